@@ -1,0 +1,51 @@
+#include "cli_common.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "mlens/formats/open_model.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+std::optional<Model> open_or_report(const std::string& path) {
+    auto model = open_model(path);
+    if (!model) {
+        std::cerr << "error: " << escape_for_display(path) << ": " << model.error().to_string() << "\n";
+        return std::nullopt;
+    }
+    return std::move(model).value();
+}
+
+namespace {
+
+// Display width in code points (escape_for_display output is valid UTF-8).
+size_t display_width(const std::string& s) {
+    size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+}
+
+}  // namespace
+
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+    std::vector<size_t> widths;
+    for (const auto& row : rows)
+        for (size_t c = 0; c < row.size(); ++c) {
+            if (widths.size() <= c) widths.push_back(0);
+            widths[c] = std::max(widths[c], display_width(row[c]));
+        }
+    std::string line;
+    for (const auto& row : rows) {
+        line.clear();
+        for (size_t c = 0; c < row.size(); ++c) {
+            line += row[c];
+            if (c + 1 < row.size()) line.append(widths[c] - display_width(row[c]) + 2, ' ');
+        }
+        line += '\n';
+        std::fwrite(line.data(), 1, line.size(), stdout);
+    }
+}
+
+}  // namespace mlens::cli

@@ -1,0 +1,33 @@
+// Shared pieces of the mlens subcommands: opening a model for a command, exit codes, and the
+// tabular text output. Exit codes: 0 success, 1 the file is broken or could not be opened
+// (check: it has errors), 2 usage errors.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlens/model/model.h"
+
+namespace mlens::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitBroken = 1;
+constexpr int kExitUsage = 2;
+
+// Opens a model, printing the reason to stderr when the path cannot be opened.
+std::optional<Model> open_or_report(const std::string& path);
+
+// Prints rows as columns separated by two spaces, the last column unpadded.
+void print_table(const std::vector<std::vector<std::string>>& rows);
+
+// Each subcommand registers itself and stores its exit code in `exit_code` when it runs.
+void add_info_command(CLI::App& app, int& exit_code);
+void add_kv_command(CLI::App& app, int& exit_code);
+void add_tensors_command(CLI::App& app, int& exit_code);
+void add_dump_command(CLI::App& app, int& exit_code);
+void add_check_command(CLI::App& app, int& exit_code);
+
+}  // namespace mlens::cli

@@ -1,0 +1,40 @@
+// mlens dump PATH [--json] [--full]: everything the reader found, for scripts.
+#include <iostream>
+
+#include "cli_common.h"
+#include "mlens/model/model_json.h"
+#include "mlens/model/value_format.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+void add_dump_command(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("dump", "Every key (type, value) and tensor (type, ne, offset, size), complete");
+    auto path = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    auto full = std::make_shared<bool>(false);
+    cmd->add_option("PATH", *path, "Model file")->required();
+    cmd->add_flag("--json", *json, "Print JSON");
+    cmd->add_flag("--full", *full, "Arrays complete (default: count plus the first 8 items)");
+    cmd->callback([=, &exit_code] {
+        auto model = open_or_report(*path);
+        if (!model) { exit_code = kExitBroken; return; }
+        uint64_t items = *full ? UINT64_MAX : 8;
+        if (*json) {
+            std::cout << json_text(model_to_json(*model, items)) << "\n";
+        } else {
+            for (const MetadataEntry& e : model->metadata)
+                std::cout << "kv " << escape_for_display(e.key) << " " << format_type(e.value) << " = "
+                          << format_value(e.value, items, *full ? SIZE_MAX : 120) << "\n";
+            for (const TensorInfo& t : model->tensors) {
+                std::cout << "tensor " << escape_for_display(t.name) << " " << t.type.name << " (" << t.type.id << ") ne=[";
+                for (size_t i = 0; i < t.ne.size(); ++i) std::cout << (i ? ", " : "") << t.ne[i];
+                std::cout << "] offset=" << t.data_offset << " bytes=" << (t.n_bytes ? std::to_string(*t.n_bytes) : "?") << "\n";
+            }
+            for (const Diagnostic& d : model->diagnostics) std::cout << d.to_line() << "\n";
+        }
+        exit_code = model->partial ? kExitBroken : kExitOk;
+    });
+}
+
+}  // namespace mlens::cli

@@ -1,0 +1,63 @@
+// mlens info PATH [--json]: what the file is, in one screen.
+#include <iostream>
+
+#include "cli_common.h"
+#include "mlens/model/model_json.h"
+#include "mlens/model/summary.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+namespace {
+
+nlohmann::json summary_json(const std::string& path, const ModelSummary& s) {
+    nlohmann::json j = {{"path", path}, {"format", format_name(s.format)}, {"version", s.version},
+                        {"architecture", s.architecture}, {"name", s.name}, {"parameters", s.parameters},
+                        {"tensor_count", s.tensor_count}, {"tensor_bytes", s.tensor_bytes},
+                        {"file_bytes", s.file_bytes}, {"bits_per_weight", s.bits_per_weight},
+                        {"errors", s.errors}, {"warnings", s.warnings}};
+    j["file_type"] = s.file_type ? nlohmann::json(*s.file_type) : nlohmann::json(nullptr);
+    j["file_type_name"] = s.file_type_name;
+    return j;
+}
+
+void print_summary(const std::string& path, const Model& model, const ModelSummary& s) {
+    char bpw[32];
+    std::snprintf(bpw, sizeof bpw, "%.2f", s.bits_per_weight);
+    std::string format = std::string(format_name(s.format)) + " v" + std::to_string(s.version);
+    if (!model.files.empty() && model.files[0].big_endian) format += " (big-endian)";
+    if (model.files.size() > 1) format += ", " + std::to_string(model.files.size()) + " files";
+    std::vector<std::vector<std::string>> rows = {
+        {"file", escape_for_display(path)},
+        {"format", format},
+        {"architecture", s.architecture.empty() ? "-" : escape_for_display(s.architecture)},
+        {"name", s.name.empty() ? "-" : escape_for_display(s.name)},
+        {"parameters", human_count(s.parameters) + " (" + std::to_string(s.parameters) + ")"},
+        {"file type", s.file_type ? s.file_type_name + " (" + std::to_string(*s.file_type) + ")" : "-"},
+        {"tensors", std::to_string(s.tensor_count)},
+        {"size", human_bytes(s.file_bytes) + " (" + std::to_string(s.file_bytes) + " bytes)"},
+        {"bits/weight", s.parameters ? bpw : "-"},
+        {"diagnostics", std::to_string(s.errors) + " errors, " + std::to_string(s.warnings) + " warnings"},
+    };
+    print_table(rows);
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("info", "Format, architecture, parameter count, file type, tensor count, size, bits per weight");
+    auto path = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("PATH", *path, "Model file")->required();
+    cmd->add_flag("--json", *json, "Print JSON");
+    cmd->callback([path, json, &exit_code] {
+        auto model = open_or_report(*path);
+        if (!model) { exit_code = kExitBroken; return; }
+        ModelSummary s = summarize(*model);
+        if (*json) std::cout << json_text(summary_json(*path, s)) << "\n";
+        else print_summary(*path, *model, s);
+        exit_code = model->partial ? kExitBroken : kExitOk;
+    });
+}
+
+}  // namespace mlens::cli

@@ -1,0 +1,37 @@
+// mlens kv PATH [--json] [--full]: every metadata key with its type and value.
+#include <iostream>
+
+#include "cli_common.h"
+#include "mlens/model/model_json.h"
+#include "mlens/model/value_format.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+void add_kv_command(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("kv", "List metadata keys, types and values");
+    auto path = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    auto full = std::make_shared<bool>(false);
+    cmd->add_option("PATH", *path, "Model file")->required();
+    cmd->add_flag("--json", *json, "Print JSON");
+    cmd->add_flag("--full", *full, "Print arrays and strings completely");
+    cmd->callback([=, &exit_code] {
+        auto model = open_or_report(*path);
+        if (!model) { exit_code = kExitBroken; return; }
+        uint64_t items = *full ? UINT64_MAX : 8;
+        if (*json) {
+            nlohmann::json out = model_to_json(*model, items)["metadata"];
+            std::cout << json_text(out) << "\n";
+        } else {
+            std::vector<std::vector<std::string>> rows = {{"KEY", "TYPE", "VALUE"}};
+            for (const MetadataEntry& e : model->metadata)
+                rows.push_back({escape_for_display(e.key), format_type(e.value),
+                                format_value(e.value, items, *full ? SIZE_MAX : 120)});
+            print_table(rows);
+        }
+        exit_code = model->partial ? kExitBroken : kExitOk;
+    });
+}
+
+}  // namespace mlens::cli

@@ -1,0 +1,29 @@
+// mlens: the ModelLens command line. One subcommand per file; see README.md for the reference.
+#include <iostream>
+
+#include "cli_common.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"mlens — inspect and debug LLM model files (GGUF)"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("mlens ") + MLENS_VERSION);
+    int exit_code = mlens::cli::kExitOk;
+    mlens::cli::add_info_command(app, exit_code);
+    mlens::cli::add_kv_command(app, exit_code);
+    mlens::cli::add_tensors_command(app, exit_code);
+    mlens::cli::add_dump_command(app, exit_code);
+    mlens::cli::add_check_command(app, exit_code);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return mlens::cli::kExitUsage;
+    }
+    return exit_code;
+}

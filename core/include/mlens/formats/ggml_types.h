@@ -1,0 +1,26 @@
+// ggml tensor types as the pinned ggml defines them (ids, names, block size, bytes per block).
+// Names are ggml's, upper-cased as llama.cpp's tools print them: "F32", "Q4_K", "IQ2_XXS".
+//
+// Contract: describe_ggml_type never indexes ggml's type table with an id it has not
+// range-checked; ids the pinned ggml does not know (>= GGML_TYPE_COUNT) or that it removed
+// (4, 5, 31-33, 36-38) come back with known == false and name "unknown(<id>)".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "mlens/model/model.h"
+
+namespace mlens {
+
+StorageType describe_ggml_type(uint32_t id);
+// The id of a ggml type name ("Q4_K", case-sensitive), if the pinned ggml knows it.
+std::optional<uint32_t> ggml_type_from_name(const std::string& name);
+uint32_t ggml_type_count();
+
+// Bytes of a tensor of `n_elements` elements of a known type: divides first, checks ne0 is a
+// whole number of blocks, never wraps. nullopt on overflow or misalignment.
+std::optional<uint64_t> ggml_tensor_bytes(const StorageType& type, uint64_t ne0, uint64_t n_elements);
+
+}  // namespace mlens

@@ -1,0 +1,43 @@
+// GGUF reader: versions 1-3, little- and big-endian, into a Model.
+//
+// Contract (malformed-inputs.md is normative; the GGUF rows of A3 are implemented here):
+//  - Every count, length, dim and offset is bounded by the bytes remaining and by GgufLimits
+//    before any allocation or loop; arithmetic is checked; nothing recurses on input.
+//  - Format errors become error Diagnostics with code, field path and absolute offset; parsing
+//    stops at the first fatal one and `partial` is set, keeping every KV and tensor parsed
+//    completely before it. Recoverable oddities become warnings and parsing goes on.
+//  - Big-endian files (version reads as 0x03000000) are read byte-swapped, with W_BIG_ENDIAN.
+//    GGUF v1 uses 32-bit counts and string lengths (W_GGUF_V1).
+//  - Arrays are indexed, not materialized; strings longer than Value::kInlineStringBytes stay
+//    lazy.
+//  - Tensor types ggml does not know keep the file open (W_UNKNOWN_TENSOR_TYPE), except the
+//    absurd ids >= 0x80000000 which are rejected (E_TENSOR_TYPE).
+//  - Decision: tensor data bounds and overlaps are checked at open; a layout that is valid but
+//    not the canonical packed order is a warning (W_NONCANONICAL_LAYOUT), as llama.cpp refuses it.
+//  - Split models: open_gguf on a file named "<stem>-0000N-of-0000M.gguf" opens all M shards
+//    (paths derived from the opened file's own name only, never from metadata) as one Model
+//    whose metadata is shard 1's and whose tensors are all shards' in order.
+#pragma once
+
+#include <string>
+
+#include "mlens/formats/gguf_limits.h"
+#include "mlens/io/byte_source.h"
+#include "mlens/job.h"
+#include "mlens/model/model.h"
+
+namespace mlens {
+
+// Parses one GGUF byte source as file `file_index` of `model` (appending metadata, tensors and
+// diagnostics). Returns false when parsing stopped on a fatal error.
+bool read_gguf_into(Model& model, ByteSourcePtr source, uint32_t file_index,
+                    const GgufLimits& limits = {}, JobContext* job = nullptr);
+
+// Reads one GGUF source as a whole Model.
+Model read_gguf(ByteSourcePtr source, const GgufLimits& limits = {}, JobContext* job = nullptr);
+
+// Opens a GGUF path (and its sibling shards when the name says it is split). Fails only when the
+// path cannot be opened as a regular file; parse problems are diagnostics in the Model.
+Result<Model> open_gguf(const std::string& path, const GgufLimits& limits = {}, JobContext* job = nullptr);
+
+}  // namespace mlens

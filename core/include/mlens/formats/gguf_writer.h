@@ -1,0 +1,36 @@
+// GGUF writer: writes a Model as a little-endian GGUF v3 file.
+//
+// Contract:
+//  - Keys in Model order with their GGUF types; arrays are streamed from their ArrayIndex (raw
+//    byte copy when the source layout matches v3 little-endian); tensor infos in Model order with
+//    offsets recomputed in the canonical packed layout (each tensor's data padded to the
+//    alignment, like ggml's writer), so reading a llama.cpp-written file and writing it back
+//    gives identical bytes. The alignment is general.alignment if present, else 32.
+//  - Tensor data is streamed from each tensor's source in bounded chunks (or from a
+//    TensorDataProvider), never loaded whole.
+//  - The output goes to "<path>.tmp-XXXXXX" in the same directory and is renamed into place
+//    only after a complete, flushed write; on any failure the temporary file is removed. Writing
+//    over one of the Model's own input files is refused (E_OUTPUT_IS_INPUT).
+//  - Cancellable through the JobContext (E_CANCELLED, nothing left behind).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "mlens/job.h"
+#include "mlens/model/model.h"
+
+namespace mlens {
+
+// Supplies the bytes of tensor `index` when they do not come from the Model's files (data
+// operations, generated weights). Writes exactly `length` bytes starting at `offset` to dst.
+using TensorDataProvider =
+    std::function<Status(size_t index, uint64_t offset, uint64_t length, void* dst)>;
+
+Status write_gguf(const Model& model, const std::string& path, JobContext* job = nullptr,
+                  const TensorDataProvider& provider = nullptr);
+
+// The header bytes (everything before the tensor data) exactly as write_gguf would write them.
+Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model);
+
+}  // namespace mlens

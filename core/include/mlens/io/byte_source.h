@@ -1,0 +1,52 @@
+// ByteSource: read-only random access to the bytes of one file (or an in-memory buffer).
+//
+// Contract:
+//  - Every read is bounds-checked with overflow-checked arithmetic; a read that does not fit in
+//    [0, size()) fails and copies nothing.
+//  - File sources read with pread, never through a mapping, so a file that shrinks while it is
+//    read gives a short read (reported as failure), never SIGBUS.
+//  - open_file refuses anything but a regular file (FIFOs, devices, directories, sockets) before
+//    any blocking open: it stats first and opens with O_NONBLOCK.
+//  - size() is the size at open time; thread-safe for concurrent reads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mlens/result.h"
+
+namespace mlens {
+
+class ByteSource {
+public:
+    virtual ~ByteSource() = default;
+    uint64_t size() const { return m_size; }
+    const std::string& path() const { return m_path; }
+
+    // Copies [offset, offset+length) into dst. False (and nothing copied) if out of range or on
+    // an I/O error or short read.
+    virtual bool read(uint64_t offset, uint64_t length, void* dst) const = 0;
+
+    // True if [offset, offset+length) lies inside the source (checked add).
+    bool contains(uint64_t offset, uint64_t length) const;
+
+protected:
+    ByteSource(std::string path, uint64_t size) : m_path(std::move(path)), m_size(size) {}
+
+private:
+    std::string m_path;
+    uint64_t m_size;
+};
+
+using ByteSourcePtr = std::shared_ptr<const ByteSource>;
+
+// Opens a regular file read-only. Errors: E_NOT_FOUND, E_NOT_REGULAR_FILE, E_IO.
+Result<ByteSourcePtr> open_file(const std::string& path);
+
+// A source over bytes held in memory (tests, fuzzing, generated fixtures). `name` is what
+// path() reports.
+ByteSourcePtr memory_source(std::vector<uint8_t> bytes, std::string name = "<memory>");
+
+}  // namespace mlens

@@ -1,0 +1,34 @@
+// Diagnostic: one thing a reader found wrong or unusual in a file.
+//
+// Contract: errors are violations of the format (the file is damaged or hostile, or a loader
+// would refuse it for that reason); warnings are valid-but-unusual or not loadable by the pinned
+// llama.cpp (malformed-inputs.md C9). The code is one of the names in malformed-inputs.md A3
+// (E_* / W_*). offset is absolute in the file named by `file` (index into Model::files).
+// Messages are already escaped for display.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "mlens/result.h"
+
+namespace mlens {
+
+enum class Severity { warning, error };
+
+struct Diagnostic {
+    Severity severity = Severity::error;
+    std::string format;   // "GGUF", "safetensors", "store"
+    std::string code;
+    std::string field;
+    std::optional<uint64_t> offset;
+    std::string message;
+    uint32_t file = 0;
+
+    // "error: GGUF E_CODE field offset=N: message" — the line `mlens check` prints.
+    std::string to_line() const;
+    static Diagnostic from_error(const Error& e, std::string format, uint32_t file = 0);
+};
+
+}  // namespace mlens

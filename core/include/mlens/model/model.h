@@ -1,0 +1,101 @@
+// Model: the one format-neutral structure every reader produces and every view consumes.
+//
+// Contract:
+//  - A Model owns the ByteSources of its files (several for split GGUFs and sharded
+//    safetensors), so tensor bytes and lazy values stay readable as long as the Model lives.
+//  - metadata keeps file order; tensors keep file order (shards in shard order).
+//  - A damaged file still yields a Model: everything that parsed completely is present, `partial`
+//    is true when parsing stopped early, and the reason is an error Diagnostic. Nothing
+//    half-parsed is exposed.
+//  - Every header field that came from a file records its absolute byte range there.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mlens/io/byte_source.h"
+#include "mlens/model/diagnostic.h"
+#include "mlens/model/value.h"
+
+namespace mlens {
+
+enum class Format { gguf, safetensors, unknown };
+const char* format_name(Format f);
+
+struct ByteRange {
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    uint64_t end() const { return offset + length; }
+};
+
+struct SourceFile {
+    std::string path;
+    ByteSourcePtr source;
+    uint32_t version = 0;         // GGUF version
+    bool big_endian = false;
+    uint64_t alignment = 32;      // GGUF data alignment
+    uint64_t data_start = 0;      // absolute offset of the tensor data section
+    uint64_t header_bytes = 0;    // bytes of header + metadata + tensor infos (before padding)
+};
+
+struct MetadataEntry {
+    std::string key;
+    Value value;
+    uint32_t file = 0;
+    ByteRange key_range;     // length prefix + key bytes
+    ByteRange type_range;    // the type id (and array element type + count for arrays)
+    ByteRange value_range;   // the value bytes (for arrays: all elements)
+    ByteRange range() const { return {key_range.offset, value_range.end() - key_range.offset}; }
+};
+
+// Storage type of a tensor. For GGUF: a ggml type id; `known` is false for ids the pinned ggml
+// does not know (then block size and byte size are unknown).
+struct StorageType {
+    uint32_t id = 0;
+    std::string name;            // "Q4_K", "F32", or "unknown(43)"
+    bool known = false;
+    uint64_t block_size = 0;     // elements per block
+    uint64_t block_bytes = 0;    // bytes per block
+};
+
+struct TensorInfo {
+    std::string name;
+    StorageType type;
+    std::vector<uint64_t> ne;            // GGUF order: ne[0] is the fastest-varying dimension
+    uint64_t n_elements = 0;
+    std::optional<uint64_t> n_bytes;     // unknown for unknown types
+    uint64_t relative_offset = 0;        // as stored (GGUF: from the data section)
+    uint64_t data_offset = 0;            // absolute offset in its file
+    uint32_t file = 0;
+    ByteRange info_range;                // the tensor-info record in the header
+
+    double bits_per_weight() const;      // 0 when unknown or empty
+    ByteRange data_range() const { return {data_offset, n_bytes.value_or(0)}; }
+};
+
+class Model {
+public:
+    Format format = Format::unknown;
+    std::vector<SourceFile> files;
+    std::vector<MetadataEntry> metadata;
+    std::vector<TensorInfo> tensors;
+    std::vector<Diagnostic> diagnostics;
+    bool partial = false;
+
+    const MetadataEntry* find(std::string_view key) const;
+    std::optional<std::string> get_string(std::string_view key) const;
+    std::optional<uint64_t> get_uint(std::string_view key) const;
+    const TensorInfo* find_tensor(std::string_view name) const;
+
+    size_t error_count() const;
+    size_t warning_count() const;
+    uint64_t total_file_bytes() const;
+
+    // Reads `length` bytes of tensor `index` starting `offset` bytes into its data.
+    Status read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, void* dst) const;
+};
+
+}  // namespace mlens

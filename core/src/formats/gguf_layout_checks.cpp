@@ -1,0 +1,114 @@
+#include "gguf_layout_checks.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "mlens/io/checked_math.h"
+
+namespace mlens {
+
+namespace {
+
+struct Span {
+    uint64_t begin, end;
+    size_t index;  // file-relative tensor index
+};
+
+std::string tensor_field(size_t i, const char* suffix = "") {
+    return "tensors[" + std::to_string(i) + "]" + suffix;
+}
+
+void add(Model& m, uint32_t file, Severity s, const char* code, std::string field, uint64_t offset, std::string msg) {
+    m.diagnostics.push_back({s, "GGUF", code, std::move(field), offset, std::move(msg), file});
+}
+
+void check_padding(const GgufLayoutContext& ctx, uint64_t data_start) {
+    const ByteSource& src = *ctx.model.files[ctx.file].source;
+    uint64_t end = std::min(data_start, src.size());
+    if (end <= ctx.header_end) return;
+    std::vector<uint8_t> pad(end - ctx.header_end);  // < alignment <= max_alignment
+    if (!src.read(ctx.header_end, pad.size(), pad.data())) return;
+    if (std::any_of(pad.begin(), pad.end(), [](uint8_t b) { return b != 0; }))
+        add(ctx.model, ctx.file, Severity::warning, "W_PADDING_NONZERO", "padding", ctx.header_end,
+            "padding before the tensor data is not all zeros");
+}
+
+}  // namespace
+
+bool check_gguf_layout(const GgufLayoutContext& ctx) {
+    Model& m = ctx.model;
+    const uint64_t file_size = m.files[ctx.file].source->size();
+    const uint64_t data_start = checked_align_up(ctx.header_end, ctx.alignment).value_or(UINT64_MAX);
+    check_padding(ctx, data_start);
+
+    std::vector<Span> spans;
+    bool sizes_known = true;
+    uint64_t data_end = ctx.header_end;
+    for (size_t k = ctx.first_tensor; k < m.tensors.size(); ++k) {
+        TensorInfo& t = m.tensors[k];
+        size_t i = k - ctx.first_tensor;
+        uint64_t offset_field = t.info_range.end() - 8;
+        auto absolute = checked_add(data_start, t.relative_offset);
+        if (!absolute || t.relative_offset > file_size) {
+            add(m, ctx.file, Severity::error, "E_TENSOR_OFFSET", tensor_field(i, ".offset"), offset_field,
+                "offset " + std::to_string(t.relative_offset) + " lies beyond the file size " + std::to_string(file_size));
+            t.data_offset = file_size;
+            sizes_known = sizes_known && t.n_bytes.has_value();
+            continue;
+        }
+        t.data_offset = *absolute;
+        if (t.relative_offset % ctx.alignment != 0)
+            add(m, ctx.file, Severity::error, "E_TENSOR_MISALIGNED", tensor_field(i, ".offset"), offset_field,
+                "offset " + std::to_string(t.relative_offset) + " is not a multiple of the alignment " +
+                std::to_string(ctx.alignment));
+        if (!t.n_bytes) {
+            sizes_known = false;
+            continue;
+        }
+        auto end = checked_add(t.data_offset, *t.n_bytes);
+        if (!end || *end > file_size) {
+            add(m, ctx.file, Severity::error, "E_TENSOR_OUT_OF_BOUNDS", tensor_field(i), offset_field,
+                "data range [" + std::to_string(t.data_offset) + ", " +
+                (end ? std::to_string(*end) : std::string("overflow")) + ") exceeds file size " + std::to_string(file_size));
+            continue;
+        }
+        data_end = std::max(data_end, *end);
+        if (*t.n_bytes > 0) spans.push_back({t.data_offset, *end, i});
+    }
+
+    std::vector<Span> sorted = spans;
+    std::sort(sorted.begin(), sorted.end(), [](const Span& a, const Span& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.index < b.index;
+    });
+    for (size_t s = 1; s < sorted.size(); ++s) {
+        if (sorted[s].begin < sorted[s - 1].end) {
+            const Span& later = sorted[s].index > sorted[s - 1].index ? sorted[s] : sorted[s - 1];
+            const Span& other = &later == &sorted[s] ? sorted[s - 1] : sorted[s];
+            add(m, ctx.file, Severity::error, "E_TENSOR_OVERLAP", tensor_field(later.index), later.begin,
+                "data overlaps tensors[" + std::to_string(other.index) + "]");
+        }
+    }
+
+    if (!sizes_known) return true;
+    uint64_t expected = 0;
+    for (size_t k = ctx.first_tensor; k < m.tensors.size(); ++k) {
+        const TensorInfo& t = m.tensors[k];
+        if (t.relative_offset != expected) {
+            add(m, ctx.file, Severity::warning, "W_NONCANONICAL_LAYOUT", tensor_field(k - ctx.first_tensor, ".offset"),
+                t.info_range.end() - 8,
+                "offset " + std::to_string(t.relative_offset) + " where the packed layout puts " +
+                std::to_string(expected) + " (valid, but llama.cpp refuses it)");
+            break;
+        }
+        auto next = checked_add(expected, *t.n_bytes);
+        expected = next ? checked_align_up(*next, ctx.alignment).value_or(UINT64_MAX) : UINT64_MAX;
+    }
+    uint64_t allowed_end = checked_align_up(data_end, ctx.alignment).value_or(UINT64_MAX);
+    if (file_size > allowed_end)
+        add(m, ctx.file, Severity::warning, "W_TRAILING_DATA", "data", allowed_end,
+            std::to_string(file_size - allowed_end) + " bytes after the last tensor");
+    return true;
+}
+
+}  // namespace mlens

@@ -1,0 +1,480 @@
+// GGUF header parsing. The rules and codes are malformed-inputs.md A3; gguf_reader.h states the
+// contract. Parsing is a single forward pass through a bounded Cursor: every length is compared
+// with the bytes remaining before anything is allocated, so memory is bounded by the file size.
+#include "mlens/formats/gguf_reader.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "gguf_layout_checks.h"
+#include "gguf_semantic_checks.h"
+#include "gguf_split.h"
+#include "mlens/formats/ggml_types.h"
+#include "mlens/io/checked_math.h"
+#include "mlens/io/cursor.h"
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr uint64_t kMinKvBytes = 8 + 1 + 4 + 1;         // key length, 1 key byte, type, 1 value byte
+constexpr uint64_t kMinKvBytesV1 = 4 + 1 + 4 + 1;
+constexpr uint64_t kMinTensorInfoBytes = 8 + 1 + 4 + 4 + 8;  // name length, 1 byte, n_dims, type, offset
+constexpr uint64_t kMinTensorInfoBytesV1 = 4 + 1 + 4 + 4 + 8;
+
+std::string indexed(const char* base, uint64_t i, const char* suffix = "") {
+    return std::string(base) + "[" + std::to_string(i) + "]" + suffix;
+}
+
+bool key_charset_ok(const std::string& key) {
+    for (unsigned char c : key)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.')) return false;
+    return true;
+}
+
+bool is_legacy_magic(const std::string& m) {
+    static const char* const kLegacy[] = {"lmgg", "fmgg", "tjgg", "algg", "ggml", "ggmf", "ggjt", "ggla"};
+    for (const char* l : kLegacy)
+        if (m == l) return true;
+    return false;
+}
+
+class GgufParser {
+public:
+    GgufParser(Model& model, ByteSourcePtr source, uint32_t file, const GgufLimits& limits, JobContext* job)
+        : m_model(model), m_source(std::move(source)), m_file(file), m_limits(limits), m_job(job),
+          m_cur(*m_source, 0) {}
+
+    bool run() {
+        SourceFile& sf = m_model.files[m_file];
+        uint64_t n_tensors = 0, n_kv = 0;
+        if (!read_preamble(n_tensors, n_kv)) return false;
+        sf.version = m_version;
+        sf.big_endian = m_cur.swap_bytes();
+        for (uint64_t i = 0; i < n_kv; ++i) {
+            if (!read_kv(i)) return false;
+            if ((i & 4095) == 0 && cancelled()) return false;
+        }
+        if (!apply_alignment()) return false;
+        sf.alignment = m_alignment;
+        size_t first_tensor = m_model.tensors.size();
+        for (uint64_t i = 0; i < n_tensors; ++i) {
+            if (!read_tensor_info(i)) return false;
+            if ((i & 1023) == 0 && cancelled()) return false;
+        }
+        sf.header_bytes = m_cur.position();
+        auto data_start = checked_align_up(m_cur.position(), m_alignment);
+        sf.data_start = data_start.value_or(m_source->size());
+        GgufLayoutContext layout{m_model, m_file, first_tensor, m_alignment, sf.header_bytes};
+        return check_gguf_layout(layout);
+    }
+
+private:
+    bool cancelled() {
+        if (!job_cancelled(m_job)) return false;
+        return fail("E_CANCELLED", "", m_cur.position(), "parsing cancelled");
+    }
+
+    bool fail(std::string code, std::string field, std::optional<uint64_t> offset, std::string message) {
+        m_model.diagnostics.push_back(
+            {Severity::error, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
+        m_model.partial = true;
+        return false;
+    }
+
+    void error(std::string code, std::string field, std::optional<uint64_t> offset, std::string message) {
+        m_model.diagnostics.push_back(
+            {Severity::error, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
+    }
+
+    void warn(std::string code, std::string field, std::optional<uint64_t> offset, std::string message) {
+        m_model.diagnostics.push_back(
+            {Severity::warning, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
+    }
+
+    bool truncated(const std::string& field, uint64_t need) {
+        return fail("E_TRUNCATED", field, m_cur.position(),
+                    "need " + std::to_string(need) + " bytes, have " + std::to_string(m_cur.remaining()));
+    }
+
+    // A count or length: u64, or u32 in GGUF v1.
+    bool read_count(uint64_t& v) {
+        if (m_version != 1) return m_cur.read_u64(v);
+        uint32_t v32;
+        if (!m_cur.read_u32(v32)) return false;
+        v = v32;
+        return true;
+    }
+    uint64_t count_bytes() const { return m_version == 1 ? 4 : 8; }
+
+    bool read_preamble(uint64_t& n_tensors, uint64_t& n_kv) {
+        std::string magic;
+        if (m_source->size() < 4) return truncated("magic", 4);
+        m_cur.read_string(magic, 4);
+        if (magic != "GGUF") {
+            std::string what = "expected 47 47 55 46 (\"GGUF\"), found " + hex_bytes(magic);
+            if (is_legacy_magic(magic)) what += ": legacy GGML/GGJT format not supported";
+            if (magic == "FUGG") what += ": byte-reversed magic, not a valid byte-order marker";
+            return fail("E_BAD_MAGIC", "magic", 0, what);
+        }
+        uint32_t version;
+        if (!m_cur.read_u32(version)) return truncated("version", 4);
+        if (version != 0 && (version & 0xFFFF) == 0) {
+            m_cur.set_swap_bytes(true);
+            version = __builtin_bswap32(version);
+            warn("W_BIG_ENDIAN", "version", 4, "big-endian file, read byte-swapped (llama.cpp reads little-endian only)");
+        }
+        if (version == 0) return fail("E_BAD_VERSION", "version", 4, "version 0 is not valid");
+        if (version > 3)
+            return fail("E_UNSUPPORTED_VERSION", "version", 4, "version " + std::to_string(version) + " (supported: 1, 2, 3)");
+        m_version = version;
+        if (version == 1) warn("W_GGUF_V1", "version", 4, "GGUF v1 (32-bit counts and lengths); llama.cpp no longer loads it");
+
+        uint64_t at = m_cur.position();
+        if (!read_count(n_tensors)) return truncated("n_tensors", count_bytes());
+        uint64_t kv_at = m_cur.position();
+        if (!read_count(n_kv)) return truncated("n_kv", count_bytes());
+
+        uint64_t rest = m_cur.remaining();
+        uint64_t per_tensor = m_version == 1 ? kMinTensorInfoBytesV1 : kMinTensorInfoBytes;
+        uint64_t per_kv = m_version == 1 ? kMinKvBytesV1 : kMinKvBytes;
+        if (n_tensors > rest / per_tensor)
+            return fail("E_COUNT", "n_tensors", at, std::to_string(n_tensors) + " exceeds max possible " +
+                        std::to_string(rest / per_tensor) + " (" + std::to_string(rest) + " bytes remaining / " +
+                        std::to_string(per_tensor) + " bytes per tensor info)");
+        uint64_t rest_for_kv = rest - n_tensors * per_tensor;
+        if (n_kv > rest_for_kv / per_kv)
+            return fail("E_COUNT", "n_kv", kv_at, std::to_string(n_kv) + " exceeds max possible " +
+                        std::to_string(rest_for_kv / per_kv) + " (" + std::to_string(rest_for_kv) +
+                        " bytes remaining / " + std::to_string(per_kv) + " bytes per KV)");
+        if (n_tensors > m_limits.max_tensors)
+            return fail("E_LIMIT", "n_tensors", at, std::to_string(n_tensors) + " exceeds limit max_tensors=" +
+                        std::to_string(m_limits.max_tensors));
+        if (n_kv > m_limits.max_kv)
+            return fail("E_LIMIT", "n_kv", kv_at, std::to_string(n_kv) + " exceeds limit max_kv=" +
+                        std::to_string(m_limits.max_kv));
+        return true;
+    }
+
+    // Reads a length-prefixed string into out. `cap` is the named limit for its length.
+    bool read_string(const std::string& field, std::string& out, uint64_t cap, const char* cap_name) {
+        uint64_t len_at = m_cur.position();
+        uint64_t len;
+        if (!read_count(len)) return truncated(field, count_bytes());
+        if (len > m_cur.remaining()) {
+            if (len > cap)
+                return fail("E_STRING_LENGTH", field, len_at, "length " + std::to_string(len) + " exceeds the " +
+                            std::to_string(m_cur.remaining()) + " bytes remaining");
+            return truncated(field, len);
+        }
+        if (len > cap)
+            return fail("E_LIMIT", field, len_at, "length " + std::to_string(len) + " exceeds limit " + cap_name +
+                        "=" + std::to_string(cap));
+        m_cur.read_string(out, len);
+        return true;
+    }
+
+    bool read_scalar(ValueType type, Scalar& out) {
+        out.type = type;
+        switch (value_type_size(type)) {
+            case 1: { uint8_t v; if (!m_cur.read_u8(v)) return false; out.bits = v; return true; }
+            case 2: { uint16_t v; if (!m_cur.read_u16(v)) return false; out.bits = v; return true; }
+            case 4: { uint32_t v; if (!m_cur.read_u32(v)) return false; out.bits = v; return true; }
+            case 8: return m_cur.read_u64(out.bits);
+            default: return false;
+        }
+    }
+
+    bool read_value_type(const std::string& field, ValueType& type) {
+        uint64_t at = m_cur.position();
+        uint32_t raw;
+        if (!m_cur.read_u32(raw)) return truncated(field, 4);
+        if (raw >= kValueTypeCount)
+            return fail("E_VALUE_TYPE", field, at, "value type " + std::to_string(raw) + " (valid: 0..12)");
+        type = static_cast<ValueType>(raw);
+        return true;
+    }
+
+    bool read_kv(uint64_t i) {
+        MetadataEntry e;
+        e.file = m_file;
+        uint64_t key_at = m_cur.position();
+        uint64_t key_len;
+        if (!read_count(key_len)) return truncated(indexed("kv", i, ".key"), count_bytes());
+        if (key_len == 0) return fail("E_EMPTY_KEY", indexed("kv", i, ".key"), key_at, "key of length 0");
+        m_cur.seek(key_at);
+        if (!read_string(indexed("kv", i, ".key"), e.key, m_limits.max_key_bytes, "max_key_bytes")) {
+            auto& last = m_model.diagnostics.back();
+            if (last.code == "E_LIMIT") last.code = "E_KEY_TOO_LONG";
+            return false;
+        }
+        e.key_range = {key_at, m_cur.position() - key_at};
+        if (!key_charset_ok(e.key))
+            warn("W_KEY_CHARSET", indexed("kv", i, ".key"), key_at,
+                 "key \"" + escape_for_display(e.key) + "\" has characters outside [a-z0-9_.]");
+        if (!m_keys.insert(e.key).second)
+            error("E_DUPLICATE_KEY", indexed("kv", i, ".key"), key_at,
+                  "\"" + escape_for_display(e.key) + "\" appears more than once");
+
+        uint64_t type_at = m_cur.position();
+        if (!read_value_type(indexed("kv", i, ".type"), e.value.type)) return false;
+        e.type_range = {type_at, 4};
+        uint64_t value_at = m_cur.position();
+        if (!read_value(i, e)) return false;
+        e.value_range = {value_at, m_cur.position() - value_at};
+        if (e.value.is_array()) e.type_range.length = value_at - type_at + 4 + count_bytes();
+        m_model.metadata.push_back(std::move(e));
+        return true;
+    }
+
+    bool read_value(uint64_t i, MetadataEntry& e) {
+        Value& v = e.value;
+        std::string field = indexed("kv", i, ".value");
+        if (v.type == ValueType::string) return read_string_value(field, v);
+        if (v.type == ValueType::array) return read_array(i, e);
+        uint64_t at = m_cur.position();
+        if (!read_scalar(v.type, v.scalar)) return truncated(field, value_type_size(v.type));
+        if (v.type == ValueType::boolean && v.scalar.bits > 1)
+            warn("W_BOOL_NOT_01", field, at, "BOOL byte is " + std::to_string(v.scalar.bits) + ", not 0 or 1");
+        return true;
+    }
+
+    bool read_string_value(const std::string& field, Value& v) {
+        uint64_t len_at = m_cur.position();
+        uint64_t len;
+        if (!read_count(len)) return truncated(field, count_bytes());
+        if (len > m_cur.remaining()) {
+            m_cur.seek(len_at);
+            std::string ignored;
+            return read_string(field, ignored, m_limits.max_string_bytes, "max_string_bytes");
+        }
+        if (len > m_limits.max_string_bytes)
+            return fail("E_LIMIT", field, len_at, "length " + std::to_string(len) +
+                        " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
+        uint64_t text_at = m_cur.position();
+        if (len <= Value::kInlineStringBytes) {
+            m_cur.read_string(v.text, len);
+            if (!utf8_valid(v.text)) warn("W_INVALID_UTF8", field, text_at, "string is not valid UTF-8");
+        } else {
+            v.lazy_text = LazyBytes{m_source, text_at, len};
+            m_cur.skip(len);
+        }
+        return true;
+    }
+
+    bool read_array(uint64_t i, MetadataEntry& e) {
+        auto index = std::make_shared<ArrayIndex>();
+        std::string type_field = indexed("kv", i, ".array.type");
+        uint64_t elem_type_at = m_cur.position();
+        uint32_t raw;
+        if (!m_cur.read_u32(raw)) return truncated(type_field, 4);
+        if (raw == static_cast<uint32_t>(ValueType::array))
+            return fail("E_NESTED_ARRAY", indexed("kv", i), elem_type_at, "array of arrays is not allowed");
+        if (raw >= kValueTypeCount)
+            return fail("E_VALUE_TYPE", type_field, elem_type_at, "element type " + std::to_string(raw) + " (valid: 0..12)");
+        index->element_type = static_cast<ValueType>(raw);
+        std::string field = indexed("kv", i, ".value");
+        uint64_t count_at = m_cur.position();
+        if (!read_count(index->count)) return truncated(field, count_bytes());
+        index->source = m_source;
+        index->swap_bytes = m_cur.swap_bytes();
+        index->string_length_bytes = static_cast<uint32_t>(count_bytes());
+        index->data_offset = m_cur.position();
+        uint64_t elem_min = index->element_type == ValueType::string ? count_bytes()
+                                                                      : value_type_size(index->element_type);
+        auto need = checked_mul(index->count, elem_min);
+        if (!need || *need > m_cur.remaining())
+            return fail("E_ARRAY_LENGTH", field, count_at, "count " + std::to_string(index->count) + " × " +
+                        std::to_string(elem_min) + " bytes > " + std::to_string(m_cur.remaining()) + " bytes remaining");
+        if (index->count > m_limits.max_array_elements)
+            return fail("E_LIMIT", field, count_at, "count " + std::to_string(index->count) +
+                        " exceeds limit max_array_elements=" + std::to_string(m_limits.max_array_elements));
+        if (index->element_type == ValueType::string) {
+            if (!index_string_elements(field, *index)) return false;
+        } else {
+            if (index->element_type == ValueType::boolean) check_bool_array(field, *index);
+            m_cur.skip(*need);
+        }
+        index->data_length = m_cur.position() - index->data_offset;
+        e.value.array = std::move(index);
+        return true;
+    }
+
+    void check_bool_array(const std::string& field, const ArrayIndex& index) {
+        for (uint64_t k = 0; k < index.count; ++k) {
+            const uint8_t* b = m_cur.peek(1);
+            uint64_t at = m_cur.position();
+            if (b && *b > 1) {
+                warn("W_BOOL_NOT_01", field + "[" + std::to_string(k) + "]", at,
+                     "BOOL byte is " + std::to_string(*b) + ", not 0 or 1");
+                break;
+            }
+            m_cur.skip(1);
+        }
+        m_cur.seek(index.data_offset);
+    }
+
+    bool index_string_elements(const std::string& field, ArrayIndex& index) {
+        index.string_offsets.reserve(index.count);  // bounded: count × 8 <= bytes remaining
+        bool warned_utf8 = false;
+        for (uint64_t k = 0; k < index.count; ++k) {
+            uint64_t at = m_cur.position();
+            uint64_t len;
+            if (!read_count(len)) return truncated(field + "[" + std::to_string(k) + "]", count_bytes());
+            if (len > m_cur.remaining()) {
+                std::string f = field + "[" + std::to_string(k) + "]";
+                if (len > m_limits.max_string_bytes)
+                    return fail("E_STRING_LENGTH", f, at, "length " + std::to_string(len) + " exceeds the " +
+                                std::to_string(m_cur.remaining()) + " bytes remaining");
+                return truncated(f, len);
+            }
+            if (len > m_limits.max_string_bytes)
+                return fail("E_LIMIT", field + "[" + std::to_string(k) + "]", at, "length " + std::to_string(len) +
+                            " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
+            // Strings longer than the cursor window are not UTF-8 checked (no window holds them).
+            if (!warned_utf8 && len <= Cursor::kWindowBytes) {
+                const uint8_t* p = m_cur.peek(len);
+                if (p && !utf8_valid(p, len)) {
+                    warn("W_INVALID_UTF8", field + "[" + std::to_string(k) + "]", at, "string is not valid UTF-8");
+                    warned_utf8 = true;
+                }
+            }
+            m_cur.skip(len);
+            index.string_offsets.push_back(at);
+            if ((k & 65535) == 65535 && job_cancelled(m_job)) return cancelled();
+        }
+        return true;
+    }
+
+    bool apply_alignment() {
+        for (const MetadataEntry& e : m_model.metadata) {
+            if (e.file != m_file || e.key != "general.alignment") continue;
+            if (e.value.type != ValueType::u32)
+                return fail("E_ALIGNMENT_TYPE", "general.alignment", e.type_range.offset,
+                            std::string("declared ") + value_type_name(e.value.type) + ", must be UINT32");
+            uint64_t a = e.value.scalar.bits;
+            if (!is_power_of_two(a))
+                return fail("E_ALIGNMENT", "general.alignment", e.value_range.offset,
+                            std::to_string(a) + " is not a power of two");
+            if (a > m_limits.max_alignment)
+                return fail("E_ALIGNMENT_TOO_LARGE", "general.alignment", e.value_range.offset,
+                            std::to_string(a) + " exceeds limit max_alignment=" + std::to_string(m_limits.max_alignment));
+            if (a < 8)
+                warn("W_ALIGNMENT", "general.alignment", e.value_range.offset,
+                     std::to_string(a) + " is unusual (spec: a multiple of 8)");
+            m_alignment = a;
+            break;
+        }
+        return true;
+    }
+
+    bool read_tensor_info(uint64_t i) {
+        TensorInfo t;
+        t.file = m_file;
+        uint64_t start = m_cur.position();
+        std::string name_field = indexed("tensors", i, ".name");
+        if (!read_string(name_field, t.name, m_limits.max_key_bytes, "max_key_bytes")) return false;
+        if (t.name.size() > m_limits.max_tensor_name_bytes)
+            return fail("E_TENSOR_NAME_TOO_LONG", name_field, start, std::to_string(t.name.size()) +
+                        " bytes (limit " + std::to_string(m_limits.max_tensor_name_bytes) + ")");
+        if (t.name.size() == m_limits.max_tensor_name_bytes)
+            warn("W_TENSOR_NAME_LENGTH", name_field, start, "64-byte name: llama.cpp needs fewer than 64 bytes");
+        if (t.name.empty()) warn("W_EMPTY_TENSOR_NAME", name_field, start, "empty tensor name");
+        if (!utf8_valid(t.name)) warn("W_INVALID_UTF8", name_field, start, "tensor name is not valid UTF-8");
+        if (!m_tensor_names.insert(t.name).second)
+            error("E_DUPLICATE_TENSOR", name_field, start, "\"" + escape_for_display(t.name) + "\" appears more than once");
+
+        uint64_t dims_at = m_cur.position();
+        uint32_t n_dims;
+        if (!m_cur.read_u32(n_dims)) return truncated(indexed("tensors", i, ".n_dims"), 4);
+        if (n_dims > m_limits.max_tensor_dims)
+            return fail("E_DIMS", indexed("tensors", i, ".n_dims"), dims_at,
+                        std::to_string(n_dims) + " dimensions (at most " + std::to_string(m_limits.max_tensor_dims) + ")");
+        uint64_t ne_at = m_cur.position();
+        t.n_elements = 1;
+        bool overflow = false;
+        for (uint32_t j = 0; j < n_dims; ++j) {
+            std::string f = indexed("tensors", i, (".ne[" + std::to_string(j) + "]").c_str());
+            uint64_t at = m_cur.position();
+            uint64_t ne;
+            if (!read_count(ne)) return truncated(f, count_bytes());
+            if (ne >= (1ull << 63)) return fail("E_DIM_RANGE", f, at, std::to_string(ne) + " is not below 2^63");
+            t.ne.push_back(ne);
+            auto product = checked_mul(t.n_elements, ne);
+            overflow = overflow || !product;
+            t.n_elements = product.value_or(0);
+        }
+        if (overflow || t.n_elements > static_cast<uint64_t>(INT64_MAX))
+            return fail("E_ELEMENT_OVERFLOW", indexed("tensors", i, ".ne"), ne_at, "element count overflows 64 bits");
+
+        uint64_t type_at = m_cur.position();
+        uint32_t type_id;
+        if (!m_cur.read_u32(type_id)) return truncated(indexed("tensors", i, ".type"), 4);
+        if (type_id >= 0x80000000u)
+            return fail("E_TENSOR_TYPE", indexed("tensors", i, ".type"), type_at,
+                        "type id " + std::to_string(type_id) + " is not a ggml type");
+        t.type = describe_ggml_type(type_id);
+        if (!t.type.known) {
+            warn("W_UNKNOWN_TENSOR_TYPE", indexed("tensors", i, ".type"), type_at,
+                 "type id " + std::to_string(type_id) + " is unknown to the pinned ggml; size unknown");
+        } else {
+            uint64_t ne0 = t.ne.empty() ? 1 : t.ne[0];
+            if (ne0 % t.type.block_size != 0)
+                return fail("E_BLOCK_MISALIGNED", indexed("tensors", i, ".ne[0]"), ne_at,
+                            std::to_string(ne0) + " is not a multiple of " + t.type.name + "'s block size " +
+                            std::to_string(t.type.block_size));
+            t.n_bytes = ggml_tensor_bytes(t.type, ne0, t.n_elements);
+            if (!t.n_bytes)
+                return fail("E_BYTE_SIZE_OVERFLOW", indexed("tensors", i), start, "byte size does not fit in 64 bits");
+        }
+        uint64_t offset_at = m_cur.position();
+        if (!m_cur.read_u64(t.relative_offset)) return truncated(indexed("tensors", i, ".offset"), 8);
+        t.info_range = {start, m_cur.position() - start};
+        (void)offset_at;
+        m_model.tensors.push_back(std::move(t));
+        return true;
+    }
+
+    Model& m_model;
+    ByteSourcePtr m_source;
+    uint32_t m_file;
+    const GgufLimits& m_limits;
+    JobContext* m_job;
+    Cursor m_cur;
+    uint32_t m_version = 3;
+    uint64_t m_alignment = 32;
+    std::unordered_set<std::string> m_keys;
+    std::unordered_set<std::string> m_tensor_names;
+};
+
+}  // namespace
+
+bool read_gguf_into(Model& model, ByteSourcePtr source, uint32_t file_index, const GgufLimits& limits,
+                    JobContext* job) {
+    if (model.files.size() <= file_index) model.files.resize(file_index + 1);
+    model.files[file_index].path = source->path();
+    model.files[file_index].source = source;
+    model.format = Format::gguf;
+    GgufParser parser(model, std::move(source), file_index, limits, job);
+    bool ok = parser.run();
+    return ok;
+}
+
+Model read_gguf(ByteSourcePtr source, const GgufLimits& limits, JobContext* job) {
+    Model model;
+    if (read_gguf_into(model, std::move(source), 0, limits, job)) check_gguf_semantics(model, limits);
+    return model;
+}
+
+Result<Model> open_gguf(const std::string& path, const GgufLimits& limits, JobContext* job) {
+    auto source = open_file(path);
+    if (!source) return source.error();
+    Model model;
+    if (!read_gguf_into(model, *source, 0, limits, job)) return model;
+    if (!open_split_siblings(model, path, limits, job)) return model;
+    check_gguf_semantics(model, limits);
+    return model;
+}
+
+}  // namespace mlens

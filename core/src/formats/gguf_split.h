@@ -1,0 +1,32 @@
+// Split GGUF models ("<stem>-0000N-of-0000M.gguf", as written by llama.cpp's gguf-split).
+//
+// Decision: shard paths come only from the opened file's own name, never from metadata
+// (malformed-inputs.md G58). Whatever shard was opened, the Model holds shard 1 as file 0 and
+// shard k as file k-1; metadata is shard 1's, tensors are all shards' in shard order. A missing
+// shard is an error (E_SPLIT_MISSING) and leaves the Model partial. The shard count is capped by
+// GgufLimits::max_split_count.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "mlens/formats/gguf_limits.h"
+#include "mlens/job.h"
+#include "mlens/model/model.h"
+
+namespace mlens {
+
+struct SplitName {
+    std::string stem;    // path before "-0000N-of-0000M.gguf"
+    uint32_t number;     // N (1-based)
+    uint32_t count;      // M
+    std::string shard_path(uint32_t n) const;
+};
+
+std::optional<SplitName> parse_split_name(const std::string& path);
+
+// `model` holds the opened file as file 0. When its name marks it as a shard, replaces the Model
+// by the whole split model. Returns false when a shard failed to parse.
+bool open_split_siblings(Model& model, const std::string& path, const GgufLimits& limits, JobContext* job);
+
+}  // namespace mlens

@@ -1,0 +1,91 @@
+#include "mlens/model/model.h"
+
+#include "mlens/io/checked_math.h"
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+const char* format_name(Format f) {
+    switch (f) {
+        case Format::gguf: return "GGUF";
+        case Format::safetensors: return "safetensors";
+        default: return "unknown";
+    }
+}
+
+std::string Error::to_string() const {
+    std::string s = code;
+    if (!field.empty()) s += " " + field;
+    if (offset) s += " offset=" + std::to_string(*offset);
+    if (!message.empty()) s += ": " + message;
+    return s;
+}
+
+std::string Diagnostic::to_line() const {
+    std::string s = severity == Severity::error ? "error: " : "warning: ";
+    s += format + " " + Error{code, field, offset, message}.to_string();
+    return s;
+}
+
+Diagnostic Diagnostic::from_error(const Error& e, std::string format, uint32_t file) {
+    return Diagnostic{Severity::error, std::move(format), e.code, e.field, e.offset, e.message, file};
+}
+
+double TensorInfo::bits_per_weight() const {
+    if (!n_bytes || n_elements == 0) return 0.0;
+    return static_cast<double>(*n_bytes) * 8.0 / static_cast<double>(n_elements);
+}
+
+const MetadataEntry* Model::find(std::string_view key) const {
+    for (const auto& e : metadata)
+        if (e.key == key) return &e;
+    return nullptr;
+}
+
+std::optional<std::string> Model::get_string(std::string_view key) const {
+    const auto* e = find(key);
+    if (!e || !e->value.is_string()) return std::nullopt;
+    return e->value.string_value(Value::kInlineStringBytes);
+}
+
+std::optional<uint64_t> Model::get_uint(std::string_view key) const {
+    const auto* e = find(key);
+    if (!e || !value_type_is_integer(e->value.type)) return std::nullopt;
+    return e->value.scalar.as_uint();
+}
+
+const TensorInfo* Model::find_tensor(std::string_view name) const {
+    for (const auto& t : tensors)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+size_t Model::error_count() const {
+    size_t n = 0;
+    for (const auto& d : diagnostics) n += d.severity == Severity::error;
+    return n;
+}
+
+size_t Model::warning_count() const { return diagnostics.size() - error_count(); }
+
+uint64_t Model::total_file_bytes() const {
+    uint64_t total = 0;
+    for (const auto& f : files) total += f.source ? f.source->size() : 0;
+    return total;
+}
+
+Status Model::read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, void* dst) const {
+    if (index >= tensors.size()) return Error{"E_RANGE", "tensor", std::nullopt, "no such tensor"};
+    const TensorInfo& t = tensors[index];
+    auto end = checked_add(offset, length);
+    if (!t.n_bytes || !end || *end > *t.n_bytes)
+        return Error{"E_RANGE", t.name, std::nullopt, "read outside the tensor's data"};
+    if (t.file >= files.size() || !files[t.file].source)
+        return Error{"E_IO", t.name, std::nullopt, "tensor file is not open"};
+    if (!files[t.file].source->read(t.data_offset + offset, length, dst))
+        return Error{"E_IO", "tensors", t.data_offset + offset,
+                     "cannot read " + std::to_string(length) + " bytes of " + escape_for_display(t.name)};
+    return ok_status();
+}
+
+}  // namespace mlens

@@ -1,0 +1,52 @@
+#include "mlens/model/model_json.h"
+
+#include "mlens/model/value_format.h"
+
+namespace mlens {
+
+nlohmann::json diagnostic_to_json(const Diagnostic& d) {
+    nlohmann::json j = {{"severity", d.severity == Severity::error ? "error" : "warning"},
+                        {"format", d.format}, {"code", d.code}, {"field", d.field},
+                        {"message", d.message}, {"file", d.file}};
+    j["offset"] = d.offset ? nlohmann::json(*d.offset) : nlohmann::json(nullptr);
+    return j;
+}
+
+nlohmann::json tensor_to_json(const TensorInfo& t) {
+    nlohmann::json j = {{"name", t.name}, {"type", t.type.name}, {"type_id", t.type.id}, {"ne", t.ne},
+                        {"n_elements", t.n_elements}, {"offset", t.data_offset},
+                        {"relative_offset", t.relative_offset}, {"file", t.file}};
+    j["n_bytes"] = t.n_bytes ? nlohmann::json(*t.n_bytes) : nlohmann::json(nullptr);
+    return j;
+}
+
+std::string json_text(const nlohmann::json& j, int indent) {
+    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json model_to_json(const Model& model, uint64_t max_items) {
+    nlohmann::json j;
+    j["format"] = format_name(model.format);
+    j["partial"] = model.partial;
+    j["files"] = nlohmann::json::array();
+    for (const SourceFile& f : model.files)
+        j["files"].push_back({{"path", f.path}, {"size", f.source ? f.source->size() : 0}, {"version", f.version},
+                              {"big_endian", f.big_endian}, {"alignment", f.alignment}, {"data_start", f.data_start}});
+    j["metadata"] = nlohmann::json::array();
+    for (const MetadataEntry& e : model.metadata) {
+        nlohmann::json m = {{"key", e.key}, {"type", value_type_name(e.value.type)}, {"offset", e.key_range.offset}};
+        if (e.value.is_array()) {
+            m["element_type"] = value_type_name(e.value.array->element_type);
+            m["count"] = e.value.array->count;
+        }
+        m["value"] = value_to_json(e.value, max_items);
+        j["metadata"].push_back(std::move(m));
+    }
+    j["tensors"] = nlohmann::json::array();
+    for (const TensorInfo& t : model.tensors) j["tensors"].push_back(tensor_to_json(t));
+    j["diagnostics"] = nlohmann::json::array();
+    for (const Diagnostic& d : model.diagnostics) j["diagnostics"].push_back(diagnostic_to_json(d));
+    return j;
+}
+
+}  // namespace mlens

@@ -1,0 +1,109 @@
+#include "mlens/model/summary.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <map>
+
+namespace mlens {
+
+namespace {
+
+uint64_t saturating_add(uint64_t a, uint64_t b, bool& overflow) {
+    uint64_t r;
+    if (__builtin_add_overflow(a, b, &r)) {
+        overflow = true;
+        return UINT64_MAX;
+    }
+    return r;
+}
+
+std::string scaled(double value, const char* const* units, int n_units, double step) {
+    int u = 0;
+    while (value >= step && u + 1 < n_units) {
+        value /= step;
+        ++u;
+    }
+    char buf[48];
+    if (u == 0) std::snprintf(buf, sizeof buf, "%.0f%s", value, units[0]);
+    else std::snprintf(buf, sizeof buf, value < 10 ? "%.2f%s" : value < 100 ? "%.1f%s" : "%.0f%s", value, units[u]);
+    return buf;
+}
+
+}  // namespace
+
+std::string file_type_name(uint64_t ftype) {
+    static const char* const kNames[] = {
+        "F32", "F16", "Q4_0", "Q4_1", "Q4_1_SOME_F16", "Q4_2", "Q4_3", "Q8_0", "Q5_0", "Q5_1",
+        "Q2_K", "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K",
+        "IQ2_XXS", "IQ2_XS", "Q2_K_S", "IQ3_XS", "IQ3_XXS", "IQ1_S", "IQ4_NL", "IQ3_S", "IQ3_M",
+        "IQ2_S", "IQ2_M", "IQ4_XS", "IQ1_M", "BF16", "Q4_0_4_4", "Q4_0_4_8", "Q4_0_8_8", "TQ1_0",
+        "TQ2_0", "MXFP4_MOE", "NVFP4", "Q1_0", "Q2_0"};
+    if (ftype < std::size(kNames)) return kNames[ftype];
+    if (ftype == 1024) return "GUESSED";
+    return "unknown(" + std::to_string(ftype) + ")";
+}
+
+std::optional<uint32_t> layer_of(std::string_view name) {
+    for (std::string_view prefix : {"blk.", "model.layers.", "layers.", "model.language_model.layers."}) {
+        if (name.substr(0, prefix.size()) != prefix) continue;
+        std::string_view rest = name.substr(prefix.size());
+        uint32_t n = 0;
+        auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
+        if (ec == std::errc() && ptr != rest.data() && (ptr == rest.data() + rest.size() || *ptr == '.')) return n;
+    }
+    return std::nullopt;
+}
+
+ModelSummary summarize(const Model& model) {
+    ModelSummary s;
+    s.format = model.format;
+    s.version = model.files.empty() ? 0 : model.files[0].version;
+    s.architecture = model.get_string("general.architecture").value_or("");
+    s.name = model.get_string("general.name").value_or("");
+    s.file_type = model.get_uint("general.file_type");
+    if (s.file_type) s.file_type_name = file_type_name(*s.file_type);
+    s.tensor_count = model.tensors.size();
+    for (const TensorInfo& t : model.tensors) {
+        s.parameters = saturating_add(s.parameters, t.n_elements, s.totals_overflow);
+        s.tensor_bytes = saturating_add(s.tensor_bytes, t.n_bytes.value_or(0), s.totals_overflow);
+    }
+    s.file_bytes = model.total_file_bytes();
+    if (s.parameters > 0 && !s.totals_overflow)
+        s.bits_per_weight = static_cast<double>(s.tensor_bytes) * 8.0 / static_cast<double>(s.parameters);
+    s.errors = model.error_count();
+    s.warnings = model.warning_count();
+    return s;
+}
+
+std::vector<LayerSummary> summarize_layers(const Model& model) {
+    std::map<uint32_t, LayerSummary> blocks;
+    LayerSummary other;
+    for (size_t i = 0; i < model.tensors.size(); ++i) {
+        const TensorInfo& t = model.tensors[i];
+        auto layer = layer_of(t.name);
+        LayerSummary& ls = layer ? blocks[*layer] : other;
+        ls.layer = layer;
+        ls.tensors.push_back(i);
+        bool ignored = false;
+        ls.parameters = saturating_add(ls.parameters, t.n_elements, ignored);
+        ls.bytes = saturating_add(ls.bytes, t.n_bytes.value_or(0), ignored);
+        if (std::find(ls.types.begin(), ls.types.end(), t.type.name) == ls.types.end()) ls.types.push_back(t.type.name);
+    }
+    std::vector<LayerSummary> out;
+    for (auto& [n, ls] : blocks) out.push_back(std::move(ls));
+    if (!other.tensors.empty()) out.push_back(std::move(other));
+    return out;
+}
+
+std::string human_bytes(uint64_t bytes) {
+    static const char* const kUnits[] = {" B", " kB", " MB", " GB", " TB", " PB"};
+    return scaled(static_cast<double>(bytes), kUnits, 6, 1000.0);
+}
+
+std::string human_count(uint64_t count) {
+    static const char* const kUnits[] = {"", " K", " M", " B", " T"};
+    return scaled(static_cast<double>(count), kUnits, 5, 1000.0);
+}
+
+}  // namespace mlens
