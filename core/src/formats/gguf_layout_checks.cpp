@@ -43,18 +43,20 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
     check_padding(ctx, data_start);
 
     std::vector<Span> spans;
-    bool sizes_known = true;
+    // Order and trailing-byte checks need every tensor's size and an in-bounds range.
+    bool layout_known = true;
     uint64_t data_end = ctx.header_end;
     for (size_t k = ctx.first_tensor; k < m.tensors.size(); ++k) {
         TensorInfo& t = m.tensors[k];
         size_t i = k - ctx.first_tensor;
         uint64_t offset_field = t.info_range.end() - 8;
         auto absolute = checked_add(data_start, t.relative_offset);
-        if (!absolute || t.relative_offset > file_size) {
+        if (!absolute) {
             add(m, ctx.file, Severity::error, "E_TENSOR_OFFSET", tensor_field(i, ".offset"), offset_field,
-                "offset " + std::to_string(t.relative_offset) + " lies beyond the file size " + std::to_string(file_size));
+                "offset " + std::to_string(t.relative_offset) + " from the data section at " + std::to_string(data_start) +
+                " does not fit in 64 bits");
             t.data_offset = file_size;
-            sizes_known = sizes_known && t.n_bytes.has_value();
+            layout_known = false;
             continue;
         }
         t.data_offset = *absolute;
@@ -63,34 +65,48 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
                 "offset " + std::to_string(t.relative_offset) + " is not a multiple of the alignment " +
                 std::to_string(ctx.alignment));
         if (!t.n_bytes) {
-            sizes_known = false;
+            // Unknown size: at least a non-empty tensor cannot start at or past the end of the file.
+            layout_known = false;
+            if (t.n_elements > 0 && t.data_offset >= file_size)
+                add(m, ctx.file, Severity::error, "E_TENSOR_OUT_OF_BOUNDS", tensor_field(i), offset_field,
+                    "data starts at " + std::to_string(t.data_offset) + ", not before the file size " +
+                    std::to_string(file_size));
             continue;
         }
         auto end = checked_add(t.data_offset, *t.n_bytes);
-        if (!end || *end > file_size) {
+        // A zero-byte tensor occupies no bytes, so it is in bounds at any offset.
+        if (*t.n_bytes > 0 && (!end || *end > file_size)) {
             add(m, ctx.file, Severity::error, "E_TENSOR_OUT_OF_BOUNDS", tensor_field(i), offset_field,
                 "data range [" + std::to_string(t.data_offset) + ", " +
                 (end ? std::to_string(*end) : std::string("overflow")) + ") exceeds file size " + std::to_string(file_size));
+            layout_known = false;
             continue;
         }
-        data_end = std::max(data_end, *end);
-        if (*t.n_bytes > 0) spans.push_back({t.data_offset, *end, i});
-    }
-
-    std::vector<Span> sorted = spans;
-    std::sort(sorted.begin(), sorted.end(), [](const Span& a, const Span& b) {
-        return a.begin != b.begin ? a.begin < b.begin : a.index < b.index;
-    });
-    for (size_t s = 1; s < sorted.size(); ++s) {
-        if (sorted[s].begin < sorted[s - 1].end) {
-            const Span& later = sorted[s].index > sorted[s - 1].index ? sorted[s] : sorted[s - 1];
-            const Span& other = &later == &sorted[s] ? sorted[s - 1] : sorted[s];
-            add(m, ctx.file, Severity::error, "E_TENSOR_OVERLAP", tensor_field(later.index), later.begin,
-                "data overlaps tensors[" + std::to_string(other.index) + "]");
+        if (*t.n_bytes > 0) {
+            data_end = std::max(data_end, *end);
+            spans.push_back({t.data_offset, *end, i});
         }
     }
 
-    if (!sizes_known) return true;
+    // Sorted by start, a range overlaps an earlier one exactly when it starts before the furthest
+    // end seen so far.
+    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.index < b.index;
+    });
+    size_t furthest = 0;
+    for (size_t s = 1; s < spans.size(); ++s) {
+        if (spans[s].begin < spans[furthest].end) {
+            const Span& later = spans[s].index > spans[furthest].index ? spans[s] : spans[furthest];
+            const Span& other = &later == &spans[s] ? spans[furthest] : spans[s];
+            add(m, ctx.file, Severity::error, "E_TENSOR_OVERLAP", tensor_field(later.index),
+                m.tensors[ctx.first_tensor + later.index].info_range.end() - 8,
+                "data range [" + std::to_string(later.begin) + ", " + std::to_string(later.end) + ") overlaps tensors[" +
+                std::to_string(other.index) + "] at [" + std::to_string(other.begin) + ", " + std::to_string(other.end) + ")");
+        }
+        if (spans[s].end > spans[furthest].end) furthest = s;
+    }
+
+    if (!layout_known) return true;
     uint64_t expected = 0;
     for (size_t k = ctx.first_tensor; k < m.tensors.size(); ++k) {
         const TensorInfo& t = m.tensors[k];
@@ -106,7 +122,7 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
     }
     uint64_t allowed_end = checked_align_up(data_end, ctx.alignment).value_or(UINT64_MAX);
     if (file_size > allowed_end)
-        add(m, ctx.file, Severity::warning, "W_TRAILING_DATA", "data", allowed_end,
+        add(m, ctx.file, Severity::warning, "W_TRAILING_DATA", "", allowed_end,
             std::to_string(file_size - allowed_end) + " bytes after the last tensor");
     return true;
 }

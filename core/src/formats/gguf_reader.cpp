@@ -4,7 +4,9 @@
 #include "mlens/formats/gguf_reader.h"
 
 #include <algorithm>
-#include <unordered_set>
+#include <functional>
+#include <string_view>
+#include <vector>
 
 #include "gguf_layout_checks.h"
 #include "gguf_semantic_checks.h"
@@ -23,13 +25,23 @@ constexpr uint64_t kMinKvBytesV1 = 4 + 1 + 4 + 1;
 constexpr uint64_t kMinTensorInfoBytes = 8 + 1 + 4 + 4 + 8;  // name length, 1 byte, n_dims, type, offset
 constexpr uint64_t kMinTensorInfoBytesV1 = 4 + 1 + 4 + 4 + 8;
 
+// A declared count of items of at least `per_item` bytes each is plausible when it fits in the
+// bytes remaining. One item more is let through, so that a file cut inside the last item it
+// declares is reported as a truncation of that item (malformed-inputs.md G30) rather than as a
+// bad count; loops stay bounded by the bytes remaining either way.
+bool count_fits(uint64_t count, uint64_t remaining, uint64_t per_item) {
+    return count <= remaining / per_item + 1;
+}
+
 std::string indexed(const char* base, uint64_t i, const char* suffix = "") {
     return std::string(base) + "[" + std::to_string(i) + "]" + suffix;
 }
 
+// Decision: '-' is accepted besides [a-z0-9_.] because llama.cpp's own architecture names use it
+// ("command-r.block_count", "nomic-bert-moe.context_length").
 bool key_charset_ok(const std::string& key) {
     for (unsigned char c : key)
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.')) return false;
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-')) return false;
     return true;
 }
 
@@ -40,11 +52,65 @@ bool is_legacy_magic(const std::string& m) {
     return false;
 }
 
+// Positions in a vector whose elements hold a name (`Name`), hashed by that name: duplicates are
+// found in linear time without copying any name, and positions stay valid when the vector grows.
+// Open addressing with linear probing over (hash, position) slots, at most 3/4 full.
+template <typename T, std::string T::*Name>
+class NameIndex {
+public:
+    explicit NameIndex(const std::vector<T>& items) : m_items(items) {}
+
+    bool contains(std::string_view name) const {
+        if (m_slots.empty()) return false;
+        const size_t hash = std::hash<std::string_view>{}(name);
+        const size_t mask = m_slots.size() - 1;
+        for (size_t s = hash & mask;; s = (s + 1) & mask) {
+            const Slot& slot = m_slots[s];
+            if (slot.position == kEmpty) return false;
+            if (slot.hash == hash && name_at(slot.position) == name) return true;
+        }
+    }
+
+    // `position` holds a name not yet in the index.
+    void add(size_t position) {
+        if ((m_used + 1) * 4 > m_slots.size() * 3) grow();
+        place({std::hash<std::string_view>{}(name_at(position)), position});
+        ++m_used;
+    }
+
+private:
+    struct Slot {
+        size_t hash;
+        size_t position;
+    };
+    static constexpr size_t kEmpty = SIZE_MAX;
+
+    std::string_view name_at(size_t position) const { return m_items[position].*Name; }
+
+    void place(Slot slot) {
+        const size_t mask = m_slots.size() - 1;
+        size_t s = slot.hash & mask;
+        while (m_slots[s].position != kEmpty) s = (s + 1) & mask;
+        m_slots[s] = slot;
+    }
+
+    void grow() {
+        std::vector<Slot> old = std::move(m_slots);
+        m_slots.assign(old.empty() ? 64 : old.size() * 2, Slot{0, kEmpty});
+        for (const Slot& slot : old)
+            if (slot.position != kEmpty) place(slot);
+    }
+
+    const std::vector<T>& m_items;
+    std::vector<Slot> m_slots;  // size is 0 or a power of two
+    size_t m_used = 0;
+};
+
 class GgufParser {
 public:
     GgufParser(Model& model, ByteSourcePtr source, uint32_t file, const GgufLimits& limits, JobContext* job)
         : m_model(model), m_source(std::move(source)), m_file(file), m_limits(limits), m_job(job),
-          m_cur(*m_source, 0) {}
+          m_cur(*m_source, 0), m_keys(model.metadata), m_tensor_names(model.tensors) {}
 
     bool run() {
         SourceFile& sf = m_model.files[m_file];
@@ -114,15 +180,21 @@ private:
         m_cur.read_string(magic, 4);
         if (magic != "GGUF") {
             std::string what = "expected 47 47 55 46 (\"GGUF\"), found " + hex_bytes(magic);
-            if (is_legacy_magic(magic)) what += ": legacy GGML/GGJT format not supported";
-            if (magic == "FUGG") what += ": byte-reversed magic, not a valid byte-order marker";
+            if (is_legacy_magic(magic)) what += ": legacy format not supported (GGML/GGMF/GGJT/GGLA)";
+            if (magic == "FUGG")
+                what += ": byte-reversed magic; not a byte order marker (big-endian GGUF keeps the magic GGUF)";
             return fail("E_BAD_MAGIC", "magic", 0, what);
         }
         uint32_t version;
         if (!m_cur.read_u32(version)) return truncated("version", 4);
+        // A big-endian file's version (1..3) reads as 0xNN000000: its low 16 bits are zero.
         if (version != 0 && (version & 0xFFFF) == 0) {
+            uint32_t swapped = __builtin_bswap32(version);
+            if (swapped > 3)
+                return fail("E_UNSUPPORTED_VERSION", "version", 4, "version " + std::to_string(version) + " (" +
+                            std::to_string(swapped) + " read big-endian); supported: 1, 2, 3");
             m_cur.set_swap_bytes(true);
-            version = __builtin_bswap32(version);
+            version = swapped;
             warn("W_BIG_ENDIAN", "version", 4, "big-endian file, read byte-swapped (llama.cpp reads little-endian only)");
         }
         if (version == 0) return fail("E_BAD_VERSION", "version", 4, "version 0 is not valid");
@@ -139,15 +211,14 @@ private:
         uint64_t rest = m_cur.remaining();
         uint64_t per_tensor = m_version == 1 ? kMinTensorInfoBytesV1 : kMinTensorInfoBytes;
         uint64_t per_kv = m_version == 1 ? kMinKvBytesV1 : kMinKvBytes;
-        if (n_tensors > rest / per_tensor)
+        if (!count_fits(n_tensors, rest, per_tensor))
             return fail("E_COUNT", "n_tensors", at, std::to_string(n_tensors) + " exceeds max possible " +
                         std::to_string(rest / per_tensor) + " (" + std::to_string(rest) + " bytes remaining / " +
                         std::to_string(per_tensor) + " bytes per tensor info)");
-        uint64_t rest_for_kv = rest - n_tensors * per_tensor;
-        if (n_kv > rest_for_kv / per_kv)
+        if (!count_fits(n_kv, rest, per_kv))
             return fail("E_COUNT", "n_kv", kv_at, std::to_string(n_kv) + " exceeds max possible " +
-                        std::to_string(rest_for_kv / per_kv) + " (" + std::to_string(rest_for_kv) +
-                        " bytes remaining / " + std::to_string(per_kv) + " bytes per KV)");
+                        std::to_string(rest / per_kv) + " (" + std::to_string(rest) + " bytes remaining / " +
+                        std::to_string(per_kv) + " bytes per KV)");
         if (n_tensors > m_limits.max_tensors)
             return fail("E_LIMIT", "n_tensors", at, std::to_string(n_tensors) + " exceeds limit max_tensors=" +
                         std::to_string(m_limits.max_tensors));
@@ -157,8 +228,10 @@ private:
         return true;
     }
 
-    // Reads a length-prefixed string into out. `cap` is the named limit for its length.
-    bool read_string(const std::string& field, std::string& out, uint64_t cap, const char* cap_name) {
+    // Reads a length-prefixed string into out. `cap` is the named limit for its length; a string
+    // present in full but longer than the cap is rejected with `too_long_code`.
+    bool read_string(const std::string& field, std::string& out, uint64_t cap, const char* cap_name,
+                     const char* too_long_code = "E_LIMIT") {
         uint64_t len_at = m_cur.position();
         uint64_t len;
         if (!read_count(len)) return truncated(field, count_bytes());
@@ -169,7 +242,7 @@ private:
             return truncated(field, len);
         }
         if (len > cap)
-            return fail("E_LIMIT", field, len_at, "length " + std::to_string(len) + " exceeds limit " + cap_name +
+            return fail(too_long_code, field, len_at, "length " + std::to_string(len) + " exceeds limit " + cap_name +
                         "=" + std::to_string(cap));
         m_cur.read_string(out, len);
         return true;
@@ -200,39 +273,43 @@ private:
         MetadataEntry e;
         e.file = m_file;
         uint64_t key_at = m_cur.position();
+        const std::string key_field = indexed("kv", i, ".key");
         uint64_t key_len;
-        if (!read_count(key_len)) return truncated(indexed("kv", i, ".key"), count_bytes());
-        if (key_len == 0) return fail("E_EMPTY_KEY", indexed("kv", i, ".key"), key_at, "key of length 0");
+        if (!read_count(key_len)) return truncated(key_field, count_bytes());
+        if (key_len == 0) return fail("E_EMPTY_KEY", key_field, key_at, "key of length 0");
         m_cur.seek(key_at);
-        if (!read_string(indexed("kv", i, ".key"), e.key, m_limits.max_key_bytes, "max_key_bytes")) {
-            auto& last = m_model.diagnostics.back();
-            if (last.code == "E_LIMIT") last.code = "E_KEY_TOO_LONG";
-            return false;
-        }
+        if (!read_string(key_field, e.key, m_limits.max_key_bytes, "max_key_bytes", "E_KEY_TOO_LONG")) return false;
         e.key_range = {key_at, m_cur.position() - key_at};
         if (!key_charset_ok(e.key))
-            warn("W_KEY_CHARSET", indexed("kv", i, ".key"), key_at,
+            warn("W_KEY_CHARSET", key_field, key_at,
                  "key \"" + escape_for_display(e.key) + "\" has characters outside [a-z0-9_.]");
-        if (!m_keys.insert(e.key).second)
-            error("E_DUPLICATE_KEY", indexed("kv", i, ".key"), key_at,
-                  "\"" + escape_for_display(e.key) + "\" appears more than once");
+        // A duplicate is reported and kept in file order; lookups find the first occurrence.
+        const bool duplicate = m_keys.contains(e.key);
+        if (duplicate)
+            error("E_DUPLICATE_KEY", key_field, key_at, "\"" + escape_for_display(e.key) + "\" appears more than once");
 
         uint64_t type_at = m_cur.position();
         if (!read_value_type(indexed("kv", i, ".type"), e.value.type)) return false;
         e.type_range = {type_at, 4};
         uint64_t value_at = m_cur.position();
-        if (!read_value(i, e)) return false;
+        auto element_check = e.value.type == ValueType::array ? string_array_check_for(e.key) : nullptr;
+        if (!read_value(i, e, element_check.get())) return false;
         e.value_range = {value_at, m_cur.position() - value_at};
-        if (e.value.is_array()) e.type_range.length = value_at - type_at + 4 + count_bytes();
+        if (element_check) element_check->finish(m_model, e);
+        if (e.value.is_array()) {
+            e.type_range.length = e.value.array->data_offset - type_at;
+            e.value_range = {e.value.array->data_offset, e.value.array->data_length};
+        }
         m_model.metadata.push_back(std::move(e));
+        if (!duplicate) m_keys.add(m_model.metadata.size() - 1);
         return true;
     }
 
-    bool read_value(uint64_t i, MetadataEntry& e) {
+    bool read_value(uint64_t i, MetadataEntry& e, StringArrayCheck* element_check) {
         Value& v = e.value;
         std::string field = indexed("kv", i, ".value");
         if (v.type == ValueType::string) return read_string_value(field, v);
-        if (v.type == ValueType::array) return read_array(i, e);
+        if (v.type == ValueType::array) return read_array(i, e, element_check);
         uint64_t at = m_cur.position();
         if (!read_scalar(v.type, v.scalar)) return truncated(field, value_type_size(v.type));
         if (v.type == ValueType::boolean && v.scalar.bits > 1)
@@ -263,7 +340,7 @@ private:
         return true;
     }
 
-    bool read_array(uint64_t i, MetadataEntry& e) {
+    bool read_array(uint64_t i, MetadataEntry& e, StringArrayCheck* element_check) {
         auto index = std::make_shared<ArrayIndex>();
         std::string type_field = indexed("kv", i, ".array.type");
         uint64_t elem_type_at = m_cur.position();
@@ -291,7 +368,7 @@ private:
             return fail("E_LIMIT", field, count_at, "count " + std::to_string(index->count) +
                         " exceeds limit max_array_elements=" + std::to_string(m_limits.max_array_elements));
         if (index->element_type == ValueType::string) {
-            if (!index_string_elements(field, *index)) return false;
+            if (!index_string_elements(field, *index, element_check)) return false;
         } else {
             if (index->element_type == ValueType::boolean) check_bool_array(field, *index);
             m_cur.skip(*need);
@@ -315,7 +392,7 @@ private:
         m_cur.seek(index.data_offset);
     }
 
-    bool index_string_elements(const std::string& field, ArrayIndex& index) {
+    bool index_string_elements(const std::string& field, ArrayIndex& index, StringArrayCheck* element_check) {
         index.string_offsets.reserve(index.count);  // bounded: count × 8 <= bytes remaining
         bool warned_utf8 = false;
         for (uint64_t k = 0; k < index.count; ++k) {
@@ -333,12 +410,15 @@ private:
                 return fail("E_LIMIT", field + "[" + std::to_string(k) + "]", at, "length " + std::to_string(len) +
                             " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
             // Strings longer than the cursor window are not UTF-8 checked (no window holds them).
-            if (!warned_utf8 && len <= Cursor::kWindowBytes) {
+            if (len <= Cursor::kWindowBytes && (!warned_utf8 || element_check)) {
                 const uint8_t* p = m_cur.peek(len);
-                if (p && !utf8_valid(p, len)) {
+                if (p && !warned_utf8 && !utf8_valid(p, len)) {
                     warn("W_INVALID_UTF8", field + "[" + std::to_string(k) + "]", at, "string is not valid UTF-8");
                     warned_utf8 = true;
                 }
+                if (p && element_check)
+                    element_check->visit(k, std::string_view(reinterpret_cast<const char*>(p),
+                                                             std::min(len, StringArrayCheck::kMaxVisitBytes)));
             }
             m_cur.skip(len);
             index.string_offsets.push_back(at);
@@ -374,15 +454,15 @@ private:
         t.file = m_file;
         uint64_t start = m_cur.position();
         std::string name_field = indexed("tensors", i, ".name");
-        if (!read_string(name_field, t.name, m_limits.max_key_bytes, "max_key_bytes")) return false;
-        if (t.name.size() > m_limits.max_tensor_name_bytes)
-            return fail("E_TENSOR_NAME_TOO_LONG", name_field, start, std::to_string(t.name.size()) +
-                        " bytes (limit " + std::to_string(m_limits.max_tensor_name_bytes) + ")");
+        if (!read_string(name_field, t.name, m_limits.max_tensor_name_bytes, "max_tensor_name_bytes",
+                         "E_TENSOR_NAME_TOO_LONG"))
+            return false;
         if (t.name.size() == m_limits.max_tensor_name_bytes)
             warn("W_TENSOR_NAME_LENGTH", name_field, start, "64-byte name: llama.cpp needs fewer than 64 bytes");
         if (t.name.empty()) warn("W_EMPTY_TENSOR_NAME", name_field, start, "empty tensor name");
         if (!utf8_valid(t.name)) warn("W_INVALID_UTF8", name_field, start, "tensor name is not valid UTF-8");
-        if (!m_tensor_names.insert(t.name).second)
+        const bool duplicate = m_tensor_names.contains(t.name);
+        if (duplicate)
             error("E_DUPLICATE_TENSOR", name_field, start, "\"" + escape_for_display(t.name) + "\" appears more than once");
 
         uint64_t dims_at = m_cur.position();
@@ -428,11 +508,10 @@ private:
             if (!t.n_bytes)
                 return fail("E_BYTE_SIZE_OVERFLOW", indexed("tensors", i), start, "byte size does not fit in 64 bits");
         }
-        uint64_t offset_at = m_cur.position();
         if (!m_cur.read_u64(t.relative_offset)) return truncated(indexed("tensors", i, ".offset"), 8);
         t.info_range = {start, m_cur.position() - start};
-        (void)offset_at;
         m_model.tensors.push_back(std::move(t));
+        if (!duplicate) m_tensor_names.add(m_model.tensors.size() - 1);
         return true;
     }
 
@@ -444,8 +523,8 @@ private:
     Cursor m_cur;
     uint32_t m_version = 3;
     uint64_t m_alignment = 32;
-    std::unordered_set<std::string> m_keys;
-    std::unordered_set<std::string> m_tensor_names;
+    NameIndex<MetadataEntry, &MetadataEntry::key> m_keys;
+    NameIndex<TensorInfo, &TensorInfo::name> m_tensor_names;
 };
 
 }  // namespace

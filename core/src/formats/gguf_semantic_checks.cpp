@@ -1,5 +1,7 @@
 #include "gguf_semantic_checks.h"
 
+#include <optional>
+#include <optional>
 #include <string>
 
 namespace mlens {
@@ -37,36 +39,37 @@ void check_token_ids(Model& m, uint64_t n_vocab) {
         if (!e) continue;
         if (!value_type_is_integer(e->value.type)) {
             warn(m, *e, "W_TOKENIZER_METADATA", std::string("token id typed ") + value_type_name(e->value.type));
-        } else if (e->value.scalar.as_uint() >= n_vocab) {
+        } else if (e->value.scalar.as_int() < 0 || e->value.scalar.as_uint() >= n_vocab) {
             warn(m, *e, "W_TOKENIZER_METADATA", "token id " + e->value.scalar.to_string() +
                  " is not below the vocabulary size " + std::to_string(n_vocab));
         }
     }
 }
 
-void check_merges(Model& m) {
-    const MetadataEntry* e = m.find("tokenizer.ggml.merges");
-    if (!e) return;
-    const ArrayIndex* a = array_of(e);
-    if (!a || a->element_type != ValueType::string) {
-        warn(m, *e, "W_TOKENIZER_METADATA", "expected an array of STRING");
-        return;
+// First element that fails a predicate, reported once as a tokenizer warning.
+class FirstFailureCheck : public StringArrayCheck {
+public:
+    using Predicate = bool (*)(std::string_view);
+    FirstFailureCheck(Predicate ok, const char* what) : m_ok(ok), m_what(what) {}
+    void visit(uint64_t index, std::string_view element) override {
+        if (!m_failed && !m_ok(element)) m_failed = index;
     }
-    a->for_each_string(0, 4096, [&](uint64_t i, std::string_view merge) {
-        if (merge.find(' ') != std::string_view::npos) return true;
-        warn(m, *e, "W_TOKENIZER_METADATA", "merge " + std::to_string(i) + " has no space between its two parts");
-        return false;
-    });
-}
+    void finish(Model& m, const MetadataEntry& e) override {
+        if (m_failed) warn(m, e, "W_TOKENIZER_METADATA", "element " + std::to_string(*m_failed) + " " + m_what);
+    }
 
-void check_byte_tokens(Model& m, const MetadataEntry& tokens_entry, const ArrayIndex& tokens) {
-    tokens.for_each_string(0, 64, [&](uint64_t i, std::string_view piece) {
-        uint8_t byte;
-        if (piece.size() < 4 || piece.size() > 8 || piece.substr(0, 3) != "<0x" || piece.back() != '>' || parse_byte_token(piece, byte))
-            return true;
-        warn(m, tokens_entry, "W_TOKENIZER_METADATA", "token " + std::to_string(i) + " looks like a byte token but is not <0xNN>");
-        return false;
-    });
+private:
+    Predicate m_ok;
+    const char* m_what;
+    std::optional<uint64_t> m_failed;
+};
+
+bool merge_ok(std::string_view merge) { return merge.find(' ') != std::string_view::npos; }
+
+bool byte_token_ok(std::string_view piece) {
+    uint8_t byte;
+    bool looks_like_byte = piece.size() >= 4 && piece.size() <= 8 && piece.substr(0, 3) == "<0x" && piece.back() == '>';
+    return !looks_like_byte || parse_byte_token(piece, byte);
 }
 
 void check_tokenizer(Model& m) {
@@ -80,23 +83,42 @@ void check_tokenizer(Model& m) {
     check_parallel_array(m, "tokenizer.ggml.scores", tokens->count, ValueType::f32);
     check_parallel_array(m, "tokenizer.ggml.token_type", tokens->count, ValueType::i32);
     check_token_ids(m, tokens->count);
-    check_merges(m);
-    check_byte_tokens(m, *tokens_entry, *tokens);
+}
+
+// An integer split key, or nullopt (with a warning) when it is typed otherwise or negative.
+std::optional<uint64_t> split_value(Model& m, const MetadataEntry& e) {
+    if (!value_type_is_integer(e.value.type) || e.value.scalar.as_int() < 0) {
+        warn(m, e, "W_SPLIT_METADATA", e.key + " is " + (value_type_is_integer(e.value.type) ? e.value.scalar.to_string()
+             : std::string("typed ") + value_type_name(e.value.type)) + ", not a non-negative integer");
+        return std::nullopt;
+    }
+    return e.value.scalar.as_uint();
 }
 
 void check_split(Model& m, const GgufLimits& limits) {
     const MetadataEntry* count = m.find("split.count");
-    if (!count) return;
-    uint64_t n = value_type_is_integer(count->value.type) ? count->value.scalar.as_uint() : 0;
-    if (n == 0 || n > limits.max_split_count)
-        warn(m, *count, "W_SPLIT_METADATA", "split.count " + count->value.scalar.to_string() +
-             " is outside 1.." + std::to_string(limits.max_split_count));
-    if (const MetadataEntry* no = m.find("split.no"); no && value_type_is_integer(no->value.type) && no->value.scalar.as_uint() >= n)
-        warn(m, *no, "W_SPLIT_METADATA", "split.no " + no->value.scalar.to_string() + " is not below split.count " + std::to_string(n));
-    if (const MetadataEntry* total = m.find("split.tensors.count");
-        total && value_type_is_integer(total->value.type) && total->value.scalar.as_uint() != m.tensors.size())
-        warn(m, *total, "W_SPLIT_METADATA", "split.tensors.count " + total->value.scalar.to_string() + " but " +
-             std::to_string(m.tensors.size()) + " tensors were found");
+    uint64_t n = 0;  // a usable split.count, or 0
+    if (count) {
+        std::optional<uint64_t> v = split_value(m, *count);
+        if (v && (*v == 0 || *v > limits.max_split_count))
+            warn(m, *count, "W_SPLIT_METADATA", "split.count " + std::to_string(*v) + " is outside 1.." +
+                 std::to_string(limits.max_split_count));
+        else if (v)
+            n = *v;
+    }
+    if (const MetadataEntry* no = m.find("split.no")) {
+        std::optional<uint64_t> k = split_value(m, *no);
+        if (k && n > 0 && *k >= n)
+            warn(m, *no, "W_SPLIT_METADATA", "split.no " + std::to_string(*k) + " is not below split.count " + std::to_string(n));
+        else if (k && !count)
+            warn(m, *no, "W_SPLIT_METADATA", "split.no without split.count");
+    }
+    if (const MetadataEntry* total = m.find("split.tensors.count")) {
+        std::optional<uint64_t> t = split_value(m, *total);
+        if (t && *t != m.tensors.size())
+            warn(m, *total, "W_SPLIT_METADATA", "split.tensors.count " + std::to_string(*t) + " but " +
+                 std::to_string(m.tensors.size()) + " tensors were found");
+    }
 }
 
 int hex_digit(char c) {
@@ -114,6 +136,14 @@ bool parse_byte_token(std::string_view piece, uint8_t& byte) {
     if (hi < 0 || lo < 0) return false;
     byte = static_cast<uint8_t>(hi * 16 + lo);
     return true;
+}
+
+std::unique_ptr<StringArrayCheck> string_array_check_for(std::string_view key) {
+    if (key == "tokenizer.ggml.merges")
+        return std::make_unique<FirstFailureCheck>(merge_ok, "has no space between its two parts");
+    if (key == "tokenizer.ggml.tokens")
+        return std::make_unique<FirstFailureCheck>(byte_token_ok, "looks like a byte token but is not <0xNN>");
+    return nullptr;
 }
 
 void check_gguf_semantics(Model& model, const GgufLimits& limits) {

@@ -1,9 +1,10 @@
 #include "gguf_split.h"
 
 #include <cstdio>
-#include <regex>
+#include <string_view>
 
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/text/escape.h"
 
 namespace mlens {
 
@@ -13,13 +14,30 @@ std::string SplitName::shard_path(uint32_t n) const {
     return stem + buf;
 }
 
+namespace {
+
+// Parses exactly five decimal digits.
+std::optional<uint32_t> five_digits(std::string_view d) {
+    uint32_t v = 0;
+    for (char c : d) {
+        if (c < '0' || c > '9') return std::nullopt;
+        v = v * 10 + static_cast<uint32_t>(c - '0');
+    }
+    return v;
+}
+
+}  // namespace
+
 std::optional<SplitName> parse_split_name(const std::string& path) {
-    static const std::regex kPattern(R"((.*)-(\d{5})-of-(\d{5})\.gguf)");
-    std::smatch m;
-    if (!std::regex_match(path, m, kPattern)) return std::nullopt;
-    SplitName s{m[1].str(), static_cast<uint32_t>(std::stoul(m[2].str())), static_cast<uint32_t>(std::stoul(m[3].str()))};
-    if (s.number == 0 || s.count == 0 || s.number > s.count) return std::nullopt;
-    return s;
+    // "<stem>-NNNNN-of-MMMMM.gguf": a fixed 20-character tail after the stem.
+    constexpr size_t kTail = 20;
+    if (path.size() < kTail) return std::nullopt;
+    std::string_view tail(path.data() + path.size() - kTail, kTail);
+    if (tail[0] != '-' || tail.substr(6, 4) != "-of-" || tail.substr(15) != ".gguf") return std::nullopt;
+    auto number = five_digits(tail.substr(1, 5));
+    auto count = five_digits(tail.substr(10, 5));
+    if (!number || !count || *number == 0 || *number > *count) return std::nullopt;
+    return SplitName{path.substr(0, path.size() - kTail), *number, *count};
 }
 
 bool open_split_siblings(Model& model, const std::string& path, const GgufLimits& limits, JobContext* job) {
@@ -34,9 +52,13 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
     }
     Model whole;
     whole.format = Format::gguf;
+    // Every shard has its file entry, so each diagnostic's file index is valid even for a
+    // missing shard (its source stays null).
+    whole.files.resize(split->count);
     for (uint32_t n = 1; n <= split->count; ++n) {
         std::string shard = split->shard_path(n);
         uint32_t file = n - 1;
+        whole.files[file].path = shard;
         ByteSourcePtr source;
         if (n == split->number) {
             source = model.files[0].source;
@@ -44,8 +66,8 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
             auto opened = open_file(shard);
             if (!opened) {
                 whole.diagnostics.push_back({Severity::error, "GGUF", "E_SPLIT_MISSING", "split", std::nullopt,
-                                             "shard " + std::to_string(n) + " of " + std::to_string(split->count) +
-                                             ": " + opened.error().message, file});
+                                             "shard " + std::to_string(n) + " of " + std::to_string(split->count) + " (" +
+                                             escape_for_display(shard) + "): " + opened.error().message, file});
                 whole.partial = true;
                 continue;
             }
@@ -54,7 +76,6 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
         // Shards after the first contribute tensors and diagnostics, not metadata.
         Model part;
         bool ok = read_gguf_into(part, source, 0, limits, job);
-        whole.files.resize(file + 1);
         whole.files[file] = part.files[0];
         for (auto& d : part.diagnostics) { d.file = file; whole.diagnostics.push_back(std::move(d)); }
         for (auto& t : part.tensors) { t.file = file; whole.tensors.push_back(std::move(t)); }

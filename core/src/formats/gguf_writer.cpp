@@ -101,6 +101,13 @@ void pad_to(std::vector<uint8_t>& out, uint64_t base, uint64_t alignment) {
     if (rem) out.resize(out.size() + (alignment - rem), 0);
 }
 
+// ggml's writer always pads the header; gguf-py leaves a tensor-less file unpadded. A tensor-less
+// Model read from a file keeps that file's choice, so both kinds round-trip byte for byte.
+bool pad_after_tensor_infos(const Model& model) {
+    if (!model.tensors.empty() || model.files.empty() || !model.files[0].source) return true;
+    return model.files[0].source->size() > model.files[0].header_bytes;
+}
+
 // Canonical packed offsets: each tensor's data padded to the alignment, in Model order.
 Result<std::vector<uint64_t>> canonical_offsets(const Model& model, uint64_t alignment) {
     std::vector<uint64_t> offsets;
@@ -126,7 +133,7 @@ Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model) {
     std::vector<uint8_t> out;
     HeaderEncoder enc(out);
     enc.raw("GGUF", 4);
-    enc.u32(3);
+    enc.u32(!model.files.empty() && model.files[0].version == 2 ? 2 : 3);
     enc.u64(model.tensors.size());
     enc.u64(model.metadata.size());
     for (const MetadataEntry& e : model.metadata) {
@@ -142,7 +149,7 @@ Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model) {
         enc.u32(t.type.id);
         enc.u64((*offsets)[i]);
     }
-    pad_to(out, 0, alignment);
+    if (pad_after_tensor_infos(model)) pad_to(out, 0, alignment);
     return out;
 }
 

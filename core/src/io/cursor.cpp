@@ -9,24 +9,17 @@ namespace mlens {
 Cursor::Cursor(const ByteSource& source, uint64_t start, bool swap_bytes)
     : m_source(source), m_pos(start), m_swap(swap_bytes) {}
 
-bool Cursor::fill(uint64_t n) {
-    if (n > remaining() || m_pos > m_source.size()) return false;
-    if (m_pos >= m_window_start && m_pos - m_window_start + n <= m_window_len) return true;
-    if (n > kWindowBytes) return false;
+const uint8_t* Cursor::peek_slow(uint64_t n) {
+    if (n > remaining() || n > kWindowBytes) return nullptr;
     uint64_t len = std::min<uint64_t>(kWindowBytes, remaining());
     if (m_window.size() < len) m_window.resize(len);
     if (!m_source.read(m_pos, len, m_window.data())) {
         m_window_len = 0;
-        return false;
+        return nullptr;
     }
     m_window_start = m_pos;
     m_window_len = len;
-    return true;
-}
-
-const uint8_t* Cursor::peek(uint64_t n) {
-    if (!fill(n)) return nullptr;
-    return m_window.data() + (m_pos - m_window_start);
+    return m_window.data();
 }
 
 bool Cursor::read_bytes(void* dst, uint64_t n) {
@@ -56,22 +49,10 @@ bool Cursor::read_u32(uint32_t& v) {
     return true;
 }
 
-bool Cursor::read_u64(uint64_t& v) {
-    if (!read_bytes(&v, 8)) return false;
-    if (m_swap) v = __builtin_bswap64(v);
-    return true;
-}
-
 bool Cursor::read_string(std::string& out, uint64_t n) {
     if (n > remaining()) return false;
     out.resize(n);
     return read_bytes(out.data(), n);
-}
-
-bool Cursor::skip(uint64_t n) {
-    if (n > remaining()) return false;
-    m_pos += n;
-    return true;
 }
 
 bool Cursor::seek(uint64_t position) {

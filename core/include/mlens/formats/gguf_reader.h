@@ -2,7 +2,10 @@
 //
 // Contract (malformed-inputs.md is normative; the GGUF rows of A3 are implemented here):
 //  - Every count, length, dim and offset is bounded by the bytes remaining and by GgufLimits
-//    before any allocation or loop; arithmetic is checked; nothing recurses on input.
+//    before any allocation or loop; arithmetic is checked; nothing recurses on input. n_kv and
+//    n_tensors are rejected (E_COUNT) when they exceed by more than one item what the bytes
+//    after the preamble can hold (14 bytes per KV, 25 per tensor info), so a file cut inside
+//    the last item it declares is reported as a truncation of that item's field.
 //  - Format errors become error Diagnostics with code, field path and absolute offset; parsing
 //    stops at the first fatal one and `partial` is set, keeping every KV and tensor parsed
 //    completely before it. Recoverable oddities become warnings and parsing goes on.

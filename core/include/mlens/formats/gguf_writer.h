@@ -1,10 +1,13 @@
 // GGUF writer: writes a Model as a little-endian GGUF v3 file.
 //
 // Contract:
+//  - The version written is 3, or 2 when the Model was read from a v2 file (the layouts are
+//    identical, so a v2 file round-trips unchanged); v1 and big-endian input is written as v3.
 //  - Keys in Model order with their GGUF types; arrays are streamed from their ArrayIndex (raw
 //    byte copy when the source layout matches v3 little-endian); tensor infos in Model order with
 //    offsets recomputed in the canonical packed layout (each tensor's data padded to the
-//    alignment, like ggml's writer), so reading a llama.cpp-written file and writing it back
+//    alignment, like ggml's writer; a Model without tensors read from an unpadded file stays
+//    unpadded, as gguf-py writes vocab-only files), so reading a llama.cpp-written file and writing it back
 //    gives identical bytes. The alignment is general.alignment if present, else 32.
 //  - Tensor data is streamed from each tensor's source in bounded chunks (or from a
 //    TensorDataProvider), never loaded whole.

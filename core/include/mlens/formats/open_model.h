@@ -1,6 +1,10 @@
 // Opens any supported model path, choosing the reader from the content, never from the name:
-// a file starting with "GGUF" is read as GGUF; anything else is handed to the GGUF reader too,
-// which reports what it found (E_BAD_MAGIC) — other formats register here as they are added.
+//  - a directory is a safetensors folder (open_safetensors_folder: an index and its shards, or
+//    one weights file, plus the *.json beside them); one without weights is refused;
+//  - a file starting with "GGUF" is read as GGUF (with its split siblings);
+//  - a file that looks like safetensors (looks_like_safetensors: an 8-byte length, then '{'
+//    after optional whitespace, or a length below 2^32) is read as safetensors;
+//  - anything else goes to the GGUF reader, which reports what it found (E_TRUNCATED, E_BAD_MAGIC).
 #pragma once
 
 #include <string>

@@ -28,19 +28,34 @@ public:
     bool read_u8(uint8_t& v);
     bool read_u16(uint16_t& v);
     bool read_u32(uint32_t& v);
-    bool read_u64(uint64_t& v);
+    bool read_u64(uint64_t& v) {
+        const uint8_t* p = peek(8);
+        if (!p) return false;
+        __builtin_memcpy(&v, p, 8);
+        if (m_swap) v = __builtin_bswap64(v);
+        m_pos += 8;
+        return true;
+    }
     bool read_bytes(void* dst, uint64_t n);
     // Reads n bytes into out (n must already be checked against a cap by the caller).
     bool read_string(std::string& out, uint64_t n);
-    bool skip(uint64_t n);
+    bool skip(uint64_t n) {
+        if (n > remaining()) return false;
+        m_pos += n;
+        return true;
+    }
     bool seek(uint64_t position);
 
     // Makes [position, position+n) available in the window and returns a pointer to it, or
     // nullptr if n > kWindowBytes or the range runs past the end. Does not advance.
-    const uint8_t* peek(uint64_t n);
+    const uint8_t* peek(uint64_t n) {
+        if (m_pos >= m_window_start && n <= m_window_len && m_pos - m_window_start <= m_window_len - n)
+            return m_window.data() + (m_pos - m_window_start);
+        return peek_slow(n);
+    }
 
 private:
-    bool fill(uint64_t n);
+    const uint8_t* peek_slow(uint64_t n);
 
     const ByteSource& m_source;
     uint64_t m_pos;

@@ -1,0 +1,183 @@
+// The shell's chrome: menu bar, welcome screen, status bar and About window.
+#include <cstdio>
+
+#include <imgui.h>
+
+#include "app_shell.h"
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+std::string ms_text(double ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, ms < 10 ? "%.1f ms" : "%.0f ms", ms);
+    return buf;
+}
+
+}  // namespace
+
+void AppShell::menu_bar() {
+    if (!ImGui::BeginMenuBar()) return;
+    if (ImGui::BeginMenu("File")) {
+        if (ImGui::MenuItem("Open file\xE2\x80\xA6", "Ctrl+O")) m_chooser.open(m_settings.last_folder);
+        if (ImGui::BeginMenu("Recent files", !m_settings.recent_files.empty())) {
+            std::string chosen;
+            for (const std::string& path : m_settings.recent_files)
+                if (ImGui::MenuItem(escape_for_display(path, 160).c_str())) chosen = path;
+            ImGui::Separator();
+            if (ImGui::MenuItem("Clear list")) m_settings.recent_files.clear();
+            ImGui::EndMenu();
+            if (!chosen.empty()) open(chosen);
+        }
+        if (ImGui::MenuItem("Open demo models", nullptr, false, !m_demo_files.empty()))
+            for (const std::string& path : m_demo_files) open(path);
+        ImGui::Separator();
+        Document* active = m_workspace.active();
+        if (ImGui::MenuItem("Close", "Ctrl+W", false, active != nullptr)) close_document(active->id);
+        if (ImGui::MenuItem("Close all", nullptr, false, !m_workspace.documents().empty())) {
+            std::vector<uint64_t> ids;
+            for (const auto& doc : m_workspace.documents()) ids.push_back(doc->id);
+            for (uint64_t id : ids) close_document(id);
+        }
+        ImGui::Separator();
+        if (ImGui::MenuItem("Quit", "Ctrl+Q")) m_quit = true;
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("View")) {
+        for (const PanelInfo& p : panel_registry()) {
+            bool shown = m_settings.panel_shown(p.id);
+            if (ImGui::MenuItem(p.title, nullptr, &shown)) m_settings.panel_visible[p.id] = shown;
+        }
+        ImGui::Separator();
+        if (ImGui::MenuItem("Dark theme", nullptr, !m_settings.light_theme)) {
+            m_settings.light_theme = false;
+            apply_theme(false, m_fonts.scale());
+        }
+        if (ImGui::MenuItem("Light theme", nullptr, m_settings.light_theme)) {
+            m_settings.light_theme = true;
+            apply_theme(true, m_fonts.scale());
+        }
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Help")) {
+        if (ImGui::MenuItem("About ModelLens")) m_show_about = true;
+        ImGui::EndMenu();
+    }
+    ImGui::EndMenuBar();
+}
+
+void AppShell::welcome(float height) {
+    ImGui::BeginChild("welcome", ImVec2(0, height), false);
+    float width = ImGui::GetContentRegionAvail().x;
+    float column = std::min(560.0f, width * 0.8f);
+    ImGui::Dummy(ImVec2(0, height * 0.18f));
+    ImGui::SetCursorPosX((width - column) * 0.5f);
+    ImGui::BeginGroup();
+    ImGui::SetWindowFontScale(1.6f);
+    ui::text_colored(palette().accent, "ModelLens");
+    ImGui::SetWindowFontScale(1.0f);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + column);
+    ui::text("Open a GGUF model to see everything in it: header, metadata, tensors, tokenizer and "
+             "what the reader found wrong.");
+    ImGui::PopTextWrapPos();
+    ImGui::Spacing();
+    if (ImGui::Button("Open file\xE2\x80\xA6", ImVec2(160, 0))) m_chooser.open(m_settings.last_folder);
+    if (!m_demo_files.empty()) {
+        ImGui::SameLine();
+        if (ImGui::Button(("Open " + std::to_string(m_demo_files.size()) + " demo models").c_str()))
+            for (const std::string& path : m_demo_files) open(path);
+    }
+    ui::text_dim("or drop files onto this window \xC2\xB7 Ctrl+O");
+    if (!m_settings.recent_files.empty()) {
+        ImGui::Spacing();
+        ImGui::Spacing();
+        ui::text_dim("Recent files");
+        std::string chosen;
+        for (const std::string& path : m_settings.recent_files) {
+            if (ImGui::Selectable(escape_for_display(path, 120).c_str(), false, 0, ImVec2(column, 0))) chosen = path;
+        }
+        if (!chosen.empty()) open(chosen);
+    }
+    ImGui::EndGroup();
+    ImGui::EndChild();
+}
+
+void AppShell::status_bar() {
+    ImGui::Separator();
+    Document* doc = m_workspace.active();
+    if (doc && doc->ready()) {
+        const ModelSummary& s = doc->index->summary;
+        std::string text = std::string(format_name(s.format)) + " v" + std::to_string(s.version);
+        if (!doc->model->files.empty() && doc->model->files[0].big_endian) text += " (big-endian)";
+        text += " \xC2\xB7 " + human_bytes(s.file_bytes) + " \xC2\xB7 parsed in " + ms_text(doc->parse_ms);
+        if (!s.architecture.empty()) text += " \xC2\xB7 " + escape_for_display(s.architecture, 40);
+        if (s.file_type) text += " " + s.file_type_name;
+        ui::text(text);
+        ImGui::SameLine();
+        if (s.errors == 0 && s.warnings == 0) {
+            ui::text_colored(palette().ok, "\xC2\xB7 no diagnostics");
+        } else {
+            ui::text_dim("\xC2\xB7");
+            if (s.warnings) {
+                ImGui::SameLine();
+                ui::text_colored(palette().warning, std::to_string(s.warnings) + (s.warnings == 1 ? " warning" : " warnings"));
+            }
+            if (s.errors) {
+                ImGui::SameLine();
+                ui::text_colored(palette().error, std::to_string(s.errors) + (s.errors == 1 ? " error" : " errors"));
+            }
+        }
+    } else if (doc && doc->state == DocumentState::opening) {
+        ui::text_dim("opening " + doc->title + " \xE2\x80\xA6");
+    } else {
+        ui::text_dim("ModelLens " MLENS_VERSION);
+    }
+
+    std::vector<JobPtr> running;
+    for (const JobPtr& job : m_jobs.jobs())
+        if (!job->done()) running.push_back(job);
+    if (running.empty()) return;
+    const JobPtr& job = running.front();
+    float bar_w = 140.0f;
+    std::string label = "job: " + job->name();
+    if (running.size() > 1) label += "  (+" + std::to_string(running.size() - 1) + ")";
+    float label_w = ImGui::CalcTextSize(label.c_str()).x;
+    float cancel_w = ImGui::CalcTextSize("Cancel").x + ImGui::GetStyle().FramePadding.x * 2;
+    float spacing = ImGui::GetStyle().ItemSpacing.x;
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX() + spacing,
+                             ImGui::GetWindowContentRegionMax().x - label_w - bar_w - cancel_w - 3 * spacing));
+    ui::text_dim(label);
+    ImGui::SameLine();
+    ImGui::ProgressBar(static_cast<float>(job->progress()), ImVec2(bar_w, ImGui::GetTextLineHeight()));
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Cancel")) job->cancel();
+}
+
+void AppShell::about_window() {
+    if (!m_show_about) return;
+    ImGui::SetNextWindowSize(ImVec2(520, 0), ImGuiCond_Appearing);
+    if (ImGui::Begin("About ModelLens", &m_show_about, ImGuiWindowFlags_NoCollapse)) {
+        ui::text_colored(palette().accent, "ModelLens " MLENS_VERSION);
+        ui::text("An inspector and debugger for LLM model files.");
+        ImGui::Separator();
+        ui::label_value("Dear ImGui", ImGui::GetVersion());
+        if (!m_platform_info.empty()) ui::text(m_platform_info);
+        ImGui::Separator();
+        ui::text_dim("Fonts (" + std::to_string(m_fonts.glyph_count()) + " glyphs)");
+        for (const FontFile& f : m_fonts.files())
+            ui::text(escape_for_display(f.path, 200) + (f.index ? " #" + std::to_string(f.index) : ""));
+        ImGui::Separator();
+        ui::text_dim("Settings");
+        ui::text(m_options.settings_path.empty() ? "(not saved in this mode)"
+                                                 : escape_for_display(m_options.settings_path, 200));
+        ImGui::Separator();
+        ui::text_dim("Keys: Ctrl+O open \xC2\xB7 Ctrl+W close \xC2\xB7 Ctrl+F filter the focused table \xC2\xB7 Ctrl+Q quit");
+    }
+    ImGui::End();
+}
+
+}  // namespace mlens

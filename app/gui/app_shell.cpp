@@ -1,0 +1,261 @@
+#include "app_shell.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include <imgui.h>
+
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+AppShell::AppShell(Settings& settings, JobRunner& jobs, FontSet& fonts, ShellOptions options)
+    : m_settings(settings), m_jobs(jobs), m_fonts(fonts), m_options(std::move(options)),
+      m_workspace(jobs, settings), m_demo_files(gguf_files_in(m_options.demo_dir)) {}
+
+void AppShell::open(const std::string& path) {
+    Document& doc = m_workspace.open(path);
+    m_select_tab = doc.id;
+}
+
+std::string AppShell::window_title() {
+    Document* doc = m_workspace.active();
+    return doc ? doc->title + " \xE2\x80\x94 ModelLens" : "ModelLens";
+}
+
+void AppShell::save_settings() {
+    if (!m_options.settings_path.empty()) m_settings.save(m_options.settings_path);
+}
+
+std::vector<std::unique_ptr<Panel>>& AppShell::panels_for(const Document& doc) {
+    auto& panels = m_panels[doc.id];
+    if (panels.empty())
+        for (const PanelInfo& info : panel_registry()) panels.push_back(info.make());
+    return panels;
+}
+
+void AppShell::close_document(uint64_t id) {
+    m_workspace.close(id);
+    m_panels.erase(id);
+    std::erase(m_started, id);
+}
+
+void AppShell::on_documents_changed() {
+    bool opened = false;
+    for (const auto& doc : m_workspace.documents()) {
+        if (!doc->ready() || std::find(m_started.begin(), m_started.end(), doc->id) != m_started.end()) continue;
+        m_started.push_back(doc->id);
+        opened = true;
+        m_fonts.want(doc->index->code_points, doc->index->mono_code_points);
+        if (find_panel(m_options.start_panel)) doc->focus_panel = m_options.start_panel;
+        const std::string& name = m_options.start_select;
+        if (name.empty()) continue;
+        const Model& m = *doc->model;
+        if (name.starts_with("token:")) {
+            uint64_t id = 0;
+            auto [ptr, ec] = std::from_chars(name.data() + 6, name.data() + name.size(), id);
+            if (ec == std::errc() && ptr == name.data() + name.size()) {
+                doc->navigation.token = id;
+                doc->focus_panel = "tokenizer";
+            }
+        }
+        for (size_t i = 0; i < m.tensors.size(); ++i)
+            if (m.tensors[i].name == name) doc->select({SelectionKind::tensor, i}, "tensors");
+        for (size_t i = 0; i < m.metadata.size(); ++i)
+            if (m.metadata[i].key == name) doc->select({SelectionKind::metadata, i}, "metadata");
+        if (!m_options.start_panel.empty() && find_panel(m_options.start_panel)) doc->focus_panel = m_options.start_panel;
+    }
+    if (opened) save_settings();
+}
+
+void AppShell::shortcuts() {
+    if (ui::ctrl_pressed('O')) m_chooser.open(m_settings.last_folder);
+    if (ui::ctrl_pressed('W'))
+        if (Document* doc = m_workspace.active()) close_document(doc->id);
+    if (ui::ctrl_pressed('Q')) m_quit = true;
+}
+
+void AppShell::frame() {
+    if (m_workspace.poll()) on_documents_changed();
+    m_jobs.reap();
+    shortcuts();
+
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(vp->WorkPos);
+    ImGui::SetNextWindowSize(vp->WorkSize);
+    ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                             ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_MenuBar |
+                             ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoNavFocus;
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 4));
+    ImGui::Begin("ModelLens##main", nullptr, flags);
+    ImGui::PopStyleVar(3);
+    menu_bar();
+    float status_h = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y;
+    if (m_workspace.documents().empty()) {
+        welcome(ImGui::GetContentRegionAvail().y - status_h);
+    } else {
+        document_tabs();
+        if (Document* doc = m_workspace.active()) document_body(*doc, ImGui::GetContentRegionAvail().y - status_h);
+    }
+    status_bar();
+    ImGui::End();
+
+    if (Document* doc = m_workspace.active(); doc && doc->ready()) {
+        PanelContext ctx{*doc, m_jobs, m_fonts};
+        for (auto& panel : panels_for(*doc)) panel->draw_windows(ctx);
+    }
+    if (auto path = m_chooser.draw()) {
+        m_settings.last_folder = m_chooser.folder();
+        open(*path);
+    }
+    about_window();
+}
+
+void AppShell::document_tabs() {
+    ImGuiTabBarFlags flags = ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_AutoSelectNewTabs |
+                             ImGuiTabBarFlags_FittingPolicyScroll | ImGuiTabBarFlags_TabListPopupButton;
+    if (!ImGui::BeginTabBar("documents", flags)) return;
+    std::vector<uint64_t> to_close;
+    for (const auto& doc : m_workspace.documents()) {
+        bool open = true;
+        std::string label = doc->title;
+        if (doc->state == DocumentState::opening) label += " \xE2\x80\xA6";
+        if (doc->state == DocumentState::failed) label = "\xE2\x9C\x96 " + label;
+        label += "###doc" + std::to_string(doc->id);
+        ImGuiTabItemFlags item_flags = doc->id == m_select_tab ? ImGuiTabItemFlags_SetSelected : 0;
+        if (ImGui::BeginTabItem(label.c_str(), &open, item_flags)) {
+            // A tab asked to come forward only shows once ImGui has switched to it.
+            if (m_select_tab == 0 || m_select_tab == doc->id) m_workspace.activate(doc->id);
+            if (m_select_tab == doc->id) m_select_tab = 0;
+            ImGui::EndTabItem();
+        }
+        if (ImGui::IsItemHovered()) {
+            std::string tip = escape_for_display(doc->path, 400);
+            ImGui::SetTooltip("%s", tip.c_str());
+        }
+        if (!open) to_close.push_back(doc->id);
+    }
+    if (!m_workspace.find(m_select_tab)) m_select_tab = 0;
+    if (ImGui::TabItemButton("+", ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip))
+        m_chooser.open(m_settings.last_folder);
+    ImGui::EndTabBar();
+    for (uint64_t id : to_close) close_document(id);
+}
+
+void AppShell::document_body(Document& doc, float height) {
+    if (doc.ready()) {
+        layout(doc, height);
+        return;
+    }
+    ImGui::BeginChild("doc_state", ImVec2(0, height), false);
+    ImGui::Dummy(ImVec2(0, height * 0.3f));
+    ImGui::Indent(ImGui::GetContentRegionAvail().x * 0.25f);
+    if (doc.state == DocumentState::opening) {
+        ui::text("Opening " + doc.title + " \xE2\x80\xA6");
+        ui::text_dim(escape_for_display(doc.path, 300));
+        if (doc.job) {
+            ImGui::ProgressBar(static_cast<float>(doc.job->progress()), ImVec2(320, 0));
+            ImGui::SameLine();
+            if (ImGui::Button("Cancel")) doc.job->cancel();
+        }
+    } else {
+        ui::text_colored(palette().error, "Could not open " + doc.title);
+        ui::text_dim(escape_for_display(doc.path, 300));
+        ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x * 0.7f);
+        ui::text(doc.error);
+        ImGui::PopTextWrapPos();
+        if (ImGui::Button("Close")) close_document(doc.id);
+    }
+    ImGui::EndChild();
+}
+
+void AppShell::layout(Document& doc, float height) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float total = ImGui::GetContentRegionAvail().x;
+    bool left = false, right = false;
+    for (const PanelInfo& p : panel_registry()) {
+        if (!m_settings.panel_shown(p.id)) continue;
+        left = left || p.slot == PanelSlot::left;
+        right = right || p.slot == PanelSlot::right;
+    }
+    float split_w = style.ItemSpacing.x;
+    float left_max = total * 0.4f, right_max = total * 0.55f;
+    m_settings.left_width = std::clamp(m_settings.left_width, 140.0f, std::max(140.0f, left_max));
+    m_settings.right_width = std::clamp(m_settings.right_width, 220.0f, std::max(220.0f, right_max));
+    float left_w = left ? m_settings.left_width : 0.0f;
+    float right_w = right ? m_settings.right_width : 0.0f;
+    float center_w = std::max(100.0f, total - left_w - right_w - (left ? split_w : 0) - (right ? split_w : 0));
+
+    if (left) {
+        ImGui::BeginChild("left_pane", ImVec2(left_w, height), true);
+        draw_slot(PanelSlot::left, doc);
+        ImGui::EndChild();
+        ImGui::SameLine(0, 0);
+        ui::splitter("##split_left", m_settings.left_width, 1.0f, 140.0f, left_max, height);
+        ImGui::SameLine(0, 0);
+    }
+    ImGui::BeginChild("center_pane", ImVec2(center_w, height), false);
+    center_tabs(doc);
+    ImGui::EndChild();
+    if (right) {
+        ImGui::SameLine(0, 0);
+        ui::splitter("##split_right", m_settings.right_width, -1.0f, 220.0f, right_max, height);
+        ImGui::SameLine(0, 0);
+        ImGui::BeginChild("right_pane", ImVec2(right_w, height), true);
+        draw_slot(PanelSlot::right, doc);
+        ImGui::EndChild();
+    }
+}
+
+void AppShell::draw_slot(PanelSlot slot, Document& doc) {
+    auto& panels = panels_for(doc);
+    const auto& registry = panel_registry();
+    std::vector<size_t> shown;
+    for (size_t i = 0; i < registry.size(); ++i)
+        if (registry[i].slot == slot && m_settings.panel_shown(registry[i].id)) shown.push_back(i);
+    PanelContext ctx{doc, m_jobs, m_fonts};
+    if (shown.size() == 1) {
+        ui::text_colored(palette().dim, registry[shown[0]].title);
+        ImGui::Separator();
+        panels[shown[0]]->draw(ctx);
+        return;
+    }
+    if (!ImGui::BeginTabBar(slot == PanelSlot::left ? "left_tabs" : "right_tabs")) return;
+    for (size_t i : shown) {
+        if (ImGui::BeginTabItem(registry[i].title)) {
+            panels[i]->draw(ctx);
+            ImGui::EndTabItem();
+        }
+    }
+    ImGui::EndTabBar();
+}
+
+void AppShell::center_tabs(Document& doc) {
+    auto& panels = panels_for(doc);
+    const auto& registry = panel_registry();
+    if (const PanelInfo* wanted = find_panel(doc.focus_panel))
+        if (wanted->slot == PanelSlot::center) m_settings.panel_visible[wanted->id] = true;
+    if (!ImGui::BeginTabBar("center_tabs", ImGuiTabBarFlags_Reorderable)) return;
+    PanelContext ctx{doc, m_jobs, m_fonts};
+    for (size_t i = 0; i < registry.size(); ++i) {
+        const PanelInfo& info = registry[i];
+        if (info.slot != PanelSlot::center || !m_settings.panel_shown(info.id)) continue;
+        std::string badge = panels[i]->badge(doc);
+        std::string label = std::string(info.title) + (badge.empty() ? "" : " (" + badge + ")") + "###" + info.id;
+        ImGuiTabItemFlags flags = doc.focus_panel == info.id ? ImGuiTabItemFlags_SetSelected : 0;
+        if (ImGui::BeginTabItem(label.c_str(), nullptr, flags)) {
+            if (doc.focus_panel == info.id) doc.focus_panel.clear();
+            panels[i]->draw(ctx);
+            ImGui::EndTabItem();
+        }
+    }
+    const PanelInfo* pending = find_panel(doc.focus_panel);
+    if (!pending || pending->slot != PanelSlot::center) doc.focus_panel.clear();
+    ImGui::EndTabBar();
+}
+
+}  // namespace mlens

@@ -1,0 +1,81 @@
+// AppShell: everything inside the main window — menu bar, document tabs, the navigator /
+// center / inspector layout, status bar, welcome screen, file chooser and About window.
+//
+// Contract:
+//  - frame() draws one frame between ImGui::NewFrame() and ImGui::Render() and needs no window
+//    system, so tests drive it headless. It publishes finished open jobs, hands new documents'
+//    code points to the FontSet (the window loop rebuilds the atlas between frames), and applies
+//    the start options to each document when it becomes ready.
+//  - open() starts opening a file without blocking (menu, command line, drag and drop).
+//  - Settings changes (recent files, panels, theme, pane widths) are saved to `settings_path`
+//    when it is not empty: when a document opens and in save_settings().
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fonts.h"
+#include "job_runner.h"
+#include "panels/panel.h"
+#include "settings.h"
+#include "widgets/file_chooser.h"
+#include "workspace.h"
+
+namespace mlens {
+
+struct ShellOptions {
+    std::string start_panel;      // center panel to show first ("tensors", "tokenizer", ...)
+    std::string start_select;     // tensor name, metadata key or "token:ID" to show when a document opens
+    std::string settings_path;    // empty: nothing is saved
+    std::string demo_dir;         // folder of demo models offered on the welcome screen
+};
+
+class AppShell {
+public:
+    AppShell(Settings& settings, JobRunner& jobs, FontSet& fonts, ShellOptions options);
+
+    void open(const std::string& path);
+    void frame();
+
+    Workspace& workspace() { return m_workspace; }
+    bool quit_requested() const { return m_quit; }
+    // True while any job runs (the window loop then keeps redrawing for progress).
+    bool busy() const { return m_jobs.busy(); }
+    std::string window_title();
+    void set_platform_info(std::string info) { m_platform_info = std::move(info); }
+    void save_settings();
+
+private:
+    void on_documents_changed();
+    void shortcuts();
+    void menu_bar();
+    void document_tabs();
+    void document_body(Document& doc, float height);
+    void layout(Document& doc, float height);
+    void draw_slot(PanelSlot slot, Document& doc);
+    void center_tabs(Document& doc);
+    void welcome(float height);
+    void status_bar();
+    void about_window();
+    std::vector<std::unique_ptr<Panel>>& panels_for(const Document& doc);
+    void close_document(uint64_t id);
+
+    Settings& m_settings;
+    JobRunner& m_jobs;
+    FontSet& m_fonts;
+    ShellOptions m_options;
+    Workspace m_workspace;
+    FileChooser m_chooser;
+    std::map<uint64_t, std::vector<std::unique_ptr<Panel>>> m_panels;
+    std::vector<std::string> m_demo_files;
+    std::vector<uint64_t> m_started;      // documents the start options were applied to
+    uint64_t m_select_tab = 0;            // document tab to bring forward next frame
+    std::string m_platform_info;
+    bool m_show_about = false;
+    bool m_quit = false;
+};
+
+}  // namespace mlens

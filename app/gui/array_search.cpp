@@ -1,0 +1,116 @@
+#include "array_search.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "display_text.h"
+#include "enum_names.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr uint64_t kMaxElementBytes = 4096;
+
+std::string lowered(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+}
+
+bool contains_folded(std::string_view haystack, std::string_view lowered_needle) {
+    if (lowered_needle.size() > haystack.size()) return false;
+    auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    auto it = std::search(haystack.begin(), haystack.end(), lowered_needle.begin(), lowered_needle.end(),
+                          [&](char a, char b) { return fold(a) == b; });
+    return it != haystack.end();
+}
+
+bool string_matches(std::string_view s, std::string_view lowered_query) {
+    return contains_folded(s, lowered_query) || contains_folded(visible_piece_text(s, 512), lowered_query);
+}
+
+bool scalar_matches(const Scalar& v, std::string_view key, std::string_view lowered_query) {
+    if (contains_folded(v.to_string(), lowered_query)) return true;
+    if (auto name = enum_value_name(key, v)) return contains_folded(*name, lowered_query);
+    return false;
+}
+
+std::optional<uint64_t> whole_number(std::string_view s) {
+    uint64_t n = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+    return n;
+}
+
+}  // namespace
+
+bool array_element_matches(const ArrayIndex& array, std::string_view key, uint64_t i, std::string_view lowered_query) {
+    if (i >= array.count) return false;
+    if (array.element_type == ValueType::string) return string_matches(array.string_at(i, kMaxElementBytes), lowered_query);
+    if (value_type_size(array.element_type) == 0) return false;
+    return scalar_matches(array.scalar_at(i), key, lowered_query);
+}
+
+std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key, std::string_view query, JobContext* job) {
+    std::vector<uint64_t> out;
+    std::string q = lowered(query);
+    if (q.empty()) return out;
+    std::optional<uint64_t> index = whole_number(q);
+    if (index && *index >= array.count) index.reset();
+    if (index) out.push_back(*index);
+    auto progress = [&](uint64_t i) {
+        if ((i & 0x3FFF) != 0) return true;
+        job_report(job, static_cast<double>(i) / static_cast<double>(std::max<uint64_t>(array.count, 1)));
+        return !job_cancelled(job);
+    };
+    if (array.element_type == ValueType::string) {
+        array.for_each_string(0, kMaxElementBytes, [&](uint64_t i, std::string_view s) {
+            if (i != index && string_matches(s, q)) out.push_back(i);
+            return progress(i);
+        });
+    } else if (value_type_size(array.element_type) > 0) {
+        for (uint64_t i = 0; i < array.count; ++i) {
+            if (i != index && scalar_matches(array.scalar_at(i), key, q)) out.push_back(i);
+            if (!progress(i)) break;
+        }
+    }
+    return out;
+}
+
+void ArraySearch::start(JobRunner& jobs, std::shared_ptr<const ArrayIndex> array, std::string key, std::string query) {
+    if (m_job) m_job->cancel();
+    m_job.reset();
+    m_outcome.reset();
+    m_query = std::move(query);
+    if (m_query.empty() || !array) {
+        m_matches.clear();
+        return;
+    }
+    auto outcome = std::make_shared<Outcome>();
+    m_outcome = outcome;
+    m_job = jobs.start("search " + std::to_string(array->count) + " elements",
+                       [array, key = std::move(key), query = m_query, outcome](JobContext& ctx) {
+                           outcome->matches = search_array(*array, key, query, &ctx);
+                       });
+}
+
+void ArraySearch::clear() {
+    if (m_job) m_job->cancel();
+    m_job.reset();
+    m_outcome.reset();
+    m_query.clear();
+    m_matches.clear();
+}
+
+bool ArraySearch::poll() {
+    if (!m_job || !m_job->done()) return false;
+    bool cancelled = m_job->cancelled();
+    if (!cancelled) m_matches = std::move(m_outcome->matches);
+    m_job.reset();
+    m_outcome.reset();
+    return !cancelled;
+}
+
+}  // namespace mlens

@@ -1,0 +1,53 @@
+// ArraySearch: finds the elements of a metadata array (a vocabulary of up to millions of
+// strings) that match a query, on a worker thread, so typing never blocks the window.
+//
+// Contract:
+//  - Matching is case-insensitive for ASCII. A string element matches when the query occurs in
+//    its raw bytes or in its visible form (display_text.h: "·" for space, "\n" escapes, ...).
+//    A numeric element matches when the query occurs in its exact text or, for enum-valued keys,
+//    in its enum name ("control" finds CONTROL token types).
+//  - A query that is a whole number below the element count also matches the element with that
+//    index; it is listed first.
+//  - start() cancels a search still running; poll() (main thread, each frame) publishes a
+//    finished search. Results are indices in ascending order (after the index match).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "job_runner.h"
+#include "mlens/model/value.h"
+
+namespace mlens {
+
+// The matching rule above for one element; `lowered_query` must already be ASCII-lowercased.
+bool array_element_matches(const ArrayIndex& array, std::string_view key, uint64_t i,
+                           std::string_view lowered_query);
+std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key, std::string_view query,
+                                   JobContext* job = nullptr);
+
+class ArraySearch {
+public:
+    void start(JobRunner& jobs, std::shared_ptr<const ArrayIndex> array, std::string key, std::string query);
+    void clear();
+    bool poll();
+    bool running() const { return m_job && !m_job->done(); }
+    double progress() const { return m_job ? m_job->progress() : 0.0; }
+    bool active() const { return !m_query.empty(); }
+    const std::string& query() const { return m_query; }
+    const std::vector<uint64_t>& matches() const { return m_matches; }
+
+private:
+    struct Outcome {
+        std::vector<uint64_t> matches;
+    };
+    std::string m_query;
+    JobPtr m_job;
+    std::shared_ptr<Outcome> m_outcome;
+    std::vector<uint64_t> m_matches;
+};
+
+}  // namespace mlens

@@ -1,0 +1,45 @@
+// How text from files is shown: token pieces with every invisible or ambiguous character made
+// visible, and long multi-line strings (templates) kept multi-line but otherwise escaped.
+//
+// Contract for pieces (bytes from the file, possibly invalid UTF-8):
+//  - A piece that is exactly "<0xNN>" is one `byte_token` segment.
+//  - ' ' becomes '·' (a `space` segment); U+2581 '▁' (SentencePiece space) and U+0120 'Ġ' /
+//    U+010A 'Ċ' (byte-level BPE space and newline) are kept as they are, as `marker` segments.
+//  - C0 controls and DEL become escapes: \n \t \r, others \xNN (`escape` segments).
+//  - Everything else goes through escape_for_display (invalid bytes, C1 controls and bidi
+//    controls become escapes there), as `text` segments.
+//  - At most max_chars code points of the piece are shown; a cut piece ends with "…".
+// visible_piece_text() is the same rendering as one string (search, copy, tests).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlens {
+
+enum class PieceSegmentKind { text, space, marker, escape, byte_token };
+
+struct PieceSegment {
+    PieceSegmentKind kind = PieceSegmentKind::text;
+    std::string text;
+};
+
+std::vector<PieceSegment> visible_piece(std::string_view piece, size_t max_chars = 120);
+std::string visible_piece_text(std::string_view piece, size_t max_chars = 120);
+
+// A multi-line string for a read-only text view: lines are kept ("\r\n" and "\n" end a line),
+// tabs become four spaces, and each line goes through escape_for_display. At most max_bytes of
+// the input are used; a cut text ends with a line "… (N more bytes)".
+std::string escape_multiline(std::string_view s, size_t max_bytes = 1u << 20);
+
+// Decodes the UTF-8 sequence at the start of `s` (strict: no overlongs, surrogates or values
+// above U+10FFFF). Returns its length and sets `cp`, or 0 when `s` does not start with one.
+size_t utf8_decode(std::string_view s, uint32_t& cp);
+
+// True if `piece` is a byte token "<0xNN>" (upper- or lower-case hex).
+bool is_byte_token(std::string_view piece);
+
+}  // namespace mlens

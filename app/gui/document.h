@@ -1,0 +1,115 @@
+// Document: one opened model and what the views share about it (selection, navigation).
+//
+// Contract:
+//  - A Document is created in state `opening`; the workspace fills `model`, `index` and
+//    `parse_ms` from the open job and moves it to `ready` (or `failed` with `error` when the path
+//    could not be opened at all; a damaged file is `ready` with diagnostics).
+//  - `model` and `index` are immutable once published and may be shared with worker threads.
+//  - DocumentIndex is everything derived from the Model that views need each frame, computed
+//    once on the worker: summary, metadata groups, layers, tokenizer facts, and the code points
+//    used by the file's strings (so fonts can provide their glyphs).
+//  - Selection names one thing the inspector shows; indices refer to the Model's vectors (for
+//    tokens: the token id in the tokenizer's vocabulary).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "job_runner.h"
+#include "mlens/model/model.h"
+#include "mlens/model/summary.h"
+
+namespace mlens {
+
+struct MetadataGroup {
+    std::string label;            // "general.*", "llama.*", "tokenizer.*", "other"
+    std::string prefix;           // "general.", ...; empty for the "other" group
+    std::vector<size_t> entries;  // indices into Model::metadata, file order
+};
+
+struct SpecialToken {
+    std::string role;             // "bos", "eos", "pad", "unk", ...
+    int64_t id = 0;               // as stored; may be negative or out of range
+};
+
+struct TokenizerInfo {
+    std::shared_ptr<const ArrayIndex> tokens;   // STRING array, or null
+    size_t tokens_entry = 0;                    // its index in Model::metadata (when tokens is set)
+    std::shared_ptr<const ArrayIndex> types;    // integer array, or null
+    std::shared_ptr<const ArrayIndex> scores;   // float array, or null
+    std::string model;                          // tokenizer.ggml.model, escaped
+    std::string pre;                            // tokenizer.ggml.pre, escaped
+    uint64_t merges = 0;
+    std::vector<SpecialToken> special;
+    std::optional<size_t> chat_template;        // index into Model::metadata
+    uint64_t count() const { return tokens ? tokens->count : 0; }
+};
+
+struct DocumentIndex {
+    ModelSummary summary;
+    std::vector<MetadataGroup> metadata_groups;
+    std::vector<LayerSummary> layers;
+    TokenizerInfo tokenizer;
+    // Code points (sorted, unique, all >= 0x80) used by the file's strings: all of them, and those
+    // of the text shown in the monospace font (keys, string values, tensor names).
+    std::vector<uint32_t> code_points;
+    std::vector<uint32_t> mono_code_points;
+};
+
+// Builds the index; stops early (partial code points) when the job is cancelled.
+DocumentIndex build_document_index(const Model& model, JobContext* job = nullptr);
+
+enum class DocumentState { opening, ready, failed };
+enum class SelectionKind { none, header, metadata, tensor, diagnostic, token };
+
+struct Selection {
+    SelectionKind kind = SelectionKind::none;
+    size_t index = 0;
+    bool operator==(const Selection&) const = default;
+};
+
+// Filters the navigator sets on the center panels; each panel shows and can clear its own.
+struct Navigation {
+    std::optional<size_t> metadata_group;   // index into DocumentIndex::metadata_groups
+    std::optional<size_t> tensor_layer;     // index into DocumentIndex::layers
+    std::optional<size_t> open_array;       // metadata entry whose value viewer should open
+    std::optional<uint64_t> token;          // token id the tokenizer panel should show
+};
+
+// Bytes of a file that a selection points at.
+struct ByteTarget {
+    uint32_t file = 0;
+    uint64_t offset = 0;      // first byte to show
+    ByteRange highlight;      // the selected field's bytes
+    std::string label;        // what the bytes are, escaped
+};
+
+class Document {
+public:
+    uint64_t id = 0;
+    std::string path;
+    std::string title;                          // file name, escaped for display
+    DocumentState state = DocumentState::opening;
+    std::string error;                          // escaped; when failed
+    std::shared_ptr<const Model> model;
+    std::shared_ptr<const DocumentIndex> index;
+    double parse_ms = 0.0;
+    JobPtr job;
+
+    Selection selection;
+    Navigation navigation;
+    std::string focus_panel;                    // center panel id to bring forward, once
+
+    bool ready() const { return state == DocumentState::ready && model && index; }
+    // Selects and asks the shell to show `panel` (empty = leave the center panels alone).
+    void select(Selection s, std::string panel = {});
+    std::optional<ByteTarget> byte_target() const;
+};
+
+// Reads up to `max` bytes of file `file` at `offset`, clamped to the file's end.
+std::vector<uint8_t> read_file_bytes(const Model& model, uint32_t file, uint64_t offset, uint64_t max);
+
+}  // namespace mlens

@@ -1,0 +1,52 @@
+// modellens: the ModelLens desktop app.
+//   modellens [FILES...]
+//   modellens --screenshot OUT.png [--frames N] [--size WxH] [--panel NAME] [--select NAME] FILES...
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "panels/panel.h"
+#include "window_loop.h"
+
+namespace {
+
+bool parse_size(const std::string& text, int& width, int& height) {
+    unsigned w = 0, h = 0;
+    char tail = 0;
+    if (std::sscanf(text.c_str(), "%ux%u%c", &w, &h, &tail) != 2) return false;
+    if (w < 200 || h < 150 || w > 16384 || h > 16384) return false;
+    width = static_cast<int>(w);
+    height = static_cast<int>(h);
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"modellens \xE2\x80\x94 inspect LLM model files (GGUF)"};
+    app.set_version_flag("--version", std::string("modellens ") + MLENS_VERSION);
+    mlens::WindowOptions options;
+    std::string size;
+    std::string panels;
+    for (const mlens::PanelInfo& p : mlens::panel_registry())
+        if (p.slot == mlens::PanelSlot::center) panels += std::string(panels.empty() ? "" : ", ") + p.id;
+    app.add_option("FILES", options.files, "Model files to open (default: the demo models)");
+    app.add_option("--screenshot", options.screenshot, "Render, write the window to this PNG and exit");
+    app.add_option("--frames", options.frames, "Frames to render after files opened (screenshot mode)")
+        ->check(CLI::Range(1, 1000));
+    app.add_option("--size", size, "Window size WxH, e.g. 1600x1000");
+    app.add_option("--panel", options.panel, "Center panel to show: " + panels);
+    app.add_option("--select", options.select, "Tensor name, metadata key or token:ID to show");
+    app.add_option("--theme", options.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
+    CLI11_PARSE(app, argc, argv);
+    if (!size.empty() && !parse_size(size, options.width, options.height)) {
+        std::fprintf(stderr, "modellens: --size wants WxH between 200x150 and 16384x16384, got '%s'\n", size.c_str());
+        return 2;
+    }
+    if (!options.panel.empty() && !mlens::find_panel(options.panel)) {
+        std::fprintf(stderr, "modellens: unknown panel '%s' (one of: %s)\n", options.panel.c_str(), panels.c_str());
+        return 2;
+    }
+    return mlens::run_window(options);
+}

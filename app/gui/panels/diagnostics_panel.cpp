@@ -1,0 +1,113 @@
+#include "panels/diagnostics_panel.h"
+
+#include <algorithm>
+
+#include <imgui.h>
+
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+bool contains_folded(std::string_view haystack, std::string_view needle) {
+    auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                          [&](char a, char b) { return fold(a) == fold(b); });
+    return it != haystack.end();
+}
+
+}  // namespace
+
+std::string DiagnosticsPanel::badge(const Document& doc) const {
+    if (!doc.ready() || doc.model->diagnostics.empty()) return {};
+    return std::to_string(doc.model->diagnostics.size());
+}
+
+void DiagnosticsPanel::draw(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    const Model& m = *doc.model;
+    if (m.diagnostics.empty()) {
+        ImGui::Spacing();
+        ui::text_colored(palette().ok, "\xE2\x9C\x93 No diagnostics: every check passed.");
+        ui::text_dim("The reader validates counts, lengths, offsets, types, alignment and tensor ranges.");
+        return;
+    }
+    bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
+    ui::search_box("filter", "filter code, field, message (Ctrl+F)", m_filter, 320, focus);
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, palette().error);
+    ImGui::Checkbox(("Errors (" + std::to_string(m.error_count()) + ")").c_str(), &m_show_errors);
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, palette().warning);
+    ImGui::Checkbox(("Warnings (" + std::to_string(m.warning_count()) + ")").c_str(), &m_show_warnings);
+    ImGui::PopStyleColor();
+    if (m.partial) {
+        ImGui::SameLine();
+        ui::text_colored(palette().error, "parsing stopped early: later fields are missing");
+    }
+
+    std::vector<size_t> rows;
+    for (size_t i = 0; i < m.diagnostics.size(); ++i) {
+        const Diagnostic& d = m.diagnostics[i];
+        if (d.severity == Severity::error ? !m_show_errors : !m_show_warnings) continue;
+        if (!m_filter.empty() && !contains_folded(d.code, m_filter) && !contains_folded(d.field, m_filter) &&
+            !contains_folded(d.message, m_filter))
+            continue;
+        rows.push_back(i);
+    }
+
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
+                            ImGuiTableFlags_BordersInnerV;
+    if (!ImGui::BeginTable("diagnostics", 5, flags)) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, 90);
+    ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthFixed, 200);
+    ImGui::TableSetupColumn("Field", ImGuiTableColumnFlags_WidthFixed, 230);
+    ImGui::TableSetupColumn("Offset", ImGuiTableColumnFlags_WidthFixed, 95);
+    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(rows.size()));
+    while (clipper.Step()) {
+        for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
+            size_t i = rows[static_cast<size_t>(r)];
+            const Diagnostic& d = m.diagnostics[i];
+            bool error = d.severity == Severity::error;
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::PushID(static_cast<int>(i));
+            ImGui::PushStyleColor(ImGuiCol_Text, error ? palette().error : palette().warning);
+            bool selected = doc.selection == Selection{SelectionKind::diagnostic, i};
+            if (ImGui::Selectable(error ? "\xE2\x9C\x96 error" : "\xE2\x9A\xA0 warning", selected,
+                                  ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
+                doc.select({SelectionKind::diagnostic, i});
+            ImGui::PopStyleColor();
+            ui::copy_menu("copy", {{"line", d.to_line()}, {"message", d.message}});
+            ImGui::PopID();
+            ImGui::TableNextColumn();
+            ui::text(escape_for_display(d.code, 60));
+            ImGui::TableNextColumn();
+            ImGui::PushFont(ctx.fonts.mono());
+            ui::text(escape_for_display(d.field, 80));
+            ImGui::TableNextColumn();
+            ui::text_dim(d.offset ? ui::hex_offset(*d.offset) : "-");
+            ImGui::PopFont();
+            ImGui::TableNextColumn();
+            ui::text(d.message);
+            if (ImGui::IsItemHovered() && ImGui::GetItemRectSize().x > ImGui::GetContentRegionAvail().x) {
+                ImGui::BeginTooltip();
+                ImGui::PushTextWrapPos(ImGui::GetFontSize() * 35.0f);
+                ui::text(d.message);
+                ImGui::PopTextWrapPos();
+                ImGui::EndTooltip();
+            }
+        }
+    }
+    ImGui::EndTable();
+}
+
+}  // namespace mlens

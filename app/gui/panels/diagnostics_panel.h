@@ -1,0 +1,23 @@
+// DiagnosticsPanel (center): everything the reader found wrong or unusual — severity, code,
+// field, offset, message — filterable by severity and text. Clicking a row selects the
+// diagnostic, which shows its offset in the inspector's hex view.
+#pragma once
+
+#include <string>
+
+#include "panels/panel.h"
+
+namespace mlens {
+
+class DiagnosticsPanel : public Panel {
+public:
+    void draw(PanelContext& ctx) override;
+    std::string badge(const Document& doc) const override;
+
+private:
+    std::string m_filter;
+    bool m_show_errors = true;
+    bool m_show_warnings = true;
+};
+
+}  // namespace mlens

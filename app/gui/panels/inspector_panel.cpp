@@ -1,0 +1,246 @@
+#include "panels/inspector_panel.h"
+
+#include <cstdio>
+
+#include <imgui.h>
+
+#include "display_text.h"
+#include "enum_names.h"
+#include "metadata_text.h"
+#include "mlens/model/value_format.h"
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/hex_view.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr uint64_t kHexBytes = 256;
+constexpr size_t kLongValueBytes = 256u << 10;
+
+// A two-column table of fields; values may be long and wrap.
+class Fields {
+public:
+    explicit Fields(ImFont* mono) : m_mono(mono) {
+        m_open = ImGui::BeginTable("fields", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH);
+        if (m_open) {
+            ImGui::TableSetupColumn("field", ImGuiTableColumnFlags_WidthFixed, 105);
+            ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+        }
+    }
+    ~Fields() {
+        if (m_open) ImGui::EndTable();
+    }
+    void row(std::string_view label, std::string_view value, bool mono = false, const ImVec4* color = nullptr) {
+        if (!m_open) return;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ui::text_dim(label);
+        ImGui::TableNextColumn();
+        if (mono) ImGui::PushFont(m_mono);
+        if (color) ImGui::PushStyleColor(ImGuiCol_Text, *color);
+        ImGui::PushTextWrapPos(0.0f);
+        ui::text(value);
+        ImGui::PopTextWrapPos();
+        if (color) ImGui::PopStyleColor();
+        if (mono) ImGui::PopFont();
+    }
+    void range(std::string_view label, const ByteRange& r) { row(label, ui::byte_range_text(r.offset, r.length), true); }
+
+private:
+    ImFont* m_mono;
+    bool m_open = false;
+};
+
+void title(std::string_view kind, std::string_view name) {
+    ui::text_dim(kind);
+    ImGui::SameLine();
+    ui::text_colored(palette().accent, name);
+    ImGui::Separator();
+}
+
+void header_fields(const Document& doc, ImFont* mono) {
+    const Model& m = *doc.model;
+    const ModelSummary& s = doc.index->summary;
+    title("file", doc.title);
+    Fields f(mono);
+    f.row("path", escape_for_display(doc.path, 400));
+    f.row("format", std::string(format_name(m.format)) + " v" + std::to_string(s.version));
+    if (!m.files.empty()) {
+        const SourceFile& sf = m.files[0];
+        f.row("endianness", sf.big_endian ? "big-endian (read byte-swapped)" : "little-endian");
+        f.row("alignment", std::to_string(sf.alignment), true);
+        f.row("header", ui::with_separators(sf.header_bytes) + " bytes", true);
+        f.row("data start", ui::hex_offset(sf.data_start) + " (" + ui::with_separators(sf.data_start) + ")", true);
+    }
+    if (m.files.size() > 1) f.row("files", std::to_string(m.files.size()));
+    f.row("file size", human_bytes(s.file_bytes) + " (" + ui::with_separators(s.file_bytes) + " bytes)");
+    f.row("architecture", s.architecture.empty() ? "-" : escape_for_display(s.architecture, 80));
+    f.row("name", s.name.empty() ? "-" : escape_for_display(s.name, 200));
+    if (s.file_type) f.row("file type", s.file_type_name + " (" + std::to_string(*s.file_type) + ")");
+    f.row("keys", std::to_string(m.metadata.size()));
+    f.row("tensors", std::to_string(s.tensor_count));
+    f.row("parameters", human_count(s.parameters) + " (" + ui::with_separators(s.parameters) + ")");
+    f.row("tensor data", human_bytes(s.tensor_bytes));
+    if (s.parameters) {
+        char bpw[32];
+        std::snprintf(bpw, sizeof bpw, "%.3f", s.bits_per_weight);
+        f.row("bits/weight", bpw);
+    }
+    if (m.partial) f.row("parsing", "stopped early (see diagnostics)", false, &palette().error);
+}
+
+void metadata_fields(Document& doc, size_t i, ImFont* mono) {
+    const MetadataEntry& e = doc.model->metadata[i];
+    title("key", escape_for_display(e.key, 200));
+    {
+        Fields f(mono);
+        f.row("type", format_type(e.value) + " (" + std::to_string(static_cast<uint32_t>(e.value.type)) + ")");
+        if (e.value.is_array() && e.value.array) f.row("elements", ui::with_separators(e.value.array->count));
+        if (e.value.is_string()) f.row("length", ui::with_separators(e.value.string_length()) + " bytes");
+        if (!e.value.is_string()) f.row("value", metadata_value_text(e, 16, 400), true);
+        f.range("key bytes", e.key_range);
+        f.range("type bytes", e.type_range);
+        f.range("value bytes", e.value_range);
+        if (doc.model->files.size() > 1) f.row("file", std::to_string(e.file));
+    }
+    if (e.value.is_array() && ImGui::Button("Open value viewer")) doc.navigation.open_array = i;
+    if (e.value.is_string()) {
+        std::string text = escape_multiline(e.value.string_value(kLongValueBytes), kLongValueBytes);
+        float h = std::min(ImGui::GetTextLineHeight() * 12, ImGui::GetContentRegionAvail().y * 0.4f);
+        ImGui::PushFont(mono);
+        ImGui::InputTextMultiline("##value", text.data(), text.size() + 1, ImVec2(-1, std::max(h, 60.0f)),
+                                  ImGuiInputTextFlags_ReadOnly);
+        ImGui::PopFont();
+    }
+    ui::copy_menu("copy_value", {{"value", metadata_copy_text(e)}, {"key", e.key}});
+}
+
+void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
+    const TensorInfo& t = doc.model->tensors[i];
+    title("tensor", escape_for_display(t.name, 200));
+    Fields f(mono);
+    f.row("type", t.type.name + " (id " + std::to_string(t.type.id) + ")", false,
+          t.type.known ? nullptr : &palette().error);
+    std::string ne = "[";
+    for (size_t k = 0; k < t.ne.size(); ++k) ne += (k ? ", " : "") + std::to_string(t.ne[k]);
+    f.row("ne", ne + "]", true);
+    f.row("dims", std::to_string(t.ne.size()));
+    f.row("elements", ui::with_separators(t.n_elements) + " (" + human_count(t.n_elements) + ")", true);
+    if (t.n_bytes) f.row("bytes", ui::with_separators(*t.n_bytes) + " (" + human_bytes(*t.n_bytes) + ")", true);
+    else f.row("bytes", "unknown (type not known to the pinned ggml)", false, &palette().warning);
+    if (double bpw = t.bits_per_weight(); bpw > 0) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3f", bpw);
+        f.row("bits/weight", buf, true);
+    }
+    if (t.type.known)
+        f.row("block", std::to_string(t.type.block_size) + " elements in " + std::to_string(t.type.block_bytes) + " bytes");
+    if (auto layer = layer_of(t.name)) f.row("layer", std::to_string(*layer));
+    f.row("rel. offset", ui::hex_offset(t.relative_offset) + " (" + ui::with_separators(t.relative_offset) + ")", true);
+    f.range("data", t.data_range());
+    f.range("info record", t.info_range);
+    if (doc.model->files.size() > 1 && t.file < doc.model->files.size())
+        f.row("file", escape_for_display(doc.model->files[t.file].path, 300));
+}
+
+void token_fields(const Document& doc, size_t id, ImFont* mono) {
+    const TokenizerInfo& t = doc.index->tokenizer;
+    std::string raw = t.tokens->string_at(id, 4096);
+    title("token", std::to_string(id));
+    ImGui::PushFont(mono);
+    ui::piece(visible_piece(raw, 400));
+    ImGui::PopFont();
+    Fields f(mono);
+    f.row("length", ui::with_separators(t.tokens->string_length_at(id)) + " bytes");
+    f.row("bytes", hex_bytes(std::string_view(raw).substr(0, 256)) + (raw.size() > 256 ? " \xE2\x80\xA6" : ""), true);
+    std::string points;
+    for (size_t i = 0, n = 0; i < raw.size() && n < 64; ++n) {
+        uint32_t cp = 0;
+        size_t len = utf8_decode(std::string_view(raw).substr(i), cp);
+        char buf[24];
+        if (len == 0) std::snprintf(buf, sizeof buf, "\\x%02X ", static_cast<unsigned char>(raw[i]));
+        else std::snprintf(buf, sizeof buf, "U+%04X ", cp);
+        points += buf;
+        i += len ? len : 1;
+    }
+    f.row("code points", points, true);
+    if (t.types && id < t.types->count) {
+        int64_t type = t.types->scalar_at(id).as_int();
+        const char* name = token_type_name(type);
+        f.row("type", (name ? std::string(name) + " (" + std::to_string(type) + ")" : std::to_string(type)));
+    }
+    if (t.scores && id < t.scores->count) f.row("score", t.scores->scalar_at(id).to_string(), true);
+    for (const SpecialToken& s : t.special)
+        if (s.id >= 0 && static_cast<uint64_t>(s.id) == id) f.row("special", s.role);
+}
+
+void diagnostic_fields(const Document& doc, size_t i, ImFont* mono) {
+    const Diagnostic& d = doc.model->diagnostics[i];
+    bool error = d.severity == Severity::error;
+    title(error ? "error" : "warning", escape_for_display(d.code, 80));
+    Fields f(mono);
+    f.row("severity", error ? "error" : "warning", false, error ? &palette().error : &palette().warning);
+    f.row("format", escape_for_display(d.format, 40));
+    f.row("field", d.field.empty() ? "-" : escape_for_display(d.field, 200), true);
+    f.row("offset", d.offset ? ui::hex_offset(*d.offset) + " (" + ui::with_separators(*d.offset) + ")" : "-", true);
+    f.row("message", d.message);
+    if (doc.model->files.size() > 1) f.row("file", std::to_string(d.file));
+}
+
+}  // namespace
+
+void InspectorPanel::draw_bytes(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    auto target = doc.byte_target();
+    if (!target) return;
+    if (m_bytes_doc != doc.id || !(m_bytes_for == doc.selection)) {
+        m_bytes = read_file_bytes(*doc.model, target->file, target->offset, kHexBytes);
+        m_bytes_for = doc.selection;
+        m_bytes_doc = doc.id;
+    }
+    ImGui::Spacing();
+    ImGui::Spacing();
+    ui::text_colored(palette().accent, "Bytes");
+    ImGui::SameLine();
+    ui::text_dim(target->label);
+    ImGui::Separator();
+    if (target->highlight.length > 0)
+        ui::text_dim("selected " + ui::byte_range_text(target->highlight.offset, target->highlight.length));
+    if (m_bytes.empty()) {
+        ui::text_colored(palette().warning, "nothing to show: the offset is at or beyond the end of the file");
+        return;
+    }
+    ui::text_dim("showing " + std::to_string(m_bytes.size()) + " bytes from " + ui::hex_offset(target->offset));
+    hex_view("hex", m_bytes, target->offset, target->highlight, ctx.fonts.mono());
+}
+
+void InspectorPanel::draw(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    ImFont* mono = ctx.fonts.mono();
+    ImGui::BeginChild("inspector", ImVec2(0, 0), false);
+    const Model& m = *doc.model;
+    const Selection& s = doc.selection;
+    switch (s.kind) {
+    case SelectionKind::header: header_fields(doc, mono); break;
+    case SelectionKind::metadata:
+        if (s.index < m.metadata.size()) metadata_fields(doc, s.index, mono);
+        break;
+    case SelectionKind::tensor:
+        if (s.index < m.tensors.size()) tensor_fields(doc, s.index, mono);
+        break;
+    case SelectionKind::diagnostic:
+        if (s.index < m.diagnostics.size()) diagnostic_fields(doc, s.index, mono);
+        break;
+    case SelectionKind::token:
+        if (doc.index->tokenizer.tokens && s.index < doc.index->tokenizer.count()) token_fields(doc, s.index, mono);
+        break;
+    case SelectionKind::none: ui::text_dim("Select a key, tensor or diagnostic to inspect it."); break;
+    }
+    draw_bytes(ctx);
+    ImGui::EndChild();
+}
+
+}  // namespace mlens

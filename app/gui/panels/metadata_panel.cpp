@@ -1,0 +1,133 @@
+#include "panels/metadata_panel.h"
+
+#include <algorithm>
+
+#include <imgui.h>
+
+#include "metadata_text.h"
+#include "mlens/model/value_format.h"
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+bool contains_folded(std::string_view haystack, std::string_view needle) {
+    auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                          [&](char a, char b) { return fold(a) == fold(b); });
+    return it != haystack.end();
+}
+
+}  // namespace
+
+void MetadataPanel::refresh(const Document& doc) {
+    if (m_built && m_applied_filter == m_filter && m_applied_group == doc.navigation.metadata_group) return;
+    m_built = true;
+    m_applied_filter = m_filter;
+    m_applied_group = doc.navigation.metadata_group;
+    m_rows.clear();
+    const Model& m = *doc.model;
+    const auto& groups = doc.index->metadata_groups;
+    const MetadataGroup* group =
+        m_applied_group && *m_applied_group < groups.size() ? &groups[*m_applied_group] : nullptr;
+    auto consider = [&](size_t i) {
+        const MetadataEntry& e = m.metadata[i];
+        if (m_filter.empty() || contains_folded(e.key, m_filter) ||
+            contains_folded(metadata_value_text(e, 8, 200), m_filter))
+            m_rows.push_back(i);
+    };
+    if (group)
+        for (size_t i : group->entries) consider(i);
+    else
+        for (size_t i = 0; i < m.metadata.size(); ++i) consider(i);
+}
+
+void MetadataPanel::open_viewer(const Document& doc, size_t entry) {
+    const MetadataEntry& e = doc.model->metadata[entry];
+    if (!e.value.array) return;
+    std::string id = "array_" + std::to_string(doc.id) + "_" + std::to_string(entry);
+    for (auto& v : m_viewers) {
+        if (v->window_id() == id) {
+            v->focus();
+            return;
+        }
+    }
+    m_viewers.push_back(std::make_unique<ArrayViewer>(e.key, e.value.array, id));
+}
+
+void MetadataPanel::draw(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    const Model& m = *doc.model;
+    bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
+    ui::search_box("filter", "filter keys and values (Ctrl+F)", m_filter, 320, focus);
+    const auto& groups = doc.index->metadata_groups;
+    if (doc.navigation.metadata_group && *doc.navigation.metadata_group < groups.size()) {
+        ImGui::SameLine();
+        std::string chip = "group: " + groups[*doc.navigation.metadata_group].label + "  \xE2\x9C\x95";
+        if (ImGui::SmallButton(chip.c_str())) doc.navigation.metadata_group.reset();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show all groups");
+    }
+    refresh(doc);
+    ImGui::SameLine();
+    ui::text_dim(std::to_string(m_rows.size()) + " / " + std::to_string(m.metadata.size()) + " keys");
+
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
+                            ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
+    if (!ImGui::BeginTable("metadata", 4, flags)) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("Key", ImGuiTableColumnFlags_WidthFixed, 300);
+    ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthFixed, 130);
+    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, 70);
+    ImGui::TableSetupColumn("Value", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(m_rows.size()));
+    while (clipper.Step()) {
+        for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
+            size_t i = m_rows[static_cast<size_t>(r)];
+            const MetadataEntry& e = m.metadata[i];
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::PushID(static_cast<int>(i));
+            bool selected = doc.selection == Selection{SelectionKind::metadata, i};
+            std::string key = escape_for_display(e.key, 120);
+            if (ImGui::Selectable(key.c_str(), selected,
+                                  ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap |
+                                      ImGuiSelectableFlags_AllowDoubleClick)) {
+                doc.select({SelectionKind::metadata, i});
+                if (ImGui::IsMouseDoubleClicked(0) && e.value.is_array()) open_viewer(doc, i);
+            }
+            ui::copy_menu("copy", {{"key", e.key}, {"value", metadata_copy_text(e)}});
+            ImGui::TableNextColumn();
+            ui::text_dim(format_type(e.value));
+            ImGui::TableNextColumn();
+            ui::text_dim(metadata_count_text(e.value));
+            ImGui::TableNextColumn();
+            if (e.value.is_array()) {
+                if (ImGui::SmallButton("view")) {
+                    doc.select({SelectionKind::metadata, i});
+                    open_viewer(doc, i);
+                }
+                ImGui::SameLine();
+            }
+            ImGui::PushFont(ctx.fonts.mono());
+            ui::text(metadata_value_text(e, 8, 160));
+            ImGui::PopFont();
+            ImGui::PopID();
+        }
+    }
+    ImGui::EndTable();
+}
+
+void MetadataPanel::draw_windows(PanelContext& ctx) {
+    if (auto entry = ctx.doc.navigation.open_array) {
+        ctx.doc.navigation.open_array.reset();
+        if (*entry < ctx.doc.model->metadata.size()) open_viewer(ctx.doc, *entry);
+    }
+    std::erase_if(m_viewers, [&](auto& v) { return !v->draw(ctx.jobs, ctx.fonts.mono()); });
+}
+
+}  // namespace mlens

@@ -1,0 +1,32 @@
+// MetadataPanel (center): every key with its type, count and value, in file order, filtered by
+// text and by the navigator's group. Arrays open in value viewer windows; right-click copies.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "panels/panel.h"
+#include "widgets/array_viewer.h"
+
+namespace mlens {
+
+class MetadataPanel : public Panel {
+public:
+    void draw(PanelContext& ctx) override;
+    void draw_windows(PanelContext& ctx) override;
+
+private:
+    void refresh(const Document& doc);
+    void open_viewer(const Document& doc, size_t entry);
+
+    std::string m_filter;
+    std::string m_applied_filter;
+    std::optional<size_t> m_applied_group;
+    bool m_built = false;
+    std::vector<size_t> m_rows;   // indices into Model::metadata
+    std::vector<std::unique_ptr<ArrayViewer>> m_viewers;
+};
+
+}  // namespace mlens

@@ -1,0 +1,150 @@
+#include "panels/navigator_panel.h"
+
+#include <imgui.h>
+
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr size_t kMaxListedDiagnostics = 500;
+
+ImGuiTreeNodeFlags leaf_flags(bool selected) {
+    return ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen | ImGuiTreeNodeFlags_SpanAvailWidth |
+           (selected ? ImGuiTreeNodeFlags_Selected : 0);
+}
+
+// A leaf row with a dim count after the label; returns true when clicked.
+bool leaf(const std::string& label, const std::string& count, bool selected) {
+    ImGui::TreeNodeEx(label.c_str(), leaf_flags(selected));
+    bool clicked = ImGui::IsItemClicked();
+    if (!count.empty()) {
+        ImGui::SameLine();
+        ui::text_dim(count);
+    }
+    return clicked;
+}
+
+void header_section(Document& doc) {
+    const Model& m = *doc.model;
+    bool selected = doc.selection.kind == SelectionKind::header;
+    ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth |
+                               ImGuiTreeNodeFlags_OpenOnArrow | (selected ? ImGuiTreeNodeFlags_Selected : 0);
+    bool open = ImGui::TreeNodeEx("Header", flags);
+    if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) doc.select({SelectionKind::header, 0});
+    if (!open) return;
+    if (m.files.empty()) {
+        ui::text_dim("no file");
+    } else {
+        const SourceFile& f = m.files[0];
+        ui::label_value("format ", std::string(format_name(m.format)) + " v" + std::to_string(f.version));
+        ui::label_value("endian ", f.big_endian ? "big (byte-swapped)" : "little");
+        ui::label_value("align  ", std::to_string(f.alignment));
+        ui::label_value("data   ", ui::hex_offset(f.data_start));
+        if (m.files.size() > 1) ui::label_value("files  ", std::to_string(m.files.size()));
+    }
+    if (m.partial) ui::text_colored(palette().error, "parsing stopped early");
+    ImGui::TreePop();
+}
+
+void metadata_section(Document& doc) {
+    const DocumentIndex& index = *doc.index;
+    std::string label = "Metadata###metadata";
+    bool open = ImGui::TreeNodeEx(label.c_str(), ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth);
+    ImGui::SameLine();
+    ui::text_dim("(" + std::to_string(doc.model->metadata.size()) + ")");
+    if (!open) return;
+    for (size_t g = 0; g < index.metadata_groups.size(); ++g) {
+        const MetadataGroup& group = index.metadata_groups[g];
+        ImGui::PushID(static_cast<int>(g));
+        if (leaf(group.label, "(" + std::to_string(group.entries.size()) + ")", doc.navigation.metadata_group == g)) {
+            doc.navigation.metadata_group = g;
+            doc.focus_panel = "metadata";
+        }
+        ImGui::PopID();
+    }
+    ImGui::TreePop();
+}
+
+void tensor_section(Document& doc) {
+    const DocumentIndex& index = *doc.index;
+    bool open = ImGui::TreeNodeEx("Tensors###tensors", ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth);
+    ImGui::SameLine();
+    ui::text_dim("(" + std::to_string(doc.model->tensors.size()) + ")");
+    if (!open) return;
+    if (index.layers.empty()) ui::text_dim("no tensors");
+    for (size_t l = 0; l < index.layers.size(); ++l) {
+        const LayerSummary& layer = index.layers[l];
+        std::string label = layer.layer ? "blk." + std::to_string(*layer.layer) : "non-block";
+        ImGui::PushID(static_cast<int>(l));
+        if (leaf(label, std::to_string(layer.tensors.size()) + " \xC2\xB7 " + human_bytes(layer.bytes),
+                 doc.navigation.tensor_layer == l)) {
+            doc.navigation.tensor_layer = l;
+            doc.focus_panel = "tensors";
+        }
+        ImGui::PopID();
+    }
+    ImGui::TreePop();
+}
+
+void tokenizer_section(Document& doc) {
+    const TokenizerInfo& t = doc.index->tokenizer;
+    if (!t.tokens) return;
+    std::string detail = ui::with_separators(t.count()) + " tokens";
+    if (!t.model.empty()) detail += " \xC2\xB7 " + t.model;
+    if (leaf("Tokenizer", detail, false)) doc.focus_panel = "tokenizer";
+}
+
+void diagnostics_section(Document& doc) {
+    const Model& m = *doc.model;
+    size_t warnings = m.warning_count(), errors = m.error_count();
+    ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_OpenOnArrow |
+                               (m.diagnostics.empty() ? ImGuiTreeNodeFlags_Leaf : ImGuiTreeNodeFlags_DefaultOpen);
+    bool open = ImGui::TreeNodeEx("Diagnostics###diagnostics", flags);
+    if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) doc.focus_panel = "diagnostics";
+    ImGui::SameLine();
+    if (m.diagnostics.empty()) ui::text_colored(palette().ok, "none");
+    if (warnings) {
+        ui::text_colored(palette().warning, "\xE2\x9A\xA0 " + std::to_string(warnings));
+        if (errors) ImGui::SameLine();
+    }
+    if (errors) ui::text_colored(palette().error, "\xE2\x9C\x96 " + std::to_string(errors));
+    if (!open) return;
+    size_t shown = std::min(m.diagnostics.size(), kMaxListedDiagnostics);
+    for (size_t i = 0; i < shown; ++i) {
+        const Diagnostic& d = m.diagnostics[i];
+        ImGui::PushID(static_cast<int>(i));
+        bool selected = doc.selection == Selection{SelectionKind::diagnostic, i};
+        ImGui::PushStyleColor(ImGuiCol_Text, d.severity == Severity::error ? palette().error : palette().warning);
+        std::string label = escape_for_display(d.code, 40);
+        bool clicked = leaf(label, escape_for_display(d.field, 40), selected);
+        ImGui::PopStyleColor();
+        if (clicked) doc.select({SelectionKind::diagnostic, i}, "diagnostics");
+        ImGui::PopID();
+    }
+    if (m.diagnostics.size() > shown)
+        ui::text_dim("\xE2\x80\xA6 " + std::to_string(m.diagnostics.size() - shown) + " more");
+    ImGui::TreePop();
+}
+
+}  // namespace
+
+void NavigatorPanel::draw(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    ImGui::BeginChild("outline", ImVec2(0, 0), false);
+    header_section(doc);
+    ImGui::Spacing();
+    metadata_section(doc);
+    ImGui::Spacing();
+    tensor_section(doc);
+    ImGui::Spacing();
+    tokenizer_section(doc);
+    ImGui::Spacing();
+    diagnostics_section(doc);
+    ImGui::EndChild();
+}
+
+}  // namespace mlens

@@ -1,0 +1,57 @@
+// Panel: one view of a document. A new panel is one file pair in panels/ plus one line in
+// panel_registry.cpp.
+//
+// Contract:
+//  - The shell makes one instance per panel per document, so a panel keeps its own state
+//    (filters, sort, scroll) for that document.
+//  - draw() fills the region the shell gives it (a tab in the center, or the left/right pane);
+//    it is only called for ready documents. draw_windows() draws any free-floating windows the
+//    panel owns (value viewers) and is called every frame after the main layout.
+//  - Panels talk to each other only through the Document (selection, navigation, focus_panel).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "document.h"
+#include "fonts.h"
+#include "job_runner.h"
+
+namespace mlens {
+
+struct PanelContext {
+    Document& doc;
+    JobRunner& jobs;
+    const FontSet& fonts;
+};
+
+class Panel {
+public:
+    virtual ~Panel() = default;
+    virtual void draw(PanelContext& ctx) = 0;
+    virtual void draw_windows(PanelContext& ctx) {}
+    // Extra text for the panel's tab title (e.g. a count); empty for none.
+    virtual std::string badge(const Document& doc) const { return {}; }
+};
+
+enum class PanelSlot { left, center, right };
+
+struct PanelInfo {
+    const char* id;        // stable: settings keys and --panel NAME
+    const char* title;
+    PanelSlot slot;
+    std::unique_ptr<Panel> (*make)();
+};
+
+// Every panel, in the order the View menu and the center tabs list them.
+const std::vector<PanelInfo>& panel_registry();
+const PanelInfo* find_panel(std::string_view id);
+
+template <typename T>
+std::unique_ptr<Panel> make_panel() {
+    return std::make_unique<T>();
+}
+
+}  // namespace mlens

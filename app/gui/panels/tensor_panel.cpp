@@ -1,0 +1,193 @@
+#include "panels/tensor_panel.h"
+
+#include <cstdio>
+
+#include <imgui.h>
+
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr TensorColumn kColumns[] = {TensorColumn::file_order, TensorColumn::name,     TensorColumn::type,
+                                     TensorColumn::shape,      TensorColumn::elements, TensorColumn::size,
+                                     TensorColumn::offset,     TensorColumn::bits_per_weight};
+
+std::string bpw_text(double bpw) {
+    if (bpw <= 0.0) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", bpw);
+    return buf;
+}
+
+std::string join_types(const std::vector<std::string>& types) {
+    std::string out;
+    for (const std::string& t : types) out += (out.empty() ? "" : ", ") + t;
+    return out;
+}
+
+}  // namespace
+
+void TensorPanel::draw_toolbar(Document& doc) {
+    bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
+    ui::search_box("filter", m_query.regex ? "regex, e.g. blk\\.1[0-9]\\..*attn" : "filter names (Ctrl+F)",
+                   m_query.text, 340, focus);
+    ImGui::SameLine();
+    ImGui::Checkbox("Regex", &m_query.regex);
+    ImGui::SameLine();
+    ImGui::Checkbox("By layer", &m_query.by_layer);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Group rows under one summary row per layer");
+    m_query.layer = doc.navigation.tensor_layer;
+    const auto& layers = doc.index->layers;
+    if (m_query.layer && *m_query.layer < layers.size()) {
+        ImGui::SameLine();
+        const LayerSummary& l = layers[*m_query.layer];
+        std::string chip = "layer: " + (l.layer ? "blk." + std::to_string(*l.layer) : std::string("non-block")) +
+                           "  \xE2\x9C\x95";
+        if (ImGui::SmallButton(chip.c_str())) doc.navigation.tensor_layer.reset();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show all layers");
+    }
+    if (!m_listing.error.empty()) ui::text_colored(palette().error, "invalid regex: " + m_listing.error);
+}
+
+void TensorPanel::draw_table(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    const Model& m = *doc.model;
+    float totals_h = ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                            ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Sortable |
+                            ImGuiTableFlags_SortTristate | ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
+    if (!ImGui::BeginTable("tensors", 8, flags, ImVec2(0, -totals_h))) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
+    ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort, 44);
+    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthFixed, 80);
+    ImGui::TableSetupColumn("Shape", ImGuiTableColumnFlags_WidthFixed, 110);
+    ImGui::TableSetupColumn("Elements", ImGuiTableColumnFlags_WidthFixed, 90);
+    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthFixed, 70);
+    ImGui::TableSetupColumn("Offset", ImGuiTableColumnFlags_WidthFixed, 95);
+    ImGui::TableSetupColumn("BPW", ImGuiTableColumnFlags_WidthFixed, 45);
+    ImGui::TableHeadersRow();
+
+    if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs()) {
+        if (specs->SpecsCount > 0) {
+            const ImGuiTableColumnSortSpecs& s = specs->Specs[0];
+            m_query.sort = kColumns[std::min<int>(s.ColumnIndex, 7)];
+            m_query.descending = s.SortDirection == ImGuiSortDirection_Descending;
+        } else {
+            m_query.sort = TensorColumn::file_order;
+            m_query.descending = false;
+        }
+        specs->SpecsDirty = false;
+    }
+    if (!m_built || !(m_query == m_applied)) {
+        m_listing = list_tensors(m, *doc.index, m_query);
+        m_applied = m_query;
+        m_built = true;
+    }
+
+    // Bring an externally selected tensor into view.
+    bool scroll_to_selection = doc.selection != m_last_selection && doc.selection.kind == SelectionKind::tensor;
+    m_last_selection = doc.selection;
+    float row_h = ImGui::GetTextLineHeightWithSpacing();
+    if (scroll_to_selection) {
+        for (size_t r = 0; r < m_listing.rows.size(); ++r) {
+            if (!m_listing.rows[r].layer_row && m_listing.rows[r].index == doc.selection.index) {
+                float y = static_cast<float>(r) * row_h;
+                if (y < ImGui::GetScrollY() || y > ImGui::GetScrollY() + ImGui::GetWindowHeight() - 3 * row_h)
+                    ImGui::SetScrollY(std::max(0.0f, y - ImGui::GetWindowHeight() * 0.3f));
+                break;
+            }
+        }
+    }
+
+    ImFont* mono = ctx.fonts.mono();
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(m_listing.rows.size()), row_h);
+    while (clipper.Step()) {
+        for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
+            const TensorRow& row = m_listing.rows[static_cast<size_t>(r)];
+            ImGui::TableNextRow();
+            ImGui::PushID(r);
+            if (row.layer_row) {
+                const LayerSummary& l = doc.index->layers[row.index];
+                const TensorTotals& t = m_listing.layer_totals[row.index];
+                bool collapsed = m_query.collapsed.count(row.index) > 0;
+                ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_TableHeaderBg));
+                ImGui::TableNextColumn();
+                std::string label = std::string(collapsed ? "\xE2\x96\xB8" : "\xE2\x96\xBE");
+                if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+                    if (collapsed) m_query.collapsed.erase(row.index);
+                    else m_query.collapsed.insert(row.index);
+                }
+                ImGui::TableNextColumn();
+                ui::text_colored(palette().accent, l.layer ? "blk." + std::to_string(*l.layer) : "non-block");
+                ImGui::TableNextColumn();
+                ui::text_dim(join_types(l.types));
+                ImGui::TableNextColumn();
+                ui::text_dim(std::to_string(t.count) + (t.count == 1 ? " tensor" : " tensors"));
+                ImGui::TableNextColumn();
+                ui::text(human_count(t.elements));
+                ImGui::TableNextColumn();
+                ui::text(human_bytes(t.bytes));
+                ImGui::TableNextColumn();
+                ImGui::TableNextColumn();
+                ui::text(bpw_text(t.bits_per_weight()));
+                ImGui::PopID();
+                continue;
+            }
+            const TensorInfo& t = m.tensors[row.index];
+            bool selected = doc.selection == Selection{SelectionKind::tensor, row.index};
+            ImGui::TableNextColumn();
+            ImGui::PushStyleColor(ImGuiCol_Text, palette().dim);
+            if (ImGui::Selectable(std::to_string(row.index).c_str(), selected,
+                                  ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
+                doc.select({SelectionKind::tensor, row.index});
+                m_last_selection = doc.selection;
+            }
+            ImGui::PopStyleColor();
+            std::string name = escape_for_display(t.name, 120);
+            ui::copy_menu("copy", {{"name", t.name}, {"offset", std::to_string(t.data_offset)}});
+            ImGui::TableNextColumn();
+            if (m_query.by_layer) ImGui::Indent(8);
+            ui::text(name);
+            if (m_query.by_layer) ImGui::Unindent(8);
+            ImGui::TableNextColumn();
+            ui::text_colored(t.type.known ? palette().accent : palette().error, t.type.name);
+            ImGui::PushFont(mono);
+            ImGui::TableNextColumn();
+            ui::text(shape_text(t.ne));
+            ImGui::TableNextColumn();
+            ui::text(ui::with_separators(t.n_elements));
+            ImGui::TableNextColumn();
+            ui::text(t.n_bytes ? human_bytes(*t.n_bytes) : "?");
+            ImGui::TableNextColumn();
+            ui::text_dim(ui::hex_offset(t.data_offset));
+            ImGui::TableNextColumn();
+            ui::text(bpw_text(t.bits_per_weight()));
+            ImGui::PopFont();
+            ImGui::PopID();
+        }
+    }
+    ImGui::EndTable();
+}
+
+void TensorPanel::draw_totals(const Document& doc) {
+    const TensorTotals& t = m_listing.totals;
+    std::string line = "\xCE\xA3 " + ui::with_separators(t.count) + " of " +
+                       ui::with_separators(doc.model->tensors.size()) + " tensors \xC2\xB7 " + human_count(t.elements) +
+                       " parameters \xC2\xB7 " + human_bytes(t.bytes) + " \xC2\xB7 " + bpw_text(t.bits_per_weight()) +
+                       " bits/weight";
+    ui::text_dim(line);
+}
+
+void TensorPanel::draw(PanelContext& ctx) {
+    draw_toolbar(ctx.doc);
+    draw_table(ctx);
+    draw_totals(ctx.doc);
+}
+
+}  // namespace mlens

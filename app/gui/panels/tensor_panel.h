@@ -1,0 +1,29 @@
+// TensorPanel (center): every tensor with type, shape, elements, size, offset and bits per
+// weight; sortable by any column, filtered by text or regex and by the navigator's layer, with
+// optional per-layer summary rows and a totals line.
+#pragma once
+
+#include <string>
+
+#include "panels/panel.h"
+#include "tensor_listing.h"
+
+namespace mlens {
+
+class TensorPanel : public Panel {
+public:
+    void draw(PanelContext& ctx) override;
+
+private:
+    void draw_toolbar(Document& doc);
+    void draw_table(PanelContext& ctx);
+    void draw_totals(const Document& doc);
+
+    TensorQuery m_query;
+    TensorQuery m_applied;
+    bool m_built = false;
+    TensorListing m_listing;
+    Selection m_last_selection;
+};
+
+}  // namespace mlens

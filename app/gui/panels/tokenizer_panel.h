@@ -1,0 +1,31 @@
+// TokenizerPanel (center): the vocabulary — id, piece with invisible characters made visible,
+// type, score — with search by text or id, the special token ids, and the chat template as
+// read-only text (never rendered or executed). Clicking a token selects it for the inspector.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "array_search.h"
+#include "panels/panel.h"
+
+namespace mlens {
+
+class TokenizerPanel : public Panel {
+public:
+    void draw(PanelContext& ctx) override;
+
+private:
+    void draw_summary(Document& doc);
+    void draw_vocabulary(PanelContext& ctx);
+    void draw_template(PanelContext& ctx);
+
+    std::string m_query;
+    ArraySearch m_search;
+    std::optional<uint64_t> m_scroll_to;
+    std::string m_template;          // escaped for display, built once
+    bool m_template_built = false;
+};
+
+}  // namespace mlens

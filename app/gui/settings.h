@@ -1,0 +1,41 @@
+// Settings: what the app remembers between runs (recent files, window size, theme, panels,
+// pane widths, the file chooser's last folder).
+//
+// Contract:
+//  - Stored as JSON in config_dir()/settings.json, where config_dir() is
+//    $XDG_CONFIG_HOME/modellens, or ~/.config/modellens when XDG_CONFIG_HOME is unset or empty.
+//  - load() never fails: a missing, unreadable or malformed file (or wrong-typed fields) gives
+//    defaults for what could not be read. save() writes atomically (temp file + rename) and
+//    creates the directory; it returns false if that was not possible.
+//  - Recent files keep the most recent first, without duplicates, at most kMaxRecent.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlens {
+
+struct Settings {
+    static constexpr size_t kMaxRecent = 12;
+
+    std::vector<std::string> recent_files;
+    int window_width = 1500;
+    int window_height = 950;
+    bool light_theme = false;
+    std::map<std::string, bool> panel_visible;   // panel id -> shown; absent means shown
+    float left_width = 270.0f;
+    float right_width = 420.0f;
+    std::string last_folder;
+
+    void add_recent(const std::string& path);
+    void remove_recent(const std::string& path);
+    bool panel_shown(const std::string& id) const;
+
+    static std::filesystem::path config_dir();
+    static Settings load(const std::filesystem::path& file);
+    bool save(const std::filesystem::path& file) const;
+};
+
+}  // namespace mlens

@@ -1,0 +1,133 @@
+#include "tensor_listing.h"
+
+#include <algorithm>
+#include <regex>
+
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr size_t kRegexNameBytes = 256;
+
+uint64_t sat_add(uint64_t a, uint64_t b) {
+    uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+void add(TensorTotals& t, const TensorInfo& info) {
+    t.count += 1;
+    t.elements = sat_add(t.elements, info.n_elements);
+    t.bytes = sat_add(t.bytes, info.n_bytes.value_or(0));
+}
+
+bool contains_folded(std::string_view haystack, std::string_view needle) {
+    auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                          [&](char a, char b) { return fold(a) == fold(b); });
+    return it != haystack.end();
+}
+
+// Orders two tensors by one column; false when equal so stable_sort keeps file order.
+bool less_by(TensorColumn column, const TensorInfo& a, const TensorInfo& b) {
+    switch (column) {
+    case TensorColumn::file_order: return false;
+    case TensorColumn::name: return a.name < b.name;
+    case TensorColumn::type: return a.type.name < b.type.name;
+    case TensorColumn::shape:
+        if (a.ne.size() != b.ne.size()) return a.ne.size() < b.ne.size();
+        return std::lexicographical_compare(a.ne.rbegin(), a.ne.rend(), b.ne.rbegin(), b.ne.rend());
+    case TensorColumn::elements: return a.n_elements < b.n_elements;
+    case TensorColumn::size: return a.n_bytes.value_or(0) < b.n_bytes.value_or(0);
+    case TensorColumn::offset:
+        return a.file != b.file ? a.file < b.file : a.data_offset < b.data_offset;
+    case TensorColumn::bits_per_weight: return a.bits_per_weight() < b.bits_per_weight();
+    }
+    return false;
+}
+
+}  // namespace
+
+double TensorTotals::bits_per_weight() const {
+    if (elements == 0 || elements == UINT64_MAX || bytes == UINT64_MAX) return 0.0;
+    return static_cast<double>(bytes) * 8.0 / static_cast<double>(elements);
+}
+
+std::string shape_text(const std::vector<uint64_t>& ne) {
+    if (ne.empty()) return "(scalar)";
+    std::string out;
+    for (size_t i = 0; i < ne.size(); ++i) {
+        if (i) out += " \xC3\x97 ";
+        out += std::to_string(ne[i]);
+    }
+    return out;
+}
+
+TensorListing list_tensors(const Model& model, const DocumentIndex& index, const TensorQuery& query) {
+    TensorListing out;
+    out.layer_totals.resize(index.layers.size());
+    std::optional<std::regex> pattern;
+    if (query.regex && !query.text.empty()) {
+        try {
+            pattern.emplace(query.text, std::regex::ECMAScript | std::regex::icase);
+        } catch (const std::regex_error& e) {
+            out.error = escape_for_display(e.what(), 200);
+            return out;
+        }
+    }
+    // Layer membership of each tensor, from the index.
+    std::vector<size_t> layer_of_tensor(model.tensors.size(), SIZE_MAX);
+    for (size_t l = 0; l < index.layers.size(); ++l)
+        for (size_t t : index.layers[l].tensors)
+            if (t < layer_of_tensor.size()) layer_of_tensor[t] = l;
+
+    std::vector<size_t> listed;
+    for (size_t i = 0; i < model.tensors.size(); ++i) {
+        const TensorInfo& t = model.tensors[i];
+        if (query.layer && layer_of_tensor[i] != *query.layer) continue;
+        if (pattern) {
+            std::string_view name(t.name);
+            name = name.substr(0, std::min(name.size(), kRegexNameBytes));
+            bool match = false;
+            try {
+                match = std::regex_search(name.begin(), name.end(), *pattern);
+            } catch (const std::regex_error& e) {
+                out.error = escape_for_display(e.what(), 200);
+                out.rows.clear();
+                return out;
+            }
+            if (!match) continue;
+        } else if (!query.text.empty() && !contains_folded(t.name, query.text)) {
+            continue;
+        }
+        listed.push_back(i);
+        add(out.totals, t);
+        if (layer_of_tensor[i] != SIZE_MAX) add(out.layer_totals[layer_of_tensor[i]], t);
+    }
+    if (query.sort != TensorColumn::file_order) {
+        std::stable_sort(listed.begin(), listed.end(), [&](size_t a, size_t b) {
+            const TensorInfo& x = model.tensors[a];
+            const TensorInfo& y = model.tensors[b];
+            return query.descending ? less_by(query.sort, y, x) : less_by(query.sort, x, y);
+        });
+    } else if (query.descending) {
+        std::reverse(listed.begin(), listed.end());
+    }
+    if (!query.by_layer) {
+        for (size_t i : listed) out.rows.push_back({false, i});
+        return out;
+    }
+    std::vector<std::vector<size_t>> per_layer(index.layers.size());
+    for (size_t i : listed)
+        if (layer_of_tensor[i] != SIZE_MAX) per_layer[layer_of_tensor[i]].push_back(i);
+    for (size_t l = 0; l < index.layers.size(); ++l) {
+        if (per_layer[l].empty()) continue;
+        out.rows.push_back({true, l});
+        if (query.collapsed.count(l)) continue;
+        for (size_t i : per_layer[l]) out.rows.push_back({false, i});
+    }
+    return out;
+}
+
+}  // namespace mlens

@@ -1,0 +1,62 @@
+// Tensor listing: which tensors the tensor table shows, in which order, with totals — the
+// table's logic without ImGui, so it can be tested headless.
+//
+// Contract:
+//  - A tensor is listed when its name contains `text` (case-insensitive), or, with `regex`, when
+//    std::regex_search (ECMAScript, case-insensitive) finds the pattern in the first 256 bytes of
+//    its name; and, when `layer` is set, when it belongs to that entry of DocumentIndex::layers.
+//  - An invalid regex lists nothing and sets `error` (the regex library's message); it never
+//    throws.
+//  - Sorting is stable; ties keep file order. Totals cover the listed tensors (saturating).
+//  - With `by_layer`, rows are grouped: one summary row per layer (layers in DocumentIndex
+//    order) followed by that layer's listed tensors unless the layer is in `collapsed`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "document.h"
+
+namespace mlens {
+
+enum class TensorColumn { file_order, name, type, shape, elements, size, offset, bits_per_weight };
+
+struct TensorQuery {
+    std::string text;
+    bool regex = false;
+    std::optional<size_t> layer;
+    TensorColumn sort = TensorColumn::file_order;
+    bool descending = false;
+    bool by_layer = false;
+    std::set<size_t> collapsed;
+    bool operator==(const TensorQuery&) const = default;
+};
+
+struct TensorTotals {
+    uint64_t count = 0;
+    uint64_t elements = 0;
+    uint64_t bytes = 0;
+    double bits_per_weight() const;
+};
+
+struct TensorRow {
+    bool layer_row = false;
+    size_t index = 0;           // tensor index, or layer index for summary rows
+};
+
+struct TensorListing {
+    std::vector<TensorRow> rows;
+    std::vector<TensorTotals> layer_totals;   // per DocumentIndex::layers entry, listed tensors only
+    TensorTotals totals;
+    std::string error;
+};
+
+TensorListing list_tensors(const Model& model, const DocumentIndex& index, const TensorQuery& query);
+
+// "2048 × 256"; "(scalar)" for no dimensions.
+std::string shape_text(const std::vector<uint64_t>& ne);
+
+}  // namespace mlens

@@ -1,0 +1,43 @@
+// FileChooser: a built-in "Open file" window (no desktop portal or toolkit needed).
+//
+// Contract: lists one folder (folders first, then model files: *.gguf and *.safetensors, or all
+// files when asked), hidden entries only on request. Names are escaped for display; paths are
+// used as they are. Unreadable folders show their error instead of entries. draw() returns the
+// chosen file's path once (double-click, Enter in the path box, or the Open button) and closes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlens {
+
+class FileChooser {
+public:
+    void open(const std::string& folder);
+    bool is_open() const { return m_open; }
+    std::optional<std::string> draw();
+    const std::string& folder() const { return m_folder; }
+
+private:
+    struct Entry {
+        std::string name;       // raw file name
+        std::string shown;      // escaped for display
+        bool folder = false;
+        uint64_t size = 0;
+    };
+    void load(const std::string& folder);
+
+    bool m_open = false;
+    bool m_focus = false;
+    bool m_all_files = false;
+    bool m_hidden = false;
+    std::string m_folder;
+    std::string m_path_input;
+    std::string m_error;
+    std::vector<Entry> m_entries;
+    int m_selected = -1;
+};
+
+}  // namespace mlens

@@ -1,0 +1,171 @@
+#include "widgets/ui.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include <imgui_stdlib.h>
+
+#include "mlens/text/escape.h"
+#include "theme.h"
+
+namespace mlens::ui {
+
+void text(std::string_view s) {
+    ImGui::TextUnformatted(s.data(), s.data() + s.size());
+}
+
+void text_colored(const ImVec4& color, std::string_view s) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color);
+    text(s);
+    ImGui::PopStyleColor();
+}
+
+void text_dim(std::string_view s) { text_colored(palette().dim, s); }
+
+void label_value(std::string_view label, std::string_view value) {
+    text_dim(label);
+    ImGui::SameLine();
+    text(value);
+}
+
+void copy_menu(const char* popup_id, const std::vector<std::pair<std::string, std::string>>& items) {
+    if (!ImGui::BeginPopupContextItem(popup_id)) return;
+    for (const auto& [label, value] : items)
+        if (ImGui::MenuItem(("Copy " + label).c_str())) ImGui::SetClipboardText(value.c_str());
+    ImGui::EndPopup();
+}
+
+bool search_box(const char* id, const char* hint, std::string& text, float width, bool focus) {
+    ImGui::PushID(id);
+    float clear_w = ImGui::GetFrameHeight();
+    if (focus) ImGui::SetKeyboardFocusHere();
+    ImGui::SetNextItemWidth(std::max(60.0f, width - clear_w - ImGui::GetStyle().ItemInnerSpacing.x));
+    bool changed = ImGui::InputTextWithHint("##text", hint, &text);
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::BeginDisabled(text.empty());
+    if (ImGui::Button("\xE2\x9C\x95", ImVec2(clear_w, 0))) {  // ✕
+        text.clear();
+        changed = true;
+    }
+    ImGui::EndDisabled();
+    ImGui::PopID();
+    return changed;
+}
+
+namespace {
+
+// Text in the current font; characters the font has no glyph for are shown as \u{XXXX} in the
+// escape colour instead of the font's fallback box, so they stay identifiable.
+void text_with_missing_glyphs(std::string_view s, bool& first) {
+    ImFont* font = ImGui::GetFont();
+    size_t run = 0, i = 0;
+    auto flush = [&](size_t end) {
+        if (end > run) {
+            if (!first) ImGui::SameLine(0, 0);
+            first = false;
+            text(s.substr(run, end - run));
+        }
+    };
+    while (i < s.size()) {
+        uint32_t cp = 0;
+        size_t len = utf8_decode(s.substr(i), cp);
+        if (len == 0) len = 1;
+        else if (cp >= 0x80 && (cp > 0xFFFF || !font->FindGlyphNoFallback(static_cast<ImWchar>(cp)))) {
+            flush(i);
+            char buf[16];
+            std::snprintf(buf, sizeof buf, "\\u{%04X}", cp);
+            if (!first) ImGui::SameLine(0, 0);
+            first = false;
+            text_colored(palette().escape, buf);
+            run = i + len;
+        }
+        i += len;
+    }
+    flush(s.size());
+}
+
+}  // namespace
+
+void piece(const std::vector<PieceSegment>& segments) {
+    const Palette& pal = palette();
+    bool first = true;
+    for (const PieceSegment& seg : segments) {
+        if (seg.kind == PieceSegmentKind::text) {
+            text_with_missing_glyphs(seg.text, first);
+            continue;
+        }
+        if (!first) ImGui::SameLine(0, 0);
+        first = false;
+        switch (seg.kind) {
+        case PieceSegmentKind::text: break;
+        case PieceSegmentKind::space:
+        case PieceSegmentKind::marker: text_colored(pal.marker, seg.text); break;
+        case PieceSegmentKind::escape: text_colored(pal.escape, seg.text); break;
+        case PieceSegmentKind::byte_token: text_colored(pal.byte_token, seg.text); break;
+        }
+    }
+    if (segments.empty()) text_dim("(empty)");
+}
+
+void piece_tooltip(std::string_view raw) {
+    std::string bytes = hex_bytes(raw.substr(0, 64)) + (raw.size() > 64 ? " \xE2\x80\xA6" : "");
+    std::string points;
+    size_t shown = 0;
+    for (size_t i = 0; i < raw.size() && shown < 16; ++shown) {
+        uint32_t cp = 0;
+        size_t len = utf8_decode(raw.substr(i), cp);
+        char buf[24];
+        if (len == 0) std::snprintf(buf, sizeof buf, "\\x%02X ", static_cast<unsigned char>(raw[i]));
+        else std::snprintf(buf, sizeof buf, "U+%04X ", cp);
+        points += buf;
+        i += len ? len : 1;
+    }
+    ImGui::BeginTooltip();
+    text_dim(std::to_string(raw.size()) + (raw.size() == 1 ? " byte" : " bytes"));
+    text(bytes);
+    text(points);
+    ImGui::EndTooltip();
+}
+
+bool splitter(const char* id, float& size, float sign, float min_size, float max_size, float height) {
+    float width = ImGui::GetStyle().ItemSpacing.x;
+    ImGui::InvisibleButton(id, ImVec2(width, height));
+    bool active = ImGui::IsItemActive();
+    if (ImGui::IsItemHovered() || active) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+    if (active) size = std::clamp(size + sign * ImGui::GetIO().MouseDelta.x, min_size, std::max(min_size, max_size));
+    ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    float x = (a.x + b.x) * 0.5f;
+    ImU32 color = ImGui::GetColorU32(active ? ImGuiCol_SeparatorActive
+                                            : ImGui::IsItemHovered() ? ImGuiCol_SeparatorHovered : ImGuiCol_Separator);
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), color, active ? 2.0f : 1.0f);
+    return active;
+}
+
+std::string with_separators(uint64_t n) {
+    std::string digits = std::to_string(n);
+    std::string out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string hex_offset(uint64_t n) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%08" PRIX64, n);
+    return buf;
+}
+
+std::string byte_range_text(uint64_t offset, uint64_t length) {
+    uint64_t end = offset + length < offset ? UINT64_MAX : offset + length;
+    return hex_offset(offset) + " \xE2\x80\x93 " + hex_offset(end) + "  (" + with_separators(length) +
+           (length == 1 ? " byte)" : " bytes)");
+}
+
+bool ctrl_pressed(int key) {
+    return ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(key, false);
+}
+
+}  // namespace mlens::ui

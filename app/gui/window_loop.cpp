@@ -1,0 +1,199 @@
+#include "window_loop.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <stb_image_write.h>
+
+#include "app_shell.h"
+#include "theme.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr double kProgressWakeSeconds = 0.05;
+constexpr double kTypingWakeSeconds = 0.5;
+constexpr double kIdleWakeSeconds = 5.0;
+constexpr int kFramesAfterWake = 2;
+constexpr double kScreenshotTimeoutSeconds = 600.0;
+
+void glfw_error(int code, const char* message) {
+    std::fprintf(stderr, "modellens: GLFW error %d: %s\n", code, message);
+}
+
+void on_drop(GLFWwindow* window, int count, const char** paths) {
+    auto* shell = static_cast<AppShell*>(glfwGetWindowUserPointer(window));
+    for (int i = 0; i < count; ++i) shell->open(paths[i]);
+}
+
+bool write_screenshot(const std::string& path, int width, int height) {
+    std::vector<unsigned char> pixels(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    // OpenGL's rows run bottom-up; PNG rows top-down. The window has no meaningful alpha.
+    std::vector<unsigned char> flipped(pixels.size());
+    size_t stride = static_cast<size_t>(width) * 4;
+    for (int y = 0; y < height; ++y)
+        std::copy_n(&pixels[static_cast<size_t>(height - 1 - y) * stride], stride, &flipped[static_cast<size_t>(y) * stride]);
+    for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
+    return stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(stride)) != 0;
+}
+
+std::string platform_info() {
+    const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    const char* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+    return std::string("GLFW ") + glfwGetVersionString() + "\nOpenGL " + (version ? version : "?") + " \xC2\xB7 " +
+           (renderer ? renderer : "?");
+}
+
+}  // namespace
+
+int run_window(const WindowOptions& options) {
+    const bool screenshot = !options.screenshot.empty();
+    glfwSetErrorCallback(glfw_error);
+    if (!glfwInit()) {
+        std::fprintf(stderr, "modellens: cannot initialise GLFW (is a display available?)\n");
+        return 1;
+    }
+    std::filesystem::path config = Settings::config_dir();
+    Settings settings = screenshot ? Settings{} : Settings::load(config / "settings.json");
+    if (options.theme == "light") settings.light_theme = true;
+    if (options.theme == "dark") settings.light_theme = false;
+    int width = options.width > 0 ? options.width : settings.window_width;
+    int height = options.height > 0 ? options.height : settings.window_height;
+
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    GLFWwindow* window = glfwCreateWindow(width, height, "ModelLens", nullptr, nullptr);
+    if (!window) {
+        std::fprintf(stderr, "modellens: cannot create an OpenGL 3.3 core window\n");
+        glfwTerminate();
+        return 1;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(screenshot ? 0 : 1);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    std::string ini_path = (config / "imgui.ini").string();
+    if (screenshot) {
+        io.IniFilename = nullptr;
+    } else {
+        std::error_code ec;
+        std::filesystem::create_directories(config, ec);
+        io.IniFilename = ini_path.c_str();
+    }
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+
+    float scale_x = 1.0f, scale_y = 1.0f;
+    glfwGetWindowContentScale(window, &scale_x, &scale_y);
+    float scale = std::max(1.0f, scale_x);
+    FontSet fonts;
+    fonts.build(scale);
+    apply_theme(settings.light_theme, scale);
+
+    int result = 0;
+    {
+        JobRunner jobs([] { glfwPostEmptyEvent(); });
+        ShellOptions shell_options{options.panel, options.select,
+                                   screenshot ? std::string() : (config / "settings.json").string(), MLENS_DEMO_DIR};
+        AppShell shell(settings, jobs, fonts, shell_options);
+        shell.set_platform_info(platform_info());
+        glfwSetWindowUserPointer(window, &shell);
+        glfwSetDropCallback(window, on_drop);
+
+        std::vector<std::string> files = options.files;
+        if (files.empty()) files = gguf_files_in(MLENS_DEMO_DIR);
+        for (const std::string& f : files) shell.open(f);
+
+        auto started = std::chrono::steady_clock::now();
+        int frames_left = kFramesAfterWake;
+        int settled_frames = 0;
+        std::string title;
+        while (!glfwWindowShouldClose(window)) {
+            if (screenshot || frames_left > 0) {
+                glfwPollEvents();
+                if (frames_left > 0) --frames_left;
+            } else {
+                glfwWaitEventsTimeout(shell.busy() ? kProgressWakeSeconds
+                                      : io.WantTextInput ? kTypingWakeSeconds : kIdleWakeSeconds);
+                frames_left = kFramesAfterWake;
+            }
+            if (fonts.needs_rebuild()) {
+                fonts.build(scale);
+                ImGui_ImplOpenGL3_DestroyFontsTexture();
+                ImGui_ImplOpenGL3_CreateFontsTexture();
+            }
+            ImGui_ImplOpenGL3_NewFrame();
+            ImGui_ImplGlfw_NewFrame();
+            // A screenshot shows the window as opened, without hover effects from wherever the
+            // pointer happens to be.
+            if (screenshot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+            ImGui::NewFrame();
+            shell.frame();
+            ImGui::Render();
+            int fb_w = 0, fb_h = 0;
+            glfwGetFramebufferSize(window, &fb_w, &fb_h);
+            glViewport(0, 0, fb_w, fb_h);
+            const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+            glClearColor(bg.x, bg.y, bg.z, 1.0f);
+            glClear(GL_COLOR_BUFFER_BIT);
+            ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+            if (screenshot) {
+                bool settled = !shell.workspace().opening() && !fonts.needs_rebuild();
+                settled_frames = settled ? settled_frames + 1 : 0;
+                if (settled_frames >= std::max(1, options.frames)) {
+                    if (!write_screenshot(options.screenshot, fb_w, fb_h)) {
+                        std::fprintf(stderr, "modellens: cannot write %s\n", options.screenshot.c_str());
+                        result = 1;
+                    }
+                    break;
+                }
+                double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+                if (elapsed > kScreenshotTimeoutSeconds) {
+                    std::fprintf(stderr, "modellens: documents did not finish opening in time\n");
+                    result = 1;
+                    break;
+                }
+            }
+            glfwSwapBuffers(window);
+            std::string wanted = shell.window_title();
+            if (wanted != title) {
+                title = wanted;
+                glfwSetWindowTitle(window, title.c_str());
+            }
+            if (shell.quit_requested()) glfwSetWindowShouldClose(window, GLFW_TRUE);
+        }
+        if (!screenshot) {
+            if (!glfwGetWindowAttrib(window, GLFW_MAXIMIZED) && !glfwGetWindowAttrib(window, GLFW_ICONIFIED))
+                glfwGetWindowSize(window, &settings.window_width, &settings.window_height);
+            shell.save_settings();
+        }
+        glfwSetWindowUserPointer(window, nullptr);
+    }
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return result;
+}
+
+}  // namespace mlens

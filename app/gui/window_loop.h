@@ -1,0 +1,33 @@
+// The desktop window: GLFW + OpenGL 3.3 core + the ImGui backends around an AppShell.
+//
+// Contract:
+//  - run_window opens the window, opens `files` (or, with none, every *.gguf in the demo
+//    folder), and runs until the user quits. The loop sleeps in glfwWaitEventsTimeout while idle
+//    and wakes when a job finishes (the job runner posts an empty event) or, while jobs run, a
+//    few times a second to show progress.
+//  - Dropped files open as new documents.
+//  - Outside screenshot mode, settings and ImGui's layout file live in Settings::config_dir().
+//  - Screenshot mode (`screenshot` not empty) neither reads nor writes settings; it waits until
+//    every document finished opening, renders `frames` more frames, writes the last one to the
+//    PNG and returns 0 (1 when it could not).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mlens {
+
+struct WindowOptions {
+    std::vector<std::string> files;
+    std::string screenshot;
+    int frames = 3;
+    int width = 0;             // 0: the remembered size
+    int height = 0;
+    std::string panel;
+    std::string select;
+    std::string theme;         // "dark", "light" or empty (remembered)
+};
+
+int run_window(const WindowOptions& options);
+
+}  // namespace mlens

@@ -1,0 +1,138 @@
+#include "workspace.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "mlens/formats/open_model.h"
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+// What the open job hands back; written by the worker, read after Job::done().
+struct OpenOutcome {
+    std::optional<Model> model;
+    std::optional<DocumentIndex> index;
+    std::string error;
+    bool cancelled = false;
+    double parse_ms = 0.0;
+};
+
+namespace {
+
+std::string absolute_path(const std::string& path) {
+    std::error_code ec;
+    auto abs = std::filesystem::absolute(path, ec);
+    return ec ? path : abs.lexically_normal().string();
+}
+
+}  // namespace
+
+Document& Workspace::open(const std::string& raw_path) {
+    std::string path = absolute_path(raw_path);
+    for (auto& doc : m_documents) {
+        if (doc->path == path && doc->state != DocumentState::failed) {
+            m_active = doc->id;
+            return *doc;
+        }
+    }
+    auto doc = std::make_unique<Document>();
+    doc->id = m_next_id++;
+    doc->path = path;
+    doc->title = escape_for_display(std::filesystem::path(path).filename().string(), 60);
+    auto outcome = std::make_shared<OpenOutcome>();
+    std::string job_name = "open " + doc->title;
+    doc->job = m_jobs.start(job_name, [path, outcome](JobContext& ctx) {
+        auto t0 = std::chrono::steady_clock::now();
+        // Indexing (a scan of the vocabulary) reports the second half of the progress.
+        Result<Model> model = open_model(path, &ctx);
+        outcome->parse_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (!model) {
+            outcome->cancelled = model.error().code == "E_CANCELLED";
+            outcome->error = model.error().to_string();
+            return;
+        }
+        ctx.report(0.5);
+        DocumentIndex index = build_document_index(*model, &ctx);
+        if (ctx.cancelled()) {
+            outcome->cancelled = true;
+            return;
+        }
+        outcome->model = std::move(model).value();
+        outcome->index = std::move(index);
+    });
+    m_pending.push_back({doc->id, outcome});
+    m_active = doc->id;
+    m_documents.push_back(std::move(doc));
+    return *m_documents.back();
+}
+
+void Workspace::close(uint64_t id) {
+    auto it = std::find_if(m_documents.begin(), m_documents.end(), [id](const auto& d) { return d->id == id; });
+    if (it == m_documents.end()) return;
+    if ((*it)->job) (*it)->job->cancel();
+    std::erase_if(m_pending, [id](const Pending& p) { return p.id == id; });
+    size_t pos = static_cast<size_t>(it - m_documents.begin());
+    m_documents.erase(it);
+    if (m_active == id) {
+        m_active = 0;
+        if (!m_documents.empty()) m_active = m_documents[std::min(pos, m_documents.size() - 1)]->id;
+    }
+}
+
+bool Workspace::poll() {
+    bool changed = false;
+    std::vector<uint64_t> cancelled;
+    for (auto it = m_pending.begin(); it != m_pending.end();) {
+        Document* doc = find(it->id);
+        if (!doc || !doc->job || !doc->job->done()) {
+            ++it;
+            continue;
+        }
+        OpenOutcome& out = *it->outcome;
+        doc->parse_ms = out.parse_ms;
+        if (out.cancelled) {
+            cancelled.push_back(doc->id);
+        } else if (out.model && out.index) {
+            doc->model = std::make_shared<const Model>(std::move(*out.model));
+            doc->index = std::make_shared<const DocumentIndex>(std::move(*out.index));
+            doc->state = DocumentState::ready;
+            doc->selection = {SelectionKind::header, 0};
+            m_settings.add_recent(doc->path);
+        } else {
+            doc->state = DocumentState::failed;
+            doc->error = escape_for_display(out.error, 400);
+        }
+        doc->job.reset();
+        it = m_pending.erase(it);
+        changed = true;
+    }
+    for (uint64_t id : cancelled) close(id);
+    return changed;
+}
+
+Document* Workspace::find(uint64_t id) {
+    for (auto& d : m_documents)
+        if (d->id == id) return d.get();
+    return nullptr;
+}
+
+bool Workspace::opening() const {
+    return std::any_of(m_documents.begin(), m_documents.end(),
+                       [](const auto& d) { return d->state == DocumentState::opening; });
+}
+
+std::vector<std::string> gguf_files_in(const std::string& dir) {
+    std::vector<std::string> out;
+    if (dir.empty()) return out;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const auto& entry = *it;
+        std::error_code type_ec;
+        if (entry.path().extension() == ".gguf" && entry.is_regular_file(type_ec)) out.push_back(entry.path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace mlens

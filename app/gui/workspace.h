@@ -1,0 +1,59 @@
+// Workspace: the open documents, which one is active, and the jobs that open them.
+//
+// Contract:
+//  - open() returns at once: the document appears in state `opening` and an open job
+//    (open_model + build_document_index) runs on the JobRunner. Opening a path that is already
+//    open activates that document instead.
+//  - poll() (main thread, once per frame) publishes finished open jobs: the document becomes
+//    ready or failed, successful paths go to the front of the recent files. A document whose
+//    open was cancelled is closed.
+//  - close() cancels a running open job; the job's thread is reaped by the runner later.
+//  - Nothing here touches ImGui or the window system, so tests drive it headless.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "document.h"
+#include "job_runner.h"
+#include "settings.h"
+
+namespace mlens {
+
+struct OpenOutcome;
+
+class Workspace {
+public:
+    Workspace(JobRunner& jobs, Settings& settings) : m_jobs(jobs), m_settings(settings) {}
+
+    Document& open(const std::string& path);
+    void close(uint64_t id);
+    // Returns true when a document changed state.
+    bool poll();
+
+    const std::vector<std::unique_ptr<Document>>& documents() const { return m_documents; }
+    Document* find(uint64_t id);
+    Document* active() { return find(m_active); }
+    void activate(uint64_t id) { m_active = id; }
+    bool opening() const;
+
+private:
+    JobRunner& m_jobs;
+    Settings& m_settings;
+    struct Pending {
+        uint64_t id;
+        std::shared_ptr<OpenOutcome> outcome;
+    };
+    std::vector<std::unique_ptr<Document>> m_documents;
+    std::vector<Pending> m_pending;
+    uint64_t m_next_id = 1;
+    uint64_t m_active = 0;
+};
+
+// Every regular file ending in ".gguf" directly inside `dir`, sorted by name; empty if none or
+// the directory cannot be read.
+std::vector<std::string> gguf_files_in(const std::string& dir);
+
+}  // namespace mlens

@@ -1,0 +1,49 @@
+#include "headless.h"
+
+#include <atomic>
+#include <unistd.h>
+
+#include <imgui.h>
+
+#include "theme.h"
+
+namespace mlens::test {
+
+HeadlessImGui::HeadlessImGui(float width, float height) {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(width, height);
+    io.DeltaTime = 1.0f / 60.0f;
+    m_fonts.build(1.0f);
+    apply_theme(false);
+}
+
+HeadlessImGui::~HeadlessImGui() { ImGui::DestroyContext(); }
+
+void HeadlessImGui::frame(const std::function<void()>& draw) {
+    if (m_fonts.needs_rebuild()) m_fonts.build(m_fonts.scale());
+    ImGui::NewFrame();
+    draw();
+    ImGui::Render();
+}
+
+void HeadlessImGui::mouse(float x, float y, bool down) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(x, y);
+    io.MouseDown[0] = down;
+}
+
+TempDir::TempDir() {
+    static std::atomic<int> counter{0};
+    m_path = std::filesystem::temp_directory_path() /
+             ("modellens-app-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(m_path);
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+}
+
+}  // namespace mlens::test

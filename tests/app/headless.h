@@ -1,0 +1,39 @@
+// Headless ImGui for the app tests: a context with fonts and a display size but no window, and
+// frames driven by hand. Each test fixture owns one context.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "fonts.h"
+
+namespace mlens::test {
+
+class HeadlessImGui {
+public:
+    HeadlessImGui(float width = 1600, float height = 1000);
+    ~HeadlessImGui();
+    // One frame: NewFrame, draw(), Render. Rebuilds the font atlas first when asked, like the window loop.
+    void frame(const std::function<void()>& draw);
+    // Moves the mouse to (x, y) and optionally presses the left button for the next frame.
+    void mouse(float x, float y, bool down = false);
+    FontSet& fonts() { return m_fonts; }
+
+private:
+    FontSet m_fonts;
+};
+
+// A fresh empty directory under the system temp directory, removed by the destructor.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    const std::filesystem::path& path() const { return m_path; }
+    std::string file(const std::string& name) const { return (m_path / name).string(); }
+
+private:
+    std::filesystem::path m_path;
+};
+
+}  // namespace mlens::test

@@ -1,0 +1,161 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "app_shell.h"
+#include "gui_fixture.h"
+#include "headless.h"
+#include "panels/panel.h"
+#include "theme.h"
+
+using namespace mlens;
+using mlens::test::HeadlessImGui;
+using mlens::test::TempDir;
+
+namespace {
+
+struct ShellHarness {
+    HeadlessImGui imgui;
+    Settings settings;
+    JobRunner jobs;
+    AppShell shell{settings, jobs, imgui.fonts(), ShellOptions{}};
+
+    void frames(int n) {
+        for (int i = 0; i < n; ++i) imgui.frame([&] { shell.frame(); });
+    }
+    // Opens `path` and runs frames until the open job is published.
+    Document& open(const std::string& path) {
+        shell.open(path);
+        jobs.wait_all();
+        frames(2);
+        Document* doc = shell.workspace().active();
+        REQUIRE(doc != nullptr);
+        return *doc;
+    }
+    void every_panel(Document& doc) {
+        for (const PanelInfo& p : panel_registry()) {
+            doc.focus_panel = p.id;
+            frames(3);
+        }
+    }
+};
+
+size_t key_index(const Model& m, const std::string& key) {
+    for (size_t i = 0; i < m.metadata.size(); ++i)
+        if (m.metadata[i].key == key) return i;
+    FAIL("no key " << key);
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("every panel draws the fixture document with every kind of selection") {
+    TempDir dir;
+    REQUIRE(test::write_gui_fixture(dir.file("fixture.gguf")));
+    ShellHarness h;
+    Document& doc = h.open(dir.file("fixture.gguf"));
+    REQUIRE(doc.ready());
+    const Model& m = *doc.model;
+    CHECK(m.tensors.size() == 17);
+    CHECK(m.warning_count() >= 2);
+    CHECK(doc.index->tokenizer.count() == 21);
+    CHECK(doc.index->tokenizer.chat_template.has_value());
+    CHECK(doc.selection.kind == SelectionKind::header);
+    CHECK(h.settings.recent_files.front() == doc.path);
+    // The CJK code points of the vocabulary reach the font atlas.
+    CHECK(std::find(doc.index->code_points.begin(), doc.index->code_points.end(), 0x65E5u) != doc.index->code_points.end());
+
+    h.every_panel(doc);
+    for (size_t i = 0; i < m.metadata.size(); ++i) {
+        doc.select({SelectionKind::metadata, i}, "metadata");
+        h.frames(2);
+    }
+    for (size_t i = 0; i < m.tensors.size(); ++i) {
+        doc.select({SelectionKind::tensor, i}, "tensors");
+        h.frames(2);
+    }
+    for (size_t i = 0; i < m.diagnostics.size(); ++i) {
+        doc.select({SelectionKind::diagnostic, i}, "diagnostics");
+        h.frames(2);
+    }
+    for (size_t i = 0; i < doc.index->tokenizer.count(); ++i) {
+        doc.select({SelectionKind::token, i}, "tokenizer");
+        h.frames(2);
+    }
+    doc.navigation.token = 20;
+    h.frames(2);
+    CHECK(doc.selection == Selection{SelectionKind::token, 20});
+    for (size_t g = 0; g < doc.index->metadata_groups.size(); ++g) {
+        doc.navigation.metadata_group = g;
+        h.frames(2);
+    }
+    for (size_t l = 0; l < doc.index->layers.size(); ++l) {
+        doc.navigation.tensor_layer = l;
+        h.frames(2);
+    }
+    for (const char* key : {"tokenizer.ggml.tokens", "tokenizer.ggml.token_type", "tokenizer.ggml.scores"}) {
+        doc.navigation.open_array = key_index(m, key);
+        h.frames(3);
+    }
+    apply_theme(true);
+    h.every_panel(doc);
+}
+
+TEST_CASE("a damaged file opens with its diagnostics and every panel draws") {
+    TempDir dir;
+    std::vector<uint8_t> bytes = test::gui_fixture_bytes();
+    bytes.resize(700);
+    {
+        std::ofstream out(dir.file("damaged.gguf"), std::ios::binary);
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+    ShellHarness h;
+    Document& doc = h.open(dir.file("damaged.gguf"));
+    REQUIRE(doc.ready());
+    CHECK(doc.model->partial);
+    CHECK(doc.model->error_count() >= 1);
+    h.every_panel(doc);
+    for (size_t i = 0; i < doc.model->diagnostics.size(); ++i) {
+        doc.select({SelectionKind::diagnostic, i});
+        h.frames(2);
+    }
+}
+
+TEST_CASE("a missing file becomes a failed document that can be closed") {
+    TempDir dir;
+    ShellHarness h;
+    Document& doc = h.open(dir.file("missing.gguf"));
+    CHECK(doc.state == DocumentState::failed);
+    CHECK(!doc.error.empty());
+    h.frames(2);
+    h.shell.workspace().close(doc.id);
+    h.frames(2);
+    CHECK(h.shell.workspace().documents().empty());
+}
+
+TEST_CASE("opening the same path twice keeps one document; several documents are tabs") {
+    TempDir dir;
+    REQUIRE(test::write_gui_fixture(dir.file("a.gguf")));
+    REQUIRE(test::write_gui_fixture(dir.file("b.gguf")));
+    ShellHarness h;
+    Document& a = h.open(dir.file("a.gguf"));
+    Document& b = h.open(dir.file("b.gguf"));
+    CHECK(a.id != b.id);
+    h.open(dir.file("a.gguf"));
+    CHECK(h.shell.workspace().documents().size() == 2);
+    h.frames(3);
+    CHECK(h.shell.workspace().active()->id == a.id);
+    CHECK(h.shell.window_title().find("a.gguf") != std::string::npos);
+}
+
+TEST_CASE("closing a document while it opens cancels its job") {
+    TempDir dir;
+    REQUIRE(test::write_gui_fixture(dir.file("a.gguf")));
+    ShellHarness h;
+    Document& doc = h.shell.workspace().open(dir.file("a.gguf"));
+    uint64_t id = doc.id;
+    h.shell.workspace().close(id);
+    h.jobs.wait_all();
+    h.frames(2);
+    CHECK(h.shell.workspace().find(id) == nullptr);
+}

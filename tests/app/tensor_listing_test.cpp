@@ -1,0 +1,105 @@
+#include <catch2/catch.hpp>
+
+#include "array_search.h"
+#include "document.h"
+#include "gui_fixture.h"
+#include "headless.h"
+#include "mlens/formats/open_model.h"
+#include "tensor_listing.h"
+
+using namespace mlens;
+
+namespace {
+
+struct Fixture {
+    test::TempDir dir;
+    Model model;
+    DocumentIndex index;
+    Fixture() {
+        REQUIRE(test::write_gui_fixture(dir.file("f.gguf")));
+        auto m = open_model(dir.file("f.gguf"));
+        REQUIRE(m.ok());
+        model = std::move(m).value();
+        index = build_document_index(model);
+    }
+    std::vector<std::string> names(const TensorListing& l) const {
+        std::vector<std::string> out;
+        for (const TensorRow& r : l.rows) out.push_back(r.layer_row ? "#layer" : model.tensors[r.index].name);
+        return out;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("tensors filter by text, regex and layer") {
+    Fixture f;
+    TensorQuery q;
+    CHECK(list_tensors(f.model, f.index, q).rows.size() == f.model.tensors.size());
+    q.text = "ATTN_Q";
+    CHECK(f.names(list_tensors(f.model, f.index, q)) == std::vector<std::string>{"blk.0.attn_q.weight", "blk.1.attn_q.weight"});
+    q.text = "blk\\.1\\..*attn";
+    q.regex = true;
+    TensorListing l = list_tensors(f.model, f.index, q);
+    CHECK(l.rows.size() == 4);
+    CHECK(l.error.empty());
+    q.text = "blk[";
+    l = list_tensors(f.model, f.index, q);
+    CHECK(l.rows.empty());
+    CHECK(!l.error.empty());
+    q = TensorQuery{};
+    q.layer = 0;
+    l = list_tensors(f.model, f.index, q);
+    CHECK(l.rows.size() == 6);
+    CHECK(l.totals.count == 6);
+}
+
+TEST_CASE("tensors sort by any column, stably, and group by layer") {
+    Fixture f;
+    TensorQuery q;
+    q.sort = TensorColumn::size;
+    q.descending = true;
+    TensorListing l = list_tensors(f.model, f.index, q);
+    REQUIRE(l.rows.size() == f.model.tensors.size());
+    for (size_t i = 1; i < l.rows.size(); ++i)
+        CHECK(f.model.tensors[l.rows[i - 1].index].n_bytes.value_or(0) >= f.model.tensors[l.rows[i].index].n_bytes.value_or(0));
+    q.sort = TensorColumn::name;
+    q.descending = false;
+    l = list_tensors(f.model, f.index, q);
+    CHECK(f.model.tensors[l.rows.front().index].name == "blk.0.attn_k.weight");
+    q = TensorQuery{};
+    q.by_layer = true;
+    l = list_tensors(f.model, f.index, q);
+    REQUIRE(l.rows.size() == f.model.tensors.size() + f.index.layers.size());
+    CHECK(l.rows.front().layer_row);
+    q.collapsed = {0};
+    CHECK(list_tensors(f.model, f.index, q).rows.size() == l.rows.size() - 6);
+    CHECK(l.layer_totals[0].count == 6);
+}
+
+TEST_CASE("array search finds pieces by raw and visible text, and ids") {
+    Fixture f;
+    const ArrayIndex& tokens = *f.index.tokenizer.tokens;
+    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "WORLD") == std::vector<uint64_t>{7, 8});
+    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "\xC2\xB7world") == std::vector<uint64_t>{7});
+    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "\\n") == std::vector<uint64_t>{10});
+    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "14").front() == 14);
+    CHECK(search_array(*f.index.tokenizer.types, "tokenizer.ggml.token_type", "control") == std::vector<uint64_t>{1, 2});
+    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "").empty());
+}
+
+TEST_CASE("the document index groups metadata and finds the tokenizer") {
+    Fixture f;
+    std::vector<std::string> labels;
+    for (const MetadataGroup& g : f.index.metadata_groups) labels.push_back(g.label);
+    CHECK(labels == std::vector<std::string>{"general.*", "llama.*", "tokenizer.*", "other"});
+    CHECK(f.index.metadata_groups.back().entries.size() == 1);
+    const TokenizerInfo& t = f.index.tokenizer;
+    REQUIRE(t.special.size() == 4);
+    CHECK(t.special[0].role == "bos");
+    CHECK(t.special[1].role == "eos");
+    CHECK(t.special[2].role == "pad");
+    CHECK(t.special[2].id == 999);
+    CHECK(t.special[3].role == "unk");
+    CHECK(t.model == "llama");
+    CHECK(f.index.layers.size() == 3);
+}

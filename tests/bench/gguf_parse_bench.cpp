@@ -1,0 +1,99 @@
+// gguf_parse_bench [VOCAB_GGUF]
+//
+// Times a full GGUF header parse with ModelLens's reader and with ggml's gguf_init_from_file
+// (no_alloc) in the same run, on (1) an upstream vocab GGUF (default: the pinned llama.cpp's
+// models/ggml-vocab-gemma-4.gguf, 262k tokens) and (2) a generated header of 1,000,000 tokens and
+// 10,000 tensors. Prints the best of several runs for each, the ratio, and the peak memory each
+// parser added (measured in a forked child, against an idle child's baseline).
+#include <gguf.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "gguf_builder.h"
+#include "mlens/formats/gguf_reader.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double best_ms(const std::function<void()>& fn, int runs) {
+    double best = 1e300;
+    for (int i = 0; i < runs; ++i) {
+        auto t0 = Clock::now();
+        fn();
+        best = std::min(best, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    return best;
+}
+
+// Peak resident memory (KiB) of a child process that runs fn once.
+long child_peak_kib(const std::function<void()>& fn) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        fn();
+        _exit(0);
+    }
+    int status = 0;
+    struct rusage usage {};
+    wait4(pid, &status, 0, &usage);
+    return usage.ru_maxrss;
+}
+
+void parse_ours(const std::string& path) {
+    auto model = mlens::open_gguf(path);
+    if (!model || model->error_count()) std::fprintf(stderr, "ours: parse failed\n");
+}
+
+void parse_ggml(const std::string& path) {
+    gguf_init_params params{true, nullptr};
+    gguf_context* ctx = gguf_init_from_file(path.c_str(), params);
+    if (!ctx) std::fprintf(stderr, "ggml: parse failed\n");
+    else gguf_free(ctx);
+}
+
+std::string write_big_header() {
+    constexpr uint64_t kTokens = 1000000, kTensors = 10000;
+    mlens::test::GgufBuilder b;
+    b.header(kTensors, 4).kv_string("general.architecture", "llama").kv_string("tokenizer.ggml.model", "llama");
+    b.str("tokenizer.ggml.tokens").u32(9).u32(8).u64(kTokens);
+    for (uint64_t i = 0; i < kTokens; ++i) b.str("tok_" + std::to_string(i));
+    b.str("tokenizer.ggml.scores").u32(9).u32(6).u64(kTokens);
+    for (uint64_t i = 0; i < kTokens; ++i) b.f32(-static_cast<float>(i));
+    for (uint64_t i = 0; i < kTensors; ++i) b.tensor_info("blk." + std::to_string(i / 10) + ".w" + std::to_string(i % 10), {8}, 0, i * 32);
+    b.pad_to(32).zeros(kTensors * 32);
+    std::string path = "/tmp/mlens-bench-1m-tokens.gguf";
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.bytes.data()), static_cast<std::streamsize>(b.bytes.size()));
+    return path;
+}
+
+void bench(const char* label, const std::string& path) {
+    parse_ours(path);  // warm the page cache for both
+    parse_ggml(path);
+    double ours = best_ms([&] { parse_ours(path); }, 7);
+    double ggml = best_ms([&] { parse_ggml(path); }, 7);
+    long idle = child_peak_kib([] {});
+    long ours_kib = child_peak_kib([&] { parse_ours(path); }) - idle;
+    long ggml_kib = child_peak_kib([&] { parse_ggml(path); }) - idle;
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    double file_mib = static_cast<double>(f.tellg()) / (1 << 20);
+    std::printf("%-28s file %7.1f MiB | mlens %8.2f ms  ggml %8.2f ms  ratio %5.1fx | peak +%6.1f MiB (ggml +%6.1f MiB)\n",
+                label, file_mib, ours, ggml, ggml / ours, ours_kib / 1024.0, ggml_kib / 1024.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string vocab = argc > 1 ? argv[1] : std::string(MLENS_LLAMA_SOURCE) + "/models/ggml-vocab-gemma-4.gguf";
+    bench("gemma-4 vocab (262k tokens)", vocab);
+    std::string big = write_big_header();
+    bench("1M tokens + 10k tensors", big);
+    std::remove(big.c_str());
+    return 0;
+}

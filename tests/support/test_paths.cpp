@@ -1,0 +1,53 @@
+#include "test_paths.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace mlens::test {
+
+std::string llama_source_dir() { return MLENS_LLAMA_SOURCE; }
+
+std::vector<std::string> upstream_vocab_files() {
+    std::vector<std::string> files;
+    std::filesystem::path dir = std::filesystem::path(llama_source_dir()) / "models";
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        std::string name = entry.path().filename().string();
+        if (name.rfind("ggml-vocab-", 0) == 0 && entry.path().extension() == ".gguf") files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+TempDir::TempDir() {
+    char pattern[] = "/tmp/mlens-test-XXXXXX";
+    if (!::mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
+    m_path = pattern;
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+}
+
+std::vector<uint8_t> read_whole_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+int64_t first_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+    size_t n = std::min(a.size(), b.size());
+    for (size_t i = 0; i < n; ++i)
+        if (a[i] != b[i]) return static_cast<int64_t>(i);
+    return a.size() == b.size() ? -1 : static_cast<int64_t>(n);
+}
+
+void write_whole_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace mlens::test

@@ -1,0 +1,91 @@
+// malformed-inputs.md B2 cases with size and time limits: S04b (a 100 MB header), S18 (a shape of
+// 1,000,000 dimensions) and S30 (1,000,000 tensors), plus a header exactly at the cap.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdio>
+
+#include "mlens/formats/safetensors_reader.h"
+#include "safetensors_builder.h"
+#include "test_paths.h"
+
+using namespace mlens;
+using test::header_offset;
+using test::safetensors_bytes;
+using test::st_entry;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A file whose header is "{}" followed by spaces up to `n` bytes, written in chunks.
+void write_padded_empty_header(const std::string& path, uint64_t n) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f);
+    auto prefix = safetensors_bytes("{}", {}, n);
+    std::fwrite(prefix.data(), 1, prefix.size(), f);
+    std::vector<char> spaces(1 << 20, ' ');
+    for (uint64_t left = n - 2; left > 0;) {
+        size_t chunk = static_cast<size_t>(std::min<uint64_t>(left, spaces.size()));
+        REQUIRE(std::fwrite(spaces.data(), 1, chunk, f) == chunk);
+        left -= chunk;
+    }
+    REQUIRE(std::fclose(f) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("S04b a header over the cap is refused before it is read", "[safetensors][limits]") {
+    test::TempDir dir;
+    write_padded_empty_header(dir.file("big.safetensors"), 100'000'001);
+    auto start = std::chrono::steady_clock::now();
+    auto m = open_safetensors(dir.file("big.safetensors"));
+    REQUIRE(m.ok());
+    test::require_rejected(*m, "HeaderTooLarge", "header", 0);
+    CHECK(seconds_since(start) < 1.0);
+}
+
+TEST_CASE("a header exactly at the cap is accepted", "[safetensors][limits]") {
+    test::TempDir dir;
+    write_padded_empty_header(dir.file("cap.safetensors"), 100'000'000);
+    auto start = std::chrono::steady_clock::now();
+    auto m = open_safetensors(dir.file("cap.safetensors"));
+    REQUIRE(m.ok());
+    CHECK(m->error_count() == 0);
+    CHECK(m->tensors.empty());
+    CHECK(seconds_since(start) < 10.0);
+}
+
+TEST_CASE("S18 a shape of 1,000,000 dimensions hits the rank cap", "[safetensors][limits]") {
+    std::string shape = "[1";
+    for (int i = 1; i < 1000000; ++i) shape += ",1";
+    shape += "]";
+    std::string h = "{" + st_entry("w", "F32", shape, 0, 4) + "}";
+    auto start = std::chrono::steady_clock::now();
+    Model m = test::require_rejected(safetensors_bytes(h, 4), "E_LIMIT", "w.shape", header_offset(h, "[1,"));
+    CHECK_THAT(m.diagnostics.back().message, Catch::Contains("max_rank=1024"));
+    CHECK(seconds_since(start) < 20.0);
+    SECTION("1024 dimensions are fine") {
+        std::string ok = "[1";
+        for (int i = 1; i < 1024; ++i) ok += ",1";
+        ok += "]";
+        Model a = test::require_accepted(safetensors_bytes("{" + st_entry("w", "F32", ok, 0, 4) + "}", 4));
+        CHECK(a.tensors[0].ne.size() == 1024);
+    }
+}
+
+TEST_CASE("S30 1,000,000 zero-size tensors", "[safetensors][limits]") {
+    std::string h = "{";
+    h.reserve(64'000'000);
+    for (int i = 0; i < 1000000; ++i) h += (i ? "," : "") + st_entry("tensor." + std::to_string(i), "F32", "[0]", 0, 0);
+    h += "}";
+    REQUIRE(h.size() > 55'000'000);
+    auto start = std::chrono::steady_clock::now();
+    Model m = test::require_accepted(safetensors_bytes(h, 0));
+    CHECK(seconds_since(start) < 30.0);
+    REQUIRE(m.tensors.size() == 1000000);
+    CHECK(m.tensors[999999].name == "tensor.999999");
+    CHECK(m.tensors[999999].n_bytes == 0u);
+}
