@@ -1,20 +1,68 @@
 // mlens check PATH [--json]: diagnostics, one per line on stderr (malformed-inputs.md A4).
+// A directory holding manifests/ or blobs/ is an Ollama store root: every manifest is validated
+// (check_store), and each model's verdict is printed. Any other path is a model file or folder.
 // Exit status: 0 accepted (warnings allowed), 1 errors, 2 usage.
+#include <sys/stat.h>
+
 #include <iostream>
 
 #include "cli_common.h"
 #include "mlens/model/model_json.h"
+#include "mlens/ollama/store_check.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
 
+namespace {
+
+bool is_store_root(const std::string& path) {
+    struct stat st {};
+    auto is_dir = [&](const std::string& p) { return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode); };
+    return is_dir(path) && (is_dir(path + "/manifests") || is_dir(path + "/blobs"));
+}
+
+int check_store_root(const std::string& path, bool json) {
+    auto store = Store::open(path);
+    if (!store) {
+        std::cerr << "error: " << store.error().to_string() << "\n";
+        return kExitBroken;
+    }
+    StoreCheckReport report = check_store(*store);
+    const size_t errors = report.error_count();
+    if (json) {
+        nlohmann::json models = nlohmann::json::array();
+        for (const ModelCheck& m : report.models)
+            models.push_back({{"name", m.name.display()}, {"manifest", m.manifest_path}, {"accepted", m.errors == 0},
+                              {"errors", m.errors}, {"warnings", m.warnings}});
+        nlohmann::json out = {{"path", path}, {"store", report.root}, {"accepted", errors == 0}, {"errors", errors},
+                              {"warnings", report.warning_count()}, {"blobs_checked", report.blobs_checked},
+                              {"bytes_hashed", report.bytes_hashed}, {"models", models}, {"diagnostics", nlohmann::json::array()}};
+        for (const Diagnostic& d : report.diagnostics) out["diagnostics"].push_back(diagnostic_to_json(d));
+        std::cout << json_text(out) << "\n";
+        return errors ? kExitBroken : kExitOk;
+    }
+    for (const Diagnostic& d : report.diagnostics) std::cerr << d.to_line() << "\n";
+    for (const ModelCheck& m : report.models)
+        std::cout << m.name.display() << ": " << (m.errors ? "rejected" : "ok") << " (" << m.errors << " errors, " << m.warnings
+                  << " warnings)\n";
+    std::cout << escape_for_display(path) << ": " << (errors ? "rejected" : "ok") << " (store, " << report.models.size()
+              << " models, " << errors << " errors, " << report.warning_count() << " warnings)\n";
+    return errors ? kExitBroken : kExitOk;
+}
+
+}  // namespace
+
 void add_check_command(CLI::App& app, int& exit_code) {
-    auto* cmd = app.add_subcommand("check", "Validate a file; exit status 1 on errors");
+    auto* cmd = app.add_subcommand("check", "Validate a file or an Ollama store; exit status 1 on errors");
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
-    cmd->add_option("PATH", *path, "Model file")->required();
+    cmd->add_option("PATH", *path, "Model file, safetensors folder, or Ollama store root")->required();
     cmd->add_flag("--json", *json, "Print diagnostics as JSON on stdout");
     cmd->callback([=, &exit_code] {
+        if (is_store_root(*path)) {
+            exit_code = check_store_root(*path, *json);
+            return;
+        }
         auto model = open_or_report(*path);
         if (!model) { exit_code = kExitBroken; return; }
         size_t errors = model->error_count();

@@ -29,5 +29,9 @@ void add_kv_command(CLI::App& app, int& exit_code);
 void add_tensors_command(CLI::App& app, int& exit_code);
 void add_dump_command(CLI::App& app, int& exit_code);
 void add_check_command(CLI::App& app, int& exit_code);
+// store: list an Ollama store, or show one model's manifest
+void add_store_command(CLI::App& app, int& exit_code);
+// stats, hist, compare
+void add_quant_commands(CLI::App& app, int& exit_code);
 
 }  // namespace mlens::cli

@@ -42,6 +42,25 @@ void AppShell::close_document(uint64_t id) {
     std::erase(m_started, id);
 }
 
+void AppShell::apply_start_options(Document& doc) {
+    const std::string& name = m_options.start_select;
+    const Model& m = *doc.model;
+    if (name.starts_with("token:")) {
+        uint64_t id = 0;
+        auto [ptr, ec] = std::from_chars(name.data() + 6, name.data() + name.size(), id);
+        if (ec == std::errc() && ptr == name.data() + name.size()) {
+            doc.navigation.token = id;
+            doc.focus_panel = "tokenizer";
+        }
+    }
+    for (size_t i = 0; i < m.tensors.size() && !name.empty(); ++i)
+        if (m.tensors[i].name == name) doc.select({SelectionKind::tensor, i}, "tensors");
+    for (size_t i = 0; i < m.metadata.size() && !name.empty(); ++i)
+        if (m.metadata[i].key == name) doc.select({SelectionKind::metadata, i}, "metadata");
+    // An explicit panel wins over the one the selection brings forward.
+    if (find_panel(m_options.start_panel)) doc.focus_panel = m_options.start_panel;
+}
+
 void AppShell::on_documents_changed() {
     bool opened = false;
     for (const auto& doc : m_workspace.documents()) {
@@ -49,23 +68,7 @@ void AppShell::on_documents_changed() {
         m_started.push_back(doc->id);
         opened = true;
         m_fonts.want(doc->index->code_points, doc->index->mono_code_points);
-        if (find_panel(m_options.start_panel)) doc->focus_panel = m_options.start_panel;
-        const std::string& name = m_options.start_select;
-        if (name.empty()) continue;
-        const Model& m = *doc->model;
-        if (name.starts_with("token:")) {
-            uint64_t id = 0;
-            auto [ptr, ec] = std::from_chars(name.data() + 6, name.data() + name.size(), id);
-            if (ec == std::errc() && ptr == name.data() + name.size()) {
-                doc->navigation.token = id;
-                doc->focus_panel = "tokenizer";
-            }
-        }
-        for (size_t i = 0; i < m.tensors.size(); ++i)
-            if (m.tensors[i].name == name) doc->select({SelectionKind::tensor, i}, "tensors");
-        for (size_t i = 0; i < m.metadata.size(); ++i)
-            if (m.metadata[i].key == name) doc->select({SelectionKind::metadata, i}, "metadata");
-        if (!m_options.start_panel.empty() && find_panel(m_options.start_panel)) doc->focus_panel = m_options.start_panel;
+        apply_start_options(*doc);
     }
     if (opened) save_settings();
 }
@@ -183,11 +186,11 @@ void AppShell::layout(Document& doc, float height) {
         right = right || p.slot == PanelSlot::right;
     }
     float split_w = style.ItemSpacing.x;
-    float left_max = total * 0.4f, right_max = total * 0.55f;
-    m_settings.left_width = std::clamp(m_settings.left_width, 140.0f, std::max(140.0f, left_max));
-    m_settings.right_width = std::clamp(m_settings.right_width, 220.0f, std::max(220.0f, right_max));
-    float left_w = left ? m_settings.left_width : 0.0f;
-    float right_w = right ? m_settings.right_width : 0.0f;
+    // Panes keep their remembered widths but give way in narrow windows; the remembered width
+    // only changes when the user drags a splitter.
+    float left_max = std::max(140.0f, total * 0.22f), right_max = std::max(220.0f, total * 0.32f);
+    float left_w = left ? std::clamp(m_settings.left_width, 140.0f, left_max) : 0.0f;
+    float right_w = right ? std::clamp(m_settings.right_width, 220.0f, right_max) : 0.0f;
     float center_w = std::max(100.0f, total - left_w - right_w - (left ? split_w : 0) - (right ? split_w : 0));
 
     if (left) {
@@ -195,7 +198,7 @@ void AppShell::layout(Document& doc, float height) {
         draw_slot(PanelSlot::left, doc);
         ImGui::EndChild();
         ImGui::SameLine(0, 0);
-        ui::splitter("##split_left", m_settings.left_width, 1.0f, 140.0f, left_max, height);
+        if (ui::splitter("##split_left", left_w, 1.0f, 140.0f, left_max, height)) m_settings.left_width = left_w;
         ImGui::SameLine(0, 0);
     }
     ImGui::BeginChild("center_pane", ImVec2(center_w, height), false);
@@ -203,7 +206,7 @@ void AppShell::layout(Document& doc, float height) {
     ImGui::EndChild();
     if (right) {
         ImGui::SameLine(0, 0);
-        ui::splitter("##split_right", m_settings.right_width, -1.0f, 220.0f, right_max, height);
+        if (ui::splitter("##split_right", right_w, -1.0f, 220.0f, right_max, height)) m_settings.right_width = right_w;
         ImGui::SameLine(0, 0);
         ImGui::BeginChild("right_pane", ImVec2(right_w, height), true);
         draw_slot(PanelSlot::right, doc);

@@ -50,6 +50,7 @@ public:
 
 private:
     void on_documents_changed();
+    void apply_start_options(Document& doc);
     void shortcuts();
     void menu_bar();
     void document_tabs();

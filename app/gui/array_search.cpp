@@ -5,6 +5,7 @@
 
 #include "display_text.h"
 #include "enum_names.h"
+#include "text_search.h"
 
 namespace mlens {
 
@@ -12,28 +13,13 @@ namespace {
 
 constexpr uint64_t kMaxElementBytes = 4096;
 
-std::string lowered(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
+bool string_matches(std::string_view s, std::string_view query) {
+    return contains_folded(s, query) || contains_folded(visible_piece_text(s, 512), query);
 }
 
-bool contains_folded(std::string_view haystack, std::string_view lowered_needle) {
-    if (lowered_needle.size() > haystack.size()) return false;
-    auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    auto it = std::search(haystack.begin(), haystack.end(), lowered_needle.begin(), lowered_needle.end(),
-                          [&](char a, char b) { return fold(a) == b; });
-    return it != haystack.end();
-}
-
-bool string_matches(std::string_view s, std::string_view lowered_query) {
-    return contains_folded(s, lowered_query) || contains_folded(visible_piece_text(s, 512), lowered_query);
-}
-
-bool scalar_matches(const Scalar& v, std::string_view key, std::string_view lowered_query) {
-    if (contains_folded(v.to_string(), lowered_query)) return true;
-    if (auto name = enum_value_name(key, v)) return contains_folded(*name, lowered_query);
+bool scalar_matches(const Scalar& v, std::string_view key, std::string_view query) {
+    if (contains_folded(v.to_string(), query)) return true;
+    if (auto name = enum_value_name(key, v)) return contains_folded(*name, query);
     return false;
 }
 
@@ -46,18 +32,10 @@ std::optional<uint64_t> whole_number(std::string_view s) {
 
 }  // namespace
 
-bool array_element_matches(const ArrayIndex& array, std::string_view key, uint64_t i, std::string_view lowered_query) {
-    if (i >= array.count) return false;
-    if (array.element_type == ValueType::string) return string_matches(array.string_at(i, kMaxElementBytes), lowered_query);
-    if (value_type_size(array.element_type) == 0) return false;
-    return scalar_matches(array.scalar_at(i), key, lowered_query);
-}
-
 std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key, std::string_view query, JobContext* job) {
     std::vector<uint64_t> out;
-    std::string q = lowered(query);
-    if (q.empty()) return out;
-    std::optional<uint64_t> index = whole_number(q);
+    if (query.empty()) return out;
+    std::optional<uint64_t> index = whole_number(query);
     if (index && *index >= array.count) index.reset();
     if (index) out.push_back(*index);
     auto progress = [&](uint64_t i) {
@@ -67,12 +45,12 @@ std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key
     };
     if (array.element_type == ValueType::string) {
         array.for_each_string(0, kMaxElementBytes, [&](uint64_t i, std::string_view s) {
-            if (i != index && string_matches(s, q)) out.push_back(i);
+            if (i != index && string_matches(s, query)) out.push_back(i);
             return progress(i);
         });
     } else if (value_type_size(array.element_type) > 0) {
         for (uint64_t i = 0; i < array.count; ++i) {
-            if (i != index && scalar_matches(array.scalar_at(i), key, q)) out.push_back(i);
+            if (i != index && scalar_matches(array.scalar_at(i), key, query)) out.push_back(i);
             if (!progress(i)) break;
         }
     }

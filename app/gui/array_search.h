@@ -23,9 +23,6 @@
 
 namespace mlens {
 
-// The matching rule above for one element; `lowered_query` must already be ASCII-lowercased.
-bool array_element_matches(const ArrayIndex& array, std::string_view key, uint64_t i,
-                           std::string_view lowered_query);
 std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key, std::string_view query,
                                    JobContext* job = nullptr);
 

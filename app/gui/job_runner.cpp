@@ -12,7 +12,6 @@ JobRunner::~JobRunner() {
 
 JobPtr JobRunner::start(std::string name, std::function<void(JobContext&)> work) {
     auto job = std::make_shared<Job>(std::move(name));
-    // The wake callback is copied so a later set_wake() cannot race with the worker.
     std::thread thread([job, work = std::move(work), wake = m_wake] {
         work(job->m_context);
         job->m_context.report(1.0);

@@ -54,7 +54,6 @@ public:
     bool busy() const;
     // Blocks until every started job is done (headless drivers and tests).
     void wait_all();
-    void set_wake(std::function<void()> wake) { m_wake = std::move(wake); }
 
 private:
     struct Entry {

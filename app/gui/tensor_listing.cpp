@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "mlens/text/escape.h"
+#include "text_search.h"
 
 namespace mlens {
 
@@ -22,12 +23,6 @@ void add(TensorTotals& t, const TensorInfo& info) {
     t.bytes = sat_add(t.bytes, info.n_bytes.value_or(0));
 }
 
-bool contains_folded(std::string_view haystack, std::string_view needle) {
-    auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                          [&](char a, char b) { return fold(a) == fold(b); });
-    return it != haystack.end();
-}
 
 // Orders two tensors by one column; false when equal so stable_sort keeps file order.
 bool less_by(TensorColumn column, const TensorInfo& a, const TensorInfo& b) {

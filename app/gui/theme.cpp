@@ -49,6 +49,8 @@ void apply_theme(bool light, float scale) {
         c[ImGuiCol_MenuBarBg] = ImVec4(0.90f, 0.91f, 0.93f, 1.0f);
         c[ImGuiCol_TableHeaderBg] = ImVec4(0.86f, 0.88f, 0.92f, 1.0f);
         c[ImGuiCol_TableRowBgAlt] = ImVec4(0.0f, 0.0f, 0.0f, 0.035f);
+        c[ImGuiCol_FrameBg] = ImVec4(0.91f, 0.92f, 0.94f, 1.0f);
+        c[ImGuiCol_Border] = ImVec4(0.0f, 0.0f, 0.0f, 0.18f);
         g_palette = kLightPalette;
     } else {
         ImGui::StyleColorsDark(&style);
@@ -79,6 +81,8 @@ void apply_theme(bool light, float scale) {
         g_palette = kDarkPalette;
     }
     common_style(style);
+    // Light frames need an outline to stand out from the light window background.
+    style.FrameBorderSize = light ? 1.0f : 0.0f;
     style.ScaleAllSizes(scale);
     ImGui::GetStyle() = style;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
@@ -25,6 +26,11 @@ constexpr double kTypingWakeSeconds = 0.5;
 constexpr double kIdleWakeSeconds = 5.0;
 constexpr int kFramesAfterWake = 2;
 constexpr double kScreenshotTimeoutSeconds = 600.0;
+
+// Set by SIGINT/SIGTERM so the loop ends normally and the settings get saved.
+volatile std::sig_atomic_t g_stop = 0;
+
+void on_stop_signal(int) { g_stop = 1; }
 
 void glfw_error(int code, const char* message) {
     std::fprintf(stderr, "modellens: GLFW error %d: %s\n", code, message);
@@ -61,6 +67,8 @@ std::string platform_info() {
 int run_window(const WindowOptions& options) {
     const bool screenshot = !options.screenshot.empty();
     glfwSetErrorCallback(glfw_error);
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
     if (!glfwInit()) {
         std::fprintf(stderr, "modellens: cannot initialise GLFW (is a display available?)\n");
         return 1;
@@ -179,7 +187,7 @@ int run_window(const WindowOptions& options) {
                 title = wanted;
                 glfwSetWindowTitle(window, title.c_str());
             }
-            if (shell.quit_requested()) glfwSetWindowShouldClose(window, GLFW_TRUE);
+            if (shell.quit_requested() || g_stop) glfwSetWindowShouldClose(window, GLFW_TRUE);
         }
         if (!screenshot) {
             if (!glfwGetWindowAttrib(window, GLFW_MAXIMIZED) && !glfwGetWindowAttrib(window, GLFW_ICONIFIED))

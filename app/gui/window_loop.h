@@ -5,7 +5,8 @@
 //    folder), and runs until the user quits. The loop sleeps in glfwWaitEventsTimeout while idle
 //    and wakes when a job finishes (the job runner posts an empty event) or, while jobs run, a
 //    few times a second to show progress.
-//  - Dropped files open as new documents.
+//  - Dropped files open as new documents. SIGINT and SIGTERM end the loop like File > Quit
+//    (within the idle wake interval), so settings are still saved.
 //  - Outside screenshot mode, settings and ImGui's layout file live in Settings::config_dir().
 //  - Screenshot mode (`screenshot` not empty) neither reads nor writes settings; it waits until
 //    every document finished opening, renders `frames` more frames, writes the last one to the

@@ -31,10 +31,14 @@ std::string absolute_path(const std::string& path) {
 Document& Workspace::open(const std::string& raw_path) {
     std::string path = absolute_path(raw_path);
     for (auto& doc : m_documents) {
-        if (doc->path == path && doc->state != DocumentState::failed) {
+        if (doc->path != path) continue;
+        if (doc->state != DocumentState::failed) {
             m_active = doc->id;
             return *doc;
         }
+        // A failed document is replaced by a new attempt.
+        close(doc->id);
+        break;
     }
     auto doc = std::make_unique<Document>();
     doc->id = m_next_id++;

@@ -28,12 +28,6 @@ void HeadlessImGui::frame(const std::function<void()>& draw) {
     ImGui::Render();
 }
 
-void HeadlessImGui::mouse(float x, float y, bool down) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.MousePos = ImVec2(x, y);
-    io.MouseDown[0] = down;
-}
-
 TempDir::TempDir() {
     static std::atomic<int> counter{0};
     m_path = std::filesystem::temp_directory_path() /

@@ -16,8 +16,6 @@ public:
     ~HeadlessImGui();
     // One frame: NewFrame, draw(), Render. Rebuilds the font atlas first when asked, like the window loop.
     void frame(const std::function<void()>& draw);
-    // Moves the mouse to (x, y) and optionally presses the left button for the next frame.
-    void mouse(float x, float y, bool down = false);
     FontSet& fonts() { return m_fonts; }
 
 private:

@@ -5,21 +5,30 @@
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
+#include "text_search.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
 namespace mlens {
 
-namespace {
-
-bool contains_folded(std::string_view haystack, std::string_view needle) {
-    auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                          [&](char a, char b) { return fold(a) == fold(b); });
-    return it != haystack.end();
+void DiagnosticsPanel::refresh(const Model& m) {
+    if (m_built && m_applied_filter == m_filter && m_applied_errors == m_show_errors &&
+        m_applied_warnings == m_show_warnings)
+        return;
+    m_built = true;
+    m_applied_filter = m_filter;
+    m_applied_errors = m_show_errors;
+    m_applied_warnings = m_show_warnings;
+    m_rows.clear();
+    for (size_t i = 0; i < m.diagnostics.size(); ++i) {
+        const Diagnostic& d = m.diagnostics[i];
+        if (d.severity == Severity::error ? !m_show_errors : !m_show_warnings) continue;
+        if (!m_filter.empty() && !contains_folded(d.code, m_filter) && !contains_folded(d.field, m_filter) &&
+            !contains_folded(d.message, m_filter))
+            continue;
+        m_rows.push_back(i);
+    }
 }
-
-}  // namespace
 
 std::string DiagnosticsPanel::badge(const Document& doc) const {
     if (!doc.ready() || doc.model->diagnostics.empty()) return {};
@@ -50,25 +59,18 @@ void DiagnosticsPanel::draw(PanelContext& ctx) {
         ui::text_colored(palette().error, "parsing stopped early: later fields are missing");
     }
 
-    std::vector<size_t> rows;
-    for (size_t i = 0; i < m.diagnostics.size(); ++i) {
-        const Diagnostic& d = m.diagnostics[i];
-        if (d.severity == Severity::error ? !m_show_errors : !m_show_warnings) continue;
-        if (!m_filter.empty() && !contains_folded(d.code, m_filter) && !contains_folded(d.field, m_filter) &&
-            !contains_folded(d.message, m_filter))
-            continue;
-        rows.push_back(i);
-    }
+    refresh(m);
+    const std::vector<size_t>& rows = m_rows;
 
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                             ImGuiTableFlags_BordersInnerV;
     if (!ImGui::BeginTable("diagnostics", 5, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, 90);
-    ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthFixed, 200);
-    ImGui::TableSetupColumn("Field", ImGuiTableColumnFlags_WidthFixed, 230);
+    ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("Field", ImGuiTableColumnFlags_WidthStretch, 2.2f);
     ImGui::TableSetupColumn("Offset", ImGuiTableColumnFlags_WidthFixed, 95);
-    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch, 5.0f);
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(rows.size()));

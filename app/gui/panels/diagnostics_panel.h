@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "panels/panel.h"
 
@@ -15,9 +16,17 @@ public:
     std::string badge(const Document& doc) const override;
 
 private:
+    void refresh(const Model& model);
+
     std::string m_filter;
     bool m_show_errors = true;
     bool m_show_warnings = true;
+    // The listed diagnostics and the filter they were listed for.
+    std::vector<size_t> m_rows;
+    std::string m_applied_filter;
+    bool m_applied_errors = false;
+    bool m_applied_warnings = false;
+    bool m_built = false;
 };
 
 }  // namespace mlens

@@ -136,8 +136,10 @@ void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
         std::snprintf(buf, sizeof buf, "%.3f", bpw);
         f.row("bits/weight", buf, true);
     }
-    if (t.type.known)
+    if (t.type.known && t.type.block_size > 1)
         f.row("block", std::to_string(t.type.block_size) + " elements in " + std::to_string(t.type.block_bytes) + " bytes");
+    else if (t.type.known)
+        f.row("element", std::to_string(t.type.block_bytes) + (t.type.block_bytes == 1 ? " byte" : " bytes"));
     if (auto layer = layer_of(t.name)) f.row("layer", std::to_string(*layer));
     f.row("rel. offset", ui::hex_offset(t.relative_offset) + " (" + ui::with_separators(t.relative_offset) + ")", true);
     f.range("data", t.data_range());

@@ -7,21 +7,11 @@
 #include "metadata_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
+#include "text_search.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
 namespace mlens {
-
-namespace {
-
-bool contains_folded(std::string_view haystack, std::string_view needle) {
-    auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                          [&](char a, char b) { return fold(a) == fold(b); });
-    return it != haystack.end();
-}
-
-}  // namespace
 
 void MetadataPanel::refresh(const Document& doc) {
     if (m_built && m_applied_filter == m_filter && m_applied_group == doc.navigation.metadata_group) return;
@@ -78,10 +68,10 @@ void MetadataPanel::draw(PanelContext& ctx) {
                             ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
     if (!ImGui::BeginTable("metadata", 4, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("Key", ImGuiTableColumnFlags_WidthFixed, 300);
-    ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthFixed, 130);
-    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, 70);
-    ImGui::TableSetupColumn("Value", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("Key", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthFixed, 125);
+    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, 65);
+    ImGui::TableSetupColumn("Value", ImGuiTableColumnFlags_WidthStretch, 3.0f);
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(m_rows.size()));

@@ -1,5 +1,7 @@
 #include "panels/navigator_panel.h"
 
+#include <algorithm>
+
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
@@ -17,15 +19,32 @@ ImGuiTreeNodeFlags leaf_flags(bool selected) {
            (selected ? ImGuiTreeNodeFlags_Selected : 0);
 }
 
-// A leaf row with a dim count after the label; returns true when clicked.
-bool leaf(const std::string& label, const std::string& count, bool selected) {
+// A leaf row with a dim count after the label and a dot when it holds the selected item;
+// returns true when clicked.
+bool leaf(const std::string& label, const std::string& count, bool selected, bool holds_selection = false) {
     ImGui::TreeNodeEx(label.c_str(), leaf_flags(selected));
     bool clicked = ImGui::IsItemClicked();
     if (!count.empty()) {
         ImGui::SameLine();
         ui::text_dim(count);
     }
+    if (holds_selection) {
+        ImGui::SameLine();
+        ui::text_colored(palette().accent, "\xE2\x97\x8F");  // ●
+    }
     return clicked;
+}
+
+// A parent row that opens on its arrow; returns whether it is open and sets `clicked` when its
+// label was clicked.
+bool parent(const char* label, size_t count, bool& clicked) {
+    ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth |
+                               ImGuiTreeNodeFlags_OpenOnArrow;
+    bool open = ImGui::TreeNodeEx(label, flags);
+    clicked = ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen();
+    ImGui::SameLine();
+    ui::text_dim("(" + std::to_string(count) + ")");
+    return open;
 }
 
 void header_section(Document& doc) {
@@ -52,15 +71,20 @@ void header_section(Document& doc) {
 
 void metadata_section(Document& doc) {
     const DocumentIndex& index = *doc.index;
-    std::string label = "Metadata###metadata";
-    bool open = ImGui::TreeNodeEx(label.c_str(), ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth);
-    ImGui::SameLine();
-    ui::text_dim("(" + std::to_string(doc.model->metadata.size()) + ")");
+    bool clicked = false;
+    bool open = parent("Metadata###metadata", doc.model->metadata.size(), clicked);
+    if (clicked) {
+        doc.navigation.metadata_group.reset();
+        doc.focus_panel = "metadata";
+    }
     if (!open) return;
+    bool key_selected = doc.selection.kind == SelectionKind::metadata;
     for (size_t g = 0; g < index.metadata_groups.size(); ++g) {
         const MetadataGroup& group = index.metadata_groups[g];
+        bool holds = key_selected && std::find(group.entries.begin(), group.entries.end(), doc.selection.index) !=
+                                         group.entries.end();
         ImGui::PushID(static_cast<int>(g));
-        if (leaf(group.label, "(" + std::to_string(group.entries.size()) + ")", doc.navigation.metadata_group == g)) {
+        if (leaf(group.label, "(" + std::to_string(group.entries.size()) + ")", doc.navigation.metadata_group == g, holds)) {
             doc.navigation.metadata_group = g;
             doc.focus_panel = "metadata";
         }
@@ -71,17 +95,23 @@ void metadata_section(Document& doc) {
 
 void tensor_section(Document& doc) {
     const DocumentIndex& index = *doc.index;
-    bool open = ImGui::TreeNodeEx("Tensors###tensors", ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth);
-    ImGui::SameLine();
-    ui::text_dim("(" + std::to_string(doc.model->tensors.size()) + ")");
+    bool clicked = false;
+    bool open = parent("Tensors###tensors", doc.model->tensors.size(), clicked);
+    if (clicked) {
+        doc.navigation.tensor_layer.reset();
+        doc.focus_panel = "tensors";
+    }
     if (!open) return;
     if (index.layers.empty()) ui::text_dim("no tensors");
+    bool tensor_selected = doc.selection.kind == SelectionKind::tensor;
     for (size_t l = 0; l < index.layers.size(); ++l) {
         const LayerSummary& layer = index.layers[l];
         std::string label = layer.layer ? "blk." + std::to_string(*layer.layer) : "non-block";
+        bool holds = tensor_selected && std::find(layer.tensors.begin(), layer.tensors.end(), doc.selection.index) !=
+                                            layer.tensors.end();
         ImGui::PushID(static_cast<int>(l));
         if (leaf(label, std::to_string(layer.tensors.size()) + " \xC2\xB7 " + human_bytes(layer.bytes),
-                 doc.navigation.tensor_layer == l)) {
+                 doc.navigation.tensor_layer == l, holds)) {
             doc.navigation.tensor_layer = l;
             doc.focus_panel = "tensors";
         }

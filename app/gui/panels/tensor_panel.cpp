@@ -62,14 +62,15 @@ void TensorPanel::draw_table(PanelContext& ctx) {
                             ImGuiTableFlags_SortTristate | ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
     if (!ImGui::BeginTable("tensors", 8, flags, ImVec2(0, -totals_h))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort, 44);
-    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthFixed, 80);
-    ImGui::TableSetupColumn("Shape", ImGuiTableColumnFlags_WidthFixed, 110);
-    ImGui::TableSetupColumn("Elements", ImGuiTableColumnFlags_WidthFixed, 90);
-    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthFixed, 70);
-    ImGui::TableSetupColumn("Offset", ImGuiTableColumnFlags_WidthFixed, 95);
-    ImGui::TableSetupColumn("BPW", ImGuiTableColumnFlags_WidthFixed, 45);
+    // Stretch weights: every column gives way proportionally in narrow windows.
+    ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_DefaultSort, 0.5f);
+    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+    ImGui::TableSetupColumn("Shape", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+    ImGui::TableSetupColumn("Elements", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("Offset", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("BPW", ImGuiTableColumnFlags_WidthStretch, 0.55f);
     ImGui::TableHeadersRow();
 
     if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs()) {

@@ -42,11 +42,16 @@ bool ArrayViewer::draw(JobRunner& jobs, ImFont* mono) {
         m_search.start(jobs, m_array, m_key, m_query);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(110);
-    if (ImGui::InputScalar("##goto", ImGuiDataType_S64, &m_goto, nullptr, nullptr, "%lld",
-                           ImGuiInputTextFlags_EnterReturnsTrue))
-        m_scroll_to = static_cast<uint64_t>(std::clamp<int64_t>(m_goto, 0, static_cast<int64_t>(a.count ? a.count - 1 : 0)));
+    bool go = ImGui::InputScalar("##goto", ImGuiDataType_S64, &m_goto, nullptr, nullptr, "%lld",
+                                 ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
-    if (ImGui::Button("Go to index")) m_scroll_to = static_cast<uint64_t>(std::clamp<int64_t>(m_goto, 0, static_cast<int64_t>(a.count ? a.count - 1 : 0)));
+    go = ImGui::Button("Go to index") || go;
+    if (go && a.count > 0) {
+        // Going to an index shows the whole array again.
+        m_query.clear();
+        m_search.clear();
+        m_scroll_to = static_cast<uint64_t>(std::clamp<int64_t>(m_goto, 0, static_cast<int64_t>(a.count - 1)));
+    }
 
     bool filtered = m_search.active();
     uint64_t rows = filtered ? m_search.matches().size() : a.count;

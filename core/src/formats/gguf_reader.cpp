@@ -282,7 +282,7 @@ private:
         e.key_range = {key_at, m_cur.position() - key_at};
         if (!key_charset_ok(e.key))
             warn("W_KEY_CHARSET", key_field, key_at,
-                 "key \"" + escape_for_display(e.key) + "\" has characters outside [a-z0-9_.]");
+                 "key \"" + escape_for_display(e.key) + "\" has characters outside [a-z0-9_.-]");
         // A duplicate is reported and kept in file order; lookups find the first occurrence.
         const bool duplicate = m_keys.contains(e.key);
         if (duplicate)

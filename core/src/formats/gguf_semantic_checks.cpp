@@ -1,7 +1,6 @@
 #include "gguf_semantic_checks.h"
 
 #include <optional>
-#include <optional>
 #include <string>
 
 namespace mlens {

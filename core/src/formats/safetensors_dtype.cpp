@@ -5,7 +5,7 @@ namespace mlens {
 namespace {
 
 struct DtypeRow {
-    const char* name;
+    std::string_view name;
     uint32_t bits;
 };
 
@@ -26,14 +26,14 @@ std::optional<SafetensorsDtype> safetensors_dtype_from_name(std::string_view nam
     return std::nullopt;
 }
 
-const char* safetensors_dtype_name(SafetensorsDtype d) { return kDtypes[static_cast<uint32_t>(d)].name; }
+const char* safetensors_dtype_name(SafetensorsDtype d) { return kDtypes[static_cast<uint32_t>(d)].name.data(); }
 
 uint32_t safetensors_dtype_bits(SafetensorsDtype d) { return kDtypes[static_cast<uint32_t>(d)].bits; }
 
 StorageType safetensors_storage_type(SafetensorsDtype d) {
     StorageType t;
     t.id = static_cast<uint32_t>(d);
-    t.name = safetensors_dtype_name(d);
+    t.name = kDtypes[static_cast<uint32_t>(d)].name;
     t.known = true;
     uint32_t bits = safetensors_dtype_bits(d);
     // Smallest element count whose bits are a whole number of bytes: 8 / gcd(bits, 8).

@@ -7,6 +7,7 @@
 
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/text/escape.h"
+#include "keyed_hash.h"
 #include "safetensors_index.h"
 
 namespace mlens {
@@ -119,7 +120,7 @@ private:
     }
 
     void collect_shard_names() {
-        std::unordered_set<std::string> seen, rejected;
+        std::unordered_set<std::string, KeyedHash> seen, rejected;
         for (const SafetensorsIndexEntry& e : m_index->weight_map) {
             if (seen.count(e.shard) || rejected.count(e.shard)) continue;
             if (!is_plain_file_name(e.shard)) {
@@ -235,10 +236,10 @@ private:
     // Compares weight_map with the shards that were read completely. Disagreements are warnings (a
     // loader reads each shard whole), except one tensor name in two shards.
     void check_index() {
-        std::unordered_map<std::string, uint32_t> shard_file;
+        std::unordered_map<std::string, uint32_t, KeyedHash> shard_file;
         for (uint32_t k = 0; k < m_shards.size(); ++k) shard_file.emplace(m_shards[k], k);
-        std::unordered_map<std::string, uint32_t> holder;
-        std::unordered_set<std::string> listed;
+        std::unordered_map<std::string, uint32_t, KeyedHash> holder;
+        std::unordered_set<std::string, KeyedHash> listed;
         for (const SafetensorsIndexEntry& e : m_index->weight_map) listed.insert(e.tensor);
         size_t mismatches = 0;
         auto mismatch = [&](std::string field, uint32_t file, uint64_t offset, std::string message) {
@@ -284,7 +285,7 @@ private:
     uint32_t m_index_file = 0;
     std::optional<SafetensorsIndex> m_index;
     std::vector<Diagnostic> m_index_diagnostics;   // their file is known once the side files are added
-    std::unordered_map<std::string, uint64_t> m_first_reference;  // shard name -> first weight_map value naming it
+    std::unordered_map<std::string, uint64_t, KeyedHash> m_first_reference;  // shard name -> first weight_map value naming it
     std::vector<std::string> m_shards;
     std::vector<bool> m_shard_complete;
 };

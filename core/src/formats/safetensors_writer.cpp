@@ -8,6 +8,7 @@
 #include "mlens/io/checked_math.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/text/escape.h"
+#include "keyed_hash.h"
 
 namespace mlens {
 
@@ -51,7 +52,7 @@ Error invalid_utf8(const std::string& what) {
 
 Result<std::string> metadata_json(const Model& model) {
     std::string out;
-    std::unordered_set<std::string> keys;
+    std::unordered_set<std::string, KeyedHash> keys;
     for (const MetadataEntry& e : model.metadata) {
         if (!written_as_metadata(e)) continue;
         if (!keys.insert(e.key).second)
@@ -99,7 +100,7 @@ Result<std::string> safetensors_header_text(const Model& model) {
     if (!metadata) return metadata.error();
     std::string out = "{";
     if (!metadata->empty()) out += "\"__metadata__\":" + *metadata;
-    std::unordered_set<std::string> names;
+    std::unordered_set<std::string, KeyedHash> names;
     uint64_t offset = 0;
     for (const TensorInfo& t : model.tensors) {
         if (!utf8_valid(t.name)) return invalid_utf8(t.name);

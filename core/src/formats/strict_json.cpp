@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mlens/text/escape.h"
+#include "keyed_hash.h"
 
 namespace mlens {
 
@@ -77,7 +78,7 @@ public:
 
     // False if the key was already present.
     bool insert(std::string_view key) {
-        const uint64_t hash = std::hash<std::string_view>{}(key);
+        const uint64_t hash = KeyedHash{}(key);
         if (m_table.empty()) {
             for (const Key& k : m_keys)
                 if (k.hash == hash && text(k) == key) return false;
@@ -87,13 +88,15 @@ public:
         }
         if ((m_keys.size() + 1) * 2 > m_table.size()) rebuild(m_table.size() * 2);
         const size_t mask = m_table.size() - 1;
+        const uint64_t tag = hash >> 32 << 32;
         size_t i = hash & mask;
         for (; m_table[i] != 0; i = (i + 1) & mask) {
-            const Key& k = m_keys[m_table[i] - 1];
+            if ((m_table[i] >> 32 << 32) != tag) continue;
+            const Key& k = m_keys[(m_table[i] & 0xFFFFFFFFu) - 1];
             if (k.hash == hash && text(k) == key) return false;
         }
         add(key, hash);
-        m_table[i] = static_cast<uint32_t>(m_keys.size());
+        m_table[i] = tag | m_keys.size();
         return true;
     }
 
@@ -110,20 +113,21 @@ private:
         m_keys.push_back({hash, m_arena.size(), key.size()});
         m_arena.append(key);
     }
-    // Table of key indices + 1 (0 = empty slot); size a power of two, at most half full.
+    // Slots hold the hash's upper 32 bits over the key index + 1 (0 = empty); the table size is a
+    // power of two and at most half full, so most probes never touch the keys themselves.
     void rebuild(size_t slots) {
         m_table.assign(slots, 0);
         const size_t mask = slots - 1;
         for (size_t k = 0; k < m_keys.size(); ++k) {
             size_t i = m_keys[k].hash & mask;
             while (m_table[i] != 0) i = (i + 1) & mask;
-            m_table[i] = static_cast<uint32_t>(k + 1);
+            m_table[i] = (m_keys[k].hash >> 32 << 32) | (k + 1);
         }
     }
 
     std::string m_arena;
     std::vector<Key> m_keys;
-    std::vector<uint32_t> m_table;
+    std::vector<uint64_t> m_table;
 };
 
 class SaxBridge {

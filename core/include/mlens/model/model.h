@@ -8,6 +8,14 @@
 //    is true when parsing stopped early, and the reason is an error Diagnostic. Nothing
 //    half-parsed is exposed.
 //  - Every header field that came from a file records its absolute byte range there.
+//  - Quantized tensors stored as several entries (Ollama/MLX tensor blobs: packed `T`, `T.scale`,
+//    `T.bias`, `T.global_scale`) stay separate TensorInfos, as stored. The packed entry carries
+//    `quant`, the logical view (quantization type, group size, unpacked shape, its companions);
+//    each companion names the packed entry in `part_of`. Readers without such tensors leave both
+//    empty.
+//  - `groups` gathers tensors that belong together beyond their names, e.g. the experts of one
+//    MoE layer (packed per expert or stacked): a kind, how it is laid out, how many items
+//    (experts) it holds, and its member tensors. Empty for formats without groups.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +69,21 @@ struct StorageType {
     uint64_t block_bytes = 0;    // bytes per block
 };
 
+// The logical view of a tensor stored quantized across several entries (see the contract).
+struct QuantLayout {
+    std::string type;                   // "int4", "int8", "nvfp4", "mxfp4", "mxfp8", else as declared
+    std::string mode;                   // how values decode: "affine", "nvfp4", "mxfp4", "mxfp8"
+    uint32_t bits = 0;                  // bits per packed value
+    uint64_t group_size = 0;            // values sharing one scale
+    std::string origin;                 // where type and group size came from, for display
+    std::string declared;               // the type string as the file wrote it (aliases kept), or empty
+    std::vector<uint64_t> logical_ne;   // unpacked shape, GGUF order (ne[0] fastest)
+    uint64_t logical_elements = 0;
+    std::optional<size_t> scale;        // indices into Model::tensors
+    std::optional<size_t> bias;
+    std::optional<size_t> global_scale;
+};
+
 struct TensorInfo {
     std::string name;
     StorageType type;
@@ -71,9 +94,21 @@ struct TensorInfo {
     uint64_t data_offset = 0;            // absolute offset in its file
     uint32_t file = 0;
     ByteRange info_range;                // the tensor-info record in the header
+    std::optional<QuantLayout> quant;    // set on the packed entry of a multi-entry quantized tensor
+    std::optional<size_t> part_of;       // set on its companions: index of the packed entry
 
     double bits_per_weight() const;      // 0 when unknown or empty
     ByteRange data_range() const { return {data_offset, n_bytes.value_or(0)}; }
+};
+
+// Tensors that belong together, e.g. the experts of one MoE layer (see the contract).
+struct TensorGroup {
+    std::string name;                   // e.g. "model.layers.1.mlp.experts"
+    std::string kind;                   // "experts"
+    std::string layout;                 // how the members are stored, for display
+    uint64_t count = 0;                 // items in the group (experts)
+    std::vector<std::string> parts;     // what each item consists of, e.g. gate_proj, up_proj, down_proj
+    std::vector<size_t> members;        // indices into Model::tensors (packed entries, not companions)
 };
 
 class Model {
@@ -82,6 +117,7 @@ public:
     std::vector<SourceFile> files;
     std::vector<MetadataEntry> metadata;
     std::vector<TensorInfo> tensors;
+    std::vector<TensorGroup> groups;
     std::vector<Diagnostic> diagnostics;
     bool partial = false;
 

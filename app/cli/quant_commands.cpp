@@ -1,0 +1,181 @@
+// mlens stats PATH TENSOR [--json] [--expert N]
+// mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--json]
+// mlens compare A B [--tensor NAME] [--json]
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli_common.h"
+#include "mlens/analysis/tensor_compare.h"
+#include "mlens/model/model_json.h"
+#include "mlens/quant/stats.h"
+#include "mlens/quant/tensor_view.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+namespace {
+
+std::string num(double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+nlohmann::json finite_or_text(double v) {
+    if (std::isfinite(v)) return v;
+    return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+}
+
+// Opens TENSOR of the model (optionally one slice of its slowest dimension) or reports why not.
+std::optional<TensorView> open_view(const Model& model, const std::string& name, int64_t expert) {
+    auto view = TensorView::open(model, name);
+    if (view && expert >= 0) view = view->slice(static_cast<uint64_t>(expert));
+    if (!view) {
+        std::cerr << "error: " << escape_for_display(name) << ": " << view.error().to_string() << "\n";
+        return std::nullopt;
+    }
+    return *view;
+}
+
+nlohmann::json stats_json(const TensorStats& s) {
+    nlohmann::json p = nlohmann::json::object();
+    for (size_t i = 0; i < s.percentiles.size(); ++i) p[num(TensorStats::kPercentiles[i])] = s.percentiles[i];
+    return {{"count", s.count}, {"finite", s.finite}, {"nan", s.nan}, {"inf", s.inf}, {"zeros", s.zeros},
+            {"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"std", s.std}, {"mean_abs", s.mean_abs},
+            {"kurtosis", s.kurtosis}, {"percentiles", p}};
+}
+
+void add_stats(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("stats", "Statistics of one dequantized tensor");
+    auto path = std::make_shared<std::string>();
+    auto tensor = std::make_shared<std::string>();
+    auto expert = std::make_shared<int64_t>(-1);
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("PATH", *path, "Model file")->required();
+    cmd->add_option("TENSOR", *tensor, "Tensor name")->required();
+    cmd->add_option("--expert", *expert, "Only this index of the slowest dimension (one expert)");
+    cmd->add_flag("--json", *json, "Print JSON");
+    cmd->callback([=, &exit_code] {
+        exit_code = kExitBroken;
+        auto model = open_or_report(*path);
+        if (!model) return;
+        auto view = open_view(*model, *tensor, *expert);
+        if (!view) return;
+        auto s = compute_stats(*view);
+        if (!s) { std::cerr << "error: " << s.error().to_string() << "\n"; return; }
+        exit_code = kExitOk;
+        if (*json) { std::cout << json_text(stats_json(*s)) << "\n"; return; }
+        std::vector<std::vector<std::string>> rows = {
+            {"tensor", escape_for_display(*tensor)}, {"type", view->info().type.name},
+            {"count", std::to_string(s->count)}, {"min", num(s->min)}, {"max", num(s->max)},
+            {"mean", num(s->mean)}, {"std", num(s->std)}, {"mean |x|", num(s->mean_abs)},
+            {"zeros", std::to_string(s->zeros)}, {"nan / inf", std::to_string(s->nan) + " / " + std::to_string(s->inf)},
+            {"kurtosis", num(s->kurtosis)}};
+        for (size_t i = 0; i < s->percentiles.size(); ++i)
+            rows.push_back({"p" + num(TensorStats::kPercentiles[i]), num(s->percentiles[i])});
+        print_table(rows);
+    });
+}
+
+void add_hist(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("hist", "Histogram of one dequantized tensor");
+    auto path = std::make_shared<std::string>();
+    auto tensor = std::make_shared<std::string>();
+    auto bins = std::make_shared<uint32_t>(64);
+    auto range = std::make_shared<std::vector<double>>();
+    auto csv = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("PATH", *path, "Model file")->required();
+    cmd->add_option("TENSOR", *tensor, "Tensor name")->required();
+    cmd->add_option("--bins", *bins, "Number of bins (default 64)")->check(CLI::Range(1u, 1u << 20));
+    cmd->add_option("--range", *range, "LO HI: histogram range (default: min..max)")->expected(2);
+    cmd->add_option("--csv", *csv, "Write bin_lo,bin_hi,count rows to this file");
+    cmd->add_flag("--json", *json, "Print JSON");
+    cmd->callback([=, &exit_code] {
+        exit_code = kExitBroken;
+        auto model = open_or_report(*path);
+        if (!model) return;
+        auto view = open_view(*model, *tensor, -1);
+        if (!view) return;
+        std::optional<std::pair<double, double>> r;
+        if (range->size() == 2) r = std::make_pair((*range)[0], (*range)[1]);
+        auto h = compute_histogram(*view, *bins, r);
+        if (!h) { std::cerr << "error: " << h.error().to_string() << "\n"; return; }
+        exit_code = kExitOk;
+        if (!csv->empty()) {
+            std::ofstream out(*csv);
+            out << "bin_lo,bin_hi,count\n";
+            for (size_t b = 0; b < h->counts.size(); ++b)
+                out << num(h->lo + b * h->bin_width()) << "," << num(h->lo + (b + 1) * h->bin_width()) << "," << h->counts[b] << "\n";
+            if (!out) { std::cerr << "error: cannot write " << escape_for_display(*csv) << "\n"; exit_code = kExitBroken; }
+            return;
+        }
+        if (*json) {
+            std::cout << json_text({{"lo", h->lo}, {"hi", h->hi}, {"below", h->below}, {"above", h->above}, {"counts", h->counts}}) << "\n";
+            return;
+        }
+        uint64_t peak = 1;
+        for (uint64_t c : h->counts) peak = std::max(peak, c);
+        for (size_t b = 0; b < h->counts.size(); ++b) {
+            std::printf("%12s %10llu ", num(h->lo + b * h->bin_width()).c_str(), static_cast<unsigned long long>(h->counts[b]));
+            std::puts(std::string(h->counts[b] * 50 / peak, '#').c_str());
+        }
+    });
+}
+
+nlohmann::json comparison_json(const std::string& name, const TensorComparison& c) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const RowError& r : c.worst_rows) rows.push_back({{"row", r.row}, {"rmse", r.rmse}, {"max_abs", r.max_abs}});
+    return {{"tensor", name}, {"count", c.count}, {"nonfinite", c.nonfinite}, {"rmse", c.rmse}, {"nmse", finite_or_text(c.nmse)},
+            {"max_abs", c.max_abs}, {"mean_abs", c.mean_abs}, {"cosine", c.cosine}, {"snr_db", finite_or_text(c.snr_db)},
+            {"worst_rows", rows}};
+}
+
+void add_compare(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("compare", "Error of B against reference A, per tensor paired by name");
+    auto a_path = std::make_shared<std::string>();
+    auto b_path = std::make_shared<std::string>();
+    auto only = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("A", *a_path, "Reference model")->required();
+    cmd->add_option("B", *b_path, "Candidate model")->required();
+    cmd->add_option("--tensor", *only, "Compare only this tensor");
+    cmd->add_flag("--json", *json, "Print JSON");
+    cmd->callback([=, &exit_code] {
+        exit_code = kExitBroken;
+        auto a = open_or_report(*a_path);
+        auto b = a ? open_or_report(*b_path) : std::nullopt;
+        if (!a || !b) return;
+        nlohmann::json out = nlohmann::json::array();
+        std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPES", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB"}};
+        for (const TensorInfo& ta : a->tensors) {
+            if (!only->empty() && ta.name != *only) continue;
+            const TensorInfo* tb = b->find_tensor(ta.name);
+            if (!tb) continue;
+            auto va = TensorView::open(*a, ta.name);
+            auto vb = TensorView::open(*b, ta.name);
+            if (!va || !vb) continue;
+            auto c = compare_sources(*va, *vb, va->row_length());
+            if (!c) { std::cerr << "error: " << escape_for_display(ta.name) << ": " << c.error().to_string() << "\n"; continue; }
+            out.push_back(comparison_json(ta.name, *c));
+            rows.push_back({escape_for_display(ta.name), ta.type.name + "→" + tb->type.name, num(c->rmse), num(c->nmse),
+                            num(c->max_abs), num(c->cosine), num(c->snr_db)});
+        }
+        if (out.empty()) { std::cerr << "error: no tensor of the same name and size in both models\n"; return; }
+        exit_code = kExitOk;
+        if (*json) std::cout << json_text(out) << "\n";
+        else print_table(rows);
+    });
+}
+
+}  // namespace
+
+void add_quant_commands(CLI::App& app, int& exit_code) {
+    add_stats(app, exit_code);
+    add_hist(app, exit_code);
+    add_compare(app, exit_code);
+}
+
+}  // namespace mlens::cli

@@ -1,0 +1,83 @@
+// mlens store [PATH] [MODEL:TAG] [--json] [--verify] [--tensors]
+// Without PATH the default stores are used ($OLLAMA_MODELS, ~/.ollama/models,
+// /usr/share/ollama/.ollama/models). A single argument is a PATH when it is a directory, else a
+// model reference looked up in the default stores.
+#include <sys/stat.h>
+
+#include <iostream>
+
+#include "cli_common.h"
+#include "mlens/text/escape.h"
+#include "store_output.h"
+
+namespace mlens::cli {
+
+namespace {
+
+bool is_directory(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int run_store(const std::vector<std::string>& args, const StoreShowOptions& options) {
+    std::string path, reference;
+    if (args.size() >= 2) {
+        path = args[0];
+        reference = args[1];
+    } else if (args.size() == 1) {
+        (is_directory(args[0]) ? path : reference) = args[0];
+    }
+    std::vector<std::string> roots;
+    if (!path.empty()) {
+        roots.push_back(path);
+    } else {
+        for (const StoreLocation& loc : find_stores()) roots.push_back(loc.path);
+        if (roots.empty()) {
+            std::cerr << "error: no Ollama store found (looked at";
+            for (const StoreLocation& loc : default_store_locations()) std::cerr << " " << escape_for_display(loc.path);
+            std::cerr << "); give its path\n";
+            return kExitBroken;
+        }
+    }
+    std::optional<ModelName> name;
+    if (!reference.empty()) {
+        auto parsed = parse_model_reference(reference);
+        if (!parsed) {
+            std::cerr << "error: " << parsed.error().to_string() << "\n";
+            return kExitUsage;
+        }
+        name = *parsed;
+    }
+    int exit_code = kExitOk;
+    for (const std::string& root : roots) {
+        auto store = Store::open(root);
+        if (!store) {
+            std::cerr << "error: " << store.error().to_string() << "\n";
+            exit_code = kExitBroken;
+            continue;
+        }
+        if (name) {
+            // Without an explicit path, the first default store holding the model answers.
+            if (path.empty() && !store->read_manifest(*name).found && &root != &roots.back()) continue;
+            return print_store_manifest(*store, *name, options);
+        }
+        exit_code = std::max(exit_code, print_store_listing(*store, options.json));
+    }
+    return exit_code;
+}
+
+}  // namespace
+
+void add_store_command(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("store", "List the models of an Ollama store, or show one model's manifest and layers");
+    auto args = std::make_shared<std::vector<std::string>>();
+    auto options = std::make_shared<StoreShowOptions>();
+    cmd->add_option("ARGS", *args, "[PATH] [MODEL:TAG]: the store root (default: the Ollama stores found) and a model")
+        ->expected(0, 2);
+    cmd->add_flag("--json", options->json, "Print JSON");
+    cmd->add_flag("--verify", options->verify, "With a model: hash every blob and compare it with its digest");
+    cmd->add_flag("--tensors", options->tensors, "With a model: open it and list its logical tensors and expert groups");
+    cmd->callback([=, &exit_code] { exit_code = run_store(*args, *options); });
+}
+
+}  // namespace mlens::cli

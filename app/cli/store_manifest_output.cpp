@@ -1,0 +1,236 @@
+// One model of a store: manifest, config, layers with their blobs, text layers, and on request
+// the blobs' verification and the model's logical tensors and expert groups.
+#include <iostream>
+
+#include "cli_common.h"
+#include "mlens/model/model_json.h"
+#include "mlens/model/summary.h"
+#include "mlens/ollama/blob_hash.h"
+#include "mlens/ollama/manifest_view.h"
+#include "mlens/ollama/store_model.h"
+#include "mlens/text/escape.h"
+#include "store_output.h"
+
+namespace mlens::cli {
+
+namespace {
+
+constexpr size_t kTextPreviewChars = 300;
+constexpr size_t kJsonTextChars = 4096;
+
+std::string shape_text(const std::vector<uint64_t>& dims) {
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+    return s + "]";
+}
+
+// safetensors shapes read slowest-first, GGUF ne fastest-first: each as its format writes it.
+std::vector<uint64_t> shown(const Model& m, const std::vector<uint64_t>& ne) {
+    return m.format == Format::safetensors ? std::vector<uint64_t>(ne.rbegin(), ne.rend()) : ne;
+}
+
+std::vector<std::pair<std::string, std::string>> config_fields(const ModelConfig& c) {
+    std::vector<std::pair<std::string, std::string>> f = {
+        {"model_format", c.model_format}, {"model_family", c.model_family}, {"model_type", c.model_type},
+        {"file_type", c.file_type}, {"renderer", c.renderer}, {"parser", c.parser}, {"requires", c.requires_version},
+        {"remote_host", c.remote_host}, {"remote_model", c.remote_model}, {"base_name", c.base_name},
+        {"architecture", c.architecture}, {"os", c.os}};
+    auto list = [](const ConfigList& l) {
+        std::string s;
+        for (const std::string& i : l.items) s += (s.empty() ? "" : ", ") + i;
+        if (l.count > l.items.size()) s += ", … (" + std::to_string(l.count) + " in all)";
+        return s;
+    };
+    f.push_back({"model_families", list(c.model_families)});
+    f.push_back({"capabilities", list(c.capabilities)});
+    if (c.context_length) f.push_back({"context_length", std::to_string(*c.context_length)});
+    if (c.embedding_length) f.push_back({"embedding_length", std::to_string(*c.embedding_length)});
+    if (c.draft)
+        f.push_back({"draft", c.draft->model_format + " " + c.draft->architecture + " prefix " + c.draft->tensor_prefix +
+                     " config " + c.draft->config});
+    if (c.has_rootfs) f.push_back({"rootfs", c.rootfs_type + ", " + std::to_string(c.rootfs_diff_ids.count) + " diff_ids"});
+    return f;
+}
+
+std::string blob_status(const LayerView& lv) {
+    if (!lv.layer.blob) return "invalid digest";
+    if (!lv.blob) return "skipped";
+    return lv.blob->found() ? lv.blob->name : lv.blob->error->code;
+}
+
+std::string verify_text(const LayerView& lv, std::vector<Diagnostic>& problems) {
+    if (!lv.blob || !lv.blob->found()) return "-";
+    Status st = verify_blob(*lv.blob, *lv.layer.blob);
+    if (st) return "ok";
+    problems.push_back({Severity::error, "store", st.error().code, lv.layer.field + ".digest", lv.layer.digest_at, st.error().message});
+    return st.error().code == "E_DIGEST_MISMATCH" ? "MISMATCH" : st.error().code;
+}
+
+std::string quant_text(const TensorInfo& t) {
+    if (!t.quant) return t.type.name;
+    return t.quant->type + (t.quant->group_size ? " g" + std::to_string(t.quant->group_size) : "");
+}
+
+std::string stored_text(const Model& m, const TensorInfo& t) {
+    std::string s = t.type.name + " " + shape_text(shown(m, t.ne));
+    if (t.quant) {
+        if (t.quant->scale) s += " + scale";
+        if (t.quant->bias) s += " + bias";
+        if (t.quant->global_scale) s += " + global_scale";
+    }
+    return s;
+}
+
+void print_tensors(const Model& m) {
+    std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPE", "SHAPE", "STORED"}};
+    for (const TensorInfo& t : m.tensors) {
+        if (t.part_of) continue;
+        const auto& ne = t.quant && !t.quant->logical_ne.empty() ? t.quant->logical_ne : t.ne;
+        rows.push_back({escape_for_display(t.name, 100), quant_text(t), shape_text(shown(m, ne)), stored_text(m, t)});
+    }
+    print_table(rows);
+    if (m.groups.empty()) return;
+    std::cout << "\n";
+    std::vector<std::vector<std::string>> groups = {{"GROUP", "EXPERTS", "PARTS", "MEMBERS", "LAYOUT"}};
+    for (const TensorGroup& g : m.groups) {
+        std::string parts;
+        for (const std::string& p : g.parts) parts += (parts.empty() ? "" : ",") + escape_for_display(p, 40);
+        groups.push_back({escape_for_display(g.name, 100), std::to_string(g.count), "{" + parts + "}",
+                          std::to_string(g.members.size()), g.layout});
+    }
+    print_table(groups);
+}
+
+nlohmann::json tensors_json(const Model& m) {
+    nlohmann::json ts = nlohmann::json::array();
+    for (size_t i = 0; i < m.tensors.size(); ++i) {
+        const TensorInfo& t = m.tensors[i];
+        nlohmann::json j = tensor_to_json(t);
+        if (t.part_of) j["part_of"] = *t.part_of;
+        if (t.quant) {
+            const QuantLayout& q = *t.quant;
+            j["quant"] = {{"type", escape_for_display(q.type, 40)}, {"mode", q.mode}, {"bits", q.bits},
+                          {"group_size", q.group_size}, {"origin", q.origin}, {"declared", escape_for_display(q.declared, 40)},
+                          {"logical_ne", q.logical_ne}, {"logical_elements", q.logical_elements}};
+        }
+        ts.push_back(std::move(j));
+    }
+    nlohmann::json gs = nlohmann::json::array();
+    for (const TensorGroup& g : m.groups)
+        gs.push_back({{"name", g.name}, {"kind", g.kind}, {"layout", g.layout}, {"count", g.count}, {"parts", g.parts},
+                      {"members", g.members}});
+    return {{"tensors", ts}, {"groups", gs}};
+}
+
+nlohmann::json layer_json(const LayerView& lv, const std::string& verified) {
+    const ManifestLayer& l = lv.layer;
+    nlohmann::json j = {{"kind", layer_kind_name(l.kind)}, {"mediaType", escape_for_display(l.media_type, 200)},
+                        {"digest", escape_for_display(l.digest, 200)}, {"size", l.size}};
+    if (l.from) j["from"] = escape_for_display(*l.from, 200);
+    if (l.name) j["name"] = escape_for_display(*l.name, 200);
+    if (lv.blob && lv.blob->found()) j["blob"] = lv.blob->name;
+    if (lv.blob && !lv.blob->found()) j["blob_error"] = lv.blob->error->code;
+    if (!verified.empty()) j["verified"] = verified;
+    if (lv.text) {
+        j["text"] = escape_for_display(lv.text->text, kJsonTextChars);
+        j["text_truncated"] = lv.text->truncated() || lv.text->text.size() > kJsonTextChars;
+    }
+    return j;
+}
+
+}  // namespace
+
+int print_store_manifest(const Store& store, const ModelName& name, const StoreShowOptions& options) {
+    auto view = view_manifest(store, name);
+    if (!view) {
+        std::cerr << "error: " << name.display() << ": " << view.error().to_string() << "\n";
+        return kExitBroken;
+    }
+    const StoredManifest& sm = view->stored;
+    const Manifest& m = sm.manifest;
+    std::vector<Diagnostic> problems = m.diagnostics;
+    for (const LayerView& lv : view->layers)
+        if (lv.blob && !lv.blob->found())
+            problems.push_back({Severity::error, "store", lv.blob->error->code, lv.layer.field, std::nullopt, lv.blob->error->message});
+    if (view->config_error) {
+        const Error& e = *view->config_error;
+        problems.push_back({Severity::error, "store", e.code, e.field, e.offset, e.message});
+    }
+    std::vector<std::string> verified;
+    std::vector<const LayerView*> all;
+    if (m.has_config) all.push_back(&view->config_layer);
+    for (const LayerView& lv : view->layers) all.push_back(&lv);
+    for (const LayerView* lv : all) verified.push_back(options.verify ? verify_text(*lv, problems) : "");
+    std::optional<Result<Model>> model;
+    if (options.tensors) model = open_store_model(store, name);
+
+    bool broken = false;
+    for (const Diagnostic& d : problems) broken |= d.severity == Severity::error;
+    if (model && !*model) broken = true;
+
+    if (options.json) {
+        nlohmann::json layers = nlohmann::json::array();
+        for (size_t i = m.has_config ? 1 : 0; i < all.size(); ++i) layers.push_back(layer_json(*all[i], verified[i]));
+        nlohmann::json config = nullptr;
+        if (view->config) {
+            config = nlohmann::json::object();
+            for (const auto& [k, v] : config_fields(*view->config)) config[k] = escape_for_display(v, 400);
+        }
+        nlohmann::json out = {{"name", name.display()}, {"full_name", name.full()}, {"manifest", sm.ref.path},
+                              {"manifest_digest", sm.digest}, {"manifest_bytes", sm.ref.file_size}, {"modified", sm.ref.modified},
+                              {"schemaVersion", m.schema_version}, {"mediaType", escape_for_display(m.media_type, 200)},
+                              {"format", view->format}, {"size", m.total_size() ? nlohmann::json(*m.total_size()) : nlohmann::json(nullptr)},
+                              {"config_layer", m.has_config ? layer_json(*all[0], verified[0]) : nlohmann::json(nullptr)},
+                              {"config", config}, {"layers", layers}, {"ok", !broken}};
+        nlohmann::json diags = nlohmann::json::array();
+        for (const Diagnostic& d : problems) diags.push_back(diagnostic_to_json(located(d, sm.ref.path)));
+        out["diagnostics"] = diags;
+        if (model && *model) out.update(tensors_json(**model));
+        if (model && !*model) out["tensors_error"] = (*model).error().to_string();
+        std::cout << json_text(out) << "\n";
+        return broken ? kExitBroken : kExitOk;
+    }
+
+    for (const Diagnostic& d : problems) std::cerr << located(d, sm.ref.path).to_line() << "\n";
+    std::vector<std::vector<std::string>> head = {
+        {"model", name.display() + "  (" + name.full() + ")"},
+        {"manifest", sm.ref.path + "  " + sm.digest + "  " + std::to_string(sm.ref.file_size) + " bytes  modified " +
+                     utc_time_text(sm.ref.modified)},
+        {"format", view->format.empty() ? "-" : view->format},
+        {"size", m.total_size() ? human_bytes(*m.total_size()) + " (" + std::to_string(*m.total_size()) + " bytes)" : "overflow"}};
+    print_table(head);
+    if (view->config) {
+        std::cout << "\nconfig " << blob_status(view->config_layer) << "\n";
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& [k, v] : config_fields(*view->config))
+            if (!v.empty()) rows.push_back({"  " + k, escape_for_display(v, 120)});
+        print_table(rows);
+    }
+    std::cout << "\nlayers\n";
+    std::vector<std::vector<std::string>> rows = {{"KIND", "DIGEST", "SIZE", "FROM", "NAME", "BLOB"}};
+    if (options.verify) rows[0].push_back("VERIFY");
+    for (size_t i = 0; i < all.size(); ++i) {
+        const ManifestLayer& l = all[i]->layer;
+        std::vector<std::string> row = {layer_kind_name(l.kind), escape_for_display(l.digest, 80), std::to_string(l.size),
+                                        l.from ? escape_for_display(*l.from, 60) : "-", l.name ? escape_for_display(*l.name, 80) : "-",
+                                        blob_status(*all[i])};
+        if (options.verify) row.push_back(verified[i]);
+        rows.push_back(std::move(row));
+    }
+    print_table(rows);
+    for (const LayerView& lv : view->layers) {
+        if (!lv.text) continue;
+        std::cout << "\n" << layer_kind_name(lv.layer.kind) << " (" << lv.text->size << " bytes)\n  "
+                  << escape_for_display(lv.text->text, kTextPreviewChars) << "\n";
+    }
+    if (model && *model) {
+        std::cout << "\n";
+        for (const Diagnostic& d : (*model)->diagnostics) std::cerr << d.to_line() << "\n";
+        print_tensors(**model);
+    } else if (model) {
+        std::cerr << "error: " << (*model).error().to_string() << "\n";
+    }
+    return broken ? kExitBroken : kExitOk;
+}
+
+}  // namespace mlens::cli

@@ -1,0 +1,109 @@
+// Store listings and manifests, as tables or JSON. Every string that came from the store (names
+// aside, which passed the name grammar) is escaped and capped before it is printed.
+#include "store_output.h"
+
+#include <ctime>
+#include <iostream>
+
+#include "cli_common.h"
+#include "mlens/model/model_json.h"
+#include "mlens/model/summary.h"
+#include "mlens/ollama/store_listing.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+std::string utc_time_text(int64_t seconds) {
+    std::time_t t = static_cast<std::time_t>(seconds);
+    std::tm tm {};
+    if (!::gmtime_r(&t, &tm)) return "-";
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+    return buf;
+}
+
+namespace {
+
+std::string format_label(const std::string& format) {
+    if (format == "gguf") return "GGUF";
+    if (format == "safetensors") return "safetensors";
+    return format.empty() ? "-" : escape_for_display(format, 20);
+}
+
+std::string or_dash(const std::string& s) { return s.empty() ? "-" : escape_for_display(s, 40); }
+
+nlohmann::json diagnostics_json(const std::vector<Diagnostic>& ds) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Diagnostic& d : ds) out.push_back(diagnostic_to_json(d));
+    return out;
+}
+
+nlohmann::json listing_json(const StoreListing& l) {
+    nlohmann::json models = nlohmann::json::array();
+    for (const ModelListing& m : l.models) {
+        const ModelName& n = m.ref.name;
+        models.push_back({{"name", n.display()}, {"full_name", n.full()}, {"host", n.host}, {"namespace", n.name_space},
+                          {"model", n.model}, {"tag", n.tag}, {"manifest", m.ref.path},
+                          {"size", m.size ? nlohmann::json(*m.size) : nlohmann::json(nullptr)},
+                          {"format", m.format}, {"family", escape_for_display(m.family, 200)},
+                          {"parameter_size", escape_for_display(m.parameter_size, 200)},
+                          {"quantization", escape_for_display(m.quantization, 200)}, {"modified", m.ref.modified},
+                          {"ok", m.ok()}, {"diagnostics", diagnostics_json(m.diagnostics)}});
+    }
+    nlohmann::json blobs = nlohmann::json::array();
+    for (const ListedBlobFile& b : l.blob_files)
+        blobs.push_back({{"name", escape_for_display(b.file.name, 200)}, {"kind", blob_file_kind_name(b.file.kind.kind)},
+                         {"regular", b.file.regular}, {"size", b.file.size}, {"referenced", b.referenced}});
+    return {{"root", l.root}, {"models", models}, {"diagnostics", diagnostics_json(l.diagnostics)}, {"blob_files", blobs}};
+}
+
+void print_blob_summary(const StoreListing& l) {
+    uint64_t blobs = 0, bytes = 0, unreferenced = 0, partial = 0, temporary = 0, legacy = 0, other = 0;
+    for (const ListedBlobFile& b : l.blob_files) {
+        switch (b.file.kind.kind) {
+            case BlobFileKind::blob:
+                ++blobs;
+                bytes += b.file.size;
+                unreferenced += !b.referenced;
+                break;
+            case BlobFileKind::partial:
+            case BlobFileKind::partial_part: ++partial; break;
+            case BlobFileKind::temporary: ++temporary; break;
+            case BlobFileKind::legacy_name: ++legacy; break;
+            default: ++other; break;
+        }
+    }
+    std::cout << "blobs: " << blobs << " (" << human_bytes(bytes) << "), " << unreferenced << " unreferenced, " << partial
+              << " partial download files, " << temporary << " temporary, " << legacy << " legacy names, " << other
+              << " other entries\n";
+}
+
+}  // namespace
+
+int print_store_listing(const Store& store, bool json) {
+    StoreListing l = list_store(store);
+    bool broken = false;
+    for (const ModelListing& m : l.models) broken |= !m.ok();
+    if (json) {
+        std::cout << json_text(listing_json(l)) << "\n";
+        return broken ? kExitBroken : kExitOk;
+    }
+    for (const Diagnostic& d : l.diagnostics) std::cerr << d.to_line() << "\n";
+    std::cout << "store " << escape_for_display(l.root, 400) << "\n";
+    std::vector<std::vector<std::string>> rows = {{"NAME", "SIZE", "FORMAT", "FAMILY", "PARAMS", "QUANT", "MODIFIED", "STATUS"}};
+    for (const ModelListing& m : l.models) {
+        std::string status = "ok";
+        for (const Diagnostic& d : m.diagnostics) {
+            if (d.severity == Severity::error && status == "ok") status = d.code;
+            std::cerr << d.to_line() << "\n";
+        }
+        rows.push_back({m.ref.name.display(), m.size ? human_bytes(*m.size) : "overflow", format_label(m.format),
+                        or_dash(m.family), or_dash(m.parameter_size), or_dash(m.quantization), utc_time_text(m.ref.modified),
+                        status});
+    }
+    print_table(rows);
+    print_blob_summary(l);
+    return broken ? kExitBroken : kExitOk;
+}
+
+}  // namespace mlens::cli

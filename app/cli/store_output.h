@@ -1,0 +1,23 @@
+// Text and JSON output of `mlens store`: the model list of a store and one model's manifest.
+#pragma once
+
+#include <string>
+
+#include "mlens/ollama/store.h"
+
+namespace mlens::cli {
+
+struct StoreShowOptions {
+    bool json = false;
+    bool verify = false;     // hash every blob and compare with its digest
+    bool tensors = false;    // open the model and list its logical tensors and groups
+};
+
+// Each returns the exit code: kExitOk, or kExitBroken when something is wrong.
+int print_store_listing(const Store& store, bool json);
+int print_store_manifest(const Store& store, const ModelName& name, const StoreShowOptions& options);
+
+// "2026-08-01 12:00 UTC".
+std::string utc_time_text(int64_t seconds);
+
+}  // namespace mlens::cli

@@ -1,0 +1,36 @@
+// Error metrics between a reference tensor A and a candidate B of the same element count
+// (e.g. F16 source vs its Q4_K quantization), computed in chunks on several threads.
+//
+// Definitions (finite pairs only; pairs where either side is NaN/Inf are counted in nonfinite):
+//   rmse = sqrt(mean((a-b)^2));  nmse = sum((a-b)^2) / sum(a^2)  (0 when both are 0);
+//   max_abs / mean_abs of (a-b);  cosine = a·b / (|a||b|) (1 when both are all zero);
+//   snr_db = 10 log10(sum(a^2) / sum((a-b)^2))  (+inf when identical).
+// worst_rows: the rows (ne[0] elements each, row index in GGUF order) with the largest squared
+// error, at most `keep_rows`, largest first.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "mlens/job.h"
+#include "mlens/quant/float_source.h"
+
+namespace mlens {
+
+struct RowError {
+    uint64_t row = 0;
+    double rmse = 0;
+    double max_abs = 0;
+};
+
+struct TensorComparison {
+    uint64_t count = 0;
+    uint64_t nonfinite = 0;
+    double rmse = 0, nmse = 0, max_abs = 0, mean_abs = 0, cosine = 1, snr_db = 0;
+    std::vector<RowError> worst_rows;
+};
+
+Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource& b, uint64_t row_length,
+                                         size_t keep_rows = 10, JobContext* job = nullptr, unsigned threads = 0);
+
+}  // namespace mlens

@@ -1,0 +1,47 @@
+// Blob digests and the file names in an Ollama store's blobs/ directory (ollama-store.md §3,
+// malformed-inputs.md A3 "digests").
+//
+// Contract:
+//  - parse_blob_digest accepts exactly "sha256:" or "sha256-" followed by 64 lowercase hex digits,
+//    the whole string and nothing more: no whitespace, newline, NUL, uppercase or other digit
+//    forms. It checks bytes, not a regex, so there is no "$ before a trailing newline" gap.
+//  - blob_file_name builds a file name only from a digest that parse_blob_digest accepted, so no
+//    byte of a manifest ever reaches a path unchecked. Both separators map to "sha256-<hex>"; the
+//    colon form is only ever looked up (read-only) as a legacy name, never created.
+//  - classify_blob_file labels what may lie in blobs/: blobs, the download leftovers Ollama writes
+//    ("<blob>-partial", "<blob>-partial-<n>"), its temporary files ("sha256-<digits>" from
+//    os.CreateTemp), legacy "sha256:<hex>" names, and anything else. Pure functions of the name.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mlens {
+
+struct BlobDigest {
+    std::string hex;        // 64 lowercase hex digits
+    bool colon = true;      // written "sha256:" (false: "sha256-")
+    std::string text() const { return "sha256:" + hex; }
+};
+
+std::optional<BlobDigest> parse_blob_digest(std::string_view text);
+
+// "sha256-<hex>" (legacy: "sha256:<hex>").
+std::string blob_file_name(const BlobDigest& digest);
+std::string legacy_blob_file_name(const BlobDigest& digest);
+
+enum class BlobFileKind { blob, partial, partial_part, temporary, legacy_name, other };
+const char* blob_file_kind_name(BlobFileKind kind);  // "blob", "partial download", ...
+
+struct BlobFileName {
+    BlobFileKind kind = BlobFileKind::other;
+    std::string hex;        // for blob, partial, partial_part and legacy_name
+};
+
+BlobFileName classify_blob_file(std::string_view name);
+
+// Lowercase hex of bytes (digests for display and comparison).
+std::string to_hex(const unsigned char* bytes, size_t size);
+
+}  // namespace mlens

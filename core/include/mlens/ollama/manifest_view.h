@@ -1,0 +1,50 @@
+// What the store views show of one manifest: its layers with their blobs, the config blob's
+// fields, and the text layers (ollama-store.md §3).
+//
+// Contract:
+//  - read_model_config resolves the config blob (store.h rules), refuses one above
+//    kMaxConfigBytes from its size (E_CONFIG_TOO_LARGE), and parses it (config_blob.h). Errors
+//    inside the blob have an offset there and a field under the blob's path
+//    ("blobs/sha256-<hex> config.file_type"); the others have the field "config", relative to
+//    the manifest.
+//  - view_manifest reads the manifest of `name`, resolves every layer's blob (never opening one
+//    that failed the checks), parses the config and reads each text layer (template, system,
+//    params, messages, license) up to text_bytes, raw: callers escape for display. No blob is
+//    hashed here (verify with blob_hash.h). It fails only when the manifest is missing or
+//    cannot be read; a broken manifest is returned with its diagnostics.
+//  - model_format decides GGUF or safetensors: the config's model_format ("" is gguf), else
+//    tensor layers mean safetensors and model layers gguf; "" when nothing tells.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlens/ollama/config_blob.h"
+#include "mlens/ollama/store.h"
+#include "mlens/ollama/text_blob.h"
+
+namespace mlens {
+
+struct LayerView {
+    ManifestLayer layer;
+    std::optional<BlobLookup> blob;        // unset when the digest failed the grammar
+    std::optional<TextBlob> text;          // text layers whose blob was readable
+    std::optional<Error> text_error;
+};
+
+struct ManifestView {
+    StoredManifest stored;
+    LayerView config_layer;
+    std::optional<ModelConfig> config;
+    std::optional<Error> config_error;
+    std::vector<LayerView> layers;
+    std::string format;                    // "gguf", "safetensors" or ""
+};
+
+Result<ModelConfig> read_model_config(const Store& store, const Manifest& manifest);
+std::string model_format(const Manifest& manifest, const ModelConfig* config);
+
+Result<ManifestView> view_manifest(const Store& store, const ModelName& name, uint64_t text_bytes = kMaxTextBlobBytes);
+
+}  // namespace mlens

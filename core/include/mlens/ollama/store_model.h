@@ -1,0 +1,31 @@
+// Opening a model of a store by reference ("gemma3:4b", "org/model:tag") as one Model.
+//
+// Contract:
+//  - The manifest is read and validated (store.h, manifest.h); if it is missing, unreadable or
+//    invalid the call fails with its first error. Blobs are resolved with find_blob's checks
+//    before anything is opened; nothing is hashed (verify with blob_hash.h or check_store).
+//  - GGUF models: the last model layer (as Ollama's GetModel) is read by the GGUF reader as file 0.
+//  - safetensors models (tensor layers): every distinct tensor blob, in manifest order, is read
+//    by the safetensors reader as one file of the Model (files[i].path = the blob's path), and
+//    describe_tensor_blobs (tensor_blobs.h) adds quantized views and expert groups using each
+//    blob's layer name. Each blob's __metadata__ entries keep their keys and their file index.
+//    HF JSON layers follow as files with STRING entries "file:<layer name>" holding their text
+//    (as the safetensors folder reader does), at most kMaxJsonBlobBytes each, lazy when long.
+//    The bits hint for ambiguous shapes comes from config.json's quantization /
+//    quantization_config "bits" (also under text_config).
+//  - A blob that cannot be resolved or opened is an error diagnostic (format "store", field
+//    "layers[i]") and the Model is partial; a blob whose size differs from its layer's is
+//    E_SIZE_MISMATCH. The rest still opens.
+//  - E_NO_MODEL_LAYER when the manifest has neither model nor tensor layers.
+#pragma once
+
+#include "mlens/job.h"
+#include "mlens/model/model.h"
+#include "mlens/ollama/model_name.h"
+#include "mlens/ollama/store.h"
+
+namespace mlens {
+
+Result<Model> open_store_model(const Store& store, const ModelName& name, JobContext* job = nullptr);
+
+}  // namespace mlens

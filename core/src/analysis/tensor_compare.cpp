@@ -1,0 +1,101 @@
+#include "mlens/analysis/tensor_compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <numeric>
+#include <optional>
+
+#include "mlens/util/parallel.h"
+
+namespace mlens {
+
+namespace {
+
+struct Sums {
+    uint64_t count = 0, nonfinite = 0;
+    double err2 = 0, a2 = 0, b2 = 0, ab = 0, abs_err = 0, max_abs = 0;
+    std::vector<RowError> rows;
+};
+
+void keep_worst(std::vector<RowError>& rows, size_t keep) {
+    std::sort(rows.begin(), rows.end(), [](const RowError& x, const RowError& y) {
+        return x.rmse != y.rmse ? x.rmse > y.rmse : x.row < y.row;
+    });
+    if (rows.size() > keep) rows.resize(keep);
+}
+
+}  // namespace
+
+Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource& b, uint64_t row_length,
+                                         size_t keep_rows, JobContext* job, unsigned threads) {
+    if (a.size() != b.size())
+        return Error{"E_SHAPE", "", std::nullopt, "element counts differ: " + std::to_string(a.size()) + " vs " + std::to_string(b.size())};
+    if (row_length == 0) row_length = 1;
+    // Chunks hold whole rows and whole blocks of both sides.
+    uint64_t unit = std::lcm(std::lcm(a.granularity(), b.granularity()), row_length);
+    uint64_t chunk = std::max<uint64_t>(unit, (1u << 20) / unit * unit);
+    uint64_t n_chunks = (a.size() + chunk - 1) / chunk;
+    Sums total;
+    std::mutex m;
+    std::optional<Error> error;
+    std::atomic<uint64_t> done{0};
+    parallel_for(n_chunks, threads, [&](uint64_t c) {
+        if (job_cancelled(job)) return false;
+        uint64_t first = c * chunk, count = std::min(chunk, a.size() - first);
+        std::vector<float> va(count), vb(count);
+        Status sa = a.read(first, count, va.data());
+        Status sb = sa ? b.read(first, count, vb.data()) : sa;
+        if (!sb) {
+            std::lock_guard lock(m);
+            error = sb.error();
+            return false;
+        }
+        Sums local;
+        for (uint64_t r = 0; r * row_length < count; ++r) {
+            double row_err2 = 0, row_max = 0;
+            uint64_t row_n = 0;
+            for (uint64_t i = r * row_length; i < std::min(count, (r + 1) * row_length); ++i) {
+                double x = va[i], y = vb[i];
+                if (!std::isfinite(x) || !std::isfinite(y)) { ++local.nonfinite; continue; }
+                double d = x - y, ad = std::fabs(d);
+                row_err2 += d * d;
+                row_max = std::max(row_max, ad);
+                local.a2 += x * x; local.b2 += y * y; local.ab += x * y; local.abs_err += ad;
+                ++row_n;
+            }
+            local.err2 += row_err2;
+            local.max_abs = std::max(local.max_abs, row_max);
+            local.count += row_n;
+            local.rows.push_back({(first / row_length) + r, row_n ? std::sqrt(row_err2 / row_n) : 0.0, row_max});
+        }
+        keep_worst(local.rows, keep_rows);
+        std::lock_guard lock(m);
+        total.count += local.count; total.nonfinite += local.nonfinite;
+        total.err2 += local.err2; total.a2 += local.a2; total.b2 += local.b2; total.ab += local.ab;
+        total.abs_err += local.abs_err; total.max_abs = std::max(total.max_abs, local.max_abs);
+        total.rows.insert(total.rows.end(), local.rows.begin(), local.rows.end());
+        keep_worst(total.rows, keep_rows);
+        job_report(job, static_cast<double>(++done) / static_cast<double>(n_chunks));
+        return true;
+    });
+    if (error) return *error;
+    if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
+
+    TensorComparison r;
+    r.count = total.count;
+    r.nonfinite = total.nonfinite;
+    r.worst_rows = std::move(total.rows);
+    if (total.count == 0) return r;
+    const double n = static_cast<double>(total.count);
+    r.rmse = std::sqrt(total.err2 / n);
+    r.mean_abs = total.abs_err / n;
+    r.max_abs = total.max_abs;
+    r.nmse = total.a2 > 0 ? total.err2 / total.a2 : (total.err2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    r.cosine = (total.a2 > 0 && total.b2 > 0) ? total.ab / std::sqrt(total.a2 * total.b2) : (total.a2 == total.b2 ? 1.0 : 0.0);
+    r.snr_db = total.err2 > 0 ? 10.0 * std::log10(total.a2 / total.err2) : std::numeric_limits<double>::infinity();
+    return r;
+}
+
+}  // namespace mlens

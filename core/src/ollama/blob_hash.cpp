@@ -1,0 +1,74 @@
+#include "mlens/ollama/blob_hash.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "posix_dir.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr size_t kChunkBytes = 1 << 20;
+
+struct MdCtxDeleter {
+    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+
+}  // namespace
+
+Result<FileHash> sha256_file(const std::string& path, JobContext* job, const std::function<void(uint64_t)>& on_progress) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid()) return Error{"E_IO", "", std::nullopt, std::string("cannot open for hashing: ") + std::strerror(errno)};
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return Error{"E_IO", "", std::nullopt, std::strerror(errno)};
+    if (!S_ISREG(st.st_mode))
+        return Error{"E_NOT_REGULAR_FILE", "", std::nullopt, std::string("is ") + file_type_text(st.st_mode)};
+    ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+
+    std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
+    if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+        return Error{"E_IO", "", std::nullopt, "cannot initialise sha256"};
+    std::vector<unsigned char> buf(kChunkBytes);
+    FileHash out;
+    while (true) {
+        if (job_cancelled(job)) return Error{"E_CANCELLED", "", out.bytes, "hashing cancelled"};
+        ssize_t got = ::read(fd.get(), buf.data(), buf.size());
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return Error{"E_IO", "", out.bytes, std::string("read failed: ") + std::strerror(errno)};
+        if (got == 0) break;
+        EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(got));
+        out.bytes += static_cast<uint64_t>(got);
+        if (on_progress) on_progress(out.bytes);
+    }
+    struct stat after {};
+    if (::fstat(fd.get(), &after) != 0 || out.bytes != static_cast<uint64_t>(st.st_size) || after.st_size != st.st_size ||
+        after.st_mtim.tv_sec != st.st_mtim.tv_sec || after.st_mtim.tv_nsec != st.st_mtim.tv_nsec)
+        return Error{"E_CHANGED", "", std::nullopt, "the file changed while it was hashed (" + std::to_string(st.st_size) +
+                     " bytes at open, " + std::to_string(out.bytes) + " read)"};
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    if (EVP_DigestFinal_ex(ctx.get(), md, &n) != 1) return Error{"E_IO", "", std::nullopt, "sha256 failed"};
+    out.hex = to_hex(md, n);
+    return out;
+}
+
+Status verify_blob(const BlobLookup& blob, const BlobDigest& expected, JobContext* job) {
+    if (!blob.found()) return *blob.error;
+    auto hash = sha256_file(blob.path, job);
+    if (!hash) return hash.error();
+    if (hash->hex != expected.hex)
+        return Error{"E_DIGEST_MISMATCH", "", std::nullopt,
+                     blob.name + ": expected sha256:" + expected.hex + " actual sha256:" + hash->hex};
+    return ok_status();
+}
+
+}  // namespace mlens

@@ -1,0 +1,85 @@
+#include "mlens/ollama/digest.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr std::string_view kAlgorithm = "sha256";
+constexpr size_t kHexDigits = 64;
+
+bool is_lower_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+
+bool all_lower_hex(std::string_view s) {
+    for (char c : s)
+        if (!is_lower_hex(c)) return false;
+    return true;
+}
+
+bool all_decimal(std::string_view s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (c < '0' || c > '9') return false;
+    return true;
+}
+
+}  // namespace
+
+std::optional<BlobDigest> parse_blob_digest(std::string_view text) {
+    if (text.size() != kAlgorithm.size() + 1 + kHexDigits) return std::nullopt;
+    if (text.substr(0, kAlgorithm.size()) != kAlgorithm) return std::nullopt;
+    char sep = text[kAlgorithm.size()];
+    if (sep != ':' && sep != '-') return std::nullopt;
+    std::string_view hex = text.substr(kAlgorithm.size() + 1);
+    if (!all_lower_hex(hex)) return std::nullopt;
+    return BlobDigest{std::string(hex), sep == ':'};
+}
+
+std::string blob_file_name(const BlobDigest& digest) { return "sha256-" + digest.hex; }
+std::string legacy_blob_file_name(const BlobDigest& digest) { return "sha256:" + digest.hex; }
+
+const char* blob_file_kind_name(BlobFileKind kind) {
+    switch (kind) {
+        case BlobFileKind::blob: return "blob";
+        case BlobFileKind::partial: return "partial download";
+        case BlobFileKind::partial_part: return "partial download part";
+        case BlobFileKind::temporary: return "temporary file";
+        case BlobFileKind::legacy_name: return "legacy name";
+        default: return "other";
+    }
+}
+
+BlobFileName classify_blob_file(std::string_view name) {
+    const size_t prefix = kAlgorithm.size() + 1;
+    if (name.size() <= prefix || name.substr(0, kAlgorithm.size()) != kAlgorithm) return {};
+    char sep = name[kAlgorithm.size()];
+    std::string_view rest = name.substr(prefix);
+    if (sep == ':') {
+        if (rest.size() == kHexDigits && all_lower_hex(rest)) return {BlobFileKind::legacy_name, std::string(rest)};
+        return {};
+    }
+    if (sep != '-') return {};
+    if (rest.size() >= kHexDigits && all_lower_hex(rest.substr(0, kHexDigits))) {
+        std::string hex(rest.substr(0, kHexDigits));
+        std::string_view tail = rest.substr(kHexDigits);
+        if (tail.empty()) return {BlobFileKind::blob, hex};
+        if (tail == "-partial") return {BlobFileKind::partial, hex};
+        constexpr std::string_view kPart = "-partial-";
+        if (tail.substr(0, kPart.size()) == kPart && all_decimal(tail.substr(kPart.size())))
+            return {BlobFileKind::partial_part, hex};
+        return {};
+    }
+    if (all_decimal(rest)) return {BlobFileKind::temporary, {}};
+    return {};
+}
+
+std::string to_hex(const unsigned char* bytes, size_t size) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out(size * 2, '0');
+    for (size_t i = 0; i < size; ++i) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    return out;
+}
+
+}  // namespace mlens

@@ -1,0 +1,105 @@
+#include "posix_dir.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace mlens {
+
+UniqueFd::~UniqueFd() {
+    if (m_fd >= 0) ::close(m_fd);
+}
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
+    if (this != &o) {
+        if (m_fd >= 0) ::close(m_fd);
+        m_fd = o.m_fd;
+        o.m_fd = -1;
+    }
+    return *this;
+}
+
+UniqueFd open_directory_at(int parent, const std::string& name) {
+    return UniqueFd(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+}
+
+std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& truncated) {
+    truncated = false;
+    std::vector<DirEntry> entries;
+    // fdopendir takes ownership of its descriptor, so it gets a duplicate.
+    int copy = ::dup(dir);
+    if (copy < 0) return entries;
+    DIR* d = ::fdopendir(copy);
+    if (!d) {
+        ::close(copy);
+        return entries;
+    }
+    while (dirent* e = ::readdir(d)) {
+        std::string name = e->d_name;
+        if (name == "." || name == "..") continue;
+        if (entries.size() >= max_entries) {
+            truncated = true;
+            break;
+        }
+        DirEntry entry{name, {}};
+        if (::fstatat(dir, name.c_str(), &entry.st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        entries.push_back(std::move(entry));
+    }
+    ::closedir(d);
+    std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    return entries;
+}
+
+const char* file_type_text(mode_t mode) {
+    if (S_ISREG(mode)) return "a regular file";
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISLNK(mode)) return "a symlink";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    return "not a regular file";
+}
+
+std::optional<std::string> read_small_file_at(int dir, const std::string& name, uint64_t max_bytes, bool& too_large,
+                                              struct stat& st) {
+    too_large = false;
+    UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid()) return std::nullopt;
+    if (::fstat(fd.get(), &st) != 0) return std::nullopt;
+    if (!S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        return std::nullopt;
+    }
+    if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+        too_large = true;
+        return std::nullopt;
+    }
+    // The file may grow after fstat: read at most max_bytes + 1 to notice.
+    std::string text(static_cast<size_t>(st.st_size), '\0');
+    size_t used = 0;
+    char more[4096];
+    while (true) {
+        char* dst = used < text.size() ? text.data() + used : more;
+        size_t room = used < text.size() ? text.size() - used : sizeof more;
+        ssize_t got = ::read(fd.get(), dst, room);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return std::nullopt;
+        if (got == 0) break;
+        if (dst == more) {
+            if (text.size() + static_cast<size_t>(got) > max_bytes) {
+                too_large = true;
+                return std::nullopt;
+            }
+            text.append(more, static_cast<size_t>(got));
+        }
+        used += static_cast<size_t>(got);
+    }
+    text.resize(std::min(used, text.size()));
+    return text;
+}
+
+}  // namespace mlens

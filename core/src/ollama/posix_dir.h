@@ -1,0 +1,54 @@
+// Descriptor-based directory access for the store: every directory is opened relative to its
+// parent with O_NOFOLLOW, so a symlink swapped in along the way is refused, never followed.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlens {
+
+// Owns one file descriptor.
+class UniqueFd {
+public:
+    UniqueFd() = default;
+    explicit UniqueFd(int fd) : m_fd(fd) {}
+    ~UniqueFd();
+    UniqueFd(UniqueFd&& o) noexcept : m_fd(o.m_fd) { o.m_fd = -1; }
+    UniqueFd& operator=(UniqueFd&& o) noexcept;
+    UniqueFd(const UniqueFd&) = delete;
+    UniqueFd& operator=(const UniqueFd&) = delete;
+    int get() const { return m_fd; }
+    bool valid() const { return m_fd >= 0; }
+
+private:
+    int m_fd = -1;
+};
+
+// Opens directory `name` under `parent` (AT_FDCWD: a path) without following a final symlink.
+// errno is kept from the failing call.
+UniqueFd open_directory_at(int parent, const std::string& name);
+
+struct DirEntry {
+    std::string name;
+    struct stat st {};    // lstat-style: a symlink is described as the link itself
+};
+
+// The entries of an open directory ("." and ".." left out), sorted by name, at most max_entries;
+// `truncated` tells whether more were there. Each entry is fstatat'ed without following links;
+// entries that vanish meanwhile are left out.
+std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& truncated);
+
+// "a FIFO", "a character device", "a directory", ... for messages.
+const char* file_type_text(mode_t mode);
+
+// Reads a whole regular file opened from `dir` without following symlinks, at most max_bytes;
+// nullopt with errno set on failure. `too_large` is set (and nothing read) when the size at open
+// exceeds max_bytes.
+std::optional<std::string> read_small_file_at(int dir, const std::string& name, uint64_t max_bytes, bool& too_large,
+                                              struct stat& st);
+
+}  // namespace mlens

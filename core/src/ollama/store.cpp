@@ -1,0 +1,221 @@
+// Store roots, manifests by name and blob resolution. The checks on a blob all happen on its
+// path's metadata (lstat, stat, realpath) before anything is opened, so a FIFO or a device is
+// refused without a blocking open, and a symlink loop ends in ELOOP from the kernel.
+#include "mlens/ollama/store.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "mlens/text/escape.h"
+#include "posix_dir.h"
+
+namespace mlens {
+
+namespace {
+
+std::string home_directory() {
+    if (const char* home = std::getenv("HOME"); home && *home) return home;
+    if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) return pw->pw_dir;
+    return {};
+}
+
+bool is_directory(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::optional<std::string> real_path(const std::string& path) {
+    char buf[PATH_MAX];
+    if (!::realpath(path.c_str(), buf)) return std::nullopt;
+    return std::string(buf);
+}
+
+// True if `path` (canonical) is `root` (canonical) or lies below it, compared by components.
+bool inside(const std::string& path, const std::string& root) {
+    if (root == "/") return path.size() > 1 && path[0] == '/';
+    return path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/';
+}
+
+std::string sha256_text(std::string_view bytes) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    if (EVP_Digest(bytes.data(), bytes.size(), md, &n, EVP_sha256(), nullptr) != 1) return {};
+    return "sha256:" + to_hex(md, n);
+}
+
+Error blob_error(const char* code, const std::string& name, const std::string& why) {
+    return Error{code, "", std::nullopt, name + ": " + why};
+}
+
+void describe_permissions(BlobLookup& b, const struct stat& st) {
+    if (st.st_nlink > 1)
+        b.warnings.push_back({"W_BLOB_HARDLINKED", "", std::nullopt,
+                              b.name + " has " + std::to_string(st.st_nlink) + " hard links; its content is still judged by its hash"});
+    if (st.st_mode & S_IWOTH)
+        b.warnings.push_back({"W_BLOB_WORLD_WRITABLE", "", std::nullopt, b.name + " is writable by every user"});
+    if (st.st_uid != ::geteuid())
+        b.warnings.push_back({"W_BLOB_OTHER_OWNER", "", std::nullopt,
+                              b.name + " is owned by user id " + std::to_string(st.st_uid) + ", not the current user"});
+}
+
+}  // namespace
+
+std::vector<StoreLocation> default_store_locations() {
+    if (const char* env = std::getenv("OLLAMA_MODELS"); env && *env) return {{env, "OLLAMA_MODELS"}};
+    std::vector<StoreLocation> out;
+    if (std::string home = home_directory(); !home.empty()) out.push_back({home + "/.ollama/models", "home"});
+    out.push_back({"/usr/share/ollama/.ollama/models", "system"});
+    return out;
+}
+
+std::vector<StoreLocation> find_stores() {
+    std::vector<StoreLocation> out;
+    for (StoreLocation& loc : default_store_locations())
+        if (is_directory(loc.path + "/manifests")) out.push_back(std::move(loc));
+    return out;
+}
+
+Diagnostic located(Diagnostic d, const std::string& location) {
+    d.field = d.field.empty() ? location : location + " " + d.field;
+    return d;
+}
+
+Result<Store> Store::open(const std::string& path) {
+    auto root = real_path(path);
+    if (!root)
+        return Error{"E_NOT_FOUND", "store", std::nullopt,
+                     escape_for_display(path) + ": cannot open the store: " + std::strerror(errno)};
+    if (!is_directory(*root))
+        return Error{"E_NOT_DIRECTORY", "store", std::nullopt, escape_for_display(path) + " is not a directory"};
+    return Store(std::move(*root));
+}
+
+StoredManifest Store::read_manifest(const ModelName& name) const {
+    ManifestRef ref{name, name.manifest_path(), 0, 0};
+    return read_manifest(ref);
+}
+
+StoredManifest Store::read_manifest(const ManifestRef& ref) const {
+    StoredManifest out;
+    out.ref = ref;
+    auto fail = [&](const char* code, std::string message) {
+        out.manifest.diagnostics.push_back({Severity::error, "store", code, "", std::nullopt, std::move(message)});
+        return out;
+    };
+    if (!ref.name.valid()) return fail("E_BAD_NAME", "the name is outside the manifest name grammar");
+    UniqueFd dir = open_directory_at(AT_FDCWD, m_root);
+    const std::string parts[] = {"manifests", ref.name.host, ref.name.name_space, ref.name.model};
+    for (const std::string& part : parts) {
+        if (!dir.valid()) break;
+        dir = open_directory_at(dir.get(), part);
+    }
+    if (!dir.valid())
+        return fail("E_NOT_FOUND", errno == ELOOP || errno == ENOTDIR
+                                       ? "a directory on the way to the manifest is a symlink or not a directory; not followed"
+                                       : std::string("no manifest: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstatat(dir.get(), ref.name.tag.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return fail("E_NOT_FOUND", std::string("no manifest: ") + std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return fail("E_NOT_REGULAR_FILE", std::string("the manifest is ") + file_type_text(st.st_mode) + ", not a regular file");
+    if (static_cast<uint64_t>(st.st_size) > kMaxManifestBytes)
+        return fail("E_MANIFEST_TOO_LARGE", std::to_string(st.st_size) + " bytes exceeds limit max_manifest_bytes=" +
+                    std::to_string(kMaxManifestBytes) + " (not read)");
+    bool too_large = false;
+    auto text = read_small_file_at(dir.get(), ref.name.tag, kMaxManifestBytes, too_large, st);
+    if (too_large)
+        return fail("E_MANIFEST_TOO_LARGE", "the manifest grew beyond limit max_manifest_bytes=" + std::to_string(kMaxManifestBytes));
+    if (!text) return fail("E_IO", std::string("cannot read the manifest: ") + std::strerror(errno));
+    out.found = true;
+    out.ref.modified = st.st_mtime;
+    out.ref.file_size = text->size();
+    out.digest = sha256_text(*text);
+    out.manifest = parse_manifest(*text);
+    return out;
+}
+
+BlobLookup Store::find_blob(const BlobDigest& digest) const {
+    BlobLookup b;
+    const std::string blobs = m_root == "/" ? "/blobs/" : m_root + "/blobs/";
+    b.name = "blobs/" + blob_file_name(digest);
+    std::string path = blobs + blob_file_name(digest);
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        int err = errno;
+        std::string legacy = blobs + legacy_blob_file_name(digest);
+        if ((err == ENOENT || err == ENOTDIR) && ::lstat(legacy.c_str(), &st) == 0) {
+            b.legacy_name = true;
+            b.name = "blobs/" + legacy_blob_file_name(digest);
+            path = legacy;
+            b.warnings.push_back({"W_LEGACY_BLOB_NAME", "", std::nullopt,
+                                  b.name + " uses the legacy ':' name; read as is, not renamed"});
+        } else if (err == ELOOP) {
+            b.error = blob_error("E_SYMLINK_LOOP", b.name, "a directory on its path is a symlink loop");
+            return b;
+        } else {
+            b.error = blob_error(err == ENOENT || err == ENOTDIR ? "E_BLOB_MISSING" : "E_IO", b.name, std::strerror(err));
+            return b;
+        }
+    }
+    if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0) {
+        int err = errno;
+        if (err == ELOOP) b.error = blob_error("E_SYMLINK_LOOP", b.name, "symlink loop");
+        else if (err == ENOENT || err == ENOTDIR) b.error = blob_error("E_BLOB_MISSING", b.name, "dangling symlink");
+        else b.error = blob_error("E_IO", b.name, std::strerror(err));
+        return b;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        b.error = blob_error("E_NOT_REGULAR_FILE", b.name, std::string("is ") + file_type_text(st.st_mode) +
+                             ", not a regular file (not opened)");
+        return b;
+    }
+    auto real = real_path(path);
+    if (!real) {
+        b.error = blob_error(errno == ELOOP ? "E_SYMLINK_LOOP" : "E_IO", b.name, std::strerror(errno));
+        return b;
+    }
+    if (!inside(*real, m_root)) {
+        b.error = blob_error("E_OUTSIDE_ROOT", b.name, "resolves to " + escape_for_display(*real) + ", outside the store root");
+        return b;
+    }
+    b.path = *real;
+    b.size = static_cast<uint64_t>(st.st_size);
+    b.modified = st.st_mtime;
+    b.device = st.st_dev;
+    b.inode = st.st_ino;
+    describe_permissions(b, st);
+    return b;
+}
+
+Result<ByteSourcePtr> Store::open_blob(const BlobLookup& blob) const {
+    if (!blob.found()) return *blob.error;
+    return open_file(blob.path);
+}
+
+std::vector<BlobFile> Store::blob_files() const {
+    std::vector<BlobFile> out;
+    UniqueFd root = open_directory_at(AT_FDCWD, m_root);
+    if (!root.valid()) return out;
+    UniqueFd blobs = open_directory_at(root.get(), "blobs");
+    if (!blobs.valid()) return out;
+    bool truncated = false;
+    for (DirEntry& e : list_directory(blobs.get(), kMaxDirectoryEntries, truncated)) {
+        BlobFile f;
+        f.kind = classify_blob_file(e.name);
+        f.regular = S_ISREG(e.st.st_mode);
+        f.size = f.regular ? static_cast<uint64_t>(e.st.st_size) : 0;
+        f.name = std::move(e.name);
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+}  // namespace mlens

@@ -1,0 +1,230 @@
+// The store check in three passes: manifests and blob resolution (cheap, metadata only), then
+// hashing each distinct blob once, then parsing contents. Every finding is attributed to the
+// models that reference the blob, so a shared corrupt blob fails every model using it.
+#include "mlens/ollama/store_check.h"
+
+#include <algorithm>
+#include <map>
+
+#include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/safetensors_reader.h"
+#include "mlens/ollama/blob_hash.h"
+#include "mlens/ollama/config_blob.h"
+#include "mlens/ollama/text_blob.h"
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+namespace {
+
+struct BlobUse {
+    size_t model;            // index into report.models
+    ManifestLayer layer;
+};
+
+struct BlobState {
+    BlobLookup lookup;
+    std::vector<BlobUse> uses;
+};
+
+class Checker {
+public:
+    Checker(const Store& store, const StoreCheckOptions& options, JobContext* job, StoreCheckReport& report)
+        : m_store(store), m_options(options), m_job(job), m_report(report) {}
+
+    void run() {
+        m_report.root = m_store.root();
+        StoreScan scan = m_store.scan(m_job);
+        for (Diagnostic& d : scan.diagnostics) m_report.diagnostics.push_back(std::move(d));
+        for (const ManifestRef& ref : scan.manifests) {
+            if (stop()) return;
+            check_manifest(ref);
+        }
+        if (m_options.verify_digests) hash_blobs();
+        if (m_options.parse_blobs)
+            for (BlobState& b : m_blobs) {
+                if (stop()) return;
+                parse_blob(b);
+            }
+        job_report(m_job, 1.0);
+    }
+
+private:
+    bool stop() {
+        if (m_report.cancelled) return true;
+        if (!job_cancelled(m_job)) return false;
+        m_report.cancelled = true;
+        m_report.diagnostics.push_back({Severity::error, "store", "E_CANCELLED", "", std::nullopt, "check cancelled"});
+        return true;
+    }
+
+    void add(size_t model, Diagnostic d) {
+        ModelCheck& mc = m_report.models[model];
+        (d.severity == Severity::error ? mc.errors : mc.warnings)++;
+        m_report.diagnostics.push_back(std::move(d));
+    }
+
+    void add_located(size_t model, Severity severity, const Error& e, const std::string& field) {
+        add(model, located({severity, "store", e.code, field, e.offset, e.message}, m_report.models[model].manifest_path));
+    }
+
+    void check_manifest(const ManifestRef& ref) {
+        size_t model = m_report.models.size();
+        m_report.models.push_back({ref.name, ref.path, 0, 0});
+        StoredManifest stored = m_store.read_manifest(ref);
+        for (const Diagnostic& d : stored.manifest.diagnostics) add(model, located(d, ref.path));
+        if (!stored.found) return;
+        const Manifest& m = stored.manifest;
+        if (m.has_config) check_layer(model, m.config);
+        for (const ManifestLayer& l : m.layers) check_layer(model, l);
+    }
+
+    void check_layer(size_t model, const ManifestLayer& layer) {
+        if (!layer.blob || layer.kind == LayerKind::unknown || layer.kind == LayerKind::embed) return;
+        BlobLookup lookup = m_store.find_blob(*layer.blob);
+        for (const Error& w : lookup.warnings) add_located(model, Severity::warning, w, layer.field);
+        if (!lookup.found()) {
+            add_located(model, Severity::error, *lookup.error, layer.field);
+            return;
+        }
+        if (layer.has_size && lookup.size != layer.size)
+            add_located(model, Severity::error,
+                        {"E_SIZE_MISMATCH", "", layer.size_at, "the layer says " + std::to_string(layer.size) + " bytes; " +
+                         lookup.name + " has " + std::to_string(lookup.size)}, layer.field + ".size");
+        auto [it, fresh] = m_index.emplace(lookup.path, m_blobs.size());
+        if (fresh) m_blobs.push_back({lookup, {}});
+        m_blobs[it->second].uses.push_back({model, layer});
+    }
+
+    void hash_blobs() {
+        uint64_t total = 0, done = 0;
+        for (const BlobState& b : m_blobs) total += b.lookup.size;
+        for (BlobState& b : m_blobs) {
+            if (stop()) return;
+            auto hash = sha256_file(b.lookup.path, m_job, [&](uint64_t n) {
+                if (total) job_report(m_job, static_cast<double>(done + n) / static_cast<double>(total));
+            });
+            ++m_report.blobs_checked;
+            if (!hash) {
+                if (hash.error().code == "E_CANCELLED") {
+                    stop();
+                    return;
+                }
+                for (const BlobUse& u : b.uses)
+                    add_located(u.model, Severity::error, {hash.error().code, "", std::nullopt, b.lookup.name + ": " + hash.error().message},
+                                u.layer.field);
+                continue;
+            }
+            done += hash->bytes;
+            m_report.bytes_hashed += hash->bytes;
+            for (const BlobUse& u : b.uses)
+                if (hash->hex != u.layer.blob->hex)
+                    add_located(u.model, Severity::error,
+                                {"E_DIGEST_MISMATCH", "", u.layer.digest_at, "expected sha256:" + u.layer.blob->hex +
+                                 " actual sha256:" + hash->hex + " (" + b.lookup.name + ")"}, u.layer.field + ".digest");
+        }
+    }
+
+    // Problems inside the blob, reported once per reference, under the blob's path.
+    void blob_problem(const BlobState& b, const BlobUse& u, Diagnostic d) {
+        d.field = d.field.empty() ? b.lookup.name : b.lookup.name + " " + d.field;
+        d.message += " (" + u.layer.field + " of " + m_report.models[u.model].name.display() + ")";
+        add(u.model, std::move(d));
+    }
+
+    void parse_blob(const BlobState& b) {
+        std::vector<LayerKind> done;
+        for (const BlobUse& u : b.uses) {
+            LayerKind kind = layer_is_gguf(u.layer.kind) ? LayerKind::model : u.layer.kind;
+            if (std::find(done.begin(), done.end(), kind) != done.end()) {
+                replay(b, u, kind);
+                continue;
+            }
+            done.push_back(kind);
+            m_findings[{&b, kind}] = parse_as(b, kind);
+            replay(b, u, kind);
+        }
+    }
+
+    void replay(const BlobState& b, const BlobUse& u, LayerKind kind) {
+        for (const Diagnostic& d : m_findings[{&b, kind}]) blob_problem(b, u, d);
+    }
+
+    std::vector<Diagnostic> parse_as(const BlobState& b, LayerKind kind) {
+        std::vector<Diagnostic> out;
+        auto problem = [&](Severity s, const char* code, std::string field, std::optional<uint64_t> offset, std::string message) {
+            out.push_back({s, "store", code, std::move(field), offset, std::move(message)});
+        };
+        if (kind == LayerKind::model || kind == LayerKind::tensor) {
+            auto source = m_store.open_blob(b.lookup);
+            if (!source) {
+                problem(Severity::error, source.error().code.c_str(), "", std::nullopt, source.error().message);
+                return out;
+            }
+            bool safetensors_bytes = kind == LayerKind::model && looks_like_safetensors(**source);
+            Model m = kind == LayerKind::model ? read_gguf(*source, {}, m_job) : read_safetensors(*source, {}, m_job);
+            for (Diagnostic& d : m.diagnostics) {
+                if (safetensors_bytes && d.severity == Severity::error) d.message += "; the blob holds safetensors bytes, not GGUF";
+                out.push_back(std::move(d));
+            }
+            return out;
+        }
+        const uint64_t cap = kind == LayerKind::config ? kMaxConfigBytes : kMaxJsonBlobBytes;
+        if (kind != LayerKind::config && kind != LayerKind::params && kind != LayerKind::json && kind != LayerKind::messages)
+            return out;
+        if (b.lookup.size > cap) {
+            if (kind == LayerKind::json)
+                problem(Severity::warning, "W_NOT_CHECKED", "", std::nullopt, "JSON layer of " + std::to_string(b.lookup.size) +
+                        " bytes above limit max_json_blob_bytes=" + std::to_string(cap) + " is not parsed");
+            else if (kind != LayerKind::messages)
+                problem(Severity::error, kind == LayerKind::config ? "E_CONFIG_TOO_LARGE" : "E_PARAMS_JSON", "", std::nullopt,
+                        std::to_string(b.lookup.size) + " bytes exceeds limit " +
+                        (kind == LayerKind::config ? "max_config_bytes=" : "max_json_blob_bytes=") + std::to_string(cap));
+            return out;
+        }
+        auto text = read_text_blob(m_store, b.lookup, cap);
+        if (!text) {
+            problem(Severity::error, text.error().code.c_str(), "", std::nullopt, text.error().message);
+            return out;
+        }
+        if (kind == LayerKind::messages) {
+            if (!utf8_valid(text->text))
+                problem(Severity::warning, "W_TEXT_NOT_UTF8", "", std::nullopt, "the messages blob is not valid UTF-8");
+            return out;
+        }
+        Status st = kind == LayerKind::config ? config_status(text->text)
+                                              : check_json_text(text->text, kind == LayerKind::params ? "E_PARAMS_JSON" : "E_JSON_LAYER",
+                                                                kind == LayerKind::params ? "params" : "json");
+        if (!st) problem(Severity::error, st.error().code.c_str(), st.error().field, st.error().offset, st.error().message);
+        return out;
+    }
+
+    static Status config_status(const std::string& text) {
+        auto config = parse_model_config(text);
+        if (!config) return config.error();
+        return ok_status();
+    }
+
+    const Store& m_store;
+    const StoreCheckOptions& m_options;
+    JobContext* m_job;
+    StoreCheckReport& m_report;
+    std::vector<BlobState> m_blobs;
+    std::map<std::string, size_t> m_index;   // canonical path -> m_blobs
+    std::map<std::pair<const BlobState*, LayerKind>, std::vector<Diagnostic>> m_findings;
+};
+
+}  // namespace
+
+size_t StoreCheckReport::error_count() const {
+    return static_cast<size_t>(std::count_if(diagnostics.begin(), diagnostics.end(),
+                                             [](const Diagnostic& d) { return d.severity == Severity::error; }));
+}
+
+StoreCheckReport check_store(const Store& store, const StoreCheckOptions& options, JobContext* job) {
+    StoreCheckReport report;
+    Checker(store, options, job, report).run();
+    return report;
+}
+
+}  // namespace mlens

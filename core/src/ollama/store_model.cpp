@@ -1,0 +1,163 @@
+// A store model as one Model: the GGUF blob, or every tensor blob plus the JSON layers.
+#include "mlens/ollama/store_model.h"
+
+#include <set>
+
+#include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/safetensors_reader.h"
+#include "mlens/formats/strict_json.h"
+#include "mlens/ollama/store_check.h"
+#include "mlens/ollama/tensor_blobs.h"
+#include "mlens/ollama/text_blob.h"
+
+namespace mlens {
+
+namespace {
+
+// Finds "bits" under quantization / quantization_config, at the top or under text_config.
+class BitsHint final : public JsonHandler {
+public:
+    std::optional<uint32_t> bits;
+
+    bool begin_object(const JsonToken&) override { return push(); }
+    bool end_object(const JsonToken&) override { return pop(); }
+    bool begin_array(const JsonToken&) override { return push(); }
+    bool end_array(const JsonToken&) override { return pop(); }
+    bool key(std::string& name, const JsonToken&) override {
+        m_path.back() = name;
+        return true;
+    }
+    bool string_value(std::string&, const JsonToken&) override { return true; }
+    bool unsigned_value(uint64_t v, const JsonToken&) override {
+        if (!bits && m_path.back() == "bits" && quant_section() && v <= 64) bits = static_cast<uint32_t>(v);
+        return true;
+    }
+    bool other_value(JsonKind, const JsonToken&) override { return true; }
+    std::string field() const override { return "config.json"; }
+
+private:
+    bool push() {
+        m_path.emplace_back();
+        return true;
+    }
+    bool pop() {
+        m_path.pop_back();
+        return true;
+    }
+    // The path is {"" (root), section, "bits"} or {"", "text_config", section, "bits"}.
+    bool quant_section() const {
+        auto is_section = [](const std::string& s) { return s == "quantization" || s == "quantization_config"; };
+        if (m_path.size() == 3) return is_section(m_path[1]);
+        return m_path.size() == 4 && m_path[1] == "text_config" && is_section(m_path[2]);
+    }
+    std::vector<std::string> m_path;
+};
+
+void fail_layer(Model& model, const ManifestLayer& layer, const Error& e) {
+    model.diagnostics.push_back({Severity::error, "store", e.code, layer.field, e.offset, e.message});
+    model.partial = true;
+}
+
+std::optional<ByteSourcePtr> open_layer(const Store& store, Model& model, const ManifestLayer& layer) {
+    BlobLookup blob = store.find_blob(*layer.blob);
+    for (const Error& w : blob.warnings)
+        model.diagnostics.push_back({Severity::warning, "store", w.code, layer.field, std::nullopt, w.message});
+    if (!blob.found()) {
+        fail_layer(model, layer, *blob.error);
+        return std::nullopt;
+    }
+    if (layer.has_size && blob.size != layer.size)
+        model.diagnostics.push_back({Severity::error, "store", "E_SIZE_MISMATCH", layer.field + ".size", std::nullopt,
+                                     "the layer says " + std::to_string(layer.size) + " bytes; " + blob.name + " has " +
+                                     std::to_string(blob.size)});
+    auto source = store.open_blob(blob);
+    if (!source) {
+        fail_layer(model, layer, source.error());
+        return std::nullopt;
+    }
+    return *source;
+}
+
+void add_json_layer(Model& model, const ManifestLayer& layer, const ByteSourcePtr& source, std::optional<uint32_t>& hint) {
+    const uint32_t file = static_cast<uint32_t>(model.files.size());
+    SourceFile sf;
+    sf.path = source->path();
+    sf.source = source;
+    sf.alignment = 1;
+    model.files.push_back(std::move(sf));
+    const uint64_t size = source->size();
+    if (size > kMaxJsonBlobBytes) {
+        model.diagnostics.push_back({Severity::warning, "store", "W_SIDE_FILE_SKIPPED", layer.field, std::nullopt,
+                                     "JSON layer of " + std::to_string(size) + " bytes above limit max_json_blob_bytes=" +
+                                     std::to_string(kMaxJsonBlobBytes) + " is not shown", file});
+        return;
+    }
+    MetadataEntry e;
+    e.key = "file:" + layer.name.value_or(layer.field);
+    e.file = file;
+    e.value.type = ValueType::string;
+    e.value_range = {0, size};
+    if (size > Value::kInlineStringBytes) {
+        e.value.lazy_text = LazyBytes{source, 0, size};
+    } else {
+        e.value.text.resize(static_cast<size_t>(size));
+        if (!source->read(0, size, e.value.text.data())) {
+            fail_layer(model, layer, {"E_IO", "", std::nullopt, "cannot read the JSON layer"});
+            return;
+        }
+        if (!hint && layer.name && (*layer.name == "config.json")) {
+            BitsHint h;
+            if (parse_strict_json(e.value.text, 0, h)) hint = h.bits;
+        }
+    }
+    model.metadata.push_back(std::move(e));
+}
+
+}  // namespace
+
+Result<Model> open_store_model(const Store& store, const ModelName& name, JobContext* job) {
+    StoredManifest stored = store.read_manifest(name);
+    for (const Diagnostic& d : stored.manifest.diagnostics)
+        if (d.severity == Severity::error) return Error{d.code, d.field, d.offset, name.display() + ": " + d.message};
+    const Manifest& m = stored.manifest;
+    Model model;
+    const ManifestLayer* gguf = nullptr;
+    std::vector<const ManifestLayer*> tensors, json;
+    for (const ManifestLayer& l : m.layers) {
+        if (l.kind == LayerKind::model) gguf = &l;
+        if (l.kind == LayerKind::tensor) tensors.push_back(&l);
+        if (l.kind == LayerKind::json) json.push_back(&l);
+    }
+    if (tensors.empty()) {
+        if (!gguf) return Error{"E_NO_MODEL_LAYER", "layers", std::nullopt, name.display() + ": no model or tensor layer"};
+        auto source = open_layer(store, model, *gguf);
+        if (source) read_gguf_into(model, *source, 0, {}, job);
+        model.format = Format::gguf;
+        return model;
+    }
+    model.format = Format::safetensors;
+    std::vector<std::string> blob_names;
+    std::set<std::string> seen;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "opening cancelled"};
+        job_report(job, static_cast<double>(i) / static_cast<double>(tensors.size()));
+        const ManifestLayer& l = *tensors[i];
+        if (!seen.insert(l.blob->hex).second) continue;
+        auto source = open_layer(store, model, l);
+        if (!source) continue;
+        uint32_t file = static_cast<uint32_t>(model.files.size());
+        read_safetensors_into(model, *source, file, {}, job);
+        blob_names.push_back(l.name.value_or(""));
+    }
+    std::optional<uint32_t> hint;
+    for (const ManifestLayer* l : json) {
+        auto source = open_layer(store, model, *l);
+        if (source) add_json_layer(model, *l, *source, hint);
+    }
+    model.format = Format::safetensors;
+    describe_tensor_blobs(model, blob_names, hint);
+    job_report(job, 1.0);
+    return model;
+}
+
+}  // namespace mlens

@@ -1,0 +1,23 @@
+#include "mlens/quant/float_source.h"
+
+#include <numeric>
+#include <vector>
+
+namespace mlens {
+
+uint64_t FloatSource::chunk_length(uint64_t target) const {
+    uint64_t g = std::max<uint64_t>(granularity(), 1);
+    return std::max<uint64_t>(g, target / g * g);
+}
+
+uint64_t DifferenceSource::granularity() const { return std::lcm(m_a.granularity(), m_b.granularity()); }
+
+Status DifferenceSource::read(uint64_t first, uint64_t count, float* out) const {
+    std::vector<float> other(count);
+    if (Status s = m_a.read(first, count, out); !s) return s;
+    if (Status s = m_b.read(first, count, other.data()); !s) return s;
+    for (uint64_t i = 0; i < count; ++i) out[i] -= other[i];
+    return ok_status();
+}
+
+}  // namespace mlens

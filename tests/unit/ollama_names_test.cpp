@@ -1,0 +1,150 @@
+// The store's grammars on their own: blob digests (O01, O02), blob file names in blobs/ (O18),
+// manifest name parts (O10) and model references.
+#include <catch2/catch.hpp>
+
+#include "mlens/ollama/digest.h"
+#include "mlens/ollama/model_name.h"
+
+using namespace mlens;
+
+namespace {
+
+const std::string kHex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+}  // namespace
+
+TEST_CASE("digests: exactly sha256, a separator and 64 lowercase hex digits", "[ollama]") {
+    auto colon = parse_blob_digest("sha256:" + kHex);
+    REQUIRE(colon);
+    CHECK(colon->hex == kHex);
+    CHECK(colon->colon);
+    CHECK(blob_file_name(*colon) == "sha256-" + kHex);
+    CHECK(legacy_blob_file_name(*colon) == "sha256:" + kHex);
+    auto dash = parse_blob_digest("sha256-" + kHex);
+    REQUIRE(dash);
+    CHECK(!dash->colon);
+    CHECK(blob_file_name(*dash) == "sha256-" + kHex);
+    CHECK(dash->text() == "sha256:" + kHex);
+}
+
+TEST_CASE("O01/O02 digests outside the grammar are refused", "[ollama]") {
+    std::string upper = kHex;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::vector<std::string> bad = {
+        "sha256:../../../../etc/ld.so.preload",
+        "sha256-../x",
+        "../sha256-" + kHex,
+        "sha256:" + kHex + "/../../x",
+        "sha256:" + kHex.substr(1),                          // 63 digits
+        "sha256:" + kHex + "0",                              // 65 digits
+        "sha256:" + upper,
+        "sha512:" + kHex + kHex,
+        "sha256:",
+        "sha256:" + kHex + "\n",
+        "sha256:" + kHex + " ",
+        "sha256:" + kHex.substr(0, 32) + std::string(1, '\0') + kHex.substr(33),
+        "sha256:" + kHex.substr(0, 61) + "\xEF\xBC\x90",     // fullwidth digit zero, 71 bytes in all
+        "sha256:" + kHex.substr(0, 62) + "\xD9\xA0",         // Arabic-Indic digit zero, 71 bytes
+        "SHA256:" + kHex,
+        "sha256_" + kHex,
+        "",
+    };
+    for (const std::string& d : bad) {
+        INFO("digest of " << d.size() << " bytes");
+        CHECK(!parse_blob_digest(d));
+    }
+}
+
+TEST_CASE("O18 blob file names are classified, leftovers labelled", "[ollama]") {
+    CHECK(classify_blob_file("sha256-" + kHex).kind == BlobFileKind::blob);
+    CHECK(classify_blob_file("sha256-" + kHex).hex == kHex);
+    CHECK(classify_blob_file("sha256-" + kHex + "-partial").kind == BlobFileKind::partial);
+    CHECK(classify_blob_file("sha256-" + kHex + "-partial-0").kind == BlobFileKind::partial_part);
+    CHECK(classify_blob_file("sha256-" + kHex + "-partial-17").kind == BlobFileKind::partial_part);
+    CHECK(classify_blob_file("sha256-" + kHex + "-partial-").kind == BlobFileKind::other);
+    CHECK(classify_blob_file("sha256-" + kHex + ".tmp").kind == BlobFileKind::other);
+    CHECK(classify_blob_file("sha256-123456789").kind == BlobFileKind::temporary);
+    CHECK(classify_blob_file("sha256:" + kHex).kind == BlobFileKind::legacy_name);
+    CHECK(classify_blob_file("README").kind == BlobFileKind::other);
+    CHECK(classify_blob_file("sha256-").kind == BlobFileKind::other);
+    CHECK(std::string(blob_file_kind_name(BlobFileKind::partial)) == "partial download");
+}
+
+TEST_CASE("O10 name parts follow the grammar", "[ollama]") {
+    CHECK(name_part_valid(NamePart::host, "registry.ollama.ai"));
+    CHECK(name_part_valid(NamePart::host, "localhost:11434"));
+    CHECK(name_part_valid(NamePart::name_space, "library"));
+    CHECK(name_part_valid(NamePart::name_space, "my-org_1"));
+    CHECK(name_part_valid(NamePart::model, "gemma3"));
+    CHECK(name_part_valid(NamePart::model, "qwen3.5"));
+    CHECK(name_part_valid(NamePart::tag, "35b-a3b-q4_K_M"));
+    CHECK(name_part_valid(NamePart::tag, "latest"));
+    CHECK(name_part_valid(NamePart::host, std::string(350, 'h')));
+    CHECK(name_part_valid(NamePart::model, std::string(80, 'm')));
+
+    CHECK(!name_part_valid(NamePart::model, "-evil"));
+    CHECK(!name_part_valid(NamePart::model, ".hidden"));
+    CHECK(!name_part_valid(NamePart::model, "sp ace"));
+    CHECK(!name_part_valid(NamePart::model, "m\xC3\xB6" "del"));
+    CHECK(!name_part_valid(NamePart::tag, "lat$est"));
+    CHECK(!name_part_valid(NamePart::name_space, std::string(81, 'n')));
+    CHECK(!name_part_valid(NamePart::model, std::string(81, 'm')));
+    CHECK(!name_part_valid(NamePart::host, std::string(351, 'h')));
+    CHECK(!name_part_valid(NamePart::name_space, "na:me"));
+    CHECK(!name_part_valid(NamePart::name_space, "na.me"));
+    CHECK(!name_part_valid(NamePart::host, "-host"));
+    CHECK(!name_part_valid(NamePart::model, ""));
+    CHECK(!name_part_valid(NamePart::model, ".."));
+    CHECK(!name_part_valid(NamePart::model, "a/b"));
+    CHECK(!name_part_valid(NamePart::tag, "a\\b"));
+    CHECK(!name_part_valid(NamePart::tag, std::string("a\0b", 3)));
+}
+
+TEST_CASE("non-portable but valid names are told apart", "[ollama]") {
+    CHECK(nonportable_reason("CON"));
+    CHECK(nonportable_reason("con.txt"));
+    CHECK(nonportable_reason("com1"));
+    CHECK(nonportable_reason("LPT9"));
+    CHECK(nonportable_reason("name."));
+    CHECK(!nonportable_reason("console"));
+    CHECK(!nonportable_reason("com10"));
+    CHECK(!nonportable_reason("gemma3"));
+}
+
+TEST_CASE("model references parse like Ollama's names, with defaults", "[ollama]") {
+    auto short_name = parse_model_reference("gemma3:4b");
+    REQUIRE(short_name);
+    CHECK(short_name->host == "registry.ollama.ai");
+    CHECK(short_name->name_space == "library");
+    CHECK(short_name->model == "gemma3");
+    CHECK(short_name->tag == "4b");
+    CHECK(short_name->display() == "gemma3:4b");
+    CHECK(short_name->full() == "registry.ollama.ai/library/gemma3:4b");
+    CHECK(short_name->manifest_path() == "manifests/registry.ollama.ai/library/gemma3/4b");
+
+    auto bare = parse_model_reference("tiny");
+    REQUIRE(bare);
+    CHECK(bare->tag == "latest");
+    CHECK(bare->display() == "tiny:latest");
+
+    auto ns = parse_model_reference("someone/model:q8");
+    REQUIRE(ns);
+    CHECK(ns->display() == "someone/model:q8");
+
+    auto full = parse_model_reference("hf.co/org/repo:Q4_K_M");
+    REQUIRE(full);
+    CHECK(full->host == "hf.co");
+    CHECK(full->display() == "hf.co/org/repo:Q4_K_M");
+
+    auto port = parse_model_reference("localhost:5000/ns/m");
+    REQUIRE(port);
+    CHECK(port->host == "localhost:5000");
+    CHECK(port->tag == "latest");
+
+    for (const char* bad : {"a/b/c/d", "../x", "x:", ":tag", "a//b", "m:lat$est", "/abs"}) {
+        INFO(bad);
+        auto r = parse_model_reference(bad);
+        REQUIRE(!r);
+        CHECK(r.error().code == "E_BAD_NAME");
+    }
+}

@@ -1,0 +1,107 @@
+// Statistics, histograms and comparisons give exact figures on data whose answers are known.
+#include <catch2/catch.hpp>
+
+#include <ggml.h>
+
+#include <cmath>
+#include <limits>
+
+#include "mlens/analysis/tensor_compare.h"
+#include "mlens/formats/gguf_reader.h"
+#include "mlens/quant/stats.h"
+#include "mlens/quant/tensor_view.h"
+#include "model_fixture.h"
+#include "test_paths.h"
+
+using namespace mlens;
+
+namespace {
+
+// Values 0, 1, ..., n-1 as F32, plus optional NaN/Inf at the end.
+std::vector<float> ramp(uint64_t n) {
+    std::vector<float> v(n);
+    for (uint64_t i = 0; i < n; ++i) v[i] = static_cast<float>(i);
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("stats of a ramp are exact", "[stats]") {
+    test::TempDir dir;
+    auto values = ramp(100);
+    values[98] = std::numeric_limits<float>::quiet_NaN();
+    values[99] = std::numeric_limits<float>::infinity();
+    test::write_fixture_model(dir.file("r.gguf"), {{"r", GGML_TYPE_F32, {100}, values}});
+    auto model = open_gguf(dir.file("r.gguf"));
+    auto view = TensorView::open(*model, 0);
+    for (unsigned threads : {1u, 2u, 4u}) {
+        auto s = compute_stats(*view, nullptr, threads);
+        REQUIRE(s.ok());
+        CHECK(s->count == 100);
+        CHECK(s->finite == 98);
+        CHECK(s->nan == 1);
+        CHECK(s->inf == 1);
+        CHECK(s->zeros == 1);
+        CHECK(s->min == 0.0);
+        CHECK(s->max == 97.0);
+        CHECK(s->mean == Approx(48.5));
+        CHECK(s->std == Approx(std::sqrt((98.0 * 98.0 - 1.0) / 12.0)));
+        CHECK(s->mean_abs == Approx(48.5));
+        CHECK(s->kurtosis == Approx(-6.0 * (98.0 * 98.0 + 1) / (5.0 * (98.0 * 98.0 - 1))).epsilon(1e-6));
+        // Percentiles are exact to one bin (97 / 4096).
+        CHECK(s->percentiles[4] == Approx(48.0).margin(97.0 / 4096 + 1e-9));  // median: rank 49 -> value 48
+        CHECK(s->percentiles[0] == Approx(0.0).margin(97.0 / 4096));
+        CHECK(s->percentiles[8] == Approx(97.0).margin(97.0 / 4096));
+    }
+}
+
+TEST_CASE("histogram counts every finite value once, with outliers outside the range", "[stats]") {
+    test::TempDir dir;
+    test::write_fixture_model(dir.file("r.gguf"), {{"r", GGML_TYPE_F32, {64}, ramp(64)}});
+    auto model = open_gguf(dir.file("r.gguf"));
+    auto view = TensorView::open(*model, 0);
+    auto h = compute_histogram(*view, 8);
+    REQUIRE(h.ok());
+    CHECK(h->lo == 0.0);
+    CHECK(h->hi == 63.0);
+    CHECK(h->total() == 64);
+    CHECK(h->counts == std::vector<uint64_t>(8, 8));  // bin width 7.875: 0..7, 8..15, ..., 56..63
+    auto ranged = compute_histogram(*view, 4, std::make_pair(10.0, 50.0));
+    REQUIRE(ranged.ok());
+    CHECK(ranged->below == 10);
+    CHECK(ranged->above == 13);
+    CHECK(ranged->counts == std::vector<uint64_t>{10, 10, 10, 11});
+    JobContext cancelled;
+    cancelled.cancel();
+    CHECK(compute_histogram(*view, 4, std::nullopt, &cancelled).error().code == "E_CANCELLED");
+}
+
+TEST_CASE("comparison metrics and the worst row", "[stats]") {
+    test::TempDir dir;
+    auto a = test::test_signal(4 * 32);
+    auto b = a;
+    for (int i = 0; i < 32; ++i) b[3 * 32 + i] += 0.5f;  // row 3 is off by 0.5
+    test::write_fixture_model(dir.file("a.gguf"), {{"w", GGML_TYPE_F32, {32, 4}, a}});
+    test::write_fixture_model(dir.file("b.gguf"), {{"w", GGML_TYPE_F32, {32, 4}, b}});
+    auto ma = open_gguf(dir.file("a.gguf"));
+    auto mb = open_gguf(dir.file("b.gguf"));
+    auto va = TensorView::open(*ma, 0);
+    auto vb = TensorView::open(*mb, 0);
+    auto c = compare_sources(*va, *vb, 32);
+    REQUIRE(c.ok());
+    double sum_a2 = 0;
+    for (float x : a) sum_a2 += double(x) * x;
+    CHECK(c->count == 128);
+    CHECK(c->rmse == Approx(std::sqrt(32 * 0.25 / 128)));
+    CHECK(c->max_abs == Approx(0.5).margin(1e-6));
+    CHECK(c->mean_abs == Approx(0.125).margin(1e-6));
+    CHECK(c->nmse == Approx(32 * 0.25 / sum_a2).epsilon(1e-5));
+    CHECK(c->snr_db == Approx(10 * std::log10(sum_a2 / (32 * 0.25))).epsilon(1e-5));
+    REQUIRE(!c->worst_rows.empty());
+    CHECK(c->worst_rows[0].row == 3);
+    CHECK(c->worst_rows[0].rmse == Approx(0.5).margin(1e-6));
+    auto self = compare_sources(*va, *va, 32);
+    CHECK(self->rmse == 0.0);
+    CHECK(self->cosine == Approx(1.0));
+    CHECK(std::isinf(self->snr_db));
+}
