@@ -15,9 +15,14 @@ AppShell::AppShell(Settings& settings, JobRunner& jobs, FontSet& fonts, ShellOpt
     : m_settings(settings), m_jobs(jobs), m_fonts(fonts), m_options(std::move(options)),
       m_workspace(jobs, settings), m_demo_files(gguf_files_in(m_options.demo_dir)) {}
 
-void AppShell::open(const std::string& path) {
+void AppShell::open(const std::string& path, bool bring_forward) {
+    uint64_t previous = m_workspace.active() ? m_workspace.active()->id : 0;
     Document& doc = m_workspace.open(path);
-    m_select_tab = doc.id;
+    if (bring_forward) {
+        m_select_tab = doc.id;
+    } else if (previous != 0) {
+        m_workspace.activate(previous);
+    }
 }
 
 std::string AppShell::window_title() {

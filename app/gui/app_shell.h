@@ -37,7 +37,8 @@ class AppShell {
 public:
     AppShell(Settings& settings, JobRunner& jobs, FontSet& fonts, ShellOptions options);
 
-    void open(const std::string& path);
+    // Starts opening `path`; its tab comes forward unless `bring_forward` is false.
+    void open(const std::string& path, bool bring_forward = true);
     void frame();
 
     Workspace& workspace() { return m_workspace; }

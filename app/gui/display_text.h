@@ -6,9 +6,11 @@
 //  - ' ' becomes '·' (a `space` segment); U+2581 '▁' (SentencePiece space) and U+0120 'Ġ' /
 //    U+010A 'Ċ' (byte-level BPE space and newline) are kept as they are, as `marker` segments.
 //  - C0 controls and DEL become escapes: \n \t \r, others \xNN (`escape` segments).
-//  - Everything else goes through escape_for_display (invalid bytes, C1 controls and bidi
-//    controls become escapes there), as `text` segments.
-//  - At most max_chars code points of the piece are shown; a cut piece ends with "…".
+//  - Every other character goes through escape_for_display: kept characters are `text`
+//    segments; invalid bytes, C1 controls and bidi controls come back escaped (\xNN, \u{NNNN})
+//    and are `escape` segments.
+//  - At most max_chars characters are shown (an escape counts as its length); a cut piece ends
+//    with "…".
 // visible_piece_text() is the same rendering as one string (search, copy, tests).
 #pragma once
 

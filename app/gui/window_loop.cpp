@@ -128,7 +128,8 @@ int run_window(const WindowOptions& options) {
 
         std::vector<std::string> files = options.files;
         if (files.empty()) files = gguf_files_in(MLENS_DEMO_DIR);
-        for (const std::string& f : files) shell.open(f);
+        // The first file's tab is the one in front.
+        for (size_t i = 0; i < files.size(); ++i) shell.open(files[i], i == 0);
 
         auto started = std::chrono::steady_clock::now();
         int frames_left = kFramesAfterWake;
