@@ -2,7 +2,8 @@
 # Builds ModelLens (installing what is missing) and runs the whole test suite:
 #  1. release build: unit and app tests (the window test runs under Xvfb);
 #  2. AddressSanitizer + UndefinedBehaviorSanitizer build: the same unit tests;
-#  3. the parse benchmark against ggml (prints times and ratios; not a pass/fail test).
+#  3. a bounded libFuzzer run of the GGUF reader (clang, ASan + UBSan; fails on any finding);
+#  4. the parse benchmark against ggml (prints times and ratios; not a pass/fail test).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="$(nproc)"
@@ -10,13 +11,23 @@ jobs="$(nproc)"
 echo "== release build"
 bash "$root/third_party/configure.sh" "$root/build" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$root/build" -j"$jobs"
-(cd "$root/build" && ctest --output-on-failure -j"$jobs")
+summary="$(mktemp)"
+trap 'rm -f "$summary"' EXIT
+(cd "$root/build" && ctest --output-on-failure -j"$jobs") | tee -a "$summary"
 
 echo "== sanitizer build (address, undefined)"
 bash "$root/third_party/configure.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLENS_SANITIZE=ON -DMLENS_BUILD_GUI=OFF
 cmake --build "$root/build-asan" -j"$jobs"
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --output-on-failure -j"$jobs")
+    ctest --output-on-failure -j"$jobs") | tee -a "$summary"
+
+echo "== fuzzing (bounded; long runs: bash tests/fuzz/run.sh 3600)"
+bash "$root/tests/fuzz/run.sh" 30 "$root/build-fuzz"
 
 echo "== benchmark: GGUF header parse, ModelLens vs ggml"
 "$root/build/tests/bench/gguf_parse_bench"
+
+# One closing line over both ctest runs (each failed run has already stopped the script).
+total=0
+for n in $(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$summary"); do total=$((total + n)); done
+echo "tests: $total passed, 0 failed"

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mlens::test {
@@ -28,6 +29,11 @@ std::string sha256_hex(const std::vector<uint8_t>& bytes);
 
 // One entry of a manifest's layers (or its config).
 struct LayerSpec {
+    LayerSpec() = default;
+    LayerSpec(std::string media_type_, std::string digest_, uint64_t size_, std::optional<std::string> from_ = std::nullopt,
+              std::optional<std::string> name_ = std::nullopt)
+        : media_type(std::move(media_type_)), digest(std::move(digest_)), size(size_), from(std::move(from_)), name(std::move(name_)) {}
+
     std::string media_type;
     std::string digest;                  // written as given: "sha256:<hex>" for real blobs
     uint64_t size = 0;

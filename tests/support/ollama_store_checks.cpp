@@ -33,7 +33,7 @@ const ModelCheck* find_model(const StoreCheckReport& r, const std::string& displ
     return nullptr;
 }
 
-const Diagnostic& require_evil_rejected(const StoreCheckReport& r, const std::string& code, const std::string& field,
+Diagnostic require_evil_rejected(const StoreCheckReport& r, const std::string& code, const std::string& field,
                                         std::optional<uint64_t> offset) {
     INFO("report:\n" << describe(r));
     auto it = std::find_if(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic& d) {

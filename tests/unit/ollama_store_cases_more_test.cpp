@@ -197,7 +197,7 @@ TEST_CASE("O16 other blobs: huge, hostile text, deep JSON; never interpreted", "
     SECTION("params nested 100,000 deep: rejected, bounded") {
         LayerSpec params = c.b.blob(kParamsMediaType, "{\"stop\":" + std::string(100000, '[') + std::string(100000, ']') + "}");
         c.evil({model, params});
-        const Diagnostic& d = require_evil_rejected(check_root(c.root()), "E_PARAMS_JSON", blob_field(params, ""));
+        const Diagnostic& d = require_evil_rejected(check_root(c.root()), "E_PARAMS_JSON", blob_field(params, "params"));
         CHECK(d.message.find("max_json_depth") != std::string::npos);
     }
     SECTION("params that are valid JSON: accepted") {

@@ -44,11 +44,12 @@ private:
         m_path.pop_back();
         return true;
     }
-    // The path is {"" (root), section, "bits"} or {"", "text_config", section, "bits"}.
+    // m_path holds the current key of each open container: {section, "bits"} or
+    // {"text_config", section, "bits"}.
     bool quant_section() const {
         auto is_section = [](const std::string& s) { return s == "quantization" || s == "quantization_config"; };
-        if (m_path.size() == 3) return is_section(m_path[1]);
-        return m_path.size() == 4 && m_path[1] == "text_config" && is_section(m_path[2]);
+        if (m_path.size() == 2) return is_section(m_path[0]);
+        return m_path.size() == 3 && m_path[0] == "text_config" && is_section(m_path[1]);
     }
     std::vector<std::string> m_path;
 };
