@@ -58,11 +58,12 @@ std::string blob_status(const LayerView& lv) {
     return lv.blob->found() ? lv.blob->name : lv.blob->error->code;
 }
 
-std::string verify_text(const LayerView& lv, std::vector<Diagnostic>& problems) {
+std::string verify_text(const LayerView& lv, const std::string& path, std::vector<Diagnostic>& problems) {
     if (!lv.blob || !lv.blob->found()) return "-";
     Status st = verify_blob(*lv.blob, *lv.layer.blob);
     if (st) return "ok";
-    problems.push_back({Severity::error, "store", st.error().code, lv.layer.field + ".digest", lv.layer.digest_at, st.error().message});
+    problems.push_back(located({Severity::error, "store", st.error().code, lv.layer.field + ".digest", lv.layer.digest_at,
+                                st.error().message}, path));
     return st.error().code == "E_DIGEST_MISMATCH" ? "MISMATCH" : st.error().code;
 }
 
@@ -148,19 +149,23 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
     }
     const StoredManifest& sm = view->stored;
     const Manifest& m = sm.manifest;
-    std::vector<Diagnostic> problems = m.diagnostics;
+    // Fields are placed under the file their offset refers to: the manifest, or the config blob.
+    std::vector<Diagnostic> problems;
+    for (const Diagnostic& d : m.diagnostics) problems.push_back(located(d, sm.ref.path));
     for (const LayerView& lv : view->layers)
         if (lv.blob && !lv.blob->found())
-            problems.push_back({Severity::error, "store", lv.blob->error->code, lv.layer.field, std::nullopt, lv.blob->error->message});
+            problems.push_back(located({Severity::error, "store", lv.blob->error->code, lv.layer.field, std::nullopt,
+                                        lv.blob->error->message}, sm.ref.path));
     if (view->config_error) {
         const Error& e = *view->config_error;
-        problems.push_back({Severity::error, "store", e.code, e.field, e.offset, e.message});
+        Diagnostic d{Severity::error, "store", e.code, e.field, e.offset, e.message};
+        problems.push_back(e.offset ? d : located(d, sm.ref.path));
     }
     std::vector<std::string> verified;
     std::vector<const LayerView*> all;
     if (m.has_config) all.push_back(&view->config_layer);
     for (const LayerView& lv : view->layers) all.push_back(&lv);
-    for (const LayerView* lv : all) verified.push_back(options.verify ? verify_text(*lv, problems) : "");
+    for (const LayerView* lv : all) verified.push_back(options.verify ? verify_text(*lv, sm.ref.path, problems) : "");
     std::optional<Result<Model>> model;
     if (options.tensors) model = open_store_model(store, name);
 
@@ -183,7 +188,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
                               {"config_layer", m.has_config ? layer_json(*all[0], verified[0]) : nlohmann::json(nullptr)},
                               {"config", config}, {"layers", layers}, {"ok", !broken}};
         nlohmann::json diags = nlohmann::json::array();
-        for (const Diagnostic& d : problems) diags.push_back(diagnostic_to_json(located(d, sm.ref.path)));
+        for (const Diagnostic& d : problems) diags.push_back(diagnostic_to_json(d));
         out["diagnostics"] = diags;
         if (model && *model) out.update(tensors_json(**model));
         if (model && !*model) out["tensors_error"] = (*model).error().to_string();
@@ -191,7 +196,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
         return broken ? kExitBroken : kExitOk;
     }
 
-    for (const Diagnostic& d : problems) std::cerr << located(d, sm.ref.path).to_line() << "\n";
+    for (const Diagnostic& d : problems) std::cerr << d.to_line() << "\n";
     std::vector<std::vector<std::string>> head = {
         {"model", name.display() + "  (" + name.full() + ")"},
         {"manifest", sm.ref.path + "  " + sm.digest + "  " + std::to_string(sm.ref.file_size) + " bytes  modified " +
@@ -211,7 +216,8 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
     if (options.verify) rows[0].push_back("VERIFY");
     for (size_t i = 0; i < all.size(); ++i) {
         const ManifestLayer& l = all[i]->layer;
-        std::vector<std::string> row = {layer_kind_name(l.kind), escape_for_display(l.digest, 80), std::to_string(l.size),
+        std::string kind = l.kind == LayerKind::unknown ? escape_for_display(l.media_type, 60) : layer_kind_name(l.kind);
+        std::vector<std::string> row = {kind, escape_for_display(l.digest, 80), std::to_string(l.size),
                                         l.from ? escape_for_display(*l.from, 60) : "-", l.name ? escape_for_display(*l.name, 80) : "-",
                                         blob_status(*all[i])};
         if (options.verify) row.push_back(verified[i]);

@@ -131,6 +131,8 @@ void FontSet::build(float scale) {
     };
     m_ui = load("DejaVu Sans", "Noto Sans CJK SC", kCjkFallback, size_px, m_ranges_ui);
     m_mono = load("DejaVu Sans Mono", "Noto Sans Mono CJK SC", kCjkFallback, std::round(size_px * 0.93f), m_ranges_mono);
+    // The lookups are done; release fontconfig's configuration until the next build.
+    FcFini();
     atlas->Build();
     m_dirty = false;
 }

@@ -316,3 +316,48 @@ TEST_CASE("O11 an enormous manifest is refused from its size, unread", "[ollama]
         require_evil_rejected(check_root(c.root(), 2.0), "E_MANIFEST_TOO_LARGE", kEvilManifest);
     }
 }
+
+TEST_CASE("blob symlinks: inside the root they resolve, outside they are E_OUTSIDE_ROOT", "[ollama]") {
+    auto bytes = other_gguf();
+    const std::string name = "sha256-" + sha256_hex(bytes);
+    LayerSpec layer(std::string(kModelMediaType), "sha256:" + sha256_hex(bytes), bytes.size());
+    SECTION("to a file elsewhere in the store") {
+        StoreCase c;
+        write_file(c.root() + "/elsewhere/model.gguf", std::string(bytes.begin(), bytes.end()));
+        REQUIRE(::symlink("../elsewhere/model.gguf", (c.root() + "/blobs/" + name).c_str()) == 0);
+        c.evil({layer});
+        require_store_accepted(check_root(c.root()));
+    }
+    SECTION("to a file outside the store, with the right content") {
+        StoreCase c;
+        TempDir outside;
+        write_file(outside.file("model.gguf"), std::string(bytes.begin(), bytes.end()));
+        REQUIRE(::symlink(outside.file("model.gguf").c_str(), (c.root() + "/blobs/" + name).c_str()) == 0);
+        c.evil({layer});
+        StoreCheckReport r = check_root(c.root());
+        Diagnostic d = require_evil_rejected(r, "E_OUTSIDE_ROOT", field("layers[0]"));
+        CHECK(d.message.find("outside the store root") != std::string::npos);
+    }
+    SECTION("a dangling symlink is a missing blob") {
+        StoreCase c;
+        REQUIRE(::symlink("nowhere", (c.root() + "/blobs/" + name).c_str()) == 0);
+        c.evil({layer});
+        require_evil_rejected(check_root(c.root()), "E_BLOB_MISSING", field("layers[0]"));
+    }
+}
+
+TEST_CASE("a manifest that is a FIFO or a symlink is skipped without opening it", "[ollama]") {
+    StoreCase c;
+    std::filesystem::create_directories(c.root() + "/manifests/registry.ollama.ai/library/evil");
+    REQUIRE(::mkfifo((c.root() + "/manifests/" + kEvilRel).c_str(), 0600) == 0);
+    REQUIRE(::symlink("latest", (c.root() + "/manifests/registry.ollama.ai/library/tiny/alias").c_str()) == 0);
+    StoreCheckReport r = check_root(c.root(), 5.0);
+    require_store_accepted(r, {"W_NOT_REGULAR_FILE", "W_SYMLINK_SKIPPED"});
+    CHECK(r.models.size() == 1);
+    auto store = Store::open(c.root());
+    REQUIRE(store);
+    StoredManifest fifo = store->read_manifest(*parse_model_reference("evil"));
+    CHECK(!fifo.found);
+    REQUIRE(!fifo.manifest.diagnostics.empty());
+    CHECK(fifo.manifest.diagnostics[0].code == "E_NOT_REGULAR_FILE");
+}

@@ -16,6 +16,13 @@ using test::st_entry;
 
 namespace {
 
+// The case limits are for release builds; sanitizers slow parsing several times over.
+#ifdef __SANITIZE_ADDRESS__
+constexpr double kSlowdown = 4.0;
+#else
+constexpr double kSlowdown = 1.0;
+#endif
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -44,7 +51,7 @@ TEST_CASE("S04b a header over the cap is refused before it is read", "[safetenso
     auto m = open_safetensors(dir.file("big.safetensors"));
     REQUIRE(m.ok());
     test::require_rejected(*m, "HeaderTooLarge", "header", 0);
-    CHECK(seconds_since(start) < 1.0);
+    CHECK(seconds_since(start) < 1.0 * kSlowdown);
 }
 
 TEST_CASE("a header exactly at the cap is accepted", "[safetensors][limits]") {
@@ -55,7 +62,7 @@ TEST_CASE("a header exactly at the cap is accepted", "[safetensors][limits]") {
     REQUIRE(m.ok());
     CHECK(m->error_count() == 0);
     CHECK(m->tensors.empty());
-    CHECK(seconds_since(start) < 10.0);
+    CHECK(seconds_since(start) < 10.0 * kSlowdown);
 }
 
 TEST_CASE("S18 a shape of 1,000,000 dimensions hits the rank cap", "[safetensors][limits]") {
@@ -66,7 +73,7 @@ TEST_CASE("S18 a shape of 1,000,000 dimensions hits the rank cap", "[safetensors
     auto start = std::chrono::steady_clock::now();
     Model m = test::require_rejected(safetensors_bytes(h, 4), "E_LIMIT", "w.shape", header_offset(h, "[1,"));
     CHECK_THAT(m.diagnostics.back().message, Catch::Contains("max_rank=1024"));
-    CHECK(seconds_since(start) < 20.0);
+    CHECK(seconds_since(start) < 20.0 * kSlowdown);
     SECTION("1024 dimensions are fine") {
         std::string ok = "[1";
         for (int i = 1; i < 1024; ++i) ok += ",1";
@@ -88,7 +95,7 @@ TEST_CASE("S30 1,000,000 zero-size tensors", "[safetensors][limits]") {
     REQUIRE(h.size() > 55'000'000);
     auto start = std::chrono::steady_clock::now();
     Model m = test::require_accepted(safetensors_bytes(h, 0));
-    CHECK(seconds_since(start) < 30.0);
+    CHECK(seconds_since(start) < 30.0 * kSlowdown);
     REQUIRE(m.tensors.size() == 1000000);
     CHECK(m.tensors[999999].name == "tensor.999999");
     CHECK(m.tensors[999999].n_bytes == 0u);

@@ -40,6 +40,7 @@ public:
             if (stop()) return;
             check_manifest(ref);
         }
+        if (stop()) return;
         if (m_options.verify_digests) hash_blobs();
         if (m_options.parse_blobs)
             for (BlobState& b : m_blobs) {
