@@ -2,7 +2,7 @@
 # Builds ModelLens (installing what is missing) and runs the whole test suite:
 #  1. release build: unit and app tests (the window test runs under Xvfb);
 #  2. AddressSanitizer + UndefinedBehaviorSanitizer build: the same unit tests;
-#  3. a bounded libFuzzer run of the GGUF reader (clang, ASan + UBSan; fails on any finding);
+#  3. a bounded libFuzzer run of each fuzz target (clang, ASan + UBSan; fails on any finding);
 #  4. the parse benchmark against ggml (prints times and ratios; not a pass/fail test).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

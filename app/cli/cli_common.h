@@ -33,5 +33,13 @@ void add_check_command(CLI::App& app, int& exit_code);
 void add_store_command(CLI::App& app, int& exit_code);
 // stats, hist, compare
 void add_quant_commands(CLI::App& app, int& exit_code);
+void add_requant_command(CLI::App& app, int& exit_code);
+void add_diff_command(CLI::App& app, int& exit_code);
+// compat: what Ollama's compatibility shim would rewrite
+void add_compat_command(CLI::App& app, int& exit_code);
+// export-upstream: write the upstream-shaped GGUF (and mmproj) of an Ollama-made GGUF
+void add_export_command(CLI::App& app, int& exit_code);
+// tokenize, run, ab, layers (test inference through llama.cpp)
+void add_infer_commands(CLI::App& app, int& exit_code);
 
 }  // namespace mlens::cli

@@ -15,6 +15,11 @@ int main(int argc, char** argv) {
     mlens::cli::add_check_command(app, exit_code);
     mlens::cli::add_store_command(app, exit_code);
     mlens::cli::add_quant_commands(app, exit_code);
+    mlens::cli::add_requant_command(app, exit_code);
+    mlens::cli::add_diff_command(app, exit_code);
+    mlens::cli::add_compat_command(app, exit_code);
+    mlens::cli::add_export_command(app, exit_code);
+    mlens::cli::add_infer_commands(app, exit_code);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

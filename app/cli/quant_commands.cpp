@@ -1,5 +1,5 @@
 // mlens stats PATH TENSOR [--json] [--expert N]
-// mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--json]
+// mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--png OUT [--log]] [--json]
 // mlens compare A B [--tensor NAME] [--json]
 #include <cmath>
 #include <cstdio>
@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "histogram_png.h"
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/model/model_json.h"
 #include "mlens/quant/stats.h"
@@ -68,7 +69,7 @@ void add_stats(CLI::App& app, int& exit_code) {
         exit_code = kExitOk;
         if (*json) { std::cout << json_text(stats_json(*s)) << "\n"; return; }
         std::vector<std::vector<std::string>> rows = {
-            {"tensor", escape_for_display(*tensor)}, {"type", view->info().type.name},
+            {"tensor", escape_for_display(*tensor)}, {"type", view->type_name()},
             {"count", std::to_string(s->count)}, {"min", num(s->min)}, {"max", num(s->max)},
             {"mean", num(s->mean)}, {"std", num(s->std)}, {"mean |x|", num(s->mean_abs)},
             {"zeros", std::to_string(s->zeros)}, {"nan / inf", std::to_string(s->nan) + " / " + std::to_string(s->inf)},
@@ -86,9 +87,13 @@ void add_hist(CLI::App& app, int& exit_code) {
     auto bins = std::make_shared<uint32_t>(64);
     auto range = std::make_shared<std::vector<double>>();
     auto csv = std::make_shared<std::string>();
+    auto png = std::make_shared<std::string>();
+    auto log_counts = std::make_shared<bool>(false);
     auto json = std::make_shared<bool>(false);
     cmd->add_option("PATH", *path, "Model file")->required();
     cmd->add_option("TENSOR", *tensor, "Tensor name")->required();
+    cmd->add_option("--png", *png, "Draw the histogram into this PNG file");
+    cmd->add_flag("--log", *log_counts, "PNG bar heights on a log scale");
     cmd->add_option("--bins", *bins, "Number of bins (default 64)")->check(CLI::Range(1u, 1u << 20));
     cmd->add_option("--range", *range, "LO HI: histogram range (default: min..max)")->expected(2);
     cmd->add_option("--csv", *csv, "Write bin_lo,bin_hi,count rows to this file");
@@ -104,6 +109,11 @@ void add_hist(CLI::App& app, int& exit_code) {
         auto h = compute_histogram(*view, *bins, r);
         if (!h) { std::cerr << "error: " << h.error().to_string() << "\n"; return; }
         exit_code = kExitOk;
+        if (!png->empty()) {
+            std::string failed = write_histogram_png(*h, *tensor, *log_counts, *png);
+            if (!failed.empty()) { std::cerr << "error: " << escape_for_display(failed) << "\n"; exit_code = kExitBroken; }
+            if (csv->empty()) return;
+        }
         if (!csv->empty()) {
             std::ofstream out(*csv);
             out << "bin_lo,bin_hi,count\n";

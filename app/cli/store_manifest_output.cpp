@@ -104,22 +104,9 @@ void print_tensors(const Model& m) {
 
 nlohmann::json tensors_json(const Model& m) {
     nlohmann::json ts = nlohmann::json::array();
-    for (size_t i = 0; i < m.tensors.size(); ++i) {
-        const TensorInfo& t = m.tensors[i];
-        nlohmann::json j = tensor_to_json(t);
-        if (t.part_of) j["part_of"] = *t.part_of;
-        if (t.quant) {
-            const QuantLayout& q = *t.quant;
-            j["quant"] = {{"type", escape_for_display(q.type, 40)}, {"mode", q.mode}, {"bits", q.bits},
-                          {"group_size", q.group_size}, {"origin", q.origin}, {"declared", escape_for_display(q.declared, 40)},
-                          {"logical_ne", q.logical_ne}, {"logical_elements", q.logical_elements}};
-        }
-        ts.push_back(std::move(j));
-    }
+    for (const TensorInfo& t : m.tensors) ts.push_back(tensor_to_json(t));
     nlohmann::json gs = nlohmann::json::array();
-    for (const TensorGroup& g : m.groups)
-        gs.push_back({{"name", g.name}, {"kind", g.kind}, {"layout", g.layout}, {"count", g.count}, {"parts", g.parts},
-                      {"members", g.members}});
+    for (const TensorGroup& g : m.groups) gs.push_back(group_to_json(g));
     return {{"tensors", ts}, {"groups", gs}};
 }
 

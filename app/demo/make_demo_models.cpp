@@ -4,8 +4,8 @@
 // (2 blocks, n_embd 64, 4 heads / 2 KV heads, n_ff 192) whose tokenizer keys are copied from a
 // real upstream vocab GGUF (llama.cpp's models/ggml-vocab-llama-spm.gguf) and whose weights are
 // seeded pseudo-random, in three files: tiny-llama-f32.gguf, tiny-llama-q8_0.gguf and
-// tiny-llama-q4_0.gguf (the same weights, quantized with ggml; norms stay F32). Deterministic:
-// the same inputs give the same bytes.
+// tiny-llama-q4_0.gguf (the same weights, quantized with ggml; norms stay F32), and the demo
+// Ollama store ollama-store/ (demo_store.h). Deterministic: the same inputs give the same bytes.
 #include <ggml.h>
 
 #include <cmath>
@@ -17,6 +17,7 @@
 #include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
+#include "demo_store.h"
 
 namespace {
 
@@ -152,7 +153,9 @@ int main(int argc, char** argv) {
     uint64_t n_vocab = vocab->find("tokenizer.ggml.tokens")->value.array->count;
     auto weights = make_weights(n_vocab);
     std::string dir = argv[2];
-    return write_variant(*vocab, weights, GGML_TYPE_F32, 0, dir + "/tiny-llama-f32.gguf", "F32") |
-           write_variant(*vocab, weights, GGML_TYPE_Q8_0, 7, dir + "/tiny-llama-q8_0.gguf", "Q8_0") |
-           write_variant(*vocab, weights, GGML_TYPE_Q4_0, 2, dir + "/tiny-llama-q4_0.gguf", "Q4_0");
+    int failed = write_variant(*vocab, weights, GGML_TYPE_F32, 0, dir + "/tiny-llama-f32.gguf", "F32") |
+                 write_variant(*vocab, weights, GGML_TYPE_Q8_0, 7, dir + "/tiny-llama-q8_0.gguf", "Q8_0") |
+                 write_variant(*vocab, weights, GGML_TYPE_Q4_0, 2, dir + "/tiny-llama-q4_0.gguf", "Q4_0");
+    if (failed) return failed;
+    return mlens::demo::write_demo_store(dir + "/ollama-store", dir + "/tiny-llama-q4_0.gguf") ? 0 : 1;
 }

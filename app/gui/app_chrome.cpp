@@ -109,7 +109,11 @@ void AppShell::welcome(float height) {
 void AppShell::status_bar() {
     ImGui::Separator();
     Document* doc = m_workspace.active();
-    if (doc && doc->ready()) {
+    if (doc && doc->ready() && doc->is_store()) {
+        const StoreListing& l = doc->store->listing;
+        ui::text("Ollama store \xC2\xB7 " + std::to_string(l.models.size()) + " models \xC2\xB7 " +
+                 std::to_string(l.blob_files.size()) + " blob files \xC2\xB7 listed in " + ms_text(doc->parse_ms));
+    } else if (doc && doc->ready()) {
         const ModelSummary& s = doc->index->summary;
         std::string text = std::string(format_name(s.format)) + " v" + std::to_string(s.version);
         if (!doc->model->files.empty() && doc->model->files[0].big_endian) text += " (big-endian)";

@@ -49,6 +49,12 @@ void AppShell::close_document(uint64_t id) {
 
 void AppShell::apply_start_options(Document& doc) {
     const std::string& name = m_options.start_select;
+    if (doc.is_store()) {
+        const auto& models = doc.store->listing.models;
+        for (size_t i = 0; i < models.size() && !name.empty(); ++i)
+            if (models[i].ref.name.display() == name || models[i].ref.name.full() == name) doc.navigation.store_model = i;
+        return;
+    }
     const Model& m = *doc.model;
     if (name.starts_with("token:")) {
         uint64_t id = 0;
@@ -113,7 +119,7 @@ void AppShell::frame() {
     ImGui::End();
 
     if (Document* doc = m_workspace.active(); doc && doc->ready()) {
-        PanelContext ctx{*doc, m_jobs, m_fonts};
+        PanelContext ctx{*doc, m_jobs, m_fonts, &m_workspace};
         for (auto& panel : panels_for(*doc)) panel->draw_windows(ctx);
     }
     if (auto path = m_chooser.draw()) {
@@ -186,7 +192,7 @@ void AppShell::layout(Document& doc, float height) {
     float total = ImGui::GetContentRegionAvail().x;
     bool left = false, right = false;
     for (const PanelInfo& p : panel_registry()) {
-        if (!m_settings.panel_shown(p.id)) continue;
+        if (!m_settings.panel_shown(p.id) || !panel_shows(p, doc)) continue;
         left = left || p.slot == PanelSlot::left;
         right = right || p.slot == PanelSlot::right;
     }
@@ -224,8 +230,9 @@ void AppShell::draw_slot(PanelSlot slot, Document& doc) {
     const auto& registry = panel_registry();
     std::vector<size_t> shown;
     for (size_t i = 0; i < registry.size(); ++i)
-        if (registry[i].slot == slot && m_settings.panel_shown(registry[i].id)) shown.push_back(i);
-    PanelContext ctx{doc, m_jobs, m_fonts};
+        if (registry[i].slot == slot && m_settings.panel_shown(registry[i].id) && panel_shows(registry[i], doc))
+            shown.push_back(i);
+    PanelContext ctx{doc, m_jobs, m_fonts, &m_workspace};
     if (shown.size() == 1) {
         ui::text_colored(palette().dim, registry[shown[0]].title);
         ImGui::Separator();
@@ -248,10 +255,10 @@ void AppShell::center_tabs(Document& doc) {
     if (const PanelInfo* wanted = find_panel(doc.focus_panel))
         if (wanted->slot == PanelSlot::center) m_settings.panel_visible[wanted->id] = true;
     if (!ImGui::BeginTabBar("center_tabs", ImGuiTabBarFlags_Reorderable)) return;
-    PanelContext ctx{doc, m_jobs, m_fonts};
+    PanelContext ctx{doc, m_jobs, m_fonts, &m_workspace};
     for (size_t i = 0; i < registry.size(); ++i) {
         const PanelInfo& info = registry[i];
-        if (info.slot != PanelSlot::center || !m_settings.panel_shown(info.id)) continue;
+        if (info.slot != PanelSlot::center || !m_settings.panel_shown(info.id) || !panel_shows(info, doc)) continue;
         std::string badge = panels[i]->badge(doc);
         std::string label = std::string(info.title) + (badge.empty() ? "" : " (" + badge + ")") + "###" + info.id;
         ImGuiTabItemFlags flags = doc.focus_panel == info.id ? ImGuiTabItemFlags_SetSelected : 0;

@@ -136,6 +136,8 @@ std::optional<ByteTarget> Document::byte_target() const {
         return std::nullopt;
     case SelectionKind::header: {
         if (m.files.empty()) return std::nullopt;
+        if (m.format == Format::safetensors)
+            return ByteTarget{0, 0, {0, m.files[0].data_start}, "header length and JSON header"};
         // The fixed part: magic, version and the two counts (32-bit counts in GGUF v1).
         uint64_t fixed = m.files[0].version == 1 ? 16 : 24;
         return ByteTarget{0, 0, {0, fixed}, "magic, version, tensor and key counts"};

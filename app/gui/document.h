@@ -21,6 +21,7 @@
 #include "job_runner.h"
 #include "mlens/model/model.h"
 #include "mlens/model/summary.h"
+#include "store_document.h"
 
 namespace mlens {
 
@@ -77,6 +78,7 @@ struct Navigation {
     std::optional<size_t> tensor_layer;     // index into DocumentIndex::layers
     std::optional<size_t> open_array;       // metadata entry whose value viewer should open
     std::optional<uint64_t> token;          // token id the tokenizer panel should show
+    std::optional<size_t> store_model;      // index into the store listing's models (store documents)
 };
 
 // Bytes of a file that a selection points at.
@@ -96,6 +98,8 @@ public:
     std::string error;                          // escaped; when failed
     std::shared_ptr<const Model> model;
     std::shared_ptr<const DocumentIndex> index;
+    // Set for an Ollama store (model and index are then empty).
+    std::shared_ptr<const StoreDocument> store;
     double parse_ms = 0.0;
     JobPtr job;
 
@@ -104,6 +108,7 @@ public:
     std::string focus_panel;                    // center panel id to bring forward, once
 
     bool ready() const { return state == DocumentState::ready && model && index; }
+    bool is_store() const { return store != nullptr; }
     // Selects and asks the shell to show `panel` (empty = leave the center panels alone).
     void select(Selection s, std::string panel = {});
     std::optional<ByteTarget> byte_target() const;

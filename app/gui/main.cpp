@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1000));
     app.add_option("--size", size, "Window size WxH, e.g. 1600x1000");
     app.add_option("--panel", options.panel, "Center panel to show: " + panels);
-    app.add_option("--select", options.select, "Tensor name, metadata key or token:ID to show");
+    app.add_option("--select", options.select, "Tensor name, metadata key, token:ID or store model (tiny-moe:int4) to show");
     app.add_option("--theme", options.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     CLI11_PARSE(app, argc, argv);
     if (!size.empty() && !parse_size(size, options.width, options.height)) {

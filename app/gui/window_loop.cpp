@@ -15,6 +15,7 @@
 #include <stb_image_write.h>
 
 #include "app_shell.h"
+#include "capture.h"
 #include "theme.h"
 
 namespace mlens {
@@ -41,11 +42,12 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
     for (int i = 0; i < count; ++i) shell->open(paths[i]);
 }
 
-bool write_screenshot(const std::string& path, int width, int height) {
+// Writes framebuffer pixels [x, x + width) × [y, y + height) (y from the bottom) as a PNG.
+bool write_screenshot(const std::string& path, int width, int height, int x = 0, int y = 0) {
     std::vector<unsigned char> pixels(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadBuffer(GL_BACK);
-    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    glReadPixels(x, y, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
     // OpenGL's rows run bottom-up; PNG rows top-down. The window has no meaningful alpha.
     std::vector<unsigned char> flipped(pixels.size());
     size_t stride = static_cast<size_t>(width) * 4;
@@ -127,7 +129,7 @@ int run_window(const WindowOptions& options) {
         glfwSetDropCallback(window, on_drop);
 
         std::vector<std::string> files = options.files;
-        if (files.empty()) files = gguf_files_in(MLENS_DEMO_DIR);
+        if (files.empty()) files = demo_documents(MLENS_DEMO_DIR);
         // The first file's tab is the one in front.
         for (size_t i = 0; i < files.size(); ++i) shell.open(files[i], i == 0);
 
@@ -164,9 +166,15 @@ int run_window(const WindowOptions& options) {
             glClearColor(bg.x, bg.y, bg.z, 1.0f);
             glClear(GL_COLOR_BUFFER_BIT);
             ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+            if (std::optional<CaptureRequest> capture = take_capture_request()) {
+                PixelRect r = capture_pixels(capture->min, capture->max, io.DisplaySize, fb_w, fb_h);
+                bool ok = r.w > 0 && write_screenshot(capture->path, r.w, r.h, r.x, r.y);
+                set_capture_message((ok ? "wrote " : "could not write ") + capture->path);
+            }
 
             if (screenshot) {
-                bool settled = !shell.workspace().opening() && !fonts.needs_rebuild();
+                // Settled: nothing opening or running (panel jobs such as histograms included).
+                bool settled = !shell.workspace().opening() && !fonts.needs_rebuild() && !shell.busy();
                 settled_frames = settled ? settled_frames + 1 : 0;
                 if (settled_frames >= std::max(1, options.frames)) {
                     if (!write_screenshot(options.screenshot, fb_w, fb_h)) {

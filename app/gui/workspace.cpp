@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "mlens/formats/open_model.h"
+#include "mlens/ollama/store_model.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -13,6 +14,7 @@ namespace mlens {
 struct OpenOutcome {
     std::optional<Model> model;
     std::optional<DocumentIndex> index;
+    std::optional<StoreDocument> store;
     std::string error;
     bool cancelled = false;
     double parse_ms = 0.0;
@@ -46,11 +48,35 @@ Document& Workspace::open(const std::string& raw_path) {
     doc->title = escape_for_display(std::filesystem::path(path).filename().string(), 60);
     auto outcome = std::make_shared<OpenOutcome>();
     std::string job_name = "open " + doc->title;
-    doc->job = m_jobs.start(job_name, [path, outcome](JobContext& ctx) {
+    std::optional<StoreManifestPath> manifest = store_manifest_of(path);
+    if (manifest) doc->title = store_model_title(manifest->name);
+    bool store = !manifest && is_store_root(path);
+    if (store) doc->title = "Ollama store \xC2\xB7 " + doc->title;
+    doc->job = m_jobs.start(job_name, [path, outcome, manifest, store](JobContext& ctx) {
         auto t0 = std::chrono::steady_clock::now();
+        auto elapsed = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
+        if (store) {
+            Result<StoreDocument> opened = open_store_document(path, &ctx);
+            outcome->parse_ms = elapsed();
+            if (!opened) {
+                outcome->cancelled = opened.error().code == "E_CANCELLED";
+                outcome->error = opened.error().to_string();
+                return;
+            }
+            outcome->store = std::move(opened).value();
+            outcome->model = Model{};
+            outcome->index = DocumentIndex{};
+            return;
+        }
         // Indexing (a scan of the vocabulary) reports the second half of the progress.
-        Result<Model> model = open_model(path, &ctx);
-        outcome->parse_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        Result<Model> model = Error{};
+        if (manifest) {
+            Result<Store> s = Store::open(manifest->root);
+            model = s ? open_store_model(*s, manifest->name, &ctx) : Result<Model>(s.error());
+        } else {
+            model = open_model(path, &ctx);
+        }
+        outcome->parse_ms = elapsed();
         if (!model) {
             outcome->cancelled = model.error().code == "E_CANCELLED";
             outcome->error = model.error().to_string();
@@ -100,6 +126,7 @@ bool Workspace::poll() {
         } else if (out.model && out.index) {
             doc->model = std::make_shared<const Model>(std::move(*out.model));
             doc->index = std::make_shared<const DocumentIndex>(std::move(*out.index));
+            if (out.store) doc->store = std::make_shared<const StoreDocument>(std::move(*out.store));
             doc->state = DocumentState::ready;
             doc->selection = {SelectionKind::header, 0};
             m_settings.add_recent(doc->path);
@@ -136,6 +163,15 @@ std::vector<std::string> gguf_files_in(const std::string& dir) {
         if (entry.path().extension() == ".gguf" && entry.is_regular_file(type_ec)) out.push_back(entry.path().string());
     }
     std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<std::string> demo_documents(const std::string& dir) {
+    std::vector<std::string> out;
+    if (dir.empty()) return out;
+    std::string store = (std::filesystem::path(dir) / "ollama-store").string();
+    if (is_store_root(store)) out.push_back(store);
+    for (std::string& f : gguf_files_in(dir)) out.push_back(std::move(f));
     return out;
 }
 

@@ -56,4 +56,8 @@ private:
 // the directory cannot be read.
 std::vector<std::string> gguf_files_in(const std::string& dir);
 
+// What the app opens when started without files: the demo Ollama store `dir`/ollama-store when
+// it is one, then the demo GGUF files of `dir`.
+std::vector<std::string> demo_documents(const std::string& dir);
+
 }  // namespace mlens

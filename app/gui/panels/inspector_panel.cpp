@@ -231,7 +231,10 @@ void InspectorPanel::draw(PanelContext& ctx) {
         if (s.index < m.metadata.size()) metadata_fields(doc, s.index, mono);
         break;
     case SelectionKind::tensor:
-        if (s.index < m.tensors.size()) tensor_fields(doc, s.index, mono);
+        if (s.index < m.tensors.size()) {
+            tensor_fields(doc, s.index, mono);
+            if (ImGui::SmallButton("Values & histogram")) doc.focus_panel = "weights";
+        }
         break;
     case SelectionKind::diagnostic:
         if (s.index < m.diagnostics.size()) diagnostic_fields(doc, s.index, mono);

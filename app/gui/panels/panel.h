@@ -21,10 +21,13 @@
 
 namespace mlens {
 
+class Workspace;
+
 struct PanelContext {
     Document& doc;
     JobRunner& jobs;
     const FontSet& fonts;
+    Workspace* workspace = nullptr;   // every open document (compare views); null in bare tests
 };
 
 class Panel {
@@ -43,7 +46,12 @@ struct PanelInfo {
     const char* title;
     PanelSlot slot;
     std::unique_ptr<Panel> (*make)();
+    // Whether the panel has anything for this document (null: every document); the shell leaves
+    // it out of the tabs and panes otherwise.
+    bool (*shows)(const Document&) = nullptr;
 };
+
+inline bool panel_shows(const PanelInfo& info, const Document& doc) { return !info.shows || info.shows(doc); }
 
 // Every panel, in the order the View menu and the center tabs list them.
 const std::vector<PanelInfo>& panel_registry();

@@ -5,18 +5,34 @@
 #include "panels/metadata_panel.h"
 #include "panels/navigator_panel.h"
 #include "panels/tensor_panel.h"
+#include "panels/safetensors_panel.h"
+#include "panels/store_panel.h"
 #include "panels/tokenizer_panel.h"
+#include "panels/weights_panel.h"
 
 namespace mlens {
 
+namespace {
+
+bool is_store(const Document& d) { return d.is_store(); }
+bool is_model(const Document& d) { return !d.is_store(); }
+bool has_tensors(const Document& d) { return !d.is_store() && !d.model->tensors.empty(); }
+bool is_safetensors(const Document& d) { return !d.is_store() && d.model->format == Format::safetensors; }
+
+}  // namespace
+
 const std::vector<PanelInfo>& panel_registry() {
     static const std::vector<PanelInfo> kPanels = {
-        {"navigator", "Navigator", PanelSlot::left, make_panel<NavigatorPanel>},
-        {"metadata", "Metadata", PanelSlot::center, make_panel<MetadataPanel>},
-        {"tensors", "Tensors", PanelSlot::center, make_panel<TensorPanel>},
-        {"tokenizer", "Tokenizer", PanelSlot::center, make_panel<TokenizerPanel>},
-        {"diagnostics", "Diagnostics", PanelSlot::center, make_panel<DiagnosticsPanel>},
-        {"inspector", "Inspector", PanelSlot::right, make_panel<InspectorPanel>},
+        {"navigator", "Navigator", PanelSlot::left, make_panel<NavigatorPanel>, is_model},
+        {"store_models", "Models", PanelSlot::left, make_panel<StoreModelsPanel>, is_store},
+        {"store", "Ollama store", PanelSlot::center, make_panel<StorePanel>, is_store},
+        {"metadata", "Metadata", PanelSlot::center, make_panel<MetadataPanel>, is_model},
+        {"tensors", "Tensors", PanelSlot::center, make_panel<TensorPanel>, is_model},
+        {"tokenizer", "Tokenizer", PanelSlot::center, make_panel<TokenizerPanel>, is_model},
+        {"weights", "Weights", PanelSlot::center, make_panel<WeightsPanel>, has_tensors},
+        {"safetensors", "safetensors", PanelSlot::center, make_panel<SafetensorsPanel>, is_safetensors},
+        {"diagnostics", "Diagnostics", PanelSlot::center, make_panel<DiagnosticsPanel>, is_model},
+        {"inspector", "Inspector", PanelSlot::right, make_panel<InspectorPanel>, is_model},
     };
     return kPanels;
 }

@@ -29,7 +29,8 @@ void keep_worst(std::vector<RowError>& rows, size_t keep) {
 }  // namespace
 
 Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource& b, uint64_t row_length,
-                                         size_t keep_rows, JobContext* job, unsigned threads) {
+                                         size_t keep_rows, JobContext* job, unsigned threads, double progress_from,
+                                         double progress_to) {
     if (a.size() != b.size())
         return Error{"E_SHAPE", "", std::nullopt, "element counts differ: " + std::to_string(a.size()) + " vs " + std::to_string(b.size())};
     if (row_length == 0) row_length = 1;
@@ -77,7 +78,7 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
         total.abs_err += local.abs_err; total.max_abs = std::max(total.max_abs, local.max_abs);
         total.rows.insert(total.rows.end(), local.rows.begin(), local.rows.end());
         keep_worst(total.rows, keep_rows);
-        job_report(job, static_cast<double>(++done) / static_cast<double>(n_chunks));
+        job_report(job, progress_from + (progress_to - progress_from) * static_cast<double>(++done) / static_cast<double>(n_chunks));
         return true;
     });
     if (error) return *error;

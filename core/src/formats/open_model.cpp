@@ -4,12 +4,32 @@
 
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/ollama/store.h"
+#include "mlens/ollama/store_model.h"
 
 namespace mlens {
 
+namespace {
+
+// The model `reference` names in the first default store that has its manifest, if any.
+std::optional<Result<Model>> open_store_reference(const std::string& reference, JobContext* job) {
+    auto name = parse_model_reference(reference);
+    if (!name) return std::nullopt;
+    for (const StoreLocation& location : find_stores()) {
+        auto store = Store::open(location.path);
+        if (store && store->read_manifest(*name).found) return open_store_model(*store, *name, job);
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 Result<Model> open_model(const std::string& path, JobContext* job) {
     struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return open_safetensors_folder(path, {}, job);
+    bool exists = ::stat(path.c_str(), &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) return open_safetensors_folder(path, {}, job);
+    if (!exists)
+        if (auto from_store = open_store_reference(path, job)) return std::move(*from_store);
     auto source = open_file(path);
     if (!source) return source.error();
     uint8_t magic[4];

@@ -17,7 +17,24 @@ nlohmann::json tensor_to_json(const TensorInfo& t) {
                         {"n_elements", t.n_elements}, {"offset", t.data_offset},
                         {"relative_offset", t.relative_offset}, {"file", t.file}};
     j["n_bytes"] = t.n_bytes ? nlohmann::json(*t.n_bytes) : nlohmann::json(nullptr);
+    if (t.quant) {
+        const QuantLayout& q = *t.quant;
+        nlohmann::json quant = {{"type", q.type}, {"mode", q.mode}, {"bits", q.bits}, {"group_size", q.group_size},
+                                {"origin", q.origin}, {"logical_ne", q.logical_ne},
+                                {"logical_elements", q.logical_elements}};
+        if (!q.declared.empty()) quant["declared"] = q.declared;
+        if (q.scale) quant["scale"] = *q.scale;
+        if (q.bias) quant["bias"] = *q.bias;
+        if (q.global_scale) quant["global_scale"] = *q.global_scale;
+        j["quant"] = std::move(quant);
+    }
+    if (t.part_of) j["part_of"] = *t.part_of;
     return j;
+}
+
+nlohmann::json group_to_json(const TensorGroup& g) {
+    return {{"name", g.name}, {"kind", g.kind}, {"layout", g.layout}, {"count", g.count}, {"parts", g.parts},
+            {"members", g.members}};
 }
 
 std::string json_text(const nlohmann::json& j, int indent) {
@@ -44,6 +61,8 @@ nlohmann::json model_to_json(const Model& model, uint64_t max_items) {
     }
     j["tensors"] = nlohmann::json::array();
     for (const TensorInfo& t : model.tensors) j["tensors"].push_back(tensor_to_json(t));
+    j["groups"] = nlohmann::json::array();
+    for (const TensorGroup& g : model.groups) j["groups"].push_back(group_to_json(g));
     j["diagnostics"] = nlohmann::json::array();
     for (const Diagnostic& d : model.diagnostics) j["diagnostics"].push_back(diagnostic_to_json(d));
     return j;

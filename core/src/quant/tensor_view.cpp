@@ -2,39 +2,18 @@
 
 #include <ggml.h>
 
-#include <cstring>
+#include <algorithm>
 #include <vector>
+
+#include "element_decode.h"
+#include "mlens/io/checked_math.h"
+#include "mlens/quant/mlx_quant.h"
 
 namespace mlens {
 
 namespace {
 
-// Types ggml stores but has no to_float for (F32 is stored as is).
-bool is_plain_type(uint32_t type) {
-    return type == GGML_TYPE_F32 || type == GGML_TYPE_I8 || type == GGML_TYPE_I16 || type == GGML_TYPE_I32 || type == GGML_TYPE_I64 ||
-           type == GGML_TYPE_F64;
-}
-
-bool convert_plain(uint32_t type, const uint8_t* in, uint64_t count, float* out) {
-    auto each = [&](auto tag) {
-        using T = decltype(tag);
-        for (uint64_t i = 0; i < count; ++i) {
-            T v;
-            std::memcpy(&v, in + i * sizeof(T), sizeof(T));
-            out[i] = static_cast<float>(v);
-        }
-        return true;
-    };
-    switch (type) {
-        case GGML_TYPE_F32: return each(float{});
-        case GGML_TYPE_I8: return each(int8_t{});
-        case GGML_TYPE_I16: return each(int16_t{});
-        case GGML_TYPE_I32: return each(int32_t{});
-        case GGML_TYPE_I64: return each(int64_t{});
-        case GGML_TYPE_F64: return each(double{});
-        default: return false;
-    }
-}
+Error unsupported(const TensorInfo& t, const std::string& why) { return Error{"E_UNSUPPORTED_TYPE", t.name, std::nullopt, why}; }
 
 }  // namespace
 
@@ -49,40 +28,173 @@ Result<TensorView> TensorView::open(const Model& model, const std::string& name)
 Result<TensorView> TensorView::open(const Model& model, size_t index) {
     if (index >= model.tensors.size()) return Error{"E_NOT_FOUND", "tensor", std::nullopt, "no such tensor"};
     const TensorInfo& t = model.tensors[index];
-    if (model.format != Format::gguf || !t.type.known || !t.n_bytes)
-        return Error{"E_UNSUPPORTED_TYPE", t.name, std::nullopt, "cannot decode type " + t.type.name};
-    auto type = static_cast<ggml_type>(t.type.id);
-    if (!ggml_get_type_traits(type)->to_float && !is_plain_type(t.type.id))
-        return Error{"E_UNSUPPORTED_TYPE", t.name, std::nullopt, "cannot decode type " + t.type.name};
     TensorView v(model, index);
-    v.m_block = t.type.block_size;
-    v.m_block_bytes = t.type.block_bytes;
+    v.m_ne = t.ne;
     v.m_elements = t.n_elements;
+    if (t.quant) {
+        if (Status s = v.open_mlx(); !s) return s.error();
+        return v;
+    }
+    if (!t.type.known || !t.n_bytes) return unsupported(t, "cannot decode type " + t.type.name);
+    if (model.format == Format::gguf && ggml_get_type_traits(static_cast<ggml_type>(t.type.id))->to_float) {
+        v.m_kind = Kind::ggml;
+        v.m_block = t.type.block_size;
+        v.m_block_bytes = t.type.block_bytes;
+        return v;
+    }
+    auto element = element_type_of(model.format, t.type);
+    if (!element) return unsupported(t, "cannot decode " + std::string(format_name(model.format)) + " type " + t.type.name);
+    v.m_kind = Kind::element;
+    v.m_element = static_cast<int>(*element);
+    v.m_block = 1;
+    v.m_block_bytes = element_bytes(*element);
+    if (*t.n_bytes != t.n_elements * v.m_block_bytes)
+        return Error{"E_SHAPE", t.name, std::nullopt, "byte size does not match the shape"};
     return v;
 }
 
-Result<TensorView> TensorView::slice(uint64_t index) const {
+Status TensorView::open_mlx() {
     const TensorInfo& t = info();
-    uint64_t outer = t.ne.empty() ? 1 : t.ne.back();
+    const QuantLayout& q = *t.quant;
+    auto mode = mlx_mode_from_name(q.mode);
+    if (!mode) return unsupported(t, "quantization \"" + q.type + "\" is unknown (" + q.origin + ")");
+    const uint32_t want_bits = *mode == MlxMode::mxfp8 ? 8 : 4;
+    if ((*mode != MlxMode::affine && q.bits != want_bits) || (q.bits != 4 && q.bits != 8))
+        return unsupported(t, std::to_string(q.bits) + "-bit values cannot be " + q.mode);
+    if (q.group_size == 0 || q.group_size * q.bits % 32 != 0 || q.logical_ne.empty() || q.logical_elements == 0 ||
+        q.logical_ne[0] % q.group_size != 0)
+        return Error{"E_SHAPE", t.name, std::nullopt, "rows of " + std::to_string(q.logical_ne.empty() ? 0 : q.logical_ne[0]) +
+                     " values do not split into groups of " + std::to_string(q.group_size)};
+    auto packed_bytes = checked_mul(q.logical_elements, q.bits);
+    if (!packed_bytes || !t.n_bytes || *t.n_bytes != *packed_bytes / 8)
+        return Error{"E_SHAPE", t.name, std::nullopt, "packed bytes do not match the logical shape"};
+    const uint64_t groups = q.logical_elements / q.group_size;
+    auto companion = [&](std::optional<size_t> index, const char* what, bool one_byte) -> Status {
+        if (!index || *index >= m_model->tensors.size()) return unsupported(t, std::string("the ") + what + " tensor is missing");
+        const TensorInfo& c = m_model->tensors[*index];
+        auto e = element_type_of(m_model->format, c.type);
+        if (!e || (one_byte && element_bytes(*e) != 1) || !c.n_bytes || *c.n_bytes != c.n_elements * element_bytes(*e))
+            return unsupported(t, std::string("the ") + what + " dtype " + c.type.name + " cannot be used");
+        if (c.n_elements != groups)
+            return Error{"E_SHAPE", t.name, std::nullopt, std::string("the ") + what + " has " + std::to_string(c.n_elements) +
+                         " values for " + std::to_string(groups) + " groups"};
+        return ok_status();
+    };
+    if (Status s = companion(q.scale, "scale", *mode != MlxMode::affine); !s) return s;
+    if (*mode == MlxMode::affine)
+        if (Status s = companion(q.bias, "bias", false); !s) return s;
+    m_kind = Kind::mlx;
+    m_mode = static_cast<int>(*mode);
+    m_bits = q.bits;
+    m_block = q.group_size;
+    m_block_bytes = q.group_size * q.bits / 8;
+    m_ne = q.logical_ne;
+    m_elements = q.logical_elements;
+    if (!q.global_scale) return ok_status();
+    const TensorInfo& g = m_model->tensors[*q.global_scale];
+    auto e = element_type_of(m_model->format, g.type);
+    const uint64_t rows = m_elements / m_ne[0], lead = m_ne.back();
+    if (!e || !g.n_bytes || *g.n_bytes != g.n_elements * element_bytes(*e))
+        return unsupported(t, "the global scale dtype " + g.type.name + " cannot be used");
+    if (g.n_elements == 1) m_rows_per_global = rows;
+    else if (g.n_elements == rows) m_rows_per_global = 1;
+    else if (g.n_elements == lead && m_ne.size() > 1) m_rows_per_global = rows / lead;
+    else
+        return Error{"E_SHAPE", t.name, std::nullopt, "the global scale has " + std::to_string(g.n_elements) + " values for " +
+                     std::to_string(rows) + " rows"};
+    std::vector<uint8_t> bytes(*g.n_bytes);
+    if (Status s = m_model->read_tensor_bytes(*q.global_scale, 0, bytes.size(), bytes.data()); !s) return s;
+    auto values = std::make_shared<std::vector<float>>(g.n_elements);
+    decode_elements(*e, bytes.data(), g.n_elements, values->data());
+    m_global = std::move(values);
+    return ok_status();
+}
+
+std::string TensorView::type_name() const {
+    if (m_kind != Kind::mlx) return info().type.name;
+    return info().quant->type + " g" + std::to_string(m_block);
+}
+
+Result<TensorView> TensorView::slice(uint64_t index) const {
+    const uint64_t outer = m_ne.empty() ? 1 : m_ne.back();
     if (index >= outer || outer == 0)
-        return Error{"E_RANGE", t.name, std::nullopt, "slice " + std::to_string(index) + " of " + std::to_string(outer)};
+        return Error{"E_RANGE", info().name, std::nullopt, "slice " + std::to_string(index) + " of " + std::to_string(outer)};
+    if ((m_elements / outer) % m_block != 0)
+        return Error{"E_RANGE", info().name, std::nullopt, "a slice would split a block"};
     TensorView v = *this;
     v.m_elements = m_elements / outer;
-    v.m_first_byte = m_first_byte + index * (v.m_elements / m_block) * m_block_bytes;
+    if (v.m_ne.size() > 1) v.m_ne.pop_back();
+    const uint64_t blocks = v.m_elements / m_block;
+    v.m_first_byte = m_first_byte + index * blocks * m_block_bytes;
+    v.m_first_group = m_first_group + index * blocks;
+    v.m_first_row = m_first_row + index * (v.m_elements / row_length());
     return v;
+}
+
+Status TensorView::read_blocks(uint64_t first, uint64_t count, uint8_t* out) const {
+    const uint64_t n_blocks = (m_elements + m_block - 1) / m_block;
+    if (m_kind == Kind::mlx || first > n_blocks || count > n_blocks - first)
+        return Error{"E_RANGE", info().name, std::nullopt, "blocks out of range"};
+    return m_model->read_tensor_bytes(m_index, m_first_byte + first * m_block_bytes, count * m_block_bytes, out);
+}
+
+Status TensorView::read_companion(size_t index, uint64_t first, uint64_t count, float* out) const {
+    const TensorInfo& c = m_model->tensors[index];
+    ElementType e = *element_type_of(m_model->format, c.type);
+    const uint32_t width = element_bytes(e);
+    std::vector<uint8_t> bytes(count * width);
+    if (Status s = m_model->read_tensor_bytes(index, first * width, bytes.size(), bytes.data()); !s) return s;
+    auto mode = static_cast<MlxMode>(m_mode);
+    if (mode == MlxMode::affine) decode_elements(e, bytes.data(), count, out);
+    else
+        for (uint64_t i = 0; i < count; ++i) out[i] = mlx_fp_scale(mode, bytes[i]);
+    return ok_status();
+}
+
+Status TensorView::read_group_params(uint64_t first, uint64_t count, float* scales, float* biases) const {
+    const uint64_t groups = m_elements / m_block;
+    if (m_kind != Kind::mlx || first > groups || count > groups - first)
+        return Error{"E_RANGE", info().name, std::nullopt, "groups out of range"};
+    const QuantLayout& q = *info().quant;
+    if (Status s = read_companion(*q.scale, m_first_group + first, count, scales); !s) return s;
+    if (!biases) return ok_status();
+    if (static_cast<MlxMode>(m_mode) != MlxMode::affine) {
+        std::fill(biases, biases + count, 0.0f);
+        return ok_status();
+    }
+    return read_companion(*q.bias, m_first_group + first, count, biases);
+}
+
+Status TensorView::read_mlx(uint64_t first, uint64_t count, float* out) const {
+    const uint64_t groups = count / m_block, first_group = first / m_block;
+    std::vector<uint8_t> packed(groups * m_block_bytes);
+    std::vector<float> scales(groups), biases(groups);
+    if (Status s = m_model->read_tensor_bytes(m_index, m_first_byte + first_group * m_block_bytes, packed.size(), packed.data()); !s)
+        return s;
+    if (Status s = read_group_params(first_group, groups, scales.data(), biases.data()); !s) return s;
+    mlx_dequantize(static_cast<MlxMode>(m_mode), m_bits, m_block, packed.data(), scales.data(), biases.data(), groups, out);
+    if (!m_global) return ok_status();
+    const uint64_t row = row_length();
+    for (uint64_t i = 0; i < count;) {
+        const uint64_t r = (first + i) / row, end = std::min(count, (r + 1) * row - first);
+        const float g = (*m_global)[(m_first_row + r) / m_rows_per_global];
+        for (; i < end; ++i) out[i] *= g;
+    }
+    return ok_status();
 }
 
 Status TensorView::read(uint64_t first, uint64_t count, float* out) const {
     if (first % m_block != 0 || first > m_elements || count > m_elements - first ||
         (count % m_block != 0 && first + count != m_elements))
         return Error{"E_RANGE", info().name, std::nullopt, "read not aligned to the type's blocks"};
-    uint64_t blocks = (count + m_block - 1) / m_block;
+    if (m_kind == Kind::mlx) return read_mlx(first, count, out);
+    const uint64_t blocks = (count + m_block - 1) / m_block;
     std::vector<uint8_t> bytes(blocks * m_block_bytes);
-    uint64_t offset = m_first_byte + first / m_block * m_block_bytes;
-    if (Status s = m_model->read_tensor_bytes(m_index, offset, bytes.size(), bytes.data()); !s) return s;
-    auto type = static_cast<ggml_type>(info().type.id);
-    if (auto to_float = ggml_get_type_traits(type)->to_float) to_float(bytes.data(), out, static_cast<int64_t>(count));
-    else convert_plain(info().type.id, bytes.data(), count, out);
+    if (Status s = read_blocks(first / m_block, blocks, bytes.data()); !s) return s;
+    if (m_kind == Kind::ggml)
+        ggml_get_type_traits(static_cast<ggml_type>(info().type.id))->to_float(bytes.data(), out, static_cast<int64_t>(count));
+    else
+        decode_elements(static_cast<ElementType>(m_element), bytes.data(), count, out);
     return ok_status();
 }
 

@@ -30,7 +30,10 @@ struct TensorComparison {
     std::vector<RowError> worst_rows;
 };
 
+// Progress is reported in [progress_from, progress_to] so a caller comparing many tensors can give
+// each its share of one job.
 Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource& b, uint64_t row_length,
-                                         size_t keep_rows = 10, JobContext* job = nullptr, unsigned threads = 0);
+                                         size_t keep_rows = 10, JobContext* job = nullptr, unsigned threads = 0,
+                                         double progress_from = 0.0, double progress_to = 1.0);
 
 }  // namespace mlens

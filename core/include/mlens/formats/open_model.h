@@ -4,6 +4,10 @@
 //  - a file starting with "GGUF" is read as GGUF (with its split siblings);
 //  - a file that looks like safetensors (looks_like_safetensors: an 8-byte length, then '{'
 //    after optional whitespace, or a length below 2^32) is read as safetensors;
+//  - a path that does not exist but parses as an Ollama model reference ("gemma3:4b",
+//    "org/model:tag") opens that model from the first default store (find_stores: $OLLAMA_MODELS,
+//    ~/.ollama/models, /usr/share/ollama/.ollama/models) whose manifest exists (open_store_model);
+//    a file of that name always wins over the reference;
 //  - anything else goes to the GGUF reader, which reports what it found (E_TRUNCATED, E_BAD_MAGIC).
 #pragma once
 

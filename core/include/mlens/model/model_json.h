@@ -3,7 +3,10 @@
 // Shape: {"format", "files":[{path,size,version,big_endian,alignment,data_start}],
 //  "metadata":[{"key","type","element_type"?,"count"?,"value","offset"}],
 //  "tensors":[{"name","type","type_id","ne":[...GGUF order],"offset","relative_offset","n_bytes",
-//  "n_elements","file"}], "diagnostics":[{severity,code,field,offset,message,file}], "partial"}.
+//  "n_elements","file","quant"?:{type,mode,bits,group_size,origin,declared?,logical_ne,
+//  logical_elements,scale?,bias?,global_scale?},"part_of"?}], "groups":[{name,kind,layout,count,
+//  parts,members}], "diagnostics":[{severity,code,field,offset,message,file}], "partial"}.
+// quant/part_of/members hold indices into "tensors" (see Model's contract).
 // Arrays carry all elements when max_items is UINT64_MAX, else the first max_items and "count".
 #pragma once
 
@@ -16,6 +19,7 @@ namespace mlens {
 nlohmann::json model_to_json(const Model& model, uint64_t max_items);
 nlohmann::json diagnostic_to_json(const Diagnostic& d);
 nlohmann::json tensor_to_json(const TensorInfo& t);
+nlohmann::json group_to_json(const TensorGroup& g);
 
 // Serializes JSON built from file data: invalid UTF-8 becomes U+FFFD instead of throwing.
 std::string json_text(const nlohmann::json& j, int indent = 2);

@@ -3,16 +3,29 @@
 // Contract:
 //  - GGUF tensors of every type the pinned ggml knows decode through ggml's own to_float (so the
 //    values are bit-exact with llama.cpp's); I8/I16/I32/I64 and F64, which ggml has no to_float
-//    for, are converted here. Unknown types fail to open with E_UNSUPPORTED_TYPE naming the type;
-//    they never crash.
-//  - slice(outer, index) narrows the view to one index of the slowest dimension (one expert of a
-//    stacked [experts, out, in] tensor), without reading the others.
+//    for, are converted here.
+//  - safetensors tensors of dtype F64 F32 F16 BF16, I8..I64, U8..U64, BOOL (non-zero = 1),
+//    F8_E4M3 (FN), F8_E5M2 and F8_E8M0 (0xFF = NaN) decode element-wise (minifloat.h).
+//  - The packed entry of an Ollama/MLX quantized tensor (TensorInfo::quant) opens as the logical
+//    tensor: logical shape, decoded with its scale / bias / global_scale companions per
+//    mlx_quant.h. Granularity is one group. A global scale of one element multiplies everything;
+//    one of `rows` elements multiplies each row; one whose length is the slowest dimension
+//    (stacked experts) multiplies each slice of it (decision: ollama-store.md says "per row
+//    (leading axis)", which for 2-D tensors is both). Companions opened by themselves decode as
+//    their own dtype.
+//  - Types that cannot be decoded (safetensors F4, F6_*, *FNUZ, C64; unknown GGUF ids; a quant
+//    layout whose type is unknown or whose companions disagree in shape or dtype) fail to open
+//    with E_UNSUPPORTED_TYPE (or E_SHAPE) naming the tensor and the reason; they never crash.
+//  - slice(index) narrows the view to one index of the slowest dimension (one expert of a
+//    stacked [experts, out, in] tensor), reading none of the others.
 //  - Reads go through Model::read_tensor_bytes, so a tensor whose bytes are missing from the file
 //    gives an E_IO error, never an out-of-bounds read.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "mlens/model/model.h"
 #include "mlens/quant/float_source.h"
@@ -21,6 +34,8 @@ namespace mlens {
 
 class TensorView final : public FloatSource {
 public:
+    enum class Kind { ggml, element, mlx };
+
     static Result<TensorView> open(const Model& model, size_t tensor_index);
     static Result<TensorView> open(const Model& model, const std::string& tensor_name);
 
@@ -31,19 +46,47 @@ public:
     uint64_t granularity() const override { return m_block; }
     Status read(uint64_t first, uint64_t count, float* out) const override;
 
+    Kind kind() const { return m_kind; }
     const TensorInfo& info() const { return m_model->tensors[m_index]; }
-    uint64_t row_length() const { return info().ne.empty() ? 1 : info().ne[0]; }
+    const Model& model() const { return *m_model; }
+    // Logical shape in GGUF order (ne[0] fastest); a slice drops the slowest dimension.
+    const std::vector<uint64_t>& shape() const { return m_ne; }
+    uint64_t row_length() const { return m_ne.empty() ? 1 : m_ne[0]; }
+    // "Q4_K", "BF16", or for MLX "int4 g64".
+    std::string type_name() const;
+    // Elements per block (ggml), 1 (element types) or the group size (MLX).
+    uint64_t block_length() const { return m_block; }
+    // Bytes per block of the stored data (ggml and element kinds).
     uint64_t block_bytes() const { return m_block_bytes; }
+
+    // ggml and element kinds: the stored bytes of blocks [first, first + count) of this view.
+    Status read_blocks(uint64_t first, uint64_t count, uint8_t* out) const;
+    // MLX kind: decoded scale (global scale not applied) and, when `biases` is not null, bias of
+    // groups [first, first + count) of this view. Non-affine modes give bias 0.
+    Status read_group_params(uint64_t first, uint64_t count, float* scales, float* biases) const;
 
 private:
     TensorView(const Model& model, size_t index);
+    Status open_mlx();
+    Status read_mlx(uint64_t first, uint64_t count, float* out) const;
+    Status read_companion(size_t index, uint64_t first, uint64_t count, float* out) const;
 
     const Model* m_model;
     size_t m_index;
-    uint64_t m_block = 1;         // elements per block
+    Kind m_kind = Kind::ggml;
+    int m_element = 0;            // ElementType for Kind::element
+    uint64_t m_block = 1;         // elements per block (group for MLX)
     uint64_t m_block_bytes = 4;   // bytes per block
     uint64_t m_first_byte = 0;    // offset of this view inside the tensor's data (slices)
     uint64_t m_elements = 0;
+    std::vector<uint64_t> m_ne;
+    // MLX
+    int m_mode = 0;               // MlxMode
+    uint32_t m_bits = 0;
+    uint64_t m_first_group = 0;
+    uint64_t m_first_row = 0;
+    std::shared_ptr<const std::vector<float>> m_global;   // empty: none
+    uint64_t m_rows_per_global = 1;
 };
 
 }  // namespace mlens

@@ -1,0 +1,162 @@
+// mlens compat PATH [--json]: what Ollama's llama.cpp compatibility shim would rewrite, for the
+// text loader and the clip (mmproj) loader: every edit grouped by kind, with the rule that made it.
+#include <array>
+#include <iostream>
+
+#include "cli_common.h"
+#include "mlens/compat/rewrite_plan.h"
+#include "mlens/formats/ggml_types.h"
+#include "mlens/model/model_json.h"
+#include "mlens/model/value_format.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+namespace {
+
+using namespace mlens::compat;
+
+constexpr std::array<EditKind, 7> kKinds = {EditKind::injected, EditKind::changed, EditKind::removed, EditKind::renamed,
+                                            EditKind::hidden, EditKind::retyped, EditKind::data_op};
+
+std::array<size_t, 7> count_kinds(const SidePlan& p) {
+    std::array<size_t, 7> n{};
+    for (const KvEdit& e : p.kv_edits) ++n[static_cast<size_t>(e.kind)];
+    for (const TensorEdit& e : p.tensor_edits) ++n[static_cast<size_t>(e.kind)];
+    n[static_cast<size_t>(EditKind::data_op)] += p.data_ops.size();
+    return n;
+}
+
+std::string shape_text(const std::vector<uint64_t>& ne) {
+    std::string s = "[";
+    for (size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
+    return s + "]";
+}
+
+std::string counts_text(const SidePlan& p) {
+    if (p.empty()) return "no edits";
+    auto n = count_kinds(p);
+    std::string s;
+    for (EditKind k : kKinds)
+        if (n[static_cast<size_t>(k)]) s += (s.empty() ? "" : ", ") + std::to_string(n[static_cast<size_t>(k)]) + " " + edit_kind_name(k);
+    return s;
+}
+
+std::string suffix(const std::string& rule, const std::string& note) {
+    std::string s = "  [" + rule + "]";
+    if (!note.empty()) s += "  " + escape_for_display(note, 160);
+    return s;
+}
+
+void print_side(const Model& model, const SidePlan& p) {
+    std::cout << plan_side_name(p.side) << " loader view: architecture " << escape_for_display(p.arch_before);
+    if (p.arch_after != p.arch_before) std::cout << " → " << escape_for_display(p.arch_after);
+    std::cout << "\n  " << escape_for_display(p.summary(), 2000) << "\n";
+    if (p.no_mmap) std::cout << "  mmap disabled by " << p.no_mmap_rule << "\n";
+    for (EditKind k : kKinds) {
+        std::vector<std::string> lines;
+        for (const KvEdit& e : p.kv_edits) {
+            if (e.kind != k) continue;
+            std::string l = std::string(kv_op_name(e.op)) + " " + escape_for_display(e.key);
+            if (e.op == KvOp::copy) l += " ← " + escape_for_display(e.source_key);
+            if (e.op != KvOp::remove) l += " = " + format_value(e.value) + " (" + format_type(e.value) + ")";
+            lines.push_back(l + suffix(e.rule, e.note));
+        }
+        for (const TensorEdit& e : p.tensor_edits) {
+            if (e.kind != k) continue;
+            std::string l = std::string(tensor_op_name(e.op)) + " " + escape_for_display(e.name);
+            if (e.op == TensorOp::rename) l += " → " + escape_for_display(e.new_name);
+            if (e.op == TensorOp::retype) l += " → " + describe_ggml_type(e.new_type).name;
+            if (e.op == TensorOp::reshape) l += " → " + shape_text(e.new_ne);
+            lines.push_back(l + suffix(e.rule, e.note));
+        }
+        if (k == EditKind::data_op) {
+            for (const DataOp& d : p.data_ops) {
+                std::string l = std::string(data_op_name(d.op)) + " → slot " + std::to_string(d.dest) + " (" +
+                                describe_ggml_type(d.dest_type).name + " " + shape_text(d.dest_ne) + ") from";
+                for (size_t src : d.sources) l += " " + escape_for_display(model.tensors[src].name);
+                lines.push_back(l + suffix(d.rule, d.note));
+            }
+        }
+        if (lines.empty()) continue;
+        std::cout << "  " << edit_kind_name(k) << " (" << lines.size() << ")\n";
+        for (const std::string& l : lines) std::cout << "    " << l << "\n";
+    }
+    for (const PlanIssue& i : p.issues) std::cout << "  issue: " << escape_for_display(i.message) << "  [" << i.rule << "]\n";
+}
+
+nlohmann::json value_json(const Value& v) {
+    return {{"type", format_type(v)}, {"value", value_to_json(v, UINT64_MAX)}};
+}
+
+nlohmann::json side_json(const SidePlan& p) {
+    nlohmann::json j;
+    j["side"] = plan_side_name(p.side);
+    j["arch_before"] = p.arch_before;
+    j["arch_after"] = p.arch_after;
+    j["handlers"] = p.handlers;
+    j["summary"] = p.summary();
+    j["no_mmap"] = p.no_mmap;
+    if (p.no_mmap) j["no_mmap_rule"] = p.no_mmap_rule;
+    j["skip_prefixes"] = nlohmann::json::array();
+    for (const SkipPrefix& s : p.skip_prefixes) j["skip_prefixes"].push_back({{"prefix", s.prefix}, {"rule", s.rule}});
+    j["checks"] = nlohmann::json::array();
+    for (const DetectionCheck& c : p.checks)
+        j["checks"].push_back({{"rule", c.rule}, {"arch", c.arch}, {"fired", c.fired}, {"detail", c.detail}});
+    j["issues"] = nlohmann::json::array();
+    for (const PlanIssue& i : p.issues) j["issues"].push_back({{"rule", i.rule}, {"message", i.message}});
+    j["kv_edits"] = nlohmann::json::array();
+    for (const KvEdit& e : p.kv_edits) {
+        nlohmann::json o = {{"op", kv_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"key", e.key}, {"rule", e.rule}, {"note", e.note}};
+        if (e.op == KvOp::copy) o["source_key"] = e.source_key;
+        if (e.op != KvOp::remove) o["result"] = value_json(e.value);
+        if (e.previous) o["previous"] = value_json(*e.previous);
+        j["kv_edits"].push_back(o);
+    }
+    j["tensor_edits"] = nlohmann::json::array();
+    for (const TensorEdit& e : p.tensor_edits) {
+        nlohmann::json o = {{"op", tensor_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"slot", e.slot},
+                            {"name", e.name}, {"rule", e.rule}, {"note", e.note}};
+        if (e.op == TensorOp::rename) o["new_name"] = e.new_name;
+        if (e.op == TensorOp::retype) o["new_type"] = describe_ggml_type(e.new_type).name;
+        if (e.op == TensorOp::reshape) o["new_ne"] = e.new_ne;
+        j["tensor_edits"].push_back(o);
+    }
+    j["data_ops"] = nlohmann::json::array();
+    for (const DataOp& d : p.data_ops)
+        j["data_ops"].push_back({{"op", data_op_name(d.op)}, {"kind", "data op"}, {"dest", d.dest}, {"sources", d.sources},
+                                 {"dest_type", describe_ggml_type(d.dest_type).name}, {"dest_ne", d.dest_ne},
+                                 {"params", d.params}, {"rule", d.rule}, {"note", d.note}});
+    nlohmann::json counts = nlohmann::json::object();
+    auto n = count_kinds(p);
+    for (EditKind k : kKinds) counts[edit_kind_name(k)] = n[static_cast<size_t>(k)];
+    j["counts"] = counts;
+    j["empty"] = p.empty();
+    return j;
+}
+
+}  // namespace
+
+void add_compat_command(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("compat", "Show what Ollama's llama.cpp compatibility shim would rewrite");
+    auto path = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("PATH", *path, "Model file")->required();
+    cmd->add_flag("--json", *json, "Print every edit as JSON");
+    cmd->callback([=, &exit_code] {
+        auto model = open_or_report(*path);
+        if (!model) { exit_code = kExitBroken; return; }
+        RewritePlan plan = plan_compat(*model);
+        if (*json) {
+            nlohmann::json out = {{"path", *path}, {"empty", plan.empty()}, {"text", side_json(plan.text)}, {"clip", side_json(plan.clip)}};
+            std::cout << json_text(out) << "\n";
+        } else {
+            print_side(*model, plan.text);
+            print_side(*model, plan.clip);
+            std::cout << "summary: text: " << counts_text(plan.text) << "; clip: " << counts_text(plan.clip) << "\n";
+        }
+        exit_code = model->partial ? kExitBroken : kExitOk;
+    });
+}
+
+}  // namespace mlens::cli

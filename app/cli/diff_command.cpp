@@ -1,0 +1,142 @@
+// mlens diff A B [--numeric] [--json]
+// Metadata and tensor differences of two models; with --numeric, the error of every paired tensor.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "cli_common.h"
+#include "mlens/analysis/model_diff.h"
+#include "mlens/model/model_json.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+namespace {
+
+std::string g(double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+nlohmann::json number_or_text(double v) {
+    if (std::isfinite(v)) return v;
+    return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+}
+
+std::string shape_text(const std::vector<uint64_t>& ne) {
+    std::string s = "[";
+    for (size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
+    return s + "]";
+}
+
+const char* kind_name(MetadataChangeKind k) {
+    return k == MetadataChangeKind::added ? "added" : k == MetadataChangeKind::removed ? "removed" : "changed";
+}
+
+std::vector<std::string> change_kinds(const TensorChange& c) {
+    std::vector<std::string> k;
+    if (c.added) k.push_back("added");
+    if (c.removed) k.push_back("removed");
+    if (c.renamed) k.push_back("renamed");
+    if (c.retyped) k.push_back("retyped");
+    if (c.reshaped) k.push_back("reshaped");
+    if (c.values_differ) k.push_back("values");
+    return k;
+}
+
+nlohmann::json diff_json(const ModelDiff& d) {
+    nlohmann::json meta = nlohmann::json::array(), tensors = nlohmann::json::array(), layers = nlohmann::json::array();
+    for (const MetadataChange& m : d.metadata)
+        meta.push_back({{"change", kind_name(m.kind)}, {"key", m.key}, {"type_a", m.type_a}, {"type_b", m.type_b},
+                        {"value_a", m.value_a}, {"value_b", m.value_b}});
+    for (const TensorChange& c : d.tensors) {
+        nlohmann::json t = {{"changes", change_kinds(c)}, {"name_a", c.name_a}, {"name_b", c.name_b}, {"type_a", c.type_a},
+                            {"type_b", c.type_b}, {"shape_a", c.shape_a}, {"shape_b", c.shape_b}};
+        if (c.error)
+            t["error"] = {{"rmse", c.error->rmse}, {"nmse", number_or_text(c.error->nmse)}, {"max_abs", c.error->max_abs},
+                          {"cosine", c.error->cosine}, {"snr_db", number_or_text(c.error->snr_db)}};
+        if (!c.failed.empty()) t["failed"] = c.failed;
+        tensors.push_back(std::move(t));
+    }
+    for (const LayerError& l : d.layers)
+        layers.push_back({{"layer", l.layer}, {"tensors", l.tensors}, {"rmse", l.rmse}, {"max_abs", l.max_abs},
+                          {"worst_tensor", l.worst_tensor}, {"worst_nmse", number_or_text(l.worst_nmse)}});
+    return {{"name_map", d.name_map}, {"metadata", meta}, {"tensors", tensors}, {"layers", layers}};
+}
+
+void print_diff(const ModelDiff& d, bool numeric) {
+    if (d.empty()) {
+        std::cout << "no differences\n";
+        return;
+    }
+    if (!d.name_map.empty()) std::cout << "tensor names aligned by " << d.name_map << "\n";
+    if (!d.metadata.empty()) {
+        std::cout << "metadata (" << d.metadata.size() << " differences)\n";
+        std::vector<std::vector<std::string>> rows;
+        for (const MetadataChange& m : d.metadata) {
+            std::string a = m.type_a.empty() ? "" : m.type_a + " " + m.value_a;
+            std::string b = m.type_b.empty() ? "" : m.type_b + " " + m.value_b;
+            rows.push_back({m.kind == MetadataChangeKind::added ? "+" : m.kind == MetadataChangeKind::removed ? "-" : "~",
+                            escape_for_display(m.key, 80), escape_for_display(a, 60), escape_for_display(b, 60)});
+        }
+        print_table(rows);
+    }
+    if (!d.tensors.empty()) {
+        std::cout << "tensors (" << d.tensors.size() << " differences)\n";
+        std::vector<std::vector<std::string>> rows = {{"CHANGE", "A", "B", "TYPE", "SHAPE"}};
+        if (numeric) rows[0].insert(rows[0].end(), {"RMSE", "NMSE", "COSINE"});
+        for (const TensorChange& c : d.tensors) {
+            std::string kinds;
+            for (const std::string& k : change_kinds(c)) kinds += (kinds.empty() ? "" : ",") + k;
+            std::string type = c.type_a == c.type_b || c.type_b.empty() ? c.type_a : c.type_a.empty() ? c.type_b : c.type_a + "→" + c.type_b;
+            std::string sa = shape_text(c.shape_a), sb = shape_text(c.shape_b);
+            std::string shape = sa == sb || c.added ? sb : c.removed ? sa : sa + "→" + sb;
+            std::vector<std::string> row = {kinds, c.name_a.empty() ? "-" : escape_for_display(c.name_a, 80),
+                                            c.name_b.empty() ? "-" : escape_for_display(c.name_b, 80), type, shape};
+            if (numeric) {
+                if (c.error) row.insert(row.end(), {g(c.error->rmse), g(c.error->nmse), g(c.error->cosine)});
+                else if (!c.failed.empty()) row.push_back(escape_for_display(c.failed, 80));
+            }
+            rows.push_back(std::move(row));
+        }
+        print_table(rows);
+    }
+    if (numeric && !d.layers.empty()) {
+        std::cout << "per layer\n";
+        std::vector<std::vector<std::string>> rows = {{"LAYER", "TENSORS", "RMSE", "MAX|E|", "WORST TENSOR"}};
+        for (const LayerError& l : d.layers)
+            rows.push_back({l.layer < 0 ? "-" : std::to_string(l.layer), std::to_string(l.tensors), g(l.rmse), g(l.max_abs),
+                            escape_for_display(l.worst_tensor, 80)});
+        print_table(rows);
+    }
+}
+
+}  // namespace
+
+void add_diff_command(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("diff", "Differences in metadata and tensors between two models");
+    auto a_path = std::make_shared<std::string>();
+    auto b_path = std::make_shared<std::string>();
+    auto numeric = std::make_shared<bool>(false);
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("A", *a_path, "First model")->required();
+    cmd->add_option("B", *b_path, "Second model")->required();
+    cmd->add_flag("--numeric", *numeric, "Also compare the values of every paired tensor (A is the reference)");
+    cmd->add_flag("--json", *json, "Print JSON");
+    cmd->callback([=, &exit_code] {
+        exit_code = kExitBroken;
+        auto a = open_or_report(*a_path);
+        auto b = a ? open_or_report(*b_path) : std::nullopt;
+        if (!a || !b) return;
+        DiffOptions options;
+        options.numeric = *numeric;
+        auto d = diff_models(*a, *b, options);
+        if (!d) { std::cerr << "error: " << d.error().to_string() << "\n"; return; }
+        exit_code = kExitOk;
+        if (*json) std::cout << json_text(diff_json(*d)) << "\n";
+        else print_diff(*d, *numeric);
+    });
+}
+
+}  // namespace mlens::cli

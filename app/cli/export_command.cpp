@@ -1,0 +1,47 @@
+// mlens export-upstream PATH OUT.gguf [--mmproj OUT]: writes what llama.cpp would load after
+// Ollama's compatibility shim — the upstream-shaped text GGUF and, when asked, the mmproj — with
+// every edit applied and every data operation executed; each file is re-read and checked.
+#include <iostream>
+
+#include "cli_common.h"
+#include "mlens/compat/upstream_export.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+void add_export_command(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("export-upstream", "Write the upstream llama.cpp GGUF (and mmproj) of an Ollama-made GGUF");
+    auto path = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    auto mmproj = std::make_shared<std::string>();
+    cmd->add_option("PATH", *path, "Ollama-made GGUF (a file or an Ollama blob)")->required();
+    cmd->add_option("OUT", *out, "Text GGUF to write")->required();
+    cmd->add_option("--mmproj", *mmproj, "Also write the vision projector (mmproj) GGUF here");
+    cmd->callback([=, &exit_code] {
+        auto model = open_or_report(*path);
+        if (!model) { exit_code = kExitBroken; return; }
+        if (model->partial || model->error_count() > 0) {
+            std::cerr << "mlens: " << escape_for_display(*path) << " has errors; run `mlens check` for details\n";
+            exit_code = kExitBroken;
+            return;
+        }
+        compat::RewritePlan plan = compat::plan_compat(*model);
+        compat::ExportOptions options{*out, *mmproj};
+        auto report = compat::export_upstream(*model, plan, options);
+        if (!report) {
+            std::cerr << "mlens: export failed: " << escape_for_display(report.error().to_string(), 2000) << "\n";
+            exit_code = report.error().code == "E_ARGS" || report.error().code == "E_NO_VISION" ? kExitUsage : kExitBroken;
+            return;
+        }
+        std::cout << "text: " << escape_for_display(plan.text.summary(), 2000) << "\n";
+        std::cout << "clip: " << escape_for_display(plan.clip.summary(), 2000) << "\n";
+        for (const compat::ExportedFile& f : report->files)
+            std::cout << "wrote " << (f.side == compat::PlanSide::text ? "text GGUF " : "mmproj ") << escape_for_display(f.path)
+                      << ": " << f.metadata << " keys, " << f.tensors << " tensors (" << f.data_ops << " from data ops), "
+                      << f.bytes << " bytes; re-read and checked\n";
+        for (const std::string& note : report->notes) std::cout << "note: " << note << "\n";
+        exit_code = kExitOk;
+    });
+}
+
+}  // namespace mlens::cli

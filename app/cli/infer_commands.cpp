@@ -1,0 +1,323 @@
+// mlens tokenize PATH TEXT [--no-special] [--no-bos] [--chat] [--json]
+// mlens run PATH -p TEXT [-n N] [--top-k K] [--temp T --seed S] [--sample-top-k K] [--top-p P] [--json]
+// mlens ab A B -p TEXT [-n N] [--top-k K] [--json]
+// mlens layers PATH -p TEXT [--names a,b,...] [--json]
+// Test inference through llama.cpp (core/infer). A file llama.cpp cannot load exits 1 with
+// llama.cpp's own error text; --log prints every llama.cpp log line to stderr.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli_common.h"
+#include "mlens/infer/ab_compare.h"
+#include "mlens/infer/generate.h"
+#include "mlens/infer/layer_capture.h"
+#include "mlens/infer/session.h"
+#include "mlens/infer/tokenizer.h"
+#include "mlens/model/model_json.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+namespace {
+
+struct CommonFlags {
+    bool json = false;
+    bool log = false;
+    int threads = 2;
+    uint32_t ctx = 2048;
+};
+
+void add_common(CLI::App* cmd, CommonFlags& f) {
+    cmd->add_flag("--json", f.json, "Print JSON");
+    cmd->add_flag("--log", f.log, "Print llama.cpp's log lines to stderr");
+    cmd->add_option("--threads", f.threads, "Threads for llama.cpp (default 2)");
+    cmd->add_option("--ctx", f.ctx, "Context size (capped at the model's training context)");
+}
+
+std::string fmt(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+// Spaces as '·', everything invisible escaped (see escape.h).
+std::string shown(const std::string& piece) {
+    std::string spaced;
+    for (char c : piece) {
+        if (c == ' ') spaced += "\xC2\xB7";
+        else spaced += c;
+    }
+    return "'" + escape_for_display(spaced, 60) + "'";
+}
+
+void print_log(const Session& session) {
+    for (const LlamaLogLine& line : session.log().lines())
+        std::cerr << "llama.cpp " << llama_log_level_name(line.level) << ": " << escape_for_display(line.text, 400) << "\n";
+}
+
+std::unique_ptr<Session> load_or_report(const std::string& path, const CommonFlags& f, bool vocab_only) {
+    SessionOptions options;
+    options.vocab_only = vocab_only;
+    options.n_threads = f.threads;
+    options.n_ctx = f.ctx;
+    auto log = std::make_shared<LogCapture>();
+    auto session = Session::load(path, options, nullptr, log);
+    if (!session) {
+        if (f.log)
+            for (const LlamaLogLine& line : log->lines())
+                std::cerr << "llama.cpp " << llama_log_level_name(line.level) << ": " << line.text << "\n";
+        std::cerr << "error: " << escape_for_display(path) << ": " << session.error().to_string() << "\n";
+        return nullptr;
+    }
+    return std::move(session).value();
+}
+
+int report(const Error& e) {
+    std::cerr << "error: " << e.to_string() << "\n";
+    return kExitBroken;
+}
+
+nlohmann::json piece_json(const TokenPiece& t) {
+    return {{"id", t.id}, {"piece", t.piece}, {"bytes", hex_bytes(t.piece)}, {"control", t.control}};
+}
+
+void print_pieces(const std::vector<TokenPiece>& tokens) {
+    std::vector<std::vector<std::string>> rows{{"#", "id", "piece", "bytes"}};
+    for (size_t i = 0; i < tokens.size(); ++i)
+        rows.push_back({std::to_string(i), std::to_string(tokens[i].id), shown(tokens[i].piece), hex_bytes(tokens[i].piece)});
+    print_table(rows);
+}
+
+int run_tokenize(const std::string& path, const std::string& text, bool no_special, bool no_bos, bool chat,
+                 const CommonFlags& f) {
+    auto session = load_or_report(path, f, true);
+    if (!session) return kExitBroken;
+    if (chat) {
+        auto render = apply_chat_template(*session, sample_conversation());
+        if (f.log) print_log(*session);
+        if (!render) return report(render.error());
+        if (f.json) {
+            nlohmann::json toks = nlohmann::json::array();
+            for (const TokenPiece& t : render->tokens) toks.push_back(piece_json(t));
+            std::cout << json_text({{"template", render->template_source}, {"prompt", render->prompt}, {"tokens", toks}}) << "\n";
+        } else {
+            std::cout << "prompt: " << escape_for_display(render->prompt, 4000) << "\n";
+            print_pieces(render->tokens);
+        }
+        return kExitOk;
+    }
+    TokenizeOptions options;
+    options.parse_special = !no_special;
+    options.add_special = !no_bos;
+    auto tokens = tokenize(*session, text, options);
+    if (f.log) print_log(*session);
+    if (!tokens) return report(tokens.error());
+    std::vector<int32_t> ids;
+    for (const TokenPiece& t : *tokens) ids.push_back(t.id);
+    auto round_trip = detokenize(*session, ids, false, true);
+    if (!round_trip) return report(round_trip.error());
+    if (f.json) {
+        nlohmann::json toks = nlohmann::json::array();
+        for (const TokenPiece& t : *tokens) toks.push_back(piece_json(t));
+        std::cout << json_text({{"path", path}, {"count", tokens->size()}, {"tokens", toks}, {"detokenized", *round_trip}})
+                  << "\n";
+    } else {
+        print_pieces(*tokens);
+        std::cout << tokens->size() << " tokens; detokenized: " << escape_for_display(*round_trip, 4000) << "\n";
+    }
+    return kExitOk;
+}
+
+nlohmann::json step_json(const GenerationStep& s) {
+    nlohmann::json c = nlohmann::json::array();
+    for (const TokenCandidate& t : s.candidates)
+        c.push_back({{"id", t.id}, {"piece", t.piece}, {"logit", t.logit}, {"prob", t.prob}});
+    return {{"id", s.token}, {"piece", s.piece}, {"prob", s.prob}, {"candidates", c}};
+}
+
+int run_generate(const std::string& path, const std::string& prompt, const GenerateOptions& options,
+                 const CommonFlags& f) {
+    auto session = load_or_report(path, f, false);
+    if (!session) return kExitBroken;
+    size_t shown_steps = 0;
+    auto on_step = [&](const GenerationStep& s) {
+        if (f.json) return;
+        std::string line = "#" + std::to_string(shown_steps++) + "  " + std::to_string(s.token) + "  " + shown(s.piece) +
+                           "  p=" + fmt("%.4f", s.prob) + "  top:";
+        for (const TokenCandidate& c : s.candidates)
+            line += " " + std::to_string(c.id) + " " + shown(c.piece) + " " + fmt("%.4f", c.prob) + ",";
+        if (!s.candidates.empty()) line.pop_back();
+        std::cout << line << "\n" << std::flush;
+    };
+    auto result = generate(*session, prompt, options, nullptr, on_step);
+    if (f.log) print_log(*session);
+    if (!result) return report(result.error());
+    const GenerationResult& r = *result;
+    if (f.json) {
+        nlohmann::json steps = nlohmann::json::array();
+        for (const GenerationStep& s : r.steps) steps.push_back(step_json(s));
+        const ModelFacts& m = session->facts();
+        nlohmann::json model = {{"description", m.description}, {"n_params", m.n_params}, {"n_vocab", m.n_vocab},
+                                {"n_layer", m.n_layer}, {"n_embd", m.n_embd}, {"n_ctx_train", m.n_ctx_train}};
+        std::cout << json_text({{"path", path},
+                                {"model", model},
+                                {"prompt_tokens", r.prompt_tokens},
+                                {"steps", steps},
+                                {"text", r.text},
+                                {"stop", stop_reason_name(r.stop)},
+                                {"prompt_ms", r.prompt_ms},
+                                {"generation_ms", r.generation_ms},
+                                {"prompt_tokens_per_s", r.prompt_tokens_per_s},
+                                {"generation_tokens_per_s", r.generation_tokens_per_s}})
+                  << "\n";
+    } else {
+        std::cout << "text: " << escape_for_display(r.text, 4000) << "\n";
+        std::cout << "prompt: " << r.prompt_tokens.size() << " tokens, " << fmt("%.1f", r.prompt_tokens_per_s)
+                  << " tokens/s; generation: " << r.steps.size() << " tokens, "
+                  << fmt("%.1f", r.generation_tokens_per_s) << " tokens/s; stop: " << stop_reason_name(r.stop) << "\n";
+    }
+    return kExitOk;
+}
+
+int run_ab(const std::string& path_a, const std::string& path_b, const std::string& prompt, const AbOptions& options,
+           const CommonFlags& f) {
+    auto a = load_or_report(path_a, f, false);
+    if (!a) return kExitBroken;
+    auto b = load_or_report(path_b, f, false);
+    if (!b) return kExitBroken;
+    auto result = compare_ab(*a, *b, prompt, options);
+    if (f.log) {
+        print_log(*a);
+        print_log(*b);
+    }
+    if (!result) return report(result.error());
+    const AbResult& r = *result;
+    const AbSummary& s = r.summary;
+    if (f.json) {
+        nlohmann::json positions = nlohmann::json::array();
+        for (const AbPosition& p : r.positions)
+            positions.push_back({{"index", p.index}, {"token", p.token}, {"generated", p.generated}, {"kld", p.kld},
+                                 {"top_a", p.top_a}, {"top_b", p.top_b}, {"prob_top_a", p.prob_top_a},
+                                 {"prob_top_b", p.prob_top_b}, {"topk_overlap", p.topk_overlap}});
+        nlohmann::json summary = {{"positions", s.positions}, {"mean_kld", s.mean_kld}, {"median_kld", s.median_kld},
+                                  {"p99_kld", s.p99_kld}, {"max_kld", s.max_kld}, {"same_top_share", s.same_top_share},
+                                  {"mean_topk_overlap", s.mean_topk_overlap}, {"first_divergence", s.first_divergence}};
+        std::cout << json_text({{"a", path_a}, {"b", path_b}, {"tokens", r.tokens}, {"n_prompt", r.n_prompt},
+                                {"continuation", r.continuation}, {"positions", positions}, {"summary", summary}})
+                  << "\n";
+        return kExitOk;
+    }
+    std::vector<std::vector<std::string>> rows{{"pos", "token", "kld", "top A", "top B", "p(A)", "p(B)", "top-k overlap"}};
+    for (const AbPosition& p : r.positions) {
+        auto piece = [&](int32_t id) { auto t = token_piece(*a, id); return t ? shown(t->piece) : std::string("?"); };
+        rows.push_back({std::to_string(p.index) + (p.generated ? "*" : ""), piece(p.token), fmt("%.6f", p.kld),
+                        piece(p.top_a), piece(p.top_b), fmt("%.4f", p.prob_top_a), fmt("%.4f", p.prob_top_b),
+                        fmt("%.2f", p.topk_overlap)});
+    }
+    print_table(rows);
+    std::cout << "continuation of A: " << escape_for_display(r.continuation, 4000) << "\n";
+    std::cout << "KLD mean " << fmt("%.6f", s.mean_kld) << ", median " << fmt("%.6f", s.median_kld) << ", p99 "
+              << fmt("%.6f", s.p99_kld) << ", max " << fmt("%.6f", s.max_kld) << "; same top token "
+              << fmt("%.2f", s.same_top_share * 100.0) << "% of " << s.positions << " positions; first divergence "
+              << (s.first_divergence < 0 ? std::string("none") : std::to_string(s.first_divergence)) << "\n";
+    return kExitOk;
+}
+
+int run_layers(const std::string& path, const std::string& prompt, const LayerCaptureOptions& options,
+               const CommonFlags& f) {
+    auto session = load_or_report(path, f, false);
+    if (!session) return kExitBroken;
+    auto result = capture_layers(*session, prompt, options);
+    if (f.log) print_log(*session);
+    if (!result) return report(result.error());
+    const LayerCaptureResult& r = *result;
+    if (f.json) {
+        nlohmann::json acts = nlohmann::json::array();
+        for (const ActivationStats& s : r.activations)
+            acts.push_back({{"tensor", s.tensor}, {"base", s.base}, {"layer", s.layer}, {"shape", s.shape},
+                            {"count", s.count}, {"l2", s.l2}, {"min", s.min}, {"max", s.max}, {"mean", s.mean},
+                            {"std", s.std}});
+        std::cout << json_text({{"path", path}, {"tokens", r.tokens}, {"activations", acts},
+                                {"capture_ms", r.capture_ms}, {"plain_ms", r.plain_ms}})
+                  << "\n";
+        return kExitOk;
+    }
+    std::vector<std::vector<std::string>> rows{{"tensor", "layer", "count", "l2", "min", "max", "mean", "std"}};
+    for (const ActivationStats& s : r.activations)
+        rows.push_back({s.tensor, std::to_string(s.layer), std::to_string(s.count), fmt("%.6g", s.l2), fmt("%.6g", s.min),
+                        fmt("%.6g", s.max), fmt("%.6g", s.mean), fmt("%.6g", s.std)});
+    print_table(rows);
+    std::cout << r.tokens.size() << " prompt tokens; decode with capture " << fmt("%.2f", r.capture_ms)
+              << " ms, without " << fmt("%.2f", r.plain_ms) << " ms\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+void add_infer_commands(CLI::App& app, int& exit_code) {
+    {
+        auto* cmd = app.add_subcommand("tokenize", "Tokenize text with llama.cpp's tokenizer of a GGUF");
+        auto path = std::make_shared<std::string>();
+        auto text = std::make_shared<std::string>();
+        auto no_special = std::make_shared<bool>(false), no_bos = std::make_shared<bool>(false);
+        auto chat = std::make_shared<bool>(false);
+        auto f = std::make_shared<CommonFlags>();
+        cmd->add_option("PATH", *path, "GGUF file (only the vocabulary is loaded)")->required();
+        cmd->add_option("TEXT", *text, "Text to tokenize");
+        cmd->add_flag("--no-special", *no_special, "Treat special-token text as plain text");
+        cmd->add_flag("--no-bos", *no_bos, "Do not add BOS/EOS");
+        cmd->add_flag("--chat", *chat, "Render a small conversation with the file's chat template instead");
+        add_common(cmd, *f);
+        cmd->callback([=, &exit_code] { exit_code = run_tokenize(*path, *text, *no_special, *no_bos, *chat, *f); });
+    }
+    {
+        auto* cmd = app.add_subcommand("run", "Generate tokens with llama.cpp, with the top candidates of each step");
+        auto path = std::make_shared<std::string>();
+        auto prompt = std::make_shared<std::string>();
+        auto options = std::make_shared<GenerateOptions>();
+        options->max_tokens = 16;
+        auto f = std::make_shared<CommonFlags>();
+        cmd->add_option("PATH", *path, "GGUF file")->required();
+        cmd->add_option("-p,--prompt", *prompt, "Prompt")->required();
+        cmd->add_option("-n,--tokens", options->max_tokens, "Tokens to generate (default 16)")->check(CLI::Range(1, 100000));
+        cmd->add_option("--top-k", options->n_candidates, "Candidates shown per step (default 5)")->check(CLI::Range(0, 1000));
+        cmd->add_option("--temp", options->sampling.temperature, "Sampling temperature (default 0: greedy)");
+        cmd->add_option("--seed", options->sampling.seed, "Sampling seed (default 0)");
+        cmd->add_option("--sample-top-k", options->sampling.top_k, "Sample among the K most likely (default 40)");
+        cmd->add_option("--top-p", options->sampling.top_p, "Sample within probability mass P (default 0.95)");
+        add_common(cmd, *f);
+        cmd->callback([=, &exit_code] { exit_code = run_generate(*path, *prompt, *options, *f); });
+    }
+    {
+        auto* cmd = app.add_subcommand("ab", "Compare two models on the same prompt (KL divergence per position)");
+        auto a = std::make_shared<std::string>(), b = std::make_shared<std::string>();
+        auto prompt = std::make_shared<std::string>();
+        auto options = std::make_shared<AbOptions>();
+        auto f = std::make_shared<CommonFlags>();
+        cmd->add_option("A", *a, "Reference GGUF")->required();
+        cmd->add_option("B", *b, "GGUF compared with A")->required();
+        cmd->add_option("-p,--prompt", *prompt, "Prompt")->required();
+        cmd->add_option("-n,--tokens", options->max_tokens, "Tokens of A's greedy continuation (default 16)")
+            ->check(CLI::Range(0, 100000));
+        cmd->add_option("--top-k", options->top_k, "k of the top-k overlap (default 5)")->check(CLI::Range(1, 1000));
+        add_common(cmd, *f);
+        cmd->callback([=, &exit_code] { exit_code = run_ab(*a, *b, *prompt, *options, *f); });
+    }
+    {
+        auto* cmd = app.add_subcommand("layers", "Per-layer activation statistics for the last prompt token");
+        auto path = std::make_shared<std::string>();
+        auto prompt = std::make_shared<std::string>();
+        auto options = std::make_shared<LayerCaptureOptions>();
+        options->keep_values = false;
+        auto f = std::make_shared<CommonFlags>();
+        cmd->add_option("PATH", *path, "GGUF file")->required();
+        cmd->add_option("-p,--prompt", *prompt, "Prompt")->required();
+        cmd->add_option("--names", options->names, "Graph tensor names to capture (default attn_norm,attn_out,ffn_inp,ffn_out,l_out)")
+            ->delimiter(',');
+        add_common(cmd, *f);
+        cmd->callback([=, &exit_code] { exit_code = run_layers(*path, *prompt, *options, *f); });
+    }
+}
+
+}  // namespace mlens::cli

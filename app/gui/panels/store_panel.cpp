@@ -1,0 +1,333 @@
+#include "panels/store_panel.h"
+
+#include <ctime>
+
+#include <imgui.h>
+
+#include "mlens/text/escape.h"
+#include "panels/store_tensors_view.h"
+#include "theme.h"
+#include "widgets/ui.h"
+#include "workspace.h"
+
+namespace mlens {
+
+namespace {
+
+std::string date_text(int64_t seconds) {
+    std::time_t t = static_cast<std::time_t>(seconds);
+    std::tm tm{};
+    if (!gmtime_r(&t, &tm)) return "?";
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
+    return buf;
+}
+
+std::string size_text(const std::optional<uint64_t>& size) { return size ? human_bytes(*size) : "?"; }
+
+const StoreListing& listing_of(const Document& doc) { return doc.store->listing; }
+
+}  // namespace
+
+std::string StoreModelsPanel::badge(const Document& doc) const {
+    return doc.store ? std::to_string(listing_of(doc).models.size()) : std::string();
+}
+
+void StoreModelsPanel::draw(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    const StoreListing& l = listing_of(doc);
+    ui::text_dim(escape_for_display(l.root, 200));
+    if (ImGui::Selectable("All models", !doc.navigation.store_model)) {
+        doc.navigation.store_model.reset();
+        doc.focus_panel = "store";
+    }
+    ImGui::Separator();
+    for (size_t i = 0; i < l.models.size(); ++i) {
+        const ModelListing& m = l.models[i];
+        ImGui::PushID(static_cast<int>(i));
+        std::string label = escape_for_display(m.ref.name.display(), 80);
+        if (ImGui::Selectable(label.c_str(), doc.navigation.store_model == i)) {
+            doc.navigation.store_model = i;
+            doc.focus_panel = "store";
+        }
+        ui::text_dim("   " + size_text(m.size) + " \xC2\xB7 " + (m.format.empty() ? "?" : m.format) +
+                     (m.quantization.empty() ? "" : " \xC2\xB7 " + escape_for_display(m.quantization, 30)));
+        if (!m.ok()) {
+            ImGui::SameLine();
+            ui::text_colored(palette().error, "\xE2\x9C\x96");
+        }
+        ImGui::PopID();
+    }
+    if (l.models.empty()) ui::text_dim("The store has no models.");
+}
+
+void StorePanel::models_table(Document& doc) {
+    const StoreListing& l = listing_of(doc);
+    size_t unreferenced = 0, partial = 0;
+    for (const ListedBlobFile& b : l.blob_files) {
+        if (b.file.kind.kind == BlobFileKind::blob && !b.referenced) ++unreferenced;
+        if (b.file.kind.kind == BlobFileKind::partial || b.file.kind.kind == BlobFileKind::partial_part) ++partial;
+    }
+    ui::text_dim(std::to_string(l.models.size()) + " models \xC2\xB7 " + std::to_string(l.blob_files.size()) +
+                 " files in blobs/ (" + std::to_string(unreferenced) + " unreferenced, " + std::to_string(partial) +
+                 " partial downloads) \xC2\xB7 " + std::to_string(l.diagnostics.size()) + " scan warnings");
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
+    if (!ImGui::BeginTable("store_models", 7, flags)) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
+    ImGui::TableSetupColumn("Model", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("Format", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+    ImGui::TableSetupColumn("Family", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("Parameters", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("Quantization", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+    ImGui::TableSetupColumn("Modified (UTC)", ImGuiTableColumnFlags_WidthStretch, 1.1f);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < l.models.size(); ++i) {
+        const ModelListing& m = l.models[i];
+        ImGui::TableNextRow();
+        ImGui::PushID(static_cast<int>(i));
+        ImGui::TableNextColumn();
+        std::string name = escape_for_display(m.ref.name.display(), 120);
+        if (ImGui::Selectable(name.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) doc.navigation.store_model = i;
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(m.ref.name.full(), 300).c_str());
+        ImGui::TableNextColumn();
+        ui::text(size_text(m.size));
+        ImGui::TableNextColumn();
+        ui::text_colored(palette().accent, m.format.empty() ? "?" : m.format);
+        ImGui::TableNextColumn();
+        ui::text(escape_for_display(m.family, 40));
+        ImGui::TableNextColumn();
+        ui::text(escape_for_display(m.parameter_size, 40));
+        ImGui::TableNextColumn();
+        ui::text(escape_for_display(m.quantization, 40));
+        ImGui::TableNextColumn();
+        ui::text_dim(date_text(m.ref.modified));
+        for (const Diagnostic& d : m.diagnostics) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
+                             "   " + escape_for_display(d.code, 40) + " " + escape_for_display(d.field, 80));
+            ImGui::TableNextColumn();
+            ui::text_dim(escape_for_display(d.message, 200));
+        }
+        ImGui::PopID();
+    }
+    ImGui::EndTable();
+}
+
+void StorePanel::verify(PanelContext& ctx, int layer) {
+    if (!m_detail || !m_detail->view) return;
+    const ManifestView& v = *m_detail->view;
+    const LayerView& lv = layer < 0 ? v.config_layer : v.layers.at(static_cast<size_t>(layer));
+    if (!lv.blob || !lv.layer.blob) return;
+    auto outcome = std::make_shared<std::optional<Status>>();
+    BlobLookup blob = *lv.blob;
+    BlobDigest digest = *lv.layer.blob;
+    JobPtr job = ctx.jobs.start("verify " + short_digest(lv.layer.digest), [blob, digest, outcome](JobContext& jc) {
+        *outcome = verify_layer_blob(blob, digest, &jc);
+    });
+    m_verify[lv.layer.digest] = {job, outcome};
+}
+
+std::optional<Status> StorePanel::verified(const std::string& digest) const {
+    auto it = m_verify.find(digest);
+    if (it == m_verify.end() || !it->second.job->done()) return std::nullopt;
+    return *it->second.outcome;
+}
+
+void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index) {
+    const ManifestLayer& layer = lv.layer;
+    ImGui::TableNextRow();
+    ImGui::PushID(index);
+    ImGui::TableNextColumn();
+    ui::text_colored(palette().accent, layer_kind_name(layer.kind));
+    if (layer.name) {
+        ImGui::SameLine();
+        ui::text_dim(escape_for_display(*layer.name, 80));
+    }
+    ImGui::TableNextColumn();
+    ui::text_dim(escape_for_display(layer.media_type, 120));
+    ImGui::TableNextColumn();
+    ImGui::PushFont(ctx.fonts.mono());
+    ui::text(escape_for_display(short_digest(layer.digest), 40));
+    ImGui::PopFont();
+    ui::copy_menu("copy", {{"digest", layer.digest}});
+    ImGui::TableNextColumn();
+    ui::text(human_bytes(layer.size));
+    ImGui::TableNextColumn();
+    if (!lv.blob) ui::text_colored(palette().error, "invalid digest");
+    else if (!lv.blob->found()) ui::text_colored(palette().error, escape_for_display(lv.blob->error->to_string(), 160));
+    else ui::text_dim(escape_for_display(lv.blob->name, 120));
+    if (lv.blob && lv.blob->found() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(lv.blob->path, 400).c_str());
+    ImGui::TableNextColumn();
+    auto it = m_verify.find(layer.digest);
+    if (it != m_verify.end() && !it->second.job->done()) {
+        ImGui::ProgressBar(static_cast<float>(it->second.job->progress()), ImVec2(90, 0));
+        ImGui::SameLine();
+        if (ImGui::SmallButton("\xE2\x9C\x95")) it->second.job->cancel();
+    } else if (std::optional<Status> s = verified(layer.digest)) {
+        if (*s) ui::text_colored(palette().ok, "\xE2\x9C\x93 sha256 ok");
+        else ui::text_colored(palette().error, "\xE2\x9C\x96 " + escape_for_display(s->error().code, 40));
+        if (!*s && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(s->error().message, 400).c_str());
+        ImGui::SameLine();
+        if (ImGui::SmallButton("again")) verify(ctx, index);
+    } else if (lv.blob && lv.blob->found() && layer.blob) {
+        if (ImGui::SmallButton("verify")) verify(ctx, index);
+    }
+    ImGui::PopID();
+}
+
+void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v) {
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
+    if (!ImGui::BeginTable("layers", 6, flags)) return;
+    ImGui::TableSetupColumn("Layer", ImGuiTableColumnFlags_WidthStretch, 2.4f);
+    ImGui::TableSetupColumn("Media type", ImGuiTableColumnFlags_WidthStretch, 2.1f);
+    ImGui::TableSetupColumn("Digest", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+    ImGui::TableSetupColumn("Blob", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("Verify", ImGuiTableColumnFlags_WidthStretch, 1.1f);
+    ImGui::TableHeadersRow();
+    layer_row(ctx, v.config_layer, -1);
+    for (size_t i = 0; i < v.layers.size(); ++i) layer_row(ctx, v.layers[i], static_cast<int>(i));
+    ImGui::EndTable();
+}
+
+void StorePanel::config_view(const ManifestView& v) {
+    if (v.config_error) ui::text_colored(palette().error, escape_for_display(v.config_error->to_string(), 400));
+    if (!v.config) return;
+    const ModelConfig& c = *v.config;
+    if (!ImGui::BeginTable("config", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) return;
+    ImGui::TableSetupColumn("field", ImGuiTableColumnFlags_WidthFixed, 160);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+    auto row = [](const char* k, const std::string& value) {
+        if (value.empty()) return;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ui::text_dim(k);
+        ImGui::TableNextColumn();
+        ui::text(escape_for_display(value, 300));
+    };
+    auto list = [](const ConfigList& l) {
+        std::string out;
+        for (const std::string& s : l.items) out += (out.empty() ? "" : ", ") + s;
+        return out;
+    };
+    row("model_format", c.format());
+    row("model_family", c.model_family);
+    row("model_families", list(c.model_families));
+    row("model_type", c.model_type);
+    row("file_type", c.file_type);
+    row("architecture", c.architecture);
+    row("capabilities", list(c.capabilities));
+    row("renderer", c.renderer);
+    row("parser", c.parser);
+    row("requires", c.requires_version);
+    row("context_length", c.context_length ? std::to_string(*c.context_length) : "");
+    row("embedding_length", c.embedding_length ? std::to_string(*c.embedding_length) : "");
+    row("remote", c.remote_host.empty() ? "" : c.remote_host + " " + c.remote_model);
+    row("os", c.os);
+    row("rootfs", c.has_rootfs ? c.rootfs_type + " (" + std::to_string(c.rootfs_diff_ids.count) + " diff ids)" : "");
+    ImGui::EndTable();
+}
+
+void StorePanel::text_layers(PanelContext& ctx, const ManifestView& v) {
+    bool any = false;
+    for (size_t i = 0; i < v.layers.size(); ++i) {
+        const LayerView& lv = v.layers[i];
+        if (!layer_is_text(lv.layer.kind)) continue;
+        any = true;
+        ImGui::PushID(static_cast<int>(i));
+        std::string title = std::string(layer_kind_name(lv.layer.kind)) + "  " + human_bytes(lv.layer.size);
+        if (ImGui::TreeNodeEx(title.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
+            if (lv.text_error) ui::text_colored(palette().error, escape_for_display(lv.text_error->to_string(), 300));
+            if (lv.text) {
+                ImGui::PushFont(ctx.fonts.mono());
+                ImGui::PushTextWrapPos(0);
+                ui::text(escape_for_display(lv.text->text, 4000));
+                ImGui::PopTextWrapPos();
+                ImGui::PopFont();
+                if (lv.text->truncated()) ui::text_dim("\xE2\x80\xA6 truncated");
+            }
+            ImGui::TreePop();
+        }
+        ImGui::PopID();
+    }
+    if (!any) ui::text_dim("No text layers (template, system, params, messages, license).");
+}
+
+void StorePanel::model_view(PanelContext& ctx, size_t index) {
+    Document& doc = ctx.doc;
+    const ModelListing& m = listing_of(doc).models[index];
+    ui::text_colored(palette().accent, escape_for_display(m.ref.name.display(), 120));
+    ImGui::SameLine();
+    ui::text_dim(escape_for_display(m.ref.name.host + "/" + m.ref.name.name_space, 120) + "  " + size_text(m.size) + "  " +
+                 (m.format.empty() ? "?" : m.format) + "  " + escape_for_display(m.quantization, 40));
+    ImGui::SameLine(0, 20);
+    if (ImGui::SmallButton("Open model") && ctx.workspace)
+        ctx.workspace->open(doc.store->store.root() + "/" + m.ref.path);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open the model's weights as a document of its own");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("All models")) doc.navigation.store_model.reset();
+    if (m_job) {
+        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(240, 0), "reading manifest\xE2\x80\xA6");
+        return;
+    }
+    if (!m_detail) return;
+    if (!m_detail->error.empty()) {
+        ui::text_colored(palette().error, m_detail->error);
+        return;
+    }
+    const ManifestView& v = *m_detail->view;
+    for (const Diagnostic& d : v.stored.manifest.diagnostics)
+        ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
+                         escape_for_display(d.code + " " + d.field + ": " + d.message, 300));
+    ImGui::BeginChild("store_model_sections", ImVec2(0, 0), false);
+    ImGuiTreeNodeFlags open = ImGuiTreeNodeFlags_DefaultOpen;
+    std::string layers = "Layers (" + std::to_string(v.layers.size()) + " + config)###layers";
+    if (ImGui::CollapsingHeader(layers.c_str(), open)) layers_table(ctx, v);
+    if (ImGui::CollapsingHeader("Config", open)) config_view(v);
+    if (m_detail->model) {
+        const Model& model = *m_detail->model;
+        std::string tensors = "Tensors (" + std::to_string(model.tensors.size()) + " entries)###tensors";
+        if (ImGui::CollapsingHeader(tensors.c_str(), open)) store_tensors_view(model, ctx.fonts);
+        if (!model.groups.empty()) {
+            std::string groups = "Expert groups (" + std::to_string(model.groups.size()) + ")###groups";
+            if (ImGui::CollapsingHeader(groups.c_str(), open)) store_groups_view(model);
+        }
+    } else if (ImGui::CollapsingHeader("Tensors###tensors", open)) {
+        ui::text_colored(palette().error, m_detail->model_error);
+    }
+    if (ImGui::CollapsingHeader("Text layers", open)) text_layers(ctx, v);
+    ImGui::EndChild();
+}
+
+void StorePanel::draw(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    if (m_job && m_job->done()) {
+        m_detail = m_running;
+        m_job.reset();
+        m_running.reset();
+    }
+    const StoreListing& l = listing_of(doc);
+    std::optional<size_t> want = doc.navigation.store_model;
+    if (want && *want >= l.models.size()) want.reset();
+    if (!want) {
+        models_table(doc);
+        return;
+    }
+    if (m_loaded != want) {
+        if (m_job) m_job->cancel();
+        m_detail.reset();
+        auto result = std::make_shared<StoreModelDetail>();
+        std::shared_ptr<const StoreDocument> store = doc.store;
+        ModelName name = l.models[*want].ref.name;
+        m_job = ctx.jobs.start("manifest " + escape_for_display(name.display(), 60), [store, name, result](JobContext& jc) {
+            *result = load_store_model_detail(store->store, name, &jc);
+        });
+        m_running = result;
+        m_loaded = want;
+    }
+    model_view(ctx, *want);
+}
+
+}  // namespace mlens

@@ -1,0 +1,64 @@
+// Store panels (Ollama store documents):
+//  - StoreModelsPanel (left): the models of the store with size and format; selecting one shows
+//    it in the StorePanel.
+//  - StorePanel (center): without a selected model, the model table (name, size, format, family,
+//    parameters, quantization, modified) and the state of blobs/; with one, its manifest: layers
+//    (kind, media type, digest, size, blob path, a verify button that hashes the blob as a job
+//    with progress), the config blob's fields, the text layers, and its tensor entries (quant
+//    metadata, logical vs stored shapes, expert groups as group → expert → projection).
+//    "Open model" opens it as a document of its own (by its manifest path).
+//
+// Contract: the manifest view and the model's tensors load as one job per selected model
+// (store_model_detail.h); nothing blocks the frame. Verification results are kept per digest
+// for the life of the panel.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "panels/panel.h"
+#include "store_model_detail.h"
+
+namespace mlens {
+
+class StoreModelsPanel : public Panel {
+public:
+    void draw(PanelContext& ctx) override;
+    std::string badge(const Document& doc) const override;
+};
+
+class StorePanel : public Panel {
+public:
+    void draw(PanelContext& ctx) override;
+
+    // For tests.
+    const StoreModelDetail* detail() const { return m_detail.get(); }
+    bool loading() const { return m_job != nullptr; }
+    // Starts verifying the blob of layer `layer` (-1: the config) of the shown model.
+    void verify(PanelContext& ctx, int layer);
+    // The outcome of a finished verification of `digest`, if any.
+    std::optional<Status> verified(const std::string& digest) const;
+
+private:
+    struct Verification {
+        JobPtr job;
+        std::shared_ptr<std::optional<Status>> outcome;
+    };
+
+    void models_table(Document& doc);
+    void model_view(PanelContext& ctx, size_t index);
+    void layers_table(PanelContext& ctx, const ManifestView& view);
+    void layer_row(PanelContext& ctx, const LayerView& layer, int index);
+    void config_view(const ManifestView& view);
+    void text_layers(PanelContext& ctx, const ManifestView& view);
+
+    std::optional<size_t> m_loaded;              // model index of m_detail / the running job
+    JobPtr m_job;
+    std::shared_ptr<StoreModelDetail> m_running;
+    std::shared_ptr<StoreModelDetail> m_detail;
+    std::map<std::string, Verification> m_verify;
+};
+
+}  // namespace mlens

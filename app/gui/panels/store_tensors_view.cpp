@@ -1,0 +1,163 @@
+#include "panels/store_tensors_view.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <imgui.h>
+
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr uint64_t kMaxExpertsListed = 256;
+
+// Shape as safetensors writes it (slowest first).
+std::string shape_text_row_major(const std::vector<uint64_t>& ne, size_t skip_outer = 0) {
+    std::string out = "[";
+    size_t n = ne.size() > skip_outer ? ne.size() - skip_outer : 0;
+    for (size_t k = 0; k < n; ++k) out += (k ? ", " : "") + std::to_string(ne[n - 1 - k]);
+    return out + "]";
+}
+
+std::string quant_text(const QuantLayout& q) {
+    return q.type + " g" + std::to_string(q.group_size) + " \xC2\xB7 " + q.mode + " " + std::to_string(q.bits) + "-bit";
+}
+
+std::string companions_text(const Model& m, const QuantLayout& q) {
+    std::string out;
+    auto add = [&](const std::optional<size_t>& i, const char* what) {
+        if (!i || *i >= m.tensors.size()) return;
+        const TensorInfo& t = m.tensors[*i];
+        out += (out.empty() ? "" : " + ") + std::string(what) + " " + t.type.name + " " + shape_text_row_major(t.ne);
+    };
+    add(q.scale, "scale");
+    add(q.bias, "bias");
+    add(q.global_scale, "global scale");
+    return out;
+}
+
+const TensorInfo* find(const Model& m, const std::string& name) {
+    for (const TensorInfo& t : m.tensors)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+// The member of `g` that holds `part` for expert `e`: "<group>.<e>.<part>.weight" when stored
+// per expert, else the stacked member whose name mentions the part.
+const TensorInfo* member_for(const Model& m, const TensorGroup& g, uint64_t e, const std::string& part, bool& stacked) {
+    stacked = false;
+    if (const TensorInfo* t = find(m, g.name + "." + std::to_string(e) + "." + part + ".weight")) return t;
+    for (size_t i : g.members) {
+        const TensorInfo& t = m.tensors[i];
+        if (t.name.find("." + part + ".") != std::string::npos) {
+            stacked = true;
+            return &t;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+void store_tensors_view(const Model& m, const FontSet& fonts) {
+    size_t companions = 0, quantized = 0;
+    for (const TensorInfo& t : m.tensors) {
+        if (t.part_of) ++companions;
+        if (t.quant) ++quantized;
+    }
+    ui::text_dim(std::to_string(m.tensors.size() - companions) + " tensors (" + std::to_string(quantized) + " quantized, " +
+                 std::to_string(companions) + " scale/bias entries folded into them) in " + std::to_string(m.files.size()) +
+                 " files");
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
+                            ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX;
+    size_t rows = m.tensors.size() - companions;
+    float height = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(rows, 16) + 1) +
+                   ImGui::GetStyle().ScrollbarSize + 4;
+    if (!ImGui::BeginTable("store_tensors", 6, flags, ImVec2(0, height))) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
+    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, 2.4f);
+    ImGui::TableSetupColumn("Stored", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("Quantization", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    ImGui::TableSetupColumn("Logical shape", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+    ImGui::TableSetupColumn("Companions", ImGuiTableColumnFlags_WidthStretch, 2.5f);
+    ImGui::TableSetupColumn("Blob", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < m.tensors.size(); ++i) {
+        const TensorInfo& t = m.tensors[i];
+        if (t.part_of) continue;
+        ImGui::TableNextRow();
+        ImGui::PushID(static_cast<int>(i));
+        ImGui::TableNextColumn();
+        ui::text(escape_for_display(t.name, 160));
+        ui::copy_menu("copy", {{"name", t.name}});
+        ImGui::PushFont(fonts.mono());
+        ImGui::TableNextColumn();
+        ui::text(t.type.name + " " + shape_text_row_major(t.ne));
+        ImGui::TableNextColumn();
+        if (t.quant) ui::text_colored(palette().accent, quant_text(*t.quant));
+        else ui::text_dim("-");
+        if (t.quant && ImGui::IsItemHovered() && !t.quant->origin.empty())
+            ImGui::SetTooltip("%s", escape_for_display(t.quant->origin, 200).c_str());
+        ImGui::TableNextColumn();
+        ui::text(t.quant ? shape_text_row_major(t.quant->logical_ne) : shape_text_row_major(t.ne));
+        ImGui::TableNextColumn();
+        if (t.quant) ui::text_dim(companions_text(m, *t.quant));
+        ImGui::PopFont();
+        ImGui::TableNextColumn();
+        std::string blob = t.file < m.files.size() ? std::filesystem::path(m.files[t.file].path).filename().string() : "?";
+        ui::text_dim(escape_for_display(blob.substr(0, std::min<size_t>(blob.size(), 19)), 40) + "\xE2\x80\xA6");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(blob, 200).c_str());
+        ImGui::PopID();
+    }
+    ImGui::EndTable();
+}
+
+void store_groups_view(const Model& m) {
+    if (m.groups.empty()) {
+        ui::text_dim("No expert groups.");
+        return;
+    }
+    for (size_t g_i = 0; g_i < m.groups.size(); ++g_i) {
+        const TensorGroup& g = m.groups[g_i];
+        ImGui::PushID(static_cast<int>(g_i));
+        std::string label = escape_for_display(g.name, 160) + "  \xC2\xB7 " + std::to_string(g.count) + " " + g.kind +
+                            " \xC3\x97 " + std::to_string(g.parts.size()) + " projections";
+        bool open = ImGui::TreeNodeEx(label.c_str(), ImGuiTreeNodeFlags_SpanAvailWidth | (g_i == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0));
+        if (open) {
+            ui::text_dim("layout: " + escape_for_display(g.layout, 200));
+            uint64_t shown = std::min(g.count, kMaxExpertsListed);
+            for (uint64_t e = 0; e < shown; ++e) {
+                ImGui::PushID(static_cast<int>(e));
+                if (ImGui::TreeNodeEx(("expert " + std::to_string(e)).c_str(), ImGuiTreeNodeFlags_SpanAvailWidth |
+                                                                                    (e == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0))) {
+                    for (const std::string& part : g.parts) {
+                        bool stacked = false;
+                        const TensorInfo* t = member_for(m, g, e, part, stacked);
+                        std::string line = escape_for_display(part, 60) + "  ";
+                        if (!t) {
+                            ui::text_colored(palette().warning, line + "missing");
+                            continue;
+                        }
+                        const std::vector<uint64_t>& logical = t->quant ? t->quant->logical_ne : t->ne;
+                        line += shape_text_row_major(logical, stacked ? 1 : 0);
+                        if (t->quant) line += "  " + quant_text(*t->quant);
+                        line += stacked ? "  (slice " + std::to_string(e) + " of " + escape_for_display(t->name, 120) + ")"
+                                        : "  " + escape_for_display(t->name, 120);
+                        ImGui::BulletText("%s", line.c_str());
+                    }
+                    ImGui::TreePop();
+                }
+                ImGui::PopID();
+            }
+            if (g.count > shown) ui::text_dim("\xE2\x80\xA6 " + std::to_string(g.count - shown) + " more experts");
+            ImGui::TreePop();
+        }
+        ImGui::PopID();
+    }
+}
+
+}  // namespace mlens

@@ -1,0 +1,268 @@
+#include "panels/weights_panel.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "capture.h"
+#include "mlens/text/escape.h"
+#include "panels/weights_tables.h"
+#include "tensor_listing.h"
+#include "theme.h"
+#include "widgets/ui.h"
+#include "workspace.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr int kMinBins = 8, kMaxBins = 1024;
+
+// A file name from a tensor name: letters, digits, '.', '-', '_' kept, the rest '_'.
+std::string file_stem(const std::string& name) {
+    std::string out;
+    for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') ? c : '_';
+    return out.empty() ? "tensor" : out;
+}
+
+HistogramSeries series_of(const Histogram& h, std::string label) {
+    HistogramSeries s;
+    s.label = std::move(label);
+    s.lo = h.lo;
+    s.hi = h.hi;
+    s.counts = h.counts;
+    s.total = h.total();
+    return s;
+}
+
+}  // namespace
+
+void WeightsPanel::poll() {
+    if (!m_job || !m_job->done()) return;
+    if (!m_running->cancelled) {
+        // A histogram-only result keeps the statistics it was asked to reuse.
+        if (!m_running->stats && m_result && m_result->stats) m_running->stats = m_result->stats;
+        m_result = m_running;
+    }
+    m_job.reset();
+    m_running.reset();
+}
+
+void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats) {
+    if (m_job) m_job->cancel();
+    WeightsRequest w;
+    w.model = ctx.doc.model;
+    w.tensor = rq.tensor;
+    w.expert = rq.expert;
+    w.want_stats = want_stats;
+    w.bins = rq.bins;
+    w.range = rq.range;
+    m_compare_title.clear();
+    if (ctx.workspace && rq.compare_doc)
+        if (Document* other = ctx.workspace->find(rq.compare_doc); other && other->ready()) {
+            w.other = other->model;
+            m_compare_title = other->title;
+        }
+    auto result = std::make_shared<WeightsResult>();
+    std::string name = "weights " + escape_for_display(ctx.doc.model->tensors[rq.tensor].name, 60);
+    m_job = ctx.jobs.start(name, [w, result](JobContext& job) { analyze_weights(w, *result, &job); });
+    m_running = result;
+    m_applied = rq;
+}
+
+void WeightsPanel::compare_picker(PanelContext& ctx) {
+    std::string current = "nothing";
+    if (ctx.workspace)
+        if (Document* other = ctx.workspace->find(m_want.compare_doc); other && other->ready()) current = other->title;
+    if (current == "nothing") m_want.compare_doc = 0;
+    ImGui::SetNextItemWidth(220);
+    if (!ImGui::BeginCombo("compare with", current.c_str())) return;
+    if (ImGui::Selectable("nothing", m_want.compare_doc == 0)) m_want.compare_doc = 0;
+    if (ctx.workspace)
+        for (const auto& d : ctx.workspace->documents()) {
+            if (d->id == ctx.doc.id || !d->ready()) continue;
+            ImGui::PushID(static_cast<int>(d->id));
+            if (ImGui::Selectable(d->title.c_str(), m_want.compare_doc == d->id)) m_want.compare_doc = d->id;
+            ImGui::PopID();
+        }
+    ImGui::EndCombo();
+}
+
+void WeightsPanel::toolbar(PanelContext& ctx, const TensorInfo& t) {
+    ui::text_colored(palette().accent, escape_for_display(t.name, 120));
+    ImGui::SameLine();
+    if (t.quant)
+        ui::text_dim(t.quant->type + " g" + std::to_string(t.quant->group_size) + "  " + shape_text(t.quant->logical_ne) +
+                     "  (stored " + t.type.name + " " + shape_text(t.ne) + ")");
+    else
+        ui::text_dim(t.type.name + "  " + shape_text(t.ne));
+    if (std::optional<uint64_t> experts = expert_count(*ctx.doc.model, m_want.tensor)) {
+        ImGui::SameLine(0, 20);
+        int value = m_want.expert ? static_cast<int>(*m_want.expert) : -1;
+        ImGui::SetNextItemWidth(180);
+        std::string format = value < 0 ? "all experts" : "expert %d";
+        if (ImGui::SliderInt("##expert", &value, -1, static_cast<int>(*experts) - 1, format.c_str()))
+            m_want.expert = value < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(value));
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("One expert of the %llu stacked ones (leftmost: all)",
+                                                      static_cast<unsigned long long>(*experts));
+    }
+    ImGui::SetNextItemWidth(160);
+    ImGui::SliderInt("bins", &m_bins_input, kMinBins, kMaxBins, "%d", ImGuiSliderFlags_Logarithmic);
+    if (!ImGui::IsItemActive()) m_want.bins = static_cast<uint32_t>(std::clamp(m_bins_input, kMinBins, kMaxBins));
+    ImGui::SameLine();
+    ImGui::Checkbox("log counts", &m_plot.log_scale);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!m_want.range);
+    if (ImGui::Button("Reset zoom")) {
+        m_want.range.reset();
+        m_plot.set_view(std::nullopt);
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine(0, 20);
+    ImGui::BeginDisabled(!m_result || m_result->histogram.counts.empty());
+    if (ImGui::Button("Export\xE2\x80\xA6")) {
+        std::error_code ec;
+        m_export_path = (std::filesystem::current_path(ec) / (file_stem(t.name) + ".hist.csv")).string();
+        m_export_status.clear();
+        m_export_open = true;
+    }
+    ImGui::EndDisabled();
+    compare_picker(ctx);
+    if (m_result && m_result->compared) {
+        ImGui::SameLine();
+        if (ImGui::Checkbox("error histogram", &m_error_view)) {
+            // The two views have their own ranges; each starts unzoomed.
+            m_plot.set_view(std::nullopt);
+            m_want.range.reset();
+        }
+    }
+}
+
+void WeightsPanel::histogram_view(const Document& doc) {
+    const WeightsResult& r = *m_result;
+    std::vector<HistogramSeries> series;
+    if (m_error_view && r.compared) {
+        series.push_back(series_of(r.error_histogram, "difference (this \xE2\x88\x92 " + m_compare_title + ")"));
+    } else {
+        series.push_back(series_of(r.histogram, doc.title));
+        if (r.compared) series.push_back(series_of(r.other_histogram, m_compare_title));
+    }
+    float height = std::max(160.0f, ImGui::GetContentRegionAvail().y * 0.55f);
+    HistogramPlot::Event e = m_plot.draw("##histogram", series, ImVec2(0, height));
+    if (!m_png_pending.empty()) {
+        request_capture({m_png_pending, m_plot.frame_min(), m_plot.frame_max()});
+        m_png_pending.clear();
+    }
+    if (m_error_view) return;   // the error histogram keeps its own range
+    if (e == HistogramPlot::Event::zoomed && m_plot.view())
+        m_want.range = std::make_pair(m_plot.view()->lo, m_plot.view()->hi);
+    if (e == HistogramPlot::Event::reset) m_want.range.reset();
+}
+
+void WeightsPanel::draw(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    const Model& m = *doc.model;
+    poll();
+    if (doc.selection.kind == SelectionKind::tensor && doc.selection.index < m.tensors.size() &&
+        (!m_applied || doc.selection.index != m_want.tensor)) {
+        m_want.tensor = doc.selection.index;
+        m_want.expert.reset();
+        m_want.range.reset();
+        m_plot.set_view(std::nullopt);
+    }
+    if (!m_applied && doc.selection.kind != SelectionKind::tensor) {
+        ui::text_dim("Select a tensor (Tensors table or navigator) to see its values here.");
+        return;
+    }
+    if (m_want.tensor >= m.tensors.size()) return;
+    bool changed = !m_applied || !(*m_applied == m_want);
+    if (changed) {
+        bool same_values = m_applied && m_applied->tensor == m_want.tensor && m_applied->expert == m_want.expert &&
+                           m_applied->compare_doc == m_want.compare_doc && m_result && m_result->stats;
+        start(ctx, m_want, !same_values);
+    }
+
+    toolbar(ctx, m.tensors[m_want.tensor]);
+    if (m_job) {
+        double p = (m_running->stage.load() + m_job->progress()) / kWeightsStages;
+        ImGui::ProgressBar(static_cast<float>(std::min(1.0, p)), ImVec2(240, 0), "decoding\xE2\x80\xA6");
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Cancel")) m_job->cancel();
+    }
+    if (!capture_message().empty()) {
+        ImGui::SameLine();
+        ui::text_dim(escape_for_display(capture_message(), 200));
+    }
+    if (!m_result) return;
+    const WeightsResult& r = *m_result;
+    if (!r.error.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ui::text_colored(palette().error, r.error);
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    ImGui::BeginChild("weights_stats", ImVec2(std::min(320.0f, ImGui::GetContentRegionAvail().x * 0.3f), 0), false);
+    if (r.stats) weights_stats_table(*r.stats);
+    if (r.compared || !r.compare_error.empty()) {
+        ImGui::Spacing();
+        weights_compare_table(r, m_compare_title);
+    }
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("weights_plot", ImVec2(0, 0), false);
+    histogram_view(doc);
+    if (r.histogram.below || r.histogram.above)
+        ui::text_dim(ui::with_separators(r.histogram.below) + " below and " + ui::with_separators(r.histogram.above) +
+                     " above the range shown");
+    weights_values_table(r, r.row_length ? r.elements / r.row_length : 0, ctx.fonts);
+    ImGui::EndChild();
+}
+
+void WeightsPanel::export_csv(const std::string& path) {
+    const WeightsResult& r = *m_result;
+    std::vector<NamedHistogram> series = {{"values", &r.histogram}};
+    if (r.compared) {
+        series.push_back({"other", &r.other_histogram});
+        series.push_back({"difference", &r.error_histogram});
+    }
+    std::string csv = histogram_csv(series);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(csv.data(), static_cast<std::streamsize>(csv.size()));
+    m_export_status = out ? "wrote " + escape_for_display(path, 200) : "could not write " + escape_for_display(path, 200);
+}
+
+std::string WeightsPanel::png_path() const {
+    std::string p = m_export_path;
+    if (p.ends_with(".csv")) p.resize(p.size() - 4);
+    return p + ".png";
+}
+
+void WeightsPanel::draw_windows(PanelContext&) {
+    if (!m_export_open) return;
+    ImGui::SetNextWindowSize(ImVec2(560, 0), ImGuiCond_Appearing);
+    if (!ImGui::Begin("Export histogram###weights_export", &m_export_open, ImGuiWindowFlags_NoCollapse)) {
+        ImGui::End();
+        return;
+    }
+    ui::text_dim("CSV: series, bin, lo, hi, count (values; with a comparison also the other tensor and the difference).");
+    ui::text_dim("PNG: the plot as shown, written next to it with the extension .png.");
+    ImGui::SetNextItemWidth(-1);
+    ImGui::InputText("##path", &m_export_path);
+    if (ImGui::Button("Save CSV") && m_result) export_csv(m_export_path);
+    ImGui::SameLine();
+    if (ImGui::Button("Save PNG of the plot")) {
+        m_png_pending = png_path();
+        m_export_open = false;
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(png_path(), 300).c_str());
+    ImGui::SameLine();
+    if (ImGui::Button("Close")) m_export_open = false;
+    if (!m_export_status.empty()) ui::text(m_export_status);
+    ImGui::End();
+}
+
+}  // namespace mlens

@@ -1,0 +1,73 @@
+// WeightsPanel (center): the values of the selected tensor — statistics, a histogram (log scale,
+// bin count, drag-to-zoom that re-bins the zoomed range), and the first values laid out by rows;
+// one expert of a stacked expert tensor; a comparison with the same-named tensor of another open
+// document (metrics, overlaid histograms, the error histogram); histogram export as CSV.
+//
+// Contract: all decoding runs as one job on the JobRunner (weights_analysis.h) with progress and
+// cancel; a new request cancels the running one. PNG export captures the plot as drawn
+// (capture.h) on the frame after the export window closed, so nothing covers it. The panel follows the document's tensor
+// selection and keeps showing the last tensor when something else is selected.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "panels/panel.h"
+#include "weights_analysis.h"
+#include "widgets/histogram_plot.h"
+
+namespace mlens {
+
+class WeightsPanel : public Panel {
+public:
+    void draw(PanelContext& ctx) override;
+    void draw_windows(PanelContext& ctx) override;
+
+    // Settings the toolbar also changes (tests, other panels).
+    void compare_with(uint64_t document_id) { m_want.compare_doc = document_id; }
+    void set_bins(int bins) { m_bins_input = bins; }
+    void show_error_histogram(bool on) { m_error_view = on; }
+
+    // For tests: the result shown, and whether a job is running.
+    const WeightsResult* result() const { return m_result.get(); }
+    bool running() const { return m_job != nullptr; }
+    HistogramPlot& plot() { return m_plot; }
+
+private:
+    struct Request {
+        size_t tensor = 0;
+        std::optional<uint64_t> expert;
+        uint64_t compare_doc = 0;
+        uint32_t bins = 128;
+        std::optional<std::pair<double, double>> range;
+        bool operator==(const Request&) const = default;
+    };
+
+    void poll();
+    void start(PanelContext& ctx, const Request& rq, bool want_stats);
+    void toolbar(PanelContext& ctx, const TensorInfo& t);
+    void compare_picker(PanelContext& ctx);
+    void histogram_view(const Document& doc);
+    void export_csv(const std::string& path);
+    // The PNG path next to the CSV path (".hist.csv" → ".hist.png").
+    std::string png_path() const;
+
+    Request m_want;
+    std::optional<Request> m_applied;      // request of the shown (or running) result
+    JobPtr m_job;
+    std::shared_ptr<WeightsResult> m_running;
+    std::shared_ptr<WeightsResult> m_result;
+    HistogramPlot m_plot;
+    bool m_error_view = false;
+    int m_bins_input = 128;
+    bool m_export_open = false;
+    std::string m_export_path;
+    std::string m_export_status;
+    std::string m_png_pending;             // PNG path to capture after the next plot is drawn
+    std::string m_compare_title;
+};
+
+}  // namespace mlens

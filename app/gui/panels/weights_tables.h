@@ -1,0 +1,17 @@
+// The tables of the Weights panel: statistics, comparison metrics and the first values.
+#pragma once
+
+#include "fonts.h"
+#include "weights_analysis.h"
+
+namespace mlens {
+
+void weights_stats_table(const TensorStats& s);
+void weights_compare_table(const WeightsResult& r, const std::string& other_title);
+// `shape` is the viewed tensor's ne (GGUF order); `rows_total` its row count.
+void weights_values_table(const WeightsResult& r, uint64_t rows_total, const FontSet& fonts);
+
+// "%.6g" of a double, "-" for NaN.
+std::string number_text(double v);
+
+}  // namespace mlens

@@ -1,0 +1,44 @@
+#include "store_model_detail.h"
+
+#include "mlens/ollama/blob_hash.h"
+#include "mlens/ollama/store_model.h"
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+StoreModelDetail load_store_model_detail(const Store& store, const ModelName& name, JobContext* job) {
+    StoreModelDetail d;
+    Result<ManifestView> view = view_manifest(store, name);
+    if (!view) {
+        d.error = escape_for_display(view.error().to_string(), 400);
+        return d;
+    }
+    d.view = std::move(view).value();
+    job_report(job, 0.2);
+    Result<Model> model = open_store_model(store, name, job);
+    if (model) d.model = std::make_shared<const Model>(std::move(model).value());
+    else d.model_error = escape_for_display(model.error().to_string(), 400);
+    return d;
+}
+
+Status verify_layer_blob(const BlobLookup& blob, const BlobDigest& expected, JobContext* job) {
+    if (!blob.found()) return *blob.error;
+    uint64_t size = blob.size;
+    auto progress = [job, size](uint64_t bytes) {
+        if (size) job_report(job, static_cast<double>(bytes) / static_cast<double>(size));
+    };
+    Result<FileHash> hash = sha256_file(blob.path, job, progress);
+    if (!hash) return hash.error();
+    if (hash->hex != expected.hex)
+        return Error{"E_DIGEST_MISMATCH", "", std::nullopt,
+                     blob.name + ": expected sha256:" + expected.hex + ", content is sha256:" + hash->hex};
+    return ok_status();
+}
+
+std::string short_digest(const std::string& digest, size_t hex_digits) {
+    size_t colon = digest.find_first_of(":-");
+    if (colon == std::string::npos || digest.size() <= colon + 1 + hex_digits) return digest;
+    return digest.substr(0, colon + 1 + hex_digits) + "\xE2\x80\xA6";
+}
+
+}  // namespace mlens

@@ -1,0 +1,34 @@
+// StoreModelDetail: what the store panel shows of one model, loaded on a worker: the manifest
+// view (layers, blobs, config, text layers; manifest_view.h) and the model's tensor entries as
+// open_store_model reads them (quantized tensor views and expert groups for safetensors models).
+//
+// Contract: load_store_model_detail never hashes a blob; a model that cannot be opened keeps its
+// manifest view with the reason in `model_error` (escaped). verify_layer_blob hashes one blob
+// with progress (bytes hashed / blob size) and compares it with the layer's digest.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "mlens/job.h"
+#include "mlens/model/model.h"
+#include "mlens/ollama/manifest_view.h"
+
+namespace mlens {
+
+struct StoreModelDetail {
+    std::optional<ManifestView> view;
+    std::string error;                       // the manifest could not be read
+    std::shared_ptr<const Model> model;
+    std::string model_error;
+};
+
+StoreModelDetail load_store_model_detail(const Store& store, const ModelName& name, JobContext* job);
+
+Status verify_layer_blob(const BlobLookup& blob, const BlobDigest& expected, JobContext* job);
+
+// "sha256:aeda…" with the first `hex_digits` digits.
+std::string short_digest(const std::string& digest, size_t hex_digits = 12);
+
+}  // namespace mlens

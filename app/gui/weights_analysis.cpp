@@ -1,0 +1,139 @@
+#include "weights_analysis.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "mlens/quant/tensor_view.h"
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+namespace {
+
+std::string message_of(const Error& e) { return escape_for_display(e.to_string(), 400); }
+
+Result<TensorView> open_view(const Model& model, size_t tensor, std::optional<uint64_t> expert) {
+    Result<TensorView> view = TensorView::open(model, tensor);
+    if (!view || !expert) return view;
+    return view->slice(*expert);
+}
+
+void compare(const WeightsRequest& rq, const TensorView& view, WeightsResult& out, JobContext* job) {
+    const std::string& name = rq.model->tensors[rq.tensor].name;
+    const Model& other = *rq.other;
+    size_t index = other.tensors.size();
+    for (size_t i = 0; i < other.tensors.size(); ++i)
+        if (other.tensors[i].name == name) index = i;
+    if (index == other.tensors.size()) {
+        out.compare_error = "the other model has no tensor named " + escape_for_display(name, 120);
+        return;
+    }
+    Result<TensorView> theirs = open_view(other, index, rq.expert);
+    if (!theirs) {
+        out.compare_error = message_of(theirs.error());
+        return;
+    }
+    if (theirs->size() != view.size()) {
+        out.compare_error = "element counts differ: " + std::to_string(view.size()) + " here, " +
+                            std::to_string(theirs->size()) + " there";
+        return;
+    }
+    Result<TensorComparison> metrics = compare_sources(view, *theirs, out.row_length, 5, job);
+    if (!metrics) {
+        out.compare_error = message_of(metrics.error());
+        return;
+    }
+    out.comparison = std::move(metrics).value();
+    auto bins = static_cast<uint32_t>(out.histogram.counts.size());
+    Result<Histogram> overlay = compute_histogram(*theirs, bins, std::make_pair(out.histogram.lo, out.histogram.hi), job);
+    if (!overlay) {
+        out.compare_error = message_of(overlay.error());
+        return;
+    }
+    DifferenceSource difference(view, *theirs);
+    Result<Histogram> errors = compute_histogram(difference, bins, std::nullopt, job);
+    if (!errors) {
+        out.compare_error = message_of(errors.error());
+        return;
+    }
+    out.other_histogram = std::move(overlay).value();
+    out.error_histogram = std::move(errors).value();
+    out.compared = true;
+}
+
+}  // namespace
+
+std::optional<uint64_t> expert_count(const Model& model, size_t tensor) {
+    if (tensor >= model.tensors.size()) return std::nullopt;
+    const TensorInfo& t = model.tensors[tensor];
+    for (const TensorGroup& g : model.groups)
+        if (g.kind == "experts" && std::find(g.members.begin(), g.members.end(), tensor) != g.members.end() &&
+            t.ne.size() >= 3)
+            return t.ne.back();
+    if (t.ne.size() >= 3 && t.ne.back() > 1) return t.ne.back();
+    return std::nullopt;
+}
+
+void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* job) {
+    auto stop = [&](const Error& e) {
+        out.cancelled = e.code == "E_CANCELLED";
+        out.error = message_of(e);
+    };
+    Result<TensorView> view = open_view(*rq.model, rq.tensor, rq.expert);
+    if (!view) return stop(view.error());
+    out.elements = view->size();
+    out.row_length = std::max<uint64_t>(1, view->row_length());
+    if (rq.want_stats) {
+        Result<TensorStats> stats = compute_stats(*view, job);
+        if (!stats) return stop(stats.error());
+        out.stats = *stats;
+    }
+    out.stage = 1;
+    job_report(job, 0);
+    Result<Histogram> hist = compute_histogram(*view, std::max<uint32_t>(1, rq.bins), rq.range, job);
+    if (!hist) return stop(hist.error());
+    out.histogram = std::move(hist).value();
+    out.stage = 2;
+
+    uint64_t rows = std::min(rq.rows, (view->size() + out.row_length - 1) / out.row_length);
+    uint64_t count = std::min(view->size(), rows * out.row_length);
+    std::vector<float> values(count);
+    if (count) {
+        Status read = view->read(0, count, values.data());
+        if (!read) return stop(read.error());
+    }
+    for (uint64_t r = 0; r < rows; ++r) {
+        uint64_t begin = r * out.row_length;
+        uint64_t end = std::min(count, begin + std::min(rq.columns, out.row_length));
+        out.first_values.emplace_back(values.begin() + static_cast<std::ptrdiff_t>(begin),
+                                      values.begin() + static_cast<std::ptrdiff_t>(end));
+    }
+    out.stage = 3;
+    job_report(job, 0);
+    if (rq.other) {
+        compare(rq, *view, out, job);
+        if (job_cancelled(job)) out.cancelled = true;
+    }
+    out.stage = 4;
+}
+
+std::string histogram_csv(const std::vector<NamedHistogram>& series) {
+    std::string out = "series,bin,lo,hi,count\n";
+    char buf[128];
+    for (const NamedHistogram& s : series) {
+        const Histogram& h = *s.histogram;
+        double w = h.bin_width();
+        std::string name = s.name;
+        std::replace(name.begin(), name.end(), ',', ';');
+        std::replace(name.begin(), name.end(), '\n', ' ');
+        for (size_t b = 0; b < h.counts.size(); ++b) {
+            double lo = h.lo + w * static_cast<double>(b);
+            double hi = b + 1 == h.counts.size() ? h.hi : h.lo + w * static_cast<double>(b + 1);
+            std::snprintf(buf, sizeof buf, ",%zu,%.9g,%.9g,%llu\n", b, lo, hi, static_cast<unsigned long long>(h.counts[b]));
+            out += name + buf;
+        }
+    }
+    return out;
+}
+
+}  // namespace mlens

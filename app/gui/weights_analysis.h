@@ -1,0 +1,76 @@
+// WeightsAnalysis: what the Weights panel shows of one tensor, computed on a worker thread:
+// statistics, a histogram, the first values, and optionally a comparison with the same-named
+// tensor of another model (metrics, that tensor's histogram over the same range, and the
+// histogram of the element-wise difference).
+//
+// Contract:
+//  - analyze_weights runs the steps in order (open the TensorView and slice the expert; stats
+//    when asked; histogram over `range` or [min, max]; first values; compare) and stops at the
+//    first failure with an escaped message in `error` (or `compare_error` for the comparison,
+//    whose failure leaves the rest valid). `stage` counts finished steps for the progress bar
+//    (progress = (stage + job progress) / kWeightsStages); cancellation ends it with
+//    `cancelled` set.
+//  - The request holds the Models by shared_ptr, so the documents may close meanwhile.
+//  - first values: the first `rows` rows (ne[0] values each) of the view, at most `columns` of each.
+//  - The comparison needs equal element counts (after slicing); the other tensor's histogram
+//    uses this one's range and bin count so the two overlay bin for bin.
+//  - histogram_csv writes "series,bin,lo,hi,count" rows, bin bounds with 9 significant digits.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mlens/analysis/tensor_compare.h"
+#include "mlens/job.h"
+#include "mlens/model/model.h"
+#include "mlens/quant/stats.h"
+
+namespace mlens {
+
+constexpr int kWeightsStages = 4;
+
+struct WeightsRequest {
+    std::shared_ptr<const Model> model;
+    size_t tensor = 0;
+    std::optional<uint64_t> expert;              // slice of the slowest dimension
+    bool want_stats = true;
+    uint32_t bins = 128;
+    std::optional<std::pair<double, double>> range;
+    uint64_t rows = 16, columns = 12;
+    std::shared_ptr<const Model> other;          // compare target, or null
+};
+
+struct WeightsResult {
+    std::atomic<int> stage{0};
+    bool cancelled = false;
+    std::string error;
+    std::optional<TensorStats> stats;
+    Histogram histogram;
+    uint64_t row_length = 0;
+    uint64_t elements = 0;
+    std::vector<std::vector<float>> first_values;   // rows × up to `columns`
+    bool compared = false;
+    std::string compare_error;
+    TensorComparison comparison;
+    Histogram other_histogram;
+    Histogram error_histogram;
+};
+
+// Whether the tensor is a stack of experts (3-D or more, or a member of an expert group), and
+// how many.
+std::optional<uint64_t> expert_count(const Model& model, size_t tensor);
+
+void analyze_weights(const WeightsRequest& request, WeightsResult& result, JobContext* job);
+
+struct NamedHistogram {
+    std::string name;
+    const Histogram* histogram;
+};
+std::string histogram_csv(const std::vector<NamedHistogram>& series);
+
+}  // namespace mlens

@@ -1,0 +1,67 @@
+// Model diff: what differs between two models (GGUF, safetensors, Ollama blobs) in metadata and
+// tensors, with tensors aligned by name through an optional name map, and optionally the
+// numeric error of every paired tensor (model_error.h).
+//
+// Contract:
+//  - Metadata is compared by key: added (only in B), removed (only in A), changed (type or value
+//    differs). Values compare exactly: scalars by type and bits, strings by bytes, arrays by
+//    element type, count and every element. Shown values are format_value texts.
+//  - Tensors are paired by pair_tensors with the given map and side. A pair is listed when it is
+//    renamed (paired through the map), retyped (storage type names differ, or the decoded type
+//    for MLX tensors), reshaped (logical shapes differ; a slice's shape is the slice's), or,
+//    with numeric comparison, its values differ (any error, or a tensor that could not be
+//    compared). Unpaired tensors are added / removed. Identical models give an empty diff.
+//  - options.name_map empty and options.auto_hf_map set: when exactly one model has Hugging
+//    Face tensor names (has_hf_names) and the other is GGUF, the HF→GGUF map for the
+//    architecture found by detect_hf_architecture (GGUF side first) is used on the HF side.
+//    Callers with another map (e.g. Ollama→upstream through a compat plan) pass it with its side.
+//  - Numeric comparison runs as one job (progress, cancel → E_CANCELLED); without it the call is
+//    fast and reads no tensor data.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mlens/analysis/model_error.h"
+#include "mlens/job.h"
+#include "mlens/model/model.h"
+
+namespace mlens {
+
+enum class MetadataChangeKind { added, removed, changed };
+
+struct MetadataChange {
+    MetadataChangeKind kind = MetadataChangeKind::changed;
+    std::string key;
+    std::string type_a, type_b;       // empty on the missing side
+    std::string value_a, value_b;
+};
+
+struct TensorChange {
+    std::string name_a, name_b;       // empty on the missing side
+    std::string type_a, type_b;
+    std::vector<uint64_t> shape_a, shape_b;
+    bool added = false, removed = false, renamed = false, retyped = false, reshaped = false, values_differ = false;
+    std::optional<TensorComparison> error;
+    std::string failed;               // why numeric comparison did not run
+};
+
+struct DiffOptions {
+    bool numeric = false;
+    NameMap name_map;                 // applies to the model on `map_side`
+    MapSide map_side = MapSide::a;
+    bool auto_hf_map = true;
+    unsigned threads = 0;
+};
+
+struct ModelDiff {
+    std::vector<MetadataChange> metadata;
+    std::vector<TensorChange> tensors;
+    std::vector<LayerError> layers;   // numeric only
+    std::string name_map;             // which map aligned the tensors, for display ("", "hf→gguf llama")
+    bool empty() const { return metadata.empty() && tensors.empty(); }
+};
+
+Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions& options = {}, JobContext* job = nullptr);
+
+}  // namespace mlens

@@ -1,0 +1,37 @@
+// What-if requantization: quantize a float reference (an F32/F16/BF16 tensor or any dequantized
+// one) with ggml to chosen types and measure the error of each against the reference.
+//
+// Contract:
+//  - For each requested ggml type, in the order given: rows of `row_length` values are quantized
+//    with ggml_quantize_chunk (no importance matrix) and decoded with the type's to_float, in
+//    chunks, then compared with the reference through compare_sources (tensor_compare.h).
+//  - A type for which ggml_quantize_requires_imatrix is true is not run: its row says
+//    needs_imatrix. A type ggml cannot quantize, or whose block does not divide the row length,
+//    gets `skipped` with the reason. Neither fails the call.
+//  - bits_per_weight = 8 * bytes per block / values per block.
+//  - The reference size must be a multiple of row_length (E_SHAPE otherwise). Cancellable
+//    (E_CANCELLED); each type has an equal share of the progress.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mlens/analysis/tensor_compare.h"
+
+namespace mlens {
+
+struct RequantRow {
+    uint32_t ggml_type = 0;
+    std::string type_name;
+    double bits_per_weight = 0;
+    bool needs_imatrix = false;
+    std::string skipped;              // reason, when not run
+    TensorComparison error;           // valid when !needs_imatrix && skipped.empty()
+};
+
+Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_t row_length,
+                                           const std::vector<uint32_t>& ggml_types, JobContext* job = nullptr,
+                                           unsigned threads = 0);
+
+}  // namespace mlens

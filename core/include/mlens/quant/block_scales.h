@@ -1,0 +1,56 @@
+// Per-block scale distribution of a quantized tensor: the scales (and minimums / biases) its
+// blocks store, decoded to float, one value per block or sub-block in tensor order.
+//
+// Contract (series by storage type; "d" is the fp16 block or super-block scale):
+//  - Q4_0, Q5_0, Q8_0, IQ4_NL: d per 32-value block. Q4_1, Q5_1: d and m per block.
+//  - Q8_K: d (float32) per 256-value super-block.
+//  - Q2_K: d, dmin per super-block; sub_scale = d * (sc & 15), sub_min = dmin * (sc >> 4) per
+//    16-value sub-block.
+//  - Q3_K: d; sub_scale = d * (s - 32) per 16-value sub-block, s the 6-bit scale.
+//  - Q4_K, Q5_K: d, dmin; sub_scale = d * sc, sub_min = dmin * m per 32-value sub-block (6-bit
+//    sc and m as ggml's get_scale_min_k4 unpacks them).
+//  - Q6_K: d; sub_scale = d * sc per 16-value sub-block (signed 8-bit sc).
+//  - IQ4_XS: d; sub_scale = d * (ls - 32) per 32-value sub-block.
+//  - ggml MXFP4: scale = 2^(e - 127) per 32-value block.
+//  - MLX tensors: scale per group (E4M3 / E8M0 decoded for fp modes; a global scale is not
+//    applied) and, for affine, bias per group.
+//  - Any other type (F16, BF16, IQ1–IQ3, TQ*, NVFP4, safetensors element types) is
+//    E_UNSUPPORTED_TYPE: it stores no block scales this function decodes.
+//  - Reads in chunks; honours JobContext cancel (E_CANCELLED) and reports progress.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mlens/job.h"
+#include "mlens/quant/tensor_view.h"
+
+namespace mlens {
+
+struct ScaleSeries {
+    std::string name;              // "d", "dmin", "sub_scale", "sub_min", "m", "scale", "bias"
+    uint64_t values_per_entry = 0; // tensor values each entry covers
+    std::vector<float> values;
+};
+
+struct BlockScales {
+    std::string type;              // as TensorView::type_name()
+    std::vector<ScaleSeries> series;
+    const ScaleSeries* find(const std::string& name) const;
+};
+
+Result<BlockScales> block_scales(const TensorView& view, JobContext* job = nullptr);
+
+// A FloatSource over a vector (e.g. one series), for compute_stats and compute_histogram.
+class VectorSource final : public FloatSource {
+public:
+    explicit VectorSource(const std::vector<float>& values) : m_values(values) {}
+    uint64_t size() const override { return m_values.size(); }
+    uint64_t granularity() const override { return 1; }
+    Status read(uint64_t first, uint64_t count, float* out) const override;
+
+private:
+    const std::vector<float>& m_values;
+};
+
+}  // namespace mlens

@@ -1,0 +1,134 @@
+#include "mlens/analysis/model_diff.h"
+
+#include <map>
+
+#include "mlens/model/value_format.h"
+
+namespace mlens {
+
+namespace {
+
+bool values_equal(const Value& x, const Value& y) {
+    if (x.type != y.type) return false;
+    if (x.is_string()) return x.string_length() == y.string_length() && x.string_value() == y.string_value();
+    if (!x.is_array()) return x.scalar.bits == y.scalar.bits;
+    if (!x.array || !y.array) return x.array == y.array;
+    const ArrayIndex &p = *x.array, &q = *y.array;
+    if (p.element_type != q.element_type || p.count != q.count) return false;
+    for (uint64_t i = 0; i < p.count; ++i) {
+        if (p.element_type == ValueType::string) {
+            if (p.string_length_at(i) != q.string_length_at(i) || p.string_at(i) != q.string_at(i)) return false;
+        } else if (p.element_type != ValueType::array && p.scalar_at(i).bits != q.scalar_at(i).bits) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void diff_metadata(const Model& a, const Model& b, ModelDiff& d) {
+    std::map<std::string, const MetadataEntry*> in_b;
+    for (const MetadataEntry& e : b.metadata) in_b.emplace(e.key, &e);
+    std::map<std::string, bool> seen;
+    for (const MetadataEntry& e : a.metadata) {
+        if (!seen.emplace(e.key, true).second) continue;
+        auto it = in_b.find(e.key);
+        MetadataChange c;
+        c.key = e.key;
+        c.type_a = format_type(e.value);
+        c.value_a = format_value(e.value);
+        if (it == in_b.end()) {
+            c.kind = MetadataChangeKind::removed;
+        } else if (values_equal(e.value, it->second->value)) {
+            continue;
+        } else {
+            c.kind = MetadataChangeKind::changed;
+            c.type_b = format_type(it->second->value);
+            c.value_b = format_value(it->second->value);
+        }
+        d.metadata.push_back(std::move(c));
+    }
+    for (const MetadataEntry& e : b.metadata)
+        if (!seen.count(e.key) && seen.emplace(e.key, true).second)
+            d.metadata.push_back({MetadataChangeKind::added, e.key, "", format_type(e.value), "", format_value(e.value)});
+}
+
+// Type and logical shape of a side as its view reports them (falling back to the stored ones).
+void describe_side(const Model& m, const PairSide& side, std::string& type, std::vector<uint64_t>& shape) {
+    auto s = PairSource::open(m, side);
+    if (s) {
+        type = s.value()->view().type_name();
+        shape = s.value()->view().shape();
+    } else {
+        type = m.tensors[side.tensor].type.name;
+        shape = m.tensors[side.tensor].ne;
+    }
+}
+
+}  // namespace
+
+Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions& options, JobContext* job) {
+    ModelDiff d;
+    diff_metadata(a, b, d);
+    NameMap map = options.name_map;
+    MapSide side = options.map_side;
+    if (!map && options.auto_hf_map) {
+        const bool hf_a = a.format != Format::gguf && has_hf_names(a), hf_b = b.format != Format::gguf && has_hf_names(b);
+        const Model* gguf = hf_a && !hf_b && b.format == Format::gguf ? &b : hf_b && !hf_a && a.format == Format::gguf ? &a : nullptr;
+        if (gguf) {
+            const Model& hf = gguf == &b ? a : b;
+            auto arch = detect_hf_architecture(*gguf);
+            if (!arch) arch = detect_hf_architecture(hf);
+            if (arch) {
+                map = hf_to_gguf_name_map(*arch);
+                side = gguf == &b ? MapSide::a : MapSide::b;
+                d.name_map = "hf→gguf " + arch->arch;
+            }
+        }
+    }
+    const Pairing pairing = pair_tensors(a, b, map, side);
+    std::optional<ModelError> numeric;
+    if (options.numeric) {
+        auto r = compare_models(a, b, pairing, job, options.threads);
+        if (!r) return r.error();
+        numeric = std::move(*r);
+        d.layers = numeric->layers;
+    }
+    for (size_t i = 0; i < pairing.pairs.size(); ++i) {
+        const TensorPair& p = pairing.pairs[i];
+        TensorChange c;
+        c.renamed = p.renamed;
+        describe_side(a, p.a, c.type_a, c.shape_a);
+        describe_side(b, p.b, c.type_b, c.shape_b);
+        c.retyped = c.type_a != c.type_b;
+        c.reshaped = c.shape_a != c.shape_b;
+        if (numeric) {
+            const TensorError& e = numeric->tensors[i];
+            c.name_a = e.name_a;
+            c.name_b = e.name_b;
+            c.error = e.error;
+            c.failed = e.failed;
+            c.values_differ = !e.failed.empty() || (e.error && e.error->max_abs > 0);
+        } else {
+            c.name_a = slice_label(a.tensors[p.a.tensor].name, p.a.slice);
+            c.name_b = slice_label(b.tensors[p.b.tensor].name, p.b.slice);
+        }
+        if (c.renamed || c.retyped || c.reshaped || c.values_differ) d.tensors.push_back(std::move(c));
+    }
+    for (size_t i : pairing.only_a) {
+        TensorChange c;
+        c.removed = true;
+        c.name_a = a.tensors[i].name;
+        describe_side(a, PairSide{i}, c.type_a, c.shape_a);
+        d.tensors.push_back(std::move(c));
+    }
+    for (size_t j : pairing.only_b) {
+        TensorChange c;
+        c.added = true;
+        c.name_b = b.tensors[j].name;
+        describe_side(b, PairSide{j}, c.type_b, c.shape_b);
+        d.tensors.push_back(std::move(c));
+    }
+    return d;
+}
+
+}  // namespace mlens

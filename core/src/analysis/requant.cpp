@@ -1,0 +1,92 @@
+#include "mlens/analysis/requant.h"
+
+#include <ggml.h>
+
+#include <numeric>
+
+#include "mlens/formats/ggml_types.h"
+
+namespace mlens {
+
+namespace {
+
+// The reference passed through one ggml type: quantize whole rows, decode them again.
+class RequantizedSource final : public FloatSource {
+public:
+    RequantizedSource(const FloatSource& ref, uint64_t row, ggml_type type) : m_ref(ref), m_row(row), m_type(type) {}
+    uint64_t size() const override { return m_ref.size(); }
+    uint64_t granularity() const override { return std::lcm(m_ref.granularity(), m_row); }
+    Status read(uint64_t first, uint64_t count, float* out) const override {
+        if (first % m_row != 0 || count % m_row != 0) return Error{"E_RANGE", "", std::nullopt, "requantization reads whole rows"};
+        if (Status s = m_ref.read(first, count, out); !s) return s;
+        const auto rows = static_cast<int64_t>(count / m_row);
+        std::vector<uint8_t> q(ggml_row_size(m_type, static_cast<int64_t>(m_row)) * static_cast<size_t>(rows));
+        ggml_quantize_chunk(m_type, out, q.data(), 0, rows, static_cast<int64_t>(m_row), nullptr);
+        ggml_get_type_traits(m_type)->to_float(q.data(), out, static_cast<int64_t>(count));
+        return ok_status();
+    }
+
+private:
+    const FloatSource& m_ref;
+    uint64_t m_row;
+    ggml_type m_type;
+};
+
+// The types ggml_quantize_chunk handles in the pinned ggml (any other aborts inside ggml).
+bool ggml_can_quantize(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_Q1_0: case GGML_TYPE_Q2_0: case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_0: case GGML_TYPE_MXFP4: case GGML_TYPE_NVFP4: case GGML_TYPE_Q2_K:
+        case GGML_TYPE_Q3_K: case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K: case GGML_TYPE_TQ1_0:
+        case GGML_TYPE_TQ2_0: case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ3_XXS: case GGML_TYPE_IQ3_S:
+        case GGML_TYPE_IQ2_S: case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M: case GGML_TYPE_IQ4_NL: case GGML_TYPE_IQ4_XS:
+        case GGML_TYPE_F16: case GGML_TYPE_BF16:
+            return true;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_t row_length, const std::vector<uint32_t>& types,
+                                           JobContext* job, unsigned threads) {
+    if (row_length == 0 || reference.size() % row_length != 0)
+        return Error{"E_SHAPE", "", std::nullopt, std::to_string(reference.size()) + " values are not whole rows of " + std::to_string(row_length)};
+    std::vector<RequantRow> rows;
+    for (size_t i = 0; i < types.size(); ++i) {
+        RequantRow r;
+        r.ggml_type = types[i];
+        if (types[i] >= GGML_TYPE_COUNT) {
+            r.type_name = "unknown(" + std::to_string(types[i]) + ")";
+            r.skipped = "not a ggml type";
+            rows.push_back(std::move(r));
+            continue;
+        }
+        auto type = static_cast<ggml_type>(types[i]);
+        const ggml_type_traits* traits = ggml_get_type_traits(type);
+        r.type_name = describe_ggml_type(types[i]).name;
+        if (traits->blck_size > 0) r.bits_per_weight = 8.0 * static_cast<double>(traits->type_size) / static_cast<double>(traits->blck_size);
+        if (ggml_quantize_requires_imatrix(type)) r.needs_imatrix = true;
+        else if (!ggml_can_quantize(type) || !traits->to_float)
+            r.skipped = "ggml cannot quantize to this type";
+        else if (row_length % static_cast<uint64_t>(traits->blck_size) != 0)
+            r.skipped = "rows of " + std::to_string(row_length) + " values do not split into blocks of " + std::to_string(traits->blck_size);
+        if (r.needs_imatrix || !r.skipped.empty()) {
+            rows.push_back(std::move(r));
+            continue;
+        }
+        ggml_quantize_init(type);
+        RequantizedSource candidate(reference, row_length, type);
+        auto c = compare_sources(reference, candidate, row_length, 10, job, threads,
+                                 static_cast<double>(i) / static_cast<double>(types.size()),
+                                 static_cast<double>(i + 1) / static_cast<double>(types.size()));
+        if (!c) return c.error();
+        r.error = std::move(*c);
+        rows.push_back(std::move(r));
+    }
+    job_report(job, 1.0);
+    return rows;
+}
+
+}  // namespace mlens

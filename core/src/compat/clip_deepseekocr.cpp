@@ -1,0 +1,56 @@
+// handle_deepseekocr_clip (spec §1.5): SAM (s.*) + CLIP (v.*) + projector (mm.*). The SAM prefix
+// is moved with a true prefix rename (s. → v.sam.) because a substring rename would corrupt names
+// like mm.layers; "seperator" is the upstream spelling.
+#include "clip_handlers.h"
+
+namespace mlens::compat {
+
+void handle_deepseekocr_clip(PlanState& s) {
+    s.copy_u32("deepseekocr.vision.block_count", "clip.vision.block_count");
+    s.copy_u32("deepseekocr.vision.embedding_length", "clip.vision.embedding_length");
+    s.copy_u32("deepseekocr.vision.head_count", "clip.vision.attention.head_count");
+    s.copy_u32("deepseekocr.vision.image_size", "clip.vision.image_size");
+    s.copy_u32("deepseekocr.vision.patch_size", "clip.vision.patch_size");
+    s.copy_u32("deepseekocr.sam.block_count", "clip.vision.sam.block_count");
+    s.copy_u32("deepseekocr.sam.embedding_length", "clip.vision.sam.embedding_length");
+    s.copy_u32("deepseekocr.sam.head_count", "clip.vision.sam.head_count");
+    inject_u32(s, "clip.vision.feed_forward_length", 64);
+    inject_u32(s, "clip.vision.projection_dim", 1280);
+    inject_u32(s, "clip.vision.projector.scale_factor", 1);
+    inject_u32(s, "clip.vision.window_size", 14);
+    inject_f32(s, "clip.vision.attention.layer_norm_epsilon", 1e-6f);
+    inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
+    inject_bool(s, "clip.has_vision_encoder", true);
+    inject_bool(s, "clip.use_gelu", true);
+    set_str(s, "clip.projector_type", "deepseekocr");
+    set_str(s, "general.architecture", "clip");
+    s.set_arch("clip");
+
+    std::vector<size_t> sam;
+    for (size_t i = 0; i < s.slot_count(); ++i)
+        if (s.slot(i).name.rfind("s.", 0) == 0) sam.push_back(i);
+    for (size_t i : sam) s.rename_slot(i, "v.sam." + s.slot(i).name.substr(2), "prefix s. → v.sam.");
+    s.rename_tensor("v.sam.position_embd", "v.sam.pos_embd.weight");
+    rename_all_containing(s, {
+        {".self_attn.out_proj", ".attn_out"},
+        {".self_attn.qkv_proj", ".attn_qkv"},
+        {".layer_norm1", ".ln1"},
+        {".layer_norm2", ".ln2"},
+        {".mlp.fc1", ".ffn_up"},
+        {".mlp.fc2", ".ffn_down"},
+        {"v.pre_layrnorm", "v.pre_ln"},
+        {".attn.proj", ".attn.out"},
+        {".attn.rel_pos_h", ".attn.pos_h.weight"},
+        {".attn.rel_pos_w", ".attn.pos_w.weight"},
+        {".norm1", ".pre_ln"},
+        {".norm2", ".post_ln"},
+        {"mm.layers", "mm.model.fc"},
+        {"mm.image_newline", "v.image_newline"},
+        {"mm.view_seperator", "v.view_seperator"},
+    });
+    s.promote_tensor_to_f32("v.patch_embd.weight");
+    s.promote_tensor_to_f32("v.sam.patch_embd.weight");
+    s.promote_tensor_to_f32("v.position_embd.weight");
+}
+
+}  // namespace mlens::compat

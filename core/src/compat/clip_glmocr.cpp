@@ -1,0 +1,57 @@
+// handle_glmocr_clip (spec §1.5, glm4v): vision names already match upstream except the temporal
+// patch-embed pair; image_mean/std are rewritten as FLOAT32 arrays from the glmocr.vision.* arrays
+// (the shim copies the raw element bytes, so 4-byte elements are reinterpreted as floats).
+#include <cstring>
+
+#include "clip_handlers.h"
+
+namespace mlens::compat {
+
+namespace {
+
+void copy_as_f32_array(PlanState& s, const std::string& src, const std::string& dst) {
+    const Value* v = s.kv(src);
+    if (!v || s.has_kv(dst)) return;
+    auto elems = array_scalars(*v);
+    auto element = array_element_type(*v);
+    if (!elems || !element || value_type_size(*element) != 4) {
+        s.issue(src + " is not an array of 4-byte numbers: its bytes cannot be rewritten as FLOAT32");
+        return;
+    }
+    std::vector<float> out;
+    for (const Scalar& e : *elems) {
+        auto bits = static_cast<uint32_t>(e.bits);
+        float f;
+        std::memcpy(&f, &bits, 4);
+        out.push_back(f);
+    }
+    s.set(dst, array_f32(out), "element bytes of " + src + " written as FLOAT32");
+}
+
+}  // namespace
+
+void handle_glmocr_clip(PlanState& s) {
+    s.copy_u32("glmocr.vision.block_count", "clip.vision.block_count");
+    s.copy_u32("glmocr.vision.embedding_length", "clip.vision.embedding_length");
+    s.copy_u32("glmocr.vision.intermediate_size", "clip.vision.feed_forward_length");
+    s.copy_u32("glmocr.vision.attention.head_count", "clip.vision.attention.head_count");
+    s.copy_f32("glmocr.vision.attention.layer_norm_rms_epsilon", "clip.vision.attention.layer_norm_epsilon");
+    s.copy_u32("glmocr.vision.image_size", "clip.vision.image_size");
+    s.copy_u32("glmocr.vision.patch_size", "clip.vision.patch_size");
+    s.copy_u32("glmocr.vision.spatial_merge_size", "clip.vision.spatial_merge_size");
+    s.copy_u32("glmocr.vision.out_hidden_size", "clip.vision.projection_dim");
+    copy_as_f32_array(s, "glmocr.vision.image_mean", "clip.vision.image_mean");
+    copy_as_f32_array(s, "glmocr.vision.image_std", "clip.vision.image_std");
+    inject_bool(s, "clip.has_vision_encoder", true);
+    inject_bool(s, "clip.use_silu", true);
+    set_str(s, "clip.projector_type", "glm4v");
+    set_str(s, "general.architecture", "clip");
+    s.set_arch("clip");
+
+    s.rename_tensor("v.patch_embd_0.weight", "v.patch_embd.weight");
+    s.rename_tensor("v.patch_embd_1.weight", "v.patch_embd.weight.1");
+    s.promote_tensor_to_f32("v.patch_embd.weight");
+    s.promote_tensor_to_f32("v.patch_embd.weight.1");
+}
+
+}  // namespace mlens::compat

@@ -1,0 +1,59 @@
+// The clip-side handlers of translate_clip_metadata (spec §1.5), one file each, and the helpers
+// they share. Every handler works on a PlanState over the *original* metadata (the shim opens the
+// file a second time) and follows the shim's statement order, because a set moves its key to the
+// end of the KV list and the order of renames decides the resulting names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "plan_state.h"
+
+namespace mlens::compat {
+
+void handle_gemma3_clip(PlanState& s);
+void handle_qwen35_like_clip(PlanState& s, const std::string& arch);  // qwen35, qwen35moe
+void handle_mistral3_clip(PlanState& s);
+void handle_deepseekocr_clip(PlanState& s);
+void handle_nemotron_h_omni_clip(PlanState& s);
+void handle_llama4_clip(PlanState& s);
+void handle_gemma4_clip(PlanState& s);
+void handle_glmocr_clip(PlanState& s);
+void handle_qwen25vl_clip(PlanState& s);
+void handle_qwen3vl_clip(PlanState& s, const std::string& arch);     // qwen3vl, qwen3vlmoe
+
+// --- shared helpers (clip_common.cpp) ---
+
+using RenameList = std::vector<std::pair<const char*, const char*>>;
+// rename_tensors_containing for every pair, in list order.
+void rename_all_containing(PlanState& s, const RenameList& renames);
+
+// inject_f32_arr_if_missing for clip.vision.image_mean / image_std.
+void inject_mean_std(PlanState& s, const std::vector<float>& mean, const std::vector<float>& std_dev);
+extern const std::vector<float> kHalfMeanStd;   // [0.5, 0.5, 0.5]
+extern const std::vector<float> kClipMean;      // [0.48145466, 0.4578275, 0.40821073]
+extern const std::vector<float> kClipStd;       // [0.26862954, 0.26130258, 0.27577711]
+
+bool inject_u32(PlanState& s, const std::string& key, uint32_t v);
+bool inject_f32(PlanState& s, const std::string& key, float v);
+bool inject_bool(PlanState& s, const std::string& key, bool v);
+void set_str(PlanState& s, const std::string& key, const std::string& v);
+// gguf_get_val_u32 of an existing key: nullopt when absent; a key of another type is a PlanIssue
+// (upstream asserts) and also gives nullopt.
+std::optional<uint32_t> read_u32(PlanState& s, const std::string& key);
+
+DataOp make_op(DataOpKind kind, size_t dest, std::vector<size_t> sources, std::vector<int64_t> params = {},
+               std::string note = {});
+
+// The per-block Q/K/V merge into v.blk.b.attn_qkv.{weight,bias}: q's slot is renamed and widened
+// along its slow axis; `to_f32` selects concat_to_f32 (qwen3vl) over byte_concat (qwen35).
+void merge_vision_qkv(PlanState& s, uint32_t block, bool to_f32);
+
+// The Conv3D patch-embed split of v.patch_embed.weight (F16 [W,H,2,C_out*C_in]) into
+// v.patch_embd.weight and the reclaimed v.blk.0.attn_k.weight slot as v.patch_embd.weight.1, both
+// F32 [W,H,C_in,C_out]. `c_in` is the channel count the handler read (default 3).
+void split_patch_embed(PlanState& s, int64_t c_in);
+
+}  // namespace mlens::compat

@@ -1,0 +1,54 @@
+// handle_llama4_clip (spec §1.5): both clip.projector_type and clip.vision.projector_type are set;
+// no dtype promotion.
+#include <cmath>
+
+#include "clip_handlers.h"
+
+namespace mlens::compat {
+
+void handle_llama4_clip(PlanState& s) {
+    s.copy_u32("llama4.vision.block_count", "clip.vision.block_count");
+    s.copy_u32("llama4.vision.embedding_length", "clip.vision.embedding_length");
+    s.copy_u32("llama4.vision.feed_forward_length", "clip.vision.feed_forward_length");
+    s.copy_u32("llama4.vision.attention.head_count", "clip.vision.attention.head_count");
+    s.copy_u32("llama4.vision.image_size", "clip.vision.image_size");
+    s.copy_u32("llama4.vision.patch_size", "clip.vision.patch_size");
+    s.copy_f32("llama4.vision.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
+    s.copy_u32("llama4.embedding_length", "clip.vision.projection_dim");
+
+    uint32_t scale = 2;
+    if (s.has_kv("llama4.vision.pixel_shuffle_ratio")) {
+        std::optional<float> ratio = s.get_f32("llama4.vision.pixel_shuffle_ratio");
+        if (!ratio) s.issue("llama4.vision.pixel_shuffle_ratio is not FLOAT32: upstream asserts in gguf_get_val_f32");
+        if (ratio && *ratio > 0.0f) {
+            scale = static_cast<uint32_t>(std::round(1.0f / *ratio));
+            if (scale == 0) scale = 2;
+        }
+    }
+    inject_u32(s, "clip.vision.projector.scale_factor", scale);
+    inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
+    inject_bool(s, "clip.has_vision_encoder", true);
+    inject_bool(s, "clip.use_gelu", true);
+    set_str(s, "clip.projector_type", "llama4");
+    set_str(s, "clip.vision.projector_type", "llama4");
+    set_str(s, "general.architecture", "clip");
+    s.set_arch("clip");
+
+    s.rename_tensor("v.positional_embedding_vlm", "v.position_embd.weight");
+    rename_all_containing(s, {
+        {"v.vision_adapter.mlp.fc1", "mm.model.mlp.1"},
+        {"v.vision_adapter.mlp.fc2", "mm.model.mlp.2"},
+        {"mm.linear_1", "mm.model.fc"},
+        {"v.class_embedding", "v.class_embd"},
+        {"v.layernorm_post", "v.post_ln"},
+        {"v.layernorm_pre", "v.pre_ln"},
+        {"v.patch_embedding", "v.patch_embd"},
+        {".attn_output", ".attn_out"},
+        {".attn_norm", ".ln1"},
+        {".ffn_norm", ".ln2"},
+        {".mlp.fc1", ".ffn_up"},
+        {".mlp.fc2", ".ffn_down"},
+    });
+}
+
+}  // namespace mlens::compat

@@ -1,0 +1,73 @@
+// handle_mistral3_clip (spec §1.5, Pixtral). The [IMG_BREAK] embedding upstream wants as
+// v.token_embd.img_break is synthesized in the orphaned output_norm.weight slot and zero-filled
+// (the true value, row 12 of the quantized token_embd, is not read). Vision Q/K rows get the LLaMA
+// RoPE permute the legacy converter applied only to text Q/K; only F16 Q/K are permuted.
+#include "clip_handlers.h"
+
+namespace mlens::compat {
+
+namespace {
+
+void permute_qk(PlanState& s, const std::string& name, uint32_t n_head) {
+    auto slot = s.tensor(name);
+    if (!slot || s.slot(*slot).type != kTypeF16) return;
+    const std::vector<uint64_t>& ne = s.slot(*slot).ne;
+    const uint64_t rows = ne.size() > 1 ? ne[1] : 1;
+    if (n_head == 0 || rows % n_head != 0) return;
+    s.add_data_op(make_op(DataOpKind::rope_permute_rows, *slot, {*slot}, {static_cast<int64_t>(n_head)},
+                          "LLaMA RoPE permute of whole rows, n_head " + std::to_string(n_head)));
+}
+
+}  // namespace
+
+void handle_mistral3_clip(PlanState& s) {
+    s.copy_u32("mistral3.vision.block_count", "clip.vision.block_count");
+    s.copy_u32("mistral3.vision.embedding_length", "clip.vision.embedding_length");
+    s.copy_u32("mistral3.vision.feed_forward_length", "clip.vision.feed_forward_length");
+    s.copy_u32("mistral3.vision.attention.head_count", "clip.vision.attention.head_count");
+    s.copy_u32("mistral3.vision.image_size", "clip.vision.image_size");
+    s.copy_u32("mistral3.vision.patch_size", "clip.vision.patch_size");
+    s.copy_u32("mistral3.vision.num_channels", "clip.vision.num_channels");
+    s.copy_u32("mistral3.spatial_merge_size", "clip.vision.spatial_merge_size");
+    s.copy_f32("mistral3.vision.rope.freq_base", "clip.rope.freq_base");
+    s.copy_u32("mistral3.embedding_length", "clip.vision.projection_dim");
+    inject_f32(s, "clip.vision.attention.layer_norm_epsilon", 1e-5f);
+    inject_mean_std(s, {0.48145467f, 0.45782750f, 0.40821072f}, {0.26862955f, 0.26130259f, 0.27577710f});
+    inject_bool(s, "clip.has_vision_encoder", true);
+    inject_bool(s, "clip.use_silu", true);
+    set_str(s, "clip.projector_type", "pixtral");
+    set_str(s, "general.architecture", "clip");
+    s.set_arch("clip");
+
+    const uint32_t embd = read_u32(s, "mistral3.embedding_length").value_or(0);
+    if (embd > 0 && s.reclaim_slot_as("output_norm.weight", "v.token_embd.img_break", {embd}, kTypeF32,
+                                      "reclaimed slot of output_norm.weight")) {
+        size_t slot = *s.tensor("v.token_embd.img_break");
+        s.add_data_op(make_op(DataOpKind::zero_fill, slot, {}, {}, "img_break zero-filled (row 12 of token_embd is not read)"));
+    }
+
+    if (s.has_kv("mistral3.vision.attention.head_count") && s.has_kv("mistral3.vision.block_count")) {
+        const uint32_t n_head = read_u32(s, "mistral3.vision.attention.head_count").value_or(0);
+        const uint32_t blocks = read_u32(s, "mistral3.vision.block_count").value_or(0);
+        for (uint32_t b = 0; b < blocks; ++b) {
+            const std::string p = "v.blk." + std::to_string(b) + ".";
+            permute_qk(s, p + "attn_q.weight", n_head);
+            permute_qk(s, p + "attn_k.weight", n_head);
+        }
+    }
+
+    rename_all_containing(s, {
+        {"v.patch_conv", "v.patch_embd"},
+        {"v.encoder_norm", "v.pre_ln"},
+        {".attn_output", ".attn_out"},
+        {".attn_norm", ".ln1"},
+        {".ffn_norm", ".ln2"},
+        {"mm.linear_1", "mm.1"},
+        {"mm.linear_2", "mm.2"},
+        {"mm.patch_merger.merging_layer", "mm.patch_merger"},
+        {"mm.norm", "mm.input_norm"},
+    });
+    s.promote_tensor_to_f32("v.patch_embd.weight");
+}
+
+}  // namespace mlens::compat

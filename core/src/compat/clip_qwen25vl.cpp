@@ -1,0 +1,47 @@
+// handle_qwen25vl_clip (spec §1.5, qwen2.5vl_merger). clip.vision.n_wa_pattern is
+// fullatt_block_indexes[0] + 1 (the first element read as int32, as the shim reads the raw array
+// data) when that array is non-empty, else 8 is injected.
+#include "clip_handlers.h"
+
+namespace mlens::compat {
+
+void handle_qwen25vl_clip(PlanState& s) {
+    s.copy_u32("qwen25vl.vision.attention.head_count", "clip.vision.attention.head_count");
+    s.copy_f32("qwen25vl.vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
+    s.copy_u32("qwen25vl.vision.block_count", "clip.vision.block_count");
+    s.copy_u32("qwen25vl.vision.embedding_length", "clip.vision.embedding_length");
+    s.copy_u32("qwen25vl.vision.num_channels", "clip.vision.num_channels");
+    s.copy_u32("qwen25vl.vision.patch_size", "clip.vision.patch_size");
+    s.copy_u32("qwen25vl.vision.spatial_merge_size", "clip.vision.spatial_merge_size");
+    s.copy_u32("qwen25vl.vision.window_size", "clip.vision.window_size");
+    s.copy_u32("qwen25vl.embedding_length", "clip.vision.projection_dim");
+    if (!s.has_kv("clip.vision.feed_forward_length"))
+        if (auto up = s.tensor("v.blk.0.ffn_up.weight"); up && s.slot(*up).ne.size() > 1)
+            s.set_u32("clip.vision.feed_forward_length", static_cast<uint32_t>(s.slot(*up).ne[1]), "ne[1] of v.blk.0.ffn_up.weight");
+    const Value* full = s.kv("qwen25vl.vision.fullatt_block_indexes");
+    auto first = full ? array_scalars(*full) : std::nullopt;
+    if (first && !first->empty())
+        s.set_u32("clip.vision.n_wa_pattern", static_cast<uint32_t>(static_cast<int32_t>((*first)[0].bits) + 1),
+                  "fullatt_block_indexes[0] + 1");
+    else
+        inject_u32(s, "clip.vision.n_wa_pattern", 8);
+    inject_u32(s, "clip.vision.image_size", 560);
+    inject_mean_std(s, kClipMean, kClipStd);
+    inject_bool(s, "clip.has_vision_encoder", true);
+    inject_bool(s, "clip.use_silu", true);
+    set_str(s, "clip.projector_type", "qwen2.5vl_merger");
+    set_str(s, "general.architecture", "clip");
+    s.set_arch("clip");
+
+    s.rename_tensor("v.merger.ln_q.weight", "v.post_ln.weight");
+    s.rename_tensor("v.merger.mlp.0.weight", "mm.0.weight");
+    s.rename_tensor("v.merger.mlp.0.bias", "mm.0.bias");
+    s.rename_tensor("v.merger.mlp.2.weight", "mm.2.weight");
+    s.rename_tensor("v.merger.mlp.2.bias", "mm.2.bias");
+    s.rename_tensor("v.patch_embd_0.weight", "v.patch_embd.weight");
+    s.rename_tensor("v.patch_embd_1.weight", "v.patch_embd.weight.1");
+    s.promote_tensor_to_f32("v.patch_embd.weight");
+    s.promote_tensor_to_f32("v.patch_embd.weight.1");
+}
+
+}  // namespace mlens::compat

@@ -1,0 +1,103 @@
+// handle_qwen3vl_clip (spec §1.5) for qwen3vl and qwen3vlmoe: KVs, the deepstack layer mask, the
+// per-block Q/K/V merge dequantized to F32 (Ollama files mix F16 q/k with Q8_0 v), the patch-embed
+// split, exact merger/deepstack renames and the per-block substring renames.
+// <arch>.vision.deepstack_visual_indexes is read as int32 elements (the shim reads the raw data).
+#include <cmath>
+
+#include "clip_handlers.h"
+
+namespace mlens::compat {
+
+namespace {
+
+std::vector<int32_t> deepstack_indexes(PlanState& s, const std::string& key) {
+    std::vector<int32_t> out;
+    const Value* v = s.kv(key);
+    if (!v) return out;
+    if (auto elems = array_scalars(*v))
+        for (const Scalar& e : *elems) out.push_back(static_cast<int32_t>(e.bits));
+    return out;
+}
+
+}  // namespace
+
+void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
+    const std::string p = arch + ".";
+    s.copy_u32(p + "vision.attention.head_count", "clip.vision.attention.head_count");
+    s.copy_f32(p + "vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
+    s.copy_u32(p + "vision.block_count", "clip.vision.block_count");
+    s.copy_u32(p + "vision.embedding_length", "clip.vision.embedding_length");
+    s.copy_u32(p + "vision.num_channels", "clip.vision.num_channels");
+    s.copy_u32(p + "vision.patch_size", "clip.vision.patch_size");
+    s.copy_u32(p + "vision.spatial_merge_size", "clip.vision.spatial_merge_size");
+    s.copy_u32(p + "vision.temporal_patch_size", "clip.vision.temporal_patch_size");
+    s.copy_f32(p + "vision.rope.freq_base", "clip.vision.rope.freq_base");
+    s.copy_u32(p + "embedding_length", "clip.vision.projection_dim");
+    inject_u32(s, "clip.vision.num_channels", 3);
+    inject_u32(s, "clip.vision.temporal_patch_size", 2);
+    inject_f32(s, "clip.vision.rope.freq_base", 10000.0f);
+    if (!s.has_kv("clip.vision.feed_forward_length"))
+        if (auto fc1 = s.tensor("v.blk.0.mlp.linear_fc1.weight"); fc1 && s.slot(*fc1).ne.size() > 1)
+            s.set_u32("clip.vision.feed_forward_length", static_cast<uint32_t>(s.slot(*fc1).ne[1]),
+                      "ne[1] of v.blk.0.mlp.linear_fc1.weight");
+    if (!s.has_kv("clip.vision.image_size")) {
+        auto pe = s.tensor("v.pos_embed.weight");
+        if (pe && s.has_kv(p + "vision.patch_size")) {
+            const uint32_t patch = read_u32(s, p + "vision.patch_size").value_or(0);
+            const uint64_t positions = s.slot(*pe).ne.size() > 1 ? s.slot(*pe).ne[1] : 1;
+            const auto side = static_cast<uint32_t>(std::sqrt(static_cast<double>(positions)));
+            s.set_u32("clip.vision.image_size", side * patch, "⌊√(positions of v.pos_embed.weight)⌋ × patch_size");
+        }
+    }
+    s.copy_kv(p + "vision.image_mean", "clip.vision.image_mean");
+    s.copy_kv(p + "vision.image_std", "clip.vision.image_std");
+    s.copy_u32(p + "vision.shortest_edge", "clip.vision.image_min_pixels");
+    s.copy_u32(p + "vision.longest_edge", "clip.vision.image_max_pixels");
+    inject_u32(s, "clip.vision.image_min_pixels", 65536);
+    inject_u32(s, "clip.vision.image_max_pixels", 16777216);
+    inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
+    const std::vector<int32_t> indexes = deepstack_indexes(s, p + "vision.deepstack_visual_indexes");
+    if (!s.has_kv("clip.vision.is_deepstack_layers")) {
+        const uint32_t n = read_u32(s, "clip.vision.block_count").value_or(0);
+        std::vector<bool> mask(n, false);
+        for (int32_t i : indexes)
+            if (i >= 0 && static_cast<uint32_t>(i) < n) mask[i] = true;
+        if (n > 0) s.set("clip.vision.is_deepstack_layers", array_bool(mask), "true at each deepstack_visual_indexes entry");
+    }
+    inject_bool(s, "clip.has_vision_encoder", true);
+    inject_bool(s, "clip.use_gelu", true);
+    set_str(s, "clip.projector_type", "qwen3vl_merger");
+    set_str(s, "general.architecture", "clip");
+    s.set_arch("clip");
+
+    const uint32_t blocks = s.has_kv("clip.vision.block_count") ? read_u32(s, "clip.vision.block_count").value_or(0) : 27;
+    for (uint32_t b = 0; b < blocks; ++b) merge_vision_qkv(s, b, true);
+    int64_t c_in = 3;
+    if (s.has_kv(p + "vision.num_channels")) c_in = read_u32(s, p + "vision.num_channels").value_or(0);
+    split_patch_embed(s, c_in);
+
+    s.rename_tensor("v.merger.norm.weight", "v.post_ln.weight");
+    s.rename_tensor("v.merger.norm.bias", "v.post_ln.bias");
+    s.rename_tensor("v.merger.linear_fc1.weight", "mm.0.weight");
+    s.rename_tensor("v.merger.linear_fc1.bias", "mm.0.bias");
+    s.rename_tensor("v.merger.linear_fc2.weight", "mm.2.weight");
+    s.rename_tensor("v.merger.linear_fc2.bias", "mm.2.bias");
+    s.rename_tensor("v.patch_embed.bias", "v.patch_embd.bias");
+    s.rename_tensor("v.pos_embed.weight", "v.position_embd.weight");
+    for (size_t i = 0; i < indexes.size(); ++i) {
+        const std::string from = "v.deepstack_merger." + std::to_string(i) + ".";
+        const std::string to = "v.deepstack." + std::to_string(indexes[i]) + ".";
+        for (const auto& [leaf_from, leaf_to] : RenameList{{"norm", "norm"}, {"linear_fc1", "fc1"}, {"linear_fc2", "fc2"}})
+            for (const char* suffix : {".weight", ".bias"})
+                s.rename_tensor(from + leaf_from + suffix, to + leaf_to + suffix);
+    }
+    rename_all_containing(s, {
+        {".norm1", ".ln1"},
+        {".norm2", ".ln2"},
+        {".mlp.linear_fc1", ".ffn_up"},
+        {".mlp.linear_fc2", ".ffn_down"},
+    });
+    s.promote_tensor_to_f32("v.position_embd.weight");
+}
+
+}  // namespace mlens::compat

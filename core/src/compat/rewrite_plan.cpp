@@ -1,0 +1,151 @@
+#include "mlens/compat/rewrite_plan.h"
+
+#include <algorithm>
+
+#include "dispatch.h"
+#include "mlens/formats/ggml_types.h"
+#include "plan_state.h"
+
+namespace mlens::compat {
+
+const char* plan_side_name(PlanSide s) { return s == PlanSide::text ? "text" : "clip"; }
+
+const char* edit_kind_name(EditKind k) {
+    switch (k) {
+        case EditKind::injected: return "injected";
+        case EditKind::changed: return "changed";
+        case EditKind::removed: return "removed";
+        case EditKind::renamed: return "renamed";
+        case EditKind::hidden: return "hidden";
+        case EditKind::retyped: return "retyped";
+        case EditKind::data_op: return "data op";
+    }
+    return "?";
+}
+
+const char* kv_op_name(KvOp op) {
+    switch (op) {
+        case KvOp::set: return "set";
+        case KvOp::copy: return "copy";
+        case KvOp::inject: return "inject";
+        case KvOp::remove: return "remove";
+    }
+    return "?";
+}
+
+const char* tensor_op_name(TensorOp op) {
+    switch (op) {
+        case TensorOp::rename: return "rename";
+        case TensorOp::hide: return "hide";
+        case TensorOp::retype: return "retype";
+        case TensorOp::reshape: return "reshape";
+    }
+    return "?";
+}
+
+const char* data_op_name(DataOpKind k) {
+    switch (k) {
+        case DataOpKind::byte_concat: return "byte concat";
+        case DataOpKind::concat_to_f32: return "concat to F32";
+        case DataOpKind::f16_to_f32: return "F16→F32";
+        case DataOpKind::dequant_to_f32: return "dequantize to F32";
+        case DataOpKind::norm_plus_one: return "norm +1";
+        case DataOpKind::interleave_experts: return "interleave experts";
+        case DataOpKind::rope_permute_rows: return "RoPE permute";
+        case DataOpKind::zero_fill: return "zero fill";
+        case DataOpKind::patch_split: return "patch split";
+        case DataOpKind::pos_embd_resample: return "position resample";
+    }
+    return "?";
+}
+
+std::string SidePlan::summary() const {
+    if (!handlers.empty()) {
+        std::string out = "handlers fired:";
+        for (const std::string& h : handlers) out += " " + h;
+        return out;
+    }
+    std::string out = "no handler fired for architecture \"" + arch_before + "\"";
+    std::string tried;
+    size_t other = 0;
+    for (const DetectionCheck& c : checks) {
+        if (c.detail.rfind("architecture is", 0) == 0) {
+            ++other;
+            continue;
+        }
+        tried += (tried.empty() ? "" : "; ") + c.rule + ": " + c.detail;
+    }
+    if (!tried.empty()) out += "; checked " + tried;
+    if (other) out += "; " + std::to_string(other) + " handlers gated on other architectures";
+    return out;
+}
+
+RewritePlan plan_compat(const Model& model) {
+    RewritePlan plan;
+    plan.text.side = PlanSide::text;
+    plan.clip.side = PlanSide::clip;
+    if (model.format != Format::gguf) {
+        for (SidePlan* side : {&plan.text, &plan.clip})
+            side->checks.push_back({"plan_compat", "", false, std::string("not a GGUF model (") + format_name(model.format) + ")"});
+        return plan;
+    }
+    PlanState text(model, plan.text);
+    dispatch_text(text);
+    text.finish();
+    PlanState clip(model, plan.clip);
+    dispatch_clip(clip);
+    clip.finish();
+    return plan;
+}
+
+UpstreamView upstream_view(const Model& model, const SidePlan& plan) {
+    UpstreamView view;
+    view.side = plan.side;
+    for (size_t i = 0; i < model.metadata.size(); ++i)
+        view.metadata.push_back({model.metadata[i].key, model.metadata[i].value, i, std::nullopt});
+    for (size_t e = 0; e < plan.kv_edits.size(); ++e) {
+        const KvEdit& edit = plan.kv_edits[e];
+        auto it = std::find_if(view.metadata.begin(), view.metadata.end(), [&](const ResultKv& r) { return r.key == edit.key; });
+        if (edit.op == KvOp::inject || edit.op == KvOp::copy) {
+            if (it != view.metadata.end()) continue;
+        } else if (it != view.metadata.end()) {
+            view.metadata.erase(it);
+        }
+        if (edit.op != KvOp::remove) view.metadata.push_back({edit.key, edit.value, std::nullopt, e});
+    }
+    for (const ResultKv& r : view.metadata)
+        if (r.key == "general.architecture" && r.value.is_string()) view.architecture = r.value.string_value();
+
+    for (size_t i = 0; i < model.tensors.size(); ++i) {
+        const TensorInfo& t = model.tensors[i];
+        ResultTensor r;
+        r.slot = i;
+        r.name = t.name;
+        r.type = t.type;
+        r.ne = t.ne;
+        view.tensors.push_back(std::move(r));
+    }
+    for (size_t e = 0; e < plan.tensor_edits.size(); ++e) {
+        const TensorEdit& edit = plan.tensor_edits[e];
+        if (edit.slot >= view.tensors.size()) continue;
+        ResultTensor& r = view.tensors[edit.slot];
+        r.edits.push_back(e);
+        switch (edit.op) {
+            case TensorOp::rename: r.name = edit.new_name; break;
+            case TensorOp::hide: r.hidden = true; break;
+            case TensorOp::retype: r.type = describe_ggml_type(edit.new_type); break;
+            case TensorOp::reshape: r.ne = edit.new_ne; break;
+        }
+    }
+    for (size_t d = 0; d < plan.data_ops.size(); ++d)
+        if (plan.data_ops[d].dest < view.tensors.size()) view.tensors[plan.data_ops[d].dest].data_op = d;
+    for (ResultTensor& r : view.tensors) {
+        r.n_elements = 1;
+        for (uint64_t n : r.ne) r.n_elements *= n;
+        if (r.ne.empty()) r.n_elements = 0;
+        if (r.type.known && !r.ne.empty()) r.n_bytes = ggml_tensor_bytes(r.type, r.ne[0], r.n_elements);
+    }
+    return view;
+}
+
+}  // namespace mlens::compat

@@ -1,0 +1,117 @@
+#include "mlens/quant/mlx_quant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "mlens/quant/minifloat.h"
+
+namespace mlens {
+
+namespace {
+
+uint32_t code_at(const uint8_t* packed, uint64_t index, uint32_t bits) {
+    if (bits == 8) return packed[index];
+    uint64_t bit = index * bits;   // little-endian words: bit k of the stream is bit k%8 of byte k/8
+    return (packed[bit / 8] >> (bit % 8)) & ((1u << bits) - 1);
+}
+
+// 2^e for the smallest e with amax / 2^e <= limit (exponent clamped to the E8M0 range).
+uint8_t mx_exponent(float amax, float limit) {
+    if (!(amax > 0.0f) || !std::isfinite(amax)) return 0;
+    int k = 0;
+    float m = std::frexp(amax / limit, &k);   // amax/limit = m * 2^k, m in [0.5, 1)
+    int e = m == 0.5f ? k - 1 : k;
+    return static_cast<uint8_t>(std::clamp(e + 127, 0, 254));
+}
+
+}  // namespace
+
+std::optional<MlxMode> mlx_mode_from_name(std::string_view mode) {
+    if (mode == "affine") return MlxMode::affine;
+    if (mode == "nvfp4") return MlxMode::nvfp4;
+    if (mode == "mxfp4") return MlxMode::mxfp4;
+    if (mode == "mxfp8") return MlxMode::mxfp8;
+    return std::nullopt;
+}
+
+const char* mlx_mode_name(MlxMode mode) {
+    switch (mode) {
+        case MlxMode::affine: return "affine";
+        case MlxMode::nvfp4: return "nvfp4";
+        case MlxMode::mxfp4: return "mxfp4";
+        case MlxMode::mxfp8: return "mxfp8";
+    }
+    return "?";
+}
+
+float mlx_fp_scale(MlxMode mode, uint8_t byte) {
+    return mode == MlxMode::nvfp4 ? e4m3_value(byte) : e8m0_value(byte, E8m0Nan::inf);
+}
+
+void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales,
+                    const float* biases, uint64_t groups, float* out) {
+    for (uint64_t g = 0; g < groups; ++g) {
+        const float s = scales[g];
+        const uint64_t base = g * group_size;
+        float* o = out + base;
+        switch (mode) {
+            case MlxMode::affine: {
+                const float b = biases[g];
+                for (uint64_t j = 0; j < group_size; ++j) o[j] = static_cast<float>(code_at(packed, base + j, bits)) * s + b;
+                break;
+            }
+            case MlxMode::nvfp4:
+            case MlxMode::mxfp4:
+                for (uint64_t j = 0; j < group_size; ++j) o[j] = e2m1_value(static_cast<uint8_t>(code_at(packed, base + j, 4))) * s;
+                break;
+            case MlxMode::mxfp8:
+                for (uint64_t j = 0; j < group_size; ++j) o[j] = e4m3_value(packed[base + j]) * s;
+                break;
+        }
+    }
+}
+
+Result<MlxQuantized> mlx_quantize(MlxMode mode, uint32_t bits, uint64_t group_size, const float* values, uint64_t count) {
+    if (mode != MlxMode::affine) bits = mode == MlxMode::mxfp8 ? 8 : 4;
+    if (bits == 0 || bits > 8 || 32 % bits != 0 || group_size == 0 || group_size * bits % 32 != 0 || count % group_size != 0)
+        return Error{"E_RANGE", "group_size", std::nullopt, "values must fill whole groups of whole 32-bit words"};
+    MlxQuantized q;
+    const uint64_t groups = count / group_size;
+    q.packed.assign(count * bits / 32, 0);
+    q.scales.resize(groups);
+    if (mode == MlxMode::affine) q.biases.resize(groups);
+    else q.scale_bytes.resize(groups);
+    auto put = [&](uint64_t index, uint32_t code) { q.packed[index * bits / 32] |= code << (index * bits % 32); };
+    for (uint64_t g = 0; g < groups; ++g) {
+        const float* v = values + g * group_size;
+        float lo = v[0], hi = v[0], amax = 0;
+        for (uint64_t j = 0; j < group_size; ++j) {
+            lo = std::min(lo, v[j]);
+            hi = std::max(hi, v[j]);
+            amax = std::max(amax, std::fabs(v[j]));
+        }
+        if (mode == MlxMode::affine) {
+            const float levels = static_cast<float>((1u << bits) - 1);
+            const float s = (hi - lo) / levels;
+            q.scales[g] = s;
+            q.biases[g] = lo;
+            for (uint64_t j = 0; j < group_size; ++j) {
+                float code = s > 0 ? std::nearbyint((v[j] - lo) / s) : 0.0f;
+                put(g * group_size + j, static_cast<uint32_t>(std::clamp(code, 0.0f, levels)));
+            }
+            continue;
+        }
+        uint8_t byte = mode == MlxMode::nvfp4 ? e4m3_from_float(amax / 6.0f) : mx_exponent(amax, mode == MlxMode::mxfp4 ? 6.0f : 448.0f);
+        const float s = mlx_fp_scale(mode, byte);
+        q.scale_bytes[g] = byte;
+        q.scales[g] = s;
+        for (uint64_t j = 0; j < group_size; ++j) {
+            float x = s > 0 ? v[j] / s : 0.0f;
+            put(g * group_size + j, mode == MlxMode::mxfp8 ? e4m3_from_float(x) : e2m1_from_float(x));
+        }
+    }
+    return q;
+}
+
+}  // namespace mlens

@@ -1,0 +1,227 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <imgui.h>
+
+#include "app_shell.h"
+#include "headless.h"
+#include "panels/safetensors_panel.h"
+#include "panels/store_panel.h"
+#include "workspace.h"
+
+using namespace mlens;
+using mlens::test::HeadlessImGui;
+using mlens::test::TempDir;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kDemoStore = std::string(MLENS_DEMO_DIR) + "/ollama-store";
+
+struct StoreHarness {
+    HeadlessImGui imgui;
+    Settings settings;
+    JobRunner jobs;
+    Workspace workspace{jobs, settings};
+
+    Document& open(const std::string& path) {
+        Document& d = workspace.open(path);
+        jobs.wait_all();
+        workspace.poll();
+        REQUIRE(d.ready());
+        return d;
+    }
+    void draw(Panel& panel, Document& doc, int frames = 2) {
+        for (int i = 0; i < frames; ++i) {
+            PanelContext ctx{doc, jobs, imgui.fonts(), &workspace};
+            imgui.frame([&] {
+                ImGui::SetNextWindowPos(ImVec2(0, 0));
+                ImGui::SetNextWindowSize(ImVec2(1400, 900));
+                ImGui::Begin("panel");
+                panel.draw(ctx);
+                ImGui::End();
+            });
+        }
+    }
+};
+
+const TensorInfo* tensor(const Model& m, const std::string& name) {
+    const TensorInfo* t = m.find_tensor(name);
+    if (!t) FAIL("no tensor " << name);
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("the demo store opens as a store document listing both models", "[gui-store]") {
+    REQUIRE(is_store_root(kDemoStore));
+    CHECK(demo_documents(MLENS_DEMO_DIR).front() == kDemoStore);
+    StoreHarness h;
+    Document& doc = h.open(kDemoStore);
+    REQUIRE(doc.is_store());
+    CHECK(doc.title == "Ollama store \xC2\xB7 ollama-store");
+    const StoreListing& l = doc.store->listing;
+    REQUIRE(l.models.size() == 2);
+    CHECK(l.models[0].ref.name.display() == "tiny-llama:q4_0");
+    CHECK(l.models[0].format == "gguf");
+    CHECK(l.models[0].quantization == "Q4_0");
+    CHECK(l.models[0].family == "llama");
+    CHECK(l.models[1].ref.name.display() == "tiny-moe:int4");
+    CHECK(l.models[1].format == "safetensors");
+    CHECK(l.models[1].quantization == "int4");
+    CHECK(l.models[0].ok());
+    CHECK(l.models[1].ok());
+    for (const PanelInfo& p : panel_registry())
+        CHECK(panel_shows(p, doc) == (std::string(p.id) == "store" || std::string(p.id) == "store_models"));
+}
+
+TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and expert groups", "[gui-store]") {
+    StoreHarness h;
+    Document& doc = h.open(kDemoStore);
+    StorePanel panel;
+    StoreModelsPanel models;
+    h.draw(models, doc);
+    h.draw(panel, doc);
+    CHECK(panel.detail() == nullptr);
+    doc.navigation.store_model = 1;
+    h.draw(panel, doc, 1);
+    h.jobs.wait_all();
+    h.draw(panel, doc);
+    REQUIRE(panel.detail() != nullptr);
+    const StoreModelDetail& d = *panel.detail();
+    REQUIRE(d.error.empty());
+    REQUIRE(d.view);
+    REQUIRE(d.view->layers.size() == 4);
+    CHECK(d.view->layers[2].layer.kind == LayerKind::tensor);
+    CHECK(d.view->layers[2].layer.name == std::optional<std::string>("model.layers.0.mlp.experts"));
+    CHECK(d.view->layers[3].layer.kind == LayerKind::json);
+    REQUIRE(d.view->config);
+    CHECK(d.view->config->file_type == "int4");
+    REQUIRE(d.model);
+    const Model& m = *d.model;
+    CHECK(m.format == Format::safetensors);
+    CHECK(m.tensors.size() == 13);
+    const TensorInfo* q = tensor(m, "model.layers.0.self_attn.q_proj.weight");
+    REQUIRE(q->quant);
+    CHECK(q->quant->type == "int4");
+    CHECK(q->quant->group_size == 64);
+    CHECK(q->quant->bits == 4);
+    CHECK(q->ne == std::vector<uint64_t>{8, 64});
+    CHECK(q->quant->logical_ne == std::vector<uint64_t>{64, 64});
+    const TensorInfo* gate = tensor(m, "model.layers.0.mlp.experts.gate_proj.weight");
+    REQUIRE(gate->quant);
+    CHECK(gate->quant->logical_ne == std::vector<uint64_t>{64, 64, 4});
+    REQUIRE(m.groups.size() == 1);
+    CHECK(m.groups[0].name == "model.layers.0.mlp.experts");
+    CHECK(m.groups[0].count == 4);
+    CHECK(m.groups[0].parts.size() == 3);
+    CHECK(m.groups[0].members.size() == 3);
+
+    // Verify the expert blob: a job hashing it, with the result kept per digest.
+    const std::string digest = d.view->layers[2].layer.digest;
+    PanelContext ctx{doc, h.jobs, h.imgui.fonts(), &h.workspace};
+    panel.verify(ctx, 2);
+    h.jobs.wait_all();
+    REQUIRE(panel.verified(digest).has_value());
+    CHECK(panel.verified(digest)->ok());
+    h.draw(panel, doc);
+
+    // The GGUF model shows its text layers.
+    doc.navigation.store_model = 0;
+    h.draw(panel, doc, 1);
+    h.jobs.wait_all();
+    h.draw(panel, doc);
+    REQUIRE(panel.detail()->view);
+    size_t text_layers = 0;
+    for (const LayerView& lv : panel.detail()->view->layers)
+        if (lv.text) ++text_layers;
+    CHECK(text_layers == 4);
+    CHECK(panel.detail()->model->tensors.size() == 21);
+}
+
+TEST_CASE("verifying a blob whose content changed reports the digest mismatch", "[gui-store]") {
+    TempDir dir;
+    fs::copy(kDemoStore, dir.path() / "store", fs::copy_options::recursive);
+    std::string root = (dir.path() / "store").string();
+    StoreHarness h;
+    Document& doc = h.open(root);
+    StorePanel panel;
+    doc.navigation.store_model = 0;
+    h.draw(panel, doc, 1);
+    h.jobs.wait_all();
+    h.draw(panel, doc);
+    REQUIRE(panel.detail()->view);
+    const LayerView& model_layer = panel.detail()->view->layers[0];
+    REQUIRE(model_layer.layer.kind == LayerKind::model);
+    {
+        std::fstream f(model_layer.blob->path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(100);
+        f.put('\x5A');
+    }
+    PanelContext ctx{doc, h.jobs, h.imgui.fonts(), &h.workspace};
+    panel.verify(ctx, 0);
+    h.jobs.wait_all();
+    REQUIRE(panel.verified(model_layer.layer.digest).has_value());
+    CHECK(panel.verified(model_layer.layer.digest)->error().code == "E_DIGEST_MISMATCH");
+    h.draw(panel, doc);
+}
+
+TEST_CASE("a store model opens by its manifest path and shows its safetensors headers", "[gui-store]") {
+    StoreHarness h;
+    std::string manifest = kDemoStore + "/manifests/registry.ollama.ai/library/tiny-moe/int4";
+    std::optional<StoreManifestPath> parsed = store_manifest_of(manifest);
+    REQUIRE(parsed);
+    CHECK(parsed->name.display() == "tiny-moe:int4");
+    CHECK_FALSE(store_manifest_of(kDemoStore + "/blobs").has_value());
+    Document& doc = h.open(manifest);
+    CHECK(doc.title == "tiny-moe:int4 (Ollama)");
+    CHECK_FALSE(doc.is_store());
+    const Model& m = *doc.model;
+    CHECK(m.format == Format::safetensors);
+    CHECK(safetensors_shards(m).size() == 3);
+    std::vector<size_t> side = side_file_entries(m);
+    REQUIRE(side.size() == 1);
+    CHECK(m.metadata[side[0]].key == "file:config.json");
+    CHECK(m.metadata[side[0]].value.string_value().find("\"num_experts\": 4") != std::string::npos);
+
+    SafetensorsPanel panel;
+    for (auto view : {SafetensorsPanel::View::tensors, SafetensorsPanel::View::tree, SafetensorsPanel::View::metadata,
+                      SafetensorsPanel::View::files}) {
+        panel.show(view);
+        h.draw(panel, doc, 3);
+    }
+    CHECK(panel.tree_parsed());
+    CHECK(panel.badge(doc) == "3 shards");
+}
+
+TEST_CASE("the shell draws the store and its models with every panel", "[gui-store]") {
+    StoreHarness h;
+    AppShell shell(h.settings, h.jobs, h.imgui.fonts(), ShellOptions{});
+    shell.open(kDemoStore);
+    h.jobs.wait_all();
+    for (int i = 0; i < 3; ++i) h.imgui.frame([&] { shell.frame(); });
+    Document* doc = shell.workspace().active();
+    REQUIRE(doc);
+    REQUIRE(doc->is_store());
+    for (size_t model = 0; model < 2; ++model) {
+        doc->navigation.store_model = model;
+        h.imgui.frame([&] { shell.frame(); });
+        h.jobs.wait_all();
+        for (int i = 0; i < 3; ++i) h.imgui.frame([&] { shell.frame(); });
+    }
+    shell.open(kDemoStore + "/manifests/registry.ollama.ai/library/tiny-moe/int4");
+    h.jobs.wait_all();
+    for (const char* panel : {"safetensors", "weights", "tensors", "metadata", "diagnostics"}) {
+        for (int i = 0; i < 3; ++i) h.imgui.frame([&] { shell.frame(); });
+        Document* model = shell.workspace().active();
+        REQUIRE(model);
+        REQUIRE(model->ready());
+        model->select({SelectionKind::tensor, 0}, panel);
+    }
+    for (int i = 0; i < 3; ++i) h.imgui.frame([&] { shell.frame(); });
+    h.jobs.wait_all();
+    for (int i = 0; i < 2; ++i) h.imgui.frame([&] { shell.frame(); });
+}

@@ -1,0 +1,135 @@
+// decode_bench [N_VALUES] [THREADS]
+//
+// Dequantization throughput of ModelLens against single-threaded ggml to_float on the same bytes
+// in the same run, for Q4_K, Q8_0, IQ4_XS and BF16 GGUF tensors and an Ollama/MLX int4 tensor
+// blob (whose reference is our own single-threaded decode, as ggml has no such type). For each:
+//   ggml      one thread, to_float over the tensor in 1M-value chunks (from the mapped file)
+//   decode    TensorView::read over the same chunks on THREADS threads (default 2)
+//   analyze   compute_stats + compute_histogram(256 bins) on THREADS threads
+// Prints the best of several runs in G values/s and the ratios decode/ggml, analyze/ggml.
+#include <ggml.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/safetensors_reader.h"
+#include "mlens/ollama/tensor_blobs.h"
+#include "mlens/quant/mlx_quant.h"
+#include "mlens/quant/stats.h"
+#include "mlens/quant/tensor_view.h"
+#include "mlens/util/parallel.h"
+#include "model_fixture.h"
+#include "test_paths.h"
+
+using namespace mlens;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double best_s(const std::function<void()>& fn, int runs = 5) {
+    double best = 1e300;
+    for (int i = 0; i < runs; ++i) {
+        auto t0 = Clock::now();
+        fn();
+        best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    return best;
+}
+
+std::atomic<uint64_t> sink{0};   // keeps decoded values observable
+
+void decode_parallel(const TensorView& v, unsigned threads) {
+    const uint64_t chunk = v.chunk_length();
+    const uint64_t n = (v.size() + chunk - 1) / chunk;
+    parallel_for(n, threads, [&](uint64_t c) {
+        thread_local std::vector<float> buf;
+        const uint64_t first = c * chunk, count = std::min(chunk, v.size() - first);
+        buf.resize(count);
+        if (!v.read(first, count, buf.data())) return false;
+        sink += buf[count / 2] == buf[count / 2] ? 0 : 1;
+        return true;
+    });
+}
+
+void report(const char* name, uint64_t n, double t_ref, double t_decode, double t_analyze) {
+    std::printf("%-8s ref %6.3f G/s   decode %6.3f G/s (%.2fx)   decode+stats+hist %6.3f G/s (%.2fx)\n", name, n / t_ref / 1e9,
+                n / t_decode / 1e9, t_ref / t_decode, n / t_analyze / 1e9, t_ref / t_analyze);
+}
+
+void analyze(const TensorView& v, unsigned threads) {
+    auto s = compute_stats(v, nullptr, threads);
+    auto h = compute_histogram(v, 256, std::make_pair(s->min, s->max), nullptr, threads);
+    sink += h->total() == v.size() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const uint64_t n = argc > 1 ? std::stoull(argv[1]) : (16u << 20);
+    const unsigned threads = argc > 2 ? static_cast<unsigned>(std::stoul(argv[2])) : 2;
+    const uint64_t row = 4096;
+    std::printf("%llu values per tensor, %u threads\n", static_cast<unsigned long long>(n), threads);
+    test::TempDir dir;
+    const std::vector<float> values = test::test_signal(n, 7);
+    const ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS, GGML_TYPE_BF16};
+    for (ggml_type type : types) {
+        const std::string path = dir.file(std::string(ggml_type_name(type)) + ".gguf");
+        test::write_fixture_model(path, {{"w", static_cast<uint32_t>(type), {row, n / row}, values}});
+        auto model = open_gguf(path);
+        auto view = TensorView::open(*model, "w");
+        const auto* traits = ggml_get_type_traits(type);
+        const uint64_t chunk = view->chunk_length();
+        std::vector<uint8_t> bytes(chunk / view->block_length() * view->block_bytes());
+        std::vector<float> out(chunk);
+        double t_ref = best_s([&] {
+            for (uint64_t first = 0; first < n; first += chunk) {
+                const uint64_t count = std::min(chunk, n - first);
+                (void)view->read_blocks(first / view->block_length(), count / view->block_length(), bytes.data());
+                traits->to_float(bytes.data(), out.data(), static_cast<int64_t>(count));
+            }
+        });
+        double t_decode = best_s([&] { decode_parallel(*view, threads); });
+        double t_analyze = best_s([&] { analyze(*view, threads); }, 3);
+        report(ggml_type_name(type), n, t_ref, t_decode, t_analyze);
+    }
+    {   // MLX int4 (group 64) blob; reference: our decode on one thread.
+        auto q = mlx_quantize(MlxMode::affine, 4, 64, values.data(), n);
+        std::vector<uint8_t> packed(q->packed.size() * 4), scales(q->scales.size() * 4), biases(q->biases.size() * 4);
+        std::memcpy(packed.data(), q->packed.data(), packed.size());
+        std::memcpy(scales.data(), q->scales.data(), scales.size());
+        std::memcpy(biases.data(), q->biases.data(), biases.size());
+        const std::string rows = std::to_string(n / row);
+        // One safetensors blob as Ollama writes it: packed words, then scales, then biases.
+        const std::string sshape = "[" + rows + "," + std::to_string(row / 64) + "]";
+        const size_t p = packed.size(), s = scales.size();
+        std::string header = "{\"__metadata__\":{\"quant_type\":\"int4\",\"group_size\":\"64\"},"
+                             "\"w\":{\"dtype\":\"U32\",\"shape\":[" + rows + "," + std::to_string(row / 8) +
+                             "],\"data_offsets\":[0," + std::to_string(p) + "]},"
+                             "\"w.scale\":{\"dtype\":\"F32\",\"shape\":" + sshape + ",\"data_offsets\":[" +
+                             std::to_string(p) + "," + std::to_string(p + s) + "]},"
+                             "\"w.bias\":{\"dtype\":\"F32\",\"shape\":" + sshape + ",\"data_offsets\":[" +
+                             std::to_string(p + s) + "," + std::to_string(p + 2 * s) + "]}}";
+        while (header.size() % 8) header += ' ';
+        std::vector<uint8_t> file(8);
+        const uint64_t len = header.size();
+        std::memcpy(file.data(), &len, 8);
+        file.insert(file.end(), header.begin(), header.end());
+        for (const auto* part : {&packed, &scales, &biases}) file.insert(file.end(), part->begin(), part->end());
+        test::write_whole_file(dir.file("int4.safetensors"), file);
+        auto model = open_safetensors(dir.file("int4.safetensors"));
+        describe_tensor_blobs(*model);
+        auto view = TensorView::open(*model, "w");
+        double t_ref = best_s([&] { decode_parallel(*view, 1); });
+        double t_decode = best_s([&] { decode_parallel(*view, threads); });
+        double t_analyze = best_s([&] { analyze(*view, threads); }, 3);
+        report("int4 MLX", n, t_ref, t_decode, t_analyze);
+    }
+    return sink == 0 ? 0 : 1;   // NaN-free signal: every decoded value equals itself
+}

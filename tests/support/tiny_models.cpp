@@ -1,0 +1,179 @@
+#include "tiny_models.h"
+
+#include <ggml.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "mlens/compat/value_builders.h"
+#include "mlens/formats/ggml_types.h"
+#include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/gguf_writer.h"
+#include "model_fixture.h"
+#include "test_paths.h"
+
+namespace mlens::test {
+
+namespace {
+
+constexpr uint32_t kF32 = GGML_TYPE_F32, kF16 = GGML_TYPE_F16, kQ8_0 = GGML_TYPE_Q8_0;
+
+class Builder {
+public:
+    explicit Builder(TinyModel& m) : m_m(m) {}
+    Builder& kv(std::string key, Value v) {
+        MetadataEntry e;
+        e.key = std::move(key);
+        e.value = std::move(v);
+        m_m.metadata.push_back(std::move(e));
+        return *this;
+    }
+    Builder& u32(std::string key, uint32_t v) { return kv(std::move(key), Value::of_u32(v)); }
+    Builder& f32(std::string key, float v) { return kv(std::move(key), compat::value_f32(v)); }
+    Builder& str(std::string key, std::string v) { return kv(std::move(key), compat::value_string(std::move(v))); }
+    Builder& tensor(std::string name, uint32_t type, std::vector<uint64_t> ne, bool norm = false) {
+        uint64_t n = 1;
+        for (uint64_t d : ne) n *= d;
+        std::vector<float> v = test_signal(n, ++m_seed);
+        for (float& x : v) x = norm ? 1.0f + 0.1f * x : 0.5f * x;
+        m_m.tensors.push_back({std::move(name), type, std::move(ne), std::move(v)});
+        return *this;
+    }
+
+private:
+    TinyModel& m_m;
+    uint32_t m_seed = 0;
+};
+
+const Model& vocab(const std::string& name) {
+    static std::vector<std::pair<std::string, Model>> cache;
+    for (const auto& [n, m] : cache)
+        if (n == name) return m;
+    auto m = open_gguf(llama_source_dir() + "/models/" + name);
+    if (!m) throw std::runtime_error("cannot open vocab " + name);
+    cache.emplace_back(name, std::move(*m));
+    return cache.back().second;
+}
+
+}  // namespace
+
+TinyModel tiny_llama3(TinyLayout layout) {
+    const bool ollama = layout == TinyLayout::ollama;
+    const Model& v = vocab("ggml-vocab-llama-bpe.gguf");
+    const uint64_t n_vocab = v.find("tokenizer.ggml.tokens")->value.array->count;
+    TinyModel m;
+    Builder b(m);
+    b.str("general.architecture", "llama").u32("llama.context_length", 256).u32("llama.embedding_length", 32)
+        .u32("llama.block_count", 1).u32("llama.feed_forward_length", 64).u32("llama.attention.head_count", 4)
+        .u32("llama.attention.head_count_kv", 2).u32("llama.rope.dimension_count", 8).f32("llama.rope.freq_base", 500000.0f)
+        .f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    for (const MetadataEntry& e : v.metadata) {
+        if (e.key.rfind("tokenizer.", 0) != 0 || e.key == "tokenizer.ggml.eos_token_id") continue;
+        if (ollama && e.key == "tokenizer.ggml.pre") continue;
+        b.kv(e.key, e.value);
+    }
+    b.u32("tokenizer.ggml.eos_token_id", ollama ? 128001 : 128009);
+    if (!ollama) b.u32("tokenizer.ggml.eot_token_id", 128009).kv("tokenizer.ggml.eos_token_ids", compat::array_i32({128009}));
+    b.tensor("token_embd.weight", kQ8_0, {32, n_vocab})
+        .tensor("blk.0.attn_norm.weight", kF32, {32}, true)
+        .tensor("blk.0.attn_q.weight", kF16, {32, 32})
+        .tensor("blk.0.attn_k.weight", kF16, {32, 16})
+        .tensor("blk.0.attn_v.weight", kF16, {32, 16})
+        .tensor("blk.0.attn_output.weight", kQ8_0, {32, 32})
+        .tensor("blk.0.ffn_norm.weight", kF32, {32}, true)
+        .tensor("blk.0.ffn_gate.weight", kF16, {32, 64})
+        .tensor("blk.0.ffn_up.weight", kF16, {32, 64})
+        .tensor("blk.0.ffn_down.weight", kF32, {64, 32})
+        .tensor("output_norm.weight", kF32, {32}, true);
+    m.prompt = {128000, 9906, 1917, 11, 358, 1097, 264, 13340};
+    return m;
+}
+
+TinyModel tiny_gemma3(TinyLayout layout) {
+    const bool ollama = layout == TinyLayout::ollama;
+    const Model& v = vocab("ggml-vocab-llama-spm.gguf");
+    const uint64_t n_vocab = v.find("tokenizer.ggml.tokens")->value.array->count;
+    TinyModel m;
+    Builder b(m);
+    b.str("general.architecture", "gemma3").u32("gemma3.context_length", 256).u32("gemma3.embedding_length", 32)
+        .u32("gemma3.block_count", 1).u32("gemma3.feed_forward_length", 64).u32("gemma3.attention.head_count", 2)
+        .u32("gemma3.attention.head_count_kv", 1).u32("gemma3.attention.key_length", 16).u32("gemma3.attention.value_length", 16);
+    if (!ollama)
+        b.f32("gemma3.attention.layer_norm_rms_epsilon", 1e-6f).f32("gemma3.rope.freq_base", 1000000.0f)
+            .f32("gemma3.rope.freq_base_swa", 10000.0f);
+    for (const MetadataEntry& e : v.metadata) {
+        if (e.key.rfind("tokenizer.", 0) != 0) continue;
+        if (!ollama || !e.value.is_array()) {
+            b.kv(e.key, e.value);
+            continue;
+        }
+        // Ollama kept the extra image tokens in the tokenizer arrays.
+        if (auto strings = compat::array_strings_of(e.value)) {
+            for (int i = 0; i < 4; ++i) strings->push_back("<image_soft_token_" + std::to_string(i) + ">");
+            b.kv(e.key, compat::array_strings(*strings));
+        } else if (auto scalars = compat::array_scalars(e.value); scalars && e.key == "tokenizer.ggml.scores") {
+            std::vector<float> f;
+            for (const Scalar& s : *scalars) f.push_back(static_cast<float>(s.as_double()));
+            f.insert(f.end(), 4, 0.0f);
+            b.kv(e.key, compat::array_f32(f));
+        } else if (scalars && e.key == "tokenizer.ggml.token_type") {
+            std::vector<int32_t> t;
+            for (const Scalar& s : *scalars) t.push_back(static_cast<int32_t>(s.as_int()));
+            t.insert(t.end(), 4, 4);
+            b.kv(e.key, compat::array_i32(t));
+        } else {
+            b.kv(e.key, e.value);
+        }
+    }
+    b.tensor("token_embd.weight", kQ8_0, {32, n_vocab})
+        .tensor("blk.0.attn_norm.weight", kF32, {32}, true)
+        .tensor("blk.0.attn_q.weight", kF16, {32, 32})
+        .tensor("blk.0.attn_k.weight", kF16, {32, 16})
+        .tensor("blk.0.attn_v.weight", kF16, {32, 16})
+        .tensor("blk.0.attn_q_norm.weight", kF32, {16}, true)
+        .tensor("blk.0.attn_k_norm.weight", kF32, {16}, true)
+        .tensor("blk.0.attn_output.weight", kF16, {32, 32})
+        .tensor("blk.0.post_attention_norm.weight", kF32, {32}, true)
+        .tensor("blk.0.ffn_norm.weight", kF32, {32}, true)
+        .tensor("blk.0.ffn_gate.weight", kF16, {32, 64})
+        .tensor("blk.0.ffn_up.weight", kF16, {32, 64})
+        .tensor("blk.0.ffn_down.weight", kF16, {64, 32})
+        .tensor("blk.0.post_ffw_norm.weight", kF32, {32}, true)
+        .tensor("output_norm.weight", kF32, {32}, true);
+    if (ollama)
+        b.tensor("v.patch_embedding.weight", kF16, {14, 14, 3, 32})
+            .tensor("v.blk.0.layer_norm1.weight", kF32, {32}, true)
+            .tensor("mm.mm_input_projection.weight", kF16, {32, 32});
+    m.prompt = {1, 450, 4996, 17354, 1701, 432, 17204, 975};
+    return m;
+}
+
+void write_tiny_model(const TinyModel& tiny, const std::string& path) {
+    Model m;
+    m.format = Format::gguf;
+    m.metadata = tiny.metadata;
+    std::vector<std::vector<uint8_t>> data;
+    for (const TinyTensor& t : tiny.tensors) {
+        auto type = static_cast<ggml_type>(t.ggml_type);
+        TensorInfo info;
+        info.name = t.name;
+        info.type = describe_ggml_type(t.ggml_type);
+        info.ne = t.ne;
+        info.n_elements = t.values.size();
+        const auto n_per_row = static_cast<int64_t>(t.ne[0]);
+        const auto rows = static_cast<int64_t>(t.values.size()) / n_per_row;
+        std::vector<uint8_t> bytes(ggml_row_size(type, n_per_row) * rows);
+        if (type == GGML_TYPE_F32) std::memcpy(bytes.data(), t.values.data(), bytes.size());
+        else ggml_quantize_chunk(type, t.values.data(), bytes.data(), 0, rows, n_per_row, nullptr);
+        info.n_bytes = bytes.size();
+        m.tensors.push_back(std::move(info));
+        data.push_back(std::move(bytes));
+    }
+    Status s = write_gguf(m, path, nullptr, [&](size_t i, uint64_t off, uint64_t len, void* dst) -> Status {
+        std::memcpy(dst, data[i].data() + off, len);
+        return ok_status();
+    });
+    if (!s) throw std::runtime_error(s.error().to_string());
+}
+
+}  // namespace mlens::test

@@ -1,0 +1,43 @@
+// Tiny models that upstream llama.cpp runs, each in two layouts from the same weights: as an
+// Ollama-made GGUF (the layout Ollama's compatibility shim rewrites) and as llama.cpp's own
+// converter would write it. Export round-trip tests export the first and compare logits with
+// the second. Weights are deterministic (test_signal); norms sit near 1.
+//
+//  - llama3: llama arch, Llama-3 BPE vocabulary (models/ggml-vocab-llama-bpe.gguf, 128256 tokens),
+//    1 block, n_embd 32, 4 heads / 2 KV heads, tied output. Ollama layout: no tokenizer.ggml.pre
+//    and eos 128001 (the metadata gap handle_llama3_metadata fills).
+//  - gemma3: gemma3 text, SentencePiece vocabulary (ggml-vocab-llama-spm.gguf, 32000 tokens),
+//    1 block, n_embd 32, 2 heads / 1 KV head of 16. Ollama layout: no rms-eps / rope KVs, four extra
+//    image tokens in the tokenizer arrays, and v.* / mm.* vision tensors in the same file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mlens/model/model.h"
+
+namespace mlens::test {
+
+struct TinyTensor {
+    std::string name;
+    uint32_t ggml_type = 0;
+    std::vector<uint64_t> ne;
+    std::vector<float> values;
+};
+
+struct TinyModel {
+    std::vector<MetadataEntry> metadata;
+    std::vector<TinyTensor> tensors;
+    std::vector<int32_t> prompt;   // tokens the round-trip test decodes
+};
+
+enum class TinyLayout { ollama, upstream };
+
+TinyModel tiny_llama3(TinyLayout layout);
+TinyModel tiny_gemma3(TinyLayout layout);
+
+// Writes a TinyModel through our GGUF writer (values converted with ggml's quantizer).
+void write_tiny_model(const TinyModel& model, const std::string& path);
+
+}  // namespace mlens::test

@@ -1,0 +1,110 @@
+// Export to upstream layout, end to end: a tiny Ollama-format model is exported, llama.cpp loads
+// the result, and its logits equal those of the same weights written directly in upstream layout.
+#include <catch2/catch.hpp>
+
+#include "cli_runner.h"
+#include "llama_logits.h"
+#include "mlens/compat/upstream_export.h"
+#include "mlens/formats/gguf_reader.h"
+#include "test_paths.h"
+#include "tiny_models.h"
+
+using namespace mlens;
+using namespace mlens::test;
+
+namespace {
+
+struct RoundTrip {
+    compat::RewritePlan plan;
+    compat::ExportReport report;
+    LlamaLogits exported;
+    LlamaLogits reference;
+    Model written;
+};
+
+RoundTrip round_trip(const TempDir& dir, const TinyModel& ollama, const TinyModel& upstream, const std::string& mmproj = {}) {
+    write_tiny_model(ollama, dir.file("ollama.gguf"));
+    write_tiny_model(upstream, dir.file("upstream.gguf"));
+    auto model = open_gguf(dir.file("ollama.gguf"));
+    REQUIRE(model);
+    RoundTrip r;
+    r.plan = compat::plan_compat(*model);
+    auto report = compat::export_upstream(*model, r.plan, {dir.file("exported.gguf"), mmproj});
+    INFO((report ? std::string() : report.error().to_string()));
+    REQUIRE(report);
+    r.report = *report;
+    r.exported = llama_logits(dir.file("exported.gguf"), upstream.prompt);
+    r.reference = llama_logits(dir.file("upstream.gguf"), upstream.prompt);
+    auto written = open_gguf(dir.file("exported.gguf"));
+    REQUIRE(written);
+    r.written = std::move(*written);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("export round trip: llama with the Llama-3 metadata gap gives the upstream logits", "[export]") {
+    TempDir dir;
+    RoundTrip r = round_trip(dir, tiny_llama3(TinyLayout::ollama), tiny_llama3(TinyLayout::upstream));
+    CHECK(r.plan.text.handlers == std::vector<std::string>{"handle_llama3_metadata"});
+    REQUIRE(r.exported.error.empty());
+    REQUIRE(r.reference.error.empty());
+    CHECK(r.exported.n_vocab == 128256);
+    CHECK(r.exported.logits.size() == 8u * 128256u);
+    CHECK(max_abs_difference(r.exported.logits, r.reference.logits) == 0.0f);
+    CHECK(r.written.get_string("tokenizer.ggml.pre") == "llama-bpe");
+    CHECK(r.written.get_uint("tokenizer.ggml.eos_token_id") == 128009u);
+    CHECK(r.written.get_uint("tokenizer.ggml.eot_token_id") == 128009u);
+    REQUIRE(r.report.files.size() == 1);
+    CHECK(r.report.files[0].tensors == 11);
+    CHECK(r.report.files[0].data_ops == 0);
+    CHECK(r.report.notes.empty());
+}
+
+TEST_CASE("export round trip: gemma3 text drops vision, truncates the vocabulary, injects defaults", "[export]") {
+    TempDir dir;
+    RoundTrip r = round_trip(dir, tiny_gemma3(TinyLayout::ollama), tiny_gemma3(TinyLayout::upstream), dir.file("mmproj.gguf"));
+    CHECK(r.plan.text.handlers == std::vector<std::string>{"handle_gemma3"});
+    REQUIRE(r.exported.error.empty());
+    REQUIRE(r.reference.error.empty());
+    CHECK(r.exported.n_vocab == 32000);
+    CHECK(max_abs_difference(r.exported.logits, r.reference.logits) == 0.0f);
+    CHECK(r.written.find("tokenizer.ggml.tokens")->value.array->count == 32000);
+    CHECK(r.written.tensors.size() == 15);
+    CHECK(r.written.find_tensor("v.patch_embedding.weight") == nullptr);
+
+    REQUIRE(r.report.files.size() == 2);
+    CHECK(r.report.files[1].side == compat::PlanSide::clip);
+    auto mmproj = open_gguf(dir.file("mmproj.gguf"));
+    REQUIRE(mmproj);
+    CHECK(mmproj->get_string("general.architecture") == "clip");
+    CHECK(mmproj->get_string("clip.projector_type") == "gemma3");
+    CHECK(mmproj->find("tokenizer.ggml.tokens") == nullptr);
+    std::vector<std::string> names;
+    for (const TensorInfo& t : mmproj->tensors) names.push_back(t.name + " " + t.type.name);
+    CHECK(names == std::vector<std::string>{"v.patch_embd.weight F32", "v.blk.0.ln1.weight F32", "mm.input_projection.weight F16"});
+    CHECK(r.report.files[1].data_ops == 1);
+}
+
+TEST_CASE("mlens export-upstream writes the upstream GGUF and refuses bad requests", "[export]") {
+    TempDir dir;
+    write_tiny_model(tiny_gemma3(TinyLayout::ollama), dir.file("ollama.gguf"));
+    CliRun ok = run_mlens({"export-upstream", dir.file("ollama.gguf"), dir.file("text.gguf"), "--mmproj", dir.file("mm.gguf")});
+    CHECK(ok.exit_status == 0);
+    CHECK(ok.out.find("wrote text GGUF " + dir.file("text.gguf") + ": ") != std::string::npos);
+    CHECK(ok.out.find("wrote mmproj " + dir.file("mm.gguf") + ": ") != std::string::npos);
+    CHECK(open_gguf(dir.file("text.gguf")));
+
+    CliRun same = run_mlens({"export-upstream", dir.file("ollama.gguf"), dir.file("ollama.gguf")});
+    CHECK(same.exit_status == 1);
+    CHECK(same.err.find("E_OUTPUT_IS_INPUT") != std::string::npos);
+
+    write_tiny_model(tiny_llama3(TinyLayout::ollama), dir.file("llama.gguf"));
+    CliRun no_vision = run_mlens({"export-upstream", dir.file("llama.gguf"), dir.file("l.gguf"), "--mmproj", dir.file("lm.gguf")});
+    CHECK(no_vision.exit_status == 2);
+    CHECK(no_vision.err.find("E_NO_VISION") != std::string::npos);
+
+    CliRun note = run_mlens({"export-upstream", dir.file("ollama.gguf"), dir.file("text2.gguf")});
+    CHECK(note.exit_status == 0);
+    CHECK(note.out.find("note: the model has a vision part; no mmproj was written (use --mmproj)") != std::string::npos);
+}

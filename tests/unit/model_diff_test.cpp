@@ -1,0 +1,261 @@
+// Model diff and whole-model error: a model against itself, an F16 model against its Q4_K
+// quantization, and a Hugging Face-named safetensors file against the GGUF llama.cpp's converter
+// would make of it (names, stacked experts, Q/K row permutation).
+#include <catch2/catch.hpp>
+
+#include <ggml.h>
+
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "mlens/analysis/model_diff.h"
+#include "mlens/formats/ggml_types.h"
+#include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/gguf_writer.h"
+#include "mlens/formats/safetensors_reader.h"
+#include "model_fixture.h"
+#include "safetensors_builder.h"
+#include "test_paths.h"
+
+using namespace mlens;
+
+namespace {
+
+std::vector<test::FixtureTensor> fixture(uint32_t matrix_type) {
+    return {{"token_embd.weight", GGML_TYPE_F32, {256, 3}, test::test_signal(768, 1)},
+            {"blk.0.attn_q.weight", matrix_type, {256, 4}, test::test_signal(1024, 2)},
+            {"blk.1.attn_q.weight", matrix_type, {256, 4}, test::test_signal(1024, 3)},
+            {"blk.0.attn_norm.weight", GGML_TYPE_F32, {256}, test::test_signal(256, 4)}};
+}
+
+Model open(const std::string& path) {
+    auto m = open_gguf(path);
+    REQUIRE(m.ok());
+    return std::move(*m);
+}
+
+std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
+    std::vector<uint8_t> b(v.size() * 4);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("diff of a model with itself is empty", "[diff]") {
+    test::TempDir dir;
+    test::write_fixture_model(dir.file("a.gguf"), fixture(GGML_TYPE_F16));
+    Model a = open(dir.file("a.gguf")), b = open(dir.file("a.gguf"));
+    auto d = diff_models(a, b);
+    REQUIRE(d.ok());
+    CHECK(d->empty());
+    DiffOptions numeric;
+    numeric.numeric = true;
+    auto dn = diff_models(a, b, numeric);
+    REQUIRE(dn.ok());
+    CHECK(dn->empty());
+    REQUIRE(dn->layers.size() == 3);   // no layer, blk.0, blk.1
+    for (const LayerError& l : dn->layers) CHECK(l.rmse == 0.0);
+    auto cli = test::run_mlens({"diff", dir.file("a.gguf"), dir.file("a.gguf"), "--numeric"});
+    CHECK(cli.exit_status == 0);
+    CHECK(cli.out == "no differences\n");
+}
+
+TEST_CASE("F16 model against its Q4_K quantization lists retyped tensors with their error", "[diff]") {
+    test::TempDir dir;
+    test::write_fixture_model(dir.file("f16.gguf"), fixture(GGML_TYPE_F16));
+    auto q_bytes = test::write_fixture_model(dir.file("q4k.gguf"), fixture(GGML_TYPE_Q4_K));
+    Model a = open(dir.file("f16.gguf")), b = open(dir.file("q4k.gguf"));
+
+    auto plain = diff_models(a, b);
+    REQUIRE(plain.ok());
+    CHECK(plain->metadata.empty());
+    REQUIRE(plain->tensors.size() == 2);
+    CHECK(plain->tensors[0].name_a == "blk.0.attn_q.weight");
+    CHECK(plain->tensors[0].retyped);
+    CHECK_FALSE(plain->tensors[0].renamed);
+    CHECK_FALSE(plain->tensors[0].reshaped);
+    CHECK(plain->tensors[0].type_a == "F16");
+    CHECK(plain->tensors[0].type_b == "Q4_K");
+    CHECK_FALSE(plain->tensors[0].error);
+
+    DiffOptions options;
+    options.numeric = true;
+    JobContext job;
+    auto d = diff_models(a, b, options, &job);
+    REQUIRE(d.ok());
+    CHECK(job.progress() == 1.0);
+    REQUIRE(d->tensors.size() == 2);
+    for (const TensorChange& c : d->tensors) {
+        INFO(c.name_a);
+        CHECK(c.retyped);
+        CHECK(c.values_differ);
+        REQUIRE(c.error);
+        CHECK(c.error->count == 1024);
+        CHECK(c.error->rmse > 0.001);
+        CHECK(c.error->rmse < 0.05);
+        CHECK(c.error->cosine > 0.99);
+    }
+    // Layer 0 holds attn_q (error) and attn_norm (exact); layer 1 only attn_q.
+    REQUIRE(d->layers.size() == 3);
+    CHECK(d->layers[0].layer == -1);
+    CHECK(d->layers[0].rmse == 0.0);
+    CHECK(d->layers[1].layer == 0);
+    CHECK(d->layers[1].tensors == 2);
+    CHECK(d->layers[1].worst_tensor == "blk.0.attn_q.weight");
+    const double e0 = d->tensors[0].error->rmse;
+    CHECK(d->layers[1].rmse == Approx(std::sqrt(e0 * e0 * 1024 / (1024 + 256))).epsilon(1e-12));
+    CHECK(d->layers[2].layer == 1);
+
+    JobContext cancelled;
+    cancelled.cancel();
+    CHECK(diff_models(a, b, options, &cancelled).error().code == "E_CANCELLED");
+
+    auto cli = test::run_mlens({"diff", dir.file("f16.gguf"), dir.file("q4k.gguf"), "--numeric", "--json"});
+    REQUIRE(cli.exit_status == 0);
+    auto j = nlohmann::json::parse(cli.out);
+    REQUIRE(j["tensors"].size() == 2);
+    CHECK(j["tensors"][0]["changes"] == nlohmann::json::array({"retyped", "values"}));
+    CHECK(j["tensors"][0]["error"]["rmse"].get<double>() == Approx(e0));
+}
+
+TEST_CASE("HF-named safetensors pairs with its GGUF conversion, Q/K permutation included", "[diff]") {
+    // GGUF side: llama, 2 heads of 4 rows, 1 KV head; two stacked experts.
+    const uint64_t in = 8;
+    std::vector<float> q = test::test_signal(8 * in, 11), k = test::test_signal(4 * in, 12), norm = test::test_signal(in, 13);
+    std::vector<float> experts = test::test_signal(2 * 6 * in, 14);
+    Model g;
+    g.format = Format::gguf;
+    auto kv = [&](const std::string& key, Value v) {
+        MetadataEntry e;
+        e.key = key;
+        e.value = std::move(v);
+        g.metadata.push_back(e);
+    };
+    kv("general.architecture", Value::of_string("llama"));
+    kv("llama.attention.head_count", Value::of_u32(2));
+    kv("llama.attention.head_count_kv", Value::of_u32(1));
+    std::vector<std::vector<float>> data = {q, k, norm, experts};
+    const std::vector<std::pair<std::string, std::vector<uint64_t>>> infos = {
+        {"blk.0.attn_q.weight", {in, 8}}, {"blk.0.attn_k.weight", {in, 4}}, {"blk.0.attn_norm.weight", {in}},
+        {"blk.0.ffn_gate_exps.weight", {in, 6, 2}}};
+    for (size_t i = 0; i < infos.size(); ++i) {
+        TensorInfo t;
+        t.name = infos[i].first;
+        t.type = describe_ggml_type(GGML_TYPE_F32);
+        t.ne = infos[i].second;
+        t.n_elements = data[i].size();
+        t.n_bytes = data[i].size() * 4;
+        g.tensors.push_back(t);
+    }
+    test::TempDir dir;
+    REQUIRE(write_gguf(g, dir.file("conv.gguf"), nullptr, [&](size_t i, uint64_t off, uint64_t len, void* dst) -> Status {
+                std::memcpy(dst, reinterpret_cast<const uint8_t*>(data[i].data()) + off, len);
+                return ok_status();
+            }).ok());
+    Model gguf = open(dir.file("conv.gguf"));
+
+    // HF side: rows of each head in HF order. GGUF row 2i + j of a head is HF row j * half + i,
+    // so with 4 rows per head the GGUF rows 0 1 2 3 are HF rows 0 2 1 3.
+    auto unpermute = [&](const std::vector<float>& v, uint64_t rows) {
+        std::vector<float> hf(v.size());
+        const uint64_t order[4] = {0, 2, 1, 3};
+        for (uint64_t r = 0; r < rows; ++r)
+            std::copy_n(v.begin() + r * in, in, hf.begin() + ((r / 4) * 4 + order[r % 4]) * in);
+        return hf;
+    };
+    test::SafetensorsBuilder sb;
+    sb.tensor("model.layers.0.self_attn.q_proj.weight", "F32", "[8,8]", f32_bytes(unpermute(q, 8)))
+        .tensor("model.layers.0.self_attn.k_proj.weight", "F32", "[4,8]", f32_bytes(unpermute(k, 4)))
+        .tensor("model.layers.0.input_layernorm.weight", "F32", "[8]", f32_bytes(norm))
+        .tensor("model.layers.0.block_sparse_moe.experts.1.w1.weight", "F32", "[6,8]",
+                f32_bytes(std::vector<float>(experts.begin() + 48, experts.end())))
+        .tensor("model.layers.0.block_sparse_moe.experts.0.w1.weight", "F32", "[6,8]",
+                f32_bytes(std::vector<float>(experts.begin(), experts.begin() + 48)))
+        .tensor("model.layers.0.mlp.extra.weight", "F32", "[2]", f32_bytes({1, 2}));
+    Model hf = read_safetensors(memory_source(sb.bytes()));
+    REQUIRE(hf.error_count() == 0);
+
+    DiffOptions options;
+    options.numeric = true;
+    auto d = diff_models(hf, gguf, options);
+    REQUIRE(d.ok());
+    CHECK(d->name_map == "hf→gguf llama");
+    std::string listed;
+    for (const TensorChange& c : d->tensors) listed += c.name_a + " -> " + c.name_b + "\n";
+    INFO(listed);
+    REQUIRE(d->tensors.size() == 6);   // 5 renamed, 1 removed
+    std::map<std::string, const TensorChange*> by_a;
+    for (const TensorChange& c : d->tensors) by_a[c.name_a] = &c;
+    const std::pair<const char*, const char*> expected[] = {
+        {"model.layers.0.self_attn.q_proj.weight", "blk.0.attn_q.weight"},
+        {"model.layers.0.self_attn.k_proj.weight", "blk.0.attn_k.weight"},
+        {"model.layers.0.input_layernorm.weight", "blk.0.attn_norm.weight"},
+        {"model.layers.0.block_sparse_moe.experts.1.w1.weight", "blk.0.ffn_gate_exps.weight[1]"},
+        {"model.layers.0.block_sparse_moe.experts.0.w1.weight", "blk.0.ffn_gate_exps.weight[0]"}};
+    for (const auto& [a_name, b_name] : expected) {
+        INFO(a_name);
+        REQUIRE(by_a.count(a_name));
+        const TensorChange& c = *by_a[a_name];
+        CHECK(c.name_b == b_name);
+        CHECK(c.renamed);
+        CHECK_FALSE(c.retyped);
+        CHECK_FALSE(c.reshaped);
+        CHECK_FALSE(c.values_differ);
+        REQUIRE(c.error);
+        CHECK(c.error->max_abs == 0.0);
+    }
+    CHECK(by_a.at("model.layers.0.mlp.extra.weight")->removed);
+    // The safetensors file has no metadata: every GGUF key is added.
+    REQUIRE(d->metadata.size() >= 3);
+    for (const MetadataChange& m : d->metadata) CHECK(m.kind == MetadataChangeKind::added);
+    CHECK(d->metadata[0].key == "general.architecture");
+    CHECK(d->metadata[0].value_b == "llama");
+
+    // Without the permutation (no head counts known) Q and K no longer agree.
+    DiffOptions unpermuted = options;
+    unpermuted.name_map = hf_to_gguf_name_map({"llama", 0, 0});
+    auto u = diff_models(hf, gguf, unpermuted);
+    REQUIRE(u.ok());
+    size_t differing = 0;
+    for (const TensorChange& c : u->tensors) differing += c.values_differ;
+    CHECK(differing == 2);
+}
+
+TEST_CASE("HF name map covers the common architectures", "[diff]") {
+    auto qwen = hf_to_gguf_name_map({"qwen3moe", 4, 2});
+    auto m = qwen("model.layers.3.mlp.experts.7.down_proj.weight");
+    REQUIRE(m);
+    CHECK(m->name == "blk.3.ffn_down_exps.weight");
+    CHECK(m->slice == 7u);
+    CHECK(m->rope_heads == 0);
+    CHECK(qwen("model.layers.3.self_attn.q_norm.weight")->name == "blk.3.attn_q_norm.weight");
+    CHECK(qwen("model.layers.3.mlp.gate.weight")->name == "blk.3.ffn_gate_inp.weight");
+    CHECK(qwen("model.layers.3.post_attention_layernorm.weight")->name == "blk.3.ffn_norm.weight");
+    CHECK(hf_to_gguf_name_map({"qwen2moe", 4, 2})("model.layers.0.mlp.shared_expert_gate.weight")->name ==
+          "blk.0.ffn_gate_inp_shexp.weight");
+    CHECK(hf_to_gguf_name_map({"qwen2", 4, 2})("model.layers.0.self_attn.q_proj.bias")->name == "blk.0.attn_q.bias");
+
+    auto gemma = hf_to_gguf_name_map({"gemma3", 4, 1});
+    auto post = gemma("language_model.model.layers.2.post_attention_layernorm.weight");
+    REQUIRE(post);
+    CHECK(post->name == "blk.2.post_attention_norm.weight");
+    CHECK(post->add == 1.0f);
+    CHECK(gemma("model.layers.2.pre_feedforward_layernorm.weight")->name == "blk.2.ffn_norm.weight");
+    CHECK(gemma("model.layers.2.post_feedforward_layernorm.weight")->name == "blk.2.post_ffw_norm.weight");
+    CHECK(gemma("model.norm.weight")->name == "output_norm.weight");
+    CHECK(gemma("model.embed_tokens.weight")->add == 0.0f);
+    CHECK(gemma("model.layers.2.self_attn.q_proj.weight")->rope_heads == 0);
+
+    auto llama = hf_to_gguf_name_map({"llama", 32, 8});
+    CHECK(llama("model.layers.0.self_attn.q_proj.weight")->rope_heads == 32);
+    CHECK(llama("model.layers.0.self_attn.k_proj.weight")->rope_heads == 8);
+    CHECK(llama("model.layers.0.self_attn.v_proj.weight")->rope_heads == 0);
+    CHECK(llama("lm_head.weight")->name == "output.weight");
+    CHECK_FALSE(llama("model.layers.0.unknown.weight"));
+    CHECK(layer_of("blk.12.attn_q.weight") == 12);
+    CHECK(layer_of("model.layers.3.mlp.up_proj.weight") == 3);
+    CHECK(layer_of("output_norm.weight") == -1);
+}

@@ -1,0 +1,45 @@
+// open_model with an Ollama model reference: the model comes from the default store
+// ($OLLAMA_MODELS here), a file of the same name wins, and an unknown reference fails like a missing file.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <unistd.h>
+
+#include "mlens/formats/open_model.h"
+#include "ollama_store_builder.h"
+#include "test_paths.h"
+
+using namespace mlens;
+using namespace mlens::test;
+
+TEST_CASE("open_model opens a model reference from the store in OLLAMA_MODELS", "[ollama][open]") {
+    TempDir dir;
+    OllamaStoreBuilder store(dir.path());
+    store.add_tiny();
+    ::setenv("OLLAMA_MODELS", dir.path().c_str(), 1);
+
+    auto by_name = open_model("tiny");
+    REQUIRE(by_name.ok());
+    CHECK(by_name->format == Format::gguf);
+    CHECK(by_name->error_count() == 0);
+    REQUIRE(by_name->files.size() == 1);
+    CHECK(by_name->files[0].path == store.blob_path(store.tiny_model_layer()));
+    CHECK(open_model("registry.ollama.ai/library/tiny:latest").ok());
+
+    auto missing = open_model("absent:tag");
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().code == "E_NOT_FOUND");
+
+    TempDir cwd;
+    char previous[4096];
+    REQUIRE(::getcwd(previous, sizeof previous));
+    REQUIRE(::chdir(cwd.path().c_str()) == 0);
+    std::ofstream("tiny") << "not a model";
+    auto file_wins = open_model("tiny");
+    REQUIRE(::chdir(previous) == 0);
+    REQUIRE(file_wins.ok());
+    CHECK(file_wins->files[0].path == "tiny");
+    CHECK(file_wins->error_count() > 0);
+    ::unsetenv("OLLAMA_MODELS");
+}

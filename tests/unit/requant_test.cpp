@@ -1,0 +1,91 @@
+// What-if requantization: error per type measured against an independent ggml round trip,
+// ordering of the error by type, importance-matrix types flagged, and the CLI.
+#include <catch2/catch.hpp>
+
+#include <ggml.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "mlens/analysis/requant.h"
+#include "mlens/formats/gguf_reader.h"
+#include "mlens/quant/tensor_view.h"
+#include "model_fixture.h"
+#include "test_paths.h"
+
+using namespace mlens;
+
+namespace {
+
+double direct_rmse(const std::vector<float>& v, uint64_t row, ggml_type type) {
+    const int64_t rows = static_cast<int64_t>(v.size() / row);
+    std::vector<uint8_t> q(ggml_row_size(type, static_cast<int64_t>(row)) * rows);
+    ggml_quantize_chunk(type, v.data(), q.data(), 0, rows, static_cast<int64_t>(row), nullptr);
+    std::vector<float> back(v.size());
+    ggml_get_type_traits(type)->to_float(q.data(), back.data(), static_cast<int64_t>(v.size()));
+    double s = 0;
+    for (size_t i = 0; i < v.size(); ++i) s += (double(v[i]) - back[i]) * (double(v[i]) - back[i]);
+    return std::sqrt(s / v.size());
+}
+
+}  // namespace
+
+TEST_CASE("requantization error per type", "[requant]") {
+    test::TempDir dir;
+    const uint64_t row = 512, rows = 8;
+    const std::vector<float> values = test::test_signal(row * rows, 3);
+    test::write_fixture_model(dir.file("ref.gguf"), {{"w", GGML_TYPE_F32, {row, rows}, values}});
+    auto model = open_gguf(dir.file("ref.gguf"));
+    REQUIRE(model.ok());
+    auto view = TensorView::open(*model, "w");
+    REQUIRE(view.ok());
+    auto r = requantize(*view, row, {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ2_XXS, GGML_TYPE_I32});
+    REQUIRE(r.ok());
+    REQUIRE(r->size() == 5);
+    const RequantRow &q4 = (*r)[0], &q8 = (*r)[1], &q4k = (*r)[2], &iq2 = (*r)[3], &i32 = (*r)[4];
+    CHECK(q4.type_name == "Q4_0");
+    CHECK(q4.bits_per_weight == 4.5);
+    CHECK(q8.bits_per_weight == 8.5);
+    CHECK(q4k.bits_per_weight == 4.5);
+    CHECK(q8.error.rmse < q4.error.rmse);
+    CHECK(q8.error.count == values.size());
+    CHECK(q4.error.rmse == Approx(direct_rmse(values, row, GGML_TYPE_Q4_0)).epsilon(1e-9));
+    CHECK(q8.error.rmse == Approx(direct_rmse(values, row, GGML_TYPE_Q8_0)).epsilon(1e-9));
+    CHECK(q4k.error.rmse == Approx(direct_rmse(values, row, GGML_TYPE_Q4_K)).epsilon(1e-9));
+    CHECK(q8.error.snr_db > q4.error.snr_db);
+    CHECK(iq2.needs_imatrix);
+    CHECK(iq2.skipped.empty());
+    CHECK(i32.skipped == "ggml cannot quantize to this type");
+
+    // Rows that do not split into a type's blocks are skipped with the reason.
+    auto odd = requantize(*view, 32, {GGML_TYPE_Q4_K, GGML_TYPE_Q8_0});
+    REQUIRE(odd.ok());
+    CHECK((*odd)[0].skipped == "rows of 32 values do not split into blocks of 256");
+    CHECK((*odd)[1].skipped.empty());
+    CHECK(requantize(*view, 500, {GGML_TYPE_Q8_0}).error().code == "E_SHAPE");
+
+    JobContext cancelled;
+    cancelled.cancel();
+    CHECK(requantize(*view, row, {GGML_TYPE_Q8_0}, &cancelled).error().code == "E_CANCELLED");
+}
+
+TEST_CASE("mlens requant prints the error table", "[requant]") {
+    test::TempDir dir;
+    test::write_fixture_model(dir.file("ref.gguf"), {{"w", GGML_TYPE_F16, {256, 4}, test::test_signal(1024, 4)}});
+    auto run = test::run_mlens({"requant", dir.file("ref.gguf"), "w", "--types", "Q4_0,Q8_0,IQ2_XXS", "--json"});
+    REQUIRE(run.exit_status == 0);
+    auto j = nlohmann::json::parse(run.out);
+    CHECK(j["reference_type"] == "F16");
+    REQUIRE(j["types"].size() == 3);
+    CHECK(j["types"][0]["type"] == "Q4_0");
+    CHECK(j["types"][1]["rmse"].get<double>() < j["types"][0]["rmse"].get<double>());
+    CHECK(j["types"][2]["needs_imatrix"] == true);
+    auto text = test::run_mlens({"requant", dir.file("ref.gguf"), "w", "--types", "Q8_0,IQ2_XXS"});
+    REQUIRE(text.exit_status == 0);
+    CHECK(text.out.find("needs an importance matrix") != std::string::npos);
+    auto bad = test::run_mlens({"requant", dir.file("ref.gguf"), "w", "--types", "Q9_9"});
+    CHECK(bad.exit_status == 2);
+    CHECK(bad.err == "error: unknown ggml type Q9_9\n");
+}
