@@ -31,6 +31,8 @@ void add_dump_command(CLI::App& app, int& exit_code);
 void add_check_command(CLI::App& app, int& exit_code);
 // store: list an Ollama store, or show one model's manifest
 void add_store_command(CLI::App& app, int& exit_code);
+// show, verify: one store model's manifest, and its digests checked
+void add_show_commands(CLI::App& app, int& exit_code);
 // stats, hist, compare
 void add_quant_commands(CLI::App& app, int& exit_code);
 void add_requant_command(CLI::App& app, int& exit_code);

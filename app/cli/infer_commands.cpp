@@ -3,7 +3,8 @@
 // mlens ab A B -p TEXT [-n N] [--top-k K] [--json]
 // mlens layers PATH -p TEXT [--names a,b,...] [--json]
 // Test inference through llama.cpp (core/infer). A file llama.cpp cannot load exits 1 with
-// llama.cpp's own error text; --log prints every llama.cpp log line to stderr.
+// llama.cpp's own error text; --log prints every llama.cpp log line to stderr. An Ollama-made GGUF
+// is loaded through the upstream export (model_loader.h), and a "note:" line on stderr says so.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "mlens/infer/ab_compare.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"
+#include "mlens/infer/model_loader.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
 #include "mlens/model/model_json.h"
@@ -62,15 +64,16 @@ std::unique_ptr<Session> load_or_report(const std::string& path, const CommonFla
     options.n_threads = f.threads;
     options.n_ctx = f.ctx;
     auto log = std::make_shared<LogCapture>();
-    auto session = Session::load(path, options, nullptr, log);
-    if (!session) {
+    auto loaded = load_model_session(path, options, nullptr, log);
+    if (!loaded) {
         if (f.log)
             for (const LlamaLogLine& line : log->lines())
                 std::cerr << "llama.cpp " << llama_log_level_name(line.level) << ": " << line.text << "\n";
-        std::cerr << "error: " << escape_for_display(path) << ": " << session.error().to_string() << "\n";
+        std::cerr << "error: " << escape_for_display(path) << ": " << loaded.error().to_string() << "\n";
         return nullptr;
     }
-    return std::move(session).value();
+    if (loaded->route.through_export) std::cerr << "note: " << escape_for_display(path) << ": " << loaded->route.banner << "\n";
+    return std::move(loaded->session);
 }
 
 int report(const Error& e) {

@@ -1,7 +1,10 @@
 // mlens store [PATH] [MODEL:TAG] [--json] [--verify] [--tensors]
+// mlens show MODEL[:TAG] [--store PATH] [--json] [--tensors]   (= store PATH MODEL)
+// mlens verify MODEL[:TAG] [--store PATH] [--json]             (= store PATH MODEL --verify)
 // Without PATH the default stores are used ($OLLAMA_MODELS, ~/.ollama/models,
-// /usr/share/ollama/.ollama/models). A single argument is a PATH when it is a directory, else a
-// model reference looked up in the default stores.
+// /usr/share/ollama/.ollama/models). A single argument to `store` is a PATH when it is a
+// directory, else a model reference looked up in the default stores. `verify` exits 1 when a
+// blob is missing or its content does not match its digest.
 #include <sys/stat.h>
 
 #include <iostream>
@@ -78,6 +81,32 @@ void add_store_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--verify", options->verify, "With a model: hash every blob and compare it with its digest");
     cmd->add_flag("--tensors", options->tensors, "With a model: open it and list its logical tensors and expert groups");
     cmd->callback([=, &exit_code] { exit_code = run_store(*args, *options); });
+}
+
+void add_show_commands(CLI::App& app, int& exit_code) {
+    struct ShowArgs {
+        std::string reference;
+        std::string store;
+        StoreShowOptions options;
+        std::vector<std::string> store_args() const {
+            return store.empty() ? std::vector<std::string>{reference} : std::vector<std::string>{store, reference};
+        }
+    };
+    auto show = std::make_shared<ShowArgs>();
+    auto* cmd = app.add_subcommand("show", "One model of an Ollama store: manifest, layers, config, text layers");
+    cmd->add_option("MODEL", show->reference, "Model reference, e.g. gemma3:4b or host/namespace/model:tag")->required();
+    cmd->add_option("--store", show->store, "Store root (default: the Ollama stores found)");
+    cmd->add_flag("--json", show->options.json, "Print JSON");
+    cmd->add_flag("--tensors", show->options.tensors, "Open the model and list its logical tensors and expert groups");
+    cmd->callback([show, &exit_code] { exit_code = run_store(show->store_args(), show->options); });
+
+    auto verify = std::make_shared<ShowArgs>();
+    verify->options.verify = true;
+    auto* vcmd = app.add_subcommand("verify", "Hash every blob of a store model and compare it with its digest");
+    vcmd->add_option("MODEL", verify->reference, "Model reference, e.g. gemma3:4b")->required();
+    vcmd->add_option("--store", verify->store, "Store root (default: the Ollama stores found)");
+    vcmd->add_flag("--json", verify->options.json, "Print JSON");
+    vcmd->callback([verify, &exit_code] { exit_code = run_store(verify->store_args(), verify->options); });
 }
 
 }  // namespace mlens::cli

@@ -6,6 +6,8 @@
 #include "llama_logits.h"
 #include "mlens/compat/upstream_export.h"
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/infer/generate.h"
+#include "mlens/infer/model_loader.h"
 #include "test_paths.h"
 #include "tiny_models.h"
 
@@ -107,4 +109,45 @@ TEST_CASE("mlens export-upstream writes the upstream GGUF and refuses bad reques
     CliRun note = run_mlens({"export-upstream", dir.file("ollama.gguf"), dir.file("text2.gguf")});
     CHECK(note.exit_status == 0);
     CHECK(note.out.find("note: the model has a vision part; no mmproj was written (use --mmproj)") != std::string::npos);
+}
+
+TEST_CASE("an Ollama-made GGUF loads for inference through the upstream export, and says so", "[export][infer]") {
+    TempDir dir;
+    write_tiny_model(tiny_gemma3(TinyLayout::ollama), dir.file("ollama.gguf"));
+    write_tiny_model(tiny_gemma3(TinyLayout::upstream), dir.file("upstream.gguf"));
+    SessionOptions options;
+    options.n_ctx = 64;
+
+    auto ollama = load_model_session(dir.file("ollama.gguf"), options);
+    INFO((ollama ? std::string() : ollama.error().to_string()));
+    REQUIRE(ollama);
+    CHECK(ollama->route.through_export);
+    CHECK(ollama->route.handlers == std::vector<std::string>{"handle_gemma3"});
+    CHECK(ollama->route.banner == "Ollama-made GGUF: loaded through the upstream export (handle_gemma3)");
+    CHECK(ollama->session->facts().n_vocab == 32000);
+    CHECK(ollama->session->facts().architecture == "gemma3");
+
+    auto upstream = load_model_session(dir.file("upstream.gguf"), options);
+    REQUIRE(upstream);
+    CHECK_FALSE(upstream->route.through_export);
+    CHECK(upstream->route.banner.empty());
+
+    // Both sessions see the same model: the same greedy continuation.
+    GenerateOptions gen;
+    gen.max_tokens = 4;
+    gen.stop_at_eog = false;
+    auto a = generate_from_tokens(*ollama->session, {2, 10, 20}, gen);
+    auto b = generate_from_tokens(*upstream->session, {2, 10, 20}, gen);
+    REQUIRE(a);
+    REQUIRE(b);
+    std::vector<int32_t> ids_a, ids_b;
+    for (const GenerationStep& s : a->steps) ids_a.push_back(s.token);
+    for (const GenerationStep& s : b->steps) ids_b.push_back(s.token);
+    CHECK(ids_a == ids_b);
+    CHECK(ids_a.size() == 4);
+
+    CliRun run = run_mlens({"run", dir.file("ollama.gguf"), "-p", "hello", "-n", "2"});
+    CHECK(run.exit_status == 0);
+    CHECK(run.err.find("note: " + dir.file("ollama.gguf") + ": Ollama-made GGUF: loaded through the upstream export") !=
+          std::string::npos);
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <fstream>
 
 #include "cli_runner.h"
 #include "diagnostic_checks.h"
@@ -84,6 +85,38 @@ TEST_CASE("mlens store PATH MODEL shows the manifest, layers and text", "[ollama
     CHECK(j["layers"][1]["kind"] == "system");
     CHECK(display_safe(j["layers"][1]["text"].get<std::string>()));
     CHECK(j["config_layer"]["verified"] == "ok");
+}
+
+TEST_CASE("mlens show and mlens verify name one store model", "[ollama][cli]") {
+    CliStore s;
+    LayerSpec model = s.b.tiny_model_layer();
+    s.b.write_manifest("registry.ollama.ai/library/chat/latest", manifest_json(s.b.tiny_config_layer(), {model}));
+
+    CliRun show = run_mlens({"show", "chat", "--store", s.root()});
+    INFO(show.out << show.err);
+    CHECK(show.exit_status == 0);
+    CHECK(contains(show.out, "registry.ollama.ai/library/chat:latest"));
+    CHECK(contains(show.out, "blobs/sha256-" + model.digest.substr(7)));
+    CHECK_FALSE(contains(show.out, "VERIFY"));
+
+    CliRun ok = run_mlens({"verify", "chat:latest", "--store", s.root(), "--json"});
+    REQUIRE(ok.exit_status == 0);
+    auto j = nlohmann::json::parse(ok.out);
+    CHECK(j["layers"][0]["verified"] == "ok");
+    CHECK(j["config_layer"]["verified"] == "ok");
+
+    // The same size, other content: the digest no longer matches.
+    std::string blob = s.root() + "/blobs/sha256-" + model.digest.substr(7);
+    {
+        std::fstream f(blob, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(100);
+        f.put('\x5A');
+    }
+    CliRun bad = run_mlens({"verify", "chat", "--store", s.root()});
+    CHECK(bad.exit_status == 1);
+    CHECK(contains(bad.out, "MISMATCH"));
+    CHECK(contains(bad.err, "E_DIGEST_MISMATCH"));
+    CHECK(run_mlens({"verify"}).exit_status == 2);
 }
 
 TEST_CASE("mlens store reports broken and missing models", "[ollama][cli]") {

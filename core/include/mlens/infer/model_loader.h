@@ -1,0 +1,40 @@
+// Loading any model file for test inference, Ollama-made GGUFs included.
+//
+// Contract:
+//  - load_model_session(path) opens `path` with our reader first. A GGUF whose compat plan
+//    (plan_compat) has text-side edits is an Ollama-made file that upstream llama.cpp may refuse;
+//    it is exported with export_upstream (text side only) to a temporary directory, that file is
+//    loaded instead, and the temporary file is removed once llama.cpp has loaded it (on Linux
+//    llama.cpp keeps its own mapping). `LoadRoute` says which way the file went, with a banner
+//    for the UI ("Ollama-made GGUF: loaded through the upstream export (handle_gemma3, ...)").
+//  - Any other file (an upstream GGUF, or a path our reader cannot open) goes to llama.cpp as it
+//    is, so llama.cpp's own error text reaches the caller unchanged.
+//  - Progress: the job's fraction runs 0..1 over the export when there is one, then 0..1 over
+//    the load. Cancel stops either step with E_CANCELLED and leaves no temporary file.
+//  - An export failure is returned as that error (E_EXPORT_FOR_LOAD with the exporter's
+//    message): the file cannot be loaded the way Ollama would load it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mlens/infer/session.h"
+
+namespace mlens {
+
+struct LoadRoute {
+    bool through_export = false;
+    std::vector<std::string> handlers;   // compat handlers whose edits were applied
+    std::string banner;                  // empty for a file loaded as it is
+};
+
+struct LoadedSession {
+    std::unique_ptr<Session> session;
+    LoadRoute route;
+};
+
+Result<LoadedSession> load_model_session(const std::string& path, const SessionOptions& options,
+                                         JobContext* job = nullptr, std::shared_ptr<LogCapture> log = nullptr);
+
+}  // namespace mlens
