@@ -148,6 +148,49 @@ TinyModel tiny_gemma3(TinyLayout layout) {
     return m;
 }
 
+TinyModel tiny_lfm2(TinyLayout layout) {
+    const bool ollama = layout == TinyLayout::ollama;
+    const Model& v = vocab("ggml-vocab-llama-bpe.gguf");
+    const uint64_t n_vocab = v.find("tokenizer.ggml.tokens")->value.array->count;
+    TinyModel m;
+    Builder b(m);
+    b.str("general.architecture", "lfm2").u32("lfm2.context_length", 256).u32("lfm2.embedding_length", 32)
+        .u32("lfm2.block_count", 2).u32("lfm2.feed_forward_length", ollama ? 96 : 64).u32("lfm2.attention.head_count", 4)
+        .kv("lfm2.attention.head_count_kv", compat::array_i32({0, 2})).u32("lfm2.shortconv.l_cache", 3)
+        .f32("lfm2.rope.freq_base", 1000000.0f).f32("lfm2.attention.layer_norm_rms_epsilon", 1e-5f);
+    for (const MetadataEntry& e : v.metadata) {
+        if (e.key.rfind("tokenizer.", 0) != 0) continue;
+        if (e.key == "tokenizer.ggml.pre") {
+            if (!ollama) b.str("tokenizer.ggml.pre", "lfm2");
+            continue;
+        }
+        b.kv(e.key, e.value);
+    }
+    b.tensor("token_embd.weight", kQ8_0, {32, n_vocab})
+        .tensor("blk.0.attn_norm.weight", kF32, {32}, true)
+        .tensor("blk.0.shortconv.conv.weight", kF32, {3, 32})
+        .tensor("blk.0.shortconv.in_proj.weight", kF16, {32, 96})
+        .tensor("blk.0.shortconv.out_proj.weight", kF16, {32, 32})
+        .tensor("blk.0.ffn_norm.weight", kF32, {32}, true)
+        .tensor("blk.0.ffn_gate.weight", kF16, {32, 64})
+        .tensor("blk.0.ffn_up.weight", kF16, {32, 64})
+        .tensor("blk.0.ffn_down.weight", kF32, {64, 32})
+        .tensor("blk.1.attn_norm.weight", kF32, {32}, true)
+        .tensor("blk.1.attn_q.weight", kF16, {32, 32})
+        .tensor("blk.1.attn_k.weight", kF16, {32, 16})
+        .tensor("blk.1.attn_v.weight", kF16, {32, 16})
+        .tensor("blk.1.attn_q_norm.weight", kF32, {8}, true)
+        .tensor("blk.1.attn_k_norm.weight", kF32, {8}, true)
+        .tensor("blk.1.attn_output.weight", kF16, {32, 32})
+        .tensor("blk.1.ffn_norm.weight", kF32, {32}, true)
+        .tensor("blk.1.ffn_gate.weight", kF16, {32, 64})
+        .tensor("blk.1.ffn_up.weight", kF16, {32, 64})
+        .tensor("blk.1.ffn_down.weight", kF32, {64, 32})
+        .tensor(ollama ? "output_norm.weight" : "token_embd_norm.weight", kF32, {32}, true);
+    m.prompt = {128000, 9906, 1917, 11, 358, 1097, 264, 13340};
+    return m;
+}
+
 void write_tiny_model(const TinyModel& tiny, const std::string& path) {
     Model m;
     m.format = Format::gguf;

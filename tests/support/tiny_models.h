@@ -9,6 +9,11 @@
 //  - gemma3: gemma3 text, SentencePiece vocabulary (ggml-vocab-llama-spm.gguf, 32000 tokens),
 //    1 block, n_embd 32, 2 heads / 1 KV head of 16. Ollama layout: no rms-eps / rope KVs, four extra
 //    image tokens in the tokenizer arrays, and v.* / mm.* vision tensors in the same file.
+//  - lfm2: lfm2 arch, Llama-3 BPE vocabulary, 2 blocks (a short-convolution block, then an
+//    attention block: head_count_kv is the per-layer array [0, 2]), n_embd 32, untied-free (the
+//    output reuses token_embd). Ollama layout: the final norm named output_norm.weight, no
+//    tokenizer.ggml.pre, and lfm2.feed_forward_length 96 where the FFN is 64 wide (what
+//    handle_lfm2 rewrites).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +41,7 @@ enum class TinyLayout { ollama, upstream };
 
 TinyModel tiny_llama3(TinyLayout layout);
 TinyModel tiny_gemma3(TinyLayout layout);
+TinyModel tiny_lfm2(TinyLayout layout);
 
 // Writes a TinyModel through our GGUF writer (values converted with ggml's quantizer).
 void write_tiny_model(const TinyModel& model, const std::string& path);

@@ -88,6 +88,28 @@ TEST_CASE("export round trip: gemma3 text drops vision, truncates the vocabulary
     CHECK(r.report.files[1].data_ops == 1);
 }
 
+TEST_CASE("export round trip: lfm2 renames its final norm and fixes the FFN length", "[export]") {
+    TempDir dir;
+    RoundTrip r = round_trip(dir, tiny_lfm2(TinyLayout::ollama), tiny_lfm2(TinyLayout::upstream));
+    CHECK(r.plan.text.handlers == std::vector<std::string>{"handle_lfm2"});
+    INFO(r.exported.error);
+    REQUIRE(r.exported.error.empty());
+    REQUIRE(r.reference.error.empty());
+    CHECK(r.exported.n_vocab == 128256);
+    CHECK(max_abs_difference(r.exported.logits, r.reference.logits) == 0.0f);
+    CHECK(r.written.get_string("tokenizer.ggml.pre") == "lfm2");
+    CHECK(r.written.get_uint("lfm2.feed_forward_length") == 64u);
+    CHECK(r.written.find_tensor("token_embd_norm.weight") != nullptr);
+    CHECK(r.written.find_tensor("output_norm.weight") == nullptr);
+    // The Ollama layout as stored is refused by llama.cpp: its final norm has the wrong name.
+    write_tiny_model(tiny_lfm2(TinyLayout::ollama), dir.file("raw.gguf"));
+    auto raw = Session::load(dir.file("raw.gguf"), SessionOptions{});
+    REQUIRE_FALSE(raw);
+    INFO(raw.error().to_string());
+    CHECK(raw.error().code == "E_LLAMA_LOAD");
+    CHECK(raw.error().message.find("token_embd_norm.weight") != std::string::npos);
+}
+
 TEST_CASE("mlens export-upstream writes the upstream GGUF and refuses bad requests", "[export]") {
     TempDir dir;
     write_tiny_model(tiny_gemma3(TinyLayout::ollama), dir.file("ollama.gguf"));
