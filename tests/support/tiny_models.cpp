@@ -191,6 +191,56 @@ TinyModel tiny_lfm2(TinyLayout layout) {
     return m;
 }
 
+TinyModel tiny_gptoss(TinyLayout layout) {
+    const bool ollama = layout == TinyLayout::ollama;
+    const Model& v = vocab("ggml-vocab-llama-bpe.gguf");
+    const uint64_t n_vocab = v.find("tokenizer.ggml.tokens")->value.array->count;
+    const std::string p = ollama ? "gptoss." : "gpt-oss.";
+    TinyModel m;
+    Builder b(m);
+    b.str("general.architecture", ollama ? "gptoss" : "gpt-oss").u32(p + "context_length", 256)
+        .u32(p + "embedding_length", 32).u32(p + "block_count", 2).u32(p + "feed_forward_length", 32)
+        .u32(p + "attention.head_count", 4).u32(p + "attention.head_count_kv", 2).u32(p + "attention.key_length", 8)
+        .u32(p + "attention.value_length", 8).u32(p + "rope.dimension_count", 8).f32(p + "rope.freq_base", 150000.0f)
+        .f32(p + "attention.layer_norm_rms_epsilon", 1e-5f).u32(p + "attention.sliding_window", 128)
+        .u32(p + "expert_count", 4).u32(p + "expert_used_count", 2);
+    if (!ollama) b.u32(p + "expert_feed_forward_length", 32).str(p + "rope.scaling.type", "yarn");
+    for (const MetadataEntry& e : v.metadata) {
+        if (e.key.rfind("tokenizer.", 0) != 0) continue;
+        if (e.key == "tokenizer.ggml.pre") {
+            if (!ollama) b.str("tokenizer.ggml.pre", "gpt-4o");
+            continue;
+        }
+        b.kv(e.key, e.value);
+    }
+    b.tensor("token_embd.weight", kQ8_0, {32, n_vocab});
+    for (int i = 0; i < 2; ++i) {
+        const std::string blk = "blk." + std::to_string(i) + ".";
+        b.tensor(blk + "attn_norm.weight", kF32, {32}, true)
+            .tensor(blk + "attn_q.weight", kF16, {32, 32})
+            .tensor(blk + "attn_q.bias", kF32, {32})
+            .tensor(blk + "attn_k.weight", kF16, {32, 16})
+            .tensor(blk + "attn_k.bias", kF32, {16})
+            .tensor(blk + "attn_v.weight", kF16, {32, 16})
+            .tensor(blk + "attn_v.bias", kF32, {16})
+            .tensor(blk + (ollama ? "attn_out.weight" : "attn_output.weight"), kF16, {32, 32})
+            .tensor(blk + (ollama ? "attn_out.bias" : "attn_output.bias"), kF32, {32})
+            .tensor(blk + (ollama ? "attn_sinks" : "attn_sinks.weight"), kF32, {4})
+            .tensor(blk + (ollama ? "ffn_norm.weight" : "post_attention_norm.weight"), kF32, {32}, true)
+            .tensor(blk + "ffn_gate_inp.weight", kF32, {32, 4})
+            .tensor(blk + "ffn_gate_inp.bias", kF32, {4})
+            .tensor(blk + "ffn_gate_exps.weight", kF16, {32, 32, 4})
+            .tensor(blk + "ffn_gate_exps.bias", kF32, {32, 4})
+            .tensor(blk + "ffn_up_exps.weight", kF16, {32, 32, 4})
+            .tensor(blk + "ffn_up_exps.bias", kF32, {32, 4})
+            .tensor(blk + "ffn_down_exps.weight", kF16, {32, 32, 4})
+            .tensor(blk + "ffn_down_exps.bias", kF32, {32, 4});
+    }
+    b.tensor("output_norm.weight", kF32, {32}, true).tensor("output.weight", kQ8_0, {32, n_vocab});
+    m.prompt = {128000, 9906, 1917, 11, 358, 1097, 264, 13340};
+    return m;
+}
+
 void write_tiny_model(const TinyModel& tiny, const std::string& path) {
     Model m;
     m.format = Format::gguf;

@@ -14,6 +14,10 @@
 //    output reuses token_embd). Ollama layout: the final norm named output_norm.weight, no
 //    tokenizer.ggml.pre, and lfm2.feed_forward_length 96 where the FFN is 64 wide (what
 //    handle_lfm2 rewrites).
+//  - gptoss: gpt-oss MoE, Llama-3 BPE vocabulary, 2 blocks (sliding window, then full), n_embd 32,
+//    4 heads / 2 KV heads of 8, 4 experts (2 used) of width 32 with biases, attention sinks.
+//    Ollama layout: arch "gptoss" with gptoss.* keys, the names attn_out, attn_sinks (no .weight)
+//    and ffn_norm, no expert_feed_forward_length, rope.scaling.type or "gpt-4o" pre-tokenizer.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +46,7 @@ enum class TinyLayout { ollama, upstream };
 TinyModel tiny_llama3(TinyLayout layout);
 TinyModel tiny_gemma3(TinyLayout layout);
 TinyModel tiny_lfm2(TinyLayout layout);
+TinyModel tiny_gptoss(TinyLayout layout);
 
 // Writes a TinyModel through our GGUF writer (values converted with ggml's quantizer).
 void write_tiny_model(const TinyModel& model, const std::string& path);

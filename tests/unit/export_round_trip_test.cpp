@@ -110,6 +110,28 @@ TEST_CASE("export round trip: lfm2 renames its final norm and fixes the FFN leng
     CHECK(raw.error().message.find("token_embd_norm.weight") != std::string::npos);
 }
 
+TEST_CASE("export round trip: gpt-oss renames the architecture, keys and tensors", "[export]") {
+    TempDir dir;
+    RoundTrip r = round_trip(dir, tiny_gptoss(TinyLayout::ollama), tiny_gptoss(TinyLayout::upstream));
+    CHECK(r.plan.text.handlers == std::vector<std::string>{"handle_gptoss"});
+    INFO(r.exported.error);
+    REQUIRE(r.exported.error.empty());
+    REQUIRE(r.reference.error.empty());
+    CHECK(r.exported.n_vocab == 128256);
+    CHECK(max_abs_difference(r.exported.logits, r.reference.logits) == 0.0f);
+    CHECK(r.written.get_string("general.architecture") == "gpt-oss");
+    CHECK(r.written.get_string("tokenizer.ggml.pre") == "gpt-4o");
+    CHECK(r.written.get_string("gpt-oss.rope.scaling.type") == "yarn");
+    CHECK(r.written.get_uint("gpt-oss.expert_feed_forward_length") == 32u);
+    // rename_kv_prefix copies: the gptoss.* keys stay beside their gpt-oss.* copies.
+    CHECK(r.written.get_uint("gptoss.block_count") == 2u);
+    CHECK(r.written.get_uint("gpt-oss.block_count") == 2u);
+    for (const char* name : {"blk.1.attn_output.weight", "blk.1.attn_output.bias", "blk.1.attn_sinks.weight",
+                             "blk.1.post_attention_norm.weight"})
+        CHECK(r.written.find_tensor(name) != nullptr);
+    CHECK(r.report.files[0].tensors == 41);
+}
+
 TEST_CASE("mlens export-upstream writes the upstream GGUF and refuses bad requests", "[export]") {
     TempDir dir;
     write_tiny_model(tiny_gemma3(TinyLayout::ollama), dir.file("ollama.gguf"));
