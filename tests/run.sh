@@ -26,6 +26,8 @@ bash "$root/tests/fuzz/run.sh" 30 "$root/build-fuzz"
 
 echo "== benchmark: GGUF header parse, ModelLens vs ggml"
 "$root/build/tests/bench/gguf_parse_bench"
+"$root/build/tests/bench/frame_bench"
+"$root/build/tests/bench/store_bench"
 
 # One closing line over both ctest runs (each failed run has already stopped the script).
 total=0

@@ -1,19 +1,12 @@
 #include "demo_store.h"
 
-#include <ggml.h>
-
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "mlens/formats/safetensors_dtype.h"
-#include "mlens/formats/safetensors_writer.h"
-#include "mlens/ollama/blob_hash.h"
+#include "demo_blobs.h"
 
 namespace mlens::demo {
 
@@ -21,209 +14,199 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
+using Dtype = SafetensorsDtype;
 
-constexpr uint64_t kHidden = 64, kExperts = 4, kVocab = 32, kGroup = 64;
+constexpr uint64_t kHidden = 64, kKv = 32, kFf = 128, kExperts = 4, kVocab = 32;
+const std::string kLicense = "ModelLens demo weights: seeded pseudo-random values, free to use.";
 
-struct Layer {
-    std::string media_type;
-    std::string digest;
-    uint64_t size = 0;
-    std::string name;
-};
-
-// Writes `bytes` as blobs/sha256-<hex> and returns its layer.
-bool write_blob(const fs::path& root, const std::string& media_type, const std::vector<uint8_t>& bytes, Layer& out,
-                const std::string& name = {}) {
-    fs::path tmp = root / "blobs" / "incoming.tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-        if (!f) return false;
-    }
-    Result<FileHash> hash = sha256_file(tmp.string());
-    if (!hash) return false;
-    std::error_code ec;
-    fs::rename(tmp, root / "blobs" / ("sha256-" + hash->hex), ec);
-    out = {media_type, "sha256:" + hash->hex, bytes.size(), name};
-    return !ec;
-}
-
-bool write_text_blob(const fs::path& root, const std::string& media_type, const std::string& text, Layer& out) {
-    return write_blob(root, media_type, std::vector<uint8_t>(text.begin(), text.end()), out);
-}
-
-Json layer_json(const Layer& l) {
-    Json j = {{"mediaType", l.media_type}, {"digest", l.digest}, {"size", l.size}};
-    if (!l.name.empty()) j["name"] = l.name;
-    return j;
-}
-
-bool write_manifest(const fs::path& root, const std::string& model, const std::string& tag, const Layer& config,
-                    const std::vector<Layer>& layers) {
-    Json j = {{"schemaVersion", 2}, {"mediaType", "application/vnd.docker.distribution.manifest.v2+json"},
-              {"config", layer_json(config)}, {"layers", Json::array()}};
-    for (const Layer& l : layers) j["layers"].push_back(layer_json(l));
-    fs::path dir = root / "manifests" / "registry.ollama.ai" / "library" / model;
-    fs::create_directories(dir);
-    std::ofstream f(dir / tag, std::ios::binary | std::ios::trunc);
-    f << j.dump();
-    return static_cast<bool>(f);
-}
-
-class Random {
+// The layers of one model as they are written, with the first failure remembered.
+class ModelLayers {
 public:
-    explicit Random(uint64_t seed) : m_state(seed) {}
-    float normalish(float scale) {
-        float s = 0;
-        for (int i = 0; i < 4; ++i) s += uniform();
-        return scale * (s - 2.0f);
+    explicit ModelLayers(const StoreWriter& store) : m_store(store) {}
+
+    void tensor(const TensorBlob& blob, const std::string& layer_name) {
+        Layer l;
+        m_ok = m_ok && blob.write(m_store, layer_name, l);
+        m_layers.push_back(l);
     }
+    // A blob holding one unquantized tensor, named by it.
+    void plain(const std::string& name, Dtype dtype, std::vector<uint64_t> shape) {
+        TensorBlob blob;
+        blob.plain(name, dtype, std::move(shape));
+        tensor(blob, name);
+    }
+    // A blob holding one quantized tensor with blob-wide quant_type and (unless omitted) group_size.
+    void quantized(const std::string& name, std::vector<uint64_t> shape, const QuantSpec& spec, bool group_key = true) {
+        TensorBlob blob;
+        check(blob.quantized(name, std::move(shape), spec));
+        blob.meta("quant_type", spec.type);
+        if (group_key) blob.meta("group_size", std::to_string(spec.group_size));
+        tensor(blob, name);
+    }
+    void blob(const char* media_type, const std::vector<uint8_t>& bytes) {
+        Layer l;
+        m_ok = m_ok && m_store.blob(media_type, bytes, l);
+        m_layers.push_back(l);
+    }
+    void hf_config(const Json& config) { text(kJsonLayer, config.dump(2), "config.json"); }
+    void text(const char* media_type, const std::string& text, const std::string& name = {}) {
+        Layer l;
+        m_ok = m_ok && m_store.text(media_type, text, l, name);
+        m_layers.push_back(l);
+    }
+    bool finish(const std::string& model, const std::string& tag, const std::string& config_text) {
+        Layer config;
+        return m_ok && m_store.text(kConfigLayer, config_text, config) && m_store.manifest(model, tag, config, m_layers);
+    }
+    void check(bool ok) { m_ok = m_ok && ok; }
 
 private:
-    float uniform() {
-        m_state = m_state * 6364136223846793005ull + 1442695040888963407ull;
-        return static_cast<float>(m_state >> 40) / static_cast<float>(1ull << 24);
-    }
-    uint64_t m_state;
+    const StoreWriter& m_store;
+    std::vector<Layer> m_layers;
+    bool m_ok = true;
 };
 
-// Tensors of one safetensors blob, gathered before writing.
-class BlobTensors {
-public:
-    void add(const std::string& name, SafetensorsDtype dtype, std::vector<uint64_t> shape, const void* data, uint64_t bytes) {
-        TensorInfo t;
-        t.name = name;
-        t.type = safetensors_storage_type(dtype);
-        t.ne.assign(shape.rbegin(), shape.rend());
-        t.n_elements = 1;
-        for (uint64_t d : shape) t.n_elements *= d;
-        t.n_bytes = bytes;
-        t.data_offset = m_data.size();
-        const auto* p = static_cast<const uint8_t*>(data);
-        m_data.insert(m_data.end(), p, p + bytes);
-        m_model.tensors.push_back(std::move(t));
-    }
-    void meta(const std::string& key, const std::string& value) {
-        MetadataEntry e;
-        e.key = key;
-        e.value = Value::of_string(value);
-        m_model.metadata.push_back(std::move(e));
-    }
-    // Writes the blob through a temporary file and returns its layer.
-    bool write(const fs::path& root, const std::string& name, Layer& out) {
-        m_model.format = Format::safetensors;
-        SourceFile f;
-        f.source = memory_source(m_data, "demo");
-        m_model.files.push_back(f);
-        fs::path tmp = root / "blobs" / "tensor.tmp";
-        Status s = write_safetensors(m_model, tmp.string());
-        if (!s) {
-            std::fprintf(stderr, "make_demo_models: %s: %s\n", name.c_str(), s.error().to_string().c_str());
-            return false;
-        }
-        std::ifstream in(tmp, std::ios::binary);
-        std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        fs::remove(tmp);
-        return write_blob(root, "application/vnd.ollama.image.tensor", bytes, out, name);
-    }
+const char* kChatTemplate =
+    "{{- if .System }}<|im_start|>system\n{{ .System }}<|im_end|>\n{{ end }}"
+    "<|im_start|>user\n{{ .Prompt }}<|im_end|>\n<|im_start|>assistant\n";
 
-private:
-    Model m_model;
-    std::vector<uint8_t> m_data;
-};
-
-uint16_t to_f16(float v) { return ggml_fp32_to_fp16(v); }
-
-// Affine int4 with one group per kGroup values: scale = (max - min) / 15, bias = min; codes packed
-// eight to a U32, low bits first. Adds T (U32), T.scale and T.bias (F16) for a [rows..., cols] tensor.
-void add_int4(BlobTensors& blob, const std::string& name, std::vector<uint64_t> shape, Random& rng, float spread) {
-    uint64_t cols = shape.back();
-    uint64_t rows = 1;
-    for (size_t i = 0; i + 1 < shape.size(); ++i) rows *= shape[i];
-    uint64_t groups = cols / kGroup;
-    std::vector<uint32_t> packed(rows * cols / 8, 0);
-    std::vector<uint16_t> scales(rows * groups), biases(rows * groups);
-    std::vector<float> values(kGroup);
-    for (uint64_t g = 0; g < rows * groups; ++g) {
-        for (float& v : values) v = rng.normalish(spread);
-        float lo = *std::min_element(values.begin(), values.end()), hi = *std::max_element(values.begin(), values.end());
-        float scale = (hi - lo) / 15.0f;
-        scales[g] = to_f16(scale);
-        biases[g] = to_f16(lo);
-        for (uint64_t k = 0; k < kGroup; ++k) {
-            auto q = static_cast<uint32_t>(std::clamp(std::lround((values[k] - lo) / scale), 0L, 15L));
-            uint64_t index = g * kGroup + k;
-            packed[index / 8] |= q << (4 * (index % 8));
-        }
-    }
-    std::vector<uint64_t> packed_shape = shape, scale_shape = shape;
-    packed_shape.back() = cols / 8;
-    scale_shape.back() = groups;
-    blob.add(name, SafetensorsDtype::u32, packed_shape, packed.data(), packed.size() * 4);
-    std::string stem = name.substr(0, name.size() - std::string(".weight").size());
-    blob.add(stem + ".weight.scale", SafetensorsDtype::f16, scale_shape, scales.data(), scales.size() * 2);
-    blob.add(stem + ".weight.bias", SafetensorsDtype::f16, scale_shape, biases.data(), biases.size() * 2);
+Json moe_hf_config(const char* architecture, const char* model_type, bool shared) {
+    Json hf = {{"architectures", {architecture}}, {"model_type", model_type}, {"hidden_size", kHidden},
+               {"num_hidden_layers", 1}, {"moe_intermediate_size", kHidden}, {"num_experts", kExperts},
+               {"num_experts_per_tok", 2}, {"vocab_size", kVocab}};
+    if (shared) hf["n_shared_experts"] = 1;
+    return hf;
 }
 
-bool gguf_model(const fs::path& root, const std::string& gguf_path) {
+bool gguf_model(const StoreWriter& store, const std::string& gguf_path) {
     std::ifstream in(gguf_path, std::ios::binary);
     std::vector<uint8_t> gguf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (gguf.empty()) return false;
-    Layer model, tmpl, system, params, license, config;
+    ModelLayers m(store);
+    m.blob(kModelLayer, gguf);
+    m.text(kTemplateLayer, "{{- if .System }}<<SYS>>{{ .System }}<</SYS>>{{ end }}\n[INST] {{ .Prompt }} [/INST]");
+    m.text(kSystemLayer, "You are a tiny demo model.");
+    m.text(kParamsLayer, "{\"stop\":[\"</s>\",\"[INST]\"],\"temperature\":0.7}");
+    m.text(kLicenseLayer, kLicense);
     Json cfg = {{"model_format", "gguf"}, {"model_family", "llama"}, {"model_families", {"llama"}},
                 {"model_type", "1.2M"}, {"file_type", "Q4_0"}, {"architecture", "amd64"}, {"os", "linux"}};
-    bool ok = write_blob(root, "application/vnd.ollama.image.model", gguf, model) &&
-              write_text_blob(root, "application/vnd.ollama.image.template",
-                              "{{- if .System }}<<SYS>>{{ .System }}<</SYS>>{{ end }}\n[INST] {{ .Prompt }} [/INST]", tmpl) &&
-              write_text_blob(root, "application/vnd.ollama.image.system", "You are a tiny demo model.", system) &&
-              write_text_blob(root, "application/vnd.ollama.image.params", "{\"stop\":[\"</s>\",\"[INST]\"],\"temperature\":0.7}", params) &&
-              write_text_blob(root, "application/vnd.ollama.image.license",
-                              "ModelLens demo weights: seeded pseudo-random values, free to use.", license) &&
-              write_text_blob(root, "application/vnd.docker.container.image.v1+json", cfg.dump(), config);
-    return ok && write_manifest(root, "tiny-llama", "q4_0", config, {model, tmpl, system, params, license});
+    return m.finish("tiny-llama", "q4_0", cfg.dump());
 }
 
-bool moe_model(const fs::path& root) {
-    Random rng(7041);
-    std::vector<Layer> layers;
-    Layer layer;
+// A dense layer whose tensors each have their own blob and their own quantization: every MLX
+// mode, int4 in both group sizes, and a prequantized (ModelOpt) nvfp4 projection with a global
+// scale and no group_size key.
+bool mixed_model(const StoreWriter& store) {
+    ModelLayers m(store);
+    const std::string p = "model.layers.0.";
+    m.plain("model.embed_tokens.weight", Dtype::bf16, {kVocab, kHidden});
+    m.plain(p + "input_layernorm.weight", Dtype::bf16, {kHidden});
+    m.quantized(p + "self_attn.q_proj.weight", {kHidden, kHidden}, {"int4", 64});
+    m.quantized(p + "self_attn.k_proj.weight", {kKv, kHidden}, {"int8", 64});
+    m.quantized(p + "self_attn.v_proj.weight", {kKv, kHidden}, {"int4", 32, Dtype::f16});
+    m.quantized(p + "self_attn.o_proj.weight", {kHidden, kHidden}, {"nvfp4", 16, Dtype::bf16, true}, false);
+    m.plain(p + "post_attention_layernorm.weight", Dtype::bf16, {kHidden});
+    m.quantized(p + "mlp.gate_proj.weight", {kFf, kHidden}, {"nvfp4", 16});
+    m.quantized(p + "mlp.up_proj.weight", {kFf, kHidden}, {"mxfp4", 32});
+    m.quantized(p + "mlp.down_proj.weight", {kHidden, kFf}, {"mxfp8", 32});
+    m.plain("model.norm.weight", Dtype::bf16, {kHidden});
+    m.quantized("lm_head.weight", {kVocab, kHidden}, {"int8", 64});
+    m.hf_config({{"architectures", {"Qwen3ForCausalLM"}}, {"model_type", "qwen3"}, {"hidden_size", kHidden},
+                 {"intermediate_size", kFf}, {"num_hidden_layers", 1}, {"num_attention_heads", 4},
+                 {"num_key_value_heads", 2}, {"head_dim", 16}, {"vocab_size", kVocab}, {"tie_word_embeddings", false}});
+    m.text(kTemplateLayer, kChatTemplate);
+    m.text(kParamsLayer, "{\"stop\":[\"<|im_end|>\"],\"temperature\":0.6,\"top_p\":0.95}");
+    m.text(kLicenseLayer, kLicense);
+    return m.finish("tiny-mlx", "mixed", safetensors_config("qwen3", "41.2K", "int4"));
+}
 
-    BlobTensors embed;
-    std::vector<uint16_t> e(kVocab * kHidden);
-    for (uint16_t& v : e) v = to_f16(rng.normalish(0.5f));
-    embed.add("model.embed_tokens.weight", SafetensorsDtype::f16, {kVocab, kHidden}, e.data(), e.size() * 2);
-    if (!embed.write(root, "model.embed_tokens.weight", layer)) return false;
-    layers.push_back(layer);
-
-    BlobTensors attention;
-    attention.meta("quant_type", "int4");
-    attention.meta("group_size", "64");
-    add_int4(attention, "model.layers.0.self_attn.q_proj.weight", {kHidden, kHidden}, rng, 0.2f);
-    if (!attention.write(root, "model.layers.0.self_attn.q_proj.weight", layer)) return false;
-    layers.push_back(layer);
-
-    BlobTensors experts;
+// Current layout: every projection of the expert group stacked and in one blob named by the group.
+bool moe_model(const StoreWriter& store) {
+    ModelLayers m(store);
+    m.plain("model.embed_tokens.weight", Dtype::f16, {kVocab, kHidden});
+    m.quantized("model.layers.0.self_attn.q_proj.weight", {kHidden, kHidden}, {"int4", 64, Dtype::f16});
+    TensorBlob experts;
     experts.meta("quant_type", "int4");
     experts.meta("group_size", "64");
     for (const char* part : {"gate_proj", "up_proj", "down_proj"})
-        add_int4(experts, std::string("model.layers.0.mlp.experts.") + part + ".weight", {kExperts, kHidden, kHidden}, rng, 0.3f);
-    if (!experts.write(root, "model.layers.0.mlp.experts", layer)) return false;
-    layers.push_back(layer);
+        m.check(experts.quantized(std::string("model.layers.0.mlp.experts.") + part + ".weight", {kExperts, kHidden, kHidden},
+                                    {"int4", 64, Dtype::f16}));
+    m.tensor(experts, "model.layers.0.mlp.experts");
+    Json hf = moe_hf_config("Qwen3MoeForCausalLM", "qwen3_moe", false);
+    hf["quantization"] = {{"bits", 4}, {"group_size", 64}};
+    m.hf_config(hf);
+    return m.finish("tiny-moe", "int4", safetensors_config("qwen3moe", "55.3K", "int4"));
+}
 
-    Json hf = {{"architectures", {"Qwen3MoeForCausalLM"}}, {"model_type", "qwen3_moe"}, {"hidden_size", kHidden},
-               {"num_experts", kExperts}, {"num_experts_per_tok", 2}, {"vocab_size", kVocab},
-               {"quantization", {{"bits", 4}, {"group_size", kGroup}}}};
-    std::string text = hf.dump(2);
-    if (!write_blob(root, "application/vnd.ollama.image.json", std::vector<uint8_t>(text.begin(), text.end()), layer, "config.json"))
-        return false;
-    layers.push_back(layer);
+// Current layout with per-projection quantization (int4, down_proj promoted to int8): one blob
+// per stacked tensor, and the shared expert one blob per tensor.
+bool shared_moe_model(const StoreWriter& store) {
+    ModelLayers m(store);
+    m.plain("model.embed_tokens.weight", Dtype::bf16, {kVocab, kHidden});
+    m.plain("model.layers.0.mlp.gate.weight", Dtype::bf16, {kExperts, kHidden});
+    for (const char* group : {"experts", "shared_experts"}) {
+        std::vector<uint64_t> shape = {kHidden, kHidden};
+        if (std::string(group) == "experts") shape.insert(shape.begin(), kExperts);
+        for (const char* part : {"gate_proj", "up_proj", "down_proj"}) {
+            QuantSpec spec = std::string(part) == "down_proj" ? QuantSpec{"int8", 64} : QuantSpec{"int4", 64};
+            m.quantized(std::string("model.layers.0.mlp.") + group + "." + part + ".weight", shape, spec);
+        }
+    }
+    m.hf_config(moe_hf_config("DeepseekV2ForCausalLM", "deepseek_v2", true));
+    m.text(kSystemLayer, "You are a tiny mixture-of-experts demo model.");
+    m.text(kParamsLayer, "{\"temperature\":0.8}");
+    m.text(kLicenseLayer, kLicense);
+    return m.finish("tiny-moe-shared", "int4", safetensors_config("deepseek2", "63.7K", "int4"));
+}
 
-    Layer config;
-    Json cfg = {{"model_format", "safetensors"}, {"model_family", "qwen3moe"}, {"model_families", {"qwen3moe"}},
-                {"model_type", "0.1M"}, {"file_type", "int4"}, {"architecture", "amd64"}, {"os", "linux"},
-                {"capabilities", {"completion"}}};
-    return write_text_blob(root, "application/vnd.docker.container.image.v1+json", cfg.dump(), config) &&
-           write_manifest(root, "tiny-moe", "int4", config, layers);
+// 2026-02 to 2026-03 layout: per-expert 2-D tensors, not stacked, packed in one blob per group
+// (shared experts too), int4 with that era's group size 32 and a null __metadata__ in group blobs.
+bool per_expert_model(const StoreWriter& store) {
+    ModelLayers m(store);
+    m.plain("model.embed_tokens.weight", Dtype::bf16, {kVocab, kHidden});
+    m.quantized("model.layers.0.self_attn.q_proj.weight", {kHidden, kHidden}, {"int4", 32});
+    TensorBlob experts, shared;
+    for (uint64_t e = 0; e < kExperts; ++e)
+        for (const char* part : {"gate_proj", "up_proj", "down_proj"})
+            m.check(experts.quantized("model.layers.0.mlp.experts." + std::to_string(e) + "." + part + ".weight",
+                                      {kHidden, kHidden}, {"int4", 32}));
+    for (const char* part : {"gate_proj", "up_proj", "down_proj"})
+        m.check(shared.quantized(std::string("model.layers.0.mlp.shared_experts.") + part + ".weight", {kHidden, kHidden},
+                                   {"int4", 32}));
+    experts.null_metadata();
+    shared.null_metadata();
+    m.tensor(experts, "model.layers.0.mlp.experts");
+    m.tensor(shared, "model.layers.0.mlp.shared_experts");
+    m.hf_config(moe_hf_config("DeepseekV2ForCausalLM", "deepseek_v2", true));
+    m.text(kTemplateLayer, kChatTemplate);
+    m.text(kLicenseLayer, kLicense);
+    return m.finish("tiny-moe-legacy", "per-expert", safetensors_config("deepseek2", "67.6K", "int4"));
+}
+
+// 2026-03 to 2026-07 layout: experts stacked on import into switch_mlp tensors, in a blob still
+// named "...mlp.experts"; mixed precision (down_proj int8) with per-tensor keys only, while the
+// uniform single-tensor blob of that era carries both key kinds.
+bool switch_mlp_model(const StoreWriter& store) {
+    ModelLayers m(store);
+    m.plain("model.embed_tokens.weight", Dtype::bf16, {kVocab, kHidden});
+    TensorBlob q_proj;
+    const std::string q = "model.layers.0.self_attn.q_proj.weight";
+    m.check(q_proj.quantized(q, {kHidden, kHidden}, {"int4", 64}));
+    q_proj.meta("quant_type", "int4");
+    q_proj.meta("group_size", "64");
+    q_proj.tensor_keys(q, "int4", 64);
+    m.tensor(q_proj, q);
+    TensorBlob experts;
+    for (const char* part : {"gate_proj", "up_proj", "down_proj"}) {
+        QuantSpec spec = std::string(part) == "down_proj" ? QuantSpec{"int8", 64} : QuantSpec{"int4", 64};
+        std::string name = std::string("model.layers.0.mlp.switch_mlp.") + part + ".weight";
+        m.check(experts.quantized(name, {kExperts, kHidden, kHidden}, spec));
+        experts.tensor_keys(name, spec.type, spec.group_size);
+    }
+    m.tensor(experts, "model.layers.0.mlp.experts");
+    m.hf_config(moe_hf_config("Qwen3MoeForCausalLM", "qwen3_moe", false));
+    m.text(kLicenseLayer, kLicense);
+    return m.finish("tiny-moe-legacy", "switch-mlp", safetensors_config("qwen3moe", "55.3K", "int4"));
 }
 
 }  // namespace
@@ -238,7 +221,9 @@ bool write_demo_store(const std::string& root_text, const std::string& gguf_mode
         std::fprintf(stderr, "make_demo_models: cannot create %s\n", root_text.c_str());
         return false;
     }
-    if (!gguf_model(root, gguf_model_path) || !moe_model(root)) {
+    StoreWriter store(root);
+    if (!gguf_model(store, gguf_model_path) || !mixed_model(store) || !moe_model(store) || !shared_moe_model(store) ||
+        !per_expert_model(store) || !switch_mlp_model(store)) {
         std::fprintf(stderr, "make_demo_models: writing the demo store %s failed\n", root_text.c_str());
         return false;
     }

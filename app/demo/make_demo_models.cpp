@@ -5,7 +5,8 @@
 // real upstream vocab GGUF (llama.cpp's models/ggml-vocab-llama-spm.gguf) and whose weights are
 // seeded pseudo-random, in three files: tiny-llama-f32.gguf, tiny-llama-q8_0.gguf and
 // tiny-llama-q4_0.gguf (the same weights, quantized with ggml; norms stay F32), and the demo
-// Ollama store ollama-store/ (demo_store.h). Deterministic: the same inputs give the same bytes.
+// Ollama store ollama-store/ (demo_store.h), and the Ollama-format files of ollama_demo_models.h.
+// Deterministic: the same inputs give the same bytes.
 #include <ggml.h>
 
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
 #include "demo_store.h"
+#include "ollama_demo_models.h"
 
 namespace {
 
@@ -157,5 +159,6 @@ int main(int argc, char** argv) {
                  write_variant(*vocab, weights, GGML_TYPE_Q8_0, 7, dir + "/tiny-llama-q8_0.gguf", "Q8_0") |
                  write_variant(*vocab, weights, GGML_TYPE_Q4_0, 2, dir + "/tiny-llama-q4_0.gguf", "Q4_0");
     if (failed) return failed;
+    if (!mlens::demo::write_ollama_demo_models(dir)) return 1;
     return mlens::demo::write_demo_store(dir + "/ollama-store", dir + "/tiny-llama-q4_0.gguf") ? 0 : 1;
 }

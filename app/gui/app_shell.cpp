@@ -64,6 +64,10 @@ void AppShell::apply_start_options(Document& doc) {
             doc.focus_panel = "tokenizer";
         }
     }
+    if (name.starts_with("infer:")) {
+        doc.navigation.inference = name.substr(6);
+        doc.focus_panel = "inference";
+    }
     for (size_t i = 0; i < m.tensors.size() && !name.empty(); ++i)
         if (m.tensors[i].name == name) doc.select({SelectionKind::tensor, i}, "tensors");
     for (size_t i = 0; i < m.metadata.size() && !name.empty(); ++i)

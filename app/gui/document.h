@@ -79,6 +79,7 @@ struct Navigation {
     std::optional<size_t> open_array;       // metadata entry whose value viewer should open
     std::optional<uint64_t> token;          // token id the tokenizer panel should show
     std::optional<size_t> store_model;      // index into the store listing's models (store documents)
+    std::optional<std::string> inference;   // Inference panel tab to load and run ("--select infer:VIEW")
 };
 
 // Bytes of a file that a selection points at.

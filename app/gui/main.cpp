@@ -1,11 +1,14 @@
 // modellens: the ModelLens desktop app.
 //   modellens [FILES...]
 //   modellens --screenshot OUT.png [--frames N] [--size WxH] [--panel NAME] [--select NAME] FILES...
+// --select infer:VIEW opens the Inference panel, loads the first file into llama.cpp and runs VIEW
+// (tokenizer, generate, layers, ab, console) on its default input; ab compares with the second file.
 #include <cstdio>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "panels/inference_panel.h"
 #include "panels/panel.h"
 #include "window_loop.h"
 
@@ -37,11 +40,19 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1000));
     app.add_option("--size", size, "Window size WxH, e.g. 1600x1000");
     app.add_option("--panel", options.panel, "Center panel to show: " + panels);
-    app.add_option("--select", options.select, "Tensor name, metadata key, token:ID or store model (tiny-moe:int4) to show");
+    app.add_option("--select", options.select,
+                   "Tensor name, metadata key, token:ID, store model (tiny-moe:int4) to show, or infer:VIEW to load the "
+                   "model and run an Inference view (" + std::string(mlens::inference_tab_names()) +
+                       "; ab compares with the second file)");
     app.add_option("--theme", options.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     CLI11_PARSE(app, argc, argv);
     if (!size.empty() && !parse_size(size, options.width, options.height)) {
         std::fprintf(stderr, "modellens: --size wants WxH between 200x150 and 16384x16384, got '%s'\n", size.c_str());
+        return 2;
+    }
+    if (options.select.starts_with("infer:") && !mlens::inference_tab_named(options.select.substr(6))) {
+        std::fprintf(stderr, "modellens: unknown inference view '%s' (one of: %s)\n", options.select.substr(6).c_str(),
+                     mlens::inference_tab_names());
         return 2;
     }
     if (!options.panel.empty() && !mlens::find_panel(options.panel)) {

@@ -16,7 +16,7 @@
 #include <functional>
 #include <string>
 
-#include "gguf_builder.h"
+#include "large_gguf.h"
 #include "mlens/formats/gguf_reader.h"
 
 namespace {
@@ -59,17 +59,9 @@ void parse_ggml(const std::string& path) {
 }
 
 std::string write_big_header() {
-    constexpr uint64_t kTokens = 1000000, kTensors = 10000;
-    mlens::test::GgufBuilder b;
-    b.header(kTensors, 4).kv_string("general.architecture", "llama").kv_string("tokenizer.ggml.model", "llama");
-    b.str("tokenizer.ggml.tokens").u32(9).u32(8).u64(kTokens);
-    for (uint64_t i = 0; i < kTokens; ++i) b.str("tok_" + std::to_string(i));
-    b.str("tokenizer.ggml.scores").u32(9).u32(6).u64(kTokens);
-    for (uint64_t i = 0; i < kTokens; ++i) b.f32(-static_cast<float>(i));
-    for (uint64_t i = 0; i < kTensors; ++i) b.tensor_info("blk." + std::to_string(i / 10) + ".w" + std::to_string(i % 10), {8}, 0, i * 32);
-    b.pad_to(32).zeros(kTensors * 32);
     std::string path = "/tmp/mlens-bench-1m-tokens.gguf";
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.bytes.data()), static_cast<std::streamsize>(b.bytes.size()));
+    if (!mlens::test::write_large_gguf(path, {.tokens = 1000000, .tensors = 10000}))
+        std::fprintf(stderr, "cannot write %s\n", path.c_str());
     return path;
 }
 

@@ -1,6 +1,8 @@
 #include "panels/panel.h"
 
+#include "panels/compat_panel.h"
 #include "panels/diagnostics_panel.h"
+#include "panels/inference_panel.h"
 #include "panels/inspector_panel.h"
 #include "panels/metadata_panel.h"
 #include "panels/navigator_panel.h"
@@ -18,6 +20,7 @@ bool is_store(const Document& d) { return d.is_store(); }
 bool is_model(const Document& d) { return !d.is_store(); }
 bool has_tensors(const Document& d) { return !d.is_store() && !d.model->tensors.empty(); }
 bool is_safetensors(const Document& d) { return !d.is_store() && d.model->format == Format::safetensors; }
+bool is_gguf(const Document& d) { return !d.is_store() && d.model->format == Format::gguf; }
 
 }  // namespace
 
@@ -31,6 +34,8 @@ const std::vector<PanelInfo>& panel_registry() {
         {"tokenizer", "Tokenizer", PanelSlot::center, make_panel<TokenizerPanel>, is_model},
         {"weights", "Weights", PanelSlot::center, make_panel<WeightsPanel>, has_tensors},
         {"safetensors", "safetensors", PanelSlot::center, make_panel<SafetensorsPanel>, is_safetensors},
+        {"compat", "Compat", PanelSlot::center, make_panel<CompatPanel>, is_gguf},
+        {"inference", "Inference", PanelSlot::center, make_panel<InferencePanel>, is_gguf},
         {"diagnostics", "Diagnostics", PanelSlot::center, make_panel<DiagnosticsPanel>, is_model},
         {"inspector", "Inspector", PanelSlot::right, make_panel<InspectorPanel>, is_model},
     };

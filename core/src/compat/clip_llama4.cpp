@@ -21,8 +21,16 @@ void handle_llama4_clip(PlanState& s) {
         std::optional<float> ratio = s.get_f32("llama4.vision.pixel_shuffle_ratio");
         if (!ratio) s.issue("llama4.vision.pixel_shuffle_ratio is not FLOAT32: upstream asserts in gguf_get_val_f32");
         if (ratio && *ratio > 0.0f) {
-            scale = static_cast<uint32_t>(std::round(1.0f / *ratio));
-            if (scale == 0) scale = 2;
+            // Decision: a ratio so small that round(1/ratio) does not fit in u32 (the shim's cast
+            // is undefined there) keeps the default scale and is reported.
+            const float rounded = std::round(1.0f / *ratio);
+            if (!(rounded < 4294967296.0f)) {
+                s.issue("llama4.vision.pixel_shuffle_ratio " + std::to_string(*ratio) +
+                        " gives a scale factor beyond u32; the default 2 is kept");
+            } else {
+                scale = static_cast<uint32_t>(rounded);
+                if (scale == 0) scale = 2;
+            }
         }
     }
     inject_u32(s, "clip.vision.projector.scale_factor", scale);

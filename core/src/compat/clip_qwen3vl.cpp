@@ -2,6 +2,7 @@
 // per-block Q/K/V merge dequantized to F32 (Ollama files mix F16 q/k with Q8_0 v), the patch-embed
 // split, exact merger/deepstack renames and the per-block substring renames.
 // <arch>.vision.deepstack_visual_indexes is read as int32 elements (the shim reads the raw data).
+#include <algorithm>
 #include <cmath>
 
 #include "clip_handlers.h"
@@ -45,7 +46,8 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
         if (pe && s.has_kv(p + "vision.patch_size")) {
             const uint32_t patch = read_u32(s, p + "vision.patch_size").value_or(0);
             const uint64_t positions = s.slot(*pe).ne.size() > 1 ? s.slot(*pe).ne[1] : 1;
-            const auto side = static_cast<uint32_t>(std::sqrt(static_cast<double>(positions)));
+            // √ of a u64 can reach 2^32; clamp so the conversion stays defined (u32 arithmetic wraps, as upstream's).
+            const auto side = static_cast<uint32_t>(std::min(std::sqrt(static_cast<double>(positions)), 4294967295.0));
             s.set_u32("clip.vision.image_size", side * patch, "⌊√(positions of v.pos_embed.weight)⌋ × patch_size");
         }
     }

@@ -62,7 +62,7 @@ public:
 private:
     static std::vector<uint8_t> as_bytes(const std::vector<float>& f) {
         std::vector<uint8_t> out(f.size() * 4);
-        std::memcpy(out.data(), f.data(), out.size());
+        if (!out.empty()) std::memcpy(out.data(), f.data(), out.size());
         return out;
     }
 

@@ -47,7 +47,7 @@ public:
                 m_current = index;
                 m_have = true;
             }
-            std::memcpy(dst, m_bytes.data() + offset, length);
+            if (length) std::memcpy(dst, m_bytes.data() + offset, length);
         } else {
             Status s = m_model.read_tensor_bytes(m_layout.slots[index], offset, length, dst);
             if (!s) return s;

@@ -6,6 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
+#include <list>
+#include <mutex>
 
 #include "mlens/io/checked_math.h"
 
@@ -18,28 +21,136 @@ bool ByteSource::contains(uint64_t offset, uint64_t length) const {
 
 namespace {
 
+// Open descriptors are shared out by one process-wide pool, so a model made of thousands of files
+// (an Ollama model with a blob per tensor, a folder of shards) never runs into the open-files
+// limit: past kMaxOpenFiles, the least recently used idle descriptor is closed, and its source
+// reopens the file on its next read — refusing it if the path now names another file.
+constexpr size_t kMaxOpenFiles = 256;
+
+class FileSource;
+
+class DescriptorPool {
+public:
+    // Never destroyed: sources held by static objects are released during static destruction.
+    static DescriptorPool& instance() {
+        static DescriptorPool* pool = new DescriptorPool;
+        return *pool;
+    }
+    // A descriptor for `source`, or -1 when it cannot be reopened; pair with release().
+    int acquire(const FileSource& source);
+    void release(const FileSource& source);
+    void adopt(const FileSource& source, int fd);
+    void forget(const FileSource& source);
+
+private:
+    void evict_idle_locked();
+
+    std::mutex m_mutex;
+    std::list<const FileSource*> m_open;   // most recently used first
+};
+
 class FileSource final : public ByteSource {
 public:
-    FileSource(std::string path, uint64_t size, int fd) : ByteSource(std::move(path), size), m_fd(fd) {}
-    ~FileSource() override { ::close(m_fd); }
+    FileSource(std::string path, uint64_t size, int fd, dev_t dev, ino_t ino)
+        : ByteSource(std::move(path), size), m_dev(dev), m_ino(ino) {
+        DescriptorPool::instance().adopt(*this, fd);
+    }
+    ~FileSource() override { DescriptorPool::instance().forget(*this); }
 
     bool read(uint64_t offset, uint64_t length, void* dst) const override {
         if (!contains(offset, length)) return false;
+        if (length == 0) return true;
+        DescriptorPool& pool = DescriptorPool::instance();
+        int fd = pool.acquire(*this);
+        if (fd < 0) return false;
         auto* out = static_cast<uint8_t*>(dst);
+        bool ok = true;
         while (length > 0) {
-            ssize_t got = ::pread(m_fd, out, length, static_cast<off_t>(offset));
+            ssize_t got = ::pread(fd, out, length, static_cast<off_t>(offset));
             if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) return false;  // error, or the file shrank under us
+            if (got <= 0) {  // error, or the file shrank under us
+                ok = false;
+                break;
+            }
             out += got;
             offset += static_cast<uint64_t>(got);
             length -= static_cast<uint64_t>(got);
         }
-        return true;
+        pool.release(*this);
+        return ok;
     }
 
 private:
-    int m_fd;
+    friend class DescriptorPool;
+    // Reopens the file; -1 unless it is still the same regular file.
+    int reopen() const {
+        int fd = ::open(path().c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) return -1;
+        struct stat st {};
+        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != m_dev || st.st_ino != m_ino) {
+            ::close(fd);
+            return -1;
+        }
+        return fd;
+    }
+
+    dev_t m_dev;
+    ino_t m_ino;
+    // Guarded by the pool's mutex.
+    mutable int m_fd = -1;
+    mutable int m_users = 0;
+    mutable std::list<const FileSource*>::iterator m_slot;
 };
+
+int DescriptorPool::acquire(const FileSource& source) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (source.m_fd < 0) {
+        int fd = source.reopen();
+        if (fd < 0) return -1;
+        source.m_fd = fd;
+        m_open.push_front(&source);
+        source.m_slot = m_open.begin();
+        evict_idle_locked();
+    } else {
+        m_open.splice(m_open.begin(), m_open, source.m_slot);
+    }
+    ++source.m_users;
+    return source.m_fd;
+}
+
+void DescriptorPool::release(const FileSource& source) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    --source.m_users;
+}
+
+void DescriptorPool::adopt(const FileSource& source, int fd) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    source.m_fd = fd;
+    m_open.push_front(&source);
+    source.m_slot = m_open.begin();
+    evict_idle_locked();
+}
+
+void DescriptorPool::forget(const FileSource& source) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (source.m_fd < 0) return;
+    ::close(source.m_fd);
+    source.m_fd = -1;
+    m_open.erase(source.m_slot);
+}
+
+void DescriptorPool::evict_idle_locked() {
+    // The front entry is the one just opened or used: never evicted here.
+    auto it = m_open.end();
+    while (m_open.size() > kMaxOpenFiles && it != std::next(m_open.begin())) {
+        --it;
+        const FileSource* victim = *it;
+        if (victim->m_users > 0) continue;
+        ::close(victim->m_fd);
+        victim->m_fd = -1;
+        it = m_open.erase(it);
+    }
+}
 
 class MemorySource final : public ByteSource {
 public:
@@ -71,7 +182,7 @@ Result<ByteSourcePtr> open_file(const std::string& path) {
         ::close(fd);
         return Error{"E_NOT_REGULAR_FILE", "path", std::nullopt, "not a regular file"};
     }
-    return ByteSourcePtr(std::make_shared<FileSource>(path, static_cast<uint64_t>(st.st_size), fd));
+    return ByteSourcePtr(std::make_shared<FileSource>(path, static_cast<uint64_t>(st.st_size), fd, st.st_dev, st.st_ino));
 }
 
 ByteSourcePtr memory_source(std::vector<uint8_t> bytes, std::string name) {

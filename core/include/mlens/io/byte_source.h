@@ -8,6 +8,10 @@
 //  - open_file refuses anything but a regular file (FIFOs, devices, directories, sockets) before
 //    any blocking open: it stats first and opens with O_NONBLOCK.
 //  - size() is the size at open time; thread-safe for concurrent reads.
+//  - A file source does not hold a descriptor for its whole life: at most 256 descriptors are
+//    open at once across all sources, the least recently used idle one is closed past that, and
+//    its source reopens the path on its next read. A reopened path that no longer names the same
+//    file (device and inode) fails the read, like a file that shrank.
 #pragma once
 
 #include <cstdint>

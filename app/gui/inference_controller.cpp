@@ -1,0 +1,240 @@
+#include "inference_controller.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "mlens/infer/model_loader.h"
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+const char* infer_job_name(InferJob kind) {
+    switch (kind) {
+    case InferJob::none: return "none";
+    case InferJob::load: return "load";
+    case InferJob::generate: return "generate";
+    case InferJob::layers: return "layers";
+    case InferJob::ab: return "A/B";
+    }
+    return "?";
+}
+
+struct InferenceController::Shared {
+    std::optional<Error> error;
+
+    std::shared_ptr<Session> session;          // load
+    std::string banner;
+    double load_ms = 0.0;
+
+    std::mutex mutex;                          // guards prompt and steps while a generation runs
+    std::vector<TokenPiece> prompt;
+    std::vector<GenerationStep> steps;
+    std::optional<GenerateOutcome> generation;
+
+    std::optional<LayerCaptureResult> layers;
+    std::optional<AbOutcome> ab;
+};
+
+namespace {
+
+Error not_loaded() { return Error{"E_NOT_LOADED", "", std::nullopt, "load the model first"}; }
+
+}  // namespace
+
+InferenceController::InferenceController(std::string path)
+    : m_path(std::move(path)), m_log(std::make_shared<LogCapture>()) {}
+
+InferenceController::~InferenceController() {
+    if (m_job) m_job->cancel();
+}
+
+double InferenceController::progress() const { return m_job ? m_job->progress() : 0.0; }
+
+Error InferenceController::refusal() const {
+    if (m_job) return Error{"E_BUSY", "", std::nullopt, std::string("a ") + infer_job_name(m_running) + " job is running"};
+    return not_loaded();
+}
+
+bool InferenceController::begin(InferJob kind) {
+    if (m_job) return false;
+    m_running = kind;
+    m_shared = std::make_shared<Shared>();
+    return true;
+}
+
+bool InferenceController::start_load(JobRunner& jobs, const SessionOptions& options) {
+    if (!begin(InferJob::load)) return false;
+    m_load_error.reset();
+    auto shared = m_shared;
+    auto log = m_log;
+    std::string path = m_path;
+    m_job = jobs.start("load " + escape_for_display(std::filesystem::path(path).filename().string(), 60),
+                       [shared, log, path, options](JobContext& job) {
+        auto started = std::chrono::steady_clock::now();
+        auto loaded = load_model_session(path, options, &job, log);
+        if (!loaded) {
+            shared->error = loaded.error();
+            return;
+        }
+        shared->session = std::move(loaded->session);
+        shared->banner = loaded->route.banner;
+        shared->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    });
+    return true;
+}
+
+bool InferenceController::start_generate(JobRunner& jobs, std::string prompt, const GenerateOptions& options) {
+    if (!can_decode() || !begin(InferJob::generate)) return false;
+    m_stream.clear();
+    m_stream_prompt.clear();
+    m_stream_target = options.max_tokens;
+    m_generation.reset();
+    m_generation_error.reset();
+    auto shared = m_shared;
+    auto session = m_session;
+    m_job = jobs.start("generate", [shared, session, prompt = std::move(prompt), options](JobContext& job) {
+        auto prompt_tokens = mlens::tokenize(*session, prompt, options.tokenize);
+        if (!prompt_tokens) {
+            shared->error = prompt_tokens.error();
+            return;
+        }
+        std::vector<int32_t> ids;
+        for (const TokenPiece& t : *prompt_tokens) ids.push_back(t.id);
+        {
+            std::lock_guard lock(shared->mutex);
+            shared->prompt = *prompt_tokens;
+        }
+        auto on_step = [&shared](const GenerationStep& step) {
+            std::lock_guard lock(shared->mutex);
+            shared->steps.push_back(step);
+        };
+        auto result = generate_from_tokens(*session, std::move(ids), options, &job, on_step);
+        if (!result) {
+            shared->error = result.error();
+            return;
+        }
+        shared->generation = GenerateOutcome{std::move(prompt_tokens).value(), std::move(result).value()};
+    });
+    return true;
+}
+
+bool InferenceController::start_layers(JobRunner& jobs, std::string prompt, const LayerCaptureOptions& options) {
+    if (!can_decode() || !begin(InferJob::layers)) return false;
+    m_layers.reset();
+    m_layers_error.reset();
+    auto shared = m_shared;
+    auto session = m_session;
+    m_job = jobs.start("layer capture", [shared, session, prompt = std::move(prompt), options](JobContext& job) {
+        auto result = capture_layers(*session, prompt, options, &job);
+        if (!result) shared->error = result.error();
+        else shared->layers = std::move(result).value();
+    });
+    return true;
+}
+
+bool InferenceController::start_ab(JobRunner& jobs, std::string b_path, std::string prompt, const AbOptions& options) {
+    if (!can_decode() || b_path.empty() || !begin(InferJob::ab)) return false;
+    m_ab.reset();
+    m_ab_error.reset();
+    auto shared = m_shared;
+    auto session = m_session;
+    auto log = m_log;
+    m_job = jobs.start("A/B", [shared, session, log, b_path = std::move(b_path), prompt = std::move(prompt),
+                               options](JobContext& job) {
+        auto loaded_b = load_model_session(b_path, session->options(), &job, log);
+        if (!loaded_b) {
+            Error e = loaded_b.error();
+            e.message = "model B: " + e.message;
+            shared->error = e;
+            return;
+        }
+        const Session& session_b = *loaded_b->session;
+        job.report(0.0);
+        auto result = compare_ab(*session, *loaded_b->session, prompt, options, &job);
+        if (!result) {
+            shared->error = result.error();
+            return;
+        }
+        AbOutcome out;
+        out.tokens = token_pieces(*session, result->tokens);
+        for (const AbPosition& p : result->positions) {
+            auto a = token_piece(*session, p.top_a);
+            auto bp = token_piece(session_b, p.top_b);
+            out.top_a.push_back(a ? a->piece : std::string());
+            out.top_b.push_back(bp ? bp->piece : std::string());
+        }
+        out.result = std::move(result).value();
+        out.b_path = b_path;
+        out.b_banner = loaded_b->route.banner;
+        shared->ab = std::move(out);
+    });
+    return true;
+}
+
+void InferenceController::cancel() {
+    if (m_job) m_job->cancel();
+}
+
+void InferenceController::poll() {
+    if (!m_job) return;
+    if (m_running == InferJob::generate) {
+        std::lock_guard lock(m_shared->mutex);
+        if (m_stream_prompt.empty() && !m_shared->prompt.empty()) m_stream_prompt = m_shared->prompt;
+        for (size_t i = m_stream.size(); i < m_shared->steps.size(); ++i) m_stream.push_back(m_shared->steps[i]);
+    }
+    if (!m_job->done()) return;
+    Shared& s = *m_shared;
+    switch (m_running) {
+    case InferJob::load:
+        ++m_serial;
+        if (s.session) {
+            m_session = std::move(s.session);
+            m_banner = s.banner;
+            m_load_ms = s.load_ms;
+        } else {
+            m_session.reset();
+            m_banner.clear();
+            m_load_error = s.error;
+        }
+        break;
+    case InferJob::generate:
+        m_generation_error = s.error;
+        if (s.generation) {
+            m_generation = std::move(s.generation);
+            m_stream = m_generation->result.steps;
+            m_stream_prompt = m_generation->prompt;
+        }
+        break;
+    case InferJob::layers:
+        m_layers_error = s.error;
+        if (s.layers) m_layers = std::move(s.layers);
+        break;
+    case InferJob::ab:
+        m_ab_error = s.error;
+        m_ab = std::move(s.ab);
+        break;
+    case InferJob::none: break;
+    }
+    ++m_published[static_cast<size_t>(m_running)];
+    m_job.reset();
+    m_shared.reset();
+    m_running = InferJob::none;
+}
+
+Result<TokenizeOutcome> InferenceController::tokenize(std::string_view text, const TokenizeOptions& options) const {
+    if (m_job || !m_session) return refusal();
+    auto tokens = mlens::tokenize(*m_session, text, options);
+    if (!tokens) return tokens.error();
+    std::vector<int32_t> ids;
+    for (const TokenPiece& t : *tokens) ids.push_back(t.id);
+    auto round_trip = detokenize(*m_session, ids, false, true);
+    if (!round_trip) return round_trip.error();
+    return TokenizeOutcome{std::move(tokens).value(), std::move(round_trip).value()};
+}
+
+Result<ChatRender> InferenceController::chat_template() const {
+    if (m_job || !m_session) return refusal();
+    return apply_chat_template(*m_session, sample_conversation());
+}
+
+}  // namespace mlens

@@ -1,0 +1,142 @@
+// InferenceController: test inference on one document through llama.cpp, without ImGui. It owns
+// the document's Session and runs every heavy operation on it as a JobRunner job; the Inference
+// panel draws what it publishes, and tests drive it headless.
+//
+// Contract:
+//  - One job at a time, because a Session is used by one thread at a time: every start_*()
+//    returns false and does nothing while a job runs, and when what it needs is missing (no
+//    session; decoding on a vocab-only session). Tokenizing and the chat template are quick and
+//    run on the calling thread, also only while no job runs.
+//  - poll() (main thread, once per frame) publishes a finished job: its result or its error
+//    replaces the previous one of the same kind. While a generation runs, poll() moves the steps
+//    streamed so far (the StepCallback appends them to a mutex-protected buffer) into stream().
+//  - Loading goes through load_model_session (model_loader.h): an Ollama-made GGUF is loaded
+//    through the upstream export, and load_banner() says so. A failed load leaves no session and
+//    load_error() carries llama.cpp's own error text.
+//  - A/B loads model B in the job (the same way), compares with compare_ab and drops B's session
+//    when the job ends. Token pieces the views show are looked up in the job too, so drawing
+//    never calls into llama.cpp.
+//  - log() collects every llama.cpp line of this controller's loads (B's included) and calls.
+//  - Destruction cancels a running job; the job keeps the Session alive until it returns.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "job_runner.h"
+#include "mlens/infer/ab_compare.h"
+#include "mlens/infer/generate.h"
+#include "mlens/infer/layer_capture.h"
+#include "mlens/infer/session.h"
+#include "mlens/infer/tokenizer.h"
+
+namespace mlens {
+
+enum class InferJob { none, load, generate, layers, ab };
+const char* infer_job_name(InferJob kind);
+
+struct TokenizeOutcome {
+    std::vector<TokenPiece> tokens;
+    std::string round_trip;     // detokenized, control tokens rendered
+};
+
+struct GenerateOutcome {
+    std::vector<TokenPiece> prompt;
+    GenerationResult result;
+};
+
+struct AbOutcome {
+    AbResult result;
+    std::vector<TokenPiece> tokens;      // pieces of result.tokens (model A)
+    std::vector<std::string> top_a;      // per position: piece of A's top token
+    std::vector<std::string> top_b;      // per position: piece of B's top token (B's vocabulary)
+    std::string b_path;
+    std::string b_banner;                // non-empty when B went through the upstream export
+};
+
+class InferenceController {
+public:
+    explicit InferenceController(std::string path);
+    ~InferenceController();
+    InferenceController(const InferenceController&) = delete;
+    InferenceController& operator=(const InferenceController&) = delete;
+
+    bool start_load(JobRunner& jobs, const SessionOptions& options);
+    bool start_generate(JobRunner& jobs, std::string prompt, const GenerateOptions& options);
+    bool start_layers(JobRunner& jobs, std::string prompt, const LayerCaptureOptions& options);
+    bool start_ab(JobRunner& jobs, std::string b_path, std::string prompt, const AbOptions& options);
+    void cancel();
+    void poll();
+
+    InferJob running() const { return m_job ? m_running : InferJob::none; }
+    // How many jobs of `kind` have published (result or error), so views notice a new result.
+    uint64_t published(InferJob kind) const { return m_published[static_cast<size_t>(kind)]; }
+    bool busy() const { return m_job != nullptr; }
+    double progress() const;
+
+    // Session state.
+    bool loaded() const { return m_session != nullptr; }
+    // Changes whenever a load publishes (or drops) a session, so views know to redo their work.
+    uint64_t session_serial() const { return m_serial; }
+    bool can_decode() const { return m_session && !m_session->facts().vocab_only; }
+    const ModelFacts* facts() const { return m_session ? &m_session->facts() : nullptr; }
+    uint32_t n_ctx() const { return m_session ? m_session->n_ctx() : 0; }
+    double load_ms() const { return m_load_ms; }
+    const std::string& load_banner() const { return m_banner; }
+    const std::optional<Error>& load_error() const { return m_load_error; }
+    const std::string& path() const { return m_path; }
+    LogCapture& log() const { return *m_log; }
+
+    // Main-thread tokenizer calls (refused with E_BUSY while a job runs, E_NOT_LOADED without a session).
+    Result<TokenizeOutcome> tokenize(std::string_view text, const TokenizeOptions& options) const;
+    Result<ChatRender> chat_template() const;
+
+    // Generation: the steps streamed so far (the finished run's steps once it ended).
+    const std::vector<GenerationStep>& stream() const { return m_stream; }
+    const std::vector<TokenPiece>& stream_prompt() const { return m_stream_prompt; }
+    int stream_target() const { return m_stream_target; }
+    const std::optional<GenerateOutcome>& generation() const { return m_generation; }
+    const std::optional<Error>& generation_error() const { return m_generation_error; }
+
+    const std::optional<LayerCaptureResult>& layers() const { return m_layers; }
+    const std::optional<Error>& layers_error() const { return m_layers_error; }
+
+    const std::optional<AbOutcome>& ab() const { return m_ab; }
+    const std::optional<Error>& ab_error() const { return m_ab_error; }
+
+private:
+    struct Shared;   // what a running job writes; read here once it is done
+
+    Error refusal() const;
+    bool begin(InferJob kind);
+
+    std::string m_path;
+    std::shared_ptr<LogCapture> m_log;
+    std::shared_ptr<Session> m_session;
+    std::string m_banner;
+    std::optional<Error> m_load_error;
+    double m_load_ms = 0.0;
+    uint64_t m_serial = 0;
+    uint64_t m_published[5] = {};
+
+    JobPtr m_job;
+    InferJob m_running = InferJob::none;
+    std::shared_ptr<Shared> m_shared;
+
+    std::vector<GenerationStep> m_stream;
+    std::vector<TokenPiece> m_stream_prompt;
+    int m_stream_target = 0;
+    std::optional<GenerateOutcome> m_generation;
+    std::optional<Error> m_generation_error;
+    std::optional<LayerCaptureResult> m_layers;
+    std::optional<Error> m_layers_error;
+    std::optional<AbOutcome> m_ab;
+    std::optional<Error> m_ab_error;
+};
+
+}  // namespace mlens

@@ -1,0 +1,360 @@
+#include "panels/compat_panel.h"
+
+#include <algorithm>
+
+#include <imgui.h>
+
+#include "mlens/text/escape.h"
+#include "text_search.h"
+#include "theme.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+using compat::EditKind;
+
+constexpr EditKind kKinds[kEditKindCount] = {EditKind::injected, EditKind::changed, EditKind::removed, EditKind::renamed,
+                                             EditKind::hidden,   EditKind::retyped, EditKind::data_op};
+
+bool light_background() {
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    return 0.299f * bg.x + 0.587f * bg.y + 0.114f * bg.z > 0.5f;
+}
+
+// Text colours per kind, readable on the theme's window background; row tints are the same hues
+// at low alpha.
+ImVec4 kind_color(EditKind k) {
+    static const ImVec4 kDark[kEditKindCount] = {
+        {0.42f, 0.86f, 0.46f, 1.0f},  // injected: green
+        {0.98f, 0.78f, 0.28f, 1.0f},  // changed: amber
+        {1.00f, 0.45f, 0.45f, 1.0f},  // removed: red
+        {0.45f, 0.70f, 1.00f, 1.0f},  // renamed: blue
+        {0.62f, 0.64f, 0.70f, 1.0f},  // hidden: grey
+        {0.80f, 0.56f, 1.00f, 1.0f},  // retyped: violet
+        {0.30f, 0.86f, 0.86f, 1.0f},  // data op: cyan
+    };
+    static const ImVec4 kLight[kEditKindCount] = {
+        {0.05f, 0.50f, 0.15f, 1.0f}, {0.66f, 0.40f, 0.00f, 1.0f}, {0.78f, 0.10f, 0.10f, 1.0f},
+        {0.10f, 0.36f, 0.85f, 1.0f}, {0.40f, 0.42f, 0.47f, 1.0f}, {0.50f, 0.20f, 0.78f, 1.0f},
+        {0.00f, 0.47f, 0.52f, 1.0f},
+    };
+    return (light_background() ? kLight : kDark)[static_cast<size_t>(k)];
+}
+
+ImU32 row_tint(EditKind k) {
+    ImVec4 c = kind_color(k);
+    c.w = light_background() ? 0.13f : 0.15f;
+    return ImGui::GetColorU32(c);
+}
+
+const char* plural_kind_name(EditKind k) { return k == EditKind::data_op ? "data ops" : compat::edit_kind_name(k); }
+
+// "type value" with the type dim; arrays show only the value (it names type and count).
+void type_value(const std::string& type, const std::string& value, bool dim, const FontSet& fonts) {
+    if (!type.empty() && type.rfind("ARRAY", 0) != 0) {
+        ui::text_dim(type);
+        ImGui::SameLine();
+    }
+    ImGui::PushFont(fonts.mono());
+    if (dim) ui::text_dim(value);
+    else ui::text(value);
+    ImGui::PopFont();
+}
+
+void row_tooltip(const CompatRow& row) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+    if (row.kind) ui::text_colored(kind_color(*row.kind), compat::edit_kind_name(*row.kind));
+    else ui::text_dim("unchanged");
+    ui::label_value("as stored  ", row.left_name.empty() ? "\xE2\x80\x94" : row.left_name + "  " + row.left_type + "  " + row.left_value);
+    ui::label_value("upstream   ", row.right_name.empty() ? "\xE2\x80\x94 removed"
+                                                         : row.right_name + "  " + row.right_type + "  " + row.right_value);
+    if (!row.rule.empty()) ui::label_value("rule       ", row.rule);
+    if (!row.note.empty()) ui::label_value("note       ", row.note);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
+}  // namespace
+
+void CompatPanel::poll() {
+    if (!m_job || !m_job->done()) return;
+    if (m_running->cancelled) {
+        m_cancelled = true;
+    } else {
+        m_only_changes = !m_running->plan.empty();
+        m_view = m_running;
+        m_listed_valid = false;
+    }
+    m_job.reset();
+    m_running.reset();
+}
+
+void CompatPanel::start(PanelContext& ctx) {
+    auto result = std::make_shared<CompatView>();
+    std::shared_ptr<const Model> model = ctx.doc.model;
+    m_job = ctx.jobs.start("compat plan " + ctx.doc.title, [model, result](JobContext& job) {
+        *result = build_compat_view(*model, &job);
+    });
+    m_running = result;
+    m_cancelled = false;
+}
+
+void CompatPanel::refresh() {
+    if (m_listed_valid && m_listed_only_changes == m_only_changes && m_listed_filter == m_filter) return;
+    m_listed_valid = true;
+    m_listed_only_changes = m_only_changes;
+    m_listed_filter = m_filter;
+    for (int side = 0; side < 2; ++side) {
+        const CompatSide& s = side ? m_view->clip : m_view->text;
+        for (int section = 0; section < 2; ++section) {
+            const std::vector<CompatRow>& rows = section ? s.tensors : s.metadata;
+            std::vector<size_t>& out = m_listed[side][section];
+            out.clear();
+            for (size_t i = 0; i < rows.size(); ++i) {
+                const CompatRow& r = rows[i];
+                if (m_only_changes && !r.changed()) continue;
+                if (!m_filter.empty() && !contains_folded(r.left_name, m_filter) && !contains_folded(r.right_name, m_filter) &&
+                    !contains_folded(r.rule, m_filter) && !contains_folded(r.note, m_filter))
+                    continue;
+                out.push_back(i);
+            }
+        }
+    }
+}
+
+void CompatPanel::open_export(const Document& doc) {
+    if (m_view) m_export.open(doc, *m_view);
+}
+
+void CompatPanel::header(PanelContext& ctx) {
+    const CompatView& v = *m_view;
+    if (v.plan.empty()) {
+        ui::text_colored(palette().ok, "llama.cpp loads this file as it is: Ollama's compatibility shim changes nothing.");
+    } else {
+        std::string handlers;
+        for (const compat::SidePlan* p : {&v.plan.text, &v.plan.clip})
+            for (const std::string& h : p->handlers) handlers += (handlers.empty() ? "" : ", ") + h;
+        ui::text_colored(palette().accent, "Ollama-made file");
+        ImGui::SameLine();
+        ui::text("\xE2\x80\x94 the shim rewrites it; handlers fired: " + handlers);
+    }
+    const char* label = "Export upstream GGUF\xE2\x80\xA6";
+    float width = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 12, ImGui::GetWindowContentRegionMax().x - width));
+    if (ImGui::Button(label)) open_export(ctx.doc);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Write the upstream-shaped GGUF%s that llama.cpp loads after the shim",
+                          v.vision_export ? " and its mmproj" : "");
+    ImGui::Checkbox("Only changes", &m_only_changes);
+    ImGui::SameLine(0, 16);
+    bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
+    ui::search_box("compat_filter", "filter keys, tensors, rules (Ctrl+F)", m_filter, 320, focus);
+}
+
+void CompatPanel::draw(PanelContext& ctx) {
+    poll();
+    if (!m_view && !m_job && !m_cancelled) start(ctx);
+    if (m_job) {
+        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(280, 0), "planning compat rewrites\xE2\x80\xA6");
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Cancel")) m_job->cancel();
+        return;
+    }
+    if (!m_view) {
+        ui::text_dim("Planning was cancelled.");
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Plan again")) start(ctx);
+        return;
+    }
+    header(ctx);
+    refresh();
+    if (!ImGui::BeginTabBar("compat_sides")) return;
+    const char* titles[2] = {"Text loader###text", "Clip / mmproj###clip"};
+    for (int side = 0; side < 2; ++side) {
+        if (!ImGui::BeginTabItem(titles[side])) continue;
+        side_view(ctx, side);
+        ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+}
+
+void CompatPanel::side_view(PanelContext& ctx, int side) {
+    const CompatSide& s = side ? m_view->clip : m_view->text;
+    const compat::SidePlan& plan = side ? m_view->plan.clip : m_view->plan.text;
+    ui::text_dim("architecture");
+    ImGui::SameLine();
+    ui::text(s.arch_before.empty() ? "(none)" : s.arch_before);
+    if (s.arch_after != s.arch_before) {
+        ImGui::SameLine();
+        ui::text_colored(kind_color(EditKind::changed), "\xE2\x86\x92 " + s.arch_after);
+    }
+    if (!plan.handlers.empty()) {
+        ImGui::SameLine(0, 16);
+        ui::text_dim(s.summary);
+    }
+    if (plan.no_mmap) {
+        ImGui::SameLine(0, 16);
+        ui::text_colored(palette().warning, "mmap off (" + plan.no_mmap_rule + ")");
+    }
+    if (!plan.issues.empty()) {
+        ImGui::SameLine(0, 16);
+        ui::text_colored(palette().warning, "\xE2\x9A\xA0 " + std::to_string(plan.issues.size()) + " issues (see Detection checks)");
+    }
+    // The counts, coloured by kind, are the legend of the row colours.
+    for (size_t k = 0; k < kEditKindCount; ++k) {
+        if (k) {
+            ImGui::SameLine(0, 4);
+            ui::text_dim("\xC2\xB7");
+            ImGui::SameLine(0, 4);
+        }
+        std::string item = std::string(edit_kind_glyph(kKinds[k])) + " " + std::to_string(s.counts[k]) + " " + plural_kind_name(kKinds[k]);
+        if (s.counts[k]) ui::text_colored(kind_color(kKinds[k]), item);
+        else ui::text_dim(item);
+    }
+    if (plan.handlers.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ui::text_dim(s.summary);
+        ImGui::PopTextWrapPos();
+    }
+
+    ImGui::BeginChild("compat_rows_scroll", ImVec2(0, 0), false);
+    if (side == 1 && s.empty) {
+        ui::text("Nothing for the clip (mmproj) loader: no clip handler fired, so no mmproj comes from this file.");
+    } else {
+        ImGuiTreeNodeFlags open = ImGuiTreeNodeFlags_DefaultOpen;
+        std::string meta = "Metadata  (" + std::to_string(m_listed[side][0].size()) + " of " + std::to_string(s.metadata.size()) + " keys)###metadata";
+        if (ImGui::CollapsingHeader(meta.c_str(), open)) rows_table(ctx, side, 0);
+        std::string tensors = "Tensors  (" + std::to_string(m_listed[side][1].size()) + " of " + std::to_string(s.tensors.size()) + ")###tensors";
+        if (ImGui::CollapsingHeader(tensors.c_str(), open)) rows_table(ctx, side, 1);
+    }
+    size_t fired = std::count_if(plan.checks.begin(), plan.checks.end(), [](const compat::DetectionCheck& c) { return c.fired; });
+    std::string checks = "Detection checks  (" + std::to_string(plan.checks.size()) + " handlers considered, " + std::to_string(fired) +
+                         " fired" + (plan.issues.empty() ? "" : ", " + std::to_string(plan.issues.size()) + " issues") + ")###checks";
+    if (ImGui::CollapsingHeader(checks.c_str())) checks_view(plan);
+    ImGui::EndChild();
+}
+
+void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
+    const CompatSide& s = side ? m_view->clip : m_view->text;
+    const std::vector<CompatRow>& rows = section ? s.tensors : s.metadata;
+    const std::vector<size_t>& listed = m_listed[side][section];
+    if (listed.empty()) {
+        ui::text_dim(m_filter.empty() ? "   No changes here." : "   Nothing matches the filter.");
+        return;
+    }
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
+                            ImGuiTableFlags_SizingStretchProp;
+    // Both sections use one table id, so their columns stay aligned (ImGui syncs same-id tables).
+    if (!ImGui::BeginTable("compat_rows", 6, flags)) return;
+    ImGui::TableSetupColumn("##kind", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 2.2f);
+    ImGui::TableSetupColumn(section ? "tensor as stored" : "key as stored", ImGuiTableColumnFlags_WidthStretch, 1.8f);
+    ImGui::TableSetupColumn(section ? "type \xC2\xB7 shape##l" : "type \xC2\xB7 value##l", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("upstream view", ImGuiTableColumnFlags_WidthStretch, 1.8f);
+    ImGui::TableSetupColumn(section ? "type \xC2\xB7 shape##r" : "type \xC2\xB7 value##r", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("rule", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+    ImGui::TableHeadersRow();
+    const Palette& pal = palette();
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(listed.size()));
+    while (clipper.Step()) {
+        for (int li = clipper.DisplayStart; li < clipper.DisplayEnd; ++li) {
+            const size_t index = listed[static_cast<size_t>(li)];
+            const CompatRow& row = rows[index];
+            ImGui::TableNextRow();
+            if (row.kind) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, row_tint(*row.kind));
+            ImGui::PushID(static_cast<int>(index));
+            ImGui::TableNextColumn();
+            SelectionKind kind = section ? SelectionKind::tensor : SelectionKind::metadata;
+            bool selected = row.stored && ctx.doc.selection == Selection{kind, *row.stored};
+            if (ImGui::Selectable("##row", selected, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap) &&
+                row.stored)
+                ctx.doc.select({kind, *row.stored});
+            if (ImGui::IsItemHovered()) row_tooltip(row);
+            ImGui::SameLine(0, 0);
+            bool first = true;
+            for (EditKind k : kKinds) {
+                if (!row.has(k)) continue;
+                if (!first) ImGui::SameLine(0, 2);
+                ui::text_colored(kind_color(k), edit_kind_glyph(k));
+                first = false;
+            }
+            if (first) ImGui::NewLine();
+
+            const ImVec4 accent = row.kind ? kind_color(*row.kind) : pal.dim;
+            ImGui::TableNextColumn();
+            if (row.left_name.empty()) ui::text_dim("\xE2\x80\x94");
+            else if (row.kind == EditKind::removed) ui::text_colored(accent, row.left_name);
+            else ui::text(row.left_name);
+            ImGui::TableNextColumn();
+            if (!row.left_name.empty()) type_value(row.left_type, row.left_value, false, ctx.fonts);
+            // The right side names only what differs; "=" is "as stored".
+            ImGui::TableNextColumn();
+            if (row.right_name.empty()) ui::text_colored(accent, "\xE2\x80\x94 removed");
+            else if (row.hidden) ui::text_colored(accent, "hidden");
+            else if (row.right_name == row.left_name) ui::text_dim("=");
+            else ui::text_colored(accent, row.right_name);
+            ImGui::TableNextColumn();
+            const bool same_value = !row.left_name.empty() && row.right_type == row.left_type && row.right_value == row.left_value;
+            if (!row.hidden && !row.right_name.empty()) {
+                if (same_value) ui::text_dim("=");
+                else type_value(row.right_type, row.right_value, false, ctx.fonts);
+            }
+            ImGui::TableNextColumn();
+            if (row.ambiguous) {
+                ui::text_colored(pal.warning, "\xE2\x9A\xA0 AMBIGUOUS");
+                ImGui::SameLine();
+            }
+            if (!row.rule.empty()) {
+                ui::text(row.rule);
+                if (!row.note.empty()) {
+                    ImGui::SameLine();
+                    ui::text_dim("\xE2\x80\x94 " + row.note);
+                }
+            }
+            ImGui::PopID();
+        }
+    }
+    ImGui::EndTable();
+}
+
+void CompatPanel::checks_view(const compat::SidePlan& plan) {
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+    if (!plan.checks.empty() && ImGui::BeginTable("checks", 4, flags)) {
+        ImGui::TableSetupColumn("handler", ImGuiTableColumnFlags_WidthStretch, 1.9f);
+        ImGui::TableSetupColumn("gated on", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+        ImGui::TableSetupColumn("fired", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.5f);
+        ImGui::TableSetupColumn("why", ImGuiTableColumnFlags_WidthStretch, 4.0f);
+        ImGui::TableHeadersRow();
+        for (const compat::DetectionCheck& c : plan.checks) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            if (c.fired) ui::text_colored(palette().accent, c.rule);
+            else ui::text(c.rule);
+            ImGui::TableNextColumn();
+            ui::text_dim(escape_for_display(c.arch, 60));
+            ImGui::TableNextColumn();
+            if (c.fired) ui::text_colored(palette().ok, "\xE2\x9C\x93 yes");
+            else ui::text_dim("no");
+            ImGui::TableNextColumn();
+            ImGui::PushTextWrapPos(0);
+            ui::text(escape_for_display(c.detail, 600));
+            ImGui::PopTextWrapPos();
+        }
+        ImGui::EndTable();
+    }
+    for (const compat::PlanIssue& i : plan.issues)
+        ui::text_colored(palette().warning, "\xE2\x9A\xA0 " + i.rule + ": " + escape_for_display(i.message, 400));
+    if (!plan.skip_prefixes.empty()) {
+        std::string prefixes;
+        for (const compat::SkipPrefix& p : plan.skip_prefixes)
+            prefixes += (prefixes.empty() ? "" : ", ") + escape_for_display(p.prefix, 60) + " (" + p.rule + ")";
+        ui::text_dim("skip prefixes: " + prefixes);
+    }
+}
+
+void CompatPanel::draw_windows(PanelContext& ctx) { m_export.draw(ctx, m_view); }
+
+}  // namespace mlens

@@ -1,0 +1,76 @@
+// CompatPanel (center, GGUF documents): what Ollama's llama.cpp compatibility shim would rewrite,
+// side by side — the file as stored on the left, the upstream view on the right, the rule that
+// made each change — for the text loader and the clip (mmproj) loader in two tabs, with the
+// detection checks behind every decision, and "Export upstream GGUF…" (compat_export.h).
+//
+// Contract:
+//  - The plan and its rows (compat_rows.h) are computed once per document as a job on the
+//    JobRunner; the panel shows its progress with a cancel button, and a cancelled plan can be
+//    started again.
+//  - Each tab: a summary (handlers that fired, or the plan's summary saying what was checked for a
+//    file no handler touches; the architecture before → after), the edit counts coloured by kind
+//    (they double as the legend), then Metadata and Tensors sections in one column layout
+//    (marker · as stored · type and value · upstream view · type and value · rule) and the
+//    collapsible detection checks, issues and skip prefixes. An empty clip side says so instead
+//    of listing rows.
+//  - Changed rows are tinted by their EditKind (colours chosen for the theme's background);
+//    AMBIGUOUS notes are marked in the rule column. Unchanged rows are plain, their right side dim.
+//  - "Only changes" (on by default when the plan changes anything) and the text filter (key or
+//    tensor name on either side, rule and note; case-insensitive) apply to both tabs. Long lists
+//    are drawn with ImGuiListClipper. Clicking a row selects the stored key or tensor in the
+//    document.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compat_rows.h"
+#include "panels/compat_export.h"
+#include "panels/panel.h"
+
+namespace mlens {
+
+class CompatPanel : public Panel {
+public:
+    void draw(PanelContext& ctx) override;
+    void draw_windows(PanelContext& ctx) override;
+
+    // For tests.
+    const CompatView* view() const { return m_view.get(); }
+    bool planning() const { return m_job != nullptr; }
+    bool only_changes() const { return m_only_changes; }
+    void set_only_changes(bool on) { m_only_changes = on; }
+    void set_filter(std::string text) { m_filter = std::move(text); }
+    // Rows listed after the filters: side 0 text / 1 clip, section 0 metadata / 1 tensors.
+    size_t listed(int side, int section) const { return m_listed[side][section].size(); }
+    CompatExport& exporter() { return m_export; }
+    // What the "Export upstream GGUF…" button and the window's Export button do.
+    void open_export(const Document& doc);
+    void start_export(PanelContext& ctx) { m_export.start(ctx, m_view); }
+
+private:
+    void poll();
+    void start(PanelContext& ctx);
+    void refresh();
+    void header(PanelContext& ctx);
+    void side_view(PanelContext& ctx, int side);
+    void rows_table(PanelContext& ctx, int side, int section);
+    void checks_view(const compat::SidePlan& plan);
+
+    JobPtr m_job;
+    std::shared_ptr<CompatView> m_running;
+    std::shared_ptr<const CompatView> m_view;
+    bool m_cancelled = false;
+    bool m_only_changes = true;
+    std::string m_filter;
+    // Filter state the listed rows were made for.
+    bool m_listed_valid = false;
+    bool m_listed_only_changes = true;
+    std::string m_listed_filter;
+    std::array<std::array<std::vector<size_t>, 2>, 2> m_listed;
+    CompatExport m_export;
+};
+
+}  // namespace mlens

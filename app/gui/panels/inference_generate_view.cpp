@@ -1,0 +1,201 @@
+#include "panels/inference_generate_view.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "display_text.h"
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/token_chips.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr int kMaxTokens = 4096;
+constexpr size_t kShownCandidates = 5;
+
+std::string fmt(const char* format, double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+std::string candidates_text(const GenerationStep& s) {
+    std::string out;
+    for (const TokenCandidate& c : s.candidates)
+        out += "\n  " + std::to_string(c.id) + "  " + visible_piece_text(c.piece, 40) + "  " + fmt("%.4f", c.prob);
+    return out;
+}
+
+}  // namespace
+
+InferenceGenerateView::InferenceGenerateView() {
+    options.max_tokens = 16;
+    options.n_candidates = static_cast<int>(kShownCandidates);
+}
+
+bool InferenceGenerateView::run(PanelContext& ctx, InferenceController& c) {
+    GenerateOptions o = options;
+    o.sampling.temperature = sample ? std::max(0.01f, temperature) : 0.0f;
+    m_rows_seen = 0;
+    return c.start_generate(ctx.jobs, prompt, o);
+}
+
+void InferenceGenerateView::settings(PanelContext& ctx, InferenceController& c) {
+    float box_h = ImGui::GetTextLineHeight() * 2 + ImGui::GetStyle().FramePadding.y * 2;
+    ImGui::InputTextMultiline("##prompt", &prompt, ImVec2(-1, box_h));
+    ImGui::SetNextItemWidth(110);
+    ImGui::InputInt("max tokens", &options.max_tokens, 1, 16);
+    options.max_tokens = std::clamp(options.max_tokens, 1, kMaxTokens);
+    ImGui::SameLine(0, 16);
+    if (ImGui::RadioButton("greedy", !sample)) sample = false;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("sample", sample)) sample = true;
+    if (sample) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(110);
+        ImGui::SliderFloat("temperature", &temperature, 0.05f, 2.0f, "%.2f");
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(90);
+        ImGui::InputInt("top-k", &options.sampling.top_k, 0, 0);
+        options.sampling.top_k = std::max(0, options.sampling.top_k);
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(110);
+        ImGui::SliderFloat("top-p", &options.sampling.top_p, 0.05f, 1.0f, "%.2f");
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(110);
+        ImGui::InputScalar("seed", ImGuiDataType_U64, &options.sampling.seed);
+    }
+    ImGui::SameLine(0, 16);
+    ImGui::Checkbox("stop at end of generation", &options.stop_at_eog);
+    bool running = c.running() == InferJob::generate;
+    ImGui::BeginDisabled(c.busy() || !c.can_decode());
+    if (ImGui::Button("Run")) run(ctx, c);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!running);
+    if (ImGui::Button("Stop")) c.cancel();
+    ImGui::EndDisabled();
+    ImGui::SameLine(0, 16);
+    status(c);
+}
+
+void InferenceGenerateView::status(const InferenceController& c) {
+    if (c.running() == InferJob::generate) {
+        ui::text("generating\xE2\x80\xA6 " + std::to_string(c.stream().size()) + " / " + std::to_string(c.stream_target()));
+        return;
+    }
+    if (const auto& g = c.generation()) {
+        const GenerationResult& r = g->result;
+        ui::text("prompt " + std::to_string(r.prompt_tokens.size()) + " tokens at " + fmt("%.1f", r.prompt_tokens_per_s) +
+                 " tokens/s \xC2\xB7 generated " + std::to_string(r.steps.size()) + " tokens at " +
+                 fmt("%.1f", r.generation_tokens_per_s) + " tokens/s");
+        ImGui::SameLine();
+        ui::text_dim("\xC2\xB7 stop: " + std::string(stop_reason_name(r.stop)));
+        return;
+    }
+    if (const auto& e = c.generation_error()) {
+        if (e->code == "E_CANCELLED")
+            ui::text_colored(palette().warning, "stopped after " + std::to_string(c.stream().size()) + " tokens");
+        else
+            ui::text_colored(palette().error, e->code + ": " + escape_for_display(e->message, 600));
+    }
+}
+
+void InferenceGenerateView::steps_table(PanelContext& ctx, const InferenceController& c) {
+    const std::vector<GenerationStep>& steps = c.stream();
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
+                            ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("steps", 4 + static_cast<int>(kShownCandidates), flags)) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, 40);
+    ImGui::TableSetupColumn("token", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+    ImGui::TableSetupColumn("id", ImGuiTableColumnFlags_WidthFixed, 56);
+    ImGui::TableSetupColumn("prob", ImGuiTableColumnFlags_WidthFixed, 56);
+    for (size_t k = 0; k < kShownCandidates; ++k)
+        ImGui::TableSetupColumn(("candidate " + std::to_string(k + 1)).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableHeadersRow();
+    ImFont* mono = ctx.fonts.mono();
+    const Palette& pal = palette();
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(steps.size()));
+    while (clipper.Step()) {
+        for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+            const GenerationStep& s = steps[static_cast<size_t>(row)];
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ui::text_dim(std::to_string(row));
+            ImGui::TableNextColumn();
+            ImGui::BeginGroup();
+            ui::piece(visible_piece(s.piece, 40));
+            ImGui::EndGroup();
+            if (ImGui::IsItemHovered()) ui::piece_tooltip(s.piece);
+            ImGui::PushFont(mono);
+            ImGui::TableNextColumn();
+            ui::text(std::to_string(s.token));
+            ImGui::TableNextColumn();
+            ui::text(fmt("%.4f", s.prob));
+            ImGui::PopFont();
+            for (size_t k = 0; k < kShownCandidates; ++k) {
+                ImGui::TableNextColumn();
+                if (k >= s.candidates.size()) continue;
+                const TokenCandidate& cand = s.candidates[k];
+                // Piece above its probability: five candidates fit a narrow center pane.
+                ImGui::BeginGroup();
+                ui::piece(visible_piece(cand.piece, 24));
+                ImGui::PushFont(mono);
+                ui::text_colored(cand.id == s.token ? pal.ok : pal.dim, fmt("%.4f", cand.prob));
+                ImGui::PopFont();
+                ImGui::EndGroup();
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip("id %d  logit %.3f  p %.6f%s", cand.id, static_cast<double>(cand.logit), cand.prob,
+                                      cand.id == s.token ? "  (chosen)" : "");
+            }
+        }
+    }
+    if (c.running() == InferJob::generate && steps.size() > m_rows_seen) ImGui::SetScrollHereY(1.0f);
+    m_rows_seen = steps.size();
+    ImGui::EndTable();
+}
+
+void InferenceGenerateView::draw(PanelContext& ctx, InferenceController& c) {
+    if (!c.loaded()) {
+        ui::text_dim("Load the model to generate.");
+        return;
+    }
+    if (!c.can_decode()) {
+        ui::text_dim("The model is loaded as vocabulary only: uncheck \"vocabulary only\" and reload to generate.");
+        return;
+    }
+    settings(ctx, c);
+    const std::vector<TokenPiece>& prompt_tokens = c.stream_prompt();
+    const std::vector<GenerationStep>& steps = c.stream();
+    if (prompt_tokens.empty() && steps.empty()) return;
+
+    std::vector<TokenChip> chips;
+    const ImU32 prompt_fill = ImGui::GetColorU32(ImGuiCol_WindowBg);
+    const ImU32 generated = ImGui::ColorConvertFloat4ToU32(palette().accent);
+    for (const TokenPiece& t : prompt_tokens) chips.push_back({t.piece, std::to_string(t.id), "prompt token", 0u, prompt_fill});
+    for (size_t i = 0; i < steps.size(); ++i)
+        chips.push_back({steps[i].piece, fmt("%.3f", steps[i].prob),
+                         "step " + std::to_string(i) + " \xC2\xB7 id " + std::to_string(steps[i].token) +
+                             " \xC2\xB7 top candidates:" + candidates_text(steps[i]),
+                         generated, 0u});
+    ui::text_dim("prompt tokens (id below), then generated tokens (their probability below; hover for the candidates)");
+    token_chip_box("generated_chips", chips, ctx.fonts.mono(), std::max(70.0f, ImGui::GetContentRegionAvail().y * 0.35f));
+    if (const auto& g = c.generation()) {
+        ui::text_dim("text");
+        ImGui::SameLine();
+        ImGui::PushTextWrapPos(0);
+        ui::text(escape_for_display(g->result.text, 2000));
+        ImGui::PopTextWrapPos();
+    }
+    steps_table(ctx, c);
+}
+
+}  // namespace mlens

@@ -1,0 +1,177 @@
+#include "panels/inference_panel.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "mlens/model/summary.h"
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/ui.h"
+#include "workspace.h"
+
+namespace mlens {
+
+namespace {
+
+struct TabName {
+    InferenceTab tab;
+    const char* name;
+};
+constexpr TabName kTabs[] = {{InferenceTab::tokenizer, "tokenizer"}, {InferenceTab::generate, "generate"},
+                             {InferenceTab::layers, "layers"},       {InferenceTab::ab, "ab"},
+                             {InferenceTab::console, "console"}};
+
+const std::string dot = " \xC2\xB7 ";
+
+}  // namespace
+
+std::optional<InferenceTab> inference_tab_named(std::string_view name) {
+    for (const TabName& t : kTabs)
+        if (name == t.name) return t.tab;
+    return std::nullopt;
+}
+
+const char* inference_tab_names() { return "tokenizer, generate, layers, ab, console"; }
+
+void InferencePanel::request(InferenceTab tab) {
+    m_select = tab;
+    m_pending = tab;
+}
+
+void InferencePanel::facts_line() {
+    const ModelFacts& f = *m_controller->facts();
+    std::vector<std::string> parts;
+    if (!f.description.empty()) parts.push_back(escape_for_display(f.description, 80));
+    if (!f.vocab_only) {
+        parts.push_back(human_count(f.n_params) + " params");
+        parts.push_back(human_bytes(f.size_bytes));
+    }
+    parts.push_back("arch " + escape_for_display(f.architecture, 40));
+    if (!f.vocab_only) {
+        parts.push_back("ctx " + std::to_string(m_controller->n_ctx()) + " of " + std::to_string(f.n_ctx_train));
+        parts.push_back("embd " + std::to_string(f.n_embd));
+        parts.push_back(std::to_string(f.n_layer) + " layers");
+        parts.push_back("heads " + std::to_string(f.n_head) + "/" + std::to_string(f.n_head_kv));
+    }
+    std::string line;
+    for (const std::string& p : parts) line += (line.empty() ? "" : dot) + p;
+    ui::text(line);
+    std::string vocab = "vocab " + ui::with_separators(static_cast<uint64_t>(std::max(0, f.n_vocab))) + " (" +
+                        escape_for_display(f.vocab_type, 20) + ")" + dot + "BOS " + std::to_string(f.bos) +
+                        (f.add_bos ? " (added)" : "") + dot + "EOS " + std::to_string(f.eos) + dot + "chat template " +
+                        (f.has_chat_template ? "yes" : "none");
+    if (f.vocab_only) vocab += dot + "vocabulary only: decoding needs a full load";
+    ui::text_dim(vocab);
+}
+
+void InferencePanel::load_bar(PanelContext& ctx) {
+    InferenceController& c = *m_controller;
+    ImGui::BeginDisabled(c.busy());
+    if (ImGui::Button(c.loaded() ? "Reload model" : "Load model")) c.start_load(ctx.jobs, SessionOptions{.vocab_only = vocab_only});
+    ImGui::SameLine();
+    ImGui::Checkbox("vocabulary only", &vocab_only);
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Load only the tokenizer (fast; no generation)");
+    ImGui::SameLine(0, 16);
+    if (c.busy()) {
+        std::string label = std::string(infer_job_name(c.running())) + "\xE2\x80\xA6";
+        ImGui::ProgressBar(static_cast<float>(c.progress()), ImVec2(220, 0), label.c_str());
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Cancel")) c.cancel();
+    } else if (c.loaded()) {
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.0f ms", c.load_ms());
+        ui::text_colored(palette().ok, std::string("loaded in ") + ms);
+    } else if (!c.load_error()) {
+        ui::text_dim("not loaded: loading runs llama.cpp on this file (CPU)");
+    }
+    if (!c.load_banner().empty()) ui::text_colored(palette().warning, escape_for_display(c.load_banner(), 400));
+    if (c.loaded()) facts_line();
+    if (const auto& e = c.load_error()) {
+        ImGui::PushTextWrapPos(0);
+        if (e->code == "E_CANCELLED") {
+            ui::text_dim("loading cancelled");
+        } else {
+            ui::text_colored(palette().error, "llama.cpp could not load this file (" + e->code + ")");
+            ui::text_colored(palette().error, escape_for_display(e->message, 2000));
+            ui::text_dim("The Console tab has every line llama.cpp logged.");
+        }
+        ImGui::PopTextWrapPos();
+    }
+}
+
+void InferencePanel::run_pending(PanelContext& ctx) {
+    InferenceController& c = *m_controller;
+    if (!m_pending || c.busy()) return;
+    if (!c.loaded()) {
+        // Load once; a failed load ends the request (its error is on screen). The tokenizer needs
+        // no weights, so it loads the vocabulary only (a vocab-only GGUF works too).
+        if (c.load_error()) {
+            m_pending.reset();
+            return;
+        }
+        if (*m_pending == InferenceTab::tokenizer) vocab_only = true;
+        c.start_load(ctx.jobs, SessionOptions{.vocab_only = vocab_only});
+        return;
+    }
+    switch (*m_pending) {
+    case InferenceTab::tokenizer: m_tokenizer.run(c); break;
+    case InferenceTab::generate: m_generate.run(ctx, c); break;
+    case InferenceTab::layers: m_layers.run(ctx, c); break;
+    case InferenceTab::ab:
+        if (ctx.workspace && ctx.workspace->opening()) return;
+        m_ab.pick_default(ctx);
+        m_ab.run(ctx, c);
+        break;
+    case InferenceTab::console: break;
+    }
+    m_pending.reset();
+}
+
+bool InferencePanel::tab(const char* label, InferenceTab which) {
+    ImGuiTabItemFlags flags = m_select == which ? ImGuiTabItemFlags_SetSelected : 0;
+    return ImGui::BeginTabItem(label, nullptr, flags);
+}
+
+void InferencePanel::draw(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    if (!m_controller) m_controller = std::make_unique<InferenceController>(doc.path);
+    if (doc.navigation.inference) {
+        if (auto t = inference_tab_named(*doc.navigation.inference)) request(*t);
+        doc.navigation.inference.reset();
+    }
+    m_controller->poll();
+    run_pending(ctx);
+
+    load_bar(ctx);
+    ImGui::Separator();
+    if (!ImGui::BeginTabBar("inference_tabs")) return;
+    InferenceController& c = *m_controller;
+    if (tab("Tokenizer", InferenceTab::tokenizer)) {
+        m_tokenizer.draw(ctx, c);
+        ImGui::EndTabItem();
+    }
+    if (tab("Generate", InferenceTab::generate)) {
+        m_generate.draw(ctx, c);
+        ImGui::EndTabItem();
+    }
+    if (tab("Layers", InferenceTab::layers)) {
+        m_layers.draw(ctx, c);
+        ImGui::EndTabItem();
+    }
+    if (tab("A/B", InferenceTab::ab)) {
+        m_ab.draw(ctx, c);
+        ImGui::EndTabItem();
+    }
+    if (tab("Console", InferenceTab::console)) {
+        m_console.draw(ctx, c);
+        ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+    m_select.reset();
+}
+
+}  // namespace mlens

@@ -1,0 +1,69 @@
+// InferencePanel (center, GGUF documents): test inference through llama.cpp. A load bar — load
+// with progress and cancel, optionally vocab-only; the facts llama.cpp reports; llama.cpp's own
+// error text when it cannot load; a banner when the file went through the compat export — over
+// sub-tabs: Tokenizer, Generate, Layers, A/B and the Console of captured llama.cpp log lines.
+//
+// Contract:
+//  - One InferenceController (one Session) per document panel, made on first draw. Every heavy
+//    operation is a job on it; while one runs the run buttons are disabled and the load bar shows
+//    its progress with a Cancel button.
+//  - Nothing loads by itself: the user presses Load, or the start option "--select infer:VIEW"
+//    (Navigation::inference) loads the model (the tokenizer: its vocabulary only) and, once
+//    loaded, shows VIEW and runs it on its default input (ab: against the next ready GGUF document, or the file itself when no other
+//    is open; it waits until no document is still opening).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "inference_controller.h"
+#include "panels/inference_ab_view.h"
+#include "panels/inference_console_view.h"
+#include "panels/inference_generate_view.h"
+#include "panels/inference_layers_view.h"
+#include "panels/inference_tokenizer_view.h"
+#include "panels/panel.h"
+
+namespace mlens {
+
+enum class InferenceTab { tokenizer, generate, layers, ab, console };
+
+// "tokenizer", "generate", "layers", "ab", "console"; nullopt for anything else.
+std::optional<InferenceTab> inference_tab_named(std::string_view name);
+// The names above, comma-separated (help texts).
+const char* inference_tab_names();
+
+class InferencePanel : public Panel {
+public:
+    void draw(PanelContext& ctx) override;
+
+    // For tests and the start option.
+    InferenceController* controller() { return m_controller.get(); }
+    bool vocab_only = false;
+    void show(InferenceTab tab) { m_select = tab; }
+    // Loads (when not loaded) and runs `tab` on its current input once loaded.
+    void request(InferenceTab tab);
+    InferenceTokenizerView& tokenizer_view() { return m_tokenizer; }
+    InferenceGenerateView& generate_view() { return m_generate; }
+    InferenceLayersView& layers_view() { return m_layers; }
+    InferenceAbView& ab_view() { return m_ab; }
+
+private:
+    void load_bar(PanelContext& ctx);
+    void facts_line();
+    void run_pending(PanelContext& ctx);
+    bool tab(const char* label, InferenceTab which);
+
+    std::unique_ptr<InferenceController> m_controller;
+    std::optional<InferenceTab> m_select;    // sub-tab to bring forward next frame
+    std::optional<InferenceTab> m_pending;   // sub-tab to run once the model is loaded
+    InferenceTokenizerView m_tokenizer;
+    InferenceGenerateView m_generate;
+    InferenceLayersView m_layers;
+    InferenceAbView m_ab;
+    InferenceConsoleView m_console;
+};
+
+}  // namespace mlens

@@ -1,0 +1,139 @@
+#include "widgets/token_chips.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cstdio>
+
+#include "display_text.h"
+#include "theme.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr float kPadX = 4.0f, kPadY = 2.0f, kGap = 4.0f;
+
+ImU32 segment_color(PieceSegmentKind kind) {
+    const Palette& p = palette();
+    switch (kind) {
+    case PieceSegmentKind::text: return ImGui::GetColorU32(ImGuiCol_Text);
+    case PieceSegmentKind::space:
+    case PieceSegmentKind::marker: return ImGui::ColorConvertFloat4ToU32(p.marker);
+    case PieceSegmentKind::escape: return ImGui::ColorConvertFloat4ToU32(p.escape);
+    case PieceSegmentKind::byte_token: return ImGui::ColorConvertFloat4ToU32(p.byte_token);
+    }
+    return ImGui::GetColorU32(ImGuiCol_Text);
+}
+
+// Characters the font has no glyph for become \u{XXXX} escape segments (as ui::piece shows them)
+// instead of the font's fallback box, so they stay identifiable.
+std::vector<PieceSegment> with_missing_glyphs(ImFont* font, std::vector<PieceSegment> segments) {
+    std::vector<PieceSegment> out;
+    for (PieceSegment& seg : segments) {
+        if (seg.kind != PieceSegmentKind::text) {
+            out.push_back(std::move(seg));
+            continue;
+        }
+        std::string_view s = seg.text;
+        size_t run = 0, i = 0;
+        while (i < s.size()) {
+            uint32_t cp = 0;
+            size_t len = utf8_decode(s.substr(i), cp);
+            if (len == 0) len = 1;
+            else if (cp >= 0x80 && (cp > 0xFFFF || !font->FindGlyphNoFallback(static_cast<ImWchar>(cp)))) {
+                if (i > run) out.push_back({PieceSegmentKind::text, std::string(s.substr(run, i - run))});
+                char buf[16];
+                std::snprintf(buf, sizeof buf, "\\u{%04X}", cp);
+                out.push_back({PieceSegmentKind::escape, buf});
+                run = i + len;
+            }
+            i += len;
+        }
+        if (s.size() > run) out.push_back({PieceSegmentKind::text, std::string(s.substr(run))});
+    }
+    return out;
+}
+
+float text_width(ImFont* font, float size, std::string_view s) {
+    return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
+}
+
+}  // namespace
+
+std::optional<size_t> token_chips(const char* id, const std::vector<TokenChip>& chips, ImFont* caption_font) {
+    ImGui::PushID(id);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImFont* font = ImGui::GetFont();
+    const float size = ImGui::GetFontSize();
+    ImFont* cap_font = caption_font ? caption_font : font;
+    const float cap_size = caption_font ? caption_font->FontSize : size;
+    const float height = size + cap_size + 2 * kPadY + 1.0f;
+    const float left = ImGui::GetCursorScreenPos().x;
+    const float right = left + std::max(60.0f, ImGui::GetContentRegionAvail().x);
+    const ImU32 dim = ImGui::ColorConvertFloat4ToU32(palette().dim);
+    ImVec2 pos = ImGui::GetCursorScreenPos();
+    std::optional<size_t> hovered;
+
+    for (size_t i = 0; i < chips.size(); ++i) {
+        const TokenChip& chip = chips[i];
+        std::vector<PieceSegment> segments = with_missing_glyphs(font, visible_piece(chip.piece, kChipPieceChars));
+        float piece_w = 0;
+        for (const PieceSegment& s : segments) piece_w += text_width(font, size, s.text);
+        if (segments.empty()) piece_w = text_width(font, size, "(empty)");
+        float width = std::max(piece_w, text_width(cap_font, cap_size, chip.caption)) + 2 * kPadX;
+        if (i > 0 && pos.x + width > right) {
+            pos.x = left;
+            pos.y += height + kGap;
+        }
+        ImGui::SetCursorScreenPos(pos);
+        ImGui::Dummy(ImVec2(width, height));
+        ImVec2 max(pos.x + width, pos.y + height);
+        bool hover = ImGui::IsItemHovered();
+        if (ImGui::IsRectVisible(pos, max)) {
+            dl->AddRectFilled(pos, max, chip.fill ? chip.fill : ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
+            ImU32 border = hover ? ImGui::GetColorU32(ImGuiCol_ButtonHovered)
+                                 : chip.border ? chip.border : ImGui::GetColorU32(ImGuiCol_Border);
+            dl->AddRect(pos, max, border, 3.0f, 0, chip.border || hover ? 1.5f : 1.0f);
+            float x = pos.x + kPadX;
+            const float y = pos.y + kPadY;
+            if (segments.empty()) dl->AddText(font, size, ImVec2(x, y), dim, "(empty)");
+            for (const PieceSegment& s : segments) {
+                dl->AddText(font, size, ImVec2(x, y), segment_color(s.kind), s.text.data(), s.text.data() + s.text.size());
+                x += text_width(font, size, s.text);
+            }
+            dl->AddText(cap_font, cap_size, ImVec2(pos.x + kPadX, y + size + 1.0f), dim, chip.caption.data(),
+                        chip.caption.data() + chip.caption.size());
+        }
+        if (hover) {
+            hovered = i;
+            ImGui::BeginTooltip();
+            ui::text(chip.caption);
+            if (!chip.tooltip.empty()) ui::text(chip.tooltip);
+            ui::piece(visible_piece(chip.piece, 200));
+            ImGui::EndTooltip();
+            ui::piece_tooltip(chip.piece);
+        }
+        pos.x += width + kGap;
+    }
+    if (chips.empty()) ImGui::Dummy(ImVec2(0, 0));
+    ImGui::PopID();
+    return hovered;
+}
+
+std::optional<size_t> token_chip_box(const char* id, const std::vector<TokenChip>& chips, ImFont* caption_font,
+                                     float max_height) {
+    ImGuiStorage* storage = ImGui::GetStateStorage();
+    const ImGuiID key = ImGui::GetID(id);
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float content = storage->GetFloat(key, ImGui::GetFrameHeightWithSpacing() * 2);
+    float height = std::min(content + 2 * style.WindowPadding.y, std::max(max_height, ImGui::GetFrameHeight() * 2));
+    ImGui::BeginChild(id, ImVec2(0, height), true);
+    std::optional<size_t> hovered = token_chips(id, chips, caption_font);
+    float used = ImGui::GetCursorPosY() - style.WindowPadding.y - style.ItemSpacing.y;
+    ImGui::EndChild();
+    storage->SetFloat(key, std::max(used, 1.0f));
+    return hovered;
+}
+
+}  // namespace mlens

@@ -1,0 +1,385 @@
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <imgui.h>
+
+#include "app_shell.h"
+#include "headless.h"
+#include "inference_controller.h"
+#include "mlens/infer/generate.h"
+#include "mlens/infer/session.h"
+#include "mlens/infer/tokenizer.h"
+#include "panels/inference_panel.h"
+#include "workspace.h"
+
+using namespace mlens;
+using mlens::test::HeadlessImGui;
+using mlens::test::TempDir;
+
+namespace {
+
+std::string demo(const char* name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
+
+std::unique_ptr<Session> core_session(const std::string& path, bool vocab_only = false) {
+    SessionOptions options;
+    options.vocab_only = vocab_only;
+    auto session = Session::load(path, options);
+    REQUIRE(session.ok());
+    return std::move(session).value();
+}
+
+// A workspace with `paths` open and the Inference panel of the first document.
+struct InferHarness {
+    HeadlessImGui imgui;
+    Settings settings;
+    JobRunner jobs;
+    Workspace workspace{jobs, settings};
+    std::vector<Document*> docs;
+    InferencePanel panel;
+
+    explicit InferHarness(const std::vector<std::string>& paths) {
+        for (const std::string& p : paths) docs.push_back(&workspace.open(p));
+        jobs.wait_all();
+        workspace.poll();
+        for (Document* d : docs) REQUIRE(d->ready());
+    }
+    Document& doc() { return *docs.front(); }
+    InferenceController& controller() {
+        REQUIRE(panel.controller() != nullptr);
+        return *panel.controller();
+    }
+    PanelContext context() { return PanelContext{doc(), jobs, imgui.fonts(), &workspace}; }
+    void frame() {
+        PanelContext ctx = context();
+        imgui.frame([&] {
+            ImGui::SetNextWindowPos(ImVec2(0, 0));
+            ImGui::SetNextWindowSize(ImVec2(1200, 900));
+            ImGui::Begin("inference");
+            panel.draw(ctx);
+            ImGui::End();
+        });
+    }
+    // Frames until no job runs and no request waits (a request may need a load, then its own job).
+    void settle() {
+        for (int i = 0; i < 6; ++i) {
+            frame();
+            jobs.wait_all();
+        }
+        frame();
+        REQUIRE_FALSE(controller().busy());
+    }
+    // Draws every sub-tab for a few frames.
+    void every_tab() {
+        for (InferenceTab t : {InferenceTab::tokenizer, InferenceTab::generate, InferenceTab::layers, InferenceTab::ab,
+                               InferenceTab::console}) {
+            panel.show(t);
+            frame();
+            frame();
+        }
+    }
+};
+
+std::vector<int32_t> ids_of(const std::vector<TokenPiece>& tokens) {
+    std::vector<int32_t> ids;
+    for (const TokenPiece& t : tokens) ids.push_back(t.id);
+    return ids;
+}
+
+std::vector<int32_t> ids_of(const std::vector<GenerationStep>& steps) {
+    std::vector<int32_t> ids;
+    for (const GenerationStep& s : steps) ids.push_back(s.token);
+    return ids;
+}
+
+void copy_prefix(const std::string& from, const std::string& to, double fraction) {
+    std::ifstream in(from, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bytes.resize(static_cast<size_t>(static_cast<double>(bytes.size()) * fraction));
+    std::ofstream out(to, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+TEST_CASE("the inference panel draws every tab before anything is loaded", "[gui-infer]") {
+    InferHarness h({demo("tiny-llama-f32.gguf")});
+    h.every_tab();
+    CHECK_FALSE(h.controller().loaded());
+    CHECK_FALSE(h.controller().busy());
+    CHECK(h.controller().tokenize("hi", {}).error().code == "E_NOT_LOADED");
+    CHECK(inference_tab_named("ab") == InferenceTab::ab);
+    CHECK_FALSE(inference_tab_named("nope"));
+}
+
+TEST_CASE("the tokenizer tab gives llama.cpp's ids and round trip", "[gui-infer]") {
+    InferHarness h({demo("tiny-llama-f32.gguf")});
+    h.panel.request(InferenceTab::tokenizer);   // loads the vocabulary only
+    h.settle();
+    InferenceController& c = h.controller();
+    REQUIRE(c.loaded());
+    REQUIRE(c.facts() != nullptr);
+    CHECK(c.facts()->vocab_only);
+    CHECK(c.facts()->n_vocab == 32000);
+    CHECK_FALSE(c.can_decode());
+    CHECK(c.load_banner().empty());
+    CHECK(c.log().total() > 0);
+
+    auto core = core_session(demo("tiny-llama-f32.gguf"), true);
+    for (bool add_special : {true, false}) {
+        for (bool parse_special : {true, false}) {
+            InferenceTokenizerView& view = h.panel.tokenizer_view();
+            view.text = "Hello world!\n\t<s> caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC";
+            view.options = {add_special, parse_special};
+            view.run(c);
+            h.frame();
+            REQUIRE(view.result().has_value());
+            REQUIRE(view.result()->ok());
+            auto expected = tokenize_ids(*core, view.text, view.options);
+            REQUIRE(expected.ok());
+            CHECK(ids_of((*view.result())->tokens) == *expected);
+            auto round_trip = detokenize(*core, *expected, false, true);
+            REQUIRE(round_trip.ok());
+            CHECK((*view.result())->round_trip == *round_trip);
+        }
+    }
+    // The demo model has no chat template: llama.cpp's refusal is shown, nothing crashes.
+    REQUIRE(h.panel.tokenizer_view().chat().has_value());
+    CHECK(h.panel.tokenizer_view().chat()->error().code == "E_NO_TEMPLATE");
+    // Decoding is refused on a vocabulary-only session.
+    PanelContext ctx = h.context();
+    CHECK_FALSE(h.panel.generate_view().run(ctx, c));
+    h.every_tab();
+}
+
+TEST_CASE("the chat template is rendered by llama.cpp and tokenized", "[gui-infer]") {
+    const std::string path = std::string(MLENS_LLAMA_SOURCE) + "/models/ggml-vocab-qwen2.gguf";
+    InferHarness h({path});
+    h.panel.request(InferenceTab::tokenizer);
+    h.settle();
+    InferenceController& c = h.controller();
+    REQUIRE(c.loaded());
+    CHECK(c.facts()->has_chat_template);
+    const auto& chat = h.panel.tokenizer_view().chat();
+    REQUIRE(chat.has_value());
+    REQUIRE(chat->ok());
+    CHECK_THAT((*chat)->prompt, Catch::Contains("<|im_start|>user"));
+    auto core = core_session(path, true);
+    auto expected = apply_chat_template(*core, sample_conversation());
+    REQUIRE(expected.ok());
+    CHECK((*chat)->prompt == expected->prompt);
+    CHECK(ids_of((*chat)->tokens) == ids_of(expected->tokens));
+    h.every_tab();
+}
+
+TEST_CASE("greedy generation in the panel gives core generate's tokens", "[gui-infer]") {
+    InferHarness h({demo("tiny-llama-f32.gguf")});
+    InferenceGenerateView& view = h.panel.generate_view();
+    view.prompt = "Once upon a time";
+    view.options.max_tokens = 6;
+    h.panel.request(InferenceTab::generate);
+    h.settle();
+    InferenceController& c = h.controller();
+    REQUIRE(c.can_decode());
+    CHECK(c.facts()->n_layer == 2);
+    CHECK(c.facts()->n_embd == 64);
+    REQUIRE_FALSE(c.generation_error().has_value());
+    REQUIRE(c.generation().has_value());
+    const GenerationResult& r = c.generation()->result;
+
+    auto core = core_session(demo("tiny-llama-f32.gguf"));
+    GenerateOptions options;
+    options.max_tokens = 6;
+    auto expected = generate(*core, "Once upon a time", options);
+    REQUIRE(expected.ok());
+    CHECK(r.prompt_tokens == expected->prompt_tokens);
+    CHECK(ids_of(r.steps) == ids_of(expected->steps));
+    CHECK(ids_of(c.stream()) == ids_of(expected->steps));
+    CHECK(ids_of(c.stream_prompt()) == expected->prompt_tokens);
+    REQUIRE(r.steps.size() == 6);
+    for (const GenerationStep& s : r.steps) CHECK(s.candidates.size() == 5);
+    CHECK(r.prompt_tokens_per_s > 0);
+    CHECK(r.generation_tokens_per_s > 0);
+    h.every_tab();
+
+    // Sampling with a seed gives the core's sampled tokens too.
+    view.sample = true;
+    view.temperature = 0.9f;
+    view.options.sampling.seed = 7;
+    PanelContext ctx = h.context();
+    REQUIRE(view.run(ctx, c));
+    h.settle();
+    REQUIRE(c.generation().has_value());
+    options.sampling = view.options.sampling;
+    options.sampling.temperature = 0.9f;
+    auto sampled = generate(*core, "Once upon a time", options);
+    REQUIRE(sampled.ok());
+    CHECK(ids_of(c.generation()->result.steps) == ids_of(sampled->steps));
+}
+
+TEST_CASE("generation streams its steps, Stop keeps them, and the session takes one job at a time", "[gui-infer]") {
+    InferHarness h({demo("tiny-llama-f32.gguf")});
+    h.panel.request(InferenceTab::console);
+    h.settle();
+    InferenceController& c = h.controller();
+    REQUIRE(c.can_decode());
+    GenerateOptions options;
+    options.max_tokens = 200;
+    options.stop_at_eog = false;
+    REQUIRE(c.start_generate(h.jobs, "Once upon a time", options));
+    CHECK(c.running() == InferJob::generate);
+    // One thread at a time: nothing else starts and the main-thread tokenizer refuses.
+    CHECK_FALSE(c.start_layers(h.jobs, "x", {}));
+    CHECK_FALSE(c.start_generate(h.jobs, "x", options));
+    CHECK_FALSE(c.start_load(h.jobs, {}));
+    CHECK(c.tokenize("x", {}).error().code == "E_BUSY");
+    while (c.stream().empty() && c.busy()) {
+        h.frame();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    REQUIRE_FALSE(c.stream().empty());
+    c.cancel();
+    h.jobs.wait_all();
+    h.frame();
+    CHECK_FALSE(c.busy());
+    REQUIRE(c.generation_error().has_value());
+    CHECK(c.generation_error()->code == "E_CANCELLED");
+    CHECK_FALSE(c.generation().has_value());
+    CHECK(c.stream().size() >= 1);
+    CHECK(c.stream().size() < 200);
+    CHECK(c.stream_prompt().size() == 5);
+    h.every_tab();
+}
+
+TEST_CASE("the layers tab captures activations and histograms a row", "[gui-infer]") {
+    InferHarness h({demo("tiny-llama-f32.gguf")});
+    h.panel.request(InferenceTab::layers);
+    h.settle();
+    InferenceController& c = h.controller();
+    REQUIRE_FALSE(c.layers_error().has_value());
+    REQUIRE(c.layers().has_value());
+    const LayerCaptureResult& r = *c.layers();
+    REQUIRE(r.activations.size() == 10);   // 2 layers × 5 names
+    CHECK(r.activations[0].tensor == "attn_norm-0");
+    CHECK(r.activations[0].count == 64);
+    CHECK(r.capture_ms > 0);
+    CHECK(r.plain_ms > 0);
+    InferenceLayersView& view = h.panel.layers_view();
+    CHECK(view.selected() == 9u);   // a new capture shows its last activation
+    view.select(r, 4);
+    h.frame();
+    CHECK(view.selected() == 4u);
+    REQUIRE(view.histogram().size() == 1);
+    const HistogramSeries& s = view.histogram().front();
+    CHECK(s.counts.size() == 64);
+    CHECK(s.share_total() == r.activations[4].count);
+    CHECK(s.lo == Approx(r.activations[4].min));
+    CHECK(s.hi == Approx(r.activations[4].max));
+    // A new capture replaces the selection with its own last activation.
+    PanelContext ctx = h.context();
+    REQUIRE(view.run(ctx, c));
+    h.settle();
+    CHECK(view.selected() == 9u);
+    CHECK(view.histogram().front().share_total() == 64);
+}
+
+TEST_CASE("A/B of a model with itself has KLD 0; against q4_0 it diverges", "[gui-infer]") {
+    InferHarness h({demo("tiny-llama-f32.gguf"), demo("tiny-llama-q4_0.gguf")});
+    InferenceAbView& view = h.panel.ab_view();
+    view.options.max_tokens = 4;
+    view.b_document = h.doc().id;
+    h.panel.request(InferenceTab::ab);
+    h.settle();
+    InferenceController& c = h.controller();
+    REQUIRE_FALSE(c.ab_error().has_value());
+    REQUIRE(c.ab().has_value());
+    const AbOutcome& same = *c.ab();
+    CHECK(same.b_path == h.doc().path);
+    CHECK(same.result.summary.max_kld == 0.0);
+    CHECK(same.result.summary.mean_kld == 0.0);
+    CHECK(same.result.summary.first_divergence == -1);
+    CHECK(same.result.summary.same_top_share == 1.0);
+    CHECK(same.tokens.size() == same.result.tokens.size());
+    CHECK(same.top_a.size() == same.result.positions.size());
+    h.every_tab();
+
+    view.b_document = h.docs[1]->id;
+    h.panel.request(InferenceTab::ab);
+    h.settle();
+    REQUIRE(c.ab().has_value());
+    CHECK(c.ab()->b_path == h.docs[1]->path);
+    CHECK(c.ab()->result.summary.max_kld > 0.0);
+    h.every_tab();
+}
+
+TEST_CASE("A/B with another vocabulary says so", "[gui-infer]") {
+    // The Ollama-format gemma3 demo has a synthetic 320-token vocabulary.
+    InferHarness h({demo("tiny-llama-f32.gguf"), demo("ollama-gemma3.gguf")});
+    h.panel.ab_view().options.max_tokens = 2;
+    h.panel.request(InferenceTab::ab);   // picks the other document as B
+    h.settle();
+    InferenceController& c = h.controller();
+    CHECK(h.panel.ab_view().b_document == h.docs[1]->id);
+    REQUIRE(c.ab_error().has_value());
+    CHECK(c.ab_error()->code == "E_VOCAB_MISMATCH");
+    CHECK_FALSE(c.ab().has_value());
+    h.every_tab();
+}
+
+TEST_CASE("an Ollama-made GGUF loads through the upstream export with a banner", "[gui-infer]") {
+    InferHarness h({demo("ollama-gemma3.gguf")});
+    h.panel.generate_view().options.max_tokens = 2;
+    h.panel.request(InferenceTab::generate);
+    h.settle();
+    InferenceController& c = h.controller();
+    REQUIRE_FALSE(c.load_error().has_value());
+    REQUIRE(c.loaded());
+    CHECK_THAT(c.load_banner(), Catch::Contains("upstream export"));
+    REQUIRE(c.generation().has_value());
+    CHECK(c.generation()->result.steps.size() == 2);
+    h.every_tab();
+}
+
+TEST_CASE("a file llama.cpp cannot load shows its error and the panel keeps drawing", "[gui-infer]") {
+    TempDir dir;
+    copy_prefix(demo("tiny-llama-f32.gguf"), dir.file("cut.gguf"), 0.5);
+    InferHarness h({dir.file("cut.gguf")});
+    h.panel.request(InferenceTab::generate);
+    h.settle();
+    InferenceController& c = h.controller();
+    CHECK_FALSE(c.loaded());
+    REQUIRE(c.load_error().has_value());
+    CHECK(c.load_error()->code == "E_LLAMA_LOAD");
+    CHECK_THAT(c.load_error()->message, Catch::Contains("not within the file bounds"));
+    bool logged_error = false;
+    for (const LlamaLogLine& line : c.log().lines()) logged_error |= line.level == LlamaLogLevel::error;
+    CHECK(logged_error);
+    h.every_tab();
+    // The request ended with the failed load: no retry loop.
+    CHECK_FALSE(c.busy());
+}
+
+TEST_CASE("--select infer:VIEW reaches the inference panel through the shell", "[gui-infer]") {
+    HeadlessImGui imgui;
+    Settings settings;
+    JobRunner jobs;
+    ShellOptions options;
+    options.start_select = "infer:console";
+    AppShell shell(settings, jobs, imgui.fonts(), options);
+    shell.open(demo("tiny-llama-f32.gguf"));
+    for (int i = 0; i < 8; ++i) {
+        imgui.frame([&] { shell.frame(); });
+        jobs.wait_all();
+    }
+    Document* doc = shell.workspace().active();
+    REQUIRE(doc != nullptr);
+    REQUIRE(doc->ready());
+    // The panel took the request (and loaded the model for it).
+    CHECK_FALSE(doc->navigation.inference.has_value());
+    CHECK(doc->focus_panel.empty());
+}

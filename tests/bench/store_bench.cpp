@@ -1,0 +1,329 @@
+// store_bench
+//
+// What opening large stores and sharded folders costs, through the core and the mlens command
+// line. Writes into a temporary directory (removed at the end):
+//  (a) a store whose one manifest is 50 MB (~250,000 layers): Ollama would read it, ModelLens
+//      refuses it from its size (max_manifest_bytes = 4 MiB) before reading a byte;
+//  (b) a store whose manifest is just under that cap: ~21,000 tensor layers, each its own small
+//      safetensors blob, the largest manifest ModelLens parses and opens;
+//  (c) a safetensors folder whose model.safetensors.index.json names 200 shards (small files
+//      written with the core safetensors writer).
+// The fixtures are written by a child process, so this one stays small. Each case runs in a
+// forked child (twice; the faster is printed) that resets its peak resident size
+// (/proc/self/clear_refs 5) before the work, so the memory printed is what the case added to the
+// process's peak (VmHWM after minus VmRSS before). `mlens store` runs as its own
+// process; its peak (ru_maxrss) is printed next to `mlens --version`'s, the program's own footprint.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "mlens/formats/open_model.h"
+#include "mlens/formats/safetensors_dtype.h"
+#include "mlens/formats/safetensors_writer.h"
+#include "mlens/ollama/manifest.h"
+#include "mlens/ollama/store.h"
+#include "mlens/ollama/store_listing.h"
+#include "ollama_store_builder.h"
+#include "test_paths.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace mlens;
+using namespace mlens::test;
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kHugeManifestBytes = 50'000'000;
+constexpr int kShards = 200, kTensorsPerShard = 4, kRuns = 2;
+
+long status_kib(const char* field) {
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    const size_t n = std::strlen(field);
+    while (std::getline(f, line))
+        if (line.compare(0, n, field) == 0) return std::atol(line.c_str() + n + 1);
+    return -1;
+}
+
+struct Measure {
+    double ms = 0;
+    long added_kib = 0;
+    char outcome[96] = {};
+};
+
+// Runs setup, then fn, in a fresh child: fn's time, the peak memory it added, and the one-line
+// outcome it reports.
+Measure in_child(const std::function<void()>& setup, const std::function<std::string()>& fn) {
+    int fds[2];
+    if (pipe(fds) != 0) return {};
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        setup();
+        Measure m;
+        int clear = open("/proc/self/clear_refs", O_WRONLY);
+        if (clear >= 0) {
+            (void)!write(clear, "5", 1);
+            close(clear);
+        }
+        long before = status_kib("VmRSS:");
+        auto t0 = Clock::now();
+        std::string outcome = fn();
+        m.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        m.added_kib = status_kib("VmHWM:") - before;
+        std::snprintf(m.outcome, sizeof m.outcome, "%s", outcome.c_str());
+        (void)!write(fds[1], &m, sizeof m);
+        _exit(0);
+    }
+    close(fds[1]);
+    Measure m;
+    if (read(fds[0], &m, sizeof m) != static_cast<ssize_t>(sizeof m)) std::snprintf(m.outcome, sizeof m.outcome, "child failed");
+    close(fds[0]);
+    waitpid(pid, nullptr, 0);
+    return m;
+}
+
+void report(const std::string& label, const std::function<std::string()>& fn, const std::function<void()>& setup = [] {}) {
+    Measure best;
+    best.ms = 1e300;
+    for (int i = 0; i < kRuns; ++i) {
+        Measure m = in_child(setup, fn);
+        if (m.ms < best.ms) best = m;
+    }
+    std::printf("  %-44s %9.1f ms   peak +%7.1f MiB   %s\n", label.c_str(), best.ms, best.added_kib / 1024.0, best.outcome);
+}
+
+// Runs `mlens args...` (output discarded) and returns wall time and the process's peak RSS.
+struct CliMeasure {
+    double ms = 0;
+    long peak_kib = 0;
+    int status = -1;
+};
+
+CliMeasure run_cli(const std::vector<std::string>& args) {
+    CliMeasure best;
+    best.ms = 1e300;
+    for (int i = 0; i < kRuns; ++i) {
+        auto t0 = Clock::now();
+        pid_t pid = fork();
+        if (pid == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            std::vector<char*> argv = {const_cast<char*>(MLENS_CLI_PATH)};
+            for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+            argv.push_back(nullptr);
+            execv(MLENS_CLI_PATH, argv.data());
+            _exit(127);
+        }
+        int status = 0;
+        struct rusage usage {};
+        wait4(pid, &status, 0, &usage);
+        double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        if (ms < best.ms) best = {ms, usage.ru_maxrss, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+    }
+    return best;
+}
+
+void report_cli(const std::string& label, const std::vector<std::string>& args) {
+    CliMeasure m = run_cli(args);
+    std::printf("  %-44s %9.1f ms   peak  %7.1f MiB   exit %d\n", label.c_str(), m.ms, m.peak_kib / 1024.0, m.status);
+}
+
+// A blob holding one F16 [8, 8] tensor, its header from the core safetensors writer.
+std::vector<uint8_t> tensor_blob(const std::string& name, uint8_t fill) {
+    Model m;
+    m.format = Format::safetensors;
+    TensorInfo t;
+    t.name = name;
+    t.type = safetensors_storage_type(SafetensorsDtype::f16);
+    t.ne = {8, 8};
+    t.n_elements = 64;
+    t.n_bytes = 128;
+    m.tensors.push_back(std::move(t));
+    std::string header = *safetensors_header_text(m);
+    std::vector<uint8_t> bytes(8 + header.size() + 128, fill);
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(static_cast<uint64_t>(header.size()) >> (8 * i));
+    std::memcpy(bytes.data() + 8, header.data(), header.size());
+    return bytes;
+}
+
+std::string tensor_name(size_t i) {
+    static const char* kParts[] = {"input_layernorm", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
+                                   "self_attn.o_proj", "post_attention_layernorm", "mlp.gate_proj", "mlp.up_proj",
+                                   "mlp.down_proj"};
+    return "model.layers." + std::to_string(i / 9) + "." + kParts[i % 9] + ".weight";
+}
+
+// Store (b): tensor layers, one small blob each, until the manifest is just under the cap.
+size_t write_capped_store(const std::string& root) {
+    OllamaStoreBuilder b(root);
+    LayerSpec config = b.blob(kImageConfigMediaType, config_json("safetensors", "llama", "", "1.00M"));
+    std::vector<LayerSpec> layers;
+    uint64_t bytes = manifest_json(config, {}).size();
+    for (size_t i = 0;; ++i) {
+        std::string name = tensor_name(i);
+        LayerSpec layer = b.blob(kTensorMediaType, tensor_blob(name, static_cast<uint8_t>(i)), name);
+        uint64_t next = bytes + layer.json().size() + 1;
+        if (next > kMaxManifestBytes - 1024) break;
+        bytes = next;
+        layers.push_back(std::move(layer));
+    }
+    b.write_manifest("registry.ollama.ai/library/bench/capped", manifest_json(config, layers));
+    return layers.size();
+}
+
+// Store (a): one manifest of kHugeManifestBytes, its layers naming a few real blobs in turn.
+size_t write_huge_store(const std::string& root) {
+    OllamaStoreBuilder b(root);
+    LayerSpec config = b.blob(kImageConfigMediaType, config_json("safetensors", "llama", "", "1.00M"));
+    std::vector<LayerSpec> blobs;
+    for (size_t i = 0; i < 9; ++i) {
+        blobs.push_back(b.blob(kTensorMediaType, tensor_blob(tensor_name(i), static_cast<uint8_t>(i)), tensor_name(i)));
+    }
+    std::vector<LayerSpec> layers;
+    uint64_t bytes = manifest_json(config, {}).size();
+    for (size_t i = 0; bytes < kHugeManifestBytes; ++i) {
+        LayerSpec l = blobs[i % blobs.size()];
+        l.name = tensor_name(i);
+        bytes += l.json().size() + 1;
+        layers.push_back(std::move(l));
+    }
+    b.write_manifest("registry.ollama.ai/library/bench/huge", manifest_json(config, layers));
+    return layers.size();
+}
+
+// Folder (c): kShards shards written by the core writer and the index naming them.
+bool write_sharded_folder(const std::string& dir) {
+    std::string weight_map;
+    for (int s = 0; s < kShards; ++s) {
+        char file[64];
+        std::snprintf(file, sizeof file, "model-%05d-of-%05d.safetensors", s + 1, kShards);
+        Model shard;
+        shard.format = Format::safetensors;
+        std::vector<uint8_t> data;
+        for (int t = 0; t < kTensorsPerShard; ++t) {
+            TensorInfo info;
+            info.name = tensor_name(static_cast<size_t>(s * kTensorsPerShard + t));
+            info.type = safetensors_storage_type(SafetensorsDtype::f16);
+            info.ne = {64, 16};
+            info.n_elements = 64 * 16;
+            info.n_bytes = 64 * 16 * 2;
+            info.data_offset = data.size();
+            data.resize(data.size() + *info.n_bytes, static_cast<uint8_t>(s + t));
+            weight_map += std::string(weight_map.empty() ? "" : ",") + "\"" + info.name + "\":\"" + file + "\"";
+            shard.tensors.push_back(std::move(info));
+        }
+        SourceFile source;
+        source.source = memory_source(std::move(data), file);
+        shard.files.push_back(std::move(source));
+        if (!write_safetensors(shard, dir + "/" + file)) return false;
+    }
+    uint64_t total = uint64_t{kShards} * kTensorsPerShard * 64 * 16 * 2;
+    write_file(dir + "/model.safetensors.index.json",
+               "{\"metadata\":{\"total_size\":" + std::to_string(total) + "},\"weight_map\":{" + weight_map + "}}");
+    write_file(dir + "/config.json", "{\"architectures\":[\"LlamaForCausalLM\"],\"model_type\":\"llama\"}");
+    return true;
+}
+
+std::string outcome_of(const Result<Model>& m) {
+    if (!m) return "refused: " + m.error().code;
+    std::string s = std::to_string(m->files.size()) + " files, " + std::to_string(m->tensors.size()) + " tensors, " +
+                    std::to_string(m->error_count()) + " errors";
+    for (const Diagnostic& d : m->diagnostics)
+        if (d.severity == Severity::error) return s + " (first: " + d.code + " " + d.message.substr(0, 30) + ")";
+    return s;
+}
+
+std::string outcome_of(const StoreListing& l) {
+    std::string s = std::to_string(l.models.size()) + " model(s), " + std::to_string(l.blob_files.size()) + " blob files";
+    for (const ModelListing& m : l.models)
+        for (const Diagnostic& d : m.diagnostics) return s + ", " + d.code;
+    return s;
+}
+
+void bench_store(const char* title, const std::string& root, const std::string& reference) {
+    std::printf("%s\n", title);
+    const std::string manifest = root + "/manifests/registry.ollama.ai/library/bench/" + reference.substr(6);
+    std::string text;
+    report("parse_manifest(text already in memory)", [&] {
+        Manifest m = parse_manifest(text);
+        return std::to_string(m.layers.size()) + " layers" +
+               (m.diagnostics.empty() ? std::string() : ", " + m.diagnostics.front().code);
+    }, [&] {
+        std::ifstream f(manifest, std::ios::binary);
+        text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    });
+    report("Store::read_manifest", [&] {
+        auto store = Store::open(root);
+        StoredManifest m = store->read_manifest(*parse_model_reference(reference));
+        return std::to_string(m.manifest.layers.size()) + " layers" +
+               (m.manifest.diagnostics.empty() ? std::string() : ", " + m.manifest.diagnostics.front().code);
+    });
+    report("list_store", [&] { return outcome_of(list_store(*Store::open(root))); });
+    report("open_model(\"" + reference + "\")", [&] {
+        ::setenv("OLLAMA_MODELS", root.c_str(), 1);
+        return outcome_of(open_model(reference));
+    });
+    report_cli("mlens store ROOT", {"store", root});
+    report_cli("mlens store ROOT " + reference, {"store", root, reference});
+    report_cli("mlens store ROOT " + reference + " --tensors", {"store", root, reference, "--tensors"});
+}
+
+}  // namespace
+
+int main() {
+    TempDir dir;
+    const std::string huge = dir.file("huge-store"), capped = dir.file("capped-store"), folder = dir.file("sharded");
+    const std::string huge_manifest = huge + "/manifests/registry.ollama.ai/library/bench/huge";
+    const std::string capped_manifest = capped + "/manifests/registry.ollama.ai/library/bench/capped";
+    auto t0 = Clock::now();
+    pid_t writer = fork();
+    if (writer == 0) {
+        fs::create_directories(huge);
+        fs::create_directories(capped);
+        fs::create_directories(folder);
+        size_t huge_layers = write_huge_store(huge), capped_layers = write_capped_store(capped);
+        bool ok = write_sharded_folder(folder);
+        std::printf("fixtures: (a) %zu layers, (b) %zu layers, (c) %d shards%s\n", huge_layers, capped_layers, kShards,
+                    ok ? "" : " NOT WRITTEN");
+        std::fflush(stdout);
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(writer, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::fprintf(stderr, "store_bench: cannot write the fixtures\n");
+        return 1;
+    }
+    struct rlimit files {};
+    getrlimit(RLIMIT_NOFILE, &files);
+    std::printf("written in %.1f s; open files limit (RLIMIT_NOFILE soft) %llu\n\n",
+                std::chrono::duration<double>(Clock::now() - t0).count(), static_cast<unsigned long long>(files.rlim_cur));
+
+    report_cli("mlens --version (the program's own footprint)", {"--version"});
+    char title[160];
+    std::snprintf(title, sizeof title, "\n(a) store with a %.1f MB manifest (cap max_manifest_bytes %llu)",
+                  static_cast<double>(fs::file_size(huge_manifest)) / 1e6, static_cast<unsigned long long>(kMaxManifestBytes));
+    bench_store(title, huge, "bench:huge");
+    std::snprintf(title, sizeof title, "\n(b) store with a %.2f MB manifest of tensor layers, one blob each",
+                  static_cast<double>(fs::file_size(capped_manifest)) / 1e6);
+    bench_store(title, capped, "bench:capped");
+
+    std::printf("\n(c) safetensors folder, index.json naming %d shards (%d tensors each)\n", kShards, kTensorsPerShard);
+    report("open_model(folder)", [&] { return outcome_of(open_model(folder)); });
+    report_cli("mlens info FOLDER", {"info", folder});
+    return 0;
+}

@@ -1,0 +1,41 @@
+// What compat_plan_fuzz does with one input, shared with the regression test that replays every
+// input it ever crashed on (tests/fuzz/regressions/compat-*): the bytes go through the GGUF
+// reader, the compat planner (both sides), the upstream views, the export layouts and every
+// planned data operation whose destination is at most kMaxOpBytes, run in memory. Refused data
+// ops (E_DATA_OP) are expected answers; only a crash or a sanitizer report is a failure.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "mlens/compat/data_ops.h"
+#include "mlens/compat/rewrite_plan.h"
+#include "mlens/compat/upstream_export.h"
+#include "mlens/formats/gguf_reader.h"
+
+namespace mlens::fuzz {
+
+// Destinations larger than this are planned but not produced (a fuzzed shape can name gigabytes).
+constexpr uint64_t kMaxOpBytes = 1 << 20;
+
+inline void exercise_side(const Model& model, const compat::SidePlan& side) {
+    (void)side.summary();
+    (void)compat::upstream_view(model, side);
+    (void)compat::export_layout(model, side);
+    for (const compat::DataOp& op : side.data_ops) {
+        auto bytes = compat::planned_bytes(op.dest_type, op.dest_ne);
+        if (!bytes || *bytes > kMaxOpBytes) continue;
+        (void)compat::run_data_op(model, op);
+    }
+}
+
+inline void run_compat_pipeline(const uint8_t* data, size_t size) {
+    Model model = read_gguf(memory_source(std::vector<uint8_t>(data, data + size)));
+    compat::RewritePlan plan = compat::plan_compat(model);
+    exercise_side(model, plan.text);
+    exercise_side(model, plan.clip);
+    (void)compat::has_vision_export(model, plan);
+}
+
+}  // namespace mlens::fuzz

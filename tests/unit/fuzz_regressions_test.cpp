@@ -1,0 +1,30 @@
+// Every input a fuzz target ever failed on (tests/fuzz/regressions/) goes through that target's
+// pipeline again; in the sanitizer build this is where a reintroduced bug shows up.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compat_pipeline.h"
+#include "test_paths.h"
+
+using namespace mlens;
+
+TEST_CASE("inputs the compat fuzzer once failed on are handled", "[fuzz-regression]") {
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(MLENS_FUZZ_REGRESSIONS))
+        if (entry.path().filename().string().rfind("compat-", 0) == 0) files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+    REQUIRE_FALSE(files.empty());
+    for (const std::string& path : files) {
+        INFO(path);
+        std::vector<uint8_t> bytes = test::read_whole_file(path);
+        REQUIRE_FALSE(bytes.empty());
+        fuzz::run_compat_pipeline(bytes.data(), bytes.size());
+        // The pipeline's answers for the crashing input: it still parses and plans.
+        Model model = read_gguf(memory_source(bytes));
+        CHECK(compat::plan_compat(model).text.arch_before == model.get_string("general.architecture").value_or(""));
+    }
+}
