@@ -1,5 +1,8 @@
 #include "cli_common.h"
 
+#include <cmath>
+#include <cstdio>
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -46,6 +49,23 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
         line += '\n';
         std::fwrite(line.data(), 1, line.size(), stdout);
     }
+}
+
+std::string number_text(double v, const char* format) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+nlohmann::json json_number(double v) {
+    if (std::isfinite(v)) return v;
+    return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+}
+
+std::string shape_text(const std::vector<uint64_t>& dims) {
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+    return s + "]";
 }
 
 }  // namespace mlens::cli

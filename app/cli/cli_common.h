@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
@@ -22,6 +23,13 @@ std::optional<Model> open_or_report(const std::string& path);
 
 // Prints rows as columns separated by two spaces, the last column unpadded.
 void print_table(const std::vector<std::vector<std::string>>& rows);
+
+// `v` printed with a printf format for one double (default "%.6g").
+std::string number_text(double v, const char* format = "%.6g");
+// A JSON number, or "nan" / "inf" / "-inf" (JSON has no such numbers).
+nlohmann::json json_number(double v);
+// "[a, b, c]" of a shape as given.
+std::string shape_text(const std::vector<uint64_t>& dims);
 
 // Each subcommand registers itself and stores its exit code in `exit_code` when it runs.
 void add_info_command(CLI::App& app, int& exit_code);

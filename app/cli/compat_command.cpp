@@ -27,12 +27,6 @@ std::array<size_t, 7> count_kinds(const SidePlan& p) {
     return n;
 }
 
-std::string shape_text(const std::vector<uint64_t>& ne) {
-    std::string s = "[";
-    for (size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
-    return s + "]";
-}
-
 std::string counts_text(const SidePlan& p) {
     if (p.empty()) return "no edits";
     auto n = count_kinds(p);

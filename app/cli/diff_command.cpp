@@ -13,23 +13,6 @@ namespace mlens::cli {
 
 namespace {
 
-std::string g(double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
-
-nlohmann::json number_or_text(double v) {
-    if (std::isfinite(v)) return v;
-    return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-}
-
-std::string shape_text(const std::vector<uint64_t>& ne) {
-    std::string s = "[";
-    for (size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
-    return s + "]";
-}
-
 const char* kind_name(MetadataChangeKind k) {
     return k == MetadataChangeKind::added ? "added" : k == MetadataChangeKind::removed ? "removed" : "changed";
 }
@@ -54,14 +37,14 @@ nlohmann::json diff_json(const ModelDiff& d) {
         nlohmann::json t = {{"changes", change_kinds(c)}, {"name_a", c.name_a}, {"name_b", c.name_b}, {"type_a", c.type_a},
                             {"type_b", c.type_b}, {"shape_a", c.shape_a}, {"shape_b", c.shape_b}};
         if (c.error)
-            t["error"] = {{"rmse", c.error->rmse}, {"nmse", number_or_text(c.error->nmse)}, {"max_abs", c.error->max_abs},
-                          {"cosine", c.error->cosine}, {"snr_db", number_or_text(c.error->snr_db)}};
+            t["error"] = {{"rmse", c.error->rmse}, {"nmse", json_number(c.error->nmse)}, {"max_abs", c.error->max_abs},
+                          {"cosine", c.error->cosine}, {"snr_db", json_number(c.error->snr_db)}};
         if (!c.failed.empty()) t["failed"] = c.failed;
         tensors.push_back(std::move(t));
     }
     for (const LayerError& l : d.layers)
         layers.push_back({{"layer", l.layer}, {"tensors", l.tensors}, {"rmse", l.rmse}, {"max_abs", l.max_abs},
-                          {"worst_tensor", l.worst_tensor}, {"worst_nmse", number_or_text(l.worst_nmse)}});
+                          {"worst_tensor", l.worst_tensor}, {"worst_nmse", json_number(l.worst_nmse)}});
     return {{"name_map", d.name_map}, {"metadata", meta}, {"tensors", tensors}, {"layers", layers}};
 }
 
@@ -95,7 +78,7 @@ void print_diff(const ModelDiff& d, bool numeric) {
             std::vector<std::string> row = {kinds, c.name_a.empty() ? "-" : escape_for_display(c.name_a, 80),
                                             c.name_b.empty() ? "-" : escape_for_display(c.name_b, 80), type, shape};
             if (numeric) {
-                if (c.error) row.insert(row.end(), {g(c.error->rmse), g(c.error->nmse), g(c.error->cosine)});
+                if (c.error) row.insert(row.end(), {number_text(c.error->rmse), number_text(c.error->nmse), number_text(c.error->cosine)});
                 else if (!c.failed.empty()) row.push_back(escape_for_display(c.failed, 80));
             }
             rows.push_back(std::move(row));
@@ -106,7 +89,7 @@ void print_diff(const ModelDiff& d, bool numeric) {
         std::cout << "per layer\n";
         std::vector<std::vector<std::string>> rows = {{"LAYER", "TENSORS", "RMSE", "MAX|E|", "WORST TENSOR"}};
         for (const LayerError& l : d.layers)
-            rows.push_back({l.layer < 0 ? "-" : std::to_string(l.layer), std::to_string(l.tensors), g(l.rmse), g(l.max_abs),
+            rows.push_back({l.layer < 0 ? "-" : std::to_string(l.layer), std::to_string(l.tensors), number_text(l.rmse), number_text(l.max_abs),
                             escape_for_display(l.worst_tensor, 80)});
         print_table(rows);
     }

@@ -37,12 +37,6 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
     cmd->add_option("--ctx", f.ctx, "Context size (capped at the model's training context)");
 }
 
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
 // Spaces as '·', everything invisible escaped (see escape.h).
 std::string shown(const std::string& piece) {
     std::string spaced;
@@ -147,9 +141,9 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
     auto on_step = [&](const GenerationStep& s) {
         if (f.json) return;
         std::string line = "#" + std::to_string(shown_steps++) + "  " + std::to_string(s.token) + "  " + shown(s.piece) +
-                           "  p=" + fmt("%.4f", s.prob) + "  top:";
+                           "  p=" + number_text(s.prob, "%.4f") + "  top:";
         for (const TokenCandidate& c : s.candidates)
-            line += " " + std::to_string(c.id) + " " + shown(c.piece) + " " + fmt("%.4f", c.prob) + ",";
+            line += " " + std::to_string(c.id) + " " + shown(c.piece) + " " + number_text(c.prob, "%.4f") + ",";
         if (!s.candidates.empty()) line.pop_back();
         std::cout << line << "\n" << std::flush;
     };
@@ -176,9 +170,9 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
                   << "\n";
     } else {
         std::cout << "text: " << escape_for_display(r.text, 4000) << "\n";
-        std::cout << "prompt: " << r.prompt_tokens.size() << " tokens, " << fmt("%.1f", r.prompt_tokens_per_s)
+        std::cout << "prompt: " << r.prompt_tokens.size() << " tokens, " << number_text(r.prompt_tokens_per_s, "%.1f")
                   << " tokens/s; generation: " << r.steps.size() << " tokens, "
-                  << fmt("%.1f", r.generation_tokens_per_s) << " tokens/s; stop: " << stop_reason_name(r.stop) << "\n";
+                  << number_text(r.generation_tokens_per_s, "%.1f") << " tokens/s; stop: " << stop_reason_name(r.stop) << "\n";
     }
     return kExitOk;
 }
@@ -214,15 +208,15 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
     std::vector<std::vector<std::string>> rows{{"pos", "token", "kld", "top A", "top B", "p(A)", "p(B)", "top-k overlap"}};
     for (const AbPosition& p : r.positions) {
         auto piece = [&](int32_t id) { auto t = token_piece(*a, id); return t ? shown(t->piece) : std::string("?"); };
-        rows.push_back({std::to_string(p.index) + (p.generated ? "*" : ""), piece(p.token), fmt("%.6f", p.kld),
-                        piece(p.top_a), piece(p.top_b), fmt("%.4f", p.prob_top_a), fmt("%.4f", p.prob_top_b),
-                        fmt("%.2f", p.topk_overlap)});
+        rows.push_back({std::to_string(p.index) + (p.generated ? "*" : ""), piece(p.token), number_text(p.kld, "%.6f"),
+                        piece(p.top_a), piece(p.top_b), number_text(p.prob_top_a, "%.4f"), number_text(p.prob_top_b, "%.4f"),
+                        number_text(p.topk_overlap, "%.2f")});
     }
     print_table(rows);
     std::cout << "continuation of A: " << escape_for_display(r.continuation, 4000) << "\n";
-    std::cout << "KLD mean " << fmt("%.6f", s.mean_kld) << ", median " << fmt("%.6f", s.median_kld) << ", p99 "
-              << fmt("%.6f", s.p99_kld) << ", max " << fmt("%.6f", s.max_kld) << "; same top token "
-              << fmt("%.2f", s.same_top_share * 100.0) << "% of " << s.positions << " positions; first divergence "
+    std::cout << "KLD mean " << number_text(s.mean_kld, "%.6f") << ", median " << number_text(s.median_kld, "%.6f") << ", p99 "
+              << number_text(s.p99_kld, "%.6f") << ", max " << number_text(s.max_kld, "%.6f") << "; same top token "
+              << number_text(s.same_top_share * 100.0, "%.2f") << "% of " << s.positions << " positions; first divergence "
               << (s.first_divergence < 0 ? std::string("none") : std::to_string(s.first_divergence)) << "\n";
     return kExitOk;
 }
@@ -248,11 +242,11 @@ int run_layers(const std::string& path, const std::string& prompt, const LayerCa
     }
     std::vector<std::vector<std::string>> rows{{"tensor", "layer", "count", "l2", "min", "max", "mean", "std"}};
     for (const ActivationStats& s : r.activations)
-        rows.push_back({s.tensor, std::to_string(s.layer), std::to_string(s.count), fmt("%.6g", s.l2), fmt("%.6g", s.min),
-                        fmt("%.6g", s.max), fmt("%.6g", s.mean), fmt("%.6g", s.std)});
+        rows.push_back({s.tensor, std::to_string(s.layer), std::to_string(s.count), number_text(s.l2, "%.6g"), number_text(s.min, "%.6g"),
+                        number_text(s.max, "%.6g"), number_text(s.mean, "%.6g"), number_text(s.std, "%.6g")});
     print_table(rows);
-    std::cout << r.tokens.size() << " prompt tokens; decode with capture " << fmt("%.2f", r.capture_ms)
-              << " ms, without " << fmt("%.2f", r.plain_ms) << " ms\n";
+    std::cout << r.tokens.size() << " prompt tokens; decode with capture " << number_text(r.capture_ms, "%.2f")
+              << " ms, without " << number_text(r.plain_ms, "%.2f") << " ms\n";
     return kExitOk;
 }
 

@@ -18,17 +18,6 @@ namespace mlens::cli {
 
 namespace {
 
-std::string num(double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
-
-nlohmann::json finite_or_text(double v) {
-    if (std::isfinite(v)) return v;
-    return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-}
-
 // Opens TENSOR of the model (optionally one slice of its slowest dimension) or reports why not.
 std::optional<TensorView> open_view(const Model& model, const std::string& name, int64_t expert) {
     auto view = TensorView::open(model, name);
@@ -42,7 +31,7 @@ std::optional<TensorView> open_view(const Model& model, const std::string& name,
 
 nlohmann::json stats_json(const TensorStats& s) {
     nlohmann::json p = nlohmann::json::object();
-    for (size_t i = 0; i < s.percentiles.size(); ++i) p[num(TensorStats::kPercentiles[i])] = s.percentiles[i];
+    for (size_t i = 0; i < s.percentiles.size(); ++i) p[number_text(TensorStats::kPercentiles[i])] = s.percentiles[i];
     return {{"count", s.count}, {"finite", s.finite}, {"nan", s.nan}, {"inf", s.inf}, {"zeros", s.zeros},
             {"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"std", s.std}, {"mean_abs", s.mean_abs},
             {"kurtosis", s.kurtosis}, {"percentiles", p}};
@@ -70,12 +59,12 @@ void add_stats(CLI::App& app, int& exit_code) {
         if (*json) { std::cout << json_text(stats_json(*s)) << "\n"; return; }
         std::vector<std::vector<std::string>> rows = {
             {"tensor", escape_for_display(*tensor)}, {"type", view->type_name()},
-            {"count", std::to_string(s->count)}, {"min", num(s->min)}, {"max", num(s->max)},
-            {"mean", num(s->mean)}, {"std", num(s->std)}, {"mean |x|", num(s->mean_abs)},
+            {"count", std::to_string(s->count)}, {"min", number_text(s->min)}, {"max", number_text(s->max)},
+            {"mean", number_text(s->mean)}, {"std", number_text(s->std)}, {"mean |x|", number_text(s->mean_abs)},
             {"zeros", std::to_string(s->zeros)}, {"nan / inf", std::to_string(s->nan) + " / " + std::to_string(s->inf)},
-            {"kurtosis", num(s->kurtosis)}};
+            {"kurtosis", number_text(s->kurtosis)}};
         for (size_t i = 0; i < s->percentiles.size(); ++i)
-            rows.push_back({"p" + num(TensorStats::kPercentiles[i]), num(s->percentiles[i])});
+            rows.push_back({"p" + number_text(TensorStats::kPercentiles[i]), number_text(s->percentiles[i])});
         print_table(rows);
     });
 }
@@ -118,7 +107,7 @@ void add_hist(CLI::App& app, int& exit_code) {
             std::ofstream out(*csv);
             out << "bin_lo,bin_hi,count\n";
             for (size_t b = 0; b < h->counts.size(); ++b)
-                out << num(h->lo + b * h->bin_width()) << "," << num(h->lo + (b + 1) * h->bin_width()) << "," << h->counts[b] << "\n";
+                out << number_text(h->lo + b * h->bin_width()) << "," << number_text(h->lo + (b + 1) * h->bin_width()) << "," << h->counts[b] << "\n";
             if (!out) { std::cerr << "error: cannot write " << escape_for_display(*csv) << "\n"; exit_code = kExitBroken; }
             return;
         }
@@ -129,7 +118,7 @@ void add_hist(CLI::App& app, int& exit_code) {
         uint64_t peak = 1;
         for (uint64_t c : h->counts) peak = std::max(peak, c);
         for (size_t b = 0; b < h->counts.size(); ++b) {
-            std::printf("%12s %10llu ", num(h->lo + b * h->bin_width()).c_str(), static_cast<unsigned long long>(h->counts[b]));
+            std::printf("%12s %10llu ", number_text(h->lo + b * h->bin_width()).c_str(), static_cast<unsigned long long>(h->counts[b]));
             std::puts(std::string(h->counts[b] * 50 / peak, '#').c_str());
         }
     });
@@ -138,8 +127,8 @@ void add_hist(CLI::App& app, int& exit_code) {
 nlohmann::json comparison_json(const std::string& name, const TensorComparison& c) {
     nlohmann::json rows = nlohmann::json::array();
     for (const RowError& r : c.worst_rows) rows.push_back({{"row", r.row}, {"rmse", r.rmse}, {"max_abs", r.max_abs}});
-    return {{"tensor", name}, {"count", c.count}, {"nonfinite", c.nonfinite}, {"rmse", c.rmse}, {"nmse", finite_or_text(c.nmse)},
-            {"max_abs", c.max_abs}, {"mean_abs", c.mean_abs}, {"cosine", c.cosine}, {"snr_db", finite_or_text(c.snr_db)},
+    return {{"tensor", name}, {"count", c.count}, {"nonfinite", c.nonfinite}, {"rmse", c.rmse}, {"nmse", json_number(c.nmse)},
+            {"max_abs", c.max_abs}, {"mean_abs", c.mean_abs}, {"cosine", c.cosine}, {"snr_db", json_number(c.snr_db)},
             {"worst_rows", rows}};
 }
 
@@ -170,8 +159,8 @@ void add_compare(CLI::App& app, int& exit_code) {
             auto c = compare_sources(*va, *vb, va->row_length());
             if (!c) { std::cerr << "error: " << escape_for_display(ta.name) << ": " << c.error().to_string() << "\n"; continue; }
             out.push_back(comparison_json(ta.name, *c));
-            rows.push_back({escape_for_display(ta.name), ta.type.name + "→" + tb->type.name, num(c->rmse), num(c->nmse),
-                            num(c->max_abs), num(c->cosine), num(c->snr_db)});
+            rows.push_back({escape_for_display(ta.name), ta.type.name + "→" + tb->type.name, number_text(c->rmse), number_text(c->nmse),
+                            number_text(c->max_abs), number_text(c->cosine), number_text(c->snr_db)});
         }
         if (out.empty()) { std::cerr << "error: no tensor of the same name and size in both models\n"; return; }
         exit_code = kExitOk;

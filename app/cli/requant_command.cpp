@@ -15,27 +15,16 @@ namespace mlens::cli {
 
 namespace {
 
-std::string fixed(double v, const char* format = "%.6g") {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
-nlohmann::json number_or_text(double v) {
-    if (std::isfinite(v)) return v;
-    return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-}
-
 nlohmann::json row_json(const RequantRow& r) {
     nlohmann::json j = {{"type", r.type_name}, {"bits_per_weight", r.bits_per_weight}, {"needs_imatrix", r.needs_imatrix}};
     if (!r.skipped.empty()) j["skipped"] = r.skipped;
     if (r.needs_imatrix || !r.skipped.empty()) return j;
     j["rmse"] = r.error.rmse;
-    j["nmse"] = number_or_text(r.error.nmse);
+    j["nmse"] = json_number(r.error.nmse);
     j["max_abs"] = r.error.max_abs;
     j["mean_abs"] = r.error.mean_abs;
     j["cosine"] = r.error.cosine;
-    j["snr_db"] = number_or_text(r.error.snr_db);
+    j["snr_db"] = json_number(r.error.snr_db);
     return j;
 }
 
@@ -78,11 +67,11 @@ void add_requant_command(CLI::App& app, int& exit_code) {
         }
         std::vector<std::vector<std::string>> table = {{"TYPE", "BPW", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB"}};
         for (const RequantRow& r : *rows) {
-            std::vector<std::string> line = {r.type_name, fixed(r.bits_per_weight, "%.4g")};
+            std::vector<std::string> line = {r.type_name, number_text(r.bits_per_weight, "%.4g")};
             if (r.needs_imatrix) line.push_back("needs an importance matrix");
             else if (!r.skipped.empty()) line.push_back("skipped: " + r.skipped);
             else
-                for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs, r.error.cosine, r.error.snr_db}) line.push_back(fixed(v));
+                for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs, r.error.cosine, r.error.snr_db}) line.push_back(number_text(v));
             table.push_back(std::move(line));
         }
         std::cout << "reference " << escape_for_display(*tensor) << " (" << view->type_name() << ")\n";

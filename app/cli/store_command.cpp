@@ -61,7 +61,7 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
         }
         if (name) {
             // Without an explicit path, the first default store holding the model answers.
-            if (path.empty() && !store->read_manifest(*name).found && &root != &roots.back()) continue;
+            if (path.empty() && !store->read_manifest(*name).present() && &root != &roots.back()) continue;
             return print_store_manifest(*store, *name, options);
         }
         exit_code = std::max(exit_code, print_store_listing(*store, options.json));

@@ -18,12 +18,6 @@ namespace {
 constexpr size_t kTextPreviewChars = 300;
 constexpr size_t kJsonTextChars = 4096;
 
-std::string shape_text(const std::vector<uint64_t>& dims) {
-    std::string s = "[";
-    for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-    return s + "]";
-}
-
 // safetensors shapes read slowest-first, GGUF ne fastest-first: each as its format writes it.
 std::vector<uint64_t> shown(const Model& m, const std::vector<uint64_t>& ne) {
     return m.format == Format::safetensors ? std::vector<uint64_t>(ne.rbegin(), ne.rend()) : ne;
@@ -189,7 +183,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
         {"manifest", sm.ref.path + "  " + sm.digest + "  " + std::to_string(sm.ref.file_size) + " bytes  modified " +
                      utc_time_text(sm.ref.modified)},
         {"format", view->format.empty() ? "-" : view->format},
-        {"size", m.total_size() ? human_bytes(*m.total_size()) + " (" + std::to_string(*m.total_size()) + " bytes)" : "overflow"}};
+        {"size", m.total_size() ? human_bytes(*m.total_size()) + " (" + std::to_string(*m.total_size()) + " bytes)" : "unknown"}};
     print_table(head);
     if (view->config) {
         std::cout << "\nconfig " << blob_status(view->config_layer) << "\n";

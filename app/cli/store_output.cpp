@@ -97,7 +97,7 @@ int print_store_listing(const Store& store, bool json) {
             if (d.severity == Severity::error && status == "ok") status = d.code;
             std::cerr << d.to_line() << "\n";
         }
-        rows.push_back({m.ref.name.display(), m.size ? human_bytes(*m.size) : "overflow", format_label(m.format),
+        rows.push_back({m.ref.name.display(), m.size ? human_bytes(*m.size) : "unknown", format_label(m.format),
                         or_dash(m.family), or_dash(m.parameter_size), or_dash(m.quantization), utc_time_text(m.ref.modified),
                         status});
     }

@@ -12,16 +12,10 @@ namespace mlens::cli {
 
 namespace {
 
-std::string shape_text(const TensorInfo& t) {
-    std::string s = "[";
-    for (size_t i = 0; i < t.ne.size(); ++i) s += (i ? ", " : "") + std::to_string(t.ne[i]);
-    return s + "]";
-}
-
 std::vector<std::string> tensor_row(const TensorInfo& t) {
     char bpw[32];
     std::snprintf(bpw, sizeof bpw, "%.2f", t.bits_per_weight());
-    return {escape_for_display(t.name, 80), t.type.name, shape_text(t), std::to_string(t.n_elements),
+    return {escape_for_display(t.name, 80), t.type.name, shape_text(t.ne), std::to_string(t.n_elements),
             t.n_bytes ? std::to_string(*t.n_bytes) : "?", std::to_string(t.data_offset), bpw};
 }
 

@@ -18,6 +18,26 @@
 
 namespace mlens::demo {
 
+// splitmix64: a tiny portable generator, so every demo weight is the same on every machine.
+class SplitMix64 {
+public:
+    explicit SplitMix64(uint64_t seed) : m_state(seed) {}
+    // Uniform in [0, 1) from the top 24 bits, exact in float.
+    float uniform() {
+        m_state += 0x9E3779B97F4A7C15ull;
+        uint64_t z = m_state;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        return static_cast<float>(z >> 40) / static_cast<float>(1ull << 24);
+    }
+    // Uniform in [-scale, scale).
+    float uniform_pm(float scale) { return scale * (uniform() * 2.0f - 1.0f); }
+
+private:
+    uint64_t m_state;
+};
+
 std::vector<float> demo_source_values(std::string_view tensor_name, uint64_t count);
 
 }  // namespace mlens::demo

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "demo_source.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
@@ -27,23 +28,6 @@ using namespace mlens;
 
 constexpr uint32_t kEmbd = 64, kHeads = 4, kKvHeads = 2, kFf = 192, kBlocks = 2, kContext = 256;
 
-// splitmix64: a tiny, portable generator so the weights are identical on every machine.
-class Random {
-public:
-    explicit Random(uint64_t seed) : m_state(seed) {}
-    float uniform_pm(float scale) {
-        m_state += 0x9E3779B97F4A7C15ull;
-        uint64_t z = m_state;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        return scale * (static_cast<float>(z >> 40) / static_cast<float>(1ull << 24) * 2.0f - 1.0f);
-    }
-
-private:
-    uint64_t m_state;
-};
-
 struct DemoTensor {
     std::string name;
     std::vector<uint64_t> ne;
@@ -51,7 +35,7 @@ struct DemoTensor {
 };
 
 std::vector<DemoTensor> make_weights(uint64_t n_vocab) {
-    Random rng(20261122);
+    demo::SplitMix64 rng(20261122);
     std::vector<DemoTensor> out;
     auto add = [&](std::string name, std::vector<uint64_t> ne, float scale, bool is_norm) {
         uint64_t n = 1;

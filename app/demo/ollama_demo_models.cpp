@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "demo_source.h"
 #include "mlens/compat/value_builders.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_writer.h"
@@ -30,23 +31,6 @@ const char* const kWords[] = {"the", "a", "of", "and", "to", "in", "is", "it", "
                               "use", "your", "how", "said", "an", "each", "she", "which", "do", "their", "time",
                               "if", "will", "way", "about", "many", "then", "them", "write", "would", "like",
                               "so", "these", "her"};
-
-// splitmix64, so the weights are the same on every machine.
-class Random {
-public:
-    explicit Random(uint64_t seed) : m_state(seed) {}
-    float uniform_pm(float scale) {
-        m_state += 0x9E3779B97F4A7C15ull;
-        uint64_t z = m_state;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        return scale * (static_cast<float>(z >> 40) / static_cast<float>(1ull << 24) * 2.0f - 1.0f);
-    }
-
-private:
-    uint64_t m_state;
-};
 
 bool ends_with(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -134,7 +118,7 @@ private:
         std::vector<uint8_t> bytes;
     };
     std::string m_arch;
-    Random m_rng;
+    demo::SplitMix64 m_rng;
     std::vector<std::pair<std::string, Value>> m_kvs;
     std::vector<Stored> m_tensors;
 };

@@ -1,24 +1,40 @@
-# Writes the GUI fixture, renders it in the real window under Xvfb with one center panel shown,
-# and checks the PNG. Inputs: XVFB_RUN, APP, TOOL, WORK_DIR, PANEL.
+# Renders the real window under Xvfb in screenshot mode and checks the PNG: a rendered frame of
+# 1600x1000, and no settings written. Inputs:
+#   XVFB_RUN, APP, TOOL   xvfb-run, modellens, gui_fixture_tool
+#   WORK_DIR              emptied first; holds the PNG NAME.png and the config folder
+#   NAME                  the PNG's name
+#   ARGS                  the app's arguments, separated by '|' (a CMake list cannot cross add_test)
+#   FIXTURE               when ON, the GUI fixture is written to WORK_DIR/tiny-fixture.gguf first
+#                         and opened after ARGS
+#   FRAMES, TIMEOUT       optional: frames to render (4), seconds allowed (120)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR}/config)
-set(fixture ${WORK_DIR}/tiny-fixture.gguf)
-set(png ${WORK_DIR}/${PANEL}.png)
+set(png ${WORK_DIR}/${NAME}.png)
+string(REPLACE "|" ";" app_args "${ARGS}")
+if(NOT FRAMES)
+  set(FRAMES 4)
+endif()
+if(NOT TIMEOUT)
+  set(TIMEOUT 120)
+endif()
 
-execute_process(COMMAND ${TOOL} write ${fixture} RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "writing the fixture failed (${rc})")
+if(FIXTURE)
+  set(fixture ${WORK_DIR}/tiny-fixture.gguf)
+  execute_process(COMMAND ${TOOL} write ${fixture} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "writing the fixture failed (${rc})")
+  endif()
+  list(APPEND app_args ${fixture})
 endif()
 
 set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/config)
 execute_process(
   COMMAND ${XVFB_RUN} -a -s "-screen 0 1600x1000x24"
-          ${APP} --screenshot ${png} --frames 4 --size 1600x1000 --panel ${PANEL}
-          --select blk.0.attn_q.weight ${fixture}
+          ${APP} --screenshot ${png} --frames ${FRAMES} --size 1600x1000 ${app_args}
   RESULT_VARIABLE rc
-  TIMEOUT 120)
+  TIMEOUT ${TIMEOUT})
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "modellens --screenshot failed (${rc})")
+  message(FATAL_ERROR "modellens --screenshot ${app_args} failed (${rc})")
 endif()
 
 execute_process(COMMAND ${TOOL} check-png ${png} 1600 1000 RESULT_VARIABLE rc)

@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "fuzz_pipelines.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
 #include "mlens/model/value_format.h"
-#include "mlens/quant/tensor_view.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace mlens;
@@ -21,12 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)summarize_layers(model);
     if (model.error_count() == 0) {
         (void)gguf_header_bytes(model);
-        for (size_t i = 0; i < model.tensors.size() && i < 4; ++i) {
-            auto view = TensorView::open(model, i);
-            if (!view) continue;
-            std::vector<float> out(std::min<uint64_t>(view->size(), 4096) / view->granularity() * view->granularity());
-            if (!out.empty()) (void)view->read(0, out.size(), out.data());
-        }
+        fuzz::decode_first_tensors(model);
     }
     return 0;
 }

@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "fuzz_pipelines.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
 #include "mlens/ollama/tensor_blobs.h"
-#include "mlens/quant/tensor_view.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace mlens;
@@ -19,11 +19,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)json_text(model_to_json(model, 16));
     (void)summarize(model);
     (void)summarize_layers(model);
-    for (size_t i = 0; i < model.tensors.size() && i < 4; ++i) {
-        auto view = TensorView::open(model, i);
-        if (!view) continue;
-        std::vector<float> out(std::min<uint64_t>(view->size(), 4096) / view->granularity() * view->granularity());
-        if (!out.empty()) (void)view->read(0, out.size(), out.data());
-    }
+    fuzz::decode_first_tensors(model);
     return 0;
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "compat_pipeline.h"
+#include "fuzz_pipelines.h"
 #include "test_paths.h"
 
 using namespace mlens;

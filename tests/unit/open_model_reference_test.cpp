@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "mlens/formats/open_model.h"
+#include "mlens/ollama/model_name.h"
+#include "mlens/ollama/store.h"
 #include "ollama_store_builder.h"
 #include "test_paths.h"
 
@@ -42,4 +44,23 @@ TEST_CASE("open_model opens a model reference from the store in OLLAMA_MODELS", 
     CHECK(file_wins->files[0].path == "tiny");
     CHECK(file_wins->error_count() > 0);
     ::unsetenv("OLLAMA_MODELS");
+}
+
+TEST_CASE("a manifest refused for its size is reported as such, not as missing", "[ollama][open]") {
+    TempDir dir;
+    OllamaStoreBuilder store(dir.path());
+    store.add_tiny();
+    // 5 MiB of whitespace inside valid JSON: past the 4 MiB manifest limit.
+    store.write_manifest("registry.ollama.ai/library/big/latest", "{" + std::string(5u << 20, ' ') + "}");
+    ::setenv("OLLAMA_MODELS", dir.path().c_str(), 1);
+    auto big = open_model("big");
+    ::unsetenv("OLLAMA_MODELS");
+    REQUIRE_FALSE(big.ok());
+    CHECK(big.error().code == "E_MANIFEST_TOO_LARGE");
+
+    Store s = *Store::open(dir.path());
+    CHECK(s.read_manifest(*parse_model_reference("big")).present());
+    CHECK_FALSE(s.read_manifest(*parse_model_reference("big")).found);
+    CHECK_FALSE(s.read_manifest(*parse_model_reference("absent")).present());
+    CHECK(s.read_manifest(*parse_model_reference("tiny")).present());
 }

@@ -17,7 +17,7 @@ std::optional<Result<Model>> open_store_reference(const std::string& reference, 
     if (!name) return std::nullopt;
     for (const StoreLocation& location : find_stores()) {
         auto store = Store::open(location.path);
-        if (store && store->read_manifest(*name).found) return open_store_model(*store, *name, job);
+        if (store && store->read_manifest(*name).present()) return open_store_model(*store, *name, job);
     }
     return std::nullopt;
 }

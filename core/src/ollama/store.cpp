@@ -98,6 +98,13 @@ Result<Store> Store::open(const std::string& path) {
     return Store(std::move(*root));
 }
 
+bool StoredManifest::present() const {
+    if (found) return true;
+    for (const Diagnostic& d : manifest.diagnostics)
+        if (d.code == "E_NOT_FOUND" || d.code == "E_BAD_NAME") return false;
+    return !manifest.diagnostics.empty();
+}
+
 StoredManifest Store::read_manifest(const ModelName& name) const {
     ManifestRef ref{name, name.manifest_path(), 0, 0};
     return read_manifest(ref);

@@ -77,6 +77,9 @@ struct StoredManifest {
     std::string digest;                   // sha256 of the manifest bytes, "sha256:<hex>"
     Manifest manifest;                    // diagnostics: file-level ones first, then the parse's
     bool valid() const { return found && manifest.valid; }
+    // The manifest file exists: it was read, or refused for what it is (too large, not a regular
+    // file, unreadable) rather than for being absent (E_NOT_FOUND, E_BAD_NAME).
+    bool present() const;
 };
 
 struct BlobLookup {

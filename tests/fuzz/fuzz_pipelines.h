@@ -1,10 +1,12 @@
-// What compat_plan_fuzz does with one input, shared with the regression test that replays every
-// input it ever crashed on (tests/fuzz/regressions/compat-*): the bytes go through the GGUF
+// Pipelines of the fuzz targets, shared with the regression test that replays every input one of
+// them ever failed on (tests/fuzz/regressions/). run_compat_pipeline is compat_plan_fuzz: the
+// bytes go through the GGUF
 // reader, the compat planner (both sides), the upstream views, the export layouts and every
 // planned data operation whose destination is at most kMaxOpBytes, run in memory. Refused data
 // ops (E_DATA_OP) are expected answers; only a crash or a sanitizer report is a failure.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -13,8 +15,19 @@
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/compat/upstream_export.h"
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/quant/tensor_view.h"
 
 namespace mlens::fuzz {
+
+// Decodes up to 4096 values from each of the first four tensors that open as a TensorView.
+inline void decode_first_tensors(const Model& model) {
+    for (size_t i = 0; i < model.tensors.size() && i < 4; ++i) {
+        auto view = TensorView::open(model, i);
+        if (!view) continue;
+        std::vector<float> out(std::min<uint64_t>(view->size(), 4096) / view->granularity() * view->granularity());
+        if (!out.empty()) (void)view->read(0, out.size(), out.data());
+    }
+}
 
 // Destinations larger than this are planned but not produced (a fuzzed shape can name gigabytes).
 constexpr uint64_t kMaxOpBytes = 1 << 20;
