@@ -3,7 +3,8 @@
 #  1. release build: unit and app tests (the window test runs under Xvfb);
 #  2. AddressSanitizer + UndefinedBehaviorSanitizer build: the same unit tests;
 #  3. a bounded libFuzzer run of each fuzz target (clang, ASan + UBSan; fails on any finding);
-#  4. the parse benchmark against ggml (prints times and ratios; not a pass/fail test).
+#  4. the benchmarks: parse and dequantization against ggml, dequantization also against
+#     gguf-py (prints times and ratios; not a pass/fail test).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="$(nproc)"
@@ -28,6 +29,12 @@ echo "== benchmark: GGUF header parse, ModelLens vs ggml"
 "$root/build/tests/bench/gguf_parse_bench"
 "$root/build/tests/bench/frame_bench"
 "$root/build/tests/bench/store_bench"
+echo "== benchmark: dequantization, ModelLens vs ggml vs gguf-py (numpy)"
+decode_gguf="$(mktemp --suffix=.gguf)"
+"$root/build/tests/bench/decode_bench" --keep "$decode_gguf"
+llama_source="$(bash "$root/third_party/setup.sh" | sed -n 's/^MLENS_LLAMA_SOURCE=//p')"
+/usr/bin/python3 "$root/tests/bench/gguf_py_decode.py" "$decode_gguf" "$llama_source"
+rm -f "$decode_gguf" "$decode_gguf.tsv"
 
 # One closing line over both ctest runs (each failed run has already stopped the script).
 total=0

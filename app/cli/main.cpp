@@ -2,11 +2,12 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "mlens/infer/llama_log.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"mlens — inspect and debug LLM model files (GGUF)"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("mlens ") + MLENS_VERSION);
+    app.set_version_flag("--version", std::string("mlens ") + MLENS_VERSION + " (" + mlens::llama_cpp_version() + ")");
     int exit_code = mlens::cli::kExitOk;
     mlens::cli::add_info_command(app, exit_code);
     mlens::cli::add_kv_command(app, exit_code);

@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include "app_shell.h"
+#include "mlens/infer/llama_log.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -169,6 +170,7 @@ void AppShell::about_window() {
         ui::text("An inspector and debugger for LLM model files.");
         ImGui::Separator();
         ui::label_value("Dear ImGui", ImGui::GetVersion());
+        ui::text(llama_cpp_version());
         if (!m_platform_info.empty()) ui::text(m_platform_info);
         ImGui::Separator();
         ui::text_dim("Fonts (" + std::to_string(m_fonts.glyph_count()) + " glyphs)");

@@ -1,4 +1,4 @@
-// decode_bench [N_VALUES] [THREADS]
+// decode_bench [N_VALUES] [THREADS] [--keep PATH]
 //
 // Dequantization throughput of ModelLens against single-threaded ggml to_float on the same bytes
 // in the same run, for Q4_K, Q8_0, IQ4_XS and BF16 GGUF tensors and an Ollama/MLX int4 tensor
@@ -7,12 +7,16 @@
 //   decode    TensorView::read over the same chunks on THREADS threads (default 2)
 //   analyze   compute_stats + compute_histogram(256 bins) on THREADS threads
 // Prints the best of several runs in G values/s and the ratios decode/ggml, analyze/ggml.
+// --keep PATH keeps the benchmarked GGUF (one tensor per type, named by the type) at PATH and
+// writes the measured throughputs to PATH.tsv (tensor, ggml G/s, decode G/s), for comparing
+// other decoders on the same file.
 #include <ggml.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -72,18 +76,29 @@ void analyze(const TensorView& v, unsigned threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const uint64_t n = argc > 1 ? std::stoull(argv[1]) : (16u << 20);
-    const unsigned threads = argc > 2 ? static_cast<unsigned>(std::stoul(argv[2])) : 2;
+    std::vector<std::string> args;
+    std::string keep;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--keep") == 0 && i + 1 < argc) keep = argv[++i];
+        else args.emplace_back(argv[i]);
+    }
+    const uint64_t n = args.size() > 0 ? std::stoull(args[0]) : (16u << 20);
+    const unsigned threads = args.size() > 1 ? static_cast<unsigned>(std::stoul(args[1])) : 2;
     const uint64_t row = 4096;
     std::printf("%llu values per tensor, %u threads\n", static_cast<unsigned long long>(n), threads);
     test::TempDir dir;
     const std::vector<float> values = test::test_signal(n, 7);
     const ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS, GGML_TYPE_BF16};
+    const std::string path = keep.empty() ? dir.file("decode.gguf") : keep;
+    {
+        std::vector<test::FixtureTensor> tensors;
+        for (ggml_type type : types) tensors.push_back({ggml_type_name(type), static_cast<uint32_t>(type), {row, n / row}, values});
+        test::write_fixture_model(path, tensors);
+    }
+    auto model = open_gguf(path);
+    std::string tsv = "tensor\tggml_gps\tdecode_gps\n";
     for (ggml_type type : types) {
-        const std::string path = dir.file(std::string(ggml_type_name(type)) + ".gguf");
-        test::write_fixture_model(path, {{"w", static_cast<uint32_t>(type), {row, n / row}, values}});
-        auto model = open_gguf(path);
-        auto view = TensorView::open(*model, "w");
+        auto view = TensorView::open(*model, ggml_type_name(type));
         const auto* traits = ggml_get_type_traits(type);
         const uint64_t chunk = view->chunk_length();
         std::vector<uint8_t> bytes(chunk / view->block_length() * view->block_bytes());
@@ -98,6 +113,12 @@ int main(int argc, char** argv) {
         double t_decode = best_s([&] { decode_parallel(*view, threads); });
         double t_analyze = best_s([&] { analyze(*view, threads); }, 3);
         report(ggml_type_name(type), n, t_ref, t_decode, t_analyze);
+        tsv += std::string(ggml_type_name(type)) + "\t" + std::to_string(n / t_ref / 1e9) + "\t" +
+               std::to_string(n / t_decode / 1e9) + "\n";
+    }
+    if (!keep.empty() && !(std::ofstream(keep + ".tsv") << tsv)) {
+        std::fprintf(stderr, "cannot write %s.tsv\n", keep.c_str());
+        return 1;
     }
     {   // MLX int4 (group 64) blob; reference: our decode on one thread.
         auto q = mlx_quantize(MlxMode::affine, 4, 64, values.data(), n);

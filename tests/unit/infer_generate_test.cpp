@@ -2,13 +2,16 @@
 // directly against llama.cpp's API.
 #include <catch2/catch.hpp>
 
+#include <ggml.h>
 #include <llama.h>
 
 #include <cmath>
 #include <filesystem>
 #include <vector>
 
+#include "cli_runner.h"
 #include "mlens/infer/generate.h"
+#include "mlens/infer/llama_log.h"
 #include "mlens/infer/session.h"
 #include "test_paths.h"
 
@@ -248,4 +251,13 @@ TEST_CASE("log capture joins fragments into lines and keeps levels", "[infer]") 
     CHECK(log.lines_since(3).size() == 1);
     CHECK(log.problems_since(0) == "error: bad tensor");
     CHECK(log.problems_since(3) == "tail");
+}
+
+TEST_CASE("the llama.cpp version names the pinned release and the linked ggml", "[infer]") {
+    const std::string v = llama_cpp_version();
+    CHECK(v.rfind("llama.cpp 0.5.0 \xC2\xB7 ggml ", 0) == 0);
+    CHECK(v.find(std::string("ggml ") + ggml_version() + " (" + ggml_commit() + ")") != std::string::npos);
+    test::CliRun run = test::run_mlens({"--version"});
+    CHECK(run.exit_status == 0);
+    CHECK(run.out.find("mlens 0.1.0 (" + v + ")") != std::string::npos);
 }
