@@ -5,6 +5,7 @@
 
 #include "app_shell.h"
 #include "mlens/infer/llama_log.h"
+#include "mlens/ollama/store.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -25,6 +26,21 @@ void AppShell::menu_bar() {
     if (!ImGui::BeginMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
         if (ImGui::MenuItem("Open file\xE2\x80\xA6", "Ctrl+O")) m_chooser.open(m_settings.last_folder);
+        if (ImGui::MenuItem("Open folder\xE2\x80\xA6")) m_chooser.open(m_settings.last_folder);
+        if (ImGui::BeginMenu("Open Ollama store")) {
+            const std::vector<StoreLocation> stores = find_stores();
+            for (const StoreLocation& store : stores)
+                if (ImGui::MenuItem(escape_for_display(store.path, 160).c_str())) open(store.path);
+            if (stores.empty()) {
+                std::string looked;
+                for (const StoreLocation& loc : default_store_locations())
+                    looked += (looked.empty() ? "" : ", ") + escape_for_display(loc.path, 120);
+                ImGui::MenuItem(("No store at " + looked).c_str(), nullptr, false, false);
+            }
+            ImGui::Separator();
+            if (ImGui::MenuItem("Choose a store folder\xE2\x80\xA6")) m_chooser.open(m_settings.last_folder);
+            ImGui::EndMenu();
+        }
         if (ImGui::BeginMenu("Recent files", !m_settings.recent_files.empty())) {
             std::string chosen;
             for (const std::string& path : m_settings.recent_files)

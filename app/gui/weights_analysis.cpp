@@ -83,17 +83,27 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     if (!view) return stop(view.error());
     out.elements = view->size();
     out.row_length = std::max<uint64_t>(1, view->row_length());
-    if (rq.want_stats) {
-        Result<TensorStats> stats = compute_stats(*view, job);
-        if (!stats) return stop(stats.error());
-        out.stats = *stats;
+    const uint32_t bins = std::max<uint32_t>(1, rq.bins);
+    if (rq.want_stats && !rq.range) {
+        // The histogram over [min, max] comes from the statistics' own second pass.
+        Result<StatsAndHistogram> both = compute_stats_and_histogram(*view, bins, job);
+        if (!both) return stop(both.error());
+        out.stats = both->stats;
+        out.histogram = std::move(both->histogram);
+        out.stage = 2;
+    } else {
+        if (rq.want_stats) {
+            Result<TensorStats> stats = compute_stats(*view, job);
+            if (!stats) return stop(stats.error());
+            out.stats = *stats;
+        }
+        out.stage = 1;
+        job_report(job, 0);
+        Result<Histogram> hist = compute_histogram(*view, bins, rq.range, job);
+        if (!hist) return stop(hist.error());
+        out.histogram = std::move(hist).value();
+        out.stage = 2;
     }
-    out.stage = 1;
-    job_report(job, 0);
-    Result<Histogram> hist = compute_histogram(*view, std::max<uint32_t>(1, rq.bins), rq.range, job);
-    if (!hist) return stop(hist.error());
-    out.histogram = std::move(hist).value();
-    out.stage = 2;
 
     uint64_t rows = std::min(rq.rows, (view->size() + out.row_length - 1) / out.row_length);
     uint64_t count = std::min(view->size(), rows * out.row_length);

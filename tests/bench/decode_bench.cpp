@@ -5,7 +5,7 @@
 // blob (whose reference is our own single-threaded decode, as ggml has no such type). For each:
 //   ggml      one thread, to_float over the tensor in 1M-value chunks (from the mapped file)
 //   decode    TensorView::read over the same chunks on THREADS threads (default 2)
-//   analyze   compute_stats + compute_histogram(256 bins) on THREADS threads
+//   analyze   compute_stats_and_histogram(256 bins) on THREADS threads
 // Prints the best of several runs in G values/s and the ratios decode/ggml, analyze/ggml.
 // --keep PATH keeps the benchmarked GGUF (one tensor per type, named by the type) at PATH and
 // writes the measured throughputs to PATH.tsv (tensor, ggml G/s, decode G/s), for comparing
@@ -68,9 +68,8 @@ void report(const char* name, uint64_t n, double t_ref, double t_decode, double 
 }
 
 void analyze(const TensorView& v, unsigned threads) {
-    auto s = compute_stats(v, nullptr, threads);
-    auto h = compute_histogram(v, 256, std::make_pair(s->min, s->max), nullptr, threads);
-    sink += h->total() == v.size() ? 0 : 1;
+    auto r = compute_stats_and_histogram(v, 256, nullptr, threads);
+    sink += r->histogram.total() == v.size() ? 0 : 1;
 }
 
 }  // namespace

@@ -105,3 +105,50 @@ TEST_CASE("comparison metrics and the worst row", "[stats]") {
     CHECK(self->cosine == Approx(1.0));
     CHECK(std::isinf(self->snr_db));
 }
+
+TEST_CASE("stats with a histogram equal compute_stats and compute_histogram", "[stats]") {
+    test::TempDir dir;
+    auto values = test::test_signal(3 * 65536 + 77, 3);
+    values[5] = std::numeric_limits<float>::quiet_NaN();
+    values[70000] = -std::numeric_limits<float>::infinity();
+    values[9] = 0.0f;
+    test::write_fixture_model(dir.file("s.gguf"), {{"s", GGML_TYPE_F32, {values.size()}, values}});
+    auto model = open_gguf(dir.file("s.gguf"));
+    auto view = TensorView::open(*model, 0);
+    for (uint32_t bins : {1u, 7u, 256u}) {
+        auto fused = compute_stats_and_histogram(*view, bins, nullptr, 2);
+        auto stats = compute_stats(*view, nullptr, 2);
+        auto hist = compute_histogram(*view, bins, std::nullopt, nullptr, 2);
+        REQUIRE(fused.ok());
+        CHECK(fused->histogram.lo == hist->lo);
+        CHECK(fused->histogram.hi == hist->hi);
+        CHECK(fused->histogram.counts == hist->counts);
+        CHECK(fused->histogram.below == 0);
+        CHECK(fused->histogram.above == 0);
+        CHECK(fused->histogram.total() == values.size() - 2);
+        CHECK(fused->stats.finite == stats->finite);
+        CHECK(fused->stats.nan == 1);
+        CHECK(fused->stats.inf == 1);
+        CHECK(fused->stats.zeros == stats->zeros);
+        CHECK(fused->stats.min == stats->min);
+        CHECK(fused->stats.max == stats->max);
+        CHECK(fused->stats.mean == Approx(stats->mean));
+        CHECK(fused->stats.std == Approx(stats->std));
+        CHECK(fused->stats.percentiles == stats->percentiles);
+    }
+    // Against a float64 reference computation.
+    double sum = 0, sum_abs = 0, n = 0, lo = INFINITY, hi = -INFINITY;
+    for (float x : values)
+        if (std::isfinite(x)) { sum += x; sum_abs += std::fabs(x); n += 1; lo = std::min<double>(lo, x); hi = std::max<double>(hi, x); }
+    double mean = sum / n, m2 = 0, m4 = 0;
+    for (float x : values)
+        if (std::isfinite(x)) { double d = x - mean; m2 += d * d; m4 += d * d * d * d; }
+    auto s = compute_stats(*view);
+    CHECK(s->min == lo);
+    CHECK(s->max == hi);
+    CHECK(s->mean == Approx(mean).margin(1e-12));
+    CHECK(s->mean_abs == Approx(sum_abs / n));
+    CHECK(s->std == Approx(std::sqrt(m2 / n)));
+    CHECK(s->kurtosis == Approx((m4 / n) / ((m2 / n) * (m2 / n)) - 3.0).margin(1e-9));
+    CHECK(compute_stats_and_histogram(*view, 0).error().code == "E_RANGE");
+}

@@ -1,10 +1,15 @@
 #include "panels/tensor_panel.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
+#include "mlens/io/safe_file_writer.h"
 #include "mlens/text/escape.h"
+#include "tensor_export.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
@@ -40,6 +45,9 @@ void TensorPanel::draw_toolbar(Document& doc) {
     ImGui::SameLine();
     ImGui::Checkbox("By layer", &m_query.by_layer);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Group rows under one summary row per layer");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Export\xE2\x80\xA6")) ImGui::OpenPopup("tensor_export");
+    draw_export(doc);
     m_query.layer = doc.navigation.tensor_layer;
     const auto& layers = doc.index->layers;
     if (m_query.layer && *m_query.layer < layers.size()) {
@@ -174,6 +182,41 @@ void TensorPanel::draw_table(PanelContext& ctx) {
         }
     }
     ImGui::EndTable();
+}
+
+void TensorPanel::draw_export(const Document& doc) {
+    if (!ImGui::BeginPopup("tensor_export")) return;
+    if (m_export_path.empty()) {
+        const char* home = std::getenv("HOME");
+        std::string stem = std::filesystem::path(doc.path).stem().string();
+        m_export_path = (std::filesystem::path(home ? home : ".") / (stem.empty() ? "tensors" : stem + ".tensors")).string();
+    }
+    const size_t listed = static_cast<size_t>(m_listing.totals.count);
+    ui::text(ui::with_separators(listed) + " listed tensors, in the table's order");
+    constexpr TensorExportFormat kFormats[] = {TensorExportFormat::csv, TensorExportFormat::markdown, TensorExportFormat::json};
+    constexpr const char* kNames[] = {"CSV", "Markdown", "JSON"};
+    for (size_t i = 0; i < 3; ++i) {
+        if (i) ImGui::SameLine();
+        if (ImGui::Button(("Copy " + std::string(kNames[i])).c_str())) {
+            ImGui::SetClipboardText(export_tensors(*doc.model, m_listing, kFormats[i]).c_str());
+            m_export_status = std::string(kNames[i]) + " copied to the clipboard";
+        }
+    }
+    ImGui::SetNextItemWidth(420);
+    ImGui::InputText("file (no extension)", &m_export_path);
+    for (size_t i = 0; i < 3; ++i) {
+        if (i) ImGui::SameLine();
+        if (ImGui::Button(("Save " + std::string(kNames[i])).c_str())) {
+            const std::string path = m_export_path + "." + tensor_export_extension(kFormats[i]);
+            const std::string text = export_tensors(*doc.model, m_listing, kFormats[i]);
+            auto writer = SafeFileWriter::create(path, *doc.model);
+            Status st = writer ? writer->write(text.data(), text.size()) : Status(writer.error());
+            if (st && writer) st = writer->commit();
+            m_export_status = st ? "wrote " + escape_for_display(path, 200) : "not written: " + st.error().to_string();
+        }
+    }
+    if (!m_export_status.empty()) ui::text_dim(m_export_status);
+    ImGui::EndPopup();
 }
 
 void TensorPanel::draw_totals(const Document& doc) {

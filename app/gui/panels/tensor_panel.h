@@ -1,6 +1,8 @@
 // TensorPanel (center): every tensor with type, shape, elements, size, offset and bits per
 // weight; sortable by any column, filtered by text or regex and by the navigator's layer, with
-// optional per-layer summary rows and a totals line.
+// optional per-layer summary rows and a totals line. "Export" copies the listed tensors as CSV,
+// Markdown or JSON to the clipboard or saves them to a file (tensor_export.h) through a temporary
+// file renamed into place, never over the model's own files.
 #pragma once
 
 #include <string>
@@ -18,12 +20,15 @@ private:
     void draw_toolbar(Document& doc);
     void draw_table(PanelContext& ctx);
     void draw_totals(const Document& doc);
+    void draw_export(const Document& doc);
 
     TensorQuery m_query;
     TensorQuery m_applied;
     bool m_built = false;
     TensorListing m_listing;
     Selection m_last_selection;
+    std::string m_export_path;     // without extension
+    std::string m_export_status;
 };
 
 }  // namespace mlens

@@ -154,6 +154,9 @@ std::optional<std::string> FileChooser::draw() {
     }
     ImGui::EndDisabled();
     ImGui::SameLine();
+    if (ImGui::Button("Open this folder")) chosen = m_folder;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("A safetensors folder (with its index and shards) or an Ollama store");
+    ImGui::SameLine();
     if (ImGui::Button("Cancel", ImVec2(100, 0)) ||
         (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&
          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)))

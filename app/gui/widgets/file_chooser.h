@@ -3,7 +3,8 @@
 // Contract: lists one folder (folders first, then model files: *.gguf and *.safetensors, or all
 // files when asked), hidden entries only on request. Names are escaped for display; paths are
 // used as they are. Unreadable folders show their error instead of entries. draw() returns the
-// chosen file's path once (double-click, Enter in the path box, or the Open button) and closes.
+// chosen file's path once (double-click, Enter in the path box, or the Open button), or the
+// listed folder itself ("Open this folder": a safetensors folder or an Ollama store), and closes.
 #pragma once
 
 #include <cstdint>

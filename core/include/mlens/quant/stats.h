@@ -5,7 +5,12 @@
 //    [min, max] from which percentiles are read (exact to one bin width, (max-min)/4096). NaN and
 //    ±Inf are counted and excluded from every other figure. Sums are in double.
 //  - compute_histogram counts finite values in `bins` equal bins over [lo, hi] (values outside
-//    are counted in below/above); with no range given it uses [min, max] of the data.
+//    are counted in below/above); with no range given it uses [min, max] of the data. A value's
+//    bin is floor((x - lo) * bins / (hi - lo)), the last bin also holding hi; hi <= lo is taken
+//    as [lo, lo + 1].
+//  - compute_stats_and_histogram gives compute_stats' figures and, from the same second pass,
+//    the histogram compute_histogram(source, bins) would give (equal counts, lo and hi), so the
+//    source is decoded twice instead of three times.
 //  - Both honour JobContext cancel (E_CANCELLED) and report progress.
 #pragma once
 
@@ -39,7 +44,14 @@ struct Histogram {
     uint64_t total() const;
 };
 
+struct StatsAndHistogram {
+    TensorStats stats;
+    Histogram histogram;
+};
+
 Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job = nullptr, unsigned threads = 0);
+Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins,
+                                                      JobContext* job = nullptr, unsigned threads = 0);
 Result<Histogram> compute_histogram(const FloatSource& source, uint32_t bins,
                                     std::optional<std::pair<double, double>> range = std::nullopt,
                                     JobContext* job = nullptr, unsigned threads = 0);

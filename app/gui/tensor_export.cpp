@@ -1,0 +1,105 @@
+#include "tensor_export.h"
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+namespace {
+
+struct ExportRow {
+    std::string name, type, shape, elements, bytes, offset, bpw;
+};
+
+std::string plain_shape(const std::vector<uint64_t>& ne) {
+    std::string s;
+    for (size_t i = 0; i < ne.size(); ++i) s += (i ? " x " : "") + std::to_string(ne[i]);
+    return s.empty() ? "scalar" : s;
+}
+
+std::string bpw_text(const TensorInfo& t) {
+    if (!t.n_bytes) return "";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f", t.bits_per_weight());
+    return buf;
+}
+
+std::vector<ExportRow> rows_of(const Model& model, const TensorListing& listing) {
+    std::vector<ExportRow> rows;
+    for (const TensorRow& r : listing.rows) {
+        if (r.layer_row) continue;
+        const TensorInfo& t = model.tensors[r.index];
+        rows.push_back({t.name, t.type.name, plain_shape(t.ne), std::to_string(t.n_elements),
+                        t.n_bytes ? std::to_string(*t.n_bytes) : "", std::to_string(t.data_offset), bpw_text(t)});
+    }
+    return rows;
+}
+
+std::string csv_field(const std::string& raw) {
+    std::string v = escape_for_display(raw, raw.size() + 1);
+    if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+    std::string out = "\"";
+    for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string md_field(const std::string& raw) {
+    std::string out;
+    for (char c : escape_for_display(raw, raw.size() + 1)) {
+        if (c == '|' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+const char* const kHeader[] = {"name", "type", "shape", "elements", "bytes", "offset", "bits_per_weight"};
+
+}  // namespace
+
+const char* tensor_export_extension(TensorExportFormat format) {
+    switch (format) {
+        case TensorExportFormat::csv: return "csv";
+        case TensorExportFormat::markdown: return "md";
+        case TensorExportFormat::json: return "json";
+    }
+    return "txt";
+}
+
+std::string export_tensors(const Model& model, const TensorListing& listing, TensorExportFormat format) {
+    const std::vector<ExportRow> rows = rows_of(model, listing);
+    std::string out;
+    if (format == TensorExportFormat::json) {
+        nlohmann::json array = nlohmann::json::array();
+        for (size_t i = 0, k = 0; i < listing.rows.size(); ++i) {
+            if (listing.rows[i].layer_row) continue;
+            const TensorInfo& t = model.tensors[listing.rows[i].index];
+            const ExportRow& r = rows[k++];
+            array.push_back({{"name", t.name},
+                             {"type", t.type.name},
+                             {"ne", t.ne},
+                             {"elements", t.n_elements},
+                             {"bytes", t.n_bytes ? nlohmann::json(*t.n_bytes) : nlohmann::json(nullptr)},
+                             {"offset", t.data_offset},
+                             {"bits_per_weight", t.n_bytes ? nlohmann::json(std::stod(r.bpw)) : nlohmann::json(nullptr)}});
+        }
+        return array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    }
+    auto line = [&](const std::vector<std::string>& fields) {
+        if (format == TensorExportFormat::csv) {
+            for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+        } else {
+            out += "|";
+            for (const std::string& f : fields) out += " " + md_field(f) + " |";
+        }
+        out += "\n";
+    };
+    line({std::begin(kHeader), std::end(kHeader)});
+    if (format == TensorExportFormat::markdown) out += "| --- | --- | --- | ---: | ---: | ---: | ---: |\n";
+    for (const ExportRow& r : rows) line({r.name, r.type, r.shape, r.elements, r.bytes, r.offset, r.bpw});
+    return out;
+}
+
+}  // namespace mlens
