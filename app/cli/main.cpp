@@ -5,7 +5,7 @@
 #include "mlens/infer/llama_log.h"
 
 int main(int argc, char** argv) {
-    CLI::App app{"mlens — inspect and debug LLM model files (GGUF)"};
+    CLI::App app{"mlens — inspect and debug LLM model files (GGUF, safetensors, Ollama stores)"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("mlens ") + MLENS_VERSION + " (" + mlens::llama_cpp_version() + ")");
     int exit_code = mlens::cli::kExitOk;

@@ -27,7 +27,7 @@ bool parse_size(const std::string& text, int& width, int& height) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"modellens \xE2\x80\x94 inspect LLM model files (GGUF)"};
+    CLI::App app{"modellens \xE2\x80\x94 inspect and debug LLM model files (GGUF, safetensors, Ollama stores)"};
     app.set_version_flag("--version", std::string("modellens ") + MLENS_VERSION);
     mlens::WindowOptions options;
     std::string size;
