@@ -2,8 +2,9 @@
 //
 // Contract:
 //  - compute_stats makes two passes: moments, extremes and counts; then a 4096-bin histogram over
-//    [min, max] from which percentiles are read (exact to one bin width, (max-min)/4096). NaN and
-//    ±Inf are counted and excluded from every other figure. Sums are in double.
+//    [min, max] from which percentiles are read (exact to one bin width, (max-min)/4096; its bins
+//    are found in float). NaN and ±Inf are counted and excluded from every other figure. Sums and
+//    central moments are in double (summed in vector lanes, so the last bits depend on the order).
 //  - compute_histogram counts finite values in `bins` equal bins over [lo, hi] (values outside
 //    are counted in below/above); with no range given it uses [min, max] of the data. A value's
 //    bin is floor((x - lo) * bins / (hi - lo)), the last bin also holding hi; hi <= lo is taken
