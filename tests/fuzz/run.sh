@@ -4,7 +4,8 @@
 # seed corpus: the pinned llama.cpp's small vocab GGUFs, and small safetensors files, tensor
 # blobs, manifests and config blobs written here; the compat planner's seeds are small
 # Ollama-made GGUFs written by compat_seeds. Long runs: run.sh 3600.
-# Exits non-zero if a target finds a crash; the reproducer is left in BUILD_DIR/crashes/.
+# Exits non-zero if a target finds a crash or an input that runs over 20 s; the reproducer is
+# left in BUILD_DIR/crashes/.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 seconds="${1:-60}"
@@ -45,7 +46,7 @@ printf '%s' 'registry.ollama.ai/library/llama3:8b' > "$mf/reference.txt"
 run_target() {  # TARGET CORPUS [EXTRA_ARGS...]
     local target="$1" corpus="$2" log="$build/$1.log"; shift 2
     echo "-- $target"
-    if ! "$build/tests/fuzz/$target" "$corpus" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
+    if ! "$build/tests/fuzz/$target" "$corpus" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=20 \
         -artifact_prefix="$build/crashes/$target-" -print_final_stats=1 "$@" > "$log" 2>&1; then
         tail -n 60 "$log"
         return 1

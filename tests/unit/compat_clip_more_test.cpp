@@ -2,6 +2,8 @@
 // qwen3vl, the LLaVA projector default and the early exit for files without v.* tensors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "compat_clip_expect.h"
 
 using namespace mlens;
@@ -342,4 +344,33 @@ TEST_CASE("clip dispatch: LLaVA projector default for clip files, first detector
     const compat::SidePlan g = compat::plan_compat(upstream_gemma).clip;
     CHECK(g.empty());
     CHECK(g.checks.back().detail == "no tensor starts with v.: nothing to translate");
+}
+
+TEST_CASE("hostile block counts: per-block rules visit only the blocks that have tensors", "[compat-clip][malformed]") {
+    TempDir dir;
+    // 2^32 - 1 blocks declared, one present: the gemma4 loops and the qwen3vl clip rules finish at
+    // once and behave as for the one real block; the deepstack mask is refused, not allocated.
+    Model gemma4 = OllamaGguf("gemma4")
+                       .u32("gemma4.block_count", 0xFFFFFFFFu)
+                       .u32("gemma4.audio.block_count", 0xFFFFFFFFu)
+                       .tensor("blk.0.ffn_gate_inp.per_expert_scale", {4})
+                       .tensor("a.blk.0.ln1.weight", {8})
+                       .write(dir, "gemma4.gguf");
+    compat::RewritePlan g = compat::plan_compat(gemma4);
+    CHECK(std::find(g.text.handlers.begin(), g.text.handlers.end(), "handle_gemma4") != g.text.handlers.end());
+    CHECK(result_tensors(gemma4, g.text)[0] == "blk.0.ffn_down_exps.scale F32 [4]");
+
+    Model qwen = OllamaGguf("qwen3vl")
+                     .u32("qwen3vl.vision.block_count", 0xFFFFFFFFu)
+                     .tensor("v.blk.0.attn_q.weight", {8, 8}, kF16)
+                     .tensor("v.blk.0.attn_k.weight", {8, 8}, kF16)
+                     .tensor("v.blk.0.attn_v.weight", {8, 8}, kF16)
+                     .write(dir, "qwen3vl.gguf");
+    compat::RewritePlan q = compat::plan_compat(qwen);
+    CHECK(result_value(qwen, q.clip, "clip.vision.is_deepstack_layers").type == ValueType::array);
+    CHECK_FALSE(result_value(qwen, q.clip, "clip.vision.is_deepstack_layers").array);
+    bool reported = false;
+    for (const compat::PlanIssue& i : q.clip.issues) reported |= i.message.find("is_deepstack_layers is not built") != std::string::npos;
+    CHECK(reported);
+    CHECK(result_tensors(qwen, q.clip)[0].rfind("v.blk.0.attn_qkv.weight", 0) == 0);
 }

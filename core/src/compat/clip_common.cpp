@@ -74,6 +74,20 @@ void merge_vision_qkv(PlanState& s, uint32_t block, bool to_f32) {
     merge_one(s, prefix, "bias", to_f32, false);
 }
 
+void set_deepstack_layers(PlanState& s, const std::vector<int32_t>& deepstack, const std::string& note) {
+    const uint32_t n = read_u32(s, "clip.vision.block_count").value_or(0);
+    if (n == 0) return;
+    if (n > kMaxDeepstackBlocks) {
+        s.issue("clip.vision.block_count " + std::to_string(n) + " exceeds " + std::to_string(kMaxDeepstackBlocks) +
+                ": clip.vision.is_deepstack_layers is not built");
+        return;
+    }
+    std::vector<bool> mask(n, false);
+    for (int32_t i : deepstack)
+        if (i >= 0 && static_cast<uint32_t>(i) < n) mask[static_cast<size_t>(i)] = true;
+    s.set("clip.vision.is_deepstack_layers", array_bool(mask), note);
+}
+
 void split_patch_embed(PlanState& s, int64_t c_in) {
     const std::string src_name = "v.patch_embed.weight";
     auto src = s.tensor(src_name);

@@ -37,7 +37,7 @@ void handle_gemma4_clip(PlanState& s) {
     s.rename_tensor("a.pre_encode.out.weight", "a.input_projection.weight");
     s.rename_tensor("mm.a.fc.weight", "a.pre_encode.out.weight");
     s.rename_tensor("mm.a.fc.bias", "a.pre_encode.out.bias");
-    const uint32_t blocks = s.has_kv("gemma4.audio.block_count") ? read_u32(s, "gemma4.audio.block_count").value_or(0) : 12;
+    const uint32_t blocks = s.block_span("a.blk.", s.has_kv("gemma4.audio.block_count") ? read_u32(s, "gemma4.audio.block_count").value_or(0) : 12);
     for (uint32_t il = 0; il < blocks; ++il) {
         const std::string p = "a.blk." + std::to_string(il) + ".";
         s.rename_tensor(p + "ln1.weight", p + "attn_pre_norm.weight");

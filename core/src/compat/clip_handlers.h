@@ -50,6 +50,12 @@ DataOp make_op(DataOpKind kind, size_t dest, std::vector<size_t> sources, std::v
 // The per-block Q/K/V merge into v.blk.b.attn_qkv.{weight,bias}: q's slot is renamed and widened
 // along its slow axis; `to_f32` selects concat_to_f32 (qwen3vl) over byte_concat (qwen35).
 void merge_vision_qkv(PlanState& s, uint32_t block, bool to_f32);
+// Sets clip.vision.is_deepstack_layers to one bool per vision block (clip.vision.block_count),
+// true at each index in `deepstack` that is inside. Decision: a block count above
+// kMaxDeepstackBlocks (no model comes near it; the shim would allocate the array regardless)
+// builds nothing and is reported as an issue, so a hostile count cannot allocate gigabytes.
+constexpr uint32_t kMaxDeepstackBlocks = 1u << 16;
+void set_deepstack_layers(PlanState& s, const std::vector<int32_t>& deepstack, const std::string& note);
 
 // The Conv3D patch-embed split of v.patch_embed.weight (F16 [W,H,2,C_out*C_in]) into
 // v.patch_embd.weight and the reclaimed v.blk.0.attn_k.weight slot as v.patch_embd.weight.1, both

@@ -48,7 +48,7 @@ void handle_mistral3_clip(PlanState& s) {
 
     if (s.has_kv("mistral3.vision.attention.head_count") && s.has_kv("mistral3.vision.block_count")) {
         const uint32_t n_head = read_u32(s, "mistral3.vision.attention.head_count").value_or(0);
-        const uint32_t blocks = read_u32(s, "mistral3.vision.block_count").value_or(0);
+        const uint32_t blocks = s.block_span("v.blk.", read_u32(s, "mistral3.vision.block_count").value_or(0));
         for (uint32_t b = 0; b < blocks; ++b) {
             const std::string p = "v.blk." + std::to_string(b) + ".";
             permute_qk(s, p + "attn_q.weight", n_head);

@@ -18,17 +18,14 @@ void handle_qwen35_like_clip(PlanState& s, const std::string& arch) {
     inject_u32(s, "clip.vision.image_size", 768);
     inject_f32(s, "clip.vision.attention.layer_norm_epsilon", 1e-6f);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
-    if (!s.has_kv("clip.vision.is_deepstack_layers")) {
-        uint32_t n = read_u32(s, "clip.vision.block_count").value_or(0);
-        if (n > 0) s.set("clip.vision.is_deepstack_layers", array_bool(std::vector<bool>(n, false)), "one false per vision block");
-    }
+    if (!s.has_kv("clip.vision.is_deepstack_layers")) set_deepstack_layers(s, {}, "one false per vision block");
     inject_bool(s, "clip.has_vision_encoder", true);
     inject_bool(s, "clip.use_gelu", true);
     set_str(s, "clip.projector_type", "qwen3vl_merger");
     set_str(s, "general.architecture", "clip");
     s.set_arch("clip");
 
-    const uint32_t blocks = s.has_kv("clip.vision.block_count") ? read_u32(s, "clip.vision.block_count").value_or(0) : 27;
+    const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? read_u32(s, "clip.vision.block_count").value_or(0) : 27);
     for (uint32_t b = 0; b < blocks; ++b) merge_vision_qkv(s, b, false);
     int64_t c_in = 3;
     if (s.has_kv("clip.vision.num_channels")) c_in = read_u32(s, "clip.vision.num_channels").value_or(0);

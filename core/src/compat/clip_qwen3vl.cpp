@@ -59,20 +59,15 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     inject_u32(s, "clip.vision.image_max_pixels", 16777216);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
     const std::vector<int32_t> indexes = deepstack_indexes(s, p + "vision.deepstack_visual_indexes");
-    if (!s.has_kv("clip.vision.is_deepstack_layers")) {
-        const uint32_t n = read_u32(s, "clip.vision.block_count").value_or(0);
-        std::vector<bool> mask(n, false);
-        for (int32_t i : indexes)
-            if (i >= 0 && static_cast<uint32_t>(i) < n) mask[i] = true;
-        if (n > 0) s.set("clip.vision.is_deepstack_layers", array_bool(mask), "true at each deepstack_visual_indexes entry");
-    }
+    if (!s.has_kv("clip.vision.is_deepstack_layers"))
+        set_deepstack_layers(s, indexes, "true at each deepstack_visual_indexes entry");
     inject_bool(s, "clip.has_vision_encoder", true);
     inject_bool(s, "clip.use_gelu", true);
     set_str(s, "clip.projector_type", "qwen3vl_merger");
     set_str(s, "general.architecture", "clip");
     s.set_arch("clip");
 
-    const uint32_t blocks = s.has_kv("clip.vision.block_count") ? read_u32(s, "clip.vision.block_count").value_or(0) : 27;
+    const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? read_u32(s, "clip.vision.block_count").value_or(0) : 27);
     for (uint32_t b = 0; b < blocks; ++b) merge_vision_qkv(s, b, true);
     int64_t c_in = 3;
     if (s.has_kv(p + "vision.num_channels")) c_in = read_u32(s, p + "vision.num_channels").value_or(0);

@@ -189,6 +189,20 @@ bool PlanState::any_tensor_prefix(std::string_view prefix) const {
     return std::any_of(m_slots.begin(), m_slots.end(), [&](const Slot& s) { return starts_with(s.name, prefix); });
 }
 
+uint32_t PlanState::block_span(std::string_view prefix, uint32_t declared) const {
+    uint64_t span = 0;
+    for (const Slot& slot : m_slots) {
+        if (!starts_with(slot.name, prefix)) continue;
+        uint64_t n = 0;
+        size_t i = prefix.size(), digits = 0;
+        for (; i < slot.name.size() && digits < 10 && slot.name[i] >= '0' && slot.name[i] <= '9'; ++i, ++digits)
+            n = n * 10 + static_cast<uint64_t>(slot.name[i] - '0');
+        if (digits == 0 || i >= slot.name.size() || slot.name[i] != '.') continue;
+        span = std::max(span, n + 1);
+    }
+    return static_cast<uint32_t>(std::min<uint64_t>(span, declared));
+}
+
 void PlanState::add_tensor_edit(TensorEdit e) {
     e.rule = m_rule;
     m_plan.tensor_edits.push_back(std::move(e));

@@ -78,6 +78,10 @@ public:
     const Slot& slot(size_t i) const { return m_slots[i]; }
     std::optional<size_t> tensor(std::string_view name) const;
     bool any_tensor_prefix(std::string_view prefix) const;
+    // How many blocks a per-block loop over `prefix`<N>. tensors has to visit: min(declared,
+    // 1 + the highest N among the current tensor names). Loops that only touch such tensors do
+    // the same with this bound as with a block count from the file, which may be 2^32 - 1.
+    uint32_t block_span(std::string_view prefix, uint32_t declared) const;
 
     void rename_slot(size_t slot, const std::string& new_name, std::string note = {});
     bool rename_tensor(const std::string& old_name, const std::string& new_name, std::string note = {});

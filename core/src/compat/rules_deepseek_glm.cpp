@@ -82,7 +82,7 @@ void handle_glmocr(PlanState& s, std::string& arch) {
     s.rename_tensors_containing(".post_attn_norm.", ".post_attention_norm.");
     s.rename_tensors_containing(".post_ffn_norm.", ".post_ffw_norm.");
     s.disable_mmap();
-    const uint32_t blocks = s.get_u32("glm4.block_count").value_or(16);
+    const uint32_t blocks = s.block_span("blk.", s.get_u32("glm4.block_count").value_or(16));
     for (uint32_t b = 0; b < blocks; ++b) {
         const std::string blk = "blk." + std::to_string(b);
         auto gate = s.tensor(blk + ".ffn_gate.weight");

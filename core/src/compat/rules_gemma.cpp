@@ -142,7 +142,7 @@ void handle_gemma4(PlanState& s, std::string&) {
     if (s.get_str("tokenizer.ggml.model") == "llama")
         s.set("tokenizer.ggml.model", value_string("gemma4"), "BPE with the file's merges and pre gemma4");
     for (const char* p : {"a.", "v.", "mm.", "model.vision_tower."}) s.skip_prefix(p);
-    const uint32_t blocks = s.get_u32("gemma4.block_count").value_or(0);
+    const uint32_t blocks = s.block_span("blk.", s.get_u32("gemma4.block_count").value_or(0));
     bool fused = false;
     for (uint32_t b = 0; b < blocks; ++b) {
         fused |= gemma4_fuse_block(s, b);
