@@ -43,7 +43,7 @@ double plain_loop(llama_context* ctx, const llama_vocab* vocab, int n_tokens, bo
         llama_token best = static_cast<llama_token>(std::max_element(logits, logits + n_vocab) - logits);
         if (with_analysis) {
             std::span<const float> row(logits, static_cast<size_t>(n_vocab));
-            volatile double sink = mlens::log_softmax(row)[0] + mlens::top_k(row, 5)[0] + mlens::argmax(row);
+            volatile double sink = mlens::log_sum_exp(row) + mlens::top_k(row, 5)[0] + mlens::argmax(row);
             (void)sink;
         }
         auto t0 = std::chrono::steady_clock::now();

@@ -1,7 +1,10 @@
 // core/infer A/B comparison, distribution helpers and layer capture on the demo models.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numeric>
 
 #include "mlens/infer/ab_compare.h"
 #include "mlens/infer/distribution.h"
@@ -196,4 +199,29 @@ TEST_CASE("layer capture gives per-layer statistics of the last prompt token", "
     CHECK(split_layer_name("ffn_out-12") == std::pair<std::string, int32_t>{"ffn_out", 12});
     CHECK(split_layer_name("result_norm") == std::pair<std::string, int32_t>{"result_norm", -1});
     CHECK(split_layer_name("a-b") == std::pair<std::string, int32_t>{"a-b", -1});
+}
+
+TEST_CASE("top-k's one-pass path equals a full sort; log_sum_exp gives log_softmax's probabilities", "[infer]") {
+    std::vector<float> logits(5000);
+    uint32_t state = 12345;
+    for (float& v : logits) {
+        state = state * 1664525u + 1013904223u;
+        v = static_cast<float>(state >> 24) / 16.0f;   // 256 levels: many ties
+    }
+    logits[17] = std::numeric_limits<float>::quiet_NaN();
+    logits[42] = std::numeric_limits<float>::infinity();
+    for (int k : {1, 5, 40}) {
+        std::vector<int32_t> ids(logits.size());
+        std::iota(ids.begin(), ids.end(), 0);
+        auto value = [&](int32_t id) { return std::isnan(logits[id]) ? -std::numeric_limits<float>::infinity() : logits[id]; };
+        std::stable_sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) { return value(a) > value(b); });
+        ids.resize(static_cast<size_t>(k));
+        CHECK(top_k(logits, k) == ids);
+    }
+    logits[42] = 3.0f;
+    const std::vector<double> logp = log_softmax(logits);
+    const double lse = log_sum_exp(logits);
+    for (size_t i : {0u, 42u, 4999u})
+        CHECK(std::exp(static_cast<double>(logits[i]) - lse) == Approx(std::exp(logp[i])).epsilon(1e-5));
+    CHECK(std::isinf(log_sum_exp(std::vector<float>(3, std::numeric_limits<float>::quiet_NaN()))));
 }

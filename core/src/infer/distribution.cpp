@@ -22,16 +22,41 @@ std::vector<double> log_softmax(std::span<const float> logits) {
     return out;
 }
 
+double log_sum_exp(std::span<const float> logits) {
+    float max_logit = -std::numeric_limits<float>::infinity();
+    for (float v : logits)
+        if (std::isfinite(v)) max_logit = std::max(max_logit, v);
+    if (!std::isfinite(max_logit)) return -std::numeric_limits<double>::infinity();
+    double sum = 0.0;
+    for (float v : logits)
+        if (std::isfinite(v)) sum += static_cast<double>(std::exp(v - max_logit));
+    return std::log(sum) + static_cast<double>(max_logit);
+}
+
 std::vector<int32_t> top_k(std::span<const float> logits, int k) {
-    std::vector<int32_t> ids(logits.size());
-    std::iota(ids.begin(), ids.end(), 0);
-    const size_t n = std::min(ids.size(), static_cast<size_t>(std::max(k, 0)));
+    const size_t n = std::min(logits.size(), static_cast<size_t>(std::max(k, 0)));
+    auto value = [&](int32_t id) {
+        float v = logits[static_cast<size_t>(id)];
+        return std::isnan(v) ? -std::numeric_limits<float>::infinity() : v;
+    };
     auto before = [&](int32_t a, int32_t b) {
-        float la = logits[static_cast<size_t>(a)], lb = logits[static_cast<size_t>(b)];
-        if (std::isnan(la)) la = -std::numeric_limits<float>::infinity();
-        if (std::isnan(lb)) lb = -std::numeric_limits<float>::infinity();
+        const float la = value(a), lb = value(b);
         return la != lb ? la > lb : a < b;
     };
+    if (n * 16 < logits.size()) {
+        // One pass: `best` stays sorted by `before`; a candidate enters when it beats the last.
+        std::vector<int32_t> best;
+        best.reserve(n + 1);
+        for (size_t i = 0; i < logits.size(); ++i) {
+            const auto id = static_cast<int32_t>(i);
+            if (best.size() == n && !before(id, best.back())) continue;
+            best.insert(std::upper_bound(best.begin(), best.end(), id, before), id);
+            if (best.size() > n) best.pop_back();
+        }
+        return best;
+    }
+    std::vector<int32_t> ids(logits.size());
+    std::iota(ids.begin(), ids.end(), 0);
     std::partial_sort(ids.begin(), ids.begin() + static_cast<ptrdiff_t>(n), ids.end(), before);
     ids.resize(n);
     return ids;

@@ -17,13 +17,18 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
 
 double rate(double tokens, double ms) { return ms > 0.0 ? tokens * 1000.0 / ms : 0.0; }
 
-std::vector<TokenCandidate> candidates_from(const Session& session, std::span<const float> logits,
-                                            const std::vector<double>& logp, int k) {
+double probability(std::span<const float> logits, int32_t id, double log_sum) {
+    const float v = logits[static_cast<size_t>(id)];
+    return std::isfinite(v) ? std::exp(static_cast<double>(v) - log_sum) : 0.0;
+}
+
+std::vector<TokenCandidate> candidates_from(const Session& session, std::span<const float> logits, double log_sum,
+                                            int k) {
     std::vector<TokenCandidate> out;
     for (int32_t id : top_k(logits, k)) {
         auto piece = token_piece(session, id);
         out.push_back({id, piece ? piece->piece : std::string(), logits[static_cast<size_t>(id)],
-                       std::exp(logp[static_cast<size_t>(id)])});
+                       probability(logits, id, log_sum)});
     }
     return out;
 }
@@ -78,9 +83,9 @@ Result<GenerationResult> generate_from_tokens(Session& session, std::vector<int3
         if (logits.empty()) return Error{"E_LLAMA_DECODE", "", std::nullopt, "llama.cpp returned no logits"};
         GenerationStep step;
         step.token = sampler.sample(logits);
-        const std::vector<double> logp = log_softmax(logits);
-        step.candidates = candidates_from(session, logits, logp, options.n_candidates);
-        step.prob = std::exp(logp[static_cast<size_t>(step.token)]);
+        const double log_sum = log_sum_exp(logits);
+        step.candidates = candidates_from(session, logits, log_sum, options.n_candidates);
+        step.prob = probability(logits, step.token, log_sum);
         auto piece = token_piece(session, step.token);
         if (piece) step.piece = piece->piece;
         generated.push_back(step.token);

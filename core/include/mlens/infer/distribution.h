@@ -4,7 +4,8 @@
 //  - log_softmax works in double over every logit (max-subtracted), so probabilities of a
 //    150k vocabulary sum to 1 within 1e-12; non-finite logits (e.g. -inf from a mask) get
 //    probability 0.
-//  - top_k returns the k highest logits, highest first; ties go to the lower id.
+//  - top_k returns the k highest logits, highest first; ties go to the lower id. For k much smaller
+//    than the vocabulary it is one pass keeping the best k, with the same result as a full sort.
 //  - kl_divergence(p, q) = sum_i p_i (log p_i - log q_i) over log-probabilities, the direction
 //    llama.cpp's perplexity tool uses (p = the reference/base model). Terms with p_i = 0 add 0;
 //    a token with p_i > 0 and q_i = 0 makes it +inf.
@@ -23,6 +24,10 @@
 namespace mlens {
 
 std::vector<double> log_softmax(std::span<const float> logits);
+// log Σ exp(logit) over the finite logits, max-subtracted, exponentials in float summed in double
+// (what a generation step needs for a few probabilities, without a vector of the vocabulary);
+// -inf when no logit is finite. exp(logit - log_sum_exp) is that token's probability.
+double log_sum_exp(std::span<const float> logits);
 std::vector<int32_t> top_k(std::span<const float> logits, int k);
 int32_t argmax(std::span<const float> logits);
 double kl_divergence(std::span<const double> log_p, std::span<const double> log_q);
