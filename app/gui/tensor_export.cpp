@@ -69,24 +69,23 @@ const char* tensor_export_extension(TensorExportFormat format) {
 }
 
 std::string export_tensors(const Model& model, const TensorListing& listing, TensorExportFormat format) {
-    const std::vector<ExportRow> rows = rows_of(model, listing);
-    std::string out;
     if (format == TensorExportFormat::json) {
         nlohmann::json array = nlohmann::json::array();
-        for (size_t i = 0, k = 0; i < listing.rows.size(); ++i) {
-            if (listing.rows[i].layer_row) continue;
-            const TensorInfo& t = model.tensors[listing.rows[i].index];
-            const ExportRow& r = rows[k++];
+        for (const TensorRow& r : listing.rows) {
+            if (r.layer_row) continue;
+            const TensorInfo& t = model.tensors[r.index];
+            const nlohmann::json unknown = nullptr;
             array.push_back({{"name", t.name},
                              {"type", t.type.name},
                              {"ne", t.ne},
                              {"elements", t.n_elements},
-                             {"bytes", t.n_bytes ? nlohmann::json(*t.n_bytes) : nlohmann::json(nullptr)},
+                             {"bytes", t.n_bytes ? nlohmann::json(*t.n_bytes) : unknown},
                              {"offset", t.data_offset},
-                             {"bits_per_weight", t.n_bytes ? nlohmann::json(std::stod(r.bpw)) : nlohmann::json(nullptr)}});
+                             {"bits_per_weight", t.n_bytes ? nlohmann::json(t.bits_per_weight()) : unknown}});
         }
         return array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     }
+    std::string out;
     auto line = [&](const std::vector<std::string>& fields) {
         if (format == TensorExportFormat::csv) {
             for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
@@ -98,7 +97,7 @@ std::string export_tensors(const Model& model, const TensorListing& listing, Ten
     };
     line({std::begin(kHeader), std::end(kHeader)});
     if (format == TensorExportFormat::markdown) out += "| --- | --- | --- | ---: | ---: | ---: | ---: |\n";
-    for (const ExportRow& r : rows) line({r.name, r.type, r.shape, r.elements, r.bytes, r.offset, r.bpw});
+    for (const ExportRow& r : rows_of(model, listing)) line({r.name, r.type, r.shape, r.elements, r.bytes, r.offset, r.bpw});
     return out;
 }
 
