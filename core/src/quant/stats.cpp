@@ -13,18 +13,18 @@ namespace mlens {
 
 namespace {
 
-// Values decoded per chunk: a chunk and its bin indices stay in L2 between the passes over it.
+// Values decoded per chunk: a chunk and its bin indices stay in L2 between the loops over it.
 constexpr uint64_t kChunkTarget = 1u << 16;
+// Percentiles are read from a histogram of at least this many bins over [min, max].
 constexpr uint32_t kPercentileBins = 4096;
 
-// The vector loops also get an AVX2 variant, chosen when the program loads on a CPU that has it.
+// The vector loops also get AVX2 and AVX-512 variants, chosen when the program loads on a CPU
+// that has them.
 #if defined(__x86_64__) && defined(__GNUC__)
-#define MLENS_VECTOR_LOOP __attribute__((target_clones("avx2", "default")))
+#define MLENS_VECTOR_LOOP __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define MLENS_VECTOR_LOOP
 #endif
-
-bool non_finite(float x) { return (std::bit_cast<uint32_t>(x) & 0x7f800000u) == 0x7f800000u; }
 
 // A chunk's values with NaN and ±Inf moved out (counted), so the loops below see finite values only.
 struct FiniteValues {
@@ -32,10 +32,8 @@ struct FiniteValues {
     uint64_t count = 0, nan = 0, inf = 0;
 };
 
-FiniteValues finite_values(const float* v, uint64_t n, std::vector<float>& scratch) {
-    uint32_t bad = 0;
-    for (uint64_t i = 0; i < n; ++i) bad |= non_finite(v[i]);
-    if (!bad) return {v, n, 0, 0};
+// The finite values of a chunk that has a NaN or an infinity.
+FiniteValues only_finite(const float* v, uint64_t n, std::vector<float>& scratch) {
     FiniteValues f;
     scratch.clear();
     for (uint64_t i = 0; i < n; ++i) {
@@ -48,114 +46,158 @@ FiniteValues finite_values(const float* v, uint64_t n, std::vector<float>& scrat
     return f;
 }
 
+MLENS_VECTOR_LOOP bool all_finite(const float* v, uint64_t n) {
+    uint32_t bad = 0;
+    for (uint64_t i = 0; i < n; ++i) bad |= (std::bit_cast<uint32_t>(v[i]) & 0x7f800000u) == 0x7f800000u;
+    return bad == 0;
+}
+
+FiniteValues finite_values(const float* v, uint64_t n, std::vector<float>& scratch) {
+    if (all_finite(v, n)) return {v, n, 0, 0};
+    return only_finite(v, n, scratch);
+}
+
+// The least float >= x and the greatest float <= x: for a float v, v < x exactly when v <
+// float_at_least(x), and v > x exactly when v > float_at_most(x).
+float float_at_least(double x) {
+    const auto f = static_cast<float>(x);
+    return static_cast<double>(f) < x ? std::nextafter(f, INFINITY) : f;
+}
+float float_at_most(double x) {
+    const auto f = static_cast<float>(x);
+    return static_cast<double>(f) > x ? std::nextafter(f, -INFINITY) : f;
+}
+
 // Equal bins over [lo, hi]; bin_slots() maps a value to slot 0 (below lo), 1 + its bin, or
-// bins + 1 (above hi). A value's bin is floor((x - lo) * scale), the last bin also holding hi.
+// bins + 1 (above hi). A value's bin is floor((x - lo) * scale) computed in float, the last bin
+// also holding hi.
 struct Binning {
-    double lo = 0, hi = 0, scale = 0;
+    double lo = 0, hi = 0;
+    float scale = 0;
     uint32_t bins = 0;
 
-    static Binning over(double lo, double hi, uint32_t bins) { return {lo, hi, bins / (hi - lo), bins}; }
+    static Binning over(double lo, double hi, uint32_t bins) {
+        return {lo, hi, static_cast<float>(bins / (hi - lo)), bins};
+    }
     uint32_t slots() const { return bins + 2; }
+
+    // The same bins split in 2^shift: (x - lo) * scale * 2^shift rounds exactly as (x - lo) *
+    // scale times 2^shift, so a value's fine bin shifted right by `shift` is its bin here.
+    Binning refined(uint32_t shift) const {
+        return {lo, hi, std::ldexp(scale, static_cast<int>(shift)), bins << shift};
+    }
 
     MLENS_VECTOR_LOOP void bin_slots(const float* v, uint64_t n, uint32_t* slot) const {
         // Locals, so that stores to `slot` cannot alias them and the loop vectorizes.
-        const double first = lo, last_value = hi, k = scale, last = bins - 1;
+        const float first = static_cast<float>(lo), k = scale, last = static_cast<float>(bins - 1);
+        const float lowest = float_at_least(lo), highest = float_at_most(hi);
         const int32_t above = static_cast<int32_t>(bins) + 1;
         for (uint64_t i = 0; i < n; ++i) {
-            const double x = v[i];
-            double t = (x - first) * k;
+            const float x = v[i];
+            float t = (x - first) * k;
             t = t > 0 ? t : 0;
             t = t < last ? t : last;
             int32_t s = static_cast<int32_t>(t) + 1;
-            s = x < first ? 0 : s;
-            s = x > last_value ? above : s;
+            s = x < lowest ? 0 : s;
+            s = x > highest ? above : s;
             slot[i] = static_cast<uint32_t>(s);
         }
     }
 };
 
-// Bins of the percentile histogram: floor((x - lo) * scale) in float, for values in [lo, lo +
-// kPercentileBins / scale] and a finite float scale (else Binning in double is used). Float
-// rounding may put a value next to a bin edge into the neighbouring bin, within the
-// percentiles' one-bin accuracy.
-MLENS_VECTOR_LOOP void percentile_bins(const float* v, uint64_t n, float lo, float scale, uint32_t* bin) {
-    const float last = kPercentileBins - 1;
-    for (uint64_t i = 0; i < n; ++i) {
-        float t = (v[i] - lo) * scale;
-        t = t > 0 ? t : 0;
-        t = t < last ? t : last;
-        bin[i] = static_cast<uint32_t>(static_cast<int32_t>(t));
-    }
-}
-
-// Sums of (x - mean)^2 and (x - mean)^4.
-MLENS_VECTOR_LOOP std::pair<double, double> central_moments(const float* v, uint64_t n, double mean) {
-    double a2 = 0, a4 = 0;
-#pragma omp simd reduction(+ : a2, a4)
-    for (uint64_t i = 0; i < n; ++i) {
-        const double d = v[i] - mean, d2 = d * d;
-        a2 += d2;
-        a4 += d2 * d2;
-    }
-    return {a2, a4};
-}
-
-// Adds each value's slot to counts (binning.slots() entries).
+// Adds each value's slot to counts (binning.slots() entries). Four interleaved copies of the
+// counts keep runs of equal values, common in quantized data, from waiting on each other's
+// increments.
 void count_slots(const Binning& binning, const float* v, uint64_t n, std::vector<uint32_t>& slot, uint32_t* counts) {
     slot.resize(n);
     binning.bin_slots(v, n, slot.data());
-    for (uint64_t i = 0; i < n; ++i) ++counts[slot[i]];
+    const uint32_t slots = binning.slots();
+    thread_local std::vector<uint32_t> copies;
+    copies.assign(3 * static_cast<size_t>(slots), 0);
+    uint32_t* c1 = copies.data();
+    uint32_t* c2 = c1 + slots;
+    uint32_t* c3 = c2 + slots;
+    uint64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        ++counts[slot[i]];
+        ++c1[slot[i + 1]];
+        ++c2[slot[i + 2]];
+        ++c3[slot[i + 3]];
+    }
+    for (; i < n; ++i) ++counts[slot[i]];
+    for (uint32_t s = 0; s < slots; ++s) counts[s] += c1[s] + c2[s] + c3[s];
 }
 
-// Per-chunk counts, added into a histogram under its owner's lock.
-void add_counts(const std::vector<uint32_t>& local, Histogram& h) {
-    h.below += local.front();
-    for (size_t b = 0; b < h.counts.size(); ++b) h.counts[b] += local[b + 1];
-    h.above += local.back();
-}
-
+// Count, mean and central moment sums M2..M4 of a set of finite values; sets merge exactly
+// (Pébay's pairwise update), so chunks can be summed in any order.
 struct Moments {
-    uint64_t finite = 0, nan = 0, inf = 0, zeros = 0;
-    double min = INFINITY, max = -INFINITY, sum = 0, sum_abs = 0;
+    uint64_t n = 0;
+    double mean = 0, m2 = 0, m3 = 0, m4 = 0;
 
     void merge(const Moments& o) {
-        finite += o.finite; nan += o.nan; inf += o.inf; zeros += o.zeros;
-        min = std::min(min, o.min); max = std::max(max, o.max);
-        sum += o.sum; sum_abs += o.sum_abs;
-    }
-
-    // Adds n finite values, in loops of vector instructions (`omp simd` lets the sums be
-    // split across vector lanes).
-    void add(const float* v, uint64_t n) {
-        finite += n;
-        constexpr uint64_t kBlock = 1u << 20;  // keeps the 32-bit zero counts from overflowing
-        for (uint64_t at = 0; at < n; at += kBlock) add_block(v + at, std::min(kBlock, n - at));
-    }
-
-    MLENS_VECTOR_LOOP void add_block(const float* v, uint64_t n) {
-        double s = 0, a = 0;
-        float lo = INFINITY, hi = -INFINITY;
-        uint32_t z = 0;
-#pragma omp simd reduction(+ : s, a)
-        for (uint64_t i = 0; i < n; ++i) {
-            const double x = v[i];
-            s += x;
-            a += std::fabs(x);
-        }
-#pragma omp simd reduction(+ : z) reduction(min : lo) reduction(max : hi)
-        for (uint64_t i = 0; i < n; ++i) {
-            const float x = v[i];
-            lo = std::min(lo, x);
-            hi = std::max(hi, x);
-            z += x == 0.0f;
-        }
-        sum += s;
-        sum_abs += a;
-        min = std::min<double>(min, lo);
-        max = std::max<double>(max, hi);
-        zeros += z;
+        if (o.n == 0) return;
+        if (n == 0) { *this = o; return; }
+        const double na = static_cast<double>(n), nb = static_cast<double>(o.n), nt = na + nb;
+        const double d = o.mean - mean, d2 = d * d;
+        const double m4_new = m4 + o.m4 + d2 * d2 * na * nb * (na * na - na * nb + nb * nb) / (nt * nt * nt) +
+                              6.0 * d2 * (na * na * o.m2 + nb * nb * m2) / (nt * nt) + 4.0 * d * (na * o.m3 - nb * m3) / nt;
+        const double m3_new = m3 + o.m3 + d2 * d * na * nb * (na - nb) / (nt * nt) + 3.0 * d * (na * o.m2 - nb * m2) / nt;
+        m2 += o.m2 + d2 * na * nb / nt;
+        m3 = m3_new;
+        m4 = m4_new;
+        mean += d * nb / nt;
+        n += o.n;
     }
 };
+
+// What the first pass learns of a chunk: extremes, counts, sums and moments.
+struct ChunkSummary {
+    uint64_t nan = 0, inf = 0, zeros = 0;
+    double min = INFINITY, max = -INFINITY, sum_abs = 0;
+    Moments moments;
+
+    void merge(const ChunkSummary& o) {
+        nan += o.nan; inf += o.inf; zeros += o.zeros;
+        min = std::min(min, o.min); max = std::max(max, o.max);
+        sum_abs += o.sum_abs;
+        moments.merge(o.moments);
+    }
+};
+
+// Adds the extremes, zeros, sums and moments of n values (n < 2^32) to `out`, in vector loops
+// (`omp simd` lets the sums be split across vector lanes). Returns false, adding nothing, when a
+// value is NaN or infinite (its sum is then not finite: double sums of finite floats cannot
+// overflow).
+MLENS_VECTOR_LOOP bool summarize_finite(const float* v, uint64_t n, ChunkSummary& out) {
+    double s = 0, a = 0;
+    float lo = INFINITY, hi = -INFINITY;
+    uint32_t z = 0;
+#pragma omp simd reduction(+ : s, a, z) reduction(min : lo) reduction(max : hi)
+    for (uint64_t i = 0; i < n; ++i) {
+        const float x = v[i];
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+        z += x == 0.0f;
+        s += static_cast<double>(x);
+        a += std::fabs(static_cast<double>(x));
+    }
+    if (!std::isfinite(s) || !std::isfinite(a)) return false;
+    const double mean = n ? s / static_cast<double>(n) : 0.0;
+    double m2 = 0, m3 = 0, m4 = 0;
+#pragma omp simd reduction(+ : m2, m3, m4)
+    for (uint64_t i = 0; i < n; ++i) {
+        const double d = v[i] - mean, d2 = d * d;
+        m2 += d2;
+        m3 += d2 * d;
+        m4 += d2 * d2;
+    }
+    out.zeros += z;
+    out.min = std::min<double>(out.min, lo);
+    out.max = std::max<double>(out.max, hi);
+    out.sum_abs += a;
+    out.moments.merge({n, mean, m2, m3, m4});
+    return true;
+}
 
 // Runs fn(values, count) over the source in chunks, on `threads` threads.
 Status for_each_chunk(const FloatSource& src, JobContext* job, unsigned threads, double progress_from,
@@ -185,6 +227,35 @@ Status for_each_chunk(const FloatSource& src, JobContext* job, unsigned threads,
     return ok_status();
 }
 
+// Counts of the finite values in `binning`'s slots, over the whole source; `all_finite_known`
+// skips looking for NaN and infinities.
+Status count_source(const FloatSource& src, const Binning& binning, bool all_finite_known, JobContext* job,
+                    unsigned threads, double progress_from, std::vector<uint64_t>& total) {
+    total.assign(binning.slots(), 0);
+    std::mutex m;
+    return for_each_chunk(src, job, threads, progress_from, 1.0, [&](const float* v, uint64_t n) {
+        thread_local std::vector<float> scratch;
+        thread_local std::vector<uint32_t> slot, local;
+        FiniteValues f = all_finite_known ? FiniteValues{v, n, 0, 0} : finite_values(v, n, scratch);
+        local.assign(binning.slots(), 0);
+        count_slots(binning, f.values, f.count, slot, local.data());
+        std::lock_guard lock(m);
+        for (size_t s = 0; s < local.size(); ++s) total[s] += local[s];
+    });
+}
+
+// The histogram of `coarse`'s bins from counts in bins 2^shift times finer.
+Histogram coarsen(const Binning& coarse, const std::vector<uint64_t>& fine, uint32_t shift) {
+    Histogram h;
+    h.lo = coarse.lo;
+    h.hi = coarse.hi;
+    h.counts.assign(coarse.bins, 0);
+    h.below = fine.front();
+    h.above = fine.back();
+    for (size_t b = 1; b + 1 < fine.size(); ++b) h.counts[(b - 1) >> shift] += fine[b];
+    return h;
+}
+
 // [lo, hi] of a histogram over the data's [min, max]: a constant tensor still gets a visible bin.
 Binning data_range_binning(double min, double max, uint32_t bins) {
     const double lo = std::isfinite(min) ? min : 0.0;
@@ -193,81 +264,59 @@ Binning data_range_binning(double min, double max, uint32_t bins) {
     return Binning::over(lo, hi, bins);
 }
 
-// compute_stats, plus a histogram over [min, max] when histogram_bins > 0.
+// compute_stats, plus a histogram of `histogram_bins` bins over [min, max] (at least one).
 Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_bins, JobContext* job, unsigned threads) {
     StatsAndHistogram out;
     TensorStats& st = out.stats;
     st.count = src.size();
-    Moments all;
+    ChunkSummary all;
     std::mutex m;
-    Status s = for_each_chunk(src, job, threads, 0.0, 0.4, [&](const float* v, uint64_t n) {
+    Status s = for_each_chunk(src, job, threads, 0.0, 0.5, [&](const float* v, uint64_t n) {
         thread_local std::vector<float> scratch;
-        FiniteValues f = finite_values(v, n, scratch);
-        Moments local;
-        local.nan = f.nan;
-        local.inf = f.inf;
-        local.add(f.values, f.count);
+        ChunkSummary local;
+        if (!summarize_finite(v, n, local)) {
+            FiniteValues f = only_finite(v, n, scratch);
+            local.nan = f.nan;
+            local.inf = f.inf;
+            summarize_finite(f.values, f.count, local);
+        }
         std::lock_guard lock(m);
         all.merge(local);
     });
     if (!s) return s.error();
-    st.finite = all.finite; st.nan = all.nan; st.inf = all.inf; st.zeros = all.zeros;
-    const Binning user = data_range_binning(all.min, all.max, std::max<uint32_t>(histogram_bins, 1));
-    out.histogram.lo = user.lo;
-    out.histogram.hi = user.hi;
-    out.histogram.counts.assign(histogram_bins, 0);
-    if (all.finite == 0) return out;
+    const Moments& mo = all.moments;
+    st.finite = mo.n; st.nan = all.nan; st.inf = all.inf; st.zeros = all.zeros;
+    const Binning user = data_range_binning(all.min, all.max, histogram_bins);
+    out.histogram = coarsen(user, std::vector<uint64_t>(user.slots(), 0), 0);
+    if (mo.n == 0) return out;
+    const double n = static_cast<double>(mo.n);
     st.min = all.min;
     st.max = all.max;
-    st.mean = all.sum / static_cast<double>(all.finite);
-    st.mean_abs = all.sum_abs / static_cast<double>(all.finite);
-
-    // Second pass: central moments (numerically stable), the percentile histogram and the
-    // requested one.
-    const auto pct_lo = static_cast<float>(st.min);
-    const auto pct_scale = st.max > st.min ? static_cast<float>(kPercentileBins / (st.max - st.min)) : 0.0f;
-    std::vector<uint64_t> hist(kPercentileBins + 2, 0);  // slots as in Binning
-    std::vector<uint64_t> user_total(user.slots(), 0);
-    double m2 = 0, m4 = 0;
-    s = for_each_chunk(src, job, threads, 0.4, 1.0, [&](const float* v, uint64_t n) {
-        thread_local std::vector<float> scratch;
-        thread_local std::vector<uint32_t> slot;
-        FiniteValues f = finite_values(v, n, scratch);
-        const float* x = f.values;
-        const auto [a2, a4] = central_moments(x, f.count, st.mean);
-        std::vector<uint32_t> local(kPercentileBins + 2, 0);
-        if (std::isfinite(pct_scale)) {
-            slot.resize(f.count);
-            percentile_bins(x, f.count, pct_lo, pct_scale, slot.data());
-            for (uint64_t i = 0; i < f.count; ++i) ++local[slot[i] + 1];
-        } else {
-            count_slots(Binning::over(st.min, st.max, kPercentileBins), x, f.count, slot, local.data());
-        }
-        std::vector<uint32_t> local_user(histogram_bins ? user.slots() : 0, 0);
-        if (histogram_bins) count_slots(user, f.values, f.count, slot, local_user.data());
-        std::lock_guard lock(m);
-        m2 += a2;
-        m4 += a4;
-        for (size_t b = 0; b < local.size(); ++b) hist[b] += local[b];
-        for (size_t b = 0; b < local_user.size(); ++b) user_total[b] += local_user[b];
-    });
-    if (!s) return s.error();
-    if (histogram_bins) std::copy(user_total.begin() + 1, user_total.end() - 1, out.histogram.counts.begin());
-    const double n = static_cast<double>(all.finite);
-    double var = m2 / n;
+    st.mean = mo.mean;
+    st.mean_abs = all.sum_abs / n;
+    const double var = mo.m2 / n;
     st.std = std::sqrt(var);
-    st.kurtosis = var > 0 ? (m4 / n) / (var * var) - 3.0 : 0.0;
-    const double width = (st.max - st.min) / kPercentileBins;
+    st.kurtosis = var > 0 ? (mo.m4 / n) / (var * var) - 3.0 : 0.0;
+
+    // Second pass: one histogram, fine enough for the percentiles, whose bins add up to the
+    // requested ones.
+    uint32_t shift = 0;
+    while ((static_cast<uint64_t>(histogram_bins) << shift) < kPercentileBins) ++shift;
+    const Binning fine = user.refined(shift);
+    std::vector<uint64_t> counts;
+    if (s = count_source(src, fine, all.nan + all.inf == 0, job, threads, 0.5, counts); !s) return s.error();
+    out.histogram = coarsen(user, counts, shift);
+    const double width = (st.max - st.min) / fine.bins;
     for (size_t p = 0; p < TensorStats::kPercentiles.size(); ++p) {
         // Value at the middle of the bin holding the requested rank.
-        auto rank = static_cast<uint64_t>(std::ceil(TensorStats::kPercentiles[p] / 100.0 * n));
+        const auto rank = std::max<uint64_t>(static_cast<uint64_t>(std::ceil(TensorStats::kPercentiles[p] / 100.0 * n)), 1);
         uint64_t seen = 0;
         uint32_t b = 0;
-        for (; b < kPercentileBins; ++b) {
-            seen += hist[b + 1];
-            if (seen >= std::max<uint64_t>(rank, 1)) break;
+        for (; b + 1 < fine.bins; ++b) {
+            seen += counts[b + 1];
+            if (seen >= rank) break;
         }
-        st.percentiles[p] = std::min(st.max, st.min + (std::min<uint32_t>(b, kPercentileBins - 1) + 0.5) * width);
+        st.percentiles[p] = std::min(st.max, st.min + (b + 0.5) * width);
     }
     return out;
 }
@@ -283,47 +332,21 @@ uint64_t Histogram::total() const {
 Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::optional<std::pair<double, double>> range,
                                     JobContext* job, unsigned threads) {
     if (bins == 0) return Error{"E_RANGE", "bins", std::nullopt, "at least one bin is needed"};
-    Binning binning;
-    std::mutex m;
-    if (range) {
-        double hi = range->second;
-        if (!(hi > range->first)) hi = range->first + 1.0;
-        binning = Binning::over(range->first, hi, bins);
-    } else {
-        Moments all;
-        Status s = for_each_chunk(src, job, threads, 0.0, 0.5, [&](const float* v, uint64_t n) {
-            float lo = INFINITY, hi = -INFINITY;
-            for (uint64_t i = 0; i < n; ++i) {
-                const float x = non_finite(v[i]) ? lo : v[i];
-                lo = x < lo ? x : lo;
-                hi = x > hi ? x : hi;
-            }
-            std::lock_guard lock(m);
-            all.min = std::min<double>(all.min, lo);
-            all.max = std::max<double>(all.max, hi);
-        });
-        if (!s) return s.error();
-        binning = data_range_binning(all.min, all.max, bins);
+    if (!range) {
+        Result<StatsAndHistogram> r = stats_pass(src, bins, job, threads);
+        if (!r) return r.error();
+        return r->histogram;
     }
-    Histogram h;
-    h.lo = binning.lo;
-    h.hi = binning.hi;
-    h.counts.assign(bins, 0);
-    Status s = for_each_chunk(src, job, threads, range ? 0.0 : 0.5, 1.0, [&](const float* v, uint64_t n) {
-        thread_local std::vector<float> scratch;
-        thread_local std::vector<uint32_t> slot;
-        FiniteValues f = finite_values(v, n, scratch);
-        std::vector<uint32_t> local(binning.slots(), 0);
-        count_slots(binning, f.values, f.count, slot, local.data());
-        std::lock_guard lock(m);
-        add_counts(local, h);
-    });
-    if (!s) return s.error();
-    return h;
+    double hi = range->second;
+    if (!(hi > range->first)) hi = range->first + 1.0;
+    const Binning binning = Binning::over(range->first, hi, bins);
+    std::vector<uint64_t> counts;
+    if (Status s = count_source(src, binning, false, job, threads, 0.0, counts); !s) return s.error();
+    return coarsen(binning, counts, 0);
 }
 
 Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job, unsigned threads) {
-    Result<StatsAndHistogram> r = stats_pass(source, 0, job, threads);
+    Result<StatsAndHistogram> r = stats_pass(source, 1, job, threads);
     if (!r) return r.error();
     return r->stats;
 }

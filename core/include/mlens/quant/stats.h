@@ -1,17 +1,21 @@
 // Statistics and histograms of a FloatSource, computed in chunks on several threads.
 //
 // Contract:
-//  - compute_stats makes two passes: moments, extremes and counts; then a 4096-bin histogram over
-//    [min, max] from which percentiles are read (exact to one bin width, (max-min)/4096; its bins
-//    are found in float). NaN and ±Inf are counted and excluded from every other figure. Sums and
-//    central moments are in double (summed in vector lanes, so the last bits depend on the order).
+//  - compute_stats makes two passes: moments, extremes and counts; then a histogram of at least
+//    4096 bins over [min, max] from which percentiles are read (exact to one bin width, at most
+//    (max-min)/4096). NaN and ±Inf are counted and excluded from every other figure. Sums and
+//    central moments are in double: each chunk's about its own mean, merged pairwise (Pébay), so
+//    the last bits depend on the order of the chunks.
 //  - compute_histogram counts finite values in `bins` equal bins over [lo, hi] (values outside
 //    are counted in below/above); with no range given it uses [min, max] of the data. A value's
-//    bin is floor((x - lo) * bins / (hi - lo)), the last bin also holding hi; hi <= lo is taken
-//    as [lo, lo + 1].
+//    bin is floor((x - lo) * scale) with scale = bins / (hi - lo), both rounded to float and
+//    the product computed in float (the last bin also holds hi); hi <= lo is taken as
+//    [lo, lo + 1].
 //  - compute_stats_and_histogram gives compute_stats' figures and, from the same second pass,
 //    the histogram compute_histogram(source, bins) would give (equal counts, lo and hi), so the
-//    source is decoded twice instead of three times.
+//    source is decoded twice instead of three times. Its percentiles come from bins * 2^k fine
+//    bins (the least such count >= 4096, whose bins add up exactly to the requested ones), so
+//    for bin counts that do not divide 4096 they may differ from compute_stats' by one bin.
 //  - Both honour JobContext cancel (E_CANCELLED) and report progress.
 #pragma once
 
