@@ -225,3 +225,26 @@ TEST_CASE("top-k's one-pass path equals a full sort; log_sum_exp gives log_softm
         CHECK(std::exp(static_cast<double>(logits[i]) - lse) == Approx(std::exp(logp[i])).epsilon(1e-5));
     CHECK(std::isinf(log_sum_exp(std::vector<float>(3, std::numeric_limits<float>::quiet_NaN()))));
 }
+
+TEST_CASE("log_sum_exp's vector exponential matches a double-precision sum", "[infer]") {
+    // Logits from -120 to +30 (terms down to e^-150, below float's range), a vocabulary-sized
+    // row with a masked token and an infinite one.
+    std::vector<float> logits(150001);
+    for (size_t i = 0; i < logits.size(); ++i) logits[i] = -120.0f + 150.0f * static_cast<float>(i) / 150000.0f;
+    logits[7] = -std::numeric_limits<float>::infinity();
+    logits[8] = std::numeric_limits<float>::infinity();
+    logits[9] = std::numeric_limits<float>::quiet_NaN();
+    double max_logit = -INFINITY;
+    for (float v : logits)
+        if (std::isfinite(v)) max_logit = std::max<double>(max_logit, v);
+    double sum = 0;
+    for (float v : logits)
+        if (std::isfinite(v)) sum += std::exp(static_cast<double>(v) - max_logit);
+    CHECK(log_sum_exp(logits) == Approx(std::log(sum) + max_logit).epsilon(1e-7));
+    for (float shift : {0.0f, -87.5f, 1e-3f}) {
+        const std::vector<float> row = {shift, shift - 0.25f, shift - 40.0f, shift - 86.9f, shift - 200.0f};
+        double expected = 0;
+        for (float v : row) expected += std::exp(static_cast<double>(v) - shift);
+        CHECK(std::exp(log_sum_exp(row) - shift) == Approx(expected).epsilon(3e-7));
+    }
+}

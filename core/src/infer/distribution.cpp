@@ -1,11 +1,66 @@
 #include "mlens/infer/distribution.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
+#include "util/vector_loop.h"
+
 namespace mlens {
+
+namespace {
+
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
+constexpr float kNegativeInfinity = -kInfinity;
+
+bool finite_bits(float x) { return (std::bit_cast<uint32_t>(x) & 0x7f800000u) != 0x7f800000u; }
+
+// The largest of n logits, NaN counted as -inf (the order top_k ranks by).
+MLENS_VECTOR_LOOP float max_ranked(const float* v, size_t n) {
+    float m = kNegativeInfinity;
+#pragma omp simd reduction(max : m)
+    for (size_t i = 0; i < n; ++i) m = v[i] > m ? v[i] : m;
+    return m;
+}
+
+// The largest finite logit; -inf when none is finite.
+MLENS_VECTOR_LOOP float max_finite(const float* v, size_t n) {
+    float m = kNegativeInfinity;
+#pragma omp simd reduction(max : m)
+    for (size_t i = 0; i < n; ++i) m = v[i] > m && v[i] < kInfinity ? v[i] : m;
+    return m;
+}
+
+// e^x for -87 <= x <= 0, within 2 ulp: e^r 2^k with k = round(x / ln 2) (x <= 0, so truncating
+// x / ln 2 - 0.5 rounds), r = x - k ln 2 (ln 2 split in two parts so that r is exact enough) and
+// e^r from its Taylor series to r^6 (|r| <= ln 2 / 2: truncation below 2e-7). Plain arithmetic,
+// so that loops over it vectorize.
+inline float exp_nonpositive(float x) {
+    const int32_t k = static_cast<int32_t>(x * 1.44269504f - 0.5f);
+    const auto kf = static_cast<float>(k);
+    const float r = (x - kf * 0.693359375f) + kf * 2.12194440e-4f;
+    const float p =
+        1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
+    return p * std::bit_cast<float>((k + 127) << 23);
+}
+
+// Σ e^(v - shift) over the finite v (all <= shift), in double; terms below e^-87 count as e^-87.
+MLENS_VECTOR_LOOP double sum_exp_below(const float* v, size_t n, float shift) {
+    double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
+    for (size_t i = 0; i < n; ++i) {
+        const float weight = finite_bits(v[i]) ? 1.0f : 0.0f;
+        float x = v[i] - shift;   // NaN for NaN or infinite v, whose weight is 0
+        x = x > -87.0f ? x : -87.0f;
+        x = x < 0.0f ? x : 0.0f;
+        sum += static_cast<double>(weight * exp_nonpositive(x));
+    }
+    return sum;
+}
+
+}  // namespace
 
 std::vector<double> log_softmax(std::span<const float> logits) {
     std::vector<double> out(logits.size(), -std::numeric_limits<double>::infinity());
@@ -23,14 +78,9 @@ std::vector<double> log_softmax(std::span<const float> logits) {
 }
 
 double log_sum_exp(std::span<const float> logits) {
-    float max_logit = -std::numeric_limits<float>::infinity();
-    for (float v : logits)
-        if (std::isfinite(v)) max_logit = std::max(max_logit, v);
+    const float max_logit = max_finite(logits.data(), logits.size());
     if (!std::isfinite(max_logit)) return -std::numeric_limits<double>::infinity();
-    double sum = 0.0;
-    for (float v : logits)
-        if (std::isfinite(v)) sum += static_cast<double>(std::exp(v - max_logit));
-    return std::log(sum) + static_cast<double>(max_logit);
+    return std::log(sum_exp_below(logits.data(), logits.size(), max_logit)) + static_cast<double>(max_logit);
 }
 
 std::vector<int32_t> top_k(std::span<const float> logits, int k) {
@@ -43,15 +93,23 @@ std::vector<int32_t> top_k(std::span<const float> logits, int k) {
         const float la = value(a), lb = value(b);
         return la != lb ? la > lb : a < b;
     };
+    if (n == 0) return {};
     if (n * 16 < logits.size()) {
         // One pass: `best` stays sorted by `before`; a candidate enters when it beats the last.
+        // Once `best` is full, a block whose largest logit does not exceed the last one's is
+        // skipped: its ids are all higher, so even a tie would not enter.
+        constexpr size_t kBlock = 256;
         std::vector<int32_t> best;
         best.reserve(n + 1);
-        for (size_t i = 0; i < logits.size(); ++i) {
-            const auto id = static_cast<int32_t>(i);
-            if (best.size() == n && !before(id, best.back())) continue;
-            best.insert(std::upper_bound(best.begin(), best.end(), id, before), id);
-            if (best.size() > n) best.pop_back();
+        for (size_t start = 0; start < logits.size(); start += kBlock) {
+            const size_t end = std::min(logits.size(), start + kBlock);
+            if (best.size() == n && max_ranked(logits.data() + start, end - start) <= value(best.back())) continue;
+            for (size_t i = start; i < end; ++i) {
+                const auto id = static_cast<int32_t>(i);
+                if (best.size() == n && !before(id, best.back())) continue;
+                best.insert(std::upper_bound(best.begin(), best.end(), id, before), id);
+                if (best.size() > n) best.pop_back();
+            }
         }
         return best;
     }

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "mlens/util/parallel.h"
+#include "util/vector_loop.h"
 
 namespace mlens {
 
@@ -17,14 +18,6 @@ namespace {
 constexpr uint64_t kChunkTarget = 1u << 16;
 // Percentiles are read from a histogram of at least this many bins over [min, max].
 constexpr uint32_t kPercentileBins = 4096;
-
-// The vector loops also get AVX2 and AVX-512 variants, chosen when the program loads on a CPU
-// that has them.
-#if defined(__x86_64__) && defined(__GNUC__)
-#define MLENS_VECTOR_LOOP __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define MLENS_VECTOR_LOOP
-#endif
 
 // A chunk's values with NaN and ±Inf moved out (counted), so the loops below see finite values only.
 struct FiniteValues {
@@ -47,8 +40,9 @@ FiniteValues only_finite(const float* v, uint64_t n, std::vector<float>& scratch
 }
 
 MLENS_VECTOR_LOOP bool all_finite(const float* v, uint64_t n) {
-    uint32_t bad = 0;
-    for (uint64_t i = 0; i < n; ++i) bad |= (std::bit_cast<uint32_t>(v[i]) & 0x7f800000u) == 0x7f800000u;
+    uint64_t bad = 0;
+#pragma omp simd reduction(+ : bad)
+    for (uint64_t i = 0; i < n; ++i) bad += (std::bit_cast<uint32_t>(v[i]) & 0x7f800000u) == 0x7f800000u;
     return bad == 0;
 }
 
