@@ -51,7 +51,7 @@ void AppShell::menu_bar() {
             if (!chosen.empty()) open(chosen);
         }
         if (ImGui::MenuItem("Open demo models", nullptr, false, !m_demo_files.empty()))
-            for (const std::string& path : m_demo_files) open(path);
+            open_all(m_demo_files);
         ImGui::Separator();
         Document* active = m_workspace.active();
         if (ImGui::MenuItem("Close", "Ctrl+W", false, active != nullptr)) close_document(active->id);
@@ -106,7 +106,7 @@ void AppShell::welcome(float height) {
     if (!m_demo_files.empty()) {
         ImGui::SameLine();
         if (ImGui::Button(("Open " + std::to_string(m_demo_files.size()) + " demo models").c_str()))
-            for (const std::string& path : m_demo_files) open(path);
+            open_all(m_demo_files);
     }
     ui::text_dim("or drop files onto this window \xC2\xB7 Ctrl+O");
     if (!m_settings.recent_files.empty()) {

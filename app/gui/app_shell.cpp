@@ -25,6 +25,10 @@ void AppShell::open(const std::string& path, bool bring_forward) {
     }
 }
 
+void AppShell::open_all(const std::vector<std::string>& paths) {
+    for (size_t i = 0; i < paths.size(); ++i) open(paths[i], i == 0);
+}
+
 std::string AppShell::window_title() {
     Document* doc = m_workspace.active();
     return doc ? doc->title + " \xE2\x80\x94 ModelLens" : "ModelLens";

@@ -6,7 +6,8 @@
 //    system, so tests drive it headless. It publishes finished open jobs, hands new documents'
 //    code points to the FontSet (the window loop rebuilds the atlas between frames), and applies
 //    the start options to each document when it becomes ready.
-//  - open() starts opening a file without blocking (menu, command line, drag and drop).
+//  - open() starts opening a file or folder without blocking (menu, command line, drag and drop);
+//    open_all() opens several at once (command line, one drop) with the first one's tab in front.
 //  - Settings changes (recent files, panels, theme, pane widths) are saved to `settings_path`
 //    when it is not empty: when a document opens and in save_settings().
 #pragma once
@@ -39,6 +40,7 @@ public:
 
     // Starts opening `path`; its tab comes forward unless `bring_forward` is false.
     void open(const std::string& path, bool bring_forward = true);
+    void open_all(const std::vector<std::string>& paths);
     void frame();
 
     Workspace& workspace() { return m_workspace; }

@@ -1,6 +1,7 @@
 // modellens: the ModelLens desktop app.
 //   modellens [FILES...]
-//   modellens --screenshot OUT.png [--frames N] [--size WxH] [--panel NAME] [--select NAME] FILES...
+//   modellens --screenshot OUT.png [--frames N] [--size WxH] [--panel NAME] [--select NAME]
+//             [--wait-documents N] [--timeout S] FILES...
 // --select infer:VIEW opens the Inference panel, loads the first file into llama.cpp and runs VIEW
 // (tokenizer, generate, layers, ab, console) on its default input; ab compares with the second file.
 #include <cstdio>
@@ -38,6 +39,11 @@ int main(int argc, char** argv) {
     app.add_option("--screenshot", options.screenshot, "Render, write the window to this PNG and exit");
     app.add_option("--frames", options.frames, "Frames to render after files opened (screenshot mode)")
         ->check(CLI::Range(1, 1000));
+    app.add_option("--wait-documents", options.wait_documents,
+                   "Screenshot mode: wait until this many documents are open (files dropped on the window count)")
+        ->check(CLI::Range(1, 1000));
+    app.add_option("--timeout", options.timeout_seconds, "Screenshot mode: seconds to wait before failing (600)")
+        ->check(CLI::Range(1.0, 86400.0));
     app.add_option("--size", size, "Window size WxH, e.g. 1600x1000");
     app.add_option("--panel", options.panel, "Center panel to show: " + panels);
     app.add_option("--select", options.select,

@@ -26,7 +26,6 @@ constexpr double kProgressWakeSeconds = 0.05;
 constexpr double kTypingWakeSeconds = 0.5;
 constexpr double kIdleWakeSeconds = 5.0;
 constexpr int kFramesAfterWake = 2;
-constexpr double kScreenshotTimeoutSeconds = 600.0;
 
 // Set by SIGINT/SIGTERM so the loop ends normally and the settings get saved.
 volatile std::sig_atomic_t g_stop = 0;
@@ -39,7 +38,24 @@ void glfw_error(int code, const char* message) {
 
 void on_drop(GLFWwindow* window, int count, const char** paths) {
     auto* shell = static_cast<AppShell*>(glfwGetWindowUserPointer(window));
-    for (int i = 0; i < count; ++i) shell->open(paths[i]);
+    shell->open_all(std::vector<std::string>(paths, paths + count));
+}
+
+const char* state_name(DocumentState state) {
+    switch (state) {
+        case DocumentState::opening: return "opening";
+        case DocumentState::ready: return "ready";
+        case DocumentState::failed: return "failed";
+    }
+    return "?";
+}
+
+// What a screenshot shows, for scripts: one line per document tab.
+void print_documents(Workspace& workspace) {
+    const Document* front = workspace.active();
+    for (const auto& doc : workspace.documents())
+        std::printf("document %s%s %s\n", state_name(doc->state), doc.get() == front ? " front" : "", doc->path.c_str());
+    std::fflush(stdout);
 }
 
 // Writes framebuffer pixels [x, x + width) × [y, y + height) (y from the bottom) as a PNG.
@@ -128,17 +144,20 @@ int run_window(const WindowOptions& options) {
         glfwSetWindowUserPointer(window, &shell);
         glfwSetDropCallback(window, on_drop);
 
-        std::vector<std::string> files = options.files;
-        if (files.empty()) files = demo_documents(MLENS_DEMO_DIR);
-        // The first file's tab is the one in front.
-        for (size_t i = 0; i < files.size(); ++i) shell.open(files[i], i == 0);
+        shell.open_all(options.files.empty() ? demo_documents(MLENS_DEMO_DIR) : options.files);
+        const size_t wait_documents = static_cast<size_t>(std::max(0, options.wait_documents));
 
         auto started = std::chrono::steady_clock::now();
         int frames_left = kFramesAfterWake;
         int settled_frames = 0;
         std::string title;
         while (!glfwWindowShouldClose(window)) {
-            if (screenshot || frames_left > 0) {
+            // Waiting for documents from outside (a drop): nothing to draw until an event comes.
+            bool awaiting_documents = screenshot && shell.workspace().documents().size() < wait_documents &&
+                                      !shell.workspace().opening() && !shell.busy();
+            if (awaiting_documents) {
+                glfwWaitEventsTimeout(kProgressWakeSeconds);
+            } else if (screenshot || frames_left > 0) {
                 glfwPollEvents();
                 if (frames_left > 0) --frames_left;
             } else {
@@ -173,19 +192,29 @@ int run_window(const WindowOptions& options) {
             }
 
             if (screenshot) {
-                // Settled: nothing opening or running (panel jobs such as histograms included).
-                bool settled = !shell.workspace().opening() && !fonts.needs_rebuild() && !shell.busy();
+                // Settled: every awaited document there, nothing opening or running (panel jobs such
+                // as histograms included).
+                bool settled = shell.workspace().documents().size() >= wait_documents &&
+                               !shell.workspace().opening() && !fonts.needs_rebuild() && !shell.busy();
                 settled_frames = settled ? settled_frames + 1 : 0;
                 if (settled_frames >= std::max(1, options.frames)) {
                     if (!write_screenshot(options.screenshot, fb_w, fb_h)) {
                         std::fprintf(stderr, "modellens: cannot write %s\n", options.screenshot.c_str());
                         result = 1;
                     }
+                    print_documents(shell.workspace());
                     break;
                 }
                 double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-                if (elapsed > kScreenshotTimeoutSeconds) {
-                    std::fprintf(stderr, "modellens: documents did not finish opening in time\n");
+                if (elapsed > options.timeout_seconds) {
+                    size_t open = shell.workspace().documents().size();
+                    if (open < wait_documents)
+                        std::fprintf(stderr, "modellens: %zu of %zu documents open after %g s\n", open, wait_documents,
+                                     options.timeout_seconds);
+                    else
+                        std::fprintf(stderr, "modellens: documents did not finish opening in %g s\n",
+                                     options.timeout_seconds);
+                    print_documents(shell.workspace());
                     result = 1;
                     break;
                 }

@@ -22,10 +22,15 @@ struct OpenOutcome {
 
 namespace {
 
+// Absolute and normalized, without a trailing separator: "models/llama/" (as shell completion
+// and some drag sources give folders) is the same document as "models/llama", titled "llama".
 std::string absolute_path(const std::string& path) {
     std::error_code ec;
     auto abs = std::filesystem::absolute(path, ec);
-    return ec ? path : abs.lexically_normal().string();
+    if (ec) return path;
+    abs = abs.lexically_normal();
+    if (!abs.has_filename() && abs.has_relative_path()) abs = abs.parent_path();
+    return abs.string();
 }
 
 }  // namespace

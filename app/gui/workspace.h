@@ -2,8 +2,9 @@
 //
 // Contract:
 //  - open() returns at once: the document appears in state `opening` and an open job
-//    (open_model + build_document_index) runs on the JobRunner. Opening a path that is already
-//    open activates that document instead; a document that failed to open is replaced.
+//    (open_model + build_document_index) runs on the JobRunner. Its path is made absolute and
+//    normalized, without a trailing separator. Opening a path that is already open activates
+//    that document instead; a document that failed to open is replaced.
 //  - poll() (main thread, once per frame) publishes finished open jobs: the document becomes
 //    ready or failed, successful paths go to the front of the recent files. A document whose
 //    open was cancelled is closed.

@@ -1,12 +1,18 @@
-// gui_fixture_tool: helpers for the window smoke test.
-//   gui_fixture_tool write OUT.gguf          writes the GUI fixture
-//   gui_fixture_tool check-png FILE W H      checks FILE is a W×H PNG that is not one flat colour
+// gui_fixture_tool: helpers for the window tests.
+//   gui_fixture_tool write OUT.gguf                    writes the GUI fixture
+//   gui_fixture_tool write-safetensors-folder DIR      writes a small safetensors folder: a
+//       Llama-shaped model.safetensors (F32 and F16 tensors, __metadata__) and its config.json
+//   gui_fixture_tool check-png FILE W H                checks FILE is a W×H PNG that is not one flat colour
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
+#include <ggml.h>
 #include <stb_image.h>
 
 #include "gui_fixture.h"
@@ -38,6 +44,64 @@ int check_png(const char* path, int want_w, int want_h) {
     return 0;
 }
 
+bool write_file(const std::filesystem::path& path, const void* data, size_t size) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    return static_cast<bool>(out);
+}
+
+// `count` little-endian values running over [-1, 1), as F32 or (when `half`) F16.
+std::vector<uint8_t> ramp(size_t count, bool half) {
+    std::vector<uint8_t> bytes;
+    for (size_t i = 0; i < count; ++i) {
+        float v = -1.0f + 2.0f * static_cast<float>(i) / static_cast<float>(count);
+        uint32_t bits = 0;
+        if (half) {
+            bits = ggml_fp32_to_fp16(v);
+        } else {
+            std::memcpy(&bits, &v, 4);
+        }
+        for (int b = 0; b < (half ? 2 : 4); ++b) bytes.push_back(static_cast<uint8_t>(bits >> (8 * b)));
+    }
+    return bytes;
+}
+
+bool write_safetensors_folder(const std::filesystem::path& dir) {
+    struct Entry {
+        const char* name;
+        const char* dtype;
+        const char* shape;
+        size_t count;
+    };
+    const Entry entries[] = {{"model.embed_tokens.weight", "F32", "[32,16]", 32 * 16},
+                             {"model.layers.0.self_attn.q_proj.weight", "F16", "[16,16]", 16 * 16},
+                             {"model.layers.0.mlp.up_proj.weight", "F16", "[48,16]", 48 * 16},
+                             {"model.norm.weight", "F32", "[16]", 16}};
+    std::string header = "{\"__metadata__\":{\"format\":\"pt\"}";
+    std::vector<uint8_t> data;
+    for (const Entry& e : entries) {
+        std::vector<uint8_t> values = ramp(e.count, std::strcmp(e.dtype, "F16") == 0);
+        std::string offsets = std::to_string(data.size()) + "," + std::to_string(data.size() + values.size());
+        header += ",\"" + std::string(e.name) + "\":{\"dtype\":\"" + e.dtype + "\",\"shape\":" + e.shape +
+                  ",\"data_offsets\":[" + offsets + "]}";
+        data.insert(data.end(), values.begin(), values.end());
+    }
+    header += "}";
+    // Padded with spaces so the data starts 8-byte aligned, as the reference writer does.
+    while (header.size() % 8 != 0) header += ' ';
+    std::vector<uint8_t> file;
+    for (int b = 0; b < 8; ++b) file.push_back(static_cast<uint8_t>(static_cast<uint64_t>(header.size()) >> (8 * b)));
+    file.insert(file.end(), header.begin(), header.end());
+    file.insert(file.end(), data.begin(), data.end());
+    const std::string config =
+        "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"hidden_size\": 16,\n  \"intermediate_size\": 48,\n"
+        "  \"num_hidden_layers\": 1,\n  \"vocab_size\": 32,\n  \"torch_dtype\": \"float16\"\n}\n";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    return !ec && write_file(dir / "model.safetensors", file.data(), file.size()) &&
+           write_file(dir / "config.json", config.data(), config.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -46,7 +110,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "gui_fixture_tool: cannot write %s\n", argv[2]);
         return 1;
     }
+    if (argc == 3 && std::strcmp(argv[1], "write-safetensors-folder") == 0) {
+        if (write_safetensors_folder(argv[2])) return 0;
+        std::fprintf(stderr, "gui_fixture_tool: cannot write the safetensors folder %s\n", argv[2]);
+        return 1;
+    }
     if (argc == 5 && std::strcmp(argv[1], "check-png") == 0) return check_png(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
-    std::fprintf(stderr, "usage: gui_fixture_tool write OUT.gguf | check-png FILE W H\n");
+    std::fprintf(stderr,
+                 "usage: gui_fixture_tool write OUT.gguf | write-safetensors-folder DIR | check-png FILE W H\n");
     return 2;
 }

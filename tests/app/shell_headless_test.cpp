@@ -148,6 +148,31 @@ TEST_CASE("opening the same path twice keeps one document; several documents are
     CHECK(h.shell.window_title().find("a.gguf") != std::string::npos);
 }
 
+TEST_CASE("several paths opened at once, like one drop, bring the first one's tab forward") {
+    TempDir dir;
+    for (const char* name : {"a.gguf", "b.gguf", "c.gguf"}) REQUIRE(test::write_gui_fixture(dir.file(name)));
+    ShellHarness h;
+    h.open(dir.file("a.gguf"));
+    h.shell.open_all({dir.file("b.gguf"), dir.file("c.gguf"), dir.file("a.gguf")});
+    h.jobs.wait_all();
+    h.frames(3);
+    CHECK(h.shell.workspace().documents().size() == 3);
+    REQUIRE(h.shell.workspace().active() != nullptr);
+    CHECK(h.shell.workspace().active()->path == dir.file("b.gguf"));
+    CHECK(h.shell.window_title().find("b.gguf") != std::string::npos);
+}
+
+TEST_CASE("a folder named with a trailing separator is the same document, titled after the folder") {
+    const std::string store = std::string(MLENS_DEMO_DIR) + "/ollama-store";
+    ShellHarness h;
+    Document& doc = h.open(store + "/");
+    CHECK(doc.ready());
+    CHECK(doc.path == store);
+    CHECK(doc.title.ends_with("ollama-store"));
+    h.open(store);
+    CHECK(h.shell.workspace().documents().size() == 1);
+}
+
 TEST_CASE("closing a document while it opens cancels its job") {
     TempDir dir;
     REQUIRE(test::write_gui_fixture(dir.file("a.gguf")));
