@@ -32,14 +32,21 @@ std::optional<uint64_t> whole_number(std::string_view s) {
 
 }  // namespace
 
-std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key, std::string_view query, JobContext* job) {
+std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key, std::string_view query, JobContext* job,
+                                   const MatchesFound& found) {
     std::vector<uint64_t> out;
     if (query.empty()) return out;
     std::optional<uint64_t> index = whole_number(query);
     if (index && *index >= array.count) index.reset();
     if (index) out.push_back(*index);
+    size_t handed = 0;   // matches already given to `found`
+    auto hand_over = [&] {
+        if (found && out.size() > handed) found(std::span<const uint64_t>(out).subspan(handed));
+        handed = out.size();
+    };
     auto progress = [&](uint64_t i) {
         if ((i & 0x3FFF) != 0) return true;
+        hand_over();
         job_report(job, static_cast<double>(i) / static_cast<double>(std::max<uint64_t>(array.count, 1)));
         return !job_cancelled(job);
     };
@@ -54,6 +61,7 @@ std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key
             if (!progress(i)) break;
         }
     }
+    hand_over();
     return out;
 }
 
@@ -68,9 +76,13 @@ void ArraySearch::start(JobRunner& jobs, std::shared_ptr<const ArrayIndex> array
     }
     auto outcome = std::make_shared<Outcome>();
     m_outcome = outcome;
+    m_stale = true;
     m_job = jobs.start("search " + std::to_string(array->count) + " elements",
                        [array, key = std::move(key), query = m_query, outcome](JobContext& ctx) {
-                           outcome->matches = search_array(*array, key, query, &ctx);
+                           search_array(*array, key, query, &ctx, [&](std::span<const uint64_t> more) {
+                               std::lock_guard lock(outcome->mutex);
+                               outcome->matches.insert(outcome->matches.end(), more.begin(), more.end());
+                           });
                        });
 }
 
@@ -83,9 +95,19 @@ void ArraySearch::clear() {
 }
 
 bool ArraySearch::poll() {
-    if (!m_job || !m_job->done()) return false;
-    bool cancelled = m_job->cancelled();
-    if (!cancelled) m_matches = std::move(m_outcome->matches);
+    if (!m_job) return false;
+    const bool done = m_job->done();   // read before the matches: a finished job adds no more
+    if (!done || !m_job->cancelled()) {
+        // The previous query's rows stay until this search has found something or finished.
+        std::lock_guard lock(m_outcome->mutex);
+        const size_t found = m_outcome->matches.size();
+        if (done || (m_stale ? found > 0 : found != m_matches.size())) {
+            m_matches = m_outcome->matches;
+            m_stale = false;
+        }
+    }
+    if (!done) return false;
+    const bool cancelled = m_job->cancelled();
     m_job.reset();
     m_outcome.reset();
     return !cancelled;

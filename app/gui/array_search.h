@@ -8,12 +8,18 @@
 //    in its enum name ("control" finds CONTROL token types).
 //  - A query that is a whole number below the element count also matches the element with that
 //    index; it is listed first.
-//  - start() cancels a search still running; poll() (main thread, each frame) publishes a
-//    finished search. Results are indices in ascending order (after the index match).
+//  - search_array hands the matches found so far to `found` (when given) every 16,384 elements
+//    and at the end, each match once, in order.
+//  - start() cancels a search still running; poll() (main thread, each frame) publishes the
+//    matches found so far, so rows appear while a long search runs, and then the finished
+//    search. Results are indices in ascending order (after the index match).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,8 +29,10 @@
 
 namespace mlens {
 
+using MatchesFound = std::function<void(std::span<const uint64_t>)>;
+
 std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key, std::string_view query,
-                                   JobContext* job = nullptr);
+                                   JobContext* job = nullptr, const MatchesFound& found = {});
 
 class ArraySearch {
 public:
@@ -39,12 +47,14 @@ public:
 
 private:
     struct Outcome {
-        std::vector<uint64_t> matches;
+        std::mutex mutex;
+        std::vector<uint64_t> matches;   // grows while the search runs
     };
     std::string m_query;
     JobPtr m_job;
     std::shared_ptr<Outcome> m_outcome;
     std::vector<uint64_t> m_matches;
+    bool m_stale = false;   // m_matches are the previous query's
 };
 
 }  // namespace mlens

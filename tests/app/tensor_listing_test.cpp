@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <thread>
+
 #include "array_search.h"
 #include "document.h"
 #include "gui_fixture.h"
@@ -85,6 +88,35 @@ TEST_CASE("array search finds pieces by raw and visible text, and ids") {
     CHECK(search_array(tokens, "tokenizer.ggml.tokens", "14").front() == 14);
     CHECK(search_array(*f.index.tokenizer.types, "tokenizer.ggml.token_type", "control") == std::vector<uint64_t>{1, 2});
     CHECK(search_array(tokens, "tokenizer.ggml.tokens", "").empty());
+}
+
+TEST_CASE("array search hands over matches while it runs, each once and in order") {
+    auto model = open_model(std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf");
+    REQUIRE(model.ok());
+    DocumentIndex index = build_document_index(*model);
+    const ArrayIndex& tokens = *index.tokenizer.tokens;
+    REQUIRE(tokens.count == 32000);
+    std::vector<uint64_t> handed;
+    int hand_overs = 0;
+    auto all = search_array(tokens, "tokenizer.ggml.tokens", "er", nullptr, [&](std::span<const uint64_t> more) {
+        CHECK(!more.empty());
+        handed.insert(handed.end(), more.begin(), more.end());
+        ++hand_overs;
+    });
+    CHECK(all.size() > 1000);
+    CHECK(handed == all);
+    CHECK(hand_overs >= 2);   // every 16,384 tokens (when something was found) and at the end
+
+    JobRunner jobs;
+    ArraySearch search;
+    search.start(jobs, index.tokenizer.tokens, "tokenizer.ggml.tokens", "er");
+    size_t seen = 0;
+    while (!search.poll()) {
+        CHECK(search.matches().size() >= seen);   // rows only ever grow while it runs
+        seen = search.matches().size();
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    CHECK(search.matches() == all);
 }
 
 TEST_CASE("the document index groups metadata and finds the tokenizer") {
