@@ -13,6 +13,9 @@ namespace mlens {
 
 namespace {
 
+// Largest read whose byte buffer a thread keeps for its next read.
+constexpr uint64_t kKeptReadBytes = 16u << 20;
+
 Error unsupported(const TensorInfo& t, const std::string& why) { return Error{"E_UNSUPPORTED_TYPE", t.name, std::nullopt, why}; }
 
 }  // namespace
@@ -188,8 +191,13 @@ Status TensorView::read(uint64_t first, uint64_t count, float* out) const {
         (count % m_block != 0 && first + count != m_elements))
         return Error{"E_RANGE", info().name, std::nullopt, "read not aligned to the type's blocks"};
     if (m_kind == Kind::mlx) return read_mlx(first, count, out);
+    // One read per request (a system call each), into a per-thread buffer that keeps its pages
+    // (requests of chunk size; a larger one gets a buffer of its own).
     const uint64_t blocks = (count + m_block - 1) / m_block;
-    std::vector<uint8_t> bytes(blocks * m_block_bytes);
+    thread_local std::vector<uint8_t> kept;
+    std::vector<uint8_t> own;
+    std::vector<uint8_t>& bytes = blocks * m_block_bytes <= kKeptReadBytes ? kept : own;
+    bytes.resize(blocks * m_block_bytes);
     if (Status s = read_blocks(first / m_block, blocks, bytes.data()); !s) return s;
     if (m_kind == Kind::ggml)
         ggml_get_type_traits(static_cast<ggml_type>(info().type.id))->to_float(bytes.data(), out, static_cast<int64_t>(count));
