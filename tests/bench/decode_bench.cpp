@@ -6,7 +6,7 @@
 //   ggml      one thread, to_float over the tensor in 1M-value chunks (from the mapped file)
 //   decode    TensorView::read over the same chunks on THREADS threads (default 2)
 //   analyze   compute_stats_and_histogram(256 bins) on THREADS threads
-// Prints the best of several runs in G values/s and the ratios decode/ggml, analyze/ggml.
+// The three run in turn, seven rounds; prints the best of each in G values/s and the ratios decode/ggml, analyze/ggml.
 // --keep PATH keeps the benchmarked GGUF (one tensor per type, named by the type) at PATH and
 // writes the measured throughputs to PATH.tsv (tensor, ggml G/s, decode G/s), for comparing
 // other decoders on the same file.
@@ -37,13 +37,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double best_s(const std::function<void()>& fn, int runs = 5) {
-    double best = 1e300;
-    for (int i = 0; i < runs; ++i) {
-        auto t0 = Clock::now();
-        fn();
-        best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-    }
+// Best times of several functions over `rounds` rounds, each round running every function once
+// in turn, so that a change in the machine's speed during the run affects all of them alike.
+std::vector<double> best_s(const std::vector<std::function<void()>>& fns, int rounds = 7) {
+    std::vector<double> best(fns.size(), 1e300);
+    for (int r = 0; r < rounds; ++r)
+        for (size_t i = 0; i < fns.size(); ++i) {
+            auto t0 = Clock::now();
+            fns[i]();
+            best[i] = std::min(best[i], std::chrono::duration<double>(Clock::now() - t0).count());
+        }
     return best;
 }
 
@@ -102,16 +105,17 @@ int main(int argc, char** argv) {
         const uint64_t chunk = view->chunk_length();
         std::vector<uint8_t> bytes(chunk / view->block_length() * view->block_bytes());
         std::vector<float> out(chunk);
-        double t_ref = best_s([&] {
-            for (uint64_t first = 0; first < n; first += chunk) {
-                const uint64_t count = std::min(chunk, n - first);
-                (void)view->read_blocks(first / view->block_length(), count / view->block_length(), bytes.data());
-                traits->to_float(bytes.data(), out.data(), static_cast<int64_t>(count));
-            }
-        });
-        double t_decode = best_s([&] { decode_parallel(*view, threads); });
-        double t_analyze = best_s([&] { analyze(*view, threads); }, 3);
-        report(ggml_type_name(type), n, t_ref, t_decode, t_analyze);
+        const auto t = best_s({[&] {
+                                   for (uint64_t first = 0; first < n; first += chunk) {
+                                       const uint64_t count = std::min(chunk, n - first);
+                                       (void)view->read_blocks(first / view->block_length(),
+                                                               count / view->block_length(), bytes.data());
+                                       traits->to_float(bytes.data(), out.data(), static_cast<int64_t>(count));
+                                   }
+                               },
+                               [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); }});
+        const double t_ref = t[0], t_decode = t[1];
+        report(ggml_type_name(type), n, t_ref, t_decode, t[2]);
         tsv += std::string(ggml_type_name(type)) + "\t" + std::to_string(n / t_ref / 1e9) + "\t" +
                std::to_string(n / t_decode / 1e9) + "\n";
     }
@@ -146,10 +150,9 @@ int main(int argc, char** argv) {
         auto model = open_safetensors(dir.file("int4.safetensors"));
         describe_tensor_blobs(*model);
         auto view = TensorView::open(*model, "w");
-        double t_ref = best_s([&] { decode_parallel(*view, 1); });
-        double t_decode = best_s([&] { decode_parallel(*view, threads); });
-        double t_analyze = best_s([&] { analyze(*view, threads); }, 3);
-        report("int4 MLX", n, t_ref, t_decode, t_analyze);
+        const auto t = best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); },
+                               [&] { analyze(*view, threads); }});
+        report("int4 MLX", n, t[0], t[1], t[2]);
     }
     return sink == 0 ? 0 : 1;   // NaN-free signal: every decoded value equals itself
 }
