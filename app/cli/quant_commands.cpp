@@ -1,4 +1,6 @@
 // mlens stats PATH TENSOR [--json] [--expert N]
+//   Statistics of the dequantized values and, for types that store them, of each block-scale
+//   series (block_scales.h); a type without block scales prints none ("block_scales": []).
 // mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--png OUT [--log]] [--json]
 // mlens compare A B [--tensor NAME] [--json]
 #include <cmath>
@@ -10,6 +12,7 @@
 #include "histogram_png.h"
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/model/model_json.h"
+#include "mlens/quant/block_scales.h"
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
@@ -37,6 +40,40 @@ nlohmann::json stats_json(const TensorStats& s) {
             {"kurtosis", s.kurtosis}, {"percentiles", p}};
 }
 
+// The block-scale series of a tensor and the statistics of each (none for a type that stores
+// no block scales).
+struct ScaleStats {
+    BlockScales scales;
+    std::vector<TensorStats> stats;   // one per series
+};
+
+Result<ScaleStats> scale_stats(const TensorView& view) {
+    ScaleStats out;
+    auto decoded = block_scales(view);
+    if (!decoded) {
+        if (decoded.error().code == "E_UNSUPPORTED_TYPE") return out;
+        return decoded.error();
+    }
+    out.scales = std::move(*decoded);
+    for (const ScaleSeries& series : out.scales.series) {
+        auto s = compute_stats(VectorSource(series.values));
+        if (!s) return s.error();
+        out.stats.push_back(*s);
+    }
+    return out;
+}
+
+nlohmann::json scale_stats_json(const ScaleStats& scales) {
+    nlohmann::json out = nlohmann::json::array();
+    for (size_t i = 0; i < scales.stats.size(); ++i) {
+        nlohmann::json entry = stats_json(scales.stats[i]);
+        entry["name"] = scales.scales.series[i].name;
+        entry["values_per_entry"] = scales.scales.series[i].values_per_entry;
+        out.push_back(std::move(entry));
+    }
+    return out;
+}
+
 void add_stats(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("stats", "Statistics of one dequantized tensor");
     auto path = std::make_shared<std::string>();
@@ -55,8 +92,15 @@ void add_stats(CLI::App& app, int& exit_code) {
         if (!view) return;
         auto s = compute_stats(*view);
         if (!s) { std::cerr << "error: " << s.error().to_string() << "\n"; return; }
+        auto scales = scale_stats(*view);
+        if (!scales) { std::cerr << "error: " << scales.error().to_string() << "\n"; return; }
         exit_code = kExitOk;
-        if (*json) { std::cout << json_text(stats_json(*s)) << "\n"; return; }
+        if (*json) {
+            nlohmann::json out = stats_json(*s);
+            out["block_scales"] = scale_stats_json(*scales);
+            std::cout << json_text(out) << "\n";
+            return;
+        }
         std::vector<std::vector<std::string>> rows = {
             {"tensor", escape_for_display(*tensor)}, {"type", view->type_name()},
             {"count", std::to_string(s->count)}, {"min", number_text(s->min)}, {"max", number_text(s->max)},
@@ -66,6 +110,17 @@ void add_stats(CLI::App& app, int& exit_code) {
         for (size_t i = 0; i < s->percentiles.size(); ++i)
             rows.push_back({"p" + number_text(TensorStats::kPercentiles[i]), number_text(s->percentiles[i])});
         print_table(rows);
+        if (scales->stats.empty()) return;
+        std::cout << "\nblock scales\n";
+        std::vector<std::vector<std::string>> table = {{"series", "per values", "count", "min", "max", "mean", "std", "zeros"}};
+        for (size_t i = 0; i < scales->stats.size(); ++i) {
+            const TensorStats& t = scales->stats[i];
+            const ScaleSeries& series = scales->scales.series[i];
+            table.push_back({series.name, std::to_string(series.values_per_entry), std::to_string(t.count),
+                             number_text(t.min), number_text(t.max), number_text(t.mean), number_text(t.std),
+                             std::to_string(t.zeros)});
+        }
+        print_table(table);
     });
 }
 

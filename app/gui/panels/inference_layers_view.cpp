@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -25,21 +24,6 @@ std::string fmt(const char* format, double v) {
     std::snprintf(buf, sizeof buf, format, v);
     return buf;
 }
-
-// The values one capture kept, as a FloatSource for compute_histogram.
-class ValuesSource final : public FloatSource {
-public:
-    explicit ValuesSource(const std::vector<float>& values) : m_values(values) {}
-    uint64_t size() const override { return m_values.size(); }
-    uint64_t granularity() const override { return 1; }
-    Status read(uint64_t first, uint64_t count, float* out) const override {
-        std::memcpy(out, m_values.data() + first, count * sizeof(float));
-        return ok_status();
-    }
-
-private:
-    const std::vector<float>& m_values;
-};
 
 std::vector<std::string> split_names(const std::string& text) {
     std::vector<std::string> out;
@@ -71,7 +55,7 @@ void InferenceLayersView::select(const LayerCaptureResult& r, size_t row) {
     m_plot.set_view(std::nullopt);
     const ActivationStats& a = r.activations[row];
     if (a.values.empty()) return;
-    ValuesSource source(a.values);
+    VectorSource source(a.values);
     auto h = compute_histogram(source, kHistogramBins, std::nullopt, nullptr, 1);
     if (!h) return;
     HistogramSeries s;

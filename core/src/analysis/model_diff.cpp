@@ -118,14 +118,18 @@ Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions&
         TensorChange c;
         c.removed = true;
         c.name_a = a.tensors[i].name;
-        describe_side(a, PairSide{i}, c.type_a, c.shape_a);
+        PairSide side;
+        side.tensor = i;
+        describe_side(a, side, c.type_a, c.shape_a);
         d.tensors.push_back(std::move(c));
     }
     for (size_t j : pairing.only_b) {
         TensorChange c;
         c.added = true;
         c.name_b = b.tensors[j].name;
-        describe_side(b, PairSide{j}, c.type_b, c.shape_b);
+        PairSide side;
+        side.tensor = j;
+        describe_side(b, side, c.type_b, c.shape_b);
         d.tensors.push_back(std::move(c));
     }
     return d;

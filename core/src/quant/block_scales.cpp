@@ -135,12 +135,6 @@ const ScaleSeries* BlockScales::find(const std::string& name) const {
     return nullptr;
 }
 
-Status VectorSource::read(uint64_t first, uint64_t count, float* out) const {
-    if (first > m_values.size() || count > m_values.size() - first) return Error{"E_RANGE", "", std::nullopt, "read out of range"};
-    std::copy_n(m_values.begin() + static_cast<std::ptrdiff_t>(first), count, out);
-    return ok_status();
-}
-
 Result<BlockScales> block_scales(const TensorView& view, JobContext* job) {
     BlockScales r;
     r.type = view.type_name();

@@ -1,5 +1,6 @@
 #include "mlens/quant/float_source.h"
 
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
@@ -17,6 +18,12 @@ Status DifferenceSource::read(uint64_t first, uint64_t count, float* out) const 
     if (Status s = m_a.read(first, count, out); !s) return s;
     if (Status s = m_b.read(first, count, other.data()); !s) return s;
     for (uint64_t i = 0; i < count; ++i) out[i] -= other[i];
+    return ok_status();
+}
+
+Status VectorSource::read(uint64_t first, uint64_t count, float* out) const {
+    if (first > m_values.size() || count > m_values.size() - first) return Error{"E_RANGE", "", std::nullopt, "read out of range"};
+    std::copy_n(m_values.begin() + static_cast<std::ptrdiff_t>(first), count, out);
     return ok_status();
 }
 

@@ -41,16 +41,4 @@ struct BlockScales {
 
 Result<BlockScales> block_scales(const TensorView& view, JobContext* job = nullptr);
 
-// A FloatSource over a vector (e.g. one series), for compute_stats and compute_histogram.
-class VectorSource final : public FloatSource {
-public:
-    explicit VectorSource(const std::vector<float>& values) : m_values(values) {}
-    uint64_t size() const override { return m_values.size(); }
-    uint64_t granularity() const override { return 1; }
-    Status read(uint64_t first, uint64_t count, float* out) const override;
-
-private:
-    const std::vector<float>& m_values;
-};
-
 }  // namespace mlens

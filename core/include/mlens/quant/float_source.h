@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "mlens/result.h"
 
@@ -35,6 +36,18 @@ public:
 private:
     const FloatSource& m_a;
     const FloatSource& m_b;
+};
+
+// The values of a vector (a block-scale series, captured activations), which must outlive it.
+class VectorSource final : public FloatSource {
+public:
+    explicit VectorSource(const std::vector<float>& values) : m_values(values) {}
+    uint64_t size() const override { return m_values.size(); }
+    uint64_t granularity() const override { return 1; }
+    Status read(uint64_t first, uint64_t count, float* out) const override;
+
+private:
+    const std::vector<float>& m_values;
 };
 
 }  // namespace mlens
