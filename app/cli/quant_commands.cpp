@@ -1,6 +1,7 @@
 // mlens stats PATH TENSOR [--json] [--expert N]
-//   Statistics of the dequantized values and, for types that store them, of each block-scale
-//   series (block_scales.h); a type without block scales prints none ("block_scales": []).
+//   Statistics of the dequantized values, of each block-scale series for types that store them
+//   (block_scales.h; a type without prints none, "block_scales": []) and of the per-row RMS and
+//   max |x| (row_series.h, "rows").
 // mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--png OUT [--log]] [--json]
 // mlens compare A B [--tensor NAME] [--json]
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/model/model_json.h"
 #include "mlens/quant/block_scales.h"
+#include "mlens/quant/row_series.h"
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
@@ -40,38 +42,61 @@ nlohmann::json stats_json(const TensorStats& s) {
             {"kurtosis", s.kurtosis}, {"percentiles", p}};
 }
 
-// The block-scale series of a tensor and the statistics of each (none for a type that stores
-// no block scales).
-struct ScaleStats {
-    BlockScales scales;
+// Series of per-block or per-row figures of a tensor and the statistics of each.
+struct SeriesStats {
+    std::vector<ScaleSeries> series;
     std::vector<TensorStats> stats;   // one per series
 };
 
-Result<ScaleStats> scale_stats(const TensorView& view) {
-    ScaleStats out;
-    auto decoded = block_scales(view);
-    if (!decoded) {
-        if (decoded.error().code == "E_UNSUPPORTED_TYPE") return out;
-        return decoded.error();
-    }
-    out.scales = std::move(*decoded);
-    for (const ScaleSeries& series : out.scales.series) {
-        auto s = compute_stats(VectorSource(series.values));
+Result<SeriesStats> stats_of(std::vector<ScaleSeries> series) {
+    SeriesStats out;
+    out.series = std::move(series);
+    for (const ScaleSeries& one : out.series) {
+        auto s = compute_stats(VectorSource(one.values));
         if (!s) return s.error();
         out.stats.push_back(*s);
     }
     return out;
 }
 
-nlohmann::json scale_stats_json(const ScaleStats& scales) {
+// The block-scale series (none for a type that stores no block scales).
+Result<SeriesStats> scale_stats(const TensorView& view) {
+    auto decoded = block_scales(view);
+    if (!decoded) {
+        if (decoded.error().code == "E_UNSUPPORTED_TYPE") return SeriesStats{};
+        return decoded.error();
+    }
+    return stats_of(std::move(decoded->series));
+}
+
+Result<SeriesStats> row_stats(const TensorView& view) {
+    auto rows = row_series(view);
+    if (!rows) return rows.error();
+    return stats_of(std::move(*rows));
+}
+
+nlohmann::json series_json(const SeriesStats& s) {
     nlohmann::json out = nlohmann::json::array();
-    for (size_t i = 0; i < scales.stats.size(); ++i) {
-        nlohmann::json entry = stats_json(scales.stats[i]);
-        entry["name"] = scales.scales.series[i].name;
-        entry["values_per_entry"] = scales.scales.series[i].values_per_entry;
+    for (size_t i = 0; i < s.stats.size(); ++i) {
+        nlohmann::json entry = stats_json(s.stats[i]);
+        entry["name"] = s.series[i].name;
+        entry["values_per_entry"] = s.series[i].values_per_entry;
         out.push_back(std::move(entry));
     }
     return out;
+}
+
+void print_series(const std::string& title, const SeriesStats& s) {
+    if (s.stats.empty()) return;
+    std::cout << "\n" << title << "\n";
+    std::vector<std::vector<std::string>> table = {{"series", "per values", "count", "min", "max", "mean", "std", "zeros"}};
+    for (size_t i = 0; i < s.stats.size(); ++i) {
+        const TensorStats& t = s.stats[i];
+        table.push_back({s.series[i].name, std::to_string(s.series[i].values_per_entry), std::to_string(t.count),
+                         number_text(t.min), number_text(t.max), number_text(t.mean), number_text(t.std),
+                         std::to_string(t.zeros)});
+    }
+    print_table(table);
 }
 
 void add_stats(CLI::App& app, int& exit_code) {
@@ -94,10 +119,13 @@ void add_stats(CLI::App& app, int& exit_code) {
         if (!s) { std::cerr << "error: " << s.error().to_string() << "\n"; return; }
         auto scales = scale_stats(*view);
         if (!scales) { std::cerr << "error: " << scales.error().to_string() << "\n"; return; }
+        auto per_row = row_stats(*view);
+        if (!per_row) { std::cerr << "error: " << per_row.error().to_string() << "\n"; return; }
         exit_code = kExitOk;
         if (*json) {
             nlohmann::json out = stats_json(*s);
-            out["block_scales"] = scale_stats_json(*scales);
+            out["block_scales"] = series_json(*scales);
+            out["rows"] = series_json(*per_row);
             std::cout << json_text(out) << "\n";
             return;
         }
@@ -110,17 +138,8 @@ void add_stats(CLI::App& app, int& exit_code) {
         for (size_t i = 0; i < s->percentiles.size(); ++i)
             rows.push_back({"p" + number_text(TensorStats::kPercentiles[i]), number_text(s->percentiles[i])});
         print_table(rows);
-        if (scales->stats.empty()) return;
-        std::cout << "\nblock scales\n";
-        std::vector<std::vector<std::string>> table = {{"series", "per values", "count", "min", "max", "mean", "std", "zeros"}};
-        for (size_t i = 0; i < scales->stats.size(); ++i) {
-            const TensorStats& t = scales->stats[i];
-            const ScaleSeries& series = scales->scales.series[i];
-            table.push_back({series.name, std::to_string(series.values_per_entry), std::to_string(t.count),
-                             number_text(t.min), number_text(t.max), number_text(t.mean), number_text(t.std),
-                             std::to_string(t.zeros)});
-        }
-        print_table(table);
+        print_series("block scales", *scales);
+        print_series("rows", *per_row);
     });
 }
 

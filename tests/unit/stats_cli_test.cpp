@@ -5,6 +5,7 @@
 #include <ggml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -50,4 +51,26 @@ TEST_CASE("mlens stats reports each block-scale series of a quantized tensor", "
     REQUIRE(plain.exit_status == 0);
     CHECK(nlohmann::json::parse(plain.out)["block_scales"].empty());
     CHECK(test::run_mlens({"stats", dir.file("m.gguf"), "f"}).out.find("block scales") == std::string::npos);
+}
+
+TEST_CASE("mlens stats reports the RMS and max |x| of every row", "[stats_cli]") {
+    test::TempDir dir;
+    // 3 rows of 4: row 1 has a NaN (left out), row 2 is all zeros.
+    std::vector<float> v = {1, -2, 2, -1, 3, NAN, -4, 0, 0, 0, 0, 0};
+    test::write_fixture_model(dir.file("m.gguf"), {{"f", GGML_TYPE_F32, {4, 3}, v}});
+    auto run = test::run_mlens({"stats", dir.file("m.gguf"), "f", "--json"});
+    INFO(run.err);
+    REQUIRE(run.exit_status == 0);
+    const auto rows = nlohmann::json::parse(run.out)["rows"];
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0]["name"] == "row_rms");
+    CHECK(rows[0]["values_per_entry"] == 4);
+    CHECK(rows[0]["count"] == 3);
+    CHECK(rows[0]["min"] == 0.0);
+    CHECK(rows[0]["max"].get<double>() == Approx(std::sqrt(25.0 / 3)));   // row 1: (9 + 16 + 0) / 3
+    CHECK(rows[0]["mean"].get<double>() == Approx((std::sqrt(10.0 / 4) + std::sqrt(25.0 / 3)) / 3));
+    CHECK(rows[1]["name"] == "row_absmax");
+    CHECK(rows[1]["max"] == 4.0);
+    CHECK(rows[1]["min"] == 0.0);
+    CHECK(rows[1]["zeros"] == 1);
 }

@@ -8,6 +8,7 @@
 
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/quant/row_series.h"
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
 #include "model_fixture.h"
@@ -156,4 +157,32 @@ TEST_CASE("stats with a histogram equal compute_stats and compute_histogram", "[
     CHECK(s->std == Approx(std::sqrt(m2 / n)));
     CHECK(s->kurtosis == Approx((m4 / n) / ((m2 / n) * (m2 / n)) - 3.0).margin(1e-9));
     CHECK(compute_stats_and_histogram(*view, 0).error().code == "E_RANGE");
+}
+
+TEST_CASE("row series: whole rows per chunk, a long row in pieces", "[stats]") {
+    test::TempDir dir;
+    // 300 rows of 1000 (several rows per read) and one row of 200,000 (read in pieces).
+    std::vector<float> rows(300 * 1000), line(200000);
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<float>(i / 1000) * ((i % 2) ? 1.0f : -1.0f);
+    for (size_t i = 0; i < line.size(); ++i) line[i] = i == 123456 ? -7.0f : 2.0f;
+    test::write_fixture_model(dir.file("r.gguf"), {{"rows", GGML_TYPE_F32, {1000, 300}, rows}, {"line", GGML_TYPE_F32, {200000}, line}});
+    auto model = open_gguf(dir.file("r.gguf"));
+    for (unsigned threads : {1u, 2u}) {
+        auto r = row_series(*TensorView::open(*model, "rows"), nullptr, threads);
+        REQUIRE(r.ok());
+        REQUIRE(r->size() == 2);
+        REQUIRE((*r)[0].values.size() == 300);
+        for (size_t row : {0u, 1u, 157u, 299u}) {
+            CHECK((*r)[0].values[row] == static_cast<float>(row));   // every |x| equals the row index
+            CHECK((*r)[1].values[row] == static_cast<float>(row));
+        }
+    }
+    auto l = row_series(*TensorView::open(*model, "line"));
+    REQUIRE(l.ok());
+    REQUIRE((*l)[0].values.size() == 1);
+    CHECK((*l)[0].values[0] == Approx(std::sqrt((199999 * 4.0 + 49.0) / 200000)));
+    CHECK((*l)[1].values[0] == 7.0f);
+    JobContext cancelled;
+    cancelled.cancel();
+    CHECK(row_series(*TensorView::open(*model, "rows"), &cancelled).error().code == "E_CANCELLED");
 }

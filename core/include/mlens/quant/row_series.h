@@ -1,0 +1,22 @@
+// Per-row summaries of a tensor, as series shaped like its block scales (block_scales.h), so the
+// same views and tables show both: which rows (output channels) are outliers.
+//
+// Contract:
+//  - A row is ne[0] consecutive values (TensorView::row_length()); a 1-D tensor is one row.
+//  - "row_rms": sqrt(mean x²) over the row's finite values (NaN when it has none);
+//    "row_absmax": max |x| over them (0 when it has none). values_per_entry is the row length.
+//  - Rows are read in chunks of whole rows (a row longer than a chunk in pieces), on `threads`
+//    threads (0: all cores); honours JobContext cancel (E_CANCELLED) and reports progress.
+#pragma once
+
+#include <vector>
+
+#include "mlens/job.h"
+#include "mlens/quant/block_scales.h"
+#include "mlens/quant/tensor_view.h"
+
+namespace mlens {
+
+Result<std::vector<ScaleSeries>> row_series(const TensorView& view, JobContext* job = nullptr, unsigned threads = 0);
+
+}  // namespace mlens
