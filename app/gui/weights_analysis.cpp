@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "mlens/quant/block_scales.h"
+#include "mlens/quant/row_series.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
 
@@ -59,6 +61,55 @@ void compare(const WeightsRequest& rq, const TensorView& view, WeightsResult& ou
     out.other_histogram = std::move(overlay).value();
     out.error_histogram = std::move(errors).value();
     out.compared = true;
+}
+
+// Appends the statistics and histogram of each series to `summary`; false when cancelled.
+bool add_series(std::vector<ScaleSeries>& series, uint32_t bins, BlockScalesSummary& summary, JobContext* job) {
+    for (ScaleSeries& s : series) {
+        Result<StatsAndHistogram> both = compute_stats_and_histogram(VectorSource(s.values), bins, job);
+        if (!both && both.error().code == "E_CANCELLED") return false;
+        if (!both) {
+            summary.note = message_of(both.error());
+            summary.failed = true;
+            return true;
+        }
+        summary.series.push_back({s.name, s.values_per_entry, both->stats, std::move(both->histogram)});
+    }
+    return true;
+}
+
+// Fills out.scales with the block-scale series, then the row series; false when cancelled.
+bool summarize_scales(const TensorView& view, uint32_t bins, WeightsResult& out, JobContext* job) {
+    BlockScalesSummary summary;
+    summary.bins = bins;
+    Result<BlockScales> decoded = block_scales(view, job);
+    if (!decoded && decoded.error().code == "E_CANCELLED") return false;
+    if (!decoded && decoded.error().code == "E_UNSUPPORTED_TYPE") {
+        // Element types (block length 1) have no scales; other block types keep theirs in
+        // layouts block_scales does not decode.
+        std::string type = escape_for_display(view.type_name(), 60);
+        summary.note = view.block_length() > 1 ? "the block scales of " + type + " are not decoded"
+                                               : type + " stores no block scales";
+    } else if (!decoded) {
+        summary.note = message_of(decoded.error());
+        summary.failed = true;
+    }
+    out.stage = 5;
+    job_report(job, 0);
+    if (decoded && !add_series(decoded->series, bins, summary, job)) return false;
+    if (!summary.failed) {
+        Result<std::vector<ScaleSeries>> rows = row_series(view, job);
+        if (!rows && rows.error().code == "E_CANCELLED") return false;
+        if (!rows) {
+            summary.note = message_of(rows.error());
+            summary.failed = true;
+        } else if (!add_series(*rows, bins, summary, job)) {
+            return false;
+        }
+    }
+    if (summary.failed) summary.series.clear();
+    out.scales = std::move(summary);
+    return true;
 }
 
 }  // namespace
@@ -122,9 +173,18 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     job_report(job, 0);
     if (rq.other) {
         compare(rq, *view, out, job);
-        if (job_cancelled(job)) out.cancelled = true;
+        if (job_cancelled(job)) {
+            out.cancelled = true;
+            return;
+        }
     }
     out.stage = 4;
+    job_report(job, 0);
+    if (rq.want_scales && !summarize_scales(*view, bins, out, job)) {
+        out.cancelled = true;
+        return;
+    }
+    out.stage = kWeightsStages;
 }
 
 std::string histogram_csv(const std::vector<NamedHistogram>& series) {

@@ -1,19 +1,28 @@
 // WeightsAnalysis: what the Weights panel shows of one tensor, computed on a worker thread:
-// statistics, a histogram, the first values, and optionally a comparison with the same-named
+// statistics, a histogram, the first values, optionally a comparison with the same-named
 // tensor of another model (metrics, that tensor's histogram over the same range, and the
-// histogram of the element-wise difference).
+// histogram of the element-wise difference), and the distribution of its block scales and of
+// its per-row RMS and max |x|.
 //
 // Contract:
 //  - analyze_weights runs the steps in order (open the TensorView and slice the expert; stats
-//    when asked; histogram over `range` or [min, max]; first values; compare) and stops at the
-//    first failure with an escaped message in `error` (or `compare_error` for the comparison,
-//    whose failure leaves the rest valid). `stage` counts finished steps for the progress bar
-//    (progress = (stage + job progress) / kWeightsStages); cancellation ends it with
-//    `cancelled` set.
+//    when asked; histogram over `range` or [min, max]; first values; compare; block scales when
+//    asked) and stops at the first failure with an escaped message in `error` (or
+//    `compare_error` / `scales->note` for the comparison and the block scales, whose failure
+//    leaves the rest valid). `stage` counts finished steps for the progress bar (statistics,
+//    histogram, first values, compare, decoding the block scales, their statistics; a step not
+//    asked for counts as finished; progress = (stage + job progress) / kWeightsStages);
+//    cancellation ends it with `cancelled` set.
 //  - The request holds the Models by shared_ptr, so the documents may close meanwhile.
 //  - first values: the first `rows` rows (ne[0] values each) of the view, at most `columns` of each.
 //  - The comparison needs equal element counts (after slicing); the other tensor's histogram
 //    uses this one's range and bin count so the two overlay bin for bin.
+//  - Block scales (block_scales.h), then the row series (row_series.h: row_rms, row_absmax) of
+//    the viewed tensor or expert slice: per series its statistics and a histogram of `bins`
+//    bins over [min, max]. A type that stores no block scales (F32, F16, BF16, integer types)
+//    or whose scales are not decoded has a note saying so (not an error) and the row series
+//    only; a failure leaves no series and the error as the note. `scales` stays empty when the
+//    request did not ask for them (the caller keeps the ones it has).
 //  - histogram_csv writes "series,bin,lo,hi,count" rows, bin bounds with 9 significant digits.
 #pragma once
 
@@ -32,7 +41,7 @@
 
 namespace mlens {
 
-constexpr int kWeightsStages = 4;
+constexpr int kWeightsStages = 6;
 
 struct WeightsRequest {
     std::shared_ptr<const Model> model;
@@ -43,6 +52,23 @@ struct WeightsRequest {
     std::optional<std::pair<double, double>> range;
     uint64_t rows = 16, columns = 12;
     std::shared_ptr<const Model> other;          // compare target, or null
+    bool want_scales = true;
+};
+
+// One series of block scales ("d", "sub_scale", ...) or rows ("row_rms"): its statistics and
+// histogram.
+struct ScaleSeriesSummary {
+    std::string name;
+    uint64_t values_per_entry = 0;               // tensor values each entry covers
+    TensorStats stats;                           // stats.count: the number of entries
+    Histogram histogram;
+};
+
+struct BlockScalesSummary {
+    uint32_t bins = 0;                           // bin count of the histograms
+    std::vector<ScaleSeriesSummary> series;      // block scales, then rows
+    std::string note;                            // why there are no block scales, display-safe
+    bool failed = false;                         // the note is an error, not a type's property
 };
 
 struct WeightsResult {
@@ -59,6 +85,7 @@ struct WeightsResult {
     TensorComparison comparison;
     Histogram other_histogram;
     Histogram error_histogram;
+    std::optional<BlockScalesSummary> scales;
 };
 
 // Whether the tensor is a stack of experts (3-D or more, or a member of an expert group), and

@@ -39,6 +39,44 @@ void write_weights_file(const std::string& path, bool candidate) {
     out.write(reinterpret_cast<const char*>(b.bytes.data()), static_cast<std::streamsize>(b.bytes.size()));
 }
 
+// Quantized tensors with block scales chosen by hand (fp16 bit patterns), and one F32 tensor:
+//  - "q8.weight" Q8_0 ne [64, 3, 2] (two stacked experts, 384 values = 12 blocks); block b has
+//    d = {0, 0.5, 1, 2}[b % 4] and quants b - 16 + i.
+//  - "q4k.weight" Q4_K ne [512] (two super-blocks): d = 1, dmin = 0.5, the first sub-block's
+//    6-bit scale 5 and min 3, the other sub-blocks 0.
+//  - "f32.weight" F32 ne [32].
+void write_quantized_file(const std::string& path) {
+    const uint16_t q8_d[] = {0x0000, 0x3800, 0x3C00, 0x4000};
+    GgufBuilder b;
+    b.header(3, 1);
+    b.kv_string("general.architecture", "llama");
+    b.tensor_info("q8.weight", {64, 3, 2}, 8, 0);
+    b.tensor_info("q4k.weight", {512}, 12, 416);
+    b.tensor_info("f32.weight", {32}, 0, 704);
+    b.pad_to(32);
+    for (int block = 0; block < 12; ++block) {
+        b.u16(q8_d[block % 4]);
+        for (int i = 0; i < 32; ++i) b.u8(static_cast<uint8_t>(block - 16 + i));
+    }
+    b.pad_to(32);
+    for (int super_block = 0; super_block < 2; ++super_block) {
+        b.u16(0x3C00).u16(0x3800);
+        b.u8(5).zeros(3).u8(3).zeros(7);
+        b.zeros(128);
+    }
+    b.pad_to(32);
+    b.f32_run(32);
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(b.bytes.data()), static_cast<std::streamsize>(b.bytes.size()));
+}
+
+const ScaleSeriesSummary* scale_series(const WeightsResult& r, const std::string& name) {
+    if (!r.scales) return nullptr;
+    for (const ScaleSeriesSummary& s : r.scales->series)
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
 struct WeightsHarness {
     TempDir dir;
     HeadlessImGui imgui;
@@ -47,20 +85,26 @@ struct WeightsHarness {
     Workspace workspace{jobs, settings};
     Document* a = nullptr;
     Document* b = nullptr;
+    Document* q = nullptr;                  // write_quantized_file
+    Document* shown = nullptr;              // the document the panel draws, `a` unless told
     WeightsPanel panel;
 
     WeightsHarness() {
         write_weights_file(dir.file("a.gguf"), false);
         write_weights_file(dir.file("b.gguf"), true);
+        write_quantized_file(dir.file("q.gguf"));
         a = &workspace.open(dir.file("a.gguf"));
         b = &workspace.open(dir.file("b.gguf"));
+        q = &workspace.open(dir.file("q.gguf"));
         jobs.wait_all();
         workspace.poll();
         REQUIRE(a->ready());
         REQUIRE(b->ready());
+        REQUIRE(q->ready());
+        shown = a;
     }
     void frame() {
-        PanelContext ctx{*a, jobs, imgui.fonts(), &workspace};
+        PanelContext ctx{*shown, jobs, imgui.fonts(), &workspace};
         imgui.frame([&] {
             ImGui::SetNextWindowPos(ImVec2(0, 0));
             ImGui::SetNextWindowSize(ImVec2(1400, 900));
@@ -80,6 +124,22 @@ struct WeightsHarness {
         frame();
         REQUIRE_FALSE(panel.running());
         REQUIRE(panel.result() != nullptr);
+    }
+    // Drags on the value histogram from `lo` to `hi` (a zoom); returns the range the plot takes
+    // them for, after rounding to whole pixels.
+    std::pair<double, double> drag_on_plot(double lo, double hi) {
+        HistogramPlot& plot = panel.plot();
+        float from = std::floor(plot.x_of(lo)), to = std::floor(plot.x_of(hi));
+        std::pair<double, double> range{plot.value_at(from), plot.value_at(to)};
+        float y = (plot.plot_min().y + plot.plot_max().y) / 2;
+        ImGuiIO& io = ImGui::GetIO();
+        for (auto [x, down] : {std::pair{from, false}, std::pair{from, true}, std::pair{to, true}, std::pair{to, false}}) {
+            io.MousePos = ImVec2(x, y);
+            io.MouseDown[0] = down;
+            frame();
+        }
+        io.MousePos = ImVec2(-1000, -1000);
+        return range;
     }
 };
 
@@ -168,17 +228,7 @@ TEST_CASE("the Weights panel follows the selection, re-bins on zoom and compares
 
     // Dragging over [0, 2] on the plot re-bins that range with the same bin count and keeps the
     // statistics of the whole tensor.
-    HistogramPlot& plot = h.panel.plot();
-    float from = std::floor(plot.x_of(0.0)), to = std::floor(plot.x_of(2.0));
-    double lo = plot.value_at(from), hi = plot.value_at(to);
-    float y = (plot.plot_min().y + plot.plot_max().y) / 2;
-    ImGuiIO& io = ImGui::GetIO();
-    for (auto [x, down] : {std::pair{from, false}, std::pair{from, true}, std::pair{to, true}, std::pair{to, false}}) {
-        io.MousePos = ImVec2(x, y);
-        io.MouseDown[0] = down;
-        h.frame();
-    }
-    io.MousePos = ImVec2(-1000, -1000);
+    auto [lo, hi] = h.drag_on_plot(0.0, 2.0);
     h.settle();
     const WeightsResult* zoomed = h.panel.result();
     CHECK(zoomed->histogram.lo == Approx(lo));
@@ -211,4 +261,161 @@ TEST_CASE("the Weights panel follows the selection, re-bins on zoom and compares
     h.jobs.wait_all();
     h.frame();
     CHECK_FALSE(h.panel.running());
+}
+
+TEST_CASE("analyze_weights summarizes the block scales of quantized tensors and expert slices", "[gui-weights]") {
+    WeightsHarness h;
+    const Model& m = *h.q->model;
+    WeightsRequest rq;
+    rq.model = h.q->model;
+    rq.bins = 4;
+
+    // Q8_0: one "d" per 32 values, 384 / 32 = 12 of them, three of them zero.
+    rq.tensor = 0;
+    REQUIRE(m.tensors[0].name == "q8.weight");
+    WeightsResult q8;
+    analyze_weights(rq, q8, nullptr);
+    REQUIRE(q8.error.empty());
+    CHECK(q8.stage == kWeightsStages);
+    REQUIRE(q8.scales);
+    CHECK(q8.scales->bins == 4);
+    CHECK_FALSE(q8.scales->failed);
+    // "d", then the rows: row_rms and row_absmax (96 values each, ne[0]).
+    REQUIRE(q8.scales->series.size() == 3);
+    const ScaleSeriesSummary& d = q8.scales->series[0];
+    CHECK(q8.scales->series[1].name == "row_rms");
+    CHECK(q8.scales->series[2].name == "row_absmax");
+    CHECK(q8.scales->series[2].values_per_entry == m.tensors[0].ne[0]);
+    CHECK(q8.scales->series[2].stats.count == q8.elements / m.tensors[0].ne[0]);
+    CHECK(d.name == "d");
+    CHECK(d.values_per_entry == 32);
+    CHECK(d.stats.count == q8.elements / 32);
+    CHECK(d.stats.count == 12);
+    CHECK(d.stats.zeros == 3);
+    CHECK(d.stats.min == 0);
+    CHECK(d.stats.max == 2);
+    CHECK(d.stats.mean == Approx(0.875));
+    CHECK(d.histogram.counts == std::vector<uint64_t>{3, 3, 3, 3});   // bins [0, .5) [.5, 1) [1, 1.5) [1.5, 2]
+    CHECK(d.histogram.total() == d.stats.count);
+
+    // The second expert holds blocks 6..11: d = 1, 2, 0, 0.5, 1, 2.
+    rq.expert = 1;
+    WeightsResult expert;
+    analyze_weights(rq, expert, nullptr);
+    REQUIRE(expert.error.empty());
+    const ScaleSeriesSummary* expert_d = scale_series(expert, "d");
+    REQUIRE(expert_d);
+    CHECK(expert_d->stats.count == 6);
+    CHECK(expert_d->stats.zeros == 1);
+    CHECK(expert_d->stats.mean == Approx(6.5 / 6));
+    CHECK(expert_d->histogram.total() == 6);
+    rq.expert.reset();
+
+    // Q4_K: d and dmin per 256 values, sub_scale and sub_min per 32.
+    rq.tensor = 1;
+    WeightsResult q4k;
+    analyze_weights(rq, q4k, nullptr);
+    REQUIRE(q4k.error.empty());
+    REQUIRE(q4k.scales);
+    std::vector<std::string> names;
+    for (const ScaleSeriesSummary& s : q4k.scales->series) {
+        names.push_back(s.name);
+        CHECK(s.stats.count == 512 / s.values_per_entry);
+        CHECK(s.histogram.total() == s.stats.count);
+        CHECK(s.histogram.counts.size() == 4);
+    }
+    CHECK(names == std::vector<std::string>{"d", "dmin", "sub_scale", "sub_min", "row_rms", "row_absmax"});
+    CHECK(scale_series(q4k, "d")->values_per_entry == 256);
+    CHECK(scale_series(q4k, "sub_min")->values_per_entry == 32);
+    CHECK(scale_series(q4k, "dmin")->stats.mean == 0.5);
+    const ScaleSeriesSummary* sub_scale = scale_series(q4k, "sub_scale");
+    CHECK(sub_scale->stats.count == 16);
+    CHECK(sub_scale->stats.zeros == 14);
+    CHECK(sub_scale->stats.max == 5);
+    CHECK(scale_series(q4k, "sub_min")->stats.max == 1.5);
+
+    // F32 has no block scales, and that is no error: only its one row of 32 values.
+    rq.tensor = 2;
+    WeightsResult f32;
+    analyze_weights(rq, f32, nullptr);
+    REQUIRE(f32.error.empty());
+    REQUIRE(f32.scales);
+    REQUIRE(f32.scales->series.size() == 2);
+    CHECK(f32.scales->series[0].name == "row_rms");
+    CHECK(f32.scales->series[0].stats.count == 1);
+    CHECK_FALSE(f32.scales->failed);
+    CHECK(f32.scales->note == "F32 stores no block scales");
+    CHECK(f32.stage == kWeightsStages);
+
+    // Not asked for: none decoded.
+    rq.tensor = 0;
+    rq.want_scales = false;
+    WeightsResult without;
+    analyze_weights(rq, without, nullptr);
+    CHECK_FALSE(without.scales);
+    CHECK(without.stage == kWeightsStages);
+
+    // Cancelled before it starts: no result.
+    rq.want_scales = true;
+    JobContext job;
+    job.cancel();
+    WeightsResult cancelled;
+    analyze_weights(rq, cancelled, &job);
+    CHECK(cancelled.cancelled);
+}
+
+TEST_CASE("the Weights panel shows block scales, keeps the chosen series and re-bins them with the bin count",
+          "[gui-weights]") {
+    WeightsHarness h;
+    h.shown = h.q;
+    h.q->select({SelectionKind::tensor, 1});
+    h.panel.set_bins(16);
+    h.settle();
+    const WeightsResult* r = h.panel.result();
+    REQUIRE(r->scales);
+    REQUIRE(r->scales->series.size() == 6);
+    CHECK(r->scales->bins == 16);
+    CHECK(h.panel.scales_view().shown() == "d");
+
+    h.panel.scales_view().select("sub_scale");
+    h.frame();
+    CHECK(h.panel.scales_view().shown() == "sub_scale");
+    // Hovering the series histogram shows its bins.
+    HistogramPlot& scales_plot = h.panel.scales_view().plot();
+    ImGui::GetIO().MousePos = ImVec2(scales_plot.x_of(4.9), (scales_plot.plot_min().y + scales_plot.plot_max().y) / 2);
+    h.frame();
+    h.frame();
+    REQUIRE(scales_plot.hover().size() == 1);
+    CHECK(scales_plot.hover()[0].count == 2);
+    ImGui::GetIO().MousePos = ImVec2(-1000, -1000);
+
+    // A zoom re-bins the values (-1.5 in each first sub-block, 0 elsewhere) alone; the scales stay
+    // as they were.
+    auto zoom = h.drag_on_plot(-1.2, -0.3);
+    h.settle();
+    REQUIRE(h.panel.result() != r);
+    CHECK(h.panel.result()->histogram.lo == Approx(zoom.first));
+    REQUIRE(h.panel.result()->scales);
+    CHECK(h.panel.result()->scales->bins == 16);
+    CHECK(scale_series(*h.panel.result(), "sub_scale")->stats.zeros == 14);
+
+    // A new bin count re-bins the scales too.
+    h.panel.set_bins(8);
+    h.settle();
+    REQUIRE(h.panel.result()->scales);
+    CHECK(h.panel.result()->scales->bins == 8);
+    CHECK(scale_series(*h.panel.result(), "sub_scale")->histogram.counts.size() == 8);
+
+    // The Q8_0 tensor has no "sub_scale": its first series is shown.
+    h.q->select({SelectionKind::tensor, 0});
+    h.settle();
+    CHECK(h.panel.scales_view().shown() == "d");
+    CHECK(scale_series(*h.panel.result(), "d")->stats.count == 12);
+
+    // F32: the section says the type has no block scales and shows its rows.
+    h.q->select({SelectionKind::tensor, 2});
+    h.settle();
+    REQUIRE(h.panel.result()->scales);
+    CHECK(h.panel.result()->scales->note == "F32 stores no block scales");
+    CHECK(h.panel.scales_view().shown() == "row_rms");
 }

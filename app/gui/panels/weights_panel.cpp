@@ -46,19 +46,21 @@ void WeightsPanel::poll() {
     if (!m_running->cancelled) {
         // A histogram-only result keeps the statistics it was asked to reuse.
         if (!m_running->stats && m_result && m_result->stats) m_running->stats = m_result->stats;
+        if (!m_running->scales && m_result && m_result->scales) m_running->scales = m_result->scales;
         m_result = m_running;
     }
     m_job.reset();
     m_running.reset();
 }
 
-void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats) {
+void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, bool want_scales) {
     if (m_job) m_job->cancel();
     WeightsRequest w;
     w.model = ctx.doc.model;
     w.tensor = rq.tensor;
     w.expert = rq.expert;
     w.want_stats = want_stats;
+    w.want_scales = want_scales;
     w.bins = rq.bins;
     w.range = rq.range;
     m_compare_title.clear();
@@ -183,7 +185,8 @@ void WeightsPanel::draw(PanelContext& ctx) {
     if (changed) {
         bool same_values = m_applied && m_applied->tensor == m_want.tensor && m_applied->expert == m_want.expert &&
                            m_applied->compare_doc == m_want.compare_doc && m_result && m_result->stats;
-        start(ctx, m_want, !same_values);
+        bool same_scales = same_values && m_result->scales && m_result->scales->bins == m_want.bins;
+        start(ctx, m_want, !same_values, !same_scales);
     }
 
     toolbar(ctx, m.tensors[m_want.tensor]);
@@ -205,11 +208,16 @@ void WeightsPanel::draw(PanelContext& ctx) {
         ImGui::PopTextWrapPos();
         return;
     }
-    ImGui::BeginChild("weights_stats", ImVec2(std::min(320.0f, ImGui::GetContentRegionAvail().x * 0.3f), 0), false);
+    // Wide enough for a readable block-scale histogram under the statistics.
+    ImGui::BeginChild("weights_stats", ImVec2(std::min(360.0f, ImGui::GetContentRegionAvail().x * 0.36f), 0), false);
     if (r.stats) weights_stats_table(*r.stats);
     if (r.compared || !r.compare_error.empty()) {
         ImGui::Spacing();
         weights_compare_table(r, m_compare_title);
+    }
+    if (r.scales) {
+        ImGui::Spacing();
+        m_scales.draw(*r.scales);
     }
     ImGui::EndChild();
     ImGui::SameLine();

@@ -1,10 +1,13 @@
 // WeightsPanel (center): the values of the selected tensor — statistics, a histogram (log scale,
 // bin count, drag-to-zoom that re-bins the zoomed range), and the first values laid out by rows;
-// one expert of a stacked expert tensor; a comparison with the same-named tensor of another open
-// document (metrics, overlaid histograms, the error histogram); histogram export as CSV.
+// under the statistics, the distribution of its block scales (weights_scales_view.h); one expert
+// of a stacked expert tensor; a comparison with the same-named tensor of another open document
+// (metrics, overlaid histograms, the error histogram); histogram export as CSV.
 //
 // Contract: all decoding runs as one job on the JobRunner (weights_analysis.h) with progress and
-// cancel; a new request cancels the running one. PNG export captures the plot as drawn
+// cancel; a new request cancels the running one. Statistics and block scales are computed again
+// only when the tensor, the expert or the comparison changes, block scales also when the bin
+// count does; a zoom re-bins the value histogram alone. PNG export captures the plot as drawn
 // (capture.h) on the frame after the export window closed, so nothing covers it. The panel follows the document's tensor
 // selection and keeps showing the last tensor when something else is selected.
 #pragma once
@@ -16,6 +19,7 @@
 #include <utility>
 
 #include "panels/panel.h"
+#include "panels/weights_scales_view.h"
 #include "weights_analysis.h"
 #include "widgets/histogram_plot.h"
 
@@ -35,6 +39,7 @@ public:
     const WeightsResult* result() const { return m_result.get(); }
     bool running() const { return m_job != nullptr; }
     HistogramPlot& plot() { return m_plot; }
+    BlockScalesView& scales_view() { return m_scales; }
 
 private:
     struct Request {
@@ -47,7 +52,7 @@ private:
     };
 
     void poll();
-    void start(PanelContext& ctx, const Request& rq, bool want_stats);
+    void start(PanelContext& ctx, const Request& rq, bool want_stats, bool want_scales);
     void toolbar(PanelContext& ctx, const TensorInfo& t);
     void compare_picker(PanelContext& ctx);
     void histogram_view(const Document& doc);
@@ -61,6 +66,7 @@ private:
     std::shared_ptr<WeightsResult> m_running;
     std::shared_ptr<WeightsResult> m_result;
     HistogramPlot m_plot;
+    BlockScalesView m_scales;
     bool m_error_view = false;
     int m_bins_input = 128;
     bool m_export_open = false;

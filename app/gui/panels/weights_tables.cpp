@@ -12,14 +12,19 @@ namespace mlens {
 
 namespace {
 
-void row(const char* label, const std::string& value, const ImVec4* color = nullptr) {
-    ImGui::TableNextRow();
+// A label cell and its value cell.
+void cells(const char* label, const std::string& value, const ImVec4* color = nullptr) {
     ImGui::TableNextColumn();
     ui::text_dim(label);
     ImGui::TableNextColumn();
     if (color) ui::text_colored(*color, value);
     else ui::text(value);
     ui::copy_menu(label, {{"value", value}});
+}
+
+void row(const char* label, const std::string& value, const ImVec4* color = nullptr) {
+    ImGui::TableNextRow();
+    cells(label, value, color);
 }
 
 std::string count_and_share(uint64_t n, uint64_t total) {
@@ -65,6 +70,31 @@ void weights_stats_table(const TensorStats& s) {
         char label[24];
         std::snprintf(label, sizeof label, "p%g", TensorStats::kPercentiles[i]);
         row(label, number_text(s.percentiles[i]));
+    }
+    ImGui::EndTable();
+}
+
+void weights_brief_stats_table(const char* id, const TensorStats& s) {
+    // Two label-value pairs a row, so the section stays short under the main statistics.
+    if (!ImGui::BeginTable(id, 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) return;
+    const float label_width = ImGui::CalcTextSize("\xC2\xB1Inf").x + 8;
+    for (int pair = 0; pair < 2; ++pair) {
+        ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, label_width);
+        ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+    }
+    ImGui::TableNextRow();
+    cells("count", ui::with_separators(s.count));
+    cells("zeros", count_and_share(s.zeros, s.count));
+    ImGui::TableNextRow();
+    cells("min", number_text(s.min));
+    cells("max", number_text(s.max));
+    ImGui::TableNextRow();
+    cells("mean", number_text(s.mean));
+    cells("std", number_text(s.std));
+    if (s.nan || s.inf) {
+        ImGui::TableNextRow();
+        cells("NaN", count_and_share(s.nan, s.count), s.nan ? &palette().error : nullptr);
+        cells("\xC2\xB1Inf", count_and_share(s.inf, s.count), s.inf ? &palette().error : nullptr);
     }
     ImGui::EndTable();
 }

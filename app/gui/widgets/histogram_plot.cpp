@@ -196,7 +196,8 @@ void HistogramPlot::draw_axes(ImDrawList* dl, double max_count) const {
     ImU32 dim = ImGui::ColorConvertFloat4ToU32(palette().dim);
     float line = ImGui::GetTextLineHeight();
 
-    int value_ticks = std::clamp(static_cast<int>((m_plot_max.x - m_plot_min.x) / 90), 2, kMaxValueTicks);
+    // At least three: with two, a narrow range often has only one nice tick inside it.
+    int value_ticks = std::clamp(static_cast<int>((m_plot_max.x - m_plot_min.x) / 90), 3, kMaxValueTicks);
     double step = nice_step(m_shown.hi - m_shown.lo, value_ticks);
     for (double v : nice_ticks(m_shown.lo, m_shown.hi, value_ticks)) {
         float x = x_of(v);
