@@ -4,7 +4,7 @@
 #  2. AddressSanitizer + UndefinedBehaviorSanitizer build: the same unit tests;
 #  3. a bounded libFuzzer run of each fuzz target (clang, ASan + UBSan; fails on any finding);
 #  4. the benchmarks: parse and dequantization against ggml, dequantization also against
-#     gguf-py, GUI frame times, store opening, generation against a plain llama.cpp loop
+#     gguf-py, GUI frame times, store opening, generation against llama.cpp's own loop
 #     (prints times and ratios; not a pass/fail test).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,7 +36,7 @@ decode_gguf="$(mktemp --suffix=.gguf)"
 llama_source="$(bash "$root/third_party/setup.sh" | sed -n 's/^MLENS_LLAMA_SOURCE=//p')"
 /usr/bin/python3 "$root/tests/bench/gguf_py_decode.py" "$decode_gguf" "$llama_source"
 rm -f "$decode_gguf" "$decode_gguf.tsv"
-echo "== benchmark: generation through ModelLens vs a plain llama.cpp loop, and layer capture"
+echo "== benchmark: generation through ModelLens vs llama.cpp's own loop, and layer capture"
 "$root/build/tests/bench/infer_bench" "$root/build/assets/demo/tiny-llama-f32.gguf" 2 64 5
 
 # One closing line over both ctest runs (each failed run has already stopped the script).
