@@ -72,6 +72,10 @@ void AppShell::apply_start_options(Document& doc) {
         doc.navigation.inference = name.substr(6);
         doc.focus_panel = "inference";
     }
+    if (name.starts_with("error:")) {
+        doc.navigation.model_error = name.substr(6);
+        doc.focus_panel = "model_error";
+    }
     for (size_t i = 0; i < m.tensors.size() && !name.empty(); ++i)
         if (m.tensors[i].name == name) doc.select({SelectionKind::tensor, i}, "tensors");
     for (size_t i = 0; i < m.metadata.size() && !name.empty(); ++i)

@@ -4,6 +4,8 @@
 //             [--wait-documents N] [--timeout S] FILES...
 // --select infer:VIEW opens the Inference panel, loads the first file into llama.cpp and runs VIEW
 // (tokenizer, generate, layers, ab, console) on its default input; ab compares with the second file.
+// --select error:FILE opens the Model error panel and compares every tensor with the open file
+// named FILE (its file name, as its tab shows it).
 #include <cstdio>
 #include <string>
 
@@ -49,7 +51,7 @@ int main(int argc, char** argv) {
     app.add_option("--select", options.select,
                    "Tensor name, metadata key, token:ID, store model (tiny-moe:int4) to show, or infer:VIEW to load the "
                    "model and run an Inference view (" + std::string(mlens::inference_tab_names()) +
-                       "; ab compares with the second file)");
+                       "; ab compares with the second file), or error:FILE to compare every tensor with the open file FILE");
     app.add_option("--theme", options.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     CLI11_PARSE(app, argc, argv);
     if (!size.empty() && !parse_size(size, options.width, options.height)) {

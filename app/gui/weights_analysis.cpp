@@ -187,6 +187,19 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     out.stage = kWeightsStages;
 }
 
+void requantize_weights(const RequantRequest& rq, RequantResult& out, JobContext* job) {
+    auto stop = [&](const Error& e) {
+        out.cancelled = e.code == "E_CANCELLED";
+        out.error = message_of(e);
+    };
+    Result<TensorView> view = open_view(*rq.model, rq.tensor, rq.expert);
+    if (!view) return stop(view.error());
+    out.reference_type = escape_for_display(view->type_name(), 60);
+    Result<std::vector<RequantRow>> rows = requantize(*view, view->row_length(), rq.ggml_types, job);
+    if (!rows) return stop(rows.error());
+    out.rows = std::move(rows).value();
+}
+
 std::string histogram_csv(const std::vector<NamedHistogram>& series) {
     std::string out = "series,bin,lo,hi,count\n";
     char buf[128];

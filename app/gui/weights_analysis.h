@@ -24,6 +24,10 @@
 //    only; a failure leaves no series and the error as the note. `scales` stays empty when the
 //    request did not ask for them (the caller keeps the ones it has).
 //  - histogram_csv writes "series,bin,lo,hi,count" rows, bin bounds with 9 significant digits.
+//  - requantize_weights opens the tensor (and expert slice) like analyze_weights and runs
+//    requantize (requant.h) on it with rows of its ne[0] values: one row per requested type, in
+//    the request's order. A failure leaves no rows and an escaped message in `error`;
+//    cancellation sets `cancelled`.
 #pragma once
 
 #include <atomic>
@@ -34,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "mlens/analysis/requant.h"
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/job.h"
 #include "mlens/model/model.h"
@@ -99,5 +104,21 @@ struct NamedHistogram {
     const Histogram* histogram;
 };
 std::string histogram_csv(const std::vector<NamedHistogram>& series);
+
+struct RequantRequest {
+    std::shared_ptr<const Model> model;
+    size_t tensor = 0;
+    std::optional<uint64_t> expert;
+    std::vector<uint32_t> ggml_types;
+};
+
+struct RequantResult {
+    bool cancelled = false;
+    std::string error;
+    std::string reference_type;                  // the viewed tensor's type name, display-safe
+    std::vector<RequantRow> rows;
+};
+
+void requantize_weights(const RequantRequest& request, RequantResult& result, JobContext* job);
 
 }  // namespace mlens

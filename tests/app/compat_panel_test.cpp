@@ -40,14 +40,7 @@ struct CompatHarness {
     PanelContext context() { return PanelContext{*doc, jobs, imgui.fonts(), &workspace}; }
     void frame() {
         PanelContext ctx = context();
-        imgui.frame([&] {
-            ImGui::SetNextWindowPos(ImVec2(0, 0));
-            ImGui::SetNextWindowSize(ImVec2(1400, 900));
-            ImGui::Begin("compat");
-            panel.draw(ctx);
-            ImGui::End();
-            panel.draw_windows(ctx);
-        });
+        imgui.window_frame("compat", 1400, 900, [&] { panel.draw(ctx); }, [&] { panel.draw_windows(ctx); });
     }
     // Frames until the jobs the panel started are done and their results shown.
     void settle() {

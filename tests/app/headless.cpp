@@ -28,6 +28,18 @@ void HeadlessImGui::frame(const std::function<void()>& draw) {
     ImGui::Render();
 }
 
+void HeadlessImGui::window_frame(const char* name, float width, float height, const std::function<void()>& draw,
+                                 const std::function<void()>& after) {
+    frame([&] {
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(width, height));
+        ImGui::Begin(name);
+        draw();
+        ImGui::End();
+        if (after) after();
+    });
+}
+
 TempDir::TempDir() {
     static std::atomic<int> counter{0};
     m_path = std::filesystem::temp_directory_path() /

@@ -16,6 +16,11 @@ public:
     ~HeadlessImGui();
     // One frame: NewFrame, draw(), Render. Rebuilds the font atlas first when asked, like the window loop.
     void frame(const std::function<void()>& draw);
+    // One frame with draw() inside a window called `name`, `width` × `height` at the origin (a
+    // panel laid out as in the app, without the shell around it), then after() outside it
+    // (the panel's own windows).
+    void window_frame(const char* name, float width, float height, const std::function<void()>& draw,
+                      const std::function<void()>& after = {});
     FontSet& fonts() { return m_fonts; }
 
 private:

@@ -57,13 +57,7 @@ struct InferHarness {
     PanelContext context() { return PanelContext{doc(), jobs, imgui.fonts(), &workspace}; }
     void frame() {
         PanelContext ctx = context();
-        imgui.frame([&] {
-            ImGui::SetNextWindowPos(ImVec2(0, 0));
-            ImGui::SetNextWindowSize(ImVec2(1200, 900));
-            ImGui::Begin("inference");
-            panel.draw(ctx);
-            ImGui::End();
-        });
+        imgui.window_frame("inference", 1200, 900, [&] { panel.draw(ctx); });
     }
     // Frames until no job runs and no request waits (a request may need a load, then its own job).
     void settle() {

@@ -37,13 +37,7 @@ struct StoreHarness {
     void draw(Panel& panel, Document& doc, int frames = 2) {
         for (int i = 0; i < frames; ++i) {
             PanelContext ctx{doc, jobs, imgui.fonts(), &workspace};
-            imgui.frame([&] {
-                ImGui::SetNextWindowPos(ImVec2(0, 0));
-                ImGui::SetNextWindowSize(ImVec2(1400, 900));
-                ImGui::Begin("panel");
-                panel.draw(ctx);
-                ImGui::End();
-            });
+            imgui.window_frame("panel", 1400, 900, [&] { panel.draw(ctx); });
         }
     }
 };

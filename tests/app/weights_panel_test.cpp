@@ -105,14 +105,7 @@ struct WeightsHarness {
     }
     void frame() {
         PanelContext ctx{*shown, jobs, imgui.fonts(), &workspace};
-        imgui.frame([&] {
-            ImGui::SetNextWindowPos(ImVec2(0, 0));
-            ImGui::SetNextWindowSize(ImVec2(1400, 900));
-            ImGui::Begin("weights");
-            panel.draw(ctx);
-            ImGui::End();
-            panel.draw_windows(ctx);
-        });
+        imgui.window_frame("weights", 1400, 900, [&] { panel.draw(ctx); }, [&] { panel.draw_windows(ctx); });
     }
     // Frames until the job the panel started has finished and its result is shown.
     // (A toolbar change made during a frame starts its job on the next one, so a few rounds.)

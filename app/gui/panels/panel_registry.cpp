@@ -5,6 +5,7 @@
 #include "panels/inference_panel.h"
 #include "panels/inspector_panel.h"
 #include "panels/metadata_panel.h"
+#include "panels/model_error_panel.h"
 #include "panels/navigator_panel.h"
 #include "panels/tensor_panel.h"
 #include "panels/safetensors_panel.h"
@@ -33,6 +34,7 @@ const std::vector<PanelInfo>& panel_registry() {
         {"tensors", "Tensors", PanelSlot::center, make_panel<TensorPanel>, is_model},
         {"tokenizer", "Tokenizer", PanelSlot::center, make_panel<TokenizerPanel>, is_model},
         {"weights", "Weights", PanelSlot::center, make_panel<WeightsPanel>, has_tensors},
+        {"model_error", "Model error", PanelSlot::center, make_panel<ModelErrorPanel>, has_tensors},
         {"safetensors", "safetensors", PanelSlot::center, make_panel<SafetensorsPanel>, is_safetensors},
         {"compat", "Compat", PanelSlot::center, make_panel<CompatPanel>, is_gguf},
         {"inference", "Inference", PanelSlot::center, make_panel<InferencePanel>, is_gguf},

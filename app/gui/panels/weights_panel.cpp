@@ -190,6 +190,9 @@ void WeightsPanel::draw(PanelContext& ctx) {
     }
 
     toolbar(ctx, m.tensors[m_want.tensor]);
+    std::string requant_label = escape_for_display(m.tensors[m_want.tensor].name, 120);
+    if (m_want.expert) requant_label += " expert " + std::to_string(*m_want.expert);
+    m_requant.follow(m_want.tensor, m_want.expert, std::move(requant_label));
     if (m_job) {
         double p = (m_running->stage.load() + m_job->progress()) / kWeightsStages;
         ImGui::ProgressBar(static_cast<float>(std::min(1.0, p)), ImVec2(240, 0), "decoding\xE2\x80\xA6");
@@ -226,8 +229,23 @@ void WeightsPanel::draw(PanelContext& ctx) {
     if (r.histogram.below || r.histogram.above)
         ui::text_dim(ui::with_separators(r.histogram.below) + " below and " + ui::with_separators(r.histogram.above) +
                      " above the range shown");
-    weights_values_table(r, r.row_length ? r.elements / r.row_length : 0, ctx.fonts);
+    lower_tabs(ctx, r);
     ImGui::EndChild();
+}
+
+void WeightsPanel::lower_tabs(PanelContext& ctx, const WeightsResult& r) {
+    if (!ImGui::BeginTabBar("weights_lower")) return;
+    if (ImGui::BeginTabItem("First values")) {
+        weights_values_table(r, r.row_length ? r.elements / r.row_length : 0, ctx.fonts);
+        ImGui::EndTabItem();
+    }
+    ImGuiTabItemFlags flags = m_select_requant ? ImGuiTabItemFlags_SetSelected : 0;
+    m_select_requant = false;
+    if (ImGui::BeginTabItem("Requantize", nullptr, flags)) {
+        m_requant.draw(ctx);
+        ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
 }
 
 void WeightsPanel::export_csv(const std::string& path) {

@@ -2,14 +2,16 @@
 // bin count, drag-to-zoom that re-bins the zoomed range), and the first values laid out by rows;
 // under the statistics, the distribution of its block scales (weights_scales_view.h); one expert
 // of a stacked expert tensor; a comparison with the same-named tensor of another open document
-// (metrics, overlaid histograms, the error histogram); histogram export as CSV.
+// (metrics, overlaid histograms, the error histogram); histogram export as CSV; under the
+// histogram, tabs for the first values and for what-if requantization (weights_requant_view.h).
 //
 // Contract: all decoding runs as one job on the JobRunner (weights_analysis.h) with progress and
 // cancel; a new request cancels the running one. Statistics and block scales are computed again
 // only when the tensor, the expert or the comparison changes, block scales also when the bin
 // count does; a zoom re-bins the value histogram alone. PNG export captures the plot as drawn
 // (capture.h) on the frame after the export window closed, so nothing covers it. The panel follows the document's tensor
-// selection and keeps showing the last tensor when something else is selected.
+// selection and keeps showing the last tensor when something else is selected. The
+// requantization table follows the tensor and expert shown and clears when they change.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,7 @@
 #include <utility>
 
 #include "panels/panel.h"
+#include "panels/weights_requant_view.h"
 #include "panels/weights_scales_view.h"
 #include "weights_analysis.h"
 #include "widgets/histogram_plot.h"
@@ -34,12 +37,15 @@ public:
     void compare_with(uint64_t document_id) { m_want.compare_doc = document_id; }
     void set_bins(int bins) { m_bins_input = bins; }
     void show_error_histogram(bool on) { m_error_view = on; }
+    // Brings the Requantize tab forward on the next frame.
+    void show_requant() { m_select_requant = true; }
 
     // For tests: the result shown, and whether a job is running.
     const WeightsResult* result() const { return m_result.get(); }
     bool running() const { return m_job != nullptr; }
     HistogramPlot& plot() { return m_plot; }
     BlockScalesView& scales_view() { return m_scales; }
+    WeightsRequantView& requant_view() { return m_requant; }
 
 private:
     struct Request {
@@ -56,6 +62,7 @@ private:
     void toolbar(PanelContext& ctx, const TensorInfo& t);
     void compare_picker(PanelContext& ctx);
     void histogram_view(const Document& doc);
+    void lower_tabs(PanelContext& ctx, const WeightsResult& r);
     void export_csv(const std::string& path);
     // The PNG path next to the CSV path (".hist.csv" → ".hist.png").
     std::string png_path() const;
@@ -67,6 +74,8 @@ private:
     std::shared_ptr<WeightsResult> m_result;
     HistogramPlot m_plot;
     BlockScalesView m_scales;
+    WeightsRequantView m_requant;
+    bool m_select_requant = false;
     bool m_error_view = false;
     int m_bins_input = 128;
     bool m_export_open = false;

@@ -1,0 +1,62 @@
+#include "panels/model_error_layer_plot.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mlens/text/escape.h"
+#include "panels/weights_tables.h"
+#include "widgets/plot_frame.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+double value_of(const LayerError& l, LayerMetric metric) { return metric == LayerMetric::rmse ? l.rmse : l.worst_nmse; }
+
+}  // namespace
+
+std::optional<size_t> layer_error_plot(const std::vector<LayerError>& layers, LayerMetric metric, ImVec2 size) {
+    if (layers.empty()) return std::nullopt;
+    double top = 0;
+    for (const LayerError& l : layers)
+        if (double v = value_of(l, metric); std::isfinite(v)) top = std::max(top, v);
+    PlotRange range{layers.front().layer - 0.5, layers.back().layer + 0.5, 0.0, top > 0 ? top * 1.1 : 1.0};
+    const char* y_title = metric == LayerMetric::rmse ? "pooled RMSE" : "NMSE of the worst tensor";
+    PlotFrame f = draw_plot_frame("##layer_error", size, range, "layer (-1: outside the blocks)", y_title, true);
+    bool hovered = ImGui::IsItemHovered();
+    bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    float bar_w = std::clamp((f.max.x - f.min.x) / static_cast<float>(range.x_hi - range.x_lo) * 0.7f, 1.0f, 48.0f);
+    ImVec2 mouse = ImGui::GetIO().MousePos;
+    std::optional<size_t> under;
+    if (hovered && f.contains(mouse)) {
+        double at = std::floor(f.x_at(mouse.x) + 0.5);
+        for (size_t i = 0; i < layers.size(); ++i)
+            if (layers[i].layer == at) under = i;
+    }
+    dl->PushClipRect(f.min, f.max, true);
+    for (size_t i = 0; i < layers.size(); ++i) {
+        double v = value_of(layers[i], metric);
+        float x = f.x_of(layers[i].layer);
+        float y = std::isfinite(v) ? std::min(f.y_of(v), f.max.y - (v > 0 ? 1.0f : 0.0f)) : f.min.y;
+        dl->AddRectFilled(ImVec2(x - bar_w / 2, y), ImVec2(x + bar_w / 2, f.max.y), plot_series_color(layers[i].layer < 0 ? 1 : 0));
+        if (under == i)
+            dl->AddRect(ImVec2(x - bar_w / 2 - 1, f.min.y), ImVec2(x + bar_w / 2 + 1, f.max.y), ImGui::GetColorU32(ImGuiCol_Text));
+    }
+    dl->PopClipRect();
+    if (!under) return std::nullopt;
+    const LayerError& l = layers[*under];
+    ImGui::BeginTooltip();
+    ui::text(l.layer < 0 ? std::string("outside the blocks") : "layer " + std::to_string(l.layer));
+    ui::label_value("tensors ", std::to_string(l.tensors));
+    ui::label_value("pooled RMSE ", number_text(l.rmse));
+    ui::label_value("largest max |a-b| ", number_text(l.max_abs));
+    ui::label_value("worst tensor ", escape_for_display(l.worst_tensor, 120));
+    ui::label_value("its NMSE ", number_text(l.worst_nmse));
+    ui::text_dim("Click: show the worst tensor in the Weights panel");
+    ImGui::EndTooltip();
+    return clicked ? under : std::nullopt;
+}
+
+}  // namespace mlens

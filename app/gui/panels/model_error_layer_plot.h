@@ -1,0 +1,23 @@
+// The per-layer plot of a whole-model error: one bar per layer (pooled RMSE or the worst tensor's
+// NMSE), drawn on a PlotFrame. Hovering a bar shows the layer's numbers and its worst tensor.
+//
+// Contract: returns the layer (index into `layers`) whose bar was clicked this frame. Layer -1
+// (tensors outside the blocks: embeddings, output, final norm) is drawn left of layer 0.
+// Non-finite values are drawn as full-height bars.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include <imgui.h>
+
+#include "mlens/analysis/model_error.h"
+
+namespace mlens {
+
+enum class LayerMetric { rmse, worst_nmse };
+
+std::optional<size_t> layer_error_plot(const std::vector<LayerError>& layers, LayerMetric metric, ImVec2 size);
+
+}  // namespace mlens

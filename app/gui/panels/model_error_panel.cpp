@@ -1,0 +1,185 @@
+#include "panels/model_error_panel.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <imgui.h>
+
+#include "mlens/text/escape.h"
+#include "panels/weights_tables.h"
+#include "theme.h"
+#include "widgets/ui.h"
+#include "workspace.h"
+
+namespace mlens {
+
+namespace {
+
+bool can_be_reference(const Document& d, const Document& self) {
+    return d.id != self.id && d.ready() && !d.is_store() && !d.model->tensors.empty();
+}
+
+// The reference document when it is still open with the model the run used.
+bool still_open(PanelContext& ctx, const ModelErrorRun& run) {
+    Document* d = ctx.workspace ? ctx.workspace->find(run.reference_id) : nullptr;
+    return d && d->ready() && d->model == run.reference;
+}
+
+}  // namespace
+
+void ModelErrorPanel::poll() {
+    if (!m_job || !m_job->done()) return;
+    if (m_running->cancelled) m_status = "Cancelled.";
+    else if (!m_running->failure.empty()) m_status = escape_for_display(m_running->failure, 300);
+    else {
+        m_result = m_running;
+        m_table.reset();
+        m_status.clear();
+    }
+    m_job.reset();
+    m_running.reset();
+}
+
+void ModelErrorPanel::forget_closed(PanelContext& ctx) {
+    if (m_running && !still_open(ctx, *m_running)) m_job->cancel();
+    if (m_result && !still_open(ctx, *m_result)) {
+        m_result.reset();
+        m_status = "The reference was closed; its results were cleared.";
+    }
+    Document* ref = ctx.workspace ? ctx.workspace->find(m_reference) : nullptr;
+    if (ref && can_be_reference(*ref, ctx.doc)) return;
+    m_reference = 0;
+    if (ctx.workspace)
+        for (const auto& d : ctx.workspace->documents())
+            if (can_be_reference(*d, ctx.doc)) {
+                m_reference = d->id;
+                break;
+            }
+}
+
+void ModelErrorPanel::follow_navigation(PanelContext& ctx) {
+    std::optional<std::string>& wanted = ctx.doc.navigation.model_error;
+    if (!wanted || !ctx.workspace) return;
+    for (const auto& d : ctx.workspace->documents())
+        if (can_be_reference(*d, ctx.doc) && std::filesystem::path(d->path).filename() == *wanted) {
+            m_reference = d->id;
+            wanted.reset();
+            start(ctx);
+            return;
+        }
+    // The named file may still be opening; otherwise it is not open (or is this file).
+    if (!ctx.workspace->opening()) wanted.reset();
+}
+
+void ModelErrorPanel::start(PanelContext& ctx) {
+    Document* ref = ctx.workspace ? ctx.workspace->find(m_reference) : nullptr;
+    if (!ref || !can_be_reference(*ref, ctx.doc)) return;
+    if (m_job) m_job->cancel();
+    auto run = std::make_shared<ModelErrorRun>();
+    run->reference_id = ref->id;
+    run->reference_title = ref->title;
+    run->reference = ref->model;
+    run->model = ctx.doc.model;
+    m_job = ctx.jobs.start("model error vs " + ref->title, [run](JobContext& job) { run_model_error(*run, &job); });
+    m_running = run;
+    m_status.clear();
+}
+
+void ModelErrorPanel::show_row(Document& doc, size_t row) const {
+    if (!m_result || row >= m_result->error.tensors.size()) return;
+    size_t tensor = m_result->error.tensors[row].pair.b.tensor;
+    if (tensor < doc.model->tensors.size()) doc.select({SelectionKind::tensor, tensor}, "weights");
+}
+
+void ModelErrorPanel::reference_picker(PanelContext& ctx) {
+    Document* ref = ctx.workspace ? ctx.workspace->find(m_reference) : nullptr;
+    ImGui::AlignTextToFramePadding();
+    ui::text_dim("Reference (A):");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(260);
+    if (ImGui::BeginCombo("##reference", ref ? ref->title.c_str() : "no other model open")) {
+        if (ctx.workspace)
+            for (const auto& d : ctx.workspace->documents()) {
+                if (!can_be_reference(*d, ctx.doc)) continue;
+                ImGui::PushID(static_cast<int>(d->id));
+                if (ImGui::Selectable(d->title.c_str(), d->id == m_reference)) m_reference = d->id;
+                ImGui::PopID();
+            }
+        ImGui::EndCombo();
+    }
+    ImGui::SameLine();
+    ui::text_dim("\xE2\x86\x92 candidate (B): this file, " + ctx.doc.title);
+}
+
+void ModelErrorPanel::toolbar(PanelContext& ctx) {
+    reference_picker(ctx);
+    ImGui::BeginDisabled(m_reference == 0);
+    if (ImGui::Button("Compare all tensors")) start(ctx);
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("Decodes every tensor of both files, paired by name, and measures B against A");
+    if (m_job) {
+        ImGui::SameLine();
+        ImGui::ProgressBar(static_cast<float>(std::clamp(m_job->progress(), 0.0, 1.0)), ImVec2(240, 0), "comparing\xE2\x80\xA6");
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Cancel")) m_job->cancel();
+    }
+    if (!m_status.empty()) {
+        ImGui::SameLine();
+        ui::text_dim(m_status);
+    }
+}
+
+void ModelErrorPanel::summary(Document& doc) {
+    const ModelErrorRun& r = *m_result;
+    if (stale())
+        ui::text_colored(palette().warning, "These results compare with " + r.reference_title +
+                                                ", not the reference picked now: compare again to update.");
+    ui::text(ui::with_separators(r.compared) + " tensors compared \xC2\xB7 " + ui::with_separators(r.failed) + " failed \xC2\xB7 " +
+             ui::with_separators(r.only_reference) + " only in the reference \xC2\xB7 " + ui::with_separators(r.only_model) +
+             " only in this file \xC2\xB7 overall pooled RMSE " + number_text(r.pooled_rmse));
+    std::optional<size_t> worst;
+    for (size_t i = 0; i < r.error.tensors.size(); ++i) {
+        const TensorError& t = r.error.tensors[i];
+        if (t.error && (!worst || t.error->nmse > r.error.tensors[*worst].error->nmse)) worst = i;
+    }
+    if (!worst) return;
+    const TensorError& w = r.error.tensors[*worst];
+    ImGui::AlignTextToFramePadding();
+    ui::text_dim("Worst tensor by NMSE:");
+    ImGui::SameLine();
+    std::string label = escape_for_display(w.name_b, 80) + " (NMSE " + number_text(w.error->nmse) + ")";
+    if (ImGui::Button(label.c_str())) show_row(doc, *worst);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show it in the Weights panel");
+}
+
+void ModelErrorPanel::draw(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    poll();
+    forget_closed(ctx);
+    follow_navigation(ctx);
+    toolbar(ctx);
+    if (!m_result) {
+        if (m_reference == 0) ui::text_dim("Open another model (e.g. the unquantized original) to compare this one with it.");
+        else if (!m_job) ui::text_dim("Press Compare all tensors to measure every tensor of this file against the reference.");
+        return;
+    }
+    summary(doc);
+    const ModelErrorRun& r = *m_result;
+    if (!r.error.layers.empty()) {
+        ImGui::AlignTextToFramePadding();
+        ui::text_dim("Per layer:");
+        ImGui::SameLine();
+        if (ImGui::RadioButton("pooled RMSE", m_metric == LayerMetric::rmse)) m_metric = LayerMetric::rmse;
+        ImGui::SameLine();
+        if (ImGui::RadioButton("worst NMSE", m_metric == LayerMetric::worst_nmse)) m_metric = LayerMetric::worst_nmse;
+        float height = std::clamp(ImGui::GetContentRegionAvail().y * 0.35f, 120.0f, 260.0f);
+        if (std::optional<size_t> layer = layer_error_plot(r.error.layers, m_metric, ImVec2(0, height)))
+            if (std::optional<size_t> row = find_tensor_row(r.error, r.error.layers[*layer].worst_tensor)) show_row(doc, *row);
+    }
+    std::optional<size_t> selected;
+    if (doc.selection.kind == SelectionKind::tensor) selected = doc.selection.index;
+    if (std::optional<size_t> row = m_table.draw(r.error, ctx.fonts, selected)) show_row(doc, *row);
+}
+
+}  // namespace mlens

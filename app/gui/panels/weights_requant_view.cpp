@@ -1,0 +1,271 @@
+#include "panels/weights_requant_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+
+#include <imgui.h>
+
+#include "mlens/formats/ggml_types.h"
+#include "mlens/text/escape.h"
+#include "panels/weights_tables.h"
+#include "theme.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+enum Column { kType, kBits, kRmse, kNmse, kMaxAbs, kCosine, kSnr, kColumns };
+
+// The types llama.cpp's quantize offers most, the common ones checked. Those that need an
+// importance matrix stay in the list so the table says so instead of hiding them.
+struct Offer {
+    const char* family;
+    const char* name;
+    bool checked;
+};
+constexpr Offer kOffers[] = {
+    {"legacy", "Q4_0", true},     {"legacy", "Q4_1", false},     {"legacy", "Q5_0", false},
+    {"legacy", "Q5_1", false},    {"legacy", "Q8_0", true},      {"k-quants", "Q2_K", true},
+    {"k-quants", "Q3_K", true},   {"k-quants", "Q4_K", true},    {"k-quants", "Q5_K", true},
+    {"k-quants", "Q6_K", true},   {"i-quants", "IQ1_S", false},  {"i-quants", "IQ2_XXS", true},
+    {"i-quants", "IQ2_XS", false}, {"i-quants", "IQ3_XXS", false}, {"i-quants", "IQ3_S", false},
+    {"i-quants", "IQ4_NL", true}, {"i-quants", "IQ4_XS", true},  {"float", "F16", false},
+    {"float", "BF16", false},
+};
+
+bool has_numbers(const RequantRow& r) { return !r.needs_imatrix && r.skipped.empty(); }
+
+double column_value(const RequantRow& r, int column) {
+    if (column == kBits) return r.bits_per_weight;
+    if (!has_numbers(r)) return std::nan("");
+    switch (column) {
+        case kRmse: return r.error.rmse;
+        case kNmse: return r.error.nmse;
+        case kMaxAbs: return r.error.max_abs;
+        case kCosine: return r.error.cosine;
+        case kSnr: return r.error.snr_db;
+        default: return std::nan("");
+    }
+}
+
+// Four significant digits keep the columns narrow; the cosine needs more, as it sits near 1.
+std::string metric_text(double v, int column) {
+    if (!std::isfinite(v) || column == kCosine) return number_text(v);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, column == kSnr ? "%.2f" : "%.4g", v);
+    return buf;
+}
+
+std::string note_of(const RequantRow& r) {
+    if (r.needs_imatrix) return "needs an importance matrix";
+    if (!r.skipped.empty()) return "skipped: " + escape_for_display(r.skipped, 200);
+    return {};
+}
+
+// The note of a row without numbers, written from the current cell across the empty ones to its
+// right: the clip rectangle keeps the cell's top and bottom (rows under a frozen header stay
+// hidden) and reaches to the table's visible right edge.
+void row_note(const RequantRow& row) {
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 cell_min = draw->GetClipRectMin(), cell_max = draw->GetClipRectMax();
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize;
+    ImGui::PushClipRect(cell_min, ImVec2(std::max(cell_max.x, right), cell_max.y), false);
+    if (row.needs_imatrix) ui::text_colored(palette().warning, note_of(row));
+    else ui::text_dim(note_of(row));
+    ImGui::PopClipRect();
+}
+
+}  // namespace
+
+WeightsRequantView::WeightsRequantView() {
+    for (const Offer& o : kOffers)
+        if (std::optional<uint32_t> id = ggml_type_from_name(o.name)) m_offered.push_back({o.family, o.name, *id, o.checked});
+}
+
+void WeightsRequantView::check_only(const std::vector<std::string>& names) {
+    for (OfferedType& t : m_offered) t.checked = std::find(names.begin(), names.end(), t.name) != names.end();
+}
+
+void WeightsRequantView::clear() {
+    if (m_job) m_job->cancel();
+    m_job.reset();
+    m_running.reset();
+    m_result.reset();
+    m_result_label.clear();
+    m_status.clear();
+    m_order.clear();
+    m_drawn_rows.clear();
+}
+
+void WeightsRequantView::poll() {
+    if (!m_job || !m_job->done()) return;
+    if (m_running->cancelled) {
+        m_status = "cancelled";
+    } else {
+        m_result = m_running;
+        m_result_label = m_label;
+        m_status.clear();
+        m_resort = true;
+    }
+    m_job.reset();
+    m_running.reset();
+}
+
+void WeightsRequantView::follow(size_t tensor, std::optional<uint64_t> expert, std::string label) {
+    Subject subject{tensor, expert};
+    if (!(subject == m_subject)) clear();
+    m_subject = subject;
+    m_label = std::move(label);
+    poll();
+}
+
+void WeightsRequantView::run(PanelContext& ctx) {
+    if (m_job) m_job->cancel();
+    RequantRequest rq;
+    rq.model = ctx.doc.model;
+    rq.tensor = m_subject.tensor;
+    rq.expert = m_subject.expert;
+    for (const OfferedType& t : m_offered)
+        if (t.checked) rq.ggml_types.push_back(t.ggml_type);
+    auto result = std::make_shared<RequantResult>();
+    m_job = ctx.jobs.start("requantize " + m_label, [rq, result](JobContext& job) { requantize_weights(rq, *result, &job); });
+    m_running = result;
+    m_status.clear();
+}
+
+void WeightsRequantView::type_checkboxes() {
+    // One line per family, wrapped where the region ends.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const float boxes_x = ImGui::GetCursorPosX() + ImGui::CalcTextSize("k-quants").x + style.ItemSpacing.x * 2;
+    const char* family = nullptr;
+    for (OfferedType& t : m_offered) {
+        if (!family || std::strcmp(family, t.family) != 0) {
+            ui::text_dim(t.family);
+            ImGui::SameLine(boxes_x);
+            family = t.family;
+        } else {
+            float width = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(t.name).x;
+            if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <= right) ImGui::SameLine();
+            else ImGui::SetCursorPosX(boxes_x);
+        }
+        ImGui::Checkbox(t.name, &t.checked);
+    }
+}
+
+void WeightsRequantView::sort_rows(const RequantResult& r, int column, bool ascending) {
+    m_order.resize(r.rows.size());
+    std::iota(m_order.begin(), m_order.end(), size_t{0});
+    if (column < 0) return;
+    auto before = [&](size_t a, size_t b) {
+        const RequantRow& x = r.rows[a];
+        const RequantRow& y = r.rows[b];
+        if (column == kType) return ascending ? x.type_name < y.type_name : y.type_name < x.type_name;
+        double p = column_value(x, column), q = column_value(y, column);
+        if (std::isnan(p) || std::isnan(q)) return !std::isnan(p) && std::isnan(q);
+        return ascending ? p < q : q < p;
+    };
+    std::stable_sort(m_order.begin(), m_order.end(), before);
+}
+
+void WeightsRequantView::results_table(const RequantResult& r) {
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX |
+                            ImGuiTableFlags_ScrollY | ImGuiTableFlags_Sortable | ImGuiTableFlags_SortTristate | ImGuiTableFlags_SizingFixedFit;
+    m_drawn_rows.clear();
+    // Narrow cell padding: the eight columns fit the panel's lower half at 1600 pixels wide.
+    ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(3, ImGui::GetStyle().CellPadding.y));
+    bool open = ImGui::BeginTable("requant", kColumns, flags, ImVec2(0, 0));
+    ImGui::PopStyleVar();
+    if (!open) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
+    // The metric columns get a fixed width (their header with its sort arrow, or a number,
+    // whichever is wider), so a note written across them does not widen them.
+    const float number_width = ImGui::CalcTextSize("0.0000000").x;
+    const float arrow_width = ImGui::GetFontSize() * 0.65f + ImGui::GetStyle().FramePadding.x;
+    auto metric_column = [&](const char* header) {
+        float width = std::max(number_width, ImGui::CalcTextSize(header).x + arrow_width);
+        ImGui::TableSetupColumn(header, ImGuiTableColumnFlags_WidthFixed, width);
+    };
+    ImGui::TableSetupColumn("type");
+    ImGui::TableSetupColumn("bits/weight");
+    for (const char* header : {"RMSE", "NMSE", "max |a-b|", "cosine", "SNR dB"}) metric_column(header);
+    ImGui::TableHeadersRow();
+    if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && (specs->SpecsDirty || m_resort)) {
+        bool sorted = specs->SpecsCount > 0;
+        sort_rows(r, sorted ? specs->Specs[0].ColumnIndex : -1,
+                  !sorted || specs->Specs[0].SortDirection == ImGuiSortDirection_Ascending);
+        specs->SpecsDirty = false;
+        m_resort = false;
+    }
+    if (m_order.size() != r.rows.size()) sort_rows(r, -1, true);
+    for (size_t i : m_order) {
+        const RequantRow& row = r.rows[i];
+        m_drawn_rows.push_back(row.type_name);
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ui::text(escape_for_display(row.type_name, 40));
+        ImGui::TableNextColumn();
+        char bits[32];
+        std::snprintf(bits, sizeof bits, "%.4g", row.bits_per_weight);
+        ui::text(bits);
+        if (!has_numbers(row)) {
+            ImGui::TableNextColumn();
+            row_note(row);
+            continue;
+        }
+        for (int c = kRmse; c <= kSnr; ++c) {
+            ImGui::TableNextColumn();
+            ui::text(metric_text(column_value(row, c), c));
+            if (ImGui::IsItemHovered() && !row.error.worst_rows.empty()) {
+                const RowError& w = row.error.worst_rows.front();
+                ImGui::SetTooltip("mean |a-b| %.4g; worst row %llu: rmse %.4g, max |a-b| %.4g", row.error.mean_abs,
+                                  static_cast<unsigned long long>(w.row), w.rmse, w.max_abs);
+            }
+        }
+    }
+    ImGui::EndTable();
+}
+
+void WeightsRequantView::draw(PanelContext& ctx) {
+    type_checkboxes();
+    bool any = std::any_of(m_offered.begin(), m_offered.end(), [](const OfferedType& t) { return t.checked; });
+    ImGui::BeginDisabled(!any);
+    if (ImGui::Button("Run")) run(ctx);
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("Quantize %s with ggml to each checked type (no importance matrix) and measure the error",
+                          m_label.c_str());
+    ImGui::SameLine();
+    if (m_job) {
+        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(240, 0), "requantizing\xE2\x80\xA6");
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Cancel##requant")) m_job->cancel();
+        ImGui::SameLine();
+    }
+    if (!m_status.empty()) {
+        ui::text_dim(m_status);
+        ImGui::SameLine();
+    }
+    if (!m_result) {
+        if (!m_job) ui::text_dim("Check the target types and press Run.");
+        m_drawn_rows.clear();
+        return;
+    }
+    const RequantResult& r = *m_result;
+    if (!r.error.empty()) {
+        ImGui::NewLine();
+        ImGui::PushTextWrapPos(0);
+        ui::text_colored(palette().error, r.error);
+        ImGui::PopTextWrapPos();
+        m_drawn_rows.clear();
+        return;
+    }
+    ui::text_dim(m_result_label + " (" + r.reference_type + ") as the reference");
+    results_table(r);
+}
+
+}  // namespace mlens

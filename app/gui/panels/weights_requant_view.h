@@ -1,0 +1,83 @@
+// WeightsRequantView: the "Requantize" tab of the Weights panel — what-if requantization of the
+// shown tensor or expert slice (the interactive quantize-stats): a checkbox per offered ggml
+// type, grouped by family, a Run button, and a sortable table of type, bits per weight, RMSE,
+// NMSE, max |a-b|, cosine and SNR dB. A type without numbers has its note where they would be:
+// it needs an importance matrix, or why it was skipped (so the note is never scrolled out of a
+// narrow panel).
+//
+// Contract:
+//  - follow() is called every frame with the tensor and expert the panel shows; it takes in a
+//    finished job. Results belong to the tensor and expert they were computed for: when follow()
+//    names another, the running job is cancelled and the table cleared, so no tensor's numbers
+//    are ever shown under another's name. The table's heading names its tensor.
+//  - run() starts one job (requantize_weights, weights_analysis.h) for the followed tensor with
+//    the checked types, in the order they are offered; a run started while one is going cancels
+//    that one. The job shows progress and a Cancel button; a cancelled run keeps the table it
+//    replaced.
+//  - The table starts in the order the types were run; a click on a header sorts by that column
+//    (the type by name, the rest by value; rows without numbers stay last), a third click
+//    restores the run order.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "panels/panel.h"
+#include "weights_analysis.h"
+
+namespace mlens {
+
+class WeightsRequantView {
+public:
+    struct OfferedType {
+        const char* family;                    // "legacy", "k-quants", "i-quants", "float"
+        const char* name;
+        uint32_t ggml_type;
+        bool checked;
+    };
+
+    WeightsRequantView();
+
+    void follow(size_t tensor, std::optional<uint64_t> expert, std::string label);
+    void draw(PanelContext& ctx);
+    void run(PanelContext& ctx);
+
+    // The offered types, in run order, and whether each is checked.
+    std::vector<OfferedType>& offered() { return m_offered; }
+    // Checks exactly the named types (others unchecked); unknown names are ignored.
+    void check_only(const std::vector<std::string>& names);
+    const RequantResult* result() const { return m_result.get(); }
+    bool running() const { return m_job != nullptr; }
+    // The type names of the table rows as drawn in the last frame, top to bottom.
+    const std::vector<std::string>& drawn_rows() const { return m_drawn_rows; }
+
+private:
+    struct Subject {
+        size_t tensor = 0;
+        std::optional<uint64_t> expert;
+        bool operator==(const Subject&) const = default;
+    };
+
+    void poll();
+    void clear();
+    void type_checkboxes();
+    void results_table(const RequantResult& r);
+    void sort_rows(const RequantResult& r, int column, bool ascending);
+
+    std::vector<OfferedType> m_offered;
+    Subject m_subject;
+    std::string m_label;                       // the followed tensor, display-safe
+    JobPtr m_job;
+    std::shared_ptr<RequantResult> m_running;
+    std::shared_ptr<RequantResult> m_result;
+    std::string m_result_label;                // the tensor m_result was computed for
+    std::string m_status;
+    std::vector<size_t> m_order;               // row indexes in display order
+    bool m_resort = true;                      // m_order is to be made again from the sort specs
+    std::vector<std::string> m_drawn_rows;
+};
+
+}  // namespace mlens

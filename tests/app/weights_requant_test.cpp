@@ -1,0 +1,207 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+
+#include <imgui.h>
+
+#include "gguf_builder.h"
+#include "headless.h"
+#include "mlens/formats/ggml_types.h"
+#include "panels/weights_panel.h"
+#include "panels/weights_requant_view.h"
+#include "weights_analysis.h"
+#include "workspace.h"
+
+using namespace mlens;
+using mlens::test::GgufBuilder;
+using mlens::test::HeadlessImGui;
+using mlens::test::TempDir;
+
+namespace {
+
+// F32 tensors:
+//  - "wave.weight" ne [256, 2]: sin(i / 7) * 3 + i / 100, smooth and of mixed sign.
+//  - "stack.weight" ne [32, 2, 2]: two stacked experts of two rows, (i - 64) / 8.
+//  - "big.weight" ne [4096, 64]: the wave again, long enough that a run is still going when
+//    it is cancelled.
+void write_requant_file(const std::string& path) {
+    auto wave = [](int i) { return static_cast<float>(std::sin(i / 7.0) * 3 + i / 100.0); };
+    GgufBuilder b;
+    b.bytes.reserve(4096 + (512 + 128 + 4096 * 64) * sizeof(float));
+    b.header(3, 1);
+    b.kv_string("general.architecture", "llama");
+    b.tensor_info("wave.weight", {256, 2}, 0, 0);
+    b.tensor_info("stack.weight", {32, 2, 2}, 0, 2048);
+    b.tensor_info("big.weight", {4096, 64}, 0, 2560);
+    b.pad_to(32);
+    for (int i = 0; i < 512; ++i) b.f32(wave(i));
+    for (int i = 0; i < 128; ++i) b.f32(static_cast<float>(i - 64) / 8);
+    for (int i = 0; i < 4096 * 64; ++i) b.f32(wave(i % 5000));
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(b.bytes.data()), static_cast<std::streamsize>(b.bytes.size()));
+}
+
+uint32_t type_id(const char* name) {
+    std::optional<uint32_t> id = ggml_type_from_name(name);
+    REQUIRE(id);
+    return *id;
+}
+
+struct RequantHarness {
+    TempDir dir;
+    HeadlessImGui imgui;
+    Settings settings;
+    JobRunner jobs;
+    Workspace workspace{jobs, settings};
+    Document* doc = nullptr;
+    WeightsPanel panel;
+
+    RequantHarness() {
+        write_requant_file(dir.file("rq.gguf"));
+        doc = &workspace.open(dir.file("rq.gguf"));
+        jobs.wait_all();
+        workspace.poll();
+        REQUIRE(doc->ready());
+    }
+    PanelContext context() { return PanelContext{*doc, jobs, imgui.fonts(), &workspace}; }
+    void frame() {
+        PanelContext ctx = context();
+        imgui.window_frame("weights", 1600, 1000, [&] { panel.draw(ctx); });
+    }
+    void settle() {
+        for (int i = 0; i < 4; ++i) {
+            frame();
+            jobs.wait_all();
+        }
+        frame();
+    }
+};
+
+}  // namespace
+
+TEST_CASE("requantize_weights gives one row per type in order, with the error of each", "[gui-requant]") {
+    RequantHarness h;
+    RequantRequest rq;
+    rq.model = h.doc->model;
+    rq.tensor = 0;
+    rq.ggml_types = {type_id("Q8_0"), type_id("Q4_0"), type_id("IQ2_XXS"), type_id("Q4_K")};
+    RequantResult r;
+    JobContext job;
+    requantize_weights(rq, r, &job);
+    REQUIRE(r.error.empty());
+    CHECK(r.reference_type == "F32");
+    REQUIRE(r.rows.size() == 4);
+    CHECK(r.rows[0].type_name == "Q8_0");
+    CHECK(r.rows[1].type_name == "Q4_0");
+    CHECK(r.rows[2].type_name == "IQ2_XXS");
+    CHECK(r.rows[3].type_name == "Q4_K");
+    CHECK(r.rows[0].bits_per_weight == 8.5);
+    CHECK(r.rows[1].bits_per_weight == 4.5);
+    CHECK(r.rows[3].bits_per_weight == 4.5);
+    CHECK(r.rows[0].error.count == 512);
+    CHECK(r.rows[0].error.rmse > 0);
+    CHECK(r.rows[0].error.rmse < r.rows[1].error.rmse);
+    CHECK(r.rows[0].error.cosine > r.rows[1].error.cosine);
+    CHECK(r.rows[2].needs_imatrix);
+    CHECK(r.rows[3].skipped.empty());
+    CHECK_FALSE(r.rows[3].needs_imatrix);
+
+    // One expert: rows of 32 values, which no K-quant block divides.
+    rq.tensor = 1;
+    rq.expert = 1;
+    RequantResult expert;
+    requantize_weights(rq, expert, nullptr);
+    REQUIRE(expert.error.empty());
+    REQUIRE(expert.rows.size() == 4);
+    CHECK(expert.rows[0].error.count == 64);
+    CHECK(expert.rows[3].skipped.find("blocks of 256") != std::string::npos);
+
+    rq.expert = 2;
+    RequantResult bad;
+    requantize_weights(rq, bad, nullptr);
+    CHECK(bad.error.find("E_RANGE") != std::string::npos);
+    CHECK(bad.rows.empty());
+
+    rq.expert.reset();
+    job.cancel();
+    RequantResult cancelled;
+    requantize_weights(rq, cancelled, &job);
+    CHECK(cancelled.cancelled);
+    CHECK(cancelled.rows.empty());
+}
+
+TEST_CASE("the Requantize tab runs the checked types, draws and sorts the table, and clears on a new tensor",
+          "[gui-requant]") {
+    RequantHarness h;
+    h.doc->select({SelectionKind::tensor, 0});
+    h.settle();
+    REQUIRE(h.panel.result() != nullptr);
+    WeightsRequantView& view = h.panel.requant_view();
+    CHECK(view.result() == nullptr);
+
+    h.panel.show_requant();
+    view.check_only({"Q8_0", "Q4_0", "IQ2_XXS"});
+    h.frame();
+    CHECK(view.drawn_rows().empty());
+    PanelContext ctx = h.context();
+    view.run(ctx);
+    CHECK(view.running());
+    h.settle();
+    CHECK_FALSE(view.running());
+    REQUIRE(view.result() != nullptr);
+    const RequantResult& r = *view.result();
+    REQUIRE(r.rows.size() == 3);
+    // In the order the types are offered: legacy types first, i-quants after.
+    CHECK(r.rows[0].type_name == "Q4_0");
+    CHECK(r.rows[1].type_name == "Q8_0");
+    CHECK(r.rows[2].type_name == "IQ2_XXS");
+    CHECK(r.rows[1].error.rmse < r.rows[0].error.rmse);
+    CHECK(r.rows[2].needs_imatrix);
+    CHECK(view.drawn_rows() == std::vector<std::string>{"Q4_0", "Q8_0", "IQ2_XXS"});
+
+    // Another expert or tensor: the numbers are gone, not shown under the new name.
+    view.follow(0, 1, "wave.weight expert 1");
+    CHECK(view.result() == nullptr);
+    view.follow(0, std::nullopt, "wave.weight");
+    view.run(ctx);
+    h.settle();
+    REQUIRE(view.result() != nullptr);
+    h.doc->select({SelectionKind::tensor, 1});
+    h.frame();
+    CHECK(view.result() == nullptr);
+    CHECK_FALSE(view.running());
+    h.settle();
+    CHECK(view.drawn_rows().empty());
+}
+
+TEST_CASE("a running requantization can be cancelled and is cancelled by a tensor change", "[gui-requant]") {
+    RequantHarness h;
+    h.doc->select({SelectionKind::tensor, 2});
+    h.settle();
+    WeightsRequantView& view = h.panel.requant_view();
+    for (auto& t : view.offered()) t.checked = true;
+    PanelContext ctx = h.context();
+
+    view.run(ctx);
+    REQUIRE(view.running());
+    for (const JobPtr& job : h.jobs.jobs())
+        if (job->name().rfind("requantize", 0) == 0) job->cancel();
+    h.jobs.wait_all();
+    h.frame();
+    CHECK_FALSE(view.running());
+    CHECK(view.result() == nullptr);
+
+    // A tensor change cancels the run it leaves behind.
+    view.run(ctx);
+    REQUIRE(view.running());
+    std::vector<JobPtr> running = h.jobs.jobs();
+    h.doc->select({SelectionKind::tensor, 0});
+    h.frame();
+    CHECK_FALSE(view.running());
+    h.jobs.wait_all();
+    for (const JobPtr& job : running)
+        if (job->name().rfind("requantize", 0) == 0) CHECK(job->cancelled());
+    h.settle();
+    CHECK(view.result() == nullptr);
+}
