@@ -20,7 +20,32 @@ Result<TensorView> open_view(const Model& model, size_t tensor, std::optional<ui
     return view->slice(*expert);
 }
 
-void compare(const WeightsRequest& rq, const TensorView& view, WeightsResult& out, JobContext* job) {
+// Metrics, the other values' histogram over this one's range and the difference histogram.
+void compare_values(const FloatSource& mine, const FloatSource& theirs, WeightsResult& out, JobContext* job) {
+    Result<TensorComparison> metrics = compare_sources(mine, theirs, out.row_length, 5, job);
+    if (!metrics) {
+        out.compare_error = message_of(metrics.error());
+        return;
+    }
+    out.comparison = std::move(metrics).value();
+    auto bins = static_cast<uint32_t>(out.histogram.counts.size());
+    Result<Histogram> overlay = compute_histogram(theirs, bins, std::make_pair(out.histogram.lo, out.histogram.hi), job);
+    if (!overlay) {
+        out.compare_error = message_of(overlay.error());
+        return;
+    }
+    DifferenceSource difference(mine, theirs);
+    Result<Histogram> errors = compute_histogram(difference, bins, std::nullopt, job);
+    if (!errors) {
+        out.compare_error = message_of(errors.error());
+        return;
+    }
+    out.other_histogram = std::move(overlay).value();
+    out.error_histogram = std::move(errors).value();
+    out.compared = true;
+}
+
+void compare_with_model(const WeightsRequest& rq, const TensorView& view, WeightsResult& out, JobContext* job) {
     const std::string& name = rq.model->tensors[rq.tensor].name;
     const Model& other = *rq.other;
     size_t index = other.tensors.size();
@@ -40,27 +65,16 @@ void compare(const WeightsRequest& rq, const TensorView& view, WeightsResult& ou
                             std::to_string(theirs->size()) + " there";
         return;
     }
-    Result<TensorComparison> metrics = compare_sources(view, *theirs, out.row_length, 5, job);
-    if (!metrics) {
-        out.compare_error = message_of(metrics.error());
+    compare_values(view, *theirs, out, job);
+}
+
+void compare_with_requantized(uint32_t type, const TensorView& view, WeightsResult& out, JobContext* job) {
+    Result<std::unique_ptr<FloatSource>> requantized = requantized_source(view, out.row_length, type);
+    if (!requantized) {
+        out.compare_error = escape_for_display(requantized.error().message, 400);
         return;
     }
-    out.comparison = std::move(metrics).value();
-    auto bins = static_cast<uint32_t>(out.histogram.counts.size());
-    Result<Histogram> overlay = compute_histogram(*theirs, bins, std::make_pair(out.histogram.lo, out.histogram.hi), job);
-    if (!overlay) {
-        out.compare_error = message_of(overlay.error());
-        return;
-    }
-    DifferenceSource difference(view, *theirs);
-    Result<Histogram> errors = compute_histogram(difference, bins, std::nullopt, job);
-    if (!errors) {
-        out.compare_error = message_of(errors.error());
-        return;
-    }
-    out.other_histogram = std::move(overlay).value();
-    out.error_histogram = std::move(errors).value();
-    out.compared = true;
+    compare_values(view, **requantized, out, job);
 }
 
 // Appends the statistics and histogram of each series to `summary`; false when cancelled.
@@ -171,8 +185,9 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     }
     out.stage = 3;
     job_report(job, 0);
-    if (rq.other) {
-        compare(rq, *view, out, job);
+    if (rq.other || rq.requant_type) {
+        if (rq.other) compare_with_model(rq, *view, out, job);
+        else compare_with_requantized(*rq.requant_type, *view, out, job);
         if (job_cancelled(job)) {
             out.cancelled = true;
             return;

@@ -1,8 +1,8 @@
 // WeightsAnalysis: what the Weights panel shows of one tensor, computed on a worker thread:
 // statistics, a histogram, the first values, optionally a comparison with the same-named
-// tensor of another model (metrics, that tensor's histogram over the same range, and the
-// histogram of the element-wise difference), and the distribution of its block scales and of
-// its per-row RMS and max |x|.
+// tensor of another model or with this tensor requantized as a ggml type (metrics, the other
+// values' histogram over the same range, and the histogram of the element-wise difference),
+// and the distribution of its block scales and of its per-row RMS and max |x|.
 //
 // Contract:
 //  - analyze_weights runs the steps in order (open the TensorView and slice the expert; stats
@@ -15,8 +15,11 @@
 //    cancellation ends it with `cancelled` set.
 //  - The request holds the Models by shared_ptr, so the documents may close meanwhile.
 //  - first values: the first `rows` rows (ne[0] values each) of the view, at most `columns` of each.
-//  - The comparison needs equal element counts (after slicing); the other tensor's histogram
-//    uses this one's range and bin count so the two overlay bin for bin.
+//  - The comparison target is `other` when set, else `requant_type` when set. Another model's
+//    tensor needs equal element counts (after slicing). The requantized copy is the viewed
+//    tensor (or expert slice) passed through requantized_source (requant.h) with rows of its
+//    ne[0] values; a type it refuses leaves that reason in `compare_error`. The other values'
+//    histogram uses this one's range and bin count so the two overlay bin for bin.
 //  - Block scales (block_scales.h), then the row series (row_series.h: row_rms, row_absmax) of
 //    the viewed tensor or expert slice: per series its statistics and a histogram of `bins`
 //    bins over [min, max]. A type that stores no block scales (F32, F16, BF16, integer types)
@@ -57,6 +60,7 @@ struct WeightsRequest {
     std::optional<std::pair<double, double>> range;
     uint64_t rows = 16, columns = 12;
     std::shared_ptr<const Model> other;          // compare target, or null
+    std::optional<uint32_t> requant_type;        // compare with this tensor requantized as this ggml type
     bool want_scales = true;
 };
 

@@ -2,12 +2,16 @@
 
 #include <cmath>
 #include <fstream>
+#include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <imgui.h>
 
 #include "gguf_builder.h"
 #include "headless.h"
+#include "mlens/formats/ggml_types.h"
 #include "panels/weights_panel.h"
 #include "weights_analysis.h"
 #include "workspace.h"
@@ -411,4 +415,84 @@ TEST_CASE("the Weights panel shows block scales, keeps the chosen series and re-
     REQUIRE(h.panel.result()->scales);
     CHECK(h.panel.result()->scales->note == "F32 stores no block scales");
     CHECK(h.panel.scales_view().shown() == "row_rms");
+}
+
+TEST_CASE("analyze_weights compares a tensor with its requantized copy", "[gui-weights]") {
+    WeightsHarness h;
+    const uint32_t q8_0 = *ggml_type_from_name("Q8_0"), q4_0 = *ggml_type_from_name("Q4_0");
+    const uint32_t q4_k = *ggml_type_from_name("Q4_K");
+    auto analyze = [&](size_t tensor, uint32_t type) {
+        WeightsRequest rq;
+        rq.model = h.q->model;
+        rq.tensor = tensor;
+        rq.bins = 16;
+        rq.want_scales = false;
+        rq.requant_type = type;
+        auto r = std::make_unique<WeightsResult>();
+        analyze_weights(rq, *r, nullptr);
+        REQUIRE(r->error.empty());
+        CHECK(r->stage == kWeightsStages);
+        return r;
+    };
+    // f32.weight holds 0..31: one row, one block of the legacy types.
+    auto q8 = analyze(2, q8_0);
+    REQUIRE(q8->compare_error.empty());
+    REQUIRE(q8->compared);
+    CHECK(q8->comparison.count == 32);
+    CHECK(q8->comparison.rmse > 0);
+    CHECK(q8->other_histogram.lo == q8->histogram.lo);
+    CHECK(q8->other_histogram.counts.size() == 16);
+    CHECK(q8->other_histogram.total() == 32);
+    CHECK(q8->error_histogram.total() == 32);
+    auto q4 = analyze(2, q4_0);
+    REQUIRE(q4->compared);
+    CHECK(q8->comparison.rmse < q4->comparison.rmse);
+
+    // q8.weight has rows of 64 values, which do not split into the 256-value blocks of Q4_K.
+    auto k = analyze(0, q4_k);
+    CHECK_FALSE(k->compared);
+    CHECK(k->compare_error == "rows of 64 values do not split into blocks of 256");
+    CHECK(k->stats->count == 384);
+}
+
+TEST_CASE("the Weights panel compares with the tensor requantized as a chosen type", "[gui-weights]") {
+    WeightsHarness h;
+    h.shown = h.q;
+    h.q->select({SelectionKind::tensor, 2});
+    h.panel.set_bins(16);
+    h.settle();
+    CHECK_FALSE(h.panel.result()->compared);
+    CHECK(h.panel.legend() == std::vector<std::string>{h.q->title});
+
+    h.panel.compare_with_requantized(*ggml_type_from_name("Q8_0"));
+    h.settle();
+    const WeightsResult* r = h.panel.result();
+    REQUIRE(r->compared);
+    CHECK(r->comparison.rmse > 0);
+    CHECK(r->other_histogram.total() == 32);
+    CHECK(h.panel.compare_title() == "requantized as Q8_0");
+    CHECK(h.panel.legend() == std::vector<std::string>{h.q->title, "requantized as Q8_0"});
+    h.panel.show_error_histogram(true);
+    h.frame();
+    CHECK(h.panel.legend() == std::vector<std::string>{"difference (this \xE2\x88\x92 requantized as Q8_0)"});
+    h.panel.show_error_histogram(false);
+
+    // A type the rows cannot take shows the reason in place of the metrics.
+    h.q->select({SelectionKind::tensor, 0});
+    h.settle();
+    h.panel.compare_with_requantized(*ggml_type_from_name("Q4_K"));
+    h.settle();
+    CHECK_FALSE(h.panel.result()->compared);
+    CHECK(h.panel.result()->compare_error == "rows of 64 values do not split into blocks of 256");
+
+    // Another document replaces the requantized copy, and "nothing" clears the comparison.
+    h.panel.compare_with(h.a->id);
+    h.settle();
+    CHECK(h.panel.compare_title() == h.a->title);
+    h.panel.compare_with(0);
+    h.settle();
+    CHECK_FALSE(h.panel.result()->compared);
+    CHECK(h.panel.result()->compare_error.empty());
+    CHECK(h.panel.compare_title().empty());
+    CHECK(h.panel.legend() == std::vector<std::string>{h.q->title});
 }

@@ -89,3 +89,31 @@ TEST_CASE("mlens requant prints the error table", "[requant]") {
     CHECK(bad.exit_status == 2);
     CHECK(bad.err == "error: unknown ggml type Q9_9\n");
 }
+
+TEST_CASE("requantized_source reads the reference passed through one type", "[requant]") {
+    const int64_t row = 256, rows = 4;
+    const std::vector<float> values = test::test_signal(static_cast<uint64_t>(row * rows), 5);
+    VectorSource reference(values);
+    auto q8 = requantized_source(reference, row, GGML_TYPE_Q8_0);
+    REQUIRE(q8.ok());
+    CHECK((*q8)->size() == values.size());
+    std::vector<float> read(values.size());
+    REQUIRE((*q8)->read(0, values.size(), read.data()).ok());
+    std::vector<uint8_t> q(ggml_row_size(GGML_TYPE_Q8_0, row) * static_cast<size_t>(rows));
+    ggml_quantize_chunk(GGML_TYPE_Q8_0, values.data(), q.data(), 0, rows, row, nullptr);
+    std::vector<float> expected(values.size());
+    ggml_get_type_traits(GGML_TYPE_Q8_0)->to_float(q.data(), expected.data(), static_cast<int64_t>(values.size()));
+    CHECK(read == expected);
+    CHECK(read != values);
+    CHECK((*q8)->read(1, static_cast<uint64_t>(row), read.data()).error().code == "E_RANGE");
+
+    auto iq2 = requantized_source(reference, row, GGML_TYPE_IQ2_XXS);
+    CHECK(iq2.error().code == "E_NEEDS_IMATRIX");
+    CHECK(iq2.error().message == "needs an importance matrix");
+    auto i32 = requantized_source(reference, row, GGML_TYPE_I32);
+    CHECK(i32.error().message == "ggml cannot quantize to this type");
+    auto q4k = requantized_source(reference, 64, GGML_TYPE_Q4_K);
+    CHECK(q4k.error().code == "E_BLOCK_SIZE");
+    CHECK(q4k.error().message == "rows of 64 values do not split into blocks of 256");
+    CHECK(requantized_source(reference, 300, GGML_TYPE_Q8_0).error().code == "E_SHAPE");
+}

@@ -9,6 +9,7 @@
 #include <imgui_stdlib.h>
 
 #include "capture.h"
+#include "mlens/formats/ggml_types.h"
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
 #include "tensor_listing.h"
@@ -27,6 +28,14 @@ std::string file_stem(const std::string& name) {
     std::string out;
     for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') ? c : '_';
     return out.empty() ? "tensor" : out;
+}
+
+// The types offered as "requantized as": the common ones that need no importance matrix.
+constexpr const char* kRequantTargets[] = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K",
+                                           "Q4_K", "Q5_K", "Q6_K", "IQ4_NL", "IQ4_XS"};
+
+std::string requantized_title(uint32_t ggml_type) {
+    return "requantized as " + escape_for_display(describe_ggml_type(ggml_type).name, 40);
 }
 
 HistogramSeries series_of(const Histogram& h, std::string label) {
@@ -69,6 +78,10 @@ void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, 
             w.other = other->model;
             m_compare_title = other->title;
         }
+    if (rq.compare_type) {
+        w.requant_type = rq.compare_type;
+        m_compare_title = requantized_title(*rq.compare_type);
+    }
     auto result = std::make_shared<WeightsResult>();
     std::string name = "weights " + escape_for_display(ctx.doc.model->tensors[rq.tensor].name, 60);
     m_job = ctx.jobs.start(name, [w, result](JobContext& job) { analyze_weights(w, *result, &job); });
@@ -81,16 +94,30 @@ void WeightsPanel::compare_picker(PanelContext& ctx) {
     if (ctx.workspace)
         if (Document* other = ctx.workspace->find(m_want.compare_doc); other && other->ready()) current = other->title;
     if (current == "nothing") m_want.compare_doc = 0;
+    if (m_want.compare_type) current = requantized_title(*m_want.compare_type);
     ImGui::SetNextItemWidth(220);
-    if (!ImGui::BeginCombo("compare with", current.c_str())) return;
-    if (ImGui::Selectable("nothing", m_want.compare_doc == 0)) m_want.compare_doc = 0;
+    if (!ImGui::BeginCombo("compare with", current.c_str(), ImGuiComboFlags_HeightLarge)) return;
+    if (ImGui::Selectable("nothing", m_want.compare_doc == 0 && !m_want.compare_type)) compare_with(0);
+    ui::text_dim("another file's tensor");
+    bool any_document = false;
     if (ctx.workspace)
         for (const auto& d : ctx.workspace->documents()) {
             if (d->id == ctx.doc.id || !d->ready()) continue;
+            any_document = true;
             ImGui::PushID(static_cast<int>(d->id));
-            if (ImGui::Selectable(d->title.c_str(), m_want.compare_doc == d->id)) m_want.compare_doc = d->id;
+            if (ImGui::Selectable(d->title.c_str(), m_want.compare_doc == d->id)) compare_with(d->id);
             ImGui::PopID();
         }
+    if (!any_document) ui::text_dim("  (no other file open)");
+    ImGui::Separator();
+    ui::text_dim("this tensor");
+    for (const char* name : kRequantTargets) {
+        std::optional<uint32_t> type = ggml_type_from_name(name);
+        if (!type) continue;
+        ImGui::PushID(name);
+        if (ImGui::Selectable(requantized_title(*type).c_str(), m_want.compare_type == type)) compare_with_requantized(*type);
+        ImGui::PopID();
+    }
     ImGui::EndCombo();
 }
 
@@ -153,6 +180,8 @@ void WeightsPanel::histogram_view(const Document& doc) {
         series.push_back(series_of(r.histogram, doc.title));
         if (r.compared) series.push_back(series_of(r.other_histogram, m_compare_title));
     }
+    m_legend.clear();
+    for (const HistogramSeries& s : series) m_legend.push_back(s.label);
     float height = std::max(160.0f, ImGui::GetContentRegionAvail().y * 0.55f);
     HistogramPlot::Event e = m_plot.draw("##histogram", series, ImVec2(0, height));
     if (!m_png_pending.empty()) {
@@ -184,7 +213,8 @@ void WeightsPanel::draw(PanelContext& ctx) {
     bool changed = !m_applied || !(*m_applied == m_want);
     if (changed) {
         bool same_values = m_applied && m_applied->tensor == m_want.tensor && m_applied->expert == m_want.expert &&
-                           m_applied->compare_doc == m_want.compare_doc && m_result && m_result->stats;
+                           m_applied->compare_doc == m_want.compare_doc &&
+                           m_applied->compare_type == m_want.compare_type && m_result && m_result->stats;
         bool same_scales = same_values && m_result->scales && m_result->scales->bins == m_want.bins;
         start(ctx, m_want, !same_values, !same_scales);
     }

@@ -2,7 +2,8 @@
 // bin count, drag-to-zoom that re-bins the zoomed range), and the first values laid out by rows;
 // under the statistics, the distribution of its block scales (weights_scales_view.h); one expert
 // of a stacked expert tensor; a comparison with the same-named tensor of another open document
-// (metrics, overlaid histograms, the error histogram); histogram export as CSV; under the
+// or with the tensor requantized as a chosen ggml type, "requantized as Q4_0" in the picker and
+// legend (metrics, overlaid histograms, the error histogram); histogram export as CSV; under the
 // histogram, tabs for the first values and for what-if requantization (weights_requant_view.h).
 //
 // Contract: all decoding runs as one job on the JobRunner (weights_analysis.h) with progress and
@@ -19,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "panels/panel.h"
 #include "panels/weights_requant_view.h"
@@ -34,14 +36,25 @@ public:
     void draw_windows(PanelContext& ctx) override;
 
     // Settings the toolbar also changes (tests, other panels).
-    void compare_with(uint64_t document_id) { m_want.compare_doc = document_id; }
+    // Compare with the same-named tensor of a document (0: compare with nothing) or with this
+    // tensor requantized as a ggml type; each replaces the other.
+    void compare_with(uint64_t document_id) {
+        m_want.compare_doc = document_id;
+        m_want.compare_type.reset();
+    }
+    void compare_with_requantized(uint32_t ggml_type) {
+        m_want.compare_doc = 0;
+        m_want.compare_type = ggml_type;
+    }
     void set_bins(int bins) { m_bins_input = bins; }
     void show_error_histogram(bool on) { m_error_view = on; }
     // Brings the Requantize tab forward on the next frame.
     void show_requant() { m_select_requant = true; }
 
-    // For tests: the result shown, and whether a job is running.
+    // For tests: the result shown, the comparison's label, and whether a job is running.
     const WeightsResult* result() const { return m_result.get(); }
+    const std::string& compare_title() const { return m_compare_title; }
+    const std::vector<std::string>& legend() const { return m_legend; }   // series labels drawn last
     bool running() const { return m_job != nullptr; }
     HistogramPlot& plot() { return m_plot; }
     BlockScalesView& scales_view() { return m_scales; }
@@ -52,6 +65,7 @@ private:
         size_t tensor = 0;
         std::optional<uint64_t> expert;
         uint64_t compare_doc = 0;
+        std::optional<uint32_t> compare_type;    // requantized as this ggml type
         uint32_t bins = 128;
         std::optional<std::pair<double, double>> range;
         bool operator==(const Request&) const = default;
@@ -83,6 +97,7 @@ private:
     std::string m_export_status;
     std::string m_png_pending;             // PNG path to capture after the next plot is drawn
     std::string m_compare_title;
+    std::vector<std::string> m_legend;
 };
 
 }  // namespace mlens

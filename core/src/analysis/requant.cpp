@@ -47,38 +47,50 @@ bool ggml_can_quantize(ggml_type t) {
     }
 }
 
+Status check_whole_rows(const FloatSource& reference, uint64_t row_length) {
+    if (row_length != 0 && reference.size() % row_length == 0) return ok_status();
+    return Error{"E_SHAPE", "", std::nullopt, std::to_string(reference.size()) + " values are not whole rows of " + std::to_string(row_length)};
+}
+
 }  // namespace
+
+Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& reference, uint64_t row_length, uint32_t id) {
+    if (Status s = check_whole_rows(reference, row_length); !s) return s.error();
+    if (id >= GGML_TYPE_COUNT) return Error{"E_UNSUPPORTED_TYPE", "", std::nullopt, "not a ggml type"};
+    auto type = static_cast<ggml_type>(id);
+    const ggml_type_traits* traits = ggml_get_type_traits(type);
+    if (ggml_quantize_requires_imatrix(type)) return Error{"E_NEEDS_IMATRIX", "", std::nullopt, "needs an importance matrix"};
+    if (!ggml_can_quantize(type) || !traits->to_float)
+        return Error{"E_UNSUPPORTED_TYPE", "", std::nullopt, "ggml cannot quantize to this type"};
+    if (row_length % static_cast<uint64_t>(traits->blck_size) != 0)
+        return Error{"E_BLOCK_SIZE", "", std::nullopt,
+                     "rows of " + std::to_string(row_length) + " values do not split into blocks of " + std::to_string(traits->blck_size)};
+    ggml_quantize_init(type);
+    return std::unique_ptr<FloatSource>(std::make_unique<RequantizedSource>(reference, row_length, type));
+}
 
 Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_t row_length, const std::vector<uint32_t>& types,
                                            JobContext* job, unsigned threads) {
-    if (row_length == 0 || reference.size() % row_length != 0)
-        return Error{"E_SHAPE", "", std::nullopt, std::to_string(reference.size()) + " values are not whole rows of " + std::to_string(row_length)};
+    if (Status s = check_whole_rows(reference, row_length); !s) return s.error();
     std::vector<RequantRow> rows;
     for (size_t i = 0; i < types.size(); ++i) {
         RequantRow r;
         r.ggml_type = types[i];
-        if (types[i] >= GGML_TYPE_COUNT) {
+        if (types[i] < GGML_TYPE_COUNT) {
+            const ggml_type_traits* traits = ggml_get_type_traits(static_cast<ggml_type>(types[i]));
+            r.type_name = describe_ggml_type(types[i]).name;
+            if (traits->blck_size > 0) r.bits_per_weight = 8.0 * static_cast<double>(traits->type_size) / static_cast<double>(traits->blck_size);
+        } else {
             r.type_name = "unknown(" + std::to_string(types[i]) + ")";
-            r.skipped = "not a ggml type";
+        }
+        Result<std::unique_ptr<FloatSource>> candidate = requantized_source(reference, row_length, types[i]);
+        if (!candidate) {
+            if (candidate.error().code == "E_NEEDS_IMATRIX") r.needs_imatrix = true;
+            else r.skipped = candidate.error().message;
             rows.push_back(std::move(r));
             continue;
         }
-        auto type = static_cast<ggml_type>(types[i]);
-        const ggml_type_traits* traits = ggml_get_type_traits(type);
-        r.type_name = describe_ggml_type(types[i]).name;
-        if (traits->blck_size > 0) r.bits_per_weight = 8.0 * static_cast<double>(traits->type_size) / static_cast<double>(traits->blck_size);
-        if (ggml_quantize_requires_imatrix(type)) r.needs_imatrix = true;
-        else if (!ggml_can_quantize(type) || !traits->to_float)
-            r.skipped = "ggml cannot quantize to this type";
-        else if (row_length % static_cast<uint64_t>(traits->blck_size) != 0)
-            r.skipped = "rows of " + std::to_string(row_length) + " values do not split into blocks of " + std::to_string(traits->blck_size);
-        if (r.needs_imatrix || !r.skipped.empty()) {
-            rows.push_back(std::move(r));
-            continue;
-        }
-        ggml_quantize_init(type);
-        RequantizedSource candidate(reference, row_length, type);
-        auto c = compare_sources(reference, candidate, row_length, 10, job, threads,
+        auto c = compare_sources(reference, **candidate, row_length, 10, job, threads,
                                  static_cast<double>(i) / static_cast<double>(types.size()),
                                  static_cast<double>(i + 1) / static_cast<double>(types.size()));
         if (!c) return c.error();

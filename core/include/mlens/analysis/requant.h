@@ -11,9 +11,16 @@
 //  - bits_per_weight = 8 * bytes per block / values per block.
 //  - The reference size must be a multiple of row_length (E_SHAPE otherwise). Cancellable
 //    (E_CANCELLED); each type has an equal share of the progress.
+//  - requantized_source gives the reference passed through one type as a FloatSource (the
+//    candidate requantize compares with): reads cover whole rows, each quantized and decoded
+//    again. It refuses what requantize does not run, with the reason as the message:
+//    E_NEEDS_IMATRIX ("needs an importance matrix"), E_UNSUPPORTED_TYPE ("not a ggml type",
+//    "ggml cannot quantize to this type"), E_BLOCK_SIZE ("rows of N values do not split into
+//    blocks of B"), and E_SHAPE as above. The source reads the reference, which must outlive it.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +36,9 @@ struct RequantRow {
     std::string skipped;              // reason, when not run
     TensorComparison error;           // valid when !needs_imatrix && skipped.empty()
 };
+
+Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& reference, uint64_t row_length,
+                                                       uint32_t ggml_type);
 
 Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_t row_length,
                                            const std::vector<uint32_t>& ggml_types, JobContext* job = nullptr,
