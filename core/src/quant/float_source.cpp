@@ -11,6 +11,10 @@ uint64_t FloatSource::chunk_length(uint64_t target) const {
     return std::max<uint64_t>(g, target / g * g);
 }
 
+Status FloatSource::read_codes(uint64_t, uint64_t, uint16_t*) const {
+    return Error{"E_UNSUPPORTED_TYPE", "", std::nullopt, "values are not stored as 8- or 16-bit codes"};
+}
+
 uint64_t DifferenceSource::granularity() const { return std::lcm(m_a.granularity(), m_b.granularity()); }
 
 Status DifferenceSource::read(uint64_t first, uint64_t count, float* out) const {

@@ -16,6 +16,9 @@ namespace {
 
 // Values decoded per chunk: a chunk and its bin indices stay in L2 between the loops over it.
 constexpr uint64_t kChunkTarget = 1u << 16;
+// Values per chunk when counting stored codes, between these two: each chunk clears and adds up
+// a table of every code, so chunks are large, yet there are at least two per thread.
+constexpr uint64_t kCodeChunkMin = 1u << 20, kCodeChunkMax = 1u << 22;
 // Percentiles are read from a histogram of at least this many bins over [min, max].
 constexpr uint32_t kPercentileBins = 4096;
 
@@ -193,25 +196,22 @@ MLENS_VECTOR_LOOP bool summarize_finite(const float* v, uint64_t n, ChunkSummary
     return true;
 }
 
-// Runs fn(values, count) over the source in chunks, on `threads` threads.
-Status for_each_chunk(const FloatSource& src, JobContext* job, unsigned threads, double progress_from,
-                      double progress_to, const std::function<void(const float*, uint64_t)>& fn) {
-    const uint64_t chunk = src.chunk_length(kChunkTarget);
-    const uint64_t n_chunks = (src.size() + chunk - 1) / chunk;
+// Runs fn(first, count) over [0, total) in chunks of `chunk`, on `threads` threads, until one
+// fails or the job is cancelled.
+Status for_each_range(uint64_t total, uint64_t chunk, JobContext* job, unsigned threads, double progress_from,
+                      double progress_to, const std::function<Status(uint64_t, uint64_t)>& fn) {
+    const uint64_t n_chunks = (total + chunk - 1) / chunk;
     std::atomic<uint64_t> done{0};
     std::mutex error_mutex;
     std::optional<Error> error;
     parallel_for(n_chunks, threads, [&](uint64_t c) {
         if (job_cancelled(job)) return false;
-        thread_local std::vector<float> values;
-        uint64_t first = c * chunk, count = std::min(chunk, src.size() - first);
-        values.resize(count);
-        if (Status s = src.read(first, count, values.data()); !s) {
+        const uint64_t first = c * chunk;
+        if (Status s = fn(first, std::min(chunk, total - first)); !s) {
             std::lock_guard lock(error_mutex);
             error = s.error();
             return false;
         }
-        fn(values.data(), count);
         uint64_t d = ++done;
         job_report(job, progress_from + (progress_to - progress_from) * static_cast<double>(d) / static_cast<double>(n_chunks));
         return true;
@@ -219,6 +219,98 @@ Status for_each_chunk(const FloatSource& src, JobContext* job, unsigned threads,
     if (error) return *error;
     if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
     return ok_status();
+}
+
+// Runs fn(values, count) over the source's decoded values in chunks.
+Status for_each_chunk(const FloatSource& src, JobContext* job, unsigned threads, double progress_from,
+                      double progress_to, const std::function<void(const float*, uint64_t)>& fn) {
+    return for_each_range(src.size(), src.chunk_length(kChunkTarget), job, threads, progress_from, progress_to,
+                          [&](uint64_t first, uint64_t count) {
+                              thread_local std::vector<float> values;
+                              values.resize(count);
+                              if (Status s = src.read(first, count, values.data()); !s) return s;
+                              fn(values.data(), count);
+                              return ok_status();
+                          });
+}
+
+// How often each stored code occurs in the source (code_values.size() entries), counted into two
+// interleaved copies per chunk as in count_slots.
+Status count_codes(const FloatSource& src, size_t codes, JobContext* job, unsigned threads, double progress_to,
+                   std::vector<uint64_t>& total) {
+    total.assign(codes, 0);
+    std::mutex m;
+    const uint64_t per_thread = src.size() / (2 * std::max(threads, 1u)) + 1;
+    const uint64_t chunk = std::clamp(per_thread, kCodeChunkMin, kCodeChunkMax);
+    return for_each_range(src.size(), chunk, job, threads, 0.0, progress_to, [&](uint64_t first, uint64_t count) {
+        thread_local std::vector<uint16_t> code;
+        thread_local std::vector<uint32_t> local;
+        code.resize(count);
+        if (Status s = src.read_codes(first, count, code.data()); !s) return s;
+        local.assign(2 * codes, 0);
+        uint32_t* a = local.data();
+        uint32_t* b = a + codes;
+        uint64_t i = 0;
+        for (; i + 2 <= count; i += 2) {
+            ++a[code[i]];
+            ++b[code[i + 1]];
+        }
+        if (i < count) ++a[code[i]];
+        std::lock_guard lock(m);
+        for (size_t c = 0; c < codes; ++c) total[c] += a[c] + b[c];
+        return ok_status();
+    });
+}
+
+// The first pass's figures from how often each code occurs: each distinct value is taken once,
+// weighted by its count.
+ChunkSummary summarize_codes(const std::vector<float>& value, const std::vector<uint64_t>& count) {
+    ChunkSummary out;
+    uint64_t n = 0;
+    double sum = 0;
+    for (size_t c = 0; c < value.size(); ++c) {
+        if (count[c] == 0) continue;
+        const float x = value[c];
+        const auto k = static_cast<double>(count[c]);
+        if (std::isnan(x)) out.nan += count[c];
+        else if (std::isinf(x)) out.inf += count[c];
+        else {
+            n += count[c];
+            sum += k * x;
+            out.sum_abs += k * std::fabs(x);
+            out.min = std::min<double>(out.min, x);
+            out.max = std::max<double>(out.max, x);
+            if (x == 0.0f) out.zeros += count[c];
+        }
+    }
+    if (n == 0) return out;
+    Moments& mo = out.moments;
+    mo.n = n;
+    mo.mean = sum / static_cast<double>(n);
+    for (size_t c = 0; c < value.size(); ++c) {
+        if (count[c] == 0 || !std::isfinite(value[c])) continue;
+        const double k = static_cast<double>(count[c]), d = value[c] - mo.mean, d2 = d * d;
+        mo.m2 += k * d2;
+        mo.m3 += k * d2 * d;
+        mo.m4 += k * d2 * d2;
+    }
+    return out;
+}
+
+// Counts in `binning`'s slots of the finite values, from how often each code occurs.
+std::vector<uint64_t> bin_codes(const Binning& binning, const std::vector<float>& value, const std::vector<uint64_t>& count) {
+    std::vector<float> present;
+    std::vector<uint64_t> times;
+    for (size_t c = 0; c < value.size(); ++c)
+        if (count[c] != 0 && std::isfinite(value[c])) {
+            present.push_back(value[c]);
+            times.push_back(count[c]);
+        }
+    std::vector<uint32_t> slot(present.size());
+    binning.bin_slots(present.data(), present.size(), slot.data());
+    std::vector<uint64_t> counts(binning.slots(), 0);
+    for (size_t i = 0; i < present.size(); ++i) counts[slot[i]] += times[i];
+    return counts;
 }
 
 // Counts of the finite values in `binning`'s slots, over the whole source; `all_finite_known`
@@ -263,21 +355,29 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     StatsAndHistogram out;
     TensorStats& st = out.stats;
     st.count = src.size();
+    const std::vector<float> code_value = src.code_values();
+    std::vector<uint64_t> code_count;
     ChunkSummary all;
-    std::mutex m;
-    Status s = for_each_chunk(src, job, threads, 0.0, 0.5, [&](const float* v, uint64_t n) {
-        thread_local std::vector<float> scratch;
-        ChunkSummary local;
-        if (!summarize_finite(v, n, local)) {
-            FiniteValues f = only_finite(v, n, scratch);
-            local.nan = f.nan;
-            local.inf = f.inf;
-            summarize_finite(f.values, f.count, local);
-        }
-        std::lock_guard lock(m);
-        all.merge(local);
-    });
-    if (!s) return s.error();
+    Status s = ok_status();
+    if (!code_value.empty()) {
+        if (s = count_codes(src, code_value.size(), job, threads, 1.0, code_count); !s) return s.error();
+        all = summarize_codes(code_value, code_count);
+    } else {
+        std::mutex m;
+        s = for_each_chunk(src, job, threads, 0.0, 0.5, [&](const float* v, uint64_t n) {
+            thread_local std::vector<float> scratch;
+            ChunkSummary local;
+            if (!summarize_finite(v, n, local)) {
+                FiniteValues f = only_finite(v, n, scratch);
+                local.nan = f.nan;
+                local.inf = f.inf;
+                summarize_finite(f.values, f.count, local);
+            }
+            std::lock_guard lock(m);
+            all.merge(local);
+        });
+        if (!s) return s.error();
+    }
     const Moments& mo = all.moments;
     st.finite = mo.n; st.nan = all.nan; st.inf = all.inf; st.zeros = all.zeros;
     const Binning user = data_range_binning(all.min, all.max, histogram_bins);
@@ -298,7 +398,8 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     while ((static_cast<uint64_t>(histogram_bins) << shift) < kPercentileBins) ++shift;
     const Binning fine = user.refined(shift);
     std::vector<uint64_t> counts;
-    if (s = count_source(src, fine, all.nan + all.inf == 0, job, threads, 0.5, counts); !s) return s.error();
+    if (!code_value.empty()) counts = bin_codes(fine, code_value, code_count);
+    else if (s = count_source(src, fine, all.nan + all.inf == 0, job, threads, 0.5, counts); !s) return s.error();
     out.histogram = coarsen(user, counts, shift);
     const double width = (st.max - st.min) / fine.bins;
     for (size_t p = 0; p < TensorStats::kPercentiles.size(); ++p) {
@@ -335,7 +436,11 @@ Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::
     if (!(hi > range->first)) hi = range->first + 1.0;
     const Binning binning = Binning::over(range->first, hi, bins);
     std::vector<uint64_t> counts;
-    if (Status s = count_source(src, binning, false, job, threads, 0.0, counts); !s) return s.error();
+    if (const std::vector<float> code_value = src.code_values(); !code_value.empty()) {
+        std::vector<uint64_t> code_count;
+        if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count); !s) return s.error();
+        counts = bin_codes(binning, code_value, code_count);
+    } else if (Status s = count_source(src, binning, false, job, threads, 0.0, counts); !s) return s.error();
     return coarsen(binning, counts, 0);
 }
 

@@ -3,6 +3,7 @@
 #include <ggml.h>
 
 #include <algorithm>
+#include <bit>
 #include <vector>
 
 #include "element_decode.h"
@@ -199,10 +200,46 @@ Status TensorView::read(uint64_t first, uint64_t count, float* out) const {
     std::vector<uint8_t>& bytes = blocks * m_block_bytes <= kKeptReadBytes ? kept : own;
     bytes.resize(blocks * m_block_bytes);
     if (Status s = read_blocks(first / m_block, blocks, bytes.data()); !s) return s;
+    decode(bytes.data(), count, out);
+    return ok_status();
+}
+
+void TensorView::decode(const uint8_t* bytes, uint64_t count, float* out) const {
     if (m_kind == Kind::ggml)
-        ggml_get_type_traits(static_cast<ggml_type>(info().type.id))->to_float(bytes.data(), out, static_cast<int64_t>(count));
+        ggml_get_type_traits(static_cast<ggml_type>(info().type.id))->to_float(bytes, out, static_cast<int64_t>(count));
     else
-        decode_elements(static_cast<ElementType>(m_element), bytes.data(), count, out);
+        decode_elements(static_cast<ElementType>(m_element), bytes, count, out);
+}
+
+uint32_t TensorView::code_bytes() const {
+    return m_kind != Kind::mlx && m_block == 1 && m_block_bytes <= 2 ? static_cast<uint32_t>(m_block_bytes) : 0;
+}
+
+std::vector<float> TensorView::code_values() const {
+    const uint32_t width = code_bytes();
+    if (width == 0) return {};
+    const uint32_t codes = 1u << (8 * width);
+    std::vector<uint8_t> bytes(static_cast<size_t>(codes) * width);
+    for (uint32_t c = 0; c < codes; ++c)
+        for (uint32_t b = 0; b < width; ++b) bytes[c * width + b] = static_cast<uint8_t>(c >> (8 * b));
+    std::vector<float> values(codes);
+    decode(bytes.data(), codes, values.data());
+    return values;
+}
+
+Status TensorView::read_codes(uint64_t first, uint64_t count, uint16_t* out) const {
+    const uint32_t width = code_bytes();
+    if (width == 0) return FloatSource::read_codes(first, count, out);
+    if (width == 2) {
+        if (Status s = read_blocks(first, count, reinterpret_cast<uint8_t*>(out)); !s) return s;
+        if constexpr (std::endian::native == std::endian::big)
+            for (uint64_t i = 0; i < count; ++i) out[i] = static_cast<uint16_t>(out[i] << 8 | out[i] >> 8);
+        return ok_status();
+    }
+    // One-byte codes, read into the back half of `out` and widened from the front.
+    auto* bytes = reinterpret_cast<uint8_t*>(out) + count;
+    if (Status s = read_blocks(first, count, bytes); !s) return s;
+    for (uint64_t i = 0; i < count; ++i) out[i] = bytes[i];
     return ok_status();
 }
 

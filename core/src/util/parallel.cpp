@@ -2,29 +2,111 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 namespace mlens {
 
+namespace {
+
+// One parallel_for call. Items are claimed in increasing order, by the caller and by any pool
+// thread that picks the batch up; every claimed item is settled (run, or skipped once stopped),
+// and the caller returns when all `count` are. A pool thread that arrives after the last claim
+// finds nothing to do and touches only this shared state, never the caller's function.
+struct Batch {
+    Batch(uint64_t n, const std::function<bool(uint64_t)>& f) : count(n), fn(f) {}
+
+    const uint64_t count;
+    const std::function<bool(uint64_t)>& fn;
+    std::atomic<uint64_t> next{0};
+    std::atomic<uint64_t> settled{0};
+    std::atomic<bool> stopped{false};
+    std::mutex mutex;
+    std::condition_variable all_settled;
+
+    void work() {
+        for (;;) {
+            const uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
+            if (i >= count) return;
+            if (!stopped.load(std::memory_order_relaxed) && !fn(i)) stopped.store(true, std::memory_order_relaxed);
+            if (settled.fetch_add(1, std::memory_order_acq_rel) + 1 == count) {
+                std::lock_guard lock(mutex);
+                all_settled.notify_all();
+            }
+        }
+    }
+
+    void wait() {
+        std::unique_lock lock(mutex);
+        all_settled.wait(lock, [&] { return settled.load(std::memory_order_acquire) == count; });
+    }
+};
+
+// Threads that live as long as the program, so that their per-thread buffers (decode and count
+// buffers of several MB) are allocated once instead of at every call.
+class Pool {
+public:
+    ~Pool() {
+        {
+            std::lock_guard lock(m_mutex);
+            m_quit = true;
+        }
+        m_wake.notify_all();
+        for (auto& t : m_threads) t.join();
+    }
+
+    // Offers the batch to `helpers` pool threads, starting threads up to that many.
+    void offer(const std::shared_ptr<Batch>& batch, unsigned helpers) {
+        {
+            std::lock_guard lock(m_mutex);
+            while (m_threads.size() < helpers) m_threads.emplace_back([this] { run(); });
+            for (unsigned h = 0; h < helpers; ++h) m_queue.push_back(batch);
+        }
+        if (helpers == 1) m_wake.notify_one();
+        else m_wake.notify_all();
+    }
+
+private:
+    void run() {
+        for (;;) {
+            std::shared_ptr<Batch> batch;
+            {
+                std::unique_lock lock(m_mutex);
+                m_wake.wait(lock, [&] { return m_quit || !m_queue.empty(); });
+                if (m_queue.empty()) return;
+                batch = std::move(m_queue.front());
+                m_queue.pop_front();
+            }
+            batch->work();
+        }
+    }
+
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::deque<std::shared_ptr<Batch>> m_queue;
+    std::vector<std::thread> m_threads;
+    bool m_quit = false;
+};
+
+Pool& pool() {
+    static Pool p;
+    return p;
+}
+
+}  // namespace
+
 bool parallel_for(uint64_t count, unsigned threads, const std::function<bool(uint64_t)>& fn) {
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(count, 1)));
-    std::atomic<uint64_t> next{0};
-    std::atomic<bool> stopped{false};
-    auto worker = [&] {
-        for (;;) {
-            if (stopped.load(std::memory_order_relaxed)) return;
-            uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
-            if (i >= count) return;
-            if (!fn(i)) stopped.store(true, std::memory_order_relaxed);
-        }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
-    return !stopped.load();
+    threads = static_cast<unsigned>(std::min<uint64_t>({threads, std::max<uint64_t>(count, 1), kMaxParallelThreads}));
+    auto batch = std::make_shared<Batch>(count, fn);
+    if (threads > 1) pool().offer(batch, threads - 1);
+    batch->work();
+    batch->wait();
+    return !batch->stopped.load();
 }
 
 }  // namespace mlens

@@ -5,6 +5,12 @@
 // Contract: read(first, count, out) writes exactly `count` floats; `first` must be a multiple of
 // granularity() and `count` a multiple of it unless the range reaches size(). Thread-safe: reads
 // of different ranges may run concurrently.
+//
+// Stored codes: a source whose every value is decoded from one stored code of 8 or 16 bits (F16,
+// BF16, 8- and 16-bit integers and minifloats) gives code_values(), the value each code decodes
+// to (256 or 65536 entries, indexed by code; empty for every other source), and read_codes(),
+// the codes of a range (any range; E_UNSUPPORTED_TYPE for a source without codes). Statistics
+// count codes and decode each distinct one once, so their figures are those of read().
 #pragma once
 
 #include <cstdint>
@@ -20,6 +26,9 @@ public:
     virtual uint64_t size() const = 0;
     virtual uint64_t granularity() const = 0;
     virtual Status read(uint64_t first, uint64_t count, float* out) const = 0;
+
+    virtual std::vector<float> code_values() const { return {}; }
+    virtual Status read_codes(uint64_t first, uint64_t count, uint16_t* out) const;
 
     // A chunk length near `target` elements that is a multiple of granularity().
     uint64_t chunk_length(uint64_t target = 1u << 20) const;

@@ -16,6 +16,9 @@
 //  - Types that cannot be decoded (safetensors F4, F6_*, *FNUZ, C64; unknown GGUF ids; a quant
 //    layout whose type is unknown or whose companions disagree in shape or dtype) fail to open
 //    with E_UNSUPPORTED_TYPE (or E_SHAPE) naming the tensor and the reason; they never crash.
+//  - Tensors of one-element blocks of 1 or 2 bytes (F16, BF16, I8, U8, I16, U16, BOOL, F8_*) have
+//    stored codes (float_source.h): code_values() decodes every code through the same path as
+//    read(), so the two agree bit for bit.
 //  - slice(index) narrows the view to one index of the slowest dimension (one expert of a
 //    stacked [experts, out, in] tensor), reading none of the others.
 //  - Reads go through Model::read_tensor_bytes, so a tensor whose bytes are missing from the file
@@ -45,6 +48,8 @@ public:
     uint64_t size() const override { return m_elements; }
     uint64_t granularity() const override { return m_block; }
     Status read(uint64_t first, uint64_t count, float* out) const override;
+    std::vector<float> code_values() const override;
+    Status read_codes(uint64_t first, uint64_t count, uint16_t* out) const override;
 
     Kind kind() const { return m_kind; }
     const TensorInfo& info() const { return m_model->tensors[m_index]; }
@@ -70,6 +75,10 @@ private:
     Status open_mlx();
     Status read_mlx(uint64_t first, uint64_t count, float* out) const;
     Status read_companion(size_t index, uint64_t first, uint64_t count, float* out) const;
+    // ggml and element kinds: `count` values from their stored bytes.
+    void decode(const uint8_t* bytes, uint64_t count, float* out) const;
+    // Bytes of one stored code (1 or 2), or 0 when values are not stored as codes.
+    uint32_t code_bytes() const;
 
     const Model* m_model;
     size_t m_index;

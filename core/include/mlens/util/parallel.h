@@ -4,12 +4,18 @@
 // (the calling thread included; threads == 0 means std::thread::hardware_concurrency()). Items
 // are handed out in increasing order. Returns when all calls returned. If fn returns false, no
 // further items are started (already running ones finish) and parallel_for returns false.
+// The helper threads belong to a pool that lives as long as the program and is shared by
+// concurrent callers; a call never waits for a helper to become free (the caller works through
+// the items itself), so fn may call parallel_for too. Thread counts are capped at
+// kMaxParallelThreads.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 
 namespace mlens {
+
+inline constexpr uint64_t kMaxParallelThreads = 256;
 
 bool parallel_for(uint64_t count, unsigned threads, const std::function<bool(uint64_t)>& fn);
 
