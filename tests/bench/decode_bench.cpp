@@ -6,7 +6,7 @@
 //   ggml      one thread, to_float over the tensor in 1M-value chunks (from the mapped file)
 //   decode    TensorView::read over the same chunks on THREADS threads (default 2)
 //   analyze   compute_stats_and_histogram(256 bins) on THREADS threads
-// The three run in turn, seven rounds; prints the best of each in G values/s and the ratios decode/ggml, analyze/ggml.
+// The three run in turn, fifteen rounds; prints the best of each in G values/s and the ratios decode/ggml, analyze/ggml.
 // --keep PATH keeps the benchmarked GGUF (one tensor per type, named by the type) at PATH and
 // writes the measured throughputs to PATH.tsv (tensor, ggml G/s, decode G/s), for comparing
 // other decoders on the same file.
@@ -39,7 +39,7 @@ using Clock = std::chrono::steady_clock;
 
 // Best times of several functions over `rounds` rounds, each round running every function once
 // in turn, so that a change in the machine's speed during the run affects all of them alike.
-std::vector<double> best_s(const std::vector<std::function<void()>>& fns, int rounds = 7) {
+std::vector<double> best_s(const std::vector<std::function<void()>>& fns, int rounds = 15) {
     std::vector<double> best(fns.size(), 1e300);
     for (int r = 0; r < rounds; ++r)
         for (size_t i = 0; i < fns.size(); ++i) {

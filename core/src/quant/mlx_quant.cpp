@@ -1,10 +1,12 @@
 #include "mlens/quant/mlx_quant.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
 #include "mlens/quant/minifloat.h"
+#include "util/vector_loop.h"
 
 namespace mlens {
 
@@ -49,27 +51,63 @@ float mlx_fp_scale(MlxMode mode, uint8_t byte) {
     return mode == MlxMode::nvfp4 ? e4m3_value(byte) : e8m0_value(byte, E8m0Nan::inf);
 }
 
-void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales,
-                    const float* biases, uint64_t groups, float* out) {
+namespace {
+
+// Affine groups: code * scale + bias, rounded after each operation (the file is compiled without
+// floating-point contraction, so no variant fuses them). 4-bit codes are two per byte, low
+// nibble first.
+MLENS_VECTOR_LOOP void dequantize_affine(uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales,
+                                         const float* biases, uint64_t groups, float* out) {
+    const uint64_t group_bytes = group_size * bits / 8;
     for (uint64_t g = 0; g < groups; ++g) {
-        const float s = scales[g];
-        const uint64_t base = g * group_size;
-        float* o = out + base;
-        switch (mode) {
-            case MlxMode::affine: {
-                const float b = biases[g];
-                for (uint64_t j = 0; j < group_size; ++j) o[j] = static_cast<float>(code_at(packed, base + j, bits)) * s + b;
-                break;
-            }
-            case MlxMode::nvfp4:
-            case MlxMode::mxfp4:
-                for (uint64_t j = 0; j < group_size; ++j) o[j] = e2m1_value(static_cast<uint8_t>(code_at(packed, base + j, 4))) * s;
-                break;
-            case MlxMode::mxfp8:
-                for (uint64_t j = 0; j < group_size; ++j) o[j] = e4m3_value(packed[base + j]) * s;
-                break;
+        const float s = scales[g], b = biases[g];
+        const uint8_t* p = packed + g * group_bytes;
+        float* o = out + g * group_size;
+        if (bits == 8) {
+            for (uint64_t j = 0; j < group_size; ++j) o[j] = static_cast<float>(p[j]) * s + b;
+            continue;
+        }
+        for (uint64_t j = 0; j < group_bytes; ++j) {
+            o[2 * j] = static_cast<float>(p[j] & 15) * s + b;
+            o[2 * j + 1] = static_cast<float>(p[j] >> 4) * s + b;
         }
     }
+}
+
+// FP4 (E2M1) and FP8 (E4M3) groups: the code's value times the group scale, through a table of
+// the group's values.
+void dequantize_fp(MlxMode mode, uint64_t group_size, const uint8_t* packed, const float* scales, uint64_t groups,
+                   float* out) {
+    static const auto e4m3 = [] {
+        std::array<float, 256> t{};
+        for (int c = 0; c < 256; ++c) t[c] = e4m3_value(static_cast<uint8_t>(c));
+        return t;
+    }();
+    const bool fp8 = mode == MlxMode::mxfp8;
+    const uint64_t group_bytes = fp8 ? group_size : group_size / 2;
+    for (uint64_t g = 0; g < groups; ++g) {
+        const float s = scales[g];
+        const uint8_t* p = packed + g * group_bytes;
+        float* o = out + g * group_size;
+        if (fp8) {
+            for (uint64_t j = 0; j < group_size; ++j) o[j] = e4m3[p[j]] * s;
+            continue;
+        }
+        float value[16];
+        for (uint8_t c = 0; c < 16; ++c) value[c] = e2m1_value(c) * s;
+        for (uint64_t j = 0; j < group_bytes; ++j) {
+            o[2 * j] = value[p[j] & 15];
+            o[2 * j + 1] = value[p[j] >> 4];
+        }
+    }
+}
+
+}  // namespace
+
+void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales,
+                    const float* biases, uint64_t groups, float* out) {
+    if (mode == MlxMode::affine) dequantize_affine(bits, group_size, packed, scales, biases, groups, out);
+    else dequantize_fp(mode, group_size, packed, scales, groups, out);
 }
 
 Result<MlxQuantized> mlx_quantize(MlxMode mode, uint32_t bits, uint64_t group_size, const float* values, uint64_t count) {

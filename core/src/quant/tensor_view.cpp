@@ -146,7 +146,8 @@ Status TensorView::read_companion(size_t index, uint64_t first, uint64_t count, 
     const TensorInfo& c = m_model->tensors[index];
     ElementType e = *element_type_of(m_model->format, c.type);
     const uint32_t width = element_bytes(e);
-    std::vector<uint8_t> bytes(count * width);
+    thread_local std::vector<uint8_t> bytes;
+    bytes.resize(count * width);
     if (Status s = m_model->read_tensor_bytes(index, first * width, bytes.size(), bytes.data()); !s) return s;
     auto mode = static_cast<MlxMode>(m_mode);
     if (mode == MlxMode::affine) decode_elements(e, bytes.data(), count, out);
@@ -171,8 +172,12 @@ Status TensorView::read_group_params(uint64_t first, uint64_t count, float* scal
 
 Status TensorView::read_mlx(uint64_t first, uint64_t count, float* out) const {
     const uint64_t groups = count / m_block, first_group = first / m_block;
-    std::vector<uint8_t> packed(groups * m_block_bytes);
-    std::vector<float> scales(groups), biases(groups);
+    // Per-thread buffers, as in read(): chunk after chunk reuses their pages.
+    thread_local std::vector<uint8_t> packed;
+    thread_local std::vector<float> scales, biases;
+    packed.resize(groups * m_block_bytes);
+    scales.resize(groups);
+    biases.resize(groups);
     if (Status s = m_model->read_tensor_bytes(m_index, m_first_byte + first_group * m_block_bytes, packed.size(), packed.data()); !s)
         return s;
     if (Status s = read_group_params(first_group, groups, scales.data(), biases.data()); !s) return s;
