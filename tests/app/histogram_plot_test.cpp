@@ -52,6 +52,8 @@ TEST_CASE("plot axes choose nice ticks and readable labels", "[gui-hist]") {
     CHECK(nice_ticks(-0.37, 0.52, 6) == std::vector<double>{-0.2, 0, 0.2, 0.4});
     CHECK(nice_step(1000, 4) == 500);
     CHECK(nice_ticks(1, 1, 5).empty());
+    // Step 0.2 would leave only 0 inside; 0.1 gives three ticks.
+    CHECK(nice_ticks(-0.1999, 0.1998, 2) == std::vector<double>{-0.1, 0, 0.1});
     CHECK(tick_label(0.2, 0.2) == "0.2");
     CHECK(tick_label(-0.05, 0.05) == "-0.05");
     CHECK(tick_label(1500, 500) == "1500");

@@ -37,12 +37,15 @@ std::optional<size_t> ModelErrorTable::draw(const ModelError& error, const FontS
                             ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Sortable | ImGuiTableFlags_Hideable;
     if (!ImGui::BeginTable("model_error_tensors", kColumnCount, flags)) return std::nullopt;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("Tensor", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_DefaultSort, 3.0f);
-    ImGui::TableSetupColumn("Layer", ImGuiTableColumnFlags_WidthStretch, 0.5f);
-    ImGui::TableSetupColumn("Types (ref \xE2\x86\x92 this)", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+    ImGui::TableSetupColumn("Tensor", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_DefaultSort, 2.4f);
+    // Short columns are as wide as their header and its sort arrow, so neither is cut.
+    const auto header_width = [](const char* label) { return ImGui::CalcTextSize(label).x + 1.5f * ImGui::GetFontSize(); };
+    const char* types = "Types (ref \xE2\x86\x92 this)";
+    ImGui::TableSetupColumn("Layer", ImGuiTableColumnFlags_WidthFixed, header_width("Layer"));
+    ImGui::TableSetupColumn(types, ImGuiTableColumnFlags_WidthFixed, header_width(types));
     ImGui::TableSetupColumn("RMSE", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableSetupColumn("NMSE", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("max |a\xE2\x88\x92" "b|", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("max |a\xE2\x88\x92" "b|", ImGuiTableColumnFlags_WidthStretch, 1.15f);
     ImGui::TableSetupColumn("cosine", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableSetupColumn("SNR dB", ImGuiTableColumnFlags_WidthStretch, 0.9f);
     ImGui::TableHeadersRow();

@@ -241,8 +241,14 @@ void WeightsPanel::draw(PanelContext& ctx) {
         ImGui::PopTextWrapPos();
         return;
     }
-    // Wide enough for a readable block-scale histogram under the statistics.
-    ImGui::BeginChild("weights_stats", ImVec2(std::min(360.0f, ImGui::GetContentRegionAvail().x * 0.36f), 0), false);
+    // Wide enough for two label-value pairs of 9-character numbers a row, and for a readable
+    // block-scale histogram under the statistics.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float pair_width = ImGui::CalcTextSize("mean |a-b|").x + 8 + ImGui::CalcTextSize("-0.00199918").x +
+                             4 * ImGui::GetStyle().CellPadding.x;
+    const float stats_width = std::min({std::max(2 * pair_width + ImGui::GetStyle().ScrollbarSize, avail * 0.36f),
+                                        460.0f, avail * 0.5f});
+    ImGui::BeginChild("weights_stats", ImVec2(stats_width, 0), false);
     if (r.stats) weights_stats_table(*r.stats);
     if (r.compared || !r.compare_error.empty()) {
         ImGui::Spacing();

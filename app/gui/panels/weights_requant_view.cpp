@@ -99,6 +99,7 @@ void WeightsRequantView::clear() {
     m_status.clear();
     m_order.clear();
     m_drawn_rows.clear();
+    m_refold = true;
 }
 
 void WeightsRequantView::poll() {
@@ -110,6 +111,7 @@ void WeightsRequantView::poll() {
         m_result_label = m_label;
         m_status.clear();
         m_resort = true;
+        m_refold = true;
     }
     m_job.reset();
     m_running.reset();
@@ -155,6 +157,21 @@ void WeightsRequantView::type_checkboxes() {
         }
         ImGui::Checkbox(t.name, &t.checked);
     }
+}
+
+std::string WeightsRequantView::checked_summary() const {
+    constexpr size_t kShownNames = 4;
+    std::string names;
+    size_t checked = 0;
+    for (const OfferedType& t : m_offered) {
+        if (!t.checked) continue;
+        if (++checked > kShownNames) continue;
+        if (!names.empty()) names += ", ";
+        names += t.name;
+    }
+    if (checked == 0) return "none checked";
+    if (checked > kShownNames) names += ", \xE2\x80\xA6";
+    return names + " (" + std::to_string(checked) + (checked == 1 ? " type)" : " types)");
 }
 
 void WeightsRequantView::sort_rows(const RequantResult& r, int column, bool ascending) {
@@ -231,7 +248,12 @@ void WeightsRequantView::results_table(const RequantResult& r) {
 }
 
 void WeightsRequantView::draw(PanelContext& ctx) {
-    type_checkboxes();
+    // The type grid is open until there are results, then folds to one line so that the table
+    // gets the height; it can be opened again.
+    if (m_refold) ImGui::SetNextItemOpen(!m_result);
+    m_refold = false;
+    if (ImGui::TreeNodeEx("types", ImGuiTreeNodeFlags_NoTreePushOnOpen, "target types: %s", checked_summary().c_str()))
+        type_checkboxes();
     bool any = std::any_of(m_offered.begin(), m_offered.end(), [](const OfferedType& t) { return t.checked; });
     ImGui::BeginDisabled(!any);
     if (ImGui::Button("Run")) run(ctx);

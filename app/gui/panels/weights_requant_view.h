@@ -64,6 +64,8 @@ private:
     void poll();
     void clear();
     void type_checkboxes();
+    // "Q4_0, Q8_0, … (9 types)": the checked types on one line.
+    std::string checked_summary() const;
     void results_table(const RequantResult& r);
     void sort_rows(const RequantResult& r, int column, bool ascending);
 
@@ -77,6 +79,7 @@ private:
     std::string m_status;
     std::vector<size_t> m_order;               // row indexes in display order
     bool m_resort = true;                      // m_order is to be made again from the sort specs
+    bool m_refold = true;                      // the type grid opens (no result) or folds (a result) next frame
     std::vector<std::string> m_drawn_rows;
 };
 

@@ -44,6 +44,24 @@ bool begin_table(const char* id) {
     return true;
 }
 
+// Two label-value pairs a row, so that a table takes half the height; labels are as wide as
+// `widest_label`.
+bool begin_pair_table(const char* id, const char* widest_label) {
+    if (!ImGui::BeginTable(id, 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) return false;
+    const float label_width = ImGui::CalcTextSize(widest_label).x + 8;
+    for (int pair = 0; pair < 2; ++pair) {
+        ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, label_width);
+        ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+    }
+    return true;
+}
+
+std::string percentile_label(size_t i) {
+    char label[24];
+    std::snprintf(label, sizeof label, "p%g", TensorStats::kPercentiles[i]);
+    return label;
+}
+
 }  // namespace
 
 std::string number_text(double v) {
@@ -55,33 +73,37 @@ std::string number_text(double v) {
 }
 
 void weights_stats_table(const TensorStats& s) {
-    if (!begin_table("stats")) return;
-    row("count", ui::with_separators(s.count));
-    row("zeros", count_and_share(s.zeros, s.count));
-    row("NaN", count_and_share(s.nan, s.count), s.nan ? &palette().error : nullptr);
-    row("\xC2\xB1Inf", count_and_share(s.inf, s.count), s.inf ? &palette().error : nullptr);
-    row("min", number_text(s.min));
-    row("max", number_text(s.max));
-    row("mean", number_text(s.mean));
-    row("std", number_text(s.std));
-    row("mean |x|", number_text(s.mean_abs));
-    row("kurtosis", number_text(s.kurtosis));
-    for (size_t i = 0; i < TensorStats::kPercentiles.size(); ++i) {
-        char label[24];
-        std::snprintf(label, sizeof label, "p%g", TensorStats::kPercentiles[i]);
-        row(label, number_text(s.percentiles[i]));
+    if (!begin_pair_table("stats", "kurtosis")) return;
+    ImGui::TableNextRow();
+    cells("count", ui::with_separators(s.count));
+    cells("zeros", count_and_share(s.zeros, s.count));
+    ImGui::TableNextRow();
+    cells("NaN", count_and_share(s.nan, s.count), s.nan ? &palette().error : nullptr);
+    cells("\xC2\xB1Inf", count_and_share(s.inf, s.count), s.inf ? &palette().error : nullptr);
+    ImGui::TableNextRow();
+    cells("min", number_text(s.min));
+    cells("max", number_text(s.max));
+    ImGui::TableNextRow();
+    cells("mean", number_text(s.mean));
+    cells("std", number_text(s.std));
+    ImGui::TableNextRow();
+    cells("mean |x|", number_text(s.mean_abs));
+    cells("kurtosis", number_text(s.kurtosis));
+    // Percentiles in symmetric pairs (p0.1 with p99.9, ...), the median alone.
+    const size_t n = TensorStats::kPercentiles.size();
+    for (size_t i = 0; i < n / 2; ++i) {
+        ImGui::TableNextRow();
+        cells(percentile_label(i).c_str(), number_text(s.percentiles[i]));
+        cells(percentile_label(n - 1 - i).c_str(), number_text(s.percentiles[n - 1 - i]));
     }
+    ImGui::TableNextRow();
+    cells(percentile_label(n / 2).c_str(), number_text(s.percentiles[n / 2]));
     ImGui::EndTable();
 }
 
 void weights_brief_stats_table(const char* id, const TensorStats& s) {
-    // Two label-value pairs a row, so the section stays short under the main statistics.
-    if (!ImGui::BeginTable(id, 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) return;
-    const float label_width = ImGui::CalcTextSize("\xC2\xB1Inf").x + 8;
-    for (int pair = 0; pair < 2; ++pair) {
-        ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, label_width);
-        ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
-    }
+    // Short, so that the section stays small under the main statistics.
+    if (!begin_pair_table(id, "\xC2\xB1Inf")) return;
     ImGui::TableNextRow();
     cells("count", ui::with_separators(s.count));
     cells("zeros", count_and_share(s.zeros, s.count));
@@ -109,14 +131,23 @@ void weights_compare_table(const WeightsResult& r, const std::string& other_titl
     }
     if (!r.compared) return;
     const TensorComparison& c = r.comparison;
-    if (!begin_table("compare")) return;
-    row("RMSE", number_text(c.rmse));
-    row("NMSE", number_text(c.nmse));
-    row("max |a-b|", number_text(c.max_abs));
-    row("mean |a-b|", number_text(c.mean_abs));
-    row("cosine", number_text(c.cosine));
-    row("SNR dB", number_text(c.snr_db));
-    row("non-finite", ui::with_separators(c.nonfinite), c.nonfinite ? &palette().warning : nullptr);
+    if (begin_pair_table("compare_metrics", "mean |a-b|")) {
+        ImGui::TableNextRow();
+        cells("RMSE", number_text(c.rmse));
+        cells("NMSE", number_text(c.nmse));
+        ImGui::TableNextRow();
+        cells("max |a-b|", number_text(c.max_abs));
+        cells("mean |a-b|", number_text(c.mean_abs));
+        ImGui::TableNextRow();
+        cells("cosine", number_text(c.cosine));
+        cells("SNR dB", number_text(c.snr_db));
+        if (c.nonfinite) {
+            ImGui::TableNextRow();
+            cells("non-finite", ui::with_separators(c.nonfinite), &palette().warning);
+        }
+        ImGui::EndTable();
+    }
+    if (c.worst_rows.empty() || !begin_table("compare_rows")) return;
     for (const RowError& w : c.worst_rows) {
         std::string label = "row " + std::to_string(w.row);
         char text[64];

@@ -16,13 +16,18 @@ double nice_step(double range, int max_ticks) {
 
 std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
     std::vector<double> out;
-    double step = nice_step(hi - lo, max_ticks);
-    if (step <= 0) return out;
-    double first = std::ceil(lo / step - 1e-9);
-    double last = std::floor(hi / step + 1e-9);
-    for (double k = first; k <= last && out.size() <= static_cast<size_t>(max_ticks) + 1; k += 1) {
-        double v = k * step;
-        out.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+    // A coarse step can leave one tick inside the range (0.2 over [-0.1999, 0.1998]); finer steps
+    // are tried, up to max_ticks + 2 of them, until at least two ticks are inside.
+    for (int wanted = max_ticks; wanted <= max_ticks + 2 && out.size() < 2; ++wanted) {
+        out.clear();
+        double step = nice_step(hi - lo, wanted);
+        if (step <= 0) return out;
+        double first = std::ceil(lo / step - 1e-9);
+        double last = std::floor(hi / step + 1e-9);
+        for (double k = first; k <= last && out.size() <= static_cast<size_t>(wanted) + 1; k += 1) {
+            double v = k * step;
+            out.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+        }
     }
     return out;
 }

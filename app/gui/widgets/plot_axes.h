@@ -2,7 +2,9 @@
 //
 // Contract:
 //  - nice_ticks returns tick values inside [lo, hi] spaced by a "nice" step (1, 2 or 5 × 10^k)
-//    chosen so that at most `max_ticks` ticks fit; empty when the range is empty or not finite.
+//    chosen so that at most `max_ticks` ticks fit; when that leaves fewer than two inside, the
+//    next finer steps (up to max_ticks + 2 ticks) are tried. Empty when the range is empty or not
+//    finite.
 //  - tick_label formats a tick so neighbouring ticks of that step read differently: fixed
 //    notation with as many decimals as the step needs (at most 6), scientific ("1.5e-07") for
 //    very small or very large magnitudes. Negative zero prints as "0".
