@@ -89,7 +89,7 @@ bool gguf_model(const StoreWriter& store, const std::string& gguf_path) {
     m.text(kParamsLayer, "{\"stop\":[\"</s>\",\"[INST]\"],\"temperature\":0.7}");
     m.text(kLicenseLayer, kLicense);
     Json cfg = {{"model_format", "gguf"}, {"model_family", "llama"}, {"model_families", {"llama"}},
-                {"model_type", "1.2M"}, {"file_type", "Q4_0"}, {"architecture", "amd64"}, {"os", "linux"}};
+                {"model_type", "4.2M"}, {"file_type", "Q4_0"}, {"architecture", "amd64"}, {"os", "linux"}};
     return m.finish("tiny-llama", "q4_0", cfg.dump());
 }
 

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 
 #include "demo_source.h"
 #include "mlens/formats/open_model.h"
+#include "mlens/model/summary.h"
 #include "mlens/ollama/store.h"
 #include "mlens/ollama/store_listing.h"
 #include "mlens/quant/tensor_view.h"
@@ -230,6 +232,17 @@ TEST_CASE("the demo store lists its six models, all ok, every blob referenced", 
         CHECK(m.ok());
         CHECK(m.format == (names.back() == "tiny-llama:q4_0" ? "gguf" : "safetensors"));
         CHECK(m.quantization == (names.back() == "tiny-llama:q4_0" ? "Q4_0" : "int4"));
+    }
+    // Each config's parameter size is the model's weight count, as Ollama writes it ("55.3K").
+    StoreEnvironment env(kStore);
+    for (const ModelListing& m : l.models) {
+        auto model = open_model(m.ref.name.display());
+        REQUIRE(model.ok());
+        const double weights = static_cast<double>(summarize(*model).parameters);
+        char size[32];
+        if (weights >= 1e6) std::snprintf(size, sizeof size, "%.1fM", weights / 1e6);
+        else std::snprintf(size, sizeof size, "%.1fK", weights / 1e3);
+        CHECK(m.parameter_size == size);
     }
     CHECK(names == std::vector<std::string>{"tiny-llama:q4_0", "tiny-mlx:mixed", "tiny-moe-legacy:per-expert",
                                             "tiny-moe-legacy:switch-mlp", "tiny-moe-shared:int4", "tiny-moe:int4"});

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/model/summary.h"
 #include "mlens/ollama/store_model.h"
 #include "mlens/ollama/tensor_blobs.h"
 #include "ollama_store_builder.h"
@@ -186,6 +187,11 @@ TEST_CASE("int4 with the old group size 32 from blob metadata", "[ollama]") {
     CHECK(m.diagnostics.empty());
     CHECK(tensor(m, kT).quant->group_size == 32);
     CHECK(tensor(m, kT).quant->origin == "type: blob metadata; group size: blob metadata");
+    // 4 rows of 16 words of eight 4-bit values: 512 weights, stored in 256 packed bytes plus a
+    // BF16 scale and bias for each of the 16 groups (64 bytes): 5 bits per weight.
+    const ModelSummary summary = summarize(m);
+    CHECK(summary.parameters == 512);
+    CHECK(summary.bits_per_weight == 5.0);
 }
 
 TEST_CASE("without metadata the type is inferred from the shapes", "[ollama]") {

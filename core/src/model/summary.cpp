@@ -55,6 +55,18 @@ std::optional<uint32_t> layer_of(std::string_view name) {
     return std::nullopt;
 }
 
+namespace {
+
+// Weights a stored entry holds: the logical values of a packed quantized tensor, none for its
+// scale, bias and global-scale companions (their bytes still count), else its elements.
+uint64_t parameters_of(const TensorInfo& t) {
+    if (t.quant) return t.quant->logical_elements;
+    if (t.part_of) return 0;
+    return t.n_elements;
+}
+
+}  // namespace
+
 ModelSummary summarize(const Model& model) {
     ModelSummary s;
     s.format = model.format;
@@ -65,7 +77,7 @@ ModelSummary summarize(const Model& model) {
     if (s.file_type) s.file_type_name = file_type_name(*s.file_type);
     s.tensor_count = model.tensors.size();
     for (const TensorInfo& t : model.tensors) {
-        s.parameters = saturating_add(s.parameters, t.n_elements, s.totals_overflow);
+        s.parameters = saturating_add(s.parameters, parameters_of(t), s.totals_overflow);
         s.tensor_bytes = saturating_add(s.tensor_bytes, t.n_bytes.value_or(0), s.totals_overflow);
     }
     s.file_bytes = model.total_file_bytes();
@@ -86,7 +98,7 @@ std::vector<LayerSummary> summarize_layers(const Model& model) {
         ls.layer = layer;
         ls.tensors.push_back(i);
         bool ignored = false;
-        ls.parameters = saturating_add(ls.parameters, t.n_elements, ignored);
+        ls.parameters = saturating_add(ls.parameters, parameters_of(t), ignored);
         ls.bytes = saturating_add(ls.bytes, t.n_bytes.value_or(0), ignored);
         if (std::find(ls.types.begin(), ls.types.end(), t.type.name) == ls.types.end()) ls.types.push_back(t.type.name);
     }

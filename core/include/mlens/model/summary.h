@@ -22,7 +22,8 @@ struct ModelSummary {
     std::string name;                      // general.name, or empty
     std::optional<uint64_t> file_type;     // general.file_type
     std::string file_type_name;            // "Q4_K_M", "F16", ... or "unknown(N)"
-    uint64_t parameters = 0;               // sum of tensor element counts
+    uint64_t parameters = 0;               // weights: tensor elements, a packed quantized tensor's
+                                           // logical values (its companions add bytes, not weights)
     uint64_t tensor_count = 0;
     uint64_t tensor_bytes = 0;             // sum of known tensor sizes
     uint64_t file_bytes = 0;
