@@ -36,7 +36,9 @@ std::string absolute_path(const std::string& path) {
 }  // namespace
 
 Document& Workspace::open(const std::string& raw_path) {
-    std::string path = absolute_path(raw_path);
+    // A model reference ("gemma3:4b") that is no file opens as its manifest in the default
+    // store, as it does in the command line tool.
+    std::string path = absolute_path(find_reference_manifest(raw_path).value_or(raw_path));
     for (auto& doc : m_documents) {
         if (doc->path != path) continue;
         if (doc->state != DocumentState::failed) {

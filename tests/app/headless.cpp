@@ -1,8 +1,5 @@
 #include "headless.h"
 
-#include <atomic>
-#include <unistd.h>
-
 #include <imgui.h>
 
 #include "theme.h"
@@ -38,18 +35,6 @@ void HeadlessImGui::window_frame(const char* name, float width, float height, co
         ImGui::End();
         if (after) after();
     });
-}
-
-TempDir::TempDir() {
-    static std::atomic<int> counter{0};
-    m_path = std::filesystem::temp_directory_path() /
-             ("modellens-app-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::create_directories(m_path);
-}
-
-TempDir::~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(m_path, ec);
 }
 
 }  // namespace mlens::test

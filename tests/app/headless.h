@@ -2,11 +2,11 @@
 // frames driven by hand. Each test fixture owns one context.
 #pragma once
 
-#include <filesystem>
 #include <functional>
 #include <string>
 
 #include "fonts.h"
+#include "test_paths.h"
 
 namespace mlens::test {
 
@@ -25,18 +25,6 @@ public:
 
 private:
     FontSet m_fonts;
-};
-
-// A fresh empty directory under the system temp directory, removed by the destructor.
-class TempDir {
-public:
-    TempDir();
-    ~TempDir();
-    const std::filesystem::path& path() const { return m_path; }
-    std::string file(const std::string& name) const { return (m_path / name).string(); }
-
-private:
-    std::filesystem::path m_path;
 };
 
 }  // namespace mlens::test

@@ -19,7 +19,7 @@ TEST_CASE("settings round-trip and keep recent files unique and bounded") {
     s.window_width = 1234;
     s.light_theme = true;
     s.panel_visible["tokenizer"] = false;
-    auto file = dir.path() / "sub" / "settings.json";
+    auto file = std::filesystem::path(dir.path()) / "sub" / "settings.json";
     REQUIRE(s.save(file));
     Settings r = Settings::load(file);
     CHECK(r.recent_files == s.recent_files);
@@ -31,7 +31,7 @@ TEST_CASE("settings round-trip and keep recent files unique and bounded") {
 
 TEST_CASE("malformed settings give defaults") {
     test::TempDir dir;
-    auto file = dir.path() / "settings.json";
+    auto file = std::filesystem::path(dir.file("settings.json"));
     std::ofstream(file) << "{\"window_width\": \"wide\", \"recent_files\": 7, \"light_theme\": true";
     Settings s = Settings::load(file);
     CHECK(s.window_width == Settings{}.window_width);
@@ -40,7 +40,7 @@ TEST_CASE("malformed settings give defaults") {
     s = Settings::load(file);
     CHECK(s.window_width == 400);
     CHECK(s.light_theme);
-    CHECK(Settings::load(dir.path() / "missing.json").recent_files.empty());
+    CHECK(Settings::load(dir.file("missing.json")).recent_files.empty());
 }
 
 TEST_CASE("the config folder follows XDG_CONFIG_HOME") {

@@ -146,8 +146,8 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
 
 TEST_CASE("verifying a blob whose content changed reports the digest mismatch", "[gui-store]") {
     TempDir dir;
-    fs::copy(kDemoStore, dir.path() / "store", fs::copy_options::recursive);
-    std::string root = (dir.path() / "store").string();
+    std::string root = dir.file("store");
+    fs::copy(kDemoStore, root, fs::copy_options::recursive);
     StoreHarness h;
     Document& doc = h.open(root);
     StorePanel panel;
@@ -197,6 +197,17 @@ TEST_CASE("a store model opens by its manifest path and shows its safetensors he
     }
     CHECK(panel.tree_parsed());
     CHECK(panel.badge(doc) == "3 shards");
+}
+
+TEST_CASE("a model reference opens as that model of the default store", "[gui-store]") {
+    StoreHarness h;
+    mlens::test::ScopedEnv env("OLLAMA_MODELS", kDemoStore);
+    Document& doc = h.open("tiny-moe:int4");
+    CHECK(doc.title == "tiny-moe:int4 (Ollama)");
+    CHECK(doc.path == kDemoStore + "/manifests/registry.ollama.ai/library/tiny-moe/int4");
+    CHECK(doc.model->format == Format::safetensors);
+    // The same reference again brings the open document to the front instead of a second one.
+    CHECK(&h.workspace.open("tiny-moe:int4") == &doc);
 }
 
 TEST_CASE("the shell draws the store and its models with every panel", "[gui-store]") {

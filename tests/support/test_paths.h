@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,18 @@ std::vector<uint8_t> read_whole_file(const std::string& path);
 // Offset of the first byte where a and b differ, or -1 if they are identical (lengths included).
 int64_t first_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b);
 void write_whole_file(const std::string& path, const std::vector<uint8_t>& bytes);
+
+// Sets (or, given nullopt, unsets) an environment variable for its lifetime, then restores it.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const std::optional<std::string>& value);
+    ~ScopedEnv();
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    const char* m_name;
+    std::optional<std::string> m_old;
+};
 
 }  // namespace mlens::test

@@ -141,13 +141,12 @@ TEST_CASE("mlens store reports broken and missing models", "[ollama][cli]") {
 
 TEST_CASE("mlens store without PATH uses OLLAMA_MODELS", "[ollama][cli]") {
     CliStore s;
-    const char* old = std::getenv("OLLAMA_MODELS");
-    std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
-    ::setenv("OLLAMA_MODELS", s.root().c_str(), 1);
-    CliRun list = run_mlens({"store"});
-    CliRun show = run_mlens({"store", "tiny:latest"});
-    if (saved) ::setenv("OLLAMA_MODELS", saved->c_str(), 1);
-    else ::unsetenv("OLLAMA_MODELS");
+    CliRun list, show;
+    {
+        ScopedEnv env("OLLAMA_MODELS", s.root());
+        list = run_mlens({"store"});
+        show = run_mlens({"store", "tiny:latest"});
+    }
     INFO(list.out << list.err);
     CHECK(list.exit_status == 0);
     CHECK(contains(list.out, "tiny:latest"));

@@ -17,8 +17,10 @@
 #include "mlens/ollama/store.h"
 #include "mlens/ollama/store_listing.h"
 #include "mlens/quant/tensor_view.h"
+#include "test_paths.h"
 
 using namespace mlens;
+using mlens::test::ScopedEnv;
 
 namespace {
 
@@ -150,22 +152,6 @@ std::vector<ModelExpect> expected_models() {
 
 std::vector<uint64_t> reversed(const std::vector<uint64_t>& v) { return {v.rbegin(), v.rend()}; }
 
-// Sets OLLAMA_MODELS for the scope, so open_model finds references in the demo store.
-class StoreEnvironment {
-public:
-    explicit StoreEnvironment(const std::string& root) {
-        if (const char* v = std::getenv("OLLAMA_MODELS")) m_previous = v;
-        ::setenv("OLLAMA_MODELS", root.c_str(), 1);
-    }
-    ~StoreEnvironment() {
-        if (m_previous) ::setenv("OLLAMA_MODELS", m_previous->c_str(), 1);
-        else ::unsetenv("OLLAMA_MODELS");
-    }
-
-private:
-    std::optional<std::string> m_previous;
-};
-
 // The largest error the stored format allows for a group whose source values are `src`, from the
 // group's range (affine) or absolute maximum (the rest):
 //  - affine: half a code step, plus what rounding the scale and the bias to their dtype costs
@@ -234,7 +220,7 @@ TEST_CASE("the demo store lists its six models, all ok, every blob referenced", 
         CHECK(m.quantization == (names.back() == "tiny-llama:q4_0" ? "Q4_0" : "int4"));
     }
     // Each config's parameter size is the model's weight count, as Ollama writes it ("55.3K").
-    StoreEnvironment env(kStore);
+    ScopedEnv env("OLLAMA_MODELS", kStore);
     for (const ModelListing& m : l.models) {
         auto model = open_model(m.ref.name.display());
         REQUIRE(model.ok());
@@ -259,9 +245,12 @@ TEST_CASE("the demo store lists its six models, all ok, every blob referenced", 
 }
 
 TEST_CASE("the demo GGUF model opens by its reference", "[ollama][demo]") {
-    StoreEnvironment env(kStore);
+    ScopedEnv env("OLLAMA_MODELS", kStore);
     auto m = open_model("tiny-llama:q4_0");
     REQUIRE(m.ok());
+    CHECK(find_reference_manifest("tiny-llama:q4_0") == kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0");
+    CHECK(find_reference_manifest("tiny-llama:absent") == std::nullopt);
+    CHECK(find_reference_manifest(kStore) == std::nullopt);   // an existing path is no reference
     CHECK(m->format == Format::gguf);
     CHECK(m->diagnostics.empty());
     REQUIRE(m->find_tensor("blk.0.attn_q.weight"));
@@ -271,7 +260,7 @@ TEST_CASE("the demo GGUF model opens by its reference", "[ollama][demo]") {
 TEST_CASE("every demo tensor-blob model opens by its reference with the blobs the store declares", "[ollama][demo]") {
     auto store = Store::open(kStore);
     REQUIRE(store.ok());
-    StoreEnvironment env(kStore);
+    ScopedEnv env("OLLAMA_MODELS", kStore);
     for (const ModelExpect& e : expected_models()) {
         SECTION(e.ref) {
             auto name = parse_model_reference(e.ref);
@@ -365,7 +354,7 @@ TEST_CASE("every demo tensor-blob model opens by its reference with the blobs th
 }
 
 TEST_CASE("the prequantized nvfp4 projection carries the global scale it was quantized with", "[ollama][demo]") {
-    StoreEnvironment env(kStore);
+    ScopedEnv env("OLLAMA_MODELS", kStore);
     auto m = open_model("tiny-mlx:mixed");
     REQUIRE(m.ok());
     const std::string name = "model.layers.0.self_attn.o_proj.weight";

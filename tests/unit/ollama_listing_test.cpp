@@ -21,24 +21,6 @@ using namespace mlens::test;
 
 namespace {
 
-// Sets an environment variable for one scope, then restores it.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const std::optional<std::string>& value) : m_name(name) {
-        if (const char* old = std::getenv(name)) m_old = old;
-        if (value) ::setenv(name, value->c_str(), 1);
-        else ::unsetenv(name);
-    }
-    ~ScopedEnv() {
-        if (m_old) ::setenv(m_name, m_old->c_str(), 1);
-        else ::unsetenv(m_name);
-    }
-
-private:
-    const char* m_name;
-    std::optional<std::string> m_old;
-};
-
 const ModelListing* listed(const StoreListing& l, const std::string& display) {
     for (const ModelListing& m : l.models)
         if (m.ref.name.display() == display) return &m;

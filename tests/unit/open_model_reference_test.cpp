@@ -19,7 +19,7 @@ TEST_CASE("open_model opens a model reference from the store in OLLAMA_MODELS", 
     TempDir dir;
     OllamaStoreBuilder store(dir.path());
     store.add_tiny();
-    ::setenv("OLLAMA_MODELS", dir.path().c_str(), 1);
+    ScopedEnv env("OLLAMA_MODELS", dir.path());
 
     auto by_name = open_model("tiny");
     REQUIRE(by_name.ok());
@@ -43,7 +43,6 @@ TEST_CASE("open_model opens a model reference from the store in OLLAMA_MODELS", 
     REQUIRE(file_wins.ok());
     CHECK(file_wins->files[0].path == "tiny");
     CHECK(file_wins->error_count() > 0);
-    ::unsetenv("OLLAMA_MODELS");
 }
 
 TEST_CASE("a manifest refused for its size is reported as such, not as missing", "[ollama][open]") {
@@ -52,9 +51,10 @@ TEST_CASE("a manifest refused for its size is reported as such, not as missing",
     store.add_tiny();
     // 5 MiB of whitespace inside valid JSON: past the 4 MiB manifest limit.
     store.write_manifest("registry.ollama.ai/library/big/latest", "{" + std::string(5u << 20, ' ') + "}");
-    ::setenv("OLLAMA_MODELS", dir.path().c_str(), 1);
-    auto big = open_model("big");
-    ::unsetenv("OLLAMA_MODELS");
+    auto big = [&] {
+        ScopedEnv env("OLLAMA_MODELS", dir.path());
+        return open_model("big");
+    }();
     REQUIRE_FALSE(big.ok());
     CHECK(big.error().code == "E_MANIFEST_TOO_LARGE");
 

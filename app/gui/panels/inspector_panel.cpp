@@ -118,15 +118,20 @@ void metadata_fields(Document& doc, size_t i, ImFont* mono) {
     ui::copy_menu("copy_value", {{"value", metadata_copy_text(e)}, {"key", e.key}});
 }
 
+// "[64, 64, 4]"
+std::string ne_text(const std::vector<uint64_t>& ne) {
+    std::string text = "[";
+    for (size_t k = 0; k < ne.size(); ++k) text += (k ? ", " : "") + std::to_string(ne[k]);
+    return text + "]";
+}
+
 void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
     const TensorInfo& t = doc.model->tensors[i];
     title("tensor", escape_for_display(t.name, 200));
     Fields f(mono);
     f.row("type", t.type.name + " (id " + std::to_string(t.type.id) + ")", false,
           t.type.known ? nullptr : &palette().error);
-    std::string ne = "[";
-    for (size_t k = 0; k < t.ne.size(); ++k) ne += (k ? ", " : "") + std::to_string(t.ne[k]);
-    f.row("ne", ne + "]", true);
+    f.row("ne", ne_text(t.ne), true);
     f.row("dims", std::to_string(t.ne.size()));
     f.row("elements", ui::with_separators(t.n_elements) + " (" + human_count(t.n_elements) + ")", true);
     if (t.n_bytes) f.row("bytes", ui::with_separators(*t.n_bytes) + " (" + human_bytes(*t.n_bytes) + ")", true);
@@ -135,6 +140,18 @@ void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.3f", bpw);
         f.row("bits/weight", buf, true);
+    }
+    if (t.quant) {
+        const QuantLayout& q = *t.quant;
+        f.row("quantized", escape_for_display(q.type, 40) + " g" + std::to_string(q.group_size) + " (" + q.mode + ", " +
+                               std::to_string(q.bits) + " bits a value)");
+        f.row("logical ne", ne_text(q.logical_ne), true);
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.3f (scales included)", quantized_bits_per_weight(*doc.model, i));
+        f.row("logical bpw", buf, true);
+        f.row("found by", escape_for_display(q.origin, 200));
+    } else if (t.part_of && *t.part_of < doc.model->tensors.size()) {
+        f.row("companion of", escape_for_display(doc.model->tensors[*t.part_of].name, 200));
     }
     if (t.type.known && t.type.block_size > 1)
         f.row("block", std::to_string(t.type.block_size) + " elements in " + std::to_string(t.type.block_bytes) + " bytes");

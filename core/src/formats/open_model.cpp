@@ -11,25 +11,42 @@ namespace mlens {
 
 namespace {
 
-// The model `reference` names in the first default store that has its manifest, if any.
-std::optional<Result<Model>> open_store_reference(const std::string& reference, JobContext* job) {
+bool path_exists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+struct ReferencedModel {
+    Store store;
+    ModelName name;
+};
+
+// The model `reference` names, in the first default store that has its manifest, if any.
+std::optional<ReferencedModel> find_reference(const std::string& reference) {
     auto name = parse_model_reference(reference);
     if (!name) return std::nullopt;
     for (const StoreLocation& location : find_stores()) {
         auto store = Store::open(location.path);
-        if (store && store->read_manifest(*name).present()) return open_store_model(*store, *name, job);
+        if (store && store->read_manifest(*name).present()) return ReferencedModel{std::move(*store), *name};
     }
     return std::nullopt;
 }
 
 }  // namespace
 
+std::optional<std::string> find_reference_manifest(const std::string& reference) {
+    if (path_exists(reference)) return std::nullopt;
+    auto found = find_reference(reference);
+    if (!found) return std::nullopt;
+    return found->store.root() + "/" + found->name.manifest_path();
+}
+
 Result<Model> open_model(const std::string& path, JobContext* job) {
     struct stat st {};
     bool exists = ::stat(path.c_str(), &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) return open_safetensors_folder(path, {}, job);
     if (!exists)
-        if (auto from_store = open_store_reference(path, job)) return std::move(*from_store);
+        if (auto found = find_reference(path)) return open_store_model(found->store, found->name, job);
     auto source = open_file(path);
     if (!source) return source.error();
     uint8_t magic[4];

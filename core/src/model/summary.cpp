@@ -88,6 +88,17 @@ ModelSummary summarize(const Model& model) {
     return s;
 }
 
+double quantized_bits_per_weight(const Model& model, size_t index) {
+    if (index >= model.tensors.size() || !model.tensors[index].quant) return 0.0;
+    const TensorInfo& t = model.tensors[index];
+    const QuantLayout& q = *t.quant;
+    if (q.logical_elements == 0) return 0.0;
+    uint64_t bytes = t.n_bytes.value_or(0);
+    for (const std::optional<size_t>& part : {q.scale, q.bias, q.global_scale})
+        if (part && *part < model.tensors.size()) bytes += model.tensors[*part].n_bytes.value_or(0);
+    return static_cast<double>(bytes) * 8.0 / static_cast<double>(q.logical_elements);
+}
+
 std::vector<LayerSummary> summarize_layers(const Model& model) {
     std::map<uint32_t, LayerSummary> blocks;
     LayerSummary other;

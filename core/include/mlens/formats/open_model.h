@@ -11,6 +11,7 @@
 //  - anything else goes to the GGUF reader, which reports what it found (E_TRUNCATED, E_BAD_MAGIC).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "mlens/formats/gguf_limits.h"
@@ -21,5 +22,10 @@ namespace mlens {
 
 // Fails only when the path cannot be opened; parse problems are diagnostics in the Model.
 Result<Model> open_model(const std::string& path, JobContext* job = nullptr);
+
+// The manifest file (<store root>/manifests/<host>/<namespace>/<model>/<tag>) of the model that
+// `reference` names by the rule above, or nullopt when `reference` is an existing path or names
+// no model of a default store.
+std::optional<std::string> find_reference_manifest(const std::string& reference);
 
 }  // namespace mlens

@@ -35,6 +35,10 @@ struct ModelSummary {
 
 ModelSummary summarize(const Model& model);
 
+// Bits per logical weight of the packed entry `index` of a multi-entry quantized tensor: the bytes
+// of the entry, its scale, bias and global scale, over its logical values; 0 for any other entry.
+double quantized_bits_per_weight(const Model& model, size_t index);
+
 // Name of a llama_ftype value as llama.cpp's quantize tool spells it ("Q4_K_M", "BF16", ...).
 std::string file_type_name(uint64_t ftype);
 
