@@ -20,8 +20,12 @@ Result<TensorView> open_view(const Model& model, size_t tensor, std::optional<ui
     return view->slice(*expert);
 }
 
+// Values per side up to which a comparison reads both sides into memory once (256 MB each):
+// its three passes then cost one read of each file, and one quantization of a requantized copy.
+constexpr uint64_t kComparedInMemory = 64u << 20;
+
 // Metrics, the other values' histogram over this one's range and the difference histogram.
-void compare_values(const FloatSource& mine, const FloatSource& theirs, WeightsResult& out, JobContext* job) {
+void compare_sources_of(const FloatSource& mine, const FloatSource& theirs, WeightsResult& out, JobContext* job) {
     Result<TensorComparison> metrics = compare_sources(mine, theirs, out.row_length, 5, job);
     if (!metrics) {
         out.compare_error = message_of(metrics.error());
@@ -43,6 +47,17 @@ void compare_values(const FloatSource& mine, const FloatSource& theirs, WeightsR
     out.other_histogram = std::move(overlay).value();
     out.error_histogram = std::move(errors).value();
     out.compared = true;
+}
+
+void compare_values(const FloatSource& mine, const FloatSource& theirs, WeightsResult& out, JobContext* job) {
+    if (mine.size() > kComparedInMemory) return compare_sources_of(mine, theirs, out, job);
+    Result<std::vector<float>> a = read_all(mine, job);
+    Result<std::vector<float>> b = a ? read_all(theirs, job) : Result<std::vector<float>>(a.error());
+    if (!b) {
+        out.compare_error = message_of(b.error());
+        return;
+    }
+    compare_sources_of(VectorSource(*a), VectorSource(*b), out, job);
 }
 
 void compare_with_model(const WeightsRequest& rq, const TensorView& view, WeightsResult& out, JobContext* job) {

@@ -186,3 +186,19 @@ TEST_CASE("row series: whole rows per chunk, a long row in pieces", "[stats]") {
     cancelled.cancel();
     CHECK(row_series(*TensorView::open(*model, "rows"), &cancelled).error().code == "E_CANCELLED");
 }
+
+TEST_CASE("read_all gives every value of a source, in order, on several threads", "[stats]") {
+    test::TempDir dir;
+    const std::vector<float> values = test::test_signal((3u << 20) + 5, 4);
+    test::write_fixture_model(dir.file("r.gguf"), {{"r", GGML_TYPE_F32, {values.size()}, values}});
+    auto model = open_gguf(dir.file("r.gguf"));
+    auto view = TensorView::open(*model, 0);
+    for (unsigned threads : {1u, 2u}) {
+        auto all = read_all(*view, nullptr, threads);
+        REQUIRE(all.ok());
+        CHECK(*all == values);
+    }
+    JobContext cancelled;
+    cancelled.cancel();
+    CHECK(read_all(*view, &cancelled).error().code == "E_CANCELLED");
+}

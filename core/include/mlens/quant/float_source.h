@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mlens/job.h"
 #include "mlens/result.h"
 
 namespace mlens {
@@ -33,6 +34,10 @@ public:
     // A chunk length near `target` elements that is a multiple of granularity().
     uint64_t chunk_length(uint64_t target = 1u << 20) const;
 };
+
+// Every value of a source, read in chunks on `threads` threads (0: one per core); E_CANCELLED
+// when the job is cancelled, or the first read error.
+Result<std::vector<float>> read_all(const FloatSource& source, JobContext* job = nullptr, unsigned threads = 0);
 
 // Element-wise a - b of two sources of equal size.
 class DifferenceSource final : public FloatSource {
