@@ -72,30 +72,42 @@ std::string number_text(double v) {
     return buf;
 }
 
+namespace {
+
+struct Cell {
+    const char* label;
+    std::string value;
+    const ImVec4* color = nullptr;
+};
+
+// One row of a pair table: two label-value pairs.
+void pair_row(const Cell& left, const Cell& right) {
+    ImGui::TableNextRow();
+    cells(left.label, left.value, left.color);
+    cells(right.label, right.value, right.color);
+}
+
+// count and zeros, NaN and ±Inf (always, or only when there are any), min and max, mean and std.
+void common_stats_rows(const TensorStats& s, bool always_non_finite) {
+    pair_row({"count", ui::with_separators(s.count)}, {"zeros", count_and_share(s.zeros, s.count)});
+    if (always_non_finite || s.nan || s.inf)
+        pair_row({"NaN", count_and_share(s.nan, s.count), s.nan ? &palette().error : nullptr},
+                 {"\xC2\xB1Inf", count_and_share(s.inf, s.count), s.inf ? &palette().error : nullptr});
+    pair_row({"min", number_text(s.min)}, {"max", number_text(s.max)});
+    pair_row({"mean", number_text(s.mean)}, {"std", number_text(s.std)});
+}
+
+}  // namespace
+
 void weights_stats_table(const TensorStats& s) {
     if (!begin_pair_table("stats", "kurtosis")) return;
-    ImGui::TableNextRow();
-    cells("count", ui::with_separators(s.count));
-    cells("zeros", count_and_share(s.zeros, s.count));
-    ImGui::TableNextRow();
-    cells("NaN", count_and_share(s.nan, s.count), s.nan ? &palette().error : nullptr);
-    cells("\xC2\xB1Inf", count_and_share(s.inf, s.count), s.inf ? &palette().error : nullptr);
-    ImGui::TableNextRow();
-    cells("min", number_text(s.min));
-    cells("max", number_text(s.max));
-    ImGui::TableNextRow();
-    cells("mean", number_text(s.mean));
-    cells("std", number_text(s.std));
-    ImGui::TableNextRow();
-    cells("mean |x|", number_text(s.mean_abs));
-    cells("kurtosis", number_text(s.kurtosis));
+    common_stats_rows(s, true);
+    pair_row({"mean |x|", number_text(s.mean_abs)}, {"kurtosis", number_text(s.kurtosis)});
     // Percentiles in symmetric pairs (p0.1 with p99.9, ...), the median alone.
     const size_t n = TensorStats::kPercentiles.size();
-    for (size_t i = 0; i < n / 2; ++i) {
-        ImGui::TableNextRow();
-        cells(percentile_label(i).c_str(), number_text(s.percentiles[i]));
-        cells(percentile_label(n - 1 - i).c_str(), number_text(s.percentiles[n - 1 - i]));
-    }
+    for (size_t i = 0; i < n / 2; ++i)
+        pair_row({percentile_label(i).c_str(), number_text(s.percentiles[i])},
+                 {percentile_label(n - 1 - i).c_str(), number_text(s.percentiles[n - 1 - i])});
     ImGui::TableNextRow();
     cells(percentile_label(n / 2).c_str(), number_text(s.percentiles[n / 2]));
     ImGui::EndTable();
@@ -104,20 +116,7 @@ void weights_stats_table(const TensorStats& s) {
 void weights_brief_stats_table(const char* id, const TensorStats& s) {
     // Short, so that the section stays small under the main statistics.
     if (!begin_pair_table(id, "\xC2\xB1Inf")) return;
-    ImGui::TableNextRow();
-    cells("count", ui::with_separators(s.count));
-    cells("zeros", count_and_share(s.zeros, s.count));
-    ImGui::TableNextRow();
-    cells("min", number_text(s.min));
-    cells("max", number_text(s.max));
-    ImGui::TableNextRow();
-    cells("mean", number_text(s.mean));
-    cells("std", number_text(s.std));
-    if (s.nan || s.inf) {
-        ImGui::TableNextRow();
-        cells("NaN", count_and_share(s.nan, s.count), s.nan ? &palette().error : nullptr);
-        cells("\xC2\xB1Inf", count_and_share(s.inf, s.count), s.inf ? &palette().error : nullptr);
-    }
+    common_stats_rows(s, false);
     ImGui::EndTable();
 }
 
@@ -132,15 +131,9 @@ void weights_compare_table(const WeightsResult& r, const std::string& other_titl
     if (!r.compared) return;
     const TensorComparison& c = r.comparison;
     if (begin_pair_table("compare_metrics", "mean |a-b|")) {
-        ImGui::TableNextRow();
-        cells("RMSE", number_text(c.rmse));
-        cells("NMSE", number_text(c.nmse));
-        ImGui::TableNextRow();
-        cells("max |a-b|", number_text(c.max_abs));
-        cells("mean |a-b|", number_text(c.mean_abs));
-        ImGui::TableNextRow();
-        cells("cosine", number_text(c.cosine));
-        cells("SNR dB", number_text(c.snr_db));
+        pair_row({"RMSE", number_text(c.rmse)}, {"NMSE", number_text(c.nmse)});
+        pair_row({"max |a-b|", number_text(c.max_abs)}, {"mean |a-b|", number_text(c.mean_abs)});
+        pair_row({"cosine", number_text(c.cosine)}, {"SNR dB", number_text(c.snr_db)});
         if (c.nonfinite) {
             ImGui::TableNextRow();
             cells("non-finite", ui::with_separators(c.nonfinite), &palette().warning);
