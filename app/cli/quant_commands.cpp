@@ -11,6 +11,7 @@
 
 #include "cli_common.h"
 #include "histogram_png.h"
+#include "mlens/analysis/model_error.h"
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/model/model_json.h"
 #include "mlens/quant/block_scales.h"
@@ -207,7 +208,7 @@ nlohmann::json comparison_json(const std::string& name, const TensorComparison& 
 }
 
 void add_compare(CLI::App& app, int& exit_code) {
-    auto* cmd = app.add_subcommand("compare", "Error of B against reference A, per tensor paired by name");
+    auto* cmd = app.add_subcommand("compare", "Error of B against reference A, per tensor paired by name (HF names aligned with GGUF ones)");
     auto a_path = std::make_shared<std::string>();
     auto b_path = std::make_shared<std::string>();
     auto only = std::make_shared<std::string>();
@@ -221,25 +222,42 @@ void add_compare(CLI::App& app, int& exit_code) {
         auto a = open_or_report(*a_path);
         auto b = a ? open_or_report(*b_path) : std::nullopt;
         if (!a || !b) return;
+        // Pairs by name, through the HF→GGUF map when one side is a Hugging Face checkpoint and
+        // the other its GGUF conversion (values transformed as the converter does).
+        std::optional<NameAlignment> aligned = automatic_name_alignment(*a, *b);
+        Pairing pairing = aligned ? pair_tensors(*a, *b, aligned->map, aligned->side) : pair_tensors(*a, *b);
+        if (!only->empty())
+            std::erase_if(pairing.pairs, [&](const TensorPair& p) {
+                return a->tensors[p.a.tensor].name != *only && b->tensors[p.b.tensor].name != *only;
+            });
+        auto compared = compare_models(*a, *b, pairing);
+        if (!compared) { std::cerr << "error: " << compared.error().to_string() << "\n"; return; }
         nlohmann::json out = nlohmann::json::array();
         std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPES", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB"}};
-        for (const TensorInfo& ta : a->tensors) {
-            if (!only->empty() && ta.name != *only) continue;
-            const TensorInfo* tb = b->find_tensor(ta.name);
-            if (!tb) continue;
-            auto va = TensorView::open(*a, ta.name);
-            auto vb = TensorView::open(*b, ta.name);
-            if (!va || !vb) continue;
-            auto c = compare_sources(*va, *vb, va->row_length());
-            if (!c) { std::cerr << "error: " << escape_for_display(ta.name) << ": " << c.error().to_string() << "\n"; continue; }
-            out.push_back(comparison_json(ta.name, *c));
-            rows.push_back({escape_for_display(ta.name), ta.type.name + "→" + tb->type.name, number_text(c->rmse), number_text(c->nmse),
-                            number_text(c->max_abs), number_text(c->cosine), number_text(c->snr_db)});
+        for (const TensorError& t : compared->tensors) {
+            if (!t.error) {
+                std::cerr << "skipped " << escape_for_display(t.name_a) << ": " << escape_for_display(t.failed) << "\n";
+                continue;
+            }
+            nlohmann::json j = comparison_json(t.name_a, *t.error);
+            std::string name = escape_for_display(t.name_a);
+            if (t.name_b != t.name_a) {
+                j["tensor_b"] = t.name_b;
+                name += " \xE2\x86\x92 " + escape_for_display(t.name_b);
+            }
+            out.push_back(std::move(j));
+            const TensorComparison& c = *t.error;
+            rows.push_back({name, t.type_a + "\xE2\x86\x92" + t.type_b, number_text(c.rmse), number_text(c.nmse),
+                            number_text(c.max_abs), number_text(c.cosine), number_text(c.snr_db)});
         }
         if (out.empty()) { std::cerr << "error: no tensor of the same name and size in both models\n"; return; }
         exit_code = kExitOk;
-        if (*json) std::cout << json_text(out) << "\n";
-        else print_table(rows);
+        if (*json) {
+            std::cout << json_text(out) << "\n";
+            return;
+        }
+        if (aligned) std::cout << "tensor names aligned by " << aligned->label << "\n";
+        print_table(rows);
     });
 }
 

@@ -7,7 +7,10 @@
 namespace mlens {
 
 void run_model_error(ModelErrorRun& run, JobContext* job) {
-    const Pairing pairing = pair_tensors(*run.reference, *run.model);
+    std::optional<NameAlignment> aligned = automatic_name_alignment(*run.reference, *run.model);
+    const Pairing pairing = aligned ? pair_tensors(*run.reference, *run.model, aligned->map, aligned->side)
+                                    : pair_tensors(*run.reference, *run.model);
+    if (aligned) run.name_alignment = aligned->label;
     run.only_reference = pairing.only_a.size();
     run.only_model = pairing.only_b.size();
     auto r = compare_models(*run.reference, *run.model, pairing, job);

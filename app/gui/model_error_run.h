@@ -3,8 +3,10 @@
 // directly.
 //
 // Contract:
-//  - run_model_error pairs the reference's tensors (A) with this model's (B) by name
-//    (pair_tensors, no name map) and compares every pair (compare_models, A is the reference).
+//  - run_model_error pairs the reference's tensors (A) with this model's (B) by name, through the
+//    HF→GGUF map when one is a Hugging Face checkpoint and the other GGUF
+//    (automatic_name_alignment; its label in `name_alignment`), and compares every pair
+//    (compare_models, A is the reference).
 //    It fills `error`, the unpaired counts, compared / failed counts and the overall pooled RMSE
 //    sqrt(sum(rmse^2 * count) / sum(count)) over the compared tensors. A cancelled job sets
 //    `cancelled`; any other error of compare_models goes to `failure`.
@@ -35,6 +37,7 @@ struct ModelErrorRun {
     size_t compared = 0, failed = 0;
     size_t only_reference = 0, only_model = 0;   // unpaired tensors of each side
     double pooled_rmse = 0;
+    std::string name_alignment;             // "hf→gguf llama", or empty: names paired as they are
     bool cancelled = false;
     std::string failure;
 };

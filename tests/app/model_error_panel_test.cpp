@@ -5,6 +5,8 @@
 #include <imgui.h>
 
 #include "headless.h"
+#include "hf_conversion_fixture.h"
+#include "mlens/formats/open_model.h"
 #include "model_error_run.h"
 #include "model_fixture.h"
 #include "panels/model_error_panel.h"
@@ -234,4 +236,23 @@ TEST_CASE("Model error compares with the file the navigation names", "[gui-model
     h.q4->navigation.model_error = "missing.gguf";
     h.frame();
     CHECK_FALSE(h.q4->navigation.model_error);
+}
+
+TEST_CASE("Model error aligns a GGUF conversion with its Hugging Face checkpoint", "[gui-model-error]") {
+    TempDir dir;
+    const test::HfConversionFiles files = test::write_hf_conversion(dir.path());
+    ModelErrorRun run;
+    auto gguf = open_model(files.gguf);
+    auto hf = open_model(files.safetensors);
+    REQUIRE(gguf.ok());
+    REQUIRE(hf.ok());
+    run.reference = std::make_shared<const Model>(std::move(*hf));
+    run.model = std::make_shared<const Model>(std::move(*gguf));
+    run_model_error(run, nullptr);
+    CHECK(run.name_alignment == "hf\xE2\x86\x92gguf llama");
+    CHECK(run.compared == 5);   // Q and K (rows reordered), the norm and two experts of one stacked tensor
+    CHECK(run.failed == 0);
+    CHECK(run.only_reference == 1);
+    CHECK(run.pooled_rmse == 0.0);
+    CHECK(row_named(run, "model.layers.0.self_attn.q_proj.weight").name_b == "blk.0.attn_q.weight");
 }

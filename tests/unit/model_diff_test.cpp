@@ -15,8 +15,8 @@
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
 #include "mlens/formats/safetensors_reader.h"
+#include "hf_conversion_fixture.h"
 #include "model_fixture.h"
-#include "safetensors_builder.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -34,12 +34,6 @@ Model open(const std::string& path) {
     auto m = open_gguf(path);
     REQUIRE(m.ok());
     return std::move(*m);
-}
-
-std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
-    std::vector<uint8_t> b(v.size() * 4);
-    std::memcpy(b.data(), v.data(), b.size());
-    return b;
 }
 
 }  // namespace
@@ -122,61 +116,17 @@ TEST_CASE("F16 model against its Q4_K quantization lists retyped tensors with th
 }
 
 TEST_CASE("HF-named safetensors pairs with its GGUF conversion, Q/K permutation included", "[diff]") {
-    // GGUF side: llama, 2 heads of 4 rows, 1 KV head; two stacked experts.
-    const uint64_t in = 8;
-    std::vector<float> q = test::test_signal(8 * in, 11), k = test::test_signal(4 * in, 12), norm = test::test_signal(in, 13);
-    std::vector<float> experts = test::test_signal(2 * 6 * in, 14);
-    Model g;
-    g.format = Format::gguf;
-    auto kv = [&](const std::string& key, Value v) {
-        MetadataEntry e;
-        e.key = key;
-        e.value = std::move(v);
-        g.metadata.push_back(e);
-    };
-    kv("general.architecture", Value::of_string("llama"));
-    kv("llama.attention.head_count", Value::of_u32(2));
-    kv("llama.attention.head_count_kv", Value::of_u32(1));
-    std::vector<std::vector<float>> data = {q, k, norm, experts};
-    const std::vector<std::pair<std::string, std::vector<uint64_t>>> infos = {
-        {"blk.0.attn_q.weight", {in, 8}}, {"blk.0.attn_k.weight", {in, 4}}, {"blk.0.attn_norm.weight", {in}},
-        {"blk.0.ffn_gate_exps.weight", {in, 6, 2}}};
-    for (size_t i = 0; i < infos.size(); ++i) {
-        TensorInfo t;
-        t.name = infos[i].first;
-        t.type = describe_ggml_type(GGML_TYPE_F32);
-        t.ne = infos[i].second;
-        t.n_elements = data[i].size();
-        t.n_bytes = data[i].size() * 4;
-        g.tensors.push_back(t);
-    }
     test::TempDir dir;
-    REQUIRE(write_gguf(g, dir.file("conv.gguf"), nullptr, [&](size_t i, uint64_t off, uint64_t len, void* dst) -> Status {
-                std::memcpy(dst, reinterpret_cast<const uint8_t*>(data[i].data()) + off, len);
-                return ok_status();
-            }).ok());
-    Model gguf = open(dir.file("conv.gguf"));
-
-    // HF side: rows of each head in HF order. GGUF row 2i + j of a head is HF row j * half + i,
-    // so with 4 rows per head the GGUF rows 0 1 2 3 are HF rows 0 2 1 3.
-    auto unpermute = [&](const std::vector<float>& v, uint64_t rows) {
-        std::vector<float> hf(v.size());
-        const uint64_t order[4] = {0, 2, 1, 3};
-        for (uint64_t r = 0; r < rows; ++r)
-            std::copy_n(v.begin() + r * in, in, hf.begin() + ((r / 4) * 4 + order[r % 4]) * in);
-        return hf;
-    };
-    test::SafetensorsBuilder sb;
-    sb.tensor("model.layers.0.self_attn.q_proj.weight", "F32", "[8,8]", f32_bytes(unpermute(q, 8)))
-        .tensor("model.layers.0.self_attn.k_proj.weight", "F32", "[4,8]", f32_bytes(unpermute(k, 4)))
-        .tensor("model.layers.0.input_layernorm.weight", "F32", "[8]", f32_bytes(norm))
-        .tensor("model.layers.0.block_sparse_moe.experts.1.w1.weight", "F32", "[6,8]",
-                f32_bytes(std::vector<float>(experts.begin() + 48, experts.end())))
-        .tensor("model.layers.0.block_sparse_moe.experts.0.w1.weight", "F32", "[6,8]",
-                f32_bytes(std::vector<float>(experts.begin(), experts.begin() + 48)))
-        .tensor("model.layers.0.mlp.extra.weight", "F32", "[2]", f32_bytes({1, 2}));
-    Model hf = read_safetensors(memory_source(sb.bytes()));
+    const test::HfConversionFiles files = test::write_hf_conversion(dir.path());
+    Model gguf = open(files.gguf);
+    auto opened_hf = open_safetensors(files.safetensors);
+    REQUIRE(opened_hf.ok());
+    const Model& hf = *opened_hf;
     REQUIRE(hf.error_count() == 0);
+    auto aligned = automatic_name_alignment(hf, gguf);
+    REQUIRE(aligned);
+    CHECK(aligned->side == MapSide::a);
+    CHECK_FALSE(automatic_name_alignment(gguf, gguf));
 
     DiffOptions options;
     options.numeric = true;
@@ -222,6 +172,29 @@ TEST_CASE("HF-named safetensors pairs with its GGUF conversion, Q/K permutation 
     size_t differing = 0;
     for (const TensorChange& c : u->tensors) differing += c.values_differ;
     CHECK(differing == 2);
+}
+
+TEST_CASE("mlens compare aligns a Hugging Face checkpoint with its GGUF conversion", "[diff][cli]") {
+    test::TempDir dir;
+    const test::HfConversionFiles files = test::write_hf_conversion(dir.path());
+    test::CliRun json = test::run_mlens({"compare", files.safetensors, files.gguf, "--json"});
+    INFO(json.out << json.err);
+    REQUIRE(json.exit_status == 0);
+    const auto rows = nlohmann::json::parse(json.out);
+    REQUIRE(rows.size() == 5);   // the unconverted extra tensor has no counterpart
+    std::map<std::string, std::string> paired;
+    for (const auto& r : rows) {
+        paired[r["tensor"]] = r["tensor_b"];
+        CHECK(r["rmse"] == 0.0);
+        CHECK(r["max_abs"] == 0.0);
+    }
+    CHECK(paired["model.layers.0.self_attn.q_proj.weight"] == "blk.0.attn_q.weight");
+    CHECK(paired["model.layers.0.block_sparse_moe.experts.1.w1.weight"] == "blk.0.ffn_gate_exps.weight[1]");
+    test::CliRun text = test::run_mlens({"compare", files.safetensors, files.gguf, "--tensor", "blk.0.attn_k.weight"});
+    CHECK(text.exit_status == 0);
+    CHECK(text.out.find("tensor names aligned by hf\xE2\x86\x92gguf llama") != std::string::npos);
+    CHECK(text.out.find("model.layers.0.self_attn.k_proj.weight \xE2\x86\x92 blk.0.attn_k.weight") != std::string::npos);
+    CHECK(text.out.find("attn_q") == std::string::npos);
 }
 
 TEST_CASE("HF name map covers the common architectures", "[diff]") {

@@ -138,6 +138,8 @@ void ModelErrorPanel::summary(Document& doc) {
     ui::text(ui::with_separators(r.compared) + " tensors compared \xC2\xB7 " + ui::with_separators(r.failed) + " failed \xC2\xB7 " +
              ui::with_separators(r.only_reference) + " only in the reference \xC2\xB7 " + ui::with_separators(r.only_model) +
              " only in this file \xC2\xB7 overall pooled RMSE " + number_text(r.pooled_rmse));
+    if (!r.name_alignment.empty())
+        ui::text_dim("tensor names aligned by " + r.name_alignment + " (values transformed as its converter does)");
     std::optional<size_t> worst;
     for (size_t i = 0; i < r.error.tensors.size(); ++i) {
         const TensorError& t = r.error.tensors[i];

@@ -71,20 +71,12 @@ Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions&
     diff_metadata(a, b, d);
     NameMap map = options.name_map;
     MapSide side = options.map_side;
-    if (!map && options.auto_hf_map) {
-        const bool hf_a = a.format != Format::gguf && has_hf_names(a), hf_b = b.format != Format::gguf && has_hf_names(b);
-        const Model* gguf = hf_a && !hf_b && b.format == Format::gguf ? &b : hf_b && !hf_a && a.format == Format::gguf ? &a : nullptr;
-        if (gguf) {
-            const Model& hf = gguf == &b ? a : b;
-            auto arch = detect_hf_architecture(*gguf);
-            if (!arch) arch = detect_hf_architecture(hf);
-            if (arch) {
-                map = hf_to_gguf_name_map(*arch);
-                side = gguf == &b ? MapSide::a : MapSide::b;
-                d.name_map = "hf→gguf " + arch->arch;
-            }
+    if (!map && options.auto_hf_map)
+        if (std::optional<NameAlignment> aligned = automatic_name_alignment(a, b)) {
+            map = aligned->map;
+            side = aligned->side;
+            d.name_map = aligned->label;
         }
-    }
     const Pairing pairing = pair_tensors(a, b, map, side);
     std::optional<ModelError> numeric;
     if (options.numeric) {

@@ -75,6 +75,17 @@ Result<std::unique_ptr<PairSource>> PairSource::open(const Model& model, const P
     return std::unique_ptr<PairSource>(std::move(s));
 }
 
+std::optional<NameAlignment> automatic_name_alignment(const Model& a, const Model& b) {
+    const bool hf_a = a.format != Format::gguf && has_hf_names(a), hf_b = b.format != Format::gguf && has_hf_names(b);
+    const Model* gguf = hf_a && !hf_b && b.format == Format::gguf ? &b : hf_b && !hf_a && a.format == Format::gguf ? &a : nullptr;
+    if (!gguf) return std::nullopt;
+    const Model& hf = gguf == &b ? a : b;
+    std::optional<HfArchitecture> arch = detect_hf_architecture(*gguf);
+    if (!arch) arch = detect_hf_architecture(hf);
+    if (!arch) return std::nullopt;
+    return NameAlignment{hf_to_gguf_name_map(*arch), gguf == &b ? MapSide::a : MapSide::b, "hf\xE2\x86\x92gguf " + arch->arch};
+}
+
 Pairing pair_tensors(const Model& a, const Model& b, const NameMap& map, MapSide side) {
     const Model& mapped = side == MapSide::a ? a : b;
     const Model& other = side == MapSide::a ? b : a;

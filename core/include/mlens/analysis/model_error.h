@@ -50,6 +50,17 @@ struct Pairing {
 
 Pairing pair_tensors(const Model& a, const Model& b, const NameMap& map = {}, MapSide side = MapSide::a);
 
+// How two models' tensor names align without being told: when exactly one of them has Hugging
+// Face tensor names (has_hf_names, and is not GGUF) and the other is GGUF, the HF→GGUF map for the
+// architecture detect_hf_architecture finds (GGUF side first), applied on the HF side; nullopt
+// otherwise (names then pair as they are).
+struct NameAlignment {
+    NameMap map;
+    MapSide side = MapSide::a;
+    std::string label;                    // "hf→gguf llama"
+};
+std::optional<NameAlignment> automatic_name_alignment(const Model& a, const Model& b);
+
 // A decoded side of a pair, owning its view.
 class PairSource {
 public:
