@@ -202,9 +202,12 @@ void add_hist(CLI::App& app, int& exit_code) {
 nlohmann::json comparison_json(const std::string& name, const TensorComparison& c) {
     nlohmann::json rows = nlohmann::json::array();
     for (const RowError& r : c.worst_rows) rows.push_back({{"row", r.row}, {"rmse", r.rmse}, {"max_abs", r.max_abs}});
+    nlohmann::json blocks = nlohmann::json::array();
+    for (const BlockError& b : c.worst_blocks)
+        blocks.push_back({{"block", b.block}, {"row", b.row}, {"column", b.column}, {"rmse", b.rmse}, {"max_abs", b.max_abs}});
     return {{"tensor", name}, {"count", c.count}, {"nonfinite", c.nonfinite}, {"rmse", c.rmse}, {"nmse", json_number(c.nmse)},
             {"max_abs", c.max_abs}, {"mean_abs", c.mean_abs}, {"cosine", c.cosine}, {"snr_db", json_number(c.snr_db)},
-            {"worst_rows", rows}};
+            {"worst_rows", rows}, {"block_length", c.block_length}, {"worst_blocks", blocks}};
 }
 
 void add_compare(CLI::App& app, int& exit_code) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "mlens/formats/ggml_types.h"
 #include "mlens/quant/block_scales.h"
 #include "mlens/quant/row_series.h"
 #include "mlens/quant/tensor_view.h"
@@ -25,8 +26,9 @@ Result<TensorView> open_view(const Model& model, size_t tensor, std::optional<ui
 constexpr uint64_t kComparedInMemory = 64u << 20;
 
 // Metrics, the other values' histogram over this one's range and the difference histogram.
-void compare_sources_of(const FloatSource& mine, const FloatSource& theirs, WeightsResult& out, JobContext* job) {
-    Result<TensorComparison> metrics = compare_sources(mine, theirs, out.row_length, 5, job);
+void compare_sources_of(const FloatSource& mine, const FloatSource& theirs, uint64_t block, WeightsResult& out,
+                        JobContext* job) {
+    Result<TensorComparison> metrics = compare_sources(mine, theirs, out.row_length, 5, job, 0, 0.0, 1.0, block);
     if (!metrics) {
         out.compare_error = message_of(metrics.error());
         return;
@@ -49,15 +51,16 @@ void compare_sources_of(const FloatSource& mine, const FloatSource& theirs, Weig
     out.compared = true;
 }
 
-void compare_values(const FloatSource& mine, const FloatSource& theirs, WeightsResult& out, JobContext* job) {
-    if (mine.size() > kComparedInMemory) return compare_sources_of(mine, theirs, out, job);
+// `block`: the quantization block the worst blocks are measured in.
+void compare_values(const FloatSource& mine, const FloatSource& theirs, uint64_t block, WeightsResult& out, JobContext* job) {
+    if (mine.size() > kComparedInMemory) return compare_sources_of(mine, theirs, block, out, job);
     Result<std::vector<float>> a = read_all(mine, job);
     Result<std::vector<float>> b = a ? read_all(theirs, job) : Result<std::vector<float>>(a.error());
     if (!b) {
         out.compare_error = message_of(b.error());
         return;
     }
-    compare_sources_of(VectorSource(*a), VectorSource(*b), out, job);
+    compare_sources_of(VectorSource(*a), VectorSource(*b), block, out, job);
 }
 
 void compare_with_model(const WeightsRequest& rq, const TensorView& view, WeightsResult& out, JobContext* job) {
@@ -80,7 +83,7 @@ void compare_with_model(const WeightsRequest& rq, const TensorView& view, Weight
                             std::to_string(theirs->size()) + " there";
         return;
     }
-    compare_values(view, *theirs, out, job);
+    compare_values(view, *theirs, comparison_block_length(view.block_length(), theirs->block_length()), out, job);
 }
 
 void compare_with_requantized(uint32_t type, const TensorView& view, WeightsResult& out, JobContext* job) {
@@ -89,7 +92,8 @@ void compare_with_requantized(uint32_t type, const TensorView& view, WeightsResu
         out.compare_error = escape_for_display(requantized.error().message, 400);
         return;
     }
-    compare_values(view, **requantized, out, job);
+    compare_values(view, **requantized, comparison_block_length(view.block_length(), describe_ggml_type(type).block_size), out,
+                   job);
 }
 
 // Appends the statistics and histogram of each series to `summary`; false when cancelled.

@@ -187,6 +187,8 @@ TEST_CASE("mlens compare aligns a Hugging Face checkpoint with its GGUF conversi
         paired[r["tensor"]] = r["tensor_b"];
         CHECK(r["rmse"] == 0.0);
         CHECK(r["max_abs"] == 0.0);
+        CHECK(r["block_length"] == 0);   // F32 on both sides: no quantization blocks
+        CHECK(r["worst_blocks"].empty());
     }
     CHECK(paired["model.layers.0.self_attn.q_proj.weight"] == "blk.0.attn_q.weight");
     CHECK(paired["model.layers.0.block_sparse_moe.experts.1.w1.weight"] == "blk.0.ffn_gate_exps.weight[1]");

@@ -202,3 +202,31 @@ TEST_CASE("read_all gives every value of a source, in order, on several threads"
     cancelled.cancel();
     CHECK(read_all(*view, &cancelled).error().code == "E_CANCELLED");
 }
+
+TEST_CASE("comparison names the worst quantization blocks with their row and column", "[stats][compare]") {
+    test::TempDir dir;
+    std::vector<float> values = test::test_signal(64 * 16, 9);
+    std::vector<float> shifted = values;
+    for (size_t i = 5 * 32; i < 6 * 32; ++i) shifted[i] += 1.0f;   // block 5: row 2, columns 32..63
+    test::write_fixture_model(dir.file("b.gguf"), {{"ref", GGML_TYPE_F32, {64, 16}, shifted},
+                                                   {"q8", GGML_TYPE_Q8_0, {64, 16}, values},
+                                                   {"f32", GGML_TYPE_F32, {64, 16}, values}});
+    auto model = open_gguf(dir.file("b.gguf"));
+    auto ref = TensorView::open(*model, "ref");
+    auto q8 = TensorView::open(*model, "q8");
+    auto c = compare_sources(*ref, *q8, 64, 3, nullptr, 0, 0.0, 1.0, comparison_block_length(ref->block_length(), q8->block_length()));
+    REQUIRE(c.ok());
+    CHECK(c->block_length == 32);
+    REQUIRE(c->worst_blocks.size() == 3);
+    CHECK(c->worst_blocks[0].block == 5);
+    CHECK(c->worst_blocks[0].row == 2);
+    CHECK(c->worst_blocks[0].column == 32);
+    CHECK(c->worst_blocks[0].rmse == Approx(1.0).margin(0.01));
+    CHECK(c->worst_blocks[1].rmse < 0.01);
+    CHECK(c->worst_rows[0].row == 2);
+    // Two element-wise tensors have no blocks, and neither has a block that does not divide rows.
+    auto plain = compare_sources(*ref, *TensorView::open(*model, "f32"), 64, 3, nullptr, 0, 0.0, 1.0, 1);
+    CHECK(compare_sources(*ref, *q8, 64, 3, nullptr, 0, 0.0, 1.0, 48)->block_length == 0);
+    CHECK(plain->block_length == 0);
+    CHECK(plain->worst_blocks.empty());
+}

@@ -1,5 +1,6 @@
 #include "panels/weights_tables.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -140,12 +141,26 @@ void weights_compare_table(const WeightsResult& r, const std::string& other_titl
         }
         ImGui::EndTable();
     }
-    if (c.worst_rows.empty() || !begin_table("compare_rows")) return;
+    if ((c.worst_rows.empty() && c.worst_blocks.empty()) || !begin_table("compare_rows")) return;
     for (const RowError& w : c.worst_rows) {
         std::string label = "row " + std::to_string(w.row);
         char text[64];
         std::snprintf(text, sizeof text, "rmse %.3g  max %.3g", w.rmse, w.max_abs);
         row(label.c_str(), text);
+    }
+    // The worst quantization blocks, where they are; the worst three keep the column short.
+    constexpr size_t kShownBlocks = 3;
+    for (size_t i = 0; i < std::min(kShownBlocks, c.worst_blocks.size()); ++i) {
+        const BlockError& w = c.worst_blocks[i];
+        std::string label = "block " + std::to_string(w.block);
+        char text[96];
+        std::snprintf(text, sizeof text, "row %llu col %llu  rmse %.3g", static_cast<unsigned long long>(w.row),
+                      static_cast<unsigned long long>(w.column), w.rmse);
+        row(label.c_str(), text);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%llu values from row %llu, column %llu: rmse %.4g, max |a-b| %.4g",
+                              static_cast<unsigned long long>(c.block_length), static_cast<unsigned long long>(w.row),
+                              static_cast<unsigned long long>(w.column), w.rmse, w.max_abs);
     }
     ImGui::EndTable();
 }

@@ -186,7 +186,8 @@ Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing&
         const double from = total ? static_cast<double>(done) / static_cast<double>(total) : 0.0;
         done += sa.size();
         const double to = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
-        auto c = compare_sources(sa, sb, sources[i].first->view().row_length(), 10, job, threads, from, to);
+        const uint64_t block = comparison_block_length(sources[i].first->view().block_length(), sources[i].second->view().block_length());
+        auto c = compare_sources(sa, sb, sources[i].first->view().row_length(), 10, job, threads, from, to, block);
         if (!c && c.error().code == "E_CANCELLED") return c.error();
         if (c) r.tensors[i].error = std::move(*c);
         else r.tensors[i].failed = c.error().to_string();

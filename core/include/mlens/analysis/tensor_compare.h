@@ -6,7 +6,10 @@
 //   max_abs / mean_abs of (a-b);  cosine = a·b / (|a||b|) (1 when both are all zero);
 //   snr_db = 10 log10(sum(a^2) / sum((a-b)^2))  (+inf when identical).
 // worst_rows: the rows (ne[0] elements each, row index in GGUF order) with the largest squared
-// error, at most `keep_rows`, largest first.
+// error, at most `keep_rows`, largest first (ties: lower index first).
+// worst_blocks: the same for quantization blocks, runs of `block_length` values (the caller's
+// choice: the candidate's block, or the reference's when the candidate's values stand alone);
+// none, and block_length 0 in the result, unless block_length > 1 divides row_length.
 #pragma once
 
 #include <cstdint>
@@ -23,17 +26,30 @@ struct RowError {
     double max_abs = 0;
 };
 
+struct BlockError {
+    uint64_t block = 0;          // index of the block in the tensor
+    uint64_t row = 0, column = 0;   // where its first value is
+    double rmse = 0;
+    double max_abs = 0;
+};
+
 struct TensorComparison {
     uint64_t count = 0;
     uint64_t nonfinite = 0;
     double rmse = 0, nmse = 0, max_abs = 0, mean_abs = 0, cosine = 1, snr_db = 0;
     std::vector<RowError> worst_rows;
+    uint64_t block_length = 0;
+    std::vector<BlockError> worst_blocks;
 };
 
 // Progress is reported in [progress_from, progress_to] so a caller comparing many tensors can give
 // each its share of one job.
 Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource& b, uint64_t row_length,
                                          size_t keep_rows = 10, JobContext* job = nullptr, unsigned threads = 0,
-                                         double progress_from = 0.0, double progress_to = 1.0);
+                                         double progress_from = 0.0, double progress_to = 1.0,
+                                         uint64_t block_length = 0);
+
+// The block worst_blocks should use for a reference and a candidate with these block lengths.
+uint64_t comparison_block_length(uint64_t reference_block, uint64_t candidate_block);
 
 }  // namespace mlens

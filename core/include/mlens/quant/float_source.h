@@ -52,7 +52,8 @@ private:
     const FloatSource& m_b;
 };
 
-// The values of a vector (a block-scale series, captured activations), which must outlive it.
+// The values of a vector (a block-scale series, captured activations, a tensor read into memory),
+// which must outlive it.
 class VectorSource final : public FloatSource {
 public:
     explicit VectorSource(const std::vector<float>& values) : m_values(values) {}
