@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "mlens/analysis/model_error.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/quant/block_scales.h"
 #include "mlens/quant/row_series.h"
@@ -63,27 +64,44 @@ void compare_values(const FloatSource& mine, const FloatSource& theirs, uint64_t
     compare_sources_of(VectorSource(*a), VectorSource(*b), block, out, job);
 }
 
-void compare_with_model(const WeightsRequest& rq, const TensorView& view, WeightsResult& out, JobContext* job) {
-    const std::string& name = rq.model->tensors[rq.tensor].name;
+// This tensor's counterpart in the other model, paired as the Model error panel pairs them (by
+// name, through the HF→GGUF map between a Hugging Face checkpoint and a GGUF file). A tensor
+// paired whole while one expert is viewed compares that expert on both sides.
+std::optional<TensorPair> counterpart(const WeightsRequest& rq) {
+    const Model& mine = *rq.model;
     const Model& other = *rq.other;
-    size_t index = other.tensors.size();
-    for (size_t i = 0; i < other.tensors.size(); ++i)
-        if (other.tensors[i].name == name) index = i;
-    if (index == other.tensors.size()) {
-        out.compare_error = "the other model has no tensor named " + escape_for_display(name, 120);
+    std::optional<NameAlignment> aligned = automatic_name_alignment(mine, other);
+    const Pairing pairing = aligned ? pair_tensors(mine, other, aligned->map, aligned->side) : pair_tensors(mine, other);
+    for (const TensorPair& p : pairing.pairs)
+        if (p.a.tensor == rq.tensor && p.a.slice == rq.expert) return p;
+    for (TensorPair p : pairing.pairs)
+        if (p.a.tensor == rq.tensor && !p.a.slice && !p.b.slice && rq.expert) {
+            p.a.slice = p.b.slice = rq.expert;
+            return p;
+        }
+    return std::nullopt;
+}
+
+void compare_with_model(const WeightsRequest& rq, WeightsResult& out, JobContext* job) {
+    std::optional<TensorPair> pair = counterpart(rq);
+    if (!pair) {
+        out.compare_error = "the other model has no tensor paired with " + escape_for_display(rq.model->tensors[rq.tensor].name, 120) +
+                            (rq.expert ? " expert " + std::to_string(*rq.expert) : std::string());
         return;
     }
-    Result<TensorView> theirs = open_view(other, index, rq.expert);
+    auto mine = PairSource::open(*rq.model, pair->a);
+    auto theirs = mine ? PairSource::open(*rq.other, pair->b) : Result<std::unique_ptr<PairSource>>(mine.error());
     if (!theirs) {
         out.compare_error = message_of(theirs.error());
         return;
     }
-    if (theirs->size() != view.size()) {
-        out.compare_error = "element counts differ: " + std::to_string(view.size()) + " here, " +
-                            std::to_string(theirs->size()) + " there";
+    const FloatSource& a = (*mine)->source();
+    const FloatSource& b = (*theirs)->source();
+    if (a.size() != b.size()) {
+        out.compare_error = "element counts differ: " + std::to_string(a.size()) + " here, " + std::to_string(b.size()) + " there";
         return;
     }
-    compare_values(view, *theirs, comparison_block_length(view.block_length(), theirs->block_length()), out, job);
+    compare_values(a, b, comparison_block_length((*mine)->view().block_length(), (*theirs)->view().block_length()), out, job);
 }
 
 void compare_with_requantized(uint32_t type, const TensorView& view, WeightsResult& out, JobContext* job) {
@@ -205,7 +223,7 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     out.stage = 3;
     job_report(job, 0);
     if (rq.other || rq.requant_type) {
-        if (rq.other) compare_with_model(rq, *view, out, job);
+        if (rq.other) compare_with_model(rq, out, job);
         else compare_with_requantized(*rq.requant_type, *view, out, job);
         if (job_cancelled(job)) {
             out.cancelled = true;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,8 @@
 
 #include "gguf_builder.h"
 #include "headless.h"
+#include "hf_conversion_fixture.h"
+#include "mlens/formats/open_model.h"
 #include "mlens/formats/ggml_types.h"
 #include "panels/weights_panel.h"
 #include "weights_analysis.h"
@@ -495,4 +498,49 @@ TEST_CASE("the Weights panel compares with the tensor requantized as a chosen ty
     CHECK(h.panel.result()->compare_error.empty());
     CHECK(h.panel.compare_title().empty());
     CHECK(h.panel.legend() == std::vector<std::string>{h.q->title});
+}
+
+TEST_CASE("comparing with a Hugging Face checkpoint pairs its tensor and expert through the name map", "[gui-weights]") {
+    TempDir dir;
+    const test::HfConversionFiles files = test::write_hf_conversion(dir.path());
+    auto gguf = open_model(files.gguf);
+    auto hf = open_model(files.safetensors);
+    REQUIRE(gguf.ok());
+    REQUIRE(hf.ok());
+    auto gguf_model = std::make_shared<const Model>(std::move(*gguf));
+    auto hf_model = std::make_shared<const Model>(std::move(*hf));
+    auto index = [](const Model& m, const std::string& name) {
+        const TensorInfo* t = m.find_tensor(name);
+        REQUIRE(t);
+        return static_cast<size_t>(t - m.tensors.data());
+    };
+    auto compare = [&](std::shared_ptr<const Model> mine, std::shared_ptr<const Model> other, const std::string& name,
+                       std::optional<uint64_t> expert) {
+        WeightsRequest rq;
+        rq.model = mine;
+        rq.other = other;
+        rq.tensor = index(*mine, name);
+        rq.expert = expert;
+        rq.want_scales = false;
+        auto r = std::make_unique<WeightsResult>();
+        analyze_weights(rq, *r, nullptr);
+        REQUIRE(r->error.empty());
+        return r;
+    };
+    // Q rows come back in the converter's order, so the permuted tensors are equal.
+    auto q = compare(gguf_model, hf_model, "blk.0.attn_q.weight", std::nullopt);
+    INFO(q->compare_error);
+    REQUIRE(q->compared);
+    CHECK(q->comparison.rmse == 0.0);
+    auto q_hf = compare(hf_model, gguf_model, "model.layers.0.self_attn.q_proj.weight", std::nullopt);
+    REQUIRE(q_hf->compared);
+    CHECK(q_hf->comparison.rmse == 0.0);
+    // One expert of the stacked GGUF tensor against that expert's own HF tensor.
+    auto expert = compare(gguf_model, hf_model, "blk.0.ffn_gate_exps.weight", 1);
+    REQUIRE(expert->compared);
+    CHECK(expert->comparison.count == 48);
+    CHECK(expert->comparison.rmse == 0.0);
+    auto whole = compare(gguf_model, hf_model, "blk.0.ffn_gate_exps.weight", std::nullopt);
+    CHECK_FALSE(whole->compared);
+    CHECK(whole->compare_error.find("no tensor paired") != std::string::npos);
 }
