@@ -16,7 +16,10 @@
 //  - The request holds the Models by shared_ptr, so the documents may close meanwhile.
 //  - first values: the first `rows` rows (ne[0] values each) of the view, at most `columns` of each.
 //  - The comparison target is `other` when set, else `requant_type` when set. Another model's
-//    tensor needs equal element counts (after slicing). The requantized copy is the viewed
+//    tensor is the viewed one's pair by pair_tensors (model_error.h), through the HF→GGUF map
+//    when automatic_name_alignment finds one, values transformed as the converter does; a tensor
+//    paired whole while an expert is viewed compares that expert on both sides. It needs equal
+//    element counts. Worst blocks use the candidate's block (else this tensor's). The requantized copy is the viewed
 //    tensor (or expert slice) passed through requantized_source (requant.h) with rows of its
 //    ne[0] values; a type it refuses leaves that reason in `compare_error`. The other values'
 //    histogram uses this one's range and bin count so the two overlay bin for bin.
