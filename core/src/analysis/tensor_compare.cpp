@@ -7,7 +7,7 @@
 #include <numeric>
 #include <optional>
 
-#include "mlens/util/parallel.h"
+#include "mlens/util/parallel_job.h"
 
 namespace mlens {
 
@@ -55,19 +55,11 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
     const uint64_t block = block_length > 1 && row_length % block_length == 0 ? block_length : 0;
     Sums total;
     std::mutex m;
-    std::optional<Error> error;
-    std::atomic<uint64_t> done{0};
-    parallel_for(n_chunks, threads, [&](uint64_t c) {
-        if (job_cancelled(job)) return false;
+    Status run = parallel_job(n_chunks, threads, job, [&](uint64_t c) -> Status {
         uint64_t first = c * chunk, count = std::min(chunk, a.size() - first);
         std::vector<float> va(count), vb(count);
-        Status sa = a.read(first, count, va.data());
-        Status sb = sa ? b.read(first, count, vb.data()) : sa;
-        if (!sb) {
-            std::lock_guard lock(m);
-            error = sb.error();
-            return false;
-        }
+        if (Status s = a.read(first, count, va.data()); !s) return s;
+        if (Status s = b.read(first, count, vb.data()); !s) return s;
         Sums local;
         // Rows, and within them blocks (a block never spans two rows: block divides row_length).
         const uint64_t span = block ? block : row_length;
@@ -109,11 +101,9 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
         keep_worst(total.rows, keep_rows);
         total.blocks.insert(total.blocks.end(), local.blocks.begin(), local.blocks.end());
         keep_worst(total.blocks, keep_rows);
-        job_report(job, progress_from + (progress_to - progress_from) * static_cast<double>(++done) / static_cast<double>(n_chunks));
-        return true;
-    });
-    if (error) return *error;
-    if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
+        return ok_status();
+    }, progress_from, progress_to);
+    if (!run) return run.error();
 
     TensorComparison r;
     r.count = total.count;

@@ -1,13 +1,10 @@
 #include "mlens/quant/float_source.h"
 
 #include <algorithm>
-#include <atomic>
-#include <mutex>
-#include <optional>
 #include <numeric>
 #include <vector>
 
-#include "mlens/util/parallel.h"
+#include "mlens/util/parallel_job.h"
 
 namespace mlens {
 
@@ -23,23 +20,11 @@ Status FloatSource::read_codes(uint64_t, uint64_t, uint16_t*) const {
 Result<std::vector<float>> read_all(const FloatSource& source, JobContext* job, unsigned threads) {
     std::vector<float> values(source.size());
     const uint64_t chunk = source.chunk_length();
-    const uint64_t chunks = (values.size() + chunk - 1) / chunk;
-    std::atomic<uint64_t> done{0};
-    std::mutex error_mutex;
-    std::optional<Error> error;
-    parallel_for(chunks, threads, [&](uint64_t c) {
-        if (job_cancelled(job)) return false;
-        const uint64_t first = c * chunk, count = std::min<uint64_t>(chunk, values.size() - first);
-        if (Status s = source.read(first, count, values.data() + first); !s) {
-            std::lock_guard lock(error_mutex);
-            error = s.error();
-            return false;
-        }
-        job_report(job, static_cast<double>(++done) / static_cast<double>(chunks));
-        return true;
+    Status run = parallel_job((values.size() + chunk - 1) / chunk, threads, job, [&](uint64_t c) {
+        const uint64_t first = c * chunk;
+        return source.read(first, std::min<uint64_t>(chunk, values.size() - first), values.data() + first);
     });
-    if (error) return *error;
-    if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
+    if (!run) return run.error();
     return values;
 }
 

@@ -1,13 +1,10 @@
 #include "mlens/quant/row_series.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
-#include <mutex>
-#include <optional>
 
-#include "mlens/util/parallel.h"
+#include "mlens/util/parallel_job.h"
 
 namespace mlens {
 
@@ -41,27 +38,18 @@ Result<std::vector<ScaleSeries>> row_series(const TensorView& view, JobContext* 
     const uint64_t piece = view.chunk_length(kReadTarget);
     const uint64_t rows_per_task = std::max<uint64_t>(1, piece / length);
     const uint64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
-    std::atomic<uint64_t> done{0};
-    std::mutex error_mutex;
-    std::optional<Error> error;
-    auto fail = [&](const Status& s) {
-        std::lock_guard lock(error_mutex);
-        error = s.error();
-        return false;
-    };
-    parallel_for(tasks, threads, [&](uint64_t task) {
-        if (job_cancelled(job)) return false;
+    Status run = parallel_job(tasks, threads, job, [&](uint64_t task) -> Status {
         thread_local std::vector<float> values;
         const uint64_t first_row = task * rows_per_task, end_row = std::min(rows, first_row + rows_per_task);
         std::vector<RowSums> sums(end_row - first_row);
         if (length <= piece) {
             values.resize((end_row - first_row) * length);
-            if (Status s = view.read(first_row * length, values.size(), values.data()); !s) return fail(s);
+            if (Status s = view.read(first_row * length, values.size(), values.data()); !s) return s;
             for (uint64_t r = 0; r < sums.size(); ++r) sums[r].add(values.data() + r * length, length);
         } else {
             for (uint64_t at = 0; at < length; at += piece) {
                 values.resize(std::min(piece, length - at));
-                if (Status s = view.read(first_row * length + at, values.size(), values.data()); !s) return fail(s);
+                if (Status s = view.read(first_row * length + at, values.size(), values.data()); !s) return s;
                 sums[0].add(values.data(), values.size());
             }
         }
@@ -71,11 +59,9 @@ Result<std::vector<ScaleSeries>> row_series(const TensorView& view, JobContext* 
                                                  : std::numeric_limits<float>::quiet_NaN();
             absmax.values[first_row + r] = s.absmax;
         }
-        job_report(job, static_cast<double>(++done) / static_cast<double>(tasks));
-        return true;
+        return ok_status();
     });
-    if (error) return *error;
-    if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
+    if (!run) return run.error();
     return std::vector<ScaleSeries>{std::move(rms), std::move(absmax)};
 }
 

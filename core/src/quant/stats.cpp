@@ -1,13 +1,12 @@
 #include "mlens/quant/stats.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <functional>
 #include <mutex>
 
-#include "mlens/util/parallel.h"
+#include "mlens/util/parallel_job.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -196,29 +195,13 @@ MLENS_VECTOR_LOOP bool summarize_finite(const float* v, uint64_t n, ChunkSummary
     return true;
 }
 
-// Runs fn(first, count) over [0, total) in chunks of `chunk`, on `threads` threads, until one
-// fails or the job is cancelled.
+// Runs fn(first, count) over [0, total) in chunks of `chunk`, on `threads` threads, as one job.
 Status for_each_range(uint64_t total, uint64_t chunk, JobContext* job, unsigned threads, double progress_from,
                       double progress_to, const std::function<Status(uint64_t, uint64_t)>& fn) {
-    const uint64_t n_chunks = (total + chunk - 1) / chunk;
-    std::atomic<uint64_t> done{0};
-    std::mutex error_mutex;
-    std::optional<Error> error;
-    parallel_for(n_chunks, threads, [&](uint64_t c) {
-        if (job_cancelled(job)) return false;
+    return parallel_job((total + chunk - 1) / chunk, threads, job, [&](uint64_t c) {
         const uint64_t first = c * chunk;
-        if (Status s = fn(first, std::min(chunk, total - first)); !s) {
-            std::lock_guard lock(error_mutex);
-            error = s.error();
-            return false;
-        }
-        uint64_t d = ++done;
-        job_report(job, progress_from + (progress_to - progress_from) * static_cast<double>(d) / static_cast<double>(n_chunks));
-        return true;
-    });
-    if (error) return *error;
-    if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
-    return ok_status();
+        return fn(first, std::min(chunk, total - first));
+    }, progress_from, progress_to);
 }
 
 // Runs fn(values, count) over the source's decoded values in chunks.
