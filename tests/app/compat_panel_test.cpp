@@ -9,6 +9,7 @@
 
 #include "compat_rows.h"
 #include "headless.h"
+#include "workspace_harness.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/formats/gguf_reader.h"
 #include "panels/compat_panel.h"
@@ -23,21 +24,14 @@ namespace {
 
 std::string demo(const std::string& name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
 
-struct CompatHarness {
-    HeadlessImGui imgui;
-    Settings settings;
-    JobRunner jobs;
-    Workspace workspace{jobs, settings};
+struct CompatHarness : test::WorkspaceHarness {
     CompatPanel panel;
     Document* doc = nullptr;
 
     explicit CompatHarness(const std::string& path) {
-        doc = &workspace.open(path);
-        jobs.wait_all();
-        workspace.poll();
-        REQUIRE(doc->ready());
+        doc = &open_ready(path);
     }
-    PanelContext context() { return PanelContext{*doc, jobs, imgui.fonts(), &workspace}; }
+    PanelContext context() { return context_of(*doc); }
     void frame() {
         PanelContext ctx = context();
         imgui.window_frame("compat", 1400, 900, [&] { panel.draw(ctx); }, [&] { panel.draw_windows(ctx); });
@@ -173,10 +167,7 @@ TEST_CASE("the compat panel plans the Ollama gemma3 demo file once, on a job", "
         CHECK(mmproj->get_string("general.architecture") == "clip");
 
         // "Open exported file" opens it as a document of its own.
-        Document& opened = h.workspace.open(dir.file("text.gguf"));
-        h.jobs.wait_all();
-        h.workspace.poll();
-        REQUIRE(opened.ready());
+        Document& opened = h.open_ready(dir.file("text.gguf"));
         CHECK(opened.model->error_count() == 0);
     }
 }

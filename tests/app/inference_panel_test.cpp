@@ -11,6 +11,7 @@
 
 #include "app_shell.h"
 #include "headless.h"
+#include "workspace_harness.h"
 #include "inference_controller.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/session.h"
@@ -35,26 +36,19 @@ std::unique_ptr<Session> core_session(const std::string& path, bool vocab_only =
 }
 
 // A workspace with `paths` open and the Inference panel of the first document.
-struct InferHarness {
-    HeadlessImGui imgui;
-    Settings settings;
-    JobRunner jobs;
-    Workspace workspace{jobs, settings};
+struct InferHarness : test::WorkspaceHarness {
     std::vector<Document*> docs;
     InferencePanel panel;
 
     explicit InferHarness(const std::vector<std::string>& paths) {
-        for (const std::string& p : paths) docs.push_back(&workspace.open(p));
-        jobs.wait_all();
-        workspace.poll();
-        for (Document* d : docs) REQUIRE(d->ready());
+        docs = open_all(paths);
     }
     Document& doc() { return *docs.front(); }
     InferenceController& controller() {
         REQUIRE(panel.controller() != nullptr);
         return *panel.controller();
     }
-    PanelContext context() { return PanelContext{doc(), jobs, imgui.fonts(), &workspace}; }
+    PanelContext context() { return context_of(doc()); }
     void frame() {
         PanelContext ctx = context();
         imgui.window_frame("inference", 1200, 900, [&] { panel.draw(ctx); });

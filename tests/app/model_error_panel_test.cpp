@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include "headless.h"
+#include "workspace_harness.h"
 #include "hf_conversion_fixture.h"
 #include "mlens/formats/open_model.h"
 #include "model_error_run.h"
@@ -35,12 +36,8 @@ std::vector<FixtureTensor> model_tensors(uint32_t type, bool reference, uint64_t
     return tensors;
 }
 
-struct ModelErrorHarness {
+struct ModelErrorHarness : test::WorkspaceHarness {
     TempDir dir;
-    HeadlessImGui imgui;
-    Settings settings;
-    JobRunner jobs;
-    Workspace workspace{jobs, settings};
     Document* f32 = nullptr;    // reference
     Document* q4 = nullptr;     // candidate, the document the panel draws
     Document* copy = nullptr;   // the reference's tensors again, F32
@@ -50,16 +47,12 @@ struct ModelErrorHarness {
         test::write_fixture_model(dir.file("f32.gguf"), model_tensors(GGML_TYPE_F32, true));
         test::write_fixture_model(dir.file("q4_0.gguf"), model_tensors(GGML_TYPE_Q4_0, false));
         test::write_fixture_model(dir.file("copy.gguf"), model_tensors(GGML_TYPE_F32, true));
-        f32 = &workspace.open(dir.file("f32.gguf"));
-        q4 = &workspace.open(dir.file("q4_0.gguf"));
-        copy = &workspace.open(dir.file("copy.gguf"));
-        jobs.wait_all();
-        workspace.poll();
-        REQUIRE(f32->ready());
-        REQUIRE(q4->ready());
-        REQUIRE(copy->ready());
+        std::vector<Document*> docs = open_all({dir.file("f32.gguf"), dir.file("q4_0.gguf"), dir.file("copy.gguf")});
+        f32 = docs[0];
+        q4 = docs[1];
+        copy = docs[2];
     }
-    PanelContext context() { return PanelContext{*q4, jobs, imgui.fonts(), &workspace}; }
+    PanelContext context() { return context_of(*q4); }
     void frame() {
         PanelContext ctx = context();
         imgui.window_frame("model error", 1400, 900, [&] { panel.draw(ctx); });
@@ -126,7 +119,7 @@ TEST_CASE("Model error compares every paired tensor of a Q4_0 file with its F32 
 
 TEST_CASE("Model error of a file against the same tensors is zero", "[gui-model-error]") {
     ModelErrorHarness h;
-    PanelContext ctx{*h.copy, h.jobs, h.imgui.fonts(), &h.workspace};
+    PanelContext ctx = h.context_of(*h.copy);
     ModelErrorPanel panel;
     panel.set_reference(h.f32->id);
     panel.start(ctx);
@@ -179,11 +172,8 @@ TEST_CASE("Model error can be cancelled and keeps the previous result", "[gui-mo
     test::write_fixture_model(h.dir.file("big_f32.gguf"), model_tensors(GGML_TYPE_F32, true, 65536));
     test::write_fixture_model(h.dir.file("big_q4.gguf"), model_tensors(GGML_TYPE_Q4_0, false, 65536));
     Document& big_ref = h.workspace.open(h.dir.file("big_f32.gguf"));
-    Document& big = h.workspace.open(h.dir.file("big_q4.gguf"));
-    h.jobs.wait_all();
-    h.workspace.poll();
-    REQUIRE(big.ready());
-    PanelContext ctx{big, h.jobs, h.imgui.fonts(), &h.workspace};
+    Document& big = h.open_ready(h.dir.file("big_q4.gguf"));
+    PanelContext ctx = h.context_of(big);
     ModelErrorPanel panel;
     panel.set_reference(big_ref.id);
     panel.start(ctx);

@@ -7,6 +7,7 @@
 
 #include "app_shell.h"
 #include "headless.h"
+#include "workspace_harness.h"
 #include "panels/safetensors_panel.h"
 #include "panels/store_panel.h"
 #include "workspace.h"
@@ -21,22 +22,11 @@ namespace {
 
 const std::string kDemoStore = std::string(MLENS_DEMO_DIR) + "/ollama-store";
 
-struct StoreHarness {
-    HeadlessImGui imgui;
-    Settings settings;
-    JobRunner jobs;
-    Workspace workspace{jobs, settings};
-
-    Document& open(const std::string& path) {
-        Document& d = workspace.open(path);
-        jobs.wait_all();
-        workspace.poll();
-        REQUIRE(d.ready());
-        return d;
-    }
+struct StoreHarness : test::WorkspaceHarness {
+    Document& open(const std::string& path) { return open_ready(path); }
     void draw(Panel& panel, Document& doc, int frames = 2) {
         for (int i = 0; i < frames; ++i) {
-            PanelContext ctx{doc, jobs, imgui.fonts(), &workspace};
+            PanelContext ctx = context_of(doc);
             imgui.window_frame("panel", 1400, 900, [&] { panel.draw(ctx); });
         }
     }
@@ -124,7 +114,7 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
 
     // Verify the expert blob: a job hashing it, with the result kept per digest.
     const std::string digest = d.view->layers[2].layer.digest;
-    PanelContext ctx{doc, h.jobs, h.imgui.fonts(), &h.workspace};
+    PanelContext ctx = h.context_of(doc);
     panel.verify(ctx, 2);
     h.jobs.wait_all();
     REQUIRE(panel.verified(digest).has_value());
@@ -163,7 +153,7 @@ TEST_CASE("verifying a blob whose content changed reports the digest mismatch", 
         f.seekp(100);
         f.put('\x5A');
     }
-    PanelContext ctx{doc, h.jobs, h.imgui.fonts(), &h.workspace};
+    PanelContext ctx = h.context_of(doc);
     panel.verify(ctx, 0);
     h.jobs.wait_all();
     REQUIRE(panel.verified(model_layer.layer.digest).has_value());

@@ -12,6 +12,7 @@
 
 #include "gguf_builder.h"
 #include "headless.h"
+#include "workspace_harness.h"
 #include "hf_conversion_fixture.h"
 #include "mlens/formats/open_model.h"
 #include "mlens/formats/ggml_types.h"
@@ -84,12 +85,8 @@ const ScaleSeriesSummary* scale_series(const WeightsResult& r, const std::string
     return nullptr;
 }
 
-struct WeightsHarness {
+struct WeightsHarness : test::WorkspaceHarness {
     TempDir dir;
-    HeadlessImGui imgui;
-    Settings settings;
-    JobRunner jobs;
-    Workspace workspace{jobs, settings};
     Document* a = nullptr;
     Document* b = nullptr;
     Document* q = nullptr;                  // write_quantized_file
@@ -100,18 +97,14 @@ struct WeightsHarness {
         write_weights_file(dir.file("a.gguf"), false);
         write_weights_file(dir.file("b.gguf"), true);
         write_quantized_file(dir.file("q.gguf"));
-        a = &workspace.open(dir.file("a.gguf"));
-        b = &workspace.open(dir.file("b.gguf"));
-        q = &workspace.open(dir.file("q.gguf"));
-        jobs.wait_all();
-        workspace.poll();
-        REQUIRE(a->ready());
-        REQUIRE(b->ready());
-        REQUIRE(q->ready());
+        std::vector<Document*> docs = open_all({dir.file("a.gguf"), dir.file("b.gguf"), dir.file("q.gguf")});
+        a = docs[0];
+        b = docs[1];
+        q = docs[2];
         shown = a;
     }
     void frame() {
-        PanelContext ctx{*shown, jobs, imgui.fonts(), &workspace};
+        PanelContext ctx = context_of(*shown);
         imgui.window_frame("weights", 1400, 900, [&] { panel.draw(ctx); }, [&] { panel.draw_windows(ctx); });
     }
     // Frames until the job the panel started has finished and its result is shown.

@@ -7,6 +7,7 @@
 
 #include "gguf_builder.h"
 #include "headless.h"
+#include "workspace_harness.h"
 #include "mlens/formats/ggml_types.h"
 #include "panels/weights_panel.h"
 #include "panels/weights_requant_view.h"
@@ -48,23 +49,16 @@ uint32_t type_id(const char* name) {
     return *id;
 }
 
-struct RequantHarness {
+struct RequantHarness : test::WorkspaceHarness {
     TempDir dir;
-    HeadlessImGui imgui;
-    Settings settings;
-    JobRunner jobs;
-    Workspace workspace{jobs, settings};
     Document* doc = nullptr;
     WeightsPanel panel;
 
     RequantHarness() {
         write_requant_file(dir.file("rq.gguf"));
-        doc = &workspace.open(dir.file("rq.gguf"));
-        jobs.wait_all();
-        workspace.poll();
-        REQUIRE(doc->ready());
+        doc = &open_ready(dir.file("rq.gguf"));
     }
-    PanelContext context() { return PanelContext{*doc, jobs, imgui.fonts(), &workspace}; }
+    PanelContext context() { return context_of(*doc); }
     void frame() {
         PanelContext ctx = context();
         imgui.window_frame("weights", 1600, 1000, [&] { panel.draw(ctx); });
