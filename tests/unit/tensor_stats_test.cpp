@@ -3,6 +3,7 @@
 
 #include <ggml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -105,6 +106,62 @@ TEST_CASE("comparison metrics and the worst row", "[stats]") {
     CHECK(self->rmse == 0.0);
     CHECK(self->cosine == Approx(1.0));
     CHECK(std::isinf(self->snr_db));
+}
+
+TEST_CASE("comparison metrics, worst rows and worst blocks equal a float64 reference computation", "[stats][compare]") {
+    // Over two million values (three chunks on two threads), with NaN and infinities on either side.
+    const uint64_t row = 4096, rows = 520, block = 32, n = row * rows;
+    std::vector<float> a = test::test_signal(n, 4), b(n);
+    for (uint64_t i = 0; i < n; ++i) b[i] = a[i] + 1e-3f * static_cast<float>(std::sin(static_cast<double>(i) * 0.37));
+    for (uint64_t i = 0; i < block; ++i) b[300 * row + 64 + i] += 0.25f;   // the worst block: row 300, columns 64..95
+    a[17] = std::numeric_limits<float>::quiet_NaN();
+    b[5000] = std::numeric_limits<float>::infinity();
+    a[n - 1] = -std::numeric_limits<float>::infinity();
+    auto c = compare_sources(VectorSource(a), VectorSource(b), row, 4, nullptr, 2, 0.0, 1.0, block);
+    REQUIRE(c.ok());
+
+    double err2 = 0, a2 = 0, b2 = 0, ab = 0, abs_err = 0, max_abs = 0;
+    uint64_t count = 0;
+    std::vector<double> row_err2(rows, 0.0), block_err2(n / block, 0.0);
+    for (uint64_t i = 0; i < n; ++i) {
+        if (!std::isfinite(a[i]) || !std::isfinite(b[i])) continue;
+        const double x = a[i], y = b[i], d = x - y;
+        err2 += d * d; a2 += x * x; b2 += y * y; ab += x * y; abs_err += std::fabs(d);
+        max_abs = std::max(max_abs, std::fabs(d));
+        row_err2[i / row] += d * d;
+        block_err2[i / block] += d * d;
+        ++count;
+    }
+    CHECK(c->count == count);
+    CHECK(c->nonfinite == 3);
+    CHECK(c->rmse == Approx(std::sqrt(err2 / count)).epsilon(1e-10));
+    CHECK(c->nmse == Approx(err2 / a2).epsilon(1e-10));
+    CHECK(c->mean_abs == Approx(abs_err / count).epsilon(1e-10));
+    CHECK(c->max_abs == max_abs);
+    CHECK(c->cosine == Approx(ab / std::sqrt(a2 * b2)).epsilon(1e-10));
+    CHECK(c->snr_db == Approx(10 * std::log10(a2 / err2)).epsilon(1e-10));
+    REQUIRE(c->worst_rows.size() == 4);
+    REQUIRE(c->block_length == block);
+    REQUIRE(c->worst_blocks.size() == 4);
+    CHECK(c->worst_rows[0].row == 300);
+    CHECK(c->worst_rows[0].rmse == Approx(std::sqrt(row_err2[300] / row)).epsilon(1e-10));
+    CHECK(c->worst_blocks[0].block == (300 * row + 64) / block);
+    CHECK(c->worst_blocks[0].row == 300);
+    CHECK(c->worst_blocks[0].column == 64);
+    CHECK(c->worst_blocks[0].rmse == Approx(std::sqrt(block_err2[(300 * row + 64) / block] / block)).epsilon(1e-10));
+    // The rest of the worst blocks, in order: the largest of the reference's block errors (the
+    // block holding a NaN or an infinity counts only its finite pairs).
+    std::vector<std::pair<double, uint64_t>> ranked;
+    for (uint64_t k = 0; k < block_err2.size(); ++k) {
+        uint64_t finite = 0;
+        for (uint64_t i = k * block; i < (k + 1) * block; ++i) finite += std::isfinite(a[i]) && std::isfinite(b[i]);
+        ranked.push_back({-std::sqrt(block_err2[k] / static_cast<double>(finite)), k});
+    }
+    std::sort(ranked.begin(), ranked.end());
+    for (size_t k = 0; k < 4; ++k) {
+        CHECK(c->worst_blocks[k].block == ranked[k].second);
+        CHECK(c->worst_blocks[k].rmse == Approx(-ranked[k].first).epsilon(1e-10));
+    }
 }
 
 TEST_CASE("stats with a histogram equal compute_stats and compute_histogram", "[stats]") {

@@ -9,8 +9,10 @@
 
 #include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/safetensors_reader.h"
 #include "mlens/quant/tensor_view.h"
 #include "model_fixture.h"
+#include "safetensors_builder.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -63,6 +65,30 @@ TEST_CASE("every quantizable ggml type decodes bit-exactly as ggml does", "[quan
         REQUIRE(row->read(0, ne0, slice.data()).ok());
         REQUIRE(std::memcmp(slice.data(), ours.data() + 4 * ne0, ne0 * sizeof(float)) == 0);
     }
+}
+
+TEST_CASE("F16 decodes every one of its 65536 codes bit for bit as ggml does", "[quant]") {
+    // Codes in order, then a read of 13 values from an odd element, so the vector loop's tail runs.
+    std::vector<uint8_t> bytes(2 * 65536);
+    for (uint32_t c = 0; c < 65536; ++c) {
+        bytes[2 * c] = static_cast<uint8_t>(c);
+        bytes[2 * c + 1] = static_cast<uint8_t>(c >> 8);
+    }
+    test::SafetensorsBuilder sb;
+    sb.tensor("h", "F16", "[65536]", bytes);
+    Model m = read_safetensors(memory_source(sb.bytes()));
+    auto view = TensorView::open(m, "h");
+    REQUIRE(view.ok());
+    std::vector<float> ours(65536), reference(65536);
+    REQUIRE(view->read(0, 65536, ours.data()).ok());
+    ggml_fp16_to_fp32_row(reinterpret_cast<const ggml_fp16_t*>(bytes.data()), reference.data(), 65536);
+    CHECK(std::memcmp(ours.data(), reference.data(), ours.size() * sizeof(float)) == 0);
+    CHECK(ours[0x3C00] == 1.0f);
+    CHECK(std::isinf(ours[0x7C00]));
+    CHECK(std::isnan(ours[0x7E01]));
+    std::vector<float> part(13);
+    REQUIRE(view->read(40001, 13, part.data()).ok());
+    CHECK(std::memcmp(part.data(), reference.data() + 40001, part.size() * sizeof(float)) == 0);
 }
 
 TEST_CASE("Q8_0 decodes a hand-made block exactly", "[quant]") {

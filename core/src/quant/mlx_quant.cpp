@@ -12,12 +12,6 @@ namespace mlens {
 
 namespace {
 
-uint32_t code_at(const uint8_t* packed, uint64_t index, uint32_t bits) {
-    if (bits == 8) return packed[index];
-    uint64_t bit = index * bits;   // little-endian words: bit k of the stream is bit k%8 of byte k/8
-    return (packed[bit / 8] >> (bit % 8)) & ((1u << bits) - 1);
-}
-
 // 2^e for the smallest e with amax / 2^e <= limit (exponent clamped to the E8M0 range).
 uint8_t mx_exponent(float amax, float limit) {
     if (!(amax > 0.0f) || !std::isfinite(amax)) return 0;

@@ -210,7 +210,9 @@ Status TensorView::read(uint64_t first, uint64_t count, float* out) const {
 }
 
 void TensorView::decode(const uint8_t* bytes, uint64_t count, float* out) const {
-    if (m_kind == Kind::ggml)
+    if (m_kind == Kind::ggml && info().type.id == GGML_TYPE_F16)
+        decode_elements(ElementType::f16, bytes, count, out);
+    else if (m_kind == Kind::ggml)
         ggml_get_type_traits(static_cast<ggml_type>(info().type.id))->to_float(bytes, out, static_cast<int64_t>(count));
     else
         decode_elements(static_cast<ElementType>(m_element), bytes, count, out);

@@ -3,7 +3,8 @@
 // Contract:
 //  - GGUF tensors of every type the pinned ggml knows decode through ggml's own to_float (so the
 //    values are bit-exact with llama.cpp's); I8/I16/I32/I64 and F64, which ggml has no to_float
-//    for, are converted here.
+//    for, are converted here. F16, whose conversion is exact, goes through the CPU's F16C
+//    instructions when it has them: the same values as ggml's, about ten times faster.
 //  - safetensors tensors of dtype F64 F32 F16 BF16, I8..I64, U8..U64, BOOL (non-zero = 1),
 //    F8_E4M3 (FN), F8_E5M2 and F8_E8M0 (0xFF = NaN) decode element-wise (minifloat.h).
 //  - The packed entry of an Ollama/MLX quantized tensor (TensorInfo::quant) opens as the logical
