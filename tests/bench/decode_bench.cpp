@@ -1,12 +1,14 @@
 // decode_bench [N_VALUES] [THREADS] [--keep PATH]
 //
 // Dequantization throughput of ModelLens against single-threaded ggml to_float on the same bytes
-// in the same run, for Q4_K, Q8_0, IQ4_XS and BF16 GGUF tensors and an Ollama/MLX int4 tensor
-// blob (whose reference is our own single-threaded decode, as ggml has no such type). For each:
-//   ggml      one thread, to_float over the tensor in 1M-value chunks (from the mapped file)
+// in the same run, for Q4_K, Q8_0, IQ4_XS, BF16 and F16 GGUF tensors and an Ollama/MLX int4
+// tensor blob (whose reference is our own single-threaded decode, as ggml has no such type). For each:
+//   ggml      one thread, to_float over the tensor in 1M-value chunks (read from the file)
 //   decode    TensorView::read over the same chunks on THREADS threads (default 2)
 //   analyze   compute_stats_and_histogram(256 bins) on THREADS threads
 // The three run in turn, fifteen rounds; prints the best of each in G values/s and the ratios decode/ggml, analyze/ggml.
+// Then a comparison of the F16 tensor with the Q4_K one (compare_sources with 256-value blocks,
+// THREADS threads) against ggml decoding both on one thread: the least any comparison must do.
 // --keep PATH keeps the benchmarked GGUF (one tensor per type, named by the type) at PATH and
 // writes the measured throughputs to PATH.tsv (tensor, ggml G/s, decode G/s), for comparing
 // other decoders on the same file.
@@ -21,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "mlens/analysis/tensor_compare.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/ollama/tensor_blobs.h"
@@ -65,6 +68,23 @@ void decode_parallel(const TensorView& v, unsigned threads) {
     });
 }
 
+// The reference: ggml's to_float over the view on one thread, in the view's chunks, each read
+// from the file first.
+void ggml_decode(const TensorView& v) {
+    const auto* traits = ggml_get_type_traits(static_cast<ggml_type>(v.info().type.id));
+    const uint64_t chunk = v.chunk_length(), n = v.size();
+    thread_local std::vector<uint8_t> bytes;
+    thread_local std::vector<float> out;
+    bytes.resize(chunk / v.block_length() * v.block_bytes());
+    out.resize(chunk);
+    for (uint64_t first = 0; first < n; first += chunk) {
+        const uint64_t count = std::min(chunk, n - first);
+        (void)v.read_blocks(first / v.block_length(), count / v.block_length(), bytes.data());
+        traits->to_float(bytes.data(), out.data(), static_cast<int64_t>(count));
+    }
+    sink += out[0] == out[0] ? 0 : 1;
+}
+
 void report(const char* name, uint64_t n, double t_ref, double t_decode, double t_analyze) {
     std::printf("%-8s ref %6.3f G/s   decode %6.3f G/s (%.2fx)   decode+stats+hist %6.3f G/s (%.2fx)\n", name, n / t_ref / 1e9,
                 n / t_decode / 1e9, t_ref / t_decode, n / t_analyze / 1e9, t_ref / t_analyze);
@@ -90,7 +110,7 @@ int main(int argc, char** argv) {
     std::printf("%llu values per tensor, %u threads\n", static_cast<unsigned long long>(n), threads);
     test::TempDir dir;
     const std::vector<float> values = test::test_signal(n, 7);
-    const ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS, GGML_TYPE_BF16};
+    const ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS, GGML_TYPE_BF16, GGML_TYPE_F16};
     const std::string path = keep.empty() ? dir.file("decode.gguf") : keep;
     {
         std::vector<test::FixtureTensor> tensors;
@@ -101,23 +121,23 @@ int main(int argc, char** argv) {
     std::string tsv = "tensor\tggml_gps\tdecode_gps\n";
     for (ggml_type type : types) {
         auto view = TensorView::open(*model, ggml_type_name(type));
-        const auto* traits = ggml_get_type_traits(type);
-        const uint64_t chunk = view->chunk_length();
-        std::vector<uint8_t> bytes(chunk / view->block_length() * view->block_bytes());
-        std::vector<float> out(chunk);
-        const auto t = best_s({[&] {
-                                   for (uint64_t first = 0; first < n; first += chunk) {
-                                       const uint64_t count = std::min(chunk, n - first);
-                                       (void)view->read_blocks(first / view->block_length(),
-                                                               count / view->block_length(), bytes.data());
-                                       traits->to_float(bytes.data(), out.data(), static_cast<int64_t>(count));
-                                   }
-                               },
-                               [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); }});
+        const auto t = best_s({[&] { ggml_decode(*view); }, [&] { decode_parallel(*view, threads); },
+                               [&] { analyze(*view, threads); }});
         const double t_ref = t[0], t_decode = t[1];
         report(ggml_type_name(type), n, t_ref, t_decode, t[2]);
         tsv += std::string(ggml_type_name(type)) + "\t" + std::to_string(n / t_ref / 1e9) + "\t" +
                std::to_string(n / t_decode / 1e9) + "\n";
+    }
+    {   // F16 reference against its Q4_K copy.
+        auto f16 = TensorView::open(*model, ggml_type_name(GGML_TYPE_F16));
+        auto q4k = TensorView::open(*model, ggml_type_name(GGML_TYPE_Q4_K));
+        const auto t = best_s({[&] { ggml_decode(*f16); ggml_decode(*q4k); },
+                               [&] {
+                                   auto c = compare_sources(*f16, *q4k, row, 10, nullptr, threads, 0.0, 1.0, 256);
+                                   sink += c && c->count == n ? 0 : 1;
+                               }});
+        std::printf("compare F16 with Q4_K: ggml decoding both %6.3f G pairs/s   compare_sources %6.3f G pairs/s (%.2fx)\n",
+                    n / t[0] / 1e9, n / t[1] / 1e9, t[0] / t[1]);
     }
     if (!keep.empty() && !(std::ofstream(keep + ".tsv") << tsv)) {
         std::fprintf(stderr, "cannot write %s.tsv\n", keep.c_str());

@@ -20,6 +20,17 @@ using namespace mlens::test;
 
 namespace {
 
+// "[a,b]", appended piece by piece (GCC 12 warns falsely of overlapping copies when "[" + ... is
+// chained with to_string).
+std::string shape_2d(uint64_t a, uint64_t b) {
+    std::string s = "[";
+    s += std::to_string(a);
+    s += ',';
+    s += std::to_string(b);
+    s += ']';
+    return s;
+}
+
 template <typename T>
 std::vector<uint8_t> le(std::initializer_list<T> values) {
     std::vector<uint8_t> out(values.size() * sizeof(T));
@@ -231,8 +242,8 @@ TEST_CASE("quantize then dequantize stays within each mode's error bound", "[mlx
         REQUIRE(q.ok());
         std::vector<uint8_t> packed(q->packed.size() * 4);
         std::memcpy(packed.data(), q->packed.data(), packed.size());
-        const std::string packed_shape = "[" + std::to_string(rows) + "," + std::to_string(cols * c.bits / 32) + "]";
-        const std::string scale_shape = "[" + std::to_string(rows) + "," + std::to_string(cols / c.group) + "]";
+        const std::string packed_shape = shape_2d(rows, cols * c.bits / 32);
+        const std::string scale_shape = shape_2d(rows, cols / c.group);
         SafetensorsBuilder sb;
         sb.metadata("quant_type", c.type).metadata("group_size", std::to_string(c.group)).tensor("w", "U32", packed_shape, packed);
         if (c.mode == MlxMode::affine)

@@ -15,6 +15,10 @@ namespace mlens {
 
 namespace {
 
+// Values compared per chunk (whole rows permitting): both sides' values stay in L2 between the
+// loops over them.
+constexpr uint64_t kChunkTarget = 1u << 16;
+
 uint64_t index_of(const RowError& r) { return r.row; }
 uint64_t index_of(const BlockError& b) { return b.block; }
 
@@ -57,15 +61,23 @@ struct Sums {
 // True when x is a finite float, tested on its bits so that the test vectorizes.
 inline bool finite_bits(float x) { return (std::bit_cast<uint32_t>(x) & 0x7f800000u) != 0x7f800000u; }
 
+MLENS_VECTOR_LOOP bool all_finite(const float* v, uint64_t n) {
+    uint32_t bad = 0;
+#pragma omp simd reduction(| : bad)
+    for (uint64_t i = 0; i < n; ++i) bad |= !finite_bits(v[i]);
+    return bad == 0;
+}
+
 // The chunk-wide sums of the finite pairs of a and b (n values each): a², b², a·b and |a-b|,
 // added to `out`, and how many pairs have a NaN or an infinity. Vector loops: `omp simd` splits
 // the sums across lanes; a pair that is not finite adds zeros.
+template <bool kMasked>
 MLENS_VECTOR_LOOP void add_pair_sums(const float* a, const float* b, uint64_t n, Sums& out) {
     double a2 = 0, b2 = 0, ab = 0, abs_err = 0;
     uint64_t bad = 0;
 #pragma omp simd reduction(+ : a2, b2, ab, abs_err, bad)
     for (uint64_t i = 0; i < n; ++i) {
-        const bool ok = finite_bits(a[i]) && finite_bits(b[i]);
+        const bool ok = !kMasked || (finite_bits(a[i]) && finite_bits(b[i]));
         const double x = ok ? a[i] : 0.0, y = ok ? b[i] : 0.0;
         a2 += x * x;
         b2 += y * y;
@@ -83,34 +95,46 @@ struct SpanError {
     uint64_t n = 0;
 };
 
-MLENS_VECTOR_LOOP SpanError span_error(const float* a, const float* b, uint64_t n) {
-    double err2 = 0, max_abs = 0;
-    uint64_t count = 0;
+// The SpanError of each run of `span` values of a and b (n values; the last run may be shorter),
+// into out[0 .. ceil(n / span)). One call per row, so that short blocks cost no call each.
+template <bool kMasked>
+MLENS_VECTOR_LOOP void span_errors(const float* a, const float* b, uint64_t n, uint64_t span, SpanError* out) {
+    for (uint64_t start = 0, k = 0; start < n; start += span, ++k) {
+        const uint64_t end = std::min(n, start + span);
+        double err2 = 0, max_abs = 0;
+        uint64_t count = 0;
 #pragma omp simd reduction(+ : err2, count) reduction(max : max_abs)
-    for (uint64_t i = 0; i < n; ++i) {
-        const bool ok = finite_bits(a[i]) && finite_bits(b[i]);
-        const double d = ok ? static_cast<double>(a[i]) - static_cast<double>(b[i]) : 0.0;
-        err2 += d * d;
-        max_abs = std::max(max_abs, std::fabs(d));
-        count += ok;
+        for (uint64_t i = start; i < end; ++i) {
+            const bool ok = !kMasked || (finite_bits(a[i]) && finite_bits(b[i]));
+            const double d = ok ? static_cast<double>(a[i]) - static_cast<double>(b[i]) : 0.0;
+            err2 += d * d;
+            max_abs = std::max(max_abs, std::fabs(d));
+            count += ok;
+        }
+        out[k] = {err2, max_abs, count};
     }
-    return {err2, max_abs, count};
 }
 
 // Adds the comparison of one chunk (whole rows starting at element `first`) to `out`: its sums,
 // one RowError per row and, when `block` > 1, one BlockError per block.
 void compare_chunk(const float* a, const float* b, uint64_t first, uint64_t count, uint64_t row_length, uint64_t block,
                    Sums& out) {
-    add_pair_sums(a, b, count, out);
+    const bool masked = !all_finite(a, count) || !all_finite(b, count);
+    if (masked) add_pair_sums<true>(a, b, count, out);
+    else add_pair_sums<false>(a, b, count, out);
     // Rows, and within them blocks (a block never spans two rows: block divides row_length).
     const uint64_t span = block ? block : row_length;
+    thread_local std::vector<SpanError> spans;
+    spans.resize((row_length + span - 1) / span);
     for (uint64_t r = 0; r * row_length < count; ++r) {
+        const uint64_t start = r * row_length, length = std::min(count - start, row_length);
+        if (masked) span_errors<true>(a + start, b + start, length, span, spans.data());
+        else span_errors<false>(a + start, b + start, length, span, spans.data());
         SpanError row;
-        const uint64_t row_end = std::min(count, (r + 1) * row_length);
-        for (uint64_t start = r * row_length; start < row_end; start += span) {
-            const SpanError e = span_error(a + start, b + start, std::min(row_end, start + span) - start);
+        for (uint64_t k = 0; k * span < length; ++k) {
+            const SpanError& e = spans[k];
             if (block)
-                out.blocks.push_back({(first + start) / block, first / row_length + r, start - r * row_length,
+                out.blocks.push_back({(first + start) / block + k, first / row_length + r, k * span,
                                       e.n ? std::sqrt(e.err2 / static_cast<double>(e.n)) : 0.0, e.max_abs});
             row.err2 += e.err2;
             row.max_abs = std::max(row.max_abs, e.max_abs);
@@ -137,7 +161,7 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
     if (row_length == 0) row_length = 1;
     // Chunks hold whole rows and whole blocks of both sides.
     uint64_t unit = std::lcm(std::lcm(a.granularity(), b.granularity()), row_length);
-    uint64_t chunk = std::max<uint64_t>(unit, (1u << 20) / unit * unit);
+    uint64_t chunk = std::max<uint64_t>(unit, kChunkTarget / unit * unit);
     uint64_t n_chunks = (a.size() + chunk - 1) / chunk;
     const uint64_t block = block_length > 1 && row_length % block_length == 0 ? block_length : 0;
     Sums total;
