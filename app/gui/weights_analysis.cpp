@@ -105,7 +105,10 @@ void compare_with_model(const WeightsRequest& rq, WeightsResult& out, JobContext
 }
 
 void compare_with_requantized(uint32_t type, const TensorView& view, WeightsResult& out, JobContext* job) {
-    Result<std::unique_ptr<FloatSource>> requantized = requantized_source(view, out.row_length, type);
+    // A copy compared in memory is read once; one that streams is read by each pass, so it keeps
+    // its quantized rows instead of quantizing them again.
+    Result<std::unique_ptr<FloatSource>> requantized =
+        requantized_source(view, out.row_length, type, view.size() > kComparedInMemory);
     if (!requantized) {
         out.compare_error = escape_for_display(requantized.error().message, 400);
         return;

@@ -4,6 +4,7 @@
 
 #include <ggml.h>
 
+#include <atomic>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "mlens/analysis/requant.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/quant/tensor_view.h"
+#include "mlens/util/parallel.h"
 #include "model_fixture.h"
 #include "test_paths.h"
 
@@ -29,6 +31,24 @@ double direct_rmse(const std::vector<float>& v, uint64_t row, ggml_type type) {
     for (size_t i = 0; i < v.size(); ++i) s += (double(v[i]) - back[i]) * (double(v[i]) - back[i]);
     return std::sqrt(s / v.size());
 }
+
+// A VectorSource that counts the values read from it, and fails every read once told to.
+class CountingSource final : public FloatSource {
+public:
+    explicit CountingSource(const std::vector<float>& values) : m_inner(values) {}
+    uint64_t size() const override { return m_inner.size(); }
+    uint64_t granularity() const override { return 1; }
+    Status read(uint64_t first, uint64_t count, float* out) const override {
+        if (fail) return Error{"E_IO", "", std::nullopt, "unreadable"};
+        values_read += count;
+        return m_inner.read(first, count, out);
+    }
+    mutable std::atomic<uint64_t> values_read{0};
+    std::atomic<bool> fail{false};
+
+private:
+    VectorSource m_inner;
+};
 
 }  // namespace
 
@@ -116,4 +136,43 @@ TEST_CASE("requantized_source reads the reference passed through one type", "[re
     CHECK(q4k.error().code == "E_BLOCK_SIZE");
     CHECK(q4k.error().message == "rows of 64 values do not split into blocks of 256");
     CHECK(requantized_source(reference, 300, GGML_TYPE_Q8_0).error().code == "E_SHAPE");
+}
+
+TEST_CASE("a requantized source that keeps its quantized rows quantizes each row once", "[requant]") {
+    const uint64_t row = 256, rows = 64, n = row * rows;
+    const std::vector<float> values = test::test_signal(n, 6);
+    CountingSource reference(values);
+    auto plain = requantized_source(reference, row, GGML_TYPE_Q4_K);
+    auto kept = requantized_source(reference, row, GGML_TYPE_Q4_K, true);
+    REQUIRE(kept.ok());
+    std::vector<float> expected(n), read(n);
+    REQUIRE((*plain)->read(0, n, expected.data()).ok());
+    reference.values_read = 0;
+    // Four threads read overlapping runs of rows, each several times: every read gives the
+    // values of the plain source.
+    std::atomic<uint64_t> wrong{0};
+    parallel_for(400, 4, [&](uint64_t i) {
+        const uint64_t first_row = (i * 7) % rows, count_rows = std::min<uint64_t>(1 + i % 9, rows - first_row);
+        std::vector<float> part(count_rows * row);
+        if (!(*kept)->read(first_row * row, part.size(), part.data()).ok()) return false;
+        wrong += !std::equal(part.begin(), part.end(), expected.begin() + static_cast<std::ptrdiff_t>(first_row * row));
+        return true;
+    });
+    CHECK(wrong == 0);
+    const uint64_t after_first_reads = reference.values_read;
+    CHECK(after_first_reads >= n);
+    // Every row is kept now: reading the whole tensor twice more reads nothing of the reference.
+    for (int pass = 0; pass < 2; ++pass) {
+        REQUIRE((*kept)->read(0, n, read.data()).ok());
+        CHECK(read == expected);
+    }
+    CHECK(reference.values_read == after_first_reads);
+
+    // A failed read of the reference fails that read and, without waiting, later reads of its rows.
+    auto failing = requantized_source(reference, row, GGML_TYPE_Q8_0, true);
+    reference.fail = true;
+    CHECK((*failing)->read(0, 2 * row, read.data()).error().code == "E_IO");
+    reference.fail = false;
+    CHECK((*failing)->read(0, row, read.data()).error().message == "rows whose quantization failed in an earlier read");
+    CHECK((*failing)->read(2 * row, row, read.data()).ok());
 }

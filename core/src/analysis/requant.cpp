@@ -2,6 +2,9 @@
 
 #include <ggml.h>
 
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <numeric>
 
 #include "mlens/formats/ggml_types.h"
@@ -10,26 +13,79 @@ namespace mlens {
 
 namespace {
 
-// The reference passed through one ggml type: quantize whole rows, decode them again.
+// The reference passed through one ggml type: quantize whole rows, decode them again. With
+// `keep`, each row's quantized bytes are kept after its first read: a read claims the rows no
+// one has quantized yet (under the mutex), quantizes them into the store, marks them ready (or
+// failed, when reading the reference failed) and waits for rows other reads claimed; a thread
+// never waits while holding unquantized claims.
 class RequantizedSource final : public FloatSource {
 public:
-    RequantizedSource(const FloatSource& ref, uint64_t row, ggml_type type) : m_ref(ref), m_row(row), m_type(type) {}
+    RequantizedSource(const FloatSource& ref, uint64_t row, ggml_type type, bool keep)
+        : m_ref(ref), m_row(row), m_type(type), m_row_bytes(ggml_row_size(type, static_cast<int64_t>(row))) {
+        if (!keep) return;
+        const uint64_t rows = ref.size() / row;
+        m_store.reset(new uint8_t[rows * m_row_bytes]);   // not touched until quantized into
+        m_state.assign(rows, Row::empty);
+    }
     uint64_t size() const override { return m_ref.size(); }
     uint64_t granularity() const override { return std::lcm(m_ref.granularity(), m_row); }
     Status read(uint64_t first, uint64_t count, float* out) const override {
         if (first % m_row != 0 || count % m_row != 0) return Error{"E_RANGE", "", std::nullopt, "requantization reads whole rows"};
-        if (Status s = m_ref.read(first, count, out); !s) return s;
-        const auto rows = static_cast<int64_t>(count / m_row);
-        std::vector<uint8_t> q(ggml_row_size(m_type, static_cast<int64_t>(m_row)) * static_cast<size_t>(rows));
-        ggml_quantize_chunk(m_type, out, q.data(), 0, rows, static_cast<int64_t>(m_row), nullptr);
-        ggml_get_type_traits(m_type)->to_float(q.data(), out, static_cast<int64_t>(count));
+        const uint64_t first_row = first / m_row, rows = count / m_row;
+        if (!m_store) {
+            if (Status s = m_ref.read(first, count, out); !s) return s;
+            thread_local std::vector<uint8_t> q;
+            q.resize(m_row_bytes * rows);
+            quantize(out, rows, q.data());
+            decode(q.data(), count, out);
+            return ok_status();
+        }
+        std::vector<uint64_t> claimed;
+        {
+            std::lock_guard lock(m_mutex);
+            for (uint64_t r = first_row; r < first_row + rows; ++r)
+                if (m_state[r] == Row::empty) {
+                    m_state[r] = Row::claimed;
+                    claimed.push_back(r);
+                }
+        }
+        Status s = claimed.empty() ? ok_status() : m_ref.read(first, count, out);
+        for (size_t i = 0, j = 0; s && i < claimed.size(); i = j) {   // runs of consecutive rows
+            for (j = i + 1; j < claimed.size() && claimed[j] == claimed[j - 1] + 1;) ++j;
+            quantize(out + (claimed[i] - first_row) * m_row, j - i, m_store.get() + claimed[i] * m_row_bytes);
+        }
+        {
+            std::unique_lock lock(m_mutex);
+            for (uint64_t r : claimed) m_state[r] = s ? Row::ready : Row::failed;
+            m_changed.notify_all();
+            if (!s) return s;
+            const auto begin = m_state.begin() + static_cast<std::ptrdiff_t>(first_row), end = begin + static_cast<std::ptrdiff_t>(rows);
+            m_changed.wait(lock, [&] { return std::none_of(begin, end, [](Row state) { return state == Row::claimed; }); });
+            if (std::find(begin, end, Row::failed) != end)
+                return Error{"E_IO", "", std::nullopt, "rows whose quantization failed in an earlier read"};
+        }
+        decode(m_store.get() + first_row * m_row_bytes, count, out);
         return ok_status();
     }
 
 private:
+    enum class Row : uint8_t { empty, claimed, ready, failed };
+
+    void quantize(const float* values, uint64_t rows, uint8_t* q) const {
+        ggml_quantize_chunk(m_type, values, q, 0, static_cast<int64_t>(rows), static_cast<int64_t>(m_row), nullptr);
+    }
+    void decode(const uint8_t* q, uint64_t count, float* out) const {
+        ggml_get_type_traits(m_type)->to_float(q, out, static_cast<int64_t>(count));
+    }
+
     const FloatSource& m_ref;
     uint64_t m_row;
     ggml_type m_type;
+    size_t m_row_bytes;
+    std::unique_ptr<uint8_t[]> m_store;   // keep: the quantized rows
+    mutable std::vector<Row> m_state;     // keep: each row's, under m_mutex
+    mutable std::mutex m_mutex;
+    mutable std::condition_variable m_changed;
 };
 
 // The types ggml_quantize_chunk handles in the pinned ggml (any other aborts inside ggml).
@@ -54,7 +110,8 @@ Status check_whole_rows(const FloatSource& reference, uint64_t row_length) {
 
 }  // namespace
 
-Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& reference, uint64_t row_length, uint32_t id) {
+Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& reference, uint64_t row_length, uint32_t id,
+                                                       bool keep_quantized) {
     if (Status s = check_whole_rows(reference, row_length); !s) return s.error();
     if (id >= GGML_TYPE_COUNT) return Error{"E_UNSUPPORTED_TYPE", "", std::nullopt, "not a ggml type"};
     auto type = static_cast<ggml_type>(id);
@@ -66,7 +123,7 @@ Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& refer
         return Error{"E_BLOCK_SIZE", "", std::nullopt,
                      "rows of " + std::to_string(row_length) + " values do not split into blocks of " + std::to_string(traits->blck_size)};
     ggml_quantize_init(type);
-    return std::unique_ptr<FloatSource>(std::make_unique<RequantizedSource>(reference, row_length, type));
+    return std::unique_ptr<FloatSource>(std::make_unique<RequantizedSource>(reference, row_length, type, keep_quantized));
 }
 
 Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_t row_length, const std::vector<uint32_t>& types,

@@ -17,6 +17,9 @@
 //    E_NEEDS_IMATRIX ("needs an importance matrix"), E_UNSUPPORTED_TYPE ("not a ggml type",
 //    "ggml cannot quantize to this type"), E_BLOCK_SIZE ("rows of N values do not split into
 //    blocks of B"), and E_SHAPE as above. The source reads the reference, which must outlive it.
+//    With keep_quantized, it keeps each row's quantized bytes after the row's first read (memory:
+//    the whole tensor in that type), so that later reads of a comparison's several passes decode
+//    them instead of quantizing again; concurrent reads of the same rows quantize them once.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +41,7 @@ struct RequantRow {
 };
 
 Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& reference, uint64_t row_length,
-                                                       uint32_t ggml_type);
+                                                       uint32_t ggml_type, bool keep_quantized = false);
 
 Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_t row_length,
                                            const std::vector<uint32_t>& ggml_types, JobContext* job = nullptr,
