@@ -145,7 +145,7 @@ std::vector<PieceSegment> visible_piece(std::string_view piece, size_t max_chars
             consumed = kSentencePieceSpace.size();
         } else if (rest.starts_with(kByteLevelSpace) || rest.starts_with(kByteLevelNewline)) {
             kind = PieceSegmentKind::marker;
-            shown = rest.substr(0, 2);
+            shown = std::string(rest.substr(0, 2));
             consumed = 2;
         } else {
             // One character outside ASCII: kept when escape_for_display keeps it, otherwise

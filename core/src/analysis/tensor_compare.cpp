@@ -1,7 +1,6 @@
 #include "mlens/analysis/tensor_compare.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -9,6 +8,7 @@
 #include <optional>
 
 #include "mlens/util/parallel_job.h"
+#include "util/finite_floats.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -57,16 +57,6 @@ struct Sums {
         keep_worst(blocks, keep);
     }
 };
-
-// True when x is a finite float, tested on its bits so that the test vectorizes.
-inline bool finite_bits(float x) { return (std::bit_cast<uint32_t>(x) & 0x7f800000u) != 0x7f800000u; }
-
-MLENS_VECTOR_LOOP bool all_finite(const float* v, uint64_t n) {
-    uint32_t bad = 0;
-#pragma omp simd reduction(| : bad)
-    for (uint64_t i = 0; i < n; ++i) bad |= !finite_bits(v[i]);
-    return bad == 0;
-}
 
 // The chunk-wide sums of the finite pairs of a and b (n values each): a², b², a·b and |a-b|,
 // added to `out`, and how many pairs have a NaN or an infinity. Vector loops: `omp simd` splits

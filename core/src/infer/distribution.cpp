@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "util/finite_floats.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -14,8 +15,6 @@ namespace {
 
 constexpr float kInfinity = std::numeric_limits<float>::infinity();
 constexpr float kNegativeInfinity = -kInfinity;
-
-bool finite_bits(float x) { return (std::bit_cast<uint32_t>(x) & 0x7f800000u) != 0x7f800000u; }
 
 // The largest of n logits, NaN counted as -inf (the order top_k ranks by).
 MLENS_VECTOR_LOOP float max_ranked(const float* v, size_t n) {

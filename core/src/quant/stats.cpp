@@ -1,12 +1,12 @@
 #include "mlens/quant/stats.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <functional>
 #include <mutex>
 
 #include "mlens/util/parallel_job.h"
+#include "util/finite_floats.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -39,13 +39,6 @@ FiniteValues only_finite(const float* v, uint64_t n, std::vector<float>& scratch
     f.values = scratch.data();
     f.count = scratch.size();
     return f;
-}
-
-MLENS_VECTOR_LOOP bool all_finite(const float* v, uint64_t n) {
-    uint64_t bad = 0;
-#pragma omp simd reduction(+ : bad)
-    for (uint64_t i = 0; i < n; ++i) bad += (std::bit_cast<uint32_t>(v[i]) & 0x7f800000u) == 0x7f800000u;
-    return bad == 0;
 }
 
 FiniteValues finite_values(const float* v, uint64_t n, std::vector<float>& scratch) {
