@@ -3,10 +3,15 @@
 // Dequantization throughput of ModelLens against single-threaded ggml to_float on the same bytes
 // in the same run, for Q4_K, Q8_0, IQ4_XS, BF16 and F16 GGUF tensors and an Ollama/MLX int4
 // tensor blob (whose reference is our own single-threaded decode, as ggml has no such type). For each:
-//   ggml      one thread, to_float over the tensor in 1M-value chunks (read from the file)
+//   ggml      one thread, to_float over the tensor in 1M-value chunks (read from the file), each
+//             chunk's output reused while it is still in cache: the strict reference
+//   ggml whole one thread, the tensor read from the file and to_float over all of it into one
+//             tensor-sized buffer, as a program that dequantizes a tensor calls it (the buffers
+//             are allocated once, before timing)
 //   decode    TensorView::read over the same chunks on THREADS threads (default 2)
 //   analyze   compute_stats_and_histogram(256 bins) on THREADS threads
-// The three run in turn, fifteen rounds; prints the best of each in G values/s and the ratios decode/ggml, analyze/ggml.
+// They run in turn, fifteen rounds; prints the best of each in G values/s and the ratios of decode
+// and analyze to each reference.
 // Then a comparison of the F16 tensor with the Q4_K one (compare_sources with 256-value blocks,
 // THREADS threads) against ggml decoding both on one thread: the least any comparison must do.
 // --keep PATH keeps the benchmarked GGUF (one tensor per type, named by the type) at PATH and
@@ -85,9 +90,27 @@ void ggml_decode(const TensorView& v) {
     sink += out[0] == out[0] ? 0 : 1;
 }
 
-void report(const char* name, uint64_t n, double t_ref, double t_decode, double t_analyze) {
-    std::printf("%-8s ref %6.3f G/s   decode %6.3f G/s (%.2fx)   decode+stats+hist %6.3f G/s (%.2fx)\n", name, n / t_ref / 1e9,
-                n / t_decode / 1e9, t_ref / t_decode, n / t_analyze / 1e9, t_ref / t_analyze);
+// The reference as a tool calls it: the whole tensor read, then decoded into one buffer.
+void ggml_decode_whole(const TensorView& v, std::vector<uint8_t>& bytes, std::vector<float>& out) {
+    const auto* traits = ggml_get_type_traits(static_cast<ggml_type>(v.info().type.id));
+    const uint64_t n = v.size(), blocks = n / v.block_length();
+    bytes.resize(blocks * v.block_bytes());
+    out.resize(n);
+    (void)v.read_blocks(0, blocks, bytes.data());
+    traits->to_float(bytes.data(), out.data(), static_cast<int64_t>(n));
+    sink += out[n / 2] == out[n / 2] ? 0 : 1;
+}
+
+// Times in seconds; t_whole <= 0 when there is no whole-tensor reference.
+void report(const char* name, uint64_t n, double t_ref, double t_whole, double t_decode, double t_analyze) {
+    auto gps = [n](double t) { return static_cast<double>(n) / t / 1e9; };
+    std::printf("%-8s ref %6.3f G/s", name, gps(t_ref));
+    if (t_whole > 0) std::printf(" (whole tensor %6.3f)", gps(t_whole));
+    std::printf("   decode %6.3f G/s (%.2fx", gps(t_decode), t_ref / t_decode);
+    if (t_whole > 0) std::printf(", %.2fx whole", t_whole / t_decode);
+    std::printf(")   decode+stats+hist %6.3f G/s (%.2fx", gps(t_analyze), t_ref / t_analyze);
+    if (t_whole > 0) std::printf(", %.2fx whole", t_whole / t_analyze);
+    std::printf(")\n");
 }
 
 void analyze(const TensorView& v, unsigned threads) {
@@ -121,10 +144,13 @@ int main(int argc, char** argv) {
     std::string tsv = "tensor\tggml_gps\tdecode_gps\n";
     for (ggml_type type : types) {
         auto view = TensorView::open(*model, ggml_type_name(type));
-        const auto t = best_s({[&] { ggml_decode(*view); }, [&] { decode_parallel(*view, threads); },
-                               [&] { analyze(*view, threads); }});
-        const double t_ref = t[0], t_decode = t[1];
-        report(ggml_type_name(type), n, t_ref, t_decode, t[2]);
+        std::vector<uint8_t> whole_bytes;
+        std::vector<float> whole_out;
+        ggml_decode_whole(*view, whole_bytes, whole_out);   // allocates and faults the buffers in
+        const auto t = best_s({[&] { ggml_decode(*view); }, [&] { ggml_decode_whole(*view, whole_bytes, whole_out); },
+                               [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); }});
+        const double t_ref = t[0], t_decode = t[2];
+        report(ggml_type_name(type), n, t_ref, t[1], t_decode, t[3]);
         tsv += std::string(ggml_type_name(type)) + "\t" + std::to_string(n / t_ref / 1e9) + "\t" +
                std::to_string(n / t_decode / 1e9) + "\n";
     }
@@ -172,7 +198,7 @@ int main(int argc, char** argv) {
         auto view = TensorView::open(*model, "w");
         const auto t = best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); },
                                [&] { analyze(*view, threads); }});
-        report("int4 MLX", n, t[0], t[1], t[2]);
+        report("int4 MLX", n, t[0], 0, t[1], t[2]);
     }
     return sink == 0 ? 0 : 1;   // NaN-free signal: every decoded value equals itself
 }

@@ -1,14 +1,20 @@
-// Statistics of tensors stored as 8- or 16-bit codes (F16, BF16, I8, U8, F8) count codes instead
-// of decoding values; every figure must equal the one computed from the decoded values.
+// Statistics take shortcuts: tensors stored as 8- or 16-bit codes (F16, BF16, I8, U8, F8) count
+// codes instead of decoding values, and block-quantized tensors with a quick range (Q4_0, Q8_0,
+// Q4_K, IQ4_NL, IQ4_XS, MLX affine) sum and bin in one pass. Every figure must equal the one
+// computed from the decoded values, and a wrong quick range must not change any.
 #include <catch2/catch.hpp>
 
 #include <ggml.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/ollama/tensor_blobs.h"
+#include "mlens/quant/mlx_quant.h"
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
 #include "model_fixture.h"
@@ -25,9 +31,9 @@ std::vector<float> decoded(const TensorView& view) {
     return v;
 }
 
-// The code path (view) against the decode path (the same values in a VectorSource).
-void require_same_figures(const TensorView& view, uint32_t bins, unsigned threads) {
-    const std::vector<float> values = decoded(view);
+// The shortcut path (source) against the plain two-pass path over `values`, its decoded values
+// in a VectorSource.
+void require_same_figures(const FloatSource& view, const std::vector<float>& values, uint32_t bins, unsigned threads) {
     const VectorSource plain(values);
     REQUIRE(plain.code_values().empty());
     auto a = compute_stats_and_histogram(view, bins, nullptr, threads);
@@ -57,6 +63,29 @@ void require_same_figures(const TensorView& view, uint32_t bins, unsigned thread
     CHECK(ranged_a->below == ranged_b->below);
     CHECK(ranged_a->above == ranged_b->above);
 }
+
+void require_same_figures(const TensorView& view, uint32_t bins, unsigned threads) {
+    require_same_figures(view, decoded(view), bins, threads);
+}
+
+// A source that claims a quick range narrower than its values (as a ggml that rounds Q4_K
+// differently would): statistics must notice and count again.
+class WrongRangeSource final : public FloatSource {
+public:
+    explicit WrongRangeSource(const std::vector<float>& values) : m_values(values) {}
+    uint64_t size() const override { return m_values.size(); }
+    uint64_t granularity() const override { return 1; }
+    Status read(uint64_t first, uint64_t count, float* out) const override {
+        std::copy_n(m_values.begin() + static_cast<std::ptrdiff_t>(first), count, out);
+        return ok_status();
+    }
+    Result<std::optional<ValueBounds>> quick_range(uint64_t, uint64_t) const override {
+        return std::optional<ValueBounds>{ValueBounds{-0.5f, 0.5f}};
+    }
+
+private:
+    const std::vector<float>& m_values;
+};
 
 }  // namespace
 
@@ -126,4 +155,86 @@ TEST_CASE("8-bit codes: one expert of an I8 tensor, and U8 and F8 tensors", "[st
     CHECK(e4m3->nan == 2);   // 0x7F and 0xFF
     CHECK(e4m3->max == 448.0);
     CHECK(e4m3->min == -448.0);
+}
+
+TEST_CASE("block-quantized tensors give their exact range from codes and scales", "[stats]") {
+    test::TempDir dir;
+    const uint64_t ne0 = 1024, rows = 40;
+    const ggml_type with_range[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS};
+    std::vector<test::FixtureTensor> tensors;
+    for (ggml_type t : with_range) tensors.push_back({ggml_type_name(t), static_cast<uint32_t>(t), {ne0, rows}, test::test_signal(ne0 * rows, t)});
+    tensors.push_back({"q6_K", GGML_TYPE_Q6_K, {ne0, rows}, test::test_signal(ne0 * rows, 3)});
+    tensors.push_back({"f32", GGML_TYPE_F32, {ne0, rows}, test::test_signal(ne0 * rows, 4)});
+    test::write_fixture_model(dir.file("r.gguf"), tensors);
+    auto model = open_gguf(dir.file("r.gguf"));
+    REQUIRE(model.ok());
+    for (ggml_type t : with_range) {
+        INFO(ggml_type_name(t));
+        auto view = TensorView::open(*model, ggml_type_name(t));
+        REQUIRE(view.ok());
+        const std::vector<float> values = decoded(*view);
+        // The whole tensor, and a range of blocks in the middle (rows 3 to 7).
+        for (auto [first, count] : {std::pair<uint64_t, uint64_t>{0, values.size()}, {3 * ne0, 5 * ne0}}) {
+            auto r = view->quick_range(first, count);
+            REQUIRE(r.ok());
+            REQUIRE(r->has_value());
+            const auto [lo, hi] = std::minmax_element(values.begin() + first, values.begin() + first + count);
+            CHECK((*r)->min == *lo);
+            CHECK((*r)->max == *hi);
+        }
+        CHECK(view->quick_range(1, 32).error().code == "E_RANGE");   // not on a block boundary
+        // On one and two threads, over several chunks: the one-pass figures are the plain ones.
+        for (unsigned threads : {1u, 2u}) require_same_figures(*view, 256, threads);
+    }
+    for (const char* none : {"q6_K", "f32"}) {
+        auto r = TensorView::open(*model, none)->quick_range(0, ne0);
+        REQUIRE(r.ok());
+        CHECK(!r->has_value());
+    }
+}
+
+TEST_CASE("MLX affine groups give their range, whatever the sign of the scale", "[stats]") {
+    // Two 4-bit groups of 8 codes (4 bytes each) and two 8-bit groups of 4 codes.
+    const uint8_t four[] = {0x21, 0x43, 0x65, 0x87, 0xFF, 0x00, 0x3C, 0xA5};
+    const float scales[] = {0.5f, -2.0f}, biases[] = {1.0f, 0.25f};
+    auto r = mlx_affine_range(4, 8, four, scales, biases, 2);
+    REQUIRE(r.has_value());
+    // Group 0: codes 1..8 -> 1.5 .. 5.0; group 1: codes 0..15, scale -2 -> -29.75 .. 0.25.
+    CHECK(r->min == -29.75f);
+    CHECK(r->max == 5.0f);
+    const uint8_t eight[] = {10, 200, 30, 40, 0, 255, 7, 9};
+    r = mlx_affine_range(8, 4, eight, scales, biases, 2);
+    REQUIRE(r.has_value());
+    CHECK(r->min == 255 * -2.0f + 0.25f);
+    CHECK(r->max == 200 * 0.5f + 1.0f);
+    const float nan_scale[] = {0.5f, std::numeric_limits<float>::quiet_NaN()};
+    CHECK(!mlx_affine_range(8, 4, eight, nan_scale, biases, 2).has_value());
+    // Through a tensor blob: the range and the one-pass statistics of an int4 g32 tensor.
+    const auto values = test::test_signal(64 * 96, 5);
+    auto q = mlx_quantize(MlxMode::affine, 4, 32, values.data(), values.size());
+    REQUIRE(q.ok());
+    std::vector<uint8_t> packed(q->packed.size() * 4), sc(q->scales.size() * 4), bi(q->biases.size() * 4);
+    std::memcpy(packed.data(), q->packed.data(), packed.size());
+    std::memcpy(sc.data(), q->scales.data(), sc.size());
+    std::memcpy(bi.data(), q->biases.data(), bi.size());
+    test::SafetensorsBuilder sb;
+    sb.metadata("quant_type", "int4").metadata("group_size", "32");
+    sb.tensor("w", "U32", "[96,8]", packed).tensor("w.scale", "F32", "[96,2]", sc).tensor("w.bias", "F32", "[96,2]", bi);
+    Model m = read_safetensors(memory_source(sb.bytes()));
+    describe_tensor_blobs(m);
+    auto view = TensorView::open(m, "w");
+    REQUIRE(view.ok());
+    const std::vector<float> all = decoded(*view);
+    auto range = view->quick_range(0, all.size());
+    REQUIRE(range.ok());
+    REQUIRE(range->has_value());
+    CHECK((*range)->min == *std::min_element(all.begin(), all.end()));
+    CHECK((*range)->max == *std::max_element(all.begin(), all.end()));
+    require_same_figures(*view, 64, 2);
+}
+
+TEST_CASE("a quick range that disagrees with the decoded values is counted again", "[stats]") {
+    const auto values = test::test_signal(300000, 8);   // spans about [-1, 1]
+    const WrongRangeSource wrong(values);
+    for (unsigned threads : {1u, 2u}) require_same_figures(wrong, values, 256, threads);
 }

@@ -17,6 +17,10 @@ Status FloatSource::read_codes(uint64_t, uint64_t, uint16_t*) const {
     return Error{"E_UNSUPPORTED_TYPE", "", std::nullopt, "values are not stored as 8- or 16-bit codes"};
 }
 
+Result<std::optional<ValueBounds>> FloatSource::quick_range(uint64_t, uint64_t) const {
+    return std::optional<ValueBounds>{};
+}
+
 Result<std::vector<float>> read_all(const FloatSource& source, JobContext* job, unsigned threads) {
     std::vector<float> values(source.size());
     const uint64_t chunk = source.chunk_length();

@@ -7,6 +7,7 @@
 
 #include "mlens/quant/minifloat.h"
 #include "util/vector_loop.h"
+#include "value_extremes.h"
 
 namespace mlens {
 
@@ -102,6 +103,31 @@ void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint
                     const float* biases, uint64_t groups, float* out) {
     if (mode == MlxMode::affine) dequantize_affine(bits, group_size, packed, scales, biases, groups, out);
     else dequantize_fp(mode, group_size, packed, scales, groups, out);
+}
+
+MLENS_VECTOR_LOOP std::optional<ValueBounds> mlx_affine_range(uint32_t bits, uint64_t group_size, const uint8_t* packed,
+                                                             const float* scales, const float* biases, uint64_t groups) {
+    const uint64_t group_bytes = group_size * bits / 8;
+    ValueExtremes x;
+    for (uint64_t g = 0; g < groups; ++g) {
+        const uint8_t* p = packed + g * group_bytes;
+        uint8_t least = 255, greatest = 0;
+        if (bits == 8) {
+            for (uint64_t j = 0; j < group_bytes; ++j) {
+                least = std::min(least, p[j]);
+                greatest = std::max(greatest, p[j]);
+            }
+        } else {
+            for (uint64_t j = 0; j < group_bytes; ++j) {
+                const uint8_t low = p[j] & 15, high = p[j] >> 4;
+                least = std::min(least, std::min(low, high));
+                greatest = std::max(greatest, std::max(low, high));
+            }
+        }
+        // The same arithmetic as dequantize_affine.
+        x.add(static_cast<float>(least) * scales[g] + biases[g], static_cast<float>(greatest) * scales[g] + biases[g]);
+    }
+    return x.range();
 }
 
 Result<MlxQuantized> mlx_quantize(MlxMode mode, uint32_t bits, uint64_t group_size, const float* values, uint64_t count) {

@@ -20,6 +20,9 @@ constexpr uint64_t kChunkTarget = 1u << 16;
 constexpr uint64_t kCodeChunkMin = 1u << 20, kCodeChunkMax = 1u << 22;
 // Percentiles are read from a histogram of at least this many bins over [min, max].
 constexpr uint32_t kPercentileBins = 4096;
+// Values per quick_range request, and the share of a job's progress that finding the range takes.
+constexpr uint64_t kRangeChunk = 1u << 20;
+constexpr double kRangeProgress = 0.1;
 
 // A chunk's values with NaN and ±Inf moved out (counted), so the loops below see finite values only.
 struct FiniteValues {
@@ -94,27 +97,49 @@ struct Binning {
     }
 };
 
-// Adds each value's slot to counts (binning.slots() entries). Four interleaved copies of the
-// counts keep runs of equal values, common in quantized data, from waiting on each other's
-// increments.
-void count_slots(const Binning& binning, const float* v, uint64_t n, std::vector<uint32_t>& slot, uint32_t* counts) {
-    slot.resize(n);
-    binning.bin_slots(v, n, slot.data());
+// Values binned at a time: a tile's slots stay in L1 between binning and counting.
+constexpr uint64_t kCountTile = 2048;
+// Values counted into the 16-bit copies before they are added up: each copy then holds at most
+// a quarter of them plus a tail of three, below 65536.
+constexpr uint64_t kCopyFlush = 4 * 60000;
+
+// Adds each value's slot to counts (binning.slots() entries). Four interleaved copies of 16-bit
+// counters (32 KiB for 4,098 slots, so they stay in L1) keep runs of equal values, common in
+// quantized data, from waiting on each other's increments.
+void count_slots(const Binning& binning, const float* v, uint64_t n, uint32_t* counts) {
     const uint32_t slots = binning.slots();
-    thread_local std::vector<uint32_t> copies;
-    copies.assign(3 * static_cast<size_t>(slots), 0);
-    uint32_t* c1 = copies.data();
-    uint32_t* c2 = c1 + slots;
-    uint32_t* c3 = c2 + slots;
-    uint64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        ++counts[slot[i]];
-        ++c1[slot[i + 1]];
-        ++c2[slot[i + 2]];
-        ++c3[slot[i + 3]];
+    thread_local std::vector<uint32_t> slot;
+    thread_local std::vector<uint16_t> copies;
+    slot.resize(kCountTile);
+    copies.assign(4 * static_cast<size_t>(slots), 0);
+    uint16_t* c0 = copies.data();
+    uint16_t* c1 = c0 + slots;
+    uint16_t* c2 = c1 + slots;
+    uint16_t* c3 = c2 + slots;
+    auto add_copies = [&] {
+        for (uint32_t s = 0; s < slots; ++s) counts[s] += static_cast<uint32_t>(c0[s] + c1[s] + c2[s] + c3[s]);
+        std::fill(copies.begin(), copies.end(), 0);
+    };
+    uint64_t pending = 0;
+    for (uint64_t t = 0; t < n; t += kCountTile) {
+        const uint64_t m = std::min(kCountTile, n - t);
+        if (pending + m > kCopyFlush) {
+            add_copies();
+            pending = 0;
+        }
+        binning.bin_slots(v + t, m, slot.data());
+        const uint32_t* s = slot.data();
+        uint64_t i = 0;
+        for (; i + 4 <= m; i += 4) {
+            ++c0[s[i]];
+            ++c1[s[i + 1]];
+            ++c2[s[i + 2]];
+            ++c3[s[i + 3]];
+        }
+        for (; i < m; ++i) ++c0[s[i]];
+        pending += m;
     }
-    for (; i < n; ++i) ++counts[slot[i]];
-    for (uint32_t s = 0; s < slots; ++s) counts[s] += c1[s] + c2[s] + c3[s];
+    add_copies();
 }
 
 // Count, mean and central moment sums M2..M4 of a set of finite values; sets merge exactly
@@ -297,10 +322,10 @@ Status count_source(const FloatSource& src, const Binning& binning, bool all_fin
     std::mutex m;
     return for_each_chunk(src, job, threads, progress_from, 1.0, [&](const float* v, uint64_t n) {
         thread_local std::vector<float> scratch;
-        thread_local std::vector<uint32_t> slot, local;
+        thread_local std::vector<uint32_t> local;
         FiniteValues f = all_finite_known ? FiniteValues{v, n, 0, 0} : finite_values(v, n, scratch);
         local.assign(binning.slots(), 0);
-        count_slots(binning, f.values, f.count, slot, local.data());
+        count_slots(binning, f.values, f.count, local.data());
         std::lock_guard lock(m);
         for (size_t s = 0; s < local.size(); ++s) total[s] += local[s];
     });
@@ -326,38 +351,114 @@ Binning data_range_binning(double min, double max, uint32_t bins) {
     return Binning::over(lo, hi, bins);
 }
 
+// The figures of one chunk; `finite` receives the chunk's finite values (the chunk itself when
+// all are finite, else a copy in `scratch`).
+ChunkSummary summarize_chunk(const float* v, uint64_t n, std::vector<float>& scratch, FiniteValues& finite) {
+    ChunkSummary out;
+    finite = {v, n, 0, 0};
+    if (summarize_finite(v, n, out)) return out;
+    finite = only_finite(v, n, scratch);
+    out.nan = finite.nan;
+    out.inf = finite.inf;
+    summarize_finite(finite.values, finite.count, out);
+    return out;
+}
+
+// First pass without a known range: extremes, counts and moments of every value.
+Status summarize_source(const FloatSource& src, JobContext* job, unsigned threads, double progress_to, ChunkSummary& all) {
+    std::mutex m;
+    return for_each_chunk(src, job, threads, 0.0, progress_to, [&](const float* v, uint64_t n) {
+        thread_local std::vector<float> scratch;
+        FiniteValues finite;
+        const ChunkSummary local = summarize_chunk(v, n, scratch, finite);
+        std::lock_guard lock(m);
+        all.merge(local);
+    });
+}
+
+// The source's least and greatest value from quick_range over its chunks; nullopt when the source
+// has none (asked of the first chunk alone) or any chunk has none.
+Result<std::optional<ValueBounds>> source_range(const FloatSource& src, JobContext* job, unsigned threads, double progress_to) {
+    const uint64_t chunk = src.chunk_length(kRangeChunk);
+    auto first = src.quick_range(0, std::min(chunk, src.size()));
+    if (!first || !*first) return first;
+    ValueBounds range = **first;
+    bool complete = true;
+    std::mutex m;
+    Status s = for_each_range(src.size(), chunk, job, threads, 0.0, progress_to, [&](uint64_t from, uint64_t count) -> Status {
+        if (from == 0) return ok_status();
+        auto r = src.quick_range(from, count);
+        if (!r) return r.error();
+        std::lock_guard lock(m);
+        if (!*r) complete = false;
+        else range = {std::min(range.min, (*r)->min), std::max(range.max, (*r)->max)};
+        return ok_status();
+    });
+    if (!s) return s.error();
+    if (!complete) return std::optional<ValueBounds>{};
+    return std::optional<ValueBounds>{range};
+}
+
+// One pass over a source whose range is known: the first pass's figures and the counts in
+// `binning`'s slots together, each chunk decoded once.
+Status summarize_and_count(const FloatSource& src, const Binning& binning, JobContext* job, unsigned threads,
+                           double progress_from, ChunkSummary& all, std::vector<uint64_t>& total) {
+    total.assign(binning.slots(), 0);
+    std::mutex m;
+    return for_each_chunk(src, job, threads, progress_from, 1.0, [&](const float* v, uint64_t n) {
+        thread_local std::vector<float> scratch;
+        thread_local std::vector<uint32_t> local;
+        FiniteValues finite;
+        const ChunkSummary summary = summarize_chunk(v, n, scratch, finite);
+        local.assign(binning.slots(), 0);
+        count_slots(binning, finite.values, finite.count, local.data());
+        std::lock_guard lock(m);
+        all.merge(summary);
+        for (size_t s = 0; s < local.size(); ++s) total[s] += local[s];
+    });
+}
+
+// The fine bins for percentiles over the data's [min, max], whose bins add up to `bins`
+// requested ones: bins * 2^shift of them, the least such count >= kPercentileBins.
+struct HistogramBins {
+    Binning user, fine;
+    uint32_t shift = 0;
+
+    HistogramBins(double min, double max, uint32_t bins) : user(data_range_binning(min, max, bins)) {
+        while ((static_cast<uint64_t>(bins) << shift) < kPercentileBins) ++shift;
+        fine = user.refined(shift);
+    }
+};
+
 // compute_stats, plus a histogram of `histogram_bins` bins over [min, max] (at least one).
+// Sources with stored codes count them in one pass; sources with a quick range sum and bin in one
+// pass, checked against the range found (counted again over the decoded extremes if they differ);
+// any other source is summed, then binned, in two passes.
 Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_bins, JobContext* job, unsigned threads) {
     StatsAndHistogram out;
     TensorStats& st = out.stats;
     st.count = src.size();
     const std::vector<float> code_value = src.code_values();
-    std::vector<uint64_t> code_count;
+    std::vector<uint64_t> code_count, counts;
     ChunkSummary all;
-    Status s = ok_status();
     if (!code_value.empty()) {
-        if (s = count_codes(src, code_value.size(), job, threads, 1.0, code_count); !s) return s.error();
+        if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count); !s) return s.error();
         all = summarize_codes(code_value, code_count);
     } else {
-        std::mutex m;
-        s = for_each_chunk(src, job, threads, 0.0, 0.5, [&](const float* v, uint64_t n) {
-            thread_local std::vector<float> scratch;
-            ChunkSummary local;
-            if (!summarize_finite(v, n, local)) {
-                FiniteValues f = only_finite(v, n, scratch);
-                local.nan = f.nan;
-                local.inf = f.inf;
-                summarize_finite(f.values, f.count, local);
-            }
-            std::lock_guard lock(m);
-            all.merge(local);
-        });
-        if (!s) return s.error();
+        auto range = source_range(src, job, threads, kRangeProgress);
+        if (!range) return range.error();
+        if (*range) {
+            const HistogramBins bins((*range)->min, (*range)->max, histogram_bins);
+            if (Status s = summarize_and_count(src, bins.fine, job, threads, kRangeProgress, all, counts); !s) return s.error();
+            if (all.nan + all.inf != 0 || all.min != (*range)->min || all.max != (*range)->max) counts.clear();
+        } else if (Status s = summarize_source(src, job, threads, 0.5, all); !s) {
+            return s.error();
+        }
     }
     const Moments& mo = all.moments;
     st.finite = mo.n; st.nan = all.nan; st.inf = all.inf; st.zeros = all.zeros;
-    const Binning user = data_range_binning(all.min, all.max, histogram_bins);
-    out.histogram = coarsen(user, std::vector<uint64_t>(user.slots(), 0), 0);
+    const HistogramBins bins(all.min, all.max, histogram_bins);
+    out.histogram = coarsen(bins.user, std::vector<uint64_t>(bins.user.slots(), 0), 0);
     if (mo.n == 0) return out;
     const double n = static_cast<double>(mo.n);
     st.min = all.min;
@@ -368,22 +469,18 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     st.std = std::sqrt(var);
     st.kurtosis = var > 0 ? (mo.m4 / n) / (var * var) - 3.0 : 0.0;
 
-    // Second pass: one histogram, fine enough for the percentiles, whose bins add up to the
-    // requested ones.
-    uint32_t shift = 0;
-    while ((static_cast<uint64_t>(histogram_bins) << shift) < kPercentileBins) ++shift;
-    const Binning fine = user.refined(shift);
-    std::vector<uint64_t> counts;
-    if (!code_value.empty()) counts = bin_codes(fine, code_value, code_count);
-    else if (s = count_source(src, fine, all.nan + all.inf == 0, job, threads, 0.5, counts); !s) return s.error();
-    out.histogram = coarsen(user, counts, shift);
-    const double width = (st.max - st.min) / fine.bins;
+    // Counts in the fine bins, unless the one-pass count above has them.
+    if (!code_value.empty()) counts = bin_codes(bins.fine, code_value, code_count);
+    else if (counts.empty())
+        if (Status s = count_source(src, bins.fine, all.nan + all.inf == 0, job, threads, 0.5, counts); !s) return s.error();
+    out.histogram = coarsen(bins.user, counts, bins.shift);
+    const double width = (st.max - st.min) / bins.fine.bins;
     for (size_t p = 0; p < TensorStats::kPercentiles.size(); ++p) {
         // Value at the middle of the bin holding the requested rank.
         const auto rank = std::max<uint64_t>(static_cast<uint64_t>(std::ceil(TensorStats::kPercentiles[p] / 100.0 * n)), 1);
         uint64_t seen = 0;
         uint32_t b = 0;
-        for (; b + 1 < fine.bins; ++b) {
+        for (; b + 1 < bins.fine.bins; ++b) {
             seen += counts[b + 1];
             if (seen >= rank) break;
         }

@@ -6,6 +6,7 @@
 #include <bit>
 #include <vector>
 
+#include "block_range.h"
 #include "element_decode.h"
 #include "mlens/io/checked_math.h"
 #include "mlens/quant/mlx_quant.h"
@@ -170,8 +171,7 @@ Status TensorView::read_group_params(uint64_t first, uint64_t count, float* scal
     return read_companion(*q.bias, m_first_group + first, count, biases);
 }
 
-Status TensorView::read_mlx(uint64_t first, uint64_t count, float* out) const {
-    const uint64_t groups = count / m_block, first_group = first / m_block;
+Result<TensorView::MlxGroups> TensorView::read_mlx_groups(uint64_t first_group, uint64_t groups) const {
     // Per-thread buffers, as in read(): chunk after chunk reuses their pages.
     thread_local std::vector<uint8_t> packed;
     thread_local std::vector<float> scales, biases;
@@ -179,9 +179,16 @@ Status TensorView::read_mlx(uint64_t first, uint64_t count, float* out) const {
     scales.resize(groups);
     biases.resize(groups);
     if (Status s = m_model->read_tensor_bytes(m_index, m_first_byte + first_group * m_block_bytes, packed.size(), packed.data()); !s)
-        return s;
-    if (Status s = read_group_params(first_group, groups, scales.data(), biases.data()); !s) return s;
-    mlx_dequantize(static_cast<MlxMode>(m_mode), m_bits, m_block, packed.data(), scales.data(), biases.data(), groups, out);
+        return s.error();
+    if (Status s = read_group_params(first_group, groups, scales.data(), biases.data()); !s) return s.error();
+    return MlxGroups{packed.data(), scales.data(), biases.data()};
+}
+
+Status TensorView::read_mlx(uint64_t first, uint64_t count, float* out) const {
+    const uint64_t groups = count / m_block;
+    auto g = read_mlx_groups(first / m_block, groups);
+    if (!g) return g.error();
+    mlx_dequantize(static_cast<MlxMode>(m_mode), m_bits, m_block, g->packed, g->scales, g->biases, groups, out);
     if (!m_global) return ok_status();
     const uint64_t row = row_length();
     for (uint64_t i = 0; i < count;) {
@@ -192,10 +199,32 @@ Status TensorView::read_mlx(uint64_t first, uint64_t count, float* out) const {
     return ok_status();
 }
 
-Status TensorView::read(uint64_t first, uint64_t count, float* out) const {
+Status TensorView::check_read_range(uint64_t first, uint64_t count) const {
     if (first % m_block != 0 || first > m_elements || count > m_elements - first ||
         (count % m_block != 0 && first + count != m_elements))
         return Error{"E_RANGE", info().name, std::nullopt, "read not aligned to the type's blocks"};
+    return ok_status();
+}
+
+Result<std::optional<ValueBounds>> TensorView::quick_range(uint64_t first, uint64_t count) const {
+    if (Status s = check_read_range(first, count); !s) return s.error();
+    const uint64_t blocks = (count + m_block - 1) / m_block;
+    if (m_kind == Kind::ggml && has_block_value_range(info().type.id)) {
+        thread_local std::vector<uint8_t> bytes;
+        bytes.resize(blocks * m_block_bytes);
+        if (Status s = read_blocks(first / m_block, blocks, bytes.data()); !s) return s.error();
+        return block_value_range(info().type.id, bytes.data(), blocks);
+    }
+    if (m_kind == Kind::mlx && static_cast<MlxMode>(m_mode) == MlxMode::affine && !m_global) {
+        auto g = read_mlx_groups(first / m_block, blocks);
+        if (!g) return g.error();
+        return mlx_affine_range(m_bits, m_block, g->packed, g->scales, g->biases, blocks);
+    }
+    return std::optional<ValueBounds>{};
+}
+
+Status TensorView::read(uint64_t first, uint64_t count, float* out) const {
+    if (Status s = check_read_range(first, count); !s) return s;
     if (m_kind == Kind::mlx) return read_mlx(first, count, out);
     // One read per request (a system call each), into a per-thread buffer that keeps its pages
     // (requests of chunk size; a larger one gets a buffer of its own).

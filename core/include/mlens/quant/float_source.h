@@ -11,15 +11,25 @@
 // to (256 or 65536 entries, indexed by code; empty for every other source), and read_codes(),
 // the codes of a range (any range; E_UNSUPPORTED_TYPE for a source without codes). Statistics
 // count codes and decode each distinct one once, so their figures are those of read().
+//
+// Quick range: a source that can find the least and greatest value of a range from its stored
+// codes and scales, without decoding every value (block-quantized tensors), gives them from
+// quick_range() (same alignment as read()); nullopt when it cannot, or when a value there may be
+// NaN or infinite. Statistics then bin values in the same pass that sums them.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "mlens/job.h"
 #include "mlens/result.h"
 
 namespace mlens {
+
+struct ValueBounds {
+    float min = 0, max = 0;
+};
 
 class FloatSource {
 public:
@@ -30,6 +40,8 @@ public:
 
     virtual std::vector<float> code_values() const { return {}; }
     virtual Status read_codes(uint64_t first, uint64_t count, uint16_t* out) const;
+
+    virtual Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const;
 
     // A chunk length near `target` elements that is a multiple of granularity().
     uint64_t chunk_length(uint64_t target = 1u << 20) const;

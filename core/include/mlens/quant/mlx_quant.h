@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mlens/quant/float_source.h"
 #include "mlens/result.h"
 
 namespace mlens {
@@ -40,6 +41,12 @@ float mlx_fp_scale(MlxMode mode, uint8_t byte);
 // one bias per group.
 void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales,
                     const float* biases, uint64_t groups, float* out);
+
+// The least and greatest value mlx_dequantize gives for `groups` affine groups, from each group's
+// least and greatest code (w is monotone in q for a fixed scale and bias); nullopt when one is NaN
+// or infinite.
+std::optional<ValueBounds> mlx_affine_range(uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales,
+                                           const float* biases, uint64_t groups);
 
 struct MlxQuantized {
     std::vector<uint32_t> packed;

@@ -3,7 +3,10 @@
 // Contract:
 //  - compute_stats makes two passes: moments, extremes and counts; then a histogram of at least
 //    4096 bins over [min, max] from which percentiles are read (exact to one bin width, at most
-//    (max-min)/4096). NaN and ±Inf are counted and excluded from every other figure. Sums and
+//    (max-min)/4096). A source with stored codes counts them in one pass instead; a source with
+//    a quick range (float_source.h) finds [min, max] from its codes and scales first, then sums
+//    and bins in one decoding pass, and counts again only when the decoded extremes differ from
+//    that range. Every route gives the same figures. NaN and ±Inf are counted and excluded from every other figure. Sums and
 //    central moments are in double: each chunk's about its own mean, merged pairwise (Pébay), so
 //    the last bits depend on the order of the chunks.
 //  - compute_histogram counts finite values in `bins` equal bins over [lo, hi] (values outside
@@ -12,8 +15,8 @@
 //    the product computed in float (the last bin also holds hi); hi <= lo is taken as
 //    [lo, lo + 1].
 //  - compute_stats_and_histogram gives compute_stats' figures and, from the same second pass,
-//    the histogram compute_histogram(source, bins) would give (equal counts, lo and hi), so the
-//    source is decoded twice instead of three times. Its percentiles come from bins * 2^k fine
+//    the histogram compute_histogram(source, bins) would give (equal counts, lo and hi), from the
+//    same passes. Its percentiles come from bins * 2^k fine
 //    bins (the least such count >= 4096, whose bins add up exactly to the requested ones), so
 //    for bin counts that do not divide 4096 they may differ from compute_stats' by one bin.
 //  - Both honour JobContext cancel (E_CANCELLED) and report progress.

@@ -20,6 +20,8 @@
 //  - Tensors of one-element blocks of 1 or 2 bytes (F16, BF16, I8, U8, I16, U16, BOOL, F8_*) have
 //    stored codes (float_source.h): code_values() decodes every code through the same path as
 //    read(), so the two agree bit for bit.
+//  - quick_range (float_source.h): Q4_0, Q8_0, Q4_K, IQ4_NL and IQ4_XS tensors (block_range.h)
+//    and MLX affine tensors without a global scale, from each group's least and greatest code.
 //  - slice(index) narrows the view to one index of the slowest dimension (one expert of a
 //    stacked [experts, out, in] tensor), reading none of the others.
 //  - Reads go through Model::read_tensor_bytes, so a tensor whose bytes are missing from the file
@@ -51,6 +53,7 @@ public:
     Status read(uint64_t first, uint64_t count, float* out) const override;
     std::vector<float> code_values() const override;
     Status read_codes(uint64_t first, uint64_t count, uint16_t* out) const override;
+    Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override;
 
     Kind kind() const { return m_kind; }
     const TensorInfo& info() const { return m_model->tensors[m_index]; }
@@ -75,6 +78,15 @@ private:
     TensorView(const Model& model, size_t index);
     Status open_mlx();
     Status read_mlx(uint64_t first, uint64_t count, float* out) const;
+    // read()'s alignment rules for [first, first + count).
+    Status check_read_range(uint64_t first, uint64_t count) const;
+    // MLX kind: the packed codes, scales and biases of whole groups from `first_group`, into per-thread buffers.
+    struct MlxGroups {
+        const uint8_t* packed;
+        const float* scales;
+        const float* biases;
+    };
+    Result<MlxGroups> read_mlx_groups(uint64_t first_group, uint64_t groups) const;
     Status read_companion(size_t index, uint64_t first, uint64_t count, float* out) const;
     // ggml and element kinds: `count` values from their stored bytes.
     void decode(const uint8_t* bytes, uint64_t count, float* out) const;
