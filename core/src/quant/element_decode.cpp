@@ -5,6 +5,7 @@
 #include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -44,11 +45,19 @@ __attribute__((target("avx,f16c"))) void half_to_float_f16c(const uint8_t* in, u
         out[i] = _cvtsh_ss(h);
     }
 }
+
+// F16C is CPUID leaf 1, ECX bit 29; AVX says the OS saves the YMM registers it uses. (Asked of
+// CPUID directly: clang's __builtin_cpu_supports does not know "f16c".)
+bool cpu_has_f16c() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+    return (ecx & (1u << 29)) != 0 && __builtin_cpu_supports("avx");
+}
 #endif
 
 void half_to_float(const uint8_t* in, uint64_t count, float* out) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const bool f16c = __builtin_cpu_supports("f16c");
+    static const bool f16c = cpu_has_f16c();
     if (f16c) return half_to_float_f16c(in, count, out);
 #endif
     ggml_fp16_to_fp32_row(reinterpret_cast<const ggml_fp16_t*>(in), out, static_cast<int64_t>(count));
