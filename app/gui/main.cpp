@@ -5,7 +5,7 @@
 // --select infer:VIEW opens the Inference panel, loads the first file into llama.cpp and runs VIEW
 // (tokenizer, generate, layers, ab, console) on its default input; ab compares with the second file.
 // --select error:FILE opens the Model error panel and compares every tensor with the open file
-// named FILE (its file name, as its tab shows it).
+// named FILE (its file name, as its tab shows it, or its path).
 #include <cstdio>
 #include <string>
 

@@ -25,6 +25,15 @@ bool still_open(PanelContext& ctx, const ModelErrorRun& run) {
     return d && d->ready() && d->model == run.reference;
 }
 
+// Whether `wanted` names the document's file: its file name as the tab shows it, or a path to it.
+bool names_file(const Document& d, const std::string& wanted) {
+    namespace fs = std::filesystem;
+    const fs::path path(wanted);
+    if (!path.has_parent_path()) return fs::path(d.path).filename() == path;
+    std::error_code a, b;
+    return fs::weakly_canonical(path, a) == fs::weakly_canonical(d.path, b) && !a && !b;
+}
+
 }  // namespace
 
 void ModelErrorPanel::poll() {
@@ -61,7 +70,7 @@ void ModelErrorPanel::follow_navigation(PanelContext& ctx) {
     std::optional<std::string>& wanted = ctx.doc.navigation.model_error;
     if (!wanted || !ctx.workspace) return;
     for (const auto& d : ctx.workspace->documents())
-        if (can_be_reference(*d, ctx.doc) && std::filesystem::path(d->path).filename() == *wanted) {
+        if (can_be_reference(*d, ctx.doc) && names_file(*d, *wanted)) {
             m_reference = d->id;
             wanted.reset();
             start(ctx);
