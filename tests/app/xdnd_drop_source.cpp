@@ -12,7 +12,9 @@
 //    XdndPosition at the centre with XdndActionCopy and, once XdndStatus accepts, XdndDrop;
 //    answers SelectionRequests on XdndSelection for text/uri-list and TARGETS, refuses others;
 //    waits for XdndFinished. A refused position is followed by XdndLeave.
-//  - Exits 0 once XdndFinished reports the drop accepted; 1 when the window did not appear, the
+//  - Exits 0 once XdndFinished reports the drop accepted: data.l[1] non-zero. (XDND 5 makes bit 0
+//    the flag, but GLFW's target sends the number of bytes of the uri-list it read there, whose
+//    bit 0 is 0 for an even length; a refusal is 0 in both); 1 when the window did not appear, the
 //    target refused or did not finish the drop, or S seconds (default 30) passed in all; 2 on a
 //    usage error. Messages go to stderr only, so stdout may be a pipe nobody reads.
 #include <X11/Xatom.h>
@@ -317,7 +319,7 @@ int main(int argc, char** argv) {
         return fail("cannot send XdndDrop to the target window");
     std::optional<XClientMessageEvent> finished = await_message(d, target, atoms.finished, deadline, atoms, uris);
     if (!finished) return fail("no XdndFinished from the target");
-    if (!(finished->data.l[1] & 1)) return fail("the target finished without accepting the drop");
+    if (finished->data.l[1] == 0) return fail("the target finished without accepting the drop");
 
     std::fprintf(stderr, "xdnd_drop_source: dropped %zu path(s) on window 0x%lx \"%s\": accepted\n", paths.size(),
                  static_cast<unsigned long>(target), search.title.c_str());
