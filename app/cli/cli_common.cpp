@@ -46,6 +46,7 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
             line += row[c];
             if (c + 1 < row.size()) line.append(widths[c] - display_width(row[c]) + 2, ' ');
         }
+        line.erase(line.find_last_not_of(' ') + 1);   // an empty last cell leaves no padding
         line += '\n';
         std::fwrite(line.data(), 1, line.size(), stdout);
     }

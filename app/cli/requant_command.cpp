@@ -65,13 +65,14 @@ void add_requant_command(CLI::App& app, int& exit_code) {
             std::cout << json_text(out) << "\n";
             return;
         }
-        std::vector<std::vector<std::string>> table = {{"TYPE", "BPW", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB"}};
+        // A type without figures shows dashes and says why in NOTE, so the figure columns stay narrow.
+        std::vector<std::vector<std::string>> table = {{"TYPE", "BPW", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB", "NOTE"}};
         for (const RequantRow& r : *rows) {
             std::vector<std::string> line = {r.type_name, number_text(r.bits_per_weight, "%.4g")};
-            if (r.needs_imatrix) line.push_back("needs an importance matrix");
-            else if (!r.skipped.empty()) line.push_back("skipped: " + r.skipped);
-            else
-                for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs, r.error.cosine, r.error.snr_db}) line.push_back(number_text(v));
+            const std::string note = r.needs_imatrix ? "needs an importance matrix" : r.skipped.empty() ? "" : "skipped: " + r.skipped;
+            for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs, r.error.cosine, r.error.snr_db})
+                line.push_back(note.empty() ? number_text(v) : "-");
+            line.push_back(note);
             table.push_back(std::move(line));
         }
         std::cout << "reference " << escape_for_display(*tensor) << " (" << view->type_name() << ")\n";
