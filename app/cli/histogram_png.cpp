@@ -84,8 +84,10 @@ std::string write_histogram_png(const Histogram& h, const std::string& title, bo
     const double bar = h.counts.empty() ? plot_w : plot_w / static_cast<double>(h.counts.size());
     for (size_t i = 0; i < h.counts.size(); ++i) {
         const double top = kTop + plot_h * (1.0 - height(h.counts[i]));
+        // Whole-pixel edges, so that wide bars all keep the same one-pixel gap.
         const double gap = bar > 4 ? 1.0 : 0.0;
-        c.fill(kLeft + i * bar, top, kLeft + (i + 1) * bar - gap, kTop + plot_h, {66, 118, 190});
+        const double left = std::round(kLeft + i * bar), right = std::round(kLeft + (i + 1) * bar) - gap;
+        c.fill(left, top, right, kTop + plot_h, {66, 118, 190});
     }
     c.fill(kLeft - 2, kTop, kLeft, kTop + plot_h + 2, {40, 40, 40});            // y axis
     c.fill(kLeft - 2, kTop + plot_h, kLeft + plot_w, kTop + plot_h + 2, {40, 40, 40});   // x axis
