@@ -1,5 +1,6 @@
 // open_model with an Ollama model reference: the model comes from the default store
-// ($OLLAMA_MODELS here), a file of the same name wins, and an unknown reference fails like a missing file.
+// ($OLLAMA_MODELS here) or from the store a STORE/reference path names, a file of the same name
+// wins, and an unknown reference fails like a missing file.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -43,6 +44,29 @@ TEST_CASE("open_model opens a model reference from the store in OLLAMA_MODELS", 
     REQUIRE(file_wins.ok());
     CHECK(file_wins->files[0].path == "tiny");
     CHECK(file_wins->error_count() > 0);
+}
+
+TEST_CASE("open_model opens STORE/reference from the store at that path", "[ollama][open]") {
+    TempDir dir, elsewhere;
+    const std::string root = dir.path() + "/my store";
+    OllamaStoreBuilder store(root);
+    store.add_tiny();
+    ScopedEnv env("OLLAMA_MODELS", elsewhere.path());   // a default store without the model
+
+    REQUIRE_FALSE(open_model("tiny").ok());
+    auto by_path = open_model(root + "/tiny");
+    REQUIRE(by_path.ok());
+    CHECK(by_path->format == Format::gguf);
+    REQUIRE(by_path->files.size() == 1);
+    CHECK(by_path->files[0].path == store.blob_path(store.tiny_model_layer()));
+    CHECK(open_model(root + "/registry.ollama.ai/library/tiny:latest").ok());
+    CHECK(find_reference_manifest(root + "/tiny:latest") ==
+          root + "/manifests/registry.ollama.ai/library/tiny/latest");
+
+    // A directory that is not a store, or a store without the model, is a missing path.
+    CHECK(open_model(dir.path() + "/tiny").error().code == "E_NOT_FOUND");
+    CHECK(open_model(root + "/absent:tag").error().code == "E_NOT_FOUND");
+    CHECK_FALSE(find_reference_manifest(root + "/absent:tag"));
 }
 
 TEST_CASE("a manifest refused for its size is reported as such, not as missing", "[ollama][open]") {

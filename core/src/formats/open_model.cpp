@@ -21,14 +21,33 @@ struct ReferencedModel {
     ModelName name;
 };
 
-// The model `reference` names, in the first default store that has its manifest, if any.
+bool is_directory(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The model `name` in the store at `root`, when that store has its manifest.
+std::optional<ReferencedModel> find_in_store(const std::string& root, const ModelName& name) {
+    auto store = Store::open(root);
+    if (store && store->read_manifest(name).present()) return ReferencedModel{std::move(*store), name};
+    return std::nullopt;
+}
+
+// The model `reference` names: "STORE/reference" first (a store directory, a '/', then a
+// reference; the longest existing directory first), then the reference in the default stores.
 std::optional<ReferencedModel> find_reference(const std::string& reference) {
+    for (size_t slash = reference.rfind('/'); slash != std::string::npos && slash > 0;
+         slash = reference.rfind('/', slash - 1)) {
+        const std::string root = reference.substr(0, slash);
+        if (!is_directory(root)) continue;
+        auto name = parse_model_reference(std::string_view(reference).substr(slash + 1));
+        if (!name) continue;
+        if (auto found = find_in_store(root, *name)) return found;
+    }
     auto name = parse_model_reference(reference);
     if (!name) return std::nullopt;
-    for (const StoreLocation& location : find_stores()) {
-        auto store = Store::open(location.path);
-        if (store && store->read_manifest(*name).present()) return ReferencedModel{std::move(*store), *name};
-    }
+    for (const StoreLocation& location : find_stores())
+        if (auto found = find_in_store(location.path, *name)) return found;
     return std::nullopt;
 }
 

@@ -7,6 +7,9 @@
 //  - a path that does not exist but parses as an Ollama model reference ("gemma3:4b",
 //    "org/model:tag") opens that model from the first default store (find_stores: $OLLAMA_MODELS,
 //    ~/.ollama/models, /usr/share/ollama/.ollama/models) whose manifest exists (open_store_model);
+//    "STORE/reference" ("~/ollama-copy/gemma3:4b") opens it from the store at STORE instead: an
+//    existing directory whose manifests hold the reference after it (split at the last '/' that
+//    works, so the longest directory wins) — that form is tried before the default stores;
 //    a file of that name always wins over the reference;
 //  - anything else goes to the GGUF reader, which reports what it found (E_TRUNCATED, E_BAD_MAGIC).
 #pragma once
