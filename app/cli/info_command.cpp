@@ -24,8 +24,7 @@ nlohmann::json summary_json(const std::string& path, const ModelSummary& s) {
 void print_summary(const std::string& path, const Model& model, const ModelSummary& s) {
     char bpw[32];
     std::snprintf(bpw, sizeof bpw, "%.2f", s.bits_per_weight);
-    std::string format = format_name(s.format);
-    if (s.format == Format::gguf) format += " v" + std::to_string(s.version);
+    std::string format = format_and_version(s.format, s.version);
     if (!model.files.empty() && model.files[0].big_endian) format += " (big-endian)";
     if (model.files.size() > 1) format += ", " + std::to_string(model.files.size()) + " files";
     std::vector<std::vector<std::string>> rows = {

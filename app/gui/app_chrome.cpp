@@ -132,7 +132,7 @@ void AppShell::status_bar() {
                  std::to_string(l.blob_files.size()) + " blob files \xC2\xB7 listed in " + ms_text(doc->parse_ms));
     } else if (doc && doc->ready()) {
         const ModelSummary& s = doc->index->summary;
-        std::string text = std::string(format_name(s.format)) + " v" + std::to_string(s.version);
+        std::string text = format_and_version(s.format, s.version);
         if (!doc->model->files.empty() && doc->model->files[0].big_endian) text += " (big-endian)";
         text += " \xC2\xB7 " + human_bytes(s.file_bytes) + " \xC2\xB7 parsed in " + ms_text(doc->parse_ms);
         if (!s.architecture.empty()) text += " \xC2\xB7 " + escape_for_display(s.architecture, 40);

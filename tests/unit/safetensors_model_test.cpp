@@ -192,3 +192,10 @@ TEST_CASE("mlens check, info, kv and tensors on safetensors fixtures", "[safeten
         CHECK(r.output.find('\a') == std::string::npos);
     }
 }
+
+TEST_CASE("a format's label carries a version only where the format has one", "[safetensors]") {
+    CHECK(format_and_version(Format::gguf, 3) == "GGUF v3");
+    CHECK(format_and_version(Format::gguf, 1) == "GGUF v1");
+    CHECK(format_and_version(Format::safetensors, 0) == "safetensors");
+    CHECK(format_and_version(Format::unknown, 0) == "unknown");
+}

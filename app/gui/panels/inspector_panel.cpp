@@ -67,7 +67,7 @@ void header_fields(const Document& doc, ImFont* mono) {
     title("file", doc.title);
     Fields f(mono);
     f.row("path", escape_for_display(doc.path, 400));
-    f.row("format", std::string(format_name(m.format)) + " v" + std::to_string(s.version));
+    f.row("format", format_and_version(m.format, s.version));
     if (!m.files.empty()) {
         const SourceFile& sf = m.files[0];
         f.row("endianness", sf.big_endian ? "big-endian (read byte-swapped)" : "little-endian");

@@ -59,7 +59,7 @@ void header_section(Document& doc) {
         ui::text_dim("no file");
     } else {
         const SourceFile& f = m.files[0];
-        ui::label_value("format ", std::string(format_name(m.format)) + " v" + std::to_string(f.version));
+        ui::label_value("format ", format_and_version(m.format, f.version));
         ui::label_value("endian ", f.big_endian ? "big (byte-swapped)" : "little");
         ui::label_value("align  ", std::to_string(f.alignment));
         ui::label_value("data   ", ui::hex_offset(f.data_start));

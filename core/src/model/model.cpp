@@ -13,6 +13,12 @@ const char* format_name(Format f) {
     }
 }
 
+std::string format_and_version(Format f, uint32_t version) {
+    std::string text = format_name(f);
+    if (f == Format::gguf) text += " v" + std::to_string(version);
+    return text;
+}
+
 std::string Error::to_string() const {
     std::string s = code;
     if (!field.empty()) s += " " + field;

@@ -32,6 +32,8 @@ namespace mlens {
 
 enum class Format { gguf, safetensors, unknown };
 const char* format_name(Format f);
+// The format with its version where the format has one: "GGUF v3"; "safetensors" (unversioned).
+std::string format_and_version(Format f, uint32_t version);
 
 struct ByteRange {
     uint64_t offset = 0;
