@@ -8,24 +8,16 @@
 #include "mlens/formats/safetensors_reader.h"
 #include "safetensors_builder.h"
 #include "test_paths.h"
+#include "time_limit.h"
 
 using namespace mlens;
 using test::header_offset;
+using test::kSlowdown;
 using test::safetensors_bytes;
+using test::seconds_since;
 using test::st_entry;
 
 namespace {
-
-// The case limits are for release builds; sanitizers slow parsing several times over.
-#ifdef __SANITIZE_ADDRESS__
-constexpr double kSlowdown = 4.0;
-#else
-constexpr double kSlowdown = 1.0;
-#endif
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // A file whose header is "{}" followed by spaces up to `n` bytes, written in chunks.
 void write_padded_empty_header(const std::string& path, uint64_t n) {
