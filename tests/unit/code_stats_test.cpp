@@ -193,6 +193,45 @@ TEST_CASE("block-quantized tensors give their exact range from codes and scales"
     }
 }
 
+TEST_CASE("a block whose scale is infinite or NaN has no quick range", "[stats]") {
+    test::TempDir dir;
+    const uint64_t ne0 = 256, rows = 4;
+    std::vector<test::FixtureTensor> tensors;
+    for (ggml_type t : {GGML_TYPE_Q8_0, GGML_TYPE_Q4_K})
+        tensors.push_back({ggml_type_name(t), static_cast<uint32_t>(t), {ne0, rows}, test::test_signal(ne0 * rows, t)});
+    test::write_fixture_model(dir.file("s.gguf"), tensors);
+    std::vector<uint8_t> bytes = test::read_whole_file(dir.file("s.gguf"));
+    {
+        auto model = open_gguf(dir.file("s.gguf"));
+        REQUIRE(model.ok());
+        // Q8_0: the first block's d becomes +Inf; Q4_K: the first block's dmin becomes NaN.
+        const uint64_t q8 = model->tensors[0].data_offset, q4k = model->tensors[1].data_offset;
+        bytes[q8] = 0x00; bytes[q8 + 1] = 0x7C;
+        bytes[q4k + 2] = 0x00; bytes[q4k + 3] = 0x7E;
+    }
+    test::write_whole_file(dir.file("s.gguf"), bytes);
+    auto model = open_gguf(dir.file("s.gguf"));
+    REQUIRE(model.ok());
+    for (const char* name : {"q8_0", "q4_K"}) {
+        INFO(name);
+        auto view = TensorView::open(*model, name);
+        REQUIRE(view.ok());
+        auto whole = view->quick_range(0, view->size());
+        REQUIRE(whole.ok());
+        CHECK(!whole->has_value());
+        // Rows without the broken block keep their exact range.
+        const std::vector<float> values = decoded(*view);
+        auto later = view->quick_range(ne0, 3 * ne0);
+        REQUIRE(later.ok());
+        REQUIRE(later->has_value());
+        const auto [lo, hi] = std::minmax_element(values.begin() + ne0, values.end());
+        CHECK((*later)->min == *lo);
+        CHECK((*later)->max == *hi);
+        // Statistics still count the NaN and infinite values and agree with the decoded ones.
+        for (unsigned threads : {1u, 2u}) require_same_figures(*view, 256, threads);
+    }
+}
+
 TEST_CASE("MLX affine groups give their range, whatever the sign of the scale", "[stats]") {
     // Two 4-bit groups of 8 codes (4 bytes each) and two 8-bit groups of 4 codes.
     const uint8_t four[] = {0x21, 0x43, 0x65, 0x87, 0xFF, 0x00, 0x3C, 0xA5};

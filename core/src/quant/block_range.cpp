@@ -3,12 +3,13 @@
 #include <ggml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "element_decode.h"
+#include "util/finite_floats.h"
 #include "util/vector_loop.h"
-#include "value_extremes.h"
 
 namespace mlens {
 
@@ -29,13 +30,15 @@ const float* half_field(const uint8_t* bytes, uint64_t blocks, uint32_t block_by
     return values[which].data();
 }
 
-// Least and greatest code among the low nibbles and among the high nibbles of n bytes.
+// Least and greatest code among the low nibbles and among the high nibbles of kBytes bytes;
+// inlined, so that it is vectorized for the CPU variant of the reader that calls it.
 struct NibbleExtremes {
     uint8_t low_min = 15, low_max = 0, high_min = 15, high_max = 0;
 };
-NibbleExtremes nibble_extremes(const uint8_t* p, int n) {
+template <int kBytes>
+[[gnu::always_inline]] inline NibbleExtremes nibble_extremes(const uint8_t* p) {
     NibbleExtremes e;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < kBytes; ++i) {
         const uint8_t low = p[i] & 15, high = p[i] >> 4;
         e.low_min = std::min(e.low_min, low);
         e.low_max = std::max(e.low_max, low);
@@ -45,24 +48,75 @@ NibbleExtremes nibble_extremes(const uint8_t* p, int n) {
     return e;
 }
 
+// Every group of a run of blocks, as the numbers its two end values come from: a group decodes
+// code value c to (d * scale) * c - dmin * min, which is ggml's arithmetic for each type here
+// (types without a min have dmin = min = 0, and x - 0 is x; without a sub-block scale, scale = 1
+// and d * 1 is d). least/greatest are the code values of the group's least and greatest code.
+// Per-thread arrays, every entry set by each type's reader, then folded by group_range in one
+// vector loop.
+struct Groups {
+    std::vector<float> d, dmin;
+    std::vector<int8_t> scale, min, least, greatest;
+
+    static Groups& for_thread(uint64_t count) {
+        thread_local Groups g;
+        for (auto* v : {&g.d, &g.dmin}) v->resize(count);
+        for (auto* v : {&g.scale, &g.min, &g.least, &g.greatest}) v->resize(count);
+        return g;
+    }
+    void set(uint64_t i, float d_, int scale_, float dmin_, int min_, int least_, int greatest_) {
+        d[i] = d_;
+        scale[i] = static_cast<int8_t>(scale_);
+        dmin[i] = dmin_;
+        min[i] = static_cast<int8_t>(min_);
+        least[i] = static_cast<int8_t>(least_);
+        greatest[i] = static_cast<int8_t>(greatest_);
+    }
+};
+
+// The least and greatest end over `count` groups; nullopt when an end is NaN or infinite, or
+// there are no groups. Both ends of a group are compared with both bounds: a negative scale
+// turns the least code into the greatest value.
+MLENS_VECTOR_LOOP std::optional<ValueBounds> group_range(const Groups& g, uint64_t count) {
+    const float* d = g.d.data();
+    const float* dmin = g.dmin.data();
+    const int8_t* scale = g.scale.data();
+    const int8_t* min = g.min.data();
+    const int8_t* least = g.least.data();
+    const int8_t* greatest = g.greatest.data();
+    float lo = INFINITY, hi = -INFINITY;
+    uint32_t bad = 0;
+#pragma omp simd reduction(min : lo) reduction(max : hi) reduction(| : bad)
+    for (uint64_t i = 0; i < count; ++i) {
+        const float step = d[i] * static_cast<float>(scale[i]), shift = dmin[i] * static_cast<float>(min[i]);
+        const float a = step * static_cast<float>(least[i]) - shift;
+        const float b = step * static_cast<float>(greatest[i]) - shift;
+        bad |= static_cast<uint32_t>(!finite_bits(a)) | static_cast<uint32_t>(!finite_bits(b));
+        lo = std::min(lo, std::min(a, b));
+        hi = std::max(hi, std::max(a, b));
+    }
+    if (bad != 0 || count == 0) return std::nullopt;
+    return ValueBounds{lo, hi};
+}
+
 // Q4_0: (q - 8) * d; IQ4_NL: d * table[q]. 18-byte blocks: d, then 16 bytes of two nibbles that
-// share d.
+// share d (one group of 32).
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_18_byte(const uint8_t* bytes, uint64_t blocks, bool iq4) {
     const float* d = half_field(bytes, blocks, 18, 0);
-    ValueExtremes x;
+    Groups& g = Groups::for_thread(blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
-        const NibbleExtremes e = nibble_extremes(bytes + b * 18 + 2, 16);
+        const NibbleExtremes e = nibble_extremes<16>(bytes + b * 18 + 2);
         const int least = std::min(e.low_min, e.high_min), greatest = std::max(e.low_max, e.high_max);
-        if (iq4) x.add(d[b] * static_cast<float>(kIq4Values[least]), d[b] * static_cast<float>(kIq4Values[greatest]));
-        else x.add(static_cast<float>(least - 8) * d[b], static_cast<float>(greatest - 8) * d[b]);
+        if (iq4) g.set(b, d[b], 1, 0.0f, 0, kIq4Values[least], kIq4Values[greatest]);
+        else g.set(b, d[b], 1, 0.0f, 0, least - 8, greatest - 8);
     }
-    return x.range();
+    return group_range(g, blocks);
 }
 
 // Q8_0: q * d, 34-byte blocks of d and 32 signed bytes.
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q8_0(const uint8_t* bytes, uint64_t blocks) {
     const float* d = half_field(bytes, blocks, 34, 0);
-    ValueExtremes x;
+    Groups& g = Groups::for_thread(blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* q = bytes + b * 34 + 2;
         // Signed bytes compared as unsigned after flipping the sign bit.
@@ -72,10 +126,9 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q8_0(const uint8_t* bytes, ui
             least = std::min(least, u);
             greatest = std::max(greatest, u);
         }
-        x.add(static_cast<float>(static_cast<int8_t>(least ^ 0x80)) * d[b],
-              static_cast<float>(static_cast<int8_t>(greatest ^ 0x80)) * d[b]);
+        g.set(b, d[b], 1, 0.0f, 0, static_cast<int8_t>(least ^ 0x80), static_cast<int8_t>(greatest ^ 0x80));
     }
-    return x.range();
+    return group_range(g, blocks);
 }
 
 // Q4_K: 144-byte blocks of d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of codes; each
@@ -83,51 +136,47 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q8_0(const uint8_t* bytes, ui
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q4_k(const uint8_t* bytes, uint64_t blocks) {
     const float* d = half_field(bytes, blocks, 144, 0, 0);
     const float* dmin = half_field(bytes, blocks, 144, 2, 1);
-    ValueExtremes x;
+    Groups& g = Groups::for_thread(8 * blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * 144;
         const uint8_t* s = block + 4;
-        auto scale_min = [s](int j, uint8_t& sc, uint8_t& m) {
+        auto scale_min = [s](int j, int& sc, int& m) {
             if (j < 4) {
                 sc = s[j] & 63;
                 m = s[j + 4] & 63;
             } else {
-                sc = static_cast<uint8_t>((s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4));
-                m = static_cast<uint8_t>((s[j + 4] >> 4) | ((s[j] >> 6) << 4));
+                sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
+                m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
             }
         };
         for (int pair = 0; pair < 4; ++pair) {
-            const NibbleExtremes e = nibble_extremes(block + 16 + 32 * pair, 32);
-            uint8_t sc = 0, m = 0;
+            const NibbleExtremes e = nibble_extremes<32>(block + 16 + 32 * pair);
+            int sc = 0, m = 0;
             scale_min(2 * pair, sc, m);
-            float d1 = d[b] * static_cast<float>(sc), m1 = dmin[b] * static_cast<float>(m);
-            x.add(d1 * static_cast<float>(e.low_min) - m1, d1 * static_cast<float>(e.low_max) - m1);
+            g.set(8 * b + 2 * pair, d[b], sc, dmin[b], m, e.low_min, e.low_max);
             scale_min(2 * pair + 1, sc, m);
-            d1 = d[b] * static_cast<float>(sc);
-            m1 = dmin[b] * static_cast<float>(m);
-            x.add(d1 * static_cast<float>(e.high_min) - m1, d1 * static_cast<float>(e.high_max) - m1);
+            g.set(8 * b + 2 * pair + 1, d[b], sc, dmin[b], m, e.high_min, e.high_max);
         }
     }
-    return x.range();
+    return group_range(g, 8 * blocks);
 }
 
 // IQ4_XS: 136-byte blocks of d, 16-bit high scale bits, 4 bytes of low scale bits, 128 bytes of
 // codes; sub-block i (16 bytes, both nibbles) decodes d * (ls - 32) * table[q].
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_iq4_xs(const uint8_t* bytes, uint64_t blocks) {
     const float* d = half_field(bytes, blocks, 136, 0);
-    ValueExtremes x;
+    Groups& g = Groups::for_thread(8 * blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * 136;
         const uint16_t high = static_cast<uint16_t>(block[2] | block[3] << 8);
         for (int i = 0; i < 8; ++i) {
             const int ls = ((block[4 + i / 2] >> 4 * (i % 2)) & 0xF) | (((high >> 2 * i) & 3) << 4);
-            const float dl = d[b] * static_cast<float>(ls - 32);
-            const NibbleExtremes e = nibble_extremes(block + 8 + 16 * i, 16);
+            const NibbleExtremes e = nibble_extremes<16>(block + 8 + 16 * i);
             const int least = std::min(e.low_min, e.high_min), greatest = std::max(e.low_max, e.high_max);
-            x.add(dl * static_cast<float>(kIq4Values[least]), dl * static_cast<float>(kIq4Values[greatest]));
+            g.set(8 * b + i, d[b], ls - 32, 0.0f, 0, kIq4Values[least], kIq4Values[greatest]);
         }
     }
-    return x.range();
+    return group_range(g, 8 * blocks);
 }
 
 }  // namespace
