@@ -129,8 +129,11 @@ void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
     const TensorInfo& t = doc.model->tensors[i];
     title("tensor", escape_for_display(t.name, 200));
     Fields f(mono);
-    f.row("type", t.type.name + " (id " + std::to_string(t.type.id) + ")", false,
-          t.type.known ? nullptr : &palette().error);
+    // GGUF stores a ggml type id, shown with its name; safetensors stores only the dtype's name.
+    if (doc.model->format == Format::gguf)
+        f.row("type", t.type.name + " (id " + std::to_string(t.type.id) + ")", false, t.type.known ? nullptr : &palette().error);
+    else
+        f.row("dtype", t.type.name, false, t.type.known ? nullptr : &palette().error);
     f.row("ne", ne_text(t.ne), true);
     f.row("dims", std::to_string(t.ne.size()));
     f.row("elements", ui::with_separators(t.n_elements) + " (" + human_count(t.n_elements) + ")", true);
