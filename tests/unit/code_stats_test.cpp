@@ -68,23 +68,20 @@ void require_same_figures(const TensorView& view, uint32_t bins, unsigned thread
     require_same_figures(view, decoded(view), bins, threads);
 }
 
-// A source that claims a quick range narrower than its values (as a ggml that rounds Q4_K
+// A VectorSource that claims a quick range narrower than its values (as a ggml that rounds Q4_K
 // differently would): statistics must notice and count again.
 class WrongRangeSource final : public FloatSource {
 public:
-    explicit WrongRangeSource(const std::vector<float>& values) : m_values(values) {}
-    uint64_t size() const override { return m_values.size(); }
+    explicit WrongRangeSource(const std::vector<float>& values) : m_inner(values) {}
+    uint64_t size() const override { return m_inner.size(); }
     uint64_t granularity() const override { return 1; }
-    Status read(uint64_t first, uint64_t count, float* out) const override {
-        std::copy_n(m_values.begin() + static_cast<std::ptrdiff_t>(first), count, out);
-        return ok_status();
-    }
+    Status read(uint64_t first, uint64_t count, float* out) const override { return m_inner.read(first, count, out); }
     Result<std::optional<ValueBounds>> quick_range(uint64_t, uint64_t) const override {
         return std::optional<ValueBounds>{ValueBounds{-0.5f, 0.5f}};
     }
 
 private:
-    const std::vector<float>& m_values;
+    VectorSource m_inner;
 };
 
 }  // namespace

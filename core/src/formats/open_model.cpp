@@ -21,11 +21,6 @@ struct ReferencedModel {
     ModelName name;
 };
 
-bool is_directory(const std::string& path) {
-    struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 // The model `name` in the store at `root`, when that store has its manifest.
 std::optional<ReferencedModel> find_in_store(const std::string& root, const ModelName& name) {
     auto store = Store::open(root);
@@ -38,11 +33,10 @@ std::optional<ReferencedModel> find_in_store(const std::string& root, const Mode
 std::optional<ReferencedModel> find_reference(const std::string& reference) {
     for (size_t slash = reference.rfind('/'); slash != std::string::npos && slash > 0;
          slash = reference.rfind('/', slash - 1)) {
-        const std::string root = reference.substr(0, slash);
-        if (!is_directory(root)) continue;
+        // Store::open refuses a prefix that is not a directory.
         auto name = parse_model_reference(std::string_view(reference).substr(slash + 1));
         if (!name) continue;
-        if (auto found = find_in_store(root, *name)) return found;
+        if (auto found = find_in_store(reference.substr(0, slash), *name)) return found;
     }
     auto name = parse_model_reference(reference);
     if (!name) return std::nullopt;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "element_decode.h"
+#include "k_quant_scales.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
 
@@ -139,22 +140,12 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q4_k(const uint8_t* bytes, ui
     Groups& g = Groups::for_thread(8 * blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * 144;
-        const uint8_t* s = block + 4;
-        auto scale_min = [s](int j, int& sc, int& m) {
-            if (j < 4) {
-                sc = s[j] & 63;
-                m = s[j + 4] & 63;
-            } else {
-                sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
-                m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-            }
-        };
         for (int pair = 0; pair < 4; ++pair) {
             const NibbleExtremes e = nibble_extremes<32>(block + 16 + 32 * pair);
             int sc = 0, m = 0;
-            scale_min(2 * pair, sc, m);
+            k_quant_scale_min(block + 4, 2 * pair, sc, m);
             g.set(8 * b + 2 * pair, d[b], sc, dmin[b], m, e.low_min, e.low_max);
-            scale_min(2 * pair + 1, sc, m);
+            k_quant_scale_min(block + 4, 2 * pair + 1, sc, m);
             g.set(8 * b + 2 * pair + 1, d[b], sc, dmin[b], m, e.high_min, e.high_max);
         }
     }

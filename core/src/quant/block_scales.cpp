@@ -7,6 +7,8 @@
 #include <cstring>
 #include <functional>
 
+#include "k_quant_scales.h"
+
 namespace mlens {
 
 namespace {
@@ -22,16 +24,6 @@ struct BlockLayout {
     std::vector<std::pair<const char*, uint64_t>> series;   // name, values per entry
     std::function<void(const uint8_t* block, std::vector<std::vector<float>>& out)> read;
 };
-
-void k4_scales(const uint8_t* q, int j, int& sc, int& m) {
-    if (j < 4) {
-        sc = q[j] & 63;
-        m = q[j + 4] & 63;
-    } else {
-        sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-        m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-    }
-}
 
 std::optional<BlockLayout> layout_for(uint32_t type) {
     auto d_at = [](size_t offset) {
@@ -80,7 +72,7 @@ std::optional<BlockLayout> layout_for(uint32_t type) {
                 o[1].push_back(dmin);
                 for (int j = 0; j < 8; ++j) {
                     int sc, m;
-                    k4_scales(b + 4, j, sc, m);
+                    k_quant_scale_min(b + 4, j, sc, m);
                     o[2].push_back(d * static_cast<float>(sc));
                     o[3].push_back(dmin * static_cast<float>(m));
                 }

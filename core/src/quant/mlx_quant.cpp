@@ -7,7 +7,6 @@
 
 #include "mlens/quant/minifloat.h"
 #include "util/vector_loop.h"
-#include "value_extremes.h"
 
 namespace mlens {
 
@@ -104,6 +103,29 @@ void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint
     if (mode == MlxMode::affine) dequantize_affine(bits, group_size, packed, scales, biases, groups, out);
     else dequantize_fp(mode, group_size, packed, scales, groups, out);
 }
+
+namespace {
+
+// Running least and greatest value over groups, each adding the values of its least and
+// greatest code (in either order: a negative scale reverses them); not finite from the first NaN
+// or infinite end on.
+struct ValueExtremes {
+    float lo = INFINITY, hi = -INFINITY;
+    bool finite = true;
+
+    void add(float a, float b) {
+        finite = finite && std::isfinite(a) && std::isfinite(b);
+        lo = std::min(lo, std::min(a, b));
+        hi = std::max(hi, std::max(a, b));
+    }
+    // nullopt when an end was not finite, or when nothing was added.
+    std::optional<ValueBounds> range() const {
+        if (!finite || lo > hi) return std::nullopt;
+        return ValueBounds{lo, hi};
+    }
+};
+
+}  // namespace
 
 MLENS_VECTOR_LOOP std::optional<ValueBounds> mlx_affine_range(uint32_t bits, uint64_t group_size, const uint8_t* packed,
                                                              const float* scales, const float* biases, uint64_t groups) {
