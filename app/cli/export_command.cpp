@@ -30,7 +30,8 @@ void add_export_command(CLI::App& app, int& exit_code) {
         auto report = compat::export_upstream(*model, plan, options);
         if (!report) {
             std::cerr << "mlens: export failed: " << escape_for_display(report.error().to_string(), 2000) << "\n";
-            exit_code = report.error().code == "E_ARGS" || report.error().code == "E_NO_VISION" ? kExitUsage : kExitBroken;
+            const std::string& code = report.error().code;
+            exit_code = code == "E_ARGS" || code == "E_NO_VISION" || code == "E_OUTPUTS_SAME_FILE" ? kExitUsage : kExitBroken;
             return;
         }
         std::cout << "text: " << escape_for_display(plan.text.summary(), 2000) << "\n";

@@ -57,7 +57,15 @@ public:
         return stb_easy_font_width(buf.data()) * scale;
     }
 
-    bool save(const std::string& path) const { return stbi_write_png(path.c_str(), kWidth, kHeight, 3, m_pixels.data(), kWidth * 3) != 0; }
+    std::vector<uint8_t> png() const {
+        std::vector<uint8_t> bytes;
+        auto append = [](void* context, void* data, int size) {
+            auto* out = static_cast<std::vector<uint8_t>*>(context);
+            out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+        };
+        if (!stbi_write_png_to_func(append, &bytes, kWidth, kHeight, 3, m_pixels.data(), kWidth * 3)) bytes.clear();
+        return bytes;
+    }
 
 private:
     std::vector<uint8_t> m_pixels;
@@ -71,7 +79,7 @@ std::string num(double v) {
 
 }  // namespace
 
-std::string write_histogram_png(const Histogram& h, const std::string& title, bool log_counts, const std::string& path) {
+std::vector<uint8_t> histogram_png(const Histogram& h, const std::string& title, bool log_counts) {
     Canvas c;
     const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
     uint64_t peak = 0;
@@ -98,8 +106,7 @@ std::string write_histogram_png(const Histogram& h, const std::string& title, bo
     const std::string top = std::to_string(peak);
     c.text(std::max(2.0, kLeft - 6 - c.text_width(top)), kTop, top);
     c.text(kLeft - 6 - c.text_width("0"), kTop + plot_h - 10, "0");
-    if (!c.save(path)) return "cannot write " + path;
-    return {};
+    return c.png();
 }
 
 }  // namespace mlens::cli

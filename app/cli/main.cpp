@@ -3,8 +3,11 @@
 
 #include "cli_common.h"
 #include "mlens/infer/llama_log.h"
+#include "mlens/io/temp_registry.h"
 
 int main(int argc, char** argv) {
+    // An interrupted export or histogram leaves no partial file behind.
+    mlens::remove_temp_files_on_signals();
     CLI::App app{"mlens — inspect and debug LLM model files (GGUF, safetensors, Ollama stores)"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("mlens ") + MLENS_VERSION + " (" + mlens::llama_cpp_version() + ")");

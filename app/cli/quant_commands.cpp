@@ -6,13 +6,14 @@
 // mlens compare A B [--tensor NAME] [--json]
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "cli_common.h"
 #include "histogram_png.h"
 #include "mlens/analysis/model_error.h"
 #include "mlens/analysis/tensor_compare.h"
+#include "mlens/io/safe_file_writer.h"
+#include "mlens/model/model_inputs.h"
 #include "mlens/model/model_json.h"
 #include "mlens/quant/block_scales.h"
 #include "mlens/quant/row_series.h"
@@ -144,6 +145,41 @@ void add_stats(CLI::App& app, int& exit_code) {
     });
 }
 
+std::string hist_csv(const Histogram& h) {
+    std::string out = "bin_lo,bin_hi,count\n";
+    for (size_t b = 0; b < h.counts.size(); ++b)
+        out += number_text(h.lo + b * h.bin_width()) + "," + number_text(h.lo + (b + 1) * h.bin_width()) + "," +
+               std::to_string(h.counts[b]) + "\n";
+    return out;
+}
+
+// Writes the PNG and/or the CSV as one operation: never over the model's files, never both to
+// the same file, both or neither.
+bool write_hist_files(const Model& model, const Histogram& h, const std::string& title, bool log_counts,
+                      const std::string& png_path, const std::string& csv_path) {
+    std::vector<uint8_t> png;
+    std::string csv;
+    std::vector<OutputBytes> files;
+    if (!png_path.empty()) {
+        png = histogram_png(h, title, log_counts);
+        if (png.empty()) {
+            std::cerr << "error: cannot encode the PNG for " << escape_for_display(png_path) << "\n";
+            return false;
+        }
+        files.push_back({png_path, png.data(), png.size()});
+    }
+    if (!csv_path.empty()) {
+        csv = hist_csv(h);
+        files.push_back({csv_path, csv.data(), csv.size()});
+    }
+    OutputGuard guard = output_guard_for(model);
+    if (Status s = write_files_safely(guard, files); !s) {
+        std::cerr << "error: cannot write: " << s.error().to_string() << "\n";
+        return false;
+    }
+    return true;
+}
+
 void add_hist(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("hist", "Histogram of one dequantized tensor");
     auto path = std::make_shared<std::string>();
@@ -173,17 +209,8 @@ void add_hist(CLI::App& app, int& exit_code) {
         auto h = compute_histogram(*view, *bins, r);
         if (!h) { std::cerr << "error: " << h.error().to_string() << "\n"; return; }
         exit_code = kExitOk;
-        if (!png->empty()) {
-            std::string failed = write_histogram_png(*h, *tensor, *log_counts, *png);
-            if (!failed.empty()) { std::cerr << "error: " << escape_for_display(failed) << "\n"; exit_code = kExitBroken; }
-            if (csv->empty()) return;
-        }
-        if (!csv->empty()) {
-            std::ofstream out(*csv);
-            out << "bin_lo,bin_hi,count\n";
-            for (size_t b = 0; b < h->counts.size(); ++b)
-                out << number_text(h->lo + b * h->bin_width()) << "," << number_text(h->lo + (b + 1) * h->bin_width()) << "," << h->counts[b] << "\n";
-            if (!out) { std::cerr << "error: cannot write " << escape_for_display(*csv) << "\n"; exit_code = kExitBroken; }
+        if (!png->empty() || !csv->empty()) {
+            if (!write_hist_files(*model, *h, *tensor, *log_counts, *png, *csv)) exit_code = kExitBroken;
             return;
         }
         if (*json) {

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
+#include "output_inputs.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
@@ -35,7 +36,7 @@ std::string AppShell::window_title() {
 }
 
 void AppShell::save_settings() {
-    if (!m_options.settings_path.empty()) m_settings.save(m_options.settings_path);
+    if (!m_options.settings_path.empty()) m_settings.save(m_options.settings_path, gui_output_guard(nullptr, &m_workspace));
 }
 
 std::vector<std::unique_ptr<Panel>>& AppShell::panels_for(const Document& doc) {

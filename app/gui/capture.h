@@ -1,6 +1,7 @@
 // Capture: how a panel gets part of a rendered frame written as a PNG (plot export). The panel
 // queues a request with a rectangle in ImGui's screen coordinates during a frame; the window loop
-// reads those pixels back after rendering that frame and writes the PNG (stb_image_write).
+// reads those pixels back after rendering that frame, encodes the PNG (stb_image_write) and writes
+// it through the core's SafeFileWriter with the request's guard.
 //
 // Contract:
 //  - Main thread only. One request at a time: a new request replaces one not yet served.
@@ -15,11 +16,14 @@
 
 #include <imgui.h>
 
+#include "mlens/io/safe_file_writer.h"
+
 namespace mlens {
 
 struct CaptureRequest {
     std::string path;
     ImVec2 min, max;
+    OutputGuard guard;    // what the PNG may not replace (output_inputs.h)
 };
 
 struct PixelRect {

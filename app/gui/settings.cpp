@@ -70,7 +70,7 @@ Settings Settings::load(const std::filesystem::path& file) {
     return s;
 }
 
-bool Settings::save(const std::filesystem::path& file) const {
+bool Settings::save(const std::filesystem::path& file, OutputGuard guard) const {
     nlohmann::json j = {{"recent_files", recent_files}, {"window_width", window_width},
                         {"window_height", window_height}, {"light_theme", light_theme},
                         {"panel_visible", panel_visible}, {"left_width", left_width},
@@ -79,10 +79,7 @@ bool Settings::save(const std::filesystem::path& file) const {
     std::filesystem::create_directories(file.parent_path(), ec);
     // Paths may hold bytes that are not UTF-8; replace them rather than fail the whole save.
     std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    auto writer = SafeFileWriter::create(file.string());
-    if (!writer) return false;
-    if (!writer->write(text.data(), text.size())) return false;
-    return writer->commit().ok();
+    return write_files_safely(guard, {{file.string(), text.data(), text.size()}}).ok();
 }
 
 }  // namespace mlens

@@ -5,8 +5,9 @@
 //  - Stored as JSON in config_dir()/settings.json, where config_dir() is
 //    $XDG_CONFIG_HOME/modellens, or ~/.config/modellens when XDG_CONFIG_HOME is unset or empty.
 //  - load() never fails: a missing, unreadable or malformed file (or wrong-typed fields) gives
-//    defaults for what could not be read. save() writes atomically (temp file + rename) and
-//    creates the directory; it returns false if that was not possible.
+//    defaults for what could not be read. save() creates the directory and writes through the
+//    core's SafeFileWriter (temporary file, checked writes, atomic rename), never over what
+//    `guard` lists (the open documents' files); it returns false if that was not possible.
 //  - Recent files keep the most recent first, without duplicates, at most kMaxRecent.
 #pragma once
 
@@ -14,6 +15,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include "mlens/io/safe_file_writer.h"
 
 namespace mlens {
 
@@ -35,7 +38,7 @@ struct Settings {
 
     static std::filesystem::path config_dir();
     static Settings load(const std::filesystem::path& file);
-    bool save(const std::filesystem::path& file) const;
+    bool save(const std::filesystem::path& file, OutputGuard guard) const;
 };
 
 }  // namespace mlens

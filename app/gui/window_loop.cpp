@@ -16,6 +16,9 @@
 
 #include "app_shell.h"
 #include "capture.h"
+#include "mlens/io/safe_file_writer.h"
+#include "mlens/text/escape.h"
+#include "output_inputs.h"
 #include "theme.h"
 
 namespace mlens {
@@ -58,8 +61,9 @@ void print_documents(Workspace& workspace) {
     std::fflush(stdout);
 }
 
-// Writes framebuffer pixels [x, x + width) × [y, y + height) (y from the bottom) as a PNG.
-bool write_screenshot(const std::string& path, int width, int height, int x = 0, int y = 0) {
+// Writes framebuffer pixels [x, x + width) × [y, y + height) (y from the bottom) as a PNG, never
+// over the files of an open document.
+Status write_screenshot(const std::string& path, OutputGuard guard, int width, int height, int x = 0, int y = 0) {
     std::vector<unsigned char> pixels(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadBuffer(GL_BACK);
@@ -70,7 +74,24 @@ bool write_screenshot(const std::string& path, int width, int height, int x = 0,
     for (int y = 0; y < height; ++y)
         std::copy_n(&pixels[static_cast<size_t>(height - 1 - y) * stride], stride, &flipped[static_cast<size_t>(y) * stride]);
     for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
-    return stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(stride)) != 0;
+    std::vector<unsigned char> png;
+    auto append = [](void* context, void* data, int size) {
+        auto* out = static_cast<std::vector<unsigned char>*>(context);
+        out->insert(out->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
+    };
+    if (!stbi_write_png_to_func(append, &png, width, height, 4, flipped.data(), static_cast<int>(stride)))
+        return Error{"E_IO", "output", std::nullopt, "cannot encode the PNG for " + escape_for_display(path)};
+    return write_files_safely(guard, {{path, png.data(), png.size()}});
+}
+
+// ImGui's own layout file goes through the same writer as every other file (ImGui would fopen it
+// in place); ImGui only reads it.
+void save_layout(const std::string& ini_path, const Workspace& workspace) {
+    size_t size = 0;
+    const char* text = ImGui::SaveIniSettingsToMemory(&size);
+    OutputGuard guard = gui_output_guard(nullptr, &workspace);
+    if (Status s = write_files_safely(guard, {{ini_path, text, size}}); !s)
+        std::fprintf(stderr, "modellens: layout not saved: %s\n", s.error().to_string().c_str());
 }
 
 std::string platform_info() {
@@ -116,13 +137,12 @@ int run_window(const WindowOptions& options) {
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
-    std::string ini_path = (config / "imgui.ini").string();
-    if (screenshot) {
-        io.IniFilename = nullptr;
-    } else {
+    const std::string ini_path = (config / "imgui.ini").string();
+    io.IniFilename = nullptr;
+    if (!screenshot) {
         std::error_code ec;
         std::filesystem::create_directories(config, ec);
-        io.IniFilename = ini_path.c_str();
+        if (std::filesystem::is_regular_file(ini_path, ec)) ImGui::LoadIniSettingsFromDisk(ini_path.c_str());
     }
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330 core");
@@ -187,8 +207,10 @@ int run_window(const WindowOptions& options) {
             ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
             if (std::optional<CaptureRequest> capture = take_capture_request()) {
                 PixelRect r = capture_pixels(capture->min, capture->max, io.DisplaySize, fb_w, fb_h);
-                bool ok = r.w > 0 && write_screenshot(capture->path, r.w, r.h, r.x, r.y);
-                set_capture_message((ok ? "wrote " : "could not write ") + capture->path);
+                Status written = r.w > 0 ? write_screenshot(capture->path, std::move(capture->guard), r.w, r.h, r.x, r.y)
+                                         : Status(Error{"E_IO", "output", std::nullopt, "the plot is outside the window"});
+                set_capture_message(written ? "wrote " + capture->path
+                                            : "could not write " + capture->path + ": " + written.error().to_string());
             }
 
             if (screenshot) {
@@ -198,8 +220,10 @@ int run_window(const WindowOptions& options) {
                                !shell.workspace().opening() && !fonts.needs_rebuild() && !shell.busy();
                 settled_frames = settled ? settled_frames + 1 : 0;
                 if (settled_frames >= std::max(1, options.frames)) {
-                    if (!write_screenshot(options.screenshot, fb_w, fb_h)) {
-                        std::fprintf(stderr, "modellens: cannot write %s\n", options.screenshot.c_str());
+                    OutputGuard guard = gui_output_guard(nullptr, &shell.workspace());
+                    for (const std::string& file : options.files) guard.add_input(file);
+                    if (Status s = write_screenshot(options.screenshot, std::move(guard), fb_w, fb_h); !s) {
+                        std::fprintf(stderr, "modellens: cannot write the screenshot: %s\n", s.error().to_string().c_str());
                         result = 1;
                     }
                     print_documents(shell.workspace());
@@ -226,8 +250,13 @@ int run_window(const WindowOptions& options) {
                 glfwSetWindowTitle(window, title.c_str());
             }
             if (shell.quit_requested() || g_stop) glfwSetWindowShouldClose(window, GLFW_TRUE);
+            if (io.WantSaveIniSettings && !screenshot) {
+                save_layout(ini_path, shell.workspace());
+                io.WantSaveIniSettings = false;
+            }
         }
         if (!screenshot) {
+            save_layout(ini_path, shell.workspace());
             if (!glfwGetWindowAttrib(window, GLFW_MAXIMIZED) && !glfwGetWindowAttrib(window, GLFW_ICONIFIED))
                 glfwGetWindowSize(window, &settings.window_width, &settings.window_height);
             shell.save_settings();

@@ -158,8 +158,8 @@ TEST_CASE("plot captures map screen rectangles to framebuffer pixels", "[gui-his
     // Clamped to the framebuffer; nothing when outside.
     CHECK(capture_pixels(ImVec2(-5, -5), ImVec2(10, 10), ImVec2(100, 100), 100, 100) == PixelRect{0, 90, 10, 10});
     CHECK(capture_pixels(ImVec2(200, 200), ImVec2(300, 300), ImVec2(100, 100), 100, 100).w == 0);
-    request_capture({"a.png", ImVec2(1, 2), ImVec2(3, 4)});
-    request_capture({"b.png", ImVec2(1, 2), ImVec2(3, 4)});
+    request_capture({"a.png", ImVec2(1, 2), ImVec2(3, 4), {}});
+    request_capture({"b.png", ImVec2(1, 2), ImVec2(3, 4), {}});
     std::optional<CaptureRequest> r = take_capture_request();
     REQUIRE(r);
     CHECK(r->path == "b.png");

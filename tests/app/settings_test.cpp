@@ -20,7 +20,7 @@ TEST_CASE("settings round-trip and keep recent files unique and bounded") {
     s.light_theme = true;
     s.panel_visible["tokenizer"] = false;
     auto file = std::filesystem::path(dir.path()) / "sub" / "settings.json";
-    REQUIRE(s.save(file));
+    REQUIRE(s.save(file, OutputGuard{}));
     Settings r = Settings::load(file);
     CHECK(r.recent_files == s.recent_files);
     CHECK(r.window_width == 1234);

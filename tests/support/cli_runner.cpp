@@ -1,13 +1,12 @@
 #include "cli_runner.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <stdexcept>
-
-#include "test_paths.h"
 
 namespace mlens::test {
 
@@ -23,33 +22,48 @@ std::vector<std::string> CliRun::err_lines() const {
     return lines;
 }
 
-CliRun run_mlens(const std::vector<std::string>& args) {
-    TempDir dir;
-    std::string out_path = dir.file("stdout"), err_path = dir.file("stderr");
+MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::function<void()>& in_child) {
+    std::string out_path = m_dir.file("stdout"), err_path = m_dir.file("stderr");
     std::vector<std::string> argv_storage{MLENS_CLI_PATH};
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& a : argv_storage) argv.push_back(a.data());
     argv.push_back(nullptr);
 
-    pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {
+    m_pid = ::fork();
+    if (m_pid < 0) throw std::runtime_error("fork failed");
+    if (m_pid == 0) {
         int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+        if (in_child) in_child();
         ::execv(argv[0], argv.data());
         ::_exit(127);
     }
+}
+
+MlensProcess::~MlensProcess() {
+    if (m_pid <= 0) return;
+    ::kill(m_pid, SIGKILL);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
     }
+}
+
+CliRun MlensProcess::wait() {
+    int status = 0;
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    m_pid = -1;
     CliRun run;
     run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    auto out = read_whole_file(out_path), err = read_whole_file(err_path);
+    run.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    auto out = read_whole_file(m_dir.file("stdout")), err = read_whole_file(m_dir.file("stderr"));
     run.out.assign(out.begin(), out.end());
     run.err.assign(err.begin(), err.end());
     return run;
 }
+
+CliRun run_mlens(const std::vector<std::string>& args) { return MlensProcess(args).wait(); }
 
 }  // namespace mlens::test

@@ -9,6 +9,7 @@
 
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/text/escape.h"
+#include "output_inputs.h"
 #include "tensor_export.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -36,7 +37,7 @@ std::string join_types(const std::vector<std::string>& types) {
 
 }  // namespace
 
-void TensorPanel::draw_toolbar(Document& doc) {
+void TensorPanel::draw_toolbar(Document& doc, const Workspace* workspace) {
     bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
     ui::search_box("filter", m_query.regex ? "regex, e.g. blk\\.1[0-9]\\..*attn" : "filter names (Ctrl+F)",
                    m_query.text, 340, focus);
@@ -47,7 +48,7 @@ void TensorPanel::draw_toolbar(Document& doc) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Group rows under one summary row per layer");
     ImGui::SameLine();
     if (ImGui::SmallButton("Export\xE2\x80\xA6")) ImGui::OpenPopup("tensor_export");
-    draw_export(doc);
+    draw_export(doc, workspace);
     m_query.layer = doc.navigation.tensor_layer;
     const auto& layers = doc.index->layers;
     if (m_query.layer && *m_query.layer < layers.size()) {
@@ -184,7 +185,7 @@ void TensorPanel::draw_table(PanelContext& ctx) {
     ImGui::EndTable();
 }
 
-void TensorPanel::draw_export(const Document& doc) {
+void TensorPanel::draw_export(const Document& doc, const Workspace* workspace) {
     if (!ImGui::BeginPopup("tensor_export")) return;
     if (m_export_path.empty()) {
         const char* home = std::getenv("HOME");
@@ -209,9 +210,8 @@ void TensorPanel::draw_export(const Document& doc) {
         if (ImGui::Button(("Save " + std::string(kNames[i])).c_str())) {
             const std::string path = m_export_path + "." + tensor_export_extension(kFormats[i]);
             const std::string text = export_tensors(*doc.model, m_listing, kFormats[i]);
-            auto writer = SafeFileWriter::create(path, *doc.model);
-            Status st = writer ? writer->write(text.data(), text.size()) : Status(writer.error());
-            if (st && writer) st = writer->commit();
+            OutputGuard guard = gui_output_guard(&doc, workspace);
+            Status st = write_files_safely(guard, {{path, text.data(), text.size()}});
             m_export_status = st ? "wrote " + escape_for_display(path, 200) : "not written: " + st.error().to_string();
         }
     }
@@ -229,7 +229,7 @@ void TensorPanel::draw_totals(const Document& doc) {
 }
 
 void TensorPanel::draw(PanelContext& ctx) {
-    draw_toolbar(ctx.doc);
+    draw_toolbar(ctx.doc, ctx.workspace);
     draw_table(ctx);
     draw_totals(ctx.doc);
 }

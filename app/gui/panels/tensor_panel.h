@@ -1,8 +1,8 @@
 // TensorPanel (center): every tensor with type, shape, elements, size, offset and bits per
 // weight; sortable by any column, filtered by text or regex and by the navigator's layer, with
 // optional per-layer summary rows and a totals line. "Export" copies the listed tensors as CSV,
-// Markdown or JSON to the clipboard or saves them to a file (tensor_export.h) through a temporary
-// file renamed into place, never over the model's own files.
+// Markdown or JSON to the clipboard or saves them to a file (tensor_export.h) through the core's
+// SafeFileWriter, never over the files of an open document (output_inputs.h).
 #pragma once
 
 #include <string>
@@ -17,10 +17,10 @@ public:
     void draw(PanelContext& ctx) override;
 
 private:
-    void draw_toolbar(Document& doc);
+    void draw_toolbar(Document& doc, const Workspace* workspace);
     void draw_table(PanelContext& ctx);
     void draw_totals(const Document& doc);
-    void draw_export(const Document& doc);
+    void draw_export(const Document& doc, const Workspace* workspace);
 
     TensorQuery m_query;
     TensorQuery m_applied;

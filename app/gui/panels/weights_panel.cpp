@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -11,6 +10,7 @@
 #include "capture.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/text/escape.h"
+#include "output_inputs.h"
 #include "panels/weights_tables.h"
 #include "tensor_listing.h"
 #include "theme.h"
@@ -185,8 +185,9 @@ void WeightsPanel::histogram_view(const Document& doc) {
     float height = std::max(160.0f, ImGui::GetContentRegionAvail().y * 0.55f);
     HistogramPlot::Event e = m_plot.draw("##histogram", series, ImVec2(0, height));
     if (!m_png_pending.empty()) {
-        request_capture({m_png_pending, m_plot.frame_min(), m_plot.frame_max()});
+        request_capture({m_png_pending, m_plot.frame_min(), m_plot.frame_max(), std::move(m_png_guard)});
         m_png_pending.clear();
+        m_png_guard = OutputGuard{};
     }
     if (m_error_view) return;   // the error histogram keeps its own range
     if (e == HistogramPlot::Event::zoomed && m_plot.view())
@@ -284,7 +285,7 @@ void WeightsPanel::lower_tabs(PanelContext& ctx, const WeightsResult& r) {
     ImGui::EndTabBar();
 }
 
-void WeightsPanel::export_csv(const std::string& path) {
+void WeightsPanel::export_csv(const std::string& path, OutputGuard guard) {
     const WeightsResult& r = *m_result;
     std::vector<NamedHistogram> series = {{"values", &r.histogram}};
     if (r.compared) {
@@ -292,9 +293,8 @@ void WeightsPanel::export_csv(const std::string& path) {
         series.push_back({"difference", &r.error_histogram});
     }
     std::string csv = histogram_csv(series);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(csv.data(), static_cast<std::streamsize>(csv.size()));
-    m_export_status = out ? "wrote " + escape_for_display(path, 200) : "could not write " + escape_for_display(path, 200);
+    Status written = write_files_safely(guard, {{path, csv.data(), csv.size()}});
+    m_export_status = written ? "wrote " + escape_for_display(path, 200) : "not written: " + written.error().to_string();
 }
 
 std::string WeightsPanel::png_path() const {
@@ -303,7 +303,7 @@ std::string WeightsPanel::png_path() const {
     return p + ".png";
 }
 
-void WeightsPanel::draw_windows(PanelContext&) {
+void WeightsPanel::draw_windows(PanelContext& ctx) {
     if (!m_export_open) return;
     ImGui::SetNextWindowSize(ImVec2(560, 0), ImGuiCond_Appearing);
     if (!ImGui::Begin("Export histogram###weights_export", &m_export_open, ImGuiWindowFlags_NoCollapse)) {
@@ -314,10 +314,11 @@ void WeightsPanel::draw_windows(PanelContext&) {
     ui::text_dim("PNG: the plot as shown, written next to it with the extension .png.");
     ImGui::SetNextItemWidth(-1);
     ImGui::InputText("##path", &m_export_path);
-    if (ImGui::Button("Save CSV") && m_result) export_csv(m_export_path);
+    if (ImGui::Button("Save CSV") && m_result) export_csv(m_export_path, gui_output_guard(&ctx.doc, ctx.workspace));
     ImGui::SameLine();
     if (ImGui::Button("Save PNG of the plot")) {
         m_png_pending = png_path();
+        m_png_guard = gui_output_guard(&ctx.doc, ctx.workspace);
         m_export_open = false;
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(png_path(), 300).c_str());

@@ -10,7 +10,9 @@
 // cancel; a new request cancels the running one. Statistics and block scales are computed again
 // only when the tensor, the expert or the comparison changes, block scales also when the bin
 // count does; a zoom re-bins the value histogram alone. PNG export captures the plot as drawn
-// (capture.h) on the frame after the export window closed, so nothing covers it. The panel follows the document's tensor
+// (capture.h) on the frame after the export window closed, so nothing covers it. CSV and PNG go
+// through the core's SafeFileWriter, never over the files of an open document (output_inputs.h).
+// The panel follows the document's tensor
 // selection and keeps showing the last tensor when something else is selected. The
 // requantization table follows the tensor and expert shown and clears when they change.
 #pragma once
@@ -22,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "mlens/io/safe_file_writer.h"
 #include "panels/panel.h"
 #include "panels/weights_requant_view.h"
 #include "panels/weights_scales_view.h"
@@ -77,7 +80,7 @@ private:
     void compare_picker(PanelContext& ctx);
     void histogram_view(const Document& doc);
     void lower_tabs(PanelContext& ctx, const WeightsResult& r);
-    void export_csv(const std::string& path);
+    void export_csv(const std::string& path, OutputGuard guard);
     // The PNG path next to the CSV path (".hist.csv" → ".hist.png").
     std::string png_path() const;
 
@@ -96,6 +99,7 @@ private:
     std::string m_export_path;
     std::string m_export_status;
     std::string m_png_pending;             // PNG path to capture after the next plot is drawn
+    OutputGuard m_png_guard;               // the open documents' files when the PNG was asked for
     std::string m_compare_title;
     std::vector<std::string> m_legend;
 };

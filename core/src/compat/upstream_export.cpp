@@ -1,14 +1,13 @@
 #include "mlens/compat/upstream_export.h"
 
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <set>
 
 #include "mlens/compat/data_ops.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
+#include "mlens/model/model_inputs.h"
 
 namespace mlens::compat {
 
@@ -69,11 +68,13 @@ private:
     std::vector<uint8_t> m_bytes;
 };
 
-Status check_written(const std::string& path, const ExportLayout& layout) {
-    auto back = open_gguf(path);
+// Reads the finished temporary file back before it takes the output's name; `shown` is the
+// output path for messages.
+Status check_written(const std::string& temp, const std::string& shown, const ExportLayout& layout) {
+    auto back = open_gguf(temp);
     if (!back) return back.error();
     auto mismatch = [&](const std::string& what) {
-        return export_error("E_EXPORT_CHECK", path, "the written file does not match the plan: " + what);
+        return export_error("E_EXPORT_CHECK", shown, "the written file does not match the plan: " + what);
     };
     if (back->error_count() > 0) return mismatch("it reads back with errors");
     const Model& m = layout.model;
@@ -91,18 +92,11 @@ Status check_written(const std::string& path, const ExportLayout& layout) {
     return ok_status();
 }
 
-Result<uint64_t> write_side(const Model& model, const SidePlan& plan, const ExportLayout& layout, const std::string& path,
-                            JobContext* job, uint64_t total, uint64_t& done) {
+Status write_side(const Model& model, const SidePlan& plan, const ExportLayout& layout, SafeFileWriter& out,
+                  const std::string& shown, JobContext* job, uint64_t total, uint64_t& done) {
     TensorBytes bytes(model, plan, layout, job, total, done);
-    Status s = write_gguf(layout.model, path, nullptr, std::ref(bytes));
-    if (!s) return s.error();
-    if (Status c = check_written(path, layout); !c) {
-        std::remove(path.c_str());
-        return c.error();
-    }
-    std::error_code ec;
-    const uintmax_t size = std::filesystem::file_size(path, ec);
-    return ec ? 0 : static_cast<uint64_t>(size);
+    if (Status s = write_gguf_into(out, layout.model, nullptr, std::ref(bytes)); !s) return s;
+    return check_written(out.temp_path(), shown, layout);
 }
 
 }  // namespace
@@ -162,7 +156,6 @@ Result<ExportLayout> export_layout(const Model& model, const SidePlan& plan) {
 Result<ExportReport> export_upstream(const Model& model, const RewritePlan& plan, const ExportOptions& options, JobContext* job) {
     if (model.format != Format::gguf) return export_error("E_UNSUPPORTED", "", "only GGUF models can be exported to upstream layout");
     if (options.text_path.empty()) return export_error("E_ARGS", "", "no output path for the text GGUF");
-    if (options.mmproj_path == options.text_path) return export_error("E_ARGS", "", "the text and mmproj outputs are the same path");
     ExportReport report;
     const bool vision = has_vision_export(model, plan);
     if (!options.mmproj_path.empty() && !vision)
@@ -179,21 +172,28 @@ Result<ExportReport> export_upstream(const Model& model, const RewritePlan& plan
         for (const TensorInfo& t : layout->model.tensors) total += *t.n_bytes;
         layouts.push_back(std::move(*layout));
     }
+    // Every output is claimed before any byte is written, so an output that is an input, a
+    // non-regular file or the other output fails at once.
+    OutputGuard guard = output_guard_for(model);
+    std::vector<SafeFileWriter> writers;
+    for (const auto& side : sides) {
+        auto writer = SafeFileWriter::create(side.second, guard);
+        if (!writer) return writer.error();
+        writers.push_back(std::move(*writer));
+    }
     for (size_t i = 0; i < sides.size(); ++i) {
-        auto bytes = write_side(model, *sides[i].first, layouts[i], sides[i].second, job, total, done);
-        if (!bytes) {
-            for (const ExportedFile& f : report.files) std::remove(f.path.c_str());
-            return bytes.error();
-        }
+        if (Status s = write_side(model, *sides[i].first, layouts[i], writers[i], sides[i].second, job, total, done); !s)
+            return s.error();
         ExportedFile f;
         f.side = sides[i].first->side;
         f.path = sides[i].second;
-        f.bytes = *bytes;
+        f.bytes = writers[i].bytes_written();
         f.metadata = layouts[i].model.metadata.size();
         f.tensors = layouts[i].model.tensors.size();
         for (const auto& op : layouts[i].ops) f.data_ops += op ? 1 : 0;
         report.files.push_back(std::move(f));
     }
+    if (Status s = commit_all(writers); !s) return s.error();
     job_report(job, 1.0);
     return report;
 }

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "mlens/io/checked_math.h"
-#include "mlens/io/safe_file_writer.h"
+#include "mlens/model/model_inputs.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -153,12 +153,9 @@ Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model) {
     return out;
 }
 
-Status write_gguf(const Model& model, const std::string& path, JobContext* job, const TensorDataProvider& provider) {
+Status write_gguf_into(SafeFileWriter& w, const Model& model, JobContext* job, const TensorDataProvider& provider) {
     auto header = gguf_header_bytes(model);
     if (!header) return header.error();
-    auto file = SafeFileWriter::create(path, model);
-    if (!file) return file.error();
-    SafeFileWriter& w = *file;
     if (Status s = w.write(header->data(), header->size()); !s) return s;
 
     const uint64_t alignment = model_alignment(model);
@@ -185,7 +182,15 @@ Status write_gguf(const Model& model, const std::string& path, JobContext* job, 
             pad -= n;
         }
     }
-    return w.commit();
+    return ok_status();
+}
+
+Status write_gguf(const Model& model, const std::string& path, JobContext* job, const TensorDataProvider& provider) {
+    OutputGuard guard = output_guard_for(model);
+    auto file = SafeFileWriter::create(path, guard);
+    if (!file) return file.error();
+    if (Status s = write_gguf_into(*file, model, job, provider); !s) return s;
+    return file->commit();
 }
 
 }  // namespace mlens

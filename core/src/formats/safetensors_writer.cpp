@@ -7,6 +7,7 @@
 #include "mlens/formats/safetensors_limits.h"
 #include "mlens/io/checked_math.h"
 #include "mlens/io/safe_file_writer.h"
+#include "mlens/model/model_inputs.h"
 #include "mlens/text/escape.h"
 #include "keyed_hash.h"
 
@@ -123,7 +124,8 @@ Result<std::string> safetensors_header_text(const Model& model) {
 Status write_safetensors(const Model& model, const std::string& path, JobContext* job) {
     auto header = safetensors_header_text(model);
     if (!header) return header.error();
-    auto file = SafeFileWriter::create(path, model);
+    OutputGuard guard = output_guard_for(model);
+    auto file = SafeFileWriter::create(path, guard);
     if (!file) return file.error();
     SafeFileWriter& w = *file;
     uint8_t length[kLengthBytes];

@@ -8,30 +8,41 @@
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/compat/upstream_export.h"
 #include "mlens/formats/open_model.h"
+#include "mlens/io/temp_registry.h"
 
 namespace mlens {
 
 namespace {
 
 // A fresh directory under the system temp directory, removed with everything in it on scope exit.
+// It and the one file it will hold are registered temporary paths, so an interrupted CLI
+// removes them too.
 class ScratchDir {
 public:
-    ScratchDir() {
+    explicit ScratchDir(const char* file_name) {
         std::error_code ec;
         std::string pattern = (std::filesystem::temp_directory_path(ec) / "mlens-load-XXXXXX").string();
         if (ec) pattern = "/tmp/mlens-load-XXXXXX";
-        if (::mkdtemp(pattern.data())) m_path = pattern;
+        if (!::mkdtemp(pattern.data())) return;
+        m_path = pattern;
+        m_file = m_path + "/" + file_name;
+        m_slots[0] = register_temp_file(m_path);
+        m_slots[1] = register_temp_file(m_file);
     }
     ~ScratchDir() {
         std::error_code ec;
         if (!m_path.empty()) std::filesystem::remove_all(m_path, ec);
+        for (int slot : m_slots) unregister_temp_file(slot);
     }
     ScratchDir(const ScratchDir&) = delete;
     ScratchDir& operator=(const ScratchDir&) = delete;
     const std::string& path() const { return m_path; }
+    const std::string& file() const { return m_file; }
 
 private:
     std::string m_path;
+    std::string m_file;
+    int m_slots[2] = {-1, -1};
 };
 
 std::string banner_for(const LoadRoute& route) {
@@ -55,10 +66,10 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
         return out;
     }
 
-    ScratchDir scratch;
+    ScratchDir scratch("upstream.gguf");
     if (scratch.path().empty()) return Error{"E_EXPORT_FOR_LOAD", "", std::nullopt, "cannot create a temporary directory for the upstream export"};
     compat::ExportOptions export_options;
-    export_options.text_path = scratch.path() + "/upstream.gguf";
+    export_options.text_path = scratch.file();
     auto exported = compat::export_upstream(*model, plan, export_options, job);
     if (!exported) {
         if (exported.error().code == "E_CANCELLED") return exported.error();

@@ -5,69 +5,174 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <vector>
 
+#include "mlens/io/temp_registry.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
 
 namespace {
 
-Error io_error(const std::string& what, const std::string& path) {
-    return Error{"E_IO", "output", std::nullopt, what + " " + escape_for_display(path) + ": " + std::strerror(errno)};
+// Long enough for any name; keeps ".<name>.tmp-XXXXXX" within NAME_MAX for the longest names.
+constexpr size_t kTempNameKeep = 200;
+
+Error output_error(const char* code, std::string message) {
+    return Error{code, "output", std::nullopt, std::move(message)};
 }
 
-bool same_file(const std::string& a, const std::string& b) {
-    struct stat sa {}, sb {};
-    if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+// Called right after the failing system call: errno still holds its reason.
+Error io_error(const std::string& what, const std::string& path) {
+    const int reason = errno;
+    return output_error("E_IO", what + " " + escape_for_display(path) + ": " + std::strerror(reason));
+}
+
+FileIdentity identity_of(const struct stat& st) {
+    return FileIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
+
+const char* kind_of(mode_t mode) {
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+Error not_regular(const std::string& shown, mode_t mode) {
+    return output_error("E_OUTPUT_NOT_REGULAR", "refusing to write to " + escape_for_display(shown) + ": it is " +
+                                                    kind_of(mode) + ", and only a regular file is ever replaced");
+}
+
+// Where the output really goes: the path itself, or the regular file its symbolic link leads to.
+struct Target {
+    std::string path;
+    std::string folder;
+    std::string name;
+    std::optional<struct stat> existing;
+};
+
+Result<Target> resolve_target(const std::string& shown) {
+    if (shown.empty()) return output_error("E_OUTPUT_NOT_REGULAR", "no output path given");
+    if (shown.back() == '/') return output_error("E_OUTPUT_NOT_REGULAR", "refusing to write to " + escape_for_display(shown) + ": it names a folder");
+    Target t;
+    t.path = shown;
+    struct stat ls {};
+    if (::lstat(shown.c_str(), &ls) == 0) {
+        if (S_ISLNK(ls.st_mode)) {
+            char* real = ::realpath(shown.c_str(), nullptr);
+            if (!real) {
+                const int reason = errno;
+                return output_error("E_OUTPUT_NOT_REGULAR", "refusing to write to " + escape_for_display(shown) +
+                                                                ": a symbolic link that leads to no file (" + std::strerror(reason) + ")");
+            }
+            t.path = real;
+            std::free(real);
+        }
+        struct stat st {};
+        if (::stat(t.path.c_str(), &st) != 0) return io_error("cannot use", shown);
+        if (!S_ISREG(st.st_mode)) return not_regular(shown, st.st_mode);
+        t.existing = st;
+    } else if (errno != ENOENT) {
+        return io_error("cannot use", shown);
+    }
+    const size_t slash = t.path.rfind('/');
+    t.folder = slash == std::string::npos ? "." : slash == 0 ? "/" : t.path.substr(0, slash);
+    t.name = slash == std::string::npos ? t.path : t.path.substr(slash + 1);
+    return t;
 }
 
 }  // namespace
 
-Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, const Model& inputs) {
-    for (const SourceFile& f : inputs.files)
-        if (same_file(path, f.path))
-            return Error{"E_OUTPUT_IS_INPUT", "output", std::nullopt,
-                         "refusing to write over the input file " + escape_for_display(f.path)};
-    return create(path);
+std::optional<FileIdentity> file_identity(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+    return identity_of(st);
 }
 
-Result<SafeFileWriter> SafeFileWriter::create(const std::string& path) {
-    std::string dir = ".", name = path;
-    if (auto slash = path.rfind('/'); slash != std::string::npos) {
-        dir = slash == 0 ? "/" : path.substr(0, slash);
-        name = path.substr(slash + 1);
+void OutputGuard::add_input(const std::string& path) {
+    if (auto id = file_identity(path)) add_input(*id, path);
+}
+
+void OutputGuard::add_input(FileIdentity id, std::string path) { m_inputs.push_back({id, std::move(path)}); }
+
+Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, OutputGuard& guard) {
+    auto target = resolve_target(path);
+    if (!target) return target.error();
+    std::optional<FileIdentity> existing;
+    if (target->existing) existing = identity_of(*target->existing);
+    if (existing)
+        for (const OutputGuard::Input& in : guard.m_inputs)
+            if (in.id == *existing)
+                return output_error("E_OUTPUT_IS_INPUT", "refusing to write " + escape_for_display(path) + " over the input file " +
+                                                             escape_for_display(in.path));
+    struct stat folder_st {};
+    if (::stat(target->folder.c_str(), &folder_st) != 0) return io_error("cannot use the folder", target->folder);
+    const FileIdentity folder = identity_of(folder_st);
+    for (const OutputGuard::Output& out : guard.m_outputs)
+        if ((existing && out.existing == existing) || (out.folder == folder && out.name == target->name))
+            return output_error("E_OUTPUTS_SAME_FILE", escape_for_display(path) + " and " + escape_for_display(out.path) +
+                                                           " are the same file; each output needs its own");
+
+    std::string temp = target->folder + "/." + target->name.substr(0, kTempNameKeep) + ".tmp-XXXXXX";
+    const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+    if (fd < 0) return io_error("cannot create a temporary file in", target->folder);
+    struct stat temp_st {};
+    if (::fstat(fd, &temp_st) != 0) {
+        Error e = io_error("cannot use the temporary file", temp);
+        ::close(fd);
+        ::unlink(temp.c_str());
+        return e;
     }
-    if (name.empty()) return Error{"E_IO", "output", std::nullopt, "output path names a directory"};
-    std::string temp = dir + "/." + name + ".tmp-XXXXXX";
-    std::vector<char> buf(temp.begin(), temp.end());
-    buf.push_back('\0');
-    int fd = ::mkstemp(buf.data());
-    if (fd < 0) return io_error("cannot create a temporary file in", dir);
-    return SafeFileWriter(path, std::string(buf.data()), fd);
+
+    SafeFileWriter w;
+    w.m_shown = path;
+    w.m_target = target->path;
+    w.m_folder = target->folder;
+    w.m_temp = std::move(temp);
+    w.m_fd = fd;
+    w.m_temp_slot = register_temp_file(w.m_temp);
+    w.m_written_id = identity_of(temp_st);
+    if (target->existing) w.m_mode = target->existing->st_mode & 07777;
+    for (const OutputGuard::Input& in : guard.m_inputs) w.m_inputs.push_back(in.id);
+    guard.m_outputs.push_back({folder, target->name, existing, path});
+    return w;
 }
 
 SafeFileWriter::SafeFileWriter(SafeFileWriter&& other) noexcept
-    : m_target(std::move(other.m_target)), m_temp(std::move(other.m_temp)), m_fd(other.m_fd),
-      m_written(other.m_written), m_committed(other.m_committed) {
+    : m_shown(std::move(other.m_shown)), m_target(std::move(other.m_target)), m_folder(std::move(other.m_folder)),
+      m_temp(std::move(other.m_temp)),
+      m_inputs(std::move(other.m_inputs)), m_fd(other.m_fd), m_temp_slot(other.m_temp_slot), m_mode(other.m_mode),
+      m_written_id(other.m_written_id), m_written(other.m_written), m_committed(other.m_committed) {
     other.m_fd = -1;
-    other.m_committed = true;
+    other.m_temp_slot = -1;
+    other.m_temp.clear();
 }
 
-SafeFileWriter::~SafeFileWriter() {
+SafeFileWriter::~SafeFileWriter() { discard(); }
+
+void SafeFileWriter::discard() {
     if (m_fd >= 0) ::close(m_fd);
-    if (!m_committed) ::unlink(m_temp.c_str());
+    m_fd = -1;
+    if (!m_committed && !m_temp.empty()) ::unlink(m_temp.c_str());
+    unregister_temp_file(m_temp_slot);
+    m_temp_slot = -1;
 }
 
 Status SafeFileWriter::write(const void* data, uint64_t length) {
+    if (m_fd < 0) return output_error("E_IO", "cannot write " + escape_for_display(m_shown) + ": the file is already closed");
     const auto* p = static_cast<const uint8_t*>(data);
     while (length > 0) {
-        ssize_t n = ::write(m_fd, p, length);
+        const ssize_t n = ::write(m_fd, p, length);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return io_error("cannot write", m_target);
+        if (n == 0) errno = ENOSPC;   // a regular file takes nothing only when the disk is full
+        if (n <= 0) {
+            Error e = io_error("cannot write", m_shown);
+            discard();
+            return e;
+        }
         p += n;
         length -= static_cast<uint64_t>(n);
         m_written += static_cast<uint64_t>(n);
@@ -76,15 +181,78 @@ Status SafeFileWriter::write(const void* data, uint64_t length) {
 }
 
 Status SafeFileWriter::commit() {
-    if (::fchmod(m_fd, 0644) != 0 || ::fsync(m_fd) != 0) return io_error("cannot flush", m_target);
-    if (::close(m_fd) != 0) {
-        m_fd = -1;
-        return io_error("cannot close", m_target);
-    }
+    if (m_fd < 0) return output_error("E_IO", "cannot finish " + escape_for_display(m_shown) + ": the file is already closed");
+    auto fail = [this](Error e) -> Status {
+        discard();
+        return e;
+    };
+    if (::fchmod(m_fd, static_cast<mode_t>(m_mode)) != 0) return fail(io_error("cannot set the permissions of", m_shown));
+    if (::fsync(m_fd) != 0) return fail(io_error("cannot flush", m_shown));
+    const int fd = m_fd;
     m_fd = -1;
-    if (::rename(m_temp.c_str(), m_target.c_str()) != 0) return io_error("cannot rename into", m_target);
+    if (::close(fd) != 0) return fail(io_error("cannot close", m_shown));
+
+    // The target may have changed since create(): never rename over something that is now an
+    // input or not a regular file.
+    struct stat st {};
+    if (::stat(m_target.c_str(), &st) == 0) {
+        if (!S_ISREG(st.st_mode)) return fail(not_regular(m_shown, st.st_mode));
+        for (const FileIdentity& in : m_inputs)
+            if (in == identity_of(st))
+                return fail(output_error("E_OUTPUT_IS_INPUT", "refusing to write " + escape_for_display(m_shown) +
+                                                                  ": it became one of the input files"));
+    }
+    if (::rename(m_temp.c_str(), m_target.c_str()) != 0) return fail(io_error("cannot rename the finished file into", m_shown));
     m_committed = true;
+    unregister_temp_file(m_temp_slot);
+    m_temp_slot = -1;
+
+    // Durability of the rename itself; a folder that cannot be opened or synced changes nothing
+    // about what was written.
+    const int dir = ::open(m_folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
+    }
+
+    auto now = file_identity(m_target);
+    if (!now || !(*now == m_written_id))
+        return output_error("E_OUTPUT_REPLACED", escape_for_display(m_shown) +
+                                                     " was replaced by another writer right after this one finished; that file is left as is");
     return ok_status();
+}
+
+Status SafeFileWriter::withdraw() {
+    if (!m_committed) {
+        discard();
+        return ok_status();
+    }
+    auto now = file_identity(m_target);
+    if (!now || !(*now == m_written_id)) return ok_status();
+    if (::unlink(m_target.c_str()) != 0) return io_error("cannot remove", m_shown);
+    return ok_status();
+}
+
+Status commit_all(std::vector<SafeFileWriter>& writers) {
+    for (size_t i = 0; i < writers.size(); ++i) {
+        if (Status s = writers[i].commit(); !s) {
+            for (size_t j = 0; j < i; ++j) (void)writers[j].withdraw();
+            return s;
+        }
+    }
+    return ok_status();
+}
+
+Status write_files_safely(OutputGuard& guard, const std::vector<OutputBytes>& files) {
+    std::vector<SafeFileWriter> writers;
+    for (const OutputBytes& f : files) {
+        auto writer = SafeFileWriter::create(f.path, guard);
+        if (!writer) return writer.error();
+        writers.push_back(std::move(*writer));
+    }
+    for (size_t i = 0; i < files.size(); ++i)
+        if (Status s = writers[i].write(files[i].data, files[i].length); !s) return s;
+    return commit_all(writers);
 }
 
 }  // namespace mlens

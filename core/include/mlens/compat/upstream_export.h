@@ -15,12 +15,17 @@
 //  - Tensor bytes come from the data op planned for the slot (data_ops.h), or else from the first
 //    nbytes(resulting type, resulting shape) of the slot's stored data; the stored tensor must
 //    hold at least that many bytes (E_DATA_OP otherwise).
-//  - Each file goes through write_gguf (SafeFileWriter: temporary file + rename, never over one
-//    of the input's files: E_OUTPUT_IS_INPUT). Text and mmproj paths must differ.
+//  - Both outputs go through one OutputGuard and SafeFileWriter (safe_file_writer.h), claimed
+//    before anything is written: never over one of the input's files (E_OUTPUT_IS_INPUT, by
+//    device and inode), never onto a device, FIFO, socket or folder (E_OUTPUT_NOT_REGULAR), and
+//    text and mmproj never the same file, however the paths are spelled (E_OUTPUTS_SAME_FILE).
 //  - Progress runs over the bytes of both files; cancel stops with E_CANCELLED and leaves nothing.
-//  - Before success each written file is re-read with our reader and checked against the layout
-//    (no error diagnostics; same key names in order; same tensor names, types, shapes, sizes);
-//    a mismatch is E_EXPORT_CHECK and the file is removed.
+//  - Each file is re-read with our reader while it is still the temporary file and checked
+//    against the layout (no error diagnostics; same key names in order; same tensor names,
+//    types, shapes, sizes); a mismatch is E_EXPORT_CHECK and nothing is left. Only when every
+//    file checked out are they renamed into place; when a rename fails (or another writer
+//    replaced a file first: E_OUTPUT_REPLACED) the files already placed by this export are
+//    removed again, never a file another writer placed.
 #pragma once
 
 #include <optional>

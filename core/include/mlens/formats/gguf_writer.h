@@ -11,15 +11,18 @@
 //    gives identical bytes. The alignment is general.alignment if present, else 32.
 //  - Tensor data is streamed from each tensor's source in bounded chunks (or from a
 //    TensorDataProvider), never loaded whole.
-//  - The output goes to "<path>.tmp-XXXXXX" in the same directory and is renamed into place
-//    only after a complete, flushed write; on any failure the temporary file is removed. Writing
-//    over one of the Model's own input files is refused (E_OUTPUT_IS_INPUT).
+//  - write_gguf writes through SafeFileWriter (safe_file_writer.h): a temporary file beside the
+//    target, renamed into place only after a complete, flushed write; nothing is left on any
+//    failure; the Model's own input files and non-regular files are never written over
+//    (E_OUTPUT_IS_INPUT, E_OUTPUT_NOT_REGULAR). write_gguf_into writes the same bytes into an
+//    open writer and leaves verifying and committing to the caller.
 //  - Cancellable through the JobContext (E_CANCELLED, nothing left behind).
 #pragma once
 
 #include <functional>
 #include <string>
 
+#include "mlens/io/safe_file_writer.h"
 #include "mlens/job.h"
 #include "mlens/model/model.h"
 
@@ -32,6 +35,8 @@ using TensorDataProvider =
 
 Status write_gguf(const Model& model, const std::string& path, JobContext* job = nullptr,
                   const TensorDataProvider& provider = nullptr);
+Status write_gguf_into(SafeFileWriter& out, const Model& model, JobContext* job = nullptr,
+                       const TensorDataProvider& provider = nullptr);
 
 // The header bytes (everything before the tensor data) exactly as write_gguf would write them.
 Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model);

@@ -1,0 +1,70 @@
+#include "mlens/io/temp_registry.h"
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+namespace mlens {
+
+namespace {
+
+// A handful of outputs are open at once (an export writes two); the table leaves room for
+// several jobs of a GUI-like caller.
+constexpr int kSlots = 64;
+
+enum SlotState : int { kFree = 0, kFilling = 1, kLive = 2 };
+
+struct Slot {
+    std::atomic<int> state{kFree};
+    char path[PATH_MAX];
+};
+
+Slot g_slots[kSlots];
+
+void remove_temp_files_and_reraise(int sig) {
+    const int saved_errno = errno;
+    for (Slot& s : g_slots)
+        if (s.state.load(std::memory_order_acquire) == kLive) ::unlink(s.path);
+    // Folders last, once the files in them are gone.
+    for (Slot& s : g_slots)
+        if (s.state.load(std::memory_order_acquire) == kLive) ::rmdir(s.path);
+    std::signal(sig, SIG_DFL);
+    errno = saved_errno;
+    std::raise(sig);
+}
+
+}  // namespace
+
+int register_temp_file(const std::string& path) {
+    if (path.size() >= PATH_MAX) return -1;
+    for (int i = 0; i < kSlots; ++i) {
+        int expected = kFree;
+        if (!g_slots[i].state.compare_exchange_strong(expected, kFilling, std::memory_order_acquire)) continue;
+        std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
+        g_slots[i].state.store(kLive, std::memory_order_release);
+        return i;
+    }
+    return -1;
+}
+
+void unregister_temp_file(int slot) {
+    if (slot >= 0 && slot < kSlots) g_slots[slot].state.store(kFree, std::memory_order_release);
+}
+
+void remove_temp_files_on_signals() {
+    struct sigaction action {};
+    action.sa_handler = remove_temp_files_and_reraise;
+    sigemptyset(&action.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        // A signal the caller's parent ignores (nohup, a background job's SIGINT) stays ignored.
+        struct sigaction old {};
+        if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        ::sigaction(sig, &action, nullptr);
+    }
+}
+
+}  // namespace mlens

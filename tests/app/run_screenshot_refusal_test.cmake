@@ -1,0 +1,41 @@
+# `modellens --screenshot` onto the file it shows — directly, through a symbolic link and through
+# a hard link — fails, leaves the file's bytes as they were and leaves no temporary file. Inputs:
+#   XVFB_RUN, APP, TOOL   xvfb-run, modellens, gui_fixture_tool
+#   WORK_DIR              emptied first; holds the fixture, its links and the config folder
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR}/config)
+set(fixture ${WORK_DIR}/tiny-fixture.gguf)
+execute_process(COMMAND ${TOOL} write ${fixture} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "writing the fixture failed (${rc})")
+endif()
+file(CREATE_LINK ${fixture} ${WORK_DIR}/symlink.gguf SYMBOLIC)
+file(CREATE_LINK ${fixture} ${WORK_DIR}/hardlink.gguf)
+file(SHA256 ${fixture} before)
+
+set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/config)
+foreach(target ${fixture} ${WORK_DIR}/symlink.gguf ${WORK_DIR}/hardlink.gguf)
+  execute_process(
+    COMMAND ${XVFB_RUN} -a -s "-screen 0 800x600x24"
+            ${APP} --screenshot ${target} --frames 2 --size 800x600 ${fixture}
+    RESULT_VARIABLE rc
+    ERROR_VARIABLE err
+    TIMEOUT 120)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "modellens --screenshot ${target} succeeded over its own input")
+  endif()
+  if(NOT err MATCHES "E_OUTPUT_IS_INPUT")
+    message(FATAL_ERROR "modellens --screenshot ${target}: no E_OUTPUT_IS_INPUT in: ${err}")
+  endif()
+  file(SHA256 ${fixture} after)
+  if(NOT after STREQUAL before)
+    message(FATAL_ERROR "modellens --screenshot ${target} changed the input")
+  endif()
+endforeach()
+if(NOT IS_SYMLINK ${WORK_DIR}/symlink.gguf)
+  message(FATAL_ERROR "the symbolic link was replaced")
+endif()
+file(GLOB leftovers ${WORK_DIR}/.*tmp-*)
+if(leftovers)
+  message(FATAL_ERROR "temporary files left: ${leftovers}")
+endif()
