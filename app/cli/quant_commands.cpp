@@ -154,8 +154,8 @@ std::string hist_csv(const Histogram& h) {
 }
 
 // Writes the PNG and/or the CSV as one operation: never over the model's files, never both to
-// the same file, both or neither.
-bool write_hist_files(const Model& model, const Histogram& h, const std::string& title, bool log_counts,
+// the same file, both or neither. Returns the exit code.
+int write_hist_files(const Model& model, const Histogram& h, const std::string& title, bool log_counts,
                       const std::string& png_path, const std::string& csv_path) {
     std::vector<uint8_t> png;
     std::string csv;
@@ -164,7 +164,7 @@ bool write_hist_files(const Model& model, const Histogram& h, const std::string&
         png = histogram_png(h, title, log_counts);
         if (png.empty()) {
             std::cerr << "error: cannot encode the PNG for " << escape_for_display(png_path) << "\n";
-            return false;
+            return kExitBroken;
         }
         files.push_back({png_path, png.data(), png.size()});
     }
@@ -175,9 +175,9 @@ bool write_hist_files(const Model& model, const Histogram& h, const std::string&
     OutputGuard guard = output_guard_for(model);
     if (Status s = write_files_safely(guard, files); !s) {
         std::cerr << "error: cannot write: " << s.error().to_string() << "\n";
-        return false;
+        return s.error().code == "E_OUTPUTS_SAME_FILE" ? kExitUsage : kExitBroken;
     }
-    return true;
+    return kExitOk;
 }
 
 void add_hist(CLI::App& app, int& exit_code) {
@@ -210,7 +210,7 @@ void add_hist(CLI::App& app, int& exit_code) {
         if (!h) { std::cerr << "error: " << h.error().to_string() << "\n"; return; }
         exit_code = kExitOk;
         if (!png->empty() || !csv->empty()) {
-            if (!write_hist_files(*model, *h, *tensor, *log_counts, *png, *csv)) exit_code = kExitBroken;
+            exit_code = write_hist_files(*model, *h, *tensor, *log_counts, *png, *csv);
             return;
         }
         if (*json) {

@@ -84,7 +84,7 @@ TEST_CASE("mlens hist refuses to write onto its input, through links and store b
 
     // --png and --csv naming one file are two outputs of one command on the same file.
     CliRun twice = run_mlens({"hist", dir.file("in.gguf"), "w", "--png", dir.file("h.out"), "--csv", dir.path() + "/./h.out"});
-    CHECK(twice.exit_status == 1);
+    CHECK(twice.exit_status == 2);
     CHECK(contains(twice.err, "E_OUTPUTS_SAME_FILE"));
     CHECK(!fs::exists(dir.file("h.out")));
     CHECK(temp_files_in(dir.path()) == 0);
