@@ -13,10 +13,12 @@
 #include <filesystem>
 
 #include "gguf_builder.h"
+#include "mlens/compat/upstream_export.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/model/model_inputs.h"
 #include "test_paths.h"
+#include "tiny_models.h"
 
 using namespace mlens;
 namespace fs = std::filesystem;
@@ -243,4 +245,20 @@ TEST_CASE("a writer dropped before commit leaves nothing, and a failed write nam
     CHECK(missing.error().code == "E_IO");
     CHECK(missing.error().message.find("No such file or directory") != std::string::npos);
     CHECK(missing.error().message.find(dir.file("no/such/folder")) != std::string::npos);
+}
+
+TEST_CASE("a cancelled export leaves neither of its files", "[output][export]") {
+    test::TempDir dir;
+    test::write_tiny_model(test::tiny_gemma3(test::TinyLayout::ollama), dir.file("ollama.gguf"));
+    auto model = open_gguf(dir.file("ollama.gguf"));
+    REQUIRE(model);
+    const compat::RewritePlan plan = compat::plan_compat(*model);
+    JobContext job;
+    job.cancel();
+    auto report = compat::export_upstream(*model, plan, {dir.file("text.gguf"), dir.file("mm.gguf")}, &job);
+    REQUIRE(!report);
+    CHECK(report.error().code == "E_CANCELLED");
+    CHECK(!fs::exists(dir.file("text.gguf")));
+    CHECK(!fs::exists(dir.file("mm.gguf")));
+    CHECK(temp_files_in(dir.path()) == 0);
 }
