@@ -247,3 +247,24 @@ TEST_CASE("SIGTERM during export-upstream removes the partial temporary file", "
     }
     CHECK(zeros);
 }
+
+TEST_CASE("SIGTERM during run on an Ollama-made GGUF removes its converted copy", "[output][infer]") {
+    TempDir tmp;
+    const std::string model = std::string(MLENS_DEMO_DIR) + "/ollama-gemma3.gguf";
+    // The converted copy goes under $TMPDIR: here, a folder of its own that must end up empty.
+    ScopedEnv tmpdir("TMPDIR", tmp.path());
+    MlensProcess run({"run", model, "-p", "hello", "-n", "64"});
+    bool seen = false;
+    const auto start = std::chrono::steady_clock::now();
+    while (!seen && std::chrono::steady_clock::now() - start < std::chrono::seconds(120)) {
+        std::error_code ec;
+        for (const auto& e : fs::recursive_directory_iterator(tmp.path(), ec))
+            if (e.is_regular_file(ec) && e.path().extension() == ".gguf" && !contains(e.path().filename().string(), ".tmp-")) seen = true;
+        if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    REQUIRE(seen);
+    REQUIRE(::kill(run.pid(), SIGTERM) == 0);
+    CliRun ended = run.wait();
+    CHECK(ended.signal == SIGTERM);
+    CHECK(fs::is_empty(tmp.path()));
+}
