@@ -1,5 +1,7 @@
 # `modellens --screenshot` onto the file it shows — directly, through a symbolic link and through
-# a hard link — fails, leaves the file's bytes as they were and leaves no temporary file. Inputs:
+# a hard link — fails, leaves the file's bytes as they were and leaves no temporary file; under a
+# file-size limit (standing in for a full disk) it fails naming the reason and leaves no file.
+# Inputs:
 #   XVFB_RUN, APP, TOOL   xvfb-run, modellens, gui_fixture_tool
 #   WORK_DIR              emptied first; holds the fixture, its links and the config folder
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -32,6 +34,21 @@ foreach(target ${fixture} ${WORK_DIR}/symlink.gguf ${WORK_DIR}/hardlink.gguf)
     message(FATAL_ERROR "modellens --screenshot ${target} changed the input")
   endif()
 endforeach()
+# 1024 bytes (ulimit counts 512-byte blocks) for modellens alone, with SIGXFSZ ignored so a write
+# past it fails with EFBIG instead of ending the process.
+execute_process(
+  COMMAND ${XVFB_RUN} -a -s "-screen 0 800x600x24"
+          sh -c "trap '' XFSZ; ulimit -f 2; exec \"$0\" \"$@\"" ${APP} --screenshot ${WORK_DIR}/limited.png --frames 2
+          --size 800x600 ${fixture}
+  RESULT_VARIABLE rc
+  ERROR_VARIABLE err
+  TIMEOUT 120)
+if(rc EQUAL 0 OR NOT err MATCHES "File too large")
+  message(FATAL_ERROR "modellens --screenshot under a file-size limit: exit ${rc}, ${err}")
+endif()
+if(EXISTS ${WORK_DIR}/limited.png)
+  message(FATAL_ERROR "a screenshot was left under the file-size limit")
+endif()
 if(NOT IS_SYMLINK ${WORK_DIR}/symlink.gguf)
   message(FATAL_ERROR "the symbolic link was replaced")
 endif()
