@@ -156,7 +156,7 @@ std::string hist_csv(const Histogram& h) {
 // Writes the PNG and/or the CSV as one operation: never over the model's files, never both to
 // the same file, both or neither. Returns the exit code.
 int write_hist_files(const Model& model, const Histogram& h, const std::string& title, bool log_counts,
-                      const std::string& png_path, const std::string& csv_path) {
+                     const std::string& png_path, const std::string& csv_path) {
     std::vector<uint8_t> png;
     std::string csv;
     std::vector<OutputBytes> files;
