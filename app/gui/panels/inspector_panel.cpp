@@ -187,9 +187,6 @@ void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
     if (lt->folded()) {
         f.row("stored as", escape_for_display(stored_as_text(m, *lt), 400), true);
         f.row("found by", escape_for_display(t.quant->origin, 200));
-        for (const StoredPart& p : lt->parts)
-            if (p.entry != i) f.range(std::string(p.role == std::string_view("global_scale") ? "global scale" : p.role) + " data",
-                                      m.tensors[p.entry].data_range());
     } else if (t.type.known && t.type.block_size > 1) {
         f.row("block", std::to_string(t.type.block_size) + " elements in " + std::to_string(t.type.block_bytes) + " bytes");
     } else if (t.type.known) {
@@ -201,6 +198,9 @@ void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
         f.row("layout", escape_for_display(g.layout, 200));
     }
     placement_fields(f, doc, t, lt->folded() ? "packed data" : "data");
+    for (const StoredPart& p : lt->parts)
+        if (p.entry != i) f.range(std::string(p.role == std::string_view("global_scale") ? "global scale" : p.role) + " data",
+                                  m.tensors[p.entry].data_range());
 }
 
 void token_fields(const Document& doc, size_t id, ImFont* mono) {

@@ -153,7 +153,8 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             bool selected = doc.selection == Selection{SelectionKind::tensor, lt.index};
             ImGui::TableNextColumn();
             ImGui::PushStyleColor(ImGuiCol_Text, palette().dim);
-            if (ImGui::Selectable(std::to_string(lt.index).c_str(), selected,
+            // Numbered in logical order: a tensor's scale and bias take no numbers of their own.
+            if (ImGui::Selectable(std::to_string(row.index).c_str(), selected,
                                   ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
                 doc.select({SelectionKind::tensor, lt.index});
                 m_last_selection = doc.selection;
@@ -165,6 +166,10 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             if (m_query.by_layer) ImGui::Indent(8);
             ui::text(name);
             if (std::string experts = expert_text(m, lt); !experts.empty()) {
+                // Long names clip the suffix; the tooltip keeps the group readable.
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip("%s\n%s in %s", name.c_str(), experts.c_str(),
+                                      escape_for_display(m.groups[*lt.group].name, 200).c_str());
                 ImGui::SameLine();
                 ui::text_dim("\xC2\xB7 " + experts);
             }
