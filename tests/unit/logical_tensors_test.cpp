@@ -252,3 +252,30 @@ TEST_CASE("a safetensors model's architecture comes from its config.json", "[log
         CHECK(s.architecture_source == c.source);
     }
 }
+
+TEST_CASE("an Ollama tensor blob opened by its path lists logical tensors", "[logical]") {
+    TempDir dir;
+    SafetensorsBuilder blob;
+    blob.metadata("quant_type", "int4").metadata("group_size", "32");
+    blob.tensor(kT, "U32", "[4,16]", zeros(256));
+    blob.tensor(kT + ".scale", "BF16", "[4,4]", zeros(32));
+    blob.tensor(kT + ".bias", "BF16", "[4,4]", zeros(32));
+    write_whole_file(dir.file("sha256-blob"), blob.bytes());
+    Model m = opened(dir.file("sha256-blob"));
+    CHECK(m.diagnostics.empty());
+    const std::vector<LogicalTensor> ts = logical_tensors(m);
+    REQUIRE(ts.size() == 1);
+    CHECK(ts[0].type == "int4 g32");
+    CHECK(ts[0].elements == 512);
+    CHECK(summarize(m).bits_per_weight == 5.0);
+
+    // A U32 tensor without a scale beside it is an ordinary tensor.
+    SafetensorsBuilder plain;
+    plain.tensor("position_ids", "U32", "[4,16]", zeros(256));
+    write_whole_file(dir.file("plain.safetensors"), plain.bytes());
+    Model p = opened(dir.file("plain.safetensors"));
+    CHECK(p.diagnostics.empty());
+    REQUIRE(logical_tensors(p).size() == 1);
+    CHECK(logical_tensors(p)[0].type == "U32");
+    CHECK(logical_tensors(p)[0].bits_per_weight() == 32.0);
+}
