@@ -92,6 +92,8 @@ TEST_CASE("the app, info --json and tensors --json agree on every demo model", "
         InspectorPanel inspector;
         draw(h, table, doc);
         draw(h, inspector, doc);
+        doc.select({SelectionKind::header, 0});
+        draw(h, inspector, doc);
     }
 }
 
