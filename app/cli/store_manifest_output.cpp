@@ -75,7 +75,7 @@ void print_tensors(const Model& m) {
     std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPE", "SHAPE", "STORED"}};
     for (const LogicalTensor& lt : logical_tensors(m)) {
         const TensorInfo& t = m.tensors[lt.index];
-        rows.push_back({escape_for_display(t.name, 100), lt.type, shape_text(shown(m, lt.ne)), stored_text(m, t)});
+        rows.push_back({escape_for_display(t.name, 100), escape_for_display(lt.type, 60), shape_text(shown(m, lt.ne)), stored_text(m, t)});
     }
     print_table(rows);
     if (m.groups.empty()) return;

@@ -17,7 +17,7 @@ std::vector<std::string> tensor_row(const Model& model, const LogicalTensor& t) 
     const TensorInfo& main = model.tensors[t.index];
     char bpw[32];
     std::snprintf(bpw, sizeof bpw, "%.2f", t.bits_per_weight());
-    return {escape_for_display(main.name, 80), t.type, shape_text(t.ne), std::to_string(t.elements),
+    return {escape_for_display(main.name, 80), escape_for_display(t.type, 60), shape_text(t.ne), std::to_string(t.elements),
             t.bytes ? std::to_string(*t.bytes) : "?", std::to_string(main.data_offset), bpw};
 }
 
@@ -55,7 +55,7 @@ void print_by_layer(const Model& model, bool json) {
     std::vector<std::vector<std::string>> rows = {{"LAYER", "TENSORS", "PARAMETERS", "BYTES", "TYPES"}};
     for (const LayerSummary& ls : summarize_layers(model)) {
         std::string types;
-        for (const auto& t : ls.types) types += (types.empty() ? "" : ",") + t;
+        for (const auto& t : ls.types) types += (types.empty() ? "" : ",") + escape_for_display(t, 60);
         std::string name = ls.layer ? "blk." + std::to_string(*ls.layer) : "other";
         rows.push_back({name, std::to_string(ls.tensors.size()), std::to_string(ls.parameters), std::to_string(ls.bytes), types});
         nlohmann::json names = nlohmann::json::array();

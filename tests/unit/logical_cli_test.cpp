@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "cli_runner.h"
+#include "safetensors_builder.h"
+#include "test_paths.h"
 
 using namespace mlens::test;
 
@@ -137,4 +139,23 @@ TEST_CASE("mlens info counts logical tensors and reads the architecture from con
     CHECK(line_of(gguf.out, "architecture").find("llama") != std::string::npos);
     CHECK(line_of(gguf.out, "architecture").find("(") == std::string::npos);
     CHECK(line_of(gguf.out, "tensors").find("stored") == std::string::npos);
+}
+
+TEST_CASE("a quant type the file declares is escaped in the tensor table", "[logical][cli]") {
+    TempDir dir;
+    SafetensorsBuilder blob;
+    // An unknown type is kept as declared (read as Ollama's 8-bit fallback): here with an escape sequence.
+    blob.metadata("quant_type", "evil\\u001b[2J").metadata("group_size", "32");
+    blob.tensor("w", "U32", "[4,8]", std::vector<uint8_t>(128));
+    blob.tensor("w.scale", "BF16", "[4,1]", std::vector<uint8_t>(8));
+    blob.tensor("w.bias", "BF16", "[4,1]", std::vector<uint8_t>(8));
+    write_whole_file(dir.file("blob"), blob.bytes());
+    CliRun run = run_mlens({"tensors", dir.file("blob")});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_status == 0);
+    CHECK(run.out.find('\x1b') == std::string::npos);
+    CHECK(line_of(run.out, "w").find(" [32, 4] ") != std::string::npos);
+    CliRun layers = run_mlens({"tensors", dir.file("blob"), "--by-layer"});
+    REQUIRE(layers.exit_status == 0);
+    CHECK(layers.out.find('\x1b') == std::string::npos);
 }

@@ -30,7 +30,7 @@ std::string bpw_text(double bpw) {
 
 std::string join_types(const std::vector<std::string>& types) {
     std::string out;
-    for (const std::string& t : types) out += (out.empty() ? "" : ", ") + t;
+    for (const std::string& t : types) out += (out.empty() ? "" : ", ") + escape_for_display(t, 60);
     return out;
 }
 
@@ -175,7 +175,7 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             }
             if (m_query.by_layer) ImGui::Unindent(8);
             ImGui::TableNextColumn();
-            ui::text_colored(t.type.known ? palette().accent : palette().error, lt.type);
+            ui::text_colored(t.type.known ? palette().accent : palette().error, escape_for_display(lt.type, 60));
             if (lt.folded() && ImGui::IsItemHovered()) ImGui::SetTooltip("stored as %s", escape_for_display(stored_as_text(m, lt), 400).c_str());
             ImGui::PushFont(mono);
             ImGui::TableNextColumn();
