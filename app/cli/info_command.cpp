@@ -13,7 +13,8 @@ namespace {
 nlohmann::json summary_json(const std::string& path, const ModelSummary& s) {
     nlohmann::json j = {{"path", path}, {"format", format_name(s.format)}, {"version", s.version},
                         {"architecture", s.architecture}, {"name", s.name}, {"parameters", s.parameters},
-                        {"tensor_count", s.tensor_count}, {"tensor_bytes", s.tensor_bytes},
+                        {"architecture_source", s.architecture_source}, {"tensor_count", s.tensor_count},
+                        {"stored_tensor_count", s.stored_tensor_count}, {"tensor_bytes", s.tensor_bytes},
                         {"file_bytes", s.file_bytes}, {"bits_per_weight", s.bits_per_weight},
                         {"errors", s.errors}, {"warnings", s.warnings}};
     j["file_type"] = s.file_type ? nlohmann::json(*s.file_type) : nlohmann::json(nullptr);
@@ -30,11 +31,13 @@ void print_summary(const std::string& path, const Model& model, const ModelSumma
     std::vector<std::vector<std::string>> rows = {
         {"file", escape_for_display(path)},
         {"format", format},
-        {"architecture", s.architecture.empty() ? "-" : escape_for_display(s.architecture)},
+        {"architecture", s.architecture.empty() ? "-" : escape_for_display(s.architecture) +
+                         (s.architecture_source == "general.architecture" ? "" : " (" + s.architecture_source + ")")},
         {"name", s.name.empty() ? "-" : escape_for_display(s.name)},
         {"parameters", human_count(s.parameters) + " (" + std::to_string(s.parameters) + ")"},
         {"file type", s.file_type ? s.file_type_name + " (" + std::to_string(*s.file_type) + ")" : "-"},
-        {"tensors", std::to_string(s.tensor_count)},
+        {"tensors", std::to_string(s.tensor_count) + (s.stored_tensor_count == s.tensor_count ? "" :
+                    " (stored as " + std::to_string(s.stored_tensor_count) + " entries with their scales and biases)")},
         {"size", human_bytes(s.file_bytes) + " (" + std::to_string(s.file_bytes) + " bytes)"},
         {"bits/weight", s.parameters ? bpw : "-"},
         {"diagnostics", std::to_string(s.errors) + " errors, " + std::to_string(s.warnings) + " warnings"},

@@ -61,11 +61,6 @@ std::string verify_text(const LayerView& lv, const std::string& path, std::vecto
     return st.error().code == "E_DIGEST_MISMATCH" ? "MISMATCH" : st.error().code;
 }
 
-std::string quant_text(const TensorInfo& t) {
-    if (!t.quant) return t.type.name;
-    return t.quant->type + (t.quant->group_size ? " g" + std::to_string(t.quant->group_size) : "");
-}
-
 std::string stored_text(const Model& m, const TensorInfo& t) {
     std::string s = t.type.name + " " + shape_text(shown(m, t.ne));
     if (t.quant) {
@@ -78,10 +73,9 @@ std::string stored_text(const Model& m, const TensorInfo& t) {
 
 void print_tensors(const Model& m) {
     std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPE", "SHAPE", "STORED"}};
-    for (const TensorInfo& t : m.tensors) {
-        if (t.part_of) continue;
-        const auto& ne = t.quant && !t.quant->logical_ne.empty() ? t.quant->logical_ne : t.ne;
-        rows.push_back({escape_for_display(t.name, 100), quant_text(t), shape_text(shown(m, ne)), stored_text(m, t)});
+    for (const LogicalTensor& lt : logical_tensors(m)) {
+        const TensorInfo& t = m.tensors[lt.index];
+        rows.push_back({escape_for_display(t.name, 100), escape_for_display(lt.type, 60), shape_text(shown(m, lt.ne)), stored_text(m, t)});
     }
     print_table(rows);
     if (m.groups.empty()) return;

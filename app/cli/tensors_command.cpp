@@ -12,26 +12,42 @@ namespace mlens::cli {
 
 namespace {
 
-std::vector<std::string> tensor_row(const TensorInfo& t) {
+// A logical tensor: a quantized tensor stored as packed weights, scale and bias is one row.
+std::vector<std::string> tensor_row(const Model& model, const LogicalTensor& t) {
+    const TensorInfo& main = model.tensors[t.index];
     char bpw[32];
     std::snprintf(bpw, sizeof bpw, "%.2f", t.bits_per_weight());
-    return {escape_for_display(t.name, 80), t.type.name, shape_text(t.ne), std::to_string(t.n_elements),
-            t.n_bytes ? std::to_string(*t.n_bytes) : "?", std::to_string(t.data_offset), bpw};
+    return {escape_for_display(main.name, 80), escape_for_display(t.type, 60), shape_text(t.ne), std::to_string(t.elements),
+            t.bytes ? std::to_string(*t.bytes) : "?", std::to_string(main.data_offset), bpw};
 }
 
-std::vector<size_t> sorted_indices(const Model& model, const std::string& key) {
-    std::vector<size_t> order(model.tensors.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+std::vector<LogicalTensor> sorted_tensors(const Model& model, const std::string& key) {
+    std::vector<LogicalTensor> order = logical_tensors(model);
     const auto& ts = model.tensors;
     if (key == "name")
-        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ts[a].name < ts[b].name; });
+        std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) { return ts[a.index].name < ts[b.index].name; });
     else if (key == "size")
-        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ts[a].n_bytes.value_or(0) > ts[b].n_bytes.value_or(0); });
+        std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.bytes.value_or(0) > b.bytes.value_or(0); });
     else if (key == "offset")
-        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-            return ts[a].file != ts[b].file ? ts[a].file < ts[b].file : ts[a].data_offset < ts[b].data_offset;
+        std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+            const TensorInfo& x = ts[a.index];
+            const TensorInfo& y = ts[b.index];
+            return x.file != y.file ? x.file < y.file : x.data_offset < y.data_offset;
         });
     return order;
+}
+
+// The expert groups under the table, for models that have them.
+void print_groups(const Model& model) {
+    if (model.groups.empty()) return;
+    std::vector<std::vector<std::string>> rows = {{"GROUP", "EXPERTS", "PARTS", "LAYOUT"}};
+    for (const TensorGroup& g : model.groups) {
+        std::string parts;
+        for (const std::string& p : g.parts) parts += (parts.empty() ? "" : ",") + escape_for_display(p, 40);
+        rows.push_back({escape_for_display(g.name, 100), std::to_string(g.count), "{" + parts + "}", g.layout});
+    }
+    std::cout << "\n";
+    print_table(rows);
 }
 
 void print_by_layer(const Model& model, bool json) {
@@ -39,7 +55,7 @@ void print_by_layer(const Model& model, bool json) {
     std::vector<std::vector<std::string>> rows = {{"LAYER", "TENSORS", "PARAMETERS", "BYTES", "TYPES"}};
     for (const LayerSummary& ls : summarize_layers(model)) {
         std::string types;
-        for (const auto& t : ls.types) types += (types.empty() ? "" : ",") + t;
+        for (const auto& t : ls.types) types += (types.empty() ? "" : ",") + escape_for_display(t, 60);
         std::string name = ls.layer ? "blk." + std::to_string(*ls.layer) : "other";
         rows.push_back({name, std::to_string(ls.tensors.size()), std::to_string(ls.parameters), std::to_string(ls.bytes), types});
         nlohmann::json names = nlohmann::json::array();
@@ -54,7 +70,7 @@ void print_by_layer(const Model& model, bool json) {
 }  // namespace
 
 void add_tensors_command(CLI::App& app, int& exit_code) {
-    auto* cmd = app.add_subcommand("tensors", "List tensors: name, type, shape, elements, bytes, offset, bits per weight");
+    auto* cmd = app.add_subcommand("tensors", "List logical tensors: name, type, shape, elements, bytes, offset, bits per weight");
     auto path = std::make_shared<std::string>();
     auto sort = std::make_shared<std::string>("file");
     auto json = std::make_shared<bool>(false);
@@ -69,16 +85,17 @@ void add_tensors_command(CLI::App& app, int& exit_code) {
         if (!model) { exit_code = kExitBroken; return; }
         exit_code = model->partial ? kExitBroken : kExitOk;
         if (*by_layer) return print_by_layer(*model, *json);
-        auto order = sorted_indices(*model, *sort);
+        auto order = sorted_tensors(*model, *sort);
         if (*json) {
             nlohmann::json out = nlohmann::json::array();
-            for (size_t i : order) out.push_back(tensor_to_json(model->tensors[i]));
+            for (const LogicalTensor& t : order) out.push_back(logical_tensor_to_json(*model, t));
             std::cout << json_text(out) << "\n";
             return;
         }
         std::vector<std::vector<std::string>> rows = {{"NAME", "TYPE", "SHAPE", "ELEMENTS", "BYTES", "OFFSET", "BPW"}};
-        for (size_t i : order) rows.push_back(tensor_row(model->tensors[i]));
+        for (const LogicalTensor& t : order) rows.push_back(tensor_row(*model, t));
         print_table(rows);
+        print_groups(*model);
     });
 }
 

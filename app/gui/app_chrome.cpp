@@ -137,6 +137,7 @@ void AppShell::status_bar() {
         text += " \xC2\xB7 " + human_bytes(s.file_bytes) + " \xC2\xB7 parsed in " + ms_text(doc->parse_ms);
         if (!s.architecture.empty()) text += " \xC2\xB7 " + escape_for_display(s.architecture, 40);
         if (s.file_type) text += " " + s.file_type_name;
+        text += " \xC2\xB7 " + ui::with_separators(s.tensor_count) + " tensors \xC2\xB7 " + human_count(s.parameters) + " parameters";
         ui::text(text);
         ImGui::SameLine();
         if (s.errors == 0 && s.warnings == 0) {

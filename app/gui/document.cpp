@@ -91,9 +91,10 @@ std::vector<MetadataGroup> metadata_groups(const Model& model, const std::string
 
 DocumentIndex build_document_index(const Model& model, JobContext* job) {
     DocumentIndex index;
-    index.summary = summarize(model);
+    index.tensors = logical_tensors(model);
+    index.summary = summarize(model, index.tensors);
     index.metadata_groups = metadata_groups(model, index.summary.architecture);
-    index.layers = summarize_layers(model);
+    index.layers = summarize_layers(model, index.tensors);
     index.tokenizer = tokenizer_info(model);
 
     std::unordered_set<uint32_t> cps;

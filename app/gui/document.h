@@ -6,7 +6,8 @@
 //    could not be opened at all; a damaged file is `ready` with diagnostics).
 //  - `model` and `index` are immutable once published and may be shared with worker threads.
 //  - DocumentIndex is everything derived from the Model that views need each frame, computed
-//    once on the worker: summary, metadata groups, layers, tokenizer facts, and the code points
+//    once on the worker: the logical tensors every tensor view lists (logical_tensors.h), the
+//    summary and layers computed from them, metadata groups, tokenizer facts, and the code points
 //    used by the file's strings (so fonts can provide their glyphs).
 //  - Selection names one thing the inspector shows; indices refer to the Model's vectors (for
 //    tokens: the token id in the tokenizer's vocabulary).
@@ -50,6 +51,7 @@ struct TokenizerInfo {
 };
 
 struct DocumentIndex {
+    std::vector<LogicalTensor> tensors;
     ModelSummary summary;
     std::vector<MetadataGroup> metadata_groups;
     std::vector<LayerSummary> layers;

@@ -20,20 +20,21 @@ std::string plain_shape(const std::vector<uint64_t>& ne) {
     return s.empty() ? "scalar" : s;
 }
 
-std::string bpw_text(const TensorInfo& t) {
-    if (!t.n_bytes) return "";
+std::string bpw_text(const LogicalTensor& t) {
+    if (!t.bytes) return "";
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.4f", t.bits_per_weight());
     return buf;
 }
 
-std::vector<ExportRow> rows_of(const Model& model, const TensorListing& listing) {
+std::vector<ExportRow> rows_of(const Model& model, const std::vector<LogicalTensor>& tensors, const TensorListing& listing) {
     std::vector<ExportRow> rows;
     for (const TensorRow& r : listing.rows) {
         if (r.layer_row) continue;
-        const TensorInfo& t = model.tensors[r.index];
-        rows.push_back({t.name, t.type.name, plain_shape(t.ne), std::to_string(t.n_elements),
-                        t.n_bytes ? std::to_string(*t.n_bytes) : "", std::to_string(t.data_offset), bpw_text(t)});
+        const LogicalTensor& t = tensors[r.index];
+        const TensorInfo& main = model.tensors[t.index];
+        rows.push_back({main.name, t.type, plain_shape(t.ne), std::to_string(t.elements),
+                        t.bytes ? std::to_string(*t.bytes) : "", std::to_string(main.data_offset), bpw_text(t)});
     }
     return rows;
 }
@@ -68,20 +69,21 @@ const char* tensor_export_extension(TensorExportFormat format) {
     return "txt";
 }
 
-std::string export_tensors(const Model& model, const TensorListing& listing, TensorExportFormat format) {
+std::string export_tensors(const Model& model, const std::vector<LogicalTensor>& tensors, const TensorListing& listing,
+                           TensorExportFormat format) {
     if (format == TensorExportFormat::json) {
         nlohmann::json array = nlohmann::json::array();
         for (const TensorRow& r : listing.rows) {
             if (r.layer_row) continue;
-            const TensorInfo& t = model.tensors[r.index];
+            const LogicalTensor& t = tensors[r.index];
             const nlohmann::json unknown = nullptr;
-            array.push_back({{"name", t.name},
-                             {"type", t.type.name},
+            array.push_back({{"name", model.tensors[t.index].name},
+                             {"type", t.type},
                              {"ne", t.ne},
-                             {"elements", t.n_elements},
-                             {"bytes", t.n_bytes ? nlohmann::json(*t.n_bytes) : unknown},
-                             {"offset", t.data_offset},
-                             {"bits_per_weight", t.n_bytes ? nlohmann::json(t.bits_per_weight()) : unknown}});
+                             {"elements", t.elements},
+                             {"bytes", t.bytes ? nlohmann::json(*t.bytes) : unknown},
+                             {"offset", model.tensors[t.index].data_offset},
+                             {"bits_per_weight", t.bytes ? nlohmann::json(t.bits_per_weight()) : unknown}});
         }
         return array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     }
@@ -97,7 +99,7 @@ std::string export_tensors(const Model& model, const TensorListing& listing, Ten
     };
     line({std::begin(kHeader), std::end(kHeader)});
     if (format == TensorExportFormat::markdown) out += "| --- | --- | --- | ---: | ---: | ---: | ---: |\n";
-    for (const ExportRow& r : rows_of(model, listing)) line({r.name, r.type, r.shape, r.elements, r.bytes, r.offset, r.bpw});
+    for (const ExportRow& r : rows_of(model, tensors, listing)) line({r.name, r.type, r.shape, r.elements, r.bytes, r.offset, r.bpw});
     return out;
 }
 

@@ -2,8 +2,10 @@
 // for the clipboard or a file. Layer summary rows are left out.
 //
 // Contract:
-//  - Columns: name, type, shape (ne, GGUF order, "64 x 32"), elements, bytes, offset (absolute,
-//    of the tensor's data in its file), bits per weight. A tensor whose byte size is unknown has
+//  - One row per logical tensor row of the listing (`tensors` is the DocumentIndex's list the
+//    listing indexes). Columns: name, type, shape (ne, GGUF order, "64 x 32"), elements, bytes
+//    (of every stored entry), offset (absolute, of the tensor's (packed) data in its file), bits
+//    per weight. A tensor whose byte size is unknown has
 //    empty bytes and bits per weight (JSON: null).
 //  - CSV follows RFC 4180 (fields with a comma, quote or line break are quoted, quotes doubled);
 //    Markdown escapes '|' and '\'; JSON is an array of objects. Names are written as stored
@@ -21,6 +23,7 @@ namespace mlens {
 enum class TensorExportFormat { csv, markdown, json };
 
 const char* tensor_export_extension(TensorExportFormat format);   // "csv", "md", "json"
-std::string export_tensors(const Model& model, const TensorListing& listing, TensorExportFormat format);
+std::string export_tensors(const Model& model, const std::vector<LogicalTensor>& tensors, const TensorListing& listing,
+                           TensorExportFormat format);
 
 }  // namespace mlens

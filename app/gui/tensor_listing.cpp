@@ -17,26 +17,28 @@ uint64_t sat_add(uint64_t a, uint64_t b) {
     return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
-void add(TensorTotals& t, const TensorInfo& info) {
+void add(TensorTotals& t, const LogicalTensor& tensor) {
     t.count += 1;
-    t.elements = sat_add(t.elements, info.n_elements);
-    t.bytes = sat_add(t.bytes, info.n_bytes.value_or(0));
+    t.elements = sat_add(t.elements, tensor.elements);
+    t.bytes = sat_add(t.bytes, tensor.bytes.value_or(0));
 }
 
 
 // Orders two tensors by one column; false when equal so stable_sort keeps file order.
-bool less_by(TensorColumn column, const TensorInfo& a, const TensorInfo& b) {
+bool less_by(const Model& m, TensorColumn column, const LogicalTensor& a, const LogicalTensor& b) {
+    const TensorInfo& x = m.tensors[a.index];
+    const TensorInfo& y = m.tensors[b.index];
     switch (column) {
     case TensorColumn::file_order: return false;
-    case TensorColumn::name: return a.name < b.name;
-    case TensorColumn::type: return a.type.name < b.type.name;
+    case TensorColumn::name: return x.name < y.name;
+    case TensorColumn::type: return a.type < b.type;
     case TensorColumn::shape:
         if (a.ne.size() != b.ne.size()) return a.ne.size() < b.ne.size();
         return std::lexicographical_compare(a.ne.rbegin(), a.ne.rend(), b.ne.rbegin(), b.ne.rend());
-    case TensorColumn::elements: return a.n_elements < b.n_elements;
-    case TensorColumn::size: return a.n_bytes.value_or(0) < b.n_bytes.value_or(0);
+    case TensorColumn::elements: return a.elements < b.elements;
+    case TensorColumn::size: return a.bytes.value_or(0) < b.bytes.value_or(0);
     case TensorColumn::offset:
-        return a.file != b.file ? a.file < b.file : a.data_offset < b.data_offset;
+        return x.file != y.file ? x.file < y.file : x.data_offset < y.data_offset;
     case TensorColumn::bits_per_weight: return a.bits_per_weight() < b.bits_per_weight();
     }
     return false;
@@ -71,15 +73,20 @@ TensorListing list_tensors(const Model& model, const DocumentIndex& index, const
             return out;
         }
     }
-    // Layer membership of each tensor, from the index.
-    std::vector<size_t> layer_of_tensor(model.tensors.size(), SIZE_MAX);
+    // Layer membership of each stored entry, from the index.
+    std::vector<size_t> layer_of_entry(model.tensors.size(), SIZE_MAX);
     for (size_t l = 0; l < index.layers.size(); ++l)
         for (size_t t : index.layers[l].tensors)
-            if (t < layer_of_tensor.size()) layer_of_tensor[t] = l;
+            if (t < layer_of_entry.size()) layer_of_entry[t] = l;
+    std::vector<size_t> layer_of_tensor(index.tensors.size(), SIZE_MAX);
+    for (size_t i = 0; i < index.tensors.size(); ++i)
+        if (index.tensors[i].index < layer_of_entry.size()) layer_of_tensor[i] = layer_of_entry[index.tensors[i].index];
 
     std::vector<size_t> listed;
-    for (size_t i = 0; i < model.tensors.size(); ++i) {
-        const TensorInfo& t = model.tensors[i];
+    for (size_t i = 0; i < index.tensors.size(); ++i) {
+        const LogicalTensor& lt = index.tensors[i];
+        if (lt.index >= model.tensors.size()) continue;
+        const TensorInfo& t = model.tensors[lt.index];
         if (query.layer && layer_of_tensor[i] != *query.layer) continue;
         if (pattern) {
             std::string_view name(t.name);
@@ -97,14 +104,14 @@ TensorListing list_tensors(const Model& model, const DocumentIndex& index, const
             continue;
         }
         listed.push_back(i);
-        add(out.totals, t);
-        if (layer_of_tensor[i] != SIZE_MAX) add(out.layer_totals[layer_of_tensor[i]], t);
+        add(out.totals, lt);
+        if (layer_of_tensor[i] != SIZE_MAX) add(out.layer_totals[layer_of_tensor[i]], lt);
     }
     if (query.sort != TensorColumn::file_order) {
         std::stable_sort(listed.begin(), listed.end(), [&](size_t a, size_t b) {
-            const TensorInfo& x = model.tensors[a];
-            const TensorInfo& y = model.tensors[b];
-            return query.descending ? less_by(query.sort, y, x) : less_by(query.sort, x, y);
+            const LogicalTensor& x = index.tensors[a];
+            const LogicalTensor& y = index.tensors[b];
+            return query.descending ? less_by(model, query.sort, y, x) : less_by(model, query.sort, x, y);
         });
     } else if (query.descending) {
         std::reverse(listed.begin(), listed.end());

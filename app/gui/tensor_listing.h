@@ -2,6 +2,10 @@
 // table's logic without ImGui, so it can be tested headless.
 //
 // Contract:
+//  - Rows are the logical tensors of DocumentIndex::tensors (a quantized tensor stored as packed
+//    weights, scale and bias is one row, with its logical type, shape, elements and all its
+//    bytes); a tensor row's `index` is its position there. Totals over every tensor equal the
+//    document summary's tensor count, parameters, bytes and bits/weight.
 //  - A tensor is listed when its name contains `text` (case-insensitive), or, with `regex`, when
 //    std::regex_search (ECMAScript, case-insensitive) finds the pattern in the first 256 bytes of
 //    its name; and, when `layer` is set, when it belongs to that entry of DocumentIndex::layers.
@@ -44,7 +48,7 @@ struct TensorTotals {
 
 struct TensorRow {
     bool layer_row = false;
-    size_t index = 0;           // tensor index, or layer index for summary rows
+    size_t index = 0;           // index into DocumentIndex::tensors, or layer index for summary rows
 };
 
 struct TensorListing {

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "mlens/model/logical_tensors.h"
 #include "tensor_export.h"
 
 using namespace mlens;
@@ -25,10 +26,12 @@ TensorInfo tensor(std::string name, std::vector<uint64_t> ne, std::optional<uint
 
 struct Exported {
     Model model;
+    std::vector<LogicalTensor> tensors;
     TensorListing listing;
     Exported() {
         model.tensors.push_back(tensor("blk.0.attn_q.weight", {4, 2}, 16, 1024));
         model.tensors.push_back(tensor("odd,\"name|with\\bits\n", {3}, std::nullopt, 2048));
+        tensors = logical_tensors(model);
         // Listed in reverse order, with a layer summary row that the export leaves out.
         listing.rows = {{true, 0}, {false, 1}, {false, 0}};
     }
@@ -38,7 +41,7 @@ struct Exported {
 
 TEST_CASE("tensor export writes CSV rows in the listing's order, quoting what needs it", "[gui-export]") {
     Exported e;
-    const std::string csv = export_tensors(e.model, e.listing, TensorExportFormat::csv);
+    const std::string csv = export_tensors(e.model, e.tensors, e.listing, TensorExportFormat::csv);
     CHECK(csv ==
           "name,type,shape,elements,bytes,offset,bits_per_weight\n"
           "\"odd,\"\"name|with\\bits\\x0A\",TYPE_99,3,3,,2048,\n"
@@ -48,7 +51,7 @@ TEST_CASE("tensor export writes CSV rows in the listing's order, quoting what ne
 
 TEST_CASE("tensor export writes a Markdown table with '|' and '\\' escaped", "[gui-export]") {
     Exported e;
-    const std::string md = export_tensors(e.model, e.listing, TensorExportFormat::markdown);
+    const std::string md = export_tensors(e.model, e.tensors, e.listing, TensorExportFormat::markdown);
     std::istringstream lines(md);
     std::string header, rule, first, second, extra;
     std::getline(lines, header);
@@ -64,7 +67,7 @@ TEST_CASE("tensor export writes a Markdown table with '|' and '\\' escaped", "[g
 
 TEST_CASE("tensor export writes JSON with exact names and null for unknown sizes", "[gui-export]") {
     Exported e;
-    auto j = nlohmann::json::parse(export_tensors(e.model, e.listing, TensorExportFormat::json));
+    auto j = nlohmann::json::parse(export_tensors(e.model, e.tensors, e.listing, TensorExportFormat::json));
     REQUIRE(j.size() == 2);
     CHECK(j[0]["name"] == "odd,\"name|with\\bits\n");
     CHECK(j[0]["bytes"].is_null());

@@ -192,8 +192,7 @@ TEST_CASE("int4 with the old group size 32 from blob metadata", "[ollama]") {
     const ModelSummary summary = summarize(m);
     CHECK(summary.parameters == 512);
     CHECK(summary.bits_per_weight == 5.0);
-    CHECK(quantized_bits_per_weight(m, index_of(m, kT)) == 5.0);
-    CHECK(quantized_bits_per_weight(m, index_of(m, kT + ".scale")) == 0.0);
+    CHECK(summary.tensor_count == 1);
 }
 
 TEST_CASE("without metadata the type is inferred from the shapes", "[ollama]") {

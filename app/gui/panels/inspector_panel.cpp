@@ -77,11 +77,16 @@ void header_fields(const Document& doc, ImFont* mono) {
     }
     if (m.files.size() > 1) f.row("files", std::to_string(m.files.size()));
     f.row("file size", human_bytes(s.file_bytes) + " (" + ui::with_separators(s.file_bytes) + " bytes)");
-    f.row("architecture", s.architecture.empty() ? "-" : escape_for_display(s.architecture, 80));
+    f.row("architecture", s.architecture.empty() ? "-"
+                          : escape_for_display(s.architecture, 80) +
+                                (s.architecture_source == "general.architecture" ? "" : " (" + s.architecture_source + ")"));
     f.row("name", s.name.empty() ? "-" : escape_for_display(s.name, 200));
     if (s.file_type) f.row("file type", s.file_type_name + " (" + std::to_string(*s.file_type) + ")");
     f.row("keys", std::to_string(m.metadata.size()));
-    f.row("tensors", std::to_string(s.tensor_count));
+    f.row("tensors", std::to_string(s.tensor_count) +
+                         (s.stored_tensor_count == s.tensor_count
+                              ? ""
+                              : " (stored as " + std::to_string(s.stored_tensor_count) + " entries with their scales and biases)"));
     f.row("parameters", human_count(s.parameters) + " (" + ui::with_separators(s.parameters) + ")");
     f.row("tensor data", human_bytes(s.tensor_bytes));
     if (s.parameters) {
@@ -125,47 +130,77 @@ std::string ne_text(const std::vector<uint64_t>& ne) {
     return text + "]";
 }
 
-void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
-    const TensorInfo& t = doc.model->tensors[i];
-    title("tensor", escape_for_display(t.name, 200));
-    Fields f(mono);
+// Rows shared by a logical tensor and a companion entry: where it sits.
+void placement_fields(Fields& f, const Document& doc, const TensorInfo& t, std::string_view data_label = "data") {
+    if (auto layer = layer_of(t.name)) f.row("layer", std::to_string(*layer));
+    f.row("rel. offset", ui::hex_offset(t.relative_offset) + " (" + ui::with_separators(t.relative_offset) + ")", true);
+    f.range(data_label, t.data_range());
+    f.range("info record", t.info_range);
+    if (doc.model->files.size() > 1 && t.file < doc.model->files.size())
+        f.row("file", escape_for_display(doc.model->files[t.file].path, 300));
+}
+
+void storage_type_fields(Fields& f, const Document& doc, const TensorInfo& t) {
     // GGUF stores a ggml type id, shown with its name; safetensors stores only the dtype's name.
     if (doc.model->format == Format::gguf)
         f.row("type", t.type.name + " (id " + std::to_string(t.type.id) + ")", false, t.type.known ? nullptr : &palette().error);
     else
         f.row("dtype", t.type.name, false, t.type.known ? nullptr : &palette().error);
+}
+
+// One stored entry by itself: a scale, bias or global scale of a quantized tensor.
+void companion_fields(const Document& doc, size_t i, ImFont* mono) {
+    const TensorInfo& t = doc.model->tensors[i];
+    title("stored entry", escape_for_display(t.name, 200));
+    Fields f(mono);
+    storage_type_fields(f, doc, t);
     f.row("ne", ne_text(t.ne), true);
-    f.row("dims", std::to_string(t.ne.size()));
-    f.row("elements", ui::with_separators(t.n_elements) + " (" + human_count(t.n_elements) + ")", true);
     if (t.n_bytes) f.row("bytes", ui::with_separators(*t.n_bytes) + " (" + human_bytes(*t.n_bytes) + ")", true);
+    if (t.part_of && *t.part_of < doc.model->tensors.size())
+        f.row("part of", escape_for_display(doc.model->tensors[*t.part_of].name, 200));
+    placement_fields(f, doc, t);
+}
+
+void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
+    const LogicalTensor* lt = find_logical_tensor(doc.index->tensors, i);
+    if (!lt) return companion_fields(doc, i, mono);
+    const Model& m = *doc.model;
+    const TensorInfo& t = m.tensors[i];
+    title("tensor", escape_for_display(t.name, 200));
+    Fields f(mono);
+    if (lt->folded()) {
+        const QuantLayout& q = *t.quant;
+        f.row("type", escape_for_display(lt->type, 60) + " (" + q.mode + ", " + std::to_string(q.bits) + " bits a value)");
+    } else {
+        storage_type_fields(f, doc, t);
+    }
+    f.row("ne", ne_text(lt->ne), true);
+    f.row("dims", std::to_string(lt->ne.size()));
+    f.row("elements", ui::with_separators(lt->elements) + " (" + human_count(lt->elements) + ")", true);
+    if (lt->bytes) f.row("bytes", ui::with_separators(*lt->bytes) + " (" + human_bytes(*lt->bytes) + ")", true);
     else f.row("bytes", "unknown (type not known to the pinned ggml)", false, &palette().warning);
-    if (double bpw = t.bits_per_weight(); bpw > 0) {
+    if (double bpw = lt->bits_per_weight(); bpw > 0) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.3f", bpw);
         f.row("bits/weight", buf, true);
     }
-    if (t.quant) {
-        const QuantLayout& q = *t.quant;
-        f.row("quantized", escape_for_display(q.type, 40) + " g" + std::to_string(q.group_size) + " (" + q.mode + ", " +
-                               std::to_string(q.bits) + " bits a value)");
-        f.row("logical ne", ne_text(q.logical_ne), true);
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.3f (scales included)", quantized_bits_per_weight(*doc.model, i));
-        f.row("logical bpw", buf, true);
-        f.row("found by", escape_for_display(q.origin, 200));
-    } else if (t.part_of && *t.part_of < doc.model->tensors.size()) {
-        f.row("companion of", escape_for_display(doc.model->tensors[*t.part_of].name, 200));
-    }
-    if (t.type.known && t.type.block_size > 1)
+    if (lt->folded()) {
+        f.row("stored as", escape_for_display(stored_as_text(m, *lt), 400), true);
+        f.row("found by", escape_for_display(t.quant->origin, 200));
+    } else if (t.type.known && t.type.block_size > 1) {
         f.row("block", std::to_string(t.type.block_size) + " elements in " + std::to_string(t.type.block_bytes) + " bytes");
-    else if (t.type.known)
+    } else if (t.type.known) {
         f.row("element", std::to_string(t.type.block_bytes) + (t.type.block_bytes == 1 ? " byte" : " bytes"));
-    if (auto layer = layer_of(t.name)) f.row("layer", std::to_string(*layer));
-    f.row("rel. offset", ui::hex_offset(t.relative_offset) + " (" + ui::with_separators(t.relative_offset) + ")", true);
-    f.range("data", t.data_range());
-    f.range("info record", t.info_range);
-    if (doc.model->files.size() > 1 && t.file < doc.model->files.size())
-        f.row("file", escape_for_display(doc.model->files[t.file].path, 300));
+    }
+    if (lt->group && *lt->group < m.groups.size()) {
+        const TensorGroup& g = m.groups[*lt->group];
+        f.row("experts", expert_text(m, *lt) + " in " + escape_for_display(g.name, 200));
+        f.row("layout", escape_for_display(g.layout, 200));
+    }
+    placement_fields(f, doc, t, lt->folded() ? "packed data" : "data");
+    for (const StoredPart& p : lt->parts)
+        if (p.entry != i) f.range(std::string(p.role == std::string_view("global_scale") ? "global scale" : p.role) + " data",
+                                  m.tensors[p.entry].data_range());
 }
 
 void token_fields(const Document& doc, size_t id, ImFont* mono) {

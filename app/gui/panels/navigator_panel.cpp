@@ -96,7 +96,7 @@ void metadata_section(Document& doc) {
 void tensor_section(Document& doc) {
     const DocumentIndex& index = *doc.index;
     bool clicked = false;
-    bool open = parent("Tensors###tensors", doc.model->tensors.size(), clicked);
+    bool open = parent("Tensors###tensors", index.tensors.size(), clicked);
     if (clicked) {
         doc.navigation.tensor_layer.reset();
         doc.focus_panel = "tensors";

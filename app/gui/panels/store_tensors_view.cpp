@@ -5,6 +5,7 @@
 
 #include <imgui.h>
 
+#include "mlens/model/logical_tensors.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -64,17 +65,17 @@ const TensorInfo* member_for(const Model& m, const TensorGroup& g, uint64_t e, c
 }  // namespace
 
 void store_tensors_view(const Model& m, const FontSet& fonts) {
-    size_t companions = 0, quantized = 0;
-    for (const TensorInfo& t : m.tensors) {
-        if (t.part_of) ++companions;
-        if (t.quant) ++quantized;
-    }
-    ui::text_dim(std::to_string(m.tensors.size() - companions) + " tensors (" + std::to_string(quantized) + " quantized, " +
+    const std::vector<LogicalTensor> tensors = logical_tensors(m);
+    size_t quantized = 0;
+    for (const LogicalTensor& t : tensors)
+        if (t.folded()) ++quantized;
+    const size_t companions = m.tensors.size() - tensors.size();
+    ui::text_dim(std::to_string(tensors.size()) + " tensors (" + std::to_string(quantized) + " quantized, " +
                  std::to_string(companions) + " scale/bias entries folded into them) in " + std::to_string(m.files.size()) +
                  " files");
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                             ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX;
-    size_t rows = m.tensors.size() - companions;
+    size_t rows = tensors.size();
     float height = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(rows, 16) + 1) +
                    ImGui::GetStyle().ScrollbarSize + 4;
     if (!ImGui::BeginTable("store_tensors", 6, flags, ImVec2(0, height))) return;
@@ -86,9 +87,9 @@ void store_tensors_view(const Model& m, const FontSet& fonts) {
     ImGui::TableSetupColumn("Companions", ImGuiTableColumnFlags_WidthStretch, 2.5f);
     ImGui::TableSetupColumn("Blob", ImGuiTableColumnFlags_WidthStretch, 0.9f);
     ImGui::TableHeadersRow();
-    for (size_t i = 0; i < m.tensors.size(); ++i) {
+    for (const LogicalTensor& lt : tensors) {
+        const size_t i = lt.index;
         const TensorInfo& t = m.tensors[i];
-        if (t.part_of) continue;
         ImGui::TableNextRow();
         ImGui::PushID(static_cast<int>(i));
         ImGui::TableNextColumn();
@@ -103,7 +104,7 @@ void store_tensors_view(const Model& m, const FontSet& fonts) {
         if (t.quant && ImGui::IsItemHovered() && !t.quant->origin.empty())
             ImGui::SetTooltip("%s", escape_for_display(t.quant->origin, 200).c_str());
         ImGui::TableNextColumn();
-        ui::text(t.quant ? shape_text_row_major(t.quant->logical_ne) : shape_text_row_major(t.ne));
+        ui::text(shape_text_row_major(lt.ne));
         ImGui::TableNextColumn();
         if (t.quant) ui::text_dim(companions_text(m, *t.quant));
         ImGui::PopFont();

@@ -31,7 +31,7 @@ std::string bpw_text(double bpw) {
 
 std::string join_types(const std::vector<std::string>& types) {
     std::string out;
-    for (const std::string& t : types) out += (out.empty() ? "" : ", ") + t;
+    for (const std::string& t : types) out += (out.empty() ? "" : ", ") + escape_for_display(t, 60);
     return out;
 }
 
@@ -105,7 +105,7 @@ void TensorPanel::draw_table(PanelContext& ctx) {
     float row_h = ImGui::GetTextLineHeightWithSpacing();
     if (scroll_to_selection) {
         for (size_t r = 0; r < m_listing.rows.size(); ++r) {
-            if (!m_listing.rows[r].layer_row && m_listing.rows[r].index == doc.selection.index) {
+            if (!m_listing.rows[r].layer_row && doc.index->tensors[m_listing.rows[r].index].index == doc.selection.index) {
                 float y = static_cast<float>(r) * row_h;
                 if (y < ImGui::GetScrollY() || y > ImGui::GetScrollY() + ImGui::GetWindowHeight() - 3 * row_h)
                     ImGui::SetScrollY(std::max(0.0f, y - ImGui::GetWindowHeight() * 0.3f));
@@ -149,13 +149,15 @@ void TensorPanel::draw_table(PanelContext& ctx) {
                 ImGui::PopID();
                 continue;
             }
-            const TensorInfo& t = m.tensors[row.index];
-            bool selected = doc.selection == Selection{SelectionKind::tensor, row.index};
+            const LogicalTensor& lt = doc.index->tensors[row.index];
+            const TensorInfo& t = m.tensors[lt.index];
+            bool selected = doc.selection == Selection{SelectionKind::tensor, lt.index};
             ImGui::TableNextColumn();
             ImGui::PushStyleColor(ImGuiCol_Text, palette().dim);
+            // Numbered in logical order: a tensor's scale and bias take no numbers of their own.
             if (ImGui::Selectable(std::to_string(row.index).c_str(), selected,
                                   ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
-                doc.select({SelectionKind::tensor, row.index});
+                doc.select({SelectionKind::tensor, lt.index});
                 m_last_selection = doc.selection;
             }
             ImGui::PopStyleColor();
@@ -164,20 +166,29 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             ImGui::TableNextColumn();
             if (m_query.by_layer) ImGui::Indent(8);
             ui::text(name);
+            if (std::string experts = expert_text(m, lt); !experts.empty()) {
+                // Long names clip the suffix; the tooltip keeps the group readable.
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip("%s\n%s in %s", name.c_str(), experts.c_str(),
+                                      escape_for_display(m.groups[*lt.group].name, 200).c_str());
+                ImGui::SameLine();
+                ui::text_dim("\xC2\xB7 " + experts);
+            }
             if (m_query.by_layer) ImGui::Unindent(8);
             ImGui::TableNextColumn();
-            ui::text_colored(t.type.known ? palette().accent : palette().error, t.type.name);
+            ui::text_colored(t.type.known ? palette().accent : palette().error, escape_for_display(lt.type, 60));
+            if (lt.folded() && ImGui::IsItemHovered()) ImGui::SetTooltip("stored as %s", escape_for_display(stored_as_text(m, lt), 400).c_str());
             ImGui::PushFont(mono);
             ImGui::TableNextColumn();
-            ui::text(shape_text(t.ne));
+            ui::text(shape_text(lt.ne));
             ImGui::TableNextColumn();
-            ui::text(ui::with_separators(t.n_elements));
+            ui::text(ui::with_separators(lt.elements));
             ImGui::TableNextColumn();
-            ui::text(t.n_bytes ? human_bytes(*t.n_bytes) : "?");
+            ui::text(lt.bytes ? human_bytes(*lt.bytes) : "?");
             ImGui::TableNextColumn();
             ui::text_dim(ui::hex_offset(t.data_offset));
             ImGui::TableNextColumn();
-            ui::text(bpw_text(t.bits_per_weight()));
+            ui::text(bpw_text(lt.bits_per_weight()));
             ImGui::PopFont();
             ImGui::PopID();
         }
@@ -199,7 +210,7 @@ void TensorPanel::draw_export(const Document& doc, const Workspace* workspace) {
     for (size_t i = 0; i < 3; ++i) {
         if (i) ImGui::SameLine();
         if (ImGui::Button(("Copy " + std::string(kNames[i])).c_str())) {
-            ImGui::SetClipboardText(export_tensors(*doc.model, m_listing, kFormats[i]).c_str());
+            ImGui::SetClipboardText(export_tensors(*doc.model, doc.index->tensors, m_listing, kFormats[i]).c_str());
             m_export_status = std::string(kNames[i]) + " copied to the clipboard";
         }
     }
@@ -209,7 +220,7 @@ void TensorPanel::draw_export(const Document& doc, const Workspace* workspace) {
         if (i) ImGui::SameLine();
         if (ImGui::Button(("Save " + std::string(kNames[i])).c_str())) {
             const std::string path = m_export_path + "." + tensor_export_extension(kFormats[i]);
-            const std::string text = export_tensors(*doc.model, m_listing, kFormats[i]);
+            const std::string text = export_tensors(*doc.model, doc.index->tensors, m_listing, kFormats[i]);
             OutputGuard guard = gui_output_guard(&doc, workspace);
             Status st = write_files_safely(guard, {{path, text.data(), text.size()}});
             m_export_status = st ? "wrote " + escape_for_display(path, 200) : "not written: " + st.error().to_string();
@@ -221,8 +232,12 @@ void TensorPanel::draw_export(const Document& doc, const Workspace* workspace) {
 
 void TensorPanel::draw_totals(const Document& doc) {
     const TensorTotals& t = m_listing.totals;
+    const ModelSummary& s = doc.index->summary;
+    std::string stored = s.stored_tensor_count == s.tensor_count
+                             ? std::string()
+                             : " (" + ui::with_separators(s.stored_tensor_count) + " stored entries)";
     std::string line = "\xCE\xA3 " + ui::with_separators(t.count) + " of " +
-                       ui::with_separators(doc.model->tensors.size()) + " tensors \xC2\xB7 " + human_count(t.elements) +
+                       ui::with_separators(doc.index->tensors.size()) + " tensors" + stored + " \xC2\xB7 " + human_count(t.elements) +
                        " parameters \xC2\xB7 " + human_bytes(t.bytes) + " \xC2\xB7 " + bpw_text(t.bits_per_weight()) +
                        " bits/weight";
     ui::text_dim(line);

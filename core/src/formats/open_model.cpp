@@ -6,6 +6,7 @@
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/ollama/store.h"
 #include "mlens/ollama/store_model.h"
+#include "mlens/ollama/tensor_blobs.h"
 
 namespace mlens {
 
@@ -64,7 +65,12 @@ Result<Model> open_model(const std::string& path, JobContext* job) {
     if (!source) return source.error();
     uint8_t magic[4];
     bool gguf_magic = (*source)->read(0, 4, magic) && magic[0] == 'G' && magic[1] == 'G' && magic[2] == 'U' && magic[3] == 'F';
-    if (!gguf_magic && looks_like_safetensors(**source)) return read_safetensors(*source, {}, job);
+    if (!gguf_magic && looks_like_safetensors(**source)) {
+        // An Ollama tensor blob opened by itself gets the logical view a store model gets.
+        Model model = read_safetensors(*source, {}, job);
+        describe_tensor_blobs(model);
+        return model;
+    }
     return open_gguf(path, GgufLimits{}, job);
 }
 

@@ -37,6 +37,36 @@ nlohmann::json group_to_json(const TensorGroup& g) {
             {"members", g.members}};
 }
 
+nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t) {
+    const TensorInfo& main = model.tensors[t.index];
+    nlohmann::json j = {{"name", main.name}, {"type", t.type}, {"ne", t.ne}, {"n_elements", t.elements},
+                        {"offset", main.data_offset}, {"relative_offset", main.relative_offset}, {"file", main.file}};
+    j["n_bytes"] = t.bytes ? nlohmann::json(*t.bytes) : nlohmann::json(nullptr);
+    const double bpw = t.bits_per_weight();
+    j["bits_per_weight"] = bpw > 0 ? nlohmann::json(bpw) : nlohmann::json(nullptr);
+    if (!t.folded()) {
+        j["type_id"] = main.type.id;
+    } else {
+        const QuantLayout& q = *main.quant;
+        j["quant"] = {{"type", q.type}, {"mode", q.mode}, {"bits", q.bits}, {"group_size", q.group_size}, {"origin", q.origin}};
+        if (!q.declared.empty()) j["quant"]["declared"] = q.declared;
+        nlohmann::json stored = nlohmann::json::array();
+        for (const StoredPart& p : t.parts) {
+            const TensorInfo& e = model.tensors[p.entry];
+            stored.push_back({{"role", p.role}, {"name", e.name}, {"type", e.type.name}, {"ne", e.ne},
+                              {"n_bytes", e.n_bytes ? nlohmann::json(*e.n_bytes) : nlohmann::json(nullptr)},
+                              {"offset", e.data_offset}, {"file", e.file}});
+        }
+        j["stored"] = std::move(stored);
+    }
+    if (t.group && *t.group < model.groups.size()) {
+        const TensorGroup& g = model.groups[*t.group];
+        j["group"] = {{"name", g.name}, {"layout", g.layout}, {"experts", g.count}};
+        if (t.expert) j["group"]["expert"] = *t.expert;
+    }
+    return j;
+}
+
 std::string json_text(const nlohmann::json& j, int indent) {
     return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 namespace mlens {
 
 namespace {
@@ -57,28 +59,54 @@ std::optional<uint32_t> layer_of(std::string_view name) {
 
 namespace {
 
-// Weights a stored entry holds: the logical values of a packed quantized tensor, none for its
-// scale, bias and global-scale companions (their bytes still count), else its elements.
-uint64_t parameters_of(const TensorInfo& t) {
-    if (t.quant) return t.quant->logical_elements;
-    if (t.part_of) return 0;
-    return t.n_elements;
+// config.json files beyond this are not parsed for the architecture.
+constexpr uint64_t kMaxConfigJsonBytes = 4u << 20;
+
+struct Architecture {
+    std::string name;
+    std::string source;
+};
+
+// What config.json names: model_type (top level, then text_config), else architectures[0].
+Architecture config_json_architecture(const Model& model) {
+    const MetadataEntry* e = model.find("file:config.json");
+    if (!e || !e->value.is_string() || e->value.string_length() > kMaxConfigJsonBytes) return {};
+    auto config = nlohmann::json::parse(e->value.string_value(kMaxConfigJsonBytes), nullptr, false);
+    if (!config.is_object()) return {};
+    auto text = [](const nlohmann::json& j, const char* key) -> std::string {
+        auto it = j.find(key);
+        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (std::string t = text(config, "model_type"); !t.empty()) return {t, "config.json model_type"};
+    if (auto tc = config.find("text_config"); tc != config.end() && tc->is_object())
+        if (std::string t = text(*tc, "model_type"); !t.empty()) return {t, "config.json text_config.model_type"};
+    if (auto a = config.find("architectures"); a != config.end() && a->is_array() && !a->empty() && a->front().is_string())
+        if (std::string t = a->front().get<std::string>(); !t.empty()) return {t, "config.json architectures"};
+    return {};
 }
 
 }  // namespace
 
-ModelSummary summarize(const Model& model) {
+ModelSummary summarize(const Model& model, const std::vector<LogicalTensor>& tensors) {
     ModelSummary s;
     s.format = model.format;
     s.version = model.files.empty() ? 0 : model.files[0].version;
-    s.architecture = model.get_string("general.architecture").value_or("");
+    if (auto arch = model.get_string("general.architecture")) {
+        s.architecture = *arch;
+        s.architecture_source = "general.architecture";
+    } else {
+        Architecture a = config_json_architecture(model);
+        s.architecture = std::move(a.name);
+        s.architecture_source = std::move(a.source);
+    }
     s.name = model.get_string("general.name").value_or("");
     s.file_type = model.get_uint("general.file_type");
     if (s.file_type) s.file_type_name = file_type_name(*s.file_type);
-    s.tensor_count = model.tensors.size();
-    for (const TensorInfo& t : model.tensors) {
-        s.parameters = saturating_add(s.parameters, parameters_of(t), s.totals_overflow);
-        s.tensor_bytes = saturating_add(s.tensor_bytes, t.n_bytes.value_or(0), s.totals_overflow);
+    s.tensor_count = tensors.size();
+    s.stored_tensor_count = model.tensors.size();
+    for (const LogicalTensor& t : tensors) {
+        s.parameters = saturating_add(s.parameters, t.elements, s.totals_overflow);
+        s.tensor_bytes = saturating_add(s.tensor_bytes, t.bytes.value_or(0), s.totals_overflow);
     }
     s.file_bytes = model.total_file_bytes();
     if (s.parameters > 0 && !s.totals_overflow)
@@ -88,36 +116,28 @@ ModelSummary summarize(const Model& model) {
     return s;
 }
 
-double quantized_bits_per_weight(const Model& model, size_t index) {
-    if (index >= model.tensors.size() || !model.tensors[index].quant) return 0.0;
-    const TensorInfo& t = model.tensors[index];
-    const QuantLayout& q = *t.quant;
-    if (q.logical_elements == 0) return 0.0;
-    uint64_t bytes = t.n_bytes.value_or(0);
-    for (const std::optional<size_t>& part : {q.scale, q.bias, q.global_scale})
-        if (part && *part < model.tensors.size()) bytes += model.tensors[*part].n_bytes.value_or(0);
-    return static_cast<double>(bytes) * 8.0 / static_cast<double>(q.logical_elements);
-}
+ModelSummary summarize(const Model& model) { return summarize(model, logical_tensors(model)); }
 
-std::vector<LayerSummary> summarize_layers(const Model& model) {
+std::vector<LayerSummary> summarize_layers(const Model& model, const std::vector<LogicalTensor>& tensors) {
     std::map<uint32_t, LayerSummary> blocks;
     LayerSummary other;
-    for (size_t i = 0; i < model.tensors.size(); ++i) {
-        const TensorInfo& t = model.tensors[i];
-        auto layer = layer_of(t.name);
+    for (const LogicalTensor& t : tensors) {
+        auto layer = layer_of(model.tensors[t.index].name);
         LayerSummary& ls = layer ? blocks[*layer] : other;
         ls.layer = layer;
-        ls.tensors.push_back(i);
+        ls.tensors.push_back(t.index);
         bool ignored = false;
-        ls.parameters = saturating_add(ls.parameters, parameters_of(t), ignored);
-        ls.bytes = saturating_add(ls.bytes, t.n_bytes.value_or(0), ignored);
-        if (std::find(ls.types.begin(), ls.types.end(), t.type.name) == ls.types.end()) ls.types.push_back(t.type.name);
+        ls.parameters = saturating_add(ls.parameters, t.elements, ignored);
+        ls.bytes = saturating_add(ls.bytes, t.bytes.value_or(0), ignored);
+        if (std::find(ls.types.begin(), ls.types.end(), t.type) == ls.types.end()) ls.types.push_back(t.type);
     }
     std::vector<LayerSummary> out;
     for (auto& [n, ls] : blocks) out.push_back(std::move(ls));
     if (!other.tensors.empty()) out.push_back(std::move(other));
     return out;
 }
+
+std::vector<LayerSummary> summarize_layers(const Model& model) { return summarize_layers(model, logical_tensors(model)); }
 
 std::string human_bytes(uint64_t bytes) {
     static const char* const kUnits[] = {" B", " kB", " MB", " GB", " TB", " PB"};

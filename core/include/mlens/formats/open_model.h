@@ -3,7 +3,8 @@
 //    one weights file, plus the *.json beside them); one without weights is refused;
 //  - a file starting with "GGUF" is read as GGUF (with its split siblings);
 //  - a file that looks like safetensors (looks_like_safetensors: an 8-byte length, then '{'
-//    after optional whitespace, or a length below 2^32) is read as safetensors;
+//    after optional whitespace, or a length below 2^32) is read as safetensors, with the
+//    quantized tensors and expert groups of an Ollama tensor blob described (tensor_blobs.h);
 //  - a path that does not exist but parses as an Ollama model reference ("gemma3:4b",
 //    "org/model:tag") opens that model from the first default store (find_stores: $OLLAMA_MODELS,
 //    ~/.ollama/models, /usr/share/ollama/.ollama/models) whose manifest exists (open_store_model);

@@ -1,8 +1,14 @@
 // Facts about a Model that the CLI's `info`, the app's header view and the status bar show.
 //
 // Contract: pure functions of the Model; sums use saturating arithmetic and report overflow
-// instead of wrapping (malformed-inputs.md A3 "totals"). Layer numbers come from the tensor name
-// only: "blk.N." (GGUF) or "model.layers.N." / "layers.N." (Hugging Face).
+// instead of wrapping (malformed-inputs.md A3 "totals"). Tensors, parameters, bytes and layers
+// are those of the logical tensors (logical_tensors.h): a quantized tensor stored as packed
+// weights, scale and bias is one tensor whose parameters are its logical values and whose bytes
+// include every entry. Layer numbers come from the tensor name only: "blk.N." (GGUF) or
+// "model.layers.N." / "layers.N." (Hugging Face).
+// The architecture is general.architecture (GGUF); without it, the model_type of the
+// config.json a safetensors folder or Ollama tensor-blob model carries ("file:config.json";
+// top level, else under text_config), else that file's first "architectures" entry.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mlens/model/logical_tensors.h"
 #include "mlens/model/model.h"
 
 namespace mlens {
@@ -18,13 +25,14 @@ namespace mlens {
 struct ModelSummary {
     Format format = Format::unknown;
     uint32_t version = 0;
-    std::string architecture;              // general.architecture, or empty
+    std::string architecture;              // see the contract; empty when nothing names it
+    std::string architecture_source;       // "general.architecture", "config.json model_type", ...
     std::string name;                      // general.name, or empty
     std::optional<uint64_t> file_type;     // general.file_type
     std::string file_type_name;            // "Q4_K_M", "F16", ... or "unknown(N)"
-    uint64_t parameters = 0;               // weights: tensor elements, a packed quantized tensor's
-                                           // logical values (its companions add bytes, not weights)
-    uint64_t tensor_count = 0;
+    uint64_t parameters = 0;               // elements of the logical tensors
+    uint64_t tensor_count = 0;             // logical tensors
+    uint64_t stored_tensor_count = 0;      // entries as stored (Model::tensors), companions included
     uint64_t tensor_bytes = 0;             // sum of known tensor sizes
     uint64_t file_bytes = 0;
     double bits_per_weight = 0.0;          // tensor_bytes * 8 / parameters
@@ -33,11 +41,9 @@ struct ModelSummary {
     size_t warnings = 0;
 };
 
+// `tensors` is logical_tensors(model); the overloads without it compute it.
+ModelSummary summarize(const Model& model, const std::vector<LogicalTensor>& tensors);
 ModelSummary summarize(const Model& model);
-
-// Bits per logical weight of the packed entry `index` of a multi-entry quantized tensor: the bytes
-// of the entry, its scale, bias and global scale, over its logical values; 0 for any other entry.
-double quantized_bits_per_weight(const Model& model, size_t index);
 
 // Name of a llama_ftype value as llama.cpp's quantize tool spells it ("Q4_K_M", "BF16", ...).
 std::string file_type_name(uint64_t ftype);
@@ -47,13 +53,14 @@ std::optional<uint32_t> layer_of(std::string_view tensor_name);
 
 struct LayerSummary {
     std::optional<uint32_t> layer;          // nullopt: tensors outside any block
-    std::vector<size_t> tensors;            // indices into Model::tensors
+    std::vector<size_t> tensors;            // logical tensors, as indices into Model::tensors
     uint64_t parameters = 0;
     uint64_t bytes = 0;
-    std::vector<std::string> types;         // storage types used, in first-seen order
+    std::vector<std::string> types;         // logical types used, in first-seen order
 };
 
-// Groups tensors by layer, layers in ascending order, non-block tensors last.
+// Groups the logical tensors by layer, layers in ascending order, non-block tensors last.
+std::vector<LayerSummary> summarize_layers(const Model& model, const std::vector<LogicalTensor>& tensors);
 std::vector<LayerSummary> summarize_layers(const Model& model);
 
 // "1.2 GB", "512 B" (decimal units, like the sizes in ux.md).
