@@ -77,6 +77,18 @@ void row_tooltip(const CompatRow& row) {
     ImGui::EndTooltip();
 }
 
+// Each piece of evidence with the reason no upstream file has it.
+void origin_tooltip(const compat::OllamaOrigin& origin) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+    for (const compat::OriginEvidence& e : origin.evidence) {
+        ui::text(escape_for_display(e.marker, 400));
+        ui::text_dim("  " + e.reason);
+    }
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
 }  // namespace
 
 void CompatPanel::poll() {
@@ -131,15 +143,24 @@ void CompatPanel::open_export(const Document& doc) {
 
 void CompatPanel::header(PanelContext& ctx) {
     const CompatView& v = *m_view;
-    if (v.plan.empty()) {
-        ui::text_colored(palette().ok, "llama.cpp loads this file as it is: Ollama's compatibility shim changes nothing.");
-    } else {
-        std::string handlers;
-        for (const compat::SidePlan* p : {&v.plan.text, &v.plan.clip})
-            for (const std::string& h : p->handlers) handlers += (handlers.empty() ? "" : ", ") + h;
+    std::string handlers;
+    for (const compat::SidePlan* p : {&v.plan.text, &v.plan.clip})
+        for (const std::string& h : p->handlers) handlers += (handlers.empty() ? "" : ", ") + h;
+    if (v.origin.ollama_made()) {
         ui::text_colored(palette().accent, "Ollama-made file");
         ImGui::SameLine();
-        ui::text("\xE2\x80\x94 the shim rewrites it; handlers fired: " + handlers);
+        ui::text(v.plan.empty() ? std::string("\xE2\x80\x94 the shim changes nothing in it")
+                                : "\xE2\x80\x94 the shim rewrites it; handlers fired: " + handlers);
+        ImGui::SameLine();
+        ui::text_dim("(evidence)");
+        if (ImGui::IsItemHovered()) origin_tooltip(v.origin);
+    } else if (v.plan.empty()) {
+        ui::text_colored(palette().ok, "llama.cpp loads this file as it is: Ollama's compatibility shim changes nothing.");
+    } else {
+        ui::text_colored(palette().warning, "Nothing shows that Ollama made this file");
+        ImGui::SameLine();
+        ui::text("\xE2\x80\x94 the shim's rules would still rewrite it (" + handlers +
+                 "); inference loads it as it is");
     }
     const char* label = "Export upstream GGUF\xE2\x80\xA6";
     float width = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
