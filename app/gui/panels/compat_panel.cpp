@@ -146,22 +146,10 @@ void CompatPanel::header(PanelContext& ctx) {
     std::string handlers;
     for (const compat::SidePlan* p : {&v.plan.text, &v.plan.clip})
         for (const std::string& h : p->handlers) handlers += (handlers.empty() ? "" : ", ") + h;
-    if (v.origin.ollama_made()) {
-        ui::text_colored(palette().accent, "Ollama-made file");
-        ImGui::SameLine();
-        ui::text(v.plan.empty() ? std::string("\xE2\x80\x94 the shim changes nothing in it")
-                                : "\xE2\x80\x94 the shim rewrites it; handlers fired: " + handlers);
-        ImGui::SameLine();
-        ui::text_dim("(evidence)");
-        if (ImGui::IsItemHovered()) origin_tooltip(v.origin);
-    } else if (v.plan.empty()) {
-        ui::text_colored(palette().ok, "llama.cpp loads this file as it is: Ollama's compatibility shim changes nothing.");
-    } else {
-        ui::text_colored(palette().warning, "Nothing shows that Ollama made this file");
-        ImGui::SameLine();
-        ui::text("\xE2\x80\x94 the shim's rules would still rewrite it (" + handlers +
-                 "); inference loads it as it is");
-    }
+    // One short verdict beside the export button; the details wrap on the lines below it.
+    if (v.origin.ollama_made()) ui::text_colored(palette().accent, "Ollama-made file");
+    else if (v.plan.empty()) ui::text_colored(palette().ok, "llama.cpp loads this file as it is");
+    else ui::text_colored(palette().warning, "No evidence that Ollama made this file");
     const char* label = "Export upstream GGUF\xE2\x80\xA6";
     float width = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 12, ImGui::GetWindowContentRegionMax().x - width));
@@ -169,6 +157,21 @@ void CompatPanel::header(PanelContext& ctx) {
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Write the upstream-shaped GGUF%s that llama.cpp loads after the shim",
                           v.vision_export ? " and its mmproj" : "");
+    ImGui::PushTextWrapPos(0);
+    if (v.origin.ollama_made()) {
+        const size_t more = v.origin.evidence.size() - 1;
+        ui::text_dim("evidence: " + escape_for_display(v.origin.evidence.front().marker, 400) +
+                     (more ? " (+" + std::to_string(more) + " more; hover for all)" : " (hover for why)"));
+        if (ImGui::IsItemHovered()) origin_tooltip(v.origin);
+        ui::text(v.plan.empty() ? std::string("The shim changes nothing in it.")
+                                : "The shim rewrites it; handlers fired: " + handlers);
+    } else if (v.plan.empty()) {
+        ui::text("Ollama's compatibility shim changes nothing in it.");
+    } else {
+        ui::text("The shim's rules would still rewrite it (" + handlers +
+                 "), but nothing in it shows Ollama made it: inference loads it as it is.");
+    }
+    ImGui::PopTextWrapPos();
     ImGui::Checkbox("Only changes", &m_only_changes);
     ImGui::SameLine(0, 16);
     bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
