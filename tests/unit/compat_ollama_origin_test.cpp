@@ -65,10 +65,13 @@ public:
         if (!pre.empty()) str("tokenizer.ggml.pre", pre);
         std::vector<std::string> tokens(n, "t");
         for (const auto& [id, text] : specials) tokens[id] = text;
-        return strs("tokenizer.ggml.tokens", tokens).u32("tokenizer.ggml.bos_token_id", bos).u32("tokenizer.ggml.eos_token_id", eos);
+        return strs("tokenizer.ggml.tokens", tokens)
+            .u32("tokenizer.ggml.bos_token_id", bos)
+            .u32("tokenizer.ggml.eos_token_id", eos);
     }
     GgmlGguf& tensor(const std::string& name, int64_t ne0, int64_t ne1 = 1) {
-        ggml_tensor* t = ne1 == 1 ? ggml_new_tensor_1d(m_data, GGML_TYPE_F32, ne0) : ggml_new_tensor_2d(m_data, GGML_TYPE_F32, ne0, ne1);
+        ggml_tensor* t = ne1 == 1 ? ggml_new_tensor_1d(m_data, GGML_TYPE_F32, ne0)
+                                  : ggml_new_tensor_2d(m_data, GGML_TYPE_F32, ne0, ne1);
         ggml_set_name(t, name.c_str());
         std::memset(t->data, 0, ggml_nbytes(t));
         gguf_add_tensor(m_gguf, t);
@@ -113,14 +116,16 @@ TEST_CASE("files written through ggml's gguf API with upstream-shaped keys give 
     std::vector<Model> models;
     const std::vector<std::pair<size_t, std::string>> llama3 = {{128006, "<|start_header_id|>"}, {128009, "<|eot_id|>"}};
     // Llama-3 as converted from the base model: eos 128001, the shim's Llama-3 fix would fire.
-    models.push_back(GgmlGguf("llama").vocab("gpt2", "llama-bpe", 128256, llama3, 128000, 128001).tensor("token_embd.weight", 8, 128256)
-                         .tensor("blk.0.attn_norm.weight", 8).tensor("output_norm.weight", 8).write(dir, "llama3.gguf"));
+    models.push_back(GgmlGguf("llama").vocab("gpt2", "llama-bpe", 128256, llama3, 128000, 128001)
+                         .tensor("token_embd.weight", 8, 128256).tensor("blk.0.attn_norm.weight", 8)
+                         .tensor("output_norm.weight", 8).write(dir, "llama3.gguf"));
     CHECK(shim_fired(plan_compat(models.back()).text, "handle_llama3_metadata"));
     models.push_back(GgmlGguf("gemma3").u32("gemma3.attention.key_length", 4).f32("gemma3.rope.freq_base_swa", 10000.0f)
                          .vocab("llama", "default").tensor("token_embd.weight", 8, 8).tensor("blk.0.attn_q.weight", 8, 8)
                          .tensor("output_norm.weight", 8).write(dir, "gemma3.gguf"));
     models.push_back(GgmlGguf("clip").boolean("clip.has_vision_encoder", true).str("clip.projector_type", "gemma3")
-                         .tensor("v.patch_embd.weight", 8, 8).tensor("mm.input_projection.weight", 8, 8).write(dir, "mmproj.gguf"));
+                         .tensor("v.patch_embd.weight", 8, 8).tensor("mm.input_projection.weight", 8, 8)
+                         .write(dir, "mmproj.gguf"));
     // A LLaVA mmproj without a projector type: the shim's LLaVA default would fire.
     models.push_back(GgmlGguf("clip").boolean("clip.has_vision_encoder", true).tensor("v.patch_embd.weight", 8, 8)
                          .tensor("mm.0.weight", 8, 8).write(dir, "llava-mmproj.gguf"));
@@ -131,8 +136,9 @@ TEST_CASE("files written through ggml's gguf API with upstream-shaped keys give 
     models.push_back(GgmlGguf("bert").vocab("t5", "").u8s("tokenizer.ggml.precompiled_charsmap", {1, 2, 3, 4})
                          .tensor("token_embd.weight", 8, 8).write(dir, "snowflake.gguf"));
     // qwen35moe.feed_forward_length is written by the base converter; the shim's detector fires on it.
-    models.push_back(GgmlGguf("qwen35moe").u32("qwen35moe.expert_feed_forward_length", 4).i32s("qwen35moe.rope.dimension_sections", {11, 11, 10, 0})
-                         .vocab("gpt2", "qwen35").tensor("blk.0.ssm_dt.bias", 2).tensor("blk.1.nextn.eh_proj.weight", 16, 8)
+    models.push_back(GgmlGguf("qwen35moe").u32("qwen35moe.expert_feed_forward_length", 4)
+                         .i32s("qwen35moe.rope.dimension_sections", {11, 11, 10, 0}).vocab("gpt2", "qwen35")
+                         .tensor("blk.0.ssm_dt.bias", 2).tensor("blk.1.nextn.eh_proj.weight", 16, 8)
                          .write(dir, "qwen35moe.gguf"));
     CHECK(shim_fired(plan_compat(models.back()).text, "handle_qwen35moe"));
     models.push_back(GgmlGguf("qwen3vl").i32s("qwen3vl.rope.dimension_sections", {24, 20, 20, 0}).vocab("gpt2", "qwen2")

@@ -70,7 +70,8 @@ void InferencePanel::facts_line() {
 void InferencePanel::load_bar(PanelContext& ctx) {
     InferenceController& c = *m_controller;
     ImGui::BeginDisabled(c.busy());
-    if (ImGui::Button(c.loaded() ? "Reload model" : "Load model")) c.start_load(ctx.jobs, SessionOptions{.vocab_only = vocab_only, .as_is = load_as_is});
+    if (ImGui::Button(c.loaded() ? "Reload model" : "Load model"))
+        c.start_load(ctx.jobs, SessionOptions{.vocab_only = vocab_only, .as_is = load_as_is});
     ImGui::SameLine();
     ImGui::Checkbox("vocabulary only", &vocab_only);
     ImGui::EndDisabled();

@@ -151,7 +151,8 @@ OllamaOrigin detect_ollama_origin(const Model& model) {
     if (arch == "gemma4") gemma4(e, model);
     if (arch == "bert") bert(e, model);
     if (arch == "qwen35" || arch == "qwen35moe") qwen35(e);
-    if (arch == "qwen3next") e.tensor_suffix(".ssm_dt", "upstream writes blk.N.ssm_dt.bias, the name llama.cpp's qwen3next loader asks for");
+    if (arch == "qwen3next")
+        e.tensor_suffix(".ssm_dt", "upstream writes blk.N.ssm_dt.bias, the name llama.cpp's qwen3next loader asks for");
     if (arch == "qwen3vl" || arch == "qwen3vlmoe")
         e.key_missing(arch + ".rope.dimension_sections",
                       "upstream's qwen3vl converter always writes it, and llama.cpp refuses the file without it");
