@@ -215,7 +215,7 @@ TEST_CASE("every kind of evidence is found in an Ollama-format file, with its re
     }
 }
 
-TEST_CASE("Ollama's sorted key order is evidence in both of its forms, from eight keys on", "[compat][origin]") {
+TEST_CASE("Ollama's sorted key order is evidence in both of its forms, with an architecture and eight keys", "[compat][origin]") {
     TempDir dir;
     auto keys = [](OllamaGguf g, size_t n_hparams) {
         g.u32("general.file_type", 1).u32("general.quantization_version", 2).str("tokenizer.ggml.model", "gpt2");
@@ -237,6 +237,8 @@ TEST_CASE("Ollama's sorted key order is evidence in both of its forms, from eigh
     CHECK(detect_ollama_origin(legacy).summary() == "Ollama-made: qwen2: all 9 keys in sorted order, as Ollama's GGUF writer writes them");
     // The same keys in the order they were added (upstream's way) are no evidence.
     CHECK_FALSE(detect_ollama_origin(keys(OllamaGguf("qwen2"), 4).write(dir, "added.gguf")).ollama_made());
+    // Nor do sorted keys without an architecture.
+    CHECK_FALSE(detect_ollama_origin(keys(OllamaGguf(""), 4).sorted_keys().write(dir, "no-arch.gguf")).ollama_made());
     // Seven keys in order do not count.
     Model seven = keys(OllamaGguf("qwen2"), 2).sorted_keys().write(dir, "seven.gguf");
     REQUIRE(seven.metadata.size() == kMinSortedKeys - 1);

@@ -121,7 +121,7 @@ std::optional<size_t> sorted_key_count(const Model& m, const std::string& arch) 
             if ((count == 0 || form > previous) && (!pick || form < *pick)) pick = std::move(form);
         };
         consider(entry.key);
-        if (!arch.empty() && starts_with(entry.key, prefix)) consider(entry.key.substr(prefix.size()));
+        if (starts_with(entry.key, prefix)) consider(entry.key.substr(prefix.size()));
         if (!pick) return std::nullopt;
         previous = std::move(*pick);
         ++count;
@@ -172,10 +172,10 @@ OllamaOrigin detect_ollama_origin(const Model& model) {
         e.tensor_prefix("blk.1.ffn_latent_in", "upstream names these tensors ffn_latent_down and ffn_latent_up");
         e.tensor_prefix("mtp.", "upstream writes multi-token-prediction layers as blk.N.nextn.* tensors");
     }
-    if (!arch.empty()) {
-        e.key(arch + ".source_quantization", kNotAKey);
-        e.key(arch + ".source_fp8_tensors", kNotAKey);
-    }
+    // Ollama writes general.architecture into every file it makes: a file without one shows nothing.
+    if (arch.empty()) return origin;
+    e.key(arch + ".source_quantization", kNotAKey);
+    e.key(arch + ".source_fp8_tensors", kNotAKey);
     if (auto sorted = sorted_key_count(model, arch); sorted && *sorted >= kMinSortedKeys)
         e.add("all " + std::to_string(*sorted) + " keys in sorted order, as Ollama's GGUF writer writes them",
               "llama.cpp's converters write keys in the order they add them (general.architecture, general.type, "

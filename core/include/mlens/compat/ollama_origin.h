@@ -57,8 +57,9 @@
 //        adds them, which never ascends: the current converter adds general.type before
 //        general.name, older ones <arch>.feed_forward_length before <arch>.attention.head_count
 //        or <arch>.context_length before <arch>.block_count; llama.cpp's tools keep the order of
-//        the file they copy. Only a file with at least kMinSortedKeys keys in its first shard
-//        counts, so a handful of keys in order by chance is not taken as a layout.
+//        the file they copy. Only a file with general.architecture and at least kMinSortedKeys
+//        keys in its first shard counts, so a handful of keys in order by chance (an imatrix
+//        file, say) is not taken as a layout.
 //  - Not evidence, although the shim fires on it: the Llama-3 metadata fix's conditions (a
 //    Llama-3 vocabulary with eos_token_id 128001 is what llama.cpp's converter writes for the
 //    Llama-3 base models — models/ggml-vocab-llama-bpe.gguf — and converters before
