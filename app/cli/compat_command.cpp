@@ -1,9 +1,11 @@
-// mlens compat PATH [--json]: what Ollama's llama.cpp compatibility shim would rewrite, for the
+// mlens compat PATH [--json]: whether Ollama made the file (only on evidence no upstream file can
+// carry, ollama_origin.h) and what Ollama's llama.cpp compatibility shim would rewrite, for the
 // text loader and the clip (mmproj) loader: every edit grouped by kind, with the rule that made it.
 #include <array>
 #include <iostream>
 
 #include "cli_common.h"
+#include "mlens/compat/ollama_origin.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/model/model_json.h"
@@ -79,6 +81,24 @@ void print_side(const Model& model, const SidePlan& p) {
     for (const PlanIssue& i : p.issues) std::cout << "  issue: " << escape_for_display(i.message) << "  [" << i.rule << "]\n";
 }
 
+void print_origin(const OllamaOrigin& origin, const RewritePlan& plan) {
+    if (!origin.ollama_made()) {
+        std::cout << "origin: no evidence that Ollama made this file";
+        if (!plan.text.empty()) std::cout << "; inference loads it as it is, without the text edits below";
+        std::cout << "\n";
+        return;
+    }
+    std::cout << "origin: Ollama-made\n";
+    for (const OriginEvidence& e : origin.evidence)
+        std::cout << "  evidence: " << escape_for_display(e.marker, 400) << " (" << e.reason << ")\n";
+}
+
+nlohmann::json origin_json(const OllamaOrigin& origin) {
+    nlohmann::json evidence = nlohmann::json::array();
+    for (const OriginEvidence& e : origin.evidence) evidence.push_back({{"marker", e.marker}, {"reason", e.reason}});
+    return {{"ollama_made", origin.ollama_made()}, {"evidence", evidence}};
+}
+
 nlohmann::json value_json(const Value& v) {
     return {{"type", format_type(v)}, {"value", value_to_json(v, UINT64_MAX)}};
 }
@@ -141,10 +161,13 @@ void add_compat_command(CLI::App& app, int& exit_code) {
         auto model = open_or_report(*path);
         if (!model) { exit_code = kExitBroken; return; }
         RewritePlan plan = plan_compat(*model);
+        OllamaOrigin origin = detect_ollama_origin(*model);
         if (*json) {
-            nlohmann::json out = {{"path", *path}, {"empty", plan.empty()}, {"text", side_json(plan.text)}, {"clip", side_json(plan.clip)}};
+            nlohmann::json out = {{"path", *path}, {"origin", origin_json(origin)}, {"empty", plan.empty()},
+                                  {"text", side_json(plan.text)}, {"clip", side_json(plan.clip)}};
             std::cout << json_text(out) << "\n";
         } else {
+            print_origin(origin, plan);
             print_side(*model, plan.text);
             print_side(*model, plan.clip);
             std::cout << "summary: text: " << counts_text(plan.text) << "; clip: " << counts_text(plan.clip) << "\n";

@@ -3,8 +3,9 @@
 // mlens ab A B -p TEXT [-n N] [--top-k K] [--json]
 // mlens layers PATH -p TEXT [--names a,b,...] [--json]
 // Test inference through llama.cpp (core/infer). A file llama.cpp cannot load exits 1 with
-// llama.cpp's own error text; --log prints every llama.cpp log line to stderr. An Ollama-made GGUF
-// is loaded through the upstream export (model_loader.h), and a "note:" line on stderr says so.
+// llama.cpp's own error text; --log prints every llama.cpp log line to stderr. A GGUF that is
+// Ollama-made on evidence is loaded through the upstream export (model_loader.h), and a "note:" line
+// on stderr says so; --as-is hands every file to llama.cpp unmodified.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -26,6 +27,7 @@ namespace {
 struct CommonFlags {
     bool json = false;
     bool log = false;
+    bool as_is = false;
     int threads = 2;
     uint32_t ctx = 2048;
 };
@@ -33,6 +35,7 @@ struct CommonFlags {
 void add_common(CLI::App* cmd, CommonFlags& f) {
     cmd->add_flag("--json", f.json, "Print JSON");
     cmd->add_flag("--log", f.log, "Print llama.cpp's log lines to stderr");
+    cmd->add_flag("--as-is", f.as_is, "Hand the file to llama.cpp unmodified, even an Ollama-made GGUF");
     cmd->add_option("--threads", f.threads, "Threads for llama.cpp (default 2)");
     cmd->add_option("--ctx", f.ctx, "Context size (capped at the model's training context)");
 }
@@ -57,6 +60,7 @@ std::unique_ptr<Session> load_or_report(const std::string& path, const CommonFla
     options.vocab_only = vocab_only;
     options.n_threads = f.threads;
     options.n_ctx = f.ctx;
+    options.as_is = f.as_is;
     auto log = std::make_shared<LogCapture>();
     auto loaded = load_model_session(path, options, nullptr, log);
     if (!loaded) {

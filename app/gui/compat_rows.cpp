@@ -202,6 +202,7 @@ const char* edit_kind_glyph(EditKind k) {
 CompatView build_compat_view(const Model& model, JobContext* job) {
     CompatView out;
     out.plan = plan_compat(model);
+    out.origin = compat::detect_ollama_origin(model);
     job_report(job, 0.5);
     if (job_cancelled(job)) {
         out.cancelled = true;

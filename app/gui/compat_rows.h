@@ -3,8 +3,9 @@
 // document on a worker thread so the panel only filters and draws.
 //
 // Contract:
-//  - build_compat_view(model) runs plan_compat and upstream_view for both sides. Progress: 0.5
-//    after the plan, 1 when done; a cancelled job stops early with `cancelled` set.
+//  - build_compat_view(model) runs plan_compat, detect_ollama_origin and upstream_view for both
+//    sides. Progress: 0.5 after the plan, 1 when done; a cancelled job stops early with
+//    `cancelled` set.
 //  - Metadata rows: every stored key in file order (left: key, type, value), its right side the
 //    key's resulting type and value, or empty when removed; then every key the plan created, in
 //    resulting order, with an empty left side. Keys keep their row when an overwrite moves them to
@@ -30,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "mlens/compat/ollama_origin.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/job.h"
 #include "mlens/model/model.h"
@@ -65,6 +67,7 @@ struct CompatSide {
 struct CompatView {
     bool cancelled = false;
     compat::RewritePlan plan;
+    compat::OllamaOrigin origin;             // whether Ollama made the file, on evidence only
     CompatSide text;
     CompatSide clip;
     bool vision_export = false;              // has_vision_export(): an mmproj can be written

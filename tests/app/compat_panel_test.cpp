@@ -218,3 +218,22 @@ TEST_CASE("the compat panel on an upstream file says what was checked and lists 
     h.panel.open_export(*h.doc);
     CHECK(h.panel.exporter().mmproj_path().empty());
 }
+
+TEST_CASE("the compat panel calls a file Ollama-made on evidence", "[gui-compat]") {
+    CompatHarness h(demo("ollama-gemma3.gguf"));
+    h.settle();
+    REQUIRE(h.panel.view());
+    CHECK(h.panel.view()->origin.ollama_made());
+    CHECK(h.panel.view()->origin.evidence.front().marker == "gemma3: tensor v.blk.0.attn_k.bias (prefix v.)");
+}
+
+TEST_CASE("the compat panel does not call llama.cpp's own Llama-3 vocabulary Ollama-made", "[gui-compat]") {
+    // The shim's Llama-3 fix would rewrite it, yet nothing in it shows Ollama made it.
+    CompatHarness h(std::string(MLENS_LLAMA_SOURCE) + "/models/ggml-vocab-llama-bpe.gguf");
+    h.settle();
+    const CompatView* v = h.panel.view();
+    REQUIRE(v);
+    CHECK_FALSE(v->origin.ollama_made());
+    CHECK(v->plan.text.handlers == std::vector<std::string>{"handle_llama3_metadata"});
+    CHECK(h.panel.only_changes());
+}

@@ -333,6 +333,20 @@ TEST_CASE("an Ollama-made GGUF loads through the upstream export with a banner",
     h.every_tab();
 }
 
+TEST_CASE("Load as is hands an Ollama-made GGUF to llama.cpp unmodified", "[gui-infer]") {
+    InferHarness h({demo("ollama-gemma3.gguf")});
+    h.panel.load_as_is = true;
+    h.panel.request(InferenceTab::generate);
+    h.settle();
+    InferenceController& c = h.controller();
+    CHECK_FALSE(c.loaded());
+    CHECK(c.load_banner().empty());
+    REQUIRE(c.load_error().has_value());
+    CHECK(c.load_error()->code == "E_LLAMA_LOAD");
+    CHECK_THAT(c.load_error()->message, Catch::Contains("key not found in model: gemma3.attention.layer_norm_rms_epsilon"));
+    h.every_tab();
+}
+
 TEST_CASE("a file llama.cpp cannot load shows its error and the panel keeps drawing", "[gui-infer]") {
     TempDir dir;
     copy_prefix(demo("tiny-llama-f32.gguf"), dir.file("cut.gguf"), 0.5);

@@ -1,9 +1,9 @@
 // Pipelines of the fuzz targets, shared with the regression test that replays every input one of
 // them ever failed on (tests/fuzz/regressions/). run_compat_pipeline is compat_plan_fuzz: the
-// bytes go through the GGUF
-// reader, the compat planner (both sides), the upstream views, the export layouts and every
-// planned data operation whose destination is at most kMaxOpBytes, run in memory. Refused data
-// ops (E_DATA_OP) are expected answers; only a crash or a sanitizer report is a failure.
+// bytes go through the GGUF reader, the Ollama origin detector, the compat planner (both sides),
+// the upstream views, the export layouts and every planned data operation whose destination is
+// at most kMaxOpBytes, run in memory. Refused data ops (E_DATA_OP) are expected answers; only a
+// crash or a sanitizer report is a failure.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mlens/compat/data_ops.h"
+#include "mlens/compat/ollama_origin.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/compat/upstream_export.h"
 #include "mlens/formats/gguf_reader.h"
@@ -45,6 +46,7 @@ inline void exercise_side(const Model& model, const compat::SidePlan& side) {
 
 inline void run_compat_pipeline(const uint8_t* data, size_t size) {
     Model model = read_gguf(memory_source(std::vector<uint8_t>(data, data + size)));
+    (void)compat::detect_ollama_origin(model).summary();
     compat::RewritePlan plan = compat::plan_compat(model);
     exercise_side(model, plan.text);
     exercise_side(model, plan.clip);

@@ -1,6 +1,7 @@
 // OllamaGguf: builds small Ollama-format GGUF files for the compat rule tests, through our own
-// writer (keys in the order added, tensors zero-filled), and reads them back as a Model. Also the
-// expectation helpers the compat tests share: resulting key order, one key's type and value.
+// writer (keys in the order added, or in Ollama's writer order on request; tensors zero-filled),
+// and reads them back as a Model. Also the expectation helpers the compat tests share: resulting
+// key order, one key's type and value.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,10 @@ public:
     OllamaGguf& boolean(const std::string& key, bool v) { return kv(key, compat::value_bool(v)); }
     // A tensor of ggml type `type` (default F32) and shape `ne` (GGUF order), zero bytes.
     OllamaGguf& tensor(const std::string& name, std::vector<uint64_t> ne, uint32_t type = 0);
+
+    // Puts the keys added so far in the order of Ollama's GGUF writer: sorted by the key with its
+    // "<arch>." prefix removed.
+    OllamaGguf& sorted_keys();
 
     // Writes the file into `dir` and reads it back (the Model keeps the file open).
     Model write(const TempDir& dir, const std::string& name = "model.gguf") const;

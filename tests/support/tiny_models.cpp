@@ -2,6 +2,7 @@
 
 #include <ggml.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -45,6 +46,16 @@ private:
     uint32_t m_seed = 0;
 };
 
+// Ollama's GGUF writer sorts the keys by the key with its "<arch>." prefix removed.
+void sort_keys_like_ollama(TinyModel& m) {
+    std::string prefix;
+    for (const MetadataEntry& e : m.metadata)
+        if (e.key == "general.architecture") prefix = e.value.string_value() + ".";
+    auto map_key = [&](const std::string& k) { return k.rfind(prefix, 0) == 0 ? k.substr(prefix.size()) : k; };
+    std::stable_sort(m.metadata.begin(), m.metadata.end(),
+                     [&](const MetadataEntry& a, const MetadataEntry& b) { return map_key(a.key) < map_key(b.key); });
+}
+
 const Model& vocab(const std::string& name) {
     static std::vector<std::pair<std::string, Model>> cache;
     for (const auto& [n, m] : cache)
@@ -85,6 +96,7 @@ TinyModel tiny_llama3(TinyLayout layout) {
         .tensor("blk.0.ffn_up.weight", kF16, {32, 64})
         .tensor("blk.0.ffn_down.weight", kF32, {64, 32})
         .tensor("output_norm.weight", kF32, {32}, true);
+    if (ollama) sort_keys_like_ollama(m);
     m.prompt = {128000, 9906, 1917, 11, 358, 1097, 264, 13340};
     return m;
 }
@@ -144,6 +156,7 @@ TinyModel tiny_gemma3(TinyLayout layout) {
         b.tensor("v.patch_embedding.weight", kF16, {14, 14, 3, 32})
             .tensor("v.blk.0.layer_norm1.weight", kF32, {32}, true)
             .tensor("mm.mm_input_projection.weight", kF16, {32, 32});
+    if (ollama) sort_keys_like_ollama(m);
     m.prompt = {1, 450, 4996, 17354, 1701, 432, 17204, 975};
     return m;
 }
@@ -187,6 +200,7 @@ TinyModel tiny_lfm2(TinyLayout layout) {
         .tensor("blk.1.ffn_up.weight", kF16, {32, 64})
         .tensor("blk.1.ffn_down.weight", kF32, {64, 32})
         .tensor(ollama ? "output_norm.weight" : "token_embd_norm.weight", kF32, {32}, true);
+    if (ollama) sort_keys_like_ollama(m);
     m.prompt = {128000, 9906, 1917, 11, 358, 1097, 264, 13340};
     return m;
 }
@@ -237,6 +251,7 @@ TinyModel tiny_gptoss(TinyLayout layout) {
             .tensor(blk + "ffn_down_exps.bias", kF32, {32, 4});
     }
     b.tensor("output_norm.weight", kF32, {32}, true).tensor("output.weight", kQ8_0, {32, n_vocab});
+    if (ollama) sort_keys_like_ollama(m);
     m.prompt = {128000, 9906, 1917, 11, 358, 1097, 264, 13340};
     return m;
 }

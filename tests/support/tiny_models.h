@@ -1,7 +1,7 @@
 // Tiny models that upstream llama.cpp runs, each in two layouts from the same weights: as an
-// Ollama-made GGUF (the layout Ollama's compatibility shim rewrites) and as llama.cpp's own
-// converter would write it. Export round-trip tests export the first and compare logits with
-// the second. Weights are deterministic (test_signal); norms sit near 1.
+// Ollama-made GGUF (the layout Ollama's compatibility shim rewrites, keys in the order Ollama's
+// writer sorts them) and as llama.cpp's own converter would write it. Export round-trip tests
+// export the first and compare logits with the second. Weights are deterministic (test_signal); norms sit near 1.
 //
 //  - llama3: llama arch, Llama-3 BPE vocabulary (models/ggml-vocab-llama-bpe.gguf, 128256 tokens),
 //    1 block, n_embd 32, 4 heads / 2 KV heads, tied output. Ollama layout: no tokenizer.ggml.pre

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "compat_fixture.h"
+#include "mlens/compat/ollama_origin.h"
 
 using namespace mlens;
 using namespace mlens::compat;
@@ -134,11 +135,18 @@ TEST_CASE("llama: the Llama-3 metadata gap is closed", "[compat]") {
     tokens[128009] = "<|eot_id|>";
     TempDir dir;
     Model m = OllamaGguf("llama")
+                  .u32("general.file_type", 1)
+                  .u32("general.quantization_version", 2)
+                  .u32("llama.block_count", 32)
+                  .u32("llama.context_length", 8192)
+                  .u32("llama.embedding_length", 4096)
                   .kv("tokenizer.ggml.tokens", array_strings(tokens))
                   .str("tokenizer.ggml.pre", "default")
                   .u32("tokenizer.ggml.eos_token_id", 128009)
                   .str("tokenizer.chat_template", "{{ '<|start_header_id|>' }}")
+                  .sorted_keys()
                   .write(dir);
+    CHECK(detect_ollama_origin(m).summary() == "Ollama-made: llama: all 10 keys in sorted order, as Ollama's GGUF writer writes them");
     const SidePlan t = plan_compat(m).text;
     CHECK(t.checks[19].detail == "marker: Llama-3 vocab with tokenizer.ggml.pre missing or default");
     CHECK(result_keys(m, t) == keys_after(m, strings({"tokenizer.ggml.pre", "tokenizer.ggml.eot_token_id", "tokenizer.ggml.eos_token_ids"})));

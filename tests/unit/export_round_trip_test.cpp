@@ -167,7 +167,9 @@ TEST_CASE("an Ollama-made GGUF loads for inference through the upstream export, 
     REQUIRE(ollama);
     CHECK(ollama->route.through_export);
     CHECK(ollama->route.handlers == std::vector<std::string>{"handle_gemma3"});
-    CHECK(ollama->route.banner == "Ollama-made GGUF: loaded through the upstream export (handle_gemma3)");
+    CHECK(ollama->route.banner ==
+          "Ollama-made GGUF: loaded through the upstream export (handle_gemma3); evidence: gemma3: tensor "
+          "v.patch_embedding.weight (prefix v.) (+3 more)");
     CHECK(ollama->session->facts().n_vocab == 32000);
     CHECK(ollama->session->facts().architecture == "gemma3");
 

@@ -77,6 +77,18 @@ void row_tooltip(const CompatRow& row) {
     ImGui::EndTooltip();
 }
 
+// Each piece of evidence with the reason no upstream file has it.
+void origin_tooltip(const compat::OllamaOrigin& origin) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+    for (const compat::OriginEvidence& e : origin.evidence) {
+        ui::text(escape_for_display(e.marker, 400));
+        ui::text_dim("  " + e.reason);
+    }
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
 }  // namespace
 
 void CompatPanel::poll() {
@@ -131,16 +143,13 @@ void CompatPanel::open_export(const Document& doc) {
 
 void CompatPanel::header(PanelContext& ctx) {
     const CompatView& v = *m_view;
-    if (v.plan.empty()) {
-        ui::text_colored(palette().ok, "llama.cpp loads this file as it is: Ollama's compatibility shim changes nothing.");
-    } else {
-        std::string handlers;
-        for (const compat::SidePlan* p : {&v.plan.text, &v.plan.clip})
-            for (const std::string& h : p->handlers) handlers += (handlers.empty() ? "" : ", ") + h;
-        ui::text_colored(palette().accent, "Ollama-made file");
-        ImGui::SameLine();
-        ui::text("\xE2\x80\x94 the shim rewrites it; handlers fired: " + handlers);
-    }
+    std::string handlers;
+    for (const compat::SidePlan* p : {&v.plan.text, &v.plan.clip})
+        for (const std::string& h : p->handlers) handlers += (handlers.empty() ? "" : ", ") + h;
+    // One short verdict beside the export button; the details wrap on the lines below it.
+    if (v.origin.ollama_made()) ui::text_colored(palette().accent, "Ollama-made file");
+    else if (v.plan.empty()) ui::text_colored(palette().ok, "llama.cpp loads this file as it is");
+    else ui::text_colored(palette().warning, "No evidence that Ollama made this file");
     const char* label = "Export upstream GGUF\xE2\x80\xA6";
     float width = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 12, ImGui::GetWindowContentRegionMax().x - width));
@@ -148,6 +157,21 @@ void CompatPanel::header(PanelContext& ctx) {
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Write the upstream-shaped GGUF%s that llama.cpp loads after the shim",
                           v.vision_export ? " and its mmproj" : "");
+    ImGui::PushTextWrapPos(0);
+    if (v.origin.ollama_made()) {
+        const size_t more = v.origin.evidence.size() - 1;
+        ui::text_dim("evidence: " + escape_for_display(v.origin.evidence.front().marker, 400) +
+                     (more ? " (+" + std::to_string(more) + " more; hover for all)" : " (hover for why)"));
+        if (ImGui::IsItemHovered()) origin_tooltip(v.origin);
+        ui::text(v.plan.empty() ? std::string("The shim changes nothing in it.")
+                                : "The shim rewrites it; handlers fired: " + handlers);
+    } else if (v.plan.empty()) {
+        ui::text("Ollama's compatibility shim changes nothing in it.");
+    } else {
+        ui::text("The shim's rules would still rewrite it (" + handlers +
+                 "), but nothing in it shows Ollama made it: inference loads it as it is.");
+    }
+    ImGui::PopTextWrapPos();
     ImGui::Checkbox("Only changes", &m_only_changes);
     ImGui::SameLine(0, 16);
     bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');

@@ -7,6 +7,10 @@
 //  - The plan and its rows (compat_rows.h) are computed once per document as a job on the
 //    JobRunner; the panel shows its progress with a cancel button, and a cancelled plan can be
 //    started again.
+//  - The header's verdict says "Ollama-made file" only on evidence (detect_ollama_origin,
+//    ollama_origin.h), with the first piece below it (hover: each piece and why no upstream file
+//    has it). A file the shim's rules would rewrite without such evidence says so: inference
+//    loads it as it is.
 //  - Each tab: a summary (handlers that fired, or the plan's summary saying what was checked for a
 //    file no handler touches; the architecture before → after), the edit counts coloured by kind
 //    (they double as the legend), then Metadata and Tensors sections in one column layout

@@ -70,11 +70,18 @@ void InferencePanel::facts_line() {
 void InferencePanel::load_bar(PanelContext& ctx) {
     InferenceController& c = *m_controller;
     ImGui::BeginDisabled(c.busy());
-    if (ImGui::Button(c.loaded() ? "Reload model" : "Load model")) c.start_load(ctx.jobs, SessionOptions{.vocab_only = vocab_only});
+    if (ImGui::Button(c.loaded() ? "Reload model" : "Load model"))
+        c.start_load(ctx.jobs, SessionOptions{.vocab_only = vocab_only, .as_is = load_as_is});
     ImGui::SameLine();
     ImGui::Checkbox("vocabulary only", &vocab_only);
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Load only the tokenizer (fast; no generation)");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(c.busy());
+    ImGui::Checkbox("Load as is", &load_as_is);
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Hand the file to llama.cpp unmodified, even an Ollama-made GGUF (no upstream export)");
     ImGui::SameLine(0, 16);
     if (c.busy()) {
         std::string label = std::string(infer_job_name(c.running())) + "\xE2\x80\xA6";
@@ -114,7 +121,7 @@ void InferencePanel::run_pending(PanelContext& ctx) {
             return;
         }
         if (*m_pending == InferenceTab::tokenizer) vocab_only = true;
-        c.start_load(ctx.jobs, SessionOptions{.vocab_only = vocab_only});
+        c.start_load(ctx.jobs, SessionOptions{.vocab_only = vocab_only, .as_is = load_as_is});
         return;
     }
     switch (*m_pending) {

@@ -1,5 +1,6 @@
 // InferencePanel (center, GGUF documents): test inference through llama.cpp. A load bar — load
-// with progress and cancel, optionally vocab-only; the facts llama.cpp reports; llama.cpp's own
+// with progress and cancel, optionally vocab-only or as is (SessionOptions::as_is: no upstream
+// export even for an Ollama-made GGUF); the facts llama.cpp reports; llama.cpp's own
 // error text when it cannot load; a banner when the file went through the compat export — over
 // sub-tabs: Tokenizer, Generate, Layers, A/B and the Console of captured llama.cpp log lines.
 //
@@ -42,6 +43,7 @@ public:
     // For tests and the start option.
     InferenceController* controller() { return m_controller.get(); }
     bool vocab_only = false;
+    bool load_as_is = false;   // "Load as is": no upstream export, even for an Ollama-made GGUF
     void show(InferenceTab tab) { m_select = tab; }
     // Loads (when not loaded) and runs `tab` on its current input once loaded.
     void request(InferenceTab tab);

@@ -3,8 +3,10 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
+#include "mlens/compat/ollama_origin.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/compat/upstream_export.h"
 #include "mlens/formats/open_model.h"
@@ -45,10 +47,29 @@ private:
     int m_slots[2] = {-1, -1};
 };
 
-std::string banner_for(const LoadRoute& route) {
+// A GGUF that is Ollama-made on evidence and whose text side the shim rewrites: what the export needs.
+struct ExportNeed {
+    Model model;
+    compat::OllamaOrigin origin;
+    compat::RewritePlan plan;
+};
+
+std::optional<ExportNeed> export_needed(const std::string& path) {
+    auto model = open_model(path);
+    if (!model) return std::nullopt;
+    compat::OllamaOrigin origin = compat::detect_ollama_origin(*model);
+    if (!origin.ollama_made()) return std::nullopt;
+    compat::RewritePlan plan = compat::plan_compat(*model);
+    if (plan.text.empty()) return std::nullopt;
+    return ExportNeed{std::move(model).value(), std::move(origin), std::move(plan)};
+}
+
+std::string banner_for(const LoadRoute& route, const compat::OllamaOrigin& origin) {
     std::string text = "Ollama-made GGUF: loaded through the upstream export (";
     for (size_t i = 0; i < route.handlers.size(); ++i) text += (i ? ", " : "") + route.handlers[i];
-    return text + ")";
+    text += "); evidence: " + origin.evidence.front().marker;
+    if (origin.evidence.size() > 1) text += " (+" + std::to_string(origin.evidence.size() - 1) + " more)";
+    return text;
 }
 
 }  // namespace
@@ -56,10 +77,9 @@ std::string banner_for(const LoadRoute& route) {
 Result<LoadedSession> load_model_session(const std::string& path, const SessionOptions& options, JobContext* job,
                                          std::shared_ptr<LogCapture> log) {
     LoadedSession out;
-    auto model = open_model(path);
-    compat::RewritePlan plan;
-    if (model && model->format == Format::gguf) plan = compat::plan_compat(*model);
-    if (!model || plan.text.empty()) {
+    std::optional<ExportNeed> need;
+    if (!options.as_is) need = export_needed(path);
+    if (!need) {
         auto session = Session::load(path, options, job, std::move(log));
         if (!session) return session.error();
         out.session = std::move(session).value();
@@ -70,14 +90,14 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     if (scratch.path().empty()) return Error{"E_EXPORT_FOR_LOAD", "", std::nullopt, "cannot create a temporary directory for the upstream export"};
     compat::ExportOptions export_options;
     export_options.text_path = scratch.file();
-    auto exported = compat::export_upstream(*model, plan, export_options, job);
+    auto exported = compat::export_upstream(need->model, need->plan, export_options, job);
     if (!exported) {
         if (exported.error().code == "E_CANCELLED") return exported.error();
         return Error{"E_EXPORT_FOR_LOAD", "", std::nullopt, "the upstream export this file needs failed: " + exported.error().to_string()};
     }
     out.route.through_export = true;
-    out.route.handlers = plan.text.handlers;
-    out.route.banner = banner_for(out.route);
+    out.route.handlers = need->plan.text.handlers;
+    out.route.banner = banner_for(out.route, need->origin);
     job_report(job, 0.0);
     auto session = Session::load(export_options.text_path, options, job, std::move(log));
     if (!session) return session.error();

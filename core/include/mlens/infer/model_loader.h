@@ -1,14 +1,17 @@
 // Loading any model file for test inference, Ollama-made GGUFs included.
 //
 // Contract:
-//  - load_model_session(path) opens `path` with our reader first. A GGUF whose compat plan
-//    (plan_compat) has text-side edits is an Ollama-made file that upstream llama.cpp may refuse;
-//    it is exported with export_upstream (text side only) to a temporary directory, that file is
-//    loaded instead, and the temporary file is removed once llama.cpp has loaded it (on Linux
-//    llama.cpp keeps its own mapping). `LoadRoute` says which way the file went, with a banner
-//    for the UI ("Ollama-made GGUF: loaded through the upstream export (handle_gemma3, ...)").
-//  - Any other file (an upstream GGUF, or a path our reader cannot open) goes to llama.cpp as it
-//    is, so llama.cpp's own error text reaches the caller unchanged.
+//  - load_model_session(path) opens `path` with our reader first. A GGUF that is Ollama-made on
+//    evidence (detect_ollama_origin, ollama_origin.h) and whose compat plan (plan_compat) has
+//    text-side edits is exported with export_upstream (text side only) to a temporary directory,
+//    that file is loaded instead, and the temporary file is removed once llama.cpp has loaded it
+//    (on Linux llama.cpp keeps its own mapping). `LoadRoute` says which way the file went, with a
+//    banner for the UI ("Ollama-made GGUF: loaded through the upstream export (handle_gemma3);
+//    evidence: ...", the first piece of evidence and how many more).
+//  - Every other file — an upstream GGUF the shim's rules would still touch (the Llama-3 fix on
+//    llama.cpp's own Llama-3 vocabulary, say), a path our reader cannot open, and any file when
+//    SessionOptions::as_is is set — goes to llama.cpp as it is, so llama.cpp sees exactly the
+//    file and its own error text reaches the caller unchanged.
 //  - Progress: the job's fraction runs 0..1 over the export when there is one, then 0..1 over
 //    the load. Cancel stops either step with E_CANCELLED and leaves no temporary file.
 //  - An export failure is returned as that error (E_EXPORT_FOR_LOAD with the exporter's

@@ -35,6 +35,7 @@ struct SessionOptions {
     bool vocab_only = false;
     uint32_t n_ctx = 2048;   // capped at the model's training context
     int n_threads = 2;       // threads for single-token and batch decoding
+    bool as_is = false;      // load_model_session: hand the file to llama.cpp unmodified, Ollama-made or not
 };
 
 // What llama.cpp reports about the loaded model (through its API, not our parser).
