@@ -1,7 +1,8 @@
 // mlens stats PATH TENSOR [--json] [--expert N]
 //   Statistics of the dequantized values, of each block-scale series for types that store them
-//   (block_scales.h; a type without prints none, "block_scales": []) and of the per-row RMS and
-//   max |x| (row_series.h, "rows").
+//   (block_scales.h; a type without prints none, "block_scales": []; "stride" k > 1 when the
+//   series is a sample of one block in k) and of the per-row RMS and max |x| (row_series.h,
+//   "rows"; entries of several rows each on a tensor of very many rows).
 // mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--png OUT [--log]] [--json]
 // mlens compare A B [--tensor NAME] [--json]
 #include <cmath>
@@ -82,6 +83,7 @@ nlohmann::json series_json(const SeriesStats& s) {
         nlohmann::json entry = stats_json(s.stats[i]);
         entry["name"] = s.series[i].name;
         entry["values_per_entry"] = s.series[i].values_per_entry;
+        entry["stride"] = s.series[i].stride;
         out.push_back(std::move(entry));
     }
     return out;
@@ -93,7 +95,9 @@ void print_series(const std::string& title, const SeriesStats& s) {
     std::vector<std::vector<std::string>> table = {{"series", "per values", "count", "min", "max", "mean", "std", "zeros"}};
     for (size_t i = 0; i < s.stats.size(); ++i) {
         const TensorStats& t = s.stats[i];
-        table.push_back({s.series[i].name, std::to_string(s.series[i].values_per_entry), std::to_string(t.count),
+        const uint64_t stride = s.series[i].stride;
+        table.push_back({s.series[i].name + (stride > 1 ? " (1 block in " + std::to_string(stride) + ")" : ""),
+                         std::to_string(s.series[i].values_per_entry), std::to_string(t.count),
                          number_text(t.min), number_text(t.max), number_text(t.mean), number_text(t.std),
                          std::to_string(t.zeros)});
     }

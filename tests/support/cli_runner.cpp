@@ -1,11 +1,15 @@
 #include "cli_runner.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "test_paths.h"
 
@@ -23,7 +27,7 @@ std::vector<std::string> CliRun::err_lines() const {
     return lines;
 }
 
-CliRun run_mlens(const std::vector<std::string>& args) {
+CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits) {
     TempDir dir;
     std::string out_path = dir.file("stdout"), err_path = dir.file("stderr");
     std::vector<std::string> argv_storage{MLENS_CLI_PATH};
@@ -38,13 +42,29 @@ CliRun run_mlens(const std::vector<std::string>& args) {
         int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+        const rlimit as{limits.address_space_bytes, limits.address_space_bytes};
+        if (limits.address_space_bytes && ::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(127);
         ::execv(argv[0], argv.data());
         ::_exit(127);
     }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
     CliRun run;
+    int status = 0;
+    rusage usage{};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limits.seconds);
+    for (;;) {
+        const pid_t done = ::wait4(pid, &status, limits.seconds > 0 ? WNOHANG : 0, &usage);
+        if (done == pid) break;
+        if (done < 0 && errno != EINTR) throw std::runtime_error("wait4 failed");
+        if (done == 0 && std::chrono::steady_clock::now() >= deadline) {
+            ::kill(pid, SIGKILL);
+            run.timed_out = true;
+            while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+            }
+            break;
+        }
+        if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    run.peak_rss_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
     run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     auto out = read_whole_file(out_path), err = read_whole_file(err_path);
     run.out.assign(out.begin(), out.end());

@@ -8,13 +8,22 @@ namespace mlens::test {
 
 struct CliRun {
     int exit_status = -1;   // -1 when the process did not exit normally (killed by a signal)
+    bool timed_out = false; // killed when CliLimits::seconds ran out
+    uint64_t peak_rss_bytes = 0;   // the process's largest resident set
     std::string out;
     std::string err;
     std::vector<std::string> err_lines() const;
 };
 
+// What a run may use: an address-space limit (RLIMIT_AS, bytes; 0: none) and a time after which
+// the process is killed (seconds; 0: none).
+struct CliLimits {
+    uint64_t address_space_bytes = 0;
+    double seconds = 0;
+};
+
 // Runs `mlens args...` with no shell involved; stdout and stderr go through files in a fresh
 // temporary directory.
-CliRun run_mlens(const std::vector<std::string>& args);
+CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits = {});
 
 }  // namespace mlens::test
