@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "cli_common.h"
+#include "cli_job.h"
 #include "histogram_png.h"
 #include "mlens/analysis/model_error.h"
 #include "mlens/analysis/tensor_compare.h"
@@ -50,11 +52,11 @@ struct SeriesStats {
     std::vector<TensorStats> stats;   // one per series
 };
 
-Result<SeriesStats> stats_of(std::vector<ScaleSeries> series) {
+Result<SeriesStats> stats_of(std::vector<ScaleSeries> series, JobContext* job) {
     SeriesStats out;
     out.series = std::move(series);
     for (const ScaleSeries& one : out.series) {
-        auto s = compute_stats(VectorSource(one.values));
+        auto s = compute_stats(VectorSource(one.values), job);
         if (!s) return s.error();
         out.stats.push_back(*s);
     }
@@ -62,19 +64,19 @@ Result<SeriesStats> stats_of(std::vector<ScaleSeries> series) {
 }
 
 // The block-scale series (none for a type that stores no block scales).
-Result<SeriesStats> scale_stats(const TensorView& view) {
-    auto decoded = block_scales(view);
+Result<SeriesStats> scale_stats(const TensorView& view, JobContext* job) {
+    auto decoded = block_scales(view, job);
     if (!decoded) {
         if (decoded.error().code == "E_UNSUPPORTED_TYPE") return SeriesStats{};
         return decoded.error();
     }
-    return stats_of(std::move(decoded->series));
+    return stats_of(std::move(decoded->series), job);
 }
 
-Result<SeriesStats> row_stats(const TensorView& view) {
-    auto rows = row_series(view);
+Result<SeriesStats> row_stats(const TensorView& view, JobContext* job) {
+    auto rows = row_series(view, job);
     if (!rows) return rows.error();
-    return stats_of(std::move(*rows));
+    return stats_of(std::move(*rows), job);
 }
 
 nlohmann::json series_json(const SeriesStats& s) {
@@ -120,11 +122,15 @@ void add_stats(CLI::App& app, int& exit_code) {
         if (!model) return;
         auto view = open_view(*model, *tensor, *expert);
         if (!view) return;
-        auto s = compute_stats(*view);
-        if (!s) { std::cerr << "error: " << s.error().to_string() << "\n"; return; }
-        auto scales = scale_stats(*view);
-        if (!scales) { std::cerr << "error: " << scales.error().to_string() << "\n"; return; }
-        auto per_row = row_stats(*view);
+        auto progress = std::make_unique<CliJob>("statistics");
+        auto s = compute_stats(*view, progress->job());
+        if (!s) { progress.reset(); std::cerr << "error: " << s.error().to_string() << "\n"; return; }
+        progress->step("block scales");
+        auto scales = scale_stats(*view, progress->job());
+        if (!scales) { progress.reset(); std::cerr << "error: " << scales.error().to_string() << "\n"; return; }
+        progress->step("rows");
+        auto per_row = row_stats(*view, progress->job());
+        progress.reset();
         if (!per_row) { std::cerr << "error: " << per_row.error().to_string() << "\n"; return; }
         exit_code = kExitOk;
         if (*json) {
@@ -174,7 +180,10 @@ void add_hist(CLI::App& app, int& exit_code) {
         if (!view) return;
         std::optional<std::pair<double, double>> r;
         if (range->size() == 2) r = std::make_pair((*range)[0], (*range)[1]);
-        auto h = compute_histogram(*view, *bins, r);
+        auto h = [&] {
+            CliJob progress("histogram");
+            return compute_histogram(*view, *bins, r, progress.job());
+        }();
         if (!h) { std::cerr << "error: " << h.error().to_string() << "\n"; return; }
         exit_code = kExitOk;
         if (!png->empty()) {
@@ -237,7 +246,10 @@ void add_compare(CLI::App& app, int& exit_code) {
             std::erase_if(pairing.pairs, [&](const TensorPair& p) {
                 return a->tensors[p.a.tensor].name != *only && b->tensors[p.b.tensor].name != *only;
             });
-        auto compared = compare_models(*a, *b, pairing);
+        auto compared = [&] {
+            CliJob progress("compare");
+            return compare_models(*a, *b, pairing, progress.job());
+        }();
         if (!compared) { std::cerr << "error: " << compared.error().to_string() << "\n"; return; }
         nlohmann::json out = nlohmann::json::array();
         std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPES", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB"}};

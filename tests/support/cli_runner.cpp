@@ -50,17 +50,19 @@ CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits) 
     CliRun run;
     int status = 0;
     rusage usage{};
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limits.seconds);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limits.seconds);
+    bool waiting = limits.seconds > 0, signalled = false;
     for (;;) {
-        const pid_t done = ::wait4(pid, &status, limits.seconds > 0 ? WNOHANG : 0, &usage);
+        const pid_t done = ::wait4(pid, &status, waiting ? WNOHANG : 0, &usage);
         if (done == pid) break;
         if (done < 0 && errno != EINTR) throw std::runtime_error("wait4 failed");
         if (done == 0 && std::chrono::steady_clock::now() >= deadline) {
-            ::kill(pid, SIGKILL);
+            // First the stop signal; if that does not end it in 30 s, SIGKILL.
+            ::kill(pid, signalled ? SIGKILL : limits.stop_signal);
             run.timed_out = true;
-            while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
-            }
-            break;
+            waiting = !signalled && limits.stop_signal != SIGKILL;
+            signalled = true;
+            deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
         }
         if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }

@@ -1,6 +1,8 @@
 // Runs the built mlens command line (MLENS_CLI_PATH) and captures what it printed.
 #pragma once
 
+#include <csignal>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -8,7 +10,7 @@ namespace mlens::test {
 
 struct CliRun {
     int exit_status = -1;   // -1 when the process did not exit normally (killed by a signal)
-    bool timed_out = false; // killed when CliLimits::seconds ran out
+    bool timed_out = false; // sent CliLimits::stop_signal when CliLimits::seconds ran out
     uint64_t peak_rss_bytes = 0;   // the process's largest resident set
     std::string out;
     std::string err;
@@ -16,10 +18,12 @@ struct CliRun {
 };
 
 // What a run may use: an address-space limit (RLIMIT_AS, bytes; 0: none) and a time after which
-// the process is killed (seconds; 0: none).
+// the process is sent `stop_signal` (seconds; 0: none). A process still running 30 s after that
+// signal is killed.
 struct CliLimits {
     uint64_t address_space_bytes = 0;
     double seconds = 0;
+    int stop_signal = SIGKILL;
 };
 
 // Runs `mlens args...` with no shell involved; stdout and stderr go through files in a fresh
