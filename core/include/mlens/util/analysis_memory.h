@@ -3,7 +3,7 @@
 // hold, whatever size a tensor claims (a sparse 1 TiB file, a header claiming 100 GB).
 //
 // Contract: analyses read a tensor in chunks of element ranges that need not follow its rows, so
-// a row of 2^37 values is never held whole. A thread's chunk buffers stay under 16 MiB, and what
+// a row of 2^37 values is never held whole. A thread's chunk buffers stay within about 16 MiB, and what
 // an analysis keeps besides (series, a comparison's two sides read into memory, requantized rows
 // kept between passes) under half the bound, so an analysis on up to 8 threads stays within
 // kAnalysisMemoryBound. A source that can only be read in units larger than kMaxReadUnit values
