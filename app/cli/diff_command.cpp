@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "cli_job.h"
 #include "mlens/analysis/model_diff.h"
 #include "mlens/model/model_json.h"
 #include "mlens/text/escape.h"
@@ -114,7 +115,10 @@ void add_diff_command(CLI::App& app, int& exit_code) {
         if (!a || !b) return;
         DiffOptions options;
         options.numeric = *numeric;
-        auto d = diff_models(*a, *b, options);
+        auto d = [&] {
+            CliJob progress("diff");
+            return diff_models(*a, *b, options, progress.job());
+        }();
         if (!d) { std::cerr << "error: " << d.error().to_string() << "\n"; return; }
         exit_code = kExitOk;
         if (*json) std::cout << json_text(diff_json(*d)) << "\n";

@@ -1,14 +1,17 @@
 // mlens stats PATH TENSOR [--json] [--expert N]
 //   Statistics of the dequantized values, of each block-scale series for types that store them
-//   (block_scales.h; a type without prints none, "block_scales": []) and of the per-row RMS and
-//   max |x| (row_series.h, "rows").
+//   (block_scales.h; a type without prints none, "block_scales": []; "stride" k > 1 when the
+//   series is a sample of one block in k) and of the per-row RMS and max |x| (row_series.h,
+//   "rows"; entries of several rows each on a tensor of very many rows).
 // mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--png OUT [--log]] [--json]
 // mlens compare A B [--tensor NAME] [--json]
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include "cli_common.h"
+#include "cli_job.h"
 #include "histogram_png.h"
 #include "mlens/analysis/model_error.h"
 #include "mlens/analysis/tensor_compare.h"
@@ -50,11 +53,11 @@ struct SeriesStats {
     std::vector<TensorStats> stats;   // one per series
 };
 
-Result<SeriesStats> stats_of(std::vector<ScaleSeries> series) {
+Result<SeriesStats> stats_of(std::vector<ScaleSeries> series, JobContext* job) {
     SeriesStats out;
     out.series = std::move(series);
     for (const ScaleSeries& one : out.series) {
-        auto s = compute_stats(VectorSource(one.values));
+        auto s = compute_stats(VectorSource(one.values), job);
         if (!s) return s.error();
         out.stats.push_back(*s);
     }
@@ -62,19 +65,19 @@ Result<SeriesStats> stats_of(std::vector<ScaleSeries> series) {
 }
 
 // The block-scale series (none for a type that stores no block scales).
-Result<SeriesStats> scale_stats(const TensorView& view) {
-    auto decoded = block_scales(view);
+Result<SeriesStats> scale_stats(const TensorView& view, JobContext* job) {
+    auto decoded = block_scales(view, job);
     if (!decoded) {
         if (decoded.error().code == "E_UNSUPPORTED_TYPE") return SeriesStats{};
         return decoded.error();
     }
-    return stats_of(std::move(decoded->series));
+    return stats_of(std::move(decoded->series), job);
 }
 
-Result<SeriesStats> row_stats(const TensorView& view) {
-    auto rows = row_series(view);
+Result<SeriesStats> row_stats(const TensorView& view, JobContext* job) {
+    auto rows = row_series(view, job);
     if (!rows) return rows.error();
-    return stats_of(std::move(*rows));
+    return stats_of(std::move(*rows), job);
 }
 
 nlohmann::json series_json(const SeriesStats& s) {
@@ -83,6 +86,7 @@ nlohmann::json series_json(const SeriesStats& s) {
         nlohmann::json entry = stats_json(s.stats[i]);
         entry["name"] = s.series[i].name;
         entry["values_per_entry"] = s.series[i].values_per_entry;
+        entry["stride"] = s.series[i].stride;
         out.push_back(std::move(entry));
     }
     return out;
@@ -94,7 +98,9 @@ void print_series(const std::string& title, const SeriesStats& s) {
     std::vector<std::vector<std::string>> table = {{"series", "per values", "count", "min", "max", "mean", "std", "zeros"}};
     for (size_t i = 0; i < s.stats.size(); ++i) {
         const TensorStats& t = s.stats[i];
-        table.push_back({s.series[i].name, std::to_string(s.series[i].values_per_entry), std::to_string(t.count),
+        const uint64_t stride = s.series[i].stride;
+        table.push_back({s.series[i].name + (stride > 1 ? " (1 block in " + std::to_string(stride) + ")" : ""),
+                         std::to_string(s.series[i].values_per_entry), std::to_string(t.count),
                          number_text(t.min), number_text(t.max), number_text(t.mean), number_text(t.std),
                          std::to_string(t.zeros)});
     }
@@ -117,11 +123,15 @@ void add_stats(CLI::App& app, int& exit_code) {
         if (!model) return;
         auto view = open_view(*model, *tensor, *expert);
         if (!view) return;
-        auto s = compute_stats(*view);
-        if (!s) { std::cerr << "error: " << s.error().to_string() << "\n"; return; }
-        auto scales = scale_stats(*view);
-        if (!scales) { std::cerr << "error: " << scales.error().to_string() << "\n"; return; }
-        auto per_row = row_stats(*view);
+        auto progress = std::make_unique<CliJob>("statistics");
+        auto s = compute_stats(*view, progress->job());
+        if (!s) { progress.reset(); std::cerr << "error: " << s.error().to_string() << "\n"; return; }
+        progress->step("block scales");
+        auto scales = scale_stats(*view, progress->job());
+        if (!scales) { progress.reset(); std::cerr << "error: " << scales.error().to_string() << "\n"; return; }
+        progress->step("rows");
+        auto per_row = row_stats(*view, progress->job());
+        progress.reset();
         if (!per_row) { std::cerr << "error: " << per_row.error().to_string() << "\n"; return; }
         exit_code = kExitOk;
         if (*json) {
@@ -206,7 +216,10 @@ void add_hist(CLI::App& app, int& exit_code) {
         if (!view) return;
         std::optional<std::pair<double, double>> r;
         if (range->size() == 2) r = std::make_pair((*range)[0], (*range)[1]);
-        auto h = compute_histogram(*view, *bins, r);
+        auto h = [&] {
+            CliJob progress("histogram");
+            return compute_histogram(*view, *bins, r, progress.job());
+        }();
         if (!h) { std::cerr << "error: " << h.error().to_string() << "\n"; return; }
         exit_code = kExitOk;
         if (!png->empty() || !csv->empty()) {
@@ -260,7 +273,10 @@ void add_compare(CLI::App& app, int& exit_code) {
             std::erase_if(pairing.pairs, [&](const TensorPair& p) {
                 return a->tensors[p.a.tensor].name != *only && b->tensors[p.b.tensor].name != *only;
             });
-        auto compared = compare_models(*a, *b, pairing);
+        auto compared = [&] {
+            CliJob progress("compare");
+            return compare_models(*a, *b, pairing, progress.job());
+        }();
         if (!compared) { std::cerr << "error: " << compared.error().to_string() << "\n"; return; }
         nlohmann::json out = nlohmann::json::array();
         std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPES", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB"}};

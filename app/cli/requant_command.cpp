@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "cli_job.h"
 #include "mlens/analysis/requant.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/model/model_json.h"
@@ -56,7 +57,10 @@ void add_requant_command(CLI::App& app, int& exit_code) {
         auto view = TensorView::open(*model, *tensor);
         if (view && *expert >= 0) view = view->slice(static_cast<uint64_t>(*expert));
         if (!view) { std::cerr << "error: " << escape_for_display(*tensor) << ": " << view.error().to_string() << "\n"; return; }
-        auto rows = requantize(*view, view->row_length(), ids);
+        auto rows = [&] {
+            CliJob progress("requantize");
+            return requantize(*view, view->row_length(), ids, progress.job());
+        }();
         if (!rows) { std::cerr << "error: " << rows.error().to_string() << "\n"; return; }
         exit_code = kExitOk;
         if (*json) {

@@ -9,6 +9,7 @@
 #include "mlens/quant/row_series.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/analysis_memory.h"
 
 namespace mlens {
 
@@ -22,9 +23,10 @@ Result<TensorView> open_view(const Model& model, size_t tensor, std::optional<ui
     return view->slice(*expert);
 }
 
-// Values per side up to which a comparison reads both sides into memory once (256 MB each):
-// its three passes then cost one read of each file, and one quantization of a requantized copy.
-constexpr uint64_t kComparedInMemory = 64u << 20;
+// Values per side up to which a comparison reads both sides into memory once (half the analysis
+// memory bound for the two): its three passes then cost one read of each file, and one
+// quantization of a requantized copy.
+constexpr uint64_t kComparedInMemory = kAnalysisMemoryBound / 2 / (2 * sizeof(float));
 
 // Metrics, the other values' histogram over this one's range and the difference histogram.
 void compare_sources_of(const FloatSource& mine, const FloatSource& theirs, uint64_t block, WeightsResult& out,
@@ -127,7 +129,7 @@ bool add_series(std::vector<ScaleSeries>& series, uint32_t bins, BlockScalesSumm
             summary.failed = true;
             return true;
         }
-        summary.series.push_back({s.name, s.values_per_entry, both->stats, std::move(both->histogram)});
+        summary.series.push_back({s.name, s.values_per_entry, both->stats, std::move(both->histogram), s.stride});
     }
     return true;
 }
@@ -210,18 +212,17 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
         out.stage = 2;
     }
 
-    uint64_t rows = std::min(rq.rows, (view->size() + out.row_length - 1) / out.row_length);
-    uint64_t count = std::min(view->size(), rows * out.row_length);
-    std::vector<float> values(count);
-    if (count) {
-        Status read = view->read(0, count, values.data());
-        if (!read) return stop(read.error());
-    }
+    // The first columns of each row, read row by row: a row may be far longer than what is shown.
+    const uint64_t rows = std::min(rq.rows, (view->size() + out.row_length - 1) / out.row_length);
+    const uint64_t columns = std::min(rq.columns, out.row_length);
+    const uint64_t granularity = std::max<uint64_t>(1, view->granularity());
+    const uint64_t read_length = (columns + granularity - 1) / granularity * granularity;
     for (uint64_t r = 0; r < rows; ++r) {
-        uint64_t begin = r * out.row_length;
-        uint64_t end = std::min(count, begin + std::min(rq.columns, out.row_length));
-        out.first_values.emplace_back(values.begin() + static_cast<std::ptrdiff_t>(begin),
-                                      values.begin() + static_cast<std::ptrdiff_t>(end));
+        const uint64_t begin = r * out.row_length;
+        std::vector<float> values(std::min(view->size() - begin, read_length));
+        if (Status read = view->read(begin, values.size(), values.data()); !read) return stop(read.error());
+        values.resize(std::min<uint64_t>(values.size(), columns));
+        out.first_values.push_back(std::move(values));
     }
     out.stage = 3;
     job_report(job, 0);

@@ -74,6 +74,7 @@ struct ScaleSeriesSummary {
     uint64_t values_per_entry = 0;               // tensor values each entry covers
     TensorStats stats;                           // stats.count: the number of entries
     Histogram histogram;
+    uint64_t stride = 1;                         // a sample of every stride-th block (block_scales.h)
 };
 
 struct BlockScalesSummary {

@@ -2,11 +2,14 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 namespace mlens::test {
 
@@ -50,12 +53,28 @@ MlensProcess::~MlensProcess() {
     }
 }
 
-CliRun MlensProcess::wait() {
+CliRun MlensProcess::wait(const CliLimits& limits) {
+    CliRun run;
     int status = 0;
-    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    rusage usage{};
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limits.seconds);
+    bool waiting = limits.seconds > 0, signalled = false;
+    for (;;) {
+        const pid_t done = ::wait4(m_pid, &status, waiting ? WNOHANG : 0, &usage);
+        if (done == m_pid) break;
+        if (done < 0 && errno != EINTR) throw std::runtime_error("wait4 failed");
+        if (done == 0 && std::chrono::steady_clock::now() >= deadline) {
+            // First the stop signal; if that does not end it in 30 s, SIGKILL.
+            ::kill(m_pid, signalled ? SIGKILL : limits.stop_signal);
+            run.timed_out = true;
+            waiting = !signalled && limits.stop_signal != SIGKILL;
+            signalled = true;
+            deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        }
+        if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     m_pid = -1;
-    CliRun run;
+    run.peak_rss_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
     run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     run.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     auto out = read_whole_file(m_dir.file("stdout")), err = read_whole_file(m_dir.file("stderr"));
@@ -64,6 +83,13 @@ CliRun MlensProcess::wait() {
     return run;
 }
 
-CliRun run_mlens(const std::vector<std::string>& args) { return MlensProcess(args).wait(); }
+CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits) {
+    const uint64_t address_space = limits.address_space_bytes;
+    auto limit_address_space = [address_space] {
+        const rlimit as{address_space, address_space};
+        if (address_space && ::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(127);
+    };
+    return MlensProcess(args, limit_address_space).wait(limits);
+}
 
 }  // namespace mlens::test

@@ -3,6 +3,8 @@
 
 #include <sys/types.h>
 
+#include <csignal>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,14 +16,25 @@ namespace mlens::test {
 struct CliRun {
     int exit_status = -1;   // -1 when the process did not exit normally (killed by a signal)
     int signal = 0;         // the signal that ended it, 0 when it exited
+    bool timed_out = false; // sent CliLimits::stop_signal when CliLimits::seconds ran out
+    uint64_t peak_rss_bytes = 0;   // the process's largest resident set
     std::string out;
     std::string err;
     std::vector<std::string> err_lines() const;
 };
 
+// What a run may use: an address-space limit (RLIMIT_AS, bytes; 0: none) and a time after which
+// the process is sent `stop_signal` (seconds; 0: none). A process still running 30 s after that
+// signal is killed.
+struct CliLimits {
+    uint64_t address_space_bytes = 0;
+    double seconds = 0;
+    int stop_signal = SIGKILL;
+};
+
 // Runs `mlens args...` with no shell involved; stdout and stderr go through files in a fresh
 // temporary directory.
-CliRun run_mlens(const std::vector<std::string>& args);
+CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits = {});
 
 // A running `mlens args...`; `in_child` runs in the child just before exec (resource limits,
 // signal dispositions), after its stdout and stderr are redirected.
@@ -32,7 +45,8 @@ public:
     MlensProcess(const MlensProcess&) = delete;
     MlensProcess& operator=(const MlensProcess&) = delete;
     pid_t pid() const { return m_pid; }
-    CliRun wait();
+    // Waits for the process to end; `limits.seconds` and `stop_signal` apply from this call.
+    CliRun wait(const CliLimits& limits = {});
 
 private:
     TempDir m_dir;

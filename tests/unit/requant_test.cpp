@@ -180,6 +180,6 @@ TEST_CASE("a requantized source that keeps its quantized rows quantizes each row
     reference.fail = true;
     CHECK((*failing)->read(0, 2 * row, read.data()).error().code == "E_IO");
     reference.fail = false;
-    CHECK((*failing)->read(0, row, read.data()).error().message == "rows whose quantization failed in an earlier read");
+    CHECK((*failing)->read(0, row, read.data()).error().message == "values whose quantization failed in an earlier read");
     CHECK((*failing)->read(2 * row, row, read.data()).ok());
 }

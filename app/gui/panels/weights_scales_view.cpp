@@ -13,7 +13,9 @@ namespace mlens {
 namespace {
 
 std::string series_label(const ScaleSeriesSummary& s) {
-    return s.name + " \xC2\xB7 per " + std::to_string(s.values_per_entry) + " values";
+    std::string label = s.name + " \xC2\xB7 per " + std::to_string(s.values_per_entry) + " values";
+    if (s.stride > 1) label += " \xC2\xB7 one block in " + std::to_string(s.stride);
+    return label;
 }
 
 }  // namespace

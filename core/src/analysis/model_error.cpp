@@ -26,16 +26,19 @@ public:
         return ok_status();
     }
     uint64_t size() const override { return m_view.size(); }
-    uint64_t granularity() const override { return m_heads ? std::lcm(m_view.granularity(), m_unit) : m_view.granularity(); }
+    uint64_t granularity() const override { return m_view.granularity(); }
+    // Any range: each piece of a row is read from the same place in the row it comes from.
     Status read(uint64_t first, uint64_t count, float* out) const override {
         if (!m_heads) {
             if (Status s = m_view.read(first, count, out); !s) return s;
         } else {
             const uint64_t head_rows = m_rows / m_heads, half = head_rows / 2;
-            for (uint64_t r = first / m_unit; r < (first + count) / m_unit; ++r) {
+            for (uint64_t at = first; at < first + count;) {
+                const uint64_t r = at / m_unit, offset = at - r * m_unit, n = std::min(m_unit - offset, first + count - at);
                 const uint64_t h = r / head_rows, k = r % head_rows;
                 const uint64_t src = h * head_rows + (k % 2) * half + k / 2;
-                if (Status s = m_view.read(src * m_unit, m_unit, out + (r * m_unit - first)); !s) return s;
+                if (Status s = m_view.read(src * m_unit + offset, n, out + (at - first)); !s) return s;
+                at += n;
             }
         }
         if (m_add != 0.0f)

@@ -8,71 +8,83 @@
 #include <numeric>
 
 #include "mlens/formats/ggml_types.h"
+#include "mlens/util/analysis_memory.h"
 
 namespace mlens {
 
 namespace {
 
-// The reference passed through one ggml type: quantize whole rows, decode them again. With
-// `keep`, each row's quantized bytes are kept after its first read: a read claims the rows no
-// one has quantized yet (under the mutex), quantizes them into the store, marks them ready (or
-// failed, when reading the reference failed) and waits for rows other reads claimed; a thread
-// never waits while holding unquantized claims.
+// The reference passed through one ggml type: quantize, decode again. Values are quantized in
+// units of whole rows, or for rows longer than an analysis reads at once, of whole blocks: without
+// an importance matrix ggml quantizes each block by itself, so a row quantized in pieces gives the
+// bytes the whole row gives. With `keep`, each unit's quantized bytes are kept after its first
+// read: a read claims the units no one has quantized yet (under the mutex), quantizes them into
+// the store, marks them ready (or failed, when reading the reference failed) and waits for units
+// other reads claimed; a thread never waits while holding unquantized claims.
 class RequantizedSource final : public FloatSource {
 public:
     RequantizedSource(const FloatSource& ref, uint64_t row, ggml_type type, bool keep)
-        : m_ref(ref), m_row(row), m_type(type), m_row_bytes(ggml_row_size(type, static_cast<int64_t>(row))) {
-        if (!keep) return;
-        const uint64_t rows = ref.size() / row;
-        m_store.reset(new uint8_t[rows * m_row_bytes]);   // not touched until quantized into
-        m_state.assign(rows, Row::empty);
+        : m_ref(ref), m_row(row), m_type(type) {
+        const uint64_t rows_unit = std::lcm(ref.granularity(), row);
+        m_unit = rows_unit <= kMaxReadUnit ? rows_unit : std::lcm(ref.granularity(), static_cast<uint64_t>(ggml_blck_size(type)));
+        m_unit_bytes = ggml_row_size(type, static_cast<int64_t>(m_unit));
+        const uint64_t units = (ref.size() + m_unit - 1) / m_unit;
+        if (!keep || units > kAnalysisMemoryBound / 2 / m_unit_bytes) return;
+        m_store.reset(new uint8_t[units * m_unit_bytes]);   // not touched until quantized into
+        m_state.assign(units, Unit::empty);
     }
     uint64_t size() const override { return m_ref.size(); }
-    uint64_t granularity() const override { return std::lcm(m_ref.granularity(), m_row); }
+    uint64_t granularity() const override { return m_unit; }
     Status read(uint64_t first, uint64_t count, float* out) const override {
-        if (first % m_row != 0 || count % m_row != 0) return Error{"E_RANGE", "", std::nullopt, "requantization reads whole rows"};
-        const uint64_t first_row = first / m_row, rows = count / m_row;
+        if (first % m_unit != 0 || first > size() || count > size() - first || (count % m_unit != 0 && first + count != size()))
+            return Error{"E_RANGE", "", std::nullopt, "requantization reads whole rows or blocks"};
         if (!m_store) {
             if (Status s = m_ref.read(first, count, out); !s) return s;
             thread_local std::vector<uint8_t> q;
-            q.resize(m_row_bytes * rows);
-            quantize(out, rows, q.data());
+            q.resize(ggml_row_size(m_type, static_cast<int64_t>(count)));
+            quantize(out, count, q.data());
             decode(q.data(), count, out);
             return ok_status();
         }
+        const uint64_t first_unit = first / m_unit, units = (count + m_unit - 1) / m_unit;
         std::vector<uint64_t> claimed;
         {
             std::lock_guard lock(m_mutex);
-            for (uint64_t r = first_row; r < first_row + rows; ++r)
-                if (m_state[r] == Row::empty) {
-                    m_state[r] = Row::claimed;
-                    claimed.push_back(r);
+            for (uint64_t u = first_unit; u < first_unit + units; ++u)
+                if (m_state[u] == Unit::empty) {
+                    m_state[u] = Unit::claimed;
+                    claimed.push_back(u);
                 }
         }
         Status s = claimed.empty() ? ok_status() : m_ref.read(first, count, out);
-        for (size_t i = 0, j = 0; s && i < claimed.size(); i = j) {   // runs of consecutive rows
+        for (size_t i = 0, j = 0; s && i < claimed.size(); i = j) {   // runs of consecutive units
             for (j = i + 1; j < claimed.size() && claimed[j] == claimed[j - 1] + 1;) ++j;
-            quantize(out + (claimed[i] - first_row) * m_row, j - i, m_store.get() + claimed[i] * m_row_bytes);
+            const uint64_t from = claimed[i] * m_unit, to = std::min(first + count, claimed[j - 1] * m_unit + m_unit);
+            quantize(out + (from - first), to - from, m_store.get() + claimed[i] * m_unit_bytes);
         }
         {
             std::unique_lock lock(m_mutex);
-            for (uint64_t r : claimed) m_state[r] = s ? Row::ready : Row::failed;
+            for (uint64_t u : claimed) m_state[u] = s ? Unit::ready : Unit::failed;
             m_changed.notify_all();
             if (!s) return s;
-            const auto begin = m_state.begin() + static_cast<std::ptrdiff_t>(first_row), end = begin + static_cast<std::ptrdiff_t>(rows);
-            m_changed.wait(lock, [&] { return std::none_of(begin, end, [](Row state) { return state == Row::claimed; }); });
-            if (std::find(begin, end, Row::failed) != end)
-                return Error{"E_IO", "", std::nullopt, "rows whose quantization failed in an earlier read"};
+            const auto begin = m_state.begin() + static_cast<std::ptrdiff_t>(first_unit), end = begin + static_cast<std::ptrdiff_t>(units);
+            m_changed.wait(lock, [&] { return std::none_of(begin, end, [](Unit state) { return state == Unit::claimed; }); });
+            if (std::find(begin, end, Unit::failed) != end)
+                return Error{"E_IO", "", std::nullopt, "values whose quantization failed in an earlier read"};
         }
-        decode(m_store.get() + first_row * m_row_bytes, count, out);
+        decode(m_store.get() + first_unit * m_unit_bytes, count, out);
         return ok_status();
     }
 
 private:
-    enum class Row : uint8_t { empty, claimed, ready, failed };
+    enum class Unit : uint8_t { empty, claimed, ready, failed };
 
-    void quantize(const float* values, uint64_t rows, uint8_t* q) const {
-        ggml_quantize_chunk(m_type, values, q, 0, static_cast<int64_t>(rows), static_cast<int64_t>(m_row), nullptr);
+    // `count` values from the start of a unit: whole rows, or whole blocks of a longer row.
+    void quantize(const float* values, uint64_t count, uint8_t* q) const {
+        if (count % m_row == 0)
+            ggml_quantize_chunk(m_type, values, q, 0, static_cast<int64_t>(count / m_row), static_cast<int64_t>(m_row), nullptr);
+        else
+            ggml_quantize_chunk(m_type, values, q, 0, 1, static_cast<int64_t>(count), nullptr);
     }
     void decode(const uint8_t* q, uint64_t count, float* out) const {
         ggml_get_type_traits(m_type)->to_float(q, out, static_cast<int64_t>(count));
@@ -81,9 +93,10 @@ private:
     const FloatSource& m_ref;
     uint64_t m_row;
     ggml_type m_type;
-    size_t m_row_bytes;
-    std::unique_ptr<uint8_t[]> m_store;   // keep: the quantized rows
-    mutable std::vector<Row> m_state;     // keep: each row's, under m_mutex
+    uint64_t m_unit = 0;                  // values quantized at once
+    size_t m_unit_bytes = 0;
+    std::unique_ptr<uint8_t[]> m_store;   // keep: the quantized units
+    mutable std::vector<Unit> m_state;    // keep: each unit's, under m_mutex
     mutable std::mutex m_mutex;
     mutable std::condition_variable m_changed;
 };

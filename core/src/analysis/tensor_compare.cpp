@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <optional>
 
+#include "mlens/util/analysis_memory.h"
 #include "mlens/util/parallel_job.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
@@ -15,8 +17,7 @@ namespace mlens {
 
 namespace {
 
-// Values compared per chunk (whole rows permitting): both sides' values stay in L2 between the
-// loops over them.
+// Values compared per chunk: both sides' values stay in L2 between the loops over them.
 constexpr uint64_t kChunkTarget = 1u << 16;
 
 uint64_t index_of(const RowError& r) { return r.row; }
@@ -33,11 +34,25 @@ void keep_worst(std::vector<Entry>& entries, size_t keep) {
     std::sort(entries.begin(), entries.end(), worse);
 }
 
+// Squared error, largest |a-b| and count of the finite pairs of one span (a block or a row).
+struct SpanError {
+    double err2 = 0, max_abs = 0;
+    uint64_t n = 0;
+};
+
+// The part of a row that one chunk holds, when the row spans several chunks.
+struct RowPiece {
+    uint64_t row = 0;
+    uint64_t values = 0;   // all values of the piece, finite or not
+    SpanError error;
+};
+
 struct Sums {
     uint64_t count = 0, nonfinite = 0;
     double err2 = 0, a2 = 0, b2 = 0, ab = 0, abs_err = 0, max_abs = 0;
     std::vector<RowError> rows;
     std::vector<BlockError> blocks;
+    std::vector<RowPiece> pieces;   // a chunk's: at most its first and last row
 
     // Zero sums and no entries, keeping the entries' memory.
     void reset() {
@@ -45,16 +60,42 @@ struct Sums {
         err2 = a2 = b2 = ab = abs_err = max_abs = 0;
         rows.clear();
         blocks.clear();
+        pieces.clear();
     }
-    // Adds another chunk's sums and keeps the `keep` worst rows and blocks of both.
-    void merge(const Sums& o, size_t keep) {
-        count += o.count; nonfinite += o.nonfinite;
-        err2 += o.err2; a2 += o.a2; b2 += o.b2; ab += o.ab; abs_err += o.abs_err;
-        max_abs = std::max(max_abs, o.max_abs);
-        rows.insert(rows.end(), o.rows.begin(), o.rows.end());
-        keep_worst(rows, keep);
-        blocks.insert(blocks.end(), o.blocks.begin(), o.blocks.end());
-        keep_worst(blocks, keep);
+};
+
+// The comparison of the chunks merged so far. A row that spans chunks is pieced together here
+// until all its values are in; the chunks in flight bound how many rows are open at once.
+struct Totals {
+    Sums sums;
+    std::map<uint64_t, RowPiece> open_rows;
+
+    // Adds a chunk's sums and keeps the `keep` worst rows and blocks; `row_values(r)` is the
+    // number of values of row r.
+    template <typename RowValues>
+    void merge(const Sums& o, size_t keep, const RowValues& row_values) {
+        sums.count += o.count; sums.nonfinite += o.nonfinite;
+        sums.err2 += o.err2; sums.a2 += o.a2; sums.b2 += o.b2; sums.ab += o.ab; sums.abs_err += o.abs_err;
+        sums.max_abs = std::max(sums.max_abs, o.max_abs);
+        sums.rows.insert(sums.rows.end(), o.rows.begin(), o.rows.end());
+        for (const RowPiece& p : o.pieces) {
+            RowPiece& row = open_rows[p.row];
+            row.row = p.row;
+            row.values += p.values;
+            row.error.err2 += p.error.err2;
+            row.error.max_abs = std::max(row.error.max_abs, p.error.max_abs);
+            row.error.n += p.error.n;
+            if (row.values < row_values(p.row)) continue;
+            sums.rows.push_back(row_error(row.row, row.error));
+            open_rows.erase(p.row);
+        }
+        keep_worst(sums.rows, keep);
+        sums.blocks.insert(sums.blocks.end(), o.blocks.begin(), o.blocks.end());
+        keep_worst(sums.blocks, keep);
+    }
+
+    static RowError row_error(uint64_t row, const SpanError& e) {
+        return {row, e.n ? std::sqrt(e.err2 / static_cast<double>(e.n)) : 0.0, e.max_abs};
     }
 };
 
@@ -79,12 +120,6 @@ MLENS_VECTOR_LOOP void add_pair_sums(const float* a, const float* b, uint64_t n,
     out.nonfinite += bad;
 }
 
-// Squared error, largest |a-b| and count of the finite pairs of one span (a block or a row).
-struct SpanError {
-    double err2 = 0, max_abs = 0;
-    uint64_t n = 0;
-};
-
 // The SpanError of each run of `span` values of a and b (n values; the last run may be shorter),
 // into out[0 .. ceil(n / span)). One call per row, so that short blocks cost no call each.
 template <bool kMasked>
@@ -105,35 +140,41 @@ MLENS_VECTOR_LOOP void span_errors(const float* a, const float* b, uint64_t n, u
     }
 }
 
-// Adds the comparison of one chunk (whole rows starting at element `first`) to `out`: its sums,
-// one RowError per row and, when `block` > 1, one BlockError per block.
-void compare_chunk(const float* a, const float* b, uint64_t first, uint64_t count, uint64_t row_length, uint64_t block,
-                   Sums& out) {
+// Adds the comparison of one chunk (values [first, first + count) of sources of `size` values) to
+// `out`: its sums, one RowError per row it holds whole, one RowPiece per row it holds part of,
+// and, when `block` > 1, one BlockError per block (a chunk holds whole blocks, and a block never
+// spans two rows: block divides row_length).
+void compare_chunk(const float* a, const float* b, uint64_t first, uint64_t count, uint64_t size, uint64_t row_length,
+                   uint64_t block, Sums& out) {
     const bool masked = !all_finite(a, count) || !all_finite(b, count);
     if (masked) add_pair_sums<true>(a, b, count, out);
     else add_pair_sums<false>(a, b, count, out);
-    // Rows, and within them blocks (a block never spans two rows: block divides row_length).
-    const uint64_t span = block ? block : row_length;
     thread_local std::vector<SpanError> spans;
-    spans.resize((row_length + span - 1) / span);
-    for (uint64_t r = 0; r * row_length < count; ++r) {
-        const uint64_t start = r * row_length, length = std::min(count - start, row_length);
-        if (masked) span_errors<true>(a + start, b + start, length, span, spans.data());
-        else span_errors<false>(a + start, b + start, length, span, spans.data());
-        SpanError row;
-        for (uint64_t k = 0; k * span < length; ++k) {
+    for (uint64_t at = 0; at < count;) {
+        // The part of one row in this chunk: [at, end).
+        const uint64_t row = (first + at) / row_length, row_start = row * row_length;
+        const uint64_t row_end = row_start + std::min(row_length, size - row_start);
+        const uint64_t end = std::min(count, row_end - first), length = end - at;
+        const uint64_t span = block ? block : length;
+        spans.resize((length + span - 1) / span);
+        if (masked) span_errors<true>(a + at, b + at, length, span, spans.data());
+        else span_errors<false>(a + at, b + at, length, span, spans.data());
+        SpanError whole;
+        for (uint64_t k = 0; k < spans.size(); ++k) {
             const SpanError& e = spans[k];
             if (block)
-                out.blocks.push_back({(first + start) / block + k, first / row_length + r, k * span,
+                out.blocks.push_back({(first + at) / block + k, row, first + at - row_start + k * span,
                                       e.n ? std::sqrt(e.err2 / static_cast<double>(e.n)) : 0.0, e.max_abs});
-            row.err2 += e.err2;
-            row.max_abs = std::max(row.max_abs, e.max_abs);
-            row.n += e.n;
+            whole.err2 += e.err2;
+            whole.max_abs = std::max(whole.max_abs, e.max_abs);
+            whole.n += e.n;
         }
-        out.err2 += row.err2;
-        out.max_abs = std::max(out.max_abs, row.max_abs);
-        out.count += row.n;
-        out.rows.push_back({first / row_length + r, row.n ? std::sqrt(row.err2 / static_cast<double>(row.n)) : 0.0, row.max_abs});
+        out.err2 += whole.err2;
+        out.max_abs = std::max(out.max_abs, whole.max_abs);
+        out.count += whole.n;
+        if (length == row_end - row_start) out.rows.push_back(Totals::row_error(row, whole));
+        else out.pieces.push_back({row, length, whole});
+        at = end;
     }
 }
 
@@ -149,15 +190,19 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
     if (a.size() != b.size())
         return Error{"E_SHAPE", "", std::nullopt, "element counts differ: " + std::to_string(a.size()) + " vs " + std::to_string(b.size())};
     if (row_length == 0) row_length = 1;
-    // Chunks hold whole rows and whole blocks of both sides.
-    uint64_t unit = std::lcm(std::lcm(a.granularity(), b.granularity()), row_length);
-    uint64_t chunk = std::max<uint64_t>(unit, kChunkTarget / unit * unit);
-    uint64_t n_chunks = (a.size() + chunk - 1) / chunk;
     const uint64_t block = block_length > 1 && row_length % block_length == 0 ? block_length : 0;
-    Sums total;
+    // Chunks hold whole blocks of both sides and whole comparison blocks; rows may span chunks.
+    const uint64_t unit = std::lcm(std::lcm(a.granularity(), b.granularity()), std::max<uint64_t>(block, 1));
+    if (unit == 0 || unit > kMaxReadUnit)
+        return Error{"E_LIMIT", "", std::nullopt, "values are read in units of " + std::to_string(unit) + ", more than the " +
+                                                       std::to_string(kMaxReadUnit) + " an analysis reads at once"};
+    const uint64_t chunk = std::max<uint64_t>(unit, kChunkTarget / unit * unit);
+    const uint64_t size = a.size(), n_chunks = (size + chunk - 1) / chunk;
+    const auto row_values = [&](uint64_t row) { return std::min(row_length, size - row * row_length); };
+    Totals totals;
     std::mutex m;
     Status run = parallel_job(n_chunks, threads, job, [&](uint64_t c) -> Status {
-        const uint64_t first = c * chunk, count = std::min(chunk, a.size() - first);
+        const uint64_t first = c * chunk, count = std::min(chunk, size - first);
         // Per-thread buffers: chunk after chunk reuses their pages.
         thread_local std::vector<float> va, vb;
         thread_local Sums local;
@@ -166,15 +211,16 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
         if (Status s = a.read(first, count, va.data()); !s) return s;
         if (Status s = b.read(first, count, vb.data()); !s) return s;
         local.reset();
-        compare_chunk(va.data(), vb.data(), first, count, row_length, block, local);
+        compare_chunk(va.data(), vb.data(), first, count, size, row_length, block, local);
         keep_worst(local.rows, keep_rows);
         keep_worst(local.blocks, keep_rows);
         std::lock_guard lock(m);
-        total.merge(local, keep_rows);
+        totals.merge(local, keep_rows, row_values);
         return ok_status();
     }, progress_from, progress_to);
     if (!run) return run.error();
 
+    Sums& total = totals.sums;
     TensorComparison r;
     r.count = total.count;
     r.nonfinite = total.nonfinite;

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "k_quant_scales.h"
+#include "mlens/util/analysis_memory.h"
 
 namespace mlens {
 
@@ -104,18 +105,38 @@ std::optional<BlockLayout> layout_for(uint32_t type) {
 
 constexpr uint64_t kChunkBlocks = 1u << 14;
 
+// Every `stride`-th of `blocks` blocks, so that `entries_per_block` entries of each stay within
+// kMaxSeriesEntries.
+uint64_t sample_stride(uint64_t blocks, uint64_t entries_per_block) {
+    const uint64_t most = std::max<uint64_t>(1, kMaxSeriesEntries / std::max<uint64_t>(entries_per_block, 1));
+    return std::max<uint64_t>(1, (blocks + most - 1) / most);
+}
+
+// Calls read(first, n) for every stride-th of `blocks` blocks: runs of kChunkBlocks consecutive
+// blocks when every block is taken, else one block at a time.
+Status for_each_sample(uint64_t blocks, uint64_t stride, JobContext* job, const std::function<Status(uint64_t, uint64_t)>& read) {
+    const uint64_t sampled = (blocks + stride - 1) / stride, run = stride == 1 ? kChunkBlocks : 1;
+    for (uint64_t s = 0; s < sampled; s += run) {
+        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
+        const uint64_t n = std::min(run, sampled - s);
+        if (Status st = read(s * stride, n); !st) return st;
+        if (s % kChunkBlocks < run) job_report(job, static_cast<double>(s + n) / static_cast<double>(sampled));
+    }
+    job_report(job, 1.0);
+    return ok_status();
+}
+
 Result<BlockScales> mlx_scales(const TensorView& view, JobContext* job, BlockScales r) {
     const uint64_t groups = view.size() / view.block_length();
+    const uint64_t stride = sample_stride(groups, 1), sampled = (groups + stride - 1) / stride;
     const bool affine = view.info().quant->mode == "affine";
-    r.series.push_back({"scale", view.block_length(), std::vector<float>(groups)});
-    if (affine) r.series.push_back({"bias", view.block_length(), std::vector<float>(groups)});
-    for (uint64_t first = 0; first < groups; first += kChunkBlocks) {
-        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
-        const uint64_t n = std::min(kChunkBlocks, groups - first);
-        Status s = view.read_group_params(first, n, r.series[0].values.data() + first, affine ? r.series[1].values.data() + first : nullptr);
-        if (!s) return s.error();
-        job_report(job, static_cast<double>(first + n) / static_cast<double>(groups));
-    }
+    r.series.push_back({"scale", view.block_length(), std::vector<float>(sampled), stride});
+    if (affine) r.series.push_back({"bias", view.block_length(), std::vector<float>(sampled), stride});
+    Status s = for_each_sample(groups, stride, job, [&](uint64_t first, uint64_t n) {
+        const uint64_t at = first / stride;
+        return view.read_group_params(first, n, r.series[0].values.data() + at, affine ? r.series[1].values.data() + at : nullptr);
+    });
+    if (!s) return s.error();
     return r;
 }
 
@@ -135,16 +156,18 @@ Result<BlockScales> block_scales(const TensorView& view, JobContext* job) {
     if (!layout) return Error{"E_UNSUPPORTED_TYPE", view.info().name, std::nullopt, "type " + r.type + " stores no block scales decoded here"};
     std::vector<std::vector<float>> out(layout->series.size());
     const uint64_t blocks = view.size() / view.block_length();
+    uint64_t entries_per_block = 1;
+    for (const auto& series : layout->series) entries_per_block = std::max(entries_per_block, view.block_length() / series.second);
+    const uint64_t stride = sample_stride(blocks, entries_per_block);
     std::vector<uint8_t> bytes;
-    for (uint64_t first = 0; first < blocks; first += kChunkBlocks) {
-        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
-        const uint64_t n = std::min(kChunkBlocks, blocks - first);
+    Status s = for_each_sample(blocks, stride, job, [&](uint64_t first, uint64_t n) {
         bytes.resize(n * view.block_bytes());
-        if (Status s = view.read_blocks(first, n, bytes.data()); !s) return s.error();
+        if (Status st = view.read_blocks(first, n, bytes.data()); !st) return st;
         for (uint64_t b = 0; b < n; ++b) layout->read(bytes.data() + b * view.block_bytes(), out);
-        job_report(job, static_cast<double>(first + n) / static_cast<double>(blocks));
-    }
-    for (size_t i = 0; i < out.size(); ++i) r.series.push_back({layout->series[i].first, layout->series[i].second, std::move(out[i])});
+        return ok_status();
+    });
+    if (!s) return s.error();
+    for (size_t i = 0; i < out.size(); ++i) r.series.push_back({layout->series[i].first, layout->series[i].second, std::move(out[i]), stride});
     return r;
 }
 

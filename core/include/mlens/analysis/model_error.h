@@ -11,7 +11,9 @@
 //    (row permutation, added constant) applied when the side is the mapped one.
 //  - compare_models: every pair whose element counts agree and that both decode is compared with
 //    compare_sources (A is the reference); others carry a reason in `failed`. Progress is shared
-//    out by element count; cancel gives E_CANCELLED.
+//    out by element count; cancel gives E_CANCELLED. Pairs are compared one after another, each
+//    in compare_sources' bounded chunks (analysis_memory.h), so memory does not grow with the
+//    tensors' sizes; the transformed side reads any range, a row of it in pieces.
 //  - Layers: the number after "blk." or "layers." in A's name (-1 when none). Per layer: the
 //    pooled RMSE sqrt(sum(rmse^2 * count) / sum(count)), the largest max_abs, and the tensor
 //    with the largest NMSE.

@@ -12,14 +12,17 @@
 //  - The reference size must be a multiple of row_length (E_SHAPE otherwise). Cancellable
 //    (E_CANCELLED); each type has an equal share of the progress.
 //  - requantized_source gives the reference passed through one type as a FloatSource (the
-//    candidate requantize compares with): reads cover whole rows, each quantized and decoded
-//    again. It refuses what requantize does not run, with the reason as the message:
+//    candidate requantize compares with). Reads cover whole units: rows, or, for rows longer than
+//    kMaxReadUnit values (analysis_memory.h), runs of whole blocks, so no row is ever held whole;
+//    without an importance matrix ggml quantizes each block by itself, so the values are those
+//    of whole rows. It refuses what requantize does not run, with the reason as the message:
 //    E_NEEDS_IMATRIX ("needs an importance matrix"), E_UNSUPPORTED_TYPE ("not a ggml type",
 //    "ggml cannot quantize to this type"), E_BLOCK_SIZE ("rows of N values do not split into
 //    blocks of B"), and E_SHAPE as above. The source reads the reference, which must outlive it.
-//    With keep_quantized, it keeps each row's quantized bytes after the row's first read (memory:
-//    the whole tensor in that type), so that later reads of a comparison's several passes decode
-//    them instead of quantizing again; concurrent reads of the same rows quantize them once.
+//    With keep_quantized, it keeps each unit's quantized bytes after the unit's first read, so
+//    that later reads of a comparison's several passes decode them instead of quantizing again
+//    (concurrent reads of the same units quantize them once) — when the whole tensor in that type
+//    fits in half of kAnalysisMemoryBound; a larger one quantizes again at every read.
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,10 @@
 // worst_blocks: the same for quantization blocks, runs of `block_length` values (the caller's
 // choice: the candidate's block, or the reference's when the candidate's values stand alone);
 // none, and block_length 0 in the result, unless block_length > 1 divides row_length.
+// Memory (analysis_memory.h): both sources are read in chunks of element ranges, whatever the row
+// length; a row that spans chunks has its error pieced together across them, and only the
+// `keep_rows` worst rows and blocks are kept. Sources read in units of more than kMaxReadUnit
+// values give E_LIMIT.
 #pragma once
 
 #include <cstdint>

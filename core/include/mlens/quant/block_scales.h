@@ -16,6 +16,9 @@
 //    applied) and, for affine, bias per group.
 //  - Any other type (F16, BF16, IQ1–IQ3, TQ*, NVFP4, safetensors element types) is
 //    E_UNSUPPORTED_TYPE: it stores no block scales this function decodes.
+//  - A tensor whose series would hold more than kMaxSeriesEntries entries (analysis_memory.h)
+//    gets those of every k-th block (or group) only, k the least that keeps each series within
+//    it (`stride` says k; 1: every block): a uniform sample of the distribution.
 //  - Reads in chunks; honours JobContext cancel (E_CANCELLED) and reports progress.
 #pragma once
 
@@ -31,6 +34,7 @@ struct ScaleSeries {
     std::string name;              // "d", "dmin", "sub_scale", "sub_min", "m", "scale", "bias"
     uint64_t values_per_entry = 0; // tensor values each entry covers
     std::vector<float> values;
+    uint64_t stride = 1;           // entries are those of every stride-th block (row series: 1)
 };
 
 struct BlockScales {

@@ -5,8 +5,13 @@
 //  - A row is ne[0] consecutive values (TensorView::row_length()); a 1-D tensor is one row.
 //  - "row_rms": sqrt(mean x²) over the row's finite values (NaN when it has none);
 //    "row_absmax": max |x| over them (0 when it has none). values_per_entry is the row length.
-//  - Rows are read in chunks of whole rows (a row longer than a chunk in pieces), on `threads`
-//    threads (0: all cores); honours JobContext cancel (E_CANCELLED) and reports progress.
+//  - A tensor of more than kMaxSeriesEntries rows (analysis_memory.h) gets one entry per run of k
+//    consecutive rows, k = ceil(rows / kMaxSeriesEntries): the RMS over the finite values of the k
+//    rows and their largest |x| (values_per_entry is k × the row length; the last entry may hold
+//    fewer rows). An outlier row still shows in its entry's max |x|.
+//  - Entries are read in chunks of whole entries, an entry longer than a chunk in pieces spread
+//    over the threads, on `threads` threads (0: all cores); honours JobContext cancel
+//    (E_CANCELLED) and reports progress.
 #pragma once
 
 #include <vector>

@@ -1,0 +1,57 @@
+#include "cli_job.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+namespace mlens::cli {
+
+namespace {
+
+// The job a signal cancels. cancel() is a store to a lock-free atomic, which a handler may do.
+std::atomic<JobContext*> g_signalled_job{nullptr};
+
+void cancel_on_signal(int) {
+    if (JobContext* job = g_signalled_job.load()) job->cancel();
+}
+
+}  // namespace
+
+CliJob::CliJob(std::string label) : m_label(std::move(label)) {
+    g_signalled_job.store(&m_job);
+    struct sigaction cancel {};
+    cancel.sa_handler = cancel_on_signal;
+    sigemptyset(&cancel.sa_mask);
+    sigaction(SIGINT, &cancel, &m_old_int);
+    sigaction(SIGTERM, &cancel, &m_old_term);
+    if (::isatty(STDERR_FILENO)) m_progress = std::thread([this] { draw_progress(); });
+}
+
+CliJob::~CliJob() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_done = true;
+    }
+    m_wake.notify_all();
+    if (m_progress.joinable()) m_progress.join();
+    sigaction(SIGINT, &m_old_int, nullptr);
+    sigaction(SIGTERM, &m_old_term, nullptr);
+    g_signalled_job.store(nullptr);
+}
+
+void CliJob::step(const std::string& label) {
+    std::lock_guard lock(m_mutex);
+    m_label = label;
+    m_job.report(0.0);
+}
+
+void CliJob::draw_progress() {
+    std::unique_lock lock(m_mutex);
+    while (!m_wake.wait_for(lock, std::chrono::milliseconds(250), [&] { return m_done; }))
+        std::fprintf(stderr, "\r\x1b[K%s  %.2f%%", m_label.c_str(), 100.0 * m_job.progress());
+    std::fputs("\r\x1b[K", stderr);
+    std::fflush(stderr);
+}
+
+}  // namespace mlens::cli
