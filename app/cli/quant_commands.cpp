@@ -4,6 +4,7 @@
 //   max |x| (row_series.h, "rows").
 // mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--png OUT [--log]] [--json]
 // mlens compare A B [--tensor NAME] [--json]
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -122,7 +123,7 @@ void add_stats(CLI::App& app, int& exit_code) {
         if (!scales) { std::cerr << "error: " << scales.error().to_string() << "\n"; return; }
         auto per_row = row_stats(*view);
         if (!per_row) { std::cerr << "error: " << per_row.error().to_string() << "\n"; return; }
-        exit_code = kExitOk;
+        exit_code = exit_status_of(*model);
         if (*json) {
             nlohmann::json out = stats_json(*s);
             out["block_scales"] = series_json(*scales);
@@ -172,7 +173,7 @@ void add_hist(CLI::App& app, int& exit_code) {
         if (range->size() == 2) r = std::make_pair((*range)[0], (*range)[1]);
         auto h = compute_histogram(*view, *bins, r);
         if (!h) { std::cerr << "error: " << h.error().to_string() << "\n"; return; }
-        exit_code = kExitOk;
+        exit_code = exit_status_of(*model);
         if (!png->empty()) {
             std::string failed = write_histogram_png(*h, *tensor, *log_counts, *png);
             if (!failed.empty()) { std::cerr << "error: " << escape_for_display(failed) << "\n"; exit_code = kExitBroken; }
@@ -254,7 +255,7 @@ void add_compare(CLI::App& app, int& exit_code) {
                             number_text(c.max_abs), number_text(c.cosine), number_text(c.snr_db)});
         }
         if (out.empty()) { std::cerr << "error: no tensor of the same name and size in both models\n"; return; }
-        exit_code = kExitOk;
+        exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
         if (*json) {
             std::cout << json_text(out) << "\n";
             return;

@@ -1,5 +1,6 @@
 #include "panels/tensor_panel.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -172,7 +173,15 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             ImGui::TableNextColumn();
             ui::text(ui::with_separators(t.n_elements));
             ImGui::TableNextColumn();
-            ui::text(t.n_bytes ? human_bytes(*t.n_bytes) : "?");
+            if (t.presence == DataPresence::complete) {
+                ui::text(t.n_bytes ? human_bytes(*t.n_bytes) : "?");
+            } else {
+                // The file ends before this tensor's data does (truncation.h).
+                ui::text_colored(palette().error, human_bytes(t.n_bytes.value_or(0)) + " " + data_presence_name(t.presence));
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip(t.presence == DataPresence::missing ? "none of this tensor's data is in the file"
+                                                                          : "the file ends inside this tensor's data");
+            }
             ImGui::TableNextColumn();
             ui::text_dim(ui::hex_offset(t.data_offset));
             ImGui::TableNextColumn();
@@ -226,6 +235,13 @@ void TensorPanel::draw_totals(const Document& doc) {
                        " parameters \xC2\xB7 " + human_bytes(t.bytes) + " \xC2\xB7 " + bpw_text(t.bits_per_weight()) +
                        " bits/weight";
     ui::text_dim(line);
+    const auto cut = std::count_if(doc.model->tensors.begin(), doc.model->tensors.end(),
+                                   [](const TensorInfo& x) { return x.presence != DataPresence::complete; });
+    if (cut > 0) {
+        ImGui::SameLine();
+        ui::text_colored(palette().error, "\xC2\xB7 " + ui::with_separators(static_cast<uint64_t>(cut)) +
+                                              " tensors missing data (the file is cut short)");
+    }
 }
 
 void TensorPanel::draw(PanelContext& ctx) {

@@ -7,7 +7,7 @@
 
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/compat/upstream_export.h"
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 
 namespace mlens {
 
@@ -49,7 +49,9 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     compat::RewritePlan plan;
     if (model && model->format == Format::gguf) plan = compat::plan_compat(*model);
     if (!model || plan.text.empty()) {
-        auto session = Session::load(path, options, job, std::move(log));
+        // A store reference or manifest names a blob: llama.cpp is given the GGUF file itself.
+        const bool gguf = model && model->format == Format::gguf && !model->files.empty();
+        auto session = Session::load(gguf ? model->files[0].path : path, options, job, std::move(log));
         if (!session) return session.error();
         out.session = std::move(session).value();
         return out;

@@ -29,6 +29,7 @@ nlohmann::json tensor_to_json(const TensorInfo& t) {
         j["quant"] = std::move(quant);
     }
     if (t.part_of) j["part_of"] = *t.part_of;
+    j["data"] = data_presence_name(t.presence);
     return j;
 }
 
