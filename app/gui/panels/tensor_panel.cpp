@@ -176,11 +176,19 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             if (t.presence == DataPresence::complete) {
                 ui::text(t.n_bytes ? human_bytes(*t.n_bytes) : "?");
             } else {
-                // The file ends before this tensor's data does (truncation.h).
-                ui::text_colored(palette().error, human_bytes(t.n_bytes.value_or(0)) + " " + data_presence_name(t.presence));
-                if (ImGui::IsItemHovered())
-                    ImGui::SetTooltip(t.presence == DataPresence::missing ? "none of this tensor's data is in the file"
-                                                                          : "the file ends inside this tensor's data");
+                // The file ends before this tensor's data does (truncation.h): the row is tinted and
+                // the size cell names what is left.
+                ImVec4 tint = palette().error;
+                tint.w = 0.15f;
+                ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, ImGui::GetColorU32(tint));
+                ui::text_colored(palette().error, data_presence_name(t.presence));
+                if (ImGui::IsItemHovered()) {
+                    const std::string size = human_bytes(t.n_bytes.value_or(0));
+                    const std::string tip = t.presence == DataPresence::missing
+                                                ? "none of this tensor's " + size + " is in the file"
+                                                : "the file ends inside this tensor's " + size;
+                    ImGui::SetTooltip("%s", tip.c_str());
+                }
             }
             ImGui::TableNextColumn();
             ui::text_dim(ui::hex_offset(t.data_offset));
@@ -240,7 +248,7 @@ void TensorPanel::draw_totals(const Document& doc) {
     if (cut > 0) {
         ImGui::SameLine();
         ui::text_colored(palette().error, "\xC2\xB7 " + ui::with_separators(static_cast<uint64_t>(cut)) +
-                                              " tensors missing data (the file is cut short)");
+                                              (cut == 1 ? " tensor" : " tensors") + " missing data (the file is cut short)");
     }
 }
 
