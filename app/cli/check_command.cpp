@@ -1,9 +1,8 @@
 // mlens check PATH [--json]: diagnostics, one per line on stderr (malformed-inputs.md A4).
-// A directory holding manifests/ or blobs/ is an Ollama store root: every manifest is validated
-// (check_store), and each model's verdict is printed. Any other path is a model file or folder.
+// PATH is resolved as every command resolves it (open/target.h): an Ollama store root has every
+// manifest validated (check_store) and each model's verdict printed; anything else is opened as
+// one model (a file, a safetensors folder, a store model by reference or manifest).
 // Exit status: 0 accepted (warnings allowed), 1 errors, 2 usage.
-#include <sys/stat.h>
-
 #include <iostream>
 
 #include "cli_common.h"
@@ -15,19 +14,8 @@ namespace mlens::cli {
 
 namespace {
 
-bool is_store_root(const std::string& path) {
-    struct stat st {};
-    auto is_dir = [&](const std::string& p) { return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode); };
-    return is_dir(path) && (is_dir(path + "/manifests") || is_dir(path + "/blobs"));
-}
-
-int check_store_root(const std::string& path, bool json) {
-    auto store = Store::open(path);
-    if (!store) {
-        std::cerr << "error: " << store.error().to_string() << "\n";
-        return kExitBroken;
-    }
-    StoreCheckReport report = check_store(*store);
+int check_store_root(const std::string& path, const Store& store, bool json) {
+    StoreCheckReport report = check_store(store);
     const size_t errors = report.error_count();
     if (json) {
         nlohmann::json models = nlohmann::json::array();
@@ -59,11 +47,12 @@ void add_check_command(CLI::App& app, int& exit_code) {
     cmd->add_option("PATH", *path, "Model file, safetensors folder, or Ollama store root")->required();
     cmd->add_flag("--json", *json, "Print diagnostics as JSON on stdout");
     cmd->callback([=, &exit_code] {
-        if (is_store_root(*path)) {
-            exit_code = check_store_root(*path, *json);
+        const Target target = resolve(*path);
+        if (target.kind == TargetKind::store_root) {
+            exit_code = check_store_root(*path, *target.store, *json);
             return;
         }
-        auto model = open_or_report(*path);
+        auto model = open_or_report(target, false);
         if (!model) { exit_code = kExitBroken; return; }
         size_t errors = model->error_count();
         exit_code = errors ? kExitBroken : kExitOk;

@@ -7,19 +7,33 @@
 #include <cstdio>
 #include <iostream>
 
-#include "mlens/formats/open_model.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
 
-std::optional<Model> open_or_report(const std::string& path) {
-    auto model = open_model(path);
+std::optional<Model> open_or_report(const std::string& path) { return open_or_report(resolve(path)); }
+
+std::optional<Model> open_or_report(const Target& target, bool report_errors) {
+    auto model = open_target(target);
     if (!model) {
-        std::cerr << "error: " << escape_for_display(path) << ": " << model.error().to_string() << "\n";
+        std::cerr << "error: " << escape_for_display(target.text) << ": " << model.error().to_string() << "\n";
         return std::nullopt;
+    }
+    const size_t errors = model->error_count();
+    if (report_errors && errors > 0) {
+        for (const Diagnostic& d : model->diagnostics)
+            if (d.severity == Severity::error) {
+                std::cerr << d.to_line() << "\n";
+                break;
+            }
+        if (errors > 1)
+            std::cerr << "error: " << escape_for_display(target.text) << ": " << errors
+                      << " errors (mlens check lists every one)\n";
     }
     return std::move(model).value();
 }
+
+int exit_status_of(const Model& model) { return model.error_count() > 0 ? kExitBroken : kExitOk; }
 
 namespace {
 

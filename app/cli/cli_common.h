@@ -1,6 +1,6 @@
 // Shared pieces of the mlens subcommands: opening a model for a command, exit codes, and the
-// tabular text output. Exit codes: 0 success, 1 the file is broken or could not be opened
-// (check: it has errors), 2 usage errors.
+// tabular text output. Exit codes: 0 success, 1 the input has errors or could not be opened (the
+// reason is on stderr), 2 usage errors.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mlens/model/model.h"
+#include "mlens/open/target.h"
 
 namespace mlens::cli {
 
@@ -18,8 +19,13 @@ constexpr int kExitOk = 0;
 constexpr int kExitBroken = 1;
 constexpr int kExitUsage = 2;
 
-// Opens a model, printing the reason to stderr when the path cannot be opened.
+// Opens the model a path or reference names (open/target.h), printing the reason to stderr when it
+// cannot be opened. When the Model has errors, their first (a truncation summary comes first) and
+// their count go to stderr too, unless `report_errors` is false (check prints them all itself).
 std::optional<Model> open_or_report(const std::string& path);
+std::optional<Model> open_or_report(const Target& target, bool report_errors = true);
+// kExitBroken when the Model has errors, else kExitOk.
+int exit_status_of(const Model& model);
 
 // Prints rows as columns separated by two spaces, the last column unpadded.
 void print_table(const std::vector<std::vector<std::string>>& rows);

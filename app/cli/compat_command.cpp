@@ -172,7 +172,7 @@ void add_compat_command(CLI::App& app, int& exit_code) {
             print_side(*model, plan.clip);
             std::cout << "summary: text: " << counts_text(plan.text) << "; clip: " << counts_text(plan.clip) << "\n";
         }
-        exit_code = model->partial ? kExitBroken : kExitOk;
+        exit_code = exit_status_of(*model);
     });
 }
 

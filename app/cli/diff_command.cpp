@@ -1,5 +1,6 @@
 // mlens diff A B [--numeric] [--json]
 // Metadata and tensor differences of two models; with --numeric, the error of every paired tensor.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -120,7 +121,7 @@ void add_diff_command(CLI::App& app, int& exit_code) {
             return diff_models(*a, *b, options, progress.job());
         }();
         if (!d) { std::cerr << "error: " << d.error().to_string() << "\n"; return; }
-        exit_code = kExitOk;
+        exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
         if (*json) std::cout << json_text(diff_json(*d)) << "\n";
         else print_diff(*d, *numeric);
     });

@@ -33,7 +33,7 @@ void add_dump_command(CLI::App& app, int& exit_code) {
             }
             for (const Diagnostic& d : model->diagnostics) std::cout << d.to_line() << "\n";
         }
-        exit_code = model->partial ? kExitBroken : kExitOk;
+        exit_code = exit_status_of(*model);
     });
 }
 

@@ -59,7 +59,7 @@ void add_info_command(CLI::App& app, int& exit_code) {
         ModelSummary s = summarize(*model);
         if (*json) std::cout << json_text(summary_json(*path, s)) << "\n";
         else print_summary(*path, *model, s);
-        exit_code = model->partial ? kExitBroken : kExitOk;
+        exit_code = exit_status_of(*model);
     });
 }
 

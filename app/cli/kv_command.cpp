@@ -30,7 +30,7 @@ void add_kv_command(CLI::App& app, int& exit_code) {
                                 format_value(e.value, items, *full ? SIZE_MAX : 120)});
             print_table(rows);
         }
-        exit_code = model->partial ? kExitBroken : kExitOk;
+        exit_code = exit_status_of(*model);
     });
 }
 

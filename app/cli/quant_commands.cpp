@@ -5,6 +5,7 @@
 //   "rows"; entries of several rows each on a tensor of very many rows).
 // mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--png OUT [--log]] [--json]
 // mlens compare A B [--tensor NAME] [--json]
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -133,7 +134,7 @@ void add_stats(CLI::App& app, int& exit_code) {
         auto per_row = row_stats(*view, progress->job());
         progress.reset();
         if (!per_row) { std::cerr << "error: " << per_row.error().to_string() << "\n"; return; }
-        exit_code = kExitOk;
+        exit_code = exit_status_of(*model);
         if (*json) {
             nlohmann::json out = stats_json(*s);
             out["block_scales"] = series_json(*scales);
@@ -221,9 +222,9 @@ void add_hist(CLI::App& app, int& exit_code) {
             return compute_histogram(*view, *bins, r, progress.job());
         }();
         if (!h) { std::cerr << "error: " << h.error().to_string() << "\n"; return; }
-        exit_code = kExitOk;
+        exit_code = exit_status_of(*model);
         if (!png->empty() || !csv->empty()) {
-            exit_code = write_hist_files(*model, *h, *tensor, *log_counts, *png, *csv);
+            if (int written = write_hist_files(*model, *h, *tensor, *log_counts, *png, *csv); written != kExitOk) exit_code = written;
             return;
         }
         if (*json) {
@@ -297,7 +298,7 @@ void add_compare(CLI::App& app, int& exit_code) {
                             number_text(c.max_abs), number_text(c.cosine), number_text(c.snr_db)});
         }
         if (out.empty()) { std::cerr << "error: no tensor of the same name and size in both models\n"; return; }
-        exit_code = kExitOk;
+        exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
         if (*json) {
             std::cout << json_text(out) << "\n";
             return;

@@ -62,7 +62,7 @@ void add_requant_command(CLI::App& app, int& exit_code) {
             return requantize(*view, view->row_length(), ids, progress.job());
         }();
         if (!rows) { std::cerr << "error: " << rows.error().to_string() << "\n"; return; }
-        exit_code = kExitOk;
+        exit_code = exit_status_of(*model);
         if (*json) {
             nlohmann::json out = {{"tensor", *tensor}, {"reference_type", view->type_name()}, {"types", nlohmann::json::array()}};
             for (const RequantRow& r : *rows) out["types"].push_back(row_json(r));

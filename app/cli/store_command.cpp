@@ -2,8 +2,9 @@
 // mlens show MODEL[:TAG] [--store PATH] [--json] [--tensors]   (= store PATH MODEL)
 // mlens verify MODEL[:TAG] [--store PATH] [--json]             (= store PATH MODEL --verify)
 // Without PATH the default stores are used ($OLLAMA_MODELS, ~/.ollama/models,
-// /usr/share/ollama/.ollama/models). A single argument to `store` is a PATH when it is a
-// directory, else a model reference looked up in the default stores. `verify` exits 1 when a
+// /usr/share/ollama/.ollama/models). A single argument (and `show`'s MODEL without --store) is
+// resolved as every command resolves a path (open/target.h): a store root is listed, a store model
+// (STORE/MODEL:TAG, MODEL:TAG, a manifest file) is shown. `verify` exits 1 when a
 // blob is missing or its content does not match its digest.
 #include <sys/stat.h>
 
@@ -28,6 +29,11 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
         path = args[0];
         reference = args[1];
     } else if (args.size() == 1) {
+        // One argument names a store or a model the way every command resolves it: a store root,
+        // a manifest file, STORE/MODEL:TAG or MODEL:TAG in the default stores.
+        const Target target = resolve(args[0]);
+        if (target.kind == TargetKind::store_model) return print_store_manifest(*target.store, target.name, options);
+        if (target.kind == TargetKind::store_root) return print_store_listing(*target.store, options.json);
         (is_directory(args[0]) ? path : reference) = args[0];
     }
     std::vector<std::string> roots;

@@ -83,7 +83,7 @@ void add_tensors_command(CLI::App& app, int& exit_code) {
     cmd->callback([=, &exit_code] {
         auto model = open_or_report(*path);
         if (!model) { exit_code = kExitBroken; return; }
-        exit_code = model->partial ? kExitBroken : kExitOk;
+        exit_code = exit_status_of(*model);
         if (*by_layer) return print_by_layer(*model, *json);
         auto order = sorted_tensors(*model, *sort);
         if (*json) {
@@ -93,7 +93,14 @@ void add_tensors_command(CLI::App& app, int& exit_code) {
             return;
         }
         std::vector<std::vector<std::string>> rows = {{"NAME", "TYPE", "SHAPE", "ELEMENTS", "BYTES", "OFFSET", "BPW"}};
-        for (const LogicalTensor& t : order) rows.push_back(tensor_row(*model, t));
+        // A file cut short gets a DATA column naming the tensors whose bytes are gone.
+        const bool cut = std::any_of(model->tensors.begin(), model->tensors.end(),
+                                     [](const TensorInfo& t) { return t.presence != DataPresence::complete; });
+        if (cut) rows[0].push_back("DATA");
+        for (const LogicalTensor& t : order) {
+            rows.push_back(tensor_row(*model, t));
+            if (cut) rows.back().push_back(data_presence_name(data_presence(*model, t)));
+        }
         print_table(rows);
         print_groups(*model);
     });

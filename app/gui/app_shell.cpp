@@ -5,6 +5,7 @@
 
 #include <imgui.h>
 
+#include "document_notice.h"
 #include "mlens/text/escape.h"
 #include "output_inputs.h"
 #include "theme.h"
@@ -189,18 +190,14 @@ void AppShell::document_body(Document& doc, float height) {
             ImGui::SameLine();
             if (ImGui::Button("Cancel")) doc.job->cancel();
         }
-    } else {
-        ui::text_colored(palette().error, "Could not open " + doc.title);
-        ui::text_dim(escape_for_display(doc.path, 300));
-        ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x * 0.7f);
-        ui::text(doc.error);
-        ImGui::PopTextWrapPos();
-        if (ImGui::Button("Close")) close_document(doc.id);
+    } else if (draw_failed_page(doc)) {
+        close_document(doc.id);
     }
     ImGui::EndChild();
 }
 
 void AppShell::layout(Document& doc, float height) {
+    height -= draw_error_banner(doc);
     const ImGuiStyle& style = ImGui::GetStyle();
     float total = ImGui::GetContentRegionAvail().x;
     bool left = false, right = false;

@@ -2,8 +2,9 @@
 //
 // Contract:
 //  - A Document is created in state `opening`; the workspace fills `model`, `index` and
-//    `parse_ms` from the open job and moves it to `ready` (or `failed` with `error` when the path
-//    could not be opened at all; a damaged file is `ready` with diagnostics).
+//    `parse_ms` from the open job and moves it to `ready` (or `failed` with `error` and
+//    `error_code` when the path names no model: missing, not a model file, unreadable; a damaged
+//    model is `ready` with diagnostics).
 //  - `model` and `index` are immutable once published and may be shared with worker threads.
 //  - DocumentIndex is everything derived from the Model that views need each frame, computed
 //    once on the worker: the logical tensors every tensor view lists (logical_tensors.h), the
@@ -99,7 +100,8 @@ public:
     std::string path;
     std::string title;                          // file name, escaped for display
     DocumentState state = DocumentState::opening;
-    std::string error;                          // escaped; when failed
+    std::string error;                          // escaped message; when failed
+    std::string error_code;                     // its code ("E_NOT_A_MODEL", "E_NOT_FOUND", ...)
     std::shared_ptr<const Model> model;
     std::shared_ptr<const DocumentIndex> index;
     // Set for an Ollama store (model and index are then empty).

@@ -1,16 +1,12 @@
-// What a document opened from an Ollama store is: the store itself (its model list), or one
-// model of it addressed by its manifest file.
+// What a document opened from an Ollama store is: the store itself (its model list).
 //
 // Contract:
-//  - is_store_root: a directory holding manifests/ and blobs/ directories.
-//  - store_manifest_of: a path <root>/manifests/<host>/<namespace>/<model>/<tag> whose root is a
-//    store and whose four parts form a valid ModelName; opening such a path opens that model
-//    (open_store_model), so recent files, drag and drop and the command line address store
-//    models by their manifest.
-//  - open_store_document opens the store read-only and lists it (store_listing.h), cancellable.
+//  - Which paths are stores and store models is decided by resolve (mlens/open/target.h), as in
+//    the command line tool; a store model opens as a Model through open_target and is addressed
+//    by its manifest file, so recent files and drag and drop name it by that path.
+//  - open_store_document lists a store resolve found, read-only (store_listing.h), cancellable.
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include "mlens/job.h"
@@ -24,14 +20,7 @@ struct StoreDocument {
     StoreListing listing;
 };
 
-struct StoreManifestPath {
-    std::string root;
-    ModelName name;
-};
-
-bool is_store_root(const std::string& path);
-std::optional<StoreManifestPath> store_manifest_of(const std::string& path);
-Result<StoreDocument> open_store_document(const std::string& path, JobContext* job = nullptr);
+Result<StoreDocument> open_store_document(Store store, JobContext* job = nullptr);
 
 // "gemma3:4b (Ollama)"
 std::string store_model_title(const ModelName& name);

@@ -4,8 +4,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "mlens/formats/open_model.h"
-#include "mlens/ollama/store_model.h"
+#include "mlens/open/target.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -15,7 +14,7 @@ struct OpenOutcome {
     std::optional<Model> model;
     std::optional<DocumentIndex> index;
     std::optional<StoreDocument> store;
-    std::string error;
+    Error error;
     bool cancelled = false;
     double parse_ms = 0.0;
 };
@@ -36,9 +35,10 @@ std::string absolute_path(const std::string& path) {
 }  // namespace
 
 Document& Workspace::open(const std::string& raw_path) {
-    // A model reference ("gemma3:4b") that is no file opens as its manifest in the default
-    // store, as it does in the command line tool.
-    std::string path = absolute_path(find_reference_manifest(raw_path).value_or(raw_path));
+    // The one resolver of the command line tool decides what the text names; a store model is
+    // addressed by its manifest file, so a reference and its manifest are the same document.
+    Target target = resolve(raw_path);
+    std::string path = absolute_path(target.path);
     for (auto& doc : m_documents) {
         if (doc->path != path) continue;
         if (doc->state != DocumentState::failed) {
@@ -55,40 +55,28 @@ Document& Workspace::open(const std::string& raw_path) {
     doc->title = escape_for_display(std::filesystem::path(path).filename().string(), 60);
     auto outcome = std::make_shared<OpenOutcome>();
     std::string job_name = "open " + doc->title;
-    std::optional<StoreManifestPath> manifest = store_manifest_of(path);
-    if (manifest) doc->title = store_model_title(manifest->name);
-    bool store = !manifest && is_store_root(path);
-    if (store) doc->title = "Ollama store \xC2\xB7 " + doc->title;
-    doc->job = m_jobs.start(job_name, [path, outcome, manifest, store](JobContext& ctx) {
+    if (target.kind == TargetKind::store_model) doc->title = store_model_title(target.name);
+    if (target.kind == TargetKind::store_root) doc->title = "Ollama store \xC2\xB7 " + doc->title;
+    doc->job = m_jobs.start(job_name, [target = std::move(target), outcome](JobContext& ctx) {
         auto t0 = std::chrono::steady_clock::now();
         auto elapsed = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
-        if (store) {
-            Result<StoreDocument> opened = open_store_document(path, &ctx);
+        auto fail = [&](const Error& e) {
+            outcome->cancelled = e.code == "E_CANCELLED";
+            outcome->error = e;
+        };
+        if (target.kind == TargetKind::store_root) {
+            Result<StoreDocument> opened = open_store_document(*target.store, &ctx);
             outcome->parse_ms = elapsed();
-            if (!opened) {
-                outcome->cancelled = opened.error().code == "E_CANCELLED";
-                outcome->error = opened.error().to_string();
-                return;
-            }
+            if (!opened) return fail(opened.error());
             outcome->store = std::move(opened).value();
             outcome->model = Model{};
             outcome->index = DocumentIndex{};
             return;
         }
         // Indexing (a scan of the vocabulary) reports the second half of the progress.
-        Result<Model> model = Error{};
-        if (manifest) {
-            Result<Store> s = Store::open(manifest->root);
-            model = s ? open_store_model(*s, manifest->name, &ctx) : Result<Model>(s.error());
-        } else {
-            model = open_model(path, &ctx);
-        }
+        Result<Model> model = open_target(target, &ctx);
         outcome->parse_ms = elapsed();
-        if (!model) {
-            outcome->cancelled = model.error().code == "E_CANCELLED";
-            outcome->error = model.error().to_string();
-            return;
-        }
+        if (!model) return fail(model.error());
         ctx.report(0.5);
         DocumentIndex index = build_document_index(*model, &ctx);
         if (ctx.cancelled()) {
@@ -139,7 +127,8 @@ bool Workspace::poll() {
             m_settings.add_recent(doc->path);
         } else {
             doc->state = DocumentState::failed;
-            doc->error = escape_for_display(out.error, 400);
+            doc->error = escape_for_display(out.error.message, 400);
+            doc->error_code = out.error.code;
         }
         doc->job.reset();
         it = m_pending.erase(it);

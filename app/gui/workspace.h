@@ -1,8 +1,10 @@
 // Workspace: the open documents, which one is active, and the jobs that open them.
 //
 // Contract:
-//  - open() returns at once: the document appears in state `opening` and an open job
-//    (open_model + build_document_index) runs on the JobRunner. Its path is made absolute and
+//  - open() resolves the text as the command line tool does (resolve, mlens/open/target.h) and
+//    returns at once: the document appears in state `opening` and an open job (open_target +
+//    build_document_index, or the store listing for a store root) runs on the JobRunner, reading
+//    what resolve opened. Its path (a store model's: its manifest file) is made absolute and
 //    normalized, without a trailing separator. Opening a path that is already open activates
 //    that document instead; a document that failed to open is replaced.
 //  - poll() (main thread, once per frame) publishes finished open jobs: the document becomes

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "memory_watch.h"
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 #include "mlens/util/analysis_memory.h"
 #include "model_error_run.h"
 #include "sparse_models.h"

@@ -7,7 +7,7 @@
 #include "headless.h"
 #include "workspace_harness.h"
 #include "hf_conversion_fixture.h"
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 #include "model_error_run.h"
 #include "model_fixture.h"
 #include "panels/model_error_panel.h"

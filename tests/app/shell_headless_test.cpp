@@ -3,6 +3,8 @@
 #include <fstream>
 
 #include "app_shell.h"
+#include "document_notice.h"
+#include "gguf_builder.h"
 #include "gui_fixture.h"
 #include "headless.h"
 #include "panels/panel.h"
@@ -131,6 +133,44 @@ TEST_CASE("a missing file becomes a failed document that can be closed") {
     h.shell.workspace().close(doc.id);
     h.frames(2);
     CHECK(h.shell.workspace().documents().empty());
+}
+
+TEST_CASE("a file that is no model opens as an error page that names it") {
+    TempDir dir;
+    {
+        std::ofstream out(dir.file("passwd"), std::ios::binary);
+        out << "root:x:0:0:root:/root:/bin/bash\n";
+    }
+    ShellHarness h;
+    Document& doc = h.open(dir.file("passwd"));
+    CHECK(doc.state == DocumentState::failed);
+    CHECK(doc.error_code == "E_NOT_A_MODEL");
+    CHECK(doc.error == "not a model file: 32 bytes, starts with \"root:x:0:0:root:\"\xE2\x80\xA6");
+    CHECK(failure_headline(doc) == "passwd is not a model file");
+    h.frames(2);
+}
+
+TEST_CASE("a cut file opens with a banner that leads to its diagnostics") {
+    TempDir dir;
+    test::GgufBuilder b;
+    b.header(2, 0);
+    b.tensor_info("a", {16}, 0, 0).tensor_info("b", {16}, 0, 64);
+    b.pad_to(32);
+    b.f32_run(32);
+    b.bytes.resize(b.bytes.size() - 70);   // b is gone, a lost its last 6 bytes
+    test::write_whole_file(dir.file("cut.gguf"), b.bytes);
+    ShellHarness h;
+    Document& doc = h.open(dir.file("cut.gguf"));
+    REQUIRE(doc.ready());
+    CHECK(error_banner_text(*doc.model) ==
+          "3 errors \xC2\xB7 E_TRUNCATED_DATA: file ends at 154 of 224 bytes: 70 bytes of tensor data missing; "
+          "2 of 2 tensors affected");
+    CHECK(doc.model->tensors[0].presence == DataPresence::partial);
+    CHECK(doc.model->tensors[1].presence == DataPresence::missing);
+    h.every_panel(doc);
+    TempDir clean;
+    REQUIRE(test::write_gui_fixture(clean.file("whole.gguf")));
+    CHECK(error_banner_text(*h.open(clean.file("whole.gguf")).model).empty());
 }
 
 TEST_CASE("opening the same path twice keeps one document; several documents are tabs") {

@@ -7,6 +7,7 @@
 
 #include "app_shell.h"
 #include "headless.h"
+#include "mlens/open/target.h"
 #include "workspace_harness.h"
 #include "panels/safetensors_panel.h"
 #include "panels/store_panel.h"
@@ -164,10 +165,10 @@ TEST_CASE("verifying a blob whose content changed reports the digest mismatch", 
 TEST_CASE("a store model opens by its manifest path and shows its safetensors headers", "[gui-store]") {
     StoreHarness h;
     std::string manifest = kDemoStore + "/manifests/registry.ollama.ai/library/tiny-moe/int4";
-    std::optional<StoreManifestPath> parsed = store_manifest_of(manifest);
-    REQUIRE(parsed);
-    CHECK(parsed->name.display() == "tiny-moe:int4");
-    CHECK_FALSE(store_manifest_of(kDemoStore + "/blobs").has_value());
+    Target parsed = resolve(manifest);
+    REQUIRE(parsed.kind == TargetKind::store_model);
+    CHECK(parsed.name.display() == "tiny-moe:int4");
+    CHECK(resolve(kDemoStore + "/blobs").kind == TargetKind::not_a_model);
     Document& doc = h.open(manifest);
     CHECK(doc.title == "tiny-moe:int4 (Ollama)");
     CHECK_FALSE(doc.is_store());
@@ -198,6 +199,10 @@ TEST_CASE("a model reference opens as that model of the default store", "[gui-st
     CHECK(doc.model->format == Format::safetensors);
     // The same reference again brings the open document to the front instead of a second one.
     CHECK(&h.workspace.open("tiny-moe:int4") == &doc);
+    // So do its manifest and STORE/reference: one resolver, one document.
+    CHECK(&h.workspace.open(kDemoStore + "/manifests/registry.ollama.ai/library/tiny-moe/int4") == &doc);
+    CHECK(&h.workspace.open(kDemoStore + "/tiny-moe:int4") == &doc);
+    CHECK(h.workspace.documents().size() == 1);
 }
 
 TEST_CASE("the shell draws the store and its models with every panel", "[gui-store]") {

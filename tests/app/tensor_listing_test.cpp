@@ -7,7 +7,7 @@
 #include "document.h"
 #include "gui_fixture.h"
 #include "headless.h"
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 #include "tensor_listing.h"
 
 using namespace mlens;

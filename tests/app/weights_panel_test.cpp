@@ -14,7 +14,7 @@
 #include "headless.h"
 #include "workspace_harness.h"
 #include "hf_conversion_fixture.h"
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 #include "mlens/formats/ggml_types.h"
 #include "panels/weights_panel.h"
 #include "weights_analysis.h"

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 #include "mlens/formats/safetensors_dtype.h"
 #include "mlens/formats/safetensors_writer.h"
 #include "mlens/ollama/manifest.h"

@@ -88,9 +88,8 @@ TEST_CASE("A4 rejections print the field and the offset; hostile bytes never rea
         b.kv_u8("general.\x1B[31mred", 1).kv_string("general.name", "\xE2\x80\xAEgnp.exe\x1B]0;pwned\x07");
     }));
     struct Case { const char* file; int status; const char* prefix; };
-    for (const Case& c : {Case{"magic.gguf", 1, "error: GGUF E_BAD_MAGIC magic offset=0: "},
-                          Case{"cut.gguf", 1, "error: GGUF E_TRUNCATED kv[0].value offset=56: "},
-                          Case{"oob.gguf", 1, "error: GGUF E_TENSOR_OUT_OF_BOUNDS tensors[0] offset=94: "},
+    for (const Case& c : {Case{"cut.gguf", 1, "error: GGUF E_TRUNCATED kv[0].value offset=56: "},
+                          Case{"oob.gguf", 1, "error: GGUF E_TRUNCATED_DATA data offset=200: "},
                           Case{"names.gguf", 0, "warning: GGUF W_KEY_CHARSET kv[1].key offset=69: "}}) {
         INFO(c.file);
         CliRun run = run_mlens({"check", dir.file(c.file)});
@@ -99,6 +98,12 @@ TEST_CASE("A4 rejections print the field and the offset; hostile bytes never rea
         REQUIRE(!run.err_lines().empty());
         CHECK(run.err_lines()[0].rfind(c.prefix, 0) == 0);
     }
+    // A file that does not start like any model is named as such, its first bytes escaped.
+    CliRun not_model = run_mlens({"check", dir.file("magic.gguf")});
+    CHECK(not_model.exit_status == 1);
+    CHECK(not_model.err == "error: " + dir.file("magic.gguf") + ": E_NOT_A_MODEL offset=0: not a model file: 256 bytes, "
+                       "starts with \"\\x1B[2J\\x03\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\"\xE2\x80\xA6\n");
+    CHECK(display_safe(not_model.err));
 }
 
 TEST_CASE("A4 the format comes from the content, never from the file name", "[gguf][malformed][cli]") {
@@ -113,7 +118,7 @@ TEST_CASE("A4 the format comes from the content, never from the file name", "[gg
     write_whole_file(dir.file("bad.gguf"), bad);
     CliRun run = run_mlens({"check", dir.file("bad.gguf")});
     CHECK(run.exit_status == 1);
-    CHECK(run.err.find("error: GGUF E_BAD_MAGIC magic offset=0: ") == 0);
+    CHECK(run.err.find("E_NOT_A_MODEL offset=0: not a model file: 256 bytes, starts with \"XXXX") != std::string::npos);
 }
 
 TEST_CASE("A4 a missing shard is reported without an offset", "[gguf][malformed][cli]") {

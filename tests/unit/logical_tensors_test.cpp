@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/logical_tensors.h"
 #include "mlens/model/summary.h"

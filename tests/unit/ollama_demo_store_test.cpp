@@ -12,7 +12,7 @@
 #include <map>
 
 #include "demo_source.h"
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 #include "mlens/model/summary.h"
 #include "mlens/ollama/store.h"
 #include "mlens/ollama/store_listing.h"
@@ -248,9 +248,11 @@ TEST_CASE("the demo GGUF model opens by its reference", "[ollama][demo]") {
     ScopedEnv env("OLLAMA_MODELS", kStore);
     auto m = open_model("tiny-llama:q4_0");
     REQUIRE(m.ok());
-    CHECK(find_reference_manifest("tiny-llama:q4_0") == kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0");
-    CHECK(find_reference_manifest("tiny-llama:absent") == std::nullopt);
-    CHECK(find_reference_manifest(kStore) == std::nullopt);   // an existing path is no reference
+    Target by_reference = resolve("tiny-llama:q4_0");
+    CHECK(by_reference.kind == TargetKind::store_model);
+    CHECK(by_reference.path == kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0");
+    CHECK(resolve("tiny-llama:absent").kind == TargetKind::missing);
+    CHECK(resolve(kStore).kind == TargetKind::store_root);   // an existing path is no reference
     CHECK(m->format == Format::gguf);
     CHECK(m->diagnostics.empty());
     REQUIRE(m->find_tensor("blk.0.attn_q.weight"));

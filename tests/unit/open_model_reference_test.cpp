@@ -1,4 +1,4 @@
-// open_model with an Ollama model reference: the model comes from the default store
+// open_model (open/target.h) with an Ollama model reference: the model comes from the default store
 // ($OLLAMA_MODELS here) or from the store a STORE/reference path names, a file of the same name
 // wins, and an unknown reference fails like a missing file.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 #include "mlens/ollama/model_name.h"
 #include "mlens/ollama/store.h"
 #include "ollama_store_builder.h"
@@ -39,11 +39,11 @@ TEST_CASE("open_model opens a model reference from the store in OLLAMA_MODELS", 
     REQUIRE(::getcwd(previous, sizeof previous));
     REQUIRE(::chdir(cwd.path().c_str()) == 0);
     std::ofstream("tiny") << "not a model";
-    auto file_wins = open_model("tiny");
+    Target file_wins = resolve("tiny");
     REQUIRE(::chdir(previous) == 0);
-    REQUIRE(file_wins.ok());
-    CHECK(file_wins->files[0].path == "tiny");
-    CHECK(file_wins->error_count() > 0);
+    CHECK(file_wins.kind == TargetKind::not_a_model);
+    CHECK(file_wins.path == "tiny");
+    CHECK(file_wins.problem.message == "not a model file: 11 bytes, starts with \"not a model\"");
 }
 
 TEST_CASE("open_model opens STORE/reference from the store at that path", "[ollama][open]") {
@@ -60,13 +60,12 @@ TEST_CASE("open_model opens STORE/reference from the store at that path", "[olla
     REQUIRE(by_path->files.size() == 1);
     CHECK(by_path->files[0].path == store.blob_path(store.tiny_model_layer()));
     CHECK(open_model(root + "/registry.ollama.ai/library/tiny:latest").ok());
-    CHECK(find_reference_manifest(root + "/tiny:latest") ==
-          root + "/manifests/registry.ollama.ai/library/tiny/latest");
+    CHECK(resolve(root + "/tiny:latest").path == root + "/manifests/registry.ollama.ai/library/tiny/latest");
 
     // A directory that is not a store, or a store without the model, is a missing path.
     CHECK(open_model(dir.path() + "/tiny").error().code == "E_NOT_FOUND");
     CHECK(open_model(root + "/absent:tag").error().code == "E_NOT_FOUND");
-    CHECK_FALSE(find_reference_manifest(root + "/absent:tag"));
+    CHECK(resolve(root + "/absent:tag").kind == TargetKind::missing);
 }
 
 TEST_CASE("a manifest refused for its size is reported as such, not as missing", "[ollama][open]") {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "safetensors_builder.h"
 #include "test_paths.h"

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "gguf_builder.h"
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 #include "mlens/formats/safetensors_dtype.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "safetensors_builder.h"
@@ -153,9 +153,10 @@ TEST_CASE("open_model tells safetensors from GGUF by content", "[safetensors]") 
     CHECK(not_object.diagnostics.back().code == "InvalidHeaderStart");
     Model huge = open("huge", safetensors_bytes("{}", {}, 1ull << 40));  // '{' follows the length
     CHECK(huge.diagnostics.back().code == "HeaderTooLarge");
-    Model tiny = open("tiny", {1, 2, 3});
-    CHECK(tiny.format == Format::gguf);  // too short to tell; the GGUF reader reports it
-    CHECK(tiny.partial);
+    test::write_whole_file(dir.file("tiny"), {1, 2, 3});   // too short to be either
+    auto tiny = open_model(dir.file("tiny"));
+    REQUIRE_FALSE(tiny.ok());
+    CHECK(tiny.error().code == "E_NOT_A_MODEL");
 }
 
 TEST_CASE("mlens check, info, kv and tensors on safetensors fixtures", "[safetensors][cli]") {

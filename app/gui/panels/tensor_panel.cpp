@@ -1,5 +1,6 @@
 #include "panels/tensor_panel.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -184,7 +185,23 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             ImGui::TableNextColumn();
             ui::text(ui::with_separators(lt.elements));
             ImGui::TableNextColumn();
-            ui::text(lt.bytes ? human_bytes(*lt.bytes) : "?");
+            if (const DataPresence presence = data_presence(m, lt); presence == DataPresence::complete) {
+                ui::text(lt.bytes ? human_bytes(*lt.bytes) : "?");
+            } else {
+                // The file ends before this tensor's data does (truncation.h): the row is tinted and
+                // the size cell names what is left.
+                ImVec4 tint = palette().error;
+                tint.w = 0.15f;
+                ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, ImGui::GetColorU32(tint));
+                ui::text_colored(palette().error, data_presence_name(presence));
+                if (ImGui::IsItemHovered()) {
+                    const std::string size = human_bytes(lt.bytes.value_or(0));
+                    const std::string tip = presence == DataPresence::missing
+                                                ? "none of this tensor's " + size + " is in the file"
+                                                : "the file ends inside this tensor's " + size;
+                    ImGui::SetTooltip("%s", tip.c_str());
+                }
+            }
             ImGui::TableNextColumn();
             ui::text_dim(ui::hex_offset(t.data_offset));
             ImGui::TableNextColumn();
@@ -241,6 +258,13 @@ void TensorPanel::draw_totals(const Document& doc) {
                        " parameters \xC2\xB7 " + human_bytes(t.bytes) + " \xC2\xB7 " + bpw_text(t.bits_per_weight()) +
                        " bits/weight";
     ui::text_dim(line);
+    const auto cut = std::count_if(doc.model->tensors.begin(), doc.model->tensors.end(),
+                                   [](const TensorInfo& x) { return x.presence != DataPresence::complete; });
+    if (cut > 0) {
+        ImGui::SameLine();
+        ui::text_colored(palette().error, "\xC2\xB7 " + ui::with_separators(static_cast<uint64_t>(cut)) +
+                                              (cut == 1 ? " tensor" : " tensors") + " missing data (the file is cut short)");
+    }
 }
 
 void TensorPanel::draw(PanelContext& ctx) {

@@ -45,13 +45,6 @@ bool key_charset_ok(const std::string& key) {
     return true;
 }
 
-bool is_legacy_magic(const std::string& m) {
-    static const char* const kLegacy[] = {"lmgg", "fmgg", "tjgg", "algg", "ggml", "ggmf", "ggjt", "ggla"};
-    for (const char* l : kLegacy)
-        if (m == l) return true;
-    return false;
-}
-
 // Positions in a vector whose elements hold a name (`Name`), hashed by that name: duplicates are
 // found in linear time without copying any name, and positions stay valid when the vector grows.
 // Open addressing with linear probing over (hash, position) slots, at most 3/4 full.
@@ -180,7 +173,7 @@ private:
         m_cur.read_string(magic, 4);
         if (magic != "GGUF") {
             std::string what = "expected 47 47 55 46 (\"GGUF\"), found " + hex_bytes(magic);
-            if (is_legacy_magic(magic)) what += ": legacy format not supported (GGML/GGMF/GGJT/GGLA)";
+            if (is_legacy_ggml_magic(magic)) what += ": legacy format not supported (GGML/GGMF/GGJT/GGLA)";
             if (magic == "FUGG")
                 what += ": byte-reversed magic; not a byte order marker (big-endian GGUF keeps the magic GGUF)";
             return fail("E_BAD_MAGIC", "magic", 0, what);
@@ -529,6 +522,13 @@ private:
 
 }  // namespace
 
+bool is_legacy_ggml_magic(std::string_view magic) {
+    static const char* const kLegacy[] = {"lmgg", "fmgg", "tjgg", "algg", "ggml", "ggmf", "ggjt", "ggla"};
+    for (const char* l : kLegacy)
+        if (magic == l) return true;
+    return false;
+}
+
 bool read_gguf_into(Model& model, ByteSourcePtr source, uint32_t file_index, const GgufLimits& limits,
                     JobContext* job) {
     if (model.files.size() <= file_index) model.files.resize(file_index + 1);
@@ -546,14 +546,19 @@ Model read_gguf(ByteSourcePtr source, const GgufLimits& limits, JobContext* job)
     return model;
 }
 
-Result<Model> open_gguf(const std::string& path, const GgufLimits& limits, JobContext* job) {
-    auto source = open_file(path);
-    if (!source) return source.error();
+Model read_gguf_with_siblings(ByteSourcePtr source, const GgufLimits& limits, JobContext* job) {
+    const std::string path = source->path();
     Model model;
-    if (!read_gguf_into(model, *source, 0, limits, job)) return model;
+    if (!read_gguf_into(model, std::move(source), 0, limits, job)) return model;
     if (!open_split_siblings(model, path, limits, job)) return model;
     check_gguf_semantics(model, limits);
     return model;
+}
+
+Result<Model> open_gguf(const std::string& path, const GgufLimits& limits, JobContext* job) {
+    auto source = open_file(path);
+    if (!source) return source.error();
+    return read_gguf_with_siblings(*source, limits, job);
 }
 
 }  // namespace mlens

@@ -9,8 +9,8 @@
 #include "mlens/compat/ollama_origin.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/compat/upstream_export.h"
-#include "mlens/formats/open_model.h"
 #include "mlens/io/temp_registry.h"
+#include "mlens/open/target.h"
 
 namespace mlens {
 
@@ -54,14 +54,12 @@ struct ExportNeed {
     compat::RewritePlan plan;
 };
 
-std::optional<ExportNeed> export_needed(const std::string& path) {
-    auto model = open_model(path);
-    if (!model) return std::nullopt;
-    compat::OllamaOrigin origin = compat::detect_ollama_origin(*model);
+std::optional<ExportNeed> export_needed(Model model) {
+    compat::OllamaOrigin origin = compat::detect_ollama_origin(model);
     if (!origin.ollama_made()) return std::nullopt;
-    compat::RewritePlan plan = compat::plan_compat(*model);
+    compat::RewritePlan plan = compat::plan_compat(model);
     if (plan.text.empty()) return std::nullopt;
-    return ExportNeed{std::move(model).value(), std::move(origin), std::move(plan)};
+    return ExportNeed{std::move(model), std::move(origin), std::move(plan)};
 }
 
 std::string banner_for(const LoadRoute& route, const compat::OllamaOrigin& origin) {
@@ -77,10 +75,14 @@ std::string banner_for(const LoadRoute& route, const compat::OllamaOrigin& origi
 Result<LoadedSession> load_model_session(const std::string& path, const SessionOptions& options, JobContext* job,
                                          std::shared_ptr<LogCapture> log) {
     LoadedSession out;
+    auto model = open_model(path);
+    // A store reference or manifest names a blob: llama.cpp is given the GGUF file itself.
+    const bool gguf = model && model->format == Format::gguf && !model->files.empty();
+    const std::string file = gguf ? model->files[0].path : path;
     std::optional<ExportNeed> need;
-    if (!options.as_is) need = export_needed(path);
+    if (gguf && !options.as_is) need = export_needed(std::move(model).value());
     if (!need) {
-        auto session = Session::load(path, options, job, std::move(log));
+        auto session = Session::load(file, options, job, std::move(log));
         if (!session) return session.error();
         out.session = std::move(session).value();
         return out;

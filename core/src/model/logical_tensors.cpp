@@ -94,6 +94,12 @@ const LogicalTensor* find_logical_tensor(const std::vector<LogicalTensor>& tenso
     return it != tensors.end() && it->index == entry ? &*it : nullptr;
 }
 
+DataPresence data_presence(const Model& model, const LogicalTensor& t) {
+    DataPresence worst = DataPresence::complete;
+    for (const StoredPart& p : t.parts) worst = std::max(worst, model.tensors[p.entry].presence);
+    return worst;
+}
+
 std::string stored_as_text(const Model& model, const LogicalTensor& t) {
     std::string out;
     for (const StoredPart& p : t.parts) {

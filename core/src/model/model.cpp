@@ -13,6 +13,15 @@ const char* format_name(Format f) {
     }
 }
 
+const char* data_presence_name(DataPresence p) {
+    switch (p) {
+        case DataPresence::complete: return "complete";
+        case DataPresence::partial: return "partial";
+        case DataPresence::missing: return "missing";
+    }
+    return "complete";
+}
+
 std::string format_and_version(Format f, uint32_t version) {
     std::string text = format_name(f);
     if (f == Format::gguf) text += " v" + std::to_string(version);

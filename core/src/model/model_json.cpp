@@ -29,6 +29,7 @@ nlohmann::json tensor_to_json(const TensorInfo& t) {
         j["quant"] = std::move(quant);
     }
     if (t.part_of) j["part_of"] = *t.part_of;
+    j["data"] = data_presence_name(t.presence);
     return j;
 }
 
@@ -44,6 +45,7 @@ nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t
     j["n_bytes"] = t.bytes ? nlohmann::json(*t.bytes) : nlohmann::json(nullptr);
     const double bpw = t.bits_per_weight();
     j["bits_per_weight"] = bpw > 0 ? nlohmann::json(bpw) : nlohmann::json(nullptr);
+    j["data"] = data_presence_name(data_presence(model, t));
     if (!t.folded()) {
         j["type_id"] = main.type.id;
     } else {

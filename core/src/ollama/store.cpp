@@ -76,10 +76,12 @@ std::vector<StoreLocation> default_store_locations() {
     return out;
 }
 
+bool is_store_root(const std::string& path) { return is_directory(path) && is_directory(path + "/manifests"); }
+
 std::vector<StoreLocation> find_stores() {
     std::vector<StoreLocation> out;
     for (StoreLocation& loc : default_store_locations())
-        if (is_directory(loc.path + "/manifests")) out.push_back(std::move(loc));
+        if (is_store_root(loc.path)) out.push_back(std::move(loc));
     return out;
 }
 

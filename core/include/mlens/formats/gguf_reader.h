@@ -23,6 +23,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "mlens/formats/gguf_limits.h"
 #include "mlens/io/byte_source.h"
@@ -30,6 +31,10 @@
 #include "mlens/model/model.h"
 
 namespace mlens {
+
+// True for the four magic bytes of the formats before GGUF (GGML, GGMF, GGJT, GGLA, either byte
+// order), which the reader refuses as "legacy format not supported".
+bool is_legacy_ggml_magic(std::string_view magic);
 
 // Parses one GGUF byte source as file `file_index` of `model` (appending metadata, tensors and
 // diagnostics). Returns false when parsing stopped on a fatal error.
@@ -39,8 +44,11 @@ bool read_gguf_into(Model& model, ByteSourcePtr source, uint32_t file_index,
 // Reads one GGUF source as a whole Model.
 Model read_gguf(ByteSourcePtr source, const GgufLimits& limits = {}, JobContext* job = nullptr);
 
-// Opens a GGUF path (and its sibling shards when the name says it is split). Fails only when the
-// path cannot be opened as a regular file; parse problems are diagnostics in the Model.
+// Reads an opened GGUF file with its sibling shards when its name (source->path()) says it is split.
+Model read_gguf_with_siblings(ByteSourcePtr source, const GgufLimits& limits = {}, JobContext* job = nullptr);
+
+// Opens a GGUF path and reads it with read_gguf_with_siblings. Fails only when the path cannot be
+// opened as a regular file; parse problems are diagnostics in the Model.
 Result<Model> open_gguf(const std::string& path, const GgufLimits& limits = {}, JobContext* job = nullptr);
 
 }  // namespace mlens

@@ -1,7 +1,8 @@
 // Loading any model file for test inference, Ollama-made GGUFs included.
 //
 // Contract:
-//  - load_model_session(path) opens `path` with our reader first. A GGUF that is Ollama-made on
+//  - load_model_session(path) opens `path` with our reader first (open_model: a store reference
+//    or manifest becomes its GGUF blob, which is the file llama.cpp is given). A GGUF that is Ollama-made on
 //    evidence (detect_ollama_origin, ollama_origin.h) and whose compat plan (plan_compat) has
 //    text-side edits is exported with export_upstream (text side only) to a temporary directory,
 //    that file is loaded instead, and the temporary file is removed once llama.cpp has loaded it

@@ -17,6 +17,7 @@
 //    know); sums saturate at UINT64_MAX.
 //  - `group` is the index in Model::groups of the expert group the tensor belongs to; `expert`
 //    is its expert number when the group stores experts one tensor each ("<group>.<e>.<part>").
+//  - data_presence: the worst DataPresence (truncation.h) of the entries a tensor is stored in.
 //  - bits_per_weight(): bytes × 8 / elements, 0 when either is unknown or zero.
 //  - stored_as_text: the entries behind a tensor, "U32 [8, 64] + scale BF16 [1, 64] + bias BF16
 //    [1, 64]" (ne in GGUF order); expert_text: "expert 2 of 4" for a per-expert member, "4
@@ -59,6 +60,7 @@ std::vector<LogicalTensor> logical_tensors(const Model& model);
 // returns it, sorted by index), or nullptr for a companion or an index out of range.
 const LogicalTensor* find_logical_tensor(const std::vector<LogicalTensor>& tensors, size_t entry);
 
+DataPresence data_presence(const Model& model, const LogicalTensor& t);
 std::string stored_as_text(const Model& model, const LogicalTensor& t);
 std::string expert_text(const Model& model, const LogicalTensor& t);
 

@@ -86,6 +86,10 @@ struct QuantLayout {
     std::optional<size_t> global_scale;
 };
 
+// How much of a tensor's data its file holds (truncation.h sets it; readers leave it complete).
+enum class DataPresence { complete, partial, missing };
+const char* data_presence_name(DataPresence p);   // "complete", "partial", "missing"
+
 struct TensorInfo {
     std::string name;
     StorageType type;
@@ -98,6 +102,7 @@ struct TensorInfo {
     ByteRange info_range;                // the tensor-info record in the header
     std::optional<QuantLayout> quant;    // set on the packed entry of a multi-entry quantized tensor
     std::optional<size_t> part_of;       // set on its companions: index of the packed entry
+    DataPresence presence = DataPresence::complete;
 
     double bits_per_weight() const;      // 0 when unknown or empty
     ByteRange data_range() const { return {data_offset, n_bytes.value_or(0)}; }

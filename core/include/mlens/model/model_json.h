@@ -4,8 +4,8 @@
 //  "metadata":[{"key","type","element_type"?,"count"?,"value","offset"}],
 //  "tensors":[{"name","type","type_id","ne":[...GGUF order],"offset","relative_offset","n_bytes",
 //  "n_elements","file","quant"?:{type,mode,bits,group_size,origin,declared?,logical_ne,
-//  logical_elements,scale?,bias?,global_scale?},"part_of"?}], "groups":[{name,kind,layout,count,
-//  parts,members}], "diagnostics":[{severity,code,field,offset,message,file}], "partial"}.
+//  logical_elements,scale?,bias?,global_scale?},"part_of"?,"data":"complete"|"partial"|"missing"}],
+//  "groups":[{name,kind,layout,count,parts,members}], "diagnostics":[{severity,code,field,offset,message,file}], "partial"}.
 // quant/part_of/members hold indices into "tensors" (see Model's contract).
 // Arrays carry all elements when max_items is UINT64_MAX, else the first max_items and "count".
 //

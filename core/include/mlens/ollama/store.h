@@ -56,7 +56,11 @@ struct StoreLocation {
 // Where stores may be, in Ollama's order: $OLLAMA_MODELS if set and non-empty (then only that),
 // else ~/.ollama/models and the Linux service's /usr/share/ollama/.ollama/models.
 std::vector<StoreLocation> default_store_locations();
-// The default locations that exist and hold a manifests/ directory.
+// The store-root rule, the one every command and view uses: a directory holding a manifests/
+// directory (Ollama creates it with the first pull and keeps it). A directory with only blobs/
+// holds no model Ollama could name, so it is not a store.
+bool is_store_root(const std::string& path);
+// The default locations that are store roots.
 std::vector<StoreLocation> find_stores();
 
 struct ManifestRef {

@@ -1,0 +1,63 @@
+// The one way in: what a path or model reference names, and opening it as a Model. Every command
+// and view resolves its input here, so the same text gets the same answer everywhere.
+//
+// Contract of resolve(text), in this order:
+//  - An existing directory is a store root when is_store_root (store.h: it holds manifests/);
+//    else a safetensors folder when it holds a *.safetensors or *.safetensors.index.json regular
+//    file; else not a model (E_NOT_A_MODEL, naming a lone blobs/ when there is one).
+//  - An existing regular file at <root>/manifests/<host>/<namespace>/<model>/<tag> whose root is a
+//    store root and whose parts form a valid ModelName is that store model, addressed by its
+//    manifest (how recent files and drag and drop name store models).
+//  - Any other existing path is opened once (open_file: regular files only, never blocking) and
+//    identified by content (identify.h): a model file (GGUF or safetensors) keeps that open
+//    source for open_target; anything else is not a model, with the reason (E_NOT_A_MODEL,
+//    E_NOT_REGULAR_FILE, E_IO).
+//  - A path that does not exist and parses as an Ollama model reference names a store model:
+//    "STORE/reference" ("~/ollama-copy/gemma3:4b") in the store root STORE first (split at the
+//    last '/' that works, so the longest store path wins), then "reference" in the default stores
+//    (find_stores) in order; a store has the model when its manifest file exists (lstat, nothing
+//    is read). Otherwise the target is missing (E_NOT_FOUND, saying where the reference was
+//    looked up when the text is one).
+//  - A file always wins over a reference of the same text.
+// open_target opens what resolve found, reading each file once: a model file from its source
+// (GGUF with its split siblings; a safetensors file with the quantized tensors and expert groups
+// of an Ollama tensor blob described, tensor_blobs.h), a folder with open_safetensors_folder, a store model with
+// open_store_model. A store root is not one model (E_STORE_ROOT); missing and not-a-model targets
+// fail with their reason. Parse problems are diagnostics in the Model, and tensor data past the
+// end of a file is summarized (truncation.h).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "mlens/io/byte_source.h"
+#include "mlens/job.h"
+#include "mlens/model/model.h"
+#include "mlens/ollama/model_name.h"
+#include "mlens/ollama/store.h"
+
+namespace mlens {
+
+enum class TargetKind { model_file, safetensors_folder, store_root, store_model, missing, not_a_model };
+
+struct Target {
+    TargetKind kind = TargetKind::missing;
+    std::string text;                // as given
+    std::string path;                // the file, folder or store root; a store model's manifest file
+    Format format = Format::unknown; // model_file: what its content is
+    ByteSourcePtr source;            // model_file: the file, opened once
+    std::optional<Store> store;      // store_root, store_model
+    ModelName name;                  // store_model
+    Error problem;                   // missing, not_a_model: why
+};
+
+// "GGUF file", "safetensors file", "safetensors folder", "Ollama store", "Ollama model",
+// "missing", "not a model".
+const char* target_kind_name(const Target& target);
+
+Target resolve(const std::string& text);
+Result<Model> open_target(const Target& target, JobContext* job = nullptr);
+// open_target(resolve(text), job).
+Result<Model> open_model(const std::string& text, JobContext* job = nullptr);
+
+}  // namespace mlens

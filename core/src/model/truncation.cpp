@@ -1,0 +1,71 @@
+#include "mlens/model/truncation.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include "mlens/io/checked_math.h"
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+namespace {
+
+struct FileShortfall {
+    uint64_t size = 0;
+    uint64_t wanted = 0;                                   // furthest tensor end
+    std::vector<std::pair<uint64_t, uint64_t>> missing;   // [begin, end) past the size
+    uint64_t affected = 0;
+    uint64_t tensors = 0;
+};
+
+// Bytes covered by the union of the ranges.
+uint64_t covered_bytes(std::vector<std::pair<uint64_t, uint64_t>> ranges) {
+    std::sort(ranges.begin(), ranges.end());
+    uint64_t total = 0, reached = 0;
+    for (const auto& [begin, end] : ranges) {
+        uint64_t from = std::max(begin, reached);
+        if (end > from) total += end - from;
+        reached = std::max(reached, end);
+    }
+    return total;
+}
+
+}  // namespace
+
+void mark_missing_data(Model& model) {
+    for (const Diagnostic& d : model.diagnostics)
+        if (d.code == "E_TRUNCATED_DATA") return;
+    std::vector<FileShortfall> files(model.files.size());
+    for (size_t f = 0; f < model.files.size(); ++f)
+        if (model.files[f].source) files[f].size = model.files[f].source->size();
+    for (TensorInfo& t : model.tensors) {
+        if (t.file >= files.size() || !model.files[t.file].source || model.files[t.file].data_start == 0) continue;
+        FileShortfall& f = files[t.file];
+        ++f.tensors;
+        if (!t.n_bytes || *t.n_bytes == 0) continue;
+        const uint64_t end = checked_add(t.data_offset, *t.n_bytes).value_or(UINT64_MAX);
+        if (end <= f.size) continue;
+        t.presence = t.data_offset >= f.size ? DataPresence::missing : DataPresence::partial;
+        f.missing.emplace_back(std::max(t.data_offset, f.size), end);
+        f.wanted = std::max(f.wanted, end);
+        ++f.affected;
+    }
+    std::vector<Diagnostic> summaries;
+    for (size_t i = 0; i < files.size(); ++i) {
+        const FileShortfall& f = files[i];
+        if (f.affected == 0) continue;
+        std::string message = "file ends at " + std::to_string(f.size) + " of " + std::to_string(f.wanted) + " bytes: " +
+                              std::to_string(covered_bytes(f.missing)) + " bytes of tensor data missing; " +
+                              std::to_string(f.affected) + " of " + std::to_string(f.tensors) + " tensors affected";
+        if (model.files.size() > 1)
+            message = escape_for_display(std::filesystem::path(model.files[i].path).filename().string(), 80) + ": " + message;
+        summaries.push_back({Severity::error, format_name(model.format), "E_TRUNCATED_DATA", "data", f.size,
+                             std::move(message), static_cast<uint32_t>(i)});
+    }
+    model.diagnostics.insert(model.diagnostics.begin(), std::make_move_iterator(summaries.begin()),
+                             std::make_move_iterator(summaries.end()));
+}
+
+}  // namespace mlens

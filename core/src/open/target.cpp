@@ -1,0 +1,189 @@
+#include "mlens/open/target.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/safetensors_reader.h"
+#include "mlens/model/truncation.h"
+#include "mlens/ollama/store_model.h"
+#include "mlens/ollama/tensor_blobs.h"
+#include "mlens/open/identify.h"
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool ends_with(std::string_view s, std::string_view suffix) { return s.size() >= suffix.size() && s.ends_with(suffix); }
+
+bool lexists(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0;
+}
+
+Target failed(Target t, TargetKind kind, Error problem) {
+    t.kind = kind;
+    t.problem = std::move(problem);
+    return t;
+}
+
+// The store model a manifest file <root>/manifests/<host>/<namespace>/<model>/<tag> names.
+std::optional<std::pair<Store, ModelName>> manifest_model(const std::string& path) {
+    fs::path p = fs::path(path).lexically_normal();
+    fs::path model_dir = p.parent_path(), ns_dir = model_dir.parent_path(), host_dir = ns_dir.parent_path();
+    fs::path manifests = host_dir.parent_path();
+    if (manifests.filename() != "manifests") return std::nullopt;
+    ModelName name;
+    name.host = host_dir.filename().string();
+    name.name_space = ns_dir.filename().string();
+    name.model = model_dir.filename().string();
+    name.tag = p.filename().string();
+    std::string root = manifests.parent_path().string();
+    if (!name.valid() || !is_store_root(root)) return std::nullopt;
+    auto store = Store::open(root);
+    if (!store) return std::nullopt;
+    return std::pair{std::move(*store), std::move(name)};
+}
+
+Target resolve_directory(Target t) {
+    if (is_store_root(t.path)) {
+        auto store = Store::open(t.path);
+        if (!store) return failed(std::move(t), TargetKind::not_a_model, store.error());
+        t.kind = TargetKind::store_root;
+        t.store = std::move(*store);
+        return t;
+    }
+    std::error_code ec;
+    bool blobs = false;
+    fs::directory_iterator it(t.path, ec);
+    if (ec) return failed(std::move(t), TargetKind::not_a_model, {"E_IO", "path", std::nullopt, "cannot list the folder: " + ec.message()});
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) return failed(std::move(t), TargetKind::not_a_model, {"E_IO", "path", std::nullopt, "cannot list the folder: " + ec.message()});
+        const std::string name = it->path().filename().string();
+        std::error_code type_ec;
+        if (name == "blobs" && it->is_directory(type_ec)) blobs = true;
+        if ((ends_with(name, ".safetensors") || ends_with(name, ".safetensors.index.json")) && it->is_regular_file(type_ec)) {
+            t.kind = TargetKind::safetensors_folder;
+            return t;
+        }
+    }
+    return failed(std::move(t), TargetKind::not_a_model,
+                  {"E_NOT_A_MODEL", "", std::nullopt,
+                   blobs ? "a folder with blobs/ but no manifests/: not an Ollama store (its models are named in manifests/), "
+                           "and no safetensors weights"
+                         : "a folder without safetensors weights (*.safetensors or *.safetensors.index.json) and without "
+                           "manifests/ (not an Ollama store)"});
+}
+
+Target resolve_file(Target t) {
+    if (auto found = manifest_model(t.path)) {
+        t.kind = TargetKind::store_model;
+        t.store = std::move(found->first);
+        t.name = std::move(found->second);
+        return t;
+    }
+    auto source = open_file(t.path);
+    if (!source) return failed(std::move(t), TargetKind::not_a_model, source.error());
+    auto format = identify_file(**source);
+    if (!format) return failed(std::move(t), TargetKind::not_a_model, format.error());
+    t.kind = TargetKind::model_file;
+    t.format = *format;
+    t.source = std::move(*source);
+    return t;
+}
+
+// The store at `root` when it is one and has the manifest of `name`.
+std::optional<Store> store_with(const std::string& root, const ModelName& name) {
+    if (!is_store_root(root) || !lexists(root + "/" + name.manifest_path())) return std::nullopt;
+    auto store = Store::open(root);
+    return store ? std::optional<Store>(std::move(*store)) : std::nullopt;
+}
+
+Target resolve_reference(Target t) {
+    const std::string& text = t.text;
+    for (size_t slash = text.rfind('/'); slash != std::string::npos && slash > 0; slash = text.rfind('/', slash - 1)) {
+        auto name = parse_model_reference(std::string_view(text).substr(slash + 1));
+        if (!name) continue;
+        if (auto store = store_with(text.substr(0, slash), *name)) {
+            t.kind = TargetKind::store_model;
+            t.name = std::move(*name);
+            t.path = store->root() + "/" + t.name.manifest_path();
+            t.store = std::move(store);
+            return t;
+        }
+    }
+    auto name = parse_model_reference(text);
+    std::string looked;
+    if (name) {
+        for (const StoreLocation& location : find_stores()) {
+            looked += (looked.empty() ? "" : ", ") + escape_for_display(location.path);
+            if (auto store = store_with(location.path, *name)) {
+                t.kind = TargetKind::store_model;
+                t.name = std::move(*name);
+                t.path = store->root() + "/" + t.name.manifest_path();
+                t.store = std::move(store);
+                return t;
+            }
+        }
+    }
+    std::string message = "no such file or directory";
+    if (name) message += ", and no Ollama model " + escape_for_display(name->display()) + " in " + (looked.empty() ? "any store (none found)" : looked);
+    return failed(std::move(t), TargetKind::missing, {"E_NOT_FOUND", "", std::nullopt, message});
+}
+
+}  // namespace
+
+const char* target_kind_name(const Target& target) {
+    switch (target.kind) {
+        case TargetKind::model_file: return target.format == Format::safetensors ? "safetensors file" : "GGUF file";
+        case TargetKind::safetensors_folder: return "safetensors folder";
+        case TargetKind::store_root: return "Ollama store";
+        case TargetKind::store_model: return "Ollama model";
+        case TargetKind::missing: return "missing";
+        case TargetKind::not_a_model: return "not a model";
+    }
+    return "not a model";
+}
+
+Target resolve(const std::string& text) {
+    Target t;
+    t.text = text;
+    t.path = text;
+    struct stat st {};
+    if (::stat(text.c_str(), &st) != 0) return lexists(text) ? resolve_file(std::move(t)) : resolve_reference(std::move(t));
+    if (S_ISDIR(st.st_mode)) return resolve_directory(std::move(t));
+    return resolve_file(std::move(t));
+}
+
+Result<Model> open_target(const Target& target, JobContext* job) {
+    Result<Model> model = Error{};
+    switch (target.kind) {
+        case TargetKind::model_file:
+            if (target.format == Format::safetensors) {
+                // An Ollama tensor blob opened by itself gets the logical view a store model gets.
+                Model file = read_safetensors(target.source, {}, job);
+                describe_tensor_blobs(file);
+                model = std::move(file);
+            } else {
+                model = read_gguf_with_siblings(target.source, {}, job);
+            }
+            break;
+        case TargetKind::safetensors_folder: model = open_safetensors_folder(target.path, {}, job); break;
+        case TargetKind::store_model: model = open_store_model(*target.store, target.name, job); break;
+        case TargetKind::store_root:
+            return Error{"E_STORE_ROOT", "", std::nullopt,
+                         "an Ollama store, not one model: `mlens store PATH` lists its models, PATH/MODEL:TAG names one"};
+        case TargetKind::missing:
+        case TargetKind::not_a_model: return target.problem;
+    }
+    if (model) mark_missing_data(*model);
+    return model;
+}
+
+Result<Model> open_model(const std::string& text, JobContext* job) { return open_target(resolve(text), job); }
+
+}  // namespace mlens

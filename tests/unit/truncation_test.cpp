@@ -1,0 +1,104 @@
+// model/truncation.h through open_model: a file cut inside its tensor data gets one summary first,
+// and every tensor whose bytes are gone is marked.
+#include <catch2/catch.hpp>
+
+#include "gguf_builder.h"
+#include "mlens/model/model_json.h"
+#include "mlens/model/truncation.h"
+#include "mlens/open/target.h"
+#include "safetensors_builder.h"
+#include "test_paths.h"
+
+using namespace mlens;
+using namespace mlens::test;
+
+namespace {
+
+// Three F32[16] tensors a, b, c (64 bytes each) at data offsets 0, 64, 128; data from byte 128 to 320.
+std::vector<uint8_t> three_tensor_gguf() {
+    GgufBuilder b;
+    b.header(3, 0);
+    b.tensor_info("a", {16}, 0, 0).tensor_info("b", {16}, 0, 64).tensor_info("c", {16}, 0, 128);
+    b.pad_to(32);
+    REQUIRE(b.size() == 128);
+    b.f32_run(48);
+    return b.bytes;
+}
+
+}  // namespace
+
+TEST_CASE("a GGUF cut inside its tensor data is summarized once, first", "[truncation]") {
+    TempDir dir;
+    std::vector<uint8_t> bytes = three_tensor_gguf();
+    bytes.resize(224);   // inside b; c is gone
+    write_whole_file(dir.file("cut.gguf"), bytes);
+    auto m = open_model(dir.file("cut.gguf"));
+    REQUIRE(m.ok());
+    REQUIRE(m->diagnostics.size() == 3);
+    const Diagnostic& summary = m->diagnostics[0];
+    CHECK(summary.to_line() == "error: GGUF E_TRUNCATED_DATA data offset=224: file ends at 224 of 320 bytes: "
+                               "96 bytes of tensor data missing; 2 of 3 tensors affected");
+    CHECK(m->diagnostics[1].code == "E_TENSOR_OUT_OF_BOUNDS");
+    CHECK(m->diagnostics[2].code == "E_TENSOR_OUT_OF_BOUNDS");
+    CHECK(m->tensors[0].presence == DataPresence::complete);
+    CHECK(m->tensors[1].presence == DataPresence::partial);
+    CHECK(m->tensors[2].presence == DataPresence::missing);
+    CHECK(tensor_to_json(m->tensors[1])["data"] == "partial");
+    CHECK(tensor_to_json(m->tensors[0])["data"] == "complete");
+
+    Model again = *m;
+    mark_missing_data(again);
+    CHECK(again.diagnostics.size() == 3);
+}
+
+TEST_CASE("a whole file has no summary and a file cut in its header has none either", "[truncation]") {
+    TempDir dir;
+    write_whole_file(dir.file("whole.gguf"), three_tensor_gguf());
+    auto whole = open_model(dir.file("whole.gguf"));
+    REQUIRE(whole.ok());
+    CHECK(whole->diagnostics.empty());
+    std::vector<uint8_t> head = three_tensor_gguf();
+    head.resize(100);   // inside the third tensor info
+    write_whole_file(dir.file("head.gguf"), head);
+    auto cut = open_model(dir.file("head.gguf"));
+    REQUIRE(cut.ok());
+    REQUIRE(cut->error_count() == 1);
+    CHECK(cut->diagnostics[0].code == "E_TRUNCATED");
+}
+
+TEST_CASE("a safetensors file cut short marks its tensors and keeps the reader's error after the summary",
+          "[truncation]") {
+    TempDir dir;
+    std::vector<uint8_t> bytes = SafetensorsBuilder()
+                                     .tensor("x", "F32", "[4]", std::vector<uint8_t>(16, 1))
+                                     .tensor("y", "F32", "[4]", std::vector<uint8_t>(16, 2))
+                                     .bytes();
+    const uint64_t size = bytes.size();
+    bytes.resize(size - 8);
+    write_whole_file(dir.file("cut.safetensors"), bytes);
+    auto m = open_model(dir.file("cut.safetensors"));
+    REQUIRE(m.ok());
+    REQUIRE(m->diagnostics.size() == 2);
+    CHECK(m->diagnostics[0].to_line() == "error: safetensors E_TRUNCATED_DATA data offset=" + std::to_string(size - 8) +
+                                             ": file ends at " + std::to_string(size - 8) + " of " + std::to_string(size) +
+                                             " bytes: 8 bytes of tensor data missing; 1 of 2 tensors affected");
+    CHECK(m->diagnostics[1].code == "MetadataIncompleteBuffer");
+    CHECK(m->tensors[0].presence == DataPresence::complete);
+    CHECK(m->tensors[1].presence == DataPresence::partial);
+}
+
+TEST_CASE("a cut shard of a split GGUF is named in its summary", "[truncation]") {
+    TempDir dir;
+    write_whole_file(dir.file("m-00001-of-00002.gguf"), t1_bytes());
+    std::vector<uint8_t> second = three_tensor_gguf();
+    second.resize(128);   // the header only: every tensor of shard 2 is gone
+    write_whole_file(dir.file("m-00002-of-00002.gguf"), second);
+    auto m = open_model(dir.file("m-00001-of-00002.gguf"));
+    REQUIRE(m.ok());
+    REQUIRE(!m->diagnostics.empty());
+    CHECK(m->diagnostics[0].file == 1);
+    CHECK(m->diagnostics[0].message ==
+          "m-00002-of-00002.gguf: file ends at 128 of 320 bytes: 192 bytes of tensor data missing; 3 of 3 tensors affected");
+    CHECK(m->tensors[0].presence == DataPresence::complete);
+    CHECK(m->tensors[1].presence == DataPresence::missing);
+}
