@@ -207,6 +207,9 @@ TEST_CASE("big-endian F32, F16, BF16 and block types: our writer and gguf-py's c
     // Written back little-endian (export, convert), the big-endian file is the original, byte for byte.
     REQUIRE(write_gguf(be, dir.file("back.gguf")).ok());
     CHECK(test::first_difference(test::read_whole_file(dir.file("back.gguf")), test::read_whole_file(dir.file("le.gguf"))) == -1);
+    // and written big-endian again, it is itself.
+    REQUIRE(write_gguf(be, dir.file("again.gguf"), nullptr, nullptr, GgufByteOrder::big).ok());
+    CHECK(test::first_difference(test::read_whole_file(dir.file("again.gguf")), be_bytes) == -1);
 
     // The CLI reads the big-endian file as the little-endian one.
     auto le_run = test::run_mlens({"stats", dir.file("le.gguf"), "t.q8_0", "--json"});
@@ -378,4 +381,26 @@ TEST_CASE("a tensor with no finite value has no min, max, mean or std, and count
         CHECK(text.out.find("none") != std::string::npos);
         CHECK(text.out.find("1 / 1 / 2") != std::string::npos);
     }
+}
+
+TEST_CASE("a big-endian upstream vocabulary: our writer and gguf-py's converter agree on every key and array", "[big_endian]") {
+    if (auto why = test::gguf_py_unavailable()) {
+        WARN("gguf-py's endian converter not run: " << *why);
+        return;
+    }
+    test::TempDir dir;
+    // String, float and integer arrays of a real SentencePiece vocabulary, no tensors.
+    const std::string vocab = test::llama_source_dir() + "/models/ggml-vocab-llama-spm.gguf";
+    const Model le = open_clean(vocab, false);
+    REQUIRE(write_gguf(le, dir.file("be.gguf"), nullptr, nullptr, GgufByteOrder::big).ok());
+    copy_file(vocab, dir.file("gguf-py.gguf"));
+    auto failed = test::gguf_py_convert_to_big_endian(dir.file("gguf-py.gguf"));
+    INFO(failed.value_or(""));
+    REQUIRE(!failed);
+    const auto be_bytes = test::read_whole_file(dir.file("be.gguf"));
+    CHECK(test::first_difference(be_bytes, test::read_whole_file(dir.file("gguf-py.gguf"))) == -1);
+    // Read back and written little-endian, it is the upstream file again.
+    const Model be = open_clean(dir.file("be.gguf"), true);
+    REQUIRE(write_gguf(be, dir.file("back.gguf")).ok());
+    CHECK(test::first_difference(test::read_whole_file(dir.file("back.gguf")), test::read_whole_file(vocab)) == -1);
 }
