@@ -54,7 +54,7 @@ uint64_t reverse64(uint64_t v) { return __builtin_bswap64(v); }
 bool has_big_endian_layout(uint32_t type) { return block_fields(type).has_value(); }
 
 std::string big_endian_refusal(const std::string& type_name) {
-    return type_name + " has no defined big-endian layout (gguf-py converts only F32, F16, BF16, I8, I16, I32, I64, "
+    return type_name + " has no defined big-endian layout (gguf-py defines one only for F32, F16, BF16, I8, I16, I32, I64, "
            "F64, Q1_0, Q4_0, Q8_0, Q4_K, Q6_K, TQ2_0, MXFP4 and NVFP4), so its values in a big-endian file cannot be read";
 }
 
