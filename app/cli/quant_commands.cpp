@@ -2,7 +2,10 @@
 //   Statistics of the dequantized values, of each block-scale series for types that store them
 //   (block_scales.h; a type without prints none, "block_scales": []; "stride" k > 1 when the
 //   series is a sample of one block in k) and of the per-row RMS and max |x| (row_series.h,
-//   "rows"; entries of several rows each on a tensor of very many rows).
+//   "rows"; entries of several rows each on a tensor of very many rows). JSON echoes "tensor",
+//   "type" and "ne" (and "expert"); a figure with no finite value to take it from is null ("none"
+//   in text); integer tensors give min and max as exact integers; +Inf and -Inf are counted apart
+//   ("pos_inf", "neg_inf").
 // mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--png OUT [--log]] [--json]
 // mlens compare A B [--tensor NAME] [--json]
 #include <algorithm>
@@ -40,12 +43,36 @@ std::optional<TensorView> open_view(const Model& model, const std::string& name,
     return *view;
 }
 
+// A figure of the finite values; null when there is none.
+nlohmann::json figure_json(const TensorStats& s, double v) { return s.finite ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+// An integer exactly, as a JSON integer (every value of a 64-bit type fits int64 or uint64).
+nlohmann::json integer_json(WideInteger v) {
+    if (v < 0) return static_cast<int64_t>(v);
+    return static_cast<uint64_t>(v);
+}
+
 nlohmann::json stats_json(const TensorStats& s) {
     nlohmann::json p = nlohmann::json::object();
-    for (size_t i = 0; i < s.percentiles.size(); ++i) p[number_text(TensorStats::kPercentiles[i])] = s.percentiles[i];
-    return {{"count", s.count}, {"finite", s.finite}, {"nan", s.nan}, {"inf", s.inf}, {"zeros", s.zeros},
-            {"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"std", s.std}, {"mean_abs", s.mean_abs},
-            {"kurtosis", s.kurtosis}, {"percentiles", p}};
+    for (size_t i = 0; i < s.percentiles.size(); ++i) p[number_text(TensorStats::kPercentiles[i])] = figure_json(s, s.percentiles[i]);
+    nlohmann::json min = figure_json(s, s.min), max = figure_json(s, s.max);
+    if (s.integer_extremes) {
+        min = integer_json(s.integer_extremes->min);
+        max = integer_json(s.integer_extremes->max);
+    }
+    return {{"count", s.count}, {"finite", s.finite}, {"nan", s.nan}, {"inf", s.inf}, {"pos_inf", s.pos_inf},
+            {"neg_inf", s.neg_inf}, {"zeros", s.zeros}, {"min", min}, {"max", max}, {"mean", figure_json(s, s.mean)},
+            {"std", figure_json(s, s.std)}, {"mean_abs", figure_json(s, s.mean_abs)}, {"kurtosis", figure_json(s, s.kurtosis)},
+            {"percentiles", p}};
+}
+
+// A figure of the finite values as text; "none" when there is none.
+std::string figure_text(const TensorStats& s, double v) { return s.finite ? number_text(v) : "none"; }
+
+// min and max as text: integers exactly, every digit.
+std::pair<std::string, std::string> extremes_text(const TensorStats& s) {
+    if (s.integer_extremes) return {wide_integer_text(s.integer_extremes->min), wide_integer_text(s.integer_extremes->max)};
+    return {figure_text(s, s.min), figure_text(s, s.max)};
 }
 
 // Series of per-block or per-row figures of a tensor and the statistics of each.
@@ -102,7 +129,7 @@ void print_series(const std::string& title, const SeriesStats& s) {
         const uint64_t stride = s.series[i].stride;
         table.push_back({s.series[i].name + (stride > 1 ? " (1 block in " + std::to_string(stride) + ")" : ""),
                          std::to_string(s.series[i].values_per_entry), std::to_string(t.count),
-                         number_text(t.min), number_text(t.max), number_text(t.mean), number_text(t.std),
+                         figure_text(t, t.min), figure_text(t, t.max), figure_text(t, t.mean), figure_text(t, t.std),
                          std::to_string(t.zeros)});
     }
     print_table(table);
@@ -136,20 +163,24 @@ void add_stats(CLI::App& app, int& exit_code) {
         if (!per_row) { std::cerr << "error: " << per_row.error().to_string() << "\n"; return; }
         exit_code = exit_status_of(*model);
         if (*json) {
-            nlohmann::json out = stats_json(*s);
+            nlohmann::json out = {{"tensor", *tensor}, {"type", view->type_name()}, {"ne", view->shape()}};
+            if (*expert >= 0) out["expert"] = *expert;
+            out.update(stats_json(*s));
             out["block_scales"] = series_json(*scales);
             out["rows"] = series_json(*per_row);
             std::cout << json_text(out) << "\n";
             return;
         }
+        const auto [min, max] = extremes_text(*s);
         std::vector<std::vector<std::string>> rows = {
-            {"tensor", escape_for_display(*tensor)}, {"type", view->type_name()},
-            {"count", std::to_string(s->count)}, {"min", number_text(s->min)}, {"max", number_text(s->max)},
-            {"mean", number_text(s->mean)}, {"std", number_text(s->std)}, {"mean |x|", number_text(s->mean_abs)},
-            {"zeros", std::to_string(s->zeros)}, {"nan / inf", std::to_string(s->nan) + " / " + std::to_string(s->inf)},
-            {"kurtosis", number_text(s->kurtosis)}};
+            {"tensor", escape_for_display(*tensor)}, {"type", view->type_name()}, {"shape", shape_text(view->shape())},
+            {"count", std::to_string(s->count)}, {"min", min}, {"max", max},
+            {"mean", figure_text(*s, s->mean)}, {"std", figure_text(*s, s->std)}, {"mean |x|", figure_text(*s, s->mean_abs)},
+            {"zeros", std::to_string(s->zeros)},
+            {"nan / +inf / -inf", std::to_string(s->nan) + " / " + std::to_string(s->pos_inf) + " / " + std::to_string(s->neg_inf)},
+            {"kurtosis", figure_text(*s, s->kurtosis)}};
         for (size_t i = 0; i < s->percentiles.size(); ++i)
-            rows.push_back({"p" + number_text(TensorStats::kPercentiles[i]), number_text(s->percentiles[i])});
+            rows.push_back({"p" + number_text(TensorStats::kPercentiles[i]), figure_text(*s, s->percentiles[i])});
         print_table(rows);
         print_series("block scales", *scales);
         print_series("rows", *per_row);

@@ -135,15 +135,21 @@ TEST_CASE("G08 big-endian T1: W_BIG_ENDIAN and the same keys, tensors and values
     CHECK(be.tensors[0].type.id == le.tensors[0].type.id);
     CHECK(be.tensors[0].data_offset == le.tensors[0].data_offset);
     CHECK(be.tensors[0].n_bytes == le.tensors[0].n_bytes);
-    // The tensor bytes stay as stored: big-endian floats 0..31.
-    uint8_t raw[128];
-    REQUIRE(be.read_tensor_bytes(0, 0, 128, raw).ok());
-    for (int i = 0; i < 32; ++i) {
-        uint8_t le_bytes[4] = {raw[4 * i + 3], raw[4 * i + 2], raw[4 * i + 1], raw[4 * i]};
-        float v;
-        std::memcpy(&v, le_bytes, 4);
-        CHECK(v == static_cast<float>(i));
-    }
+    // The file stores big-endian floats 0..31; the tensor's bytes come back in ggml's
+    // little-endian layout, so they are the same values as T1's.
+    const std::vector<uint8_t> stored = t1_big_endian_bytes();
+    CHECK(stored[t1::kData + 4 * 31 + 3] == 0x00);
+    CHECK(stored[t1::kData + 4 * 31] == 0x41);
+    float values[32];
+    REQUIRE(be.read_tensor_bytes(0, 0, 128, values).ok());
+    for (int i = 0; i < 32; ++i) CHECK(values[i] == static_cast<float>(i));
+    // A read that cuts an element still gives the little-endian bytes.
+    uint8_t middle[3];
+    REQUIRE(be.read_tensor_bytes(0, 4 * 31 + 1, 3, middle).ok());
+    uint8_t expected[4];
+    const float thirty_one = 31.0f;
+    std::memcpy(expected, &thirty_one, 4);
+    CHECK(std::memcmp(middle, expected + 1, 3) == 0);
 }
 
 TEST_CASE("G08 big-endian arrays are read element by element byte-swapped", "[gguf][malformed]") {

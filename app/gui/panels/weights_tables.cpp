@@ -88,14 +88,22 @@ void pair_row(const Cell& left, const Cell& right) {
     cells(right.label, right.value, right.color);
 }
 
-// count and zeros, NaN and ±Inf (always, or only when there are any), min and max, mean and std.
+// A figure of the finite values; "none" when there is none.
+std::string figure_text(const TensorStats& s, double v) { return s.finite ? number_text(v) : "none"; }
+
+// count and zeros, NaN and +Inf, -Inf (always, or only when there are any), min and max (an
+// integer tensor's exactly), mean and std.
 void common_stats_rows(const TensorStats& s, bool always_non_finite) {
     pair_row({"count", ui::with_separators(s.count)}, {"zeros", count_and_share(s.zeros, s.count)});
     if (always_non_finite || s.nan || s.inf)
         pair_row({"NaN", count_and_share(s.nan, s.count), s.nan ? &palette().error : nullptr},
-                 {"\xC2\xB1Inf", count_and_share(s.inf, s.count), s.inf ? &palette().error : nullptr});
-    pair_row({"min", number_text(s.min)}, {"max", number_text(s.max)});
-    pair_row({"mean", number_text(s.mean)}, {"std", number_text(s.std)});
+                 {"\xC2\xB1Inf", "+" + count_and_share(s.pos_inf, s.count) + "  -" + count_and_share(s.neg_inf, s.count),
+                  s.inf ? &palette().error : nullptr});
+    if (s.integer_extremes)
+        pair_row({"min", wide_integer_text(s.integer_extremes->min)}, {"max", wide_integer_text(s.integer_extremes->max)});
+    else
+        pair_row({"min", figure_text(s, s.min)}, {"max", figure_text(s, s.max)});
+    pair_row({"mean", figure_text(s, s.mean)}, {"std", figure_text(s, s.std)});
 }
 
 }  // namespace
@@ -103,14 +111,14 @@ void common_stats_rows(const TensorStats& s, bool always_non_finite) {
 void weights_stats_table(const TensorStats& s) {
     if (!begin_pair_table("stats", "kurtosis")) return;
     common_stats_rows(s, true);
-    pair_row({"mean |x|", number_text(s.mean_abs)}, {"kurtosis", number_text(s.kurtosis)});
+    pair_row({"mean |x|", figure_text(s, s.mean_abs)}, {"kurtosis", figure_text(s, s.kurtosis)});
     // Percentiles in symmetric pairs (p0.1 with p99.9, ...), the median alone.
     const size_t n = TensorStats::kPercentiles.size();
     for (size_t i = 0; i < n / 2; ++i)
-        pair_row({percentile_label(i).c_str(), number_text(s.percentiles[i])},
-                 {percentile_label(n - 1 - i).c_str(), number_text(s.percentiles[n - 1 - i])});
+        pair_row({percentile_label(i).c_str(), figure_text(s, s.percentiles[i])},
+                 {percentile_label(n - 1 - i).c_str(), figure_text(s, s.percentiles[n - 1 - i])});
     ImGui::TableNextRow();
-    cells(percentile_label(n / 2).c_str(), number_text(s.percentiles[n / 2]));
+    cells(percentile_label(n / 2).c_str(), figure_text(s, s.percentiles[n / 2]));
     ImGui::EndTable();
 }
 

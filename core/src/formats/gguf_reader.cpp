@@ -12,6 +12,7 @@
 #include "gguf_semantic_checks.h"
 #include "gguf_split.h"
 #include "mlens/formats/ggml_types.h"
+#include "mlens/formats/gguf_byte_order.h"
 #include "mlens/io/checked_math.h"
 #include "mlens/io/cursor.h"
 #include "mlens/text/escape.h"
@@ -492,6 +493,8 @@ private:
             warn("W_UNKNOWN_TENSOR_TYPE", indexed("tensors", i, ".type"), type_at,
                  "type id " + std::to_string(type_id) + " is unknown to the pinned ggml; size unknown");
         } else {
+            if (m_cur.swap_bytes() && !has_big_endian_layout(type_id))
+                error("E_BIG_ENDIAN_TYPE", indexed("tensors", i, ".type"), type_at, escape_for_display(t.name) + ": " + big_endian_refusal(t.type.name));
             uint64_t ne0 = t.ne.empty() ? 1 : t.ne[0];
             if (ne0 % t.type.block_size != 0)
                 return fail("E_BLOCK_MISALIGNED", indexed("tensors", i, ".ne[0]"), ne_at,

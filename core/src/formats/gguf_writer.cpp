@@ -1,6 +1,9 @@
 #include "mlens/formats/gguf_writer.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "mlens/formats/gguf_byte_order.h"
 
 #include "mlens/io/checked_math.h"
 #include "mlens/model/model_inputs.h"
@@ -12,13 +15,14 @@ namespace {
 
 constexpr uint64_t kCopyChunk = 4u << 20;
 
-// Appends GGUF-encoded header bytes to a buffer, flushing it to a sink when it grows large.
+// Appends GGUF-encoded header bytes to a buffer, numbers in the chosen byte order.
 class HeaderEncoder {
 public:
-    explicit HeaderEncoder(std::vector<uint8_t>& out) : m_out(out) {}
+    HeaderEncoder(std::vector<uint8_t>& out, GgufByteOrder order) : m_out(out), m_big(order == GgufByteOrder::big) {}
 
-    void u32(uint32_t v) { raw(&v, 4); }
-    void u64(uint64_t v) { raw(&v, 8); }
+    bool big_endian() const { return m_big; }
+    void u32(uint32_t v) { number(&v, 4); }
+    void u64(uint64_t v) { number(&v, 8); }
     void raw(const void* p, size_t n) {
         const auto* b = static_cast<const uint8_t*>(p);
         m_out.insert(m_out.end(), b, b + n);
@@ -30,12 +34,20 @@ public:
     void scalar(const Scalar& s) {
         uint32_t size = value_type_size(s.type);
         uint64_t bits = s.bits;
-        raw(&bits, size);  // little-endian host
+        number(&bits, size);
     }
     size_t size() const { return m_out.size(); }
 
 private:
+    // The first `size` bytes of a little-endian number (this host's order), reversed for big-endian.
+    void number(const void* p, size_t size) {
+        const size_t at = m_out.size();
+        raw(p, size);
+        if (m_big) std::reverse(m_out.begin() + static_cast<std::ptrdiff_t>(at), m_out.end());
+    }
+
     std::vector<uint8_t>& m_out;
+    bool m_big;
 };
 
 Status copy_range(const ByteSource& src, uint64_t offset, uint64_t length, HeaderEncoder& enc) {
@@ -54,7 +66,7 @@ Status copy_range(const ByteSource& src, uint64_t offset, uint64_t length, Heade
 Status encode_array(const ArrayIndex& a, HeaderEncoder& enc) {
     enc.u32(static_cast<uint32_t>(a.element_type));
     enc.u64(a.count);
-    bool same_layout = !a.swap_bytes && (a.element_type != ValueType::string || a.string_length_bytes == 8);
+    bool same_layout = a.swap_bytes == enc.big_endian() && (a.element_type != ValueType::string || a.string_length_bytes == 8);
     if (same_layout) return copy_range(*a.source, a.data_offset, a.data_length, enc);
     if (a.element_type == ValueType::string) {
         bool ok = true;
@@ -126,12 +138,15 @@ Result<std::vector<uint64_t>> canonical_offsets(const Model& model, uint64_t ali
 
 }  // namespace
 
-Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model) {
+Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model, GgufByteOrder order) {
     const uint64_t alignment = model_alignment(model);
     auto offsets = canonical_offsets(model, alignment);
     if (!offsets) return offsets.error();
+    if (order == GgufByteOrder::big)
+        for (const TensorInfo& t : model.tensors)
+            if (!has_big_endian_layout(t.type.id)) return Error{"E_BIG_ENDIAN_TYPE", t.name, std::nullopt, big_endian_refusal(t.type.name)};
     std::vector<uint8_t> out;
-    HeaderEncoder enc(out);
+    HeaderEncoder enc(out, order);
     enc.raw("GGUF", 4);
     enc.u32(!model.files.empty() && model.files[0].version == 2 ? 2 : 3);
     enc.u64(model.tensors.size());
@@ -153,8 +168,9 @@ Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model) {
     return out;
 }
 
-Status write_gguf_into(SafeFileWriter& w, const Model& model, JobContext* job, const TensorDataProvider& provider) {
-    auto header = gguf_header_bytes(model);
+Status write_gguf_into(SafeFileWriter& w, const Model& model, JobContext* job, const TensorDataProvider& provider,
+                       GgufByteOrder order) {
+    auto header = gguf_header_bytes(model, order);
     if (!header) return header.error();
     if (Status s = w.write(header->data(), header->size()); !s) return s;
 
@@ -164,13 +180,18 @@ Status write_gguf_into(SafeFileWriter& w, const Model& model, JobContext* job, c
     std::vector<uint8_t> chunk;
     static const uint8_t kZeros[64] = {};
     for (size_t i = 0; i < model.tensors.size(); ++i) {
-        const uint64_t n_bytes = *model.tensors[i].n_bytes;
-        for (uint64_t off = 0; off < n_bytes; off += kCopyChunk) {
+        const TensorInfo& t = model.tensors[i];
+        const uint64_t n_bytes = *t.n_bytes;
+        // Big-endian output reverses fields block by block, so its chunks hold whole blocks.
+        const uint64_t block = std::max<uint64_t>(t.type.block_bytes, 1);
+        const uint64_t step = order == GgufByteOrder::big ? std::max(kCopyChunk / block, uint64_t{1}) * block : kCopyChunk;
+        for (uint64_t off = 0; off < n_bytes; off += step) {
             if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "write cancelled"};
-            uint64_t n = std::min(kCopyChunk, n_bytes - off);
+            uint64_t n = std::min(step, n_bytes - off);
             chunk.resize(n);
             Status s = provider ? provider(i, off, n, chunk.data()) : model.read_tensor_bytes(i, off, n, chunk.data());
             if (!s) return s;
+            if (order == GgufByteOrder::big) reverse_block_fields(t.type.id, chunk.data(), n / block);
             if (Status ws = w.write(chunk.data(), n); !ws) return ws;
             done += n;
             job_report(job, total ? static_cast<double>(done) / static_cast<double>(total) : 1.0);
@@ -185,11 +206,12 @@ Status write_gguf_into(SafeFileWriter& w, const Model& model, JobContext* job, c
     return ok_status();
 }
 
-Status write_gguf(const Model& model, const std::string& path, JobContext* job, const TensorDataProvider& provider) {
+Status write_gguf(const Model& model, const std::string& path, JobContext* job, const TensorDataProvider& provider,
+                  GgufByteOrder order) {
     OutputGuard guard = output_guard_for(model);
     auto file = SafeFileWriter::create(path, guard);
     if (!file) return file.error();
-    if (Status s = write_gguf_into(*file, model, job, provider); !s) return s;
+    if (Status s = write_gguf_into(*file, model, job, provider, order); !s) return s;
     return file->commit();
 }
 

@@ -1,5 +1,8 @@
 #include "mlens/model/model.h"
 
+#include <cstring>
+
+#include "mlens/formats/gguf_byte_order.h"
 #include "mlens/io/checked_math.h"
 #include "mlens/text/escape.h"
 
@@ -97,9 +100,27 @@ Status Model::read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, 
         return Error{"E_RANGE", t.name, std::nullopt, "read outside the tensor's data"};
     if (t.file >= files.size() || !files[t.file].source)
         return Error{"E_IO", t.name, std::nullopt, "tensor file is not open"};
-    if (!files[t.file].source->read(t.data_offset + offset, length, dst))
-        return Error{"E_IO", "tensors", t.data_offset + offset,
-                     "cannot read " + std::to_string(length) + " bytes of " + escape_for_display(t.name)};
+    const SourceFile& file = files[t.file];
+    auto read = [&](uint64_t from, uint64_t n, void* out) -> Status {
+        if (!file.source->read(t.data_offset + from, n, out))
+            return Error{"E_IO", "tensors", t.data_offset + from,
+                         "cannot read " + std::to_string(n) + " bytes of " + escape_for_display(t.name)};
+        return ok_status();
+    };
+    if (!file.big_endian || format != Format::gguf) return read(offset, length, dst);
+    if (!has_big_endian_layout(t.type.id)) return Error{"E_BIG_ENDIAN_TYPE", t.name, std::nullopt, big_endian_refusal(t.type.name)};
+    // Fields are reversed block by block: a range that cuts a block reads its whole blocks.
+    const uint64_t block = t.type.block_bytes;
+    const uint64_t first = offset / block, last = (*end + block - 1) / block;
+    if (offset % block == 0 && *end % block == 0) {
+        if (Status s = read(offset, length, dst); !s) return s;
+        reverse_block_fields(t.type.id, static_cast<uint8_t*>(dst), last - first);
+        return ok_status();
+    }
+    std::vector<uint8_t> blocks((last - first) * block);
+    if (Status s = read(first * block, blocks.size(), blocks.data()); !s) return s;
+    reverse_block_fields(t.type.id, blocks.data(), last - first);
+    std::memcpy(dst, blocks.data() + (offset - first * block), length);
     return ok_status();
 }
 

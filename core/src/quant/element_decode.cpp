@@ -2,6 +2,7 @@
 
 #include <ggml.h>
 
+#include <cassert>
 #include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -16,12 +17,12 @@ namespace mlens {
 
 namespace {
 
-template <typename T>
-void convert(const uint8_t* in, uint64_t count, float* out) {
+template <typename T, typename Out = float>
+void convert(const uint8_t* in, uint64_t count, Out* out) {
     for (uint64_t i = 0; i < count; ++i) {
         T v;
         std::memcpy(&v, in + i * sizeof(T), sizeof(T));
-        out[i] = static_cast<float>(v);
+        out[i] = static_cast<Out>(v);
     }
 }
 
@@ -131,6 +132,25 @@ void decode_elements(ElementType t, const uint8_t* in, uint64_t count, float* ou
         case ElementType::f8_e4m3: return table(in, count, out, e4m3_value);
         case ElementType::f8_e5m2: return table(in, count, out, e5m2_value);
         case ElementType::f8_e8m0: return table(in, count, out, e8m0_nan);
+    }
+}
+
+WideKind wide_kind_of(ElementType t) {
+    switch (t) {
+        case ElementType::i32: case ElementType::i64: case ElementType::u32: case ElementType::u64: return WideKind::integer;
+        case ElementType::f64: return WideKind::float64;
+        default: return WideKind::none;
+    }
+}
+
+void decode_wide_elements(ElementType t, const uint8_t* in, uint64_t count, long double* out) {
+    switch (t) {
+        case ElementType::i32: return convert<int32_t>(in, count, out);
+        case ElementType::i64: return convert<int64_t>(in, count, out);
+        case ElementType::u32: return convert<uint32_t>(in, count, out);
+        case ElementType::u64: return convert<uint64_t>(in, count, out);
+        case ElementType::f64: return convert<double>(in, count, out);
+        default: assert(false && "not a wide type"); return;
     }
 }
 

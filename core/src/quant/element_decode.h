@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "mlens/model/model.h"
+#include "mlens/quant/float_source.h"
 
 namespace mlens {
 
@@ -21,5 +22,10 @@ std::optional<ElementType> element_type_of(Format format, const StorageType& typ
 
 // Little-endian input; `count` values. BOOL is 1 for any non-zero byte.
 void decode_elements(ElementType t, const uint8_t* in, uint64_t count, float* out);
+
+// Whether float rounds this type's values (I32, I64, U32, U64: integer; F64: float64) or not (none).
+WideKind wide_kind_of(ElementType t);
+// Little-endian input of a type whose wide_kind_of is not none; `count` values, exactly.
+void decode_wide_elements(ElementType t, const uint8_t* in, uint64_t count, long double* out);
 
 }  // namespace mlens

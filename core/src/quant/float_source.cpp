@@ -21,6 +21,10 @@ Result<std::optional<ValueBounds>> FloatSource::quick_range(uint64_t, uint64_t) 
     return std::optional<ValueBounds>{};
 }
 
+Status FloatSource::read_wide(uint64_t, uint64_t, long double*) const {
+    return Error{"E_UNSUPPORTED_TYPE", "", std::nullopt, "values are not wider than float"};
+}
+
 Result<std::vector<float>> read_all(const FloatSource& source, JobContext* job, unsigned threads) {
     std::vector<float> values(source.size());
     const uint64_t chunk = source.chunk_length();

@@ -5,6 +5,8 @@
 #include <functional>
 #include <mutex>
 
+#include "central_moments.h"
+#include "wide_stats.h"
 #include "mlens/util/parallel_job.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
@@ -27,7 +29,7 @@ constexpr double kRangeProgress = 0.1;
 // A chunk's values with NaN and ±Inf moved out (counted), so the loops below see finite values only.
 struct FiniteValues {
     const float* values = nullptr;
-    uint64_t count = 0, nan = 0, inf = 0;
+    uint64_t count = 0, nan = 0, inf = 0, neg_inf = 0;
 };
 
 // The finite values of a chunk that has a NaN or an infinity.
@@ -36,8 +38,12 @@ FiniteValues only_finite(const float* v, uint64_t n, std::vector<float>& scratch
     scratch.clear();
     for (uint64_t i = 0; i < n; ++i) {
         if (std::isnan(v[i])) ++f.nan;
-        else if (std::isinf(v[i])) ++f.inf;
-        else scratch.push_back(v[i]);
+        else if (std::isinf(v[i])) {
+            ++f.inf;
+            f.neg_inf += v[i] < 0;
+        } else {
+            scratch.push_back(v[i]);
+        }
     }
     f.values = scratch.data();
     f.count = scratch.size();
@@ -45,7 +51,7 @@ FiniteValues only_finite(const float* v, uint64_t n, std::vector<float>& scratch
 }
 
 FiniteValues finite_values(const float* v, uint64_t n, std::vector<float>& scratch) {
-    if (all_finite(v, n)) return {v, n, 0, 0};
+    if (all_finite(v, n)) return {v, n, 0, 0, 0};
     return only_finite(v, n, scratch);
 }
 
@@ -142,36 +148,16 @@ void count_slots(const Binning& binning, const float* v, uint64_t n, uint32_t* c
     add_copies();
 }
 
-// Count, mean and central moment sums M2..M4 of a set of finite values; sets merge exactly
-// (Pébay's pairwise update), so chunks can be summed in any order.
-struct Moments {
-    uint64_t n = 0;
-    double mean = 0, m2 = 0, m3 = 0, m4 = 0;
-
-    void merge(const Moments& o) {
-        if (o.n == 0) return;
-        if (n == 0) { *this = o; return; }
-        const double na = static_cast<double>(n), nb = static_cast<double>(o.n), nt = na + nb;
-        const double d = o.mean - mean, d2 = d * d;
-        const double m4_new = m4 + o.m4 + d2 * d2 * na * nb * (na * na - na * nb + nb * nb) / (nt * nt * nt) +
-                              6.0 * d2 * (na * na * o.m2 + nb * nb * m2) / (nt * nt) + 4.0 * d * (na * o.m3 - nb * m3) / nt;
-        const double m3_new = m3 + o.m3 + d2 * d * na * nb * (na - nb) / (nt * nt) + 3.0 * d * (na * o.m2 - nb * m2) / nt;
-        m2 += o.m2 + d2 * na * nb / nt;
-        m3 = m3_new;
-        m4 = m4_new;
-        mean += d * nb / nt;
-        n += o.n;
-    }
-};
+using Moments = CentralMoments<double>;
 
 // What the first pass learns of a chunk: extremes, counts, sums and moments.
 struct ChunkSummary {
-    uint64_t nan = 0, inf = 0, zeros = 0;
+    uint64_t nan = 0, inf = 0, neg_inf = 0, zeros = 0;
     double min = INFINITY, max = -INFINITY, sum_abs = 0;
     Moments moments;
 
     void merge(const ChunkSummary& o) {
-        nan += o.nan; inf += o.inf; zeros += o.zeros;
+        nan += o.nan; inf += o.inf; neg_inf += o.neg_inf; zeros += o.zeros;
         min = std::min(min, o.min); max = std::max(max, o.max);
         sum_abs += o.sum_abs;
         moments.merge(o.moments);
@@ -274,8 +260,10 @@ ChunkSummary summarize_codes(const std::vector<float>& value, const std::vector<
         const float x = value[c];
         const auto k = static_cast<double>(count[c]);
         if (std::isnan(x)) out.nan += count[c];
-        else if (std::isinf(x)) out.inf += count[c];
-        else {
+        else if (std::isinf(x)) {
+            out.inf += count[c];
+            if (x < 0) out.neg_inf += count[c];
+        } else {
             n += count[c];
             sum += k * x;
             out.sum_abs += k * std::fabs(x);
@@ -323,7 +311,7 @@ Status count_source(const FloatSource& src, const Binning& binning, bool all_fin
     return for_each_chunk(src, job, threads, progress_from, 1.0, [&](const float* v, uint64_t n) {
         thread_local std::vector<float> scratch;
         thread_local std::vector<uint32_t> local;
-        FiniteValues f = all_finite_known ? FiniteValues{v, n, 0, 0} : finite_values(v, n, scratch);
+        FiniteValues f = all_finite_known ? FiniteValues{v, n, 0, 0, 0} : finite_values(v, n, scratch);
         local.assign(binning.slots(), 0);
         count_slots(binning, f.values, f.count, local.data());
         std::lock_guard lock(m);
@@ -355,11 +343,12 @@ Binning data_range_binning(double min, double max, uint32_t bins) {
 // all are finite, else a copy in `scratch`).
 ChunkSummary summarize_chunk(const float* v, uint64_t n, std::vector<float>& scratch, FiniteValues& finite) {
     ChunkSummary out;
-    finite = {v, n, 0, 0};
+    finite = {v, n, 0, 0, 0};
     if (summarize_finite(v, n, out)) return out;
     finite = only_finite(v, n, scratch);
     out.nan = finite.nan;
     out.inf = finite.inf;
+    out.neg_inf = finite.neg_inf;
     summarize_finite(finite.values, finite.count, out);
     return out;
 }
@@ -457,9 +446,15 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     }
     const Moments& mo = all.moments;
     st.finite = mo.n; st.nan = all.nan; st.inf = all.inf; st.zeros = all.zeros;
+    st.neg_inf = all.neg_inf;
+    st.pos_inf = all.inf - all.neg_inf;
     const HistogramBins bins(all.min, all.max, histogram_bins);
     out.histogram = coarsen(bins.user, std::vector<uint64_t>(bins.user.slots(), 0), 0);
-    if (mo.n == 0) return out;
+    if (mo.n == 0) {
+        st.min = st.max = st.mean = st.std = st.mean_abs = st.kurtosis = NAN;
+        st.percentiles.fill(NAN);
+        return out;
+    }
     const double n = static_cast<double>(mo.n);
     st.min = all.min;
     st.max = all.max;
@@ -491,6 +486,19 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
 
 }  // namespace
 
+std::string wide_integer_text(WideInteger v) {
+    // Digits of the magnitude, built from the last; the magnitude of the least value fits unsigned.
+    __extension__ using Unsigned = unsigned __int128;
+    Unsigned m = v < 0 ? Unsigned(0) - static_cast<Unsigned>(v) : static_cast<Unsigned>(v);
+    std::string digits;
+    do {
+        digits.push_back(static_cast<char>('0' + static_cast<int>(m % 10)));
+        m /= 10;
+    } while (m != 0);
+    if (v < 0) digits.push_back('-');
+    return {digits.rbegin(), digits.rend()};
+}
+
 uint64_t Histogram::total() const {
     uint64_t t = below + above;
     for (uint64_t c : counts) t += c;
@@ -520,13 +528,18 @@ Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::
 Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job, unsigned threads) {
     Result<StatsAndHistogram> r = stats_pass(source, 1, job, threads);
     if (!r) return r.error();
+    if (source.wide_kind() != WideKind::none)
+        if (Status s = apply_wide_figures(source, r->stats, job, threads); !s) return s.error();
     return r->stats;
 }
 
 Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins, JobContext* job,
                                                       unsigned threads) {
     if (bins == 0) return Error{"E_RANGE", "bins", std::nullopt, "at least one bin is needed"};
-    return stats_pass(source, bins, job, threads);
+    Result<StatsAndHistogram> r = stats_pass(source, bins, job, threads);
+    if (r && source.wide_kind() != WideKind::none)
+        if (Status s = apply_wide_figures(source, r->stats, job, threads); !s) return s.error();
+    return r;
 }
 
 }  // namespace mlens

@@ -8,6 +8,7 @@
 
 #include "block_range.h"
 #include "element_decode.h"
+#include "mlens/formats/gguf_byte_order.h"
 #include "mlens/io/checked_math.h"
 #include "mlens/quant/mlx_quant.h"
 
@@ -41,6 +42,9 @@ Result<TensorView> TensorView::open(const Model& model, size_t index) {
         return v;
     }
     if (!t.type.known || !t.n_bytes) return unsupported(t, "cannot decode type " + t.type.name);
+    if (model.format == Format::gguf && t.file < model.files.size() && model.files[t.file].big_endian &&
+        !has_big_endian_layout(t.type.id))
+        return Error{"E_BIG_ENDIAN_TYPE", t.name, std::nullopt, big_endian_refusal(t.type.name)};
     if (model.format == Format::gguf && ggml_get_type_traits(static_cast<ggml_type>(t.type.id))->to_float) {
         v.m_kind = Kind::ggml;
         v.m_block = t.type.block_size;
@@ -235,6 +239,20 @@ Status TensorView::read(uint64_t first, uint64_t count, float* out) const {
     bytes.resize(blocks * m_block_bytes);
     if (Status s = read_blocks(first / m_block, blocks, bytes.data()); !s) return s;
     decode(bytes.data(), count, out);
+    return ok_status();
+}
+
+WideKind TensorView::wide_kind() const {
+    return m_kind == Kind::element ? wide_kind_of(static_cast<ElementType>(m_element)) : WideKind::none;
+}
+
+Status TensorView::read_wide(uint64_t first, uint64_t count, long double* out) const {
+    if (wide_kind() == WideKind::none) return FloatSource::read_wide(first, count, out);
+    if (Status s = check_read_range(first, count); !s) return s;
+    thread_local std::vector<uint8_t> bytes;
+    bytes.resize(count * m_block_bytes);
+    if (Status s = read_blocks(first, count, bytes.data()); !s) return s;
+    decode_wide_elements(static_cast<ElementType>(m_element), bytes.data(), count, out);
     return ok_status();
 }
 

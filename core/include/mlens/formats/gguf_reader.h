@@ -9,7 +9,9 @@
 //  - Format errors become error Diagnostics with code, field path and absolute offset; parsing
 //    stops at the first fatal one and `partial` is set, keeping every KV and tensor parsed
 //    completely before it. Recoverable oddities become warnings and parsing goes on.
-//  - Big-endian files (version reads as 0x03000000) are read byte-swapped, with W_BIG_ENDIAN.
+//  - Big-endian files (version reads as 0x03000000) are read byte-swapped, with W_BIG_ENDIAN;
+//    each tensor of a type with no defined big-endian layout (gguf_byte_order.h) is an error
+//    E_BIG_ENDIAN_TYPE at its type field (the file stays open; its values cannot be read).
 //    GGUF v1 uses 32-bit counts and string lengths (W_GGUF_V1).
 //  - Arrays are indexed, not materialized; strings longer than Value::kInlineStringBytes stay
 //    lazy.

@@ -1,8 +1,14 @@
-// GGUF writer: writes a Model as a little-endian GGUF v3 file.
+// GGUF writer: writes a Model as a GGUF v3 file, little-endian (as llama.cpp reads) or big-endian.
 //
 // Contract:
 //  - The version written is 3, or 2 when the Model was read from a v2 file (the layouts are
-//    identical, so a v2 file round-trips unchanged); v1 and big-endian input is written as v3.
+//    identical, so a v2 file round-trips unchanged); v1 input is written as v3. Tensor data comes
+//    in ggml's little-endian layout (Model::read_tensor_bytes, or the provider), so a big-endian
+//    input written little-endian holds the same values.
+//  - Big-endian output (GgufByteOrder::big) reverses every multi-byte header number (the magic
+//    stays "GGUF") and each tensor's multi-byte block fields as gguf_byte_order.h defines them:
+//    the bytes gguf-py's endian converter makes of the little-endian file. A tensor of a type
+//    with no big-endian layout refuses the whole write (E_BIG_ENDIAN_TYPE) before any byte.
 //  - Keys in Model order with their GGUF types; arrays are streamed from their ArrayIndex (raw
 //    byte copy when the source layout matches v3 little-endian); tensor infos in Model order with
 //    offsets recomputed in the canonical packed layout (each tensor's data padded to the
@@ -33,12 +39,14 @@ namespace mlens {
 using TensorDataProvider =
     std::function<Status(size_t index, uint64_t offset, uint64_t length, void* dst)>;
 
+enum class GgufByteOrder { little, big };
+
 Status write_gguf(const Model& model, const std::string& path, JobContext* job = nullptr,
-                  const TensorDataProvider& provider = nullptr);
+                  const TensorDataProvider& provider = nullptr, GgufByteOrder order = GgufByteOrder::little);
 Status write_gguf_into(SafeFileWriter& out, const Model& model, JobContext* job = nullptr,
-                       const TensorDataProvider& provider = nullptr);
+                       const TensorDataProvider& provider = nullptr, GgufByteOrder order = GgufByteOrder::little);
 
 // The header bytes (everything before the tensor data) exactly as write_gguf would write them.
-Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model);
+Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model, GgufByteOrder order = GgufByteOrder::little);
 
 }  // namespace mlens

@@ -137,7 +137,10 @@ public:
     size_t warning_count() const;
     uint64_t total_file_bytes() const;
 
-    // Reads `length` bytes of tensor `index` starting `offset` bytes into its data.
+    // Reads `length` bytes of tensor `index` starting `offset` bytes into its data, in ggml's
+    // (little-endian) layout: a big-endian GGUF's multi-byte fields come back reversed
+    // (gguf_byte_order.h), and a type without a defined big-endian layout there is refused with
+    // E_BIG_ENDIAN_TYPE. The bytes as stored are the file's ByteSource's.
     Status read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, void* dst) const;
 };
 

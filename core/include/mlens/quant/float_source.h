@@ -16,6 +16,11 @@
 // codes and scales, without decoding every value (block-quantized tensors), gives them from
 // quick_range() (same alignment as read()); nullopt when it cannot, or when a value there may be
 // NaN or infinite. Statistics then bin values in the same pass that sums them.
+//
+// Wide values: a source whose values float cannot hold exactly (32- and 64-bit integers, F64)
+// says so in wide_kind() and gives them from read_wide() (same alignment as read()) as long
+// double, whose 64-bit significand holds every 64-bit integer and every double exactly (x86-64;
+// a quad-precision long double holds them too). read() still gives them rounded to float.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +36,8 @@ struct ValueBounds {
     float min = 0, max = 0;
 };
 
+enum class WideKind { none, integer, float64 };
+
 class FloatSource {
 public:
     virtual ~FloatSource() = default;
@@ -42,6 +49,9 @@ public:
     virtual Status read_codes(uint64_t first, uint64_t count, uint16_t* out) const;
 
     virtual Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const;
+
+    virtual WideKind wide_kind() const { return WideKind::none; }
+    virtual Status read_wide(uint64_t first, uint64_t count, long double* out) const;
 
     // A chunk length near `target` elements that is a multiple of granularity().
     uint64_t chunk_length(uint64_t target = 1u << 20) const;

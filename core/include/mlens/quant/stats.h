@@ -8,7 +8,16 @@
 //    and bins in one decoding pass, and counts again only when the decoded extremes differ from
 //    that range. Every route gives the same figures. NaN and ±Inf are counted and excluded from every other figure. Sums and
 //    central moments are in double: each chunk's about its own mean, merged pairwise (Pébay), so
-//    the last bits depend on the order of the chunks.
+//    the last bits depend on the order of the chunks. +Inf and -Inf are also counted apart.
+//  - A source with no finite value has no min, max, mean, std, mean |x|, kurtosis or
+//    percentiles: they are NaN (say "none"), never 0.
+//  - A source with wide values (float_source.h: I32, I64, U32, U64, F64 tensors) takes every
+//    count and figure but the percentiles from them, not from their float roundings (one more
+//    pass, wide_stats.h): integer_extremes holds an integer source's min and max exactly (min and
+//    max are them rounded to double, exact up to 2^53), integer sums are exact in 128 bits, F64
+//    sums and every moment are in long double. The histogram and percentiles are those of the
+//    values rounded to float (to one bin width, as for every source), percentiles kept inside
+//    [min, max].
 //  - compute_histogram counts finite values in `bins` equal bins over [lo, hi] (values outside
 //    are counted in below/above); with no range given it uses [min, max] of the data. A value's
 //    bin is floor((x - lo) * scale) with scale = bins / (hi - lo), both rounded to float and
@@ -25,6 +34,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "mlens/job.h"
@@ -32,16 +42,27 @@
 
 namespace mlens {
 
+// An integer of any type up to 64 bits, signed or not.
+__extension__ using WideInteger = __int128;
+// Decimal digits of an integer, with a leading '-' when negative.
+std::string wide_integer_text(WideInteger v);
+
+struct IntegerExtremes {
+    WideInteger min = 0, max = 0;
+};
+
 struct TensorStats {
     uint64_t count = 0;          // all elements
     uint64_t finite = 0;
     uint64_t nan = 0;
-    uint64_t inf = 0;
+    uint64_t inf = 0;            // pos_inf + neg_inf
+    uint64_t pos_inf = 0, neg_inf = 0;
     uint64_t zeros = 0;
     double min = 0, max = 0, mean = 0, std = 0, mean_abs = 0;
     double kurtosis = 0;         // excess kurtosis (0 for a normal distribution)
     static constexpr std::array<double, 9> kPercentiles = {0.1, 1, 5, 25, 50, 75, 95, 99, 99.9};
     std::array<double, 9> percentiles{};
+    std::optional<IntegerExtremes> integer_extremes;   // integer sources with a finite value
 };
 
 struct Histogram {

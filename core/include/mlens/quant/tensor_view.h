@@ -20,12 +20,16 @@
 //  - Tensors of one-element blocks of 1 or 2 bytes (F16, BF16, I8, U8, I16, U16, BOOL, F8_*) have
 //    stored codes (float_source.h): code_values() decodes every code through the same path as
 //    read(), so the two agree bit for bit.
+//  - Wide values (float_source.h): I32, I64, U32, U64 (integer) and F64 tensors give them exactly.
 //  - quick_range (float_source.h): Q4_0, Q8_0, Q4_K, IQ4_NL and IQ4_XS tensors (block_range.h)
 //    and MLX affine tensors without a global scale, from each group's least and greatest code.
 //  - slice(index) narrows the view to one index of the slowest dimension (one expert of a
 //    stacked [experts, out, in] tensor), reading none of the others.
 //  - Reads go through Model::read_tensor_bytes, so a tensor whose bytes are missing from the file
-//    gives an E_IO error, never an out-of-bounds read.
+//    gives an E_IO error, never an out-of-bounds read, and a big-endian GGUF's blocks arrive in
+//    ggml's little-endian layout (read_blocks gives them so too). A tensor of a type with no
+//    defined big-endian layout (gguf_byte_order.h) in a big-endian GGUF fails to open with
+//    E_BIG_ENDIAN_TYPE naming the type and why.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +58,8 @@ public:
     std::vector<float> code_values() const override;
     Status read_codes(uint64_t first, uint64_t count, uint16_t* out) const override;
     Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override;
+    WideKind wide_kind() const override;
+    Status read_wide(uint64_t first, uint64_t count, long double* out) const override;
 
     Kind kind() const { return m_kind; }
     const TensorInfo& info() const { return m_model->tensors[m_index]; }
@@ -68,7 +74,8 @@ public:
     // Bytes per block of the stored data (ggml and element kinds).
     uint64_t block_bytes() const { return m_block_bytes; }
 
-    // ggml and element kinds: the stored bytes of blocks [first, first + count) of this view.
+    // ggml and element kinds: the bytes of blocks [first, first + count) of this view, in ggml's
+    // little-endian layout.
     Status read_blocks(uint64_t first, uint64_t count, uint8_t* out) const;
     // MLX kind: decoded scale (global scale not applied) and, when `biases` is not null, bias of
     // groups [first, first + count) of this view. Non-affine modes give bias 0.
