@@ -72,7 +72,7 @@ void add_tensors_command(CLI::App& app, int& exit_code) {
         auto order = sorted_indices(*model, *sort);
         if (*json) {
             nlohmann::json out = nlohmann::json::array();
-            for (size_t i : order) out.push_back(tensor_to_json(model->tensors[i]));
+            for (size_t i : order) out.push_back(tensor_to_json(model->tensors[i], model->format));
             std::cout << json_text(out) << "\n";
             return;
         }
