@@ -28,17 +28,21 @@ std::vector<std::string> change_kinds(const TensorChange& c) {
     return k;
 }
 
-// The side a key or tensor is missing from reads null. Both sides' shapes are in GGUF order
+// The side a key or tensor is missing from reads null; value types are spelled as in dump
+// (type plus element_type), values as the text shows them. Both sides' shapes are in GGUF order
 // (ne, fastest first) whatever the formats, so that they compare directly.
 nlohmann::json diff_json(const ModelDiff& d) {
     auto text = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+    auto type = [](const std::optional<ValueType>& t) { return t ? nlohmann::json(value_type_name(*t)) : nlohmann::json(nullptr); };
     auto shape = [](const std::string& name, const std::vector<uint64_t>& ne) {
         return name.empty() ? nlohmann::json(nullptr) : nlohmann::json(ne);
     };
     nlohmann::json meta = nlohmann::json::array(), tensors = nlohmann::json::array(), layers = nlohmann::json::array();
     for (const MetadataChange& m : d.metadata) {
         const bool in_a = m.kind != MetadataChangeKind::added, in_b = m.kind != MetadataChangeKind::removed;
-        meta.push_back({{"change", kind_name(m.kind)}, {"key", m.key}, {"type_a", text(m.type_a)}, {"type_b", text(m.type_b)},
+        meta.push_back({{"change", kind_name(m.kind)}, {"key", m.key}, {"type_a", type(m.value_type_a)},
+                        {"element_type_a", type(m.element_type_a)}, {"type_b", type(m.value_type_b)},
+                        {"element_type_b", type(m.element_type_b)},
                         {"value_a", in_a ? nlohmann::json(m.value_a) : nlohmann::json(nullptr)},
                         {"value_b", in_b ? nlohmann::json(m.value_b) : nlohmann::json(nullptr)}});
     }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 
 #include "cli_runner.h"
 #include "compat_fixture.h"
@@ -153,4 +154,28 @@ TEST_CASE("show --json: config lists as lists, absent fields null", "[json][olla
     CHECK(config["context_length"].is_null());
     CHECK(config["draft"].is_null());
     CHECK(config["rootfs"].is_null());
+}
+
+TEST_CASE("diff --json: value types spelled like dump, the missing side null", "[json][diff]") {
+    const std::string demo = MLENS_DEMO_DIR;
+    json j = run_json({"diff", demo + "/tiny-llama-f32.gguf", demo + "/ollama-gemma3.gguf", "--json"});
+    CHECK(j["name_map"].is_null());
+    CHECK(j["shape_order"] == "fastest_first");
+    std::map<std::string, json> by_key;
+    for (const json& m : j["metadata"]) by_key[m["key"]] = m;
+    const json& tokens = by_key["tokenizer.ggml.tokens"];
+    CHECK(tokens["type_a"] == "ARRAY");
+    CHECK(tokens["element_type_a"] == "STRING");
+    CHECK(tokens["type_b"] == "ARRAY");
+    CHECK(tokens["element_type_b"] == "STRING");
+    const json& name = by_key["general.name"];
+    CHECK(name["change"] == "removed");
+    CHECK(name["type_a"] == "STRING");
+    CHECK(name["element_type_a"].is_null());
+    CHECK(name["type_b"].is_null());
+    CHECK(name["value_b"].is_null());
+    REQUIRE(!j["tensors"].empty());
+    CHECK(j["tensors"][0]["name_a"] == "token_embd.weight");
+    CHECK(j["tensors"][0]["shape_a"] == json::array({64, 32000}));
+    CHECK(j["tensors"][0]["shape_b"] == json::array({64, 320}));
 }
