@@ -70,6 +70,8 @@ TEST_CASE("tensors --json: GGUF types by name and ggml id, shape fastest first",
     CHECK(j[0]["shape"] == json::array({8, 16}));
     CHECK(j[0]["shape_order"] == "fastest_first");
     CHECK(j[0]["n_bytes"] == 256);
+    CHECK(j[0]["quant"].is_null());
+    CHECK(j[0]["part_of"].is_null());
 }
 
 TEST_CASE("dump --json marks cut arrays with their full length", "[json]") {

@@ -44,19 +44,18 @@ nlohmann::json tensor_to_json(const TensorInfo& t, Format format) {
                         {"shape", shape_in_format_order(t.ne, format)}, {"shape_order", shape_order_name(format)},
                         {"n_elements", t.n_elements}, {"offset", t.data_offset},
                         {"relative_offset", t.relative_offset}, {"file", t.file}};
+    auto index = [](const std::optional<size_t>& i) { return i ? nlohmann::json(*i) : nlohmann::json(nullptr); };
     j["n_bytes"] = t.n_bytes ? nlohmann::json(*t.n_bytes) : nlohmann::json(nullptr);
+    j["quant"] = nullptr;
     if (t.quant) {
         const QuantLayout& q = *t.quant;
-        nlohmann::json quant = {{"type", q.type}, {"mode", q.mode}, {"bits", q.bits}, {"group_size", q.group_size},
-                                {"origin", q.origin}, {"logical_shape", shape_in_format_order(q.logical_ne, format)},
-                                {"logical_elements", q.logical_elements}};
-        if (!q.declared.empty()) quant["declared"] = q.declared;
-        if (q.scale) quant["scale"] = *q.scale;
-        if (q.bias) quant["bias"] = *q.bias;
-        if (q.global_scale) quant["global_scale"] = *q.global_scale;
-        j["quant"] = std::move(quant);
+        j["quant"] = {{"type", q.type}, {"mode", q.mode}, {"bits", q.bits}, {"group_size", q.group_size},
+                      {"origin", q.origin}, {"declared", q.declared.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.declared)},
+                      {"logical_shape", shape_in_format_order(q.logical_ne, format)},
+                      {"logical_elements", q.logical_elements}, {"scale", index(q.scale)}, {"bias", index(q.bias)},
+                      {"global_scale", index(q.global_scale)}};
     }
-    if (t.part_of) j["part_of"] = *t.part_of;
+    j["part_of"] = index(t.part_of);
     return j;
 }
 
