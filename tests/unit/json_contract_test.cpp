@@ -58,6 +58,15 @@ TEST_CASE("tensors --json: safetensors dtypes by name without an id, shape slowe
     CHECK(j[1]["type"] == "F32");
     CHECK(j[1]["type_id"].is_null());
     CHECK(j[1]["shape"] == json::array({3}));
+
+    json info = run_json({"info", dir.file("m.safetensors"), "--json"});
+    CHECK(info["format"] == "safetensors");
+    CHECK(info["version"].is_null());
+    CHECK(info["architecture"].is_null());
+    CHECK(info["name"].is_null());
+    CHECK(info["file_type"].is_null());
+    CHECK(info["file_type_name"].is_null());
+    CHECK(info["parameters"] == 9);
 }
 
 TEST_CASE("tensors --json: GGUF types by name and ggml id, shape fastest first", "[json]") {
