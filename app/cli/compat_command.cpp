@@ -44,7 +44,15 @@ std::string suffix(const std::string& rule, const std::string& note) {
     return s;
 }
 
+// The name each slot has after the side's renames: data ops fill the tensor of that name.
+std::vector<std::string> result_names(const Model& model, const SidePlan& p) {
+    std::vector<std::string> names;
+    for (const ResultTensor& t : upstream_view(model, p).tensors) names.push_back(t.name);
+    return names;
+}
+
 void print_side(const Model& model, const SidePlan& p) {
+    const std::vector<std::string> names = result_names(model, p);
     std::cout << plan_side_name(p.side) << " loader view: architecture " << escape_for_display(p.arch_before);
     if (p.arch_after != p.arch_before) std::cout << " → " << escape_for_display(p.arch_after);
     std::cout << "\n  " << escape_for_display(p.summary(), 2000) << "\n";
@@ -68,7 +76,7 @@ void print_side(const Model& model, const SidePlan& p) {
         }
         if (k == EditKind::data_op) {
             for (const DataOp& d : p.data_ops) {
-                std::string l = std::string(data_op_name(d.op)) + " → slot " + std::to_string(d.dest) + " (" +
+                std::string l = std::string(data_op_name(d.op)) + " → " + escape_for_display(names[d.dest]) + " (" +
                                 describe_ggml_type(d.dest_type).name + " " + shape_text(d.dest_ne) + ") from";
                 for (size_t src : d.sources) l += " " + escape_for_display(model.tensors[src].name);
                 lines.push_back(l + suffix(d.rule, d.note));
@@ -99,11 +107,11 @@ nlohmann::json origin_json(const OllamaOrigin& origin) {
     return {{"ollama_made", origin.ollama_made()}, {"evidence", evidence}};
 }
 
-nlohmann::json value_json(const Value& v) {
-    return {{"type", format_type(v)}, {"value", value_to_json(v, UINT64_MAX)}};
-}
-
-nlohmann::json side_json(const SidePlan& p) {
+// Tensors are named by name (the stored name; a data op's destination by its resulting name),
+// types as name plus ggml id, shapes in GGUF order (the output states it as "shape_order").
+nlohmann::json side_json(const Model& model, const SidePlan& p) {
+    const std::vector<std::string> names = result_names(model, p);
+    auto type_id = [](uint32_t id) { return tensor_type_id_json(describe_ggml_type(id), Format::gguf); };
     nlohmann::json j;
     j["side"] = plan_side_name(p.side);
     j["arch_before"] = p.arch_before;
@@ -123,24 +131,30 @@ nlohmann::json side_json(const SidePlan& p) {
     for (const KvEdit& e : p.kv_edits) {
         nlohmann::json o = {{"op", kv_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"key", e.key}, {"rule", e.rule}, {"note", e.note}};
         if (e.op == KvOp::copy) o["source_key"] = e.source_key;
-        if (e.op != KvOp::remove) o["result"] = value_json(e.value);
-        if (e.previous) o["previous"] = value_json(*e.previous);
+        if (e.op != KvOp::remove) o["result"] = typed_value_json(e.value, UINT64_MAX);
+        if (e.previous) o["previous"] = typed_value_json(*e.previous, UINT64_MAX);
         j["kv_edits"].push_back(o);
     }
     j["tensor_edits"] = nlohmann::json::array();
     for (const TensorEdit& e : p.tensor_edits) {
-        nlohmann::json o = {{"op", tensor_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"slot", e.slot},
-                            {"name", e.name}, {"rule", e.rule}, {"note", e.note}};
+        nlohmann::json o = {{"op", tensor_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"name", e.name},
+                            {"rule", e.rule}, {"note", e.note}};
         if (e.op == TensorOp::rename) o["new_name"] = e.new_name;
-        if (e.op == TensorOp::retype) o["new_type"] = describe_ggml_type(e.new_type).name;
-        if (e.op == TensorOp::reshape) o["new_ne"] = e.new_ne;
+        if (e.op == TensorOp::retype) {
+            o["new_type"] = describe_ggml_type(e.new_type).name;
+            o["new_type_id"] = type_id(e.new_type);
+        }
+        if (e.op == TensorOp::reshape) o["new_shape"] = e.new_ne;
         j["tensor_edits"].push_back(o);
     }
     j["data_ops"] = nlohmann::json::array();
-    for (const DataOp& d : p.data_ops)
-        j["data_ops"].push_back({{"op", data_op_name(d.op)}, {"kind", "data op"}, {"dest", d.dest}, {"sources", d.sources},
-                                 {"dest_type", describe_ggml_type(d.dest_type).name}, {"dest_ne", d.dest_ne},
-                                 {"params", d.params}, {"rule", d.rule}, {"note", d.note}});
+    for (const DataOp& d : p.data_ops) {
+        nlohmann::json sources = nlohmann::json::array();
+        for (size_t src : d.sources) sources.push_back(model.tensors[src].name);
+        j["data_ops"].push_back({{"op", data_op_name(d.op)}, {"kind", "data op"}, {"dest", names[d.dest]}, {"sources", sources},
+                                 {"dest_type", describe_ggml_type(d.dest_type).name}, {"dest_type_id", type_id(d.dest_type)},
+                                 {"dest_shape", d.dest_ne}, {"params", d.params}, {"rule", d.rule}, {"note", d.note}});
+    }
     nlohmann::json counts = nlohmann::json::object();
     auto n = count_kinds(p);
     for (EditKind k : kKinds) counts[edit_kind_name(k)] = n[static_cast<size_t>(k)];
@@ -164,7 +178,8 @@ void add_compat_command(CLI::App& app, int& exit_code) {
         OllamaOrigin origin = detect_ollama_origin(*model);
         if (*json) {
             nlohmann::json out = {{"path", *path}, {"origin", origin_json(origin)}, {"empty", plan.empty()},
-                                  {"text", side_json(plan.text)}, {"clip", side_json(plan.clip)}};
+                                  {"shape_order", shape_order_name(Format::gguf)},
+                                  {"text", side_json(*model, plan.text)}, {"clip", side_json(*model, plan.clip)}};
             std::cout << json_text(out) << "\n";
         } else {
             print_origin(origin, plan);

@@ -30,14 +30,28 @@ std::vector<std::string> change_kinds(const TensorChange& c) {
     return k;
 }
 
+// The side a key or tensor is missing from reads null; value types are spelled as in dump
+// (type plus element_type), values as the text shows them. Both sides' shapes are in GGUF order
+// (ne, fastest first) whatever the formats, so that they compare directly.
 nlohmann::json diff_json(const ModelDiff& d) {
+    auto text = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+    auto type = [](const std::optional<ValueType>& t) { return t ? nlohmann::json(value_type_name(*t)) : nlohmann::json(nullptr); };
+    auto shape = [](const std::string& name, const std::vector<uint64_t>& ne) {
+        return name.empty() ? nlohmann::json(nullptr) : nlohmann::json(ne);
+    };
     nlohmann::json meta = nlohmann::json::array(), tensors = nlohmann::json::array(), layers = nlohmann::json::array();
-    for (const MetadataChange& m : d.metadata)
-        meta.push_back({{"change", kind_name(m.kind)}, {"key", m.key}, {"type_a", m.type_a}, {"type_b", m.type_b},
-                        {"value_a", m.value_a}, {"value_b", m.value_b}});
+    for (const MetadataChange& m : d.metadata) {
+        const bool in_a = m.kind != MetadataChangeKind::added, in_b = m.kind != MetadataChangeKind::removed;
+        meta.push_back({{"change", kind_name(m.kind)}, {"key", m.key}, {"type_a", type(m.value_type_a)},
+                        {"element_type_a", type(m.element_type_a)}, {"type_b", type(m.value_type_b)},
+                        {"element_type_b", type(m.element_type_b)},
+                        {"value_a", in_a ? nlohmann::json(m.value_a) : nlohmann::json(nullptr)},
+                        {"value_b", in_b ? nlohmann::json(m.value_b) : nlohmann::json(nullptr)}});
+    }
     for (const TensorChange& c : d.tensors) {
-        nlohmann::json t = {{"changes", change_kinds(c)}, {"name_a", c.name_a}, {"name_b", c.name_b}, {"type_a", c.type_a},
-                            {"type_b", c.type_b}, {"shape_a", c.shape_a}, {"shape_b", c.shape_b}};
+        nlohmann::json t = {{"changes", change_kinds(c)}, {"name_a", text(c.name_a)}, {"name_b", text(c.name_b)},
+                            {"type_a", text(c.type_a)}, {"type_b", text(c.type_b)}, {"shape_a", shape(c.name_a, c.shape_a)},
+                            {"shape_b", shape(c.name_b, c.shape_b)}};
         if (c.error)
             t["error"] = {{"rmse", c.error->rmse}, {"nmse", json_number(c.error->nmse)}, {"max_abs", c.error->max_abs},
                           {"cosine", c.error->cosine}, {"snr_db", json_number(c.error->snr_db)}};
@@ -47,7 +61,8 @@ nlohmann::json diff_json(const ModelDiff& d) {
     for (const LayerError& l : d.layers)
         layers.push_back({{"layer", l.layer}, {"tensors", l.tensors}, {"rmse", l.rmse}, {"max_abs", l.max_abs},
                           {"worst_tensor", l.worst_tensor}, {"worst_nmse", json_number(l.worst_nmse)}});
-    return {{"name_map", d.name_map}, {"metadata", meta}, {"tensors", tensors}, {"layers", layers}};
+    return {{"name_map", text(d.name_map)}, {"shape_order", shape_order_name(Format::gguf)}, {"metadata", meta},
+            {"tensors", tensors}, {"layers", layers}};
 }
 
 void print_diff(const ModelDiff& d, bool numeric) {

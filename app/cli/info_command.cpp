@@ -11,14 +11,17 @@ namespace mlens::cli {
 namespace {
 
 nlohmann::json summary_json(const std::string& path, const ModelSummary& s) {
-    nlohmann::json j = {{"path", path}, {"format", format_name(s.format)}, {"version", s.version},
-                        {"architecture", s.architecture}, {"name", s.name}, {"parameters", s.parameters},
-                        {"architecture_source", s.architecture_source}, {"tensor_count", s.tensor_count},
+    // What the file does not say is null, where the text shows "-".
+    auto text = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v); };
+    nlohmann::json j = {{"path", path}, {"format", format_name(s.format)},
+                        {"version", s.format == Format::gguf ? nlohmann::json(s.version) : nlohmann::json(nullptr)},
+                        {"architecture", text(s.architecture)}, {"name", text(s.name)}, {"parameters", s.parameters},
+                        {"architecture_source", text(s.architecture_source)}, {"tensor_count", s.tensor_count},
                         {"stored_tensor_count", s.stored_tensor_count}, {"tensor_bytes", s.tensor_bytes},
-                        {"file_bytes", s.file_bytes}, {"bits_per_weight", s.bits_per_weight},
-                        {"errors", s.errors}, {"warnings", s.warnings}};
+                        {"file_bytes", s.file_bytes}, {"errors", s.errors}, {"warnings", s.warnings}};
+    j["bits_per_weight"] = s.parameters ? nlohmann::json(s.bits_per_weight) : nlohmann::json(nullptr);
     j["file_type"] = s.file_type ? nlohmann::json(*s.file_type) : nlohmann::json(nullptr);
-    j["file_type_name"] = s.file_type_name;
+    j["file_type_name"] = s.file_type ? nlohmann::json(s.file_type_name) : nlohmann::json(nullptr);
     return j;
 }
 

@@ -19,9 +19,7 @@ constexpr size_t kTextPreviewChars = 300;
 constexpr size_t kJsonTextChars = 4096;
 
 // safetensors shapes read slowest-first, GGUF ne fastest-first: each as its format writes it.
-std::vector<uint64_t> shown(const Model& m, const std::vector<uint64_t>& ne) {
-    return m.format == Format::safetensors ? std::vector<uint64_t>(ne.rbegin(), ne.rend()) : ne;
-}
+std::vector<uint64_t> shown(const Model& m, const std::vector<uint64_t>& ne) { return shape_in_format_order(ne, m.format); }
 
 std::vector<std::pair<std::string, std::string>> config_fields(const ModelConfig& c) {
     std::vector<std::pair<std::string, std::string>> f = {
@@ -44,6 +42,35 @@ std::vector<std::pair<std::string, std::string>> config_fields(const ModelConfig
                      " config " + c.draft->config});
     if (c.has_rootfs) f.push_back({"rootfs", c.rootfs_type + ", " + std::to_string(c.rootfs_diff_ids.count) + " diff_ids"});
     return f;
+}
+
+// The config as JSON: lists as lists with their full length beside them (a list holds at most
+// kMaxConfigListItems), and whatever the config does not say as null.
+nlohmann::json config_json(const ModelConfig& c) {
+    auto text = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(escape_for_display(s, 400)); };
+    auto list = [](const ConfigList& l) {
+        if (l.count == 0) return nlohmann::json(nullptr);
+        nlohmann::json items = nlohmann::json::array();
+        for (const std::string& i : l.items) items.push_back(escape_for_display(i, 400));
+        return items;
+    };
+    auto number = [](const std::optional<uint64_t>& n) { return n ? nlohmann::json(*n) : nlohmann::json(nullptr); };
+    nlohmann::json j = {{"model_format", text(c.model_format)}, {"model_family", text(c.model_family)},
+                        {"model_type", text(c.model_type)}, {"file_type", text(c.file_type)}, {"renderer", text(c.renderer)},
+                        {"parser", text(c.parser)}, {"requires", text(c.requires_version)}, {"remote_host", text(c.remote_host)},
+                        {"remote_model", text(c.remote_model)}, {"base_name", text(c.base_name)},
+                        {"architecture", text(c.architecture)}, {"os", text(c.os)},
+                        {"model_families", list(c.model_families)}, {"model_families_count", c.model_families.count},
+                        {"capabilities", list(c.capabilities)}, {"capabilities_count", c.capabilities.count},
+                        {"context_length", number(c.context_length)}, {"embedding_length", number(c.embedding_length)},
+                        {"draft", nullptr}, {"rootfs", nullptr}};
+    if (c.draft)
+        j["draft"] = {{"model_format", text(c.draft->model_format)}, {"architecture", text(c.draft->architecture)},
+                      {"tensor_prefix", text(c.draft->tensor_prefix)}, {"config", text(c.draft->config)}};
+    if (c.has_rootfs)
+        j["rootfs"] = {{"type", text(c.rootfs_type)}, {"diff_ids", list(c.rootfs_diff_ids)},
+                       {"diff_ids_count", c.rootfs_diff_ids.count}};
+    return j;
 }
 
 std::string blob_status(const LayerView& lv) {
@@ -92,7 +119,7 @@ void print_tensors(const Model& m) {
 
 nlohmann::json tensors_json(const Model& m) {
     nlohmann::json ts = nlohmann::json::array();
-    for (const TensorInfo& t : m.tensors) ts.push_back(tensor_to_json(t));
+    for (const TensorInfo& t : m.tensors) ts.push_back(tensor_to_json(t, m.format));
     nlohmann::json gs = nlohmann::json::array();
     for (const TensorGroup& g : m.groups) gs.push_back(group_to_json(g));
     return {{"tensors", ts}, {"groups", gs}};
@@ -151,11 +178,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
     if (options.json) {
         nlohmann::json layers = nlohmann::json::array();
         for (size_t i = m.has_config ? 1 : 0; i < all.size(); ++i) layers.push_back(layer_json(*all[i], verified[i]));
-        nlohmann::json config = nullptr;
-        if (view->config) {
-            config = nlohmann::json::object();
-            for (const auto& [k, v] : config_fields(*view->config)) config[k] = escape_for_display(v, 400);
-        }
+        nlohmann::json config = view->config ? config_json(*view->config) : nlohmann::json(nullptr);
         nlohmann::json out = {{"name", name.display()}, {"full_name", name.full()}, {"manifest", sm.ref.path},
                               {"manifest_digest", sm.digest}, {"manifest_bytes", sm.ref.file_size}, {"modified", sm.ref.modified},
                               {"schemaVersion", m.schema_version}, {"mediaType", escape_for_display(m.media_type, 200)},

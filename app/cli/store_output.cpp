@@ -31,6 +31,8 @@ std::string format_label(const std::string& format) {
 }
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : escape_for_display(s, 40); }
+// What the config does not say is null in JSON, as it is "-" in the table.
+nlohmann::json or_null(const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(escape_for_display(s, 200)); }
 
 nlohmann::json diagnostics_json(const std::vector<Diagnostic>& ds) {
     nlohmann::json out = nlohmann::json::array();
@@ -45,9 +47,9 @@ nlohmann::json listing_json(const StoreListing& l) {
         models.push_back({{"name", n.display()}, {"full_name", n.full()}, {"host", n.host}, {"namespace", n.name_space},
                           {"model", n.model}, {"tag", n.tag}, {"manifest", m.ref.path},
                           {"size", m.size ? nlohmann::json(*m.size) : nlohmann::json(nullptr)},
-                          {"format", m.format}, {"family", escape_for_display(m.family, 200)},
-                          {"parameter_size", escape_for_display(m.parameter_size, 200)},
-                          {"quantization", escape_for_display(m.quantization, 200)}, {"modified", m.ref.modified},
+                          {"format", or_null(m.format)}, {"family", or_null(m.family)},
+                          {"parameter_size", or_null(m.parameter_size)},
+                          {"quantization", or_null(m.quantization)}, {"modified", m.ref.modified},
                           {"ok", m.ok()}, {"diagnostics", diagnostics_json(m.diagnostics)}});
     }
     nlohmann::json blobs = nlohmann::json::array();

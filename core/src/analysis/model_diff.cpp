@@ -25,6 +25,11 @@ bool values_equal(const Value& x, const Value& y) {
     return true;
 }
 
+void set_types(const Value& v, std::optional<ValueType>& type, std::optional<ValueType>& element) {
+    type = v.type;
+    if (v.is_array()) element = v.array->element_type;
+}
+
 void diff_metadata(const Model& a, const Model& b, ModelDiff& d) {
     std::map<std::string, const MetadataEntry*> in_b;
     for (const MetadataEntry& e : b.metadata) in_b.emplace(e.key, &e);
@@ -36,6 +41,7 @@ void diff_metadata(const Model& a, const Model& b, ModelDiff& d) {
         c.key = e.key;
         c.type_a = format_type(e.value);
         c.value_a = format_value(e.value);
+        set_types(e.value, c.value_type_a, c.element_type_a);
         if (it == in_b.end()) {
             c.kind = MetadataChangeKind::removed;
         } else if (values_equal(e.value, it->second->value)) {
@@ -44,12 +50,16 @@ void diff_metadata(const Model& a, const Model& b, ModelDiff& d) {
             c.kind = MetadataChangeKind::changed;
             c.type_b = format_type(it->second->value);
             c.value_b = format_value(it->second->value);
+            set_types(it->second->value, c.value_type_b, c.element_type_b);
         }
         d.metadata.push_back(std::move(c));
     }
     for (const MetadataEntry& e : b.metadata)
-        if (!seen.count(e.key) && seen.emplace(e.key, true).second)
-            d.metadata.push_back({MetadataChangeKind::added, e.key, "", format_type(e.value), "", format_value(e.value)});
+        if (!seen.count(e.key) && seen.emplace(e.key, true).second) {
+            MetadataChange c{MetadataChangeKind::added, e.key, "", format_type(e.value), "", format_value(e.value)};
+            set_types(e.value, c.value_type_b, c.element_type_b);
+            d.metadata.push_back(std::move(c));
+        }
 }
 
 // Type and logical shape of a side as its view reports them (falling back to the stored ones).

@@ -12,23 +12,50 @@ nlohmann::json diagnostic_to_json(const Diagnostic& d) {
     return j;
 }
 
-nlohmann::json tensor_to_json(const TensorInfo& t) {
-    nlohmann::json j = {{"name", t.name}, {"type", t.type.name}, {"type_id", t.type.id}, {"ne", t.ne},
+const char* shape_order_name(Format format) {
+    return format == Format::safetensors ? "slowest_first" : "fastest_first";
+}
+
+std::vector<uint64_t> shape_in_format_order(const std::vector<uint64_t>& ne, Format format) {
+    if (format != Format::safetensors) return ne;
+    return {ne.rbegin(), ne.rend()};
+}
+
+nlohmann::json tensor_type_id_json(const StorageType& type, Format format) {
+    // safetensors ids index our dtype table; printing them would collide with ggml's ids.
+    if (format == Format::safetensors) return nullptr;
+    return type.id;
+}
+
+nlohmann::json typed_value_json(const Value& v, uint64_t max_items) {
+    nlohmann::json j = {{"type", value_type_name(v.type)}, {"element_type", nullptr}, {"count", nullptr},
+                        {"truncated", nullptr}};
+    if (v.is_array()) {
+        j["element_type"] = value_type_name(v.array->element_type);
+        j["count"] = v.array->count;
+        j["truncated"] = v.array->count > max_items;
+    }
+    j["value"] = value_to_json(v, max_items);
+    return j;
+}
+
+nlohmann::json tensor_to_json(const TensorInfo& t, Format format) {
+    nlohmann::json j = {{"name", t.name}, {"type", t.type.name}, {"type_id", tensor_type_id_json(t.type, format)},
+                        {"shape", shape_in_format_order(t.ne, format)}, {"shape_order", shape_order_name(format)},
                         {"n_elements", t.n_elements}, {"offset", t.data_offset},
                         {"relative_offset", t.relative_offset}, {"file", t.file}};
+    auto index = [](const std::optional<size_t>& i) { return i ? nlohmann::json(*i) : nlohmann::json(nullptr); };
     j["n_bytes"] = t.n_bytes ? nlohmann::json(*t.n_bytes) : nlohmann::json(nullptr);
+    j["quant"] = nullptr;
     if (t.quant) {
         const QuantLayout& q = *t.quant;
-        nlohmann::json quant = {{"type", q.type}, {"mode", q.mode}, {"bits", q.bits}, {"group_size", q.group_size},
-                                {"origin", q.origin}, {"logical_ne", q.logical_ne},
-                                {"logical_elements", q.logical_elements}};
-        if (!q.declared.empty()) quant["declared"] = q.declared;
-        if (q.scale) quant["scale"] = *q.scale;
-        if (q.bias) quant["bias"] = *q.bias;
-        if (q.global_scale) quant["global_scale"] = *q.global_scale;
-        j["quant"] = std::move(quant);
+        j["quant"] = {{"type", q.type}, {"mode", q.mode}, {"bits", q.bits}, {"group_size", q.group_size},
+                      {"origin", q.origin}, {"declared", q.declared.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.declared)},
+                      {"logical_shape", shape_in_format_order(q.logical_ne, format)},
+                      {"logical_elements", q.logical_elements}, {"scale", index(q.scale)}, {"bias", index(q.bias)},
+                      {"global_scale", index(q.global_scale)}};
     }
-    if (t.part_of) j["part_of"] = *t.part_of;
+    j["part_of"] = index(t.part_of);
     j["data"] = data_presence_name(t.presence);
     return j;
 }
@@ -40,27 +67,34 @@ nlohmann::json group_to_json(const TensorGroup& g) {
 
 nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t) {
     const TensorInfo& main = model.tensors[t.index];
-    nlohmann::json j = {{"name", main.name}, {"type", t.type}, {"ne", t.ne}, {"n_elements", t.elements},
+    const Format format = model.format;
+    nlohmann::json j = {{"name", main.name}, {"type", t.type}, {"shape", shape_in_format_order(t.ne, format)},
+                        {"shape_order", shape_order_name(format)}, {"n_elements", t.elements},
                         {"offset", main.data_offset}, {"relative_offset", main.relative_offset}, {"file", main.file}};
     j["n_bytes"] = t.bytes ? nlohmann::json(*t.bytes) : nlohmann::json(nullptr);
     const double bpw = t.bits_per_weight();
     j["bits_per_weight"] = bpw > 0 ? nlohmann::json(bpw) : nlohmann::json(nullptr);
     j["data"] = data_presence_name(data_presence(model, t));
+    j["type_id"] = nullptr;
+    j["quant"] = nullptr;
+    j["stored"] = nullptr;
     if (!t.folded()) {
-        j["type_id"] = main.type.id;
+        j["type_id"] = tensor_type_id_json(main.type, format);
     } else {
         const QuantLayout& q = *main.quant;
-        j["quant"] = {{"type", q.type}, {"mode", q.mode}, {"bits", q.bits}, {"group_size", q.group_size}, {"origin", q.origin}};
-        if (!q.declared.empty()) j["quant"]["declared"] = q.declared;
+        j["quant"] = {{"type", q.type}, {"mode", q.mode}, {"bits", q.bits}, {"group_size", q.group_size}, {"origin", q.origin},
+                      {"declared", q.declared.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.declared)}};
         nlohmann::json stored = nlohmann::json::array();
         for (const StoredPart& p : t.parts) {
             const TensorInfo& e = model.tensors[p.entry];
-            stored.push_back({{"role", p.role}, {"name", e.name}, {"type", e.type.name}, {"ne", e.ne},
+            stored.push_back({{"role", p.role}, {"name", e.name}, {"type", e.type.name},
+                              {"shape", shape_in_format_order(e.ne, format)},
                               {"n_bytes", e.n_bytes ? nlohmann::json(*e.n_bytes) : nlohmann::json(nullptr)},
                               {"offset", e.data_offset}, {"file", e.file}});
         }
         j["stored"] = std::move(stored);
     }
+    j["group"] = nullptr;
     if (t.group && *t.group < model.groups.size()) {
         const TensorGroup& g = model.groups[*t.group];
         j["group"] = {{"name", g.name}, {"layout", g.layout}, {"experts", g.count}};
@@ -83,16 +117,13 @@ nlohmann::json model_to_json(const Model& model, uint64_t max_items) {
                               {"big_endian", f.big_endian}, {"alignment", f.alignment}, {"data_start", f.data_start}});
     j["metadata"] = nlohmann::json::array();
     for (const MetadataEntry& e : model.metadata) {
-        nlohmann::json m = {{"key", e.key}, {"type", value_type_name(e.value.type)}, {"offset", e.key_range.offset}};
-        if (e.value.is_array()) {
-            m["element_type"] = value_type_name(e.value.array->element_type);
-            m["count"] = e.value.array->count;
-        }
-        m["value"] = value_to_json(e.value, max_items);
+        nlohmann::json m = typed_value_json(e.value, max_items);
+        m["key"] = e.key;
+        m["offset"] = e.key_range.offset;
         j["metadata"].push_back(std::move(m));
     }
     j["tensors"] = nlohmann::json::array();
-    for (const TensorInfo& t : model.tensors) j["tensors"].push_back(tensor_to_json(t));
+    for (const TensorInfo& t : model.tensors) j["tensors"].push_back(tensor_to_json(t, model.format));
     j["groups"] = nlohmann::json::array();
     for (const TensorGroup& g : model.groups) j["groups"].push_back(group_to_json(g));
     j["diagnostics"] = nlohmann::json::array();

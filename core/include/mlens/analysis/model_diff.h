@@ -19,6 +19,7 @@
 //    fast and reads no tensor data.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct MetadataChange {
     std::string key;
     std::string type_a, type_b;       // empty on the missing side
     std::string value_a, value_b;
+    // The same types as data (type_a is their text): the value type, and an array's element type.
+    std::optional<ValueType> value_type_a, value_type_b, element_type_a, element_type_b;
 };
 
 struct TensorChange {

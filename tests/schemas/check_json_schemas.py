@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Runs every --json command of mlens on the demo models and store, and validates each output
+against its schema in assets/schemas (JSON Schema draft 2020-12, python3-jsonschema).
+
+usage: check_json_schemas.py MLENS SCHEMA_DIR DEMO_DIR
+Prints one line per output checked; exits 1 when any output does not match its schema."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+
+def load_schemas(schema_dir):
+    schemas = {}
+    for name in sorted(os.listdir(schema_dir)):
+        if name.endswith(".schema.json"):
+            with open(os.path.join(schema_dir, name), encoding="utf-8") as f:
+                schemas[name] = json.load(f)
+    return schemas
+
+
+def make_validator(schemas, name):
+    schema = schemas[name]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    try:  # jsonschema >= 4.18 resolves references through a registry
+        from referencing import Registry, Resource
+        registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
+        return jsonschema.Draft202012Validator(schema, registry=registry)
+    except ImportError:  # Debian 12's jsonschema 4.10
+        store = {s["$id"]: s for s in schemas.values()}
+        resolver = jsonschema.RefResolver.from_schema(schema, store=store)
+        return jsonschema.Draft202012Validator(schema, resolver=resolver)
+
+
+def main():
+    mlens, schema_dir, demo = (os.path.abspath(a) for a in sys.argv[1:4])
+    schemas = load_schemas(schema_dir)
+    validators = {name: make_validator(schemas, name) for name in schemas if name != "mlens-common.schema.json"}
+    used = set()
+    failures = []
+    out_dir = tempfile.mkdtemp()
+
+    def check(command, *args, schema=None, status=0):
+        schema_name = "mlens-" + (schema or command) + ".schema.json"
+        used.add(schema_name)
+        run = subprocess.run([mlens, command, *args, "--json"], capture_output=True, text=True, cwd=out_dir)
+        label = " ".join([command] + [os.path.basename(a) for a in args])
+        if run.returncode != status:
+            failures.append(f"{label}: exit {run.returncode}: {run.stderr.strip()}")
+            print(f"FAIL {label}")
+            return None
+        output = json.loads(run.stdout)
+        errors = sorted(validators[schema_name].iter_errors(output), key=lambda e: list(e.absolute_path))
+        for e in errors[:5]:
+            failures.append(f"{label}: {schema_name} at /{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}")
+        print(("FAIL " if errors else "ok   ") + label)
+        return output
+
+    f32, q8, q4 = (os.path.join(demo, f"tiny-llama-{t}.gguf") for t in ("f32", "q8_0", "q4_0"))
+    gemma3, qwen25vl = os.path.join(demo, "ollama-gemma3.gguf"), os.path.join(demo, "ollama-qwen25vl.gguf")
+    store = os.path.join(demo, "ollama-store")
+
+    listing = check("store", store)
+    check("check", store)
+    safetensors_blob = None
+    for model in (listing or {}).get("models", []):
+        shown = check("show", model["name"], "--store", store, "--tensors")
+        for layer in (shown or {}).get("layers", []):
+            if layer["kind"] == "tensor" and safetensors_blob is None:
+                safetensors_blob = os.path.join(store, layer["blob"])
+    check("show", "tiny-llama:q4_0", "--store", store)
+    check("store", store, "tiny-moe:int4", "--verify", schema="show")
+    check("verify", "tiny-mlx:mixed", "--store", store, schema="show")
+
+    models = [f32, q4, gemma3, qwen25vl] + ([safetensors_blob] if safetensors_blob else [])
+    for path in models:
+        check("info", path)
+        check("kv", path)
+        check("tensors", path)
+        check("tensors", path, "--by-layer")
+        check("dump", path)
+        check("check", path)
+        check("compat", path)
+    # A damaged file still opens: what parsed, and diagnostics with their offsets (exit status 1).
+    truncated = os.path.join(out_dir, "truncated.gguf")
+    with open(f32, "rb") as src, open(truncated, "wb") as dst:
+        dst.write(src.read(700))
+    for command in ("info", "kv", "tensors", "dump", "check"):
+        check(command, truncated, status=1)
+    check("kv", f32, "--full")
+    check("dump", f32, "--full")
+    check("stats", q4, "blk.0.attn_q.weight")
+    check("stats", f32, "output_norm.weight")
+    check("hist", q4, "blk.0.attn_q.weight", "--bins", "8")
+    check("compare", f32, q4)
+    check("requant", f32, "blk.0.attn_q.weight", "--types", "Q8_0,Q4_K,IQ2_XXS")
+    check("diff", f32, q4, "--numeric")
+    check("diff", f32, gemma3)
+    check("export-upstream", gemma3, os.path.join(out_dir, "gemma3.gguf"), "--mmproj", os.path.join(out_dir, "mmproj.gguf"))
+    check("export-upstream", qwen25vl, os.path.join(out_dir, "qwen25vl.gguf"))
+    check("tokenize", f32, "Hello world")
+    check("run", f32, "-p", "Hello", "-n", "3")
+    check("ab", f32, q8, "-p", "Hello", "-n", "3")
+    check("layers", f32, "-p", "Hello")
+
+    for name in sorted(set(validators) - used):
+        failures.append(f"{name}: no output checked against it")
+    for f in failures:
+        print("error: " + f, file=sys.stderr)
+    print(f"{len(used)} schemas, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
