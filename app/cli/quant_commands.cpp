@@ -2,10 +2,10 @@
 //   Statistics of the dequantized values, of each block-scale series for types that store them
 //   (block_scales.h; a type without prints none, "block_scales": []; "stride" k > 1 when the
 //   series is a sample of one block in k) and of the per-row RMS and max |x| (row_series.h,
-//   "rows"; entries of several rows each on a tensor of very many rows). JSON echoes "tensor",
-//   "type" and "ne" (and "expert"); a figure with no finite value to take it from is null ("none"
-//   in text); integer tensors give min and max as exact integers; +Inf and -Inf are counted apart
-//   ("pos_inf", "neg_inf").
+//   "rows"; entries of several rows each on a tensor of very many rows). JSON echoes "name",
+//   "type", "shape" with its "shape_order" (model_json.h) and "expert" (null without --expert);
+//   a figure with no finite value to take it from is null ("none" in text); integer tensors give
+//   min and max as exact integers; +Inf and -Inf are counted apart ("pos_inf", "neg_inf").
 // mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--png OUT [--log]] [--json]
 // mlens compare A B [--tensor NAME] [--json]
 #include <algorithm>
@@ -163,8 +163,10 @@ void add_stats(CLI::App& app, int& exit_code) {
         if (!per_row) { std::cerr << "error: " << per_row.error().to_string() << "\n"; return; }
         exit_code = exit_status_of(*model);
         if (*json) {
-            nlohmann::json out = {{"tensor", *tensor}, {"type", view->type_name()}, {"ne", view->shape()}};
-            if (*expert >= 0) out["expert"] = *expert;
+            nlohmann::json out = {{"name", *tensor}, {"type", view->type_name()},
+                                  {"shape", shape_in_format_order(view->shape(), model->format)},
+                                  {"shape_order", shape_order_name(model->format)},
+                                  {"expert", *expert >= 0 ? nlohmann::json(*expert) : nlohmann::json(nullptr)}};
             out.update(stats_json(*s));
             out["block_scales"] = series_json(*scales);
             out["rows"] = series_json(*per_row);

@@ -285,9 +285,10 @@ TEST_CASE("big-endian integer and F64 tensors: our writer and gguf-py's writer a
     INFO(json_run.err);
     REQUIRE(json_run.exit_status == 0);
     const auto j = nlohmann::json::parse(json_run.out);
-    CHECK(j["tensor"] == "i64");
+    CHECK(j["name"] == "i64");
     CHECK(j["type"] == "I64");
-    CHECK(j["ne"] == nlohmann::json::array({4}));
+    CHECK(j["shape"] == nlohmann::json::array({4}));
+    CHECK(j["shape_order"] == "fastest_first");
     CHECK(j["min"].get<int64_t>() == below_2_53);
     CHECK(j["max"].get<int64_t>() == 15497244678);
     auto text = test::run_mlens({"stats", dir.file("be.gguf"), "i64.extremes"});
