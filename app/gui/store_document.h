@@ -7,21 +7,39 @@
 //    store and whose four parts form a valid ModelName; opening such a path opens that model
 //    (open_store_model), so recent files, drag and drop and the command line address store
 //    models by their manifest.
-//  - open_store_document opens the store read-only and lists it (store_listing.h), cancellable.
+//  - open_store_document opens the store read-only and lists it (store_listing.h) with the
+//    structure pass of the store check, cancellable: every row carries its verdict.
+//  - advance_digest_pass runs the digest pass of the same check once per store document, as a
+//    job (progress and cancel in the status bar); when it finishes, the document's listing is
+//    replaced by one whose verdicts include the digests, so the list, the navigator and the
+//    model page show the verified verdict. Panels call it every frame; it never blocks.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "job_runner.h"
 #include "mlens/job.h"
 #include "mlens/ollama/store.h"
+#include "mlens/ollama/store_check.h"
 #include "mlens/ollama/store_listing.h"
 
 namespace mlens {
 
+class Document;
+
+struct DigestPass {
+    JobPtr job;
+    std::shared_ptr<StoreCheckReport> report;
+    bool applied = false;
+};
+
 struct StoreDocument {
     Store store;
     StoreListing listing;
+    // Shared by the copies a finished pass makes, so it runs once per opened store.
+    std::shared_ptr<DigestPass> digests = std::make_shared<DigestPass>();
 };
 
 struct StoreManifestPath {
@@ -32,6 +50,10 @@ struct StoreManifestPath {
 bool is_store_root(const std::string& path);
 std::optional<StoreManifestPath> store_manifest_of(const std::string& path);
 Result<StoreDocument> open_store_document(const std::string& path, JobContext* job = nullptr);
+
+void advance_digest_pass(Document& doc, JobRunner& jobs);
+// "verifying digests 40%", "digests verified", "digest pass cancelled", "" before it starts.
+std::string digest_pass_text(const StoreDocument& store);
 
 // "gemma3:4b (Ollama)"
 std::string store_model_title(const ModelName& name);

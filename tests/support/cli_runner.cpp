@@ -1,6 +1,7 @@
 #include "cli_runner.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,7 +24,9 @@ std::vector<std::string> CliRun::err_lines() const {
     return lines;
 }
 
-CliRun run_mlens(const std::vector<std::string>& args) {
+namespace {
+
+CliRun run_with_limit(const std::vector<std::string>& args, unsigned max_open_files) {
     TempDir dir;
     std::string out_path = dir.file("stdout"), err_path = dir.file("stderr");
     std::vector<std::string> argv_storage{MLENS_CLI_PATH};
@@ -38,6 +41,12 @@ CliRun run_mlens(const std::vector<std::string>& args) {
         int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+        ::close(out);
+        ::close(err);
+        if (max_open_files) {
+            rlimit limit{max_open_files, max_open_files};
+            if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(126);
+        }
         ::execv(argv[0], argv.data());
         ::_exit(127);
     }
@@ -50,6 +59,14 @@ CliRun run_mlens(const std::vector<std::string>& args) {
     run.out.assign(out.begin(), out.end());
     run.err.assign(err.begin(), err.end());
     return run;
+}
+
+}  // namespace
+
+CliRun run_mlens(const std::vector<std::string>& args) { return run_with_limit(args, 0); }
+
+CliRun run_mlens_with_file_limit(const std::vector<std::string>& args, unsigned max_open_files) {
+    return run_with_limit(args, max_open_files);
 }
 
 }  // namespace mlens::test

@@ -16,5 +16,7 @@ struct CliRun {
 // Runs `mlens args...` with no shell involved; stdout and stderr go through files in a fresh
 // temporary directory.
 CliRun run_mlens(const std::vector<std::string>& args);
+// The same with the soft and hard RLIMIT_NOFILE of the child set to `max_open_files` first.
+CliRun run_mlens_with_file_limit(const std::vector<std::string>& args, unsigned max_open_files);
 
 }  // namespace mlens::test
