@@ -99,14 +99,14 @@ void StorePanel::models_table(Document& doc) {
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
     if (!ImGui::BeginTable("store_models", 8, flags)) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("Model", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+    ImGui::TableSetupColumn("Model", ImGuiTableColumnFlags_WidthStretch, 2.4f);
     ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableSetupColumn("Format", ImGuiTableColumnFlags_WidthStretch, 0.9f);
     ImGui::TableSetupColumn("Family", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableSetupColumn("Parameters", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableSetupColumn("Quantization", ImGuiTableColumnFlags_WidthStretch, 0.9f);
     ImGui::TableSetupColumn("Modified (UTC)", ImGuiTableColumnFlags_WidthStretch, 1.1f);
-    ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthStretch, 3.0f);
     ImGui::TableHeadersRow();
     const bool pending = digests_pending(*doc.store);
     for (size_t i = 0; i < l.models.size(); ++i) {
@@ -131,13 +131,15 @@ void StorePanel::models_table(Document& doc) {
         ui::text_dim(date_text(m.ref.modified));
         ImGui::TableNextColumn();
         verdict_text(m.check, pending);
+        // Every reason: where, under the model's name; what, under its verdict (full on hover).
         for (const Diagnostic& d : m.check.reasons) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
-                             "   " + escape_for_display(d.code, 40) + " " + escape_for_display(d.field, 80));
-            ImGui::TableNextColumn();
-            ui::text_dim(escape_for_display(d.message, 200));
+            ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning, "   " + m.check.place_text(d));
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(d.field, 400).c_str());
+            for (int column = 0; column < 7; ++column) ImGui::TableNextColumn();
+            ui::text_dim(escape_for_display(d.message, 300));
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(d.message, 1000).c_str());
         }
         ImGui::PopID();
     }
@@ -164,7 +166,7 @@ std::optional<Status> StorePanel::verified(const std::string& digest) const {
     return *it->second.outcome;
 }
 
-void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index) {
+void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, const ModelCheck& check) {
     const ManifestLayer& layer = lv.layer;
     ImGui::TableNextRow();
     ImGui::PushID(index);
@@ -184,10 +186,15 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index) {
     ImGui::TableNextColumn();
     ui::text(human_bytes(layer.size));
     ImGui::TableNextColumn();
+    auto failed = check.failed_layers.find(layer.field);
     if (!lv.blob) ui::text_colored(palette().error, "invalid digest");
     else if (!lv.blob->found()) ui::text_colored(palette().error, escape_for_display(lv.blob->error->to_string(), 160));
+    else if (failed != check.failed_layers.end()) ui::text_colored(palette().error, "\xE2\x9C\x96 " + check.place_text(failed->second));
     else ui::text_dim(escape_for_display(lv.blob->name, 120));
-    if (lv.blob && lv.blob->found() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(lv.blob->path, 400).c_str());
+    if (failed != check.failed_layers.end() && ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", escape_for_display(failed->second.message, 400).c_str());
+    else if (lv.blob && lv.blob->found() && ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", escape_for_display(lv.blob->path, 400).c_str());
     ImGui::TableNextColumn();
     auto it = m_verify.find(layer.digest);
     if (it != m_verify.end() && !it->second.job->done()) {
@@ -206,7 +213,7 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index) {
     ImGui::PopID();
 }
 
-void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v) {
+void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v, const ModelCheck& check) {
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
     if (!ImGui::BeginTable("layers", 6, flags)) return;
     ImGui::TableSetupColumn("Layer", ImGuiTableColumnFlags_WidthStretch, 2.4f);
@@ -216,8 +223,8 @@ void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v) {
     ImGui::TableSetupColumn("Blob", ImGuiTableColumnFlags_WidthStretch, 1.4f);
     ImGui::TableSetupColumn("Verify", ImGuiTableColumnFlags_WidthStretch, 1.1f);
     ImGui::TableHeadersRow();
-    layer_row(ctx, v.config_layer, -1);
-    for (size_t i = 0; i < v.layers.size(); ++i) layer_row(ctx, v.layers[i], static_cast<int>(i));
+    layer_row(ctx, v.config_layer, -1, check);
+    for (size_t i = 0; i < v.layers.size(); ++i) layer_row(ctx, v.layers[i], static_cast<int>(i), check);
     ImGui::EndTable();
 }
 
@@ -313,12 +320,12 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     verdict_text(m.check, digests_pending(*doc.store));
     for (const Diagnostic& d : m.check.reasons)
         ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
-                         escape_for_display(d.code + " " + d.field + ": " + d.message, 300));
+                         m.check.place_text(d) + ": " + escape_for_display(d.message, 300));
     const std::vector<FailedTensorLayer> failed = failed_tensor_layers(v.stored.manifest, m.check);
     ImGui::BeginChild("store_model_sections", ImVec2(0, 0), false);
     ImGuiTreeNodeFlags open = ImGuiTreeNodeFlags_DefaultOpen;
     std::string layers = "Layers (" + std::to_string(v.layers.size()) + " + config)###layers";
-    if (ImGui::CollapsingHeader(layers.c_str(), open)) layers_table(ctx, v);
+    if (ImGui::CollapsingHeader(layers.c_str(), open)) layers_table(ctx, v, m.check);
     if (ImGui::CollapsingHeader("Config", open)) config_view(v);
     if (m_detail->model) {
         const Model& model = *m_detail->model;

@@ -252,19 +252,40 @@ const Diagnostic* ModelCheck::first_error() const {
     return nullptr;
 }
 
-std::string ModelCheck::short_reason() const {
-    const Diagnostic* d = first_error();
-    if (!d) return {};
-    // The field without the manifest path in front: the model is named already.
-    std::string field = d->field;
+namespace {
+
+// "CODE field", the manifest path left out of the field: the model is named already.
+std::string place_of(const Diagnostic& d, const std::string& manifest_path) {
+    std::string field = d.field;
     if (!manifest_path.empty() && field.compare(0, manifest_path.size(), manifest_path) == 0)
         field = field.substr(std::min(field.size(), manifest_path.size() + 1));
-    return escape_for_display(d->code + (field.empty() ? "" : " " + field), 120);
+    return d.code + (field.empty() ? "" : " " + field);
+}
+
+// "blobs/sha256-<64 hex>" shortened to its first 12 digits, for a table cell.
+std::string shorten_blob_names(std::string text) {
+    const std::string prefix = "blobs/sha256-";
+    for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
+        const size_t digits = at + prefix.size();
+        if (text.size() - digits >= 64) text.replace(digits + 12, 52, "\xE2\x80\xA6");
+    }
+    return text;
+}
+
+}  // namespace
+
+std::string ModelCheck::place_text(const Diagnostic& d) const {
+    return shorten_blob_names(escape_for_display(place_of(d, manifest_path), 200));
+}
+
+std::string ModelCheck::short_reason() const {
+    const Diagnostic* d = first_error();
+    return d ? place_text(*d) : std::string();
 }
 
 std::string ModelCheck::reason_text() const {
     if (const Diagnostic* d = first_error()) {
-        std::string text = short_reason() + ": " + escape_for_display(d->message, 240);
+        std::string text = escape_for_display(place_of(*d, manifest_path), 200) + ": " + escape_for_display(d->message, 240);
         if (errors > 1) text += " (+" + std::to_string(errors - 1) + " more)";
         return text;
     }

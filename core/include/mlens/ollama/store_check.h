@@ -68,9 +68,12 @@ struct ModelCheck {
 
     Verdict verdict() const;
     const Diagnostic* first_error() const;
-    // The first error's code and where it is, the manifest path left out: "E_BLOB_MISSING
-    // layers[0]", "E_GGUF_MAGIC blobs/sha256-… header.magic"; "" when there is no error. Escaped.
+    // The first error's code and where it is, the manifest path left out and blob names cut to
+    // 12 digits: "E_BLOB_MISSING layers[0]", "E_BAD_MAGIC blobs/sha256-71fde3856a29… magic"; ""
+    // when there is no error. Escaped.
     std::string short_reason() const;
+    // The same for any of its reasons.
+    std::string place_text(const Diagnostic& d) const;
     // "ok", "2 warnings", or the first error with its message: "E_BLOB_MISSING layers[0]: …". Escaped.
     std::string reason_text() const;
 };
