@@ -54,7 +54,8 @@ const ModelCheck& checked(const StoreCheckReport& r, const std::string& name) {
 }
 
 // Every model of `root`: the list, the store check and the one-model check give the same verdict,
-// reason and failed layers, with the structure pass and with digests.
+// reason and failed layers, with the structure pass and with digests; opening the model accepts
+// exactly what the structure pass accepts.
 void require_one_verdict(const std::string& root) {
     auto store = Store::open(root);
     REQUIRE(store);
@@ -75,6 +76,12 @@ void require_one_verdict(const std::string& root) {
             CHECK(m.check.failed_layers.size() == c.failed_layers.size());
             CHECK(one.failed_layers.size() == c.failed_layers.size());
             CHECK(m.check.digests_verified == options.verify_digests);
+            // Opening the model (what info, stats and the app's model documents do) hashes
+            // nothing: it agrees with the structure pass.
+            if (!options.verify_digests) {
+                auto opened = open_store_model(*store, m.ref.name);
+                CHECK((opened && opened->error_count() == 0) == m.ok());
+            }
         }
     }
 }
@@ -204,7 +211,20 @@ TEST_CASE("the list, check and the one-model check agree on every demo and test 
     LayerSpec bad = b.tiny_model_layer();
     bad.digest = "sha256:nothex";
     b.write_manifest("registry.ollama.ai/library/evil/latest", manifest_json(b.tiny_config_layer(), {bad}));
+    // Layers a model document does not read itself: a broken params blob, a config that is no JSON.
+    b.add_model("badparams", {b.tiny_model_layer(), b.blob(kParamsMediaType, std::string("{\"temperature\": "))},
+                config_json("gguf", "llama", "F32"));
+    b.write_manifest("registry.ollama.ai/library/badconfig/latest",
+                     manifest_json(b.blob(kImageConfigMediaType, std::string("not json")), {b.tiny_model_layer()}));
     require_one_verdict(dir.path());
+    auto store = Store::open(dir.path());
+    REQUIRE(store);
+    for (const char* name : {"badparams:latest", "badconfig:latest"}) {
+        INFO(name);
+        auto opened = open_store_model(*store, *parse_model_reference(name));
+        REQUIRE(opened);
+        CHECK(opened->error_count() == 1);
+    }
 }
 
 TEST_CASE("mlens store and mlens check give each broken model its verdict and reason", "[ollama][verdict][cli]") {
