@@ -1,6 +1,7 @@
 #include "mlens/ollama/store_listing.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "mlens/ollama/manifest_view.h"
@@ -63,9 +64,10 @@ StoreListing list_store(const Store& store, const StoreCheckOptions& options, Jo
 }
 
 void apply_check(StoreListing& listing, const StoreCheckReport& report) {
+    std::unordered_map<std::string, const ModelCheck*> by_path;
+    for (const ModelCheck& check : report.models) by_path.emplace(check.manifest_path, &check);
     for (ModelListing& row : listing.models)
-        for (const ModelCheck& check : report.models)
-            if (check.manifest_path == row.check.manifest_path) row.check = check;
+        if (auto it = by_path.find(row.check.manifest_path); it != by_path.end()) row.check = *it->second;
     listing.digests_verified = report.digests_verified;
 }
 
