@@ -21,6 +21,7 @@ int check_store_root(const std::string& path, const Store& store, bool json) {
         nlohmann::json models = nlohmann::json::array();
         for (const ModelCheck& m : report.models)
             models.push_back({{"name", m.name.display()}, {"manifest", m.manifest_path}, {"accepted", m.errors == 0},
+                              {"verdict", verdict_name(m.verdict())}, {"reason", m.reason_text()},
                               {"errors", m.errors}, {"warnings", m.warnings}});
         nlohmann::json out = {{"path", path}, {"store", report.root}, {"accepted", errors == 0}, {"errors", errors},
                               {"warnings", report.warning_count()}, {"blobs_checked", report.blobs_checked},
@@ -32,7 +33,7 @@ int check_store_root(const std::string& path, const Store& store, bool json) {
     for (const Diagnostic& d : report.diagnostics) std::cerr << d.to_line() << "\n";
     for (const ModelCheck& m : report.models)
         std::cout << m.name.display() << ": " << (m.errors ? "rejected" : "ok") << " (" << m.errors << " errors, " << m.warnings
-                  << " warnings)\n";
+                  << " warnings)" << (m.errors ? ": " + m.reason_text() : std::string()) << "\n";
     std::cout << escape_for_display(path) << ": " << (errors ? "rejected" : "ok") << " (store, " << report.models.size()
               << " models, " << errors << " errors, " << report.warning_count() << " warnings)\n";
     return errors ? kExitBroken : kExitOk;

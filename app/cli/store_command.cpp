@@ -70,7 +70,7 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
             if (path.empty() && !store->read_manifest(*name).present() && &root != &roots.back()) continue;
             return print_store_manifest(*store, *name, options);
         }
-        exit_code = std::max(exit_code, print_store_listing(*store, options.json));
+        exit_code = std::max(exit_code, print_store_listing(*store, options));
     }
     return exit_code;
 }
@@ -84,7 +84,7 @@ void add_store_command(CLI::App& app, int& exit_code) {
     cmd->add_option("ARGS", *args, "[PATH] [MODEL:TAG]: the store root (default: the Ollama stores found) and a model")
         ->expected(0, 2);
     cmd->add_flag("--json", options->json, "Print JSON");
-    cmd->add_flag("--verify", options->verify, "With a model: hash every blob and compare it with its digest");
+    cmd->add_flag("--verify", options->verify, "Hash every blob and compare it with its digest (the listing or one model)");
     cmd->add_flag("--tensors", options->tensors, "With a model: open it and list its logical tensors and expert groups");
     cmd->callback([=, &exit_code] { exit_code = run_store(*args, *options); });
 }

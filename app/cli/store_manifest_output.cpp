@@ -5,8 +5,8 @@
 #include "cli_common.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
-#include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/manifest_view.h"
+#include "mlens/ollama/store_check.h"
 #include "mlens/ollama/store_model.h"
 #include "mlens/text/escape.h"
 #include "store_output.h"
@@ -79,13 +79,13 @@ std::string blob_status(const LayerView& lv) {
     return lv.blob->found() ? lv.blob->name : lv.blob->error->code;
 }
 
-std::string verify_text(const LayerView& lv, const std::string& path, std::vector<Diagnostic>& problems) {
+// The VERIFY cell from the check's digest pass: "ok", "MISMATCH", another error code, or "-".
+std::string verify_text(const LayerView& lv, const ModelCheck& check) {
     if (!lv.blob || !lv.blob->found()) return "-";
-    Status st = verify_blob(*lv.blob, *lv.layer.blob);
-    if (st) return "ok";
-    problems.push_back(located({Severity::error, "store", st.error().code, lv.layer.field + ".digest", lv.layer.digest_at,
-                                st.error().message}, path));
-    return st.error().code == "E_DIGEST_MISMATCH" ? "MISMATCH" : st.error().code;
+    auto it = check.failed_layers.find(lv.layer.field);
+    if (it == check.failed_layers.end()) return check.digests_verified ? "ok" : "-";
+    if (it->second.code == "E_DIGEST_MISMATCH") return "MISMATCH";
+    return check.digests_verified ? it->second.code : "-";
 }
 
 std::string stored_text(const Model& m, const TensorInfo& t) {
@@ -98,12 +98,27 @@ std::string stored_text(const Model& m, const TensorInfo& t) {
     return s;
 }
 
-void print_tensors(const Model& m) {
-    std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPE", "SHAPE", "STORED"}};
+// The failed layer whose blob a tensor was read from, if any.
+const FailedTensorLayer* failed_blob_of(const Model& m, const TensorInfo& t, const std::vector<FailedTensorLayer>& failed) {
+    return t.file < m.files.size() ? failed_layer_of(failed, m.files[t.file].path) : nullptr;
+}
+
+// Every tensor: those read, with the ones from a damaged blob marked, then one row per tensor
+// layer that could not be read at all.
+void print_tensors(const Model& m, const std::vector<FailedTensorLayer>& failed) {
+    std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPE", "SHAPE", "STORED", "STATUS"}};
+    std::vector<bool> shown_layer(failed.size(), false);
     for (const LogicalTensor& lt : logical_tensors(m)) {
         const TensorInfo& t = m.tensors[lt.index];
-        rows.push_back({escape_for_display(t.name, 100), escape_for_display(lt.type, 60), shape_text(shown(m, lt.ne)), stored_text(m, t)});
+        const FailedTensorLayer* f = failed_blob_of(m, t, failed);
+        if (f) shown_layer[static_cast<size_t>(f - failed.data())] = true;
+        rows.push_back({escape_for_display(t.name, 100), escape_for_display(lt.type, 60), shape_text(shown(m, lt.ne)),
+                        stored_text(m, t), f ? escape_for_display(f->reason.code, 40) : "ok"});
     }
+    for (size_t i = 0; i < failed.size(); ++i)
+        if (!shown_layer[i])
+            rows.push_back({escape_for_display(failed[i].name, 100), "-", "-", "not read (" + failed[i].field + ")",
+                            escape_for_display(failed[i].reason.code, 40)});
     print_table(rows);
     if (m.groups.empty()) return;
     std::cout << "\n";
@@ -117,12 +132,21 @@ void print_tensors(const Model& m) {
     print_table(groups);
 }
 
-nlohmann::json tensors_json(const Model& m) {
+nlohmann::json tensors_json(const Model& m, const std::vector<FailedTensorLayer>& failed) {
     nlohmann::json ts = nlohmann::json::array();
-    for (const TensorInfo& t : m.tensors) ts.push_back(tensor_to_json(t, m.format));
+    for (const TensorInfo& t : m.tensors) {
+        nlohmann::json j = tensor_to_json(t, m.format);
+        j["blob_error"] = nullptr;
+        if (const FailedTensorLayer* f = failed_blob_of(m, t, failed)) j["blob_error"] = f->reason.code;
+        ts.push_back(std::move(j));
+    }
     nlohmann::json gs = nlohmann::json::array();
     for (const TensorGroup& g : m.groups) gs.push_back(group_to_json(g));
-    return {{"tensors", ts}, {"groups", gs}};
+    nlohmann::json unread = nlohmann::json::array();
+    for (const FailedTensorLayer& f : failed)
+        unread.push_back({{"name", escape_for_display(f.name, 200)}, {"layer", f.field}, {"code", f.reason.code},
+                          {"message", escape_for_display(f.reason.message, 400)}});
+    return {{"tensors", ts}, {"groups", gs}, {"failed_tensor_layers", unread}};
 }
 
 nlohmann::json layer_json(const LayerView& lv, const std::string& verified) {
@@ -151,29 +175,22 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
     }
     const StoredManifest& sm = view->stored;
     const Manifest& m = sm.manifest;
-    // Fields are placed under the file their offset refers to: the manifest, or the config blob.
-    std::vector<Diagnostic> problems;
-    for (const Diagnostic& d : m.diagnostics) problems.push_back(located(d, sm.ref.path));
-    for (const LayerView& lv : view->layers)
-        if (lv.blob && !lv.blob->found())
-            problems.push_back(located({Severity::error, "store", lv.blob->error->code, lv.layer.field, std::nullopt,
-                                        lv.blob->error->message}, sm.ref.path));
-    if (view->config_error) {
-        const Error& e = *view->config_error;
-        Diagnostic d{Severity::error, "store", e.code, e.field, e.offset, e.message};
-        problems.push_back(e.offset ? d : located(d, sm.ref.path));
-    }
+    // The verdict and its reasons come from the store check, as for the model list and `check`.
+    ModelCheck check = check_store_model(store, name, options.verify ? StoreCheckOptions{} : kStructureCheck);
+    const std::vector<FailedTensorLayer> failed = failed_tensor_layers(m, check);
     std::vector<std::string> verified;
     std::vector<const LayerView*> all;
     if (m.has_config) all.push_back(&view->config_layer);
     for (const LayerView& lv : view->layers) all.push_back(&lv);
-    for (const LayerView* lv : all) verified.push_back(options.verify ? verify_text(*lv, sm.ref.path, problems) : "");
+    for (const LayerView* lv : all) verified.push_back(options.verify ? verify_text(*lv, check) : "");
     std::optional<Result<Model>> model;
     if (options.tensors) model = open_store_model(store, name);
 
-    bool broken = false;
-    for (const Diagnostic& d : problems) broken |= d.severity == Severity::error;
+    bool broken = check.verdict() == Verdict::errors;
     if (model && !*model) broken = true;
+    // Reading the tensors can fail where the check did not (a file changed meanwhile, descriptors
+    // ran out): such errors count too.
+    if (model && *model && (*model)->error_count() && !check.errors) broken = true;
 
     if (options.json) {
         nlohmann::json layers = nlohmann::json::array();
@@ -184,23 +201,30 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
                               {"schemaVersion", m.schema_version}, {"mediaType", escape_for_display(m.media_type, 200)},
                               {"format", view->format}, {"size", m.total_size() ? nlohmann::json(*m.total_size()) : nlohmann::json(nullptr)},
                               {"config_layer", m.has_config ? layer_json(*all[0], verified[0]) : nlohmann::json(nullptr)},
-                              {"config", config}, {"layers", layers}, {"ok", !broken}};
+                              {"config", config}, {"layers", layers}, {"ok", !broken},
+                              {"verdict", verdict_name(check.verdict())}, {"reason", check.reason_text()},
+                              {"digests_verified", check.digests_verified}};
         nlohmann::json diags = nlohmann::json::array();
-        for (const Diagnostic& d : problems) diags.push_back(diagnostic_to_json(d));
+        for (const Diagnostic& d : check.reasons) diags.push_back(diagnostic_to_json(d));
+        if (model && *model && !check.errors)
+            for (const Diagnostic& d : (*model)->diagnostics)
+                if (d.severity == Severity::error) diags.push_back(diagnostic_to_json(d));
         out["diagnostics"] = diags;
-        if (model && *model) out.update(tensors_json(**model));
+        if (model && *model) out.update(tensors_json(**model, failed));
         if (model && !*model) out["tensors_error"] = (*model).error().to_string();
         std::cout << json_text(out) << "\n";
         return broken ? kExitBroken : kExitOk;
     }
 
-    for (const Diagnostic& d : problems) std::cerr << d.to_line() << "\n";
+    for (const Diagnostic& d : check.reasons) std::cerr << d.to_line() << "\n";
     std::vector<std::vector<std::string>> head = {
         {"model", name.display() + "  (" + name.full() + ")"},
         {"manifest", sm.ref.path + "  " + sm.digest + "  " + std::to_string(sm.ref.file_size) + " bytes  modified " +
                      utc_time_text(sm.ref.modified)},
         {"format", view->format.empty() ? "-" : view->format},
-        {"size", m.total_size() ? human_bytes(*m.total_size()) + " (" + std::to_string(*m.total_size()) + " bytes)" : "unknown"}};
+        {"size", m.total_size() ? human_bytes(*m.total_size()) + " (" + std::to_string(*m.total_size()) + " bytes)" : "unknown"},
+        {"status", check.errors ? "rejected: " + check.reason_text()
+                                : check.reason_text() + (check.digests_verified ? ", digests verified" : ", digests not verified")}};
     print_table(head);
     if (view->config) {
         std::cout << "\nconfig " << blob_status(view->config_layer) << "\n";
@@ -229,8 +253,9 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
     }
     if (model && *model) {
         std::cout << "\n";
-        for (const Diagnostic& d : (*model)->diagnostics) std::cerr << d.to_line() << "\n";
-        print_tensors(**model);
+        if (!check.errors)
+            for (const Diagnostic& d : (*model)->diagnostics) std::cerr << d.to_line() << "\n";
+        print_tensors(**model, failed);
     } else if (model) {
         std::cerr << "error: " << (*model).error().to_string() << "\n";
     }

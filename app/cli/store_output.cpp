@@ -50,13 +50,16 @@ nlohmann::json listing_json(const StoreListing& l) {
                           {"format", or_null(m.format)}, {"family", or_null(m.family)},
                           {"parameter_size", or_null(m.parameter_size)},
                           {"quantization", or_null(m.quantization)}, {"modified", m.ref.modified},
-                          {"ok", m.ok()}, {"diagnostics", diagnostics_json(m.diagnostics)}});
+                          {"ok", m.ok()}, {"verdict", verdict_name(m.check.verdict())}, {"reason", or_null(m.check.reason_text())},
+                          {"errors", m.check.errors}, {"warnings", m.check.warnings},
+                          {"digests_verified", m.check.digests_verified}, {"diagnostics", diagnostics_json(m.check.reasons)}});
     }
     nlohmann::json blobs = nlohmann::json::array();
     for (const ListedBlobFile& b : l.blob_files)
         blobs.push_back({{"name", escape_for_display(b.file.name, 200)}, {"kind", blob_file_kind_name(b.file.kind.kind)},
                          {"regular", b.file.regular}, {"size", b.file.size}, {"referenced", b.referenced}});
-    return {{"root", l.root}, {"models", models}, {"diagnostics", diagnostics_json(l.diagnostics)}, {"blob_files", blobs}};
+    return {{"root", l.root}, {"models", models}, {"diagnostics", diagnostics_json(l.diagnostics)}, {"blob_files", blobs},
+            {"digests_verified", l.digests_verified}};
 }
 
 void print_blob_summary(const StoreListing& l) {
@@ -80,12 +83,18 @@ void print_blob_summary(const StoreListing& l) {
               << " other entries\n";
 }
 
+// The STATUS cell: "ok", "ok, N warnings", or the first error's code and where it is.
+std::string status_text(const ModelCheck& c) {
+    if (c.first_error()) return c.short_reason();
+    return c.warnings ? "ok, " + std::to_string(c.warnings) + (c.warnings == 1 ? " warning" : " warnings") : "ok";
+}
+
 }  // namespace
 
-int print_store_listing(const Store& store, bool json) {
-    StoreListing l = list_store(store);
-    bool broken = false;
-    for (const ModelListing& m : l.models) broken |= !m.ok();
+int print_store_listing(const Store& store, const StoreShowOptions& options) {
+    StoreListing l = list_store(store, options.verify ? StoreCheckOptions{} : kStructureCheck);
+    const bool broken = l.error_count() > 0;
+    const bool json = options.json;
     if (json) {
         std::cout << json_text(listing_json(l)) << "\n";
         return broken ? kExitBroken : kExitOk;
@@ -94,17 +103,15 @@ int print_store_listing(const Store& store, bool json) {
     std::cout << "store " << escape_for_display(l.root, 400) << "\n";
     std::vector<std::vector<std::string>> rows = {{"NAME", "SIZE", "FORMAT", "FAMILY", "PARAMS", "QUANT", "MODIFIED", "STATUS"}};
     for (const ModelListing& m : l.models) {
-        std::string status = "ok";
-        for (const Diagnostic& d : m.diagnostics) {
-            if (d.severity == Severity::error && status == "ok") status = d.code;
-            std::cerr << d.to_line() << "\n";
-        }
+        for (const Diagnostic& d : m.check.reasons) std::cerr << d.to_line() << "\n";
         rows.push_back({m.ref.name.display(), m.size ? human_bytes(*m.size) : "unknown", format_label(m.format),
                         or_dash(m.family), or_dash(m.parameter_size), or_dash(m.quantization), utc_time_text(m.ref.modified),
-                        status});
+                        status_text(m.check)});
     }
     print_table(rows);
     print_blob_summary(l);
+    if (!l.digests_verified)
+        std::cout << "digests not verified: every blob was found, read and parsed, not hashed (--verify hashes them)\n";
     return broken ? kExitBroken : kExitOk;
 }
 

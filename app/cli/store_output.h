@@ -14,7 +14,7 @@ struct StoreShowOptions {
 };
 
 // Each returns the exit code: kExitOk, or kExitBroken when something is wrong.
-int print_store_listing(const Store& store, bool json);
+int print_store_listing(const Store& store, const StoreShowOptions& options);
 int print_store_manifest(const Store& store, const ModelName& name, const StoreShowOptions& options);
 
 // "2026-08-01 12:00 UTC".

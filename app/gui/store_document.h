@@ -4,23 +4,45 @@
 //  - Which paths are stores and store models is decided by resolve (mlens/open/target.h), as in
 //    the command line tool; a store model opens as a Model through open_target and is addressed
 //    by its manifest file, so recent files and drag and drop name it by that path.
-//  - open_store_document lists a store resolve found, read-only (store_listing.h), cancellable.
+//  - open_store_document lists a store resolve found, read-only (store_listing.h), with the
+//    structure pass of the store check, cancellable: every row carries its verdict.
+//  - advance_digest_pass runs the digest pass of the same check once per store document, as a
+//    job (progress and cancel in the status bar); when it finishes, the document's listing is
+//    replaced by one whose verdicts include the digests, so the list, the navigator and the
+//    model page show the verified verdict. Panels call it every frame; it never blocks.
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "job_runner.h"
 #include "mlens/job.h"
 #include "mlens/ollama/store.h"
+#include "mlens/ollama/store_check.h"
 #include "mlens/ollama/store_listing.h"
 
 namespace mlens {
 
+class Document;
+
+struct DigestPass {
+    JobPtr job;
+    std::shared_ptr<StoreCheckReport> report;
+    bool applied = false;
+};
+
 struct StoreDocument {
     Store store;
     StoreListing listing;
+    // Shared by the copies a finished pass makes, so it runs once per opened store.
+    std::shared_ptr<DigestPass> digests = std::make_shared<DigestPass>();
 };
 
 Result<StoreDocument> open_store_document(Store store, JobContext* job = nullptr);
+
+void advance_digest_pass(Document& doc, JobRunner& jobs);
+// "verifying digests 40%", "digests verified", "digest pass cancelled", "" before it starts.
+std::string digest_pass_text(const StoreDocument& store);
 
 // "gemma3:4b (Ollama)"
 std::string store_model_title(const ModelName& name);

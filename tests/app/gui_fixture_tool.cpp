@@ -2,6 +2,8 @@
 //   gui_fixture_tool write OUT.gguf                    writes the GUI fixture
 //   gui_fixture_tool write-safetensors-folder DIR      writes a small safetensors folder: a
 //       Llama-shaped model.safetensors (F32 and F16 tensors, __metadata__) and its config.json
+//   gui_fixture_tool write-broken-store DIR OUTSIDE    writes the damaged Ollama store of
+//       tests/support/broken_store.h into the empty folder DIR (OUTSIDE: a folder outside it)
 //   gui_fixture_tool check-png FILE W H                checks FILE is a W×H PNG that is not one flat colour
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include <ggml.h>
 #include <stb_image.h>
 
+#include "broken_store.h"
 #include "gui_fixture.h"
 
 namespace {
@@ -115,8 +118,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "gui_fixture_tool: cannot write the safetensors folder %s\n", argv[2]);
         return 1;
     }
+    if (argc == 4 && std::strcmp(argv[1], "write-broken-store") == 0) {
+        mlens::test::OllamaStoreBuilder builder(argv[2]);
+        mlens::test::write_broken_store(builder, argv[3]);
+        return 0;
+    }
     if (argc == 5 && std::strcmp(argv[1], "check-png") == 0) return check_png(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
-    std::fprintf(stderr,
-                 "usage: gui_fixture_tool write OUT.gguf | write-safetensors-folder DIR | check-png FILE W H\n");
+    std::fprintf(stderr, "usage: gui_fixture_tool write OUT.gguf | write-safetensors-folder DIR | "
+                         "write-broken-store DIR OUTSIDE | check-png FILE W H\n");
     return 2;
 }

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include "app_shell.h"
+#include "broken_store.h"
 #include "headless.h"
 #include "mlens/open/target.h"
 #include "workspace_harness.h"
@@ -232,4 +233,51 @@ TEST_CASE("the shell draws the store and its models with every panel", "[gui-sto
     for (int i = 0; i < 3; ++i) h.imgui.frame([&] { shell.frame(); });
     h.jobs.wait_all();
     for (int i = 0; i < 2; ++i) h.imgui.frame([&] { shell.frame(); });
+}
+
+TEST_CASE("a damaged store: the list, the navigator and the model page show the check's verdict", "[gui-store]") {
+    TempDir dir, outside;
+    test::OllamaStoreBuilder builder(dir.path());
+    const std::vector<test::BrokenModel> broken = test::write_broken_store(builder, outside.path());
+    StoreHarness h;
+    Document& doc = h.open(dir.path());
+    StorePanel panel;
+    StoreModelsPanel models;
+    // The structure verdicts come with the listing; the first frame starts the digest pass.
+    for (const test::BrokenModel& b : broken) {
+        const ModelListing& m = doc.store->listing.models[model_index(doc.store->listing, b.name)];
+        CHECK(m.check.short_reason().rfind(b.structure_code, 0) == 0);
+        CHECK(!m.check.digests_verified);
+    }
+    h.draw(models, doc, 1);
+    h.draw(panel, doc, 1);
+    REQUIRE(doc.store->digests->job);
+    h.jobs.wait_all();
+    h.draw(models, doc);
+    h.draw(panel, doc);
+    const StoreListing& l = doc.store->listing;
+    CHECK(l.digests_verified);
+    CHECK(digest_pass_text(*doc.store) == "digests verified");
+    CHECK(l.models[model_index(l, "tiny:latest")].ok());
+    for (const test::BrokenModel& b : broken) {
+        const ModelListing& m = l.models[model_index(l, b.name)];
+        INFO(b.name);
+        CHECK(!m.ok());
+        CHECK(m.check.digests_verified);
+        CHECK(m.check.short_reason().rfind(b.verified_code, 0) == 0);
+    }
+
+    // The model page of the damaged tensor-blob model: its five readable tensors and the four
+    // layers that could not be read, with the listing's verdict.
+    doc.navigation.store_model = model_index(l, "damaged-st:latest");
+    h.draw(panel, doc, 1);
+    h.jobs.wait_all();
+    h.draw(panel, doc);
+    REQUIRE(panel.detail() != nullptr);
+    REQUIRE(panel.detail()->model);
+    CHECK(panel.detail()->model->tensors.size() == 5);
+    const ModelListing& damaged = l.models[*doc.navigation.store_model];
+    std::vector<FailedTensorLayer> failed = failed_tensor_layers(panel.detail()->view->stored.manifest, damaged.check);
+    CHECK(failed.size() == 4);
+    CHECK(failed.size() + panel.detail()->model->tensors.size() == test::damaged_st_tensor_names().size());
 }

@@ -250,7 +250,7 @@ std::string outcome_of(const Result<Model>& m) {
 std::string outcome_of(const StoreListing& l) {
     std::string s = std::to_string(l.models.size()) + " model(s), " + std::to_string(l.blob_files.size()) + " blob files";
     for (const ModelListing& m : l.models)
-        for (const Diagnostic& d : m.diagnostics) return s + ", " + d.code;
+        for (const Diagnostic& d : m.check.reasons) return s + ", " + d.code;
     return s;
 }
 

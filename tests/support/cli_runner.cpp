@@ -39,6 +39,8 @@ MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::func
         int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+        ::close(out);
+        ::close(err);
         if (in_child) in_child();
         ::execv(argv[0], argv.data());
         ::_exit(127);
@@ -85,11 +87,14 @@ CliRun MlensProcess::wait(const CliLimits& limits) {
 
 CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits) {
     const uint64_t address_space = limits.address_space_bytes;
-    auto limit_address_space = [address_space] {
+    const unsigned open_files = limits.max_open_files;
+    auto apply_limits = [address_space, open_files] {
         const rlimit as{address_space, address_space};
         if (address_space && ::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(127);
+        const rlimit files{open_files, open_files};
+        if (open_files && ::setrlimit(RLIMIT_NOFILE, &files) != 0) ::_exit(126);
     };
-    return MlensProcess(args, limit_address_space).wait(limits);
+    return MlensProcess(args, apply_limits).wait(limits);
 }
 
 }  // namespace mlens::test

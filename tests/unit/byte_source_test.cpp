@@ -4,7 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <dirent.h>
+#include <sys/resource.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -33,27 +36,36 @@ void write_text(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("a thousand file sources stay readable with a bounded number of descriptors", "[io]") {
+TEST_CASE("the descriptor pool holds a quarter of the soft open-files limit, between 4 and 1024", "[io]") {
+    rlimit limit {};
+    REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+    const uint64_t soft = limit.rlim_cur == RLIM_INFINITY ? UINT64_MAX : static_cast<uint64_t>(limit.rlim_cur);
+    CHECK(descriptor_pool_capacity() == std::clamp<uint64_t>(soft / 4, 4, 1024));
+}
+
+TEST_CASE("twice as many file sources as the pool holds stay readable with a bounded number of descriptors", "[io]") {
     TempDir dir;
     const size_t before = open_descriptors();
+    const size_t capacity = descriptor_pool_capacity();
+    const int files = static_cast<int>(capacity) * 2 + 100;
     std::vector<ByteSourcePtr> sources;
-    for (int i = 0; i < 1000; ++i) {
+    for (int i = 0; i < files; ++i) {
         std::string path = dir.file("blob-" + std::to_string(i));
         write_text(path, "blob " + std::to_string(i) + " payload");
         auto s = open_file(path);
         REQUIRE(s);
         sources.push_back(*s);
     }
-    CHECK(open_descriptors() - before <= 256);
+    CHECK(open_descriptors() - before <= capacity);
     // Every source reads its own bytes, in an order that makes the pool reopen files.
     for (int round = 0; round < 2; ++round)
-        for (int i = 999; i >= 0; i -= 7) {
+        for (int i = files - 1; i >= 0; i -= 7) {
             std::string expected = "blob " + std::to_string(i);
             std::string got(expected.size(), '\0');
             REQUIRE(sources[i]->read(0, got.size(), got.data()));
             CHECK(got == expected);
         }
-    CHECK(open_descriptors() - before <= 256);
+    CHECK(open_descriptors() - before <= capacity);
     sources.clear();
     CHECK(open_descriptors() == before);
 }
@@ -66,7 +78,7 @@ TEST_CASE("a closed descriptor is not reopened on another file swapped in under 
     REQUIRE(victim);
     // Push the victim's descriptor out of the pool with other sources' reads.
     std::vector<ByteSourcePtr> others;
-    for (int i = 0; i < 300; ++i) {
+    for (size_t i = 0; i < descriptor_pool_capacity() + 50; ++i) {
         std::string p = dir.file("other-" + std::to_string(i));
         write_text(p, "x");
         auto s = open_file(p);

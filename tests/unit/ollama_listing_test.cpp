@@ -14,6 +14,7 @@
 #include "mlens/ollama/store_check.h"
 #include "mlens/ollama/store_listing.h"
 #include "ollama_store_builder.h"
+#include "safetensors_builder.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -68,7 +69,9 @@ TEST_CASE("the model list: names, sizes, format, family, quantization, times, pr
     TempDir dir;
     OllamaStoreBuilder b(dir.path());
     b.add_tiny();
-    LayerSpec tensor = b.blob(kTensorMediaType, std::string(16, 't'), std::string("model.norm.weight"));
+    std::vector<uint8_t> norm(8, 0);
+    LayerSpec tensor = b.blob(kTensorMediaType, SafetensorsBuilder().tensor("model.norm.weight", "F32", "[2]", norm).bytes(),
+                              std::string("model.norm.weight"));
     LayerSpec st_config = b.blob(kImageConfigMediaType, "{\"model_format\":\"safetensors\",\"model_family\":\"qwen3\","
                                  "\"model_type\":\"30.5B\",\"file_type\":\"int4\"}");
     b.write_manifest("registry.ollama.ai/someone/st/int4", manifest_json(st_config, {tensor}));
@@ -114,16 +117,16 @@ TEST_CASE("the model list: names, sizes, format, family, quantization, times, pr
     const ModelListing* evil = listed(l, "evil:latest");
     REQUIRE(evil);
     CHECK(!evil->ok());
-    REQUIRE(!evil->diagnostics.empty());
-    CHECK(evil->diagnostics[0].code == "E_BAD_DIGEST");
-    CHECK(evil->diagnostics[0].field == "manifests/registry.ollama.ai/library/evil/latest layers[0].digest");
+    REQUIRE(!evil->check.reasons.empty());
+    CHECK(evil->check.reasons[0].code == "E_BAD_DIGEST");
+    CHECK(evil->check.reasons[0].field == "manifests/registry.ollama.ai/library/evil/latest layers[0].digest");
     CHECK(evil->format == "gguf");   // the config still tells
 
     const ModelListing* noconfig = listed(l, "noconfig:latest");
     REQUIRE(noconfig);
     CHECK(!noconfig->ok());
-    CHECK(noconfig->diagnostics[0].code == "E_BLOB_MISSING");
-    CHECK(noconfig->diagnostics[0].field == "manifests/registry.ollama.ai/library/noconfig/latest config");
+    CHECK(noconfig->check.reasons[0].code == "E_BLOB_MISSING");
+    CHECK(noconfig->check.reasons[0].field == "manifests/registry.ollama.ai/library/noconfig/latest config");
     CHECK(noconfig->format == "gguf");   // told by the model layer
 
     size_t blobs = 0, partial = 0, unreferenced = 0;

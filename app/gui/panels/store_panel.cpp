@@ -27,6 +27,21 @@ std::string size_text(const std::optional<uint64_t>& size) { return size ? human
 
 const StoreListing& listing_of(const Document& doc) { return doc.store->listing; }
 
+// The verdict cell: a mark and the reason, coloured by severity; the full reason on hover.
+void verdict_text(const ModelCheck& c, bool digests_pending) {
+    switch (c.verdict()) {
+        case Verdict::errors: ui::text_colored(palette().error, "\xE2\x9C\x96 " + c.short_reason()); break;
+        case Verdict::warnings: ui::text_colored(palette().warning, "\xE2\x9A\xA0 " + c.reason_text()); break;
+        default:
+            ui::text_colored(palette().ok, c.digests_verified ? "\xE2\x9C\x93 ok, digests verified"
+                                                              : digests_pending ? "\xE2\x9C\x93 ok, verifying digests"
+                                                                                : "\xE2\x9C\x93 ok, digests not verified");
+    }
+    if (c.verdict() != Verdict::ok && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", c.reason_text().c_str());
+}
+
+bool digests_pending(const StoreDocument& store) { return store.digests->job && !store.digests->job->done(); }
+
 }  // namespace
 
 std::string StoreModelsPanel::badge(const Document& doc) const {
@@ -34,9 +49,11 @@ std::string StoreModelsPanel::badge(const Document& doc) const {
 }
 
 void StoreModelsPanel::draw(PanelContext& ctx) {
+    advance_digest_pass(ctx.doc, ctx.jobs);
     Document& doc = ctx.doc;
     const StoreListing& l = listing_of(doc);
     ui::text_dim(escape_for_display(l.root, 200));
+    if (std::string pass = digest_pass_text(*doc.store); !pass.empty()) ui::text_dim(pass);
     if (ImGui::Selectable("All models", !doc.navigation.store_model)) {
         doc.navigation.store_model.reset();
         doc.focus_panel = "store";
@@ -52,9 +69,11 @@ void StoreModelsPanel::draw(PanelContext& ctx) {
         }
         ui::text_dim("   " + size_text(m.size) + " \xC2\xB7 " + (m.format.empty() ? "?" : m.format) +
                      (m.quantization.empty() ? "" : " \xC2\xB7 " + escape_for_display(m.quantization, 30)));
-        if (!m.ok()) {
-            ImGui::SameLine();
-            ui::text_colored(palette().error, "\xE2\x9C\x96");
+        if (m.check.verdict() == Verdict::errors) {
+            ui::text_colored(palette().error, "   \xE2\x9C\x96 " + m.check.short_reason());
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m.check.reason_text().c_str());
+        } else if (m.check.verdict() == Verdict::warnings) {
+            ui::text_colored(palette().warning, "   \xE2\x9A\xA0 " + m.check.reason_text());
         }
         ImGui::PopID();
     }
@@ -68,20 +87,28 @@ void StorePanel::models_table(Document& doc) {
         if (b.file.kind.kind == BlobFileKind::blob && !b.referenced) ++unreferenced;
         if (b.file.kind.kind == BlobFileKind::partial || b.file.kind.kind == BlobFileKind::partial_part) ++partial;
     }
-    ui::text_dim(std::to_string(l.models.size()) + " models \xC2\xB7 " + std::to_string(l.blob_files.size()) +
-                 " files in blobs/ (" + std::to_string(unreferenced) + " unreferenced, " + std::to_string(partial) +
-                 " partial downloads) \xC2\xB7 " + std::to_string(l.diagnostics.size()) + " scan warnings");
+    size_t rejected = 0;
+    for (const ModelListing& m : l.models) rejected += !m.ok();
+    ui::text_dim(std::to_string(l.models.size()) + " models (" + std::to_string(rejected) + " rejected) \xC2\xB7 " +
+                 std::to_string(l.blob_files.size()) + " files in blobs/ (" + std::to_string(unreferenced) + " unreferenced, " +
+                 std::to_string(partial) + " partial downloads) \xC2\xB7 " + std::to_string(l.diagnostics.size()) +
+                 " scan findings \xC2\xB7 " + digest_pass_text(*doc.store));
+    for (const Diagnostic& d : l.diagnostics)
+        ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
+                         escape_for_display(d.code + " " + d.field + ": " + d.message, 300));
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
-    if (!ImGui::BeginTable("store_models", 7, flags)) return;
+    if (!ImGui::BeginTable("store_models", 8, flags)) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("Model", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+    ImGui::TableSetupColumn("Model", ImGuiTableColumnFlags_WidthStretch, 2.4f);
     ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableSetupColumn("Format", ImGuiTableColumnFlags_WidthStretch, 0.9f);
     ImGui::TableSetupColumn("Family", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableSetupColumn("Parameters", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableSetupColumn("Quantization", ImGuiTableColumnFlags_WidthStretch, 0.9f);
     ImGui::TableSetupColumn("Modified (UTC)", ImGuiTableColumnFlags_WidthStretch, 1.1f);
+    ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthStretch, 3.0f);
     ImGui::TableHeadersRow();
+    const bool pending = digests_pending(*doc.store);
     for (size_t i = 0; i < l.models.size(); ++i) {
         const ModelListing& m = l.models[i];
         ImGui::TableNextRow();
@@ -102,13 +129,17 @@ void StorePanel::models_table(Document& doc) {
         ui::text(escape_for_display(m.quantization, 40));
         ImGui::TableNextColumn();
         ui::text_dim(date_text(m.ref.modified));
-        for (const Diagnostic& d : m.diagnostics) {
+        ImGui::TableNextColumn();
+        verdict_text(m.check, pending);
+        // Every reason: where, under the model's name; what, under its verdict (full on hover).
+        for (const Diagnostic& d : m.check.reasons) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
-                             "   " + escape_for_display(d.code, 40) + " " + escape_for_display(d.field, 80));
-            ImGui::TableNextColumn();
-            ui::text_dim(escape_for_display(d.message, 200));
+            ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning, "   " + m.check.place_text(d));
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(d.field, 400).c_str());
+            for (int column = 0; column < 7; ++column) ImGui::TableNextColumn();
+            ui::text_dim(escape_for_display(d.message, 300));
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(d.message, 1000).c_str());
         }
         ImGui::PopID();
     }
@@ -135,7 +166,7 @@ std::optional<Status> StorePanel::verified(const std::string& digest) const {
     return *it->second.outcome;
 }
 
-void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index) {
+void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, const ModelCheck& check) {
     const ManifestLayer& layer = lv.layer;
     ImGui::TableNextRow();
     ImGui::PushID(index);
@@ -155,10 +186,15 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index) {
     ImGui::TableNextColumn();
     ui::text(human_bytes(layer.size));
     ImGui::TableNextColumn();
+    auto failed = check.failed_layers.find(layer.field);
     if (!lv.blob) ui::text_colored(palette().error, "invalid digest");
     else if (!lv.blob->found()) ui::text_colored(palette().error, escape_for_display(lv.blob->error->to_string(), 160));
+    else if (failed != check.failed_layers.end()) ui::text_colored(palette().error, "\xE2\x9C\x96 " + check.place_text(failed->second));
     else ui::text_dim(escape_for_display(lv.blob->name, 120));
-    if (lv.blob && lv.blob->found() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(lv.blob->path, 400).c_str());
+    if (failed != check.failed_layers.end() && ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", escape_for_display(failed->second.message, 400).c_str());
+    else if (lv.blob && lv.blob->found() && ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", escape_for_display(lv.blob->path, 400).c_str());
     ImGui::TableNextColumn();
     auto it = m_verify.find(layer.digest);
     if (it != m_verify.end() && !it->second.job->done()) {
@@ -177,7 +213,7 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index) {
     ImGui::PopID();
 }
 
-void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v) {
+void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v, const ModelCheck& check) {
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
     if (!ImGui::BeginTable("layers", 6, flags)) return;
     ImGui::TableSetupColumn("Layer", ImGuiTableColumnFlags_WidthStretch, 2.4f);
@@ -187,8 +223,8 @@ void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v) {
     ImGui::TableSetupColumn("Blob", ImGuiTableColumnFlags_WidthStretch, 1.4f);
     ImGui::TableSetupColumn("Verify", ImGuiTableColumnFlags_WidthStretch, 1.1f);
     ImGui::TableHeadersRow();
-    layer_row(ctx, v.config_layer, -1);
-    for (size_t i = 0; i < v.layers.size(); ++i) layer_row(ctx, v.layers[i], static_cast<int>(i));
+    layer_row(ctx, v.config_layer, -1, check);
+    for (size_t i = 0; i < v.layers.size(); ++i) layer_row(ctx, v.layers[i], static_cast<int>(i), check);
     ImGui::EndTable();
 }
 
@@ -278,18 +314,24 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
         return;
     }
     const ManifestView& v = *m_detail->view;
-    for (const Diagnostic& d : v.stored.manifest.diagnostics)
+    // The same verdict as the model list: the listing's check of this manifest.
+    ImGui::TextUnformatted("Verdict:");
+    ImGui::SameLine();
+    verdict_text(m.check, digests_pending(*doc.store));
+    for (const Diagnostic& d : m.check.reasons)
         ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
-                         escape_for_display(d.code + " " + d.field + ": " + d.message, 300));
+                         m.check.place_text(d) + ": " + escape_for_display(d.message, 300));
+    const std::vector<FailedTensorLayer> failed = failed_tensor_layers(v.stored.manifest, m.check);
     ImGui::BeginChild("store_model_sections", ImVec2(0, 0), false);
     ImGuiTreeNodeFlags open = ImGuiTreeNodeFlags_DefaultOpen;
     std::string layers = "Layers (" + std::to_string(v.layers.size()) + " + config)###layers";
-    if (ImGui::CollapsingHeader(layers.c_str(), open)) layers_table(ctx, v);
+    if (ImGui::CollapsingHeader(layers.c_str(), open)) layers_table(ctx, v, m.check);
     if (ImGui::CollapsingHeader("Config", open)) config_view(v);
     if (m_detail->model) {
         const Model& model = *m_detail->model;
-        std::string tensors = "Tensors (" + std::to_string(model.tensors.size()) + " entries)###tensors";
-        if (ImGui::CollapsingHeader(tensors.c_str(), open)) store_tensors_view(model, ctx.fonts);
+        std::string tensors = "Tensors (" + std::to_string(model.tensors.size()) + " entries" +
+                              (failed.empty() ? "" : ", " + std::to_string(failed.size()) + " blobs not read") + ")###tensors";
+        if (ImGui::CollapsingHeader(tensors.c_str(), open)) store_tensors_view(model, failed, ctx.fonts);
         if (!model.groups.empty()) {
             std::string groups = "Expert groups (" + std::to_string(model.groups.size()) + ")###groups";
             if (ImGui::CollapsingHeader(groups.c_str(), open)) store_groups_view(model);
@@ -302,6 +344,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
 }
 
 void StorePanel::draw(PanelContext& ctx) {
+    advance_digest_pass(ctx.doc, ctx.jobs);
     Document& doc = ctx.doc;
     if (m_job && m_job->done()) {
         m_detail = m_running;

@@ -1,16 +1,18 @@
 // Store panels (Ollama store documents):
-//  - StoreModelsPanel (left): the models of the store with size and format; selecting one shows
-//    it in the StorePanel.
+//  - StoreModelsPanel (left): the models of the store with size, format and, for a rejected one,
+//    the reason; selecting one shows it in the StorePanel.
 //  - StorePanel (center): without a selected model, the model table (name, size, format, family,
-//    parameters, quantization, modified) and the state of blobs/; with one, its manifest: layers
-//    (kind, media type, digest, size, blob path, a verify button that hashes the blob as a job
-//    with progress), the config blob's fields, the text layers, and its tensor entries (quant
-//    metadata, logical vs stored shapes, expert groups as group → expert → projection).
-//    "Open model" opens it as a document of its own (by its manifest path).
+//    parameters, quantization, modified, verdict with every reason) and the state of blobs/; with
+//    one, its verdict and reasons, its manifest: layers (kind, media type, digest, size, blob path
+//    or the layer's first error, a verify button that hashes the blob as a job with progress),
+//    the config blob's fields, the text layers, and its tensor entries (quant metadata, logical
+//    vs stored shapes, expert groups as group → expert → projection; every tensor layer listed,
+//    the damaged ones marked). "Open model" opens it as a document of its own (by its manifest path).
 //
-// Contract: the manifest view and the model's tensors load as one job per selected model
-// (store_model_detail.h); nothing blocks the frame. Verification results are kept per digest
-// for the life of the panel.
+// Contract: every verdict shown is the listing's ModelCheck (store_check.h), the one `mlens
+// check` gives; both panels advance the store's digest pass (store_document.h). The manifest view
+// and the model's tensors load as one job per selected model (store_model_detail.h); nothing
+// blocks the frame. Verification results are kept per digest for the life of the panel.
 #pragma once
 
 #include <map>
@@ -49,8 +51,8 @@ private:
 
     void models_table(Document& doc);
     void model_view(PanelContext& ctx, size_t index);
-    void layers_table(PanelContext& ctx, const ManifestView& view);
-    void layer_row(PanelContext& ctx, const LayerView& layer, int index);
+    void layers_table(PanelContext& ctx, const ManifestView& view, const ModelCheck& check);
+    void layer_row(PanelContext& ctx, const LayerView& layer, int index, const ModelCheck& check);
     void config_view(const ManifestView& view);
     void text_layers(PanelContext& ctx, const ManifestView& view);
 

@@ -62,23 +62,45 @@ const TensorInfo* member_for(const Model& m, const TensorGroup& g, uint64_t e, c
     return nullptr;
 }
 
+// The failed layer whose blob `t` was read from, matched by the digest in the blob's file name.
+const FailedTensorLayer* failed_blob_of(const Model& m, const TensorInfo& t, const std::vector<FailedTensorLayer>& failed) {
+    return t.file < m.files.size() ? failed_layer_of(failed, m.files[t.file].path) : nullptr;
+}
+
+void failure_cell(const FailedTensorLayer& f) {
+    ui::text_colored(palette().error, "\xE2\x9C\x96 " + escape_for_display(f.reason.code, 40));
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", escape_for_display(f.reason.field + ": " + f.reason.message, 400).c_str());
+}
+
 }  // namespace
 
-void store_tensors_view(const Model& m, const FontSet& fonts) {
+void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& failed, const FontSet& fonts) {
     const std::vector<LogicalTensor> tensors = logical_tensors(m);
     size_t quantized = 0;
     for (const LogicalTensor& t : tensors)
         if (t.folded()) ++quantized;
     const size_t companions = m.tensors.size() - tensors.size();
+    std::vector<bool> shown_layer(failed.size(), false);
+    size_t marked = 0;
+    for (const LogicalTensor& lt : tensors)
+        if (const FailedTensorLayer* f = failed_blob_of(m, m.tensors[lt.index], failed)) {
+            shown_layer[static_cast<size_t>(f - failed.data())] = true;
+            ++marked;
+        }
+    size_t unread = static_cast<size_t>(std::count(shown_layer.begin(), shown_layer.end(), false));
     ui::text_dim(std::to_string(tensors.size()) + " tensors (" + std::to_string(quantized) + " quantized, " +
                  std::to_string(companions) + " scale/bias entries folded into them) in " + std::to_string(m.files.size()) +
                  " files");
+    if (marked || unread)
+        ui::text_colored(palette().error, std::to_string(marked) + " tensors from damaged blobs, " + std::to_string(unread) +
+                         " tensor layers not read (their rows are marked)");
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                             ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX;
-    size_t rows = tensors.size();
+    size_t rows = tensors.size() + unread;
     float height = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(rows, 16) + 1) +
                    ImGui::GetStyle().ScrollbarSize + 4;
-    if (!ImGui::BeginTable("store_tensors", 6, flags, ImVec2(0, height))) return;
+    if (!ImGui::BeginTable("store_tensors", 7, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
     ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, 2.4f);
     ImGui::TableSetupColumn("Stored", ImGuiTableColumnFlags_WidthStretch, 1.0f);
@@ -86,7 +108,21 @@ void store_tensors_view(const Model& m, const FontSet& fonts) {
     ImGui::TableSetupColumn("Logical shape", ImGuiTableColumnFlags_WidthStretch, 0.9f);
     ImGui::TableSetupColumn("Companions", ImGuiTableColumnFlags_WidthStretch, 2.5f);
     ImGui::TableSetupColumn("Blob", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+    ImGui::TableSetupColumn("Status", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableHeadersRow();
+    for (size_t i = 0; i < failed.size(); ++i) {
+        if (shown_layer[i]) continue;
+        ImGui::TableNextRow();
+        ImGui::PushID(static_cast<int>(m.tensors.size() + i));
+        ImGui::TableNextColumn();
+        ui::text_colored(palette().error, escape_for_display(failed[i].name, 160));
+        ImGui::TableNextColumn();
+        ui::text_dim("not read (" + failed[i].field + ")");
+        for (int c = 0; c < 4; ++c) ImGui::TableNextColumn();
+        ImGui::TableNextColumn();
+        failure_cell(failed[i]);
+        ImGui::PopID();
+    }
     for (const LogicalTensor& lt : tensors) {
         const size_t i = lt.index;
         const TensorInfo& t = m.tensors[i];
@@ -112,6 +148,9 @@ void store_tensors_view(const Model& m, const FontSet& fonts) {
         std::string blob = t.file < m.files.size() ? std::filesystem::path(m.files[t.file].path).filename().string() : "?";
         ui::text_dim(escape_for_display(blob.substr(0, std::min<size_t>(blob.size(), 19)), 40) + "\xE2\x80\xA6");
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(blob, 200).c_str());
+        ImGui::TableNextColumn();
+        if (const FailedTensorLayer* f = failed_blob_of(m, t, failed)) failure_cell(*f);
+        else ui::text_colored(palette().ok, "ok");
         ImGui::PopID();
     }
     ImGui::EndTable();

@@ -1,10 +1,13 @@
 #include "mlens/io/byte_source.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <list>
@@ -23,9 +26,25 @@ namespace {
 
 // Open descriptors are shared out by one process-wide pool, so a model made of thousands of files
 // (an Ollama model with a blob per tensor, a folder of shards) never runs into the open-files
-// limit: past kMaxOpenFiles, the least recently used idle descriptor is closed, and its source
-// reopens the file on its next read — refusing it if the path now names another file.
-constexpr size_t kMaxOpenFiles = 256;
+// limit: past the capacity, the least recently used idle descriptor is closed, and its source
+// reopens the file on its next read — refusing it if the path now names another file. The
+// capacity leaves three quarters of the limit to everything else the process opens (directory
+// walks, hashing, the standard streams, the GUI's own files).
+constexpr size_t kMinPooledFiles = 4;
+constexpr size_t kMaxPooledFiles = 1024;
+
+uint64_t soft_file_limit() {
+    rlimit limit {};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+    return static_cast<uint64_t>(limit.rlim_cur);
+}
+
+size_t pool_capacity_for(uint64_t soft_limit) {
+    uint64_t quarter = soft_limit / 4;
+    return static_cast<size_t>(std::clamp<uint64_t>(quarter, kMinPooledFiles, kMaxPooledFiles));
+}
+
+bool out_of_descriptors(int err) { return err == EMFILE || err == ENFILE; }
 
 class FileSource;
 
@@ -41,10 +60,14 @@ public:
     void release(const FileSource& source);
     void adopt(const FileSource& source, int fd);
     void forget(const FileSource& source);
+    bool close_one_idle();
+    bool close_one_idle_locked();   // the caller holds the pool's lock
+    size_t capacity() const { return m_capacity; }
 
 private:
     void evict_idle_locked();
 
+    const size_t m_capacity = pool_capacity_for(soft_file_limit());
     std::mutex m_mutex;
     std::list<const FileSource*> m_open;   // most recently used first
 };
@@ -82,9 +105,12 @@ public:
 
 private:
     friend class DescriptorPool;
-    // Reopens the file; -1 unless it is still the same regular file.
-    int reopen() const {
+    // Reopens the file; -1 unless it is still the same regular file. Called with the pool locked:
+    // when descriptors run out, idle ones of the pool make room.
+    int reopen(DescriptorPool& pool) const {
         int fd = ::open(path().c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        while (fd < 0 && out_of_descriptors(errno) && pool.close_one_idle_locked())
+            fd = ::open(path().c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0) return -1;
         struct stat st {};
         if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != m_dev || st.st_ino != m_ino) {
@@ -105,7 +131,7 @@ private:
 int DescriptorPool::acquire(const FileSource& source) {
     std::lock_guard<std::mutex> lock(m_mutex);
     if (source.m_fd < 0) {
-        int fd = source.reopen();
+        int fd = source.reopen(*this);
         if (fd < 0) return -1;
         source.m_fd = fd;
         m_open.push_front(&source);
@@ -139,10 +165,28 @@ void DescriptorPool::forget(const FileSource& source) {
     m_open.erase(source.m_slot);
 }
 
+bool DescriptorPool::close_one_idle() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return close_one_idle_locked();
+}
+
+bool DescriptorPool::close_one_idle_locked() {
+    for (auto it = m_open.end(); it != m_open.begin();) {
+        --it;
+        const FileSource* victim = *it;
+        if (victim->m_users > 0) continue;
+        ::close(victim->m_fd);
+        victim->m_fd = -1;
+        m_open.erase(it);
+        return true;
+    }
+    return false;
+}
+
 void DescriptorPool::evict_idle_locked() {
     // The front entry is the one just opened or used: never evicted here.
     auto it = m_open.end();
-    while (m_open.size() > kMaxOpenFiles && it != std::next(m_open.begin())) {
+    while (m_open.size() > m_capacity && it != std::next(m_open.begin())) {
         --it;
         const FileSource* victim = *it;
         if (victim->m_users > 0) continue;
@@ -169,6 +213,26 @@ private:
 
 }  // namespace
 
+size_t descriptor_pool_capacity() { return DescriptorPool::instance().capacity(); }
+
+bool release_idle_descriptor() { return DescriptorPool::instance().close_one_idle(); }
+
+std::string open_error_text(int err) {
+    if (err == EMFILE) {
+        uint64_t limit = soft_file_limit();
+        return "out of file descriptors (limit " + (limit == UINT64_MAX ? std::string("unlimited") : std::to_string(limit)) + ")";
+    }
+    if (err == ENFILE) return "the system is out of file descriptors";
+    return std::strerror(err);
+}
+
+const char* open_error_code(int err) {
+    if (out_of_descriptors(err)) return "E_FD_LIMIT";
+    if (err == EACCES || err == EPERM) return "E_PERMISSION";
+    if (err == ENOENT || err == ENOTDIR) return "E_NOT_FOUND";
+    return "E_IO";
+}
+
 Result<ByteSourcePtr> open_file(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
@@ -176,7 +240,12 @@ Result<ByteSourcePtr> open_file(const std::string& path) {
     if (!S_ISREG(st.st_mode))
         return Error{"E_NOT_REGULAR_FILE", "path", std::nullopt, "not a regular file"};
     int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return Error{"E_IO", "path", std::nullopt, "cannot open: " + std::string(std::strerror(errno))};
+    while (fd < 0 && out_of_descriptors(errno) && release_idle_descriptor())
+        fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        return Error{open_error_code(err), "path", std::nullopt, "cannot open: " + open_error_text(err)};
+    }
     // Re-check the opened object: the path may have been swapped between stat and open.
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);

@@ -27,7 +27,12 @@ struct MdCtxDeleter {
 
 Result<FileHash> sha256_file(const std::string& path, JobContext* job, const std::function<void(uint64_t)>& on_progress) {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (!fd.valid()) return Error{"E_IO", "", std::nullopt, std::string("cannot open for hashing: ") + std::strerror(errno)};
+    while (!fd.valid() && (errno == EMFILE || errno == ENFILE) && release_idle_descriptor())
+        fd = UniqueFd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid()) {
+        int err = errno;
+        return Error{open_error_code(err), "", std::nullopt, "cannot open for hashing: " + open_error_text(err)};
+    }
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return Error{"E_IO", "", std::nullopt, std::strerror(errno)};
     if (!S_ISREG(st.st_mode))

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "mlens/io/byte_source.h"
+
 namespace mlens {
 
 UniqueFd::~UniqueFd() {
@@ -23,20 +25,32 @@ UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
 }
 
 UniqueFd open_directory_at(int parent, const std::string& name) {
-    return UniqueFd(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    // Out of descriptors: an idle one of the file-source pool makes room.
+    while (fd < 0 && (errno == EMFILE || errno == ENFILE) && release_idle_descriptor())
+        fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return UniqueFd(fd);
 }
 
-std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& truncated) {
+std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& truncated, int* error) {
     truncated = false;
+    if (error) *error = 0;
     std::vector<DirEntry> entries;
+    auto fail = [&] {
+        if (error) *error = errno;
+        return entries;
+    };
     // fdopendir takes ownership of its descriptor, so it gets a duplicate.
-    int copy = ::dup(dir);
-    if (copy < 0) return entries;
+    int copy = ::fcntl(dir, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) return fail();
     DIR* d = ::fdopendir(copy);
     if (!d) {
+        int err = errno;
         ::close(copy);
-        return entries;
+        errno = err;
+        return fail();
     }
+    errno = 0;
     while (dirent* e = ::readdir(d)) {
         std::string name = e->d_name;
         if (name == "." || name == "..") continue;
@@ -44,10 +58,16 @@ std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& trunca
             truncated = true;
             break;
         }
-        DirEntry entry{name, {}};
-        if (::fstatat(dir, name.c_str(), &entry.st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        DirEntry entry{name, {}, 0};
+        if (::fstatat(dir, name.c_str(), &entry.st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno == ENOENT) continue;
+            entry.stat_error = errno;
+            entry.st = {};
+        }
         entries.push_back(std::move(entry));
+        errno = 0;
     }
+    if (errno != 0 && error) *error = errno;
     ::closedir(d);
     std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
     return entries;
@@ -68,6 +88,8 @@ std::optional<std::string> read_small_file_at(int dir, const std::string& name, 
                                               struct stat& st) {
     too_large = false;
     UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    while (!fd.valid() && (errno == EMFILE || errno == ENFILE) && release_idle_descriptor())
+        fd = UniqueFd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     if (!fd.valid()) return std::nullopt;
     if (::fstat(fd.get(), &st) != 0) return std::nullopt;
     if (!S_ISREG(st.st_mode)) {

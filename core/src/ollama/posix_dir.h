@@ -35,12 +35,14 @@ UniqueFd open_directory_at(int parent, const std::string& name);
 struct DirEntry {
     std::string name;
     struct stat st {};    // lstat-style: a symlink is described as the link itself
+    int stat_error = 0;   // errno when the entry could not be stat'ed (st is then zero)
 };
 
 // The entries of an open directory ("." and ".." left out), sorted by name, at most max_entries;
 // `truncated` tells whether more were there. Each entry is fstatat'ed without following links;
-// entries that vanish meanwhile are left out.
-std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& truncated);
+// entries that vanish meanwhile are left out, entries that cannot be stat'ed for another reason
+// (EACCES) are kept with stat_error. When the directory cannot be read at all, `error` gets errno.
+std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& truncated, int* error = nullptr);
 
 // "a FIFO", "a character device", "a directory", ... for messages.
 const char* file_type_text(mode_t mode);

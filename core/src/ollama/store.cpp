@@ -126,13 +126,19 @@ StoredManifest Store::read_manifest(const ManifestRef& ref) const {
         if (!dir.valid()) break;
         dir = open_directory_at(dir.get(), part);
     }
-    if (!dir.valid())
-        return fail("E_NOT_FOUND", errno == ELOOP || errno == ENOTDIR
-                                       ? "a directory on the way to the manifest is a symlink or not a directory; not followed"
-                                       : std::string("no manifest: ") + std::strerror(errno));
+    if (!dir.valid()) {
+        int err = errno;
+        if (err == ELOOP || err == ENOTDIR)
+            return fail("E_NOT_FOUND", "a directory on the way to the manifest is a symlink or not a directory; not followed");
+        if (err == ENOENT) return fail("E_NOT_FOUND", std::string("no manifest: ") + std::strerror(err));
+        return fail(open_error_code(err), "cannot open a directory on the way to the manifest: " + open_error_text(err));
+    }
     struct stat st {};
-    if (::fstatat(dir.get(), ref.name.tag.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-        return fail("E_NOT_FOUND", std::string("no manifest: ") + std::strerror(errno));
+    if (::fstatat(dir.get(), ref.name.tag.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        int err = errno;
+        if (err == ENOENT) return fail("E_NOT_FOUND", std::string("no manifest: ") + std::strerror(err));
+        return fail(open_error_code(err), "cannot read the manifest: " + open_error_text(err));
+    }
     if (!S_ISREG(st.st_mode))
         return fail("E_NOT_REGULAR_FILE", std::string("the manifest is ") + file_type_text(st.st_mode) + ", not a regular file");
     if (static_cast<uint64_t>(st.st_size) > kMaxManifestBytes)
@@ -142,7 +148,10 @@ StoredManifest Store::read_manifest(const ManifestRef& ref) const {
     auto text = read_small_file_at(dir.get(), ref.name.tag, kMaxManifestBytes, too_large, st);
     if (too_large)
         return fail("E_MANIFEST_TOO_LARGE", "the manifest grew beyond limit max_manifest_bytes=" + std::to_string(kMaxManifestBytes));
-    if (!text) return fail("E_IO", std::string("cannot read the manifest: ") + std::strerror(errno));
+    if (!text) {
+        int err = errno;
+        return fail(open_error_code(err), "cannot read the manifest: " + open_error_text(err));
+    }
     out.found = true;
     out.ref.modified = st.st_mtime;
     out.ref.file_size = text->size();
@@ -170,7 +179,8 @@ BlobLookup Store::find_blob(const BlobDigest& digest) const {
             b.error = blob_error("E_SYMLINK_LOOP", b.name, "a directory on its path is a symlink loop");
             return b;
         } else {
-            b.error = blob_error(err == ENOENT || err == ENOTDIR ? "E_BLOB_MISSING" : "E_IO", b.name, std::strerror(err));
+            b.error = blob_error(err == ENOENT || err == ENOTDIR ? "E_BLOB_MISSING" : open_error_code(err), b.name,
+                                 open_error_text(err));
             return b;
         }
     }
@@ -178,7 +188,7 @@ BlobLookup Store::find_blob(const BlobDigest& digest) const {
         int err = errno;
         if (err == ELOOP) b.error = blob_error("E_SYMLINK_LOOP", b.name, "symlink loop");
         else if (err == ENOENT || err == ENOTDIR) b.error = blob_error("E_BLOB_MISSING", b.name, "dangling symlink");
-        else b.error = blob_error("E_IO", b.name, std::strerror(err));
+        else b.error = blob_error(open_error_code(err), b.name, open_error_text(err));
         return b;
     }
     if (!S_ISREG(st.st_mode)) {
@@ -193,6 +203,13 @@ BlobLookup Store::find_blob(const BlobDigest& digest) const {
     }
     if (!inside(*real, m_root)) {
         b.error = blob_error("E_OUTSIDE_ROOT", b.name, "resolves to " + escape_for_display(*real) + ", outside the store root");
+        return b;
+    }
+    // Readable by whom the check runs as (the effective ids): a blob this process cannot read is
+    // an error here, before anything tries to parse it.
+    if (::faccessat(AT_FDCWD, real->c_str(), R_OK, AT_EACCESS) != 0) {
+        int err = errno;
+        b.error = blob_error(open_error_code(err), b.name, "cannot be read: " + open_error_text(err));
         return b;
     }
     b.path = *real;

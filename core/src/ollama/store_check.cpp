@@ -32,11 +32,16 @@ public:
     Checker(const Store& store, const StoreCheckOptions& options, JobContext* job, StoreCheckReport& report)
         : m_store(store), m_options(options), m_job(job), m_report(report) {}
 
-    void run() {
-        m_report.root = m_store.root();
+    // The whole store: the scan, then every manifest it found.
+    void run_store() {
         StoreScan scan = m_store.scan(m_job);
-        for (Diagnostic& d : scan.diagnostics) m_report.diagnostics.push_back(std::move(d));
-        for (const ManifestRef& ref : scan.manifests) {
+        for (Diagnostic& d : scan.diagnostics) add_store_diagnostic(std::move(d));
+        run(scan.manifests);
+    }
+
+    void run(const std::vector<ManifestRef>& refs) {
+        m_report.root = m_store.root();
+        for (const ManifestRef& ref : refs) {
             if (stop()) return;
             check_manifest(ref);
         }
@@ -47,6 +52,11 @@ public:
                 if (stop()) return;
                 parse_blob(b);
             }
+        if (stop()) return;
+        if (m_options.verify_digests) {
+            m_report.digests_verified = true;
+            for (ModelCheck& m : m_report.models) m.digests_verified = true;
+        }
         job_report(m_job, 1.0);
     }
 
@@ -55,23 +65,36 @@ private:
         if (m_report.cancelled) return true;
         if (!job_cancelled(m_job)) return false;
         m_report.cancelled = true;
-        m_report.diagnostics.push_back({Severity::error, "store", "E_CANCELLED", "", std::nullopt, "check cancelled"});
+        add_store_diagnostic({Severity::error, "store", "E_CANCELLED", "", std::nullopt, "check cancelled"});
         return true;
     }
 
-    void add(size_t model, Diagnostic d) {
-        ModelCheck& mc = m_report.models[model];
-        (d.severity == Severity::error ? mc.errors : mc.warnings)++;
+    void add_store_diagnostic(Diagnostic d) {
+        m_report.store_diagnostics.push_back(d);
         m_report.diagnostics.push_back(std::move(d));
     }
 
-    void add_located(size_t model, Severity severity, const Error& e, const std::string& field) {
-        add(model, located({severity, "store", e.code, field, e.offset, e.message}, m_report.models[model].manifest_path));
+    // A finding about `model`; `layer` names the layer it concerns, if any.
+    void add(size_t model, Diagnostic d, const ManifestLayer* layer = nullptr) {
+        ModelCheck& mc = m_report.models[model];
+        (d.severity == Severity::error ? mc.errors : mc.warnings)++;
+        if (layer && d.severity == Severity::error) mc.failed_layers.emplace(layer->field, d);
+        mc.reasons.push_back(d);
+        mc.reason_layers.push_back(layer ? layer->field : std::string());
+        m_report.diagnostics.push_back(std::move(d));
+    }
+
+    void add_located(size_t model, Severity severity, const Error& e, const std::string& field, const ManifestLayer& layer) {
+        add(model, located({severity, "store", e.code, field, e.offset, e.message}, m_report.models[model].manifest_path),
+            &layer);
     }
 
     void check_manifest(const ManifestRef& ref) {
         size_t model = m_report.models.size();
-        m_report.models.push_back({ref.name, ref.path, 0, 0});
+        ModelCheck check;
+        check.name = ref.name;
+        check.manifest_path = ref.path;
+        m_report.models.push_back(std::move(check));
         StoredManifest stored = m_store.read_manifest(ref);
         for (const Diagnostic& d : stored.manifest.diagnostics) add(model, located(d, ref.path));
         if (!stored.found) return;
@@ -83,15 +106,15 @@ private:
     void check_layer(size_t model, const ManifestLayer& layer) {
         if (!layer.blob || layer.kind == LayerKind::unknown || layer.kind == LayerKind::embed) return;
         BlobLookup lookup = m_store.find_blob(*layer.blob);
-        for (const Error& w : lookup.warnings) add_located(model, Severity::warning, w, layer.field);
+        for (const Error& w : lookup.warnings) add_located(model, Severity::warning, w, layer.field, layer);
         if (!lookup.found()) {
-            add_located(model, Severity::error, *lookup.error, layer.field);
+            add_located(model, Severity::error, *lookup.error, layer.field, layer);
             return;
         }
         if (layer.has_size && lookup.size != layer.size)
             add_located(model, Severity::error,
                         {"E_SIZE_MISMATCH", "", layer.size_at, "the layer says " + std::to_string(layer.size) + " bytes; " +
-                         lookup.name + " has " + std::to_string(lookup.size)}, layer.field + ".size");
+                         lookup.name + " has " + std::to_string(lookup.size)}, layer.field + ".size", layer);
         auto [it, fresh] = m_index.emplace(lookup.path, m_blobs.size());
         if (fresh) m_blobs.push_back({lookup, {}});
         m_blobs[it->second].uses.push_back({model, layer});
@@ -113,7 +136,7 @@ private:
                 }
                 for (const BlobUse& u : b.uses)
                     add_located(u.model, Severity::error, {hash.error().code, "", std::nullopt, b.lookup.name + ": " + hash.error().message},
-                                u.layer.field);
+                                u.layer.field, u.layer);
                 continue;
             }
             done += hash->bytes;
@@ -122,7 +145,7 @@ private:
                 if (hash->hex != u.layer.blob->hex)
                     add_located(u.model, Severity::error,
                                 {"E_DIGEST_MISMATCH", "", u.layer.digest_at, "expected sha256:" + u.layer.blob->hex +
-                                 " actual sha256:" + hash->hex + " (" + b.lookup.name + ")"}, u.layer.field + ".digest");
+                                 " actual sha256:" + hash->hex + " (" + b.lookup.name + ")"}, u.layer.field + ".digest", u.layer);
         }
     }
 
@@ -130,12 +153,13 @@ private:
     void blob_problem(const BlobState& b, const BlobUse& u, Diagnostic d) {
         d.field = d.field.empty() ? b.lookup.name : b.lookup.name + " " + d.field;
         d.message += " (" + u.layer.field + " of " + m_report.models[u.model].name.display() + ")";
-        add(u.model, std::move(d));
+        add(u.model, std::move(d), &u.layer);
     }
 
     void parse_blob(const BlobState& b) {
         std::vector<LayerKind> done;
         for (const BlobUse& u : b.uses) {
+            if (!m_options.parse_weight_blobs && (u.layer.kind == LayerKind::model || u.layer.kind == LayerKind::tensor)) continue;
             LayerKind kind = layer_is_gguf(u.layer.kind) ? LayerKind::model : u.layer.kind;
             if (std::find(done.begin(), done.end(), kind) != done.end()) {
                 replay(b, u, kind);
@@ -217,6 +241,85 @@ private:
 
 }  // namespace
 
+Verdict ModelCheck::verdict() const {
+    if (errors) return Verdict::errors;
+    return warnings ? Verdict::warnings : Verdict::ok;
+}
+
+const Diagnostic* ModelCheck::first_error() const {
+    for (const Diagnostic& d : reasons)
+        if (d.severity == Severity::error) return &d;
+    return nullptr;
+}
+
+namespace {
+
+// "CODE field", the manifest path left out of the field: the model is named already.
+std::string place_of(const Diagnostic& d, const std::string& manifest_path) {
+    std::string field = d.field;
+    if (!manifest_path.empty() && field.compare(0, manifest_path.size(), manifest_path) == 0)
+        field = field.substr(std::min(field.size(), manifest_path.size() + 1));
+    return d.code + (field.empty() ? "" : " " + field);
+}
+
+// "blobs/sha256-<64 hex>" shortened to its first 12 digits, for a table cell.
+std::string shorten_blob_names(std::string text) {
+    const std::string prefix = "blobs/sha256-";
+    for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
+        const size_t digits = at + prefix.size();
+        if (text.size() - digits >= 64) text.replace(digits + 12, 52, "\xE2\x80\xA6");
+    }
+    return text;
+}
+
+}  // namespace
+
+std::string ModelCheck::place_text(const Diagnostic& d) const {
+    return shorten_blob_names(escape_for_display(place_of(d, manifest_path), 200));
+}
+
+std::string ModelCheck::short_reason() const {
+    const Diagnostic* d = first_error();
+    return d ? place_text(*d) : std::string();
+}
+
+std::string ModelCheck::reason_text() const {
+    if (const Diagnostic* d = first_error()) {
+        std::string text = escape_for_display(place_of(*d, manifest_path), 200) + ": " + escape_for_display(d->message, 240);
+        if (errors > 1) text += " (+" + std::to_string(errors - 1) + " more)";
+        return text;
+    }
+    if (warnings) return std::to_string(warnings) + (warnings == 1 ? " warning" : " warnings");
+    return "ok";
+}
+
+std::vector<FailedTensorLayer> failed_tensor_layers(const Manifest& manifest, const ModelCheck& check) {
+    std::vector<FailedTensorLayer> out;
+    for (const ManifestLayer& l : manifest.layers) {
+        if (l.kind != LayerKind::tensor && l.kind != LayerKind::model) continue;
+        auto it = check.failed_layers.find(l.field);
+        if (it == check.failed_layers.end()) continue;
+        out.push_back({l.name.value_or(l.field), l.field, l.blob ? l.blob->hex : std::string(), it->second});
+    }
+    return out;
+}
+
+const FailedTensorLayer* failed_layer_of(const std::vector<FailedTensorLayer>& failed, const std::string& blob_path) {
+    for (const FailedTensorLayer& f : failed)
+        if (!f.blob_hex.empty() && blob_path.size() >= f.blob_hex.size() &&
+            blob_path.compare(blob_path.size() - f.blob_hex.size(), f.blob_hex.size(), f.blob_hex) == 0)
+            return &f;
+    return nullptr;
+}
+
+const char* verdict_name(Verdict v) {
+    switch (v) {
+        case Verdict::ok: return "ok";
+        case Verdict::warnings: return "warnings";
+        default: return "rejected";
+    }
+}
+
 size_t StoreCheckReport::error_count() const {
     return static_cast<size_t>(std::count_if(diagnostics.begin(), diagnostics.end(),
                                              [](const Diagnostic& d) { return d.severity == Severity::error; }));
@@ -224,8 +327,33 @@ size_t StoreCheckReport::error_count() const {
 
 StoreCheckReport check_store(const Store& store, const StoreCheckOptions& options, JobContext* job) {
     StoreCheckReport report;
-    Checker(store, options, job, report).run();
+    Checker(store, options, job, report).run_store();
     return report;
+}
+
+ModelCheck check_store_model(const Store& store, const ModelName& name, const StoreCheckOptions& options, JobContext* job) {
+    StoreCheckReport report;
+    ManifestRef ref{name, name.manifest_path(), 0, 0};
+    Checker(store, options, job, report).run({ref});
+    if (report.models.empty()) {   // cancelled before the manifest was read
+        ModelCheck check;
+        check.name = name;
+        check.manifest_path = ref.path;
+        for (Diagnostic& d : report.store_diagnostics) {
+            check.reasons.push_back(std::move(d));
+            check.reason_layers.emplace_back();
+        }
+        check.errors = check.reasons.size();
+        return check;
+    }
+    ModelCheck check = std::move(report.models.front());
+    // A cancellation leaves the verdict unfinished: it says so among its reasons.
+    for (Diagnostic& d : report.store_diagnostics) {
+        ++check.errors;
+        check.reasons.push_back(std::move(d));
+        check.reason_layers.emplace_back();
+    }
+    return check;
 }
 
 }  // namespace mlens

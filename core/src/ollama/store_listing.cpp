@@ -1,50 +1,56 @@
 #include "mlens/ollama/store_listing.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "mlens/ollama/manifest_view.h"
 
 namespace mlens {
 
-bool ModelListing::ok() const {
-    return std::none_of(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) { return d.severity == Severity::error; });
+size_t StoreListing::error_count() const {
+    size_t n = static_cast<size_t>(std::count_if(diagnostics.begin(), diagnostics.end(),
+                                                 [](const Diagnostic& d) { return d.severity == Severity::error; }));
+    return n + static_cast<size_t>(std::count_if(models.begin(), models.end(), [](const ModelListing& m) { return !m.ok(); }));
 }
 
-StoreListing list_store(const Store& store, JobContext* job) {
+StoreListing list_store(const Store& store, const StoreCheckOptions& options, JobContext* job) {
     StoreListing out;
     out.root = store.root();
-    StoreScan scan = store.scan(job);
-    out.diagnostics = std::move(scan.diagnostics);
+    StoreCheckReport report = check_store(store, options, job);
+    out.diagnostics = std::move(report.store_diagnostics);
+    out.digests_verified = report.digests_verified;
+    if (report.cancelled) {
+        out.cancelled = true;
+        return out;
+    }
     std::unordered_set<std::string> referenced;
-    for (size_t i = 0; i < scan.manifests.size(); ++i) {
+    for (ModelCheck& check : report.models) {
         if (job_cancelled(job)) {
             out.cancelled = true;
             break;
         }
-        job_report(job, static_cast<double>(i) / static_cast<double>(scan.manifests.size()));
-        StoredManifest stored = store.read_manifest(scan.manifests[i]);
+        StoredManifest stored = store.read_manifest(check.name);
         ModelListing row;
         row.ref = stored.ref;
-        for (const Diagnostic& d : stored.manifest.diagnostics) row.diagnostics.push_back(located(d, row.ref.path));
+        row.ref.path = check.manifest_path;
         if (stored.found) {
             const Manifest& m = stored.manifest;
             row.size = m.total_size();
             if (m.has_config && m.config.blob) referenced.insert(m.config.blob->hex);
             for (const ManifestLayer& l : m.layers)
                 if (l.blob) referenced.insert(l.blob->hex);
+            // What the config says is shown even for a model whose blobs are broken; the config's
+            // own problems are among the check's reasons.
             auto config = read_model_config(store, m);
             if (config) {
                 row.family = config->model_family;
                 row.parameter_size = config->model_type;
                 row.quantization = config->file_type;
-            } else if (m.has_config && m.config.blob) {
-                const Error& e = config.error();
-                Diagnostic d{Severity::error, "store", e.code, e.field, e.offset, e.message};
-                row.diagnostics.push_back(e.offset ? d : located(d, row.ref.path));
             }
             row.format = model_format(m, config ? &*config : nullptr);
         }
+        row.check = std::move(check);
         out.models.push_back(std::move(row));
     }
     std::sort(out.models.begin(), out.models.end(),
@@ -55,6 +61,14 @@ StoreListing list_store(const Store& store, JobContext* job) {
     }
     job_report(job, 1.0);
     return out;
+}
+
+void apply_check(StoreListing& listing, const StoreCheckReport& report) {
+    std::unordered_map<std::string, const ModelCheck*> by_path;
+    for (const ModelCheck& check : report.models) by_path.emplace(check.manifest_path, &check);
+    for (ModelListing& row : listing.models)
+        if (auto it = by_path.find(row.check.manifest_path); it != by_path.end()) row.check = *it->second;
+    listing.digests_verified = report.digests_verified;
 }
 
 }  // namespace mlens

@@ -1,6 +1,7 @@
 // A store model as one Model: the GGUF blob, or every tensor blob plus the JSON layers.
 #include "mlens/ollama/store_model.h"
 
+#include <algorithm>
 #include <set>
 
 #include "mlens/formats/gguf_reader.h"
@@ -114,6 +115,21 @@ void add_json_layer(Model& model, const ManifestLayer& layer, const ByteSourcePt
     model.metadata.push_back(std::move(e));
 }
 
+// The store check's findings about every layer the model was not read from (config, params,
+// projector, text layers, ...) join the Model's diagnostics, so opening a store model gives the
+// verdict `mlens check` gives, without parsing the weight blobs twice.
+void add_check_of_other_layers(const Store& store, const ModelName& name, const std::vector<const ManifestLayer*>& read,
+                               Model& model, JobContext* job) {
+    StoreCheckOptions options = kStructureCheck;
+    options.parse_weight_blobs = false;
+    ModelCheck check = check_store_model(store, name, options, job);
+    for (size_t i = 0; i < check.reasons.size(); ++i) {
+        const std::string& layer = check.reason_layers[i];
+        bool was_read = std::any_of(read.begin(), read.end(), [&](const ManifestLayer* l) { return l->field == layer; });
+        if (!was_read && !layer.empty()) model.diagnostics.push_back(check.reasons[i]);
+    }
+}
+
 }  // namespace
 
 Result<Model> open_store_model(const Store& store, const ModelName& name, JobContext* job) {
@@ -134,6 +150,7 @@ Result<Model> open_store_model(const Store& store, const ModelName& name, JobCon
         auto source = open_layer(store, model, *gguf);
         if (source) read_gguf_into(model, *source, 0, {}, job);
         model.format = Format::gguf;
+        add_check_of_other_layers(store, name, {gguf}, model, job);
         return model;
     }
     model.format = Format::safetensors;
@@ -157,6 +174,9 @@ Result<Model> open_store_model(const Store& store, const ModelName& name, JobCon
     }
     model.format = Format::safetensors;
     describe_tensor_blobs(model, blob_names, hint);
+    std::vector<const ManifestLayer*> read = tensors;
+    read.insert(read.end(), json.begin(), json.end());
+    add_check_of_other_layers(store, name, read, model, job);
     job_report(job, 1.0);
     return model;
 }

@@ -2,6 +2,7 @@
 // O_NOFOLLOW, so the walk can neither follow a symlink nor go deeper than the tag files.
 #include <fcntl.h>
 
+#include <cerrno>
 #include <map>
 
 #include "mlens/ollama/store.h"
@@ -27,7 +28,9 @@ public:
     // Walks the directory `dir` (at `path`, relative to the root) whose entries are at `level`.
     void walk(int dir, const std::string& path, size_t level, ModelName& name) {
         bool truncated = false;
-        std::vector<DirEntry> entries = list_directory(dir, kMaxDirectoryEntries, truncated);
+        int list_error = 0;
+        std::vector<DirEntry> entries = list_directory(dir, kMaxDirectoryEntries, truncated, &list_error);
+        if (list_error) unreadable(path, list_error);
         if (truncated)
             warn("W_SCAN_LIMIT", path, "more than " + std::to_string(kMaxDirectoryEntries) +
                  " entries; the rest skipped (limit max_directory_entries=" + std::to_string(kMaxDirectoryEntries) + ")");
@@ -36,6 +39,10 @@ public:
         for (const DirEntry& e : entries) {
             if (m_stopped || job_cancelled(m_job)) return;
             const std::string entry_path = path + "/" + escape_for_display(e.name, 120);
+            if (e.stat_error) {
+                unreadable(entry_path, e.stat_error);
+                continue;
+            }
             if (S_ISLNK(e.st.st_mode)) {
                 warn("W_SYMLINK_SKIPPED", entry_path, "a symlink; symlinks under manifests/ are never followed");
                 continue;
@@ -57,7 +64,11 @@ public:
             }
             UniqueFd child = open_directory_at(dir, e.name);
             if (!child.valid()) {
-                warn("W_SYMLINK_SKIPPED", entry_path, "could not be opened as a directory without following links; skipped");
+                int err = errno;
+                if (err == ELOOP || err == ENOTDIR)
+                    warn("W_SYMLINK_SKIPPED", entry_path, "could not be opened as a directory without following links; skipped");
+                else
+                    unreadable(entry_path, err);
                 continue;
             }
             walk(child.get(), entry_path, level + 1, name);
@@ -104,6 +115,13 @@ private:
         }
     }
 
+    // A directory of the walk that cannot be read: the models below it cannot be listed, which is
+    // an error naming it, never a silent skip.
+    void unreadable(const std::string& field, int err) {
+        m_out.diagnostics.push_back({Severity::error, "store", open_error_code(err), field, std::nullopt,
+                                     "cannot be read: " + open_error_text(err) + "; the models below it are not checked"});
+    }
+
     void warn(const char* code, const std::string& field, std::string message) {
         m_out.diagnostics.push_back({Severity::warning, "store", code, field, std::nullopt, std::move(message)});
     }
@@ -120,8 +138,13 @@ StoreScan Store::scan(JobContext* job) const {
     UniqueFd root = open_directory_at(AT_FDCWD, m_root);
     UniqueFd manifests = root.valid() ? open_directory_at(root.get(), "manifests") : UniqueFd();
     if (!manifests.valid()) {
-        out.diagnostics.push_back({Severity::warning, "store", "W_NO_MANIFESTS", "manifests", std::nullopt,
-                                   "no manifests directory (or it is a symlink, which is not followed)"});
+        int err = errno;
+        if (err == ENOENT || err == ELOOP || err == ENOTDIR)
+            out.diagnostics.push_back({Severity::warning, "store", "W_NO_MANIFESTS", "manifests", std::nullopt,
+                                       "no manifests directory (or it is a symlink, which is not followed)"});
+        else
+            out.diagnostics.push_back({Severity::error, "store", open_error_code(err), root.valid() ? "manifests" : ".",
+                                       std::nullopt, "cannot be read: " + open_error_text(err) + "; no model can be listed"});
         return out;
     }
     ModelName name;

@@ -8,10 +8,13 @@
 //  - open_file refuses anything but a regular file (FIFOs, devices, directories, sockets) before
 //    any blocking open: it stats first and opens with O_NONBLOCK.
 //  - size() is the size at open time; thread-safe for concurrent reads.
-//  - A file source does not hold a descriptor for its whole life: at most 256 descriptors are
-//    open at once across all sources, the least recently used idle one is closed past that, and
-//    its source reopens the path on its next read. A reopened path that no longer names the same
-//    file (device and inode) fails the read, like a file that shrank.
+//  - A file source does not hold a descriptor for its whole life: at most
+//    descriptor_pool_capacity() descriptors are open at once across all sources (a quarter of the
+//    soft RLIMIT_NOFILE, between 4 and 1024, read when the pool starts), the least recently used
+//    idle one is closed past that, and its source reopens the path on its next read. A reopened
+//    path that no longer names the same file (device and inode) fails the read, like a file that
+//    shrank. When an open fails with EMFILE or ENFILE, an idle descriptor of the pool is closed and
+//    the open tried again; if it still fails the error says "out of file descriptors (limit N)".
 #pragma once
 
 #include <cstdint>
@@ -46,8 +49,23 @@ private:
 
 using ByteSourcePtr = std::shared_ptr<const ByteSource>;
 
-// Opens a regular file read-only. Errors: E_NOT_FOUND, E_NOT_REGULAR_FILE, E_IO.
+// Opens a regular file read-only. Errors: E_NOT_FOUND, E_NOT_REGULAR_FILE, E_PERMISSION,
+// E_FD_LIMIT (out of descriptors), E_IO.
 Result<ByteSourcePtr> open_file(const std::string& path);
+
+// How many descriptors file sources keep open at most.
+size_t descriptor_pool_capacity();
+
+// Closes one idle pooled descriptor, if any (for callers whose own open failed with EMFILE/ENFILE
+// and that want to try again). True if one was closed.
+bool release_idle_descriptor();
+
+// The text for a failed open's errno: "out of file descriptors (limit N)" for EMFILE (N the soft
+// RLIMIT_NOFILE), "the system is out of file descriptors" for ENFILE, else strerror.
+std::string open_error_text(int err);
+
+// The error code for a failed open's errno: E_FD_LIMIT, E_PERMISSION, E_NOT_FOUND or E_IO.
+const char* open_error_code(int err);
 
 // A source over bytes held in memory (tests, fuzzing, generated fixtures). `name` is what
 // path() reports.

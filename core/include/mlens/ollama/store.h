@@ -12,7 +12,9 @@
 //    file should be (a fifth level), or a file where a directory should be is skipped with
 //    W_INVALID_NAME; names that are valid but not portable (model_name.h, or equal to a sibling
 //    but for case) get W_NONPORTABLE_NAME and are kept. A tag that is not a regular file is
-//    skipped with W_NOT_REGULAR_FILE. At most kMaxDirectoryEntries entries per directory and
+//    skipped with W_NOT_REGULAR_FILE. A directory (manifests/ included) or entry that cannot be
+//    read — permission denied, out of descriptors — is an error naming it (E_PERMISSION,
+//    E_FD_LIMIT, E_IO), never a skip. At most kMaxDirectoryEntries entries per directory and
 //    kMaxManifests manifests are visited (W_SCAN_LIMIT names the cap). Diagnostics name the entry
 //    by its path relative to the root ("manifests/registry.ollama.ai/library/-evil").
 //  - read_manifest opens the manifest of a valid name the same way (no symlink followed), refuses
@@ -22,7 +24,8 @@
 //    lstat; a symlink is followed only by stat/realpath (E_SYMLINK_LOOP on a loop, E_BLOB_MISSING
 //    when dangling); the target must be a regular file (E_NOT_REGULAR_FILE: FIFOs, devices,
 //    sockets, directories, whatever a symlink points at) and its realpath must lie inside the
-//    root (E_OUTSIDE_ROOT). When only the legacy name blobs/sha256:<hex> exists it is used with
+//    root (E_OUTSIDE_ROOT) and be readable by the effective user (E_PERMISSION, checked with
+//    faccessat). When only the legacy name blobs/sha256:<hex> exists it is used with
 //    W_LEGACY_BLOB_NAME (never renamed). Informational warnings: W_BLOB_HARDLINKED (st_nlink > 1),
 //    W_BLOB_WORLD_WRITABLE, W_BLOB_OTHER_OWNER. No digest reaches a path unless
 //    parse_blob_digest accepted it.
@@ -87,7 +90,8 @@ struct StoredManifest {
 };
 
 struct BlobLookup {
-    std::optional<Error> error;           // E_BLOB_MISSING, E_SYMLINK_LOOP, E_NOT_REGULAR_FILE, E_OUTSIDE_ROOT, E_IO
+    std::optional<Error> error;           // E_BLOB_MISSING, E_SYMLINK_LOOP, E_NOT_REGULAR_FILE, E_OUTSIDE_ROOT,
+                                          // E_PERMISSION, E_FD_LIMIT, E_IO
     std::string path;                     // canonical absolute path, when found
     std::string name;                     // relative to the root: blobs/sha256-<hex> (or the legacy name)
     uint64_t size = 0;

@@ -20,9 +20,18 @@
 //    layer and model named in the message). Scan warnings name the entry.
 //  - Nothing is written, renamed or deleted. Cancellable (E_CANCELLED, `cancelled` set); progress
 //    follows the bytes hashed.
+//  - Every model gets one verdict (ModelCheck): its error and warning counts, every finding about
+//    it (`reasons`, the same diagnostics as in the report) and, per layer ("config", "layers[i]"),
+//    the first error about that layer or its blob. The model list (store_listing.h), `mlens check`,
+//    `mlens store`/`show` and the app's store views all take their verdict from here, so they
+//    agree. check_store_model judges one manifest by the same passes; kStructureCheck is the
+//    cheap pass (everything above but hashing), the default adds the digest pass.
+//  - Permission denied anywhere (a manifests directory, a manifest, blobs/, a blob) is an error
+//    naming the path, never a skip.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,13 +45,37 @@ constexpr uint64_t kMaxJsonBlobBytes = 64ull << 20;   // max_json_blob_bytes (pa
 struct StoreCheckOptions {
     bool verify_digests = true;
     bool parse_blobs = true;
+    // With parse_blobs: also parse GGUF model layers and tensor layers. Off for a caller that
+    // reads those blobs itself (open_store_model) and wants the verdict on everything else.
+    bool parse_weight_blobs = true;
 };
+
+// Manifests, blob presence, type, place, readability, size, and every blob parsed as its media
+// type; no hashing.
+constexpr StoreCheckOptions kStructureCheck{false, true, true};
+
+enum class Verdict { ok, warnings, errors };
 
 struct ModelCheck {
     ModelName name;
     std::string manifest_path;
     size_t errors = 0;
     size_t warnings = 0;
+    std::vector<Diagnostic> reasons;
+    std::vector<std::string> reason_layers;            // per reason: its layer ("config", "layers[i]"), "" for the manifest
+    std::map<std::string, Diagnostic> failed_layers;   // "config" / "layers[i]" -> its first error
+    bool digests_verified = false;                     // the digest pass ran (and was not cancelled)
+
+    Verdict verdict() const;
+    const Diagnostic* first_error() const;
+    // The first error's code and where it is, the manifest path left out and blob names cut to
+    // 12 digits: "E_BLOB_MISSING layers[0]", "E_BAD_MAGIC blobs/sha256-71fde3856a29… magic"; ""
+    // when there is no error. Escaped.
+    std::string short_reason() const;
+    // The same for any of its reasons.
+    std::string place_text(const Diagnostic& d) const;
+    // "ok", "2 warnings", or the first error with its message: "E_BLOB_MISSING layers[0]: …". Escaped.
+    std::string reason_text() const;
 };
 
 struct StoreCheckReport {
@@ -51,11 +84,32 @@ struct StoreCheckReport {
     std::vector<ModelCheck> models;
     uint64_t blobs_checked = 0;
     uint64_t bytes_hashed = 0;
+    std::vector<Diagnostic> store_diagnostics;   // not about one model: the scan's, a cancellation
+    bool digests_verified = false;
     bool cancelled = false;
     size_t error_count() const;
     size_t warning_count() const { return diagnostics.size() - error_count(); }
 };
 
 StoreCheckReport check_store(const Store& store, const StoreCheckOptions& options = {}, JobContext* job = nullptr);
+
+// The verdict of one model (its manifest read by name), by the same passes as check_store.
+ModelCheck check_store_model(const Store& store, const ModelName& name, const StoreCheckOptions& options = kStructureCheck,
+                             JobContext* job = nullptr);
+
+const char* verdict_name(Verdict v);   // "ok", "warnings", "rejected"
+
+// A tensor layer (or GGUF model layer) whose blob the check failed: what a tensor listing shows
+// for the tensors it could not read, and how it marks those read from a damaged blob.
+struct FailedTensorLayer {
+    std::string name;          // the layer name (tensor or group name), or its field when unnamed
+    std::string field;         // "layers[i]"
+    std::string blob_hex;      // the digest's hex, when the digest was valid
+    Diagnostic reason;         // the layer's first error
+};
+std::vector<FailedTensorLayer> failed_tensor_layers(const Manifest& manifest, const ModelCheck& check);
+// The entry of `failed` whose blob is the file at `blob_path` (matched by the digest that ends a
+// blob's file name), or null.
+const FailedTensorLayer* failed_layer_of(const std::vector<FailedTensorLayer>& failed, const std::string& blob_path);
 
 }  // namespace mlens

@@ -2,13 +2,15 @@
 // family, parameter size and quantization from each config blob, and the state of blobs/.
 //
 // Contract:
-//  - list_store scans the manifests (store.h), reads each (size cap, strict JSON) and its config
-//    blob, and nothing else: no model blob is opened and nothing is hashed, so listing a large
-//    store is fast. Models come sorted by full name.
+//  - list_store judges every model with check_store (store_check.h) — by default the structure
+//    pass, which resolves, stats and parses every blob but hashes nothing; with kStructureCheck
+//    replaced by the default options it also verifies digests — and reads each config blob for
+//    family, parameter size and quantization. Each row carries its ModelCheck (verdict and
+//    reasons), the same one `mlens check` gives. Models come sorted by full name.
 //  - size: config + layer sizes as the manifest states them (checked sum; nullopt on overflow).
 //    modified: the manifest file's mtime, which is what Ollama reports.
-//  - A model whose manifest or config is broken is still listed, with its diagnostics (fields
-//    under its manifest path, see located() in store.h) and ok() false.
+//  - A model whose manifest, config or blobs are broken is still listed, with what its config
+//    says, and ok() false; its reasons name the files (fields under the manifest or blob path).
 //  - blob_files labels every entry of blobs/ (blob, partial download, temporary, legacy name,
 //    other); `referenced` tells which blobs a listed manifest names.
 //  - Cancellable between manifests (the listing is then partial, `cancelled` set).
@@ -21,6 +23,7 @@
 
 #include "mlens/job.h"
 #include "mlens/ollama/store.h"
+#include "mlens/ollama/store_check.h"
 
 namespace mlens {
 
@@ -31,8 +34,8 @@ struct ModelListing {
     std::string family;
     std::string parameter_size;       // config model_type, e.g. "8.0B"
     std::string quantization;         // config file_type, e.g. "Q4_K_M", "int4"
-    std::vector<Diagnostic> diagnostics;
-    bool ok() const;
+    ModelCheck check;                 // the verdict and its reasons
+    bool ok() const { return check.verdict() != Verdict::errors; }
 };
 
 struct ListedBlobFile {
@@ -43,11 +46,16 @@ struct ListedBlobFile {
 struct StoreListing {
     std::string root;
     std::vector<ModelListing> models;
-    std::vector<Diagnostic> diagnostics;     // from the scan
+    std::vector<Diagnostic> diagnostics;     // not about one model: the scan's
     std::vector<ListedBlobFile> blob_files;
+    bool digests_verified = false;
     bool cancelled = false;
+    size_t error_count() const;              // store-level errors plus models rejected
 };
 
-StoreListing list_store(const Store& store, JobContext* job = nullptr);
+StoreListing list_store(const Store& store, const StoreCheckOptions& options = kStructureCheck, JobContext* job = nullptr);
+
+// Replaces each row's verdict with the one `report` gives the same manifest (a later digest pass).
+void apply_check(StoreListing& listing, const StoreCheckReport& report);
 
 }  // namespace mlens

@@ -16,6 +16,9 @@
 //  - A blob that cannot be resolved or opened is an error diagnostic (format "store", field
 //    "layers[i]") and the Model is partial; a blob whose size differs from its layer's is
 //    E_SIZE_MISMATCH. The rest still opens.
+//  - Every other layer (config, params, projector, adapter, text layers, a second model layer) is
+//    judged by the store check's structure pass (store_check.h) and its findings join the
+//    diagnostics, fields under the manifest or blob path: the Model's errors are the check's.
 //  - E_NO_MODEL_LAYER when the manifest has neither model nor tensor layers.
 #pragma once
 
