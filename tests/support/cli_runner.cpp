@@ -23,9 +23,10 @@ std::vector<std::string> CliRun::err_lines() const {
     return lines;
 }
 
-CliRun run_mlens(const std::vector<std::string>& args) {
+CliRun run_mlens(const std::vector<std::string>& args, const std::string& stdin_text) {
     TempDir dir;
-    std::string out_path = dir.file("stdout"), err_path = dir.file("stderr");
+    std::string out_path = dir.file("stdout"), err_path = dir.file("stderr"), in_path = dir.file("stdin");
+    write_whole_file(in_path, std::vector<uint8_t>(stdin_text.begin(), stdin_text.end()));
     std::vector<std::string> argv_storage{MLENS_CLI_PATH};
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -37,7 +38,8 @@ CliRun run_mlens(const std::vector<std::string>& args) {
     if (pid == 0) {
         int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+        int in = ::open(in_path.c_str(), O_RDONLY);
+        if (in < 0 || out < 0 || err < 0 || ::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
         ::execv(argv[0], argv.data());
         ::_exit(127);
     }

@@ -14,7 +14,7 @@ struct CliRun {
 };
 
 // Runs `mlens args...` with no shell involved; stdout and stderr go through files in a fresh
-// temporary directory.
-CliRun run_mlens(const std::vector<std::string>& args);
+// temporary directory, and standard input reads `stdin_text` (empty: end of file at once).
+CliRun run_mlens(const std::vector<std::string>& args, const std::string& stdin_text = {});
 
 }  // namespace mlens::test
