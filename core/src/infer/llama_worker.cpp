@@ -1,7 +1,6 @@
 #include "mlens/infer/llama_worker.h"
 
 #include <signal.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -31,7 +30,7 @@ Error not_loaded() { return Error{"E_NOT_LOADED", "", std::nullopt, "no model is
 
 class Server {
 public:
-    explicit Server(int fd) : m_fd(fd), m_log(std::make_shared<LogCapture>()) {}
+    explicit Server(int fd) : m_fd(fd), m_parent(::getppid()), m_log(std::make_shared<LogCapture>()) {}
 
     int run() {
         for (;;) {
@@ -59,6 +58,9 @@ private:
         double sent_progress = -1.0;
         std::unique_lock lock(mutex);
         while (!wake.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
+            // Between requests the end of the socket ends the worker; during one, a parent that
+            // is gone (this process was re-parented) does.
+            if (::getppid() != m_parent) ::_exit(1);
             send_new_log_lines();
             const double p = job.progress();
             if (p != sent_progress) {
@@ -189,6 +191,7 @@ private:
     }
 
     int m_fd;
+    pid_t m_parent;
     std::mutex m_send_mutex;
     std::mutex m_log_mutex;
     std::shared_ptr<LogCapture> m_log;
@@ -206,7 +209,6 @@ int llama_worker_main(int argc, char** argv) {
         std::fprintf(stderr, "mlens-llama-worker runs llama.cpp for ModelLens; it is started by mlens and modellens\n");
         return 2;
     }
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     struct sigaction sa {};
     sa.sa_handler = on_cancel_signal;
     sa.sa_flags = SA_RESTART;

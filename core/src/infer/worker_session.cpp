@@ -193,6 +193,22 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
     const auto started = Clock::now();
     std::optional<Clock::time_point> cancel_sent;
     for (;;) {
+        // Checked before every frame: a streaming worker sends one every step, so waiting for
+        // a quiet moment would never cancel.
+        if (job_cancelled(job) && !cancel_sent) {
+            ::kill(m_pid, SIGUSR1);
+            cancel_sent = Clock::now();
+        }
+        if (cancel_sent &&
+            std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - *cancel_sent).count() > kCancelGraceMs) {
+            ::kill(m_pid, SIGKILL);
+            return stop("no answer within " + std::to_string(kCancelGraceMs / 1000) + " s of a cancel (killed)");
+        }
+        const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+        if (quick && waited > kQuickCallMs) {
+            ::kill(m_pid, SIGKILL);
+            return stop("no answer within " + std::to_string(kQuickCallMs / 1000) + " s (killed)");
+        }
         pollfd fds[2] = {{m_channel->socket, POLLIN, 0}, {m_channel->stderr_pipe, POLLIN, 0}};
         int n = ::poll(fds, 2, 50);
         if (n < 0 && errno != EINTR) return stop("cannot wait for the worker: " + std::string(std::strerror(errno)));
@@ -215,29 +231,18 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
                     job_report(job, frame->at("fraction").get<double>());
                     continue;
                 }
+                // Steps the worker decoded after the cancel are not shown: the caller stopped.
                 if (type == "step") {
-                    if (on_frame) on_frame(*frame);
+                    if (on_frame && !cancel_sent) on_frame(*frame);
                     continue;
                 }
                 if (type == "error") return wire::decode_error(*frame);
             } catch (const std::exception& e) {
                 return decode_failure(e);
             }
+            // A result that crossed the cancel on its way is dropped, as the cancel asked.
+            if (cancel_sent) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
             return std::move(frame).value();
-        }
-        const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
-        if (job_cancelled(job) && !cancel_sent) {
-            ::kill(m_pid, SIGUSR1);
-            cancel_sent = Clock::now();
-        }
-        if (cancel_sent &&
-            std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - *cancel_sent).count() > kCancelGraceMs) {
-            ::kill(m_pid, SIGKILL);
-            return stop("no answer within " + std::to_string(kCancelGraceMs / 1000) + " s of a cancel (killed)");
-        }
-        if (quick && waited > kQuickCallMs) {
-            ::kill(m_pid, SIGKILL);
-            return stop("no answer within " + std::to_string(kQuickCallMs / 1000) + " s (killed)");
         }
     }
 }

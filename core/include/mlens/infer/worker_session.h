@@ -16,7 +16,9 @@
 //  - Every method mirrors the in-process API of the same name (tokenizer.h, generate.h,
 //    layer_capture.h, ab_compare.h) and gives the same values: the worker runs exactly that code.
 //    on_step runs on the calling thread as each step arrives; cancel through the JobContext
-//    signals the worker, which stops at its next check like the in-process code.
+//    signals the worker, which stops at its next check like the in-process code. From the
+//    cancel on, no more steps are delivered and the call returns "E_CANCELLED" even when the
+//    worker's result was already on its way.
 //  - Every llama.cpp log line of the worker arrives in log() as it is written (every 50 ms),
 //    and the worker's stderr (where GGML_ASSERT writes before it aborts) as error lines.
 //  - When the worker dies, the call in progress returns "E_LLAMA_STOPPED" with the message
