@@ -82,7 +82,7 @@ void InferencePanel::load_bar(PanelContext& ctx) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Load only the tokenizer (fast; no generation)");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(90);
-    if (ImGui::InputInt("threads", &threads)) threads = std::clamp(threads, 0, online_cores());
+    if (ImGui::InputInt("threads (0: auto)", &threads)) threads = std::clamp(threads, 0, online_cores());
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Threads llama.cpp decodes with (applies at the next load). 0: as many as there are idle\n"
                           "cores now; on a busy machine more threads than idle cores make decoding much slower");
@@ -97,6 +97,8 @@ void InferencePanel::load_bar(PanelContext& ctx) {
         char ms[32];
         std::snprintf(ms, sizeof ms, "%.0f ms", c.load_ms());
         ui::text_colored(palette().ok, std::string("loaded in ") + ms);
+    } else if (c.stopped()) {
+        ui::text_colored(palette().error, "llama.cpp stopped");
     } else if (!c.load_error()) {
         ui::text_dim("not loaded: loading runs llama.cpp on this file (CPU)");
     }
