@@ -20,6 +20,8 @@ namespace {
 
 using Json = nlohmann::json;
 
+constexpr int kStepBatchMs = 20;
+
 std::atomic<JobContext*> g_job{nullptr};
 
 void on_cancel_signal(int) {
@@ -171,12 +173,24 @@ private:
             return Json{{"type", "chat"}, {"chat", wire::encode_chat(*chat)}};
         }
         if (op == "generate") {
-            auto on_step = [this](const GenerationStep& step) {
-                send_new_log_lines();
-                send({{"type", "step"}, {"step", wire::encode_step(step)}});
+            // Steps go out at most every kStepBatchMs (the first at once): a frame per token
+            // would wake the client thousands of times a second, and on a machine with as
+            // many decoding threads as cores each wake-up delays a thread the others wait for.
+            Json pending = Json::array();
+            auto last_sent = std::chrono::steady_clock::now() - std::chrono::milliseconds(kStepBatchMs);
+            auto flush = [&] {
+                if (pending.empty()) return;
+                send({{"type", "steps"}, {"steps", std::move(pending)}});
+                pending = Json::array();
+                last_sent = std::chrono::steady_clock::now();
+            };
+            auto on_step = [&](const GenerationStep& step) {
+                pending.push_back(wire::encode_step(step));
+                if (std::chrono::steady_clock::now() - last_sent >= std::chrono::milliseconds(kStepBatchMs)) flush();
             };
             auto result = generate_from_tokens(s, request.at("tokens").get<std::vector<int32_t>>(),
                                                wire::decode_generate_options(request.at("options")), &job, on_step);
+            flush();
             if (!result) return result.error();
             return Json{{"type", "generated"}, {"result", wire::encode_generation(*result)}};
         }

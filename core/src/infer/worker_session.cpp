@@ -232,8 +232,11 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
                     continue;
                 }
                 // Steps the worker decoded after the cancel are not shown: the caller stopped.
-                if (type == "step") {
-                    if (on_frame && !cancel_sent) on_frame(*frame);
+                if (type == "steps") {
+                    for (const Json& step : frame->at("steps")) {
+                        if (!on_frame || cancel_sent || job_cancelled(job)) break;
+                        on_frame(step);
+                    }
                     continue;
                 }
                 if (type == "error") return wire::decode_error(*frame);
@@ -376,7 +379,7 @@ Result<GenerationResult> WorkerSession::generate_from_tokens(std::vector<int32_t
     auto reply = call(request, job, false, [&](const Json& frame) {
         if (!on_step || step_error) return;
         try {
-            on_step(wire::decode_step(frame.at("step")));
+            on_step(wire::decode_step(frame));
         } catch (const std::exception& e) {
             step_error = decode_failure(e);
         }

@@ -7,8 +7,9 @@
 // Unix socket, so a peer that died gives an error instead of SIGPIPE.
 //
 // Requests carry "op"; replies carry "type": "log" {level, text} and "progress" {fraction} may
-// come at any time, "step" {step} streams a generation, and exactly one final frame ends a
-// request: "error" {code, message} or the op's result.
+// come at any time, "steps" {steps: [step...]} streams a generation (steps batched, see
+// llama_worker.cpp), and exactly one final frame ends a request: "error" {code, message} or the
+// op's result.
 #pragma once
 
 #include <nlohmann/json.hpp>

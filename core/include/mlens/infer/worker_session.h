@@ -15,7 +15,8 @@
 //    above the online cores is capped. threads() is what llama.cpp got, thread_note() why.
 //  - Every method mirrors the in-process API of the same name (tokenizer.h, generate.h,
 //    layer_capture.h, ab_compare.h) and gives the same values: the worker runs exactly that code.
-//    on_step runs on the calling thread as each step arrives; cancel through the JobContext
+//    on_step runs on the calling thread for each step as it arrives (the worker sends them in
+//    batches at most 20 ms apart, the first at once); cancel through the JobContext
 //    signals the worker, which stops at its next check like the in-process code. From the
 //    cancel on, no more steps are delivered and the call returns "E_CANCELLED" even when the
 //    worker's result was already on its way.
@@ -124,8 +125,8 @@ private:
     WorkerSession();
 
     using FrameHandler = std::function<void(const nlohmann::json& frame)>;
-    // Sends one request and returns its final frame (an "error" frame as that Error); streamed
-    // "step" frames go to on_frame. quick: a call that must answer within kQuickCallMs.
+    // Sends one request and returns its final frame (an "error" frame as that Error); each step
+    // of streamed "steps" frames goes to on_frame. quick: a call that must answer within kQuickCallMs.
     Result<nlohmann::json> call(const nlohmann::json& request, JobContext* job, bool quick,
                                 const FrameHandler& on_frame = {});
     Error stop(std::string reason);
