@@ -4,9 +4,11 @@
 // greedy, top-5 candidates per step, streamed to this process — against llama.cpp's own
 // generation loop in this process: the loop of llama.cpp's `simple` example (a greedy sampler
 // chain, llama_sampler_sample, the token's piece, llama_decode). Both are timed the same way, by
-// the wall clock per generated token as the caller sees it: for ModelLens from the first step that
-// arrives here to the last, for the loop over its iterations. Also a bare loop (argmax, nothing
-// else per step) as the decode floor, and the cost of layer capture.
+// the wall clock as the caller sees it, from asking for the tokens (the prompt already tokenized)
+// to having them all — for ModelLens the request to the worker, the prompt's decode, every step
+// and the answer back; for the loop the prompt's decode and its iterations — divided by the
+// tokens generated. Also a bare loop (argmax, nothing else per step) as the decode floor, and the
+// cost of layer capture.
 //
 // Two conditions, each figure the median over REPEATS runs:
 //  - idle: ModelLens's default thread count (threads.h) and llama.cpp's loop at the same count;
@@ -58,13 +60,19 @@ bool start(llama_context* ctx, const llama_vocab* vocab) {
     return llama_decode(ctx, llama_batch_get_one(tokens.data(), n)) == 0;
 }
 
+struct Rates {
+    double wall = 0.0;     // tokens / wall-clock seconds, prompt included
+    double decode = 0.0;   // tokens / seconds inside llama_decode (llama.cpp's counters, or ModelLens's)
+};
+
 // llama.cpp's own loop, as its `simple` example writes it.
-double llama_own_loop(llama_context* ctx, const llama_vocab* vocab, int n_tokens) {
-    if (!start(ctx, vocab)) return 0.0;
+Rates llama_own_loop(llama_context* ctx, const llama_vocab* vocab, int n_tokens) {
+    llama_perf_context_reset(ctx);
+    auto t0 = Clock::now();
+    if (!start(ctx, vocab)) return {};
     llama_sampler* sampler = llama_sampler_chain_init(llama_sampler_chain_default_params());
     llama_sampler_chain_add(sampler, llama_sampler_init_greedy());
     char piece[256];
-    auto t0 = Clock::now();
     for (int i = 0; i + 1 < n_tokens; ++i) {
         llama_token next = llama_sampler_sample(sampler, ctx, -1);
         volatile int32_t length = llama_token_to_piece(vocab, next, piece, sizeof piece, 0, true);
@@ -73,34 +81,66 @@ double llama_own_loop(llama_context* ctx, const llama_vocab* vocab, int n_tokens
     }
     const double s = seconds_since(t0);
     llama_sampler_free(sampler);
-    return (n_tokens - 1) / s;
+    const llama_perf_context_data perf = llama_perf_context(ctx);
+    // The prompt's decode is counted apart (t_p_eval), as ModelLens counts it apart.
+    return {n_tokens / s, perf.n_eval > 0 && perf.t_eval_ms > 0 ? perf.n_eval * 1000.0 / perf.t_eval_ms : 0.0};
 }
 
 // The least a loop can do: argmax of the logits, then decode.
 double bare_loop(llama_context* ctx, const llama_vocab* vocab, int n_tokens) {
+    auto t0 = Clock::now();
     if (!start(ctx, vocab)) return 0.0;
     const int32_t n_vocab = llama_vocab_n_tokens(vocab);
-    auto t0 = Clock::now();
     for (int i = 0; i + 1 < n_tokens; ++i) {
         const float* logits = llama_get_logits_ith(ctx, -1);
         llama_token best = static_cast<llama_token>(std::max_element(logits, logits + n_vocab) - logits);
         if (llama_decode(ctx, llama_batch_get_one(&best, 1)) != 0) return 0.0;
     }
-    return (n_tokens - 1) / seconds_since(t0);
+    return n_tokens / seconds_since(t0);
 }
 
-// ModelLens through its worker: steps as they arrive in this process.
-double through_worker(mlens::WorkerSession& worker, int n_tokens) {
+mlens::GenerateOptions generate_options(int n_tokens) {
     mlens::GenerateOptions g;
     g.max_tokens = n_tokens;
     g.stop_at_eog = false;
-    std::vector<Clock::time_point> arrivals;
-    auto result = worker.generate(kPrompt, g, nullptr, [&](const mlens::GenerationStep&) { arrivals.push_back(Clock::now()); });
-    if (!result || arrivals.size() < 2) {
+    return g;
+}
+
+Rates checked(const mlens::Result<mlens::GenerationResult>& result, size_t steps, int n_tokens, double seconds) {
+    if (!result || steps != static_cast<size_t>(n_tokens)) {
         std::fprintf(stderr, "%s\n", result ? "too few steps" : result.error().to_string().c_str());
         std::exit(1);
     }
-    return (arrivals.size() - 1) / std::chrono::duration<double>(arrivals.back() - arrivals.front()).count();
+    return {n_tokens / seconds, result->generation_tokens_per_s};
+}
+
+// ModelLens through its worker, steps streamed to this process.
+Rates through_worker(mlens::WorkerSession& worker, int n_tokens) {
+    const mlens::GenerateOptions g = generate_options(n_tokens);
+    auto ids = worker.tokenize_ids(kPrompt, g.tokenize);
+    if (!ids) std::exit(1);
+    size_t steps = 0;
+    auto t0 = Clock::now();
+    auto result = worker.generate_from_tokens(*ids, g, nullptr, [&](const mlens::GenerationStep&) { ++steps; });
+    return checked(result, steps, n_tokens, seconds_since(t0));
+}
+
+// The same code in this process, for the cost of the worker itself.
+Rates in_process(mlens::Session& session, int n_tokens) {
+    const mlens::GenerateOptions g = generate_options(n_tokens);
+    auto ids = mlens::tokenize_ids(session, kPrompt, g.tokenize);
+    if (!ids) std::exit(1);
+    size_t steps = 0;
+    auto t0 = Clock::now();
+    auto result = mlens::generate_from_tokens(session, *ids, g, nullptr, [&](const mlens::GenerationStep&) { ++steps; });
+    return checked(result, steps, n_tokens, seconds_since(t0));
+}
+
+double median_of(const std::vector<Rates>& runs, double Rates::*field) {
+    std::vector<double> v;
+    for (const Rates& r : runs) v.push_back(r.*field);
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
 std::unique_ptr<mlens::WorkerSession> load_worker(const std::string& path, int threads) {
@@ -119,6 +159,7 @@ llama_context* make_context(mlens::Session& s, int threads) {
     cp.n_ctx = cp.n_batch = s.n_ctx();
     cp.n_ubatch = std::min<uint32_t>(s.n_ctx(), 512);
     if (threads > 0) cp.n_threads = cp.n_threads_batch = threads;
+    cp.no_perf = false;
     llama_context* ctx = llama_init_from_model(s.model(), cp);
     if (!ctx) std::exit(1);
     return ctx;
@@ -131,7 +172,8 @@ std::vector<pid_t> start_spinners(int n) {
         pid_t pid = fork();
         if (pid == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
-            for (volatile unsigned long x = 0;; x = x + 1) {}
+            volatile unsigned long spins = 0;
+            while (true) spins = spins + 1;
         }
         if (pid > 0) pids.push_back(pid);
     }
@@ -169,11 +211,13 @@ int main(int argc, char** argv) {
     }
     mlens::Session& s = **session;
     llama_context* ctx = make_context(s, threads);
-    std::vector<double> ours, own, bare, capture_cost;
+    std::vector<Rates> ours, local, own;
+    std::vector<double> bare, capture_cost;
     for (int r = 0; r < repeats; ++r) {
         // Alternate which runs first so that neither always gets the warmer caches.
         if (r % 2 == 1) own.push_back(llama_own_loop(ctx, s.vocab(), n_tokens));
         ours.push_back(through_worker(*worker, n_tokens));
+        local.push_back(in_process(s, n_tokens));
         if (r % 2 == 0) own.push_back(llama_own_loop(ctx, s.vocab(), n_tokens));
         bare.push_back(bare_loop(ctx, s.vocab(), n_tokens));
         auto capture = mlens::capture_layers(s, kPrompt, {});
@@ -182,12 +226,16 @@ int main(int argc, char** argv) {
     }
     llama_free(ctx);
     worker.reset();
-    const double a = median(ours), b = median(own), c = median(bare);
+    const double dec_a = median_of(ours, &Rates::decode), dec_b = median_of(own, &Rates::decode);
+    const double a = median_of(ours, &Rates::wall), l = median_of(local, &Rates::wall), b = median_of(own, &Rates::wall);
+    const double c = median(bare);
     std::printf("model %s, %d tokens, %d repeats, %d online cores\n", path.c_str(), n_tokens, repeats, cores);
     std::printf("idle: ModelLens default %s\n", idle_note.c_str());
-    std::printf("idle: generation: ModelLens (worker process) %.1f tokens/s, llama.cpp's own loop %.1f tokens/s "
-                "(same threads), ratio %.3f\n", a, b, a / b);
-    std::printf("idle: bare argmax loop (decode floor) %.1f tokens/s, ratio %.3f\n", c, a / c);
+    std::printf("idle: decode speed (time inside llama_decode): ModelLens (worker process) %.1f tokens/s, llama.cpp's own "
+                "loop %.1f tokens/s (its counters, same threads), ratio %.3f\n", dec_a, dec_b, dec_a / dec_b);
+    std::printf("idle: wall clock, prompt included: ModelLens (worker process) %.1f tokens/s, the same in process %.1f, "
+                "llama.cpp's own loop %.1f; worker / in process %.3f, ModelLens / llama.cpp %.3f\n", a, l, b, a / l, a / b);
+    std::printf("idle: bare argmax loop (decode floor) %.1f tokens/s, wall-clock ratio %.3f\n", c, a / c);
     std::printf("layer capture (default names): decode takes %.2fx the time without capture\n", median(capture_cost));
 
     // Under load: every core already busy with another process.
@@ -197,7 +245,7 @@ int main(int argc, char** argv) {
     const int llama_default_threads = llama_context_default_params().n_threads;
     llama_context* ctx_llama_default = make_context(s, 0);
     llama_context* ctx_all_cores = make_context(s, cores);
-    std::vector<double> b_default, b_one;
+    std::vector<Rates> b_default, b_one;
     for (int r = 0; r < repeats; ++r) {
         b_default.push_back(through_worker(*busy_default, n_tokens));
         b_one.push_back(through_worker(*busy_one, n_tokens));
@@ -205,13 +253,14 @@ int main(int argc, char** argv) {
     // With more threads than idle cores llama.cpp's loop runs at a few tokens per second: one
     // short run each keeps the benchmark within a minute.
     const int collapsed_tokens = std::min(n_tokens, kCollapsedTokens);
-    std::vector<double> b_own_default{llama_own_loop(ctx_llama_default, s.vocab(), collapsed_tokens)};
-    std::vector<double> b_own_cores{llama_own_loop(ctx_all_cores, s.vocab(), collapsed_tokens)};
+    const double od = llama_own_loop(ctx_llama_default, s.vocab(), collapsed_tokens).wall;
+    const double oc = llama_own_loop(ctx_all_cores, s.vocab(), collapsed_tokens).wall;
     stop_spinners(spinners);
     llama_free(ctx_llama_default);
     llama_free(ctx_all_cores);
-    const double d = median(b_default), one = median(b_one), od = median(b_own_default), oc = median(b_own_cores);
-    std::printf("busy (%d spinning processes): ModelLens default (%s) %.1f tokens/s, ModelLens --threads 1 %.1f tokens/s\n",
+    const double d = median_of(b_default, &Rates::wall), one = median_of(b_one, &Rates::wall);
+    std::printf("busy (%d spinning processes), wall clock: ModelLens default (%s) %.1f tokens/s, ModelLens --threads 1 "
+                "%.1f tokens/s\n",
                 cores, busy_default->thread_note().c_str(), d, one);
     std::printf("busy: llama.cpp's own loop %.1f tokens/s at its default %d threads, %.1f tokens/s at %d threads "
                 "(%d tokens, one run each)\n", od, llama_default_threads, oc, cores, collapsed_tokens);
