@@ -1,11 +1,14 @@
-// mlens tokenize PATH TEXT [--no-special] [--no-bos] [--chat] [--json]
-// mlens run PATH -p TEXT [-n N] [--top-k K] [--temp T --seed S] [--sample-top-k K] [--top-p P] [--json]
-// mlens ab A B -p TEXT [-n N] [--top-k K] [--json]
-// mlens layers PATH -p TEXT [--names a,b,...] [--json]
-// Test inference through llama.cpp (core/infer). A file llama.cpp cannot load exits 1 with
-// llama.cpp's own error text; --log prints every llama.cpp log line to stderr. A GGUF that is
-// Ollama-made on evidence is loaded through the upstream export (model_loader.h), and a "note:" line
-// on stderr says so; --as-is hands every file to llama.cpp unmodified.
+// mlens tokenize PATH [TEXT|-] [--prompt-file FILE] [--no-special] [--no-bos] [--chat] [--json]
+// mlens run PATH (-p TEXT|-p -|--prompt-file FILE) [-n N] [--top-k K] [--temp T --seed S] [--sample-top-k K] [--top-p P] [--json]
+// mlens ab A B (-p ...|--prompt-file FILE) [-n N] [--top-k K] [--json]
+// mlens layers PATH (-p ...|--prompt-file FILE) [--names a,b,...] [--json]
+// Test inference through llama.cpp, which runs in a worker process (worker_session.h): when
+// llama.cpp aborts, crashes or is killed, the command exits 1 with "llama.cpp stopped: REASON".
+// A file llama.cpp cannot load exits 1 with llama.cpp's own error text, escaped; --log prints
+// every llama.cpp log line to stderr, escaped. A GGUF that is Ollama-made on evidence is loaded
+// through the upstream export (model_loader.h), and a "note:" line on stderr says so; --as-is
+// hands every file to llama.cpp unmodified. --threads must be >= 1; a count above the online
+// cores is capped with a note; without it the default of threads.h applies.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -17,8 +20,10 @@
 #include "mlens/infer/model_loader.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
+#include "mlens/infer/worker_session.h"
 #include "mlens/model/model_json.h"
 #include "mlens/text/escape.h"
+#include "prompt_input.h"
 
 namespace mlens::cli {
 
@@ -28,7 +33,7 @@ struct CommonFlags {
     bool json = false;
     bool log = false;
     bool as_is = false;
-    int threads = 2;
+    int threads = 0;   // 0: the default (threads.h)
     uint32_t ctx = 2048;
 };
 
@@ -36,7 +41,8 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
     cmd->add_flag("--json", f.json, "Print JSON");
     cmd->add_flag("--log", f.log, "Print llama.cpp's log lines to stderr");
     cmd->add_flag("--as-is", f.as_is, "Hand the file to llama.cpp unmodified, even an Ollama-made GGUF");
-    cmd->add_option("--threads", f.threads, "Threads for llama.cpp (default 2)");
+    cmd->add_option("--threads", f.threads, "Threads for llama.cpp (>= 1; default: the idle cores)")
+        ->check(CLI::Range(1, 1 << 20));
     cmd->add_option("--ctx", f.ctx, "Context size (capped at the model's training context)");
 }
 
@@ -50,33 +56,56 @@ std::string shown(const std::string& piece) {
     return "'" + escape_for_display(spaced, 60) + "'";
 }
 
-void print_log(const Session& session) {
-    for (const LlamaLogLine& line : session.log().lines())
+void print_log(const LogCapture& log) {
+    for (const LlamaLogLine& line : log.lines())
         std::cerr << "llama.cpp " << llama_log_level_name(line.level) << ": " << escape_for_display(line.text, 400) << "\n";
 }
 
-std::unique_ptr<Session> load_or_report(const std::string& path, const CommonFlags& f, bool vocab_only) {
+std::unique_ptr<WorkerSession> load_or_report(const std::string& path, const CommonFlags& f, bool vocab_only) {
     SessionOptions options;
     options.vocab_only = vocab_only;
     options.n_threads = f.threads;
     options.n_ctx = f.ctx;
     options.as_is = f.as_is;
     auto log = std::make_shared<LogCapture>();
-    auto loaded = load_model_session(path, options, nullptr, log);
+    auto loaded = WorkerSession::load(path, options, nullptr, log);
     if (!loaded) {
-        if (f.log)
-            for (const LlamaLogLine& line : log->lines())
-                std::cerr << "llama.cpp " << llama_log_level_name(line.level) << ": " << line.text << "\n";
-        std::cerr << "error: " << escape_for_display(path) << ": " << loaded.error().to_string() << "\n";
+        if (f.log) print_log(*log);
+        std::cerr << "error: " << escape_for_display(path) << ": " << escape_for_display(loaded.error().to_string(), 2000) << "\n";
         return nullptr;
     }
-    if (loaded->route.through_export) std::cerr << "note: " << escape_for_display(path) << ": " << loaded->route.banner << "\n";
-    return std::move(loaded->session);
+    WorkerSession& session = **loaded;
+    if (!session.thread_note().empty() && (f.threads > 0 || f.log)) std::cerr << "note: " << session.thread_note() << "\n";
+    if (session.route().through_export)
+        std::cerr << "note: " << escape_for_display(path) << ": " << escape_for_display(session.route().banner, 400) << "\n";
+    return std::move(loaded).value();
 }
 
 int report(const Error& e) {
-    std::cerr << "error: " << e.to_string() << "\n";
+    std::cerr << "error: " << escape_for_display(e.to_string(), 2000) << "\n";
     return kExitBroken;
+}
+
+// The prompt of -p TEXT, -p - (stdin) or --prompt-file FILE; nullopt after printing why not.
+std::optional<std::string> prompt_or_report(const std::string& text, const std::string& file) {
+    auto prompt = resolve_prompt(text, file);
+    if (!prompt) {
+        report(prompt.error());
+        return std::nullopt;
+    }
+    return std::move(prompt).value();
+}
+
+// -p and --prompt-file: one of them, not both.
+void add_prompt_options(CLI::App* cmd, std::string& text, std::string& file) {
+    auto* p = cmd->add_option("-p,--prompt", text, "Prompt (\"-\": read it from standard input)");
+    auto* pf = cmd->add_option("--prompt-file", file, "Read the prompt from FILE (at most 1 MiB)");
+    p->excludes(pf);
+    pf->excludes(p);
+}
+
+void require_prompt(const std::string& text, const std::string& file) {
+    if (text.empty() && file.empty()) throw CLI::RequiredError("-p,--prompt or --prompt-file");
 }
 
 nlohmann::json piece_json(const TokenPiece& t) {
@@ -95,8 +124,8 @@ int run_tokenize(const std::string& path, const std::string& text, bool no_speci
     auto session = load_or_report(path, f, true);
     if (!session) return kExitBroken;
     if (chat) {
-        auto render = apply_chat_template(*session, sample_conversation());
-        if (f.log) print_log(*session);
+        auto render = session->apply_chat_template(sample_conversation());
+        if (f.log) print_log(session->log());
         if (!render) return report(render.error());
         if (f.json) {
             nlohmann::json toks = nlohmann::json::array();
@@ -111,12 +140,12 @@ int run_tokenize(const std::string& path, const std::string& text, bool no_speci
     TokenizeOptions options;
     options.parse_special = !no_special;
     options.add_special = !no_bos;
-    auto tokens = tokenize(*session, text, options);
-    if (f.log) print_log(*session);
+    auto tokens = session->tokenize(text, options);
+    if (f.log) print_log(session->log());
     if (!tokens) return report(tokens.error());
     std::vector<int32_t> ids;
     for (const TokenPiece& t : *tokens) ids.push_back(t.id);
-    auto round_trip = detokenize(*session, ids, false, true);
+    auto round_trip = session->detokenize(ids, false, true);
     if (!round_trip) return report(round_trip.error());
     if (f.json) {
         nlohmann::json toks = nlohmann::json::array();
@@ -151,8 +180,8 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
         if (!s.candidates.empty()) line.pop_back();
         std::cout << line << "\n" << std::flush;
     };
-    auto result = generate(*session, prompt, options, nullptr, on_step);
-    if (f.log) print_log(*session);
+    auto result = session->generate(prompt, options, nullptr, on_step);
+    if (f.log) print_log(session->log());
     if (!result) return report(result.error());
     const GenerationResult& r = *result;
     if (f.json) {
@@ -185,15 +214,12 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
            const CommonFlags& f) {
     auto a = load_or_report(path_a, f, false);
     if (!a) return kExitBroken;
-    auto b = load_or_report(path_b, f, false);
-    if (!b) return kExitBroken;
-    auto result = compare_ab(*a, *b, prompt, options);
-    if (f.log) {
-        print_log(*a);
-        print_log(*b);
-    }
+    auto result = a->compare_ab(path_b, prompt, options);
+    if (f.log) print_log(a->log());
     if (!result) return report(result.error());
-    const AbResult& r = *result;
+    if (result->b_route.through_export)
+        std::cerr << "note: " << escape_for_display(path_b) << ": " << escape_for_display(result->b_route.banner, 400) << "\n";
+    const AbResult& r = result->result;
     const AbSummary& s = r.summary;
     if (f.json) {
         nlohmann::json positions = nlohmann::json::array();
@@ -210,10 +236,11 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
         return kExitOk;
     }
     std::vector<std::vector<std::string>> rows{{"pos", "token", "kld", "top A", "top B", "p(A)", "p(B)", "top-k overlap"}};
-    for (const AbPosition& p : r.positions) {
-        auto piece = [&](int32_t id) { auto t = token_piece(*a, id); return t ? shown(t->piece) : std::string("?"); };
-        rows.push_back({std::to_string(p.index) + (p.generated ? "*" : ""), piece(p.token), number_text(p.kld, "%.6f"),
-                        piece(p.top_a), piece(p.top_b), number_text(p.prob_top_a, "%.4f"), number_text(p.prob_top_b, "%.4f"),
+    for (size_t i = 0; i < r.positions.size(); ++i) {
+        const AbPosition& p = r.positions[i];
+        const std::string token = i < result->tokens.size() ? shown(result->tokens[i].piece) : std::string("?");
+        rows.push_back({std::to_string(p.index) + (p.generated ? "*" : ""), token, number_text(p.kld, "%.6f"),
+                        shown(result->top_a[i]), shown(result->top_b[i]), number_text(p.prob_top_a, "%.4f"), number_text(p.prob_top_b, "%.4f"),
                         number_text(p.topk_overlap, "%.2f")});
     }
     print_table(rows);
@@ -229,8 +256,8 @@ int run_layers(const std::string& path, const std::string& prompt, const LayerCa
                const CommonFlags& f) {
     auto session = load_or_report(path, f, false);
     if (!session) return kExitBroken;
-    auto result = capture_layers(*session, prompt, options);
-    if (f.log) print_log(*session);
+    auto result = session->capture_layers(prompt, options);
+    if (f.log) print_log(session->log());
     if (!result) return report(result.error());
     const LayerCaptureResult& r = *result;
     if (f.json) {
@@ -265,22 +292,27 @@ void add_infer_commands(CLI::App& app, int& exit_code) {
         auto chat = std::make_shared<bool>(false);
         auto f = std::make_shared<CommonFlags>();
         cmd->add_option("PATH", *path, "GGUF file (only the vocabulary is loaded)")->required();
-        cmd->add_option("TEXT", *text, "Text to tokenize");
+        auto file = std::make_shared<std::string>();
+        auto* text_option = cmd->add_option("TEXT", *text, "Text to tokenize (\"-\": read it from standard input)");
+        cmd->add_option("--prompt-file", *file, "Tokenize the text of FILE (at most 1 MiB)")->excludes(text_option);
         cmd->add_flag("--no-special", *no_special, "Treat special-token text as plain text");
         cmd->add_flag("--no-bos", *no_bos, "Do not add BOS/EOS");
         cmd->add_flag("--chat", *chat, "Render a small conversation with the file's chat template instead");
         add_common(cmd, *f);
-        cmd->callback([=, &exit_code] { exit_code = run_tokenize(*path, *text, *no_special, *no_bos, *chat, *f); });
+        cmd->callback([=, &exit_code] {
+            auto input = prompt_or_report(*text, *file);
+            exit_code = input ? run_tokenize(*path, *input, *no_special, *no_bos, *chat, *f) : kExitBroken;
+        });
     }
     {
         auto* cmd = app.add_subcommand("run", "Generate tokens with llama.cpp, with the top candidates of each step");
         auto path = std::make_shared<std::string>();
-        auto prompt = std::make_shared<std::string>();
+        auto prompt = std::make_shared<std::string>(), prompt_file = std::make_shared<std::string>();
         auto options = std::make_shared<GenerateOptions>();
         options->max_tokens = 16;
         auto f = std::make_shared<CommonFlags>();
         cmd->add_option("PATH", *path, "GGUF file")->required();
-        cmd->add_option("-p,--prompt", *prompt, "Prompt")->required();
+        add_prompt_options(cmd, *prompt, *prompt_file);
         cmd->add_option("-n,--tokens", options->max_tokens, "Tokens to generate (default 16)")->check(CLI::Range(1, 100000));
         cmd->add_option("--top-k", options->n_candidates, "Candidates shown per step (default 5)")->check(CLI::Range(0, 1000));
         cmd->add_option("--temp", options->sampling.temperature, "Sampling temperature (default 0: greedy)");
@@ -288,36 +320,48 @@ void add_infer_commands(CLI::App& app, int& exit_code) {
         cmd->add_option("--sample-top-k", options->sampling.top_k, "Sample among the K most likely (default 40)");
         cmd->add_option("--top-p", options->sampling.top_p, "Sample within probability mass P (default 0.95)");
         add_common(cmd, *f);
-        cmd->callback([=, &exit_code] { exit_code = run_generate(*path, *prompt, *options, *f); });
+        cmd->callback([=, &exit_code] {
+            require_prompt(*prompt, *prompt_file);
+            auto input = prompt_or_report(*prompt, *prompt_file);
+            exit_code = input ? run_generate(*path, *input, *options, *f) : kExitBroken;
+        });
     }
     {
         auto* cmd = app.add_subcommand("ab", "Compare two models on the same prompt (KL divergence per position)");
         auto a = std::make_shared<std::string>(), b = std::make_shared<std::string>();
-        auto prompt = std::make_shared<std::string>();
+        auto prompt = std::make_shared<std::string>(), prompt_file = std::make_shared<std::string>();
         auto options = std::make_shared<AbOptions>();
         auto f = std::make_shared<CommonFlags>();
         cmd->add_option("A", *a, "Reference GGUF")->required();
         cmd->add_option("B", *b, "GGUF compared with A")->required();
-        cmd->add_option("-p,--prompt", *prompt, "Prompt")->required();
+        add_prompt_options(cmd, *prompt, *prompt_file);
         cmd->add_option("-n,--tokens", options->max_tokens, "Tokens of A's greedy continuation (default 16)")
             ->check(CLI::Range(0, 100000));
         cmd->add_option("--top-k", options->top_k, "k of the top-k overlap (default 5)")->check(CLI::Range(1, 1000));
         add_common(cmd, *f);
-        cmd->callback([=, &exit_code] { exit_code = run_ab(*a, *b, *prompt, *options, *f); });
+        cmd->callback([=, &exit_code] {
+            require_prompt(*prompt, *prompt_file);
+            auto input = prompt_or_report(*prompt, *prompt_file);
+            exit_code = input ? run_ab(*a, *b, *input, *options, *f) : kExitBroken;
+        });
     }
     {
         auto* cmd = app.add_subcommand("layers", "Per-layer activation statistics for the last prompt token");
         auto path = std::make_shared<std::string>();
-        auto prompt = std::make_shared<std::string>();
+        auto prompt = std::make_shared<std::string>(), prompt_file = std::make_shared<std::string>();
         auto options = std::make_shared<LayerCaptureOptions>();
         options->keep_values = false;
         auto f = std::make_shared<CommonFlags>();
         cmd->add_option("PATH", *path, "GGUF file")->required();
-        cmd->add_option("-p,--prompt", *prompt, "Prompt")->required();
+        add_prompt_options(cmd, *prompt, *prompt_file);
         cmd->add_option("--names", options->names, "Graph tensor names to capture (default attn_norm,attn_out,ffn_inp,ffn_out,l_out)")
             ->delimiter(',');
         add_common(cmd, *f);
-        cmd->callback([=, &exit_code] { exit_code = run_layers(*path, *prompt, *options, *f); });
+        cmd->callback([=, &exit_code] {
+            require_prompt(*prompt, *prompt_file);
+            auto input = prompt_or_report(*prompt, *prompt_file);
+            exit_code = input ? run_layers(*path, *input, *options, *f) : kExitBroken;
+        });
     }
 }
 

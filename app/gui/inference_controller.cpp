@@ -3,7 +3,6 @@
 #include <chrono>
 #include <filesystem>
 
-#include "mlens/infer/model_loader.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -22,7 +21,7 @@ const char* infer_job_name(InferJob kind) {
 struct InferenceController::Shared {
     std::optional<Error> error;
 
-    std::shared_ptr<Session> session;          // load
+    std::shared_ptr<WorkerSession> session;    // load
     std::string banner;
     double load_ms = 0.0;
 
@@ -42,7 +41,10 @@ Error not_loaded() { return Error{"E_NOT_LOADED", "", std::nullopt, "load the mo
 }  // namespace
 
 InferenceController::InferenceController(std::string path)
-    : m_path(std::move(path)), m_log(std::make_shared<LogCapture>()) {}
+    : m_path(std::move(path)), m_log(std::make_shared<LogCapture>()) {
+    // A path that is not a regular file gets its error at load time.
+    if (auto identity = regular_file_identity(m_path)) m_identity = *identity;
+}
 
 InferenceController::~InferenceController() {
     if (m_job) m_job->cancel();
@@ -65,19 +67,23 @@ bool InferenceController::begin(InferJob kind) {
 bool InferenceController::start_load(JobRunner& jobs, const SessionOptions& options) {
     if (!begin(InferJob::load)) return false;
     m_load_error.reset();
+    m_stopped.reset();
     auto shared = m_shared;
     auto log = m_log;
     std::string path = m_path;
+    // The previous worker ends before the new one starts, so two copies never share the memory.
+    m_session.reset();
+    ++m_serial;
     m_job = jobs.start("load " + escape_for_display(std::filesystem::path(path).filename().string(), 60),
-                       [shared, log, path, options](JobContext& job) {
+                       [shared, log, path, options, identity = m_identity](JobContext& job) {
         auto started = std::chrono::steady_clock::now();
-        auto loaded = load_model_session(path, options, &job, log);
+        auto loaded = WorkerSession::load(path, options, &job, log, identity);
         if (!loaded) {
             shared->error = loaded.error();
             return;
         }
-        shared->session = std::move(loaded->session);
-        shared->banner = loaded->route.banner;
+        shared->session = std::move(loaded).value();
+        shared->banner = shared->session->route().banner;
         shared->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     });
     return true;
@@ -93,7 +99,7 @@ bool InferenceController::start_generate(JobRunner& jobs, std::string prompt, co
     auto shared = m_shared;
     auto session = m_session;
     m_job = jobs.start("generate", [shared, session, prompt = std::move(prompt), options](JobContext& job) {
-        auto prompt_tokens = mlens::tokenize(*session, prompt, options.tokenize);
+        auto prompt_tokens = session->tokenize(prompt, options.tokenize);
         if (!prompt_tokens) {
             shared->error = prompt_tokens.error();
             return;
@@ -108,7 +114,7 @@ bool InferenceController::start_generate(JobRunner& jobs, std::string prompt, co
             std::lock_guard lock(shared->mutex);
             shared->steps.push_back(step);
         };
-        auto result = generate_from_tokens(*session, std::move(ids), options, &job, on_step);
+        auto result = session->generate_from_tokens(std::move(ids), options, &job, on_step);
         if (!result) {
             shared->error = result.error();
             return;
@@ -125,7 +131,7 @@ bool InferenceController::start_layers(JobRunner& jobs, std::string prompt, cons
     auto shared = m_shared;
     auto session = m_session;
     m_job = jobs.start("layer capture", [shared, session, prompt = std::move(prompt), options](JobContext& job) {
-        auto result = capture_layers(*session, prompt, options, &job);
+        auto result = session->capture_layers(prompt, options, &job);
         if (!result) shared->error = result.error();
         else shared->layers = std::move(result).value();
     });
@@ -138,34 +144,20 @@ bool InferenceController::start_ab(JobRunner& jobs, std::string b_path, std::str
     m_ab_error.reset();
     auto shared = m_shared;
     auto session = m_session;
-    auto log = m_log;
-    m_job = jobs.start("A/B", [shared, session, log, b_path = std::move(b_path), prompt = std::move(prompt),
+    m_job = jobs.start("A/B", [shared, session, b_path = std::move(b_path), prompt = std::move(prompt),
                                options](JobContext& job) {
-        auto loaded_b = load_model_session(b_path, session->options(), &job, log);
-        if (!loaded_b) {
-            Error e = loaded_b.error();
-            e.message = "model B: " + e.message;
-            shared->error = e;
-            return;
-        }
-        const Session& session_b = *loaded_b->session;
-        job.report(0.0);
-        auto result = compare_ab(*session, *loaded_b->session, prompt, options, &job);
+        auto result = session->compare_ab(b_path, prompt, options, &job);
         if (!result) {
             shared->error = result.error();
             return;
         }
         AbOutcome out;
-        out.tokens = token_pieces(*session, result->tokens);
-        for (const AbPosition& p : result->positions) {
-            auto a = token_piece(*session, p.top_a);
-            auto bp = token_piece(session_b, p.top_b);
-            out.top_a.push_back(a ? a->piece : std::string());
-            out.top_b.push_back(bp ? bp->piece : std::string());
-        }
-        out.result = std::move(result).value();
+        out.result = std::move(result->result);
+        out.tokens = std::move(result->tokens);
+        out.top_a = std::move(result->top_a);
+        out.top_b = std::move(result->top_b);
         out.b_path = b_path;
-        out.b_banner = loaded_b->route.banner;
+        out.b_banner = result->b_route.banner;
         shared->ab = std::move(out);
     });
     return true;
@@ -175,7 +167,18 @@ void InferenceController::cancel() {
     if (m_job) m_job->cancel();
 }
 
+void InferenceController::note_stop(const std::optional<Error>& error) {
+    if (!error || error->code != "E_LLAMA_STOPPED") return;
+    m_stopped = error;
+    if (m_session) {
+        m_session.reset();
+        ++m_serial;
+    }
+}
+
 void InferenceController::poll() {
+    // A quick call on the main thread (tokenizer, chat template) may have met a dead worker.
+    if (!m_job && m_session && m_session->stopped()) note_stop(m_session->stopped());
     if (!m_job) return;
     if (m_running == InferJob::generate) {
         std::lock_guard lock(m_shared->mutex);
@@ -196,6 +199,7 @@ void InferenceController::poll() {
             m_banner.clear();
             m_load_error = s.error;
         }
+        note_stop(s.error);
         break;
     case InferJob::generate:
         m_generation_error = s.error;
@@ -215,6 +219,7 @@ void InferenceController::poll() {
         break;
     case InferJob::none: break;
     }
+    if (m_running != InferJob::load) note_stop(s.error);
     ++m_published[static_cast<size_t>(m_running)];
     m_job.reset();
     m_shared.reset();
@@ -223,18 +228,18 @@ void InferenceController::poll() {
 
 Result<TokenizeOutcome> InferenceController::tokenize(std::string_view text, const TokenizeOptions& options) const {
     if (m_job || !m_session) return refusal();
-    auto tokens = mlens::tokenize(*m_session, text, options);
+    auto tokens = m_session->tokenize(text, options);
     if (!tokens) return tokens.error();
     std::vector<int32_t> ids;
     for (const TokenPiece& t : *tokens) ids.push_back(t.id);
-    auto round_trip = detokenize(*m_session, ids, false, true);
+    auto round_trip = m_session->detokenize(ids, false, true);
     if (!round_trip) return round_trip.error();
     return TokenizeOutcome{std::move(tokens).value(), std::move(round_trip).value()};
 }
 
 Result<ChatRender> InferenceController::chat_template() const {
     if (m_job || !m_session) return refusal();
-    return apply_chat_template(*m_session, sample_conversation());
+    return m_session->apply_chat_template(sample_conversation());
 }
 
 }  // namespace mlens

@@ -1,23 +1,28 @@
 // InferenceController: test inference on one document through llama.cpp, without ImGui. It owns
-// the document's Session and runs every heavy operation on it as a JobRunner job; the Inference
-// panel draws what it publishes, and tests drive it headless.
+// the document's WorkerSession (llama.cpp in a worker process) and runs every heavy operation on
+// it as a JobRunner job; the Inference panel draws what it publishes, and tests drive it headless.
 //
 // Contract:
-//  - One job at a time, because a Session is used by one thread at a time: every start_*()
+//  - One job at a time, because a WorkerSession is used by one thread at a time: every start_*()
 //    returns false and does nothing while a job runs, and when what it needs is missing (no
 //    session; decoding on a vocab-only session). Tokenizing and the chat template are quick and
 //    run on the calling thread, also only while no job runs.
 //  - poll() (main thread, once per frame) publishes a finished job: its result or its error
 //    replaces the previous one of the same kind. While a generation runs, poll() moves the steps
 //    streamed so far (the StepCallback appends them to a mutex-protected buffer) into stream().
-//  - Loading goes through load_model_session (model_loader.h): an Ollama-made GGUF is loaded
-//    through the upstream export, and load_banner() says so. A failed load leaves no session and
-//    load_error() carries llama.cpp's own error text.
-//  - A/B loads model B in the job (the same way), compares with compare_ab and drops B's session
-//    when the job ends. Token pieces the views show are looked up in the job too, so drawing
-//    never calls into llama.cpp.
+//  - Loading goes through WorkerSession::load, which refuses a path that is not a regular file or
+//    that changed since the controller was made (the document's file as it was opened), then
+//    load_model_session in the worker: an Ollama-made GGUF is loaded through the upstream export,
+//    and load_banner() says so. A failed load leaves no session and load_error() carries
+//    llama.cpp's own error text.
+//  - When the worker dies (an assert, SIGBUS, a kill), the call that saw it fails with
+//    E_LLAMA_STOPPED; stopped() then holds that error ("llama.cpp stopped: REASON") and the
+//    session is dropped until the next load. The document and every other tab are untouched.
+//  - A/B loads model B in the same worker (the same way), compares with compare_ab and drops B
+//    when the job ends. Token pieces the views show come with the results, so drawing never
+//    waits for the worker.
 //  - log() collects every llama.cpp line of this controller's loads (B's included) and calls.
-//  - Destruction cancels a running job; the job keeps the Session alive until it returns.
+//  - Destruction cancels a running job; the job keeps the WorkerSession alive until it returns.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +39,7 @@
 #include "mlens/infer/layer_capture.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
+#include "mlens/infer/worker_session.h"
 
 namespace mlens {
 
@@ -84,6 +90,11 @@ public:
     // Changes whenever a load publishes (or drops) a session, so views know to redo their work.
     uint64_t session_serial() const { return m_serial; }
     bool can_decode() const { return m_session && !m_session->facts().vocab_only; }
+    // Threads llama.cpp decodes with, and why (empty before a load).
+    int threads() const { return m_session ? m_session->threads() : 0; }
+    std::string thread_note() const { return m_session ? m_session->thread_note() : std::string(); }
+    // Set when the worker died; cleared by the next load.
+    const std::optional<Error>& stopped() const { return m_stopped; }
     const ModelFacts* facts() const { return m_session ? &m_session->facts() : nullptr; }
     uint32_t n_ctx() const { return m_session ? m_session->n_ctx() : 0; }
     double load_ms() const { return m_load_ms; }
@@ -114,10 +125,14 @@ private:
 
     Error refusal() const;
     bool begin(InferJob kind);
+    // Moves a dead worker's error into stopped() and drops the session.
+    void note_stop(const std::optional<Error>& error);
 
     std::string m_path;
     std::shared_ptr<LogCapture> m_log;
-    std::shared_ptr<Session> m_session;
+    std::optional<FileVersion> m_identity;   // the file when this controller was made
+    std::shared_ptr<WorkerSession> m_session;
+    std::optional<Error> m_stopped;
     std::string m_banner;
     std::optional<Error> m_load_error;
     double m_load_ms = 0.0;

@@ -17,6 +17,7 @@
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
 #include "panels/inference_panel.h"
+#include "tiny_models.h"
 #include "workspace.h"
 
 using namespace mlens;
@@ -217,7 +218,8 @@ TEST_CASE("generation streams its steps, Stop keeps them, and the session takes 
     InferenceController& c = h.controller();
     REQUIRE(c.can_decode());
     GenerateOptions options;
-    options.max_tokens = 200;
+    // Up to the context's end: long enough for the cancel to arrive while the worker still decodes.
+    options.max_tokens = 100000;
     options.stop_at_eog = false;
     REQUIRE(c.start_generate(h.jobs, "Once upon a time", options));
     CHECK(c.running() == InferJob::generate);
@@ -239,7 +241,7 @@ TEST_CASE("generation streams its steps, Stop keeps them, and the session takes 
     CHECK(c.generation_error()->code == "E_CANCELLED");
     CHECK_FALSE(c.generation().has_value());
     CHECK(c.stream().size() >= 1);
-    CHECK(c.stream().size() < 200);
+    CHECK(c.stream().size() < c.n_ctx());
     CHECK(c.stream_prompt().size() == 5);
     h.every_tab();
 }
@@ -314,6 +316,7 @@ TEST_CASE("A/B with another vocabulary says so", "[gui-infer]") {
     InferenceController& c = h.controller();
     CHECK(h.panel.ab_view().b_document == h.docs[1]->id);
     REQUIRE(c.ab_error().has_value());
+    INFO(c.ab_error()->message);
     CHECK(c.ab_error()->code == "E_VOCAB_MISMATCH");
     CHECK_FALSE(c.ab().has_value());
     h.every_tab();
@@ -364,6 +367,46 @@ TEST_CASE("a file llama.cpp cannot load shows its error and the panel keeps draw
     h.every_tab();
     // The request ended with the failed load: no retry loop.
     CHECK_FALSE(c.busy());
+}
+
+TEST_CASE("llama.cpp aborting in its worker leaves every document open and says why", "[gui-infer]") {
+    TempDir dir;
+    test::TinyModel model = test::tiny_llama3(test::TinyLayout::upstream);
+    for (MetadataEntry& e : model.metadata)
+        if (e.key == "llama.block_count") e.value = Value::of_u32(0);
+    test::write_tiny_model(model, dir.file("blocks0.gguf"));
+    InferHarness h({dir.file("blocks0.gguf"), demo("tiny-llama-f32.gguf")});
+    h.panel.request(InferenceTab::generate);
+    h.settle();
+    InferenceController& c = h.controller();
+    CHECK_FALSE(c.loaded());
+    REQUIRE(c.stopped().has_value());
+    CHECK_THAT(c.stopped()->message, Catch::StartsWith("llama.cpp stopped: SIGABRT"));
+    CHECK_THAT(c.stopped()->message, Catch::Contains("GGML_ASSERT(hparams.n_layer_all > 0"));
+    REQUIRE(c.load_error().has_value());
+    CHECK(c.load_error()->code == "E_LLAMA_STOPPED");
+    CHECK(h.workspace.documents().size() == 2);
+    for (const auto& doc : h.workspace.documents()) CHECK(doc->ready());
+    h.every_tab();
+    CHECK_FALSE(c.busy());
+    // Reload starts a new worker, which stops the same way; the panel keeps drawing.
+    REQUIRE(c.start_load(h.jobs, {}));
+    CHECK_FALSE(c.stopped().has_value());
+    h.settle();
+    REQUIRE(c.stopped().has_value());
+    CHECK_THAT(c.stopped()->message, Catch::StartsWith("llama.cpp stopped: SIGABRT"));
+    h.every_tab();
+}
+
+TEST_CASE("the thread count of the panel reaches llama.cpp", "[gui-infer]") {
+    InferHarness h({demo("tiny-llama-f32.gguf")});
+    h.panel.threads = 1;
+    h.panel.request(InferenceTab::console);
+    h.settle();
+    InferenceController& c = h.controller();
+    REQUIRE(c.loaded());
+    CHECK(c.threads() == 1);
+    CHECK(c.thread_note().empty());
 }
 
 TEST_CASE("--select infer:VIEW reaches the inference panel through the shell", "[gui-infer]") {

@@ -25,8 +25,10 @@ std::vector<std::string> CliRun::err_lines() const {
     return lines;
 }
 
-MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::function<void()>& in_child) {
-    std::string out_path = m_dir.file("stdout"), err_path = m_dir.file("stderr");
+MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::function<void()>& in_child,
+                           const std::string& stdin_text) {
+    std::string out_path = m_dir.file("stdout"), err_path = m_dir.file("stderr"), in_path = m_dir.file("stdin");
+    write_whole_file(in_path, std::vector<uint8_t>(stdin_text.begin(), stdin_text.end()));
     std::vector<std::string> argv_storage{MLENS_CLI_PATH};
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -38,7 +40,9 @@ MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::func
     if (m_pid == 0) {
         int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+        int in = ::open(in_path.c_str(), O_RDONLY);
+        if (in < 0 || out < 0 || err < 0 || ::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+        ::close(in);
         ::close(out);
         ::close(err);
         if (in_child) in_child();
@@ -85,7 +89,7 @@ CliRun MlensProcess::wait(const CliLimits& limits) {
     return run;
 }
 
-CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits) {
+CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits, const std::string& stdin_text) {
     const uint64_t address_space = limits.address_space_bytes;
     const unsigned open_files = limits.max_open_files;
     auto apply_limits = [address_space, open_files] {
@@ -94,7 +98,7 @@ CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits) 
         const rlimit files{open_files, open_files};
         if (open_files && ::setrlimit(RLIMIT_NOFILE, &files) != 0) ::_exit(126);
     };
-    return MlensProcess(args, apply_limits).wait(limits);
+    return MlensProcess(args, apply_limits, stdin_text).wait(limits);
 }
 
 }  // namespace mlens::test

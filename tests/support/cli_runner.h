@@ -34,14 +34,18 @@ struct CliLimits {
 };
 
 // Runs `mlens args...` with no shell involved; stdout and stderr go through files in a fresh
-// temporary directory.
-CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits = {});
+// temporary directory, and standard input reads `stdin_text` (empty: end of file at once).
+CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits = {}, const std::string& stdin_text = {});
+inline CliRun run_mlens(const std::vector<std::string>& args, const std::string& stdin_text) {
+    return run_mlens(args, CliLimits{}, stdin_text);
+}
 
-// A running `mlens args...`; `in_child` runs in the child just before exec (resource limits,
-// signal dispositions), after its stdout and stderr are redirected.
+// A running `mlens args...` reading `stdin_text`; `in_child` runs in the child just before exec
+// (resource limits, signal dispositions), after its standard streams are redirected.
 class MlensProcess {
 public:
-    explicit MlensProcess(const std::vector<std::string>& args, const std::function<void()>& in_child = nullptr);
+    explicit MlensProcess(const std::vector<std::string>& args, const std::function<void()>& in_child = nullptr,
+                          const std::string& stdin_text = {});
     ~MlensProcess();
     MlensProcess(const MlensProcess&) = delete;
     MlensProcess& operator=(const MlensProcess&) = delete;

@@ -1,11 +1,13 @@
 #include "panels/inference_panel.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include <imgui.h>
 
+#include "mlens/infer/threads.h"
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
@@ -25,6 +27,8 @@ constexpr TabName kTabs[] = {{InferenceTab::tokenizer, "tokenizer"}, {InferenceT
                              {InferenceTab::console, "console"}};
 
 const std::string dot = " \xC2\xB7 ";
+// Log lines shown under "llama.cpp stopped" (the Console tab has them all).
+constexpr size_t kStoppedLines = 8;
 
 }  // namespace
 
@@ -55,6 +59,8 @@ void InferencePanel::facts_line() {
         parts.push_back("embd " + std::to_string(f.n_embd));
         parts.push_back(std::to_string(f.n_layer) + " layers");
         parts.push_back("heads " + std::to_string(f.n_head) + "/" + std::to_string(f.n_head_kv));
+        parts.push_back(m_controller->thread_note().empty() ? std::to_string(m_controller->threads()) + " threads"
+                                                            : m_controller->thread_note());
     }
     std::string line;
     for (const std::string& p : parts) line += (line.empty() ? "" : dot) + p;
@@ -70,18 +76,21 @@ void InferencePanel::facts_line() {
 void InferencePanel::load_bar(PanelContext& ctx) {
     InferenceController& c = *m_controller;
     ImGui::BeginDisabled(c.busy());
-    if (ImGui::Button(c.loaded() ? "Reload model" : "Load model"))
-        c.start_load(ctx.jobs, SessionOptions{.vocab_only = vocab_only, .as_is = load_as_is});
+    if (ImGui::Button(c.loaded() || c.stopped() ? "Reload model" : "Load model")) start_load(ctx);
     ImGui::SameLine();
     ImGui::Checkbox("vocabulary only", &vocab_only);
-    ImGui::EndDisabled();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Load only the tokenizer (fast; no generation)");
     ImGui::SameLine();
-    ImGui::BeginDisabled(c.busy());
     ImGui::Checkbox("Load as is", &load_as_is);
-    ImGui::EndDisabled();
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Hand the file to llama.cpp unmodified, even an Ollama-made GGUF (no upstream export)");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(90);
+    if (ImGui::InputInt("threads (0: auto)", &threads)) threads = std::clamp(threads, 0, online_cores());
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Threads llama.cpp decodes with (applies at the next load). 0: as many as there are idle\n"
+                          "cores now; on a busy machine more threads than idle cores make decoding much slower");
+    ImGui::EndDisabled();
     ImGui::SameLine(0, 16);
     if (c.busy()) {
         std::string label = std::string(infer_job_name(c.running())) + "\xE2\x80\xA6";
@@ -92,10 +101,16 @@ void InferencePanel::load_bar(PanelContext& ctx) {
         char ms[32];
         std::snprintf(ms, sizeof ms, "%.0f ms", c.load_ms());
         ui::text_colored(palette().ok, std::string("loaded in ") + ms);
+    } else if (c.stopped()) {
+        ui::text_colored(palette().error, "llama.cpp stopped");
     } else if (!c.load_error()) {
         ui::text_dim("not loaded: loading runs llama.cpp on this file (CPU)");
     }
     if (!c.load_banner().empty()) ui::text_colored(palette().warning, escape_for_display(c.load_banner(), 400));
+    if (c.stopped()) {
+        stopped_box(ctx);
+        return;
+    }
     if (c.loaded()) facts_line();
     if (const auto& e = c.load_error()) {
         ImGui::PushTextWrapPos(0);
@@ -110,18 +125,38 @@ void InferencePanel::load_bar(PanelContext& ctx) {
     }
 }
 
+void InferencePanel::start_load(PanelContext& ctx) {
+    m_controller->start_load(ctx.jobs, SessionOptions{.vocab_only = vocab_only, .n_threads = threads, .as_is = load_as_is});
+}
+
+void InferencePanel::stopped_box(PanelContext& ctx) {
+    InferenceController& c = *m_controller;
+    ImGui::PushTextWrapPos(0);
+    ui::text_colored(palette().error, escape_for_display(c.stopped()->message, 2000));
+    ui::text_dim("llama.cpp runs in a worker process; it ended, this document and every other tab did not. "
+                 "Its last lines:");
+    std::vector<LlamaLogLine> lines = c.log().lines();
+    const size_t first = lines.size() > kStoppedLines ? lines.size() - kStoppedLines : 0;
+    for (size_t i = first; i < lines.size(); ++i)
+        ui::text_dim(std::string(llama_log_level_name(lines[i].level)) + ": " + escape_for_display(lines[i].text, 400));
+    ImGui::PopTextWrapPos();
+    ImGui::BeginDisabled(c.busy());
+    if (ImGui::Button("Reload")) start_load(ctx);
+    ImGui::EndDisabled();
+}
+
 void InferencePanel::run_pending(PanelContext& ctx) {
     InferenceController& c = *m_controller;
     if (!m_pending || c.busy()) return;
     if (!c.loaded()) {
         // Load once; a failed load ends the request (its error is on screen). The tokenizer needs
         // no weights, so it loads the vocabulary only (a vocab-only GGUF works too).
-        if (c.load_error()) {
+        if (c.load_error() || c.stopped()) {
             m_pending.reset();
             return;
         }
         if (*m_pending == InferenceTab::tokenizer) vocab_only = true;
-        c.start_load(ctx.jobs, SessionOptions{.vocab_only = vocab_only, .as_is = load_as_is});
+        start_load(ctx);
         return;
     }
     switch (*m_pending) {

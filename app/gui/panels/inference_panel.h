@@ -1,11 +1,13 @@
 // InferencePanel (center, GGUF documents): test inference through llama.cpp. A load bar — load
 // with progress and cancel, optionally vocab-only or as is (SessionOptions::as_is: no upstream
-// export even for an Ollama-made GGUF); the facts llama.cpp reports; llama.cpp's own
-// error text when it cannot load; a banner when the file went through the compat export — over
-// sub-tabs: Tokenizer, Generate, Layers, A/B and the Console of captured llama.cpp log lines.
+// export even for an Ollama-made GGUF), with a thread count (0: the default of threads.h); the
+// facts llama.cpp reports; llama.cpp's own error text when it cannot load; "llama.cpp stopped:
+// REASON" with the worker's last log lines and a Reload button when the worker process died; a
+// banner when the file went through the compat export — over sub-tabs: Tokenizer, Generate,
+// Layers, A/B and the Console of captured llama.cpp log lines.
 //
 // Contract:
-//  - One InferenceController (one Session) per document panel, made on first draw. Every heavy
+//  - One InferenceController (one WorkerSession) per document panel, made on first draw. Every heavy
 //    operation is a job on it; while one runs the run buttons are disabled and the load bar shows
 //    its progress with a Cancel button.
 //  - Nothing loads by itself: the user presses Load, or the start option "--select infer:VIEW"
@@ -44,6 +46,7 @@ public:
     InferenceController* controller() { return m_controller.get(); }
     bool vocab_only = false;
     bool load_as_is = false;   // "Load as is": no upstream export, even for an Ollama-made GGUF
+    int threads = 0;           // 0: the default (threads.h)
     void show(InferenceTab tab) { m_select = tab; }
     // Loads (when not loaded) and runs `tab` on its current input once loaded.
     void request(InferenceTab tab);
@@ -54,6 +57,9 @@ public:
 
 private:
     void load_bar(PanelContext& ctx);
+    void start_load(PanelContext& ctx);
+    // "llama.cpp stopped: REASON", the worker's last log lines and a Reload button.
+    void stopped_box(PanelContext& ctx);
     void facts_line();
     void run_pending(PanelContext& ctx);
     bool tab(const char* label, InferenceTab which);

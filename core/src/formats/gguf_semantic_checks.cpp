@@ -120,6 +120,68 @@ void check_split(Model& m, const GgufLimits& limits) {
     }
 }
 
+// A scalar metadata value of `arch`.`suffix`, with its entry; nullopt when absent, an array or a string.
+struct ArchScalar {
+    const MetadataEntry* entry = nullptr;
+    Scalar value;
+};
+
+std::optional<ArchScalar> arch_scalar(const Model& m, const std::string& arch, const char* suffix) {
+    const MetadataEntry* e = m.find(arch + "." + suffix);
+    if (!e || e->value.is_array() || e->value.is_string()) return std::nullopt;
+    return ArchScalar{e, e->value.scalar};
+}
+
+void warn_abort(Model& m, const ArchScalar& v, const std::string& why) {
+    warn(m, *v.entry, "W_LLAMA_ABORT", v.entry->key + " = " + v.value.to_string() + ": " + why);
+}
+
+// Header values on which the pinned llama.cpp aborts (a GGML_ASSERT) or divides by zero instead
+// of refusing the file: warned here so `mlens check` names the key before anything loads it.
+void check_llama_asserts(Model& m) {
+    const MetadataEntry* arch_entry = m.find("general.architecture");
+    if (!arch_entry || !arch_entry->value.is_string()) return;
+    const std::string arch = arch_entry->value.string_value(256);
+    constexpr uint64_t kMaxLayers = 512;     // LLAMA_MAX_LAYERS
+    constexpr uint64_t kMaxExperts = 1024;   // LLAMA_MAX_EXPERTS
+    auto blocks = arch_scalar(m, arch, "block_count");
+    if (blocks && (blocks->value.as_int() <= 0 || blocks->value.as_uint() > kMaxLayers))
+        warn_abort(m, *blocks, "llama.cpp aborts on a block count outside 1.." + std::to_string(kMaxLayers) +
+                   " (GGML_ASSERT n_layer_all > 0 && n_layer_all <= LLAMA_MAX_LAYERS)");
+    for (const char* suffix : {"attention.layer_norm_rms_epsilon", "attention.layer_norm_epsilon"}) {
+        auto eps = arch_scalar(m, arch, suffix);
+        if (eps && !(eps->value.as_double() > 0.0))
+            warn_abort(m, *eps, "a norm epsilon that is not positive makes llama.cpp abort at the first decode "
+                       "(GGML_ASSERT eps >= 0) or divide by zero");
+    }
+    auto embd = arch_scalar(m, arch, "embedding_length");
+    auto heads = arch_scalar(m, arch, "attention.head_count");
+    auto heads_kv = arch_scalar(m, arch, "attention.head_count_kv");
+    const bool has_layers = blocks && blocks->value.as_int() > 0;
+    if (heads && has_layers && heads->value.as_int() <= 0)
+        warn_abort(m, *heads, "llama.cpp divides the embedding length by the head count");
+    else if (heads && embd && heads->value.as_int() > 0 && !m.find(arch + ".attention.key_length") &&
+             embd->value.as_uint() % heads->value.as_uint() != 0)
+        warn_abort(m, *heads, "does not divide " + embd->entry->key + " = " + embd->value.to_string() +
+                   ", so llama.cpp's head size does not match the attention tensors");
+    if (heads_kv && heads && heads->value.as_int() > 0) {
+        if (heads_kv->value.as_int() <= 0)
+            warn_abort(m, *heads_kv, "llama.cpp divides the head count by the KV head count");
+        else if (heads->value.as_uint() % heads_kv->value.as_uint() != 0)
+            warn_abort(m, *heads_kv, "does not divide " + heads->entry->key + " = " + heads->value.to_string() +
+                       ", which llama.cpp's grouped-query attention needs");
+    }
+    auto experts = arch_scalar(m, arch, "expert_count");
+    auto used = arch_scalar(m, arch, "expert_used_count");
+    if (experts && experts->value.as_uint() > kMaxExperts)
+        warn_abort(m, *experts, "llama.cpp aborts above " + std::to_string(kMaxExperts) + " experts (LLAMA_MAX_EXPERTS)");
+    else if (used && experts && used->value.as_uint() > experts->value.as_uint())
+        warn_abort(m, *used, "more than " + experts->entry->key + " = " + experts->value.to_string() +
+                   "; llama.cpp aborts (GGML_ASSERT n_expert_used <= n_expert)");
+    else if (used && experts && experts->value.as_uint() > 0 && used->value.as_int() <= 0)
+        warn_abort(m, *used, "llama.cpp aborts on a model with experts of which none is used (GGML_ASSERT n_expert_used > 0)");
+}
+
 int hex_digit(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -148,6 +210,7 @@ std::unique_ptr<StringArrayCheck> string_array_check_for(std::string_view key) {
 void check_gguf_semantics(Model& model, const GgufLimits& limits) {
     check_tokenizer(model);
     check_split(model, limits);
+    check_llama_asserts(model);
 }
 
 }  // namespace mlens

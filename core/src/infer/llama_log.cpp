@@ -82,6 +82,14 @@ std::vector<LlamaLogLine> LogCapture::lines_since(uint64_t first) const {
     return {m_lines.begin() + static_cast<ptrdiff_t>(skip), m_lines.end()};
 }
 
+std::vector<LlamaLogLine> LogCapture::lines_since(uint64_t first, uint64_t* next) const {
+    std::lock_guard lock(m_mutex);
+    *next = m_dropped + m_lines.size();
+    uint64_t skip = first > m_dropped ? first - m_dropped : 0;
+    if (skip >= m_lines.size()) return {};
+    return {m_lines.begin() + static_cast<ptrdiff_t>(skip), m_lines.end()};
+}
+
 uint64_t LogCapture::total() const {
     std::lock_guard lock(m_mutex);
     return m_dropped + m_lines.size();

@@ -78,6 +78,9 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     auto model = open_model(path);
     // A store reference or manifest names a blob: llama.cpp is given the GGUF file itself.
     const bool gguf = model && model->format == Format::gguf && !model->files.empty();
+    if (model && !gguf)
+        return Error{"E_NOT_GGUF", "", std::nullopt,
+                     std::string("llama.cpp loads GGUF files; this is a ") + format_name(model->format) + " model"};
     const std::string file = gguf ? model->files[0].path : path;
     std::optional<ExportNeed> need;
     if (gguf && !options.as_is) need = export_needed(std::move(model).value());

@@ -3,9 +3,9 @@
 #include <llama.h>
 
 #include <algorithm>
-#include <thread>
 
 #include "infer_internal.h"
+#include "mlens/infer/threads.h"
 
 namespace mlens {
 
@@ -78,6 +78,7 @@ Result<std::unique_ptr<Session>> Session::load(const std::string& path, const Se
     std::unique_ptr<Session> session(new Session());
     session->m_path = path;
     session->m_options = options;
+    session->m_options.n_threads = choose_threads(options.n_threads).threads;
     session->m_log = log ? std::move(log) : std::make_shared<LogCapture>();
     LogScope scope(session->m_log.get());
     const uint64_t first_line = session->m_log->total();
@@ -137,8 +138,7 @@ namespace infer_detail {
 
 llama_context_params context_params(Session& session, uint32_t n_ctx) {
     llama_context_params cp = llama_context_default_params();
-    int threads = session.options().n_threads;
-    if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = session.options().n_threads;
     cp.n_ctx = n_ctx;
     cp.n_batch = n_ctx;
     cp.n_ubatch = std::min<uint32_t>(n_ctx, 512);

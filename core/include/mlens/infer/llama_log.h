@@ -41,6 +41,9 @@ public:
     std::vector<LlamaLogLine> lines() const;
     // Lines whose running number is >= first (running numbers start at 0 and never reset).
     std::vector<LlamaLogLine> lines_since(uint64_t first) const;
+    // The same, and *next becomes the running number after the last line returned, so a reader
+    // that passes *next again gets every line once even across the cut.
+    std::vector<LlamaLogLine> lines_since(uint64_t first, uint64_t* next) const;
     uint64_t total() const;
     // Error-level lines (warnings when there are none) since `first`, joined by "; ".
     std::string problems_since(uint64_t first) const;

@@ -12,6 +12,10 @@
 //    error lines (e.g. "... wrong number of tensors; expected 21, got 20").
 //  - vocab_only loads only the tokenizer: tokenize/detokenize/chat template work, decoding
 //    returns "E_VOCAB_ONLY". Facts that need weights (n_params, size) are 0 then.
+//  - n_threads goes through choose_threads (threads.h) once at load: 0 becomes the default for
+//    the machine's current load, a count above the online cores is capped; options() has the result.
+//  - llama.cpp runs in this process here: ModelLens itself drives it through WorkerSession
+//    (worker_session.h), whose worker process runs this code.
 //  - A Session is used by one thread at a time. JobBinding ties a JobContext to the context's
 //    abort callback for the duration of one operation, so cancel stops a running llama_decode.
 #pragma once
@@ -34,7 +38,7 @@ namespace mlens {
 struct SessionOptions {
     bool vocab_only = false;
     uint32_t n_ctx = 2048;   // capped at the model's training context
-    int n_threads = 2;       // threads for single-token and batch decoding
+    int n_threads = 0;       // threads for decoding; 0: the default of choose_threads (threads.h)
     bool as_is = false;      // load_model_session: hand the file to llama.cpp unmodified, Ollama-made or not
 };
 

@@ -1,0 +1,148 @@
+// WorkerSession: a model loaded into llama.cpp inside a worker process, driven over a socket.
+//
+// llama.cpp runs in our process only through this class: it can abort on a GGML_ASSERT, take a
+// SIGBUS when the file it maps is truncated, hang, or exhaust memory, and any of that ends the
+// worker (`mlens-llama-worker`), never ModelLens and its open documents.
+//
+// Contract:
+//  - load() takes any text that names a model (open/target.h); a store reference stands for its
+//    manifest file, which the worker opens through the store to reach the GGUF blob. It checks
+//    the path first: it must name a regular file (a FIFO, device, directory or
+//    missing path gets "E_NOT_REGULAR" and never reaches llama.cpp, whose open would block on a
+//    FIFO). When `expected` is given (the file as a document opened it), a file whose device,
+//    inode, size or modification time differ gets "E_FILE_CHANGED". The worker checks the same
+//    identity again right before llama.cpp opens the file. Then it starts the worker and loads
+//    the model there through load_model_session (model_loader.h), the same route as in process.
+//  - Threads: options.n_threads 0 asks for the default of choose_threads (threads.h); a count
+//    above the online cores is capped. threads() is what llama.cpp got, thread_note() why.
+//  - Every method mirrors the in-process API of the same name (tokenizer.h, generate.h,
+//    layer_capture.h, ab_compare.h) and gives the same values: the worker runs exactly that code.
+//    on_step runs on the calling thread for each step as it arrives (the worker sends them in
+//    batches at most 20 ms apart, the first at once); cancel through the JobContext
+//    signals the worker, which stops at its next check like the in-process code. From the
+//    cancel on, no more steps are delivered and the call returns "E_CANCELLED" even when the
+//    worker's result was already on its way.
+//  - Every llama.cpp log line of the worker arrives in log() as it is written (every 50 ms),
+//    and the worker's stderr (where GGML_ASSERT writes before it aborts) as error lines.
+//  - When the worker dies, the call in progress returns "E_LLAMA_STOPPED" with the message
+//    "llama.cpp stopped: REASON" (SIGABRT with the assert's text, SIGBUS, SIGKILL, exit status,
+//    or no answer: a cancelled call that does not return within kCancelGraceMs, a quick call
+//    past kQuickCallMs, which kill it). stopped() is then set, and every later call returns the
+//    same error without starting anything: load again to continue.
+//  - Text in results, errors and log lines is llama.cpp's, unescaped: callers escape it for
+//    display (escape.h), as for the in-process API.
+//  - A WorkerSession is used by one thread at a time. The destructor ends the worker.
+#pragma once
+
+#include <sys/types.h>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mlens/infer/ab_compare.h"
+#include "mlens/infer/generate.h"
+#include "mlens/infer/layer_capture.h"
+#include "mlens/infer/model_loader.h"
+#include "mlens/infer/session.h"
+#include "mlens/infer/tokenizer.h"
+
+namespace mlens {
+
+inline constexpr int kCancelGraceMs = 5000;
+inline constexpr int kQuickCallMs = 30000;
+
+// What identifies the bytes of a file between two looks at it.
+struct FileVersion {
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    uint64_t size = 0;
+    int64_t mtime_ns = 0;
+    bool operator==(const FileVersion&) const = default;
+};
+
+// The identity of `path` (symlinks followed) if it is a regular file; "E_NOT_REGULAR" otherwise
+// (naming what it is: a FIFO, a directory, ...), "E_IO" when it cannot be examined.
+Result<FileVersion> regular_file_identity(const std::string& path);
+
+// The worker executable: $MLENS_LLAMA_WORKER, else `mlens-llama-worker` next to this program,
+// else the one this build made. Empty when none exists.
+std::string llama_worker_executable();
+
+// What a worker-side A/B returns: the comparison with every piece the views show (A's pieces of
+// the tokens and of A's top tokens, B's pieces of B's top tokens, so nothing needs B afterwards).
+struct WorkerAbResult {
+    AbResult result;
+    std::vector<TokenPiece> tokens;
+    std::vector<std::string> top_a;
+    std::vector<std::string> top_b;
+    LoadRoute b_route;
+};
+
+class WorkerSession {
+public:
+    static Result<std::unique_ptr<WorkerSession>> load(const std::string& text, const SessionOptions& options,
+                                                       JobContext* job = nullptr, std::shared_ptr<LogCapture> log = nullptr,
+                                                       const std::optional<FileVersion>& expected = std::nullopt);
+    ~WorkerSession();
+    WorkerSession(const WorkerSession&) = delete;
+    WorkerSession& operator=(const WorkerSession&) = delete;
+
+    const std::string& path() const { return m_path; }
+    const ModelFacts& facts() const { return m_facts; }
+    const LoadRoute& route() const { return m_route; }
+    const SessionOptions& options() const { return m_options; }   // n_threads as chosen
+    int threads() const { return m_options.n_threads; }
+    const std::string& thread_note() const { return m_thread_note; }
+    uint32_t n_ctx() const { return m_n_ctx; }
+    LogCapture& log() const { return *m_log; }
+    pid_t pid() const { return m_pid; }
+    const std::optional<Error>& stopped() const { return m_stopped; }
+
+    Result<std::vector<int32_t>> tokenize_ids(std::string_view text, const TokenizeOptions& options);
+    Result<std::vector<TokenPiece>> tokenize(std::string_view text, const TokenizeOptions& options);
+    Result<std::vector<TokenPiece>> token_pieces(std::span<const int32_t> ids);
+    Result<std::string> detokenize(std::span<const int32_t> ids, bool remove_special = false, bool unparse_special = true);
+    Result<ChatRender> apply_chat_template(const std::vector<ChatMessage>& messages, bool add_assistant_prefix = true);
+
+    Result<GenerationResult> generate(std::string_view prompt, const GenerateOptions& options, JobContext* job = nullptr,
+                                      const StepCallback& on_step = {});
+    Result<GenerationResult> generate_from_tokens(std::vector<int32_t> prompt_tokens, const GenerateOptions& options,
+                                                  JobContext* job = nullptr, const StepCallback& on_step = {});
+    Result<LayerCaptureResult> capture_layers(std::string_view prompt, const LayerCaptureOptions& options,
+                                              JobContext* job = nullptr);
+    // Loads B in the same worker (the same checks as load), compares, and frees B.
+    Result<WorkerAbResult> compare_ab(const std::string& b_text, std::string_view prompt, const AbOptions& options,
+                                      JobContext* job = nullptr);
+
+private:
+    struct Channel;
+    WorkerSession();
+
+    using FrameHandler = std::function<void(const nlohmann::json& frame)>;
+    // Sends one request and returns its final frame (an "error" frame as that Error); each step
+    // of streamed "steps" frames goes to on_frame. quick: a call that must answer within kQuickCallMs.
+    Result<nlohmann::json> call(const nlohmann::json& request, JobContext* job, bool quick,
+                                const FrameHandler& on_frame = {});
+    Error stop(std::string reason);
+
+    std::string m_path;
+    SessionOptions m_options;
+    std::string m_thread_note;
+    ModelFacts m_facts;
+    LoadRoute m_route;
+    uint32_t m_n_ctx = 0;
+    std::shared_ptr<LogCapture> m_log;
+    pid_t m_pid = -1;
+    std::unique_ptr<Channel> m_channel;
+    std::optional<Error> m_stopped;
+};
+
+}  // namespace mlens

@@ -1,0 +1,235 @@
+#include "mlens/infer/llama_worker.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "mlens/infer/worker_session.h"
+#include "worker_wire.h"
+
+namespace mlens {
+
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int kStepBatchMs = 20;
+
+std::atomic<JobContext*> g_job{nullptr};
+
+void on_cancel_signal(int) {
+    if (JobContext* job = g_job.load()) job->cancel();
+}
+
+Error not_loaded() { return Error{"E_NOT_LOADED", "", std::nullopt, "no model is loaded in the worker"}; }
+
+class Server {
+public:
+    explicit Server(int fd) : m_fd(fd), m_parent(::getppid()), m_log(std::make_shared<LogCapture>()) {}
+
+    int run() {
+        for (;;) {
+            auto request = wire::read_frame(m_fd);
+            if (!request) return request.error().code == "E_EOF" ? 0 : 1;
+            serve(*request);
+        }
+    }
+
+private:
+    void send(const Json& message) {
+        std::lock_guard lock(m_send_mutex);
+        // A failed send means the client is gone; the next read ends the loop.
+        (void)wire::write_frame(m_fd, message);
+    }
+
+    void send_new_log_lines() {
+        std::lock_guard lock(m_log_mutex);
+        for (const LlamaLogLine& line : m_log->lines_since(m_log_sent, &m_log_sent))
+            send({{"type", "log"}, {"level", static_cast<int>(line.level)}, {"text", line.text}});
+    }
+
+    // While a request runs: its log lines and progress every 50 ms.
+    void pump(JobContext& job, std::mutex& mutex, std::condition_variable& wake, bool& done) {
+        double sent_progress = -1.0;
+        std::unique_lock lock(mutex);
+        while (!wake.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
+            // Between requests the end of the socket ends the worker; during one, a parent that
+            // is gone (this process was re-parented) does.
+            if (::getppid() != m_parent) ::_exit(1);
+            send_new_log_lines();
+            const double p = job.progress();
+            if (p != sent_progress) {
+                send({{"type", "progress"}, {"fraction", p}});
+                sent_progress = p;
+            }
+        }
+    }
+
+    void serve(const Json& request) {
+        JobContext job;
+        g_job.store(&job);
+        std::mutex mutex;
+        std::condition_variable wake;
+        bool done = false;
+        std::thread pumper([&] { pump(job, mutex, wake, done); });
+        Json reply;
+        try {
+            Result<Json> r = dispatch(request, job);
+            reply = r ? std::move(r).value() : wire::encode_error(r.error());
+        } catch (const std::exception& e) {
+            reply = wire::encode_error(Error{"E_WIRE", "", std::nullopt, std::string("a request does not decode: ") + e.what()});
+        }
+        {
+            std::lock_guard lock(mutex);
+            done = true;
+        }
+        wake.notify_one();
+        pumper.join();
+        g_job.store(nullptr);
+        send_new_log_lines();
+        send(reply);
+    }
+
+    static Status check_identity(const std::string& path, const Json& expected) {
+        auto now = regular_file_identity(path);
+        if (!now) return now.error();
+        FileVersion want{expected.at(0).get<uint64_t>(), expected.at(1).get<uint64_t>(), expected.at(2).get<uint64_t>(),
+                          expected.at(3).get<int64_t>()};
+        if (!(*now == want))
+            return Error{"E_FILE_CHANGED", "", std::nullopt, "the file changed after it was checked; load it again"};
+        return ok_status();
+    }
+
+    Result<Json> load(const Json& request, JobContext& job) {
+        const std::string path = request.at("path").get<std::string>();
+        Status same = check_identity(path, request.at("identity"));
+        if (!same) return same.error();
+        m_session.reset();
+        auto loaded = load_model_session(path, wire::decode_session_options(request.at("options")), &job, m_log);
+        if (!loaded) return loaded.error();
+        m_session = std::move(loaded->session);
+        return Json{{"type", "loaded"}, {"facts", wire::encode_facts(m_session->facts())},
+                    {"route", wire::encode_route(loaded->route)}, {"n_ctx", m_session->n_ctx()}};
+    }
+
+    Result<Json> ab(const Json& request, JobContext& job) {
+        const std::string path = request.at("path").get<std::string>();
+        Status same = check_identity(path, request.at("identity"));
+        if (!same) return same.error();
+        auto loaded_b = load_model_session(path, m_session->options(), &job, m_log);
+        if (!loaded_b) {
+            Error e = loaded_b.error();
+            e.message = "model B: " + e.message;
+            return e;
+        }
+        job.report(0.0);
+        const Session& b = *loaded_b->session;
+        auto result = compare_ab(*m_session, *loaded_b->session, request.at("prompt").get<std::string>(),
+                                 wire::decode_ab_options(request.at("options")), &job);
+        if (!result) return result.error();
+        std::vector<std::string> top_a, top_b;
+        for (const AbPosition& p : result->positions) {
+            auto a = token_piece(*m_session, p.top_a);
+            auto bp = token_piece(b, p.top_b);
+            top_a.push_back(a ? a->piece : std::string());
+            top_b.push_back(bp ? bp->piece : std::string());
+        }
+        return Json{{"type", "ab"}, {"result", wire::encode_ab(*result)},
+                    {"tokens", wire::encode_pieces(token_pieces(*m_session, result->tokens))}, {"top_a", top_a},
+                    {"top_b", top_b}, {"b_route", wire::encode_route(loaded_b->route)}};
+    }
+
+    Result<Json> dispatch(const Json& request, JobContext& job) {
+        const std::string op = request.at("op").get<std::string>();
+        if (op == "load") return load(request, job);
+        if (!m_session) return not_loaded();
+        Session& s = *m_session;
+        if (op == "tokenize") {
+            auto tokens = tokenize(s, request.at("text").get<std::string>(), wire::decode_tokenize_options(request.at("tokenize")));
+            if (!tokens) return tokens.error();
+            return Json{{"type", "tokens"}, {"tokens", wire::encode_pieces(*tokens)}};
+        }
+        if (op == "pieces") {
+            auto ids = request.at("ids").get<std::vector<int32_t>>();
+            return Json{{"type", "tokens"}, {"tokens", wire::encode_pieces(token_pieces(s, ids))}};
+        }
+        if (op == "detokenize") {
+            auto ids = request.at("ids").get<std::vector<int32_t>>();
+            auto text = detokenize(s, ids, request.at("remove_special").get<bool>(), request.at("unparse_special").get<bool>());
+            if (!text) return text.error();
+            return Json{{"type", "text"}, {"text", *text}};
+        }
+        if (op == "chat") {
+            auto chat = apply_chat_template(s, wire::decode_messages(request.at("messages")),
+                                            request.at("add_assistant_prefix").get<bool>());
+            if (!chat) return chat.error();
+            return Json{{"type", "chat"}, {"chat", wire::encode_chat(*chat)}};
+        }
+        if (op == "generate") {
+            // Steps go out at most every kStepBatchMs (the first at once): a frame per token
+            // would wake the client thousands of times a second, and on a machine with as
+            // many decoding threads as cores each wake-up delays a thread the others wait for.
+            Json pending = Json::array();
+            auto last_sent = std::chrono::steady_clock::now() - std::chrono::milliseconds(kStepBatchMs);
+            auto flush = [&] {
+                if (pending.empty()) return;
+                send({{"type", "steps"}, {"steps", std::move(pending)}});
+                pending = Json::array();
+                last_sent = std::chrono::steady_clock::now();
+            };
+            auto on_step = [&](const GenerationStep& step) {
+                pending.push_back(wire::encode_step(step));
+                if (std::chrono::steady_clock::now() - last_sent >= std::chrono::milliseconds(kStepBatchMs)) flush();
+            };
+            auto result = generate_from_tokens(s, request.at("tokens").get<std::vector<int32_t>>(),
+                                               wire::decode_generate_options(request.at("options")), &job, on_step);
+            flush();
+            if (!result) return result.error();
+            return Json{{"type", "generated"}, {"result", wire::encode_generation(*result)}};
+        }
+        if (op == "layers") {
+            auto result = capture_layers(s, request.at("prompt").get<std::string>(),
+                                         wire::decode_layer_options(request.at("options")), &job);
+            if (!result) return result.error();
+            return Json{{"type", "layers"}, {"result", wire::encode_layers(*result)}};
+        }
+        if (op == "ab") return ab(request, job);
+        return Error{"E_WIRE", "", std::nullopt, "unknown request"};
+    }
+
+    int m_fd;
+    pid_t m_parent;
+    std::mutex m_send_mutex;
+    std::mutex m_log_mutex;
+    std::shared_ptr<LogCapture> m_log;
+    uint64_t m_log_sent = 0;
+    std::unique_ptr<Session> m_session;
+};
+
+}  // namespace
+
+int llama_worker_main(int argc, char** argv) {
+    int fd = -1;
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::strcmp(argv[i], "--channel") == 0) fd = std::atoi(argv[i + 1]);
+    if (fd < 0) {
+        std::fprintf(stderr, "mlens-llama-worker runs llama.cpp for ModelLens; it is started by mlens and modellens\n");
+        return 2;
+    }
+    struct sigaction sa {};
+    sa.sa_handler = on_cancel_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGUSR1, &sa, nullptr);
+    ::signal(SIGPIPE, SIG_IGN);
+    return Server(fd).run();
+}
+
+}  // namespace mlens

@@ -1,0 +1,425 @@
+#include "mlens/infer/worker_session.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "mlens/infer/threads.h"
+#include "mlens/open/target.h"
+#include "worker_wire.h"
+
+extern char** environ;
+
+namespace mlens {
+
+namespace {
+
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// Bytes of the worker's stderr kept for the stop message and the log.
+constexpr size_t kStderrLineMax = 4000;
+
+std::string file_kind(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
+
+std::string describe_status(int status) {
+    if (WIFEXITED(status)) return "the worker exited with status " + std::to_string(WEXITSTATUS(status));
+    if (!WIFSIGNALED(status)) return "the worker ended";
+    const int sig = WTERMSIG(status);
+    switch (sig) {
+    case SIGABRT: return "SIGABRT (llama.cpp aborted, as a failed GGML_ASSERT does)";
+    case SIGBUS: return "SIGBUS (the model file shrank or changed while llama.cpp had it mapped)";
+    case SIGSEGV: return "SIGSEGV (llama.cpp read or wrote invalid memory)";
+    case SIGKILL: return "SIGKILL (killed from outside, e.g. by the out-of-memory killer)";
+    default: break;
+    }
+    const char* name = sigabbrev_np(sig);
+    return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
+}
+
+Error decode_failure(const std::exception& e) {
+    return Error{"E_WIRE", "", std::nullopt, std::string("the worker's answer does not decode: ") + e.what()};
+}
+
+// Runs `decode` on a reply, turning a malformed reply into an Error instead of an exception.
+template <typename F>
+auto decoded(Result<Json> reply, F decode) -> Result<decltype(decode(std::declval<const Json&>()))> {
+    if (!reply) return reply.error();
+    try {
+        return decode(*reply);
+    } catch (const std::exception& e) {
+        return decode_failure(e);
+    }
+}
+
+// The file the worker is given for `text`: a store reference names its manifest, which the worker
+// opens through the store (model_loader.h) to reach the GGUF blob; anything else as it is.
+std::string worker_path(const std::string& text) {
+    Target target = resolve(text);
+    return target.kind == TargetKind::store_model ? target.path : text;
+}
+
+}  // namespace
+
+Result<FileVersion> regular_file_identity(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return Error{"E_IO", "", std::nullopt, "cannot examine the file: " + std::string(std::strerror(errno))};
+    if (!S_ISREG(st.st_mode))
+        return Error{"E_NOT_REGULAR", "", std::nullopt, "not a regular file (" + file_kind(st.st_mode) + "); llama.cpp is not asked to open it"};
+    return FileVersion{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_size),
+                        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+std::string llama_worker_executable() {
+    if (const char* env = std::getenv("MLENS_LLAMA_WORKER"); env && executable(env)) return env;
+    std::error_code ec;
+    auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        std::string beside = (self.parent_path() / "mlens-llama-worker").string();
+        if (executable(beside)) return beside;
+    }
+#ifdef MLENS_LLAMA_WORKER_BUILD_PATH
+    if (executable(MLENS_LLAMA_WORKER_BUILD_PATH)) return MLENS_LLAMA_WORKER_BUILD_PATH;
+#endif
+    return {};
+}
+
+// Our end of the socket and of the worker's stderr pipe.
+struct WorkerSession::Channel {
+    int socket = -1;
+    int stderr_pipe = -1;
+    std::string stderr_partial;   // a stderr line still being written
+    std::string last_stderr;      // the last complete non-empty stderr line
+
+    ~Channel() {
+        if (socket >= 0) ::close(socket);
+        if (stderr_pipe >= 0) ::close(stderr_pipe);
+    }
+
+    // Moves whatever the worker wrote to stderr into `log` as error lines.
+    void drain_stderr(LogCapture& log, bool final) {
+        if (stderr_pipe < 0) return;
+        char buf[4096];
+        for (;;) {
+            ssize_t n = ::read(stderr_pipe, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n == 0) {
+                ::close(stderr_pipe);   // the worker and everything it started closed stderr
+                stderr_pipe = -1;
+            }
+            if (n <= 0) break;
+            stderr_partial.append(buf, static_cast<size_t>(n));
+            size_t nl;
+            while ((nl = stderr_partial.find('\n')) != std::string::npos) {
+                take_line(log, stderr_partial.substr(0, nl));
+                stderr_partial.erase(0, nl + 1);
+            }
+            if (stderr_partial.size() > kStderrLineMax) {
+                take_line(log, stderr_partial);
+                stderr_partial.clear();
+            }
+        }
+        if (final && !stderr_partial.empty()) {
+            take_line(log, stderr_partial);
+            stderr_partial.clear();
+        }
+    }
+
+    void take_line(LogCapture& log, std::string line) {
+        if (line.size() > kStderrLineMax) line.resize(kStderrLineMax);
+        if (!line.empty()) last_stderr = line;
+        log.append(LlamaLogLevel::error, false, line + "\n");
+    }
+};
+
+WorkerSession::WorkerSession() = default;
+
+WorkerSession::~WorkerSession() {
+    m_channel.reset();   // the worker reads end of stream and exits
+    if (m_pid > 0) {
+        ::kill(m_pid, SIGKILL);
+        int status = 0;
+        while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {}
+    }
+}
+
+Error WorkerSession::stop(std::string reason) {
+    if (m_pid > 0) {
+        int status = 0;
+        pid_t r = 0;
+        // The socket closed because the worker is ending; give it a moment before killing it.
+        for (int i = 0; i < 100; ++i) {
+            r = ::waitpid(m_pid, &status, WNOHANG);
+            if (r != 0) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        if (r == 0) {
+            ::kill(m_pid, SIGKILL);
+            while ((r = ::waitpid(m_pid, &status, 0)) < 0 && errno == EINTR) {}
+        }
+        if (reason.empty()) reason = r == m_pid ? describe_status(status) : "the worker ended";
+        m_pid = -1;
+    }
+    std::string last;
+    if (m_channel) {
+        m_channel->drain_stderr(*m_log, true);
+        last = m_channel->last_stderr;
+    }
+    m_log->flush();
+    std::string message = "llama.cpp stopped: " + reason;
+    if (!last.empty()) message += ": " + last;
+    m_stopped = Error{"E_LLAMA_STOPPED", "", std::nullopt, message};
+    m_channel.reset();
+    return *m_stopped;
+}
+
+Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quick, const FrameHandler& on_frame) {
+    if (m_stopped) return *m_stopped;
+    if (!wire::write_frame(m_channel->socket, request)) return stop({});
+    const auto started = Clock::now();
+    std::optional<Clock::time_point> cancel_sent;
+    for (;;) {
+        // Checked before every frame: a streaming worker sends one every step, so waiting for
+        // a quiet moment would never cancel.
+        if (job_cancelled(job) && !cancel_sent) {
+            ::kill(m_pid, SIGUSR1);
+            cancel_sent = Clock::now();
+        }
+        if (cancel_sent &&
+            std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - *cancel_sent).count() > kCancelGraceMs) {
+            ::kill(m_pid, SIGKILL);
+            return stop("no answer within " + std::to_string(kCancelGraceMs / 1000) + " s of a cancel (killed)");
+        }
+        const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+        if (quick && waited > kQuickCallMs) {
+            ::kill(m_pid, SIGKILL);
+            return stop("no answer within " + std::to_string(kQuickCallMs / 1000) + " s (killed)");
+        }
+        pollfd fds[2] = {{m_channel->socket, POLLIN, 0}, {m_channel->stderr_pipe, POLLIN, 0}};
+        int n = ::poll(fds, 2, 50);
+        if (n < 0 && errno != EINTR) return stop("cannot wait for the worker: " + std::string(std::strerror(errno)));
+        if (n > 0 && fds[1].revents) m_channel->drain_stderr(*m_log, false);
+        if (n > 0 && fds[0].revents) {
+            auto frame = wire::read_frame(m_channel->socket);
+            if (!frame) {
+                if (frame.error().code == "E_EOF") return stop({});
+                ::kill(m_pid, SIGKILL);
+                return stop(frame.error().message);
+            }
+            const std::string type = frame->value("type", std::string());
+            try {
+                if (type == "log") {
+                    m_log->append(static_cast<LlamaLogLevel>(frame->at("level").get<int>()), false,
+                                  frame->at("text").get<std::string>() + "\n");
+                    continue;
+                }
+                if (type == "progress") {
+                    job_report(job, frame->at("fraction").get<double>());
+                    continue;
+                }
+                // Steps the worker decoded after the cancel are not shown: the caller stopped.
+                if (type == "steps") {
+                    for (const Json& step : frame->at("steps")) {
+                        if (!on_frame || cancel_sent || job_cancelled(job)) break;
+                        on_frame(step);
+                    }
+                    continue;
+                }
+                if (type == "error") return wire::decode_error(*frame);
+            } catch (const std::exception& e) {
+                return decode_failure(e);
+            }
+            // A result that crossed the cancel on its way is dropped, as the cancel asked.
+            if (cancel_sent) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
+            return std::move(frame).value();
+        }
+    }
+}
+
+Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& text, const SessionOptions& options,
+                                                           JobContext* job, std::shared_ptr<LogCapture> log,
+                                                           const std::optional<FileVersion>& expected) {
+    const std::string path = worker_path(text);
+    auto identity = regular_file_identity(path);
+    if (!identity) return identity.error();
+    if (expected && !(*identity == *expected))
+        return Error{"E_FILE_CHANGED", "", std::nullopt, "the file changed since it was opened; open it again"};
+    const std::string exe = llama_worker_executable();
+    if (exe.empty())
+        return Error{"E_NO_WORKER", "", std::nullopt, "mlens-llama-worker, which runs llama.cpp, was not found next to this program"};
+
+    std::unique_ptr<WorkerSession> session(new WorkerSession());
+    session->m_path = path;
+    session->m_options = options;
+    ThreadChoice threads = choose_threads(options.n_threads);
+    session->m_options.n_threads = threads.threads;
+    session->m_thread_note = threads.note;
+    session->m_log = log ? std::move(log) : std::make_shared<LogCapture>();
+    session->m_channel = std::make_unique<Channel>();
+    Channel& ch = *session->m_channel;
+
+    int sv[2], ep[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return Error{"E_IO", "", std::nullopt, "socketpair failed"};
+    if (::pipe2(ep, O_CLOEXEC) != 0) {
+        ::close(sv[0]);
+        ::close(sv[1]);
+        return Error{"E_IO", "", std::nullopt, "pipe failed"};
+    }
+    ch.socket = sv[0];
+    ch.stderr_pipe = ep[0];
+    ::fcntl(ch.stderr_pipe, F_SETFL, O_NONBLOCK);
+    // The child's ends move above the descriptors they are copied to, so no dup2 overwrites another.
+    const int child_socket = ::fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+    const int child_stderr = ::fcntl(ep[1], F_DUPFD_CLOEXEC, 10);
+    ::close(sv[1]);
+    ::close(ep[1]);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, child_stderr, 1);
+    posix_spawn_file_actions_adddup2(&actions, child_stderr, 2);
+    posix_spawn_file_actions_adddup2(&actions, child_socket, 3);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGUSR1}) sigaddset(&defaults, sig);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+    // ggml prints a backtrace on abort by attaching gdb to itself unless told not to.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; e && *e; ++e) env_strings.emplace_back(*e);
+    env_strings.emplace_back("GGML_NO_BACKTRACE=1");
+    std::vector<char*> envp;
+    for (std::string& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::string arg0 = exe, arg1 = "--channel", arg2 = "3";
+    char* argv[] = {arg0.data(), arg1.data(), arg2.data(), nullptr};
+    pid_t pid = -1;
+    int rc = posix_spawn(&pid, exe.c_str(), &actions, &attr, argv, envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    ::close(child_socket);
+    ::close(child_stderr);
+    if (rc != 0) return Error{"E_NO_WORKER", "", std::nullopt, "cannot start " + exe + ": " + std::strerror(rc)};
+    session->m_pid = pid;
+
+    Json request = {{"op", "load"}, {"path", path}, {"options", wire::encode_session_options(session->m_options)},
+                    {"identity", {identity->device, identity->inode, identity->size, identity->mtime_ns}}};
+    auto reply = session->call(request, job, false);
+    if (!reply) return reply.error();
+    try {
+        session->m_facts = wire::decode_facts(reply->at("facts"));
+        session->m_route = wire::decode_route(reply->at("route"));
+        session->m_n_ctx = reply->at("n_ctx").get<uint32_t>();
+    } catch (const std::exception& e) {
+        return decode_failure(e);
+    }
+    job_report(job, 1.0);
+    return session;
+}
+
+Result<std::vector<int32_t>> WorkerSession::tokenize_ids(std::string_view text, const TokenizeOptions& options) {
+    auto pieces = tokenize(text, options);
+    if (!pieces) return pieces.error();
+    std::vector<int32_t> ids;
+    for (const TokenPiece& p : *pieces) ids.push_back(p.id);
+    return ids;
+}
+
+Result<std::vector<TokenPiece>> WorkerSession::tokenize(std::string_view text, const TokenizeOptions& options) {
+    Json request = {{"op", "tokenize"}, {"text", std::string(text)}, {"tokenize", wire::encode_tokenize_options(options)}};
+    return decoded(call(request, nullptr, true), [](const Json& j) { return wire::decode_pieces(j.at("tokens")); });
+}
+
+Result<std::vector<TokenPiece>> WorkerSession::token_pieces(std::span<const int32_t> ids) {
+    Json request = {{"op", "pieces"}, {"ids", std::vector<int32_t>(ids.begin(), ids.end())}};
+    return decoded(call(request, nullptr, true), [](const Json& j) { return wire::decode_pieces(j.at("tokens")); });
+}
+
+Result<std::string> WorkerSession::detokenize(std::span<const int32_t> ids, bool remove_special, bool unparse_special) {
+    Json request = {{"op", "detokenize"}, {"ids", std::vector<int32_t>(ids.begin(), ids.end())},
+                    {"remove_special", remove_special}, {"unparse_special", unparse_special}};
+    return decoded(call(request, nullptr, true), [](const Json& j) { return j.at("text").get<std::string>(); });
+}
+
+Result<ChatRender> WorkerSession::apply_chat_template(const std::vector<ChatMessage>& messages, bool add_assistant_prefix) {
+    Json request = {{"op", "chat"}, {"messages", wire::encode_messages(messages)}, {"add_assistant_prefix", add_assistant_prefix}};
+    return decoded(call(request, nullptr, true), [](const Json& j) { return wire::decode_chat(j.at("chat")); });
+}
+
+Result<GenerationResult> WorkerSession::generate(std::string_view prompt, const GenerateOptions& options, JobContext* job,
+                                                 const StepCallback& on_step) {
+    auto ids = tokenize_ids(prompt, options.tokenize);
+    if (!ids) return ids.error();
+    return generate_from_tokens(std::move(*ids), options, job, on_step);
+}
+
+Result<GenerationResult> WorkerSession::generate_from_tokens(std::vector<int32_t> prompt_tokens, const GenerateOptions& options,
+                                                             JobContext* job, const StepCallback& on_step) {
+    Json request = {{"op", "generate"}, {"tokens", std::move(prompt_tokens)}, {"options", wire::encode_generate_options(options)}};
+    std::optional<Error> step_error;
+    auto reply = call(request, job, false, [&](const Json& frame) {
+        if (!on_step || step_error) return;
+        try {
+            on_step(wire::decode_step(frame));
+        } catch (const std::exception& e) {
+            step_error = decode_failure(e);
+        }
+    });
+    if (step_error) return *step_error;
+    return decoded(std::move(reply), [](const Json& j) { return wire::decode_generation(j.at("result")); });
+}
+
+Result<LayerCaptureResult> WorkerSession::capture_layers(std::string_view prompt, const LayerCaptureOptions& options,
+                                                         JobContext* job) {
+    Json request = {{"op", "layers"}, {"prompt", std::string(prompt)}, {"options", wire::encode_layer_options(options)}};
+    return decoded(call(request, job, false), [](const Json& j) { return wire::decode_layers(j.at("result")); });
+}
+
+Result<WorkerAbResult> WorkerSession::compare_ab(const std::string& b_text, std::string_view prompt, const AbOptions& options,
+                                                 JobContext* job) {
+    const std::string b_path = worker_path(b_text);
+    auto identity = regular_file_identity(b_path);
+    if (!identity) return identity.error();
+    Json request = {{"op", "ab"}, {"path", b_path}, {"prompt", std::string(prompt)},
+                    {"options", wire::encode_ab_options(options)},
+                    {"identity", {identity->device, identity->inode, identity->size, identity->mtime_ns}}};
+    return decoded(call(request, job, false), [](const Json& j) {
+        WorkerAbResult out;
+        out.result = wire::decode_ab(j.at("result"));
+        out.tokens = wire::decode_pieces(j.at("tokens"));
+        out.top_a = j.at("top_a").get<std::vector<std::string>>();
+        out.top_b = j.at("top_b").get<std::vector<std::string>>();
+        out.b_route = wire::decode_route(j.at("b_route"));
+        return out;
+    });
+}
+
+}  // namespace mlens
