@@ -9,6 +9,8 @@
 //    (on Linux llama.cpp keeps its own mapping). `LoadRoute` says which way the file went, with a
 //    banner for the UI ("Ollama-made GGUF: loaded through the upstream export (handle_gemma3);
 //    evidence: ...", the first piece of evidence and how many more).
+//  - A model our reader opens that is not a GGUF (a safetensors file or store model) is refused
+//    with E_NOT_GGUF before llama.cpp sees it.
 //  - Every other file — an upstream GGUF the shim's rules would still touch (the Llama-3 fix on
 //    llama.cpp's own Llama-3 vocabulary, say), a path our reader cannot open, and any file when
 //    SessionOptions::as_is is set — goes to llama.cpp as it is, so llama.cpp sees exactly the
