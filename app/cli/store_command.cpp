@@ -33,7 +33,7 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
         // a manifest file, STORE/MODEL:TAG or MODEL:TAG in the default stores.
         const Target target = resolve(args[0]);
         if (target.kind == TargetKind::store_model) return print_store_manifest(*target.store, target.name, options);
-        if (target.kind == TargetKind::store_root) return print_store_listing(*target.store, options.json);
+        if (target.kind == TargetKind::store_root) return print_store_listing(*target.store, options);
         (is_directory(args[0]) ? path : reference) = args[0];
     }
     std::vector<std::string> roots;

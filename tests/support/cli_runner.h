@@ -23,14 +23,14 @@ struct CliRun {
     std::vector<std::string> err_lines() const;
 };
 
-// What a run may use: an address-space limit (RLIMIT_AS, bytes; 0: none), a descriptor limit
-// (soft and hard RLIMIT_NOFILE; 0: inherited) and a time after which the process is sent
-// `stop_signal` (seconds; 0: none). A process still running 30 s after that signal is killed.
+// What a run may use: an address-space limit (RLIMIT_AS, bytes; 0: none), a time after which the
+// process is sent `stop_signal` (seconds; 0: none; a process still running 30 s after that signal
+// is killed) and a descriptor limit (soft and hard RLIMIT_NOFILE; 0: inherited).
 struct CliLimits {
     uint64_t address_space_bytes = 0;
-    unsigned max_open_files = 0;
     double seconds = 0;
     int stop_signal = SIGKILL;
+    unsigned max_open_files = 0;
 };
 
 // Runs `mlens args...` with no shell involved; stdout and stderr go through files in a fresh

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "mlens/formats/open_model.h"
+#include "mlens/open/target.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"
 #include "mlens/infer/session.h"
