@@ -239,7 +239,8 @@ void HistogramPlot::draw_axes(ImDrawList* dl, double max_count) const {
         dl->AddLine(ImVec2(m_plot_min.x, y), ImVec2(m_plot_max.x, y), grid);
         std::string label = count_label(c);
         float w = ImGui::CalcTextSize(label.c_str()).x;
-        dl->AddText(ImVec2(m_plot_min.x - w - 5, y - line / 2), dim, label.c_str());
+        // Left of the end bin, when there is one, so its count never covers a tick label.
+        dl->AddText(ImVec2(m_plot_min.x - m_end_bin_room - w - 5, y - line / 2), dim, label.c_str());
     }
 }
 
