@@ -6,10 +6,12 @@
 
 #include <ggml.h>
 #include <nlohmann/json.hpp>
+#include <stb_image.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
 
 #include "cli_runner.h"
 #include "mlens/formats/gguf_reader.h"
@@ -52,6 +54,30 @@ Outside count_outside(const std::vector<float>& v, double lo, double hi) {
 
 double largest_bin_share(const Histogram& h, uint64_t total) {
     return static_cast<double>(*std::max_element(h.counts.begin(), h.counts.end())) / static_cast<double>(total);
+}
+
+// Pixels of the end bins' colour (values outside the range), and the distinct colours, of a
+// picture `mlens hist --png` drew.
+struct PngSummary {
+    int width = 0, height = 0;
+    uint64_t outside_pixels = 0;
+    size_t colours = 0;
+};
+
+PngSummary read_png(const std::string& path) {
+    PngSummary out;
+    int channels = 0;
+    unsigned char* pixels = stbi_load(path.c_str(), &out.width, &out.height, &channels, 3);
+    REQUIRE(pixels);
+    std::set<uint32_t> colours;
+    for (size_t i = 0; i < static_cast<size_t>(out.width) * out.height; ++i) {
+        const unsigned char* p = pixels + i * 3;
+        out.outside_pixels += p[0] == 214 && p[1] == 120 && p[2] == 36;
+        colours.insert(uint32_t{p[0]} << 16 | uint32_t{p[1]} << 8 | p[2]);
+    }
+    stbi_image_free(pixels);
+    out.colours = colours.size();
+    return out;
 }
 
 struct OutlierModel {
@@ -211,4 +237,23 @@ TEST_CASE("mlens hist picks the automatic range by default and counts the outlie
 
     auto bad = test::run_mlens({"hist", m.path, "blk.0.ffn_down.weight", "--range-mode", "p99"});
     CHECK(bad.exit_status != 0);
+}
+
+TEST_CASE("mlens hist --png marks the values outside the range in end bins and writes antialiased text", "[histogram_range][hist_export]") {
+    OutlierModel m;
+    const std::string auto_png = m.dir.file("auto.png"), full_png = m.dir.file("full.png");
+    auto drawn = test::run_mlens({"hist", m.path, "blk.0.ffn_down.weight", "--png", auto_png, "--log"});
+    INFO(drawn.err);
+    REQUIRE(drawn.exit_status == 0);
+    auto full = test::run_mlens({"hist", m.path, "blk.0.ffn_down.weight", "--png", full_png, "--range-mode", "full"});
+    REQUIRE(full.exit_status == 0);
+    const PngSummary a = read_png(auto_png), f = read_png(full_png);
+    CHECK((a.width == 900 && a.height == 420));
+    // The end bins, their counts and the legend swatch are drawn in their colour; over min..max
+    // nothing is outside and none of it is drawn.
+    CHECK(a.outside_pixels > 200);
+    CHECK(f.outside_pixels == 0);
+    // TrueType text is antialiased: many shades of grey, unlike a pixel font's two colours.
+    CHECK(a.colours > 64);
+    CHECK(f.colours > 64);
 }
