@@ -154,6 +154,9 @@ TEST_CASE("histogram range modes: full, p0.1-p99.9, symmetric, custom", "[histog
     HistogramRange automatic = pick_histogram_range(s, HistogramRangeMode::automatic);
     CHECK((automatic.lo == -3 - 5.5 * kAutoMargin && automatic.hi == 2.5 + 5.5 * kAutoMargin));
     CHECK(range_mode_caption(automatic) == "auto: p0.1-p99.9 widened, outliers outside");
+    // Custom without a range is automatic.
+    HistogramRange no_custom = pick_histogram_range(s, HistogramRangeMode::custom);
+    CHECK((no_custom.lo == automatic.lo && no_custom.hi == automatic.hi && no_custom.resolved == HistogramRangeMode::central));
 
     // Without outliers (max |x| within 10x the p0.1/p99.9 magnitude) automatic is min..max.
     s.min = -29;

@@ -39,7 +39,7 @@ HistogramRange pick_histogram_range(const TensorStats& stats, HistogramRangeMode
     case HistogramRangeMode::central:
         r.lo = stats.percentiles.front();
         r.hi = stats.percentiles.back();
-        if (mode == HistogramRangeMode::automatic) {
+        if (mode != HistogramRangeMode::central) {
             // A little room on each side, so the bulk's own tails are not cut at the edge bins.
             const double margin = (r.hi - r.lo) * kAutoMargin;
             r.lo = std::max(stats.min, r.lo - margin);
