@@ -6,7 +6,11 @@
 //   "type", "shape" with its "shape_order" (model_json.h) and "expert" (null without --expert);
 //   a figure with no finite value to take it from is null ("none" in text); integer tensors give
 //   min and max as exact integers; +Inf and -Inf are counted apart ("pos_inf", "neg_inf").
-// mlens hist PATH TENSOR [--bins N] [--range LO HI] [--csv OUT] [--png OUT [--log]] [--json]
+// mlens hist PATH TENSOR [--bins N] [--range-mode auto|full|p999|symmetric] [--range LO HI] [--csv OUT]
+//            [--png OUT [--log]] [--json]
+//   The range comes from histogram_range.h (default auto: p0.1-p99.9 widened when the tensor has
+//   outliers, else min..max; --range LO HI is the custom mode). Text and JSON name the mode asked
+//   and the one used ("range_mode", "range_resolved") and count the values below and above.
 // mlens compare A B [--tensor NAME] [--json]
 #include <algorithm>
 #include <cmath>
@@ -23,6 +27,7 @@
 #include "mlens/model/model_inputs.h"
 #include "mlens/model/model_json.h"
 #include "mlens/quant/block_scales.h"
+#include "mlens/quant/histogram_range.h"
 #include "mlens/quant/row_series.h"
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
@@ -199,17 +204,18 @@ std::string hist_csv(const Histogram& h) {
 
 // Writes the PNG and/or the CSV as one operation: never over the model's files, never both to
 // the same file, both or neither. Returns the exit code.
-int write_hist_files(const Model& model, const Histogram& h, const std::string& title, bool log_counts,
+int write_hist_files(const Model& model, const Histogram& h, const std::string& title, const std::string& range_caption, bool log_counts,
                      const std::string& png_path, const std::string& csv_path) {
     std::vector<uint8_t> png;
     std::string csv;
     std::vector<OutputBytes> files;
     if (!png_path.empty()) {
-        png = histogram_png(h, title, log_counts);
-        if (png.empty()) {
-            std::cerr << "error: cannot encode the PNG for " << escape_for_display(png_path) << "\n";
+        auto drawn = histogram_png(h, title, range_caption, log_counts);
+        if (!drawn) {
+            std::cerr << "error: cannot draw the PNG for " << escape_for_display(png_path) << ": " << drawn.error().to_string() << "\n";
             return kExitBroken;
         }
+        png = std::move(*drawn);
         files.push_back({png_path, png.data(), png.size()});
     }
     if (!csv_path.empty()) {
@@ -224,12 +230,19 @@ int write_hist_files(const Model& model, const Histogram& h, const std::string& 
     return kExitOk;
 }
 
+// The range line of `mlens hist`'s text: the mode and the values that fall outside the bins.
+void print_outside_counts(const Histogram& h, const HistogramRange& chosen) {
+    std::printf("range %s .. %s (%s); below: %llu, above: %llu\n", number_text(h.lo).c_str(), number_text(h.hi).c_str(),
+                range_mode_caption(chosen).c_str(), static_cast<unsigned long long>(h.below), static_cast<unsigned long long>(h.above));
+}
+
 void add_hist(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("hist", "Histogram of one dequantized tensor");
     auto path = std::make_shared<std::string>();
     auto tensor = std::make_shared<std::string>();
     auto bins = std::make_shared<uint32_t>(64);
     auto range = std::make_shared<std::vector<double>>();
+    auto range_mode = std::make_shared<std::string>("auto");
     auto csv = std::make_shared<std::string>();
     auto png = std::make_shared<std::string>();
     auto log_counts = std::make_shared<bool>(false);
@@ -239,7 +252,10 @@ void add_hist(CLI::App& app, int& exit_code) {
     cmd->add_option("--png", *png, "Draw the histogram into this PNG file");
     cmd->add_flag("--log", *log_counts, "PNG bar heights on a log scale");
     cmd->add_option("--bins", *bins, "Number of bins (default 64)")->check(CLI::Range(1u, 1u << 20));
-    cmd->add_option("--range", *range, "LO HI: histogram range (default: min..max)")->expected(2);
+    cmd->add_option("--range", *range, "LO HI: custom histogram range")->expected(2);
+    cmd->add_option("--range-mode", *range_mode,
+                    "auto (default: p0.1..p99.9 widened when outliers exist, else min..max), full, p999 or symmetric")
+        ->check(CLI::IsMember({"auto", "full", "p999", "symmetric"}));
     cmd->add_option("--csv", *csv, "Write bin_lo,bin_hi,count rows to this file");
     cmd->add_flag("--json", *json, "Print JSON");
     cmd->callback([=, &exit_code] {
@@ -248,22 +264,39 @@ void add_hist(CLI::App& app, int& exit_code) {
         if (!model) return;
         auto view = open_view(*model, *tensor, -1);
         if (!view) return;
-        std::optional<std::pair<double, double>> r;
-        if (range->size() == 2) r = std::make_pair((*range)[0], (*range)[1]);
+        HistogramRange chosen;
+        const HistogramRangeMode mode = *range_mode_from_name(*range_mode);
+        if (range->size() == 2) {
+            chosen = pick_histogram_range({}, HistogramRangeMode::custom, std::make_pair((*range)[0], (*range)[1]));
+        } else if (mode != HistogramRangeMode::full) {
+            auto stats = [&] {
+                CliJob progress("statistics");
+                return compute_stats(*view, progress.job());
+            }();
+            if (!stats) { std::cerr << "error: " << stats.error().to_string() << "\n"; return; }
+            chosen = pick_histogram_range(*stats, mode);
+        }
         auto h = [&] {
             CliJob progress("histogram");
-            return compute_histogram(*view, *bins, r, progress.job());
+            // min..max is the histogram's own default: no statistics pass needed for it.
+            if (chosen.resolved == HistogramRangeMode::full) return compute_histogram(*view, *bins, std::nullopt, progress.job());
+            return compute_histogram(*view, *bins, std::make_pair(chosen.lo, chosen.hi), progress.job());
         }();
         if (!h) { std::cerr << "error: " << h.error().to_string() << "\n"; return; }
         exit_code = exit_status_of(*model);
         if (!png->empty() || !csv->empty()) {
-            if (int written = write_hist_files(*model, *h, *tensor, *log_counts, *png, *csv); written != kExitOk) exit_code = written;
+            if (int written = write_hist_files(*model, *h, *tensor, range_mode_caption(chosen), *log_counts, *png, *csv);
+                written != kExitOk)
+                exit_code = written;
             return;
         }
         if (*json) {
-            std::cout << json_text({{"lo", h->lo}, {"hi", h->hi}, {"below", h->below}, {"above", h->above}, {"counts", h->counts}}) << "\n";
+            std::cout << json_text({{"range_mode", range_mode_name(chosen.mode)}, {"range_resolved", range_mode_name(chosen.resolved)},
+                                    {"lo", h->lo}, {"hi", h->hi}, {"below", h->below}, {"above", h->above}, {"counts", h->counts}})
+                      << "\n";
             return;
         }
+        print_outside_counts(*h, chosen);
         uint64_t peak = 1;
         for (uint64_t c : h->counts) peak = std::max(peak, c);
         for (size_t b = 0; b < h->counts.size(); ++b) {

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <filesystem>
 
-#include <fontconfig/fontconfig.h>
 #include <imgui_freetype.h>
 
 namespace mlens {
@@ -21,36 +20,6 @@ constexpr ImWchar kBaseRanges[][2] = {
 };
 
 constexpr const char* kCjkFallback = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc";
-
-}  // namespace
-
-FontFile find_font(const std::string& family) {
-    FontFile out;
-    if (!FcInit()) return out;
-    FcPattern* pattern = FcNameParse(reinterpret_cast<const FcChar8*>(family.c_str()));
-    if (!pattern) return out;
-    FcConfigSubstitute(nullptr, pattern, FcMatchPattern);
-    FcDefaultSubstitute(pattern);
-    FcResult result = FcResultNoMatch;
-    FcPattern* match = FcFontMatch(nullptr, pattern, &result);
-    if (match) {
-        FcChar8* file = nullptr;
-        FcChar8* found_family = nullptr;
-        int index = 0;
-        if (FcPatternGetString(match, FC_FILE, 0, &file) == FcResultMatch &&
-            FcPatternGetString(match, FC_FAMILY, 0, &found_family) == FcResultMatch &&
-            std::string(reinterpret_cast<const char*>(found_family)).starts_with(family)) {
-            FcPatternGetInteger(match, FC_INDEX, 0, &index);
-            out.path = reinterpret_cast<const char*>(file);
-            out.index = index;
-        }
-        FcPatternDestroy(match);
-    }
-    FcPatternDestroy(pattern);
-    return out;
-}
-
-namespace {
 
 bool in_base_ranges(uint32_t cp) {
     for (const auto& r : kBaseRanges)
@@ -132,7 +101,7 @@ void FontSet::build(float scale) {
     m_ui = load("DejaVu Sans", "Noto Sans CJK SC", kCjkFallback, size_px, m_ranges_ui);
     m_mono = load("DejaVu Sans Mono", "Noto Sans Mono CJK SC", kCjkFallback, std::round(size_px * 0.93f), m_ranges_mono);
     // The lookups are done; release fontconfig's configuration until the next build.
-    FcFini();
+    release_font_lookup();
     atlas->Build();
     m_dirty = false;
 }

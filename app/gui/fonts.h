@@ -20,12 +20,9 @@
 
 #include <imgui.h>
 
-namespace mlens {
+#include "font_lookup.h"
 
-struct FontFile {
-    std::string path;
-    int index = 0;       // face index inside a collection (.ttc)
-};
+namespace mlens {
 
 class FontSet {
 public:
@@ -53,9 +50,5 @@ private:
     float m_scale = 1.0f;
     bool m_dirty = true;
 };
-
-// The font file fontconfig picks for `family`, only if its family really is `family` (or starts
-// with it); empty path otherwise.
-FontFile find_font(const std::string& family);
 
 }  // namespace mlens

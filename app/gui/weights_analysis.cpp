@@ -191,22 +191,33 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     out.elements = view->size();
     out.row_length = std::max<uint64_t>(1, view->row_length());
     const uint32_t bins = std::max<uint32_t>(1, rq.bins);
+    std::optional<std::pair<double, double>> range = rq.range;
+    if (rq.range) out.range_used = pick_histogram_range({}, HistogramRangeMode::custom, rq.range);
     if (rq.want_stats && !rq.range) {
-        // The histogram over [min, max] comes from the statistics' own second pass.
+        // The histogram over [min, max] comes from the statistics' own second pass; another
+        // range (outliers, or a mode asked for) takes one more.
         Result<StatsAndHistogram> both = compute_stats_and_histogram(*view, bins, job);
         if (!both) return stop(both.error());
         out.stats = both->stats;
-        out.histogram = std::move(both->histogram);
-        out.stage = 2;
-    } else {
-        if (rq.want_stats) {
-            Result<TensorStats> stats = compute_stats(*view, job);
-            if (!stats) return stop(stats.error());
-            out.stats = *stats;
+        out.range_used = pick_histogram_range(both->stats, rq.range_mode);
+        if (out.range_used.resolved == HistogramRangeMode::full) {
+            out.histogram = std::move(both->histogram);
+            out.stage = 2;
+        } else {
+            range = std::make_pair(out.range_used.lo, out.range_used.hi);
         }
+    } else if (rq.want_stats) {
+        Result<TensorStats> stats = compute_stats(*view, job);
+        if (!stats) return stop(stats.error());
+        out.stats = *stats;
+    } else if (!rq.range && rq.known_stats) {
+        out.range_used = pick_histogram_range(*rq.known_stats, rq.range_mode);
+        if (out.range_used.resolved != HistogramRangeMode::full) range = std::make_pair(out.range_used.lo, out.range_used.hi);
+    }
+    if (out.stage < 2) {
         out.stage = 1;
         job_report(job, 0);
-        Result<Histogram> hist = compute_histogram(*view, bins, rq.range, job);
+        Result<Histogram> hist = compute_histogram(*view, bins, range, job);
         if (!hist) return stop(hist.error());
         out.histogram = std::move(hist).value();
         out.stage = 2;

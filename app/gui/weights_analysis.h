@@ -6,7 +6,9 @@
 //
 // Contract:
 //  - analyze_weights runs the steps in order (open the TensorView and slice the expert; stats
-//    when asked; histogram over `range` or [min, max]; first values; compare; block scales when
+//    when asked; histogram over `range`, else over the range `range_mode` picks from the
+//    statistics (histogram_range.h; those computed, else `known_stats`, else [min, max]), named
+//    in `range_used`; first values; compare; block scales when
 //    asked) and stops at the first failure with an escaped message in `error` (or
 //    `compare_error` / `scales->note` for the comparison and the block scales, whose failure
 //    leaves the rest valid). `stage` counts finished steps for the progress bar (statistics,
@@ -48,6 +50,7 @@
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/job.h"
 #include "mlens/model/model.h"
+#include "mlens/quant/histogram_range.h"
 #include "mlens/quant/stats.h"
 
 namespace mlens {
@@ -61,6 +64,8 @@ struct WeightsRequest {
     bool want_stats = true;
     uint32_t bins = 128;
     std::optional<std::pair<double, double>> range;
+    HistogramRangeMode range_mode = HistogramRangeMode::automatic;   // when no `range`
+    std::optional<TensorStats> known_stats;      // the tensor's statistics when want_stats is off
     uint64_t rows = 16, columns = 12;
     std::shared_ptr<const Model> other;          // compare target, or null
     std::optional<uint32_t> requant_type;        // compare with this tensor requantized as this ggml type
@@ -90,6 +95,7 @@ struct WeightsResult {
     std::string error;
     std::optional<TensorStats> stats;
     Histogram histogram;
+    HistogramRange range_used;                   // how the histogram's range was chosen
     uint64_t row_length = 0;
     uint64_t elements = 0;
     std::vector<std::vector<float>> first_values;   // rows × up to `columns`

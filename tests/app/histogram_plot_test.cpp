@@ -7,7 +7,7 @@
 #include "capture.h"
 #include "headless.h"
 #include "widgets/histogram_plot.h"
-#include "widgets/plot_axes.h"
+#include "plot_axes.h"
 
 using namespace mlens;
 using mlens::test::HeadlessImGui;
@@ -164,4 +164,25 @@ TEST_CASE("plot captures map screen rectangles to framebuffer pixels", "[gui-his
     REQUIRE(r);
     CHECK(r->path == "b.png");
     CHECK_FALSE(take_capture_request().has_value());
+}
+
+TEST_CASE("values outside the range become striped end bins beside the plot, with their counts", "[gui-hist]") {
+    PlotHarness h;
+    h.series = {series("", -1, 1, {10, 40, 40, 10})};
+    h.frame(-100, false);
+    const float plain_left = h.plot.plot_min().x, plain_right = h.plot.plot_max().x;
+    const int plain_vertices = ImGui::GetDrawData()->TotalVtxCount;
+    h.series.front().below = 120;
+    h.series.front().above = 3;
+    h.frame(-100, false);
+    // 12 pixels of end bin and 8 of gap on each side; the count axis grows to hold 120.
+    CHECK(h.plot.plot_max().x == plain_right - 20);
+    CHECK(h.plot.plot_min().x >= plain_left + 20);
+    CHECK(ImGui::GetDrawData()->TotalVtxCount > plain_vertices + 100);
+    // The bins keep mapping [lo, hi] onto the narrower plot area.
+    CHECK(h.plot.x_of(-1) == h.plot.plot_min().x);
+    CHECK(h.plot.x_of(1) == h.plot.plot_max().x);
+    CHECK(decade_ticks(120) == std::vector<uint64_t>{1, 10, 100, 1000});
+    CHECK(decade_ticks(0) == std::vector<uint64_t>{1, 10});
+    CHECK(decade_ticks(10) == std::vector<uint64_t>{1, 10});
 }

@@ -4,10 +4,12 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <ggml.h>
 #include <imgui.h>
 
 #include "gguf_builder.h"
@@ -16,6 +18,7 @@
 #include "hf_conversion_fixture.h"
 #include "mlens/open/target.h"
 #include "mlens/formats/ggml_types.h"
+#include "model_fixture.h"
 #include "panels/weights_panel.h"
 #include "weights_analysis.h"
 #include "workspace.h"
@@ -536,4 +539,58 @@ TEST_CASE("comparing with a Hugging Face checkpoint pairs its tensor and expert 
     auto whole = compare(gguf_model, hf_model, "blk.0.ffn_gate_exps.weight", std::nullopt);
     CHECK_FALSE(whole->compared);
     CHECK(whole->compare_error.find("no tensor paired") != std::string::npos);
+}
+
+TEST_CASE("analyze_weights bins a tensor with outlier columns over p0.1-p99.9 and counts the outliers outside", "[gui-weights]") {
+    // N(0, 1), 16 rows of 4096, columns 7 and 2900 scaled by 80: the outlier channels of trained
+    // ffn_down weights.
+    TempDir dir;
+    std::mt19937 rng(20240611);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> values(4096 * 16);
+    for (float& x : values) x = normal(rng);
+    for (size_t r = 0; r < 16; ++r)
+        for (size_t c : {7u, 2900u}) values[r * 4096 + c] *= 80.0f;
+    test::write_fixture_model(dir.file("o.gguf"), {{"blk.0.ffn_down.weight", GGML_TYPE_F32, {4096, 16}, values}});
+    auto model = open_model(dir.file("o.gguf"));
+    REQUIRE(model.ok());
+
+    WeightsRequest rq;
+    rq.model = std::make_shared<const Model>(std::move(*model));
+    rq.bins = 64;
+    rq.want_scales = false;
+    WeightsResult r;
+    JobContext job;
+    analyze_weights(rq, r, &job);
+    REQUIRE(r.error.empty());
+    REQUIRE(r.stats);
+    const HistogramRange expected = pick_histogram_range(*r.stats, HistogramRangeMode::automatic);
+    CHECK(r.range_used.resolved == HistogramRangeMode::central);
+    CHECK(r.histogram.lo == expected.lo);
+    CHECK(r.histogram.hi == expected.hi);
+    uint64_t below = 0, above = 0;
+    for (float x : values) {
+        below += static_cast<double>(x) < expected.lo;
+        above += static_cast<double>(x) > expected.hi;
+    }
+    CHECK(r.histogram.below == below);
+    CHECK(r.histogram.above == above);
+    CHECK(below + above > 0);
+
+    // min-max on request: every value inside, two bins hold nearly all.
+    rq.range_mode = HistogramRangeMode::full;
+    WeightsResult full;
+    analyze_weights(rq, full, &job);
+    CHECK(full.range_used.resolved == HistogramRangeMode::full);
+    CHECK(full.histogram.lo == r.stats->min);
+    CHECK((full.histogram.below == 0 && full.histogram.above == 0));
+
+    // A histogram-only request takes its range from the statistics it is given.
+    rq.range_mode = HistogramRangeMode::automatic;
+    rq.want_stats = false;
+    rq.known_stats = r.stats;
+    WeightsResult again;
+    analyze_weights(rq, again, &job);
+    CHECK(again.histogram.lo == expected.lo);
+    CHECK(again.histogram.counts == r.histogram.counts);
 }

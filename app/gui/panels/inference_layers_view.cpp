@@ -233,6 +233,7 @@ void InferenceLayersView::draw(PanelContext& ctx, InferenceController& c) {
         ImGui::SameLine();
         ui::text_dim(std::to_string(a.count) + " values");
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("The last token's values; drag to zoom, double-click to reset");
+        m_plot.x_title = "activation value";
         m_plot.draw("##activation_histogram", m_series, ImVec2(0, 0));
     } else {
         ui::text_dim("Click a row or a point for the histogram of its values.");

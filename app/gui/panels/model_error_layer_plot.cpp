@@ -14,6 +14,24 @@ namespace {
 
 double value_of(const LayerError& l, LayerMetric metric) { return metric == LayerMetric::rmse ? l.rmse : l.worst_nmse; }
 
+// The bar of layer -1 (embeddings, output and norms outside the blocks) has its own colour; the
+// legend says so, so it is not read as a worse layer.
+void draw_layer_legend(ImDrawList* dl, const PlotFrame& f) {
+    const char* kLabels[] = {"repeating blocks", "outside the blocks (embeddings, output)"};
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    float width = 0;
+    for (const char* label : kLabels) width = std::max(width, ImGui::CalcTextSize(label).x);
+    const ImVec2 box_max(f.max.x - 6, f.min.y + 6 + 2 * line + 8);
+    const ImVec2 box_min(box_max.x - width - 36, f.min.y + 6);
+    dl->AddRectFilled(box_min, box_max, ImGui::GetColorU32(ImGuiCol_PopupBg, 0.85f), 3.0f);
+    dl->AddRect(box_min, box_max, ImGui::GetColorU32(ImGuiCol_Border), 3.0f);
+    for (size_t i = 0; i < 2; ++i) {
+        const float y = box_min.y + 4 + line * static_cast<float>(i), mid = y + line / 2 - 1;
+        dl->AddRectFilled(ImVec2(box_min.x + 8, mid - 5), ImVec2(box_min.x + 22, mid + 5), plot_series_color(i));
+        dl->AddText(ImVec2(box_min.x + 28, y), ImGui::GetColorU32(ImGuiCol_Text), kLabels[i]);
+    }
+}
+
 }  // namespace
 
 std::optional<size_t> layer_error_plot(const std::vector<LayerError>& layers, LayerMetric metric, ImVec2 size) {
@@ -23,7 +41,7 @@ std::optional<size_t> layer_error_plot(const std::vector<LayerError>& layers, La
         if (double v = value_of(l, metric); std::isfinite(v)) top = std::max(top, v);
     PlotRange range{layers.front().layer - 0.5, layers.back().layer + 0.5, 0.0, top > 0 ? top * 1.1 : 1.0};
     const char* y_title = metric == LayerMetric::rmse ? "pooled RMSE" : "NMSE of the worst tensor";
-    PlotFrame f = draw_plot_frame("##layer_error", size, range, "layer (-1: outside the blocks)", y_title, true);
+    PlotFrame f = draw_plot_frame("##layer_error", size, range, "layer (block index; -1: outside the blocks)", y_title, true);
     bool hovered = ImGui::IsItemHovered();
     bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -44,6 +62,7 @@ std::optional<size_t> layer_error_plot(const std::vector<LayerError>& layers, La
         if (under == i)
             dl->AddRect(ImVec2(x - bar_w / 2 - 1, f.min.y), ImVec2(x + bar_w / 2 + 1, f.max.y), ImGui::GetColorU32(ImGuiCol_Text));
     }
+    if (layers.front().layer < 0) draw_layer_legend(dl, f);
     if (top == 0) {
         // Zero-height bars would leave the plot looking empty: say what it shows.
         const char* note = "no error in any layer: the values are identical";

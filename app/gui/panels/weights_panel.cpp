@@ -45,8 +45,17 @@ HistogramSeries series_of(const Histogram& h, std::string label) {
     s.hi = h.hi;
     s.counts = h.counts;
     s.total = h.total();
+    s.below = h.below;
+    s.above = h.above;
     return s;
 }
+
+constexpr std::pair<HistogramRangeMode, const char*> kRangeModes[] = {
+    {HistogramRangeMode::automatic, "auto"},
+    {HistogramRangeMode::full, "min-max"},
+    {HistogramRangeMode::central, "p0.1-p99.9"},
+    {HistogramRangeMode::symmetric, "symmetric around 0"},
+};
 
 }  // namespace
 
@@ -72,6 +81,8 @@ void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, 
     w.want_scales = want_scales;
     w.bins = rq.bins;
     w.range = rq.range;
+    w.range_mode = rq.range_mode;
+    if (!want_stats && m_result) w.known_stats = m_result->stats;
     m_compare_title.clear();
     if (ctx.workspace && rq.compare_doc)
         if (Document* other = ctx.workspace->find(rq.compare_doc); other && other->ready()) {
@@ -121,6 +132,21 @@ void WeightsPanel::compare_picker(PanelContext& ctx) {
     ImGui::EndCombo();
 }
 
+void WeightsPanel::range_mode_picker() {
+    const char* current = "auto";
+    for (const auto& [mode, name] : kRangeModes)
+        if (mode == m_want.range_mode) current = name;
+    ImGui::SetNextItemWidth(150);
+    if (ImGui::BeginCombo("range", m_want.range ? "zoomed" : current)) {
+        for (const auto& [mode, name] : kRangeModes)
+            if (ImGui::Selectable(name, !m_want.range && mode == m_want.range_mode)) set_range_mode(mode);
+        ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("auto: p0.1-p99.9 (a little wider) when max |x| is over %.0fx that, else min-max.\n"
+                          "Values outside the range are counted in the end bins.", kOutlierRatio);
+}
+
 void WeightsPanel::toolbar(PanelContext& ctx, const TensorInfo& t) {
     ui::text_colored(palette().accent, escape_for_display(t.name, 120));
     ImGui::SameLine();
@@ -144,6 +170,8 @@ void WeightsPanel::toolbar(PanelContext& ctx, const TensorInfo& t) {
     if (!ImGui::IsItemActive()) m_want.bins = static_cast<uint32_t>(std::clamp(m_bins_input, kMinBins, kMaxBins));
     ImGui::SameLine();
     ImGui::Checkbox("log counts", &m_plot.log_scale);
+    ImGui::SameLine();
+    range_mode_picker();
     ImGui::SameLine();
     ImGui::BeginDisabled(!m_want.range);
     if (ImGui::Button("Reset zoom")) {
@@ -182,6 +210,7 @@ void WeightsPanel::histogram_view(const Document& doc) {
     }
     m_legend.clear();
     for (const HistogramSeries& s : series) m_legend.push_back(s.label);
+    m_plot.x_title = m_error_view && r.compared ? "difference (this \xE2\x88\x92 other)" : "value";
     float height = std::max(160.0f, ImGui::GetContentRegionAvail().y * 0.55f);
     HistogramPlot::Event e = m_plot.draw("##histogram", series, ImVec2(0, height));
     if (!m_png_pending.empty()) {
@@ -263,9 +292,12 @@ void WeightsPanel::draw(PanelContext& ctx) {
     ImGui::SameLine();
     ImGui::BeginChild("weights_plot", ImVec2(0, 0), false);
     histogram_view(doc);
-    if (r.histogram.below || r.histogram.above)
-        ui::text_dim(ui::with_separators(r.histogram.below) + " below and " + ui::with_separators(r.histogram.above) +
-                     " above the range shown");
+    if (!m_error_view || !r.compared) {
+        std::string line = "range " + range_mode_caption(r.range_used);
+        if (r.histogram.below || r.histogram.above)
+            line += ": " + ui::with_separators(r.histogram.below) + " below and " + ui::with_separators(r.histogram.above) + " above it";
+        ui::text_dim(line);
+    }
     lower_tabs(ctx, r);
     ImGui::EndChild();
 }

@@ -1,5 +1,8 @@
 // WeightsPanel (center): the values of the selected tensor — statistics, a histogram (log scale,
-// bin count, drag-to-zoom that re-bins the zoomed range), and the first values laid out by rows;
+// bin count, a range mode: auto, min-max, p0.1-p99.9 or symmetric around 0 (histogram_range.h;
+// auto by default, so outlier channels do not squeeze the bulk into a few bins; the values
+// outside are the plot's end bins), drag-to-zoom that re-bins the zoomed range as a custom
+// range), and the first values laid out by rows;
 // under the statistics, the distribution of its block scales (weights_scales_view.h); one expert
 // of a stacked expert tensor; a comparison with the same-named tensor of another open document
 // or with the tensor requantized as a chosen ggml type, "requantized as Q4_0" in the picker and
@@ -50,6 +53,11 @@ public:
         m_want.compare_type = ggml_type;
     }
     void set_bins(int bins) { m_bins_input = bins; }
+    void set_range_mode(HistogramRangeMode mode) {
+        m_want.range_mode = mode;
+        m_want.range.reset();
+        m_plot.set_view(std::nullopt);
+    }
     void show_error_histogram(bool on) { m_error_view = on; }
     // Brings the Requantize tab forward on the next frame.
     void show_requant() { m_select_requant = true; }
@@ -71,6 +79,7 @@ private:
         std::optional<uint32_t> compare_type;    // requantized as this ggml type
         uint32_t bins = 128;
         std::optional<std::pair<double, double>> range;
+        HistogramRangeMode range_mode = HistogramRangeMode::automatic;
         bool operator==(const Request&) const = default;
     };
 
@@ -78,6 +87,7 @@ private:
     void start(PanelContext& ctx, const Request& rq, bool want_stats, bool want_scales);
     void toolbar(PanelContext& ctx, const TensorInfo& t);
     void compare_picker(PanelContext& ctx);
+    void range_mode_picker();
     void histogram_view(const Document& doc);
     void lower_tabs(PanelContext& ctx, const WeightsResult& r);
     void export_csv(const std::string& path, OutputGuard guard);

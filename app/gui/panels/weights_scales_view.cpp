@@ -63,6 +63,7 @@ void BlockScalesView::draw(const BlockScalesSummary& scales) {
     series.hi = shown.histogram.hi;
     series.counts = shown.histogram.counts;
     series.total = shown.histogram.total();
+    m_plot.x_title = shown.name + " value";
     float height = std::max(kMinHeight, ImGui::GetContentRegionAvail().y);
     m_plot.draw("##scales_histogram", {series}, ImVec2(0, height));
 }

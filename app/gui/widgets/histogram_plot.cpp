@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "theme.h"
-#include "widgets/plot_axes.h"
+#include "plot_axes.h"
 
 namespace mlens {
 
@@ -13,6 +13,7 @@ namespace {
 
 constexpr float kDragThreshold = 4.0f;
 constexpr int kMaxValueTicks = 8;
+constexpr float kEndBinWidth = 12, kEndBinGap = 8;
 
 ImU32 with_alpha(ImU32 color, int alpha) {
     return (color & ~IM_COL32_A_MASK) | (static_cast<ImU32>(alpha) << IM_COL32_A_SHIFT);
@@ -66,6 +67,8 @@ ImU32 series_color(size_t position) {
     return kColors[position % std::size(kColors)];
 }
 
+ImU32 outside_color() { return IM_COL32(214, 120, 36, 255); }
+
 float HistogramPlot::x_of(double value) const {
     double span = m_shown.hi - m_shown.lo;
     double t = span > 0 ? (value - m_shown.lo) / span : 0;
@@ -105,12 +108,17 @@ HistogramPlot::Event HistogramPlot::draw(const char* id, const std::vector<Histo
         }
     }
 
-    // Margins: room for the widest count label on the left and one line of value labels below.
+    const bool outside = !series.empty() && (series.front().below > 0 || series.front().above > 0);
+    if (outside) max_count = std::max({max_count, static_cast<double>(series.front().below), static_cast<double>(series.front().above)});
+    m_end_bin_room = outside ? kEndBinWidth + kEndBinGap : 0;
+
+    // Margins: room for the widest count label on the left, the count title above, the end bins
+    // on both sides, and a line of value labels and the value title below.
     float line = ImGui::GetTextLineHeight();
     float left = ImGui::CalcTextSize(count_label(max_count).c_str()).x + 10;
     left = std::max(left, ImGui::CalcTextSize("00.0k").x + 10);
-    m_plot_min = ImVec2(origin.x + left, origin.y + 6);
-    m_plot_max = ImVec2(origin.x + size.x - 12, origin.y + size.y - line - 8);
+    m_plot_min = ImVec2(origin.x + left + m_end_bin_room, origin.y + line + 6);
+    m_plot_max = ImVec2(origin.x + size.x - 12 - m_end_bin_room, origin.y + size.y - 2 * line - 10);
     if (m_plot_max.x < m_plot_min.x + 10) m_plot_max.x = m_plot_min.x + 10;
     if (m_plot_max.y < m_plot_min.y + 10) m_plot_max.y = m_plot_min.y + 10;
 
@@ -121,6 +129,7 @@ HistogramPlot::Event HistogramPlot::draw(const char* id, const std::vector<Histo
     draw_series(dl, series, max_count);
     dl->PopClipRect();
     dl->AddRect(m_plot_min, m_plot_max, ImGui::GetColorU32(ImGuiCol_Border));
+    if (outside) draw_end_bins(dl, series.front(), max_count);
     draw_legend(dl, series);
 
     ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -209,6 +218,11 @@ void HistogramPlot::draw_axes(ImDrawList* dl, double max_count) const {
         dl->AddText(ImVec2(lx, m_plot_max.y + 5), text, label.c_str());
     }
 
+    const ImU32 title = ImGui::ColorConvertFloat4ToU32(palette().dim);
+    const float x_title_w = ImGui::CalcTextSize(x_title.c_str()).x;
+    dl->AddText(ImVec2((m_plot_min.x + m_plot_max.x - x_title_w) / 2, m_plot_max.y + line + 7), title, x_title.c_str());
+    dl->AddText(ImVec2(m_frame_min.x, m_frame_min.y), title, log_scale ? "count (log)" : "count");
+
     std::vector<double> counts;
     if (log_scale) {
         for (uint64_t c : log_ticks(static_cast<uint64_t>(max_count))) counts.push_back(static_cast<double>(c));
@@ -225,7 +239,8 @@ void HistogramPlot::draw_axes(ImDrawList* dl, double max_count) const {
         dl->AddLine(ImVec2(m_plot_min.x, y), ImVec2(m_plot_max.x, y), grid);
         std::string label = count_label(c);
         float w = ImGui::CalcTextSize(label.c_str()).x;
-        dl->AddText(ImVec2(m_plot_min.x - w - 5, y - line / 2), dim, label.c_str());
+        // Left of the end bin, when there is one, so its count never covers a tick label.
+        dl->AddText(ImVec2(m_plot_min.x - m_end_bin_room - w - 5, y - line / 2), dim, label.c_str());
     }
 }
 
@@ -261,26 +276,60 @@ void HistogramPlot::draw_series(ImDrawList* dl, const std::vector<HistogramSerie
 }
 
 void HistogramPlot::draw_legend(ImDrawList* dl, const std::vector<HistogramSeries>& series) const {
+    constexpr const char* kOutsideLabel = "outside the range";
+    const bool outside = m_end_bin_room > 0;
     size_t labelled = 0;
-    float width = 0;
+    float width = outside ? ImGui::CalcTextSize(kOutsideLabel).x : 0;
     for (const HistogramSeries& s : series) {
         if (s.label.empty()) continue;
         ++labelled;
         width = std::max(width, ImGui::CalcTextSize(s.label.c_str()).x);
     }
-    if (labelled < 2) return;
+    // One series needs no legend unless the end bins' colour has to be told apart from it.
+    if (labelled < 2 && !outside) return;
+    if (labelled < 2) labelled = 0;
+    const size_t rows = labelled + (outside ? 1 : 0);
     float line = ImGui::GetTextLineHeightWithSpacing();
-    ImVec2 box_max(m_plot_max.x - 6, m_plot_min.y + 6 + line * static_cast<float>(labelled) + 6);
+    ImVec2 box_max(m_plot_max.x - 6, m_plot_min.y + 6 + line * static_cast<float>(rows) + 6);
     ImVec2 box_min(box_max.x - width - 36, m_plot_min.y + 6);
     dl->AddRectFilled(box_min, box_max, ImGui::GetColorU32(ImGuiCol_PopupBg, 0.85f), 3.0f);
     dl->AddRect(box_min, box_max, ImGui::GetColorU32(ImGuiCol_Border), 3.0f);
     float y = box_min.y + 6;
-    for (size_t i = 0; i < series.size(); ++i) {
+    for (size_t i = 0; i < series.size() && labelled > 0; ++i) {
         if (series[i].label.empty()) continue;
         float mid = y + line / 2 - 1;
         dl->AddRectFilled(ImVec2(box_min.x + 8, mid - 5), ImVec2(box_min.x + 22, mid + 5), color_of(series, i));
         dl->AddText(ImVec2(box_min.x + 28, y), ImGui::GetColorU32(ImGuiCol_Text), series[i].label.c_str());
         y += line;
+    }
+    if (outside) {
+        float mid = y + line / 2 - 1;
+        dl->AddRectFilled(ImVec2(box_min.x + 8, mid - 5), ImVec2(box_min.x + 22, mid + 5), outside_color());
+        dl->AddText(ImVec2(box_min.x + 28, y), ImGui::GetColorU32(ImGuiCol_Text), kOutsideLabel);
+    }
+}
+
+void HistogramPlot::draw_end_bins(ImDrawList* dl, const HistogramSeries& first, double max_count) {
+    const float line = ImGui::GetTextLineHeight();
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    struct End {
+        float left;
+        uint64_t count;
+        const char* side;
+    };
+    for (End e : {End{m_plot_min.x - m_end_bin_room, first.below, "below"}, End{m_plot_max.x + kEndBinGap, first.above, "above"}}) {
+        const float right = e.left + kEndBinWidth;
+        float top = y_of(static_cast<double>(e.count), max_count);
+        if (e.count > 0) top = std::min(top, m_plot_max.y - 2);
+        // Stripes tell the end bins from the bins of the range, whatever the colours.
+        for (float y = top; y < m_plot_max.y; y += 4)
+            dl->AddRectFilled(ImVec2(e.left, y), ImVec2(right, std::min(y + 3, m_plot_max.y)), outside_color());
+        const std::string count = count_label(static_cast<double>(e.count));
+        const float w = ImGui::CalcTextSize(count.c_str()).x;
+        dl->AddText(ImVec2((e.left + right - w) / 2, std::max(m_plot_min.y - line, top - line - 1)), outside_color(), count.c_str());
+        if (ImGui::IsItemHovered() && mouse.x >= e.left && mouse.x <= right && mouse.y >= m_plot_min.y && mouse.y <= m_plot_max.y)
+            ImGui::SetTooltip("%s values %s the range [%s, %s]", std::to_string(e.count).c_str(), e.side,
+                              tick_label(first.lo, first.bin_width() / 100).c_str(), tick_label(first.hi, first.bin_width() / 100).c_str());
     }
 }
 

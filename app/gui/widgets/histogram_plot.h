@@ -7,7 +7,11 @@
 //  - The first series is drawn as filled bars, the others as outlined steps on top, each in its
 //    own colour, with a legend when there are two or more labelled series.
 //  - Axes: value ticks below (nice steps), count ticks on the left (linear, or powers of ten in
-//    log mode: height ∝ log10(1 + count)); the count axis fits the bins inside the view.
+//    log mode: height ∝ log10(1 + count)); the count axis fits the bins inside the view. Axis
+//    titles: `x_title` under the value labels, "count" or "count (log)" above the count labels.
+//  - Values outside the first series' range (its below/above) are drawn as two striped end bins
+//    left and right of the plot area, on the same count axis, each with its count written above,
+//    and "outside the range" joins the legend; hovering one names its count.
 //  - Mouse: hovering shows a tooltip with each series' bin under the cursor (range, count and its
 //    share of the series total); dragging horizontally selects a range and zooms to it (draw()
 //    returns `zoomed`); double-click, or "Reset zoom" in the right-click menu, returns to the whole
@@ -30,6 +34,7 @@ struct HistogramSeries {
     double lo = 0, hi = 0;        // bins cover [lo, hi] in equal steps
     std::vector<uint64_t> counts;
     uint64_t total = 0;           // denominator of the share in the tooltip; 0: the sum of counts
+    uint64_t below = 0, above = 0;  // values outside [lo, hi] (drawn for the first series)
     ImU32 color = 0;              // 0: the widget's colour for the series' position
 
     double bin_width() const { return counts.empty() ? 0 : (hi - lo) / static_cast<double>(counts.size()); }
@@ -58,6 +63,7 @@ public:
     Event draw(const char* id, const std::vector<HistogramSeries>& series, ImVec2 size);
 
     bool log_scale = false;
+    std::string x_title = "value";
     const std::optional<ValueRange>& view() const { return m_view; }
     void set_view(std::optional<ValueRange> view) { m_view = view; }
     // The bins under the cursor in the last frame, one per series that has one there.
@@ -76,6 +82,7 @@ private:
     void draw_axes(ImDrawList* dl, double max_count) const;
     void draw_series(ImDrawList* dl, const std::vector<HistogramSeries>& series, double max_count) const;
     void draw_legend(ImDrawList* dl, const std::vector<HistogramSeries>& series) const;
+    void draw_end_bins(ImDrawList* dl, const HistogramSeries& first, double max_count);
     void update_hover(const std::vector<HistogramSeries>& series);
     float y_of(double count, double max_count) const;
 
@@ -84,10 +91,13 @@ private:
     ValueRange m_shown;
     ImVec2 m_plot_min{0, 0}, m_plot_max{1, 1};
     ImVec2 m_frame_min{0, 0}, m_frame_max{1, 1};
+    float m_end_bin_room = 0;              // width taken by each end bin and its gap, 0: none
     std::optional<float> m_drag_from;
 };
 
 // Colour of the series at `position` when it has none of its own.
 ImU32 series_color(size_t position);
+// Colour of the end bins: values outside the range.
+ImU32 outside_color();
 
 }  // namespace mlens

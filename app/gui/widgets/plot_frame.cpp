@@ -6,7 +6,7 @@
 #include <string>
 
 #include "theme.h"
-#include "widgets/plot_axes.h"
+#include "plot_axes.h"
 
 namespace mlens {
 

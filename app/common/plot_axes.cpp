@@ -1,4 +1,4 @@
-#include "widgets/plot_axes.h"
+#include "plot_axes.h"
 
 #include <cmath>
 #include <cstdio>
@@ -66,6 +66,12 @@ std::vector<uint64_t> log_ticks(uint64_t max_count) {
         out.push_back(p);
         if (p > UINT64_MAX / 10) break;
     }
+    return out;
+}
+
+std::vector<uint64_t> decade_ticks(uint64_t max_count) {
+    std::vector<uint64_t> out = {1, 10};
+    while (out.back() < max_count && out.back() <= UINT64_MAX / 10) out.push_back(out.back() * 10);
     return out;
 }
 
