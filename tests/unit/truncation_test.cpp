@@ -43,8 +43,8 @@ TEST_CASE("a GGUF cut inside its tensor data is summarized once, first", "[trunc
     CHECK(m->tensors[0].presence == DataPresence::complete);
     CHECK(m->tensors[1].presence == DataPresence::partial);
     CHECK(m->tensors[2].presence == DataPresence::missing);
-    CHECK(tensor_to_json(m->tensors[1])["data"] == "partial");
-    CHECK(tensor_to_json(m->tensors[0])["data"] == "complete");
+    CHECK(tensor_to_json(m->tensors[1], m->format)["data"] == "partial");
+    CHECK(tensor_to_json(m->tensors[0], m->format)["data"] == "complete");
 
     Model again = *m;
     mark_missing_data(again);
