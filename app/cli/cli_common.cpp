@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "mlens/text/escape.h"
+#include "mlens/text/nearest_name.h"
 
 namespace mlens::cli {
 
@@ -64,6 +65,30 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
         line += '\n';
         std::fwrite(line.data(), 1, line.size(), stdout);
     }
+}
+
+namespace {
+
+std::vector<std::string> subcommand_names(CLI::App& app) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    return names;
+}
+
+}  // namespace
+
+bool is_subcommand(CLI::App& app, const std::string& name) {
+    const std::vector<std::string> names = subcommand_names(app);
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void report_unknown_command(CLI::App& app, const std::string& name) {
+    const std::vector<std::string> names = subcommand_names(app);
+    std::cerr << "error: unknown command '" << escape_for_display(name, 80) << "'";
+    if (auto near = nearest_name(name, names)) std::cerr << "; did you mean '" << *near << "'?";
+    std::cerr << "\ncommands:";
+    for (const std::string& n : names) std::cerr << " " << n;
+    std::cerr << "\n(mlens --help describes each)\n";
 }
 
 std::string number_text(double v, const char* format) {

@@ -37,6 +37,11 @@ nlohmann::json json_number(double v);
 // "[a, b, c]" of a shape as given.
 std::string shape_text(const std::vector<uint64_t>& dims);
 
+// Whether `name` is one of app's subcommands.
+bool is_subcommand(CLI::App& app, const std::string& name);
+// "error: unknown command 'infoo'; did you mean 'info'?" and the list of commands, on stderr.
+void report_unknown_command(CLI::App& app, const std::string& name);
+
 // Each subcommand registers itself and stores its exit code in `exit_code` when it runs.
 void add_info_command(CLI::App& app, int& exit_code);
 void add_kv_command(CLI::App& app, int& exit_code);

@@ -46,7 +46,8 @@ nlohmann::json diff_json(const ModelDiff& d) {
                         {"element_type_a", type(m.element_type_a)}, {"type_b", type(m.value_type_b)},
                         {"element_type_b", type(m.element_type_b)},
                         {"value_a", in_a ? nlohmann::json(m.value_a) : nlohmann::json(nullptr)},
-                        {"value_b", in_b ? nlohmann::json(m.value_b) : nlohmann::json(nullptr)}});
+                        {"value_b", in_b ? nlohmann::json(m.value_b) : nlohmann::json(nullptr)},
+                        {"name_a", text(m.name_a)}, {"name_b", text(m.name_b)}});
     }
     for (const TensorChange& c : d.tensors) {
         nlohmann::json t = {{"changes", change_kinds(c)}, {"name_a", text(c.name_a)}, {"name_b", text(c.name_b)},
@@ -75,8 +76,11 @@ void print_diff(const ModelDiff& d, bool numeric) {
         std::cout << "metadata (" << d.metadata.size() << " differences)\n";
         std::vector<std::vector<std::string>> rows;
         for (const MetadataChange& m : d.metadata) {
-            std::string a = m.type_a.empty() ? "" : m.type_a + " " + m.value_a;
-            std::string b = m.type_b.empty() ? "" : m.type_b + " " + m.value_b;
+            auto named = [](const std::string& value, const std::string& name) {
+                return name.empty() ? value : value + " (" + name + ")";
+            };
+            std::string a = m.type_a.empty() ? "" : m.type_a + " " + named(m.value_a, m.name_a);
+            std::string b = m.type_b.empty() ? "" : m.type_b + " " + named(m.value_b, m.name_b);
             rows.push_back({m.kind == MetadataChangeKind::added ? "+" : m.kind == MetadataChangeKind::removed ? "-" : "~",
                             escape_for_display(m.key, 80), escape_for_display(a, 60), escape_for_display(b, 60)});
         }

@@ -43,7 +43,7 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
     cmd->add_flag("--as-is", f.as_is, "Hand the file to llama.cpp unmodified, even an Ollama-made GGUF");
     cmd->add_option("--threads", f.threads, "Threads for llama.cpp (>= 1; default: the idle cores)")
         ->check(CLI::Range(1, 1 << 20));
-    cmd->add_option("--ctx", f.ctx, "Context size (capped at the model's training context)");
+    cmd->add_option("--ctx", f.ctx, "Context size (capped at the model's training context)")->check(CLI::Range(16u, 1u << 24));
 }
 
 // Spaces as '·', everything invisible escaped (see escape.h).
@@ -315,10 +315,13 @@ void add_infer_commands(CLI::App& app, int& exit_code) {
         add_prompt_options(cmd, *prompt, *prompt_file);
         cmd->add_option("-n,--tokens", options->max_tokens, "Tokens to generate (default 16)")->check(CLI::Range(1, 100000));
         cmd->add_option("--top-k", options->n_candidates, "Candidates shown per step (default 5)")->check(CLI::Range(0, 1000));
-        cmd->add_option("--temp", options->sampling.temperature, "Sampling temperature (default 0: greedy)");
+        cmd->add_option("--temp", options->sampling.temperature, "Sampling temperature (default 0: greedy)")
+            ->check(CLI::Range(0.0f, 100.0f));
         cmd->add_option("--seed", options->sampling.seed, "Sampling seed (default 0)");
-        cmd->add_option("--sample-top-k", options->sampling.top_k, "Sample among the K most likely (default 40)");
-        cmd->add_option("--top-p", options->sampling.top_p, "Sample within probability mass P (default 0.95)");
+        cmd->add_option("--sample-top-k", options->sampling.top_k, "Sample among the K most likely (default 40)")
+            ->check(CLI::Range(0, 1 << 20));
+        cmd->add_option("--top-p", options->sampling.top_p, "Sample within probability mass P (default 0.95)")
+            ->check(CLI::Range(0.0f, 1.0f));
         add_common(cmd, *f);
         cmd->callback([=, &exit_code] {
             require_prompt(*prompt, *prompt_file);

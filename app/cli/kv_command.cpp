@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "mlens/model/metadata_text.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
@@ -27,7 +28,7 @@ void add_kv_command(CLI::App& app, int& exit_code) {
             std::vector<std::vector<std::string>> rows = {{"KEY", "TYPE", "VALUE"}};
             for (const MetadataEntry& e : model->metadata)
                 rows.push_back({escape_for_display(e.key), format_type(e.value),
-                                format_value(e.value, items, *full ? SIZE_MAX : 120)});
+                                metadata_value_text(e, items, *full ? SIZE_MAX : 120)});
             print_table(rows);
         }
         exit_code = exit_status_of(*model);

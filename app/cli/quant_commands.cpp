@@ -26,6 +26,7 @@
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/model/model_inputs.h"
 #include "mlens/model/model_json.h"
+#include "mlens/model/summary.h"
 #include "mlens/quant/block_scales.h"
 #include "mlens/quant/histogram_range.h"
 #include "mlens/quant/row_series.h"
@@ -148,7 +149,8 @@ void add_stats(CLI::App& app, int& exit_code) {
     auto json = std::make_shared<bool>(false);
     cmd->add_option("PATH", *path, "Model file")->required();
     cmd->add_option("TENSOR", *tensor, "Tensor name")->required();
-    cmd->add_option("--expert", *expert, "Only this index of the slowest dimension (one expert)");
+    cmd->add_option("--expert", *expert, "Only this index of the slowest dimension (one expert)")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--json", *json, "Print JSON");
     cmd->callback([=, &exit_code] {
         exit_code = kExitBroken;
@@ -259,6 +261,12 @@ void add_hist(CLI::App& app, int& exit_code) {
     cmd->add_option("--csv", *csv, "Write bin_lo,bin_hi,count rows to this file");
     cmd->add_flag("--json", *json, "Print JSON");
     cmd->callback([=, &exit_code] {
+        if (range->size() == 2 && !(std::isfinite((*range)[0]) && std::isfinite((*range)[1]) && (*range)[0] < (*range)[1])) {
+            std::cerr << "error: --range LO HI needs finite numbers with LO < HI, got " << number_text((*range)[0]) << " "
+                      << number_text((*range)[1]) << "\n";
+            exit_code = kExitUsage;
+            return;
+        }
         exit_code = kExitBroken;
         auto model = open_or_report(*path);
         if (!model) return;
@@ -303,6 +311,8 @@ void add_hist(CLI::App& app, int& exit_code) {
             std::printf("%12s %10llu ", number_text(h->lo + b * h->bin_width()).c_str(), static_cast<unsigned long long>(h->counts[b]));
             std::puts(std::string(h->counts[b] * 50 / peak, '#').c_str());
         }
+        if (r) std::printf("outside the range: %llu below %s, %llu above %s\n", static_cast<unsigned long long>(h->below),
+                           number_text(h->lo).c_str(), static_cast<unsigned long long>(h->above), number_text(h->hi).c_str());
     });
 }
 
@@ -317,6 +327,44 @@ nlohmann::json comparison_json(const std::string& name, const TensorComparison& 
             {"worst_rows", rows}, {"block_length", c.block_length}, {"worst_blocks", blocks}};
 }
 
+// Figures of unrelated weights look like a broken quantization: say when the models differ in
+// architecture, or (`pairing` given) in their tensor sets.
+void warn_if_unlike(const Model& a, const Model& b, const Pairing* pairing) {
+    const std::string arch_a = summarize(a).architecture, arch_b = summarize(b).architecture;
+    if (arch_a != arch_b)
+        std::cerr << "warning: the architectures differ: A is " << (arch_a.empty() ? "unnamed" : escape_for_display(arch_a))
+                  << ", B is " << (arch_b.empty() ? "unnamed" : escape_for_display(arch_b))
+                  << "; the figures compare unrelated weights\n";
+    if (pairing && (!pairing->only_a.empty() || !pairing->only_b.empty()))
+        std::cerr << "warning: the tensor sets differ: " << pairing->only_a.size() << " tensors only in A, "
+                  << pairing->only_b.size() << " only in B (mlens diff lists them)\n";
+}
+
+void print_overall(const OverallError& o) {
+    const ErrorFigures& f = o.figures;
+    std::cout << "overall (" << o.tensors << " tensors, " << o.sums.count << " values pooled): RMSE "
+              << number_text(f.rmse) << "  NMSE " << number_text(f.nmse) << "  cosine " << number_text(f.cosine)
+              << "  SNR " << number_text(f.snr_db) << " dB\n";
+}
+
+void print_worst(const TensorComparison& c) {
+    if (!c.worst_rows.empty()) {
+        std::cout << "worst rows\n";
+        std::vector<std::vector<std::string>> rows = {{"ROW", "RMSE", "MAX|E|"}};
+        for (const RowError& r : c.worst_rows)
+            rows.push_back({std::to_string(r.row), number_text(r.rmse), number_text(r.max_abs)});
+        print_table(rows);
+    }
+    if (!c.worst_blocks.empty()) {
+        std::cout << "worst blocks of " << c.block_length << " values\n";
+        std::vector<std::vector<std::string>> rows = {{"BLOCK", "ROW", "COLUMN", "RMSE", "MAX|E|"}};
+        for (const BlockError& b : c.worst_blocks)
+            rows.push_back({std::to_string(b.block), std::to_string(b.row), std::to_string(b.column),
+                            number_text(b.rmse), number_text(b.max_abs)});
+        print_table(rows);
+    }
+}
+
 void add_compare(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("compare", "Error of B against reference A, per tensor paired by name (HF names aligned with GGUF ones)");
     auto a_path = std::make_shared<std::string>();
@@ -325,7 +373,7 @@ void add_compare(CLI::App& app, int& exit_code) {
     auto json = std::make_shared<bool>(false);
     cmd->add_option("A", *a_path, "Reference model")->required();
     cmd->add_option("B", *b_path, "Candidate model")->required();
-    cmd->add_option("--tensor", *only, "Compare only this tensor");
+    cmd->add_option("--tensor", *only, "Compare only this tensor, and print its worst rows and blocks");
     cmd->add_flag("--json", *json, "Print JSON");
     cmd->callback([=, &exit_code] {
         exit_code = kExitBroken;
@@ -363,6 +411,7 @@ void add_compare(CLI::App& app, int& exit_code) {
             rows.push_back({name, t.type_a + "\xE2\x86\x92" + t.type_b, number_text(c.rmse), number_text(c.nmse),
                             number_text(c.max_abs), number_text(c.cosine), number_text(c.snr_db)});
         }
+        warn_if_unlike(*a, *b, only->empty() ? &pairing : nullptr);
         if (out.empty()) { std::cerr << "error: no tensor of the same name and size in both models\n"; return; }
         exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
         if (*json) {
@@ -371,6 +420,10 @@ void add_compare(CLI::App& app, int& exit_code) {
         }
         if (aligned) std::cout << "tensor names aligned by " << aligned->label << "\n";
         print_table(rows);
+        print_overall(compared->overall);
+        if (!only->empty())
+            for (const TensorError& t : compared->tensors)
+                if (t.error) print_worst(*t.error);
     });
 }
 

@@ -41,7 +41,8 @@ void add_requant_command(CLI::App& app, int& exit_code) {
     cmd->add_option("PATH", *path, "Model file")->required();
     cmd->add_option("TENSOR", *tensor, "Tensor name (the reference, decoded to float)")->required();
     cmd->add_option("--types", *types, "Comma-separated ggml types, e.g. Q4_0,Q4_K,Q8_0")->required()->delimiter(',');
-    cmd->add_option("--expert", *expert, "Only this index of the slowest dimension (one expert)");
+    cmd->add_option("--expert", *expert, "Only this index of the slowest dimension (one expert)")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--json", *json, "Print JSON");
     cmd->callback([=, &exit_code] {
         exit_code = kExitUsage;

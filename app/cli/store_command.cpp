@@ -8,7 +8,10 @@
 // blob is missing or its content does not match its digest.
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli_common.h"
 #include "mlens/text/escape.h"
@@ -21,6 +24,24 @@ namespace {
 bool is_directory(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The store a user may mean by naming a folder above it: a child folder that is a store (an
+// Ollama home holds models/), or a home's .ollama/models. Only the first entries are looked at, so
+// a huge folder costs nothing.
+std::optional<std::string> store_below(const std::string& path) {
+    const std::filesystem::path parent(path);
+    if (is_store_root((parent / ".ollama" / "models").string())) return (parent / ".ollama" / "models").string();
+    std::error_code ec;
+    std::vector<std::string> children;
+    for (auto it = std::filesystem::directory_iterator(parent, ec); !ec && it != std::filesystem::directory_iterator() &&
+                                                                    children.size() < 1000;
+         it.increment(ec))
+        children.push_back(it->path().string());
+    std::sort(children.begin(), children.end());
+    for (const std::string& child : children)
+        if (is_store_root(child)) return child;
+    return std::nullopt;
 }
 
 int run_store(const std::vector<std::string>& args, const StoreShowOptions& options) {
@@ -57,6 +78,12 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
         }
         name = *parsed;
     }
+    if (!path.empty() && !is_store_root(path))
+        if (auto below = store_below(path)) {
+            std::cerr << "error: " << escape_for_display(path) << " is not an Ollama store (it has no manifests/ folder); "
+                      << "the store below it is " << escape_for_display(*below) << "\n";
+            return kExitBroken;
+        }
     int exit_code = kExitOk;
     for (const std::string& root : roots) {
         auto store = Store::open(root);
@@ -79,14 +106,21 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
 
 void add_store_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("store", "List the models of an Ollama store, or show one model's manifest and layers");
-    auto args = std::make_shared<std::vector<std::string>>();
+    auto path = std::make_shared<std::string>();
+    auto model = std::make_shared<std::string>();
     auto options = std::make_shared<StoreShowOptions>();
-    cmd->add_option("ARGS", *args, "[PATH] [MODEL:TAG]: the store root (default: the Ollama stores found) and a model")
-        ->expected(0, 2);
+    cmd->add_option("PATH", *path,
+                    "Store root (default: the Ollama stores found), or one model: MODEL:TAG, STORE/MODEL:TAG, a manifest file");
+    cmd->add_option("MODEL", *model, "A model of the store at PATH, e.g. gemma3:4b");
     cmd->add_flag("--json", options->json, "Print JSON");
     cmd->add_flag("--verify", options->verify, "Hash every blob and compare it with its digest (the listing or one model)");
     cmd->add_flag("--tensors", options->tensors, "With a model: open it and list its logical tensors and expert groups");
-    cmd->callback([=, &exit_code] { exit_code = run_store(*args, *options); });
+    cmd->callback([=, &exit_code] {
+        std::vector<std::string> args;
+        for (const std::string* a : {path.get(), model.get()})
+            if (!a->empty()) args.push_back(*a);
+        exit_code = run_store(args, *options);
+    });
 }
 
 void add_show_commands(CLI::App& app, int& exit_code) {

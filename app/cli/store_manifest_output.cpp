@@ -9,6 +9,7 @@
 #include "mlens/ollama/store_check.h"
 #include "mlens/ollama/store_model.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/nearest_name.h"
 #include "store_output.h"
 
 namespace mlens::cli {
@@ -165,12 +166,32 @@ nlohmann::json layer_json(const LayerView& lv, const std::string& verified) {
     return j;
 }
 
+// For a model the store does not hold: the tags it holds of that model, else the nearest model.
+void report_models_like(const Store& store, const ModelName& name) {
+    std::vector<std::string> tags, models;
+    for (const ManifestRef& ref : store.scan().manifests) {
+        const ModelName& n = ref.name;
+        if (n.host == name.host && n.name_space == name.name_space && n.model == name.model) tags.push_back(n.tag);
+        models.push_back(n.display());
+    }
+    if (!tags.empty()) {
+        std::cerr << "tags of " << escape_for_display(name.model) << " in " << escape_for_display(store.root()) << ":";
+        for (const std::string& t : tags) std::cerr << " " << escape_for_display(t);
+        std::cerr << "\n";
+        return;
+    }
+    if (auto near = nearest_name(name.display(), models))
+        std::cerr << "did you mean " << escape_for_display(*near) << "? (mlens store " << escape_for_display(store.root())
+                  << " lists the models)\n";
+}
+
 }  // namespace
 
 int print_store_manifest(const Store& store, const ModelName& name, const StoreShowOptions& options) {
     auto view = view_manifest(store, name);
     if (!view) {
         std::cerr << "error: " << name.display() << ": " << view.error().to_string() << "\n";
+        if (!store.read_manifest(name).present()) report_models_like(store, name);
         return kExitBroken;
     }
     const StoredManifest& sm = view->stored;

@@ -1,4 +1,4 @@
-// The shell's chrome: menu bar, welcome screen, status bar and About window.
+// The shell's chrome: menu bar (Help opens help_windows.cpp's windows), welcome screen, status bar and About window.
 #include <cstdio>
 
 #include <imgui.h>
@@ -81,6 +81,9 @@ void AppShell::menu_bar() {
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Help")) {
+        if (ImGui::MenuItem("Keyboard shortcuts")) m_show_shortcuts = true;
+        if (ImGui::MenuItem("What each panel shows")) m_show_panel_guide = true;
+        ImGui::Separator();
         if (ImGui::MenuItem("About ModelLens")) m_show_about = true;
         ImGui::EndMenu();
     }

@@ -15,7 +15,9 @@ namespace mlens {
 
 AppShell::AppShell(Settings& settings, JobRunner& jobs, FontSet& fonts, ShellOptions options)
     : m_settings(settings), m_jobs(jobs), m_fonts(fonts), m_options(std::move(options)),
-      m_workspace(jobs, settings), m_demo_files(gguf_files_in(m_options.demo_dir)) {}
+      m_workspace(jobs, settings), m_demo_files(gguf_files_in(m_options.demo_dir)),
+      m_show_shortcuts(m_options.start_select == "help:shortcuts"),
+      m_show_panel_guide(m_options.start_select == "help:panels") {}
 
 void AppShell::open(const std::string& path, bool bring_forward) {
     uint64_t previous = m_workspace.active() ? m_workspace.active()->id : 0;
@@ -141,6 +143,7 @@ void AppShell::frame() {
         open(*path);
     }
     about_window();
+    help_windows();
 }
 
 void AppShell::document_tabs() {

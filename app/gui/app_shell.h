@@ -1,5 +1,5 @@
 // AppShell: everything inside the main window — menu bar, document tabs, the navigator /
-// center / inspector layout, status bar, welcome screen, file chooser and About window.
+// center / inspector layout, status bar, welcome screen, file chooser, About and Help windows.
 //
 // Contract:
 //  - frame() draws one frame between ImGui::NewFrame() and ImGui::Render() and needs no window
@@ -29,7 +29,8 @@ namespace mlens {
 
 struct ShellOptions {
     std::string start_panel;      // center panel to show first ("tensors", "tokenizer", ...)
-    std::string start_select;     // tensor name, metadata key, "token:ID", "infer:VIEW", "error:FILE" or store model to show when a document opens
+    std::string start_select;     // tensor name, metadata key, "token:ID", "infer:VIEW", "error:FILE" or store model to show when a document opens;
+                                  // "help:shortcuts" or "help:panels" opens that Help window
     std::string settings_path;    // empty: nothing is saved
     std::string demo_dir;         // folder of demo models offered on the welcome screen
 };
@@ -64,6 +65,8 @@ private:
     void welcome(float height);
     void status_bar();
     void about_window();
+    // Help → Keyboard shortcuts and Help → What each panel shows (help_windows.cpp).
+    void help_windows();
     std::vector<std::unique_ptr<Panel>>& panels_for(const Document& doc);
     void close_document(uint64_t id);
 
@@ -79,6 +82,8 @@ private:
     uint64_t m_select_tab = 0;            // document tab to bring forward next frame
     std::string m_platform_info;
     bool m_show_about = false;
+    bool m_show_shortcuts = false;
+    bool m_show_panel_guide = false;
     bool m_quit = false;
 };
 

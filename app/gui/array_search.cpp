@@ -4,7 +4,7 @@
 #include <charconv>
 
 #include "display_text.h"
-#include "enum_names.h"
+#include "mlens/model/enum_names.h"
 #include "text_search.h"
 
 namespace mlens {

@@ -227,6 +227,12 @@ int run_window(const WindowOptions& options) {
                         result = 1;
                     }
                     print_documents(shell.workspace());
+                    // A script must not take a picture of an error page for the model it asked for.
+                    for (const auto& doc : shell.workspace().documents())
+                        if (doc->state == DocumentState::failed) {
+                            std::fprintf(stderr, "modellens: %s failed to open\n", doc->path.c_str());
+                            result = 1;
+                        }
                     break;
                 }
                 double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "display_text.h"
-#include "enum_names.h"
+#include "mlens/model/enum_names.h"
 
 using namespace mlens;
 

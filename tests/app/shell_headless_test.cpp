@@ -2,6 +2,8 @@
 
 #include <fstream>
 
+#include <imgui_internal.h>
+
 #include "app_shell.h"
 #include "document_notice.h"
 #include "gguf_builder.h"
@@ -223,4 +225,23 @@ TEST_CASE("closing a document while it opens cancels its job") {
     h.jobs.wait_all();
     h.frames(2);
     CHECK(h.shell.workspace().find(id) == nullptr);
+}
+
+TEST_CASE("Help opens the keyboard shortcuts and a guide with every registered panel's description") {
+    for (const PanelInfo& p : panel_registry()) {
+        INFO(p.id);
+        CHECK(std::string(p.description).size() > 40);
+    }
+    for (const char* window : {"Keyboard shortcuts", "What each panel shows"}) {
+        HeadlessImGui imgui;
+        Settings settings;
+        JobRunner jobs;
+        ShellOptions options;
+        options.start_select = window[0] == 'K' ? "help:shortcuts" : "help:panels";
+        AppShell shell{settings, jobs, imgui.fonts(), options};
+        for (int i = 0; i < 3; ++i) imgui.frame([&] { shell.frame(); });
+        ImGuiWindow* shown = ImGui::FindWindowByName(window);
+        REQUIRE(shown != nullptr);
+        CHECK(shown->WasActive);
+    }
 }

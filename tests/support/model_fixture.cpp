@@ -20,12 +20,13 @@ std::vector<float> test_signal(uint64_t n, uint32_t seed) {
     return v;
 }
 
-std::vector<std::vector<uint8_t>> write_fixture_model(const std::string& path, const std::vector<FixtureTensor>& tensors) {
+std::vector<std::vector<uint8_t>> write_fixture_model(const std::string& path, const std::vector<FixtureTensor>& tensors,
+                                                      const std::string& architecture) {
     Model m;
     m.format = Format::gguf;
     MetadataEntry arch;
     arch.key = "general.architecture";
-    arch.value = Value::of_string("llama");
+    arch.value = Value::of_string(architecture);
     m.metadata.push_back(arch);
     std::vector<std::vector<uint8_t>> data;
     for (const FixtureTensor& f : tensors) {

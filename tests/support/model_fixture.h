@@ -17,9 +17,10 @@ struct FixtureTensor {
     std::vector<float> values;     // n_elements values
 };
 
-// Writes the tensors (llama architecture, no tokenizer) to `path`. Returns the bytes each tensor
-// was stored as, in order.
-std::vector<std::vector<uint8_t>> write_fixture_model(const std::string& path, const std::vector<FixtureTensor>& tensors);
+// Writes the tensors (general.architecture `architecture`, no tokenizer) to `path`. Returns the
+// bytes each tensor was stored as, in order.
+std::vector<std::vector<uint8_t>> write_fixture_model(const std::string& path, const std::vector<FixtureTensor>& tensors,
+                                                      const std::string& architecture = "llama");
 
 // Deterministic test signal: a mix of sines, scaled to about [-1, 1].
 std::vector<float> test_signal(uint64_t n, uint32_t seed = 1);

@@ -5,6 +5,7 @@
 
 #include <ggml.h>
 
+#include <cmath>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -113,6 +114,36 @@ TEST_CASE("F16 model against its Q4_K quantization lists retyped tensors with th
     REQUIRE(j["tensors"].size() == 2);
     CHECK(j["tensors"][0]["changes"] == nlohmann::json::array({"retyped", "values"}));
     CHECK(j["tensors"][0]["error"]["rmse"].get<double>() == Approx(e0));
+}
+
+TEST_CASE("compare_models pools every compared tensor into the overall figures", "[diff]") {
+    test::TempDir dir;
+    test::write_fixture_model(dir.file("f16.gguf"), fixture(GGML_TYPE_F16));
+    test::write_fixture_model(dir.file("q4k.gguf"), fixture(GGML_TYPE_Q4_K));
+    Model a = open(dir.file("f16.gguf")), b = open(dir.file("q4k.gguf"));
+    auto r = compare_models(a, b, pair_tensors(a, b));
+    REQUIRE(r.ok());
+    REQUIRE(r->tensors.size() == 4);
+    ErrorSums sums;
+    for (const TensorError& t : r->tensors) {
+        REQUIRE(t.error);
+        CHECK(t.error->sums.count == t.error->count);
+        CHECK(t.error->sums.err2 == Approx(t.error->rmse * t.error->rmse * t.error->count).epsilon(1e-12));
+        sums.add(t.error->sums);
+    }
+    const OverallError& o = r->overall;
+    CHECK(o.tensors == 4);
+    CHECK(o.sums.count == 768 + 1024 + 1024 + 256);
+    CHECK(o.sums.err2 == sums.err2);
+    CHECK(o.sums.a2 == sums.a2);
+    // The pooled RMSE weighs each tensor by its values: only the two Q4_K tensors carry error.
+    const double e0 = r->tensors[1].error->rmse, e1 = r->tensors[2].error->rmse;
+    CHECK(o.figures.rmse == Approx(std::sqrt((e0 * e0 + e1 * e1) * 1024 / 3072)).epsilon(1e-12));
+    CHECK(o.figures.nmse == Approx(sums.err2 / sums.a2).epsilon(1e-12));
+    CHECK(o.figures.cosine == Approx(sums.ab / std::sqrt(sums.a2 * sums.b2)).epsilon(1e-12));
+    CHECK(o.figures.snr_db == Approx(10 * std::log10(sums.a2 / sums.err2)).epsilon(1e-12));
+    CHECK(o.figures.cosine > 0.99);
+    CHECK(o.figures.cosine < 1.0);
 }
 
 TEST_CASE("HF-named safetensors pairs with its GGUF conversion, Q/K permutation included", "[diff]") {

@@ -5,8 +5,8 @@
 #include <imgui.h>
 
 #include "display_text.h"
-#include "enum_names.h"
-#include "metadata_text.h"
+#include "mlens/model/enum_names.h"
+#include "mlens/model/metadata_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
 #include "theme.h"

@@ -4,7 +4,7 @@
 
 #include <imgui.h>
 
-#include "metadata_text.h"
+#include "mlens/model/metadata_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
 #include "text_search.h"

@@ -49,6 +49,8 @@ struct PanelInfo {
     // Whether the panel has anything for this document (null: every document); the shell leaves
     // it out of the tabs and panes otherwise.
     bool (*shows)(const Document&) = nullptr;
+    // What the panel shows, one paragraph: Help → What each panel shows lists it.
+    const char* description = "";
 };
 
 inline bool panel_shows(const PanelInfo& info, const Document& doc) { return !info.shows || info.shows(doc); }

@@ -7,7 +7,7 @@
 #include <imgui_stdlib.h>
 
 #include "display_text.h"
-#include "enum_names.h"
+#include "mlens/model/enum_names.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/ui.h"

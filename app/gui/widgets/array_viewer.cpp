@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "display_text.h"
-#include "enum_names.h"
+#include "mlens/model/enum_names.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/ui.h"

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "mlens/model/enum_names.h"
 #include "mlens/model/value_format.h"
 
 namespace mlens {
@@ -30,6 +31,11 @@ void set_types(const Value& v, std::optional<ValueType>& type, std::optional<Val
     if (v.is_array()) element = v.array->element_type;
 }
 
+std::string enum_name_of(const MetadataEntry& e) {
+    if (e.value.is_string() || e.value.is_array()) return {};
+    return enum_value_name(e.key, e.value.scalar).value_or("");
+}
+
 void diff_metadata(const Model& a, const Model& b, ModelDiff& d) {
     std::map<std::string, const MetadataEntry*> in_b;
     for (const MetadataEntry& e : b.metadata) in_b.emplace(e.key, &e);
@@ -41,6 +47,7 @@ void diff_metadata(const Model& a, const Model& b, ModelDiff& d) {
         c.key = e.key;
         c.type_a = format_type(e.value);
         c.value_a = format_value(e.value);
+        c.name_a = enum_name_of(e);
         set_types(e.value, c.value_type_a, c.element_type_a);
         if (it == in_b.end()) {
             c.kind = MetadataChangeKind::removed;
@@ -50,6 +57,7 @@ void diff_metadata(const Model& a, const Model& b, ModelDiff& d) {
             c.kind = MetadataChangeKind::changed;
             c.type_b = format_type(it->second->value);
             c.value_b = format_value(it->second->value);
+            c.name_b = enum_name_of(*it->second);
             set_types(it->second->value, c.value_type_b, c.element_type_b);
         }
         d.metadata.push_back(std::move(c));
@@ -58,6 +66,7 @@ void diff_metadata(const Model& a, const Model& b, ModelDiff& d) {
         if (!seen.count(e.key) && seen.emplace(e.key, true).second) {
             MetadataChange c{MetadataChangeKind::added, e.key, "", format_type(e.value), "", format_value(e.value)};
             set_types(e.value, c.value_type_b, c.element_type_b);
+            c.name_b = enum_name_of(e);
             d.metadata.push_back(std::move(c));
         }
 }

@@ -199,6 +199,8 @@ Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing&
     std::map<int, std::pair<LayerError, double>> layers;   // layer -> (aggregate, sum of rmse^2 * count)
     for (const TensorError& e : r.tensors) {
         if (!e.error) continue;
+        ++r.overall.tensors;
+        r.overall.sums.add(e.error->sums);
         auto& [l, err2] = layers[e.layer];
         l.layer = e.layer;
         ++l.tensors;
@@ -214,6 +216,7 @@ Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing&
         entry.first.rmse = entry.first.count ? std::sqrt(entry.second / static_cast<double>(entry.first.count)) : 0.0;
         r.layers.push_back(entry.first);
     }
+    r.overall.figures = error_figures(r.overall.sums);
     job_report(job, 1.0);
     return r;
 }

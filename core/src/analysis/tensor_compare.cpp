@@ -227,15 +227,26 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
     r.worst_rows = std::move(total.rows);
     r.block_length = block;
     r.worst_blocks = std::move(total.blocks);
+    r.sums = {total.count, total.err2, total.a2, total.b2, total.ab};
     if (total.count == 0) return r;
-    const double n = static_cast<double>(total.count);
-    r.rmse = std::sqrt(total.err2 / n);
-    r.mean_abs = total.abs_err / n;
+    r.mean_abs = total.abs_err / static_cast<double>(total.count);
     r.max_abs = total.max_abs;
-    r.nmse = total.a2 > 0 ? total.err2 / total.a2 : (total.err2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
-    r.cosine = (total.a2 > 0 && total.b2 > 0) ? total.ab / std::sqrt(total.a2 * total.b2) : (total.a2 == total.b2 ? 1.0 : 0.0);
-    r.snr_db = total.err2 > 0 ? 10.0 * std::log10(total.a2 / total.err2) : std::numeric_limits<double>::infinity();
+    const ErrorFigures f = error_figures(r.sums);
+    r.rmse = f.rmse;
+    r.nmse = f.nmse;
+    r.cosine = f.cosine;
+    r.snr_db = f.snr_db;
     return r;
+}
+
+ErrorFigures error_figures(const ErrorSums& s) {
+    ErrorFigures f;
+    if (s.count == 0) return f;
+    f.rmse = std::sqrt(s.err2 / static_cast<double>(s.count));
+    f.nmse = s.a2 > 0 ? s.err2 / s.a2 : (s.err2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    f.cosine = (s.a2 > 0 && s.b2 > 0) ? s.ab / std::sqrt(s.a2 * s.b2) : (s.a2 == s.b2 ? 1.0 : 0.0);
+    f.snr_db = s.err2 > 0 ? 10.0 * std::log10(s.a2 / s.err2) : std::numeric_limits<double>::infinity();
+    return f;
 }
 
 }  // namespace mlens

@@ -1,5 +1,6 @@
 #include "mlens/model/model_json.h"
 
+#include "mlens/model/enum_names.h"
 #include "mlens/model/value_format.h"
 
 namespace mlens {
@@ -120,6 +121,8 @@ nlohmann::json model_to_json(const Model& model, uint64_t max_items) {
         nlohmann::json m = typed_value_json(e.value, max_items);
         m["key"] = e.key;
         m["offset"] = e.key_range.offset;
+        if (!e.value.is_string() && !e.value.is_array())
+            if (auto name = enum_value_name(e.key, e.value.scalar)) m["name"] = *name;
         j["metadata"].push_back(std::move(m));
     }
     j["tensors"] = nlohmann::json::array();

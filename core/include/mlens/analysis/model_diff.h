@@ -38,6 +38,8 @@ struct MetadataChange {
     std::string value_a, value_b;
     // The same types as data (type_a is their text): the value type, and an array's element type.
     std::optional<ValueType> value_type_a, value_type_b, element_type_a, element_type_b;
+    // The enum name of a number llama.cpp means as an enum (model/enum_names.h), empty otherwise.
+    std::string name_a, name_b;
 };
 
 struct TensorChange {

@@ -17,6 +17,8 @@
 //  - Layers: the number after "blk." or "layers." in A's name (-1 when none). Per layer: the
 //    pooled RMSE sqrt(sum(rmse^2 * count) / sum(count)), the largest max_abs, and the tensor
 //    with the largest NMSE.
+//  - overall: RMSE, NMSE, cosine and SNR over all paired values of every compared tensor, from
+//    the tensors' sums (error_figures), as if they were one tensor.
 #pragma once
 
 #include <cstdint>
@@ -89,9 +91,17 @@ struct LayerError {
     std::string worst_tensor;
 };
 
+// Every compared tensor's values pooled as one: the figures over all their finite pairs.
+struct OverallError {
+    uint32_t tensors = 0;
+    ErrorSums sums;
+    ErrorFigures figures;
+};
+
 struct ModelError {
     std::vector<TensorError> tensors;
     std::vector<LayerError> layers;       // ascending layer number, -1 (no layer) first
+    OverallError overall;
 };
 
 int layer_of(const std::string& name);

@@ -37,6 +37,26 @@ struct BlockError {
     double max_abs = 0;
 };
 
+// The sums the figures are made of, over the finite pairs: sum((a-b)^2), sum(a^2), sum(b^2), a·b.
+// Adding two comparisons' sums pools them (model_error.h's overall figures).
+struct ErrorSums {
+    uint64_t count = 0;
+    double err2 = 0, a2 = 0, b2 = 0, ab = 0;
+    void add(const ErrorSums& o) {
+        count += o.count;
+        err2 += o.err2;
+        a2 += o.a2;
+        b2 += o.b2;
+        ab += o.ab;
+    }
+};
+
+// rmse, nmse, cosine and snr_db of the definitions above, from their sums.
+struct ErrorFigures {
+    double rmse = 0, nmse = 0, cosine = 1, snr_db = 0;
+};
+ErrorFigures error_figures(const ErrorSums& s);
+
 struct TensorComparison {
     uint64_t count = 0;
     uint64_t nonfinite = 0;
@@ -44,6 +64,7 @@ struct TensorComparison {
     std::vector<RowError> worst_rows;
     uint64_t block_length = 0;
     std::vector<BlockError> worst_blocks;
+    ErrorSums sums;
 };
 
 // Progress is reported in [progress_from, progress_to] so a caller comparing many tensors can give

@@ -1,8 +1,8 @@
-#include "metadata_text.h"
+#include "mlens/model/metadata_text.h"
 
 #include <algorithm>
 
-#include "enum_names.h"
+#include "mlens/model/enum_names.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
 

@@ -1,4 +1,4 @@
-#include "enum_names.h"
+#include "mlens/model/enum_names.h"
 
 #include "mlens/model/summary.h"
 

@@ -1,0 +1,33 @@
+# `modellens --screenshot` with a document that fails to open still writes the picture and lists
+# the document as failed, but exits 1 and names it, so a script does not take the error page for
+# the model it asked for. Inputs:
+#   XVFB_RUN, APP, TOOL   xvfb-run, modellens, gui_fixture_tool
+#   WORK_DIR              emptied first; holds the fixture, the PNG and the config folder
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR}/config)
+set(fixture ${WORK_DIR}/tiny-fixture.gguf)
+execute_process(COMMAND ${TOOL} write ${fixture} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "writing the fixture failed (${rc})")
+endif()
+set(missing ${WORK_DIR}/missing.gguf)
+set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/config)
+execute_process(
+  COMMAND ${XVFB_RUN} -a -s "-screen 0 800x600x24"
+          ${APP} --screenshot ${WORK_DIR}/shot.png --frames 2 --size 800x600 ${fixture} ${missing}
+  RESULT_VARIABLE rc
+  OUTPUT_VARIABLE out
+  ERROR_VARIABLE err
+  TIMEOUT 120)
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "modellens --screenshot with a missing file exited ${rc}, not 1: ${out} ${err}")
+endif()
+if(NOT out MATCHES "document failed [^\n]*missing.gguf" OR NOT out MATCHES "document ready [^\n]*tiny-fixture.gguf")
+  message(FATAL_ERROR "the document lines are wrong: ${out}")
+endif()
+if(NOT err MATCHES "modellens: [^\n]*missing.gguf failed to open")
+  message(FATAL_ERROR "the failed document is not named on stderr: ${err}")
+endif()
+if(NOT EXISTS ${WORK_DIR}/shot.png)
+  message(FATAL_ERROR "no screenshot written")
+endif()
