@@ -311,8 +311,6 @@ void add_hist(CLI::App& app, int& exit_code) {
             std::printf("%12s %10llu ", number_text(h->lo + b * h->bin_width()).c_str(), static_cast<unsigned long long>(h->counts[b]));
             std::puts(std::string(h->counts[b] * 50 / peak, '#').c_str());
         }
-        if (r) std::printf("outside the range: %llu below %s, %llu above %s\n", static_cast<unsigned long long>(h->below),
-                           number_text(h->lo).c_str(), static_cast<unsigned long long>(h->above), number_text(h->hi).c_str());
     });
 }
 
