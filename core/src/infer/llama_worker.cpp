@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "mlens/infer/worker_session.h"
+#include "mlens/io/temp_registry.h"
 #include "worker_wire.h"
 
 namespace mlens {
@@ -62,7 +63,10 @@ private:
         while (!wake.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
             // Between requests the end of the socket ends the worker; during one, a parent that
             // is gone (this process was re-parented) does.
-            if (::getppid() != m_parent) ::_exit(1);
+            if (::getppid() != m_parent) {
+                remove_registered_temp_files();
+                ::_exit(1);
+            }
             send_new_log_lines();
             const double p = job.progress();
             if (p != sent_progress) {
@@ -229,6 +233,8 @@ int llama_worker_main(int argc, char** argv) {
     sigemptyset(&sa.sa_mask);
     ::sigaction(SIGUSR1, &sa, nullptr);
     ::signal(SIGPIPE, SIG_IGN);
+    // Ctrl+C reaches the whole foreground group, the worker included: its scratch copy goes too.
+    remove_temp_files_on_signals();
     return Server(fd).run();
 }
 

@@ -27,17 +27,21 @@ Slot g_slots[kSlots];
 
 void remove_temp_files_and_reraise(int sig) {
     const int saved_errno = errno;
-    for (Slot& s : g_slots)
-        if (s.state.load(std::memory_order_acquire) == kLive) ::unlink(s.path);
-    // Folders last, once the files in them are gone.
-    for (Slot& s : g_slots)
-        if (s.state.load(std::memory_order_acquire) == kLive) ::rmdir(s.path);
+    remove_registered_temp_files();
     std::signal(sig, SIG_DFL);
     errno = saved_errno;
     std::raise(sig);
 }
 
 }  // namespace
+
+void remove_registered_temp_files() {
+    for (Slot& s : g_slots)
+        if (s.state.load(std::memory_order_acquire) == kLive) ::unlink(s.path);
+    // Folders last, once the files in them are gone.
+    for (Slot& s : g_slots)
+        if (s.state.load(std::memory_order_acquire) == kLive) ::rmdir(s.path);
+}
 
 int register_temp_file(const std::string& path) {
     if (path.size() >= PATH_MAX) return -1;

@@ -12,6 +12,8 @@
 //    action and raise the signal again, so the process still ends with the signal's status. The CLI
 //    installs it; the GUI ends its loop on those signals and cancels its jobs, whose writers
 //    remove their own files.
+//  - remove_registered_temp_files does the same removal at once (async-signal-safe), for a process
+//    that must end without unwinding: the llama.cpp worker whose parent is gone.
 //  - Registration is thread-safe (lock-free slots).
 #pragma once
 
@@ -22,5 +24,6 @@ namespace mlens {
 int register_temp_file(const std::string& path);
 void unregister_temp_file(int slot);
 void remove_temp_files_on_signals();
+void remove_registered_temp_files();
 
 }  // namespace mlens
