@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "mlens/infer/threads.h"
+#include "mlens/io/file_type.h"
 #include "mlens/open/target.h"
 #include "worker_wire.h"
 
@@ -31,15 +32,6 @@ using Clock = std::chrono::steady_clock;
 
 // Bytes of the worker's stderr kept for the stop message and the log.
 constexpr size_t kStderrLineMax = 4000;
-
-std::string file_kind(mode_t mode) {
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISSOCK(mode)) return "a socket";
-    return "not a regular file";
-}
 
 bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
 
@@ -87,7 +79,7 @@ Result<FileVersion> regular_file_identity(const std::string& path) {
     if (::stat(path.c_str(), &st) != 0)
         return Error{"E_IO", "", std::nullopt, "cannot examine the file: " + std::string(std::strerror(errno))};
     if (!S_ISREG(st.st_mode))
-        return Error{"E_NOT_REGULAR", "", std::nullopt, "not a regular file (" + file_kind(st.st_mode) + "); llama.cpp is not asked to open it"};
+        return Error{"E_NOT_REGULAR", "", std::nullopt, "not a regular file (" + std::string(file_type_text(st.st_mode)) + "); llama.cpp is not asked to open it"};
     return FileVersion{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_size),
                         static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
 }

@@ -1,3 +1,4 @@
+#include "mlens/io/file_type.h"
 #include "mlens/io/safe_file_writer.h"
 
 #include <fcntl.h>
@@ -32,18 +33,9 @@ FileIdentity identity_of(const struct stat& st) {
     return FileIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
 }
 
-const char* kind_of(mode_t mode) {
-    if (S_ISDIR(mode)) return "a folder";
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISSOCK(mode)) return "a socket";
-    return "not a regular file";
-}
-
 Error not_regular(const std::string& shown, mode_t mode) {
     return output_error("E_OUTPUT_NOT_REGULAR", "refusing to write to " + escape_for_display(shown) + ": it is " +
-                                                    kind_of(mode) + ", and only a regular file is ever replaced");
+                                                    file_type_text(mode) + ", and only a regular file is ever replaced");
 }
 
 // Where the output really goes: the path itself, or the regular file its symbolic link leads to.

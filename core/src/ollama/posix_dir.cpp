@@ -73,17 +73,6 @@ std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& trunca
     return entries;
 }
 
-const char* file_type_text(mode_t mode) {
-    if (S_ISREG(mode)) return "a regular file";
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISLNK(mode)) return "a symlink";
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISSOCK(mode)) return "a socket";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    return "not a regular file";
-}
-
 std::optional<std::string> read_small_file_at(int dir, const std::string& name, uint64_t max_bytes, bool& too_large,
                                               struct stat& st) {
     too_large = false;

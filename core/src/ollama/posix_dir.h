@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "mlens/io/file_type.h"
+
 namespace mlens {
 
 // Owns one file descriptor.
@@ -43,9 +45,6 @@ struct DirEntry {
 // entries that vanish meanwhile are left out, entries that cannot be stat'ed for another reason
 // (EACCES) are kept with stat_error. When the directory cannot be read at all, `error` gets errno.
 std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& truncated, int* error = nullptr);
-
-// "a FIFO", "a character device", "a directory", ... for messages.
-const char* file_type_text(mode_t mode);
 
 // Reads a whole regular file opened from `dir` without following symlinks, at most max_bytes;
 // nullopt with errno set on failure. `too_large` is set (and nothing read) when the size at open
