@@ -112,6 +112,8 @@ nlohmann::json origin_json(const OllamaOrigin& origin) {
 nlohmann::json side_json(const Model& model, const SidePlan& p) {
     const std::vector<std::string> names = result_names(model, p);
     auto type_id = [](uint32_t id) { return tensor_type_id_json(describe_ggml_type(id), Format::gguf); };
+    // A rule without a note, a check gated on no arch: null, never "".
+    auto text = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v); };
     nlohmann::json j;
     j["side"] = plan_side_name(p.side);
     j["arch_before"] = p.arch_before;
@@ -124,12 +126,12 @@ nlohmann::json side_json(const Model& model, const SidePlan& p) {
     for (const SkipPrefix& s : p.skip_prefixes) j["skip_prefixes"].push_back({{"prefix", s.prefix}, {"rule", s.rule}});
     j["checks"] = nlohmann::json::array();
     for (const DetectionCheck& c : p.checks)
-        j["checks"].push_back({{"rule", c.rule}, {"arch", c.arch}, {"fired", c.fired}, {"detail", c.detail}});
+        j["checks"].push_back({{"rule", c.rule}, {"arch", text(c.arch)}, {"fired", c.fired}, {"detail", c.detail}});
     j["issues"] = nlohmann::json::array();
     for (const PlanIssue& i : p.issues) j["issues"].push_back({{"rule", i.rule}, {"message", i.message}});
     j["kv_edits"] = nlohmann::json::array();
     for (const KvEdit& e : p.kv_edits) {
-        nlohmann::json o = {{"op", kv_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"key", e.key}, {"rule", e.rule}, {"note", e.note}};
+        nlohmann::json o = {{"op", kv_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"key", e.key}, {"rule", e.rule}, {"note", text(e.note)}};
         if (e.op == KvOp::copy) o["source_key"] = e.source_key;
         if (e.op != KvOp::remove) o["result"] = typed_value_json(e.value, UINT64_MAX);
         if (e.previous) o["previous"] = typed_value_json(*e.previous, UINT64_MAX);
@@ -138,7 +140,7 @@ nlohmann::json side_json(const Model& model, const SidePlan& p) {
     j["tensor_edits"] = nlohmann::json::array();
     for (const TensorEdit& e : p.tensor_edits) {
         nlohmann::json o = {{"op", tensor_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"name", e.name},
-                            {"rule", e.rule}, {"note", e.note}};
+                            {"rule", e.rule}, {"note", text(e.note)}};
         if (e.op == TensorOp::rename) o["new_name"] = e.new_name;
         if (e.op == TensorOp::retype) {
             o["new_type"] = describe_ggml_type(e.new_type).name;
@@ -153,7 +155,7 @@ nlohmann::json side_json(const Model& model, const SidePlan& p) {
         for (size_t src : d.sources) sources.push_back(model.tensors[src].name);
         j["data_ops"].push_back({{"op", data_op_name(d.op)}, {"kind", "data op"}, {"dest", names[d.dest]}, {"sources", sources},
                                  {"dest_type", describe_ggml_type(d.dest_type).name}, {"dest_type_id", type_id(d.dest_type)},
-                                 {"dest_shape", d.dest_ne}, {"params", d.params}, {"rule", d.rule}, {"note", d.note}});
+                                 {"dest_shape", d.dest_ne}, {"params", d.params}, {"rule", d.rule}, {"note", text(d.note)}});
     }
     nlohmann::json counts = nlohmann::json::object();
     auto n = count_kinds(p);

@@ -50,7 +50,7 @@ nlohmann::json listing_json(const StoreListing& l) {
                           {"format", or_null(m.format)}, {"family", or_null(m.family)},
                           {"parameter_size", or_null(m.parameter_size)},
                           {"quantization", or_null(m.quantization)}, {"modified", m.ref.modified},
-                          {"ok", m.ok()}, {"verdict", verdict_name(m.check.verdict())}, {"reason", or_null(m.check.reason_text())},
+                          {"ok", m.ok()}, {"verdict", verdict_name(m.check.verdict())}, {"reason", m.check.reason_text()},
                           {"errors", m.check.errors}, {"warnings", m.check.warnings},
                           {"digests_verified", m.check.digests_verified}, {"diagnostics", diagnostics_json(m.check.reasons)}});
     }

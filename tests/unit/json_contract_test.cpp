@@ -128,6 +128,14 @@ TEST_CASE("compat --json: types spelled like dump, tensors named by name", "[jso
     CHECK(op["dest_type_id"] == 0);
     CHECK(op["dest_shape"] == json::array({8, 32}));
     for (const json& e : text["tensor_edits"]) CHECK_FALSE(e.contains("slot"));
+    // No string in the plan is "": what a rule or check does not have is null.
+    for (const char* list : {"kv_edits", "tensor_edits", "data_ops"})
+        for (const json& e : text[list]) CHECK((e["note"].is_null() || e["note"] != ""));
+    for (const json& c : j["clip"]["checks"]) CHECK((c["arch"].is_null() || c["arch"] != ""));
+    json clip_translation;
+    for (const json& c : j["clip"]["checks"])
+        if (c["rule"] == "translate_clip_metadata") clip_translation = c;
+    CHECK(clip_translation["arch"].is_null());
 
     CliRun human = run_mlens({"compat", dir.file("model.gguf")});
     CHECK(human.out.find("byte concat → blk.0.ffn_up.weight (F32 [8, 32]) from blk.0.ffn_gate.weight blk.0.ffn_up.weight") !=

@@ -40,7 +40,7 @@ nlohmann::json model_to_json(const Model& model, uint64_t max_items);
 nlohmann::json diagnostic_to_json(const Diagnostic& d);
 // {"name","type","type_id","shape","shape_order","n_elements","n_bytes","offset",
 //  "relative_offset","file","quant":{type,mode,bits,group_size,origin,declared,logical_shape,
-//  logical_elements,scale,bias,global_scale} or null,"part_of"}; `format` is the owning Model's.
+//  logical_elements,scale,bias,global_scale} or null,"part_of","data"}; `format` is the owning Model's.
 nlohmann::json tensor_to_json(const TensorInfo& t, Format format);
 nlohmann::json group_to_json(const TensorGroup& g);
 nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t);
