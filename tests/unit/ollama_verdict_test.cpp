@@ -86,18 +86,17 @@ void require_one_verdict(const std::string& root) {
     }
 }
 
-// Runs `body` where permissions bite: in a child whose real, effective and saved user and group
-// ids are nobody's (65534) when running as root, else right here, and returns what it made.
-template <typename F>
-std::string as_unprivileged(F body) {
-    if (::geteuid() != 0) return body();
+// Runs `body` in a forked child (after `setup`, which may _exit(3) when it fails) and returns the
+// text it made; the child must exit 0.
+template <typename Setup, typename F>
+std::string in_child(Setup setup, F body) {
     int fds[2];
     REQUIRE(::pipe(fds) == 0);
     pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
         ::close(fds[0]);
-        if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) ::_exit(3);
+        setup();
         std::string text = body();
         ssize_t n = ::write(fds[1], text.data(), text.size());
         ::_exit(n == static_cast<ssize_t>(text.size()) ? 0 : 4);
@@ -112,6 +111,16 @@ std::string as_unprivileged(F body) {
     REQUIRE(WIFEXITED(status));
     REQUIRE(WEXITSTATUS(status) == 0);
     return text;
+}
+
+// Runs `body` where permissions bite: in a child whose real, effective and saved user and group
+// ids are nobody's (65534) when running as root, else right here, and returns what it made.
+template <typename F>
+std::string as_unprivileged(F body) {
+    if (::geteuid() != 0) return body();
+    return in_child([] {
+        if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) ::_exit(3);
+    }, body);
 }
 
 // "CODE field" for every error of a check, one a line.
@@ -358,32 +367,19 @@ TEST_CASE("a 600-blob model under a 32-descriptor limit: check, show, stats and 
 TEST_CASE("running out of descriptors is reported as such", "[ollama][verdict][fdlimit]") {
     TempDir dir;
     write_file(dir.file("model.bin"), "bytes");
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        ::close(fds[0]);
-        rlimit limit{32, 32};
-        if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(3);
-        // Take every descriptor left, outside the pool, so none can be made free.
-        do {
-            while (::open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0) {
-            }
-        } while (release_idle_descriptor());
-        auto opened = open_file(dir.file("model.bin"));
-        std::string text = opened ? "opened" : opened.error().code + ": " + opened.error().message;
-        ssize_t n = ::write(fds[1], text.data(), text.size());
-        ::_exit(n == static_cast<ssize_t>(text.size()) ? 0 : 4);
-    }
-    ::close(fds[1]);
-    std::string text;
-    char buf[512];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
+    const std::string text = in_child(
+        [] {
+            rlimit limit{32, 32};
+            if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(3);
+        },
+        [&] {
+            // Take every descriptor left, outside the pool, so none can be made free.
+            do {
+                while (::open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0) {
+                }
+            } while (release_idle_descriptor());
+            auto opened = open_file(dir.file("model.bin"));
+            return opened ? std::string("opened") : opened.error().code + ": " + opened.error().message;
+        });
     CHECK(text == "E_FD_LIMIT: cannot open: out of file descriptors (limit 32)");
 }
