@@ -24,9 +24,11 @@
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
 #include "model_fixture.h"
+#include "raw_gguf.h"
 #include "test_paths.h"
 
 using namespace mlens;
+using test::RawTensor;
 
 namespace {
 
@@ -91,14 +93,6 @@ void check_same_analyses(const Model& le, const Model& be, const std::string& na
     if (ra.ok()) CHECK(same(ra->front().error.rmse, rb->front().error.rmse));
 }
 
-// A little-endian GGUF of tensors given as their stored bytes, through our writer.
-struct RawTensor {
-    std::string name;
-    uint32_t type;
-    std::vector<uint64_t> ne;
-    std::vector<uint8_t> bytes;
-};
-
 template <typename T>
 RawTensor raw_tensor(const std::string& name, uint32_t type, const std::vector<T>& values) {
     RawTensor t{name, type, {values.size()}, std::vector<uint8_t>(values.size() * sizeof(T))};
@@ -106,27 +100,9 @@ RawTensor raw_tensor(const std::string& name, uint32_t type, const std::vector<T
     return t;
 }
 
+// A little-endian GGUF of tensors given as their stored bytes, through our writer.
 void write_raw_model(const std::string& path, const std::vector<RawTensor>& tensors) {
-    Model m;
-    m.format = Format::gguf;
-    MetadataEntry arch;
-    arch.key = "general.architecture";
-    arch.value = Value::of_string("llama");
-    m.metadata.push_back(arch);
-    for (const RawTensor& r : tensors) {
-        TensorInfo t;
-        t.name = r.name;
-        t.type = describe_ggml_type(r.type);
-        t.ne = r.ne;
-        t.n_elements = r.ne[0];
-        t.n_bytes = r.bytes.size();
-        m.tensors.push_back(t);
-    }
-    Status s = write_gguf(m, path, nullptr, [&](size_t i, uint64_t off, uint64_t len, void* dst) -> Status {
-        std::memcpy(dst, tensors[i].bytes.data() + off, len);
-        return ok_status();
-    });
-    REQUIRE(s.ok());
+    REQUIRE(test::write_raw_gguf(path, tensors).ok());
 }
 
 Model open_clean(const std::string& path, bool big_endian) {

@@ -13,45 +13,22 @@
 #include "mlens/ollama/tensor_blobs.h"
 #include "mlens/quant/block_scales.h"
 #include "mlens/quant/stats.h"
+#include "raw_gguf.h"
 #include "safetensors_builder.h"
 #include "test_paths.h"
 
 using namespace mlens;
+using test::RawTensor;
 
 namespace {
-
-struct RawTensor {
-    std::string name;
-    ggml_type type;
-    uint64_t n;                 // 1-D, n values
-    std::vector<uint8_t> bytes;
-};
 
 std::vector<uint8_t> block(ggml_type type) { return std::vector<uint8_t>(ggml_type_size(type), 0); }
 
 void put_half(std::vector<uint8_t>& b, size_t offset, uint16_t h) { std::memcpy(b.data() + offset, &h, 2); }
 
 Model write_and_open(const test::TempDir& dir, const std::vector<RawTensor>& tensors) {
-    Model m;
-    m.format = Format::gguf;
-    MetadataEntry arch;
-    arch.key = "general.architecture";
-    arch.value = Value::of_string("llama");
-    m.metadata.push_back(arch);
-    for (const RawTensor& r : tensors) {
-        TensorInfo t;
-        t.name = r.name;
-        t.type = describe_ggml_type(r.type);
-        t.ne = {r.n};
-        t.n_elements = r.n;
-        t.n_bytes = r.bytes.size();
-        m.tensors.push_back(t);
-    }
     const std::string path = dir.file("scales.gguf");
-    REQUIRE(write_gguf(m, path, nullptr, [&](size_t i, uint64_t off, uint64_t len, void* dst) -> Status {
-                std::memcpy(dst, tensors[i].bytes.data() + off, len);
-                return ok_status();
-            }).ok());
+    REQUIRE(test::write_raw_gguf(path, tensors).ok());
     auto opened = open_gguf(path);
     REQUIRE(opened.ok());
     return std::move(*opened);
@@ -77,50 +54,50 @@ TEST_CASE("block scales of ggml types match hand-decoded block layouts", "[block
         put_half(a, 0, 0x3800);
         put_half(b, 0, 0xC000);
         a.insert(a.end(), b.begin(), b.end());
-        ts.push_back({"q8_0", GGML_TYPE_Q8_0, 64, a});
+        ts.push_back({"q8_0", GGML_TYPE_Q8_0, {64}, a});
     }
     {   // Q4_1: d = 1, m = -1
         auto a = block(GGML_TYPE_Q4_1);
         put_half(a, 0, 0x3C00);
         put_half(a, 2, 0xBC00);
-        ts.push_back({"q4_1", GGML_TYPE_Q4_1, 32, a});
+        ts.push_back({"q4_1", GGML_TYPE_Q4_1, {32}, a});
     }
     {   // Q4_K: d = 0.5, dmin = 0.25; bytes 0..3 = 0x41, 4..7 = 0x82, 8..11 = 0x53
         auto a = block(GGML_TYPE_Q4_K);
         put_half(a, 0, 0x3800);
         put_half(a, 2, 0x3400);
         for (int i = 0; i < 4; ++i) { a[4 + i] = 0x41; a[8 + i] = 0x82; a[12 + i] = 0x53; }
-        ts.push_back({"q4_k", GGML_TYPE_Q4_K, 256, a});
+        ts.push_back({"q4_k", GGML_TYPE_Q4_K, {256}, a});
     }
     {   // Q6_K: d = 0.5, int8 scales -8..7
         auto a = block(GGML_TYPE_Q6_K);
         for (int i = 0; i < 16; ++i) a[192 + i] = static_cast<uint8_t>(static_cast<int8_t>(i - 8));
         put_half(a, 208, 0x3800);
-        ts.push_back({"q6_k", GGML_TYPE_Q6_K, 256, a});
+        ts.push_back({"q6_k", GGML_TYPE_Q6_K, {256}, a});
     }
     {   // Q3_K: d = 2; low nibbles 1 (bytes 0..7 low) and 2 (high); high bits 0,1,2,3 (0xE4)
         auto a = block(GGML_TYPE_Q3_K);
         for (int i = 0; i < 8; ++i) a[96 + i] = 0x21;
         for (int i = 8; i < 12; ++i) a[96 + i] = 0xE4;
         put_half(a, 108, 0x4000);
-        ts.push_back({"q3_k", GGML_TYPE_Q3_K, 256, a});
+        ts.push_back({"q3_k", GGML_TYPE_Q3_K, {256}, a});
     }
     {   // Q2_K: d = 1, dmin = 0.5; scale byte i = (i << 4) | (15 - i)
         auto a = block(GGML_TYPE_Q2_K);
         for (int i = 0; i < 16; ++i) a[i] = static_cast<uint8_t>((i << 4) | (15 - i));
         put_half(a, 80, 0x3C00);
         put_half(a, 82, 0x3800);
-        ts.push_back({"q2_k", GGML_TYPE_Q2_K, 256, a});
+        ts.push_back({"q2_k", GGML_TYPE_Q2_K, {256}, a});
     }
     {   // IQ4_XS: d = 1; scales_h = 0xE4E4, scales_l = 10 32 54 76
         auto a = block(GGML_TYPE_IQ4_XS);
         put_half(a, 0, 0x3C00);
         put_half(a, 2, 0xE4E4);
         a[4] = 0x10; a[5] = 0x32; a[6] = 0x54; a[7] = 0x76;
-        ts.push_back({"iq4_xs", GGML_TYPE_IQ4_XS, 256, a});
+        ts.push_back({"iq4_xs", GGML_TYPE_IQ4_XS, {256}, a});
     }
     {   // F16 has no block scales
-        ts.push_back({"f16", GGML_TYPE_F16, 2, std::vector<uint8_t>(4, 0)});
+        ts.push_back({"f16", GGML_TYPE_F16, {2}, std::vector<uint8_t>(4, 0)});
     }
     test::TempDir dir;
     Model m = write_and_open(dir, ts);
