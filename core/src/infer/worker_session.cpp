@@ -66,8 +66,11 @@ auto decoded(Result<Json> reply, F decode) -> Result<decltype(decode(std::declva
 }
 
 // The file the worker is given for `text`: a store reference names its manifest, which the worker
-// opens through the store (model_loader.h) to reach the GGUF blob; anything else as it is.
+// opens through the store (model_loader.h) to reach the GGUF blob; anything else as it is. An
+// existing path is never a reference (a file wins over a reference), so it is not opened here.
 std::string worker_path(const std::string& text) {
+    struct stat st {};
+    if (::stat(text.c_str(), &st) == 0) return text;
     Target target = resolve(text);
     return target.kind == TargetKind::store_model ? target.path : text;
 }
