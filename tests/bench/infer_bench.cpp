@@ -11,7 +11,12 @@
 // cost of layer capture.
 //
 // Two conditions, each figure the median over REPEATS runs:
-//  - idle: ModelLens's default thread count (threads.h) and llama.cpp's loop at the same count;
+//  - idle: ModelLens's default thread count (threads.h) and llama.cpp's loop at the same count,
+//    measured in two phases so that only one model is loaded at a time: first the worker alone,
+//    then (the worker gone) the same ModelLens code in this process and llama.cpp's loop,
+//    alternating. The cores other processes kept busy are sampled before and after; above
+//    kIdleBusyLimit the idle figures are labelled as taken on a busy machine, since two
+//    decoding threads slow down many times over when a core is shared (threads.h).
 //  - busy: one process per online core spinning the whole time; ModelLens's default (measured
 //    again under that load), ModelLens with 1 thread, and llama.cpp's loop with its own default
 //    thread count (what `simple` uses) and with one thread per core (those two collapse, so they
@@ -26,6 +31,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +46,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kCollapsedTokens = 8;
+constexpr double kIdleBusyLimit = 0.2;   // cores kept busy by others
+constexpr int kIdleSampleMs = 500;
 
 const char* const kPrompt = "Once upon a time, in a small village by the sea, there lived";
 
@@ -199,9 +207,17 @@ int main(int argc, char** argv) {
     const int repeats = argc > 3 ? std::atoi(argv[3]) : 5;
     const int cores = mlens::online_cores();
 
+    const std::optional<double> busy_before = mlens::busy_cores(kIdleSampleMs);
+
+    // Idle, phase 1: the worker alone.
     auto worker = load_worker(path, 0);
     const int threads = worker->threads();
     const std::string idle_note = worker->thread_note();
+    std::vector<Rates> ours;
+    for (int r = 0; r < repeats; ++r) ours.push_back(through_worker(*worker, n_tokens));
+    worker.reset();
+
+    // Idle, phase 2: this process alone, ModelLens's code and llama.cpp's loop alternating.
     mlens::SessionOptions options;
     options.n_threads = threads;
     auto session = mlens::Session::load(path, options);
@@ -211,12 +227,11 @@ int main(int argc, char** argv) {
     }
     mlens::Session& s = **session;
     llama_context* ctx = make_context(s, threads);
-    std::vector<Rates> ours, local, own;
+    std::vector<Rates> local, own;
     std::vector<double> bare, capture_cost;
     for (int r = 0; r < repeats; ++r) {
         // Alternate which runs first so that neither always gets the warmer caches.
         if (r % 2 == 1) own.push_back(llama_own_loop(ctx, s.vocab(), n_tokens));
-        ours.push_back(through_worker(*worker, n_tokens));
         local.push_back(in_process(s, n_tokens));
         if (r % 2 == 0) own.push_back(llama_own_loop(ctx, s.vocab(), n_tokens));
         bare.push_back(bare_loop(ctx, s.vocab(), n_tokens));
@@ -225,17 +240,23 @@ int main(int argc, char** argv) {
         capture_cost.push_back(capture->capture_ms / capture->plain_ms);
     }
     llama_free(ctx);
-    worker.reset();
+    const std::optional<double> busy_after = mlens::busy_cores(kIdleSampleMs);
+    const double others = std::max(busy_before.value_or(0.0), busy_after.value_or(0.0));
+    const bool idle = busy_before && busy_after && others <= kIdleBusyLimit;
+    const char* label = idle ? "idle" : "idle (NOT IDLE: see above)";
     const double dec_a = median_of(ours, &Rates::decode), dec_b = median_of(own, &Rates::decode);
     const double a = median_of(ours, &Rates::wall), l = median_of(local, &Rates::wall), b = median_of(own, &Rates::wall);
     const double c = median(bare);
     std::printf("model %s, %d tokens, %d repeats, %d online cores\n", path.c_str(), n_tokens, repeats, cores);
-    std::printf("idle: ModelLens default %s\n", idle_note.c_str());
-    std::printf("idle: decode speed (time inside llama_decode): ModelLens (worker process) %.1f tokens/s, llama.cpp's own "
-                "loop %.1f tokens/s (its counters, same threads), ratio %.3f\n", dec_a, dec_b, dec_a / dec_b);
-    std::printf("idle: wall clock, prompt included: ModelLens (worker process) %.1f tokens/s, the same in process %.1f, "
-                "llama.cpp's own loop %.1f; worker / in process %.3f, ModelLens / llama.cpp %.3f\n", a, l, b, a / l, a / b);
-    std::printf("idle: bare argmax loop (decode floor) %.1f tokens/s, wall-clock ratio %.3f\n", c, a / c);
+    std::printf("idle check: other processes kept %.2f cores busy before the idle phases and %.2f after (limit %.2f)%s\n",
+                busy_before.value_or(-1.0), busy_after.value_or(-1.0), kIdleBusyLimit,
+                idle ? "" : ": the machine was not idle, so the idle figures below do not measure ModelLens");
+    std::printf("%s: ModelLens default %s\n", label, idle_note.c_str());
+    std::printf("%s: decode speed (time inside llama_decode): ModelLens (worker process) %.1f tokens/s, llama.cpp's own "
+                "loop %.1f tokens/s (its counters, same threads), ratio %.3f\n", label, dec_a, dec_b, dec_a / dec_b);
+    std::printf("%s: wall clock, prompt included: ModelLens (worker process) %.1f tokens/s, the same in process %.1f, "
+                "llama.cpp's own loop %.1f; worker / in process %.3f, ModelLens / llama.cpp %.3f\n", label, a, l, b, a / l, a / b);
+    std::printf("%s: bare argmax loop (decode floor) %.1f tokens/s, wall-clock ratio %.3f\n", label, c, a / c);
     std::printf("layer capture (default names): decode takes %.2fx the time without capture\n", median(capture_cost));
 
     // Under load: every core already busy with another process.

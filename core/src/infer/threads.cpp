@@ -49,6 +49,17 @@ int online_cores() {
     return std::max(cores, 1);
 }
 
+std::optional<double> busy_cores(int sample_ms) {
+    auto before = read_cpu_times();
+    std::this_thread::sleep_for(std::chrono::milliseconds(sample_ms));
+    auto after = read_cpu_times();
+    if (!before || !after || after->total <= before->total) return std::nullopt;
+    // /proc/stat counts every online CPU; the affinity mask may allow fewer.
+    const double online = static_cast<double>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    const double busy_share = static_cast<double>(after->busy - before->busy) / static_cast<double>(after->total - before->total);
+    return std::clamp(busy_share * online, 0.0, online);
+}
+
 ThreadChoice choose_threads(int requested) {
     const int cores = online_cores();
     ThreadChoice choice;
@@ -59,21 +70,16 @@ ThreadChoice choose_threads(int requested) {
                           " online core" + (cores == 1 ? "" : "s");
         return choice;
     }
-    auto before = read_cpu_times();
-    std::this_thread::sleep_for(std::chrono::milliseconds(kIdleSampleMs));
-    auto after = read_cpu_times();
-    if (!before || !after || after->total <= before->total) {
+    const std::optional<double> busy_now = busy_cores(kIdleSampleMs);
+    if (!busy_now) {
         choice.threads = cores;
         return choice;
     }
-    // /proc/stat counts every online CPU; the affinity mask may allow fewer.
     const long online = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-    const double busy_share = static_cast<double>(after->busy - before->busy) / static_cast<double>(after->total - before->total);
-    const double busy_cores = std::clamp(busy_share * static_cast<double>(online), 0.0, static_cast<double>(online));
-    const double idle_cores = std::min(static_cast<double>(cores), static_cast<double>(online) - busy_cores);
+    const double idle_cores = std::min(static_cast<double>(cores), static_cast<double>(online) - *busy_now);
     choice.threads = std::clamp(static_cast<int>(std::lround(idle_cores)), 1, cores);
     char busy[32];
-    std::snprintf(busy, sizeof busy, "%.1f", busy_cores);
+    std::snprintf(busy, sizeof busy, "%.1f", *busy_now);
     choice.note = std::to_string(choice.threads) + " thread" + (choice.threads == 1 ? "" : "s") + " (default: " +
                   std::to_string(cores) + " core" + (cores == 1 ? "" : "s") + ", " + busy + " busy)";
     return choice;

@@ -14,8 +14,13 @@
 //    way. A negative request is a caller error: the CLI refuses it as a usage error.
 //  - The measurement is taken once, when a model is loaded; a load that starts later measures
 //    again. Without a readable /proc/stat the default is online_cores().
+//  - busy_cores(sample_ms): how many of the online CPUs other work kept busy over the next
+//    sample_ms (this thread sleeps meanwhile), from the aggregate line of /proc/stat; nullopt
+//    without a readable /proc/stat. choose_threads measures with it; benchmarks use it to say
+//    whether an "idle" figure was taken on an idle machine.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace mlens {
@@ -28,6 +33,7 @@ struct ThreadChoice {
 };
 
 int online_cores();
+std::optional<double> busy_cores(int sample_ms);
 ThreadChoice choose_threads(int requested);
 
 }  // namespace mlens
