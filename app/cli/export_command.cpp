@@ -50,8 +50,8 @@ void add_export_command(CLI::App& app, int& exit_code) {
         auto report = compat::export_upstream(*model, plan, options);
         if (!report) {
             std::cerr << "mlens: export failed: " << escape_for_display(report.error().to_string(), 2000) << "\n";
-            const std::string& code = report.error().code;
-            exit_code = code == "E_ARGS" || code == "E_NO_VISION" || code == "E_OUTPUTS_SAME_FILE" ? kExitUsage : kExitBroken;
+            ErrorCode code = report.error().code;
+            exit_code = code == ErrorCode::E_ARGS || code == ErrorCode::E_NO_VISION || code == ErrorCode::E_OUTPUTS_SAME_FILE ? kExitUsage : kExitBroken;
             return;
         }
         exit_code = kExitOk;

@@ -155,7 +155,7 @@ Result<std::vector<uint8_t>> histogram_png(const Histogram& h, const std::string
         c.text(*face, kLabelPx, x, 42, legend, kInk);
     }
     std::vector<uint8_t> bytes = c.png();
-    if (bytes.empty()) return Error{"E_ENCODE", "", std::nullopt, "the PNG encoder failed"};
+    if (bytes.empty()) return Error{ErrorCode::E_ENCODE, "", std::nullopt, "the PNG encoder failed"};
     return bytes;
 }
 

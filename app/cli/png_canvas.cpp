@@ -38,17 +38,17 @@ Result<TextFace> TextFace::load(const std::string& path, int index) {
     TextFace face;
     std::ifstream in(path, std::ios::binary);
     face.m_bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) return Error{"E_NO_FONT", "", std::nullopt, "cannot read the font " + path};
+    if (!in.good() && !in.eof()) return Error{ErrorCode::E_NO_FONT, "", std::nullopt, "cannot read the font " + path};
     const int offset = face.m_bytes.empty() ? -1 : stbtt_GetFontOffsetForIndex(face.m_bytes.data(), index);
     if (offset < 0 || !stbtt_InitFont(&face.m_info, face.m_bytes.data(), offset))
-        return Error{"E_NO_FONT", "", std::nullopt, "not a TrueType font: " + path};
+        return Error{ErrorCode::E_NO_FONT, "", std::nullopt, "not a TrueType font: " + path};
     return face;
 }
 
 Result<TextFace> TextFace::system_ui() {
     FontFile file = find_font("DejaVu Sans");
     release_font_lookup();
-    if (file.path.empty()) return Error{"E_NO_FONT", "", std::nullopt, "fontconfig finds no \"DejaVu Sans\" font to write the labels with"};
+    if (file.path.empty()) return Error{ErrorCode::E_NO_FONT, "", std::nullopt, "fontconfig finds no \"DejaVu Sans\" font to write the labels with"};
     return load(file.path, file.index);
 }
 

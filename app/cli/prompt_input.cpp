@@ -15,7 +15,7 @@ namespace {
 
 const std::string kLimitText = "1 MiB (" + std::to_string(kMaxPromptBytes) + " bytes)";
 
-Error prompt_error(const std::string& message) { return Error{"E_PROMPT", "", std::nullopt, message}; }
+Error prompt_error(const std::string& message) { return Error{ErrorCode::E_PROMPT, "", std::nullopt, message}; }
 
 // Reads until end of file or limit + 1 bytes.
 Result<std::string> read_capped(int fd, const std::string& source) {

@@ -102,7 +102,7 @@ Result<SeriesStats> stats_of(std::vector<ScaleSeries> series, JobContext* job) {
 Result<SeriesStats> scale_stats(const TensorView& view, JobContext* job) {
     auto decoded = block_scales(view, job);
     if (!decoded) {
-        if (decoded.error().code == "E_UNSUPPORTED_TYPE") return SeriesStats{};
+        if (decoded.error().code == ErrorCode::E_UNSUPPORTED_TYPE) return SeriesStats{};
         return decoded.error();
     }
     return stats_of(std::move(decoded->series), job);
@@ -227,7 +227,7 @@ int write_hist_files(const Model& model, const Histogram& h, const std::string& 
     OutputGuard guard = output_guard_for(model);
     if (Status s = write_files_safely(guard, files); !s) {
         std::cerr << "error: cannot write: " << s.error().to_string() << "\n";
-        return s.error().code == "E_OUTPUTS_SAME_FILE" ? kExitUsage : kExitBroken;
+        return s.error().code == ErrorCode::E_OUTPUTS_SAME_FILE ? kExitUsage : kExitBroken;
     }
     return kExitOk;
 }

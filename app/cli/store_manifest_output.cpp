@@ -77,7 +77,7 @@ nlohmann::json config_json(const ModelConfig& c) {
 std::string blob_status(const LayerView& lv) {
     if (!lv.layer.blob) return "invalid digest";
     if (!lv.blob) return "skipped";
-    return lv.blob->found() ? lv.blob->name : lv.blob->error->code;
+    return lv.blob->found() ? lv.blob->name : std::string(code_name(lv.blob->error->code));
 }
 
 // The VERIFY cell from the check's digest pass: "ok", "MISMATCH", another error code, or "-".
@@ -85,8 +85,8 @@ std::string verify_text(const LayerView& lv, const ModelCheck& check) {
     if (!lv.blob || !lv.blob->found()) return "-";
     auto it = check.failed_layers.find(lv.layer.field);
     if (it == check.failed_layers.end()) return check.digests_verified ? "ok" : "-";
-    if (it->second.code == "E_DIGEST_MISMATCH") return "MISMATCH";
-    return check.digests_verified ? it->second.code : "-";
+    if (it->second.code == ErrorCode::E_DIGEST_MISMATCH) return "MISMATCH";
+    return check.digests_verified ? std::string(code_name(it->second.code)) : "-";
 }
 
 std::string stored_text(const Model& m, const TensorInfo& t) {
@@ -114,12 +114,12 @@ void print_tensors(const Model& m, const std::vector<FailedTensorLayer>& failed)
         const FailedTensorLayer* f = failed_blob_of(m, t, failed);
         if (f) shown_layer[static_cast<size_t>(f - failed.data())] = true;
         rows.push_back({escape_for_display(t.name, 100), escape_for_display(lt.type, 60), shape_text(shown(m, lt.ne)),
-                        stored_text(m, t), f ? escape_for_display(f->reason.code, 40) : "ok"});
+                        stored_text(m, t), f ? std::string(code_name(f->reason.code)) : "ok"});
     }
     for (size_t i = 0; i < failed.size(); ++i)
         if (!shown_layer[i])
             rows.push_back({escape_for_display(failed[i].name, 100), "-", "-", "not read (" + failed[i].field + ")",
-                            escape_for_display(failed[i].reason.code, 40)});
+                            std::string(code_name(failed[i].reason.code))});
     print_table(rows);
     if (m.groups.empty()) return;
     std::cout << "\n";
@@ -138,14 +138,14 @@ nlohmann::json tensors_json(const Model& m, const std::vector<FailedTensorLayer>
     for (const TensorInfo& t : m.tensors) {
         nlohmann::json j = tensor_to_json(t, m.format);
         j["blob_error"] = nullptr;
-        if (const FailedTensorLayer* f = failed_blob_of(m, t, failed)) j["blob_error"] = f->reason.code;
+        if (const FailedTensorLayer* f = failed_blob_of(m, t, failed)) j["blob_error"] = std::string(code_name(f->reason.code));
         ts.push_back(std::move(j));
     }
     nlohmann::json gs = nlohmann::json::array();
     for (const TensorGroup& g : m.groups) gs.push_back(group_to_json(g));
     nlohmann::json unread = nlohmann::json::array();
     for (const FailedTensorLayer& f : failed)
-        unread.push_back({{"name", escape_for_display(f.name, 200)}, {"layer", f.field}, {"code", f.reason.code},
+        unread.push_back({{"name", escape_for_display(f.name, 200)}, {"layer", f.field}, {"code", std::string(code_name(f.reason.code))},
                           {"message", escape_for_display(f.reason.message, 400)}});
     return {{"tensors", ts}, {"groups", gs}, {"failed_tensor_layers", unread}};
 }
@@ -157,7 +157,7 @@ nlohmann::json layer_json(const LayerView& lv, const std::string& verified) {
     if (l.from) j["from"] = escape_for_display(*l.from, 200);
     if (l.name) j["name"] = escape_for_display(*l.name, 200);
     if (lv.blob && lv.blob->found()) j["blob"] = lv.blob->name;
-    if (lv.blob && !lv.blob->found()) j["blob_error"] = lv.blob->error->code;
+    if (lv.blob && !lv.blob->found()) j["blob_error"] = std::string(code_name(lv.blob->error->code));
     if (!verified.empty()) j["verified"] = verified;
     if (lv.text) {
         j["text"] = escape_for_display(lv.text->text, kJsonTextChars);

@@ -168,7 +168,7 @@ std::optional<ByteTarget> Document::byte_target() const {
         if (!d.offset) return std::nullopt;
         // Show a little context before the offending byte.
         uint64_t start = *d.offset >= 32 ? (*d.offset - 32) & ~uint64_t{15} : 0;
-        return ByteTarget{d.file, start, {*d.offset, 1}, "diagnostic " + escape_for_display(d.code, 40)};
+        return ByteTarget{d.file, start, {*d.offset, 1}, "diagnostic " + std::string(code_name(d.code))};
     }
     }
     return std::nullopt;

@@ -101,7 +101,7 @@ public:
     std::string title;                          // file name, escaped for display
     DocumentState state = DocumentState::opening;
     std::string error;                          // escaped message; when failed
-    std::string error_code;                     // its code ("E_NOT_A_MODEL", "E_NOT_FOUND", ...)
+    std::optional<ErrorCode> error_code;        // its code (E_NOT_A_MODEL, E_NOT_FOUND, ...)
     std::shared_ptr<const Model> model;
     std::shared_ptr<const DocumentIndex> index;
     // Set for an Ollama store (model and index are then empty).

@@ -9,8 +9,8 @@
 namespace mlens {
 
 std::string failure_headline(const Document& doc) {
-    if (doc.error_code == "E_NOT_A_MODEL") return doc.title + " is not a model file";
-    if (doc.error_code == "E_NOT_FOUND") return doc.title + " was not found";
+    if (doc.error_code == ErrorCode::E_NOT_A_MODEL) return doc.title + " is not a model file";
+    if (doc.error_code == ErrorCode::E_NOT_FOUND) return doc.title + " was not found";
     return "Could not open " + doc.title;
 }
 
@@ -19,7 +19,7 @@ std::string error_banner_text(const Model& model) {
     if (errors == 0) return {};
     std::string text = std::to_string(errors) + (errors == 1 ? " error" : " errors");
     for (const Diagnostic& d : model.diagnostics)
-        if (d.severity == Severity::error) return text + " \xC2\xB7 " + d.code + ": " + escape_for_display(d.message, 300);
+        if (d.severity == Severity::error) return text + " \xC2\xB7 " + std::string(code_name(d.code)) + ": " + escape_for_display(d.message, 300);
     return text;
 }
 
@@ -31,8 +31,8 @@ bool draw_failed_page(const Document& doc) {
     ImGui::PopTextWrapPos();
     ImGui::Spacing();
     ui::text_dim(escape_for_display(doc.path, 300));
-    if (!doc.error_code.empty()) ui::text_dim(doc.error_code);
-    if (doc.error_code == "E_NOT_A_MODEL")
+    if (doc.error_code) ui::text_dim(std::string(code_name(*doc.error_code)));
+    if (doc.error_code == ErrorCode::E_NOT_A_MODEL)
         ui::text_dim("ModelLens opens GGUF and safetensors files, safetensors folders, Ollama stores and their models.");
     ImGui::Spacing();
     return ImGui::Button("Close");

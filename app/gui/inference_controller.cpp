@@ -36,7 +36,7 @@ struct InferenceController::Shared {
 
 namespace {
 
-Error not_loaded() { return Error{"E_NOT_LOADED", "", std::nullopt, "load the model first"}; }
+Error not_loaded() { return Error{ErrorCode::E_NOT_LOADED, "", std::nullopt, "load the model first"}; }
 
 }  // namespace
 
@@ -53,7 +53,7 @@ InferenceController::~InferenceController() {
 double InferenceController::progress() const { return m_job ? m_job->progress() : 0.0; }
 
 Error InferenceController::refusal() const {
-    if (m_job) return Error{"E_BUSY", "", std::nullopt, std::string("a ") + infer_job_name(m_running) + " job is running"};
+    if (m_job) return Error{ErrorCode::E_BUSY, "", std::nullopt, std::string("a ") + infer_job_name(m_running) + " job is running"};
     return not_loaded();
 }
 
@@ -168,7 +168,7 @@ void InferenceController::cancel() {
 }
 
 void InferenceController::note_stop(const std::optional<Error>& error) {
-    if (!error || error->code != "E_LLAMA_STOPPED") return;
+    if (!error || error->code != ErrorCode::E_LLAMA_STOPPED) return;
     m_stopped = error;
     if (m_session) {
         m_session.reset();

@@ -15,7 +15,7 @@ void run_model_error(ModelErrorRun& run, JobContext* job) {
     run.only_model = pairing.only_b.size();
     auto r = compare_models(*run.reference, *run.model, pairing, job);
     if (!r) {
-        if (r.error().code == "E_CANCELLED") run.cancelled = true;
+        if (r.error().code == ErrorCode::E_CANCELLED) run.cancelled = true;
         else run.failure = r.error().to_string();
         return;
     }

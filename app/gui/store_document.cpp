@@ -7,7 +7,7 @@ namespace mlens {
 
 Result<StoreDocument> open_store_document(Store store, JobContext* job) {
     StoreListing listing = list_store(store, kStructureCheck, job);
-    if (listing.cancelled) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
+    if (listing.cancelled) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
     return StoreDocument{std::move(store), std::move(listing)};
 }
 

@@ -30,7 +30,7 @@ Status verify_layer_blob(const BlobLookup& blob, const BlobDigest& expected, Job
     Result<FileHash> hash = sha256_file(blob.path, job, progress);
     if (!hash) return hash.error();
     if (hash->hex != expected.hex)
-        return Error{"E_DIGEST_MISMATCH", "", std::nullopt,
+        return Error{ErrorCode::E_DIGEST_MISMATCH, "", std::nullopt,
                      blob.name + ": expected sha256:" + expected.hex + ", content is sha256:" + hash->hex};
     return ok_status();
 }

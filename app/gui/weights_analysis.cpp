@@ -123,7 +123,7 @@ void compare_with_requantized(uint32_t type, const TensorView& view, WeightsResu
 bool add_series(std::vector<ScaleSeries>& series, uint32_t bins, BlockScalesSummary& summary, JobContext* job) {
     for (ScaleSeries& s : series) {
         Result<StatsAndHistogram> both = compute_stats_and_histogram(VectorSource(s.values), bins, job);
-        if (!both && both.error().code == "E_CANCELLED") return false;
+        if (!both && both.error().code == ErrorCode::E_CANCELLED) return false;
         if (!both) {
             summary.note = message_of(both.error());
             summary.failed = true;
@@ -139,8 +139,8 @@ bool summarize_scales(const TensorView& view, uint32_t bins, WeightsResult& out,
     BlockScalesSummary summary;
     summary.bins = bins;
     Result<BlockScales> decoded = block_scales(view, job);
-    if (!decoded && decoded.error().code == "E_CANCELLED") return false;
-    if (!decoded && decoded.error().code == "E_UNSUPPORTED_TYPE") {
+    if (!decoded && decoded.error().code == ErrorCode::E_CANCELLED) return false;
+    if (!decoded && decoded.error().code == ErrorCode::E_UNSUPPORTED_TYPE) {
         // Element types (block length 1) have no scales; other block types keep theirs in
         // layouts block_scales does not decode.
         std::string type = escape_for_display(view.type_name(), 60);
@@ -155,7 +155,7 @@ bool summarize_scales(const TensorView& view, uint32_t bins, WeightsResult& out,
     if (decoded && !add_series(decoded->series, bins, summary, job)) return false;
     if (!summary.failed) {
         Result<std::vector<ScaleSeries>> rows = row_series(view, job);
-        if (!rows && rows.error().code == "E_CANCELLED") return false;
+        if (!rows && rows.error().code == ErrorCode::E_CANCELLED) return false;
         if (!rows) {
             summary.note = message_of(rows.error());
             summary.failed = true;
@@ -183,7 +183,7 @@ std::optional<uint64_t> expert_count(const Model& model, size_t tensor) {
 
 void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* job) {
     auto stop = [&](const Error& e) {
-        out.cancelled = e.code == "E_CANCELLED";
+        out.cancelled = e.code == ErrorCode::E_CANCELLED;
         out.error = message_of(e);
     };
     Result<TensorView> view = open_view(*rq.model, rq.tensor, rq.expert);
@@ -256,7 +256,7 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
 
 void requantize_weights(const RequantRequest& rq, RequantResult& out, JobContext* job) {
     auto stop = [&](const Error& e) {
-        out.cancelled = e.code == "E_CANCELLED";
+        out.cancelled = e.code == ErrorCode::E_CANCELLED;
         out.error = message_of(e);
     };
     Result<TensorView> view = open_view(*rq.model, rq.tensor, rq.expert);

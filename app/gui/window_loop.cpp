@@ -80,7 +80,7 @@ Status write_screenshot(const std::string& path, OutputGuard guard, int width, i
         out->insert(out->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
     };
     if (!stbi_write_png_to_func(append, &png, width, height, 4, flipped.data(), static_cast<int>(stride)))
-        return Error{"E_IO", "output", std::nullopt, "cannot encode the PNG for " + escape_for_display(path)};
+        return Error{ErrorCode::E_IO, "output", std::nullopt, "cannot encode the PNG for " + escape_for_display(path)};
     return write_files_safely(guard, {{path, png.data(), png.size()}});
 }
 
@@ -208,7 +208,7 @@ int run_window(const WindowOptions& options) {
             if (std::optional<CaptureRequest> capture = take_capture_request()) {
                 PixelRect r = capture_pixels(capture->min, capture->max, io.DisplaySize, fb_w, fb_h);
                 Status written = r.w > 0 ? write_screenshot(capture->path, std::move(capture->guard), r.w, r.h, r.x, r.y)
-                                         : Status(Error{"E_IO", "output", std::nullopt, "the plot is outside the window"});
+                                         : Status(Error{ErrorCode::E_IO, "output", std::nullopt, "the plot is outside the window"});
                 set_capture_message(written ? "wrote " + capture->path
                                             : "could not write " + capture->path + ": " + written.error().to_string());
             }

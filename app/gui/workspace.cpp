@@ -61,7 +61,7 @@ Document& Workspace::open(const std::string& raw_path) {
         auto t0 = std::chrono::steady_clock::now();
         auto elapsed = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
         auto fail = [&](const Error& e) {
-            outcome->cancelled = e.code == "E_CANCELLED";
+            outcome->cancelled = e.code == ErrorCode::E_CANCELLED;
             outcome->error = e;
         };
         if (target.kind == TargetKind::store_root) {

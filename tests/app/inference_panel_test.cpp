@@ -101,7 +101,7 @@ TEST_CASE("the inference panel draws every tab before anything is loaded", "[gui
     h.every_tab();
     CHECK_FALSE(h.controller().loaded());
     CHECK_FALSE(h.controller().busy());
-    CHECK(h.controller().tokenize("hi", {}).error().code == "E_NOT_LOADED");
+    CHECK(h.controller().tokenize("hi", {}).error().code == ErrorCode::E_NOT_LOADED);
     CHECK(inference_tab_named("ab") == InferenceTab::ab);
     CHECK_FALSE(inference_tab_named("nope"));
 }
@@ -139,7 +139,7 @@ TEST_CASE("the tokenizer tab gives llama.cpp's ids and round trip", "[gui-infer]
     }
     // The demo model has no chat template: llama.cpp's refusal is shown, nothing crashes.
     REQUIRE(h.panel.tokenizer_view().chat().has_value());
-    CHECK(h.panel.tokenizer_view().chat()->error().code == "E_NO_TEMPLATE");
+    CHECK(h.panel.tokenizer_view().chat()->error().code == ErrorCode::E_NO_TEMPLATE);
     // Decoding is refused on a vocabulary-only session.
     PanelContext ctx = h.context();
     CHECK_FALSE(h.panel.generate_view().run(ctx, c));
@@ -227,7 +227,7 @@ TEST_CASE("generation streams its steps, Stop keeps them, and the session takes 
     CHECK_FALSE(c.start_layers(h.jobs, "x", {}));
     CHECK_FALSE(c.start_generate(h.jobs, "x", options));
     CHECK_FALSE(c.start_load(h.jobs, {}));
-    CHECK(c.tokenize("x", {}).error().code == "E_BUSY");
+    CHECK(c.tokenize("x", {}).error().code == ErrorCode::E_BUSY);
     while (c.stream().empty() && c.busy()) {
         h.frame();
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -238,7 +238,7 @@ TEST_CASE("generation streams its steps, Stop keeps them, and the session takes 
     h.frame();
     CHECK_FALSE(c.busy());
     REQUIRE(c.generation_error().has_value());
-    CHECK(c.generation_error()->code == "E_CANCELLED");
+    CHECK(c.generation_error()->code == ErrorCode::E_CANCELLED);
     CHECK_FALSE(c.generation().has_value());
     CHECK(c.stream().size() >= 1);
     CHECK(c.stream().size() < c.n_ctx());
@@ -317,7 +317,7 @@ TEST_CASE("A/B with another vocabulary says so", "[gui-infer]") {
     CHECK(h.panel.ab_view().b_document == h.docs[1]->id);
     REQUIRE(c.ab_error().has_value());
     INFO(c.ab_error()->message);
-    CHECK(c.ab_error()->code == "E_VOCAB_MISMATCH");
+    CHECK(c.ab_error()->code == ErrorCode::E_VOCAB_MISMATCH);
     CHECK_FALSE(c.ab().has_value());
     h.every_tab();
 }
@@ -345,7 +345,7 @@ TEST_CASE("Load as is hands an Ollama-made GGUF to llama.cpp unmodified", "[gui-
     CHECK_FALSE(c.loaded());
     CHECK(c.load_banner().empty());
     REQUIRE(c.load_error().has_value());
-    CHECK(c.load_error()->code == "E_LLAMA_LOAD");
+    CHECK(c.load_error()->code == ErrorCode::E_LLAMA_LOAD);
     CHECK_THAT(c.load_error()->message, Catch::Contains("key not found in model: gemma3.attention.layer_norm_rms_epsilon"));
     h.every_tab();
 }
@@ -359,7 +359,7 @@ TEST_CASE("a file llama.cpp cannot load shows its error and the panel keeps draw
     InferenceController& c = h.controller();
     CHECK_FALSE(c.loaded());
     REQUIRE(c.load_error().has_value());
-    CHECK(c.load_error()->code == "E_LLAMA_LOAD");
+    CHECK(c.load_error()->code == ErrorCode::E_LLAMA_LOAD);
     CHECK_THAT(c.load_error()->message, Catch::Contains("not within the file bounds"));
     bool logged_error = false;
     for (const LlamaLogLine& line : c.log().lines()) logged_error |= line.level == LlamaLogLevel::error;
@@ -384,7 +384,7 @@ TEST_CASE("llama.cpp aborting in its worker leaves every document open and says 
     CHECK_THAT(c.stopped()->message, Catch::StartsWith("llama.cpp stopped: SIGABRT"));
     CHECK_THAT(c.stopped()->message, Catch::Contains("GGML_ASSERT(hparams.n_layer_all > 0"));
     REQUIRE(c.load_error().has_value());
-    CHECK(c.load_error()->code == "E_LLAMA_STOPPED");
+    CHECK(c.load_error()->code == ErrorCode::E_LLAMA_STOPPED);
     CHECK(h.workspace.documents().size() == 2);
     for (const auto& doc : h.workspace.documents()) CHECK(doc->ready());
     h.every_tab();

@@ -46,7 +46,7 @@ TEST_CASE("GUI exports never replace a file of an open document", "[gui-output]"
         OutputGuard guard = gui_output_guard(docs[0], &h.workspace);
         Status s = write_files_safely(guard, {{target, text.data(), text.size()}});
         REQUIRE(!s);
-        CHECK(s.error().code == "E_OUTPUT_IS_INPUT");
+        CHECK(s.error().code == ErrorCode::E_OUTPUT_IS_INPUT);
         Settings settings;
         CHECK_FALSE(settings.save(target, gui_output_guard(nullptr, &h.workspace)));
     }
@@ -54,7 +54,7 @@ TEST_CASE("GUI exports never replace a file of an open document", "[gui-output]"
     OutputGuard own = gui_output_guard(docs[0], nullptr);
     Status s = write_files_safely(own, {{dir.file("a-link.gguf"), text.data(), text.size()}});
     REQUIRE(!s);
-    CHECK(s.error().code == "E_OUTPUT_IS_INPUT");
+    CHECK(s.error().code == ErrorCode::E_OUTPUT_IS_INPUT);
 
     CHECK(test::read_whole_file(dir.file("a.gguf")) == test::t1_bytes());
     CHECK(test::read_whole_file(dir.file("b.gguf")) == test::t1_bytes());

@@ -146,7 +146,7 @@ TEST_CASE("a file that is no model opens as an error page that names it") {
     ShellHarness h;
     Document& doc = h.open(dir.file("passwd"));
     CHECK(doc.state == DocumentState::failed);
-    CHECK(doc.error_code == "E_NOT_A_MODEL");
+    CHECK(doc.error_code == ErrorCode::E_NOT_A_MODEL);
     CHECK(doc.error == "not a model file: 32 bytes, starts with \"root:x:0:0:root:\"\xE2\x80\xA6");
     CHECK(failure_headline(doc) == "passwd is not a model file");
     h.frames(2);

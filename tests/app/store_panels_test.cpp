@@ -159,7 +159,7 @@ TEST_CASE("verifying a blob whose content changed reports the digest mismatch", 
     panel.verify(ctx, 0);
     h.jobs.wait_all();
     REQUIRE(panel.verified(model_layer.layer.digest).has_value());
-    CHECK(panel.verified(model_layer.layer.digest)->error().code == "E_DIGEST_MISMATCH");
+    CHECK(panel.verified(model_layer.layer.digest)->error().code == ErrorCode::E_DIGEST_MISMATCH);
     h.draw(panel, doc);
 }
 

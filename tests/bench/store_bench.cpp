@@ -239,18 +239,18 @@ bool write_sharded_folder(const std::string& dir) {
 }
 
 std::string outcome_of(const Result<Model>& m) {
-    if (!m) return "refused: " + m.error().code;
+    if (!m) return "refused: " + std::string(code_name(m.error().code));
     std::string s = std::to_string(m->files.size()) + " files, " + std::to_string(m->tensors.size()) + " tensors, " +
                     std::to_string(m->error_count()) + " errors";
     for (const Diagnostic& d : m->diagnostics)
-        if (d.severity == Severity::error) return s + " (first: " + d.code + " " + d.message.substr(0, 30) + ")";
+        if (d.severity == Severity::error) return s + " (first: " + std::string(code_name(d.code)) + " " + d.message.substr(0, 30) + ")";
     return s;
 }
 
 std::string outcome_of(const StoreListing& l) {
     std::string s = std::to_string(l.models.size()) + " model(s), " + std::to_string(l.blob_files.size()) + " blob files";
     for (const ModelListing& m : l.models)
-        for (const Diagnostic& d : m.check.reasons) return s + ", " + d.code;
+        for (const Diagnostic& d : m.check.reasons) return s + ", " + std::string(code_name(d.code));
     return s;
 }
 
@@ -261,7 +261,7 @@ void bench_store(const char* title, const std::string& root, const std::string& 
     report("parse_manifest(text already in memory)", [&] {
         Manifest m = parse_manifest(text);
         return std::to_string(m.layers.size()) + " layers" +
-               (m.diagnostics.empty() ? std::string() : ", " + m.diagnostics.front().code);
+               (m.diagnostics.empty() ? std::string() : ", " + std::string(code_name(m.diagnostics.front().code)));
     }, [&] {
         std::ifstream f(manifest, std::ios::binary);
         text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
@@ -270,7 +270,7 @@ void bench_store(const char* title, const std::string& root, const std::string& 
         auto store = Store::open(root);
         StoredManifest m = store->read_manifest(*parse_model_reference(reference));
         return std::to_string(m.manifest.layers.size()) + " layers" +
-               (m.manifest.diagnostics.empty() ? std::string() : ", " + m.manifest.diagnostics.front().code);
+               (m.manifest.diagnostics.empty() ? std::string() : ", " + std::string(code_name(m.manifest.diagnostics.front().code)));
     });
     report("list_store", [&] { return outcome_of(list_store(*Store::open(root))); });
     report("open_model(\"" + reference + "\")", [&] {

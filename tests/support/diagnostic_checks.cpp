@@ -24,7 +24,7 @@ const Diagnostic* first_error(const Model& m) {
 
 const Diagnostic* find_diagnostic(const Model& m, const std::string& code) {
     for (const Diagnostic& d : m.diagnostics)
-        if (d.code == code) return &d;
+        if (code_name(d.code) == code) return &d;
     return nullptr;
 }
 
@@ -34,7 +34,7 @@ void require_error(const Model& m, const std::string& code, const std::string& f
     const Diagnostic* e = first_error(m);
     REQUIRE(e != nullptr);
     CHECK(e->format == "GGUF");
-    CHECK(e->code == code);
+    CHECK(code_name(e->code) == code);
     CHECK(e->field == field);
     CHECK(e->offset == offset);
     CHECK(!e->message.empty());
@@ -45,7 +45,7 @@ void require_accepted(const Model& m, std::vector<std::string> warnings) {
     REQUIRE(m.error_count() == 0);
     REQUIRE(!m.partial);
     std::vector<std::string> found;
-    for (const Diagnostic& d : m.diagnostics) found.push_back(d.code);
+    for (const Diagnostic& d : m.diagnostics) found.emplace_back(code_name(d.code));
     std::sort(found.begin(), found.end());
     std::sort(warnings.begin(), warnings.end());
     REQUIRE(found == warnings);
@@ -55,7 +55,7 @@ void require_warning(const Model& m, const std::string& code, const std::string&
                      std::optional<uint64_t> offset) {
     INFO("diagnostics:\n" << describe(m));
     auto it = std::find_if(m.diagnostics.begin(), m.diagnostics.end(), [&](const Diagnostic& d) {
-        return d.severity == Severity::warning && d.code == code && d.field == field && d.offset == offset;
+        return d.severity == Severity::warning && code_name(d.code) == code && d.field == field && d.offset == offset;
     });
     REQUIRE(it != m.diagnostics.end());
 }

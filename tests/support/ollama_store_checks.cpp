@@ -37,7 +37,7 @@ Diagnostic require_evil_rejected(const StoreCheckReport& r, const std::string& c
                                         std::optional<uint64_t> offset) {
     INFO("report:\n" << describe(r));
     auto it = std::find_if(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic& d) {
-        return d.severity == Severity::error && d.code == code && d.field == field;
+        return d.severity == Severity::error && code_name(d.code) == code && d.field == field;
     });
     REQUIRE(it != r.diagnostics.end());
     if (offset) CHECK(it->offset == offset);
@@ -56,7 +56,7 @@ void require_store_accepted(const StoreCheckReport& r, const std::vector<std::st
     REQUIRE(r.error_count() == 0);
     CHECK(find_model(r, "tiny:latest") != nullptr);
     for (const std::string& w : warnings) {
-        bool found = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic& d) { return d.code == w; });
+        bool found = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic& d) { return code_name(d.code) == w; });
         CHECK(found);
         if (!found) WARN("missing warning " << w);
     }

@@ -293,7 +293,7 @@ TEST_CASE("a big-endian GGUF of a type without a big-endian layout is refused wi
     REQUIRE(m->error_count() == 1);
     const Diagnostic* refused = nullptr;
     for (const Diagnostic& d : m->diagnostics)
-        if (d.code == "E_BIG_ENDIAN_TYPE") refused = &d;
+        if (d.code == ErrorCode::E_BIG_ENDIAN_TYPE) refused = &d;
     REQUIRE(refused);
     CHECK(refused->field == "tensors[0].type");
     CHECK(refused->message.find("Q5_K has no defined big-endian layout") != std::string::npos);
@@ -301,16 +301,16 @@ TEST_CASE("a big-endian GGUF of a type without a big-endian layout is refused wi
 
     auto view = TensorView::open(*m, "blk.0.ffn_up.weight");
     REQUIRE(!view.ok());
-    CHECK(view.error().code == "E_BIG_ENDIAN_TYPE");
+    CHECK(view.error().code == ErrorCode::E_BIG_ENDIAN_TYPE);
     CHECK(view.error().message.find("Q5_K has no defined big-endian layout") != std::string::npos);
     uint8_t byte;
     Status read = m->read_tensor_bytes(0, 0, 1, &byte);
     REQUIRE(!read.ok());
-    CHECK(read.error().code == "E_BIG_ENDIAN_TYPE");
+    CHECK(read.error().code == ErrorCode::E_BIG_ENDIAN_TYPE);
     // Written little-endian, it would carry bytes of unknown order: refused, nothing written.
     Status written = write_gguf(*m, dir.file("le.gguf"));
     REQUIRE(!written.ok());
-    CHECK(written.error().code == "E_BIG_ENDIAN_TYPE");
+    CHECK(written.error().code == ErrorCode::E_BIG_ENDIAN_TYPE);
     CHECK(!std::filesystem::exists(dir.file("le.gguf")));
 
     auto stats = test::run_mlens({"stats", dir.file("be.gguf"), "blk.0.ffn_up.weight"});
@@ -326,7 +326,7 @@ TEST_CASE("a big-endian GGUF of a type without a big-endian layout is refused wi
     const Model le = open_clean(dir.file("q5k.gguf"), false);
     Status be_written = write_gguf(le, dir.file("q5k-be.gguf"), nullptr, nullptr, GgufByteOrder::big);
     REQUIRE(!be_written.ok());
-    CHECK(be_written.error().code == "E_BIG_ENDIAN_TYPE");
+    CHECK(be_written.error().code == ErrorCode::E_BIG_ENDIAN_TYPE);
     CHECK(!std::filesystem::exists(dir.file("q5k-be.gguf")));
     if (!test::gguf_py_unavailable()) CHECK(test::gguf_py_convert_to_big_endian(dir.file("q5k.gguf")).value_or("").find("Cannot handle type Q5_K") != std::string::npos);
 }

@@ -132,7 +132,7 @@ TEST_CASE("block scales of ggml types match hand-decoded block layouts", "[block
     REQUIRE(f16.ok());
     auto none = block_scales(*f16);
     REQUIRE_FALSE(none.ok());
-    CHECK(none.error().code == "E_UNSUPPORTED_TYPE");
+    CHECK(none.error().code == ErrorCode::E_UNSUPPORTED_TYPE);
 
     // A series feeds the ordinary statistics.
     auto view = TensorView::open(m, "q6_k");

@@ -113,12 +113,12 @@ TEST_CASE("F16 and BF16 statistics count codes and equal those of the decoded va
         CHECK(s->zeros >= 2);
         JobContext cancelled;
         cancelled.cancel();
-        CHECK(compute_stats(*view, &cancelled).error().code == "E_CANCELLED");
+        CHECK(compute_stats(*view, &cancelled).error().code == ErrorCode::E_CANCELLED);
     }
     auto q8 = TensorView::open(*model, "q8");
     CHECK(q8->code_values().empty());
     std::vector<uint16_t> codes(32);
-    CHECK(q8->read_codes(0, 32, codes.data()).error().code == "E_UNSUPPORTED_TYPE");
+    CHECK(q8->read_codes(0, 32, codes.data()).error().code == ErrorCode::E_UNSUPPORTED_TYPE);
 }
 
 TEST_CASE("8-bit codes: one expert of an I8 tensor, and U8 and F8 tensors", "[stats]") {
@@ -179,7 +179,7 @@ TEST_CASE("block-quantized tensors give their exact range from codes and scales"
             CHECK((*r)->min == *lo);
             CHECK((*r)->max == *hi);
         }
-        CHECK(view->quick_range(1, 32).error().code == "E_RANGE");   // not on a block boundary
+        CHECK(view->quick_range(1, 32).error().code == ErrorCode::E_RANGE);   // not on a block boundary
         // On one and two threads, over several chunks: the one-pass figures are the plain ones.
         for (unsigned threads : {1u, 2u}) require_same_figures(*view, 256, threads);
     }

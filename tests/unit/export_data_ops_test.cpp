@@ -103,7 +103,7 @@ TEST_CASE("data ops: RoPE row permute, patch split, resample, concat, interleave
         bad.dest_ne = {2, 4};
         auto r = compat::run_data_op(m, bad);
         REQUIRE_FALSE(r);
-        CHECK(r.error().code == "E_DATA_OP");
+        CHECK(r.error().code == ErrorCode::E_DATA_OP);
         CHECK(r.error().message == "byte concat for slot of gate: produces 16 bytes, the destination holds 32");
         bad.op = DataOpKind::f16_to_f32;
         bad.dest_ne = {2, 2};

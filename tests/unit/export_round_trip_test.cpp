@@ -106,7 +106,7 @@ TEST_CASE("export round trip: lfm2 renames its final norm and fixes the FFN leng
     auto raw = Session::load(dir.file("raw.gguf"), SessionOptions{});
     REQUIRE_FALSE(raw);
     INFO(raw.error().to_string());
-    CHECK(raw.error().code == "E_LLAMA_LOAD");
+    CHECK(raw.error().code == ErrorCode::E_LLAMA_LOAD);
     CHECK(raw.error().message.find("token_embd_norm.weight") != std::string::npos);
 }
 

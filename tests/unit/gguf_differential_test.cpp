@@ -69,7 +69,7 @@ private:
 
 bool has_code(const Model& m, const std::set<std::string>& codes) {
     for (const Diagnostic& d : m.diagnostics)
-        if (codes.count(d.code)) return true;
+        if (codes.count(std::string(code_name(d.code)))) return true;
     return false;
 }
 

@@ -346,7 +346,7 @@ TEST_CASE("X01 a model path that is not a regular file is refused before opening
         INFO(name);
         auto m = open_gguf(dir.file(name));
         REQUIRE(!m.ok());
-        CHECK(m.error().code == "E_NOT_REGULAR_FILE");
+        CHECK(m.error().code == ErrorCode::E_NOT_REGULAR_FILE);
     }
 }
 

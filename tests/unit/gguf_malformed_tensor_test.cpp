@@ -238,7 +238,7 @@ TEST_CASE("A3 overlapping tensor data: E_TENSOR_OVERLAP for every overlapping te
     require_error(m, "E_TENSOR_OVERLAP", "tensors[1]", offset_field_of(t, 1));
     CHECK(first_error(m)->message == "data range [224, 256) overlaps tensors[0] at [192, 448)");
     size_t overlaps = 0;
-    for (const Diagnostic& d : m.diagnostics) overlaps += d.code == "E_TENSOR_OVERLAP";
+    for (const Diagnostic& d : m.diagnostics) overlaps += d.code == ErrorCode::E_TENSOR_OVERLAP;
     CHECK(overlaps == 2);
 }
 

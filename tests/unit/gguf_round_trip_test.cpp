@@ -56,18 +56,18 @@ TEST_CASE("the writer never overwrites its input and leaves nothing behind on fa
     REQUIRE(model.ok());
     Status s = write_gguf(*model, in);
     REQUIRE(!s.ok());
-    CHECK(s.error().code == "E_OUTPUT_IS_INPUT");
+    CHECK(s.error().code == ErrorCode::E_OUTPUT_IS_INPUT);
     CHECK(test::read_whole_file(in) == test::t1_bytes());
 
     Status missing_dir = write_gguf(*model, dir.file("no/such/dir/out.gguf"));
     REQUIRE(!missing_dir.ok());
-    CHECK(missing_dir.error().code == "E_IO");
+    CHECK(missing_dir.error().code == ErrorCode::E_IO);
 
     JobContext job;
     job.cancel();
     Status cancelled = write_gguf(*model, dir.file("cancelled.gguf"), &job);
     REQUIRE(!cancelled.ok());
-    CHECK(cancelled.error().code == "E_CANCELLED");
+    CHECK(cancelled.error().code == ErrorCode::E_CANCELLED);
     int leftovers = 0;
     for (const auto& e : std::filesystem::directory_iterator(dir.path())) leftovers += e.path().filename() != "in.gguf";
     CHECK(leftovers == 0);

@@ -130,14 +130,14 @@ TEST_CASE("A/B needs the same vocabulary", "[infer]") {
     CHECK(check_same_vocab(*spm, *demo_model).ok());
     Status mismatch = check_same_vocab(*spm, *qwen);
     REQUIRE_FALSE(mismatch.ok());
-    CHECK(mismatch.error().code == "E_VOCAB_MISMATCH");
+    CHECK(mismatch.error().code == ErrorCode::E_VOCAB_MISMATCH);
     CHECK(mismatch.error().message == "the models have different vocabularies: 32000 vs 151936 tokens");
     auto itself = compare_ab(*demo_model, *demo_model, "Hi", {});
     REQUIRE_FALSE(itself.ok());
-    CHECK(itself.error().code == "E_SAME_SESSION");
+    CHECK(itself.error().code == ErrorCode::E_SAME_SESSION);
     auto refused = compare_ab(*demo_model, *spm, "Hi", {});
     REQUIRE_FALSE(refused.ok());
-    CHECK(refused.error().code == "E_VOCAB_ONLY");
+    CHECK(refused.error().code == ErrorCode::E_VOCAB_ONLY);
 }
 
 TEST_CASE("layer capture gives per-layer statistics of the last prompt token", "[infer]") {

@@ -185,7 +185,7 @@ TEST_CASE("generation stops on cancel and refuses vocab-only sessions", "[infer]
         if (++steps == 3) job.cancel();
     });
     REQUIRE_FALSE(result.ok());
-    CHECK(result.error().code == "E_CANCELLED");
+    CHECK(result.error().code == ErrorCode::E_CANCELLED);
     CHECK(steps == 3);
 
     SessionOptions vocab_only = demo_options();
@@ -197,7 +197,7 @@ TEST_CASE("generation stops on cancel and refuses vocab-only sessions", "[infer]
     CHECK((*tok)->facts().n_params == 0);
     auto refused = generate(**tok, "Hello", options);
     REQUIRE_FALSE(refused.ok());
-    CHECK(refused.error().code == "E_VOCAB_ONLY");
+    CHECK(refused.error().code == ErrorCode::E_VOCAB_ONLY);
 }
 
 TEST_CASE("a load failure carries llama.cpp's own message", "[infer]") {
@@ -208,7 +208,7 @@ TEST_CASE("a load failure carries llama.cpp's own message", "[infer]") {
     auto log = std::make_shared<LogCapture>();
     auto cut = Session::load(dir.file("cut.gguf"), demo_options(), nullptr, log);
     REQUIRE_FALSE(cut.ok());
-    CHECK(cut.error().code == "E_LLAMA_LOAD");
+    CHECK(cut.error().code == ErrorCode::E_LLAMA_LOAD);
     CHECK_THAT(cut.error().message, Catch::StartsWith("llama.cpp could not load the model: "));
     CHECK_THAT(cut.error().message, Catch::Contains("not within the file bounds"));
     bool logged_error = false;
@@ -217,7 +217,7 @@ TEST_CASE("a load failure carries llama.cpp's own message", "[infer]") {
 
     auto missing = Session::load(dir.file("missing.gguf"), demo_options());
     REQUIRE_FALSE(missing.ok());
-    CHECK(missing.error().code == "E_LLAMA_LOAD");
+    CHECK(missing.error().code == ErrorCode::E_LLAMA_LOAD);
     CHECK_THAT(missing.error().message, Catch::Contains("missing.gguf"));
 }
 
@@ -226,7 +226,7 @@ TEST_CASE("a cancelled load stops with E_CANCELLED", "[infer]") {
     job.cancel();
     auto session = Session::load(demo("tiny-llama-f32.gguf"), demo_options(), &job);
     REQUIRE_FALSE(session.ok());
-    CHECK(session.error().code == "E_CANCELLED");
+    CHECK(session.error().code == ErrorCode::E_CANCELLED);
 }
 
 TEST_CASE("log capture joins fragments into lines and keeps levels", "[infer]") {

@@ -119,9 +119,9 @@ TEST_CASE("BOS and special-token parsing follow the options", "[infer]") {
 
     auto bad = token_piece(*s, 32000);
     REQUIRE_FALSE(bad.ok());
-    CHECK(bad.error().code == "E_TOKEN_ID");
+    CHECK(bad.error().code == ErrorCode::E_TOKEN_ID);
     const int32_t out_of_range[] = {5, -1};
-    CHECK(detokenize(*s, out_of_range).error().code == "E_TOKEN_ID");
+    CHECK(detokenize(*s, out_of_range).error().code == ErrorCode::E_TOKEN_ID);
 }
 
 TEST_CASE("a byte-fallback piece is the raw byte", "[infer]") {
@@ -161,5 +161,5 @@ TEST_CASE("the file's chat template renders a conversation and its tokens", "[in
     auto spm = vocab_session(vocab_file("llama-spm"));
     auto none = apply_chat_template(*spm, sample_conversation());
     REQUIRE_FALSE(none.ok());
-    CHECK(none.error().code == "E_NO_TEMPLATE");
+    CHECK(none.error().code == ErrorCode::E_NO_TEMPLATE);
 }

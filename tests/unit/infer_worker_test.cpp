@@ -143,12 +143,12 @@ TEST_CASE("a path that is not a regular file never reaches llama.cpp", "[infer][
     auto started = Clock::now();
     auto loaded = WorkerSession::load(fifo, two_threads());
     REQUIRE_FALSE(loaded.ok());
-    CHECK(loaded.error().code == "E_NOT_REGULAR");
+    CHECK(loaded.error().code == ErrorCode::E_NOT_REGULAR);
     CHECK_THAT(loaded.error().message, Catch::Contains("a FIFO"));
     auto folder = WorkerSession::load(dir.path(), two_threads());
     REQUIRE_FALSE(folder.ok());
     CHECK_THAT(folder.error().message, Catch::Contains("a directory"));
-    CHECK(WorkerSession::load(dir.file("missing.gguf"), two_threads()).error().code == "E_IO");
+    CHECK(WorkerSession::load(dir.file("missing.gguf"), two_threads()).error().code == ErrorCode::E_IO);
 
     for (const char* command : {"run", "layers"}) {
         test::CliRun r = test::run_mlens({command, fifo, "-p", "x"});
@@ -169,7 +169,7 @@ TEST_CASE("a path that is not a regular file never reaches llama.cpp", "[infer][
     std::filesystem::resize_file(copy, identity->size - 1);
     auto changed = WorkerSession::load(copy, two_threads(), nullptr, nullptr, *identity);
     REQUIRE_FALSE(changed.ok());
-    CHECK(changed.error().code == "E_FILE_CHANGED");
+    CHECK(changed.error().code == ErrorCode::E_FILE_CHANGED);
 }
 
 TEST_CASE("llama.cpp aborting on block_count 0 ends the worker, not the caller", "[infer][worker]") {
@@ -178,7 +178,7 @@ TEST_CASE("llama.cpp aborting on block_count 0 ends the worker, not the caller",
     auto log = std::make_shared<LogCapture>();
     auto loaded = WorkerSession::load(path, two_threads(), nullptr, log);
     REQUIRE_FALSE(loaded.ok());
-    CHECK(loaded.error().code == "E_LLAMA_STOPPED");
+    CHECK(loaded.error().code == ErrorCode::E_LLAMA_STOPPED);
     CHECK_THAT(loaded.error().message, Catch::StartsWith("llama.cpp stopped: SIGABRT"));
     CHECK_THAT(loaded.error().message,
                Catch::Contains("GGML_ASSERT(hparams.n_layer_all > 0 && hparams.n_layer_all <= LLAMA_MAX_LAYERS) failed"));
@@ -205,7 +205,7 @@ TEST_CASE("a negative norm epsilon loads, then stops the worker at the first dec
     g.max_tokens = 2;
     auto result = w->generate("Hello", g);
     REQUIRE_FALSE(result.ok());
-    CHECK(result.error().code == "E_LLAMA_STOPPED");
+    CHECK(result.error().code == ErrorCode::E_LLAMA_STOPPED);
     CHECK_THAT(result.error().message, Catch::Contains("SIGABRT") && Catch::Contains("GGML_ASSERT(eps >= 0.0f) failed"));
     REQUIRE(w->stopped().has_value());
     CHECK(w->pid() == -1);
@@ -218,7 +218,7 @@ TEST_CASE("a negative norm epsilon loads, then stops the worker at the first dec
     REQUIRE(model.ok());
     bool warned = false;
     for (const Diagnostic& d : model->diagnostics)
-        warned |= d.code == "W_LLAMA_ABORT" && d.field == "llama.attention.layer_norm_rms_epsilon";
+        warned |= d.code == ErrorCode::W_LLAMA_ABORT && d.field == "llama.attention.layer_norm_rms_epsilon";
     CHECK(warned);
 }
 
@@ -238,7 +238,7 @@ TEST_CASE("truncating the model while it generates stops the worker with SIGBUS"
         if (++steps == 3) std::filesystem::resize_file(path, 1000);
     });
     REQUIRE_FALSE(result.ok());
-    CHECK(result.error().code == "E_LLAMA_STOPPED");
+    CHECK(result.error().code == ErrorCode::E_LLAMA_STOPPED);
     CHECK_THAT(result.error().message, Catch::StartsWith("llama.cpp stopped: SIGBUS"));
     CHECK(steps >= 3);
     CHECK(steps < 2000);
@@ -269,7 +269,7 @@ TEST_CASE("cancel stops a generation in the worker and keeps the model loaded", 
         if (++steps == 2) job.cancel();
     });
     REQUIRE_FALSE(result.ok());
-    CHECK(result.error().code == "E_CANCELLED");
+    CHECK(result.error().code == ErrorCode::E_CANCELLED);
     CHECK(steps < 200);
     CHECK_FALSE(w->stopped().has_value());
     auto tokens = w->tokenize("Hello world", {});

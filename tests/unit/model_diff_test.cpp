@@ -106,7 +106,7 @@ TEST_CASE("F16 model against its Q4_K quantization lists retyped tensors with th
 
     JobContext cancelled;
     cancelled.cancel();
-    CHECK(diff_models(a, b, options, &cancelled).error().code == "E_CANCELLED");
+    CHECK(diff_models(a, b, options, &cancelled).error().code == ErrorCode::E_CANCELLED);
 
     auto cli = test::run_mlens({"diff", dir.file("f16.gguf"), dir.file("q4k.gguf"), "--numeric", "--json"});
     REQUIRE(cli.exit_status == 0);

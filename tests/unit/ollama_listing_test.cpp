@@ -118,14 +118,14 @@ TEST_CASE("the model list: names, sizes, format, family, quantization, times, pr
     REQUIRE(evil);
     CHECK(!evil->ok());
     REQUIRE(!evil->check.reasons.empty());
-    CHECK(evil->check.reasons[0].code == "E_BAD_DIGEST");
+    CHECK(evil->check.reasons[0].code == ErrorCode::E_BAD_DIGEST);
     CHECK(evil->check.reasons[0].field == "manifests/registry.ollama.ai/library/evil/latest layers[0].digest");
     CHECK(evil->format == "gguf");   // the config still tells
 
     const ModelListing* noconfig = listed(l, "noconfig:latest");
     REQUIRE(noconfig);
     CHECK(!noconfig->ok());
-    CHECK(noconfig->check.reasons[0].code == "E_BLOB_MISSING");
+    CHECK(noconfig->check.reasons[0].code == ErrorCode::E_BLOB_MISSING);
     CHECK(noconfig->check.reasons[0].field == "manifests/registry.ollama.ai/library/noconfig/latest config");
     CHECK(noconfig->format == "gguf");   // told by the model layer
 
@@ -176,12 +176,12 @@ TEST_CASE("one manifest's view: config fields, blobs and text layers", "[ollama]
     CHECK(view->layers[2].text->truncated());
     CHECK(view->layers[3].text->text == "{\"stop\":[\"<end>\"]}");
     REQUIRE(view->layers[4].blob);
-    CHECK(view->layers[4].blob->error->code == "E_BLOB_MISSING");
+    CHECK(view->layers[4].blob->error->code == ErrorCode::E_BLOB_MISSING);
     CHECK(!view->layers[4].text);
 
     auto absent = view_manifest(*store, *parse_model_reference("nothere"));
     REQUIRE(!absent);
-    CHECK(absent.error().code == "E_NOT_FOUND");
+    CHECK(absent.error().code == ErrorCode::E_NOT_FOUND);
 }
 
 TEST_CASE("config blobs parse every ConfigV2 field and refuse wrong types", "[ollama]") {
@@ -210,7 +210,7 @@ TEST_CASE("config blobs parse every ConfigV2 field and refuse wrong types", "[ol
 
     auto bad = parse_model_config("{\"context_length\":\"big\"}");
     REQUIRE(!bad);
-    CHECK(bad.error().code == "E_CONFIG_JSON");
+    CHECK(bad.error().code == ErrorCode::E_CONFIG_JSON);
     CHECK(bad.error().field == "config.context_length");
     CHECK(bad.error().offset == 18u);
     auto bad_item = parse_model_config("{\"capabilities\":[\"a\",7]}");
@@ -218,7 +218,7 @@ TEST_CASE("config blobs parse every ConfigV2 field and refuse wrong types", "[ol
     CHECK(bad_item.error().field == "config.capabilities");
     auto dup = parse_model_config("{\"os\":\"a\",\"os\":\"b\"}");
     REQUIRE(!dup);
-    CHECK(dup.error().code == "E_CONFIG_JSON");
+    CHECK(dup.error().code == ErrorCode::E_CONFIG_JSON);
     CHECK(dup.error().message.find("duplicate") != std::string::npos);
 
     std::string many = "{\"model_families\":[";
@@ -245,13 +245,13 @@ TEST_CASE("sha256 of a blob: streamed, with progress, cancellable, regular files
     job.cancel();
     auto cancelled = sha256_file(path, &job);
     REQUIRE(!cancelled);
-    CHECK(cancelled.error().code == "E_CANCELLED");
+    CHECK(cancelled.error().code == ErrorCode::E_CANCELLED);
 
     std::string fifo = dir.file("fifo");
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     auto not_regular = sha256_file(fifo);
     REQUIRE(!not_regular);
-    CHECK(not_regular.error().code == "E_NOT_REGULAR_FILE");
+    CHECK(not_regular.error().code == ErrorCode::E_NOT_REGULAR_FILE);
 
     REQUIRE(::symlink(path.c_str(), dir.file("link").c_str()) == 0);
     CHECK(!sha256_file(dir.file("link")));
@@ -271,7 +271,7 @@ TEST_CASE("verify_blob compares the content with the manifest's digest", "[ollam
     BlobDigest other = *parse_blob_digest("sha256:" + std::string(64, 'f'));
     Status st = verify_blob(blob, other);
     REQUIRE(!st);
-    CHECK(st.error().code == "E_DIGEST_MISMATCH");
+    CHECK(st.error().code == ErrorCode::E_DIGEST_MISMATCH);
     CHECK(st.error().message.find("actual " + b.tiny_model_layer().digest) != std::string::npos);
 }
 
@@ -297,5 +297,5 @@ TEST_CASE("the store check can be cancelled and can skip hashing", "[ollama]") {
     StoreCheckReport cancelled = check_store(*store, {}, &job);
     CHECK(cancelled.cancelled);
     REQUIRE(!cancelled.diagnostics.empty());
-    CHECK(cancelled.diagnostics.back().code == "E_CANCELLED");
+    CHECK(cancelled.diagnostics.back().code == ErrorCode::E_CANCELLED);
 }

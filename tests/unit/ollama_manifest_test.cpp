@@ -44,7 +44,7 @@ void require_error(const Manifest& m, const std::string& code, const std::string
     CHECK(!m.valid);
     const Diagnostic& e = first_error(m);
     CHECK(e.format == "store");
-    CHECK(e.code == code);
+    CHECK(std::string(code_name(e.code)) == code);
     CHECK(e.field == field);
     CHECK(e.offset == offset);
 }
@@ -156,7 +156,7 @@ TEST_CASE("O12 broken JSON is E_MANIFEST_JSON at its byte", "[ollama]") {
     SECTION("nesting deeper than 128") {
         std::string text = "{\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
         Manifest m = parse_manifest(text);
-        CHECK(first_error(m).code == "E_MANIFEST_JSON");
+        CHECK(first_error(m).code == ErrorCode::E_MANIFEST_JSON);
         CHECK(first_error(m).message.find("max_json_depth") != std::string::npos);
         CHECK(first_error(m).offset == 5u + 127u);
     }
@@ -182,7 +182,7 @@ TEST_CASE("exactly 65,536 layers are within the cap", "[ollama]") {
     std::string text = "{\"schemaVersion\":2,\"config\":" + config_layer().json() + ",\"layers\":[";
     for (uint64_t i = 0; i < kMaxLayers; ++i) text += i ? ",{}" : "{}";
     Manifest m = parse_manifest(text + "]}");
-    CHECK(first_error(m).code == "E_MANIFEST_SCHEMA");
+    CHECK(first_error(m).code == ErrorCode::E_MANIFEST_SCHEMA);
     CHECK(m.layers.size() == kMaxLayers);
 }
 
@@ -227,8 +227,8 @@ TEST_CASE("O14 wrong JSON types are E_MANIFEST_SCHEMA naming the field", "[ollam
         CHECK(!m.valid);
         bool digest = false, config = false;
         for (const Diagnostic& d : m.diagnostics) {
-            digest |= d.code == "E_MANIFEST_SCHEMA" && d.field == "layers[0].digest" && d.offset == at(text, "{\"mediaType\"");
-            config |= d.code == "E_MANIFEST_SCHEMA" && d.field == "config" && d.offset == 0u;
+            digest |= d.code == ErrorCode::E_MANIFEST_SCHEMA && d.field == "layers[0].digest" && d.offset == at(text, "{\"mediaType\"");
+            config |= d.code == ErrorCode::E_MANIFEST_SCHEMA && d.field == "config" && d.offset == 0u;
         }
         CHECK(digest);
         CHECK(config);
@@ -251,8 +251,8 @@ TEST_CASE("O14 unknown media types and fields are skipped with warnings", "[olla
     CHECK(m.layers[1].kind == LayerKind::unknown);
     bool media = false, field = false;
     for (const Diagnostic& d : m.diagnostics) {
-        media |= d.code == "W_UNKNOWN_MEDIA_TYPE" && d.field == "layers[1].mediaType";
-        field |= d.code == "W_UNKNOWN_FIELD" && d.field == "annotations";
+        media |= d.code == ErrorCode::W_UNKNOWN_MEDIA_TYPE && d.field == "layers[1].mediaType";
+        field |= d.code == ErrorCode::W_UNKNOWN_FIELD && d.field == "annotations";
     }
     CHECK(media);
     CHECK(field);
@@ -269,7 +269,7 @@ TEST_CASE("null optional fields and the deprecated embed type", "[ollama]") {
     CHECK(m.layers[0].kind == LayerKind::embed);
     CHECK(!m.layers[0].from);
     REQUIRE(m.diagnostics.size() == 1);
-    CHECK(m.diagnostics[0].code == "W_DEPRECATED_MEDIA_TYPE");
+    CHECK(m.diagnostics[0].code == ErrorCode::W_DEPRECATED_MEDIA_TYPE);
 }
 
 TEST_CASE("sizes that overflow a sum are reported as no total", "[ollama]") {

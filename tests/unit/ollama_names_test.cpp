@@ -145,6 +145,6 @@ TEST_CASE("model references parse like Ollama's names, with defaults", "[ollama]
         INFO(bad);
         auto r = parse_model_reference(bad);
         REQUIRE(!r);
-        CHECK(r.error().code == "E_BAD_NAME");
+        CHECK(r.error().code == ErrorCode::E_BAD_NAME);
     }
 }

@@ -72,7 +72,7 @@ TEST_CASE("O12 broken manifest JSON in a store is E_MANIFEST_JSON with the offse
         StoreCheckReport r = check_root(c.root());
         const Diagnostic* d = nullptr;
         for (const Diagnostic& x : r.diagnostics)
-            if (x.code == "E_MANIFEST_JSON") d = &x;
+            if (x.code == ErrorCode::E_MANIFEST_JSON) d = &x;
         REQUIRE(d);
         CHECK(d->offset == 100u);
         CHECK(d->field.rfind(kEvilManifest, 0) == 0);
@@ -304,13 +304,13 @@ TEST_CASE("O19 store root variants", "[ollama]") {
     SECTION("a path that does not exist") {
         auto store = Store::open("/nonexistent/ollama/models");
         REQUIRE(!store);
-        CHECK(store.error().code == "E_NOT_FOUND");
+        CHECK(store.error().code == ErrorCode::E_NOT_FOUND);
     }
     SECTION("a file") {
         StoreCase c;
         auto store = Store::open(c.b.blob_path(c.b.tiny_model_layer()));
         REQUIRE(!store);
-        CHECK(store.error().code == "E_NOT_DIRECTORY");
+        CHECK(store.error().code == ErrorCode::E_NOT_DIRECTORY);
     }
 }
 

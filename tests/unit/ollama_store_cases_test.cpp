@@ -138,7 +138,7 @@ TEST_CASE("O03 dash digests are accepted; legacy colon blob names are read, neve
         StoreCheckReport r = check_root(c.root());
         require_store_accepted(r, {"W_LEGACY_BLOB_NAME"});
         for (const Diagnostic& d : r.diagnostics)
-            if (d.code == "W_LEGACY_BLOB_NAME") {
+            if (d.code == ErrorCode::W_LEGACY_BLOB_NAME) {
                 CHECK(d.field == field("layers[0]"));
                 CHECK(d.message.find("legacy") != std::string::npos);
             }
@@ -261,7 +261,7 @@ TEST_CASE("O09 directory symlinks under manifests/ are never followed", "[ollama
     require_store_accepted(r, {"W_SYMLINK_SKIPPED"});
     REQUIRE(r.models.size() == 1);
     size_t skipped = 0;
-    for (const Diagnostic& d : r.diagnostics) skipped += d.code == "W_SYMLINK_SKIPPED";
+    for (const Diagnostic& d : r.diagnostics) skipped += d.code == ErrorCode::W_SYMLINK_SKIPPED;
     CHECK(skipped == 4);
 }
 
@@ -281,7 +281,7 @@ TEST_CASE("O10 manifest paths outside the grammar are skipped with W_INVALID_NAM
     REQUIRE(r.models.size() == 1);
     std::vector<std::string> named;
     for (const Diagnostic& d : r.diagnostics)
-        if (d.code == "W_INVALID_NAME") named.push_back(d.field);
+        if (d.code == ErrorCode::W_INVALID_NAME) named.push_back(d.field);
     CHECK(named.size() == paths.size());
     for (const char* expected : {"manifests/registry.ollama.ai/library/-evil", "manifests/registry.ollama.ai/library/.hidden",
                                         "manifests/registry.ollama.ai/library/m\xC3\xB6" "del",
@@ -359,5 +359,5 @@ TEST_CASE("a manifest that is a FIFO or a symlink is skipped without opening it"
     StoredManifest fifo = store->read_manifest(*parse_model_reference("evil"));
     CHECK(!fifo.found);
     REQUIRE(!fifo.manifest.diagnostics.empty());
-    CHECK(fifo.manifest.diagnostics[0].code == "E_NOT_REGULAR_FILE");
+    CHECK(fifo.manifest.diagnostics[0].code == ErrorCode::E_NOT_REGULAR_FILE);
 }

@@ -70,7 +70,7 @@ const TensorInfo& tensor(const Model& m, const std::string& name) {
 size_t index_of(const Model& m, const std::string& name) { return static_cast<size_t>(&tensor(m, name) - m.tensors.data()); }
 
 bool has_warning(const Model& m, const std::string& code) {
-    return std::any_of(m.diagnostics.begin(), m.diagnostics.end(), [&](const Diagnostic& d) { return d.code == code; });
+    return std::any_of(m.diagnostics.begin(), m.diagnostics.end(), [&](const Diagnostic& d) { return std::string(code_name(d.code)) == code; });
 }
 
 const TensorGroup* group(const Model& m, const std::string& name) {
@@ -563,7 +563,7 @@ TEST_CASE("store models that cannot open say why", "[ollama]") {
     SECTION("no such model") {
         auto model = open_store_model(*store, *parse_model_reference("nope"));
         REQUIRE(!model);
-        CHECK(model.error().code == "E_NOT_FOUND");
+        CHECK(model.error().code == ErrorCode::E_NOT_FOUND);
     }
     SECTION("an invalid manifest") {
         LayerSpec bad = b.tiny_model_layer();
@@ -571,7 +571,7 @@ TEST_CASE("store models that cannot open say why", "[ollama]") {
         b.write_manifest("registry.ollama.ai/library/evil/latest", manifest_json(b.tiny_config_layer(), {bad}));
         auto model = open_store_model(*store, *parse_model_reference("evil"));
         REQUIRE(!model);
-        CHECK(model.error().code == "E_BAD_DIGEST");
+        CHECK(model.error().code == ErrorCode::E_BAD_DIGEST);
     }
     SECTION("a missing tensor blob leaves a partial model") {
         SafetensorsBuilder present, absent;
@@ -586,7 +586,7 @@ TEST_CASE("store models that cannot open say why", "[ollama]") {
         CHECK(model->partial);
         CHECK(model->tensors.size() == 1);
         REQUIRE(model->error_count() == 1);
-        CHECK(model->diagnostics[0].code == "E_BLOB_MISSING");
+        CHECK(model->diagnostics[0].code == ErrorCode::E_BLOB_MISSING);
         CHECK(model->diagnostics[0].field == "layers[1]");
     }
 }

@@ -37,7 +37,7 @@ struct BrokenStore {
     std::string root() const { return dir.path(); }
 };
 
-std::string first_error_code(const ModelCheck& c) { return c.first_error() ? c.first_error()->code : ""; }
+std::string first_error_code(const ModelCheck& c) { return c.first_error() ? std::string(code_name(c.first_error()->code)) : ""; }
 
 const ModelListing& row(const StoreListing& l, const std::string& name) {
     for (const ModelListing& m : l.models)
@@ -126,11 +126,11 @@ std::string as_unprivileged(F body) {
 // "CODE field" for every error of a check, one a line.
 std::string errors_of(const std::string& root) {
     auto store = Store::open(root);
-    if (!store) return "open failed: " + store.error().code + "\n";
+    if (!store) return "open failed: " + std::string(code_name(store.error().code)) + "\n";
     StoreCheckReport r = check_store(*store, kStructureCheck);
     std::string out;
     for (const Diagnostic& d : r.diagnostics)
-        if (d.severity == Severity::error) out += d.code + " " + d.field + "\n";
+        if (d.severity == Severity::error) out += std::string(code_name(d.code)) + " " + d.field + "\n";
     for (const ModelCheck& m : r.models) out += m.name.display() + (m.errors ? " rejected\n" : " accepted\n");
     return out;
 }
@@ -202,7 +202,7 @@ TEST_CASE("a damaged tensor-blob model names every tensor layer it could not rea
     CHECK(failed_names == expected);
     REQUIRE(failed.size() == 4);
     CHECK(failed[0].field == "layers[1]");
-    CHECK(failed[0].reason.code == "HeaderTooLarge");
+    CHECK(failed[0].reason.code == ErrorCode::HeaderTooLarge);
 
     auto model = open_store_model(*store, *name);
     REQUIRE(model);
@@ -379,7 +379,7 @@ TEST_CASE("running out of descriptors is reported as such", "[ollama][verdict][f
                 }
             } while (release_idle_descriptor());
             auto opened = open_file(dir.file("model.bin"));
-            return opened ? std::string("opened") : opened.error().code + ": " + opened.error().message;
+            return opened ? std::string("opened") : std::string(code_name(opened.error().code)) + ": " + opened.error().message;
         });
     CHECK(text == "E_FD_LIMIT: cannot open: out of file descriptors (limit 32)");
 }

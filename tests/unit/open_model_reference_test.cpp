@@ -32,7 +32,7 @@ TEST_CASE("open_model opens a model reference from the store in OLLAMA_MODELS", 
 
     auto missing = open_model("absent:tag");
     REQUIRE_FALSE(missing.ok());
-    CHECK(missing.error().code == "E_NOT_FOUND");
+    CHECK(missing.error().code == ErrorCode::E_NOT_FOUND);
 
     TempDir cwd;
     char previous[4096];
@@ -63,8 +63,8 @@ TEST_CASE("open_model opens STORE/reference from the store at that path", "[olla
     CHECK(resolve(root + "/tiny:latest").path == root + "/manifests/registry.ollama.ai/library/tiny/latest");
 
     // A directory that is not a store, or a store without the model, is a missing path.
-    CHECK(open_model(dir.path() + "/tiny").error().code == "E_NOT_FOUND");
-    CHECK(open_model(root + "/absent:tag").error().code == "E_NOT_FOUND");
+    CHECK(open_model(dir.path() + "/tiny").error().code == ErrorCode::E_NOT_FOUND);
+    CHECK(open_model(root + "/absent:tag").error().code == ErrorCode::E_NOT_FOUND);
     CHECK(resolve(root + "/absent:tag").kind == TargetKind::missing);
 }
 
@@ -79,7 +79,7 @@ TEST_CASE("a manifest refused for its size is reported as such, not as missing",
         return open_model("big");
     }();
     REQUIRE_FALSE(big.ok());
-    CHECK(big.error().code == "E_MANIFEST_TOO_LARGE");
+    CHECK(big.error().code == ErrorCode::E_MANIFEST_TOO_LARGE);
 
     Store s = *Store::open(dir.path());
     CHECK(s.read_manifest(*parse_model_reference("big")).present());

@@ -41,7 +41,7 @@ public:
     uint64_t size() const override { return m_inner.size(); }
     uint64_t granularity() const override { return 1; }
     Status read(uint64_t first, uint64_t count, float* out) const override {
-        if (fail) return Error{"E_IO", "", std::nullopt, "unreadable"};
+        if (fail) return Error{ErrorCode::E_IO, "", std::nullopt, "unreadable"};
         values_read += count;
         return m_inner.read(first, count, out);
     }
@@ -86,11 +86,11 @@ TEST_CASE("requantization error per type", "[requant]") {
     REQUIRE(odd.ok());
     CHECK((*odd)[0].skipped == "rows of 32 values do not split into blocks of 256");
     CHECK((*odd)[1].skipped.empty());
-    CHECK(requantize(*view, 500, {GGML_TYPE_Q8_0}).error().code == "E_SHAPE");
+    CHECK(requantize(*view, 500, {GGML_TYPE_Q8_0}).error().code == ErrorCode::E_SHAPE);
 
     JobContext cancelled;
     cancelled.cancel();
-    CHECK(requantize(*view, row, {GGML_TYPE_Q8_0}, &cancelled).error().code == "E_CANCELLED");
+    CHECK(requantize(*view, row, {GGML_TYPE_Q8_0}, &cancelled).error().code == ErrorCode::E_CANCELLED);
 }
 
 TEST_CASE("mlens requant prints the error table", "[requant]") {
@@ -132,17 +132,17 @@ TEST_CASE("requantized_source reads the reference passed through one type", "[re
     ggml_get_type_traits(GGML_TYPE_Q8_0)->to_float(q.data(), expected.data(), static_cast<int64_t>(values.size()));
     CHECK(read == expected);
     CHECK(read != values);
-    CHECK((*q8)->read(1, static_cast<uint64_t>(row), read.data()).error().code == "E_RANGE");
+    CHECK((*q8)->read(1, static_cast<uint64_t>(row), read.data()).error().code == ErrorCode::E_RANGE);
 
     auto iq2 = requantized_source(reference, row, GGML_TYPE_IQ2_XXS);
-    CHECK(iq2.error().code == "E_NEEDS_IMATRIX");
+    CHECK(iq2.error().code == ErrorCode::E_NEEDS_IMATRIX);
     CHECK(iq2.error().message == "needs an importance matrix");
     auto i32 = requantized_source(reference, row, GGML_TYPE_I32);
     CHECK(i32.error().message == "ggml cannot quantize to this type");
     auto q4k = requantized_source(reference, 64, GGML_TYPE_Q4_K);
-    CHECK(q4k.error().code == "E_BLOCK_SIZE");
+    CHECK(q4k.error().code == ErrorCode::E_BLOCK_SIZE);
     CHECK(q4k.error().message == "rows of 64 values do not split into blocks of 256");
-    CHECK(requantized_source(reference, 300, GGML_TYPE_Q8_0).error().code == "E_SHAPE");
+    CHECK(requantized_source(reference, 300, GGML_TYPE_Q8_0).error().code == ErrorCode::E_SHAPE);
 }
 
 TEST_CASE("a requantized source that keeps its quantized rows quantizes each row once", "[requant]") {
@@ -178,7 +178,7 @@ TEST_CASE("a requantized source that keeps its quantized rows quantizes each row
     // A failed read of the reference fails that read and, without waiting, later reads of its rows.
     auto failing = requantized_source(reference, row, GGML_TYPE_Q8_0, true);
     reference.fail = true;
-    CHECK((*failing)->read(0, 2 * row, read.data()).error().code == "E_IO");
+    CHECK((*failing)->read(0, 2 * row, read.data()).error().code == ErrorCode::E_IO);
     reference.fail = false;
     CHECK((*failing)->read(0, row, read.data()).error().message == "values whose quantization failed in an earlier read");
     CHECK((*failing)->read(2 * row, row, read.data()).ok());

@@ -54,7 +54,7 @@ TEST_CASE("an existing target that is not a regular file is refused and never op
         // Opening a FIFO for writing would block forever without a reader: refusing returns at once.
         Status s = write_text(dir.file("fifo"), guard, "x");
         REQUIRE(!s);
-        CHECK(s.error().code == "E_OUTPUT_NOT_REGULAR");
+        CHECK(s.error().code == ErrorCode::E_OUTPUT_NOT_REGULAR);
         CHECK(s.error().message.find("a FIFO") != std::string::npos);
         CHECK(kind_of(dir.file("fifo")) == S_IFIFO);
     }
@@ -66,7 +66,7 @@ TEST_CASE("an existing target that is not a regular file is refused and never op
         }
         Status s = write_text(dir.file("null"), guard, "x");
         REQUIRE(!s);
-        CHECK(s.error().code == "E_OUTPUT_NOT_REGULAR");
+        CHECK(s.error().code == ErrorCode::E_OUTPUT_NOT_REGULAR);
         CHECK(s.error().message.find("a character device") != std::string::npos);
         CHECK(kind_of(dir.file("null")) == S_IFCHR);
     }
@@ -82,17 +82,17 @@ TEST_CASE("an existing target that is not a regular file is refused and never op
         Status s = write_text(path, guard, "x");
         ::close(fd);
         REQUIRE(!s);
-        CHECK(s.error().code == "E_OUTPUT_NOT_REGULAR");
+        CHECK(s.error().code == ErrorCode::E_OUTPUT_NOT_REGULAR);
         CHECK(kind_of(path) == S_IFSOCK);
     }
     SECTION("a folder, and a path ending in a separator") {
         fs::create_directory(dir.file("sub"));
         Status s = write_text(dir.file("sub"), guard, "x");
         REQUIRE(!s);
-        CHECK(s.error().code == "E_OUTPUT_NOT_REGULAR");
+        CHECK(s.error().code == ErrorCode::E_OUTPUT_NOT_REGULAR);
         Status slash = write_text(dir.file("new/"), guard, "x");
         REQUIRE(!slash);
-        CHECK(slash.error().code == "E_OUTPUT_NOT_REGULAR");
+        CHECK(slash.error().code == ErrorCode::E_OUTPUT_NOT_REGULAR);
         CHECK(kind_of(dir.file("sub")) == S_IFDIR);
     }
     SECTION("a symbolic link to a FIFO, and one that leads nowhere") {
@@ -100,11 +100,11 @@ TEST_CASE("an existing target that is not a regular file is refused and never op
         fs::create_symlink(dir.file("fifo"), dir.file("to-fifo"));
         Status s = write_text(dir.file("to-fifo"), guard, "x");
         REQUIRE(!s);
-        CHECK(s.error().code == "E_OUTPUT_NOT_REGULAR");
+        CHECK(s.error().code == ErrorCode::E_OUTPUT_NOT_REGULAR);
         fs::create_symlink(dir.file("missing"), dir.file("dangling"));
         Status dangling = write_text(dir.file("dangling"), guard, "x");
         REQUIRE(!dangling);
-        CHECK(dangling.error().code == "E_OUTPUT_NOT_REGULAR");
+        CHECK(dangling.error().code == ErrorCode::E_OUTPUT_NOT_REGULAR);
         CHECK(!fs::exists(dir.file("missing")));
         CHECK(fs::is_symlink(dir.file("dangling")));
     }
@@ -126,7 +126,7 @@ TEST_CASE("an output is never an input, through symbolic links, hard links or an
         OutputGuard guard = output_guard_for(*model);
         Status s = write_text(target, guard, "not a model");
         REQUIRE(!s);
-        CHECK(s.error().code == "E_OUTPUT_IS_INPUT");
+        CHECK(s.error().code == ErrorCode::E_OUTPUT_IS_INPUT);
     }
     CHECK(test::read_whole_file(dir.file("in.gguf")) == t1);
     CHECK(fs::is_symlink(dir.file("link.gguf")));
@@ -158,7 +158,7 @@ TEST_CASE("two outputs of one operation may not be the same file", "[output]") {
         OutputGuard guard;
         Status s = write_files_safely(guard, {{dir.file("sub/o.gguf"), a.data(), 1}, {dir.file("alias/./o.gguf"), b.data(), 1}});
         REQUIRE(!s);
-        CHECK(s.error().code == "E_OUTPUTS_SAME_FILE");
+        CHECK(s.error().code == ErrorCode::E_OUTPUTS_SAME_FILE);
         CHECK(!fs::exists(dir.file("sub/o.gguf")));
     }
     SECTION("an existing file and its hard link") {
@@ -168,7 +168,7 @@ TEST_CASE("two outputs of one operation may not be the same file", "[output]") {
         OutputGuard guard;
         Status s = write_files_safely(guard, {{dir.file("sub/o.csv"), a.data(), 1}, {dir.file("h.csv"), b.data(), 1}});
         REQUIRE(!s);
-        CHECK(s.error().code == "E_OUTPUTS_SAME_FILE");
+        CHECK(s.error().code == ErrorCode::E_OUTPUTS_SAME_FILE);
         CHECK(test::read_whole_file(dir.file("sub/o.csv")) == bytes_of("keep"));
     }
     CHECK(temp_files_in(dir.path()) == 0);
@@ -187,7 +187,7 @@ TEST_CASE("the target is checked again before the rename", "[output]") {
         fs::create_hard_link(dir.file("in.gguf"), dir.file("out.gguf"));
         Status s = writer->commit();
         REQUIRE(!s);
-        CHECK(s.error().code == "E_OUTPUT_IS_INPUT");
+        CHECK(s.error().code == ErrorCode::E_OUTPUT_IS_INPUT);
         CHECK(test::read_whole_file(dir.file("in.gguf")) == test::t1_bytes());
         CHECK(test::read_whole_file(dir.file("out.gguf")) == test::t1_bytes());
     }
@@ -197,7 +197,7 @@ TEST_CASE("the target is checked again before the rename", "[output]") {
         REQUIRE(::mkfifo(dir.file("out.gguf").c_str(), 0600) == 0);
         Status s = writer->commit();
         REQUIRE(!s);
-        CHECK(s.error().code == "E_OUTPUT_NOT_REGULAR");
+        CHECK(s.error().code == ErrorCode::E_OUTPUT_NOT_REGULAR);
         CHECK(kind_of(dir.file("out.gguf")) == S_IFIFO);
     }
     CHECK(temp_files_in(dir.path()) == 0);
@@ -242,7 +242,7 @@ TEST_CASE("a writer dropped before commit leaves nothing, and a failed write nam
     OutputGuard guard;
     Status missing = write_text(dir.file("no/such/folder/out.bin"), guard, "x");
     REQUIRE(!missing);
-    CHECK(missing.error().code == "E_IO");
+    CHECK(missing.error().code == ErrorCode::E_IO);
     CHECK(missing.error().message.find("No such file or directory") != std::string::npos);
     CHECK(missing.error().message.find(dir.file("no/such/folder")) != std::string::npos);
 }
@@ -257,7 +257,7 @@ TEST_CASE("a cancelled export leaves neither of its files", "[output][export]") 
     job.cancel();
     auto report = compat::export_upstream(*model, plan, {dir.file("text.gguf"), dir.file("mm.gguf")}, &job);
     REQUIRE(!report);
-    CHECK(report.error().code == "E_CANCELLED");
+    CHECK(report.error().code == ErrorCode::E_CANCELLED);
     CHECK(!fs::exists(dir.file("text.gguf")));
     CHECK(!fs::exists(dir.file("mm.gguf")));
     CHECK(temp_files_in(dir.path()) == 0);

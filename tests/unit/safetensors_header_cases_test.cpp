@@ -102,7 +102,7 @@ TEST_CASE("S08 whitespace around the object is accepted, leading whitespace with
     auto s1 = test::s1_bytes();
     std::string h = "\t\n" + test::s1_header() + "\r ";
     Model m = require_accepted(safetensors_bytes(h, {s1.end() - 8, s1.end()}), 1);
-    CHECK(m.diagnostics[0].code == "W_LEADING_WHITESPACE");
+    CHECK(m.diagnostics[0].code == ErrorCode::W_LEADING_WHITESPACE);
     CHECK(m.diagnostics[0].field == "header");
     CHECK(m.diagnostics[0].offset == 8u);
     REQUIRE(m.tensors.size() == 1);
@@ -136,7 +136,7 @@ TEST_CASE("S11 an unknown field in a tensor entry is accepted with a warning", "
     std::string h = "{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],\"foo\":1}}";
     Model m = require_accepted(safetensors_bytes(h, 8), 1);
     const Diagnostic& d = m.diagnostics[0];
-    CHECK(d.code == "W_UNKNOWN_FIELD");
+    CHECK(d.code == ErrorCode::W_UNKNOWN_FIELD);
     CHECK(d.field == "w.foo");
     CHECK(d.offset == header_offset(h, "\"foo\""));
     CHECK_THAT(d.message, Catch::Contains("foo"));

@@ -223,7 +223,7 @@ TEST_CASE("S30 unusual tensor names are opaque and displayed escaped", "[safeten
         Model r = read_safetensors(memory_source(safetensors_bytes(bad, 4)));
         REQUIRE(r.error_count() == 1);
         const Diagnostic& d = r.diagnostics.back();
-        CHECK(d.code == "TensorInvalidInfo");
+        CHECK(d.code == ErrorCode::TensorInvalidInfo);
         CHECK(d.field.find("\xe2\x80\xae") == std::string::npos);
         CHECK(d.field.find('\x1b') == std::string::npos);
         CHECK(d.field.size() < 200);

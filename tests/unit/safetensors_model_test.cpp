@@ -132,7 +132,7 @@ TEST_CASE("a cancelled parse stops with E_CANCELLED", "[safetensors]") {
     job.cancel();
     Model m = read_safetensors(memory_source(safetensors_bytes(h, 0)), {}, &job);
     REQUIRE(m.partial);
-    CHECK(m.diagnostics.back().code == "E_CANCELLED");
+    CHECK(m.diagnostics.back().code == ErrorCode::E_CANCELLED);
     CHECK(m.tensors.size() < 70000);
 }
 
@@ -148,15 +148,15 @@ TEST_CASE("open_model tells safetensors from GGUF by content", "[safetensors]") 
     CHECK(open("t1.safetensors", test::t1_bytes()).format == Format::gguf);
     Model n0 = open("n0", safetensors_bytes("", 8));
     CHECK(n0.format == Format::safetensors);
-    CHECK(n0.diagnostics.back().code == "InvalidHeaderDeserialization");
+    CHECK(n0.diagnostics.back().code == ErrorCode::InvalidHeaderDeserialization);
     Model not_object = open("array", safetensors_bytes("[]", 0));
-    CHECK(not_object.diagnostics.back().code == "InvalidHeaderStart");
+    CHECK(not_object.diagnostics.back().code == ErrorCode::InvalidHeaderStart);
     Model huge = open("huge", safetensors_bytes("{}", {}, 1ull << 40));  // '{' follows the length
-    CHECK(huge.diagnostics.back().code == "HeaderTooLarge");
+    CHECK(huge.diagnostics.back().code == ErrorCode::HeaderTooLarge);
     test::write_whole_file(dir.file("tiny"), {1, 2, 3});   // too short to be either
     auto tiny = open_model(dir.file("tiny"));
     REQUIRE_FALSE(tiny.ok());
-    CHECK(tiny.error().code == "E_NOT_A_MODEL");
+    CHECK(tiny.error().code == ErrorCode::E_NOT_A_MODEL);
 }
 
 TEST_CASE("mlens check, info, kv and tensors on safetensors fixtures", "[safetensors][cli]") {

@@ -120,7 +120,7 @@ TEST_CASE("the writer refuses what safetensors cannot hold and leaves nothing be
         REQUIRE(gguf.ok());
         Status s = write_safetensors(*gguf, dir.file("out.safetensors"));
         REQUIRE(!s.ok());
-        CHECK(s.error().code == "E_UNSUPPORTED_TYPE");
+        CHECK(s.error().code == ErrorCode::E_UNSUPPORTED_TYPE);
         CHECK(s.error().field == "q");
     }
     SECTION("its own input") {
@@ -128,7 +128,7 @@ TEST_CASE("the writer refuses what safetensors cannot hold and leaves nothing be
         Model m = open_ok(dir.file("in.safetensors"));
         Status s = write_safetensors(m, dir.file("in.safetensors"));
         REQUIRE(!s.ok());
-        CHECK(s.error().code == "E_OUTPUT_IS_INPUT");
+        CHECK(s.error().code == ErrorCode::E_OUTPUT_IS_INPUT);
         CHECK(test::read_whole_file(dir.file("in.safetensors")) == test::s1_bytes());
     }
     SECTION("a tensor named __metadata__") {
@@ -137,7 +137,7 @@ TEST_CASE("the writer refuses what safetensors cannot hold and leaves nothing be
         m.tensors[0].name = "__metadata__";
         Status s = write_safetensors(m, dir.file("out.safetensors"));
         REQUIRE(!s.ok());
-        CHECK(s.error().code == "E_DUPLICATE_KEY");
+        CHECK(s.error().code == ErrorCode::E_DUPLICATE_KEY);
     }
     CHECK(!std::filesystem::exists(dir.file("out.safetensors")));
     CHECK(files_in(dir.path()) == 1);  // only the input: no temporary file remains

@@ -120,10 +120,10 @@ TEST_CASE("unknown types and misaligned reads are refused, never decoded", "[qua
     auto view = TensorView::open(*model, 0);
     REQUIRE(view.ok());
     std::vector<float> out(64);
-    CHECK(view->read(5, 16, out.data()).error().code == "E_RANGE");
-    CHECK(view->read(0, 100, out.data()).error().code == "E_RANGE");
+    CHECK(view->read(5, 16, out.data()).error().code == ErrorCode::E_RANGE);
+    CHECK(view->read(0, 100, out.data()).error().code == ErrorCode::E_RANGE);
     Model copy = *model;
     copy.tensors[0].type = describe_ggml_type(4);  // removed Q4_2
-    CHECK(TensorView::open(copy, 0).error().code == "E_UNSUPPORTED_TYPE");
-    CHECK(TensorView::open(*model, "missing").error().code == "E_NOT_FOUND");
+    CHECK(TensorView::open(copy, 0).error().code == ErrorCode::E_UNSUPPORTED_TYPE);
+    CHECK(TensorView::open(*model, "missing").error().code == ErrorCode::E_NOT_FOUND);
 }

@@ -38,8 +38,8 @@ TEST_CASE("a GGUF cut inside its tensor data is summarized once, first", "[trunc
     const Diagnostic& summary = m->diagnostics[0];
     CHECK(summary.to_line() == "error: GGUF E_TRUNCATED_DATA data offset=224: file ends at 224 of 320 bytes: "
                                "96 bytes of tensor data missing; 2 of 3 tensors affected");
-    CHECK(m->diagnostics[1].code == "E_TENSOR_OUT_OF_BOUNDS");
-    CHECK(m->diagnostics[2].code == "E_TENSOR_OUT_OF_BOUNDS");
+    CHECK(m->diagnostics[1].code == ErrorCode::E_TENSOR_OUT_OF_BOUNDS);
+    CHECK(m->diagnostics[2].code == ErrorCode::E_TENSOR_OUT_OF_BOUNDS);
     CHECK(m->tensors[0].presence == DataPresence::complete);
     CHECK(m->tensors[1].presence == DataPresence::partial);
     CHECK(m->tensors[2].presence == DataPresence::missing);
@@ -63,7 +63,7 @@ TEST_CASE("a whole file has no summary and a file cut in its header has none eit
     auto cut = open_model(dir.file("head.gguf"));
     REQUIRE(cut.ok());
     REQUIRE(cut->error_count() == 1);
-    CHECK(cut->diagnostics[0].code == "E_TRUNCATED");
+    CHECK(cut->diagnostics[0].code == ErrorCode::E_TRUNCATED);
 }
 
 TEST_CASE("a safetensors file cut short marks its tensors and keeps the reader's error after the summary",
@@ -82,7 +82,7 @@ TEST_CASE("a safetensors file cut short marks its tensors and keeps the reader's
     CHECK(m->diagnostics[0].to_line() == "error: safetensors E_TRUNCATED_DATA data offset=" + std::to_string(size - 8) +
                                              ": file ends at " + std::to_string(size - 8) + " of " + std::to_string(size) +
                                              " bytes: 8 bytes of tensor data missing; 1 of 2 tensors affected");
-    CHECK(m->diagnostics[1].code == "MetadataIncompleteBuffer");
+    CHECK(m->diagnostics[1].code == ErrorCode::MetadataIncompleteBuffer);
     CHECK(m->tensors[0].presence == DataPresence::complete);
     CHECK(m->tensors[1].presence == DataPresence::partial);
 }

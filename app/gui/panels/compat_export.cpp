@@ -41,7 +41,7 @@ void CompatExport::start(PanelContext& ctx, std::shared_ptr<const CompatView> vi
                            [model, view, options, outcome](JobContext& job) {
                                auto r = compat::export_upstream(*model, view->plan, options, &job);
                                if (r) outcome->report = std::move(*r);
-                               else if (r.error().code == "E_CANCELLED") outcome->cancelled = true;
+                               else if (r.error().code == ErrorCode::E_CANCELLED) outcome->cancelled = true;
                                else outcome->error = escape_for_display(r.error().to_string(), 600);
                            });
     m_running = outcome;

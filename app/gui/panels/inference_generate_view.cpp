@@ -100,10 +100,10 @@ void InferenceGenerateView::status(const InferenceController& c) {
         return;
     }
     if (const auto& e = c.generation_error()) {
-        if (e->code == "E_CANCELLED")
+        if (e->code == ErrorCode::E_CANCELLED)
             ui::text_colored(palette().warning, "stopped after " + std::to_string(c.stream().size()) + " tokens");
         else
-            ui::text_colored(palette().error, e->code + ": " + escape_for_display(e->message, 600));
+            ui::text_colored(palette().error, std::string(code_name(e->code)) + ": " + escape_for_display(e->message, 600));
     }
 }
 

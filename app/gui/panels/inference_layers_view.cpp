@@ -195,8 +195,8 @@ void InferenceLayersView::draw(PanelContext& ctx, InferenceController& c) {
 
     if (const auto& e = c.layers_error()) {
         ImGui::PushTextWrapPos(0);
-        ui::text_colored(e->code == "E_CANCELLED" ? palette().warning : palette().error,
-                         e->code + ": " + escape_for_display(e->message, 600));
+        ui::text_colored(e->code == ErrorCode::E_CANCELLED ? palette().warning : palette().error,
+                         std::string(code_name(e->code)) + ": " + escape_for_display(e->message, 600));
         ImGui::PopTextWrapPos();
     }
     const auto& result = c.layers();

@@ -114,10 +114,10 @@ void InferencePanel::load_bar(PanelContext& ctx) {
     if (c.loaded()) facts_line();
     if (const auto& e = c.load_error()) {
         ImGui::PushTextWrapPos(0);
-        if (e->code == "E_CANCELLED") {
+        if (e->code == ErrorCode::E_CANCELLED) {
             ui::text_dim("loading cancelled");
         } else {
-            ui::text_colored(palette().error, "llama.cpp could not load this file (" + e->code + ")");
+            ui::text_colored(palette().error, "llama.cpp could not load this file (" + std::string(code_name(e->code)) + ")");
             ui::text_colored(palette().error, escape_for_display(e->message, 2000));
             ui::text_dim("The Console tab has every line llama.cpp logged.");
         }

@@ -26,7 +26,7 @@ std::vector<TokenChip> chips_of(const std::vector<TokenPiece>& tokens) {
 
 void error_text(const Error& e) {
     ImGui::PushTextWrapPos(0);
-    ui::text_colored(palette().error, e.code + ": " + escape_for_display(e.message, 1000));
+    ui::text_colored(palette().error, std::string(code_name(e.code)) + ": " + escape_for_display(e.message, 1000));
     ImGui::PopTextWrapPos();
 }
 

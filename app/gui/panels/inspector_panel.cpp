@@ -237,7 +237,7 @@ void token_fields(const Document& doc, size_t id, ImFont* mono) {
 void diagnostic_fields(const Document& doc, size_t i, ImFont* mono) {
     const Diagnostic& d = doc.model->diagnostics[i];
     bool error = d.severity == Severity::error;
-    title(error ? "error" : "warning", escape_for_display(d.code, 80));
+    title(error ? "error" : "warning", std::string(code_name(d.code)));
     Fields f(mono);
     f.row("severity", error ? "error" : "warning", false, error ? &palette().error : &palette().warning);
     f.row("format", escape_for_display(d.format, 40));

@@ -149,7 +149,7 @@ void diagnostics_section(Document& doc) {
         ImGui::PushID(static_cast<int>(i));
         bool selected = doc.selection == Selection{SelectionKind::diagnostic, i};
         ImGui::PushStyleColor(ImGuiCol_Text, d.severity == Severity::error ? palette().error : palette().warning);
-        std::string label = escape_for_display(d.code, 40);
+        std::string label = std::string(code_name(d.code));
         bool clicked = leaf(label, escape_for_display(d.field, 40), selected);
         ImGui::PopStyleColor();
         if (clicked) doc.select({SelectionKind::diagnostic, i}, "diagnostics");

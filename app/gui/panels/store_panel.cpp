@@ -95,7 +95,7 @@ void StorePanel::models_table(Document& doc) {
                  " scan findings \xC2\xB7 " + digest_pass_text(*doc.store));
     for (const Diagnostic& d : l.diagnostics)
         ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
-                         escape_for_display(d.code + " " + d.field + ": " + d.message, 300));
+                         escape_for_display(std::string(code_name(d.code)) + " " + d.field + ": " + d.message, 300));
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
     if (!ImGui::BeginTable("store_models", 8, flags)) return;
     ImGui::TableSetupScrollFreeze(1, 1);
@@ -203,7 +203,7 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
         if (ImGui::SmallButton("\xE2\x9C\x95")) it->second.job->cancel();
     } else if (std::optional<Status> s = verified(layer.digest)) {
         if (*s) ui::text_colored(palette().ok, "\xE2\x9C\x93 sha256 ok");
-        else ui::text_colored(palette().error, "\xE2\x9C\x96 " + escape_for_display(s->error().code, 40));
+        else ui::text_colored(palette().error, "\xE2\x9C\x96 " + std::string(code_name(s->error().code)));
         if (!*s && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(s->error().message, 400).c_str());
         ImGui::SameLine();
         if (ImGui::SmallButton("again")) verify(ctx, index);

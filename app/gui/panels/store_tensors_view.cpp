@@ -68,7 +68,7 @@ const FailedTensorLayer* failed_blob_of(const Model& m, const TensorInfo& t, con
 }
 
 void failure_cell(const FailedTensorLayer& f) {
-    ui::text_colored(palette().error, "\xE2\x9C\x96 " + escape_for_display(f.reason.code, 40));
+    ui::text_colored(palette().error, "\xE2\x9C\x96 " + std::string(code_name(f.reason.code)));
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", escape_for_display(f.reason.field + ": " + f.reason.message, 400).c_str());
 }

@@ -2,7 +2,7 @@
 //
 // Contract: core functions that may run for long take a JobContext* (nullptr = not observed, not
 // cancellable). They call report() now and then with a fraction in [0,1] and stop early,
-// returning an Error with code "E_CANCELLED", once cancelled() is true. The object is shared
+// returning an Error with code ErrorCode::E_CANCELLED, once cancelled() is true. The object is shared
 // between the worker and the observer thread; all members are atomics.
 #pragma once
 

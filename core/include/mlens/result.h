@@ -2,7 +2,7 @@
 //
 // Contract: no exception crosses the core boundary. A function that can fail on input returns
 // Result<T>; programmer errors (calling value() on an error) assert. Error carries the machine
-// code (e.g. "E_TRUNCATED"), the field path in the input ("kv[0].key"), the absolute byte offset
+// code (an ErrorCode, printed as e.g. ErrorCode::E_TRUNCATED), the field path in the input ("kv[0].key"), the absolute byte offset
 // where one applies, and a human message with exact numbers.
 #pragma once
 
@@ -13,10 +13,12 @@
 #include <utility>
 #include <variant>
 
+#include "mlens/error_code.h"
+
 namespace mlens {
 
 struct Error {
-    std::string code;                // e.g. "E_TRUNCATED", "E_IO"
+    ErrorCode code = ErrorCode::E_IO;
     std::string field;               // field path, e.g. "tensors[0].offset"; empty if none
     std::optional<uint64_t> offset;  // absolute byte offset in the file, when one applies
     std::string message;             // exact, escaped, human-readable

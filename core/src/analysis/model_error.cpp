@@ -21,7 +21,7 @@ public:
     }
     Status check() const {
         if (m_heads && (m_rows % m_heads != 0 || (m_rows / m_heads) % 2 != 0 || m_unit % m_view.granularity() != 0))
-            return Error{"E_SHAPE", m_view.info().name, std::nullopt,
+            return Error{ErrorCode::E_SHAPE, m_view.info().name, std::nullopt,
                          std::to_string(m_rows) + " rows do not split into " + std::to_string(m_heads) + " heads of even size"};
         return ok_status();
     }
@@ -182,7 +182,7 @@ Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing&
     }
     uint64_t done = 0;
     for (size_t i = 0; i < r.tensors.size(); ++i) {
-        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
+        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
         if (!sources[i].first) continue;
         const FloatSource& sa = sources[i].first->source();
         const FloatSource& sb = sources[i].second->source();
@@ -191,7 +191,7 @@ Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing&
         const double to = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
         const uint64_t block = comparison_block_length(sources[i].first->view().block_length(), sources[i].second->view().block_length());
         auto c = compare_sources(sa, sb, sources[i].first->view().row_length(), 10, job, threads, from, to, block);
-        if (!c && c.error().code == "E_CANCELLED") return c.error();
+        if (!c && c.error().code == ErrorCode::E_CANCELLED) return c.error();
         if (c) r.tensors[i].error = std::move(*c);
         else r.tensors[i].failed = c.error().to_string();
         sources[i] = {nullptr, nullptr};

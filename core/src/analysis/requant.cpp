@@ -37,7 +37,7 @@ public:
     uint64_t granularity() const override { return m_unit; }
     Status read(uint64_t first, uint64_t count, float* out) const override {
         if (first % m_unit != 0 || first > size() || count > size() - first || (count % m_unit != 0 && first + count != size()))
-            return Error{"E_RANGE", "", std::nullopt, "requantization reads whole rows or blocks"};
+            return Error{ErrorCode::E_RANGE, "", std::nullopt, "requantization reads whole rows or blocks"};
         if (!m_store) {
             if (Status s = m_ref.read(first, count, out); !s) return s;
             thread_local std::vector<uint8_t> q;
@@ -70,7 +70,7 @@ public:
             const auto begin = m_state.begin() + static_cast<std::ptrdiff_t>(first_unit), end = begin + static_cast<std::ptrdiff_t>(units);
             m_changed.wait(lock, [&] { return std::none_of(begin, end, [](Unit state) { return state == Unit::claimed; }); });
             if (std::find(begin, end, Unit::failed) != end)
-                return Error{"E_IO", "", std::nullopt, "values whose quantization failed in an earlier read"};
+                return Error{ErrorCode::E_IO, "", std::nullopt, "values whose quantization failed in an earlier read"};
         }
         decode(m_store.get() + first_unit * m_unit_bytes, count, out);
         return ok_status();
@@ -118,7 +118,7 @@ bool ggml_can_quantize(ggml_type t) {
 
 Status check_whole_rows(const FloatSource& reference, uint64_t row_length) {
     if (row_length != 0 && reference.size() % row_length == 0) return ok_status();
-    return Error{"E_SHAPE", "", std::nullopt, std::to_string(reference.size()) + " values are not whole rows of " + std::to_string(row_length)};
+    return Error{ErrorCode::E_SHAPE, "", std::nullopt, std::to_string(reference.size()) + " values are not whole rows of " + std::to_string(row_length)};
 }
 
 }  // namespace
@@ -126,14 +126,14 @@ Status check_whole_rows(const FloatSource& reference, uint64_t row_length) {
 Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& reference, uint64_t row_length, uint32_t id,
                                                        bool keep_quantized) {
     if (Status s = check_whole_rows(reference, row_length); !s) return s.error();
-    if (id >= GGML_TYPE_COUNT) return Error{"E_UNSUPPORTED_TYPE", "", std::nullopt, "not a ggml type"};
+    if (id >= GGML_TYPE_COUNT) return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "not a ggml type"};
     auto type = static_cast<ggml_type>(id);
     const ggml_type_traits* traits = ggml_get_type_traits(type);
-    if (ggml_quantize_requires_imatrix(type)) return Error{"E_NEEDS_IMATRIX", "", std::nullopt, "needs an importance matrix"};
+    if (ggml_quantize_requires_imatrix(type)) return Error{ErrorCode::E_NEEDS_IMATRIX, "", std::nullopt, "needs an importance matrix"};
     if (!ggml_can_quantize(type) || !traits->to_float)
-        return Error{"E_UNSUPPORTED_TYPE", "", std::nullopt, "ggml cannot quantize to this type"};
+        return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "ggml cannot quantize to this type"};
     if (row_length % static_cast<uint64_t>(traits->blck_size) != 0)
-        return Error{"E_BLOCK_SIZE", "", std::nullopt,
+        return Error{ErrorCode::E_BLOCK_SIZE, "", std::nullopt,
                      "rows of " + std::to_string(row_length) + " values do not split into blocks of " + std::to_string(traits->blck_size)};
     ggml_quantize_init(type);
     return std::unique_ptr<FloatSource>(std::make_unique<RequantizedSource>(reference, row_length, type, keep_quantized));
@@ -155,7 +155,7 @@ Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_
         }
         Result<std::unique_ptr<FloatSource>> candidate = requantized_source(reference, row_length, types[i]);
         if (!candidate) {
-            if (candidate.error().code == "E_NEEDS_IMATRIX") r.needs_imatrix = true;
+            if (candidate.error().code == ErrorCode::E_NEEDS_IMATRIX) r.needs_imatrix = true;
             else r.skipped = candidate.error().message;
             rows.push_back(std::move(r));
             continue;

@@ -188,13 +188,13 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
                                          size_t keep_rows, JobContext* job, unsigned threads, double progress_from,
                                          double progress_to, uint64_t block_length) {
     if (a.size() != b.size())
-        return Error{"E_SHAPE", "", std::nullopt, "element counts differ: " + std::to_string(a.size()) + " vs " + std::to_string(b.size())};
+        return Error{ErrorCode::E_SHAPE, "", std::nullopt, "element counts differ: " + std::to_string(a.size()) + " vs " + std::to_string(b.size())};
     if (row_length == 0) row_length = 1;
     const uint64_t block = block_length > 1 && row_length % block_length == 0 ? block_length : 0;
     // Chunks hold whole blocks of both sides and whole comparison blocks; rows may span chunks.
     const uint64_t unit = std::lcm(std::lcm(a.granularity(), b.granularity()), std::max<uint64_t>(block, 1));
     if (unit == 0 || unit > kMaxReadUnit)
-        return Error{"E_LIMIT", "", std::nullopt, "values are read in units of " + std::to_string(unit) + ", more than the " +
+        return Error{ErrorCode::E_LIMIT, "", std::nullopt, "values are read in units of " + std::to_string(unit) + ", more than the " +
                                                        std::to_string(kMaxReadUnit) + " an analysis reads at once"};
     const uint64_t chunk = std::max<uint64_t>(unit, kChunkTarget / unit * unit);
     const uint64_t size = a.size(), n_chunks = (size + chunk - 1) / chunk;

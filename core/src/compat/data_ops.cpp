@@ -19,7 +19,7 @@ public:
 
     Error fail(const std::string& why) const {
         std::string dest = m_op.dest < m_model.tensors.size() ? m_model.tensors[m_op.dest].name : "?";
-        return Error{"E_DATA_OP", "tensors[" + std::to_string(m_op.dest) + "]", std::nullopt,
+        return Error{ErrorCode::E_DATA_OP, "tensors[" + std::to_string(m_op.dest) + "]", std::nullopt,
                      std::string(data_op_name(m_op.op)) + " for slot of " + dest + ": " + why};
     }
 

@@ -15,7 +15,7 @@ namespace {
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
-Error export_error(const std::string& code, const std::string& field, const std::string& message) {
+Error export_error(ErrorCode code, const std::string& field, const std::string& message) {
     return Error{code, field, std::nullopt, message};
 }
 
@@ -37,7 +37,7 @@ public:
         : m_model(model), m_plan(plan), m_layout(layout), m_job(job), m_total(total), m_done(done) {}
 
     Status operator()(size_t index, uint64_t offset, uint64_t length, void* dst) {
-        if (job_cancelled(m_job)) return export_error("E_CANCELLED", "", "export cancelled");
+        if (job_cancelled(m_job)) return export_error(ErrorCode::E_CANCELLED, "", "export cancelled");
         if (const auto& op = m_layout.ops[index]) {
             if (m_current != index || !m_have) {
                 auto bytes = run_data_op(m_model, m_plan.data_ops[*op]);
@@ -74,7 +74,7 @@ Status check_written(const std::string& temp, const std::string& shown, const Ex
     auto back = open_gguf(temp);
     if (!back) return back.error();
     auto mismatch = [&](const std::string& what) {
-        return export_error("E_EXPORT_CHECK", shown, "the written file does not match the plan: " + what);
+        return export_error(ErrorCode::E_EXPORT_CHECK, shown, "the written file does not match the plan: " + what);
     };
     if (back->error_count() > 0) return mismatch("it reads back with errors");
     const Model& m = layout.model;
@@ -135,10 +135,10 @@ Result<ExportLayout> export_layout(const Model& model, const SidePlan& plan) {
     for (const ResultTensor& r : view.tensors) {
         if (r.hidden || (mmproj && !in_mmproj(r.name, audio))) continue;
         const std::string field = "tensors[" + std::to_string(r.slot) + "]";
-        if (!r.n_bytes) return export_error("E_DATA_OP", field, r.name + ": type " + r.type.name + " has no byte size");
-        if (!names.insert(r.name).second) return export_error("E_EXPORT_CHECK", field, "two tensors would be named " + r.name);
+        if (!r.n_bytes) return export_error(ErrorCode::E_DATA_OP, field, r.name + ": type " + r.type.name + " has no byte size");
+        if (!names.insert(r.name).second) return export_error(ErrorCode::E_EXPORT_CHECK, field, "two tensors would be named " + r.name);
         if (!r.data_op && model.tensors[r.slot].n_bytes.value_or(0) < *r.n_bytes)
-            return export_error("E_DATA_OP", field, r.name + " needs " + std::to_string(*r.n_bytes) + " bytes but its slot stores " +
+            return export_error(ErrorCode::E_DATA_OP, field, r.name + " needs " + std::to_string(*r.n_bytes) + " bytes but its slot stores " +
                                                         std::to_string(model.tensors[r.slot].n_bytes.value_or(0)) + " and no data op fills it");
         TensorInfo t;
         t.name = r.name;
@@ -154,12 +154,12 @@ Result<ExportLayout> export_layout(const Model& model, const SidePlan& plan) {
 }
 
 Result<ExportReport> export_upstream(const Model& model, const RewritePlan& plan, const ExportOptions& options, JobContext* job) {
-    if (model.format != Format::gguf) return export_error("E_UNSUPPORTED", "", "only GGUF models can be exported to upstream layout");
-    if (options.text_path.empty()) return export_error("E_ARGS", "", "no output path for the text GGUF");
+    if (model.format != Format::gguf) return export_error(ErrorCode::E_UNSUPPORTED, "", "only GGUF models can be exported to upstream layout");
+    if (options.text_path.empty()) return export_error(ErrorCode::E_ARGS, "", "no output path for the text GGUF");
     ExportReport report;
     const bool vision = has_vision_export(model, plan);
     if (!options.mmproj_path.empty() && !vision)
-        return export_error("E_NO_VISION", "", "the model has no vision part to write as an mmproj");
+        return export_error(ErrorCode::E_NO_VISION, "", "the model has no vision part to write as an mmproj");
     if (options.mmproj_path.empty() && vision) report.notes.push_back("the model has a vision part; no mmproj was written (use --mmproj)");
 
     std::vector<std::pair<const SidePlan*, std::string>> sides = {{&plan.text, options.text_path}};

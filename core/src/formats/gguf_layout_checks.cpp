@@ -19,7 +19,7 @@ std::string tensor_field(size_t i, const char* suffix = "") {
     return "tensors[" + std::to_string(i) + "]" + suffix;
 }
 
-void add(Model& m, uint32_t file, Severity s, const char* code, std::string field, uint64_t offset, std::string msg) {
+void add(Model& m, uint32_t file, Severity s, ErrorCode code, std::string field, uint64_t offset, std::string msg) {
     m.diagnostics.push_back({s, "GGUF", code, std::move(field), offset, std::move(msg), file});
 }
 
@@ -30,7 +30,7 @@ void check_padding(const GgufLayoutContext& ctx, uint64_t data_start) {
     std::vector<uint8_t> pad(end - ctx.header_end);  // < alignment <= max_alignment
     if (!src.read(ctx.header_end, pad.size(), pad.data())) return;
     if (std::any_of(pad.begin(), pad.end(), [](uint8_t b) { return b != 0; }))
-        add(ctx.model, ctx.file, Severity::warning, "W_PADDING_NONZERO", "padding", ctx.header_end,
+        add(ctx.model, ctx.file, Severity::warning, ErrorCode::W_PADDING_NONZERO, "padding", ctx.header_end,
             "padding before the tensor data is not all zeros");
 }
 
@@ -52,7 +52,7 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
         uint64_t offset_field = t.info_range.end() - 8;
         auto absolute = checked_add(data_start, t.relative_offset);
         if (!absolute) {
-            add(m, ctx.file, Severity::error, "E_TENSOR_OFFSET", tensor_field(i, ".offset"), offset_field,
+            add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OFFSET, tensor_field(i, ".offset"), offset_field,
                 "offset " + std::to_string(t.relative_offset) + " from the data section at " + std::to_string(data_start) +
                 " does not fit in 64 bits");
             t.data_offset = file_size;
@@ -61,14 +61,14 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
         }
         t.data_offset = *absolute;
         if (t.relative_offset % ctx.alignment != 0)
-            add(m, ctx.file, Severity::error, "E_TENSOR_MISALIGNED", tensor_field(i, ".offset"), offset_field,
+            add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_MISALIGNED, tensor_field(i, ".offset"), offset_field,
                 "offset " + std::to_string(t.relative_offset) + " is not a multiple of the alignment " +
                 std::to_string(ctx.alignment));
         if (!t.n_bytes) {
             // Unknown size: at least a non-empty tensor cannot start at or past the end of the file.
             layout_known = false;
             if (t.n_elements > 0 && t.data_offset >= file_size)
-                add(m, ctx.file, Severity::error, "E_TENSOR_OUT_OF_BOUNDS", tensor_field(i), offset_field,
+                add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OUT_OF_BOUNDS, tensor_field(i), offset_field,
                     "data starts at " + std::to_string(t.data_offset) + ", not before the file size " +
                     std::to_string(file_size));
             continue;
@@ -76,7 +76,7 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
         auto end = checked_add(t.data_offset, *t.n_bytes);
         // A zero-byte tensor occupies no bytes, so it is in bounds at any offset.
         if (*t.n_bytes > 0 && (!end || *end > file_size)) {
-            add(m, ctx.file, Severity::error, "E_TENSOR_OUT_OF_BOUNDS", tensor_field(i), offset_field,
+            add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OUT_OF_BOUNDS, tensor_field(i), offset_field,
                 "data range [" + std::to_string(t.data_offset) + ", " +
                 (end ? std::to_string(*end) : std::string("overflow")) + ") exceeds file size " + std::to_string(file_size));
             layout_known = false;
@@ -98,7 +98,7 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
         if (spans[s].begin < spans[furthest].end) {
             const Span& later = spans[s].index > spans[furthest].index ? spans[s] : spans[furthest];
             const Span& other = &later == &spans[s] ? spans[furthest] : spans[s];
-            add(m, ctx.file, Severity::error, "E_TENSOR_OVERLAP", tensor_field(later.index),
+            add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OVERLAP, tensor_field(later.index),
                 m.tensors[ctx.first_tensor + later.index].info_range.end() - 8,
                 "data range [" + std::to_string(later.begin) + ", " + std::to_string(later.end) + ") overlaps tensors[" +
                 std::to_string(other.index) + "] at [" + std::to_string(other.begin) + ", " + std::to_string(other.end) + ")");
@@ -111,7 +111,7 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
     for (size_t k = ctx.first_tensor; k < m.tensors.size(); ++k) {
         const TensorInfo& t = m.tensors[k];
         if (t.relative_offset != expected) {
-            add(m, ctx.file, Severity::warning, "W_NONCANONICAL_LAYOUT", tensor_field(k - ctx.first_tensor, ".offset"),
+            add(m, ctx.file, Severity::warning, ErrorCode::W_NONCANONICAL_LAYOUT, tensor_field(k - ctx.first_tensor, ".offset"),
                 t.info_range.end() - 8,
                 "offset " + std::to_string(t.relative_offset) + " where the packed layout puts " +
                 std::to_string(expected) + " (valid, but llama.cpp refuses it)");
@@ -122,7 +122,7 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
     }
     uint64_t allowed_end = checked_align_up(data_end, ctx.alignment).value_or(UINT64_MAX);
     if (file_size > allowed_end)
-        add(m, ctx.file, Severity::warning, "W_TRAILING_DATA", "", allowed_end,
+        add(m, ctx.file, Severity::warning, ErrorCode::W_TRAILING_DATA, "", allowed_end,
             std::to_string(file_size - allowed_end) + " bytes after the last tensor");
     return true;
 }

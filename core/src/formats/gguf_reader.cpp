@@ -133,28 +133,28 @@ public:
 private:
     bool cancelled() {
         if (!job_cancelled(m_job)) return false;
-        return fail("E_CANCELLED", "", m_cur.position(), "parsing cancelled");
+        return fail(ErrorCode::E_CANCELLED, "", m_cur.position(), "parsing cancelled");
     }
 
-    bool fail(std::string code, std::string field, std::optional<uint64_t> offset, std::string message) {
+    bool fail(ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
         m_model.diagnostics.push_back(
             {Severity::error, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
         m_model.partial = true;
         return false;
     }
 
-    void error(std::string code, std::string field, std::optional<uint64_t> offset, std::string message) {
+    void error(ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
         m_model.diagnostics.push_back(
             {Severity::error, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
     }
 
-    void warn(std::string code, std::string field, std::optional<uint64_t> offset, std::string message) {
+    void warn(ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
         m_model.diagnostics.push_back(
             {Severity::warning, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
     }
 
     bool truncated(const std::string& field, uint64_t need) {
-        return fail("E_TRUNCATED", field, m_cur.position(),
+        return fail(ErrorCode::E_TRUNCATED, field, m_cur.position(),
                     "need " + std::to_string(need) + " bytes, have " + std::to_string(m_cur.remaining()));
     }
 
@@ -177,7 +177,7 @@ private:
             if (is_legacy_ggml_magic(magic)) what += ": legacy format not supported (GGML/GGMF/GGJT/GGLA)";
             if (magic == "FUGG")
                 what += ": byte-reversed magic; not a byte order marker (big-endian GGUF keeps the magic GGUF)";
-            return fail("E_BAD_MAGIC", "magic", 0, what);
+            return fail(ErrorCode::E_BAD_MAGIC, "magic", 0, what);
         }
         uint32_t version;
         if (!m_cur.read_u32(version)) return truncated("version", 4);
@@ -185,17 +185,17 @@ private:
         if (version != 0 && (version & 0xFFFF) == 0) {
             uint32_t swapped = __builtin_bswap32(version);
             if (swapped > 3)
-                return fail("E_UNSUPPORTED_VERSION", "version", 4, "version " + std::to_string(version) + " (" +
+                return fail(ErrorCode::E_UNSUPPORTED_VERSION, "version", 4, "version " + std::to_string(version) + " (" +
                             std::to_string(swapped) + " read big-endian); supported: 1, 2, 3");
             m_cur.set_swap_bytes(true);
             version = swapped;
-            warn("W_BIG_ENDIAN", "version", 4, "big-endian file, read byte-swapped (llama.cpp reads little-endian only)");
+            warn(ErrorCode::W_BIG_ENDIAN, "version", 4, "big-endian file, read byte-swapped (llama.cpp reads little-endian only)");
         }
-        if (version == 0) return fail("E_BAD_VERSION", "version", 4, "version 0 is not valid");
+        if (version == 0) return fail(ErrorCode::E_BAD_VERSION, "version", 4, "version 0 is not valid");
         if (version > 3)
-            return fail("E_UNSUPPORTED_VERSION", "version", 4, "version " + std::to_string(version) + " (supported: 1, 2, 3)");
+            return fail(ErrorCode::E_UNSUPPORTED_VERSION, "version", 4, "version " + std::to_string(version) + " (supported: 1, 2, 3)");
         m_version = version;
-        if (version == 1) warn("W_GGUF_V1", "version", 4, "GGUF v1 (32-bit counts and lengths); llama.cpp no longer loads it");
+        if (version == 1) warn(ErrorCode::W_GGUF_V1, "version", 4, "GGUF v1 (32-bit counts and lengths); llama.cpp no longer loads it");
 
         uint64_t at = m_cur.position();
         if (!read_count(n_tensors)) return truncated("n_tensors", count_bytes());
@@ -206,18 +206,18 @@ private:
         uint64_t per_tensor = m_version == 1 ? kMinTensorInfoBytesV1 : kMinTensorInfoBytes;
         uint64_t per_kv = m_version == 1 ? kMinKvBytesV1 : kMinKvBytes;
         if (!count_fits(n_tensors, rest, per_tensor))
-            return fail("E_COUNT", "n_tensors", at, std::to_string(n_tensors) + " exceeds max possible " +
+            return fail(ErrorCode::E_COUNT, "n_tensors", at, std::to_string(n_tensors) + " exceeds max possible " +
                         std::to_string(rest / per_tensor) + " (" + std::to_string(rest) + " bytes remaining / " +
                         std::to_string(per_tensor) + " bytes per tensor info)");
         if (!count_fits(n_kv, rest, per_kv))
-            return fail("E_COUNT", "n_kv", kv_at, std::to_string(n_kv) + " exceeds max possible " +
+            return fail(ErrorCode::E_COUNT, "n_kv", kv_at, std::to_string(n_kv) + " exceeds max possible " +
                         std::to_string(rest / per_kv) + " (" + std::to_string(rest) + " bytes remaining / " +
                         std::to_string(per_kv) + " bytes per KV)");
         if (n_tensors > m_limits.max_tensors)
-            return fail("E_LIMIT", "n_tensors", at, std::to_string(n_tensors) + " exceeds limit max_tensors=" +
+            return fail(ErrorCode::E_LIMIT, "n_tensors", at, std::to_string(n_tensors) + " exceeds limit max_tensors=" +
                         std::to_string(m_limits.max_tensors));
         if (n_kv > m_limits.max_kv)
-            return fail("E_LIMIT", "n_kv", kv_at, std::to_string(n_kv) + " exceeds limit max_kv=" +
+            return fail(ErrorCode::E_LIMIT, "n_kv", kv_at, std::to_string(n_kv) + " exceeds limit max_kv=" +
                         std::to_string(m_limits.max_kv));
         return true;
     }
@@ -225,13 +225,13 @@ private:
     // Reads a length-prefixed string into out. `cap` is the named limit for its length; a string
     // present in full but longer than the cap is rejected with `too_long_code`.
     bool read_string(const std::string& field, std::string& out, uint64_t cap, const char* cap_name,
-                     const char* too_long_code = "E_LIMIT") {
+                     ErrorCode too_long_code = ErrorCode::E_LIMIT) {
         uint64_t len_at = m_cur.position();
         uint64_t len;
         if (!read_count(len)) return truncated(field, count_bytes());
         if (len > m_cur.remaining()) {
             if (len > cap)
-                return fail("E_STRING_LENGTH", field, len_at, "length " + std::to_string(len) + " exceeds the " +
+                return fail(ErrorCode::E_STRING_LENGTH, field, len_at, "length " + std::to_string(len) + " exceeds the " +
                             std::to_string(m_cur.remaining()) + " bytes remaining");
             return truncated(field, len);
         }
@@ -258,7 +258,7 @@ private:
         uint32_t raw;
         if (!m_cur.read_u32(raw)) return truncated(field, 4);
         if (raw >= kValueTypeCount)
-            return fail("E_VALUE_TYPE", field, at, "value type " + std::to_string(raw) + " (valid: 0..12)");
+            return fail(ErrorCode::E_VALUE_TYPE, field, at, "value type " + std::to_string(raw) + " (valid: 0..12)");
         type = static_cast<ValueType>(raw);
         return true;
     }
@@ -270,17 +270,17 @@ private:
         const std::string key_field = indexed("kv", i, ".key");
         uint64_t key_len;
         if (!read_count(key_len)) return truncated(key_field, count_bytes());
-        if (key_len == 0) return fail("E_EMPTY_KEY", key_field, key_at, "key of length 0");
+        if (key_len == 0) return fail(ErrorCode::E_EMPTY_KEY, key_field, key_at, "key of length 0");
         m_cur.seek(key_at);
-        if (!read_string(key_field, e.key, m_limits.max_key_bytes, "max_key_bytes", "E_KEY_TOO_LONG")) return false;
+        if (!read_string(key_field, e.key, m_limits.max_key_bytes, "max_key_bytes", ErrorCode::E_KEY_TOO_LONG)) return false;
         e.key_range = {key_at, m_cur.position() - key_at};
         if (!key_charset_ok(e.key))
-            warn("W_KEY_CHARSET", key_field, key_at,
+            warn(ErrorCode::W_KEY_CHARSET, key_field, key_at,
                  "key \"" + escape_for_display(e.key) + "\" has characters outside [a-z0-9_.-]");
         // A duplicate is reported and kept in file order; lookups find the first occurrence.
         const bool duplicate = m_keys.contains(e.key);
         if (duplicate)
-            error("E_DUPLICATE_KEY", key_field, key_at, "\"" + escape_for_display(e.key) + "\" appears more than once");
+            error(ErrorCode::E_DUPLICATE_KEY, key_field, key_at, "\"" + escape_for_display(e.key) + "\" appears more than once");
 
         uint64_t type_at = m_cur.position();
         if (!read_value_type(indexed("kv", i, ".type"), e.value.type)) return false;
@@ -307,7 +307,7 @@ private:
         uint64_t at = m_cur.position();
         if (!read_scalar(v.type, v.scalar)) return truncated(field, value_type_size(v.type));
         if (v.type == ValueType::boolean && v.scalar.bits > 1)
-            warn("W_BOOL_NOT_01", field, at, "BOOL byte is " + std::to_string(v.scalar.bits) + ", not 0 or 1");
+            warn(ErrorCode::W_BOOL_NOT_01, field, at, "BOOL byte is " + std::to_string(v.scalar.bits) + ", not 0 or 1");
         return true;
     }
 
@@ -321,12 +321,12 @@ private:
             return read_string(field, ignored, m_limits.max_string_bytes, "max_string_bytes");
         }
         if (len > m_limits.max_string_bytes)
-            return fail("E_LIMIT", field, len_at, "length " + std::to_string(len) +
+            return fail(ErrorCode::E_LIMIT, field, len_at, "length " + std::to_string(len) +
                         " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
         uint64_t text_at = m_cur.position();
         if (len <= Value::kInlineStringBytes) {
             m_cur.read_string(v.text, len);
-            if (!utf8_valid(v.text)) warn("W_INVALID_UTF8", field, text_at, "string is not valid UTF-8");
+            if (!utf8_valid(v.text)) warn(ErrorCode::W_INVALID_UTF8, field, text_at, "string is not valid UTF-8");
         } else {
             v.lazy_text = LazyBytes{m_source, text_at, len};
             m_cur.skip(len);
@@ -341,9 +341,9 @@ private:
         uint32_t raw;
         if (!m_cur.read_u32(raw)) return truncated(type_field, 4);
         if (raw == static_cast<uint32_t>(ValueType::array))
-            return fail("E_NESTED_ARRAY", indexed("kv", i), elem_type_at, "array of arrays is not allowed");
+            return fail(ErrorCode::E_NESTED_ARRAY, indexed("kv", i), elem_type_at, "array of arrays is not allowed");
         if (raw >= kValueTypeCount)
-            return fail("E_VALUE_TYPE", type_field, elem_type_at, "element type " + std::to_string(raw) + " (valid: 0..12)");
+            return fail(ErrorCode::E_VALUE_TYPE, type_field, elem_type_at, "element type " + std::to_string(raw) + " (valid: 0..12)");
         index->element_type = static_cast<ValueType>(raw);
         std::string field = indexed("kv", i, ".value");
         uint64_t count_at = m_cur.position();
@@ -356,10 +356,10 @@ private:
                                                                       : value_type_size(index->element_type);
         auto need = checked_mul(index->count, elem_min);
         if (!need || *need > m_cur.remaining())
-            return fail("E_ARRAY_LENGTH", field, count_at, "count " + std::to_string(index->count) + " × " +
+            return fail(ErrorCode::E_ARRAY_LENGTH, field, count_at, "count " + std::to_string(index->count) + " × " +
                         std::to_string(elem_min) + " bytes > " + std::to_string(m_cur.remaining()) + " bytes remaining");
         if (index->count > m_limits.max_array_elements)
-            return fail("E_LIMIT", field, count_at, "count " + std::to_string(index->count) +
+            return fail(ErrorCode::E_LIMIT, field, count_at, "count " + std::to_string(index->count) +
                         " exceeds limit max_array_elements=" + std::to_string(m_limits.max_array_elements));
         if (index->element_type == ValueType::string) {
             if (!index_string_elements(field, *index, element_check)) return false;
@@ -377,7 +377,7 @@ private:
             const uint8_t* b = m_cur.peek(1);
             uint64_t at = m_cur.position();
             if (b && *b > 1) {
-                warn("W_BOOL_NOT_01", field + "[" + std::to_string(k) + "]", at,
+                warn(ErrorCode::W_BOOL_NOT_01, field + "[" + std::to_string(k) + "]", at,
                      "BOOL byte is " + std::to_string(*b) + ", not 0 or 1");
                 break;
             }
@@ -396,18 +396,18 @@ private:
             if (len > m_cur.remaining()) {
                 std::string f = field + "[" + std::to_string(k) + "]";
                 if (len > m_limits.max_string_bytes)
-                    return fail("E_STRING_LENGTH", f, at, "length " + std::to_string(len) + " exceeds the " +
+                    return fail(ErrorCode::E_STRING_LENGTH, f, at, "length " + std::to_string(len) + " exceeds the " +
                                 std::to_string(m_cur.remaining()) + " bytes remaining");
                 return truncated(f, len);
             }
             if (len > m_limits.max_string_bytes)
-                return fail("E_LIMIT", field + "[" + std::to_string(k) + "]", at, "length " + std::to_string(len) +
+                return fail(ErrorCode::E_LIMIT, field + "[" + std::to_string(k) + "]", at, "length " + std::to_string(len) +
                             " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
             // Strings longer than the cursor window are not UTF-8 checked (no window holds them).
             if (len <= Cursor::kWindowBytes && (!warned_utf8 || element_check)) {
                 const uint8_t* p = m_cur.peek(len);
                 if (p && !warned_utf8 && !utf8_valid(p, len)) {
-                    warn("W_INVALID_UTF8", field + "[" + std::to_string(k) + "]", at, "string is not valid UTF-8");
+                    warn(ErrorCode::W_INVALID_UTF8, field + "[" + std::to_string(k) + "]", at, "string is not valid UTF-8");
                     warned_utf8 = true;
                 }
                 if (p && element_check)
@@ -425,17 +425,17 @@ private:
         for (const MetadataEntry& e : m_model.metadata) {
             if (e.file != m_file || e.key != "general.alignment") continue;
             if (e.value.type != ValueType::u32)
-                return fail("E_ALIGNMENT_TYPE", "general.alignment", e.type_range.offset,
+                return fail(ErrorCode::E_ALIGNMENT_TYPE, "general.alignment", e.type_range.offset,
                             std::string("declared ") + value_type_name(e.value.type) + ", must be UINT32");
             uint64_t a = e.value.scalar.bits;
             if (!is_power_of_two(a))
-                return fail("E_ALIGNMENT", "general.alignment", e.value_range.offset,
+                return fail(ErrorCode::E_ALIGNMENT, "general.alignment", e.value_range.offset,
                             std::to_string(a) + " is not a power of two");
             if (a > m_limits.max_alignment)
-                return fail("E_ALIGNMENT_TOO_LARGE", "general.alignment", e.value_range.offset,
+                return fail(ErrorCode::E_ALIGNMENT_TOO_LARGE, "general.alignment", e.value_range.offset,
                             std::to_string(a) + " exceeds limit max_alignment=" + std::to_string(m_limits.max_alignment));
             if (a < 8)
-                warn("W_ALIGNMENT", "general.alignment", e.value_range.offset,
+                warn(ErrorCode::W_ALIGNMENT, "general.alignment", e.value_range.offset,
                      std::to_string(a) + " is unusual (spec: a multiple of 8)");
             m_alignment = a;
             break;
@@ -449,21 +449,21 @@ private:
         uint64_t start = m_cur.position();
         std::string name_field = indexed("tensors", i, ".name");
         if (!read_string(name_field, t.name, m_limits.max_tensor_name_bytes, "max_tensor_name_bytes",
-                         "E_TENSOR_NAME_TOO_LONG"))
+                         ErrorCode::E_TENSOR_NAME_TOO_LONG))
             return false;
         if (t.name.size() == m_limits.max_tensor_name_bytes)
-            warn("W_TENSOR_NAME_LENGTH", name_field, start, "64-byte name: llama.cpp needs fewer than 64 bytes");
-        if (t.name.empty()) warn("W_EMPTY_TENSOR_NAME", name_field, start, "empty tensor name");
-        if (!utf8_valid(t.name)) warn("W_INVALID_UTF8", name_field, start, "tensor name is not valid UTF-8");
+            warn(ErrorCode::W_TENSOR_NAME_LENGTH, name_field, start, "64-byte name: llama.cpp needs fewer than 64 bytes");
+        if (t.name.empty()) warn(ErrorCode::W_EMPTY_TENSOR_NAME, name_field, start, "empty tensor name");
+        if (!utf8_valid(t.name)) warn(ErrorCode::W_INVALID_UTF8, name_field, start, "tensor name is not valid UTF-8");
         const bool duplicate = m_tensor_names.contains(t.name);
         if (duplicate)
-            error("E_DUPLICATE_TENSOR", name_field, start, "\"" + escape_for_display(t.name) + "\" appears more than once");
+            error(ErrorCode::E_DUPLICATE_TENSOR, name_field, start, "\"" + escape_for_display(t.name) + "\" appears more than once");
 
         uint64_t dims_at = m_cur.position();
         uint32_t n_dims;
         if (!m_cur.read_u32(n_dims)) return truncated(indexed("tensors", i, ".n_dims"), 4);
         if (n_dims > m_limits.max_tensor_dims)
-            return fail("E_DIMS", indexed("tensors", i, ".n_dims"), dims_at,
+            return fail(ErrorCode::E_DIMS, indexed("tensors", i, ".n_dims"), dims_at,
                         std::to_string(n_dims) + " dimensions (at most " + std::to_string(m_limits.max_tensor_dims) + ")");
         uint64_t ne_at = m_cur.position();
         t.n_elements = 1;
@@ -473,36 +473,36 @@ private:
             uint64_t at = m_cur.position();
             uint64_t ne;
             if (!read_count(ne)) return truncated(f, count_bytes());
-            if (ne >= (1ull << 63)) return fail("E_DIM_RANGE", f, at, std::to_string(ne) + " is not below 2^63");
+            if (ne >= (1ull << 63)) return fail(ErrorCode::E_DIM_RANGE, f, at, std::to_string(ne) + " is not below 2^63");
             t.ne.push_back(ne);
             auto product = checked_mul(t.n_elements, ne);
             overflow = overflow || !product;
             t.n_elements = product.value_or(0);
         }
         if (overflow || t.n_elements > static_cast<uint64_t>(INT64_MAX))
-            return fail("E_ELEMENT_OVERFLOW", indexed("tensors", i, ".ne"), ne_at, "element count overflows 64 bits");
+            return fail(ErrorCode::E_ELEMENT_OVERFLOW, indexed("tensors", i, ".ne"), ne_at, "element count overflows 64 bits");
 
         uint64_t type_at = m_cur.position();
         uint32_t type_id;
         if (!m_cur.read_u32(type_id)) return truncated(indexed("tensors", i, ".type"), 4);
         if (type_id >= 0x80000000u)
-            return fail("E_TENSOR_TYPE", indexed("tensors", i, ".type"), type_at,
+            return fail(ErrorCode::E_TENSOR_TYPE, indexed("tensors", i, ".type"), type_at,
                         "type id " + std::to_string(type_id) + " is not a ggml type");
         t.type = describe_ggml_type(type_id);
         if (!t.type.known) {
-            warn("W_UNKNOWN_TENSOR_TYPE", indexed("tensors", i, ".type"), type_at,
+            warn(ErrorCode::W_UNKNOWN_TENSOR_TYPE, indexed("tensors", i, ".type"), type_at,
                  "type id " + std::to_string(type_id) + " is unknown to the pinned ggml; size unknown");
         } else {
             if (m_cur.swap_bytes() && !has_big_endian_layout(type_id))
-                error("E_BIG_ENDIAN_TYPE", indexed("tensors", i, ".type"), type_at, escape_for_display(t.name) + ": " + big_endian_refusal(t.type.name));
+                error(ErrorCode::E_BIG_ENDIAN_TYPE, indexed("tensors", i, ".type"), type_at, escape_for_display(t.name) + ": " + big_endian_refusal(t.type.name));
             uint64_t ne0 = t.ne.empty() ? 1 : t.ne[0];
             if (ne0 % t.type.block_size != 0)
-                return fail("E_BLOCK_MISALIGNED", indexed("tensors", i, ".ne[0]"), ne_at,
+                return fail(ErrorCode::E_BLOCK_MISALIGNED, indexed("tensors", i, ".ne[0]"), ne_at,
                             std::to_string(ne0) + " is not a multiple of " + t.type.name + "'s block size " +
                             std::to_string(t.type.block_size));
             t.n_bytes = ggml_tensor_bytes(t.type, ne0, t.n_elements);
             if (!t.n_bytes)
-                return fail("E_BYTE_SIZE_OVERFLOW", indexed("tensors", i), start, "byte size does not fit in 64 bits");
+                return fail(ErrorCode::E_BYTE_SIZE_OVERFLOW, indexed("tensors", i), start, "byte size does not fit in 64 bits");
         }
         if (!m_cur.read_u64(t.relative_offset)) return truncated(indexed("tensors", i, ".offset"), 8);
         t.info_range = {start, m_cur.position() - start};

@@ -7,7 +7,7 @@ namespace mlens {
 
 namespace {
 
-void warn(Model& m, const MetadataEntry& e, const char* code, std::string message) {
+void warn(Model& m, const MetadataEntry& e, ErrorCode code, std::string message) {
     m.diagnostics.push_back({Severity::warning, "GGUF", code, e.key, e.key_range.offset, std::move(message), e.file});
 }
 
@@ -20,12 +20,12 @@ void check_parallel_array(Model& m, const char* key, uint64_t n_vocab, ValueType
     if (!e) return;
     const ArrayIndex* a = array_of(e);
     if (!a || a->element_type != expected) {
-        warn(m, *e, "W_TOKENIZER_METADATA", std::string("expected an array of ") + value_type_name(expected) +
+        warn(m, *e, ErrorCode::W_TOKENIZER_METADATA, std::string("expected an array of ") + value_type_name(expected) +
              ", found " + (a ? std::string("an array of ") + value_type_name(a->element_type) : value_type_name(e->value.type)));
         return;
     }
     if (a->count != n_vocab)
-        warn(m, *e, "W_TOKENIZER_METADATA", std::to_string(a->count) + " entries for " + std::to_string(n_vocab) + " tokens");
+        warn(m, *e, ErrorCode::W_TOKENIZER_METADATA, std::to_string(a->count) + " entries for " + std::to_string(n_vocab) + " tokens");
 }
 
 void check_token_ids(Model& m, uint64_t n_vocab) {
@@ -37,9 +37,9 @@ void check_token_ids(Model& m, uint64_t n_vocab) {
         const MetadataEntry* e = m.find(key);
         if (!e) continue;
         if (!value_type_is_integer(e->value.type)) {
-            warn(m, *e, "W_TOKENIZER_METADATA", std::string("token id typed ") + value_type_name(e->value.type));
+            warn(m, *e, ErrorCode::W_TOKENIZER_METADATA, std::string("token id typed ") + value_type_name(e->value.type));
         } else if (e->value.scalar.as_int() < 0 || e->value.scalar.as_uint() >= n_vocab) {
-            warn(m, *e, "W_TOKENIZER_METADATA", "token id " + e->value.scalar.to_string() +
+            warn(m, *e, ErrorCode::W_TOKENIZER_METADATA, "token id " + e->value.scalar.to_string() +
                  " is not below the vocabulary size " + std::to_string(n_vocab));
         }
     }
@@ -54,7 +54,7 @@ public:
         if (!m_failed && !m_ok(element)) m_failed = index;
     }
     void finish(Model& m, const MetadataEntry& e) override {
-        if (m_failed) warn(m, e, "W_TOKENIZER_METADATA", "element " + std::to_string(*m_failed) + " " + m_what);
+        if (m_failed) warn(m, e, ErrorCode::W_TOKENIZER_METADATA, "element " + std::to_string(*m_failed) + " " + m_what);
     }
 
 private:
@@ -76,7 +76,7 @@ void check_tokenizer(Model& m) {
     if (!tokens_entry) return;
     const ArrayIndex* tokens = array_of(tokens_entry);
     if (!tokens || tokens->element_type != ValueType::string) {
-        warn(m, *tokens_entry, "W_TOKENIZER_METADATA", "expected an array of STRING");
+        warn(m, *tokens_entry, ErrorCode::W_TOKENIZER_METADATA, "expected an array of STRING");
         return;
     }
     check_parallel_array(m, "tokenizer.ggml.scores", tokens->count, ValueType::f32);
@@ -87,7 +87,7 @@ void check_tokenizer(Model& m) {
 // An integer split key, or nullopt (with a warning) when it is typed otherwise or negative.
 std::optional<uint64_t> split_value(Model& m, const MetadataEntry& e) {
     if (!value_type_is_integer(e.value.type) || e.value.scalar.as_int() < 0) {
-        warn(m, e, "W_SPLIT_METADATA", e.key + " is " + (value_type_is_integer(e.value.type) ? e.value.scalar.to_string()
+        warn(m, e, ErrorCode::W_SPLIT_METADATA, e.key + " is " + (value_type_is_integer(e.value.type) ? e.value.scalar.to_string()
              : std::string("typed ") + value_type_name(e.value.type)) + ", not a non-negative integer");
         return std::nullopt;
     }
@@ -100,7 +100,7 @@ void check_split(Model& m, const GgufLimits& limits) {
     if (count) {
         std::optional<uint64_t> v = split_value(m, *count);
         if (v && (*v == 0 || *v > limits.max_split_count))
-            warn(m, *count, "W_SPLIT_METADATA", "split.count " + std::to_string(*v) + " is outside 1.." +
+            warn(m, *count, ErrorCode::W_SPLIT_METADATA, "split.count " + std::to_string(*v) + " is outside 1.." +
                  std::to_string(limits.max_split_count));
         else if (v)
             n = *v;
@@ -108,14 +108,14 @@ void check_split(Model& m, const GgufLimits& limits) {
     if (const MetadataEntry* no = m.find("split.no")) {
         std::optional<uint64_t> k = split_value(m, *no);
         if (k && n > 0 && *k >= n)
-            warn(m, *no, "W_SPLIT_METADATA", "split.no " + std::to_string(*k) + " is not below split.count " + std::to_string(n));
+            warn(m, *no, ErrorCode::W_SPLIT_METADATA, "split.no " + std::to_string(*k) + " is not below split.count " + std::to_string(n));
         else if (k && !count)
-            warn(m, *no, "W_SPLIT_METADATA", "split.no without split.count");
+            warn(m, *no, ErrorCode::W_SPLIT_METADATA, "split.no without split.count");
     }
     if (const MetadataEntry* total = m.find("split.tensors.count")) {
         std::optional<uint64_t> t = split_value(m, *total);
         if (t && *t != m.tensors.size())
-            warn(m, *total, "W_SPLIT_METADATA", "split.tensors.count " + std::to_string(*t) + " but " +
+            warn(m, *total, ErrorCode::W_SPLIT_METADATA, "split.tensors.count " + std::to_string(*t) + " but " +
                  std::to_string(m.tensors.size()) + " tensors were found");
     }
 }
@@ -133,7 +133,7 @@ std::optional<ArchScalar> arch_scalar(const Model& m, const std::string& arch, c
 }
 
 void warn_abort(Model& m, const ArchScalar& v, const std::string& why) {
-    warn(m, *v.entry, "W_LLAMA_ABORT", v.entry->key + " = " + v.value.to_string() + ": " + why);
+    warn(m, *v.entry, ErrorCode::W_LLAMA_ABORT, v.entry->key + " = " + v.value.to_string() + ": " + why);
 }
 
 // Header values on which the pinned llama.cpp aborts (a GGML_ASSERT) or divides by zero instead

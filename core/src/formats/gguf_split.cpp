@@ -44,7 +44,7 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
     auto split = parse_split_name(path);
     if (!split || split->count == 1) return true;
     if (split->count > limits.max_split_count) {
-        model.diagnostics.push_back({Severity::error, "GGUF", "E_LIMIT", "split", std::nullopt,
+        model.diagnostics.push_back({Severity::error, "GGUF", ErrorCode::E_LIMIT, "split", std::nullopt,
                                      "split into " + std::to_string(split->count) + " shards exceeds limit max_split_count=" +
                                      std::to_string(limits.max_split_count), 0});
         model.partial = true;
@@ -65,7 +65,7 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
         } else {
             auto opened = open_file(shard);
             if (!opened) {
-                whole.diagnostics.push_back({Severity::error, "GGUF", "E_SPLIT_MISSING", "split", std::nullopt,
+                whole.diagnostics.push_back({Severity::error, "GGUF", ErrorCode::E_SPLIT_MISSING, "split", std::nullopt,
                                              "shard " + std::to_string(n) + " of " + std::to_string(split->count) + " (" +
                                              escape_for_display(shard) + "): " + opened.error().message, file});
                 whole.partial = true;

@@ -55,7 +55,7 @@ Status copy_range(const ByteSource& src, uint64_t offset, uint64_t length, Heade
     while (length > 0) {
         uint64_t n = std::min(length, kCopyChunk);
         if (!src.read(offset, n, chunk.data()))
-            return Error{"E_IO", "", offset, "cannot read " + std::to_string(n) + " bytes of " + escape_for_display(src.path())};
+            return Error{ErrorCode::E_IO, "", offset, "cannot read " + std::to_string(n) + " bytes of " + escape_for_display(src.path())};
         enc.raw(chunk.data(), n);
         offset += n;
         length -= n;
@@ -77,7 +77,7 @@ Status encode_array(const ArrayIndex& a, HeaderEncoder& enc) {
             return true;
         });
         ok = seen == a.count;
-        if (!ok) return Error{"E_IO", "", a.data_offset, "cannot read a string array element"};
+        if (!ok) return Error{ErrorCode::E_IO, "", a.data_offset, "cannot read a string array element"};
         return ok_status();
     }
     for (uint64_t i = 0; i < a.count; ++i) enc.scalar(a.scalar_at(i));
@@ -87,7 +87,7 @@ Status encode_array(const ArrayIndex& a, HeaderEncoder& enc) {
 Status encode_value(const Value& v, HeaderEncoder& enc) {
     enc.u32(static_cast<uint32_t>(v.type));
     if (v.type == ValueType::array) {
-        if (!v.array) return Error{"E_INVALID", "", std::nullopt, "array value without elements"};
+        if (!v.array) return Error{ErrorCode::E_INVALID, "", std::nullopt, "array value without elements"};
         return encode_array(*v.array, enc);
     }
     if (v.type == ValueType::string) {
@@ -126,11 +126,11 @@ Result<std::vector<uint64_t>> canonical_offsets(const Model& model, uint64_t ali
     uint64_t next = 0;
     for (const TensorInfo& t : model.tensors) {
         if (!t.n_bytes)
-            return Error{"E_UNKNOWN_SIZE", t.name, std::nullopt, "cannot write a tensor of unknown type " + t.type.name};
+            return Error{ErrorCode::E_UNKNOWN_SIZE, t.name, std::nullopt, "cannot write a tensor of unknown type " + t.type.name};
         offsets.push_back(next);
         auto end = checked_add(next, *t.n_bytes);
         auto aligned = end ? checked_align_up(*end, alignment) : std::nullopt;
-        if (!aligned) return Error{"E_SIZE_OVERFLOW", t.name, std::nullopt, "tensor data size overflows"};
+        if (!aligned) return Error{ErrorCode::E_SIZE_OVERFLOW, t.name, std::nullopt, "tensor data size overflows"};
         next = *aligned;
     }
     return offsets;
@@ -144,7 +144,7 @@ Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model, GgufByteOrder
     if (!offsets) return offsets.error();
     if (order == GgufByteOrder::big)
         for (const TensorInfo& t : model.tensors)
-            if (!has_big_endian_layout(t.type.id)) return Error{"E_BIG_ENDIAN_TYPE", t.name, std::nullopt, big_endian_refusal(t.type.name)};
+            if (!has_big_endian_layout(t.type.id)) return Error{ErrorCode::E_BIG_ENDIAN_TYPE, t.name, std::nullopt, big_endian_refusal(t.type.name)};
     std::vector<uint8_t> out;
     HeaderEncoder enc(out, order);
     enc.raw("GGUF", 4);
@@ -186,7 +186,7 @@ Status write_gguf_into(SafeFileWriter& w, const Model& model, JobContext* job, c
         const uint64_t block = std::max<uint64_t>(t.type.block_bytes, 1);
         const uint64_t step = order == GgufByteOrder::big ? std::max(kCopyChunk / block, uint64_t{1}) * block : kCopyChunk;
         for (uint64_t off = 0; off < n_bytes; off += step) {
-            if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "write cancelled"};
+            if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "write cancelled"};
             uint64_t n = std::min(step, n_bytes - off);
             chunk.resize(n);
             Status s = provider ? provider(i, off, n, chunk.data()) : model.read_tensor_bytes(i, off, n, chunk.data());

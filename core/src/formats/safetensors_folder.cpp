@@ -38,9 +38,9 @@ Result<Listing> list_folder(const std::string& dir) {
     Listing l;
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
-    if (ec) return Error{"E_NOT_FOUND", "path", std::nullopt, "cannot list the folder: " + ec.message()};
+    if (ec) return Error{ErrorCode::E_NOT_FOUND, "path", std::nullopt, "cannot list the folder: " + ec.message()};
     for (; it != fs::directory_iterator(); it.increment(ec)) {
-        if (ec) return Error{"E_IO", "path", std::nullopt, "cannot list the folder: " + ec.message()};
+        if (ec) return Error{ErrorCode::E_IO, "path", std::nullopt, "cannot list the folder: " + ec.message()};
         std::error_code type_ec;
         if (!it->is_regular_file(type_ec)) continue;
         std::string name = it->path().filename().string();
@@ -93,27 +93,27 @@ public:
 private:
     std::string path_of(const std::string& name) const { return m_dir + "/" + name; }
 
-    void index_diagnostic(Severity s, const char* code, std::string field, std::optional<uint64_t> offset, std::string message) {
+    void index_diagnostic(Severity s, ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
         m_index_diagnostics.push_back({s, "safetensors", code, std::move(field), offset, std::move(message), 0});
         if (s == Severity::error) m_model.partial = true;
     }
 
     void read_index(const std::string& name) {
         auto source = open_file(path_of(name));
-        if (!source) return index_diagnostic(Severity::error, source.error().code.c_str(), "index", std::nullopt,
+        if (!source) return index_diagnostic(Severity::error, source.error().code, "index", std::nullopt,
                                              escape_for_display(name) + ": " + source.error().message);
         m_index_source = *source;
         uint64_t size = m_index_source->size();
         if (size > m_limits.max_index_bytes)
-            return index_diagnostic(Severity::error, "E_LIMIT", "index", std::nullopt, "the index has " + std::to_string(size) +
+            return index_diagnostic(Severity::error, ErrorCode::E_LIMIT, "index", std::nullopt, "the index has " + std::to_string(size) +
                                     " bytes, over limit max_index_bytes=" + std::to_string(m_limits.max_index_bytes));
         std::string text(size, '\0');
         if (!m_index_source->read(0, size, text.data()))
-            return index_diagnostic(Severity::error, "E_IO", "index", 0, "cannot read the index");
+            return index_diagnostic(Severity::error, ErrorCode::E_IO, "index", 0, "cannot read the index");
         auto parsed = parse_safetensors_index(text, m_limits, m_job);
         if (!parsed) {
             const Error& e = parsed.error();
-            return index_diagnostic(Severity::error, e.code.c_str(), e.field, e.offset, e.message);
+            return index_diagnostic(Severity::error, e.code, e.field, e.offset, e.message);
         }
         m_index = std::move(parsed).value();
         collect_shard_names();
@@ -125,7 +125,7 @@ private:
             if (seen.count(e.shard) || rejected.count(e.shard)) continue;
             if (!is_plain_file_name(e.shard)) {
                 rejected.insert(e.shard);
-                index_diagnostic(Severity::error, "E_SHARD_NAME", "weight_map." + escape_for_display(e.tensor, 64), e.shard_offset,
+                index_diagnostic(Severity::error, ErrorCode::E_SHARD_NAME, "weight_map." + escape_for_display(e.tensor, 64), e.shard_offset,
                                  "shard \"" + escape_for_display(e.shard) + "\" is not a plain file name inside the folder");
                 continue;
             }
@@ -133,7 +133,7 @@ private:
             m_first_reference.emplace(e.shard, e.shard_offset);
         }
         if (seen.size() > m_limits.max_shards)
-            return index_diagnostic(Severity::error, "E_LIMIT", "weight_map", std::nullopt, std::to_string(seen.size()) +
+            return index_diagnostic(Severity::error, ErrorCode::E_LIMIT, "weight_map", std::nullopt, std::to_string(seen.size()) +
                                     " shard files exceed limit max_shards=" + std::to_string(m_limits.max_shards));
         m_shards.assign(seen.begin(), seen.end());
         std::sort(m_shards.begin(), m_shards.end());
@@ -144,14 +144,14 @@ private:
         m_shard_complete.assign(m_shards.size(), false);
         for (uint32_t k = 0; k < m_shards.size(); ++k) {
             if (job_cancelled(m_job)) {
-                index_diagnostic(Severity::error, "E_CANCELLED", "", std::nullopt, "opening cancelled");
+                index_diagnostic(Severity::error, ErrorCode::E_CANCELLED, "", std::nullopt, "opening cancelled");
                 return;
             }
             m_model.files.resize(k + 1);
             m_model.files[k].path = path_of(m_shards[k]);
             auto source = open_file(m_model.files[k].path);
             if (!source) {
-                index_diagnostic(Severity::error, "E_SHARD_MISSING", m_index ? "weight_map" : "path",
+                index_diagnostic(Severity::error, ErrorCode::E_SHARD_MISSING, m_index ? "weight_map" : "path",
                                  m_index ? std::optional<uint64_t>(m_first_reference[m_shards[k]]) : std::nullopt,
                                  "shard \"" + escape_for_display(m_shards[k]) + "\": " + source.error().message);
                 continue;
@@ -192,7 +192,7 @@ private:
                 if (!opened) continue;  // gone or replaced since the listing
                 source = *opened;
                 if (source->size() > m_limits.max_side_file_bytes) {
-                    m_model.diagnostics.push_back({Severity::warning, "safetensors", "W_SIDE_FILE_SKIPPED", "file:" + escape_for_display(name),
+                    m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_SIDE_FILE_SKIPPED, "file:" + escape_for_display(name),
                                                    std::nullopt, std::to_string(source->size()) + " bytes exceed limit max_side_file_bytes=" +
                                                    std::to_string(m_limits.max_side_file_bytes), 0});
                     continue;
@@ -204,7 +204,7 @@ private:
             ++kept;
         }
         if (skipped > 0)
-            m_model.diagnostics.push_back({Severity::warning, "safetensors", "W_SIDE_FILE_SKIPPED", "path", std::nullopt,
+            m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_SIDE_FILE_SKIPPED, "path", std::nullopt,
                                            std::to_string(skipped) + " more .json files beyond limit max_side_files=" +
                                            std::to_string(m_limits.max_side_files), 0});
     }
@@ -227,7 +227,7 @@ private:
             e.value.text.resize(source->size());
             if (!source->read(0, source->size(), e.value.text.data())) return;
             if (!utf8_valid(e.value.text))
-                m_model.diagnostics.push_back({Severity::warning, "safetensors", "W_INVALID_UTF8", e.key, 0,
+                m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_INVALID_UTF8, e.key, 0,
                                                "the file is not valid UTF-8", file});
         }
         m_model.metadata.push_back(std::move(e));
@@ -244,13 +244,13 @@ private:
         size_t mismatches = 0;
         auto mismatch = [&](std::string field, uint32_t file, uint64_t offset, std::string message) {
             if (++mismatches <= kIndexMismatchWarnings)
-                m_model.diagnostics.push_back({Severity::warning, "safetensors", "W_INDEX_MISMATCH", std::move(field), offset,
+                m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_INDEX_MISMATCH, std::move(field), offset,
                                                std::move(message), file});
         };
         for (const TensorInfo& t : m_model.tensors) {
             std::string name = escape_for_display(t.name, 64);
             if (!holder.emplace(t.name, t.file).second) {
-                m_model.diagnostics.push_back({Severity::error, "safetensors", "E_DUPLICATE_TENSOR", name, t.info_range.offset,
+                m_model.diagnostics.push_back({Severity::error, "safetensors", ErrorCode::E_DUPLICATE_TENSOR, name, t.info_range.offset,
                                                "\"" + name + "\" is also in shard \"" +
                                                    escape_for_display(m_shards[holder[t.name]]) + "\"", t.file});
                 m_model.partial = true;
@@ -271,7 +271,7 @@ private:
                          "listed in shard " + where + " but found in \"" + escape_for_display(m_shards[found->second]) + "\"");
         }
         if (mismatches > kIndexMismatchWarnings)
-            m_model.diagnostics.push_back({Severity::warning, "safetensors", "W_INDEX_MISMATCH", "weight_map", std::nullopt,
+            m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_INDEX_MISMATCH, "weight_map", std::nullopt,
                                            std::to_string(mismatches - kIndexMismatchWarnings) +
                                                " more disagreements between weight_map and the shards", m_index_file});
     }
@@ -297,7 +297,7 @@ Result<Model> open_safetensors_folder(const std::string& dir, const SafetensorsL
     if (!listing) return listing.error();
     auto choice = choose_weights(*listing);
     if (!choice)
-        return Error{"E_NOT_REGULAR_FILE", "path", std::nullopt,
+        return Error{ErrorCode::E_NOT_REGULAR_FILE, "path", std::nullopt,
                      "a directory is not a model file, and this one holds no model.safetensors, "
                      "model.safetensors.index.json or single *.safetensors"};
     return FolderReader(dir, limits, job).run(*listing, *choice);

@@ -8,7 +8,7 @@ namespace mlens {
 
 namespace {
 
-constexpr const char* kSchemaError = "InvalidHeaderDeserialization";
+constexpr ErrorCode kSchemaError = ErrorCode::InvalidHeaderDeserialization;
 constexpr size_t kNameInPath = 64;               // characters of a tensor name shown in a field path
 constexpr size_t kUnknownFieldWarnings = 100;    // per file; the rest are counted in one warning
 
@@ -171,7 +171,7 @@ bool SafetensorsHeaderHandler::end_object(const JsonToken& t) {
         case Where::root:
             m_where = Where::done;
             if (m_unknown_fields > kUnknownFieldWarnings)
-                warnings.push_back({Severity::warning, "safetensors", "W_UNKNOWN_FIELD", "header", std::nullopt,
+                warnings.push_back({Severity::warning, "safetensors", ErrorCode::W_UNKNOWN_FIELD, "header", std::nullopt,
                                     std::to_string(m_unknown_fields - kUnknownFieldWarnings) + " more unknown fields", m_file});
             return true;
         case Where::metadata: m_where = Where::root; return true;
@@ -202,7 +202,7 @@ bool SafetensorsHeaderHandler::key(std::string& name, const JsonToken& t) {
             m_field_name = std::move(name);
             m_where = Where::entry_value;
             if (m_field == Field::unknown && ++m_unknown_fields <= kUnknownFieldWarnings)
-                warnings.push_back({Severity::warning, "safetensors", "W_UNKNOWN_FIELD", field(), t.offset,
+                warnings.push_back({Severity::warning, "safetensors", ErrorCode::W_UNKNOWN_FIELD, field(), t.offset,
                                     "unknown field \"" + escape_for_display(m_field_name) + "\" in the entry of \"" +
                                         escape_for_display(m_tensor.name) + "\" is ignored", m_file});
             return true;
@@ -241,7 +241,7 @@ bool SafetensorsHeaderHandler::unsigned_value(uint64_t v, const JsonToken& t) {
     switch (m_where) {
         case Where::shape:
             if (m_tensor.ne.size() >= m_limits.max_rank)
-                return reject("E_LIMIT", field(), m_entry.shape_at,
+                return reject(ErrorCode::E_LIMIT, field(), m_entry.shape_at,
                               "shape has more dimensions than limit max_rank=" + std::to_string(m_limits.max_rank));
             m_tensor.ne.push_back(v);
             return true;
@@ -278,11 +278,11 @@ bool SafetensorsHeaderHandler::duplicate_key(const std::string& name, const Json
     std::string message = "\"" + escape_for_display(name) + "\" appears more than once";
     switch (m_where) {
         case Where::root:
-            return reject("E_DUPLICATE_KEY", name == "__metadata__" ? "__metadata__" : escape_for_display(name, kNameInPath),
+            return reject(ErrorCode::E_DUPLICATE_KEY, name == "__metadata__" ? "__metadata__" : escape_for_display(name, kNameInPath),
                           t.offset, message);
-        case Where::metadata: return reject("E_DUPLICATE_KEY", "__metadata__", t.offset, message + " in __metadata__");
-        case Where::entry: return reject("E_DUPLICATE_KEY", tensor_path(name), t.offset, message + " in one tensor entry");
-        default: return reject("E_DUPLICATE_KEY", field(), t.offset, message);
+        case Where::metadata: return reject(ErrorCode::E_DUPLICATE_KEY, "__metadata__", t.offset, message + " in __metadata__");
+        case Where::entry: return reject(ErrorCode::E_DUPLICATE_KEY, tensor_path(name), t.offset, message + " in one tensor entry");
+        default: return reject(ErrorCode::E_DUPLICATE_KEY, field(), t.offset, message);
     }
 }
 

@@ -6,7 +6,7 @@ namespace mlens {
 
 namespace {
 
-constexpr const char* kSchemaError = "E_INDEX_SCHEMA";
+constexpr ErrorCode kSchemaError = ErrorCode::E_INDEX_SCHEMA;
 
 class IndexHandler final : public JsonHandler {
 public:
@@ -104,7 +104,7 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view text, const Sa
     auto parsed = parse_strict_json(text, 0, handler, JsonLimits{limits.max_json_depth}, job);
     if (!parsed) {
         Error e = parsed.error();
-        if (e.code.rfind("E_JSON_", 0) == 0) e.code = "E_INDEX_JSON";
+        if (is_json_syntax_code(e.code)) e.code = ErrorCode::E_INDEX_JSON;
         return e;
     }
     if (!handler.saw_weight_map) return Error{kSchemaError, "weight_map", std::nullopt, "the index has no weight_map object"};

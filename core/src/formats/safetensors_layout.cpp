@@ -59,7 +59,7 @@ void size_safetensors_tensors(Model& model, size_t first, const std::vector<Safe
 
 bool check_safetensors_layout(Model& model, uint32_t file, size_t first, const std::vector<SafetensorsEntry>& entries,
                               uint64_t data_start) {
-    auto fail = [&](const char* code, std::string field, uint64_t offset, std::string message) {
+    auto fail = [&](ErrorCode code, std::string field, uint64_t offset, std::string message) {
         model.diagnostics.push_back({Severity::error, "safetensors", code, std::move(field), offset, std::move(message), file});
         model.partial = true;
         return false;
@@ -79,27 +79,27 @@ bool check_safetensors_layout(Model& model, uint32_t file, size_t first, const s
         auto name = [&] { return escape_for_display(t.name, 64); };
         auto range = [&] { return "[" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "]"; };
         if (e.end < e.begin)
-            return fail("InvalidOffset", name() + ".data_offsets", e.offsets_at, "data_offsets " + range() + " end before they begin");
+            return fail(ErrorCode::InvalidOffset, name() + ".data_offsets", e.offsets_at, "data_offsets " + range() + " end before they begin");
         if (e.begin != expected) {
             std::string why = !previous ? "the first tensor's data must start at 0"
                             : e.begin > expected ? "a gap of " + std::to_string(e.begin - expected) + " bytes after " + quoted(previous->name) +
                                                        ", which ends at " + std::to_string(expected)
                                                  : "it overlaps " + quoted(previous->name) + ", which ends at " + std::to_string(expected);
-            return fail("InvalidOffset", name() + ".data_offsets", e.offsets_at, "data_offsets " + range() + ": " + why);
+            return fail(ErrorCode::InvalidOffset, name() + ".data_offsets", e.offsets_at, "data_offsets " + range() + ": " + why);
         }
         TensorSize s = tensor_size(t, e.dtype);
         const char* dtype = safetensors_dtype_name(e.dtype);
         if (s.problem == SizeProblem::element_overflow)
-            return fail("ValidationOverflow", name() + ".shape", e.shape_at, "the element count overflows 64 bits");
+            return fail(ErrorCode::ValidationOverflow, name() + ".shape", e.shape_at, "the element count overflows 64 bits");
         if (s.problem == SizeProblem::bit_overflow)
-            return fail("ValidationOverflow", name() + ".shape", e.shape_at,
+            return fail(ErrorCode::ValidationOverflow, name() + ".shape", e.shape_at,
                         std::to_string(s.elements) + " elements of " + dtype + " overflow 64 bits");
         if (s.problem == SizeProblem::partial_byte)
-            return fail("MisalignedSlice", name() + ".shape", e.shape_at,
+            return fail(ErrorCode::MisalignedSlice, name() + ".shape", e.shape_at,
                         std::to_string(s.elements) + " elements of " + dtype + " are " + std::to_string(s.bits) +
                             " bits, not a whole number of bytes");
         if (e.end - e.begin != s.bits / 8)
-            return fail("TensorInvalidInfo", name() + ".data_offsets", e.offsets_at,
+            return fail(ErrorCode::TensorInvalidInfo, name() + ".data_offsets", e.offsets_at,
                         "data_offsets " + range() + " hold " + std::to_string(e.end - e.begin) + " bytes; " +
                             std::to_string(s.elements) + " elements of " + dtype + " need " + std::to_string(s.bits / 8));
         expected = e.end;
@@ -109,11 +109,11 @@ bool check_safetensors_layout(Model& model, uint32_t file, size_t first, const s
     const uint64_t file_size = model.files[file].source->size();
     auto data_end = checked_add(data_start, expected);
     if (!data_end || *data_end > file_size)
-        return fail("MetadataIncompleteBuffer", "data", file_size,
+        return fail(ErrorCode::MetadataIncompleteBuffer, "data", file_size,
                     "the tensor data ends at " + (data_end ? std::to_string(*data_end) : std::string("more than 2^64")) +
                         ", past the end of the file (" + std::to_string(file_size) + " bytes)");
     if (*data_end < file_size)
-        return fail("MetadataIncompleteBuffer", "data", *data_end,
+        return fail(ErrorCode::MetadataIncompleteBuffer, "data", *data_end,
                     std::to_string(file_size - *data_end) + " bytes after the end of the tensor data");
     return true;
 }

@@ -24,10 +24,10 @@ uint64_t load_u64_le(const uint8_t* p) {
 }
 
 // The strict JSON layer's generic codes, renamed as the reference implementation names them.
-std::string header_code(const std::string& code) {
-    if (code == "E_JSON_UTF8") return "InvalidHeader";
-    if (code == "E_JSON_START") return "InvalidHeaderStart";
-    if (code == "E_JSON_SYNTAX") return "InvalidHeaderDeserialization";
+ErrorCode header_code(ErrorCode code) {
+    if (code == ErrorCode::E_JSON_UTF8) return ErrorCode::InvalidHeader;
+    if (code == ErrorCode::E_JSON_START) return ErrorCode::InvalidHeaderStart;
+    if (code == ErrorCode::E_JSON_SYNTAX) return ErrorCode::InvalidHeaderDeserialization;
     return code;
 }
 
@@ -57,11 +57,11 @@ bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file, co
     sf.source = source;
     sf.alignment = 1;
     model.format = Format::safetensors;
-    auto diagnose = [&](Severity severity, std::string code, std::string field, std::optional<uint64_t> offset,
+    auto diagnose = [&](Severity severity, ErrorCode code, std::string field, std::optional<uint64_t> offset,
                         std::string message) {
         model.diagnostics.push_back({severity, "safetensors", std::move(code), std::move(field), offset, std::move(message), file});
     };
-    auto fail = [&](std::string code, std::string field, std::optional<uint64_t> offset, std::string message) {
+    auto fail = [&](ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
         diagnose(Severity::error, std::move(code), std::move(field), offset, std::move(message));
         model.partial = true;
         return false;
@@ -69,16 +69,16 @@ bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file, co
 
     const uint64_t size = source->size();
     if (size < kLengthBytes)
-        return fail("HeaderTooSmall", "header", 0, "the file has " + std::to_string(size) + " bytes; the header length alone needs 8");
+        return fail(ErrorCode::HeaderTooSmall, "header", 0, "the file has " + std::to_string(size) + " bytes; the header length alone needs 8");
     uint8_t prefix[kLengthBytes];
-    if (!source->read(0, kLengthBytes, prefix)) return fail("E_IO", "header", 0, "cannot read the header length");
+    if (!source->read(0, kLengthBytes, prefix)) return fail(ErrorCode::E_IO, "header", 0, "cannot read the header length");
     const uint64_t n = load_u64_le(prefix);
     if (n > limits.max_header_bytes)
-        return fail("HeaderTooLarge", "header", 0, "header length " + std::to_string(n) + " exceeds limit max_header_bytes=" +
+        return fail(ErrorCode::HeaderTooLarge, "header", 0, "header length " + std::to_string(n) + " exceeds limit max_header_bytes=" +
                     std::to_string(limits.max_header_bytes));
     auto data_start = checked_add(kLengthBytes, n);
     if (!data_start || *data_start > size)
-        return fail("InvalidHeaderLength", "header", 0, "header length " + std::to_string(n) + " runs past the end of the file (" +
+        return fail(ErrorCode::InvalidHeaderLength, "header", 0, "header length " + std::to_string(n) + " runs past the end of the file (" +
                     std::to_string(size) + " bytes)");
     sf.data_start = sf.header_bytes = *data_start;
 
@@ -87,7 +87,7 @@ bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file, co
     Result<JsonTextInfo> parsed = JsonTextInfo{};
     {
         std::string text(n, '\0');  // n <= max_header_bytes and <= the file size
-        if (!source->read(kLengthBytes, n, text.data())) return fail("E_IO", "header", kLengthBytes, "cannot read the header");
+        if (!source->read(kLengthBytes, n, text.data())) return fail(ErrorCode::E_IO, "header", kLengthBytes, "cannot read the header");
         SafetensorsHeaderHandler handler(text, kLengthBytes, source, file, limits);
         parsed = parse_strict_json(text, kLengthBytes, handler, JsonLimits{limits.max_json_depth}, job);
         append(model.metadata, std::move(handler.metadata));
@@ -101,7 +101,7 @@ bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file, co
         return fail(header_code(e.code), e.field, e.offset, e.message);
     }
     if (parsed->leading_whitespace > 0)
-        diagnose(Severity::warning, "W_LEADING_WHITESPACE", "header", kLengthBytes,
+        diagnose(Severity::warning, ErrorCode::W_LEADING_WHITESPACE, "header", kLengthBytes,
                  std::to_string(parsed->leading_whitespace) + " bytes of whitespace before the '{' that should begin the header");
     return check_safetensors_layout(model, file, first, entries, *data_start);
 }

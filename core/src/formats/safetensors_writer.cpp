@@ -48,7 +48,7 @@ bool written_as_metadata(const MetadataEntry& e) {
 }
 
 Error invalid_utf8(const std::string& what) {
-    return Error{"E_INVALID_UTF8", what, std::nullopt, "\"" + escape_for_display(what) + "\" is not valid UTF-8 and cannot be JSON text"};
+    return Error{ErrorCode::E_INVALID_UTF8, what, std::nullopt, "\"" + escape_for_display(what) + "\" is not valid UTF-8 and cannot be JSON text"};
 }
 
 Result<std::string> metadata_json(const Model& model) {
@@ -57,12 +57,12 @@ Result<std::string> metadata_json(const Model& model) {
     for (const MetadataEntry& e : model.metadata) {
         if (!written_as_metadata(e)) continue;
         if (!keys.insert(e.key).second)
-            return Error{"E_DUPLICATE_KEY", "__metadata__", std::nullopt, "metadata key \"" + escape_for_display(e.key) + "\" appears twice"};
+            return Error{ErrorCode::E_DUPLICATE_KEY, "__metadata__", std::nullopt, "metadata key \"" + escape_for_display(e.key) + "\" appears twice"};
         std::string value = e.value.string_value();
         if (e.value.lazy_text && value.size() != e.value.lazy_text->length)
-            return Error{"E_IO", escape_for_display(e.key), e.value.lazy_text->offset, "cannot read the metadata value"};
+            return Error{ErrorCode::E_IO, escape_for_display(e.key), e.value.lazy_text->offset, "cannot read the metadata value"};
         if (!utf8_valid(e.key)) return invalid_utf8(e.key);
-        if (!utf8_valid(value)) return Error{"E_INVALID_UTF8", escape_for_display(e.key), std::nullopt, "the value is not valid UTF-8"};
+        if (!utf8_valid(value)) return Error{ErrorCode::E_INVALID_UTF8, escape_for_display(e.key), std::nullopt, "the value is not valid UTF-8"};
         out += out.empty() ? "{" : ",";
         append_json_string(out, e.key);
         out += ':';
@@ -74,12 +74,12 @@ Result<std::string> metadata_json(const Model& model) {
 Status tensor_json(std::string& out, const TensorInfo& t, uint64_t begin, uint64_t& end) {
     const std::string name = escape_for_display(t.name, 64);
     auto dtype = safetensors_dtype_from_name(t.type.name);
-    if (!dtype) return Error{"E_UNSUPPORTED_TYPE", name, std::nullopt, "type " + t.type.name + " is not a safetensors dtype"};
+    if (!dtype) return Error{ErrorCode::E_UNSUPPORTED_TYPE, name, std::nullopt, "type " + t.type.name + " is not a safetensors dtype"};
     std::optional<uint64_t> bits = checked_mul(t.n_elements, safetensors_dtype_bits(*dtype));
     if (!t.n_bytes || !bits || *bits != *t.n_bytes * 8)
-        return Error{"E_UNSUPPORTED_TYPE", name, std::nullopt, "the size of this " + t.type.name + " tensor is not its elements' size"};
+        return Error{ErrorCode::E_UNSUPPORTED_TYPE, name, std::nullopt, "the size of this " + t.type.name + " tensor is not its elements' size"};
     auto next = checked_add(begin, *t.n_bytes);
-    if (!next) return Error{"E_SIZE_OVERFLOW", name, std::nullopt, "tensor data size overflows"};
+    if (!next) return Error{ErrorCode::E_SIZE_OVERFLOW, name, std::nullopt, "tensor data size overflows"};
     end = *next;
     if (out.size() > 1) out += ',';
     append_json_string(out, t.name);
@@ -106,7 +106,7 @@ Result<std::string> safetensors_header_text(const Model& model) {
     for (const TensorInfo& t : model.tensors) {
         if (!utf8_valid(t.name)) return invalid_utf8(t.name);
         if (t.name == "__metadata__" || !names.insert(t.name).second)
-            return Error{"E_DUPLICATE_KEY", escape_for_display(t.name, 64), std::nullopt,
+            return Error{ErrorCode::E_DUPLICATE_KEY, escape_for_display(t.name, 64), std::nullopt,
                          "\"" + escape_for_display(t.name) + "\" is reserved or names two tensors"};
         uint64_t end = 0;
         if (Status s = tensor_json(out, t, offset, end); !s) return s.error();
@@ -116,7 +116,7 @@ Result<std::string> safetensors_header_text(const Model& model) {
     out.append((kLengthBytes - (kLengthBytes + out.size()) % kLengthBytes) % kLengthBytes, ' ');
     const SafetensorsLimits limits;
     if (out.size() > limits.max_header_bytes)
-        return Error{"E_LIMIT", "header", std::nullopt, "the header would have " + std::to_string(out.size()) +
+        return Error{ErrorCode::E_LIMIT, "header", std::nullopt, "the header would have " + std::to_string(out.size()) +
                      " bytes, over limit max_header_bytes=" + std::to_string(limits.max_header_bytes)};
     return out;
 }
@@ -139,7 +139,7 @@ Status write_safetensors(const Model& model, const std::string& path, JobContext
     for (size_t i = 0; i < model.tensors.size(); ++i) {
         const uint64_t n_bytes = *model.tensors[i].n_bytes;
         for (uint64_t off = 0; off < n_bytes; off += kCopyChunk) {
-            if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "write cancelled"};
+            if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "write cancelled"};
             uint64_t n = std::min(kCopyChunk, n_bytes - off);
             chunk.resize(n);
             if (Status s = model.read_tensor_bytes(i, off, n, chunk.data()); !s) return s;

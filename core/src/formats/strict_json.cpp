@@ -18,11 +18,11 @@
 namespace mlens {
 
 bool JsonHandler::duplicate_key(const std::string& name, const JsonToken& t) {
-    return reject("E_DUPLICATE_KEY", field(), t.offset,
+    return reject(ErrorCode::E_DUPLICATE_KEY, field(), t.offset,
                   "\"" + escape_for_display(name) + "\" appears more than once");
 }
 
-bool JsonHandler::reject(std::string code, std::string field, uint64_t offset, std::string message) {
+bool JsonHandler::reject(ErrorCode code, std::string field, uint64_t offset, std::string message) {
     m_rejection = Error{std::move(code), std::move(field), offset, std::move(message)};
     return false;
 }
@@ -191,7 +191,7 @@ public:
         std::string what = ex.what();
         if (auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
         std::string message = at >= m_text.size() ? "EOF while parsing: " : "JSON syntax error: ";
-        error = Error{"E_JSON_SYNTAX", m_handler.field(), m_base + std::min<uint64_t>(at, m_text.size()),
+        error = Error{ErrorCode::E_JSON_SYNTAX, m_handler.field(), m_base + std::min<uint64_t>(at, m_text.size()),
                       message + escape_for_display(what)};
         return false;
     }
@@ -236,13 +236,13 @@ private:
         size_t s = t.offset - m_base, e = s + t.length;
         if (s < e && m_text[s] == '-') ++s;
         if (e - s >= 2 && m_text[s] == '0' && is_digit(m_text[s + 1]))
-            return stop("E_JSON_SYNTAX", t.offset, "JSON syntax error: number with a leading zero");
+            return stop(ErrorCode::E_JSON_SYNTAX, t.offset, "JSON syntax error: number with a leading zero");
         return true;
     }
 
     bool enter(const JsonToken& t) {
         if (++m_depth <= m_limits.max_depth) return true;
-        return stop("E_LIMIT", t.offset, "nesting depth " + std::to_string(m_depth) + " exceeds limit max_json_depth=" +
+        return stop(ErrorCode::E_LIMIT, t.offset, "nesting depth " + std::to_string(m_depth) + " exceeds limit max_json_depth=" +
                     std::to_string(m_limits.max_depth));
     }
 
@@ -250,10 +250,10 @@ private:
         if ((++m_events & 0xFFFF) != 0) return true;
         job_report(m_job, m_text.empty() ? 1.0 : static_cast<double>(m_scan) / static_cast<double>(m_text.size()));
         if (!job_cancelled(m_job)) return true;
-        return stop("E_CANCELLED", m_base + m_scan, "parsing cancelled");
+        return stop(ErrorCode::E_CANCELLED, m_base + m_scan, "parsing cancelled");
     }
 
-    bool stop(const char* code, uint64_t offset, std::string message) {
+    bool stop(ErrorCode code, uint64_t offset, std::string message) {
         error = Error{code, m_handler.field(), offset, std::move(message)};
         return false;
     }
@@ -274,19 +274,19 @@ private:
 Result<JsonTextInfo> parse_strict_json(std::string_view text, uint64_t base, JsonHandler& handler,
                                        const JsonLimits& limits, JobContext* job) {
     if (text.size() > kMaxTextBytes)
-        return Error{"E_LIMIT", handler.field(), base, "JSON text of " + std::to_string(text.size()) +
+        return Error{ErrorCode::E_LIMIT, handler.field(), base, "JSON text of " + std::to_string(text.size()) +
                      " bytes exceeds limit max_json_text_bytes=" + std::to_string(kMaxTextBytes)};
     const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
     size_t bad = first_invalid_utf8(bytes, text.size());
     if (bad != text.size())
-        return Error{"E_JSON_UTF8", handler.field(), base + bad,
+        return Error{ErrorCode::E_JSON_UTF8, handler.field(), base + bad,
                      "byte " + hex_bytes(text.substr(bad, 1)) + " is not valid UTF-8"};
     JsonTextInfo info;
     while (info.leading_whitespace < text.size() && is_json_space(text[info.leading_whitespace])) ++info.leading_whitespace;
     if (info.leading_whitespace == text.size())
-        return Error{"E_JSON_SYNTAX", handler.field(), base + text.size(), "EOF while parsing a value"};
+        return Error{ErrorCode::E_JSON_SYNTAX, handler.field(), base + text.size(), "EOF while parsing a value"};
     if (text[info.leading_whitespace] != '{')
-        return Error{"E_JSON_START", handler.field(), base + info.leading_whitespace,
+        return Error{ErrorCode::E_JSON_START, handler.field(), base + info.leading_whitespace,
                      "expected an object ('{'), found " + hex_bytes(text.substr(info.leading_whitespace, 1))};
 
     SaxBridge bridge(text, base, handler, limits, job);
@@ -295,14 +295,14 @@ Result<JsonTextInfo> parse_strict_json(std::string_view text, uint64_t base, Jso
         ok = nlohmann::json::sax_parse(text.data(), text.data() + text.size(), &bridge, nlohmann::json::input_format_t::json,
                                        /*strict=*/true, /*ignore_comments=*/false);
     } catch (const std::bad_alloc&) {
-        return Error{"E_NO_MEMORY", handler.field(), std::nullopt, "out of memory while parsing JSON"};
+        return Error{ErrorCode::E_NO_MEMORY, handler.field(), std::nullopt, "out of memory while parsing JSON"};
     } catch (const std::exception& e) {
-        return Error{"E_JSON_SYNTAX", handler.field(), std::nullopt, escape_for_display(e.what())};
+        return Error{ErrorCode::E_JSON_SYNTAX, handler.field(), std::nullopt, escape_for_display(e.what())};
     }
     if (ok) return info;
     if (bridge.error) return *bridge.error;
     if (handler.rejection()) return *handler.rejection();
-    return Error{"E_JSON_SYNTAX", handler.field(), std::nullopt, "JSON parse stopped"};
+    return Error{ErrorCode::E_JSON_SYNTAX, handler.field(), std::nullopt, "JSON parse stopped"};
 }
 
 }  // namespace mlens

@@ -34,14 +34,14 @@ AbPosition compare_rows(std::span<const float> la, std::span<const float> lb, in
 Status check_same_vocab(const Session& a, const Session& b) {
     const int32_t na = a.facts().n_vocab, nb = b.facts().n_vocab;
     if (na != nb)
-        return Error{"E_VOCAB_MISMATCH", "", std::nullopt,
+        return Error{ErrorCode::E_VOCAB_MISMATCH, "", std::nullopt,
                      "the models have different vocabularies: " + std::to_string(na) + " vs " + std::to_string(nb) +
                          " tokens"};
     for (int32_t id = 0; id < na; ++id) {
         const char* ta = llama_vocab_get_text(a.vocab(), id);
         const char* tb = llama_vocab_get_text(b.vocab(), id);
         if (std::strcmp(ta ? ta : "", tb ? tb : "") != 0)
-            return Error{"E_VOCAB_MISMATCH", "", std::nullopt,
+            return Error{ErrorCode::E_VOCAB_MISMATCH, "", std::nullopt,
                          "the models have different vocabularies: token " + std::to_string(id) + " differs"};
     }
     return ok_status();
@@ -84,15 +84,15 @@ Result<AbResult> compare_ab(Session& a, Session& b, std::string_view prompt, con
     if (!a.context()) return vocab_only_error(a);
     if (!b.context()) return vocab_only_error(b);
     if (&a == &b)
-        return Error{"E_SAME_SESSION", "", std::nullopt, "A and B must be two sessions (load the file twice)"};
+        return Error{ErrorCode::E_SAME_SESSION, "", std::nullopt, "A and B must be two sessions (load the file twice)"};
     Status same = check_same_vocab(a, b);
     if (!same) return same.error();
     auto tokens = tokenize_ids(a, prompt, options.tokenize);
     if (!tokens) return tokens.error();
-    if (tokens->empty()) return Error{"E_EMPTY_PROMPT", "", std::nullopt, "the prompt has no tokens"};
+    if (tokens->empty()) return Error{ErrorCode::E_EMPTY_PROMPT, "", std::nullopt, "the prompt has no tokens"};
     const size_t limit = std::min(a.n_ctx(), b.n_ctx());
     if (tokens->size() > limit)
-        return Error{"E_CONTEXT", "", std::nullopt,
+        return Error{ErrorCode::E_CONTEXT, "", std::nullopt,
                      "the prompt has " + std::to_string(tokens->size()) + " tokens; the contexts hold " +
                          std::to_string(limit)};
 

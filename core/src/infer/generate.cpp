@@ -55,9 +55,9 @@ Result<GenerationResult> generate_from_tokens(Session& session, std::vector<int3
                                               const GenerateOptions& options, JobContext* job,
                                               const StepCallback& on_step) {
     if (!session.context()) return vocab_only_error(session);
-    if (prompt_tokens.empty()) return Error{"E_EMPTY_PROMPT", "", std::nullopt, "the prompt has no tokens"};
+    if (prompt_tokens.empty()) return Error{ErrorCode::E_EMPTY_PROMPT, "", std::nullopt, "the prompt has no tokens"};
     if (prompt_tokens.size() > session.n_ctx())
-        return Error{"E_CONTEXT", "", std::nullopt,
+        return Error{ErrorCode::E_CONTEXT, "", std::nullopt,
                      "the prompt has " + std::to_string(prompt_tokens.size()) + " tokens; the context holds " +
                          std::to_string(session.n_ctx())};
     LogScope scope(&session.log());
@@ -80,7 +80,7 @@ Result<GenerationResult> generate_from_tokens(Session& session, std::vector<int3
     for (int i = 0; i < options.max_tokens; ++i) {
         if (job_cancelled(job)) return infer_detail::cancelled_error();
         std::span<const float> logits = infer_detail::logits_row(session, ctx, row);
-        if (logits.empty()) return Error{"E_LLAMA_DECODE", "", std::nullopt, "llama.cpp returned no logits"};
+        if (logits.empty()) return Error{ErrorCode::E_LLAMA_DECODE, "", std::nullopt, "llama.cpp returned no logits"};
         GenerationStep step;
         step.token = sampler.sample(logits);
         const double log_sum = log_sum_exp(logits);

@@ -120,7 +120,7 @@ double time_decode(Session& session, llama_context_params cp, std::span<const in
                    Status& status) {
     llama_context* ctx = llama_init_from_model(session.model(), cp);
     if (!ctx) {
-        status = Error{"E_LLAMA_CONTEXT", "", std::nullopt, "llama.cpp could not create a capture context"};
+        status = Error{ErrorCode::E_LLAMA_CONTEXT, "", std::nullopt, "llama.cpp could not create a capture context"};
         return 0.0;
     }
     auto start = std::chrono::steady_clock::now();
@@ -149,9 +149,9 @@ Result<LayerCaptureResult> capture_layers(Session& session, std::string_view pro
     if (!session.context()) return vocab_only_error(session);
     auto tokens = tokenize_ids(session, prompt, options.tokenize);
     if (!tokens) return tokens.error();
-    if (tokens->empty()) return Error{"E_EMPTY_PROMPT", "", std::nullopt, "the prompt has no tokens"};
+    if (tokens->empty()) return Error{ErrorCode::E_EMPTY_PROMPT, "", std::nullopt, "the prompt has no tokens"};
     if (tokens->size() > session.n_ctx())
-        return Error{"E_CONTEXT", "", std::nullopt,
+        return Error{ErrorCode::E_CONTEXT, "", std::nullopt,
                      "the prompt has " + std::to_string(tokens->size()) + " tokens; the context holds " +
                          std::to_string(session.n_ctx())};
     LogScope scope(&session.log());

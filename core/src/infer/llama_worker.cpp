@@ -29,7 +29,7 @@ void on_cancel_signal(int) {
     if (JobContext* job = g_job.load()) job->cancel();
 }
 
-Error not_loaded() { return Error{"E_NOT_LOADED", "", std::nullopt, "no model is loaded in the worker"}; }
+Error not_loaded() { return Error{ErrorCode::E_NOT_LOADED, "", std::nullopt, "no model is loaded in the worker"}; }
 
 class Server {
 public:
@@ -38,7 +38,7 @@ public:
     int run() {
         for (;;) {
             auto request = wire::read_frame(m_fd);
-            if (!request) return request.error().code == "E_EOF" ? 0 : 1;
+            if (!request) return request.error().code == ErrorCode::E_EOF ? 0 : 1;
             serve(*request);
         }
     }
@@ -88,7 +88,7 @@ private:
             Result<Json> r = dispatch(request, job);
             reply = r ? std::move(r).value() : wire::encode_error(r.error());
         } catch (const std::exception& e) {
-            reply = wire::encode_error(Error{"E_WIRE", "", std::nullopt, std::string("a request does not decode: ") + e.what()});
+            reply = wire::encode_error(Error{ErrorCode::E_WIRE, "", std::nullopt, std::string("a request does not decode: ") + e.what()});
         }
         {
             std::lock_guard lock(mutex);
@@ -107,7 +107,7 @@ private:
         FileVersion want{expected.at(0).get<uint64_t>(), expected.at(1).get<uint64_t>(), expected.at(2).get<uint64_t>(),
                           expected.at(3).get<int64_t>()};
         if (!(*now == want))
-            return Error{"E_FILE_CHANGED", "", std::nullopt, "the file changed after it was checked; load it again"};
+            return Error{ErrorCode::E_FILE_CHANGED, "", std::nullopt, "the file changed after it was checked; load it again"};
         return ok_status();
     }
 
@@ -205,7 +205,7 @@ private:
             return Json{{"type", "layers"}, {"result", wire::encode_layers(*result)}};
         }
         if (op == "ab") return ab(request, job);
-        return Error{"E_WIRE", "", std::nullopt, "unknown request"};
+        return Error{ErrorCode::E_WIRE, "", std::nullopt, "unknown request"};
     }
 
     int m_fd;

@@ -79,7 +79,7 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     // A store reference or manifest names a blob: llama.cpp is given the GGUF file itself.
     const bool gguf = model && model->format == Format::gguf && !model->files.empty();
     if (model && !gguf)
-        return Error{"E_NOT_GGUF", "", std::nullopt,
+        return Error{ErrorCode::E_NOT_GGUF, "", std::nullopt,
                      std::string("llama.cpp loads GGUF files; this is a ") + format_name(model->format) + " model"};
     const std::string file = gguf ? model->files[0].path : path;
     std::optional<ExportNeed> need;
@@ -92,13 +92,13 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     }
 
     ScratchDir scratch("upstream.gguf");
-    if (scratch.path().empty()) return Error{"E_EXPORT_FOR_LOAD", "", std::nullopt, "cannot create a temporary directory for the upstream export"};
+    if (scratch.path().empty()) return Error{ErrorCode::E_EXPORT_FOR_LOAD, "", std::nullopt, "cannot create a temporary directory for the upstream export"};
     compat::ExportOptions export_options;
     export_options.text_path = scratch.file();
     auto exported = compat::export_upstream(need->model, need->plan, export_options, job);
     if (!exported) {
-        if (exported.error().code == "E_CANCELLED") return exported.error();
-        return Error{"E_EXPORT_FOR_LOAD", "", std::nullopt, "the upstream export this file needs failed: " + exported.error().to_string()};
+        if (exported.error().code == ErrorCode::E_CANCELLED) return exported.error();
+        return Error{ErrorCode::E_EXPORT_FOR_LOAD, "", std::nullopt, "the upstream export this file needs failed: " + exported.error().to_string()};
     }
     out.route.through_export = true;
     out.route.handlers = need->plan.text.handlers;

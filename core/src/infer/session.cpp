@@ -93,7 +93,7 @@ Result<std::unique_ptr<Session>> Session::load(const std::string& path, const Se
         session->m_log->flush();
         if (job_cancelled(job)) return infer_detail::cancelled_error();
         std::string why = session->m_log->problems_since(first_line);
-        return Error{"E_LLAMA_LOAD", "", std::nullopt,
+        return Error{ErrorCode::E_LLAMA_LOAD, "", std::nullopt,
                      "llama.cpp could not load the model" + (why.empty() ? std::string() : ": " + why)};
     }
     session->m_vocab = llama_model_get_vocab(session->m_model);
@@ -106,7 +106,7 @@ Result<std::unique_ptr<Session>> Session::load(const std::string& path, const Se
     if (!session->m_context) {
         session->m_log->flush();
         std::string why = session->m_log->problems_since(first_line);
-        return Error{"E_LLAMA_CONTEXT", "", std::nullopt,
+        return Error{ErrorCode::E_LLAMA_CONTEXT, "", std::nullopt,
                      "llama.cpp could not create a context" + (why.empty() ? std::string() : ": " + why)};
     }
     session->m_n_ctx = llama_n_ctx(session->m_context);
@@ -130,7 +130,7 @@ bool Session::abort_requested(void* session) {
 }
 
 Error vocab_only_error(const Session& session) {
-    return Error{"E_VOCAB_ONLY", "", std::nullopt,
+    return Error{ErrorCode::E_VOCAB_ONLY, "", std::nullopt,
                  "the model was loaded without weights (vocab only); load it fully to decode"};
 }
 
@@ -150,7 +150,7 @@ llama_context_params context_params(Session& session, uint32_t n_ctx) {
     return cp;
 }
 
-Error cancelled_error() { return Error{"E_CANCELLED", "", std::nullopt, "cancelled"}; }
+Error cancelled_error() { return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"}; }
 
 Status decode(Session& session, llama_context* ctx, std::span<const int32_t> tokens, int32_t pos0,
               bool all_logits, JobContext* job) {
@@ -173,7 +173,7 @@ Status decode(Session& session, llama_context* ctx, std::span<const int32_t> tok
     if (rc == 2 || job_cancelled(job)) return cancelled_error();
     session.log().flush();
     std::string why = session.log().problems_since(first_line);
-    return Error{"E_LLAMA_DECODE", "", std::nullopt,
+    return Error{ErrorCode::E_LLAMA_DECODE, "", std::nullopt,
                  "llama_decode returned " + std::to_string(rc) + (why.empty() ? std::string() : ": " + why)};
 }
 

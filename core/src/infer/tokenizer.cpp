@@ -27,18 +27,18 @@ bool valid_id(const Session& session, int32_t id) { return id >= 0 && id < sessi
 Result<std::vector<int32_t>> tokenize_ids(const Session& session, std::string_view text,
                                           const TokenizeOptions& options) {
     if (text.size() > static_cast<size_t>(INT32_MAX / 2))
-        return Error{"E_TOO_LARGE", "", std::nullopt, "text of " + std::to_string(text.size()) + " bytes is too long"};
+        return Error{ErrorCode::E_TOO_LARGE, "", std::nullopt, "text of " + std::to_string(text.size()) + " bytes is too long"};
     LogScope scope(&session.log());
     const auto len = static_cast<int32_t>(text.size());
     std::vector<int32_t> ids(text.size() + 4);
     int32_t n = llama_tokenize(session.vocab(), text.data(), len, ids.data(), static_cast<int32_t>(ids.size()),
                                options.add_special, options.parse_special);
-    if (n == INT32_MIN) return Error{"E_TOO_LARGE", "", std::nullopt, "the token count overflows int32"};
+    if (n == INT32_MIN) return Error{ErrorCode::E_TOO_LARGE, "", std::nullopt, "the token count overflows int32"};
     if (n < 0) {
         ids.resize(static_cast<size_t>(-n));
         n = llama_tokenize(session.vocab(), text.data(), len, ids.data(), static_cast<int32_t>(ids.size()),
                            options.add_special, options.parse_special);
-        if (n < 0) return Error{"E_TOKENIZE", "", std::nullopt, "llama_tokenize failed"};
+        if (n < 0) return Error{ErrorCode::E_TOKENIZE, "", std::nullopt, "llama_tokenize failed"};
     }
     ids.resize(static_cast<size_t>(n));
     return ids;
@@ -46,7 +46,7 @@ Result<std::vector<int32_t>> tokenize_ids(const Session& session, std::string_vi
 
 Result<TokenPiece> token_piece(const Session& session, int32_t id) {
     if (!valid_id(session, id))
-        return Error{"E_TOKEN_ID", "", std::nullopt,
+        return Error{ErrorCode::E_TOKEN_ID, "", std::nullopt,
                      "token id " + std::to_string(id) + " is outside the vocabulary of " +
                          std::to_string(session.facts().n_vocab)};
     return TokenPiece{id, piece_of(session.vocab(), id), llama_vocab_is_control(session.vocab(), id)};
@@ -82,7 +82,7 @@ Result<std::string> detokenize(const Session& session, std::span<const int32_t> 
         text.assign(static_cast<size_t>(-n), '\0');
         n = llama_detokenize(session.vocab(), ids.data(), n_ids, text.data(), static_cast<int32_t>(text.size()),
                              remove_special, unparse_special);
-        if (n < 0) return Error{"E_DETOKENIZE", "", std::nullopt, "llama_detokenize failed"};
+        if (n < 0) return Error{ErrorCode::E_DETOKENIZE, "", std::nullopt, "llama_detokenize failed"};
     }
     text.resize(static_cast<size_t>(n));
     return text;
@@ -98,7 +98,7 @@ std::vector<ChatMessage> sample_conversation() {
 Result<ChatRender> apply_chat_template(const Session& session, const std::vector<ChatMessage>& messages,
                                        bool add_assistant_prefix) {
     const char* tmpl = llama_model_chat_template(session.model(), nullptr);
-    if (!tmpl) return Error{"E_NO_TEMPLATE", "tokenizer.chat_template", std::nullopt, "the file has no chat template"};
+    if (!tmpl) return Error{ErrorCode::E_NO_TEMPLATE, "tokenizer.chat_template", std::nullopt, "the file has no chat template"};
     std::vector<llama_chat_message> chat;
     size_t total = 0;
     for (const ChatMessage& m : messages) {
@@ -116,7 +116,7 @@ Result<ChatRender> apply_chat_template(const Session& session, const std::vector
                                       static_cast<int32_t>(buf.size()));
     }
     if (n < 0)
-        return Error{"E_TEMPLATE", "tokenizer.chat_template", std::nullopt,
+        return Error{ErrorCode::E_TEMPLATE, "tokenizer.chat_template", std::nullopt,
                      "llama.cpp does not recognise this chat template (llama_chat_apply_template returned " +
                          std::to_string(n) + ")"};
     buf.resize(static_cast<size_t>(n));

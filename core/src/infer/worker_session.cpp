@@ -51,7 +51,7 @@ std::string describe_status(int status) {
 }
 
 Error decode_failure(const std::exception& e) {
-    return Error{"E_WIRE", "", std::nullopt, std::string("the worker's answer does not decode: ") + e.what()};
+    return Error{ErrorCode::E_WIRE, "", std::nullopt, std::string("the worker's answer does not decode: ") + e.what()};
 }
 
 // Runs `decode` on a reply, turning a malformed reply into an Error instead of an exception.
@@ -80,9 +80,9 @@ std::string worker_path(const std::string& text) {
 Result<FileVersion> regular_file_identity(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
-        return Error{"E_IO", "", std::nullopt, "cannot examine the file: " + std::string(std::strerror(errno))};
+        return Error{ErrorCode::E_IO, "", std::nullopt, "cannot examine the file: " + std::string(std::strerror(errno))};
     if (!S_ISREG(st.st_mode))
-        return Error{"E_NOT_REGULAR", "", std::nullopt, "not a regular file (" + std::string(file_type_text(st.st_mode)) + "); llama.cpp is not asked to open it"};
+        return Error{ErrorCode::E_NOT_REGULAR, "", std::nullopt, "not a regular file (" + std::string(file_type_text(st.st_mode)) + "); llama.cpp is not asked to open it"};
     return FileVersion{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_size),
                         static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
 }
@@ -185,7 +185,7 @@ Error WorkerSession::stop(std::string reason) {
     m_log->flush();
     std::string message = "llama.cpp stopped: " + reason;
     if (!last.empty()) message += ": " + last;
-    m_stopped = Error{"E_LLAMA_STOPPED", "", std::nullopt, message};
+    m_stopped = Error{ErrorCode::E_LLAMA_STOPPED, "", std::nullopt, message};
     m_channel.reset();
     return *m_stopped;
 }
@@ -219,7 +219,7 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
         if (n > 0 && fds[0].revents) {
             auto frame = wire::read_frame(m_channel->socket);
             if (!frame) {
-                if (frame.error().code == "E_EOF") return stop({});
+                if (frame.error().code == ErrorCode::E_EOF) return stop({});
                 ::kill(m_pid, SIGKILL);
                 return stop(frame.error().message);
             }
@@ -247,7 +247,7 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
                 return decode_failure(e);
             }
             // A result that crossed the cancel on its way is dropped, as the cancel asked.
-            if (cancel_sent) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
+            if (cancel_sent) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
             return std::move(frame).value();
         }
     }
@@ -260,10 +260,10 @@ Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& te
     auto identity = regular_file_identity(path);
     if (!identity) return identity.error();
     if (expected && !(*identity == *expected))
-        return Error{"E_FILE_CHANGED", "", std::nullopt, "the file changed since it was opened; open it again"};
+        return Error{ErrorCode::E_FILE_CHANGED, "", std::nullopt, "the file changed since it was opened; open it again"};
     const std::string exe = llama_worker_executable();
     if (exe.empty())
-        return Error{"E_NO_WORKER", "", std::nullopt, "mlens-llama-worker, which runs llama.cpp, was not found next to this program"};
+        return Error{ErrorCode::E_NO_WORKER, "", std::nullopt, "mlens-llama-worker, which runs llama.cpp, was not found next to this program"};
 
     std::unique_ptr<WorkerSession> session(new WorkerSession());
     session->m_path = path;
@@ -276,11 +276,11 @@ Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& te
     Channel& ch = *session->m_channel;
 
     int sv[2], ep[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return Error{"E_IO", "", std::nullopt, "socketpair failed"};
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return Error{ErrorCode::E_IO, "", std::nullopt, "socketpair failed"};
     if (::pipe2(ep, O_CLOEXEC) != 0) {
         ::close(sv[0]);
         ::close(sv[1]);
-        return Error{"E_IO", "", std::nullopt, "pipe failed"};
+        return Error{ErrorCode::E_IO, "", std::nullopt, "pipe failed"};
     }
     ch.socket = sv[0];
     ch.stderr_pipe = ep[0];
@@ -322,7 +322,7 @@ Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& te
     posix_spawnattr_destroy(&attr);
     ::close(child_socket);
     ::close(child_stderr);
-    if (rc != 0) return Error{"E_NO_WORKER", "", std::nullopt, "cannot start " + exe + ": " + std::strerror(rc)};
+    if (rc != 0) return Error{ErrorCode::E_NO_WORKER, "", std::nullopt, "cannot start " + exe + ": " + std::strerror(rc)};
     session->m_pid = pid;
 
     Json request = {{"op", "load"}, {"path", path}, {"options", wire::encode_session_options(session->m_options)},

@@ -10,13 +10,13 @@ namespace mlens::wire {
 
 namespace {
 
-Error wire_error(std::string message) { return Error{"E_WIRE", "", std::nullopt, std::move(message)}; }
+Error wire_error(std::string message) { return Error{ErrorCode::E_WIRE, "", std::nullopt, std::move(message)}; }
 
 Status send_all(int fd, const uint8_t* data, size_t size) {
     while (size > 0) {
         ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return Error{"E_EOF", "", std::nullopt, std::string("the other side is gone: ") + std::strerror(errno)};
+        if (n <= 0) return Error{ErrorCode::E_EOF, "", std::nullopt, std::string("the other side is gone: ") + std::strerror(errno)};
         data += n;
         size -= static_cast<size_t>(n);
     }
@@ -63,24 +63,24 @@ Status write_frame(int fd, const Json& message) {
 
 Result<Json> read_frame(int fd) {
     uint8_t head[4];
-    if (!recv_all(fd, head, sizeof head)) return Error{"E_EOF", "", std::nullopt, "the other side closed the connection"};
+    if (!recv_all(fd, head, sizeof head)) return Error{ErrorCode::E_EOF, "", std::nullopt, "the other side closed the connection"};
     const uint32_t n = head[0] | (uint32_t(head[1]) << 8) | (uint32_t(head[2]) << 16) | (uint32_t(head[3]) << 24);
     if (n > kMaxFrameBytes) return wire_error("a frame announces " + std::to_string(n) + " bytes");
     std::vector<uint8_t> body(n);
-    if (!recv_all(fd, body.data(), n)) return Error{"E_EOF", "", std::nullopt, "the connection closed inside a message"};
+    if (!recv_all(fd, body.data(), n)) return Error{ErrorCode::E_EOF, "", std::nullopt, "the connection closed inside a message"};
     Json j = Json::from_cbor(body, true, false);
     if (j.is_discarded() || !j.is_object()) return wire_error("a frame is not a CBOR object");
     return j;
 }
 
 Json encode_error(const Error& e) {
-    Json j = {{"type", "error"}, {"code", e.code}, {"field", e.field}, {"message", e.message}};
+    Json j = {{"type", "error"}, {"code", code_name(e.code)}, {"field", e.field}, {"message", e.message}};
     if (e.offset) j["offset"] = *e.offset;
     return j;
 }
 
 Error decode_error(const Json& j) {
-    Error e{j.at("code").get<std::string>(), j.value("field", std::string()), std::nullopt, j.at("message").get<std::string>()};
+    Error e{code_from_name(j.at("code").get<std::string>()).value_or(ErrorCode::E_WIRE), j.value("field", std::string()), std::nullopt, j.at("message").get<std::string>()};
     if (j.contains("offset")) e.offset = j.at("offset").get<uint64_t>();
     return e;
 }

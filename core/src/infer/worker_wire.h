@@ -30,8 +30,8 @@ using Json = nlohmann::json;
 inline constexpr uint32_t kMaxFrameBytes = 512u << 20;
 
 Status write_frame(int fd, const Json& message);
-// Blocks until a whole frame arrived. "E_EOF" when the peer closed the socket before a frame
-// began or in the middle of one, "E_WIRE" for a frame that is not CBOR or too large.
+// Blocks until a whole frame arrived. ErrorCode::E_EOF when the peer closed the socket before a frame
+// began or in the middle of one, ErrorCode::E_WIRE for a frame that is not CBOR or too large.
 Result<Json> read_frame(int fd);
 
 Json encode_error(const Error& e);

@@ -226,19 +226,19 @@ std::string open_error_text(int err) {
     return std::strerror(err);
 }
 
-const char* open_error_code(int err) {
-    if (out_of_descriptors(err)) return "E_FD_LIMIT";
-    if (err == EACCES || err == EPERM) return "E_PERMISSION";
-    if (err == ENOENT || err == ENOTDIR) return "E_NOT_FOUND";
-    return "E_IO";
+ErrorCode open_error_code(int err) {
+    if (out_of_descriptors(err)) return ErrorCode::E_FD_LIMIT;
+    if (err == EACCES || err == EPERM) return ErrorCode::E_PERMISSION;
+    if (err == ENOENT || err == ENOTDIR) return ErrorCode::E_NOT_FOUND;
+    return ErrorCode::E_IO;
 }
 
 Result<ByteSourcePtr> open_file(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
-        return Error{"E_NOT_FOUND", "path", std::nullopt, "cannot open: " + std::string(std::strerror(errno))};
+        return Error{ErrorCode::E_NOT_FOUND, "path", std::nullopt, "cannot open: " + std::string(std::strerror(errno))};
     if (!S_ISREG(st.st_mode))
-        return Error{"E_NOT_REGULAR_FILE", "path", std::nullopt, "not a regular file"};
+        return Error{ErrorCode::E_NOT_REGULAR_FILE, "path", std::nullopt, "not a regular file"};
     int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     while (fd < 0 && out_of_descriptors(errno) && release_idle_descriptor())
         fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -249,7 +249,7 @@ Result<ByteSourcePtr> open_file(const std::string& path) {
     // Re-check the opened object: the path may have been swapped between stat and open.
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
-        return Error{"E_NOT_REGULAR_FILE", "path", std::nullopt, "not a regular file"};
+        return Error{ErrorCode::E_NOT_REGULAR_FILE, "path", std::nullopt, "not a regular file"};
     }
     return ByteSourcePtr(std::make_shared<FileSource>(path, static_cast<uint64_t>(st.st_size), fd, st.st_dev, st.st_ino));
 }

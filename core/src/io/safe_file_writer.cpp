@@ -19,14 +19,14 @@ namespace {
 // Long enough for any name; keeps ".<name>.tmp-XXXXXX" within NAME_MAX for the longest names.
 constexpr size_t kTempNameKeep = 200;
 
-Error output_error(const char* code, std::string message) {
+Error output_error(ErrorCode code, std::string message) {
     return Error{code, "output", std::nullopt, std::move(message)};
 }
 
 // Called right after the failing system call: errno still holds its reason.
 Error io_error(const std::string& what, const std::string& path) {
     const int reason = errno;
-    return output_error("E_IO", what + " " + escape_for_display(path) + ": " + std::strerror(reason));
+    return output_error(ErrorCode::E_IO, what + " " + escape_for_display(path) + ": " + std::strerror(reason));
 }
 
 FileIdentity identity_of(const struct stat& st) {
@@ -34,7 +34,7 @@ FileIdentity identity_of(const struct stat& st) {
 }
 
 Error not_regular(const std::string& shown, mode_t mode) {
-    return output_error("E_OUTPUT_NOT_REGULAR", "refusing to write to " + escape_for_display(shown) + ": it is " +
+    return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR, "refusing to write to " + escape_for_display(shown) + ": it is " +
                                                     file_type_text(mode) + ", and only a regular file is ever replaced");
 }
 
@@ -47,8 +47,8 @@ struct Target {
 };
 
 Result<Target> resolve_target(const std::string& shown) {
-    if (shown.empty()) return output_error("E_OUTPUT_NOT_REGULAR", "no output path given");
-    if (shown.back() == '/') return output_error("E_OUTPUT_NOT_REGULAR", "refusing to write to " + escape_for_display(shown) + ": it names a folder");
+    if (shown.empty()) return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR, "no output path given");
+    if (shown.back() == '/') return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR, "refusing to write to " + escape_for_display(shown) + ": it names a folder");
     Target t;
     t.path = shown;
     struct stat ls {};
@@ -57,7 +57,7 @@ Result<Target> resolve_target(const std::string& shown) {
             char* real = ::realpath(shown.c_str(), nullptr);
             if (!real) {
                 const int reason = errno;
-                return output_error("E_OUTPUT_NOT_REGULAR", "refusing to write to " + escape_for_display(shown) +
+                return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR, "refusing to write to " + escape_for_display(shown) +
                                                                 ": a symbolic link that leads to no file (" + std::strerror(reason) + ")");
             }
             t.path = real;
@@ -98,14 +98,14 @@ Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, OutputGua
     if (existing)
         for (const OutputGuard::Input& in : guard.m_inputs)
             if (in.id == *existing)
-                return output_error("E_OUTPUT_IS_INPUT", "refusing to write " + escape_for_display(path) + " over the input file " +
+                return output_error(ErrorCode::E_OUTPUT_IS_INPUT, "refusing to write " + escape_for_display(path) + " over the input file " +
                                                              escape_for_display(in.path));
     struct stat folder_st {};
     if (::stat(target->folder.c_str(), &folder_st) != 0) return io_error("cannot use the folder", target->folder);
     const FileIdentity folder = identity_of(folder_st);
     for (const OutputGuard::Output& out : guard.m_outputs)
         if ((existing && out.existing == existing) || (out.folder == folder && out.name == target->name))
-            return output_error("E_OUTPUTS_SAME_FILE", escape_for_display(path) + " and " + escape_for_display(out.path) +
+            return output_error(ErrorCode::E_OUTPUTS_SAME_FILE, escape_for_display(path) + " and " + escape_for_display(out.path) +
                                                            " are the same file; each output needs its own");
 
     std::string temp = target->folder + "/." + target->name.substr(0, kTempNameKeep) + ".tmp-XXXXXX";
@@ -154,7 +154,7 @@ void SafeFileWriter::discard() {
 }
 
 Status SafeFileWriter::write(const void* data, uint64_t length) {
-    if (m_fd < 0) return output_error("E_IO", "cannot write " + escape_for_display(m_shown) + ": the file is already closed");
+    if (m_fd < 0) return output_error(ErrorCode::E_IO, "cannot write " + escape_for_display(m_shown) + ": the file is already closed");
     const auto* p = static_cast<const uint8_t*>(data);
     while (length > 0) {
         const ssize_t n = ::write(m_fd, p, length);
@@ -173,7 +173,7 @@ Status SafeFileWriter::write(const void* data, uint64_t length) {
 }
 
 Status SafeFileWriter::commit() {
-    if (m_fd < 0) return output_error("E_IO", "cannot finish " + escape_for_display(m_shown) + ": the file is already closed");
+    if (m_fd < 0) return output_error(ErrorCode::E_IO, "cannot finish " + escape_for_display(m_shown) + ": the file is already closed");
     auto fail = [this](Error e) -> Status {
         discard();
         return e;
@@ -191,7 +191,7 @@ Status SafeFileWriter::commit() {
         if (!S_ISREG(st.st_mode)) return fail(not_regular(m_shown, st.st_mode));
         for (const FileIdentity& in : m_inputs)
             if (in == identity_of(st))
-                return fail(output_error("E_OUTPUT_IS_INPUT", "refusing to write " + escape_for_display(m_shown) +
+                return fail(output_error(ErrorCode::E_OUTPUT_IS_INPUT, "refusing to write " + escape_for_display(m_shown) +
                                                                   ": it became one of the input files"));
     }
     if (::rename(m_temp.c_str(), m_target.c_str()) != 0) return fail(io_error("cannot rename the finished file into", m_shown));
@@ -209,7 +209,7 @@ Status SafeFileWriter::commit() {
 
     auto now = file_identity(m_target);
     if (!now || !(*now == m_written_id))
-        return output_error("E_OUTPUT_REPLACED", escape_for_display(m_shown) +
+        return output_error(ErrorCode::E_OUTPUT_REPLACED, escape_for_display(m_shown) +
                                                      " was replaced by another writer right after this one finished; that file is left as is");
     return ok_status();
 }

@@ -32,7 +32,7 @@ std::string format_and_version(Format f, uint32_t version) {
 }
 
 std::string Error::to_string() const {
-    std::string s = code;
+    std::string s(code_name(code));
     if (!field.empty()) s += " " + field;
     if (offset) s += " offset=" + std::to_string(*offset);
     if (!message.empty()) s += ": " + message;
@@ -93,22 +93,22 @@ uint64_t Model::total_file_bytes() const {
 }
 
 Status Model::read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, void* dst) const {
-    if (index >= tensors.size()) return Error{"E_RANGE", "tensor", std::nullopt, "no such tensor"};
+    if (index >= tensors.size()) return Error{ErrorCode::E_RANGE, "tensor", std::nullopt, "no such tensor"};
     const TensorInfo& t = tensors[index];
     auto end = checked_add(offset, length);
     if (!t.n_bytes || !end || *end > *t.n_bytes)
-        return Error{"E_RANGE", t.name, std::nullopt, "read outside the tensor's data"};
+        return Error{ErrorCode::E_RANGE, t.name, std::nullopt, "read outside the tensor's data"};
     if (t.file >= files.size() || !files[t.file].source)
-        return Error{"E_IO", t.name, std::nullopt, "tensor file is not open"};
+        return Error{ErrorCode::E_IO, t.name, std::nullopt, "tensor file is not open"};
     const SourceFile& file = files[t.file];
     auto read = [&](uint64_t from, uint64_t n, void* out) -> Status {
         if (!file.source->read(t.data_offset + from, n, out))
-            return Error{"E_IO", "tensors", t.data_offset + from,
+            return Error{ErrorCode::E_IO, "tensors", t.data_offset + from,
                          "cannot read " + std::to_string(n) + " bytes of " + escape_for_display(t.name)};
         return ok_status();
     };
     if (!file.big_endian || format != Format::gguf) return read(offset, length, dst);
-    if (!has_big_endian_layout(t.type.id)) return Error{"E_BIG_ENDIAN_TYPE", t.name, std::nullopt, big_endian_refusal(t.type.name)};
+    if (!has_big_endian_layout(t.type.id)) return Error{ErrorCode::E_BIG_ENDIAN_TYPE, t.name, std::nullopt, big_endian_refusal(t.type.name)};
     // Fields are reversed block by block: a range that cuts a block reads its whole blocks.
     const uint64_t block = t.type.block_bytes;
     const uint64_t first = offset / block, last = (*end + block - 1) / block;

@@ -7,7 +7,7 @@ namespace mlens {
 
 nlohmann::json diagnostic_to_json(const Diagnostic& d) {
     nlohmann::json j = {{"severity", d.severity == Severity::error ? "error" : "warning"},
-                        {"format", d.format}, {"code", d.code}, {"field", d.field},
+                        {"format", d.format}, {"code", code_name(d.code)}, {"field", d.field},
                         {"message", d.message}, {"file", d.file}};
     j["offset"] = d.offset ? nlohmann::json(*d.offset) : nlohmann::json(nullptr);
     return j;

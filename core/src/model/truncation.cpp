@@ -36,7 +36,7 @@ uint64_t covered_bytes(std::vector<std::pair<uint64_t, uint64_t>> ranges) {
 
 void mark_missing_data(Model& model) {
     for (const Diagnostic& d : model.diagnostics)
-        if (d.code == "E_TRUNCATED_DATA") return;
+        if (d.code == ErrorCode::E_TRUNCATED_DATA) return;
     std::vector<FileShortfall> files(model.files.size());
     for (size_t f = 0; f < model.files.size(); ++f)
         if (model.files[f].source) files[f].size = model.files[f].source->size();
@@ -61,7 +61,7 @@ void mark_missing_data(Model& model) {
                               std::to_string(f.affected) + " of " + std::to_string(f.tensors) + " tensors affected";
         if (model.files.size() > 1)
             message = escape_for_display(std::filesystem::path(model.files[i].path).filename().string(), 80) + ": " + message;
-        summaries.push_back({Severity::error, format_name(model.format), "E_TRUNCATED_DATA", "data", f.size,
+        summaries.push_back({Severity::error, format_name(model.format), ErrorCode::E_TRUNCATED_DATA, "data", f.size,
                              std::move(message), static_cast<uint32_t>(i)});
     }
     model.diagnostics.insert(model.diagnostics.begin(), std::make_move_iterator(summaries.begin()),

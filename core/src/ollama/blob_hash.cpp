@@ -34,21 +34,21 @@ Result<FileHash> sha256_file(const std::string& path, JobContext* job, const std
         return Error{open_error_code(err), "", std::nullopt, "cannot open for hashing: " + open_error_text(err)};
     }
     struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) return Error{"E_IO", "", std::nullopt, std::strerror(errno)};
+    if (::fstat(fd.get(), &st) != 0) return Error{ErrorCode::E_IO, "", std::nullopt, std::strerror(errno)};
     if (!S_ISREG(st.st_mode))
-        return Error{"E_NOT_REGULAR_FILE", "", std::nullopt, std::string("is ") + file_type_text(st.st_mode)};
+        return Error{ErrorCode::E_NOT_REGULAR_FILE, "", std::nullopt, std::string("is ") + file_type_text(st.st_mode)};
     ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 
     std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
     if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
-        return Error{"E_IO", "", std::nullopt, "cannot initialise sha256"};
+        return Error{ErrorCode::E_IO, "", std::nullopt, "cannot initialise sha256"};
     std::vector<unsigned char> buf(kChunkBytes);
     FileHash out;
     while (true) {
-        if (job_cancelled(job)) return Error{"E_CANCELLED", "", out.bytes, "hashing cancelled"};
+        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", out.bytes, "hashing cancelled"};
         ssize_t got = ::read(fd.get(), buf.data(), buf.size());
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) return Error{"E_IO", "", out.bytes, std::string("read failed: ") + std::strerror(errno)};
+        if (got < 0) return Error{ErrorCode::E_IO, "", out.bytes, std::string("read failed: ") + std::strerror(errno)};
         if (got == 0) break;
         EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(got));
         out.bytes += static_cast<uint64_t>(got);
@@ -57,11 +57,11 @@ Result<FileHash> sha256_file(const std::string& path, JobContext* job, const std
     struct stat after {};
     if (::fstat(fd.get(), &after) != 0 || out.bytes != static_cast<uint64_t>(st.st_size) || after.st_size != st.st_size ||
         after.st_mtim.tv_sec != st.st_mtim.tv_sec || after.st_mtim.tv_nsec != st.st_mtim.tv_nsec)
-        return Error{"E_CHANGED", "", std::nullopt, "the file changed while it was hashed (" + std::to_string(st.st_size) +
+        return Error{ErrorCode::E_CHANGED, "", std::nullopt, "the file changed while it was hashed (" + std::to_string(st.st_size) +
                      " bytes at open, " + std::to_string(out.bytes) + " read)"};
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
-    if (EVP_DigestFinal_ex(ctx.get(), md, &n) != 1) return Error{"E_IO", "", std::nullopt, "sha256 failed"};
+    if (EVP_DigestFinal_ex(ctx.get(), md, &n) != 1) return Error{ErrorCode::E_IO, "", std::nullopt, "sha256 failed"};
     out.hex = to_hex(md, n);
     return out;
 }
@@ -71,7 +71,7 @@ Status verify_blob(const BlobLookup& blob, const BlobDigest& expected, JobContex
     auto hash = sha256_file(blob.path, job);
     if (!hash) return hash.error();
     if (hash->hex != expected.hex)
-        return Error{"E_DIGEST_MISMATCH", "", std::nullopt,
+        return Error{ErrorCode::E_DIGEST_MISMATCH, "", std::nullopt,
                      blob.name + ": expected sha256:" + expected.hex + " actual sha256:" + hash->hex};
     return ok_status();
 }

@@ -139,7 +139,7 @@ private:
 
     bool wrong(const JsonToken& t, const char* found) {
         std::string f = field();
-        return reject("E_CONFIG_JSON", f, t.offset, f + " has the wrong type: found " + found);
+        return reject(ErrorCode::E_CONFIG_JSON, f, t.offset, f + " has the wrong type: found " + found);
     }
 
     ModelConfig& m_config;
@@ -157,9 +157,9 @@ Result<ModelConfig> parse_model_config(std::string_view text, uint64_t base) {
     if (!parsed) {
         Error e = parsed.error();
         // Syntax errors belong to the text as a whole; type errors (already E_CONFIG_JSON) to a field.
-        if (e.code != "E_CONFIG_JSON" && e.code != "E_CANCELLED") {
-            e.message = (e.code == "E_DUPLICATE_KEY" ? "duplicate key " + e.field + ": " : "") + e.message;
-            e.code = "E_CONFIG_JSON";
+        if (e.code != ErrorCode::E_CONFIG_JSON && e.code != ErrorCode::E_CANCELLED) {
+            e.message = (e.code == ErrorCode::E_DUPLICATE_KEY ? "duplicate key " + e.field + ": " : "") + e.message;
+            e.code = ErrorCode::E_CONFIG_JSON;
             e.field = "config";
         }
         return e;

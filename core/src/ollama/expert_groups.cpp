@@ -130,7 +130,7 @@ void find_expert_groups(Model& model, const std::vector<std::string>& blob_names
             b.stacked = true;
             uint64_t count = ne.back();
             if (b.group.count != 0 && b.group.count != count)
-                model.diagnostics.push_back({Severity::warning, "store", "W_EXPERT_COUNT_MISMATCH", escape_for_display(t.name, 120),
+                model.diagnostics.push_back({Severity::warning, "store", ErrorCode::W_EXPERT_COUNT_MISMATCH, escape_for_display(t.name, 120),
                                              std::nullopt, "stacks " + std::to_string(count) + " experts; the group's first member stacks " +
                                              std::to_string(b.group.count), t.file});
             if (b.group.count == 0) b.group.count = count;

@@ -100,7 +100,7 @@ public:
             ? (name == "schemaVersion" || name == "mediaType" || name == "config" || name == "layers")
             : (name == "mediaType" || name == "digest" || name == "size" || name == "from" || name == "name");
         if (!known)
-            warn("W_UNKNOWN_FIELD", prefix() + escape_for_display(name, 80), t.offset,
+            warn(ErrorCode::W_UNKNOWN_FIELD, prefix() + escape_for_display(name, 80), t.offset,
                  "unknown field \"" + escape_for_display(name, 80) + "\" skipped");
         m_known_key = known;
         return true;
@@ -192,7 +192,7 @@ private:
     bool next_element(const JsonToken& t) {
         uint64_t index = m_manifest.layers.size() + m_skipped_elements;
         if (index < kMaxLayers) return true;
-        return reject("E_TOO_MANY_LAYERS", "layers", t.offset,
+        return reject(ErrorCode::E_TOO_MANY_LAYERS, "layers", t.offset,
                       "more than " + std::to_string(kMaxLayers) + " layers (exceeds limit max_layers=" +
                       std::to_string(kMaxLayers) + ")");
     }
@@ -269,11 +269,11 @@ private:
             ++suppressed;
             return true;
         }
-        m_manifest.diagnostics.push_back({Severity::error, "store", "E_MANIFEST_SCHEMA", field, offset, std::move(message)});
+        m_manifest.diagnostics.push_back({Severity::error, "store", ErrorCode::E_MANIFEST_SCHEMA, field, offset, std::move(message)});
         return true;
     }
 
-    void warn(const char* code, std::string field, uint64_t offset, std::string message) {
+    void warn(ErrorCode code, std::string field, uint64_t offset, std::string message) {
         if (m_manifest.diagnostics.size() >= kMaxReportedErrors) {
             ++suppressed;
             return;
@@ -294,24 +294,24 @@ private:
 };
 
 std::string json_error_message(std::string_view text, const Error& e) {
-    if (e.code == "E_JSON_START" && text.substr(0, 3) == "\xEF\xBB\xBF")
+    if (e.code == ErrorCode::E_JSON_START && text.substr(0, 3) == "\xEF\xBB\xBF")
         return "the manifest starts with a UTF-8 byte order mark; JSON text must not";
-    if (e.code == "E_DUPLICATE_KEY") return "duplicate key: " + e.message;
-    if (e.code == "E_JSON_UTF8") return "invalid UTF-8: " + e.message;
+    if (e.code == ErrorCode::E_DUPLICATE_KEY) return "duplicate key: " + e.message;
+    if (e.code == ErrorCode::E_JSON_UTF8) return "invalid UTF-8: " + e.message;
     return e.message;
 }
 
 // A string digest was read when digest_at is set: the value cannot sit at the text's first byte.
 void check_layer(const ManifestLayer& layer, std::vector<Diagnostic>& out) {
     if (layer.digest_at != 0 && !layer.blob)
-        out.push_back({Severity::error, "store", "E_BAD_DIGEST", layer.field + ".digest", layer.digest_at,
+        out.push_back({Severity::error, "store", ErrorCode::E_BAD_DIGEST, layer.field + ".digest", layer.digest_at,
                        "\"" + escape_for_display(layer.digest, 100) +
                        "\" is not a digest of the form sha256:<64 lowercase hex digits>"});
     if (layer.kind == LayerKind::unknown && !layer.media_type.empty())
-        out.push_back({Severity::warning, "store", "W_UNKNOWN_MEDIA_TYPE", layer.field + ".mediaType", layer.range.offset,
+        out.push_back({Severity::warning, "store", ErrorCode::W_UNKNOWN_MEDIA_TYPE, layer.field + ".mediaType", layer.range.offset,
                        "unknown media type \"" + escape_for_display(layer.media_type, 100) + "\"; layer skipped"});
     if (layer.kind == LayerKind::embed)
-        out.push_back({Severity::warning, "store", "W_DEPRECATED_MEDIA_TYPE", layer.field + ".mediaType", layer.range.offset,
+        out.push_back({Severity::warning, "store", ErrorCode::W_DEPRECATED_MEDIA_TYPE, layer.field + ".mediaType", layer.range.offset,
                        "the embed layer type is deprecated and ignored"});
 }
 
@@ -361,7 +361,7 @@ std::optional<uint64_t> Manifest::total_size() const {
 Manifest parse_manifest(std::string_view text, uint64_t base) {
     Manifest m;
     if (text.size() > kMaxManifestBytes) {
-        m.diagnostics.push_back({Severity::error, "store", "E_MANIFEST_TOO_LARGE", "", base,
+        m.diagnostics.push_back({Severity::error, "store", ErrorCode::E_MANIFEST_TOO_LARGE, "", base,
                                  std::to_string(text.size()) + " bytes exceeds limit max_manifest_bytes=" +
                                  std::to_string(kMaxManifestBytes)});
         return m;
@@ -370,19 +370,19 @@ Manifest parse_manifest(std::string_view text, uint64_t base) {
     auto parsed = parse_strict_json(text, base, handler);
     if (!parsed) {
         const Error& e = parsed.error();
-        bool kept = e.code == "E_TOO_MANY_LAYERS" || e.code == "E_CANCELLED";
-        m.diagnostics.insert(m.diagnostics.begin(), Diagnostic{Severity::error, "store", kept ? e.code : "E_MANIFEST_JSON",
+        bool kept = e.code == ErrorCode::E_TOO_MANY_LAYERS || e.code == ErrorCode::E_CANCELLED;
+        m.diagnostics.insert(m.diagnostics.begin(), Diagnostic{Severity::error, "store", kept ? e.code : ErrorCode::E_MANIFEST_JSON,
                                                                e.field, e.offset, json_error_message(text, e)});
     }
     if (handler.suppressed)
-        m.diagnostics.push_back({Severity::error, "store", "E_MANIFEST_SCHEMA", "", std::nullopt,
+        m.diagnostics.push_back({Severity::error, "store", ErrorCode::E_MANIFEST_SCHEMA, "", std::nullopt,
                                  std::to_string(handler.suppressed) + " more problems not listed"});
     if (m.has_config) m.config.blob = parse_blob_digest(m.config.digest);
     for (ManifestLayer& l : m.layers) l.blob = parse_blob_digest(l.digest);
     if (m.has_config) check_layer(m.config, m.diagnostics);
     for (const ManifestLayer& l : m.layers) check_layer(l, m.diagnostics);
     if (!m.media_type.empty() && m.media_type != kManifestMediaType)
-        m.diagnostics.push_back({Severity::warning, "store", "W_MANIFEST_MEDIA_TYPE", "mediaType", std::nullopt,
+        m.diagnostics.push_back({Severity::warning, "store", ErrorCode::W_MANIFEST_MEDIA_TYPE, "mediaType", std::nullopt,
                                  "manifest media type \"" + escape_for_display(m.media_type, 100) + "\" is not " +
                                  std::string(kManifestMediaType)});
     m.valid = true;

@@ -3,8 +3,8 @@
 namespace mlens {
 
 Result<ModelConfig> read_model_config(const Store& store, const Manifest& manifest) {
-    if (!manifest.has_config) return Error{"E_CONFIG_MISSING", "config", std::nullopt, "the manifest has no config"};
-    if (!manifest.config.blob) return Error{"E_BAD_DIGEST", "config.digest", manifest.config.digest_at, "invalid config digest"};
+    if (!manifest.has_config) return Error{ErrorCode::E_CONFIG_MISSING, "config", std::nullopt, "the manifest has no config"};
+    if (!manifest.config.blob) return Error{ErrorCode::E_BAD_DIGEST, "config.digest", manifest.config.digest_at, "invalid config digest"};
     BlobLookup blob = store.find_blob(*manifest.config.blob);
     if (!blob.found()) {
         Error e = *blob.error;
@@ -12,7 +12,7 @@ Result<ModelConfig> read_model_config(const Store& store, const Manifest& manife
         return e;
     }
     if (blob.size > kMaxConfigBytes)
-        return Error{"E_CONFIG_TOO_LARGE", "config", std::nullopt, blob.name + ": " + std::to_string(blob.size) +
+        return Error{ErrorCode::E_CONFIG_TOO_LARGE, "config", std::nullopt, blob.name + ": " + std::to_string(blob.size) +
                      " bytes exceeds limit max_config_bytes=" + std::to_string(kMaxConfigBytes)};
     auto text = read_text_blob(store, blob, kMaxConfigBytes);
     if (!text) return text.error();
@@ -37,7 +37,7 @@ Result<ManifestView> view_manifest(const Store& store, const ModelName& name, ui
     view.stored = store.read_manifest(name);
     if (!view.stored.found) {
         const auto& d = view.stored.manifest.diagnostics;
-        Error e{"E_NOT_FOUND", "", std::nullopt, "no manifest for " + name.display()};
+        Error e{ErrorCode::E_NOT_FOUND, "", std::nullopt, "no manifest for " + name.display()};
         if (!d.empty()) e = Error{d[0].code, d[0].field, d[0].offset, d[0].message};
         return e;
     }

@@ -76,7 +76,7 @@ std::string ModelName::manifest_path() const { return "manifests/" + host + "/" 
 
 Result<ModelName> parse_model_reference(std::string_view text) {
     auto bad = [&](const std::string& why) {
-        return Error{"E_BAD_NAME", "name", std::nullopt, "\"" + escape_for_display(text) + "\": " + why};
+        return Error{ErrorCode::E_BAD_NAME, "name", std::nullopt, "\"" + escape_for_display(text) + "\": " + why};
     };
     ModelName name;
     std::string_view rest = text;

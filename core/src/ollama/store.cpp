@@ -51,18 +51,18 @@ std::string sha256_text(std::string_view bytes) {
     return "sha256:" + to_hex(md, n);
 }
 
-Error blob_error(const char* code, const std::string& name, const std::string& why) {
+Error blob_error(ErrorCode code, const std::string& name, const std::string& why) {
     return Error{code, "", std::nullopt, name + ": " + why};
 }
 
 void describe_permissions(BlobLookup& b, const struct stat& st) {
     if (st.st_nlink > 1)
-        b.warnings.push_back({"W_BLOB_HARDLINKED", "", std::nullopt,
+        b.warnings.push_back({ErrorCode::W_BLOB_HARDLINKED, "", std::nullopt,
                               b.name + " has " + std::to_string(st.st_nlink) + " hard links; its content is still judged by its hash"});
     if (st.st_mode & S_IWOTH)
-        b.warnings.push_back({"W_BLOB_WORLD_WRITABLE", "", std::nullopt, b.name + " is writable by every user"});
+        b.warnings.push_back({ErrorCode::W_BLOB_WORLD_WRITABLE, "", std::nullopt, b.name + " is writable by every user"});
     if (st.st_uid != ::geteuid())
-        b.warnings.push_back({"W_BLOB_OTHER_OWNER", "", std::nullopt,
+        b.warnings.push_back({ErrorCode::W_BLOB_OTHER_OWNER, "", std::nullopt,
                               b.name + " is owned by user id " + std::to_string(st.st_uid) + ", not the current user"});
 }
 
@@ -93,17 +93,17 @@ Diagnostic located(Diagnostic d, const std::string& location) {
 Result<Store> Store::open(const std::string& path) {
     auto root = real_path(path);
     if (!root)
-        return Error{"E_NOT_FOUND", "store", std::nullopt,
+        return Error{ErrorCode::E_NOT_FOUND, "store", std::nullopt,
                      escape_for_display(path) + ": cannot open the store: " + std::strerror(errno)};
     if (!is_directory(*root))
-        return Error{"E_NOT_DIRECTORY", "store", std::nullopt, escape_for_display(path) + " is not a directory"};
+        return Error{ErrorCode::E_NOT_DIRECTORY, "store", std::nullopt, escape_for_display(path) + " is not a directory"};
     return Store(std::move(*root));
 }
 
 bool StoredManifest::present() const {
     if (found) return true;
     for (const Diagnostic& d : manifest.diagnostics)
-        if (d.code == "E_NOT_FOUND" || d.code == "E_BAD_NAME") return false;
+        if (d.code == ErrorCode::E_NOT_FOUND || d.code == ErrorCode::E_BAD_NAME) return false;
     return !manifest.diagnostics.empty();
 }
 
@@ -115,11 +115,11 @@ StoredManifest Store::read_manifest(const ModelName& name) const {
 StoredManifest Store::read_manifest(const ManifestRef& ref) const {
     StoredManifest out;
     out.ref = ref;
-    auto fail = [&](const char* code, std::string message) {
+    auto fail = [&](ErrorCode code, std::string message) {
         out.manifest.diagnostics.push_back({Severity::error, "store", code, "", std::nullopt, std::move(message)});
         return out;
     };
-    if (!ref.name.valid()) return fail("E_BAD_NAME", "the name is outside the manifest name grammar");
+    if (!ref.name.valid()) return fail(ErrorCode::E_BAD_NAME, "the name is outside the manifest name grammar");
     UniqueFd dir = open_directory_at(AT_FDCWD, m_root);
     const std::string parts[] = {"manifests", ref.name.host, ref.name.name_space, ref.name.model};
     for (const std::string& part : parts) {
@@ -129,25 +129,25 @@ StoredManifest Store::read_manifest(const ManifestRef& ref) const {
     if (!dir.valid()) {
         int err = errno;
         if (err == ELOOP || err == ENOTDIR)
-            return fail("E_NOT_FOUND", "a directory on the way to the manifest is a symlink or not a directory; not followed");
-        if (err == ENOENT) return fail("E_NOT_FOUND", std::string("no manifest: ") + std::strerror(err));
+            return fail(ErrorCode::E_NOT_FOUND, "a directory on the way to the manifest is a symlink or not a directory; not followed");
+        if (err == ENOENT) return fail(ErrorCode::E_NOT_FOUND, std::string("no manifest: ") + std::strerror(err));
         return fail(open_error_code(err), "cannot open a directory on the way to the manifest: " + open_error_text(err));
     }
     struct stat st {};
     if (::fstatat(dir.get(), ref.name.tag.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         int err = errno;
-        if (err == ENOENT) return fail("E_NOT_FOUND", std::string("no manifest: ") + std::strerror(err));
+        if (err == ENOENT) return fail(ErrorCode::E_NOT_FOUND, std::string("no manifest: ") + std::strerror(err));
         return fail(open_error_code(err), "cannot read the manifest: " + open_error_text(err));
     }
     if (!S_ISREG(st.st_mode))
-        return fail("E_NOT_REGULAR_FILE", std::string("the manifest is ") + file_type_text(st.st_mode) + ", not a regular file");
+        return fail(ErrorCode::E_NOT_REGULAR_FILE, std::string("the manifest is ") + file_type_text(st.st_mode) + ", not a regular file");
     if (static_cast<uint64_t>(st.st_size) > kMaxManifestBytes)
-        return fail("E_MANIFEST_TOO_LARGE", std::to_string(st.st_size) + " bytes exceeds limit max_manifest_bytes=" +
+        return fail(ErrorCode::E_MANIFEST_TOO_LARGE, std::to_string(st.st_size) + " bytes exceeds limit max_manifest_bytes=" +
                     std::to_string(kMaxManifestBytes) + " (not read)");
     bool too_large = false;
     auto text = read_small_file_at(dir.get(), ref.name.tag, kMaxManifestBytes, too_large, st);
     if (too_large)
-        return fail("E_MANIFEST_TOO_LARGE", "the manifest grew beyond limit max_manifest_bytes=" + std::to_string(kMaxManifestBytes));
+        return fail(ErrorCode::E_MANIFEST_TOO_LARGE, "the manifest grew beyond limit max_manifest_bytes=" + std::to_string(kMaxManifestBytes));
     if (!text) {
         int err = errno;
         return fail(open_error_code(err), "cannot read the manifest: " + open_error_text(err));
@@ -173,36 +173,36 @@ BlobLookup Store::find_blob(const BlobDigest& digest) const {
             b.legacy_name = true;
             b.name = "blobs/" + legacy_blob_file_name(digest);
             path = legacy;
-            b.warnings.push_back({"W_LEGACY_BLOB_NAME", "", std::nullopt,
+            b.warnings.push_back({ErrorCode::W_LEGACY_BLOB_NAME, "", std::nullopt,
                                   b.name + " uses the legacy ':' name; read as is, not renamed"});
         } else if (err == ELOOP) {
-            b.error = blob_error("E_SYMLINK_LOOP", b.name, "a directory on its path is a symlink loop");
+            b.error = blob_error(ErrorCode::E_SYMLINK_LOOP, b.name, "a directory on its path is a symlink loop");
             return b;
         } else {
-            b.error = blob_error(err == ENOENT || err == ENOTDIR ? "E_BLOB_MISSING" : open_error_code(err), b.name,
+            b.error = blob_error(err == ENOENT || err == ENOTDIR ? ErrorCode::E_BLOB_MISSING : open_error_code(err), b.name,
                                  open_error_text(err));
             return b;
         }
     }
     if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0) {
         int err = errno;
-        if (err == ELOOP) b.error = blob_error("E_SYMLINK_LOOP", b.name, "symlink loop");
-        else if (err == ENOENT || err == ENOTDIR) b.error = blob_error("E_BLOB_MISSING", b.name, "dangling symlink");
+        if (err == ELOOP) b.error = blob_error(ErrorCode::E_SYMLINK_LOOP, b.name, "symlink loop");
+        else if (err == ENOENT || err == ENOTDIR) b.error = blob_error(ErrorCode::E_BLOB_MISSING, b.name, "dangling symlink");
         else b.error = blob_error(open_error_code(err), b.name, open_error_text(err));
         return b;
     }
     if (!S_ISREG(st.st_mode)) {
-        b.error = blob_error("E_NOT_REGULAR_FILE", b.name, std::string("is ") + file_type_text(st.st_mode) +
+        b.error = blob_error(ErrorCode::E_NOT_REGULAR_FILE, b.name, std::string("is ") + file_type_text(st.st_mode) +
                              ", not a regular file (not opened)");
         return b;
     }
     auto real = real_path(path);
     if (!real) {
-        b.error = blob_error(errno == ELOOP ? "E_SYMLINK_LOOP" : "E_IO", b.name, std::strerror(errno));
+        b.error = blob_error(errno == ELOOP ? ErrorCode::E_SYMLINK_LOOP : ErrorCode::E_IO, b.name, std::strerror(errno));
         return b;
     }
     if (!inside(*real, m_root)) {
-        b.error = blob_error("E_OUTSIDE_ROOT", b.name, "resolves to " + escape_for_display(*real) + ", outside the store root");
+        b.error = blob_error(ErrorCode::E_OUTSIDE_ROOT, b.name, "resolves to " + escape_for_display(*real) + ", outside the store root");
         return b;
     }
     // Readable by whom the check runs as (the effective ids): a blob this process cannot read is

@@ -65,7 +65,7 @@ private:
         if (m_report.cancelled) return true;
         if (!job_cancelled(m_job)) return false;
         m_report.cancelled = true;
-        add_store_diagnostic({Severity::error, "store", "E_CANCELLED", "", std::nullopt, "check cancelled"});
+        add_store_diagnostic({Severity::error, "store", ErrorCode::E_CANCELLED, "", std::nullopt, "check cancelled"});
         return true;
     }
 
@@ -113,7 +113,7 @@ private:
         }
         if (layer.has_size && lookup.size != layer.size)
             add_located(model, Severity::error,
-                        {"E_SIZE_MISMATCH", "", layer.size_at, "the layer says " + std::to_string(layer.size) + " bytes; " +
+                        {ErrorCode::E_SIZE_MISMATCH, "", layer.size_at, "the layer says " + std::to_string(layer.size) + " bytes; " +
                          lookup.name + " has " + std::to_string(lookup.size)}, layer.field + ".size", layer);
         auto [it, fresh] = m_index.emplace(lookup.path, m_blobs.size());
         if (fresh) m_blobs.push_back({lookup, {}});
@@ -130,7 +130,7 @@ private:
             });
             ++m_report.blobs_checked;
             if (!hash) {
-                if (hash.error().code == "E_CANCELLED") {
+                if (hash.error().code == ErrorCode::E_CANCELLED) {
                     stop();
                     return;
                 }
@@ -144,7 +144,7 @@ private:
             for (const BlobUse& u : b.uses)
                 if (hash->hex != u.layer.blob->hex)
                     add_located(u.model, Severity::error,
-                                {"E_DIGEST_MISMATCH", "", u.layer.digest_at, "expected sha256:" + u.layer.blob->hex +
+                                {ErrorCode::E_DIGEST_MISMATCH, "", u.layer.digest_at, "expected sha256:" + u.layer.blob->hex +
                                  " actual sha256:" + hash->hex + " (" + b.lookup.name + ")"}, u.layer.field + ".digest", u.layer);
         }
     }
@@ -177,13 +177,13 @@ private:
 
     std::vector<Diagnostic> parse_as(const BlobState& b, LayerKind kind) {
         std::vector<Diagnostic> out;
-        auto problem = [&](Severity s, const char* code, std::string field, std::optional<uint64_t> offset, std::string message) {
+        auto problem = [&](Severity s, ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
             out.push_back({s, "store", code, std::move(field), offset, std::move(message)});
         };
         if (kind == LayerKind::model || kind == LayerKind::tensor) {
             auto source = m_store.open_blob(b.lookup);
             if (!source) {
-                problem(Severity::error, source.error().code.c_str(), "", std::nullopt, source.error().message);
+                problem(Severity::error, source.error().code, "", std::nullopt, source.error().message);
                 return out;
             }
             bool safetensors_bytes = kind == LayerKind::model && looks_like_safetensors(**source);
@@ -199,28 +199,28 @@ private:
             return out;
         if (b.lookup.size > cap) {
             if (kind == LayerKind::json)
-                problem(Severity::warning, "W_NOT_CHECKED", "", std::nullopt, "JSON layer of " + std::to_string(b.lookup.size) +
+                problem(Severity::warning, ErrorCode::W_NOT_CHECKED, "", std::nullopt, "JSON layer of " + std::to_string(b.lookup.size) +
                         " bytes above limit max_json_blob_bytes=" + std::to_string(cap) + " is not parsed");
             else if (kind != LayerKind::messages)
-                problem(Severity::error, kind == LayerKind::config ? "E_CONFIG_TOO_LARGE" : "E_PARAMS_JSON", "", std::nullopt,
+                problem(Severity::error, kind == LayerKind::config ? ErrorCode::E_CONFIG_TOO_LARGE : ErrorCode::E_PARAMS_JSON, "", std::nullopt,
                         std::to_string(b.lookup.size) + " bytes exceeds limit " +
                         (kind == LayerKind::config ? "max_config_bytes=" : "max_json_blob_bytes=") + std::to_string(cap));
             return out;
         }
         auto text = read_text_blob(m_store, b.lookup, cap);
         if (!text) {
-            problem(Severity::error, text.error().code.c_str(), "", std::nullopt, text.error().message);
+            problem(Severity::error, text.error().code, "", std::nullopt, text.error().message);
             return out;
         }
         if (kind == LayerKind::messages) {
             if (!utf8_valid(text->text))
-                problem(Severity::warning, "W_TEXT_NOT_UTF8", "", std::nullopt, "the messages blob is not valid UTF-8");
+                problem(Severity::warning, ErrorCode::W_TEXT_NOT_UTF8, "", std::nullopt, "the messages blob is not valid UTF-8");
             return out;
         }
         Status st = kind == LayerKind::config ? config_status(text->text)
-                                              : check_json_text(text->text, kind == LayerKind::params ? "E_PARAMS_JSON" : "E_JSON_LAYER",
+                                              : check_json_text(text->text, kind == LayerKind::params ? ErrorCode::E_PARAMS_JSON : ErrorCode::E_JSON_LAYER,
                                                                 kind == LayerKind::params ? "params" : "json");
-        if (!st) problem(Severity::error, st.error().code.c_str(), st.error().field, st.error().offset, st.error().message);
+        if (!st) problem(Severity::error, st.error().code, st.error().field, st.error().offset, st.error().message);
         return out;
     }
 
@@ -259,7 +259,7 @@ std::string place_of(const Diagnostic& d, const std::string& manifest_path) {
     std::string field = d.field;
     if (!manifest_path.empty() && field.compare(0, manifest_path.size(), manifest_path) == 0)
         field = field.substr(std::min(field.size(), manifest_path.size() + 1));
-    return d.code + (field.empty() ? "" : " " + field);
+    return std::string(code_name(d.code)) + (field.empty() ? "" : " " + field);
 }
 
 // "blobs/sha256-<64 hex>" shortened to its first 12 digits, for a table cell.

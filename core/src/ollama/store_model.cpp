@@ -69,7 +69,7 @@ std::optional<ByteSourcePtr> open_layer(const Store& store, Model& model, const 
         return std::nullopt;
     }
     if (layer.has_size && blob.size != layer.size)
-        model.diagnostics.push_back({Severity::error, "store", "E_SIZE_MISMATCH", layer.field + ".size", std::nullopt,
+        model.diagnostics.push_back({Severity::error, "store", ErrorCode::E_SIZE_MISMATCH, layer.field + ".size", std::nullopt,
                                      "the layer says " + std::to_string(layer.size) + " bytes; " + blob.name + " has " +
                                      std::to_string(blob.size)});
     auto source = store.open_blob(blob);
@@ -89,7 +89,7 @@ void add_json_layer(Model& model, const ManifestLayer& layer, const ByteSourcePt
     model.files.push_back(std::move(sf));
     const uint64_t size = source->size();
     if (size > kMaxJsonBlobBytes) {
-        model.diagnostics.push_back({Severity::warning, "store", "W_SIDE_FILE_SKIPPED", layer.field, std::nullopt,
+        model.diagnostics.push_back({Severity::warning, "store", ErrorCode::W_SIDE_FILE_SKIPPED, layer.field, std::nullopt,
                                      "JSON layer of " + std::to_string(size) + " bytes above limit max_json_blob_bytes=" +
                                      std::to_string(kMaxJsonBlobBytes) + " is not shown", file});
         return;
@@ -104,7 +104,7 @@ void add_json_layer(Model& model, const ManifestLayer& layer, const ByteSourcePt
     } else {
         e.value.text.resize(static_cast<size_t>(size));
         if (!source->read(0, size, e.value.text.data())) {
-            fail_layer(model, layer, {"E_IO", "", std::nullopt, "cannot read the JSON layer"});
+            fail_layer(model, layer, {ErrorCode::E_IO, "", std::nullopt, "cannot read the JSON layer"});
             return;
         }
         if (!hint && layer.name && (*layer.name == "config.json")) {
@@ -146,7 +146,7 @@ Result<Model> open_store_model(const Store& store, const ModelName& name, JobCon
         if (l.kind == LayerKind::json) json.push_back(&l);
     }
     if (tensors.empty()) {
-        if (!gguf) return Error{"E_NO_MODEL_LAYER", "layers", std::nullopt, name.display() + ": no model or tensor layer"};
+        if (!gguf) return Error{ErrorCode::E_NO_MODEL_LAYER, "layers", std::nullopt, name.display() + ": no model or tensor layer"};
         auto source = open_layer(store, model, *gguf);
         if (source) read_gguf_into(model, *source, 0, {}, job);
         model.format = Format::gguf;
@@ -157,7 +157,7 @@ Result<Model> open_store_model(const Store& store, const ModelName& name, JobCon
     std::vector<std::string> blob_names;
     std::set<std::string> seen;
     for (size_t i = 0; i < tensors.size(); ++i) {
-        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "opening cancelled"};
+        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "opening cancelled"};
         job_report(job, static_cast<double>(i) / static_cast<double>(tensors.size()));
         const ManifestLayer& l = *tensors[i];
         if (!seen.insert(l.blob->hex).second) continue;

@@ -32,7 +32,7 @@ public:
         std::vector<DirEntry> entries = list_directory(dir, kMaxDirectoryEntries, truncated, &list_error);
         if (list_error) unreadable(path, list_error);
         if (truncated)
-            warn("W_SCAN_LIMIT", path, "more than " + std::to_string(kMaxDirectoryEntries) +
+            warn(ErrorCode::W_SCAN_LIMIT, path, "more than " + std::to_string(kMaxDirectoryEntries) +
                  " entries; the rest skipped (limit max_directory_entries=" + std::to_string(kMaxDirectoryEntries) + ")");
         warn_case_collisions(entries, path);
         const NamePart part = kLevels[level];
@@ -44,21 +44,21 @@ public:
                 continue;
             }
             if (S_ISLNK(e.st.st_mode)) {
-                warn("W_SYMLINK_SKIPPED", entry_path, "a symlink; symlinks under manifests/ are never followed");
+                warn(ErrorCode::W_SYMLINK_SKIPPED, entry_path, "a symlink; symlinks under manifests/ are never followed");
                 continue;
             }
             if (!name_part_valid(part, e.name)) {
-                warn("W_INVALID_NAME", entry_path, std::string("not a valid ") + name_part_label(part) + " name; skipped");
+                warn(ErrorCode::W_INVALID_NAME, entry_path, std::string("not a valid ") + name_part_label(part) + " name; skipped");
                 continue;
             }
-            if (auto why = nonportable_reason(e.name)) warn("W_NONPORTABLE_NAME", entry_path, *why);
+            if (auto why = nonportable_reason(e.name)) warn(ErrorCode::W_NONPORTABLE_NAME, entry_path, *why);
             set_part(name, part, e.name);
             if (part == NamePart::tag) {
                 add_manifest(e, entry_path, name);
                 continue;
             }
             if (!S_ISDIR(e.st.st_mode)) {
-                warn("W_INVALID_NAME", entry_path, std::string("is ") + file_type_text(e.st.st_mode) + " where a " +
+                warn(ErrorCode::W_INVALID_NAME, entry_path, std::string("is ") + file_type_text(e.st.st_mode) + " where a " +
                      name_part_label(part) + " directory belongs; skipped");
                 continue;
             }
@@ -66,7 +66,7 @@ public:
             if (!child.valid()) {
                 int err = errno;
                 if (err == ELOOP || err == ENOTDIR)
-                    warn("W_SYMLINK_SKIPPED", entry_path, "could not be opened as a directory without following links; skipped");
+                    warn(ErrorCode::W_SYMLINK_SKIPPED, entry_path, "could not be opened as a directory without following links; skipped");
                 else
                     unreadable(entry_path, err);
                 continue;
@@ -78,16 +78,16 @@ public:
 private:
     void add_manifest(const DirEntry& e, const std::string& entry_path, const ModelName& name) {
         if (S_ISDIR(e.st.st_mode)) {
-            warn("W_INVALID_NAME", entry_path, "a directory where the tag file belongs: manifests are exactly four levels "
+            warn(ErrorCode::W_INVALID_NAME, entry_path, "a directory where the tag file belongs: manifests are exactly four levels "
                  "deep; not descended");
             return;
         }
         if (!S_ISREG(e.st.st_mode)) {
-            warn("W_NOT_REGULAR_FILE", entry_path, std::string("is ") + file_type_text(e.st.st_mode) + ", not a manifest file; skipped");
+            warn(ErrorCode::W_NOT_REGULAR_FILE, entry_path, std::string("is ") + file_type_text(e.st.st_mode) + ", not a manifest file; skipped");
             return;
         }
         if (m_out.manifests.size() >= kMaxManifests) {
-            warn("W_SCAN_LIMIT", entry_path, "more than " + std::to_string(kMaxManifests) +
+            warn(ErrorCode::W_SCAN_LIMIT, entry_path, "more than " + std::to_string(kMaxManifests) +
                  " manifests; the rest skipped (limit max_manifests=" + std::to_string(kMaxManifests) + ")");
             m_stopped = true;
             return;
@@ -109,7 +109,7 @@ private:
         for (const DirEntry& e : entries) {
             auto [it, fresh] = seen.emplace(lower(e.name), &e.name);
             if (!fresh)
-                warn("W_NONPORTABLE_NAME", path + "/" + escape_for_display(e.name, 120),
+                warn(ErrorCode::W_NONPORTABLE_NAME, path + "/" + escape_for_display(e.name, 120),
                      "differs from \"" + escape_for_display(*it->second, 120) + "\" only by case; they collide on "
                      "case-insensitive file systems");
         }
@@ -122,7 +122,7 @@ private:
                                      "cannot be read: " + open_error_text(err) + "; the models below it are not checked"});
     }
 
-    void warn(const char* code, const std::string& field, std::string message) {
+    void warn(ErrorCode code, const std::string& field, std::string message) {
         m_out.diagnostics.push_back({Severity::warning, "store", code, field, std::nullopt, std::move(message)});
     }
 
@@ -140,7 +140,7 @@ StoreScan Store::scan(JobContext* job) const {
     if (!manifests.valid()) {
         int err = errno;
         if (err == ENOENT || err == ELOOP || err == ENOTDIR)
-            out.diagnostics.push_back({Severity::warning, "store", "W_NO_MANIFESTS", "manifests", std::nullopt,
+            out.diagnostics.push_back({Severity::warning, "store", ErrorCode::W_NO_MANIFESTS, "manifests", std::nullopt,
                                        "no manifests directory (or it is a symlink, which is not followed)"});
         else
             out.diagnostics.push_back({Severity::error, "store", open_error_code(err), root.valid() ? "manifests" : ".",

@@ -42,7 +42,7 @@ public:
         for (size_t i = 0; i < model.tensors.size(); ++i) {
             const TensorInfo& t = model.tensors[i];
             if (!m_index.emplace(t.name, i).second)
-                warn(t, "W_DUPLICATE_TENSOR_NAME", "\"" + escape_for_display(t.name) +
+                warn(t, ErrorCode::W_DUPLICATE_TENSOR_NAME, "\"" + escape_for_display(t.name) +
                      "\" appears in more than one blob; the first is used");
         }
     }
@@ -94,7 +94,7 @@ private:
             auto norm = normalize_quant_type(q.declared);
             params = norm ? quant_params(*norm) : nullptr;
             if (!params) {
-                warn(t, "W_UNKNOWN_QUANT_TYPE", "quant_type \"" + escape_for_display(q.declared, 40) +
+                warn(t, ErrorCode::W_UNKNOWN_QUANT_TYPE, "quant_type \"" + escape_for_display(q.declared, 40) +
                      "\" is not int4, int8, nvfp4, mxfp4 or mxfp8; read as 8-bit affine, group 32 (Ollama's fallback)");
                 params = &kUnknownParams;
             }
@@ -106,7 +106,7 @@ private:
         if (!params) {
             q.type = "unknown";
             q.origin = "no quant_type metadata; shapes do not decide";
-            warn(t, "W_QUANT_UNKNOWN", "no quant_type in the blob metadata and the shapes of the tensor and its scale do "
+            warn(t, ErrorCode::W_QUANT_UNKNOWN, "no quant_type in the blob metadata and the shapes of the tensor and its scale do "
                  "not determine the quantization");
             return;
         }
@@ -120,7 +120,7 @@ private:
             if (gs) {
                 group = parse_decimal(*gs);
                 if (!group || *group == 0) {
-                    warn(t, "W_BAD_GROUP_SIZE", "group_size \"" + escape_for_display(*gs, 40) +
+                    warn(t, ErrorCode::W_BAD_GROUP_SIZE, "group_size \"" + escape_for_display(*gs, 40) +
                          "\" is not a positive decimal; the table default is used");
                     group.reset();
                 }
@@ -134,7 +134,7 @@ private:
         q.origin = "type: " + type_origin + "; group size: " + group_origin;
         logical_shape(t, scale, q);
         if (q.mode == std::string_view("affine") && !q.bias)
-            warn(t, "W_QUANT_MISSING_BIAS", "affine quantization needs " + escape_for_display(t.name) + ".bias (the zero-point)");
+            warn(t, ErrorCode::W_QUANT_MISSING_BIAS, "affine quantization needs " + escape_for_display(t.name) + ".bias (the zero-point)");
     }
 
     // Ollama's shape rule (root.go) for affine scales; our reading of U8 scales as fp modes.
@@ -159,7 +159,7 @@ private:
         if (r4 == 64) {
             if (m_hint == 8u) return pick("int8", 32);
             if (!m_hint || *m_hint != 4)
-                warn(t, "W_QUANT_AMBIGUOUS", "the shapes fit both int4 group 64 and int8 group 32 and no bits hint was "
+                warn(t, ErrorCode::W_QUANT_AMBIGUOUS, "the shapes fit both int4 group 64 and int8 group 32 and no bits hint was "
                      "found; read as int4 group 64");
             return pick("int4", 64);
         }
@@ -172,7 +172,7 @@ private:
         if (t.ne.empty()) return;
         auto cols = checked_mul(t.ne[0], 32 / q.bits);
         if (!cols) {
-            warn(t, "W_QUANT_SHAPE_MISMATCH", "the unpacked row length overflows 64 bits");
+            warn(t, ErrorCode::W_QUANT_SHAPE_MISMATCH, "the unpacked row length overflows 64 bits");
             return;
         }
         q.logical_ne = t.ne;
@@ -185,11 +185,11 @@ private:
         for (size_t k = 1; consistent && k < t.ne.size(); ++k) consistent = scale.ne[k] == t.ne[k];
         auto covered = checked_mul(scale.ne.empty() ? 0 : scale.ne[0], q.group_size);
         if (!consistent || !covered || *covered != *cols)
-            warn(t, "W_QUANT_SHAPE_MISMATCH", "the scale's shape does not match " + std::to_string(*cols) +
+            warn(t, ErrorCode::W_QUANT_SHAPE_MISMATCH, "the scale's shape does not match " + std::to_string(*cols) +
                  " values per row in groups of " + std::to_string(q.group_size));
     }
 
-    void warn(const TensorInfo& t, const char* code, std::string message) {
+    void warn(const TensorInfo& t, ErrorCode code, std::string message) {
         m_model.diagnostics.push_back({Severity::warning, "store", code, escape_for_display(t.name, 120), std::nullopt,
                                        std::move(message), t.file});
     }

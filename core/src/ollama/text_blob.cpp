@@ -31,16 +31,16 @@ Result<TextBlob> read_text_blob(const Store& store, const BlobLookup& blob, uint
     out.size = (*source)->size();
     out.text.resize(static_cast<size_t>(std::min(out.size, max_bytes)));
     if (!(*source)->read(0, out.text.size(), out.text.data()))
-        return Error{"E_IO", "", std::nullopt, blob.name + ": cannot read (the file changed or shrank)"};
+        return Error{ErrorCode::E_IO, "", std::nullopt, blob.name + ": cannot read (the file changed or shrank)"};
     return out;
 }
 
-Status check_json_text(std::string_view text, const char* code, const std::string& field) {
+Status check_json_text(std::string_view text, ErrorCode code, const std::string& field) {
     AnyJson handler;
     auto parsed = parse_strict_json(text, 0, handler);
     if (parsed) return ok_status();
     const Error& e = parsed.error();
-    std::string detail = e.code == "E_DUPLICATE_KEY" ? "duplicate key: " + e.message : e.message;
+    std::string detail = e.code == ErrorCode::E_DUPLICATE_KEY ? "duplicate key: " + e.message : e.message;
     return Error{code, field, e.offset, detail};
 }
 

@@ -15,7 +15,7 @@ constexpr uint64_t kShownBytes = 16;
 // Neither format fits in fewer bytes than the safetensors length field.
 constexpr uint64_t kShortestModel = 8;
 
-Error not_a_model(std::string message) { return Error{"E_NOT_A_MODEL", "", 0, std::move(message)}; }
+Error not_a_model(std::string message) { return Error{ErrorCode::E_NOT_A_MODEL, "", 0, std::move(message)}; }
 
 }  // namespace
 
@@ -24,7 +24,7 @@ Result<Format> identify_file(const ByteSource& source) {
     char head[kShownBytes];
     const uint64_t n = std::min<uint64_t>(size, kShownBytes);
     if (n > 0 && !source.read(0, n, head))
-        return Error{"E_IO", "", 0, "cannot read the first " + std::to_string(n) + " bytes"};
+        return Error{ErrorCode::E_IO, "", 0, "cannot read the first " + std::to_string(n) + " bytes"};
     const std::string_view first(head, n);
     if (first.starts_with("GGUF")) return Format::gguf;
     if (size == 0) return not_a_model("empty file (0 bytes)");

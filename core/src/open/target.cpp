@@ -60,9 +60,9 @@ Target resolve_directory(Target t) {
     std::error_code ec;
     bool blobs = false;
     fs::directory_iterator it(t.path, ec);
-    if (ec) return failed(std::move(t), TargetKind::not_a_model, {"E_IO", "path", std::nullopt, "cannot list the folder: " + ec.message()});
+    if (ec) return failed(std::move(t), TargetKind::not_a_model, {ErrorCode::E_IO, "path", std::nullopt, "cannot list the folder: " + ec.message()});
     for (; it != fs::directory_iterator(); it.increment(ec)) {
-        if (ec) return failed(std::move(t), TargetKind::not_a_model, {"E_IO", "path", std::nullopt, "cannot list the folder: " + ec.message()});
+        if (ec) return failed(std::move(t), TargetKind::not_a_model, {ErrorCode::E_IO, "path", std::nullopt, "cannot list the folder: " + ec.message()});
         const std::string name = it->path().filename().string();
         std::error_code type_ec;
         if (name == "blobs" && it->is_directory(type_ec)) blobs = true;
@@ -72,7 +72,7 @@ Target resolve_directory(Target t) {
         }
     }
     return failed(std::move(t), TargetKind::not_a_model,
-                  {"E_NOT_A_MODEL", "", std::nullopt,
+                  {ErrorCode::E_NOT_A_MODEL, "", std::nullopt,
                    blobs ? "a folder with blobs/ but no manifests/: not an Ollama store (its models are named in manifests/), "
                            "and no safetensors weights"
                          : "a folder without safetensors weights (*.safetensors or *.safetensors.index.json) and without "
@@ -132,7 +132,7 @@ Target resolve_reference(Target t) {
     }
     std::string message = "no such file or directory";
     if (name) message += ", and no Ollama model " + escape_for_display(name->display()) + " in " + (looked.empty() ? "any store (none found)" : looked);
-    return failed(std::move(t), TargetKind::missing, {"E_NOT_FOUND", "", std::nullopt, message});
+    return failed(std::move(t), TargetKind::missing, {ErrorCode::E_NOT_FOUND, "", std::nullopt, message});
 }
 
 }  // namespace
@@ -175,7 +175,7 @@ Result<Model> open_target(const Target& target, JobContext* job) {
         case TargetKind::safetensors_folder: model = open_safetensors_folder(target.path, {}, job); break;
         case TargetKind::store_model: model = open_store_model(*target.store, target.name, job); break;
         case TargetKind::store_root:
-            return Error{"E_STORE_ROOT", "", std::nullopt,
+            return Error{ErrorCode::E_STORE_ROOT, "", std::nullopt,
                          "an Ollama store, not one model: `mlens store PATH` lists its models, PATH/MODEL:TAG names one"};
         case TargetKind::missing:
         case TargetKind::not_a_model: return target.problem;

@@ -117,7 +117,7 @@ uint64_t sample_stride(uint64_t blocks, uint64_t entries_per_block) {
 Status for_each_sample(uint64_t blocks, uint64_t stride, JobContext* job, const std::function<Status(uint64_t, uint64_t)>& read) {
     const uint64_t sampled = (blocks + stride - 1) / stride, run = stride == 1 ? kChunkBlocks : 1;
     for (uint64_t s = 0; s < sampled; s += run) {
-        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
+        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
         const uint64_t n = std::min(run, sampled - s);
         if (Status st = read(s * stride, n); !st) return st;
         if (s % kChunkBlocks < run) job_report(job, static_cast<double>(s + n) / static_cast<double>(sampled));
@@ -153,7 +153,7 @@ Result<BlockScales> block_scales(const TensorView& view, JobContext* job) {
     r.type = view.type_name();
     if (view.kind() == TensorView::Kind::mlx) return mlx_scales(view, job, std::move(r));
     auto layout = view.kind() == TensorView::Kind::ggml ? layout_for(view.info().type.id) : std::nullopt;
-    if (!layout) return Error{"E_UNSUPPORTED_TYPE", view.info().name, std::nullopt, "type " + r.type + " stores no block scales decoded here"};
+    if (!layout) return Error{ErrorCode::E_UNSUPPORTED_TYPE, view.info().name, std::nullopt, "type " + r.type + " stores no block scales decoded here"};
     std::vector<std::vector<float>> out(layout->series.size());
     const uint64_t blocks = view.size() / view.block_length();
     uint64_t entries_per_block = 1;

@@ -14,7 +14,7 @@ uint64_t FloatSource::chunk_length(uint64_t target) const {
 }
 
 Status FloatSource::read_codes(uint64_t, uint64_t, uint16_t*) const {
-    return Error{"E_UNSUPPORTED_TYPE", "", std::nullopt, "values are not stored as 8- or 16-bit codes"};
+    return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "values are not stored as 8- or 16-bit codes"};
 }
 
 Result<std::optional<ValueBounds>> FloatSource::quick_range(uint64_t, uint64_t) const {
@@ -22,7 +22,7 @@ Result<std::optional<ValueBounds>> FloatSource::quick_range(uint64_t, uint64_t) 
 }
 
 Status FloatSource::read_wide(uint64_t, uint64_t, long double*) const {
-    return Error{"E_UNSUPPORTED_TYPE", "", std::nullopt, "values are not wider than float"};
+    return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "values are not wider than float"};
 }
 
 Result<std::vector<float>> read_all(const FloatSource& source, JobContext* job, unsigned threads) {
@@ -47,7 +47,7 @@ Status DifferenceSource::read(uint64_t first, uint64_t count, float* out) const 
 }
 
 Status VectorSource::read(uint64_t first, uint64_t count, float* out) const {
-    if (first > m_values.size() || count > m_values.size() - first) return Error{"E_RANGE", "", std::nullopt, "read out of range"};
+    if (first > m_values.size() || count > m_values.size() - first) return Error{ErrorCode::E_RANGE, "", std::nullopt, "read out of range"};
     std::copy_n(m_values.begin() + static_cast<std::ptrdiff_t>(first), count, out);
     return ok_status();
 }

@@ -155,7 +155,7 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> mlx_affine_range(uint32_t bits, uin
 Result<MlxQuantized> mlx_quantize(MlxMode mode, uint32_t bits, uint64_t group_size, const float* values, uint64_t count) {
     if (mode != MlxMode::affine) bits = mode == MlxMode::mxfp8 ? 8 : 4;
     if (bits == 0 || bits > 8 || 32 % bits != 0 || group_size == 0 || group_size * bits % 32 != 0 || count % group_size != 0)
-        return Error{"E_RANGE", "group_size", std::nullopt, "values must fill whole groups of whole 32-bit words"};
+        return Error{ErrorCode::E_RANGE, "group_size", std::nullopt, "values must fill whole groups of whole 32-bit words"};
     MlxQuantized q;
     const uint64_t groups = count / group_size;
     q.packed.assign(count * bits / 32, 0);

@@ -507,7 +507,7 @@ uint64_t Histogram::total() const {
 
 Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::optional<std::pair<double, double>> range,
                                     JobContext* job, unsigned threads) {
-    if (bins == 0) return Error{"E_RANGE", "bins", std::nullopt, "at least one bin is needed"};
+    if (bins == 0) return Error{ErrorCode::E_RANGE, "bins", std::nullopt, "at least one bin is needed"};
     if (!range) {
         Result<StatsAndHistogram> r = stats_pass(src, bins, job, threads);
         if (!r) return r.error();
@@ -535,7 +535,7 @@ Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job, un
 
 Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins, JobContext* job,
                                                       unsigned threads) {
-    if (bins == 0) return Error{"E_RANGE", "bins", std::nullopt, "at least one bin is needed"};
+    if (bins == 0) return Error{ErrorCode::E_RANGE, "bins", std::nullopt, "at least one bin is needed"};
     Result<StatsAndHistogram> r = stats_pass(source, bins, job, threads);
     if (r && source.wide_kind() != WideKind::none)
         if (Status s = apply_wide_figures(source, r->stats, job, threads); !s) return s.error();

@@ -19,7 +19,7 @@ namespace {
 // Largest read whose byte buffer a thread keeps for its next read.
 constexpr uint64_t kKeptReadBytes = 16u << 20;
 
-Error unsupported(const TensorInfo& t, const std::string& why) { return Error{"E_UNSUPPORTED_TYPE", t.name, std::nullopt, why}; }
+Error unsupported(const TensorInfo& t, const std::string& why) { return Error{ErrorCode::E_UNSUPPORTED_TYPE, t.name, std::nullopt, why}; }
 
 }  // namespace
 
@@ -28,11 +28,11 @@ TensorView::TensorView(const Model& model, size_t index) : m_model(&model), m_in
 Result<TensorView> TensorView::open(const Model& model, const std::string& name) {
     for (size_t i = 0; i < model.tensors.size(); ++i)
         if (model.tensors[i].name == name) return open(model, i);
-    return Error{"E_NOT_FOUND", "tensor", std::nullopt, "no tensor named " + name};
+    return Error{ErrorCode::E_NOT_FOUND, "tensor", std::nullopt, "no tensor named " + name};
 }
 
 Result<TensorView> TensorView::open(const Model& model, size_t index) {
-    if (index >= model.tensors.size()) return Error{"E_NOT_FOUND", "tensor", std::nullopt, "no such tensor"};
+    if (index >= model.tensors.size()) return Error{ErrorCode::E_NOT_FOUND, "tensor", std::nullopt, "no such tensor"};
     const TensorInfo& t = model.tensors[index];
     TensorView v(model, index);
     v.m_ne = t.ne;
@@ -44,7 +44,7 @@ Result<TensorView> TensorView::open(const Model& model, size_t index) {
     if (!t.type.known || !t.n_bytes) return unsupported(t, "cannot decode type " + t.type.name);
     if (model.format == Format::gguf && t.file < model.files.size() && model.files[t.file].big_endian &&
         !has_big_endian_layout(t.type.id))
-        return Error{"E_BIG_ENDIAN_TYPE", t.name, std::nullopt, big_endian_refusal(t.type.name)};
+        return Error{ErrorCode::E_BIG_ENDIAN_TYPE, t.name, std::nullopt, big_endian_refusal(t.type.name)};
     if (model.format == Format::gguf && ggml_get_type_traits(static_cast<ggml_type>(t.type.id))->to_float) {
         v.m_kind = Kind::ggml;
         v.m_block = t.type.block_size;
@@ -58,7 +58,7 @@ Result<TensorView> TensorView::open(const Model& model, size_t index) {
     v.m_block = 1;
     v.m_block_bytes = element_bytes(*element);
     if (*t.n_bytes != t.n_elements * v.m_block_bytes)
-        return Error{"E_SHAPE", t.name, std::nullopt, "byte size does not match the shape"};
+        return Error{ErrorCode::E_SHAPE, t.name, std::nullopt, "byte size does not match the shape"};
     return v;
 }
 
@@ -72,11 +72,11 @@ Status TensorView::open_mlx() {
         return unsupported(t, std::to_string(q.bits) + "-bit values cannot be " + q.mode);
     if (q.group_size == 0 || q.group_size * q.bits % 32 != 0 || q.logical_ne.empty() || q.logical_elements == 0 ||
         q.logical_ne[0] % q.group_size != 0)
-        return Error{"E_SHAPE", t.name, std::nullopt, "rows of " + std::to_string(q.logical_ne.empty() ? 0 : q.logical_ne[0]) +
+        return Error{ErrorCode::E_SHAPE, t.name, std::nullopt, "rows of " + std::to_string(q.logical_ne.empty() ? 0 : q.logical_ne[0]) +
                      " values do not split into groups of " + std::to_string(q.group_size)};
     auto packed_bytes = checked_mul(q.logical_elements, q.bits);
     if (!packed_bytes || !t.n_bytes || *t.n_bytes != *packed_bytes / 8)
-        return Error{"E_SHAPE", t.name, std::nullopt, "packed bytes do not match the logical shape"};
+        return Error{ErrorCode::E_SHAPE, t.name, std::nullopt, "packed bytes do not match the logical shape"};
     const uint64_t groups = q.logical_elements / q.group_size;
     auto companion = [&](std::optional<size_t> index, const char* what, bool one_byte) -> Status {
         if (!index || *index >= m_model->tensors.size()) return unsupported(t, std::string("the ") + what + " tensor is missing");
@@ -85,7 +85,7 @@ Status TensorView::open_mlx() {
         if (!e || (one_byte && element_bytes(*e) != 1) || !c.n_bytes || *c.n_bytes != c.n_elements * element_bytes(*e))
             return unsupported(t, std::string("the ") + what + " dtype " + c.type.name + " cannot be used");
         if (c.n_elements != groups)
-            return Error{"E_SHAPE", t.name, std::nullopt, std::string("the ") + what + " has " + std::to_string(c.n_elements) +
+            return Error{ErrorCode::E_SHAPE, t.name, std::nullopt, std::string("the ") + what + " has " + std::to_string(c.n_elements) +
                          " values for " + std::to_string(groups) + " groups"};
         return ok_status();
     };
@@ -109,7 +109,7 @@ Status TensorView::open_mlx() {
     else if (g.n_elements == rows) m_rows_per_global = 1;
     else if (g.n_elements == lead && m_ne.size() > 1) m_rows_per_global = rows / lead;
     else
-        return Error{"E_SHAPE", t.name, std::nullopt, "the global scale has " + std::to_string(g.n_elements) + " values for " +
+        return Error{ErrorCode::E_SHAPE, t.name, std::nullopt, "the global scale has " + std::to_string(g.n_elements) + " values for " +
                      std::to_string(rows) + " rows"};
     std::vector<uint8_t> bytes(*g.n_bytes);
     if (Status s = m_model->read_tensor_bytes(*q.global_scale, 0, bytes.size(), bytes.data()); !s) return s;
@@ -127,9 +127,9 @@ std::string TensorView::type_name() const {
 Result<TensorView> TensorView::slice(uint64_t index) const {
     const uint64_t outer = m_ne.empty() ? 1 : m_ne.back();
     if (index >= outer || outer == 0)
-        return Error{"E_RANGE", info().name, std::nullopt, "slice " + std::to_string(index) + " of " + std::to_string(outer)};
+        return Error{ErrorCode::E_RANGE, info().name, std::nullopt, "slice " + std::to_string(index) + " of " + std::to_string(outer)};
     if ((m_elements / outer) % m_block != 0)
-        return Error{"E_RANGE", info().name, std::nullopt, "a slice would split a block"};
+        return Error{ErrorCode::E_RANGE, info().name, std::nullopt, "a slice would split a block"};
     TensorView v = *this;
     v.m_elements = m_elements / outer;
     if (v.m_ne.size() > 1) v.m_ne.pop_back();
@@ -143,7 +143,7 @@ Result<TensorView> TensorView::slice(uint64_t index) const {
 Status TensorView::read_blocks(uint64_t first, uint64_t count, uint8_t* out) const {
     const uint64_t n_blocks = (m_elements + m_block - 1) / m_block;
     if (m_kind == Kind::mlx || first > n_blocks || count > n_blocks - first)
-        return Error{"E_RANGE", info().name, std::nullopt, "blocks out of range"};
+        return Error{ErrorCode::E_RANGE, info().name, std::nullopt, "blocks out of range"};
     return m_model->read_tensor_bytes(m_index, m_first_byte + first * m_block_bytes, count * m_block_bytes, out);
 }
 
@@ -164,7 +164,7 @@ Status TensorView::read_companion(size_t index, uint64_t first, uint64_t count, 
 Status TensorView::read_group_params(uint64_t first, uint64_t count, float* scales, float* biases) const {
     const uint64_t groups = m_elements / m_block;
     if (m_kind != Kind::mlx || first > groups || count > groups - first)
-        return Error{"E_RANGE", info().name, std::nullopt, "groups out of range"};
+        return Error{ErrorCode::E_RANGE, info().name, std::nullopt, "groups out of range"};
     const QuantLayout& q = *info().quant;
     if (Status s = read_companion(*q.scale, m_first_group + first, count, scales); !s) return s;
     if (!biases) return ok_status();
@@ -206,7 +206,7 @@ Status TensorView::read_mlx(uint64_t first, uint64_t count, float* out) const {
 Status TensorView::check_read_range(uint64_t first, uint64_t count) const {
     if (first % m_block != 0 || first > m_elements || count > m_elements - first ||
         (count % m_block != 0 && first + count != m_elements))
-        return Error{"E_RANGE", info().name, std::nullopt, "read not aligned to the type's blocks"};
+        return Error{ErrorCode::E_RANGE, info().name, std::nullopt, "read not aligned to the type's blocks"};
     return ok_status();
 }
 

@@ -69,7 +69,7 @@ public:
     const std::optional<Error>& rejection() const { return m_rejection; }
 
 protected:
-    bool reject(std::string code, std::string field, uint64_t offset, std::string message);
+    bool reject(ErrorCode code, std::string field, uint64_t offset, std::string message);
 
 private:
     std::optional<Error> m_rejection;

@@ -2,7 +2,7 @@
 //
 // Contract:
 //  - Both models must share the vocabulary: the same token count and the same text for every
-//    token id; otherwise "E_VOCAB_MISMATCH" names the first difference.
+//    token id; otherwise ErrorCode::E_VOCAB_MISMATCH names the first difference.
 //  - A and B are two sessions (each has its own context); the same file may be loaded twice.
 //  - The prompt is tokenized with model A. Model A's greedy continuation of max_tokens tokens is
 //    fed to both models, and both are decoded on the same schedule (the prompt in one batch with

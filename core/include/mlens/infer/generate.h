@@ -12,7 +12,7 @@
 //  - Speeds: prompt tokens / time in the prompt's llama_decode; generated tokens decoded /
 //    time in their llama_decode calls (sampling and our softmax are not counted), in tokens/s.
 //  - on_step runs on the calling thread after each step (streaming); cancel via the JobContext
-//    (checked between steps and inside llama_decode) returns "E_CANCELLED".
+//    (checked between steps and inside llama_decode) returns ErrorCode::E_CANCELLED.
 #pragma once
 
 #include <cstdint>

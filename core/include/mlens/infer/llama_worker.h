@@ -9,7 +9,7 @@
 // which fires when the parent's spawning *thread* ends, as a GUI job thread does). Before
 // llama.cpp opens a file it checks
 // that the file is still the regular file the client examined (same device, inode, size and
-// modification time); otherwise it answers "E_FILE_CHANGED".
+// modification time); otherwise it answers ErrorCode::E_FILE_CHANGED.
 #pragma once
 
 namespace mlens {

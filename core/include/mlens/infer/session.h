@@ -3,15 +3,15 @@
 // Contract:
 //  - Session::load() initialises the llama.cpp backend once per process (init_llama_backend),
 //    loads the file on the CPU with a progress callback (JobContext fraction 0..1; cancelling
-//    aborts the load with "E_CANCELLED") and, unless vocab_only, creates one context of
+//    aborts the load with ErrorCode::E_CANCELLED) and, unless vocab_only, creates one context of
 //    min(n_ctx, training context) tokens whose batch holds the whole context, so a prompt is
 //    decoded with one llama_decode call.
 //  - Every llama.cpp log line of the load and of later calls on this session (made on the
 //    calling thread) goes into the session's LogCapture (shared, so a caller can pass its own
-//    console). A load that fails returns "E_LLAMA_LOAD" whose message carries llama.cpp's own
+//    console). A load that fails returns ErrorCode::E_LLAMA_LOAD whose message carries llama.cpp's own
 //    error lines (e.g. "... wrong number of tensors; expected 21, got 20").
 //  - vocab_only loads only the tokenizer: tokenize/detokenize/chat template work, decoding
-//    returns "E_VOCAB_ONLY". Facts that need weights (n_params, size) are 0 then.
+//    returns ErrorCode::E_VOCAB_ONLY. Facts that need weights (n_params, size) are 0 then.
 //  - n_threads goes through choose_threads (threads.h) once at load: 0 becomes the default for
 //    the machine's current load, a count above the online cores is capped; options() has the result.
 //  - llama.cpp runs in this process here: ModelLens itself drives it through WorkerSession

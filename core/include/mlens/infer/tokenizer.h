@@ -8,8 +8,8 @@
 //  - A TokenPiece's `piece` is llama_token_to_piece with special tokens rendered: raw bytes
 //    (a byte-fallback token may be a lone byte of a UTF-8 sequence). Views make it visible.
 //  - apply_chat_template uses the template stored in the file (tokenizer.chat_template); a
-//    file without one, or with a template llama.cpp does not recognise, gets "E_NO_TEMPLATE" /
-//    "E_TEMPLATE". The rendered prompt is tokenized with parse_special; BOS is added by the
+//    file without one, or with a template llama.cpp does not recognise, gets ErrorCode::E_NO_TEMPLATE /
+//    ErrorCode::E_TEMPLATE. The rendered prompt is tokenized with parse_special; BOS is added by the
 //    tokenizer only when the model asks for it and the rendered text does not already start
 //    with the BOS token's text (templates that write BOS themselves would otherwise get two).
 #pragma once
@@ -39,7 +39,7 @@ Result<std::vector<int32_t>> tokenize_ids(const Session& session, std::string_vi
                                           const TokenizeOptions& options);
 Result<std::vector<TokenPiece>> tokenize(const Session& session, std::string_view text,
                                          const TokenizeOptions& options);
-// Ids outside the vocabulary get "E_TOKEN_ID".
+// Ids outside the vocabulary get ErrorCode::E_TOKEN_ID.
 Result<TokenPiece> token_piece(const Session& session, int32_t id);
 std::vector<TokenPiece> token_pieces(const Session& session, std::span<const int32_t> ids);
 // llama_detokenize; remove_special drops BOS/EOS as configured, unparse_special renders

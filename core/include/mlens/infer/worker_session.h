@@ -8,9 +8,9 @@
 //  - load() takes any text that names a model (open/target.h); a store reference stands for its
 //    manifest file, which the worker opens through the store to reach the GGUF blob. It checks
 //    the path first: it must name a regular file (a FIFO, device, directory or
-//    missing path gets "E_NOT_REGULAR" and never reaches llama.cpp, whose open would block on a
+//    missing path gets ErrorCode::E_NOT_REGULAR and never reaches llama.cpp, whose open would block on a
 //    FIFO). When `expected` is given (the file as a document opened it), a file whose device,
-//    inode, size or modification time differ gets "E_FILE_CHANGED". The worker checks the same
+//    inode, size or modification time differ gets ErrorCode::E_FILE_CHANGED. The worker checks the same
 //    identity again right before llama.cpp opens the file. Then it starts the worker and loads
 //    the model there through load_model_session (model_loader.h), the same route as in process.
 //  - Threads: options.n_threads 0 asks for the default of choose_threads (threads.h); a count
@@ -20,11 +20,11 @@
 //    on_step runs on the calling thread for each step as it arrives (the worker sends them in
 //    batches at most 20 ms apart, the first at once); cancel through the JobContext
 //    signals the worker, which stops at its next check like the in-process code. From the
-//    cancel on, no more steps are delivered and the call returns "E_CANCELLED" even when the
+//    cancel on, no more steps are delivered and the call returns ErrorCode::E_CANCELLED even when the
 //    worker's result was already on its way.
 //  - Every llama.cpp log line of the worker arrives in log() as it is written (every 50 ms),
 //    and the worker's stderr (where GGML_ASSERT writes before it aborts) as error lines.
-//  - When the worker dies, the call in progress returns "E_LLAMA_STOPPED" with the message
+//  - When the worker dies, the call in progress returns ErrorCode::E_LLAMA_STOPPED with the message
 //    "llama.cpp stopped: REASON" (SIGABRT with the assert's text, SIGBUS, SIGKILL, exit status,
 //    or no answer: a cancelled call that does not return within kCancelGraceMs, a quick call
 //    past kQuickCallMs, which kill it). stopped() is then set, and every later call returns the
@@ -68,8 +68,8 @@ struct FileVersion {
     bool operator==(const FileVersion&) const = default;
 };
 
-// The identity of `path` (symlinks followed) if it is a regular file; "E_NOT_REGULAR" otherwise
-// (naming what it is: a FIFO, a directory, ...), "E_IO" when it cannot be examined.
+// The identity of `path` (symlinks followed) if it is a regular file; ErrorCode::E_NOT_REGULAR otherwise
+// (naming what it is: a FIFO, a directory, ...), ErrorCode::E_IO when it cannot be examined.
 Result<FileVersion> regular_file_identity(const std::string& path);
 
 // The worker executable: $MLENS_LLAMA_WORKER, else `mlens-llama-worker` next to this program,

@@ -65,7 +65,7 @@ bool release_idle_descriptor();
 std::string open_error_text(int err);
 
 // The error code for a failed open's errno: E_FD_LIMIT, E_PERMISSION, E_NOT_FOUND or E_IO.
-const char* open_error_code(int err);
+ErrorCode open_error_code(int err);
 
 // A source over bytes held in memory (tests, fuzzing, generated fixtures). `name` is what
 // path() reports.

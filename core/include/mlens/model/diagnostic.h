@@ -20,7 +20,7 @@ enum class Severity { warning, error };
 struct Diagnostic {
     Severity severity = Severity::error;
     std::string format;   // "GGUF", "safetensors", "store"
-    std::string code;
+    ErrorCode code = ErrorCode::E_INVALID;
     std::string field;
     std::optional<uint64_t> offset;
     std::string message;

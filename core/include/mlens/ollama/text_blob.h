@@ -29,6 +29,6 @@ struct TextBlob {
 
 Result<TextBlob> read_text_blob(const Store& store, const BlobLookup& blob, uint64_t max_bytes = kMaxTextBlobBytes);
 
-Status check_json_text(std::string_view text, const char* code, const std::string& field);
+Status check_json_text(std::string_view text, ErrorCode code, const std::string& field);
 
 }  // namespace mlens
