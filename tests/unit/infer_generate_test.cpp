@@ -13,6 +13,7 @@
 #include "mlens/infer/generate.h"
 #include "mlens/infer/llama_log.h"
 #include "mlens/infer/session.h"
+#include "mlens/util/build_info.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -253,11 +254,11 @@ TEST_CASE("log capture joins fragments into lines and keeps levels", "[infer]") 
     CHECK(log.problems_since(3) == "tail");
 }
 
-TEST_CASE("the llama.cpp version names the pinned release and the linked ggml", "[infer]") {
+TEST_CASE("--version names the git revision, the pinned llama.cpp release and the linked ggml", "[infer]") {
     const std::string v = llama_cpp_version();
     CHECK(v.rfind("llama.cpp 0.5.0 \xC2\xB7 ggml ", 0) == 0);
     CHECK(v.find(std::string("ggml ") + ggml_version() + " (" + ggml_commit() + ")") != std::string::npos);
     test::CliRun run = test::run_mlens({"--version"});
     CHECK(run.exit_status == 0);
-    CHECK(run.out.find("mlens 0.1.0 (" + v + ")") != std::string::npos);
+    CHECK(run.out == "mlens 0.1.0 (git " + std::string(modellens_revision()) + ")\n" + v + "\n");
 }
