@@ -150,7 +150,7 @@ std::string zsh_specs(const std::string& p, const CommandReference& c) {
             std::string spec = n + "[" + zsh_escaped(o.description) + "]";
             if (o.takes_value)
                 spec += ":" + zsh_escaped(o.value_name.empty() ? "value" : o.value_name) + ":" +
-                        (o.choices.empty() ? "_files" : "(" + joined(o.choices) + ")");
+                        (!o.choices.empty() ? "(" + joined(o.choices) + ")" : o.value_name == "TEXT" ? "_files" : " ");
             specs.push_back(shell_quoted(spec));
         }
     for (const OptionReference& a : c.arguments) {
@@ -166,7 +166,7 @@ std::string zsh_script(const CommandReference& program) {
     const std::string p = program.name;
     std::string s = "#compdef " + p + "\n# zsh completion for " + p + ", generated from its command-line definition.\n";
     s += "_" + p + "_model() {\n"
-         "    local -a models; models=(${(f)\"$(${~words[1]:-" + p + "} store --names 2>/dev/null)\"})\n"
+         "    local -a models; models=(${(f)\"$(" + p + " store --names 2>/dev/null)\"})\n"
          "    _describe -t models 'model reference' models\n"
          "}\n";
     s += "_" + p + "_path() { _alternative 'models:model reference:_" + p + "_model' 'files:file:_files' }\n";
