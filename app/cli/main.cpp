@@ -1,8 +1,11 @@
 // mlens: the ModelLens command line. One subcommand per file; see README.md for the reference.
+// `mlens --reference man|bash|zsh|fish` (not in --help) prints the man page or a completion
+// script written from these same definitions; the build installs what it prints.
 #include <iostream>
 
 #include "cli_common.h"
-#include "mlens/infer/llama_log.h"
+#include "mlens_reference.h"
+#include "mlens/util/build_info.h"
 #include "mlens/io/temp_registry.h"
 
 int main(int argc, char** argv) {
@@ -10,7 +13,7 @@ int main(int argc, char** argv) {
     mlens::remove_temp_files_on_signals();
     CLI::App app{"mlens — inspect and debug LLM model files (GGUF, safetensors, Ollama stores)"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("mlens ") + MLENS_VERSION + " (" + mlens::llama_cpp_version() + ")");
+    app.set_version_flag("--version", mlens::version_text("mlens"));
     int exit_code = mlens::cli::kExitOk;
     mlens::cli::add_info_command(app, exit_code);
     mlens::cli::add_kv_command(app, exit_code);
@@ -25,6 +28,8 @@ int main(int argc, char** argv) {
     mlens::cli::add_compat_command(app, exit_code);
     mlens::cli::add_export_command(app, exit_code);
     mlens::cli::add_infer_commands(app, exit_code);
+    app.footer(mlens::help_footer(mlens::cli::mlens_reference().sections));
+    if (auto status = mlens::cli::print_reference_if_asked(app, argc, argv)) return *status;
     // CLI11 reports a mistyped command as "A subcommand is required"; name it and the nearest one.
     if (argc > 1 && argv[1][0] != '-' && !mlens::cli::is_subcommand(app, argv[1])) {
         mlens::cli::report_unknown_command(app, argv[1]);

@@ -1,4 +1,5 @@
 // mlens store [PATH] [MODEL:TAG] [--json] [--verify] [--tensors]
+// mlens store [PATH] --names
 // mlens show MODEL[:TAG] [--store PATH] [--json] [--tensors]   (= store PATH MODEL)
 // mlens verify MODEL[:TAG] [--store PATH] [--json]             (= store PATH MODEL --verify)
 // Without PATH the default stores are used ($OLLAMA_MODELS, ~/.ollama/models,
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include "cli_common.h"
 #include "mlens/text/escape.h"
@@ -102,6 +104,28 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
     return exit_code;
 }
 
+// `store --names`: the references of every model of the store at `path` (or of the default
+// stores), sorted, each once; only manifest names are read, so completion stays quick.
+int print_model_names(const std::string& path) {
+    std::vector<std::string> roots;
+    if (!path.empty()) roots.push_back(path);
+    else
+        for (const StoreLocation& loc : find_stores()) roots.push_back(loc.path);
+    std::set<std::string> names;
+    int exit_code = kExitOk;
+    for (const std::string& root : roots) {
+        auto store = Store::open(root);
+        if (!store) {
+            std::cerr << "error: " << store.error().to_string() << "\n";
+            exit_code = kExitBroken;
+            continue;
+        }
+        for (const ManifestRef& ref : store->scan().manifests) names.insert(escape_for_display(ref.name.display()));
+    }
+    for (const std::string& name : names) std::cout << name << "\n";
+    return exit_code;
+}
+
 }  // namespace
 
 void add_store_command(CLI::App& app, int& exit_code) {
@@ -115,7 +139,15 @@ void add_store_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--json", options->json, "Print JSON");
     cmd->add_flag("--verify", options->verify, "Hash every blob and compare it with its digest (the listing or one model)");
     cmd->add_flag("--tensors", options->tensors, "With a model: open it and list its logical tensors and expert groups");
+    auto names_only = std::make_shared<bool>(false);
+    cmd->add_flag("--names", *names_only,
+                  "Print only the references of the store's models, one a line (what shell completion offers)")
+        ->excludes("MODEL")->excludes("--json")->excludes("--verify")->excludes("--tensors");
     cmd->callback([=, &exit_code] {
+        if (*names_only) {
+            exit_code = print_model_names(*path);
+            return;
+        }
         std::vector<std::string> args;
         for (const std::string* a : {path.get(), model.get()})
             if (!a->empty()) args.push_back(*a);

@@ -1,4 +1,4 @@
-// mlens tensors PATH [--sort name|size|offset] [--by-layer] [--json]
+// mlens tensors PATH [--sort name|size|offset] [--by-layer] [--json] [--names]
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -75,17 +75,24 @@ void add_tensors_command(CLI::App& app, int& exit_code) {
     auto sort = std::make_shared<std::string>("file");
     auto json = std::make_shared<bool>(false);
     auto by_layer = std::make_shared<bool>(false);
+    auto names_only = std::make_shared<bool>(false);
     cmd->add_option("PATH", *path, "Model file")->required();
     cmd->add_option("--sort", *sort, "Order: file (default), name, size (largest first), offset")
         ->check(CLI::IsMember({"file", "name", "size", "offset"}));
     cmd->add_flag("--by-layer", *by_layer, "Summarize per layer (blk.N) instead");
     cmd->add_flag("--json", *json, "Print JSON");
+    cmd->add_flag("--names", *names_only, "Print only the names, one a line (what shell completion offers)")
+        ->excludes("--json")->excludes("--by-layer");
     cmd->callback([=, &exit_code] {
         auto model = open_or_report(*path);
         if (!model) { exit_code = kExitBroken; return; }
         exit_code = exit_status_of(*model);
         if (*by_layer) return print_by_layer(*model, *json);
         auto order = sorted_tensors(*model, *sort);
+        if (*names_only) {
+            for (const LogicalTensor& t : order) std::cout << escape_for_display(model->tensors[t.index].name) << "\n";
+            return;
+        }
         if (*json) {
             nlohmann::json out = nlohmann::json::array();
             for (const LogicalTensor& t : order) out.push_back(logical_tensor_to_json(*model, t));

@@ -5,6 +5,7 @@
 
 #include "app_shell.h"
 #include "mlens/infer/llama_log.h"
+#include "mlens/util/build_info.h"
 #include "mlens/ollama/store.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
@@ -186,7 +187,7 @@ void AppShell::about_window() {
     if (!m_show_about) return;
     ImGui::SetNextWindowSize(ImVec2(520, 0), ImGuiCond_Appearing);
     if (ImGui::Begin("About ModelLens", &m_show_about, ImGuiWindowFlags_NoCollapse)) {
-        ui::text_colored(palette().accent, "ModelLens " MLENS_VERSION);
+        ui::text_colored(palette().accent, std::string("ModelLens " MLENS_VERSION " (git ") + modellens_revision() + ")");
         ui::text("An inspector and debugger for LLM model files.");
         ImGui::Separator();
         ui::label_value("Dear ImGui", ImGui::GetVersion());

@@ -11,6 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli_reference.h"
+#include "mlens/util/build_info.h"
 #include "panels/inference_panel.h"
 #include "panels/panel.h"
 #include "window_loop.h"
@@ -27,11 +29,33 @@ bool parse_size(const std::string& text, int& width, int& height) {
     return true;
 }
 
+// The man page's text beyond the options (cli_reference.h renders it with them).
+mlens::ProgramReference modellens_reference() {
+    mlens::ProgramReference r;
+    r.name = "modellens";
+    r.version = mlens::modellens_version();
+    r.description =
+        "ModelLens is a desktop inspector and debugger for LLM model files: GGUF files, safetensors files and "
+        "folders, and Ollama model stores. Each file opens in a tab with its metadata, tensors, tokenizer, "
+        "diagnostics and weight statistics; two models can be compared tensor by tensor, and a model can be run "
+        "through llama.cpp. With no FILES it opens the demo models installed with it. The screenshot options render "
+        "the window to a PNG and exit, for documentation and tests.";
+    r.sections.push_back({"Exit status",
+                          {{"0", "the window was closed, or the screenshot was written"},
+                           {"1", "the screenshot could not be written or the documents did not open in time"},
+                           {"2", "usage error"}}});
+    r.sections.push_back({"Files",
+                          {{"~/.config/modellens/", "settings.json and the window layout (imgui.ini); $XDG_CONFIG_HOME is honoured"},
+                           {"PREFIX/share/modellens/demo/", "the demo models opened when no file is given"}}});
+    r.see_also = {"mlens(1)"};
+    return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{"modellens \xE2\x80\x94 inspect and debug LLM model files (GGUF, safetensors, Ollama stores)"};
-    app.set_version_flag("--version", std::string("modellens ") + MLENS_VERSION);
+    app.set_version_flag("--version", mlens::version_text("modellens"));
     mlens::WindowOptions options;
     std::string size;
     std::string panels;
@@ -54,6 +78,14 @@ int main(int argc, char** argv) {
                        "; ab compares with the second file), or error:FILE to compare every tensor with the open file FILE, or help:shortcuts / help:panels to open that Help "
                    "window");
     app.add_option("--theme", options.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
+    app.footer(mlens::help_footer(modellens_reference().sections));
+    // `modellens --reference man|bash|zsh|fish` (not in --help): the man page or a completion
+    // script written from these same definitions; the build installs what it prints.
+    if (argc == 3 && std::string(argv[1]) == "--reference") {
+        const std::optional<std::string> document = mlens::reference_document(app, modellens_reference(), argv[2]);
+        if (document) std::fputs(document->c_str(), stdout);
+        return document ? 0 : 2;
+    }
     CLI11_PARSE(app, argc, argv);
     if (!size.empty() && !parse_size(size, options.width, options.height)) {
         std::fprintf(stderr, "modellens: --size wants WxH between 200x150 and 16384x16384, got '%s'\n", size.c_str());

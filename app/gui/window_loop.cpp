@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/program_files.h"
 #include "output_inputs.h"
 #include "theme.h"
 
@@ -157,14 +158,16 @@ int run_window(const WindowOptions& options) {
     int result = 0;
     {
         JobRunner jobs([] { glfwPostEmptyEvent(); });
+        // Installed: PREFIX/share/modellens/demo; in the build folder: its assets/demo.
+        const std::string demo_dir = program_file(MLENS_DEMO_INSTALLED, MLENS_DEMO_BUILD_TREE);
         ShellOptions shell_options{options.panel, options.select,
-                                   screenshot ? std::string() : (config / "settings.json").string(), MLENS_DEMO_DIR};
+                                   screenshot ? std::string() : (config / "settings.json").string(), demo_dir};
         AppShell shell(settings, jobs, fonts, shell_options);
         shell.set_platform_info(platform_info());
         glfwSetWindowUserPointer(window, &shell);
         glfwSetDropCallback(window, on_drop);
 
-        shell.open_all(options.files.empty() ? demo_documents(MLENS_DEMO_DIR) : options.files);
+        shell.open_all(options.files.empty() ? demo_documents(demo_dir) : options.files);
         const size_t wait_documents = static_cast<size_t>(std::max(0, options.wait_documents));
 
         auto started = std::chrono::steady_clock::now();

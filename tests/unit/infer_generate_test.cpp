@@ -7,12 +7,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <regex>
 #include <vector>
 
 #include "cli_runner.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/llama_log.h"
 #include "mlens/infer/session.h"
+#include "mlens/util/build_info.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -253,11 +255,15 @@ TEST_CASE("log capture joins fragments into lines and keeps levels", "[infer]") 
     CHECK(log.problems_since(3) == "tail");
 }
 
-TEST_CASE("the llama.cpp version names the pinned release and the linked ggml", "[infer]") {
+TEST_CASE("--version names the git revision, the pinned llama.cpp release and the linked ggml", "[infer]") {
     const std::string v = llama_cpp_version();
     CHECK(v.rfind("llama.cpp 0.5.0 \xC2\xB7 ggml ", 0) == 0);
     CHECK(v.find(std::string("ggml ") + ggml_version() + " (" + ggml_commit() + ")") != std::string::npos);
     test::CliRun run = test::run_mlens({"--version"});
     CHECK(run.exit_status == 0);
-    CHECK(run.out.find("mlens 0.1.0 (" + v + ")") != std::string::npos);
+    // The revision is the one mlens was built at, which a partial rebuild may leave older than ours.
+    const std::string first_line = run.out.substr(0, run.out.find('\n'));
+    CHECK(std::regex_match(first_line, std::regex(R"(mlens 0\.1\.0 \(git ([0-9a-f]{12}(\+dirty)?|unknown)\))")));
+    CHECK(run.out.substr(first_line.size()) == "\n" + v + "\n");
+    CHECK(std::regex_match(std::string(modellens_revision()), std::regex(R"([0-9a-f]{12}(\+dirty)?|unknown)")));
 }

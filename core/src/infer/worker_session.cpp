@@ -19,6 +19,7 @@
 #include "mlens/infer/threads.h"
 #include "mlens/io/file_type.h"
 #include "mlens/open/target.h"
+#include "mlens/util/program_files.h"
 #include "worker_wire.h"
 
 extern char** environ;
@@ -89,16 +90,13 @@ Result<FileVersion> regular_file_identity(const std::string& path) {
 
 std::string llama_worker_executable() {
     if (const char* env = std::getenv("MLENS_LLAMA_WORKER"); env && executable(env)) return env;
-    std::error_code ec;
-    auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        std::string beside = (self.parent_path() / "mlens-llama-worker").string();
+    const std::string self = running_executable();
+    if (!self.empty()) {
+        std::string beside = (std::filesystem::path(self).parent_path() / "mlens-llama-worker").string();
         if (executable(beside)) return beside;
     }
-#ifdef MLENS_LLAMA_WORKER_BUILD_PATH
-    if (executable(MLENS_LLAMA_WORKER_BUILD_PATH)) return MLENS_LLAMA_WORKER_BUILD_PATH;
-#endif
-    return {};
+    std::string found = program_file(MLENS_LLAMA_WORKER_INSTALLED, MLENS_LLAMA_WORKER_BUILD_TREE);
+    return executable(found) ? found : std::string();
 }
 
 // Our end of the socket and of the worker's stderr pipe.

@@ -73,7 +73,8 @@ struct FileVersion {
 Result<FileVersion> regular_file_identity(const std::string& path);
 
 // The worker executable: $MLENS_LLAMA_WORKER, else `mlens-llama-worker` next to this program,
-// else the one this build made. Empty when none exists.
+// else the installed one (PREFIX/libexec/modellens/) or the one of this program's build folder
+// (program_files.h). Empty when none exists.
 std::string llama_worker_executable();
 
 // What a worker-side A/B returns: the comparison with every piece the views show (A's pieces of
