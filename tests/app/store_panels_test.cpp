@@ -143,6 +143,13 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
         if (lv.text) ++text_layers;
     CHECK(text_layers == 4);
     CHECK(panel.detail()->model->tensors.size() == 21);
+    CHECK(panel.detail()->summary.capabilities == std::vector<std::string>{"completion"});
+    CHECK(human_count(*panel.detail()->summary.parameters) == "4.19 M");
+    CHECK(panel.detail()->summary.context_length == std::optional<uint64_t>(256));
+    CHECK(panel.detail()->summary.licenses.size() == 1);
+    // The layers, closed at first, draw grouped by media type when opened.
+    panel.open_layers();
+    h.draw(panel, doc, 2);
 }
 
 TEST_CASE("verifying a blob whose content changed reports the digest mismatch", "[gui-store]") {

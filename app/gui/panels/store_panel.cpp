@@ -195,7 +195,7 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
     if (!lv.blob) ui::text_colored(palette().error, "invalid digest");
     else if (!lv.blob->found()) ui::text_colored(palette().error, escape_for_display(lv.blob->error->to_string(), 160));
     else if (failed != check.failed_layers.end()) ui::text_colored(palette().error, "\xE2\x9C\x96 " + check.place_text(failed->second));
-    else ui::text_dim(escape_for_display(lv.blob->name, 120));
+    else ui::text_dim("found");   // its file name is the digest again: the path shows on hover
     if (failed != check.failed_layers.end() && ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", escape_for_display(failed->second.message, 400).c_str());
     else if (lv.blob && lv.blob->found() && ImGui::IsItemHovered())
@@ -356,6 +356,8 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     if (ImGui::CollapsingHeader("Config", open)) config_view(v);
     if (ImGui::CollapsingHeader("Text layers", open)) store_text_layers_view(v, ctx.fonts);
     std::string layers = "Layers (" + std::to_string(v.layers.size()) + " + config, by media type)###layers";
+    if (m_open_layers) ImGui::SetNextItemOpen(true);
+    m_open_layers = false;
     if (ImGui::CollapsingHeader(layers.c_str())) layers_table(ctx, v, m.check);
     ImGui::EndChild();
 }

@@ -45,6 +45,8 @@ public:
     void verify(PanelContext& ctx, int layer);
     // The outcome of a finished verification of `digest`, if any.
     std::optional<Status> verified(const std::string& digest) const;
+    // Opens the Layers section (closed at first) on the next frame.
+    void open_layers() { m_open_layers = true; }
 
 private:
     struct Verification {
@@ -63,6 +65,7 @@ private:
     std::shared_ptr<StoreModelDetail> m_running;
     std::shared_ptr<StoreModelDetail> m_detail;
     std::map<std::string, Verification> m_verify;
+    bool m_open_layers = false;
 };
 
 }  // namespace mlens
