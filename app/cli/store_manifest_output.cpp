@@ -228,7 +228,7 @@ void print_summary(const ModelName& name, const StoredManifest& sm, const StoreM
     rows.push_back({"manifest", sm.ref.path + "  " + escape_for_display(short_digest(sm.digest), 40) + "  " +
                                     std::to_string(sm.ref.file_size) + " bytes"});
     rows.push_back({"modified", utc_time_text(sm.ref.modified)});
-    rows.push_back({"status", check.errors ? "rejected: " + check.reason_text()
+    rows.push_back({"status", check.errors ? "rejected: " + check.short_reason()
                                            : check.reason_text() + (check.digests_verified ? ", digests verified" : ", digests not verified")});
     print_table(rows);
 }
@@ -267,7 +267,8 @@ void print_verdict(const ModelCheck& check, const std::vector<const LayerView*>&
     if (broken) {
         std::cout << "rejected";
         if (mismatched) std::cout << ", " << mismatched << " of " << blobs << (blobs == 1 ? " blob" : " blobs") << " do not match their digests";
-        std::cout << ": " << (check.errors ? check.reason_text() : std::string("the model's tensors could not be read")) << "\n";
+        // Where, not the whole message: the diagnostics on stderr carry it.
+        std::cout << ": " << (check.errors ? check.short_reason() : std::string("the model's tensors could not be read")) << "\n";
         return;
     }
     std::cout << (check.warnings ? check.reason_text() : std::string("ok"));
