@@ -28,6 +28,7 @@ TEST_CASE("pretty_json indents and resolves escapes that name printable characte
     CHECK(pretty_json(R"(["a\nb","\u0007","\u202e","\ud800","\ud83d\ude00","\/","\"q\"","\u00e9"])") ==
           "[\n  \"a\\nb\",\n  \"\\u0007\",\n  \"\\u202e\",\n  \"\\ud800\",\n  \"\xF0\x9F\x98\x80\",\n  \"/\",\n"
           "  \"\\\"q\\\"\",\n  \"\xC3\xA9\"\n]");
+    CHECK(pretty_json(R"(["\u0022\u005c"])") == "[\n  \"\\\"\\\\\"\n]");
     CHECK(pretty_json("  42 ") == "42");
     CHECK(pretty_json("[[[]]]") == "[\n  [\n    []\n  ]\n]");
     for (const char* bad : {"", "{", "{\"a\":1,}", "[1,]", "{\"a\" 1}", "{1:2}", "[1] [2]", "01", "\"a\x01\"", "tru",

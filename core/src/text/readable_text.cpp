@@ -93,6 +93,7 @@ bool copy_string(std::string_view s, size_t& i, std::string& out) {
                 }
             }
             if (stays_escaped(value)) out.append(s.substr(i - 1, written_to - i + 2));
+            else if (value == '"' || value == '\\') (out += '\\') += static_cast<char>(value);   // as JSON must write them
             else append_utf8(out, value);
             i = written_to;
         } else {
