@@ -215,7 +215,7 @@ void print_summary(const ModelName& name, const StoredManifest& sm, const StoreM
     for (const std::string& c : sum.capabilities) caps += (caps.empty() ? "" : ", ") + escape_for_display(c, 40);
     std::vector<std::vector<std::string>> rows = {
         {"model", name.display() + "  (" + name.full() + ")"},
-        {"format", sum.format.empty() ? "-" : sum.format},
+        {"format", sum.format.empty() ? "-" : escape_for_display(sum.format, 40)},   // the config's model_format
         {"family", sum.family.empty() ? "-" : escape_for_display(sum.family, 60)},
         {"parameters", sum.parameters || !sum.parameter_size.empty() ? escape_for_display(parameters_text(sum), 60) : "-"},
         {"quantization", sum.quantization.empty() ? "-" : escape_for_display(sum.quantization, 60)},

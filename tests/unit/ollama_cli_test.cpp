@@ -144,6 +144,14 @@ TEST_CASE("mlens show leads with a summary and prints text layers as readable te
     CHECK(j["summary"]["capabilities"] == nlohmann::json({"completion", "tools"}));
     CHECK(j["summary"]["context_length"].is_null());
     CHECK(j["layers"][3]["text"] == license);
+
+    // What the config says is escaped in the summary too.
+    s.b.add_model("odd", {model}, R"({"model_format":"\u001b[31mgguf","model_family":"\u202ellama"})");
+    CliRun odd = run_mlens({"show", "odd", "--store", s.root()});
+    INFO(odd.out);
+    CHECK(contains(odd.out, "\nformat          \\x1B[31mgguf\n"));
+    CHECK(contains(odd.out, "\nfamily          \\u{202E}llama\n"));
+    CHECK(display_safe(odd.out));
 }
 
 TEST_CASE("mlens show and mlens verify name one store model", "[ollama][cli]") {

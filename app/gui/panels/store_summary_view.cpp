@@ -56,7 +56,7 @@ void store_summary_view(const StoreModelSummary& s, std::optional<uint64_t> size
     if (!ImGui::BeginTable("summary", 2, ImGuiTableFlags_SizingFixedFit)) return;
     ImGui::TableSetupColumn("fact", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
-    fact("Format", s.format == "gguf" ? "GGUF" : s.format);
+    fact("Format", s.format == "gguf" ? "GGUF" : escape_for_display(s.format, 40));
     fact("Family", escape_for_display(s.family, 80));
     fact("Parameters", escape_for_display(parameters_text(s), 80));
     if (s.parameters && !s.parameter_size.empty() && ImGui::IsItemHovered())
