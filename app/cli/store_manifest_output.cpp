@@ -8,16 +8,20 @@
 #include "mlens/ollama/manifest_view.h"
 #include "mlens/ollama/store_check.h"
 #include "mlens/ollama/store_model.h"
+#include "mlens/ollama/store_summary.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
+#include "mlens/text/readable_text.h"
 #include "store_output.h"
 
 namespace mlens::cli {
 
 namespace {
 
-constexpr size_t kTextPreviewChars = 300;
 constexpr size_t kJsonTextChars = 4096;
+constexpr size_t kTextChars = 20000;
+constexpr size_t kTextLines = 40;
+constexpr size_t kLicenseLines = 8;
 
 // safetensors shapes read slowest-first, GGUF ne fastest-first: each as its format writes it.
 std::vector<uint64_t> shown(const Model& m, const std::vector<uint64_t>& ne) { return shape_in_format_order(ne, m.format); }
@@ -74,10 +78,11 @@ nlohmann::json config_json(const ModelConfig& c) {
     return j;
 }
 
+// The BLOB cell: "found", or why not. The blob's file name is the digest again: --json has it.
 std::string blob_status(const LayerView& lv) {
     if (!lv.layer.blob) return "invalid digest";
     if (!lv.blob) return "skipped";
-    return lv.blob->found() ? lv.blob->name : std::string(code_name(lv.blob->error->code));
+    return lv.blob->found() ? "found" : std::string(code_name(lv.blob->error->code));
 }
 
 // The VERIFY cell from the check's digest pass: "ok", "MISMATCH", another error code, or "-".
@@ -160,7 +165,7 @@ nlohmann::json layer_json(const LayerView& lv, const std::string& verified) {
     if (lv.blob && !lv.blob->found()) j["blob_error"] = std::string(code_name(lv.blob->error->code));
     if (!verified.empty()) j["verified"] = verified;
     if (lv.text) {
-        j["text"] = escape_for_display(lv.text->text, kJsonTextChars);
+        j["text"] = readable_text(lv.text->text, kJsonTextChars);
         j["text_truncated"] = lv.text->truncated() || lv.text->text.size() > kJsonTextChars;
     }
     return j;
@@ -185,6 +190,95 @@ void report_models_like(const Store& store, const ModelName& name) {
                   << " lists the models)\n";
 }
 
+nlohmann::json summary_json(const StoreModelSummary& s) {
+    auto text = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(escape_for_display(v, 200)); };
+    nlohmann::json caps = nlohmann::json::array();
+    for (const std::string& c : s.capabilities) caps.push_back(escape_for_display(c, 100));
+    return {{"format", text(s.format)}, {"family", text(s.family)},
+            {"parameters", s.parameters ? nlohmann::json(*s.parameters) : nlohmann::json(nullptr)},
+            {"parameter_size", text(s.parameter_size)}, {"quantization", text(s.quantization)},
+            {"context_length", s.context_length ? nlohmann::json(*s.context_length) : nlohmann::json(nullptr)},
+            {"capabilities", caps}};
+}
+
+// The first line of a text layer, for the summary, cut to 100 characters ("" when there is none).
+std::string head_line(LayerKind kind, const std::string& text) {
+    TextHead head = first_lines(readable_layer_text(kind, text, kTextChars), 1);
+    std::string line = readable_text(head.text, 100);   // already readable: this only cuts it
+    return head.more_lines && !line.ends_with("\xE2\x80\xA6") ? line + " \xE2\x80\xA6" : line;
+}
+
+// The summary `ollama show` leads with, then where the manifest is and the verdict.
+void print_summary(const ModelName& name, const StoredManifest& sm, const StoreModelSummary& sum, const Manifest& m,
+                   const ModelCheck& check) {
+    std::string caps;
+    for (const std::string& c : sum.capabilities) caps += (caps.empty() ? "" : ", ") + escape_for_display(c, 40);
+    std::vector<std::vector<std::string>> rows = {
+        {"model", name.display() + "  (" + name.full() + ")"},
+        {"format", sum.format.empty() ? "-" : escape_for_display(sum.format, 40)},   // the config's model_format
+        {"family", sum.family.empty() ? "-" : escape_for_display(sum.family, 60)},
+        {"parameters", sum.parameters || !sum.parameter_size.empty() ? escape_for_display(parameters_text(sum), 60) : "-"},
+        {"quantization", sum.quantization.empty() ? "-" : escape_for_display(sum.quantization, 60)},
+        {"context length", sum.context_length ? std::to_string(*sum.context_length) : "-"},
+        {"capabilities", caps.empty() ? "-" : caps},
+        {"size", m.total_size() ? human_bytes(*m.total_size()) + " (" + std::to_string(*m.total_size()) + " bytes)" : "unknown"}};
+    if (!sum.template_text.empty()) rows.push_back({"template", head_line(LayerKind::template_text, sum.template_text)});
+    if (!sum.system_text.empty()) rows.push_back({"system", head_line(LayerKind::system, sum.system_text)});
+    for (const std::string& license : sum.licenses) rows.push_back({"license", head_line(LayerKind::license, license)});
+    rows.push_back({"manifest", sm.ref.path + "  " + escape_for_display(short_digest(sm.digest), 40) + "  " +
+                                    std::to_string(sm.ref.file_size) + " bytes"});
+    rows.push_back({"modified", utc_time_text(sm.ref.modified)});
+    rows.push_back({"status", check.errors ? "rejected: " + check.short_reason()
+                                           : check.reason_text() + (check.digests_verified ? ", digests verified" : ", digests not verified")});
+    print_table(rows);
+}
+
+// A text layer as readable text, indented, cut after `lines` lines.
+void print_text_layer(const LayerView& lv) {
+    const size_t lines = lv.layer.kind == LayerKind::license ? kLicenseLines : kTextLines;
+    TextHead head = first_lines(readable_layer_text(lv.layer.kind, lv.text->text, kTextChars), lines);
+    std::cout << "\n" << layer_kind_name(lv.layer.kind) << " (" << lv.text->size << " bytes)\n";
+    size_t at = 0;
+    while (at <= head.text.size()) {
+        size_t end = head.text.find('\n', at);
+        if (end == std::string::npos) end = head.text.size();
+        std::cout << "  " << head.text.substr(at, end - at) << "\n";
+        at = end + 1;
+    }
+    if (head.more_lines)
+        std::cout << "  \xE2\x80\xA6 " << head.more_lines << (head.more_lines == 1 ? " more line" : " more lines")
+                  << " (--json holds the text)\n";
+    else if (lv.text->truncated())
+        std::cout << "  \xE2\x80\xA6 " << lv.text->size - lv.text->text.size() << " more bytes not read\n";
+}
+
+// The last line: one verdict on the model, with what the digest pass found when it ran.
+void print_verdict(const ModelCheck& check, const std::vector<const LayerView*>& layers, bool broken) {
+    size_t blobs = 0, mismatched = 0;
+    uint64_t bytes = 0;
+    for (const LayerView* lv : layers) {
+        if (!lv->blob || !lv->blob->found()) continue;
+        ++blobs;
+        bytes += lv->blob->size;
+        auto it = check.failed_layers.find(lv->layer.field);
+        mismatched += it != check.failed_layers.end() && it->second.code == "E_DIGEST_MISMATCH";
+    }
+    std::cout << "\nverdict: ";
+    if (broken) {
+        std::cout << "rejected";
+        if (mismatched) std::cout << ", " << mismatched << " of " << blobs << (blobs == 1 ? " blob" : " blobs") << " do not match their digests";
+        // Where, not the whole message: the diagnostics on stderr carry it.
+        std::cout << ": " << (check.errors ? check.short_reason() : std::string("the model's tensors could not be read")) << "\n";
+        return;
+    }
+    std::cout << (check.warnings ? check.reason_text() : std::string("ok"));
+    if (check.digests_verified)
+        std::cout << ", " << blobs << (blobs == 1 ? " blob matches its digest" : " blobs match their digests") << " ("
+                  << human_bytes(bytes) << " hashed)\n";
+    else
+        std::cout << ", digests not verified (mlens verify hashes them)\n";
+}
+
 }  // namespace
 
 int print_store_manifest(const Store& store, const ModelName& name, const StoreShowOptions& options) {
@@ -204,8 +298,11 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
     if (m.has_config) all.push_back(&view->config_layer);
     for (const LayerView& lv : view->layers) all.push_back(&lv);
     for (const LayerView* lv : all) verified.push_back(options.verify ? verify_text(*lv, check) : "");
-    std::optional<Result<Model>> model;
-    if (options.tensors) model = open_store_model(store, name);
+    // The model is read for the summary (parameters, the GGUF's capabilities); its tensors are
+    // listed, and its own errors counted, with --tensors.
+    Result<Model> opened = open_store_model(store, name);
+    const StoreModelSummary summary = summarize_store_model(*view, opened ? &*opened : nullptr);
+    const Result<Model>* model = options.tensors ? &opened : nullptr;
 
     bool broken = check.verdict() == Verdict::errors;
     if (model && !*model) broken = true;
@@ -221,6 +318,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
                               {"manifest_digest", sm.digest}, {"manifest_bytes", sm.ref.file_size}, {"modified", sm.ref.modified},
                               {"schemaVersion", m.schema_version}, {"mediaType", escape_for_display(m.media_type, 200)},
                               {"format", view->format}, {"size", m.total_size() ? nlohmann::json(*m.total_size()) : nlohmann::json(nullptr)},
+                              {"summary", summary_json(summary)},
                               {"config_layer", m.has_config ? layer_json(*all[0], verified[0]) : nlohmann::json(nullptr)},
                               {"config", config}, {"layers", layers}, {"ok", !broken},
                               {"verdict", verdict_name(check.verdict())}, {"reason", check.reason_text()},
@@ -238,40 +336,30 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
     }
 
     for (const Diagnostic& d : check.reasons) std::cerr << d.to_line() << "\n";
-    std::vector<std::vector<std::string>> head = {
-        {"model", name.display() + "  (" + name.full() + ")"},
-        {"manifest", sm.ref.path + "  " + sm.digest + "  " + std::to_string(sm.ref.file_size) + " bytes  modified " +
-                     utc_time_text(sm.ref.modified)},
-        {"format", view->format.empty() ? "-" : view->format},
-        {"size", m.total_size() ? human_bytes(*m.total_size()) + " (" + std::to_string(*m.total_size()) + " bytes)" : "unknown"},
-        {"status", check.errors ? "rejected: " + check.reason_text()
-                                : check.reason_text() + (check.digests_verified ? ", digests verified" : ", digests not verified")}};
-    print_table(head);
+    print_summary(name, sm, summary, m, check);
     if (view->config) {
-        std::cout << "\nconfig " << blob_status(view->config_layer) << "\n";
+        std::cout << "\nconfig\n";
         std::vector<std::vector<std::string>> rows;
         for (const auto& [k, v] : config_fields(*view->config))
             if (!v.empty()) rows.push_back({"  " + k, escape_for_display(v, 120)});
         print_table(rows);
     }
+    // One row per layer, the digest cut to 12 digits (--json has it whole).
     std::cout << "\nlayers\n";
-    std::vector<std::vector<std::string>> rows = {{"KIND", "DIGEST", "SIZE", "FROM", "NAME", "BLOB"}};
+    std::vector<std::vector<std::string>> rows = {{"KIND", "NAME", "DIGEST", "SIZE", "FROM", "BLOB"}};
     if (options.verify) rows[0].push_back("VERIFY");
     for (size_t i = 0; i < all.size(); ++i) {
         const ManifestLayer& l = all[i]->layer;
         std::string kind = l.kind == LayerKind::unknown ? escape_for_display(l.media_type, 60) : layer_kind_name(l.kind);
-        std::vector<std::string> row = {kind, escape_for_display(l.digest, 80), std::to_string(l.size),
-                                        l.from ? escape_for_display(*l.from, 60) : "-", l.name ? escape_for_display(*l.name, 80) : "-",
-                                        blob_status(*all[i])};
+        std::vector<std::string> row = {kind, l.name ? escape_for_display(*l.name, 80) : "-",
+                                        escape_for_display(short_digest(l.digest), 40), human_bytes(l.size),
+                                        l.from ? escape_for_display(*l.from, 60) : "-", blob_status(*all[i])};
         if (options.verify) row.push_back(verified[i]);
         rows.push_back(std::move(row));
     }
     print_table(rows);
-    for (const LayerView& lv : view->layers) {
-        if (!lv.text) continue;
-        std::cout << "\n" << layer_kind_name(lv.layer.kind) << " (" << lv.text->size << " bytes)\n  "
-                  << escape_for_display(lv.text->text, kTextPreviewChars) << "\n";
-    }
+    for (const LayerView& lv : view->layers)
+        if (lv.text) print_text_layer(lv);
     if (model && *model) {
         std::cout << "\n";
         if (!check.errors)
@@ -280,6 +368,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
     } else if (model) {
         std::cerr << "error: " << (*model).error().to_string() << "\n";
     }
+    print_verdict(check, all, broken);
     return broken ? kExitBroken : kExitOk;
 }
 

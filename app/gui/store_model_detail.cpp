@@ -18,6 +18,7 @@ StoreModelDetail load_store_model_detail(const Store& store, const ModelName& na
     Result<Model> model = open_store_model(store, name, job);
     if (model) d.model = std::make_shared<const Model>(std::move(model).value());
     else d.model_error = escape_for_display(model.error().to_string(), 400);
+    d.summary = summarize_store_model(*d.view, d.model.get());
     return d;
 }
 
@@ -33,12 +34,6 @@ Status verify_layer_blob(const BlobLookup& blob, const BlobDigest& expected, Job
         return Error{ErrorCode::E_DIGEST_MISMATCH, "", std::nullopt,
                      blob.name + ": expected sha256:" + expected.hex + ", content is sha256:" + hash->hex};
     return ok_status();
-}
-
-std::string short_digest(const std::string& digest, size_t hex_digits) {
-    size_t colon = digest.find_first_of(":-");
-    if (colon == std::string::npos || digest.size() <= colon + 1 + hex_digits) return digest;
-    return digest.substr(0, colon + 1 + hex_digits) + "\xE2\x80\xA6";
 }
 
 }  // namespace mlens

@@ -1,6 +1,7 @@
 // StoreModelDetail: what the store panel shows of one model, loaded on a worker: the manifest
 // view (layers, blobs, config, text layers; manifest_view.h) and the model's tensor entries as
-// open_store_model reads them (quantized tensor views and expert groups for safetensors models).
+// open_store_model reads them (quantized tensor views and expert groups for safetensors models),
+// and the model's summary (store_summary.h) made of both.
 //
 // Contract: load_store_model_detail never hashes a blob; a model that cannot be opened keeps its
 // manifest view with the reason in `model_error` (escaped). verify_layer_blob hashes one blob
@@ -14,6 +15,7 @@
 #include "mlens/job.h"
 #include "mlens/model/model.h"
 #include "mlens/ollama/manifest_view.h"
+#include "mlens/ollama/store_summary.h"
 
 namespace mlens {
 
@@ -22,13 +24,11 @@ struct StoreModelDetail {
     std::string error;                       // the manifest could not be read
     std::shared_ptr<const Model> model;
     std::string model_error;
+    StoreModelSummary summary;
 };
 
 StoreModelDetail load_store_model_detail(const Store& store, const ModelName& name, JobContext* job);
 
 Status verify_layer_blob(const BlobLookup& blob, const BlobDigest& expected, JobContext* job);
-
-// "sha256:aeda…" with the first `hex_digits` digits.
-std::string short_digest(const std::string& digest, size_t hex_digits = 12);
 
 }  // namespace mlens

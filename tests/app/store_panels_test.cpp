@@ -8,6 +8,7 @@
 #include "app_shell.h"
 #include "broken_store.h"
 #include "headless.h"
+#include "mlens/model/summary.h"
 #include "mlens/open/target.h"
 #include "workspace_harness.h"
 #include "panels/safetensors_panel.h"
@@ -113,6 +114,14 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
     CHECK(m.groups[0].count == 4);
     CHECK(m.groups[0].parts.size() == 3);
     CHECK(m.groups[0].members.size() == 3);
+    // The summary: the config's facts, the parameters of the logical tensors, Ollama's capabilities.
+    CHECK(d.summary.format == "safetensors");
+    CHECK(d.summary.family == "qwen3moe");
+    REQUIRE(d.summary.parameters);
+    CHECK(*d.summary.parameters == summarize(m).parameters);
+    CHECK(human_count(*d.summary.parameters) == "55.3 K");
+    CHECK(d.summary.quantization == "int4");
+    CHECK(d.summary.capabilities == std::vector<std::string>{"completion"});
 
     // Verify the expert blob: a job hashing it, with the result kept per digest.
     const std::string digest = d.view->layers[2].layer.digest;
@@ -134,6 +143,13 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
         if (lv.text) ++text_layers;
     CHECK(text_layers == 4);
     CHECK(panel.detail()->model->tensors.size() == 21);
+    CHECK(panel.detail()->summary.capabilities == std::vector<std::string>{"completion"});
+    CHECK(human_count(*panel.detail()->summary.parameters) == "4.19 M");
+    CHECK(panel.detail()->summary.context_length == std::optional<uint64_t>(256));
+    CHECK(panel.detail()->summary.licenses.size() == 1);
+    // The layers, closed at first, draw grouped by media type when opened.
+    panel.open_layers();
+    h.draw(panel, doc, 2);
 }
 
 TEST_CASE("verifying a blob whose content changed reports the digest mismatch", "[gui-store]") {

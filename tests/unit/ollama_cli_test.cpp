@@ -9,6 +9,7 @@
 
 #include "cli_runner.h"
 #include "diagnostic_checks.h"
+#include "mlens/model/summary.h"
 #include "ollama_store_builder.h"
 #include "safetensors_builder.h"
 #include "test_paths.h"
@@ -26,6 +27,11 @@ struct CliStore {
 };
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string last_line(const std::string& out) {
+    std::string text = out.ends_with('\n') ? out.substr(0, out.size() - 1) : out;
+    return text.substr(text.rfind('\n') + 1);
+}
 
 }  // namespace
 
@@ -65,7 +71,8 @@ TEST_CASE("mlens store PATH MODEL shows the manifest, layers and text", "[ollama
     INFO(run.out << run.err);
     CHECK(run.exit_status == 0);
     CHECK(contains(run.out, "registry.ollama.ai/library/chat:latest"));
-    CHECK(contains(run.out, "blobs/sha256-" + model.digest.substr(7)));
+    CHECK(contains(run.out, model.digest.substr(0, 19) + "\xE2\x80\xA6"));
+    CHECK_FALSE(contains(run.out, model.digest.substr(7)));
     CHECK(contains(run.out, "llama3.2:latest"));
     CHECK(contains(run.out, "VERIFY"));
     CHECK(contains(run.out, "system (" + std::to_string(system.size) + " bytes)"));
@@ -82,9 +89,69 @@ TEST_CASE("mlens store PATH MODEL shows the manifest, layers and text", "[ollama
     CHECK(j["layers"][0]["kind"] == "model");
     CHECK(j["layers"][0]["verified"] == "ok");
     CHECK(j["layers"][0]["from"] == "llama3.2:latest");
+    CHECK(j["layers"][0]["digest"] == model.digest);
+    CHECK(j["layers"][0]["blob"] == "blobs/sha256-" + model.digest.substr(7));
     CHECK(j["layers"][1]["kind"] == "system");
     CHECK(display_safe(j["layers"][1]["text"].get<std::string>()));
     CHECK(j["config_layer"]["verified"] == "ok");
+}
+
+TEST_CASE("mlens show leads with a summary and prints text layers as readable text", "[ollama][cli]") {
+    CliStore s;
+    std::string license;
+    for (int i = 1; i <= 20; ++i) license += "License line " + std::to_string(i) + "\n";
+    LayerSpec model = s.b.tiny_model_layer();
+    LayerSpec tmpl = s.b.blob(kTemplateMediaType, "{{ if .Tools }}[TOOLS]{{ .Tools }}{{ end }}\n[INST] {{ .Prompt }} [/INST]");
+    LayerSpec params = s.b.blob(kParamsMediaType, R"({"stop":["\u003cstart_of_turn\u003e"],"temperature":0.1})");
+    LayerSpec lic = s.b.blob(kLicenseMediaType, license);
+    s.b.add_model("chat", {model, tmpl, params, lic}, config_json("gguf", "llama", "F32"));
+
+    CliRun run = run_mlens({"show", "chat", "--store", s.root()});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_status == 0);
+    std::vector<std::string> lines;
+    for (size_t at = 0; at < run.out.size();) {
+        size_t end = run.out.find('\n', at);
+        lines.push_back(run.out.substr(at, end - at));
+        at = end + 1;
+    }
+    // The summary comes first, one fact a line.
+    REQUIRE(lines.size() > 12);
+    CHECK(lines[0] == "model           chat:latest  (registry.ollama.ai/library/chat:latest)");
+    CHECK(lines[1] == "format          gguf");
+    CHECK(lines[2] == "family          llama");
+    CHECK(lines[3] == "parameters      32");
+    CHECK(lines[4] == "quantization    F32");
+    CHECK(lines[5] == "context length  -");
+    CHECK(lines[6] == "capabilities    completion, tools");
+    CHECK(lines[8] == "template        {{ if .Tools }}[TOOLS]{{ .Tools }}{{ end }} \xE2\x80\xA6");
+    CHECK(lines[9] == "license         License line 1 \xE2\x80\xA6");
+    // Params as indented JSON with its escapes resolved; the license's head and what is left.
+    CHECK(contains(run.out, "\nparams (" + std::to_string(params.size) +
+                                " bytes)\n  {\n    \"stop\": [\n      \"<start_of_turn>\"\n    ],\n    \"temperature\": 0.1\n  }\n"));
+    CHECK(contains(run.out, "\ntemplate (" + std::to_string(tmpl.size) +
+                                " bytes)\n  {{ if .Tools }}[TOOLS]{{ .Tools }}{{ end }}\n  [INST] {{ .Prompt }} [/INST]\n"));
+    CHECK(contains(run.out, "  License line 8\n  \xE2\x80\xA6 12 more lines (--json holds the text)\n"));
+    CHECK_FALSE(contains(run.out, "License line 9"));
+    CHECK_FALSE(contains(run.out, "\\x0A"));
+    // Digests once, cut to 12 digits: no line is wider than a terminal's worth.
+    for (const std::string& line : lines) CHECK(line.size() < 100);
+
+    auto j = nlohmann::json::parse(run_mlens({"show", "chat", "--store", s.root(), "--json"}).out);
+    CHECK(j["summary"]["format"] == "gguf");
+    CHECK(j["summary"]["parameters"] == 32);
+    CHECK(j["summary"]["parameter_size"] == "1.02K");
+    CHECK(j["summary"]["capabilities"] == nlohmann::json({"completion", "tools"}));
+    CHECK(j["summary"]["context_length"].is_null());
+    CHECK(j["layers"][3]["text"] == license);
+
+    // What the config says is escaped in the summary too.
+    s.b.add_model("odd", {model}, R"({"model_format":"\u001b[31mgguf","model_family":"\u202ellama"})");
+    CliRun odd = run_mlens({"show", "odd", "--store", s.root()});
+    INFO(odd.out);
+    CHECK(contains(odd.out, "\nformat          \\x1B[31mgguf\n"));
+    CHECK(contains(odd.out, "\nfamily          \\u{202E}llama\n"));
+    CHECK(display_safe(odd.out));
 }
 
 TEST_CASE("mlens show and mlens verify name one store model", "[ollama][cli]") {
@@ -96,9 +163,14 @@ TEST_CASE("mlens show and mlens verify name one store model", "[ollama][cli]") {
     INFO(show.out << show.err);
     CHECK(show.exit_status == 0);
     CHECK(contains(show.out, "registry.ollama.ai/library/chat:latest"));
-    CHECK(contains(show.out, "blobs/sha256-" + model.digest.substr(7)));
+    CHECK(contains(show.out, model.digest.substr(0, 19) + "\xE2\x80\xA6"));
     CHECK_FALSE(contains(show.out, "VERIFY"));
+    CHECK(last_line(show.out) == "verdict: ok, digests not verified (mlens verify hashes them)");
 
+    const uint64_t hashed = model.size + s.b.tiny_config_layer().size;
+    CliRun ok_text = run_mlens({"verify", "chat:latest", "--store", s.root()});
+    CHECK(ok_text.exit_status == 0);
+    CHECK(last_line(ok_text.out) == "verdict: ok, 2 blobs match their digests (" + human_bytes(hashed) + " hashed)");
     CliRun ok = run_mlens({"verify", "chat:latest", "--store", s.root(), "--json"});
     REQUIRE(ok.exit_status == 0);
     auto j = nlohmann::json::parse(ok.out);
@@ -116,6 +188,7 @@ TEST_CASE("mlens show and mlens verify name one store model", "[ollama][cli]") {
     CHECK(bad.exit_status == 1);
     CHECK(contains(bad.out, "MISMATCH"));
     CHECK(contains(bad.err, "E_DIGEST_MISMATCH"));
+    CHECK(last_line(bad.out).starts_with("verdict: rejected, 1 of 2 blobs do not match their digests: E_DIGEST_MISMATCH "));
     CHECK(run_mlens({"verify"}).exit_status == 2);
 }
 

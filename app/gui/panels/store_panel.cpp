@@ -1,10 +1,12 @@
 #include "panels/store_panel.h"
 
+#include <algorithm>
 #include <ctime>
 
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
+#include "panels/store_summary_view.h"
 #include "panels/store_tensors_view.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -13,6 +15,9 @@
 namespace mlens {
 
 namespace {
+
+// A media type with at most this many layers shows them when opened; more start closed.
+constexpr size_t kOpenLayerGroup = 8;
 
 std::string date_text(int64_t seconds) {
     std::time_t t = static_cast<std::time_t>(seconds);
@@ -171,17 +176,17 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
     ImGui::TableNextRow();
     ImGui::PushID(index);
     ImGui::TableNextColumn();
-    ui::text_colored(palette().accent, layer_kind_name(layer.kind));
-    if (layer.name) {
+    if (layer.name) ui::text(escape_for_display(*layer.name, 120));
+    else ui::text_colored(palette().accent, layer_kind_name(layer.kind));
+    if (layer.from) {
         ImGui::SameLine();
-        ui::text_dim(escape_for_display(*layer.name, 80));
+        ui::text_dim("from " + escape_for_display(*layer.from, 80));
     }
-    ImGui::TableNextColumn();
-    ui::text_dim(escape_for_display(layer.media_type, 120));
     ImGui::TableNextColumn();
     ImGui::PushFont(ctx.fonts.mono());
     ui::text(escape_for_display(short_digest(layer.digest), 40));
     ImGui::PopFont();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(layer.digest, 200).c_str());
     ui::copy_menu("copy", {{"digest", layer.digest}});
     ImGui::TableNextColumn();
     ui::text(human_bytes(layer.size));
@@ -190,7 +195,7 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
     if (!lv.blob) ui::text_colored(palette().error, "invalid digest");
     else if (!lv.blob->found()) ui::text_colored(palette().error, escape_for_display(lv.blob->error->to_string(), 160));
     else if (failed != check.failed_layers.end()) ui::text_colored(palette().error, "\xE2\x9C\x96 " + check.place_text(failed->second));
-    else ui::text_dim(escape_for_display(lv.blob->name, 120));
+    else ui::text_dim("found");   // its file name is the digest again: the path shows on hover
     if (failed != check.failed_layers.end() && ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", escape_for_display(failed->second.message, 400).c_str());
     else if (lv.blob && lv.blob->found() && ImGui::IsItemHovered())
@@ -214,18 +219,52 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
 }
 
 void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v, const ModelCheck& check) {
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
-    if (!ImGui::BeginTable("layers", 6, flags)) return;
-    ImGui::TableSetupColumn("Layer", ImGuiTableColumnFlags_WidthStretch, 2.4f);
-    ImGui::TableSetupColumn("Media type", ImGuiTableColumnFlags_WidthStretch, 2.1f);
-    ImGui::TableSetupColumn("Digest", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthStretch, 0.6f);
-    ImGui::TableSetupColumn("Blob", ImGuiTableColumnFlags_WidthStretch, 1.4f);
-    ImGui::TableSetupColumn("Verify", ImGuiTableColumnFlags_WidthStretch, 1.1f);
-    ImGui::TableHeadersRow();
-    layer_row(ctx, v.config_layer, -1, check);
-    for (size_t i = 0; i < v.layers.size(); ++i) layer_row(ctx, v.layers[i], static_cast<int>(i), check);
-    ImGui::EndTable();
+    // One group per media type, in the order the manifest first names each; -1 is the config.
+    struct Group {
+        const ManifestLayer* first;
+        std::vector<int> layers;
+        uint64_t bytes = 0;
+        size_t failed = 0;
+    };
+    std::vector<Group> groups;
+    auto add = [&](const LayerView& lv, int index) {
+        auto it = std::find_if(groups.begin(), groups.end(),
+                               [&](const Group& g) { return g.first->media_type == lv.layer.media_type; });
+        if (it == groups.end()) it = groups.insert(groups.end(), Group{&lv.layer, {}});
+        it->layers.push_back(index);
+        it->bytes += lv.layer.size;
+        it->failed += check.failed_layers.count(lv.layer.field) || (lv.blob && !lv.blob->found());
+    };
+    add(v.config_layer, -1);
+    for (size_t i = 0; i < v.layers.size(); ++i) add(v.layers[i], static_cast<int>(i));
+    for (size_t g = 0; g < groups.size(); ++g) {
+        const Group& group = groups[g];
+        const size_t n = group.layers.size();
+        std::string title = std::string(layer_kind_name(group.first->kind)) + "  \xC2\xB7 " + std::to_string(n) +
+                            (n == 1 ? " layer" : " layers") + " \xC2\xB7 " + human_bytes(group.bytes) +
+                            (group.failed ? " \xC2\xB7 \xE2\x9C\x96 " + std::to_string(group.failed) + " failed" : "") +
+                            "###group" + std::to_string(g);
+        ImGui::PushID(static_cast<int>(g));
+        const bool open = ImGui::TreeNodeEx(title.c_str(), n <= kOpenLayerGroup || group.failed ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(group.first->media_type, 200).c_str());
+        if (open) {
+            ui::text_dim(escape_for_display(group.first->media_type, 200));
+            ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
+            if (ImGui::BeginTable("layers", 5, flags)) {
+                ImGui::TableSetupColumn("Layer", ImGuiTableColumnFlags_WidthStretch, 2.4f);
+                ImGui::TableSetupColumn("Digest", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+                ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+                ImGui::TableSetupColumn("Blob", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+                ImGui::TableSetupColumn("Verify", ImGuiTableColumnFlags_WidthStretch, 1.1f);
+                ImGui::TableHeadersRow();
+                for (int index : group.layers)
+                    layer_row(ctx, index < 0 ? v.config_layer : v.layers[static_cast<size_t>(index)], index, check);
+                ImGui::EndTable();
+            }
+            ImGui::TreePop();
+        }
+        ImGui::PopID();
+    }
 }
 
 void StorePanel::config_view(const ManifestView& v) {
@@ -266,31 +305,6 @@ void StorePanel::config_view(const ManifestView& v) {
     ImGui::EndTable();
 }
 
-void StorePanel::text_layers(PanelContext& ctx, const ManifestView& v) {
-    bool any = false;
-    for (size_t i = 0; i < v.layers.size(); ++i) {
-        const LayerView& lv = v.layers[i];
-        if (!layer_is_text(lv.layer.kind)) continue;
-        any = true;
-        ImGui::PushID(static_cast<int>(i));
-        std::string title = std::string(layer_kind_name(lv.layer.kind)) + "  " + human_bytes(lv.layer.size);
-        if (ImGui::TreeNodeEx(title.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
-            if (lv.text_error) ui::text_colored(palette().error, escape_for_display(lv.text_error->to_string(), 300));
-            if (lv.text) {
-                ImGui::PushFont(ctx.fonts.mono());
-                ImGui::PushTextWrapPos(0);
-                ui::text(escape_for_display(lv.text->text, 4000));
-                ImGui::PopTextWrapPos();
-                ImGui::PopFont();
-                if (lv.text->truncated()) ui::text_dim("\xE2\x80\xA6 truncated");
-            }
-            ImGui::TreePop();
-        }
-        ImGui::PopID();
-    }
-    if (!any) ui::text_dim("No text layers (template, system, params, messages, license).");
-}
-
 void StorePanel::model_view(PanelContext& ctx, size_t index) {
     Document& doc = ctx.doc;
     const ModelListing& m = listing_of(doc).models[index];
@@ -323,10 +337,10 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
                          m.check.place_text(d) + ": " + escape_for_display(d.message, 300));
     const std::vector<FailedTensorLayer> failed = failed_tensor_layers(v.stored.manifest, m.check);
     ImGui::BeginChild("store_model_sections", ImVec2(0, 0), false);
+    // The summary first, the layers (one row per blob) last and closed: the facts a reader looks
+    // for stay above the fold.
     ImGuiTreeNodeFlags open = ImGuiTreeNodeFlags_DefaultOpen;
-    std::string layers = "Layers (" + std::to_string(v.layers.size()) + " + config)###layers";
-    if (ImGui::CollapsingHeader(layers.c_str(), open)) layers_table(ctx, v, m.check);
-    if (ImGui::CollapsingHeader("Config", open)) config_view(v);
+    if (ImGui::CollapsingHeader("Summary", open)) store_summary_view(m_detail->summary, m.size, ctx.fonts);
     if (m_detail->model) {
         const Model& model = *m_detail->model;
         std::string tensors = "Tensors (" + std::to_string(model.tensors.size()) + " entries" +
@@ -339,7 +353,12 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     } else if (ImGui::CollapsingHeader("Tensors###tensors", open)) {
         ui::text_colored(palette().error, m_detail->model_error);
     }
-    if (ImGui::CollapsingHeader("Text layers", open)) text_layers(ctx, v);
+    if (ImGui::CollapsingHeader("Config", open)) config_view(v);
+    if (ImGui::CollapsingHeader("Text layers", open)) store_text_layers_view(v, ctx.fonts);
+    std::string layers = "Layers (" + std::to_string(v.layers.size()) + " + config, by media type)###layers";
+    if (m_open_layers) ImGui::SetNextItemOpen(true);
+    m_open_layers = false;
+    if (ImGui::CollapsingHeader(layers.c_str())) layers_table(ctx, v, m.check);
     ImGui::EndChild();
 }
 

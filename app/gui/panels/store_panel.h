@@ -3,11 +3,14 @@
 //    the reason; selecting one shows it in the StorePanel.
 //  - StorePanel (center): without a selected model, the model table (name, size, format, family,
 //    parameters, quantization, modified, verdict with every reason) and the state of blobs/; with
-//    one, its verdict and reasons, its manifest: layers (kind, media type, digest, size, blob path
-//    or the layer's first error, a verify button that hashes the blob as a job with progress),
-//    the config blob's fields, the text layers, and its tensor entries (quant metadata, logical
-//    vs stored shapes, expert groups as group → expert → projection; every tensor layer listed,
-//    the damaged ones marked). "Open model" opens it as a document of its own (by its manifest path).
+//    one, its verdict and reasons, then its summary (store_summary_view.h: format, family,
+//    parameters, quantization, capabilities, template and license heads), its tensor entries
+//    (quant metadata, logical vs stored shapes, expert groups as group → expert → projection;
+//    every tensor layer listed, the damaged ones marked), the config blob's fields, the text
+//    layers as readable text, and last, closed, its layers grouped by media type (name, digest
+//    cut to 12 digits with the whole one on hover, size, blob path or the layer's first error, a
+//    verify button that hashes the blob as a job with progress). "Open model" opens it as a
+//    document of its own (by its manifest path).
 //
 // Contract: every verdict shown is the listing's ModelCheck (store_check.h), the one `mlens
 // check` gives; both panels advance the store's digest pass (store_document.h). The manifest view
@@ -42,6 +45,8 @@ public:
     void verify(PanelContext& ctx, int layer);
     // The outcome of a finished verification of `digest`, if any.
     std::optional<Status> verified(const std::string& digest) const;
+    // Opens the Layers section (closed at first) on the next frame.
+    void open_layers() { m_open_layers = true; }
 
 private:
     struct Verification {
@@ -54,13 +59,13 @@ private:
     void layers_table(PanelContext& ctx, const ManifestView& view, const ModelCheck& check);
     void layer_row(PanelContext& ctx, const LayerView& layer, int index, const ModelCheck& check);
     void config_view(const ManifestView& view);
-    void text_layers(PanelContext& ctx, const ManifestView& view);
 
     std::optional<size_t> m_loaded;              // model index of m_detail / the running job
     JobPtr m_job;
     std::shared_ptr<StoreModelDetail> m_running;
     std::shared_ptr<StoreModelDetail> m_detail;
     std::map<std::string, Verification> m_verify;
+    bool m_open_layers = false;
 };
 
 }  // namespace mlens

@@ -82,4 +82,10 @@ std::string to_hex(const unsigned char* bytes, size_t size) {
     return out;
 }
 
+std::string short_digest(std::string_view digest, size_t hex_digits) {
+    const size_t separator = digest.find_first_of(":-");
+    if (separator == std::string_view::npos || digest.size() <= separator + 1 + hex_digits) return std::string(digest);
+    return std::string(digest.substr(0, separator + 1 + hex_digits)) + "\xE2\x80\xA6";
+}
+
 }  // namespace mlens

@@ -1,4 +1,5 @@
 #include "mlens/text/escape.h"
+#include "mlens/text/readable_text.h"
 
 #include <cstdio>
 
@@ -89,7 +90,10 @@ bool utf8_valid(std::string_view s) {
     return utf8_valid(reinterpret_cast<const uint8_t*>(s.data()), s.size());
 }
 
-std::string escape_for_display(std::string_view s, size_t max_chars) {
+namespace {
+
+// escape_for_display and readable_text: the same escaping, line breaks and tabs kept or not.
+std::string escape_text(std::string_view s, size_t max_chars, bool keep_lines) {
     std::string out;
     const auto* p = reinterpret_cast<const uint8_t*>(s.data());
     size_t i = 0, chars = 0;
@@ -98,7 +102,12 @@ std::string escape_for_display(std::string_view s, size_t max_chars) {
         if (chars == max_chars) { out += "…"; break; }
         uint32_t cp;
         size_t len = utf8_sequence_length(p + i, s.size() - i, cp);
-        if (len == 0 || cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0)) {
+        if (keep_lines && len == 1 && (cp == '\n' || cp == '\t' || cp == '\r')) {
+            // CR LF and a lone CR end a line as LF does.
+            if (cp == '\r' && i + 1 < s.size() && p[i + 1] == '\n') ++i;
+            out += cp == '\t' ? '\t' : '\n';
+            ++i;
+        } else if (len == 0 || cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0)) {
             // Invalid byte or control character: escape each byte of it.
             size_t n = len == 0 ? 1 : len;
             for (size_t k = 0; k < n; ++k) {
@@ -118,6 +127,12 @@ std::string escape_for_display(std::string_view s, size_t max_chars) {
     }
     return out;
 }
+
+}  // namespace
+
+std::string escape_for_display(std::string_view s, size_t max_chars) { return escape_text(s, max_chars, false); }
+
+std::string readable_text(std::string_view text, size_t max_chars) { return escape_text(text, max_chars, true); }
 
 std::string hex_bytes(std::string_view s) {
     std::string out;

@@ -11,6 +11,9 @@
 //  - classify_blob_file labels what may lie in blobs/: blobs, the download leftovers Ollama writes
 //    ("<blob>-partial", "<blob>-partial-<n>"), its temporary files ("sha256-<digits>" from
 //    os.CreateTemp), legacy "sha256:<hex>" names, and anything else. Pure functions of the name.
+//  - short_digest shows a digest as the views do: the algorithm, its separator and the first
+//    hex_digits digits, then "…" ("sha256:aeda2f3c55e1…"); a text too short to cut, or without
+//    a separator, comes back as it is. It neither checks nor escapes: callers escape.
 #pragma once
 
 #include <optional>
@@ -40,6 +43,8 @@ struct BlobFileName {
 };
 
 BlobFileName classify_blob_file(std::string_view name);
+
+std::string short_digest(std::string_view digest, size_t hex_digits = 12);
 
 // Lowercase hex of bytes (digests for display and comparison).
 std::string to_hex(const unsigned char* bytes, size_t size);
