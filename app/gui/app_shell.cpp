@@ -83,6 +83,11 @@ void AppShell::apply_start_options(Document& doc) {
     }
     for (size_t i = 0; i < m.tensors.size() && !name.empty(); ++i)
         if (m.tensors[i].name == name) doc.select({SelectionKind::tensor, i}, "tensors");
+    for (size_t i = 0; i < m.tensors.size() && name.starts_with("requant:"); ++i)
+        if (m.tensors[i].name == name.substr(8)) {
+            doc.select({SelectionKind::tensor, i}, "weights");
+            doc.navigation.requantize = true;
+        }
     for (size_t i = 0; i < m.metadata.size() && !name.empty(); ++i)
         if (m.metadata[i].key == name) doc.select({SelectionKind::metadata, i}, "metadata");
     // An explicit panel wins over the one the selection brings forward.

@@ -32,7 +32,7 @@ namespace mlens {
 
 struct ShellOptions {
     std::string start_panel;      // center panel to show first ("tensors", "tokenizer", ...)
-    std::string start_select;     // tensor name, metadata key, "token:ID", "infer:VIEW", "error:FILE" or store model to show when a document opens;
+    std::string start_select;     // tensor name, metadata key, "token:ID", "infer:VIEW", "error:FILE", "requant:TENSOR" or store model to show when a document opens;
                                   // "help:shortcuts" or "help:panels" opens that Help window
     std::string settings_path;    // empty: nothing is saved
     std::string demo_dir;         // folder of demo models offered on the welcome screen
