@@ -3,6 +3,7 @@
 #include <string>
 
 #include "display_text.h"
+#include "headless.h"
 #include "widgets/table_cell.h"
 
 using namespace mlens;
@@ -42,4 +43,18 @@ TEST_CASE("a first word wider than the cell is cut between whole characters") {
     CHECK(shown("\xE8\xAA\x9E\xE8\xAA\x9E\xE8\xAA\x9E\xE8\xAA\x9E", 5.0f) == "\xE8\xAA\x9E\xE8\xAA\x9E\xE2\x80\xA6");
     // Invalid bytes count as one character each and are never split from a valid sequence.
     CHECK(ui::elide_length("\xFF\xFE" "abcdef", 4.0f, units) == 3);
+}
+
+TEST_CASE("with the app's font, a code elided to a narrow cell keeps whole words") {
+    test::HeadlessImGui imgui;
+    imgui.frame([] {
+        const std::string code = "E_TENSOR_OUT_OF_BOUNDS";
+        const float whole = ImGui::CalcTextSize(code.c_str()).x;
+        CHECK(ui::elided_text(code, whole) == code);
+        const float cut = ImGui::CalcTextSize("E_TENSOR_OUT_\xE2\x80\xA6").x;
+        CHECK(ui::elided_text(code, cut) == "E_TENSOR_OUT_\xE2\x80\xA6");
+        CHECK(ui::elided_text(code, cut + 4.0f) == "E_TENSOR_OUT_\xE2\x80\xA6");
+        CHECK(ui::elided_text("file ends at 2057130 of 3085696 bytes", ImGui::CalcTextSize("file ends at 2057").x) ==
+              "file ends at\xE2\x80\xA6");
+    });
 }
