@@ -58,3 +58,16 @@ TEST_CASE("with the app's font, a code elided to a narrow cell keeps whole words
               "file ends at\xE2\x80\xA6");
     });
 }
+
+TEST_CASE("a name too wide keeps its last words and its first, cut at word boundaries") {
+    auto middle = [](std::string_view text, float width) {
+        ui::MiddleCut cut = ui::elide_middle(text, width, units);
+        if (cut.head == text.size()) return std::string(text);
+        return std::string(text.substr(0, cut.head)) + "\xE2\x80\xA6" + std::string(text.substr(cut.tail));
+    };
+    CHECK(middle("qwen2vl.vision.spatial_merge_size", 20.0f) == "qwen2vl.\xE2\x80\xA6merge_size");
+    CHECK(middle("blk.0.attn_output.weight", 16.0f) == "blk.0.\xE2\x80\xA6weight");
+    CHECK(middle("blk.0.attn_output.weight", 24.0f) == "blk.0.attn_output.weight");
+    // No word boundary to keep a suffix from: cut at the end instead.
+    CHECK(middle("Supercalifragilistic", 6.0f) == "Super\xE2\x80\xA6");
+}

@@ -66,10 +66,12 @@ void type_value(const std::string& type, const std::string& value, bool dim, con
     ImGui::PopFont();
 }
 
-// Text elided at a word boundary to what is left of the cell.
-void fitted(std::string_view s) { ui::text(ui::elided_text(s, ImGui::GetContentRegionAvail().x)); }
+// Text elided at word boundaries to what is left of the cell; names keep their last words.
+void fitted(std::string_view s, ui::Elide where = ui::Elide::end) {
+    ui::text(ui::elided_text(s, ImGui::GetContentRegionAvail().x, where));
+}
 void fitted_colored(const ImVec4& color, std::string_view s) {
-    ui::text_colored(color, ui::elided_text(s, ImGui::GetContentRegionAvail().x));
+    ui::text_colored(color, ui::elided_text(s, ImGui::GetContentRegionAvail().x, ui::Elide::middle));
 }
 
 void row_tooltip(const CompatRow& row) {
@@ -334,7 +336,7 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
             ImGui::TableNextColumn();
             if (row.left_name.empty()) ui::text_dim("\xE2\x80\x94");
             else if (row.kind == EditKind::removed) fitted_colored(accent, row.left_name);
-            else fitted(row.left_name);
+            else fitted(row.left_name, ui::Elide::middle);
             ImGui::TableNextColumn();
             if (!row.left_name.empty()) type_value(row.left_type, row.left_value, false, ctx.fonts);
             // The right side names only what differs; "=" is "as stored".

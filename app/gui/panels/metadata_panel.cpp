@@ -95,7 +95,8 @@ void MetadataPanel::draw(PanelContext& ctx) {
             std::string key = escape_for_display(e.key, 120);
             if (ui::cell_selectable(key, selected,
                                     ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap |
-                                        ImGuiSelectableFlags_AllowDoubleClick)) {
+                                        ImGuiSelectableFlags_AllowDoubleClick,
+                                    ui::Elide::middle)) {
                 doc.select({SelectionKind::metadata, i});
                 if (ImGui::IsMouseDoubleClicked(0) && e.value.is_array()) open_viewer(doc, i);
             }

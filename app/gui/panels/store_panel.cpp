@@ -182,10 +182,10 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
     ui::text_colored(palette().accent, layer_kind_name(layer.kind));
     if (layer.name) {
         ImGui::SameLine();
-        ui::text_dim(escape_for_display(*layer.name, 80));
+        ui::cell_text_dim(escape_for_display(*layer.name, 80));
     }
     ImGui::TableNextColumn();
-    ui::text_dim(escape_for_display(layer.media_type, 120));
+    ui::cell_text_dim(escape_for_display(layer.media_type, 120));
     ImGui::TableNextColumn();
     ImGui::PushFont(ctx.fonts.mono());
     ui::text(escape_for_display(short_digest(layer.digest), 40));

@@ -300,7 +300,9 @@ void WeightsPanel::draw(PanelContext& ctx) {
         std::string line = "range " + range_mode_caption(r.range_used);
         if (r.histogram.below || r.histogram.above)
             line += ": " + ui::with_separators(r.histogram.below) + " below and " + ui::with_separators(r.histogram.above) + " above it";
+        ImGui::PushTextWrapPos(0.0f);
         ui::text_dim(line);
+        ImGui::PopTextWrapPos();
     }
     lower_tabs(ctx, r);
     ImGui::EndChild();

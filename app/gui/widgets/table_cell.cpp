@@ -62,9 +62,9 @@ void whole_text_on_hover(std::string_view text, bool elided, ImVec2 min, ImVec2 
     GImGui->LastItemData = last_item;
 }
 
-void draw_cell(std::string_view text, const ImVec4* color) {
-    std::string shown = elided_text(text, ImGui::GetContentRegionAvail().x);
-    bool elided = shown.size() != text.size();
+void draw_cell(std::string_view text, const ImVec4* color, Elide where = Elide::end) {
+    std::string shown = elided_text(text, ImGui::GetContentRegionAvail().x, where);
+    bool elided = shown != text;
     if (color) ui::text_colored(*color, shown);
     else ui::text(shown);
     whole_text_on_hover(text, elided, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
@@ -99,20 +99,61 @@ size_t elide_length(std::string_view text, float max_width, const std::function<
     return fit == 0 ? 0 : ends[fit - 1].first;
 }
 
-std::string elided_text(std::string_view text, float max_width) {
+MiddleCut elide_middle(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure) {
+    std::vector<std::pair<size_t, float>> starts;   // byte start of each character, width before it
+    float width = 0.0f;
+    for (size_t i = 0; i < text.size();) {
+        uint32_t cp = 0;
+        size_t len = utf8_decode(text.substr(i), cp);
+        if (len == 0) len = 1;
+        starts.emplace_back(i, width);
+        width += measure(text.substr(i, len));
+        i += len;
+    }
+    if (width <= max_width) return {text.size(), text.size()};
+    float room = max_width - measure(kEllipsis);
+    size_t tail = text.size();
+    float tail_w = 0.0f;
+    for (size_t k = starts.size(); k-- > 1;) {
+        auto [at, before] = starts[k];
+        if (width - before > room * 0.6f) break;
+        if (breaks_after(text[at - 1])) {
+            tail = at;
+            tail_w = width - before;
+        }
+    }
+    if (tail == text.size()) {
+        size_t n = elide_length(text, max_width, measure);
+        return {n, text.size()};
+    }
+    size_t head = 0;
+    for (size_t k = 1; k < starts.size() && starts[k].first <= tail; ++k) {
+        auto [at, before] = starts[k];
+        if (before > room - tail_w) break;
+        if (breaks_after(text[at - 1]) && text[at - 1] != ' ') head = at;
+    }
+    return {head, tail};
+}
+
+std::string elided_text(std::string_view text, float max_width, Elide where) {
+    if (where == Elide::middle) {
+        MiddleCut cut = elide_middle(text, max_width, imgui_width);
+        if (cut.head == text.size()) return std::string(text);
+        return std::string(text.substr(0, cut.head)) + std::string(kEllipsis) + std::string(text.substr(cut.tail));
+    }
     size_t n = elide_length(text, max_width, imgui_width);
     if (n == text.size()) return std::string(text);
     return std::string(text.substr(0, n)) + std::string(kEllipsis);
 }
 
-void cell_text(std::string_view text) { draw_cell(text, nullptr); }
+void cell_text(std::string_view text, Elide where) { draw_cell(text, nullptr, where); }
 void cell_text_colored(const ImVec4& color, std::string_view text) { draw_cell(text, &color); }
 void cell_text_dim(std::string_view text) { draw_cell(text, &palette().dim); }
 
-bool cell_selectable(std::string_view text, bool selected, ImGuiSelectableFlags flags) {
+bool cell_selectable(std::string_view text, bool selected, ImGuiSelectableFlags flags, Elide where) {
     ImVec2 min = ImGui::GetCursorScreenPos();
-    std::string shown = elided_text(text, ImGui::GetContentRegionAvail().x);
-    bool elided = shown.size() != text.size();
+    std::string shown = elided_text(text, ImGui::GetContentRegionAvail().x, where);
+    bool elided = shown != text;
     ImVec2 size = ImGui::CalcTextSize(shown.c_str());
     bool clicked = ImGui::Selectable((shown + "##cell").c_str(), selected, flags);
     whole_text_on_hover(text, elided, min, ImVec2(min.x + size.x, min.y + std::max(size.y, ImGui::GetItemRectSize().y)));

@@ -8,6 +8,11 @@
 //    of . _ - / : , ; = ( [ | or before a space (trailing spaces dropped) — or, when not even the
 //    first word fits, the longest prefix of whole UTF-8 characters that does (possibly 0).
 //    `measure` gives the width of one character; widths add up (ImGui fonts have no kerning).
+//  - elide_middle() is the rule for names (keys, tensors) whose end says the most: it keeps the
+//    longest suffix starting after a word boundary that fits in 60% of the room left beside "…",
+//    then the longest prefix ending at a boundary that fits in the rest; the result is
+//    text[0, head) + "…" + text[tail, end). When no suffix fits it falls back to elide_length()
+//    (tail == text.size()). A text that fits gives head == tail == text.size().
 //  - cell_text() and cell_selectable() draw in the current cell (or any region: they use the
 //    remaining width on the line). Text must already be safe for display (escaped).
 //  - fitted_width() is the width of the widest text plus the cell padding, at least the header's
@@ -27,15 +32,23 @@ namespace mlens::ui {
 
 size_t elide_length(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure);
 
-// The text drawn for `text` in `max_width` with the current font: itself or a prefix and "…".
-std::string elided_text(std::string_view text, float max_width);
+struct MiddleCut {
+    size_t head = 0;   // bytes kept from the start
+    size_t tail = 0;   // first byte kept at the end
+};
+MiddleCut elide_middle(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure);
 
-void cell_text(std::string_view text);
+enum class Elide { end, middle };
+
+// The text drawn for `text` in `max_width` with the current font: itself or a prefix and "…".
+std::string elided_text(std::string_view text, float max_width, Elide where = Elide::end);
+
+void cell_text(std::string_view text, Elide where = Elide::end);
 void cell_text_colored(const ImVec4& color, std::string_view text);
 void cell_text_dim(std::string_view text);
 // A Selectable whose label is `text` elided to the cell; `flags` as ImGui::Selectable's. IDs come
 // from the caller's ID stack (push a row ID first). Returns true when clicked.
-bool cell_selectable(std::string_view text, bool selected, ImGuiSelectableFlags flags);
+bool cell_selectable(std::string_view text, bool selected, ImGuiSelectableFlags flags, Elide where = Elide::end);
 
 float fitted_width(const std::vector<std::string>& texts, const char* header, float max_width);
 float fitted_width(std::string_view widest, const char* header, float max_width);
