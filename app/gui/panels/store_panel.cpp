@@ -52,7 +52,7 @@ void StoreModelsPanel::draw(PanelContext& ctx) {
     advance_digest_pass(ctx.doc, ctx.jobs);
     Document& doc = ctx.doc;
     const StoreListing& l = listing_of(doc);
-    ui::text_dim(escape_for_display(l.root, 200));
+    ui::cell_text_dim(escape_for_display(l.root, 200));
     if (std::string pass = digest_pass_text(*doc.store); !pass.empty()) ui::text_dim(pass);
     if (ImGui::Selectable("All models", !doc.navigation.store_model)) {
         doc.navigation.store_model.reset();
@@ -70,10 +70,9 @@ void StoreModelsPanel::draw(PanelContext& ctx) {
         ui::text_dim("   " + size_text(m.size) + " \xC2\xB7 " + (m.format.empty() ? "?" : m.format) +
                      (m.quantization.empty() ? "" : " \xC2\xB7 " + escape_for_display(m.quantization, 30)));
         if (m.check.verdict() == Verdict::errors) {
-            ui::text_colored(palette().error, "   \xE2\x9C\x96 " + m.check.short_reason());
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m.check.reason_text().c_str());
+            ui::cell_text_colored(palette().error, "   \xE2\x9C\x96 " + m.check.reason_text());
         } else if (m.check.verdict() == Verdict::warnings) {
-            ui::text_colored(palette().warning, "   \xE2\x9A\xA0 " + m.check.reason_text());
+            ui::cell_text_colored(palette().warning, "   \xE2\x9A\xA0 " + m.check.reason_text());
         }
         ImGui::PopID();
     }
@@ -198,7 +197,7 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
     if (!lv.blob) ui::text_colored(palette().error, "invalid digest");
     else if (!lv.blob->found()) ui::text_colored(palette().error, escape_for_display(lv.blob->error->to_string(), 160));
     else if (failed != check.failed_layers.end()) ui::text_colored(palette().error, "\xE2\x9C\x96 " + check.place_text(failed->second));
-    else ui::text_dim(escape_for_display(lv.blob->name, 120));
+    else ui::cell_text_dim(escape_for_display(lv.blob->name, 120));
     if (failed != check.failed_layers.end() && ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", escape_for_display(failed->second.message, 400).c_str());
     else if (lv.blob && lv.blob->found() && ImGui::IsItemHovered())
