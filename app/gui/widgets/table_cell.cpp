@@ -136,6 +136,8 @@ MiddleCut elide_middle(std::string_view text, float max_width, const std::functi
 }
 
 std::string elided_text(std::string_view text, float max_width, Elide where) {
+    // Most cells fit: one measure of the whole text decides.
+    if (imgui_width(text) <= max_width) return std::string(text);
     if (where == Elide::middle) {
         MiddleCut cut = elide_middle(text, max_width, imgui_width);
         if (cut.head == text.size()) return std::string(text);
