@@ -9,6 +9,7 @@
 #include "mlens/text/escape.h"
 #include "tensor_listing.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -125,7 +126,7 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
             ImGui::PushID(r);
             ImGui::TableNextColumn();
             bool selected = doc.selection == Selection{SelectionKind::tensor, i};
-            if (ImGui::Selectable(escape_for_display(t.name, 160).c_str(), selected, ImGuiSelectableFlags_SpanAllColumns))
+            if (ui::cell_selectable(escape_for_display(t.name, 160), selected, ImGuiSelectableFlags_SpanAllColumns, ui::Elide::middle))
                 doc.select({SelectionKind::tensor, i});
             ui::copy_menu("copy", {{"name", t.name}});
             ImGui::TableNextColumn();
@@ -141,8 +142,7 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
             ImGui::PopFont();
             ImGui::TableNextColumn();
             std::string shard = t.file < m.files.size() ? base_name(m.files[t.file].path) : "?";
-            ui::text_dim(escape_for_display(shard, 80));
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(shard, 200).c_str());
+            ui::cell_text_dim(escape_for_display(shard, 200));
             ImGui::PopID();
         }
     }
