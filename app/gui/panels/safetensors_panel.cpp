@@ -107,14 +107,23 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
     ui::text_dim(std::to_string(rows.size()) + " / " + std::to_string(m.tensors.size()) + " tensors");
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                             ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Hideable;
+    // The name takes what the other columns, sized to typical content, leave.
+    float avail = ImGui::GetContentRegionAvail().x;
+    std::vector<std::string> shards;
+    for (const auto& f : m.files) shards.push_back(escape_for_display(base_name(f.path), 200));
+    ImGui::PushFont(ctx.fonts.mono());
+    const float shape_w = ui::fitted_width("[4096, 4096]", "Shape", avail);
+    const float offsets_w = ui::fitted_width("[12345678, 12345678)", "data_offsets", avail);
+    const float size_w = ui::fitted_width("999.9 MB", "Size", avail);
+    ImGui::PopFont();
     if (!ImGui::BeginTable("st_tensors", 6, flags)) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, 3.6f);
-    ImGui::TableSetupColumn("dtype", ImGuiTableColumnFlags_WidthStretch, 0.5f);
-    ImGui::TableSetupColumn("Shape", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("data_offsets", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthStretch, 0.6f);
-    ImGui::TableSetupColumn("Shard", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("dtype", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("BF16", "dtype", avail));
+    ImGui::TableSetupColumn("Shape", ImGuiTableColumnFlags_WidthFixed, shape_w);
+    ImGui::TableSetupColumn("data_offsets", ImGuiTableColumnFlags_WidthFixed, offsets_w);
+    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthFixed, size_w);
+    ImGui::TableSetupColumn("Shard", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(shards, "Shard", avail * 0.25f));
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(rows.size()));
