@@ -1,6 +1,7 @@
 #include "app_shell.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <charconv>
 
 #include <imgui.h>
@@ -82,6 +83,11 @@ void AppShell::apply_start_options(Document& doc) {
     }
     for (size_t i = 0; i < m.tensors.size() && !name.empty(); ++i)
         if (m.tensors[i].name == name) doc.select({SelectionKind::tensor, i}, "tensors");
+    for (size_t i = 0; i < m.tensors.size() && name.starts_with("requant:"); ++i)
+        if (m.tensors[i].name == name.substr(8)) {
+            doc.select({SelectionKind::tensor, i}, "weights");
+            doc.navigation.requantize = true;
+        }
     for (size_t i = 0; i < m.metadata.size() && !name.empty(); ++i)
         if (m.metadata[i].key == name) doc.select({SelectionKind::metadata, i}, "metadata");
     // An explicit panel wins over the one the selection brings forward.
@@ -201,7 +207,6 @@ void AppShell::document_body(Document& doc, float height) {
 
 void AppShell::layout(Document& doc, float height) {
     height -= draw_error_banner(doc);
-    const ImGuiStyle& style = ImGui::GetStyle();
     float total = ImGui::GetContentRegionAvail().x;
     bool left = false, right = false;
     for (const PanelInfo& p : panel_registry()) {
@@ -209,36 +214,63 @@ void AppShell::layout(Document& doc, float height) {
         left = left || p.slot == PanelSlot::left;
         right = right || p.slot == PanelSlot::right;
     }
-    float split_w = style.ItemSpacing.x;
-    // Panes keep their remembered widths but give way in narrow windows; the remembered width
-    // only changes when the user drags a splitter.
-    float left_max = std::max(140.0f, total * 0.22f), right_max = std::max(220.0f, total * 0.32f);
-    float left_w = left ? std::clamp(m_settings.left_width, 140.0f, left_max) : 0.0f;
-    float right_w = right ? std::clamp(m_settings.right_width, 220.0f, right_max) : 0.0f;
-    float center_w = std::max(100.0f, total - left_w - right_w - (left ? split_w : 0) - (right ? split_w : 0));
+    float split_w = ImGui::GetStyle().ItemSpacing.x;
+    // The remembered widths only change when the user drags a splitter (double-click: automatic
+    // again); in a narrow window the panes give way without forgetting them.
+    PaneWidths w = pane_widths(total, split_w, left, m_settings.left_pane, right, m_settings.right_pane);
+    auto drag = [&](const char* id, PaneState& pane, const PaneLimits& limits, float width, float sign) {
+        if (pane.collapsed) {
+            ImGui::Dummy(ImVec2(split_w, height));
+            return;
+        }
+        if (ui::splitter(id, width, sign, limits.min_width, max_pane_width(limits, total), height)) pane.width = width;
+        if (ImGui::IsItemHovered()) {
+            if (ImGui::IsMouseDoubleClicked(0)) pane.width = 0.0f;
+            ImGui::SetTooltip("Drag to resize \xC2\xB7 double-click for the automatic width");
+        }
+    };
 
     if (left) {
-        ImGui::BeginChild("left_pane", ImVec2(left_w, height), true);
-        draw_slot(PanelSlot::left, doc);
-        ImGui::EndChild();
+        side_pane(PanelSlot::left, doc, m_settings.left_pane, w.left, height);
         ImGui::SameLine(0, 0);
-        if (ui::splitter("##split_left", left_w, 1.0f, 140.0f, left_max, height)) m_settings.left_width = left_w;
+        drag("##split_left", m_settings.left_pane, kLeftPaneLimits, w.left, 1.0f);
         ImGui::SameLine(0, 0);
     }
-    ImGui::BeginChild("center_pane", ImVec2(center_w, height), false);
+    ImGui::BeginChild("center_pane", ImVec2(w.center, height), false);
     center_tabs(doc);
     ImGui::EndChild();
     if (right) {
         ImGui::SameLine(0, 0);
-        if (ui::splitter("##split_right", right_w, -1.0f, 220.0f, right_max, height)) m_settings.right_width = right_w;
+        drag("##split_right", m_settings.right_pane, kRightPaneLimits, w.right, -1.0f);
         ImGui::SameLine(0, 0);
-        ImGui::BeginChild("right_pane", ImVec2(right_w, height), true);
-        draw_slot(PanelSlot::right, doc);
-        ImGui::EndChild();
+        side_pane(PanelSlot::right, doc, m_settings.right_pane, w.right, height);
     }
 }
 
-void AppShell::draw_slot(PanelSlot slot, Document& doc) {
+void AppShell::side_pane(PanelSlot slot, Document& doc, PaneState& pane, float width, float height) {
+    const bool is_left = slot == PanelSlot::left;
+    const char* title = is_left ? "navigator" : "inspector";
+    // Arrows point where the pane goes: a collapsed pane opens away from its window edge.
+    const char* collapse_arrow = is_left ? "\xE2\x97\x80" : "\xE2\x96\xB6";   // ◀ ▶
+    const char* expand_arrow = is_left ? "\xE2\x96\xB6" : "\xE2\x97\x80";
+    if (pane.collapsed) {
+        ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(2, 4));
+        ImGui::BeginChild(is_left ? "left_pane_collapsed" : "right_pane_collapsed", ImVec2(width, height), true);
+        if (ImGui::Button(expand_arrow, ImVec2(-FLT_MIN, ImGui::GetContentRegionAvail().y))) pane.collapsed = false;
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the %s", title);
+        ImGui::EndChild();
+        ImGui::PopStyleVar();
+        return;
+    }
+    ImGui::BeginChild(is_left ? "left_pane" : "right_pane", ImVec2(width, height), true);
+    draw_slot(slot, doc, [&] {
+        if (ImGui::SmallButton(collapse_arrow)) pane.collapsed = true;
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Hide the %s (it stays a strip at the edge)", title);
+    });
+    ImGui::EndChild();
+}
+
+void AppShell::draw_slot(PanelSlot slot, Document& doc, const std::function<void()>& collapse_button) {
     auto& panels = panels_for(doc);
     const auto& registry = panel_registry();
     std::vector<size_t> shown;
@@ -248,10 +280,14 @@ void AppShell::draw_slot(PanelSlot slot, Document& doc) {
     PanelContext ctx{doc, m_jobs, m_fonts, &m_workspace};
     if (shown.size() == 1) {
         ui::text_colored(palette().dim, registry[shown[0]].title);
+        ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - ImGui::GetFrameHeight()));
+        collapse_button();
         ImGui::Separator();
         panels[shown[0]]->draw(ctx);
         return;
     }
+    collapse_button();
+    ImGui::SameLine();
     if (!ImGui::BeginTabBar(slot == PanelSlot::left ? "left_tabs" : "right_tabs")) return;
     for (size_t i : shown) {
         if (ImGui::BeginTabItem(registry[i].title)) {

@@ -8,11 +8,14 @@
 //    the start options to each document when it becomes ready.
 //  - open() starts opening a file or folder without blocking (menu, command line, drag and drop);
 //    open_all() opens several at once (command line, one drop) with the first one's tab in front.
+//  - The navigator and inspector panes are resizable (splitters) and collapsible; their widths
+//    follow pane_layout.h and their state is kept in Settings.
 //  - Settings changes (recent files, panels, theme, pane widths) are saved to `settings_path`
 //    when it is not empty: when a document opens and in save_settings().
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,7 +32,7 @@ namespace mlens {
 
 struct ShellOptions {
     std::string start_panel;      // center panel to show first ("tensors", "tokenizer", ...)
-    std::string start_select;     // tensor name, metadata key, "token:ID", "infer:VIEW", "error:FILE" or store model to show when a document opens;
+    std::string start_select;     // tensor name, metadata key, "token:ID", "infer:VIEW", "error:FILE", "requant:TENSOR" or store model to show when a document opens;
                                   // "help:shortcuts" or "help:panels" opens that Help window
     std::string settings_path;    // empty: nothing is saved
     std::string demo_dir;         // folder of demo models offered on the welcome screen
@@ -60,7 +63,9 @@ private:
     void document_tabs();
     void document_body(Document& doc, float height);
     void layout(Document& doc, float height);
-    void draw_slot(PanelSlot slot, Document& doc);
+    // A side pane: its panels with a collapse button, or, collapsed, a strip that expands it.
+    void side_pane(PanelSlot slot, Document& doc, PaneState& pane, float width, float height);
+    void draw_slot(PanelSlot slot, Document& doc, const std::function<void()>& collapse_button);
     void center_tabs(Document& doc);
     void welcome(float height);
     void status_bar();

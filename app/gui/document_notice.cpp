@@ -4,6 +4,7 @@
 
 #include "mlens/text/escape.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -50,12 +51,9 @@ float draw_error_banner(Document& doc) {
     ImGui::BeginChild("error_banner", ImVec2(0, height), false, ImGuiWindowFlags_AlwaysUseWindowPadding | ImGuiWindowFlags_NoScrollbar);
     ImGui::AlignTextToFramePadding();
     const float button_w = ImGui::CalcTextSize("Show diagnostics").x + 2 * style.FramePadding.x;
-    ImGui::PushClipRect(ImGui::GetCursorScreenPos(),
-                        ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - button_w - 2 * style.ItemSpacing.x,
-                               ImGui::GetWindowPos().y + height),
-                        true);
-    ui::text_colored(palette().error, "\xE2\x9C\x96 " + text);
-    ImGui::PopClipRect();
+    // Cut at a word boundary before the button; hovering the banner shows it whole.
+    const float room = ImGui::GetContentRegionAvail().x - button_w - 2 * style.ItemSpacing.x;
+    ui::text_colored(palette().error, ui::elided_text("\xE2\x9C\x96 " + text, room));
     ImGui::SameLine(ImGui::GetWindowWidth() - button_w - style.WindowPadding.x);
     if (ImGui::Button("Show diagnostics")) doc.focus_panel = "diagnostics";
     ImGui::EndChild();

@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     app.add_option("--select", options.select,
                    "Tensor name, metadata key, token:ID, store model (tiny-moe:int4) to show, or infer:VIEW to load the "
                    "model and run an Inference view (" + std::string(mlens::inference_tab_names()) +
-                       "; ab compares with the second file), or error:FILE to compare every tensor with the open file FILE, or help:shortcuts / help:panels to open that Help "
+                       "; ab compares with the second file), or error:FILE to compare every tensor with the open file FILE, or requant:TENSOR to show TENSOR in Weights and run its Requantize tab, or help:shortcuts / help:panels to open that Help "
                    "window");
     app.add_option("--theme", options.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     app.footer(mlens::help_footer(modellens_reference().sections));

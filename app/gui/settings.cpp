@@ -24,6 +24,18 @@ void read_field(const nlohmann::json& j, const char* key, T& out) {
     }
 }
 
+nlohmann::json pane_json(const PaneState& pane) {
+    return {{"width", pane.width}, {"collapsed", pane.collapsed}};
+}
+
+void read_pane(const nlohmann::json& j, const char* key, PaneState& out) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_object()) return;
+    read_field(*it, "width", out.width);
+    read_field(*it, "collapsed", out.collapsed);
+    if (!(out.width >= 0.0f && out.width <= 16384.0f)) out.width = 0.0f;
+}
+
 }  // namespace
 
 void Settings::add_recent(const std::string& path) {
@@ -61,8 +73,8 @@ Settings Settings::load(const std::filesystem::path& file) {
     read_field(j, "window_height", s.window_height);
     read_field(j, "light_theme", s.light_theme);
     read_field(j, "panel_visible", s.panel_visible);
-    read_field(j, "left_width", s.left_width);
-    read_field(j, "right_width", s.right_width);
+    read_pane(j, "left_pane", s.left_pane);
+    read_pane(j, "right_pane", s.right_pane);
     read_field(j, "last_folder", s.last_folder);
     if (s.recent_files.size() > kMaxRecent) s.recent_files.resize(kMaxRecent);
     s.window_width = std::clamp(s.window_width, 400, 16384);
@@ -73,8 +85,8 @@ Settings Settings::load(const std::filesystem::path& file) {
 bool Settings::save(const std::filesystem::path& file, OutputGuard guard) const {
     nlohmann::json j = {{"recent_files", recent_files}, {"window_width", window_width},
                         {"window_height", window_height}, {"light_theme", light_theme},
-                        {"panel_visible", panel_visible}, {"left_width", left_width},
-                        {"right_width", right_width}, {"last_folder", last_folder}};
+                        {"panel_visible", panel_visible}, {"left_pane", pane_json(left_pane)},
+                        {"right_pane", pane_json(right_pane)}, {"last_folder", last_folder}};
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path(), ec);
     // Paths may hold bytes that are not UTF-8; replace them rather than fail the whole save.

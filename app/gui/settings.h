@@ -1,5 +1,5 @@
 // Settings: what the app remembers between runs (recent files, window size, theme, panels,
-// pane widths, the file chooser's last folder).
+// side panes' widths and collapsed state, the file chooser's last folder).
 //
 // Contract:
 //  - Stored as JSON in config_dir()/settings.json, where config_dir() is
@@ -8,6 +8,8 @@
 //    defaults for what could not be read. save() creates the directory and writes through the
 //    core's SafeFileWriter (temporary file, checked writes, atomic rename), never over what
 //    `guard` lists (the open documents' files); it returns false if that was not possible.
+//  - The side panes are stored as "left_pane" / "right_pane" objects {width, collapsed}; a width
+//    of 0 (the default) is the automatic width of pane_layout.h.
 //  - Recent files keep the most recent first, without duplicates, at most kMaxRecent.
 #pragma once
 
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "mlens/io/safe_file_writer.h"
+#include "pane_layout.h"
 
 namespace mlens {
 
@@ -28,8 +31,8 @@ struct Settings {
     int window_height = 950;
     bool light_theme = false;
     std::map<std::string, bool> panel_visible;   // panel id -> shown; absent means shown
-    float left_width = 270.0f;
-    float right_width = 420.0f;
+    PaneState left_pane;    // navigator
+    PaneState right_pane;   // inspector and bytes
     std::string last_folder;
 
     void add_recent(const std::string& path);

@@ -4,12 +4,15 @@
 //       Llama-shaped model.safetensors (F32 and F16 tensors, __metadata__) and its config.json
 //   gui_fixture_tool write-broken-store DIR OUTSIDE    writes the damaged Ollama store of
 //       tests/support/broken_store.h into the empty folder DIR (OUTSIDE: a folder outside it)
+//   gui_fixture_tool write-outliers OUT.gguf            writes blk.0.ffn_down.weight, F32 4096×16 values
+//       from N(0, 1) (seeded) whose columns 7 and 2900 are scaled by 80: outlier channels
 //   gui_fixture_tool check-png FILE W H                checks FILE is a W×H PNG that is not one flat colour
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +21,7 @@
 #include <stb_image.h>
 
 #include "broken_store.h"
+#include "model_fixture.h"
 #include "gui_fixture.h"
 
 namespace {
@@ -105,6 +109,16 @@ bool write_safetensors_folder(const std::filesystem::path& dir) {
            write_file(dir / "config.json", config.data(), config.size());
 }
 
+bool write_outliers(const std::string& path) {
+    std::mt19937 rng(20240611);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> values(4096 * 16);
+    for (float& x : values) x = normal(rng);
+    for (size_t r = 0; r < 16; ++r)
+        for (size_t c : {7u, 2900u}) values[r * 4096 + c] *= 80.0f;
+    return !mlens::test::write_fixture_model(path, {{"blk.0.ffn_down.weight", GGML_TYPE_F32, {4096, 16}, values}}).empty();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,8 +137,13 @@ int main(int argc, char** argv) {
         mlens::test::write_broken_store(builder, argv[3]);
         return 0;
     }
+    if (argc == 3 && std::strcmp(argv[1], "write-outliers") == 0) {
+        if (write_outliers(argv[2])) return 0;
+        std::fprintf(stderr, "gui_fixture_tool: cannot write %s\n", argv[2]);
+        return 1;
+    }
     if (argc == 5 && std::strcmp(argv[1], "check-png") == 0) return check_png(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
-    std::fprintf(stderr, "usage: gui_fixture_tool write OUT.gguf | write-safetensors-folder DIR | "
+    std::fprintf(stderr, "usage: gui_fixture_tool write OUT.gguf | write-outliers OUT.gguf | write-safetensors-folder DIR | "
                          "write-broken-store DIR OUTSIDE | check-png FILE W H\n");
     return 2;
 }

@@ -19,6 +19,7 @@ TEST_CASE("settings round-trip and keep recent files unique and bounded") {
     s.window_width = 1234;
     s.light_theme = true;
     s.panel_visible["tokenizer"] = false;
+    s.left_pane = {333.0f, true};
     auto file = std::filesystem::path(dir.path()) / "sub" / "settings.json";
     REQUIRE(s.save(file, OutputGuard{}));
     Settings r = Settings::load(file);
@@ -27,6 +28,10 @@ TEST_CASE("settings round-trip and keep recent files unique and bounded") {
     CHECK(r.light_theme);
     CHECK_FALSE(r.panel_shown("tokenizer"));
     CHECK(r.panel_shown("tensors"));
+    CHECK(r.left_pane.width == 333.0f);
+    CHECK(r.left_pane.collapsed);
+    CHECK(r.right_pane.width == 0.0f);
+    CHECK_FALSE(r.right_pane.collapsed);
 }
 
 TEST_CASE("malformed settings give defaults") {
@@ -41,6 +46,12 @@ TEST_CASE("malformed settings give defaults") {
     CHECK(s.window_width == 400);
     CHECK(s.light_theme);
     CHECK(Settings::load(dir.file("missing.json")).recent_files.empty());
+    std::ofstream(file) << "{\"left_pane\": {\"width\": -5, \"collapsed\": true}, \"right_pane\": 7}";
+    s = Settings::load(file);
+    CHECK(s.left_pane.width == 0.0f);
+    CHECK(s.left_pane.collapsed);
+    CHECK(s.right_pane.width == 0.0f);
+    CHECK_FALSE(s.right_pane.collapsed);
 }
 
 TEST_CASE("the config folder follows XDG_CONFIG_HOME") {

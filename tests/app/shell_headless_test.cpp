@@ -245,3 +245,42 @@ TEST_CASE("Help opens the keyboard shortcuts and a guide with every registered p
         CHECK(shown->WasActive);
     }
 }
+
+TEST_CASE("side panes collapse to strips and the center takes the width pane_layout gives it") {
+    TempDir dir;
+    REQUIRE(test::write_gui_fixture(dir.file("fixture.gguf")));
+    ShellHarness h;
+    h.open(dir.file("fixture.gguf"));
+    auto child = [](const char* name) -> ImGuiWindow* {
+        // Child windows are named "Parent/name_XXXXXXXX" (8 hex digits of the id).
+        const std::string infix = std::string("/") + name + "_";
+        for (ImGuiWindow* w : GImGui->Windows) {
+            std::string full = w->Name;
+            size_t at = full.find(infix);
+            if (w->Active && at != std::string::npos && full.size() == at + infix.size() + 8) return w;
+        }
+        return nullptr;
+    };
+    auto expected_center = [&] {
+        ImGuiWindow* main = ImGui::FindWindowByName("ModelLens##main");
+        REQUIRE(main != nullptr);
+        return pane_widths(main->ContentRegionRect.GetWidth(), GImGui->Style.ItemSpacing.x, true, h.settings.left_pane, true,
+                           h.settings.right_pane)
+            .center;
+    };
+    h.frames(2);
+    REQUIRE(child("center_pane") != nullptr);
+    REQUIRE(child("left_pane") != nullptr);
+    CHECK(child("center_pane")->Size.x == Approx(expected_center()).margin(1.0));
+    CHECK(child("center_pane")->Size.x >= 0.6f * 1600.0f);
+
+    h.settings.left_pane.collapsed = true;
+    h.settings.right_pane = {500.0f, true};
+    h.frames(2);
+    REQUIRE(child("left_pane_collapsed") != nullptr);
+    REQUIRE(child("right_pane_collapsed") != nullptr);
+    CHECK(child("left_pane") == nullptr);
+    CHECK(child("left_pane_collapsed")->Size.x == kCollapsedWidth);
+    CHECK(child("center_pane")->Size.x == Approx(expected_center()).margin(1.0));
+    CHECK(child("center_pane")->Size.x > 1500.0f);
+}

@@ -7,6 +7,7 @@
 #include "mlens/text/escape.h"
 #include "text_search.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -52,15 +53,25 @@ ImU32 row_tint(EditKind k) {
 const char* plural_kind_name(EditKind k) { return k == EditKind::data_op ? "data ops" : compat::edit_kind_name(k); }
 
 // "type value" with the type dim; arrays show only the value (it names type and count).
+// Type then value, the value elided at a word boundary to the cell (the row's tooltip has it whole).
 void type_value(const std::string& type, const std::string& value, bool dim, const FontSet& fonts) {
     if (!type.empty() && type.rfind("ARRAY", 0) != 0) {
-        ui::text_dim(type);
+        ui::text_dim(ui::elided_text(type, ImGui::GetContentRegionAvail().x));
         ImGui::SameLine();
     }
     ImGui::PushFont(fonts.mono());
-    if (dim) ui::text_dim(value);
-    else ui::text(value);
+    std::string shown = ui::elided_text(value, ImGui::GetContentRegionAvail().x);
+    if (dim) ui::text_dim(shown);
+    else ui::text(shown);
     ImGui::PopFont();
+}
+
+// Text elided at word boundaries to what is left of the cell; names keep their last words.
+void fitted(std::string_view s, ui::Elide where = ui::Elide::end) {
+    ui::text(ui::elided_text(s, ImGui::GetContentRegionAvail().x, where));
+}
+void fitted_colored(const ImVec4& color, std::string_view s) {
+    ui::text_colored(color, ui::elided_text(s, ImGui::GetContentRegionAvail().x, ui::Elide::middle));
 }
 
 void row_tooltip(const CompatRow& row) {
@@ -269,16 +280,27 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
         ui::text_dim(m_filter.empty() ? "   No changes here." : "   Nothing matches the filter.");
         return;
     }
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
-                            ImGuiTableFlags_SizingStretchProp;
-    // Both sections use one table id, so their columns stay aligned (ImGui syncs same-id tables).
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
+    // Both sections use one table id, so their columns stay aligned (ImGui syncs same-id tables):
+    // names are sized to the longest of either section, values get a fixed share, the rule the rest.
+    float avail = ImGui::GetContentRegionAvail().x;
+    std::string left_widest, right_widest;
+    for (const std::vector<CompatRow>* list : {&s.metadata, &s.tensors})
+        for (const CompatRow& row : *list) {
+            if (row.left_name.size() > left_widest.size()) left_widest = row.left_name;
+            if (row.right_name.size() > right_widest.size()) right_widest = row.right_name;
+        }
+    const char* value_header = section ? "type \xC2\xB7 shape" : "type \xC2\xB7 value";
+    float name_w = ui::fitted_width(left_widest, "tensor as stored", avail * 0.21f);
+    float upstream_w = ui::fitted_width(right_widest, "upstream view", avail * 0.21f);
+    float value_w = std::max(avail * 0.1f, ui::fitted_width(value_header, value_header, avail));
     if (!ImGui::BeginTable("compat_rows", 6, flags)) return;
     ImGui::TableSetupColumn("##kind", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 2.2f);
-    ImGui::TableSetupColumn(section ? "tensor as stored" : "key as stored", ImGuiTableColumnFlags_WidthStretch, 1.8f);
-    ImGui::TableSetupColumn(section ? "type \xC2\xB7 shape##l" : "type \xC2\xB7 value##l", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("upstream view", ImGuiTableColumnFlags_WidthStretch, 1.8f);
-    ImGui::TableSetupColumn(section ? "type \xC2\xB7 shape##r" : "type \xC2\xB7 value##r", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("rule", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+    ImGui::TableSetupColumn(section ? "tensor as stored" : "key as stored", ImGuiTableColumnFlags_WidthFixed, name_w);
+    ImGui::TableSetupColumn(section ? "type \xC2\xB7 shape##l" : "type \xC2\xB7 value##l", ImGuiTableColumnFlags_WidthFixed, value_w);
+    ImGui::TableSetupColumn("upstream view", ImGuiTableColumnFlags_WidthFixed, upstream_w);
+    ImGui::TableSetupColumn(section ? "type \xC2\xB7 shape##r" : "type \xC2\xB7 value##r", ImGuiTableColumnFlags_WidthFixed, value_w);
+    ImGui::TableSetupColumn("rule", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     const Palette& pal = palette();
     ImGuiListClipper clipper;
@@ -297,6 +319,9 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
                 row.stored)
                 ctx.doc.select({kind, *row.stored});
             if (ImGui::IsItemHovered()) row_tooltip(row);
+            ui::copy_menu("copy", {{"as stored", row.left_name + "  " + row.left_type + "  " + row.left_value},
+                                   {"upstream view", row.right_name + "  " + row.right_type + "  " + row.right_value},
+                                   {"rule", row.rule + (row.note.empty() ? "" : " \xE2\x80\x94 " + row.note)}});
             ImGui::SameLine(0, 0);
             bool first = true;
             for (EditKind k : kKinds) {
@@ -310,8 +335,8 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
             const ImVec4 accent = row.kind ? kind_color(*row.kind) : pal.dim;
             ImGui::TableNextColumn();
             if (row.left_name.empty()) ui::text_dim("\xE2\x80\x94");
-            else if (row.kind == EditKind::removed) ui::text_colored(accent, row.left_name);
-            else ui::text(row.left_name);
+            else if (row.kind == EditKind::removed) fitted_colored(accent, row.left_name);
+            else fitted(row.left_name, ui::Elide::middle);
             ImGui::TableNextColumn();
             if (!row.left_name.empty()) type_value(row.left_type, row.left_value, false, ctx.fonts);
             // The right side names only what differs; "=" is "as stored".
@@ -319,7 +344,7 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
             if (row.right_name.empty()) ui::text_colored(accent, "\xE2\x80\x94 removed");
             else if (row.hidden) ui::text_colored(accent, "hidden");
             else if (row.right_name == row.left_name) ui::text_dim("=");
-            else ui::text_colored(accent, row.right_name);
+            else fitted_colored(accent, row.right_name);
             ImGui::TableNextColumn();
             const bool same_value = !row.left_name.empty() && row.right_type == row.left_type && row.right_value == row.left_value;
             if (!row.hidden && !row.right_name.empty()) {
@@ -332,10 +357,10 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
                 ImGui::SameLine();
             }
             if (!row.rule.empty()) {
-                ui::text(row.rule);
-                if (!row.note.empty()) {
+                fitted(row.rule);
+                if (!row.note.empty() && ImGui::GetContentRegionAvail().x > ImGui::GetFontSize() * 8) {
                     ImGui::SameLine();
-                    ui::text_dim("\xE2\x80\x94 " + row.note);
+                    ui::text_dim(ui::elided_text("\xE2\x80\x94 " + row.note, ImGui::GetContentRegionAvail().x));
                 }
             }
             ImGui::PopID();
@@ -345,20 +370,27 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
 }
 
 void CompatPanel::checks_view(const compat::SidePlan& plan) {
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV;
+    float avail = ImGui::GetContentRegionAvail().x;
+    std::vector<std::string> handlers, arches;
+    for (const compat::DetectionCheck& c : plan.checks) {
+        handlers.push_back(c.rule);
+        arches.push_back(escape_for_display(c.arch, 60));
+    }
+    // Names sized to content; the reason takes the rest and wraps at word boundaries.
     if (!plan.checks.empty() && ImGui::BeginTable("checks", 4, flags)) {
-        ImGui::TableSetupColumn("handler", ImGuiTableColumnFlags_WidthStretch, 1.9f);
-        ImGui::TableSetupColumn("gated on", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+        ImGui::TableSetupColumn("handler", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(handlers, "handler", avail * 0.3f));
+        ImGui::TableSetupColumn("gated on", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(arches, "gated on", avail * 0.2f));
         ImGui::TableSetupColumn("fired", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.5f);
-        ImGui::TableSetupColumn("why", ImGuiTableColumnFlags_WidthStretch, 4.0f);
+        ImGui::TableSetupColumn("why", ImGuiTableColumnFlags_WidthStretch);
         ImGui::TableHeadersRow();
         for (const compat::DetectionCheck& c : plan.checks) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            if (c.fired) ui::text_colored(palette().accent, c.rule);
-            else ui::text(c.rule);
+            if (c.fired) ui::cell_text_colored(palette().accent, c.rule);
+            else ui::cell_text(c.rule);
             ImGui::TableNextColumn();
-            ui::text_dim(escape_for_display(c.arch, 60));
+            ui::cell_text_dim(escape_for_display(c.arch, 60));
             ImGui::TableNextColumn();
             if (c.fired) ui::text_colored(palette().ok, "\xE2\x9C\x93 yes");
             else ui::text_dim("no");

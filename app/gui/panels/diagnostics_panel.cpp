@@ -7,9 +7,17 @@
 #include "mlens/text/escape.h"
 #include "text_search.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
+
+namespace {
+
+// Up to this many rows the table wraps messages (rows of different heights, no clipper).
+constexpr size_t kWrappedRows = 300;
+
+}  // namespace
 
 void DiagnosticsPanel::refresh(const Model& m) {
     if (m_built && m_applied_filter == m_filter && m_applied_errors == m_show_errors &&
@@ -20,13 +28,17 @@ void DiagnosticsPanel::refresh(const Model& m) {
     m_applied_errors = m_show_errors;
     m_applied_warnings = m_show_warnings;
     m_rows.clear();
+    m_codes.clear();
+    m_fields.clear();
     for (size_t i = 0; i < m.diagnostics.size(); ++i) {
         const Diagnostic& d = m.diagnostics[i];
         if (d.severity == Severity::error ? !m_show_errors : !m_show_warnings) continue;
-        if (!m_filter.empty() && !contains_folded(code_name(d.code), m_filter) && !contains_folded(d.field, m_filter) &&
+        if (!m_filter.empty() && !contains_folded(d.code, m_filter) && !contains_folded(d.field, m_filter) &&
             !contains_folded(d.message, m_filter))
             continue;
         m_rows.push_back(i);
+        m_codes.push_back(std::string(code_name(d.code)));
+        m_fields.push_back(escape_for_display(d.field, 80));
     }
 }
 
@@ -64,50 +76,64 @@ void DiagnosticsPanel::draw(PanelContext& ctx) {
 
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                             ImGuiTableFlags_BordersInnerV;
+    // Codes, fields and offsets sized to the longest; the message takes the rest. A short list
+    // wraps messages at word boundaries; a long one (clipped rows need one height) elides them.
+    const bool wrap = rows.size() <= kWrappedRows;
+    float avail = ImGui::GetContentRegionAvail().x;
+    const std::vector<std::string>& codes = m_codes;
+    const std::vector<std::string>& fields = m_fields;
+    float code_w = ui::fitted_width(codes, "Code", avail * 0.3f);
+    ImGui::PushFont(ctx.fonts.mono());
+    float field_w = ui::fitted_width(fields, "Field", avail * 0.22f);
+    float offset_w = ui::fitted_width(ui::hex_offset(0), "Offset", avail * 0.15f);
+    ImGui::PopFont();
     if (!ImGui::BeginTable("diagnostics", 5, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, 90);
-    ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-    ImGui::TableSetupColumn("Field", ImGuiTableColumnFlags_WidthStretch, 2.2f);
-    ImGui::TableSetupColumn("Offset", ImGuiTableColumnFlags_WidthFixed, 95);
-    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch, 5.0f);
+    ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("\xE2\x9A\xA0 warning", "Severity", avail));
+    ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthFixed, code_w);
+    ImGui::TableSetupColumn("Field", ImGuiTableColumnFlags_WidthFixed, field_w);
+    ImGui::TableSetupColumn("Offset", ImGuiTableColumnFlags_WidthFixed, offset_w);
+    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
-    ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(rows.size()));
-    while (clipper.Step()) {
-        for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
-            size_t i = rows[static_cast<size_t>(r)];
-            const Diagnostic& d = m.diagnostics[i];
-            bool error = d.severity == Severity::error;
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::PushID(static_cast<int>(i));
-            ImGui::PushStyleColor(ImGuiCol_Text, error ? palette().error : palette().warning);
-            bool selected = doc.selection == Selection{SelectionKind::diagnostic, i};
-            if (ImGui::Selectable(error ? "\xE2\x9C\x96 error" : "\xE2\x9A\xA0 warning", selected,
-                                  ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
-                doc.select({SelectionKind::diagnostic, i});
-            ImGui::PopStyleColor();
-            ui::copy_menu("copy", {{"line", d.to_line()}, {"message", d.message}});
-            ImGui::PopID();
-            ImGui::TableNextColumn();
-            ui::text(std::string(code_name(d.code)));
-            ImGui::TableNextColumn();
-            ImGui::PushFont(ctx.fonts.mono());
-            ui::text(escape_for_display(d.field, 80));
-            ImGui::TableNextColumn();
-            ui::text_dim(d.offset ? ui::hex_offset(*d.offset) : "-");
-            ImGui::PopFont();
-            ImGui::TableNextColumn();
+    auto draw_row = [&](size_t r) {
+        size_t i = rows[r];
+        const Diagnostic& d = m.diagnostics[i];
+        bool error = d.severity == Severity::error;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::PushID(static_cast<int>(i));
+        ImGui::PushStyleColor(ImGuiCol_Text, error ? palette().error : palette().warning);
+        bool selected = doc.selection == Selection{SelectionKind::diagnostic, i};
+        if (ImGui::Selectable(error ? "\xE2\x9C\x96 error" : "\xE2\x9A\xA0 warning", selected,
+                              ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
+            doc.select({SelectionKind::diagnostic, i});
+        ImGui::PopStyleColor();
+        ui::copy_menu("copy", {{"line", d.to_line()}, {"message", d.message}});
+        ImGui::TableNextColumn();
+        ui::cell_text(codes[r]);
+        ImGui::TableNextColumn();
+        ImGui::PushFont(ctx.fonts.mono());
+        ui::cell_text(fields[r]);
+        ImGui::TableNextColumn();
+        ui::text_dim(d.offset ? ui::hex_offset(*d.offset) : "-");
+        ImGui::PopFont();
+        ImGui::TableNextColumn();
+        if (wrap) {
+            ImGui::PushTextWrapPos(0.0f);
             ui::text(d.message);
-            if (ImGui::IsItemHovered() && ImGui::GetItemRectSize().x > ImGui::GetContentRegionAvail().x) {
-                ImGui::BeginTooltip();
-                ImGui::PushTextWrapPos(ImGui::GetFontSize() * 35.0f);
-                ui::text(d.message);
-                ImGui::PopTextWrapPos();
-                ImGui::EndTooltip();
-            }
+            ImGui::PopTextWrapPos();
+        } else {
+            ui::cell_text(d.message);
         }
+        ImGui::PopID();
+    };
+    if (wrap) {
+        for (size_t r = 0; r < rows.size(); ++r) draw_row(r);
+    } else {
+        ImGuiListClipper clipper;
+        clipper.Begin(static_cast<int>(rows.size()));
+        while (clipper.Step())
+            for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) draw_row(static_cast<size_t>(r));
     }
     ImGui::EndTable();
 }

@@ -272,8 +272,10 @@ void InferenceAbView::draw(PanelContext& ctx, InferenceController& c) {
     ImGui::EndDisabled();
     ImGui::SetNextItemWidth(-ImGui::CalcTextSize("prompt").x - ImGui::GetStyle().ItemInnerSpacing.x);
     ImGui::InputText("prompt", &prompt);
+    ImGui::PushTextWrapPos(0.0f);
     ui::text_dim("A = this file (reference), fed its own greedy continuation; B sees the same tokens. "
                  "Position i is the next-token distribution after token i.");
+    ImGui::PopTextWrapPos();
 
     if (const auto& e = c.ab_error()) {
         ImGui::PushTextWrapPos(0);

@@ -64,6 +64,8 @@ void InferencePanel::facts_line() {
     }
     std::string line;
     for (const std::string& p : parts) line += (line.empty() ? "" : dot) + p;
+    // In a narrow center the facts wrap at word boundaries rather than run past the edge.
+    ImGui::PushTextWrapPos(0.0f);
     ui::text(line);
     std::string vocab = "vocab " + ui::with_separators(static_cast<uint64_t>(std::max(0, f.n_vocab))) + " (" +
                         escape_for_display(f.vocab_type, 20) + ")" + dot + "BOS " + std::to_string(f.bos) +
@@ -71,6 +73,7 @@ void InferencePanel::facts_line() {
                         (f.has_chat_template ? "yes" : "none");
     if (f.vocab_only) vocab += dot + "vocabulary only: decoding needs a full load";
     ui::text_dim(vocab);
+    ImGui::PopTextWrapPos();
 }
 
 void InferencePanel::load_bar(PanelContext& ctx) {

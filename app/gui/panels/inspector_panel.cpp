@@ -11,6 +11,7 @@
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/hex_view.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -262,10 +263,10 @@ void InspectorPanel::draw_bytes(PanelContext& ctx) {
     ImGui::Spacing();
     ui::text_colored(palette().accent, "Bytes");
     ImGui::SameLine();
-    ui::text_dim(target->label);
+    ui::cell_text_dim(target->label);
     ImGui::Separator();
     if (target->highlight.length > 0)
-        ui::text_dim("selected " + ui::byte_range_text(target->highlight.offset, target->highlight.length));
+        ui::cell_text_dim("selected " + ui::byte_range_text(target->highlight.offset, target->highlight.length));
     if (m_bytes.empty()) {
         ui::text_colored(palette().warning, "nothing to show: the offset is at or beyond the end of the file");
         return;

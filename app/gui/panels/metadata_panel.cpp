@@ -9,6 +9,7 @@
 #include "mlens/text/escape.h"
 #include "text_search.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -66,12 +67,20 @@ void MetadataPanel::draw(PanelContext& ctx) {
 
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                             ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
+    // Key, type and count sized to content (keys to at most 40%), the value takes the rest.
+    float avail = ImGui::GetContentRegionAvail().x;
+    if (m_key_width < 0.0f) {
+        std::string widest;
+        for (size_t i = 0; i < std::min<size_t>(m.metadata.size(), 4096); ++i)
+            if (m.metadata[i].key.size() > widest.size()) widest = escape_for_display(m.metadata[i].key, 120);
+        m_key_width = ui::fitted_width(widest, "Key", 1e6f);
+    }
     if (!ImGui::BeginTable("metadata", 4, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("Key", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-    ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthFixed, 125);
-    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, 65);
-    ImGui::TableSetupColumn("Value", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    ImGui::TableSetupColumn("Key", ImGuiTableColumnFlags_WidthFixed, std::min(m_key_width + 4.0f, avail * 0.4f));
+    ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("ARRAY[FLOAT32]", "Type", avail));
+    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("262,144", "Count", avail));
+    ImGui::TableSetupColumn("Value", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(m_rows.size()));
@@ -84,17 +93,18 @@ void MetadataPanel::draw(PanelContext& ctx) {
             ImGui::PushID(static_cast<int>(i));
             bool selected = doc.selection == Selection{SelectionKind::metadata, i};
             std::string key = escape_for_display(e.key, 120);
-            if (ImGui::Selectable(key.c_str(), selected,
-                                  ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap |
-                                      ImGuiSelectableFlags_AllowDoubleClick)) {
+            if (ui::cell_selectable(key, selected,
+                                    ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap |
+                                        ImGuiSelectableFlags_AllowDoubleClick,
+                                    ui::Elide::middle)) {
                 doc.select({SelectionKind::metadata, i});
                 if (ImGui::IsMouseDoubleClicked(0) && e.value.is_array()) open_viewer(doc, i);
             }
             ui::copy_menu("copy", {{"key", e.key}, {"value", metadata_copy_text(e)}});
             ImGui::TableNextColumn();
-            ui::text_dim(format_type(e.value));
+            ui::cell_text_dim(format_type(e.value));
             ImGui::TableNextColumn();
-            ui::text_dim(metadata_count_text(e.value));
+            ui::cell_text_dim(metadata_count_text(e.value));
             ImGui::TableNextColumn();
             if (e.value.is_array()) {
                 if (ImGui::SmallButton("view")) {
@@ -104,7 +114,7 @@ void MetadataPanel::draw(PanelContext& ctx) {
                 ImGui::SameLine();
             }
             ImGui::PushFont(ctx.fonts.mono());
-            ui::text(metadata_value_text(e, 8, 160));
+            ui::cell_text(metadata_value_text(e, 8, 160));
             ImGui::PopFont();
             ImGui::PopID();
         }

@@ -26,6 +26,7 @@ private:
     std::optional<size_t> m_applied_group;
     bool m_built = false;
     std::vector<size_t> m_rows;   // indices into Model::metadata
+    float m_key_width = -1.0f;    // the widest key's text; measured once, the table then remembers
     std::vector<std::unique_ptr<ArrayViewer>> m_viewers;
 };
 

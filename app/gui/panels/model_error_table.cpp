@@ -7,6 +7,7 @@
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -75,7 +76,9 @@ std::optional<size_t> ModelErrorTable::draw(const ModelError& error, const FontS
             ImGui::PushFont(fonts.mono());
             bool selected = selected_tensor && *selected_tensor == t.pair.b.tensor;
             std::string name = escape_for_display(t.name_b, 120);
-            if (ImGui::Selectable(name.c_str(), selected, ImGuiSelectableFlags_SpanAllColumns)) clicked = row;
+            // Cut in the middle at word boundaries to the cell; the tooltip has both names whole.
+            std::string shown = ui::elided_text(name, ImGui::GetContentRegionAvail().x, ui::Elide::middle);
+            if (ImGui::Selectable((shown + "##name").c_str(), selected, ImGuiSelectableFlags_SpanAllColumns)) clicked = row;
             ImGui::PopFont();
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip("reference: %s\nthis: %s\nClick: show it in the Weights panel",

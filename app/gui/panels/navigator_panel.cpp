@@ -6,6 +6,7 @@
 
 #include "mlens/text/escape.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -21,12 +22,15 @@ ImGuiTreeNodeFlags leaf_flags(bool selected) {
 
 // A leaf row with a dim count after the label and a dot when it holds the selected item;
 // returns true when clicked.
+// In a narrow pane the label and the count are elided at a word boundary; hovering shows them whole.
 bool leaf(const std::string& label, const std::string& count, bool selected, bool holds_selection = false) {
-    ImGui::TreeNodeEx(label.c_str(), leaf_flags(selected));
+    std::string shown = ui::elided_text(label, ImGui::GetContentRegionAvail().x - ImGui::GetTreeNodeToLabelSpacing());
+    ImGui::TreeNodeEx(label.c_str(), leaf_flags(selected), "%s", shown.c_str());
     bool clicked = ImGui::IsItemClicked();
+    if (shown.size() != label.size() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s %s", label.c_str(), count.c_str());
     if (!count.empty()) {
         ImGui::SameLine();
-        ui::text_dim(count);
+        ui::cell_text_dim(count);
     }
     if (holds_selection) {
         ImGui::SameLine();

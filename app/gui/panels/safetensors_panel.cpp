@@ -9,6 +9,7 @@
 #include "mlens/text/escape.h"
 #include "tensor_listing.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -106,14 +107,23 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
     ui::text_dim(std::to_string(rows.size()) + " / " + std::to_string(m.tensors.size()) + " tensors");
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                             ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Hideable;
+    // The name takes what the other columns, sized to typical content, leave.
+    float avail = ImGui::GetContentRegionAvail().x;
+    std::vector<std::string> shards;
+    for (const auto& f : m.files) shards.push_back(escape_for_display(base_name(f.path), 200));
+    ImGui::PushFont(ctx.fonts.mono());
+    const float shape_w = ui::fitted_width("[4096, 4096]", "Shape", avail);
+    const float offsets_w = ui::fitted_width("[12345678, 12345678)", "data_offsets", avail);
+    const float size_w = ui::fitted_width("999.9 MB", "Size", avail);
+    ImGui::PopFont();
     if (!ImGui::BeginTable("st_tensors", 6, flags)) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, 3.6f);
-    ImGui::TableSetupColumn("dtype", ImGuiTableColumnFlags_WidthStretch, 0.5f);
-    ImGui::TableSetupColumn("Shape", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("data_offsets", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthStretch, 0.6f);
-    ImGui::TableSetupColumn("Shard", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("dtype", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("BF16", "dtype", avail));
+    ImGui::TableSetupColumn("Shape", ImGuiTableColumnFlags_WidthFixed, shape_w);
+    ImGui::TableSetupColumn("data_offsets", ImGuiTableColumnFlags_WidthFixed, offsets_w);
+    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthFixed, size_w);
+    ImGui::TableSetupColumn("Shard", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(shards, "Shard", avail * 0.25f));
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(rows.size()));
@@ -125,7 +135,7 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
             ImGui::PushID(r);
             ImGui::TableNextColumn();
             bool selected = doc.selection == Selection{SelectionKind::tensor, i};
-            if (ImGui::Selectable(escape_for_display(t.name, 160).c_str(), selected, ImGuiSelectableFlags_SpanAllColumns))
+            if (ui::cell_selectable(escape_for_display(t.name, 160), selected, ImGuiSelectableFlags_SpanAllColumns, ui::Elide::middle))
                 doc.select({SelectionKind::tensor, i});
             ui::copy_menu("copy", {{"name", t.name}});
             ImGui::TableNextColumn();
@@ -141,8 +151,7 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
             ImGui::PopFont();
             ImGui::TableNextColumn();
             std::string shard = t.file < m.files.size() ? base_name(m.files[t.file].path) : "?";
-            ui::text_dim(escape_for_display(shard, 80));
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(shard, 200).c_str());
+            ui::cell_text_dim(escape_for_display(shard, 200));
             ImGui::PopID();
         }
     }

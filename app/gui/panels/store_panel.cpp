@@ -9,6 +9,7 @@
 #include "panels/store_summary_view.h"
 #include "panels/store_tensors_view.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 #include "workspace.h"
 
@@ -35,14 +36,13 @@ const StoreListing& listing_of(const Document& doc) { return doc.store->listing;
 // The verdict cell: a mark and the reason, coloured by severity; the full reason on hover.
 void verdict_text(const ModelCheck& c, bool digests_pending) {
     switch (c.verdict()) {
-        case Verdict::errors: ui::text_colored(palette().error, "\xE2\x9C\x96 " + c.short_reason()); break;
-        case Verdict::warnings: ui::text_colored(palette().warning, "\xE2\x9A\xA0 " + c.reason_text()); break;
+        case Verdict::errors: ui::cell_text_colored(palette().error, "\xE2\x9C\x96 " + c.short_reason()); break;
+        case Verdict::warnings: ui::cell_text_colored(palette().warning, "\xE2\x9A\xA0 " + c.reason_text()); break;
         default:
             ui::text_colored(palette().ok, c.digests_verified ? "\xE2\x9C\x93 ok, digests verified"
                                                               : digests_pending ? "\xE2\x9C\x93 ok, verifying digests"
                                                                                 : "\xE2\x9C\x93 ok, digests not verified");
     }
-    if (c.verdict() != Verdict::ok && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", c.reason_text().c_str());
 }
 
 bool digests_pending(const StoreDocument& store) { return store.digests->job && !store.digests->job->done(); }
@@ -57,7 +57,7 @@ void StoreModelsPanel::draw(PanelContext& ctx) {
     advance_digest_pass(ctx.doc, ctx.jobs);
     Document& doc = ctx.doc;
     const StoreListing& l = listing_of(doc);
-    ui::text_dim(escape_for_display(l.root, 200));
+    ui::cell_text_dim(escape_for_display(l.root, 200));
     if (std::string pass = digest_pass_text(*doc.store); !pass.empty()) ui::text_dim(pass);
     if (ImGui::Selectable("All models", !doc.navigation.store_model)) {
         doc.navigation.store_model.reset();
@@ -75,10 +75,9 @@ void StoreModelsPanel::draw(PanelContext& ctx) {
         ui::text_dim("   " + size_text(m.size) + " \xC2\xB7 " + (m.format.empty() ? "?" : m.format) +
                      (m.quantization.empty() ? "" : " \xC2\xB7 " + escape_for_display(m.quantization, 30)));
         if (m.check.verdict() == Verdict::errors) {
-            ui::text_colored(palette().error, "   \xE2\x9C\x96 " + m.check.short_reason());
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m.check.reason_text().c_str());
+            ui::cell_text_colored(palette().error, "   \xE2\x9C\x96 " + m.check.reason_text());
         } else if (m.check.verdict() == Verdict::warnings) {
-            ui::text_colored(palette().warning, "   \xE2\x9A\xA0 " + m.check.reason_text());
+            ui::cell_text_colored(palette().warning, "   \xE2\x9A\xA0 " + m.check.reason_text());
         }
         ImGui::PopID();
     }
@@ -102,16 +101,25 @@ void StorePanel::models_table(Document& doc) {
         ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
                          escape_for_display(std::string(code_name(d.code)) + " " + d.field + ": " + d.message, 300));
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
+    // Every column sized to its content; the verdict and its reasons take the rest.
+    std::vector<std::string> column_texts[7];
+    for (const ModelListing& m : l.models) {
+        column_texts[0].push_back(escape_for_display(m.ref.name.display(), 120));
+        column_texts[1].push_back(size_text(m.size));
+        column_texts[2].push_back(m.format.empty() ? "?" : m.format);
+        column_texts[3].push_back(escape_for_display(m.family, 40));
+        column_texts[4].push_back(escape_for_display(m.parameter_size, 40));
+        column_texts[5].push_back(escape_for_display(m.quantization, 40));
+        column_texts[6].push_back(date_text(m.ref.modified));
+    }
+    const char* headers[7] = {"Model", "Size", "Format", "Family", "Parameters", "Quantization", "Modified (UTC)"};
+    float avail = ImGui::GetContentRegionAvail().x;
     if (!ImGui::BeginTable("store_models", 8, flags)) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("Model", ImGuiTableColumnFlags_WidthStretch, 2.4f);
-    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-    ImGui::TableSetupColumn("Format", ImGuiTableColumnFlags_WidthStretch, 0.9f);
-    ImGui::TableSetupColumn("Family", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-    ImGui::TableSetupColumn("Parameters", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-    ImGui::TableSetupColumn("Quantization", ImGuiTableColumnFlags_WidthStretch, 0.9f);
-    ImGui::TableSetupColumn("Modified (UTC)", ImGuiTableColumnFlags_WidthStretch, 1.1f);
-    ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    for (int c = 0; c < 7; ++c)
+        ImGui::TableSetupColumn(headers[c], ImGuiTableColumnFlags_WidthFixed,
+                                ui::fitted_width(column_texts[c], headers[c], avail * (c == 0 ? 0.25f : 0.12f)));
+    ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     const bool pending = digests_pending(*doc.store);
     for (size_t i = 0; i < l.models.size(); ++i) {
@@ -119,32 +127,31 @@ void StorePanel::models_table(Document& doc) {
         ImGui::TableNextRow();
         ImGui::PushID(static_cast<int>(i));
         ImGui::TableNextColumn();
-        std::string name = escape_for_display(m.ref.name.display(), 120);
-        if (ImGui::Selectable(name.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) doc.navigation.store_model = i;
+        if (ImGui::Selectable(("##model" + std::to_string(i)).c_str(), false, ImGuiSelectableFlags_SpanAllColumns |
+                                                                                   ImGuiSelectableFlags_AllowItemOverlap))
+            doc.navigation.store_model = i;
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(m.ref.name.full(), 300).c_str());
+        ImGui::SameLine(0, 0);
+        ui::cell_text(column_texts[0][i]);
         ImGui::TableNextColumn();
-        ui::text(size_text(m.size));
+        ui::cell_text(column_texts[1][i]);
         ImGui::TableNextColumn();
-        ui::text_colored(palette().accent, m.format.empty() ? "?" : m.format);
+        ui::cell_text_colored(palette().accent, column_texts[2][i]);
+        for (int c = 3; c < 6; ++c) {
+            ImGui::TableNextColumn();
+            ui::cell_text(column_texts[c][i]);
+        }
         ImGui::TableNextColumn();
-        ui::text(escape_for_display(m.family, 40));
-        ImGui::TableNextColumn();
-        ui::text(escape_for_display(m.parameter_size, 40));
-        ImGui::TableNextColumn();
-        ui::text(escape_for_display(m.quantization, 40));
-        ImGui::TableNextColumn();
-        ui::text_dim(date_text(m.ref.modified));
+        ui::cell_text_dim(column_texts[6][i]);
         ImGui::TableNextColumn();
         verdict_text(m.check, pending);
         // Every reason: where, under the model's name; what, under its verdict (full on hover).
         for (const Diagnostic& d : m.check.reasons) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning, "   " + m.check.place_text(d));
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(d.field, 400).c_str());
+            ui::cell_text_colored(d.severity == Severity::error ? palette().error : palette().warning, "   " + m.check.place_text(d));
             for (int column = 0; column < 7; ++column) ImGui::TableNextColumn();
-            ui::text_dim(escape_for_display(d.message, 300));
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(d.message, 1000).c_str());
+            ui::cell_text_dim(escape_for_display(d.message, 1000));
         }
         ImGui::PopID();
     }

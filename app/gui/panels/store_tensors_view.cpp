@@ -8,6 +8,7 @@
 #include "mlens/model/logical_tensors.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -115,9 +116,9 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         ImGui::TableNextRow();
         ImGui::PushID(static_cast<int>(m.tensors.size() + i));
         ImGui::TableNextColumn();
-        ui::text_colored(palette().error, escape_for_display(failed[i].name, 160));
+        ui::cell_text_colored(palette().error, escape_for_display(failed[i].name, 160));
         ImGui::TableNextColumn();
-        ui::text_dim("not read (" + failed[i].field + ")");
+        ui::cell_text_dim("not read (" + failed[i].field + ")");
         for (int c = 0; c < 4; ++c) ImGui::TableNextColumn();
         ImGui::TableNextColumn();
         failure_cell(failed[i]);
@@ -129,25 +130,23 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         ImGui::TableNextRow();
         ImGui::PushID(static_cast<int>(i));
         ImGui::TableNextColumn();
-        ui::text(escape_for_display(t.name, 160));
-        ui::copy_menu("copy", {{"name", t.name}});
+        ui::cell_text(escape_for_display(t.name, 160), ui::Elide::middle);
         ImGui::PushFont(fonts.mono());
         ImGui::TableNextColumn();
-        ui::text(t.type.name + " " + shape_text_row_major(t.ne));
+        ui::cell_text(t.type.name + " " + shape_text_row_major(t.ne));
         ImGui::TableNextColumn();
-        if (t.quant) ui::text_colored(palette().accent, quant_text(*t.quant));
+        if (t.quant) ui::cell_text_colored(palette().accent, quant_text(*t.quant));
         else ui::text_dim("-");
         if (t.quant && ImGui::IsItemHovered() && !t.quant->origin.empty())
             ImGui::SetTooltip("%s", escape_for_display(t.quant->origin, 200).c_str());
         ImGui::TableNextColumn();
-        ui::text(shape_text_row_major(lt.ne));
+        ui::cell_text(shape_text_row_major(lt.ne));
         ImGui::TableNextColumn();
-        if (t.quant) ui::text_dim(companions_text(m, *t.quant));
+        if (t.quant) ui::cell_text_dim(companions_text(m, *t.quant));
         ImGui::PopFont();
         ImGui::TableNextColumn();
         std::string blob = t.file < m.files.size() ? std::filesystem::path(m.files[t.file].path).filename().string() : "?";
-        ui::text_dim(escape_for_display(blob.substr(0, std::min<size_t>(blob.size(), 19)), 40) + "\xE2\x80\xA6");
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(blob, 200).c_str());
+        ui::cell_text_dim(escape_for_display(blob, 200));
         ImGui::TableNextColumn();
         if (const FailedTensorLayer* f = failed_blob_of(m, t, failed)) failure_cell(*f);
         else ui::text_colored(palette().ok, "ok");

@@ -13,6 +13,7 @@
 #include "output_inputs.h"
 #include "tensor_export.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -70,17 +71,40 @@ void TensorPanel::draw_table(PanelContext& ctx) {
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                             ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Sortable |
                             ImGuiTableFlags_SortTristate | ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
+    // Every column but the name sized to its content; the name takes the rest.
+    ImFont* mono = ctx.fonts.mono();
+    if (m_fitted.empty()) {
+        std::string type = "Type", shape, elements, offset = ui::hex_offset(0);
+        for (size_t i = 0; i < std::min<size_t>(doc.index->tensors.size(), 100000); ++i) {
+            const LogicalTensor& lt = doc.index->tensors[i];
+            if (lt.type.size() > type.size()) type = escape_for_display(lt.type, 60);
+            std::string s = shape_text(lt.ne);
+            if (s.size() > shape.size()) shape = s;
+            s = ui::with_separators(lt.elements);
+            if (s.size() > elements.size()) elements = s;
+            s = ui::hex_offset(m.tensors[lt.index].data_offset);
+            if (s.size() > offset.size()) offset = s;
+        }
+        m_fitted.push_back(ui::fitted_width(std::to_string(doc.index->tensors.size()) + "0", "#", 1e6f));
+        m_fitted.push_back(ui::fitted_width(type, "Type", 1e6f));
+        ImGui::PushFont(mono);
+        const std::pair<std::string, const char*> columns[] = {
+            {shape, "Shape"}, {elements, "Elements"}, {"999.9 MB", "Size"}, {offset, "Offset"}, {"16.000", "BPW"}};
+        for (const auto& [widest, header] : columns) m_fitted.push_back(ui::fitted_width(widest, header, 1e6f));
+        ImGui::PopFont();
+    }
+    float avail = ImGui::GetContentRegionAvail().x;
     if (!ImGui::BeginTable("tensors", 8, flags, ImVec2(0, -totals_h))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    // Stretch weights: every column gives way proportionally in narrow windows.
-    ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_DefaultSort, 0.5f);
-    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, 3.0f);
-    ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthStretch, 0.9f);
-    ImGui::TableSetupColumn("Shape", ImGuiTableColumnFlags_WidthStretch, 1.2f);
-    ImGui::TableSetupColumn("Elements", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-    ImGui::TableSetupColumn("Offset", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("BPW", ImGuiTableColumnFlags_WidthStretch, 0.55f);
+    const ImGuiTableColumnFlags fixed = ImGuiTableColumnFlags_WidthFixed;
+    ImGui::TableSetupColumn("#", fixed | ImGuiTableColumnFlags_DefaultSort, m_fitted[0]);
+    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("Type", fixed, std::min(m_fitted[1], avail * 0.15f));
+    ImGui::TableSetupColumn("Shape", fixed, std::min(m_fitted[2], avail * 0.2f));
+    ImGui::TableSetupColumn("Elements", fixed, m_fitted[3]);
+    ImGui::TableSetupColumn("Size", fixed, m_fitted[4]);
+    ImGui::TableSetupColumn("Offset", fixed, m_fitted[5]);
+    ImGui::TableSetupColumn("BPW", fixed, m_fitted[6]);
     ImGui::TableHeadersRow();
 
     if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs()) {
@@ -115,7 +139,6 @@ void TensorPanel::draw_table(PanelContext& ctx) {
         }
     }
 
-    ImFont* mono = ctx.fonts.mono();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(m_listing.rows.size()), row_h);
     while (clipper.Step()) {
@@ -166,7 +189,7 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             ui::copy_menu("copy", {{"name", t.name}, {"offset", std::to_string(t.data_offset)}});
             ImGui::TableNextColumn();
             if (m_query.by_layer) ImGui::Indent(8);
-            ui::text(name);
+            ui::cell_text(name, ui::Elide::middle);
             if (std::string experts = expert_text(m, lt); !experts.empty()) {
                 // Long names clip the suffix; the tooltip keeps the group readable.
                 if (ImGui::IsItemHovered())
@@ -177,11 +200,11 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             }
             if (m_query.by_layer) ImGui::Unindent(8);
             ImGui::TableNextColumn();
-            ui::text_colored(t.type.known ? palette().accent : palette().error, escape_for_display(lt.type, 60));
+            ui::cell_text_colored(t.type.known ? palette().accent : palette().error, escape_for_display(lt.type, 60));
             if (lt.folded() && ImGui::IsItemHovered()) ImGui::SetTooltip("stored as %s", escape_for_display(stored_as_text(m, lt), 400).c_str());
             ImGui::PushFont(mono);
             ImGui::TableNextColumn();
-            ui::text(shape_text(lt.ne));
+            ui::cell_text(shape_text(lt.ne));
             ImGui::TableNextColumn();
             ui::text(ui::with_separators(lt.elements));
             ImGui::TableNextColumn();

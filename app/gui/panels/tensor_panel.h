@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "panels/panel.h"
 #include "tensor_listing.h"
@@ -27,6 +28,9 @@ private:
     bool m_built = false;
     TensorListing m_listing;
     Selection m_last_selection;
+    // Widest text of the type, shape, elements and offset columns (measured once; the table
+    // then remembers its column widths).
+    std::vector<float> m_fitted;
     std::string m_export_path;     // without extension
     std::string m_export_status;
 };

@@ -235,6 +235,10 @@ void WeightsPanel::draw(PanelContext& ctx) {
         m_want.range.reset();
         m_plot.set_view(std::nullopt);
     }
+    if (doc.navigation.requantize) {
+        doc.navigation.requantize = false;
+        m_select_requant = m_run_requant = true;
+    }
     if (!m_applied && doc.selection.kind != SelectionKind::tensor) {
         ui::text_dim("Select a tensor (Tensors table or navigator) to see its values here.");
         return;
@@ -296,7 +300,9 @@ void WeightsPanel::draw(PanelContext& ctx) {
         std::string line = "range " + range_mode_caption(r.range_used);
         if (r.histogram.below || r.histogram.above)
             line += ": " + ui::with_separators(r.histogram.below) + " below and " + ui::with_separators(r.histogram.above) + " above it";
+        ImGui::PushTextWrapPos(0.0f);
         ui::text_dim(line);
+        ImGui::PopTextWrapPos();
     }
     lower_tabs(ctx, r);
     ImGui::EndChild();
@@ -312,6 +318,8 @@ void WeightsPanel::lower_tabs(PanelContext& ctx, const WeightsResult& r) {
     m_select_requant = false;
     if (ImGui::BeginTabItem("Requantize", nullptr, flags)) {
         m_requant.draw(ctx);
+        if (m_run_requant) m_requant.run(ctx);
+        m_run_requant = false;
         ImGui::EndTabItem();
     }
     ImGui::EndTabBar();

@@ -103,6 +103,7 @@ private:
     BlockScalesView m_scales;
     WeightsRequantView m_requant;
     bool m_select_requant = false;
+    bool m_run_requant = false;     // run the Requantize tab once it has been drawn (--select requant:TENSOR)
     bool m_error_view = false;
     int m_bins_input = 128;
     bool m_export_open = false;

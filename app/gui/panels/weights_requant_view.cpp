@@ -12,6 +12,7 @@
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -74,9 +75,13 @@ void row_note(const RequantRow& row) {
     const ImVec2 cell_min = draw->GetClipRectMin(), cell_max = draw->GetClipRectMax();
     const float right = ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize;
     ImGui::PushClipRect(cell_min, ImVec2(std::max(cell_max.x, right), cell_max.y), false);
-    if (row.needs_imatrix) ui::text_colored(palette().warning, note_of(row));
-    else ui::text_dim(note_of(row));
+    // Cut at a word boundary to the visible width; hovering shows the whole note.
+    const std::string note = note_of(row);
+    const std::string shown = ui::elided_text(note, right - ImGui::GetCursorScreenPos().x);
+    if (row.needs_imatrix) ui::text_colored(palette().warning, shown);
+    else ui::text_dim(shown);
     ImGui::PopClipRect();
+    if (shown != note && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", note.c_str());
 }
 
 }  // namespace

@@ -25,9 +25,10 @@ std::optional<uint64_t> hex_view(const char* id, const std::vector<uint8_t>& byt
     const float char_w = ImGui::CalcTextSize("0").x;
     const float line_h = ImGui::GetTextLineHeight();
     const int offset_digits = base + bytes.size() > 0xFFFFFFFFull ? 12 : 8;
-    // 16 bytes per row when they fit, else 8.
+    // 16 bytes per row when they fit, else 8, else 4 (a narrow inspector pane keeps its ASCII column).
     const auto row_chars = [&](size_t n) { return static_cast<float>(offset_digits + 2 + n * 3 + 2 + n) * char_w; };
-    const size_t per_row = ImGui::GetContentRegionAvail().x >= row_chars(16) ? 16 : 8;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const size_t per_row = avail >= row_chars(16) ? 16 : avail >= row_chars(8) ? 8 : 4;
     const size_t half = per_row / 2;
     // Column x positions in characters: offset, two spaces, n × "XX " with an extra space in the
     // middle, one space, then the ASCII column.

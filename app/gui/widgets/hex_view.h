@@ -3,7 +3,7 @@
 // the hovered offset.
 //
 // Contract: `bytes` are the file's bytes starting at absolute offset `base`; rows hold 16 bytes
-// (8 when the region is too narrow) counted from `base`. Bytes inside `highlight` get a background. Non-printable bytes show as '.' in
+// (8, or 4, when the region is too narrow for them) counted from `base`. Bytes inside `highlight` get a background. Non-printable bytes show as '.' in
 // the ASCII column. Returns the absolute offset of the byte under the mouse, if any.
 #pragma once
 

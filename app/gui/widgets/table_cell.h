@@ -1,0 +1,56 @@
+// Text in table cells that never cuts a word without saying so: a text wider than its cell is
+// elided at a word boundary with "…", hovering shows the whole text, and copying (Ctrl+C while
+// hovering, or right-click → Copy) takes the whole text. Also: fixed column widths fitted to content.
+//
+// Contract:
+//  - elide_length() is the pure rule: the whole text when it fits in `max_width`; otherwise the
+//    longest prefix that fits with "…" after it and ends at a word boundary — after a space or one
+//    of . _ - / : , ; = ( [ | or before a space (trailing spaces dropped) — or, when not even the
+//    first word fits, the longest prefix of whole UTF-8 characters that does (possibly 0).
+//    `measure` gives the width of one character; widths add up (ImGui fonts have no kerning).
+//  - elide_middle() is the rule for names (keys, tensors) whose end says the most: it keeps the
+//    longest suffix starting after a word boundary that fits in 60% of the room left beside "…",
+//    then the longest prefix ending at a boundary that fits in the rest; the result is
+//    text[0, head) + "…" + text[tail, end). When no suffix fits it falls back to elide_length()
+//    (tail == text.size()). A text that fits gives head == tail == text.size().
+//  - cell_text() and cell_selectable() draw in the current cell (or any region: they use the
+//    remaining width on the line). Text must already be safe for display (escaped).
+//  - fitted_width() is the width of the widest text plus the cell padding, at least the header's
+//    and at most `max_width`: for ImGuiTableColumnFlags_WidthFixed columns, one column per table
+//    taking the rest as WidthStretch.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <imgui.h>
+
+namespace mlens::ui {
+
+size_t elide_length(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure);
+
+struct MiddleCut {
+    size_t head = 0;   // bytes kept from the start
+    size_t tail = 0;   // first byte kept at the end
+};
+MiddleCut elide_middle(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure);
+
+enum class Elide { end, middle };
+
+// The text drawn for `text` in `max_width` with the current font: itself or a prefix and "…".
+std::string elided_text(std::string_view text, float max_width, Elide where = Elide::end);
+
+void cell_text(std::string_view text, Elide where = Elide::end);
+void cell_text_colored(const ImVec4& color, std::string_view text);
+void cell_text_dim(std::string_view text);
+// A Selectable whose label is `text` elided to the cell; `flags` as ImGui::Selectable's. IDs come
+// from the caller's ID stack (push a row ID first). Returns true when clicked.
+bool cell_selectable(std::string_view text, bool selected, ImGuiSelectableFlags flags, Elide where = Elide::end);
+
+float fitted_width(const std::vector<std::string>& texts, const char* header, float max_width);
+float fitted_width(std::string_view widest, const char* header, float max_width);
+
+}  // namespace mlens::ui

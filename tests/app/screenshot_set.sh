@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Regenerates the README's screenshot set: each view below at 1366x768 and 1920x1080, in the dark
+# and the light theme, as OUT_DIR/VIEW-WxH-THEME.png, rendered by the real window under Xvfb.
+#   tests/app/screenshot_set.sh [BUILD_DIR] [OUT_DIR]     (defaults: build, assets/screenshots)
+# Needs the targets modellens and gui_fixture_tool built, xvfb-run, and the pinned llama.cpp
+# source for its gemma-4 vocabulary (MLENS_LLAMA_SRC, default ~/.cache/modellens/llama.cpp-0.5.0/src).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+out=${2:-$root/assets/screenshots}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+app=$build/app/gui/modellens
+tool=$build/tests/app/gui_fixture_tool
+demo=$build/assets/demo
+vocab=${MLENS_LLAMA_SRC:-$HOME/.cache/modellens/llama.cpp-0.5.0/src}/models/ggml-vocab-gemma-4.gguf
+for needed in "$app" "$tool" "$demo/tiny-llama-q4_0.gguf" "$vocab"; do
+    [ -e "$needed" ] || { echo "screenshot_set: missing $needed" >&2; exit 1; }
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CONFIG_HOME=$work/config
+# A file cut short (two thirds of the Q4_0 demo), and a tensor with two outlier columns.
+cp "$demo/tiny-llama-q4_0.gguf" "$work/cut-q4_0.gguf"
+truncate -s $(( $(stat -c %s "$work/cut-q4_0.gguf") * 2 / 3 )) "$work/cut-q4_0.gguf"
+"$tool" write-outliers "$work/outlier-columns.gguf"
+
+# shot VIEW APP_ARGS...: the four pictures of one view.
+shot() {
+    local view=$1
+    shift
+    for size in 1366x768 1920x1080; do
+        for theme in dark light; do
+            local png=$out/$view-$size-$theme.png
+            if ! timeout 600 xvfb-run -a -s "-screen 0 2000x1200x24" \
+                "$app" --screenshot "$png" --size "$size" --theme "$theme" --frames 6 "$@" > "$work/log" 2>&1; then
+                echo "screenshot_set: $view $size $theme failed:" >&2
+                cat "$work/log" >&2
+                exit 1
+            fi
+            echo "$png"
+        done
+    done
+}
+
+shot metadata --panel metadata "$demo/tiny-llama-q4_0.gguf"
+shot tensors --panel tensors --select blk.0.attn_q.weight "$demo/tiny-llama-q4_0.gguf"
+shot tokenizer-gemma4 --panel tokenizer "$vocab"
+shot weights-requant --select requant:blk.0.ffn_down.weight "$demo/tiny-llama-q4_0.gguf"
+shot weights-outliers --panel weights --select blk.0.ffn_down.weight "$work/outlier-columns.gguf"
+shot model-error --select error:tiny-llama-f32.gguf "$demo/tiny-llama-q4_0.gguf" "$demo/tiny-llama-f32.gguf"
+shot compat --panel compat "$demo/ollama-qwen25vl.gguf"
+shot diagnostics --panel diagnostics "$work/cut-q4_0.gguf"
+shot store-model --select tiny-moe:int4 "$demo/ollama-store"
+shot inference-ab --select infer:ab "$demo/tiny-llama-f32.gguf" "$demo/tiny-llama-q4_0.gguf"

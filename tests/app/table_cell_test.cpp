@@ -1,0 +1,73 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "display_text.h"
+#include "headless.h"
+#include "widgets/table_cell.h"
+
+using namespace mlens;
+
+namespace {
+
+// One unit per character, two for a character outside ASCII other than the ellipsis.
+float units(std::string_view ch) {
+    if (ch == "\xE2\x80\xA6") return 1.0f;
+    return ch.size() == 1 ? 1.0f : 2.0f;
+}
+
+std::string shown(std::string_view text, float width) {
+    size_t n = ui::elide_length(text, width, units);
+    return n == text.size() ? std::string(text) : std::string(text.substr(0, n)) + "\xE2\x80\xA6";
+}
+
+}  // namespace
+
+TEST_CASE("a cell text that fits is shown whole") {
+    CHECK(shown("E_TENSOR_OUT_OF_BOUNDS", 22.0f) == "E_TENSOR_OUT_OF_BOUNDS");
+    CHECK(shown("", 0.0f) == "");
+}
+
+TEST_CASE("a cell text too wide is cut at a word boundary with an ellipsis") {
+    CHECK(shown("tokenizer.ggml.scores", 18.0f) == "tokenizer.ggml.\xE2\x80\xA6");
+    CHECK(shown("E_TENSOR_OUT_OF_BOUNDS", 14.0f) == "E_TENSOR_OUT_\xE2\x80\xA6");
+    CHECK(shown("file ends at 2057130 of 3085696 bytes", 20.0f) == "file ends at\xE2\x80\xA6");
+    CHECK(shown("handle_gemma3: set tokenizer.ggml.scores", 30.0f) == "handle_gemma3: set tokenizer.\xE2\x80\xA6");
+    CHECK(shown("[FLOAT32 \xC3\x97 262144] 0.0, 1.0", 16.0f) == "[FLOAT32 \xC3\x97\xE2\x80\xA6");
+}
+
+TEST_CASE("a first word wider than the cell is cut between whole characters") {
+    CHECK(shown("Supercalifragilistic", 6.0f) == "Super\xE2\x80\xA6");
+    CHECK(shown("Supercalifragilistic", 0.5f) == "\xE2\x80\xA6");
+    // Three-byte characters two units wide: two of them and the ellipsis fit in 5.
+    CHECK(shown("\xE8\xAA\x9E\xE8\xAA\x9E\xE8\xAA\x9E\xE8\xAA\x9E", 5.0f) == "\xE8\xAA\x9E\xE8\xAA\x9E\xE2\x80\xA6");
+    // Invalid bytes count as one character each and are never split from a valid sequence.
+    CHECK(ui::elide_length("\xFF\xFE" "abcdef", 4.0f, units) == 3);
+}
+
+TEST_CASE("with the app's font, a code elided to a narrow cell keeps whole words") {
+    test::HeadlessImGui imgui;
+    imgui.frame([] {
+        const std::string code = "E_TENSOR_OUT_OF_BOUNDS";
+        const float whole = ImGui::CalcTextSize(code.c_str()).x;
+        CHECK(ui::elided_text(code, whole) == code);
+        const float cut = ImGui::CalcTextSize("E_TENSOR_OUT_\xE2\x80\xA6").x;
+        CHECK(ui::elided_text(code, cut) == "E_TENSOR_OUT_\xE2\x80\xA6");
+        CHECK(ui::elided_text(code, cut + 4.0f) == "E_TENSOR_OUT_\xE2\x80\xA6");
+        CHECK(ui::elided_text("file ends at 2057130 of 3085696 bytes", ImGui::CalcTextSize("file ends at 2057").x) ==
+              "file ends at\xE2\x80\xA6");
+    });
+}
+
+TEST_CASE("a name too wide keeps its last words and its first, cut at word boundaries") {
+    auto middle = [](std::string_view text, float width) {
+        ui::MiddleCut cut = ui::elide_middle(text, width, units);
+        if (cut.head == text.size()) return std::string(text);
+        return std::string(text.substr(0, cut.head)) + "\xE2\x80\xA6" + std::string(text.substr(cut.tail));
+    };
+    CHECK(middle("qwen2vl.vision.spatial_merge_size", 20.0f) == "qwen2vl.\xE2\x80\xA6merge_size");
+    CHECK(middle("blk.0.attn_output.weight", 16.0f) == "blk.0.\xE2\x80\xA6weight");
+    CHECK(middle("blk.0.attn_output.weight", 24.0f) == "blk.0.attn_output.weight");
+    // No word boundary to keep a suffix from: cut at the end instead.
+    CHECK(middle("Supercalifragilistic", 6.0f) == "Super\xE2\x80\xA6");
+}
