@@ -66,16 +66,22 @@ size_t FontSet::glyph_count() const {
 
 namespace {
 
-// Runs of the extra code points that fall in one script's ranges, as 0-terminated ImGui ranges;
-// empty when the document uses none of them.
+// The code points of one script's ranges a font needs: those of the base ranges (the symbol
+// blocks the base font may lack) and the extra ones in use, as 0-terminated ImGui ranges; empty
+// when there are none.
 std::vector<ImWchar> script_ranges(const ScriptFont& script, const std::set<uint32_t>& extra) {
+    std::set<uint32_t> used;
+    for (const CodePointRange& r : script.ranges) {
+        for (const auto& b : kBaseRanges)
+            for (uint32_t cp = std::max<uint32_t>(r.first, b[0]); cp <= std::min<uint32_t>(r.last, b[1]); ++cp) used.insert(cp);
+        for (auto it = extra.lower_bound(r.first); it != extra.end() && *it <= r.last; ++it) used.insert(*it);
+    }
     std::vector<ImWchar> ranges;
-    for (const CodePointRange& r : script.ranges)
-        for (auto it = extra.lower_bound(r.first); it != extra.end() && *it <= r.last;) {
-            uint32_t first = *it, last = *it;
-            for (++it; it != extra.end() && *it == last + 1 && *it <= r.last; ++it) last = *it;
-            ranges.insert(ranges.end(), {static_cast<ImWchar>(first), static_cast<ImWchar>(last)});
-        }
+    for (auto it = used.begin(); it != used.end();) {
+        uint32_t first = *it, last = *it;
+        for (++it; it != used.end() && *it == last + 1; ++it) last = *it;
+        ranges.insert(ranges.end(), {static_cast<ImWchar>(first), static_cast<ImWchar>(last)});
+    }
     if (!ranges.empty()) ranges.push_back(0);
     return ranges;
 }
@@ -110,12 +116,16 @@ ImFont* FontSet::load(const char* primary, bool mono, float px, const std::vecto
         if (own.empty()) continue;
         FontFile f = find_font(script.family);
         if (f.path.empty()) continue;
+        if (!mono) m_found_ui.push_back(&script);
         const ImWchar* glyphs = m_script_ranges.emplace_back(std::move(own)).data();
         merge(f, matched_size(f, script.reference), glyphs);
     }
     FontFile cjk_file = find_font(mono && cjk.mono_family ? cjk.mono_family : cjk.family);
     if (cjk_file.path.empty() && std::filesystem::exists(kCjkFallback)) cjk_file = {kCjkFallback, 0};
-    if (!cjk_file.path.empty()) merge(cjk_file, matched_size(cjk_file, cjk.reference), ranges.data());
+    if (!cjk_file.path.empty()) {
+        if (!mono) m_found_ui.push_back(&cjk);
+        merge(cjk_file, matched_size(cjk_file, cjk.reference), ranges.data());
+    }
     if (!font) {
         ImFontConfig config;
         config.SizePixels = px;
@@ -137,6 +147,7 @@ void FontSet::build(float scale) {
     atlas->TexDesiredWidth = m_extra_ui.size() > 2000 ? 4096 : 2048;
     m_files.clear();
     m_script_ranges.clear();
+    m_found_ui.clear();
     m_ui = load("DejaVu Sans", false, size_px, m_ranges_ui, m_extra_ui);
     m_mono = load("DejaVu Sans Mono", true, std::round(size_px * 0.93f), m_ranges_mono, m_extra_mono);
     // The lookups are done; release fontconfig's configuration until the next build.
@@ -146,10 +157,14 @@ void FontSet::build(float scale) {
 
     m_missing.clear();
     for (uint32_t cp : m_extra_ui) {
-        if (m_ui->FindGlyphNoFallback(static_cast<ImWchar>(cp))) continue;
+        // C1 controls are always shown escaped (display_text.h), never as glyphs.
+        if (cp < 0xA0 || m_ui->FindGlyphNoFallback(static_cast<ImWchar>(cp))) continue;
         const ScriptFont* script = script_of(cp);
         auto it = std::find_if(m_missing.begin(), m_missing.end(), [&](const MissingGlyphs& m) { return m.script == script; });
-        if (it == m_missing.end()) it = m_missing.insert(m_missing.end(), MissingGlyphs{script, 0});
+        if (it == m_missing.end()) {
+            const bool found = std::find(m_found_ui.begin(), m_found_ui.end(), script) != m_found_ui.end();
+            it = m_missing.insert(m_missing.end(), MissingGlyphs{script, 0, script && found});
+        }
         ++it->code_points;
     }
     auto rank = [](const ScriptFont* s) {
@@ -161,22 +176,29 @@ void FontSet::build(float scale) {
 
 std::string missing_fonts_text(const std::vector<MissingGlyphs>& missing) {
     auto characters = [](size_t n) { return std::to_string(n) + (n == 1 ? " character" : " characters"); };
-    std::string text;
+    std::vector<std::string> parts;
+    // Scripts without a font, grouped by the package that installs theirs.
     std::vector<std::string> packages;
     for (const MissingGlyphs& m : missing)
-        if (m.script && std::find(packages.begin(), packages.end(), m.script->package) == packages.end())
+        if (m.script && !m.family_found && std::find(packages.begin(), packages.end(), m.script->package) == packages.end())
             packages.push_back(m.script->package);
     for (const std::string& package : packages) {
         std::string scripts;
         for (const MissingGlyphs& m : missing)
-            if (m.script && package == m.script->package)
+            if (m.script && !m.family_found && package == m.script->package)
                 scripts += (scripts.empty() ? "" : ", ") + std::string(m.script->script) + " (" + characters(m.code_points) + ")";
-        text += (text.empty() ? "" : "; ") + std::string("no installed font draws ") + scripts + ": Debian package " + package;
+        parts.push_back("no installed font draws " + scripts + ": Debian package " + package);
     }
     for (const MissingGlyphs& m : missing)
+        if (m.script && m.family_found)
+            parts.push_back(std::string(m.script->family) + " lacks " + std::to_string(m.code_points) + " " + m.script->script +
+                            (m.code_points == 1 ? " character" : " characters"));
+    for (const MissingGlyphs& m : missing)
         if (!m.script)
-            text += (text.empty() ? "" : "; ") + std::to_string(m.code_points) +
-                    (m.code_points == 1 ? " other character has no glyph" : " other characters have no glyph");
+            parts.push_back(std::to_string(m.code_points) +
+                            (m.code_points == 1 ? " other character has no glyph" : " other characters have no glyph"));
+    std::string text;
+    for (const std::string& p : parts) text += (text.empty() ? "" : "; ") + p;
     return text;
 }
 

@@ -16,7 +16,8 @@
 //    their strings use, for the UI font all of them (token pieces), for the monospace font those
 //    of the text it shows. Code points above U+FFFF are not representable in this ImGui build.
 //  - missing() lists, after build(), the wanted UI code points no merged font has a glyph for,
-//    counted by script (script nullptr: code points of no listed script), in script_fonts order.
+//    counted by script (script nullptr: code points of no listed script), in script_fonts order,
+//    each with whether the script's family was found (then that font lacks the characters).
 //  - want() only records; needs_rebuild() tells the window loop to call build() between frames
 //    and then re-upload the atlas texture. build() must not run inside a frame.
 #pragma once
@@ -37,11 +38,12 @@ namespace mlens {
 struct MissingGlyphs {
     const ScriptFont* script = nullptr;   // nullptr: code points of no listed script
     size_t code_points = 0;
+    bool family_found = false;            // the script's font is installed but lacks these characters
 };
 
-// One line for the views: "no installed font draws Thai (412 characters), Bengali (97
-// characters): Debian package fonts-noto-core; 3 other characters have no glyph"; empty when
-// nothing is missing.
+// One line for the views: "no installed font draws Thai (412 characters), Ethiopic (97
+// characters): Debian package fonts-noto-core; Noto Sans Bengali lacks 2 Bengali characters; 3
+// other characters have no glyph"; empty when nothing is missing.
 std::string missing_fonts_text(const std::vector<MissingGlyphs>& missing);
 
 class FontSet {
@@ -71,6 +73,7 @@ private:
     std::vector<ImWchar> m_ranges_mono;
     std::list<std::vector<ImWchar>> m_script_ranges;   // one per merged script font, same lifetime
     std::vector<MissingGlyphs> m_missing;
+    std::vector<const ScriptFont*> m_found_ui;   // script families merged into the UI font
     std::vector<FontFile> m_files;
     ImFont* m_ui = nullptr;
     ImFont* m_mono = nullptr;

@@ -8,6 +8,15 @@ namespace {
 
 constexpr const char* kNotoCore = "fonts-noto-core";
 
+constexpr CodePointRange kArabic[] = {{0x0600, 0x06FF}, {0x0750, 0x077F}, {0x08A0, 0x08FF}, {0xFB50, 0xFDFF}, {0xFE70, 0xFEFF}};
+constexpr CodePointRange kGeorgian[] = {{0x10A0, 0x10FF}, {0x1C90, 0x1CBF}, {0x2D00, 0x2D2F}};
+constexpr CodePointRange kLepcha[] = {{0x1C00, 0x1C4F}};
+constexpr CodePointRange kOlChiki[] = {{0x1C50, 0x1C7F}};
+constexpr CodePointRange kCoptic[] = {{0x2C80, 0x2CFF}};
+constexpr CodePointRange kVai[] = {{0xA500, 0xA63F}};
+// Technical symbols, arrows, shapes and dingbats DejaVu lacks.
+constexpr CodePointRange kSymbols[] = {{0x2190, 0x21FF}, {0x2300, 0x23FF}, {0x2460, 0x24FF}, {0x25A0, 0x27BF},
+                                       {0x2900, 0x297F}, {0x2B00, 0x2BFF}};
 constexpr CodePointRange kSyriac[] = {{0x0700, 0x074F}, {0x0860, 0x086F}};
 constexpr CodePointRange kThaana[] = {{0x0780, 0x07BF}};
 constexpr CodePointRange kNko[] = {{0x07C0, 0x07FF}};
@@ -39,6 +48,7 @@ constexpr CodePointRange kCjk[] = {{0x1100, 0x11FF}, {0x2E80, 0x2FDF}, {0x3000, 
 // CJK first: fonts.cpp merges it after the other scripts as the fallback for every range.
 constexpr ScriptFont kScripts[] = {
     {"CJK", "Noto Sans CJK SC", "Noto Sans Mono CJK SC", "fonts-noto-cjk", 0x56FD, kCjk},  // 国
+    {"Arabic", "Noto Sans Arabic", nullptr, kNotoCore, 0, kArabic},
     {"Syriac", "Noto Sans Syriac", nullptr, kNotoCore, 0, kSyriac},
     {"Thaana", "Noto Sans Thaana", nullptr, kNotoCore, 0, kThaana},
     {"NKo", "Noto Sans NKo", nullptr, kNotoCore, 0, kNko},
@@ -62,6 +72,12 @@ constexpr ScriptFont kScripts[] = {
     {"Khmer", "Noto Sans Khmer", nullptr, kNotoCore, 0, kKhmer},
     {"Mongolian", "Noto Sans Mongolian", nullptr, kNotoCore, 0, kMongolian},
     {"Yi", "Noto Sans Yi", nullptr, kNotoCore, 0, kYi},
+    {"Georgian", "Noto Sans Georgian", nullptr, kNotoCore, 0, kGeorgian},
+    {"Lepcha", "Noto Sans Lepcha", nullptr, kNotoCore, 0, kLepcha},
+    {"Ol Chiki", "Noto Sans Ol Chiki", nullptr, kNotoCore, 0, kOlChiki},
+    {"Coptic", "Noto Sans Coptic", nullptr, kNotoCore, 0, kCoptic},
+    {"Vai", "Noto Sans Vai", nullptr, kNotoCore, 0, kVai},
+    {"Symbols", "Noto Sans Symbols2", nullptr, kNotoCore, 0, kSymbols},
 };
 
 }  // namespace
@@ -77,7 +93,8 @@ const ScriptFont* script_of(uint32_t cp) {
 
 std::string missing_glyph_hint(uint32_t cp) {
     if (const ScriptFont* s = script_of(cp))
-        return std::string("no installed font draws ") + s->script + " (Debian package " + s->package + ")";
+        return std::string("no font here draws this ") + s->script + " character (" + s->family + ", Debian package " +
+               s->package + ")";
     char buf[48];
     std::snprintf(buf, sizeof buf, "no installed font has U+%04X", cp);
     return buf;

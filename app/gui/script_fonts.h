@@ -3,7 +3,8 @@
 //
 // Contract:
 //  - script_fonts() lists the scripts the UI font does not cover by itself (DejaVu Sans covers
-//    Latin, Greek, Cyrillic, Armenian, Hebrew, basic Arabic and Georgian), each with its Unicode
+//    Latin, Greek, Cyrillic, Armenian, Hebrew and much of Arabic, Georgian and the symbol
+//    blocks; the fonts listed here draw what it lacks), each with its Unicode
 //    ranges (Basic Multilingual Plane only: this ImGui build has 16-bit code points), the
 //    fontconfig family that draws it, the Debian package that installs that family, and what is
 //    matched to the Latin capital height when the font is merged (fonts.cpp), so every script
@@ -11,9 +12,9 @@
 //    the CJK font's own Latin would leave ideographs a fifth taller than the text around them),
 //    for the others the font's own capital height, which its designers set to sit beside Latin.
 //  - script_of(cp) is the entry whose ranges hold cp, or nullptr.
-//  - missing_glyph_hint(cp) says why cp shows as an escape: "no installed font draws Thai
-//    (Debian package fonts-noto-core)", or "no installed font has U+XXXX" for a code point of no
-//    listed script.
+//  - missing_glyph_hint(cp) says why cp shows as an escape and where a font for it comes from:
+//    "no font here draws this Thai character (Noto Sans Thai, Debian package fonts-noto-core)", or
+//    "no installed font has U+XXXX" for a code point of no listed script.
 #pragma once
 
 #include <cstdint>

@@ -108,8 +108,9 @@ TEST_CASE("Thai, Devanagari, Bengali and Ethiopic render, or name the package th
             const MissingGlyphs* m = missing_for(imgui.fonts(), c.script);
             REQUIRE(m != nullptr);
             CHECK(m->code_points == 1);
-            CHECK(missing_glyph_hint(c.cp) == std::string("no installed font draws ") + c.script +
-                                                  " (Debian package fonts-noto-core)");
+            CHECK_FALSE(m->family_found);
+            CHECK(missing_glyph_hint(c.cp) == std::string("no font here draws this ") + c.script + " character (" + c.family +
+                                                  ", Debian package fonts-noto-core)");
         }
     }
 }
@@ -120,13 +121,15 @@ TEST_CASE("the missing-font line groups scripts by the package that supplies the
     const ScriptFont* cjk = script_of(kIdeographWord);
     REQUIRE((thai && bengali && cjk));
     CHECK(missing_fonts_text({}) == "");
-    CHECK(missing_fonts_text({{thai, 412}, {bengali, 1}}) ==
+    CHECK(missing_fonts_text({{thai, 412, false}, {bengali, 1, false}}) ==
           "no installed font draws Thai (412 characters), Bengali (1 character): Debian package fonts-noto-core");
-    CHECK(missing_fonts_text({{cjk, 3}, {thai, 2}, {nullptr, 1}}) ==
+    CHECK(missing_fonts_text({{cjk, 3, false}, {thai, 2, false}, {bengali, 2, true}, {nullptr, 1, false}}) ==
           "no installed font draws CJK (3 characters): Debian package fonts-noto-cjk; no installed font draws Thai "
-          "(2 characters): Debian package fonts-noto-core; 1 other character has no glyph");
+          "(2 characters): Debian package fonts-noto-core; Noto Sans Bengali lacks 2 Bengali characters; 1 other "
+          "character has no glyph");
     CHECK(missing_glyph_hint(0xE000) == "no installed font has U+E000");
-    CHECK(missing_glyph_hint(kIdeographWord) == "no installed font draws CJK (Debian package fonts-noto-cjk)");
+    CHECK(missing_glyph_hint(kIdeographWord) ==
+          "no font here draws this CJK character (Noto Sans CJK SC, Debian package fonts-noto-cjk)");
 }
 
 TEST_CASE("a CJK token piece needs no missing-font hint in the UI font", "[fonts]") {
