@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "mlens/text/display_width.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
 
@@ -35,17 +36,6 @@ std::optional<Model> open_or_report(const Target& target, bool report_errors) {
 }
 
 int exit_status_of(const Model& model) { return model.error_count() > 0 ? kExitBroken : kExitOk; }
-
-namespace {
-
-// Display width in code points (escape_for_display output is valid UTF-8).
-size_t display_width(const std::string& s) {
-    size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-    return n;
-}
-
-}  // namespace
 
 void print_table(const std::vector<std::vector<std::string>>& rows) {
     std::vector<size_t> widths;

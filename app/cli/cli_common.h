@@ -27,7 +27,8 @@ std::optional<Model> open_or_report(const Target& target, bool report_errors = t
 // kExitBroken when the Model has errors, else kExitOk.
 int exit_status_of(const Model& model);
 
-// Prints rows as columns separated by two spaces, the last column unpadded.
+// Prints rows as columns separated by two spaces, the last column unpadded; cells are padded by
+// display width (text/display_width.h), so rows with CJK or combining characters line up.
 void print_table(const std::vector<std::vector<std::string>>& rows);
 
 // `v` printed with a printf format for one double (default "%.6g").

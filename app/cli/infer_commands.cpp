@@ -22,7 +22,10 @@
 #include "mlens/infer/tokenizer.h"
 #include "mlens/infer/worker_session.h"
 #include "mlens/model/model_json.h"
+#include "mlens/model/summary.h"
+#include "mlens/open/target.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/significant.h"
 #include "prompt_input.h"
 
 namespace mlens::cli {
@@ -54,6 +57,14 @@ std::string shown(const std::string& piece) {
         else spaced += c;
     }
     return "'" + escape_for_display(spaced, 60) + "'";
+}
+
+// "llama · 4.19 M parameters · F32" of the file at `path`, counted by our reader (summary.h);
+// llama.cpp's own description says "?B" for models below its size classes.
+std::string model_line_of(const std::string& path) {
+    auto model = open_model(path);
+    if (!model) return escape_for_display(path);
+    return model_line(summarize(*model));
 }
 
 void print_log(const LogCapture& log) {
@@ -170,13 +181,14 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
                  const CommonFlags& f) {
     auto session = load_or_report(path, f, false);
     if (!session) return kExitBroken;
+    if (!f.json) std::cout << "model: " << model_line_of(path) << "\n";
     size_t shown_steps = 0;
     auto on_step = [&](const GenerationStep& s) {
         if (f.json) return;
         std::string line = "#" + std::to_string(shown_steps++) + "  " + std::to_string(s.token) + "  " + shown(s.piece) +
-                           "  p=" + number_text(s.prob, "%.4f") + "  top:";
+                           "  p=" + significant(s.prob) + "  top:";
         for (const TokenCandidate& c : s.candidates)
-            line += " " + std::to_string(c.id) + " " + shown(c.piece) + " " + number_text(c.prob, "%.4f") + ",";
+            line += " " + std::to_string(c.id) + " " + shown(c.piece) + " " + significant(c.prob) + ",";
         if (!s.candidates.empty()) line.pop_back();
         std::cout << line << "\n" << std::flush;
     };
@@ -239,14 +251,15 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
     for (size_t i = 0; i < r.positions.size(); ++i) {
         const AbPosition& p = r.positions[i];
         const std::string token = i < result->tokens.size() ? shown(result->tokens[i].piece) : std::string("?");
-        rows.push_back({std::to_string(p.index) + (p.generated ? "*" : ""), token, number_text(p.kld, "%.6f"),
-                        shown(result->top_a[i]), shown(result->top_b[i]), number_text(p.prob_top_a, "%.4f"), number_text(p.prob_top_b, "%.4f"),
+        rows.push_back({std::to_string(p.index) + (p.generated ? "*" : ""), token, significant(p.kld),
+                        shown(result->top_a[i]), shown(result->top_b[i]), significant(p.prob_top_a), significant(p.prob_top_b),
                         number_text(p.topk_overlap, "%.2f")});
     }
+    std::cout << "A: " << model_line_of(path_a) << "\nB: " << model_line_of(path_b) << "\n";
     print_table(rows);
     std::cout << "continuation of A: " << escape_for_display(r.continuation, 4000) << "\n";
-    std::cout << "KLD mean " << number_text(s.mean_kld, "%.6f") << ", median " << number_text(s.median_kld, "%.6f") << ", p99 "
-              << number_text(s.p99_kld, "%.6f") << ", max " << number_text(s.max_kld, "%.6f") << "; same top token "
+    std::cout << "KLD mean " << significant(s.mean_kld) << ", median " << significant(s.median_kld) << ", p99 "
+              << significant(s.p99_kld) << ", max " << significant(s.max_kld) << "; same top token "
               << number_text(s.same_top_share * 100.0, "%.2f") << "% of " << s.positions << " positions; first divergence "
               << (s.first_divergence < 0 ? std::string("none") : std::to_string(s.first_divergence)) << "\n";
     return kExitOk;

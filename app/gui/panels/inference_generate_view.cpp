@@ -8,6 +8,7 @@
 
 #include "display_text.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/significant.h"
 #include "theme.h"
 #include "widgets/token_chips.h"
 #include "widgets/ui.h"
@@ -28,7 +29,7 @@ std::string fmt(const char* format, double v) {
 std::string candidates_text(const GenerationStep& s) {
     std::string out;
     for (const TokenCandidate& c : s.candidates)
-        out += "\n  " + std::to_string(c.id) + "  " + visible_piece_text(c.piece, 40) + "  " + fmt("%.4f", c.prob);
+        out += "\n  " + std::to_string(c.id) + "  " + visible_piece_text(c.piece, 40) + "  " + significant(c.prob);
     return out;
 }
 
@@ -139,7 +140,7 @@ void InferenceGenerateView::steps_table(PanelContext& ctx, const InferenceContro
             ImGui::TableNextColumn();
             ui::text(std::to_string(s.token));
             ImGui::TableNextColumn();
-            ui::text(fmt("%.4f", s.prob));
+            ui::text(significant(s.prob));
             ImGui::PopFont();
             for (size_t k = 0; k < kShownCandidates; ++k) {
                 ImGui::TableNextColumn();
@@ -149,11 +150,11 @@ void InferenceGenerateView::steps_table(PanelContext& ctx, const InferenceContro
                 ImGui::BeginGroup();
                 ui::piece(visible_piece(cand.piece, 24));
                 ImGui::PushFont(mono);
-                ui::text_colored(cand.id == s.token ? pal.ok : pal.dim, fmt("%.4f", cand.prob));
+                ui::text_colored(cand.id == s.token ? pal.ok : pal.dim, significant(cand.prob));
                 ImGui::PopFont();
                 ImGui::EndGroup();
                 if (ImGui::IsItemHovered())
-                    ImGui::SetTooltip("id %d  logit %.3f  p %.6f%s", cand.id, static_cast<double>(cand.logit), cand.prob,
+                    ImGui::SetTooltip("id %d  logit %.3f  p %s%s", cand.id, static_cast<double>(cand.logit), significant(cand.prob, 4).c_str(),
                                       cand.id == s.token ? "  (chosen)" : "");
             }
         }
@@ -182,7 +183,7 @@ void InferenceGenerateView::draw(PanelContext& ctx, InferenceController& c) {
     const ImU32 generated = ImGui::ColorConvertFloat4ToU32(palette().accent);
     for (const TokenPiece& t : prompt_tokens) chips.push_back({t.piece, std::to_string(t.id), "prompt token", 0u, prompt_fill});
     for (size_t i = 0; i < steps.size(); ++i)
-        chips.push_back({steps[i].piece, fmt("%.3f", steps[i].prob),
+        chips.push_back({steps[i].piece, significant(steps[i].prob),
                          "step " + std::to_string(i) + " \xC2\xB7 id " + std::to_string(steps[i].token) +
                              " \xC2\xB7 top candidates:" + candidates_text(steps[i]),
                          generated, 0u});

@@ -45,16 +45,13 @@ void InferencePanel::request(InferenceTab tab) {
     m_pending = tab;
 }
 
-void InferencePanel::facts_line() {
+void InferencePanel::facts_line(const ModelSummary& file) {
     const ModelFacts& f = *m_controller->facts();
-    std::vector<std::string> parts;
-    if (!f.description.empty()) parts.push_back(escape_for_display(f.description, 80));
+    // The file's own figures (architecture, parameters, file type), not llama_model_desc, which
+    // says "?B" for every model below its size classes.
+    std::vector<std::string> parts{model_line(file)};
     if (!f.vocab_only) {
-        parts.push_back(human_count(f.n_params) + " params");
         parts.push_back(human_bytes(f.size_bytes));
-    }
-    parts.push_back("arch " + escape_for_display(f.architecture, 40));
-    if (!f.vocab_only) {
         parts.push_back("ctx " + std::to_string(m_controller->n_ctx()) + " of " + std::to_string(f.n_ctx_train));
         parts.push_back("embd " + std::to_string(f.n_embd));
         parts.push_back(std::to_string(f.n_layer) + " layers");
@@ -114,7 +111,7 @@ void InferencePanel::load_bar(PanelContext& ctx) {
         stopped_box(ctx);
         return;
     }
-    if (c.loaded()) facts_line();
+    if (c.loaded()) facts_line(ctx.doc.index->summary);
     if (const auto& e = c.load_error()) {
         ImGui::PushTextWrapPos(0);
         if (e->code == ErrorCode::E_CANCELLED) {

@@ -60,7 +60,7 @@ private:
     void start_load(PanelContext& ctx);
     // "llama.cpp stopped: REASON", the worker's last log lines and a Reload button.
     void stopped_box(PanelContext& ctx);
-    void facts_line();
+    void facts_line(const ModelSummary& file);
     void run_pending(PanelContext& ctx);
     bool tab(const char* label, InferenceTab which);
 

@@ -208,10 +208,11 @@ void token_fields(const Document& doc, size_t id, ImFont* mono) {
     const TokenizerInfo& t = doc.index->tokenizer;
     std::string raw = t.tokens->string_at(id, 4096);
     title("token", std::to_string(id));
-    ImGui::PushFont(mono);
+    // In the UI font, as the tokenizer table draws it: the UI font holds every piece's characters.
     ui::piece(visible_piece(raw, 400));
-    ImGui::PopFont();
+    std::vector<std::string> hints = ui::missing_glyph_hints(raw);
     Fields f(mono);
+    for (const std::string& hint : hints) f.row("font", hint, false, &palette().warning);
     f.row("length", ui::with_separators(t.tokens->string_length_at(id)) + " bytes");
     f.row("bytes", hex_bytes(std::string_view(raw).substr(0, 256)) + (raw.size() > 256 ? " \xE2\x80\xA6" : ""), true);
     std::string points;

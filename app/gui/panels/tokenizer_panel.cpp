@@ -88,6 +88,11 @@ void TokenizerPanel::draw_vocabulary(PanelContext& ctx) {
         ui::text_dim(ui::with_separators(matches.size()) + " of " + ui::with_separators(tokens.count) + " match");
     else
         ui::text_dim("\xC2\xB7 = space   \xE2\x96\x81 \xC4\xA0 = word start   <0xNN> = byte");
+    if (std::string missing = missing_fonts_text(ctx.fonts.missing()); !missing.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ui::text_colored(palette().warning, missing);
+        ImGui::PopTextWrapPos();
+    }
 
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                             ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Hideable;

@@ -7,6 +7,7 @@
 #include <imgui_stdlib.h>
 
 #include "mlens/text/escape.h"
+#include "script_fonts.h"
 #include "theme.h"
 
 namespace mlens::ui {
@@ -108,6 +109,21 @@ void piece(const std::vector<PieceSegment>& segments) {
     if (segments.empty()) text_dim("(empty)");
 }
 
+std::vector<std::string> missing_glyph_hints(std::string_view raw) {
+    ImFont* font = ImGui::GetFont();
+    std::vector<std::string> hints;
+    for (size_t i = 0; i < raw.size();) {
+        uint32_t cp = 0;
+        size_t len = utf8_decode(raw.substr(i), cp);
+        if (len > 0 && cp >= 0x80 && (cp > 0xFFFF || !font->FindGlyphNoFallback(static_cast<ImWchar>(cp)))) {
+            std::string hint = missing_glyph_hint(cp);
+            if (std::find(hints.begin(), hints.end(), hint) == hints.end()) hints.push_back(std::move(hint));
+        }
+        i += len ? len : 1;
+    }
+    return hints;
+}
+
 void piece_tooltip(std::string_view raw) {
     std::string bytes = hex_bytes(raw.substr(0, 64)) + (raw.size() > 64 ? " \xE2\x80\xA6" : "");
     std::string points;
@@ -121,10 +137,12 @@ void piece_tooltip(std::string_view raw) {
         points += buf;
         i += len ? len : 1;
     }
+    std::vector<std::string> hints = missing_glyph_hints(raw);
     ImGui::BeginTooltip();
     text_dim(std::to_string(raw.size()) + (raw.size() == 1 ? " byte" : " bytes"));
     text(bytes);
     text(points);
+    for (const std::string& hint : hints) text_colored(palette().warning, hint);
     ImGui::EndTooltip();
 }
 

@@ -33,8 +33,11 @@ bool search_box(const char* id, const char* hint, std::string& text, float width
 // A token piece, coloured by segment kind, on the current line.
 void piece(const std::vector<PieceSegment>& segments);
 
-// A tooltip with a piece's raw bytes in hex and its code points (the first few).
+// A tooltip with a piece's raw bytes in hex, its code points (the first few) and, for characters
+// the current font has no glyph for, which script lacks a font and which package supplies one.
 void piece_tooltip(std::string_view raw);
+// missing_glyph_hint (script_fonts.h) of each script in `raw` the current font cannot draw, once each.
+std::vector<std::string> missing_glyph_hints(std::string_view raw);
 
 // A vertical drag handle between panes; `size` is the pane width it adjusts (positive `sign`
 // grows it when dragged right, negative when dragged left). Returns true while dragging.

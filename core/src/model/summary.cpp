@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlens/text/escape.h"
+
 namespace mlens {
 
 namespace {
@@ -147,6 +149,14 @@ std::string human_bytes(uint64_t bytes) {
 std::string human_count(uint64_t count) {
     static const char* const kUnits[] = {"", " K", " M", " B", " T"};
     return scaled(static_cast<double>(count), kUnits, 5, 1000.0);
+}
+
+std::string model_line(const ModelSummary& summary) {
+    const char* dot = " \xC2\xB7 ";
+    std::string line = summary.architecture.empty() ? "unknown architecture" : escape_for_display(summary.architecture, 60);
+    line += dot + (summary.parameters ? human_count(summary.parameters) + " parameters" : std::string("no weights"));
+    if (summary.file_type) line += dot + summary.file_type_name;
+    return line;
 }
 
 }  // namespace mlens

@@ -67,5 +67,9 @@ std::vector<LayerSummary> summarize_layers(const Model& model);
 std::string human_bytes(uint64_t bytes);
 // "7.24 B", "125 M", "3.1 K".
 std::string human_count(uint64_t count);
+// One line naming a model for the inference views: "llama · 4.19 M parameters · F32", i.e. the
+// architecture ("unknown architecture" without one), the parameter count of the logical tensors
+// ("no weights" for a vocabulary-only file) and general.file_type's name when the file has one.
+std::string model_line(const ModelSummary& summary);
 
 }  // namespace mlens

@@ -1,0 +1,44 @@
+// Which font draws which script, and which Debian package supplies it: the table behind the
+// merged fonts (fonts.h) and behind the hint shown when a character has no glyph.
+//
+// Contract:
+//  - script_fonts() lists the scripts the UI font does not cover by itself (DejaVu Sans covers
+//    Latin, Greek, Cyrillic, Armenian, Hebrew and much of Arabic, Georgian and the symbol
+//    blocks; the fonts listed here draw what it lacks), each with its Unicode
+//    ranges (Basic Multilingual Plane only: this ImGui build has 16-bit code points), the
+//    fontconfig family that draws it, the Debian package that installs that family, and what is
+//    matched to the Latin capital height when the font is merged (fonts.cpp), so every script
+//    reads at the same size: for CJK an ideograph's height (an ideograph fills the em box, so
+//    the CJK font's own Latin would leave ideographs a fifth taller than the text around them),
+//    for the others the font's own capital height, which its designers set to sit beside Latin.
+//  - script_of(cp) is the entry whose ranges hold cp, or nullptr.
+//  - missing_glyph_hint(cp) says why cp shows as an escape and where a font for it comes from:
+//    "no font here draws this Thai character (Noto Sans Thai, Debian package fonts-noto-core)", or
+//    "no installed font has U+XXXX" for a code point of no listed script.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace mlens {
+
+struct CodePointRange {
+    uint32_t first;
+    uint32_t last;
+};
+
+struct ScriptFont {
+    const char* script;                      // "Thai"
+    const char* family;                      // "Noto Sans Thai"
+    const char* mono_family;                 // a monospace family for the mono font, or nullptr (use `family`)
+    const char* package;                     // "fonts-noto-core"
+    uint32_t reference;                      // the character matched to the Latin 'H'; 0: the font's capital height
+    std::span<const CodePointRange> ranges;
+};
+
+std::span<const ScriptFont> script_fonts();
+const ScriptFont* script_of(uint32_t cp);
+std::string missing_glyph_hint(uint32_t cp);
+
+}  // namespace mlens
