@@ -10,6 +10,7 @@
 #include "mlens/ollama/store_model.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
+#include "store_export_output.h"
 #include "store_output.h"
 
 namespace mlens::cli {
@@ -233,6 +234,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
         out["diagnostics"] = diags;
         if (model && *model) out.update(tensors_json(**model, failed));
         if (model && !*model) out["tensors_error"] = (*model).error().to_string();
+        out["export"] = broken ? nlohmann::json::array() : export_plans_json(store, name);
         std::cout << json_text(out) << "\n";
         return broken ? kExitBroken : kExitOk;
     }
@@ -272,6 +274,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
         std::cout << "\n" << layer_kind_name(lv.layer.kind) << " (" << lv.text->size << " bytes)\n  "
                   << escape_for_display(lv.text->text, kTextPreviewChars) << "\n";
     }
+    if (!broken) print_export_plans(store, name);
     if (model && *model) {
         std::cout << "\n";
         if (!check.errors)

@@ -320,3 +320,32 @@ TEST_CASE("mlens export --format mlx|hf on the demo store, with --json", "[store
     CHECK(bad.exit_status == 2);
     CHECK(bad.err.find("--dtype applies to --format hf only") != std::string::npos);
 }
+
+TEST_CASE("mlens store and show name the export formats and the exact files before anything is written", "[store_export]") {
+    CliRun listing = run_mlens({"store", kDemoStore, "--json"});
+    REQUIRE(listing.exit_status == 0);
+    for (const nlohmann::json& m : nlohmann::json::parse(listing.out)["models"])
+        CHECK(m["export_formats"] == (m["format"] == "gguf" ? nlohmann::json::parse(R"(["gguf"])") : nlohmann::json::parse(R"(["hf","mlx"])")));
+
+    CliRun show = run_mlens({"show", "tiny-mlx:mixed", "--store", kDemoStore, "--json"});
+    REQUIRE(show.exit_status == 0);
+    nlohmann::json plans = nlohmann::json::parse(show.out)["export"];
+    REQUIRE(plans.size() == 2);
+    for (const nlohmann::json& plan : plans) {
+        auto store = Store::open(kDemoStore);
+        REQUIRE(store);
+        auto prepared = prepare_store_export(*store, *parse_model_reference("tiny-mlx:mixed"),
+                                             options_for(*parse_export_format(plan["format"].get<std::string>())));
+        REQUIRE(prepared);
+        REQUIRE(plan["files"].size() == prepared->plan.files.size());
+        for (size_t i = 0; i < prepared->plan.files.size(); ++i) {
+            CHECK(plan["files"][i]["name"] == prepared->plan.files[i].name);
+            CHECK(plan["files"][i]["bytes"] == prepared->plan.files[i].bytes);
+        }
+        CHECK(plan["total_bytes"] == prepared->plan.total_bytes());
+        CHECK(plan["error"].is_null());
+    }
+    CliRun text = run_mlens({"show", "tiny-llama:q4_0", "--store", kDemoStore});
+    CHECK(text.out.find("export (what `mlens export tiny-llama:q4_0 OUT_DIR --format F` writes)\nFORMAT  FILE        BYTES\n"
+                        "gguf    model.gguf  3085696\n") != std::string::npos);
+}

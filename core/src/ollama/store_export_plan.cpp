@@ -225,6 +225,12 @@ std::vector<ExportFormat> store_export_formats(const Manifest& manifest) {
     return {};
 }
 
+std::vector<ExportFormat> export_formats_of(std::string_view model_format) {
+    if (model_format == "gguf") return {ExportFormat::gguf};
+    if (model_format == "safetensors") return {ExportFormat::hf, ExportFormat::mlx};
+    return {};
+}
+
 uint64_t StoreExportPlan::total_bytes() const {
     uint64_t n = 0;
     for (const ExportFile& f : files) n += f.bytes;

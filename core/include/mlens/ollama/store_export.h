@@ -55,6 +55,9 @@ std::optional<ExportFormat> parse_export_format(std::string_view text);
 // The formats that apply to a model whose manifest this is: gguf with a model layer; hf and mlx
 // with tensor layers; none otherwise.
 std::vector<ExportFormat> store_export_formats(const Manifest& manifest);
+// The same from a listing's model format (manifest_view.h model_format): "gguf" gives gguf,
+// "safetensors" hf and mlx, anything else none.
+std::vector<ExportFormat> export_formats_of(std::string_view model_format);
 
 struct StoreExportOptions {
     std::optional<ExportFormat> format;   // default: the first of store_export_formats
