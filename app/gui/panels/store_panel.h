@@ -7,7 +7,8 @@
 //    or the layer's first error, a verify button that hashes the blob as a job with progress),
 //    the config blob's fields, the text layers, and its tensor entries (quant metadata, logical
 //    vs stored shapes, expert groups as group → expert → projection; every tensor layer listed,
-//    the damaged ones marked). "Open model" opens it as a document of its own (by its manifest path).
+//    the damaged ones marked). "Open model" opens it as a document of its own (by its manifest path);
+//    "Export…" (a model the check accepts) opens the export window with the formats that apply.
 //
 // Contract: every verdict shown is the listing's ModelCheck (store_check.h), the one `mlens
 // check` gives; both panels advance the store's digest pass (store_document.h). The manifest view
@@ -21,6 +22,7 @@
 #include <string>
 
 #include "panels/panel.h"
+#include "panels/store_export_window.h"
 #include "store_model_detail.h"
 
 namespace mlens {
@@ -34,6 +36,7 @@ public:
 class StorePanel : public Panel {
 public:
     void draw(PanelContext& ctx) override;
+    void draw_windows(PanelContext& ctx) override { m_export.draw(ctx); }
 
     // For tests.
     const StoreModelDetail* detail() const { return m_detail.get(); }
@@ -42,6 +45,8 @@ public:
     void verify(PanelContext& ctx, int layer);
     // The outcome of a finished verification of `digest`, if any.
     std::optional<Status> verified(const std::string& digest) const;
+    // The Export… window of the shown model (store_export_window.h).
+    StoreExportWindow& export_window() { return m_export; }
 
 private:
     struct Verification {
@@ -61,6 +66,7 @@ private:
     std::shared_ptr<StoreModelDetail> m_running;
     std::shared_ptr<StoreModelDetail> m_detail;
     std::map<std::string, Verification> m_verify;
+    StoreExportWindow m_export;
 };
 
 }  // namespace mlens
