@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cli_runner.h"
@@ -348,4 +349,22 @@ TEST_CASE("mlens store and show name the export formats and the exact files befo
     CliRun text = run_mlens({"show", "tiny-llama:q4_0", "--store", kDemoStore});
     CHECK(text.out.find("export (what `mlens export tiny-llama:q4_0 OUT_DIR --format F` writes)\nFORMAT  FILE        BYTES\n"
                         "gguf    model.gguf  3085696\n") != std::string::npos);
+}
+
+TEST_CASE("mlens diff pairs a store model with its hf export, stacked experts with their per-expert names", "[store_export]") {
+    TempDir dir;
+    Exported e = export_model(kDemoStore, "tiny-moe:int4", dir.file("out"), options_for(ExportFormat::hf, HfDtype::f32));
+    CliRun diff = run_mlens({"diff", kDemoStore + "/tiny-moe:int4", dir.file("out"), "--numeric", "--json"});
+    INFO(diff.err);
+    REQUIRE(diff.exit_status == 0);
+    nlohmann::json d = nlohmann::json::parse(diff.out);
+    CHECK(d["name_map"] == "per-expert names\xE2\x86\x92stacked experts");
+    size_t paired = 0;
+    for (const nlohmann::json& t : d["tensors"]) {
+        for (const char* change : {"added", "removed", "values"})   // F32 holds every dequantized value
+            CHECK(std::find(t["changes"].begin(), t["changes"].end(), change) == t["changes"].end());
+        CHECK(t["error"]["max_abs"] == 0.0);
+        ++paired;
+    }
+    CHECK(paired == 14);   // every tensor retyped to F32, the 12 experts renamed too
 }

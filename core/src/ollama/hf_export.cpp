@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <unordered_map>
 
 #include "mlens/formats/safetensors_dtype.h"
 #include "mlens/formats/safetensors_reader.h"
@@ -292,6 +294,24 @@ Status write_hf_shard(const Model& model, const HfPlan& plan, size_t shard_index
         if (!s) return Error{s.error().code, t.name, s.error().offset, s.error().message};
     }
     return ok_status();
+}
+
+std::optional<NameMap> unpacked_experts_name_map(const Model& stacked, const Model& other) {
+    auto names = std::make_shared<std::unordered_map<std::string, NameMatch>>();
+    for (const LogicalTensor& lt : logical_tensors(stacked)) {
+        if (!lt.group || lt.expert || lt.ne.size() != 3) continue;
+        const std::string& name = stacked.tensors[lt.index].name;
+        for (uint64_t e = 0; e < lt.ne[2]; ++e)
+            names->emplace(unpacked_name(name, stacked.groups[*lt.group].name, e), NameMatch{name, e, 0, 0.0f});
+    }
+    bool used = false;
+    for (const TensorInfo& t : other.tensors) used = used || names->count(t.name) > 0;
+    if (!used) return std::nullopt;
+    return NameMap([names](const std::string& n) -> std::optional<NameMatch> {
+        auto it = names->find(n);
+        if (it == names->end()) return std::nullopt;
+        return it->second;
+    });
 }
 
 Result<HfVerification> verify_hf_export(const Model& model, const HfPlan& plan, const std::string& folder, JobContext* job) {

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "mlens/analysis/name_map.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/job.h"
 #include "mlens/model/model.h"
@@ -95,6 +96,11 @@ struct HfVerification {
     std::vector<std::string> failure_notes;   // the first few, one line each
     std::vector<QuantExactness> modes;        // sorted by mode
 };
+
+// For `mlens diff STORE/model OUT_DIR`: maps the per-expert names plan_hf_export gives the
+// stacked expert tensors of `stacked` to a slice of the stacked tensor; nullopt when `stacked`
+// has no stacked expert tensor or `other` has none of those names.
+std::optional<NameMap> unpacked_experts_name_map(const Model& stacked, const Model& other);
 
 Result<HfVerification> verify_hf_export(const Model& model, const HfPlan& plan, const std::string& folder,
                                         JobContext* job = nullptr);
