@@ -180,6 +180,11 @@ TEST_CASE("store export hf: exactness per quantization mode in BF16", "[store_ex
         REQUIRE(m);
         CHECK(m->exact());
     }
+    // A global scale multiplies after the E4M3 scale: the product may need more bits.
+    const QuantExactness* global = mode(e.report, "nvfp4 g16 + global scale");
+    REQUIRE(global);
+    CHECK(global->tensors == 1);
+    CHECK(global->values == 64 * 64);
     // Affine q x scale + bias needs more bits than BF16 has.
     const QuantExactness* int8 = mode(e.report, "int8 g64");
     REQUIRE(int8);

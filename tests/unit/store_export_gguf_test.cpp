@@ -26,6 +26,7 @@ namespace {
 
 constexpr std::string_view kAdapterMediaType = "application/vnd.ollama.image.adapter";
 constexpr std::string_view kProjectorMediaType = "application/vnd.ollama.image.projector";
+constexpr std::string_view kDraftMediaType = "application/vnd.ollama.image.draft";
 
 const std::string kTemplate = "{{ if .System }}<start_of_turn>system\n{{ .System }}<end_of_turn>\n{{ end }}{{ .Prompt }}";
 const std::string kSystem = "You answer in one word.";
@@ -186,7 +187,7 @@ TEST_CASE("store export: the GGUF bundle gives the same greedy tokens as the sto
     CHECK(bundle == store);
 }
 
-TEST_CASE("store export of an upstream GGUF with a projector layer copies both blobs as they are", "[store_export]") {
+TEST_CASE("store export of an upstream GGUF with a projector or a draft layer copies the blobs as they are", "[store_export]") {
     GgufStore s;
     s.root = s.dir.file("store");
     fs::create_directories(s.root);
@@ -198,7 +199,15 @@ TEST_CASE("store export of an upstream GGUF with a projector layer copies both b
         OllamaStoreBuilder b(s.root);
         b.add_model("plain", {b.blob(kModelMediaType, s.model_blob), b.blob(kProjectorMediaType, s.extra_blob)},
                     config_json("gguf", "gemma3", "F32"), "v1");
+        b.add_model("drafted", {b.blob(kModelMediaType, s.model_blob), b.blob(kDraftMediaType, s.extra_blob)},
+                    config_json("gguf", "gemma3", "F32"));
     }
+    PreparedExport drafted = prepare(s.root, "drafted");
+    CHECK(file_names(drafted.plan) == std::vector<std::string>{"model.gguf", "draft.gguf", "Modelfile", "README.md"});
+    REQUIRE(write_store_export(drafted, s.dir.file("drafted")));
+    CHECK(read_whole_file(s.dir.file("drafted/draft.gguf")) == s.extra_blob);
+    CHECK(read_text(s.dir.file("drafted/README.md")).find("llama-cli -m model.gguf -md draft.gguf") != std::string::npos);
+
     PreparedExport p = prepare(s.root, "plain:v1");
     CHECK_FALSE(p.plan.ollama_made);
     CHECK(file_names(p.plan) == std::vector<std::string>{"model.gguf", "mmproj.gguf", "Modelfile", "README.md"});
