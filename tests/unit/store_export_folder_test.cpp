@@ -373,3 +373,33 @@ TEST_CASE("mlens diff pairs a store model with its hf export, stacked experts wi
     }
     CHECK(paired == 14);   // every tensor retyped to F32, the 12 experts renamed too
 }
+
+TEST_CASE("mlens export interrupted by SIGINT leaves neither OUT_DIR nor its scratch folder", "[store_export][cli]") {
+    TempDir dir;
+    const std::string root = dir.file("store");
+    fs::create_directories(root);
+    {
+        // One BF16 tensor of 32M values (64 MiB): written as F32, then re-read, it takes a while.
+        OllamaStoreBuilder b(root);
+        const uint64_t values = 32ull << 20;
+        SafetensorsBuilder blob;
+        blob.tensor("model.embed_tokens.weight", "BF16", "[8192,4096]", std::vector<uint8_t>(values * 2, 0x3F));
+        b.add_model("big", {b.blob(kTensorMediaType, blob.bytes(), std::string("model.embed_tokens.weight")),
+                            b.blob(kJsonMediaType, std::string(R"({"model_type":"llama"})"), std::string("config.json"))},
+                    config_json("safetensors", "llama", ""));
+    }
+    fs::create_directories(dir.file("parent"));
+    CliLimits limits;
+    limits.seconds = 0.3;
+    limits.stop_signal = SIGINT;
+    CliRun run = run_mlens({"export", "big", dir.file("parent/out"), "--store", root, "--dtype", "f32"}, limits);
+    INFO(run.err);
+    if (run.exit_status == 0) {
+        // Finished before the signal: then it is all there.
+        CHECK(fs::file_size(dir.file("parent/out/model-00001-of-00001.safetensors")) > (128ull << 20));
+    } else {
+        CHECK(run.exit_status == 1);
+        CHECK(run.err.find("E_CANCELLED") != std::string::npos);
+        CHECK(fs::is_empty(dir.file("parent")));
+    }
+}
