@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     mlens::cli::add_diff_command(app, exit_code);
     mlens::cli::add_compat_command(app, exit_code);
     mlens::cli::add_export_command(app, exit_code);
+    mlens::cli::add_export_store_command(app, exit_code);
     mlens::cli::add_infer_commands(app, exit_code);
     app.footer(mlens::help_footer(mlens::cli::mlens_reference().sections));
     if (auto status = mlens::cli::print_reference_if_asked(app, argc, argv)) return *status;

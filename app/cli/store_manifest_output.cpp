@@ -12,6 +12,7 @@
 #include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
 #include "mlens/text/readable_text.h"
+#include "store_export_output.h"
 #include "store_output.h"
 
 namespace mlens::cli {
@@ -331,6 +332,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
         out["diagnostics"] = diags;
         if (model && *model) out.update(tensors_json(**model, failed));
         if (model && !*model) out["tensors_error"] = (*model).error().to_string();
+        out["export"] = broken ? nlohmann::json::array() : export_plans_json(store, name);
         std::cout << json_text(out) << "\n";
         return broken ? kExitBroken : kExitOk;
     }
@@ -360,6 +362,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
     print_table(rows);
     for (const LayerView& lv : view->layers)
         if (lv.text) print_text_layer(lv);
+    if (!broken) print_export_plans(store, name);
     if (model && *model) {
         std::cout << "\n";
         if (!check.errors)

@@ -8,6 +8,7 @@
 #include "cli_common.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
+#include "mlens/ollama/store_export.h"
 #include "mlens/ollama/store_listing.h"
 #include "mlens/text/escape.h"
 
@@ -40,6 +41,23 @@ nlohmann::json diagnostics_json(const std::vector<Diagnostic>& ds) {
     return out;
 }
 
+// Export applies to a model the check accepts.
+std::vector<ExportFormat> listed_export_formats(const ModelListing& m) {
+    return m.ok() ? export_formats_of(m.format) : std::vector<ExportFormat>{};
+}
+
+nlohmann::json export_formats_json(const ModelListing& m) {
+    nlohmann::json out = nlohmann::json::array();
+    for (ExportFormat f : listed_export_formats(m)) out.push_back(export_format_name(f));
+    return out;
+}
+
+std::string export_formats_text(const ModelListing& m) {
+    std::string out;
+    for (ExportFormat f : listed_export_formats(m)) out += (out.empty() ? "" : ",") + std::string(export_format_name(f));
+    return out.empty() ? "-" : out;
+}
+
 nlohmann::json listing_json(const StoreListing& l) {
     nlohmann::json models = nlohmann::json::array();
     for (const ModelListing& m : l.models) {
@@ -52,7 +70,8 @@ nlohmann::json listing_json(const StoreListing& l) {
                           {"quantization", or_null(m.quantization)}, {"modified", m.ref.modified},
                           {"ok", m.ok()}, {"verdict", verdict_name(m.check.verdict())}, {"reason", m.check.reason_text()},
                           {"errors", m.check.errors}, {"warnings", m.check.warnings},
-                          {"digests_verified", m.check.digests_verified}, {"diagnostics", diagnostics_json(m.check.reasons)}});
+                          {"digests_verified", m.check.digests_verified}, {"diagnostics", diagnostics_json(m.check.reasons)},
+                          {"export_formats", export_formats_json(m)}});
     }
     nlohmann::json blobs = nlohmann::json::array();
     for (const ListedBlobFile& b : l.blob_files)
@@ -101,12 +120,12 @@ int print_store_listing(const Store& store, const StoreShowOptions& options) {
     }
     for (const Diagnostic& d : l.diagnostics) std::cerr << d.to_line() << "\n";
     std::cout << "store " << escape_for_display(l.root, 400) << "\n";
-    std::vector<std::vector<std::string>> rows = {{"NAME", "SIZE", "FORMAT", "FAMILY", "PARAMS", "QUANT", "MODIFIED", "STATUS"}};
+    std::vector<std::vector<std::string>> rows = {{"NAME", "SIZE", "FORMAT", "FAMILY", "PARAMS", "QUANT", "MODIFIED", "EXPORT", "STATUS"}};
     for (const ModelListing& m : l.models) {
         for (const Diagnostic& d : m.check.reasons) std::cerr << d.to_line() << "\n";
         rows.push_back({m.ref.name.display(), m.size ? human_bytes(*m.size) : "unknown", format_label(m.format),
                         or_dash(m.family), or_dash(m.parameter_size), or_dash(m.quantization), utc_time_text(m.ref.modified),
-                        status_text(m.check)});
+                        export_formats_text(m), status_text(m.check)});
     }
     print_table(rows);
     print_blob_summary(l);

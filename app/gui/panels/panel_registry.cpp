@@ -32,7 +32,7 @@ const std::vector<PanelInfo>& panel_registry() {
         {"store_models", "Models", PanelSlot::left, make_panel<StoreModelsPanel>, is_store,
          "The models of an Ollama store, each with its layers; a click shows its manifest."},
         {"store", "Ollama store", PanelSlot::center, make_panel<StorePanel>, is_store,
-         "An Ollama store: models, manifests, layers with digests and blob paths, sha256 verification, tensor blobs with their quantization and logical vs stored shapes, expert groups."},
+         "An Ollama store: models, manifests, layers with digests and blob paths, sha256 verification, tensor blobs with their quantization and logical vs stored shapes, expert groups; Export… writes a model as a GGUF bundle or a Hugging Face or MLX folder, showing the files first and verifying them after."},
         {"metadata", "Metadata", PanelSlot::center, make_panel<MetadataPanel>, is_model,
          "Every key with its type, count and value; enum names (general.file_type, token types, pooling, rope scaling); long arrays in a paged, searchable viewer (double-click)."},
         {"tensors", "Tensors", PanelSlot::center, make_panel<TensorPanel>, is_model,

@@ -324,6 +324,14 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
         ctx.workspace->open(doc.store->store.root() + "/" + m.ref.path);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open the model's weights as a document of its own");
     ImGui::SameLine();
+    const std::vector<ExportFormat> formats = m.ok() ? export_formats_of(m.format) : std::vector<ExportFormat>{};
+    ImGui::BeginDisabled(formats.empty() || m_export.busy());
+    if (ImGui::SmallButton("Export\xE2\x80\xA6")) m_export.open(ctx, doc.store->store, m.ref.name, formats);
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip(formats.empty() ? "Only a model the check accepts can be exported"
+                                          : "Write the model as a GGUF bundle, or a Hugging Face or MLX folder, verified");
+    ImGui::SameLine();
     if (ImGui::SmallButton("All models")) doc.navigation.store_model.reset();
     if (m_job) {
         ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(240, 0), "reading manifest\xE2\x80\xA6");

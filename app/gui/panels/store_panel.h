@@ -10,7 +10,8 @@
 //    layers as readable text, and last, closed, its layers grouped by media type (name, digest
 //    cut to 12 digits with the whole one on hover, size, blob path or the layer's first error, a
 //    verify button that hashes the blob as a job with progress). "Open model" opens it as a
-//    document of its own (by its manifest path).
+//    document of its own (by its manifest path); "Export…" (a model the check accepts) opens the
+//    export window with the formats that apply.
 //
 // Contract: every verdict shown is the listing's ModelCheck (store_check.h), the one `mlens
 // check` gives; both panels advance the store's digest pass (store_document.h). The manifest view
@@ -24,6 +25,7 @@
 #include <string>
 
 #include "panels/panel.h"
+#include "panels/store_export_window.h"
 #include "store_model_detail.h"
 
 namespace mlens {
@@ -37,6 +39,7 @@ public:
 class StorePanel : public Panel {
 public:
     void draw(PanelContext& ctx) override;
+    void draw_windows(PanelContext& ctx) override { m_export.draw(ctx); }
 
     // For tests.
     const StoreModelDetail* detail() const { return m_detail.get(); }
@@ -47,6 +50,8 @@ public:
     std::optional<Status> verified(const std::string& digest) const;
     // Opens the Layers section (closed at first) on the next frame.
     void open_layers() { m_open_layers = true; }
+    // The Export… window of the shown model (store_export_window.h).
+    StoreExportWindow& export_window() { return m_export; }
 
 private:
     struct Verification {
@@ -66,6 +71,7 @@ private:
     std::shared_ptr<StoreModelDetail> m_detail;
     std::map<std::string, Verification> m_verify;
     bool m_open_layers = false;
+    StoreExportWindow m_export;
 };
 
 }  // namespace mlens

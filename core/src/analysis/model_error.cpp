@@ -7,6 +7,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "mlens/ollama/hf_export.h"
+
 namespace mlens {
 
 namespace {
@@ -81,7 +83,14 @@ Result<std::unique_ptr<PairSource>> PairSource::open(const Model& model, const P
 std::optional<NameAlignment> automatic_name_alignment(const Model& a, const Model& b) {
     const bool hf_a = a.format != Format::gguf && has_hf_names(a), hf_b = b.format != Format::gguf && has_hf_names(b);
     const Model* gguf = hf_a && !hf_b && b.format == Format::gguf ? &b : hf_b && !hf_a && a.format == Format::gguf ? &a : nullptr;
-    if (!gguf) return std::nullopt;
+    if (!gguf) {
+        // A store model's stacked experts against the per-expert names of its Hugging Face export.
+        if (std::optional<NameMap> map = unpacked_experts_name_map(a, b))
+            return NameAlignment{*map, MapSide::b, "per-expert names\xE2\x86\x92stacked experts"};
+        if (std::optional<NameMap> map = unpacked_experts_name_map(b, a))
+            return NameAlignment{*map, MapSide::a, "per-expert names\xE2\x86\x92stacked experts"};
+        return std::nullopt;
+    }
     const Model& hf = gguf == &b ? a : b;
     std::optional<HfArchitecture> arch = detect_hf_architecture(*gguf);
     if (!arch) arch = detect_hf_architecture(hf);

@@ -57,7 +57,9 @@ Pairing pair_tensors(const Model& a, const Model& b, const NameMap& map = {}, Ma
 // How two models' tensor names align without being told: when exactly one of them has Hugging
 // Face tensor names (has_hf_names, and is not GGUF) and the other is GGUF, the HF→GGUF map for the
 // architecture detect_hf_architecture finds (GGUF side first), applied on the HF side; nullopt
-// otherwise (names then pair as they are).
+// otherwise: when one model has stacked expert tensors and the other the per-expert names a
+// Hugging Face export gives them (hf_export.h unpacked_experts_name_map), those names map to
+// slices of the stacked tensors; else names pair as they are.
 struct NameAlignment {
     NameMap map;
     MapSide side = MapSide::a;

@@ -1,0 +1,206 @@
+#include "panels/store_export_window.h"
+
+#include <cfloat>
+#include <filesystem>
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "mlens/model/summary.h"
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/ui.h"
+#include "workspace.h"
+
+namespace mlens {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string default_out_dir(const ModelName& name, ExportFormat format) {
+    std::error_code ec;
+    fs::path dir = fs::current_path(ec);
+    return (dir / (name.model + "-" + name.tag + "-" + export_format_name(format))).string();
+}
+
+}  // namespace
+
+void StoreExportWindow::open(PanelContext& ctx, const Store& store, const ModelName& name, std::vector<ExportFormat> formats) {
+    if (m_job) return;
+    m_store = store;
+    m_name = name;
+    m_formats = std::move(formats);
+    m_open = true;
+    m_outcome.reset();
+    if (!m_formats.empty()) choose(ctx, m_formats.front());
+}
+
+void StoreExportWindow::choose(PanelContext& ctx, ExportFormat format, std::optional<HfDtype> dtype) {
+    if (m_job || !m_store) return;
+    m_format = format;
+    m_dtype = format == ExportFormat::hf ? dtype : std::nullopt;
+    m_out_dir = default_out_dir(m_name, format);
+    m_planning.reset();
+    m_outcome.reset();
+    StoreExportOptions options;
+    options.format = format;
+    options.dtype = m_dtype;
+    auto planning = std::make_shared<StoreExportPlanning>();
+    Store store = *m_store;
+    ModelName name = m_name;
+    m_job = ctx.jobs.start("plan export " + escape_for_display(name.display(), 60), [store, name, options, planning](JobContext& job) {
+        auto prepared = prepare_store_export(store, name, options, &job);
+        if (prepared) planning->prepared = std::make_shared<PreparedExport>(std::move(*prepared));
+        else planning->error = escape_for_display(prepared.error().to_string(), 600);
+    });
+    m_job_is_plan = true;
+    m_running_plan = planning;
+}
+
+void StoreExportWindow::start_export(PanelContext& ctx) {
+    if (m_job || !prepared() || m_out_dir.empty()) return;
+    std::shared_ptr<PreparedExport> prepared = m_planning->prepared;
+    auto outcome = std::make_shared<StoreExportOutcome>();
+    const std::string out_dir = m_out_dir;
+    m_outcome.reset();
+    m_readme.clear();
+    m_job = ctx.jobs.start("export " + escape_for_display(m_name.display(), 60), [prepared, out_dir, outcome](JobContext& job) {
+        auto r = write_store_export(*prepared, out_dir, &job);
+        if (r) outcome->report = std::move(*r);
+        else if (r.error().code == "E_CANCELLED") outcome->cancelled = true;
+        else outcome->error = escape_for_display(r.error().to_string(), 600);
+    });
+    m_job_is_plan = false;
+    m_running = outcome;
+}
+
+void StoreExportWindow::poll() {
+    if (!m_job || !m_job->done()) return;
+    if (m_job_is_plan) {
+        m_planning = m_running_plan;
+    } else {
+        m_outcome = m_running;
+        if (m_outcome->report && m_planning && m_planning->prepared)
+            for (const ExportFile& f : m_planning->prepared->plan.files)
+                if (f.name == "README.md") m_readme = escape_for_display(f.text, 1u << 20);
+    }
+    m_job.reset();
+    m_running.reset();
+    m_running_plan.reset();
+}
+
+void StoreExportWindow::plan_view() {
+    const StoreExportPlan& plan = m_planning->prepared->plan;
+    ui::text_dim("Will write " + std::to_string(plan.files.size()) + " files, " + human_bytes(plan.total_bytes()) + ":");
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
+                            ImGuiTableFlags_ScrollY;
+    const float height = std::min(12.0f, static_cast<float>(plan.files.size()) + 1.5f) * ImGui::GetTextLineHeightWithSpacing();
+    if (ImGui::BeginTable("export_plan", 3, flags, ImVec2(0, height))) {
+        ImGui::TableSetupColumn("file");
+        ImGui::TableSetupColumn("bytes");
+        ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableHeadersRow();
+        for (const ExportFile& f : plan.files) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ui::text(escape_for_display(f.name, 120));
+            ImGui::TableNextColumn();
+            ui::text(ui::with_separators(f.bytes));
+            ImGui::TableNextColumn();
+            ui::text_dim(escape_for_display(f.description, 200));
+        }
+        ImGui::EndTable();
+    }
+    for (const std::string& note : plan.notes) ui::text_dim("note: " + escape_for_display(note, 300));
+}
+
+void StoreExportWindow::result_view(PanelContext& ctx) {
+    const StoreExportOutcome& o = *m_outcome;
+    if (o.cancelled) {
+        ui::text_colored(palette().warning, "Cancelled; nothing was written.");
+        return;
+    }
+    if (!o.report) {
+        ImGui::PushTextWrapPos(0);
+        ui::text_colored(palette().error, o.error);
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    const StoreExportReport& r = *o.report;
+    std::string verified = "\xE2\x9C\x93 Written and verified: " + std::to_string(r.files_verified) + " files";
+    if (m_format != ExportFormat::gguf)
+        verified += ", " + std::to_string(r.verification.tensors_checked) + " tensors, " + std::to_string(r.verification.failures) + " failures";
+    ui::text_colored(palette().ok, verified);
+    for (const QuantExactness& m : r.verification.modes)
+        ui::text_dim("  " + escape_for_display(m.mode, 80) + ": " + std::to_string(m.tensors) + " tensors, " +
+                     (m.exact() ? std::string("exact")
+                                : std::to_string(m.rounded) + " of " + std::to_string(m.values) + " values rounded, worst error " +
+                                      std::to_string(m.worst_error)));
+    ImGui::BeginDisabled(!ctx.workspace);
+    if (ImGui::Button("Open result") && ctx.workspace)
+        ctx.workspace->open(m_format == ExportFormat::gguf ? r.out_dir + "/model.gguf" : r.out_dir);
+    ImGui::EndDisabled();
+    if (!m_readme.empty() && ImGui::CollapsingHeader("README.md", ImGuiTreeNodeFlags_DefaultOpen)) {
+        ImGui::BeginChild("export_readme", ImVec2(0, 16 * ImGui::GetTextLineHeightWithSpacing()), true);
+        ImGui::TextUnformatted(m_readme.c_str(), m_readme.c_str() + m_readme.size());
+        ImGui::EndChild();
+    }
+}
+
+void StoreExportWindow::draw(PanelContext& ctx) {
+    poll();
+    if (!m_open) return;
+    const ImVec2 center = ImGui::GetMainViewport()->GetCenter();
+    ImGui::SetNextWindowPos(center, ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(760, 0), ImVec2(FLT_MAX, FLT_MAX));
+    std::string title = "Export \xE2\x80\x94 " + escape_for_display(m_name.display(), 80) + "###store_export_" + std::to_string(ctx.doc.id);
+    if (!ImGui::Begin(title.c_str(), &m_open, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::End();
+        return;
+    }
+    ImGui::BeginDisabled(m_job != nullptr);
+    for (ExportFormat f : m_formats) {
+        if (ImGui::RadioButton(export_format_name(f), m_format == f) && m_format != f) choose(ctx, f);
+        ImGui::SameLine();
+    }
+    if (m_format == ExportFormat::hf) {
+        static const char* kDtypes[] = {"model's own", "bf16", "f16", "f32"};
+        int current = m_dtype ? static_cast<int>(*m_dtype) + 1 : 0;
+        ImGui::SetNextItemWidth(140);
+        if (ImGui::Combo("dtype", &current, kDtypes, 4))
+            choose(ctx, m_format, current == 0 ? std::nullopt : std::optional<HfDtype>(static_cast<HfDtype>(current - 1)));
+    } else {
+        ImGui::NewLine();
+    }
+    ImGui::SetNextItemWidth(-90);
+    ImGui::InputText("folder", &m_out_dir);
+    ImGui::EndDisabled();
+    if (m_job && m_job_is_plan) {
+        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(260, 0), "planning\xE2\x80\xA6");
+    } else if (m_planning && !m_planning->error.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ui::text_colored(palette().error, m_planning->error);
+        ImGui::PopTextWrapPos();
+    } else if (prepared()) {
+        plan_view();
+    }
+    ImGui::BeginDisabled(m_job != nullptr || !prepared() || m_out_dir.empty());
+    if (ImGui::Button("Export")) start_export(ctx);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    if (m_job && !m_job_is_plan) {
+        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(260, 0), "writing\xE2\x80\xA6");
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) m_job->cancel();
+    } else if (ImGui::Button("Close")) {
+        m_open = false;
+    }
+    if (m_outcome) {
+        ImGui::Separator();
+        result_view(ctx);
+    }
+    ImGui::End();
+}
+
+}  // namespace mlens

@@ -1,0 +1,213 @@
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "mlens/compat/upstream_export.h"
+#include "mlens/io/byte_source.h"
+#include "mlens/io/safe_file_writer.h"
+#include "mlens/io/temp_registry.h"
+#include "mlens/model/model_inputs.h"
+#include "mlens/ollama/store_export.h"
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr uint64_t kCopyChunk = 4u << 20;
+
+Error write_error(const std::string& code, const std::string& path, const std::string& message) {
+    return Error{code, escape_for_display(path), std::nullopt, message};
+}
+
+// Removes the scratch folder unless the export placed it.
+class ScratchFolder {
+public:
+    ScratchFolder() = default;
+    ScratchFolder(const ScratchFolder&) = delete;
+    ScratchFolder& operator=(const ScratchFolder&) = delete;
+    ~ScratchFolder() {
+        if (m_path.empty()) return;
+        std::error_code ec;
+        fs::remove_all(m_path, ec);
+        unregister_temp_file(m_slot);
+    }
+    Status create(const std::string& parent, const std::string& name) {
+        std::string pattern = parent + "/." + name + ".tmp-XXXXXX";
+        if (!mkdtemp(pattern.data())) return write_error("E_IO", parent, std::string("cannot create a folder there: ") + std::strerror(errno));
+        m_path = pattern;
+        m_slot = register_temp_file(m_path);
+        return ok_status();
+    }
+    void placed() {
+        unregister_temp_file(m_slot);
+        m_path.clear();
+    }
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_path;
+    int m_slot = -1;
+};
+
+// OUT_DIR must be new or an empty folder, under an existing folder outside the store.
+Status check_out_dir(const std::string& out_dir, const std::string& store_root, std::string& parent_real, std::string& name) {
+    if (out_dir.empty()) return write_error("E_ARGS", out_dir, "no output folder");
+    struct stat st {};
+    if (lstat(out_dir.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) return write_error("E_OUTPUT_EXISTS", out_dir, "exists and is not a folder");
+        std::error_code ec;
+        if (!fs::is_empty(out_dir, ec) || ec) return write_error("E_OUTPUT_EXISTS", out_dir, "the folder exists and is not empty");
+    } else if (errno != ENOENT) {
+        return write_error("E_IO", out_dir, std::strerror(errno));
+    }
+    fs::path parent = fs::absolute(fs::path(out_dir)).lexically_normal();
+    if (!parent.has_filename()) parent = parent.parent_path();
+    name = parent.filename().string();
+    if (name.empty() || name == "." || name == "..") return write_error("E_ARGS", out_dir, "names no folder");
+    parent = parent.parent_path();
+    char* real = realpath(parent.c_str(), nullptr);
+    if (!real) return write_error("E_NOT_FOUND", parent.string(), std::string("the folder to write into: ") + std::strerror(errno));
+    parent_real = real;
+    free(real);
+    if (parent_real == store_root || parent_real.rfind(store_root + "/", 0) == 0 || store_root == "/")
+        return write_error("E_OUTPUT_IN_STORE", out_dir, "lies inside the Ollama store " + escape_for_display(store_root) +
+                                                             ", which is never written to");
+    return ok_status();
+}
+
+Status make_parents(const std::string& root, const std::string& relative) {
+    fs::path dir = fs::path(relative).parent_path();
+    if (dir.empty()) return ok_status();
+    std::error_code ec;
+    fs::create_directories(fs::path(root) / dir, ec);
+    if (ec) return write_error("E_IO", relative, "cannot create its folder: " + ec.message());
+    return ok_status();
+}
+
+Status copy_blob(const ExportFile& f, SafeFileWriter& out, JobContext* job, uint64_t total, uint64_t& done) {
+    auto source = open_file(f.blob_path);
+    if (!source) return source.error();
+    std::vector<uint8_t> chunk;
+    for (uint64_t off = 0; off < f.bytes; off += kCopyChunk) {
+        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "export cancelled"};
+        uint64_t n = std::min(kCopyChunk, f.bytes - off);
+        chunk.resize(n);
+        if (!(*source)->read(off, n, chunk.data())) return write_error("E_IO", f.blob_path, "cannot read the blob");
+        if (Status s = out.write(chunk.data(), n); !s) return s;
+        done += n;
+        job_report(job, total ? static_cast<double>(done) / static_cast<double>(total) : 1.0);
+    }
+    return ok_status();
+}
+
+// The written file holds exactly the blob's bytes (or the text).
+Status verify_copy(const ExportFile& f, const std::string& path, JobContext* job) {
+    auto written = open_file(path);
+    if (!written) return written.error();
+    if ((*written)->size() != f.bytes)
+        return write_error("E_EXPORT_CHECK", f.name, "has " + std::to_string((*written)->size()) + " bytes, " + std::to_string(f.bytes) + " planned");
+    if (f.kind == ExportFileKind::text) {
+        std::string back(f.bytes, '\0');
+        if (!(*written)->read(0, f.bytes, back.data()) || back != f.text) return write_error("E_EXPORT_CHECK", f.name, "reads back different");
+        return ok_status();
+    }
+    auto blob = open_file(f.blob_path);
+    if (!blob) return blob.error();
+    std::vector<uint8_t> a, b;
+    for (uint64_t off = 0; off < f.bytes; off += kCopyChunk) {
+        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "export cancelled"};
+        uint64_t n = std::min(kCopyChunk, f.bytes - off);
+        a.resize(n);
+        b.resize(n);
+        if (!(*written)->read(off, n, a.data()) || !(*blob)->read(off, n, b.data()) || a != b)
+            return write_error("E_EXPORT_CHECK", f.name, "differs from blob " + f.digest + " in bytes from " + std::to_string(off));
+    }
+    return ok_status();
+}
+
+}  // namespace
+
+Result<StoreExportReport> write_store_export(const PreparedExport& p, const std::string& out_dir, JobContext* job) {
+    const StoreExportPlan& plan = p.plan;
+    std::string parent, name;
+    if (Status s = check_out_dir(out_dir, p.store.root(), parent, name); !s) return s.error();
+    ScratchFolder scratch;
+    if (Status s = scratch.create(parent, name); !s) return s.error();
+
+    OutputGuard guard = output_guard_for(p.model);
+    for (const LayerView& l : p.view.layers)
+        if (l.blob && l.blob->found()) guard.add_input(l.blob->path);
+    const uint64_t total = plan.total_bytes();
+    uint64_t done = 0;
+    StoreExportReport report;
+    report.out_dir = out_dir;
+
+    // The compat export writes model.gguf and mmproj.gguf together, each checked by its own re-read.
+    compat::ExportOptions upstream;
+    for (const ExportFile& f : plan.files) {
+        if (f.kind == ExportFileKind::upstream_text) upstream.text_path = scratch.path() + "/" + f.name;
+        if (f.kind == ExportFileKind::upstream_mmproj) upstream.mmproj_path = scratch.path() + "/" + f.name;
+    }
+    if (!upstream.text_path.empty()) {
+        auto written = compat::export_upstream(p.model, p.compat_plan, upstream, job);
+        if (!written) return written.error();
+        for (const compat::ExportedFile& f : written->files) done += f.bytes;
+    }
+    for (const ExportFile& f : plan.files) {
+        if (f.kind == ExportFileKind::upstream_text || f.kind == ExportFileKind::upstream_mmproj) continue;
+        if (Status s = make_parents(scratch.path(), f.name); !s) return s.error();
+        auto writer = SafeFileWriter::create(scratch.path() + "/" + f.name, guard);
+        if (!writer) return writer.error();
+        Status s = ok_status();
+        if (f.kind == ExportFileKind::text) {
+            s = writer->write(f.text.data(), f.text.size());
+            done += f.bytes;
+        } else if (f.kind == ExportFileKind::blob_copy) {
+            s = copy_blob(f, *writer, job, total, done);
+        } else {
+            s = write_hf_shard(p.model, plan.hf, f.shard, *writer, job, total, done);
+        }
+        if (!s) return s.error();
+        if (Status c = writer->commit(); !c) return c.error();
+    }
+
+    // Verification, still in the scratch folder.
+    for (const ExportFile& f : plan.files) {
+        const std::string path = scratch.path() + "/" + f.name;
+        struct stat st {};
+        if (stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) != f.bytes)
+            return write_error("E_EXPORT_CHECK", f.name, "does not have the " + std::to_string(f.bytes) + " bytes planned");
+        if (f.kind == ExportFileKind::text || f.kind == ExportFileKind::blob_copy) {
+            if (Status s = verify_copy(f, path, job); !s) return s.error();
+            ++report.files_verified;
+        } else if (f.kind != ExportFileKind::safetensors_shard) {
+            ++report.files_verified;   // checked by the compat export's re-read
+        }
+    }
+    if (plan.format != ExportFormat::gguf) {
+        auto verification = verify_hf_export(p.model, plan.hf, scratch.path(), job);
+        if (!verification) return verification.error();
+        report.verification = std::move(*verification);
+        if (report.verification.failures > 0)
+            return write_error("E_EXPORT_CHECK", out_dir, std::to_string(report.verification.failures) + " tensors differ after writing: " +
+                                                              report.verification.failure_notes.front());
+        report.files_verified += plan.hf.shards.size();
+    }
+    if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "export cancelled"};
+    if (rename(scratch.path().c_str(), out_dir.c_str()) != 0)
+        return write_error(errno == ENOTEMPTY || errno == EEXIST ? "E_OUTPUT_EXISTS" : "E_IO", out_dir,
+                           std::string("cannot place the folder: ") + std::strerror(errno));
+    scratch.placed();
+    report.files = plan.files;
+    job_report(job, 1.0);
+    return report;
+}
+
+}  // namespace mlens
