@@ -62,5 +62,7 @@ void add_compat_command(CLI::App& app, int& exit_code);
 void add_export_command(CLI::App& app, int& exit_code);
 // tokenize, run, ab, layers (test inference through llama.cpp)
 void add_infer_commands(CLI::App& app, int& exit_code);
+// kld: KL divergence of two models over a text, as llama-perplexity measures it
+void add_kld_command(CLI::App& app, int& exit_code);
 
 }  // namespace mlens::cli

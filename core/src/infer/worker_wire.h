@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlens/infer/ab_compare.h"
+#include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"
 #include "mlens/infer/model_loader.h"
@@ -69,5 +70,13 @@ Json encode_ab_options(const AbOptions& o);
 AbOptions decode_ab_options(const Json& j);
 Json encode_ab(const AbResult& r);
 AbResult decode_ab(const Json& j);
+
+// worker_wire_kld.cpp: per-position arrays travel as byte strings (4 bytes a value).
+Json encode_kld_options(const KldOptions& o);
+KldOptions decode_kld_options(const Json& j);
+Json encode_kld_chunk(const KldChunk& c);
+KldChunk decode_kld_chunk(const Json& j);
+Json encode_kld(const CorpusKldResult& r);
+CorpusKldResult decode_kld(const Json& j);
 
 }  // namespace mlens::wire

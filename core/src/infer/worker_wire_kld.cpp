@@ -1,0 +1,93 @@
+#include <cstring>
+
+#include "worker_wire.h"
+
+namespace mlens::wire {
+
+namespace {
+
+template <typename T>
+Json packed(const std::vector<T>& values) {
+    static_assert(sizeof(T) == 4);
+    std::vector<uint8_t> bytes(values.size() * 4);
+    if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+    return Json::binary(std::move(bytes));
+}
+
+template <typename T>
+std::vector<T> unpacked(const Json& j) {
+    const auto& bytes = j.get_binary();
+    std::vector<T> values(bytes.size() / 4);
+    if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * 4);
+    return values;
+}
+
+Json encode_sums(const KldSums& s) {
+    return Json::array({s.nll, s.nll2, s.nll_base, s.nll_base2, s.nll_nll_base, s.kld, s.kld2, s.p_diff, s.p_diff2,
+                        s.p_diff4, s.max_abs_p_diff, s.same_top, s.count});
+}
+
+KldSums decode_sums(const Json& j) {
+    KldSums s;
+    s.nll = j.at(0).get<double>();
+    s.nll2 = j.at(1).get<double>();
+    s.nll_base = j.at(2).get<double>();
+    s.nll_base2 = j.at(3).get<double>();
+    s.nll_nll_base = j.at(4).get<double>();
+    s.kld = j.at(5).get<double>();
+    s.kld2 = j.at(6).get<double>();
+    s.p_diff = j.at(7).get<double>();
+    s.p_diff2 = j.at(8).get<double>();
+    s.p_diff4 = j.at(9).get<double>();
+    s.max_abs_p_diff = j.at(10).get<float>();
+    s.same_top = j.at(11).get<uint64_t>();
+    s.count = j.at(12).get<uint64_t>();
+    return s;
+}
+
+}  // namespace
+
+Json encode_kld_options(const KldOptions& o) {
+    return {{"n_ctx", o.n_ctx}, {"max_chunks", o.max_chunks}, {"save_base", o.save_base}, {"base", o.base}};
+}
+
+KldOptions decode_kld_options(const Json& j) {
+    return KldOptions{j.at("n_ctx").get<uint32_t>(), j.at("max_chunks").get<int32_t>(),
+                      j.at("save_base").get<std::string>(), j.at("base").get<std::string>()};
+}
+
+Json encode_kld_chunk(const KldChunk& c) {
+    return Json::array({c.index, encode_sums(c.sums), c.seconds});
+}
+
+KldChunk decode_kld_chunk(const Json& j) {
+    return KldChunk{j.at(0).get<int32_t>(), decode_sums(j.at(1)), j.at(2).get<double>()};
+}
+
+Json encode_kld(const CorpusKldResult& r) {
+    Json chunks = Json::array();
+    for (const KldChunk& c : r.chunks) chunks.push_back(encode_kld_chunk(c));
+    return {{"n_ctx", r.n_ctx}, {"n_chunk", r.n_chunk}, {"n_vocab", r.n_vocab}, {"text_tokens", r.text_tokens},
+            {"tokens", packed(r.tokens)}, {"kld", packed(r.kld)}, {"p_diff", packed(r.p_diff)},
+            {"top_a", packed(r.top_a)}, {"top_b", packed(r.top_b)}, {"chunks", chunks},
+            {"total", encode_sums(r.total)}, {"seconds", r.seconds}};
+}
+
+CorpusKldResult decode_kld(const Json& j) {
+    CorpusKldResult r;
+    r.n_ctx = j.at("n_ctx").get<uint32_t>();
+    r.n_chunk = j.at("n_chunk").get<int32_t>();
+    r.n_vocab = j.at("n_vocab").get<int32_t>();
+    r.text_tokens = j.at("text_tokens").get<uint64_t>();
+    r.tokens = unpacked<int32_t>(j.at("tokens"));
+    r.kld = unpacked<float>(j.at("kld"));
+    r.p_diff = unpacked<float>(j.at("p_diff"));
+    r.top_a = unpacked<int32_t>(j.at("top_a"));
+    r.top_b = unpacked<int32_t>(j.at("top_b"));
+    for (const Json& c : j.at("chunks")) r.chunks.push_back(decode_kld_chunk(c));
+    r.total = decode_sums(j.at("total"));
+    r.seconds = j.at("seconds").get<double>();
+    return r;
+}
+
+}  // namespace mlens::wire
