@@ -63,9 +63,11 @@ nlohmann::json moments_json(const KldMoments& m) {
 }
 
 nlohmann::json order_json(const KldOrder& o) {
-    return {{"min", o.min}, {"p0_1", o.p01}, {"p1", o.p1}, {"p5", o.p5}, {"p10", o.p10}, {"p25", o.p25},
-            {"median", o.median}, {"p75", o.p75}, {"p90", o.p90}, {"p95", o.p95}, {"p99", o.p99},
-            {"p99_9", o.p999}, {"max", o.max}};
+    return {{"min", json_number(o.min)}, {"p0_1", json_number(o.p01)}, {"p1", json_number(o.p1)},
+            {"p5", json_number(o.p5)}, {"p10", json_number(o.p10)}, {"p25", json_number(o.p25)},
+            {"median", json_number(o.median)}, {"p75", json_number(o.p75)}, {"p90", json_number(o.p90)},
+            {"p95", json_number(o.p95)}, {"p99", json_number(o.p99)}, {"p99_9", json_number(o.p999)},
+            {"max", json_number(o.max)}};
 }
 
 std::string pm(double v, double e, const char* format) { return number_text(v, format) + " ± " + number_text(e, format); }
