@@ -64,5 +64,7 @@ void add_export_command(CLI::App& app, int& exit_code);
 void add_infer_commands(CLI::App& app, int& exit_code);
 // kld: KL divergence of two models over a text, as llama-perplexity measures it
 void add_kld_command(CLI::App& app, int& exit_code);
+// memory: the memory plan estimated and as llama.cpp allocates it
+void add_memory_command(CLI::App& app, int& exit_code);
 
 }  // namespace mlens::cli

@@ -235,6 +235,11 @@ private:
         }
         if (op == "ab") return ab(request, job);
         if (op == "kld") return kld(request, job);
+        if (op == "memory") {
+            auto measured = measure_memory(s, wire::decode_memory_options(request.at("options")));
+            if (!measured) return measured.error();
+            return Json{{"type", "memory"}, {"result", wire::encode_memory(*measured)}};
+        }
         return Error{"E_WIRE", "", std::nullopt, "unknown request"};
     }
 

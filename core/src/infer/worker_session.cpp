@@ -447,4 +447,9 @@ Result<WorkerKldResult> WorkerSession::corpus_kld(const std::string& b_text, std
     });
 }
 
+Result<MemoryMeasure> WorkerSession::measure_memory(const MemoryPlanOptions& options, JobContext* job) {
+    Json request = {{"op", "memory"}, {"options", wire::encode_memory_options(options)}};
+    return decoded(call(request, job, false), [](const Json& j) { return wire::decode_memory(j.at("result")); });
+}
+
 }  // namespace mlens

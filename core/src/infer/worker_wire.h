@@ -18,6 +18,7 @@
 #include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"
+#include "mlens/infer/memory_plan.h"
 #include "mlens/infer/model_loader.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
@@ -78,5 +79,9 @@ Json encode_kld_chunk(const KldChunk& c);
 KldChunk decode_kld_chunk(const Json& j);
 Json encode_kld(const CorpusKldResult& r);
 CorpusKldResult decode_kld(const Json& j);
+Json encode_memory_options(const MemoryPlanOptions& o);
+MemoryPlanOptions decode_memory_options(const Json& j);
+Json encode_memory(const MemoryMeasure& m);
+MemoryMeasure decode_memory(const Json& j);
 
 }  // namespace mlens::wire

@@ -90,4 +90,31 @@ CorpusKldResult decode_kld(const Json& j) {
     return r;
 }
 
+Json encode_memory_options(const MemoryPlanOptions& o) {
+    return {{"n_ctx", o.n_ctx}, {"n_batch", o.n_batch}, {"n_ubatch", o.n_ubatch}, {"kv_type", o.kv_type}};
+}
+
+MemoryPlanOptions decode_memory_options(const Json& j) {
+    return MemoryPlanOptions{j.at("n_ctx").get<uint32_t>(), j.at("n_batch").get<uint32_t>(),
+                             j.at("n_ubatch").get<uint32_t>(), j.at("kv_type").get<std::string>()};
+}
+
+Json encode_memory(const MemoryMeasure& m) {
+    auto terms = [](const MemoryTerms& t) { return Json::array({t.weights, t.kv, t.compute}); };
+    Json buffers = Json::array();
+    for (const MemoryBuffer& b : m.buffers) buffers.push_back(Json::array({b.name, terms(b.terms)}));
+    return {{"terms", terms(m.terms)}, {"buffers", buffers}, {"n_ctx", m.n_ctx}};
+}
+
+MemoryMeasure decode_memory(const Json& j) {
+    auto terms = [](const Json& t) {
+        return MemoryTerms{t.at(0).get<uint64_t>(), t.at(1).get<uint64_t>(), t.at(2).get<uint64_t>()};
+    };
+    MemoryMeasure m;
+    m.terms = terms(j.at("terms"));
+    for (const Json& b : j.at("buffers")) m.buffers.push_back({b.at(0).get<std::string>(), terms(b.at(1))});
+    m.n_ctx = j.at("n_ctx").get<uint32_t>();
+    return m;
+}
+
 }  // namespace mlens::wire

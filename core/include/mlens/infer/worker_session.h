@@ -51,6 +51,7 @@
 #include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"
+#include "mlens/infer/memory_plan.h"
 #include "mlens/infer/model_loader.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
@@ -136,6 +137,9 @@ public:
     Result<WorkerKldResult> corpus_kld(const std::string& b_text, std::string_view text, const KldOptions& options,
                                        JobContext* job = nullptr, const KldChunkCallback& on_chunk = {},
                                        const std::vector<std::string>& inputs = {});
+
+    // What llama.cpp allocates for a context with these settings (memory_plan.h).
+    Result<MemoryMeasure> measure_memory(const MemoryPlanOptions& options, JobContext* job = nullptr);
 
 private:
     struct Channel;
