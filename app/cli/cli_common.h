@@ -66,5 +66,7 @@ void add_infer_commands(CLI::App& app, int& exit_code);
 void add_kld_command(CLI::App& app, int& exit_code);
 // memory: the memory plan estimated and as llama.cpp allocates it
 void add_memory_command(CLI::App& app, int& exit_code);
+// layer-divergence: each layer's output of B against A's
+void add_divergence_command(CLI::App& app, int& exit_code);
 
 }  // namespace mlens::cli

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     mlens::cli::add_infer_commands(app, exit_code);
     mlens::cli::add_kld_command(app, exit_code);
     mlens::cli::add_memory_command(app, exit_code);
+    mlens::cli::add_divergence_command(app, exit_code);
     // CLI11 reports a mistyped command as "A subcommand is required"; name it and the nearest one.
     if (argc > 1 && argv[1][0] != '-' && !mlens::cli::is_subcommand(app, argv[1])) {
         mlens::cli::report_unknown_command(app, argv[1]);

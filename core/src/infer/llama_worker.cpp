@@ -179,6 +179,24 @@ private:
         return Json{{"type", "kld"}, {"result", wire::encode_kld(*result)}, {"b_route", wire::encode_route(loaded_b->route)}};
     }
 
+    Result<Json> divergence(const Json& request, JobContext& job) {
+        const std::string path = request.at("path").get<std::string>();
+        Status same = check_identity(path, request.at("identity"));
+        if (!same) return same.error();
+        auto loaded_b = load_model_session(path, m_session->options(), &job, m_log);
+        if (!loaded_b) {
+            Error e = loaded_b.error();
+            e.message = "model B: " + e.message;
+            return e;
+        }
+        job.report(0.0);
+        auto result = layer_divergence(*m_session, *loaded_b->session, request.at("prompt").get<std::string>(),
+                                       wire::decode_divergence_options(request.at("options")), &job);
+        if (!result) return result.error();
+        return Json{{"type", "divergence"}, {"result", wire::encode_divergence(*result)},
+                    {"b_route", wire::encode_route(loaded_b->route)}};
+    }
+
     Result<Json> dispatch(const Json& request, JobContext& job) {
         const std::string op = request.at("op").get<std::string>();
         if (op == "load") return load(request, job);
@@ -235,6 +253,7 @@ private:
         }
         if (op == "ab") return ab(request, job);
         if (op == "kld") return kld(request, job);
+        if (op == "divergence") return divergence(request, job);
         if (op == "memory") {
             auto measured = measure_memory(s, wire::decode_memory_options(request.at("options")));
             if (!measured) return measured.error();

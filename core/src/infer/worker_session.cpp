@@ -452,4 +452,15 @@ Result<MemoryMeasure> WorkerSession::measure_memory(const MemoryPlanOptions& opt
     return decoded(call(request, job, false), [](const Json& j) { return wire::decode_memory(j.at("result")); });
 }
 
+Result<LayerDivergenceResult> WorkerSession::layer_divergence(const std::string& b_text, std::string_view prompt,
+                                                              const LayerDivergenceOptions& options, JobContext* job) {
+    const std::string b_path = worker_path(b_text);
+    auto identity = regular_file_identity(b_path);
+    if (!identity) return identity.error();
+    Json request = {{"op", "divergence"}, {"path", b_path}, {"prompt", std::string(prompt)},
+                    {"options", wire::encode_divergence_options(options)},
+                    {"identity", {identity->device, identity->inode, identity->size, identity->mtime_ns}}};
+    return decoded(call(request, job, false), [](const Json& j) { return wire::decode_divergence(j.at("result")); });
+}
+
 }  // namespace mlens

@@ -18,6 +18,7 @@
 #include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"
+#include "mlens/infer/layer_divergence.h"
 #include "mlens/infer/memory_plan.h"
 #include "mlens/infer/model_loader.h"
 #include "mlens/infer/session.h"
@@ -83,5 +84,9 @@ Json encode_memory_options(const MemoryPlanOptions& o);
 MemoryPlanOptions decode_memory_options(const Json& j);
 Json encode_memory(const MemoryMeasure& m);
 MemoryMeasure decode_memory(const Json& j);
+Json encode_divergence_options(const LayerDivergenceOptions& o);
+LayerDivergenceOptions decode_divergence_options(const Json& j);
+Json encode_divergence(const LayerDivergenceResult& r);
+LayerDivergenceResult decode_divergence(const Json& j);
 
 }  // namespace mlens::wire

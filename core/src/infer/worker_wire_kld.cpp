@@ -117,4 +117,32 @@ MemoryMeasure decode_memory(const Json& j) {
     return m;
 }
 
+Json encode_divergence_options(const LayerDivergenceOptions& o) {
+    return {{"names", o.names}, {"tokenize", encode_tokenize_options(o.tokenize)}};
+}
+
+LayerDivergenceOptions decode_divergence_options(const Json& j) {
+    return LayerDivergenceOptions{j.at("names").get<std::vector<std::string>>(), decode_tokenize_options(j.at("tokenize"))};
+}
+
+Json encode_divergence(const LayerDivergenceResult& r) {
+    Json rows = Json::array();
+    for (const LayerDivergenceRow& row : r.rows)
+        rows.push_back(Json::array({row.tensor, row.base, row.layer, row.cosine, row.rel_error, row.sqnr_db,
+                                    packed(row.cosine_at), packed(row.rel_error_at), packed(row.sqnr_db_at)}));
+    return {{"tokens", r.tokens}, {"rows", rows}, {"jump_layer", r.jump_layer}};
+}
+
+LayerDivergenceResult decode_divergence(const Json& j) {
+    LayerDivergenceResult r;
+    r.tokens = j.at("tokens").get<std::vector<int32_t>>();
+    for (const Json& row : j.at("rows"))
+        r.rows.push_back(LayerDivergenceRow{row.at(0).get<std::string>(), row.at(1).get<std::string>(),
+                                            row.at(2).get<int32_t>(), row.at(3).get<double>(), row.at(4).get<double>(),
+                                            row.at(5).get<double>(), unpacked<float>(row.at(6)),
+                                            unpacked<float>(row.at(7)), unpacked<float>(row.at(8))});
+    r.jump_layer = j.at("jump_layer").get<int32_t>();
+    return r;
+}
+
 }  // namespace mlens::wire

@@ -51,6 +51,7 @@
 #include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"
+#include "mlens/infer/layer_divergence.h"
 #include "mlens/infer/memory_plan.h"
 #include "mlens/infer/model_loader.h"
 #include "mlens/infer/session.h"
@@ -138,6 +139,9 @@ public:
                                        JobContext* job = nullptr, const KldChunkCallback& on_chunk = {},
                                        const std::vector<std::string>& inputs = {});
 
+    // Layer divergence (layer_divergence.h): this model is A, B is loaded in the same worker.
+    Result<LayerDivergenceResult> layer_divergence(const std::string& b_text, std::string_view prompt,
+                                                   const LayerDivergenceOptions& options, JobContext* job = nullptr);
     // What llama.cpp allocates for a context with these settings (memory_plan.h).
     Result<MemoryMeasure> measure_memory(const MemoryPlanOptions& options, JobContext* job = nullptr);
 
