@@ -38,6 +38,8 @@ llama_source="$(bash "$root/third_party/setup.sh" | sed -n 's/^MLENS_LLAMA_SOURC
 rm -f "$decode_gguf" "$decode_gguf.tsv"
 echo "== benchmark: generation through ModelLens (worker process) vs llama.cpp's own loop, idle and busy, and layer capture"
 "$root/build/tests/bench/infer_bench" "$root/build/assets/demo/tiny-llama-f32.gguf" 64 5
+echo "== benchmark: corpus KL divergence through ModelLens vs llama-perplexity"
+"$root/build/tests/bench/kld_bench" "$root/build/assets/demo/tiny-llama-f32.gguf" "$root/build/assets/demo/tiny-llama-q4_0.gguf" 256 8 2 3
 
 # One closing line over both ctest runs (each failed run has already stopped the script).
 total=0

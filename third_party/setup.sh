@@ -5,7 +5,9 @@
 #     node-llama-cpp@3.22.1 as package/llama/gitRelease.bundle), cloned into a cache directory
 #     outside the source tree;
 #  3. a static build of only ggml-base, ggml-cpu and llama from that source, installed into the
-#     same cache so every build directory (release, sanitizers, fuzzing) shares it.
+#     same cache so every build directory (release, sanitizers, fuzzing) shares it;
+#  4. llama.cpp's own llama-perplexity from the same build tree (the same ggml objects, so the
+#     same kernels), the reference the corpus KL-divergence test and benchmark run against.
 # Prints nothing but progress; the cache prefix is written to stdout's last line as
 #   MLENS_DEPS_PREFIX=<dir>
 set -euo pipefail
@@ -64,8 +66,25 @@ build_llama() {
     touch "$prefix/.mlens-complete"
 }
 
+# Reuses the build tree of build_llama: only common and the tool itself are compiled. A lock
+# keeps two setups started at once from configuring that tree together.
+build_perplexity() {
+    [[ -x "$prefix/bin/llama-perplexity" ]] && return
+    log "building llama-perplexity from $src"
+    (
+        flock 9
+        [[ -x "$prefix/bin/llama-perplexity" ]] && exit 0
+        cmake -S "$src" -B "$build" -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TOOLS=ON >/dev/null
+        cmake --build "$build" -j2 --target llama-perplexity >/dev/null
+        mkdir -p "$prefix/bin"
+        cp "$build/bin/llama-perplexity" "$prefix/bin/llama-perplexity.tmp"
+        mv "$prefix/bin/llama-perplexity.tmp" "$prefix/bin/llama-perplexity"
+    ) 9>"$cache/llama.cpp-$llama_version/.tools.lock"
+}
+
 install_debian_packages
 fetch_llama_source
 build_llama
+build_perplexity
 echo "MLENS_LLAMA_SOURCE=$src"
 echo "MLENS_DEPS_PREFIX=$prefix"

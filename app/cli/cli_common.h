@@ -65,5 +65,11 @@ void add_export_command(CLI::App& app, int& exit_code);
 void add_export_store_command(CLI::App& app, int& exit_code);
 // tokenize, run, ab, layers (test inference through llama.cpp)
 void add_infer_commands(CLI::App& app, int& exit_code);
+// kld: KL divergence of two models over a text, as llama-perplexity measures it
+void add_kld_command(CLI::App& app, int& exit_code);
+// memory: the memory plan estimated and as llama.cpp allocates it
+void add_memory_command(CLI::App& app, int& exit_code);
+// layer-divergence: each layer's output of B against A's
+void add_divergence_command(CLI::App& app, int& exit_code);
 
 }  // namespace mlens::cli

@@ -109,6 +109,12 @@ def main():
     check("run", f32, "-p", "Hello", "-n", "3")
     check("ab", f32, q8, "-p", "Hello", "-n", "3")
     check("layers", f32, "-p", "Hello")
+    corpus = os.path.join(out_dir, "corpus.txt")
+    with open(corpus, "w") as f:
+        f.write(" ".join(["the river ran under the old stone bridge"] * 20) + "\n")
+    check("kld", f32, q8, "--text", corpus, "--ctx", "32")
+    check("memory", q4, "--ctx", "256")
+    check("layer-divergence", f32, q4, "-p", "Hello world")
 
     for name in sorted(set(validators) - used):
         failures.append(f"{name}: no output checked against it")

@@ -150,6 +150,53 @@ private:
                     {"top_b", top_b}, {"b_route", wire::encode_route(loaded_b->route)}};
     }
 
+    // Corpus KLD: with "path", this model is A and B is loaded beside it; without, this model is
+    // B and A's rows come from the base file named in the options. Chunks stream as "steps".
+    Result<Json> kld(const Json& request, JobContext& job) {
+        const std::string text = request.at("text").get<std::string>();
+        const KldOptions options = wire::decode_kld_options(request.at("options"));
+        const auto inputs = request.at("inputs").get<std::vector<std::string>>();
+        auto on_chunk = [&](const KldChunk& chunk) {
+            send({{"type", "steps"}, {"steps", Json::array({wire::encode_kld_chunk(chunk)})}});
+        };
+        if (!request.contains("path")) {
+            auto result = corpus_kld(nullptr, *m_session, text, options, &job, on_chunk, inputs);
+            if (!result) return result.error();
+            return Json{{"type", "kld"}, {"result", wire::encode_kld(*result)}};
+        }
+        const std::string path = request.at("path").get<std::string>();
+        Status same = check_identity(path, request.at("identity"));
+        if (!same) return same.error();
+        auto loaded_b = load_model_session(path, m_session->options(), &job, m_log);
+        if (!loaded_b) {
+            Error e = loaded_b.error();
+            e.message = "model B: " + e.message;
+            return e;
+        }
+        job.report(0.0);
+        auto result = corpus_kld(m_session.get(), *loaded_b->session, text, options, &job, on_chunk, inputs);
+        if (!result) return result.error();
+        return Json{{"type", "kld"}, {"result", wire::encode_kld(*result)}, {"b_route", wire::encode_route(loaded_b->route)}};
+    }
+
+    Result<Json> divergence(const Json& request, JobContext& job) {
+        const std::string path = request.at("path").get<std::string>();
+        Status same = check_identity(path, request.at("identity"));
+        if (!same) return same.error();
+        auto loaded_b = load_model_session(path, m_session->options(), &job, m_log);
+        if (!loaded_b) {
+            Error e = loaded_b.error();
+            e.message = "model B: " + e.message;
+            return e;
+        }
+        job.report(0.0);
+        auto result = layer_divergence(*m_session, *loaded_b->session, request.at("prompt").get<std::string>(),
+                                       wire::decode_divergence_options(request.at("options")), &job);
+        if (!result) return result.error();
+        return Json{{"type", "divergence"}, {"result", wire::encode_divergence(*result)},
+                    {"b_route", wire::encode_route(loaded_b->route)}};
+    }
+
     Result<Json> dispatch(const Json& request, JobContext& job) {
         const std::string op = request.at("op").get<std::string>();
         if (op == "load") return load(request, job);
@@ -205,6 +252,13 @@ private:
             return Json{{"type", "layers"}, {"result", wire::encode_layers(*result)}};
         }
         if (op == "ab") return ab(request, job);
+        if (op == "kld") return kld(request, job);
+        if (op == "divergence") return divergence(request, job);
+        if (op == "memory") {
+            auto measured = measure_memory(s, wire::decode_memory_options(request.at("options")));
+            if (!measured) return measured.error();
+            return Json{{"type", "memory"}, {"result", wire::encode_memory(*measured)}};
+        }
         return Error{ErrorCode::E_WIRE, "", std::nullopt, "unknown request"};
     }
 

@@ -415,4 +415,50 @@ Result<WorkerAbResult> WorkerSession::compare_ab(const std::string& b_text, std:
     });
 }
 
+Result<WorkerKldResult> WorkerSession::corpus_kld(const std::string& b_text, std::string_view text,
+                                                 const KldOptions& options, JobContext* job,
+                                                 const KldChunkCallback& on_chunk, const std::vector<std::string>& inputs) {
+    Json request = {{"op", "kld"}, {"text", std::string(text)}, {"options", wire::encode_kld_options(options)},
+                    {"inputs", inputs}};
+    if (!b_text.empty()) {
+        const std::string b_path = worker_path(b_text);
+        auto identity = regular_file_identity(b_path);
+        if (!identity) return identity.error();
+        request["path"] = b_path;
+        request["identity"] = {identity->device, identity->inode, identity->size, identity->mtime_ns};
+    }
+    std::optional<Error> chunk_error;
+    auto reply = call(request, job, false, [&](const Json& frame) {
+        if (!on_chunk || chunk_error) return;
+        try {
+            on_chunk(wire::decode_kld_chunk(frame));
+        } catch (const std::exception& e) {
+            chunk_error = decode_failure(e);
+        }
+    });
+    if (chunk_error) return *chunk_error;
+    return decoded(std::move(reply), [](const Json& j) {
+        WorkerKldResult out;
+        out.result = wire::decode_kld(j.at("result"));
+        if (j.contains("b_route")) out.b_route = wire::decode_route(j.at("b_route"));
+        return out;
+    });
+}
+
+Result<MemoryMeasure> WorkerSession::measure_memory(const MemoryPlanOptions& options, JobContext* job) {
+    Json request = {{"op", "memory"}, {"options", wire::encode_memory_options(options)}};
+    return decoded(call(request, job, false), [](const Json& j) { return wire::decode_memory(j.at("result")); });
+}
+
+Result<LayerDivergenceResult> WorkerSession::layer_divergence(const std::string& b_text, std::string_view prompt,
+                                                              const LayerDivergenceOptions& options, JobContext* job) {
+    const std::string b_path = worker_path(b_text);
+    auto identity = regular_file_identity(b_path);
+    if (!identity) return identity.error();
+    Json request = {{"op", "divergence"}, {"path", b_path}, {"prompt", std::string(prompt)},
+                    {"options", wire::encode_divergence_options(options)},
+                    {"identity", {identity->device, identity->inode, identity->size, identity->mtime_ns}}};
+    return decoded(call(request, job, false), [](const Json& j) { return wire::decode_divergence(j.at("result")); });
+}
+
 }  // namespace mlens

@@ -15,8 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "mlens/infer/ab_compare.h"
+#include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"
+#include "mlens/infer/layer_divergence.h"
+#include "mlens/infer/memory_plan.h"
 #include "mlens/infer/model_loader.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
@@ -69,5 +72,21 @@ Json encode_ab_options(const AbOptions& o);
 AbOptions decode_ab_options(const Json& j);
 Json encode_ab(const AbResult& r);
 AbResult decode_ab(const Json& j);
+
+// worker_wire_kld.cpp: per-position arrays travel as byte strings (4 bytes a value).
+Json encode_kld_options(const KldOptions& o);
+KldOptions decode_kld_options(const Json& j);
+Json encode_kld_chunk(const KldChunk& c);
+KldChunk decode_kld_chunk(const Json& j);
+Json encode_kld(const CorpusKldResult& r);
+CorpusKldResult decode_kld(const Json& j);
+Json encode_memory_options(const MemoryPlanOptions& o);
+MemoryPlanOptions decode_memory_options(const Json& j);
+Json encode_memory(const MemoryMeasure& m);
+MemoryMeasure decode_memory(const Json& j);
+Json encode_divergence_options(const LayerDivergenceOptions& o);
+LayerDivergenceOptions decode_divergence_options(const Json& j);
+Json encode_divergence(const LayerDivergenceResult& r);
+LayerDivergenceResult decode_divergence(const Json& j);
 
 }  // namespace mlens::wire

@@ -48,8 +48,11 @@
 #include <vector>
 
 #include "mlens/infer/ab_compare.h"
+#include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"
+#include "mlens/infer/layer_divergence.h"
+#include "mlens/infer/memory_plan.h"
 #include "mlens/infer/model_loader.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
@@ -87,6 +90,12 @@ struct WorkerAbResult {
     LoadRoute b_route;
 };
 
+// What a worker-side corpus KLD returns; b_route is set when B was loaded beside this model.
+struct WorkerKldResult {
+    CorpusKldResult result;
+    std::optional<LoadRoute> b_route;
+};
+
 class WorkerSession {
 public:
     static Result<std::unique_ptr<WorkerSession>> load(const std::string& text, const SessionOptions& options,
@@ -122,6 +131,20 @@ public:
     // Loads B in the same worker (the same checks as load), compares, and frees B.
     Result<WorkerAbResult> compare_ab(const std::string& b_text, std::string_view prompt, const AbOptions& options,
                                       JobContext* job = nullptr);
+
+    // Corpus KLD (corpus_kld.h). With b_text, this model is A and B is loaded in the same worker
+    // (the same checks as load); with an empty b_text this model is B and options.base names A's
+    // rows. `inputs` are files the base file written by options.save_base must not replace (the
+    // text file). on_chunk runs on the calling thread as each chunk arrives.
+    Result<WorkerKldResult> corpus_kld(const std::string& b_text, std::string_view text, const KldOptions& options,
+                                       JobContext* job = nullptr, const KldChunkCallback& on_chunk = {},
+                                       const std::vector<std::string>& inputs = {});
+
+    // Layer divergence (layer_divergence.h): this model is A, B is loaded in the same worker.
+    Result<LayerDivergenceResult> layer_divergence(const std::string& b_text, std::string_view prompt,
+                                                   const LayerDivergenceOptions& options, JobContext* job = nullptr);
+    // What llama.cpp allocates for a context with these settings (memory_plan.h).
+    Result<MemoryMeasure> measure_memory(const MemoryPlanOptions& options, JobContext* job = nullptr);
 
 private:
     struct Channel;

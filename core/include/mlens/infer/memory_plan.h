@@ -1,0 +1,76 @@
+// Memory plan: what running a model in llama.cpp on the CPU costs, estimated from the file alone,
+// and what llama.cpp actually allocates for the same settings.
+//
+// Contract:
+//  - estimate_memory reads only our parsed Model (no llama.cpp):
+//      weights = the span of the tensor data: from the first tensor's data to the end of the last
+//                (what llama.cpp maps; alignment padding between tensors included);
+//      kv      = n_layer · n_ctx' · (row(type_k, n_embd_k_gqa) + row(type_v, n_embd_v_gqa)), exact:
+//                n_ctx' is n_ctx rounded up to a multiple of 256 (llama.cpp's padding),
+//                n_embd_k_gqa = key_length (default n_embd / n_head) · head_count_kv of each layer
+//                (a per-layer array is summed layer by layer), row() ggml_row_size of the cache type;
+//      compute = an estimate of the scheduler's buffer for one micro-batch of
+//                ub = min(n_ubatch, n_batch, n_ctx') tokens, the wider of its two peaks, in floats:
+//                the output, ub · (n_vocab + 2·n_embd + 1) (logits of every token, the output
+//                norm's input and result, the positions), and a layer, ub · (3·n_embd + 2·n_ff + 1).
+//                llama.cpp reserves the graph before any cell is used, so it does not grow with
+//                n_ctx on the CPU; the attention scores of flash attention never materialize.
+//    Architectures other than decoder-only transformers (recurrent state, vision towers) are out
+//    of the estimate's scope: it says so in `note`.
+//  - measure_memory creates a context on the loaded model with the same settings (CPU, flash
+//    attention as llama.cpp decides by default, the session's threads) and returns
+//    llama_get_memory_breakdown summed over buffer types: model, context (the KV cache) and
+//    compute, plus each buffer type's name and figures.
+//  - kv types: "f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl" (llama.cpp's
+//    --cache-type-k/v set); anything else is "E_USAGE". A type whose block size does not divide the
+//    head size is "E_KV_TYPE", as llama.cpp refuses to create that context.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mlens/infer/session.h"
+#include "mlens/model/model.h"
+#include "mlens/result.h"
+
+namespace mlens {
+
+struct MemoryPlanOptions {
+    uint32_t n_ctx = 4096;
+    uint32_t n_batch = 2048;
+    uint32_t n_ubatch = 512;
+    std::string kv_type = "f16";   // both K and V
+};
+
+struct MemoryTerms {
+    uint64_t weights = 0;
+    uint64_t kv = 0;
+    uint64_t compute = 0;
+    uint64_t total() const { return weights + kv + compute; }
+};
+
+struct MemoryEstimate {
+    MemoryTerms terms;
+    uint32_t n_ctx_padded = 0;
+    uint32_t n_ubatch = 0;
+    uint64_t n_layer = 0, n_embd = 0, n_ff = 0, n_vocab = 0;
+    uint64_t n_embd_k_gqa = 0, n_embd_v_gqa = 0;   // of one layer (the first, for per-layer arrays)
+    std::string note;
+};
+
+struct MemoryBuffer {
+    std::string name;   // ggml's buffer type name ("CPU", "CPU_REPACK", ...)
+    MemoryTerms terms;
+};
+
+struct MemoryMeasure {
+    MemoryTerms terms;
+    std::vector<MemoryBuffer> buffers;
+    uint32_t n_ctx = 0;   // the context llama.cpp made
+};
+
+Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptions& options);
+Result<MemoryMeasure> measure_memory(Session& session, const MemoryPlanOptions& options);
+
+}  // namespace mlens

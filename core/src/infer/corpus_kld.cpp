@@ -1,0 +1,295 @@
+#include "mlens/infer/corpus_kld.h"
+
+#include <llama.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "infer_internal.h"
+#include "mlens/infer/ab_compare.h"
+#include "mlens/infer/tokenizer.h"
+#include "mlens/io/byte_source.h"
+#include "mlens/io/safe_file_writer.h"
+#include "mlens/util/parallel.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr char kMagic[8] = {'_', 'l', 'o', 'g', 'i', 't', 's', '_'};
+constexpr uint64_t kHeaderBytes = 8 + 4 + 4 + 4;
+constexpr uint32_t kMaxCtx = 1u << 20;
+
+Error kld_error(const char* code, std::string message) { return Error{code, "", std::nullopt, std::move(message)}; }
+
+using ContextPtr = std::unique_ptr<llama_context, decltype(&llama_free)>;
+
+// llama-perplexity's context for `-c n_ctx -b n_ctx` (see the header).
+Result<ContextPtr> make_context(Session& session, uint32_t n_ctx) {
+    llama_context_params cp = infer_detail::context_params(session, n_ctx);
+    cp.n_seq_max = 1;
+    const uint64_t first_line = session.log().total();
+    LogScope scope(&session.log());
+    ContextPtr ctx(llama_init_from_model(session.model(), cp), &llama_free);
+    if (!ctx) {
+        session.log().flush();
+        std::string why = session.log().problems_since(first_line);
+        return kld_error("E_LLAMA_CONTEXT", "llama.cpp could not create a context of " + std::to_string(n_ctx) +
+                                                " tokens" + (why.empty() ? std::string() : ": " + why));
+    }
+    return ctx;
+}
+
+// Decodes one chunk and returns a pointer to the logits of its scored positions (rows in order).
+Result<const float*> decode_chunk(Session& session, llama_context* ctx, std::span<const int32_t> chunk, JobContext* job) {
+    const auto n = static_cast<int32_t>(chunk.size());
+    const int32_t first = static_cast<int32_t>(kld_first_scored(static_cast<uint32_t>(n)));
+    llama_memory_clear(llama_get_memory(ctx), true);
+    llama_batch batch = llama_batch_init(n, 0, 1);
+    for (int32_t i = 0; i < n; ++i) {
+        batch.token[i] = chunk[static_cast<size_t>(i)];
+        batch.pos[i] = i;
+        batch.n_seq_id[i] = 1;
+        batch.seq_id[i][0] = 0;
+        batch.logits[i] = i >= first ? 1 : 0;
+    }
+    batch.n_tokens = n;
+    const uint64_t first_line = session.log().total();
+    Session::JobBinding binding(session, job);
+    LogScope scope(&session.log());
+    const int32_t rc = llama_decode(ctx, batch);
+    llama_batch_free(batch);
+    if (rc == 2 || job_cancelled(job)) return infer_detail::cancelled_error();
+    if (rc != 0) {
+        session.log().flush();
+        std::string why = session.log().problems_since(first_line);
+        return kld_error("E_LLAMA_DECODE", "llama_decode returned " + std::to_string(rc) +
+                                               (why.empty() ? std::string() : ": " + why));
+    }
+    const float* logits = llama_get_logits(ctx);
+    if (!logits) return kld_error("E_LLAMA_DECODE", "llama.cpp returned no logits");
+    return logits;
+}
+
+// Where A's rows come from: a file written by llama-perplexity or by us.
+class BaseFile {
+public:
+    static Result<BaseFile> open(const std::string& path, int32_t n_vocab_b) {
+        auto src = open_file(path);
+        if (!src) return src.error();
+        BaseFile f;
+        f.m_source = std::move(*src);
+        uint8_t head[kHeaderBytes];
+        if (!f.m_source->read(0, kHeaderBytes, head) || std::memcmp(head, kMagic, 8) != 0)
+            return kld_error("E_KLD_BASE", path + ": not a logits file (no \"_logits_\" header)");
+        int32_t n_vocab, n_chunk;
+        std::memcpy(&f.m_n_ctx, head + 8, 4);
+        std::memcpy(&n_vocab, head + 12, 4);
+        std::memcpy(&n_chunk, head + 16, 4);
+        if (f.m_n_ctx < 4 || f.m_n_ctx > kMaxCtx)
+            return kld_error("E_KLD_BASE", path + ": n_ctx " + std::to_string(f.m_n_ctx) + " is out of range");
+        if (n_vocab != n_vocab_b)
+            return kld_error("E_KLD_BASE", path + ": made with a vocabulary of " + std::to_string(n_vocab) +
+                                               " tokens, the model has " + std::to_string(n_vocab_b));
+        if (n_chunk < 1) return kld_error("E_KLD_BASE", path + ": no chunks");
+        f.m_n_vocab = n_vocab;
+        f.m_n_chunk = n_chunk;
+        f.m_row = kld_base_row_size(n_vocab);
+        // Every term is below 2^20 · 2^31 · 2^31 / 2^20...: checked in 128 bits to stay exact.
+        const unsigned __int128 tokens = static_cast<unsigned __int128>(f.m_n_ctx) * static_cast<uint32_t>(n_chunk);
+        const unsigned __int128 rows = static_cast<unsigned __int128>(kld_scored_per_chunk(f.m_n_ctx)) *
+                                       static_cast<uint32_t>(n_chunk) * f.m_row * 2;
+        const unsigned __int128 want = kHeaderBytes + tokens * 4 + rows;
+        if (want != f.m_source->size())
+            return kld_error("E_KLD_BASE", path + ": " + std::to_string(f.m_source->size()) + " bytes where n_ctx " +
+                                               std::to_string(f.m_n_ctx) + ", n_vocab " + std::to_string(n_vocab) +
+                                               " and " + std::to_string(n_chunk) + " chunks need " +
+                                               std::to_string(static_cast<uint64_t>(want)));
+        f.m_tokens.resize(static_cast<size_t>(tokens));
+        if (!f.m_source->read(kHeaderBytes, f.m_tokens.size() * 4, f.m_tokens.data()))
+            return kld_error("E_IO", path + ": the tokens could not be read");
+        for (size_t i = 0; i < f.m_tokens.size(); ++i)
+            if (f.m_tokens[i] < 0 || f.m_tokens[i] >= n_vocab)
+                return kld_error("E_KLD_BASE", path + ": token " + std::to_string(i) + " is " +
+                                                   std::to_string(f.m_tokens[i]) + ", outside the vocabulary");
+        return f;
+    }
+
+    Status read_chunk(int32_t chunk, std::vector<uint16_t>& rows) const {
+        const uint64_t chunk_bytes = rows.size() * 2;
+        const uint64_t offset = kHeaderBytes + m_tokens.size() * 4 + static_cast<uint64_t>(chunk) * chunk_bytes;
+        if (!m_source->read(offset, chunk_bytes, rows.data()))
+            return kld_error("E_IO", m_source->path() + ": chunk " + std::to_string(chunk) + " could not be read");
+        return ok_status();
+    }
+
+    uint32_t n_ctx() const { return m_n_ctx; }
+    int32_t n_chunk() const { return m_n_chunk; }
+    const std::vector<int32_t>& tokens() const { return m_tokens; }
+
+private:
+    ByteSourcePtr m_source;
+    uint32_t m_n_ctx = 0;
+    int32_t m_n_vocab = 0, m_n_chunk = 0;
+    size_t m_row = 0;
+    std::vector<int32_t> m_tokens;
+};
+
+std::string_view without_trailing_newline(std::string_view text) {
+    if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+    return text;
+}
+
+}  // namespace
+
+Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text, const KldOptions& options,
+                                   JobContext* job, const KldChunkCallback& on_chunk,
+                                   const std::vector<std::string>& inputs) {
+    if (b.facts().vocab_only || (a && a->facts().vocab_only)) return vocab_only_error(b);
+    CorpusKldResult r;
+    r.n_vocab = b.facts().n_vocab;
+    std::optional<BaseFile> base;
+    if (a) {
+        Status same = check_same_vocab(*a, b);
+        if (!same) return same.error();
+        if (options.n_ctx < 4 || options.n_ctx > kMaxCtx)
+            return kld_error("E_USAGE", "the context must be between 4 and " + std::to_string(kMaxCtx) + " tokens");
+        r.n_ctx = options.n_ctx;
+        auto tokens = tokenize_ids(*a, without_trailing_newline(text), TokenizeOptions{true, false});
+        if (!tokens) return tokens.error();
+        r.text_tokens = tokens->size();
+        if (tokens->size() < 2 * static_cast<size_t>(r.n_ctx))
+            return kld_error("E_TEXT_TOO_SHORT", "the text has " + std::to_string(tokens->size()) +
+                                                     " tokens; a context of " + std::to_string(r.n_ctx) +
+                                                     " needs at least " + std::to_string(2 * r.n_ctx));
+        int32_t n_chunk = static_cast<int32_t>(tokens->size() / r.n_ctx);
+        if (options.max_chunks >= 0) n_chunk = std::min(n_chunk, options.max_chunks);
+        r.n_chunk = n_chunk;
+        tokens->resize(static_cast<size_t>(n_chunk) * r.n_ctx);
+        r.tokens = std::move(*tokens);
+    } else {
+        auto opened = BaseFile::open(options.base, r.n_vocab);
+        if (!opened) return opened.error();
+        base = std::move(*opened);
+        if (options.n_ctx != 0 && options.n_ctx != base->n_ctx())
+            return kld_error("E_KLD_BASE", options.base + " was computed with a context of " +
+                                               std::to_string(base->n_ctx()) + " tokens, not " +
+                                               std::to_string(options.n_ctx));
+        r.n_ctx = base->n_ctx();
+        r.n_chunk = base->n_chunk();
+        if (options.max_chunks >= 0) r.n_chunk = std::min(r.n_chunk, options.max_chunks);
+        r.tokens.assign(base->tokens().begin(), base->tokens().begin() + static_cast<ptrdiff_t>(r.n_chunk) * r.n_ctx);
+        r.text_tokens = base->tokens().size();
+    }
+
+    const uint32_t n_ctx = r.n_ctx;
+    const uint32_t first = kld_first_scored(n_ctx);
+    const uint32_t n_scored = kld_scored_per_chunk(n_ctx);
+    const size_t row = kld_base_row_size(r.n_vocab);
+    const auto n_vocab = static_cast<size_t>(r.n_vocab);
+
+    std::optional<SafeFileWriter> writer;
+    if (!options.save_base.empty()) {
+        OutputGuard guard;
+        for (const std::string& in : inputs) guard.add_input(in);
+        if (a) guard.add_input(a->path());
+        guard.add_input(b.path());
+        auto w = SafeFileWriter::create(options.save_base, guard);
+        if (!w) return w.error();
+        writer.emplace(std::move(*w));
+        const int32_t n_vocab_i = r.n_vocab, n_chunk_i = r.n_chunk;
+        Status st = writer->write(kMagic, 8);
+        if (st) st = writer->write(&n_ctx, 4);
+        if (st) st = writer->write(&n_vocab_i, 4);
+        if (st) st = writer->write(&n_chunk_i, 4);
+        if (st) st = writer->write(r.tokens.data(), r.tokens.size() * 4);
+        if (!st) return st.error();
+    }
+
+    ContextPtr ctx_a(nullptr, &llama_free);
+    if (a) {
+        auto c = make_context(*a, n_ctx);
+        if (!c) return c.error();
+        ctx_a = std::move(*c);
+    }
+    auto ctx_b = make_context(b, n_ctx);
+    if (!ctx_b) return ctx_b.error();
+
+    const size_t total_scored = static_cast<size_t>(r.n_chunk) * n_scored;
+    r.kld.resize(total_scored);
+    r.p_diff.resize(total_scored);
+    r.top_a.resize(total_scored);
+    r.top_b.resize(total_scored);
+    std::vector<uint16_t> base_rows(static_cast<size_t>(n_scored) * row);
+    std::vector<int32_t> chunk_tokens(n_ctx);
+    const unsigned threads = static_cast<unsigned>(std::max(1, b.options().n_threads));
+    const bool add_bos = b.facts().add_bos;
+    const auto started = std::chrono::steady_clock::now();
+
+    for (int32_t c = 0; c < r.n_chunk; ++c) {
+        const auto chunk_start = std::chrono::steady_clock::now();
+        const int32_t* text_tokens = r.tokens.data() + static_cast<size_t>(c) * n_ctx;
+        std::copy(text_tokens, text_tokens + n_ctx, chunk_tokens.begin());
+        if (add_bos) chunk_tokens[0] = b.facts().bos;
+        if (a) {
+            auto logits = decode_chunk(*a, ctx_a.get(), chunk_tokens, job);
+            if (!logits) return logits.error();
+            const float* la = *logits;
+            bool finished = parallel_for(n_scored, threads, [&](uint64_t i) {
+                quantize_base_log_probs({la + i * n_vocab, n_vocab}, {base_rows.data() + i * row, row},
+                                        text_tokens[first + i + 1]);
+                return !job_cancelled(job);
+            });
+            if (!finished) return infer_detail::cancelled_error();
+            if (writer) {
+                Status st = writer->write(base_rows.data(), base_rows.size() * 2);
+                if (!st) return st.error();
+            }
+        } else {
+            Status st = base->read_chunk(c, base_rows);
+            if (!st) return st.error();
+        }
+        auto logits = decode_chunk(b, ctx_b->get(), chunk_tokens, job);
+        if (!logits) return logits.error();
+        const float* lb = *logits;
+        KldChunk chunk;
+        chunk.index = c;
+        std::mutex sums_mutex;
+        const size_t out0 = static_cast<size_t>(c) * n_scored;
+        // One task per block of positions, each with its own sums, as llama-perplexity's workers.
+        const uint64_t block = 16;
+        const uint64_t n_blocks = (n_scored + block - 1) / block;
+        bool finished = parallel_for(n_blocks, threads, [&](uint64_t blk) {
+            KldSums local;
+            const uint64_t end = std::min<uint64_t>(n_scored, (blk + 1) * block);
+            for (uint64_t i = blk * block; i < end; ++i) {
+                KldPoint p = score_position({lb + i * n_vocab, n_vocab}, {base_rows.data() + i * row, row},
+                                            text_tokens[first + i + 1], local);
+                r.kld[out0 + i] = p.kld;
+                r.p_diff[out0 + i] = p.p_diff;
+                r.top_a[out0 + i] = p.top_a;
+                r.top_b[out0 + i] = p.top_b;
+            }
+            std::lock_guard lock(sums_mutex);
+            chunk.sums.add(local);
+            return !job_cancelled(job);
+        });
+        if (!finished) return infer_detail::cancelled_error();
+        chunk.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - chunk_start).count();
+        r.total.add(chunk.sums);
+        r.chunks.push_back(chunk);
+        if (on_chunk) on_chunk(chunk);
+        job_report(job, static_cast<double>(c + 1) / static_cast<double>(r.n_chunk));
+    }
+    if (writer) {
+        Status st = writer->commit();
+        if (!st) return st.error();
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return r;
+}
+
+}  // namespace mlens

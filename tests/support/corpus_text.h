@@ -1,0 +1,23 @@
+// A deterministic English-like text for corpus scoring tests and benchmarks: sentences of common
+// words drawn by a seeded generator, with punctuation and paragraph breaks. The same arguments
+// give the same bytes; about 1.3 tokens a word with the LLaMA SentencePiece vocabulary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace mlens::test {
+
+std::string corpus_text(size_t words, uint64_t seed = 1);
+
+// Runs `command` through /bin/sh, returning its exit status and what it wrote to stdout and stderr.
+struct ShellRun {
+    int exit_status = -1;
+    std::string output;
+};
+ShellRun run_shell(const std::string& command);
+
+// The llama-perplexity that third_party/setup.sh built from the pinned source.
+std::string llama_perplexity_path();
+
+}  // namespace mlens::test

@@ -1,0 +1,146 @@
+// mlens kld against llama-perplexity of the pinned llama.cpp (built by third_party/setup.sh):
+// the same demo models, text, context and threads; every figure llama-perplexity prints must
+// agree, and the base-logits files both write must be the same bytes.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "cli_runner.h"
+#include "corpus_text.h"
+#include "test_paths.h"
+
+using namespace mlens;
+
+namespace {
+
+constexpr int kCtx = 128;
+constexpr int kChunks = 10;
+
+std::string demo(const char* name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
+
+// The figures of llama-perplexity's final statistics, keyed by their label, as printed.
+std::map<std::string, std::string> perplexity_figures(const std::string& output) {
+    static const std::vector<std::pair<std::string, std::string>> labels = {
+        {"ppl_b", "Mean PPL(Q)"},     {"ppl_a", "Mean PPL(base)"},   {"ln_ratio", "Mean ln(PPL(Q)/PPL(base))"},
+        {"kld_mean", "Mean    KLD"},  {"kld_max", "Maximum KLD"},    {"kld_p999", "99.9%   KLD"},
+        {"kld_p99", "99.0%   KLD"},   {"kld_p90", "90.0%   KLD"},    {"kld_median", "Median  KLD"},
+        {"p_rms", "RMS Δp    "},      {"same_top", "Same top p"}};
+    std::map<std::string, std::string> out;
+    std::istringstream in(output);
+    std::string line;
+    while (std::getline(in, line))
+        for (const auto& [key, label] : labels)
+            if (line.rfind(label, 0) == 0) {
+                std::smatch m;
+                const std::string rest = line.substr(label.size());
+                // "Mean PPL(Q)" also begins "Mean PPL(Q)/PPL(base)": the label must end at the colon.
+                if (rest.find_first_not_of(' ') == std::string::npos || rest[rest.find_first_not_of(' ')] != ':') continue;
+                if (std::regex_search(rest, m, std::regex(R"(-?[0-9]+\.[0-9]+)"))) out[key] = m.str();
+            }
+    return out;
+}
+
+// `ours` agrees with llama-perplexity's printed `text` within 1e-4 relative, or within the
+// rounding of the digits it prints when those are fewer.
+void check_figure(const std::string& name, double ours, const std::string& text) {
+    const double theirs = std::stod(text);
+    const size_t dot = text.find('.');
+    const int decimals = static_cast<int>(text.size() - dot - 1);
+    const double print_step = std::pow(10.0, -decimals);
+    INFO(name << ": ours " << ours << ", llama-perplexity " << text);
+    CHECK(std::fabs(ours - theirs) <= std::max(1e-4 * std::fabs(theirs), 0.5 * print_step * 1.0001));
+}
+
+void check_against(const nlohmann::json& ours, const std::map<std::string, std::string>& theirs) {
+    REQUIRE(theirs.size() == 11);
+    const nlohmann::json& o = ours["overall"];
+    check_figure("PPL(B)", o["ppl_b"].get<double>(), theirs.at("ppl_b"));
+    check_figure("PPL(A)", o["ppl_a"].get<double>(), theirs.at("ppl_a"));
+    check_figure("ln ratio", o["ln_ppl_ratio"].get<double>(), theirs.at("ln_ratio"));
+    check_figure("mean KLD", o["kld_mean"].get<double>(), theirs.at("kld_mean"));
+    check_figure("max KLD", ours["kld"]["max"].get<double>(), theirs.at("kld_max"));
+    check_figure("99.9% KLD", ours["kld"]["p99_9"].get<double>(), theirs.at("kld_p999"));
+    check_figure("99% KLD", ours["kld"]["p99"].get<double>(), theirs.at("kld_p99"));
+    check_figure("90% KLD", ours["kld"]["p90"].get<double>(), theirs.at("kld_p90"));
+    check_figure("median KLD", ours["kld"]["median"].get<double>(), theirs.at("kld_median"));
+    check_figure("RMS dp %", 100 * o["p_diff_rms"].get<double>(), theirs.at("p_rms"));
+    // The count of positions with the same top token, exactly: with N < 10^5 positions the
+    // printed share (3 decimals of a percent) names one count only.
+    const auto n = o["positions"].get<uint64_t>();
+    REQUIRE(n == static_cast<uint64_t>(kChunks) * (kCtx - 1 - kCtx / 2));
+    const double share = std::stod(theirs.at("same_top")) / 100.0;
+    CHECK(o["same_top_count"].get<uint64_t>() == static_cast<uint64_t>(std::llround(share * static_cast<double>(n))));
+}
+
+std::string perplexity_command(const std::string& model, const std::string& rest) {
+    return test::llama_perplexity_path() + " -m " + model + " -c " + std::to_string(kCtx) + " -b " + std::to_string(kCtx) +
+           " --chunks " + std::to_string(kChunks) + " -t 2 " + rest;
+}
+
+nlohmann::json run_kld(const std::vector<std::string>& args) {
+    test::CliRun r = test::run_mlens(args);
+    INFO(r.err);
+    REQUIRE(r.exit_status == 0);
+    return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo models", "[kld][infer][cli]") {
+    test::TempDir dir;
+    const std::string text = dir.file("text.txt");
+    const std::string body = test::corpus_text(1800);
+    test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
+
+    const std::string base = dir.file("perplexity-base.bin");
+    test::ShellRun base_run = test::run_shell(perplexity_command(demo("tiny-llama-f32.gguf"), "-f " + text +
+                                                                 " --kl-divergence-base " + base));
+    INFO(base_run.output);
+    REQUIRE(base_run.exit_status == 0);
+
+    SECTION("A and B in one run, A's rows saved: Q4_0 against F32") {
+        const std::string ours_base = dir.file("mlens-base.bin");
+        nlohmann::json ours = run_kld({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q4_0.gguf"), "--text", text,
+                                       "--ctx", std::to_string(kCtx), "--chunks", std::to_string(kChunks), "--threads",
+                                       "2", "--save-base", ours_base, "--json"});
+        test::ShellRun theirs = test::run_shell(perplexity_command(demo("tiny-llama-q4_0.gguf"),
+                                                                   "--kl-divergence-base " + base + " --kl-divergence"));
+        INFO(theirs.output);
+        REQUIRE(theirs.exit_status == 0);
+        check_against(ours, perplexity_figures(theirs.output));
+        // The same logits quantized the same way: the two base files are the same bytes.
+        CHECK(test::first_difference(test::read_whole_file(ours_base), test::read_whole_file(base)) == -1);
+        CHECK(ours["positions"]["kld"].size() == ours["overall"]["positions"].get<size_t>());
+        CHECK(ours["chunks"].size() == static_cast<size_t>(kChunks));
+    }
+    SECTION("B against llama-perplexity's own base file: Q8_0 against F32") {
+        nlohmann::json ours = run_kld({"kld", "--base", base, demo("tiny-llama-q8_0.gguf"), "--threads", "2", "--json"});
+        test::ShellRun theirs = test::run_shell(perplexity_command(demo("tiny-llama-q8_0.gguf"),
+                                                                   "--kl-divergence-base " + base + " --kl-divergence"));
+        INFO(theirs.output);
+        REQUIRE(theirs.exit_status == 0);
+        check_against(ours, perplexity_figures(theirs.output));
+        // Q8_0 stays closer to F32 than Q4_0 does.
+        CHECK(ours["overall"]["kld_mean"].get<double>() < 0.01);
+    }
+}
+
+TEST_CASE("mlens kld refuses a text shorter than two contexts and a base file that is not one", "[kld][infer][cli]") {
+    test::TempDir dir;
+    const std::string text = dir.file("short.txt");
+    const std::string body = test::corpus_text(40);
+    test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
+    test::CliRun r = test::run_mlens({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q8_0.gguf"), "--text", text,
+                                      "--ctx", "128"});
+    CHECK(r.exit_status == 1);
+    CHECK(r.err.find("E_TEXT_TOO_SHORT") != std::string::npos);
+    test::CliRun b = test::run_mlens({"kld", "--base", text, demo("tiny-llama-q8_0.gguf")});
+    CHECK(b.exit_status == 1);
+    CHECK(b.err.find("E_KLD_BASE") != std::string::npos);
+}
