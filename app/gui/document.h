@@ -23,6 +23,7 @@
 #include "job_runner.h"
 #include "mlens/model/model.h"
 #include "mlens/model/summary.h"
+#include "mlens/quant/imatrix.h"
 #include "store_document.h"
 
 namespace mlens {
@@ -106,6 +107,8 @@ public:
     std::shared_ptr<const DocumentIndex> index;
     // Set for an Ollama store (model and index are then empty).
     std::shared_ptr<const StoreDocument> store;
+    // Set for a llama-imatrix importance matrix (model and index are then empty).
+    std::shared_ptr<const Imatrix> imatrix;
     double parse_ms = 0.0;
     JobPtr job;
 
@@ -115,6 +118,7 @@ public:
 
     bool ready() const { return state == DocumentState::ready && model && index; }
     bool is_store() const { return store != nullptr; }
+    bool is_imatrix() const { return imatrix != nullptr; }
     // Selects and asks the shell to show `panel` (empty = leave the center panels alone).
     void select(Selection s, std::string panel = {});
     std::optional<ByteTarget> byte_target() const;
