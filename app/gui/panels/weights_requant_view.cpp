@@ -88,6 +88,7 @@ WeightsRequantView::WeightsRequantView() {
 }
 
 void WeightsRequantView::check_only(const std::vector<std::string>& names) {
+    m_user_checked = true;
     for (OfferedType& t : m_offered) t.checked = std::find(names.begin(), names.end(), t.name) != names.end();
 }
 
@@ -119,7 +120,8 @@ void WeightsRequantView::poll() {
 }
 
 void WeightsRequantView::follow(size_t tensor, std::optional<uint64_t> expert, std::string label, uint64_t row_length,
-                                uint64_t compared_document) {
+                                uint64_t compared_document, const Workspace* workspace) {
+    pick_imatrix(workspace);
     Subject subject{tensor, expert, compared_document, m_imatrix_doc};
     if (!(subject == m_subject)) clear();
     m_subject = subject;
@@ -137,28 +139,35 @@ void WeightsRequantView::apply_default_checks() {
     for (OfferedType& t : m_offered) t.checked = std::find(defaults.begin(), defaults.end(), t.ggml_type) != defaults.end();
 }
 
-void WeightsRequantView::imatrix_picker(PanelContext& ctx) {
+void WeightsRequantView::pick_imatrix(const Workspace* workspace) {
     // The first imatrix document opened is used until the picker is touched; a closed one is dropped.
     const Document* chosen = nullptr;
     const Document* first = nullptr;
-    if (ctx.workspace)
-        for (const auto& d : ctx.workspace->documents()) {
+    if (workspace)
+        for (const auto& d : workspace->documents()) {
             if (!d->ready() || !d->is_imatrix()) continue;
             if (!first) first = d.get();
             if (d->id == m_imatrix_doc) chosen = d.get();
         }
     if (!chosen && !m_imatrix_chosen) chosen = first;
     m_imatrix_doc = chosen ? chosen->id : 0;
+}
+
+void WeightsRequantView::imatrix_picker(PanelContext& ctx) {
+    pick_imatrix(ctx.workspace);
+    const Document* chosen = ctx.workspace ? ctx.workspace->find(m_imatrix_doc) : nullptr;
     ImGui::SetNextItemWidth(260);
-    if (ImGui::BeginCombo("importance matrix", chosen ? chosen->title.c_str() : "none")) {
+    if (ctx.workspace && ImGui::BeginCombo("importance matrix", chosen ? chosen->title.c_str() : "none")) {
         if (ImGui::Selectable("none", !chosen)) use_imatrix(0);
-        if (!first) ui::text_dim("  (open a llama-imatrix file to use one)");
+        bool any = false;
         for (const auto& d : ctx.workspace->documents()) {
             if (!d->ready() || !d->is_imatrix()) continue;
+            any = true;
             ImGui::PushID(static_cast<int>(d->id));
             if (ImGui::Selectable(d->title.c_str(), d.get() == chosen)) use_imatrix(d->id);
             ImGui::PopID();
         }
+        if (!any) ui::text_dim("  (open a llama-imatrix file to use one)");
         ImGui::EndCombo();
     }
 }

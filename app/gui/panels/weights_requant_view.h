@@ -40,6 +40,8 @@
 
 namespace mlens {
 
+class Workspace;
+
 class WeightsRequantView {
 public:
     struct OfferedType {
@@ -51,7 +53,8 @@ public:
 
     WeightsRequantView();
 
-    void follow(size_t tensor, std::optional<uint64_t> expert, std::string label, uint64_t row_length, uint64_t compared_document);
+    void follow(size_t tensor, std::optional<uint64_t> expert, std::string label, uint64_t row_length, uint64_t compared_document,
+                const Workspace* workspace = nullptr);
     // The imatrix document requantization uses (0: none); choosing sets the picker.
     void use_imatrix(uint64_t document_id) {
         m_imatrix_doc = document_id;
@@ -63,7 +66,7 @@ public:
 
     // The offered types, in run order, and whether each is checked.
     std::vector<OfferedType>& offered() { return m_offered; }
-    // Checks exactly the named types (others unchecked); unknown names are ignored.
+    // Checks exactly the named types (others unchecked), as clicks would; unknown names are ignored.
     void check_only(const std::vector<std::string>& names);
     const RequantResult* result() const { return m_result.get(); }
     bool running() const { return m_job != nullptr; }
@@ -80,6 +83,7 @@ private:
     };
 
     void poll();
+    void pick_imatrix(const Workspace* workspace);
     void imatrix_picker(PanelContext& ctx);
     void apply_default_checks();
     void clear();
