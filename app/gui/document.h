@@ -84,6 +84,7 @@ struct Navigation {
     std::optional<uint64_t> token;          // token id the tokenizer panel should show
     std::optional<size_t> store_model;      // index into the store listing's models (store documents)
     std::optional<std::string> inference;   // Inference panel tab to load and run ("--select infer:VIEW")
+    std::optional<size_t> imatrix_entry;     // index into Imatrix::entries the imatrix panel should show
     std::optional<std::string> model_error;  // file name or path of the reference the Model error panel compares with ("--select error:FILE")
 };
 

@@ -100,6 +100,10 @@ void ImatrixPanel::entries_table(const Imatrix& m) {
         ImGui::PushID(static_cast<int>(i));
         const std::string name = escape_for_display(e.name, 200);
         if (ImGui::Selectable(name.c_str(), m_selected == i, ImGuiSelectableFlags_SpanAllColumns)) m_selected = i;
+        if (m_scroll_to_selected && m_selected == i) {
+            ImGui::SetScrollHereY(0.5f);
+            m_scroll_to_selected = false;
+        }
         ImGui::PopID();
         ImGui::TableNextColumn();
         ui::text(std::to_string(e.columns));
@@ -192,6 +196,11 @@ void ImatrixPanel::draw(PanelContext& ctx) {
         return;
     }
     if (m_summaries->entries.size() != m.entries.size() || m.entries.empty()) return;
+    if (ctx.doc.navigation.imatrix_entry) {
+        m_selected = *ctx.doc.navigation.imatrix_entry;
+        m_scroll_to_selected = true;
+        ctx.doc.navigation.imatrix_entry.reset();
+    }
     entries_table(m);
     entry_detail(m, std::min(m_selected, m.entries.size() - 1));
 }
