@@ -11,6 +11,7 @@
 
 #include "cli_runner.h"
 #include "gguf_builder.h"
+#include "gguf_py.h"
 #include "imatrix_fixture.h"
 #include "mlens/open/target.h"
 #include "mlens/quant/imatrix.h"
@@ -214,4 +215,31 @@ TEST_CASE("mlens imatrix prints each entry's statistics, one entry's experts and
     auto missing = test::run_mlens({"imatrix", dir.file("im.gguf"), "--tensor", "nope"});
     CHECK(missing.exit_status == 1);
     CHECK(missing.err.find("has no entry nope") != std::string::npos);
+}
+
+TEST_CASE("a GGUF imatrix's counts and sums are those gguf-py reads from the file", "[imatrix][gguf-py]") {
+    if (auto why = test::gguf_py_unavailable()) FAIL(*why);
+    test::TempDir dir;
+    const std::string path = dir.file("im.gguf");
+    test::write_whole_file(path, test::gguf_imatrix_bytes(fixture_entries(), {"wiki.train.raw"}, 7, 512));
+    std::string failure;
+    std::optional<std::string> printed = test::gguf_py_tensor_values(path, failure);
+    INFO(failure);
+    REQUIRE(printed);
+    const auto theirs = nlohmann::json::parse(*printed);
+    Result<Imatrix> m = open_imatrix(path);
+    REQUIRE(m.ok());
+    REQUIRE(theirs.size() == 2 * m->entries.size());
+    for (const ImatrixEntry& e : m->entries) {
+        INFO(e.name);
+        std::vector<double> counts, sums;
+        for (double c : theirs.at(e.name + ".counts")) counts.push_back(c);
+        CHECK(e.counts == counts);
+        for (uint64_t x = 0; x < e.experts; ++x) {
+            Result<std::vector<float>> expert = read_sums(*m, e, x);
+            REQUIRE(expert.ok());
+            sums.insert(sums.end(), expert->begin(), expert->end());
+        }
+        CHECK(sums == theirs.at(e.name + ".in_sum2").get<std::vector<double>>());
+    }
 }
