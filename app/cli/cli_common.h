@@ -56,6 +56,8 @@ void add_show_commands(CLI::App& app, int& exit_code);
 // stats, hist, compare
 void add_quant_commands(CLI::App& app, int& exit_code);
 void add_requant_command(CLI::App& app, int& exit_code);
+// imatrix: a llama-imatrix importance matrix, per tensor and per expert
+void add_imatrix_command(CLI::App& app, int& exit_code);
 void add_diff_command(CLI::App& app, int& exit_code);
 // compat: what Ollama's compatibility shim would rewrite
 void add_compat_command(CLI::App& app, int& exit_code);

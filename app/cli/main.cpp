@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     mlens::cli::add_show_commands(app, exit_code);
     mlens::cli::add_quant_commands(app, exit_code);
     mlens::cli::add_requant_command(app, exit_code);
+    mlens::cli::add_imatrix_command(app, exit_code);
     mlens::cli::add_diff_command(app, exit_code);
     mlens::cli::add_compat_command(app, exit_code);
     mlens::cli::add_export_command(app, exit_code);

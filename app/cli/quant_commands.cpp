@@ -11,7 +11,7 @@
 //   The range comes from histogram_range.h (default auto: p0.1-p99.9 widened when the tensor has
 //   outliers, else min..max; --range LO HI is the custom mode). Text and JSON name the mode asked
 //   and the one used ("range_mode", "range_resolved") and count the values below and above.
-// mlens compare A B [--tensor NAME] [--json]
+// mlens compare A B [--tensor NAME] [--json]  (JSON: {"tensors": [...], "overall": pooled figures})
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -413,7 +413,13 @@ void add_compare(CLI::App& app, int& exit_code) {
         if (out.empty()) { std::cerr << "error: no tensor of the same name and size in both models\n"; return; }
         exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
         if (*json) {
-            std::cout << json_text(out) << "\n";
+            const OverallError& o = compared->overall;
+            std::cout << json_text({{"tensors", out},
+                                    {"overall",
+                                     {{"tensors", o.tensors}, {"count", o.sums.count}, {"rmse", json_number(o.figures.rmse)},
+                                      {"nmse", json_number(o.figures.nmse)}, {"cosine", json_number(o.figures.cosine)},
+                                      {"snr_db", json_number(o.figures.snr_db)}}}})
+                      << "\n";
             return;
         }
         if (aligned) std::cout << "tensor names aligned by " << aligned->label << "\n";

@@ -1,5 +1,6 @@
-// mlens requant PATH TENSOR --types T1,T2,... [--expert N] [--json]
-// Quantizes the decoded tensor with ggml to each type and prints the error against it.
+// mlens requant PATH TENSOR [--types T1,T2,...] [--expert N] [--reference FILE] [--imatrix FILE] [--json]
+// Quantizes the best reference for the tensor (requant_reference.h) with ggml to each type and
+// prints the error against it; with an importance matrix, as llama-quantize --imatrix does.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -7,8 +8,10 @@
 #include "cli_common.h"
 #include "cli_job.h"
 #include "mlens/analysis/requant.h"
+#include "mlens/analysis/requant_reference.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/model/model_json.h"
+#include "mlens/quant/imatrix.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
 
@@ -20,6 +23,7 @@ nlohmann::json row_json(const RequantRow& r) {
     nlohmann::json j = {{"type", r.type_name}, {"bits_per_weight", r.bits_per_weight}, {"needs_imatrix", r.needs_imatrix}};
     if (!r.skipped.empty()) j["skipped"] = r.skipped;
     if (r.needs_imatrix || !r.skipped.empty()) return j;
+    j["with_imatrix"] = r.with_importance;
     j["rmse"] = r.error.rmse;
     j["nmse"] = json_number(r.error.nmse);
     j["max_abs"] = r.error.max_abs;
@@ -29,60 +33,120 @@ nlohmann::json row_json(const RequantRow& r) {
     return j;
 }
 
+struct Options {
+    std::string path, tensor, reference, imatrix;
+    std::vector<std::string> types;
+    int64_t expert = -1;
+    bool json = false;
+};
+
+int run_requant(const Options& o) {
+    std::vector<uint32_t> ids;
+    for (const std::string& t : o.types) {
+        auto id = ggml_type_from_name(t);
+        if (!id) {
+            std::cerr << "error: unknown ggml type " << escape_for_display(t) << "\n";
+            return kExitUsage;
+        }
+        ids.push_back(*id);
+    }
+    auto model = open_or_report(o.path);
+    if (!model) return kExitBroken;
+    std::optional<Model> other;
+    if (!o.reference.empty() && !(other = open_or_report(o.reference))) return kExitBroken;
+    const TensorInfo* info = model->find_tensor(o.tensor);
+    if (!info) {
+        std::cerr << "error: " << escape_for_display(o.tensor) << ": no such tensor in " << escape_for_display(o.path) << "\n";
+        return kExitBroken;
+    }
+    const size_t index = static_cast<size_t>(info - model->tensors.data());
+    const std::optional<uint64_t> expert = o.expert >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(o.expert)) : std::nullopt;
+    Result<RequantReference> reference = open_requant_reference(*model, index, expert, other ? &*other : nullptr);
+    if (!reference) {
+        std::cerr << "error: " << escape_for_display(o.tensor) << ": " << reference.error().to_string() << "\n";
+        return kExitBroken;
+    }
+    const FloatSource& values = reference->values->source();
+    const uint64_t row_length = reference->values->view().row_length();
+    std::optional<Imatrix> imatrix;
+    std::optional<ColumnImportance> importance;
+    if (!o.imatrix.empty()) {
+        Result<Imatrix> opened = open_imatrix(o.imatrix);
+        if (!opened) {
+            std::cerr << "error: " << escape_for_display(o.imatrix) << ": " << opened.error().to_string() << "\n";
+            return kExitBroken;
+        }
+        imatrix = std::move(*opened);
+        Result<ColumnImportance> found = importance_for(*imatrix, info->name, row_length, values.size() / std::max<uint64_t>(row_length, 1), expert);
+        if (!found) {
+            std::cerr << "error: " << escape_for_display(o.imatrix) << ": " << found.error().message << "\n";
+            return kExitBroken;
+        }
+        importance = std::move(*found);
+    }
+    if (ids.empty()) ids = default_requant_types(row_length, importance.has_value());
+    auto rows = [&] {
+        CliJob progress("requantize");
+        return requantize(values, row_length, ids, progress.job(), 0, importance ? &*importance : nullptr);
+    }();
+    if (!rows) {
+        std::cerr << "error: " << rows.error().to_string() << "\n";
+        return kExitBroken;
+    }
+    const std::string reference_file = reference->counterpart ? o.reference : o.path;
+    if (o.json) {
+        nlohmann::json out = {{"tensor", o.tensor},
+                              {"reference_type", reference->type_name},
+                              {"reference",
+                               {{"source", reference->counterpart ? "counterpart" : "self"},
+                                {"file", reference_file},
+                                {"tensor", reference->tensor_name},
+                                {"type", reference->type_name}}},
+                              {"row_length", row_length},
+                              {"types", nlohmann::json::array()}};
+        if (!reference->note.empty()) out["note"] = reference->note;
+        if (importance) out["imatrix"] = {{"file", o.imatrix}, {"format", imatrix_format_name(imatrix->format)}, {"entry", importance->entry}};
+        for (const RequantRow& r : *rows) out["types"].push_back(row_json(r));
+        std::cout << json_text(out) << "\n";
+        return exit_status_of(*model);
+    }
+    // A type without figures shows dashes and says why in NOTE, so the figure columns stay narrow.
+    std::vector<std::vector<std::string>> table = {{"TYPE", "BPW", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB", "NOTE"}};
+    for (const RequantRow& r : *rows) {
+        std::vector<std::string> line = {r.type_name, number_text(r.bits_per_weight, "%.4g")};
+        const std::string note = r.needs_imatrix ? "needs an importance matrix (--imatrix FILE)" : r.skipped.empty() ? "" : "skipped: " + r.skipped;
+        for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs, r.error.cosine, r.error.snr_db})
+            line.push_back(note.empty() ? number_text(v) : "-");
+        line.push_back(note);
+        table.push_back(std::move(line));
+    }
+    std::cout << "reference " << escape_for_display(reference->tensor_name) << " (" << escape_for_display(reference->type_name) << ") in "
+              << escape_for_display(reference_file) << "\n";
+    if (!reference->note.empty()) std::cout << "note: " << escape_for_display(reference->note) << "\n";
+    if (importance)
+        std::cout << "importance matrix " << escape_for_display(o.imatrix) << " (" << imatrix_format_name(imatrix->format) << "), entry "
+                  << escape_for_display(importance->entry) << "\n";
+    if (rows->empty()) std::cout << "no ggml type splits rows of " << row_length << " values into whole blocks\n";
+    else print_table(table);
+    return exit_status_of(*model);
+}
+
 }  // namespace
 
 void add_requant_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("requant", "Error of requantizing one tensor to other ggml types");
-    auto path = std::make_shared<std::string>();
-    auto tensor = std::make_shared<std::string>();
-    auto types = std::make_shared<std::vector<std::string>>();
-    auto expert = std::make_shared<int64_t>(-1);
-    auto json = std::make_shared<bool>(false);
-    cmd->add_option("PATH", *path, "Model file")->required();
-    cmd->add_option("TENSOR", *tensor, "Tensor name (the reference, decoded to float)")->required();
-    cmd->add_option("--types", *types, "Comma-separated ggml types, e.g. Q4_0,Q4_K,Q8_0")->required()->delimiter(',');
-    cmd->add_option("--expert", *expert, "Only this index of the slowest dimension (one expert)")
-        ->check(CLI::NonNegativeNumber);
-    cmd->add_flag("--json", *json, "Print JSON");
-    cmd->callback([=, &exit_code] {
-        exit_code = kExitUsage;
-        std::vector<uint32_t> ids;
-        for (const std::string& t : *types) {
-            auto id = ggml_type_from_name(t);
-            if (!id) { std::cerr << "error: unknown ggml type " << escape_for_display(t) << "\n"; return; }
-            ids.push_back(*id);
-        }
-        exit_code = kExitBroken;
-        auto model = open_or_report(*path);
-        if (!model) return;
-        auto view = TensorView::open(*model, *tensor);
-        if (view && *expert >= 0) view = view->slice(static_cast<uint64_t>(*expert));
-        if (!view) { std::cerr << "error: " << escape_for_display(*tensor) << ": " << view.error().to_string() << "\n"; return; }
-        auto rows = [&] {
-            CliJob progress("requantize");
-            return requantize(*view, view->row_length(), ids, progress.job());
-        }();
-        if (!rows) { std::cerr << "error: " << rows.error().to_string() << "\n"; return; }
-        exit_code = exit_status_of(*model);
-        if (*json) {
-            nlohmann::json out = {{"tensor", *tensor}, {"reference_type", view->type_name()}, {"types", nlohmann::json::array()}};
-            for (const RequantRow& r : *rows) out["types"].push_back(row_json(r));
-            std::cout << json_text(out) << "\n";
-            return;
-        }
-        // A type without figures shows dashes and says why in NOTE, so the figure columns stay narrow.
-        std::vector<std::vector<std::string>> table = {{"TYPE", "BPW", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB", "NOTE"}};
-        for (const RequantRow& r : *rows) {
-            std::vector<std::string> line = {r.type_name, number_text(r.bits_per_weight, "%.4g")};
-            const std::string note = r.needs_imatrix ? "needs an importance matrix" : r.skipped.empty() ? "" : "skipped: " + r.skipped;
-            for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs, r.error.cosine, r.error.snr_db})
-                line.push_back(note.empty() ? number_text(v) : "-");
-            line.push_back(note);
-            table.push_back(std::move(line));
-        }
-        std::cout << "reference " << escape_for_display(*tensor) << " (" << view->type_name() << ")\n";
-        print_table(table);
-    });
+    auto o = std::make_shared<Options>();
+    cmd->add_option("PATH", o->path, "Model file")->required();
+    cmd->add_option("TENSOR", o->tensor, "Tensor name")->required();
+    cmd->add_option("--types", o->types,
+                    "Comma-separated ggml types, e.g. Q4_0,Q4_K,Q8_0 (default: the common types whose blocks split the tensor's rows)")
+        ->delimiter(',');
+    cmd->add_option("--expert", o->expert, "Only this index of the slowest dimension (one expert)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--reference", o->reference,
+                    "The F32/F16/BF16 model this one was quantized from: its tensor is the reference (default: this tensor)");
+    cmd->add_option("--imatrix", o->imatrix, "llama-imatrix importance matrix (GGUF or legacy .dat) to quantize with");
+    cmd->add_flag("--json", o->json, "Print JSON");
+    cmd->callback([o, &exit_code] { exit_code = run_requant(*o); });
 }
 
 }  // namespace mlens::cli

@@ -134,6 +134,10 @@ void AppShell::status_bar() {
         const StoreListing& l = doc->store->listing;
         ui::text("Ollama store \xC2\xB7 " + std::to_string(l.models.size()) + " models \xC2\xB7 " +
                  std::to_string(l.blob_files.size()) + " blob files \xC2\xB7 listed in " + ms_text(doc->parse_ms));
+    } else if (doc && doc->ready() && doc->is_imatrix()) {
+        const Imatrix& m = *doc->imatrix;
+        ui::text(std::string("importance matrix (") + imatrix_format_name(m.format) + ") \xC2\xB7 " + human_bytes(m.source->size()) +
+                 " \xC2\xB7 " + std::to_string(m.entries.size()) + " entries \xC2\xB7 read in " + ms_text(doc->parse_ms));
     } else if (doc && doc->ready()) {
         const ModelSummary& s = doc->index->summary;
         std::string text = format_and_version(s.format, s.version);

@@ -64,6 +64,11 @@ void AppShell::apply_start_options(Document& doc) {
             if (models[i].ref.name.display() == name || models[i].ref.name.full() == name) doc.navigation.store_model = i;
         return;
     }
+    if (doc.is_imatrix()) {
+        for (size_t i = 0; i < doc.imatrix->entries.size() && !name.empty(); ++i)
+            if (doc.imatrix->entries[i].name == name) doc.navigation.imatrix_entry = i;
+        return;
+    }
     const Model& m = *doc.model;
     if (name.starts_with("token:")) {
         uint64_t id = 0;

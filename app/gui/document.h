@@ -23,6 +23,7 @@
 #include "job_runner.h"
 #include "mlens/model/model.h"
 #include "mlens/model/summary.h"
+#include "mlens/quant/imatrix.h"
 #include "store_document.h"
 
 namespace mlens {
@@ -83,6 +84,7 @@ struct Navigation {
     std::optional<uint64_t> token;          // token id the tokenizer panel should show
     std::optional<size_t> store_model;      // index into the store listing's models (store documents)
     std::optional<std::string> inference;   // Inference panel tab to load and run ("--select infer:VIEW")
+    std::optional<size_t> imatrix_entry;     // index into Imatrix::entries the imatrix panel should show
     std::optional<std::string> model_error;  // file name or path of the reference the Model error panel compares with ("--select error:FILE")
     bool requantize = false;                // the Weights panel runs its Requantize tab ("--select requant:TENSOR")
 };
@@ -107,6 +109,8 @@ public:
     std::shared_ptr<const DocumentIndex> index;
     // Set for an Ollama store (model and index are then empty).
     std::shared_ptr<const StoreDocument> store;
+    // Set for a llama-imatrix importance matrix (model and index are then empty).
+    std::shared_ptr<const Imatrix> imatrix;
     double parse_ms = 0.0;
     JobPtr job;
 
@@ -116,6 +120,7 @@ public:
 
     bool ready() const { return state == DocumentState::ready && model && index; }
     bool is_store() const { return store != nullptr; }
+    bool is_imatrix() const { return imatrix != nullptr; }
     // Selects and asks the shell to show `panel` (empty = leave the center panels alone).
     void select(Selection s, std::string panel = {});
     std::optional<ByteTarget> byte_target() const;

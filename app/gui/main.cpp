@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     app.add_option("--size", size, "Window size WxH, e.g. 1600x1000");
     app.add_option("--panel", options.panel, "Center panel to show: " + panels);
     app.add_option("--select", options.select,
-                   "Tensor name, metadata key, token:ID, store model (tiny-moe:int4) to show, or infer:VIEW to load the "
+                   "Tensor name (also an imatrix entry), metadata key, token:ID, store model (tiny-moe:int4) to show, or infer:VIEW to load the "
                    "model and run an Inference view (" + std::string(mlens::inference_tab_names()) +
                        "; ab compares with the second file), or error:FILE to compare every tensor with the open file FILE, or requant:TENSOR to show TENSOR in Weights and run its Requantize tab, or help:shortcuts / help:panels to open that Help "
                    "window");

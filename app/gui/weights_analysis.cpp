@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "mlens/analysis/model_error.h"
+#include "mlens/analysis/requant_reference.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/quant/block_scales.h"
 #include "mlens/quant/row_series.h"
@@ -66,26 +67,8 @@ void compare_values(const FloatSource& mine, const FloatSource& theirs, uint64_t
     compare_sources_of(VectorSource(*a), VectorSource(*b), block, out, job);
 }
 
-// This tensor's counterpart in the other model, paired as the Model error panel pairs them (by
-// name, through the HF→GGUF map between a Hugging Face checkpoint and a GGUF file). A tensor
-// paired whole while one expert is viewed compares that expert on both sides.
-std::optional<TensorPair> counterpart(const WeightsRequest& rq) {
-    const Model& mine = *rq.model;
-    const Model& other = *rq.other;
-    std::optional<NameAlignment> aligned = automatic_name_alignment(mine, other);
-    const Pairing pairing = aligned ? pair_tensors(mine, other, aligned->map, aligned->side) : pair_tensors(mine, other);
-    for (const TensorPair& p : pairing.pairs)
-        if (p.a.tensor == rq.tensor && p.a.slice == rq.expert) return p;
-    for (TensorPair p : pairing.pairs)
-        if (p.a.tensor == rq.tensor && !p.a.slice && !p.b.slice && rq.expert) {
-            p.a.slice = p.b.slice = rq.expert;
-            return p;
-        }
-    return std::nullopt;
-}
-
 void compare_with_model(const WeightsRequest& rq, WeightsResult& out, JobContext* job) {
-    std::optional<TensorPair> pair = counterpart(rq);
+    std::optional<TensorPair> pair = find_counterpart(*rq.model, rq.tensor, rq.expert, *rq.other);
     if (!pair) {
         out.compare_error = "the other model has no tensor paired with " + escape_for_display(rq.model->tensors[rq.tensor].name, 120) +
                             (rq.expert ? " expert " + std::to_string(*rq.expert) : std::string());
@@ -259,10 +242,23 @@ void requantize_weights(const RequantRequest& rq, RequantResult& out, JobContext
         out.cancelled = e.code == ErrorCode::E_CANCELLED;
         out.error = message_of(e);
     };
-    Result<TensorView> view = open_view(*rq.model, rq.tensor, rq.expert);
-    if (!view) return stop(view.error());
-    out.reference_type = escape_for_display(view->type_name(), 60);
-    Result<std::vector<RequantRow>> rows = requantize(*view, view->row_length(), rq.ggml_types, job);
+    Result<RequantReference> reference = open_requant_reference(*rq.model, rq.tensor, rq.expert, rq.other.get());
+    if (!reference) return stop(reference.error());
+    const FloatSource& values = reference->values->source();
+    const uint64_t row_length = std::max<uint64_t>(1, reference->values->view().row_length());
+    out.reference_type = escape_for_display(reference->type_name, 60);
+    out.reference = escape_for_display(reference->tensor_name, 120) + " (" + out.reference_type + ")" +
+                    (reference->counterpart ? " of the compared file" : "");
+    out.note = escape_for_display(reference->note, 400);
+    std::optional<ColumnImportance> importance;
+    if (rq.imatrix) {
+        Result<ColumnImportance> found =
+            importance_for(*rq.imatrix, rq.model->tensors[rq.tensor].name, row_length, values.size() / row_length, rq.expert);
+        if (!found) return stop(found.error());
+        importance = std::move(found).value();
+        out.imatrix_entry = escape_for_display(importance->entry, 120);
+    }
+    Result<std::vector<RequantRow>> rows = requantize(values, row_length, rq.ggml_types, job, 0, importance ? &*importance : nullptr);
     if (!rows) return stop(rows.error());
     out.rows = std::move(rows).value();
 }

@@ -32,10 +32,13 @@
 //    only; a failure leaves no series and the error as the note. `scales` stays empty when the
 //    request did not ask for them (the caller keeps the ones it has).
 //  - histogram_csv writes "series,bin,lo,hi,count" rows, bin bounds with 9 significant digits.
-//  - requantize_weights opens the tensor (and expert slice) like analyze_weights and runs
-//    requantize (requant.h) on it with rows of its ne[0] values: one row per requested type, in
-//    the request's order. A failure leaves no rows and an escaped message in `error`;
-//    cancellation sets `cancelled`.
+//  - requantize_weights measures against the reference open_requant_reference
+//    (requant_reference.h) chooses for the tensor (and expert slice), given `other` (the document
+//    chosen under "compare with"), and runs requantize (requant.h) on it with rows of the tensor's
+//    row length: one row per requested type, in the request's order; with `imatrix`, with the
+//    importance importance_for (imatrix.h) gives the tensor. `reference` names the reference,
+//    `note` says why it is the tensor itself. A failure (also: no importance for the tensor)
+//    leaves no rows and an escaped message in `error`; cancellation sets `cancelled`.
 #pragma once
 
 #include <atomic>
@@ -47,6 +50,7 @@
 #include <vector>
 
 #include "mlens/analysis/requant.h"
+#include "mlens/quant/imatrix.h"
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/job.h"
 #include "mlens/model/model.h"
@@ -124,12 +128,17 @@ struct RequantRequest {
     size_t tensor = 0;
     std::optional<uint64_t> expert;
     std::vector<uint32_t> ggml_types;
+    std::shared_ptr<const Model> other;          // the model chosen under "compare with", or null
+    std::shared_ptr<const Imatrix> imatrix;      // quantize with its importance, or null
 };
 
 struct RequantResult {
     bool cancelled = false;
     std::string error;
-    std::string reference_type;                  // the viewed tensor's type name, display-safe
+    std::string reference_type;                  // the reference's type name, display-safe
+    std::string reference;                       // "blk.0.attn_q.weight (F32) of the compared file", display-safe
+    std::string note;                            // why the tensor itself is the reference, display-safe
+    std::string imatrix_entry;                   // the importance matrix entry used, display-safe
     std::vector<RequantRow> rows;
 };
 

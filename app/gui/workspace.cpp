@@ -14,6 +14,7 @@ struct OpenOutcome {
     std::optional<Model> model;
     std::optional<DocumentIndex> index;
     std::optional<StoreDocument> store;
+    std::optional<Imatrix> imatrix;
     Error error;
     bool cancelled = false;
     double parse_ms = 0.0;
@@ -57,6 +58,7 @@ Document& Workspace::open(const std::string& raw_path) {
     std::string job_name = "open " + doc->title;
     if (target.kind == TargetKind::store_model) doc->title = store_model_title(target.name);
     if (target.kind == TargetKind::store_root) doc->title = "Ollama store \xC2\xB7 " + doc->title;
+    if (target.kind == TargetKind::imatrix) doc->title = "imatrix \xC2\xB7 " + doc->title;
     doc->job = m_jobs.start(job_name, [target = std::move(target), outcome](JobContext& ctx) {
         auto t0 = std::chrono::steady_clock::now();
         auto elapsed = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
@@ -69,6 +71,15 @@ Document& Workspace::open(const std::string& raw_path) {
             outcome->parse_ms = elapsed();
             if (!opened) return fail(opened.error());
             outcome->store = std::move(opened).value();
+            outcome->model = Model{};
+            outcome->index = DocumentIndex{};
+            return;
+        }
+        if (target.kind == TargetKind::imatrix) {
+            Result<Imatrix> opened = read_imatrix(target.source);
+            outcome->parse_ms = elapsed();
+            if (!opened) return fail(opened.error());
+            outcome->imatrix = std::move(opened).value();
             outcome->model = Model{};
             outcome->index = DocumentIndex{};
             return;
@@ -122,6 +133,7 @@ bool Workspace::poll() {
             doc->model = std::make_shared<const Model>(std::move(*out.model));
             doc->index = std::make_shared<const DocumentIndex>(std::move(*out.index));
             if (out.store) doc->store = std::make_shared<const StoreDocument>(std::move(*out.store));
+            if (out.imatrix) doc->imatrix = std::make_shared<const Imatrix>(std::move(*out.imatrix));
             doc->state = DocumentState::ready;
             doc->selection = {SelectionKind::header, 0};
             m_settings.add_recent(doc->path);

@@ -3,7 +3,8 @@
 // Contract:
 //  - open() resolves the text as the command line tool does (resolve, mlens/open/target.h) and
 //    returns at once: the document appears in state `opening` and an open job (open_target +
-//    build_document_index, or the store listing for a store root) runs on the JobRunner, reading
+//    build_document_index, the store listing for a store root, or read_imatrix for an
+//    importance matrix, imatrix.h) runs on the JobRunner, reading
 //    what resolve opened. Its path (a store model's: its manifest file) is made absolute and
 //    normalized, without a trailing separator. Opening a path that is already open activates
 //    that document instead; a document that failed to open is replaced.

@@ -155,9 +155,9 @@ TEST_CASE("the Requantize tab runs the checked types, draws and sorts the table,
     CHECK(view.drawn_rows() == std::vector<std::string>{"Q4_0", "Q8_0", "IQ2_XXS"});
 
     // Another expert or tensor: the numbers are gone, not shown under the new name.
-    view.follow(0, 1, "wave.weight expert 1");
+    view.follow(0, 1, "wave.weight expert 1", 256, 0);
     CHECK(view.result() == nullptr);
-    view.follow(0, std::nullopt, "wave.weight");
+    view.follow(0, std::nullopt, "wave.weight", 256, 0);
     view.run(ctx);
     h.settle();
     REQUIRE(view.result() != nullptr);

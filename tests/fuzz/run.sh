@@ -3,19 +3,21 @@
 # Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for the given time on a
 # seed corpus: the pinned llama.cpp's small vocab GGUFs, and small safetensors files, tensor
 # blobs, manifests and config blobs written here; the compat planner's seeds are small
-# Ollama-made GGUFs written by compat_seeds. Long runs: run.sh 3600.
+# Ollama-made GGUFs written by compat_seeds; the imatrix reader's are llama-imatrix's files in
+# tests/fixtures/imatrix. Long runs: run.sh 3600.
 # Exits non-zero if a target finds a crash or an input that runs over 20 s; the reproducer is
 # left in BUILD_DIR/crashes/.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 seconds="${1:-60}"
 build="${2:-$root/build-fuzz}"
-targets=(gguf_reader_fuzz safetensors_reader_fuzz ollama_manifest_fuzz compat_plan_fuzz compat_seeds)
+targets=(gguf_reader_fuzz safetensors_reader_fuzz ollama_manifest_fuzz compat_plan_fuzz imatrix_reader_fuzz compat_seeds)
 CC=clang CXX=clang++ bash "$root/third_party/configure.sh" "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DMLENS_BUILD_FUZZ=ON -DMLENS_BUILD_GUI=OFF
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 source_dir="$(sed -n 's/^MLENS_LLAMA_SOURCE:PATH=//p' "$build/CMakeCache.txt")"
-mkdir -p "$build/crashes" "$build/corpus/gguf" "$build/corpus/safetensors" "$build/corpus/manifest" "$build/corpus/compat"
+mkdir -p "$build/crashes" "$build/corpus/gguf" "$build/corpus/safetensors" "$build/corpus/manifest" "$build/corpus/compat" \
+    "$build/corpus/imatrix"
 
 # safetensors seed: 8-byte little-endian header length, the JSON header, then the data bytes.
 write_safetensors() {  # FILE HEADER_JSON DATA_BYTES
@@ -59,3 +61,5 @@ run_target ollama_manifest_fuzz "$mf"
 "$build/tests/fuzz/compat_seeds" "$build/corpus/compat"
 cp -n "$build"/corpus/gguf/empty-v3.gguf "$build/corpus/compat/"
 run_target compat_plan_fuzz "$build/corpus/compat" -dict="$root/tests/fuzz/gguf.dict"
+cp -n "$root"/tests/fixtures/imatrix/*.imatrix.* "$build/corpus/imatrix/"
+run_target imatrix_reader_fuzz "$build/corpus/imatrix" -dict="$root/tests/fuzz/gguf.dict"

@@ -6,6 +6,7 @@ usage: check_json_schemas.py MLENS SCHEMA_DIR DEMO_DIR
 Prints one line per output checked; exits 1 when any output does not match its schema."""
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,32 @@ def make_validator(schemas, name):
         store = {s["$id"]: s for s in schemas.values()}
         resolver = jsonschema.RefResolver.from_schema(schema, store=store)
         return jsonschema.Draft202012Validator(schema, resolver=resolver)
+
+
+def write_imatrix_files(out_dir):
+    """A GGUF and a legacy imatrix for blk.0.attn_q.weight of the demo model (rows of 64), laid out
+    as llama-imatrix writes them; returns their paths."""
+    name, columns, sums, count = "blk.0.attn_q.weight", 64, [float(1 + (c * 7) % 13) for c in range(64)], 32.0
+    def string(s):
+        return struct.pack("<Q", len(s)) + s.encode()
+    def pad(b):
+        return b + bytes(-len(b) % 32)
+    header = b"GGUF" + struct.pack("<IQQ", 3, 2, 4)
+    header += string("general.type") + struct.pack("<I", 8) + string("imatrix")
+    header += string("imatrix.datasets") + struct.pack("<IIQ", 9, 8, 1) + string("demo.txt")
+    header += string("imatrix.chunk_count") + struct.pack("<II", 4, 1)
+    header += string("imatrix.chunk_size") + struct.pack("<II", 4, 32)
+    header += string(name + ".in_sum2") + struct.pack("<IQQIQ", 2, columns, 1, 0, 0)
+    header += string(name + ".counts") + struct.pack("<IQQIQ", 2, 1, 1, 0, 256)
+    data = pad(struct.pack("<64f", *sums)) + pad(struct.pack("<f", count))
+    gguf = os.path.join(out_dir, "demo.imatrix")
+    with open(gguf, "wb") as f:
+        f.write(pad(header) + data)
+    legacy = os.path.join(out_dir, "demo-imatrix.dat")
+    with open(legacy, "wb") as f:
+        f.write(struct.pack("<ii", 1, len(name)) + name.encode() + struct.pack("<ii", 1, columns) + struct.pack("<64f", *sums))
+        f.write(struct.pack("<ii", 1, 8) + b"demo.txt")
+    return gguf, legacy
 
 
 def main():
@@ -97,6 +124,11 @@ def main():
     check("hist", q4, "blk.0.attn_q.weight", "--bins", "8")
     check("compare", f32, q4)
     check("requant", f32, "blk.0.attn_q.weight", "--types", "Q8_0,Q4_K,IQ2_XXS")
+    check("requant", q4, "blk.0.attn_q.weight")
+    imatrix_gguf, imatrix_dat = write_imatrix_files(out_dir)
+    check("requant", q4, "blk.0.attn_q.weight", "--reference", f32, "--imatrix", imatrix_gguf)
+    check("imatrix", imatrix_gguf)
+    check("imatrix", imatrix_dat, "--tensor", "blk.0.attn_q.weight")
     check("diff", f32, q4, "--numeric")
     check("diff", f32, gemma3)
     check("export-upstream", gemma3, os.path.join(out_dir, "gemma3.gguf"), "--mmproj", os.path.join(out_dir, "mmproj.gguf"))

@@ -78,4 +78,17 @@ std::optional<std::string> gguf_py_write_big_endian(const std::string& in, const
     return failure(run_python({"-c", code, in, out}, ""));
 }
 
+std::optional<std::string> gguf_py_tensor_values(const std::string& path, std::string& failure) {
+    const char* code =
+        "import sys, json, numpy as np, gguf\n"
+        "r = gguf.GGUFReader(sys.argv[1])\n"
+        "print(json.dumps({t.name: [float(v) for v in np.asarray(t.data, dtype=np.float32).ravel()] for t in r.tensors}))\n";
+    auto run = run_python({"-c", code, path}, "");
+    if (run.first != 0) {
+        failure = *mlens::test::failure(run);
+        return std::nullopt;
+    }
+    return run.second;
+}
+
 }  // namespace mlens::test

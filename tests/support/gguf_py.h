@@ -20,4 +20,9 @@ std::optional<std::string> gguf_py_convert_to_big_endian(const std::string& path
 // GGUF `out` through gguf-py's writer, GGUFWriter(endianess=BIG). What it printed on failure.
 std::optional<std::string> gguf_py_write_big_endian(const std::string& in, const std::string& out);
 
+// Every tensor of the GGUF at `path` as gguf-py's GGUFReader reads it: a JSON object from tensor
+// name to its values (F32 tensors, flattened in file order). nullopt when gguf-py failed; the
+// message goes to `failure`.
+std::optional<std::string> gguf_py_tensor_values(const std::string& path, std::string& failure);
+
 }  // namespace mlens::test

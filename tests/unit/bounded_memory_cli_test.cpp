@@ -52,7 +52,7 @@ TEST_CASE("a 2^29-value row: compare, requant, diff --numeric, stats and hist fi
     INFO(compare.err);
     REQUIRE(compare.exit_status == 0);
     check_bounded(compare);
-    auto c = nlohmann::json::parse(compare.out).at(0);
+    auto c = nlohmann::json::parse(compare.out)["tensors"].at(0);
     CHECK(c["count"] == n);
     CHECK(c["max_abs"] == 8.0);
     CHECK(c["rmse"].get<double>() == Approx(std::sqrt(32.0 * 64.0 / static_cast<double>(n))));

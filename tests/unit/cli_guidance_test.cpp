@@ -196,7 +196,8 @@ TEST_CASE("compare prints the pooled figures, the worst rows and blocks, and war
     CliRun json = run_mlens({"compare", dir.file("a.gguf"), dir.file("b.gguf"), "--json"});
     REQUIRE(json.exit_status == 0);
     CHECK(json.err.empty());
-    const auto rows = nlohmann::json::parse(json.out);
+    const auto compared = nlohmann::json::parse(json.out);
+    const auto& rows = compared["tensors"];
     REQUIRE(rows.size() == 2);
     double err2 = 0;
     uint64_t count = 0;
@@ -206,6 +207,10 @@ TEST_CASE("compare prints the pooled figures, the worst rows and blocks, and war
         count += r["count"].get<uint64_t>();
     }
     CHECK(count == 384);
+    // The pooled figures, as text mode prints them.
+    CHECK(compared["overall"]["tensors"] == 2);
+    CHECK(compared["overall"]["count"] == 384);
+    CHECK(compared["overall"]["rmse"].get<double>() == Approx(std::sqrt(err2 / 384)).epsilon(1e-12));
     CliRun text = run_mlens({"compare", dir.file("a.gguf"), dir.file("b.gguf")});
     INFO(text.out << text.err);
     REQUIRE(text.exit_status == 0);

@@ -211,7 +211,7 @@ TEST_CASE("mlens compare aligns a Hugging Face checkpoint with its GGUF conversi
     test::CliRun json = test::run_mlens({"compare", files.safetensors, files.gguf, "--json"});
     INFO(json.out << json.err);
     REQUIRE(json.exit_status == 0);
-    const auto rows = nlohmann::json::parse(json.out);
+    const auto rows = nlohmann::json::parse(json.out)["tensors"];
     REQUIRE(rows.size() == 5);   // the unconverted extra tensor has no counterpart
     std::map<std::string, std::string> paired;
     for (const auto& r : rows) {

@@ -2,6 +2,7 @@
 
 #include "panels/compat_panel.h"
 #include "panels/diagnostics_panel.h"
+#include "panels/imatrix_panel.h"
 #include "panels/inference_panel.h"
 #include "panels/inspector_panel.h"
 #include "panels/metadata_panel.h"
@@ -18,10 +19,11 @@ namespace mlens {
 namespace {
 
 bool is_store(const Document& d) { return d.is_store(); }
-bool is_model(const Document& d) { return !d.is_store(); }
-bool has_tensors(const Document& d) { return !d.is_store() && !d.model->tensors.empty(); }
-bool is_safetensors(const Document& d) { return !d.is_store() && d.model->format == Format::safetensors; }
-bool is_gguf(const Document& d) { return !d.is_store() && d.model->format == Format::gguf; }
+bool is_imatrix(const Document& d) { return d.is_imatrix(); }
+bool is_model(const Document& d) { return !d.is_store() && !d.is_imatrix(); }
+bool has_tensors(const Document& d) { return is_model(d) && !d.model->tensors.empty(); }
+bool is_safetensors(const Document& d) { return is_model(d) && d.model->format == Format::safetensors; }
+bool is_gguf(const Document& d) { return is_model(d) && d.model->format == Format::gguf; }
 
 }  // namespace
 
@@ -33,6 +35,8 @@ const std::vector<PanelInfo>& panel_registry() {
          "The models of an Ollama store, each with its layers; a click shows its manifest."},
         {"store", "Ollama store", PanelSlot::center, make_panel<StorePanel>, is_store,
          "An Ollama store: models, manifests, layers with digests and blob paths, sha256 verification, tensor blobs with their quantization and logical vs stored shapes, expert groups; Export… writes a model as a GGUF bundle or a Hugging Face or MLX folder, showing the files first and verifying them after."},
+        {"imatrix", "Importance matrix", PanelSlot::center, make_panel<ImatrixPanel>, is_imatrix,
+         "A llama-imatrix importance matrix (GGUF or legacy .dat): per tensor the counts, the mean, least and greatest column importance, columns and experts never activated; per expert its count and sum; a histogram of log10 importance. Open it next to a model to requantize IQ types with it."},
         {"metadata", "Metadata", PanelSlot::center, make_panel<MetadataPanel>, is_model,
          "Every key with its type, count and value; enum names (general.file_type, token types, pooling, rope scaling); long arrays in a paged, searchable viewer (double-click)."},
         {"tensors", "Tensors", PanelSlot::center, make_panel<TensorPanel>, is_model,

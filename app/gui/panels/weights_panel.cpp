@@ -113,7 +113,7 @@ void WeightsPanel::compare_picker(PanelContext& ctx) {
     bool any_document = false;
     if (ctx.workspace)
         for (const auto& d : ctx.workspace->documents()) {
-            if (d->id == ctx.doc.id || !d->ready()) continue;
+            if (d->id == ctx.doc.id || !d->ready() || d->is_imatrix()) continue;
             any_document = true;
             ImGui::PushID(static_cast<int>(d->id));
             if (ImGui::Selectable(d->title.c_str(), m_want.compare_doc == d->id)) compare_with(d->id);
@@ -256,7 +256,9 @@ void WeightsPanel::draw(PanelContext& ctx) {
     toolbar(ctx, m.tensors[m_want.tensor]);
     std::string requant_label = escape_for_display(m.tensors[m_want.tensor].name, 120);
     if (m_want.expert) requant_label += " expert " + std::to_string(*m_want.expert);
-    m_requant.follow(m_want.tensor, m_want.expert, std::move(requant_label));
+    const TensorInfo& shown = m.tensors[m_want.tensor];
+    const std::vector<uint64_t>& shape = shown.quant ? shown.quant->logical_ne : shown.ne;
+    m_requant.follow(m_want.tensor, m_want.expert, std::move(requant_label), shape.empty() ? 1 : shape[0], m_want.compare_doc, ctx.workspace);
     if (m_job) {
         double p = (m_running->stage.load() + m_job->progress()) / kWeightsStages;
         ImGui::ProgressBar(static_cast<float>(std::min(1.0, p)), ImVec2(240, 0), "decoding\xE2\x80\xA6");

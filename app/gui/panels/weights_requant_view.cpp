@@ -11,6 +11,7 @@
 #include "mlens/formats/ggml_types.h"
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
+#include "workspace.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
@@ -62,7 +63,7 @@ std::string metric_text(double v, int column) {
 }
 
 std::string note_of(const RequantRow& r) {
-    if (r.needs_imatrix) return "needs an importance matrix";
+    if (r.needs_imatrix) return "needs an importance matrix (open one and pick it above)";
     if (!r.skipped.empty()) return "skipped: " + escape_for_display(r.skipped, 200);
     return {};
 }
@@ -92,6 +93,7 @@ WeightsRequantView::WeightsRequantView() {
 }
 
 void WeightsRequantView::check_only(const std::vector<std::string>& names) {
+    m_user_checked = true;
     for (OfferedType& t : m_offered) t.checked = std::find(names.begin(), names.end(), t.name) != names.end();
 }
 
@@ -122,12 +124,57 @@ void WeightsRequantView::poll() {
     m_running.reset();
 }
 
-void WeightsRequantView::follow(size_t tensor, std::optional<uint64_t> expert, std::string label) {
-    Subject subject{tensor, expert};
+void WeightsRequantView::follow(size_t tensor, std::optional<uint64_t> expert, std::string label, uint64_t row_length,
+                                uint64_t compared_document, const Workspace* workspace) {
+    pick_imatrix(workspace);
+    Subject subject{tensor, expert, compared_document, m_imatrix_doc};
     if (!(subject == m_subject)) clear();
     m_subject = subject;
     m_label = std::move(label);
+    m_row_length = row_length;
+    apply_default_checks();
     poll();
+}
+
+void WeightsRequantView::apply_default_checks() {
+    const std::pair<uint64_t, bool> wanted{m_row_length, m_imatrix_doc != 0};
+    if (m_user_checked || wanted == m_defaults_for) return;
+    m_defaults_for = wanted;
+    const std::vector<uint32_t> defaults = default_requant_types(wanted.first, wanted.second);
+    for (OfferedType& t : m_offered) t.checked = std::find(defaults.begin(), defaults.end(), t.ggml_type) != defaults.end();
+}
+
+void WeightsRequantView::pick_imatrix(const Workspace* workspace) {
+    // The first imatrix document opened is used until the picker is touched; a closed one is dropped.
+    const Document* chosen = nullptr;
+    const Document* first = nullptr;
+    if (workspace)
+        for (const auto& d : workspace->documents()) {
+            if (!d->ready() || !d->is_imatrix()) continue;
+            if (!first) first = d.get();
+            if (d->id == m_imatrix_doc) chosen = d.get();
+        }
+    if (!chosen && !m_imatrix_chosen) chosen = first;
+    m_imatrix_doc = chosen ? chosen->id : 0;
+}
+
+void WeightsRequantView::imatrix_picker(PanelContext& ctx) {
+    pick_imatrix(ctx.workspace);
+    const Document* chosen = ctx.workspace ? ctx.workspace->find(m_imatrix_doc) : nullptr;
+    ImGui::SetNextItemWidth(260);
+    if (ctx.workspace && ImGui::BeginCombo("importance matrix", chosen ? chosen->title.c_str() : "none")) {
+        if (ImGui::Selectable("none", !chosen)) use_imatrix(0);
+        bool any = false;
+        for (const auto& d : ctx.workspace->documents()) {
+            if (!d->ready() || !d->is_imatrix()) continue;
+            any = true;
+            ImGui::PushID(static_cast<int>(d->id));
+            if (ImGui::Selectable(d->title.c_str(), d.get() == chosen)) use_imatrix(d->id);
+            ImGui::PopID();
+        }
+        if (!any) ui::text_dim("  (open a llama-imatrix file to use one)");
+        ImGui::EndCombo();
+    }
 }
 
 void WeightsRequantView::run(PanelContext& ctx) {
@@ -138,6 +185,10 @@ void WeightsRequantView::run(PanelContext& ctx) {
     rq.expert = m_subject.expert;
     for (const OfferedType& t : m_offered)
         if (t.checked) rq.ggml_types.push_back(t.ggml_type);
+    if (ctx.workspace) {
+        if (Document* d = ctx.workspace->find(m_subject.compared); d && d->ready() && !d->is_imatrix()) rq.other = d->model;
+        if (Document* d = ctx.workspace->find(m_imatrix_doc); d && d->ready()) rq.imatrix = d->imatrix;
+    }
     auto result = std::make_shared<RequantResult>();
     m_job = ctx.jobs.start("requantize " + m_label, [rq, result](JobContext& job) { requantize_weights(rq, *result, &job); });
     m_running = result;
@@ -160,7 +211,7 @@ void WeightsRequantView::type_checkboxes() {
             if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <= right) ImGui::SameLine();
             else ImGui::SetCursorPosX(boxes_x);
         }
-        ImGui::Checkbox(t.name, &t.checked);
+        if (ImGui::Checkbox(t.name, &t.checked)) m_user_checked = true;
     }
 }
 
@@ -257,6 +308,7 @@ void WeightsRequantView::draw(PanelContext& ctx) {
     // gets the height; it can be opened again.
     if (m_refold) ImGui::SetNextItemOpen(!m_result);
     m_refold = false;
+    imatrix_picker(ctx);
     if (ImGui::TreeNodeEx("types", ImGuiTreeNodeFlags_NoTreePushOnOpen, "target types: %s", checked_summary().c_str()))
         type_checkboxes();
     bool any = std::any_of(m_offered.begin(), m_offered.end(), [](const OfferedType& t) { return t.checked; });
@@ -264,8 +316,8 @@ void WeightsRequantView::draw(PanelContext& ctx) {
     if (ImGui::Button("Run")) run(ctx);
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("Quantize %s with ggml to each checked type (no importance matrix) and measure the error",
-                          m_label.c_str());
+        ImGui::SetTooltip("Quantize the reference of %s with ggml to each checked type (%s) and measure the error",
+                          m_label.c_str(), m_imatrix_doc ? "with the importance matrix" : "no importance matrix");
     ImGui::SameLine();
     if (m_job) {
         ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(240, 0), "requantizing\xE2\x80\xA6");
@@ -291,7 +343,12 @@ void WeightsRequantView::draw(PanelContext& ctx) {
         m_drawn_rows.clear();
         return;
     }
-    ui::text_dim(m_result_label + " (" + r.reference_type + ") as the reference");
+    ui::text_dim(m_result_label + ": reference " + r.reference + (r.imatrix_entry.empty() ? "" : ", importance " + r.imatrix_entry));
+    if (!r.note.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ui::text_colored(palette().warning, r.note);
+        ImGui::PopTextWrapPos();
+    }
     results_table(r);
 }
 

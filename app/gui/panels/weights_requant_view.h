@@ -5,11 +5,20 @@
 // it needs an importance matrix, or why it was skipped (so the note is never scrolled out of a
 // narrow panel).
 //
+// The reference is the one open_requant_reference (requant_reference.h) chooses with the
+// document chosen under "compare with"; the heading names it, and its note (the tensor itself
+// is the reference) is shown in the warning colour. An "importance matrix" picker lists the open
+// imatrix documents (the first one opened is picked until the picker says otherwise); with one,
+// every type is quantized with its importance for the tensor, so the IQ types run.
+//
 // Contract:
-//  - follow() is called every frame with the tensor and expert the panel shows; it takes in a
-//    finished job. Results belong to the tensor and expert they were computed for: when follow()
-//    names another, the running job is cancelled and the table cleared, so no tensor's numbers
-//    are ever shown under another's name. The table's heading names its tensor.
+//  - follow() is called every frame with the tensor and expert the panel shows, its row length and
+//    the compared document; it takes in a finished job. Results belong to the tensor, expert,
+//    compared document and importance matrix they were computed for: when one changes, the running
+//    job is cancelled and the table cleared, so no tensor's numbers are ever shown under another's
+//    name. The table's heading names its tensor.
+//  - Until a checkbox is clicked, the checked types are default_requant_types (requant.h) for the
+//    followed row length, with or without an importance matrix.
 //  - run() starts one job (requantize_weights, weights_analysis.h) for the followed tensor with
 //    the checked types, in the order they are offered; a run started while one is going cancels
 //    that one. The job shows progress and a Cancel button; a cancelled run keeps the table it
@@ -22,6 +31,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -29,6 +39,8 @@
 #include "weights_analysis.h"
 
 namespace mlens {
+
+class Workspace;
 
 class WeightsRequantView {
 public:
@@ -41,13 +53,20 @@ public:
 
     WeightsRequantView();
 
-    void follow(size_t tensor, std::optional<uint64_t> expert, std::string label);
+    void follow(size_t tensor, std::optional<uint64_t> expert, std::string label, uint64_t row_length, uint64_t compared_document,
+                const Workspace* workspace = nullptr);
+    // The imatrix document requantization uses (0: none); choosing sets the picker.
+    void use_imatrix(uint64_t document_id) {
+        m_imatrix_doc = document_id;
+        m_imatrix_chosen = true;
+    }
+    uint64_t imatrix_document() const { return m_imatrix_doc; }
     void draw(PanelContext& ctx);
     void run(PanelContext& ctx);
 
     // The offered types, in run order, and whether each is checked.
     std::vector<OfferedType>& offered() { return m_offered; }
-    // Checks exactly the named types (others unchecked); unknown names are ignored.
+    // Checks exactly the named types (others unchecked), as clicks would; unknown names are ignored.
     void check_only(const std::vector<std::string>& names);
     const RequantResult* result() const { return m_result.get(); }
     bool running() const { return m_job != nullptr; }
@@ -58,10 +77,15 @@ private:
     struct Subject {
         size_t tensor = 0;
         std::optional<uint64_t> expert;
+        uint64_t compared = 0;                 // document id, 0: none
+        uint64_t imatrix = 0;                  // document id, 0: none
         bool operator==(const Subject&) const = default;
     };
 
     void poll();
+    void pick_imatrix(const Workspace* workspace);
+    void imatrix_picker(PanelContext& ctx);
+    void apply_default_checks();
     void clear();
     void type_checkboxes();
     // "Q4_0, Q8_0, … (9 types)": the checked types on one line.
@@ -71,6 +95,11 @@ private:
 
     std::vector<OfferedType> m_offered;
     Subject m_subject;
+    uint64_t m_row_length = 0;
+    uint64_t m_imatrix_doc = 0;
+    bool m_imatrix_chosen = false;             // the picker was used: no automatic pick
+    bool m_user_checked = false;               // a checkbox was clicked: no default checks
+    std::pair<uint64_t, bool> m_defaults_for{0, false};   // row length and imatrix the checks were made for
     std::string m_label;                       // the followed tensor, display-safe
     JobPtr m_job;
     std::shared_ptr<RequantResult> m_running;

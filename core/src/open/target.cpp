@@ -10,6 +10,7 @@
 #include "mlens/ollama/store_model.h"
 #include "mlens/ollama/tensor_blobs.h"
 #include "mlens/open/identify.h"
+#include "mlens/quant/imatrix.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -89,9 +90,10 @@ Target resolve_file(Target t) {
     auto source = open_file(t.path);
     if (!source) return failed(std::move(t), TargetKind::not_a_model, source.error());
     auto format = identify_file(**source);
-    if (!format) return failed(std::move(t), TargetKind::not_a_model, format.error());
-    t.kind = TargetKind::model_file;
-    t.format = *format;
+    const bool imatrix = (format || format.error().code == "E_NOT_A_MODEL") && looks_like_imatrix(**source);
+    if (!format && !imatrix) return failed(std::move(t), TargetKind::not_a_model, format.error());
+    t.kind = imatrix ? TargetKind::imatrix : TargetKind::model_file;
+    t.format = format ? *format : Format::unknown;
     t.source = std::move(*source);
     return t;
 }
@@ -143,6 +145,7 @@ const char* target_kind_name(const Target& target) {
         case TargetKind::safetensors_folder: return "safetensors folder";
         case TargetKind::store_root: return "Ollama store";
         case TargetKind::store_model: return "Ollama model";
+        case TargetKind::imatrix: return "imatrix file";
         case TargetKind::missing: return "missing";
         case TargetKind::not_a_model: return "not a model";
     }
@@ -171,6 +174,12 @@ Result<Model> open_target(const Target& target, JobContext* job) {
             } else {
                 model = read_gguf_with_siblings(target.source, {}, job);
             }
+            break;
+        case TargetKind::imatrix:
+            if (target.format != Format::gguf)
+                return Error{"E_NOT_A_MODEL", "", std::nullopt,
+                             "a legacy importance matrix (llama-imatrix .dat), not a model: `mlens imatrix PATH` reads it"};
+            model = read_gguf(target.source, {}, job);
             break;
         case TargetKind::safetensors_folder: model = open_safetensors_folder(target.path, {}, job); break;
         case TargetKind::store_model: model = open_store_model(*target.store, target.name, job); break;

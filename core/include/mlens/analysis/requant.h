@@ -3,10 +3,12 @@
 //
 // Contract:
 //  - For each requested ggml type, in the order given: rows of `row_length` values are quantized
-//    with ggml_quantize_chunk (no importance matrix) and decoded with the type's to_float, in
-//    chunks, then compared with the reference through compare_sources (tensor_compare.h).
-//  - A type for which ggml_quantize_requires_imatrix is true is not run: its row says
-//    needs_imatrix. A type ggml cannot quantize, or whose block does not divide the row length,
+//    with ggml_quantize_chunk and decoded with the type's to_float, in chunks, then compared with
+//    the reference through compare_sources (tensor_compare.h). With an importance (imatrix.h:
+//    importance_for) every type is quantized with it, row r with importance.run_of_row(r), as
+//    llama-quantize does; without, with none.
+//  - Without an importance, a type for which ggml_quantize_requires_imatrix is true is not run:
+//    its row says needs_imatrix. A type ggml cannot quantize, or whose block does not divide the row length,
 //    gets `skipped` with the reason. Neither fails the call.
 //  - bits_per_weight = 8 * bytes per block / values per block.
 //  - The reference size must be a multiple of row_length (E_SHAPE otherwise). Cancellable
@@ -16,7 +18,8 @@
 //    kMaxReadUnit values (analysis_memory.h), runs of whole blocks, so no row is ever held whole;
 //    without an importance matrix ggml quantizes each block by itself, so the values are those
 //    of whole rows. It refuses what requantize does not run, with the reason as the message:
-//    E_NEEDS_IMATRIX ("needs an importance matrix"), E_UNSUPPORTED_TYPE ("not a ggml type",
+//    E_NEEDS_IMATRIX ("needs an importance matrix"), E_LIMIT (with an importance, rows longer
+//    than kMaxReadUnit: ggml's legacy types measure the whole row, so it cannot be split), E_UNSUPPORTED_TYPE ("not a ggml type",
 //    "ggml cannot quantize to this type"), E_BLOCK_SIZE ("rows of N values do not split into
 //    blocks of B"), and E_SHAPE as above. The source reads the reference, which must outlive it.
 //    With keep_quantized, it keeps each unit's quantized bytes after the unit's first read, so
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "mlens/analysis/tensor_compare.h"
+#include "mlens/quant/imatrix.h"
 
 namespace mlens {
 
@@ -39,15 +43,25 @@ struct RequantRow {
     std::string type_name;
     double bits_per_weight = 0;
     bool needs_imatrix = false;
+    bool with_importance = false;     // quantized with an importance matrix
     std::string skipped;              // reason, when not run
     TensorComparison error;           // valid when !needs_imatrix && skipped.empty()
 };
 
+// `importance`, when set, must outlive the source and have the reference's row length.
 Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& reference, uint64_t row_length,
-                                                       uint32_t ggml_type, bool keep_quantized = false);
+                                                       uint32_t ggml_type, bool keep_quantized = false,
+                                                       const ColumnImportance* importance = nullptr);
 
 Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_t row_length,
                                            const std::vector<uint32_t>& ggml_types, JobContext* job = nullptr,
-                                           unsigned threads = 0);
+                                           unsigned threads = 0, const ColumnImportance* importance = nullptr);
+
+// The types a requantization runs when none are named, for rows of row_length values: Q4_0,
+// Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ2_XXS, IQ4_NL, IQ4_XS, without those whose block does not
+// divide the row length and those that need an importance matrix when there is none; Q4_1, Q5_0
+// and Q5_1 (blocks of 32) take the places of the k-quants when these do not fit. Empty when no
+// type fits.
+std::vector<uint32_t> default_requant_types(uint64_t row_length, bool with_importance);
 
 }  // namespace mlens

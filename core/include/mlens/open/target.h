@@ -9,9 +9,10 @@
 //    store root and whose parts form a valid ModelName is that store model, addressed by its
 //    manifest (how recent files and drag and drop name store models).
 //  - Any other existing path is opened once (open_file: regular files only, never blocking) and
-//    identified by content (identify.h): a model file (GGUF or safetensors) keeps that open
-//    source for open_target; anything else is not a model, with the reason (E_NOT_A_MODEL,
-//    E_NOT_REGULAR_FILE, E_IO).
+//    identified by content (identify.h): an importance matrix of llama-imatrix (GGUF or legacy
+//    .dat, looks_like_imatrix in imatrix.h) is `imatrix`; a model file (GGUF or safetensors) keeps
+//    that open source for open_target; anything else is not a model, with the reason
+//    (E_NOT_A_MODEL, E_NOT_REGULAR_FILE, E_IO).
 //  - A path that does not exist and parses as an Ollama model reference names a store model:
 //    "STORE/reference" ("~/ollama-copy/gemma3:4b") in the store root STORE first (split at the
 //    last '/' that works, so the longest store path wins), then "reference" in the default stores
@@ -19,10 +20,12 @@
 //    is read). Otherwise the target is missing (E_NOT_FOUND, saying where the reference was
 //    looked up when the text is one).
 //  - A file always wins over a reference of the same text.
-// open_target opens what resolve found, reading each file once: a model file from its source
+// open_target opens what resolve found, reading each file once: a model file or a GGUF imatrix
+// (a GGUF like any other: its keys and tensors) from its source
 // (GGUF with its split siblings; a safetensors file with the quantized tensors and expert groups
 // of an Ollama tensor blob described, tensor_blobs.h), a folder with open_safetensors_folder, a store model with
-// open_store_model. A store root is not one model (E_STORE_ROOT); missing and not-a-model targets
+// open_store_model. A store root is not one model (E_STORE_ROOT), nor a legacy imatrix
+// (E_NOT_A_MODEL, naming `mlens imatrix`); missing and not-a-model targets
 // fail with their reason. Parse problems are diagnostics in the Model, and tensor data past the
 // end of a file is summarized (truncation.h).
 #pragma once
@@ -38,21 +41,21 @@
 
 namespace mlens {
 
-enum class TargetKind { model_file, safetensors_folder, store_root, store_model, missing, not_a_model };
+enum class TargetKind { model_file, safetensors_folder, store_root, store_model, imatrix, missing, not_a_model };
 
 struct Target {
     TargetKind kind = TargetKind::missing;
     std::string text;                // as given
     std::string path;                // the file, folder or store root; a store model's manifest file
-    Format format = Format::unknown; // model_file: what its content is
-    ByteSourcePtr source;            // model_file: the file, opened once
+    Format format = Format::unknown; // model_file, imatrix: what its content is (unknown: legacy .dat)
+    ByteSourcePtr source;            // model_file, imatrix: the file, opened once
     std::optional<Store> store;      // store_root, store_model
     ModelName name;                  // store_model
     Error problem;                   // missing, not_a_model: why
 };
 
 // "GGUF file", "safetensors file", "safetensors folder", "Ollama store", "Ollama model",
-// "missing", "not a model".
+// "imatrix file", "missing", "not a model".
 const char* target_kind_name(const Target& target);
 
 Target resolve(const std::string& text);
