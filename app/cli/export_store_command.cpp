@@ -101,7 +101,7 @@ int run_export(const ExportArgs& args) {
     auto prepared = prepare_store_export(*store, name, options, job.job());
     if (!prepared) {
         std::cerr << "error: " << escape_for_display(prepared.error().to_string(), 2000) << "\n";
-        return prepared.error().code == "E_ARGS" ? kExitUsage : kExitBroken;
+        return prepared.error().code == ErrorCode::E_ARGS ? kExitUsage : kExitBroken;
     }
     nlohmann::json out = plan_json(prepared->plan, args.dry_run, args.out_dir);
     if (!args.json) print_plan(prepared->plan, args.dry_run ? "" : args.out_dir);
@@ -113,8 +113,8 @@ int run_export(const ExportArgs& args) {
     auto report = write_store_export(*prepared, args.out_dir, job.job());
     if (!report) {
         std::cerr << "error: export failed: " << escape_for_display(report.error().to_string(), 2000) << "\n";
-        const std::string& code = report.error().code;
-        return code == "E_ARGS" || code == "E_OUTPUT_EXISTS" || code == "E_OUTPUT_IN_STORE" ? kExitUsage : kExitBroken;
+        ErrorCode code = report.error().code;
+        return code == ErrorCode::E_ARGS || code == ErrorCode::E_OUTPUT_EXISTS || code == ErrorCode::E_OUTPUT_IN_STORE ? kExitUsage : kExitBroken;
     }
     const bool hf = prepared->plan.format == ExportFormat::hf;
     if (args.json) {

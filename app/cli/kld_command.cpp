@@ -40,12 +40,12 @@ int report(const Error& e) {
 Result<std::string> read_text(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-        return Error{"E_NOT_REGULAR", "", std::nullopt, escape_for_display(path) + ": not a regular file"};
+        return Error{ErrorCode::E_NOT_REGULAR, "", std::nullopt, escape_for_display(path) + ": not a regular file"};
     if (static_cast<uint64_t>(st.st_size) > kMaxTextBytes)
-        return Error{"E_TOO_LARGE", "", std::nullopt, escape_for_display(path) + ": larger than 256 MiB"};
+        return Error{ErrorCode::E_TOO_LARGE, "", std::nullopt, escape_for_display(path) + ": larger than 256 MiB"};
     std::ifstream in(path, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return Error{"E_IO", "", std::nullopt, escape_for_display(path) + ": could not be read"};
+    if (in.bad()) return Error{ErrorCode::E_IO, "", std::nullopt, escape_for_display(path) + ": could not be read"};
     return text;
 }
 

@@ -262,7 +262,7 @@ void print_verdict(const ModelCheck& check, const std::vector<const LayerView*>&
         ++blobs;
         bytes += lv->blob->size;
         auto it = check.failed_layers.find(lv->layer.field);
-        mismatched += it != check.failed_layers.end() && it->second.code == "E_DIGEST_MISMATCH";
+        mismatched += it != check.failed_layers.end() && it->second.code == ErrorCode::E_DIGEST_MISMATCH;
     }
     std::cout << "\nverdict: ";
     if (broken) {

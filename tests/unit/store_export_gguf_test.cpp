@@ -229,12 +229,12 @@ TEST_CASE("store export refuses a used or in-store OUT_DIR and leaves nothing wh
     write_file(s.dir.file("full/keep.txt"), "mine");
     auto used = write_store_export(p, s.dir.file("full"));
     REQUIRE_FALSE(used);
-    CHECK(used.error().code == "E_OUTPUT_EXISTS");
+    CHECK(used.error().code == ErrorCode::E_OUTPUT_EXISTS);
     CHECK(read_text(s.dir.file("full/keep.txt")) == "mine");
 
     auto in_store = write_store_export(p, s.root + "/blobs/export");
     REQUIRE_FALSE(in_store);
-    CHECK(in_store.error().code == "E_OUTPUT_IN_STORE");
+    CHECK(in_store.error().code == ErrorCode::E_OUTPUT_IN_STORE);
     CHECK_FALSE(fs::exists(s.root + "/blobs/export"));
 
     // An empty folder is taken and filled.
@@ -249,7 +249,7 @@ TEST_CASE("store export refuses a used or in-store OUT_DIR and leaves nothing wh
     job.cancel();
     auto cancelled = write_store_export(p, parent + "/out", &job);
     REQUIRE_FALSE(cancelled);
-    CHECK(cancelled.error().code == "E_CANCELLED");
+    CHECK(cancelled.error().code == ErrorCode::E_CANCELLED);
     CHECK(fs::is_empty(parent));
 }
 
@@ -282,7 +282,7 @@ TEST_CASE("Modelfile: quoting, comments and what cannot be quoted", "[store_expo
 
     auto bad = parse_modelfile("FROM ./a.gguf\nEXPLODE now\n");
     REQUIRE_FALSE(bad);
-    CHECK(bad.error().code == "E_MODELFILE");
+    CHECK(bad.error().code == ErrorCode::E_MODELFILE);
     CHECK(bad.error().field == "line 2");
 }
 

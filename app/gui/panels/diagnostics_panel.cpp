@@ -33,7 +33,7 @@ void DiagnosticsPanel::refresh(const Model& m) {
     for (size_t i = 0; i < m.diagnostics.size(); ++i) {
         const Diagnostic& d = m.diagnostics[i];
         if (d.severity == Severity::error ? !m_show_errors : !m_show_warnings) continue;
-        if (!m_filter.empty() && !contains_folded(d.code, m_filter) && !contains_folded(d.field, m_filter) &&
+        if (!m_filter.empty() && !contains_folded(code_name(d.code), m_filter) && !contains_folded(d.field, m_filter) &&
             !contains_folded(d.message, m_filter))
             continue;
         m_rows.push_back(i);

@@ -68,7 +68,7 @@ void StoreExportWindow::start_export(PanelContext& ctx) {
     m_job = ctx.jobs.start("export " + escape_for_display(m_name.display(), 60), [prepared, out_dir, outcome](JobContext& job) {
         auto r = write_store_export(*prepared, out_dir, &job);
         if (r) outcome->report = std::move(*r);
-        else if (r.error().code == "E_CANCELLED") outcome->cancelled = true;
+        else if (r.error().code == ErrorCode::E_CANCELLED) outcome->cancelled = true;
         else outcome->error = escape_for_display(r.error().to_string(), 600);
     });
     m_job_is_plan = false;

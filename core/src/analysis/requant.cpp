@@ -152,9 +152,9 @@ Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& refer
                      "rows of " + std::to_string(row_length) + " values do not split into blocks of " + std::to_string(traits->blck_size)};
     if (importance && (importance->row_length != row_length || importance->rows_per_run == 0 ||
                        reference.size() / row_length > importance->values.size() / row_length * importance->rows_per_run))
-        return Error{"E_SHAPE", "", std::nullopt, "the importance does not cover the reference's rows of " + std::to_string(row_length)};
+        return Error{ErrorCode::E_SHAPE, "", std::nullopt, "the importance does not cover the reference's rows of " + std::to_string(row_length)};
     if (importance && row_length > kMaxReadUnit)
-        return Error{"E_LIMIT", "", std::nullopt,
+        return Error{ErrorCode::E_LIMIT, "", std::nullopt,
                      "rows of " + std::to_string(row_length) + " values are longer than " + std::to_string(kMaxReadUnit) +
                          ", the most quantized with an importance matrix"};
     ggml_quantize_init(type);

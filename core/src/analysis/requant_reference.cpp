@@ -31,7 +31,7 @@ std::optional<TensorPair> find_counterpart(const Model& mine, size_t tensor, std
 }
 
 Result<RequantReference> open_requant_reference(const Model& mine, size_t tensor, std::optional<uint64_t> expert, const Model* other) {
-    if (tensor >= mine.tensors.size()) return Error{"E_RANGE", "", std::nullopt, "no tensor " + std::to_string(tensor)};
+    if (tensor >= mine.tensors.size()) return Error{ErrorCode::E_RANGE, "", std::nullopt, "no tensor " + std::to_string(tensor)};
     Result<std::unique_ptr<PairSource>> self = PairSource::open(mine, PairSide{tensor, expert});
     if (!self) return self.error();
     RequantReference r;

@@ -23,7 +23,7 @@ constexpr char kMagic[8] = {'_', 'l', 'o', 'g', 'i', 't', 's', '_'};
 constexpr uint64_t kHeaderBytes = 8 + 4 + 4 + 4;
 constexpr uint32_t kMaxCtx = 1u << 20;
 
-Error kld_error(const char* code, std::string message) { return Error{code, "", std::nullopt, std::move(message)}; }
+Error kld_error(ErrorCode code, std::string message) { return Error{code, "", std::nullopt, std::move(message)}; }
 
 using ContextPtr = std::unique_ptr<llama_context, decltype(&llama_free)>;
 
@@ -37,7 +37,7 @@ Result<ContextPtr> make_context(Session& session, uint32_t n_ctx) {
     if (!ctx) {
         session.log().flush();
         std::string why = session.log().problems_since(first_line);
-        return kld_error("E_LLAMA_CONTEXT", "llama.cpp could not create a context of " + std::to_string(n_ctx) +
+        return kld_error(ErrorCode::E_LLAMA_CONTEXT, "llama.cpp could not create a context of " + std::to_string(n_ctx) +
                                                 " tokens" + (why.empty() ? std::string() : ": " + why));
     }
     return ctx;
@@ -66,11 +66,11 @@ Result<const float*> decode_chunk(Session& session, llama_context* ctx, std::spa
     if (rc != 0) {
         session.log().flush();
         std::string why = session.log().problems_since(first_line);
-        return kld_error("E_LLAMA_DECODE", "llama_decode returned " + std::to_string(rc) +
+        return kld_error(ErrorCode::E_LLAMA_DECODE, "llama_decode returned " + std::to_string(rc) +
                                                (why.empty() ? std::string() : ": " + why));
     }
     const float* logits = llama_get_logits(ctx);
-    if (!logits) return kld_error("E_LLAMA_DECODE", "llama.cpp returned no logits");
+    if (!logits) return kld_error(ErrorCode::E_LLAMA_DECODE, "llama.cpp returned no logits");
     return logits;
 }
 
@@ -84,17 +84,17 @@ public:
         f.m_source = std::move(*src);
         uint8_t head[kHeaderBytes];
         if (!f.m_source->read(0, kHeaderBytes, head) || std::memcmp(head, kMagic, 8) != 0)
-            return kld_error("E_KLD_BASE", path + ": not a logits file (no \"_logits_\" header)");
+            return kld_error(ErrorCode::E_KLD_BASE, path + ": not a logits file (no \"_logits_\" header)");
         int32_t n_vocab, n_chunk;
         std::memcpy(&f.m_n_ctx, head + 8, 4);
         std::memcpy(&n_vocab, head + 12, 4);
         std::memcpy(&n_chunk, head + 16, 4);
         if (f.m_n_ctx < 4 || f.m_n_ctx > kMaxCtx)
-            return kld_error("E_KLD_BASE", path + ": n_ctx " + std::to_string(f.m_n_ctx) + " is out of range");
+            return kld_error(ErrorCode::E_KLD_BASE, path + ": n_ctx " + std::to_string(f.m_n_ctx) + " is out of range");
         if (n_vocab != n_vocab_b)
-            return kld_error("E_KLD_BASE", path + ": made with a vocabulary of " + std::to_string(n_vocab) +
+            return kld_error(ErrorCode::E_KLD_BASE, path + ": made with a vocabulary of " + std::to_string(n_vocab) +
                                                " tokens, the model has " + std::to_string(n_vocab_b));
-        if (n_chunk < 1) return kld_error("E_KLD_BASE", path + ": no chunks");
+        if (n_chunk < 1) return kld_error(ErrorCode::E_KLD_BASE, path + ": no chunks");
         f.m_n_vocab = n_vocab;
         f.m_n_chunk = n_chunk;
         f.m_row = kld_base_row_size(n_vocab);
@@ -104,16 +104,16 @@ public:
                                        static_cast<uint32_t>(n_chunk) * f.m_row * 2;
         const unsigned __int128 want = kHeaderBytes + tokens * 4 + rows;
         if (want != f.m_source->size())
-            return kld_error("E_KLD_BASE", path + ": " + std::to_string(f.m_source->size()) + " bytes where n_ctx " +
+            return kld_error(ErrorCode::E_KLD_BASE, path + ": " + std::to_string(f.m_source->size()) + " bytes where n_ctx " +
                                                std::to_string(f.m_n_ctx) + ", n_vocab " + std::to_string(n_vocab) +
                                                " and " + std::to_string(n_chunk) + " chunks need " +
                                                std::to_string(static_cast<uint64_t>(want)));
         f.m_tokens.resize(static_cast<size_t>(tokens));
         if (!f.m_source->read(kHeaderBytes, f.m_tokens.size() * 4, f.m_tokens.data()))
-            return kld_error("E_IO", path + ": the tokens could not be read");
+            return kld_error(ErrorCode::E_IO, path + ": the tokens could not be read");
         for (size_t i = 0; i < f.m_tokens.size(); ++i)
             if (f.m_tokens[i] < 0 || f.m_tokens[i] >= n_vocab)
-                return kld_error("E_KLD_BASE", path + ": token " + std::to_string(i) + " is " +
+                return kld_error(ErrorCode::E_KLD_BASE, path + ": token " + std::to_string(i) + " is " +
                                                    std::to_string(f.m_tokens[i]) + ", outside the vocabulary");
         return f;
     }
@@ -122,7 +122,7 @@ public:
         const uint64_t chunk_bytes = rows.size() * 2;
         const uint64_t offset = kHeaderBytes + m_tokens.size() * 4 + static_cast<uint64_t>(chunk) * chunk_bytes;
         if (!m_source->read(offset, chunk_bytes, rows.data()))
-            return kld_error("E_IO", m_source->path() + ": chunk " + std::to_string(chunk) + " could not be read");
+            return kld_error(ErrorCode::E_IO, m_source->path() + ": chunk " + std::to_string(chunk) + " could not be read");
         return ok_status();
     }
 
@@ -156,13 +156,13 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
         Status same = check_same_vocab(*a, b);
         if (!same) return same.error();
         if (options.n_ctx < 4 || options.n_ctx > kMaxCtx)
-            return kld_error("E_USAGE", "the context must be between 4 and " + std::to_string(kMaxCtx) + " tokens");
+            return kld_error(ErrorCode::E_USAGE, "the context must be between 4 and " + std::to_string(kMaxCtx) + " tokens");
         r.n_ctx = options.n_ctx;
         auto tokens = tokenize_ids(*a, without_trailing_newline(text), TokenizeOptions{true, false});
         if (!tokens) return tokens.error();
         r.text_tokens = tokens->size();
         if (tokens->size() < 2 * static_cast<size_t>(r.n_ctx))
-            return kld_error("E_TEXT_TOO_SHORT", "the text has " + std::to_string(tokens->size()) +
+            return kld_error(ErrorCode::E_TEXT_TOO_SHORT, "the text has " + std::to_string(tokens->size()) +
                                                      " tokens; a context of " + std::to_string(r.n_ctx) +
                                                      " needs at least " + std::to_string(2 * r.n_ctx));
         int32_t n_chunk = static_cast<int32_t>(tokens->size() / r.n_ctx);
@@ -175,7 +175,7 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
         if (!opened) return opened.error();
         base = std::move(*opened);
         if (options.n_ctx != 0 && options.n_ctx != base->n_ctx())
-            return kld_error("E_KLD_BASE", options.base + " was computed with a context of " +
+            return kld_error(ErrorCode::E_KLD_BASE, options.base + " was computed with a context of " +
                                                std::to_string(base->n_ctx()) + " tokens, not " +
                                                std::to_string(options.n_ctx));
         r.n_ctx = base->n_ctx();

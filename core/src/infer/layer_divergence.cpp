@@ -85,7 +85,7 @@ Result<std::map<std::string, NodeValues>> capture(Session& s, const std::vector<
     LogScope scope(&s.log());
     Session::JobBinding binding(s, job);
     llama_context* ctx = llama_init_from_model(s.model(), cp);
-    if (!ctx) return Error{"E_LLAMA_CONTEXT", "", std::nullopt, "llama.cpp could not create a capture context"};
+    if (!ctx) return Error{ErrorCode::E_LLAMA_CONTEXT, "", std::nullopt, "llama.cpp could not create a capture context"};
     Status st = infer_detail::decode(s, ctx, tokens, 0, true, job);
     llama_free(ctx);
     if (!st) return st.error();
@@ -114,9 +114,9 @@ Result<LayerDivergenceResult> layer_divergence(Session& a, Session& b, std::stri
     if (!same) return same.error();
     auto tokens = tokenize_ids(a, prompt, options.tokenize);
     if (!tokens) return tokens.error();
-    if (tokens->empty()) return Error{"E_EMPTY_PROMPT", "", std::nullopt, "the prompt has no tokens"};
+    if (tokens->empty()) return Error{ErrorCode::E_EMPTY_PROMPT, "", std::nullopt, "the prompt has no tokens"};
     if (tokens->size() > 4096)
-        return Error{"E_CONTEXT", "", std::nullopt, "the prompt has " + std::to_string(tokens->size()) + " tokens; at most 4096"};
+        return Error{ErrorCode::E_CONTEXT, "", std::nullopt, "the prompt has " + std::to_string(tokens->size()) + " tokens; at most 4096"};
     auto na = capture(a, *tokens, options.names, job);
     if (!na) return na.error();
     job_report(job, 0.5);

@@ -17,7 +17,7 @@ namespace mlens {
 
 namespace {
 
-Error usage(std::string message) { return Error{"E_USAGE", "", std::nullopt, std::move(message)}; }
+Error usage(std::string message) { return Error{ErrorCode::E_USAGE, "", std::nullopt, std::move(message)}; }
 
 Result<ggml_type> cache_type(const std::string& name) {
     static const std::map<std::string, ggml_type> types = {
@@ -58,7 +58,7 @@ Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptio
     MemoryEstimate e;
     const Value* arch_value = value_of(model, "general.architecture");
     const std::string arch = arch_value && arch_value->type == ValueType::string ? arch_value->text : std::string();
-    if (arch.empty()) return Error{"E_NO_ARCH", "", std::nullopt, "the file names no architecture (general.architecture)"};
+    if (arch.empty()) return Error{ErrorCode::E_NO_ARCH, "", std::nullopt, "the file names no architecture (general.architecture)"};
     const std::string p = arch + ".";
 
     uint64_t first = UINT64_MAX, end = 0;
@@ -93,7 +93,7 @@ Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptio
         // llama.cpp refuses a cache type whose blocks straddle heads.
         const auto block = static_cast<uint64_t>(ggml_blck_size(*k_type));
         if (k_len % block != 0 || v_len % block != 0)
-            return Error{"E_KV_TYPE", "", std::nullopt,
+            return Error{ErrorCode::E_KV_TYPE, "", std::nullopt,
                          "KV cache type " + o.kv_type + " has blocks of " + std::to_string(block) +
                              " values, which do not divide the head size " + std::to_string(k_len) +
                              " (llama.cpp refuses it)"};
@@ -126,7 +126,7 @@ Result<MemoryMeasure> measure_memory(Session& session, const MemoryPlanOptions& 
     if (!ctx) {
         session.log().flush();
         std::string why = session.log().problems_since(first_line);
-        return Error{"E_LLAMA_CONTEXT", "", std::nullopt,
+        return Error{ErrorCode::E_LLAMA_CONTEXT, "", std::nullopt,
                      "llama.cpp could not create the context" + (why.empty() ? std::string() : ": " + why)};
     }
     MemoryMeasure m;

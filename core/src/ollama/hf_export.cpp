@@ -119,7 +119,7 @@ Status for_each_chunk(const Model& model, const HfTensor& t, HfDtype dtype, JobC
         for (size_t entry : t.sources) {
             const uint64_t size = model.tensors[entry].n_bytes.value_or(0);
             for (uint64_t off = 0; off < size; off += chunk) {
-                if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "export cancelled"};
+                if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};
                 uint64_t n = std::min(chunk, size - off);
                 bytes.resize(n);
                 if (Status s = model.read_tensor_bytes(entry, off, n, bytes.data()); !s) return s;
@@ -133,7 +133,7 @@ Status for_each_chunk(const Model& model, const HfTensor& t, HfDtype dtype, JobC
     const uint64_t step = view->chunk_length(kChunkValues);
     std::vector<float> exact, back;
     for (uint64_t first = 0; first < view->size(); first += step) {
-        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "export cancelled"};
+        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};
         uint64_t n = std::min(step, view->size() - first);
         exact.resize(n);
         back.resize(n);
@@ -214,11 +214,11 @@ Result<HfPlan> plan_hf_export(const Model& model, std::optional<HfDtype> dtype, 
         t.converted = info.quant.has_value() || is_float_dtype(info.type.name);
         if (!t.converted) t.sources = {lt.index};
         if (info.quant && info.quant->logical_ne.empty())
-            return Error{"E_UNSUPPORTED_TYPE", escape_for_display(info.name, 64), std::nullopt,
+            return Error{ErrorCode::E_UNSUPPORTED_TYPE, escape_for_display(info.name, 64), std::nullopt,
                          "the quantization of this tensor is unknown, so it cannot be dequantized"};
         t.dtype = t.converted ? safetensors_dtype_name(out_dtype) : info.type.name;
         if (!t.converted && !safetensors_dtype_from_name(info.type.name))
-            return Error{"E_UNSUPPORTED_TYPE", escape_for_display(info.name, 64), std::nullopt, "type " + info.type.name + " cannot be copied"};
+            return Error{ErrorCode::E_UNSUPPORTED_TYPE, escape_for_display(info.name, 64), std::nullopt, "type " + info.type.name + " cannot be copied"};
         const bool stacked = lt.group && !lt.expert && lt.ne.size() == 3;
         std::vector<uint64_t> ne = lt.ne;
         if (stacked) ne.pop_back();
@@ -267,7 +267,7 @@ Status shard_tensors(HfPlan& plan, std::vector<HfTensor> tensors, uint64_t shard
         shard.header = std::move(*header);
         for (const HfTensor& t : shard.tensors)
             if (!sorted.emplace(t.name, shard.file).second)
-                return Error{"E_DUPLICATE_KEY", escape_for_display(t.name, 64), std::nullopt, "two tensors would have this name"};
+                return Error{ErrorCode::E_DUPLICATE_KEY, escape_for_display(t.name, 64), std::nullopt, "two tensors would have this name"};
         plan.shards.push_back(std::move(shard));
     }
     for (const auto& [name, file] : sorted) weight_map[name] = file;

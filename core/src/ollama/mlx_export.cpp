@@ -54,7 +54,7 @@ public:
                 same = t.quant->type == first.quant->type && t.quant->group_size == first.quant->group_size &&
                        t.quant->global_scale.has_value() == first.quant->global_scale.has_value();
             if (!same)
-                return Error{"E_EXPERT_LAYOUT", escape_for_display(name, 64), std::nullopt,
+                return Error{ErrorCode::E_EXPERT_LAYOUT, escape_for_display(name, 64), std::nullopt,
                              "the experts stacked here differ in type, group size or shape"};
         }
         if (first.quant && first.quant->global_scale) return add_dequantized(name, entries, type);
@@ -75,9 +75,9 @@ public:
         plan.layout.dtype = HfDtype::bf16;
         plan.layout.dtype_origin = "dequantized tensors only";
         auto config_text = m_model.get_string("file:config.json");
-        if (!config_text) return Error{"E_EXPORT", "config.json", std::nullopt, "the model has no config.json layer, which mlx-lm needs"};
+        if (!config_text) return Error{ErrorCode::E_EXPORT, "config.json", std::nullopt, "the model has no config.json layer, which mlx-lm needs"};
         nlohmann::ordered_json config = nlohmann::ordered_json::parse(*config_text, nullptr, false);
-        if (!config.is_object()) return Error{"E_EXPORT", "config.json", std::nullopt, "config.json is not a JSON object"};
+        if (!config.is_object()) return Error{ErrorCode::E_EXPORT, "config.json", std::nullopt, "config.json is not a JSON object"};
         if (!m_order.empty()) {
             QuantKey common = m_order.front();
             for (const QuantKey& k : m_order)
@@ -122,7 +122,7 @@ private:
 
     Status add_dequantized(const std::string& name, const std::vector<size_t>& entries, const std::string& type) {
         if (entries.size() > 1)
-            return Error{"E_EXPERT_LAYOUT", escape_for_display(name, 64), std::nullopt,
+            return Error{ErrorCode::E_EXPERT_LAYOUT, escape_for_display(name, 64), std::nullopt,
                          "per-expert nvfp4 tensors with a global scale cannot be stacked"};
         const TensorInfo& info = m_model.tensors[entries.front()];
         HfTensor t;
@@ -168,7 +168,7 @@ Result<MlxPlan> plan_mlx_export(const Model& model, uint64_t shard_limit) {
     for (const LogicalTensor& lt : tensors) {
         const TensorInfo& info = model.tensors[lt.index];
         if (info.quant && info.quant->logical_ne.empty())
-            return Error{"E_UNSUPPORTED_TYPE", escape_for_display(info.name, 64), std::nullopt, "the quantization of this tensor is unknown"};
+            return Error{ErrorCode::E_UNSUPPORTED_TYPE, escape_for_display(info.name, 64), std::nullopt, "the quantization of this tensor is unknown"};
         std::optional<std::string> prefix = lt.group ? switch_prefix(model.groups[*lt.group].name) : std::nullopt;
         if (!prefix) {
             if (Status s = planner.add(info.name, {lt.index}, lt.type); !s) return s.error();
@@ -186,7 +186,7 @@ Result<MlxPlan> plan_mlx_export(const Model& model, uint64_t shard_limit) {
         uint64_t expected = 0;
         for (const auto& [e, index] : experts) {
             if (e != expected++)
-                return Error{"E_EXPERT_LAYOUT", escape_for_display(info.name, 64), std::nullopt, "the expert numbers have a gap"};
+                return Error{ErrorCode::E_EXPERT_LAYOUT, escape_for_display(info.name, 64), std::nullopt, "the expert numbers have a gap"};
             entries.push_back(index);
         }
         planner.count_stacked(entries.size());

@@ -84,7 +84,7 @@ Result<std::vector<ModelfileInstruction>> parse_modelfile(std::string_view text)
     std::vector<ModelfileInstruction> out;
     size_t pos = 0, line = 1;
     auto error = [&](const std::string& message) {
-        return Error{"E_MODELFILE", "line " + std::to_string(line), std::nullopt, message};
+        return Error{ErrorCode::E_MODELFILE, "line " + std::to_string(line), std::nullopt, message};
     };
     auto skip_blanks = [&] {
         while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;

@@ -16,7 +16,7 @@ namespace mlens {
 
 namespace {
 
-Error plan_error(const std::string& code, const std::string& message) { return Error{code, "", std::nullopt, message}; }
+Error plan_error(ErrorCode code, const std::string& message) { return Error{code, "", std::nullopt, message}; }
 
 // The size write_gguf gives a layout: the padded header, then each tensor padded to the alignment.
 Result<uint64_t> gguf_file_size(const Model& layout) {
@@ -28,7 +28,7 @@ Result<uint64_t> gguf_file_size(const Model& layout) {
     for (const TensorInfo& t : layout.tensors) {
         auto padded = checked_align_up(t.n_bytes.value_or(0), alignment);
         auto next = padded ? checked_add(size, *padded) : std::nullopt;
-        if (!next) return plan_error("E_SIZE_OVERFLOW", "the export would be larger than 2^64 bytes");
+        if (!next) return plan_error(ErrorCode::E_SIZE_OVERFLOW, "the export would be larger than 2^64 bytes");
         size = *next;
     }
     return size;
@@ -87,14 +87,14 @@ Status plan_gguf(PreparedExport& p) {
             case LayerKind::template_text: case LayerKind::system: case LayerKind::params: case LayerKind::messages:
             case LayerKind::license:
                 if (!l.text || l.text->truncated())
-                    return plan_error("E_EXPORT", "the " + std::string(layer_kind_name(l.layer.kind)) + " layer cannot be read whole");
+                    return plan_error(ErrorCode::E_EXPORT, "the " + std::string(layer_kind_name(l.layer.kind)) + " layer cannot be read whole");
                 modelfile.layers.push_back({l.layer.kind, l.text->text});
                 break;
             default: break;
         }
     }
     if (!model_layer || !model_layer->blob || !model_layer->blob->found())
-        return plan_error("E_EXPORT", "the model layer's blob cannot be found");
+        return plan_error(ErrorCode::E_EXPORT, "the model layer's blob cannot be found");
 
     plan.ollama_made = compat::detect_ollama_origin(p.model).ollama_made();
     p.compat_plan = compat::plan_compat(p.model);
@@ -131,13 +131,13 @@ Status plan_gguf(PreparedExport& p) {
         plan.notes.push_back("clip side rewritten: " + p.compat_plan.clip.summary());
     }
     for (size_t i = 0; i < adapters.size(); ++i) {
-        if (!adapters[i]->blob || !adapters[i]->blob->found()) return plan_error("E_EXPORT", "an adapter layer's blob cannot be found");
+        if (!adapters[i]->blob || !adapters[i]->blob->found()) return plan_error(ErrorCode::E_EXPORT, "an adapter layer's blob cannot be found");
         const std::string name = "adapter-" + std::to_string(i + 1) + ".gguf";
         plan.files.push_back(blob_file(name, *adapters[i], "adapter layer " + std::to_string(i + 1) + " as is"));
         modelfile.adapters.push_back("./" + name);
     }
     if (draft) {
-        if (!draft->blob || !draft->blob->found()) return plan_error("E_EXPORT", "the draft layer's blob cannot be found");
+        if (!draft->blob || !draft->blob->found()) return plan_error(ErrorCode::E_EXPORT, "the draft layer's blob cannot be found");
         plan.files.push_back(blob_file("draft.gguf", *draft, "the draft model layer as is"));
         plan.notes.push_back("draft.gguf: a Modelfile has no instruction for a draft model; load it with llama.cpp's -md");
     }
@@ -171,7 +171,7 @@ Status plan_folder(PreparedExport& p, const StoreExportOptions& options) {
             plan.notes.push_back("JSON layer \"" + escape_for_display(name) + "\" left out: its name is not a file name inside the folder");
             continue;
         }
-        if (!l.blob || !l.blob->found()) return plan_error("E_EXPORT", "the blob of JSON layer " + escape_for_display(name) + " cannot be found");
+        if (!l.blob || !l.blob->found()) return plan_error(ErrorCode::E_EXPORT, "the blob of JSON layer " + escape_for_display(name) + " cannot be found");
         ours.push_back(name);
         if (name == "config.json" && plan.format == ExportFormat::mlx)
             plan.files.push_back(text_file(name, mlx_config, "the config.json layer with the quantization mlx-lm reads"));
@@ -241,21 +241,21 @@ Result<PreparedExport> prepare_store_export(const Store& store, const ModelName&
                                             JobContext* job) {
     auto view = view_manifest(store, name);
     if (!view) return view.error();
-    if (!view->stored.valid()) return plan_error("E_EXPORT", "the manifest of " + escape_for_display(name.display()) + " has errors; run `mlens check`");
+    if (!view->stored.valid()) return plan_error(ErrorCode::E_EXPORT, "the manifest of " + escape_for_display(name.display()) + " has errors; run `mlens check`");
     auto model = open_store_model(store, name, job);
     if (!model) return model.error();
     if (model->partial || model->error_count() > 0)
-        return plan_error("E_EXPORT", escape_for_display(name.display()) + " has errors; run `mlens check` for details");
+        return plan_error(ErrorCode::E_EXPORT, escape_for_display(name.display()) + " has errors; run `mlens check` for details");
     PreparedExport p{store, name, std::move(*view), std::move(*model), {}, {}};
     StoreExportPlan& plan = p.plan;
     plan.reference = name.display();
     plan.formats = store_export_formats(p.view.stored.manifest);
-    if (plan.formats.empty()) return plan_error("E_EXPORT", "the model has neither a model layer nor tensor layers");
+    if (plan.formats.empty()) return plan_error(ErrorCode::E_EXPORT, "the model has neither a model layer nor tensor layers");
     plan.format = options.format.value_or(plan.formats.front());
     if (std::find(plan.formats.begin(), plan.formats.end(), plan.format) == plan.formats.end())
-        return plan_error("E_ARGS", std::string("format ") + export_format_name(plan.format) + " does not apply to this model (it applies: " +
+        return plan_error(ErrorCode::E_ARGS, std::string("format ") + export_format_name(plan.format) + " does not apply to this model (it applies: " +
                                         export_format_name(plan.formats.front()) + ")");
-    if (options.dtype && plan.format != ExportFormat::hf) return plan_error("E_ARGS", "--dtype applies to --format hf only");
+    if (options.dtype && plan.format != ExportFormat::hf) return plan_error(ErrorCode::E_ARGS, "--dtype applies to --format hf only");
     Status s = plan.format == ExportFormat::gguf ? plan_gguf(p) : plan_folder(p, options);
     if (!s) return s.error();
     plan.files.push_back(text_file("README.md", export_readme(p), "what this folder is, where it came from and how to run it"));

@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 constexpr uint64_t kCopyChunk = 4u << 20;
 
-Error write_error(const std::string& code, const std::string& path, const std::string& message) {
+Error write_error(ErrorCode code, const std::string& path, const std::string& message) {
     return Error{code, escape_for_display(path), std::nullopt, message};
 }
 
@@ -40,7 +40,7 @@ public:
     }
     Status create(const std::string& parent, const std::string& name) {
         std::string pattern = parent + "/." + name + ".tmp-XXXXXX";
-        if (!mkdtemp(pattern.data())) return write_error("E_IO", parent, std::string("cannot create a folder there: ") + std::strerror(errno));
+        if (!mkdtemp(pattern.data())) return write_error(ErrorCode::E_IO, parent, std::string("cannot create a folder there: ") + std::strerror(errno));
         m_path = pattern;
         m_slot = register_temp_file(m_path);
         return ok_status();
@@ -58,26 +58,26 @@ private:
 
 // OUT_DIR must be new or an empty folder, under an existing folder outside the store.
 Status check_out_dir(const std::string& out_dir, const std::string& store_root, std::string& parent_real, std::string& name) {
-    if (out_dir.empty()) return write_error("E_ARGS", out_dir, "no output folder");
+    if (out_dir.empty()) return write_error(ErrorCode::E_ARGS, out_dir, "no output folder");
     struct stat st {};
     if (lstat(out_dir.c_str(), &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) return write_error("E_OUTPUT_EXISTS", out_dir, "exists and is not a folder");
+        if (!S_ISDIR(st.st_mode)) return write_error(ErrorCode::E_OUTPUT_EXISTS, out_dir, "exists and is not a folder");
         std::error_code ec;
-        if (!fs::is_empty(out_dir, ec) || ec) return write_error("E_OUTPUT_EXISTS", out_dir, "the folder exists and is not empty");
+        if (!fs::is_empty(out_dir, ec) || ec) return write_error(ErrorCode::E_OUTPUT_EXISTS, out_dir, "the folder exists and is not empty");
     } else if (errno != ENOENT) {
-        return write_error("E_IO", out_dir, std::strerror(errno));
+        return write_error(ErrorCode::E_IO, out_dir, std::strerror(errno));
     }
     fs::path parent = fs::absolute(fs::path(out_dir)).lexically_normal();
     if (!parent.has_filename()) parent = parent.parent_path();
     name = parent.filename().string();
-    if (name.empty() || name == "." || name == "..") return write_error("E_ARGS", out_dir, "names no folder");
+    if (name.empty() || name == "." || name == "..") return write_error(ErrorCode::E_ARGS, out_dir, "names no folder");
     parent = parent.parent_path();
     char* real = realpath(parent.c_str(), nullptr);
-    if (!real) return write_error("E_NOT_FOUND", parent.string(), std::string("the folder to write into: ") + std::strerror(errno));
+    if (!real) return write_error(ErrorCode::E_NOT_FOUND, parent.string(), std::string("the folder to write into: ") + std::strerror(errno));
     parent_real = real;
     free(real);
     if (parent_real == store_root || parent_real.rfind(store_root + "/", 0) == 0 || store_root == "/")
-        return write_error("E_OUTPUT_IN_STORE", out_dir, "lies inside the Ollama store " + escape_for_display(store_root) +
+        return write_error(ErrorCode::E_OUTPUT_IN_STORE, out_dir, "lies inside the Ollama store " + escape_for_display(store_root) +
                                                              ", which is never written to");
     return ok_status();
 }
@@ -87,7 +87,7 @@ Status make_parents(const std::string& root, const std::string& relative) {
     if (dir.empty()) return ok_status();
     std::error_code ec;
     fs::create_directories(fs::path(root) / dir, ec);
-    if (ec) return write_error("E_IO", relative, "cannot create its folder: " + ec.message());
+    if (ec) return write_error(ErrorCode::E_IO, relative, "cannot create its folder: " + ec.message());
     return ok_status();
 }
 
@@ -96,10 +96,10 @@ Status copy_blob(const ExportFile& f, SafeFileWriter& out, JobContext* job, uint
     if (!source) return source.error();
     std::vector<uint8_t> chunk;
     for (uint64_t off = 0; off < f.bytes; off += kCopyChunk) {
-        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "export cancelled"};
+        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};
         uint64_t n = std::min(kCopyChunk, f.bytes - off);
         chunk.resize(n);
-        if (!(*source)->read(off, n, chunk.data())) return write_error("E_IO", f.blob_path, "cannot read the blob");
+        if (!(*source)->read(off, n, chunk.data())) return write_error(ErrorCode::E_IO, f.blob_path, "cannot read the blob");
         if (Status s = out.write(chunk.data(), n); !s) return s;
         done += n;
         job_report(job, total ? static_cast<double>(done) / static_cast<double>(total) : 1.0);
@@ -112,22 +112,22 @@ Status verify_copy(const ExportFile& f, const std::string& path, JobContext* job
     auto written = open_file(path);
     if (!written) return written.error();
     if ((*written)->size() != f.bytes)
-        return write_error("E_EXPORT_CHECK", f.name, "has " + std::to_string((*written)->size()) + " bytes, " + std::to_string(f.bytes) + " planned");
+        return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "has " + std::to_string((*written)->size()) + " bytes, " + std::to_string(f.bytes) + " planned");
     if (f.kind == ExportFileKind::text) {
         std::string back(f.bytes, '\0');
-        if (!(*written)->read(0, f.bytes, back.data()) || back != f.text) return write_error("E_EXPORT_CHECK", f.name, "reads back different");
+        if (!(*written)->read(0, f.bytes, back.data()) || back != f.text) return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "reads back different");
         return ok_status();
     }
     auto blob = open_file(f.blob_path);
     if (!blob) return blob.error();
     std::vector<uint8_t> a, b;
     for (uint64_t off = 0; off < f.bytes; off += kCopyChunk) {
-        if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "export cancelled"};
+        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};
         uint64_t n = std::min(kCopyChunk, f.bytes - off);
         a.resize(n);
         b.resize(n);
         if (!(*written)->read(off, n, a.data()) || !(*blob)->read(off, n, b.data()) || a != b)
-            return write_error("E_EXPORT_CHECK", f.name, "differs from blob " + f.digest + " in bytes from " + std::to_string(off));
+            return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "differs from blob " + f.digest + " in bytes from " + std::to_string(off));
     }
     return ok_status();
 }
@@ -183,7 +183,7 @@ Result<StoreExportReport> write_store_export(const PreparedExport& p, const std:
         const std::string path = scratch.path() + "/" + f.name;
         struct stat st {};
         if (stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) != f.bytes)
-            return write_error("E_EXPORT_CHECK", f.name, "does not have the " + std::to_string(f.bytes) + " bytes planned");
+            return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "does not have the " + std::to_string(f.bytes) + " bytes planned");
         if (f.kind == ExportFileKind::text || f.kind == ExportFileKind::blob_copy) {
             if (Status s = verify_copy(f, path, job); !s) return s.error();
             ++report.files_verified;
@@ -196,13 +196,13 @@ Result<StoreExportReport> write_store_export(const PreparedExport& p, const std:
         if (!verification) return verification.error();
         report.verification = std::move(*verification);
         if (report.verification.failures > 0)
-            return write_error("E_EXPORT_CHECK", out_dir, std::to_string(report.verification.failures) + " tensors differ after writing: " +
+            return write_error(ErrorCode::E_EXPORT_CHECK, out_dir, std::to_string(report.verification.failures) + " tensors differ after writing: " +
                                                               report.verification.failure_notes.front());
         report.files_verified += plan.hf.shards.size();
     }
-    if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "export cancelled"};
+    if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};
     if (rename(scratch.path().c_str(), out_dir.c_str()) != 0)
-        return write_error(errno == ENOTEMPTY || errno == EEXIST ? "E_OUTPUT_EXISTS" : "E_IO", out_dir,
+        return write_error(errno == ENOTEMPTY || errno == EEXIST ? ErrorCode::E_OUTPUT_EXISTS : ErrorCode::E_IO, out_dir,
                            std::string("cannot place the folder: ") + std::strerror(errno));
     scratch.placed();
     report.files = plan.files;

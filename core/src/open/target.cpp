@@ -90,7 +90,7 @@ Target resolve_file(Target t) {
     auto source = open_file(t.path);
     if (!source) return failed(std::move(t), TargetKind::not_a_model, source.error());
     auto format = identify_file(**source);
-    const bool imatrix = (format || format.error().code == "E_NOT_A_MODEL") && looks_like_imatrix(**source);
+    const bool imatrix = (format || format.error().code == ErrorCode::E_NOT_A_MODEL) && looks_like_imatrix(**source);
     if (!format && !imatrix) return failed(std::move(t), TargetKind::not_a_model, format.error());
     t.kind = imatrix ? TargetKind::imatrix : TargetKind::model_file;
     t.format = format ? *format : Format::unknown;
@@ -177,7 +177,7 @@ Result<Model> open_target(const Target& target, JobContext* job) {
             break;
         case TargetKind::imatrix:
             if (target.format != Format::gguf)
-                return Error{"E_NOT_A_MODEL", "", std::nullopt,
+                return Error{ErrorCode::E_NOT_A_MODEL, "", std::nullopt,
                              "a legacy importance matrix (llama-imatrix .dat), not a model: `mlens imatrix PATH` reads it"};
             model = read_gguf(target.source, {}, job);
             break;

@@ -19,7 +19,7 @@ constexpr std::string_view kSumsSuffix = ".in_sum2";
 constexpr std::string_view kCountsSuffix = ".counts";
 
 Error truncated(std::string field, uint64_t offset, uint64_t need, uint64_t size) {
-    return {"E_TRUNCATED", std::move(field), offset,
+    return {ErrorCode::E_TRUNCATED, std::move(field), offset,
             "needs " + std::to_string(need) + " bytes at offset " + std::to_string(offset) + ", the file has " + std::to_string(size)};
 }
 
@@ -41,7 +41,7 @@ Result<Imatrix> read_legacy(const ByteSourcePtr& source) {
     if (!read_i32(c, n_entries)) return truncated("n_entries", 0, 4, size);
     // Each entry takes at least 16 bytes (three int32, one name byte, one value).
     if (n_entries < 1 || static_cast<uint64_t>(n_entries) > (size - 4) / 16)
-        return Error{"E_COUNT", "n_entries", 0, std::to_string(n_entries) + " entries cannot fit in " + std::to_string(size) + " bytes"};
+        return Error{ErrorCode::E_COUNT, "n_entries", 0, std::to_string(n_entries) + " entries cannot fit in " + std::to_string(size) + " bytes"};
     m.entries.reserve(static_cast<size_t>(n_entries));
     for (int32_t i = 0; i < n_entries; ++i) {
         const std::string field = "entries[" + std::to_string(i) + "]";
@@ -49,19 +49,19 @@ Result<Imatrix> read_legacy(const ByteSourcePtr& source) {
         uint64_t at = c.position();
         if (!read_i32(c, len)) return truncated(field + ".name_length", at, 4, size);
         if (len < 1 || static_cast<uint32_t>(len) > kMaxLegacyNameBytes || static_cast<uint64_t>(len) > c.remaining())
-            return Error{"E_COUNT", field + ".name_length", at, "name length " + std::to_string(len) + " (1 to " +
+            return Error{ErrorCode::E_COUNT, field + ".name_length", at, "name length " + std::to_string(len) + " (1 to " +
                                                                     std::to_string(kMaxLegacyNameBytes) + " bytes that the file has)"};
         ImatrixEntry e;
         if (!c.read_string(e.name, static_cast<uint64_t>(len))) return truncated(field + ".name", c.position(), static_cast<uint64_t>(len), size);
         if (std::any_of(e.name.begin(), e.name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
-            return Error{"E_NOT_IMATRIX", field + ".name", at + 4, "entry name with control bytes: " + escape_for_display(e.name, 80)};
+            return Error{ErrorCode::E_NOT_IMATRIX, field + ".name", at + 4, "entry name with control bytes: " + escape_for_display(e.name, 80)};
         e.counts_offset = c.position();
         if (!read_i32(c, ncall)) return truncated(field + ".ncall", e.counts_offset, 4, size);
         at = c.position();
         if (!read_i32(c, nval)) return truncated(field + ".n_values", at, 4, size);
-        if (ncall < 0) return Error{"E_COUNT", field + ".ncall", e.counts_offset, "negative call count " + std::to_string(ncall)};
+        if (ncall < 0) return Error{ErrorCode::E_COUNT, field + ".ncall", e.counts_offset, "negative call count " + std::to_string(ncall)};
         if (nval < 1 || static_cast<uint64_t>(nval) > c.remaining() / 4)
-            return Error{"E_COUNT", field + ".n_values", at,
+            return Error{ErrorCode::E_COUNT, field + ".n_values", at,
                          std::to_string(nval) + " values (at least 1, and " + std::to_string(c.remaining() / 4) + " fit in the bytes left)"};
         e.columns = static_cast<uint64_t>(nval);
         e.counts = {static_cast<double>(ncall)};
@@ -79,7 +79,7 @@ Result<Imatrix> read_legacy(const ByteSourcePtr& source) {
     at = c.position();
     if (!read_i32(c, len)) return truncated("dataset_length", at, 4, size);
     if (len < 0 || static_cast<uint64_t>(len) != c.remaining())
-        return Error{"E_NOT_IMATRIX", "dataset_length", at,
+        return Error{ErrorCode::E_NOT_IMATRIX, "dataset_length", at,
                      "dataset name of " + std::to_string(len) + " bytes where " + std::to_string(c.remaining()) + " bytes are left"};
     std::string dataset;
     if (len > 0 && !c.read_string(dataset, static_cast<uint64_t>(len))) return truncated("dataset", c.position(), static_cast<uint64_t>(len), size);
@@ -98,7 +98,7 @@ Result<Imatrix> read_gguf_imatrix(const ByteSourcePtr& source) {
     for (const Diagnostic& d : model.diagnostics)
         if (d.severity == Severity::error) return Error{d.code, d.field, d.offset, d.message};
     if (model.files.empty() || model.files[0].big_endian)
-        return Error{"E_NOT_IMATRIX", "", std::nullopt, "a big-endian GGUF is not read as an importance matrix"};
+        return Error{ErrorCode::E_NOT_IMATRIX, "", std::nullopt, "a big-endian GGUF is not read as an importance matrix"};
     Imatrix m;
     m.format = ImatrixFormat::gguf;
     m.source = source;
@@ -122,12 +122,12 @@ Result<Imatrix> read_gguf_imatrix(const ByteSourcePtr& source) {
         }
     }
     if (order.empty())
-        return Error{"E_NOT_IMATRIX", "", std::nullopt, "a GGUF without <name>.in_sum2 and <name>.counts tensors: not an importance matrix"};
+        return Error{ErrorCode::E_NOT_IMATRIX, "", std::nullopt, "a GGUF without <name>.in_sum2 and <name>.counts tensors: not an importance matrix"};
     for (const std::string& name : order) {
         auto [sums, counts] = pairs[name];
         const std::string shown = escape_for_display(name, 120);
         auto shape_error = [&](const TensorInfo* t, std::string message) {
-            return Error{"E_IMATRIX_SHAPE", t ? "tensors." + escape_for_display(t->name, 120) : "", t ? std::optional(t->info_range.offset) : std::nullopt,
+            return Error{ErrorCode::E_IMATRIX_SHAPE, t ? "tensors." + escape_for_display(t->name, 120) : "", t ? std::optional(t->info_range.offset) : std::nullopt,
                          std::move(message)};
         };
         if (!sums || !counts) return shape_error(sums ? sums : counts, shown + " has " + (sums ? "in_sum2 but no counts" : "counts but no in_sum2"));
@@ -146,7 +146,7 @@ Result<Imatrix> read_gguf_imatrix(const ByteSourcePtr& source) {
         e.counts_offset = counts->data_offset;
         std::vector<float> stored(e.experts);
         if (!source->read(e.counts_offset, e.experts * 4, stored.data()))
-            return Error{"E_IO", "", e.counts_offset, "cannot read the counts of " + shown};
+            return Error{ErrorCode::E_IO, "", e.counts_offset, "cannot read the counts of " + shown};
         // llama.cpp rounds the stored float to the nearest integer count.
         for (float f : stored) e.counts.push_back(std::isfinite(f) ? static_cast<double>(std::lround(f)) : static_cast<double>(f));
         m.entries.push_back(std::move(e));
@@ -217,7 +217,7 @@ bool looks_like_imatrix(const ByteSource& source) {
 
 Result<Imatrix> read_imatrix(ByteSourcePtr source) {
     uint8_t magic[4] = {};
-    if (source->size() >= 4 && !source->read(0, 4, magic)) return Error{"E_IO", "", 0, "cannot read the first bytes"};
+    if (source->size() >= 4 && !source->read(0, 4, magic)) return Error{ErrorCode::E_IO, "", 0, "cannot read the first bytes"};
     if (std::memcmp(magic, "GGUF", 4) == 0) return read_gguf_imatrix(source);
     Result<Imatrix> legacy = read_legacy(source);
     if (legacy) return legacy;
@@ -233,11 +233,11 @@ Result<Imatrix> open_imatrix(const std::string& path) {
 }
 
 Result<std::vector<float>> read_sums(const Imatrix& m, const ImatrixEntry& e, uint64_t expert) {
-    if (expert >= e.experts) return Error{"E_RANGE", "", std::nullopt, "expert " + std::to_string(expert) + " of " + std::to_string(e.experts)};
+    if (expert >= e.experts) return Error{ErrorCode::E_RANGE, "", std::nullopt, "expert " + std::to_string(expert) + " of " + std::to_string(e.experts)};
     std::vector<float> sums(e.columns);
     const uint64_t offset = e.sums_offset + expert * e.columns * 4;
     if (!m.source->read(offset, e.columns * 4, sums.data()))
-        return Error{"E_IO", "", offset, "cannot read the sums of " + escape_for_display(e.name, 120)};
+        return Error{ErrorCode::E_IO, "", offset, "cannot read the sums of " + escape_for_display(e.name, 120)};
     return sums;
 }
 
@@ -255,23 +255,23 @@ Result<ColumnImportance> importance_for(const Imatrix& m, std::string_view tenso
                                         std::optional<uint64_t> expert) {
     const std::string shown = escape_for_display(std::string(tensor), 120);
     const ImatrixEntry* e = m.find(tensor);
-    if (!e) return Error{"E_NOT_FOUND", "", std::nullopt, "the importance matrix has no entry for " + shown};
+    if (!e) return Error{ErrorCode::E_NOT_FOUND, "", std::nullopt, "the importance matrix has no entry for " + shown};
     // Runs of row_length values: GGUF keeps one per expert; legacy keeps all experts end to end.
     const bool split = m.format == ImatrixFormat::legacy && row_length > 0 && e->columns % row_length == 0;
     if (row_length == 0 || (!split && e->columns != row_length))
-        return Error{"E_IMATRIX_SHAPE", "", std::nullopt,
+        return Error{ErrorCode::E_IMATRIX_SHAPE, "", std::nullopt,
                      "the importance matrix has " + std::to_string(e->columns) + " columns for " + shown + ", whose rows have " +
                          std::to_string(row_length) + " values"};
     const uint64_t runs = split ? e->columns / row_length : e->experts;
     const std::string experts_text = std::to_string(runs) + (runs == 1 ? " expert" : " experts");
     if (expert && *expert >= runs)
-        return Error{"E_IMATRIX_SHAPE", "", std::nullopt, "expert " + std::to_string(*expert) + " of " + shown + ": the importance matrix has " + experts_text};
+        return Error{ErrorCode::E_IMATRIX_SHAPE, "", std::nullopt, "expert " + std::to_string(*expert) + " of " + shown + ": the importance matrix has " + experts_text};
     if (!expert && runs > 1 && (rows == 0 || rows % runs != 0))
-        return Error{"E_IMATRIX_SHAPE", "", std::nullopt,
+        return Error{ErrorCode::E_IMATRIX_SHAPE, "", std::nullopt,
                      shown + " has " + std::to_string(rows) + " rows, which do not split into the importance matrix's " + experts_text};
     const uint64_t wanted = expert ? 1 : runs;
     if ((split ? e->columns : wanted * row_length) > kAnalysisMemoryBound / 4 / sizeof(float))
-        return Error{"E_LIMIT", "", std::nullopt, "the importance of " + shown + " takes more than " + std::to_string(kAnalysisMemoryBound / 4) + " bytes"};
+        return Error{ErrorCode::E_LIMIT, "", std::nullopt, "the importance of " + shown + " takes more than " + std::to_string(kAnalysisMemoryBound / 4) + " bytes"};
     ColumnImportance out;
     out.entry = e->name;
     out.row_length = row_length;
@@ -300,7 +300,7 @@ Result<ImatrixEntrySummary> summarize_entry(const Imatrix& m, const ImatrixEntry
     const double passes = 2.0 * static_cast<double>(e.experts);
     for (int pass = 0; pass < 2; ++pass) {
         for (uint64_t x = 0; x < e.experts; ++x) {
-            if (job_cancelled(job)) return Error{"E_CANCELLED", "", std::nullopt, "cancelled"};
+            if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
             const double count = e.count_of(x);
             if (pass == 1 && (count <= 0 || positive == 0)) continue;
             Result<std::vector<float>> sums = read_sums(m, e, x);

@@ -6,7 +6,7 @@
 //  - The text is tokenized by A (or, with a base file, by B) with llama_tokenize add_special and no
 //    special-token parsing, after dropping one trailing newline (llama-perplexity's -f reading).
 //    It is cut into n_chunk = min(tokens / n_ctx, max_chunks) chunks of n_ctx tokens; fewer than
-//    2·n_ctx tokens is "E_TEXT_TOO_SHORT". Each chunk is decoded from an empty KV cache in one
+//    2·n_ctx tokens is ErrorCode::E_TEXT_TOO_SHORT. Each chunk is decoded from an empty KV cache in one
 //    batch, its first token replaced by BOS when the vocabulary adds BOS; positions n_ctx/2 ..
 //    n_ctx-2 are scored against the token that follows (n_ctx - 1 - n_ctx/2 per chunk).
 //  - Contexts: each model gets its own llama.cpp context of n_ctx tokens (not capped at the
@@ -20,10 +20,10 @@
 //    n_chunk·n_ctx i32 tokens, then per chunk (n_ctx - 1 - n_ctx/2) rows of
 //    kld_base_row_size(n_vocab) uint16, little-endian. The file goes through SafeFileWriter
 //    (never onto an input: both models, the text). With `base`, A is not run: the tokens and
-//    n_ctx come from the file (a different --ctx is "E_KLD_BASE"), which is checked against its
+//    n_ctx come from the file (a different --ctx is ErrorCode::E_KLD_BASE), which is checked against its
 //    size and B's vocabulary before use.
 //  - Both models must share the vocabulary (check_same_vocab). on_chunk runs after each chunk.
-//    Cancel stops between positions and inside llama_decode ("E_CANCELLED"); progress is the
+//    Cancel stops between positions and inside llama_decode (ErrorCode::E_CANCELLED); progress is the
 //    share of chunks done.
 //  - Per-position post-processing runs on the session's thread count (parallel_for); the sums
 //    are added per thread and then together, so the last bits of sums may vary from run to run,

@@ -22,8 +22,8 @@
 //    llama_get_memory_breakdown summed over buffer types: model, context (the KV cache) and
 //    compute, plus each buffer type's name and figures.
 //  - kv types: "f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl" (llama.cpp's
-//    --cache-type-k/v set); anything else is "E_USAGE". A type whose block size does not divide the
-//    head size is "E_KV_TYPE", as llama.cpp refuses to create that context.
+//    --cache-type-k/v set); anything else is ErrorCode::E_USAGE. A type whose block size does not divide the
+//    head size is ErrorCode::E_KV_TYPE, as llama.cpp refuses to create that context.
 #pragma once
 
 #include <cstdint>
