@@ -224,7 +224,17 @@ Status scan_item(Scan& scan, const Item& item) {
     const uint64_t span = whole_rows ? rows * p.row_len : p.piece;
     const uint64_t bl = v.block_length();
     raw_words.resize((span / p.unit_elements * p.unit_bytes + 3) / 4 + 1);
-    if (p.path == Path::ggml_blocks || p.path == Path::decoded) values.resize(span);
+    if (p.path == Path::decoded) values.resize(span);
+    // ggml blocks decode one row (or piece) at a time, into a buffer that stays in cache while
+    // it is scanned.
+    thread_local std::vector<float> row_values;
+    if (p.path == Path::ggml_blocks) row_values.resize(p.piece);
+    auto decoded = [&](const uint8_t* bytes, uint64_t k, uint64_t n) -> const float* {
+        if (p.path == Path::decoded) return values.data() + k;
+        if (p.path != Path::ggml_blocks) return nullptr;
+        ggml_get_type_traits(static_cast<ggml_type>(v.info().type.id))->to_float(bytes, row_values.data(), static_cast<int64_t>(n));
+        return row_values.data();
+    };
     auto* raw = reinterpret_cast<uint8_t*>(raw_words.data());
     // Reads values [first, first + n) of the tensor; hashes the stored bytes (decoded values for
     // MLX and element types decoded through TensorView).
@@ -234,8 +244,6 @@ Status scan_item(Scan& scan, const Item& item) {
             if (Status s = v.read(first, n, values.data()); !s) return s;
         } else {
             if (Status s = v.read_blocks(first / bl, n / bl, raw); !s) return s;
-            if (p.path == Path::ggml_blocks)
-                ggml_get_type_traits(static_cast<ggml_type>(v.info().type.id))->to_float(raw, values.data(), static_cast<int64_t>(n));
         }
         scan.values.fetch_add(n, std::memory_order_relaxed);
         scan.bytes.fetch_add(stored, std::memory_order_relaxed);
@@ -264,8 +272,8 @@ Status scan_item(Scan& scan, const Item& item) {
         } else {
             for (uint64_t r = 0; r < rows; ++r) {
                 const uint64_t k = r * p.row_len;
-                PieceInput in{item.expert, item.row_begin + r, 0, p.row_len, raw + k / p.unit_elements * p.unit_bytes,
-                              p.path == Path::ggml_blocks || p.path == Path::decoded ? values.data() + k : nullptr};
+                const uint8_t* stored = raw + k / p.unit_elements * p.unit_bytes;
+                PieceInput in{item.expert, item.row_begin + r, 0, p.row_len, stored, decoded(stored, k, p.row_len)};
                 bool nonzero = scan_piece(p, in, st);
                 if (p.mlx)
                     if (Status s = check_mlx_scales(scan, p, in, st); !s) fail(s, in.row);
@@ -284,7 +292,7 @@ Status scan_item(Scan& scan, const Item& item) {
                 ok = false;
                 break;
             }
-            PieceInput in{item.expert, row, c, n, raw, p.path == Path::ggml_blocks || p.path == Path::decoded ? values.data() : nullptr};
+            PieceInput in{item.expert, row, c, n, raw, decoded(raw, 0, n)};
             nonzero |= scan_piece(p, in, st);
             if (p.mlx)
                 if (Status s = check_mlx_scales(scan, p, in, st); !s) fail(s, row);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "util/vector_loop.h"
+
 namespace mlens::fsck_detail {
 
 void Accumulator::add(const FsckLocation& at, uint64_t n, std::optional<double> value) {
@@ -98,6 +100,38 @@ ScaleClass classify_value(float v, float min_normal) {
     if (std::isinf(v)) return ScaleClass::inf;
     if (v == 0.0f) return ScaleClass::zero;
     return std::fabs(v) < min_normal ? ScaleClass::subnormal : ScaleClass::normal;
+}
+
+namespace {
+
+template <typename T, T kAbsMask>
+inline BitsSummary summarize(const T* p, uint64_t n, uint8_t* columns) {
+    T any = 0, top = 0;
+    if (columns) {
+        for (uint64_t i = 0; i < n; ++i) {
+            const T a = p[i] & kAbsMask;
+            any |= a;
+            top = a > top ? a : top;
+            columns[i] |= static_cast<uint8_t>(a != 0);
+        }
+    } else {
+        for (uint64_t i = 0; i < n; ++i) {
+            const T a = p[i] & kAbsMask;
+            any |= a;
+            top = a > top ? a : top;
+        }
+    }
+    return {any, top};
+}
+
+}  // namespace
+
+MLENS_VECTOR_LOOP BitsSummary summarize_bits32(const uint32_t* p, uint64_t n, uint8_t* columns) {
+    return summarize<uint32_t, 0x7FFFFFFFu>(p, n, columns);
+}
+
+MLENS_VECTOR_LOOP BitsSummary summarize_bits16(const uint16_t* p, uint64_t n, uint8_t* columns) {
+    return summarize<uint16_t, 0x7FFF>(p, n, columns);
 }
 
 uint64_t mix64(uint64_t x) {

@@ -66,26 +66,23 @@ ScaleClass classify_value(float v, float min_normal);
 uint64_t hash_bytes(const void* data, uint64_t n, uint64_t seed);
 uint64_t mix64(uint64_t x);
 
-// Implementation of scan_values (a template so the report callback inlines).
+// The OR and the maximum of the magnitude bits (code & abs_mask) of n codes, ORing "non-zero"
+// into columns[0..n) when columns is not null: one pass, vectorized for the running CPU.
+struct BitsSummary {
+    uint32_t any = 0, top = 0;
+};
+BitsSummary summarize_bits32(const uint32_t* p, uint64_t n, uint8_t* columns);
+BitsSummary summarize_bits16(const uint16_t* p, uint64_t n, uint8_t* columns);
+
+// scan_values on one code width: the summary pass, then a second pass only over a piece that holds
+// a value above the limit.
 template <typename T, T kAbsMask, T kSpecial, T kBeyond, typename Report>
 bool scan_bits(const T* p, uint64_t n, uint8_t* columns, bool check_beyond, Report&& report) {
-    T any = 0, top = 0;
-    if (columns) {
-        for (uint64_t i = 0; i < n; ++i) {
-            const T a = p[i] & kAbsMask;
-            any |= a;
-            top = a > top ? a : top;
-            columns[i] |= static_cast<uint8_t>(a != 0);
-        }
-    } else {
-        for (uint64_t i = 0; i < n; ++i) {
-            const T a = p[i] & kAbsMask;
-            any |= a;
-            top = a > top ? a : top;
-        }
-    }
+    BitsSummary s;
+    if constexpr (sizeof(T) == 4) s = summarize_bits32(p, n, columns);
+    else s = summarize_bits16(p, n, columns);
     const T limit = check_beyond ? kBeyond : static_cast<T>(kSpecial - 1);
-    if (top > limit) {
+    if (s.top > limit) {
         for (uint64_t i = 0; i < n; ++i) {
             const T a = p[i] & kAbsMask;
             if (a > kSpecial) report(ValueEvent::nan, i);
@@ -93,7 +90,7 @@ bool scan_bits(const T* p, uint64_t n, uint8_t* columns, bool check_beyond, Repo
             else if (check_beyond && a > kBeyond) report(ValueEvent::beyond_f16, i);
         }
     }
-    return any != 0;
+    return s.any != 0;
 }
 
 template <typename Report>

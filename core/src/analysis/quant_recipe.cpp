@@ -87,9 +87,11 @@ void make_rules(const Model& model, QuantRecipe& r) {
             else it->second.push_back(row.layer);
         }
         if (by_type.empty()) continue;
+        // The type most layers have; on a tie BASE, which needs no catch-all rule.
         auto most = by_type.begin();
         for (auto it = by_type.begin(); it != by_type.end(); ++it)
-            if (it->second.size() > most->second.size()) most = it;
+            if (it->second.size() > most->second.size() || (it->second.size() == most->second.size() && it->first == r.base))
+                most = it;
         const std::string kind = regex_escape(lower(r.kinds[k]));
         for (auto it = by_type.begin(); it != by_type.end(); ++it) {
             if (it == most) continue;

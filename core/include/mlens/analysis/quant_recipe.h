@@ -16,8 +16,8 @@
 //    the most tensors of two or more dimensions (ties: the first seen); its ftype name is the
 //    type's own name (llama-quantize accepts Q3_K, Q4_K, Q5_K as aliases), MXFP4_MOE for MXFP4.
 //    token_embd.weight and output.weight get their options only when their type differs from
-//    BASE. Rules: per kind, the type most of its layers have is one catch-all rule (none when it
-//    is BASE), every other type one rule listing its layers; rules of one type over the same
+//    BASE. Rules: per kind, the type most of its layers have (BASE on a tie) is one catch-all rule
+//    (none when it is BASE), every other type one rule listing its layers; rules of one type over the same
 //    layers are merged into one pattern over their kinds; layer-listing rules come before the
 //    catch-alls. Tensors of one dimension and tensors stored unquantized (F32, F16, BF16) get no
 //    rule: llama-quantize leaves one-dimensional tensors and the tensors it never quantizes as
