@@ -9,12 +9,15 @@
 #include <cstring>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "mlens/analysis/fsck.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/truncation.h"
 #include "mlens/ollama/tensor_blobs.h"
 #include "mlens/quant/mlx_quant.h"
+#include "cli_runner.h"
 #include "model_fixture.h"
 #include "raw_gguf.h"
 #include "safetensors_builder.h"
@@ -235,4 +238,25 @@ TEST_CASE("fsck summarizes the readers' region problems and skips tensors withou
     CHECK(region == r.findings.size());
     CHECK(region >= 1);
     CHECK(r.tensors_scanned == 4);
+}
+
+TEST_CASE("mlens fsck prints the findings and exits 1 on errors, 0 on a clean file", "[fsck][cli]") {
+    test::TempDir dir;
+    REQUIRE(test::write_raw_gguf(dir.file("bad.gguf"), model_tensors(true)).ok());
+    REQUIRE(test::write_raw_gguf(dir.file("good.gguf"), model_tensors(false)).ok());
+    auto bad = test::run_mlens({"fsck", dir.file("bad.gguf")});
+    CHECK(bad.exit_status == 1);
+    CHECK(bad.out.find("error F_SCALE_NAN d blk.0.ffn_gate_exps.weight expert 3 row 1 block 0 offset=") != std::string::npos);
+    CHECK(bad.out.find(": broken (2 errors, 5 warnings, 0 notes; 5 of 5 tensors, ") != std::string::npos);
+    auto json = test::run_mlens({"fsck", dir.file("bad.gguf"), "--json"});
+    CHECK(json.exit_status == 1);
+    const auto j = nlohmann::json::parse(json.out);
+    CHECK(j["errors"] == 2);
+    CHECK(j["findings"][3]["code"] == "F_DUPLICATE_EXPERT");
+    CHECK(j["findings"][3]["other_expert"] == 0);
+    CHECK(j["findings"][3]["locations"][0]["expert"] == 2);
+    auto good = test::run_mlens({"fsck", dir.file("good.gguf")});
+    CHECK(good.exit_status == 0);
+    CHECK(good.out.find(": ok (0 errors, 0 warnings, 0 notes; 5 of 5 tensors, ") == good.out.find(": ok"));
+    CHECK(good.out.rfind("\n", good.out.size() - 2) == std::string::npos);   // one line: no findings
 }

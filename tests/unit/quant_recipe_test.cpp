@@ -5,11 +5,14 @@
 
 #include <ggml.h>
 
+#include <nlohmann/json.hpp>
+
 #include <regex>
 
 #include "mlens/analysis/quant_recipe.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
+#include "cli_runner.h"
 #include "raw_gguf.h"
 #include "test_paths.h"
 
@@ -145,4 +148,33 @@ TEST_CASE("the recipe difference of two quantizations lists the retyped tensors"
     CHECK(changes[0].from == "Q4_K");
     CHECK(changes[0].to == "Q5_K");
     CHECK(recipe_difference(quant_recipe(a), quant_recipe(a)).empty());
+}
+
+TEST_CASE("mlens recipe prints the map and the command; mlens diff the recipe difference", "[recipe][cli]") {
+    test::TempDir dir;
+    REQUIRE(test::write_raw_gguf(dir.file("a.gguf"), mix(false)).ok());
+    REQUIRE(test::write_raw_gguf(dir.file("b.gguf"), mix(true)).ok());
+    auto recipe = test::run_mlens({"recipe", dir.file("a.gguf")});
+    CHECK(recipe.exit_status == 0);
+    CHECK(recipe.out.find("0      F32               Q4_K           Q4_K           Q6_K           Q4_K           Q6_K\n") !=
+          std::string::npos);
+    CHECK(recipe.out.find("llama-quantize command (base Q4_K, 2 rules)\n  llama-quantize --pure --output-tensor-type q6_k") !=
+          std::string::npos);
+    auto json = test::run_mlens({"recipe", dir.file("a.gguf"), "--json"});
+    REQUIRE(json.exit_status == 0);
+    const auto j = nlohmann::json::parse(json.out);
+    CHECK(j["base"] == "Q4_K");
+    CHECK(j["rules"].size() == 2);
+    CHECK(j["layers"][0]["cells"][3]["type"] == "Q6_K");
+
+    auto diff = test::run_mlens({"diff", dir.file("a.gguf"), dir.file("b.gguf")});
+    CHECK(diff.exit_status == 0);
+    INFO(diff.out);
+    CHECK(diff.out.find("recipe (1 tensor typed differently)\n") != std::string::npos);
+    CHECK(diff.out.find("  attn_v.weight  layers 3  Q4_K\xE2\x86\x92Q5_K\n") != std::string::npos);
+    auto diff_json = test::run_mlens({"diff", dir.file("a.gguf"), dir.file("b.gguf"), "--json"});
+    const auto d = nlohmann::json::parse(diff_json.out);
+    REQUIRE(d["recipe"]["changes"].size() == 1);
+    CHECK(d["recipe"]["changes"][0]["tensor"] == "blk.3.attn_v.weight");
+    CHECK(d["recipe"]["base_b"] == "Q4_K");
 }
