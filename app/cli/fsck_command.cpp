@@ -1,6 +1,7 @@
 // mlens fsck PATH [--json] [--threads N]: the health pass of analysis/fsck.h over every tensor.
 // Text: one line per finding (finding_line) on stdout, then a summary line. Exit status 1 when a
-// finding is an error or the model cannot be opened, 2 on usage errors.
+// finding is an error, the reader found errors (a region problem is both), or the model cannot be
+// opened; 2 on usage errors.
 #include <chrono>
 #include <iostream>
 
@@ -58,9 +59,13 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const size_t errors = report->count(FindingSeverity::error);
-        exit_code = errors ? kExitBroken : kExitOk;
+        // Reader errors that are not about tensor regions (a cut header, a bad key) stop fsck from
+        // seeing the whole file: they fail it too, and `mlens check` lists them.
+        size_t reader_errors = 0;
+        for (const Diagnostic& d : model->diagnostics) reader_errors += d.severity == Severity::error;
+        exit_code = errors || reader_errors ? kExitBroken : kExitOk;
         if (*json) {
-            nlohmann::json out = {{"path", *path}, {"accepted", errors == 0}, {"errors", errors},
+            nlohmann::json out = {{"path", *path}, {"accepted", exit_code == kExitOk}, {"errors", errors}, {"reader_errors", reader_errors},
                                   {"warnings", report->count(FindingSeverity::warning)},
                                   {"infos", report->count(FindingSeverity::info)}, {"tensors", report->tensors},
                                   {"tensors_scanned", report->tensors_scanned}, {"values_scanned", report->values_scanned},
@@ -70,7 +75,8 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
             return;
         }
         for (const Finding& f : report->findings) std::cout << finding_line(f) << "\n";
-        std::cout << escape_for_display(*path) << ": " << (errors ? "broken" : "ok") << " (" << errors << " errors, "
+        if (reader_errors) std::cout << reader_errors << " reader errors: mlens check lists them\n";
+        std::cout << escape_for_display(*path) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
                   << report->count(FindingSeverity::warning) << " warnings, " << report->count(FindingSeverity::info)
                   << " notes; " << report->tensors_scanned << " of " << report->tensors << " tensors, "
                   << number_text(static_cast<double>(report->bytes_scanned) / 1e6, "%.1f") << " MB in "
