@@ -67,7 +67,7 @@ struct DocumentIndex {
 DocumentIndex build_document_index(const Model& model, JobContext* job = nullptr);
 
 enum class DocumentState { opening, ready, failed };
-enum class SelectionKind { none, header, metadata, tensor, diagnostic, token };
+enum class SelectionKind { none, header, metadata, tensor, diagnostic, token, finding };
 
 struct Selection {
     SelectionKind kind = SelectionKind::none;
@@ -110,6 +110,8 @@ public:
     JobPtr job;
 
     Selection selection;
+    // The bytes of the selected health finding (SelectionKind::finding, set by the Health panel).
+    std::optional<ByteTarget> finding_bytes;
     Navigation navigation;
     std::string focus_panel;                    // center panel id to bring forward, once
 
