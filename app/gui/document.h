@@ -84,6 +84,7 @@ struct Navigation {
     std::optional<size_t> store_model;      // index into the store listing's models (store documents)
     std::optional<std::string> inference;   // Inference panel tab to load and run ("--select infer:VIEW")
     std::optional<std::string> model_error;  // file name or path of the reference the Model error panel compares with ("--select error:FILE")
+    std::optional<uint64_t> weights_expert;  // expert of the selected stacked tensor the Weights panel should show (a Health finding)
 };
 
 // Bytes of a file that a selection points at.

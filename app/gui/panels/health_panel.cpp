@@ -169,7 +169,10 @@ void HealthPanel::draw_table(PanelContext& ctx) {
         ImGui::TableNextColumn();
         ui::text(f.message);
         ImGui::TableNextColumn();
-        if (f.tensor_index && ImGui::SmallButton("Weights")) doc.select({SelectionKind::tensor, *f.tensor_index}, "weights");
+        if (f.tensor_index && ImGui::SmallButton("Weights")) {
+            doc.select({SelectionKind::tensor, *f.tensor_index}, "weights");
+            if (!f.locations.empty() && f.locations.front().expert) doc.navigation.weights_expert = f.locations.front().expert;
+        }
         ImGui::PopID();
     }
     ImGui::EndTable();

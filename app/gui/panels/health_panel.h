@@ -6,7 +6,8 @@
 // first time the panel is drawn for its document and again on "Scan again"; the report stays with
 // the panel, which the shell keeps per document. A click on a finding selects its bytes (the
 // inspector's hex view shows the finding's offset: the value, block or scale concerned); its
-// "Weights" button opens the tensor in the Weights panel.
+// "Weights" button opens the tensor in the Weights panel, at the finding's expert for a stacked
+// expert tensor.
 #pragma once
 
 #include <memory>
