@@ -5,7 +5,10 @@
 #     node-llama-cpp@3.22.1 as package/llama/gitRelease.bundle), cloned into a cache directory
 #     outside the source tree;
 #  3. a static build of only ggml-base, ggml-cpu and llama from that source, installed into the
-#     same cache so every build directory (release, sanitizers, fuzzing) shares it.
+#     same cache so every build directory (release, sanitizers, fuzzing) shares it;
+#  4. llama.cpp's llama-quantize from the same build (common and the quantize tool on top of it),
+#     installed as <prefix>/bin/llama-quantize for the recipe test; when it does not build, setup
+#     goes on without it and that test is not registered.
 # Prints nothing but progress; the cache prefix is written to stdout's last line as
 #   MLENS_DEPS_PREFIX=<dir>
 set -euo pipefail
@@ -64,8 +67,22 @@ build_llama() {
     touch "$prefix/.mlens-complete"
 }
 
+build_llama_quantize() {
+    [[ -f "$prefix/.mlens-quantize-complete" ]] && return
+    log "building llama-quantize from $src"
+    if cmake -S "$src" -B "$build" -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TOOLS=ON >/dev/null &&
+       cmake --build "$build" -j"$(nproc)" --target llama-quantize >/dev/null; then
+        mkdir -p "$prefix/bin"
+        cp "$build/bin/llama-quantize" "$prefix/bin/llama-quantize"
+        touch "$prefix/.mlens-quantize-complete"
+    else
+        log "llama-quantize did not build: the recipe test is left out"
+    fi
+}
+
 install_debian_packages
 fetch_llama_source
 build_llama
+build_llama_quantize
 echo "MLENS_LLAMA_SOURCE=$src"
 echo "MLENS_DEPS_PREFIX=$prefix"
