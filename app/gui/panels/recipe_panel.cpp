@@ -88,7 +88,8 @@ void RecipePanel::draw_heat_map(PanelContext& ctx) {
     }
     ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
     const float height = std::min(ImGui::GetContentRegionAvail().y * 0.75f,
-                                  ImGui::GetFrameHeightWithSpacing() * static_cast<float>(r.layers.size() + 1) + 4);
+                                  (ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y + 1) *
+                                          static_cast<float>(r.layers.size() + 1) + 2 * ImGui::GetStyle().ScrollbarSize);
     if (ImGui::BeginTable("recipe", columns, flags, ImVec2(0, height))) {
         ImGui::TableSetupScrollFreeze(1, 1);
         ImGui::TableSetupColumn("layer");
