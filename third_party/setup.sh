@@ -6,9 +6,9 @@
 #     outside the source tree;
 #  3. a static build of only ggml-base, ggml-cpu and llama from that source, installed into the
 #     same cache so every build directory (release, sanitizers, fuzzing) shares it;
-#  4. llama.cpp's llama-quantize from the same build (common and the quantize tool on top of it),
-#     installed as <prefix>/bin/llama-quantize for the recipe test; when it does not build, setup
-#     goes on without it and that test is not registered.
+#  4. llama.cpp's llama-quantize and llama-imatrix from the same build (common and the two tools
+#     on top of it), installed into <prefix>/bin for the recipe test; when they do not build, setup
+#     goes on without them and that test is not registered.
 # Prints nothing but progress; the cache prefix is written to stdout's last line as
 #   MLENS_DEPS_PREFIX=<dir>
 set -euo pipefail
@@ -69,11 +69,11 @@ build_llama() {
 
 build_llama_quantize() {
     [[ -f "$prefix/.mlens-quantize-complete" ]] && return
-    log "building llama-quantize from $src"
+    log "building llama-quantize and llama-imatrix from $src"
     if cmake -S "$src" -B "$build" -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TOOLS=ON >/dev/null &&
-       cmake --build "$build" -j"$(nproc)" --target llama-quantize >/dev/null; then
+       cmake --build "$build" -j"$(nproc)" --target llama-quantize llama-imatrix >/dev/null; then
         mkdir -p "$prefix/bin"
-        cp "$build/bin/llama-quantize" "$prefix/bin/llama-quantize"
+        cp "$build/bin/llama-quantize" "$build/bin/llama-imatrix" "$prefix/bin/"
         touch "$prefix/.mlens-quantize-complete"
     else
         log "llama-quantize did not build: the recipe test is left out"
