@@ -260,3 +260,40 @@ TEST_CASE("mlens fsck prints the findings and exits 1 on errors, 0 on a clean fi
     CHECK(good.out.find(": ok (0 errors, 0 warnings, 0 notes; 5 of 5 tensors, ") == good.out.find(": ok"));
     CHECK(good.out.rfind("\n", good.out.size() - 2) == std::string::npos);   // one line: no findings
 }
+
+TEST_CASE("fsck finds a dead and a duplicated expert among per-expert MLX tensors", "[fsck]") {
+    test::SafetensorsBuilder sb;
+    sb.metadata("quant_type", "int4").metadata("group_size", "32");
+    std::vector<std::vector<uint8_t>> packed(4), scales(4), biases(4);
+    for (uint32_t e = 0; e < 4; ++e) {
+        const std::vector<float> values = signal(2 * 64, 20 + e);
+        auto q = mlx_quantize(MlxMode::affine, 4, 32, values.data(), values.size());
+        REQUIRE(q.ok());
+        packed[e].resize(q->packed.size() * 4);
+        std::memcpy(packed[e].data(), q->packed.data(), packed[e].size());
+        scales[e] = f32_bytes(q->scales);
+        biases[e] = f32_bytes(q->biases);
+    }
+    packed[2] = packed[0], scales[2] = scales[0], biases[2] = biases[0];     // expert 2 = expert 0
+    std::fill(packed[3].begin(), packed[3].end(), 0);                        // expert 3: q = 0, bias 0
+    biases[3] = f32_bytes(std::vector<float>(4, 0.0f));
+    for (uint32_t e = 0; e < 4; ++e) {
+        const std::string name = "model.layers.0.mlp.experts." + std::to_string(e) + ".gate_proj.weight";
+        sb.tensor(name, "U32", "[2,8]", packed[e]).tensor(name + ".scale", "F32", "[2,2]", scales[e])
+            .tensor(name + ".bias", "F32", "[2,2]", biases[e]);
+    }
+    Model m = read_safetensors(memory_source(sb.bytes()));
+    REQUIRE(m.error_count() == 0);
+    describe_tensor_blobs(m);
+    REQUIRE(m.groups.size() == 1);
+    const FsckReport r = scan(m);
+    INFO(all_lines(r));
+    REQUIRE(r.findings.size() == 2);
+    CHECK(r.findings[0].code == "F_DUPLICATE_EXPERT");
+    CHECK(r.findings[0].tensor == "model.layers.0.mlp.experts.2.gate_proj.weight");
+    CHECK(r.findings[0].other_tensor == std::optional<std::string>("model.layers.0.mlp.experts.0.gate_proj.weight"));
+    CHECK(r.findings[0].other_expert == std::optional<uint64_t>(0));
+    CHECK(r.findings[0].locations[0].expert == std::optional<uint64_t>(2));
+    CHECK(r.findings[1].code == "F_DEAD_EXPERT");
+    CHECK(r.findings[1].message == "expert 3 is all zero");
+}

@@ -88,7 +88,7 @@ void zero_findings(const Model& model, const Plan& p, std::vector<bool>& dead, s
     if (rows.count)
         out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_ROWS", "", rows.count, rows.locations,
                                      plural(rows.count, "row is", "rows are") + " all zero"));
-    if (!p.track_columns) return;
+    if (!p.track_columns || all_zero) return;   // a dead per-expert tensor's columns say nothing more
     Accumulator columns;
     for (uint64_t c = 0; c < p.row_len; ++c)
         if (!p.columns[c]) columns.add(p.location(0, 0, c));
