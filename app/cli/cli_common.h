@@ -48,10 +48,6 @@ void add_kv_command(CLI::App& app, int& exit_code);
 void add_tensors_command(CLI::App& app, int& exit_code);
 void add_dump_command(CLI::App& app, int& exit_code);
 void add_check_command(CLI::App& app, int& exit_code);
-// fsck: the health pass over every tensor (analysis/fsck.h)
-void add_fsck_command(CLI::App& app, int& exit_code);
-// recipe: the quantization recipe and its llama-quantize command (analysis/quant_recipe.h)
-void add_recipe_command(CLI::App& app, int& exit_code);
 // store: list an Ollama store, or show one model's manifest
 void add_store_command(CLI::App& app, int& exit_code);
 // show, verify: one store model's manifest, and its digests checked
@@ -60,6 +56,10 @@ void add_show_commands(CLI::App& app, int& exit_code);
 void add_quant_commands(CLI::App& app, int& exit_code);
 void add_requant_command(CLI::App& app, int& exit_code);
 void add_diff_command(CLI::App& app, int& exit_code);
+// fsck: the health pass over every tensor (analysis/fsck.h)
+void add_fsck_command(CLI::App& app, int& exit_code);
+// recipe: the quantization recipe and its llama-quantize command (analysis/quant_recipe.h)
+void add_recipe_command(CLI::App& app, int& exit_code);
 // compat: what Ollama's compatibility shim would rewrite
 void add_compat_command(CLI::App& app, int& exit_code);
 // export-upstream: write the upstream-shaped GGUF (and mmproj) of an Ollama-made GGUF

@@ -17,13 +17,13 @@ int main(int argc, char** argv) {
     mlens::cli::add_tensors_command(app, exit_code);
     mlens::cli::add_dump_command(app, exit_code);
     mlens::cli::add_check_command(app, exit_code);
-    mlens::cli::add_fsck_command(app, exit_code);
-    mlens::cli::add_recipe_command(app, exit_code);
     mlens::cli::add_store_command(app, exit_code);
     mlens::cli::add_show_commands(app, exit_code);
     mlens::cli::add_quant_commands(app, exit_code);
     mlens::cli::add_requant_command(app, exit_code);
     mlens::cli::add_diff_command(app, exit_code);
+    mlens::cli::add_fsck_command(app, exit_code);
+    mlens::cli::add_recipe_command(app, exit_code);
     mlens::cli::add_compat_command(app, exit_code);
     mlens::cli::add_export_command(app, exit_code);
     mlens::cli::add_infer_commands(app, exit_code);
