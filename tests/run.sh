@@ -36,6 +36,8 @@ decode_gguf="$(mktemp --suffix=.gguf)"
 llama_source="$(bash "$root/third_party/setup.sh" | sed -n 's/^MLENS_LLAMA_SOURCE=//p')"
 /usr/bin/python3 "$root/tests/bench/gguf_py_decode.py" "$decode_gguf" "$llama_source"
 rm -f "$decode_gguf" "$decode_gguf.tsv"
+echo "== benchmark: fsck, ModelLens vs memcpy, ggml to_float and ggml_validate_row_data"
+"$root/build/tests/bench/fsck_bench"
 echo "== benchmark: generation through ModelLens (worker process) vs llama.cpp's own loop, idle and busy, and layer capture"
 "$root/build/tests/bench/infer_bench" "$root/build/assets/demo/tiny-llama-f32.gguf" 64 5
 echo "== benchmark: corpus KL divergence through ModelLens vs llama-perplexity"

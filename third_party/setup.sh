@@ -6,8 +6,10 @@
 #     outside the source tree;
 #  3. a static build of only ggml-base, ggml-cpu and llama from that source, installed into the
 #     same cache so every build directory (release, sanitizers, fuzzing) shares it;
-#  4. llama.cpp's own llama-perplexity from the same build tree (the same ggml objects, so the
-#     same kernels), the reference the corpus KL-divergence test and benchmark run against.
+#  4. llama.cpp's own llama-perplexity, llama-quantize and llama-imatrix from the same build tree
+#     (the same ggml objects, so the same kernels), installed into <prefix>/bin: the references the
+#     corpus KL-divergence test and benchmark and the recipe test run against. A tool that does not
+#     build is left out with a note, and its test is not registered.
 # Prints nothing but progress; the cache prefix is written to stdout's last line as
 #   MLENS_DEPS_PREFIX=<dir>
 set -euo pipefail
@@ -66,25 +68,33 @@ build_llama() {
     touch "$prefix/.mlens-complete"
 }
 
-# Reuses the build tree of build_llama: only common and the tool itself are compiled. A lock
+# Reuses the build tree of build_llama: only common and the missing tools are compiled. A lock
 # keeps two setups started at once from configuring that tree together.
-build_perplexity() {
-    [[ -x "$prefix/bin/llama-perplexity" ]] && return
-    log "building llama-perplexity from $src"
+build_llama_tools() {
+    local missing=()
+    for tool in llama-perplexity llama-quantize llama-imatrix; do
+        [[ -x "$prefix/bin/$tool" ]] || missing+=("$tool")
+    done
+    ((${#missing[@]})) || return 0
+    log "building ${missing[*]} from $src"
     (
         flock 9
-        [[ -x "$prefix/bin/llama-perplexity" ]] && exit 0
-        cmake -S "$src" -B "$build" -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TOOLS=ON >/dev/null
-        cmake --build "$build" -j2 --target llama-perplexity >/dev/null
+        if ! cmake -S "$src" -B "$build" -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TOOLS=ON >/dev/null ||
+           ! cmake --build "$build" -j2 --target "${missing[@]}" >/dev/null; then
+            log "${missing[*]} did not build: the tests that run them are left out"
+            exit 0
+        fi
         mkdir -p "$prefix/bin"
-        cp "$build/bin/llama-perplexity" "$prefix/bin/llama-perplexity.tmp"
-        mv "$prefix/bin/llama-perplexity.tmp" "$prefix/bin/llama-perplexity"
+        for tool in "${missing[@]}"; do
+            cp "$build/bin/$tool" "$prefix/bin/$tool.tmp"
+            mv "$prefix/bin/$tool.tmp" "$prefix/bin/$tool"
+        done
     ) 9>"$cache/llama.cpp-$llama_version/.tools.lock"
 }
 
 install_debian_packages
 fetch_llama_source
 build_llama
-build_perplexity
+build_llama_tools
 echo "MLENS_LLAMA_SOURCE=$src"
 echo "MLENS_DEPS_PREFIX=$prefix"

@@ -59,6 +59,10 @@ void add_requant_command(CLI::App& app, int& exit_code);
 // imatrix: a llama-imatrix importance matrix, per tensor and per expert
 void add_imatrix_command(CLI::App& app, int& exit_code);
 void add_diff_command(CLI::App& app, int& exit_code);
+// fsck: the health pass over every tensor (analysis/fsck.h)
+void add_fsck_command(CLI::App& app, int& exit_code);
+// recipe: the quantization recipe and its llama-quantize command (analysis/quant_recipe.h)
+void add_recipe_command(CLI::App& app, int& exit_code);
 // compat: what Ollama's compatibility shim would rewrite
 void add_compat_command(CLI::App& app, int& exit_code);
 // export-upstream: write the upstream-shaped GGUF (and mmproj) of an Ollama-made GGUF

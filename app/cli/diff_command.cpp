@@ -1,13 +1,18 @@
 // mlens diff A B [--numeric] [--json]
-// Metadata and tensor differences of two models; with --numeric, the error of every paired tensor.
+// Metadata and tensor differences of two models; with --numeric, the error of every paired tensor;
+// then the difference of their quantization recipes (quant_recipe.h): bases, retyped tensors by kind
+// and layers, and both llama-quantize commands.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "cli_common.h"
 #include "cli_job.h"
 #include "mlens/analysis/model_diff.h"
+#include "mlens/analysis/quant_recipe.h"
+#include "mlens/model/summary.h"
 #include "mlens/model/model_json.h"
 #include "mlens/text/escape.h"
 
@@ -64,6 +69,46 @@ nlohmann::json diff_json(const ModelDiff& d) {
                           {"worst_tensor", l.worst_tensor}, {"worst_nmse", json_number(l.worst_nmse)}});
     return {{"name_map", text(d.name_map)}, {"shape_order", shape_order_name(Format::gguf)}, {"metadata", meta},
             {"tensors", tensors}, {"layers", layers}};
+}
+
+// The quantization recipes of both sides and the tensors whose types differ (quant_recipe.h).
+nlohmann::json recipe_json(const QuantRecipe& a, const QuantRecipe& b) {
+    auto text = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+    nlohmann::json changes = nlohmann::json::array();
+    for (const RecipeChange& c : recipe_difference(a, b))
+        changes.push_back({{"tensor", c.tensor}, {"type_a", text(c.from)}, {"type_b", text(c.to)}});
+    return {{"base_a", text(a.base)}, {"base_b", text(b.base)}, {"command_a", text(llama_quantize_command(a))},
+            {"command_b", text(llama_quantize_command(b))}, {"changes", changes}};
+}
+
+// Retyped tensors grouped by kind and change: "attn_v.weight  layers 0, 1  Q6_K → Q5_K".
+void print_recipe_difference(const QuantRecipe& a, const QuantRecipe& b) {
+    const std::vector<RecipeChange> changes = recipe_difference(a, b);
+    if (changes.empty() && a.base == b.base) return;
+    std::cout << "recipe (" << changes.size() << (changes.size() == 1 ? " tensor" : " tensors") << " typed differently)\n";
+    std::vector<std::vector<std::string>> rows = {{"  base", a.base.empty() ? "-" : a.base, b.base.empty() ? "-" : b.base}};
+    std::vector<std::pair<std::string, std::string>> order;   // (kind, from→to), first-seen
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>> layers;
+    for (const RecipeChange& c : changes) {
+        const std::optional<uint32_t> layer = layer_of(std::string_view(c.tensor));
+        std::string kind = c.tensor, where;
+        if (layer) {
+            const size_t dot = c.tensor.find('.', c.tensor.find_first_of("0123456789"));
+            kind = dot == std::string::npos ? c.tensor : c.tensor.substr(dot + 1);
+            where = std::to_string(*layer);
+        }
+        auto key = std::make_pair(kind, (c.from.empty() ? "-" : c.from) + "\xE2\x86\x92" + (c.to.empty() ? "-" : c.to));
+        if (!layers.count(key)) order.push_back(key);
+        if (!where.empty()) layers[key].push_back(where);
+        else layers[key];
+    }
+    for (const auto& key : order) {
+        std::string where;
+        for (const std::string& l : layers[key]) where += (where.empty() ? "layers " : ", ") + l;
+        rows.push_back({"  " + escape_for_display(key.first, 80), where.empty() ? "-" : where, key.second});
+    }
+    print_table(rows);
+    std::cout << "  A: " << llama_quantize_command(a) << "\n  B: " << llama_quantize_command(b) << "\n";
 }
 
 void print_diff(const ModelDiff& d, bool numeric) {
@@ -141,8 +186,15 @@ void add_diff_command(CLI::App& app, int& exit_code) {
         }();
         if (!d) { std::cerr << "error: " << d.error().to_string() << "\n"; return; }
         exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
-        if (*json) std::cout << json_text(diff_json(*d)) << "\n";
-        else print_diff(*d, *numeric);
+        const QuantRecipe recipe_a = quant_recipe(*a), recipe_b = quant_recipe(*b);
+        if (*json) {
+            nlohmann::json out = diff_json(*d);
+            out["recipe"] = recipe_json(recipe_a, recipe_b);
+            std::cout << json_text(out) << "\n";
+        } else {
+            print_diff(*d, *numeric);
+            print_recipe_difference(recipe_a, recipe_b);
+        }
     });
 }
 

@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
     mlens::cli::add_requant_command(app, exit_code);
     mlens::cli::add_imatrix_command(app, exit_code);
     mlens::cli::add_diff_command(app, exit_code);
+    mlens::cli::add_fsck_command(app, exit_code);
+    mlens::cli::add_recipe_command(app, exit_code);
     mlens::cli::add_compat_command(app, exit_code);
     mlens::cli::add_export_command(app, exit_code);
     mlens::cli::add_export_store_command(app, exit_code);

@@ -170,6 +170,8 @@ std::optional<ByteTarget> Document::byte_target() const {
         uint64_t start = *d.offset >= 32 ? (*d.offset - 32) & ~uint64_t{15} : 0;
         return ByteTarget{d.file, start, {*d.offset, 1}, "diagnostic " + std::string(code_name(d.code))};
     }
+    case SelectionKind::finding:
+        return finding_bytes;
     }
     return std::nullopt;
 }

@@ -68,7 +68,7 @@ struct DocumentIndex {
 DocumentIndex build_document_index(const Model& model, JobContext* job = nullptr);
 
 enum class DocumentState { opening, ready, failed };
-enum class SelectionKind { none, header, metadata, tensor, diagnostic, token };
+enum class SelectionKind { none, header, metadata, tensor, diagnostic, token, finding };
 
 struct Selection {
     SelectionKind kind = SelectionKind::none;
@@ -87,6 +87,7 @@ struct Navigation {
     std::optional<size_t> imatrix_entry;     // index into Imatrix::entries the imatrix panel should show
     std::optional<std::string> model_error;  // file name or path of the reference the Model error panel compares with ("--select error:FILE")
     bool requantize = false;                // the Weights panel runs its Requantize tab ("--select requant:TENSOR")
+    std::optional<uint64_t> weights_expert;  // expert of the selected stacked tensor the Weights panel should show (a Health finding)
 };
 
 // Bytes of a file that a selection points at.
@@ -115,6 +116,8 @@ public:
     JobPtr job;
 
     Selection selection;
+    // The bytes of the selected health finding (SelectionKind::finding, set by the Health panel).
+    std::optional<ByteTarget> finding_bytes;
     Navigation navigation;
     std::string focus_panel;                    // center panel id to bring forward, once
 

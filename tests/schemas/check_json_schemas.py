@@ -111,11 +111,13 @@ def main():
         check("dump", path)
         check("check", path)
         check("compat", path)
+        check("fsck", path)
+        check("recipe", path)
     # A damaged file still opens: what parsed, and diagnostics with their offsets (exit status 1).
     truncated = os.path.join(out_dir, "truncated.gguf")
     with open(f32, "rb") as src, open(truncated, "wb") as dst:
         dst.write(src.read(700))
-    for command in ("info", "kv", "tensors", "dump", "check"):
+    for command in ("info", "kv", "tensors", "dump", "check", "fsck"):
         check(command, truncated, status=1)
     check("kv", f32, "--full")
     check("dump", f32, "--full")

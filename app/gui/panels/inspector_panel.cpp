@@ -299,6 +299,9 @@ void InspectorPanel::draw(PanelContext& ctx) {
     case SelectionKind::token:
         if (doc.index->tokenizer.tokens && s.index < doc.index->tokenizer.count()) token_fields(doc, s.index, mono);
         break;
+    case SelectionKind::finding:
+        if (doc.finding_bytes) ui::label_value("health finding", doc.finding_bytes->label);
+        break;
     case SelectionKind::none: ui::text_dim("Select a key, tensor or diagnostic to inspect it."); break;
     }
     draw_bytes(ctx);

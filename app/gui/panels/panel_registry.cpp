@@ -2,12 +2,14 @@
 
 #include "panels/compat_panel.h"
 #include "panels/diagnostics_panel.h"
+#include "panels/health_panel.h"
 #include "panels/imatrix_panel.h"
 #include "panels/inference_panel.h"
 #include "panels/inspector_panel.h"
 #include "panels/metadata_panel.h"
 #include "panels/model_error_panel.h"
 #include "panels/navigator_panel.h"
+#include "panels/recipe_panel.h"
 #include "panels/tensor_panel.h"
 #include "panels/safetensors_panel.h"
 #include "panels/store_panel.h"
@@ -53,6 +55,10 @@ const std::vector<PanelInfo>& panel_registry() {
          "Whether Ollama made the file, on evidence only, and Ollama's shim rules as a side-by-side of the file as stored and the upstream view, each row with its rule; export the upstream GGUF."},
         {"inference", "Inference", PanelSlot::center, make_panel<InferencePanel>, is_gguf,
          "llama.cpp on this model: its log, a tokenizer tester and the chat template, generation with the top-5 candidates and speeds, per-layer activation statistics, A/B with per-position KL divergence."},
+        {"health", "Health", PanelSlot::center, make_panel<HealthPanel>, has_tensors,
+         "Every tensor scanned once: NaN and Inf values, values beyond F16, zero rows and columns, broken block scales, dead and duplicated experts, duplicated tensors and region problems, each at its exact location; a click shows the bytes, Weights opens the tensor."},
+        {"recipe", "Recipe", PanelSlot::center, make_panel<RecipePanel>, has_tensors,
+         "How the model was quantized: a layers × tensor-kinds heat map of types by bits per weight, the provenance keys, and the llama-quantize command that reproduces the mix."},
         {"diagnostics", "Diagnostics", PanelSlot::center, make_panel<DiagnosticsPanel>, is_model,
          "Every warning and error with its severity, field and byte offset; a click shows the bytes."},
         {"inspector", "Inspector", PanelSlot::right, make_panel<InspectorPanel>, is_model,

@@ -239,6 +239,11 @@ void WeightsPanel::draw(PanelContext& ctx) {
         doc.navigation.requantize = false;
         m_select_requant = m_run_requant = true;
     }
+    if (doc.navigation.weights_expert) {
+        if (doc.selection.kind == SelectionKind::tensor && expert_count(m, m_want.tensor).value_or(0) > *doc.navigation.weights_expert)
+            m_want.expert = doc.navigation.weights_expert;
+        doc.navigation.weights_expert.reset();
+    }
     if (!m_applied && doc.selection.kind != SelectionKind::tensor) {
         ui::text_dim("Select a tensor (Tensors table or navigator) to see its values here.");
         return;

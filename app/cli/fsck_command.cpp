@@ -1,0 +1,87 @@
+// mlens fsck PATH [--json] [--threads N]: the health pass of analysis/fsck.h over every tensor.
+// Text: one line per finding (finding_line) on stdout, then a summary line. Exit status 1 when a
+// finding is an error, the reader found errors (a region problem is both), or the model cannot be
+// opened; 2 on usage errors.
+#include <chrono>
+#include <iostream>
+
+#include "cli_common.h"
+#include "cli_job.h"
+#include "mlens/analysis/fsck.h"
+#include "mlens/model/model_json.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+namespace {
+
+nlohmann::json location_json(const FsckLocation& at) {
+    nlohmann::json j = {{"element", at.element}, {"file", at.file}};
+    j["expert"] = at.expert ? nlohmann::json(*at.expert) : nlohmann::json();
+    j["row"] = at.row ? nlohmann::json(*at.row) : nlohmann::json();
+    j["column"] = at.column ? nlohmann::json(*at.column) : nlohmann::json();
+    j["block"] = at.block ? nlohmann::json(*at.block) : nlohmann::json();
+    j["offset"] = at.offset ? nlohmann::json(*at.offset) : nlohmann::json();
+    return j;
+}
+
+nlohmann::json finding_json(const Finding& f) {
+    nlohmann::json j = {{"severity", finding_severity_name(f.severity)}, {"code", f.code}, {"field", f.field},
+                        {"tensor", f.tensor}, {"count", f.count}, {"message", f.message}};
+    j["tensor_index"] = f.tensor_index ? nlohmann::json(*f.tensor_index) : nlohmann::json();
+    j["other_tensor"] = f.other_tensor ? nlohmann::json(*f.other_tensor) : nlohmann::json();
+    j["other_expert"] = f.other_expert ? nlohmann::json(*f.other_expert) : nlohmann::json();
+    j["locations"] = nlohmann::json::array();
+    for (const FsckLocation& at : f.locations) j["locations"].push_back(location_json(at));
+    return j;
+}
+
+}  // namespace
+
+void add_fsck_command(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("fsck", "Scan every tensor for broken values, scales, experts and duplicates; exit 1 on errors");
+    auto path = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    auto threads = std::make_shared<unsigned>(2);
+    cmd->add_option("PATH", *path, "Model file, safetensors folder, or Ollama store model")->required();
+    cmd->add_flag("--json", *json, "Print the findings as JSON on stdout");
+    cmd->add_option("--threads", *threads, "Threads that scan (default 2)")->check(CLI::Range(1u, 256u));
+    cmd->callback([=, &exit_code] {
+        auto model = open_or_report(resolve(*path), false);
+        if (!model) { exit_code = kExitBroken; return; }
+        const auto start = std::chrono::steady_clock::now();
+        CliJob progress("fsck");
+        auto report = fsck_model(*model, progress.job(), *threads);
+        if (!report) {
+            std::cerr << "error: " << escape_for_display(report.error().to_string()) << "\n";
+            exit_code = kExitBroken;
+            return;
+        }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const size_t errors = report->count(FindingSeverity::error);
+        // Reader errors that are not about tensor regions (a cut header, a bad key) stop fsck from
+        // seeing the whole file: they fail it too, and `mlens check` lists them.
+        size_t reader_errors = 0;
+        for (const Diagnostic& d : model->diagnostics) reader_errors += d.severity == Severity::error;
+        exit_code = errors || reader_errors ? kExitBroken : kExitOk;
+        if (*json) {
+            nlohmann::json out = {{"path", *path}, {"accepted", exit_code == kExitOk}, {"errors", errors}, {"reader_errors", reader_errors},
+                                  {"warnings", report->count(FindingSeverity::warning)},
+                                  {"infos", report->count(FindingSeverity::info)}, {"tensors", report->tensors},
+                                  {"tensors_scanned", report->tensors_scanned}, {"values_scanned", report->values_scanned},
+                                  {"bytes_scanned", report->bytes_scanned}, {"findings", nlohmann::json::array()}};
+            for (const Finding& f : report->findings) out["findings"].push_back(finding_json(f));
+            std::cout << json_text(out) << "\n";
+            return;
+        }
+        for (const Finding& f : report->findings) std::cout << finding_line(f) << "\n";
+        if (reader_errors) std::cout << reader_errors << " reader errors: mlens check lists them\n";
+        std::cout << escape_for_display(*path) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
+                  << report->count(FindingSeverity::warning) << " warnings, " << report->count(FindingSeverity::info)
+                  << " notes; " << report->tensors_scanned << " of " << report->tensors << " tensors, "
+                  << number_text(static_cast<double>(report->bytes_scanned) / 1e6, "%.1f") << " MB in "
+                  << number_text(seconds, "%.2f") << " s)\n";
+    });
+}
+
+}  // namespace mlens::cli

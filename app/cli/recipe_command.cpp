@@ -1,0 +1,86 @@
+// mlens recipe PATH [--json]: how a model was quantized (analysis/quant_recipe.h): provenance
+// keys, the layer × tensor-kind map of types with bits per weight, and the llama-quantize command
+// that reproduces the mix.
+#include <iostream>
+
+#include "cli_common.h"
+#include "mlens/analysis/quant_recipe.h"
+#include "mlens/model/model_json.h"
+#include "mlens/text/escape.h"
+
+namespace mlens::cli {
+
+namespace {
+
+nlohmann::json cell_json(const RecipeCell& c) {
+    return {{"tensor", c.tensor}, {"type", c.type}, {"bits_per_weight", c.bits_per_weight}};
+}
+
+nlohmann::json recipe_json(const std::string& path, const QuantRecipe& r) {
+    auto text = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+    nlohmann::json provenance = nlohmann::json::array(), layers = nlohmann::json::array(), other = nlohmann::json::array();
+    for (const auto& [key, value] : r.provenance) provenance.push_back({{"key", key}, {"value", value}});
+    for (const RecipeLayerRow& row : r.layers) {
+        nlohmann::json cells = nlohmann::json::array();
+        for (const auto& c : row.cells) cells.push_back(c ? cell_json(*c) : nlohmann::json(nullptr));
+        layers.push_back({{"layer", row.layer}, {"cells", cells}});
+    }
+    for (const RecipeCell& c : r.other) other.push_back(cell_json(c));
+    return {{"path", path}, {"provenance", provenance}, {"imatrix", r.imatrix}, {"kinds", r.kinds}, {"layers", layers},
+            {"other", other}, {"base", text(r.base)}, {"ftype", text(r.ftype)},
+            {"token_embedding_type", text(r.token_embedding_type)}, {"output_tensor_type", text(r.output_type)},
+            {"rules", r.rules}, {"command", text(llama_quantize_command(r))}};
+}
+
+void print_recipe(const std::string& path, const QuantRecipe& r) {
+    std::cout << escape_for_display(path) << "\n";
+    if (!r.provenance.empty()) {
+        std::cout << "provenance\n";
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& [key, value] : r.provenance) rows.push_back({"  " + escape_for_display(key, 80), value});
+        print_table(rows);
+    }
+    if (!r.layers.empty()) {
+        std::cout << "types by layer\n";
+        std::vector<std::vector<std::string>> rows = {{"LAYER"}};
+        for (const std::string& k : r.kinds) rows[0].push_back(escape_for_display(k, 40));
+        for (const RecipeLayerRow& row : r.layers) {
+            rows.push_back({std::to_string(row.layer)});
+            for (const auto& c : row.cells) rows.back().push_back(c ? c->type : "-");
+        }
+        print_table(rows);
+    }
+    if (!r.other.empty()) {
+        std::cout << "other tensors\n";
+        std::vector<std::vector<std::string>> rows;
+        for (const RecipeCell& c : r.other)
+            rows.push_back({"  " + escape_for_display(c.tensor, 80), c.type, number_text(c.bits_per_weight, "%.2f") + " bpw"});
+        print_table(rows);
+    }
+    if (r.base.empty()) {
+        std::cout << "no quantized tensors: no llama-quantize command\n";
+        return;
+    }
+    std::cout << "llama-quantize command (base " << r.base << ", " << r.rules.size() << (r.rules.size() == 1 ? " rule" : " rules")
+              << ")\n  " << llama_quantize_command(r) << "\n";
+}
+
+}  // namespace
+
+void add_recipe_command(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand("recipe", "How a model was quantized, and the llama-quantize command that reproduces it");
+    auto path = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("PATH", *path, "Model file, safetensors folder, or Ollama store model")->required();
+    cmd->add_flag("--json", *json, "Print JSON");
+    cmd->callback([=, &exit_code] {
+        auto model = open_or_report(*path);
+        if (!model) { exit_code = kExitBroken; return; }
+        exit_code = exit_status_of(*model);
+        const QuantRecipe r = quant_recipe(*model);
+        if (*json) std::cout << json_text(recipe_json(*path, r)) << "\n";
+        else print_recipe(*path, r);
+    });
+}
+
+}  // namespace mlens::cli

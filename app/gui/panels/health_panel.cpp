@@ -1,0 +1,181 @@
+#include "panels/health_panel.h"
+
+#include <imgui.h>
+
+#include "mlens/text/escape.h"
+#include "theme.h"
+#include "widgets/ui.h"
+
+namespace mlens {
+
+namespace {
+
+std::string where_text(const Finding& f) {
+    if (f.locations.empty()) return "-";
+    const FsckLocation& at = f.locations.front();
+    std::string s;
+    auto add = [&](const std::string& part) { s += (s.empty() ? "" : " \xC2\xB7 ") + part; };
+    if (at.expert) add("expert " + std::to_string(*at.expert));
+    if (f.tensor_index && at.row) add("row " + std::to_string(*at.row));
+    if (f.tensor_index && at.block) add("block " + std::to_string(*at.block));
+    if (at.offset) add("@" + ui::hex_offset(*at.offset));
+    return s.empty() ? "-" : s;
+}
+
+const ImVec4& severity_color(FindingSeverity s) {
+    return s == FindingSeverity::error ? palette().error : s == FindingSeverity::warning ? palette().warning : palette().dim;
+}
+
+const char* severity_label(FindingSeverity s) {
+    return s == FindingSeverity::error ? "\xE2\x9C\x96 error" : s == FindingSeverity::warning ? "\xE2\x9A\xA0 warning" : "\xC2\xB7 note";
+}
+
+}  // namespace
+
+std::string HealthPanel::badge(const Document&) const {
+    if (!m_report) return {};
+    const size_t problems = m_report->count(FindingSeverity::error) + m_report->count(FindingSeverity::warning);
+    return problems ? std::to_string(problems) : std::string();
+}
+
+void HealthPanel::start(PanelContext& ctx) {
+    if (m_job) m_job->cancel();
+    m_started_once = true;
+    m_status.clear();
+    m_selected.reset();
+    m_started = ImGui::GetTime();
+    auto pending = std::make_shared<std::optional<Result<FsckReport>>>();
+    m_pending = pending;
+    std::shared_ptr<const Model> model = ctx.doc.model;
+    m_job = ctx.jobs.start("Health check", [model, pending](JobContext& job) { *pending = fsck_model(*model, &job, 2); });
+}
+
+void HealthPanel::collect() {
+    if (!m_job || !m_job->done()) return;
+    m_job.reset();
+    m_seconds = ImGui::GetTime() - m_started;
+    if (!m_pending || !m_pending->has_value()) return;
+    Result<FsckReport>& r = **m_pending;
+    if (r) m_report = std::make_shared<const FsckReport>(std::move(*r));
+    else m_status = r.error().code == "E_CANCELLED" ? "Scan cancelled." : "Scan failed: " + escape_for_display(r.error().to_string());
+    m_pending.reset();
+}
+
+void HealthPanel::draw(PanelContext& ctx) {
+    if (!m_started_once) start(ctx);
+    collect();
+    if (m_job) {
+        if (ImGui::Button("Cancel")) m_job->cancel();
+        ImGui::SameLine();
+        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(260, 0));
+        ImGui::SameLine();
+        ui::text_dim("scanning every tensor once, on two threads");
+    } else if (ImGui::Button("Scan again")) {
+        start(ctx);
+    }
+    if (!m_status.empty()) {
+        ImGui::SameLine();
+        ui::text_dim(m_status);
+    }
+    if (!m_report) return;
+    const FsckReport& r = *m_report;
+    if (!m_job) {
+        ImGui::SameLine();
+        ui::text_dim(std::to_string(r.tensors_scanned) + " of " + std::to_string(r.tensors) + " tensors, " +
+                     ui::with_separators(r.values_scanned) + " values, " +
+                     ui::with_separators(r.bytes_scanned) + " bytes scanned");
+    }
+    if (r.findings.empty()) {
+        ImGui::Spacing();
+        ui::text_colored(palette().ok, "\xE2\x9C\x93 No findings: every tensor is healthy.");
+        ImGui::PushStyleColor(ImGuiCol_Text, palette().dim);
+        ImGui::TextWrapped("Checked: NaN and Inf values, values beyond F16 in F32/BF16, zero rows and columns, block scales "
+                           "(zero, subnormal, NaN, Inf), dead and duplicated experts, duplicated tensors, tensor regions.");
+        ImGui::PopStyleColor();
+        return;
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, palette().error);
+    ImGui::Checkbox(("Errors (" + std::to_string(r.count(FindingSeverity::error)) + ")").c_str(), &m_show_errors);
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, palette().warning);
+    ImGui::Checkbox(("Warnings (" + std::to_string(r.count(FindingSeverity::warning)) + ")").c_str(), &m_show_warnings);
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::Checkbox(("Notes (" + std::to_string(r.count(FindingSeverity::info)) + ")").c_str(), &m_show_info);
+    draw_table(ctx);
+}
+
+void HealthPanel::draw_table(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    const FsckReport& r = *m_report;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
+    if (!ImGui::BeginTable("findings", 7, flags)) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    const float em = ImGui::GetFontSize();
+    ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, 5.5f * em);
+    ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("F_DUPLICATE_EXPERT").x + em);
+    ImGui::TableSetupColumn("Tensor", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("Where (first)", ImGuiTableColumnFlags_WidthStretch, 2.4f);
+    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, 3.5f * em);
+    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Weights").x + em);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < r.findings.size(); ++i) {
+        const Finding& f = r.findings[i];
+        if (f.severity == FindingSeverity::error ? !m_show_errors : f.severity == FindingSeverity::warning ? !m_show_warnings : !m_show_info)
+            continue;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::PushID(static_cast<int>(i));
+        ImGui::PushStyleColor(ImGuiCol_Text, severity_color(f.severity));
+        const bool selected = m_selected == i && doc.selection.kind == SelectionKind::finding;
+        if (ImGui::Selectable(severity_label(f.severity), selected,
+                              ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
+            m_selected = i;
+            const FsckLocation* at = f.locations.empty() ? nullptr : &f.locations.front();
+            if (at && at->offset) {
+                const uint64_t start = *at->offset >= 32 ? (*at->offset - 32) & ~uint64_t{15} : 0;
+                doc.finding_bytes = ByteTarget{at->file, start, {*at->offset, 2}, f.code + " " + (f.tensor.empty() ? f.field : f.tensor)};
+            } else {
+                doc.finding_bytes.reset();
+            }
+            doc.select({SelectionKind::finding, i});
+        }
+        ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(em * 40.0f);
+            ui::text(finding_line(f));
+            if (f.locations.size() > 1) ui::text_dim("first " + std::to_string(f.locations.size()) + " locations in mlens fsck --json");
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+        ui::copy_menu("copy", {{"line", finding_line(f)}, {"message", f.message}});
+        ImGui::TableNextColumn();
+        ui::text(f.code);
+        ImGui::TableNextColumn();
+        ImGui::PushFont(ctx.fonts.mono());
+        ui::text(f.tensor.empty() ? f.field : f.tensor);
+        if (!f.tensor.empty() && !f.field.empty()) {
+            ImGui::SameLine();
+            ui::text_dim(f.field);
+        }
+        ImGui::TableNextColumn();
+        ui::text_dim(where_text(f));
+        ImGui::PopFont();
+        ImGui::TableNextColumn();
+        ui::text(ui::with_separators(f.count));
+        ImGui::TableNextColumn();
+        ui::text(f.message);
+        ImGui::TableNextColumn();
+        if (f.tensor_index && ImGui::SmallButton("Weights")) {
+            doc.select({SelectionKind::tensor, *f.tensor_index}, "weights");
+            if (!f.locations.empty() && f.locations.front().expert) doc.navigation.weights_expert = f.locations.front().expert;
+        }
+        ImGui::PopID();
+    }
+    ImGui::EndTable();
+}
+
+}  // namespace mlens

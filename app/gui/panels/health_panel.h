@@ -1,0 +1,48 @@
+// HealthPanel (center): the health pass of analysis/fsck.h over every tensor — NaN and Inf values,
+// broken block scales, zero rows and columns, dead and duplicated experts, duplicated tensors and
+// the readers' region problems — as a table of findings with their severity and exact location.
+//
+// Contract: the scan runs as one job on the JobRunner with progress and cancel; it starts the
+// first time the panel is drawn for its document and again on "Scan again"; the report stays with
+// the panel, which the shell keeps per document. A click on a finding selects its bytes (the
+// inspector's hex view shows the finding's offset: the value, block or scale concerned); its
+// "Weights" button opens the tensor in the Weights panel, at the finding's expert for a stacked
+// expert tensor.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlens/analysis/fsck.h"
+#include "panels/panel.h"
+
+namespace mlens {
+
+class HealthPanel : public Panel {
+public:
+    void draw(PanelContext& ctx) override;
+    std::string badge(const Document& doc) const override;
+
+    // For tests: the report shown (null before the first scan finished) and whether a scan runs.
+    const FsckReport* report() const { return m_report.get(); }
+    bool running() const { return m_job != nullptr; }
+
+private:
+    void start(PanelContext& ctx);
+    void collect();
+    void draw_table(PanelContext& ctx);
+
+    JobPtr m_job;
+    std::shared_ptr<std::optional<Result<FsckReport>>> m_pending;
+    std::shared_ptr<const FsckReport> m_report;
+    std::string m_status;           // how the last scan ended when it left no report
+    double m_seconds = 0;
+    double m_started = 0;
+    bool m_started_once = false;
+    bool m_show_errors = true, m_show_warnings = true, m_show_info = true;
+    std::optional<size_t> m_selected;
+};
+
+}  // namespace mlens

@@ -1,0 +1,82 @@
+// Quantization recipe: which type each tensor of a model got, as a layer × tensor-kind map, the
+// keys that say how it was made, and the llama-quantize command that reproduces the mix.
+//
+// Contract:
+//  - Every logical tensor is one cell: a tensor named with a block number (summary.h layer_of:
+//    "blk.N.", "model.layers.N.", ...) goes to row N under its kind, the rest of its name
+//    ("attn_q.weight"); any other tensor goes to `other` under its whole name. Kinds keep the
+//    order they are first seen in; layers are ascending.
+//  - provenance: general.quantized_by, general.file_type (with its llama_ftype name),
+//    general.quantization_version and every quantize.* key (quantize.imatrix.file, .dataset,
+//    .entries_count, .chunks_count), as displayed text, in file order.
+//  - The command is `llama-quantize --pure [--imatrix FILE] [--token-embedding-type T]
+//    [--output-tensor-type T] [--tensor-type PATTERN=T ...] IN OUT BASE`. --pure turns off
+//    llama-quantize's own per-tensor mixing, so the types are exactly: a rule's type where one of
+//    the patterns matches (first match wins), else BASE. BASE is the quantized ggml type held by
+//    the most tensors of two or more dimensions (ties: the first seen); its ftype name is the
+//    type's own name (llama-quantize accepts Q3_K, Q4_K, Q5_K as aliases), MXFP4_MOE for MXFP4.
+//    token_embd.weight and output.weight get their options only when their type differs from
+//    BASE. Rules: per kind, the type most of its layers have (BASE on a tie) is one catch-all rule
+//    (none when it is BASE), every other type one rule listing its layers; rules of one type over the same
+//    layers are merged into one pattern over their kinds; layer-listing rules come before the
+//    catch-alls. Tensors of one dimension and tensors stored unquantized (F32, F16, BF16) get no
+//    rule: llama-quantize leaves one-dimensional tensors and the tensors it never quantizes as
+//    the source has them. Other tensors outside the layers (besides token_embd and output) of a
+//    type other than BASE get a rule of their exact name. Patterns are lowercase regexes
+//    (llama-quantize lowercases them) anchored at both ends.
+//  - A model without quantized tensors of two or more dimensions has no command (empty base).
+//  - recipe_difference lists the tensors present in both recipes whose types differ, in the first
+//    recipe's order, then tensors present in only one (type "" on the missing side).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mlens/model/model.h"
+
+namespace mlens {
+
+struct RecipeCell {
+    std::string tensor;          // full name
+    size_t tensor_index = 0;     // into Model::tensors
+    std::string type;            // "Q4_K", "F32", "int4 g64"
+    double bits_per_weight = 0;
+    uint32_t dims = 0;
+};
+
+struct RecipeLayerRow {
+    uint32_t layer = 0;
+    std::vector<std::optional<RecipeCell>> cells;   // one per kind (QuantRecipe::kinds)
+};
+
+struct QuantRecipe {
+    std::vector<std::string> kinds;
+    std::vector<RecipeLayerRow> layers;
+    std::vector<RecipeCell> other;
+    std::vector<std::pair<std::string, std::string>> provenance;   // key, value as text
+    bool imatrix = false;                    // a quantize.imatrix.* key is present
+    std::string base;                        // ggml type name, "" when nothing is quantized
+    std::string ftype;                       // llama-quantize's name for the base
+    std::string token_embedding_type, output_type;   // "" when BASE (or absent)
+    std::vector<std::string> rules;          // "pattern=type" arguments of --tensor-type
+};
+
+QuantRecipe quant_recipe(const Model& model);
+
+// The arguments after the program name; `imatrix` is passed when the recipe used one.
+std::vector<std::string> llama_quantize_arguments(const QuantRecipe& recipe, const std::string& input,
+                                                  const std::string& output, const std::string& imatrix = "IMATRIX");
+// The command as one shell line (arguments quoted where a shell needs it).
+std::string llama_quantize_command(const QuantRecipe& recipe, const std::string& input = "MODEL-F32.gguf",
+                                   const std::string& output = "OUT.gguf");
+
+struct RecipeChange {
+    std::string tensor;
+    std::string from, to;   // "" where the tensor is missing
+};
+std::vector<RecipeChange> recipe_difference(const QuantRecipe& a, const QuantRecipe& b);
+
+}  // namespace mlens

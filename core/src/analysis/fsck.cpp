@@ -1,0 +1,309 @@
+// fsck: plans every logical tensor (fsck_items.cpp), scans the row items on the caller's
+// threads, then turns the merged accumulators into findings and confirms duplicate candidates.
+#include "mlens/analysis/fsck.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "fsck_plan.h"
+#include "mlens/text/escape.h"
+#include "mlens/util/parallel_job.h"
+
+namespace mlens {
+
+using namespace fsck_detail;
+
+namespace {
+
+// Reader diagnostics about where tensor data lies (GGUF and safetensors names).
+const std::set<std::string> kRegionCodes = {"E_TENSOR_OVERLAP", "E_TENSOR_OUT_OF_BOUNDS", "E_TENSOR_MISALIGNED",
+                                            "E_TRUNCATED_DATA", "InvalidOffset", "TensorInvalidInfo",
+                                            "MetadataIncompleteBuffer"};
+
+std::string plural(uint64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+std::string scale_message(const std::string& code, const std::string& field, uint64_t n) {
+    const char* what = code == "F_SCALE_NAN" ? "is NaN" : code == "F_SCALE_INF" ? "is infinite"
+                     : code == "F_SCALE_SUBNORMAL" ? "is subnormal" : "is zero while the block's values are not";
+    return plural(n, "block", "blocks") + " whose " + field + " " + what;
+}
+
+std::string message_of(const std::string& code, const std::string& field, const Accumulator& a) {
+    if (code == "F_NAN") return plural(a.count, "NaN value", "NaN values");
+    if (code == "F_INF") return plural(a.count, "infinite value", "infinite values");
+    if (code == "F_BEYOND_F16")
+        return plural(a.count, "value", "values") + " beyond the F16 range (|x| > 65504), first " + number(a.first_value.value_or(0));
+    if (code == "F_READ_FAILED") return plural(a.count, "chunk", "chunks") + " could not be read";
+    return scale_message(code, field, a.count);
+}
+
+Finding tensor_finding(const Model& model, const Plan& p, FindingSeverity sev, std::string code, std::string field,
+                       uint64_t count, std::vector<FsckLocation> locations, std::string message) {
+    Finding f;
+    f.severity = sev;
+    f.code = std::move(code);
+    f.field = std::move(field);
+    f.tensor = escape_for_display(model.tensors[p.logical->index].name);
+    f.tensor_index = p.logical->index;
+    f.count = count;
+    f.locations = std::move(locations);
+    f.message = std::move(message);
+    return f;
+}
+
+// Zero rows, zero tensors, dead experts and zero columns of one plan; `dead` gets which experts
+// are all zero.
+void zero_findings(const Model& model, const Plan& p, std::vector<bool>& dead, std::vector<Finding>& out) {
+    dead.assign(p.experts, false);
+    for (uint64_t e = 0; e < p.experts; ++e)
+        dead[e] = p.rows_per_expert > 0 && p.expert_acc[e].zero_rows == p.rows_per_expert;
+    const bool all_zero = std::all_of(dead.begin(), dead.end(), [](bool d) { return d; });
+    if (all_zero && !p.expert_number) {
+        out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_TENSOR", "", 1, {p.location(0, 0, 0)},
+                                     "every value is zero"));
+        return;
+    }
+    Accumulator rows;
+    for (uint64_t e = 0; e < p.experts; ++e) {
+        if (dead[e]) {
+            const uint64_t number = p.expert_number.value_or(e);
+            out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_DEAD_EXPERT", "", 1, {p.location(e, 0, 0)},
+                                         "expert " + std::to_string(number) + " is all zero"));
+            continue;
+        }
+        Accumulator one;
+        one.count = p.expert_acc[e].zero_rows;
+        one.locations = p.expert_acc[e].zero_locations;
+        rows.merge(std::move(one));
+    }
+    if (rows.count)
+        out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_ROWS", "", rows.count, rows.locations,
+                                     plural(rows.count, "row is", "rows are") + " all zero"));
+    if (!p.track_columns || all_zero) return;   // a dead per-expert tensor's columns say nothing more
+    Accumulator columns;
+    for (uint64_t c = 0; c < p.row_len; ++c)
+        if (!p.columns[c]) columns.add(p.location(0, 0, c));
+    if (columns.count)
+        out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_COLUMNS", "", columns.count, columns.locations,
+                                     plural(columns.count, "column is", "columns are") + " zero in every row"));
+}
+
+// Whether two views hold the same stored bytes (MLX: the same values), read in bounded chunks.
+Result<bool> same_content(const TensorView& a, const TensorView& b) {
+    if (a.size() != b.size() || a.type_name() != b.type_name() || a.kind() != b.kind()) return false;
+    if (a.kind() == TensorView::Kind::mlx) {
+        const uint64_t chunk = a.chunk_length(kItemValues);
+        std::vector<float> x(chunk), y(chunk);
+        for (uint64_t first = 0; first < a.size(); first += chunk) {
+            const uint64_t n = std::min(chunk, a.size() - first);
+            if (Status s = a.read(first, n, x.data()); !s) return s.error();
+            if (Status s = b.read(first, n, y.data()); !s) return s.error();
+            if (std::memcmp(x.data(), y.data(), n * sizeof(float)) != 0) return false;
+        }
+        return true;
+    }
+    const uint64_t blocks = (a.size() + a.block_length() - 1) / a.block_length();
+    const uint64_t step = std::max<uint64_t>(1, kItemBytes / a.block_bytes());
+    std::vector<uint8_t> x(step * a.block_bytes()), y(x.size());
+    for (uint64_t first = 0; first < blocks; first += step) {
+        const uint64_t n = std::min(step, blocks - first);
+        if (Status s = a.read_blocks(first, n, x.data()); !s) return s.error();
+        if (Status s = b.read_blocks(first, n, y.data()); !s) return s.error();
+        if (std::memcmp(x.data(), y.data(), n * a.block_bytes()) != 0) return false;
+    }
+    return true;
+}
+
+void duplicate_experts(const Model& model, const Plan& p, const std::vector<bool>& dead, std::vector<Finding>& out) {
+    if (!p.stacked) return;
+    std::map<uint64_t, std::vector<uint64_t>> by_hash;
+    for (uint64_t e = 0; e < p.experts; ++e) {
+        if (dead[e]) continue;
+        std::vector<uint64_t>& earlier = by_hash[p.expert_acc[e].hash];
+        auto mine = p.view->slice(e);
+        for (uint64_t f : earlier) {
+            auto theirs = p.view->slice(f);
+            if (!mine || !theirs) break;
+            auto same = same_content(*theirs, *mine);
+            if (!same || !*same) continue;
+            Finding d = tensor_finding(model, p, FindingSeverity::warning, "F_DUPLICATE_EXPERT", "", 1, {p.location(e, 0, 0)},
+                                       "expert " + std::to_string(e) + " has the same bytes as expert " + std::to_string(f));
+            d.other_expert = f;
+            out.push_back(std::move(d));
+            break;
+        }
+        earlier.push_back(e);
+    }
+}
+
+void duplicate_tensors(const Model& model, const std::vector<Plan>& plans, const std::vector<bool>& all_zero,
+                       std::vector<Finding>& out) {
+    std::map<std::tuple<std::string, std::vector<uint64_t>, uint64_t>, std::vector<size_t>> by_key;
+    for (size_t i = 0; i < plans.size(); ++i) {
+        const Plan& p = plans[i];
+        if (all_zero[i]) continue;
+        std::vector<size_t>& earlier = by_key[{p.view->type_name(), p.view->shape(), p.hash}];
+        for (size_t j : earlier) {
+            const Plan& q = plans[j];
+            auto same = same_content(*q.view, *p.view);
+            if (!same || !*same) continue;
+            const std::string other = escape_for_display(model.tensors[q.logical->index].name);
+            const bool experts = p.expert_number && q.expert_number && p.logical->group == q.logical->group;
+            Finding d = tensor_finding(model, p, FindingSeverity::warning, experts ? "F_DUPLICATE_EXPERT" : "F_DUPLICATE_TENSOR", "",
+                                       1, {p.location(0, 0, 0)},
+                                       experts ? "expert " + std::to_string(*p.expert_number) + " has the same bytes as expert " +
+                                                     std::to_string(*q.expert_number) + " (" + other + ")"
+                                               : "same type, shape and bytes as " + other);
+            d.other_tensor = other;
+            if (experts) d.other_expert = q.expert_number;
+            out.push_back(std::move(d));
+            break;
+        }
+        earlier.push_back(i);
+    }
+}
+
+// An MLX global scale multiplies whole rows (or experts): each value is checked once.
+void global_scale_findings(const Model& model, const Plan& p, std::vector<Finding>& out) {
+    if (!p.mlx || !model.tensors[p.logical->index].quant->global_scale) return;
+    const size_t entry = *model.tensors[p.logical->index].quant->global_scale;
+    auto view = TensorView::open(model, entry);
+    if (!view || view->size() == 0) return;
+    const TensorInfo& g = model.tensors[entry];
+    const uint64_t n = view->size(), rows_per_value = std::max<uint64_t>(1, p.rows / n), width = g.n_bytes.value_or(0) / n;
+    std::map<ScaleClass, Accumulator> found;
+    std::vector<float> values(std::min<uint64_t>(n, kItemValues));
+    for (uint64_t first = 0; first < n; first += values.size()) {
+        const uint64_t count = std::min<uint64_t>(values.size(), n - first);
+        if (Status s = view->read(first, count, values.data()); !s) return;
+        for (uint64_t i = 0; i < count; ++i) {
+            const ScaleClass c = classify_value(values[i], 0.0f);
+            if (c == ScaleClass::normal || c == ScaleClass::subnormal) continue;
+            const uint64_t row = (first + i) * rows_per_value;
+            FsckLocation at = p.location(row / std::max<uint64_t>(1, p.rows_per_expert), row % std::max<uint64_t>(1, p.rows_per_expert), 0);
+            at.file = g.file;
+            at.offset = g.data_offset + (first + i) * width;
+            found[c].add(at, 1, values[i]);
+        }
+    }
+    for (auto& [c, acc] : found) {
+        const std::string code = c == ScaleClass::nan ? "F_SCALE_NAN" : c == ScaleClass::inf ? "F_SCALE_INF" : "F_SCALE_ZERO";
+        out.push_back(tensor_finding(model, p, c == ScaleClass::zero ? FindingSeverity::warning : FindingSeverity::error, code,
+                                     "global_scale", acc.count, acc.locations,
+                                     plural(acc.count, "global scale value is ", "global scale values are ") +
+                                         (c == ScaleClass::nan ? "NaN" : c == ScaleClass::inf ? "infinite" : "zero")));
+    }
+}
+
+void region_findings(const Model& model, std::vector<Finding>& out) {
+    for (const Diagnostic& d : model.diagnostics) {
+        if (!kRegionCodes.count(d.code)) continue;
+        Finding f;
+        f.severity = d.severity == Severity::error ? FindingSeverity::error : FindingSeverity::warning;
+        f.code = d.code;
+        f.field = d.field;
+        FsckLocation at;
+        at.file = d.file;
+        at.offset = d.offset;
+        f.locations.push_back(at);
+        f.message = d.message;
+        out.push_back(std::move(f));
+    }
+}
+
+}  // namespace
+
+const char* finding_severity_name(FindingSeverity s) {
+    switch (s) {
+        case FindingSeverity::info: return "info";
+        case FindingSeverity::warning: return "warning";
+        case FindingSeverity::error: return "error";
+    }
+    return "error";
+}
+
+size_t FsckReport::count(FindingSeverity s) const {
+    return static_cast<size_t>(std::count_if(findings.begin(), findings.end(), [s](const Finding& f) { return f.severity == s; }));
+}
+
+Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned threads) {
+    const std::vector<LogicalTensor> logical = logical_tensors(model);
+    FsckReport report;
+    report.tensors = logical.size();
+    Scan scan{model, {}, {}, {}, {0}, {0}};
+    std::vector<Finding> findings;
+    region_findings(model, findings);
+    for (const LogicalTensor& lt : logical) {
+        if (data_presence(model, lt) != DataPresence::complete) continue;
+        auto plan = plan_tensor(model, lt);
+        if (!plan) {
+            Finding f;
+            f.code = "F_NOT_SCANNED";
+            f.tensor = escape_for_display(model.tensors[lt.index].name);
+            f.tensor_index = lt.index;
+            f.message = "not scanned: " + escape_for_display(plan.error().message);
+            findings.push_back(std::move(f));
+            continue;
+        }
+        scan.plans.push_back(std::move(*plan));
+    }
+    for (size_t i = 0; i < scan.plans.size(); ++i) {
+        const Plan& p = scan.plans[i];
+        for (uint64_t e = 0; e < p.experts; ++e)
+            for (uint64_t r = 0; r < p.rows_per_expert; r += p.rows_per_item)
+                scan.items.push_back({i, e, r, std::min(p.rows_per_expert, r + p.rows_per_item)});
+    }
+    Status s = parallel_job(scan.items.size(), std::max(1u, threads), job,
+                            [&](uint64_t k) { return scan_item(scan, scan.items[k]); });
+    if (!s) return s.error();
+    report.tensors_scanned = scan.plans.size();
+    report.values_scanned = scan.values.load();
+    report.bytes_scanned = scan.bytes.load();
+
+    std::vector<bool> all_zero(scan.plans.size());
+    for (size_t i = 0; i < scan.plans.size(); ++i) {
+        Plan& p = scan.plans[i];
+        for (auto& [key, acc] : p.findings.by_key)
+            findings.push_back(tensor_finding(model, p, acc.severity, key.first, key.second, acc.count, acc.locations,
+                                              message_of(key.first, key.second, acc)));
+        std::vector<bool> dead;
+        zero_findings(model, p, dead, findings);
+        all_zero[i] = std::all_of(dead.begin(), dead.end(), [](bool d) { return d; });
+        duplicate_experts(model, p, dead, findings);
+        global_scale_findings(model, p, findings);
+    }
+    duplicate_tensors(model, scan.plans, all_zero, findings);
+
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+        const size_t ta = a.tensor_index ? *a.tensor_index + 1 : 0, tb = b.tensor_index ? *b.tensor_index + 1 : 0;
+        return std::tie(ta, b.severity, a.code, a.field) < std::tie(tb, a.severity, b.code, b.field);
+    });
+    report.findings = std::move(findings);
+    return report;
+}
+
+std::string finding_line(const Finding& f) {
+    std::string line = std::string(finding_severity_name(f.severity)) + " " + f.code;
+    if (!f.field.empty()) line += " " + f.field;
+    if (!f.tensor.empty()) line += " " + f.tensor;
+    if (!f.locations.empty()) {
+        const FsckLocation& at = f.locations.front();
+        if (at.expert) line += " expert " + std::to_string(*at.expert);
+        if (at.row && f.tensor_index) line += " row " + std::to_string(*at.row);
+        if (at.block && f.tensor_index) line += " block " + std::to_string(*at.block);
+        if (at.file) line += " file " + std::to_string(at.file);
+        if (at.offset) line += " offset=" + std::to_string(*at.offset);
+    }
+    return line + ": " + f.message;
+}
+
+}  // namespace mlens

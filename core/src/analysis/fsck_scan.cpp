@@ -1,0 +1,180 @@
+#include "fsck_scan.h"
+
+#include <ggml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "util/vector_loop.h"
+
+namespace mlens::fsck_detail {
+
+void Accumulator::add(const FsckLocation& at, uint64_t n, std::optional<double> value) {
+    if (count == 0) first_value = value;
+    count += n;
+    if (locations.size() < kFsckMaxLocations) locations.push_back(at);
+}
+
+void Accumulator::merge(Accumulator&& other) {
+    if (other.count == 0) return;
+    const bool other_first = count == 0 || (!other.locations.empty() && !locations.empty() &&
+                                            other.locations.front().element < locations.front().element);
+    if (other_first) first_value = other.first_value;
+    count += other.count;
+    locations.insert(locations.end(), other.locations.begin(), other.locations.end());
+    std::stable_sort(locations.begin(), locations.end(),
+                     [](const FsckLocation& a, const FsckLocation& b) { return a.element < b.element; });
+    if (locations.size() > kFsckMaxLocations) locations.resize(kFsckMaxLocations);
+}
+
+Accumulator& FindingSet::at(const std::string& code, const std::string& field, FindingSeverity severity) {
+    Accumulator& a = by_key[{code, field}];
+    a.severity = severity;
+    return a;
+}
+
+void FindingSet::merge(FindingSet&& other) {
+    for (auto& [key, acc] : other.by_key) {
+        Accumulator& mine = by_key[key];
+        mine.severity = acc.severity;
+        mine.merge(std::move(acc));
+    }
+}
+
+std::vector<ScaleField> ggml_scale_fields(uint32_t type) {
+    switch (type) {
+        case GGML_TYPE_Q4_0: case GGML_TYPE_Q5_0: case GGML_TYPE_Q8_0: case GGML_TYPE_IQ4_NL: case GGML_TYPE_IQ4_XS:
+        case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S: case GGML_TYPE_IQ3_XXS: case GGML_TYPE_IQ3_S:
+        case GGML_TYPE_IQ1_S: case GGML_TYPE_Q1_0: case GGML_TYPE_Q2_0:
+            return {{"d", 0, ScaleKind::fp16}};
+        case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1:
+            return {{"d", 0, ScaleKind::fp16}, {"m", 2, ScaleKind::fp16}};
+        case GGML_TYPE_Q2_K:   // scales[16], qs[64], d, dmin
+            return {{"d", 80, ScaleKind::fp16}, {"dmin", 82, ScaleKind::fp16}};
+        case GGML_TYPE_Q3_K:   // hmask[32], qs[64], scales[12], d
+            return {{"d", 108, ScaleKind::fp16}};
+        case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K:
+            return {{"d", 0, ScaleKind::fp16}, {"dmin", 2, ScaleKind::fp16}};
+        case GGML_TYPE_Q6_K:   // ql[128], qh[64], scales[16], d
+            return {{"d", 208, ScaleKind::fp16}};
+        case GGML_TYPE_TQ1_0:  // qs[48], qh[4], d
+            return {{"d", 52, ScaleKind::fp16}};
+        case GGML_TYPE_TQ2_0:  // qs[64], d
+            return {{"d", 64, ScaleKind::fp16}};
+        case GGML_TYPE_Q8_K:
+            return {{"d", 0, ScaleKind::fp32}};
+        case GGML_TYPE_MXFP4:
+            return {{"scale", 0, ScaleKind::e8m0}};
+        default:
+            return {};
+    }
+}
+
+ScaleClass classify_scale(ScaleKind kind, const uint8_t* at) {
+    switch (kind) {
+        case ScaleKind::fp16: {
+            const unsigned a = (at[0] | (at[1] << 8)) & 0x7FFFu;
+            if (a > 0x7C00) return ScaleClass::nan;
+            if (a == 0x7C00) return ScaleClass::inf;
+            if (a == 0) return ScaleClass::zero;
+            return a < 0x0400 ? ScaleClass::subnormal : ScaleClass::normal;
+        }
+        case ScaleKind::fp32: {
+            uint32_t bits;
+            std::memcpy(&bits, at, 4);
+            const uint32_t a = bits & 0x7FFFFFFFu;
+            if (a > 0x7F800000u) return ScaleClass::nan;
+            if (a == 0x7F800000u) return ScaleClass::inf;
+            if (a == 0) return ScaleClass::zero;
+            return a < 0x00800000u ? ScaleClass::subnormal : ScaleClass::normal;
+        }
+        case ScaleKind::e8m0:
+            return at[0] == 0xFF ? ScaleClass::nan : ScaleClass::normal;
+    }
+    return ScaleClass::normal;
+}
+
+ScaleClass classify_value(float v, float min_normal) {
+    if (std::isnan(v)) return ScaleClass::nan;
+    if (std::isinf(v)) return ScaleClass::inf;
+    if (v == 0.0f) return ScaleClass::zero;
+    return std::fabs(v) < min_normal ? ScaleClass::subnormal : ScaleClass::normal;
+}
+
+namespace {
+
+template <typename T, T kAbsMask>
+inline BitsSummary summarize(const T* p, uint64_t n, uint8_t* columns) {
+    T any = 0, top = 0;
+    if (columns) {
+        for (uint64_t i = 0; i < n; ++i) {
+            const T a = p[i] & kAbsMask;
+            any |= a;
+            top = a > top ? a : top;
+            columns[i] |= static_cast<uint8_t>(a != 0);
+        }
+    } else {
+        for (uint64_t i = 0; i < n; ++i) {
+            const T a = p[i] & kAbsMask;
+            any |= a;
+            top = a > top ? a : top;
+        }
+    }
+    return {any, top};
+}
+
+}  // namespace
+
+MLENS_VECTOR_LOOP BitsSummary summarize_bits32(const uint32_t* p, uint64_t n, uint8_t* columns) {
+    return summarize<uint32_t, 0x7FFFFFFFu>(p, n, columns);
+}
+
+MLENS_VECTOR_LOOP BitsSummary summarize_bits16(const uint16_t* p, uint64_t n, uint8_t* columns) {
+    return summarize<uint16_t, 0x7FFF>(p, n, columns);
+}
+
+uint64_t mix64(uint64_t x) {
+    x ^= x >> 32;
+    x *= 0xD6E8FEB86659FD93ull;
+    x ^= x >> 32;
+    x *= 0xD6E8FEB86659FD93ull;
+    x ^= x >> 32;
+    return x;
+}
+
+namespace {
+
+constexpr uint64_t kPrime = 0x9E3779B97F4A7C15ull;
+
+inline uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+inline uint64_t lane(uint64_t h, uint64_t w) { return rotl((h ^ w) * kPrime, 29); }
+
+}  // namespace
+
+uint64_t hash_bytes(const void* data, uint64_t n, uint64_t seed) {
+    // Four independent lanes, so the multiplies of one 32-byte step overlap.
+    const auto* p = static_cast<const uint8_t*>(data);
+    uint64_t a = seed ^ 0x243F6A8885A308D3ull, b = seed + 0x13198A2E03707344ull, c = ~seed, d = seed * 3 + 0xA4093822299F31D0ull;
+    uint64_t w[4];
+    const uint64_t total = n;
+    for (; n >= 32; n -= 32, p += 32) {
+        std::memcpy(w, p, 32);
+        a = lane(a, w[0]);
+        b = lane(b, w[1]);
+        c = lane(c, w[2]);
+        d = lane(d, w[3]);
+    }
+    if (n) {
+        std::memset(w, 0, sizeof w);
+        std::memcpy(w, p, n);
+        a = lane(a, w[0]);
+        b = lane(b, w[1]);
+        c = lane(c, w[2]);
+        d = lane(d, w[3]);
+    }
+    return mix64(a ^ rotl(b, 17) ^ rotl(c, 31) ^ rotl(d, 47) ^ total);
+}
+
+}  // namespace mlens::fsck_detail

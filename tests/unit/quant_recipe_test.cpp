@@ -1,0 +1,180 @@
+// Quantization recipes of GGUF files written from exact bytes with a llama-quantize-like mix:
+// the layer × kind map, the provenance keys, the command, and the command's rules applied the way
+// llama-quantize applies them (first matching pattern, else the base) give every tensor its type.
+#include <catch2/catch.hpp>
+
+#include <ggml.h>
+
+#include <nlohmann/json.hpp>
+
+#include <regex>
+
+#include "mlens/analysis/quant_recipe.h"
+#include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/gguf_writer.h"
+#include "cli_runner.h"
+#include "raw_gguf.h"
+#include "test_paths.h"
+
+using namespace mlens;
+using test::RawTensor;
+
+namespace {
+
+RawTensor zeros(const std::string& name, ggml_type type, std::vector<uint64_t> ne) {
+    uint64_t rows = 1;
+    for (size_t i = 1; i < ne.size(); ++i) rows *= ne[i];
+    return {name, static_cast<uint32_t>(type), ne, std::vector<uint8_t>(ggml_row_size(type, static_cast<int64_t>(ne[0])) * rows)};
+}
+
+// Four layers: attn_v Q6_K in layers 0 and 1, ffn_down Q6_K everywhere, attn_q, attn_k and ffn_up Q4_K; norms F32;
+// output Q6_K; token_embd Q4_K. `attn_v_late` gives attn_v Q5_K in layer 3 instead of Q4_K.
+std::vector<RawTensor> mix(bool attn_v_late) {
+    std::vector<RawTensor> ts = {zeros("token_embd.weight", GGML_TYPE_Q4_K, {256, 8})};
+    for (int l = 0; l < 4; ++l) {
+        const std::string p = "blk." + std::to_string(l) + ".";
+        ts.push_back(zeros(p + "attn_norm.weight", GGML_TYPE_F32, {256}));
+        ts.push_back(zeros(p + "attn_q.weight", GGML_TYPE_Q4_K, {256, 4}));
+        ts.push_back(zeros(p + "attn_k.weight", GGML_TYPE_Q4_K, {256, 4}));
+        ggml_type v = l < 2 ? GGML_TYPE_Q6_K : attn_v_late && l == 3 ? GGML_TYPE_Q5_K : GGML_TYPE_Q4_K;
+        ts.push_back(zeros(p + "attn_v.weight", v, {256, 4}));
+        ts.push_back(zeros(p + "ffn_up.weight", GGML_TYPE_Q4_K, {256, 4}));
+        ts.push_back(zeros(p + "ffn_down.weight", GGML_TYPE_Q6_K, {256, 4}));
+    }
+    ts.push_back(zeros("output_norm.weight", GGML_TYPE_F32, {256}));
+    ts.push_back(zeros("output.weight", GGML_TYPE_Q6_K, {256, 8}));
+    return ts;
+}
+
+Model open_written(const test::TempDir& dir, const std::string& name, const std::vector<RawTensor>& ts) {
+    REQUIRE(test::write_raw_gguf(dir.file(name), ts).ok());
+    auto m = open_gguf(dir.file(name));
+    REQUIRE(m.ok());
+    return std::move(*m);
+}
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// The type llama-quantize --pure gives `name` under the recipe's options and rules.
+std::string predicted(const QuantRecipe& r, const std::string& name) {
+    if (name == "token_embd.weight" && !r.token_embedding_type.empty()) return r.token_embedding_type;
+    if (name == "output.weight" && !r.output_type.empty()) return r.output_type;
+    for (const std::string& rule : r.rules) {
+        const size_t eq = rule.find('=');
+        if (std::regex_search(name, std::regex(rule.substr(0, eq)))) return rule.substr(eq + 1);
+    }
+    return lower(r.base);
+}
+
+}  // namespace
+
+TEST_CASE("a recipe maps layers and kinds to types and states the fewest rules", "[recipe]") {
+    test::TempDir dir;
+    const Model m = open_written(dir, "mix.gguf", mix(false));
+    const QuantRecipe r = quant_recipe(m);
+    CHECK(r.kinds == std::vector<std::string>{"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
+                                              "ffn_up.weight", "ffn_down.weight"});
+    REQUIRE(r.layers.size() == 4);
+    CHECK(r.layers[1].layer == 1);
+    REQUIRE(r.layers[1].cells[3]);
+    CHECK(r.layers[1].cells[3]->type == "Q6_K");
+    CHECK(r.layers[1].cells[3]->bits_per_weight == Approx(6.5625));
+    CHECK(r.layers[2].cells[3]->type == "Q4_K");
+    REQUIRE(r.other.size() == 3);
+    CHECK(r.other[0].tensor == "token_embd.weight");
+    CHECK(r.base == "Q4_K");
+    CHECK(r.output_type == "q6_k");
+    CHECK(r.token_embedding_type.empty());
+    CHECK(r.rules == std::vector<std::string>{"^blk\\.(0|1)\\.attn_v\\.weight$=q6_k", "^blk\\.[0-9]+\\.ffn_down\\.weight$=q6_k"});
+    CHECK(llama_quantize_command(r) ==
+          "llama-quantize --pure --output-tensor-type q6_k --tensor-type '^blk\\.(0|1)\\.attn_v\\.weight$=q6_k' "
+          "--tensor-type '^blk\\.[0-9]+\\.ffn_down\\.weight$=q6_k' MODEL-F32.gguf OUT.gguf Q4_K");
+    for (const TensorInfo& t : m.tensors) {
+        if (t.ne.size() < 2) continue;
+        INFO(t.name);
+        CHECK(predicted(r, t.name) == lower(t.type.name));
+    }
+}
+
+TEST_CASE("a recipe shows the provenance keys and asks for the importance matrix", "[recipe]") {
+    test::TempDir dir;
+    REQUIRE(test::write_raw_gguf(dir.file("plain.gguf"), mix(true)).ok());
+    auto plain = open_gguf(dir.file("plain.gguf"));
+    REQUIRE(plain.ok());
+    Model with_keys = std::move(*plain);
+    auto add = [&](const std::string& key, Value v) {
+        MetadataEntry e;
+        e.key = key;
+        e.value = std::move(v);
+        with_keys.metadata.push_back(std::move(e));
+    };
+    add("general.file_type", Value::of_u32(15));
+    add("general.quantized_by", Value::of_string("someone"));
+    add("quantize.imatrix.file", Value::of_string("model.imatrix"));
+    add("quantize.imatrix.chunks_count", Value::of_u32(125));
+    REQUIRE(write_gguf(with_keys, dir.file("made.gguf")).ok());
+    auto made = open_gguf(dir.file("made.gguf"));
+    REQUIRE(made.ok());
+    const QuantRecipe r = quant_recipe(*made);
+    REQUIRE(r.provenance.size() == 4);
+    CHECK(r.provenance[0] == std::make_pair(std::string("general.file_type"), std::string("15 (Q4_K_M)")));
+    CHECK(r.provenance[1].first == "general.quantized_by");
+    CHECK(r.imatrix);
+    // attn_v is mostly Q6_K here, so Q6_K is its catch-all, merged with ffn_down's.
+    CHECK(r.rules == std::vector<std::string>{"^blk\\.2\\.attn_v\\.weight$=q4_k", "^blk\\.3\\.attn_v\\.weight$=q5_k",
+                                              "^blk\\.[0-9]+\\.(attn_v\\.weight|ffn_down\\.weight)$=q6_k"});
+    for (const TensorInfo& t : made->tensors) {
+        if (t.ne.size() < 2) continue;
+        INFO(t.name);
+        CHECK(predicted(r, t.name) == lower(t.type.name));
+    }
+    const std::vector<std::string> args = llama_quantize_arguments(r, "in.gguf", "out.gguf", "m.imatrix");
+    CHECK(args[0] == "--pure");
+    CHECK(args[1] == "--imatrix");
+    CHECK(args[2] == "m.imatrix");
+    CHECK(args.back() == "Q4_K");
+}
+
+TEST_CASE("the recipe difference of two quantizations lists the retyped tensors", "[recipe]") {
+    test::TempDir dir;
+    const Model a = open_written(dir, "a.gguf", mix(false));
+    const Model b = open_written(dir, "b.gguf", mix(true));
+    const auto changes = recipe_difference(quant_recipe(a), quant_recipe(b));
+    REQUIRE(changes.size() == 1);
+    CHECK(changes[0].tensor == "blk.3.attn_v.weight");
+    CHECK(changes[0].from == "Q4_K");
+    CHECK(changes[0].to == "Q5_K");
+    CHECK(recipe_difference(quant_recipe(a), quant_recipe(a)).empty());
+}
+
+TEST_CASE("mlens recipe prints the map and the command; mlens diff the recipe difference", "[recipe][cli]") {
+    test::TempDir dir;
+    REQUIRE(test::write_raw_gguf(dir.file("a.gguf"), mix(false)).ok());
+    REQUIRE(test::write_raw_gguf(dir.file("b.gguf"), mix(true)).ok());
+    auto recipe = test::run_mlens({"recipe", dir.file("a.gguf")});
+    CHECK(recipe.exit_status == 0);
+    CHECK(recipe.out.find("0      F32               Q4_K           Q4_K           Q6_K           Q4_K           Q6_K\n") !=
+          std::string::npos);
+    CHECK(recipe.out.find("llama-quantize command (base Q4_K, 2 rules)\n  llama-quantize --pure --output-tensor-type q6_k") !=
+          std::string::npos);
+    auto json = test::run_mlens({"recipe", dir.file("a.gguf"), "--json"});
+    REQUIRE(json.exit_status == 0);
+    const auto j = nlohmann::json::parse(json.out);
+    CHECK(j["base"] == "Q4_K");
+    CHECK(j["rules"].size() == 2);
+    CHECK(j["layers"][0]["cells"][3]["type"] == "Q6_K");
+
+    auto diff = test::run_mlens({"diff", dir.file("a.gguf"), dir.file("b.gguf")});
+    CHECK(diff.exit_status == 0);
+    INFO(diff.out);
+    CHECK(diff.out.find("recipe (1 tensor typed differently)\n") != std::string::npos);
+    CHECK(diff.out.find("  attn_v.weight  layers 3  Q4_K\xE2\x86\x92Q5_K\n") != std::string::npos);
+    auto diff_json = test::run_mlens({"diff", dir.file("a.gguf"), dir.file("b.gguf"), "--json"});
+    const auto d = nlohmann::json::parse(diff_json.out);
+    REQUIRE(d["recipe"]["changes"].size() == 1);
+    CHECK(d["recipe"]["changes"][0]["tensor"] == "blk.3.attn_v.weight");
+    CHECK(d["recipe"]["base_b"] == "Q4_K");
+}
