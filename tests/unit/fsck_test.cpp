@@ -233,7 +233,7 @@ TEST_CASE("fsck summarizes the readers' region problems and skips tensors withou
     for (const Finding& f : r.findings) {
         CHECK(f.severity == FindingSeverity::error);
         CHECK(!f.tensor_index);
-        region += f.code == "E_TENSOR_OUT_OF_BOUNDS" || f.code == "E_TRUNCATED_DATA";
+        region += f.code == code_name(ErrorCode::E_TENSOR_OUT_OF_BOUNDS) || f.code == code_name(ErrorCode::E_TRUNCATED_DATA);
     }
     CHECK(region == r.findings.size());
     CHECK(region >= 1);

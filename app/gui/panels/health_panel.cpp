@@ -57,7 +57,7 @@ void HealthPanel::collect() {
     if (!m_pending || !m_pending->has_value()) return;
     Result<FsckReport>& r = **m_pending;
     if (r) m_report = std::make_shared<const FsckReport>(std::move(*r));
-    else m_status = r.error().code == "E_CANCELLED" ? "Scan cancelled." : "Scan failed: " + escape_for_display(r.error().to_string());
+    else m_status = r.error().code == ErrorCode::E_CANCELLED ? "Scan cancelled." : "Scan failed: " + escape_for_display(r.error().to_string());
     m_pending.reset();
 }
 

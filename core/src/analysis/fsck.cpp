@@ -19,9 +19,9 @@ using namespace fsck_detail;
 namespace {
 
 // Reader diagnostics about where tensor data lies (GGUF and safetensors names).
-const std::set<std::string> kRegionCodes = {"E_TENSOR_OVERLAP", "E_TENSOR_OUT_OF_BOUNDS", "E_TENSOR_MISALIGNED",
-                                            "E_TRUNCATED_DATA", "InvalidOffset", "TensorInvalidInfo",
-                                            "MetadataIncompleteBuffer"};
+const std::set<ErrorCode> kRegionCodes = {ErrorCode::E_TENSOR_OVERLAP, ErrorCode::E_TENSOR_OUT_OF_BOUNDS, ErrorCode::E_TENSOR_MISALIGNED,
+                                            ErrorCode::E_TRUNCATED_DATA, ErrorCode::InvalidOffset, ErrorCode::TensorInvalidInfo,
+                                            ErrorCode::MetadataIncompleteBuffer};
 
 std::string plural(uint64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
@@ -209,7 +209,7 @@ void region_findings(const Model& model, std::vector<Finding>& out) {
         if (!kRegionCodes.count(d.code)) continue;
         Finding f;
         f.severity = d.severity == Severity::error ? FindingSeverity::error : FindingSeverity::warning;
-        f.code = d.code;
+        f.code = code_name(d.code);
         f.field = d.field;
         FsckLocation at;
         at.file = d.file;
