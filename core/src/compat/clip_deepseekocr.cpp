@@ -14,16 +14,16 @@ void handle_deepseekocr_clip(PlanState& s) {
     s.copy_u32("deepseekocr.sam.block_count", "clip.vision.sam.block_count");
     s.copy_u32("deepseekocr.sam.embedding_length", "clip.vision.sam.embedding_length");
     s.copy_u32("deepseekocr.sam.head_count", "clip.vision.sam.head_count");
-    inject_u32(s, "clip.vision.feed_forward_length", 64);
-    inject_u32(s, "clip.vision.projection_dim", 1280);
-    inject_u32(s, "clip.vision.projector.scale_factor", 1);
-    inject_u32(s, "clip.vision.window_size", 14);
-    inject_f32(s, "clip.vision.attention.layer_norm_epsilon", 1e-6f);
+    s.inject_u32("clip.vision.feed_forward_length", 64);
+    s.inject_u32("clip.vision.projection_dim", 1280);
+    s.inject_u32("clip.vision.projector.scale_factor", 1);
+    s.inject_u32("clip.vision.window_size", 14);
+    s.inject_f32("clip.vision.attention.layer_norm_epsilon", 1e-6f);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
-    inject_bool(s, "clip.has_vision_encoder", true);
-    inject_bool(s, "clip.use_gelu", true);
-    set_str(s, "clip.projector_type", "deepseekocr");
-    set_str(s, "general.architecture", "clip");
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_gelu", true);
+    s.set_str("clip.projector_type", "deepseekocr");
+    s.set_str("general.architecture", "clip");
     s.set_arch("clip");
 
     std::vector<size_t> sam;

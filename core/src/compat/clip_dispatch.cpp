@@ -26,7 +26,7 @@ void llava_default(PlanState& s) {
     s.record_check(rule, "clip", d);
     if (!d.fired) return;
     s.begin_rule(rule);
-    set_str(s, "clip.projector_type", "mlp");
+    s.set_str("clip.projector_type", "mlp");
 }
 
 struct ClipStep {

@@ -15,10 +15,10 @@ void handle_gemma3_clip(PlanState& s) {
     s.copy_f32("gemma3.vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
     s.copy_u32("gemma3.embedding_length", "clip.vision.projection_dim");
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
-    inject_bool(s, "clip.has_vision_encoder", true);
-    inject_bool(s, "clip.use_gelu", true);
-    set_str(s, "clip.projector_type", "gemma3");
-    set_str(s, "general.architecture", "clip");
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_gelu", true);
+    s.set_str("clip.projector_type", "gemma3");
+    s.set_str("general.architecture", "clip");
     s.set_arch("clip");
 
     rename_all_containing(s, {

@@ -6,7 +6,7 @@
 namespace mlens::compat {
 
 void handle_gemma4_clip(PlanState& s) {
-    set_str(s, "general.architecture", "clip");
+    s.set_str("general.architecture", "clip");
     s.set_arch("clip");
     const bool has_vision = s.any_tensor_prefix("v.");
     const bool has_audio = s.any_tensor_prefix("a.");
@@ -17,11 +17,11 @@ void handle_gemma4_clip(PlanState& s) {
         s.copy_u32("gemma4.vision.attention.head_count", "clip.vision.attention.head_count");
         s.copy_f32("gemma4.vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
         s.copy_u32("gemma4.vision.patch_size", "clip.vision.patch_size");
-        inject_u32(s, "clip.vision.image_size", 224);
+        s.inject_u32("clip.vision.image_size", 224);
         s.copy_u32("gemma4.embedding_length", "clip.vision.projection_dim");
         inject_mean_std(s, {0.0f, 0.0f, 0.0f}, {1.0f, 1.0f, 1.0f});
-        inject_bool(s, "clip.has_vision_encoder", true);
-        set_str(s, "clip.vision.projector_type", "gemma4v");
+        s.inject_bool("clip.has_vision_encoder", true);
+        s.set_str("clip.vision.projector_type", "gemma4v");
         s.promote_tensor_to_f32("v.patch_embd.weight");
     }
     if (!has_audio) return;
@@ -30,14 +30,14 @@ void handle_gemma4_clip(PlanState& s) {
     s.copy_u32("gemma4.audio.feed_forward_length", "clip.audio.feed_forward_length");
     s.copy_u32("gemma4.audio.attention.head_count", "clip.audio.attention.head_count");
     s.copy_f32("gemma4.audio.attention.layer_norm_epsilon", "clip.audio.attention.layer_norm_epsilon");
-    inject_u32(s, "clip.audio.num_mel_bins", 128);
+    s.inject_u32("clip.audio.num_mel_bins", 128);
     s.copy_u32("gemma4.embedding_length", "clip.audio.projection_dim");
-    inject_bool(s, "clip.has_audio_encoder", true);
-    set_str(s, "clip.audio.projector_type", "gemma4a");
+    s.inject_bool("clip.has_audio_encoder", true);
+    s.set_str("clip.audio.projector_type", "gemma4a");
     s.rename_tensor("a.pre_encode.out.weight", "a.input_projection.weight");
     s.rename_tensor("mm.a.fc.weight", "a.pre_encode.out.weight");
     s.rename_tensor("mm.a.fc.bias", "a.pre_encode.out.bias");
-    const uint32_t blocks = s.block_span("a.blk.", s.has_kv("gemma4.audio.block_count") ? read_u32(s, "gemma4.audio.block_count").value_or(0) : 12);
+    const uint32_t blocks = s.block_span("a.blk.", s.has_kv("gemma4.audio.block_count") ? s.read_u32("gemma4.audio.block_count").value_or(0) : 12);
     for (uint32_t il = 0; il < blocks; ++il) {
         const std::string p = "a.blk." + std::to_string(il) + ".";
         s.rename_tensor(p + "ln1.weight", p + "attn_pre_norm.weight");

@@ -42,10 +42,10 @@ void handle_glmocr_clip(PlanState& s) {
     s.copy_u32("glmocr.vision.out_hidden_size", "clip.vision.projection_dim");
     copy_as_f32_array(s, "glmocr.vision.image_mean", "clip.vision.image_mean");
     copy_as_f32_array(s, "glmocr.vision.image_std", "clip.vision.image_std");
-    inject_bool(s, "clip.has_vision_encoder", true);
-    inject_bool(s, "clip.use_silu", true);
-    set_str(s, "clip.projector_type", "glm4v");
-    set_str(s, "general.architecture", "clip");
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_silu", true);
+    s.set_str("clip.projector_type", "glm4v");
+    s.set_str("general.architecture", "clip");
     s.set_arch("clip");
 
     s.rename_tensor("v.patch_embd_0.weight", "v.patch_embd.weight");

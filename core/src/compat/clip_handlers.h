@@ -36,14 +36,6 @@ extern const std::vector<float> kHalfMeanStd;   // [0.5, 0.5, 0.5]
 extern const std::vector<float> kClipMean;      // [0.48145466, 0.4578275, 0.40821073]
 extern const std::vector<float> kClipStd;       // [0.26862954, 0.26130258, 0.27577711]
 
-bool inject_u32(PlanState& s, const std::string& key, uint32_t v);
-bool inject_f32(PlanState& s, const std::string& key, float v);
-bool inject_bool(PlanState& s, const std::string& key, bool v);
-void set_str(PlanState& s, const std::string& key, const std::string& v);
-// gguf_get_val_u32 of an existing key: nullopt when absent; a key of another type is a PlanIssue
-// (upstream asserts) and also gives nullopt.
-std::optional<uint32_t> read_u32(PlanState& s, const std::string& key);
-
 DataOp make_op(DataOpKind kind, size_t dest, std::vector<size_t> sources, std::vector<int64_t> params = {},
                std::string note = {});
 

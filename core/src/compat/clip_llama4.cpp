@@ -17,29 +17,25 @@ void handle_llama4_clip(PlanState& s) {
     s.copy_u32("llama4.embedding_length", "clip.vision.projection_dim");
 
     uint32_t scale = 2;
-    if (s.has_kv("llama4.vision.pixel_shuffle_ratio")) {
-        std::optional<float> ratio = s.get_f32("llama4.vision.pixel_shuffle_ratio");
-        if (!ratio) s.issue("llama4.vision.pixel_shuffle_ratio is not FLOAT32: upstream asserts in gguf_get_val_f32");
-        if (ratio && *ratio > 0.0f) {
-            // Decision: a ratio so small that round(1/ratio) does not fit in u32 (the shim's cast
-            // is undefined there) keeps the default scale and is reported.
-            const float rounded = std::round(1.0f / *ratio);
-            if (!(rounded < 4294967296.0f)) {
-                s.issue("llama4.vision.pixel_shuffle_ratio " + std::to_string(*ratio) +
-                        " gives a scale factor beyond u32; the default 2 is kept");
-            } else {
-                scale = static_cast<uint32_t>(rounded);
-                if (scale == 0) scale = 2;
-            }
+    if (std::optional<float> ratio = s.read_f32("llama4.vision.pixel_shuffle_ratio"); ratio && *ratio > 0.0f) {
+        // Decision: a ratio so small that round(1/ratio) does not fit in u32 (the shim's cast
+        // is undefined there) keeps the default scale and is reported.
+        const float rounded = std::round(1.0f / *ratio);
+        if (!(rounded < 4294967296.0f)) {
+            s.issue("llama4.vision.pixel_shuffle_ratio " + std::to_string(*ratio) +
+                    " gives a scale factor beyond u32; the default 2 is kept");
+        } else {
+            scale = static_cast<uint32_t>(rounded);
+            if (scale == 0) scale = 2;
         }
     }
-    inject_u32(s, "clip.vision.projector.scale_factor", scale);
+    s.inject_u32("clip.vision.projector.scale_factor", scale);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
-    inject_bool(s, "clip.has_vision_encoder", true);
-    inject_bool(s, "clip.use_gelu", true);
-    set_str(s, "clip.projector_type", "llama4");
-    set_str(s, "clip.vision.projector_type", "llama4");
-    set_str(s, "general.architecture", "clip");
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_gelu", true);
+    s.set_str("clip.projector_type", "llama4");
+    s.set_str("clip.vision.projector_type", "llama4");
+    s.set_str("general.architecture", "clip");
     s.set_arch("clip");
 
     s.rename_tensor("v.positional_embedding_vlm", "v.position_embd.weight");

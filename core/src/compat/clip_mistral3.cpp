@@ -31,15 +31,15 @@ void handle_mistral3_clip(PlanState& s) {
     s.copy_u32("mistral3.spatial_merge_size", "clip.vision.spatial_merge_size");
     s.copy_f32("mistral3.vision.rope.freq_base", "clip.rope.freq_base");
     s.copy_u32("mistral3.embedding_length", "clip.vision.projection_dim");
-    inject_f32(s, "clip.vision.attention.layer_norm_epsilon", 1e-5f);
+    s.inject_f32("clip.vision.attention.layer_norm_epsilon", 1e-5f);
     inject_mean_std(s, {0.48145467f, 0.45782750f, 0.40821072f}, {0.26862955f, 0.26130259f, 0.27577710f});
-    inject_bool(s, "clip.has_vision_encoder", true);
-    inject_bool(s, "clip.use_silu", true);
-    set_str(s, "clip.projector_type", "pixtral");
-    set_str(s, "general.architecture", "clip");
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_silu", true);
+    s.set_str("clip.projector_type", "pixtral");
+    s.set_str("general.architecture", "clip");
     s.set_arch("clip");
 
-    const uint32_t embd = read_u32(s, "mistral3.embedding_length").value_or(0);
+    const uint32_t embd = s.read_u32("mistral3.embedding_length").value_or(0);
     if (embd > 0 && s.reclaim_slot_as("output_norm.weight", "v.token_embd.img_break", {embd}, kTypeF32,
                                       "reclaimed slot of output_norm.weight")) {
         size_t slot = *s.tensor("v.token_embd.img_break");
@@ -47,8 +47,8 @@ void handle_mistral3_clip(PlanState& s) {
     }
 
     if (s.has_kv("mistral3.vision.attention.head_count") && s.has_kv("mistral3.vision.block_count")) {
-        const uint32_t n_head = read_u32(s, "mistral3.vision.attention.head_count").value_or(0);
-        const uint32_t blocks = s.block_span("v.blk.", read_u32(s, "mistral3.vision.block_count").value_or(0));
+        const uint32_t n_head = s.read_u32("mistral3.vision.attention.head_count").value_or(0);
+        const uint32_t blocks = s.block_span("v.blk.", s.read_u32("mistral3.vision.block_count").value_or(0));
         for (uint32_t b = 0; b < blocks; ++b) {
             const std::string p = "v.blk." + std::to_string(b) + ".";
             permute_qk(s, p + "attn_q.weight", n_head);

@@ -67,7 +67,7 @@ void relabel_patch_embedding(PlanState& s, uint64_t patch, uint64_t channels, ui
 }  // namespace
 
 void handle_nemotron_h_omni_clip(PlanState& s) {
-    set_str(s, "general.architecture", "clip");
+    s.set_str("general.architecture", "clip");
     s.set_arch("clip");
     const std::string p = "nemotron_h_omni.";
     s.copy_u32(p + "vision.block_count", "clip.vision.block_count");
@@ -85,27 +85,27 @@ void handle_nemotron_h_omni_clip(PlanState& s) {
     for (const char* key : {"image_token_id", "image_start_token_id", "image_end_token_id", "max_tiles", "min_num_patches", "max_num_patches"})
         s.copy_kv(p + "vision." + key, std::string("clip.vision.") + key);
 
-    const std::optional<uint32_t> embd_kv = read_u32(s, "clip.vision.embedding_length");
-    const uint32_t image_size = read_u32(s, "clip.vision.image_size").value_or(512);
-    const uint32_t patch_size = read_u32(s, "clip.vision.patch_size").value_or(16);
+    const std::optional<uint32_t> embd_kv = s.read_u32("clip.vision.embedding_length");
+    const uint32_t image_size = s.read_u32("clip.vision.image_size").value_or(512);
+    const uint32_t patch_size = s.read_u32("clip.vision.patch_size").value_or(16);
     const uint32_t embedding = embd_kv.value_or(1280);
-    const uint32_t channels = read_u32(s, "clip.vision.num_channels").value_or(3);
+    const uint32_t channels = s.read_u32("clip.vision.num_channels").value_or(3);
     const uint32_t target_side = patch_size > 0 ? image_size / patch_size : 0;
 
-    inject_u32(s, "clip.vision.block_count", 32);
-    inject_u32(s, "clip.vision.embedding_length", embedding);
-    inject_u32(s, "clip.vision.feed_forward_length", embedding * 4);
-    inject_u32(s, "clip.vision.attention.head_count", 16);
-    inject_f32(s, "clip.vision.attention.layer_norm_epsilon", 1e-6f);
-    inject_u32(s, "clip.vision.patch_size", patch_size);
-    inject_u32(s, "clip.vision.image_size", image_size);
-    inject_u32(s, "clip.vision.num_channels", channels);
-    inject_u32(s, "clip.vision.projector.scale_factor", 2);
+    s.inject_u32("clip.vision.block_count", 32);
+    s.inject_u32("clip.vision.embedding_length", embedding);
+    s.inject_u32("clip.vision.feed_forward_length", embedding * 4);
+    s.inject_u32("clip.vision.attention.head_count", 16);
+    s.inject_f32("clip.vision.attention.layer_norm_epsilon", 1e-6f);
+    s.inject_u32("clip.vision.patch_size", patch_size);
+    s.inject_u32("clip.vision.image_size", image_size);
+    s.inject_u32("clip.vision.num_channels", channels);
+    s.inject_u32("clip.vision.projector.scale_factor", 2);
     s.copy_u32(p + "embedding_length", "clip.vision.projection_dim");
     inject_mean_std(s, {0.48145466f, 0.45782750f, 0.40821073f}, {0.26862954f, 0.26130258f, 0.27577711f});
-    inject_bool(s, "clip.has_vision_encoder", true);
-    set_str(s, "clip.vision.projector_type", "nemotron_v2_vl");
-    inject_bool(s, "clip.use_gelu", true);
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.set_str("clip.vision.projector_type", "nemotron_v2_vl");
+    s.inject_bool("clip.use_gelu", true);
     s.set("clip.has_audio_encoder", value_bool(false), "audio intentionally disabled");
 
     s.rename_tensor("v.cls_embd", "v.class_embd");

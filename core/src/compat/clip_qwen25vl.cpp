@@ -24,13 +24,13 @@ void handle_qwen25vl_clip(PlanState& s) {
         s.set_u32("clip.vision.n_wa_pattern", static_cast<uint32_t>(static_cast<int32_t>((*first)[0].bits) + 1),
                   "fullatt_block_indexes[0] + 1");
     else
-        inject_u32(s, "clip.vision.n_wa_pattern", 8);
-    inject_u32(s, "clip.vision.image_size", 560);
+        s.inject_u32("clip.vision.n_wa_pattern", 8);
+    s.inject_u32("clip.vision.image_size", 560);
     inject_mean_std(s, kClipMean, kClipStd);
-    inject_bool(s, "clip.has_vision_encoder", true);
-    inject_bool(s, "clip.use_silu", true);
-    set_str(s, "clip.projector_type", "qwen2.5vl_merger");
-    set_str(s, "general.architecture", "clip");
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_silu", true);
+    s.set_str("clip.projector_type", "qwen2.5vl_merger");
+    s.set_str("general.architecture", "clip");
     s.set_arch("clip");
 
     s.rename_tensor("v.merger.ln_q.weight", "v.post_ln.weight");

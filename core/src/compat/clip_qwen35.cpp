@@ -14,21 +14,21 @@ void handle_qwen35_like_clip(PlanState& s, const std::string& arch) {
     s.copy_u32(p + "vision.spatial_merge_size", "clip.vision.spatial_merge_size");
     s.copy_u32(p + "vision.num_channels", "clip.vision.num_channels");
     s.copy_u32(p + "embedding_length", "clip.vision.projection_dim");
-    inject_u32(s, "clip.vision.feed_forward_length", 4304);
-    inject_u32(s, "clip.vision.image_size", 768);
-    inject_f32(s, "clip.vision.attention.layer_norm_epsilon", 1e-6f);
+    s.inject_u32("clip.vision.feed_forward_length", 4304);
+    s.inject_u32("clip.vision.image_size", 768);
+    s.inject_f32("clip.vision.attention.layer_norm_epsilon", 1e-6f);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
     if (!s.has_kv("clip.vision.is_deepstack_layers")) set_deepstack_layers(s, {}, "one false per vision block");
-    inject_bool(s, "clip.has_vision_encoder", true);
-    inject_bool(s, "clip.use_gelu", true);
-    set_str(s, "clip.projector_type", "qwen3vl_merger");
-    set_str(s, "general.architecture", "clip");
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_gelu", true);
+    s.set_str("clip.projector_type", "qwen3vl_merger");
+    s.set_str("general.architecture", "clip");
     s.set_arch("clip");
 
-    const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? read_u32(s, "clip.vision.block_count").value_or(0) : 27);
+    const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? s.read_u32("clip.vision.block_count").value_or(0) : 27);
     for (uint32_t b = 0; b < blocks; ++b) merge_vision_qkv(s, b, false);
     int64_t c_in = 3;
-    if (s.has_kv("clip.vision.num_channels")) c_in = read_u32(s, "clip.vision.num_channels").value_or(0);
+    if (s.has_kv("clip.vision.num_channels")) c_in = s.read_u32("clip.vision.num_channels").value_or(0);
     split_patch_embed(s, c_in);
 
     rename_all_containing(s, {

@@ -34,9 +34,9 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     s.copy_u32(p + "vision.temporal_patch_size", "clip.vision.temporal_patch_size");
     s.copy_f32(p + "vision.rope.freq_base", "clip.vision.rope.freq_base");
     s.copy_u32(p + "embedding_length", "clip.vision.projection_dim");
-    inject_u32(s, "clip.vision.num_channels", 3);
-    inject_u32(s, "clip.vision.temporal_patch_size", 2);
-    inject_f32(s, "clip.vision.rope.freq_base", 10000.0f);
+    s.inject_u32("clip.vision.num_channels", 3);
+    s.inject_u32("clip.vision.temporal_patch_size", 2);
+    s.inject_f32("clip.vision.rope.freq_base", 10000.0f);
     if (!s.has_kv("clip.vision.feed_forward_length"))
         if (auto fc1 = s.tensor("v.blk.0.mlp.linear_fc1.weight"); fc1 && s.slot(*fc1).ne.size() > 1)
             s.set_u32("clip.vision.feed_forward_length", static_cast<uint32_t>(s.slot(*fc1).ne[1]),
@@ -44,7 +44,7 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     if (!s.has_kv("clip.vision.image_size")) {
         auto pe = s.tensor("v.pos_embed.weight");
         if (pe && s.has_kv(p + "vision.patch_size")) {
-            const uint32_t patch = read_u32(s, p + "vision.patch_size").value_or(0);
+            const uint32_t patch = s.read_u32(p + "vision.patch_size").value_or(0);
             const uint64_t positions = s.slot(*pe).ne.size() > 1 ? s.slot(*pe).ne[1] : 1;
             // √ of a u64 can reach 2^32; clamp so the conversion stays defined (u32 arithmetic wraps, as upstream's).
             const auto side = static_cast<uint32_t>(std::min(std::sqrt(static_cast<double>(positions)), 4294967295.0));
@@ -55,22 +55,22 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     s.copy_kv(p + "vision.image_std", "clip.vision.image_std");
     s.copy_u32(p + "vision.shortest_edge", "clip.vision.image_min_pixels");
     s.copy_u32(p + "vision.longest_edge", "clip.vision.image_max_pixels");
-    inject_u32(s, "clip.vision.image_min_pixels", 65536);
-    inject_u32(s, "clip.vision.image_max_pixels", 16777216);
+    s.inject_u32("clip.vision.image_min_pixels", 65536);
+    s.inject_u32("clip.vision.image_max_pixels", 16777216);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
     const std::vector<int32_t> indexes = deepstack_indexes(s, p + "vision.deepstack_visual_indexes");
     if (!s.has_kv("clip.vision.is_deepstack_layers"))
         set_deepstack_layers(s, indexes, "true at each deepstack_visual_indexes entry");
-    inject_bool(s, "clip.has_vision_encoder", true);
-    inject_bool(s, "clip.use_gelu", true);
-    set_str(s, "clip.projector_type", "qwen3vl_merger");
-    set_str(s, "general.architecture", "clip");
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_gelu", true);
+    s.set_str("clip.projector_type", "qwen3vl_merger");
+    s.set_str("general.architecture", "clip");
     s.set_arch("clip");
 
-    const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? read_u32(s, "clip.vision.block_count").value_or(0) : 27);
+    const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? s.read_u32("clip.vision.block_count").value_or(0) : 27);
     for (uint32_t b = 0; b < blocks; ++b) merge_vision_qkv(s, b, true);
     int64_t c_in = 3;
-    if (s.has_kv(p + "vision.num_channels")) c_in = read_u32(s, p + "vision.num_channels").value_or(0);
+    if (s.has_kv(p + "vision.num_channels")) c_in = s.read_u32(p + "vision.num_channels").value_or(0);
     split_patch_embed(s, c_in);
 
     s.rename_tensor("v.merger.norm.weight", "v.post_ln.weight");

@@ -46,23 +46,23 @@ void handle_glm4moelite(PlanState& s, std::string& arch) {
         s.set_u32("deepseek2.attention.key_length_mla", *head, "per-head dim from glm4moelite.attention.key_length");
         s.set_u32("deepseek2.attention.value_length_mla", *head, "per-head dim from glm4moelite.attention.key_length");
     }
-    s.inject("deepseek2.expert_group_count", Value::of_u32(1));
-    s.inject("deepseek2.expert_group_used_count", Value::of_u32(1));
-    s.set("tokenizer.ggml.pre", value_string("glm4"));
+    s.inject_u32("deepseek2.expert_group_count", 1);
+    s.inject_u32("deepseek2.expert_group_used_count", 1);
+    s.set_str("tokenizer.ggml.pre", "glm4");
     glm4moelite_eog(s);
 }
 
 void handle_deepseekocr(PlanState& s, std::string& arch) {
     switch_arch(s, arch, "deepseek2-ocr");
     s.rename_kv_prefix("deepseekocr.", "deepseek2-ocr.");
-    s.inject("deepseek2-ocr.attention.layer_norm_rms_epsilon", value_f32(1e-6f));
+    s.inject_f32("deepseek2-ocr.attention.layer_norm_rms_epsilon", 1e-6f);
     if (auto down = s.tensor("blk.1.ffn_down_exps.weight"))
-        s.inject("deepseek2-ocr.expert_feed_forward_length", Value::of_u32(static_cast<uint32_t>(dim(s, *down, 0))),
+        s.inject_u32("deepseek2-ocr.expert_feed_forward_length", static_cast<uint32_t>(dim(s, *down, 0)),
                  "blk.1.ffn_down_exps.weight ne[0] (blk.0 is dense)");
     auto shexp = s.tensor("blk.1.ffn_down_shexp.weight");
     auto eff = s.get_u32("deepseek2-ocr.expert_feed_forward_length");
     if (shexp && eff && *eff > 0)
-        s.inject("deepseek2-ocr.expert_shared_count", Value::of_u32(static_cast<uint32_t>(dim(s, *shexp, 0) / *eff)),
+        s.inject_u32("deepseek2-ocr.expert_shared_count", static_cast<uint32_t>(dim(s, *shexp, 0) / *eff),
                  "blk.1.ffn_down_shexp.weight ne[0] / expert_feed_forward_length");
     s.skip_prefix("s.");
     s.skip_prefix("v.");
@@ -77,7 +77,7 @@ void handle_glmocr(PlanState& s, std::string& arch) {
         if (auto kl = s.get_u32("glm4.attention.key_length"))
             s.set_u32("glm4.rope.dimension_count", *kl, "from glm4.attention.key_length");
     if (auto pre = s.get_str("tokenizer.ggml.pre"); pre && *pre != "chatglm-bpe")
-        s.set("tokenizer.ggml.pre", value_string("chatglm-bpe"));
+        s.set_str("tokenizer.ggml.pre", "chatglm-bpe");
     s.rename_tensors_containing(".attn_out.", ".attn_output.");
     s.rename_tensors_containing(".post_attn_norm.", ".post_attention_norm.");
     s.rename_tensors_containing(".post_ffn_norm.", ".post_ffw_norm.");

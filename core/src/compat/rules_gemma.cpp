@@ -50,7 +50,7 @@ void handle_embeddinggemma(PlanState& s, std::string& arch) {
     s.rename_kv_prefix("gemma3.", "gemma-embedding.");
     s.remove("gemma-embedding.attention.causal");
     s.remove("gemma-embedding.attention.sliding_window_pattern");
-    s.inject("gemma-embedding.rope.freq_base_swa", value_f32(10000.0f));
+    s.inject_f32("gemma-embedding.rope.freq_base_swa", 10000.0f);
     auto d0 = s.tensor("dense.0.weight");
     auto d1 = s.tensor("dense.1.weight");
     if (d0 && d1) {
@@ -68,13 +68,13 @@ void handle_embeddinggemma(PlanState& s, std::string& arch) {
 void handle_gemma3(PlanState& s, std::string&) {
     s.copy_f32("gemma3.rope.global.freq_base", "gemma3.rope.freq_base");
     s.copy_f32("gemma3.rope.local.freq_base", "gemma3.rope.freq_base_swa");
-    s.inject("gemma3.attention.layer_norm_rms_epsilon", value_f32(1e-6f));
-    s.inject("gemma3.rope.freq_base", value_f32(1000000.0f));
-    s.inject("gemma3.rope.freq_base_swa", value_f32(10000.0f));
-    s.inject("tokenizer.chat_template", value_string(kGemma3ChatTemplate));
+    s.inject_f32("gemma3.attention.layer_norm_rms_epsilon", 1e-6f);
+    s.inject_f32("gemma3.rope.freq_base", 1000000.0f);
+    s.inject_f32("gemma3.rope.freq_base_swa", 10000.0f);
+    s.inject_str("tokenizer.chat_template", kGemma3ChatTemplate);
     if (auto ctx = s.get_u32("gemma3.context_length"); ctx && *ctx >= 131072) {
-        s.inject("gemma3.rope.scaling.type", value_string("linear"), "context_length >= 131072");
-        s.inject("gemma3.rope.scaling.factor", value_f32(8.0f), "context_length >= 131072");
+        s.inject_str("gemma3.rope.scaling.type", "linear", "context_length >= 131072");
+        s.inject_f32("gemma3.rope.scaling.factor", 8.0f, "context_length >= 131072");
     }
     if (auto te = s.tensor("token_embd.weight")) {
         const uint64_t rows = dim(s, *te, 1);
@@ -91,7 +91,7 @@ void handle_gemma3(PlanState& s, std::string&) {
 void handle_gemma3n(PlanState& s, std::string&) {
     auto pl = s.tensor("per_layer_token_embd.weight");
     const uint64_t vocab = dim(s, *pl, 1);
-    s.set("tokenizer.ggml.model", value_string("llama"),
+    s.set_str("tokenizer.ggml.model", "llama",
           "AMBIGUOUS: the shim README says gemma3n hides vision/audio tensors; its code hides none, and neither do we");
     if (auto te = s.tensor("token_embd.weight"))
         s.set_shape(*te, {dim(s, *te, 0), vocab}, "rows cut to per_layer_token_embd's; the loader reads the first rows");
@@ -140,7 +140,7 @@ void handle_gemma3n(PlanState& s, std::string&) {
 
 void handle_gemma4(PlanState& s, std::string&) {
     if (s.get_str("tokenizer.ggml.model") == "llama")
-        s.set("tokenizer.ggml.model", value_string("gemma4"), "BPE with the file's merges and pre gemma4");
+        s.set_str("tokenizer.ggml.model", "gemma4", "BPE with the file's merges and pre gemma4");
     for (const char* p : {"a.", "v.", "mm.", "model.vision_tower."}) s.skip_prefix(p);
     const uint32_t blocks = s.block_span("blk.", s.get_u32("gemma4.block_count").value_or(0));
     bool fused = false;

@@ -62,7 +62,7 @@ uint64_t dim(const PlanState& s, size_t slot, size_t i) {
 }
 
 void switch_arch(PlanState& s, std::string& arch, const std::string& to) {
-    s.set("general.architecture", value_string(to), "loader architecture " + arch + " → " + to);
+    s.set_str("general.architecture", to, "loader architecture " + arch + " → " + to);
     arch = to;
     s.set_arch(to);
 }
@@ -122,10 +122,10 @@ void handle_gptoss(PlanState& s, std::string& arch) {
     switch_arch(s, arch, "gpt-oss");
     s.rename_kv_prefix("gptoss.", "gpt-oss.");
     if (auto gate = s.tensor("blk.0.ffn_gate_exps.weight"))
-        s.inject("gpt-oss.expert_feed_forward_length", Value::of_u32(static_cast<uint32_t>(dim(s, *gate, 1))),
+        s.inject_u32("gpt-oss.expert_feed_forward_length", static_cast<uint32_t>(dim(s, *gate, 1)),
                  "blk.0.ffn_gate_exps.weight ne[1]");
-    s.inject("gpt-oss.rope.scaling.type", value_string("yarn"));
-    s.set("tokenizer.ggml.pre", value_string("gpt-4o"));
+    s.inject_str("gpt-oss.rope.scaling.type", "yarn");
+    s.set_str("tokenizer.ggml.pre", "gpt-4o");
     s.rename_tensors_containing(".attn_out", ".attn_output");
     s.rename_tensors_containing(".attn_sinks", ".attn_sinks.weight");
     s.rename_tensors_containing(".ffn_norm", ".post_attention_norm");
@@ -133,7 +133,7 @@ void handle_gptoss(PlanState& s, std::string& arch) {
 
 void handle_lfm2(PlanState& s, std::string&) {
     s.rename_tensor("output_norm.weight", "token_embd_norm.weight");
-    s.set("tokenizer.ggml.pre", value_string("lfm2"));
+    s.set_str("tokenizer.ggml.pre", "lfm2");
     if (auto gate = s.tensor("blk.0.ffn_gate.weight")) {
         const auto ff = static_cast<uint32_t>(dim(s, *gate, 1));
         if (s.get_u32("lfm2.feed_forward_length") != ff)
@@ -151,13 +151,13 @@ void handle_mistral3(PlanState& s, std::string&) {
     s.copy_kv("mistral3.rope.scaling.beta_slow", "mistral3.rope.scaling.yarn_beta_slow");
     s.copy_kv("mistral3.rope.scaling.mscale_all_dim", "mistral3.rope.scaling.yarn_log_multiplier");
     s.copy_kv("mistral3.rope.scaling_beta", "mistral3.attention.temperature_scale");
-    if (pre_is_default(s)) s.set("tokenizer.ggml.pre", value_string("tekken"), "pre was missing, empty or default");
+    if (pre_is_default(s)) s.set_str("tokenizer.ggml.pre", "tekken", "pre was missing, empty or default");
     s.skip_prefix("v.");
     s.skip_prefix("mm.");
 }
 
 void handle_llama3_metadata(PlanState& s, std::string&) {
-    if (pre_is_default(s)) s.set("tokenizer.ggml.pre", value_string("llama-bpe"), "pre was missing or default");
+    if (pre_is_default(s)) s.set_str("tokenizer.ggml.pre", "llama-bpe", "pre was missing or default");
     auto eos = token_id(s, "tokenizer.ggml.eos_token_id");
     if (!s.has_kv("tokenizer.ggml.eos_token_id") || eos == 128001u)
         s.set_u32("tokenizer.ggml.eos_token_id", 128009, "<|eot_id|> ends a Llama-3 chat turn");
