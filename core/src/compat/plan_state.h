@@ -1,7 +1,7 @@
 // PlanState: the simulated gguf_context (KVs) and ggml_context (tensor slots) one side of the shim
 // works on, with the util helpers of spec §1.3 as methods. Every mutating helper appends the
-// matching edit to the SidePlan, attributed to the current rule (begin_rule). Handlers (text side
-// here, clip side in clip_*.cpp) only talk to this class.
+// matching edit to the SidePlan, attributed to the current rule (begin_rule). The rules of every
+// architecture (compat/arch/<name>.cpp) only talk to this class.
 //
 // Semantics follow §1.3 exactly:
 //  - set* = remove + append; inject/copy append only when the destination is absent.

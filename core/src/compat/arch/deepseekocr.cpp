@@ -1,11 +1,36 @@
+// deepseekocr (spec §1.4 and §1.5): Ollama's name for deepseek2-ocr, and its SAM + CLIP clip side.
+//
 // handle_deepseekocr_clip (spec §1.5): SAM (s.*) + CLIP (v.*) + projector (mm.*). The SAM prefix
 // is moved with a true prefix rename (s. → v.sam.) because a substring rename would corrupt names
 // like mm.layers; "seperator" is the upstream spelling.
-#include "clip_handlers.h"
+#include "compat/arch/arch_rules.h"
+#include "compat/arch/clip_support.h"
+#include "compat/arch/rule_support.h"
 
 namespace mlens::compat {
 
-void handle_deepseekocr_clip(PlanState& s) {
+namespace {
+
+Detection detect_deepseekocr(const PlanState&, const std::string& arch) { return detect_by_arch_name(arch, "deepseekocr"); }
+
+void handle_deepseekocr(PlanState& s, std::string& arch) {
+    switch_arch(s, arch, "deepseek2-ocr");
+    s.rename_kv_prefix("deepseekocr.", "deepseek2-ocr.");
+    s.inject_f32("deepseek2-ocr.attention.layer_norm_rms_epsilon", 1e-6f);
+    if (auto down = s.tensor("blk.1.ffn_down_exps.weight"))
+        s.inject_u32("deepseek2-ocr.expert_feed_forward_length", static_cast<uint32_t>(dim(s, *down, 0)),
+                 "blk.1.ffn_down_exps.weight ne[0] (blk.0 is dense)");
+    auto shexp = s.tensor("blk.1.ffn_down_shexp.weight");
+    auto eff = s.get_u32("deepseek2-ocr.expert_feed_forward_length");
+    if (shexp && eff && *eff > 0)
+        s.inject_u32("deepseek2-ocr.expert_shared_count", static_cast<uint32_t>(dim(s, *shexp, 0) / *eff),
+                 "blk.1.ffn_down_shexp.weight ne[0] / expert_feed_forward_length");
+    s.skip_prefix("s.");
+    s.skip_prefix("v.");
+    s.skip_prefix("mm.");
+}
+
+void handle_deepseekocr_clip(PlanState& s, const std::string&) {
     s.copy_u32("deepseekocr.vision.block_count", "clip.vision.block_count");
     s.copy_u32("deepseekocr.vision.embedding_length", "clip.vision.embedding_length");
     s.copy_u32("deepseekocr.vision.head_count", "clip.vision.attention.head_count");
@@ -52,5 +77,10 @@ void handle_deepseekocr_clip(PlanState& s) {
     s.promote_tensor_to_f32("v.sam.patch_embd.weight");
     s.promote_tensor_to_f32("v.position_embd.weight");
 }
+
+}  // namespace
+
+const ArchRules kDeepseekocrRules = {"deepseekocr", "deepseekocr",
+                                     detect_deepseekocr, handle_deepseekocr, handle_deepseekocr_clip};
 
 }  // namespace mlens::compat

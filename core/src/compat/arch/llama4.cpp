@@ -1,12 +1,28 @@
+// llama4 (spec §1.4 and §1.5): vision tensors hidden from the text side, and the llama4 clip side.
+//
 // handle_llama4_clip (spec §1.5): both clip.projector_type and clip.vision.projector_type are set;
 // no dtype promotion.
 #include <cmath>
 
-#include "clip_handlers.h"
+#include "compat/arch/arch_rules.h"
+#include "compat/arch/clip_support.h"
+#include "compat/arch/rule_support.h"
 
 namespace mlens::compat {
 
-void handle_llama4_clip(PlanState& s) {
+namespace {
+
+Detection detect_llama4(const PlanState& s, const std::string& arch) {
+    if (arch != "llama4") return wrong_arch(arch, "llama4");
+    return Markers(s).prefix("v.").prefix("mm.").any();
+}
+
+void handle_llama4(PlanState& s, std::string&) {
+    s.skip_prefix("v.");
+    s.skip_prefix("mm.");
+}
+
+void handle_llama4_clip(PlanState& s, const std::string&) {
     s.copy_u32("llama4.vision.block_count", "clip.vision.block_count");
     s.copy_u32("llama4.vision.embedding_length", "clip.vision.embedding_length");
     s.copy_u32("llama4.vision.feed_forward_length", "clip.vision.feed_forward_length");
@@ -54,5 +70,9 @@ void handle_llama4_clip(PlanState& s) {
         {".mlp.fc2", ".ffn_down"},
     });
 }
+
+}  // namespace
+
+const ArchRules kLlama4Rules = {"llama4", "llama4", detect_llama4, handle_llama4, handle_llama4_clip};
 
 }  // namespace mlens::compat

@@ -1,11 +1,27 @@
+// qwen25vl (spec §1.4 and §1.5): Ollama's name for qwen2vl text, and the qwen2.5vl_merger clip side.
+//
 // handle_qwen25vl_clip (spec §1.5, qwen2.5vl_merger). clip.vision.n_wa_pattern is
 // fullatt_block_indexes[0] + 1 (the first element read as int32, as the shim reads the raw array
 // data) when that array is non-empty, else 8 is injected.
-#include "clip_handlers.h"
+#include "compat/arch/arch_rules.h"
+#include "compat/arch/clip_support.h"
+#include "compat/arch/rule_support.h"
 
 namespace mlens::compat {
 
-void handle_qwen25vl_clip(PlanState& s) {
+namespace {
+
+Detection detect_qwen25vl(const PlanState&, const std::string& arch) { return detect_by_arch_name(arch, "qwen25vl"); }
+
+void handle_qwen25vl(PlanState& s, std::string& arch) {
+    switch_arch(s, arch, "qwen2vl");
+    s.rename_kv_prefix("qwen25vl.", "qwen2vl.");
+    pad_sections(s, "qwen2vl.rope.mrope_section", "qwen2vl.rope.dimension_sections", true);
+    s.skip_prefix("v.");
+    s.skip_prefix("mm.");
+}
+
+void handle_qwen25vl_clip(PlanState& s, const std::string&) {
     s.copy_u32("qwen25vl.vision.attention.head_count", "clip.vision.attention.head_count");
     s.copy_f32("qwen25vl.vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
     s.copy_u32("qwen25vl.vision.block_count", "clip.vision.block_count");
@@ -43,5 +59,9 @@ void handle_qwen25vl_clip(PlanState& s) {
     s.promote_tensor_to_f32("v.patch_embd.weight");
     s.promote_tensor_to_f32("v.patch_embd.weight.1");
 }
+
+}  // namespace
+
+const ArchRules kQwen25vlRules = {"qwen25vl", "qwen25vl", detect_qwen25vl, handle_qwen25vl, handle_qwen25vl_clip};
 
 }  // namespace mlens::compat

@@ -1,3 +1,5 @@
+// qwen3vl and qwen3vlmoe (spec §1.4 and §1.5): M-RoPE sections and deepstack count on the text side.
+//
 // handle_qwen3vl_clip (spec §1.5) for qwen3vl and qwen3vlmoe: KVs, the deepstack layer mask, the
 // per-block Q/K/V merge dequantized to F32 (Ollama files mix F16 q/k with Q8_0 v), the patch-embed
 // split, exact merger/deepstack renames and the per-block substring renames.
@@ -5,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "clip_handlers.h"
+#include "compat/arch/arch_rules.h"
+#include "compat/arch/clip_support.h"
+#include "compat/arch/rule_support.h"
 
 namespace mlens::compat {
 
@@ -20,7 +24,21 @@ std::vector<int32_t> deepstack_indexes(PlanState& s, const std::string& key) {
     return out;
 }
 
-}  // namespace
+Detection detect_qwen3vl(const PlanState& s, const std::string& arch) {
+    if (arch != "qwen3vl" && arch != "qwen3vlmoe") return wrong_arch(arch, "qwen3vl or qwen3vlmoe");
+    if (s.has_kv(arch + ".rope.dimension_sections")) return {false, arch + ".rope.dimension_sections present"};
+    return {true, "marker: " + arch + ".rope.dimension_sections missing"};
+}
+
+void handle_qwen3vl(PlanState& s, std::string& arch) {
+    s.set(arch + ".rope.dimension_sections", array_i32({24, 20, 20, 0}),
+          "hard-coded Qwen3-VL-8B sections, whatever the model size");
+    const Value* idx = s.kv(arch + ".vision.deepstack_visual_indexes");
+    s.inject_u32(arch + ".n_deepstack_layers", static_cast<uint32_t>(idx ? array_count(*idx) : 0),
+             "length of " + arch + ".vision.deepstack_visual_indexes");
+    s.skip_prefix("v.");
+    s.skip_prefix("mm.");
+}
 
 void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     const std::string p = arch + ".";
@@ -96,5 +114,9 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     });
     s.promote_tensor_to_f32("v.position_embd.weight");
 }
+
+}  // namespace
+
+const ArchRules kQwen3vlRules = {"qwen3vl", "qwen3vl, qwen3vlmoe", detect_qwen3vl, handle_qwen3vl, handle_qwen3vl_clip};
 
 }  // namespace mlens::compat

@@ -1,3 +1,6 @@
+// nemotron_h_omni and nemotron_h_moe (spec §1.4 and §1.5): the omni text side becomes nemotron_h or
+// nemotron_h_moe (and then runs the moe rule itself); the latent MoE tensors get upstream's names.
+//
 // handle_nemotron_h_omni_clip (spec §1.5, nemotron_v2_vl). Audio is switched off
 // (clip.has_audio_encoder = false); the projector type goes under clip.vision.projector_type.
 //
@@ -8,12 +11,19 @@
 // ggml's memory order.
 #include <cmath>
 
-#include "clip_handlers.h"
+#include "compat/arch/arch_rules.h"
+#include "compat/arch/clip_support.h"
+#include "compat/arch/rule_support.h"
 #include "mlens/compat/data_ops.h"
 
 namespace mlens::compat {
 
 namespace {
+
+uint64_t scalar_uint(const PlanState& s, const std::string& key) {
+    const Value* v = s.kv(key);
+    return v && !v->is_array() && !v->is_string() ? v->scalar.as_uint() : 0;
+}
 
 uint64_t square_side(uint64_t n) {
     auto side = static_cast<uint64_t>(std::sqrt(static_cast<double>(n)));
@@ -64,9 +74,54 @@ void relabel_patch_embedding(PlanState& s, uint64_t patch, uint64_t channels, ui
     s.add_data_op(make_op(DataOpKind::dequant_to_f32, *slot, {*slot}, {}, "element order unchanged"));
 }
 
-}  // namespace
+Detection detect_nemotron_h_omni(const PlanState& s, const std::string& arch) {
+    if (arch != "nemotron_h_omni") return wrong_arch(arch, "nemotron_h_omni");
+    return Markers(s).prefix("v.").prefix("a.").prefix("mm.").any();
+}
 
-void handle_nemotron_h_omni_clip(PlanState& s) {
+Detection detect_nemotron_h_moe(const PlanState& s, const std::string& arch) {
+    if (arch != "nemotron_h_moe") return wrong_arch(arch, "nemotron_h_moe");
+    return Markers(s).prefix("blk.1.ffn_latent_in").prefix("blk.0.ffn_latent_in").prefix("mtp.").any();
+}
+
+void handle_nemotron_h_moe(PlanState& s, std::string&) {
+    if (!s.has_kv("nemotron_h_moe.moe_latent_size")) {
+        for (uint32_t b = 0; b < 1024; ++b) {
+            if (auto t = s.tensor("blk." + std::to_string(b) + ".ffn_latent_in.weight")) {
+                s.set_u32("nemotron_h_moe.moe_latent_size", static_cast<uint32_t>(dim(s, *t, 1)),
+                          "ne[1] of " + s.slot(*t).name);
+                break;
+            }
+        }
+    }
+    s.rename_tensors_containing(".ffn_latent_in", ".ffn_latent_down");
+    s.rename_tensors_containing(".ffn_latent_out", ".ffn_latent_up");
+    s.skip_prefix("mtp.");
+}
+
+void handle_nemotron_h_omni(PlanState& s, std::string& arch) {
+    const bool moe = scalar_uint(s, "nemotron_h_omni.expert_count") > 0 || scalar_uint(s, "nemotron_h_omni.expert_used_count") > 0;
+    const std::string text_arch = moe ? "nemotron_h_moe" : "nemotron_h";
+    switch_arch(s, arch, text_arch);
+    const std::string prefix = "nemotron_h_omni.";
+    for (const std::string& key : s.keys()) {
+        if (!key.starts_with(prefix)) continue;
+        const std::string rest = key.substr(prefix.size());
+        if (rest.starts_with("vision.") || rest.starts_with("audio.")) continue;
+        s.copy_kv(key, text_arch + "." + rest, "omni text keys copied to " + text_arch + " (vision./audio. left out)");
+    }
+    s.skip_prefix("a.");
+    s.skip_prefix("v.");
+    s.skip_prefix("mm.");
+    if (!moe) return;
+    Detection d = detect_nemotron_h_moe(s, arch);
+    s.record_check("handle_nemotron_h_moe", "nemotron_h_moe (called by handle_nemotron_h_omni)", d);
+    if (!d.fired) return;
+    s.begin_rule("handle_nemotron_h_moe");
+    handle_nemotron_h_moe(s, arch);
+}
+
+void handle_nemotron_h_omni_clip(PlanState& s, const std::string&) {
     s.set_str("general.architecture", "clip");
     s.set_arch("clip");
     const std::string p = "nemotron_h_omni.";
@@ -116,5 +171,12 @@ void handle_nemotron_h_omni_clip(PlanState& s) {
     s.rename_tensor("mm.1.weight", "mm.model.mlp.1.weight");
     s.rename_tensor("mm.2.weight", "mm.model.mlp.3.weight");
 }
+
+}  // namespace
+
+const ArchRules kNemotronHOmniRules = {"nemotron_h_omni", "nemotron_h_omni",
+                                       detect_nemotron_h_omni, handle_nemotron_h_omni, handle_nemotron_h_omni_clip};
+const ArchRules kNemotronHMoeRules = {"nemotron_h_moe", "nemotron_h_moe",
+                                      detect_nemotron_h_moe, handle_nemotron_h_moe, nullptr};
 
 }  // namespace mlens::compat

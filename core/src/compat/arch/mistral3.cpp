@@ -1,8 +1,13 @@
+// mistral3 (spec §1.4 and §1.5): yarn keys under upstream's names on the text side, Pixtral on
+// the clip side.
+//
 // handle_mistral3_clip (spec §1.5, Pixtral). The [IMG_BREAK] embedding upstream wants as
 // v.token_embd.img_break is synthesized in the orphaned output_norm.weight slot and zero-filled
 // (the true value, row 12 of the quantized token_embd, is not read). Vision Q/K rows get the LLaMA
 // RoPE permute the legacy converter applied only to text Q/K; only F16 Q/K are permuted.
-#include "clip_handlers.h"
+#include "compat/arch/arch_rules.h"
+#include "compat/arch/clip_support.h"
+#include "compat/arch/rule_support.h"
 
 namespace mlens::compat {
 
@@ -18,9 +23,25 @@ void permute_qk(PlanState& s, const std::string& name, uint32_t n_head) {
                           "LLaMA RoPE permute of whole rows, n_head " + std::to_string(n_head)));
 }
 
-}  // namespace
+Detection detect_mistral3(const PlanState& s, const std::string& arch) {
+    if (arch != "mistral3") return wrong_arch(arch, "mistral3");
+    return Markers(s)
+        .prefix("v.").prefix("mm.").kv("mistral3.rope.scaling.beta_fast")
+        .kv("mistral3.rope.scaling.mscale_all_dim").kv("mistral3.rope.scaling_beta")
+        .any();
+}
 
-void handle_mistral3_clip(PlanState& s) {
+void handle_mistral3(PlanState& s, std::string&) {
+    s.copy_kv("mistral3.rope.scaling.beta_fast", "mistral3.rope.scaling.yarn_beta_fast");
+    s.copy_kv("mistral3.rope.scaling.beta_slow", "mistral3.rope.scaling.yarn_beta_slow");
+    s.copy_kv("mistral3.rope.scaling.mscale_all_dim", "mistral3.rope.scaling.yarn_log_multiplier");
+    s.copy_kv("mistral3.rope.scaling_beta", "mistral3.attention.temperature_scale");
+    if (pre_is_default(s)) s.set_str("tokenizer.ggml.pre", "tekken", "pre was missing, empty or default");
+    s.skip_prefix("v.");
+    s.skip_prefix("mm.");
+}
+
+void handle_mistral3_clip(PlanState& s, const std::string&) {
     s.copy_u32("mistral3.vision.block_count", "clip.vision.block_count");
     s.copy_u32("mistral3.vision.embedding_length", "clip.vision.embedding_length");
     s.copy_u32("mistral3.vision.feed_forward_length", "clip.vision.feed_forward_length");
@@ -69,5 +90,9 @@ void handle_mistral3_clip(PlanState& s) {
     });
     s.promote_tensor_to_f32("v.patch_embd.weight");
 }
+
+}  // namespace
+
+const ArchRules kMistral3Rules = {"mistral3", "mistral3", detect_mistral3, handle_mistral3, handle_mistral3_clip};
 
 }  // namespace mlens::compat

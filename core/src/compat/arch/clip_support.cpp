@@ -1,4 +1,4 @@
-#include "clip_handlers.h"
+#include "compat/arch/clip_support.h"
 
 #include <algorithm>
 
