@@ -142,6 +142,17 @@ bool PlanState::copy_f32(const std::string& src, const std::string& dst) {
     return copy_typed(src, dst, ValueType::f32, "gguf_get_val_f32");
 }
 
+void PlanState::copy_keys(const std::string& from_prefix, std::span<const KeyCopy> copies) {
+    for (const KeyCopy& c : copies) {
+        const std::string src = from_prefix + c.from;
+        switch (c.type) {
+            case CopyAs::u32: copy_u32(src, c.to); break;
+            case CopyAs::f32: copy_f32(src, c.to); break;
+            case CopyAs::any: copy_kv(src, c.to); break;
+        }
+    }
+}
+
 void PlanState::rename_kv_prefix(const std::string& old_prefix, const std::string& new_prefix) {
     std::vector<std::string> matching;
     for (const auto& kv_pair : m_kvs)

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,15 @@ namespace mlens::compat {
 
 constexpr uint32_t kTypeF32 = 0;
 constexpr uint32_t kTypeF16 = 1;
+
+// One KV copy of a rule: <prefix>`from` to `to` (prefix given to PlanState::copy_keys), read as
+// the shim reads it: copy_u32, copy_f32, or copy_kv for any type.
+enum class CopyAs { u32, f32, any };
+struct KeyCopy {
+    const char* from;
+    const char* to;
+    CopyAs type;
+};
 
 struct Detection {
     bool fired = false;
@@ -76,6 +86,8 @@ public:
     bool copy_kv(const std::string& src, const std::string& dst, std::string note = {});
     bool copy_u32(const std::string& src, const std::string& dst);
     bool copy_f32(const std::string& src, const std::string& dst);
+    // Every copy of `copies` in order, each source key being `from_prefix` + from.
+    void copy_keys(const std::string& from_prefix, std::span<const KeyCopy> copies);
     void rename_kv_prefix(const std::string& old_prefix, const std::string& new_prefix);
     // truncate_str_arr / truncate_data_arr: only when the array is longer than n.
     void truncate_str_arr(const std::string& key, uint64_t n);

@@ -30,15 +30,19 @@ void handle_deepseekocr(PlanState& s, std::string& arch) {
     s.skip_prefix("mm.");
 }
 
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"sam.block_count", "clip.vision.sam.block_count", CopyAs::u32},
+    {"sam.embedding_length", "clip.vision.sam.embedding_length", CopyAs::u32},
+    {"sam.head_count", "clip.vision.sam.head_count", CopyAs::u32},
+};
+
 void handle_deepseekocr_clip(PlanState& s, const std::string&) {
-    s.copy_u32("deepseekocr.vision.block_count", "clip.vision.block_count");
-    s.copy_u32("deepseekocr.vision.embedding_length", "clip.vision.embedding_length");
-    s.copy_u32("deepseekocr.vision.head_count", "clip.vision.attention.head_count");
-    s.copy_u32("deepseekocr.vision.image_size", "clip.vision.image_size");
-    s.copy_u32("deepseekocr.vision.patch_size", "clip.vision.patch_size");
-    s.copy_u32("deepseekocr.sam.block_count", "clip.vision.sam.block_count");
-    s.copy_u32("deepseekocr.sam.embedding_length", "clip.vision.sam.embedding_length");
-    s.copy_u32("deepseekocr.sam.head_count", "clip.vision.sam.head_count");
+    s.copy_keys("deepseekocr.", kClipKeys);
     s.inject_u32("clip.vision.feed_forward_length", 64);
     s.inject_u32("clip.vision.projection_dim", 1280);
     s.inject_u32("clip.vision.projector.scale_factor", 1);

@@ -25,10 +25,14 @@ Detection detect_gemma3(const PlanState& s, const std::string& arch) {
         .any();
 }
 
+constexpr KeyCopy kRopeKeys[] = {
+    {"rope.global.freq_base", "gemma3.rope.freq_base", CopyAs::f32},
+    {"rope.local.freq_base", "gemma3.rope.freq_base_swa", CopyAs::f32},
+};
+
 // No RMSNorm +1 shift: Ollama's gemma3 files already carry it.
 void handle_gemma3(PlanState& s, std::string&) {
-    s.copy_f32("gemma3.rope.global.freq_base", "gemma3.rope.freq_base");
-    s.copy_f32("gemma3.rope.local.freq_base", "gemma3.rope.freq_base_swa");
+    s.copy_keys("gemma3.", kRopeKeys);
     s.inject_f32("gemma3.attention.layer_norm_rms_epsilon", 1e-6f);
     s.inject_f32("gemma3.rope.freq_base", 1000000.0f);
     s.inject_f32("gemma3.rope.freq_base_swa", 10000.0f);
@@ -47,15 +51,19 @@ void handle_gemma3(PlanState& s, std::string&) {
     s.skip_prefix("mm.");
 }
 
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.feed_forward_length", "clip.vision.feed_forward_length", CopyAs::u32},
+    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
+    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+};
+
 void handle_gemma3_clip(PlanState& s, const std::string&) {
-    s.copy_u32("gemma3.vision.block_count", "clip.vision.block_count");
-    s.copy_u32("gemma3.vision.embedding_length", "clip.vision.embedding_length");
-    s.copy_u32("gemma3.vision.feed_forward_length", "clip.vision.feed_forward_length");
-    s.copy_u32("gemma3.vision.image_size", "clip.vision.image_size");
-    s.copy_u32("gemma3.vision.patch_size", "clip.vision.patch_size");
-    s.copy_u32("gemma3.vision.attention.head_count", "clip.vision.attention.head_count");
-    s.copy_f32("gemma3.vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
-    s.copy_u32("gemma3.embedding_length", "clip.vision.projection_dim");
+    s.copy_keys("gemma3.", kClipKeys);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
     s.inject_bool("clip.has_vision_encoder", true);
     s.inject_bool("clip.use_gelu", true);

@@ -68,18 +68,30 @@ void handle_gemma4(PlanState& s, std::string&) {
     if (fused) s.disable_mmap();
 }
 
+constexpr KeyCopy kVisionKeys[] = {
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.feed_forward_length", "clip.vision.feed_forward_length", CopyAs::u32},
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+};
+
+constexpr KeyCopy kAudioKeys[] = {
+    {"audio.block_count", "clip.audio.block_count", CopyAs::u32},
+    {"audio.embedding_length", "clip.audio.embedding_length", CopyAs::u32},
+    {"audio.feed_forward_length", "clip.audio.feed_forward_length", CopyAs::u32},
+    {"audio.attention.head_count", "clip.audio.attention.head_count", CopyAs::u32},
+    {"audio.attention.layer_norm_epsilon", "clip.audio.attention.layer_norm_epsilon", CopyAs::f32},
+};
+
 void handle_gemma4_clip(PlanState& s, const std::string&) {
     s.set_str("general.architecture", "clip");
     s.set_arch("clip");
     const bool has_vision = s.any_tensor_prefix("v.");
     const bool has_audio = s.any_tensor_prefix("a.");
     if (has_vision) {
-        s.copy_u32("gemma4.vision.block_count", "clip.vision.block_count");
-        s.copy_u32("gemma4.vision.embedding_length", "clip.vision.embedding_length");
-        s.copy_u32("gemma4.vision.feed_forward_length", "clip.vision.feed_forward_length");
-        s.copy_u32("gemma4.vision.attention.head_count", "clip.vision.attention.head_count");
-        s.copy_f32("gemma4.vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
-        s.copy_u32("gemma4.vision.patch_size", "clip.vision.patch_size");
+        s.copy_keys("gemma4.", kVisionKeys);
         s.inject_u32("clip.vision.image_size", 224);
         s.copy_u32("gemma4.embedding_length", "clip.vision.projection_dim");
         inject_mean_std(s, {0.0f, 0.0f, 0.0f}, {1.0f, 1.0f, 1.0f});
@@ -88,11 +100,7 @@ void handle_gemma4_clip(PlanState& s, const std::string&) {
         s.promote_tensor_to_f32("v.patch_embd.weight");
     }
     if (!has_audio) return;
-    s.copy_u32("gemma4.audio.block_count", "clip.audio.block_count");
-    s.copy_u32("gemma4.audio.embedding_length", "clip.audio.embedding_length");
-    s.copy_u32("gemma4.audio.feed_forward_length", "clip.audio.feed_forward_length");
-    s.copy_u32("gemma4.audio.attention.head_count", "clip.audio.attention.head_count");
-    s.copy_f32("gemma4.audio.attention.layer_norm_epsilon", "clip.audio.attention.layer_norm_epsilon");
+    s.copy_keys("gemma4.", kAudioKeys);
     s.inject_u32("clip.audio.num_mel_bins", 128);
     s.copy_u32("gemma4.embedding_length", "clip.audio.projection_dim");
     s.inject_bool("clip.has_audio_encoder", true);

@@ -68,16 +68,20 @@ void handle_glmocr(PlanState& s, std::string& arch) {
     s.skip_prefix("mm.");
 }
 
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.intermediate_size", "clip.vision.feed_forward_length", CopyAs::u32},
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.attention.layer_norm_rms_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
+    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"vision.spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
+    {"vision.out_hidden_size", "clip.vision.projection_dim", CopyAs::u32},
+};
+
 void handle_glmocr_clip(PlanState& s, const std::string&) {
-    s.copy_u32("glmocr.vision.block_count", "clip.vision.block_count");
-    s.copy_u32("glmocr.vision.embedding_length", "clip.vision.embedding_length");
-    s.copy_u32("glmocr.vision.intermediate_size", "clip.vision.feed_forward_length");
-    s.copy_u32("glmocr.vision.attention.head_count", "clip.vision.attention.head_count");
-    s.copy_f32("glmocr.vision.attention.layer_norm_rms_epsilon", "clip.vision.attention.layer_norm_epsilon");
-    s.copy_u32("glmocr.vision.image_size", "clip.vision.image_size");
-    s.copy_u32("glmocr.vision.patch_size", "clip.vision.patch_size");
-    s.copy_u32("glmocr.vision.spatial_merge_size", "clip.vision.spatial_merge_size");
-    s.copy_u32("glmocr.vision.out_hidden_size", "clip.vision.projection_dim");
+    s.copy_keys("glmocr.", kClipKeys);
     copy_as_f32_array(s, "glmocr.vision.image_mean", "clip.vision.image_mean");
     copy_as_f32_array(s, "glmocr.vision.image_std", "clip.vision.image_std");
     s.inject_bool("clip.has_vision_encoder", true);

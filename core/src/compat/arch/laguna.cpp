@@ -11,9 +11,13 @@ Detection detect_laguna(const PlanState& s, const std::string& arch) {
     return Markers(s).kv("laguna.rope.swa.dimension_count").kv("laguna.rope.swa.freq_base").tensor("blk.0.attn_g.weight").any();
 }
 
+constexpr KeyCopy kSwaKeys[] = {
+    {"rope.swa.dimension_count", "laguna.rope.dimension_count_swa", CopyAs::u32},
+    {"rope.swa.freq_base", "laguna.rope.freq_base_swa", CopyAs::f32},
+};
+
 void handle_laguna(PlanState& s, std::string&) {
-    s.copy_u32("laguna.rope.swa.dimension_count", "laguna.rope.dimension_count_swa");
-    s.copy_f32("laguna.rope.swa.freq_base", "laguna.rope.freq_base_swa");
+    s.copy_keys("laguna.", kSwaKeys);
     for (size_t i = 0; i < s.slot_count(); ++i) {
         const std::string& name = s.slot(i).name;
         if (name.ends_with(".attn_g.weight"))

@@ -22,15 +22,19 @@ void handle_llama4(PlanState& s, std::string&) {
     s.skip_prefix("mm.");
 }
 
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.feed_forward_length", "clip.vision.feed_forward_length", CopyAs::u32},
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"vision.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
+    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+};
+
 void handle_llama4_clip(PlanState& s, const std::string&) {
-    s.copy_u32("llama4.vision.block_count", "clip.vision.block_count");
-    s.copy_u32("llama4.vision.embedding_length", "clip.vision.embedding_length");
-    s.copy_u32("llama4.vision.feed_forward_length", "clip.vision.feed_forward_length");
-    s.copy_u32("llama4.vision.attention.head_count", "clip.vision.attention.head_count");
-    s.copy_u32("llama4.vision.image_size", "clip.vision.image_size");
-    s.copy_u32("llama4.vision.patch_size", "clip.vision.patch_size");
-    s.copy_f32("llama4.vision.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
-    s.copy_u32("llama4.embedding_length", "clip.vision.projection_dim");
+    s.copy_keys("llama4.", kClipKeys);
 
     uint32_t scale = 2;
     if (std::optional<float> ratio = s.read_f32("llama4.vision.pixel_shuffle_ratio"); ratio && *ratio > 0.0f) {

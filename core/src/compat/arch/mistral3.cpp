@@ -31,27 +31,35 @@ Detection detect_mistral3(const PlanState& s, const std::string& arch) {
         .any();
 }
 
+constexpr KeyCopy kYarnKeys[] = {
+    {"rope.scaling.beta_fast", "mistral3.rope.scaling.yarn_beta_fast", CopyAs::any},
+    {"rope.scaling.beta_slow", "mistral3.rope.scaling.yarn_beta_slow", CopyAs::any},
+    {"rope.scaling.mscale_all_dim", "mistral3.rope.scaling.yarn_log_multiplier", CopyAs::any},
+    {"rope.scaling_beta", "mistral3.attention.temperature_scale", CopyAs::any},
+};
+
 void handle_mistral3(PlanState& s, std::string&) {
-    s.copy_kv("mistral3.rope.scaling.beta_fast", "mistral3.rope.scaling.yarn_beta_fast");
-    s.copy_kv("mistral3.rope.scaling.beta_slow", "mistral3.rope.scaling.yarn_beta_slow");
-    s.copy_kv("mistral3.rope.scaling.mscale_all_dim", "mistral3.rope.scaling.yarn_log_multiplier");
-    s.copy_kv("mistral3.rope.scaling_beta", "mistral3.attention.temperature_scale");
+    s.copy_keys("mistral3.", kYarnKeys);
     if (pre_is_default(s)) s.set_str("tokenizer.ggml.pre", "tekken", "pre was missing, empty or default");
     s.skip_prefix("v.");
     s.skip_prefix("mm.");
 }
 
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.feed_forward_length", "clip.vision.feed_forward_length", CopyAs::u32},
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
+    {"spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
+    {"vision.rope.freq_base", "clip.rope.freq_base", CopyAs::f32},
+    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+};
+
 void handle_mistral3_clip(PlanState& s, const std::string&) {
-    s.copy_u32("mistral3.vision.block_count", "clip.vision.block_count");
-    s.copy_u32("mistral3.vision.embedding_length", "clip.vision.embedding_length");
-    s.copy_u32("mistral3.vision.feed_forward_length", "clip.vision.feed_forward_length");
-    s.copy_u32("mistral3.vision.attention.head_count", "clip.vision.attention.head_count");
-    s.copy_u32("mistral3.vision.image_size", "clip.vision.image_size");
-    s.copy_u32("mistral3.vision.patch_size", "clip.vision.patch_size");
-    s.copy_u32("mistral3.vision.num_channels", "clip.vision.num_channels");
-    s.copy_u32("mistral3.spatial_merge_size", "clip.vision.spatial_merge_size");
-    s.copy_f32("mistral3.vision.rope.freq_base", "clip.rope.freq_base");
-    s.copy_u32("mistral3.embedding_length", "clip.vision.projection_dim");
+    s.copy_keys("mistral3.", kClipKeys);
     s.inject_f32("clip.vision.attention.layer_norm_epsilon", 1e-5f);
     inject_mean_std(s, {0.48145467f, 0.45782750f, 0.40821072f}, {0.26862955f, 0.26130259f, 0.27577710f});
     s.inject_bool("clip.has_vision_encoder", true);

@@ -121,24 +121,32 @@ void handle_nemotron_h_omni(PlanState& s, std::string& arch) {
     handle_nemotron_h_moe(s, arch);
 }
 
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.feed_forward_length", "clip.vision.feed_forward_length", CopyAs::u32},
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
+    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
+    {"vision.projector.scale_factor", "clip.vision.projector.scale_factor", CopyAs::u32},
+    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+    {"vision.image_mean", "clip.vision.image_mean", CopyAs::any},
+    {"vision.image_std", "clip.vision.image_std", CopyAs::any},
+    {"vision.image_token_id", "clip.vision.image_token_id", CopyAs::any},
+    {"vision.image_start_token_id", "clip.vision.image_start_token_id", CopyAs::any},
+    {"vision.image_end_token_id", "clip.vision.image_end_token_id", CopyAs::any},
+    {"vision.max_tiles", "clip.vision.max_tiles", CopyAs::any},
+    {"vision.min_num_patches", "clip.vision.min_num_patches", CopyAs::any},
+    {"vision.max_num_patches", "clip.vision.max_num_patches", CopyAs::any},
+};
+
 void handle_nemotron_h_omni_clip(PlanState& s, const std::string&) {
     s.set_str("general.architecture", "clip");
     s.set_arch("clip");
     const std::string p = "nemotron_h_omni.";
-    s.copy_u32(p + "vision.block_count", "clip.vision.block_count");
-    s.copy_u32(p + "vision.embedding_length", "clip.vision.embedding_length");
-    s.copy_u32(p + "vision.feed_forward_length", "clip.vision.feed_forward_length");
-    s.copy_u32(p + "vision.attention.head_count", "clip.vision.attention.head_count");
-    s.copy_f32(p + "vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
-    s.copy_u32(p + "vision.patch_size", "clip.vision.patch_size");
-    s.copy_u32(p + "vision.image_size", "clip.vision.image_size");
-    s.copy_u32(p + "vision.num_channels", "clip.vision.num_channels");
-    s.copy_u32(p + "vision.projector.scale_factor", "clip.vision.projector.scale_factor");
-    s.copy_u32(p + "embedding_length", "clip.vision.projection_dim");
-    s.copy_kv(p + "vision.image_mean", "clip.vision.image_mean");
-    s.copy_kv(p + "vision.image_std", "clip.vision.image_std");
-    for (const char* key : {"image_token_id", "image_start_token_id", "image_end_token_id", "max_tiles", "min_num_patches", "max_num_patches"})
-        s.copy_kv(p + "vision." + key, std::string("clip.vision.") + key);
+    s.copy_keys(p, kClipKeys);
 
     const std::optional<uint32_t> embd_kv = s.read_u32("clip.vision.embedding_length");
     const uint32_t image_size = s.read_u32("clip.vision.image_size").value_or(512);

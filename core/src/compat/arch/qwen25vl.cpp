@@ -21,16 +21,20 @@ void handle_qwen25vl(PlanState& s, std::string& arch) {
     s.skip_prefix("mm.");
 }
 
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"vision.spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
+    {"vision.window_size", "clip.vision.window_size", CopyAs::u32},
+    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+};
+
 void handle_qwen25vl_clip(PlanState& s, const std::string&) {
-    s.copy_u32("qwen25vl.vision.attention.head_count", "clip.vision.attention.head_count");
-    s.copy_f32("qwen25vl.vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
-    s.copy_u32("qwen25vl.vision.block_count", "clip.vision.block_count");
-    s.copy_u32("qwen25vl.vision.embedding_length", "clip.vision.embedding_length");
-    s.copy_u32("qwen25vl.vision.num_channels", "clip.vision.num_channels");
-    s.copy_u32("qwen25vl.vision.patch_size", "clip.vision.patch_size");
-    s.copy_u32("qwen25vl.vision.spatial_merge_size", "clip.vision.spatial_merge_size");
-    s.copy_u32("qwen25vl.vision.window_size", "clip.vision.window_size");
-    s.copy_u32("qwen25vl.embedding_length", "clip.vision.projection_dim");
+    s.copy_keys("qwen25vl.", kClipKeys);
     if (!s.has_kv("clip.vision.feed_forward_length"))
         if (auto up = s.tensor("v.blk.0.ffn_up.weight"); up && s.slot(*up).ne.size() > 1)
             s.set_u32("clip.vision.feed_forward_length", static_cast<uint32_t>(s.slot(*up).ne[1]), "ne[1] of v.blk.0.ffn_up.weight");

@@ -205,15 +205,19 @@ void handle_qwen35_like(PlanState& s, std::string& arch) {
     s.skip_prefix("mtp.");
 }
 
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"vision.spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
+    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
+    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+};
+
 void handle_qwen35_like_clip(PlanState& s, const std::string& arch) {
     const std::string p = arch + ".";
-    s.copy_u32(p + "vision.block_count", "clip.vision.block_count");
-    s.copy_u32(p + "vision.embedding_length", "clip.vision.embedding_length");
-    s.copy_u32(p + "vision.attention.head_count", "clip.vision.attention.head_count");
-    s.copy_u32(p + "vision.patch_size", "clip.vision.patch_size");
-    s.copy_u32(p + "vision.spatial_merge_size", "clip.vision.spatial_merge_size");
-    s.copy_u32(p + "vision.num_channels", "clip.vision.num_channels");
-    s.copy_u32(p + "embedding_length", "clip.vision.projection_dim");
+    s.copy_keys(p, kClipKeys);
     s.inject_u32("clip.vision.feed_forward_length", 4304);
     s.inject_u32("clip.vision.image_size", 768);
     s.inject_f32("clip.vision.attention.layer_norm_epsilon", 1e-6f);

@@ -40,18 +40,29 @@ void handle_qwen3vl(PlanState& s, std::string& arch) {
     s.skip_prefix("mm.");
 }
 
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"vision.spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
+    {"vision.temporal_patch_size", "clip.vision.temporal_patch_size", CopyAs::u32},
+    {"vision.rope.freq_base", "clip.vision.rope.freq_base", CopyAs::f32},
+    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+};
+
+constexpr KeyCopy kImageKeys[] = {
+    {"vision.image_mean", "clip.vision.image_mean", CopyAs::any},
+    {"vision.image_std", "clip.vision.image_std", CopyAs::any},
+    {"vision.shortest_edge", "clip.vision.image_min_pixels", CopyAs::u32},
+    {"vision.longest_edge", "clip.vision.image_max_pixels", CopyAs::u32},
+};
+
 void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     const std::string p = arch + ".";
-    s.copy_u32(p + "vision.attention.head_count", "clip.vision.attention.head_count");
-    s.copy_f32(p + "vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
-    s.copy_u32(p + "vision.block_count", "clip.vision.block_count");
-    s.copy_u32(p + "vision.embedding_length", "clip.vision.embedding_length");
-    s.copy_u32(p + "vision.num_channels", "clip.vision.num_channels");
-    s.copy_u32(p + "vision.patch_size", "clip.vision.patch_size");
-    s.copy_u32(p + "vision.spatial_merge_size", "clip.vision.spatial_merge_size");
-    s.copy_u32(p + "vision.temporal_patch_size", "clip.vision.temporal_patch_size");
-    s.copy_f32(p + "vision.rope.freq_base", "clip.vision.rope.freq_base");
-    s.copy_u32(p + "embedding_length", "clip.vision.projection_dim");
+    s.copy_keys(p, kClipKeys);
     s.inject_u32("clip.vision.num_channels", 3);
     s.inject_u32("clip.vision.temporal_patch_size", 2);
     s.inject_f32("clip.vision.rope.freq_base", 10000.0f);
@@ -69,10 +80,7 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
             s.set_u32("clip.vision.image_size", side * patch, "⌊√(positions of v.pos_embed.weight)⌋ × patch_size");
         }
     }
-    s.copy_kv(p + "vision.image_mean", "clip.vision.image_mean");
-    s.copy_kv(p + "vision.image_std", "clip.vision.image_std");
-    s.copy_u32(p + "vision.shortest_edge", "clip.vision.image_min_pixels");
-    s.copy_u32(p + "vision.longest_edge", "clip.vision.image_max_pixels");
+    s.copy_keys(p, kImageKeys);
     s.inject_u32("clip.vision.image_min_pixels", 65536);
     s.inject_u32("clip.vision.image_max_pixels", 16777216);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
