@@ -19,12 +19,12 @@ void handle_deepseekocr(PlanState& s, std::string& arch) {
     s.inject_f32("deepseek2-ocr.attention.layer_norm_rms_epsilon", 1e-6f);
     if (auto down = s.tensor("blk.1.ffn_down_exps.weight"))
         s.inject_u32("deepseek2-ocr.expert_feed_forward_length", static_cast<uint32_t>(dim(s, *down, 0)),
-                 "blk.1.ffn_down_exps.weight ne[0] (blk.0 is dense)");
+                     "blk.1.ffn_down_exps.weight ne[0] (blk.0 is dense)");
     auto shexp = s.tensor("blk.1.ffn_down_shexp.weight");
     auto eff = s.get_u32("deepseek2-ocr.expert_feed_forward_length");
     if (shexp && eff && *eff > 0)
         s.inject_u32("deepseek2-ocr.expert_shared_count", static_cast<uint32_t>(dim(s, *shexp, 0) / *eff),
-                 "blk.1.ffn_down_shexp.weight ne[0] / expert_feed_forward_length");
+                     "blk.1.ffn_down_shexp.weight ne[0] / expert_feed_forward_length");
     s.skip_prefix("s.");
     s.skip_prefix("v.");
     s.skip_prefix("mm.");

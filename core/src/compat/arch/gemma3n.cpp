@@ -25,7 +25,7 @@ void handle_gemma3n(PlanState& s, std::string&) {
     auto pl = s.tensor("per_layer_token_embd.weight");
     const uint64_t vocab = dim(s, *pl, 1);
     s.set_str("tokenizer.ggml.model", "llama",
-          "AMBIGUOUS: the shim README says gemma3n hides vision/audio tensors; its code hides none, and neither do we");
+              "AMBIGUOUS: the shim README says gemma3n hides vision/audio tensors; its code hides none, and neither do we");
     if (auto te = s.tensor("token_embd.weight"))
         s.set_shape(*te, {dim(s, *te, 0), vocab}, "rows cut to per_layer_token_embd's; the loader reads the first rows");
     s.truncate_str_arr("tokenizer.ggml.tokens", vocab);

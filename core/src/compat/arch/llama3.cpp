@@ -29,8 +29,7 @@ Detection detect_llama3(const PlanState& s, const std::string& arch) {
     bool header = token_at(s, 128006) == "<|start_header_id|>" || tmpl.find("<|start_header_id|>") != std::string::npos ||
                   tmpl.find("<|eot_id|>") != std::string::npos;
     if (!header) return {false, "neither token 128006 nor the chat template shows the Llama-3 header tokens"};
-    auto pre = s.get_str("tokenizer.ggml.pre");
-    if (!pre || pre->empty() || *pre == "default") return {true, "marker: Llama-3 vocab with tokenizer.ggml.pre missing or default"};
+    if (pre_is_default(s)) return {true, "marker: Llama-3 vocab with tokenizer.ggml.pre missing or default"};
     if (token_id(s, "tokenizer.ggml.eos_token_id") == 128001u) return {true, "marker: Llama-3 vocab with eos_token_id 128001"};
     return {false, "Llama-3 vocab, but tokenizer.ggml.pre is set and eos_token_id is not 128001"};
 }

@@ -35,7 +35,7 @@ void handle_qwen3vl(PlanState& s, std::string& arch) {
           "hard-coded Qwen3-VL-8B sections, whatever the model size");
     const Value* idx = s.kv(arch + ".vision.deepstack_visual_indexes");
     s.inject_u32(arch + ".n_deepstack_layers", static_cast<uint32_t>(idx ? array_count(*idx) : 0),
-             "length of " + arch + ".vision.deepstack_visual_indexes");
+                 "length of " + arch + ".vision.deepstack_visual_indexes");
     s.skip_prefix("v.");
     s.skip_prefix("mm.");
 }
