@@ -114,6 +114,27 @@ TEST_CASE("llama4 clip: both projector keys, pixel-shuffle scale, renames withou
     CHECK(c.data_ops.empty());
 }
 
+TEST_CASE("clip KVs of an unexpected type: read or copied, one issue wording, nothing taken from them", "[compat-clip]") {
+    TempDir dir;
+    Model m = OllamaGguf("llama4")
+                  .f32("llama4.vision.block_count", 1.0f)
+                  .u32("llama4.vision.pixel_shuffle_ratio", 4)
+                  .tensor("blk.0.attn_norm.weight", {16})
+                  .tensor("v.class_embedding", {8})
+                  .write(dir);
+    const compat::SidePlan c = compat::plan_compat(m).clip;
+    CHECK(c.handlers == std::vector<std::string>{"handle_llama4_clip"});
+    std::vector<std::string> issues;
+    for (const compat::PlanIssue& i : c.issues) issues.push_back(i.rule + ": " + i.message);
+    CHECK(issues == std::vector<std::string>{
+              "handle_llama4_clip: llama4.vision.block_count is FLOAT32, not UINT32: upstream asserts in gguf_get_val_u32",
+              "handle_llama4_clip: llama4.vision.pixel_shuffle_ratio is UINT32, not FLOAT32: upstream asserts in gguf_get_val_f32",
+          });
+    const std::vector<std::string> edits = edited_kvs(m, c);
+    CHECK(std::find(edits.begin(), edits.end(), "clip.vision.projector.scale_factor = UINT32 2") != edits.end());
+    CHECK(std::none_of(edits.begin(), edits.end(), [](const std::string& e) { return e.rfind("clip.vision.block_count", 0) == 0; }));
+}
+
 TEST_CASE("gemma4 clip: gemma4v and gemma4a KVs, audio block renames in order, audio-only files untouched", "[compat-clip]") {
     TempDir dir;
     Model m = OllamaGguf("gemma4")

@@ -163,3 +163,29 @@ TEST_CASE("llama4: only the vision tensors are hidden", "[compat]") {
     CHECK(t.kv_edits.empty());
     CHECK(result_tensors(m, t) == strings({"blk.0.attn_norm.weight F32 [8]", "mm.linear_1.weight F32 [8,8] hidden"}));
 }
+
+TEST_CASE("dispatch order: every text and clip rule is checked in the shim's order with its gate", "[compat]") {
+    TempDir dir;
+    // A plain llama file with vision tensors: no text detector fires, and the clip side tries them all.
+    Model m = OllamaGguf("llama").tensor("blk.0.attn_norm.weight", {4}).tensor("v.patch_embd.weight", {4}).write(dir);
+    const RewritePlan plan = plan_compat(m);
+    std::vector<std::string> text, clip;
+    for (const DetectionCheck& c : plan.text.checks) text.push_back(c.rule + " [" + c.arch + "]" + (c.fired ? " fired" : ""));
+    for (const DetectionCheck& c : plan.clip.checks) clip.push_back(c.rule + " [" + c.arch + "]" + (c.fired ? " fired" : ""));
+    CHECK(text == strings({
+              "handle_embeddinggemma [gemma3]", "handle_gemma3 [gemma3]", "handle_snowflake_arctic_embed2 [bert]",
+              "handle_gemma3n [gemma3n]", "handle_gemma4 [gemma4]", "handle_qwen35moe [qwen35moe]", "handle_qwen35 [qwen35]",
+              "handle_qwen3next [qwen3next]", "handle_laguna [laguna]", "handle_gptoss [gptoss]", "handle_lfm2 [lfm2]",
+              "handle_olmo3 [olmo3]", "handle_mistral3 [mistral3]", "handle_qwen25vl [qwen25vl]",
+              "handle_qwen3vl [qwen3vl, qwen3vlmoe]", "handle_glm4moelite [glm4moelite]", "handle_deepseekocr [deepseekocr]",
+              "handle_nemotron_h_omni [nemotron_h_omni]", "handle_nemotron_h_moe [nemotron_h_moe]",
+              "handle_llama3_metadata [llama]", "handle_llama4 [llama4]", "handle_glmocr [glmocr]",
+          }));
+    CHECK(clip == strings({
+              "handle_missing_llava_projector_type [clip]", "handle_gemma3_clip [gemma3]",
+              "handle_qwen35moe_clip [qwen35moe]", "handle_qwen35_clip [qwen35]", "handle_mistral3_clip [mistral3]",
+              "handle_deepseekocr_clip [deepseekocr]", "handle_nemotron_h_omni_clip [nemotron_h_omni]",
+              "handle_llama4_clip [llama4]", "handle_gemma4_clip [gemma4]", "handle_glmocr_clip [glmocr]",
+              "handle_qwen25vl_clip [qwen25vl]", "handle_qwen3vl_clip [qwen3vl, qwen3vlmoe]",
+          }));
+}

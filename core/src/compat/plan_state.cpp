@@ -105,24 +105,52 @@ bool PlanState::copy_kv(const std::string& src, const std::string& dst, std::str
     return true;
 }
 
-bool PlanState::copy_u32(const std::string& src, const std::string& dst) {
-    const Value* v = kv(src);
-    if (!v || has_kv(dst)) return false;
-    if (v->type != ValueType::u32) {
-        issue(src + " is " + value_type_name(v->type) + ", not UINT32: upstream asserts in gguf_get_val_u32");
-        return false;
+const Value* PlanState::typed_value(std::string_view key, ValueType expected, const char* upstream_getter) {
+    const Value* v = kv(key);
+    if (!v) return nullptr;
+    if (v->type != expected) {
+        issue(std::string(key) + " is " + value_type_name(v->type) + ", not " + value_type_name(expected) +
+              ": upstream asserts in " + upstream_getter);
+        return nullptr;
     }
+    return v;
+}
+
+std::optional<uint32_t> PlanState::read_u32(std::string_view key) {
+    const Value* v = typed_value(key, ValueType::u32, "gguf_get_val_u32");
+    if (!v) return std::nullopt;
+    return static_cast<uint32_t>(v->scalar.bits);
+}
+
+std::optional<float> PlanState::read_f32(std::string_view key) {
+    const Value* v = typed_value(key, ValueType::f32, "gguf_get_val_f32");
+    if (!v) return std::nullopt;
+    return static_cast<float>(v->scalar.as_double());
+}
+
+bool PlanState::copy_typed(const std::string& src, const std::string& dst, ValueType expected, const char* upstream_getter) {
+    if (!has_kv(src) || has_kv(dst)) return false;
+    if (!typed_value(src, expected, upstream_getter)) return false;
     return copy_kv(src, dst);
 }
 
+bool PlanState::copy_u32(const std::string& src, const std::string& dst) {
+    return copy_typed(src, dst, ValueType::u32, "gguf_get_val_u32");
+}
+
 bool PlanState::copy_f32(const std::string& src, const std::string& dst) {
-    const Value* v = kv(src);
-    if (!v || has_kv(dst)) return false;
-    if (v->type != ValueType::f32) {
-        issue(src + " is " + value_type_name(v->type) + ", not FLOAT32: upstream asserts in gguf_get_val_f32");
-        return false;
+    return copy_typed(src, dst, ValueType::f32, "gguf_get_val_f32");
+}
+
+void PlanState::copy_keys(const std::string& from_prefix, std::span<const KeyCopy> copies) {
+    for (const KeyCopy& c : copies) {
+        const std::string src = from_prefix + c.from;
+        switch (c.type) {
+            case CopyAs::u32: copy_u32(src, c.to); break;
+            case CopyAs::f32: copy_f32(src, c.to); break;
+            case CopyAs::any: copy_kv(src, c.to); break;
+        }
     }
-    return copy_kv(src, dst);
 }
 
 void PlanState::rename_kv_prefix(const std::string& old_prefix, const std::string& new_prefix) {

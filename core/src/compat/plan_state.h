@@ -1,12 +1,14 @@
 // PlanState: the simulated gguf_context (KVs) and ggml_context (tensor slots) one side of the shim
 // works on, with the util helpers of spec §1.3 as methods. Every mutating helper appends the
-// matching edit to the SidePlan, attributed to the current rule (begin_rule). Handlers (text side
-// here, clip side in clip_*.cpp) only talk to this class.
+// matching edit to the SidePlan, attributed to the current rule (begin_rule). The rules of every
+// architecture (compat/arch/<name>.cpp) only talk to this class.
 //
 // Semantics follow §1.3 exactly:
 //  - set* = remove + append; inject/copy append only when the destination is absent.
-//  - copy_u32/copy_f32 require the exact source type (ggml asserts); a mismatch is a PlanIssue
-//    and nothing is copied.
+//  - Reads come in two kinds. get_* is the shim checking a key's type itself: nullopt when the
+//    key is absent or of another type, silently. read_* is gguf_get_val_*: nullopt when absent,
+//    and a key of another type is a PlanIssue (upstream asserts). copy_u32/copy_f32 read their
+//    source the same way: a mismatch is that same PlanIssue and nothing is copied.
 //  - rename_kv_prefix copies (old keys stay).
 //  - rename_tensor is exact; rename_tensors_containing replaces the first occurrence in every
 //    tensor containing the needle (candidates collected first). Names are cut to 63 bytes.
@@ -15,6 +17,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +29,15 @@ namespace mlens::compat {
 
 constexpr uint32_t kTypeF32 = 0;
 constexpr uint32_t kTypeF16 = 1;
+
+// One KV copy of a rule: <prefix>`from` to `to` (prefix given to PlanState::copy_keys), read as
+// the shim reads it: copy_u32, copy_f32, or copy_kv for any type.
+enum class CopyAs { u32, f32, any };
+struct KeyCopy {
+    const char* from;
+    const char* to;
+    CopyAs type;
+};
 
 struct Detection {
     bool fired = false;
@@ -58,15 +70,24 @@ public:
     std::optional<uint32_t> get_u32(std::string_view key) const;   // exact UINT32
     std::optional<float> get_f32(std::string_view key) const;      // exact FLOAT32
     std::optional<std::string> get_str(std::string_view key) const;
+    std::optional<uint32_t> read_u32(std::string_view key);        // UINT32, else an issue
+    std::optional<float> read_f32(std::string_view key);           // FLOAT32, else an issue
     std::vector<std::string> keys() const;                         // current order
 
     void set(const std::string& key, Value v, std::string note = {});
     void set_u32(const std::string& key, uint32_t v, std::string note = {}) { set(key, Value::of_u32(v), std::move(note)); }
+    void set_str(const std::string& key, const std::string& v, std::string note = {}) { set(key, value_string(v), std::move(note)); }
     void remove(const std::string& key, std::string note = {});
     bool inject(const std::string& key, Value v, std::string note = {});
+    bool inject_u32(const std::string& key, uint32_t v, std::string note = {}) { return inject(key, Value::of_u32(v), std::move(note)); }
+    bool inject_f32(const std::string& key, float v, std::string note = {}) { return inject(key, value_f32(v), std::move(note)); }
+    bool inject_bool(const std::string& key, bool v, std::string note = {}) { return inject(key, value_bool(v), std::move(note)); }
+    bool inject_str(const std::string& key, const std::string& v, std::string note = {}) { return inject(key, value_string(v), std::move(note)); }
     bool copy_kv(const std::string& src, const std::string& dst, std::string note = {});
     bool copy_u32(const std::string& src, const std::string& dst);
     bool copy_f32(const std::string& src, const std::string& dst);
+    // Every copy of `copies` in order, each source key being `from_prefix` + from.
+    void copy_keys(const std::string& from_prefix, std::span<const KeyCopy> copies);
     void rename_kv_prefix(const std::string& old_prefix, const std::string& new_prefix);
     // truncate_str_arr / truncate_data_arr: only when the array is longer than n.
     void truncate_str_arr(const std::string& key, uint64_t n);
@@ -101,6 +122,10 @@ public:
     void finish();
 
 private:
+    // The value of `key` when it has type `expected`; nullopt when absent, and an issue naming
+    // `upstream_getter` when the type differs.
+    const Value* typed_value(std::string_view key, ValueType expected, const char* upstream_getter);
+    bool copy_typed(const std::string& src, const std::string& dst, ValueType expected, const char* upstream_getter);
     void add_kv_edit(KvOp op, const std::string& key, const std::string& source_key, Value v, std::string note);
     void add_tensor_edit(TensorEdit e);
 

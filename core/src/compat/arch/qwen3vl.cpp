@@ -1,3 +1,5 @@
+// qwen3vl and qwen3vlmoe (spec §1.4 and §1.5): M-RoPE sections and deepstack count on the text side.
+//
 // handle_qwen3vl_clip (spec §1.5) for qwen3vl and qwen3vlmoe: KVs, the deepstack layer mask, the
 // per-block Q/K/V merge dequantized to F32 (Ollama files mix F16 q/k with Q8_0 v), the patch-embed
 // split, exact merger/deepstack renames and the per-block substring renames.
@@ -5,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "clip_handlers.h"
+#include "compat/arch/arch_rules.h"
+#include "compat/arch/clip_support.h"
+#include "compat/arch/rule_support.h"
 
 namespace mlens::compat {
 
@@ -20,23 +24,48 @@ std::vector<int32_t> deepstack_indexes(PlanState& s, const std::string& key) {
     return out;
 }
 
-}  // namespace
+Detection detect_qwen3vl(const PlanState& s, const std::string& arch) {
+    if (arch != "qwen3vl" && arch != "qwen3vlmoe") return wrong_arch(arch, "qwen3vl or qwen3vlmoe");
+    if (s.has_kv(arch + ".rope.dimension_sections")) return {false, arch + ".rope.dimension_sections present"};
+    return {true, "marker: " + arch + ".rope.dimension_sections missing"};
+}
+
+void handle_qwen3vl(PlanState& s, std::string& arch) {
+    s.set(arch + ".rope.dimension_sections", array_i32({24, 20, 20, 0}),
+          "hard-coded Qwen3-VL-8B sections, whatever the model size");
+    const Value* idx = s.kv(arch + ".vision.deepstack_visual_indexes");
+    s.inject_u32(arch + ".n_deepstack_layers", static_cast<uint32_t>(idx ? array_count(*idx) : 0),
+                 "length of " + arch + ".vision.deepstack_visual_indexes");
+    s.skip_prefix("v.");
+    s.skip_prefix("mm.");
+}
+
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"vision.spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
+    {"vision.temporal_patch_size", "clip.vision.temporal_patch_size", CopyAs::u32},
+    {"vision.rope.freq_base", "clip.vision.rope.freq_base", CopyAs::f32},
+    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+};
+
+constexpr KeyCopy kImageKeys[] = {
+    {"vision.image_mean", "clip.vision.image_mean", CopyAs::any},
+    {"vision.image_std", "clip.vision.image_std", CopyAs::any},
+    {"vision.shortest_edge", "clip.vision.image_min_pixels", CopyAs::u32},
+    {"vision.longest_edge", "clip.vision.image_max_pixels", CopyAs::u32},
+};
 
 void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     const std::string p = arch + ".";
-    s.copy_u32(p + "vision.attention.head_count", "clip.vision.attention.head_count");
-    s.copy_f32(p + "vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon");
-    s.copy_u32(p + "vision.block_count", "clip.vision.block_count");
-    s.copy_u32(p + "vision.embedding_length", "clip.vision.embedding_length");
-    s.copy_u32(p + "vision.num_channels", "clip.vision.num_channels");
-    s.copy_u32(p + "vision.patch_size", "clip.vision.patch_size");
-    s.copy_u32(p + "vision.spatial_merge_size", "clip.vision.spatial_merge_size");
-    s.copy_u32(p + "vision.temporal_patch_size", "clip.vision.temporal_patch_size");
-    s.copy_f32(p + "vision.rope.freq_base", "clip.vision.rope.freq_base");
-    s.copy_u32(p + "embedding_length", "clip.vision.projection_dim");
-    inject_u32(s, "clip.vision.num_channels", 3);
-    inject_u32(s, "clip.vision.temporal_patch_size", 2);
-    inject_f32(s, "clip.vision.rope.freq_base", 10000.0f);
+    s.copy_keys(p, kClipKeys);
+    s.inject_u32("clip.vision.num_channels", 3);
+    s.inject_u32("clip.vision.temporal_patch_size", 2);
+    s.inject_f32("clip.vision.rope.freq_base", 10000.0f);
     if (!s.has_kv("clip.vision.feed_forward_length"))
         if (auto fc1 = s.tensor("v.blk.0.mlp.linear_fc1.weight"); fc1 && s.slot(*fc1).ne.size() > 1)
             s.set_u32("clip.vision.feed_forward_length", static_cast<uint32_t>(s.slot(*fc1).ne[1]),
@@ -44,33 +73,30 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     if (!s.has_kv("clip.vision.image_size")) {
         auto pe = s.tensor("v.pos_embed.weight");
         if (pe && s.has_kv(p + "vision.patch_size")) {
-            const uint32_t patch = read_u32(s, p + "vision.patch_size").value_or(0);
+            const uint32_t patch = s.read_u32(p + "vision.patch_size").value_or(0);
             const uint64_t positions = s.slot(*pe).ne.size() > 1 ? s.slot(*pe).ne[1] : 1;
             // √ of a u64 can reach 2^32; clamp so the conversion stays defined (u32 arithmetic wraps, as upstream's).
             const auto side = static_cast<uint32_t>(std::min(std::sqrt(static_cast<double>(positions)), 4294967295.0));
             s.set_u32("clip.vision.image_size", side * patch, "⌊√(positions of v.pos_embed.weight)⌋ × patch_size");
         }
     }
-    s.copy_kv(p + "vision.image_mean", "clip.vision.image_mean");
-    s.copy_kv(p + "vision.image_std", "clip.vision.image_std");
-    s.copy_u32(p + "vision.shortest_edge", "clip.vision.image_min_pixels");
-    s.copy_u32(p + "vision.longest_edge", "clip.vision.image_max_pixels");
-    inject_u32(s, "clip.vision.image_min_pixels", 65536);
-    inject_u32(s, "clip.vision.image_max_pixels", 16777216);
+    s.copy_keys(p, kImageKeys);
+    s.inject_u32("clip.vision.image_min_pixels", 65536);
+    s.inject_u32("clip.vision.image_max_pixels", 16777216);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
     const std::vector<int32_t> indexes = deepstack_indexes(s, p + "vision.deepstack_visual_indexes");
     if (!s.has_kv("clip.vision.is_deepstack_layers"))
         set_deepstack_layers(s, indexes, "true at each deepstack_visual_indexes entry");
-    inject_bool(s, "clip.has_vision_encoder", true);
-    inject_bool(s, "clip.use_gelu", true);
-    set_str(s, "clip.projector_type", "qwen3vl_merger");
-    set_str(s, "general.architecture", "clip");
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_gelu", true);
+    s.set_str("clip.projector_type", "qwen3vl_merger");
+    s.set_str("general.architecture", "clip");
     s.set_arch("clip");
 
-    const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? read_u32(s, "clip.vision.block_count").value_or(0) : 27);
+    const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? s.read_u32("clip.vision.block_count").value_or(0) : 27);
     for (uint32_t b = 0; b < blocks; ++b) merge_vision_qkv(s, b, true);
     int64_t c_in = 3;
-    if (s.has_kv(p + "vision.num_channels")) c_in = read_u32(s, p + "vision.num_channels").value_or(0);
+    if (s.has_kv(p + "vision.num_channels")) c_in = s.read_u32(p + "vision.num_channels").value_or(0);
     split_patch_embed(s, c_in);
 
     s.rename_tensor("v.merger.norm.weight", "v.post_ln.weight");
@@ -96,5 +122,9 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     });
     s.promote_tensor_to_f32("v.position_embd.weight");
 }
+
+}  // namespace
+
+const ArchRules kQwen3vlRules = {"qwen3vl", "qwen3vl, qwen3vlmoe", detect_qwen3vl, handle_qwen3vl, handle_qwen3vl_clip};
 
 }  // namespace mlens::compat

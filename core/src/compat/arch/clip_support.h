@@ -1,6 +1,5 @@
-// The clip-side handlers of translate_clip_metadata (spec §1.5), one file each, and the helpers
-// they share. Every handler works on a PlanState over the *original* metadata (the shim opens the
-// file a second time) and follows the shim's statement order, because a set moves its key to the
+// Helpers the clip-side handlers of translate_clip_metadata (spec §1.5) share. Every handler
+// works on a PlanState over the *original* metadata (the shim opens the file a second time) and follows the shim's statement order, because a set moves its key to the
 // end of the KV list and the order of renames decides the resulting names.
 #pragma once
 
@@ -9,22 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "plan_state.h"
+#include "compat/plan_state.h"
 
 namespace mlens::compat {
-
-void handle_gemma3_clip(PlanState& s);
-void handle_qwen35_like_clip(PlanState& s, const std::string& arch);  // qwen35, qwen35moe
-void handle_mistral3_clip(PlanState& s);
-void handle_deepseekocr_clip(PlanState& s);
-void handle_nemotron_h_omni_clip(PlanState& s);
-void handle_llama4_clip(PlanState& s);
-void handle_gemma4_clip(PlanState& s);
-void handle_glmocr_clip(PlanState& s);
-void handle_qwen25vl_clip(PlanState& s);
-void handle_qwen3vl_clip(PlanState& s, const std::string& arch);     // qwen3vl, qwen3vlmoe
-
-// --- shared helpers (clip_common.cpp) ---
 
 using RenameList = std::vector<std::pair<const char*, const char*>>;
 // rename_tensors_containing for every pair, in list order.
@@ -35,14 +21,6 @@ void inject_mean_std(PlanState& s, const std::vector<float>& mean, const std::ve
 extern const std::vector<float> kHalfMeanStd;   // [0.5, 0.5, 0.5]
 extern const std::vector<float> kClipMean;      // [0.48145466, 0.4578275, 0.40821073]
 extern const std::vector<float> kClipStd;       // [0.26862954, 0.26130258, 0.27577711]
-
-bool inject_u32(PlanState& s, const std::string& key, uint32_t v);
-bool inject_f32(PlanState& s, const std::string& key, float v);
-bool inject_bool(PlanState& s, const std::string& key, bool v);
-void set_str(PlanState& s, const std::string& key, const std::string& v);
-// gguf_get_val_u32 of an existing key: nullopt when absent; a key of another type is a PlanIssue
-// (upstream asserts) and also gives nullopt.
-std::optional<uint32_t> read_u32(PlanState& s, const std::string& key);
 
 DataOp make_op(DataOpKind kind, size_t dest, std::vector<size_t> sources, std::vector<int64_t> params = {},
                std::string note = {});

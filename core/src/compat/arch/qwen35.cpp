@@ -1,11 +1,17 @@
-// qwen35 / qwen35moe text side (spec §1.4 apply_qwen35_text_fixes), including the translation of
+// qwen35 / qwen35moe: the text side (spec §1.4 apply_qwen35_text_fixes), including the translation of
 // Ollama's embedded MTP tensors to llama.cpp's nextn layout.
-#include "text_rules.h"
-
+//
+// handle_qwen35_like_clip (spec §1.5) for qwen35 and qwen35moe: KVs with the Qwen3.5-35B-A3B
+// reference defaults, the per-block Q/K/V byte concat and the patch-embed split (both before the
+// renames, since they find their sources by the stored names), then substring renames.
 #include <algorithm>
 #include <charconv>
 #include <string>
 #include <vector>
+
+#include "compat/arch/arch_rules.h"
+#include "compat/arch/clip_support.h"
+#include "compat/arch/rule_support.h"
 
 namespace mlens::compat {
 
@@ -13,14 +19,10 @@ namespace {
 
 constexpr size_t kMaxName = 63;
 
-bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
-bool ends_with(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // "<prefix><decimal>.<suffix>": the index and the suffix (possibly empty).
 bool parse_index(const std::string& name, const std::string& prefix, uint32_t& index, std::string& suffix) {
-    if (!starts_with(name, prefix)) return false;
+    if (!name.starts_with(prefix)) return false;
     const char* first = name.data() + prefix.size();
     const char* last = name.data() + name.size();
     auto r = std::from_chars(first, last, index);
@@ -35,8 +37,8 @@ std::string block_name(uint32_t block, const std::string& suffix) {
 
 // MTP destinations that get the RMSNorm +1 shift (and become F32).
 bool shifts_norm(const std::string& to) {
-    if (ends_with(to, ".ssm_norm.weight")) return false;
-    return ends_with(to, "_norm.weight") || ends_with(to, ".nextn.enorm.weight") || ends_with(to, ".nextn.hnorm.weight");
+    if (to.ends_with(".ssm_norm.weight")) return false;
+    return to.ends_with("_norm.weight") || to.ends_with(".nextn.enorm.weight") || to.ends_with(".nextn.hnorm.weight");
 }
 
 // One MTP rename; true when it registered a load op (the +1 shift).
@@ -98,7 +100,7 @@ bool mtp_fixes(PlanState& s, const std::string& p) {
     bool any_mtp = false, any_layer = false;
     for (size_t i = 0; i < s.slot_count(); ++i) {
         const std::string& name = s.slot(i).name;
-        if (!starts_with(name, "mtp.")) continue;
+        if (!name.starts_with("mtp.")) continue;
         any_mtp = true;
         uint32_t idx = 0;
         std::string suffix;
@@ -110,7 +112,7 @@ bool mtp_fixes(PlanState& s, const std::string& p) {
     if (!any_layer) nextn = any_mtp ? 1 : 0;
     if (nextn == 0) return false;
     for (size_t i = 0; i < s.slot_count(); ++i)
-        if (starts_with(s.slot(i).name, "blk.") && s.slot(i).name.find(".nextn.") != std::string::npos) return false;
+        if (s.slot(i).name.starts_with("blk.") && s.slot(i).name.find(".nextn.") != std::string::npos) return false;
 
     uint32_t base = 0;
     bool any_blk = false;
@@ -147,7 +149,7 @@ bool mtp_fixes(PlanState& s, const std::string& p) {
         uint32_t idx = 0;
         std::string suffix;
         if (!parse_index(s.slot(i).name, "mtp.layers.", idx, suffix) || suffix.empty() || idx >= nextn) continue;
-        if (moe && starts_with(suffix, "mlp.experts.")) continue;
+        if (moe && suffix.starts_with("mlp.experts.")) continue;
         renames.emplace_back(s.slot(i).name, block_name(base + idx, suffix));
     }
     for (const auto& [from, to] : renames) registered |= rename_mtp(s, from, to);
@@ -173,7 +175,23 @@ bool mtp_fixes(PlanState& s, const std::string& p) {
     return registered;
 }
 
-}  // namespace
+Detection qwen35_like(const PlanState& s, const std::string& p, bool with_ffn) {
+    Markers m(s);
+    m.kv(p + ".vision.block_count").kv(p + ".image_token_id").kv(p + ".ssm.v_head_reordered");
+    if (with_ffn) m.kv(p + ".feed_forward_length");
+    m.kv(p + ".rope.mrope_interleaved").prefix("mtp.").prefix("v.");
+    return m.any();
+}
+
+Detection detect_qwen35moe(const PlanState& s, const std::string& arch) {
+    if (arch != "qwen35moe") return wrong_arch(arch, "qwen35moe");
+    return qwen35_like(s, "qwen35moe", true);
+}
+
+Detection detect_qwen35(const PlanState& s, const std::string& arch) {
+    if (arch != "qwen35") return wrong_arch(arch, "qwen35");
+    return qwen35_like(s, "qwen35", false);
+}
 
 void handle_qwen35_like(PlanState& s, std::string& arch) {
     const std::string p = arch;
@@ -186,5 +204,55 @@ void handle_qwen35_like(PlanState& s, std::string& arch) {
     s.skip_prefix("mm.");
     s.skip_prefix("mtp.");
 }
+
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"vision.spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
+    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
+    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+};
+
+void handle_qwen35_like_clip(PlanState& s, const std::string& arch) {
+    const std::string p = arch + ".";
+    s.copy_keys(p, kClipKeys);
+    s.inject_u32("clip.vision.feed_forward_length", 4304);
+    s.inject_u32("clip.vision.image_size", 768);
+    s.inject_f32("clip.vision.attention.layer_norm_epsilon", 1e-6f);
+    inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
+    if (!s.has_kv("clip.vision.is_deepstack_layers")) set_deepstack_layers(s, {}, "one false per vision block");
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_gelu", true);
+    s.set_str("clip.projector_type", "qwen3vl_merger");
+    s.set_str("general.architecture", "clip");
+    s.set_arch("clip");
+
+    const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? s.read_u32("clip.vision.block_count").value_or(0) : 27);
+    for (uint32_t b = 0; b < blocks; ++b) merge_vision_qkv(s, b, false);
+    int64_t c_in = 3;
+    if (s.has_kv("clip.vision.num_channels")) c_in = s.read_u32("clip.vision.num_channels").value_or(0);
+    split_patch_embed(s, c_in);
+
+    rename_all_containing(s, {
+        {"v.pos_embed", "v.position_embd"},
+        {"v.patch_embed", "v.patch_embd"},
+        {"v.merger.norm", "v.post_ln"},
+        {"v.merger.linear_fc1", "mm.0"},
+        {"v.merger.linear_fc2", "mm.2"},
+        {".mlp.linear_fc1", ".ffn_up"},
+        {".mlp.linear_fc2", ".ffn_down"},
+        {".norm1", ".ln1"},
+        {".norm2", ".ln2"},
+    });
+    s.promote_tensor_to_f32("v.position_embd.weight");
+}
+
+}  // namespace
+
+const ArchRules kQwen35MoeRules = {"qwen35moe", "qwen35moe",
+                                   detect_qwen35moe, handle_qwen35_like, handle_qwen35_like_clip};
+const ArchRules kQwen35Rules = {"qwen35", "qwen35", detect_qwen35, handle_qwen35_like, handle_qwen35_like_clip};
 
 }  // namespace mlens::compat

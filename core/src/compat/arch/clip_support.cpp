@@ -1,4 +1,4 @@
-#include "clip_handlers.h"
+#include "compat/arch/clip_support.h"
 
 #include <algorithm>
 
@@ -15,21 +15,6 @@ void rename_all_containing(PlanState& s, const RenameList& renames) {
 void inject_mean_std(PlanState& s, const std::vector<float>& mean, const std::vector<float>& std_dev) {
     s.inject("clip.vision.image_mean", array_f32(mean));
     s.inject("clip.vision.image_std", array_f32(std_dev));
-}
-
-bool inject_u32(PlanState& s, const std::string& key, uint32_t v) { return s.inject(key, Value::of_u32(v)); }
-bool inject_f32(PlanState& s, const std::string& key, float v) { return s.inject(key, value_f32(v)); }
-bool inject_bool(PlanState& s, const std::string& key, bool v) { return s.inject(key, value_bool(v)); }
-void set_str(PlanState& s, const std::string& key, const std::string& v) { s.set(key, value_string(v)); }
-
-std::optional<uint32_t> read_u32(PlanState& s, const std::string& key) {
-    const Value* v = s.kv(key);
-    if (!v) return std::nullopt;
-    if (v->type != ValueType::u32) {
-        s.issue(key + " is " + value_type_name(v->type) + ", not UINT32: upstream asserts in gguf_get_val_u32");
-        return std::nullopt;
-    }
-    return static_cast<uint32_t>(v->scalar.bits);
 }
 
 DataOp make_op(DataOpKind kind, size_t dest, std::vector<size_t> sources, std::vector<int64_t> params, std::string note) {
@@ -75,7 +60,7 @@ void merge_vision_qkv(PlanState& s, uint32_t block, bool to_f32) {
 }
 
 void set_deepstack_layers(PlanState& s, const std::vector<int32_t>& deepstack, const std::string& note) {
-    const uint32_t n = read_u32(s, "clip.vision.block_count").value_or(0);
+    const uint32_t n = s.read_u32("clip.vision.block_count").value_or(0);
     if (n == 0) return;
     if (n > kMaxDeepstackBlocks) {
         s.issue("clip.vision.block_count " + std::to_string(n) + " exceeds " + std::to_string(kMaxDeepstackBlocks) +

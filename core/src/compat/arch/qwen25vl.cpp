@@ -1,0 +1,71 @@
+// qwen25vl (spec §1.4 and §1.5): Ollama's name for qwen2vl text, and the qwen2.5vl_merger clip side.
+//
+// handle_qwen25vl_clip (spec §1.5, qwen2.5vl_merger). clip.vision.n_wa_pattern is
+// fullatt_block_indexes[0] + 1 (the first element read as int32, as the shim reads the raw array
+// data) when that array is non-empty, else 8 is injected.
+#include "compat/arch/arch_rules.h"
+#include "compat/arch/clip_support.h"
+#include "compat/arch/rule_support.h"
+
+namespace mlens::compat {
+
+namespace {
+
+Detection detect_qwen25vl(const PlanState&, const std::string& arch) { return detect_by_arch_name(arch, "qwen25vl"); }
+
+void handle_qwen25vl(PlanState& s, std::string& arch) {
+    switch_arch(s, arch, "qwen2vl");
+    s.rename_kv_prefix("qwen25vl.", "qwen2vl.");
+    pad_sections(s, "qwen2vl.rope.mrope_section", "qwen2vl.rope.dimension_sections", true);
+    s.skip_prefix("v.");
+    s.skip_prefix("mm.");
+}
+
+constexpr KeyCopy kClipKeys[] = {
+    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
+    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
+    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
+    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    {"vision.spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
+    {"vision.window_size", "clip.vision.window_size", CopyAs::u32},
+    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+};
+
+void handle_qwen25vl_clip(PlanState& s, const std::string&) {
+    s.copy_keys("qwen25vl.", kClipKeys);
+    if (!s.has_kv("clip.vision.feed_forward_length"))
+        if (auto up = s.tensor("v.blk.0.ffn_up.weight"); up && s.slot(*up).ne.size() > 1)
+            s.set_u32("clip.vision.feed_forward_length", static_cast<uint32_t>(s.slot(*up).ne[1]), "ne[1] of v.blk.0.ffn_up.weight");
+    const Value* full = s.kv("qwen25vl.vision.fullatt_block_indexes");
+    auto first = full ? array_scalars(*full) : std::nullopt;
+    if (first && !first->empty())
+        s.set_u32("clip.vision.n_wa_pattern", static_cast<uint32_t>(static_cast<int32_t>((*first)[0].bits) + 1),
+                  "fullatt_block_indexes[0] + 1");
+    else
+        s.inject_u32("clip.vision.n_wa_pattern", 8);
+    s.inject_u32("clip.vision.image_size", 560);
+    inject_mean_std(s, kClipMean, kClipStd);
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_silu", true);
+    s.set_str("clip.projector_type", "qwen2.5vl_merger");
+    s.set_str("general.architecture", "clip");
+    s.set_arch("clip");
+
+    s.rename_tensor("v.merger.ln_q.weight", "v.post_ln.weight");
+    s.rename_tensor("v.merger.mlp.0.weight", "mm.0.weight");
+    s.rename_tensor("v.merger.mlp.0.bias", "mm.0.bias");
+    s.rename_tensor("v.merger.mlp.2.weight", "mm.2.weight");
+    s.rename_tensor("v.merger.mlp.2.bias", "mm.2.bias");
+    s.rename_tensor("v.patch_embd_0.weight", "v.patch_embd.weight");
+    s.rename_tensor("v.patch_embd_1.weight", "v.patch_embd.weight.1");
+    s.promote_tensor_to_f32("v.patch_embd.weight");
+    s.promote_tensor_to_f32("v.patch_embd.weight.1");
+}
+
+}  // namespace
+
+const ArchRules kQwen25vlRules = {"qwen25vl", "qwen25vl", detect_qwen25vl, handle_qwen25vl, handle_qwen25vl_clip};
+
+}  // namespace mlens::compat
