@@ -255,7 +255,7 @@ TEST_CASE("log capture joins fragments into lines and keeps levels", "[infer]") 
     CHECK(log.problems_since(3) == "tail");
 }
 
-TEST_CASE("--version names the git revision, the pinned llama.cpp release and the linked ggml", "[infer]") {
+TEST_CASE("mlens --version names the git revision, the pinned llama.cpp release and the linked ggml", "[infer]") {
     const std::string v = llama_cpp_version();
     CHECK(v.rfind("llama.cpp 0.5.0 \xC2\xB7 ggml ", 0) == 0);
     CHECK(v.find(std::string("ggml ") + ggml_version() + " (" + ggml_commit() + ")") != std::string::npos);
