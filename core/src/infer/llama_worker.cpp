@@ -123,17 +123,25 @@ private:
                     {"route", wire::encode_route(loaded->route)}, {"n_ctx", m_session->n_ctx()}};
     }
 
-    Result<Json> ab(const Json& request, JobContext& job) {
+    // Model B of a comparison, from the request's path (checked against the identity the client
+    // saw) with this session's options; its errors say "model B".
+    Result<LoadedSession> load_model_b(const Json& request, JobContext& job) {
         const std::string path = request.at("path").get<std::string>();
         Status same = check_identity(path, request.at("identity"));
         if (!same) return same.error();
-        auto loaded_b = load_model_session(path, m_session->options(), &job, m_log);
-        if (!loaded_b) {
-            Error e = loaded_b.error();
+        auto loaded = load_model_session(path, m_session->options(), &job, m_log);
+        if (!loaded) {
+            Error e = loaded.error();
             e.message = "model B: " + e.message;
             return e;
         }
         job.report(0.0);
+        return loaded;
+    }
+
+    Result<Json> ab(const Json& request, JobContext& job) {
+        auto loaded_b = load_model_b(request, job);
+        if (!loaded_b) return loaded_b.error();
         const Session& b = *loaded_b->session;
         auto result = compare_ab(*m_session, *loaded_b->session, request.at("prompt").get<std::string>(),
                                  wire::decode_ab_options(request.at("options")), &job);
@@ -164,32 +172,16 @@ private:
             if (!result) return result.error();
             return Json{{"type", "kld"}, {"result", wire::encode_kld(*result)}};
         }
-        const std::string path = request.at("path").get<std::string>();
-        Status same = check_identity(path, request.at("identity"));
-        if (!same) return same.error();
-        auto loaded_b = load_model_session(path, m_session->options(), &job, m_log);
-        if (!loaded_b) {
-            Error e = loaded_b.error();
-            e.message = "model B: " + e.message;
-            return e;
-        }
-        job.report(0.0);
+        auto loaded_b = load_model_b(request, job);
+        if (!loaded_b) return loaded_b.error();
         auto result = corpus_kld(m_session.get(), *loaded_b->session, text, options, &job, on_chunk, inputs);
         if (!result) return result.error();
         return Json{{"type", "kld"}, {"result", wire::encode_kld(*result)}, {"b_route", wire::encode_route(loaded_b->route)}};
     }
 
     Result<Json> divergence(const Json& request, JobContext& job) {
-        const std::string path = request.at("path").get<std::string>();
-        Status same = check_identity(path, request.at("identity"));
-        if (!same) return same.error();
-        auto loaded_b = load_model_session(path, m_session->options(), &job, m_log);
-        if (!loaded_b) {
-            Error e = loaded_b.error();
-            e.message = "model B: " + e.message;
-            return e;
-        }
-        job.report(0.0);
+        auto loaded_b = load_model_b(request, job);
+        if (!loaded_b) return loaded_b.error();
         auto result = layer_divergence(*m_session, *loaded_b->session, request.at("prompt").get<std::string>(),
                                        wire::decode_divergence_options(request.at("options")), &job);
         if (!result) return result.error();
