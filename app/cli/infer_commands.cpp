@@ -1,4 +1,4 @@
-// mlens tokenize PATH [TEXT|-] [--prompt-file FILE] [--no-special] [--no-bos] [--chat] [--json]
+// mlens tokenize PATH [TEXT|-] [--prompt-file FILE] (no TEXT and no FILE: standard input) [--no-special] [--no-bos] [--chat] [--json]
 // mlens run PATH (-p TEXT|-p -|--prompt-file FILE) [-n N] [--top-k K] [--temp T --seed S] [--sample-top-k K] [--top-p P] [--json]
 // mlens ab A B (-p ...|--prompt-file FILE) [-n N] [--top-k K] [--json]
 // mlens layers PATH (-p ...|--prompt-file FILE) [--names a,b,...] [--json]
@@ -306,14 +306,16 @@ void add_infer_commands(CLI::App& app, int& exit_code) {
         auto f = std::make_shared<CommonFlags>();
         cmd->add_option("PATH", *path, "GGUF file (only the vocabulary is loaded)")->required();
         auto file = std::make_shared<std::string>();
-        auto* text_option = cmd->add_option("TEXT", *text, "Text to tokenize (\"-\": read it from standard input)");
+        auto* text_option = cmd->add_option("TEXT", *text, "Text to tokenize (\"-\" or left out: read it from standard input)");
         cmd->add_option("--prompt-file", *file, "Tokenize the text of FILE (at most 1 MiB)")->excludes(text_option);
         cmd->add_flag("--no-special", *no_special, "Treat special-token text as plain text");
         cmd->add_flag("--no-bos", *no_bos, "Do not add BOS/EOS");
         cmd->add_flag("--chat", *chat, "Render a small conversation with the file's chat template instead");
         add_common(cmd, *f);
         cmd->callback([=, &exit_code] {
-            auto input = prompt_or_report(*text, *file);
+            // Like other text filters, no TEXT (and no file, and no --chat) reads standard input.
+            const bool from_stdin = text_option->count() == 0 && file->empty() && !*chat;
+            auto input = prompt_or_report(from_stdin ? std::string("-") : *text, *file);
             exit_code = input ? run_tokenize(*path, *input, *no_special, *no_bos, *chat, *f) : kExitBroken;
         });
     }

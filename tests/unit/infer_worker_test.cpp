@@ -319,6 +319,9 @@ TEST_CASE("prompts from a file or standard input, with a size limit", "[infer][w
     test::CliRun tokenized = test::run_mlens({"tokenize", model, "-", "--json"}, prompt);
     REQUIRE(tokenized.exit_status == 0);
     CHECK(nlohmann::json::parse(tokenized.out)["count"] == 5);
+    test::CliRun no_text = test::run_mlens({"tokenize", model, "--json"}, prompt);
+    REQUIRE(no_text.exit_status == 0);
+    CHECK(nlohmann::json::parse(no_text.out)["count"] == 5);
     CHECK(nlohmann::json::parse(test::run_mlens({"tokenize", model, "--prompt-file", file, "--json"}).out)["count"] == 5);
     test::CliRun layers = test::run_mlens({"layers", model, "--prompt-file", file, "--names", "l_out", "--json"});
     REQUIRE(layers.exit_status == 0);
