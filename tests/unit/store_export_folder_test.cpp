@@ -2,6 +2,8 @@
 // (every quantization mode and expert layout) written, re-opened and verified with no failure,
 // per-expert Hugging Face names and MLX switch_mlp stacking, exactness per mode, shards and their
 // index, and a hand-computed int4 and nvfp4 tensor whose MLX bytes and HF values are pinned.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +47,12 @@ Exported export_model(const std::string& root, const std::string& reference, con
     auto folder = open_safetensors_folder(out);
     REQUIRE(folder);
     CHECK(folder->error_count() == 0);
+    // The folder has the mode a plain mkdir gives (0777 less the umask), not mkdtemp's 0700.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    struct stat st {};
+    REQUIRE(::stat(out.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == (0777 & ~mask));
     return {std::move(*prepared), std::move(*report), std::move(*folder)};
 }
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "mlens/compat/upstream_export.h"
 #include "mlens/io/byte_source.h"
@@ -27,6 +28,17 @@ Error write_error(ErrorCode code, const std::string& path, const std::string& me
 }
 
 // Removes the scratch folder unless the export placed it.
+// The mode mkdir(2) would give a new folder: 0777 less the process's umask (read from
+// /proc/self/status, since umask(2) cannot be read without setting it for every thread).
+mode_t new_folder_mode() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.starts_with("Umask:")) return static_cast<mode_t>(0777 & ~std::stoul(line.substr(6), nullptr, 8));
+    return 0755;
+}
+
+// mkdtemp makes the folder 0700; the placed OUT_DIR gets the mode a plain mkdir would give.
 class ScratchFolder {
 public:
     ScratchFolder() = default;
@@ -43,6 +55,7 @@ public:
         if (!mkdtemp(pattern.data())) return write_error(ErrorCode::E_IO, parent, std::string("cannot create a folder there: ") + std::strerror(errno));
         m_path = pattern;
         m_slot = register_temp_file(m_path);
+        ::chmod(m_path.c_str(), new_folder_mode());
         return ok_status();
     }
     void placed() {
