@@ -29,7 +29,12 @@ std::string fmt(const char* format, double v) {
     return buf;
 }
 
-std::string plus_minus(double v, double err) { return significant(v, 5) + " \xC2\xB1 " + significant(err, 2); }
+// "v ± err" in llama-perplexity's printf format.
+std::string plus_minus(const char* format, double v, double err) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, format, v, err);
+    return buf;
+}
 
 // Where scored position `index` sits: the chunk's first token in result.tokens and the position
 // inside the chunk whose next-token distribution was scored.
@@ -120,22 +125,22 @@ void InferenceCorpusView::summary(const KldOutcome& k) {
     ImGui::TableNextColumn();
     ui::text(ui::with_separators(m.count));
     ImGui::TableNextColumn();
-    ui::text(plus_minus(m.ppl_a, m.ppl_a_err));
+    ui::text(plus_minus("%.4f \xC2\xB1 %.4f", m.ppl_a, m.ppl_a_err));
     ImGui::TableNextColumn();
-    ui::text(plus_minus(m.ppl_b, m.ppl_b_err));
+    ui::text(plus_minus("%.4f \xC2\xB1 %.4f", m.ppl_b, m.ppl_b_err));
     ImGui::TableNextColumn();
-    ui::text(plus_minus(m.ln_ratio, m.ln_ratio_err));
+    ui::text(plus_minus("%.6f \xC2\xB1 %.6f", m.ln_ratio, m.ln_ratio_err));
     ImGui::TableNextColumn();
-    ui::text(plus_minus(m.kld_mean, m.kld_err));
+    ui::text(plus_minus("%.6f \xC2\xB1 %.6f", m.kld_mean, m.kld_err));
     for (double v : {o.median, o.p90, o.p99, o.p999, o.max}) {
         ImGui::TableNextColumn();
-        ui::text(significant(v, 4));
+        ui::text(fmt("%.6f", v));
     }
     ImGui::TableNextColumn();
     ui::text(fmt("%.2f%%", m.same_top * 100.0) + " \xC2\xB1 " + fmt("%.2f%%", m.same_top_err * 100.0));
     ImGui::EndTable();
-    ui::text_dim("\xCE\x94p = p_B(next) - p_A(next): mean " + plus_minus(m.p_diff_mean, m.p_diff_err) + ", RMS " +
-                 plus_minus(m.p_diff_rms, m.p_diff_rms_err) + ", median " + significant(k.p_diff_order.median, 3) +
+    ui::text_dim("\xCE\x94p = p_B(next) - p_A(next): mean " + plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_mean, m.p_diff_err) +
+                 ", RMS " + plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_rms, m.p_diff_rms_err) + ", median " + significant(k.p_diff_order.median, 3) +
                  ", p1 " + significant(k.p_diff_order.p1, 3) + ", p99 " + significant(k.p_diff_order.p99, 3) + "  \xC2\xB7  " +
                  std::to_string(k.result.n_chunk) + " chunks of " + std::to_string(k.result.n_ctx) + " tokens (" +
                  ui::with_separators(k.result.text_tokens) + " in the text), " + fmt("%.1f s", k.result.seconds));
@@ -153,12 +158,6 @@ void InferenceCorpusView::position_plot(InferenceController& c, const KldOutcome
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const bool hovered = ImGui::IsItemHovered() && f.contains(mouse);
     dl->PushClipRect(f.min, f.max, true);
-    const size_t per_chunk = kld_scored_per_chunk(r.n_ctx);
-    if (r.n_chunk <= 64)
-        for (int32_t chunk = 1; chunk < r.n_chunk; ++chunk) {
-            float x = f.x_of(static_cast<double>(static_cast<size_t>(chunk) * per_chunk));
-            dl->AddLine(ImVec2(x, f.min.y), ImVec2(x, f.max.y), ImGui::GetColorU32(ImGuiCol_Border));
-        }
     // One bar per pixel column holding the largest KLD of its positions, so a long text stays readable.
     const ImU32 bar = plot_series_color(0);
     const int columns = std::max(1, static_cast<int>(f.max.x - f.min.x));
@@ -172,11 +171,19 @@ void InferenceCorpusView::position_plot(InferenceController& c, const KldOutcome
         dl->AddRectFilled(ImVec2(x0, f.y_of(peak)), ImVec2(x1, f.max.y), bar);
         from = to;
     }
+    // Chunk starts over the bars (each chunk restarts from an empty cache), when there are few enough to see.
+    const size_t per_chunk = kld_scored_per_chunk(r.n_ctx);
+    if (r.n_chunk <= 64)
+        for (int32_t chunk = 1; chunk < r.n_chunk; ++chunk) {
+            const float x = f.x_of(static_cast<double>(static_cast<size_t>(chunk) * per_chunk));
+            dl->AddLine(ImVec2(x, f.min.y), ImVec2(x, f.max.y), ImGui::GetColorU32(ImGuiCol_Text, 0.35f));
+        }
     const ImU32 red = ImGui::ColorConvertFloat4ToU32(palette().error);
+    const ImU32 mean_color = ImGui::ColorConvertFloat4ToU32(palette().warning);
     const float mean_y = f.y_of(k.moments.kld_mean);
-    dl->AddLine(ImVec2(f.min.x, mean_y), ImVec2(f.max.x, mean_y), ImGui::ColorConvertFloat4ToU32(palette().warning), 1.5f);
-    dl->AddText(ImVec2(f.max.x - 150, mean_y - ImGui::GetTextLineHeight() - 1),
-                ImGui::ColorConvertFloat4ToU32(palette().warning), ("mean " + significant(k.moments.kld_mean, 3)).c_str());
+    dl->AddLine(ImVec2(f.min.x, mean_y), ImVec2(f.max.x, mean_y), mean_color, 1.5f);
+    const std::string mean_label = "â mean KLD " + significant(k.moments.kld_mean, 3);
+    dl->AddText(ImVec2(f.max.x - ImGui::CalcTextSize(mean_label.c_str()).x - 6, f.min.y + 2), mean_color, mean_label.c_str());
     if (m_selected) {
         float x = f.x_of(static_cast<double>(*m_selected) + 0.5);
         dl->AddLine(ImVec2(x, f.min.y), ImVec2(x, f.max.y), red, 2.0f);
@@ -266,8 +273,11 @@ void InferenceCorpusView::draw(PanelContext& ctx, InferenceController& c, Infere
     const auto& k = c.kld();
     if (!k) return;
     if (m_serial != c.published(InferJob::kld)) {
+        // A new result starts at its most divergent position.
         m_serial = c.published(InferJob::kld);
         rebuild(*k);
+        if (!k->result.kld.empty())
+            select(c, static_cast<size_t>(std::max_element(k->result.kld.begin(), k->result.kld.end()) - k->result.kld.begin()));
     }
     ui::text_dim("B: " + escape_for_display(k->b_path, 300) + "  \xC2\xB7  text: " + escape_for_display(k->text_path, 300));
     if (!k->b_banner.empty()) ui::text_colored(palette().warning, "B " + escape_for_display(k->b_banner, 300));

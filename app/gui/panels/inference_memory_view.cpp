@@ -119,9 +119,13 @@ void InferenceMemoryView::bar_chart(const MemoryEstimate& est, const MemoryMeasu
         if (measured) {
             const double m = static_cast<double>(measured->terms.*kTerms[i].field) / (1 << 20);
             dl->AddRectFilled(ImVec2(x, f.y_of(m)), ImVec2(x + bar, f.max.y), measured_color);
-            const std::string label = error_text(est.terms.*kTerms[i].field, measured->terms.*kTerms[i].field);
+            const std::string label = std::string(kTerms[i].name) + ": " +
+                                      error_text(est.terms.*kTerms[i].field, measured->terms.*kTerms[i].field);
             const float w = ImGui::CalcTextSize(label.c_str()).x;
             dl->AddText(ImVec2(x - w / 2, f.y_of(std::max(e, m)) - ImGui::GetTextLineHeight() - 2), text, label.c_str());
+        } else {
+            const float w = ImGui::CalcTextSize(kTerms[i].name).x;
+            dl->AddText(ImVec2(x - bar / 2 - w / 2, f.y_of(e) - ImGui::GetTextLineHeight() - 2), text, kTerms[i].name);
         }
     }
     const float line = ImGui::GetTextLineHeight();
