@@ -115,35 +115,46 @@ void InferenceCorpusView::select(InferenceController& c, size_t index) {
 void InferenceCorpusView::summary(const KldOutcome& k) {
     const KldMoments& m = k.moments;
     const KldOrder& o = k.kld_order;
+    // Two tables, one above the other, rather than one wide one, so a small window shows every figure.
     ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit;
-    if (!ImGui::BeginTable("kld_summary", 11, flags)) return;
-    const char* headers[] = {"positions", "PPL(A)", "PPL(B)", "ln(PPL(B)/PPL(A))", "mean KLD", "median", "p90", "p99",
-                             "p99.9", "max KLD", "same top token"};
-    for (const char* h : headers) ImGui::TableSetupColumn(h);
-    ImGui::TableHeadersRow();
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ui::text(ui::with_separators(m.count));
-    ImGui::TableNextColumn();
-    ui::text(plus_minus("%.4f \xC2\xB1 %.4f", m.ppl_a, m.ppl_a_err));
-    ImGui::TableNextColumn();
-    ui::text(plus_minus("%.4f \xC2\xB1 %.4f", m.ppl_b, m.ppl_b_err));
-    ImGui::TableNextColumn();
-    ui::text(plus_minus("%.6f \xC2\xB1 %.6f", m.ln_ratio, m.ln_ratio_err));
-    ImGui::TableNextColumn();
-    ui::text(plus_minus("%.6f \xC2\xB1 %.6f", m.kld_mean, m.kld_err));
-    for (double v : {o.median, o.p90, o.p99, o.p999, o.max}) {
+    if (ImGui::BeginTable("kld_summary", 5, flags)) {
+        for (const char* h : {"positions", "PPL(A)", "PPL(B)", "ln(PPL(B)/PPL(A))", "mean KLD"})
+            ImGui::TableSetupColumn(h);
+        ImGui::TableHeadersRow();
+        ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ui::text(fmt("%.6f", v));
+        ui::text(ui::with_separators(m.count));
+        ImGui::TableNextColumn();
+        ui::text(plus_minus("%.4f \xC2\xB1 %.4f", m.ppl_a, m.ppl_a_err));
+        ImGui::TableNextColumn();
+        ui::text(plus_minus("%.4f \xC2\xB1 %.4f", m.ppl_b, m.ppl_b_err));
+        ImGui::TableNextColumn();
+        ui::text(plus_minus("%.6f \xC2\xB1 %.6f", m.ln_ratio, m.ln_ratio_err));
+        ImGui::TableNextColumn();
+        ui::text(plus_minus("%.6f \xC2\xB1 %.6f", m.kld_mean, m.kld_err));
+        ImGui::EndTable();
     }
-    ImGui::TableNextColumn();
-    ui::text(fmt("%.2f%%", m.same_top * 100.0) + " \xC2\xB1 " + fmt("%.2f%%", m.same_top_err * 100.0));
-    ImGui::EndTable();
+    if (ImGui::BeginTable("kld_order", 6, flags)) {
+        for (const char* h : {"median KLD", "p90", "p99", "p99.9", "max KLD", "same top token"}) ImGui::TableSetupColumn(h);
+        ImGui::TableHeadersRow();
+        ImGui::TableNextRow();
+        for (double v : {o.median, o.p90, o.p99, o.p999, o.max}) {
+            ImGui::TableNextColumn();
+            ui::text(fmt("%.6f", v));
+        }
+        ImGui::TableNextColumn();
+        ui::text(fmt("%.2f%%", m.same_top * 100.0) + " \xC2\xB1 " + fmt("%.2f%%", m.same_top_err * 100.0) + " (" +
+                 ui::with_separators(m.same_top_count) + ")");
+        ImGui::EndTable();
+    }
+    ImGui::PushTextWrapPos(0.0f);
     ui::text_dim("\xCE\x94p = p_B(next) - p_A(next): mean " + plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_mean, m.p_diff_err) +
-                 ", RMS " + plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_rms, m.p_diff_rms_err) + ", median " + significant(k.p_diff_order.median, 3) +
-                 ", p1 " + significant(k.p_diff_order.p1, 3) + ", p99 " + significant(k.p_diff_order.p99, 3) + "  \xC2\xB7  " +
-                 std::to_string(k.result.n_chunk) + " chunks of " + std::to_string(k.result.n_ctx) + " tokens (" +
-                 ui::with_separators(k.result.text_tokens) + " in the text), " + fmt("%.1f s", k.result.seconds));
+                 ", RMS " + plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_rms, m.p_diff_rms_err) + ", median " +
+                 significant(k.p_diff_order.median, 3) + ", p1 " + significant(k.p_diff_order.p1, 3) + ", p99 " +
+                 significant(k.p_diff_order.p99, 3) + "  \xC2\xB7  " + std::to_string(k.result.n_chunk) + " chunks of " +
+                 std::to_string(k.result.n_ctx) + " tokens (" + ui::with_separators(k.result.text_tokens) +
+                 " in the text), " + fmt("%.1f s", k.result.seconds));
+    ImGui::PopTextWrapPos();
 }
 
 void InferenceCorpusView::position_plot(InferenceController& c, const KldOutcome& k, float height) {
@@ -176,13 +187,13 @@ void InferenceCorpusView::position_plot(InferenceController& c, const KldOutcome
     if (r.n_chunk <= 64)
         for (int32_t chunk = 1; chunk < r.n_chunk; ++chunk) {
             const float x = f.x_of(static_cast<double>(static_cast<size_t>(chunk) * per_chunk));
-            dl->AddLine(ImVec2(x, f.min.y), ImVec2(x, f.max.y), ImGui::GetColorU32(ImGuiCol_Text, 0.35f));
+            dl->AddLine(ImVec2(x, f.min.y), ImVec2(x, f.max.y), ImGui::GetColorU32(ImGuiCol_Text, 0.2f));
         }
     const ImU32 red = ImGui::ColorConvertFloat4ToU32(palette().error);
     const ImU32 mean_color = ImGui::ColorConvertFloat4ToU32(palette().warning);
     const float mean_y = f.y_of(k.moments.kld_mean);
     dl->AddLine(ImVec2(f.min.x, mean_y), ImVec2(f.max.x, mean_y), mean_color, 1.5f);
-    const std::string mean_label = "â mean KLD " + significant(k.moments.kld_mean, 3);
+    const std::string mean_label = "mean KLD " + significant(k.moments.kld_mean, 3);
     dl->AddText(ImVec2(f.max.x - ImGui::CalcTextSize(mean_label.c_str()).x - 6, f.min.y + 2), mean_color, mean_label.c_str());
     if (m_selected) {
         float x = f.x_of(static_cast<double>(*m_selected) + 0.5);
@@ -283,7 +294,8 @@ void InferenceCorpusView::draw(PanelContext& ctx, InferenceController& c, Infere
     if (!k->b_banner.empty()) ui::text_colored(palette().warning, "B " + escape_for_display(k->b_banner, 300));
     summary(*k);
     const float avail = ImGui::GetContentRegionAvail().y;
-    const float plot_h = std::clamp(avail * 0.42f, 140.0f, 320.0f);
+    // The plots take what the position's tokens below (about 130 px) leave.
+    const float plot_h = std::clamp(avail - 140.0f, 140.0f, 320.0f);
     const float half = ImGui::GetContentRegionAvail().x * 0.6f;
     ImGui::BeginGroup();
     ImGui::PushID("positions");

@@ -46,7 +46,7 @@ constexpr Term kTerms[] = {{"weights", &MemoryTerms::weights}, {"KV cache", &Mem
 
 bool input_u32(const char* label, uint32_t& value, uint32_t lo, uint32_t hi, int step) {
     int v = static_cast<int>(value);
-    ImGui::SetNextItemWidth(120);
+    ImGui::SetNextItemWidth(100);
     if (!ImGui::InputInt(label, &v, step, step * 8)) return false;
     value = static_cast<uint32_t>(std::clamp<int64_t>(v, lo, hi));
     return true;
@@ -103,7 +103,8 @@ void InferenceMemoryView::bar_chart(const MemoryEstimate& est, const MemoryMeasu
         top = std::max(top, static_cast<double>(est.terms.*t.field));
         if (measured) top = std::max(top, static_cast<double>(measured->terms.*t.field));
     }
-    const double mib_top = std::max(top / (1 << 20) * 1.15, 0.001);
+    // Room above the tallest bar for its label and the legend.
+    const double mib_top = std::max(top / (1 << 20) * 1.3, 0.001);
     PlotRange range{-0.5, 2.5, 0.0, mib_top};
     PlotFrame f = draw_plot_frame("##memory_bars", ImVec2(0, height), range, "term (0 weights, 1 KV cache, 2 compute)",
                                   "MiB", true);
@@ -129,7 +130,7 @@ void InferenceMemoryView::bar_chart(const MemoryEstimate& est, const MemoryMeasu
         }
     }
     const float line = ImGui::GetTextLineHeight();
-    ImVec2 at(f.max.x - 230, f.min.y + 4);
+    ImVec2 at(f.min.x + 8, f.min.y + 4);
     dl->AddRectFilled(at, ImVec2(at.x + 10, at.y + 10), est_color);
     dl->AddText(ImVec2(at.x + 14, at.y - (line - 10) / 2), text, "estimate");
     dl->AddRectFilled(ImVec2(at.x + 100, at.y), ImVec2(at.x + 110, at.y + 10), measured_color);
@@ -150,7 +151,10 @@ void InferenceMemoryView::draw(PanelContext& ctx, InferenceController& c) {
             if (ImGui::Selectable(t, options.kv_type == t)) options.kv_type = t;
         ImGui::EndCombo();
     }
+    // The button goes on the next line when the settings leave it no room.
+    const float button = ImGui::CalcTextSize("Measure in llama.cpp").x + 2 * ImGui::GetStyle().FramePadding.x;
     ImGui::SameLine(0, 16);
+    if (ImGui::GetContentRegionAvail().x < button) ImGui::NewLine();
     ImGui::BeginDisabled(c.busy() || !c.can_decode());
     if (ImGui::Button("Measure in llama.cpp")) run(ctx, c);
     ImGui::EndDisabled();
