@@ -495,6 +495,16 @@ TEST_CASE("the corpus view scores a text as core corpus_kld does and shows the t
     REQUIRE(view.window().size() == 25);
     CHECK(view.window().back().id == k.result.tokens[chunk * 128 + position + 1]);
     CHECK(view.window()[23].id == k.result.tokens[chunk * 128 + position]);
+    // "Compare in A/B" runs the pair on the window's text: its last position is after the selected token.
+    const int32_t selected_token = view.window()[23].id;
+    view.compare_in_ab();
+    h.settle();
+    REQUIRE(c.ab().has_value());
+    CHECK(c.ab()->b_path == h.docs[1]->path);
+    CHECK(h.panel.ab_view().prompt.size() > 20);
+    REQUIRE_FALSE(c.ab()->result.tokens.empty());
+    CHECK(c.ab()->result.tokens.back() == selected_token);
+
     view.select(c, 0);
     CHECK(view.window().size() == 24 + 1);
     CHECK(view.window().front().id == k.result.tokens[64 - 23]);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -65,6 +66,14 @@ std::optional<std::string> InferenceCorpusView::take_ab_prompt() {
     std::optional<std::string> out = std::move(m_ab_prompt);
     m_ab_prompt.reset();
     return out;
+}
+
+void InferenceCorpusView::compare_in_ab() {
+    if (m_window.empty()) return;
+    std::string text;
+    for (size_t t = 0; t + 1 < m_window.size(); ++t)
+        if (!m_window[t].control) text += m_window[t].piece;
+    m_ab_prompt = std::move(text);
 }
 
 void InferenceCorpusView::rebuild(const KldOutcome& k) {
@@ -231,12 +240,7 @@ void InferenceCorpusView::position_detail(PanelContext& ctx, const KldOutcome& k
              significant(r.p_diff[i], 3) + ", top A " + visible_piece_text(m_top_a, 40) + ", top B " +
              visible_piece_text(m_top_b, 40));
     ImGui::SameLine(0, 16);
-    if (ImGui::SmallButton("Compare in A/B")) {
-        std::string text;
-        for (size_t t = 0; t + 1 < m_window.size(); ++t)
-            if (!m_window[t].control) text += m_window[t].piece;
-        m_ab_prompt = std::move(text);
-    }
+    if (ImGui::SmallButton("Compare in A/B")) compare_in_ab();
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Run the A/B view on the text of these tokens (a shorter context than the chunk's)");
     const Palette& pal = palette();
@@ -260,8 +264,14 @@ void InferenceCorpusView::draw(PanelContext& ctx, InferenceController& c, Infere
     }
     Document* b = ab.chosen_b(ctx);
     ui::text("B: " + (b ? escape_for_display(b->title, 200) : std::string("none")) + " (chosen in the A/B tab)");
-    ImGui::SetNextItemWidth(-ImGui::CalcTextSize("text file (UTF-8)").x - ImGui::GetStyle().ItemInnerSpacing.x);
+    const char* choose = "Choose\xE2\x80\xA6";
+    const float choose_w = ImGui::CalcTextSize(choose).x + 2 * ImGui::GetStyle().FramePadding.x + ImGui::GetStyle().ItemSpacing.x;
+    ImGui::SetNextItemWidth(-ImGui::CalcTextSize("text file (UTF-8)").x - ImGui::GetStyle().ItemInnerSpacing.x - choose_w);
     ImGui::InputText("text file (UTF-8)", &text_path);
+    ImGui::SameLine();
+    if (ImGui::Button(choose))
+        m_chooser.open(std::filesystem::path(text_path.empty() ? ctx.doc.path : text_path).parent_path().string());
+    if (auto chosen = m_chooser.draw()) text_path = *chosen;
     ImGui::SetNextItemWidth(110);
     int n_ctx = static_cast<int>(options.n_ctx);
     if (ImGui::InputInt("ctx", &n_ctx, 64, 256)) options.n_ctx = static_cast<uint32_t>(std::clamp(n_ctx, 16, 1 << 16));

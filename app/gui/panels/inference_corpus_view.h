@@ -22,6 +22,7 @@
 #include "inference_controller.h"
 #include "panels/inference_ab_view.h"
 #include "panels/panel.h"
+#include "widgets/file_chooser.h"
 #include "widgets/histogram_plot.h"
 
 namespace mlens {
@@ -41,6 +42,9 @@ public:
     // Pieces of the selected position's window: the tokens up to it, then the token that follows.
     const std::vector<TokenPiece>& window() const { return m_window; }
     const std::vector<HistogramSeries>& histogram() const { return m_series; }
+    // "Compare in A/B": the text of the selected window's tokens up to the selected one becomes
+    // the A/B prompt (take_ab_prompt returns it once).
+    void compare_in_ab();
     // The text of the selected window once "Compare in A/B" was pressed (then cleared).
     std::optional<std::string> take_ab_prompt();
 
@@ -58,6 +62,7 @@ private:
     std::optional<std::string> m_ab_prompt;
     std::vector<HistogramSeries> m_series;
     HistogramPlot m_plot;
+    FileChooser m_chooser;   // "Choose…": the text file (tick "all files" in it for a .txt)
 };
 
 }  // namespace mlens
