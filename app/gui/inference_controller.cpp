@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "mlens/text/escape.h"
 
@@ -14,6 +16,9 @@ const char* infer_job_name(InferJob kind) {
     case InferJob::generate: return "generate";
     case InferJob::layers: return "layers";
     case InferJob::ab: return "A/B";
+    case InferJob::kld: return "corpus KLD";
+    case InferJob::divergence: return "layer divergence";
+    case InferJob::memory: return "memory";
     }
     return "?";
 }
@@ -32,9 +37,27 @@ struct InferenceController::Shared {
 
     std::optional<LayerCaptureResult> layers;
     std::optional<AbOutcome> ab;
+    std::optional<KldOutcome> kld;
+    std::optional<DivergenceOutcome> divergence;
+    std::optional<MemoryMeasure> memory;
 };
 
 namespace {
+
+// The corpus text as `mlens kld --text` reads it: a regular file of at most 256 MiB.
+constexpr uint64_t kMaxTextBytes = 256ull << 20;
+
+Result<std::string> read_text_file(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        return Error{ErrorCode::E_NOT_REGULAR, "", std::nullopt, escape_for_display(path) + ": not a regular file"};
+    if (std::filesystem::file_size(path, ec) > kMaxTextBytes)
+        return Error{ErrorCode::E_TOO_LARGE, "", std::nullopt, escape_for_display(path) + ": larger than 256 MiB"};
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) return Error{ErrorCode::E_IO, "", std::nullopt, escape_for_display(path) + ": could not be read"};
+    return text;
+}
 
 Error not_loaded() { return Error{ErrorCode::E_NOT_LOADED, "", std::nullopt, "load the model first"}; }
 
@@ -163,6 +186,67 @@ bool InferenceController::start_ab(JobRunner& jobs, std::string b_path, std::str
     return true;
 }
 
+bool InferenceController::start_kld(JobRunner& jobs, std::string b_path, std::string text_path, const KldOptions& options) {
+    if (!can_decode() || b_path.empty() || text_path.empty() || !begin(InferJob::kld)) return false;
+    m_kld.reset();
+    m_kld_error.reset();
+    auto shared = m_shared;
+    auto session = m_session;
+    m_job = jobs.start("corpus KLD", [shared, session, b_path = std::move(b_path), text_path = std::move(text_path),
+                                      options](JobContext& job) {
+        auto text = read_text_file(text_path);
+        if (!text) {
+            shared->error = text.error();
+            return;
+        }
+        auto result = session->corpus_kld(b_path, *text, options, &job, {}, {text_path});
+        if (!result) {
+            shared->error = result.error();
+            return;
+        }
+        KldOutcome out;
+        out.result = std::move(result->result);
+        out.moments = kld_moments(out.result.total);
+        out.kld_order = kld_order(out.result.kld);
+        out.p_diff_order = kld_order(out.result.p_diff);
+        out.b_path = b_path;
+        out.text_path = text_path;
+        if (result->b_route) out.b_banner = result->b_route->banner;
+        shared->kld = std::move(out);
+    });
+    return true;
+}
+
+bool InferenceController::start_divergence(JobRunner& jobs, std::string b_path, std::string prompt,
+                                           const LayerDivergenceOptions& options) {
+    if (!can_decode() || b_path.empty() || !begin(InferJob::divergence)) return false;
+    m_divergence.reset();
+    m_divergence_error.reset();
+    auto shared = m_shared;
+    auto session = m_session;
+    m_job = jobs.start("layer divergence", [shared, session, b_path = std::move(b_path), prompt = std::move(prompt),
+                                            options](JobContext& job) {
+        auto result = session->layer_divergence(b_path, prompt, options, &job);
+        if (!result) shared->error = result.error();
+        else shared->divergence = DivergenceOutcome{std::move(result).value(), b_path};
+    });
+    return true;
+}
+
+bool InferenceController::start_memory(JobRunner& jobs, const MemoryPlanOptions& options) {
+    if (!can_decode() || !begin(InferJob::memory)) return false;
+    m_memory.reset();
+    m_memory_error.reset();
+    auto shared = m_shared;
+    auto session = m_session;
+    m_job = jobs.start("memory", [shared, session, options](JobContext& job) {
+        auto result = session->measure_memory(options, &job);
+        if (!result) shared->error = result.error();
+        else shared->memory = std::move(result).value();
+    });
+    return true;
+}
+
 void InferenceController::cancel() {
     if (m_job) m_job->cancel();
 }
@@ -217,6 +301,18 @@ void InferenceController::poll() {
         m_ab_error = s.error;
         m_ab = std::move(s.ab);
         break;
+    case InferJob::kld:
+        m_kld_error = s.error;
+        m_kld = std::move(s.kld);
+        break;
+    case InferJob::divergence:
+        m_divergence_error = s.error;
+        m_divergence = std::move(s.divergence);
+        break;
+    case InferJob::memory:
+        m_memory_error = s.error;
+        m_memory = std::move(s.memory);
+        break;
     case InferJob::none: break;
     }
     if (m_running != InferJob::load) note_stop(s.error);
@@ -235,6 +331,11 @@ Result<TokenizeOutcome> InferenceController::tokenize(std::string_view text, con
     auto round_trip = m_session->detokenize(ids, false, true);
     if (!round_trip) return round_trip.error();
     return TokenizeOutcome{std::move(tokens).value(), std::move(round_trip).value()};
+}
+
+Result<std::vector<TokenPiece>> InferenceController::pieces(std::span<const int32_t> ids) const {
+    if (m_job || !m_session) return refusal();
+    return m_session->token_pieces(ids);
 }
 
 Result<ChatRender> InferenceController::chat_template() const {

@@ -18,8 +18,8 @@
 //  - When the worker dies (an assert, SIGBUS, a kill), the call that saw it fails with
 //    E_LLAMA_STOPPED; stopped() then holds that error ("llama.cpp stopped: REASON") and the
 //    session is dropped until the next load. The document and every other tab are untouched.
-//  - A/B loads model B in the same worker (the same way), compares with compare_ab and drops B
-//    when the job ends. Token pieces the views show come with the results, so drawing never
+//  - A/B, corpus KLD and layer divergence load model B in the same worker (the same way), run and
+//    drop B when the job ends. A memory measure makes its own llama.cpp context on the loaded model. Token pieces the views show come with the results, so drawing never
 //    waits for the worker.
 //  - log() collects every llama.cpp line of this controller's loads (B's included) and calls.
 //  - Destruction cancels a running job; the job keeps the WorkerSession alive until it returns.
@@ -30,20 +30,24 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "job_runner.h"
 #include "mlens/infer/ab_compare.h"
+#include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"
+#include "mlens/infer/layer_divergence.h"
+#include "mlens/infer/memory_plan.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
 #include "mlens/infer/worker_session.h"
 
 namespace mlens {
 
-enum class InferJob { none, load, generate, layers, ab };
+enum class InferJob { none, load, generate, layers, ab, kld, divergence, memory };
 const char* infer_job_name(InferJob kind);
 
 struct TokenizeOutcome {
@@ -65,6 +69,22 @@ struct AbOutcome {
     std::string b_banner;                // non-empty when B went through the upstream export
 };
 
+// Corpus KLD of B against this model over a text file, with the figures derived from its sums.
+struct KldOutcome {
+    CorpusKldResult result;
+    KldMoments moments;
+    KldOrder kld_order;
+    KldOrder p_diff_order;
+    std::string b_path;
+    std::string text_path;
+    std::string b_banner;
+};
+
+struct DivergenceOutcome {
+    LayerDivergenceResult result;
+    std::string b_path;
+};
+
 class InferenceController {
 public:
     explicit InferenceController(std::string path);
@@ -76,6 +96,10 @@ public:
     bool start_generate(JobRunner& jobs, std::string prompt, const GenerateOptions& options);
     bool start_layers(JobRunner& jobs, std::string prompt, const LayerCaptureOptions& options);
     bool start_ab(JobRunner& jobs, std::string b_path, std::string prompt, const AbOptions& options);
+    // Reads `text_path` in the job; A is this model, B is loaded beside it.
+    bool start_kld(JobRunner& jobs, std::string b_path, std::string text_path, const KldOptions& options);
+    bool start_divergence(JobRunner& jobs, std::string b_path, std::string prompt, const LayerDivergenceOptions& options);
+    bool start_memory(JobRunner& jobs, const MemoryPlanOptions& options);
     void cancel();
     void poll();
 
@@ -106,6 +130,8 @@ public:
     // Main-thread tokenizer calls (refused with E_BUSY while a job runs, E_NOT_LOADED without a session).
     Result<TokenizeOutcome> tokenize(std::string_view text, const TokenizeOptions& options) const;
     Result<ChatRender> chat_template() const;
+    // Pieces of token ids (same refusals as tokenize).
+    Result<std::vector<TokenPiece>> pieces(std::span<const int32_t> ids) const;
 
     // Generation: the steps streamed so far (the finished run's steps once it ended).
     const std::vector<GenerationStep>& stream() const { return m_stream; }
@@ -119,6 +145,13 @@ public:
 
     const std::optional<AbOutcome>& ab() const { return m_ab; }
     const std::optional<Error>& ab_error() const { return m_ab_error; }
+
+    const std::optional<KldOutcome>& kld() const { return m_kld; }
+    const std::optional<Error>& kld_error() const { return m_kld_error; }
+    const std::optional<DivergenceOutcome>& divergence() const { return m_divergence; }
+    const std::optional<Error>& divergence_error() const { return m_divergence_error; }
+    const std::optional<MemoryMeasure>& memory() const { return m_memory; }
+    const std::optional<Error>& memory_error() const { return m_memory_error; }
 
 private:
     struct Shared;   // what a running job writes; read here once it is done
@@ -137,7 +170,7 @@ private:
     std::optional<Error> m_load_error;
     double m_load_ms = 0.0;
     uint64_t m_serial = 0;
-    uint64_t m_published[5] = {};
+    uint64_t m_published[8] = {};
 
     JobPtr m_job;
     InferJob m_running = InferJob::none;
@@ -152,6 +185,12 @@ private:
     std::optional<Error> m_layers_error;
     std::optional<AbOutcome> m_ab;
     std::optional<Error> m_ab_error;
+    std::optional<KldOutcome> m_kld;
+    std::optional<Error> m_kld_error;
+    std::optional<DivergenceOutcome> m_divergence;
+    std::optional<Error> m_divergence_error;
+    std::optional<MemoryMeasure> m_memory;
+    std::optional<Error> m_memory_error;
 };
 
 }  // namespace mlens

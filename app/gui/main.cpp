@@ -3,7 +3,8 @@
 //   modellens --screenshot OUT.png [--frames N] [--size WxH] [--panel NAME] [--select NAME]
 //             [--wait-documents N] [--timeout S] FILES...
 // --select infer:VIEW opens the Inference panel, loads the first file into llama.cpp and runs VIEW
-// (tokenizer, generate, layers, ab, console) on its default input; ab compares with the second file.
+// (tokenizer, generate, layers, ab, corpus, divergence, memory, console) on its default input; ab,
+// corpus and divergence compare with the second file; infer:corpus:TEXT scores the text file TEXT.
 // --select error:FILE opens the Model error panel and compares every tensor with the open file
 // named FILE (its file name, as its tab shows it, or its path).
 #include <cstdio>
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
     app.add_option("--select", options.select,
                    "Tensor name (also an imatrix entry), metadata key, token:ID, store model (tiny-moe:int4) to show, or infer:VIEW to load the "
                    "model and run an Inference view (" + std::string(mlens::inference_tab_names()) +
-                       "; ab compares with the second file), or error:FILE to compare every tensor with the open file FILE, or requant:TENSOR to show TENSOR in Weights and run its Requantize tab, or help:shortcuts / help:panels to open that Help "
+                       "; ab, corpus and divergence compare with the second file; infer:corpus:TEXT scores the text file TEXT), or error:FILE to compare every tensor with the open file FILE, or requant:TENSOR to show TENSOR in Weights and run its Requantize tab, or help:shortcuts / help:panels to open that Help "
                    "window");
     app.add_option("--theme", options.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     app.footer(mlens::help_footer(modellens_reference().sections));
@@ -91,7 +92,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "modellens: --size wants WxH between 200x150 and 16384x16384, got '%s'\n", size.c_str());
         return 2;
     }
-    if (options.select.starts_with("infer:") && !mlens::inference_tab_named(options.select.substr(6))) {
+    if (options.select.starts_with("infer:") && !mlens::parse_inference_request(options.select.substr(6))) {
         std::fprintf(stderr, "modellens: unknown inference view '%s' (one of: %s)\n", options.select.substr(6).c_str(),
                      mlens::inference_tab_names());
         return 2;

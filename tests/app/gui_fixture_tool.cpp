@@ -6,6 +6,7 @@
 //       tests/support/broken_store.h into the empty folder DIR (OUTSIDE: a folder outside it)
 //   gui_fixture_tool write-outliers OUT.gguf            writes blk.0.ffn_down.weight, F32 4096×16 values
 //       from N(0, 1) (seeded) whose columns 7 and 2900 are scaled by 80: outlier channels
+//   gui_fixture_tool write-corpus-text OUT.txt WORDS    writes corpus_text(WORDS) (tests/support/corpus_text.h)
 //   gui_fixture_tool check-png FILE W H                checks FILE is a W×H PNG that is not one flat colour
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include <stb_image.h>
 
 #include "broken_store.h"
+#include "corpus_text.h"
 #include "model_fixture.h"
 #include "gui_fixture.h"
 
@@ -142,8 +144,17 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "gui_fixture_tool: cannot write %s\n", argv[2]);
         return 1;
     }
+    if (argc == 4 && std::strcmp(argv[1], "write-corpus-text") == 0) {
+        const std::string text = mlens::test::corpus_text(static_cast<size_t>(std::atoll(argv[3])));
+        std::ofstream out(argv[2], std::ios::binary);
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        if (out.flush()) return 0;
+        std::fprintf(stderr, "gui_fixture_tool: cannot write %s\n", argv[2]);
+        return 1;
+    }
     if (argc == 5 && std::strcmp(argv[1], "check-png") == 0) return check_png(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
-    std::fprintf(stderr, "usage: gui_fixture_tool write OUT.gguf | write-outliers OUT.gguf | write-safetensors-folder DIR | "
+    std::fprintf(stderr, "usage: gui_fixture_tool write OUT.gguf | write-outliers OUT.gguf | write-corpus-text OUT.txt WORDS | "
+                         "write-safetensors-folder DIR | "
                          "write-broken-store DIR OUTSIDE | check-png FILE W H\n");
     return 2;
 }

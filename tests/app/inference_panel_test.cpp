@@ -17,6 +17,11 @@
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
 #include "panels/inference_panel.h"
+#include "corpus_text.h"
+#include "mlens/infer/corpus_kld.h"
+#include "mlens/infer/layer_divergence.h"
+#include "mlens/infer/memory_plan.h"
+#include "mlens/open/target.h"
 #include "tiny_models.h"
 #include "workspace.h"
 
@@ -28,9 +33,10 @@ namespace {
 
 std::string demo(const char* name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
 
-std::unique_ptr<Session> core_session(const std::string& path, bool vocab_only = false) {
+std::unique_ptr<Session> core_session(const std::string& path, bool vocab_only = false, int threads = 0) {
     SessionOptions options;
     options.vocab_only = vocab_only;
+    options.n_threads = threads;
     auto session = Session::load(path, options);
     REQUIRE(session.ok());
     return std::move(session).value();
@@ -66,7 +72,7 @@ struct InferHarness : test::WorkspaceHarness {
     // Draws every sub-tab for a few frames.
     void every_tab() {
         for (InferenceTab t : {InferenceTab::tokenizer, InferenceTab::generate, InferenceTab::layers, InferenceTab::ab,
-                               InferenceTab::console}) {
+                               InferenceTab::corpus, InferenceTab::divergence, InferenceTab::memory, InferenceTab::console}) {
             panel.show(t);
             frame();
             frame();
@@ -104,6 +110,14 @@ TEST_CASE("the inference panel draws every tab before anything is loaded", "[gui
     CHECK(h.controller().tokenize("hi", {}).error().code == ErrorCode::E_NOT_LOADED);
     CHECK(inference_tab_named("ab") == InferenceTab::ab);
     CHECK_FALSE(inference_tab_named("nope"));
+    auto corpus = parse_inference_request("corpus:/data/text.txt");
+    REQUIRE(corpus.has_value());
+    CHECK(corpus->tab == InferenceTab::corpus);
+    CHECK(corpus->argument == "/data/text.txt");
+    CHECK(parse_inference_request("memory")->tab == InferenceTab::memory);
+    CHECK(parse_inference_request("divergence")->argument.empty());
+    CHECK_FALSE(parse_inference_request("ab:/data/text.txt"));
+    CHECK_FALSE(parse_inference_request("corpus:"));
 }
 
 TEST_CASE("the tokenizer tab gives llama.cpp's ids and round trip", "[gui-infer]") {
@@ -427,4 +441,144 @@ TEST_CASE("--select infer:VIEW reaches the inference panel through the shell", "
     // The panel took the request (and loaded the model for it).
     CHECK_FALSE(doc->navigation.inference.has_value());
     CHECK(doc->focus_panel.empty());
+}
+
+TEST_CASE("the corpus view scores a text as core corpus_kld does and shows the tokens at a position", "[gui-infer]") {
+    TempDir dir;
+    const std::string text_path = dir.file("text.txt");
+    const std::string text = test::corpus_text(1800);
+    std::ofstream(text_path, std::ios::binary) << text;
+    InferHarness h({demo("tiny-llama-f32.gguf"), demo("tiny-llama-q4_0.gguf")});
+    h.panel.threads = 1;   // the same threads as the reference below: the same logits
+    h.panel.ab_view().b_document = h.docs[1]->id;
+    InferenceCorpusView& view = h.panel.corpus_view();
+    view.options.n_ctx = 128;
+    view.options.max_chunks = 4;
+    h.doc().navigation.inference = "corpus:" + text_path;
+    h.settle();
+    InferenceController& c = h.controller();
+    REQUIRE_FALSE(c.kld_error().has_value());
+    REQUIRE(c.kld().has_value());
+    const KldOutcome& k = *c.kld();
+    CHECK(view.text_path == text_path);
+    CHECK(k.b_path == h.docs[1]->path);
+    CHECK(k.result.n_chunk == 4);
+    CHECK(k.moments.count == 4u * (128 - 1 - 64));
+
+    auto a = core_session(demo("tiny-llama-f32.gguf"), false, 1);
+    auto b = core_session(demo("tiny-llama-q4_0.gguf"), false, 1);
+    KldOptions options;
+    options.n_ctx = 128;
+    options.max_chunks = 4;
+    auto reference = corpus_kld(a.get(), *b, text, options);
+    REQUIRE(reference.ok());
+    CHECK(k.result.tokens == reference->tokens);
+    CHECK(k.result.kld == reference->kld);
+    CHECK(k.result.top_a == reference->top_a);
+    CHECK(k.result.top_b == reference->top_b);
+    CHECK(k.moments.same_top_count == reference->total.same_top);
+    CHECK(k.moments.kld_mean == Approx(kld_moments(reference->total).kld_mean).epsilon(1e-12));
+    CHECK(k.kld_order.max == kld_order(reference->kld).max);
+
+    // Every scored position is in the histogram once.
+    h.panel.show(InferenceTab::corpus);
+    h.frame();
+    REQUIRE(view.histogram().size() == 1);
+    uint64_t binned = view.histogram()[0].below + view.histogram()[0].above;
+    for (uint64_t n : view.histogram()[0].counts) binned += n;
+    CHECK(binned == k.moments.count);
+
+    // A new result shows its most divergent position: the tokens up to it and the one that follows.
+    const auto peak = static_cast<size_t>(std::max_element(k.result.kld.begin(), k.result.kld.end()) - k.result.kld.begin());
+    REQUIRE(view.selected() == peak);
+    const size_t chunk = peak / 63, position = 64 + peak % 63;
+    REQUIRE(view.window().size() == 25);
+    CHECK(view.window().back().id == k.result.tokens[chunk * 128 + position + 1]);
+    CHECK(view.window()[23].id == k.result.tokens[chunk * 128 + position]);
+    // "Compare in A/B" runs the pair on the window's text: its last position is after the selected token.
+    const int32_t selected_token = view.window()[23].id;
+    view.compare_in_ab();
+    h.settle();
+    REQUIRE(c.ab().has_value());
+    CHECK(c.ab()->b_path == h.docs[1]->path);
+    CHECK(h.panel.ab_view().prompt.size() > 20);
+    REQUIRE_FALSE(c.ab()->result.tokens.empty());
+    CHECK(c.ab()->result.tokens.back() == selected_token);
+
+    view.select(c, 0);
+    CHECK(view.window().size() == 24 + 1);
+    CHECK(view.window().front().id == k.result.tokens[64 - 23]);
+    h.every_tab();
+}
+
+TEST_CASE("the divergence view is exactly zero for a model against itself and core's figures against q4_0", "[gui-infer]") {
+    InferHarness h({demo("tiny-llama-f32.gguf"), demo("tiny-llama-q4_0.gguf")});
+    h.panel.threads = 1;
+    h.panel.ab_view().b_document = h.doc().id;
+    h.panel.request(InferenceTab::divergence);
+    h.settle();
+    InferenceController& c = h.controller();
+    REQUIRE_FALSE(c.divergence_error().has_value());
+    REQUIRE(c.divergence().has_value());
+    const LayerDivergenceResult& same = c.divergence()->result;
+    REQUIRE(same.rows.size() == 6);   // attn_out, ffn_out, l_out of 2 layers
+    for (const LayerDivergenceRow& row : same.rows) {
+        CHECK(row.rel_error == 0.0);
+        CHECK(row.cosine == 1.0);
+    }
+    CHECK(same.jump_layer == -1);
+
+    h.panel.ab_view().b_document = h.docs[1]->id;
+    h.panel.request(InferenceTab::divergence);
+    h.settle();
+    REQUIRE(c.divergence().has_value());
+    const LayerDivergenceResult& q4 = c.divergence()->result;
+    CHECK(c.divergence()->b_path == h.docs[1]->path);
+    auto a = core_session(demo("tiny-llama-f32.gguf"), false, 1);
+    auto b = core_session(demo("tiny-llama-q4_0.gguf"), false, 1);
+    auto reference = layer_divergence(*a, *b, h.panel.divergence_view().prompt, LayerDivergenceOptions{});
+    REQUIRE(reference.ok());
+    CHECK(q4.tokens == reference->tokens);
+    REQUIRE(q4.rows.size() == reference->rows.size());
+    for (size_t i = 0; i < q4.rows.size(); ++i) {
+        INFO(q4.rows[i].tensor);
+        CHECK(q4.rows[i].tensor == reference->rows[i].tensor);
+        CHECK(q4.rows[i].rel_error == reference->rows[i].rel_error);
+        CHECK(q4.rows[i].cosine == reference->rows[i].cosine);
+        CHECK(q4.rows[i].rel_error > 0.0);
+    }
+    CHECK(q4.jump_layer == reference->jump_layer);
+    h.every_tab();
+}
+
+TEST_CASE("the memory view sets the estimate beside llama.cpp's buffers with the KV term exact", "[gui-infer]") {
+    InferHarness h({demo("tiny-llama-q4_0.gguf")});
+    InferenceMemoryView& view = h.panel.memory_view();
+    view.options.n_ctx = 300;   // padded to 512 cells
+    view.options.kv_type = "f32";   // the demo heads (16 values) are too short for 32-value quantized blocks
+    h.panel.request(InferenceTab::memory);
+    h.settle();
+    InferenceController& c = h.controller();
+    REQUIRE_FALSE(c.memory_error().has_value());
+    REQUIRE(c.memory().has_value());
+    REQUIRE(view.estimate().has_value());
+    REQUIRE(view.estimate()->ok());
+    const MemoryEstimate& est = view.estimate()->value();
+    const MemoryMeasure& measured = *c.memory();
+
+    auto model = open_model(demo("tiny-llama-q4_0.gguf"));
+    REQUIRE(model.ok());
+    auto reference_estimate = estimate_memory(*model, view.options);
+    REQUIRE(reference_estimate.ok());
+    CHECK(est.terms.total() == reference_estimate->terms.total());
+    CHECK(est.n_ctx_padded == 512);
+    auto session = core_session(demo("tiny-llama-q4_0.gguf"));
+    auto reference = measure_memory(*session, view.options);
+    REQUIRE(reference.ok());
+    CHECK(measured.terms.weights == reference->terms.weights);
+    CHECK(measured.terms.kv == reference->terms.kv);
+    CHECK(measured.terms.compute == reference->terms.compute);
+    CHECK(measured.n_ctx == 512);
+    CHECK(est.terms.kv == measured.terms.kv);
+    h.every_tab();
 }

@@ -25,6 +25,8 @@ export XDG_CONFIG_HOME=$work/config
 cp "$demo/tiny-llama-q4_0.gguf" "$work/cut-q4_0.gguf"
 truncate -s $(( $(stat -c %s "$work/cut-q4_0.gguf") * 2 / 3 )) "$work/cut-q4_0.gguf"
 "$tool" write-outliers "$work/outlier-columns.gguf"
+# A text of about 2,300 tokens for the Corpus view (17 chunks of 128 tokens).
+"$tool" write-corpus-text "$work/corpus.txt" 1800
 
 # shot VIEW APP_ARGS...: the four pictures of one view.
 shot() {
@@ -54,3 +56,6 @@ shot compat --panel compat "$demo/ollama-qwen25vl.gguf"
 shot diagnostics --panel diagnostics "$work/cut-q4_0.gguf"
 shot store-model --select tiny-moe:int4 "$demo/ollama-store"
 shot inference-ab --select infer:ab "$demo/tiny-llama-f32.gguf" "$demo/tiny-llama-q4_0.gguf"
+shot inference-corpus --select "infer:corpus:$work/corpus.txt" "$demo/tiny-llama-f32.gguf" "$demo/tiny-llama-q4_0.gguf"
+shot inference-divergence --select infer:divergence "$demo/tiny-llama-f32.gguf" "$demo/tiny-llama-q4_0.gguf"
+shot inference-memory --select infer:memory "$demo/tiny-llama-q4_0.gguf"

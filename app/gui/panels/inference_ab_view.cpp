@@ -62,6 +62,11 @@ void InferenceAbView::pick_default(PanelContext& ctx) {
     b_document = docs.size() > 1 ? docs[1]->id : ctx.doc.id;
 }
 
+Document* InferenceAbView::chosen_b(PanelContext& ctx) {
+    pick_default(ctx);
+    return find_b(ctx, b_document);
+}
+
 bool InferenceAbView::run(PanelContext& ctx, InferenceController& c) {
     Document* b = find_b(ctx, b_document);
     if (!b) return false;

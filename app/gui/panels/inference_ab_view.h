@@ -24,6 +24,8 @@ public:
     bool run(PanelContext& ctx, InferenceController& c);
     // Chooses B when none is chosen: the first other ready GGUF document, else this one.
     void pick_default(PanelContext& ctx);
+    // B as chosen here (the default when none is); the Corpus and Divergence views compare the same pair.
+    Document* chosen_b(PanelContext& ctx);
 
     std::string prompt = "Once upon a time";
     AbOptions options;

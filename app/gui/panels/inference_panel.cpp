@@ -24,7 +24,8 @@ struct TabName {
 };
 constexpr TabName kTabs[] = {{InferenceTab::tokenizer, "tokenizer"}, {InferenceTab::generate, "generate"},
                              {InferenceTab::layers, "layers"},       {InferenceTab::ab, "ab"},
-                             {InferenceTab::console, "console"}};
+                             {InferenceTab::corpus, "corpus"},       {InferenceTab::divergence, "divergence"},
+                             {InferenceTab::memory, "memory"},       {InferenceTab::console, "console"}};
 
 const std::string dot = " \xC2\xB7 ";
 // Log lines shown under "llama.cpp stopped" (the Console tab has them all).
@@ -38,7 +39,16 @@ std::optional<InferenceTab> inference_tab_named(std::string_view name) {
     return std::nullopt;
 }
 
-const char* inference_tab_names() { return "tokenizer, generate, layers, ab, console"; }
+std::optional<InferenceRequest> parse_inference_request(std::string_view request) {
+    const size_t colon = request.find(':');
+    auto tab = inference_tab_named(request.substr(0, colon));
+    if (!tab) return std::nullopt;
+    if (colon == std::string_view::npos) return InferenceRequest{*tab, ""};
+    if (*tab != InferenceTab::corpus || colon + 1 == request.size()) return std::nullopt;
+    return InferenceRequest{*tab, std::string(request.substr(colon + 1))};
+}
+
+const char* inference_tab_names() { return "tokenizer, generate, layers, ab, corpus, divergence, memory, console"; }
 
 void InferencePanel::request(InferenceTab tab) {
     m_select = tab;
@@ -168,6 +178,15 @@ void InferencePanel::run_pending(PanelContext& ctx) {
         m_ab.pick_default(ctx);
         m_ab.run(ctx, c);
         break;
+    case InferenceTab::corpus:
+        if (ctx.workspace && ctx.workspace->opening()) return;
+        m_corpus.run(ctx, c, m_ab);
+        break;
+    case InferenceTab::divergence:
+        if (ctx.workspace && ctx.workspace->opening()) return;
+        m_divergence.run(ctx, c, m_ab);
+        break;
+    case InferenceTab::memory: m_memory.run(ctx, c); break;
     case InferenceTab::console: break;
     }
     m_pending.reset();
@@ -182,7 +201,10 @@ void InferencePanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
     if (!m_controller) m_controller = std::make_unique<InferenceController>(doc.path);
     if (doc.navigation.inference) {
-        if (auto t = inference_tab_named(*doc.navigation.inference)) request(*t);
+        if (auto r = parse_inference_request(*doc.navigation.inference)) {
+            if (!r->argument.empty()) m_corpus.text_path = r->argument;
+            request(r->tab);
+        }
         doc.navigation.inference.reset();
     }
     m_controller->poll();
@@ -208,12 +230,30 @@ void InferencePanel::draw(PanelContext& ctx) {
         m_ab.draw(ctx, c);
         ImGui::EndTabItem();
     }
+    if (tab("Corpus", InferenceTab::corpus)) {
+        m_corpus.draw(ctx, c, m_ab);
+        ImGui::EndTabItem();
+    }
+    if (tab("Divergence", InferenceTab::divergence)) {
+        m_divergence.draw(ctx, c, m_ab);
+        ImGui::EndTabItem();
+    }
+    if (tab("Memory", InferenceTab::memory)) {
+        m_memory.draw(ctx, c);
+        ImGui::EndTabItem();
+    }
     if (tab("Console", InferenceTab::console)) {
         m_console.draw(ctx, c);
         ImGui::EndTabItem();
     }
     ImGui::EndTabBar();
     m_select.reset();
+    // "Compare in A/B" in the Corpus view: the A/B view re-runs the pair on that position's text.
+    if (auto prompt = m_corpus.take_ab_prompt()) {
+        m_ab.prompt = std::move(*prompt);
+        m_ab.options.max_tokens = 0;
+        request(InferenceTab::ab);
+    }
 }
 
 }  // namespace mlens

@@ -4,7 +4,8 @@
 // facts llama.cpp reports; llama.cpp's own error text when it cannot load; "llama.cpp stopped:
 // REASON" with the worker's last log lines and a Reload button when the worker process died; a
 // banner when the file went through the compat export — over sub-tabs: Tokenizer, Generate,
-// Layers, A/B and the Console of captured llama.cpp log lines.
+// Layers, A/B, Corpus (KLD over a text), Divergence (per layer), Memory (plan vs llama.cpp) and the
+// Console of captured llama.cpp log lines.
 //
 // Contract:
 //  - One InferenceController (one WorkerSession) per document panel, made on first draw. Every heavy
@@ -12,8 +13,9 @@
 //    its progress with a Cancel button.
 //  - Nothing loads by itself: the user presses Load, or the start option "--select infer:VIEW"
 //    (Navigation::inference) loads the model (the tokenizer: its vocabulary only) and, once
-//    loaded, shows VIEW and runs it on its default input (ab: against the next ready GGUF document, or the file itself when no other
-//    is open; it waits until no document is still opening).
+//    loaded, shows VIEW and runs it on its default input (ab, corpus, divergence: against the B of the
+//    A/B view, by default the next ready GGUF document, or the file itself when no other is open;
+//    they wait until no document is still opening). "corpus:FILE" scores the text file FILE.
 #pragma once
 
 #include <memory>
@@ -24,17 +26,28 @@
 #include "inference_controller.h"
 #include "panels/inference_ab_view.h"
 #include "panels/inference_console_view.h"
+#include "panels/inference_corpus_view.h"
+#include "panels/inference_divergence_view.h"
 #include "panels/inference_generate_view.h"
 #include "panels/inference_layers_view.h"
+#include "panels/inference_memory_view.h"
 #include "panels/inference_tokenizer_view.h"
 #include "panels/panel.h"
 
 namespace mlens {
 
-enum class InferenceTab { tokenizer, generate, layers, ab, console };
+enum class InferenceTab { tokenizer, generate, layers, ab, corpus, divergence, memory, console };
 
-// "tokenizer", "generate", "layers", "ab", "console"; nullopt for anything else.
+// "tokenizer", "generate", "layers", "ab", "corpus", "divergence", "memory", "console"; nullopt for
+// anything else.
 std::optional<InferenceTab> inference_tab_named(std::string_view name);
+// What "--select infer:REQUEST" asks for: "VIEW", or "corpus:FILE" (the text file to score);
+// nullopt for an unknown view or an argument to another view.
+struct InferenceRequest {
+    InferenceTab tab;
+    std::string argument;
+};
+std::optional<InferenceRequest> parse_inference_request(std::string_view request);
 // The names above, comma-separated (help texts).
 const char* inference_tab_names();
 
@@ -54,6 +67,9 @@ public:
     InferenceGenerateView& generate_view() { return m_generate; }
     InferenceLayersView& layers_view() { return m_layers; }
     InferenceAbView& ab_view() { return m_ab; }
+    InferenceCorpusView& corpus_view() { return m_corpus; }
+    InferenceDivergenceView& divergence_view() { return m_divergence; }
+    InferenceMemoryView& memory_view() { return m_memory; }
 
 private:
     void load_bar(PanelContext& ctx);
@@ -71,6 +87,9 @@ private:
     InferenceGenerateView m_generate;
     InferenceLayersView m_layers;
     InferenceAbView m_ab;
+    InferenceCorpusView m_corpus;
+    InferenceDivergenceView m_divergence;
+    InferenceMemoryView m_memory;
     InferenceConsoleView m_console;
 };
 

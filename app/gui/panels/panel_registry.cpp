@@ -54,7 +54,8 @@ const std::vector<PanelInfo>& panel_registry() {
         {"compat", "Compat", PanelSlot::center, make_panel<CompatPanel>, is_gguf,
          "Whether Ollama made the file, on evidence only, and Ollama's shim rules as a side-by-side of the file as stored and the upstream view, each row with its rule; export the upstream GGUF."},
         {"inference", "Inference", PanelSlot::center, make_panel<InferencePanel>, is_gguf,
-         "llama.cpp on this model: its log, a tokenizer tester and the chat template, generation with the top-5 candidates and speeds, per-layer activation statistics, A/B with per-position KL divergence."},
+         "llama.cpp on this model: its log, a tokenizer tester and the chat template, generation with the top-5 candidates and speeds, per-layer activation statistics, A/B with per-position KL divergence, "
+         "corpus KLD of the A/B pair over a text file, their divergence layer by layer, and the memory plan against llama.cpp's buffers."},
         {"health", "Health", PanelSlot::center, make_panel<HealthPanel>, has_tensors,
          "Every tensor scanned once: NaN and Inf values, values beyond F16, zero rows and columns, broken block scales, dead and duplicated experts, duplicated tensors and region problems, each at its exact location; a click shows the bytes, Weights opens the tensor."},
         {"recipe", "Recipe", PanelSlot::center, make_panel<RecipePanel>, has_tensors,
