@@ -50,8 +50,16 @@ constexpr Header kHeaders[kColumns] = {
     {"NMSE", "mean square error divided by the reference's mean square"},
     {"max |a-b|", "largest absolute difference of one weight"},
     {"cosine", "cosine similarity of the quantized weights with the reference"},
-    {"SNR dB", "signal-to-noise ratio in decibels (higher is better)"},
+    {"SNR", "signal-to-noise ratio in dB (higher is better)"},
 };
+
+// A column's content width: its widest text, or its header with the room ImGui's TableHeader
+// keeps beside it for the sort arrow (ImGui adds the cell padding around it).
+float column_width(const std::vector<std::string>& texts, const char* header) {
+    float width = ImGui::CalcTextSize(header).x + std::floor(ImGui::GetFontSize() * 0.65f + ImGui::GetStyle().FramePadding.x);
+    for (const std::string& t : texts) width = std::max(width, ImGui::CalcTextSize(t.c_str()).x);
+    return width;
+}
 
 std::string bits_text(double bits) {
     char buf[32];
@@ -279,15 +287,17 @@ void WeightsRequantView::results_table(const RequantResult& r) {
         if (has_numbers(row))
             for (int c = kRmse; c <= kSnr; ++c) texts[c].push_back(metric_text(column_value(row, c), c));
     }
-    ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(3, ImGui::GetStyle().CellPadding.y));
+    ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(2, ImGui::GetStyle().CellPadding.y));
     bool open = ImGui::BeginTable("requant", kColumns, flags, ImVec2(0, 0));
     if (open) {
         ImGui::TableSetupScrollFreeze(1, 1);
-        // fitted_width counts the cell padding, which ImGui adds around a fixed width itself.
         const float padding = ImGui::GetStyle().CellPadding.x * 2.0f;
-        for (int c = 0; c < kColumns; ++c)
-            ImGui::TableSetupColumn(kHeaders[c].label, ImGuiTableColumnFlags_WidthFixed,
-                                    ui::fitted_width(texts[c], kHeaders[c].label, 1e6f) - padding);
+        m_columns_width = 0.0f;
+        for (int c = 0; c < kColumns; ++c) {
+            const float width = column_width(texts[c], kHeaders[c].label);
+            ImGui::TableSetupColumn(kHeaders[c].label, ImGuiTableColumnFlags_WidthFixed, width);
+            m_columns_width += width + padding;
+        }
     }
     ImGui::PopStyleVar();
     if (!open) return;
