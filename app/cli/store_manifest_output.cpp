@@ -1,5 +1,6 @@
 // One model of a store: manifest, config, layers with their blobs, text layers, and on request
 // the blobs' verification and the model's logical tensors and expert groups.
+#include <algorithm>
 #include <iostream>
 
 #include "cli_common.h"
@@ -93,6 +94,44 @@ std::string verify_text(const LayerView& lv, const ModelCheck& check) {
     if (it == check.failed_layers.end()) return check.digests_verified ? "ok" : "-";
     if (it->second.code == ErrorCode::E_DIGEST_MISMATCH) return "MISMATCH";
     return check.digests_verified ? std::string(code_name(it->second.code)) : "-";
+}
+
+// The layers grouped by media type, in the order the manifest first names each (the config
+// first), as the app shows them: a line per group (kind, count, bytes, failures, media type),
+// then one row per layer with its digest cut to 12 digits (--json has it whole).
+void print_layer_groups(const std::vector<const LayerView*>& all, const std::vector<std::string>& verified, bool verify,
+                        const ModelCheck& check) {
+    std::vector<std::vector<size_t>> groups;
+    for (size_t i = 0; i < all.size(); ++i) {
+        auto same_type = [&](const std::vector<size_t>& g) { return all[g.front()]->layer.media_type == all[i]->layer.media_type; };
+        auto it = std::find_if(groups.begin(), groups.end(), same_type);
+        if (it == groups.end()) groups.push_back({i});
+        else it->push_back(i);
+    }
+    std::cout << "\nlayers (" << all.size() << ", by media type)\n";
+    for (const std::vector<size_t>& group : groups) {
+        const ManifestLayer& first = all[group.front()]->layer;
+        uint64_t bytes = 0;
+        size_t failed = 0;
+        for (size_t i : group) {
+            bytes += all[i]->layer.size;
+            failed += check.failed_layers.count(all[i]->layer.field) || (all[i]->blob && !all[i]->blob->found());
+        }
+        std::cout << "\n" << layer_kind_name(first.kind) << " \xC2\xB7 " << group.size() << (group.size() == 1 ? " layer" : " layers")
+                  << " \xC2\xB7 " << human_bytes(bytes) << (failed ? " \xC2\xB7 " + std::to_string(failed) + " failed" : "") << "  "
+                  << escape_for_display(first.media_type, 80) << "\n";
+        std::vector<std::vector<std::string>> rows = {{"  NAME", "DIGEST", "SIZE", "FROM", "BLOB"}};
+        if (verify) rows[0].push_back("VERIFY");
+        for (size_t i : group) {
+            const ManifestLayer& l = all[i]->layer;
+            std::vector<std::string> row = {"  " + (l.name ? escape_for_display(*l.name, 80) : std::string("-")),
+                                            escape_for_display(short_digest(l.digest), 40), human_bytes(l.size),
+                                            l.from ? escape_for_display(*l.from, 60) : "-", blob_status(*all[i])};
+            if (verify) row.push_back(verified[i]);
+            rows.push_back(std::move(row));
+        }
+        print_table(rows);
+    }
 }
 
 std::string stored_text(const Model& m, const TensorInfo& t) {
@@ -346,20 +385,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
             if (!v.empty()) rows.push_back({"  " + k, escape_for_display(v, 120)});
         print_table(rows);
     }
-    // One row per layer, the digest cut to 12 digits (--json has it whole).
-    std::cout << "\nlayers\n";
-    std::vector<std::vector<std::string>> rows = {{"KIND", "NAME", "DIGEST", "SIZE", "FROM", "BLOB"}};
-    if (options.verify) rows[0].push_back("VERIFY");
-    for (size_t i = 0; i < all.size(); ++i) {
-        const ManifestLayer& l = all[i]->layer;
-        std::string kind = l.kind == LayerKind::unknown ? escape_for_display(l.media_type, 60) : layer_kind_name(l.kind);
-        std::vector<std::string> row = {kind, l.name ? escape_for_display(*l.name, 80) : "-",
-                                        escape_for_display(short_digest(l.digest), 40), human_bytes(l.size),
-                                        l.from ? escape_for_display(*l.from, 60) : "-", blob_status(*all[i])};
-        if (options.verify) row.push_back(verified[i]);
-        rows.push_back(std::move(row));
-    }
-    print_table(rows);
+    print_layer_groups(all, verified, options.verify, check);
     for (const LayerView& lv : view->layers)
         if (lv.text) print_text_layer(lv);
     if (!broken) print_export_plans(store, name);

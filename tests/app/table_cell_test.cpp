@@ -71,3 +71,33 @@ TEST_CASE("a name too wide keeps its last words and its first, cut at word bound
     // No word boundary to keep a suffix from: cut at the end instead.
     CHECK(middle("Supercalifragilistic", 6.0f) == "Super\xE2\x80\xA6");
 }
+
+TEST_CASE("a long value wraps before spaces and never inside a number") {
+    using Lines = std::vector<std::string_view>;
+    CHECK(ui::wrap_lines("0x0011E700 (1,173,248)", 14.0f, units) == Lines{"0x0011E700", "(1,173,248)"});
+    CHECK(ui::wrap_lines("0x001CF780 \xE2\x80\x93 0x001D1280 (6,912 bytes)", 14.0f, units) ==
+          Lines{"0x001CF780 \xE2\x80\x93", "0x001D1280", "(6,912 bytes)"});
+    CHECK(ui::wrap_lines("32 elements in 18 bytes", 30.0f, units) == Lines{"32 elements in 18 bytes"});
+    CHECK(ui::wrap_lines("", 10.0f, units).empty());
+}
+
+TEST_CASE("a word wider than the line is cut after a boundary, else between characters") {
+    using Lines = std::vector<std::string_view>;
+    CHECK(ui::wrap_lines("/models/blobs/sha256-abc", 10.0f, units) == Lines{"/models/", "blobs/", "sha256-abc"});
+    CHECK(ui::wrap_lines("Supercalifragilistic", 8.0f, units) == Lines{"Supercal", "ifragili", "stic"});
+    // Three-byte characters two units wide stay whole; a line holds at least one character.
+    CHECK(ui::wrap_lines("\xE8\xAA\x9E\xE8\xAA\x9E\xE8\xAA\x9E", 5.0f, units) ==
+          Lines{"\xE8\xAA\x9E\xE8\xAA\x9E", "\xE8\xAA\x9E"});
+    CHECK(ui::wrap_lines("ab", 0.5f, units) == Lines{"a", "b"});
+}
+
+TEST_CASE("with the app's font, an offset wraps before its byte count, never inside it") {
+    test::HeadlessImGui imgui;
+    imgui.frame([] {
+        auto measure = [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; };
+        const std::string offset = "0x0011E700 (1,173,248)";
+        const float narrow = ImGui::CalcTextSize("0x0011E700 (1,17").x;
+        CHECK(ui::wrap_lines(offset, narrow, measure) == std::vector<std::string_view>{"0x0011E700", "(1,173,248)"});
+        CHECK(ui::wrap_lines(offset, measure(offset), measure) == std::vector<std::string_view>{offset});
+    });
+}

@@ -169,6 +169,25 @@ TEST_CASE("the Requantize tab runs the checked types, draws and sorts the table,
     CHECK(view.drawn_rows().empty());
 }
 
+TEST_CASE("the Requantize table's columns, every offered type run, fit the room a 1366-px window gives it", "[gui-requant]") {
+    RequantHarness h;
+    h.doc->select({SelectionKind::tensor, 0});
+    h.settle();
+    WeightsRequantView& view = h.panel.requant_view();
+    h.panel.show_requant();
+    std::vector<std::string> all;
+    for (const WeightsRequantView::OfferedType& t : view.offered()) all.push_back(t.name);
+    view.check_only(all);
+    PanelContext ctx = h.context();
+    view.run(ctx);
+    h.settle();
+    REQUIRE(view.result() != nullptr);
+    REQUIRE(view.drawn_rows().size() == all.size());
+    // The Weights panel's lower right half is 441 pixels wide at 1366 px, 427 beside its scrollbar.
+    CHECK(view.drawn_columns_width() > 0.0f);
+    CHECK(view.drawn_columns_width() <= 427.0f);
+}
+
 TEST_CASE("a running requantization can be cancelled and is cancelled by a tensor change", "[gui-requant]") {
     RequantHarness h;
     h.doc->select({SelectionKind::tensor, 2});

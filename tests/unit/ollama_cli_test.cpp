@@ -10,6 +10,7 @@
 #include "cli_runner.h"
 #include "diagnostic_checks.h"
 #include "mlens/model/summary.h"
+#include "mlens/ollama/digest.h"
 #include "ollama_store_builder.h"
 #include "safetensors_builder.h"
 #include "test_paths.h"
@@ -152,6 +153,53 @@ TEST_CASE("mlens show leads with a summary and prints text layers as readable te
     CHECK(contains(odd.out, "\nformat          \\x1B[31mgguf\n"));
     CHECK(contains(odd.out, "\nfamily          \\u{202E}llama\n"));
     CHECK(display_safe(odd.out));
+}
+
+TEST_CASE("mlens show groups the layers by media type in the order the manifest first names each", "[ollama][cli]") {
+    CliStore s;
+    LayerSpec model = s.b.tiny_model_layer();
+    LayerSpec first = s.b.blob(kLicenseMediaType, "MIT\n");
+    LayerSpec tmpl = s.b.blob(kTemplateMediaType, "{{ .Prompt }}");
+    LayerSpec second = s.b.blob(kLicenseMediaType, "Apache-2.0\n");
+    s.b.add_model("chat", {model, first, tmpl, second}, config_json("gguf", "llama", "F32"));
+
+    CliRun run = run_mlens({"show", "chat", "--store", s.root()});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_status == 0);
+    const std::string licenses = "\nlicense \xC2\xB7 2 layers \xC2\xB7 " + human_bytes(first.size + second.size) + "  " +
+                                 std::string(kLicenseMediaType) + "\n";
+    const std::string templates = "\ntemplate \xC2\xB7 1 layer \xC2\xB7 " + human_bytes(tmpl.size) + "  " +
+                                  std::string(kTemplateMediaType) + "\n";
+    const size_t layers_at = run.out.find("\nlayers (5, by media type)\n");
+    const size_t config_at = run.out.find("\nconfig \xC2\xB7 1 layer");
+    const size_t model_at = run.out.find("\nmodel \xC2\xB7 1 layer \xC2\xB7 " + human_bytes(model.size) + "  " +
+                                         std::string(kModelMediaType) + "\n");
+    const size_t licenses_at = run.out.find(licenses);
+    const size_t templates_at = run.out.find(templates);
+    REQUIRE(layers_at != std::string::npos);
+    REQUIRE(config_at != std::string::npos);
+    REQUIRE(model_at != std::string::npos);
+    REQUIRE(licenses_at != std::string::npos);
+    REQUIRE(templates_at != std::string::npos);
+    CHECK(layers_at < config_at);
+    CHECK(config_at < model_at);
+    CHECK(model_at < licenses_at);
+    CHECK(licenses_at < templates_at);
+    // Both licenses sit under their group's header, before the template's group.
+    const std::string license_rows = run.out.substr(licenses_at + licenses.size(), templates_at - licenses_at - licenses.size());
+    CHECK(contains(license_rows, short_digest(first.digest)));
+    CHECK(contains(license_rows, short_digest(second.digest)));
+    CHECK_FALSE(contains(license_rows, short_digest(tmpl.digest)));
+    // The media type is written once per group, not on every row.
+    CHECK(run.out.find(std::string(kLicenseMediaType)) == run.out.rfind(std::string(kLicenseMediaType)));
+
+    // --json keeps one entry per layer in manifest order.
+    auto j = nlohmann::json::parse(run_mlens({"show", "chat", "--store", s.root(), "--json"}).out);
+    REQUIRE(j["layers"].size() == 4);
+    CHECK(j["layers"][0]["kind"] == "model");
+    CHECK(j["layers"][1]["kind"] == "license");
+    CHECK(j["layers"][2]["kind"] == "template");
+    CHECK(j["layers"][3]["kind"] == "license");
 }
 
 TEST_CASE("mlens show and mlens verify name one store model", "[ollama][cli]") {

@@ -12,6 +12,7 @@
 #include "mlens/text/significant.h"
 #include "theme.h"
 #include "widgets/plot_frame.h"
+#include "widgets/table_cell.h"
 #include "widgets/token_chips.h"
 #include "widgets/ui.h"
 #include "workspace.h"
@@ -226,28 +227,28 @@ void InferenceAbView::positions_table(PanelContext& ctx, const AbOutcome& ab) {
             if (static_cast<int64_t>(i) == r.summary.first_divergence)
                 ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, with_alpha(pal.error, 0.25f));
             ImGui::TableNextColumn();
-            ui::text_colored(p.generated ? pal.accent : pal.dim, std::to_string(p.index) + (p.generated ? "*" : ""));
+            ui::cell_text_colored(p.generated ? pal.accent : pal.dim, std::to_string(p.index) + (p.generated ? "*" : ""));
             ImGui::TableNextColumn();
-            ui::piece(visible_piece(i < ab.tokens.size() ? ab.tokens[i].piece : "", 40));
+            ui::cell_piece(i < ab.tokens.size() ? ab.tokens[i].piece : "", 40);
             ImGui::TableNextColumn();
             ImGui::PushFont(mono);
-            ui::text(significant(p.kld));
+            ui::cell_text(significant(p.kld));
             ImGui::PopFont();
             ImGui::TableNextColumn();
-            ui::piece(visible_piece(ab.top_a[i], 40));
+            ui::cell_piece(ab.top_a[i], 40);
             ImGui::TableNextColumn();
             ImGui::PushFont(mono);
-            ui::text(significant(p.prob_top_a));
+            ui::cell_text(significant(p.prob_top_a));
             ImGui::PopFont();
             ImGui::TableNextColumn();
             if (p.top_a != p.top_b) ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
-            ui::piece(visible_piece(ab.top_b[i], 40));
+            ui::cell_piece(ab.top_b[i], 40);
             if (p.top_a != p.top_b) ImGui::PopStyleColor();
             ImGui::TableNextColumn();
             ImGui::PushFont(mono);
-            ui::text(significant(p.prob_top_b));
+            ui::cell_text(significant(p.prob_top_b));
             ImGui::TableNextColumn();
-            ui::text(fmt("%.2f", p.topk_overlap));
+            ui::cell_text(fmt("%.2f", p.topk_overlap));
             ImGui::PopFont();
         }
     }

@@ -11,6 +11,7 @@
 #include "mlens/text/significant.h"
 #include "theme.h"
 #include "widgets/token_chips.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -130,17 +131,15 @@ void InferenceGenerateView::steps_table(PanelContext& ctx, const InferenceContro
             const GenerationStep& s = steps[static_cast<size_t>(row)];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ui::text_dim(std::to_string(row));
+            ui::cell_text_dim(std::to_string(row));
             ImGui::TableNextColumn();
-            ImGui::BeginGroup();
-            ui::piece(visible_piece(s.piece, 40));
-            ImGui::EndGroup();
+            ui::cell_piece(s.piece, 40);
             if (ImGui::IsItemHovered()) ui::piece_tooltip(s.piece);
             ImGui::PushFont(mono);
             ImGui::TableNextColumn();
-            ui::text(std::to_string(s.token));
+            ui::cell_text(std::to_string(s.token));
             ImGui::TableNextColumn();
-            ui::text(significant(s.prob));
+            ui::cell_text(significant(s.prob));
             ImGui::PopFont();
             for (size_t k = 0; k < kShownCandidates; ++k) {
                 ImGui::TableNextColumn();
@@ -148,9 +147,9 @@ void InferenceGenerateView::steps_table(PanelContext& ctx, const InferenceContro
                 const TokenCandidate& cand = s.candidates[k];
                 // Piece above its probability: five candidates fit a narrow center pane.
                 ImGui::BeginGroup();
-                ui::piece(visible_piece(cand.piece, 24));
+                ui::cell_piece(cand.piece, 24);
                 ImGui::PushFont(mono);
-                ui::text_colored(cand.id == s.token ? pal.ok : pal.dim, significant(cand.prob));
+                ui::cell_text_colored(cand.id == s.token ? pal.ok : pal.dim, significant(cand.prob));
                 ImGui::PopFont();
                 ImGui::EndGroup();
                 if (ImGui::IsItemHovered())

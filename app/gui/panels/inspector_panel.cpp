@@ -42,9 +42,8 @@ public:
         ImGui::TableNextColumn();
         if (mono) ImGui::PushFont(m_mono);
         if (color) ImGui::PushStyleColor(ImGuiCol_Text, *color);
-        ImGui::PushTextWrapPos(0.0f);
-        ui::text(value);
-        ImGui::PopTextWrapPos();
+        // Wrapped before spaces: ImGui's own wrapping would split numbers after a comma or point.
+        ui::wrapped_text(value);
         if (color) ImGui::PopStyleColor();
         if (mono) ImGui::PopFont();
     }

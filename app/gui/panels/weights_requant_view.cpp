@@ -39,6 +39,34 @@ constexpr Offer kOffers[] = {
     {"float", "BF16", false},
 };
 
+struct Header {
+    const char* label;
+    const char* meaning;
+};
+constexpr Header kHeaders[kColumns] = {
+    {"type", "the ggml type the tensor is quantized to"},
+    {"bpw", "bits per weight of that type"},
+    {"RMSE", "root mean square error against the reference"},
+    {"NMSE", "mean square error divided by the reference's mean square"},
+    {"max |a-b|", "largest absolute difference of one weight"},
+    {"cosine", "cosine similarity of the quantized weights with the reference"},
+    {"SNR", "signal-to-noise ratio in dB (higher is better)"},
+};
+
+// A column's content width: its widest text, or its header with the room ImGui's TableHeader
+// keeps beside it for the sort arrow (ImGui adds the cell padding around it).
+float column_width(const std::vector<std::string>& texts, const char* header) {
+    float width = ImGui::CalcTextSize(header).x + std::floor(ImGui::GetFontSize() * 0.65f + ImGui::GetStyle().FramePadding.x);
+    for (const std::string& t : texts) width = std::max(width, ImGui::CalcTextSize(t.c_str()).x);
+    return width;
+}
+
+std::string bits_text(double bits) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", bits);
+    return buf;
+}
+
 bool has_numbers(const RequantRow& r) { return !r.needs_imatrix && r.skipped.empty(); }
 
 double column_value(const RequantRow& r, int column) {
@@ -54,11 +82,12 @@ double column_value(const RequantRow& r, int column) {
     }
 }
 
-// Four significant digits keep the columns narrow; the cosine needs more, as it sits near 1.
+// Three significant digits keep the columns narrow (hovering a cell gives six); the cosine needs
+// more, as it sits near 1.
 std::string metric_text(double v, int column) {
     if (!std::isfinite(v) || column == kCosine) return number_text(v);
     char buf[32];
-    std::snprintf(buf, sizeof buf, column == kSnr ? "%.2f" : "%.4g", v);
+    std::snprintf(buf, sizeof buf, column == kSnr ? "%.2f" : "%.3g", v);
     return buf;
 }
 
@@ -249,24 +278,36 @@ void WeightsRequantView::results_table(const RequantResult& r) {
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX |
                             ImGuiTableFlags_ScrollY | ImGuiTableFlags_Sortable | ImGuiTableFlags_SortTristate | ImGuiTableFlags_SizingFixedFit;
     m_drawn_rows.clear();
-    // Narrow cell padding: the eight columns fit the panel's lower half at 1600 pixels wide.
-    ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(3, ImGui::GetStyle().CellPadding.y));
+    // Every column as wide as its widest text or its header (with the sort arrow), so the seven
+    // fit the panel's lower half at 1366 pixels; a note written across the metric cells widens none.
+    std::vector<std::string> texts[kColumns];
+    for (const RequantRow& row : r.rows) {
+        texts[kType].push_back(escape_for_display(row.type_name, 40));
+        texts[kBits].push_back(bits_text(row.bits_per_weight));
+        if (has_numbers(row))
+            for (int c = kRmse; c <= kSnr; ++c) texts[c].push_back(metric_text(column_value(row, c), c));
+    }
+    ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(2, ImGui::GetStyle().CellPadding.y));
     bool open = ImGui::BeginTable("requant", kColumns, flags, ImVec2(0, 0));
+    if (open) {
+        ImGui::TableSetupScrollFreeze(1, 1);
+        const float padding = ImGui::GetStyle().CellPadding.x * 2.0f;
+        m_columns_width = 0.0f;
+        for (int c = 0; c < kColumns; ++c) {
+            const float width = column_width(texts[c], kHeaders[c].label);
+            ImGui::TableSetupColumn(kHeaders[c].label, ImGuiTableColumnFlags_WidthFixed, width);
+            m_columns_width += width + padding;
+        }
+    }
     ImGui::PopStyleVar();
     if (!open) return;
-    ImGui::TableSetupScrollFreeze(1, 1);
-    // The metric columns get a fixed width (their header with its sort arrow, or a number,
-    // whichever is wider), so a note written across them does not widen them.
-    const float number_width = ImGui::CalcTextSize("0.0000000").x;
-    const float arrow_width = ImGui::GetFontSize() * 0.65f + ImGui::GetStyle().FramePadding.x;
-    auto metric_column = [&](const char* header) {
-        float width = std::max(number_width, ImGui::CalcTextSize(header).x + arrow_width);
-        ImGui::TableSetupColumn(header, ImGuiTableColumnFlags_WidthFixed, width);
-    };
-    ImGui::TableSetupColumn("type");
-    ImGui::TableSetupColumn("bits/weight");
-    for (const char* header : {"RMSE", "NMSE", "max |a-b|", "cosine", "SNR dB"}) metric_column(header);
-    ImGui::TableHeadersRow();
+    // The headers are short; hovering one says what it measures.
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (int c = 0; c < kColumns; ++c) {
+        if (!ImGui::TableSetColumnIndex(c)) continue;
+        ImGui::TableHeader(kHeaders[c].label);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kHeaders[c].meaning);
+    }
     if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && (specs->SpecsDirty || m_resort)) {
         bool sorted = specs->SpecsCount > 0;
         sort_rows(r, sorted ? specs->Specs[0].ColumnIndex : -1,
@@ -282,9 +323,7 @@ void WeightsRequantView::results_table(const RequantResult& r) {
         ImGui::TableNextColumn();
         ui::text(escape_for_display(row.type_name, 40));
         ImGui::TableNextColumn();
-        char bits[32];
-        std::snprintf(bits, sizeof bits, "%.4g", row.bits_per_weight);
-        ui::text(bits);
+        ui::text(bits_text(row.bits_per_weight));
         if (!has_numbers(row)) {
             ImGui::TableNextColumn();
             row_note(row);
@@ -293,10 +332,16 @@ void WeightsRequantView::results_table(const RequantResult& r) {
         for (int c = kRmse; c <= kSnr; ++c) {
             ImGui::TableNextColumn();
             ui::text(metric_text(column_value(row, c), c));
-            if (ImGui::IsItemHovered() && !row.error.worst_rows.empty()) {
-                const RowError& w = row.error.worst_rows.front();
-                ImGui::SetTooltip("mean |a-b| %.4g; worst row %llu: rmse %.4g, max |a-b| %.4g", row.error.mean_abs,
+            if (ImGui::IsItemHovered()) {
+                std::string tip = std::string(kHeaders[c].label) + " " + number_text(column_value(row, c));
+                if (!row.error.worst_rows.empty()) {
+                    const RowError& w = row.error.worst_rows.front();
+                    char more[160];
+                    std::snprintf(more, sizeof more, "\nmean |a-b| %.4g; worst row %llu: rmse %.4g, max |a-b| %.4g", row.error.mean_abs,
                                   static_cast<unsigned long long>(w.row), w.rmse, w.max_abs);
+                    tip += more;
+                }
+                ImGui::SetTooltip("%s", tip.c_str());
             }
         }
     }

@@ -72,6 +72,8 @@ public:
     bool running() const { return m_job != nullptr; }
     // The type names of the table rows as drawn in the last frame, top to bottom.
     const std::vector<std::string>& drawn_rows() const { return m_drawn_rows; }
+    // The width the table's columns took in the last frame, their cell padding included.
+    float drawn_columns_width() const { return m_columns_width; }
 
 private:
     struct Subject {
@@ -110,6 +112,7 @@ private:
     bool m_resort = true;                      // m_order is to be made again from the sort specs
     bool m_refold = true;                      // the type grid opens (no result) or folds (a result) next frame
     std::vector<std::string> m_drawn_rows;
+    float m_columns_width = 0.0f;
 };
 
 }  // namespace mlens

@@ -135,6 +135,50 @@ MiddleCut elide_middle(std::string_view text, float max_width, const std::functi
     return {head, tail};
 }
 
+std::vector<std::string_view> wrap_lines(std::string_view text, float max_width,
+                                         const std::function<float(std::string_view)>& measure) {
+    std::vector<std::string_view> lines;
+    size_t start = 0;
+    while (start < text.size()) {
+        const std::string_view rest = text.substr(start);
+        size_t fits = 0;       // bytes of the characters that fit
+        size_t word_end = 0;   // end of the last word that fits whole
+        float width = 0.0f;
+        while (fits < rest.size()) {
+            uint32_t cp = 0;
+            size_t len = utf8_decode(rest.substr(fits), cp);
+            if (len == 0) len = 1;
+            float w = measure(rest.substr(fits, len));
+            if (width + w > max_width && fits > 0) break;
+            width += w;
+            fits += len;
+            if (rest[fits - 1] != ' ' && (fits == rest.size() || rest[fits] == ' ')) word_end = fits;
+        }
+        size_t end = fits == rest.size() ? fits : word_end;
+        if (end == 0) {
+            // One word wider than the line: cut after its last boundary character that fits.
+            end = fits;
+            for (size_t k = fits; k > 1; --k)
+                if (breaks_after(rest[k - 1])) {
+                    end = k;
+                    break;
+                }
+        }
+        std::string_view line = rest.substr(0, end);
+        while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
+        lines.push_back(line);
+        start += end;
+        while (start < text.size() && text[start] == ' ') ++start;
+    }
+    return lines;
+}
+
+void wrapped_text(std::string_view text) {
+    const std::vector<std::string_view> lines = wrap_lines(text, ImGui::GetContentRegionAvail().x, imgui_width);
+    if (lines.empty()) ui::text("");
+    for (std::string_view line : lines) ui::text(line);
+}
+
 std::string elided_text(std::string_view text, float max_width, Elide where) {
     // Most cells fit: one measure of the whole text decides.
     if (imgui_width(text) <= max_width) return std::string(text);
@@ -160,6 +204,19 @@ bool cell_selectable(std::string_view text, bool selected, ImGuiSelectableFlags 
     bool clicked = ImGui::Selectable((shown + "##cell").c_str(), selected, flags);
     whole_text_on_hover(text, elided, min, ImVec2(min.x + size.x, min.y + std::max(size.y, ImGui::GetItemRectSize().y)));
     return clicked;
+}
+
+bool cell_piece(std::string_view raw, size_t max_chars) {
+    const std::string text = visible_piece_text(raw, max_chars);
+    if (imgui_width(text) > ImGui::GetContentRegionAvail().x) {
+        draw_cell(text, nullptr);
+        return true;
+    }
+    ImGui::BeginGroup();
+    ui::piece(visible_piece(raw, max_chars));
+    ImGui::EndGroup();
+    whole_text_on_hover(text, false, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    return false;
 }
 
 namespace {

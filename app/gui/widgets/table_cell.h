@@ -15,6 +15,12 @@
 //    (tail == text.size()). A text that fits gives head == tail == text.size().
 //  - cell_text() and cell_selectable() draw in the current cell (or any region: they use the
 //    remaining width on the line). Text must already be safe for display (escaped).
+//  - wrap_lines() is the rule for a long value wrapped in its column: greedy lines that end
+//    before a space (the spaces between two lines dropped), so a number such as "1,173,248" or
+//    "0.0011" is never split; only a word wider than the whole line is cut, after the last
+//    boundary character that fits (as elide_length), else between whole UTF-8 characters.
+//    wrapped_text() draws the lines in the width left on the current line.
+//  - cell_piece() is cell_text() for token pieces: hover and copy take the visible text.
 //  - fitted_width() is the width of the widest text plus the cell padding, at least the header's
 //    and at most `max_width`: for ImGuiTableColumnFlags_WidthFixed columns, one column per table
 //    taking the rest as WidthStretch.
@@ -43,12 +49,20 @@ enum class Elide { end, middle };
 // The text drawn for `text` in `max_width` with the current font: itself or a prefix and "…".
 std::string elided_text(std::string_view text, float max_width, Elide where = Elide::end);
 
+std::vector<std::string_view> wrap_lines(std::string_view text, float max_width,
+                                         const std::function<float(std::string_view)>& measure);
+void wrapped_text(std::string_view text);
+
 void cell_text(std::string_view text, Elide where = Elide::end);
 void cell_text_colored(const ImVec4& color, std::string_view text);
 void cell_text_dim(std::string_view text);
 // A Selectable whose label is `text` elided to the cell; `flags` as ImGui::Selectable's. IDs come
 // from the caller's ID stack (push a row ID first). Returns true when clicked.
 bool cell_selectable(std::string_view text, bool selected, ImGuiSelectableFlags flags, Elide where = Elide::end);
+// A token piece (raw bytes from the file) in the current cell: coloured by segment as ui::piece
+// draws it when its visible text (visible_piece_text, at most `max_chars`) fits; otherwise that
+// text elided like cell_text, the whole on hover and copy. Returns true when elided.
+bool cell_piece(std::string_view raw, size_t max_chars = 120);
 
 float fitted_width(const std::vector<std::string>& texts, const char* header, float max_width);
 float fitted_width(std::string_view widest, const char* header, float max_width);
