@@ -38,12 +38,13 @@ void CompatExport::start(PanelContext& ctx, std::shared_ptr<const CompatView> vi
     auto outcome = std::make_shared<ExportOutcome>();
     m_outcome.reset();
     m_job = ctx.jobs.start("export upstream " + escape_for_display(fs::path(m_text_path).filename().string(), 60),
-                           [model, view, options, outcome](JobContext& job) {
+                           [model, view, options, outcome](JobContext& job) -> Status {
                                auto r = compat::export_upstream(*model, view->plan, options, &job);
                                if (r) outcome->report = std::move(*r);
                                else if (r.error().code == ErrorCode::E_CANCELLED) outcome->cancelled = true;
                                else outcome->error = escape_for_display(r.error().to_string(), 600);
-                           });
+                               return ok_status();
+                           }).job();
     m_running = outcome;
 }
 

@@ -89,7 +89,7 @@ void ModelErrorPanel::start(PanelContext& ctx) {
     run->reference_title = ref->title;
     run->reference = ref->model;
     run->model = ctx.doc.model;
-    m_job = ctx.jobs.start("model error vs " + ref->title, [run](JobContext& job) { run_model_error(*run, &job); });
+    m_job = ctx.jobs.start("model error vs " + ref->title, [run](JobContext& job) -> Status { run_model_error(*run, &job); return ok_status(); }).job();
     m_running = run;
     m_status.clear();
 }

@@ -49,11 +49,12 @@ void StoreExportWindow::choose(PanelContext& ctx, ExportFormat format, std::opti
     auto planning = std::make_shared<StoreExportPlanning>();
     Store store = *m_store;
     ModelName name = m_name;
-    m_job = ctx.jobs.start("plan export " + escape_for_display(name.display(), 60), [store, name, options, planning](JobContext& job) {
+    m_job = ctx.jobs.start("plan export " + escape_for_display(name.display(), 60), [store, name, options, planning](JobContext& job) -> Status {
         auto prepared = prepare_store_export(store, name, options, &job);
         if (prepared) planning->prepared = std::make_shared<PreparedExport>(std::move(*prepared));
         else planning->error = escape_for_display(prepared.error().to_string(), 600);
-    });
+        return ok_status();
+    }).job();
     m_job_is_plan = true;
     m_running_plan = planning;
 }
@@ -65,12 +66,13 @@ void StoreExportWindow::start_export(PanelContext& ctx) {
     const std::string out_dir = m_out_dir;
     m_outcome.reset();
     m_readme.clear();
-    m_job = ctx.jobs.start("export " + escape_for_display(m_name.display(), 60), [prepared, out_dir, outcome](JobContext& job) {
+    m_job = ctx.jobs.start("export " + escape_for_display(m_name.display(), 60), [prepared, out_dir, outcome](JobContext& job) -> Status {
         auto r = write_store_export(*prepared, out_dir, &job);
         if (r) outcome->report = std::move(*r);
         else if (r.error().code == ErrorCode::E_CANCELLED) outcome->cancelled = true;
         else outcome->error = escape_for_display(r.error().to_string(), 600);
-    });
+        return ok_status();
+    }).job();
     m_job_is_plan = false;
     m_running = outcome;
 }

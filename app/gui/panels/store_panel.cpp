@@ -166,9 +166,10 @@ void StorePanel::verify(PanelContext& ctx, int layer) {
     auto outcome = std::make_shared<std::optional<Status>>();
     BlobLookup blob = *lv.blob;
     BlobDigest digest = *lv.layer.blob;
-    JobPtr job = ctx.jobs.start("verify " + short_digest(lv.layer.digest), [blob, digest, outcome](JobContext& jc) {
+    JobPtr job = ctx.jobs.start("verify " + short_digest(lv.layer.digest), [blob, digest, outcome](JobContext& jc) -> Status {
         *outcome = verify_layer_blob(blob, digest, &jc);
-    });
+        return ok_status();
+    }).job();
     m_verify[lv.layer.digest] = {job, outcome};
 }
 
@@ -398,9 +399,10 @@ void StorePanel::draw(PanelContext& ctx) {
         auto result = std::make_shared<StoreModelDetail>();
         std::shared_ptr<const StoreDocument> store = doc.store;
         ModelName name = l.models[*want].ref.name;
-        m_job = ctx.jobs.start("manifest " + escape_for_display(name.display(), 60), [store, name, result](JobContext& jc) {
+        m_job = ctx.jobs.start("manifest " + escape_for_display(name.display(), 60), [store, name, result](JobContext& jc) -> Status {
             *result = load_store_model_detail(store->store, name, &jc);
-        });
+            return ok_status();
+        }).job();
         m_running = result;
         m_loaded = want;
     }

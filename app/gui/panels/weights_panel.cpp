@@ -95,7 +95,7 @@ void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, 
     }
     auto result = std::make_shared<WeightsResult>();
     std::string name = "weights " + escape_for_display(ctx.doc.model->tensors[rq.tensor].name, 60);
-    m_job = ctx.jobs.start(name, [w, result](JobContext& job) { analyze_weights(w, *result, &job); });
+    m_job = ctx.jobs.start(name, [w, result](JobContext& job) -> Status { analyze_weights(w, *result, &job); return ok_status(); }).job();
     m_running = result;
     m_applied = rq;
 }
