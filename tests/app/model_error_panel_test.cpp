@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <thread>
+
 #include <ggml.h>
 
 #include <imgui.h>
@@ -168,7 +171,6 @@ TEST_CASE("Model error rows select their tensor in this document and bring the W
 
 TEST_CASE("Model error can be cancelled and keeps the previous result", "[gui-model-error]") {
     ModelErrorHarness h;
-    // Large enough that the job is still running when it is cancelled.
     test::write_fixture_model(h.dir.file("big_f32.gguf"), model_tensors(GGML_TYPE_F32, true, 65536));
     test::write_fixture_model(h.dir.file("big_q4.gguf"), model_tensors(GGML_TYPE_Q4_0, false, 65536));
     Document& big_ref = h.workspace.open(h.dir.file("big_f32.gguf"));
@@ -176,9 +178,17 @@ TEST_CASE("Model error can be cancelled and keeps the previous result", "[gui-mo
     PanelContext ctx = h.context_of(big);
     ModelErrorPanel panel;
     panel.set_reference(big_ref.id);
+    // Every pool thread is held, so the comparison has not finished when it is cancelled.
+    std::atomic<bool> release{false};
+    for (size_t i = 0; i < h.jobs.threads(); ++i)
+        h.jobs.start("hold", [&release](JobContext&) -> Status {
+            while (!release) std::this_thread::yield();
+            return ok_status();
+        });
     panel.start(ctx);
     REQUIRE(panel.running());
     panel.cancel();
+    release = true;
     h.jobs.wait_all();
     h.imgui.frame([&] { panel.draw(ctx); });
     CHECK_FALSE(panel.running());
