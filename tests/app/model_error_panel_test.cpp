@@ -222,20 +222,21 @@ TEST_CASE("Model error results go stale with another reference and are cleared w
     CHECK(h.panel.reference() == 0);
 }
 
-TEST_CASE("Model error compares with the file the navigation names", "[gui-model-error]") {
+TEST_CASE("Model error compares with the file an error: link names", "[gui-model-error]") {
     ModelErrorHarness h;
-    h.q4->navigation.model_error = "copy.gguf";
+    CHECK_FALSE(h.panel.accept_link("token:3", *h.q4));
+    REQUIRE(h.panel.accept_link("error:copy.gguf", *h.q4));
     h.frame();
-    CHECK_FALSE(h.q4->navigation.model_error);
     CHECK(h.panel.reference() == h.copy->id);
     h.jobs.wait_all();
     h.frame();
     REQUIRE(h.panel.result());
     CHECK(h.panel.result()->reference_id == h.copy->id);
-    // A name that is not open is dropped.
-    h.q4->navigation.model_error = "missing.gguf";
+    // A name that is not open is dropped, and the comparison shown stays.
+    REQUIRE(h.panel.accept_link("error:missing.gguf", *h.q4));
     h.frame();
-    CHECK_FALSE(h.q4->navigation.model_error);
+    CHECK_FALSE(h.panel.running());
+    CHECK(h.panel.reference() == h.copy->id);
 }
 
 TEST_CASE("Model error aligns a GGUF conversion with its Hugging Face checkpoint", "[gui-model-error]") {

@@ -66,8 +66,14 @@ void ModelErrorPanel::forget_closed(PanelContext& ctx) {
             }
 }
 
+bool ModelErrorPanel::accept_link(std::string_view link, Document&) {
+    if (!link.starts_with("error:")) return false;
+    m_linked_reference = std::string(link.substr(6));
+    return true;
+}
+
 void ModelErrorPanel::follow_navigation(PanelContext& ctx) {
-    std::optional<std::string>& wanted = ctx.doc.navigation.model_error;
+    std::optional<std::string>& wanted = m_linked_reference;
     if (!wanted || !ctx.workspace) return;
     for (const auto& d : ctx.workspace->documents())
         if (can_be_reference(*d, ctx.doc) && names_file(*d, *wanted)) {
