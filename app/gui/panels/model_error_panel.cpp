@@ -72,7 +72,7 @@ bool ModelErrorPanel::accept_link(std::string_view link, Document&) {
     return true;
 }
 
-void ModelErrorPanel::follow_navigation(PanelContext& ctx) {
+void ModelErrorPanel::follow_linked_reference(PanelContext& ctx) {
     std::optional<std::string>& wanted = m_linked_reference;
     if (!wanted || !ctx.workspace) return;
     for (const auto& d : ctx.workspace->documents())
@@ -174,7 +174,7 @@ void ModelErrorPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
     poll();
     forget_closed(ctx);
-    follow_navigation(ctx);
+    follow_linked_reference(ctx);
     toolbar(ctx);
     if (!m_result) {
         if (m_reference == 0) ui::text_dim("Open another model (e.g. the unquantized original) to compare this one with it.");

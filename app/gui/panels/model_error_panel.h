@@ -52,7 +52,7 @@ private:
     std::optional<std::string> m_linked_reference;  // from an "error:FILE" link, until that file is open
     void poll();
     void forget_closed(PanelContext& ctx);
-    void follow_navigation(PanelContext& ctx);
+    void follow_linked_reference(PanelContext& ctx);
     void toolbar(PanelContext& ctx);
     void reference_picker(PanelContext& ctx);
     void summary(Document& doc);
