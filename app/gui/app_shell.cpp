@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cfloat>
-#include <charconv>
 
 #include <imgui.h>
 
@@ -56,6 +55,12 @@ void AppShell::close_document(uint64_t id) {
     std::erase(m_started, id);
 }
 
+bool AppShell::follow_link(Document& doc, std::string_view link) {
+    const PanelInfo* taker = route_link(link, doc, panels_for(doc));
+    if (taker) doc.focus_panel = taker->id;
+    return taker != nullptr;
+}
+
 void AppShell::apply_start_options(Document& doc) {
     const std::string& name = m_options.start_select;
     if (doc.is_store()) {
@@ -70,29 +75,9 @@ void AppShell::apply_start_options(Document& doc) {
         return;
     }
     const Model& m = *doc.model;
-    if (name.starts_with("token:")) {
-        uint64_t id = 0;
-        auto [ptr, ec] = std::from_chars(name.data() + 6, name.data() + name.size(), id);
-        if (ec == std::errc() && ptr == name.data() + name.size()) {
-            doc.navigation.token = id;
-            doc.focus_panel = "tokenizer";
-        }
-    }
-    if (name.starts_with("infer:")) {
-        doc.navigation.inference = name.substr(6);
-        doc.focus_panel = "inference";
-    }
-    if (name.starts_with("error:")) {
-        doc.navigation.model_error = name.substr(6);
-        doc.focus_panel = "model_error";
-    }
+    if (!name.empty()) follow_link(doc, name);
     for (size_t i = 0; i < m.tensors.size() && !name.empty(); ++i)
         if (m.tensors[i].name == name) doc.select({SelectionKind::tensor, i}, "tensors");
-    for (size_t i = 0; i < m.tensors.size() && name.starts_with("requant:"); ++i)
-        if (m.tensors[i].name == name.substr(8)) {
-            doc.select({SelectionKind::tensor, i}, "weights");
-            doc.navigation.requantize = true;
-        }
     for (size_t i = 0; i < m.metadata.size() && !name.empty(); ++i)
         if (m.metadata[i].key == name) doc.select({SelectionKind::metadata, i}, "metadata");
     // An explicit panel wins over the one the selection brings forward.

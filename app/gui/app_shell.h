@@ -54,6 +54,9 @@ public:
     std::string window_title();
     void set_platform_info(std::string info) { m_platform_info = std::move(info); }
     void save_settings();
+    // Hands a link ("token:ID", "requant:TENSOR", ...) to the panel that accepts it and brings that
+    // panel forward; false when no panel of the document takes it.
+    bool follow_link(Document& doc, std::string_view link);
 
 private:
     void on_documents_changed();

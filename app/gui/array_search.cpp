@@ -78,12 +78,13 @@ void ArraySearch::start(JobRunner& jobs, std::shared_ptr<const ArrayIndex> array
     m_outcome = outcome;
     m_stale = true;
     m_job = jobs.start("search " + std::to_string(array->count) + " elements",
-                       [array, key = std::move(key), query = m_query, outcome](JobContext& ctx) {
+                       [array, key = std::move(key), query = m_query, outcome](JobContext& ctx) -> Status {
                            search_array(*array, key, query, &ctx, [&](std::span<const uint64_t> more) {
                                std::lock_guard lock(outcome->mutex);
                                outcome->matches.insert(outcome->matches.end(), more.begin(), more.end());
                            });
-                       });
+                           return ok_status();
+                       }).job();
 }
 
 void ArraySearch::clear() {

@@ -81,12 +81,8 @@ struct Navigation {
     std::optional<size_t> metadata_group;   // index into DocumentIndex::metadata_groups
     std::optional<size_t> tensor_layer;     // index into DocumentIndex::layers
     std::optional<size_t> open_array;       // metadata entry whose value viewer should open
-    std::optional<uint64_t> token;          // token id the tokenizer panel should show
     std::optional<size_t> store_model;      // index into the store listing's models (store documents)
-    std::optional<std::string> inference;   // Inference panel tab to load and run ("--select infer:VIEW")
     std::optional<size_t> imatrix_entry;     // index into Imatrix::entries the imatrix panel should show
-    std::optional<std::string> model_error;  // file name or path of the reference the Model error panel compares with ("--select error:FILE")
-    bool requantize = false;                // the Weights panel runs its Requantize tab ("--select requant:TENSOR")
     std::optional<uint64_t> weights_expert;  // expert of the selected stacked tensor the Weights panel should show (a Health finding)
 };
 

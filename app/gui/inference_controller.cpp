@@ -98,17 +98,18 @@ bool InferenceController::start_load(JobRunner& jobs, const SessionOptions& opti
     m_session.reset();
     ++m_serial;
     m_job = jobs.start("load " + escape_for_display(std::filesystem::path(path).filename().string(), 60),
-                       [shared, log, path, options, identity = m_identity](JobContext& job) {
+                       [shared, log, path, options, identity = m_identity](JobContext& job) -> Status {
         auto started = std::chrono::steady_clock::now();
         auto loaded = WorkerSession::load(path, options, &job, log, identity);
         if (!loaded) {
             shared->error = loaded.error();
-            return;
+            return ok_status();
         }
         shared->session = std::move(loaded).value();
         shared->banner = shared->session->route().banner;
         shared->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    });
+        return ok_status();
+    }).job();
     return true;
 }
 
@@ -121,11 +122,11 @@ bool InferenceController::start_generate(JobRunner& jobs, std::string prompt, co
     m_generation_error.reset();
     auto shared = m_shared;
     auto session = m_session;
-    m_job = jobs.start("generate", [shared, session, prompt = std::move(prompt), options](JobContext& job) {
+    m_job = jobs.start("generate", [shared, session, prompt = std::move(prompt), options](JobContext& job) -> Status {
         auto prompt_tokens = session->tokenize(prompt, options.tokenize);
         if (!prompt_tokens) {
             shared->error = prompt_tokens.error();
-            return;
+            return ok_status();
         }
         std::vector<int32_t> ids;
         for (const TokenPiece& t : *prompt_tokens) ids.push_back(t.id);
@@ -140,10 +141,11 @@ bool InferenceController::start_generate(JobRunner& jobs, std::string prompt, co
         auto result = session->generate_from_tokens(std::move(ids), options, &job, on_step);
         if (!result) {
             shared->error = result.error();
-            return;
+            return ok_status();
         }
         shared->generation = GenerateOutcome{std::move(prompt_tokens).value(), std::move(result).value()};
-    });
+        return ok_status();
+    }).job();
     return true;
 }
 
@@ -153,11 +155,12 @@ bool InferenceController::start_layers(JobRunner& jobs, std::string prompt, cons
     m_layers_error.reset();
     auto shared = m_shared;
     auto session = m_session;
-    m_job = jobs.start("layer capture", [shared, session, prompt = std::move(prompt), options](JobContext& job) {
+    m_job = jobs.start("layer capture", [shared, session, prompt = std::move(prompt), options](JobContext& job) -> Status {
         auto result = session->capture_layers(prompt, options, &job);
         if (!result) shared->error = result.error();
         else shared->layers = std::move(result).value();
-    });
+        return ok_status();
+    }).job();
     return true;
 }
 
@@ -168,11 +171,11 @@ bool InferenceController::start_ab(JobRunner& jobs, std::string b_path, std::str
     auto shared = m_shared;
     auto session = m_session;
     m_job = jobs.start("A/B", [shared, session, b_path = std::move(b_path), prompt = std::move(prompt),
-                               options](JobContext& job) {
+                               options](JobContext& job) -> Status {
         auto result = session->compare_ab(b_path, prompt, options, &job);
         if (!result) {
             shared->error = result.error();
-            return;
+            return ok_status();
         }
         AbOutcome out;
         out.result = std::move(result->result);
@@ -182,7 +185,8 @@ bool InferenceController::start_ab(JobRunner& jobs, std::string b_path, std::str
         out.b_path = b_path;
         out.b_banner = result->b_route.banner;
         shared->ab = std::move(out);
-    });
+        return ok_status();
+    }).job();
     return true;
 }
 

@@ -4,47 +4,70 @@
 
 namespace mlens {
 
-JobRunner::~JobRunner() {
-    for (Entry& e : m_entries) e.job->cancel();
-    for (Entry& e : m_entries)
-        if (e.thread.joinable()) e.thread.join();
+JobRunner::JobRunner(std::function<void()> wake) : m_wake(std::move(wake)) {
+    const size_t count = std::max<size_t>(kMinPoolThreads, 2 * std::thread::hardware_concurrency());
+    for (size_t i = 0; i < count; ++i) m_threads.emplace_back([this] { work_loop(); });
 }
 
-JobPtr JobRunner::start(std::string name, std::function<void(JobContext&)> work) {
-    auto job = std::make_shared<Job>(std::move(name));
-    std::thread thread([job, work = std::move(work), wake = m_wake] {
-        work(job->m_context);
+JobRunner::~JobRunner() {
+    {
+        std::lock_guard lock(m_mutex);
+        for (const JobPtr& job : m_jobs) job->cancel();
+        m_stopping = true;
+    }
+    m_queued.notify_all();
+    for (std::thread& t : m_threads) t.join();
+}
+
+void JobRunner::enqueue(JobPtr job) {
+    m_jobs.push_back(job);
+    {
+        std::lock_guard lock(m_mutex);
+        m_queue.push_back(std::move(job));
+        ++m_unfinished;
+    }
+    m_queued.notify_one();
+}
+
+void JobRunner::work_loop() {
+    for (;;) {
+        JobPtr job;
+        {
+            std::unique_lock lock(m_mutex);
+            m_queued.wait(lock, [this] { return m_stopping || !m_queue.empty(); });
+            // On stop the queue is still drained: every job was cancelled, so each ends quickly
+            // and done() holds for all of them.
+            if (m_queue.empty()) return;
+            job = std::move(m_queue.front());
+            m_queue.pop_front();
+        }
+        job->run();
         job->m_context.report(1.0);
         job->m_done.store(true, std::memory_order_release);
-        if (wake) wake();
-    });
-    m_entries.push_back({job, std::move(thread)});
-    return job;
+        if (m_wake) m_wake();
+        {
+            std::lock_guard lock(m_mutex);
+            --m_unfinished;
+        }
+        m_finished.notify_all();
+    }
 }
 
 void JobRunner::reap() {
-    auto finished = [](Entry& e) {
-        if (!e.job->done()) return false;
-        e.thread.join();
-        return true;
-    };
-    m_entries.erase(std::remove_if(m_entries.begin(), m_entries.end(), finished), m_entries.end());
+    std::erase_if(m_jobs, [](const JobPtr& job) { return job->done(); });
 }
 
-std::vector<JobPtr> JobRunner::jobs() const {
-    std::vector<JobPtr> out;
-    for (const Entry& e : m_entries) out.push_back(e.job);
-    return out;
-}
+std::vector<JobPtr> JobRunner::jobs() const { return m_jobs; }
 
 bool JobRunner::busy() const {
-    return std::any_of(m_entries.begin(), m_entries.end(), [](const Entry& e) { return !e.job->done(); });
+    return std::any_of(m_jobs.begin(), m_jobs.end(), [](const JobPtr& job) { return !job->done(); });
 }
 
 void JobRunner::wait_all() {
-    for (Entry& e : m_entries)
-        if (e.thread.joinable()) e.thread.join();
-    m_entries.clear();
+    std::unique_lock lock(m_mutex);
+    m_finished.wait(lock, [this] { return m_unfinished == 0; });
+    lock.unlock();
+    m_jobs.clear();
 }
 
 }  // namespace mlens

@@ -18,9 +18,10 @@ void advance_digest_pass(Document& doc, JobRunner& jobs) {
         auto report = std::make_shared<StoreCheckReport>();
         std::shared_ptr<const StoreDocument> store = doc.store;
         pass.report = report;
-        pass.job = jobs.start("verify digests", [store, report](JobContext& jc) {
+        pass.job = jobs.start("verify digests", [store, report](JobContext& jc) -> Status {
             *report = check_store(store->store, StoreCheckOptions{}, &jc);
-        });
+            return ok_status();
+        }).job();
         return;
     }
     if (pass.applied || !pass.job->done() || pass.report->cancelled) return;

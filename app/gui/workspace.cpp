@@ -9,7 +9,7 @@
 
 namespace mlens {
 
-// What the open job hands back; written by the worker, read after Job::done().
+// What the open job hands back: the parsed document, or how it failed, with the parse time.
 struct OpenOutcome {
     std::optional<Model> model;
     std::optional<DocumentIndex> index;
@@ -54,50 +54,53 @@ Document& Workspace::open(const std::string& raw_path) {
     doc->id = m_next_id++;
     doc->path = path;
     doc->title = escape_for_display(std::filesystem::path(path).filename().string(), 60);
-    auto outcome = std::make_shared<OpenOutcome>();
     std::string job_name = "open " + doc->title;
     if (target.kind == TargetKind::store_model) doc->title = store_model_title(target.name);
     if (target.kind == TargetKind::store_root) doc->title = "Ollama store \xC2\xB7 " + doc->title;
     if (target.kind == TargetKind::imatrix) doc->title = "imatrix \xC2\xB7 " + doc->title;
-    doc->job = m_jobs.start(job_name, [target = std::move(target), outcome](JobContext& ctx) {
+    JobHandle<OpenOutcome> job = m_jobs.start(job_name, [target = std::move(target)](JobContext& ctx) -> Result<OpenOutcome> {
+        OpenOutcome out;
         auto t0 = std::chrono::steady_clock::now();
         auto elapsed = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
         auto fail = [&](const Error& e) {
-            outcome->cancelled = e.code == ErrorCode::E_CANCELLED;
-            outcome->error = e;
+            out.cancelled = e.code == ErrorCode::E_CANCELLED;
+            out.error = e;
+            return std::move(out);
         };
         if (target.kind == TargetKind::store_root) {
             Result<StoreDocument> opened = open_store_document(*target.store, &ctx);
-            outcome->parse_ms = elapsed();
+            out.parse_ms = elapsed();
             if (!opened) return fail(opened.error());
-            outcome->store = std::move(opened).value();
-            outcome->model = Model{};
-            outcome->index = DocumentIndex{};
-            return;
+            out.store = std::move(opened).value();
+            out.model = Model{};
+            out.index = DocumentIndex{};
+            return out;
         }
         if (target.kind == TargetKind::imatrix) {
             Result<Imatrix> opened = read_imatrix(target.source);
-            outcome->parse_ms = elapsed();
+            out.parse_ms = elapsed();
             if (!opened) return fail(opened.error());
-            outcome->imatrix = std::move(opened).value();
-            outcome->model = Model{};
-            outcome->index = DocumentIndex{};
-            return;
+            out.imatrix = std::move(opened).value();
+            out.model = Model{};
+            out.index = DocumentIndex{};
+            return out;
         }
         // Indexing (a scan of the vocabulary) reports the second half of the progress.
         Result<Model> model = open_target(target, &ctx);
-        outcome->parse_ms = elapsed();
+        out.parse_ms = elapsed();
         if (!model) return fail(model.error());
         ctx.report(0.5);
         DocumentIndex index = build_document_index(*model, &ctx);
         if (ctx.cancelled()) {
-            outcome->cancelled = true;
-            return;
+            out.cancelled = true;
+            return out;
         }
-        outcome->model = std::move(model).value();
-        outcome->index = std::move(index);
+        out.model = std::move(model).value();
+        out.index = std::move(index);
+        return out;
     });
-    m_pending.push_back({doc->id, outcome});
+    doc->job = job.job();
+    m_pending.push_back({doc->id, std::move(job)});
     m_active = doc->id;
     m_documents.push_back(std::move(doc));
     return *m_documents.back();
@@ -121,11 +124,12 @@ bool Workspace::poll() {
     std::vector<uint64_t> cancelled;
     for (auto it = m_pending.begin(); it != m_pending.end();) {
         Document* doc = find(it->id);
-        if (!doc || !doc->job || !doc->job->done()) {
+        std::optional<Result<OpenOutcome>> taken = doc ? it->job.try_take() : std::nullopt;
+        if (!taken) {
             ++it;
             continue;
         }
-        OpenOutcome& out = *it->outcome;
+        OpenOutcome& out = taken->value();
         doc->parse_ms = out.parse_ms;
         if (out.cancelled) {
             cancelled.push_back(doc->id);

@@ -48,7 +48,7 @@ private:
     Settings& m_settings;
     struct Pending {
         uint64_t id;
-        std::shared_ptr<OpenOutcome> outcome;
+        JobHandle<OpenOutcome> job;
     };
     std::vector<std::unique_ptr<Document>> m_documents;
     std::vector<Pending> m_pending;

@@ -439,7 +439,6 @@ TEST_CASE("--select infer:VIEW reaches the inference panel through the shell", "
     REQUIRE(doc != nullptr);
     REQUIRE(doc->ready());
     // The panel took the request (and loaded the model for it).
-    CHECK_FALSE(doc->navigation.inference.has_value());
     CHECK(doc->focus_panel.empty());
 }
 

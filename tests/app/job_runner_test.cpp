@@ -11,36 +11,71 @@ TEST_CASE("jobs run off the calling thread, report progress, wake the loop and c
     std::atomic<int> wakes{0};
     JobRunner runner([&] { ++wakes; });
     std::atomic<bool> started{false};
-    JobPtr looping = runner.start("loop", [&](JobContext& ctx) {
+    const std::thread::id caller = std::this_thread::get_id();
+    JobHandle<int> looping = runner.start("loop", [&](JobContext& ctx) -> Result<int> {
         started = true;
         while (!ctx.cancelled()) {
             ctx.report(0.25);
             std::this_thread::yield();
         }
+        return Error{ErrorCode::E_CANCELLED, {}, {}, "cancelled"};
     });
-    JobPtr quick = runner.start("quick", [](JobContext&) {});
+    JobHandle<bool> quick = runner.start("quick", [&](JobContext&) -> Result<bool> { return std::this_thread::get_id() != caller; });
     while (!started) std::this_thread::yield();
     CHECK(runner.busy());
     CHECK(runner.jobs().size() == 2);
-    CHECK_FALSE(looping->done());
-    looping->cancel();
+    CHECK_FALSE(looping.done());
+    CHECK_FALSE(looping.try_take().has_value());
+    CHECK(looping);
+    looping.cancel();
     runner.wait_all();
-    CHECK(looping->done());
-    CHECK(looping->cancelled());
-    CHECK(quick->done());
-    CHECK(quick->progress() == 1.0);
+    CHECK(looping.done());
+    CHECK(looping.cancelled());
+    CHECK(quick.progress() == 1.0);
     CHECK_FALSE(runner.busy());
     CHECK(wakes == 2);
+
+    std::optional<Result<int>> stopped = looping.try_take();
+    REQUIRE(stopped.has_value());
+    REQUIRE_FALSE(stopped->ok());
+    CHECK(stopped->error().code == ErrorCode::E_CANCELLED);
+    CHECK_FALSE(looping);
+
+    std::optional<Result<bool>> off_thread = quick.try_take();
+    REQUIRE(off_thread.has_value());
+    REQUIRE(off_thread->ok());
+    CHECK(off_thread->value());
+    CHECK_FALSE(quick.try_take().has_value());
 }
 
-TEST_CASE("destroying the runner cancels and joins running jobs") {
-    JobPtr job;
+TEST_CASE("jobs beyond the pool's threads wait their turn and all deliver their results") {
+    JobRunner runner;
+    REQUIRE(runner.threads() >= 2);
+    std::vector<JobHandle<size_t>> handles;
+    for (size_t i = 0; i < 3 * runner.threads(); ++i)
+        handles.push_back(runner.start("square " + std::to_string(i), [i](JobContext&) -> Result<size_t> { return i * i; }));
+    runner.wait_all();
+    CHECK(runner.jobs().empty());
+    for (size_t i = 0; i < handles.size(); ++i) {
+        std::optional<Result<size_t>> r = handles[i].try_take();
+        REQUIRE(r.has_value());
+        CHECK(r->value() == i * i);
+    }
+}
+
+TEST_CASE("destroying the runner cancels running and queued jobs and finishes them") {
+    std::vector<JobHandle<Done>> handles;
     {
         JobRunner runner;
-        job = runner.start("forever", [](JobContext& ctx) {
-            while (!ctx.cancelled()) std::this_thread::yield();
-        });
+        for (size_t i = 0; i < runner.threads() + 2; ++i)
+            handles.push_back(runner.start("forever", [](JobContext& ctx) -> Status {
+                while (!ctx.cancelled()) std::this_thread::yield();
+                return ok_status();
+            }));
     }
-    CHECK(job->done());
-    CHECK(job->cancelled());
+    for (JobHandle<Done>& h : handles) {
+        CHECK(h.done());
+        CHECK(h.cancelled());
+        CHECK(h.try_take().has_value());
+    }
 }

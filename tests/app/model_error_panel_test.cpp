@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <thread>
+
 #include <ggml.h>
 
 #include <imgui.h>
@@ -168,7 +171,6 @@ TEST_CASE("Model error rows select their tensor in this document and bring the W
 
 TEST_CASE("Model error can be cancelled and keeps the previous result", "[gui-model-error]") {
     ModelErrorHarness h;
-    // Large enough that the job is still running when it is cancelled.
     test::write_fixture_model(h.dir.file("big_f32.gguf"), model_tensors(GGML_TYPE_F32, true, 65536));
     test::write_fixture_model(h.dir.file("big_q4.gguf"), model_tensors(GGML_TYPE_Q4_0, false, 65536));
     Document& big_ref = h.workspace.open(h.dir.file("big_f32.gguf"));
@@ -176,9 +178,17 @@ TEST_CASE("Model error can be cancelled and keeps the previous result", "[gui-mo
     PanelContext ctx = h.context_of(big);
     ModelErrorPanel panel;
     panel.set_reference(big_ref.id);
+    // Every pool thread is held, so the comparison has not finished when it is cancelled.
+    std::atomic<bool> release{false};
+    for (size_t i = 0; i < h.jobs.threads(); ++i)
+        h.jobs.start("hold", [&release](JobContext&) -> Status {
+            while (!release) std::this_thread::yield();
+            return ok_status();
+        });
     panel.start(ctx);
     REQUIRE(panel.running());
     panel.cancel();
+    release = true;
     h.jobs.wait_all();
     h.imgui.frame([&] { panel.draw(ctx); });
     CHECK_FALSE(panel.running());
@@ -212,20 +222,21 @@ TEST_CASE("Model error results go stale with another reference and are cleared w
     CHECK(h.panel.reference() == 0);
 }
 
-TEST_CASE("Model error compares with the file the navigation names", "[gui-model-error]") {
+TEST_CASE("Model error compares with the file an error: link names", "[gui-model-error]") {
     ModelErrorHarness h;
-    h.q4->navigation.model_error = "copy.gguf";
+    CHECK_FALSE(h.panel.accept_link("token:3", *h.q4));
+    REQUIRE(h.panel.accept_link("error:copy.gguf", *h.q4));
     h.frame();
-    CHECK_FALSE(h.q4->navigation.model_error);
     CHECK(h.panel.reference() == h.copy->id);
     h.jobs.wait_all();
     h.frame();
     REQUIRE(h.panel.result());
     CHECK(h.panel.result()->reference_id == h.copy->id);
-    // A name that is not open is dropped.
-    h.q4->navigation.model_error = "missing.gguf";
+    // A name that is not open is dropped, and the comparison shown stays.
+    REQUIRE(h.panel.accept_link("error:missing.gguf", *h.q4));
     h.frame();
-    CHECK_FALSE(h.q4->navigation.model_error);
+    CHECK_FALSE(h.panel.running());
+    CHECK(h.panel.reference() == h.copy->id);
 }
 
 TEST_CASE("Model error aligns a GGUF conversion with its Hugging Face checkpoint", "[gui-model-error]") {

@@ -86,7 +86,9 @@ TEST_CASE("every panel draws the fixture document with every kind of selection")
         doc.select({SelectionKind::token, i}, "tokenizer");
         h.frames(2);
     }
-    doc.navigation.token = 20;
+    CHECK_FALSE(h.shell.follow_link(doc, "token:x"));
+    REQUIRE(h.shell.follow_link(doc, "token:20"));
+    CHECK(doc.focus_panel == "tokenizer");
     h.frames(2);
     CHECK(doc.selection == Selection{SelectionKind::token, 20});
     for (size_t g = 0; g < doc.index->metadata_groups.size(); ++g) {
@@ -283,4 +285,27 @@ TEST_CASE("side panes collapse to strips and the center takes the width pane_lay
     CHECK(child("left_pane_collapsed")->Size.x == kCollapsedWidth);
     CHECK(child("center_pane")->Size.x == Approx(expected_center()).margin(1.0));
     CHECK(child("center_pane")->Size.x > 1500.0f);
+}
+
+TEST_CASE("links reach the panel that accepts them, which the shell brings forward") {
+    TempDir dir;
+    REQUIRE(test::write_gui_fixture(dir.file("fixture.gguf")));
+    ShellHarness h;
+    Document& doc = h.open(dir.file("fixture.gguf"));
+    const Model& m = *doc.model;
+    REQUIRE_FALSE(m.tensors.empty());
+    const size_t last = m.tensors.size() - 1;
+
+    REQUIRE(h.shell.follow_link(doc, "requant:" + m.tensors[last].name));
+    CHECK(doc.focus_panel == "weights");
+    CHECK(doc.selection == Selection{SelectionKind::tensor, last});
+    CHECK_FALSE(h.shell.follow_link(doc, "requant:no.such.tensor"));
+
+    doc.focus_panel.clear();
+    REQUIRE(h.shell.follow_link(doc, "error:other.gguf"));
+    CHECK(doc.focus_panel == "model_error");
+    REQUIRE(h.shell.follow_link(doc, "infer:console"));
+    CHECK(doc.focus_panel == "inference");
+    CHECK_FALSE(h.shell.follow_link(doc, "nothing:1"));
+    CHECK_FALSE(h.shell.follow_link(doc, ""));
 }

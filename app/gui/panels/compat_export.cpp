@@ -35,23 +35,19 @@ void CompatExport::start(PanelContext& ctx, std::shared_ptr<const CompatView> vi
     if (m_job || !view) return;
     compat::ExportOptions options{m_text_path, m_vision && m_write_mmproj ? m_mmproj_path : std::string()};
     std::shared_ptr<const Model> model = ctx.doc.model;
-    auto outcome = std::make_shared<ExportOutcome>();
     m_outcome.reset();
     m_job = ctx.jobs.start("export upstream " + escape_for_display(fs::path(m_text_path).filename().string(), 60),
-                           [model, view, options, outcome](JobContext& job) {
-                               auto r = compat::export_upstream(*model, view->plan, options, &job);
-                               if (r) outcome->report = std::move(*r);
-                               else if (r.error().code == ErrorCode::E_CANCELLED) outcome->cancelled = true;
-                               else outcome->error = escape_for_display(r.error().to_string(), 600);
-                           });
-    m_running = outcome;
+                           [model, view, options](JobContext& job) { return compat::export_upstream(*model, view->plan, options, &job); });
 }
 
 void CompatExport::poll() {
-    if (!m_job || !m_job->done()) return;
-    m_outcome = m_running;
-    m_job.reset();
-    m_running.reset();
+    std::optional<Result<compat::ExportReport>> taken = m_job.try_take();
+    if (!taken) return;
+    auto outcome = std::make_shared<ExportOutcome>();
+    if (*taken) outcome->report = std::move(*taken).value();
+    else if (taken->error().code == ErrorCode::E_CANCELLED) outcome->cancelled = true;
+    else outcome->error = escape_for_display(taken->error().to_string(), 600);
+    m_outcome = std::move(outcome);
 }
 
 void CompatExport::report_view(PanelContext& ctx) {
@@ -121,7 +117,7 @@ void CompatExport::draw(PanelContext& ctx, const std::shared_ptr<const CompatVie
                  "loader's keys and tensors (hidden ones left out)" +
                  std::string(m_vision ? ", and the vision part as an mmproj (the clip loader's view)." : "."));
     ImGui::PopTextWrapPos();
-    ImGui::BeginDisabled(m_job != nullptr);
+    ImGui::BeginDisabled(static_cast<bool>(m_job));
     ImGui::SetNextItemWidth(-90);
     ImGui::InputText("text GGUF", &m_text_path);
     if (m_vision) {
@@ -140,9 +136,9 @@ void CompatExport::draw(PanelContext& ctx, const std::shared_ptr<const CompatVie
     ImGui::EndDisabled();
     ImGui::SameLine();
     if (m_job) {
-        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(260, 0), "writing\xE2\x80\xA6");
+        ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(260, 0), "writing\xE2\x80\xA6");
         ImGui::SameLine();
-        if (ImGui::Button("Cancel")) m_job->cancel();
+        if (ImGui::Button("Cancel")) m_job.cancel();
     } else if (ImGui::Button("Close")) {
         m_open = false;
     }

@@ -39,7 +39,7 @@ public:
     void draw(PanelContext& ctx, const std::shared_ptr<const CompatView>& view);
 
     bool is_open() const { return m_open; }
-    bool running() const { return m_job != nullptr; }
+    bool running() const { return static_cast<bool>(m_job); }
     const ExportOutcome* outcome() const { return m_outcome.get(); }
     const std::string& text_path() const { return m_text_path; }
     const std::string& mmproj_path() const { return m_mmproj_path; }
@@ -58,8 +58,7 @@ private:
     bool m_write_mmproj = true;
     std::string m_text_path;
     std::string m_mmproj_path;
-    JobPtr m_job;
-    std::shared_ptr<ExportOutcome> m_running;
+    JobHandle<compat::ExportReport> m_job;
     std::shared_ptr<ExportOutcome> m_outcome;
 };
 

@@ -103,25 +103,22 @@ void origin_tooltip(const compat::OllamaOrigin& origin) {
 }  // namespace
 
 void CompatPanel::poll() {
-    if (!m_job || !m_job->done()) return;
-    if (m_running->cancelled) {
+    std::optional<Result<CompatView>> taken = m_job.try_take();
+    if (!taken) return;
+    CompatView& built = taken->value();
+    if (built.cancelled) {
         m_cancelled = true;
     } else {
-        m_only_changes = !m_running->plan.empty();
-        m_view = m_running;
+        m_only_changes = !built.plan.empty();
+        m_view = std::make_shared<const CompatView>(std::move(built));
         m_listed_valid = false;
     }
-    m_job.reset();
-    m_running.reset();
 }
 
 void CompatPanel::start(PanelContext& ctx) {
-    auto result = std::make_shared<CompatView>();
     std::shared_ptr<const Model> model = ctx.doc.model;
-    m_job = ctx.jobs.start("compat plan " + ctx.doc.title, [model, result](JobContext& job) {
-        *result = build_compat_view(*model, &job);
-    });
-    m_running = result;
+    m_job = ctx.jobs.start("compat plan " + ctx.doc.title,
+                           [model](JobContext& job) -> Result<CompatView> { return build_compat_view(*model, &job); });
     m_cancelled = false;
 }
 
@@ -193,9 +190,9 @@ void CompatPanel::draw(PanelContext& ctx) {
     poll();
     if (!m_view && !m_job && !m_cancelled) start(ctx);
     if (m_job) {
-        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(280, 0), "planning compat rewrites\xE2\x80\xA6");
+        ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(280, 0), "planning compat rewrites\xE2\x80\xA6");
         ImGui::SameLine();
-        if (ImGui::SmallButton("Cancel")) m_job->cancel();
+        if (ImGui::SmallButton("Cancel")) m_job.cancel();
         return;
     }
     if (!m_view) {

@@ -43,7 +43,7 @@ public:
 
     // For tests.
     const CompatView* view() const { return m_view.get(); }
-    bool planning() const { return m_job != nullptr; }
+    bool planning() const { return static_cast<bool>(m_job); }
     bool only_changes() const { return m_only_changes; }
     void set_only_changes(bool on) { m_only_changes = on; }
     void set_filter(std::string text) { m_filter = std::move(text); }
@@ -63,8 +63,7 @@ private:
     void rows_table(PanelContext& ctx, int side, int section);
     void checks_view(const compat::SidePlan& plan);
 
-    JobPtr m_job;
-    std::shared_ptr<CompatView> m_running;
+    JobHandle<CompatView> m_job;
     std::shared_ptr<const CompatView> m_view;
     bool m_cancelled = false;
     bool m_only_changes = true;

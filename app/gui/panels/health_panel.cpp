@@ -39,35 +39,31 @@ std::string HealthPanel::badge(const Document&) const {
 }
 
 void HealthPanel::start(PanelContext& ctx) {
-    if (m_job) m_job->cancel();
+    if (m_job) m_job.cancel();
     m_started_once = true;
     m_status.clear();
     m_selected.reset();
     m_started = ImGui::GetTime();
-    auto pending = std::make_shared<std::optional<Result<FsckReport>>>();
-    m_pending = pending;
     std::shared_ptr<const Model> model = ctx.doc.model;
-    m_job = ctx.jobs.start("Health check", [model, pending](JobContext& job) { *pending = fsck_model(*model, &job, 2); });
+    m_job = ctx.jobs.start("Health check", [model](JobContext& job) { return fsck_model(*model, &job, 2); });
 }
 
 void HealthPanel::collect() {
-    if (!m_job || !m_job->done()) return;
-    m_job.reset();
+    std::optional<Result<FsckReport>> taken = m_job.try_take();
+    if (!taken) return;
     m_seconds = ImGui::GetTime() - m_started;
-    if (!m_pending || !m_pending->has_value()) return;
-    Result<FsckReport>& r = **m_pending;
+    Result<FsckReport>& r = *taken;
     if (r) m_report = std::make_shared<const FsckReport>(std::move(*r));
     else m_status = r.error().code == ErrorCode::E_CANCELLED ? "Scan cancelled." : "Scan failed: " + escape_for_display(r.error().to_string());
-    m_pending.reset();
 }
 
 void HealthPanel::draw(PanelContext& ctx) {
     if (!m_started_once) start(ctx);
     collect();
     if (m_job) {
-        if (ImGui::Button("Cancel")) m_job->cancel();
+        if (ImGui::Button("Cancel")) m_job.cancel();
         ImGui::SameLine();
-        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(260, 0));
+        ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(260, 0));
         ImGui::SameLine();
         ui::text_dim("scanning every tensor once, on two threads");
     } else if (ImGui::Button("Scan again")) {

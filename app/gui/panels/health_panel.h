@@ -27,15 +27,14 @@ public:
 
     // For tests: the report shown (null before the first scan finished) and whether a scan runs.
     const FsckReport* report() const { return m_report.get(); }
-    bool running() const { return m_job != nullptr; }
+    bool running() const { return static_cast<bool>(m_job); }
 
 private:
     void start(PanelContext& ctx);
     void collect();
     void draw_table(PanelContext& ctx);
 
-    JobPtr m_job;
-    std::shared_ptr<std::optional<Result<FsckReport>>> m_pending;
+    JobHandle<FsckReport> m_job;
     std::shared_ptr<const FsckReport> m_report;
     std::string m_status;           // how the last scan ended when it left no report
     double m_seconds = 0;

@@ -49,19 +49,19 @@ std::string ImatrixPanel::badge(const Document& doc) const {
 
 void ImatrixPanel::start(PanelContext& ctx) {
     auto imatrix = ctx.doc.imatrix;
-    auto out = std::make_shared<ImatrixSummaries>();
-    m_summaries = out;
-    m_job = ctx.jobs.start("summarize " + ctx.doc.title, [imatrix, out](JobContext& job) {
+    m_job = ctx.jobs.start("summarize " + ctx.doc.title, [imatrix](JobContext& job) -> Result<ImatrixSummaries> {
+        ImatrixSummaries out;
         for (size_t i = 0; i < imatrix->entries.size(); ++i) {
             Result<ImatrixEntrySummary> s = summarize_entry(*imatrix, imatrix->entries[i], 64);
             if (!s) {
-                out->error = escape_for_display(imatrix->entries[i].name + ": " + s.error().to_string(), 400);
-                return;
+                out.error = escape_for_display(imatrix->entries[i].name + ": " + s.error().to_string(), 400);
+                return out;
             }
-            out->entries.push_back(std::move(*s));
+            out.entries.push_back(std::move(*s));
             job.report(static_cast<double>(i + 1) / static_cast<double>(imatrix->entries.size()));
-            if (job.cancelled()) return;
+            if (job.cancelled()) return out;
         }
+        return out;
     });
 }
 
@@ -184,11 +184,12 @@ void ImatrixPanel::draw(PanelContext& ctx) {
     ui::text(head);
     for (const std::string& d : m.datasets) ui::text_dim("dataset " + escape_for_display(d, 300));
     if (m_job) {
-        if (!m_job->done()) {
-            ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(240, 0), "summarizing\xE2\x80\xA6");
+        std::optional<Result<ImatrixSummaries>> taken = m_job.try_take();
+        if (!taken) {
+            ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(240, 0), "summarizing\xE2\x80\xA6");
             return;
         }
-        m_job.reset();
+        m_summaries = std::make_shared<ImatrixSummaries>(std::move(*taken).value());
         m_done = true;
     }
     if (!m_summaries->error.empty()) {

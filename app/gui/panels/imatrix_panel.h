@@ -39,7 +39,7 @@ private:
     void entries_table(const Imatrix& m);
     void entry_detail(const Imatrix& m, size_t entry);
 
-    JobPtr m_job;
+    JobHandle<ImatrixSummaries> m_job;
     std::shared_ptr<ImatrixSummaries> m_summaries;
     bool m_done = false;
     size_t m_selected = 0;

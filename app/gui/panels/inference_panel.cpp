@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <imgui.h>
@@ -197,15 +198,20 @@ bool InferencePanel::tab(const char* label, InferenceTab which) {
     return ImGui::BeginTabItem(label, nullptr, flags);
 }
 
+bool InferencePanel::accept_link(std::string_view link, Document&) {
+    if (!link.starts_with("infer:")) return false;
+    m_linked_view = std::string(link.substr(6));
+    return true;
+}
+
 void InferencePanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
     if (!m_controller) m_controller = std::make_unique<InferenceController>(doc.path);
-    if (doc.navigation.inference) {
-        if (auto r = parse_inference_request(*doc.navigation.inference)) {
+    if (auto view = std::exchange(m_linked_view, std::nullopt)) {
+        if (auto r = parse_inference_request(*view)) {
             if (!r->argument.empty()) m_corpus.text_path = r->argument;
             request(r->tab);
         }
-        doc.navigation.inference.reset();
     }
     m_controller->poll();
     run_pending(ctx);

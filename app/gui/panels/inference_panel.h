@@ -54,6 +54,8 @@ const char* inference_tab_names();
 class InferencePanel : public Panel {
 public:
     void draw(PanelContext& ctx) override;
+    // "infer:VIEW": loads the model and runs that tab.
+    bool accept_link(std::string_view link, Document& doc) override;
 
     // For tests and the start option.
     InferenceController* controller() { return m_controller.get(); }
@@ -72,6 +74,7 @@ public:
     InferenceMemoryView& memory_view() { return m_memory; }
 
 private:
+    std::optional<std::string> m_linked_view;  // from an "infer:VIEW" link, run at the next draw
     void load_bar(PanelContext& ctx);
     void start_load(PanelContext& ctx);
     // "llama.cpp stopped: REASON", the worker's last log lines and a Reload button.

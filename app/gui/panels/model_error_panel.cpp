@@ -66,8 +66,14 @@ void ModelErrorPanel::forget_closed(PanelContext& ctx) {
             }
 }
 
-void ModelErrorPanel::follow_navigation(PanelContext& ctx) {
-    std::optional<std::string>& wanted = ctx.doc.navigation.model_error;
+bool ModelErrorPanel::accept_link(std::string_view link, Document&) {
+    if (!link.starts_with("error:")) return false;
+    m_linked_reference = std::string(link.substr(6));
+    return true;
+}
+
+void ModelErrorPanel::follow_linked_reference(PanelContext& ctx) {
+    std::optional<std::string>& wanted = m_linked_reference;
     if (!wanted || !ctx.workspace) return;
     for (const auto& d : ctx.workspace->documents())
         if (can_be_reference(*d, ctx.doc) && names_file(*d, *wanted)) {
@@ -89,7 +95,7 @@ void ModelErrorPanel::start(PanelContext& ctx) {
     run->reference_title = ref->title;
     run->reference = ref->model;
     run->model = ctx.doc.model;
-    m_job = ctx.jobs.start("model error vs " + ref->title, [run](JobContext& job) { run_model_error(*run, &job); });
+    m_job = ctx.jobs.start("model error vs " + ref->title, [run](JobContext& job) -> Status { run_model_error(*run, &job); return ok_status(); }).job();
     m_running = run;
     m_status.clear();
 }
@@ -168,7 +174,7 @@ void ModelErrorPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
     poll();
     forget_closed(ctx);
-    follow_navigation(ctx);
+    follow_linked_reference(ctx);
     toolbar(ctx);
     if (!m_result) {
         if (m_reference == 0) ui::text_dim("Open another model (e.g. the unquantized original) to compare this one with it.");

@@ -32,6 +32,8 @@ namespace mlens {
 class ModelErrorPanel : public Panel {
 public:
     void draw(PanelContext& ctx) override;
+    // "error:FILE": compares with that open file (a name or a path) once it is ready.
+    bool accept_link(std::string_view link, Document& doc) override;
 
     // What the toolbar does (tests, other panels).
     void set_reference(uint64_t document_id) { m_reference = document_id; }
@@ -47,9 +49,10 @@ public:
     bool running() const { return m_job != nullptr; }
 
 private:
+    std::optional<std::string> m_linked_reference;  // from an "error:FILE" link, until that file is open
     void poll();
     void forget_closed(PanelContext& ctx);
-    void follow_navigation(PanelContext& ctx);
+    void follow_linked_reference(PanelContext& ctx);
     void toolbar(PanelContext& ctx);
     void reference_picker(PanelContext& ctx);
     void summary(Document& doc);

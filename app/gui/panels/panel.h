@@ -8,6 +8,8 @@
 //    it is only called for ready documents. draw_windows() draws any free-floating windows the
 //    panel owns (value viewers) and is called every frame after the main layout.
 //  - Panels talk to each other only through the Document (selection, navigation, focus_panel).
+//  - A link ("--select PREFIX:...") reaches the panel that accepts it (route_link); the panel keeps
+//    what it names and acts on it at its next draw, so the shell parses no panel's links.
 #pragma once
 
 #include <memory>
@@ -37,6 +39,8 @@ public:
     virtual void draw_windows(PanelContext& ctx) {}
     // Extra text for the panel's tab title (e.g. a count); empty for none.
     virtual std::string badge(const Document& doc) const { return {}; }
+    // Takes `link` when it names something this panel shows for `doc`; returns whether it did.
+    virtual bool accept_link(std::string_view link, Document& doc) { return false; }
 };
 
 enum class PanelSlot { left, center, right };
@@ -58,6 +62,9 @@ inline bool panel_shows(const PanelInfo& info, const Document& doc) { return !in
 // Every panel, in the order the View menu and the center tabs list them.
 const std::vector<PanelInfo>& panel_registry();
 const PanelInfo* find_panel(std::string_view id);
+// Offers `link` to the document's panels (one per registry entry, in its order) that show it; the
+// entry of the first that accepts it, or null.
+const PanelInfo* route_link(std::string_view link, Document& doc, const std::vector<std::unique_ptr<Panel>>& panels);
 
 template <typename T>
 std::unique_ptr<Panel> make_panel() {

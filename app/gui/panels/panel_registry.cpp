@@ -68,6 +68,13 @@ const std::vector<PanelInfo>& panel_registry() {
     return kPanels;
 }
 
+const PanelInfo* route_link(std::string_view link, Document& doc, const std::vector<std::unique_ptr<Panel>>& panels) {
+    const std::vector<PanelInfo>& registry = panel_registry();
+    for (size_t i = 0; i < registry.size() && i < panels.size(); ++i)
+        if (panel_shows(registry[i], doc) && panels[i]->accept_link(link, doc)) return &registry[i];
+    return nullptr;
+}
+
 const PanelInfo* find_panel(std::string_view id) {
     for (const PanelInfo& p : panel_registry())
         if (id == p.id) return &p;

@@ -27,7 +27,7 @@ std::string default_out_dir(const ModelName& name, ExportFormat format) {
 }  // namespace
 
 void StoreExportWindow::open(PanelContext& ctx, const Store& store, const ModelName& name, std::vector<ExportFormat> formats) {
-    if (m_job) return;
+    if (busy()) return;
     m_store = store;
     m_name = name;
     m_formats = std::move(formats);
@@ -37,7 +37,7 @@ void StoreExportWindow::open(PanelContext& ctx, const Store& store, const ModelN
 }
 
 void StoreExportWindow::choose(PanelContext& ctx, ExportFormat format, std::optional<HfDtype> dtype) {
-    if (m_job || !m_store) return;
+    if (busy() || !m_store) return;
     m_format = format;
     m_dtype = format == ExportFormat::hf ? dtype : std::nullopt;
     m_out_dir = default_out_dir(m_name, format);
@@ -46,48 +46,39 @@ void StoreExportWindow::choose(PanelContext& ctx, ExportFormat format, std::opti
     StoreExportOptions options;
     options.format = format;
     options.dtype = m_dtype;
-    auto planning = std::make_shared<StoreExportPlanning>();
     Store store = *m_store;
     ModelName name = m_name;
-    m_job = ctx.jobs.start("plan export " + escape_for_display(name.display(), 60), [store, name, options, planning](JobContext& job) {
-        auto prepared = prepare_store_export(store, name, options, &job);
-        if (prepared) planning->prepared = std::make_shared<PreparedExport>(std::move(*prepared));
-        else planning->error = escape_for_display(prepared.error().to_string(), 600);
-    });
-    m_job_is_plan = true;
-    m_running_plan = planning;
+    m_plan_job = ctx.jobs.start("plan export " + escape_for_display(name.display(), 60),
+                                [store, name, options](JobContext& job) { return prepare_store_export(store, name, options, &job); });
 }
 
 void StoreExportWindow::start_export(PanelContext& ctx) {
-    if (m_job || !prepared() || m_out_dir.empty()) return;
+    if (busy() || !prepared() || m_out_dir.empty()) return;
     std::shared_ptr<PreparedExport> prepared = m_planning->prepared;
-    auto outcome = std::make_shared<StoreExportOutcome>();
     const std::string out_dir = m_out_dir;
     m_outcome.reset();
     m_readme.clear();
-    m_job = ctx.jobs.start("export " + escape_for_display(m_name.display(), 60), [prepared, out_dir, outcome](JobContext& job) {
-        auto r = write_store_export(*prepared, out_dir, &job);
-        if (r) outcome->report = std::move(*r);
-        else if (r.error().code == ErrorCode::E_CANCELLED) outcome->cancelled = true;
-        else outcome->error = escape_for_display(r.error().to_string(), 600);
-    });
-    m_job_is_plan = false;
-    m_running = outcome;
+    m_export_job = ctx.jobs.start("export " + escape_for_display(m_name.display(), 60),
+                                  [prepared, out_dir](JobContext& job) { return write_store_export(*prepared, out_dir, &job); });
 }
 
 void StoreExportWindow::poll() {
-    if (!m_job || !m_job->done()) return;
-    if (m_job_is_plan) {
-        m_planning = m_running_plan;
-    } else {
-        m_outcome = m_running;
+    if (std::optional<Result<PreparedExport>> planned = m_plan_job.try_take()) {
+        auto planning = std::make_shared<StoreExportPlanning>();
+        if (*planned) planning->prepared = std::make_shared<PreparedExport>(std::move(*planned).value());
+        else planning->error = escape_for_display(planned->error().to_string(), 600);
+        m_planning = std::move(planning);
+    }
+    if (std::optional<Result<StoreExportReport>> written = m_export_job.try_take()) {
+        auto outcome = std::make_shared<StoreExportOutcome>();
+        if (*written) outcome->report = std::move(*written).value();
+        else if (written->error().code == ErrorCode::E_CANCELLED) outcome->cancelled = true;
+        else outcome->error = escape_for_display(written->error().to_string(), 600);
+        m_outcome = std::move(outcome);
         if (m_outcome->report && m_planning && m_planning->prepared)
             for (const ExportFile& f : m_planning->prepared->plan.files)
                 if (f.name == "README.md") m_readme = escape_for_display(f.text, 1u << 20);
     }
-    m_job.reset();
-    m_running.reset();
-    m_running_plan.reset();
 }
 
 void StoreExportWindow::plan_view() {
@@ -159,7 +150,7 @@ void StoreExportWindow::draw(PanelContext& ctx) {
         ImGui::End();
         return;
     }
-    ImGui::BeginDisabled(m_job != nullptr);
+    ImGui::BeginDisabled(busy());
     for (ExportFormat f : m_formats) {
         if (ImGui::RadioButton(export_format_name(f), m_format == f) && m_format != f) choose(ctx, f);
         ImGui::SameLine();
@@ -176,8 +167,8 @@ void StoreExportWindow::draw(PanelContext& ctx) {
     ImGui::SetNextItemWidth(-90);
     ImGui::InputText("folder", &m_out_dir);
     ImGui::EndDisabled();
-    if (m_job && m_job_is_plan) {
-        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(260, 0), "planning\xE2\x80\xA6");
+    if (m_plan_job) {
+        ImGui::ProgressBar(static_cast<float>(m_plan_job.progress()), ImVec2(260, 0), "planning\xE2\x80\xA6");
     } else if (m_planning && !m_planning->error.empty()) {
         ImGui::PushTextWrapPos(0);
         ui::text_colored(palette().error, m_planning->error);
@@ -185,14 +176,14 @@ void StoreExportWindow::draw(PanelContext& ctx) {
     } else if (prepared()) {
         plan_view();
     }
-    ImGui::BeginDisabled(m_job != nullptr || !prepared() || m_out_dir.empty());
+    ImGui::BeginDisabled(busy() || !prepared() || m_out_dir.empty());
     if (ImGui::Button("Export")) start_export(ctx);
     ImGui::EndDisabled();
     ImGui::SameLine();
-    if (m_job && !m_job_is_plan) {
-        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(260, 0), "writing\xE2\x80\xA6");
+    if (m_export_job) {
+        ImGui::ProgressBar(static_cast<float>(m_export_job.progress()), ImVec2(260, 0), "writing\xE2\x80\xA6");
         ImGui::SameLine();
-        if (ImGui::Button("Cancel")) m_job->cancel();
+        if (ImGui::Button("Cancel")) m_export_job.cancel();
     } else if (ImGui::Button("Close")) {
         m_open = false;
     }

@@ -42,7 +42,7 @@ public:
     void draw(PanelContext& ctx);
 
     bool is_open() const { return m_open; }
-    bool busy() const { return m_job != nullptr; }
+    bool busy() const { return m_plan_job || m_export_job; }
     // The planned export, once planning finished without error.
     const PreparedExport* prepared() const { return m_planning && m_planning->prepared ? m_planning->prepared.get() : nullptr; }
     // The finished planning (an error when the model cannot be exported in that format).
@@ -66,11 +66,9 @@ private:
     ExportFormat m_format = ExportFormat::gguf;
     std::optional<HfDtype> m_dtype;
     std::string m_out_dir;
-    JobPtr m_job;
-    bool m_job_is_plan = false;
+    JobHandle<PreparedExport> m_plan_job;
+    JobHandle<StoreExportReport> m_export_job;
     std::shared_ptr<StoreExportPlanning> m_planning;
-    std::shared_ptr<StoreExportPlanning> m_running_plan;
-    std::shared_ptr<StoreExportOutcome> m_running;
     std::shared_ptr<StoreExportOutcome> m_outcome;
     std::string m_readme;              // escaped README.md of the written export
 };

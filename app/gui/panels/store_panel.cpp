@@ -166,9 +166,10 @@ void StorePanel::verify(PanelContext& ctx, int layer) {
     auto outcome = std::make_shared<std::optional<Status>>();
     BlobLookup blob = *lv.blob;
     BlobDigest digest = *lv.layer.blob;
-    JobPtr job = ctx.jobs.start("verify " + short_digest(lv.layer.digest), [blob, digest, outcome](JobContext& jc) {
+    JobPtr job = ctx.jobs.start("verify " + short_digest(lv.layer.digest), [blob, digest, outcome](JobContext& jc) -> Status {
         *outcome = verify_layer_blob(blob, digest, &jc);
-    });
+        return ok_status();
+    }).job();
     m_verify[lv.layer.digest] = {job, outcome};
 }
 
@@ -334,7 +335,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     ImGui::SameLine();
     if (ImGui::SmallButton("All models")) doc.navigation.store_model.reset();
     if (m_job) {
-        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(240, 0), "reading manifest\xE2\x80\xA6");
+        ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(240, 0), "reading manifest\xE2\x80\xA6");
         return;
     }
     if (!m_detail) return;
@@ -380,11 +381,8 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
 void StorePanel::draw(PanelContext& ctx) {
     advance_digest_pass(ctx.doc, ctx.jobs);
     Document& doc = ctx.doc;
-    if (m_job && m_job->done()) {
-        m_detail = m_running;
-        m_job.reset();
-        m_running.reset();
-    }
+    if (std::optional<Result<StoreModelDetail>> taken = m_job.try_take())
+        m_detail = std::make_shared<StoreModelDetail>(std::move(*taken).value());
     const StoreListing& l = listing_of(doc);
     std::optional<size_t> want = doc.navigation.store_model;
     if (want && *want >= l.models.size()) want.reset();
@@ -393,15 +391,13 @@ void StorePanel::draw(PanelContext& ctx) {
         return;
     }
     if (m_loaded != want) {
-        if (m_job) m_job->cancel();
+        m_job.cancel();
         m_detail.reset();
-        auto result = std::make_shared<StoreModelDetail>();
         std::shared_ptr<const StoreDocument> store = doc.store;
         ModelName name = l.models[*want].ref.name;
-        m_job = ctx.jobs.start("manifest " + escape_for_display(name.display(), 60), [store, name, result](JobContext& jc) {
-            *result = load_store_model_detail(store->store, name, &jc);
+        m_job = ctx.jobs.start("manifest " + escape_for_display(name.display(), 60), [store, name](JobContext& jc) -> Result<StoreModelDetail> {
+            return load_store_model_detail(store->store, name, &jc);
         });
-        m_running = result;
         m_loaded = want;
     }
     model_view(ctx, *want);

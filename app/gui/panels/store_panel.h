@@ -43,7 +43,7 @@ public:
 
     // For tests.
     const StoreModelDetail* detail() const { return m_detail.get(); }
-    bool loading() const { return m_job != nullptr; }
+    bool loading() const { return static_cast<bool>(m_job); }
     // Starts verifying the blob of layer `layer` (-1: the config) of the shown model.
     void verify(PanelContext& ctx, int layer);
     // The outcome of a finished verification of `digest`, if any.
@@ -66,8 +66,7 @@ private:
     void config_view(const ManifestView& view);
 
     std::optional<size_t> m_loaded;              // model index of m_detail / the running job
-    JobPtr m_job;
-    std::shared_ptr<StoreModelDetail> m_running;
+    JobHandle<StoreModelDetail> m_job;
     std::shared_ptr<StoreModelDetail> m_detail;
     std::map<std::string, Verification> m_verify;
     bool m_open_layers = false;

@@ -1,7 +1,9 @@
 #include "panels/tokenizer_panel.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <utility>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -177,11 +179,20 @@ void TokenizerPanel::draw_template(PanelContext& ctx) {
     ImGui::PopFont();
 }
 
+bool TokenizerPanel::accept_link(std::string_view link, Document&) {
+    if (!link.starts_with("token:")) return false;
+    link.remove_prefix(6);
+    uint64_t id = 0;
+    auto [end, ec] = std::from_chars(link.data(), link.data() + link.size(), id);
+    if (ec != std::errc() || end != link.data() + link.size()) return false;
+    m_linked_token = id;
+    return true;
+}
+
 void TokenizerPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
     const TokenizerInfo& t = doc.index->tokenizer;
-    if (auto id = doc.navigation.token) {
-        doc.navigation.token.reset();
+    if (auto id = std::exchange(m_linked_token, std::nullopt)) {
         if (*id < t.count()) {
             m_scroll_to = *id;
             doc.select({SelectionKind::token, static_cast<size_t>(*id)});

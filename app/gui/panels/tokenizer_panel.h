@@ -15,8 +15,11 @@ namespace mlens {
 class TokenizerPanel : public Panel {
 public:
     void draw(PanelContext& ctx) override;
+    // "token:ID": scrolls to and selects that token.
+    bool accept_link(std::string_view link, Document& doc) override;
 
 private:
+    std::optional<uint64_t> m_linked_token;  // from a "token:ID" link, shown at the next draw
     void draw_summary(Document& doc);
     void draw_vocabulary(PanelContext& ctx);
     void draw_template(PanelContext& ctx);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <utility>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -95,7 +96,7 @@ void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, 
     }
     auto result = std::make_shared<WeightsResult>();
     std::string name = "weights " + escape_for_display(ctx.doc.model->tensors[rq.tensor].name, 60);
-    m_job = ctx.jobs.start(name, [w, result](JobContext& job) { analyze_weights(w, *result, &job); });
+    m_job = ctx.jobs.start(name, [w, result](JobContext& job) -> Status { analyze_weights(w, *result, &job); return ok_status(); }).job();
     m_running = result;
     m_applied = rq;
 }
@@ -224,6 +225,19 @@ void WeightsPanel::histogram_view(const Document& doc) {
     if (e == HistogramPlot::Event::reset) m_want.range.reset();
 }
 
+bool WeightsPanel::accept_link(std::string_view link, Document& doc) {
+    if (!link.starts_with("requant:")) return false;
+    link.remove_prefix(8);
+    const std::vector<TensorInfo>& tensors = doc.model->tensors;
+    for (size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i].name == link) {
+            doc.select({SelectionKind::tensor, i});
+            m_linked_requant = true;
+            return true;
+        }
+    return false;
+}
+
 void WeightsPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
     const Model& m = *doc.model;
@@ -235,10 +249,7 @@ void WeightsPanel::draw(PanelContext& ctx) {
         m_want.range.reset();
         m_plot.set_view(std::nullopt);
     }
-    if (doc.navigation.requantize) {
-        doc.navigation.requantize = false;
-        m_select_requant = m_run_requant = true;
-    }
+    if (std::exchange(m_linked_requant, false)) m_select_requant = m_run_requant = true;
     if (doc.navigation.weights_expert) {
         if (doc.selection.kind == SelectionKind::tensor && expert_count(m, m_want.tensor).value_or(0) > *doc.navigation.weights_expert)
             m_want.expert = doc.navigation.weights_expert;

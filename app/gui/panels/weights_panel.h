@@ -61,6 +61,8 @@ public:
     void show_error_histogram(bool on) { m_error_view = on; }
     // Brings the Requantize tab forward on the next frame.
     void show_requant() { m_select_requant = true; }
+    // "requant:TENSOR": selects that tensor and runs its Requantize tab.
+    bool accept_link(std::string_view link, Document& doc) override;
 
     // For tests: the result shown, the comparison's label, and whether a job is running.
     const WeightsResult* result() const { return m_result.get(); }
@@ -103,6 +105,7 @@ private:
     BlockScalesView m_scales;
     WeightsRequantView m_requant;
     bool m_select_requant = false;
+    bool m_linked_requant = false;   // a "requant:TENSOR" link runs the Requantize tab at the next draw
     bool m_run_requant = false;     // run the Requantize tab once it has been drawn (--select requant:TENSOR)
     bool m_error_view = false;
     int m_bins_input = 128;

@@ -219,7 +219,7 @@ void WeightsRequantView::run(PanelContext& ctx) {
         if (Document* d = ctx.workspace->find(m_imatrix_doc); d && d->ready()) rq.imatrix = d->imatrix;
     }
     auto result = std::make_shared<RequantResult>();
-    m_job = ctx.jobs.start("requantize " + m_label, [rq, result](JobContext& job) { requantize_weights(rq, *result, &job); });
+    m_job = ctx.jobs.start("requantize " + m_label, [rq, result](JobContext& job) -> Status { requantize_weights(rq, *result, &job); return ok_status(); }).job();
     m_running = result;
     m_status.clear();
 }
