@@ -197,16 +197,16 @@ bool InferenceController::start_kld(JobRunner& jobs, std::string b_path, std::st
     auto shared = m_shared;
     auto session = m_session;
     m_job = jobs.start("corpus KLD", [shared, session, b_path = std::move(b_path), text_path = std::move(text_path),
-                                      options](JobContext& job) {
+                                      options](JobContext& job) -> Status {
         auto text = read_text_file(text_path);
         if (!text) {
             shared->error = text.error();
-            return;
+            return ok_status();
         }
         auto result = session->corpus_kld(b_path, *text, options, &job, {}, {text_path});
         if (!result) {
             shared->error = result.error();
-            return;
+            return ok_status();
         }
         KldOutcome out;
         out.result = std::move(result->result);
@@ -217,7 +217,8 @@ bool InferenceController::start_kld(JobRunner& jobs, std::string b_path, std::st
         out.text_path = text_path;
         if (result->b_route) out.b_banner = result->b_route->banner;
         shared->kld = std::move(out);
-    });
+        return ok_status();
+    }).job();
     return true;
 }
 
@@ -229,11 +230,12 @@ bool InferenceController::start_divergence(JobRunner& jobs, std::string b_path, 
     auto shared = m_shared;
     auto session = m_session;
     m_job = jobs.start("layer divergence", [shared, session, b_path = std::move(b_path), prompt = std::move(prompt),
-                                            options](JobContext& job) {
+                                            options](JobContext& job) -> Status {
         auto result = session->layer_divergence(b_path, prompt, options, &job);
         if (!result) shared->error = result.error();
         else shared->divergence = DivergenceOutcome{std::move(result).value(), b_path};
-    });
+        return ok_status();
+    }).job();
     return true;
 }
 
@@ -243,11 +245,12 @@ bool InferenceController::start_memory(JobRunner& jobs, const MemoryPlanOptions&
     m_memory_error.reset();
     auto shared = m_shared;
     auto session = m_session;
-    m_job = jobs.start("memory", [shared, session, options](JobContext& job) {
+    m_job = jobs.start("memory", [shared, session, options](JobContext& job) -> Status {
         auto result = session->measure_memory(options, &job);
         if (!result) shared->error = result.error();
         else shared->memory = std::move(result).value();
-    });
+        return ok_status();
+    }).job();
     return true;
 }
 

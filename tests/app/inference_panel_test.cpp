@@ -453,7 +453,7 @@ TEST_CASE("the corpus view scores a text as core corpus_kld does and shows the t
     InferenceCorpusView& view = h.panel.corpus_view();
     view.options.n_ctx = 128;
     view.options.max_chunks = 4;
-    h.doc().navigation.inference = "corpus:" + text_path;
+    REQUIRE(h.panel.accept_link("infer:corpus:" + text_path, h.doc()));
     h.settle();
     InferenceController& c = h.controller();
     REQUIRE_FALSE(c.kld_error().has_value());
