@@ -92,10 +92,4 @@ nlohmann::json json_number(double v) {
     return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
 }
 
-std::string shape_text(const std::vector<uint64_t>& dims) {
-    std::string s = "[";
-    for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-    return s + "]";
-}
-
 }  // namespace mlens::cli

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mlens/model/model.h"
+#include "mlens/model/shape_text.h"
 #include "mlens/open/target.h"
 
 namespace mlens::cli {
@@ -35,8 +36,6 @@ void print_table(const std::vector<std::vector<std::string>>& rows);
 std::string number_text(double v, const char* format = "%.6g");
 // A JSON number, or "nan" / "inf" / "-inf" (JSON has no such numbers).
 nlohmann::json json_number(double v);
-// "[a, b, c]" of a shape as given.
-std::string shape_text(const std::vector<uint64_t>& dims);
 
 // Whether `name` is one of app's subcommands.
 bool is_subcommand(CLI::App& app, const std::string& name);

@@ -139,7 +139,7 @@ void print_diff(const ModelDiff& d, bool numeric) {
             std::string kinds;
             for (const std::string& k : change_kinds(c)) kinds += (kinds.empty() ? "" : ",") + k;
             std::string type = c.type_a == c.type_b || c.type_b.empty() ? c.type_a : c.type_a.empty() ? c.type_b : c.type_a + "→" + c.type_b;
-            std::string sa = shape_text(c.shape_a), sb = shape_text(c.shape_b);
+            std::string sa = shape_text(c.shape_a, ShapeStyle::bracketed), sb = shape_text(c.shape_b, ShapeStyle::bracketed);
             std::string shape = sa == sb || c.added ? sb : c.removed ? sa : sa + "→" + sb;
             std::vector<std::string> row = {kinds, c.name_a.empty() ? "-" : escape_for_display(c.name_a, 80),
                                             c.name_b.empty() ? "-" : escape_for_display(c.name_b, 80), type, shape};

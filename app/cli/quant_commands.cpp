@@ -182,7 +182,8 @@ void add_stats(CLI::App& app, int& exit_code) {
         }
         const auto [min, max] = extremes_text(*s);
         std::vector<std::vector<std::string>> rows = {
-            {"tensor", escape_for_display(*tensor)}, {"type", view->type_name()}, {"shape", shape_text(view->shape())},
+            {"tensor", escape_for_display(*tensor)}, {"type", view->type_name()},
+            {"shape", shape_text(view->shape(), ShapeStyle::bracketed)},
             {"count", std::to_string(s->count)}, {"min", min}, {"max", max},
             {"mean", figure_text(*s, s->mean)}, {"std", figure_text(*s, s->std)}, {"mean |x|", figure_text(*s, s->mean_abs)},
             {"zeros", std::to_string(s->zeros)},

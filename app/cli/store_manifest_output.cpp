@@ -135,7 +135,7 @@ void print_layer_groups(const std::vector<const LayerView*>& all, const std::vec
 }
 
 std::string stored_text(const Model& m, const TensorInfo& t) {
-    std::string s = t.type.name + " " + shape_text(shown(m, t.ne));
+    std::string s = t.type.name + " " + shape_text(shown(m, t.ne), ShapeStyle::bracketed);
     if (t.quant) {
         if (t.quant->scale) s += " + scale";
         if (t.quant->bias) s += " + bias";
@@ -158,7 +158,8 @@ void print_tensors(const Model& m, const std::vector<FailedTensorLayer>& failed)
         const TensorInfo& t = m.tensors[lt.index];
         const FailedTensorLayer* f = failed_blob_of(m, t, failed);
         if (f) shown_layer[static_cast<size_t>(f - failed.data())] = true;
-        rows.push_back({escape_for_display(t.name, 100), escape_for_display(lt.type, 60), shape_text(shown(m, lt.ne)),
+        rows.push_back({escape_for_display(t.name, 100), escape_for_display(lt.type, 60),
+                        shape_text(shown(m, lt.ne), ShapeStyle::bracketed),
                         stored_text(m, t), f ? std::string(code_name(f->reason.code)) : "ok"});
     }
     for (size_t i = 0; i < failed.size(); ++i)

@@ -17,7 +17,8 @@ std::vector<std::string> tensor_row(const Model& model, const LogicalTensor& t) 
     const TensorInfo& main = model.tensors[t.index];
     char bpw[32];
     std::snprintf(bpw, sizeof bpw, "%.2f", t.bits_per_weight());
-    return {escape_for_display(main.name, 80), escape_for_display(t.type, 60), shape_text(t.ne), std::to_string(t.elements),
+    return {escape_for_display(main.name, 80), escape_for_display(t.type, 60), shape_text(t.ne, ShapeStyle::bracketed),
+            std::to_string(t.elements),
             t.bytes ? std::to_string(*t.bytes) : "?", std::to_string(main.data_offset), bpw};
 }
 

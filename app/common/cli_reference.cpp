@@ -139,7 +139,7 @@ std::string man_page(const CLI::App& app, const ProgramReference& reference) {
     const std::string name = program.name;
     std::string summary = program.description;
     const std::string dash = name + " \xE2\x80\x94 ";
-    if (summary.rfind(dash, 0) == 0) summary = summary.substr(dash.size());
+    if (summary.starts_with(dash)) summary = summary.substr(dash.size());
 
     std::string out;
     out += ".TH " + upper(name) + " 1 \"\" \"ModelLens " + reference.version + "\" \"User Commands\"\n";

@@ -240,7 +240,7 @@ std::string fish_script(const CommandReference& program) {
     auto option_lines = [&](const CommandReference& c, const std::string& condition) {
         for (const OptionReference& o : c.options) {
             std::string line = "complete -c " + p + (condition.empty() ? "" : " -n " + shell_quoted(condition));
-            for (const std::string& n : o.names) line += n.rfind("--", 0) == 0 ? " -l " + n.substr(2) : " -s " + n.substr(1);
+            for (const std::string& n : o.names) line += n.starts_with("--") ? " -l " + n.substr(2) : " -s " + n.substr(1);
             if (o.takes_value) line += o.choices.empty() ? " -r -F" : " -x -a " + shell_quoted(joined(o.choices));
             s += line + " -d " + shell_quoted(o.description) + "\n";
         }

@@ -93,7 +93,7 @@ int write_variant(const Model& vocab, const std::vector<DemoTensor>& weights, gg
     m.metadata.push_back(entry("llama.rope.freq_base", f32_value(10000.0f)));
     m.metadata.push_back(entry("llama.attention.layer_norm_rms_epsilon", f32_value(1e-5f)));
     for (const MetadataEntry& e : vocab.metadata)
-        if (e.key.rfind("tokenizer.", 0) == 0) m.metadata.push_back(e);
+        if (e.key.starts_with("tokenizer.")) m.metadata.push_back(e);
 
     std::vector<std::vector<uint8_t>> data;
     for (const DemoTensor& w : weights) {

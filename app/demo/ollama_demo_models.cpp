@@ -32,13 +32,9 @@ const char* const kWords[] = {"the", "a", "of", "and", "to", "in", "is", "it", "
                               "if", "will", "way", "about", "many", "then", "them", "write", "would", "like",
                               "so", "these", "her"};
 
-bool ends_with(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // Block number of "blk.<n>." names, for Ollama's tensor order.
 std::optional<unsigned long> block_of(const std::string& name) {
-    if (name.rfind("blk.", 0) != 0) return std::nullopt;
+    if (!name.starts_with("blk.")) return std::nullopt;
     size_t dot = name.find('.', 4);
     if (dot == std::string::npos || dot == 4) return std::nullopt;
     return std::stoul(name.substr(4, dot - 4));
@@ -67,8 +63,8 @@ public:
     // 1-D tensors and biases are F32, everything else F16 (the legacy converter's kinds). Norm
     // weights sit near 1, the rest is uniform in ±scale.
     OllamaFile& tensor(std::string name, std::vector<uint64_t> ne, float scale = 0.08f) {
-        const bool f32 = ne.size() == 1 || ends_with(name, ".bias");
-        const bool norm = ne.size() == 1 && !ends_with(name, ".bias");
+        const bool f32 = ne.size() == 1 || name.ends_with(".bias");
+        const bool norm = ne.size() == 1 && !name.ends_with(".bias");
         uint64_t n = 1;
         for (uint64_t d : ne) n *= d;
         std::vector<float> values(n);
@@ -92,7 +88,7 @@ public:
         std::stable_sort(m_kvs.begin(), m_kvs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         for (const auto& [key, value] : m_kvs) {
             MetadataEntry e;
-            const bool prefixed = key.rfind("general.", 0) == 0 || key.rfind("tokenizer.", 0) == 0;
+            const bool prefixed = key.starts_with("general.") || key.starts_with("tokenizer.");
             e.key = prefixed ? key : m_arch + "." + key;
             e.value = value;
             m.metadata.push_back(std::move(e));

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "mlens/compat/upstream_export.h"
+#include "mlens/model/shape_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
 #include "tensor_listing.h"
@@ -34,7 +35,7 @@ public:
         row.rule = m_rule;
         for (const std::string& n : m_notes) {
             row.note += (row.note.empty() ? "" : "; ") + escape_for_display(n, kNoteChars);
-            if (n.rfind("AMBIGUOUS:", 0) == 0) row.ambiguous = true;
+            if (n.starts_with("AMBIGUOUS:")) row.ambiguous = true;
         }
     }
 
@@ -134,14 +135,14 @@ std::vector<CompatRow> tensor_rows(const Model& model, const SidePlan& plan, con
         row.stored = i;
         row.left_name = escape_for_display(t.name, kNameChars);
         row.left_type = t.type.name;
-        row.left_value = shape_text(t.ne);
+        row.left_value = shape_text(t.ne, ShapeStyle::times);
         row.right_name = escape_for_display(r.name, kNameChars);
         row.hidden = r.hidden;
         if (r.hidden) {
             row.right_value = "hidden";
         } else {
             row.right_type = r.type.name;
-            row.right_value = shape_text(r.ne);
+            row.right_value = shape_text(r.ne, ShapeStyle::times);
         }
         RuleText rule;
         for (size_t e : r.edits) {

@@ -81,7 +81,7 @@ size_t utf8_decode(std::string_view s, uint32_t& cp) {
 }
 
 bool is_byte_token(std::string_view piece) {
-    return piece.size() == 6 && piece.substr(0, 3) == "<0x" && piece[5] == '>' &&
+    return piece.size() == 6 && piece.starts_with("<0x") && piece[5] == '>' &&
            std::isxdigit(static_cast<unsigned char>(piece[3])) &&
            std::isxdigit(static_cast<unsigned char>(piece[4]));
 }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -13,12 +14,6 @@ namespace {
 struct ExportRow {
     std::string name, type, shape, elements, bytes, offset, bpw;
 };
-
-std::string plain_shape(const std::vector<uint64_t>& ne) {
-    std::string s;
-    for (size_t i = 0; i < ne.size(); ++i) s += (i ? " x " : "") + std::to_string(ne[i]);
-    return s.empty() ? "scalar" : s;
-}
 
 std::string bpw_text(const LogicalTensor& t) {
     if (!t.bytes) return "";
@@ -33,7 +28,7 @@ std::vector<ExportRow> rows_of(const Model& model, const std::vector<LogicalTens
         if (r.layer_row) continue;
         const LogicalTensor& t = tensors[r.index];
         const TensorInfo& main = model.tensors[t.index];
-        rows.push_back({main.name, t.type, plain_shape(t.ne), std::to_string(t.elements),
+        rows.push_back({main.name, t.type, shape_text(t.ne, ShapeStyle::plain_x), std::to_string(t.elements),
                         t.bytes ? std::to_string(*t.bytes) : "", std::to_string(main.data_offset), bpw_text(t)});
     }
     return rows;

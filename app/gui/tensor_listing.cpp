@@ -51,16 +51,6 @@ double TensorTotals::bits_per_weight() const {
     return static_cast<double>(bytes) * 8.0 / static_cast<double>(elements);
 }
 
-std::string shape_text(const std::vector<uint64_t>& ne) {
-    if (ne.empty()) return "(scalar)";
-    std::string out;
-    for (size_t i = 0; i < ne.size(); ++i) {
-        if (i) out += " \xC3\x97 ";
-        out += std::to_string(ne[i]);
-    }
-    return out;
-}
-
 TensorListing list_tensors(const Model& model, const DocumentIndex& index, const TensorQuery& query) {
     TensorListing out;
     out.layer_totals.resize(index.layers.size());

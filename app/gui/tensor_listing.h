@@ -60,7 +60,4 @@ struct TensorListing {
 
 TensorListing list_tensors(const Model& model, const DocumentIndex& index, const TensorQuery& query);
 
-// "2048 × 256"; "(scalar)" for no dimensions.
-std::string shape_text(const std::vector<uint64_t>& ne);
-
 }  // namespace mlens

@@ -208,7 +208,7 @@ TEST_CASE("the compat panel on an upstream file says what was checked and lists 
     CHECK(v->text.empty);
     CHECK(v->clip.empty);
     CHECK_FALSE(v->vision_export);
-    CHECK(v->text.summary.rfind("no handler fired for architecture \"llama\"", 0) == 0);
+    CHECK(v->text.summary.starts_with("no handler fired for architecture \"llama\""));
     CHECK(v->text.summary.find("handle_llama3_metadata") != std::string::npos);
     CHECK_FALSE(h.panel.only_changes());
     CHECK(h.panel.listed(0, 0) == h.doc->model->metadata.size());

@@ -62,7 +62,7 @@ TEST_CASE("compat rows mark AMBIGUOUS notes", "[gui-compat]") {
     REQUIRE(model);
     CHECK(model->ambiguous);
     CHECK(model->kind == EditKind::changed);
-    CHECK(model->note.rfind("AMBIGUOUS:", 0) == 0);
+    CHECK(model->note.starts_with("AMBIGUOUS:"));
     const CompatRow* embd = find_row(v.text.tensors, "token_embd.weight");
     REQUIRE(embd);
     CHECK(embd->kind == EditKind::retyped);

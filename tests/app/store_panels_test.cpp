@@ -262,7 +262,7 @@ TEST_CASE("a damaged store: the list, the navigator and the model page show the 
     // The structure verdicts come with the listing; the first frame starts the digest pass.
     for (const test::BrokenModel& b : broken) {
         const ModelListing& m = doc.store->listing.models[model_index(doc.store->listing, b.name)];
-        CHECK(m.check.short_reason().rfind(b.structure_code, 0) == 0);
+        CHECK(m.check.short_reason().starts_with(b.structure_code));
         CHECK(!m.check.digests_verified);
     }
     h.draw(models, doc, 1);
@@ -280,7 +280,7 @@ TEST_CASE("a damaged store: the list, the navigator and the model page show the 
         INFO(b.name);
         CHECK(!m.ok());
         CHECK(m.check.digests_verified);
-        CHECK(m.check.short_reason().rfind(b.verified_code, 0) == 0);
+        CHECK(m.check.short_reason().starts_with(b.verified_code));
     }
 
     // The model page of the damaged tensor-blob model: its five readable tensors and the four

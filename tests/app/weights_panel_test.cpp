@@ -207,7 +207,7 @@ TEST_CASE("analyze_weights compares with the same-named tensor of another model"
     CHECK(r.other_histogram.above == 1);
 
     std::string csv = histogram_csv({{"values", &r.histogram}, {"difference", &r.error_histogram}});
-    CHECK(csv.rfind("series,bin,lo,hi,count\nvalues,0,-3.75,-2.8125,2\n", 0) == 0);
+    CHECK(csv.starts_with("series,bin,lo,hi,count\nvalues,0,-3.75,-2.8125,2\n"));
     CHECK(csv.find("difference,7,0.15625,0.25,8\n") != std::string::npos);
 }
 

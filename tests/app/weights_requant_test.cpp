@@ -199,7 +199,7 @@ TEST_CASE("a running requantization can be cancelled and is cancelled by a tenso
     view.run(ctx);
     REQUIRE(view.running());
     for (const JobPtr& job : h.jobs.jobs())
-        if (job->name().rfind("requantize", 0) == 0) job->cancel();
+        if (job->name().starts_with("requantize")) job->cancel();
     h.jobs.wait_all();
     h.frame();
     CHECK_FALSE(view.running());
@@ -214,7 +214,7 @@ TEST_CASE("a running requantization can be cancelled and is cancelled by a tenso
     CHECK_FALSE(view.running());
     h.jobs.wait_all();
     for (const JobPtr& job : running)
-        if (job->name().rfind("requantize", 0) == 0) CHECK(job->cancelled());
+        if (job->name().starts_with("requantize")) CHECK(job->cancelled());
     h.settle();
     CHECK(view.result() == nullptr);
 }

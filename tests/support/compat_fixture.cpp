@@ -39,7 +39,7 @@ OllamaGguf& OllamaGguf::tensor(const std::string& name, std::vector<uint64_t> ne
 
 OllamaGguf& OllamaGguf::sorted_keys() {
     const std::string prefix = m_model.get_string("general.architecture").value_or("") + ".";
-    auto map_key = [&](const std::string& k) { return k.rfind(prefix, 0) == 0 ? k.substr(prefix.size()) : k; };
+    auto map_key = [&](const std::string& k) { return k.starts_with(prefix) ? k.substr(prefix.size()) : k; };
     std::stable_sort(m_model.metadata.begin(), m_model.metadata.end(),
                      [&](const MetadataEntry& a, const MetadataEntry& b) { return map_key(a.key) < map_key(b.key); });
     return *this;

@@ -15,7 +15,7 @@ uint64_t status_bytes(const std::string& field) {
     std::ifstream in("/proc/self/status");
     std::string line;
     while (std::getline(in, line))
-        if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;
+        if (line.starts_with(field + ":")) return std::stoull(line.substr(field.size() + 1)) * 1024;
     return 0;
 }
 

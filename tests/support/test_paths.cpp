@@ -16,7 +16,7 @@ std::vector<std::string> upstream_vocab_files() {
     std::filesystem::path dir = std::filesystem::path(llama_source_dir()) / "models";
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
         std::string name = entry.path().filename().string();
-        if (name.rfind("ggml-vocab-", 0) == 0 && entry.path().extension() == ".gguf") files.push_back(entry.path().string());
+        if (name.starts_with("ggml-vocab-") && entry.path().extension() == ".gguf") files.push_back(entry.path().string());
     }
     std::sort(files.begin(), files.end());
     return files;

@@ -51,7 +51,7 @@ void sort_keys_like_ollama(TinyModel& m) {
     std::string prefix;
     for (const MetadataEntry& e : m.metadata)
         if (e.key == "general.architecture") prefix = e.value.string_value() + ".";
-    auto map_key = [&](const std::string& k) { return k.rfind(prefix, 0) == 0 ? k.substr(prefix.size()) : k; };
+    auto map_key = [&](const std::string& k) { return k.starts_with(prefix) ? k.substr(prefix.size()) : k; };
     std::stable_sort(m.metadata.begin(), m.metadata.end(),
                      [&](const MetadataEntry& a, const MetadataEntry& b) { return map_key(a.key) < map_key(b.key); });
 }
@@ -79,7 +79,7 @@ TinyModel tiny_llama3(TinyLayout layout) {
         .u32("llama.attention.head_count_kv", 2).u32("llama.rope.dimension_count", 8).f32("llama.rope.freq_base", 500000.0f)
         .f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
     for (const MetadataEntry& e : v.metadata) {
-        if (e.key.rfind("tokenizer.", 0) != 0 || e.key == "tokenizer.ggml.eos_token_id") continue;
+        if (!e.key.starts_with("tokenizer.") || e.key == "tokenizer.ggml.eos_token_id") continue;
         if (ollama && e.key == "tokenizer.ggml.pre") continue;
         b.kv(e.key, e.value);
     }
@@ -114,7 +114,7 @@ TinyModel tiny_gemma3(TinyLayout layout) {
         b.f32("gemma3.attention.layer_norm_rms_epsilon", 1e-6f).f32("gemma3.rope.freq_base", 1000000.0f)
             .f32("gemma3.rope.freq_base_swa", 10000.0f);
     for (const MetadataEntry& e : v.metadata) {
-        if (e.key.rfind("tokenizer.", 0) != 0) continue;
+        if (!e.key.starts_with("tokenizer.")) continue;
         if (!ollama || !e.value.is_array()) {
             b.kv(e.key, e.value);
             continue;
@@ -172,7 +172,7 @@ TinyModel tiny_lfm2(TinyLayout layout) {
         .kv("lfm2.attention.head_count_kv", compat::array_i32({0, 2})).u32("lfm2.shortconv.l_cache", 3)
         .f32("lfm2.rope.freq_base", 1000000.0f).f32("lfm2.attention.layer_norm_rms_epsilon", 1e-5f);
     for (const MetadataEntry& e : v.metadata) {
-        if (e.key.rfind("tokenizer.", 0) != 0) continue;
+        if (!e.key.starts_with("tokenizer.")) continue;
         if (e.key == "tokenizer.ggml.pre") {
             if (!ollama) b.str("tokenizer.ggml.pre", "lfm2");
             continue;
@@ -220,7 +220,7 @@ TinyModel tiny_gptoss(TinyLayout layout) {
         .u32(p + "expert_count", 4).u32(p + "expert_used_count", 2);
     if (!ollama) b.u32(p + "expert_feed_forward_length", 32).str(p + "rope.scaling.type", "yarn");
     for (const MetadataEntry& e : v.metadata) {
-        if (e.key.rfind("tokenizer.", 0) != 0) continue;
+        if (!e.key.starts_with("tokenizer.")) continue;
         if (e.key == "tokenizer.ggml.pre") {
             if (!ollama) b.str("tokenizer.ggml.pre", "gpt-4o");
             continue;

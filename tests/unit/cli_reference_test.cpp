@@ -80,7 +80,7 @@ TEST_CASE("the completion scripts name each command's options and argument kinds
           std::string::npos);
     CHECK(bash.out.rfind("complete -F _mlens mlens\n") == bash.out.size() - 25);
     test::CliRun zsh = test::run_mlens({"--reference", "zsh"});
-    CHECK(zsh.out.rfind("#compdef mlens\n", 0) == 0);
+    CHECK(zsh.out.starts_with("#compdef mlens\n"));
     CHECK(zsh.out.find("        stats) _arguments -s '-h[Print this help message and exit]'") != std::string::npos);
     test::CliRun fish = test::run_mlens({"--reference", "fish"});
     CHECK(fish.out.find("complete -c mlens -n '__fish_seen_subcommand_from tensors' -l sort -x -a 'file name size offset'") !=

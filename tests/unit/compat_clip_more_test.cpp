@@ -132,7 +132,7 @@ TEST_CASE("clip KVs of an unexpected type: read or copied, one issue wording, no
           });
     const std::vector<std::string> edits = edited_kvs(m, c);
     CHECK(std::find(edits.begin(), edits.end(), "clip.vision.projector.scale_factor = UINT32 2") != edits.end());
-    CHECK(std::none_of(edits.begin(), edits.end(), [](const std::string& e) { return e.rfind("clip.vision.block_count", 0) == 0; }));
+    CHECK(std::none_of(edits.begin(), edits.end(), [](const std::string& e) { return e.starts_with("clip.vision.block_count"); }));
 }
 
 TEST_CASE("gemma4 clip: gemma4v and gemma4a KVs, audio block renames in order, audio-only files untouched", "[compat-clip]") {
@@ -393,5 +393,5 @@ TEST_CASE("hostile block counts: per-block rules visit only the blocks that have
     bool reported = false;
     for (const compat::PlanIssue& i : q.clip.issues) reported |= i.message.find("is_deepstack_layers is not built") != std::string::npos;
     CHECK(reported);
-    CHECK(result_tensors(qwen, q.clip)[0].rfind("v.blk.0.attn_qkv.weight", 0) == 0);
+    CHECK(result_tensors(qwen, q.clip)[0].starts_with("v.blk.0.attn_qkv.weight"));
 }

@@ -54,7 +54,7 @@ TEST_CASE("gemma3: defaults injected, vocab truncated to the embedding rows, vis
     REQUIRE(tmpl.is_string());
     const std::string s = tmpl.string_value();
     CHECK(s.size() == 594);
-    CHECK(s.rfind("{{ bos_token }}{% if messages[0]['role'] == 'system' %}", 0) == 0);
+    CHECK(s.starts_with("{{ bos_token }}{% if messages[0]['role'] == 'system' %}"));
     CHECK(s.find("'<start_of_turn>' + role + '\\n' + message['content'] | trim + '<end_of_turn>\\n'") != std::string::npos);
     CHECK(s.find('\n') == std::string::npos);
     const std::string tail = "{% if add_generation_prompt %}{{'<start_of_turn>model\\n'}}{% endif %}";
@@ -161,7 +161,7 @@ TEST_CASE("gemma3n: vocab cut to per-layer rows, token types fixed, eos ids comp
     CHECK(result_tensors(m, t) == strings({"token_embd.weight F16 [8,5]", "per_layer_token_embd.weight F16 [4,5]"}));
     CHECK(t.data_ops.empty());
     CHECK(t.skip_prefixes.empty());
-    CHECK(t.kv_edits[0].note.rfind("AMBIGUOUS:", 0) == 0);
+    CHECK(t.kv_edits[0].note.starts_with("AMBIGUOUS:"));
 }
 
 TEST_CASE("gemma3n: a UINT32 eos list gets 106 appended in its own type", "[compat]") {

@@ -61,7 +61,7 @@ TEST_CASE("qwen35moe: head counts, sections, ssm_dt, MTP experts merged, norms s
     REQUIRE(t.data_ops.size() == 6);
     CHECK(t.data_ops[0].dest == 3);
     CHECK(t.data_ops[0].sources == std::vector<size_t>{3, 2});
-    CHECK(t.data_ops[3].note.rfind("AMBIGUOUS:", 0) == 0);
+    CHECK(t.data_ops[3].note.starts_with("AMBIGUOUS:"));
     CHECK(t.no_mmap);
     std::vector<std::string> prefixes;
     for (const SkipPrefix& p : t.skip_prefixes) prefixes.push_back(p.prefix);

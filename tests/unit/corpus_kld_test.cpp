@@ -36,7 +36,7 @@ std::map<std::string, std::string> perplexity_figures(const std::string& output)
     std::string line;
     while (std::getline(in, line))
         for (const auto& [key, label] : labels)
-            if (line.rfind(label, 0) == 0) {
+            if (line.starts_with(label)) {
                 std::smatch m;
                 const std::string rest = line.substr(label.size());
                 // "Mean PPL(Q)" also begins "Mean PPL(Q)/PPL(base)": the label must end at the colon.

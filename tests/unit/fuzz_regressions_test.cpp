@@ -15,7 +15,7 @@ using namespace mlens;
 TEST_CASE("inputs the compat fuzzer once failed on are handled", "[fuzz-regression]") {
     std::vector<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(MLENS_FUZZ_REGRESSIONS))
-        if (entry.path().filename().string().rfind("compat-", 0) == 0) files.push_back(entry.path().string());
+        if (entry.path().filename().string().starts_with("compat-")) files.push_back(entry.path().string());
     std::sort(files.begin(), files.end());
     REQUIRE_FALSE(files.empty());
     for (const std::string& path : files) {

@@ -96,7 +96,7 @@ TEST_CASE("A4 rejections print the field and the offset; hostile bytes never rea
         CHECK(run.exit_status == c.status);
         require_diagnostic_lines(run);
         REQUIRE(!run.err_lines().empty());
-        CHECK(run.err_lines()[0].rfind(c.prefix, 0) == 0);
+        CHECK(run.err_lines()[0].starts_with(c.prefix));
     }
     // A file that does not start like any model is named as such, its first bytes escaped.
     CliRun not_model = run_mlens({"check", dir.file("magic.gguf")});
@@ -128,7 +128,7 @@ TEST_CASE("A4 a missing shard is reported without an offset", "[gguf][malformed]
     CHECK(run.exit_status == 1);
     require_diagnostic_lines(run);
     REQUIRE(!run.err_lines().empty());
-    CHECK(run.err_lines()[0].rfind("error: GGUF E_SPLIT_MISSING split: shard 2 of 2", 0) == 0);
+    CHECK(run.err_lines()[0].starts_with("error: GGUF E_SPLIT_MISSING split: shard 2 of 2"));
 }
 
 TEST_CASE("A4 a FIFO path is refused at once", "[gguf][malformed][cli]") {

@@ -257,7 +257,7 @@ TEST_CASE("log capture joins fragments into lines and keeps levels", "[infer]") 
 
 TEST_CASE("mlens --version names the git revision, the pinned llama.cpp release and the linked ggml", "[infer]") {
     const std::string v = llama_cpp_version();
-    CHECK(v.rfind("llama.cpp 0.5.0 \xC2\xB7 ggml ", 0) == 0);
+    CHECK(v.starts_with("llama.cpp 0.5.0 \xC2\xB7 ggml "));
     CHECK(v.find(std::string("ggml ") + ggml_version() + " (" + ggml_commit() + ")") != std::string::npos);
     test::CliRun run = test::run_mlens({"--version"});
     CHECK(run.exit_status == 0);

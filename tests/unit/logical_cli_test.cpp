@@ -20,7 +20,7 @@ const std::string kStore = std::string(MLENS_DEMO_DIR) + "/ollama-store";
 std::string line_of(const std::string& out, const std::string& name) {
     std::istringstream in(out);
     for (std::string line; std::getline(in, line);)
-        if (line.rfind(name + " ", 0) == 0) return line;
+        if (line.starts_with(name + " ")) return line;
     return {};
 }
 

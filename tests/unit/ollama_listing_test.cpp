@@ -157,7 +157,7 @@ TEST_CASE("one manifest's view: config fields, blobs and text layers", "[ollama]
     auto view = view_manifest(*store, *parse_model_reference("chat:v1"));
     REQUIRE(view);
     CHECK(view->stored.found);
-    CHECK(view->stored.digest.rfind("sha256:", 0) == 0);
+    CHECK(view->stored.digest.starts_with("sha256:"));
     CHECK(view->format == "gguf");
     REQUIRE(view->config);
     CHECK(view->config->model_family == "llama");

@@ -75,7 +75,7 @@ TEST_CASE("O12 broken manifest JSON in a store is E_MANIFEST_JSON with the offse
             if (x.code == ErrorCode::E_MANIFEST_JSON) d = &x;
         REQUIRE(d);
         CHECK(d->offset == 100u);
-        CHECK(d->field.rfind(kEvilManifest, 0) == 0);
+        CHECK(d->field.starts_with(kEvilManifest));
     }
     SECTION("invalid UTF-8 inside a string") {
         std::string text = good;

@@ -145,7 +145,7 @@ TEST_CASE("quant_type aliases are normalized and kept as declared", "[ollama]") 
         CHECK(normalize_quant_type(declared) == std::string(type));
         SafetensorsBuilder sb;
         sb.metadata("quant_type", declared).metadata("group_size", "64");
-        bool affine = std::string(type).rfind("int", 0) == 0;
+        bool affine = std::string(type).starts_with("int");
         add_quantized(sb, kT, {4, 16}, 2, affine ? "BF16" : "U8", affine);
         Model m = blob_model(sb, kT);
         REQUIRE(tensor(m, kT).quant);

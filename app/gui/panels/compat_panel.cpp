@@ -55,7 +55,7 @@ const char* plural_kind_name(EditKind k) { return k == EditKind::data_op ? "data
 // "type value" with the type dim; arrays show only the value (it names type and count).
 // Type then value, the value elided at a word boundary to the cell (the row's tooltip has it whole).
 void type_value(const std::string& type, const std::string& value, bool dim, const FontSet& fonts) {
-    if (!type.empty() && type.rfind("ARRAY", 0) != 0) {
+    if (!type.empty() && !type.starts_with("ARRAY")) {
         ui::text_dim(ui::elided_text(type, ImGui::GetContentRegionAvail().x));
         ImGui::SameLine();
     }

@@ -7,6 +7,7 @@
 #include "display_text.h"
 #include "mlens/model/enum_names.h"
 #include "mlens/model/metadata_text.h"
+#include "mlens/model/shape_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
@@ -123,13 +124,6 @@ void metadata_fields(Document& doc, size_t i, ImFont* mono) {
     ui::copy_menu("copy_value", {{"value", metadata_copy_text(e)}, {"key", e.key}});
 }
 
-// "[64, 64, 4]"
-std::string ne_text(const std::vector<uint64_t>& ne) {
-    std::string text = "[";
-    for (size_t k = 0; k < ne.size(); ++k) text += (k ? ", " : "") + std::to_string(ne[k]);
-    return text + "]";
-}
-
 // Rows shared by a logical tensor and a companion entry: where it sits.
 void placement_fields(Fields& f, const Document& doc, const TensorInfo& t, std::string_view data_label = "data") {
     if (auto layer = layer_of(t.name)) f.row("layer", std::to_string(*layer));
@@ -154,7 +148,7 @@ void companion_fields(const Document& doc, size_t i, ImFont* mono) {
     title("stored entry", escape_for_display(t.name, 200));
     Fields f(mono);
     storage_type_fields(f, doc, t);
-    f.row("ne", ne_text(t.ne), true);
+    f.row("ne", shape_text(t.ne, ShapeStyle::bracketed), true);
     if (t.n_bytes) f.row("bytes", ui::with_separators(*t.n_bytes) + " (" + human_bytes(*t.n_bytes) + ")", true);
     if (t.part_of && *t.part_of < doc.model->tensors.size())
         f.row("part of", escape_for_display(doc.model->tensors[*t.part_of].name, 200));
@@ -174,7 +168,7 @@ void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
     } else {
         storage_type_fields(f, doc, t);
     }
-    f.row("ne", ne_text(lt->ne), true);
+    f.row("ne", shape_text(lt->ne, ShapeStyle::bracketed), true);
     f.row("dims", std::to_string(lt->ne.size()));
     f.row("elements", ui::with_separators(lt->elements) + " (" + human_count(lt->elements) + ")", true);
     if (lt->bytes) f.row("bytes", ui::with_separators(*lt->bytes) + " (" + human_bytes(*lt->bytes) + ")", true);

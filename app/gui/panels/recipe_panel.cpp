@@ -95,7 +95,7 @@ void RecipePanel::draw_heat_map(PanelContext& ctx) {
         ImGui::TableSetupColumn("layer");
         for (const std::string& k : r.kinds) {
             std::string label = k;
-            if (label.size() > 7 && label.substr(label.size() - 7) == ".weight") label.resize(label.size() - 7);
+            if (label.size() > 7 && label.ends_with(".weight")) label.resize(label.size() - 7);
             ImGui::TableSetupColumn(escape_for_display(label, 24).c_str());
         }
         ImGui::TableHeadersRow();

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
 #include "tensor_listing.h"
 #include "theme.h"
@@ -20,13 +21,6 @@ std::string base_name(const std::string& path) { return std::filesystem::path(pa
 
 constexpr size_t kMaxTreeChildren = 4000;
 constexpr uint64_t kMaxFileTextBytes = 4ull << 20;
-
-std::string shape_row_major_text(const TensorInfo& t) {
-    std::string out = "[";
-    std::vector<uint64_t> shape = shape_row_major(t);
-    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
 
 std::string scalar_text(const nlohmann::ordered_json& j) {
     if (j.is_string()) return "\"" + escape_for_display(j.get_ref<const std::string&>(), 300) + "\"";
@@ -142,7 +136,7 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
             ui::text_colored(t.type.known ? palette().accent : palette().error, t.type.name);
             ImGui::PushFont(ctx.fonts.mono());
             ImGui::TableNextColumn();
-            ui::text(shape_row_major_text(t));
+            ui::text(shape_text(t.ne, ShapeStyle::row_major));
             ImGui::TableNextColumn();
             ui::text("[" + std::to_string(t.relative_offset) + ", " +
                      (t.n_bytes ? std::to_string(t.relative_offset + *t.n_bytes) : std::string("?")) + ")");

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <span>
 
 #include <imgui.h>
 
 #include "mlens/model/logical_tensors.h"
+#include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
@@ -17,14 +19,6 @@ namespace {
 
 constexpr uint64_t kMaxExpertsListed = 256;
 
-// Shape as safetensors writes it (slowest first).
-std::string shape_text_row_major(const std::vector<uint64_t>& ne, size_t skip_outer = 0) {
-    std::string out = "[";
-    size_t n = ne.size() > skip_outer ? ne.size() - skip_outer : 0;
-    for (size_t k = 0; k < n; ++k) out += (k ? ", " : "") + std::to_string(ne[n - 1 - k]);
-    return out + "]";
-}
-
 std::string quant_text(const QuantLayout& q) {
     return q.type + " g" + std::to_string(q.group_size) + " \xC2\xB7 " + q.mode + " " + std::to_string(q.bits) + "-bit";
 }
@@ -34,7 +28,8 @@ std::string companions_text(const Model& m, const QuantLayout& q) {
     auto add = [&](const std::optional<size_t>& i, const char* what) {
         if (!i || *i >= m.tensors.size()) return;
         const TensorInfo& t = m.tensors[*i];
-        out += (out.empty() ? "" : " + ") + std::string(what) + " " + t.type.name + " " + shape_text_row_major(t.ne);
+        out += (out.empty() ? "" : " + ") + std::string(what) + " " + t.type.name + " " +
+               shape_text(t.ne, ShapeStyle::row_major);
     };
     add(q.scale, "scale");
     add(q.bias, "bias");
@@ -133,14 +128,14 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         ui::cell_text(escape_for_display(t.name, 160), ui::Elide::middle);
         ImGui::PushFont(fonts.mono());
         ImGui::TableNextColumn();
-        ui::cell_text(t.type.name + " " + shape_text_row_major(t.ne));
+        ui::cell_text(t.type.name + " " + shape_text(t.ne, ShapeStyle::row_major));
         ImGui::TableNextColumn();
         if (t.quant) ui::cell_text_colored(palette().accent, quant_text(*t.quant));
         else ui::text_dim("-");
         if (t.quant && ImGui::IsItemHovered() && !t.quant->origin.empty())
             ImGui::SetTooltip("%s", escape_for_display(t.quant->origin, 200).c_str());
         ImGui::TableNextColumn();
-        ui::cell_text(shape_text_row_major(lt.ne));
+        ui::cell_text(shape_text(lt.ne, ShapeStyle::row_major));
         ImGui::TableNextColumn();
         if (t.quant) ui::cell_text_dim(companions_text(m, *t.quant));
         ImGui::PopFont();
@@ -182,7 +177,9 @@ void store_groups_view(const Model& m) {
                             continue;
                         }
                         const std::vector<uint64_t>& logical = t->quant ? t->quant->logical_ne : t->ne;
-                        line += shape_text_row_major(logical, stacked ? 1 : 0);
+                        // A stacked tensor holds every expert: its outermost dimension is not this one's.
+                        const size_t dims = stacked && !logical.empty() ? logical.size() - 1 : logical.size();
+                        line += shape_text(std::span(logical).first(dims), ShapeStyle::row_major);
                         if (t->quant) line += "  " + quant_text(*t->quant);
                         line += stacked ? "  (slice " + std::to_string(e) + " of " + escape_for_display(t->name, 120) + ")"
                                         : "  " + escape_for_display(t->name, 120);

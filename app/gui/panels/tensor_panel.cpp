@@ -9,6 +9,7 @@
 #include <imgui_stdlib.h>
 
 #include "mlens/io/safe_file_writer.h"
+#include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
 #include "output_inputs.h"
 #include "tensor_export.h"
@@ -78,7 +79,7 @@ void TensorPanel::draw_table(PanelContext& ctx) {
         for (size_t i = 0; i < std::min<size_t>(doc.index->tensors.size(), 100000); ++i) {
             const LogicalTensor& lt = doc.index->tensors[i];
             if (lt.type.size() > type.size()) type = escape_for_display(lt.type, 60);
-            std::string s = shape_text(lt.ne);
+            std::string s = shape_text(lt.ne, ShapeStyle::times);
             if (s.size() > shape.size()) shape = s;
             s = ui::with_separators(lt.elements);
             if (s.size() > elements.size()) elements = s;
@@ -204,7 +205,7 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             if (lt.folded() && ImGui::IsItemHovered()) ImGui::SetTooltip("stored as %s", escape_for_display(stored_as_text(m, lt), 400).c_str());
             ImGui::PushFont(mono);
             ImGui::TableNextColumn();
-            ui::cell_text(shape_text(lt.ne));
+            ui::cell_text(shape_text(lt.ne, ShapeStyle::times));
             ImGui::TableNextColumn();
             ui::text(ui::with_separators(lt.elements));
             ImGui::TableNextColumn();

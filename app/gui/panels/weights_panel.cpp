@@ -10,6 +10,7 @@
 
 #include "capture.h"
 #include "mlens/formats/ggml_types.h"
+#include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
 #include "output_inputs.h"
 #include "panels/weights_tables.h"
@@ -152,10 +153,11 @@ void WeightsPanel::toolbar(PanelContext& ctx, const TensorInfo& t) {
     ui::text_colored(palette().accent, escape_for_display(t.name, 120));
     ImGui::SameLine();
     if (t.quant)
-        ui::text_dim(t.quant->type + " g" + std::to_string(t.quant->group_size) + "  " + shape_text(t.quant->logical_ne) +
-                     "  (stored " + t.type.name + " " + shape_text(t.ne) + ")");
+        ui::text_dim(t.quant->type + " g" + std::to_string(t.quant->group_size) + "  " +
+                     shape_text(t.quant->logical_ne, ShapeStyle::times) + "  (stored " + t.type.name + " " +
+                     shape_text(t.ne, ShapeStyle::times) + ")");
     else
-        ui::text_dim(t.type.name + "  " + shape_text(t.ne));
+        ui::text_dim(t.type.name + "  " + shape_text(t.ne, ShapeStyle::times));
     if (std::optional<uint64_t> experts = expert_count(*ctx.doc.model, m_want.tensor)) {
         ImGui::SameLine(0, 20);
         int value = m_want.expert ? static_cast<int>(*m_want.expert) : -1;

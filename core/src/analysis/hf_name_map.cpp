@@ -56,9 +56,9 @@ const char* expert_part(const std::string& p) {
 
 std::optional<NameMatch> map_name(const HfArchitecture& a, std::string name) {
     for (const char* prefix : {"model.language_model.", "language_model."})
-        if (name.rfind(prefix, 0) == 0) {
+        if (name.starts_with(prefix)) {
             name = name.substr(std::string(prefix).size());
-            if (name.rfind("model.", 0) != 0 && name.rfind("lm_head.", 0) != 0) name = "model." + name;
+            if (!name.starts_with("model.") && !name.starts_with("lm_head.")) name = "model." + name;
             break;
         }
     NameMatch m;
@@ -89,7 +89,7 @@ std::optional<NameMatch> map_name(const HfArchitecture& a, std::string name) {
             }
         }
     }
-    if (is_gemma(a.arch) && suffix == ".weight" && name.size() >= 11 && name.compare(name.size() - 11, 11, "norm.weight") == 0)
+    if (is_gemma(a.arch) && suffix == ".weight" && name.ends_with("norm.weight"))
         m.add = 1.0f;
     m.name += suffix;
     return m;
@@ -136,7 +136,7 @@ NameMap hf_to_gguf_name_map(const HfArchitecture& arch) {
 
 bool has_hf_names(const Model& model) {
     for (const TensorInfo& t : model.tensors)
-        if (t.name.rfind("model.", 0) == 0 || t.name.rfind("lm_head.", 0) == 0 || t.name.rfind("language_model.", 0) == 0) return true;
+        if (t.name.starts_with("model.") || t.name.starts_with("lm_head.") || t.name.starts_with("language_model.")) return true;
     return false;
 }
 

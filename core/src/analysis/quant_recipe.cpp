@@ -38,7 +38,7 @@ std::string alternation(const std::vector<std::string>& parts) {
 
 bool is_provenance_key(const std::string& key) {
     return key == "general.quantized_by" || key == "general.file_type" || key == "general.quantization_version" ||
-           key.rfind("quantize.", 0) == 0;
+           key.starts_with("quantize.");
 }
 
 // Whether a GGUF tensor's type is a block-quantized ggml type.
@@ -163,7 +163,7 @@ QuantRecipe quant_recipe(const Model& model) {
     for (const MetadataEntry& e : model.metadata) {
         if (!is_provenance_key(e.key)) continue;
         r.provenance.push_back({e.key, metadata_value_text(e)});
-        if (e.key.rfind("quantize.imatrix.", 0) == 0) r.imatrix = true;
+        if (e.key.starts_with("quantize.imatrix.")) r.imatrix = true;
     }
     choose_base(model, r, all);
     if (!r.base.empty()) make_rules(model, r);

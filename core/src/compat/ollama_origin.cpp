@@ -13,12 +13,6 @@ constexpr const char* kSeparateMmproj =
 constexpr const char* kNotATensor =
     "not a tensor name of gguf-py for this architecture, and llama.cpp's converters map every tensor to one";
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Collects the evidence of one file; each check adds at most one entry.
 class Evidence {
 public:
@@ -38,11 +32,11 @@ public:
     }
     void tensor_prefix(const std::string& prefix, const char* reason) {
         for (const TensorInfo& t : m_model.tensors)
-            if (starts_with(t.name, prefix)) return add("tensor " + t.name + " (prefix " + prefix + ")", reason);
+            if (t.name.starts_with(prefix)) return add("tensor " + t.name + " (prefix " + prefix + ")", reason);
     }
     void tensor_suffix(const std::string& suffix, const char* reason) {
         for (const TensorInfo& t : m_model.tensors)
-            if (ends_with(t.name, suffix)) return add("tensor " + t.name + " (ends " + suffix + ")", reason);
+            if (t.name.ends_with(suffix)) return add("tensor " + t.name + " (ends " + suffix + ")", reason);
     }
     void add(const std::string& marker, const char* reason) { m_out.push_back({m_arch + ": " + marker, reason}); }
 
@@ -121,7 +115,7 @@ std::optional<size_t> sorted_key_count(const Model& m, const std::string& arch) 
             if ((count == 0 || form > previous) && (!pick || form < *pick)) pick = std::move(form);
         };
         consider(entry.key);
-        if (starts_with(entry.key, prefix)) consider(entry.key.substr(prefix.size()));
+        if (entry.key.starts_with(prefix)) consider(entry.key.substr(prefix.size()));
         if (!pick) return std::nullopt;
         previous = std::move(*pick);
         ++count;

@@ -9,8 +9,6 @@ namespace {
 
 constexpr size_t kMaxTensorName = 63;  // GGML_MAX_NAME - 1
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 }  // namespace
 
 std::vector<uint64_t> trim_shape(std::vector<uint64_t> ne) {
@@ -156,7 +154,7 @@ void PlanState::copy_keys(const std::string& from_prefix, std::span<const KeyCop
 void PlanState::rename_kv_prefix(const std::string& old_prefix, const std::string& new_prefix) {
     std::vector<std::string> matching;
     for (const auto& kv_pair : m_kvs)
-        if (starts_with(kv_pair.first, old_prefix)) matching.push_back(kv_pair.first);
+        if (kv_pair.first.starts_with(old_prefix)) matching.push_back(kv_pair.first);
     for (const std::string& k : matching)
         copy_kv(k, new_prefix + k.substr(old_prefix.size()), "prefix " + old_prefix + " copied to " + new_prefix + " (old key kept)");
 }
@@ -214,13 +212,13 @@ std::optional<size_t> PlanState::tensor(std::string_view name) const {
 }
 
 bool PlanState::any_tensor_prefix(std::string_view prefix) const {
-    return std::any_of(m_slots.begin(), m_slots.end(), [&](const Slot& s) { return starts_with(s.name, prefix); });
+    return std::any_of(m_slots.begin(), m_slots.end(), [&](const Slot& s) { return s.name.starts_with(prefix); });
 }
 
 uint32_t PlanState::block_span(std::string_view prefix, uint32_t declared) const {
     uint64_t span = 0;
     for (const Slot& slot : m_slots) {
-        if (!starts_with(slot.name, prefix)) continue;
+        if (!slot.name.starts_with(prefix)) continue;
         uint64_t n = 0;
         size_t i = prefix.size(), digits = 0;
         for (; i < slot.name.size() && digits < 10 && slot.name[i] >= '0' && slot.name[i] <= '9'; ++i, ++digits)
@@ -338,7 +336,7 @@ void PlanState::finish() {
     if (m_plan.side != PlanSide::text) return;
     for (size_t i = 0; i < m_slots.size(); ++i) {
         for (const SkipPrefix& p : m_plan.skip_prefixes) {
-            if (!starts_with(m_slots[i].name, p.prefix)) continue;
+            if (!m_slots[i].name.starts_with(p.prefix)) continue;
             TensorEdit e;
             e.op = TensorOp::hide;
             e.kind = EditKind::hidden;

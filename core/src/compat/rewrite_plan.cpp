@@ -69,7 +69,7 @@ std::string SidePlan::summary() const {
     std::string tried;
     size_t other = 0;
     for (const DetectionCheck& c : checks) {
-        if (c.detail.rfind("architecture is", 0) == 0) {
+        if (c.detail.starts_with("architecture is")) {
             ++other;
             continue;
         }

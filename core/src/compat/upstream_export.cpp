@@ -13,8 +13,6 @@ namespace mlens::compat {
 
 namespace {
 
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-
 Error export_error(ErrorCode code, const std::string& field, const std::string& message) {
     return Error{code, field, std::nullopt, message};
 }
@@ -26,7 +24,7 @@ bool audio_enabled(const UpstreamView& view) {
 }
 
 bool in_mmproj(const std::string& name, bool audio) {
-    return starts_with(name, "v.") || starts_with(name, "mm.") || (audio && starts_with(name, "a."));
+    return name.starts_with("v.") || name.starts_with("mm.") || (audio && name.starts_with("a."));
 }
 
 // Produces the bytes of the written tensors one at a time, keeping the current one in memory.
@@ -106,7 +104,7 @@ bool has_vision_export(const Model& model, const RewritePlan& plan) {
     UpstreamView view = upstream_view(model, plan.clip);
     if (view.architecture != "clip") return false;
     for (const ResultTensor& t : view.tensors)
-        if (starts_with(t.name, "v.")) return true;
+        if (t.name.starts_with("v.")) return true;
     return false;
 }
 
@@ -125,7 +123,7 @@ Result<ExportLayout> export_layout(const Model& model, const SidePlan& plan) {
         layout.model.files.push_back(copy);
     }
     for (const ResultKv& kv : view.metadata) {
-        if (mmproj && !starts_with(kv.key, "general.") && !starts_with(kv.key, "clip.")) continue;
+        if (mmproj && !kv.key.starts_with("general.") && !kv.key.starts_with("clip.")) continue;
         MetadataEntry e;
         e.key = kv.key;
         e.value = kv.value;

@@ -67,7 +67,7 @@ bool merge_ok(std::string_view merge) { return merge.find(' ') != std::string_vi
 
 bool byte_token_ok(std::string_view piece) {
     uint8_t byte;
-    bool looks_like_byte = piece.size() >= 4 && piece.size() <= 8 && piece.substr(0, 3) == "<0x" && piece.back() == '>';
+    bool looks_like_byte = piece.size() >= 4 && piece.size() <= 8 && piece.starts_with("<0x") && piece.back() == '>';
     return !looks_like_byte || parse_byte_token(piece, byte);
 }
 
@@ -192,7 +192,7 @@ int hex_digit(char c) {
 }  // namespace
 
 bool parse_byte_token(std::string_view piece, uint8_t& byte) {
-    if (piece.size() != 6 || piece.substr(0, 3) != "<0x" || piece[5] != '>') return false;
+    if (piece.size() != 6 || !piece.starts_with("<0x") || piece[5] != '>') return false;
     int hi = hex_digit(piece[3]), lo = hex_digit(piece[4]);
     if (hi < 0 || lo < 0) return false;
     byte = static_cast<uint8_t>(hi * 16 + lo);

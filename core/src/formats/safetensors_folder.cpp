@@ -20,10 +20,6 @@ constexpr const char* kIndexName = "model.safetensors.index.json";
 constexpr const char* kWeightsName = "model.safetensors";
 constexpr size_t kIndexMismatchWarnings = 20;
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // A name that can only mean a file directly inside the folder.
 bool is_plain_file_name(const std::string& name) {
     return !name.empty() && name != "." && name != ".." && name.find_first_of(std::string_view("/\\\0", 3)) == std::string::npos;
@@ -44,8 +40,8 @@ Result<Listing> list_folder(const std::string& dir) {
         std::error_code type_ec;
         if (!it->is_regular_file(type_ec)) continue;
         std::string name = it->path().filename().string();
-        if (ends_with(name, ".json")) l.json.push_back(std::move(name));
-        else if (ends_with(name, ".safetensors")) l.safetensors.push_back(std::move(name));
+        if (name.ends_with(".json")) l.json.push_back(std::move(name));
+        else if (name.ends_with(".safetensors")) l.safetensors.push_back(std::move(name));
     }
     std::sort(l.json.begin(), l.json.end());
     std::sort(l.safetensors.begin(), l.safetensors.end());
@@ -64,7 +60,7 @@ std::optional<Choice> choose_weights(const Listing& l) {
     if (has(l.safetensors, kWeightsName)) return Choice{"", kWeightsName};
     std::vector<std::string> indexes;
     for (const std::string& name : l.json)
-        if (ends_with(name, ".safetensors.index.json")) indexes.push_back(name);
+        if (name.ends_with(".safetensors.index.json")) indexes.push_back(name);
     if (indexes.size() == 1) return Choice{indexes[0], ""};
     if (indexes.empty() && l.safetensors.size() == 1) return Choice{"", l.safetensors[0]};
     return std::nullopt;

@@ -44,7 +44,7 @@ void append_json_string(std::string& out, std::string_view s) {
 }
 
 bool written_as_metadata(const MetadataEntry& e) {
-    return e.value.is_string() && e.key.rfind("file:", 0) != 0;
+    return e.value.is_string() && !e.key.starts_with("file:");
 }
 
 Error invalid_utf8(const std::string& what) {

@@ -6,8 +6,9 @@ namespace mlens {
 
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-    return s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+// A key naming an architecture before the suffix ("llama.pooling_type"), never the bare suffix.
+bool has_arch_and_suffix(std::string_view s, std::string_view suffix) {
+    return s.size() > suffix.size() && s.ends_with(suffix);
 }
 
 template <size_t N>
@@ -33,12 +34,12 @@ std::optional<std::string> enum_value_name(std::string_view key, const Scalar& v
         if (v < 0 || name.starts_with("unknown(")) return std::nullopt;
         return name;
     }
-    if (ends_with(key, ".pooling_type")) {
+    if (has_arch_and_suffix(key, ".pooling_type")) {
         static const char* const kNames[] = {"NONE", "MEAN", "CLS", "LAST", "RANK"};
         if (v == -1) return "UNSPECIFIED";
         if (const char* n = lookup(kNames, v)) return n;
     }
-    if (ends_with(key, ".rope.scaling.type")) {
+    if (has_arch_and_suffix(key, ".rope.scaling.type")) {
         static const char* const kNames[] = {"NONE", "LINEAR", "YARN", "LONGROPE"};
         if (v == -1) return "UNSPECIFIED";
         if (const char* n = lookup(kNames, v)) return n;

@@ -15,7 +15,7 @@ uint64_t saturating_add(uint64_t a, uint64_t b) {
 
 // The expert number of a member stored one tensor per expert: "<group>.<e>.<part>".
 std::optional<uint64_t> expert_number(std::string_view name, std::string_view group) {
-    if (name.size() <= group.size() + 1 || name.substr(0, group.size()) != group || name[group.size()] != '.')
+    if (name.size() <= group.size() + 1 || !name.starts_with(group) || name[group.size()] != '.')
         return std::nullopt;
     std::string_view rest = name.substr(group.size() + 1);
     uint64_t e = 0;

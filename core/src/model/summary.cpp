@@ -50,7 +50,7 @@ std::string file_type_name(uint64_t ftype) {
 
 std::optional<uint32_t> layer_of(std::string_view name) {
     for (std::string_view prefix : {"blk.", "model.layers.", "layers.", "model.language_model.layers."}) {
-        if (name.substr(0, prefix.size()) != prefix) continue;
+        if (!name.starts_with(prefix)) continue;
         std::string_view rest = name.substr(prefix.size());
         uint32_t n = 0;
         auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);

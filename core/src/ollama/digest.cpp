@@ -26,7 +26,7 @@ bool all_decimal(std::string_view s) {
 
 std::optional<BlobDigest> parse_blob_digest(std::string_view text) {
     if (text.size() != kAlgorithm.size() + 1 + kHexDigits) return std::nullopt;
-    if (text.substr(0, kAlgorithm.size()) != kAlgorithm) return std::nullopt;
+    if (!text.starts_with(kAlgorithm)) return std::nullopt;
     char sep = text[kAlgorithm.size()];
     if (sep != ':' && sep != '-') return std::nullopt;
     std::string_view hex = text.substr(kAlgorithm.size() + 1);
@@ -50,7 +50,7 @@ const char* blob_file_kind_name(BlobFileKind kind) {
 
 BlobFileName classify_blob_file(std::string_view name) {
     const size_t prefix = kAlgorithm.size() + 1;
-    if (name.size() <= prefix || name.substr(0, kAlgorithm.size()) != kAlgorithm) return {};
+    if (name.size() <= prefix || !name.starts_with(kAlgorithm)) return {};
     char sep = name[kAlgorithm.size()];
     std::string_view rest = name.substr(prefix);
     if (sep == ':') {
@@ -64,7 +64,7 @@ BlobFileName classify_blob_file(std::string_view name) {
         if (tail.empty()) return {BlobFileKind::blob, hex};
         if (tail == "-partial") return {BlobFileKind::partial, hex};
         constexpr std::string_view kPart = "-partial-";
-        if (tail.substr(0, kPart.size()) == kPart && all_decimal(tail.substr(kPart.size())))
+        if (tail.starts_with(kPart) && all_decimal(tail.substr(kPart.size())))
             return {BlobFileKind::partial_part, hex};
         return {};
     }

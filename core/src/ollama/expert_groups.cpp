@@ -28,9 +28,9 @@ bool all_digits(std::string_view s) {
 // "layers.<digits>" behind one of the optional prefixes, and nothing else.
 bool is_layer_path(std::string_view s) {
     for (std::string_view p : kLayerPrefixes) {
-        if (s.substr(0, p.size()) != p) continue;
+        if (!s.starts_with(p)) continue;
         std::string_view rest = s.substr(p.size());
-        if (rest.substr(0, 7) == "layers." && all_digits(rest.substr(7))) return true;
+        if (rest.starts_with("layers.") && all_digits(rest.substr(7))) return true;
     }
     return false;
 }
@@ -45,7 +45,7 @@ struct Membership {
 std::optional<Membership> membership(std::string_view name) {
     if (name.size() <= kWeight.size() || name.substr(name.size() - kWeight.size()) != kWeight) return std::nullopt;
     std::string_view body = name.substr(0, name.size() - kWeight.size());
-    size_t skip = body.substr(0, kDraftPrefix.size()) == kDraftPrefix ? kDraftPrefix.size() : 0;
+    size_t skip = body.starts_with(kDraftPrefix) ? kDraftPrefix.size() : 0;
     for (std::string_view marker : kMarkers) {
         size_t at = body.find(marker, skip);
         if (at == std::string_view::npos || !is_layer_path(body.substr(skip, at - skip))) continue;
@@ -85,7 +85,7 @@ std::string describe_layout(const Model& m, const std::vector<std::string>& name
         known &= !blob.empty();
         in_group_blob &= blob == g.name;
         blob_per_tensor &= blob == m.tensors[i].name;
-        experts_blob &= blob.size() > 12 && blob.substr(blob.size() - 12) == ".mlp.experts";
+        experts_blob &= blob.size() > 12 && blob.ends_with(".mlp.experts");
     }
     if (b.per_expert && b.stacked) return "mixed: per-expert and stacked tensors";
     if (b.per_expert)

@@ -70,7 +70,7 @@ void round_values(HfDtype dtype, const float* in, uint64_t n, uint8_t* bytes, fl
 std::string unpacked_name(const std::string& name, const std::string& group, uint64_t e) {
     std::string prefix = group;
     const std::string switch_mlp = ".switch_mlp";
-    if (prefix.size() >= switch_mlp.size() && prefix.compare(prefix.size() - switch_mlp.size(), switch_mlp.size(), switch_mlp) == 0)
+    if (prefix.ends_with(switch_mlp))
         prefix = prefix.substr(0, prefix.size() - switch_mlp.size()) + ".experts";
     std::string rest = name.size() > group.size() + 1 ? name.substr(group.size() + 1) : name;
     return prefix + "." + std::to_string(e) + "." + rest;

@@ -294,7 +294,7 @@ private:
 };
 
 std::string json_error_message(std::string_view text, const Error& e) {
-    if (e.code == ErrorCode::E_JSON_START && text.substr(0, 3) == "\xEF\xBB\xBF")
+    if (e.code == ErrorCode::E_JSON_START && text.starts_with("\xEF\xBB\xBF"))
         return "the manifest starts with a UTF-8 byte order mark; JSON text must not";
     if (e.code == ErrorCode::E_DUPLICATE_KEY) return "duplicate key: " + e.message;
     if (e.code == ErrorCode::E_JSON_UTF8) return "invalid UTF-8: " + e.message;

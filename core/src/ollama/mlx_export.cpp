@@ -12,19 +12,15 @@ namespace mlens {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // "<block>.switch_mlp" for a group mlx-lm stacks, nullopt for the others (shared experts).
 std::optional<std::string> switch_prefix(const std::string& group) {
     for (const std::string suffix : {".experts", ".switch_mlp"})
-        if (ends_with(group, suffix) && group.find(".shared_experts") == std::string::npos)
+        if (group.ends_with(suffix) && group.find(".shared_experts") == std::string::npos)
             return group.substr(0, group.size() - suffix.size()) + ".switch_mlp";
     return std::nullopt;
 }
 
-std::string path_of(const std::string& name) { return ends_with(name, ".weight") ? name.substr(0, name.size() - 7) : name; }
+std::string path_of(const std::string& name) { return name.ends_with(".weight") ? name.substr(0, name.size() - 7) : name; }
 
 struct QuantKey {
     std::string mode;

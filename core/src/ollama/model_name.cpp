@@ -53,7 +53,7 @@ std::optional<std::string> nonportable_reason(std::string_view part) {
     static const std::array<std::string_view, 4> kDevices = {"CON", "PRN", "AUX", "NUL"};
     bool reserved = false;
     for (auto d : kDevices) reserved |= stem == d;
-    if (stem.size() == 4 && (stem.rfind("COM", 0) == 0 || stem.rfind("LPT", 0) == 0) && stem[3] >= '0' && stem[3] <= '9')
+    if (stem.size() == 4 && (stem.starts_with("COM") || stem.starts_with("LPT")) && stem[3] >= '0' && stem[3] <= '9')
         reserved = true;
     if (reserved) return "\"" + stem + "\" is a reserved device name on Windows";
     return std::nullopt;

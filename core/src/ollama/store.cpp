@@ -41,7 +41,7 @@ std::optional<std::string> real_path(const std::string& path) {
 // True if `path` (canonical) is `root` (canonical) or lies below it, compared by components.
 bool inside(const std::string& path, const std::string& root) {
     if (root == "/") return path.size() > 1 && path[0] == '/';
-    return path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/';
+    return path.size() > root.size() && path.starts_with(root) && path[root.size()] == '/';
 }
 
 std::string sha256_text(std::string_view bytes) {

@@ -257,7 +257,7 @@ namespace {
 // "CODE field", the manifest path left out of the field: the model is named already.
 std::string place_of(const Diagnostic& d, const std::string& manifest_path) {
     std::string field = d.field;
-    if (!manifest_path.empty() && field.compare(0, manifest_path.size(), manifest_path) == 0)
+    if (!manifest_path.empty() && field.starts_with(manifest_path))
         field = field.substr(std::min(field.size(), manifest_path.size() + 1));
     return std::string(code_name(d.code)) + (field.empty() ? "" : " " + field);
 }
@@ -306,8 +306,7 @@ std::vector<FailedTensorLayer> failed_tensor_layers(const Manifest& manifest, co
 
 const FailedTensorLayer* failed_layer_of(const std::vector<FailedTensorLayer>& failed, const std::string& blob_path) {
     for (const FailedTensorLayer& f : failed)
-        if (!f.blob_hex.empty() && blob_path.size() >= f.blob_hex.size() &&
-            blob_path.compare(blob_path.size() - f.blob_hex.size(), f.blob_hex.size(), f.blob_hex) == 0)
+        if (!f.blob_hex.empty() && blob_path.ends_with(f.blob_hex))
             return &f;
     return nullptr;
 }

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -50,7 +51,7 @@ void gguf_run_section(std::string& out, const StoreExportPlan& plan) {
     out += "## How to run\n\n```sh\nllama-cli -m model.gguf";
     if (has_file(plan, "mmproj.gguf")) out += " --mmproj mmproj.gguf";
     for (const ExportFile& f : plan.files)
-        if (f.name.rfind("adapter-", 0) == 0) out += " --lora " + f.name;
+        if (f.name.starts_with("adapter-")) out += " --lora " + f.name;
     if (has_file(plan, "draft.gguf")) out += " -md draft.gguf";
     out += "\nollama create MODEL -f Modelfile   # the same model back in Ollama\n```\n\n";
     out += "Every file was re-read after writing: blob copies byte for byte against their blob, the compat export by the "
@@ -79,9 +80,8 @@ void folder_section(std::string& out, const StoreExportPlan& plan) {
     out += "\n| tensor | stored as | written as | shape | shard |\n| --- | --- | --- | --- | --- |\n";
     for (const HfShard& s : hf.shards)
         for (const HfTensor& t : s.tensors) {
-            std::string shape;
-            for (size_t i = t.ne.size(); i-- > 0;) shape += std::to_string(t.ne[i]) + (i ? ", " : "");
-            out += "| " + cell(t.name) + " | " + cell(t.source_type) + " | " + t.dtype + " | [" + shape + "] | " + s.file + " |\n";
+            out += "| " + cell(t.name) + " | " + cell(t.source_type) + " | " + t.dtype + " | " +
+                   shape_text(t.ne, ShapeStyle::row_major) + " | " + s.file + " |\n";
         }
     if (plan.format == ExportFormat::hf)
         out += "\n## How to run\n\n```python\nfrom transformers import AutoModelForCausalLM, AutoTokenizer\n"

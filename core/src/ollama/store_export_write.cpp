@@ -89,7 +89,7 @@ Status check_out_dir(const std::string& out_dir, const std::string& store_root, 
     if (!real) return write_error(ErrorCode::E_NOT_FOUND, parent.string(), std::string("the folder to write into: ") + std::strerror(errno));
     parent_real = real;
     free(real);
-    if (parent_real == store_root || parent_real.rfind(store_root + "/", 0) == 0 || store_root == "/")
+    if (parent_real == store_root || parent_real.starts_with(store_root + "/") || store_root == "/")
         return write_error(ErrorCode::E_OUTPUT_IN_STORE, out_dir, "lies inside the Ollama store " + escape_for_display(store_root) +
                                                              ", which is never written to");
     return ok_status();

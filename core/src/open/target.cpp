@@ -19,8 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool ends_with(std::string_view s, std::string_view suffix) { return s.size() >= suffix.size() && s.ends_with(suffix); }
-
 bool lexists(const std::string& path) {
     struct stat st {};
     return ::lstat(path.c_str(), &st) == 0;
@@ -67,7 +65,7 @@ Target resolve_directory(Target t) {
         const std::string name = it->path().filename().string();
         std::error_code type_ec;
         if (name == "blobs" && it->is_directory(type_ec)) blobs = true;
-        if ((ends_with(name, ".safetensors") || ends_with(name, ".safetensors.index.json")) && it->is_regular_file(type_ec)) {
+        if ((name.ends_with(".safetensors") || name.ends_with(".safetensors.index.json")) && it->is_regular_file(type_ec)) {
             t.kind = TargetKind::safetensors_folder;
             return t;
         }

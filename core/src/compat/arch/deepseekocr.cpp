@@ -57,7 +57,7 @@ void handle_deepseekocr_clip(PlanState& s, const std::string&) {
 
     std::vector<size_t> sam;
     for (size_t i = 0; i < s.slot_count(); ++i)
-        if (s.slot(i).name.rfind("s.", 0) == 0) sam.push_back(i);
+        if (s.slot(i).name.starts_with("s.")) sam.push_back(i);
     for (size_t i : sam) s.rename_slot(i, "v.sam." + s.slot(i).name.substr(2), "prefix s. → v.sam.");
     s.rename_tensor("v.sam.position_embd", "v.sam.pos_embd.weight");
     rename_all_containing(s, {
