@@ -338,7 +338,8 @@ TEST_CASE("mlens export --format mlx|hf on the demo store, with --json", "[store
 TEST_CASE("mlens store and show name the export formats and the exact files before anything is written", "[store_export]") {
     CliRun listing = run_mlens({"store", kDemoStore, "--json"});
     REQUIRE(listing.exit_status == 0);
-    for (const nlohmann::json& m : nlohmann::json::parse(listing.out)["models"])
+    const nlohmann::json parsed_listing = nlohmann::json::parse(listing.out);
+    for (const nlohmann::json& m : parsed_listing["models"])
         CHECK(m["export_formats"] == (m["format"] == "gguf" ? nlohmann::json::parse(R"(["gguf"])") : nlohmann::json::parse(R"(["hf","mlx"])")));
 
     CliRun show = run_mlens({"show", "tiny-mlx:mixed", "--store", kDemoStore, "--json"});
