@@ -309,8 +309,10 @@ Result<ImatrixEntrySummary> summarize_entry(const Imatrix& m, const ImatrixEntry
                 Histogram& h = s.log10_importance;
                 const double scale = static_cast<double>(h.counts.size()) / (h.hi - h.lo);
                 for (float v : *sums) {
-                    if (v / count <= 0) continue;
+                    // A NaN or infinite sum in a damaged file has no bin (counted apart by the summary).
+                    if (!std::isfinite(v) || v / count <= 0) continue;
                     const double bin = std::floor((std::log10(v / count) - h.lo) * scale);
+                    if (std::isnan(bin)) continue;
                     ++h.counts[static_cast<size_t>(std::clamp(bin, 0.0, static_cast<double>(h.counts.size() - 1)))];
                 }
                 continue;
