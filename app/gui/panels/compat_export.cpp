@@ -11,6 +11,7 @@
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/ui.h"
+#include "widgets/write_job_row.h"
 #include "workspace.h"
 
 namespace mlens {
@@ -135,13 +136,7 @@ void CompatExport::draw(PanelContext& ctx, const std::shared_ptr<const CompatVie
     ImGui::EndDisabled();
     ImGui::EndDisabled();
     ImGui::SameLine();
-    if (m_job) {
-        ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(260, 0), "writing\xE2\x80\xA6");
-        ImGui::SameLine();
-        if (ImGui::Button("Cancel")) m_job.cancel();
-    } else if (ImGui::Button("Close")) {
-        m_open = false;
-    }
+    ui::write_job_row(m_job, m_open);
     if (m_outcome) {
         ImGui::Separator();
         report_view(ctx);

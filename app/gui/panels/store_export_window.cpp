@@ -10,6 +10,7 @@
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/ui.h"
+#include "widgets/write_job_row.h"
 #include "workspace.h"
 
 namespace mlens {
@@ -180,13 +181,7 @@ void StoreExportWindow::draw(PanelContext& ctx) {
     if (ImGui::Button("Export")) start_export(ctx);
     ImGui::EndDisabled();
     ImGui::SameLine();
-    if (m_export_job) {
-        ImGui::ProgressBar(static_cast<float>(m_export_job.progress()), ImVec2(260, 0), "writing\xE2\x80\xA6");
-        ImGui::SameLine();
-        if (ImGui::Button("Cancel")) m_export_job.cancel();
-    } else if (ImGui::Button("Close")) {
-        m_open = false;
-    }
+    ui::write_job_row(m_export_job, m_open);
     if (m_outcome) {
         ImGui::Separator();
         result_view(ctx);
