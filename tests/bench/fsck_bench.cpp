@@ -1,5 +1,6 @@
-// fsck_bench [N_ROWS] [THREADS]
+// fsck_bench [N_ROWS] [THREADS] [TYPES]
 //
+// TYPES: a comma-separated list of ggml type names to measure (default: all six below).
 // Speed of `mlens fsck` (fsck_model on THREADS threads, default 2) on one-tensor GGUF files of
 // F16, BF16, F32, Q4_K, Q8_0 and IQ4_XS ([4096, N_ROWS], default 4096 rows), read from the page
 // cache, against:
@@ -84,8 +85,10 @@ int main(int argc, char** argv) {
     std::printf("memcpy (one thread, 64 MiB): %.2f GB/s\n", copy / 1e9);
     std::printf("%-7s %7s %10s %9s %14s %7s %10s %14s %11s\n", "type", "MB", "fsck GB/s", "x memcpy", "to_float Gv/s",
                 "x to_f", "x to_f cpu", "validate GB/s", "x validate");
+    const std::string only = argc > 3 ? "," + std::string(argv[3]) + "," : "";
     for (ggml_type type : {GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_F32, GGML_TYPE_Q4_K, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS}) {
         const std::string name = ggml_type_name(type);
+        if (!only.empty() && only.find("," + name + ",") == std::string::npos) continue;
         const std::string path = dir.file(name + ".gguf");
         std::vector<uint8_t> bytes = type == GGML_TYPE_F32 ? std::vector<uint8_t>(values.size() * 4) : stored(type, values, row);
         if (type == GGML_TYPE_F32) std::memcpy(bytes.data(), values.data(), bytes.size());

@@ -96,6 +96,8 @@ struct ItemState {
     FindingSet findings;
     ExpertAcc expert;
     std::vector<uint8_t> columns;
+    // Every column has held a non-zero value in this item: later rows need not mark them again.
+    bool columns_full = false;
     uint64_t hash = 0;
 };
 
@@ -156,7 +158,7 @@ Status check_mlx_scales(const Scan& scan, const Plan& p, const PieceInput& in, I
 
 // Scans one piece; returns whether it holds a non-zero value.
 bool scan_piece(const Plan& p, const PieceInput& in, ItemState& st) {
-    uint8_t* columns = p.track_columns ? st.columns.data() + in.column : nullptr;
+    uint8_t* columns = p.track_columns && !st.columns_full ? st.columns.data() + in.column : nullptr;
     BitsKind kind = BitsKind::f32;
     const void* codes = in.values;
     if (p.path == Path::f16_bits || p.path == Path::bf16_bits || p.path == Path::f32_bits) {
@@ -260,6 +262,7 @@ Status scan_item(Scan& scan, const Item& item) {
         const uint64_t global = first_row + row;
         st.hash += mix64(row_hash ^ (global * 0x9E3779B97F4A7C15ull));
         st.expert.hash += mix64(row_hash ^ (row * 0x9E3779B97F4A7C15ull));
+        if (p.track_columns && !st.columns_full) st.columns_full = !std::memchr(st.columns.data(), 0, st.columns.size());
         if (nonzero) return;
         ++st.expert.zero_rows;
         if (st.expert.zero_locations.size() < kFsckMaxLocations) st.expert.zero_locations.push_back(p.location(item.expert, row, 0));
