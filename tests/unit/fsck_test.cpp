@@ -5,6 +5,7 @@
 
 #include <ggml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -296,4 +297,53 @@ TEST_CASE("fsck finds a dead and a duplicated expert among per-expert MLX tensor
     CHECK(r.findings[0].locations[0].expert == std::optional<uint64_t>(2));
     CHECK(r.findings[1].code == "F_DEAD_EXPERT");
     CHECK(r.findings[1].message == "expert 3 is all zero");
+}
+
+TEST_CASE("fsck reads Q8_0 on its codes and finds what the decoded values hold", "[fsck]") {
+    // Q8_0 [64, 5]: row 1 block 1 has d = NaN, row 3 block 1 has d = +Inf over some zero codes
+    // (0 × Inf is NaN), row 2 is all zero codes, column 8 is zero in every row, and row 4 block 0
+    // has d = 0 over non-zero codes. The same values decoded by ggml and stored as F32 are the
+    // oracle: every value finding and zero row/column is at the same elements.
+    const int64_t row = 64, rows = 5;
+    std::vector<float> values = signal(row * rows, 17);
+    for (int64_t r = 0; r < rows; ++r) values[r * row + 8] = 0.0f;
+    std::vector<uint8_t> q8 = quantized(GGML_TYPE_Q8_0, values, row);
+    const size_t block = 34, row_bytes = 2 * block;
+    const uint16_t nan = 0x7E00, inf = 0x7C00, zero = 0;
+    std::memcpy(q8.data() + 1 * row_bytes + block, &nan, 2);
+    std::memcpy(q8.data() + 3 * row_bytes + block, &inf, 2);
+    for (size_t k = 0; k < 32; k += 3) q8[3 * row_bytes + block + 2 + k] = 0;
+    for (size_t b = 0; b < 2; ++b) std::fill_n(q8.begin() + 2 * row_bytes + b * block + 2, 32, 0);
+    std::memcpy(q8.data() + 4 * row_bytes, &zero, 2);
+    const uint64_t zero_codes_under_inf = std::count(q8.begin() + 3 * row_bytes + block + 2, q8.begin() + 4 * row_bytes, 0);
+    std::vector<float> decoded(values.size());
+    ggml_get_type_traits(GGML_TYPE_Q8_0)->to_float(q8.data(), decoded.data(), row * rows);
+
+    test::TempDir dir;
+    const Model codes = write_and_open(dir, {{"w", GGML_TYPE_Q8_0, {row, rows}, q8}});
+    test::TempDir dir_f32;
+    const Model oracle = write_and_open(dir_f32, {{"w", GGML_TYPE_F32, {row, rows}, f32_bytes(decoded)}});
+    const FsckReport got = scan(codes), want = scan(oracle);
+    INFO(all_lines(got) << "--- F32 of the decoded values:\n" << all_lines(want));
+    auto by_code = [](const FsckReport& r) {
+        std::map<std::string, std::pair<uint64_t, std::vector<uint64_t>>> out;
+        for (const Finding& f : r.findings) {
+            if (f.code.rfind("F_SCALE", 0) == 0) continue;
+            std::vector<uint64_t> elements;
+            for (const FsckLocation& l : f.locations) elements.push_back(l.element);
+            out[f.code] = {f.count, elements};
+        }
+        return out;
+    };
+    const auto got_values = by_code(got);
+    CHECK(got_values == by_code(want));
+    CHECK(zero_codes_under_inf >= 11);
+    CHECK(got_values.at("F_NAN").first == 32 + zero_codes_under_inf);
+    CHECK(got_values.at("F_INF").first == 32 - zero_codes_under_inf);
+    CHECK(got_values.at("F_ZERO_ROWS").second == std::vector<uint64_t>{2 * row});
+    CHECK(got_values.at("F_ZERO_COLUMNS").second == std::vector<uint64_t>{8});
+    std::vector<std::string> scales;
+    for (const Finding& f : got.findings)
+        if (f.code.rfind("F_SCALE", 0) == 0) scales.push_back(f.code + " " + f.field + " " + std::to_string(f.locations[0].element));
+    CHECK(scales == std::vector<std::string>{"F_SCALE_INF d 224", "F_SCALE_NAN d 96"});
 }

@@ -57,10 +57,10 @@ Result<Plan> plan_tensor(const Model& model, const LogicalTensor& lt) {
         if (type == "F32") p.path = Path::f32_bits;
         else if (type == "F16") p.path = Path::f16_bits;
         else if (type == "BF16") p.path = Path::bf16_bits;
-        else if (view->kind() == TensorView::Kind::ggml) p.path = Path::ggml_blocks;
+        else if (view->kind() == TensorView::Kind::ggml) p.path = t.type.id == GGML_TYPE_Q8_0 ? Path::q8_0_codes : Path::ggml_blocks;
         else p.path = Path::decoded;
         p.check_beyond = type == "F32" || type == "BF16";
-        if (p.path == Path::ggml_blocks) p.scales = ggml_scale_fields(t.type.id);
+        if (p.path == Path::ggml_blocks || p.path == Path::q8_0_codes) p.scales = ggml_scale_fields(t.type.id);
     }
     p.stacked = is_stacked_experts(model, lt, *view);
     if (p.stacked) p.experts = view->shape()[2];
@@ -109,6 +109,7 @@ void check_ggml_scales(const Plan& p, const PieceInput& in, ItemState& st) {
             const ScaleClass c = classify_scale(f.kind, block + f.offset);
             if (c == ScaleClass::normal) continue;
             if (c == ScaleClass::zero) {
+                if (!in.values) continue;   // Q8_0 read on its codes: a zero d makes every value zero
                 const float* v = in.values + b * bl;
                 if (std::all_of(v, v + bl, [](float x) { return x == 0.0f; })) continue;
             }
@@ -156,6 +157,41 @@ Status check_mlx_scales(const Scan& scan, const Plan& p, const PieceInput& in, I
     return ok_status();
 }
 
+constexpr uint64_t kQ8Block = 32, kQ8BlockBytes = 34;   // ggml's block_q8_0: F16 d, then 32 int8 codes
+
+float q8_0_value(const uint8_t* raw, uint64_t i) {
+    const uint8_t* block = raw + i / kQ8Block * kQ8BlockBytes;
+    const float d = ggml_fp16_to_fp32(static_cast<ggml_fp16_t>(block[0] | (block[1] << 8)));
+    return d * static_cast<float>(static_cast<int8_t>(block[2 + i % kQ8Block]));
+}
+
+// scan_values for Q8_0 codes (see fsck_plan.h): a block with a zero d holds only zeros, one with a
+// finite d is non-zero where its codes are, and one whose d is NaN or Inf is decoded and scanned.
+template <typename Report>
+bool scan_q8_0_codes(const uint8_t* raw, uint64_t n, uint8_t* columns, Report&& report) {
+    bool nonzero = false;
+    for (uint64_t b = 0; b < n / kQ8Block; ++b) {
+        const uint8_t* block = raw + b * kQ8BlockBytes;
+        const unsigned magnitude = (block[0] | (block[1] << 8)) & 0x7FFFu;
+        if (magnitude == 0) continue;
+        uint8_t* block_columns = columns ? columns + b * kQ8Block : nullptr;
+        if (magnitude >= 0x7C00) {
+            float values[kQ8Block];
+            ggml_get_type_traits(GGML_TYPE_Q8_0)->to_float(block, values, kQ8Block);
+            nonzero |= scan_values(BitsKind::f32, values, kQ8Block, block_columns, false,
+                                   [&](ValueEvent e, uint64_t i) { report(e, b * kQ8Block + i); });
+            continue;
+        }
+        const uint8_t* codes = block + 2;
+        uint8_t any = 0;
+        for (uint64_t j = 0; j < kQ8Block; ++j) any |= codes[j];
+        nonzero |= any != 0;
+        if (block_columns && any)
+            for (uint64_t j = 0; j < kQ8Block; ++j) block_columns[j] |= codes[j] != 0;
+    }
+    return nonzero;
+}
+
 // Scans one piece; returns whether it holds a non-zero value.
 bool scan_piece(const Plan& p, const PieceInput& in, ItemState& st) {
     uint8_t* columns = p.track_columns && !st.columns_full ? st.columns.data() + in.column : nullptr;
@@ -170,6 +206,7 @@ bool scan_piece(const Plan& p, const PieceInput& in, ItemState& st) {
     Accumulator* beyond = nullptr;
     auto value_at = [&](uint64_t i) -> double {
         if (in.values) return in.values[i];
+        if (p.path == Path::q8_0_codes) return q8_0_value(in.raw, i);
         if (kind == BitsKind::f32) {
             float f;
             std::memcpy(&f, in.raw + 4 * i, 4);
@@ -185,7 +222,7 @@ bool scan_piece(const Plan& p, const PieceInput& in, ItemState& st) {
         }
         return ggml_fp16_to_fp32(h);
     };
-    const bool nonzero = scan_values(kind, codes, in.n, columns, p.check_beyond, [&](ValueEvent e, uint64_t i) {
+    auto report = [&](ValueEvent e, uint64_t i) {
         Accumulator*& acc = e == ValueEvent::nan ? nan : e == ValueEvent::inf ? inf : beyond;
         if (!acc)
             acc = e == ValueEvent::nan   ? &st.findings.at("F_NAN", "", FindingSeverity::error)
@@ -193,7 +230,9 @@ bool scan_piece(const Plan& p, const PieceInput& in, ItemState& st) {
                                          : &st.findings.at("F_BEYOND_F16", "", FindingSeverity::warning);
         if (acc->locations.size() < kFsckMaxLocations) acc->add(p.location(in.expert, in.row, in.column + i), 1, value_at(i));
         else ++acc->count;
-    });
+    };
+    const bool nonzero = p.path == Path::q8_0_codes ? scan_q8_0_codes(in.raw, in.n, columns, report)
+                                                    : scan_values(kind, codes, in.n, columns, p.check_beyond, report);
     if (!p.scales.empty()) check_ggml_scales(p, in, st);
     return nonzero;
 }

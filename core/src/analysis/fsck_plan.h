@@ -3,7 +3,9 @@
 //
 // Contract:
 //  - plan_tensor opens a logical tensor's TensorView and decides how it is read: F32/F16/BF16 on
-//    stored bits, ggml block types decoded from the same bytes, everything else (MLX, other
+//    stored bits, Q8_0 on its int8 codes (a value is d × code: with d finite and non-zero it is zero
+//    exactly where its code is, so only blocks whose d is NaN or Inf are decoded), other ggml block
+//    types decoded from the same bytes, everything else (MLX, other
 //    element types) through TensorView::read; items of whole rows never cross an expert, rows too
 //    long for one item are read in pieces of whole blocks.
 //  - scan_item reads one item once, scans it, and merges what it found into its Plan under
@@ -26,7 +28,7 @@ namespace mlens::fsck_detail {
 constexpr uint64_t kItemBytes = 1u << 20;
 constexpr uint64_t kItemValues = 1u << 18;
 
-enum class Path { f32_bits, f16_bits, bf16_bits, ggml_blocks, decoded };
+enum class Path { f32_bits, f16_bits, bf16_bits, q8_0_codes, ggml_blocks, decoded };
 
 struct ExpertAcc {
     uint64_t zero_rows = 0;
