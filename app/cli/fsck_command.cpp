@@ -1,5 +1,6 @@
 // mlens fsck PATH [--json] [--threads N]: the health pass of analysis/fsck.h over every tensor.
-// Text: one line per finding (finding_line) on stdout, then a summary line. Exit status 1 when a
+// Text: one line per finding (finding_line) on stdout, then a summary line; the time the scan took
+// goes to stderr, so that stdout is the same on every run. Exit status 1 when a
 // finding is an error, the reader found errors (a region problem is both), or the model cannot be
 // opened; 2 on usage errors.
 #include <chrono>
@@ -79,8 +80,8 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         std::cout << escape_for_display(*path) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
                   << report->count(FindingSeverity::warning) << " warnings, " << report->count(FindingSeverity::info)
                   << " notes; " << report->tensors_scanned << " of " << report->tensors << " tensors, "
-                  << number_text(static_cast<double>(report->bytes_scanned) / 1e6, "%.1f") << " MB in "
-                  << number_text(seconds, "%.2f") << " s)\n";
+                  << number_text(static_cast<double>(report->bytes_scanned) / 1e6, "%.1f") << " MB)\n";
+        std::cerr << "fsck: " << number_text(seconds, "%.2f") << " s\n";
     });
 }
 

@@ -47,17 +47,26 @@ struct RowPiece {
     SpanError error;
 };
 
-struct Sums {
+// The sums over the pairs of one chunk or of the chunks folded so far.
+struct PairSums {
     uint64_t count = 0, nonfinite = 0;
     double err2 = 0, a2 = 0, b2 = 0, ab = 0, abs_err = 0, max_abs = 0;
+
+    void add(const PairSums& o) {
+        count += o.count; nonfinite += o.nonfinite;
+        err2 += o.err2; a2 += o.a2; b2 += o.b2; ab += o.ab; abs_err += o.abs_err;
+        max_abs = std::max(max_abs, o.max_abs);
+    }
+};
+
+struct Sums : PairSums {
     std::vector<RowError> rows;
     std::vector<BlockError> blocks;
     std::vector<RowPiece> pieces;   // a chunk's: at most its first and last row
 
     // Zero sums and no entries, keeping the entries' memory.
     void reset() {
-        count = nonfinite = 0;
-        err2 = a2 = b2 = ab = abs_err = max_abs = 0;
+        static_cast<PairSums&>(*this) = PairSums{};
         rows.clear();
         blocks.clear();
         pieces.clear();
@@ -66,17 +75,30 @@ struct Sums {
 
 // The comparison of the chunks merged so far. A row that spans chunks is pieced together here
 // until all its values are in; the chunks in flight bound how many rows are open at once.
+// Chunks finish in any order, but they are folded in chunk order (a chunk that finishes early
+// waits in `waiting`), so every sum is added in the same order whatever the threads did and the
+// figures are the same to the last digit from run to run.
 struct Totals {
     Sums sums;
     std::map<uint64_t, RowPiece> open_rows;
+    std::map<uint64_t, Sums> waiting;
+    uint64_t next_chunk = 0;
 
-    // Adds a chunk's sums and keeps the `keep` worst rows and blocks; `row_values(r)` is the
-    // number of values of row r.
+    // Takes chunk `chunk`'s sums and folds every chunk that is now next in order, keeping the
+    // `keep` worst rows and blocks; `row_values(r)` is the number of values of row r.
     template <typename RowValues>
-    void merge(const Sums& o, size_t keep, const RowValues& row_values) {
-        sums.count += o.count; sums.nonfinite += o.nonfinite;
-        sums.err2 += o.err2; sums.a2 += o.a2; sums.b2 += o.b2; sums.ab += o.ab; sums.abs_err += o.abs_err;
-        sums.max_abs = std::max(sums.max_abs, o.max_abs);
+    void merge(uint64_t chunk, const Sums& o, size_t keep, const RowValues& row_values) {
+        waiting.emplace(chunk, o);
+        for (auto next = waiting.begin(); next != waiting.end() && next->first == next_chunk; next = waiting.begin()) {
+            fold(next->second, keep, row_values);
+            waiting.erase(next);
+            ++next_chunk;
+        }
+    }
+
+    template <typename RowValues>
+    void fold(const Sums& o, size_t keep, const RowValues& row_values) {
+        sums.add(o);
         sums.rows.insert(sums.rows.end(), o.rows.begin(), o.rows.end());
         for (const RowPiece& p : o.pieces) {
             RowPiece& row = open_rows[p.row];
@@ -215,7 +237,7 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
         keep_worst(local.rows, keep_rows);
         keep_worst(local.blocks, keep_rows);
         std::lock_guard lock(m);
-        totals.merge(local, keep_rows, row_values);
+        totals.merge(c, local, keep_rows, row_values);
         return ok_status();
     }, progress_from, progress_to);
     if (!run) return run.error();
