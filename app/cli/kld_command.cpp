@@ -4,25 +4,21 @@
 // --kl-divergence definitions (corpus_kld.h, kld_statistics.h). Text output: one line per chunk
 // with the running figures, as llama-perplexity prints them, then the overall statistics; --json
 // adds the per-chunk figures of each chunk alone and the per-position values.
-#include <sys/stat.h>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 
 #include "cli_common.h"
 #include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/worker_session.h"
+#include "mlens/io/text_file.h"
 #include "mlens/model/model_json.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
 
 namespace {
-
-constexpr uint64_t kMaxTextBytes = 256ull << 20;
 
 struct KldFlags {
     std::string a, b, text_file, base, save_base;
@@ -35,18 +31,6 @@ struct KldFlags {
 int report(const Error& e) {
     std::cerr << "error: " << escape_for_display(e.to_string(), 2000) << "\n";
     return kExitBroken;
-}
-
-Result<std::string> read_text(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-        return Error{ErrorCode::E_NOT_REGULAR, "", std::nullopt, escape_for_display(path) + ": not a regular file"};
-    if (static_cast<uint64_t>(st.st_size) > kMaxTextBytes)
-        return Error{ErrorCode::E_TOO_LARGE, "", std::nullopt, escape_for_display(path) + ": larger than 256 MiB"};
-    std::ifstream in(path, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return Error{ErrorCode::E_IO, "", std::nullopt, escape_for_display(path) + ": could not be read"};
-    return text;
 }
 
 nlohmann::json moments_json(const KldMoments& m) {
@@ -135,7 +119,7 @@ void print_json(const KldFlags& f, const CorpusKldResult& r) {
 int run_kld(KldFlags f) {
     std::string text;
     if (f.base.empty()) {
-        auto read = read_text(f.text_file);
+        auto read = read_text_file(f.text_file, kMaxCorpusTextBytes);
         if (!read) return report(read.error());
         text = std::move(*read);
     }

@@ -2,9 +2,8 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
+#include "mlens/io/text_file.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -43,21 +42,6 @@ struct InferenceController::Shared {
 };
 
 namespace {
-
-// The corpus text as `mlens kld --text` reads it: a regular file of at most 256 MiB.
-constexpr uint64_t kMaxTextBytes = 256ull << 20;
-
-Result<std::string> read_text_file(const std::string& path) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        return Error{ErrorCode::E_NOT_REGULAR, "", std::nullopt, escape_for_display(path) + ": not a regular file"};
-    if (std::filesystem::file_size(path, ec) > kMaxTextBytes)
-        return Error{ErrorCode::E_TOO_LARGE, "", std::nullopt, escape_for_display(path) + ": larger than 256 MiB"};
-    std::ifstream in(path, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return Error{ErrorCode::E_IO, "", std::nullopt, escape_for_display(path) + ": could not be read"};
-    return text;
-}
 
 Error not_loaded() { return Error{ErrorCode::E_NOT_LOADED, "", std::nullopt, "load the model first"}; }
 
@@ -198,7 +182,7 @@ bool InferenceController::start_kld(JobRunner& jobs, std::string b_path, std::st
     auto session = m_session;
     m_job = jobs.start("corpus KLD", [shared, session, b_path = std::move(b_path), text_path = std::move(text_path),
                                       options](JobContext& job) -> Status {
-        auto text = read_text_file(text_path);
+        auto text = read_text_file(text_path, kMaxCorpusTextBytes);
         if (!text) {
             shared->error = text.error();
             return ok_status();
