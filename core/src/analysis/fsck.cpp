@@ -89,9 +89,7 @@ void zero_findings(const Model& model, const Plan& p, std::vector<bool>& dead, s
         out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_ROWS", "", rows.count, rows.locations,
                                      plural(rows.count, "row is", "rows are") + " all zero"));
     if (!p.track_columns || all_zero) return;   // a dead per-expert tensor's columns say nothing more
-    Accumulator columns;
-    for (uint64_t c = 0; c < p.row_len; ++c)
-        if (!p.columns[c]) columns.add(p.location(0, 0, c));
+    const Accumulator& columns = p.zero_columns;
     if (columns.count)
         out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_COLUMNS", "", columns.count, columns.locations,
                                      plural(columns.count, "column is", "columns are") + " zero in every row"));
@@ -257,9 +255,9 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
         scan.plans.push_back(std::move(*plan));
     }
     for (size_t i = 0; i < scan.plans.size(); ++i) {
-        const Plan& p = scan.plans[i];
+        Plan& p = scan.plans[i];
         for (uint64_t e = 0; e < p.experts; ++e)
-            for (uint64_t r = 0; r < p.rows_per_expert; r += p.rows_per_item)
+            for (uint64_t r = 0; r < p.rows_per_expert; r += p.rows_per_item, ++p.items_left)
                 scan.items.push_back({i, e, r, std::min(p.rows_per_expert, r + p.rows_per_item)});
     }
     Status s = parallel_job(scan.items.size(), std::max(1u, threads), job,

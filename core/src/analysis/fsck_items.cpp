@@ -78,7 +78,6 @@ Result<Plan> plan_tensor(const Model& model, const LogicalTensor& lt) {
     }
     p.view = std::move(*view);
     p.expert_acc.resize(p.experts);
-    if (p.track_columns) p.columns.assign(p.row_len, 0);
     return p;
 }
 
@@ -248,7 +247,14 @@ void flush_item(Scan& scan, Plan& p, const Item& item, ItemState& st) {
               [](const FsckLocation& a, const FsckLocation& b) { return a.element < b.element; });
     if (e.zero_locations.size() > kFsckMaxLocations) e.zero_locations.resize(kFsckMaxLocations);
     p.hash += st.hash;
-    for (size_t i = 0; i < st.columns.size(); ++i) p.columns[i] |= st.columns[i];
+    if (p.track_columns) {
+        if (p.columns.empty()) p.columns.assign(p.row_len, 0);
+        for (size_t i = 0; i < st.columns.size(); ++i) p.columns[i] |= st.columns[i];
+    }
+    if (--p.items_left > 0 || !p.track_columns) return;
+    for (uint64_t c = 0; c < p.row_len; ++c)
+        if (!p.columns[c]) p.zero_columns.add(p.location(0, 0, c));
+    std::vector<uint8_t>().swap(p.columns);
 }
 
 }  // namespace

@@ -51,10 +51,15 @@ struct Plan {
     std::optional<size_t> scale_entry, bias_entry;
     uint64_t scale_width = 0, bias_width = 0;
     float scale_min_normal = 0;
-    // Merged results (under Scan::mutex).
+    // Merged results (under Scan::mutex). `columns` (which columns held a non-zero value) lives
+    // only while the plan's items are being scanned: allocated when the first one is merged and,
+    // when the last one is, turned into `zero_columns` and freed, so a file of many wide tensors
+    // holds the flags of the few tensors in flight, not of all of them.
     FindingSet findings;
     std::vector<ExpertAcc> expert_acc;
     std::vector<uint8_t> columns;
+    Accumulator zero_columns;
+    uint64_t items_left = 0;
     uint64_t hash = 0;
 
     std::optional<uint64_t> offset_of(uint64_t element) const {
