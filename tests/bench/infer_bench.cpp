@@ -285,7 +285,8 @@ int main(int argc, char** argv) {
                 cores, busy_default->thread_note().c_str(), d, one);
     std::printf("busy: llama.cpp's own loop %.1f tokens/s at its default %d threads, %.1f tokens/s at %d threads "
                 "(%d tokens, one run each)\n", od, llama_default_threads, oc, cores, collapsed_tokens);
-    std::printf("busy: ModelLens default / --threads 1 %.3f, / llama.cpp's own loop %.3f (its default), %.3f (%d threads)\n",
-                d / one, d / od, d / oc, cores);
+    std::printf("busy: ModelLens default / --threads 1 %.3f%s, / llama.cpp's own loop %.3f (its default), %.3f (%d threads)\n",
+                d / one, busy_default->threads() == 1 ? " (the default chose 1 thread: the same configuration, so the ratio is noise)" : "",
+                d / od, d / oc, cores);
     return 0;
 }
