@@ -85,6 +85,13 @@ void set_deepstack_layers(PlanState& s, const std::vector<int32_t>& deepstack, c
     s.set("clip.vision.is_deepstack_layers", array_bool(mask), note);
 }
 
+void adopt_patch_embd_pair(PlanState& s) {
+    s.rename_tensor("v.patch_embd_0.weight", "v.patch_embd.weight");
+    s.rename_tensor("v.patch_embd_1.weight", "v.patch_embd.weight.1");
+    s.promote_tensor_to_f32("v.patch_embd.weight");
+    s.promote_tensor_to_f32("v.patch_embd.weight.1");
+}
+
 void split_patch_embed(PlanState& s, int64_t c_in) {
     const std::string src_name = "v.patch_embed.weight";
     auto src = s.tensor(src_name);

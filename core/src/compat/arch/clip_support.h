@@ -60,6 +60,10 @@ void merge_vision_qkv(PlanState& s, uint32_t block, bool to_f32);
 constexpr uint32_t kMaxDeepstackBlocks = 1u << 16;
 void set_deepstack_layers(PlanState& s, const std::vector<int32_t>& deepstack, const std::string& note);
 
+// The patch embedding Ollama already split in two (v.patch_embd_0/_1.weight) takes upstream's
+// names, v.patch_embd.weight and v.patch_embd.weight.1, both promoted to F32.
+void adopt_patch_embd_pair(PlanState& s);
+
 // The Conv3D patch-embed split of v.patch_embed.weight (F16 [W,H,2,C_out*C_in]) into
 // v.patch_embd.weight and the reclaimed v.blk.0.attn_k.weight slot as v.patch_embd.weight.1, both
 // F32 [W,H,C_in,C_out]. `c_in` is the channel count the handler read (default 3).

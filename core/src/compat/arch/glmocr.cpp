@@ -81,10 +81,7 @@ void handle_glmocr_clip(PlanState& s, const std::string&) {
     copy_as_f32_array(s, "glmocr.vision.image_std", "clip.vision.image_std");
     declare_vision_clip(s, "silu", "glm4v");
 
-    s.rename_tensor("v.patch_embd_0.weight", "v.patch_embd.weight");
-    s.rename_tensor("v.patch_embd_1.weight", "v.patch_embd.weight.1");
-    s.promote_tensor_to_f32("v.patch_embd.weight");
-    s.promote_tensor_to_f32("v.patch_embd.weight.1");
+    adopt_patch_embd_pair(s);
 }
 
 }  // namespace

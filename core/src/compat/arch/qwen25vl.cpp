@@ -47,10 +47,7 @@ void handle_qwen25vl_clip(PlanState& s, const std::string&) {
     s.rename_tensor("v.merger.mlp.0.bias", "mm.0.bias");
     s.rename_tensor("v.merger.mlp.2.weight", "mm.2.weight");
     s.rename_tensor("v.merger.mlp.2.bias", "mm.2.bias");
-    s.rename_tensor("v.patch_embd_0.weight", "v.patch_embd.weight");
-    s.rename_tensor("v.patch_embd_1.weight", "v.patch_embd.weight.1");
-    s.promote_tensor_to_f32("v.patch_embd.weight");
-    s.promote_tensor_to_f32("v.patch_embd.weight.1");
+    adopt_patch_embd_pair(s);
 }
 
 }  // namespace
