@@ -211,9 +211,8 @@ const char* export_format_name(ExportFormat format) {
 }
 
 std::optional<ExportFormat> parse_export_format(std::string_view text) {
-    if (text == "gguf") return ExportFormat::gguf;
-    if (text == "hf") return ExportFormat::hf;
-    if (text == "mlx") return ExportFormat::mlx;
+    for (ExportFormat f : {ExportFormat::gguf, ExportFormat::hf, ExportFormat::mlx})
+        if (export_format_name(f) == text) return f;
     return std::nullopt;
 }
 
