@@ -1,6 +1,5 @@
 #include "store_model_detail.h"
 
-#include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/store_model.h"
 #include "mlens/text/escape.h"
 
@@ -20,20 +19,6 @@ StoreModelDetail load_store_model_detail(const Store& store, const ModelName& na
     else d.model_error = escape_for_display(model.error().to_string(), 400);
     d.summary = summarize_store_model(*d.view, d.model.get());
     return d;
-}
-
-Status verify_layer_blob(const BlobLookup& blob, const BlobDigest& expected, JobContext* job) {
-    if (!blob.found()) return *blob.error;
-    uint64_t size = blob.size;
-    auto progress = [job, size](uint64_t bytes) {
-        if (size) job_report(job, static_cast<double>(bytes) / static_cast<double>(size));
-    };
-    Result<FileHash> hash = sha256_file(blob.path, job, progress);
-    if (!hash) return hash.error();
-    if (hash->hex != expected.hex)
-        return Error{ErrorCode::E_DIGEST_MISMATCH, "", std::nullopt,
-                     blob.name + ": expected sha256:" + expected.hex + ", content is sha256:" + hash->hex};
-    return ok_status();
 }
 
 }  // namespace mlens

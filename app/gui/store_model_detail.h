@@ -4,8 +4,7 @@
 // and the model's summary (store_summary.h) made of both.
 //
 // Contract: load_store_model_detail never hashes a blob; a model that cannot be opened keeps its
-// manifest view with the reason in `model_error` (escaped). verify_layer_blob hashes one blob
-// with progress (bytes hashed / blob size) and compares it with the layer's digest.
+// manifest view with the reason in `model_error` (escaped).
 #pragma once
 
 #include <memory>
@@ -28,7 +27,5 @@ struct StoreModelDetail {
 };
 
 StoreModelDetail load_store_model_detail(const Store& store, const ModelName& name, JobContext* job);
-
-Status verify_layer_blob(const BlobLookup& blob, const BlobDigest& expected, JobContext* job);
 
 }  // namespace mlens

@@ -257,7 +257,7 @@ TEST_CASE("sha256 of a blob: streamed, with progress, cancellable, regular files
     CHECK(!sha256_file(dir.file("link")));
 }
 
-TEST_CASE("verify_blob compares the content with the manifest's digest", "[ollama]") {
+TEST_CASE("verify_blob compares the content with the manifest's digest and reports the bytes hashed", "[ollama]") {
     TempDir dir;
     OllamaStoreBuilder b(dir.path());
     b.add_tiny();
@@ -267,7 +267,9 @@ TEST_CASE("verify_blob compares the content with the manifest's digest", "[ollam
     BlobLookup blob = store->find_blob(digest);
     REQUIRE(blob.found());
     CHECK(blob.size == 256);
-    CHECK(verify_blob(blob, digest).ok());
+    JobContext job;
+    CHECK(verify_blob(blob, digest, &job).ok());
+    CHECK(job.progress() == 1.0);
     BlobDigest other = *parse_blob_digest("sha256:" + std::string(64, 'f'));
     Status st = verify_blob(blob, other);
     REQUIRE(!st);

@@ -5,6 +5,7 @@
 
 #include <imgui.h>
 
+#include "mlens/ollama/blob_hash.h"
 #include "mlens/text/escape.h"
 #include "panels/store_summary_view.h"
 #include "panels/store_tensors_view.h"
@@ -167,7 +168,7 @@ void StorePanel::verify(PanelContext& ctx, int layer) {
     BlobLookup blob = *lv.blob;
     BlobDigest digest = *lv.layer.blob;
     JobPtr job = ctx.jobs.start("verify " + short_digest(lv.layer.digest), [blob, digest, outcome](JobContext& jc) -> Status {
-        *outcome = verify_layer_blob(blob, digest, &jc);
+        *outcome = verify_blob(blob, digest, &jc);
         return ok_status();
     }).job();
     m_verify[lv.layer.digest] = {job, outcome};

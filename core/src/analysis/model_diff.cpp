@@ -83,6 +83,15 @@ void describe_side(const Model& m, const PairSide& side, std::string& type, std:
     }
 }
 
+// Name, type and shape of a tensor that only one model holds, taken whole.
+void describe_whole_tensor(const Model& m, size_t tensor, std::string& name, std::string& type,
+                           std::vector<uint64_t>& shape) {
+    name = m.tensors[tensor].name;
+    PairSide side;
+    side.tensor = tensor;
+    describe_side(m, side, type, shape);
+}
+
 }  // namespace
 
 Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions& options, JobContext* job) {
@@ -128,19 +137,13 @@ Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions&
     for (size_t i : pairing.only_a) {
         TensorChange c;
         c.removed = true;
-        c.name_a = a.tensors[i].name;
-        PairSide side;
-        side.tensor = i;
-        describe_side(a, side, c.type_a, c.shape_a);
+        describe_whole_tensor(a, i, c.name_a, c.type_a, c.shape_a);
         d.tensors.push_back(std::move(c));
     }
     for (size_t j : pairing.only_b) {
         TensorChange c;
         c.added = true;
-        c.name_b = b.tensors[j].name;
-        PairSide side;
-        side.tensor = j;
-        describe_side(b, side, c.type_b, c.shape_b);
+        describe_whole_tensor(b, j, c.name_b, c.type_b, c.shape_b);
         d.tensors.push_back(std::move(c));
     }
     return d;

@@ -76,6 +76,30 @@ std::string worker_path(const std::string& text) {
     return target.kind == TargetKind::store_model ? target.path : text;
 }
 
+// The "path" and "identity" fields that name model B to the worker: its worker path, and the file
+// version the worker checks before loading it.
+Result<Json> second_model_fields(const std::string& b_text) {
+    const std::string b_path = worker_path(b_text);
+    auto identity = regular_file_identity(b_path);
+    if (!identity) return identity.error();
+    return Json{{"path", b_path}, {"identity", {identity->device, identity->inode, identity->size, identity->mtime_ns}}};
+}
+
+// A progress-frame handler for call(): each frame, decoded by `decode`, goes to `deliver`; the first
+// frame that does not decode ends the delivery and is kept in `error`, which the caller returns
+// in place of the reply.
+template <typename Decode, typename Deliver>
+std::function<void(const Json&)> decoding_frames(Decode decode, const Deliver& deliver, std::optional<Error>& error) {
+    return [decode, &deliver, &error](const Json& frame) {
+        if (!deliver || error) return;
+        try {
+            deliver(decode(frame));
+        } catch (const std::exception& e) {
+            error = decode_failure(e);
+        }
+    };
+}
+
 }  // namespace
 
 Result<FileVersion> regular_file_identity(const std::string& path) {
@@ -378,14 +402,7 @@ Result<GenerationResult> WorkerSession::generate_from_tokens(std::vector<int32_t
                                                              JobContext* job, const StepCallback& on_step) {
     Json request = {{"op", "generate"}, {"tokens", std::move(prompt_tokens)}, {"options", wire::encode_generate_options(options)}};
     std::optional<Error> step_error;
-    auto reply = call(request, job, false, [&](const Json& frame) {
-        if (!on_step || step_error) return;
-        try {
-            on_step(wire::decode_step(frame));
-        } catch (const std::exception& e) {
-            step_error = decode_failure(e);
-        }
-    });
+    auto reply = call(request, job, false, decoding_frames(wire::decode_step, on_step, step_error));
     if (step_error) return *step_error;
     return decoded(std::move(reply), [](const Json& j) { return wire::decode_generation(j.at("result")); });
 }
@@ -398,12 +415,10 @@ Result<LayerCaptureResult> WorkerSession::capture_layers(std::string_view prompt
 
 Result<WorkerAbResult> WorkerSession::compare_ab(const std::string& b_text, std::string_view prompt, const AbOptions& options,
                                                  JobContext* job) {
-    const std::string b_path = worker_path(b_text);
-    auto identity = regular_file_identity(b_path);
-    if (!identity) return identity.error();
-    Json request = {{"op", "ab"}, {"path", b_path}, {"prompt", std::string(prompt)},
-                    {"options", wire::encode_ab_options(options)},
-                    {"identity", {identity->device, identity->inode, identity->size, identity->mtime_ns}}};
+    auto b = second_model_fields(b_text);
+    if (!b) return b.error();
+    Json request = {{"op", "ab"}, {"prompt", std::string(prompt)}, {"options", wire::encode_ab_options(options)}};
+    request.update(*b);
     return decoded(call(request, job, false), [](const Json& j) {
         WorkerAbResult out;
         out.result = wire::decode_ab(j.at("result"));
@@ -421,21 +436,12 @@ Result<WorkerKldResult> WorkerSession::corpus_kld(const std::string& b_text, std
     Json request = {{"op", "kld"}, {"text", std::string(text)}, {"options", wire::encode_kld_options(options)},
                     {"inputs", inputs}};
     if (!b_text.empty()) {
-        const std::string b_path = worker_path(b_text);
-        auto identity = regular_file_identity(b_path);
-        if (!identity) return identity.error();
-        request["path"] = b_path;
-        request["identity"] = {identity->device, identity->inode, identity->size, identity->mtime_ns};
+        auto b = second_model_fields(b_text);
+        if (!b) return b.error();
+        request.update(*b);
     }
     std::optional<Error> chunk_error;
-    auto reply = call(request, job, false, [&](const Json& frame) {
-        if (!on_chunk || chunk_error) return;
-        try {
-            on_chunk(wire::decode_kld_chunk(frame));
-        } catch (const std::exception& e) {
-            chunk_error = decode_failure(e);
-        }
-    });
+    auto reply = call(request, job, false, decoding_frames(wire::decode_kld_chunk, on_chunk, chunk_error));
     if (chunk_error) return *chunk_error;
     return decoded(std::move(reply), [](const Json& j) {
         WorkerKldResult out;
@@ -452,12 +458,11 @@ Result<MemoryMeasure> WorkerSession::measure_memory(const MemoryPlanOptions& opt
 
 Result<LayerDivergenceResult> WorkerSession::layer_divergence(const std::string& b_text, std::string_view prompt,
                                                               const LayerDivergenceOptions& options, JobContext* job) {
-    const std::string b_path = worker_path(b_text);
-    auto identity = regular_file_identity(b_path);
-    if (!identity) return identity.error();
-    Json request = {{"op", "divergence"}, {"path", b_path}, {"prompt", std::string(prompt)},
-                    {"options", wire::encode_divergence_options(options)},
-                    {"identity", {identity->device, identity->inode, identity->size, identity->mtime_ns}}};
+    auto b = second_model_fields(b_text);
+    if (!b) return b.error();
+    Json request = {{"op", "divergence"}, {"prompt", std::string(prompt)},
+                    {"options", wire::encode_divergence_options(options)}};
+    request.update(*b);
     return decoded(call(request, job, false), [](const Json& j) { return wire::decode_divergence(j.at("result")); });
 }
 

@@ -22,26 +22,28 @@ std::vector<T> unpacked(const Json& j) {
     return values;
 }
 
+// Calls `f` on every field of `s` in wire order: the sums travel as one array in this order, and
+// the encoder and the decoder both walk this one list.
+template <typename Sums, typename F>
+void for_each_sum(Sums& s, F&& f) {
+    for (auto* field : {&s.nll, &s.nll2, &s.nll_base, &s.nll_base2, &s.nll_nll_base, &s.kld, &s.kld2, &s.p_diff,
+                        &s.p_diff2, &s.p_diff4})
+        f(*field);
+    f(s.max_abs_p_diff);
+    f(s.same_top);
+    f(s.count);
+}
+
 Json encode_sums(const KldSums& s) {
-    return Json::array({s.nll, s.nll2, s.nll_base, s.nll_base2, s.nll_nll_base, s.kld, s.kld2, s.p_diff, s.p_diff2,
-                        s.p_diff4, s.max_abs_p_diff, s.same_top, s.count});
+    Json out = Json::array();
+    for_each_sum(s, [&](const auto& field) { out.push_back(field); });
+    return out;
 }
 
 KldSums decode_sums(const Json& j) {
     KldSums s;
-    s.nll = j.at(0).get<double>();
-    s.nll2 = j.at(1).get<double>();
-    s.nll_base = j.at(2).get<double>();
-    s.nll_base2 = j.at(3).get<double>();
-    s.nll_nll_base = j.at(4).get<double>();
-    s.kld = j.at(5).get<double>();
-    s.kld2 = j.at(6).get<double>();
-    s.p_diff = j.at(7).get<double>();
-    s.p_diff2 = j.at(8).get<double>();
-    s.p_diff4 = j.at(9).get<double>();
-    s.max_abs_p_diff = j.at(10).get<float>();
-    s.same_top = j.at(11).get<uint64_t>();
-    s.count = j.at(12).get<uint64_t>();
+    size_t i = 0;
+    for_each_sum(s, [&](auto& field) { field = j.at(i++).get<std::remove_reference_t<decltype(field)>>(); });
     return s;
 }
 

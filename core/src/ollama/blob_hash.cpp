@@ -68,7 +68,11 @@ Result<FileHash> sha256_file(const std::string& path, JobContext* job, const std
 
 Status verify_blob(const BlobLookup& blob, const BlobDigest& expected, JobContext* job) {
     if (!blob.found()) return *blob.error;
-    auto hash = sha256_file(blob.path, job);
+    const uint64_t size = blob.size;
+    auto progress = [job, size](uint64_t bytes) {
+        if (size) job_report(job, static_cast<double>(bytes) / static_cast<double>(size));
+    };
+    auto hash = sha256_file(blob.path, job, progress);
     if (!hash) return hash.error();
     if (hash->hex != expected.hex)
         return Error{ErrorCode::E_DIGEST_MISMATCH, "", std::nullopt,

@@ -34,6 +34,21 @@ Result<uint64_t> gguf_file_size(const Model& layout) {
     return size;
 }
 
+// A file the compat export writes from one side of the plan, sized as write_gguf will write it.
+Result<ExportFile> rewritten_file(const Model& model, const compat::SidePlan& side, const std::string& name,
+                                  ExportFileKind kind, const std::string& description) {
+    auto layout = compat::export_layout(model, side);
+    if (!layout) return layout.error();
+    auto size = gguf_file_size(layout->model);
+    if (!size) return size.error();
+    ExportFile f;
+    f.name = name;
+    f.kind = kind;
+    f.bytes = *size;
+    f.description = description;
+    return f;
+}
+
 ExportFile blob_file(const std::string& name, const LayerView& layer, const std::string& description) {
     ExportFile f;
     f.name = name;
@@ -100,16 +115,10 @@ Status plan_gguf(PreparedExport& p) {
     p.compat_plan = compat::plan_compat(p.model);
     const bool compat_vision = plan.ollama_made && !projector && compat::has_vision_export(p.model, p.compat_plan);
     if (plan.ollama_made) {
-        auto layout = compat::export_layout(p.model, p.compat_plan.text);
-        if (!layout) return layout.error();
-        auto size = gguf_file_size(layout->model);
-        if (!size) return size.error();
-        ExportFile f;
-        f.name = "model.gguf";
-        f.kind = ExportFileKind::upstream_text;
-        f.bytes = *size;
-        f.description = "the upstream-shaped GGUF of the compat export (the model blob is Ollama-made)";
-        plan.files.push_back(std::move(f));
+        auto f = rewritten_file(p.model, p.compat_plan.text, "model.gguf", ExportFileKind::upstream_text,
+                                "the upstream-shaped GGUF of the compat export (the model blob is Ollama-made)");
+        if (!f) return f.error();
+        plan.files.push_back(std::move(*f));
         plan.notes.push_back("model.gguf: " + compat::detect_ollama_origin(p.model).summary());
         plan.notes.push_back("text side rewritten: " + p.compat_plan.text.summary());
     } else {
@@ -118,16 +127,10 @@ Status plan_gguf(PreparedExport& p) {
     if (projector) {
         plan.files.push_back(blob_file("mmproj.gguf", *projector, "the projector layer's blob as is"));
     } else if (compat_vision) {
-        auto layout = compat::export_layout(p.model, p.compat_plan.clip);
-        if (!layout) return layout.error();
-        auto size = gguf_file_size(layout->model);
-        if (!size) return size.error();
-        ExportFile f;
-        f.name = "mmproj.gguf";
-        f.kind = ExportFileKind::upstream_mmproj;
-        f.bytes = *size;
-        f.description = "the vision projector of the compat export (clip side of the model blob)";
-        plan.files.push_back(std::move(f));
+        auto f = rewritten_file(p.model, p.compat_plan.clip, "mmproj.gguf", ExportFileKind::upstream_mmproj,
+                                "the vision projector of the compat export (clip side of the model blob)");
+        if (!f) return f.error();
+        plan.files.push_back(std::move(*f));
         plan.notes.push_back("clip side rewritten: " + p.compat_plan.clip.summary());
     }
     for (size_t i = 0; i < adapters.size(); ++i) {
@@ -208,9 +211,8 @@ const char* export_format_name(ExportFormat format) {
 }
 
 std::optional<ExportFormat> parse_export_format(std::string_view text) {
-    if (text == "gguf") return ExportFormat::gguf;
-    if (text == "hf") return ExportFormat::hf;
-    if (text == "mlx") return ExportFormat::mlx;
+    for (ExportFormat f : {ExportFormat::gguf, ExportFormat::hf, ExportFormat::mlx})
+        if (export_format_name(f) == text) return f;
     return std::nullopt;
 }
 

@@ -38,6 +38,18 @@ std::array<float, 256> make_e5m2() {
 const std::array<float, 256> kE4m3 = make_e4m3();
 const std::array<float, 256> kE5m2 = make_e5m2();
 
+// The code below `end` whose magnitude in `table` (code 0 being zero) is nearest to `a`; a tie
+// goes to the even code.
+uint8_t nearest_magnitude(const float* table, uint8_t end, float a) {
+    uint8_t best = 0;
+    float best_err = a;
+    for (uint8_t c = 1; c < end; ++c) {
+        float err = std::fabs(table[c] - a);
+        if (err < best_err || (err == best_err && (c & 1) == 0)) { best = c; best_err = err; }
+    }
+    return best;
+}
+
 }  // namespace
 
 float e2m1_value(uint8_t code) {
@@ -55,28 +67,12 @@ float e8m0_value(uint8_t byte, E8m0Nan top) {
 
 uint8_t e4m3_from_float(float x) {
     if (std::isnan(x)) return 0x7F;
-    uint8_t sign = std::signbit(x) ? 0x80 : 0;
-    float a = std::fabs(x);
-    uint8_t best = 0;
-    float best_err = a;
     // 126 finite magnitudes; a linear scan keeps the rounding rule obvious.
-    for (uint8_t b = 1; b < 0x7F; ++b) {
-        float err = std::fabs(kE4m3[b] - a);
-        if (err < best_err || (err == best_err && (b & 1) == 0)) { best = b; best_err = err; }
-    }
-    return sign | best;
+    return static_cast<uint8_t>((std::signbit(x) ? 0x80 : 0) | nearest_magnitude(kE4m3.data(), 0x7F, std::fabs(x)));
 }
 
 uint8_t e2m1_from_float(float x) {
-    uint8_t sign = std::signbit(x) ? 8 : 0;
-    float a = std::fabs(x);
-    uint8_t best = 0;
-    float best_err = a;
-    for (uint8_t c = 1; c < 8; ++c) {
-        float err = std::fabs(kE2m1[c] - a);
-        if (err < best_err || (err == best_err && (c & 1) == 0)) { best = c; best_err = err; }
-    }
-    return sign | best;
+    return static_cast<uint8_t>((std::signbit(x) ? 8 : 0) | nearest_magnitude(kE2m1, 8, std::fabs(x)));
 }
 
 }  // namespace mlens

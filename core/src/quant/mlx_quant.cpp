@@ -23,14 +23,6 @@ uint8_t mx_exponent(float amax, float limit) {
 
 }  // namespace
 
-std::optional<MlxMode> mlx_mode_from_name(std::string_view mode) {
-    if (mode == "affine") return MlxMode::affine;
-    if (mode == "nvfp4") return MlxMode::nvfp4;
-    if (mode == "mxfp4") return MlxMode::mxfp4;
-    if (mode == "mxfp8") return MlxMode::mxfp8;
-    return std::nullopt;
-}
-
 const char* mlx_mode_name(MlxMode mode) {
     switch (mode) {
         case MlxMode::affine: return "affine";
@@ -39,6 +31,12 @@ const char* mlx_mode_name(MlxMode mode) {
         case MlxMode::mxfp8: return "mxfp8";
     }
     return "?";
+}
+
+std::optional<MlxMode> mlx_mode_from_name(std::string_view mode) {
+    for (MlxMode m : {MlxMode::affine, MlxMode::nvfp4, MlxMode::mxfp4, MlxMode::mxfp8})
+        if (mlx_mode_name(m) == mode) return m;
+    return std::nullopt;
 }
 
 float mlx_fp_scale(MlxMode mode, uint8_t byte) {

@@ -9,7 +9,8 @@
 //  - A file that changes size while it is read is reported (E_CHANGED) instead of hashed as a
 //    mix; read errors are E_IO.
 //  - verify_blob compares the hash with the digest the manifest names (E_DIGEST_MISMATCH with the
-//    expected and actual digests); verification never trusts the size alone.
+//    expected and actual digests); verification never trusts the size alone. It reports progress
+//    to the job as bytes hashed / the blob's size.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,18 @@ const std::vector<float> kHalfMeanStd = {0.5f, 0.5f, 0.5f};
 const std::vector<float> kClipMean = {0.48145466f, 0.4578275f, 0.40821073f};
 const std::vector<float> kClipStd = {0.26862954f, 0.26130258f, 0.27577711f};
 
+void become_clip(PlanState& s) {
+    s.set_str("general.architecture", "clip");
+    s.set_arch("clip");
+}
+
+void declare_vision_clip(PlanState& s, const std::string& activation, const std::string& projector_type) {
+    s.inject_bool("clip.has_vision_encoder", true);
+    s.inject_bool("clip.use_" + activation, true);
+    s.set_str("clip.projector_type", projector_type);
+    become_clip(s);
+}
+
 void rename_all_containing(PlanState& s, const RenameList& renames) {
     for (const auto& [from, to] : renames) s.rename_tensors_containing(from, to);
 }
@@ -71,6 +83,13 @@ void set_deepstack_layers(PlanState& s, const std::vector<int32_t>& deepstack, c
     for (int32_t i : deepstack)
         if (i >= 0 && static_cast<uint32_t>(i) < n) mask[static_cast<size_t>(i)] = true;
     s.set("clip.vision.is_deepstack_layers", array_bool(mask), note);
+}
+
+void adopt_patch_embd_pair(PlanState& s) {
+    s.rename_tensor("v.patch_embd_0.weight", "v.patch_embd.weight");
+    s.rename_tensor("v.patch_embd_1.weight", "v.patch_embd.weight.1");
+    s.promote_tensor_to_f32("v.patch_embd.weight");
+    s.promote_tensor_to_f32("v.patch_embd.weight.1");
 }
 
 void split_patch_embed(PlanState& s, int64_t c_in) {

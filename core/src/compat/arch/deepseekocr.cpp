@@ -14,8 +14,7 @@ namespace {
 Detection detect_deepseekocr(const PlanState&, const std::string& arch) { return detect_by_arch_name(arch, "deepseekocr"); }
 
 void handle_deepseekocr(PlanState& s, std::string& arch) {
-    switch_arch(s, arch, "deepseek2-ocr");
-    s.rename_kv_prefix("deepseekocr.", "deepseek2-ocr.");
+    rename_arch(s, arch, "deepseek2-ocr");
     s.inject_f32("deepseek2-ocr.attention.layer_norm_rms_epsilon", 1e-6f);
     if (auto down = s.tensor("blk.1.ffn_down_exps.weight"))
         s.inject_u32("deepseek2-ocr.expert_feed_forward_length", static_cast<uint32_t>(dim(s, *down, 0)),
@@ -26,16 +25,13 @@ void handle_deepseekocr(PlanState& s, std::string& arch) {
         s.inject_u32("deepseek2-ocr.expert_shared_count", static_cast<uint32_t>(dim(s, *shexp, 0) / *eff),
                      "blk.1.ffn_down_shexp.weight ne[0] / expert_feed_forward_length");
     s.skip_prefix("s.");
-    s.skip_prefix("v.");
-    s.skip_prefix("mm.");
+    hide_vision_tensors(s);
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
-    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    vision_key::block_count, vision_key::embedding_length,
     {"vision.head_count", "clip.vision.attention.head_count", CopyAs::u32},
-    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
-    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    vision_key::image_size, vision_key::patch_size,
     {"sam.block_count", "clip.vision.sam.block_count", CopyAs::u32},
     {"sam.embedding_length", "clip.vision.sam.embedding_length", CopyAs::u32},
     {"sam.head_count", "clip.vision.sam.head_count", CopyAs::u32},
@@ -49,11 +45,7 @@ void handle_deepseekocr_clip(PlanState& s, const std::string&) {
     s.inject_u32("clip.vision.window_size", 14);
     s.inject_f32("clip.vision.attention.layer_norm_epsilon", 1e-6f);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
-    s.inject_bool("clip.has_vision_encoder", true);
-    s.inject_bool("clip.use_gelu", true);
-    s.set_str("clip.projector_type", "deepseekocr");
-    s.set_str("general.architecture", "clip");
-    s.set_arch("clip");
+    declare_vision_clip(s, "gelu", "deepseekocr");
 
     std::vector<size_t> sam;
     for (size_t i = 0; i < s.slot_count(); ++i)

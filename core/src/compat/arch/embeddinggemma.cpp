@@ -13,8 +13,7 @@ Detection detect_embeddinggemma(const PlanState& s, const std::string& arch) {
 }
 
 void handle_embeddinggemma(PlanState& s, std::string& arch) {
-    switch_arch(s, arch, "gemma-embedding");
-    s.rename_kv_prefix("gemma3.", "gemma-embedding.");
+    rename_arch(s, arch, "gemma-embedding");
     s.remove("gemma-embedding.attention.causal");
     s.remove("gemma-embedding.attention.sliding_window_pattern");
     s.inject_f32("gemma-embedding.rope.freq_base_swa", 10000.0f);

@@ -47,29 +47,18 @@ void handle_gemma3(PlanState& s, std::string&) {
         s.truncate_data_arr("tokenizer.ggml.scores", ValueType::f32, rows);
         s.truncate_data_arr("tokenizer.ggml.token_type", ValueType::i32, rows);
     }
-    s.skip_prefix("v.");
-    s.skip_prefix("mm.");
+    hide_vision_tensors(s);
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
-    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
-    {"vision.feed_forward_length", "clip.vision.feed_forward_length", CopyAs::u32},
-    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
-    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
-    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
-    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
-    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::image_size,
+    vision_key::patch_size, vision_key::head_count, vision_key::layer_norm_epsilon, vision_key::projection_dim,
 };
 
 void handle_gemma3_clip(PlanState& s, const std::string&) {
     s.copy_keys("gemma3.", kClipKeys);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
-    s.inject_bool("clip.has_vision_encoder", true);
-    s.inject_bool("clip.use_gelu", true);
-    s.set_str("clip.projector_type", "gemma3");
-    s.set_str("general.architecture", "clip");
-    s.set_arch("clip");
+    declare_vision_clip(s, "gelu", "gemma3");
 
     rename_all_containing(s, {
         {"v.patch_embedding", "v.patch_embd"},

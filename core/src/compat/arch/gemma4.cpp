@@ -69,12 +69,8 @@ void handle_gemma4(PlanState& s, std::string&) {
 }
 
 constexpr KeyCopy kVisionKeys[] = {
-    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
-    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
-    {"vision.feed_forward_length", "clip.vision.feed_forward_length", CopyAs::u32},
-    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
-    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
-    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
+    vision_key::layer_norm_epsilon, vision_key::patch_size,
 };
 
 constexpr KeyCopy kAudioKeys[] = {
@@ -86,8 +82,7 @@ constexpr KeyCopy kAudioKeys[] = {
 };
 
 void handle_gemma4_clip(PlanState& s, const std::string&) {
-    s.set_str("general.architecture", "clip");
-    s.set_arch("clip");
+    become_clip(s);
     const bool has_vision = s.any_tensor_prefix("v.");
     const bool has_audio = s.any_tensor_prefix("a.");
     if (has_vision) {

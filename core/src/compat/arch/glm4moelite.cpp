@@ -25,8 +25,7 @@ void glm4moelite_eog(PlanState& s) {
 Detection detect_glm4moelite(const PlanState&, const std::string& arch) { return detect_by_arch_name(arch, "glm4moelite"); }
 
 void handle_glm4moelite(PlanState& s, std::string& arch) {
-    switch_arch(s, arch, "deepseek2");
-    s.rename_kv_prefix("glm4moelite.", "deepseek2.");
+    rename_arch(s, arch, "deepseek2");
     s.set_u32("deepseek2.attention.head_count_kv", 1, "MLA absorbs the KV heads");
     auto rank = s.get_u32("deepseek2.attention.kv_lora_rank");
     auto rope = s.get_u32("deepseek2.rope.dimension_count");

@@ -36,8 +36,7 @@ void copy_as_f32_array(PlanState& s, const std::string& src, const std::string& 
 Detection detect_glmocr(const PlanState&, const std::string& arch) { return detect_by_arch_name(arch, "glmocr"); }
 
 void handle_glmocr(PlanState& s, std::string& arch) {
-    switch_arch(s, arch, "glm4");
-    s.rename_kv_prefix("glmocr.", "glm4.");
+    rename_arch(s, arch, "glm4");
     pad_sections(s, "glm4.rope.mrope_section", "glm4.rope.dimension_sections", false);
     if (!s.has_kv("glm4.rope.dimension_count"))
         if (auto kl = s.get_u32("glm4.attention.key_length"))
@@ -64,19 +63,15 @@ void handle_glmocr(PlanState& s, std::string& arch) {
         }
         s.skip_prefix(blk + ".ffn_gate.");
     }
-    s.skip_prefix("v.");
-    s.skip_prefix("mm.");
+    hide_vision_tensors(s);
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
-    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
+    vision_key::block_count, vision_key::embedding_length,
     {"vision.intermediate_size", "clip.vision.feed_forward_length", CopyAs::u32},
-    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
+    vision_key::head_count,
     {"vision.attention.layer_norm_rms_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
-    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
-    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
-    {"vision.spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
+    vision_key::image_size, vision_key::patch_size, vision_key::spatial_merge_size,
     {"vision.out_hidden_size", "clip.vision.projection_dim", CopyAs::u32},
 };
 
@@ -84,16 +79,9 @@ void handle_glmocr_clip(PlanState& s, const std::string&) {
     s.copy_keys("glmocr.", kClipKeys);
     copy_as_f32_array(s, "glmocr.vision.image_mean", "clip.vision.image_mean");
     copy_as_f32_array(s, "glmocr.vision.image_std", "clip.vision.image_std");
-    s.inject_bool("clip.has_vision_encoder", true);
-    s.inject_bool("clip.use_silu", true);
-    s.set_str("clip.projector_type", "glm4v");
-    s.set_str("general.architecture", "clip");
-    s.set_arch("clip");
+    declare_vision_clip(s, "silu", "glm4v");
 
-    s.rename_tensor("v.patch_embd_0.weight", "v.patch_embd.weight");
-    s.rename_tensor("v.patch_embd_1.weight", "v.patch_embd.weight.1");
-    s.promote_tensor_to_f32("v.patch_embd.weight");
-    s.promote_tensor_to_f32("v.patch_embd.weight.1");
+    adopt_patch_embd_pair(s);
 }
 
 }  // namespace

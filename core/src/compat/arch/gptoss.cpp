@@ -9,8 +9,7 @@ namespace {
 Detection detect_gptoss(const PlanState&, const std::string& arch) { return detect_by_arch_name(arch, "gptoss"); }
 
 void handle_gptoss(PlanState& s, std::string& arch) {
-    switch_arch(s, arch, "gpt-oss");
-    s.rename_kv_prefix("gptoss.", "gpt-oss.");
+    rename_arch(s, arch, "gpt-oss");
     if (auto gate = s.tensor("blk.0.ffn_gate_exps.weight"))
         s.inject_u32("gpt-oss.expert_feed_forward_length", static_cast<uint32_t>(dim(s, *gate, 1)),
                      "blk.0.ffn_gate_exps.weight ne[1]");

@@ -18,19 +18,14 @@ Detection detect_llama4(const PlanState& s, const std::string& arch) {
 }
 
 void handle_llama4(PlanState& s, std::string&) {
-    s.skip_prefix("v.");
-    s.skip_prefix("mm.");
+    hide_vision_tensors(s);
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
-    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
-    {"vision.feed_forward_length", "clip.vision.feed_forward_length", CopyAs::u32},
-    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
-    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
-    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
+    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
+    vision_key::image_size, vision_key::patch_size,
     {"vision.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
-    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+    vision_key::projection_dim,
 };
 
 void handle_llama4_clip(PlanState& s, const std::string&) {
@@ -55,8 +50,7 @@ void handle_llama4_clip(PlanState& s, const std::string&) {
     s.inject_bool("clip.use_gelu", true);
     s.set_str("clip.projector_type", "llama4");
     s.set_str("clip.vision.projector_type", "llama4");
-    s.set_str("general.architecture", "clip");
-    s.set_arch("clip");
+    become_clip(s);
 
     s.rename_tensor("v.positional_embedding_vlm", "v.position_embd.weight");
     rename_all_containing(s, {

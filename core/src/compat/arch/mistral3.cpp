@@ -41,32 +41,22 @@ constexpr KeyCopy kYarnKeys[] = {
 void handle_mistral3(PlanState& s, std::string&) {
     s.copy_keys("mistral3.", kYarnKeys);
     if (pre_is_default(s)) s.set_str("tokenizer.ggml.pre", "tekken", "pre was missing, empty or default");
-    s.skip_prefix("v.");
-    s.skip_prefix("mm.");
+    hide_vision_tensors(s);
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
-    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
-    {"vision.feed_forward_length", "clip.vision.feed_forward_length", CopyAs::u32},
-    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
-    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
-    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
-    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
+    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
+    vision_key::image_size, vision_key::patch_size, vision_key::num_channels,
     {"spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
     {"vision.rope.freq_base", "clip.rope.freq_base", CopyAs::f32},
-    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+    vision_key::projection_dim,
 };
 
 void handle_mistral3_clip(PlanState& s, const std::string&) {
     s.copy_keys("mistral3.", kClipKeys);
     s.inject_f32("clip.vision.attention.layer_norm_epsilon", 1e-5f);
     inject_mean_std(s, {0.48145467f, 0.45782750f, 0.40821072f}, {0.26862955f, 0.26130259f, 0.27577710f});
-    s.inject_bool("clip.has_vision_encoder", true);
-    s.inject_bool("clip.use_silu", true);
-    s.set_str("clip.projector_type", "pixtral");
-    s.set_str("general.architecture", "clip");
-    s.set_arch("clip");
+    declare_vision_clip(s, "silu", "pixtral");
 
     const uint32_t embd = s.read_u32("mistral3.embedding_length").value_or(0);
     if (embd > 0 && s.reclaim_slot_as("output_norm.weight", "v.token_embd.img_break", {embd}, kTypeF32,

@@ -111,8 +111,7 @@ void handle_nemotron_h_omni(PlanState& s, std::string& arch) {
         s.copy_kv(key, text_arch + "." + rest, "omni text keys copied to " + text_arch + " (vision./audio. left out)");
     }
     s.skip_prefix("a.");
-    s.skip_prefix("v.");
-    s.skip_prefix("mm.");
+    hide_vision_tensors(s);
     if (!moe) return;
     Detection d = detect_nemotron_h_moe(s, arch);
     s.record_check("handle_nemotron_h_moe", "nemotron_h_moe (called by handle_nemotron_h_omni)", d);
@@ -122,18 +121,10 @@ void handle_nemotron_h_omni(PlanState& s, std::string& arch) {
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
-    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
-    {"vision.feed_forward_length", "clip.vision.feed_forward_length", CopyAs::u32},
-    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
-    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
-    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
-    {"vision.image_size", "clip.vision.image_size", CopyAs::u32},
-    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
+    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
+    vision_key::layer_norm_epsilon, vision_key::patch_size, vision_key::image_size, vision_key::num_channels,
     {"vision.projector.scale_factor", "clip.vision.projector.scale_factor", CopyAs::u32},
-    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
-    {"vision.image_mean", "clip.vision.image_mean", CopyAs::any},
-    {"vision.image_std", "clip.vision.image_std", CopyAs::any},
+    vision_key::projection_dim, vision_key::image_mean, vision_key::image_std,
     {"vision.image_token_id", "clip.vision.image_token_id", CopyAs::any},
     {"vision.image_start_token_id", "clip.vision.image_start_token_id", CopyAs::any},
     {"vision.image_end_token_id", "clip.vision.image_end_token_id", CopyAs::any},
@@ -143,8 +134,7 @@ constexpr KeyCopy kClipKeys[] = {
 };
 
 void handle_nemotron_h_omni_clip(PlanState& s, const std::string&) {
-    s.set_str("general.architecture", "clip");
-    s.set_arch("clip");
+    become_clip(s);
     const std::string p = "nemotron_h_omni.";
     s.copy_keys(p, kClipKeys);
 

@@ -14,23 +14,16 @@ namespace {
 Detection detect_qwen25vl(const PlanState&, const std::string& arch) { return detect_by_arch_name(arch, "qwen25vl"); }
 
 void handle_qwen25vl(PlanState& s, std::string& arch) {
-    switch_arch(s, arch, "qwen2vl");
-    s.rename_kv_prefix("qwen25vl.", "qwen2vl.");
+    rename_arch(s, arch, "qwen2vl");
     pad_sections(s, "qwen2vl.rope.mrope_section", "qwen2vl.rope.dimension_sections", true);
-    s.skip_prefix("v.");
-    s.skip_prefix("mm.");
+    hide_vision_tensors(s);
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
-    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
-    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
-    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
-    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
-    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
-    {"vision.spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
+    vision_key::head_count, vision_key::layer_norm_epsilon, vision_key::block_count, vision_key::embedding_length,
+    vision_key::num_channels, vision_key::patch_size, vision_key::spatial_merge_size,
     {"vision.window_size", "clip.vision.window_size", CopyAs::u32},
-    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+    vision_key::projection_dim,
 };
 
 void handle_qwen25vl_clip(PlanState& s, const std::string&) {
@@ -47,21 +40,14 @@ void handle_qwen25vl_clip(PlanState& s, const std::string&) {
         s.inject_u32("clip.vision.n_wa_pattern", 8);
     s.inject_u32("clip.vision.image_size", 560);
     inject_mean_std(s, kClipMean, kClipStd);
-    s.inject_bool("clip.has_vision_encoder", true);
-    s.inject_bool("clip.use_silu", true);
-    s.set_str("clip.projector_type", "qwen2.5vl_merger");
-    s.set_str("general.architecture", "clip");
-    s.set_arch("clip");
+    declare_vision_clip(s, "silu", "qwen2.5vl_merger");
 
     s.rename_tensor("v.merger.ln_q.weight", "v.post_ln.weight");
     s.rename_tensor("v.merger.mlp.0.weight", "mm.0.weight");
     s.rename_tensor("v.merger.mlp.0.bias", "mm.0.bias");
     s.rename_tensor("v.merger.mlp.2.weight", "mm.2.weight");
     s.rename_tensor("v.merger.mlp.2.bias", "mm.2.bias");
-    s.rename_tensor("v.patch_embd_0.weight", "v.patch_embd.weight");
-    s.rename_tensor("v.patch_embd_1.weight", "v.patch_embd.weight.1");
-    s.promote_tensor_to_f32("v.patch_embd.weight");
-    s.promote_tensor_to_f32("v.patch_embd.weight.1");
+    adopt_patch_embd_pair(s);
 }
 
 }  // namespace

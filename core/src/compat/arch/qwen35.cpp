@@ -200,19 +200,13 @@ void handle_qwen35_like(PlanState& s, std::string& arch) {
     if (sections && array_count(*sections) == 3) pad_sections(s, p + ".rope.dimension_sections", p + ".rope.dimension_sections", false);
     rename_ssm_dt_bias(s);
     if (mtp_fixes(s, p)) s.disable_mmap();
-    s.skip_prefix("v.");
-    s.skip_prefix("mm.");
+    hide_vision_tensors(s);
     s.skip_prefix("mtp.");
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
-    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
-    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
-    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
-    {"vision.spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
-    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
-    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+    vision_key::block_count, vision_key::embedding_length, vision_key::head_count, vision_key::patch_size,
+    vision_key::spatial_merge_size, vision_key::num_channels, vision_key::projection_dim,
 };
 
 void handle_qwen35_like_clip(PlanState& s, const std::string& arch) {
@@ -223,11 +217,7 @@ void handle_qwen35_like_clip(PlanState& s, const std::string& arch) {
     s.inject_f32("clip.vision.attention.layer_norm_epsilon", 1e-6f);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
     if (!s.has_kv("clip.vision.is_deepstack_layers")) set_deepstack_layers(s, {}, "one false per vision block");
-    s.inject_bool("clip.has_vision_encoder", true);
-    s.inject_bool("clip.use_gelu", true);
-    s.set_str("clip.projector_type", "qwen3vl_merger");
-    s.set_str("general.architecture", "clip");
-    s.set_arch("clip");
+    declare_vision_clip(s, "gelu", "qwen3vl_merger");
 
     const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? s.read_u32("clip.vision.block_count").value_or(0) : 27);
     for (uint32_t b = 0; b < blocks; ++b) merge_vision_qkv(s, b, false);

@@ -36,26 +36,19 @@ void handle_qwen3vl(PlanState& s, std::string& arch) {
     const Value* idx = s.kv(arch + ".vision.deepstack_visual_indexes");
     s.inject_u32(arch + ".n_deepstack_layers", static_cast<uint32_t>(idx ? array_count(*idx) : 0),
                  "length of " + arch + ".vision.deepstack_visual_indexes");
-    s.skip_prefix("v.");
-    s.skip_prefix("mm.");
+    hide_vision_tensors(s);
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32},
-    {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
-    {"vision.block_count", "clip.vision.block_count", CopyAs::u32},
-    {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32},
-    {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32},
-    {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32},
-    {"vision.spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
+    vision_key::head_count, vision_key::layer_norm_epsilon, vision_key::block_count, vision_key::embedding_length,
+    vision_key::num_channels, vision_key::patch_size, vision_key::spatial_merge_size,
     {"vision.temporal_patch_size", "clip.vision.temporal_patch_size", CopyAs::u32},
     {"vision.rope.freq_base", "clip.vision.rope.freq_base", CopyAs::f32},
-    {"embedding_length", "clip.vision.projection_dim", CopyAs::u32},
+    vision_key::projection_dim,
 };
 
 constexpr KeyCopy kImageKeys[] = {
-    {"vision.image_mean", "clip.vision.image_mean", CopyAs::any},
-    {"vision.image_std", "clip.vision.image_std", CopyAs::any},
+    vision_key::image_mean, vision_key::image_std,
     {"vision.shortest_edge", "clip.vision.image_min_pixels", CopyAs::u32},
     {"vision.longest_edge", "clip.vision.image_max_pixels", CopyAs::u32},
 };
@@ -87,11 +80,7 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     const std::vector<int32_t> indexes = deepstack_indexes(s, p + "vision.deepstack_visual_indexes");
     if (!s.has_kv("clip.vision.is_deepstack_layers"))
         set_deepstack_layers(s, indexes, "true at each deepstack_visual_indexes entry");
-    s.inject_bool("clip.has_vision_encoder", true);
-    s.inject_bool("clip.use_gelu", true);
-    s.set_str("clip.projector_type", "qwen3vl_merger");
-    s.set_str("general.architecture", "clip");
-    s.set_arch("clip");
+    declare_vision_clip(s, "gelu", "qwen3vl_merger");
 
     const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? s.read_u32("clip.vision.block_count").value_or(0) : 27);
     for (uint32_t b = 0; b < blocks; ++b) merge_vision_qkv(s, b, true);

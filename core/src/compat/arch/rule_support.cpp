@@ -22,6 +22,17 @@ void switch_arch(PlanState& s, std::string& arch, const std::string& to) {
     s.set_arch(to);
 }
 
+void rename_arch(PlanState& s, std::string& arch, const std::string& to) {
+    const std::string from = arch;
+    switch_arch(s, arch, to);
+    s.rename_kv_prefix(from + ".", to + ".");
+}
+
+void hide_vision_tensors(PlanState& s) {
+    s.skip_prefix("v.");
+    s.skip_prefix("mm.");
+}
+
 void rename_ssm_dt_bias(PlanState& s) {
     for (size_t i = 0; i < s.slot_count(); ++i)
         if (s.slot(i).name.ends_with(".ssm_dt")) s.rename_slot(i, s.slot(i).name + ".bias");

@@ -43,6 +43,10 @@ Detection detect_by_arch_name(const std::string& arch, const std::string& expect
 
 // Switches general.architecture (a set: it moves to the end) and the loader's arch name.
 void switch_arch(PlanState& s, std::string& arch, const std::string& to);
+// switch_arch, then every <old name>.* key copied to <to>.* (rename_kv_prefix: the old keys stay).
+void rename_arch(PlanState& s, std::string& arch, const std::string& to);
+// Hides the vision tower and projector tensors (v.*, mm.*) from the text side; the clip side reads them.
+void hide_vision_tensors(PlanState& s);
 // Renames every tensor ending `.ssm_dt` to `<name>.bias`.
 void rename_ssm_dt_bias(PlanState& s);
 // Sets `key` to INT32 [s0, s1, s2, 0] from the first three elements of `from` (read as int32)
