@@ -64,7 +64,11 @@ void diff_metadata(const Model& a, const Model& b, ModelDiff& d) {
     }
     for (const MetadataEntry& e : b.metadata)
         if (!seen.count(e.key) && seen.emplace(e.key, true).second) {
-            MetadataChange c{MetadataChangeKind::added, e.key, "", format_type(e.value), "", format_value(e.value)};
+            MetadataChange c;
+            c.kind = MetadataChangeKind::added;
+            c.key = e.key;
+            c.type_b = format_type(e.value);
+            c.value_b = format_value(e.value);
             set_types(e.value, c.value_type_b, c.element_type_b);
             c.name_b = enum_name_of(e);
             d.metadata.push_back(std::move(c));
