@@ -47,7 +47,37 @@ void verdict_text(const ModelCheck& c, bool digests_pending) {
 
 bool digests_pending(const StoreDocument& store) { return store.digests->job && !store.digests->job->done(); }
 
+constexpr std::string_view kModelScheme = "store-model:";
+
+std::string model_link(const StoreListing& l, std::optional<size_t> model) {
+    return std::string(kModelScheme) + (model ? l.models[*model].ref.name.full() : std::string());
+}
+
+// The model a link names ("store-model:NAME", or the bare NAME as --select gives it; NAME in
+// short or full form); an empty index for "store-model:" (every model); nothing when the link
+// names no model of the store.
+std::optional<std::optional<size_t>> linked_model(std::string_view link, const StoreListing& l) {
+    bool scheme = link.starts_with(kModelScheme);
+    if (scheme) link.remove_prefix(kModelScheme.size());
+    if (scheme && link.empty()) return std::optional<size_t>();
+    for (size_t i = 0; i < l.models.size(); ++i)
+        if (l.models[i].ref.name.display() == link || l.models[i].ref.name.full() == link) return std::optional<size_t>(i);
+    return std::nullopt;
+}
+
 }  // namespace
+
+bool StoreModelsPanel::accept_link(std::string_view link, Document& doc) {
+    std::optional<std::optional<size_t>> model = linked_model(link, listing_of(doc));
+    if (model) m_model = *model;
+    return model.has_value();
+}
+
+bool StorePanel::accept_link(std::string_view link, Document& doc) {
+    std::optional<std::optional<size_t>> model = linked_model(link, listing_of(doc));
+    if (model) m_model = *model;
+    return model.has_value();
+}
 
 std::string StoreModelsPanel::badge(const Document& doc) const {
     return doc.store ? std::to_string(listing_of(doc).models.size()) : std::string();
@@ -59,19 +89,13 @@ void StoreModelsPanel::draw(PanelContext& ctx) {
     const StoreListing& l = listing_of(doc);
     ui::cell_text_dim(escape_for_display(l.root, 200));
     if (std::string pass = digest_pass_text(*doc.store); !pass.empty()) ui::text_dim(pass);
-    if (ImGui::Selectable("All models", !doc.navigation.store_model)) {
-        doc.navigation.store_model.reset();
-        doc.focus_panel = "store";
-    }
+    if (ImGui::Selectable("All models", !m_model)) doc.follow(model_link(l, std::nullopt));
     ImGui::Separator();
     for (size_t i = 0; i < l.models.size(); ++i) {
         const ModelListing& m = l.models[i];
         ImGui::PushID(static_cast<int>(i));
         std::string label = escape_for_display(m.ref.name.display(), 80);
-        if (ImGui::Selectable(label.c_str(), doc.navigation.store_model == i)) {
-            doc.navigation.store_model = i;
-            doc.focus_panel = "store";
-        }
+        if (ImGui::Selectable(label.c_str(), m_model == i)) doc.follow(model_link(l, i));
         ui::text_dim("   " + size_text(m.size) + " \xC2\xB7 " + (m.format.empty() ? "?" : m.format) +
                      (m.quantization.empty() ? "" : " \xC2\xB7 " + escape_for_display(m.quantization, 30)));
         if (m.check.verdict() == Verdict::errors) {
@@ -129,7 +153,7 @@ void StorePanel::models_table(Document& doc) {
         ImGui::TableNextColumn();
         if (ImGui::Selectable(("##model" + std::to_string(i)).c_str(), false, ImGuiSelectableFlags_SpanAllColumns |
                                                                                    ImGuiSelectableFlags_AllowItemOverlap))
-            doc.navigation.store_model = i;
+            doc.follow(model_link(l, i));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(m.ref.name.full(), 300).c_str());
         ImGui::SameLine(0, 0);
         ui::cell_text(column_texts[0][i]);
@@ -333,7 +357,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
         ImGui::SetTooltip(formats.empty() ? "Only a model the check accepts can be exported"
                                           : "Write the model as a GGUF bundle, or a Hugging Face or MLX folder, verified");
     ImGui::SameLine();
-    if (ImGui::SmallButton("All models")) doc.navigation.store_model.reset();
+    if (ImGui::SmallButton("All models")) doc.follow(model_link(listing_of(doc), std::nullopt));
     if (m_job) {
         ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(240, 0), "reading manifest\xE2\x80\xA6");
         return;
@@ -384,7 +408,7 @@ void StorePanel::draw(PanelContext& ctx) {
     if (std::optional<Result<StoreModelDetail>> taken = m_job.try_take())
         m_detail = std::make_shared<StoreModelDetail>(std::move(*taken).value());
     const StoreListing& l = listing_of(doc);
-    std::optional<size_t> want = doc.navigation.store_model;
+    std::optional<size_t> want = m_model;
     if (want && *want >= l.models.size()) want.reset();
     if (!want) {
         models_table(doc);

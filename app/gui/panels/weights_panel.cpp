@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
 #include <utility>
 
@@ -24,6 +25,7 @@ namespace mlens {
 namespace {
 
 constexpr int kMinBins = 8, kMaxBins = 1024;
+constexpr std::string_view kRequantScheme = "requant:";
 
 // A file name from a tensor name: letters, digits, '.', '-', '_' kept, the rest '_'.
 std::string file_stem(const std::string& name) {
@@ -228,16 +230,32 @@ void WeightsPanel::histogram_view(const Document& doc) {
 }
 
 bool WeightsPanel::accept_link(std::string_view link, Document& doc) {
-    if (!link.starts_with("requant:")) return false;
-    link.remove_prefix(8);
-    const std::vector<TensorInfo>& tensors = doc.model->tensors;
-    for (size_t i = 0; i < tensors.size(); ++i)
-        if (tensors[i].name == link) {
-            doc.select({SelectionKind::tensor, i});
-            m_linked_requant = true;
-            return true;
-        }
-    return false;
+    if (link.starts_with(kRequantScheme)) {
+        link.remove_prefix(kRequantScheme.size());
+        const std::vector<TensorInfo>& tensors = doc.model->tensors;
+        for (size_t i = 0; i < tensors.size(); ++i)
+            if (tensors[i].name == link) {
+                doc.select({SelectionKind::tensor, i});
+                m_linked_requant = true;
+                return true;
+            }
+        return false;
+    }
+    m_linked = parse_weights_link(link, *doc.model);
+    if (m_linked) doc.select({SelectionKind::tensor, m_linked->tensor});
+    return m_linked.has_value();
+}
+
+void WeightsPanel::follow_link(const Model& m) {
+    const WeightsLink link = *std::exchange(m_linked, std::nullopt);
+    m_want.tensor = link.tensor;
+    if (expert_count(m, link.tensor).value_or(0) > link.expert.value_or(UINT64_MAX)) m_want.expert = link.expert;
+    m_location.reset();
+    if (link.row) {
+        m_location = link;
+        m_location->expert = m_want.expert;
+        m_select_location = true;
+    }
 }
 
 void WeightsPanel::draw(PanelContext& ctx) {
@@ -252,11 +270,9 @@ void WeightsPanel::draw(PanelContext& ctx) {
         m_plot.set_view(std::nullopt);
     }
     if (std::exchange(m_linked_requant, false)) m_select_requant = m_run_requant = true;
-    if (doc.navigation.weights_expert) {
-        if (doc.selection.kind == SelectionKind::tensor && expert_count(m, m_want.tensor).value_or(0) > *doc.navigation.weights_expert)
-            m_want.expert = doc.navigation.weights_expert;
-        doc.navigation.weights_expert.reset();
-    }
+    if (m_linked) follow_link(m);
+    // The place a link named belongs to the tensor and expert it named.
+    if (m_location && (m_location->tensor != m_want.tensor || m_location->expert != m_want.expert)) m_location.reset();
     if (!m_applied && doc.selection.kind != SelectionKind::tensor) {
         ui::text_dim("Select a tensor (Tensors table or navigator) to see its values here.");
         return;
@@ -341,6 +357,16 @@ void WeightsPanel::lower_tabs(PanelContext& ctx, const WeightsResult& r) {
         if (m_run_requant) m_requant.run(ctx);
         m_run_requant = false;
         ImGui::EndTabItem();
+    }
+    if (m_location) {
+        m_location_view.follow(ctx.jobs, {ctx.doc.model, m_location->tensor, m_location->expert, *m_location->row, m_location->block});
+        std::string label = "Row " + std::to_string(*m_location->row);
+        if (m_location->block) label += " \xC2\xB7 block " + std::to_string(*m_location->block);
+        flags = std::exchange(m_select_location, false) ? ImGuiTabItemFlags_SetSelected : 0;
+        if (ImGui::BeginTabItem((label + "###location").c_str(), nullptr, flags)) {
+            m_location_view.draw(ctx.fonts);
+            ImGui::EndTabItem();
+        }
     }
     ImGui::EndTabBar();
 }
