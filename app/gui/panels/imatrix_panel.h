@@ -44,7 +44,7 @@ private:
     std::shared_ptr<ImatrixSummaries> m_summaries;
     bool m_done = false;
     size_t m_selected = 0;
-    bool m_scroll_to_selected = false;         // a selection from navigation: scroll the table to it
+    bool m_scroll_to_selected = false;         // a linked entry: scroll the table to it
     std::vector<size_t> m_order;                // entry indexes in display order
     HistogramPlot m_plot;
 };

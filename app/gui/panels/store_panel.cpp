@@ -45,8 +45,6 @@ void verdict_text(const ModelCheck& c, bool digests_pending) {
     }
 }
 
-bool digests_pending(const StoreDocument& store) { return store.digests->job && !store.digests->job->done(); }
-
 constexpr std::string_view kModelScheme = "store-model:";
 
 std::string model_link(const StoreListing& l, std::optional<size_t> model) {
@@ -145,7 +143,7 @@ void StorePanel::models_table(Document& doc) {
                                 ui::fitted_width(column_texts[c], headers[c], avail * (c == 0 ? 0.25f : 0.12f)));
     ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
-    const bool pending = digests_pending(*doc.store);
+    const bool pending = digest_pass_running(*doc.store);
     for (size_t i = 0; i < l.models.size(); ++i) {
         const ModelListing& m = l.models[i];
         ImGui::TableNextRow();
@@ -187,20 +185,19 @@ void StorePanel::verify(PanelContext& ctx, int layer) {
     const ManifestView& v = *m_detail->view;
     const LayerView& lv = layer < 0 ? v.config_layer : v.layers.at(static_cast<size_t>(layer));
     if (!lv.blob || !lv.layer.blob) return;
-    auto outcome = std::make_shared<std::optional<Status>>();
     BlobLookup blob = *lv.blob;
     BlobDigest digest = *lv.layer.blob;
-    JobPtr job = ctx.jobs.start("verify " + short_digest(lv.layer.digest), [blob, digest, outcome](JobContext& jc) -> Status {
-        *outcome = verify_layer_blob(blob, digest, &jc);
-        return ok_status();
-    }).job();
-    m_verify[lv.layer.digest] = {job, outcome};
+    m_verify[lv.layer.digest] = {ctx.jobs.start("verify " + short_digest(lv.layer.digest), [blob, digest](JobContext& jc) {
+                                     return verify_layer_blob(blob, digest, &jc);
+                                 }),
+                                 std::nullopt};
 }
 
-std::optional<Status> StorePanel::verified(const std::string& digest) const {
+std::optional<Status> StorePanel::verified(const std::string& digest) {
     auto it = m_verify.find(digest);
-    if (it == m_verify.end() || !it->second.job->done()) return std::nullopt;
-    return *it->second.outcome;
+    if (it == m_verify.end()) return std::nullopt;
+    if (std::optional<Status> taken = it->second.job.try_take()) it->second.outcome = std::move(taken);
+    return it->second.outcome;
 }
 
 void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, const ModelCheck& check) {
@@ -234,10 +231,10 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
         ImGui::SetTooltip("%s", escape_for_display(lv.blob->path, 400).c_str());
     ImGui::TableNextColumn();
     auto it = m_verify.find(layer.digest);
-    if (it != m_verify.end() && !it->second.job->done()) {
-        ImGui::ProgressBar(static_cast<float>(it->second.job->progress()), ImVec2(90, 0));
+    if (it != m_verify.end() && it->second.job && !it->second.job.done()) {
+        ImGui::ProgressBar(static_cast<float>(it->second.job.progress()), ImVec2(90, 0));
         ImGui::SameLine();
-        if (ImGui::SmallButton("\xE2\x9C\x95")) it->second.job->cancel();
+        if (ImGui::SmallButton("\xE2\x9C\x95")) it->second.job.cancel();
     } else if (std::optional<Status> s = verified(layer.digest)) {
         if (*s) ui::text_colored(palette().ok, "\xE2\x9C\x93 sha256 ok");
         else ui::text_colored(palette().error, "\xE2\x9C\x96 " + std::string(code_name(s->error().code)));
@@ -371,7 +368,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     // The same verdict as the model list: the listing's check of this manifest.
     ImGui::TextUnformatted("Verdict:");
     ImGui::SameLine();
-    verdict_text(m.check, digests_pending(*doc.store));
+    verdict_text(m.check, digest_pass_running(*doc.store));
     for (const Diagnostic& d : m.check.reasons)
         ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
                          m.check.place_text(d) + ": " + escape_for_display(d.message, 300));

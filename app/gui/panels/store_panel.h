@@ -54,7 +54,7 @@ public:
     // Starts verifying the blob of layer `layer` (-1: the config) of the shown model.
     void verify(PanelContext& ctx, int layer);
     // The outcome of a finished verification of `digest`, if any.
-    std::optional<Status> verified(const std::string& digest) const;
+    std::optional<Status> verified(const std::string& digest);
     // Opens the Layers section (closed at first) on the next frame.
     void open_layers() { m_open_layers = true; }
     // The Export… window of the shown model (store_export_window.h).
@@ -62,8 +62,8 @@ public:
 
 private:
     struct Verification {
-        JobPtr job;
-        std::shared_ptr<std::optional<Status>> outcome;
+        JobHandle<Done> job;             // set until its outcome is taken
+        std::optional<Status> outcome;
     };
 
     void models_table(Document& doc);

@@ -64,19 +64,19 @@ constexpr std::pair<HistogramRangeMode, const char*> kRangeModes[] = {
 }  // namespace
 
 void WeightsPanel::poll() {
-    if (!m_job || !m_job->done()) return;
-    if (!m_running->cancelled) {
-        // A histogram-only result keeps the statistics it was asked to reuse.
-        if (!m_running->stats && m_result && m_result->stats) m_running->stats = m_result->stats;
-        if (!m_running->scales && m_result && m_result->scales) m_running->scales = m_result->scales;
-        m_result = m_running;
-    }
-    m_job.reset();
+    std::optional<Result<std::shared_ptr<WeightsResult>>> taken = m_job.try_take();
+    if (!taken) return;
     m_running.reset();
+    if (!*taken) return;   // cancelled
+    std::shared_ptr<WeightsResult> done = std::move(*taken).value();
+    // A histogram-only result keeps the statistics it was asked to reuse.
+    if (!done->stats && m_result && m_result->stats) done->stats = m_result->stats;
+    if (!done->scales && m_result && m_result->scales) done->scales = m_result->scales;
+    m_result = std::move(done);
 }
 
 void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, bool want_scales) {
-    if (m_job) m_job->cancel();
+    m_job.cancel();
     WeightsRequest w;
     w.model = ctx.doc.model;
     w.tensor = rq.tensor;
@@ -99,8 +99,12 @@ void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, 
     }
     auto result = std::make_shared<WeightsResult>();
     std::string name = "weights " + escape_for_display(ctx.doc.model->tensors[rq.tensor].name, 60);
-    m_job = ctx.jobs.start(name, [w, result](JobContext& job) -> Status { analyze_weights(w, *result, &job); return ok_status(); }).job();
-    m_running = result;
+    m_job = ctx.jobs.start(name, [w, result](JobContext& job) -> Result<std::shared_ptr<WeightsResult>> {
+        analyze_weights(w, *result, &job);
+        if (result->cancelled) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+        return result;
+    });
+    m_running = std::move(result);
     m_applied = rq;
 }
 
@@ -294,10 +298,10 @@ void WeightsPanel::draw(PanelContext& ctx) {
     const std::vector<uint64_t>& shape = shown.quant ? shown.quant->logical_ne : shown.ne;
     m_requant.follow(m_want.tensor, m_want.expert, std::move(requant_label), shape.empty() ? 1 : shape[0], m_want.compare_doc, ctx.workspace);
     if (m_job) {
-        double p = (m_running->stage.load() + m_job->progress()) / kWeightsStages;
+        double p = (m_running->stage.load() + m_job.progress()) / kWeightsStages;
         ImGui::ProgressBar(static_cast<float>(std::min(1.0, p)), ImVec2(240, 0), "decoding\xE2\x80\xA6");
         ImGui::SameLine();
-        if (ImGui::SmallButton("Cancel")) m_job->cancel();
+        if (ImGui::SmallButton("Cancel")) m_job.cancel();
     }
     if (!capture_message().empty()) {
         ImGui::SameLine();

@@ -74,7 +74,7 @@ public:
     const WeightsResult* result() const { return m_result.get(); }
     const std::string& compare_title() const { return m_compare_title; }
     const std::vector<std::string>& legend() const { return m_legend; }   // series labels drawn last
-    bool running() const { return m_job != nullptr; }
+    bool running() const { return static_cast<bool>(m_job); }
     HistogramPlot& plot() { return m_plot; }
     BlockScalesView& scales_view() { return m_scales; }
     WeightsRequantView& requant_view() { return m_requant; }
@@ -110,7 +110,8 @@ private:
 
     Request m_want;
     std::optional<Request> m_applied;      // request of the shown (or running) result
-    JobPtr m_job;
+    // The analysis, or E_CANCELLED; while it runs, m_running (the same object) streams its stage.
+    JobHandle<std::shared_ptr<WeightsResult>> m_job;
     std::shared_ptr<WeightsResult> m_running;
     std::shared_ptr<WeightsResult> m_result;
     HistogramPlot m_plot;
