@@ -38,6 +38,17 @@ std::vector<FixtureTensor> tensors() {
             {"output.weight", GGML_TYPE_F32, {64, 2}, test_signal(128, 2)}};
 }
 
+// The fixture model, written and open in a headless workspace.
+struct FixtureDocument : test::WorkspaceHarness {
+    TempDir dir;
+    Document& doc;
+    FixtureDocument() : doc(open_written(dir.file("m.gguf"))) {}
+    Document& open_written(const std::string& path) {
+        test::write_fixture_model(path, tensors());
+        return open_ready(path);
+    }
+};
+
 size_t tensor_index(const Model& m, const std::string& name) {
     for (size_t i = 0; i < m.tensors.size(); ++i)
         if (m.tensors[i].name == name) return i;
@@ -63,10 +74,8 @@ T& panel_of(std::vector<std::unique_ptr<Panel>>& panels, std::string_view id) {
 }  // namespace
 
 TEST_CASE("panel links read back what they write", "[app][links]") {
-    test::WorkspaceHarness h;
-    TempDir dir;
-    test::write_fixture_model(dir.file("m.gguf"), tensors());
-    Document& doc = h.open_ready(dir.file("m.gguf"));
+    FixtureDocument h;
+    Document& doc = h.doc;
     const DocumentIndex& index = *doc.index;
     const Model& m = *doc.model;
 
@@ -110,10 +119,8 @@ TEST_CASE("panel links read back what they write", "[app][links]") {
 }
 
 TEST_CASE("a Health finding opens the Weights panel at its expert, row and block", "[app][health][gui-weights]") {
-    test::WorkspaceHarness h;
-    TempDir dir;
-    test::write_fixture_model(dir.file("m.gguf"), tensors());
-    Document& doc = h.open_ready(dir.file("m.gguf"));
+    FixtureDocument h;
+    Document& doc = h.doc;
     const Model& m = *doc.model;
     auto panels = registry_panels();
     HealthPanel& health = panel_of<HealthPanel>(panels, "health");
@@ -182,10 +189,8 @@ TEST_CASE("a Health finding opens the Weights panel at its expert, row and block
 }
 
 TEST_CASE("read_row_blocks lists a quantized row by the type's blocks and refuses a row beyond the tensor", "[gui-weights]") {
-    test::WorkspaceHarness h;
-    TempDir dir;
-    test::write_fixture_model(dir.file("m.gguf"), tensors());
-    Document& doc = h.open_ready(dir.file("m.gguf"));
+    FixtureDocument h;
+    Document& doc = h.doc;
     const size_t q = tensor_index(*doc.model, "blk.0.attn_q.weight");
     Result<RowBlocks> row = read_row_blocks(*doc.model, q, std::nullopt, 3);
     REQUIRE(row);

@@ -6,14 +6,11 @@ namespace mlens {
 
 namespace {
 
-constexpr std::string_view kMetadataScheme = "metadata:";
-constexpr std::string_view kLayerScheme = "tensor-layer:";
+// The schemes, and the parts a weights link adds after the tensor's name.
+constexpr std::string_view kMetadataScheme = "metadata:", kLayerScheme = "tensor-layer:",
+                           kArrayScheme = "metadata-array:", kWeightsScheme = "weights:";
 constexpr std::string_view kNonBlock = "non-block";
-constexpr std::string_view kArrayScheme = "metadata-array:";
-constexpr std::string_view kWeightsScheme = "weights:";
-constexpr std::string_view kExpertPart = "@expert=";
-constexpr std::string_view kRowPart = "#row=";
-constexpr std::string_view kBlockPart = ",block=";
+constexpr std::string_view kExpertPart = "@expert=", kRowPart = "#row=", kBlockPart = ",block=";
 
 // The whole of `text` as a decimal number.
 template <typename T>
