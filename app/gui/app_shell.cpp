@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <utility>
 
 #include <imgui.h>
 
@@ -63,25 +64,23 @@ bool AppShell::follow_link(Document& doc, std::string_view link) {
 
 void AppShell::apply_start_options(Document& doc) {
     const std::string& name = m_options.start_select;
-    if (doc.is_store()) {
-        const auto& models = doc.store->listing.models;
-        for (size_t i = 0; i < models.size() && !name.empty(); ++i)
-            if (models[i].ref.name.display() == name || models[i].ref.name.full() == name) doc.navigation.store_model = i;
-        return;
-    }
-    if (doc.is_imatrix()) {
-        for (size_t i = 0; i < doc.imatrix->entries.size() && !name.empty(); ++i)
-            if (doc.imatrix->entries[i].name == name) doc.navigation.imatrix_entry = i;
-        return;
-    }
-    const Model& m = *doc.model;
     if (!name.empty()) follow_link(doc, name);
+    if (doc.is_store() || doc.is_imatrix()) return;   // their panels took a model or entry name
+    const Model& m = *doc.model;
     for (size_t i = 0; i < m.tensors.size() && !name.empty(); ++i)
         if (m.tensors[i].name == name) doc.select({SelectionKind::tensor, i}, "tensors");
     for (size_t i = 0; i < m.metadata.size() && !name.empty(); ++i)
         if (m.metadata[i].key == name) doc.select({SelectionKind::metadata, i}, "metadata");
     // An explicit panel wins over the one the selection brings forward.
     if (find_panel(m_options.start_panel)) doc.focus_panel = m_options.start_panel;
+}
+
+void AppShell::route_pending_links(Document& doc) {
+    // A taker may post further links; each round takes the ones posted before it.
+    while (!doc.pending_links.empty()) {
+        std::vector<std::string> links = std::exchange(doc.pending_links, {});
+        for (const std::string& link : links) follow_link(doc, link);
+    }
 }
 
 void AppShell::on_documents_changed() {
@@ -107,6 +106,7 @@ void AppShell::frame() {
     if (m_workspace.poll()) on_documents_changed();
     m_jobs.reap();
     shortcuts();
+    if (Document* doc = m_workspace.active()) route_pending_links(*doc);
 
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
@@ -134,6 +134,7 @@ void AppShell::frame() {
         PanelContext ctx{*doc, m_jobs, m_fonts, &m_workspace};
         for (auto& panel : panels_for(*doc)) panel->draw_windows(ctx);
     }
+    if (Document* doc = m_workspace.active()) route_pending_links(*doc);
     if (auto path = m_chooser.draw()) {
         m_settings.last_folder = m_chooser.folder();
         open(*path);

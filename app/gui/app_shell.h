@@ -32,7 +32,8 @@ namespace mlens {
 
 struct ShellOptions {
     std::string start_panel;      // center panel to show first ("tensors", "tokenizer", ...)
-    std::string start_select;     // tensor name, metadata key, "token:ID", "infer:VIEW", "error:FILE", "requant:TENSOR" or store model to show when a document opens;
+    std::string start_select;     // tensor name, metadata key, store model, imatrix entry or a panel's link ("token:ID", "infer:VIEW", "error:FILE",
+                                  // "requant:TENSOR", "weights:TENSOR@expert=E#row=R,block=B", "metadata:GROUP", ...) to show when a document opens;
                                   // "help:shortcuts" or "help:panels" opens that Help window
     std::string settings_path;    // empty: nothing is saved
     std::string demo_dir;         // folder of demo models offered on the welcome screen
@@ -61,6 +62,8 @@ public:
 private:
     void on_documents_changed();
     void apply_start_options(Document& doc);
+    // Follows the links the document's panels posted (Document::follow), in order.
+    void route_pending_links(Document& doc);
     void shortcuts();
     void menu_bar();
     void document_tabs();

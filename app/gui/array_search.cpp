@@ -66,52 +66,53 @@ std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key
 }
 
 void ArraySearch::start(JobRunner& jobs, std::shared_ptr<const ArrayIndex> array, std::string key, std::string query) {
-    if (m_job) m_job->cancel();
+    m_job.cancel();
     m_job.reset();
-    m_outcome.reset();
+    m_partial.reset();
     m_query = std::move(query);
     if (m_query.empty() || !array) {
         m_matches.clear();
         return;
     }
-    auto outcome = std::make_shared<Outcome>();
-    m_outcome = outcome;
+    auto partial = std::make_shared<Partial>();
+    m_partial = partial;
     m_stale = true;
     m_job = jobs.start("search " + std::to_string(array->count) + " elements",
-                       [array, key = std::move(key), query = m_query, outcome](JobContext& ctx) -> Status {
-                           search_array(*array, key, query, &ctx, [&](std::span<const uint64_t> more) {
-                               std::lock_guard lock(outcome->mutex);
-                               outcome->matches.insert(outcome->matches.end(), more.begin(), more.end());
+                       [array, key = std::move(key), query = m_query, partial](JobContext& ctx) -> Result<std::vector<uint64_t>> {
+                           std::vector<uint64_t> matches = search_array(*array, key, query, &ctx, [&](std::span<const uint64_t> more) {
+                               std::lock_guard lock(partial->mutex);
+                               partial->matches.insert(partial->matches.end(), more.begin(), more.end());
                            });
-                           return ok_status();
-                       }).job();
+                           if (ctx.cancelled()) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+                           return matches;
+                       });
 }
 
 void ArraySearch::clear() {
-    if (m_job) m_job->cancel();
+    m_job.cancel();
     m_job.reset();
-    m_outcome.reset();
+    m_partial.reset();
     m_query.clear();
     m_matches.clear();
 }
 
 bool ArraySearch::poll() {
     if (!m_job) return false;
-    const bool done = m_job->done();   // read before the matches: a finished job adds no more
-    if (!done || !m_job->cancelled()) {
-        // The previous query's rows stay until this search has found something or finished.
-        std::lock_guard lock(m_outcome->mutex);
-        const size_t found = m_outcome->matches.size();
-        if (done || (m_stale ? found > 0 : found != m_matches.size())) {
-            m_matches = m_outcome->matches;
-            m_stale = false;
-        }
+    if (std::optional<Result<std::vector<uint64_t>>> taken = m_job.try_take()) {
+        m_partial.reset();
+        if (!*taken) return false;
+        m_matches = std::move(*taken).value();
+        m_stale = false;
+        return true;
     }
-    if (!done) return false;
-    const bool cancelled = m_job->cancelled();
-    m_job.reset();
-    m_outcome.reset();
-    return !cancelled;
+    // The previous query's rows stay until this search has found something.
+    std::lock_guard lock(m_partial->mutex);
+    const size_t found = m_partial->matches.size();
+    if (m_stale ? found > 0 : found != m_matches.size()) {
+        m_matches = m_partial->matches;
+        m_stale = false;
+    }
+    return false;
 }
 
 }  // namespace mlens

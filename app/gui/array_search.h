@@ -10,9 +10,11 @@
 //    index; it is listed first.
 //  - search_array hands the matches found so far to `found` (when given) every 16,384 elements
 //    and at the end, each match once, in order.
-//  - start() cancels a search still running; poll() (main thread, each frame) publishes the
-//    matches found so far, so rows appear while a long search runs, and then the finished
-//    search. Results are indices in ascending order (after the index match).
+//  - start() cancels a search still running. The job's result is every match (or E_CANCELLED);
+//    while it runs, the matches found so far stream through a shared list, so rows appear while
+//    a long search runs. poll() (main thread, each frame) publishes those, then takes the
+//    finished search's result and returns true once. Results are indices in ascending order
+//    (after the index match).
 #pragma once
 
 #include <cstdint>
@@ -39,20 +41,20 @@ public:
     void start(JobRunner& jobs, std::shared_ptr<const ArrayIndex> array, std::string key, std::string query);
     void clear();
     bool poll();
-    bool running() const { return m_job && !m_job->done(); }
-    double progress() const { return m_job ? m_job->progress() : 0.0; }
+    bool running() const { return m_job && !m_job.done(); }
+    double progress() const { return m_job.progress(); }
     bool active() const { return !m_query.empty(); }
     const std::string& query() const { return m_query; }
     const std::vector<uint64_t>& matches() const { return m_matches; }
 
 private:
-    struct Outcome {
+    struct Partial {
         std::mutex mutex;
         std::vector<uint64_t> matches;   // grows while the search runs
     };
     std::string m_query;
-    JobPtr m_job;
-    std::shared_ptr<Outcome> m_outcome;
+    JobHandle<std::vector<uint64_t>> m_job;
+    std::shared_ptr<Partial> m_partial;
     std::vector<uint64_t> m_matches;
     bool m_stale = false;   // m_matches are the previous query's
 };

@@ -1,4 +1,4 @@
-// Document: one opened model and what the views share about it (selection, navigation).
+// Document: one opened model and what the views share about it (selection, links between panels).
 //
 // Contract:
 //  - A Document is created in state `opening`; the workspace fills `model`, `index` and
@@ -10,6 +10,7 @@
 //    once on the worker: the logical tensors every tensor view lists (logical_tensors.h), the
 //    summary and layers computed from them, metadata groups, tokenizer facts, and the code points
 //    used by the file's strings (so fonts can provide their glyphs).
+//  - Panels share no navigation state here: each keeps what a link named (panel.h).
 //  - Selection names one thing the inspector shows; indices refer to the Model's vectors (for
 //    tokens: the token id in the tokenizer's vocabulary).
 #pragma once
@@ -76,16 +77,6 @@ struct Selection {
     bool operator==(const Selection&) const = default;
 };
 
-// Filters the navigator sets on the center panels; each panel shows and can clear its own.
-struct Navigation {
-    std::optional<size_t> metadata_group;   // index into DocumentIndex::metadata_groups
-    std::optional<size_t> tensor_layer;     // index into DocumentIndex::layers
-    std::optional<size_t> open_array;       // metadata entry whose value viewer should open
-    std::optional<size_t> store_model;      // index into the store listing's models (store documents)
-    std::optional<size_t> imatrix_entry;     // index into Imatrix::entries the imatrix panel should show
-    std::optional<uint64_t> weights_expert;  // expert of the selected stacked tensor the Weights panel should show (a Health finding)
-};
-
 // Bytes of a file that a selection points at.
 struct ByteTarget {
     uint32_t file = 0;
@@ -114,14 +105,18 @@ public:
     Selection selection;
     // The bytes of the selected health finding (SelectionKind::finding, set by the Health panel).
     std::optional<ByteTarget> finding_bytes;
-    Navigation navigation;
     std::string focus_panel;                    // center panel id to bring forward, once
+    // Links a panel posted for the others ("metadata:GROUP", "weights:TENSOR", ...: each panel's
+    // header names its scheme); the shell offers them to the panels in order (route_link) before
+    // the next panels draw and brings the taker forward.
+    std::vector<std::string> pending_links;
 
     bool ready() const { return state == DocumentState::ready && model && index; }
     bool is_store() const { return store != nullptr; }
     bool is_imatrix() const { return imatrix != nullptr; }
     // Selects and asks the shell to show `panel` (empty = leave the center panels alone).
     void select(Selection s, std::string panel = {});
+    void follow(std::string link) { pending_links.push_back(std::move(link)); }
     std::optional<ByteTarget> byte_target() const;
 };
 

@@ -22,23 +22,10 @@ const char* infer_job_name(InferJob kind) {
     return "?";
 }
 
-struct InferenceController::Shared {
-    std::optional<Error> error;
-
-    std::shared_ptr<WorkerSession> session;    // load
-    std::string banner;
-    double load_ms = 0.0;
-
+struct InferenceController::Stream {
     std::mutex mutex;                          // guards prompt and steps while a generation runs
     std::vector<TokenPiece> prompt;
     std::vector<GenerationStep> steps;
-    std::optional<GenerateOutcome> generation;
-
-    std::optional<LayerCaptureResult> layers;
-    std::optional<AbOutcome> ab;
-    std::optional<KldOutcome> kld;
-    std::optional<DivergenceOutcome> divergence;
-    std::optional<MemoryMeasure> memory;
 };
 
 namespace {
@@ -53,11 +40,9 @@ InferenceController::InferenceController(std::string path)
     if (auto identity = regular_file_identity(m_path)) m_identity = *identity;
 }
 
-InferenceController::~InferenceController() {
-    if (m_job) m_job->cancel();
-}
+InferenceController::~InferenceController() { m_job.cancel(); }
 
-double InferenceController::progress() const { return m_job ? m_job->progress() : 0.0; }
+double InferenceController::progress() const { return m_job.progress(); }
 
 Error InferenceController::refusal() const {
     if (m_job) return Error{ErrorCode::E_BUSY, "", std::nullopt, std::string("a ") + infer_job_name(m_running) + " job is running"};
@@ -67,7 +52,6 @@ Error InferenceController::refusal() const {
 bool InferenceController::begin(InferJob kind) {
     if (m_job) return false;
     m_running = kind;
-    m_shared = std::make_shared<Shared>();
     return true;
 }
 
@@ -75,25 +59,22 @@ bool InferenceController::start_load(JobRunner& jobs, const SessionOptions& opti
     if (!begin(InferJob::load)) return false;
     m_load_error.reset();
     m_stopped.reset();
-    auto shared = m_shared;
     auto log = m_log;
     std::string path = m_path;
     // The previous worker ends before the new one starts, so two copies never share the memory.
     m_session.reset();
     ++m_serial;
     m_job = jobs.start("load " + escape_for_display(std::filesystem::path(path).filename().string(), 60),
-                       [shared, log, path, options, identity = m_identity](JobContext& job) -> Status {
+                       [log, path, options, identity = m_identity](JobContext& job) -> Result<InferOutcome> {
         auto started = std::chrono::steady_clock::now();
         auto loaded = WorkerSession::load(path, options, &job, log, identity);
-        if (!loaded) {
-            shared->error = loaded.error();
-            return ok_status();
-        }
-        shared->session = std::move(loaded).value();
-        shared->banner = shared->session->route().banner;
-        shared->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-        return ok_status();
-    }).job();
+        if (!loaded) return loaded.error();
+        LoadOutcome out;
+        out.session = std::move(loaded).value();
+        out.banner = out.session->route().banner;
+        out.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        return InferOutcome(std::move(out));
+    });
     return true;
 }
 
@@ -104,32 +85,26 @@ bool InferenceController::start_generate(JobRunner& jobs, std::string prompt, co
     m_stream_target = options.max_tokens;
     m_generation.reset();
     m_generation_error.reset();
-    auto shared = m_shared;
+    auto stream = std::make_shared<Stream>();
+    m_streaming = stream;
     auto session = m_session;
-    m_job = jobs.start("generate", [shared, session, prompt = std::move(prompt), options](JobContext& job) -> Status {
+    m_job = jobs.start("generate", [stream, session, prompt = std::move(prompt), options](JobContext& job) -> Result<InferOutcome> {
         auto prompt_tokens = session->tokenize(prompt, options.tokenize);
-        if (!prompt_tokens) {
-            shared->error = prompt_tokens.error();
-            return ok_status();
-        }
+        if (!prompt_tokens) return prompt_tokens.error();
         std::vector<int32_t> ids;
         for (const TokenPiece& t : *prompt_tokens) ids.push_back(t.id);
         {
-            std::lock_guard lock(shared->mutex);
-            shared->prompt = *prompt_tokens;
+            std::lock_guard lock(stream->mutex);
+            stream->prompt = *prompt_tokens;
         }
-        auto on_step = [&shared](const GenerationStep& step) {
-            std::lock_guard lock(shared->mutex);
-            shared->steps.push_back(step);
+        auto on_step = [&stream](const GenerationStep& step) {
+            std::lock_guard lock(stream->mutex);
+            stream->steps.push_back(step);
         };
         auto result = session->generate_from_tokens(std::move(ids), options, &job, on_step);
-        if (!result) {
-            shared->error = result.error();
-            return ok_status();
-        }
-        shared->generation = GenerateOutcome{std::move(prompt_tokens).value(), std::move(result).value()};
-        return ok_status();
-    }).job();
+        if (!result) return result.error();
+        return InferOutcome(GenerateOutcome{std::move(prompt_tokens).value(), std::move(result).value()});
+    });
     return true;
 }
 
@@ -137,14 +112,12 @@ bool InferenceController::start_layers(JobRunner& jobs, std::string prompt, cons
     if (!can_decode() || !begin(InferJob::layers)) return false;
     m_layers.reset();
     m_layers_error.reset();
-    auto shared = m_shared;
     auto session = m_session;
-    m_job = jobs.start("layer capture", [shared, session, prompt = std::move(prompt), options](JobContext& job) -> Status {
+    m_job = jobs.start("layer capture", [session, prompt = std::move(prompt), options](JobContext& job) -> Result<InferOutcome> {
         auto result = session->capture_layers(prompt, options, &job);
-        if (!result) shared->error = result.error();
-        else shared->layers = std::move(result).value();
-        return ok_status();
-    }).job();
+        if (!result) return result.error();
+        return InferOutcome(std::move(result).value());
+    });
     return true;
 }
 
@@ -152,15 +125,11 @@ bool InferenceController::start_ab(JobRunner& jobs, std::string b_path, std::str
     if (!can_decode() || b_path.empty() || !begin(InferJob::ab)) return false;
     m_ab.reset();
     m_ab_error.reset();
-    auto shared = m_shared;
     auto session = m_session;
-    m_job = jobs.start("A/B", [shared, session, b_path = std::move(b_path), prompt = std::move(prompt),
-                               options](JobContext& job) -> Status {
+    m_job = jobs.start("A/B", [session, b_path = std::move(b_path), prompt = std::move(prompt),
+                               options](JobContext& job) -> Result<InferOutcome> {
         auto result = session->compare_ab(b_path, prompt, options, &job);
-        if (!result) {
-            shared->error = result.error();
-            return ok_status();
-        }
+        if (!result) return result.error();
         AbOutcome out;
         out.result = std::move(result->result);
         out.tokens = std::move(result->tokens);
@@ -168,9 +137,8 @@ bool InferenceController::start_ab(JobRunner& jobs, std::string b_path, std::str
         out.top_b = std::move(result->top_b);
         out.b_path = b_path;
         out.b_banner = result->b_route.banner;
-        shared->ab = std::move(out);
-        return ok_status();
-    }).job();
+        return InferOutcome(std::move(out));
+    });
     return true;
 }
 
@@ -178,20 +146,13 @@ bool InferenceController::start_kld(JobRunner& jobs, std::string b_path, std::st
     if (!can_decode() || b_path.empty() || text_path.empty() || !begin(InferJob::kld)) return false;
     m_kld.reset();
     m_kld_error.reset();
-    auto shared = m_shared;
     auto session = m_session;
-    m_job = jobs.start("corpus KLD", [shared, session, b_path = std::move(b_path), text_path = std::move(text_path),
-                                      options](JobContext& job) -> Status {
+    m_job = jobs.start("corpus KLD", [session, b_path = std::move(b_path), text_path = std::move(text_path),
+                                      options](JobContext& job) -> Result<InferOutcome> {
         auto text = read_text_file(text_path, kMaxCorpusTextBytes);
-        if (!text) {
-            shared->error = text.error();
-            return ok_status();
-        }
+        if (!text) return text.error();
         auto result = session->corpus_kld(b_path, *text, options, &job, {}, {text_path});
-        if (!result) {
-            shared->error = result.error();
-            return ok_status();
-        }
+        if (!result) return result.error();
         KldOutcome out;
         out.result = std::move(result->result);
         out.moments = kld_moments(out.result.total);
@@ -200,9 +161,8 @@ bool InferenceController::start_kld(JobRunner& jobs, std::string b_path, std::st
         out.b_path = b_path;
         out.text_path = text_path;
         if (result->b_route) out.b_banner = result->b_route->banner;
-        shared->kld = std::move(out);
-        return ok_status();
-    }).job();
+        return InferOutcome(std::move(out));
+    });
     return true;
 }
 
@@ -211,15 +171,13 @@ bool InferenceController::start_divergence(JobRunner& jobs, std::string b_path, 
     if (!can_decode() || b_path.empty() || !begin(InferJob::divergence)) return false;
     m_divergence.reset();
     m_divergence_error.reset();
-    auto shared = m_shared;
     auto session = m_session;
-    m_job = jobs.start("layer divergence", [shared, session, b_path = std::move(b_path), prompt = std::move(prompt),
-                                            options](JobContext& job) -> Status {
+    m_job = jobs.start("layer divergence", [session, b_path = std::move(b_path), prompt = std::move(prompt),
+                                            options](JobContext& job) -> Result<InferOutcome> {
         auto result = session->layer_divergence(b_path, prompt, options, &job);
-        if (!result) shared->error = result.error();
-        else shared->divergence = DivergenceOutcome{std::move(result).value(), b_path};
-        return ok_status();
-    }).job();
+        if (!result) return result.error();
+        return InferOutcome(DivergenceOutcome{std::move(result).value(), b_path});
+    });
     return true;
 }
 
@@ -227,20 +185,16 @@ bool InferenceController::start_memory(JobRunner& jobs, const MemoryPlanOptions&
     if (!can_decode() || !begin(InferJob::memory)) return false;
     m_memory.reset();
     m_memory_error.reset();
-    auto shared = m_shared;
     auto session = m_session;
-    m_job = jobs.start("memory", [shared, session, options](JobContext& job) -> Status {
+    m_job = jobs.start("memory", [session, options](JobContext& job) -> Result<InferOutcome> {
         auto result = session->measure_memory(options, &job);
-        if (!result) shared->error = result.error();
-        else shared->memory = std::move(result).value();
-        return ok_status();
-    }).job();
+        if (!result) return result.error();
+        return InferOutcome(std::move(result).value());
+    });
     return true;
 }
 
-void InferenceController::cancel() {
-    if (m_job) m_job->cancel();
-}
+void InferenceController::cancel() { m_job.cancel(); }
 
 void InferenceController::note_stop(const std::optional<Error>& error) {
     if (!error || error->code != ErrorCode::E_LLAMA_STOPPED) return;
@@ -255,61 +209,51 @@ void InferenceController::poll() {
     // A quick call on the main thread (tokenizer, chat template) may have met a dead worker.
     if (!m_job && m_session && m_session->stopped()) note_stop(m_session->stopped());
     if (!m_job) return;
-    if (m_running == InferJob::generate) {
-        std::lock_guard lock(m_shared->mutex);
-        if (m_stream_prompt.empty() && !m_shared->prompt.empty()) m_stream_prompt = m_shared->prompt;
-        for (size_t i = m_stream.size(); i < m_shared->steps.size(); ++i) m_stream.push_back(m_shared->steps[i]);
+    if (m_streaming) {
+        std::lock_guard lock(m_streaming->mutex);
+        if (m_stream_prompt.empty() && !m_streaming->prompt.empty()) m_stream_prompt = m_streaming->prompt;
+        for (size_t i = m_stream.size(); i < m_streaming->steps.size(); ++i) m_stream.push_back(m_streaming->steps[i]);
     }
-    if (!m_job->done()) return;
-    Shared& s = *m_shared;
+    std::optional<Result<InferOutcome>> taken = m_job.try_take();
+    if (!taken) return;
+    m_streaming.reset();
+    std::optional<Error> error;
+    if (!*taken) error = taken->error();
+    auto outcome = [&]<typename T>(std::optional<T>& into, std::optional<Error>& error_into) {
+        error_into = error;
+        into.reset();
+        if (!error) into = std::get<T>(std::move(*taken).value());
+    };
     switch (m_running) {
     case InferJob::load:
         ++m_serial;
-        if (s.session) {
-            m_session = std::move(s.session);
-            m_banner = s.banner;
-            m_load_ms = s.load_ms;
+        if (!error) {
+            LoadOutcome loaded = std::get<LoadOutcome>(std::move(*taken).value());
+            m_session = std::move(loaded.session);
+            m_banner = std::move(loaded.banner);
+            m_load_ms = loaded.load_ms;
         } else {
             m_session.reset();
             m_banner.clear();
-            m_load_error = s.error;
+            m_load_error = error;
         }
-        note_stop(s.error);
         break;
     case InferJob::generate:
-        m_generation_error = s.error;
-        if (s.generation) {
-            m_generation = std::move(s.generation);
+        outcome(m_generation, m_generation_error);
+        if (m_generation) {
             m_stream = m_generation->result.steps;
             m_stream_prompt = m_generation->prompt;
         }
         break;
-    case InferJob::layers:
-        m_layers_error = s.error;
-        if (s.layers) m_layers = std::move(s.layers);
-        break;
-    case InferJob::ab:
-        m_ab_error = s.error;
-        m_ab = std::move(s.ab);
-        break;
-    case InferJob::kld:
-        m_kld_error = s.error;
-        m_kld = std::move(s.kld);
-        break;
-    case InferJob::divergence:
-        m_divergence_error = s.error;
-        m_divergence = std::move(s.divergence);
-        break;
-    case InferJob::memory:
-        m_memory_error = s.error;
-        m_memory = std::move(s.memory);
-        break;
+    case InferJob::layers: outcome(m_layers, m_layers_error); break;
+    case InferJob::ab: outcome(m_ab, m_ab_error); break;
+    case InferJob::kld: outcome(m_kld, m_kld_error); break;
+    case InferJob::divergence: outcome(m_divergence, m_divergence_error); break;
+    case InferJob::memory: outcome(m_memory, m_memory_error); break;
     case InferJob::none: break;
     }
-    if (m_running != InferJob::load) note_stop(s.error);
+    note_stop(error);
     ++m_published[static_cast<size_t>(m_running)];
-    m_job.reset();
-    m_shared.reset();
     m_running = InferJob::none;
 }
 

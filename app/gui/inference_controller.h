@@ -7,9 +7,11 @@
 //    returns false and does nothing while a job runs, and when what it needs is missing (no
 //    session; decoding on a vocab-only session). Tokenizing and the chat template are quick and
 //    run on the calling thread, also only while no job runs.
-//  - poll() (main thread, once per frame) publishes a finished job: its result or its error
-//    replaces the previous one of the same kind. While a generation runs, poll() moves the steps
-//    streamed so far (the StepCallback appends them to a mutex-protected buffer) into stream().
+//  - Every job's result is an InferOutcome (the alternative of its kind) or an Error, taken from
+//    its JobHandle by poll() (main thread, once per frame): the result or the error replaces the
+//    previous one of the same kind. While a generation runs, poll() also moves the steps
+//    streamed so far (the StepCallback appends them to a mutex-protected Stream, the one channel
+//    a running job writes) into stream().
 //  - Loading goes through WorkerSession::load, which refuses a path that is not a regular file or
 //    that changed since the controller was made (the document's file as it was opened), then
 //    load_model_session in the worker: an Ollama-made GGUF is loaded through the upstream export,
@@ -32,6 +34,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "job_runner.h"
@@ -85,6 +88,16 @@ struct DivergenceOutcome {
     std::string b_path;
 };
 
+struct LoadOutcome {
+    std::shared_ptr<WorkerSession> session;
+    std::string banner;
+    double load_ms = 0.0;
+};
+
+// What a job of each InferJob kind (but none) delivers.
+using InferOutcome = std::variant<LoadOutcome, GenerateOutcome, LayerCaptureResult, AbOutcome, KldOutcome,
+                                  DivergenceOutcome, MemoryMeasure>;
+
 class InferenceController {
 public:
     explicit InferenceController(std::string path);
@@ -106,7 +119,7 @@ public:
     InferJob running() const { return m_job ? m_running : InferJob::none; }
     // How many jobs of `kind` have published (result or error), so views notice a new result.
     uint64_t published(InferJob kind) const { return m_published[static_cast<size_t>(kind)]; }
-    bool busy() const { return m_job != nullptr; }
+    bool busy() const { return static_cast<bool>(m_job); }
     double progress() const;
 
     // Session state.
@@ -154,7 +167,7 @@ public:
     const std::optional<Error>& memory_error() const { return m_memory_error; }
 
 private:
-    struct Shared;   // what a running job writes; read here once it is done
+    struct Stream;   // the prompt and steps a running generation has produced so far
 
     Error refusal() const;
     bool begin(InferJob kind);
@@ -172,9 +185,9 @@ private:
     uint64_t m_serial = 0;
     uint64_t m_published[8] = {};
 
-    JobPtr m_job;
+    JobHandle<InferOutcome> m_job;
     InferJob m_running = InferJob::none;
-    std::shared_ptr<Shared> m_shared;
+    std::shared_ptr<Stream> m_streaming;    // set while a generation runs
 
     std::vector<GenerationStep> m_stream;
     std::vector<TokenPiece> m_stream_prompt;

@@ -6,7 +6,7 @@
 
 namespace mlens {
 
-void run_model_error(ModelErrorRun& run, JobContext* job) {
+Result<ModelErrorRun> run_model_error(ModelErrorRun run, JobContext* job) {
     std::optional<NameAlignment> aligned = automatic_name_alignment(*run.reference, *run.model);
     const Pairing pairing = aligned ? pair_tensors(*run.reference, *run.model, aligned->map, aligned->side)
                                     : pair_tensors(*run.reference, *run.model);
@@ -14,11 +14,7 @@ void run_model_error(ModelErrorRun& run, JobContext* job) {
     run.only_reference = pairing.only_a.size();
     run.only_model = pairing.only_b.size();
     auto r = compare_models(*run.reference, *run.model, pairing, job);
-    if (!r) {
-        if (r.error().code == ErrorCode::E_CANCELLED) run.cancelled = true;
-        else run.failure = r.error().to_string();
-        return;
-    }
+    if (!r) return r.error();
     run.error = std::move(*r);
     double squares = 0, count = 0;
     for (const TensorError& t : run.error.tensors) {
@@ -31,6 +27,7 @@ void run_model_error(ModelErrorRun& run, JobContext* job) {
         count += static_cast<double>(t.error->count);
     }
     run.pooled_rmse = count > 0 ? std::sqrt(squares / count) : 0.0;
+    return run;
 }
 
 namespace {

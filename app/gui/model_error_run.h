@@ -7,9 +7,9 @@
 //    HF→GGUF map when one is a Hugging Face checkpoint and the other GGUF
 //    (automatic_name_alignment; its label in `name_alignment`), and compares every pair
 //    (compare_models, A is the reference).
-//    It fills `error`, the unpaired counts, compared / failed counts and the overall pooled RMSE
-//    sqrt(sum(rmse^2 * count) / sum(count)) over the compared tensors. A cancelled job sets
-//    `cancelled`; any other error of compare_models goes to `failure`.
+//    It returns the run with `error`, the unpaired counts, compared / failed counts and the
+//    overall pooled RMSE sqrt(sum(rmse^2 * count) / sum(count)) over the compared tensors filled
+//    in, or compare_models' error (E_CANCELLED when the job was cancelled).
 //  - The run keeps the two models it was computed for, so the panel can tell when either
 //    document closed or was reopened.
 //  - sorted_tensor_rows returns indices into error.tensors ordered by `column`; rows without a
@@ -38,11 +38,10 @@ struct ModelErrorRun {
     size_t only_reference = 0, only_model = 0;   // unpaired tensors of each side
     double pooled_rmse = 0;
     std::string name_alignment;             // "hf→gguf llama", or empty: names paired as they are
-    bool cancelled = false;
-    std::string failure;
 };
 
-void run_model_error(ModelErrorRun& run, JobContext* job);
+// `run` names the two models (and the reference document); the result is that run, measured.
+Result<ModelErrorRun> run_model_error(ModelErrorRun run, JobContext* job);
 
 enum class ErrorColumn { name, layer, types, rmse, nmse, max_abs, cosine, snr_db };
 

@@ -14,28 +14,34 @@ Result<StoreDocument> open_store_document(Store store, JobContext* job) {
 void advance_digest_pass(Document& doc, JobRunner& jobs) {
     if (!doc.store) return;
     DigestPass& pass = *doc.store->digests;
-    if (!pass.job) {
-        auto report = std::make_shared<StoreCheckReport>();
+    if (!pass.started) {
         std::shared_ptr<const StoreDocument> store = doc.store;
-        pass.report = report;
-        pass.job = jobs.start("verify digests", [store, report](JobContext& jc) -> Status {
-            *report = check_store(store->store, StoreCheckOptions{}, &jc);
-            return ok_status();
-        }).job();
+        pass.started = true;
+        pass.job = jobs.start("verify digests", [store](JobContext& jc) -> Result<StoreCheckReport> {
+            StoreCheckReport report = check_store(store->store, StoreCheckOptions{}, &jc);
+            if (report.cancelled) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+            return report;
+        });
         return;
     }
-    if (pass.applied || !pass.job->done() || pass.report->cancelled) return;
+    std::optional<Result<StoreCheckReport>> taken = pass.job.try_take();
+    if (!taken) return;
+    if (!*taken) {
+        pass.cancelled = true;
+        return;
+    }
     auto updated = std::make_shared<StoreDocument>(*doc.store);
-    apply_check(updated->listing, *pass.report);
-    pass.applied = true;
+    apply_check(updated->listing, taken->value());
     doc.store = std::move(updated);
 }
 
+bool digest_pass_running(const StoreDocument& store) { return static_cast<bool>(store.digests->job); }
+
 std::string digest_pass_text(const StoreDocument& store) {
     const DigestPass& pass = *store.digests;
-    if (!pass.job) return {};
-    if (!pass.job->done()) return "verifying digests " + std::to_string(static_cast<int>(pass.job->progress() * 100)) + "%";
-    if (pass.report->cancelled) return "digest pass cancelled; verdicts without digests";
+    if (!pass.started) return {};
+    if (pass.job) return "verifying digests " + std::to_string(static_cast<int>(pass.job.progress() * 100)) + "%";
+    if (pass.cancelled) return "digest pass cancelled; verdicts without digests";
     return "digests verified";
 }
 

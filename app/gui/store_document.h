@@ -7,8 +7,9 @@
 //  - open_store_document lists a store resolve found, read-only (store_listing.h), with the
 //    structure pass of the store check, cancellable: every row carries its verdict.
 //  - advance_digest_pass runs the digest pass of the same check once per store document, as a
-//    job (progress and cancel in the status bar); when it finishes, the document's listing is
-//    replaced by one whose verdicts include the digests, so the list, the navigator and the
+//    job (progress and cancel in the status bar) whose result is the check's report, or
+//    E_CANCELLED; once it is taken (on the main thread), the document's listing is replaced by
+//    one whose verdicts include the digests, so the list, the navigator and the
 //    model page show the verified verdict. Panels call it every frame; it never blocks.
 #pragma once
 
@@ -26,9 +27,9 @@ namespace mlens {
 class Document;
 
 struct DigestPass {
-    JobPtr job;
-    std::shared_ptr<StoreCheckReport> report;
-    bool applied = false;
+    bool started = false;
+    JobHandle<StoreCheckReport> job;   // set from the start until advance_digest_pass takes the report
+    bool cancelled = false;            // the pass ended without a report (E_CANCELLED)
 };
 
 struct StoreDocument {
@@ -41,6 +42,8 @@ struct StoreDocument {
 Result<StoreDocument> open_store_document(Store store, JobContext* job = nullptr);
 
 void advance_digest_pass(Document& doc, JobRunner& jobs);
+// Whether the pass runs (or has ended and its report is still to be taken).
+bool digest_pass_running(const StoreDocument& store);
 // "verifying digests 40%", "digests verified", "digest pass cancelled", "" before it starts.
 std::string digest_pass_text(const StoreDocument& store);
 

@@ -249,7 +249,9 @@ TEST_CASE("Model error aligns a GGUF conversion with its Hugging Face checkpoint
     REQUIRE(hf.ok());
     run.reference = std::make_shared<const Model>(std::move(*hf));
     run.model = std::make_shared<const Model>(std::move(*gguf));
-    run_model_error(run, nullptr);
+    Result<ModelErrorRun> measured = run_model_error(run, nullptr);
+    REQUIRE(measured);
+    run = std::move(measured).value();
     CHECK(run.name_alignment == "hf\xE2\x86\x92gguf llama");
     CHECK(run.compared == 5);   // Q and K (rows reordered), the norm and two experts of one stacked tensor
     CHECK(run.failed == 0);

@@ -10,6 +10,7 @@
 #include "gui_fixture.h"
 #include "headless.h"
 #include "panels/panel.h"
+#include "panels/panel_links.h"
 #include "theme.h"
 
 using namespace mlens;
@@ -92,16 +93,19 @@ TEST_CASE("every panel draws the fixture document with every kind of selection")
     h.frames(2);
     CHECK(doc.selection == Selection{SelectionKind::token, 20});
     for (size_t g = 0; g < doc.index->metadata_groups.size(); ++g) {
-        doc.navigation.metadata_group = g;
+        REQUIRE(h.shell.follow_link(doc, metadata_group_link(*doc.index, g)));
+        CHECK(doc.focus_panel == "metadata");
         h.frames(2);
     }
     for (size_t l = 0; l < doc.index->layers.size(); ++l) {
-        doc.navigation.tensor_layer = l;
+        REQUIRE(h.shell.follow_link(doc, tensor_layer_link(*doc.index, l)));
+        CHECK(doc.focus_panel == "tensors");
         h.frames(2);
     }
     for (const char* key : {"tokenizer.ggml.tokens", "tokenizer.ggml.token_type", "tokenizer.ggml.scores"}) {
-        doc.navigation.open_array = key_index(m, key);
+        doc.follow(metadata_array_link(key_index(m, key)));
         h.frames(3);
+        CHECK(doc.pending_links.empty());
     }
     apply_theme(true);
     h.every_panel(doc);

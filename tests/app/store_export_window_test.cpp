@@ -23,10 +23,7 @@ struct ExportHarness : test::WorkspaceHarness {
 
     explicit ExportHarness(const std::string& model) {
         doc = &open_ready(kDemoStore);
-        const StoreListing& l = doc->store->listing;
-        for (size_t i = 0; i < l.models.size(); ++i)
-            if (l.models[i].ref.name.display() == model) doc->navigation.store_model = i;
-        REQUIRE(doc->navigation.store_model);
+        REQUIRE(panel.accept_link(model, *doc));
         frames();
     }
     void frames(int n = 2) {
@@ -39,7 +36,7 @@ struct ExportHarness : test::WorkspaceHarness {
         jobs.wait_all();
         frames();
     }
-    const ModelListing& listing() { return doc->store->listing.models[*doc->navigation.store_model]; }
+    const ModelListing& listing() { return doc->store->listing.models[*panel.shown_model()]; }
 };
 
 }  // namespace

@@ -81,7 +81,9 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
     h.draw(models, doc);
     h.draw(panel, doc);
     CHECK(panel.detail() == nullptr);
-    doc.navigation.store_model = model_index(doc.store->listing, "tiny-moe:int4");
+    REQUIRE(panel.accept_link("store-model:tiny-moe:int4", doc));
+    REQUIRE(models.accept_link("store-model:tiny-moe:int4", doc));
+    CHECK(panel.shown_model() == model_index(doc.store->listing, "tiny-moe:int4"));
     h.draw(panel, doc, 1);
     h.jobs.wait_all();
     h.draw(panel, doc);
@@ -133,7 +135,7 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
     h.draw(panel, doc);
 
     // The GGUF model shows its text layers.
-    doc.navigation.store_model = 0;
+    REQUIRE(panel.accept_link(doc.store->listing.models[0].ref.name.full(), doc));
     h.draw(panel, doc, 1);
     h.jobs.wait_all();
     h.draw(panel, doc);
@@ -159,7 +161,7 @@ TEST_CASE("verifying a blob whose content changed reports the digest mismatch", 
     StoreHarness h;
     Document& doc = h.open(root);
     StorePanel panel;
-    doc.navigation.store_model = 0;
+    REQUIRE(panel.accept_link(doc.store->listing.models[0].ref.name.full(), doc));
     h.draw(panel, doc, 1);
     h.jobs.wait_all();
     h.draw(panel, doc);
@@ -232,7 +234,7 @@ TEST_CASE("the shell draws the store and its models with every panel", "[gui-sto
     REQUIRE(doc);
     REQUIRE(doc->is_store());
     for (size_t model = 0; model < doc->store->listing.models.size(); ++model) {
-        doc->navigation.store_model = model;
+        doc->follow("store-model:" + doc->store->listing.models[model].ref.name.full());
         h.imgui.frame([&] { shell.frame(); });
         h.jobs.wait_all();
         for (int i = 0; i < 3; ++i) h.imgui.frame([&] { shell.frame(); });
@@ -285,14 +287,15 @@ TEST_CASE("a damaged store: the list, the navigator and the model page show the 
 
     // The model page of the damaged tensor-blob model: its five readable tensors and the four
     // layers that could not be read, with the listing's verdict.
-    doc.navigation.store_model = model_index(l, "damaged-st:latest");
+    REQUIRE(panel.accept_link("store-model:damaged-st:latest", doc));
+    REQUIRE(panel.shown_model() == model_index(l, "damaged-st:latest"));
     h.draw(panel, doc, 1);
     h.jobs.wait_all();
     h.draw(panel, doc);
     REQUIRE(panel.detail() != nullptr);
     REQUIRE(panel.detail()->model);
     CHECK(panel.detail()->model->tensors.size() == 5);
-    const ModelListing& damaged = l.models[*doc.navigation.store_model];
+    const ModelListing& damaged = l.models[*panel.shown_model()];
     std::vector<FailedTensorLayer> failed = failed_tensor_layers(panel.detail()->view->stored.manifest, damaged.check);
     CHECK(failed.size() == 4);
     CHECK(failed.size() + panel.detail()->model->tensors.size() == test::damaged_st_tensor_names().size());

@@ -44,25 +44,12 @@ void CompatExport::start(PanelContext& ctx, std::shared_ptr<const CompatView> vi
 void CompatExport::poll() {
     std::optional<Result<compat::ExportReport>> taken = m_job.try_take();
     if (!taken) return;
-    auto outcome = std::make_shared<ExportOutcome>();
-    if (*taken) outcome->report = std::move(*taken).value();
-    else if (taken->error().code == ErrorCode::E_CANCELLED) outcome->cancelled = true;
-    else outcome->error = escape_for_display(taken->error().to_string(), 600);
-    m_outcome = std::move(outcome);
+    m_outcome = write_outcome(std::move(*taken));
 }
 
 void CompatExport::report_view(PanelContext& ctx) {
     const ExportOutcome& o = *m_outcome;
-    if (o.cancelled) {
-        ui::text_colored(palette().warning, "Cancelled; nothing was written.");
-        return;
-    }
-    if (!o.report) {
-        ImGui::PushTextWrapPos(0);
-        ui::text_colored(palette().error, o.error);
-        ImGui::PopTextWrapPos();
-        return;
-    }
+    if (ui::write_failure_text(o)) return;
     ui::text_colored(palette().ok, "\xE2\x9C\x93 Exported and re-read without errors");
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
     if (ImGui::BeginTable("export_report", 6, flags)) {

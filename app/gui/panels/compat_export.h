@@ -20,16 +20,13 @@
 
 #include "mlens/compat/upstream_export.h"
 #include "panels/panel.h"
+#include "widgets/write_job_row.h"
 
 namespace mlens {
 
 struct CompatView;
 
-struct ExportOutcome {
-    std::optional<compat::ExportReport> report;
-    std::string error;            // escaped; empty on success
-    bool cancelled = false;
-};
+using ExportOutcome = WriteOutcome<compat::ExportReport>;
 
 class CompatExport {
 public:

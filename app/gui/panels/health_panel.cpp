@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
+#include "panels/panel_links.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
@@ -31,6 +32,12 @@ const char* severity_label(FindingSeverity s) {
 }
 
 }  // namespace
+
+std::string finding_weights_link(const Finding& f, const std::string& tensor) {
+    if (f.locations.empty()) return weights_link(tensor);
+    const FsckLocation& at = f.locations.front();
+    return weights_link(tensor, at.expert, at.row, at.row ? at.block : std::nullopt);
+}
 
 std::string HealthPanel::badge(const Document&) const {
     if (!m_report) return {};
@@ -165,10 +172,8 @@ void HealthPanel::draw_table(PanelContext& ctx) {
         ImGui::TableNextColumn();
         ui::text(f.message);
         ImGui::TableNextColumn();
-        if (f.tensor_index && ImGui::SmallButton("Weights")) {
-            doc.select({SelectionKind::tensor, *f.tensor_index}, "weights");
-            if (!f.locations.empty() && f.locations.front().expert) doc.navigation.weights_expert = f.locations.front().expert;
-        }
+        if (f.tensor_index && *f.tensor_index < doc.model->tensors.size() && ImGui::SmallButton("Weights"))
+            doc.follow(finding_weights_link(f, doc.model->tensors[*f.tensor_index].name));
         ImGui::PopID();
     }
     ImGui::EndTable();

@@ -6,8 +6,8 @@
 // first time the panel is drawn for its document and again on "Scan again"; the report stays with
 // the panel, which the shell keeps per document. A click on a finding selects its bytes (the
 // inspector's hex view shows the finding's offset: the value, block or scale concerned); its
-// "Weights" button opens the tensor in the Weights panel, at the finding's expert for a stacked
-// expert tensor.
+// "Weights" button posts finding_weights_link: the Weights panel opens the tensor at the finding's
+// expert (a stacked expert tensor), row and block.
 #pragma once
 
 #include <memory>
@@ -19,6 +19,10 @@
 #include "panels/panel.h"
 
 namespace mlens {
+
+// "weights:TENSOR@expert=E#row=R,block=B" (panel_links.h) of a finding's first location; the
+// parts it lacks left out. `tensor` is the name of Model::tensors[*f.tensor_index].
+std::string finding_weights_link(const Finding& f, const std::string& tensor);
 
 class HealthPanel : public Panel {
 public:

@@ -197,13 +197,20 @@ void ImatrixPanel::draw(PanelContext& ctx) {
         return;
     }
     if (m_summaries->entries.size() != m.entries.size() || m.entries.empty()) return;
-    if (ctx.doc.navigation.imatrix_entry) {
-        m_selected = *ctx.doc.navigation.imatrix_entry;
-        m_scroll_to_selected = true;
-        ctx.doc.navigation.imatrix_entry.reset();
-    }
     entries_table(m);
     entry_detail(m, std::min(m_selected, m.entries.size() - 1));
+}
+
+bool ImatrixPanel::accept_link(std::string_view link, Document& doc) {
+    if (link.starts_with("imatrix:")) link.remove_prefix(8);
+    const auto& entries = doc.imatrix->entries;
+    for (size_t i = 0; i < entries.size(); ++i)
+        if (entries[i].name == link) {
+            m_selected = i;
+            m_scroll_to_selected = true;
+            return true;
+        }
+    return false;
 }
 
 }  // namespace mlens

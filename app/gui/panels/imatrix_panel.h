@@ -6,8 +6,8 @@
 //
 // Contract: the summaries (summarize_entry, imatrix.h) of every entry are computed once, by one
 // job with progress and cancel, when the panel is first drawn; the table shows them when it ends.
-// The first entry is selected; a click, or the document's navigation.imatrix_entry (--select NAME),
-// selects another. Nothing is recomputed afterwards.
+// The first entry is selected; a click, or the link "imatrix:ENTRY" (or the bare entry name, as
+// --select gives it), selects another and scrolls to it. Nothing is recomputed afterwards.
 #pragma once
 
 #include <memory>
@@ -33,6 +33,7 @@ public:
     const ImatrixSummaries* summaries() const { return m_done ? m_summaries.get() : nullptr; }
     size_t selected() const { return m_selected; }
     void select(size_t entry) { m_selected = entry; }
+    bool accept_link(std::string_view link, Document& doc) override;
 
 private:
     void start(PanelContext& ctx);
@@ -43,7 +44,7 @@ private:
     std::shared_ptr<ImatrixSummaries> m_summaries;
     bool m_done = false;
     size_t m_selected = 0;
-    bool m_scroll_to_selected = false;         // a selection from navigation: scroll the table to it
+    bool m_scroll_to_selected = false;         // a linked entry: scroll the table to it
     std::vector<size_t> m_order;                // entry indexes in display order
     HistogramPlot m_plot;
 };

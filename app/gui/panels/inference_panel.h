@@ -12,7 +12,7 @@
 //    operation is a job on it; while one runs the run buttons are disabled and the load bar shows
 //    its progress with a Cancel button.
 //  - Nothing loads by itself: the user presses Load, or the start option "--select infer:VIEW"
-//    (Navigation::inference) loads the model (the tokenizer: its vocabulary only) and, once
+//    (the link this panel accepts) loads the model (the tokenizer: its vocabulary only) and, once
 //    loaded, shows VIEW and runs it on its default input (ab, corpus, divergence: against the B of the
 //    A/B view, by default the next ready GGUF document, or the file itself when no other is open;
 //    they wait until no document is still opening). "corpus:FILE" scores the text file FILE.

@@ -10,6 +10,7 @@
 #include "mlens/model/shape_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
+#include "panels/panel_links.h"
 #include "theme.h"
 #include "widgets/hex_view.h"
 #include "widgets/table_cell.h"
@@ -112,7 +113,7 @@ void metadata_fields(Document& doc, size_t i, ImFont* mono) {
         f.range("value bytes", e.value_range);
         if (doc.model->files.size() > 1) f.row("file", std::to_string(e.file));
     }
-    if (e.value.is_array() && ImGui::Button("Open value viewer")) doc.navigation.open_array = i;
+    if (e.value.is_array() && ImGui::Button("Open value viewer")) doc.follow(metadata_array_link(i));
     if (e.value.is_string()) {
         std::string text = escape_multiline(e.value.string_value(kLongValueBytes), kLongValueBytes);
         float h = std::min(ImGui::GetTextLineHeight() * 12, ImGui::GetContentRegionAvail().y * 0.4f);
@@ -283,7 +284,7 @@ void InspectorPanel::draw(PanelContext& ctx) {
     case SelectionKind::tensor:
         if (s.index < m.tensors.size()) {
             tensor_fields(doc, s.index, mono);
-            if (ImGui::SmallButton("Values & histogram")) doc.focus_panel = "weights";
+            if (ImGui::SmallButton("Values & histogram")) doc.follow(weights_link(m.tensors[s.index].name));
         }
         break;
     case SelectionKind::diagnostic:

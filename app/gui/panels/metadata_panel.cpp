@@ -1,12 +1,14 @@
 #include "panels/metadata_panel.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <imgui.h>
 
 #include "mlens/model/metadata_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
+#include "panels/panel_links.h"
 #include "text_search.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
@@ -15,10 +17,10 @@
 namespace mlens {
 
 void MetadataPanel::refresh(const Document& doc) {
-    if (m_built && m_applied_filter == m_filter && m_applied_group == doc.navigation.metadata_group) return;
+    if (m_built && m_applied_filter == m_filter && m_applied_group == m_group) return;
     m_built = true;
     m_applied_filter = m_filter;
-    m_applied_group = doc.navigation.metadata_group;
+    m_applied_group = m_group;
     m_rows.clear();
     const Model& m = *doc.model;
     const auto& groups = doc.index->metadata_groups;
@@ -55,10 +57,10 @@ void MetadataPanel::draw(PanelContext& ctx) {
     bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
     ui::search_box("filter", "filter keys and values (Ctrl+F)", m_filter, 320, focus);
     const auto& groups = doc.index->metadata_groups;
-    if (doc.navigation.metadata_group && *doc.navigation.metadata_group < groups.size()) {
+    if (m_group && *m_group < groups.size()) {
         ImGui::SameLine();
-        std::string chip = "group: " + groups[*doc.navigation.metadata_group].label + "  \xE2\x9C\x95";
-        if (ImGui::SmallButton(chip.c_str())) doc.navigation.metadata_group.reset();
+        std::string chip = "group: " + groups[*m_group].label + "  \xE2\x9C\x95";
+        if (ImGui::SmallButton(chip.c_str())) doc.follow(metadata_group_link(*doc.index, std::nullopt));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show all groups");
     }
     refresh(doc);
@@ -122,11 +124,17 @@ void MetadataPanel::draw(PanelContext& ctx) {
     ImGui::EndTable();
 }
 
-void MetadataPanel::draw_windows(PanelContext& ctx) {
-    if (auto entry = ctx.doc.navigation.open_array) {
-        ctx.doc.navigation.open_array.reset();
-        if (*entry < ctx.doc.model->metadata.size()) open_viewer(ctx.doc, *entry);
+bool MetadataPanel::accept_link(std::string_view link, Document& doc) {
+    if (std::optional<LinkedIndex> group = parse_metadata_group_link(link, *doc.index)) {
+        m_group = group->index;
+        return true;
     }
+    m_linked_array = parse_metadata_array_link(link, *doc.model);
+    return m_linked_array.has_value();
+}
+
+void MetadataPanel::draw_windows(PanelContext& ctx) {
+    if (auto entry = std::exchange(m_linked_array, std::nullopt)) open_viewer(ctx.doc, *entry);
     std::erase_if(m_viewers, [&](auto& v) { return !v->draw(ctx.jobs, ctx.fonts.mono()); });
 }
 

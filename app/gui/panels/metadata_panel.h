@@ -1,5 +1,6 @@
 // MetadataPanel (center): every key with its type, count and value, in file order, filtered by
-// text and by the navigator's group. Arrays open in value viewer windows; right-click copies.
+// text and by a group ("metadata:GROUP", panel_links.h; the navigator posts it). Arrays open in
+// value viewer windows (double-click, or the link "metadata-array:ENTRY" the Inspector posts); right-click copies.
 #pragma once
 
 #include <memory>
@@ -16,11 +17,14 @@ class MetadataPanel : public Panel {
 public:
     void draw(PanelContext& ctx) override;
     void draw_windows(PanelContext& ctx) override;
+    bool accept_link(std::string_view link, Document& doc) override;
 
 private:
     void refresh(const Document& doc);
     void open_viewer(const Document& doc, size_t entry);
 
+    std::optional<size_t> m_group;           // index into DocumentIndex::metadata_groups; empty: all
+    std::optional<size_t> m_linked_array;    // metadata entry whose viewer opens at the next draw
     std::string m_filter;
     std::string m_applied_filter;
     std::optional<size_t> m_applied_group;

@@ -37,20 +37,21 @@ bool names_file(const Document& d, const std::string& wanted) {
 }  // namespace
 
 void ModelErrorPanel::poll() {
-    if (!m_job || !m_job->done()) return;
-    if (m_running->cancelled) m_status = "Cancelled.";
-    else if (!m_running->failure.empty()) m_status = escape_for_display(m_running->failure, 300);
-    else {
-        m_result = m_running;
-        m_table.reset();
-        m_status.clear();
-    }
-    m_job.reset();
+    std::optional<Result<ModelErrorRun>> taken = m_job.try_take();
+    if (!taken) return;
     m_running.reset();
+    if (!*taken) {
+        const Error& e = taken->error();
+        m_status = e.code == ErrorCode::E_CANCELLED ? "Cancelled." : escape_for_display(e.to_string(), 300);
+        return;
+    }
+    m_result = std::make_shared<ModelErrorRun>(std::move(*taken).value());
+    m_table.reset();
+    m_status.clear();
 }
 
 void ModelErrorPanel::forget_closed(PanelContext& ctx) {
-    if (m_running && !still_open(ctx, *m_running)) m_job->cancel();
+    if (m_running && !still_open(ctx, *m_running)) m_job.cancel();
     if (m_result && !still_open(ctx, *m_result)) {
         m_result.reset();
         m_status = "The reference was closed; its results were cleared.";
@@ -89,14 +90,14 @@ void ModelErrorPanel::follow_linked_reference(PanelContext& ctx) {
 void ModelErrorPanel::start(PanelContext& ctx) {
     Document* ref = ctx.workspace ? ctx.workspace->find(m_reference) : nullptr;
     if (!ref || !can_be_reference(*ref, ctx.doc)) return;
-    if (m_job) m_job->cancel();
-    auto run = std::make_shared<ModelErrorRun>();
-    run->reference_id = ref->id;
-    run->reference_title = ref->title;
-    run->reference = ref->model;
-    run->model = ctx.doc.model;
-    m_job = ctx.jobs.start("model error vs " + ref->title, [run](JobContext& job) -> Status { run_model_error(*run, &job); return ok_status(); }).job();
+    m_job.cancel();
+    ModelErrorRun run;
+    run.reference_id = ref->id;
+    run.reference_title = ref->title;
+    run.reference = ref->model;
+    run.model = ctx.doc.model;
     m_running = run;
+    m_job = ctx.jobs.start("model error vs " + ref->title, [run = std::move(run)](JobContext& job) { return run_model_error(run, &job); });
     m_status.clear();
 }
 
@@ -135,9 +136,9 @@ void ModelErrorPanel::toolbar(PanelContext& ctx) {
         ImGui::SetTooltip("Decodes every tensor of both files, paired by name, and measures B against A");
     if (m_job) {
         ImGui::SameLine();
-        ImGui::ProgressBar(static_cast<float>(std::clamp(m_job->progress(), 0.0, 1.0)), ImVec2(240, 0), "comparing\xE2\x80\xA6");
+        ImGui::ProgressBar(static_cast<float>(std::clamp(m_job.progress(), 0.0, 1.0)), ImVec2(240, 0), "comparing\xE2\x80\xA6");
         ImGui::SameLine();
-        if (ImGui::SmallButton("Cancel")) m_job->cancel();
+        if (ImGui::SmallButton("Cancel")) m_job.cancel();
     }
     if (!m_status.empty()) {
         ImGui::SameLine();

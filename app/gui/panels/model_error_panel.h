@@ -13,7 +13,7 @@
 //  - Clicking a table row, a layer bar or the worst-tensor button selects that tensor of this
 //    document and brings the Weights panel forward (Document::select). Choosing the Weights
 //    panel's comparison document stays with the user.
-//  - Navigation::model_error (a file name) picks the open document of that file name as the
+//  - The link "error:FILE" (accept_link; FILE a file name) picks the open document of that file name as the
 //    reference and starts the comparison once it is ready.
 #pragma once
 
@@ -39,14 +39,14 @@ public:
     void set_reference(uint64_t document_id) { m_reference = document_id; }
     uint64_t reference() const { return m_reference; }
     void start(PanelContext& ctx);
-    void cancel() { if (m_job) m_job->cancel(); }
+    void cancel() { m_job.cancel(); }
     // Selects the tensor of row `row` (index into the result's tensors) and shows it.
     void show_row(Document& doc, size_t row) const;
 
     // For tests: the result shown, whether it was computed for another reference, the job.
     const ModelErrorRun* result() const { return m_result.get(); }
     bool stale() const { return m_result && m_result->reference_id != m_reference; }
-    bool running() const { return m_job != nullptr; }
+    bool running() const { return static_cast<bool>(m_job); }
 
 private:
     std::optional<std::string> m_linked_reference;  // from an "error:FILE" link, until that file is open
@@ -58,8 +58,8 @@ private:
     void summary(Document& doc);
 
     uint64_t m_reference = 0;
-    JobPtr m_job;
-    std::shared_ptr<ModelErrorRun> m_running;
+    JobHandle<ModelErrorRun> m_job;
+    std::optional<ModelErrorRun> m_running;   // what the running job measures (its two models)
     std::shared_ptr<ModelErrorRun> m_result;
     ModelErrorTable m_table;
     LayerMetric m_metric = LayerMetric::rmse;

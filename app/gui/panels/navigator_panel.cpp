@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
+#include "panels/panel_links.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
@@ -73,14 +74,13 @@ void header_section(Document& doc) {
     ImGui::TreePop();
 }
 
-void metadata_section(Document& doc) {
+}  // namespace
+
+void NavigatorPanel::metadata_section(Document& doc) {
     const DocumentIndex& index = *doc.index;
     bool clicked = false;
     bool open = parent("Metadata###metadata", doc.model->metadata.size(), clicked);
-    if (clicked) {
-        doc.navigation.metadata_group.reset();
-        doc.focus_panel = "metadata";
-    }
+    if (clicked) doc.follow(metadata_group_link(index, std::nullopt));
     if (!open) return;
     bool key_selected = doc.selection.kind == SelectionKind::metadata;
     for (size_t g = 0; g < index.metadata_groups.size(); ++g) {
@@ -88,23 +88,18 @@ void metadata_section(Document& doc) {
         bool holds = key_selected && std::find(group.entries.begin(), group.entries.end(), doc.selection.index) !=
                                          group.entries.end();
         ImGui::PushID(static_cast<int>(g));
-        if (leaf(group.label, "(" + std::to_string(group.entries.size()) + ")", doc.navigation.metadata_group == g, holds)) {
-            doc.navigation.metadata_group = g;
-            doc.focus_panel = "metadata";
-        }
+        if (leaf(group.label, "(" + std::to_string(group.entries.size()) + ")", m_metadata_group == g, holds))
+            doc.follow(metadata_group_link(index, g));
         ImGui::PopID();
     }
     ImGui::TreePop();
 }
 
-void tensor_section(Document& doc) {
+void NavigatorPanel::tensor_section(Document& doc) {
     const DocumentIndex& index = *doc.index;
     bool clicked = false;
     bool open = parent("Tensors###tensors", index.tensors.size(), clicked);
-    if (clicked) {
-        doc.navigation.tensor_layer.reset();
-        doc.focus_panel = "tensors";
-    }
+    if (clicked) doc.follow(tensor_layer_link(index, std::nullopt));
     if (!open) return;
     if (index.layers.empty()) ui::text_dim("no tensors");
     bool tensor_selected = doc.selection.kind == SelectionKind::tensor;
@@ -115,14 +110,14 @@ void tensor_section(Document& doc) {
                                             layer.tensors.end();
         ImGui::PushID(static_cast<int>(l));
         if (leaf(label, std::to_string(layer.tensors.size()) + " \xC2\xB7 " + human_bytes(layer.bytes),
-                 doc.navigation.tensor_layer == l, holds)) {
-            doc.navigation.tensor_layer = l;
-            doc.focus_panel = "tensors";
-        }
+                 m_tensor_layer == l, holds))
+            doc.follow(tensor_layer_link(index, l));
         ImGui::PopID();
     }
     ImGui::TreePop();
 }
+
+namespace {
 
 void tokenizer_section(Document& doc) {
     const TokenizerInfo& t = doc.index->tokenizer;
@@ -165,6 +160,18 @@ void diagnostics_section(Document& doc) {
 }
 
 }  // namespace
+
+bool NavigatorPanel::accept_link(std::string_view link, Document& doc) {
+    if (std::optional<LinkedIndex> group = parse_metadata_group_link(link, *doc.index)) {
+        m_metadata_group = group->index;
+        return true;
+    }
+    if (std::optional<LinkedIndex> layer = parse_tensor_layer_link(link, *doc.index)) {
+        m_tensor_layer = layer->index;
+        return true;
+    }
+    return false;
+}
 
 void NavigatorPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;

@@ -7,9 +7,12 @@
 //  - draw() fills the region the shell gives it (a tab in the center, or the left/right pane);
 //    it is only called for ready documents. draw_windows() draws any free-floating windows the
 //    panel owns (value viewers) and is called every frame after the main layout.
-//  - Panels talk to each other only through the Document (selection, navigation, focus_panel).
-//  - A link ("--select PREFIX:...") reaches the panel that accepts it (route_link); the panel keeps
-//    what it names and acts on it at its next draw, so the shell parses no panel's links.
+//  - Panels talk to each other only through the Document: the selection, and links one panel posts
+//    (Document::follow) for another. A link ("--select PREFIX:...", or a posted one) is offered to
+//    every panel of the document (route_link); each that accepts it keeps what it names and acts
+//    on it at its next draw, so the shell parses no panel's links and the Document holds no
+//    panel's state. Several panels may take one link (the navigator highlights the metadata group
+//    the Metadata panel filters by); the center one comes forward.
 #pragma once
 
 #include <memory>
@@ -62,8 +65,8 @@ inline bool panel_shows(const PanelInfo& info, const Document& doc) { return !in
 // Every panel, in the order the View menu and the center tabs list them.
 const std::vector<PanelInfo>& panel_registry();
 const PanelInfo* find_panel(std::string_view id);
-// Offers `link` to the document's panels (one per registry entry, in its order) that show it; the
-// entry of the first that accepts it, or null.
+// Offers `link` to every panel of the document (one per registry entry, in its order) that shows
+// it; the entry of the first center panel that accepts it, else of the first that does, or null.
 const PanelInfo* route_link(std::string_view link, Document& doc, const std::vector<std::unique_ptr<Panel>>& panels);
 
 template <typename T>

@@ -70,9 +70,12 @@ const std::vector<PanelInfo>& panel_registry() {
 
 const PanelInfo* route_link(std::string_view link, Document& doc, const std::vector<std::unique_ptr<Panel>>& panels) {
     const std::vector<PanelInfo>& registry = panel_registry();
-    for (size_t i = 0; i < registry.size() && i < panels.size(); ++i)
-        if (panel_shows(registry[i], doc) && panels[i]->accept_link(link, doc)) return &registry[i];
-    return nullptr;
+    const PanelInfo* taker = nullptr;
+    for (size_t i = 0; i < registry.size() && i < panels.size(); ++i) {
+        if (!panel_shows(registry[i], doc) || !panels[i]->accept_link(link, doc)) continue;
+        if (!taker || (taker->slot != PanelSlot::center && registry[i].slot == PanelSlot::center)) taker = &registry[i];
+    }
+    return taker;
 }
 
 const PanelInfo* find_panel(std::string_view id) {

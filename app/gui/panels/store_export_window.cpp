@@ -71,11 +71,7 @@ void StoreExportWindow::poll() {
         m_planning = std::move(planning);
     }
     if (std::optional<Result<StoreExportReport>> written = m_export_job.try_take()) {
-        auto outcome = std::make_shared<StoreExportOutcome>();
-        if (*written) outcome->report = std::move(*written).value();
-        else if (written->error().code == ErrorCode::E_CANCELLED) outcome->cancelled = true;
-        else outcome->error = escape_for_display(written->error().to_string(), 600);
-        m_outcome = std::move(outcome);
+        m_outcome = write_outcome(std::move(*written));
         if (m_outcome->report && m_planning && m_planning->prepared)
             for (const ExportFile& f : m_planning->prepared->plan.files)
                 if (f.name == "README.md") m_readme = escape_for_display(f.text, 1u << 20);
@@ -109,16 +105,7 @@ void StoreExportWindow::plan_view() {
 
 void StoreExportWindow::result_view(PanelContext& ctx) {
     const StoreExportOutcome& o = *m_outcome;
-    if (o.cancelled) {
-        ui::text_colored(palette().warning, "Cancelled; nothing was written.");
-        return;
-    }
-    if (!o.report) {
-        ImGui::PushTextWrapPos(0);
-        ui::text_colored(palette().error, o.error);
-        ImGui::PopTextWrapPos();
-        return;
-    }
+    if (ui::write_failure_text(o)) return;
     const StoreExportReport& r = *o.report;
     std::string verified = "\xE2\x9C\x93 Written and verified: " + std::to_string(r.files_verified) + " files";
     if (m_format != ExportFormat::gguf)

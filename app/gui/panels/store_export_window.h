@@ -22,6 +22,7 @@
 
 #include "mlens/ollama/store_export.h"
 #include "panels/panel.h"
+#include "widgets/write_job_row.h"
 
 namespace mlens {
 
@@ -30,11 +31,7 @@ struct StoreExportPlanning {
     std::string error;                 // escaped; empty on success
 };
 
-struct StoreExportOutcome {
-    std::optional<StoreExportReport> report;
-    std::string error;                 // escaped; empty on success
-    bool cancelled = false;
-};
+using StoreExportOutcome = WriteOutcome<StoreExportReport>;
 
 class StoreExportWindow {
 public:

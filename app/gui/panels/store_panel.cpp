@@ -46,9 +46,37 @@ void verdict_text(const ModelCheck& c, bool digests_pending) {
     }
 }
 
-bool digests_pending(const StoreDocument& store) { return store.digests->job && !store.digests->job->done(); }
+constexpr std::string_view kModelScheme = "store-model:";
+
+std::string model_link(const StoreListing& l, std::optional<size_t> model) {
+    return std::string(kModelScheme) + (model ? l.models[*model].ref.name.full() : std::string());
+}
+
+// The model a link names ("store-model:NAME", or the bare NAME as --select gives it; NAME in
+// short or full form); an empty index for "store-model:" (every model); nothing when the link
+// names no model of the store.
+std::optional<std::optional<size_t>> linked_model(std::string_view link, const StoreListing& l) {
+    bool scheme = link.starts_with(kModelScheme);
+    if (scheme) link.remove_prefix(kModelScheme.size());
+    if (scheme && link.empty()) return std::optional<size_t>();
+    for (size_t i = 0; i < l.models.size(); ++i)
+        if (l.models[i].ref.name.display() == link || l.models[i].ref.name.full() == link) return std::optional<size_t>(i);
+    return std::nullopt;
+}
 
 }  // namespace
+
+bool StoreModelsPanel::accept_link(std::string_view link, Document& doc) {
+    std::optional<std::optional<size_t>> model = linked_model(link, listing_of(doc));
+    if (model) m_model = *model;
+    return model.has_value();
+}
+
+bool StorePanel::accept_link(std::string_view link, Document& doc) {
+    std::optional<std::optional<size_t>> model = linked_model(link, listing_of(doc));
+    if (model) m_model = *model;
+    return model.has_value();
+}
 
 std::string StoreModelsPanel::badge(const Document& doc) const {
     return doc.store ? std::to_string(listing_of(doc).models.size()) : std::string();
@@ -60,19 +88,13 @@ void StoreModelsPanel::draw(PanelContext& ctx) {
     const StoreListing& l = listing_of(doc);
     ui::cell_text_dim(escape_for_display(l.root, 200));
     if (std::string pass = digest_pass_text(*doc.store); !pass.empty()) ui::text_dim(pass);
-    if (ImGui::Selectable("All models", !doc.navigation.store_model)) {
-        doc.navigation.store_model.reset();
-        doc.focus_panel = "store";
-    }
+    if (ImGui::Selectable("All models", !m_model)) doc.follow(model_link(l, std::nullopt));
     ImGui::Separator();
     for (size_t i = 0; i < l.models.size(); ++i) {
         const ModelListing& m = l.models[i];
         ImGui::PushID(static_cast<int>(i));
         std::string label = escape_for_display(m.ref.name.display(), 80);
-        if (ImGui::Selectable(label.c_str(), doc.navigation.store_model == i)) {
-            doc.navigation.store_model = i;
-            doc.focus_panel = "store";
-        }
+        if (ImGui::Selectable(label.c_str(), m_model == i)) doc.follow(model_link(l, i));
         ui::text_dim("   " + size_text(m.size) + " \xC2\xB7 " + (m.format.empty() ? "?" : m.format) +
                      (m.quantization.empty() ? "" : " \xC2\xB7 " + escape_for_display(m.quantization, 30)));
         if (m.check.verdict() == Verdict::errors) {
@@ -122,7 +144,7 @@ void StorePanel::models_table(Document& doc) {
                                 ui::fitted_width(column_texts[c], headers[c], avail * (c == 0 ? 0.25f : 0.12f)));
     ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
-    const bool pending = digests_pending(*doc.store);
+    const bool pending = digest_pass_running(*doc.store);
     for (size_t i = 0; i < l.models.size(); ++i) {
         const ModelListing& m = l.models[i];
         ImGui::TableNextRow();
@@ -130,7 +152,7 @@ void StorePanel::models_table(Document& doc) {
         ImGui::TableNextColumn();
         if (ImGui::Selectable(("##model" + std::to_string(i)).c_str(), false, ImGuiSelectableFlags_SpanAllColumns |
                                                                                    ImGuiSelectableFlags_AllowItemOverlap))
-            doc.navigation.store_model = i;
+            doc.follow(model_link(l, i));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(m.ref.name.full(), 300).c_str());
         ImGui::SameLine(0, 0);
         ui::cell_text(column_texts[0][i]);
@@ -164,20 +186,19 @@ void StorePanel::verify(PanelContext& ctx, int layer) {
     const ManifestView& v = *m_detail->view;
     const LayerView& lv = layer < 0 ? v.config_layer : v.layers.at(static_cast<size_t>(layer));
     if (!lv.blob || !lv.layer.blob) return;
-    auto outcome = std::make_shared<std::optional<Status>>();
     BlobLookup blob = *lv.blob;
     BlobDigest digest = *lv.layer.blob;
-    JobPtr job = ctx.jobs.start("verify " + short_digest(lv.layer.digest), [blob, digest, outcome](JobContext& jc) -> Status {
-        *outcome = verify_blob(blob, digest, &jc);
-        return ok_status();
-    }).job();
-    m_verify[lv.layer.digest] = {job, outcome};
+    m_verify[lv.layer.digest] = {ctx.jobs.start("verify " + short_digest(lv.layer.digest), [blob, digest](JobContext& jc) {
+                                     return verify_blob(blob, digest, &jc);
+                                 }),
+                                 std::nullopt};
 }
 
-std::optional<Status> StorePanel::verified(const std::string& digest) const {
+std::optional<Status> StorePanel::verified(const std::string& digest) {
     auto it = m_verify.find(digest);
-    if (it == m_verify.end() || !it->second.job->done()) return std::nullopt;
-    return *it->second.outcome;
+    if (it == m_verify.end()) return std::nullopt;
+    if (std::optional<Status> taken = it->second.job.try_take()) it->second.outcome = std::move(taken);
+    return it->second.outcome;
 }
 
 void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, const ModelCheck& check) {
@@ -211,10 +232,10 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
         ImGui::SetTooltip("%s", escape_for_display(lv.blob->path, 400).c_str());
     ImGui::TableNextColumn();
     auto it = m_verify.find(layer.digest);
-    if (it != m_verify.end() && !it->second.job->done()) {
-        ImGui::ProgressBar(static_cast<float>(it->second.job->progress()), ImVec2(90, 0));
+    if (it != m_verify.end() && it->second.job && !it->second.job.done()) {
+        ImGui::ProgressBar(static_cast<float>(it->second.job.progress()), ImVec2(90, 0));
         ImGui::SameLine();
-        if (ImGui::SmallButton("\xE2\x9C\x95")) it->second.job->cancel();
+        if (ImGui::SmallButton("\xE2\x9C\x95")) it->second.job.cancel();
     } else if (std::optional<Status> s = verified(layer.digest)) {
         if (*s) ui::text_colored(palette().ok, "\xE2\x9C\x93 sha256 ok");
         else ui::text_colored(palette().error, "\xE2\x9C\x96 " + std::string(code_name(s->error().code)));
@@ -334,7 +355,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
         ImGui::SetTooltip(formats.empty() ? "Only a model the check accepts can be exported"
                                           : "Write the model as a GGUF bundle, or a Hugging Face or MLX folder, verified");
     ImGui::SameLine();
-    if (ImGui::SmallButton("All models")) doc.navigation.store_model.reset();
+    if (ImGui::SmallButton("All models")) doc.follow(model_link(listing_of(doc), std::nullopt));
     if (m_job) {
         ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(240, 0), "reading manifest\xE2\x80\xA6");
         return;
@@ -348,7 +369,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     // The same verdict as the model list: the listing's check of this manifest.
     ImGui::TextUnformatted("Verdict:");
     ImGui::SameLine();
-    verdict_text(m.check, digests_pending(*doc.store));
+    verdict_text(m.check, digest_pass_running(*doc.store));
     for (const Diagnostic& d : m.check.reasons)
         ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
                          m.check.place_text(d) + ": " + escape_for_display(d.message, 300));
@@ -385,7 +406,7 @@ void StorePanel::draw(PanelContext& ctx) {
     if (std::optional<Result<StoreModelDetail>> taken = m_job.try_take())
         m_detail = std::make_shared<StoreModelDetail>(std::move(*taken).value());
     const StoreListing& l = listing_of(doc);
-    std::optional<size_t> want = doc.navigation.store_model;
+    std::optional<size_t> want = m_model;
     if (want && *want >= l.models.size()) want.reset();
     if (!want) {
         models_table(doc);

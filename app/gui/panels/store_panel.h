@@ -1,6 +1,7 @@
 // Store panels (Ollama store documents):
 //  - StoreModelsPanel (left): the models of the store with size, format and, for a rejected one,
-//    the reason; selecting one shows it in the StorePanel.
+//    the reason; selecting one posts the link "store-model:NAME" ("store-model:" for every model),
+//    which both panels take (as they take the bare NAME --select gives); the StorePanel shows it.
 //  - StorePanel (center): without a selected model, the model table (name, size, format, family,
 //    parameters, quantization, modified, verdict with every reason) and the state of blobs/; with
 //    one, its verdict and reasons, then its summary (store_summary_view.h: format, family,
@@ -34,20 +35,26 @@ class StoreModelsPanel : public Panel {
 public:
     void draw(PanelContext& ctx) override;
     std::string badge(const Document& doc) const override;
+    bool accept_link(std::string_view link, Document& doc) override;
+
+private:
+    std::optional<size_t> m_model;               // the highlighted model, as the last link named it
 };
 
 class StorePanel : public Panel {
 public:
     void draw(PanelContext& ctx) override;
     void draw_windows(PanelContext& ctx) override { m_export.draw(ctx); }
+    bool accept_link(std::string_view link, Document& doc) override;
 
     // For tests.
+    std::optional<size_t> shown_model() const { return m_model; }
     const StoreModelDetail* detail() const { return m_detail.get(); }
     bool loading() const { return static_cast<bool>(m_job); }
     // Starts verifying the blob of layer `layer` (-1: the config) of the shown model.
     void verify(PanelContext& ctx, int layer);
     // The outcome of a finished verification of `digest`, if any.
-    std::optional<Status> verified(const std::string& digest) const;
+    std::optional<Status> verified(const std::string& digest);
     // Opens the Layers section (closed at first) on the next frame.
     void open_layers() { m_open_layers = true; }
     // The Export… window of the shown model (store_export_window.h).
@@ -55,8 +62,8 @@ public:
 
 private:
     struct Verification {
-        JobPtr job;
-        std::shared_ptr<std::optional<Status>> outcome;
+        JobHandle<Done> job;             // set until its outcome is taken
+        std::optional<Status> outcome;
     };
 
     void models_table(Document& doc);
@@ -65,6 +72,7 @@ private:
     void layer_row(PanelContext& ctx, const LayerView& layer, int index, const ModelCheck& check);
     void config_view(const ManifestView& view);
 
+    std::optional<size_t> m_model;               // the model to show (index into the listing); empty: all
     std::optional<size_t> m_loaded;              // model index of m_detail / the running job
     JobHandle<StoreModelDetail> m_job;
     std::shared_ptr<StoreModelDetail> m_detail;

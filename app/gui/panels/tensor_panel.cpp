@@ -12,6 +12,7 @@
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
 #include "output_inputs.h"
+#include "panels/panel_links.h"
 #include "tensor_export.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
@@ -52,14 +53,13 @@ void TensorPanel::draw_toolbar(Document& doc, const Workspace* workspace) {
     ImGui::SameLine();
     if (ImGui::SmallButton("Export\xE2\x80\xA6")) ImGui::OpenPopup("tensor_export");
     draw_export(doc, workspace);
-    m_query.layer = doc.navigation.tensor_layer;
     const auto& layers = doc.index->layers;
     if (m_query.layer && *m_query.layer < layers.size()) {
         ImGui::SameLine();
         const LayerSummary& l = layers[*m_query.layer];
         std::string chip = "layer: " + (l.layer ? "blk." + std::to_string(*l.layer) : std::string("non-block")) +
                            "  \xE2\x9C\x95";
-        if (ImGui::SmallButton(chip.c_str())) doc.navigation.tensor_layer.reset();
+        if (ImGui::SmallButton(chip.c_str())) doc.follow(tensor_layer_link(*doc.index, std::nullopt));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show all layers");
     }
     if (!m_listing.error.empty()) ui::text_colored(palette().error, "invalid regex: " + m_listing.error);
@@ -289,6 +289,12 @@ void TensorPanel::draw_totals(const Document& doc) {
         ui::text_colored(palette().error, "\xC2\xB7 " + ui::with_separators(static_cast<uint64_t>(cut)) +
                                               (cut == 1 ? " tensor" : " tensors") + " missing data (the file is cut short)");
     }
+}
+
+bool TensorPanel::accept_link(std::string_view link, Document& doc) {
+    std::optional<LinkedIndex> layer = parse_tensor_layer_link(link, *doc.index);
+    if (layer) m_query.layer = layer->index;
+    return layer.has_value();
 }
 
 void TensorPanel::draw(PanelContext& ctx) {

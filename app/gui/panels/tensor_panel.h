@@ -1,5 +1,6 @@
 // TensorPanel (center): every tensor with type, shape, elements, size, offset and bits per
-// weight; sortable by any column, filtered by text or regex and by the navigator's layer, with
+// weight; sortable by any column, filtered by text or regex and by a layer ("tensor-layer:N",
+// panel_links.h; the navigator posts it), with
 // optional per-layer summary rows and a totals line. "Export" copies the listed tensors as CSV,
 // Markdown or JSON to the clipboard or saves them to a file (tensor_export.h) through the core's
 // SafeFileWriter, never over the files of an open document (output_inputs.h).
@@ -16,6 +17,7 @@ namespace mlens {
 class TensorPanel : public Panel {
 public:
     void draw(PanelContext& ctx) override;
+    bool accept_link(std::string_view link, Document& doc) override;
 
 private:
     void draw_toolbar(Document& doc, const Workspace* workspace);

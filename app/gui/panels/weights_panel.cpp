@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
 #include <utility>
 
@@ -24,6 +25,7 @@ namespace mlens {
 namespace {
 
 constexpr int kMinBins = 8, kMaxBins = 1024;
+constexpr std::string_view kRequantScheme = "requant:";
 
 // A file name from a tensor name: letters, digits, '.', '-', '_' kept, the rest '_'.
 std::string file_stem(const std::string& name) {
@@ -62,19 +64,19 @@ constexpr std::pair<HistogramRangeMode, const char*> kRangeModes[] = {
 }  // namespace
 
 void WeightsPanel::poll() {
-    if (!m_job || !m_job->done()) return;
-    if (!m_running->cancelled) {
-        // A histogram-only result keeps the statistics it was asked to reuse.
-        if (!m_running->stats && m_result && m_result->stats) m_running->stats = m_result->stats;
-        if (!m_running->scales && m_result && m_result->scales) m_running->scales = m_result->scales;
-        m_result = m_running;
-    }
-    m_job.reset();
+    std::optional<Result<std::shared_ptr<WeightsResult>>> taken = m_job.try_take();
+    if (!taken) return;
     m_running.reset();
+    if (!*taken) return;   // cancelled
+    std::shared_ptr<WeightsResult> done = std::move(*taken).value();
+    // A histogram-only result keeps the statistics it was asked to reuse.
+    if (!done->stats && m_result && m_result->stats) done->stats = m_result->stats;
+    if (!done->scales && m_result && m_result->scales) done->scales = m_result->scales;
+    m_result = std::move(done);
 }
 
 void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, bool want_scales) {
-    if (m_job) m_job->cancel();
+    m_job.cancel();
     WeightsRequest w;
     w.model = ctx.doc.model;
     w.tensor = rq.tensor;
@@ -97,8 +99,12 @@ void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, 
     }
     auto result = std::make_shared<WeightsResult>();
     std::string name = "weights " + escape_for_display(ctx.doc.model->tensors[rq.tensor].name, 60);
-    m_job = ctx.jobs.start(name, [w, result](JobContext& job) -> Status { analyze_weights(w, *result, &job); return ok_status(); }).job();
-    m_running = result;
+    m_job = ctx.jobs.start(name, [w, result](JobContext& job) -> Result<std::shared_ptr<WeightsResult>> {
+        analyze_weights(w, *result, &job);
+        if (result->cancelled) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+        return result;
+    });
+    m_running = std::move(result);
     m_applied = rq;
 }
 
@@ -228,16 +234,32 @@ void WeightsPanel::histogram_view(const Document& doc) {
 }
 
 bool WeightsPanel::accept_link(std::string_view link, Document& doc) {
-    if (!link.starts_with("requant:")) return false;
-    link.remove_prefix(8);
-    const std::vector<TensorInfo>& tensors = doc.model->tensors;
-    for (size_t i = 0; i < tensors.size(); ++i)
-        if (tensors[i].name == link) {
-            doc.select({SelectionKind::tensor, i});
-            m_linked_requant = true;
-            return true;
-        }
-    return false;
+    if (link.starts_with(kRequantScheme)) {
+        link.remove_prefix(kRequantScheme.size());
+        const std::vector<TensorInfo>& tensors = doc.model->tensors;
+        for (size_t i = 0; i < tensors.size(); ++i)
+            if (tensors[i].name == link) {
+                doc.select({SelectionKind::tensor, i});
+                m_linked_requant = true;
+                return true;
+            }
+        return false;
+    }
+    m_linked = parse_weights_link(link, *doc.model);
+    if (m_linked) doc.select({SelectionKind::tensor, m_linked->tensor});
+    return m_linked.has_value();
+}
+
+void WeightsPanel::follow_link(const Model& m) {
+    const WeightsLink link = *std::exchange(m_linked, std::nullopt);
+    m_want.tensor = link.tensor;
+    if (expert_count(m, link.tensor).value_or(0) > link.expert.value_or(UINT64_MAX)) m_want.expert = link.expert;
+    m_location.reset();
+    if (link.row) {
+        m_location = link;
+        m_location->expert = m_want.expert;
+        m_select_location = true;
+    }
 }
 
 void WeightsPanel::draw(PanelContext& ctx) {
@@ -252,11 +274,9 @@ void WeightsPanel::draw(PanelContext& ctx) {
         m_plot.set_view(std::nullopt);
     }
     if (std::exchange(m_linked_requant, false)) m_select_requant = m_run_requant = true;
-    if (doc.navigation.weights_expert) {
-        if (doc.selection.kind == SelectionKind::tensor && expert_count(m, m_want.tensor).value_or(0) > *doc.navigation.weights_expert)
-            m_want.expert = doc.navigation.weights_expert;
-        doc.navigation.weights_expert.reset();
-    }
+    if (m_linked) follow_link(m);
+    // The place a link named belongs to the tensor and expert it named.
+    if (m_location && (m_location->tensor != m_want.tensor || m_location->expert != m_want.expert)) m_location.reset();
     if (!m_applied && doc.selection.kind != SelectionKind::tensor) {
         ui::text_dim("Select a tensor (Tensors table or navigator) to see its values here.");
         return;
@@ -278,10 +298,10 @@ void WeightsPanel::draw(PanelContext& ctx) {
     const std::vector<uint64_t>& shape = shown.quant ? shown.quant->logical_ne : shown.ne;
     m_requant.follow(m_want.tensor, m_want.expert, std::move(requant_label), shape.empty() ? 1 : shape[0], m_want.compare_doc, ctx.workspace);
     if (m_job) {
-        double p = (m_running->stage.load() + m_job->progress()) / kWeightsStages;
+        double p = (m_running->stage.load() + m_job.progress()) / kWeightsStages;
         ImGui::ProgressBar(static_cast<float>(std::min(1.0, p)), ImVec2(240, 0), "decoding\xE2\x80\xA6");
         ImGui::SameLine();
-        if (ImGui::SmallButton("Cancel")) m_job->cancel();
+        if (ImGui::SmallButton("Cancel")) m_job.cancel();
     }
     if (!capture_message().empty()) {
         ImGui::SameLine();
@@ -341,6 +361,16 @@ void WeightsPanel::lower_tabs(PanelContext& ctx, const WeightsResult& r) {
         if (m_run_requant) m_requant.run(ctx);
         m_run_requant = false;
         ImGui::EndTabItem();
+    }
+    if (m_location) {
+        m_location_view.follow(ctx.jobs, {ctx.doc.model, m_location->tensor, m_location->expert, *m_location->row, m_location->block});
+        std::string label = "Row " + std::to_string(*m_location->row);
+        if (m_location->block) label += " \xC2\xB7 block " + std::to_string(*m_location->block);
+        flags = std::exchange(m_select_location, false) ? ImGuiTabItemFlags_SetSelected : 0;
+        if (ImGui::BeginTabItem((label + "###location").c_str(), nullptr, flags)) {
+            m_location_view.draw(ctx.fonts);
+            ImGui::EndTabItem();
+        }
     }
     ImGui::EndTabBar();
 }

@@ -7,7 +7,8 @@
 // of a stacked expert tensor; a comparison with the same-named tensor of another open document
 // or with the tensor requantized as a chosen ggml type, "requantized as Q4_0" in the picker and
 // legend (metrics, overlaid histograms, the error histogram); histogram export as CSV; under the
-// histogram, tabs for the first values and for what-if requantization (weights_requant_view.h).
+// histogram, tabs for the first values, for what-if requantization (weights_requant_view.h) and,
+// when a link named one (a Health finding), for one row and block (weights_location_view.h).
 //
 // Contract: all decoding runs as one job on the JobRunner (weights_analysis.h) with progress and
 // cancel; a new request cancels the running one. Statistics and block scales are computed again
@@ -29,6 +30,8 @@
 
 #include "mlens/io/safe_file_writer.h"
 #include "panels/panel.h"
+#include "panels/panel_links.h"
+#include "panels/weights_location_view.h"
 #include "panels/weights_requant_view.h"
 #include "panels/weights_scales_view.h"
 #include "weights_analysis.h"
@@ -62,16 +65,23 @@ public:
     // Brings the Requantize tab forward on the next frame.
     void show_requant() { m_select_requant = true; }
     // "requant:TENSOR": selects that tensor and runs its Requantize tab.
+    // "weights:TENSOR[@expert=E][#row=R,block=B]" (panel_links.h): selects that tensor, shows
+    // expert E of a stacked tensor (ignored for one without it), and with a row opens the
+    // "Row · block" tab (weights_location_view.h) at row R, block B.
     bool accept_link(std::string_view link, Document& doc) override;
 
     // For tests: the result shown, the comparison's label, and whether a job is running.
     const WeightsResult* result() const { return m_result.get(); }
     const std::string& compare_title() const { return m_compare_title; }
     const std::vector<std::string>& legend() const { return m_legend; }   // series labels drawn last
-    bool running() const { return m_job != nullptr; }
+    bool running() const { return static_cast<bool>(m_job); }
     HistogramPlot& plot() { return m_plot; }
     BlockScalesView& scales_view() { return m_scales; }
     WeightsRequantView& requant_view() { return m_requant; }
+    WeightsLocationView& location_view() { return m_location_view; }
+    // The tensor and expert shown (or being decoded).
+    size_t tensor_shown() const { return m_want.tensor; }
+    std::optional<uint64_t> expert_shown() const { return m_want.expert; }
 
 private:
     struct Request {
@@ -86,6 +96,8 @@ private:
     };
 
     void poll();
+    // Applies the "weights:" link taken last.
+    void follow_link(const Model& m);
     void start(PanelContext& ctx, const Request& rq, bool want_stats, bool want_scales);
     void toolbar(PanelContext& ctx, const TensorInfo& t);
     void compare_picker(PanelContext& ctx);
@@ -98,12 +110,17 @@ private:
 
     Request m_want;
     std::optional<Request> m_applied;      // request of the shown (or running) result
-    JobPtr m_job;
+    // The analysis, or E_CANCELLED; while it runs, m_running (the same object) streams its stage.
+    JobHandle<std::shared_ptr<WeightsResult>> m_job;
     std::shared_ptr<WeightsResult> m_running;
     std::shared_ptr<WeightsResult> m_result;
     HistogramPlot m_plot;
     BlockScalesView m_scales;
     WeightsRequantView m_requant;
+    std::optional<WeightsLink> m_linked;    // a "weights:" link to apply at the next draw
+    std::optional<WeightsLink> m_location; // the row (and block) the Row · block tab shows
+    WeightsLocationView m_location_view;
+    bool m_select_location = false;
     bool m_select_requant = false;
     bool m_linked_requant = false;   // a "requant:TENSOR" link runs the Requantize tab at the next draw
     bool m_run_requant = false;     // run the Requantize tab once it has been drawn (--select requant:TENSOR)

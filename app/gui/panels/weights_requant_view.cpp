@@ -127,9 +127,8 @@ void WeightsRequantView::check_only(const std::vector<std::string>& names) {
 }
 
 void WeightsRequantView::clear() {
-    if (m_job) m_job->cancel();
+    m_job.cancel();
     m_job.reset();
-    m_running.reset();
     m_result.reset();
     m_result_label.clear();
     m_status.clear();
@@ -139,18 +138,17 @@ void WeightsRequantView::clear() {
 }
 
 void WeightsRequantView::poll() {
-    if (!m_job || !m_job->done()) return;
-    if (m_running->cancelled) {
+    std::optional<Result<RequantResult>> taken = m_job.try_take();
+    if (!taken) return;
+    if (!*taken) {
         m_status = "cancelled";
-    } else {
-        m_result = m_running;
-        m_result_label = m_label;
-        m_status.clear();
-        m_resort = true;
-        m_refold = true;
+        return;
     }
-    m_job.reset();
-    m_running.reset();
+    m_result = std::make_shared<RequantResult>(std::move(*taken).value());
+    m_result_label = m_label;
+    m_status.clear();
+    m_resort = true;
+    m_refold = true;
 }
 
 void WeightsRequantView::follow(size_t tensor, std::optional<uint64_t> expert, std::string label, uint64_t row_length,
@@ -207,7 +205,7 @@ void WeightsRequantView::imatrix_picker(PanelContext& ctx) {
 }
 
 void WeightsRequantView::run(PanelContext& ctx) {
-    if (m_job) m_job->cancel();
+    m_job.cancel();
     RequantRequest rq;
     rq.model = ctx.doc.model;
     rq.tensor = m_subject.tensor;
@@ -218,9 +216,12 @@ void WeightsRequantView::run(PanelContext& ctx) {
         if (Document* d = ctx.workspace->find(m_subject.compared); d && d->ready() && !d->is_imatrix()) rq.other = d->model;
         if (Document* d = ctx.workspace->find(m_imatrix_doc); d && d->ready()) rq.imatrix = d->imatrix;
     }
-    auto result = std::make_shared<RequantResult>();
-    m_job = ctx.jobs.start("requantize " + m_label, [rq, result](JobContext& job) -> Status { requantize_weights(rq, *result, &job); return ok_status(); }).job();
-    m_running = result;
+    m_job = ctx.jobs.start("requantize " + m_label, [rq](JobContext& job) -> Result<RequantResult> {
+        RequantResult result;
+        requantize_weights(rq, result, &job);
+        if (result.cancelled) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+        return result;
+    });
     m_status.clear();
 }
 
@@ -365,9 +366,9 @@ void WeightsRequantView::draw(PanelContext& ctx) {
                           m_label.c_str(), m_imatrix_doc ? "with the importance matrix" : "no importance matrix");
     ImGui::SameLine();
     if (m_job) {
-        ImGui::ProgressBar(static_cast<float>(m_job->progress()), ImVec2(240, 0), "requantizing\xE2\x80\xA6");
+        ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(240, 0), "requantizing\xE2\x80\xA6");
         ImGui::SameLine();
-        if (ImGui::SmallButton("Cancel##requant")) m_job->cancel();
+        if (ImGui::SmallButton("Cancel##requant")) m_job.cancel();
         ImGui::SameLine();
     }
     if (!m_status.empty()) {

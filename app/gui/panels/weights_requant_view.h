@@ -69,7 +69,7 @@ public:
     // Checks exactly the named types (others unchecked), as clicks would; unknown names are ignored.
     void check_only(const std::vector<std::string>& names);
     const RequantResult* result() const { return m_result.get(); }
-    bool running() const { return m_job != nullptr; }
+    bool running() const { return static_cast<bool>(m_job); }
     // The type names of the table rows as drawn in the last frame, top to bottom.
     const std::vector<std::string>& drawn_rows() const { return m_drawn_rows; }
     // The width the table's columns took in the last frame, their cell padding included.
@@ -103,8 +103,8 @@ private:
     bool m_user_checked = false;               // a checkbox was clicked: no default checks
     std::pair<uint64_t, bool> m_defaults_for{0, false};   // row length and imatrix the checks were made for
     std::string m_label;                       // the followed tensor, display-safe
-    JobPtr m_job;
-    std::shared_ptr<RequantResult> m_running;
+    // The run's rows (the analysis' own message in `error` when it failed), or E_CANCELLED.
+    JobHandle<RequantResult> m_job;
     std::shared_ptr<RequantResult> m_result;
     std::string m_result_label;                // the tensor m_result was computed for
     std::string m_status;
