@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cfloat>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include <GLFW/glfw3.h>
@@ -20,6 +20,7 @@
 #include "mlens/text/escape.h"
 #include "mlens/util/program_files.h"
 #include "output_inputs.h"
+#include "screenshot_driver.h"
 #include "theme.h"
 
 namespace mlens {
@@ -43,23 +44,6 @@ void glfw_error(int code, const char* message) {
 void on_drop(GLFWwindow* window, int count, const char** paths) {
     auto* shell = static_cast<AppShell*>(glfwGetWindowUserPointer(window));
     shell->open_all(std::vector<std::string>(paths, paths + count));
-}
-
-const char* state_name(DocumentState state) {
-    switch (state) {
-        case DocumentState::opening: return "opening";
-        case DocumentState::ready: return "ready";
-        case DocumentState::failed: return "failed";
-    }
-    return "?";
-}
-
-// What a screenshot shows, for scripts: one line per document tab.
-void print_documents(Workspace& workspace) {
-    const Document* front = workspace.active();
-    for (const auto& doc : workspace.documents())
-        std::printf("document %s%s %s\n", state_name(doc->state), doc.get() == front ? " front" : "", doc->path.c_str());
-    std::fflush(stdout);
 }
 
 // Writes framebuffer pixels [x, x + width) × [y, y + height) (y from the bottom) as a PNG, never
@@ -168,17 +152,14 @@ int run_window(const WindowOptions& options) {
         glfwSetDropCallback(window, on_drop);
 
         shell.open_all(options.files.empty() ? demo_documents(demo_dir) : options.files);
-        const size_t wait_documents = static_cast<size_t>(std::max(0, options.wait_documents));
 
-        auto started = std::chrono::steady_clock::now();
+        std::optional<ScreenshotDriver> driver;
+        if (screenshot) driver.emplace(options);
         int frames_left = kFramesAfterWake;
-        int settled_frames = 0;
         std::string title;
         while (!glfwWindowShouldClose(window)) {
             // Waiting for documents from outside (a drop): nothing to draw until an event comes.
-            bool awaiting_documents = screenshot && shell.workspace().documents().size() < wait_documents &&
-                                      !shell.workspace().opening() && !shell.busy();
-            if (awaiting_documents) {
+            if (driver && driver->awaiting_documents(shell)) {
                 glfwWaitEventsTimeout(kProgressWakeSeconds);
             } else if (screenshot || frames_left > 0) {
                 glfwPollEvents();
@@ -216,39 +197,10 @@ int run_window(const WindowOptions& options) {
                                             : "could not write " + capture->path + ": " + written.error().to_string());
             }
 
-            if (screenshot) {
-                // Settled: every awaited document there, nothing opening or running (panel jobs such
-                // as histograms included).
-                bool settled = shell.workspace().documents().size() >= wait_documents &&
-                               !shell.workspace().opening() && !fonts.needs_rebuild() && !shell.busy();
-                settled_frames = settled ? settled_frames + 1 : 0;
-                if (settled_frames >= std::max(1, options.frames)) {
-                    OutputGuard guard = gui_output_guard(nullptr, &shell.workspace());
-                    for (const std::string& file : options.files) guard.add_input(file);
-                    if (Status s = write_screenshot(options.screenshot, std::move(guard), fb_w, fb_h); !s) {
-                        std::fprintf(stderr, "modellens: cannot write the screenshot: %s\n", s.error().to_string().c_str());
-                        result = 1;
-                    }
-                    print_documents(shell.workspace());
-                    // A script must not take a picture of an error page for the model it asked for.
-                    for (const auto& doc : shell.workspace().documents())
-                        if (doc->state == DocumentState::failed) {
-                            std::fprintf(stderr, "modellens: %s failed to open\n", doc->path.c_str());
-                            result = 1;
-                        }
-                    break;
-                }
-                double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-                if (elapsed > options.timeout_seconds) {
-                    size_t open = shell.workspace().documents().size();
-                    if (open < wait_documents)
-                        std::fprintf(stderr, "modellens: %zu of %zu documents open after %g s\n", open, wait_documents,
-                                     options.timeout_seconds);
-                    else
-                        std::fprintf(stderr, "modellens: documents did not finish opening in %g s\n",
-                                     options.timeout_seconds);
-                    print_documents(shell.workspace());
-                    result = 1;
+            if (driver) {
+                auto write = [&](const std::string& path, OutputGuard guard) { return write_screenshot(path, std::move(guard), fb_w, fb_h); };
+                if (std::optional<int> status = driver->after_frame(shell, !fonts.needs_rebuild(), write)) {
+                    result = *status;
                     break;
                 }
             }

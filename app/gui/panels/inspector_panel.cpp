@@ -20,7 +20,6 @@ namespace mlens {
 
 namespace {
 
-constexpr uint64_t kHexBytes = 256;
 constexpr size_t kLongValueBytes = 256u << 10;
 
 // A two-column table of fields; values may be long and wrap.
@@ -250,7 +249,7 @@ void InspectorPanel::draw_bytes(PanelContext& ctx) {
     auto target = doc.byte_target();
     if (!target) return;
     if (m_bytes_doc != doc.id || !(m_bytes_for == doc.selection)) {
-        m_bytes = read_file_bytes(*doc.model, target->file, target->offset, kHexBytes);
+        m_hex.show(target->offset);
         m_bytes_for = doc.selection;
         m_bytes_doc = doc.id;
     }
@@ -262,12 +261,16 @@ void InspectorPanel::draw_bytes(PanelContext& ctx) {
     ImGui::Separator();
     if (target->highlight.length > 0)
         ui::cell_text_dim("selected " + ui::byte_range_text(target->highlight.offset, target->highlight.length));
-    if (m_bytes.empty()) {
+    const Model& m = *doc.model;
+    ByteSourcePtr source = target->file < m.files.size() ? m.files[target->file].source : nullptr;
+    const uint64_t file_size = source ? source->size() : 0;
+    if (target->offset >= file_size) {
         ui::text_colored(palette().warning, "nothing to show: the offset is at or beyond the end of the file");
         return;
     }
-    ui::text_dim("showing " + std::to_string(m_bytes.size()) + " bytes from " + ui::hex_offset(target->offset));
-    hex_view("hex", m_bytes, target->offset, target->highlight, ctx.fonts.mono());
+    ui::text_dim("from " + ui::hex_offset(target->offset) + " of " + ui::with_separators(file_size) + " bytes");
+    auto read = [source](uint64_t offset, uint64_t length, uint8_t* out) -> uint64_t { return source->read(offset, length, out) ? length : 0; };
+    hex_view("hex", m_hex, file_size, read, target->highlight, ctx.fonts.mono());
 }
 
 void InspectorPanel::draw(PanelContext& ctx) {

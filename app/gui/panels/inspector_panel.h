@@ -1,11 +1,11 @@
 // InspectorPanel (right): every field of the selected header, key, tensor or diagnostic, its
-// byte ranges, and a hex view of the first 256 bytes it points at in the file.
+// byte ranges, and a hex view of its file opened at the bytes it points at (the whole file scrolls).
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "panels/panel.h"
+#include "widgets/hex_view.h"
 
 namespace mlens {
 
@@ -16,10 +16,10 @@ public:
 private:
     void draw_bytes(PanelContext& ctx);
 
-    // The bytes last read for the hex view, kept until the selection changes.
+    // The selection the hex view was last opened at; it scrolls back there when this changes.
     Selection m_bytes_for;
     uint64_t m_bytes_doc = 0;
-    std::vector<uint8_t> m_bytes;
+    HexViewState m_hex;
 };
 
 }  // namespace mlens

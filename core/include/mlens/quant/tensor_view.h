@@ -30,6 +30,8 @@
 //    ggml's little-endian layout (read_blocks gives them so too). A tensor of a type with no
 //    defined big-endian layout (gguf_byte_order.h) in a big-endian GGUF fails to open with
 //    E_BIG_ENDIAN_TYPE naming the type and why.
+//  - Each kind of storage (ggml blocks, element types, MLX groups) is one class
+//    (core/src/quant/tensor_view_kinds.h), chosen once by open(); reads go straight to it.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +44,9 @@
 
 namespace mlens {
 
+class TensorViewKind;
+
+// A handle on one kind of storage (tensor_view_kinds.h), picked once by open(); copies share it.
 class TensorView final : public FloatSource {
 public:
     enum class Kind { ggml, element, mlx };
@@ -52,8 +57,8 @@ public:
     // The sub-tensor at `index` of the slowest-varying dimension.
     Result<TensorView> slice(uint64_t index) const;
 
-    uint64_t size() const override { return m_elements; }
-    uint64_t granularity() const override { return m_block; }
+    uint64_t size() const override;
+    uint64_t granularity() const override;
     Status read(uint64_t first, uint64_t count, float* out) const override;
     std::vector<float> code_values() const override;
     Status read_codes(uint64_t first, uint64_t count, uint16_t* out) const override;
@@ -61,18 +66,18 @@ public:
     WideKind wide_kind() const override;
     Status read_wide(uint64_t first, uint64_t count, long double* out) const override;
 
-    Kind kind() const { return m_kind; }
-    const TensorInfo& info() const { return m_model->tensors[m_index]; }
-    const Model& model() const { return *m_model; }
+    Kind kind() const;
+    const TensorInfo& info() const;
+    const Model& model() const;
     // Logical shape in GGUF order (ne[0] fastest); a slice drops the slowest dimension.
-    const std::vector<uint64_t>& shape() const { return m_ne; }
-    uint64_t row_length() const { return m_ne.empty() ? 1 : m_ne[0]; }
+    const std::vector<uint64_t>& shape() const;
+    uint64_t row_length() const { return shape().empty() ? 1 : shape()[0]; }
     // "Q4_K", "BF16", or for MLX "int4 g64".
     std::string type_name() const;
     // Elements per block (ggml), 1 (element types) or the group size (MLX).
-    uint64_t block_length() const { return m_block; }
+    uint64_t block_length() const { return granularity(); }
     // Bytes per block of the stored data (ggml and element kinds).
-    uint64_t block_bytes() const { return m_block_bytes; }
+    uint64_t block_bytes() const;
 
     // ggml and element kinds: the bytes of blocks [first, first + count) of this view, in ggml's
     // little-endian layout.
@@ -82,40 +87,8 @@ public:
     Status read_group_params(uint64_t first, uint64_t count, float* scales, float* biases) const;
 
 private:
-    TensorView(const Model& model, size_t index);
-    Status open_mlx();
-    Status read_mlx(uint64_t first, uint64_t count, float* out) const;
-    // read()'s alignment rules for [first, first + count).
-    Status check_read_range(uint64_t first, uint64_t count) const;
-    // MLX kind: the packed codes, scales and biases of whole groups from `first_group`, into per-thread buffers.
-    struct MlxGroups {
-        const uint8_t* packed;
-        const float* scales;
-        const float* biases;
-    };
-    Result<MlxGroups> read_mlx_groups(uint64_t first_group, uint64_t groups) const;
-    Status read_companion(size_t index, uint64_t first, uint64_t count, float* out) const;
-    // ggml and element kinds: `count` values from their stored bytes.
-    void decode(const uint8_t* bytes, uint64_t count, float* out) const;
-    // Bytes of one stored code (1 or 2), or 0 when values are not stored as codes.
-    uint32_t code_bytes() const;
-
-    const Model* m_model;
-    size_t m_index;
-    Kind m_kind = Kind::ggml;
-    int m_element = 0;            // ElementType for Kind::element
-    uint64_t m_block = 1;         // elements per block (group for MLX)
-    uint64_t m_block_bytes = 4;   // bytes per block
-    uint64_t m_first_byte = 0;    // offset of this view inside the tensor's data (slices)
-    uint64_t m_elements = 0;
-    std::vector<uint64_t> m_ne;
-    // MLX
-    int m_mode = 0;               // MlxMode
-    uint32_t m_bits = 0;
-    uint64_t m_first_group = 0;
-    uint64_t m_first_row = 0;
-    std::shared_ptr<const std::vector<float>> m_global;   // empty: none
-    uint64_t m_rows_per_global = 1;
+    explicit TensorView(std::shared_ptr<const TensorViewKind> kind) : m_kind(std::move(kind)) {}
+    std::shared_ptr<const TensorViewKind> m_kind;
 };
 
 }  // namespace mlens
