@@ -1,7 +1,6 @@
 // mlens compat PATH [--json]: whether Ollama made the file (only on evidence no upstream file can
 // carry, ollama_origin.h) and what Ollama's llama.cpp compatibility shim would rewrite, for the
 // text loader and the clip (mmproj) loader: every edit grouped by kind, with the rule that made it.
-#include <array>
 #include <iostream>
 
 #include "cli_common.h"
@@ -18,22 +17,11 @@ namespace {
 
 using namespace mlens::compat;
 
-constexpr std::array<EditKind, 7> kKinds = {EditKind::injected, EditKind::changed, EditKind::removed, EditKind::renamed,
-                                            EditKind::hidden, EditKind::retyped, EditKind::data_op};
-
-std::array<size_t, 7> count_kinds(const SidePlan& p) {
-    std::array<size_t, 7> n{};
-    for (const KvEdit& e : p.kv_edits) ++n[static_cast<size_t>(e.kind)];
-    for (const TensorEdit& e : p.tensor_edits) ++n[static_cast<size_t>(e.kind)];
-    n[static_cast<size_t>(EditKind::data_op)] += p.data_ops.size();
-    return n;
-}
-
 std::string counts_text(const SidePlan& p) {
     if (p.empty()) return "no edits";
-    auto n = count_kinds(p);
+    const EditCounts n = p.counts();
     std::string s;
-    for (EditKind k : kKinds)
+    for (EditKind k : kEditKinds)
         if (n[static_cast<size_t>(k)]) s += (s.empty() ? "" : ", ") + std::to_string(n[static_cast<size_t>(k)]) + " " + edit_kind_name(k);
     return s;
 }
@@ -57,7 +45,7 @@ void print_side(const Model& model, const SidePlan& p) {
     if (p.arch_after != p.arch_before) std::cout << " → " << escape_for_display(p.arch_after);
     std::cout << "\n  " << escape_for_display(p.summary(), 2000) << "\n";
     if (p.no_mmap) std::cout << "  mmap disabled by " << p.no_mmap_rule << "\n";
-    for (EditKind k : kKinds) {
+    for (EditKind k : kEditKinds) {
         std::vector<std::string> lines;
         for (const KvEdit& e : p.kv_edits) {
             if (e.kind != k) continue;
@@ -159,8 +147,8 @@ nlohmann::json side_json(const Model& model, const SidePlan& p) {
                                  {"dest_shape", d.dest_ne}, {"params", d.params}, {"rule", d.rule}, {"note", text(d.note)}});
     }
     nlohmann::json counts = nlohmann::json::object();
-    auto n = count_kinds(p);
-    for (EditKind k : kKinds) counts[edit_kind_name(k)] = n[static_cast<size_t>(k)];
+    const EditCounts n = p.counts();
+    for (EditKind k : kEditKinds) counts[edit_kind_name(k)] = n[static_cast<size_t>(k)];
     j["counts"] = counts;
     j["empty"] = p.empty();
     return j;

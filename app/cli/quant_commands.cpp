@@ -2,7 +2,7 @@
 //   Statistics of the dequantized values, of each block-scale series for types that store them
 //   (block_scales.h; a type without prints none, "block_scales": []; "stride" k > 1 when the
 //   series is a sample of one block in k) and of the per-row RMS and max |x| (row_series.h,
-//   "rows"; entries of several rows each on a tensor of very many rows). JSON echoes "name",
+//   "rows"; entries of several rows each on a tensor of very many rows), all from tensor_report.h. JSON echoes "name",
 //   "type", "shape" with its "shape_order" (model_json.h) and "expert" (null without --expert);
 //   a figure with no finite value to take it from is null ("none" in text); integer tensors give
 //   min and max as exact integers; +Inf and -Inf are counted apart ("pos_inf", "neg_inf").
@@ -22,14 +22,13 @@
 #include "cli_job.h"
 #include "histogram_png.h"
 #include "mlens/analysis/model_error.h"
+#include "mlens/analysis/tensor_report.h"
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/model/model_inputs.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
-#include "mlens/quant/block_scales.h"
 #include "mlens/quant/histogram_range.h"
-#include "mlens/quant/row_series.h"
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
@@ -81,60 +80,26 @@ std::pair<std::string, std::string> extremes_text(const TensorStats& s) {
     return {figure_text(s, s.min), figure_text(s, s.max)};
 }
 
-// Series of per-block or per-row figures of a tensor and the statistics of each.
-struct SeriesStats {
-    std::vector<ScaleSeries> series;
-    std::vector<TensorStats> stats;   // one per series
-};
-
-Result<SeriesStats> stats_of(std::vector<ScaleSeries> series, JobContext* job) {
-    SeriesStats out;
-    out.series = std::move(series);
-    for (const ScaleSeries& one : out.series) {
-        auto s = compute_stats(VectorSource(one.values), job);
-        if (!s) return s.error();
-        out.stats.push_back(*s);
-    }
-    return out;
-}
-
-// The block-scale series (none for a type that stores no block scales).
-Result<SeriesStats> scale_stats(const TensorView& view, JobContext* job) {
-    auto decoded = block_scales(view, job);
-    if (!decoded) {
-        if (decoded.error().code == ErrorCode::E_UNSUPPORTED_TYPE) return SeriesStats{};
-        return decoded.error();
-    }
-    return stats_of(std::move(decoded->series), job);
-}
-
-Result<SeriesStats> row_stats(const TensorView& view, JobContext* job) {
-    auto rows = row_series(view, job);
-    if (!rows) return rows.error();
-    return stats_of(std::move(*rows), job);
-}
-
-nlohmann::json series_json(const SeriesStats& s) {
+nlohmann::json series_json(const std::vector<SeriesSummary>& series) {
     nlohmann::json out = nlohmann::json::array();
-    for (size_t i = 0; i < s.stats.size(); ++i) {
-        nlohmann::json entry = stats_json(s.stats[i]);
-        entry["name"] = s.series[i].name;
-        entry["values_per_entry"] = s.series[i].values_per_entry;
-        entry["stride"] = s.series[i].stride;
+    for (const SeriesSummary& s : series) {
+        nlohmann::json entry = stats_json(s.stats);
+        entry["name"] = s.name;
+        entry["values_per_entry"] = s.values_per_entry;
+        entry["stride"] = s.stride;
         out.push_back(std::move(entry));
     }
     return out;
 }
 
-void print_series(const std::string& title, const SeriesStats& s) {
-    if (s.stats.empty()) return;
+void print_series(const std::string& title, const std::vector<SeriesSummary>& series) {
+    if (series.empty()) return;
     std::cout << "\n" << title << "\n";
     std::vector<std::vector<std::string>> table = {{"series", "per values", "count", "min", "max", "mean", "std", "zeros"}};
-    for (size_t i = 0; i < s.stats.size(); ++i) {
-        const TensorStats& t = s.stats[i];
-        const uint64_t stride = s.series[i].stride;
-        table.push_back({s.series[i].name + (stride > 1 ? " (1 block in " + std::to_string(stride) + ")" : ""),
-                         std::to_string(s.series[i].values_per_entry), std::to_string(t.count),
+    for (const SeriesSummary& s : series) {
+        const TensorStats& t = s.stats;
+        table.push_back({s.name + (s.stride > 1 ? " (1 block in " + std::to_string(s.stride) + ")" : ""),
+                         std::to_string(s.values_per_entry), std::to_string(t.count),
                          figure_text(t, t.min), figure_text(t, t.max), figure_text(t, t.mean), figure_text(t, t.std),
                          std::to_string(t.zeros)});
     }
@@ -158,42 +123,47 @@ void add_stats(CLI::App& app, int& exit_code) {
         if (!model) return;
         auto view = open_view(*model, *tensor, *expert);
         if (!view) return;
-        auto progress = std::make_unique<CliJob>("statistics");
-        auto s = compute_stats(*view, progress->job());
-        if (!s) { progress.reset(); std::cerr << "error: " << s.error().to_string() << "\n"; return; }
-        progress->step("block scales");
-        auto scales = scale_stats(*view, progress->job());
-        if (!scales) { progress.reset(); std::cerr << "error: " << scales.error().to_string() << "\n"; return; }
-        progress->step("rows");
-        auto per_row = row_stats(*view, progress->job());
-        progress.reset();
-        if (!per_row) { std::cerr << "error: " << per_row.error().to_string() << "\n"; return; }
+        auto report = [&]() -> Result<TensorReport> {
+            CliJob progress("statistics");
+            TensorReportOptions options;
+            options.on_step = [&](TensorReportStep step) {
+                if (step == TensorReportStep::block_scales) progress.step("block scales");
+                if (step == TensorReportStep::series_statistics) progress.step("series");
+            };
+            auto r = tensor_report(*view, options, progress.job());
+            // A type without block scales has none to show; any other failure to read them is the command's.
+            if (r && r->block_scales_error && r->block_scales_error->code != ErrorCode::E_UNSUPPORTED_TYPE)
+                return *r->block_scales_error;
+            return r;
+        }();
+        if (!report) { std::cerr << "error: " << report.error().to_string() << "\n"; return; }
+        const TensorStats& s = *report->stats;
         exit_code = exit_status_of(*model);
         if (*json) {
             nlohmann::json out = {{"name", *tensor}, {"type", view->type_name()},
                                   {"shape", shape_in_format_order(view->shape(), model->format)},
                                   {"shape_order", shape_order_name(model->format)},
                                   {"expert", *expert >= 0 ? nlohmann::json(*expert) : nlohmann::json(nullptr)}};
-            out.update(stats_json(*s));
-            out["block_scales"] = series_json(*scales);
-            out["rows"] = series_json(*per_row);
+            out.update(stats_json(s));
+            out["block_scales"] = series_json(report->block_scales);
+            out["rows"] = series_json(report->rows);
             std::cout << json_text(out) << "\n";
             return;
         }
-        const auto [min, max] = extremes_text(*s);
+        const auto [min, max] = extremes_text(s);
         std::vector<std::vector<std::string>> rows = {
             {"tensor", escape_for_display(*tensor)}, {"type", view->type_name()},
             {"shape", shape_text(view->shape(), ShapeStyle::bracketed)},
-            {"count", std::to_string(s->count)}, {"min", min}, {"max", max},
-            {"mean", figure_text(*s, s->mean)}, {"std", figure_text(*s, s->std)}, {"mean |x|", figure_text(*s, s->mean_abs)},
-            {"zeros", std::to_string(s->zeros)},
-            {"nan / +inf / -inf", std::to_string(s->nan) + " / " + std::to_string(s->pos_inf) + " / " + std::to_string(s->neg_inf)},
-            {"kurtosis", figure_text(*s, s->kurtosis)}};
-        for (size_t i = 0; i < s->percentiles.size(); ++i)
-            rows.push_back({"p" + number_text(TensorStats::kPercentiles[i]), figure_text(*s, s->percentiles[i])});
+            {"count", std::to_string(s.count)}, {"min", min}, {"max", max},
+            {"mean", figure_text(s, s.mean)}, {"std", figure_text(s, s.std)}, {"mean |x|", figure_text(s, s.mean_abs)},
+            {"zeros", std::to_string(s.zeros)},
+            {"nan / +inf / -inf", std::to_string(s.nan) + " / " + std::to_string(s.pos_inf) + " / " + std::to_string(s.neg_inf)},
+            {"kurtosis", figure_text(s, s.kurtosis)}};
+        for (size_t i = 0; i < s.percentiles.size(); ++i)
+            rows.push_back({"p" + number_text(TensorStats::kPercentiles[i]), figure_text(s, s.percentiles[i])});
         print_table(rows);
-        print_series("block scales", *scales);
-        print_series("rows", *per_row);
+        print_series("block scales", report->block_scales);
+        print_series("rows", report->rows);
     });
 }
 

@@ -169,7 +169,7 @@ CompatSide build_side(const Model& model, const SidePlan& plan) {
     UpstreamView view = upstream_view(model, plan);
     side.metadata = metadata_rows(model, plan, view);
     side.tensors = tensor_rows(model, plan, view);
-    side.counts = count_edit_kinds(plan);
+    side.counts = plan.counts();
     side.empty = plan.empty();
     side.summary = escape_for_display(plan.summary(), 4000);
     side.arch_before = escape_for_display(plan.arch_before, 80);
@@ -178,14 +178,6 @@ CompatSide build_side(const Model& model, const SidePlan& plan) {
 }
 
 }  // namespace
-
-std::array<size_t, kEditKindCount> count_edit_kinds(const SidePlan& plan) {
-    std::array<size_t, kEditKindCount> n{};
-    for (const KvEdit& e : plan.kv_edits) ++n[static_cast<size_t>(e.kind)];
-    for (const TensorEdit& e : plan.tensor_edits) ++n[static_cast<size_t>(e.kind)];
-    n[static_cast<size_t>(EditKind::data_op)] += plan.data_ops.size();
-    return n;
-}
 
 const char* edit_kind_glyph(EditKind k) {
     switch (k) {

@@ -21,11 +21,9 @@
 //    `ambiguous` is set when a note starts with "AMBIGUOUS:".
 //  - Every text comes from the file or the plan and is escaped (values as format_value renders
 //    them: arrays as type, count and first items).
-//  - counts[k] counts edits the way the plan and `mlens compat` do: KV and tensor edits of kind k,
-//    plus every data op under data_op.
+//  - counts: the side plan's counts() (rewrite_plan.h), as `mlens compat` shows them.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,8 +35,6 @@
 #include "mlens/model/model.h"
 
 namespace mlens {
-
-constexpr size_t kEditKindCount = 7;
 
 struct CompatRow {
     std::optional<size_t> stored;            // index into Model::metadata / Model::tensors
@@ -58,7 +54,7 @@ struct CompatSide {
     compat::PlanSide side = compat::PlanSide::text;
     std::vector<CompatRow> metadata;
     std::vector<CompatRow> tensors;
-    std::array<size_t, kEditKindCount> counts{};
+    compat::EditCounts counts{};
     bool empty = true;                       // the plan changes nothing on this side
     std::string summary;                     // the plan's summary(), escaped
     std::string arch_before, arch_after;     // escaped
@@ -74,9 +70,6 @@ struct CompatView {
 };
 
 CompatView build_compat_view(const Model& model, JobContext* job = nullptr);
-
-// Edit counts of one side of a plan, indexed by EditKind.
-std::array<size_t, kEditKindCount> count_edit_kinds(const compat::SidePlan& plan);
 
 // "+", "~", "−", "→", "⊘", "⇄", "ƒ": the marker drawn for a kind.
 const char* edit_kind_glyph(compat::EditKind k);

@@ -5,9 +5,8 @@
 
 #include "mlens/analysis/model_error.h"
 #include "mlens/analysis/requant_reference.h"
+#include "mlens/analysis/tensor_report.h"
 #include "mlens/formats/ggml_types.h"
-#include "mlens/quant/block_scales.h"
-#include "mlens/quant/row_series.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/analysis_memory.h"
@@ -102,53 +101,25 @@ void compare_with_requantized(uint32_t type, const TensorView& view, WeightsResu
                    job);
 }
 
-// Appends the statistics and histogram of each series to `summary`; false when cancelled.
-bool add_series(std::vector<ScaleSeries>& series, uint32_t bins, BlockScalesSummary& summary, JobContext* job) {
-    for (ScaleSeries& s : series) {
-        Result<StatsAndHistogram> both = compute_stats_and_histogram(VectorSource(s.values), bins, job);
-        if (!both && both.error().code == ErrorCode::E_CANCELLED) return false;
-        if (!both) {
-            summary.note = message_of(both.error());
-            summary.failed = true;
-            return true;
-        }
-        summary.series.push_back({s.name, s.values_per_entry, both->stats, std::move(both->histogram), s.stride});
-    }
-    return true;
-}
-
-// Fills out.scales with the block-scale series, then the row series; false when cancelled.
-bool summarize_scales(const TensorView& view, uint32_t bins, WeightsResult& out, JobContext* job) {
+// The block-scale series, then the row series, of the report; a type without block scales has a
+// note saying so, and a failure leaves no series and the error as the note.
+BlockScalesSummary summarize_scales(const TensorView& view, uint32_t bins, TensorReport& report) {
     BlockScalesSummary summary;
     summary.bins = bins;
-    Result<BlockScales> decoded = block_scales(view, job);
-    if (!decoded && decoded.error().code == ErrorCode::E_CANCELLED) return false;
-    if (!decoded && decoded.error().code == ErrorCode::E_UNSUPPORTED_TYPE) {
+    if (report.block_scales_error && report.block_scales_error->code == ErrorCode::E_UNSUPPORTED_TYPE) {
         // Element types (block length 1) have no scales; other block types keep theirs in
         // layouts block_scales does not decode.
         std::string type = escape_for_display(view.type_name(), 60);
         summary.note = view.block_length() > 1 ? "the block scales of " + type + " are not decoded"
                                                : type + " stores no block scales";
-    } else if (!decoded) {
-        summary.note = message_of(decoded.error());
+    } else if (report.block_scales_error) {
+        summary.note = message_of(*report.block_scales_error);
         summary.failed = true;
+        return summary;
     }
-    out.stage = 5;
-    job_report(job, 0);
-    if (decoded && !add_series(decoded->series, bins, summary, job)) return false;
-    if (!summary.failed) {
-        Result<std::vector<ScaleSeries>> rows = row_series(view, job);
-        if (!rows && rows.error().code == ErrorCode::E_CANCELLED) return false;
-        if (!rows) {
-            summary.note = message_of(rows.error());
-            summary.failed = true;
-        } else if (!add_series(*rows, bins, summary, job)) {
-            return false;
-        }
-    }
-    if (summary.failed) summary.series.clear();
-    out.scales = std::move(summary);
-    return true;
+    summary.series = std::move(report.block_scales);
+    for (SeriesSummary& row : report.rows) summary.series.push_back(std::move(row));
+    return summary;
 }
 
 }  // namespace
@@ -176,35 +147,40 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     const uint32_t bins = std::max<uint32_t>(1, rq.bins);
     std::optional<std::pair<double, double>> range = rq.range;
     if (rq.range) out.range_used = pick_histogram_range({}, HistogramRangeMode::custom, rq.range);
-    if (rq.want_stats && !rq.range) {
-        // The histogram over [min, max] comes from the statistics' own second pass; another
-        // range (outliers, or a mode asked for) takes one more.
-        Result<StatsAndHistogram> both = compute_stats_and_histogram(*view, bins, job);
-        if (!both) return stop(both.error());
-        out.stats = both->stats;
-        out.range_used = pick_histogram_range(both->stats, rq.range_mode);
-        if (out.range_used.resolved == HistogramRangeMode::full) {
-            out.histogram = std::move(both->histogram);
-            out.stage = 2;
-        } else {
-            range = std::make_pair(out.range_used.lo, out.range_used.hi);
+    // The histogram over [min, max] comes from the statistics' own second pass; another range
+    // (outliers, or a mode asked for) takes one more.
+    TensorReportOptions options;
+    options.statistics = rq.want_stats;
+    options.bins = rq.want_stats && !rq.range ? bins : 0;
+    options.block_scales = options.row_series = rq.want_scales;
+    options.series_bins = bins;
+    // The report's three steps, in order, are the first three stages.
+    options.on_step = [&](TensorReportStep step) { out.stage = static_cast<int>(step); };
+    Result<TensorReport> report = tensor_report(*view, options, job);
+    if (!report) return stop(report.error());
+    if (rq.want_scales) out.scales = summarize_scales(*view, bins, *report);
+    bool histogram_done = false;
+    if (report->stats) {
+        out.stats = report->stats;
+        if (!rq.range) {
+            out.range_used = pick_histogram_range(*report->stats, rq.range_mode);
+            histogram_done = out.range_used.resolved == HistogramRangeMode::full;
+            if (histogram_done) out.histogram = std::move(report->histogram);
+            else range = std::make_pair(out.range_used.lo, out.range_used.hi);
         }
-    } else if (rq.want_stats) {
-        Result<TensorStats> stats = compute_stats(*view, job);
-        if (!stats) return stop(stats.error());
-        out.stats = *stats;
     } else if (!rq.range && rq.known_stats) {
         out.range_used = pick_histogram_range(*rq.known_stats, rq.range_mode);
         if (out.range_used.resolved != HistogramRangeMode::full) range = std::make_pair(out.range_used.lo, out.range_used.hi);
     }
-    if (out.stage < 2) {
-        out.stage = 1;
-        job_report(job, 0);
+    out.stage = 3;
+    job_report(job, 0);
+    if (!histogram_done) {
         Result<Histogram> hist = compute_histogram(*view, bins, range, job);
         if (!hist) return stop(hist.error());
         out.histogram = std::move(hist).value();
-        out.stage = 2;
     }
+    out.stage = 4;
+    job_report(job, 0);
 
     // The first columns of each row, read row by row: a row may be far longer than what is shown.
     const uint64_t rows = std::min(rq.rows, (view->size() + out.row_length - 1) / out.row_length);
@@ -218,7 +194,7 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
         values.resize(std::min<uint64_t>(values.size(), columns));
         out.first_values.push_back(std::move(values));
     }
-    out.stage = 3;
+    out.stage = 5;
     job_report(job, 0);
     if (rq.other || rq.requant_type) {
         if (rq.other) compare_with_model(rq, out, job);
@@ -227,12 +203,6 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
             out.cancelled = true;
             return;
         }
-    }
-    out.stage = 4;
-    job_report(job, 0);
-    if (rq.want_scales && !summarize_scales(*view, bins, out, job)) {
-        out.cancelled = true;
-        return;
     }
     out.stage = kWeightsStages;
 }

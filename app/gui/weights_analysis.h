@@ -5,16 +5,18 @@
 // and the distribution of its block scales and of its per-row RMS and max |x|.
 //
 // Contract:
-//  - analyze_weights runs the steps in order (open the TensorView and slice the expert; stats
-//    when asked; histogram over `range`, else over the range `range_mode` picks from the
-//    statistics (histogram_range.h; those computed, else `known_stats`, else [min, max]), named
-//    in `range_used`; first values; compare; block scales when
-//    asked) and stops at the first failure with an escaped message in `error` (or
-//    `compare_error` / `scales->note` for the comparison and the block scales, whose failure
-//    leaves the rest valid). `stage` counts finished steps for the progress bar (statistics,
-//    histogram, first values, compare, decoding the block scales, their statistics; a step not
-//    asked for counts as finished; progress = (stage + job progress) / kWeightsStages);
-//    cancellation ends it with `cancelled` set.
+//  - analyze_weights opens the TensorView (and slices the expert), then runs tensor_report
+//    (tensor_report.h: statistics when asked, their histogram of `bins` bins over [min, max]
+//    unless `range` is set, and, when asked, the block scales and row series with histograms of
+//    `bins` bins); then the histogram over `range`, else over the range `range_mode` picks from
+//    the statistics (histogram_range.h; those computed, else `known_stats`, else [min, max]),
+//    named in `range_used`, unless the report's is that one; first values; compare. It stops at
+//    the first failure with an escaped message in `error` (or `compare_error` / `scales->note`
+//    for the comparison and the block scales, whose failure leaves the rest valid). `stage`
+//    counts finished steps for the progress bar (statistics with the row series, decoding the
+//    block scales, the series' statistics, histogram, first values, compare; a step not asked
+//    for counts as finished; progress = (stage + job progress) / kWeightsStages); cancellation
+//    ends it with `cancelled` set.
 //  - The request holds the Models by shared_ptr, so the documents may close meanwhile.
 //  - first values: the first `rows` rows (ne[0] values each) of the view, at most `columns` of each.
 //  - The comparison target is `other` when set, else `requant_type` when set. Another model's
@@ -25,12 +27,12 @@
 //    tensor (or expert slice) passed through requantized_source (requant.h) with rows of its
 //    ne[0] values; a type it refuses leaves that reason in `compare_error`. The other values'
 //    histogram uses this one's range and bin count so the two overlay bin for bin.
-//  - Block scales (block_scales.h), then the row series (row_series.h: row_rms, row_absmax) of
-//    the viewed tensor or expert slice: per series its statistics and a histogram of `bins`
-//    bins over [min, max]. A type that stores no block scales (F32, F16, BF16, integer types)
-//    or whose scales are not decoded has a note saying so (not an error) and the row series
-//    only; a failure leaves no series and the error as the note. `scales` stays empty when the
-//    request did not ask for them (the caller keeps the ones it has).
+//  - Block scales, then the row series (row_rms, row_absmax) of the viewed tensor or expert
+//    slice, from tensor_report: per series its statistics and a histogram of `bins` bins over
+//    [min, max]. A type that stores no block scales (F32, F16, BF16, integer types) or whose
+//    scales are not decoded has a note saying so (not an error) and the row series only; a
+//    failure leaves no series and the error as the note. `scales` stays empty when the request
+//    did not ask for them (the caller keeps the ones it has).
 //  - histogram_csv writes "series,bin,lo,hi,count" rows, bin bounds with 9 significant digits.
 //  - requantize_weights measures against the reference open_requant_reference
 //    (requant_reference.h) chooses for the tensor (and expert slice), given `other` (the document
@@ -50,6 +52,7 @@
 #include <vector>
 
 #include "mlens/analysis/requant.h"
+#include "mlens/analysis/tensor_report.h"
 #include "mlens/quant/imatrix.h"
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/job.h"
@@ -76,19 +79,9 @@ struct WeightsRequest {
     bool want_scales = true;
 };
 
-// One series of block scales ("d", "sub_scale", ...) or rows ("row_rms"): its statistics and
-// histogram.
-struct ScaleSeriesSummary {
-    std::string name;
-    uint64_t values_per_entry = 0;               // tensor values each entry covers
-    TensorStats stats;                           // stats.count: the number of entries
-    Histogram histogram;
-    uint64_t stride = 1;                         // a sample of every stride-th block (block_scales.h)
-};
-
 struct BlockScalesSummary {
     uint32_t bins = 0;                           // bin count of the histograms
-    std::vector<ScaleSeriesSummary> series;      // block scales, then rows
+    std::vector<SeriesSummary> series;           // block scales, then rows
     std::string note;                            // why there are no block scales, display-safe
     bool failed = false;                         // the note is an error, not a type's property
 };

@@ -74,8 +74,8 @@ TEST_CASE("the compat panel plans the Ollama gemma3 demo file once, on a job", "
     REQUIRE(v);
 
     const compat::RewritePlan plan = compat::plan_compat(*h.doc->model);
-    CHECK(v->text.counts == count_edit_kinds(plan.text));
-    CHECK(v->clip.counts == count_edit_kinds(plan.clip));
+    CHECK(v->text.counts == plan.text.counts());
+    CHECK(v->clip.counts == plan.clip.counts());
     CHECK(v->plan.text.handlers == std::vector<std::string>{"handle_gemma3"});
     CHECK(v->plan.clip.handlers == std::vector<std::string>{"handle_gemma3_clip"});
     // What the spec's handle_gemma3 / handle_gemma3_clip do to this file.
@@ -178,8 +178,8 @@ TEST_CASE("the compat panel shows the qwen25vl demo's arch switch and prefix cop
     const CompatView* v = h.panel.view();
     REQUIRE(v);
     const compat::RewritePlan plan = compat::plan_compat(*h.doc->model);
-    CHECK(v->text.counts == count_edit_kinds(plan.text));
-    CHECK(v->clip.counts == count_edit_kinds(plan.clip));
+    CHECK(v->text.counts == plan.text.counts());
+    CHECK(v->clip.counts == plan.clip.counts());
     CHECK(v->text.arch_before == "qwen25vl");
     CHECK(v->text.arch_after == "qwen2vl");
     const CompatRow& copied = row_named(v->text.metadata, "qwen2vl.context_length");

@@ -81,9 +81,9 @@ void write_quantized_file(const std::string& path) {
     out.write(reinterpret_cast<const char*>(b.bytes.data()), static_cast<std::streamsize>(b.bytes.size()));
 }
 
-const ScaleSeriesSummary* scale_series(const WeightsResult& r, const std::string& name) {
+const SeriesSummary* scale_series(const WeightsResult& r, const std::string& name) {
     if (!r.scales) return nullptr;
-    for (const ScaleSeriesSummary& s : r.scales->series)
+    for (const SeriesSummary& s : r.scales->series)
         if (s.name == name) return &s;
     return nullptr;
 }
@@ -278,7 +278,7 @@ TEST_CASE("analyze_weights summarizes the block scales of quantized tensors and 
     CHECK_FALSE(q8.scales->failed);
     // "d", then the rows: row_rms and row_absmax (96 values each, ne[0]).
     REQUIRE(q8.scales->series.size() == 3);
-    const ScaleSeriesSummary& d = q8.scales->series[0];
+    const SeriesSummary& d = q8.scales->series[0];
     CHECK(q8.scales->series[1].name == "row_rms");
     CHECK(q8.scales->series[2].name == "row_absmax");
     CHECK(q8.scales->series[2].values_per_entry == m.tensors[0].ne[0]);
@@ -299,7 +299,7 @@ TEST_CASE("analyze_weights summarizes the block scales of quantized tensors and 
     WeightsResult expert;
     analyze_weights(rq, expert, nullptr);
     REQUIRE(expert.error.empty());
-    const ScaleSeriesSummary* expert_d = scale_series(expert, "d");
+    const SeriesSummary* expert_d = scale_series(expert, "d");
     REQUIRE(expert_d);
     CHECK(expert_d->stats.count == 6);
     CHECK(expert_d->stats.zeros == 1);
@@ -314,7 +314,7 @@ TEST_CASE("analyze_weights summarizes the block scales of quantized tensors and 
     REQUIRE(q4k.error.empty());
     REQUIRE(q4k.scales);
     std::vector<std::string> names;
-    for (const ScaleSeriesSummary& s : q4k.scales->series) {
+    for (const SeriesSummary& s : q4k.scales->series) {
         names.push_back(s.name);
         CHECK(s.stats.count == 512 / s.values_per_entry);
         CHECK(s.histogram.total() == s.stats.count);
@@ -324,7 +324,7 @@ TEST_CASE("analyze_weights summarizes the block scales of quantized tensors and 
     CHECK(scale_series(q4k, "d")->values_per_entry == 256);
     CHECK(scale_series(q4k, "sub_min")->values_per_entry == 32);
     CHECK(scale_series(q4k, "dmin")->stats.mean == 0.5);
-    const ScaleSeriesSummary* sub_scale = scale_series(q4k, "sub_scale");
+    const SeriesSummary* sub_scale = scale_series(q4k, "sub_scale");
     CHECK(sub_scale->stats.count == 16);
     CHECK(sub_scale->stats.zeros == 14);
     CHECK(sub_scale->stats.max == 5);

@@ -15,9 +15,7 @@ namespace mlens {
 namespace {
 
 using compat::EditKind;
-
-constexpr EditKind kKinds[kEditKindCount] = {EditKind::injected, EditKind::changed, EditKind::removed, EditKind::renamed,
-                                             EditKind::hidden,   EditKind::retyped, EditKind::data_op};
+using compat::kEditKinds;
 
 bool light_background() {
     const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
@@ -27,7 +25,7 @@ bool light_background() {
 // Text colours per kind, readable on the theme's window background; row tints are the same hues
 // at low alpha.
 ImVec4 kind_color(EditKind k) {
-    static const ImVec4 kDark[kEditKindCount] = {
+    static const ImVec4 kDark[kEditKinds.size()] = {
         {0.42f, 0.86f, 0.46f, 1.0f},  // injected: green
         {0.98f, 0.78f, 0.28f, 1.0f},  // changed: amber
         {1.00f, 0.45f, 0.45f, 1.0f},  // removed: red
@@ -36,7 +34,7 @@ ImVec4 kind_color(EditKind k) {
         {0.80f, 0.56f, 1.00f, 1.0f},  // retyped: violet
         {0.30f, 0.86f, 0.86f, 1.0f},  // data op: cyan
     };
-    static const ImVec4 kLight[kEditKindCount] = {
+    static const ImVec4 kLight[kEditKinds.size()] = {
         {0.05f, 0.50f, 0.15f, 1.0f}, {0.66f, 0.40f, 0.00f, 1.0f}, {0.78f, 0.10f, 0.10f, 1.0f},
         {0.10f, 0.36f, 0.85f, 1.0f}, {0.40f, 0.42f, 0.47f, 1.0f}, {0.50f, 0.20f, 0.78f, 1.0f},
         {0.00f, 0.47f, 0.52f, 1.0f},
@@ -236,14 +234,14 @@ void CompatPanel::side_view(PanelContext& ctx, int side) {
         ui::text_colored(palette().warning, "\xE2\x9A\xA0 " + std::to_string(plan.issues.size()) + " issues (see Detection checks)");
     }
     // The counts, coloured by kind, are the legend of the row colours.
-    for (size_t k = 0; k < kEditKindCount; ++k) {
+    for (size_t k = 0; k < kEditKinds.size(); ++k) {
         if (k) {
             ImGui::SameLine(0, 4);
             ui::text_dim("\xC2\xB7");
             ImGui::SameLine(0, 4);
         }
-        std::string item = std::string(edit_kind_glyph(kKinds[k])) + " " + std::to_string(s.counts[k]) + " " + plural_kind_name(kKinds[k]);
-        if (s.counts[k]) ui::text_colored(kind_color(kKinds[k]), item);
+        std::string item = std::string(edit_kind_glyph(kEditKinds[k])) + " " + std::to_string(s.counts[k]) + " " + plural_kind_name(kEditKinds[k]);
+        if (s.counts[k]) ui::text_colored(kind_color(kEditKinds[k]), item);
         else ui::text_dim(item);
     }
     if (plan.handlers.empty()) {
@@ -321,7 +319,7 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
                                    {"rule", row.rule + (row.note.empty() ? "" : " \xE2\x80\x94 " + row.note)}});
             ImGui::SameLine(0, 0);
             bool first = true;
-            for (EditKind k : kKinds) {
+            for (EditKind k : kEditKinds) {
                 if (!row.has(k)) continue;
                 if (!first) ImGui::SameLine(0, 2);
                 ui::text_colored(kind_color(k), edit_kind_glyph(k));

@@ -12,7 +12,7 @@ namespace mlens {
 
 namespace {
 
-std::string series_label(const ScaleSeriesSummary& s) {
+std::string series_label(const SeriesSummary& s) {
     std::string label = s.name + " \xC2\xB7 per " + std::to_string(s.values_per_entry) + " values";
     if (s.stride > 1) label += " \xC2\xB7 one block in " + std::to_string(s.stride);
     return label;
@@ -38,9 +38,9 @@ void BlockScalesView::draw(const BlockScalesSummary& scales) {
     }
 
     auto selected = std::find_if(scales.series.begin(), scales.series.end(),
-                                 [&](const ScaleSeriesSummary& s) { return s.name == m_selected; });
-    const ScaleSeriesSummary& shown = selected != scales.series.end() ? *selected : scales.series.front();
-    for (const ScaleSeriesSummary& s : scales.series) {
+                                 [&](const SeriesSummary& s) { return s.name == m_selected; });
+    const SeriesSummary& shown = selected != scales.series.end() ? *selected : scales.series.front();
+    for (const SeriesSummary& s : scales.series) {
         if (ImGui::Selectable(series_label(s).c_str(), &s == &shown)) m_selected = s.name;
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("%s entries, one per %llu values", ui::with_separators(s.stats.count).c_str(),

@@ -59,6 +59,14 @@ const char* data_op_name(DataOpKind k) {
     return "?";
 }
 
+EditCounts SidePlan::counts() const {
+    EditCounts n{};
+    for (const KvEdit& e : kv_edits) ++n[static_cast<size_t>(e.kind)];
+    for (const TensorEdit& e : tensor_edits) ++n[static_cast<size_t>(e.kind)];
+    n[static_cast<size_t>(EditKind::data_op)] += data_ops.size();
+    return n;
+}
+
 std::string SidePlan::summary() const {
     if (!handlers.empty()) {
         std::string out = "handlers fired:";

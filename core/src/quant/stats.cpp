@@ -208,32 +208,49 @@ Status for_each_range(uint64_t total, uint64_t chunk, JobContext* job, unsigned 
     }, progress_from, progress_to);
 }
 
-// Runs fn(values, count) over the source's decoded values in chunks.
-Status for_each_chunk(const FloatSource& src, JobContext* job, unsigned threads, double progress_from,
-                      double progress_to, const std::function<void(const float*, uint64_t)>& fn) {
-    return for_each_range(src.size(), src.chunk_length(kChunkTarget), job, threads, progress_from, progress_to,
+// `chunk` shortened to a multiple of the observer's unit, when that keeps it whole and aligned.
+uint64_t observed_chunk(uint64_t chunk, uint64_t granularity, const ValueObserver* observer) {
+    if (!observer || observer->unit == 0 || observer->unit > chunk || observer->unit % std::max<uint64_t>(granularity, 1) != 0)
+        return chunk;
+    return chunk / observer->unit * observer->unit;
+}
+
+// Runs fn(first, values, count) over the source's decoded values in chunks (aligned on the
+// observer's unit when it has one).
+Status for_each_chunk(const FloatSource& src, JobContext* job, unsigned threads, double progress_from, double progress_to,
+                      const std::function<void(uint64_t, const float*, uint64_t)>& fn, const ValueObserver* observer = nullptr) {
+    const uint64_t chunk = observed_chunk(src.chunk_length(kChunkTarget), src.granularity(), observer);
+    return for_each_range(src.size(), chunk, job, threads, progress_from, progress_to,
                           [&](uint64_t first, uint64_t count) {
                               thread_local std::vector<float> values;
                               values.resize(count);
                               if (Status s = src.read(first, count, values.data()); !s) return s;
-                              fn(values.data(), count);
+                              fn(first, values.data(), count);
                               return ok_status();
                           });
 }
 
-// How often each stored code occurs in the source (code_values.size() entries), counted into two
-// interleaved copies per chunk as in count_slots.
-Status count_codes(const FloatSource& src, size_t codes, JobContext* job, unsigned threads, double progress_to,
-                   std::vector<uint64_t>& total) {
+// How often each stored code occurs in the source (code_value.size() entries), counted into two
+// interleaved copies per chunk as in count_slots; the observer sees each chunk's code values.
+Status count_codes(const FloatSource& src, const std::vector<float>& code_value, JobContext* job, unsigned threads,
+                   double progress_to, std::vector<uint64_t>& total, const ValueObserver* observer) {
+    const size_t codes = code_value.size();
     total.assign(codes, 0);
     std::mutex m;
     const uint64_t per_thread = src.size() / (2 * std::max(threads, 1u)) + 1;
-    const uint64_t chunk = std::clamp(per_thread, kCodeChunkMin, kCodeChunkMax);
+    // Codes are read at any offset: the observer's unit only has to fit.
+    const uint64_t chunk = observed_chunk(std::clamp(per_thread, kCodeChunkMin, kCodeChunkMax), 1, observer);
     return for_each_range(src.size(), chunk, job, threads, 0.0, progress_to, [&](uint64_t first, uint64_t count) {
         thread_local std::vector<uint16_t> code;
         thread_local std::vector<uint32_t> local;
         code.resize(count);
         if (Status s = src.read_codes(first, count, code.data()); !s) return s;
+        if (observer) {
+            thread_local std::vector<float> values;
+            values.resize(count);
+            for (uint64_t i = 0; i < count; ++i) values[i] = code_value[code[i]];
+            observer->see(first, values.data(), count);
+        }
         local.assign(2 * codes, 0);
         uint32_t* a = local.data();
         uint32_t* b = a + codes;
@@ -308,7 +325,7 @@ Status count_source(const FloatSource& src, const Binning& binning, bool all_fin
                     unsigned threads, double progress_from, std::vector<uint64_t>& total) {
     total.assign(binning.slots(), 0);
     std::mutex m;
-    return for_each_chunk(src, job, threads, progress_from, 1.0, [&](const float* v, uint64_t n) {
+    return for_each_chunk(src, job, threads, progress_from, 1.0, [&](uint64_t, const float* v, uint64_t n) {
         thread_local std::vector<float> scratch;
         thread_local std::vector<uint32_t> local;
         FiniteValues f = all_finite_known ? FiniteValues{v, n, 0, 0, 0} : finite_values(v, n, scratch);
@@ -354,15 +371,17 @@ ChunkSummary summarize_chunk(const float* v, uint64_t n, std::vector<float>& scr
 }
 
 // First pass without a known range: extremes, counts and moments of every value.
-Status summarize_source(const FloatSource& src, JobContext* job, unsigned threads, double progress_to, ChunkSummary& all) {
+Status summarize_source(const FloatSource& src, JobContext* job, unsigned threads, double progress_to, ChunkSummary& all,
+                        const ValueObserver* observer) {
     std::mutex m;
-    return for_each_chunk(src, job, threads, 0.0, progress_to, [&](const float* v, uint64_t n) {
+    return for_each_chunk(src, job, threads, 0.0, progress_to, [&](uint64_t first, const float* v, uint64_t n) {
+        if (observer) observer->see(first, v, n);
         thread_local std::vector<float> scratch;
         FiniteValues finite;
         const ChunkSummary local = summarize_chunk(v, n, scratch, finite);
         std::lock_guard lock(m);
         all.merge(local);
-    });
+    }, observer);
 }
 
 // The source's least and greatest value from quick_range over its chunks; nullopt when the source
@@ -391,10 +410,11 @@ Result<std::optional<ValueBounds>> source_range(const FloatSource& src, JobConte
 // One pass over a source whose range is known: the first pass's figures and the counts in
 // `binning`'s slots together, each chunk decoded once.
 Status summarize_and_count(const FloatSource& src, const Binning& binning, JobContext* job, unsigned threads,
-                           double progress_from, ChunkSummary& all, std::vector<uint64_t>& total) {
+                           double progress_from, ChunkSummary& all, std::vector<uint64_t>& total, const ValueObserver* observer) {
     total.assign(binning.slots(), 0);
     std::mutex m;
-    return for_each_chunk(src, job, threads, progress_from, 1.0, [&](const float* v, uint64_t n) {
+    return for_each_chunk(src, job, threads, progress_from, 1.0, [&](uint64_t first, const float* v, uint64_t n) {
+        if (observer) observer->see(first, v, n);
         thread_local std::vector<float> scratch;
         thread_local std::vector<uint32_t> local;
         FiniteValues finite;
@@ -404,7 +424,7 @@ Status summarize_and_count(const FloatSource& src, const Binning& binning, JobCo
         std::lock_guard lock(m);
         all.merge(summary);
         for (size_t s = 0; s < local.size(); ++s) total[s] += local[s];
-    });
+    }, observer);
 }
 
 // The fine bins for percentiles over the data's [min, max], whose bins add up to `bins`
@@ -422,8 +442,9 @@ struct HistogramBins {
 // compute_stats, plus a histogram of `histogram_bins` bins over [min, max] (at least one).
 // Sources with stored codes count them in one pass; sources with a quick range sum and bin in one
 // pass, checked against the range found (counted again over the decoded extremes if they differ);
-// any other source is summed, then binned, in two passes.
-Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_bins, JobContext* job, unsigned threads) {
+// any other source is summed, then binned, in two passes. The observer sees the first pass.
+Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_bins, JobContext* job, unsigned threads,
+                                     const ValueObserver* observer) {
     StatsAndHistogram out;
     TensorStats& st = out.stats;
     st.count = src.size();
@@ -431,16 +452,16 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     std::vector<uint64_t> code_count, counts;
     ChunkSummary all;
     if (!code_value.empty()) {
-        if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count); !s) return s.error();
+        if (Status s = count_codes(src, code_value, job, threads, 1.0, code_count, observer); !s) return s.error();
         all = summarize_codes(code_value, code_count);
     } else {
         auto range = source_range(src, job, threads, kRangeProgress);
         if (!range) return range.error();
         if (*range) {
             const HistogramBins bins((*range)->min, (*range)->max, histogram_bins);
-            if (Status s = summarize_and_count(src, bins.fine, job, threads, kRangeProgress, all, counts); !s) return s.error();
+            if (Status s = summarize_and_count(src, bins.fine, job, threads, kRangeProgress, all, counts, observer); !s) return s.error();
             if (all.nan + all.inf != 0 || all.min != (*range)->min || all.max != (*range)->max) counts.clear();
-        } else if (Status s = summarize_source(src, job, threads, 0.5, all); !s) {
+        } else if (Status s = summarize_source(src, job, threads, 0.5, all, observer); !s) {
             return s.error();
         }
     }
@@ -509,7 +530,7 @@ Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::
                                     JobContext* job, unsigned threads) {
     if (bins == 0) return Error{ErrorCode::E_RANGE, "bins", std::nullopt, "at least one bin is needed"};
     if (!range) {
-        Result<StatsAndHistogram> r = stats_pass(src, bins, job, threads);
+        Result<StatsAndHistogram> r = stats_pass(src, bins, job, threads, nullptr);
         if (!r) return r.error();
         return r->histogram;
     }
@@ -519,14 +540,14 @@ Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::
     std::vector<uint64_t> counts;
     if (const std::vector<float> code_value = src.code_values(); !code_value.empty()) {
         std::vector<uint64_t> code_count;
-        if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count); !s) return s.error();
+        if (Status s = count_codes(src, code_value, job, threads, 1.0, code_count, nullptr); !s) return s.error();
         counts = bin_codes(binning, code_value, code_count);
     } else if (Status s = count_source(src, binning, false, job, threads, 0.0, counts); !s) return s.error();
     return coarsen(binning, counts, 0);
 }
 
 Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job, unsigned threads) {
-    Result<StatsAndHistogram> r = stats_pass(source, 1, job, threads);
+    Result<StatsAndHistogram> r = stats_pass(source, 1, job, threads, nullptr);
     if (!r) return r.error();
     if (source.wide_kind() != WideKind::none)
         if (Status s = apply_wide_figures(source, r->stats, job, threads); !s) return s.error();
@@ -534,9 +555,9 @@ Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job, un
 }
 
 Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins, JobContext* job,
-                                                      unsigned threads) {
+                                                      unsigned threads, const ValueObserver* observer) {
     if (bins == 0) return Error{ErrorCode::E_RANGE, "bins", std::nullopt, "at least one bin is needed"};
-    Result<StatsAndHistogram> r = stats_pass(source, bins, job, threads);
+    Result<StatsAndHistogram> r = stats_pass(source, bins, job, threads, observer);
     if (r && source.wide_kind() != WideKind::none)
         if (Status s = apply_wide_figures(source, r->stats, job, threads); !s) return s.error();
     return r;

@@ -26,8 +26,12 @@
 //    non-Ollama file gives an empty plan that says what was checked.
 //  - Where upstream would abort or log an error (e.g. a malformed snowflake charsmap), the plan
 //    records an `issues` entry and leaves the affected edit out.
+//  - SidePlan::counts() counts a side's edits by kind (indexed by EditKind): its KV and tensor
+//    edits by their own kind, plus every data op under data_op. `mlens compat` and the Compat
+//    panel both show these counts.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,6 +56,12 @@ enum class EditKind {
     data_op,   // a tensor's bytes are produced by a data operation
 };
 const char* edit_kind_name(EditKind k);  // "injected", "changed", ..., "data op"
+
+// Every kind, in EditKind order (the order counts and legends list them).
+inline constexpr std::array<EditKind, 7> kEditKinds = {EditKind::injected, EditKind::changed, EditKind::removed, EditKind::renamed,
+                                                       EditKind::hidden,   EditKind::retyped, EditKind::data_op};
+// Edits per kind, indexed by EditKind.
+using EditCounts = std::array<size_t, kEditKinds.size()>;
 
 enum class KvOp { set, copy, inject, remove };
 const char* kv_op_name(KvOp op);
@@ -140,6 +150,7 @@ struct SidePlan {
     std::string no_mmap_rule;
 
     bool empty() const { return kv_edits.empty() && tensor_edits.empty() && data_ops.empty(); }
+    EditCounts counts() const;
     // "no handler fired; checked: handle_llama3_metadata (…), …" or the handlers that fired.
     std::string summary() const;
 };

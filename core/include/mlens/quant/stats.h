@@ -28,11 +28,19 @@
 //    same passes. Its percentiles come from bins * 2^k fine
 //    bins (the least such count >= 4096, whose bins add up exactly to the requested ones), so
 //    for bin counts that do not divide 4096 they may differ from compute_stats' by one bin.
+//  - An observer given to compute_stats_and_histogram sees every value of the source exactly once,
+//    as decoded by the statistics' first pass (a source with stored codes: each code's value), in
+//    chunks (first, values, count) handed to it from several threads at once, in no set order.
+//    Chunks start and end on multiples of its `unit` when unit is at most the chunk length and a
+//    multiple of the source's granularity (the last chunk ends at size()), so a consumer summing
+//    per unit sees each unit whole, in order. Values never pass through it twice: a second pass
+//    (counting over the decoded extremes, wide values) does not call it.
 //  - Both honour JobContext cancel (E_CANCELLED) and report progress.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,9 +86,16 @@ struct StatsAndHistogram {
     Histogram histogram;
 };
 
+// Another summary taken in the statistics' decoding pass (see the contract above).
+struct ValueObserver {
+    uint64_t unit = 1;
+    std::function<void(uint64_t first, const float* values, uint64_t count)> see;
+};
+
 Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job = nullptr, unsigned threads = 0);
 Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins,
-                                                      JobContext* job = nullptr, unsigned threads = 0);
+                                                      JobContext* job = nullptr, unsigned threads = 0,
+                                                      const ValueObserver* observer = nullptr);
 Result<Histogram> compute_histogram(const FloatSource& source, uint32_t bins,
                                     std::optional<std::pair<double, double>> range = std::nullopt,
                                     JobContext* job = nullptr, unsigned threads = 0);

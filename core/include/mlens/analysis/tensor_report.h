@@ -1,0 +1,69 @@
+// TensorReport: what is known of one tensor's values — statistics, a histogram, the distribution
+// of its block scales and of its per-row RMS and max |x| — computed by one function that both
+// `mlens stats` and the GUI's Weights panel call.
+//
+// Contract:
+//  - tensor_report(view, options, job) reads the view (a tensor or one expert slice) in the
+//    statistics' decoding pass (stats.h) and takes the row series (row_series.h) in that same
+//    pass, through RowSeriesBuilder as the pass's observer: the tensor is decoded once for both.
+//    The block scales (block_scales.h) come from their own read of the scale fields. With
+//    `statistics` off the row series are read by row_series alone.
+//  - statistics: compute_stats' figures when `bins` is 0; else compute_stats_and_histogram's
+//    figures and its histogram of `bins` bins over [min, max] (percentiles from bins * 2^k fine
+//    bins: see stats.h).
+//  - Series (block scales, then rows): per series its statistics as compute_stats gives them when
+//    `series_bins` is 0, else compute_stats_and_histogram's with a histogram of `series_bins`
+//    bins over [min, max].
+//  - A block-scale failure does not fail the report: it is kept in `block_scales_error` with no
+//    block-scale series (E_UNSUPPORTED_TYPE: the type stores no block scales this decodes). Any
+//    other failure (a read error, E_CANCELLED) fails the report.
+//  - on_step, when set, is called on the calling thread before each step: statistics (with the
+//    row series), block scales, their and the rows' statistics; a step not asked for is not
+//    announced. Progress (job) starts again at 0 in each step.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlens/job.h"
+#include "mlens/quant/block_scales.h"
+#include "mlens/quant/stats.h"
+#include "mlens/quant/tensor_view.h"
+
+namespace mlens {
+
+enum class TensorReportStep { statistics = 0, block_scales = 1, series_statistics = 2 };
+
+struct TensorReportOptions {
+    bool statistics = true;
+    uint32_t bins = 0;                 // histogram of the values (0: none)
+    bool block_scales = true;
+    bool row_series = true;
+    uint32_t series_bins = 0;          // histogram of each series (0: none)
+    std::function<void(TensorReportStep)> on_step;
+};
+
+// One series of block scales ("d", "sub_scale", ...) or rows ("row_rms"): its statistics and
+// histogram.
+struct SeriesSummary {
+    std::string name;
+    uint64_t values_per_entry = 0;     // tensor values each entry covers
+    TensorStats stats;                 // stats.count: the number of entries
+    Histogram histogram;               // empty when series_bins is 0
+    uint64_t stride = 1;               // a sample of every stride-th block (block_scales.h)
+};
+
+struct TensorReport {
+    std::optional<TensorStats> stats;  // when asked
+    Histogram histogram;               // when asked with bins
+    std::vector<SeriesSummary> block_scales;
+    std::optional<Error> block_scales_error;
+    std::vector<SeriesSummary> rows;   // row_rms, row_absmax
+};
+
+Result<TensorReport> tensor_report(const TensorView& view, const TensorReportOptions& options, JobContext* job = nullptr);
+
+}  // namespace mlens

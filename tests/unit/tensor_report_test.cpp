@@ -1,0 +1,280 @@
+// TensorReport takes the row series in the statistics' decoding pass and gives the same figures as
+// the separate analyses; the statistics pass hands every value to its observer once, on whole
+// units; a side plan counts its edits by kind.
+#include <catch2/catch.hpp>
+
+#include <ggml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <utility>
+
+#include "mlens/analysis/tensor_report.h"
+#include "mlens/compat/rewrite_plan.h"
+#include "mlens/formats/gguf_reader.h"
+#include "mlens/quant/block_scales.h"
+#include "mlens/quant/row_series.h"
+#include "mlens/quant/stats.h"
+#include "mlens/quant/tensor_view.h"
+#include "model_fixture.h"
+#include "test_paths.h"
+
+using namespace mlens;
+
+namespace {
+
+// sqrt(mean x²) over the finite values of values[first, first + n), summed in order in double, and
+// their largest |x|: the row series' definition.
+std::pair<float, float> rms_and_absmax(const std::vector<float>& values, uint64_t first, uint64_t n) {
+    double squares = 0;
+    float absmax = 0;
+    uint64_t finite = 0;
+    for (uint64_t i = first; i < first + n; ++i) {
+        if (!std::isfinite(values[i])) continue;
+        squares += static_cast<double>(values[i]) * values[i];
+        absmax = std::max(absmax, std::fabs(values[i]));
+        ++finite;
+    }
+    return {static_cast<float>(std::sqrt(squares / static_cast<double>(finite))), absmax};
+}
+
+void check_same_stats(const TensorStats& a, const TensorStats& b) {
+    CHECK(a.count == b.count);
+    CHECK(a.finite == b.finite);
+    CHECK(a.nan == b.nan);
+    CHECK(a.inf == b.inf);
+    CHECK(a.zeros == b.zeros);
+    CHECK(a.min == b.min);
+    CHECK(a.max == b.max);
+    CHECK(a.mean == b.mean);
+    CHECK(a.std == b.std);
+    CHECK(a.mean_abs == b.mean_abs);
+    CHECK(a.kurtosis == b.kurtosis);
+    CHECK(a.percentiles == b.percentiles);
+}
+
+// Each row of 256 values scaled by its index, so every row's RMS differs.
+std::vector<float> scaled_rows(uint64_t rows, uint64_t length) {
+    std::vector<float> v = test::test_signal(rows * length, 3);
+    for (uint64_t i = 0; i < v.size(); ++i) v[i] *= 0.25f + static_cast<float>(i / length) / 8.0f;
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("tensor_report gives the statistics, block scales and row series of the separate analyses", "[tensor-report]") {
+    test::TempDir dir;
+    // 48 rows of 256: one chunk, so the statistics are bit for bit those of compute_stats. Q8_0
+    // sums and bins in one pass (quick range), Q6_K in two, F16 counts its codes.
+    const std::vector<float> values = scaled_rows(48, 256);
+    test::write_fixture_model(dir.file("r.gguf"), {{"q8_0", GGML_TYPE_Q8_0, {256, 48}, values},
+                                                   {"q6_k", GGML_TYPE_Q6_K, {256, 48}, values},
+                                                   {"f16", GGML_TYPE_F16, {256, 48}, values}});
+    auto model = open_gguf(dir.file("r.gguf"));
+    REQUIRE(model.ok());
+    for (const char* name : {"q8_0", "q6_k", "f16"}) {
+        INFO(name);
+        auto view = TensorView::open(*model, name);
+        REQUIRE(view.ok());
+        auto decoded = read_all(*view);
+        REQUIRE(decoded.ok());
+        std::vector<TensorReportStep> steps;
+        TensorReportOptions options;
+        options.on_step = [&](TensorReportStep s) { steps.push_back(s); };
+        auto report = tensor_report(*view, options);
+        REQUIRE(report.ok());
+        CHECK(steps == std::vector<TensorReportStep>{TensorReportStep::statistics, TensorReportStep::block_scales,
+                                                     TensorReportStep::series_statistics});
+        REQUIRE(report->stats);
+        check_same_stats(*report->stats, *compute_stats(*view));
+        CHECK(report->histogram.counts.empty());
+
+        // Rows: each entry is one row, its RMS and max |x| summed in order as row_series sums them.
+        REQUIRE(report->rows.size() == 2);
+        CHECK(report->rows[0].name == "row_rms");
+        CHECK(report->rows[1].name == "row_absmax");
+        CHECK(report->rows[0].values_per_entry == 256);
+        auto separate = row_series(*view);
+        REQUIRE(separate.ok());
+        std::vector<float> rms, absmax;
+        for (uint64_t r = 0; r < 48; ++r) {
+            const auto [row_rms, row_absmax] = rms_and_absmax(*decoded, r * 256, 256);
+            rms.push_back(row_rms);
+            absmax.push_back(row_absmax);
+        }
+        CHECK((*separate)[0].values == rms);
+        CHECK((*separate)[1].values == absmax);
+        check_same_stats(report->rows[0].stats, *compute_stats(VectorSource(rms)));
+        check_same_stats(report->rows[1].stats, *compute_stats(VectorSource(absmax)));
+        CHECK(report->rows[1].stats.max == *std::max_element(absmax.begin(), absmax.end()));
+
+        // Block scales: the decoded series and their statistics; F16 stores none.
+        auto scales = block_scales(*view);
+        if (std::string(name) == "f16") {
+            REQUIRE(report->block_scales_error);
+            CHECK(report->block_scales_error->code == ErrorCode::E_UNSUPPORTED_TYPE);
+            CHECK(report->block_scales.empty());
+            continue;
+        }
+        CHECK_FALSE(report->block_scales_error);
+        REQUIRE(scales.ok());
+        REQUIRE(report->block_scales.size() == scales->series.size());
+        for (size_t i = 0; i < scales->series.size(); ++i) {
+            CHECK(report->block_scales[i].name == scales->series[i].name);
+            CHECK(report->block_scales[i].values_per_entry == scales->series[i].values_per_entry);
+            CHECK(report->block_scales[i].stride == 1);
+            check_same_stats(report->block_scales[i].stats, *compute_stats(VectorSource(scales->series[i].values)));
+        }
+        // Q8_0: one d per 32 values; Q6_K: d per 256 and a scale per 16.
+        CHECK(report->block_scales[0].stats.count == (std::string(name) == "q8_0" ? 384u : 48u));
+    }
+}
+
+TEST_CASE("tensor_report with histograms, without statistics, and cancelled", "[tensor-report]") {
+    test::TempDir dir;
+    const std::vector<float> values = scaled_rows(48, 256);
+    test::write_fixture_model(dir.file("r.gguf"), {{"q8_0", GGML_TYPE_Q8_0, {256, 48}, values}});
+    auto model = open_gguf(dir.file("r.gguf"));
+    REQUIRE(model.ok());
+    auto view = TensorView::open(*model, "q8_0");
+    REQUIRE(view.ok());
+
+    TensorReportOptions options;
+    options.bins = 64;
+    options.series_bins = 8;
+    auto report = tensor_report(*view, options);
+    REQUIRE(report.ok());
+    auto both = compute_stats_and_histogram(*view, 64);
+    REQUIRE(both.ok());
+    check_same_stats(*report->stats, both->stats);
+    CHECK(report->histogram.counts == both->histogram.counts);
+    CHECK(report->histogram.lo == both->histogram.lo);
+    CHECK(report->histogram.hi == both->histogram.hi);
+    CHECK(report->histogram.total() == 48 * 256);
+    auto rows = row_series(*view);
+    REQUIRE(rows.ok());
+    auto rms = compute_stats_and_histogram(VectorSource((*rows)[0].values), 8);
+    REQUIRE(report->rows.size() == 2);
+    CHECK(report->rows[0].histogram.counts == rms->histogram.counts);
+    CHECK(report->rows[0].histogram.total() == 48);
+    CHECK(report->block_scales[0].histogram.total() == 384);
+
+    // Without statistics the rows are read on their own; without scales and rows, nothing else is.
+    options.statistics = false;
+    std::vector<TensorReportStep> steps;
+    options.on_step = [&](TensorReportStep s) { steps.push_back(s); };
+    auto no_stats = tensor_report(*view, options);
+    REQUIRE(no_stats.ok());
+    CHECK_FALSE(no_stats->stats);
+    REQUIRE(no_stats->rows.size() == 2);
+    CHECK(no_stats->rows[0].histogram.counts == rms->histogram.counts);
+    CHECK(steps.size() == 3);
+    options.block_scales = options.row_series = false;
+    steps.clear();
+    auto nothing = tensor_report(*view, options);
+    REQUIRE(nothing.ok());
+    CHECK(nothing->rows.empty());
+    CHECK(nothing->block_scales.empty());
+    CHECK(steps.empty());
+
+    JobContext cancelled;
+    cancelled.cancel();
+    CHECK(tensor_report(*view, {}, &cancelled).error().code == ErrorCode::E_CANCELLED);
+}
+
+TEST_CASE("tensor_report's rows over several chunks and one row longer than a chunk", "[tensor-report]") {
+    test::TempDir dir;
+    // Rows of 3000 values (chunks of whole rows) and one row of 200,000 (in pieces).
+    const std::vector<float> rows = scaled_rows(100, 3000);
+    std::vector<float> line(200000, 2.0f);
+    line[123456] = -7.0f;
+    test::write_fixture_model(dir.file("r.gguf"), {{"rows", GGML_TYPE_F32, {3000, 100}, rows}, {"line", GGML_TYPE_F32, {200000}, line}});
+    auto model = open_gguf(dir.file("r.gguf"));
+    REQUIRE(model.ok());
+    auto report = tensor_report(*TensorView::open(*model, "rows"), {});
+    REQUIRE(report.ok());
+    CHECK(report->stats->count == 300000);
+    CHECK(report->stats->min == *std::min_element(rows.begin(), rows.end()));
+    CHECK(report->stats->max == *std::max_element(rows.begin(), rows.end()));
+    REQUIRE(report->rows.size() == 2);
+    REQUIRE(report->rows[0].stats.count == 100);
+    std::vector<float> rms;
+    for (uint64_t r = 0; r < 100; ++r) rms.push_back(rms_and_absmax(rows, r * 3000, 3000).first);
+    check_same_stats(report->rows[0].stats, *compute_stats(VectorSource(rms)));
+
+    auto long_row = tensor_report(*TensorView::open(*model, "line"), {});
+    REQUIRE(long_row.ok());
+    REQUIRE(long_row->rows.size() == 2);
+    CHECK(long_row->rows[0].stats.count == 1);
+    CHECK(long_row->rows[0].stats.min == Approx(std::sqrt((199999 * 4.0 + 49.0) / 200000)));
+    CHECK(long_row->rows[1].stats.min == 7.0);
+}
+
+TEST_CASE("the statistics pass hands every value to its observer once, in chunks of whole units", "[stats]") {
+    test::TempDir dir;
+    // 300 rows of 256: more than one decoding chunk. Q8_0 has a quick range, F32 is summed then
+    // binned, F16 counts codes.
+    const std::vector<float> values = scaled_rows(300, 256);
+    test::write_fixture_model(dir.file("r.gguf"), {{"q8_0", GGML_TYPE_Q8_0, {256, 300}, values},
+                                                   {"f32", GGML_TYPE_F32, {256, 300}, values},
+                                                   {"f16", GGML_TYPE_F16, {256, 300}, values}});
+    auto model = open_gguf(dir.file("r.gguf"));
+    REQUIRE(model.ok());
+    for (const char* name : {"q8_0", "f32", "f16"}) {
+        INFO(name);
+        auto view = TensorView::open(*model, name);
+        REQUIRE(view.ok());
+        auto decoded = read_all(*view);
+        REQUIRE(decoded.ok());
+        std::mutex m;
+        std::vector<std::pair<uint64_t, uint64_t>> chunks;
+        bool same_values = true;
+        ValueObserver observer;
+        observer.unit = 768;
+        observer.see = [&](uint64_t first, const float* v, uint64_t n) {
+            std::lock_guard lock(m);
+            chunks.emplace_back(first, n);
+            same_values = same_values && std::equal(v, v + n, decoded->begin() + static_cast<std::ptrdiff_t>(first));
+        };
+        auto both = compute_stats_and_histogram(*view, 16, nullptr, 2, &observer);
+        REQUIRE(both.ok());
+        CHECK(same_values);
+        std::sort(chunks.begin(), chunks.end());
+        uint64_t next = 0;
+        for (const auto& [first, n] : chunks) {
+            CHECK(first == next);
+            CHECK(first % 768 == 0);
+            next = first + n;
+        }
+        CHECK(next == 300 * 256);
+    }
+}
+
+TEST_CASE("a side plan counts its edits by kind, data ops under data_op", "[compat]") {
+    using namespace mlens::compat;
+    SidePlan plan;
+    CHECK(plan.counts() == EditCounts{});
+    auto kv = [](EditKind k) {
+        KvEdit e;
+        e.kind = k;
+        return e;
+    };
+    auto tensor = [](EditKind k) {
+        TensorEdit e;
+        e.kind = k;
+        return e;
+    };
+    plan.kv_edits = {kv(EditKind::injected), kv(EditKind::injected), kv(EditKind::changed), kv(EditKind::removed)};
+    plan.tensor_edits = {tensor(EditKind::renamed), tensor(EditKind::hidden), tensor(EditKind::retyped), tensor(EditKind::retyped)};
+    plan.data_ops.resize(3);
+    CHECK(plan.counts() == EditCounts{2, 1, 1, 1, 1, 2, 3});
+    for (size_t k = 0; k < kEditKinds.size(); ++k) CHECK(static_cast<size_t>(kEditKinds[k]) == k);
+
+    // The Ollama gemma3 demo file, as `mlens compat` summarizes it.
+    auto model = open_gguf(std::string(MLENS_DEMO_DIR) + "/ollama-gemma3.gguf");
+    REQUIRE(model.ok());
+    const RewritePlan gemma3 = plan_compat(*model);
+    CHECK(gemma3.text.counts() == EditCounts{6, 3, 0, 0, 23, 0, 0});
+    CHECK(gemma3.clip.counts() == EditCounts{13, 1, 0, 19, 0, 2, 2});
+}
