@@ -43,29 +43,27 @@ int check_store_root(const std::string& path, const Store& store, bool json) {
 
 void add_check_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("check", "Validate a file or an Ollama store; exit status 1 on errors");
-    auto path = std::make_shared<std::string>();
-    auto json = std::make_shared<bool>(false);
-    cmd->add_option("PATH", *path, "Model file, safetensors folder, or Ollama store root")->required();
-    cmd->add_flag("--json", *json, "Print diagnostics as JSON on stdout");
+    auto args = add_path_arguments(cmd, "Model file, safetensors folder, or Ollama store root",
+                                   "Print diagnostics as JSON on stdout");
     cmd->callback([=, &exit_code] {
-        const Target target = resolve(*path);
+        const Target target = resolve(args->path);
         if (target.kind == TargetKind::store_root) {
-            exit_code = check_store_root(*path, *target.store, *json);
+            exit_code = check_store_root(args->path, *target.store, args->json);
             return;
         }
         auto model = open_or_report(target, false);
         if (!model) { exit_code = kExitBroken; return; }
         size_t errors = model->error_count();
         exit_code = errors ? kExitBroken : kExitOk;
-        if (*json) {
-            nlohmann::json out = {{"path", *path}, {"accepted", errors == 0}, {"errors", errors},
+        if (args->json) {
+            nlohmann::json out = {{"path", args->path}, {"accepted", errors == 0}, {"errors", errors},
                                   {"warnings", model->warning_count()}, {"diagnostics", nlohmann::json::array()}};
             for (const Diagnostic& d : model->diagnostics) out["diagnostics"].push_back(diagnostic_to_json(d));
             std::cout << json_text(out) << "\n";
             return;
         }
         for (const Diagnostic& d : model->diagnostics) std::cerr << d.to_line() << "\n";
-        std::cout << escape_for_display(*path) << ": " << (errors ? "rejected" : "ok") << " (" << errors
+        std::cout << escape_for_display(args->path) << ": " << (errors ? "rejected" : "ok") << " (" << errors
                   << " errors, " << model->warning_count() << " warnings)\n";
     });
 }

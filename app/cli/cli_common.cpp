@@ -37,6 +37,14 @@ std::optional<Model> open_or_report(const Target& target, bool report_errors) {
 
 int exit_status_of(const Model& model) { return model.error_count() > 0 ? kExitBroken : kExitOk; }
 
+std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::string& path_help,
+                                                  const std::string& json_help) {
+    auto args = std::make_shared<PathArguments>();
+    cmd->add_option("PATH", args->path, path_help)->required();
+    cmd->add_flag("--json", args->json, json_help);
+    return args;
+}
+
 void print_table(const std::vector<std::vector<std::string>>& rows) {
     std::vector<size_t> widths;
     for (const auto& row : rows)

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,16 @@ std::optional<Model> open_or_report(const std::string& path);
 std::optional<Model> open_or_report(const Target& target, bool report_errors = true);
 // kExitBroken when the Model has errors, else kExitOk.
 int exit_status_of(const Model& model);
+
+// PATH (required) and --json, the arguments a command on one model starts with. CLI11 fills them
+// in when it parses the command line, before the command's callback runs.
+struct PathArguments {
+    std::string path;
+    bool json = false;
+};
+// Registers PATH with `path_help` and --json with `json_help` on `cmd`, in that order.
+std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::string& path_help,
+                                                  const std::string& json_help = "Print JSON");
 
 // Prints rows as columns separated by two spaces, the last column unpadded; cells are padded by
 // display width (text/display_width.h), so rows with CJK or combining characters line up.

@@ -10,17 +10,14 @@ namespace mlens::cli {
 
 void add_dump_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("dump", "Every key (type, value) and tensor (type, ne, offset, size), complete");
-    auto path = std::make_shared<std::string>();
-    auto json = std::make_shared<bool>(false);
+    auto args = add_path_arguments(cmd, "Model file");
     auto full = std::make_shared<bool>(false);
-    cmd->add_option("PATH", *path, "Model file")->required();
-    cmd->add_flag("--json", *json, "Print JSON");
     cmd->add_flag("--full", *full, "Arrays complete (default: count plus the first 8 items)");
     cmd->callback([=, &exit_code] {
-        auto model = open_or_report(*path);
+        auto model = open_or_report(args->path);
         if (!model) { exit_code = kExitBroken; return; }
         uint64_t items = *full ? UINT64_MAX : 8;
-        if (*json) {
+        if (args->json) {
             std::cout << json_text(model_to_json(*model, items)) << "\n";
         } else {
             for (const MetadataEntry& e : model->metadata)

@@ -41,14 +41,12 @@ nlohmann::json finding_json(const Finding& f) {
 
 void add_fsck_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("fsck", "Scan every tensor for broken values, scales, experts and duplicates; exit 1 on errors");
-    auto path = std::make_shared<std::string>();
-    auto json = std::make_shared<bool>(false);
+    auto args = add_path_arguments(cmd, "Model file, safetensors folder, or Ollama store model",
+                                   "Print the findings as JSON on stdout");
     auto threads = std::make_shared<unsigned>(2);
-    cmd->add_option("PATH", *path, "Model file, safetensors folder, or Ollama store model")->required();
-    cmd->add_flag("--json", *json, "Print the findings as JSON on stdout");
     cmd->add_option("--threads", *threads, "Threads that scan (default 2)")->check(CLI::Range(1u, 256u));
     cmd->callback([=, &exit_code] {
-        auto model = open_or_report(resolve(*path), false);
+        auto model = open_or_report(resolve(args->path), false);
         if (!model) { exit_code = kExitBroken; return; }
         const auto start = std::chrono::steady_clock::now();
         CliJob progress("fsck");
@@ -65,8 +63,8 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         size_t reader_errors = 0;
         for (const Diagnostic& d : model->diagnostics) reader_errors += d.severity == Severity::error;
         exit_code = errors || reader_errors ? kExitBroken : kExitOk;
-        if (*json) {
-            nlohmann::json out = {{"path", *path}, {"accepted", exit_code == kExitOk}, {"errors", errors}, {"reader_errors", reader_errors},
+        if (args->json) {
+            nlohmann::json out = {{"path", args->path}, {"accepted", exit_code == kExitOk}, {"errors", errors}, {"reader_errors", reader_errors},
                                   {"warnings", report->count(FindingSeverity::warning)},
                                   {"infos", report->count(FindingSeverity::info)}, {"tensors", report->tensors},
                                   {"tensors_scanned", report->tensors_scanned}, {"values_scanned", report->values_scanned},
@@ -77,7 +75,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         }
         for (const Finding& f : report->findings) std::cout << finding_line(f) << "\n";
         if (reader_errors) std::cout << reader_errors << " reader errors: mlens check lists them\n";
-        std::cout << escape_for_display(*path) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
+        std::cout << escape_for_display(args->path) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
                   << report->count(FindingSeverity::warning) << " warnings, " << report->count(FindingSeverity::info)
                   << " notes; " << report->tensors_scanned << " of " << report->tensors << " tensors, "
                   << number_text(static_cast<double>(report->bytes_scanned) / 1e6, "%.1f") << " MB)\n";

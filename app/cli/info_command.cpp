@@ -52,16 +52,13 @@ void print_summary(const std::string& path, const Model& model, const ModelSumma
 
 void add_info_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("info", "Format, architecture, parameter count, file type, tensor count, size, bits per weight");
-    auto path = std::make_shared<std::string>();
-    auto json = std::make_shared<bool>(false);
-    cmd->add_option("PATH", *path, "Model file")->required();
-    cmd->add_flag("--json", *json, "Print JSON");
-    cmd->callback([path, json, &exit_code] {
-        auto model = open_or_report(*path);
+    auto args = add_path_arguments(cmd, "Model file");
+    cmd->callback([args, &exit_code] {
+        auto model = open_or_report(args->path);
         if (!model) { exit_code = kExitBroken; return; }
         ModelSummary s = summarize(*model);
-        if (*json) std::cout << json_text(summary_json(*path, s)) << "\n";
-        else print_summary(*path, *model, s);
+        if (args->json) std::cout << json_text(summary_json(args->path, s)) << "\n";
+        else print_summary(args->path, *model, s);
         exit_code = exit_status_of(*model);
     });
 }

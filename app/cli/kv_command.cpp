@@ -11,17 +11,14 @@ namespace mlens::cli {
 
 void add_kv_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("kv", "List metadata keys, types and values");
-    auto path = std::make_shared<std::string>();
-    auto json = std::make_shared<bool>(false);
+    auto args = add_path_arguments(cmd, "Model file");
     auto full = std::make_shared<bool>(false);
-    cmd->add_option("PATH", *path, "Model file")->required();
-    cmd->add_flag("--json", *json, "Print JSON");
     cmd->add_flag("--full", *full, "Print arrays and strings completely");
     cmd->callback([=, &exit_code] {
-        auto model = open_or_report(*path);
+        auto model = open_or_report(args->path);
         if (!model) { exit_code = kExitBroken; return; }
         uint64_t items = *full ? UINT64_MAX : 8;
-        if (*json) {
+        if (args->json) {
             nlohmann::json out = model_to_json(*model, items)["metadata"];
             std::cout << json_text(out) << "\n";
         } else {

@@ -69,17 +69,14 @@ void print_recipe(const std::string& path, const QuantRecipe& r) {
 
 void add_recipe_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("recipe", "How a model was quantized, and the llama-quantize command that reproduces it");
-    auto path = std::make_shared<std::string>();
-    auto json = std::make_shared<bool>(false);
-    cmd->add_option("PATH", *path, "Model file, safetensors folder, or Ollama store model")->required();
-    cmd->add_flag("--json", *json, "Print JSON");
+    auto args = add_path_arguments(cmd, "Model file, safetensors folder, or Ollama store model");
     cmd->callback([=, &exit_code] {
-        auto model = open_or_report(*path);
+        auto model = open_or_report(args->path);
         if (!model) { exit_code = kExitBroken; return; }
         exit_code = exit_status_of(*model);
         const QuantRecipe r = quant_recipe(*model);
-        if (*json) std::cout << json_text(recipe_json(*path, r)) << "\n";
-        else print_recipe(*path, r);
+        if (args->json) std::cout << json_text(recipe_json(args->path, r)) << "\n";
+        else print_recipe(args->path, r);
     });
 }
 

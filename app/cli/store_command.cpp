@@ -46,6 +46,21 @@ std::optional<std::string> store_below(const std::string& path) {
     return std::nullopt;
 }
 
+// `path` when given, else every default store found.
+std::vector<std::string> store_roots(const std::string& path) {
+    if (!path.empty()) return {path};
+    std::vector<std::string> roots;
+    for (const StoreLocation& loc : find_stores()) roots.push_back(loc.path);
+    return roots;
+}
+
+// The store at `root`, or why it does not open, which is also printed to stderr.
+Result<Store> open_store_or_report(const std::string& root) {
+    auto store = Store::open(root);
+    if (!store) std::cerr << "error: " << store.error().to_string() << "\n";
+    return store;
+}
+
 int run_store(const std::vector<std::string>& args, const StoreShowOptions& options) {
     std::string path, reference;
     if (args.size() >= 2) {
@@ -59,17 +74,12 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
         if (target.kind == TargetKind::store_root) return print_store_listing(*target.store, options);
         (is_directory(args[0]) ? path : reference) = args[0];
     }
-    std::vector<std::string> roots;
-    if (!path.empty()) {
-        roots.push_back(path);
-    } else {
-        for (const StoreLocation& loc : find_stores()) roots.push_back(loc.path);
-        if (roots.empty()) {
-            std::cerr << "error: no Ollama store found (looked at";
-            for (const StoreLocation& loc : default_store_locations()) std::cerr << " " << escape_for_display(loc.path);
-            std::cerr << "); give its path\n";
-            return kExitBroken;
-        }
+    const std::vector<std::string> roots = store_roots(path);
+    if (roots.empty()) {
+        std::cerr << "error: no Ollama store found (looked at";
+        for (const StoreLocation& loc : default_store_locations()) std::cerr << " " << escape_for_display(loc.path);
+        std::cerr << "); give its path\n";
+        return kExitBroken;
     }
     std::optional<ModelName> name;
     if (!reference.empty()) {
@@ -88,9 +98,8 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
         }
     int exit_code = kExitOk;
     for (const std::string& root : roots) {
-        auto store = Store::open(root);
+        auto store = open_store_or_report(root);
         if (!store) {
-            std::cerr << "error: " << store.error().to_string() << "\n";
             exit_code = kExitBroken;
             continue;
         }
@@ -107,16 +116,11 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
 // `store --names`: the references of every model of the store at `path` (or of the default
 // stores), sorted, each once; only manifest names are read, so completion stays quick.
 int print_model_names(const std::string& path) {
-    std::vector<std::string> roots;
-    if (!path.empty()) roots.push_back(path);
-    else
-        for (const StoreLocation& loc : find_stores()) roots.push_back(loc.path);
     std::set<std::string> names;
     int exit_code = kExitOk;
-    for (const std::string& root : roots) {
-        auto store = Store::open(root);
+    for (const std::string& root : store_roots(path)) {
+        auto store = open_store_or_report(root);
         if (!store) {
-            std::cerr << "error: " << store.error().to_string() << "\n";
             exit_code = kExitBroken;
             continue;
         }

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "mlens/compat/value_builders.h"
-#include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_writer.h"
+#include "model_parts.h"
 
 namespace {
 
@@ -21,24 +21,14 @@ class Seed {
 public:
     explicit Seed(const std::string& arch) { m_model.format = Format::gguf; str("general.architecture", arch); }
     Seed& kv(const std::string& key, Value v) {
-        MetadataEntry e;
-        e.key = key;
-        e.value = std::move(v);
-        m_model.metadata.push_back(std::move(e));
+        test::add_metadata(m_model, key, std::move(v));
         return *this;
     }
     Seed& str(const std::string& key, const std::string& v) { return kv(key, compat::value_string(v)); }
     Seed& u32(const std::string& key, uint32_t v) { return kv(key, Value::of_u32(v)); }
     Seed& f32(const std::string& key, float v) { return kv(key, compat::value_f32(v)); }
     Seed& tensor(const std::string& name, std::vector<uint64_t> ne, uint32_t type = kF32) {
-        TensorInfo t;
-        t.name = name;
-        t.type = describe_ggml_type(type);
-        t.ne = std::move(ne);
-        t.n_elements = 1;
-        for (uint64_t n : t.ne) t.n_elements *= n;
-        t.n_bytes = ggml_tensor_bytes(t.type, t.ne[0], t.n_elements).value_or(0);
-        m_model.tensors.push_back(std::move(t));
+        m_model.tensors.push_back(test::tensor_info(name, type, std::move(ne)));
         return *this;
     }
     bool write(const std::string& path) const {

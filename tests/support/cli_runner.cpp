@@ -1,5 +1,7 @@
 #include "cli_runner.h"
 
+#include <catch2/catch.hpp>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -99,6 +101,13 @@ CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits, 
         if (open_files && ::setrlimit(RLIMIT_NOFILE, &files) != 0) ::_exit(126);
     };
     return MlensProcess(args, apply_limits, stdin_text).wait(limits);
+}
+
+nlohmann::json run_mlens_json(const std::vector<std::string>& args) {
+    CliRun run = run_mlens(args);
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_status == 0);
+    return nlohmann::json::parse(run.out);
 }
 
 }  // namespace mlens::test

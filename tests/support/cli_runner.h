@@ -3,6 +3,8 @@
 
 #include <sys/types.h>
 
+#include <nlohmann/json.hpp>
+
 #include <csignal>
 #include <cstdint>
 #include <functional>
@@ -39,6 +41,9 @@ CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits =
 inline CliRun run_mlens(const std::vector<std::string>& args, const std::string& stdin_text) {
     return run_mlens(args, CliLimits{}, stdin_text);
 }
+
+// The JSON `mlens args...` printed; fails the test, showing what it printed, unless it exits 0.
+nlohmann::json run_mlens_json(const std::vector<std::string>& args);
 
 // A running `mlens args...` reading `stdin_text`; `in_child` runs in the child just before exec
 // (resource limits, signal dispositions), after its standard streams are redirected.

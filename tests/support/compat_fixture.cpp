@@ -8,6 +8,7 @@
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
 #include "mlens/model/value_format.h"
+#include "model_parts.h"
 
 namespace mlens::test {
 
@@ -17,21 +18,12 @@ OllamaGguf::OllamaGguf(std::string arch) {
 }
 
 OllamaGguf& OllamaGguf::kv(const std::string& key, Value v) {
-    MetadataEntry e;
-    e.key = key;
-    e.value = std::move(v);
-    m_model.metadata.push_back(std::move(e));
+    add_metadata(m_model, key, std::move(v));
     return *this;
 }
 
 OllamaGguf& OllamaGguf::tensor(const std::string& name, std::vector<uint64_t> ne, uint32_t type) {
-    TensorInfo t;
-    t.name = name;
-    t.type = describe_ggml_type(type);
-    t.ne = std::move(ne);
-    t.n_elements = 1;
-    for (uint64_t n : t.ne) t.n_elements *= n;
-    t.n_bytes = ggml_tensor_bytes(t.type, t.ne[0], t.n_elements);
+    TensorInfo t = tensor_info(name, type, std::move(ne));
     if (!t.n_bytes) throw std::runtime_error("bad fixture tensor " + name);
     m_model.tensors.push_back(std::move(t));
     return *this;

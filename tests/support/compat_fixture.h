@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,12 @@
 #include "test_paths.h"
 
 namespace mlens::test {
+
+// ggml type ids for OllamaGguf::tensor.
+constexpr uint32_t kF32 = 0, kF16 = 1, kQ8_0 = 8;
+
+// A list of expected names written as string literals.
+inline std::vector<std::string> strings(std::initializer_list<const char*> v) { return {v.begin(), v.end()}; }
 
 class OllamaGguf {
 public:

@@ -22,6 +22,16 @@ void init_backend_once() {
 
 }  // namespace
 
+llama_context_params context_params(uint32_t n_ctx, int32_t n_threads) {
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = n_ctx;
+    cp.n_batch = n_ctx;
+    cp.n_ubatch = n_ctx;
+    cp.n_threads = n_threads;
+    cp.n_threads_batch = n_threads;
+    return cp;
+}
+
 LlamaLogits llama_logits(const std::string& path, const std::vector<int32_t>& tokens) {
     init_backend_once();
     LlamaLogits out;
@@ -32,13 +42,7 @@ LlamaLogits llama_logits(const std::string& path, const std::vector<int32_t>& to
         out.error = "llama.cpp could not load " + path;
         return out;
     }
-    llama_context_params cp = llama_context_default_params();
-    cp.n_ctx = 64;
-    cp.n_batch = 64;
-    cp.n_ubatch = 64;
-    cp.n_threads = 1;
-    cp.n_threads_batch = 1;
-    llama_context* ctx = llama_init_from_model(model, cp);
+    llama_context* ctx = llama_init_from_model(model, context_params(64, 1));
     if (!ctx) {
         out.error = "llama.cpp could not create a context for " + path;
         llama_model_free(model);

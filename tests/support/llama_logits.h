@@ -2,6 +2,8 @@
 // round-trip tests that must show two files compute the same thing.
 #pragma once
 
+#include <llama.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +15,10 @@ struct LlamaLogits {
     int32_t n_vocab = 0;
     std::vector<float> logits;  // tokens.size() rows of n_vocab, row i = logits after token i
 };
+
+// llama.cpp's default context parameters with a context and batch of `n_ctx` tokens, decoded with
+// `n_threads` threads.
+llama_context_params context_params(uint32_t n_ctx, int32_t n_threads);
 
 // Loads `path` on the CPU (one thread, so results are deterministic), decodes `tokens` in one
 // batch with logits for every position, frees everything.

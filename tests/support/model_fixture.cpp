@@ -8,6 +8,7 @@
 
 #include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_writer.h"
+#include "model_parts.h"
 
 namespace mlens::test {
 
@@ -23,19 +24,19 @@ std::vector<float> test_signal(uint64_t n, uint32_t seed) {
 std::vector<std::vector<uint8_t>> write_fixture_model(const std::string& path, const std::vector<FixtureTensor>& tensors,
                                                       const std::string& architecture) {
     Model m;
+    add_metadata(m, "general.architecture", Value::of_string(architecture));
+    return write_fixture_gguf(path, std::move(m.metadata), tensors);
+}
+
+std::vector<std::vector<uint8_t>> write_fixture_gguf(const std::string& path, std::vector<MetadataEntry> metadata,
+                                                     const std::vector<FixtureTensor>& tensors) {
+    Model m;
     m.format = Format::gguf;
-    MetadataEntry arch;
-    arch.key = "general.architecture";
-    arch.value = Value::of_string(architecture);
-    m.metadata.push_back(arch);
+    m.metadata = std::move(metadata);
     std::vector<std::vector<uint8_t>> data;
     for (const FixtureTensor& f : tensors) {
         auto type = static_cast<ggml_type>(f.ggml_type);
-        TensorInfo t;
-        t.name = f.name;
-        t.type = describe_ggml_type(f.ggml_type);
-        t.ne = f.ne;
-        t.n_elements = f.values.size();
+        TensorInfo t = tensor_info(f.name, f.ggml_type, f.ne);
         const int64_t n_per_row = static_cast<int64_t>(f.ne[0]);
         const int64_t rows = static_cast<int64_t>(f.values.size()) / n_per_row;
         std::vector<uint8_t> bytes(ggml_row_size(type, n_per_row) * rows);

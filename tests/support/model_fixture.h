@@ -22,6 +22,11 @@ struct FixtureTensor {
 std::vector<std::vector<uint8_t>> write_fixture_model(const std::string& path, const std::vector<FixtureTensor>& tensors,
                                                       const std::string& architecture = "llama");
 
+// The same with the metadata given (in that order) instead of general.architecture alone. Types
+// that ggml quantizes only with an importance matrix get one of all ones.
+std::vector<std::vector<uint8_t>> write_fixture_gguf(const std::string& path, std::vector<MetadataEntry> metadata,
+                                                     const std::vector<FixtureTensor>& tensors);
+
 // Deterministic test signal: a mix of sines, scaled to about [-1, 1].
 std::vector<float> test_signal(uint64_t n, uint32_t seed = 1);
 

@@ -3,13 +3,10 @@
 #include <ggml.h>
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 #include "mlens/compat/value_builders.h"
-#include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_reader.h"
-#include "mlens/formats/gguf_writer.h"
 #include "model_fixture.h"
 #include "test_paths.h"
 
@@ -257,31 +254,9 @@ TinyModel tiny_gptoss(TinyLayout layout) {
 }
 
 void write_tiny_model(const TinyModel& tiny, const std::string& path) {
-    Model m;
-    m.format = Format::gguf;
-    m.metadata = tiny.metadata;
-    std::vector<std::vector<uint8_t>> data;
-    for (const TinyTensor& t : tiny.tensors) {
-        auto type = static_cast<ggml_type>(t.ggml_type);
-        TensorInfo info;
-        info.name = t.name;
-        info.type = describe_ggml_type(t.ggml_type);
-        info.ne = t.ne;
-        info.n_elements = t.values.size();
-        const auto n_per_row = static_cast<int64_t>(t.ne[0]);
-        const auto rows = static_cast<int64_t>(t.values.size()) / n_per_row;
-        std::vector<uint8_t> bytes(ggml_row_size(type, n_per_row) * rows);
-        if (type == GGML_TYPE_F32) std::memcpy(bytes.data(), t.values.data(), bytes.size());
-        else ggml_quantize_chunk(type, t.values.data(), bytes.data(), 0, rows, n_per_row, nullptr);
-        info.n_bytes = bytes.size();
-        m.tensors.push_back(std::move(info));
-        data.push_back(std::move(bytes));
-    }
-    Status s = write_gguf(m, path, nullptr, [&](size_t i, uint64_t off, uint64_t len, void* dst) -> Status {
-        std::memcpy(dst, data[i].data() + off, len);
-        return ok_status();
-    });
-    if (!s) throw std::runtime_error(s.error().to_string());
+    std::vector<FixtureTensor> tensors;
+    for (const TinyTensor& t : tiny.tensors) tensors.push_back({t.name, t.ggml_type, t.ne, t.values});
+    write_fixture_gguf(path, tiny.metadata, tensors);
 }
 
 }  // namespace mlens::test

@@ -34,6 +34,17 @@ Model write_and_open(const test::TempDir& dir, const std::vector<RawTensor>& ten
     return std::move(*opened);
 }
 
+// The block scales of tensor "w" of a safetensors file built in memory, read as an Ollama blob.
+BlockScales blob_block_scales(const test::SafetensorsBuilder& sb) {
+    Model m = read_safetensors(memory_source(sb.bytes()));
+    describe_tensor_blobs(m);
+    auto view = TensorView::open(m, "w");
+    REQUIRE(view.ok());
+    auto r = block_scales(*view);
+    REQUIRE(r.ok());
+    return std::move(*r);
+}
+
 std::vector<float> series(const Model& m, const std::string& tensor, const std::string& name) {
     auto view = TensorView::open(m, tensor);
     REQUIRE(view.ok());
@@ -153,24 +164,14 @@ TEST_CASE("block scales of an MLX tensor are its group scales and biases", "[blo
     std::memcpy(b.data(), bias, 8);
     sb.metadata("quant_type", "int4").metadata("group_size", "8")
         .tensor("w", "U32", "[2,1]", std::vector<uint8_t>(8, 0)).tensor("w.scale", "F32", "[2,1]", s).tensor("w.bias", "F32", "[2,1]", b);
-    Model m = read_safetensors(memory_source(sb.bytes()));
-    describe_tensor_blobs(m);
-    auto view = TensorView::open(m, "w");
-    REQUIRE(view.ok());
-    auto r = block_scales(*view);
-    REQUIRE(r.ok());
-    CHECK(r->find("scale")->values == std::vector<float>{0.5f, 2.0f});
-    CHECK(r->find("bias")->values == std::vector<float>{-1.0f, 1.0f});
-    CHECK(r->find("scale")->values_per_entry == 8);
+    const BlockScales r = blob_block_scales(sb);
+    CHECK(r.find("scale")->values == std::vector<float>{0.5f, 2.0f});
+    CHECK(r.find("bias")->values == std::vector<float>{-1.0f, 1.0f});
+    CHECK(r.find("scale")->values_per_entry == 8);
 
     test::SafetensorsBuilder fp;
     fp.metadata("quant_type", "mxfp4").tensor("w", "U32", "[1,4]", std::vector<uint8_t>(16, 0)).tensor("w.scale", "U8", "[1,1]", {0x7D});
-    Model mf = read_safetensors(memory_source(fp.bytes()));
-    describe_tensor_blobs(mf);
-    auto vf = TensorView::open(mf, "w");
-    REQUIRE(vf.ok());
-    auto rf = block_scales(*vf);
-    REQUIRE(rf.ok());
-    CHECK(rf->find("scale")->values == std::vector<float>{0.25f});
-    CHECK(rf->find("bias") == nullptr);
+    const BlockScales rf = blob_block_scales(fp);
+    CHECK(rf.find("scale")->values == std::vector<float>{0.25f});
+    CHECK(rf.find("bias") == nullptr);
 }

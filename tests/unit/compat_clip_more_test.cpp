@@ -9,10 +9,6 @@
 using namespace mlens;
 using namespace mlens::test;
 
-namespace {
-constexpr uint32_t kF32 = 0, kF16 = 1, kQ8_0 = 8;
-}
-
 TEST_CASE("nemotron_h_omni clip: position resample, patch relabel, audio off, projector under clip.vision", "[compat-clip]") {
     TempDir dir;
     Model m = OllamaGguf("nemotron_h_omni")

@@ -9,10 +9,6 @@ using namespace mlens;
 using namespace mlens::test;
 using compat::DataOpKind;
 
-namespace {
-constexpr uint32_t kF32 = 0, kF16 = 1, kQ8_0 = 8;
-}
-
 TEST_CASE("gemma3 clip: KVs, swapped ffn names, text tensors renamed too, F16 promotions", "[compat-clip]") {
     TempDir dir;
     Model m = OllamaGguf("gemma3")

@@ -9,14 +9,6 @@ using namespace mlens;
 using namespace mlens::compat;
 using namespace mlens::test;
 
-namespace {
-
-constexpr uint32_t kF16 = 1;
-
-std::vector<std::string> strings(std::initializer_list<const char*> v) { return {v.begin(), v.end()}; }
-
-}  // namespace
-
 TEST_CASE("gemma3: defaults injected, vocab truncated to the embedding rows, vision hidden", "[compat]") {
     TempDir dir;
     Model m = OllamaGguf("gemma3")

@@ -10,12 +10,6 @@ using namespace mlens;
 using namespace mlens::compat;
 using namespace mlens::test;
 
-namespace {
-
-std::vector<std::string> strings(std::initializer_list<const char*> v) { return {v.begin(), v.end()}; }
-
-}  // namespace
-
 TEST_CASE("glm4moelite: deepseek2 MLA conventions and EOG ids", "[compat]") {
     TempDir dir;
     Model m = OllamaGguf("glm4moelite")

@@ -8,14 +8,6 @@ using namespace mlens;
 using namespace mlens::compat;
 using namespace mlens::test;
 
-namespace {
-
-constexpr uint32_t kF16 = 1;
-
-std::vector<std::string> strings(std::initializer_list<const char*> v) { return {v.begin(), v.end()}; }
-
-}  // namespace
-
 TEST_CASE("qwen35moe: head counts, sections, ssm_dt, MTP experts merged, norms shifted", "[compat]") {
     TempDir dir;
     Model m = OllamaGguf("qwen35moe")

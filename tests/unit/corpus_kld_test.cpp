@@ -83,13 +83,6 @@ std::string perplexity_command(const std::string& model, const std::string& rest
            " --chunks " + std::to_string(kChunks) + " -t 2 " + rest;
 }
 
-nlohmann::json run_kld(const std::vector<std::string>& args) {
-    test::CliRun r = test::run_mlens(args);
-    INFO(r.err);
-    REQUIRE(r.exit_status == 0);
-    return nlohmann::json::parse(r.out);
-}
-
 }  // namespace
 
 TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo models", "[kld][infer][cli]") {
@@ -106,7 +99,7 @@ TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo mo
 
     SECTION("A and B in one run, A's rows saved: Q4_0 against F32") {
         const std::string ours_base = dir.file("mlens-base.bin");
-        nlohmann::json ours = run_kld({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q4_0.gguf"), "--text", text,
+        nlohmann::json ours = test::run_mlens_json({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q4_0.gguf"), "--text", text,
                                        "--ctx", std::to_string(kCtx), "--chunks", std::to_string(kChunks), "--threads",
                                        "2", "--save-base", ours_base, "--json"});
         test::ShellRun theirs = test::run_shell(perplexity_command(demo("tiny-llama-q4_0.gguf"),
@@ -120,7 +113,7 @@ TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo mo
         CHECK(ours["chunks"].size() == static_cast<size_t>(kChunks));
     }
     SECTION("B against llama-perplexity's own base file: Q8_0 against F32") {
-        nlohmann::json ours = run_kld({"kld", "--base", base, demo("tiny-llama-q8_0.gguf"), "--threads", "2", "--json"});
+        nlohmann::json ours = test::run_mlens_json({"kld", "--base", base, demo("tiny-llama-q8_0.gguf"), "--threads", "2", "--json"});
         test::ShellRun theirs = test::run_shell(perplexity_command(demo("tiny-llama-q8_0.gguf"),
                                                                    "--kl-divergence-base " + base + " --kl-divergence"));
         INFO(theirs.output);

@@ -38,15 +38,22 @@ Model fixture(const TempDir& dir) {
     return std::move(*m);
 }
 
-std::vector<float> run_f32(const Model& m, DataOpKind kind, std::vector<size_t> sources, std::vector<uint64_t> ne,
-                           std::vector<int64_t> params = {}, uint32_t type = kF32) {
+DataOp data_op(DataOpKind kind, size_t dest, std::vector<size_t> sources, uint32_t type, std::vector<uint64_t> ne,
+               std::vector<int64_t> params = {}) {
     DataOp op;
     op.op = kind;
-    op.dest = sources.empty() ? 0 : sources[0];
+    op.dest = dest;
     op.sources = std::move(sources);
     op.dest_type = type;
     op.dest_ne = std::move(ne);
     op.params = std::move(params);
+    return op;
+}
+
+std::vector<float> run_f32(const Model& m, DataOpKind kind, std::vector<size_t> sources, std::vector<uint64_t> ne,
+                           std::vector<int64_t> params = {}, uint32_t type = kF32) {
+    const size_t dest = sources.empty() ? 0 : sources[0];
+    const DataOp op = data_op(kind, dest, std::move(sources), type, std::move(ne), std::move(params));
     auto bytes = compat::run_data_op(m, op);
     INFO((bytes ? std::string() : bytes.error().to_string()));
     REQUIRE(bytes);
@@ -62,13 +69,7 @@ TEST_CASE("data ops: RoPE row permute, patch split, resample, concat, interleave
     Model m = fixture(dir);
 
     // Rows of 2 F16 values; row r holds r. n_head 2, head_dim 4: out row oa = src row h*4 + p*2 + d.
-    DataOp permute;
-    permute.op = DataOpKind::rope_permute_rows;
-    permute.dest = 0;
-    permute.sources = {0};
-    permute.dest_type = kF16;
-    permute.dest_ne = {2, 8};
-    permute.params = {2};
+    const DataOp permute = data_op(DataOpKind::rope_permute_rows, 0, {0}, kF16, {2, 8}, {2});
     auto rows = compat::run_data_op(m, permute);
     REQUIRE(rows);
     std::vector<uint8_t> stored(32);
@@ -95,12 +96,7 @@ TEST_CASE("data ops: RoPE row permute, patch split, resample, concat, interleave
     CHECK(run_f32(m, DataOpKind::f16_to_f32, {1}, {1, 1, 2, 6}) == iota(12));
 
     SECTION("sources that do not fit are errors, not crashes") {
-        DataOp bad;
-        bad.op = DataOpKind::byte_concat;
-        bad.dest = 3;
-        bad.sources = {3};
-        bad.dest_type = kF32;
-        bad.dest_ne = {2, 4};
+        DataOp bad = data_op(DataOpKind::byte_concat, 3, {3}, kF32, {2, 4});
         auto r = compat::run_data_op(m, bad);
         REQUIRE_FALSE(r);
         CHECK(r.error().code == ErrorCode::E_DATA_OP);

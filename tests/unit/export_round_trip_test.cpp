@@ -43,17 +43,24 @@ RoundTrip round_trip(const TempDir& dir, const TinyModel& ollama, const TinyMode
     return r;
 }
 
+// The exported file and the upstream reference both ran in llama.cpp, with `n_vocab` tokens and
+// the same logits.
+void require_same_logits(const RoundTrip& r, int32_t n_vocab) {
+    INFO(r.exported.error);
+    REQUIRE(r.exported.error.empty());
+    REQUIRE(r.reference.error.empty());
+    CHECK(r.exported.n_vocab == n_vocab);
+    CHECK(max_abs_difference(r.exported.logits, r.reference.logits) == 0.0f);
+}
+
 }  // namespace
 
 TEST_CASE("export round trip: llama with the Llama-3 metadata gap gives the upstream logits", "[export]") {
     TempDir dir;
     RoundTrip r = round_trip(dir, tiny_llama3(TinyLayout::ollama), tiny_llama3(TinyLayout::upstream));
     CHECK(r.plan.text.handlers == std::vector<std::string>{"handle_llama3_metadata"});
-    REQUIRE(r.exported.error.empty());
-    REQUIRE(r.reference.error.empty());
-    CHECK(r.exported.n_vocab == 128256);
+    require_same_logits(r, 128256);
     CHECK(r.exported.logits.size() == 8u * 128256u);
-    CHECK(max_abs_difference(r.exported.logits, r.reference.logits) == 0.0f);
     CHECK(r.written.get_string("tokenizer.ggml.pre") == "llama-bpe");
     CHECK(r.written.get_uint("tokenizer.ggml.eos_token_id") == 128009u);
     CHECK(r.written.get_uint("tokenizer.ggml.eot_token_id") == 128009u);
@@ -67,10 +74,7 @@ TEST_CASE("export round trip: gemma3 text drops vision, truncates the vocabulary
     TempDir dir;
     RoundTrip r = round_trip(dir, tiny_gemma3(TinyLayout::ollama), tiny_gemma3(TinyLayout::upstream), dir.file("mmproj.gguf"));
     CHECK(r.plan.text.handlers == std::vector<std::string>{"handle_gemma3"});
-    REQUIRE(r.exported.error.empty());
-    REQUIRE(r.reference.error.empty());
-    CHECK(r.exported.n_vocab == 32000);
-    CHECK(max_abs_difference(r.exported.logits, r.reference.logits) == 0.0f);
+    require_same_logits(r, 32000);
     CHECK(r.written.find("tokenizer.ggml.tokens")->value.array->count == 32000);
     CHECK(r.written.tensors.size() == 15);
     CHECK(r.written.find_tensor("v.patch_embedding.weight") == nullptr);
@@ -92,11 +96,7 @@ TEST_CASE("export round trip: lfm2 renames its final norm and fixes the FFN leng
     TempDir dir;
     RoundTrip r = round_trip(dir, tiny_lfm2(TinyLayout::ollama), tiny_lfm2(TinyLayout::upstream));
     CHECK(r.plan.text.handlers == std::vector<std::string>{"handle_lfm2"});
-    INFO(r.exported.error);
-    REQUIRE(r.exported.error.empty());
-    REQUIRE(r.reference.error.empty());
-    CHECK(r.exported.n_vocab == 128256);
-    CHECK(max_abs_difference(r.exported.logits, r.reference.logits) == 0.0f);
+    require_same_logits(r, 128256);
     CHECK(r.written.get_string("tokenizer.ggml.pre") == "lfm2");
     CHECK(r.written.get_uint("lfm2.feed_forward_length") == 64u);
     CHECK(r.written.find_tensor("token_embd_norm.weight") != nullptr);
@@ -114,11 +114,7 @@ TEST_CASE("export round trip: gpt-oss renames the architecture, keys and tensors
     TempDir dir;
     RoundTrip r = round_trip(dir, tiny_gptoss(TinyLayout::ollama), tiny_gptoss(TinyLayout::upstream));
     CHECK(r.plan.text.handlers == std::vector<std::string>{"handle_gptoss"});
-    INFO(r.exported.error);
-    REQUIRE(r.exported.error.empty());
-    REQUIRE(r.reference.error.empty());
-    CHECK(r.exported.n_vocab == 128256);
-    CHECK(max_abs_difference(r.exported.logits, r.reference.logits) == 0.0f);
+    require_same_logits(r, 128256);
     CHECK(r.written.get_string("general.architecture") == "gpt-oss");
     CHECK(r.written.get_string("tokenizer.ggml.pre") == "gpt-4o");
     CHECK(r.written.get_string("gpt-oss.rope.scaling.type") == "yarn");

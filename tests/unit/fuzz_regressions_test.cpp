@@ -13,13 +13,22 @@
 
 using namespace mlens;
 
-TEST_CASE("inputs the compat fuzzer once failed on are handled", "[fuzz-regression]") {
+namespace {
+
+// The regression inputs whose names start with `prefix`, sorted; there is at least one.
+std::vector<std::string> regression_inputs(const std::string& prefix) {
     std::vector<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(MLENS_FUZZ_REGRESSIONS))
-        if (entry.path().filename().string().starts_with("compat-")) files.push_back(entry.path().string());
+        if (entry.path().filename().string().starts_with(prefix)) files.push_back(entry.path().string());
     std::sort(files.begin(), files.end());
     REQUIRE_FALSE(files.empty());
-    for (const std::string& path : files) {
+    return files;
+}
+
+}  // namespace
+
+TEST_CASE("inputs the compat fuzzer once failed on are handled", "[fuzz-regression]") {
+    for (const std::string& path : regression_inputs("compat-")) {
         INFO(path);
         std::vector<uint8_t> bytes = test::read_whole_file(path);
         REQUIRE_FALSE(bytes.empty());
@@ -31,12 +40,7 @@ TEST_CASE("inputs the compat fuzzer once failed on are handled", "[fuzz-regressi
 }
 
 TEST_CASE("inputs the imatrix fuzzer once failed on are summarized", "[fuzz-regression]") {
-    std::vector<std::string> files;
-    for (const auto& entry : std::filesystem::directory_iterator(MLENS_FUZZ_REGRESSIONS))
-        if (entry.path().filename().string().starts_with("imatrix-")) files.push_back(entry.path().string());
-    std::sort(files.begin(), files.end());
-    REQUIRE_FALSE(files.empty());
-    for (const std::string& path : files) {
+    for (const std::string& path : regression_inputs("imatrix-")) {
         INFO(path);
         Result<Imatrix> m = read_imatrix(memory_source(test::read_whole_file(path)));
         if (!m) continue;

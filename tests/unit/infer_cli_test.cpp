@@ -13,18 +13,11 @@ namespace {
 
 std::string demo(const char* name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
 
-nlohmann::json run_json(const std::vector<std::string>& args) {
-    test::CliRun r = test::run_mlens(args);
-    INFO(r.err);
-    REQUIRE(r.exit_status == 0);
-    return nlohmann::json::parse(r.out);
-}
-
 }  // namespace
 
 TEST_CASE("mlens tokenize prints ids, pieces and bytes", "[infer][cli]") {
     const std::string vocab = test::llama_source_dir() + "/models/ggml-vocab-llama-spm.gguf";
-    nlohmann::json j = run_json({"tokenize", vocab, "Hello world", "--json"});
+    nlohmann::json j = test::run_mlens_json({"tokenize", vocab, "Hello world", "--json"});
     CHECK(j["count"] == 3);
     CHECK(j["tokens"][0]["id"] == 1);
     CHECK(j["tokens"][1]["id"] == 15043);
@@ -32,9 +25,9 @@ TEST_CASE("mlens tokenize prints ids, pieces and bytes", "[infer][cli]") {
     CHECK(j["tokens"][1]["bytes"] == "20 48 65 6C 6C 6F");
     CHECK(j["tokens"][2]["id"] == 3186);
     CHECK(j["detokenized"] == "<s> Hello world");
-    nlohmann::json plain = run_json({"tokenize", vocab, "<s>x", "--no-bos", "--no-special", "--json"});
+    nlohmann::json plain = test::run_mlens_json({"tokenize", vocab, "<s>x", "--no-bos", "--no-special", "--json"});
     CHECK(plain["tokens"][0]["id"] != 1);
-    nlohmann::json special = run_json({"tokenize", vocab, "<s>x", "--no-bos", "--json"});
+    nlohmann::json special = test::run_mlens_json({"tokenize", vocab, "<s>x", "--no-bos", "--json"});
     CHECK(special["tokens"][0]["id"] == 1);
     test::CliRun text = test::run_mlens({"tokenize", vocab, "Hello world"});
     CHECK(text.exit_status == 0);
@@ -43,7 +36,7 @@ TEST_CASE("mlens tokenize prints ids, pieces and bytes", "[infer][cli]") {
 }
 
 TEST_CASE("mlens run generates the same tokens as the core, with candidates and speeds", "[infer][cli]") {
-    nlohmann::json j = run_json({"run", demo("tiny-llama-f32.gguf"), "-p", "Once upon a time", "-n", "4", "--top-k", "3",
+    nlohmann::json j = test::run_mlens_json({"run", demo("tiny-llama-f32.gguf"), "-p", "Once upon a time", "-n", "4", "--top-k", "3",
                                  "--json", "--threads", "2"});
     SessionOptions o;
     o.n_threads = 2;
@@ -68,14 +61,14 @@ TEST_CASE("mlens run generates the same tokens as the core, with candidates and 
 }
 
 TEST_CASE("mlens ab and mlens layers", "[infer][cli]") {
-    nlohmann::json same = run_json({"ab", demo("tiny-llama-q8_0.gguf"), demo("tiny-llama-q8_0.gguf"), "-p", "Hello there",
+    nlohmann::json same = test::run_mlens_json({"ab", demo("tiny-llama-q8_0.gguf"), demo("tiny-llama-q8_0.gguf"), "-p", "Hello there",
                                     "-n", "2", "--json"});
     CHECK(same["summary"]["mean_kld"] == 0.0);
     CHECK(same["summary"]["same_top_share"] == 1.0);
     CHECK(same["summary"]["first_divergence"] == -1);
     CHECK(same["positions"].size() == same["n_prompt"].get<size_t>() + 1);
 
-    nlohmann::json layers = run_json({"layers", demo("tiny-llama-f32.gguf"), "-p", "Hello", "--names", "l_out,attn_norm",
+    nlohmann::json layers = test::run_mlens_json({"layers", demo("tiny-llama-f32.gguf"), "-p", "Hello", "--names", "l_out,attn_norm",
                                       "--json"});
     REQUIRE(layers["activations"].size() == 4);
     CHECK(layers["activations"][0]["tensor"] == "l_out-0");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_runner.h"
+#include "llama_logits.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/llama_log.h"
 #include "mlens/infer/session.h"
@@ -37,13 +38,7 @@ std::vector<int32_t> reference_greedy(const std::string& path, const std::string
     llama_model* model = llama_model_load_from_file(path.c_str(), mp);
     REQUIRE(model != nullptr);
     const llama_vocab* vocab = llama_model_get_vocab(model);
-    llama_context_params cp = llama_context_default_params();
-    cp.n_ctx = 256;
-    cp.n_batch = 256;
-    cp.n_ubatch = 256;
-    cp.n_threads = 2;
-    cp.n_threads_batch = 2;
-    llama_context* ctx = llama_init_from_model(model, cp);
+    llama_context* ctx = llama_init_from_model(model, test::context_params(256, 2));
     REQUIRE(ctx != nullptr);
     std::vector<llama_token> tokens(prompt.size() + 4);
     int32_t n_prompt = llama_tokenize(vocab, prompt.data(), static_cast<int32_t>(prompt.size()), tokens.data(),

@@ -19,13 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-json run_json(const std::vector<std::string>& args) {
-    CliRun run = run_mlens(args);
-    INFO(run.out << run.err);
-    REQUIRE(run.exit_status == 0);
-    return json::parse(run.out);
-}
-
 // glmocr fuses gate and up into one tensor (a byte concat) and hides the gate.
 Model write_glmocr(const TempDir& dir) {
     return OllamaGguf("glmocr")
@@ -47,7 +40,7 @@ TEST_CASE("tensors --json: safetensors dtypes by name without an id, shape slowe
     std::vector<uint8_t> bytes = b.bytes();
     write_file(dir.file("m.safetensors"), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 
-    json j = run_json({"tensors", dir.file("m.safetensors"), "--json"});
+    json j = run_mlens_json({"tensors", dir.file("m.safetensors"), "--json"});
     REQUIRE(j.size() == 2);
     CHECK(j[0]["name"] == "w");
     CHECK(j[0]["type"] == "BF16");
@@ -59,7 +52,7 @@ TEST_CASE("tensors --json: safetensors dtypes by name without an id, shape slowe
     CHECK(j[1]["type_id"].is_null());
     CHECK(j[1]["shape"] == json::array({3}));
 
-    json info = run_json({"info", dir.file("m.safetensors"), "--json"});
+    json info = run_mlens_json({"info", dir.file("m.safetensors"), "--json"});
     CHECK(info["format"] == "safetensors");
     CHECK(info["version"].is_null());
     CHECK(info["architecture"].is_null());
@@ -72,7 +65,7 @@ TEST_CASE("tensors --json: safetensors dtypes by name without an id, shape slowe
 TEST_CASE("tensors --json: GGUF types by name and ggml id, shape fastest first", "[json]") {
     TempDir dir;
     OllamaGguf("llama").tensor("blk.0.ffn_up.weight", {8, 16}, 1).write(dir);
-    json j = run_json({"tensors", dir.file("model.gguf"), "--json"});
+    json j = run_mlens_json({"tensors", dir.file("model.gguf"), "--json"});
     REQUIRE(j.size() == 1);
     CHECK(j[0]["type"] == "F16");
     CHECK(j[0]["type_id"] == 1);
@@ -90,18 +83,18 @@ TEST_CASE("dump --json marks cut arrays with their full length", "[json]") {
             if (m["key"] == key) return m;
         return json();
     };
-    json cut = find(run_json({"dump", path, "--json"})["metadata"], "tokenizer.ggml.tokens");
+    json cut = find(run_mlens_json({"dump", path, "--json"})["metadata"], "tokenizer.ggml.tokens");
     CHECK(cut["type"] == "ARRAY");
     CHECK(cut["element_type"] == "STRING");
     CHECK(cut["count"] == 32000);
     CHECK(cut["truncated"] == true);
     CHECK(cut["value"] == json::array({"<unk>", "<s>", "</s>", "<0x00>", "<0x01>", "<0x02>", "<0x03>", "<0x04>"}));
 
-    json full = find(run_json({"dump", path, "--json", "--full"})["metadata"], "tokenizer.ggml.tokens");
+    json full = find(run_mlens_json({"dump", path, "--json", "--full"})["metadata"], "tokenizer.ggml.tokens");
     CHECK(full["truncated"] == false);
     CHECK(full["value"].size() == 32000);
 
-    json scalar = find(run_json({"kv", path, "--json"}), "general.architecture");
+    json scalar = find(run_mlens_json({"kv", path, "--json"}), "general.architecture");
     CHECK(scalar["type"] == "STRING");
     CHECK(scalar["element_type"].is_null());
     CHECK(scalar["count"].is_null());
@@ -112,7 +105,7 @@ TEST_CASE("dump --json marks cut arrays with their full length", "[json]") {
 TEST_CASE("compat --json: types spelled like dump, tensors named by name", "[json][compat]") {
     TempDir dir;
     write_glmocr(dir);
-    json j = run_json({"compat", dir.file("model.gguf"), "--json"});
+    json j = run_mlens_json({"compat", dir.file("model.gguf"), "--json"});
     CHECK(j["shape_order"] == "fastest_first");
     const json& text = j["text"];
     json sections;
@@ -145,7 +138,7 @@ TEST_CASE("compat --json: types spelled like dump, tensors named by name", "[jso
 TEST_CASE("export-upstream --json reports each file written", "[json][compat]") {
     TempDir dir;
     write_glmocr(dir);
-    json j = run_json({"export-upstream", dir.file("model.gguf"), dir.file("out.gguf"), "--json"});
+    json j = run_mlens_json({"export-upstream", dir.file("model.gguf"), dir.file("out.gguf"), "--json"});
     CHECK(j["path"] == dir.file("model.gguf"));
     CHECK(j["text"]["arch_after"] == "glm4");
     CHECK(j["text"]["handlers"] == json::array({"handle_glmocr"}));
@@ -163,7 +156,7 @@ TEST_CASE("show --json: config lists as lists, absent fields null", "[json][olla
     TempDir dir;
     OllamaStoreBuilder b(dir.path());
     b.add_tiny();
-    json config = run_json({"show", "tiny", "--store", dir.path(), "--json"})["config"];
+    json config = run_mlens_json({"show", "tiny", "--store", dir.path(), "--json"})["config"];
     CHECK(config["model_family"] == "llama");
     CHECK(config["model_families"] == json::array({"llama"}));
     CHECK(config["model_families_count"] == 1);
@@ -177,7 +170,7 @@ TEST_CASE("show --json: config lists as lists, absent fields null", "[json][olla
 
 TEST_CASE("diff --json: value types spelled like dump, the missing side null", "[json][diff]") {
     const std::string demo = MLENS_DEMO_DIR;
-    json j = run_json({"diff", demo + "/tiny-llama-f32.gguf", demo + "/ollama-gemma3.gguf", "--json"});
+    json j = run_mlens_json({"diff", demo + "/tiny-llama-f32.gguf", demo + "/ollama-gemma3.gguf", "--json"});
     CHECK(j["name_map"].is_null());
     CHECK(j["shape_order"] == "fastest_first");
     std::map<std::string, json> by_key;

@@ -21,10 +21,7 @@ std::string demo(const std::string& name) { return std::string(MLENS_DEMO_DIR) +
 const char* const kPrompt = "The river ran under the old stone bridge, and the village was quiet.";
 
 nlohmann::json divergence_json(const std::string& a, const std::string& b) {
-    test::CliRun r = test::run_mlens({"layer-divergence", demo(a), demo(b), "-p", kPrompt, "--threads", "1", "--json"});
-    INFO(r.err);
-    REQUIRE(r.exit_status == 0);
-    return nlohmann::json::parse(r.out);
+    return test::run_mlens_json({"layer-divergence", demo(a), demo(b), "-p", kPrompt, "--threads", "1", "--json"});
 }
 
 std::vector<double> tensor(const Model& m, const std::string& name) {

@@ -24,6 +24,14 @@ const std::string kT = "model.layers.0.self_attn.q_proj.weight";
 
 std::vector<uint8_t> zeros(size_t n) { return std::vector<uint8_t>(n, 0); }
 
+// A safetensors file built in memory, read without errors and described as an Ollama tensor blob.
+Model read_blob(const SafetensorsBuilder& sb) {
+    Model m = read_safetensors(memory_source(sb.bytes()));
+    REQUIRE(m.error_count() == 0);
+    describe_tensor_blobs(m, {""});
+    return m;
+}
+
 Model opened(const std::string& path) {
     auto m = open_model(path);
     INFO(path);
@@ -67,9 +75,7 @@ TEST_CASE("a packed int4 tensor with its scale and bias is one logical tensor", 
     sb.tensor(kT, "U32", "[4,16]", zeros(256));
     sb.tensor(kT + ".scale", "BF16", "[4,4]", zeros(32));
     sb.tensor(kT + ".bias", "BF16", "[4,4]", zeros(32));
-    Model m = read_safetensors(memory_source(sb.bytes()));
-    REQUIRE(m.error_count() == 0);
-    describe_tensor_blobs(m, {""});
+    const Model m = read_blob(sb);
     const std::vector<LogicalTensor> ts = logical_tensors(m);
     REQUIRE(ts.size() == 2);
 
@@ -121,9 +127,7 @@ TEST_CASE("an nvfp4 tensor folds its U8 scales and its global scale", "[logical]
     sb.tensor(kT, "U32", "[4,2]", zeros(32));
     sb.tensor(kT + ".scale", "U8", "[4,1]", zeros(4));
     sb.tensor(kT + ".global_scale", "F32", "[]", zeros(4));
-    Model m = read_safetensors(memory_source(sb.bytes()));
-    REQUIRE(m.error_count() == 0);
-    describe_tensor_blobs(m, {""});
+    const Model m = read_blob(sb);
     const std::vector<LogicalTensor> ts = logical_tensors(m);
     REQUIRE(ts.size() == 1);
     const LogicalTensor& q = ts[0];

@@ -14,11 +14,8 @@ namespace {
 std::string demo(const std::string& name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
 
 nlohmann::json memory_json(const std::string& model, uint32_t ctx, const std::string& kv_type) {
-    test::CliRun r = test::run_mlens({"memory", demo(model), "--ctx", std::to_string(ctx), "--kv-type", kv_type,
-                                      "--threads", "1", "--json"});
-    INFO(r.err);
-    REQUIRE(r.exit_status == 0);
-    return nlohmann::json::parse(r.out);
+    return test::run_mlens_json({"memory", demo(model), "--ctx", std::to_string(ctx), "--kv-type", kv_type, "--threads",
+                                 "1", "--json"});
 }
 
 // The demo llama: 2 layers, 2 KV heads of 16 values, so K and V are 32 values a cell and layer.

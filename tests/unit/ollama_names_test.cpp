@@ -112,34 +112,35 @@ TEST_CASE("non-portable but valid names are told apart", "[ollama]") {
 }
 
 TEST_CASE("model references parse like Ollama's names, with defaults", "[ollama]") {
+    struct Case {
+        const char* text;
+        const char* host;
+        const char* name_space;
+        const char* model;
+        const char* tag;
+        const char* display;
+    };
+    const Case cases[] = {
+        {"gemma3:4b", "registry.ollama.ai", "library", "gemma3", "4b", "gemma3:4b"},
+        {"tiny", "registry.ollama.ai", "library", "tiny", "latest", "tiny:latest"},
+        {"someone/model:q8", "registry.ollama.ai", "someone", "model", "q8", "someone/model:q8"},
+        {"hf.co/org/repo:Q4_K_M", "hf.co", "org", "repo", "Q4_K_M", "hf.co/org/repo:Q4_K_M"},
+        {"localhost:5000/ns/m", "localhost:5000", "ns", "m", "latest", "localhost:5000/ns/m:latest"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.text);
+        auto name = parse_model_reference(c.text);
+        REQUIRE(name);
+        CHECK(name->host == c.host);
+        CHECK(name->name_space == c.name_space);
+        CHECK(name->model == c.model);
+        CHECK(name->tag == c.tag);
+        CHECK(name->display() == c.display);
+    }
     auto short_name = parse_model_reference("gemma3:4b");
     REQUIRE(short_name);
-    CHECK(short_name->host == "registry.ollama.ai");
-    CHECK(short_name->name_space == "library");
-    CHECK(short_name->model == "gemma3");
-    CHECK(short_name->tag == "4b");
-    CHECK(short_name->display() == "gemma3:4b");
     CHECK(short_name->full() == "registry.ollama.ai/library/gemma3:4b");
     CHECK(short_name->manifest_path() == "manifests/registry.ollama.ai/library/gemma3/4b");
-
-    auto bare = parse_model_reference("tiny");
-    REQUIRE(bare);
-    CHECK(bare->tag == "latest");
-    CHECK(bare->display() == "tiny:latest");
-
-    auto ns = parse_model_reference("someone/model:q8");
-    REQUIRE(ns);
-    CHECK(ns->display() == "someone/model:q8");
-
-    auto full = parse_model_reference("hf.co/org/repo:Q4_K_M");
-    REQUIRE(full);
-    CHECK(full->host == "hf.co");
-    CHECK(full->display() == "hf.co/org/repo:Q4_K_M");
-
-    auto port = parse_model_reference("localhost:5000/ns/m");
-    REQUIRE(port);
-    CHECK(port->host == "localhost:5000");
-    CHECK(port->tag == "latest");
 
     for (const char* bad : {"a/b/c/d", "../x", "x:", ":tag", "a//b", "m:lat$est", "/abs"}) {
         INFO(bad);

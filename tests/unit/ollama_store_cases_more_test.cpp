@@ -25,20 +25,6 @@ using namespace mlens::test;
 
 namespace {
 
-const std::string kEvilRel = "registry.ollama.ai/library/evil/latest";
-
-struct StoreCase {
-    TempDir dir;
-    OllamaStoreBuilder b{dir.path()};
-    StoreCase() { b.add_tiny(); }
-    std::string root() const { return dir.path(); }
-    std::string evil(const std::vector<LayerSpec>& layers, std::optional<LayerSpec> config = std::nullopt) {
-        std::string text = manifest_json(config.value_or(b.tiny_config_layer()), layers);
-        b.write_manifest(kEvilRel, text);
-        return text;
-    }
-};
-
 uint64_t at(const std::string& text, const std::string& needle) {
     size_t p = text.find(needle);
     REQUIRE(p != std::string::npos);

@@ -24,21 +24,6 @@ using namespace mlens::test;
 
 namespace {
 
-const std::string kEvilRel = "registry.ollama.ai/library/evil/latest";
-
-struct StoreCase {
-    TempDir dir;
-    OllamaStoreBuilder b{dir.path()};
-    StoreCase() { b.add_tiny(); }
-    std::string root() const { return dir.path(); }
-    // Writes evil's manifest: tiny's config and these layers.
-    std::string evil(const std::vector<LayerSpec>& layers) {
-        std::string text = manifest_json(b.tiny_config_layer(), layers);
-        b.write_manifest(kEvilRel, text);
-        return text;
-    }
-};
-
 uint64_t at(const std::string& text, const std::string& needle, size_t nth = 0) {
     size_t p = text.find(needle);
     for (size_t i = 0; i < nth && p != std::string::npos; ++i) p = text.find(needle, p + 1);

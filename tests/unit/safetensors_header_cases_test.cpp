@@ -5,11 +5,7 @@
 #include "safetensors_builder.h"
 
 using namespace mlens;
-using test::header_offset;
-using test::require_accepted;
-using test::require_rejected;
-using test::safetensors_bytes;
-using test::st_entry;
+using namespace mlens::test;
 
 namespace {
 

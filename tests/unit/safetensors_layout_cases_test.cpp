@@ -8,11 +8,7 @@
 #include "safetensors_builder.h"
 
 using namespace mlens;
-using test::header_offset;
-using test::require_accepted;
-using test::require_rejected;
-using test::safetensors_bytes;
-using test::st_entry;
+using namespace mlens::test;
 
 TEST_CASE("S13 all 22 dtypes, shape [8] each, packed in order", "[safetensors]") {
     const char* names[] = {"BOOL", "F4", "F6_E2M3", "F6_E3M2", "U8", "I8", "F8_E5M2", "F8_E4M3", "F8_E8M0",

@@ -40,15 +40,21 @@ struct GgufStore {
     std::vector<uint8_t> model_blob, extra_blob;
 };
 
+// Creates the empty store folder and writes the tiny gemma3 in `layout` (the model blob) as
+// `model_file` and the upstream tiny lfm2 (the extra layer's blob) as `extra_file`.
+void write_blobs(GgufStore& s, TinyLayout layout, const std::string& model_file, const std::string& extra_file) {
+    s.root = s.dir.file("store");
+    fs::create_directories(s.root);
+    write_tiny_model(tiny_gemma3(layout), s.dir.file(model_file));
+    write_tiny_model(tiny_lfm2(TinyLayout::upstream), s.dir.file(extra_file));
+    s.model_blob = read_whole_file(s.dir.file(model_file));
+    s.extra_blob = read_whole_file(s.dir.file(extra_file));
+}
+
 // A store with the Ollama-made tiny gemma3 as model blob (its vision part in the same blob), every
 // text layer, and an adapter layer.
 void make_ollama_gemma_store(GgufStore& s) {
-    s.root = s.dir.file("store");
-    fs::create_directories(s.root);
-    write_tiny_model(tiny_gemma3(TinyLayout::ollama), s.dir.file("ollama.gguf"));
-    write_tiny_model(tiny_lfm2(TinyLayout::upstream), s.dir.file("adapter.gguf"));
-    s.model_blob = read_whole_file(s.dir.file("ollama.gguf"));
-    s.extra_blob = read_whole_file(s.dir.file("adapter.gguf"));
+    write_blobs(s, TinyLayout::ollama, "ollama.gguf", "adapter.gguf");
     OllamaStoreBuilder b(s.root);
     std::vector<LayerSpec> layers = {
         b.blob(kModelMediaType, s.model_blob),          b.blob(kTemplateMediaType, kTemplate), b.blob(kSystemMediaType, kSystem),
@@ -189,12 +195,7 @@ TEST_CASE("store export: the GGUF bundle gives the same greedy tokens as the sto
 
 TEST_CASE("store export of an upstream GGUF with a projector or a draft layer copies the blobs as they are", "[store_export]") {
     GgufStore s;
-    s.root = s.dir.file("store");
-    fs::create_directories(s.root);
-    write_tiny_model(tiny_gemma3(TinyLayout::upstream), s.dir.file("upstream.gguf"));
-    write_tiny_model(tiny_lfm2(TinyLayout::upstream), s.dir.file("projector.gguf"));
-    s.model_blob = read_whole_file(s.dir.file("upstream.gguf"));
-    s.extra_blob = read_whole_file(s.dir.file("projector.gguf"));
+    write_blobs(s, TinyLayout::upstream, "upstream.gguf", "projector.gguf");
     {
         OllamaStoreBuilder b(s.root);
         b.add_model("plain", {b.blob(kModelMediaType, s.model_blob), b.blob(kProjectorMediaType, s.extra_blob)},
