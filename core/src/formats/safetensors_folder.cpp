@@ -8,6 +8,7 @@
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/text/escape.h"
 #include "keyed_hash.h"
+#include "mlx_quantized_folder.h"
 #include "safetensors_index.h"
 
 namespace mlens {
@@ -83,6 +84,7 @@ public:
             m_model.diagnostics.push_back(std::move(d));
         }
         if (m_index) check_index();
+        describe_mlx_quantization(m_model);
         return std::move(m_model);
     }
 

@@ -14,6 +14,7 @@
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/formats/safetensors_writer.h"
 #include "mlens/model/logical_tensors.h"
+#include "mlens/ollama/mlx_export.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
 
@@ -298,11 +299,22 @@ Status write_hf_shard(const Model& model, const HfPlan& plan, size_t shard_index
 
 std::optional<NameMap> unpacked_experts_name_map(const Model& stacked, const Model& other) {
     auto names = std::make_shared<std::unordered_map<std::string, NameMatch>>();
+    const std::string switch_mlp = ".switch_mlp.";
     for (const LogicalTensor& lt : logical_tensors(stacked)) {
-        if (!lt.group || lt.expert || lt.ne.size() != 3) continue;
+        if (lt.expert || lt.ne.size() != 3) continue;
         const std::string& name = stacked.tensors[lt.index].name;
-        for (uint64_t e = 0; e < lt.ne[2]; ++e)
-            names->emplace(unpacked_name(name, stacked.groups[*lt.group].name, e), NameMatch{name, e, 0, 0.0f});
+        std::string group;
+        if (lt.group) {
+            group = stacked.groups[*lt.group].name;
+            // The MLX export's name for the whole stacked tensor.
+            std::optional<std::string> mlx = mlx_stacked_name(name, group);
+            if (mlx && *mlx != name) names->emplace(*mlx, NameMatch{name, std::nullopt, 0, 0.0f});
+        } else if (size_t at = name.find(switch_mlp); at != std::string::npos) {
+            group = name.substr(0, at + switch_mlp.size() - 1);   // an MLX folder's stacked tensor (no expert groups)
+        } else {
+            continue;
+        }
+        for (uint64_t e = 0; e < lt.ne[2]; ++e) names->emplace(unpacked_name(name, group, e), NameMatch{name, e, 0, 0.0f});
     }
     bool used = false;
     for (const TensorInfo& t : other.tensors) used = used || names->count(t.name) > 0;

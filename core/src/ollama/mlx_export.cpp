@@ -146,6 +146,12 @@ private:
 
 }  // namespace
 
+std::optional<std::string> mlx_stacked_name(const std::string& name, const std::string& group) {
+    std::optional<std::string> prefix = switch_prefix(group);
+    if (!prefix) return std::nullopt;
+    return *prefix + name.substr(group.size());
+}
+
 Result<MlxPlan> plan_mlx_export(const Model& model, uint64_t shard_limit) {
     const std::vector<LogicalTensor> tensors = logical_tensors(model);
     // Per-expert members, gathered by (group, rest of the name) in expert order.
@@ -172,7 +178,7 @@ Result<MlxPlan> plan_mlx_export(const Model& model, uint64_t shard_limit) {
         }
         const std::string& group = model.groups[*lt.group].name;
         if (!lt.expert) {
-            const std::string name = lt.ne.size() == 3 ? *prefix + info.name.substr(group.size()) : info.name;
+            const std::string name = lt.ne.size() == 3 ? *mlx_stacked_name(info.name, group) : info.name;
             if (Status s = planner.add(name, {lt.index}, lt.type); !s) return s.error();
             continue;
         }

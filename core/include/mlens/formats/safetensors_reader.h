@@ -39,7 +39,10 @@
 //  - Decision: the folder's *.json files (config.json, tokenizer_config.json, the index, ...)
 //    belong to the model the user opened, so each becomes a SourceFile after the shards and a
 //    STRING metadata entry "file:<name>" holding its text, with the whole file as value_range.
-//    They are shown, never parsed or interpreted. At most max_side_files files of at most
+//    They are shown, not interpreted, with one exception: an MLX quantized folder (config.json
+//    "quantization", mlx_quantized_folder.h) gives each quantized module's P.weight the logical
+//    view of an Ollama tensor blob (TensorInfo::quant; P.scales and P.biases its companions), so
+//    it lists, decodes and compares as one quantized tensor. At most max_side_files files of at most
 //    max_side_file_bytes each are kept (W_SIDE_FILE_SKIPPED for the rest); texts longer than
 //    Value::kInlineStringBytes stay lazy.
 #pragma once

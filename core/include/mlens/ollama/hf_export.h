@@ -98,8 +98,11 @@ struct HfVerification {
 };
 
 // For `mlens diff STORE/model OUT_DIR`: maps the per-expert names plan_hf_export gives the
-// stacked expert tensors of `stacked` to a slice of the stacked tensor; nullopt when `stacked`
-// has no stacked expert tensor or `other` has none of those names.
+// stacked expert tensors of `stacked` to a slice of the stacked tensor, and the switch_mlp name
+// plan_mlx_export gives one to the whole tensor. `stacked` is a store model (its expert groups)
+// or an MLX folder (its 3-D "<block>.switch_mlp.<part>" tensors, whose per-expert names a
+// per-expert store model has). nullopt when `stacked` has no stacked expert tensor or `other`
+// has none of those names.
 std::optional<NameMap> unpacked_experts_name_map(const Model& stacked, const Model& other);
 
 Result<HfVerification> verify_hf_export(const Model& model, const HfPlan& plan, const std::string& folder,

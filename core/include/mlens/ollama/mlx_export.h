@@ -27,6 +27,7 @@
 //    dequantized ones (dtype BF16).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,9 @@ struct MlxPlan {
 };
 
 Result<MlxPlan> plan_mlx_export(const Model& model, uint64_t shard_limit = kHfShardBytes);
+
+// The name plan_mlx_export gives the stacked tensor `name` of expert group `group`
+// ("<block>.switch_mlp.<part>"), or nullopt for a group mlx-lm does not stack (shared experts).
+std::optional<std::string> mlx_stacked_name(const std::string& name, const std::string& group);
 
 }  // namespace mlens
