@@ -230,26 +230,31 @@ Status for_each_chunk(const FloatSource& src, JobContext* job, unsigned threads,
                           });
 }
 
-// How often each stored code occurs in the source (code_value.size() entries), counted into two
-// interleaved copies per chunk as in count_slots; the observer sees each chunk's code values.
-Status count_codes(const FloatSource& src, const std::vector<float>& code_value, JobContext* job, unsigned threads,
-                   double progress_to, std::vector<uint64_t>& total, const ValueObserver* observer) {
-    const size_t codes = code_value.size();
+// How often each stored code occurs in the source (code_values.size() entries), counted into two
+// interleaved copies per chunk as in count_slots; the observer sees each chunk's values, decoded
+// as the chunk is counted.
+Status count_codes(const FloatSource& src, size_t codes, JobContext* job, unsigned threads, double progress_to,
+                   std::vector<uint64_t>& total, const ValueObserver* observer) {
     total.assign(codes, 0);
     std::mutex m;
     const uint64_t per_thread = src.size() / (2 * std::max(threads, 1u)) + 1;
-    // Codes are read at any offset: the observer's unit only has to fit.
-    const uint64_t chunk = observed_chunk(std::clamp(per_thread, kCodeChunkMin, kCodeChunkMax), 1, observer);
+    const uint64_t chunk = observed_chunk(std::clamp(per_thread, kCodeChunkMin, kCodeChunkMax), src.granularity(), observer);
     return for_each_range(src.size(), chunk, job, threads, 0.0, progress_to, [&](uint64_t first, uint64_t count) {
         thread_local std::vector<uint16_t> code;
         thread_local std::vector<uint32_t> local;
         code.resize(count);
         if (Status s = src.read_codes(first, count, code.data()); !s) return s;
         if (observer) {
+            // Decoded a cache-sized piece at a time, on whole units: F16 and BF16 decode faster
+            // than a table lookup per code.
+            const uint64_t piece = observed_chunk(src.chunk_length(kChunkTarget), src.granularity(), observer);
             thread_local std::vector<float> values;
-            values.resize(count);
-            for (uint64_t i = 0; i < count; ++i) values[i] = code_value[code[i]];
-            observer->see(first, values.data(), count);
+            values.resize(std::min(piece, count));
+            for (uint64_t at = 0; at < count; at += piece) {
+                const uint64_t n = std::min(piece, count - at);
+                if (Status s = src.read(first + at, n, values.data()); !s) return s;
+                observer->see(first + at, values.data(), n);
+            }
         }
         local.assign(2 * codes, 0);
         uint32_t* a = local.data();
@@ -452,7 +457,7 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     std::vector<uint64_t> code_count, counts;
     ChunkSummary all;
     if (!code_value.empty()) {
-        if (Status s = count_codes(src, code_value, job, threads, 1.0, code_count, observer); !s) return s.error();
+        if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count, observer); !s) return s.error();
         all = summarize_codes(code_value, code_count);
     } else {
         auto range = source_range(src, job, threads, kRangeProgress);
@@ -540,7 +545,7 @@ Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::
     std::vector<uint64_t> counts;
     if (const std::vector<float> code_value = src.code_values(); !code_value.empty()) {
         std::vector<uint64_t> code_count;
-        if (Status s = count_codes(src, code_value, job, threads, 1.0, code_count, nullptr); !s) return s.error();
+        if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count, nullptr); !s) return s.error();
         counts = bin_codes(binning, code_value, code_count);
     } else if (Status s = count_source(src, binning, false, job, threads, 0.0, counts); !s) return s.error();
     return coarsen(binning, counts, 0);

@@ -48,11 +48,12 @@ private:
         float absmax = 0;
         uint64_t finite = 0;
         uint64_t seen = 0;          // values added, finite or not
-        void add(const float* v, uint64_t n);
         void merge(const Sums& o);
+        static Sums sums_of(const float* v, uint64_t n);   // of n values, summed in order
     };
     uint64_t entry_end(uint64_t entry) const;
     void finish(uint64_t entry, const Sums& sums);
+    void merge_piece(uint64_t entry, uint64_t whole, const Sums& piece);   // under the lock
 
     uint64_t m_size = 0, m_entry_values = 1, m_entries = 0;
     std::vector<float> m_rms, m_absmax;

@@ -29,8 +29,9 @@
 //    bins (the least such count >= 4096, whose bins add up exactly to the requested ones), so
 //    for bin counts that do not divide 4096 they may differ from compute_stats' by one bin.
 //  - An observer given to compute_stats_and_histogram sees every value of the source exactly once,
-//    as decoded by the statistics' first pass (a source with stored codes: each code's value), in
-//    chunks (first, values, count) handed to it from several threads at once, in no set order.
+//    as decoded by the statistics' first pass (a source with stored codes, whose codes are counted
+//    undecoded: decoded in that pass for it), in chunks (first, values, count) handed to it from
+//    several threads at once, in no set order.
 //    Chunks start and end on multiples of its `unit` when unit is at most the chunk length and a
 //    multiple of the source's granularity (the last chunk ends at size()), so a consumer summing
 //    per unit sees each unit whole, in order. Values never pass through it twice: a second pass
