@@ -206,15 +206,9 @@ void InferenceAbView::positions_table(PanelContext& ctx, const AbOutcome& ab) {
                             ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("ab_positions", 8, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("pos", ImGuiTableColumnFlags_WidthFixed, 50);
-    ImGui::TableSetupColumn("after token", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("KLD", ImGuiTableColumnFlags_WidthFixed, 90);
-    ImGui::TableSetupColumn("top A", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("p(A)", ImGuiTableColumnFlags_WidthFixed, 64);
-    ImGui::TableSetupColumn("top B", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("p(B)", ImGuiTableColumnFlags_WidthFixed, 64);
-    ImGui::TableSetupColumn("top-k overlap", ImGuiTableColumnFlags_WidthFixed, 100);
-    ImGui::TableHeadersRow();
+    constexpr ImGuiTableColumnFlags fixed = ImGuiTableColumnFlags_WidthFixed, stretch = ImGuiTableColumnFlags_WidthStretch;
+    ui::table_columns({{"pos", fixed, 50}, {"after token", stretch, 1.0f}, {"KLD", fixed, 90}, {"top A", stretch, 1.0f},
+                       {"p(A)", fixed, 64}, {"top B", stretch, 1.0f}, {"p(B)", fixed, 64}, {"top-k overlap", fixed, 100}});
     ImFont* mono = ctx.fonts.mono();
     const Palette& pal = palette();
     ImGuiListClipper clipper;
