@@ -21,12 +21,6 @@ namespace mlens {
 
 namespace {
 
-std::string fmt(const char* format, double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
 bool is_gguf_model(const Document& d) { return d.ready() && !d.is_store() && d.model->format == Format::gguf; }
 
 // Documents that can be B, this one first.
@@ -104,7 +98,7 @@ void InferenceAbView::summary(const AbOutcome& ab) {
         ui::text(significant(v));
     }
     ImGui::TableNextColumn();
-    ui::text(fmt("%.1f%%", s.same_top_share * 100.0));
+    ui::text(ui::number_format("%.1f%%", s.same_top_share * 100.0));
     ImGui::TableNextColumn();
     ui::text(significant(s.mean_topk_overlap));
     ImGui::TableNextColumn();
@@ -157,7 +151,7 @@ void InferenceAbView::kld_chart(const AbOutcome& ab, float height) {
                               "\nafter " + visible_piece_text(i < ab.tokens.size() ? ab.tokens[i].piece : "", 40) +
                               "\nKLD " + significant(p.kld) + "\ntop A " + visible_piece_text(ab.top_a[i], 40) + " " +
                               significant(p.prob_top_a) + "\ntop B " + visible_piece_text(ab.top_b[i], 40) + " " +
-                              significant(p.prob_top_b) + "\ntop-k overlap " + fmt("%.2f", p.topk_overlap);
+                              significant(p.prob_top_b) + "\ntop-k overlap " + ui::number_format("%.2f", p.topk_overlap);
             ImGui::BeginTooltip();
             ui::text(tip);
             ImGui::EndTooltip();
@@ -242,7 +236,7 @@ void InferenceAbView::positions_table(PanelContext& ctx, const AbOutcome& ab) {
             ImGui::PushFont(mono);
             ui::cell_text(significant(p.prob_top_b));
             ImGui::TableNextColumn();
-            ui::cell_text(fmt("%.2f", p.topk_overlap));
+            ui::cell_text(ui::number_format("%.2f", p.topk_overlap));
             ImGui::PopFont();
         }
     }

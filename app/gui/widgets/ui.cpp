@@ -170,6 +170,12 @@ std::string with_separators(uint64_t n) {
     return out;
 }
 
+std::string number_format(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
 std::string hex_offset(uint64_t n) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "0x%08" PRIX64, n);

@@ -45,6 +45,8 @@ bool splitter(const char* id, float& size, float sign, float min_size, float max
 
 // "2,359,296"
 std::string with_separators(uint64_t n);
+// One number through a printf format ("%.3f", "%.2f%%"); at most 63 characters.
+std::string number_format(const char* format, double v);
 // "0x0A3F2000" with at least 8 hex digits.
 std::string hex_offset(uint64_t n);
 // "0x1A40 – 0x1A80 (64 bytes)"
