@@ -276,8 +276,7 @@ void InferenceAbView::draw(PanelContext& ctx, InferenceController& c) {
         ImGui::PushTextWrapPos(0);
         if (e->code == ErrorCode::E_VOCAB_MISMATCH)
             ui::text_colored(palette().error, "The two models do not share a vocabulary, so their distributions cannot be compared.");
-        ui::text_colored(e->code == ErrorCode::E_CANCELLED ? palette().warning : palette().error,
-                         std::string(code_name(e->code)) + ": " + escape_for_display(e->message, 1000));
+        ui::job_error_text(*e);
         ImGui::PopTextWrapPos();
     }
     const auto& ab = c.ab();

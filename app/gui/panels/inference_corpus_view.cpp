@@ -282,8 +282,7 @@ void InferenceCorpusView::draw(PanelContext& ctx, InferenceController& c, Infere
     ui::text_dim("As llama-perplexity --kl-divergence: both models decode each chunk from an empty cache; each "
                  "position of a chunk's second half compares B's next-token distribution with A's.");
     if (const auto& e = c.kld_error())
-        ui::text_colored(e->code == ErrorCode::E_CANCELLED ? palette().warning : palette().error,
-                         std::string(code_name(e->code)) + ": " + escape_for_display(e->message, 1000));
+        ui::job_error_text(*e);
     ImGui::PopTextWrapPos();
     const auto& k = c.kld();
     if (!k) return;

@@ -189,8 +189,7 @@ void InferenceLayersView::draw(PanelContext& ctx, InferenceController& c) {
 
     if (const auto& e = c.layers_error()) {
         ImGui::PushTextWrapPos(0);
-        ui::text_colored(e->code == ErrorCode::E_CANCELLED ? palette().warning : palette().error,
-                         std::string(code_name(e->code)) + ": " + escape_for_display(e->message, 600));
+        ui::job_error_text(*e, 600);
         ImGui::PopTextWrapPos();
     }
     const auto& result = c.layers();
