@@ -78,18 +78,41 @@ bool InferenceController::start_load(JobRunner& jobs, const SessionOptions& opti
     return true;
 }
 
+void InferenceController::forget(InferJob kind) {
+    switch (kind) {
+    case InferJob::generate: m_generation.reset(); m_generation_error.reset(); break;
+    case InferJob::layers: m_layers.reset(); m_layers_error.reset(); break;
+    case InferJob::ab: m_ab.reset(); m_ab_error.reset(); break;
+    case InferJob::kld: m_kld.reset(); m_kld_error.reset(); break;
+    case InferJob::divergence: m_divergence.reset(); m_divergence_error.reset(); break;
+    case InferJob::memory: m_memory.reset(); m_memory_error.reset(); break;
+    case InferJob::load:
+    case InferJob::none: break;
+    }
+}
+
+template <typename Work>
+bool InferenceController::start_decoding(JobRunner& jobs, InferJob kind, const char* name, Work work) {
+    if (!can_decode() || !begin(kind)) return false;
+    forget(kind);
+    m_job = jobs.start(name, [session = m_session, work = std::move(work)](JobContext& job) -> Result<InferOutcome> {
+        auto result = work(*session, job);
+        if (!result) return result.error();
+        return InferOutcome(std::move(result).value());
+    });
+    return true;
+}
+
 bool InferenceController::start_generate(JobRunner& jobs, std::string prompt, const GenerateOptions& options) {
-    if (!can_decode() || !begin(InferJob::generate)) return false;
+    if (!can_decode() || busy()) return false;
     m_stream.clear();
     m_stream_prompt.clear();
     m_stream_target = options.max_tokens;
-    m_generation.reset();
-    m_generation_error.reset();
     auto stream = std::make_shared<Stream>();
     m_streaming = stream;
-    auto session = m_session;
-    m_job = jobs.start("generate", [stream, session, prompt = std::move(prompt), options](JobContext& job) -> Result<InferOutcome> {
-        auto prompt_tokens = session->tokenize(prompt, options.tokenize);
+    return start_decoding(jobs, InferJob::generate, "generate",
+                          [stream, prompt = std::move(prompt), options](WorkerSession& session, JobContext& job) -> Result<GenerateOutcome> {
+        auto prompt_tokens = session.tokenize(prompt, options.tokenize);
         if (!prompt_tokens) return prompt_tokens.error();
         std::vector<int32_t> ids;
         for (const TokenPiece& t : *prompt_tokens) ids.push_back(t.id);
@@ -101,34 +124,24 @@ bool InferenceController::start_generate(JobRunner& jobs, std::string prompt, co
             std::lock_guard lock(stream->mutex);
             stream->steps.push_back(step);
         };
-        auto result = session->generate_from_tokens(std::move(ids), options, &job, on_step);
+        auto result = session.generate_from_tokens(std::move(ids), options, &job, on_step);
         if (!result) return result.error();
-        return InferOutcome(GenerateOutcome{std::move(prompt_tokens).value(), std::move(result).value()});
+        return GenerateOutcome{std::move(prompt_tokens).value(), std::move(result).value()};
     });
-    return true;
 }
 
 bool InferenceController::start_layers(JobRunner& jobs, std::string prompt, const LayerCaptureOptions& options) {
-    if (!can_decode() || !begin(InferJob::layers)) return false;
-    m_layers.reset();
-    m_layers_error.reset();
-    auto session = m_session;
-    m_job = jobs.start("layer capture", [session, prompt = std::move(prompt), options](JobContext& job) -> Result<InferOutcome> {
-        auto result = session->capture_layers(prompt, options, &job);
-        if (!result) return result.error();
-        return InferOutcome(std::move(result).value());
+    return start_decoding(jobs, InferJob::layers, "layer capture",
+                          [prompt = std::move(prompt), options](WorkerSession& session, JobContext& job) {
+        return session.capture_layers(prompt, options, &job);
     });
-    return true;
 }
 
 bool InferenceController::start_ab(JobRunner& jobs, std::string b_path, std::string prompt, const AbOptions& options) {
-    if (!can_decode() || b_path.empty() || !begin(InferJob::ab)) return false;
-    m_ab.reset();
-    m_ab_error.reset();
-    auto session = m_session;
-    m_job = jobs.start("A/B", [session, b_path = std::move(b_path), prompt = std::move(prompt),
-                               options](JobContext& job) -> Result<InferOutcome> {
-        auto result = session->compare_ab(b_path, prompt, options, &job);
+    if (b_path.empty()) return false;
+    return start_decoding(jobs, InferJob::ab, "A/B",
+                          [b_path = std::move(b_path), prompt = std::move(prompt), options](WorkerSession& session, JobContext& job) -> Result<AbOutcome> {
+        auto result = session.compare_ab(b_path, prompt, options, &job);
         if (!result) return result.error();
         AbOutcome out;
         out.result = std::move(result->result);
@@ -137,21 +150,17 @@ bool InferenceController::start_ab(JobRunner& jobs, std::string b_path, std::str
         out.top_b = std::move(result->top_b);
         out.b_path = b_path;
         out.b_banner = result->b_route.banner;
-        return InferOutcome(std::move(out));
+        return out;
     });
-    return true;
 }
 
 bool InferenceController::start_kld(JobRunner& jobs, std::string b_path, std::string text_path, const KldOptions& options) {
-    if (!can_decode() || b_path.empty() || text_path.empty() || !begin(InferJob::kld)) return false;
-    m_kld.reset();
-    m_kld_error.reset();
-    auto session = m_session;
-    m_job = jobs.start("corpus KLD", [session, b_path = std::move(b_path), text_path = std::move(text_path),
-                                      options](JobContext& job) -> Result<InferOutcome> {
+    if (b_path.empty() || text_path.empty()) return false;
+    return start_decoding(jobs, InferJob::kld, "corpus KLD",
+                          [b_path = std::move(b_path), text_path = std::move(text_path), options](WorkerSession& session, JobContext& job) -> Result<KldOutcome> {
         auto text = read_text_file(text_path, kMaxCorpusTextBytes);
         if (!text) return text.error();
-        auto result = session->corpus_kld(b_path, *text, options, &job, {}, {text_path});
+        auto result = session.corpus_kld(b_path, *text, options, &job, {}, {text_path});
         if (!result) return result.error();
         KldOutcome out;
         out.result = std::move(result->result);
@@ -161,37 +170,25 @@ bool InferenceController::start_kld(JobRunner& jobs, std::string b_path, std::st
         out.b_path = b_path;
         out.text_path = text_path;
         if (result->b_route) out.b_banner = result->b_route->banner;
-        return InferOutcome(std::move(out));
+        return out;
     });
-    return true;
 }
 
 bool InferenceController::start_divergence(JobRunner& jobs, std::string b_path, std::string prompt,
                                            const LayerDivergenceOptions& options) {
-    if (!can_decode() || b_path.empty() || !begin(InferJob::divergence)) return false;
-    m_divergence.reset();
-    m_divergence_error.reset();
-    auto session = m_session;
-    m_job = jobs.start("layer divergence", [session, b_path = std::move(b_path), prompt = std::move(prompt),
-                                            options](JobContext& job) -> Result<InferOutcome> {
-        auto result = session->layer_divergence(b_path, prompt, options, &job);
+    if (b_path.empty()) return false;
+    return start_decoding(jobs, InferJob::divergence, "layer divergence",
+                          [b_path = std::move(b_path), prompt = std::move(prompt), options](WorkerSession& session, JobContext& job) -> Result<DivergenceOutcome> {
+        auto result = session.layer_divergence(b_path, prompt, options, &job);
         if (!result) return result.error();
-        return InferOutcome(DivergenceOutcome{std::move(result).value(), b_path});
+        return DivergenceOutcome{std::move(result).value(), b_path};
     });
-    return true;
 }
 
 bool InferenceController::start_memory(JobRunner& jobs, const MemoryPlanOptions& options) {
-    if (!can_decode() || !begin(InferJob::memory)) return false;
-    m_memory.reset();
-    m_memory_error.reset();
-    auto session = m_session;
-    m_job = jobs.start("memory", [session, options](JobContext& job) -> Result<InferOutcome> {
-        auto result = session->measure_memory(options, &job);
-        if (!result) return result.error();
-        return InferOutcome(std::move(result).value());
+    return start_decoding(jobs, InferJob::memory, "memory", [options](WorkerSession& session, JobContext& job) {
+        return session.measure_memory(options, &job);
     });
-    return true;
 }
 
 void InferenceController::cancel() { m_job.cancel(); }

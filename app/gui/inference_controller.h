@@ -171,6 +171,12 @@ private:
 
     Error refusal() const;
     bool begin(InferJob kind);
+    // Clears the last outcome and error of `kind` (a job of that kind starts).
+    void forget(InferJob kind);
+    // Starts `work(WorkerSession&, JobContext&) -> Result<T>`, T the InferOutcome alternative of
+    // `kind`, on the loaded session as the one job; false when it cannot run (see the contract).
+    template <typename Work>
+    bool start_decoding(JobRunner& jobs, InferJob kind, const char* name, Work work);
     // Moves a dead worker's error into stopped() and drops the session.
     void note_stop(const std::optional<Error>& error);
 

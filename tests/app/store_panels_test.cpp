@@ -269,7 +269,7 @@ TEST_CASE("a damaged store: the list, the navigator and the model page show the 
     }
     h.draw(models, doc, 1);
     h.draw(panel, doc, 1);
-    REQUIRE(doc.store->digests->job);
+    REQUIRE(doc.store->digests->started);
     h.jobs.wait_all();
     h.draw(models, doc);
     h.draw(panel, doc);

@@ -117,13 +117,9 @@ void CompatExport::draw(PanelContext& ctx, const std::shared_ptr<const CompatVie
         ImGui::InputText("mmproj", &m_mmproj_path);
         ImGui::EndDisabled();
     }
+    ImGui::EndDisabled();
     bool paths_ok = !m_text_path.empty() && (!m_vision || !m_write_mmproj || !m_mmproj_path.empty());
-    ImGui::BeginDisabled(!paths_ok);
-    if (ImGui::Button("Export")) start(ctx, view);
-    ImGui::EndDisabled();
-    ImGui::EndDisabled();
-    ImGui::SameLine();
-    ui::write_job_row(m_job, m_open);
+    if (ui::write_job_row(paths_ok && !m_job, m_job, m_open)) start(ctx, view);
     if (m_outcome) {
         ImGui::Separator();
         report_view(ctx);

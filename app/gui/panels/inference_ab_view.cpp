@@ -21,12 +21,6 @@ namespace mlens {
 
 namespace {
 
-std::string fmt(const char* format, double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
 bool is_gguf_model(const Document& d) { return d.ready() && !d.is_store() && d.model->format == Format::gguf; }
 
 // Documents that can be B, this one first.
@@ -104,7 +98,7 @@ void InferenceAbView::summary(const AbOutcome& ab) {
         ui::text(significant(v));
     }
     ImGui::TableNextColumn();
-    ui::text(fmt("%.1f%%", s.same_top_share * 100.0));
+    ui::text(ui::number_format("%.1f%%", s.same_top_share * 100.0));
     ImGui::TableNextColumn();
     ui::text(significant(s.mean_topk_overlap));
     ImGui::TableNextColumn();
@@ -157,7 +151,7 @@ void InferenceAbView::kld_chart(const AbOutcome& ab, float height) {
                               "\nafter " + visible_piece_text(i < ab.tokens.size() ? ab.tokens[i].piece : "", 40) +
                               "\nKLD " + significant(p.kld) + "\ntop A " + visible_piece_text(ab.top_a[i], 40) + " " +
                               significant(p.prob_top_a) + "\ntop B " + visible_piece_text(ab.top_b[i], 40) + " " +
-                              significant(p.prob_top_b) + "\ntop-k overlap " + fmt("%.2f", p.topk_overlap);
+                              significant(p.prob_top_b) + "\ntop-k overlap " + ui::number_format("%.2f", p.topk_overlap);
             ImGui::BeginTooltip();
             ui::text(tip);
             ImGui::EndTooltip();
@@ -206,15 +200,9 @@ void InferenceAbView::positions_table(PanelContext& ctx, const AbOutcome& ab) {
                             ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("ab_positions", 8, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("pos", ImGuiTableColumnFlags_WidthFixed, 50);
-    ImGui::TableSetupColumn("after token", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("KLD", ImGuiTableColumnFlags_WidthFixed, 90);
-    ImGui::TableSetupColumn("top A", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("p(A)", ImGuiTableColumnFlags_WidthFixed, 64);
-    ImGui::TableSetupColumn("top B", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("p(B)", ImGuiTableColumnFlags_WidthFixed, 64);
-    ImGui::TableSetupColumn("top-k overlap", ImGuiTableColumnFlags_WidthFixed, 100);
-    ImGui::TableHeadersRow();
+    constexpr ImGuiTableColumnFlags fixed = ImGuiTableColumnFlags_WidthFixed, stretch = ImGuiTableColumnFlags_WidthStretch;
+    ui::table_columns({{"pos", fixed, 50}, {"after token", stretch, 1.0f}, {"KLD", fixed, 90}, {"top A", stretch, 1.0f},
+                       {"p(A)", fixed, 64}, {"top B", stretch, 1.0f}, {"p(B)", fixed, 64}, {"top-k overlap", fixed, 100}});
     ImFont* mono = ctx.fonts.mono();
     const Palette& pal = palette();
     ImGuiListClipper clipper;
@@ -248,7 +236,7 @@ void InferenceAbView::positions_table(PanelContext& ctx, const AbOutcome& ab) {
             ImGui::PushFont(mono);
             ui::cell_text(significant(p.prob_top_b));
             ImGui::TableNextColumn();
-            ui::cell_text(fmt("%.2f", p.topk_overlap));
+            ui::cell_text(ui::number_format("%.2f", p.topk_overlap));
             ImGui::PopFont();
         }
     }
@@ -288,8 +276,7 @@ void InferenceAbView::draw(PanelContext& ctx, InferenceController& c) {
         ImGui::PushTextWrapPos(0);
         if (e->code == ErrorCode::E_VOCAB_MISMATCH)
             ui::text_colored(palette().error, "The two models do not share a vocabulary, so their distributions cannot be compared.");
-        ui::text_colored(e->code == ErrorCode::E_CANCELLED ? palette().warning : palette().error,
-                         std::string(code_name(e->code)) + ": " + escape_for_display(e->message, 1000));
+        ui::job_error_text(*e);
         ImGui::PopTextWrapPos();
     }
     const auto& ab = c.ab();

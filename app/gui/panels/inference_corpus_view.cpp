@@ -24,12 +24,6 @@ constexpr uint32_t kHistogramBins = 64;
 // Tokens shown before a selected position (its chunk permitting).
 constexpr size_t kWindowTokens = 24;
 
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
 // "v ± err" in llama-perplexity's printf format.
 std::string plus_minus(const char* format, double v, double err) {
     char buf[96];
@@ -149,10 +143,10 @@ void InferenceCorpusView::summary(const KldOutcome& k) {
         ImGui::TableNextRow();
         for (double v : {o.median, o.p90, o.p99, o.p999, o.max}) {
             ImGui::TableNextColumn();
-            ui::text(fmt("%.6f", v));
+            ui::text(ui::number_format("%.6f", v));
         }
         ImGui::TableNextColumn();
-        ui::text(fmt("%.2f%%", m.same_top * 100.0) + " \xC2\xB1 " + fmt("%.2f%%", m.same_top_err * 100.0) + " (" +
+        ui::text(ui::number_format("%.2f%%", m.same_top * 100.0) + " \xC2\xB1 " + ui::number_format("%.2f%%", m.same_top_err * 100.0) + " (" +
                  ui::with_separators(m.same_top_count) + ")");
         ImGui::EndTable();
     }
@@ -162,7 +156,7 @@ void InferenceCorpusView::summary(const KldOutcome& k) {
                  significant(k.p_diff_order.median, 3) + ", p1 " + significant(k.p_diff_order.p1, 3) + ", p99 " +
                  significant(k.p_diff_order.p99, 3) + "  \xC2\xB7  " + std::to_string(k.result.n_chunk) + " chunks of " +
                  std::to_string(k.result.n_ctx) + " tokens (" + ui::with_separators(k.result.text_tokens) +
-                 " in the text), " + fmt("%.1f s", k.result.seconds));
+                 " in the text), " + ui::number_format("%.1f s", k.result.seconds));
     ImGui::PopTextWrapPos();
 }
 
@@ -288,8 +282,7 @@ void InferenceCorpusView::draw(PanelContext& ctx, InferenceController& c, Infere
     ui::text_dim("As llama-perplexity --kl-divergence: both models decode each chunk from an empty cache; each "
                  "position of a chunk's second half compares B's next-token distribution with A's.");
     if (const auto& e = c.kld_error())
-        ui::text_colored(e->code == ErrorCode::E_CANCELLED ? palette().warning : palette().error,
-                         std::string(code_name(e->code)) + ": " + escape_for_display(e->message, 1000));
+        ui::job_error_text(*e);
     ImGui::PopTextWrapPos();
     const auto& k = c.kld();
     if (!k) return;

@@ -161,8 +161,7 @@ void InferenceDivergenceView::draw(PanelContext& ctx, InferenceController& c, In
     ImGui::InputText("prompt", &prompt);
     if (const auto& e = c.divergence_error()) {
         ImGui::PushTextWrapPos(0);
-        ui::text_colored(e->code == ErrorCode::E_CANCELLED ? palette().warning : palette().error,
-                         std::string(code_name(e->code)) + ": " + escape_for_display(e->message, 1000));
+        ui::job_error_text(*e);
         ImGui::PopTextWrapPos();
     }
     const auto& d = c.divergence();

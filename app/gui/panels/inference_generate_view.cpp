@@ -21,12 +21,6 @@ namespace {
 constexpr int kMaxTokens = 4096;
 constexpr size_t kShownCandidates = 5;
 
-std::string fmt(const char* format, double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
 std::string candidates_text(const GenerationStep& s) {
     std::string out;
     for (const TokenCandidate& c : s.candidates)
@@ -94,9 +88,9 @@ void InferenceGenerateView::status(const InferenceController& c) {
     }
     if (const auto& g = c.generation()) {
         const GenerationResult& r = g->result;
-        ui::text("prompt " + std::to_string(r.prompt_tokens.size()) + " tokens at " + fmt("%.1f", r.prompt_tokens_per_s) +
+        ui::text("prompt " + std::to_string(r.prompt_tokens.size()) + " tokens at " + ui::number_format("%.1f", r.prompt_tokens_per_s) +
                  " tokens/s \xC2\xB7 generated " + std::to_string(r.steps.size()) + " tokens at " +
-                 fmt("%.1f", r.generation_tokens_per_s) + " tokens/s");
+                 ui::number_format("%.1f", r.generation_tokens_per_s) + " tokens/s");
         ImGui::SameLine();
         ui::text_dim("\xC2\xB7 stop: " + std::string(stop_reason_name(r.stop)));
         return;

@@ -19,12 +19,6 @@ namespace {
 
 constexpr uint32_t kHistogramBins = 64;
 
-std::string fmt(const char* format, double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
 std::vector<std::string> split_names(const std::string& text) {
     std::vector<std::string> out;
     std::string cur;
@@ -94,7 +88,7 @@ void InferenceLayersView::table(PanelContext& ctx, const LayerCaptureResult& r) 
             ui::text(std::to_string(a.count));
             for (double v : {a.l2, a.min, a.max, a.mean, a.std}) {
                 ImGui::TableNextColumn();
-                ui::text(fmt("%.5g", v));
+                ui::text(ui::number_format("%.5g", v));
             }
         }
     }
@@ -195,8 +189,7 @@ void InferenceLayersView::draw(PanelContext& ctx, InferenceController& c) {
 
     if (const auto& e = c.layers_error()) {
         ImGui::PushTextWrapPos(0);
-        ui::text_colored(e->code == ErrorCode::E_CANCELLED ? palette().warning : palette().error,
-                         std::string(code_name(e->code)) + ": " + escape_for_display(e->message, 600));
+        ui::job_error_text(*e, 600);
         ImGui::PopTextWrapPos();
     }
     const auto& result = c.layers();
@@ -210,8 +203,8 @@ void InferenceLayersView::draw(PanelContext& ctx, InferenceController& c) {
         if (!r.activations.empty()) select(r, r.activations.size() - 1);
     }
     std::string cost = std::to_string(r.tokens.size()) + " prompt tokens \xC2\xB7 activations of the last token \xC2\xB7 "
-                       "decode with capture " + fmt("%.2f", r.capture_ms) + " ms, without " + fmt("%.2f", r.plain_ms) + " ms";
-    if (r.plain_ms > 0) cost += " (\xC3\x97" + fmt("%.2f", r.capture_ms / r.plain_ms) + ")";
+                       "decode with capture " + ui::number_format("%.2f", r.capture_ms) + " ms, without " + ui::number_format("%.2f", r.plain_ms) + " ms";
+    if (r.plain_ms > 0) cost += " (\xC3\x97" + ui::number_format("%.2f", r.capture_ms / r.plain_ms) + ")";
     ui::text(cost);
 
     // Table on top (all columns readable), the norm plot and the histogram side by side below.

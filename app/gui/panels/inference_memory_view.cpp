@@ -166,8 +166,7 @@ void InferenceMemoryView::draw(PanelContext& ctx, InferenceController& c) {
     if (m_estimate && !m_estimate->ok())
         ui::text_colored(palette().error, escape_for_display(m_estimate->error().to_string(), 1000));
     if (const auto& e = c.memory_error())
-        ui::text_colored(e->code == ErrorCode::E_CANCELLED ? palette().warning : palette().error,
-                         std::string(code_name(e->code)) + ": " + escape_for_display(e->message, 1000));
+        ui::job_error_text(*e);
     const MemoryMeasure* measured = c.memory() && same_settings(m_measured_for, options) ? &*c.memory() : nullptr;
     if (c.memory() && !measured) ui::text_dim("The settings changed since the measure: press Measure again.");
     ImGui::PushTextWrapPos(0.0f);

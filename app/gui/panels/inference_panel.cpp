@@ -220,36 +220,22 @@ void InferencePanel::draw(PanelContext& ctx) {
     ImGui::Separator();
     if (!ImGui::BeginTabBar("inference_tabs")) return;
     InferenceController& c = *m_controller;
-    if (tab("Tokenizer", InferenceTab::tokenizer)) {
-        m_tokenizer.draw(ctx, c);
-        ImGui::EndTabItem();
-    }
-    if (tab("Generate", InferenceTab::generate)) {
-        m_generate.draw(ctx, c);
-        ImGui::EndTabItem();
-    }
-    if (tab("Layers", InferenceTab::layers)) {
-        m_layers.draw(ctx, c);
-        ImGui::EndTabItem();
-    }
-    if (tab("A/B", InferenceTab::ab)) {
-        m_ab.draw(ctx, c);
-        ImGui::EndTabItem();
-    }
-    if (tab("Corpus", InferenceTab::corpus)) {
-        m_corpus.draw(ctx, c, m_ab);
-        ImGui::EndTabItem();
-    }
-    if (tab("Divergence", InferenceTab::divergence)) {
-        m_divergence.draw(ctx, c, m_ab);
-        ImGui::EndTabItem();
-    }
-    if (tab("Memory", InferenceTab::memory)) {
-        m_memory.draw(ctx, c);
-        ImGui::EndTabItem();
-    }
-    if (tab("Console", InferenceTab::console)) {
-        m_console.draw(ctx, c);
+    constexpr std::pair<const char*, InferenceTab> kTabs[] = {
+        {"Tokenizer", InferenceTab::tokenizer}, {"Generate", InferenceTab::generate}, {"Layers", InferenceTab::layers},
+        {"A/B", InferenceTab::ab},           {"Corpus", InferenceTab::corpus},     {"Divergence", InferenceTab::divergence},
+        {"Memory", InferenceTab::memory},    {"Console", InferenceTab::console}};
+    for (const auto& [label, which] : kTabs) {
+        if (!tab(label, which)) continue;
+        switch (which) {
+        case InferenceTab::tokenizer: m_tokenizer.draw(ctx, c); break;
+        case InferenceTab::generate: m_generate.draw(ctx, c); break;
+        case InferenceTab::layers: m_layers.draw(ctx, c); break;
+        case InferenceTab::ab: m_ab.draw(ctx, c); break;
+        case InferenceTab::corpus: m_corpus.draw(ctx, c, m_ab); break;
+        case InferenceTab::divergence: m_divergence.draw(ctx, c, m_ab); break;
+        case InferenceTab::memory: m_memory.draw(ctx, c); break;
+        case InferenceTab::console: m_console.draw(ctx, c); break;
+        }
         ImGui::EndTabItem();
     }
     ImGui::EndTabBar();

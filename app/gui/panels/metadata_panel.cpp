@@ -84,43 +84,37 @@ void MetadataPanel::draw(PanelContext& ctx) {
     ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("262,144", "Count", avail));
     ImGui::TableSetupColumn("Value", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
-    ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(m_rows.size()));
-    while (clipper.Step()) {
-        for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
-            size_t i = m_rows[static_cast<size_t>(r)];
-            const MetadataEntry& e = m.metadata[i];
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::PushID(static_cast<int>(i));
-            bool selected = doc.selection == Selection{SelectionKind::metadata, i};
-            std::string key = escape_for_display(e.key, 120);
-            if (ui::cell_selectable(key, selected,
-                                    ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap |
-                                        ImGuiSelectableFlags_AllowDoubleClick,
-                                    ui::Elide::middle)) {
-                doc.select({SelectionKind::metadata, i});
-                if (ImGui::IsMouseDoubleClicked(0) && e.value.is_array()) open_viewer(doc, i);
-            }
-            ui::copy_menu("copy", {{"key", e.key}, {"value", metadata_copy_text(e)}});
-            ImGui::TableNextColumn();
-            ui::cell_text_dim(format_type(e.value));
-            ImGui::TableNextColumn();
-            ui::cell_text_dim(metadata_count_text(e.value));
-            ImGui::TableNextColumn();
-            if (e.value.is_array()) {
-                if (ImGui::SmallButton("view")) {
-                    doc.select({SelectionKind::metadata, i});
-                    open_viewer(doc, i);
-                }
-                ImGui::SameLine();
-            }
-            ImGui::PushFont(ctx.fonts.mono());
-            ui::cell_text(metadata_value_text(e, 8, 160));
-            ImGui::PopFont();
-            ImGui::PopID();
+    ui::clipped_rows(m_rows, [&](size_t i) {
+        const MetadataEntry& e = m.metadata[i];
+        ImGui::TableNextColumn();
+        ImGui::PushID(static_cast<int>(i));
+        bool selected = doc.selection == Selection{SelectionKind::metadata, i};
+        std::string key = escape_for_display(e.key, 120);
+        if (ui::cell_selectable(key, selected,
+                                ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap |
+                                    ImGuiSelectableFlags_AllowDoubleClick,
+                                ui::Elide::middle)) {
+            doc.select({SelectionKind::metadata, i});
+            if (ImGui::IsMouseDoubleClicked(0) && e.value.is_array()) open_viewer(doc, i);
         }
-    }
+        ui::copy_menu("copy", {{"key", e.key}, {"value", metadata_copy_text(e)}});
+        ImGui::TableNextColumn();
+        ui::cell_text_dim(format_type(e.value));
+        ImGui::TableNextColumn();
+        ui::cell_text_dim(metadata_count_text(e.value));
+        ImGui::TableNextColumn();
+        if (e.value.is_array()) {
+            if (ImGui::SmallButton("view")) {
+                doc.select({SelectionKind::metadata, i});
+                open_viewer(doc, i);
+            }
+            ImGui::SameLine();
+        }
+        ImGui::PushFont(ctx.fonts.mono());
+        ui::cell_text(metadata_value_text(e, 8, 160));
+        ImGui::PopFont();
+        ImGui::PopID();
+    });
     ImGui::EndTable();
 }
 

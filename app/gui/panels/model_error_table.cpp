@@ -64,38 +64,30 @@ std::optional<size_t> ModelErrorTable::draw(const ModelError& error, const FontS
     }
 
     std::optional<size_t> clicked;
-    ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(m_order.size()));
-    while (clipper.Step()) {
-        for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
-            size_t row = m_order[static_cast<size_t>(r)];
-            const TensorError& t = error.tensors[row];
-            ImGui::TableNextRow();
-            ImGui::PushID(r);
+    ui::clipped_rows(m_order, [&](size_t row) {
+        const TensorError& t = error.tensors[row];
+        ImGui::TableNextColumn();
+        ImGui::PushFont(fonts.mono());
+        bool selected = selected_tensor && *selected_tensor == t.pair.b.tensor;
+        std::string name = escape_for_display(t.name_b, 120);
+        // Cut in the middle at word boundaries to the cell; the tooltip has both names whole.
+        std::string shown = ui::elided_text(name, ImGui::GetContentRegionAvail().x, ui::Elide::middle);
+        if (ImGui::Selectable((shown + "##name").c_str(), selected, ImGuiSelectableFlags_SpanAllColumns)) clicked = row;
+        ImGui::PopFont();
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("reference: %s\nthis: %s\nClick: show it in the Weights panel",
+                              escape_for_display(t.name_a, 160).c_str(), name.c_str());
+        ImGui::TableNextColumn();
+        ui::text(t.layer < 0 ? "-" : std::to_string(t.layer));
+        ImGui::TableNextColumn();
+        ui::text_dim(escape_for_display(types_text(t), 60));
+        if (t.error) {
+            metric_cells(t);
+        } else {
             ImGui::TableNextColumn();
-            ImGui::PushFont(fonts.mono());
-            bool selected = selected_tensor && *selected_tensor == t.pair.b.tensor;
-            std::string name = escape_for_display(t.name_b, 120);
-            // Cut in the middle at word boundaries to the cell; the tooltip has both names whole.
-            std::string shown = ui::elided_text(name, ImGui::GetContentRegionAvail().x, ui::Elide::middle);
-            if (ImGui::Selectable((shown + "##name").c_str(), selected, ImGuiSelectableFlags_SpanAllColumns)) clicked = row;
-            ImGui::PopFont();
-            if (ImGui::IsItemHovered())
-                ImGui::SetTooltip("reference: %s\nthis: %s\nClick: show it in the Weights panel",
-                                  escape_for_display(t.name_a, 160).c_str(), name.c_str());
-            ImGui::TableNextColumn();
-            ui::text(t.layer < 0 ? "-" : std::to_string(t.layer));
-            ImGui::TableNextColumn();
-            ui::text_dim(escape_for_display(types_text(t), 60));
-            if (t.error) {
-                metric_cells(t);
-            } else {
-                ImGui::TableNextColumn();
-                ui::text_colored(palette().warning, escape_for_display(t.failed, 200));
-            }
-            ImGui::PopID();
+            ui::text_colored(palette().warning, escape_for_display(t.failed, 200));
         }
-    }
+    });
     ImGui::EndTable();
     return clicked;
 }

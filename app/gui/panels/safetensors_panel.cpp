@@ -119,36 +119,28 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
     ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthFixed, size_w);
     ImGui::TableSetupColumn("Shard", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(shards, "Shard", avail * 0.25f));
     ImGui::TableHeadersRow();
-    ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(rows.size()));
-    while (clipper.Step()) {
-        for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
-            size_t i = rows[static_cast<size_t>(r)];
-            const TensorInfo& t = m.tensors[i];
-            ImGui::TableNextRow();
-            ImGui::PushID(r);
-            ImGui::TableNextColumn();
-            bool selected = doc.selection == Selection{SelectionKind::tensor, i};
-            if (ui::cell_selectable(escape_for_display(t.name, 160), selected, ImGuiSelectableFlags_SpanAllColumns, ui::Elide::middle))
-                doc.select({SelectionKind::tensor, i});
-            ui::copy_menu("copy", {{"name", t.name}});
-            ImGui::TableNextColumn();
-            ui::text_colored(t.type.known ? palette().accent : palette().error, t.type.name);
-            ImGui::PushFont(ctx.fonts.mono());
-            ImGui::TableNextColumn();
-            ui::text(shape_text(t.ne, ShapeStyle::row_major));
-            ImGui::TableNextColumn();
-            ui::text("[" + std::to_string(t.relative_offset) + ", " +
-                     (t.n_bytes ? std::to_string(t.relative_offset + *t.n_bytes) : std::string("?")) + ")");
-            ImGui::TableNextColumn();
-            ui::text(t.n_bytes ? human_bytes(*t.n_bytes) : "?");
-            ImGui::PopFont();
-            ImGui::TableNextColumn();
-            std::string shard = t.file < m.files.size() ? base_name(m.files[t.file].path) : "?";
-            ui::cell_text_dim(escape_for_display(shard, 200));
-            ImGui::PopID();
-        }
-    }
+    ui::clipped_rows(rows, [&](size_t i) {
+        const TensorInfo& t = m.tensors[i];
+        ImGui::TableNextColumn();
+        bool selected = doc.selection == Selection{SelectionKind::tensor, i};
+        if (ui::cell_selectable(escape_for_display(t.name, 160), selected, ImGuiSelectableFlags_SpanAllColumns, ui::Elide::middle))
+            doc.select({SelectionKind::tensor, i});
+        ui::copy_menu("copy", {{"name", t.name}});
+        ImGui::TableNextColumn();
+        ui::text_colored(t.type.known ? palette().accent : palette().error, t.type.name);
+        ImGui::PushFont(ctx.fonts.mono());
+        ImGui::TableNextColumn();
+        ui::text(shape_text(t.ne, ShapeStyle::row_major));
+        ImGui::TableNextColumn();
+        ui::text("[" + std::to_string(t.relative_offset) + ", " +
+                 (t.n_bytes ? std::to_string(t.relative_offset + *t.n_bytes) : std::string("?")) + ")");
+        ImGui::TableNextColumn();
+        ui::text(t.n_bytes ? human_bytes(*t.n_bytes) : "?");
+        ImGui::PopFont();
+        ImGui::TableNextColumn();
+        std::string shard = t.file < m.files.size() ? base_name(m.files[t.file].path) : "?";
+        ui::cell_text_dim(escape_for_display(shard, 200));
+    });
     ImGui::EndTable();
 }
 

@@ -164,11 +164,7 @@ void StoreExportWindow::draw(PanelContext& ctx) {
     } else if (prepared()) {
         plan_view();
     }
-    ImGui::BeginDisabled(busy() || !prepared() || m_out_dir.empty());
-    if (ImGui::Button("Export")) start_export(ctx);
-    ImGui::EndDisabled();
-    ImGui::SameLine();
-    ui::write_job_row(m_export_job, m_open);
+    if (ui::write_job_row(!busy() && prepared() && !m_out_dir.empty(), m_export_job, m_open)) start_export(ctx);
     if (m_outcome) {
         ImGui::Separator();
         result_view(ctx);

@@ -98,14 +98,10 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
                    ImGui::GetStyle().ScrollbarSize + 4;
     if (!ImGui::BeginTable("store_tensors", 7, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, 2.4f);
-    ImGui::TableSetupColumn("Stored", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("Quantization", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-    ImGui::TableSetupColumn("Logical shape", ImGuiTableColumnFlags_WidthStretch, 0.9f);
-    ImGui::TableSetupColumn("Companions", ImGuiTableColumnFlags_WidthStretch, 2.5f);
-    ImGui::TableSetupColumn("Blob", ImGuiTableColumnFlags_WidthStretch, 0.9f);
-    ImGui::TableSetupColumn("Status", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableHeadersRow();
+    constexpr ImGuiTableColumnFlags stretch = ImGuiTableColumnFlags_WidthStretch;
+    ui::table_columns({{"Name", stretch, 2.4f}, {"Stored", stretch, 1.0f}, {"Quantization", stretch, 1.3f},
+                       {"Logical shape", stretch, 0.9f}, {"Companions", stretch, 2.5f}, {"Blob", stretch, 0.9f},
+                       {"Status", stretch, 1.0f}});
     for (size_t i = 0; i < failed.size(); ++i) {
         if (shown_layer[i]) continue;
         ImGui::TableNextRow();

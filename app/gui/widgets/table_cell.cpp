@@ -240,4 +240,9 @@ float fitted_width(const std::vector<std::string>& texts, const char* header, fl
     return std::min(w + ImGui::GetStyle().CellPadding.x * 2.0f, max_width);
 }
 
+void table_columns(std::initializer_list<TableColumn> columns) {
+    for (const TableColumn& c : columns) ImGui::TableSetupColumn(c.name, c.flags, c.width);
+    ImGui::TableHeadersRow();
+}
+
 }  // namespace mlens::ui

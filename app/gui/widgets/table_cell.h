@@ -24,10 +24,15 @@
 //  - fitted_width() is the width of the widest text plus the cell padding, at least the header's
 //    and at most `max_width`: for ImGuiTableColumnFlags_WidthFixed columns, one column per table
 //    taking the rest as WidthStretch.
+//  - clipped_rows() draws a table listing `indices` one row each, only the rows in view
+//    (ImGuiListClipper): for each it starts the row, pushes the row's position as ID and calls
+//    draw(index), which fills the row's cells.
+//  - table_columns() sets up the columns in order and draws the header row.
 #pragma once
 
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,5 +71,25 @@ bool cell_piece(std::string_view raw, size_t max_chars = 120);
 
 float fitted_width(const std::vector<std::string>& texts, const char* header, float max_width);
 float fitted_width(std::string_view widest, const char* header, float max_width);
+
+template <typename Draw>
+void clipped_rows(const std::vector<size_t>& indices, Draw draw) {
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(indices.size()));
+    while (clipper.Step())
+        for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
+            ImGui::TableNextRow();
+            ImGui::PushID(r);
+            draw(indices[static_cast<size_t>(r)]);
+            ImGui::PopID();
+        }
+}
+
+struct TableColumn {
+    const char* name;
+    ImGuiTableColumnFlags flags = 0;
+    float width = 0.0f;   // a fixed column's width, a stretched one's weight (0: ImGui's default)
+};
+void table_columns(std::initializer_list<TableColumn> columns);
 
 }  // namespace mlens::ui

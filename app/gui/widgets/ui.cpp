@@ -170,6 +170,17 @@ std::string with_separators(uint64_t n) {
     return out;
 }
 
+void job_error_text(const Error& e, size_t max_chars) {
+    text_colored(e.code == ErrorCode::E_CANCELLED ? palette().warning : palette().error,
+                 std::string(code_name(e.code)) + ": " + escape_for_display(e.message, max_chars));
+}
+
+std::string number_format(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
 std::string hex_offset(uint64_t n) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "0x%08" PRIX64, n);

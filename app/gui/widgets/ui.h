@@ -13,6 +13,8 @@
 
 #include <imgui.h>
 
+#include "mlens/result.h"
+
 #include "display_text.h"
 
 namespace mlens::ui {
@@ -43,8 +45,14 @@ std::vector<std::string> missing_glyph_hints(std::string_view raw);
 // grows it when dragged right, negative when dragged left). Returns true while dragging.
 bool splitter(const char* id, float& size, float sign, float min_size, float max_size, float height);
 
+// "E_CODE: message" of a job's error (escaped, at most `max_chars` of message), in the warning
+// colour for E_CANCELLED (the user asked for it) and the error colour otherwise.
+void job_error_text(const Error& e, size_t max_chars = 1000);
+
 // "2,359,296"
 std::string with_separators(uint64_t n);
+// One number through a printf format ("%.3f", "%.2f%%"); at most 63 characters.
+std::string number_format(const char* format, double v);
 // "0x0A3F2000" with at least 8 hex digits.
 std::string hex_offset(uint64_t n);
 // "0x1A40 – 0x1A80 (64 bytes)"

@@ -1,12 +1,11 @@
 // The parts a window that writes files as a job shares with every other such window:
-//  - write_job_row, its last row: while the job runs, its progress bar ("writing…") and a Cancel
-//    button; otherwise a Close button, which clears `open`.
+//  - write_job_row, its last row: an Export button (enabled when `can_export`), then, while the
+//    job runs, its progress bar ("writing…") and a Cancel button, otherwise a Close button, which
+//    clears `open`; true when Export was pressed.
 //  - WriteOutcome, what the job ended with (taken from its handle by write_outcome), and
 //    write_failure_text, which shows a cancelled or failed one.
 //
-// Contract: write_job_row draws on the current ImGui line (callers put their Export button before
-// it with SameLine); cancelling only asks the job to stop, its result still arrives through
-// try_take(). write_failure_text draws nothing and returns false when there is a report.
+// Contract: cancelling only asks the job to stop; its result still arrives through try_take(). write_failure_text draws nothing and returns false when there is a report.
 #pragma once
 
 #include <memory>
@@ -57,7 +56,11 @@ bool write_failure_text(const WriteOutcome<Report>& o) {
 }
 
 template <typename T>
-void write_job_row(JobHandle<T>& job, bool& open) {
+bool write_job_row(bool can_export, JobHandle<T>& job, bool& open) {
+    ImGui::BeginDisabled(!can_export);
+    const bool pressed = ImGui::Button("Export");
+    ImGui::EndDisabled();
+    ImGui::SameLine();
     if (job) {
         ImGui::ProgressBar(static_cast<float>(job.progress()), ImVec2(260, 0), "writing\xE2\x80\xA6");
         ImGui::SameLine();
@@ -65,6 +68,7 @@ void write_job_row(JobHandle<T>& job, bool& open) {
     } else if (ImGui::Button("Close")) {
         open = false;
     }
+    return pressed;
 }
 
 }  // namespace mlens::ui
