@@ -38,11 +38,7 @@ struct CompatHarness : test::WorkspaceHarness {
     }
     // Frames until the jobs the panel started are done and their results shown.
     void settle() {
-        for (int i = 0; i < 3; ++i) {
-            frame();
-            jobs.wait_all();
-        }
-        frame();
+        frames_until_jobs_done(3, [this] { frame(); });
     }
 };
 

@@ -6,7 +6,7 @@
 
 #include "compat_rows.h"
 #include "mlens/compat/value_builders.h"
-#include "mlens/formats/ggml_types.h"
+#include "model_parts.h"
 
 using namespace mlens;
 using mlens::compat::EditKind;
@@ -21,21 +21,11 @@ public:
         kv("general.architecture", compat::value_string(arch));
     }
     MemoryModel& kv(const std::string& key, Value v) {
-        MetadataEntry e;
-        e.key = key;
-        e.value = std::move(v);
-        m_model.metadata.push_back(std::move(e));
+        test::add_metadata(m_model, key, std::move(v));
         return *this;
     }
     MemoryModel& tensor(const std::string& name, std::vector<uint64_t> ne) {
-        TensorInfo t;
-        t.name = name;
-        t.type = describe_ggml_type(0);
-        t.ne = std::move(ne);
-        t.n_elements = 1;
-        for (uint64_t n : t.ne) t.n_elements *= n;
-        t.n_bytes = t.n_elements * 4;
-        m_model.tensors.push_back(std::move(t));
+        m_model.tensors.push_back(test::tensor_info(name, 0, std::move(ne)));
         return *this;
     }
     const Model& model() const { return m_model; }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <random>
 
 #include "gguf_builder.h"
 
@@ -123,6 +124,16 @@ bool write_gui_fixture(const std::string& path) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     return static_cast<bool>(out);
+}
+
+std::vector<float> outlier_weights() {
+    std::mt19937 rng(20240611);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> values(4096 * 16);
+    for (float& x : values) x = normal(rng);
+    for (size_t r = 0; r < 16; ++r)
+        for (size_t c : {7u, 2900u}) values[r * 4096 + c] *= 80.0f;
+    return values;
 }
 
 }  // namespace mlens::test

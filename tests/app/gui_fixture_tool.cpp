@@ -13,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -112,45 +111,35 @@ bool write_safetensors_folder(const std::filesystem::path& dir) {
 }
 
 bool write_outliers(const std::string& path) {
-    std::mt19937 rng(20240611);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<float> values(4096 * 16);
-    for (float& x : values) x = normal(rng);
-    for (size_t r = 0; r < 16; ++r)
-        for (size_t c : {7u, 2900u}) values[r * 4096 + c] *= 80.0f;
+    const std::vector<float> values = mlens::test::outlier_weights();
     return !mlens::test::write_fixture_model(path, {{"blk.0.ffn_down.weight", GGML_TYPE_F32, {4096, 16}, values}}).empty();
+}
+
+// The exit status of a write command: 0, or 1 after naming on stderr what could not be written.
+int write_status(bool written, const std::string& what) {
+    if (written) return 0;
+    std::fprintf(stderr, "gui_fixture_tool: cannot write %s\n", what.c_str());
+    return 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 3 && std::strcmp(argv[1], "write") == 0) {
-        if (mlens::test::write_gui_fixture(argv[2])) return 0;
-        std::fprintf(stderr, "gui_fixture_tool: cannot write %s\n", argv[2]);
-        return 1;
-    }
-    if (argc == 3 && std::strcmp(argv[1], "write-safetensors-folder") == 0) {
-        if (write_safetensors_folder(argv[2])) return 0;
-        std::fprintf(stderr, "gui_fixture_tool: cannot write the safetensors folder %s\n", argv[2]);
-        return 1;
-    }
+    if (argc == 3 && std::strcmp(argv[1], "write") == 0)
+        return write_status(mlens::test::write_gui_fixture(argv[2]), argv[2]);
+    if (argc == 3 && std::strcmp(argv[1], "write-safetensors-folder") == 0)
+        return write_status(write_safetensors_folder(argv[2]), std::string("the safetensors folder ") + argv[2]);
     if (argc == 4 && std::strcmp(argv[1], "write-broken-store") == 0) {
         mlens::test::OllamaStoreBuilder builder(argv[2]);
         mlens::test::write_broken_store(builder, argv[3]);
         return 0;
     }
-    if (argc == 3 && std::strcmp(argv[1], "write-outliers") == 0) {
-        if (write_outliers(argv[2])) return 0;
-        std::fprintf(stderr, "gui_fixture_tool: cannot write %s\n", argv[2]);
-        return 1;
-    }
+    if (argc == 3 && std::strcmp(argv[1], "write-outliers") == 0) return write_status(write_outliers(argv[2]), argv[2]);
     if (argc == 4 && std::strcmp(argv[1], "write-corpus-text") == 0) {
         const std::string text = mlens::test::corpus_text(static_cast<size_t>(std::atoll(argv[3])));
         std::ofstream out(argv[2], std::ios::binary);
         out.write(text.data(), static_cast<std::streamsize>(text.size()));
-        if (out.flush()) return 0;
-        std::fprintf(stderr, "gui_fixture_tool: cannot write %s\n", argv[2]);
-        return 1;
+        return write_status(static_cast<bool>(out.flush()), argv[2]);
     }
     if (argc == 5 && std::strcmp(argv[1], "check-png") == 0) return check_png(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
     std::fprintf(stderr, "usage: gui_fixture_tool write OUT.gguf | write-outliers OUT.gguf | write-corpus-text OUT.txt WORDS | "

@@ -30,13 +30,21 @@ std::vector<FixtureTensor> tensors() {
             {"blk.0.ffn_up.weight", GGML_TYPE_F32, {64, 4}, rows}};
 }
 
-}  // namespace
+Document& open_fixture(test::WorkspaceHarness& h, const TempDir& dir) {
+    test::write_fixture_model(dir.file("m.gguf"), tensors());
+    return h.open_ready(dir.file("m.gguf"));
+}
 
-TEST_CASE("the Health panel scans as a job and keeps its findings", "[app][health]") {
+// A workspace with the fixture model open and ready.
+struct OpenFixture {
     test::WorkspaceHarness h;
     TempDir dir;
-    test::write_fixture_model(dir.file("m.gguf"), tensors());
-    Document& doc = h.open_ready(dir.file("m.gguf"));
+    Document& doc = open_fixture(h, dir);
+};
+
+}  // namespace
+
+TEST_CASE_METHOD(OpenFixture, "the Health panel scans as a job and keeps its findings", "[app][health]") {
     HealthPanel panel;
     PanelContext ctx = h.context_of(doc);
     h.imgui.window_frame("health", 1400, 900, [&] { panel.draw(ctx); });
@@ -56,11 +64,7 @@ TEST_CASE("the Health panel scans as a job and keeps its findings", "[app][healt
     CHECK_FALSE(panel.running());
 }
 
-TEST_CASE("the Recipe panel shows the recipe of its document", "[app][recipe]") {
-    test::WorkspaceHarness h;
-    TempDir dir;
-    test::write_fixture_model(dir.file("m.gguf"), tensors());
-    Document& doc = h.open_ready(dir.file("m.gguf"));
+TEST_CASE_METHOD(OpenFixture, "the Recipe panel shows the recipe of its document", "[app][recipe]") {
     RecipePanel panel;
     PanelContext ctx = h.context_of(doc);
     for (int i = 0; i < 2; ++i) h.imgui.window_frame("recipe", 1400, 900, [&] { panel.draw(ctx); });

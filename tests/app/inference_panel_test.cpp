@@ -62,11 +62,7 @@ struct InferHarness : test::WorkspaceHarness {
     }
     // Frames until no job runs and no request waits (a request may need a load, then its own job).
     void settle() {
-        for (int i = 0; i < 6; ++i) {
-            frame();
-            jobs.wait_all();
-        }
-        frame();
+        frames_until_jobs_done(6, [this] { frame(); });
         REQUIRE_FALSE(controller().busy());
     }
     // Draws every sub-tab for a few frames.

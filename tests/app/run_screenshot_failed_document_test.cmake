@@ -3,13 +3,10 @@
 # the model it asked for. Inputs:
 #   XVFB_RUN, APP, TOOL   xvfb-run, modellens, gui_fixture_tool
 #   WORK_DIR              emptied first; holds the fixture, the PNG and the config folder
-file(REMOVE_RECURSE ${WORK_DIR})
-file(MAKE_DIRECTORY ${WORK_DIR}/config)
+include(${CMAKE_CURRENT_LIST_DIR}/fixture_steps.cmake)
+fresh_work_dir(${WORK_DIR})
 set(fixture ${WORK_DIR}/tiny-fixture.gguf)
-execute_process(COMMAND ${TOOL} write ${fixture} RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "writing the fixture failed (${rc})")
-endif()
+run_fixture_tool(${TOOL} "the fixture" write ${fixture})
 set(missing ${WORK_DIR}/missing.gguf)
 set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/config)
 execute_process(

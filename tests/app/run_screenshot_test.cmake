@@ -7,8 +7,8 @@
 #   FIXTURE               when ON, the GUI fixture is written to WORK_DIR/tiny-fixture.gguf first
 #                         and opened after ARGS
 #   FRAMES, TIMEOUT       optional: frames to render (4), seconds allowed (120)
-file(REMOVE_RECURSE ${WORK_DIR})
-file(MAKE_DIRECTORY ${WORK_DIR}/config)
+include(${CMAKE_CURRENT_LIST_DIR}/fixture_steps.cmake)
+fresh_work_dir(${WORK_DIR})
 set(png ${WORK_DIR}/${NAME}.png)
 string(REPLACE "|" ";" app_args "${ARGS}")
 if(NOT FRAMES)
@@ -20,10 +20,7 @@ endif()
 
 if(FIXTURE)
   set(fixture ${WORK_DIR}/tiny-fixture.gguf)
-  execute_process(COMMAND ${TOOL} write ${fixture} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "writing the fixture failed (${rc})")
-  endif()
+  run_fixture_tool(${TOOL} "the fixture" write ${fixture})
   list(APPEND app_args ${fixture})
 endif()
 

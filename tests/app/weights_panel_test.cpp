@@ -4,7 +4,6 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +12,7 @@
 #include <imgui.h>
 
 #include "gguf_builder.h"
+#include "gui_fixture.h"
 #include "headless.h"
 #include "workspace_harness.h"
 #include "hf_conversion_fixture.h"
@@ -113,11 +113,7 @@ struct WeightsHarness : test::WorkspaceHarness {
     // Frames until the job the panel started has finished and its result is shown.
     // (A toolbar change made during a frame starts its job on the next one, so a few rounds.)
     void settle() {
-        for (int i = 0; i < 4; ++i) {
-            frame();
-            jobs.wait_all();
-        }
-        frame();
+        frames_until_jobs_done(4, [this] { frame(); });
         REQUIRE_FALSE(panel.running());
         REQUIRE(panel.result() != nullptr);
     }
@@ -542,15 +538,8 @@ TEST_CASE("comparing with a Hugging Face checkpoint pairs its tensor and expert 
 }
 
 TEST_CASE("analyze_weights bins a tensor with outlier columns over p0.1-p99.9 and counts the outliers outside", "[gui-weights]") {
-    // N(0, 1), 16 rows of 4096, columns 7 and 2900 scaled by 80: the outlier channels of trained
-    // ffn_down weights.
     TempDir dir;
-    std::mt19937 rng(20240611);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<float> values(4096 * 16);
-    for (float& x : values) x = normal(rng);
-    for (size_t r = 0; r < 16; ++r)
-        for (size_t c : {7u, 2900u}) values[r * 4096 + c] *= 80.0f;
+    const std::vector<float> values = test::outlier_weights();
     test::write_fixture_model(dir.file("o.gguf"), {{"blk.0.ffn_down.weight", GGML_TYPE_F32, {4096, 16}, values}});
     auto model = open_model(dir.file("o.gguf"));
     REQUIRE(model.ok());

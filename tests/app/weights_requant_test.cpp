@@ -64,11 +64,7 @@ struct RequantHarness : test::WorkspaceHarness {
         imgui.window_frame("weights", 1600, 1000, [&] { panel.draw(ctx); });
     }
     void settle() {
-        for (int i = 0; i < 4; ++i) {
-            frame();
-            jobs.wait_all();
-        }
-        frame();
+        frames_until_jobs_done(4, [this] { frame(); });
     }
 };
 

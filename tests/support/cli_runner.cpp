@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -31,11 +32,7 @@ MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::func
                            const std::string& stdin_text) {
     std::string out_path = m_dir.file("stdout"), err_path = m_dir.file("stderr"), in_path = m_dir.file("stdin");
     write_whole_file(in_path, std::vector<uint8_t>(stdin_text.begin(), stdin_text.end()));
-    std::vector<std::string> argv_storage{MLENS_CLI_PATH};
-    argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& a : argv_storage) argv.push_back(a.data());
-    argv.push_back(nullptr);
+    const ExecArgs exec_args(MLENS_CLI_PATH, args);
 
     m_pid = ::fork();
     if (m_pid < 0) throw std::runtime_error("fork failed");
@@ -48,7 +45,7 @@ MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::func
         ::close(out);
         ::close(err);
         if (in_child) in_child();
-        ::execv(argv[0], argv.data());
+        ::execv(MLENS_CLI_PATH, exec_args.argv());
         ::_exit(127);
     }
 }
@@ -101,6 +98,13 @@ CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits, 
         if (open_files && ::setrlimit(RLIMIT_NOFILE, &files) != 0) ::_exit(126);
     };
     return MlensProcess(args, apply_limits, stdin_text).wait(limits);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
 }
 
 nlohmann::json run_mlens_json(const std::vector<std::string>& args) {

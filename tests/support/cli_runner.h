@@ -42,6 +42,10 @@ inline CliRun run_mlens(const std::vector<std::string>& args, const std::string&
     return run_mlens(args, CliLimits{}, stdin_text);
 }
 
+// The lines of `text` as std::getline splits it: a last line without a newline counts, no empty
+// line follows a final newline.
+std::vector<std::string> lines_of(const std::string& text);
+
 // The JSON `mlens args...` printed; fails the test, showing what it printed, unless it exits 0.
 nlohmann::json run_mlens_json(const std::vector<std::string>& args);
 

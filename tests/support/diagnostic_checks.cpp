@@ -60,6 +60,13 @@ void require_warning(const Model& m, const std::string& code, const std::string&
     REQUIRE(it != m.diagnostics.end());
 }
 
+const TensorInfo& tensor(const Model& m, const std::string& name) {
+    const TensorInfo* t = m.find_tensor(name);
+    INFO(name);
+    REQUIRE(t);
+    return *t;
+}
+
 bool display_safe(const std::string& s) {
     return s.find('\x1B') == std::string::npos && s.find('\x07') == std::string::npos &&
            s.find('\0') == std::string::npos && s.find("\xE2\x80\xAE") == std::string::npos;

@@ -1,7 +1,7 @@
 // Assertions on a Model's diagnostics for the malformed-input cases (malformed-inputs.md X03):
 // a rejection names its code, field path and absolute byte offset; an acceptance has no error,
 // is not partial, and carries exactly the expected warning codes. Failures print every
-// diagnostic of the Model.
+// diagnostic of the Model. Also the tensor a test expects to find by name.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +32,9 @@ void require_accepted(const Model& m, std::vector<std::string> warnings = {});
 // The model has a warning with this code, field path and offset.
 void require_warning(const Model& m, const std::string& code, const std::string& field,
                      std::optional<uint64_t> offset);
+
+// The tensor named `name` in `m`; fails the test when there is none.
+const TensorInfo& tensor(const Model& m, const std::string& name);
 
 // True when s holds no raw ESC, BEL or NUL byte and no UTF-8 bidi override U+202E.
 bool display_safe(const std::string& s);

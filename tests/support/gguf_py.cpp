@@ -22,11 +22,7 @@ std::pair<int, std::string> run_python(const std::vector<std::string>& args, con
     TempDir dir;
     const std::string in_path = dir.file("stdin"), out_path = dir.file("output");
     write_whole_file(in_path, std::vector<uint8_t>(input.begin(), input.end()));
-    std::vector<std::string> storage{kPython};
-    storage.insert(storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& a : storage) argv.push_back(a.data());
-    argv.push_back(nullptr);
+    const ExecArgs exec_args(kPython, args);
     const std::string python_path = llama_source_dir() + "/gguf-py";
     pid_t pid = ::fork();
     if (pid < 0) throw std::runtime_error("fork failed");
@@ -35,7 +31,7 @@ std::pair<int, std::string> run_python(const std::vector<std::string>& args, con
         int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (in < 0 || out < 0 || ::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(out, 2) < 0) ::_exit(127);
         ::setenv("PYTHONPATH", python_path.c_str(), 1);
-        ::execv(argv[0], argv.data());
+        ::execv(kPython, exec_args.argv());
         ::_exit(127);
     }
     int status = 0;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <utility>
 
 namespace mlens::test {
 
@@ -59,6 +60,13 @@ ScopedEnv::ScopedEnv(const char* name, const std::optional<std::string>& value) 
 ScopedEnv::~ScopedEnv() {
     if (m_old) ::setenv(m_name, m_old->c_str(), 1);
     else ::unsetenv(m_name);
+}
+
+ExecArgs::ExecArgs(std::string program, const std::vector<std::string>& args) {
+    m_storage.push_back(std::move(program));
+    m_storage.insert(m_storage.end(), args.begin(), args.end());
+    for (std::string& a : m_storage) m_argv.push_back(a.data());
+    m_argv.push_back(nullptr);
 }
 
 }  // namespace mlens::test

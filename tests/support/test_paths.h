@@ -1,5 +1,5 @@
 // Paths the tests use: the pinned llama.cpp source (real upstream vocab GGUFs), the mlens CLI,
-// and scratch directories that remove themselves.
+// and scratch directories that remove themselves; and the argument array of a program they run.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +43,20 @@ public:
 private:
     const char* m_name;
     std::optional<std::string> m_old;
+};
+
+// `program` then `args`, as the null-terminated array execv takes; the strings live as long as
+// the object.
+class ExecArgs {
+public:
+    ExecArgs(std::string program, const std::vector<std::string>& args);
+    ExecArgs(const ExecArgs&) = delete;
+    ExecArgs& operator=(const ExecArgs&) = delete;
+    char* const* argv() const { return m_argv.data(); }
+
+private:
+    std::vector<std::string> m_storage;
+    std::vector<char*> m_argv;
 };
 
 }  // namespace mlens::test

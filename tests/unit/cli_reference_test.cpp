@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,13 +12,6 @@ using namespace mlens;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
-}
-
 const std::string kDemo = std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf";
 
 }  // namespace
@@ -27,7 +19,7 @@ const std::string kDemo = std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf";
 TEST_CASE("tensors --names prints the tensor names of the file, one a line", "[install]") {
     test::CliRun run = test::run_mlens({"tensors", kDemo, "--names"});
     CHECK(run.exit_status == 0);
-    const std::vector<std::string> names = lines_of(run.out);
+    const std::vector<std::string> names = test::lines_of(run.out);
     REQUIRE(names.size() == 21);
     CHECK(names[0] == "token_embd.weight");
     CHECK(names[1] == "blk.0.attn_norm.weight");
@@ -47,8 +39,8 @@ TEST_CASE("the man page has a section for every subcommand --help lists, and the
     test::CliRun help = test::run_mlens({"--help"});
     test::CliRun man = test::run_mlens({"--reference", "man"});
     REQUIRE(man.exit_status == 0);
-    const std::vector<std::string> help_lines = lines_of(help.out);
-    const std::vector<std::string> man_lines = lines_of(man.out);
+    const std::vector<std::string> help_lines = test::lines_of(help.out);
+    const std::vector<std::string> man_lines = test::lines_of(man.out);
     CHECK(man_lines[0] == ".TH MLENS 1 \"\" \"ModelLens 0.1.0\" \"User Commands\"");
     CHECK(man_lines[2] == "mlens \\- inspect and debug LLM model files (GGUF, safetensors, Ollama stores)");
     size_t subcommands = 0;

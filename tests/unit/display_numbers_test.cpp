@@ -2,7 +2,6 @@
 // probabilities and divergences, and the model line of the inference views.
 #include <catch2/catch.hpp>
 
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -16,13 +15,6 @@
 using namespace mlens;
 
 namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
 
 std::string demo(const char* name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
 
@@ -93,7 +85,7 @@ TEST_CASE("mlens tokenize aligns a CJK row by display width", "[infer][cli][text
     test::CliRun r = test::run_mlens({"tokenize", vocab, "\xE8\xAA\x9E is a word", "--no-bos"});
     INFO(r.err);
     REQUIRE(r.exit_status == 0);
-    std::vector<std::string> lines = lines_of(r.out);
+    std::vector<std::string> lines = test::lines_of(r.out);
     REQUIRE(lines.size() >= 3);
     const std::string& header = lines[0];
     REQUIRE(header.rfind("bytes") != std::string::npos);
@@ -127,7 +119,7 @@ TEST_CASE("mlens run prints the file's model line and probabilities with signifi
     auto model = open_model(demo("tiny-llama-f32.gguf"));
     REQUIRE(model.ok());
     const ModelSummary s = summarize(*model);
-    std::vector<std::string> lines = lines_of(r.out);
+    std::vector<std::string> lines = test::lines_of(r.out);
     REQUIRE(lines.size() >= 3);
     CHECK(lines[0] == "model: llama \xC2\xB7 " + human_count(s.parameters) + " parameters \xC2\xB7 F32");
     CHECK(lines[0].find("?B") == std::string::npos);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "diagnostic_checks.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/summary.h"
 #include "mlens/ollama/store_model.h"
@@ -44,12 +45,6 @@ void add_quantized(SafetensorsBuilder& sb, const std::string& t, std::vector<uin
     if (bias) add(sb, t + ".bias", scale_dtype, packed);
 }
 
-std::string describe(const Model& m) {
-    std::string out;
-    for (const Diagnostic& d : m.diagnostics) out += d.to_line() + "\n";
-    return out.empty() ? "(no diagnostics)" : out;
-}
-
 // One blob read alone, described with its layer name.
 Model blob_model(const SafetensorsBuilder& sb, const std::string& blob_name = "",
                  std::optional<uint32_t> hint = std::nullopt) {
@@ -58,13 +53,6 @@ Model blob_model(const SafetensorsBuilder& sb, const std::string& blob_name = ""
     REQUIRE(m.error_count() == 0);
     describe_tensor_blobs(m, {blob_name}, hint);
     return m;
-}
-
-const TensorInfo& tensor(const Model& m, const std::string& name) {
-    const TensorInfo* t = m.find_tensor(name);
-    INFO(name);
-    REQUIRE(t);
-    return *t;
 }
 
 size_t index_of(const Model& m, const std::string& name) { return static_cast<size_t>(&tensor(m, name) - m.tensors.data()); }

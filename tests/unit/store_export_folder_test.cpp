@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "cli_runner.h"
+#include "diagnostic_checks.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/ollama/store_export.h"
 #include "mlens/quant/tensor_view.h"
@@ -61,13 +62,6 @@ StoreExportOptions options_for(ExportFormat format, std::optional<HfDtype> dtype
     o.format = format;
     o.dtype = dtype;
     return o;
-}
-
-const TensorInfo& tensor(const Model& m, const std::string& name) {
-    const TensorInfo* t = m.find_tensor(name);
-    INFO(name);
-    REQUIRE(t);
-    return *t;
 }
 
 std::vector<uint8_t> tensor_bytes(const Model& m, const std::string& name) {
