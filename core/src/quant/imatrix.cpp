@@ -40,7 +40,9 @@ Result<Imatrix> read_legacy(const ByteSourcePtr& source) {
     int32_t n_entries = 0;
     if (!read_i32(c, n_entries)) return truncated("n_entries", 0, 4, size);
     // Each entry takes at least 16 bytes (three int32, one name byte, one value).
-    if (n_entries < 1 || static_cast<uint64_t>(n_entries) > (size - 4) / 16)
+    if (n_entries < 1)
+        return Error{ErrorCode::E_COUNT, "n_entries", 0, std::to_string(n_entries) + " entries, where a legacy imatrix holds at least one"};
+    if (static_cast<uint64_t>(n_entries) > (size - 4) / 16)
         return Error{ErrorCode::E_COUNT, "n_entries", 0, std::to_string(n_entries) + " entries cannot fit in " + std::to_string(size) + " bytes"};
     m.entries.reserve(static_cast<size_t>(n_entries));
     for (int32_t i = 0; i < n_entries; ++i) {
