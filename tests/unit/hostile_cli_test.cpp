@@ -10,10 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "cli_runner.h"
+#include "ollama_store_builder.h"
+#include "safetensors_builder.h"
 #include "test_paths.h"
 
 using namespace mlens::test;
@@ -173,4 +177,40 @@ TEST_CASE("hostile --base, --reference and --imatrix files fail at once with the
     CHECK(contains(imatrix.err, "0 entries, where a legacy imatrix holds at least one"));
     CHECK(fs::file_size(dir.file("sparse")) == (1ull << 40));
     CHECK(temp_files_in(dir.path()) == 0);
+}
+
+TEST_CASE("mlens export ended by SIGHUP (a closed terminal) leaves neither OUT_DIR nor its scratch folder", "[store_export][cli]") {
+    TempDir dir;
+    const std::string root = dir.file("store");
+    fs::create_directories(root);
+    {
+        // config.json is placed in the scratch folder first, then one BF16 tensor of 64M values
+        // is written as F32 and re-read: the signal arrives with a finished file in the folder.
+        OllamaStoreBuilder b(root);
+        SafetensorsBuilder blob;
+        blob.tensor("model.embed_tokens.weight", "BF16", "[16384,4096]", std::vector<uint8_t>((64ull << 20) * 2, 0x3F));
+        b.add_model("big", {b.blob(kTensorMediaType, blob.bytes(), std::string("model.embed_tokens.weight")),
+                            b.blob(kJsonMediaType, std::string(R"({"model_type":"llama"})"), std::string("config.json"))},
+                    config_json("safetensors", "llama", ""));
+    }
+    const auto store_before = folder_bytes(root);
+    fs::create_directories(dir.file("parent"));
+    MlensProcess run({"export", "big", dir.file("parent/out"), "--store", root, "--dtype", "f32"});
+    bool placed_one = false;
+    const auto start = std::chrono::steady_clock::now();
+    while (!placed_one && std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(dir.file("parent"), ec))
+            placed_one = placed_one || fs::exists(e.path() / "config.json", ec);
+        if (!placed_one) std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+    REQUIRE(placed_one);
+    REQUIRE(::kill(run.pid(), SIGHUP) == 0);
+    CliRun ended = run.wait();
+    INFO(ended.err);
+    CHECK(ended.signal == 0);
+    CHECK(ended.exit_status == 1);
+    CHECK(contains(ended.err, "E_CANCELLED"));
+    CHECK(fs::is_empty(dir.file("parent")));
+    CHECK(folder_bytes(root) == store_before);
 }
