@@ -214,3 +214,32 @@ TEST_CASE("mlens export ended by SIGHUP (a closed terminal) leaves neither OUT_D
     CHECK(fs::is_empty(dir.file("parent")));
     CHECK(folder_bytes(root) == store_before);
 }
+
+TEST_CASE("inference commands on a store model whose GGUF blob is a FIFO name the blob and return", "[cli][kld][infer]") {
+    TempDir dir;
+    const std::string store = dir.file("store");
+    fs::copy(kDemoStore, store, fs::copy_options::recursive);
+    std::string largest;
+    for (const auto& e : fs::directory_iterator(store + "/blobs"))
+        if (largest.empty() || fs::file_size(e.path()) > fs::file_size(largest)) largest = e.path().string();
+    fs::remove(largest);
+    REQUIRE(::mkfifo(largest.c_str(), 0600) == 0);
+    write_whole_file(dir.file("text.txt"), std::vector<uint8_t>(4096, 'a'));
+    const std::string model = store + "/tiny-llama:q4_0";
+    const std::string other = std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf";
+    const std::vector<std::vector<std::string>> commands = {{"kld", model, other, "--text", dir.file("text.txt")},
+                                                            {"layer-divergence", model, other, "-p", "hi"},
+                                                            {"run", model, "-p", "hi", "-n", "2"}};
+    for (const auto& args : commands) {
+        INFO(args.front());
+        CliLimits limits;
+        limits.seconds = 20;
+        CliRun run = run_mlens(args, limits);
+        CHECK(!run.timed_out);
+        CHECK(run.exit_status == 1);
+        CHECK(contains(run.err, "E_NOT_REGULAR_FILE layers[0]: the model's GGUF blob cannot be opened: blobs/" +
+                                    fs::path(largest).filename().string() + ": is a FIFO"));
+        CHECK(!contains(run.err, "this is a GGUF model"));
+    }
+    CHECK(fs::is_fifo(largest));
+}
