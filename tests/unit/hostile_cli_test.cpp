@@ -243,3 +243,21 @@ TEST_CASE("inference commands on a store model whose GGUF blob is a FIFO name th
     }
     CHECK(fs::is_fifo(largest));
 }
+
+TEST_CASE("mlens kld with a context beyond the address space says the worker ran out of memory", "[cli][kld]") {
+    TempDir dir;
+    std::string text;
+    while (text.size() < 600000) text += "The quick brown fox jumps over the lazy dog. ";
+    write_whole_file(dir.file("text.txt"), std::vector<uint8_t>(text.begin(), text.end()));
+    const std::string a = std::string(MLENS_DEMO_DIR) + "/tiny-llama-f32.gguf";
+    const std::string b = std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf";
+    // 65536 positions of 32000 logits are 8 GiB for one chunk: far past a 2 GB address space.
+    CliLimits limits;
+    limits.address_space_bytes = 2000000000;
+    limits.seconds = 60;
+    CliRun run = run_mlens({"kld", a, b, "--text", dir.file("text.txt"), "--ctx", "65536", "--chunks", "1"}, limits);
+    CHECK(!run.timed_out);
+    CHECK(run.exit_status == 1);
+    CHECK(contains(run.err, "error: E_NO_MEMORY: the llama.cpp worker ran out of memory for this request"));
+    CHECK(temp_files_in(dir.path()) == 0);
+}
