@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cli_runner.h"
+#include "gguf_builder.h"
 #include "ollama_store_builder.h"
 #include "safetensors_builder.h"
 #include "test_paths.h"
@@ -260,4 +261,43 @@ TEST_CASE("mlens kld with a context beyond the address space says the worker ran
     CHECK(run.exit_status == 1);
     CHECK(contains(run.err, "error: E_NO_MEMORY: the llama.cpp worker ran out of memory for this request"));
     CHECK(temp_files_in(dir.path()) == 0);
+}
+
+TEST_CASE("mlens imatrix on a sparse file claiming 2^38 columns or experts stays in bounded memory", "[cli][imatrix][bounded]") {
+    TempDir dir;
+    constexpr uint64_t kHuge = 1ull << 38;   // 1 TiB of F32
+    struct Case {
+        std::vector<uint64_t> sums, counts;
+    };
+    // 2^38 columns of one expert: summarized chunk by chunk until interrupted. One column of 2^38
+    // experts: refused, the counts of so many experts are not read.
+    const Case columns{{kHuge, 1}, {1, 1}}, experts{{1, kHuge}, {1, kHuge}};
+    for (const Case* c : {&columns, &experts}) {
+        const std::string path = dir.file(c == &columns ? "columns.imatrix" : "experts.imatrix");
+        GgufBuilder b;
+        b.header(2, 1).kv_string("general.type", "imatrix");
+        b.tensor_info("blk.0.ffn_up.weight.in_sum2", c->sums, 0, 0);
+        b.tensor_info("blk.0.ffn_up.weight.counts", c->counts, 0, kHuge * 4);
+        b.pad_to(32);
+        write_whole_file(path, b.bytes);
+        const uint64_t counts_bytes = (c == &columns ? 1 : kHuge) * 4;
+        fs::resize_file(path, b.size() + kHuge * 4 + counts_bytes);
+        CliLimits limits;
+        limits.address_space_bytes = 2000000000;
+        limits.seconds = 2;
+        limits.stop_signal = SIGINT;
+        CliRun run = run_mlens({"imatrix", path}, limits);
+        INFO(run.err);
+        CHECK(run.signal == 0);
+        CHECK(run.exit_status == 1);
+        CHECK(run.peak_rss_bytes < (300ull << 20));
+        if (c == &columns) {
+            CHECK(run.timed_out);
+            CHECK(contains(run.err, "error: blk.0.ffn_up.weight: E_CANCELLED: cancelled"));
+        } else {
+            CHECK(!run.timed_out);
+            CHECK(contains(run.err, "E_IMATRIX_SHAPE"));
+            CHECK(contains(run.err, "blk.0.ffn_up.weight: 274877906944 experts, more than the 1048576 an importance matrix is read with"));
+        }
+    }
 }
