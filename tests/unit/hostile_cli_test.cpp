@@ -301,3 +301,32 @@ TEST_CASE("mlens imatrix on a sparse file claiming 2^38 columns or experts stays
         }
     }
 }
+
+TEST_CASE("hist and kld --save-base refuse to write a new file into the blobs folder of a store they read", "[output][cli][kld]") {
+    TempDir dir;
+    const std::string store = dir.file("store");
+    fs::copy(kDemoStore, store, fs::copy_options::recursive);
+    const auto store_before = folder_bytes(store);
+    write_whole_file(dir.file("text.txt"), std::vector<uint8_t>(4096, 'a'));
+    const std::string model = store + "/tiny-llama:q4_0";
+    const std::string other = std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf";
+    std::string blob;
+    for (const auto& e : fs::directory_iterator(store + "/blobs"))
+        if (blob.empty() || fs::file_size(e.path()) > fs::file_size(blob)) blob = e.path().string();
+    const std::vector<std::vector<std::string>> commands = {
+        {"hist", model, "blk.0.attn_q.weight", "--csv", store + "/blobs/h.csv"},
+        {"hist", blob, "blk.0.attn_q.weight", "--png", store + "/blobs/../blobs/h.png"},
+        {"kld", model, other, "--text", dir.file("text.txt"), "--ctx", "64", "--chunks", "1", "--save-base", store + "/blobs/base.kld"}};
+    for (const auto& args : commands) {
+        INFO(args.front() << " " << args.back());
+        CliRun run = run_mlens(args);
+        CHECK(run.exit_status == 1);
+        CHECK(contains(run.err, "E_OUTPUT_IN_STORE output: refusing to write " + args.back() + " into "));
+        CHECK(contains(run.err, "the blobs folder of an Ollama store it reads, which is never written to"));
+    }
+    CHECK(folder_bytes(store) == store_before);
+    CHECK(temp_files_in(store) == 0);
+    // The same commands write beside the store.
+    CHECK(run_mlens({"hist", model, "blk.0.attn_q.weight", "--csv", dir.file("h.csv")}).exit_status == 0);
+    CHECK(fs::exists(dir.file("h.csv")));
+}
