@@ -330,3 +330,13 @@ TEST_CASE("hist and kld --save-base refuse to write a new file into the blobs fo
     CHECK(run_mlens({"hist", model, "blk.0.attn_q.weight", "--csv", dir.file("h.csv")}).exit_status == 0);
     CHECK(fs::exists(dir.file("h.csv")));
 }
+
+TEST_CASE("mlens export places an OUT_DIR whose name is as long as a file name may be", "[store_export][cli]") {
+    TempDir dir;
+    const std::string out = dir.file(std::string(255, 'a'));
+    CliRun run = run_mlens({"export", "tiny-mlx:mixed", out, "--store", kDemoStore});
+    INFO(run.err);
+    CHECK(run.exit_status == 0);
+    CHECK(fs::exists(out + "/config.json"));
+    CHECK(temp_files_in(dir.path()) == 0);
+}

@@ -54,7 +54,8 @@ public:
         unregister_temp_file(m_slot);
     }
     Status create(const std::string& parent, const std::string& name) {
-        std::string pattern = parent + "/." + name + ".tmp-XXXXXX";
+        // The name cut to 200 bytes keeps ".NAME.tmp-XXXXXX" within NAME_MAX for any OUT_DIR name.
+        std::string pattern = parent + "/." + name.substr(0, 200) + ".tmp-XXXXXX";
         if (!mkdtemp(pattern.data())) return write_error(ErrorCode::E_IO, parent, std::string("cannot create a folder there: ") + std::strerror(errno));
         m_path = pattern;
         m_slot = register_temp_file(m_path);
