@@ -1,10 +1,11 @@
 #include "cli_common.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 
 #include "mlens/text/display_width.h"
@@ -33,6 +34,19 @@ std::optional<Model> open_or_report(const Target& target, bool report_errors) {
                       << " errors (mlens check lists every one)\n";
     }
     return std::move(model).value();
+}
+
+int exit_status_after_output(int exit_code) {
+    // std::cout writes through stdout's buffer (synchronised with stdio); its flush is stdout's,
+    // so the reason of a failed flush is in errno after either call.
+    errno = 0;
+    std::cout.flush();
+    const bool flushed = std::fflush(stdout) == 0 && std::cout.good();
+    const int err = errno;
+    if (flushed && !std::ferror(stdout)) return exit_code;
+    std::cerr << "error: E_IO standard output: cannot write" << (err != 0 ? std::string(": ") + std::strerror(err) : std::string())
+              << "\n";
+    return exit_code == kExitOk ? kExitBroken : exit_code;
 }
 
 int exit_status_of(const Model& model) { return model.error_count() > 0 ? kExitBroken : kExitOk; }

@@ -53,6 +53,11 @@ bool is_subcommand(CLI::App& app, const std::string& name);
 // "error: unknown command 'infoo'; did you mean 'info'?" and the list of commands, on stderr.
 void report_unknown_command(CLI::App& app, const std::string& name);
 
+// The exit status once standard output is flushed: a command whose output could not be written
+// (a full disk, a file-size limit) did not succeed, so a failed write or flush is reported on
+// stderr with the reason and turns a success into kExitBroken.
+int exit_status_after_output(int exit_code);
+
 // Each subcommand registers itself and stores its exit code in `exit_code` when it runs.
 void add_info_command(CLI::App& app, int& exit_code);
 void add_kv_command(CLI::App& app, int& exit_code);

@@ -25,6 +25,10 @@ CliJob::CliJob(std::string label) : m_label(std::move(label)) {
     sigemptyset(&cancel.sa_mask);
     sigaction(SIGINT, &cancel, &m_old_int);
     sigaction(SIGTERM, &cancel, &m_old_term);
+    // A closed terminal cancels too, so an export's finished files are not left in its scratch
+    // folder; under nohup (SIGHUP ignored) the job runs on.
+    sigaction(SIGHUP, nullptr, &m_old_hup);
+    if (m_old_hup.sa_handler != SIG_IGN) sigaction(SIGHUP, &cancel, nullptr);
     if (::isatty(STDERR_FILENO)) m_progress = std::thread([this] { draw_progress(); });
 }
 
@@ -37,6 +41,7 @@ CliJob::~CliJob() {
     if (m_progress.joinable()) m_progress.join();
     sigaction(SIGINT, &m_old_int, nullptr);
     sigaction(SIGTERM, &m_old_term, nullptr);
+    sigaction(SIGHUP, &m_old_hup, nullptr);
     g_signalled_job.store(nullptr);
 }
 

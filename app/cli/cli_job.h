@@ -1,9 +1,9 @@
 // CliJob: the JobContext of one long analysis of a subcommand (stats, hist, compare, requant,
 // diff --numeric).
 //
-// Contract: while a CliJob lives, SIGINT and SIGTERM cancel its job instead of ending the
-// process: the analysis stops at its next chunk with E_CANCELLED, and the command reports
-// "cancelled" and exits 1. When stderr is a terminal, a line "LABEL  NN%" is redrawn there four
+// Contract: while a CliJob lives, SIGINT, SIGTERM and SIGHUP (unless ignored, as under nohup)
+// cancel its job instead of ending the process: the analysis stops at its next chunk with
+// E_CANCELLED, and the command reports "cancelled" and exits 1. When stderr is a terminal, a line "LABEL  NN%" is redrawn there four
 // times a second and cleared when the CliJob ends; otherwise nothing is printed. One CliJob at a
 // time; the previous signal dispositions come back when it ends.
 #pragma once
@@ -40,7 +40,7 @@ private:
     std::string m_label;
     bool m_done = false;
     std::thread m_progress;
-    struct sigaction m_old_int {}, m_old_term {};
+    struct sigaction m_old_int {}, m_old_term {}, m_old_hup {};
 };
 
 }  // namespace mlens::cli

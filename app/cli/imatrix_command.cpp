@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "cli_job.h"
 #include "mlens/model/model_json.h"
 #include "mlens/quant/imatrix.h"
 #include "mlens/text/escape.h"
@@ -71,8 +72,9 @@ int run_imatrix(const Options& o) {
     if (only) entries.push_back(only);
     else for (const ImatrixEntry& e : m.entries) entries.push_back(&e);
     std::vector<ImatrixEntrySummary> summaries;
+    CliJob progress("imatrix");
     for (const ImatrixEntry* e : entries) {
-        Result<ImatrixEntrySummary> s = summarize_entry(m, *e, std::max<uint32_t>(1, o.bins));
+        Result<ImatrixEntrySummary> s = summarize_entry(m, *e, std::max<uint32_t>(1, o.bins), progress.job());
         if (!s) {
             std::cerr << "error: " << escape_for_display(e->name) << ": " << s.error().to_string() << "\n";
             return kExitBroken;

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     mlens::cli::add_memory_command(app, exit_code);
     mlens::cli::add_divergence_command(app, exit_code);
     app.footer(mlens::help_footer(mlens::cli::mlens_reference().sections));
-    if (auto status = mlens::cli::print_reference_if_asked(app, argc, argv)) return *status;
+    if (auto status = mlens::cli::print_reference_if_asked(app, argc, argv)) return mlens::cli::exit_status_after_output(*status);
     // CLI11 reports a mistyped command as "A subcommand is required"; name it and the nearest one.
     if (argc > 1 && argv[1][0] != '-' && !mlens::cli::is_subcommand(app, argv[1])) {
         mlens::cli::report_unknown_command(app, argv[1]);
@@ -54,5 +54,5 @@ int main(int argc, char** argv) {
         app.exit(e);
         return mlens::cli::kExitUsage;
     }
-    return exit_code;
+    return mlens::cli::exit_status_after_output(exit_code);
 }

@@ -94,6 +94,8 @@ int run_requant(const Options& o) {
         return kExitBroken;
     }
     const std::string reference_file = reference->counterpart ? o.reference : o.path;
+    // Errors in either file were reported on stderr: the figures still print, the status says so.
+    const int status = other && exit_status_of(*other) != kExitOk ? kExitBroken : exit_status_of(*model);
     if (o.json) {
         nlohmann::json out = {{"tensor", o.tensor},
                               {"reference_type", reference->type_name},
@@ -108,7 +110,7 @@ int run_requant(const Options& o) {
         if (importance) out["imatrix"] = {{"file", o.imatrix}, {"format", imatrix_format_name(imatrix->format)}, {"entry", importance->entry}};
         for (const RequantRow& r : *rows) out["types"].push_back(row_json(r));
         std::cout << json_text(out) << "\n";
-        return exit_status_of(*model);
+        return status;
     }
     // A type without figures shows dashes and says why in NOTE, so the figure columns stay narrow.
     std::vector<std::vector<std::string>> table = {{"TYPE", "BPW", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB", "NOTE"}};
@@ -128,7 +130,7 @@ int run_requant(const Options& o) {
                   << escape_for_display(importance->entry) << "\n";
     if (rows->empty()) std::cout << "no ggml type splits rows of " << row_length << " values into whole blocks\n";
     else print_table(table);
-    return exit_status_of(*model);
+    return status;
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ class BaseFile {
 public:
     static Result<BaseFile> open(const std::string& path, int32_t n_vocab_b) {
         auto src = open_file(path);
-        if (!src) return src.error();
+        if (!src) return kld_error(src.error().code, path + ": " + src.error().message);
         BaseFile f;
         f.m_source = std::move(*src);
         uint8_t head[kHeaderBytes];

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include "mlens/infer/worker_session.h"
@@ -87,6 +88,11 @@ private:
         try {
             Result<Json> r = dispatch(request, job);
             reply = r ? std::move(r).value() : wire::encode_error(r.error());
+        } catch (const std::bad_alloc&) {
+            // A request bigger than the memory there is (a huge context, a ulimit -v): the worker
+            // lives on and says so, rather than blaming the request's encoding.
+            reply = wire::encode_error(Error{ErrorCode::E_NO_MEMORY, "", std::nullopt,
+                                             "the llama.cpp worker ran out of memory for this request (a smaller context or batch needs less)"});
         } catch (const std::exception& e) {
             reply = wire::encode_error(Error{ErrorCode::E_WIRE, "", std::nullopt, std::string("a request does not decode: ") + e.what()});
         }

@@ -78,6 +78,10 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     auto model = open_model(path);
     // A store reference or manifest names a blob: llama.cpp is given the GGUF file itself.
     const bool gguf = model && model->format == Format::gguf && !model->files.empty();
+    // A GGUF store model whose blob could not be opened (gone, a FIFO, unreadable): its reason.
+    if (model && model->format == Format::gguf && model->files.empty())
+        for (const Diagnostic& d : model->diagnostics)
+            if (d.severity == Severity::error) return Error{d.code, d.field, d.offset, "the model's GGUF blob cannot be opened: " + d.message};
     if (model && !gguf)
         return Error{ErrorCode::E_NOT_GGUF, "", std::nullopt,
                      std::string("llama.cpp loads GGUF files; this is a ") + format_name(model->format) + " model"};

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "mlens/io/temp_registry.h"
+#include "mlens/ollama/digest.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -88,7 +89,16 @@ void OutputGuard::add_input(const std::string& path) {
     if (auto id = file_identity(path)) add_input(*id, path);
 }
 
-void OutputGuard::add_input(FileIdentity id, std::string path) { m_inputs.push_back({id, std::move(path)}); }
+void OutputGuard::add_input(FileIdentity id, std::string path) {
+    const size_t slash = path.rfind('/');
+    if (slash != std::string::npos && slash > 0 && classify_blob_file(std::string_view(path).substr(slash + 1)).kind == BlobFileKind::blob) {
+        const std::string folder = path.substr(0, slash);
+        const size_t parent_slash = folder.rfind('/');
+        if (folder.substr(parent_slash == std::string::npos ? 0 : parent_slash + 1) == "blobs")
+            if (auto folder_id = file_identity(folder)) m_store_folders.push_back({*folder_id, folder});
+    }
+    m_inputs.push_back({id, std::move(path)});
+}
 
 Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, OutputGuard& guard) {
     auto target = resolve_target(path);
@@ -103,6 +113,11 @@ Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, OutputGua
     struct stat folder_st {};
     if (::stat(target->folder.c_str(), &folder_st) != 0) return io_error("cannot use the folder", target->folder);
     const FileIdentity folder = identity_of(folder_st);
+    for (const OutputGuard::Input& store : guard.m_store_folders)
+        if (store.id == folder)
+            return output_error(ErrorCode::E_OUTPUT_IN_STORE, "refusing to write " + escape_for_display(path) + " into " +
+                                                             escape_for_display(store.path) +
+                                                             ", the blobs folder of an Ollama store it reads, which is never written to");
     for (const OutputGuard::Output& out : guard.m_outputs)
         if ((existing && out.existing == existing) || (out.folder == folder && out.name == target->name))
             return output_error(ErrorCode::E_OUTPUTS_SAME_FILE, escape_for_display(path) + " and " + escape_for_display(out.path) +

@@ -69,6 +69,10 @@ void remove_temp_files_on_signals() {
         if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
         ::sigaction(sig, &action, nullptr);
     }
+    // Past a file-size limit (ulimit -f) the kernel's default is to end the process mid-write,
+    // leaving its temporary files; ignored, the write fails with EFBIG, which the writer reports
+    // with the file's name and cleans up after, as it does on a full disk.
+    ::signal(SIGXFSZ, SIG_IGN);
 }
 
 }  // namespace mlens

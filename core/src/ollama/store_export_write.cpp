@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,12 +8,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "mlens/compat/upstream_export.h"
 #include "mlens/io/byte_source.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/temp_registry.h"
 #include "mlens/model/model_inputs.h"
+#include "mlens/ollama/digest.h"
 #include "mlens/ollama/store_export.h"
 #include "mlens/text/escape.h"
 
@@ -51,7 +54,8 @@ public:
         unregister_temp_file(m_slot);
     }
     Status create(const std::string& parent, const std::string& name) {
-        std::string pattern = parent + "/." + name + ".tmp-XXXXXX";
+        // The name cut to 200 bytes keeps ".NAME.tmp-XXXXXX" within NAME_MAX for any OUT_DIR name.
+        std::string pattern = parent + "/." + name.substr(0, 200) + ".tmp-XXXXXX";
         if (!mkdtemp(pattern.data())) return write_error(ErrorCode::E_IO, parent, std::string("cannot create a folder there: ") + std::strerror(errno));
         m_path = pattern;
         m_slot = register_temp_file(m_path);
@@ -120,7 +124,13 @@ Status copy_blob(const ExportFile& f, SafeFileWriter& out, JobContext* job, uint
     return ok_status();
 }
 
-// The written file holds exactly the blob's bytes (or the text).
+struct DigestCtxFree {
+    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+
+// The written file holds exactly the blob's bytes (or the text), and a blob's bytes are the ones
+// its digest names: a blob damaged in the store since it was pulled (same size, other bytes) is
+// not exported as the model the manifest names.
 Status verify_copy(const ExportFile& f, const std::string& path, JobContext* job) {
     auto written = open_file(path);
     if (!written) return written.error();
@@ -133,6 +143,10 @@ Status verify_copy(const ExportFile& f, const std::string& path, JobContext* job
     }
     auto blob = open_file(f.blob_path);
     if (!blob) return blob.error();
+    const std::optional<BlobDigest> digest = parse_blob_digest(f.digest);
+    std::unique_ptr<EVP_MD_CTX, DigestCtxFree> sha(EVP_MD_CTX_new());
+    if (!digest || !sha || EVP_DigestInit_ex(sha.get(), EVP_sha256(), nullptr) != 1)
+        return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "cannot check it against the digest " + escape_for_display(f.digest, 80));
     std::vector<uint8_t> a, b;
     for (uint64_t off = 0; off < f.bytes; off += kCopyChunk) {
         if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};
@@ -141,7 +155,15 @@ Status verify_copy(const ExportFile& f, const std::string& path, JobContext* job
         b.resize(n);
         if (!(*written)->read(off, n, a.data()) || !(*blob)->read(off, n, b.data()) || a != b)
             return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "differs from blob " + f.digest + " in bytes from " + std::to_string(off));
+        EVP_DigestUpdate(sha.get(), a.data(), n);
     }
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int md_size = 0;
+    if (EVP_DigestFinal_ex(sha.get(), md, &md_size) != 1)
+        return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "cannot check it against the digest " + f.digest);
+    if (const std::string actual = to_hex(md, md_size); actual != digest->hex)
+        return write_error(ErrorCode::E_DIGEST_MISMATCH, f.name, "the store's blob does not match its digest: expected " + digest->text() +
+                                                                 ", actual sha256:" + actual + " (mlens verify checks every blob)");
     return ok_status();
 }
 

@@ -17,6 +17,12 @@ namespace {
 constexpr uint32_t kMaxLegacyNameBytes = 4096;
 constexpr std::string_view kSumsSuffix = ".in_sum2";
 constexpr std::string_view kCountsSuffix = ".counts";
+// Sums are summarized this many values at a time, so a summary's memory is one chunk whatever
+// column count a file claims.
+constexpr uint64_t kSumsChunkValues = 1u << 20;
+// Experts an entry may have: their counts and summaries are kept one per expert (far above the
+// few hundred of any mixture-of-experts model).
+constexpr uint64_t kMaxExperts = 1u << 20;
 
 Error truncated(std::string field, uint64_t offset, uint64_t need, uint64_t size) {
     return {ErrorCode::E_TRUNCATED, std::move(field), offset,
@@ -40,7 +46,9 @@ Result<Imatrix> read_legacy(const ByteSourcePtr& source) {
     int32_t n_entries = 0;
     if (!read_i32(c, n_entries)) return truncated("n_entries", 0, 4, size);
     // Each entry takes at least 16 bytes (three int32, one name byte, one value).
-    if (n_entries < 1 || static_cast<uint64_t>(n_entries) > (size - 4) / 16)
+    if (n_entries < 1)
+        return Error{ErrorCode::E_COUNT, "n_entries", 0, std::to_string(n_entries) + " entries, where a legacy imatrix holds at least one"};
+    if (static_cast<uint64_t>(n_entries) > (size - 4) / 16)
         return Error{ErrorCode::E_COUNT, "n_entries", 0, std::to_string(n_entries) + " entries cannot fit in " + std::to_string(size) + " bytes"};
     m.entries.reserve(static_cast<size_t>(n_entries));
     for (int32_t i = 0; i < n_entries; ++i) {
@@ -140,6 +148,9 @@ Result<Imatrix> read_gguf_imatrix(const ByteSourcePtr& source) {
         if (e.columns == 0 || e.experts == 0 || sums->n_elements != e.columns * e.experts || sums->n_elements / e.columns != e.experts)
             return shape_error(sums, shown + ": " + std::to_string(sums->n_elements) + " sums are not " + std::to_string(e.experts) +
                                          " experts of " + std::to_string(e.columns) + " columns");
+        if (e.experts > kMaxExperts)
+            return shape_error(counts, shown + ": " + std::to_string(e.experts) + " experts, more than the " + std::to_string(kMaxExperts) +
+                                           " an importance matrix is read with");
         if (!source->contains(sums->data_offset, sums->n_elements * 4) || !source->contains(counts->data_offset, e.experts * 4))
             return truncated("tensors." + escape_for_display(name, 120), sums->data_offset, sums->n_elements * 4, source->size());
         e.sums_offset = sums->data_offset;
@@ -291,8 +302,28 @@ Result<ColumnImportance> importance_for(const Imatrix& m, std::string_view tenso
     return out;
 }
 
-// Two passes over the sums, one expert at a time, so memory does not grow with the entry: the
-// figures and the range of the logarithms, then the histogram.
+namespace {
+
+// Calls `use` on the sums of expert `x`, a bounded chunk at a time.
+template <class Use>
+Status for_each_sums_chunk(const Imatrix& m, const ImatrixEntry& e, uint64_t x, JobContext* job, Use&& use) {
+    std::vector<float> chunk;
+    for (uint64_t first = 0; first < e.columns; first += kSumsChunkValues) {
+        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+        const uint64_t n = std::min(kSumsChunkValues, e.columns - first);
+        chunk.resize(n);
+        const uint64_t offset = e.sums_offset + (x * e.columns + first) * 4;
+        if (!m.source->read(offset, n * 4, chunk.data()))
+            return Error{ErrorCode::E_IO, "", offset, "cannot read the sums of " + escape_for_display(e.name, 120)};
+        use(chunk);
+    }
+    return ok_status();
+}
+
+}  // namespace
+
+// Two passes over the sums, one expert and one chunk at a time, so memory does not grow with the
+// entry: the figures and the range of the logarithms, then the histogram.
 Result<ImatrixEntrySummary> summarize_entry(const Imatrix& m, const ImatrixEntry& e, uint32_t bins, JobContext* job) {
     ImatrixEntrySummary s;
     double total = 0, log_lo = 0, log_hi = 0;
@@ -303,40 +334,44 @@ Result<ImatrixEntrySummary> summarize_entry(const Imatrix& m, const ImatrixEntry
             if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
             const double count = e.count_of(x);
             if (pass == 1 && (count <= 0 || positive == 0)) continue;
-            Result<std::vector<float>> sums = read_sums(m, e, x);
-            if (!sums) return sums.error();
             if (pass == 1) {
                 Histogram& h = s.log10_importance;
                 const double scale = static_cast<double>(h.counts.size()) / (h.hi - h.lo);
-                for (float v : *sums) {
-                    // A NaN or infinite sum in a damaged file has no bin (counted apart by the summary).
-                    if (!std::isfinite(v) || v / count <= 0) continue;
-                    const double bin = std::floor((std::log10(v / count) - h.lo) * scale);
-                    if (std::isnan(bin)) continue;
-                    ++h.counts[static_cast<size_t>(std::clamp(bin, 0.0, static_cast<double>(h.counts.size() - 1)))];
-                }
+                Status read = for_each_sums_chunk(m, e, x, job, [&](const std::vector<float>& sums) {
+                    for (float v : sums) {
+                        // A NaN or infinite sum in a damaged file has no bin (counted apart by the summary).
+                        if (!std::isfinite(v) || v / count <= 0) continue;
+                        const double bin = std::floor((std::log10(v / count) - h.lo) * scale);
+                        if (std::isnan(bin)) continue;
+                        ++h.counts[static_cast<size_t>(std::clamp(bin, 0.0, static_cast<double>(h.counts.size() - 1)))];
+                    }
+                });
+                if (!read) return read.error();
                 continue;
             }
             ImatrixExpertSummary ex;
             ex.count = count;
-            for (float v : *sums) {
-                ex.sum += v;
-                if (v == 0) ++ex.zero_columns;
-                if (count <= 0) continue;
-                const double w = v / count;
-                s.min_importance = activated ? std::min(s.min_importance, w) : w;
-                s.max_importance = activated ? std::max(s.max_importance, w) : w;
-                total += w;
-                ++activated;
-                if (w <= 0) {
-                    ++s.zero_importance;
-                    continue;
+            Status read = for_each_sums_chunk(m, e, x, job, [&](const std::vector<float>& sums) {
+                for (float v : sums) {
+                    ex.sum += v;
+                    if (v == 0) ++ex.zero_columns;
+                    if (count <= 0) continue;
+                    const double w = v / count;
+                    s.min_importance = activated ? std::min(s.min_importance, w) : w;
+                    s.max_importance = activated ? std::max(s.max_importance, w) : w;
+                    total += w;
+                    ++activated;
+                    if (w <= 0) {
+                        ++s.zero_importance;
+                        continue;
+                    }
+                    const double l = std::log10(w);
+                    log_lo = positive ? std::min(log_lo, l) : l;
+                    log_hi = positive ? std::max(log_hi, l) : l;
+                    ++positive;
                 }
-                const double l = std::log10(w);
-                log_lo = positive ? std::min(log_lo, l) : l;
-                log_hi = positive ? std::max(log_hi, l) : l;
-                ++positive;
-            }
+            });
+            if (!read) return read.error();
             s.zero_columns += ex.zero_columns;
             if (count <= 0) ++s.inactive_experts;
             s.experts.push_back(ex);

@@ -10,7 +10,10 @@
 //        count): E_OUTPUT_IS_INPUT;
 //      * a target that is the same file as an earlier output of the same guard (an existing file
 //        by device and inode; a new one by its folder's device and inode and its name):
-//        E_OUTPUTS_SAME_FILE.
+//        E_OUTPUTS_SAME_FILE;
+//      * a target in the blobs folder of an Ollama store the operation reads (an input named
+//        like a blob, "sha256-<64 hex>", in a folder named "blobs"; the folder by device and
+//        inode): E_OUTPUT_IN_STORE, since a store is never written to.
 //    A symbolic link to a regular file is written through: the file it leads to is replaced and
 //    the link stays.
 //  - Bytes go to a temporary file "<folder>/.<name>.tmp-XXXXXX" beside the target. Every write,
@@ -69,6 +72,7 @@ private:
         std::string path;
     };
     std::vector<Input> m_inputs;
+    std::vector<Input> m_store_folders;   // the blobs folders of the inputs that are store blobs
     std::vector<Output> m_outputs;
 };
 

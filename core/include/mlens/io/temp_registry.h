@@ -9,9 +9,11 @@
 //    it are gone (a folder still holding other files stays).
 //  - remove_temp_files_on_signals installs handlers for SIGINT, SIGTERM and SIGHUP that unlink
 //    every registered path, then rmdir them (async-signal-safe calls only), restore the default
-//    action and raise the signal again, so the process still ends with the signal's status. The CLI
-//    installs it; the GUI ends its loop on those signals and cancels its jobs, whose writers
-//    remove their own files.
+//    action and raise the signal again, so the process still ends with the signal's status. It
+//    also ignores SIGXFSZ, so a write past RLIMIT_FSIZE fails with EFBIG (reported, the temporary
+//    file removed) instead of ending the process. The CLI and the llama.cpp worker install it;
+//    the GUI ends its loop on those signals and cancels its jobs, whose writers remove their own
+//    files.
 //  - remove_registered_temp_files does the same removal at once (async-signal-safe), for a process
 //    that must end without unwinding: the llama.cpp worker whose parent is gone.
 //  - Registration is thread-safe (lock-free slots).

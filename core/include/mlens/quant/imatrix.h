@@ -17,7 +17,7 @@
 //    without in_sum2/counts tensors), E_TRUNCATED (legacy: a field past the end, with its
 //    offset), E_COUNT (legacy: counts that are negative or cannot fit in the bytes left),
 //    E_IMATRIX_SHAPE (GGUF: a tensor without its pair, not F32, counts that do not match the
-//    sums' experts), E_IO. A GGUF the reader reports errors in fails with the first of them.
+//    sums' experts, more than 2^20 experts), E_IO. A GGUF the reader reports errors in fails with the first of them.
 //    Legacy keeps no row length: an entry is read as one expert of all its values
 //    (importance_for in requant_inputs.h splits it by the weight's row length).
 //  - looks_like_imatrix is a cheap test of the first bytes for resolve (target.h): a GGUF whose
@@ -28,7 +28,8 @@
 //    ncall is 0). summarize_entry gives per expert the count, the total of its sums and its
 //    columns never activated (sum 0), the experts never activated (count 0), and a histogram of
 //    log10 of every activated column's importance, equal bins over [min, max] of the logarithms
-//    (columns with importance 0 counted apart); two passes, one expert's sums in memory at a time.
+//    (columns with importance 0 counted apart); two passes reading the sums 2^20 values at a
+//    time, so a file claiming 2^38 columns is summarized in bounded memory (and can be cancelled).
 //  - importance_for gives the importance a tensor (or one expert of it) is quantized with, as
 //    llama-quantize does: the entry named like the tensor; each expert's run of row_length values
 //    serves that expert's rows. A GGUF entry must have row_length columns; a legacy entry, whose
