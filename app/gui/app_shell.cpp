@@ -8,7 +8,7 @@
 
 #include "document_notice.h"
 #include "mlens/text/escape.h"
-#include "output_inputs.h"
+#include "state/output_inputs.h"
 #include "theme.h"
 #include "widgets/ui.h"
 

@@ -22,11 +22,11 @@
 #include <vector>
 
 #include "fonts.h"
-#include "job_runner.h"
+#include "state/job_runner.h"
 #include "panels/panel.h"
-#include "settings.h"
+#include "state/settings.h"
 #include "widgets/file_chooser.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 namespace mlens {
 

@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "document.h"
+#include "state/document.h"
 
 namespace mlens {
 

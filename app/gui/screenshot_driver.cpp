@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "output_inputs.h"
+#include "state/output_inputs.h"
 
 namespace mlens {
 

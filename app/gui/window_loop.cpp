@@ -19,7 +19,7 @@
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/program_files.h"
-#include "output_inputs.h"
+#include "state/output_inputs.h"
 #include "screenshot_driver.h"
 #include "theme.h"
 

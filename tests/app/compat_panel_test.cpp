@@ -7,13 +7,13 @@
 
 #include <imgui.h>
 
-#include "compat_rows.h"
+#include "state/compat_rows.h"
 #include "headless.h"
 #include "workspace_harness.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/formats/gguf_reader.h"
 #include "panels/compat_panel.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 using namespace mlens;
 using mlens::compat::EditKind;

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "compat_rows.h"
+#include "state/compat_rows.h"
 #include "mlens/compat/value_builders.h"
 #include "model_parts.h"
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "display_text.h"
+#include "state/display_text.h"
 #include "mlens/model/enum_names.h"
 
 using namespace mlens;

@@ -12,7 +12,7 @@
 #include "app_shell.h"
 #include "headless.h"
 #include "workspace_harness.h"
-#include "inference_controller.h"
+#include "state/inference_controller.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
@@ -23,7 +23,7 @@
 #include "mlens/infer/memory_plan.h"
 #include "mlens/open/target.h"
 #include "tiny_models.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 using namespace mlens;
 using mlens::test::HeadlessImGui;

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <thread>
 
-#include "job_runner.h"
+#include "state/job_runner.h"
 
 using namespace mlens;
 

@@ -11,10 +11,10 @@
 #include "workspace_harness.h"
 #include "hf_conversion_fixture.h"
 #include "mlens/open/target.h"
-#include "model_error_run.h"
+#include "state/model_error_run.h"
 #include "model_fixture.h"
 #include "panels/model_error_panel.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 using namespace mlens;
 using mlens::test::FixtureTensor;

@@ -7,8 +7,8 @@
 #include "gguf_builder.h"
 #include "mlens/io/safe_file_writer.h"
 #include "ollama_store_builder.h"
-#include "output_inputs.h"
-#include "settings.h"
+#include "state/output_inputs.h"
+#include "state/settings.h"
 #include "workspace_harness.h"
 
 using namespace mlens;

@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "headless.h"
-#include "settings.h"
+#include "state/settings.h"
 
 using namespace mlens;
 

@@ -13,7 +13,7 @@
 #include "workspace_harness.h"
 #include "panels/safetensors_panel.h"
 #include "panels/store_panel.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 using namespace mlens;
 using mlens::test::HeadlessImGui;

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "display_text.h"
+#include "state/display_text.h"
 #include "headless.h"
 #include "widgets/table_cell.h"
 

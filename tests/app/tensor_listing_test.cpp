@@ -3,12 +3,12 @@
 #include <chrono>
 #include <thread>
 
-#include "array_search.h"
-#include "document.h"
+#include "state/array_search.h"
+#include "state/document.h"
 #include "gui_fixture.h"
 #include "headless.h"
 #include "mlens/open/target.h"
-#include "tensor_listing.h"
+#include "state/tensor_listing.h"
 
 using namespace mlens;
 

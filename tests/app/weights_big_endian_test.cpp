@@ -11,7 +11,7 @@
 #include "gguf_builder.h"
 #include "mlens/formats/gguf_reader.h"
 #include "test_paths.h"
-#include "weights_analysis.h"
+#include "state/weights_analysis.h"
 
 using namespace mlens;
 

@@ -20,8 +20,8 @@
 #include "mlens/formats/ggml_types.h"
 #include "model_fixture.h"
 #include "panels/weights_panel.h"
-#include "weights_analysis.h"
-#include "workspace.h"
+#include "state/weights_analysis.h"
+#include "state/workspace.h"
 
 using namespace mlens;
 using mlens::test::GgufBuilder;

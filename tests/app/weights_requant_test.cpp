@@ -11,8 +11,8 @@
 #include "mlens/formats/ggml_types.h"
 #include "panels/weights_panel.h"
 #include "panels/weights_requant_view.h"
-#include "weights_analysis.h"
-#include "workspace.h"
+#include "state/weights_analysis.h"
+#include "state/workspace.h"
 
 using namespace mlens;
 using mlens::test::GgufBuilder;

@@ -10,7 +10,7 @@
 
 #include "headless.h"
 #include "panels/panel.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 namespace mlens::test {
 

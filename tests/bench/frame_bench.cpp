@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "app_shell.h"
-#include "array_search.h"
+#include "state/array_search.h"
 #include "headless.h"
 #include "large_gguf.h"
 

@@ -6,13 +6,13 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "compat_rows.h"
+#include "state/compat_rows.h"
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/ui.h"
 #include "widgets/write_job_row.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 namespace mlens {
 

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "compat_rows.h"
+#include "state/compat_rows.h"
 #include "panels/compat_export.h"
 #include "panels/panel.h"
 

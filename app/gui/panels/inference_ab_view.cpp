@@ -7,7 +7,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "display_text.h"
+#include "state/display_text.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/significant.h"
 #include "theme.h"
@@ -15,7 +15,7 @@
 #include "widgets/table_cell.h"
 #include "widgets/token_chips.h"
 #include "widgets/ui.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 namespace mlens {
 

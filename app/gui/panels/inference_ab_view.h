@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "inference_controller.h"
+#include "state/inference_controller.h"
 #include "panels/panel.h"
 
 namespace mlens {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "inference_controller.h"
+#include "state/inference_controller.h"
 #include "panels/panel.h"
 
 namespace mlens {

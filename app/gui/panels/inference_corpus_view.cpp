@@ -7,14 +7,14 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "display_text.h"
+#include "state/display_text.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/significant.h"
 #include "theme.h"
 #include "widgets/plot_frame.h"
 #include "widgets/token_chips.h"
 #include "widgets/ui.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 namespace mlens {
 

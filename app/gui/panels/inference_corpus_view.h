@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "inference_controller.h"
+#include "state/inference_controller.h"
 #include "panels/inference_ab_view.h"
 #include "panels/panel.h"
 #include "widgets/file_chooser.h"

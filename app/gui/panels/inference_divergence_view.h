@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "inference_controller.h"
+#include "state/inference_controller.h"
 #include "panels/inference_ab_view.h"
 #include "panels/panel.h"
 

@@ -6,7 +6,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "display_text.h"
+#include "state/display_text.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/significant.h"
 #include "theme.h"

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <string>
 
-#include "inference_controller.h"
+#include "state/inference_controller.h"
 #include "panels/panel.h"
 
 namespace mlens {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "inference_controller.h"
+#include "state/inference_controller.h"
 #include "panels/panel.h"
 #include "widgets/histogram_plot.h"
 

@@ -10,7 +10,7 @@
 #include "theme.h"
 #include "widgets/plot_frame.h"
 #include "widgets/ui.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 namespace mlens {
 

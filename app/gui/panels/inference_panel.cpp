@@ -13,7 +13,7 @@
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/ui.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 namespace mlens {
 

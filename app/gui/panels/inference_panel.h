@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-#include "inference_controller.h"
+#include "state/inference_controller.h"
 #include "panels/inference_ab_view.h"
 #include "panels/inference_console_view.h"
 #include "panels/inference_corpus_view.h"

@@ -5,7 +5,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "display_text.h"
+#include "state/display_text.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/token_chips.h"

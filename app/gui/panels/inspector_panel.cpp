@@ -4,7 +4,7 @@
 
 #include <imgui.h>
 
-#include "display_text.h"
+#include "state/display_text.h"
 #include "mlens/model/enum_names.h"
 #include "mlens/model/metadata_text.h"
 #include "mlens/model/shape_text.h"

@@ -9,7 +9,7 @@
 #include "panels/weights_tables.h"
 #include "theme.h"
 #include "widgets/ui.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 namespace mlens {
 

@@ -22,7 +22,7 @@
 #include <optional>
 #include <string>
 
-#include "model_error_run.h"
+#include "state/model_error_run.h"
 #include "panels/model_error_layer_plot.h"
 #include "panels/model_error_table.h"
 #include "panels/panel.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "fonts.h"
-#include "model_error_run.h"
+#include "state/model_error_run.h"
 
 namespace mlens {
 

@@ -20,9 +20,9 @@
 #include <string_view>
 #include <vector>
 
-#include "document.h"
+#include "state/document.h"
 #include "fonts.h"
-#include "job_runner.h"
+#include "state/job_runner.h"
 
 namespace mlens {
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "document.h"
+#include "state/document.h"
 
 namespace mlens {
 

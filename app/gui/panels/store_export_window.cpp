@@ -11,7 +11,7 @@
 #include "theme.h"
 #include "widgets/ui.h"
 #include "widgets/write_job_row.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 namespace mlens {
 

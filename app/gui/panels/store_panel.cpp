@@ -12,7 +12,7 @@
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 namespace mlens {
 

@@ -27,7 +27,7 @@
 
 #include "panels/panel.h"
 #include "panels/store_export_window.h"
-#include "store_model_detail.h"
+#include "state/store_model_detail.h"
 
 namespace mlens {
 

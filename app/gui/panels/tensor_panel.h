@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "panels/panel.h"
-#include "tensor_listing.h"
+#include "state/tensor_listing.h"
 
 namespace mlens {
 

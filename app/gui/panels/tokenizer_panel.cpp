@@ -8,7 +8,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "display_text.h"
+#include "state/display_text.h"
 #include "mlens/model/enum_names.h"
 #include "mlens/text/escape.h"
 #include "theme.h"

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "array_search.h"
+#include "state/array_search.h"
 #include "panels/panel.h"
 
 namespace mlens {

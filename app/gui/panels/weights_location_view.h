@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "fonts.h"
-#include "job_runner.h"
+#include "state/job_runner.h"
 #include "mlens/model/model.h"
 
 namespace mlens {

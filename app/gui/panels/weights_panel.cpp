@@ -13,12 +13,12 @@
 #include "mlens/formats/ggml_types.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
-#include "output_inputs.h"
+#include "state/output_inputs.h"
 #include "panels/weights_tables.h"
-#include "tensor_listing.h"
+#include "state/tensor_listing.h"
 #include "theme.h"
 #include "widgets/ui.h"
-#include "workspace.h"
+#include "state/workspace.h"
 
 namespace mlens {
 

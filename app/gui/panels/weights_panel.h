@@ -34,7 +34,7 @@
 #include "panels/weights_location_view.h"
 #include "panels/weights_requant_view.h"
 #include "panels/weights_scales_view.h"
-#include "weights_analysis.h"
+#include "state/weights_analysis.h"
 #include "widgets/histogram_plot.h"
 
 namespace mlens {

@@ -11,7 +11,7 @@
 #include "mlens/formats/ggml_types.h"
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
-#include "workspace.h"
+#include "state/workspace.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"

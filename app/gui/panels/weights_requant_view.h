@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "panels/panel.h"
-#include "weights_analysis.h"
+#include "state/weights_analysis.h"
 
 namespace mlens {
 

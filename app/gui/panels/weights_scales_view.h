@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "weights_analysis.h"
+#include "state/weights_analysis.h"
 #include "widgets/histogram_plot.h"
 
 namespace mlens {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "fonts.h"
-#include "weights_analysis.h"
+#include "state/weights_analysis.h"
 
 namespace mlens {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "display_text.h"
+#include "state/display_text.h"
 #include "mlens/model/enum_names.h"
 #include "mlens/text/escape.h"
 #include "theme.h"

@@ -13,8 +13,8 @@
 
 #include <imgui.h>
 
-#include "array_search.h"
-#include "job_runner.h"
+#include "state/array_search.h"
+#include "state/job_runner.h"
 #include "mlens/model/value.h"
 
 namespace mlens {

@@ -4,7 +4,7 @@
 
 #include <imgui_internal.h>
 
-#include "display_text.h"
+#include "state/display_text.h"
 #include "theme.h"
 #include "widgets/ui.h"
 

@@ -4,7 +4,7 @@
 #include <cfloat>
 #include <cstdio>
 
-#include "display_text.h"
+#include "state/display_text.h"
 #include "theme.h"
 #include "widgets/ui.h"
 

@@ -15,7 +15,7 @@
 
 #include "mlens/result.h"
 
-#include "display_text.h"
+#include "state/display_text.h"
 
 namespace mlens::ui {
 

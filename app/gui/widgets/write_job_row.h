@@ -15,7 +15,7 @@
 
 #include <imgui.h>
 
-#include "job_runner.h"
+#include "state/job_runner.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/ui.h"
