@@ -20,12 +20,22 @@ int check_store_root(const std::string& path, const Store& store, bool json) {
     if (json) {
         nlohmann::json models = nlohmann::json::array();
         for (const ModelCheck& m : report.models)
-            models.push_back({{"name", m.name.display()}, {"manifest", m.manifest_path}, {"accepted", m.errors == 0},
-                              {"verdict", verdict_name(m.verdict())}, {"reason", m.reason_text()},
-                              {"errors", m.errors}, {"warnings", m.warnings}});
-        nlohmann::json out = {{"path", path}, {"store", report.root}, {"accepted", errors == 0}, {"errors", errors},
-                              {"warnings", report.warning_count()}, {"blobs_checked", report.blobs_checked},
-                              {"bytes_hashed", report.bytes_hashed}, {"models", models}, {"diagnostics", nlohmann::json::array()}};
+            models.push_back({{"name", m.name.display()},
+                              {"manifest", m.manifest_path},
+                              {"accepted", m.errors == 0},
+                              {"verdict", verdict_name(m.verdict())},
+                              {"reason", m.reason_text()},
+                              {"errors", m.errors},
+                              {"warnings", m.warnings}});
+        nlohmann::json out = {{"path", path},
+                              {"store", report.root},
+                              {"accepted", errors == 0},
+                              {"errors", errors},
+                              {"warnings", report.warning_count()},
+                              {"blobs_checked", report.blobs_checked},
+                              {"bytes_hashed", report.bytes_hashed},
+                              {"models", models},
+                              {"diagnostics", nlohmann::json::array()}};
         for (const Diagnostic& d : report.diagnostics) out["diagnostics"].push_back(diagnostic_to_json(d));
         std::cout << json_text(out) << "\n";
         return errors ? kExitBroken : kExitOk;
@@ -34,8 +44,8 @@ int check_store_root(const std::string& path, const Store& store, bool json) {
     for (const ModelCheck& m : report.models)
         std::cout << m.name.display() << ": " << (m.errors ? "rejected" : "ok") << " (" << m.errors << " errors, " << m.warnings
                   << " warnings)" << (m.errors ? ": " + m.reason_text() : std::string()) << "\n";
-    std::cout << escape_for_display(path) << ": " << (errors ? "rejected" : "ok") << " (store, " << report.models.size()
-              << " models, " << errors << " errors, " << report.warning_count() << " warnings)\n";
+    std::cout << escape_for_display(path) << ": " << (errors ? "rejected" : "ok") << " (store, " << report.models.size() << " models, "
+              << errors << " errors, " << report.warning_count() << " warnings)\n";
     return errors ? kExitBroken : kExitOk;
 }
 
@@ -43,8 +53,7 @@ int check_store_root(const std::string& path, const Store& store, bool json) {
 
 void add_check_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("check", "Validate a file or an Ollama store; exit status 1 on errors");
-    auto args = add_path_arguments(cmd, "Model file, safetensors folder, or Ollama store root",
-                                   "Print diagnostics as JSON on stdout");
+    auto args = add_path_arguments(cmd, "Model file, safetensors folder, or Ollama store root", "Print diagnostics as JSON on stdout");
     cmd->callback([=, &exit_code] {
         const Target target = resolve(args->path);
         if (target.kind == TargetKind::store_root) {
@@ -52,19 +61,25 @@ void add_check_command(CLI::App& app, int& exit_code) {
             return;
         }
         auto model = open_or_report(target, false);
-        if (!model) { exit_code = kExitBroken; return; }
+        if (!model) {
+            exit_code = kExitBroken;
+            return;
+        }
         size_t errors = model->error_count();
         exit_code = errors ? kExitBroken : kExitOk;
         if (args->json) {
-            nlohmann::json out = {{"path", args->path}, {"accepted", errors == 0}, {"errors", errors},
-                                  {"warnings", model->warning_count()}, {"diagnostics", nlohmann::json::array()}};
+            nlohmann::json out = {{"path", args->path},
+                                  {"accepted", errors == 0},
+                                  {"errors", errors},
+                                  {"warnings", model->warning_count()},
+                                  {"diagnostics", nlohmann::json::array()}};
             for (const Diagnostic& d : model->diagnostics) out["diagnostics"].push_back(diagnostic_to_json(d));
             std::cout << json_text(out) << "\n";
             return;
         }
         for (const Diagnostic& d : model->diagnostics) std::cerr << d.to_line() << "\n";
-        std::cout << escape_for_display(args->path) << ": " << (errors ? "rejected" : "ok") << " (" << errors
-                  << " errors, " << model->warning_count() << " warnings)\n";
+        std::cout << escape_for_display(args->path) << ": " << (errors ? "rejected" : "ok") << " (" << errors << " errors, "
+                  << model->warning_count() << " warnings)\n";
     });
 }
 

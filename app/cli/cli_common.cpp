@@ -30,8 +30,7 @@ std::optional<Model> open_or_report(const Target& target, bool report_errors) {
                 break;
             }
         if (errors > 1)
-            std::cerr << "error: " << escape_for_display(target.text) << ": " << errors
-                      << " errors (mlens check lists every one)\n";
+            std::cerr << "error: " << escape_for_display(target.text) << ": " << errors << " errors (mlens check lists every one)\n";
     }
     return std::move(model).value();
 }
@@ -44,15 +43,13 @@ int exit_status_after_output(int exit_code) {
     const bool flushed = std::fflush(stdout) == 0 && std::cout.good();
     const int err = errno;
     if (flushed && !std::ferror(stdout)) return exit_code;
-    std::cerr << "error: E_IO standard output: cannot write" << (err != 0 ? std::string(": ") + std::strerror(err) : std::string())
-              << "\n";
+    std::cerr << "error: E_IO standard output: cannot write" << (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
     return exit_code == kExitOk ? kExitBroken : exit_code;
 }
 
 int exit_status_of(const Model& model) { return model.error_count() > 0 ? kExitBroken : kExitOk; }
 
-std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::string& path_help,
-                                                  const std::string& json_help) {
+std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::string& path_help, const std::string& json_help) {
     auto args = std::make_shared<PathArguments>();
     cmd->add_option("PATH", args->path, path_help)->required();
     cmd->add_flag("--json", args->json, json_help);
@@ -73,7 +70,7 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
             line += row[c];
             if (c + 1 < row.size()) line.append(widths[c] - display_width(row[c]) + 2, ' ');
         }
-        line.erase(line.find_last_not_of(' ') + 1);   // an empty last cell leaves no padding
+        line.erase(line.find_last_not_of(' ') + 1);  // an empty last cell leaves no padding
         line += '\n';
         std::fwrite(line.data(), 1, line.size(), stdout);
     }

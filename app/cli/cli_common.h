@@ -36,8 +36,7 @@ struct PathArguments {
     bool json = false;
 };
 // Registers PATH with `path_help` and --json with `json_help` on `cmd`, in that order.
-std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::string& path_help,
-                                                  const std::string& json_help = "Print JSON");
+std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::string& path_help, const std::string& json_help = "Print JSON");
 
 // Prints rows as columns separated by two spaces, the last column unpadded; cells are padded by
 // display width (text/display_width.h), so rows with CJK or combining characters line up.

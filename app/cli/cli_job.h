@@ -40,7 +40,8 @@ private:
     std::string m_label;
     bool m_done = false;
     std::thread m_progress;
-    struct sigaction m_old_int {}, m_old_term {}, m_old_hup {};
+    struct sigaction m_old_int {
+    }, m_old_term{}, m_old_hup{};
 };
 
 }  // namespace mlens::cli

@@ -65,8 +65,7 @@ void print_side(const Model& model, const SidePlan& p) {
         if (k == EditKind::data_op) {
             for (const DataOp& d : p.data_ops) {
                 std::string l = std::string(data_op_name(d.op)) + " → " + escape_for_display(names[d.dest]) + " (" +
-                                describe_ggml_type(d.dest_type).name + " " +
-                                shape_text(d.dest_ne, ShapeStyle::bracketed) + ") from";
+                    describe_ggml_type(d.dest_type).name + " " + shape_text(d.dest_ne, ShapeStyle::bracketed) + ") from";
                 for (size_t src : d.sources) l += " " + escape_for_display(model.tensors[src].name);
                 lines.push_back(l + suffix(d.rule, d.note));
             }
@@ -120,7 +119,8 @@ nlohmann::json side_json(const Model& model, const SidePlan& p) {
     for (const PlanIssue& i : p.issues) j["issues"].push_back({{"rule", i.rule}, {"message", i.message}});
     j["kv_edits"] = nlohmann::json::array();
     for (const KvEdit& e : p.kv_edits) {
-        nlohmann::json o = {{"op", kv_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"key", e.key}, {"rule", e.rule}, {"note", text(e.note)}};
+        nlohmann::json o = {
+            {"op", kv_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"key", e.key}, {"rule", e.rule}, {"note", text(e.note)}};
         if (e.op == KvOp::copy) o["source_key"] = e.source_key;
         if (e.op != KvOp::remove) o["result"] = typed_value_json(e.value, UINT64_MAX);
         if (e.previous) o["previous"] = typed_value_json(*e.previous, UINT64_MAX);
@@ -128,8 +128,8 @@ nlohmann::json side_json(const Model& model, const SidePlan& p) {
     }
     j["tensor_edits"] = nlohmann::json::array();
     for (const TensorEdit& e : p.tensor_edits) {
-        nlohmann::json o = {{"op", tensor_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"name", e.name},
-                            {"rule", e.rule}, {"note", text(e.note)}};
+        nlohmann::json o = {
+            {"op", tensor_op_name(e.op)}, {"kind", edit_kind_name(e.kind)}, {"name", e.name}, {"rule", e.rule}, {"note", text(e.note)}};
         if (e.op == TensorOp::rename) o["new_name"] = e.new_name;
         if (e.op == TensorOp::retype) {
             o["new_type"] = describe_ggml_type(e.new_type).name;
@@ -142,9 +142,16 @@ nlohmann::json side_json(const Model& model, const SidePlan& p) {
     for (const DataOp& d : p.data_ops) {
         nlohmann::json sources = nlohmann::json::array();
         for (size_t src : d.sources) sources.push_back(model.tensors[src].name);
-        j["data_ops"].push_back({{"op", data_op_name(d.op)}, {"kind", "data op"}, {"dest", names[d.dest]}, {"sources", sources},
-                                 {"dest_type", describe_ggml_type(d.dest_type).name}, {"dest_type_id", type_id(d.dest_type)},
-                                 {"dest_shape", d.dest_ne}, {"params", d.params}, {"rule", d.rule}, {"note", text(d.note)}});
+        j["data_ops"].push_back({{"op", data_op_name(d.op)},
+                                 {"kind", "data op"},
+                                 {"dest", names[d.dest]},
+                                 {"sources", sources},
+                                 {"dest_type", describe_ggml_type(d.dest_type).name},
+                                 {"dest_type_id", type_id(d.dest_type)},
+                                 {"dest_shape", d.dest_ne},
+                                 {"params", d.params},
+                                 {"rule", d.rule},
+                                 {"note", text(d.note)}});
     }
     nlohmann::json counts = nlohmann::json::object();
     const EditCounts n = p.counts();
@@ -164,13 +171,19 @@ void add_compat_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--json", *json, "Print every edit as JSON");
     cmd->callback([=, &exit_code] {
         auto model = open_or_report(*path);
-        if (!model) { exit_code = kExitBroken; return; }
+        if (!model) {
+            exit_code = kExitBroken;
+            return;
+        }
         RewritePlan plan = plan_compat(*model);
         OllamaOrigin origin = detect_ollama_origin(*model);
         if (*json) {
-            nlohmann::json out = {{"path", *path}, {"origin", origin_json(origin)}, {"empty", plan.empty()},
+            nlohmann::json out = {{"path", *path},
+                                  {"origin", origin_json(origin)},
+                                  {"empty", plan.empty()},
                                   {"shape_order", shape_order_name(Format::gguf)},
-                                  {"text", side_json(*model, plan.text)}, {"clip", side_json(*model, plan.clip)}};
+                                  {"text", side_json(*model, plan.text)},
+                                  {"clip", side_json(*model, plan.clip)}};
             std::cout << json_text(out) << "\n";
         } else {
             print_origin(origin, plan);

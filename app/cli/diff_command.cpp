@@ -12,8 +12,8 @@
 #include "cli_job.h"
 #include "mlens/analysis/model_diff.h"
 #include "mlens/analysis/quant_recipe.h"
-#include "mlens/model/summary.h"
 #include "mlens/model/model_json.h"
+#include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
@@ -47,28 +47,46 @@ nlohmann::json diff_json(const ModelDiff& d) {
     nlohmann::json meta = nlohmann::json::array(), tensors = nlohmann::json::array(), layers = nlohmann::json::array();
     for (const MetadataChange& m : d.metadata) {
         const bool in_a = m.kind != MetadataChangeKind::added, in_b = m.kind != MetadataChangeKind::removed;
-        meta.push_back({{"change", kind_name(m.kind)}, {"key", m.key}, {"type_a", type(m.value_type_a)},
-                        {"element_type_a", type(m.element_type_a)}, {"type_b", type(m.value_type_b)},
+        meta.push_back({{"change", kind_name(m.kind)},
+                        {"key", m.key},
+                        {"type_a", type(m.value_type_a)},
+                        {"element_type_a", type(m.element_type_a)},
+                        {"type_b", type(m.value_type_b)},
                         {"element_type_b", type(m.element_type_b)},
                         {"value_a", in_a ? nlohmann::json(m.value_a) : nlohmann::json(nullptr)},
                         {"value_b", in_b ? nlohmann::json(m.value_b) : nlohmann::json(nullptr)},
-                        {"name_a", text(m.name_a)}, {"name_b", text(m.name_b)}});
+                        {"name_a", text(m.name_a)},
+                        {"name_b", text(m.name_b)}});
     }
     for (const TensorChange& c : d.tensors) {
-        nlohmann::json t = {{"changes", change_kinds(c)}, {"name_a", text(c.name_a)}, {"name_b", text(c.name_b)},
-                            {"type_a", text(c.type_a)}, {"type_b", text(c.type_b)}, {"shape_a", shape(c.name_a, c.shape_a)},
+        nlohmann::json t = {{"changes", change_kinds(c)},
+                            {"name_a", text(c.name_a)},
+                            {"name_b", text(c.name_b)},
+                            {"type_a", text(c.type_a)},
+                            {"type_b", text(c.type_b)},
+                            {"shape_a", shape(c.name_a, c.shape_a)},
                             {"shape_b", shape(c.name_b, c.shape_b)}};
         if (c.error)
-            t["error"] = {{"rmse", c.error->rmse}, {"nmse", json_number(c.error->nmse)}, {"max_abs", c.error->max_abs},
-                          {"cosine", c.error->cosine}, {"snr_db", json_number(c.error->snr_db)}};
+            t["error"] = {{"rmse", c.error->rmse},
+                          {"nmse", json_number(c.error->nmse)},
+                          {"max_abs", c.error->max_abs},
+                          {"cosine", c.error->cosine},
+                          {"snr_db", json_number(c.error->snr_db)}};
         if (!c.failed.empty()) t["failed"] = c.failed;
         tensors.push_back(std::move(t));
     }
     for (const LayerError& l : d.layers)
-        layers.push_back({{"layer", l.layer}, {"tensors", l.tensors}, {"rmse", l.rmse}, {"max_abs", l.max_abs},
-                          {"worst_tensor", l.worst_tensor}, {"worst_nmse", json_number(l.worst_nmse)}});
-    return {{"name_map", text(d.name_map)}, {"shape_order", shape_order_name(Format::gguf)}, {"metadata", meta},
-            {"tensors", tensors}, {"layers", layers}};
+        layers.push_back({{"layer", l.layer},
+                          {"tensors", l.tensors},
+                          {"rmse", l.rmse},
+                          {"max_abs", l.max_abs},
+                          {"worst_tensor", l.worst_tensor},
+                          {"worst_nmse", json_number(l.worst_nmse)}});
+    return {{"name_map", text(d.name_map)},
+            {"shape_order", shape_order_name(Format::gguf)},
+            {"metadata", meta},
+            {"tensors", tensors},
+            {"layers", layers}};
 }
 
 // The quantization recipes of both sides and the tensors whose types differ (quant_recipe.h).
@@ -77,8 +95,11 @@ nlohmann::json recipe_json(const QuantRecipe& a, const QuantRecipe& b) {
     nlohmann::json changes = nlohmann::json::array();
     for (const RecipeChange& c : recipe_difference(a, b))
         changes.push_back({{"tensor", c.tensor}, {"type_a", text(c.from)}, {"type_b", text(c.to)}});
-    return {{"base_a", text(a.base)}, {"base_b", text(b.base)}, {"command_a", text(llama_quantize_command(a))},
-            {"command_b", text(llama_quantize_command(b))}, {"changes", changes}};
+    return {{"base_a", text(a.base)},
+            {"base_b", text(b.base)},
+            {"command_a", text(llama_quantize_command(a))},
+            {"command_b", text(llama_quantize_command(b))},
+            {"changes", changes}};
 }
 
 // Retyped tensors grouped by kind and change: "attn_v.weight  layers 0, 1  Q6_K → Q5_K".
@@ -87,7 +108,7 @@ void print_recipe_difference(const QuantRecipe& a, const QuantRecipe& b) {
     if (changes.empty() && a.base == b.base) return;
     std::cout << "recipe (" << changes.size() << (changes.size() == 1 ? " tensor" : " tensors") << " typed differently)\n";
     std::vector<std::vector<std::string>> rows = {{"  base", a.base.empty() ? "-" : a.base, b.base.empty() ? "-" : b.base}};
-    std::vector<std::pair<std::string, std::string>> order;   // (kind, from→to), first-seen
+    std::vector<std::pair<std::string, std::string>> order;  // (kind, from→to), first-seen
     std::map<std::pair<std::string, std::string>, std::vector<std::string>> layers;
     for (const RecipeChange& c : changes) {
         const std::optional<uint32_t> layer = layer_of(std::string_view(c.tensor));
@@ -99,8 +120,10 @@ void print_recipe_difference(const QuantRecipe& a, const QuantRecipe& b) {
         }
         auto key = std::make_pair(kind, (c.from.empty() ? "-" : c.from) + "\xE2\x86\x92" + (c.to.empty() ? "-" : c.to));
         if (!layers.count(key)) order.push_back(key);
-        if (!where.empty()) layers[key].push_back(where);
-        else layers[key];
+        if (!where.empty())
+            layers[key].push_back(where);
+        else
+            layers[key];
     }
     for (const auto& key : order) {
         std::string where;
@@ -121,12 +144,12 @@ void print_diff(const ModelDiff& d, bool numeric) {
         std::cout << "metadata (" << d.metadata.size() << " differences)\n";
         std::vector<std::vector<std::string>> rows;
         for (const MetadataChange& m : d.metadata) {
-            auto named = [](const std::string& value, const std::string& name) {
-                return name.empty() ? value : value + " (" + name + ")";
-            };
+            auto named = [](const std::string& value, const std::string& name) { return name.empty() ? value : value + " (" + name + ")"; };
             std::string a = m.type_a.empty() ? "" : m.type_a + " " + named(m.value_a, m.name_a);
             std::string b = m.type_b.empty() ? "" : m.type_b + " " + named(m.value_b, m.name_b);
-            rows.push_back({m.kind == MetadataChangeKind::added ? "+" : m.kind == MetadataChangeKind::removed ? "-" : "~",
+            rows.push_back({m.kind == MetadataChangeKind::added         ? "+"
+                                : m.kind == MetadataChangeKind::removed ? "-"
+                                                                        : "~",
                             escape_for_display(m.key, 80), escape_for_display(a, 60), escape_for_display(b, 60)});
         }
         print_table(rows);
@@ -138,14 +161,18 @@ void print_diff(const ModelDiff& d, bool numeric) {
         for (const TensorChange& c : d.tensors) {
             std::string kinds;
             for (const std::string& k : change_kinds(c)) kinds += (kinds.empty() ? "" : ",") + k;
-            std::string type = c.type_a == c.type_b || c.type_b.empty() ? c.type_a : c.type_a.empty() ? c.type_b : c.type_a + "→" + c.type_b;
+            std::string type = c.type_a == c.type_b || c.type_b.empty() ? c.type_a
+                : c.type_a.empty()                                      ? c.type_b
+                                                                        : c.type_a + "→" + c.type_b;
             std::string sa = shape_text(c.shape_a, ShapeStyle::bracketed), sb = shape_text(c.shape_b, ShapeStyle::bracketed);
             std::string shape = sa == sb || c.added ? sb : c.removed ? sa : sa + "→" + sb;
             std::vector<std::string> row = {kinds, c.name_a.empty() ? "-" : escape_for_display(c.name_a, 80),
                                             c.name_b.empty() ? "-" : escape_for_display(c.name_b, 80), type, shape};
             if (numeric) {
-                if (c.error) row.insert(row.end(), {number_text(c.error->rmse), number_text(c.error->nmse), number_text(c.error->cosine)});
-                else if (!c.failed.empty()) row.push_back(escape_for_display(c.failed, 80));
+                if (c.error)
+                    row.insert(row.end(), {number_text(c.error->rmse), number_text(c.error->nmse), number_text(c.error->cosine)});
+                else if (!c.failed.empty())
+                    row.push_back(escape_for_display(c.failed, 80));
             }
             rows.push_back(std::move(row));
         }
@@ -155,8 +182,8 @@ void print_diff(const ModelDiff& d, bool numeric) {
         std::cout << "per layer\n";
         std::vector<std::vector<std::string>> rows = {{"LAYER", "TENSORS", "RMSE", "MAX|E|", "WORST TENSOR"}};
         for (const LayerError& l : d.layers)
-            rows.push_back({l.layer < 0 ? "-" : std::to_string(l.layer), std::to_string(l.tensors), number_text(l.rmse), number_text(l.max_abs),
-                            escape_for_display(l.worst_tensor, 80)});
+            rows.push_back({l.layer < 0 ? "-" : std::to_string(l.layer), std::to_string(l.tensors), number_text(l.rmse),
+                            number_text(l.max_abs), escape_for_display(l.worst_tensor, 80)});
         print_table(rows);
     }
 }
@@ -184,7 +211,10 @@ void add_diff_command(CLI::App& app, int& exit_code) {
             CliJob progress("diff");
             return diff_models(*a, *b, options, progress.job());
         }();
-        if (!d) { std::cerr << "error: " << d.error().to_string() << "\n"; return; }
+        if (!d) {
+            std::cerr << "error: " << d.error().to_string() << "\n";
+            return;
+        }
         exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
         const QuantRecipe recipe_a = quant_recipe(*a), recipe_b = quant_recipe(*b);
         if (*json) {

@@ -33,7 +33,7 @@ int run_divergence(const DivergenceFlags& f) {
     if (!prompt) return report(prompt.error());
     SessionOptions so;
     so.n_threads = f.threads;
-    so.n_ctx = 16;   // the divergence decodes on contexts of its own
+    so.n_ctx = 16;  // the divergence decodes on contexts of its own
     so.as_is = f.as_is;
     auto a = WorkerSession::load(f.a, so);
     if (!a) {
@@ -51,12 +51,20 @@ int run_divergence(const DivergenceFlags& f) {
                 cos.push_back(json_number(row.cosine_at[p]));
                 sqnr.push_back(json_number(row.sqnr_db_at[p]));
             }
-            rows.push_back({{"tensor", row.tensor}, {"base", row.base}, {"layer", row.layer},
-                            {"cosine", json_number(row.cosine)}, {"rel_error", json_number(row.rel_error)},
-                            {"sqnr_db", json_number(row.sqnr_db)}, {"cosine_at", cos}, {"rel_error_at", rel},
+            rows.push_back({{"tensor", row.tensor},
+                            {"base", row.base},
+                            {"layer", row.layer},
+                            {"cosine", json_number(row.cosine)},
+                            {"rel_error", json_number(row.rel_error)},
+                            {"sqnr_db", json_number(row.sqnr_db)},
+                            {"cosine_at", cos},
+                            {"rel_error_at", rel},
                             {"sqnr_db_at", sqnr}});
         }
-        std::cout << json_text({{"a", f.a}, {"b", f.b}, {"tokens", r->tokens}, {"rows", rows},
+        std::cout << json_text({{"a", f.a},
+                                {"b", f.b},
+                                {"tokens", r->tokens},
+                                {"rows", rows},
                                 {"jump_layer", r->jump_layer < 0 ? nlohmann::json(nullptr) : nlohmann::json(r->jump_layer)}})
                   << "\n";
         return kExitOk;
@@ -66,9 +74,10 @@ int run_divergence(const DivergenceFlags& f) {
         size_t worst = 0;
         for (size_t p = 1; p < row.rel_error_at.size(); ++p)
             if (row.rel_error_at[p] > row.rel_error_at[worst]) worst = p;
-        table.push_back({row.tensor, std::to_string(row.layer), number_text(row.cosine, "%.8f"),
-                         number_text(row.rel_error, "%.6g"), number_text(row.sqnr_db, "%.2f"),
-                         row.rel_error_at.empty() ? "-" : std::to_string(worst) + " (" + number_text(row.rel_error_at[worst], "%.4g") + ")"});
+        table.push_back(
+            {row.tensor, std::to_string(row.layer), number_text(row.cosine, "%.8f"), number_text(row.rel_error, "%.6g"),
+             number_text(row.sqnr_db, "%.2f"),
+             row.rel_error_at.empty() ? "-" : std::to_string(worst) + " (" + number_text(row.rel_error_at[worst], "%.4g") + ")"});
     }
     print_table(table);
     std::cout << r->tokens.size() << " tokens; the relative error of l_out rises most at layer "

@@ -15,7 +15,10 @@ void add_dump_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--full", *full, "Arrays complete (default: count plus the first 8 items)");
     cmd->callback([=, &exit_code] {
         auto model = open_or_report(args->path);
-        if (!model) { exit_code = kExitBroken; return; }
+        if (!model) {
+            exit_code = kExitBroken;
+            return;
+        }
         uint64_t items = *full ? UINT64_MAX : 8;
         if (args->json) {
             std::cout << json_text(model_to_json(*model, items)) << "\n";

@@ -15,13 +15,20 @@ namespace {
 
 nlohmann::json export_json(const std::string& path, const compat::RewritePlan& plan, const compat::ExportReport& report) {
     auto side = [](const compat::SidePlan& p) {
-        return nlohmann::json{{"arch_before", p.arch_before}, {"arch_after", p.arch_after}, {"handlers", p.handlers},
-                              {"summary", p.summary()}, {"empty", p.empty()}};
+        return nlohmann::json{{"arch_before", p.arch_before},
+                              {"arch_after", p.arch_after},
+                              {"handlers", p.handlers},
+                              {"summary", p.summary()},
+                              {"empty", p.empty()}};
     };
     nlohmann::json files = nlohmann::json::array();
     for (const compat::ExportedFile& f : report.files)
-        files.push_back({{"side", compat::plan_side_name(f.side)}, {"path", f.path}, {"bytes", f.bytes},
-                         {"metadata", f.metadata}, {"tensors", f.tensors}, {"data_ops", f.data_ops}});
+        files.push_back({{"side", compat::plan_side_name(f.side)},
+                         {"path", f.path},
+                         {"bytes", f.bytes},
+                         {"metadata", f.metadata},
+                         {"tensors", f.tensors},
+                         {"data_ops", f.data_ops}});
     return {{"path", path}, {"text", side(plan.text)}, {"clip", side(plan.clip)}, {"files", files}, {"notes", report.notes}};
 }
 
@@ -39,7 +46,10 @@ void add_export_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--json", *json, "Print what was written as JSON");
     cmd->callback([=, &exit_code] {
         auto model = open_or_report(*path);
-        if (!model) { exit_code = kExitBroken; return; }
+        if (!model) {
+            exit_code = kExitBroken;
+            return;
+        }
         if (model->partial || model->error_count() > 0) {
             std::cerr << "mlens: " << escape_for_display(*path) << " has errors; run `mlens check` for details\n";
             exit_code = kExitBroken;
@@ -51,7 +61,8 @@ void add_export_command(CLI::App& app, int& exit_code) {
         if (!report) {
             std::cerr << "mlens: export failed: " << escape_for_display(report.error().to_string(), 2000) << "\n";
             ErrorCode code = report.error().code;
-            exit_code = code == ErrorCode::E_ARGS || code == ErrorCode::E_NO_VISION || code == ErrorCode::E_OUTPUTS_SAME_FILE ? kExitUsage : kExitBroken;
+            exit_code = code == ErrorCode::E_ARGS || code == ErrorCode::E_NO_VISION || code == ErrorCode::E_OUTPUTS_SAME_FILE ? kExitUsage
+                                                                                                                              : kExitBroken;
             return;
         }
         exit_code = kExitOk;
@@ -62,9 +73,9 @@ void add_export_command(CLI::App& app, int& exit_code) {
         std::cout << "text: " << escape_for_display(plan.text.summary(), 2000) << "\n";
         std::cout << "clip: " << escape_for_display(plan.clip.summary(), 2000) << "\n";
         for (const compat::ExportedFile& f : report->files)
-            std::cout << "wrote " << (f.side == compat::PlanSide::text ? "text GGUF " : "mmproj ") << escape_for_display(f.path)
-                      << ": " << f.metadata << " keys, " << f.tensors << " tensors (" << f.data_ops << " from data ops), "
-                      << f.bytes << " bytes; re-read and checked\n";
+            std::cout << "wrote " << (f.side == compat::PlanSide::text ? "text GGUF " : "mmproj ") << escape_for_display(f.path) << ": "
+                      << f.metadata << " keys, " << f.tensors << " tensors (" << f.data_ops << " from data ops), " << f.bytes
+                      << " bytes; re-read and checked\n";
         for (const std::string& note : report->notes) std::cout << "note: " << note << "\n";
     });
 }

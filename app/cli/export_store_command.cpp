@@ -17,11 +17,16 @@ namespace {
 
 const char* file_kind_name(ExportFileKind kind) {
     switch (kind) {
-        case ExportFileKind::blob_copy: return "blob";
-        case ExportFileKind::upstream_text: return "compat_text";
-        case ExportFileKind::upstream_mmproj: return "compat_mmproj";
-        case ExportFileKind::text: return "text";
-        case ExportFileKind::safetensors_shard: return "safetensors";
+        case ExportFileKind::blob_copy:
+            return "blob";
+        case ExportFileKind::upstream_text:
+            return "compat_text";
+        case ExportFileKind::upstream_mmproj:
+            return "compat_mmproj";
+        case ExportFileKind::text:
+            return "text";
+        case ExportFileKind::safetensors_shard:
+            return "safetensors";
     }
     return "?";
 }
@@ -31,22 +36,36 @@ nlohmann::json plan_json(const StoreExportPlan& plan, bool dry_run, const std::s
     for (ExportFormat f : plan.formats) formats.push_back(export_format_name(f));
     nlohmann::json files = nlohmann::json::array();
     for (const ExportFile& f : plan.files)
-        files.push_back({{"name", f.name}, {"bytes", f.bytes}, {"kind", file_kind_name(f.kind)}, {"description", f.description},
+        files.push_back({{"name", f.name},
+                         {"bytes", f.bytes},
+                         {"kind", file_kind_name(f.kind)},
+                         {"description", f.description},
                          {"digest", f.digest.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.digest)}});
-    return {{"model", plan.reference}, {"format", export_format_name(plan.format)}, {"formats", formats},
+    return {{"model", plan.reference},
+            {"format", export_format_name(plan.format)},
+            {"formats", formats},
             {"dtype", plan.format == ExportFormat::hf ? nlohmann::json(hf_dtype_name(plan.hf.dtype)) : nlohmann::json(nullptr)},
-            {"out_dir", out_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(out_dir)}, {"dry_run", dry_run},
-            {"total_bytes", plan.total_bytes()}, {"files", files}, {"notes", plan.notes}, {"verification", nullptr}};
+            {"out_dir", out_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(out_dir)},
+            {"dry_run", dry_run},
+            {"total_bytes", plan.total_bytes()},
+            {"files", files},
+            {"notes", plan.notes},
+            {"verification", nullptr}};
 }
 
 nlohmann::json verification_json(const StoreExportReport& report, bool hf) {
     nlohmann::json modes = nlohmann::json::array();
     for (const QuantExactness& m : report.verification.modes)
-        modes.push_back({{"mode", m.mode}, {"tensors", m.tensors}, {"values", m.values}, {"rounded", m.rounded}, {"exact", m.exact()},
+        modes.push_back({{"mode", m.mode},
+                         {"tensors", m.tensors},
+                         {"values", m.values},
+                         {"rounded", m.rounded},
+                         {"exact", m.exact()},
                          {"worst_error", json_number(m.worst_error)}});
     return {{"files_verified", report.files_verified},
             {"tensors_checked", hf ? nlohmann::json(report.verification.tensors_checked) : nlohmann::json(nullptr)},
-            {"failures", report.verification.failures}, {"modes", modes}};
+            {"failures", report.verification.failures},
+            {"modes", modes}};
 }
 
 void print_plan(const StoreExportPlan& plan, const std::string& out_dir) {
@@ -54,7 +73,8 @@ void print_plan(const StoreExportPlan& plan, const std::string& out_dir) {
     if (plan.format == ExportFormat::hf) std::cout << "  dtype: " << hf_dtype_name(plan.hf.dtype);
     std::cout << "\n" << (out_dir.empty() ? std::string("would write") : "writes " + escape_for_display(out_dir)) << ":\n";
     std::vector<std::vector<std::string>> rows = {{"FILE", "BYTES", "WHAT"}};
-    for (const ExportFile& f : plan.files) rows.push_back({escape_for_display(f.name), std::to_string(f.bytes), escape_for_display(f.description)});
+    for (const ExportFile& f : plan.files)
+        rows.push_back({escape_for_display(f.name), std::to_string(f.bytes), escape_for_display(f.description)});
     rows.push_back({"total", std::to_string(plan.total_bytes()), ""});
     print_table(rows);
     for (const std::string& n : plan.notes) std::cout << "note: " << escape_for_display(n, 2000) << "\n";
@@ -69,20 +89,35 @@ int run_export(const ExportArgs& args) {
     StoreExportOptions options;
     if (!args.format.empty()) {
         options.format = parse_export_format(args.format);
-        if (!options.format) { std::cerr << "error: --format must be gguf, hf or mlx\n"; return kExitUsage; }
+        if (!options.format) {
+            std::cerr << "error: --format must be gguf, hf or mlx\n";
+            return kExitUsage;
+        }
     }
     if (!args.dtype.empty()) {
         options.dtype = parse_hf_dtype(args.dtype);
-        if (!options.dtype) { std::cerr << "error: --dtype must be bf16, f16 or f32\n"; return kExitUsage; }
+        if (!options.dtype) {
+            std::cerr << "error: --dtype must be bf16, f16 or f32\n";
+            return kExitUsage;
+        }
     }
-    if (args.out_dir.empty() && !args.dry_run) { std::cerr << "error: OUT_DIR is required unless --dry-run\n"; return kExitUsage; }
+    if (args.out_dir.empty() && !args.dry_run) {
+        std::cerr << "error: OUT_DIR is required unless --dry-run\n";
+        return kExitUsage;
+    }
     std::optional<Store> store;
     ModelName name;
     if (!args.store.empty()) {
         auto opened = Store::open(args.store);
-        if (!opened) { std::cerr << "error: " << opened.error().to_string() << "\n"; return kExitBroken; }
+        if (!opened) {
+            std::cerr << "error: " << opened.error().to_string() << "\n";
+            return kExitBroken;
+        }
         auto parsed = parse_model_reference(args.model);
-        if (!parsed) { std::cerr << "error: " << parsed.error().to_string() << "\n"; return kExitUsage; }
+        if (!parsed) {
+            std::cerr << "error: " << parsed.error().to_string() << "\n";
+            return kExitUsage;
+        }
         store = std::move(*opened);
         name = *parsed;
     } else {
@@ -114,7 +149,8 @@ int run_export(const ExportArgs& args) {
     if (!report) {
         std::cerr << "error: export failed: " << escape_for_display(report.error().to_string(), 2000) << "\n";
         ErrorCode code = report.error().code;
-        return code == ErrorCode::E_ARGS || code == ErrorCode::E_OUTPUT_EXISTS || code == ErrorCode::E_OUTPUT_IN_STORE ? kExitUsage : kExitBroken;
+        return code == ErrorCode::E_ARGS || code == ErrorCode::E_OUTPUT_EXISTS || code == ErrorCode::E_OUTPUT_IN_STORE ? kExitUsage
+                                                                                                                       : kExitBroken;
     }
     const bool hf = prepared->plan.format == ExportFormat::hf;
     if (args.json) {
@@ -127,8 +163,10 @@ int run_export(const ExportArgs& args) {
     std::cout << "\n";
     for (const QuantExactness& m : report->verification.modes) {
         std::cout << "  " << m.mode << ": " << m.tensors << " tensors as " << hf_dtype_name(prepared->plan.hf.dtype) << ", ";
-        if (m.exact()) std::cout << "exact\n";
-        else std::cout << m.rounded << " of " << m.values << " values rounded, worst error " << number_text(m.worst_error, "%.6g") << "\n";
+        if (m.exact())
+            std::cout << "exact\n";
+        else
+            std::cout << m.rounded << " of " << m.values << " values rounded, worst error " << number_text(m.worst_error, "%.6g") << "\n";
     }
     std::cout << "wrote " << escape_for_display(args.out_dir) << "\n";
     return kExitOk;
@@ -138,7 +176,8 @@ int run_export(const ExportArgs& args) {
 
 void add_export_store_command(CLI::App& app, int& exit_code) {
     auto args = std::make_shared<ExportArgs>();
-    auto* cmd = app.add_subcommand("export", "Get a model out of an Ollama store: a GGUF bundle, a Hugging Face or an MLX folder, verified");
+    auto* cmd =
+        app.add_subcommand("export", "Get a model out of an Ollama store: a GGUF bundle, a Hugging Face or an MLX folder, verified");
     cmd->add_option("MODEL", args->model, "Store model: MODEL[:TAG] or STORE/MODEL[:TAG]")->required();
     cmd->add_option("OUT_DIR", args->out_dir, "Folder to create (must not exist, or be empty)");
     cmd->add_option("--store", args->store, "Store root (default: the Ollama stores found)");

@@ -27,8 +27,12 @@ nlohmann::json location_json(const FsckLocation& at) {
 }
 
 nlohmann::json finding_json(const Finding& f) {
-    nlohmann::json j = {{"severity", finding_severity_name(f.severity)}, {"code", f.code}, {"field", f.field},
-                        {"tensor", f.tensor}, {"count", f.count}, {"message", f.message}};
+    nlohmann::json j = {{"severity", finding_severity_name(f.severity)},
+                        {"code", f.code},
+                        {"field", f.field},
+                        {"tensor", f.tensor},
+                        {"count", f.count},
+                        {"message", f.message}};
     j["tensor_index"] = f.tensor_index ? nlohmann::json(*f.tensor_index) : nlohmann::json();
     j["other_tensor"] = f.other_tensor ? nlohmann::json(*f.other_tensor) : nlohmann::json();
     j["other_expert"] = f.other_expert ? nlohmann::json(*f.other_expert) : nlohmann::json();
@@ -41,13 +45,15 @@ nlohmann::json finding_json(const Finding& f) {
 
 void add_fsck_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("fsck", "Scan every tensor for broken values, scales, experts and duplicates; exit 1 on errors");
-    auto args = add_path_arguments(cmd, "Model file, safetensors folder, or Ollama store model",
-                                   "Print the findings as JSON on stdout");
+    auto args = add_path_arguments(cmd, "Model file, safetensors folder, or Ollama store model", "Print the findings as JSON on stdout");
     auto threads = std::make_shared<unsigned>(2);
     cmd->add_option("--threads", *threads, "Threads that scan (default 2)")->check(CLI::Range(1u, 256u));
     cmd->callback([=, &exit_code] {
         auto model = open_or_report(resolve(args->path), false);
-        if (!model) { exit_code = kExitBroken; return; }
+        if (!model) {
+            exit_code = kExitBroken;
+            return;
+        }
         const auto start = std::chrono::steady_clock::now();
         CliJob progress("fsck");
         auto report = fsck_model(*model, progress.job(), *threads);
@@ -64,11 +70,17 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         for (const Diagnostic& d : model->diagnostics) reader_errors += d.severity == Severity::error;
         exit_code = errors || reader_errors ? kExitBroken : kExitOk;
         if (args->json) {
-            nlohmann::json out = {{"path", args->path}, {"accepted", exit_code == kExitOk}, {"errors", errors}, {"reader_errors", reader_errors},
+            nlohmann::json out = {{"path", args->path},
+                                  {"accepted", exit_code == kExitOk},
+                                  {"errors", errors},
+                                  {"reader_errors", reader_errors},
                                   {"warnings", report->count(FindingSeverity::warning)},
-                                  {"infos", report->count(FindingSeverity::info)}, {"tensors", report->tensors},
-                                  {"tensors_scanned", report->tensors_scanned}, {"values_scanned", report->values_scanned},
-                                  {"bytes_scanned", report->bytes_scanned}, {"findings", nlohmann::json::array()}};
+                                  {"infos", report->count(FindingSeverity::info)},
+                                  {"tensors", report->tensors},
+                                  {"tensors_scanned", report->tensors_scanned},
+                                  {"values_scanned", report->values_scanned},
+                                  {"bytes_scanned", report->bytes_scanned},
+                                  {"findings", nlohmann::json::array()}};
             for (const Finding& f : report->findings) out["findings"].push_back(finding_json(f));
             std::cout << json_text(out) << "\n";
             return;
@@ -76,8 +88,8 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         for (const Finding& f : report->findings) std::cout << finding_line(f) << "\n";
         if (reader_errors) std::cout << reader_errors << " reader errors: mlens check lists them\n";
         std::cout << escape_for_display(args->path) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
-                  << report->count(FindingSeverity::warning) << " warnings, " << report->count(FindingSeverity::info)
-                  << " notes; " << report->tensors_scanned << " of " << report->tensors << " tensors, "
+                  << report->count(FindingSeverity::warning) << " warnings, " << report->count(FindingSeverity::info) << " notes; "
+                  << report->tensors_scanned << " of " << report->tensors << " tensors, "
                   << number_text(static_cast<double>(report->bytes_scanned) / 1e6, "%.1f") << " MB)\n";
         std::cerr << "fsck: " << number_text(seconds, "%.2f") << " s\n";
     });

@@ -42,13 +42,12 @@ std::string count_tick_label(double count) {
 }
 
 struct Layout {
-    double plot_left, plot_right, plot_top, plot_bottom;   // the bins' area
+    double plot_left, plot_right, plot_top, plot_bottom;  // the bins' area
     double height() const { return plot_bottom - plot_top; }
     double x_of(double v, double lo, double hi) const { return plot_left + (v - lo) / (hi - lo) * (plot_right - plot_left); }
 };
 
-void draw_count_axis(PngCanvas& c, const TextFace& face, const Layout& l, const CountAxis& axis, double axis_left,
-                     double axis_right) {
+void draw_count_axis(PngCanvas& c, const TextFace& face, const Layout& l, const CountAxis& axis, double axis_left, double axis_right) {
     auto y_of = [&](double fraction) { return l.plot_bottom - fraction * l.height(); };
     if (axis.log) {
         for (uint64_t decade : decade_ticks(static_cast<uint64_t>(axis.top))) {
@@ -94,8 +93,8 @@ void draw_end_bin(PngCanvas& c, const TextFace& face, const Layout& l, const Cou
     for (double y = top; y < l.plot_bottom; y += 4) c.fill(left, y, left + kEndBinWidth, std::min(y + 3, l.plot_bottom), kOutside);
     const std::string count = count_tick_label(static_cast<double>(n));
     c.text(face, kLabelPx, left + kEndBinWidth / 2 - face.width(count, kLabelPx) / 2, top - 4, count, kOutside);
-    c.text(face, kLabelPx, left + kEndBinWidth / 2 - face.width(name, kLabelPx) / 2,
-           l.plot_bottom + 8 + face.ascent(kLabelPx), name, kOutside);
+    c.text(face, kLabelPx, left + kEndBinWidth / 2 - face.width(name, kLabelPx) / 2, l.plot_bottom + 8 + face.ascent(kLabelPx), name,
+           kOutside);
 }
 
 }  // namespace
@@ -112,8 +111,10 @@ Result<std::vector<uint8_t>> histogram_png(const Histogram& h, const std::string
     uint64_t peak = std::max(h.below, h.above);
     for (uint64_t n : h.counts) peak = std::max(peak, n);
     CountAxis axis{log_counts, 1};
-    if (log_counts) axis.top = static_cast<double>(decade_ticks(peak).back());
-    else axis.top = std::max<double>(1, static_cast<double>(peak));
+    if (log_counts)
+        axis.top = static_cast<double>(decade_ticks(peak).back());
+    else
+        axis.top = std::max<double>(1, static_cast<double>(peak));
     const double axis_left = kLeft, axis_right = kWidth - kRight;
     draw_count_axis(c, *face, l, axis, axis_left, axis_right);
 
@@ -131,24 +132,23 @@ Result<std::vector<uint8_t>> histogram_png(const Histogram& h, const std::string
         draw_end_bin(c, *face, l, axis, kLeft, h.below, "below");
         draw_end_bin(c, *face, l, axis, kWidth - kRight - kEndBinWidth, h.above, "above");
     }
-    c.fill(axis_left - 1, kTop, axis_left, l.plot_bottom + 1, kInk);          // count axis
-    c.fill(axis_left - 1, l.plot_bottom, axis_right, l.plot_bottom + 1, kInk);   // value axis
+    c.fill(axis_left - 1, kTop, axis_left, l.plot_bottom + 1, kInk);  // count axis
+    c.fill(axis_left - 1, l.plot_bottom, axis_right, l.plot_bottom + 1, kInk);  // value axis
     draw_value_axis(c, *face, l, lo, hi);
 
     // Axis titles: the count axis' reads bottom to top along it, the value axis' under its labels.
     const std::string count_title = log_counts ? "count (log scale)" : "count";
-    c.text(*face, kLabelPx, 6 + face->ascent(kLabelPx), (kTop + l.plot_bottom) / 2 + face->width(count_title, kLabelPx) / 2,
-           count_title, kMuted, true);
+    c.text(*face, kLabelPx, 6 + face->ascent(kLabelPx), (kTop + l.plot_bottom) / 2 + face->width(count_title, kLabelPx) / 2, count_title,
+           kMuted, true);
     const std::string value_title = "value";
-    c.text(*face, kLabelPx, (l.plot_left + l.plot_right) / 2 - face->width(value_title, kLabelPx) / 2, kHeight - 10,
-           value_title, kMuted);
+    c.text(*face, kLabelPx, (l.plot_left + l.plot_right) / 2 - face->width(value_title, kLabelPx) / 2, kHeight - 10, value_title, kMuted);
 
     c.text(*face, kTitlePx, kLeft, 22, title, kInk);
     c.text(*face, kLabelPx, kLeft, 42, "range " + range_caption, kMuted);
     if (outside) {
         // Legend: what the orange end bins mean.
         const std::string legend = "outside [" + tick_label(h.lo, (hi - lo) / 1000) + ", " + tick_label(h.hi, (hi - lo) / 1000) +
-                                   "]: " + std::to_string(h.below) + " below, " + std::to_string(h.above) + " above";
+            "]: " + std::to_string(h.below) + " below, " + std::to_string(h.above) + " above";
         const double w = face->width(legend, kLabelPx);
         const double x = kWidth - kRight - w;
         c.fill(x - 18, 32, x - 6, 44, kOutside);

@@ -18,7 +18,6 @@
 namespace mlens::cli {
 
 // The PNG file's bytes; E_NO_FONT without a font for the labels, E_ENCODE when the encoder failed.
-Result<std::vector<uint8_t>> histogram_png(const Histogram& h, const std::string& title, const std::string& range_caption,
-                                           bool log_counts);
+Result<std::vector<uint8_t>> histogram_png(const Histogram& h, const std::string& title, const std::string& range_caption, bool log_counts);
 
 }  // namespace mlens::cli

@@ -69,8 +69,10 @@ int run_imatrix(const Options& o) {
         return kExitBroken;
     }
     std::vector<const ImatrixEntry*> entries;
-    if (only) entries.push_back(only);
-    else for (const ImatrixEntry& e : m.entries) entries.push_back(&e);
+    if (only)
+        entries.push_back(only);
+    else
+        for (const ImatrixEntry& e : m.entries) entries.push_back(&e);
     std::vector<ImatrixEntrySummary> summaries;
     CliJob progress("imatrix");
     for (const ImatrixEntry* e : entries) {
@@ -83,8 +85,11 @@ int run_imatrix(const Options& o) {
     }
     const char* count_unit = m.format == ImatrixFormat::gguf ? "tokens" : "calls";
     if (o.json) {
-        nlohmann::json out = {{"file", o.path}, {"format", imatrix_format_name(m.format)}, {"count_unit", count_unit},
-                              {"datasets", m.datasets}, {"entries", nlohmann::json::array()}};
+        nlohmann::json out = {{"file", o.path},
+                              {"format", imatrix_format_name(m.format)},
+                              {"count_unit", count_unit},
+                              {"datasets", m.datasets},
+                              {"entries", nlohmann::json::array()}};
         if (m.chunk_count) out["chunk_count"] = *m.chunk_count;
         if (m.chunk_size) out["chunk_size"] = *m.chunk_size;
         for (size_t i = 0; i < entries.size(); ++i) out["entries"].push_back(entry_json(*entries[i], summaries[i]));
@@ -93,7 +98,8 @@ int run_imatrix(const Options& o) {
             for (const ImatrixExpertSummary& x : summaries[0].experts)
                 experts.push_back({{"count", x.count}, {"sum", x.sum}, {"zero_columns", x.zero_columns}});
             const Histogram& h = summaries[0].log10_importance;
-            out["tensor"] = {{"name", only->name}, {"experts", experts},
+            out["tensor"] = {{"name", only->name},
+                             {"experts", experts},
                              {"log10_importance", {{"lo", h.lo}, {"hi", h.hi}, {"counts", h.counts}}},
                              {"zero_importance", summaries[0].zero_importance}};
         }
@@ -111,9 +117,10 @@ int run_imatrix(const Options& o) {
     for (size_t i = 0; i < entries.size(); ++i) {
         const ImatrixEntry& e = *entries[i];
         const ImatrixEntrySummary& s = summaries[i];
-        table.push_back({escape_for_display(e.name), std::to_string(e.columns), std::to_string(e.experts), number_text(total_count(e), "%.10g"),
-                         number_text(s.mean_importance, "%.4g"), number_text(s.min_importance, "%.4g"), number_text(s.max_importance, "%.4g"),
-                         std::to_string(s.zero_columns), e.experts > 1 || s.inactive_experts ? std::to_string(s.inactive_experts) : "-"});
+        table.push_back({escape_for_display(e.name), std::to_string(e.columns), std::to_string(e.experts),
+                         number_text(total_count(e), "%.10g"), number_text(s.mean_importance, "%.4g"),
+                         number_text(s.min_importance, "%.4g"), number_text(s.max_importance, "%.4g"), std::to_string(s.zero_columns),
+                         e.experts > 1 || s.inactive_experts ? std::to_string(s.inactive_experts) : "-"});
     }
     print_table(table);
     if (!only) return kExitOk;

@@ -36,7 +36,7 @@ struct CommonFlags {
     bool json = false;
     bool log = false;
     bool as_is = false;
-    int threads = 0;   // 0: the default (threads.h)
+    int threads = 0;  // 0: the default (threads.h)
     uint32_t ctx = 2048;
 };
 
@@ -44,8 +44,7 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
     cmd->add_flag("--json", f.json, "Print JSON");
     cmd->add_flag("--log", f.log, "Print llama.cpp's log lines to stderr");
     cmd->add_flag("--as-is", f.as_is, "Hand the file to llama.cpp unmodified, even an Ollama-made GGUF");
-    cmd->add_option("--threads", f.threads, "Threads for llama.cpp (>= 1; default: the idle cores)")
-        ->check(CLI::Range(1, 1 << 20));
+    cmd->add_option("--threads", f.threads, "Threads for llama.cpp (>= 1; default: the idle cores)")->check(CLI::Range(1, 1 << 20));
     cmd->add_option("--ctx", f.ctx, "Context size (capped at the model's training context)")->check(CLI::Range(16u, 1u << 24));
 }
 
@@ -53,8 +52,10 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
 std::string shown(const std::string& piece) {
     std::string spaced;
     for (char c : piece) {
-        if (c == ' ') spaced += "\xC2\xB7";
-        else spaced += c;
+        if (c == ' ')
+            spaced += "\xC2\xB7";
+        else
+            spaced += c;
     }
     return "'" + escape_for_display(spaced, 60) + "'";
 }
@@ -130,8 +131,7 @@ void print_pieces(const std::vector<TokenPiece>& tokens) {
     print_table(rows);
 }
 
-int run_tokenize(const std::string& path, const std::string& text, bool no_special, bool no_bos, bool chat,
-                 const CommonFlags& f) {
+int run_tokenize(const std::string& path, const std::string& text, bool no_special, bool no_bos, bool chat, const CommonFlags& f) {
     auto session = load_or_report(path, f, true);
     if (!session) return kExitBroken;
     if (chat) {
@@ -161,8 +161,7 @@ int run_tokenize(const std::string& path, const std::string& text, bool no_speci
     if (f.json) {
         nlohmann::json toks = nlohmann::json::array();
         for (const TokenPiece& t : *tokens) toks.push_back(piece_json(t));
-        std::cout << json_text({{"path", path}, {"count", tokens->size()}, {"tokens", toks}, {"detokenized", *round_trip}})
-                  << "\n";
+        std::cout << json_text({{"path", path}, {"count", tokens->size()}, {"tokens", toks}, {"detokenized", *round_trip}}) << "\n";
     } else {
         print_pieces(*tokens);
         std::cout << tokens->size() << " tokens; detokenized: " << escape_for_display(*round_trip, 4000) << "\n";
@@ -172,13 +171,11 @@ int run_tokenize(const std::string& path, const std::string& text, bool no_speci
 
 nlohmann::json step_json(const GenerationStep& s) {
     nlohmann::json c = nlohmann::json::array();
-    for (const TokenCandidate& t : s.candidates)
-        c.push_back({{"id", t.id}, {"piece", t.piece}, {"logit", t.logit}, {"prob", t.prob}});
+    for (const TokenCandidate& t : s.candidates) c.push_back({{"id", t.id}, {"piece", t.piece}, {"logit", t.logit}, {"prob", t.prob}});
     return {{"id", s.token}, {"piece", s.piece}, {"prob", s.prob}, {"candidates", c}};
 }
 
-int run_generate(const std::string& path, const std::string& prompt, const GenerateOptions& options,
-                 const CommonFlags& f) {
+int run_generate(const std::string& path, const std::string& prompt, const GenerateOptions& options, const CommonFlags& f) {
     auto session = load_or_report(path, f, false);
     if (!session) return kExitBroken;
     if (!f.json) std::cout << "model: " << model_line_of(path) << "\n";
@@ -186,7 +183,7 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
     auto on_step = [&](const GenerationStep& s) {
         if (f.json) return;
         std::string line = "#" + std::to_string(shown_steps++) + "  " + std::to_string(s.token) + "  " + shown(s.piece) +
-                           "  p=" + significant(s.prob) + "  top:";
+            "  p=" + significant(s.prob) + "  top:";
         for (const TokenCandidate& c : s.candidates)
             line += " " + std::to_string(c.id) + " " + shown(c.piece) + " " + significant(c.prob) + ",";
         if (!s.candidates.empty()) line.pop_back();
@@ -201,7 +198,7 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
         for (const GenerationStep& s : r.steps) steps.push_back(step_json(s));
         const ModelFacts& m = session->facts();
         nlohmann::json model = {{"description", m.description}, {"n_params", m.n_params}, {"n_vocab", m.n_vocab},
-                                {"n_layer", m.n_layer}, {"n_embd", m.n_embd}, {"n_ctx_train", m.n_ctx_train}};
+                                {"n_layer", m.n_layer},         {"n_embd", m.n_embd},     {"n_ctx_train", m.n_ctx_train}};
         std::cout << json_text({{"path", path},
                                 {"model", model},
                                 {"prompt_tokens", r.prompt_tokens},
@@ -216,8 +213,8 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
     } else {
         std::cout << "text: " << escape_for_display(r.text, 4000) << "\n";
         std::cout << "prompt: " << r.prompt_tokens.size() << " tokens, " << number_text(r.prompt_tokens_per_s, "%.1f")
-                  << " tokens/s; generation: " << r.steps.size() << " tokens, "
-                  << number_text(r.generation_tokens_per_s, "%.1f") << " tokens/s; stop: " << stop_reason_name(r.stop) << "\n";
+                  << " tokens/s; generation: " << r.steps.size() << " tokens, " << number_text(r.generation_tokens_per_s, "%.1f")
+                  << " tokens/s; stop: " << stop_reason_name(r.stop) << "\n";
     }
     return kExitOk;
 }
@@ -236,14 +233,30 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
     if (f.json) {
         nlohmann::json positions = nlohmann::json::array();
         for (const AbPosition& p : r.positions)
-            positions.push_back({{"index", p.index}, {"token", p.token}, {"generated", p.generated}, {"kld", p.kld},
-                                 {"top_a", p.top_a}, {"top_b", p.top_b}, {"prob_top_a", p.prob_top_a},
-                                 {"prob_top_b", p.prob_top_b}, {"topk_overlap", p.topk_overlap}});
-        nlohmann::json summary = {{"positions", s.positions}, {"mean_kld", s.mean_kld}, {"median_kld", s.median_kld},
-                                  {"p99_kld", s.p99_kld}, {"max_kld", s.max_kld}, {"same_top_share", s.same_top_share},
-                                  {"mean_topk_overlap", s.mean_topk_overlap}, {"first_divergence", s.first_divergence}};
-        std::cout << json_text({{"a", path_a}, {"b", path_b}, {"tokens", r.tokens}, {"n_prompt", r.n_prompt},
-                                {"continuation", r.continuation}, {"positions", positions}, {"summary", summary}})
+            positions.push_back({{"index", p.index},
+                                 {"token", p.token},
+                                 {"generated", p.generated},
+                                 {"kld", p.kld},
+                                 {"top_a", p.top_a},
+                                 {"top_b", p.top_b},
+                                 {"prob_top_a", p.prob_top_a},
+                                 {"prob_top_b", p.prob_top_b},
+                                 {"topk_overlap", p.topk_overlap}});
+        nlohmann::json summary = {{"positions", s.positions},
+                                  {"mean_kld", s.mean_kld},
+                                  {"median_kld", s.median_kld},
+                                  {"p99_kld", s.p99_kld},
+                                  {"max_kld", s.max_kld},
+                                  {"same_top_share", s.same_top_share},
+                                  {"mean_topk_overlap", s.mean_topk_overlap},
+                                  {"first_divergence", s.first_divergence}};
+        std::cout << json_text({{"a", path_a},
+                                {"b", path_b},
+                                {"tokens", r.tokens},
+                                {"n_prompt", r.n_prompt},
+                                {"continuation", r.continuation},
+                                {"positions", positions},
+                                {"summary", summary}})
                   << "\n";
         return kExitOk;
     }
@@ -251,22 +264,21 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
     for (size_t i = 0; i < r.positions.size(); ++i) {
         const AbPosition& p = r.positions[i];
         const std::string token = i < result->tokens.size() ? shown(result->tokens[i].piece) : std::string("?");
-        rows.push_back({std::to_string(p.index) + (p.generated ? "*" : ""), token, significant(p.kld),
-                        shown(result->top_a[i]), shown(result->top_b[i]), significant(p.prob_top_a), significant(p.prob_top_b),
+        rows.push_back({std::to_string(p.index) + (p.generated ? "*" : ""), token, significant(p.kld), shown(result->top_a[i]),
+                        shown(result->top_b[i]), significant(p.prob_top_a), significant(p.prob_top_b),
                         number_text(p.topk_overlap, "%.2f")});
     }
     std::cout << "A: " << model_line_of(path_a) << "\nB: " << model_line_of(path_b) << "\n";
     print_table(rows);
     std::cout << "continuation of A: " << escape_for_display(r.continuation, 4000) << "\n";
-    std::cout << "KLD mean " << significant(s.mean_kld) << ", median " << significant(s.median_kld) << ", p99 "
-              << significant(s.p99_kld) << ", max " << significant(s.max_kld) << "; same top token "
-              << number_text(s.same_top_share * 100.0, "%.2f") << "% of " << s.positions << " positions; first divergence "
+    std::cout << "KLD mean " << significant(s.mean_kld) << ", median " << significant(s.median_kld) << ", p99 " << significant(s.p99_kld)
+              << ", max " << significant(s.max_kld) << "; same top token " << number_text(s.same_top_share * 100.0, "%.2f") << "% of "
+              << s.positions << " positions; first divergence "
               << (s.first_divergence < 0 ? std::string("none") : std::to_string(s.first_divergence)) << "\n";
     return kExitOk;
 }
 
-int run_layers(const std::string& path, const std::string& prompt, const LayerCaptureOptions& options,
-               const CommonFlags& f) {
+int run_layers(const std::string& path, const std::string& prompt, const LayerCaptureOptions& options, const CommonFlags& f) {
     auto session = load_or_report(path, f, false);
     if (!session) return kExitBroken;
     auto result = session->capture_layers(prompt, options);
@@ -276,12 +288,20 @@ int run_layers(const std::string& path, const std::string& prompt, const LayerCa
     if (f.json) {
         nlohmann::json acts = nlohmann::json::array();
         for (const ActivationStats& s : r.activations)
-            acts.push_back({{"tensor", s.tensor}, {"base", s.base}, {"layer", s.layer}, {"shape", s.shape},
-                            {"count", s.count}, {"l2", s.l2}, {"min", s.min}, {"max", s.max}, {"mean", s.mean},
+            acts.push_back({{"tensor", s.tensor},
+                            {"base", s.base},
+                            {"layer", s.layer},
+                            {"shape", s.shape},
+                            {"count", s.count},
+                            {"l2", s.l2},
+                            {"min", s.min},
+                            {"max", s.max},
+                            {"mean", s.mean},
                             {"std", s.std}});
-        std::cout << json_text({{"path", path}, {"tokens", r.tokens}, {"activations", acts},
-                                {"capture_ms", r.capture_ms}, {"plain_ms", r.plain_ms}})
-                  << "\n";
+        std::cout
+            << json_text(
+                   {{"path", path}, {"tokens", r.tokens}, {"activations", acts}, {"capture_ms", r.capture_ms}, {"plain_ms", r.plain_ms}})
+            << "\n";
         return kExitOk;
     }
     std::vector<std::vector<std::string>> rows{{"tensor", "layer", "count", "l2", "min", "max", "mean", "std"}};
@@ -289,8 +309,8 @@ int run_layers(const std::string& path, const std::string& prompt, const LayerCa
         rows.push_back({s.tensor, std::to_string(s.layer), std::to_string(s.count), number_text(s.l2, "%.6g"), number_text(s.min, "%.6g"),
                         number_text(s.max, "%.6g"), number_text(s.mean, "%.6g"), number_text(s.std, "%.6g")});
     print_table(rows);
-    std::cout << r.tokens.size() << " prompt tokens; decode with capture " << number_text(r.capture_ms, "%.2f")
-              << " ms, without " << number_text(r.plain_ms, "%.2f") << " ms\n";
+    std::cout << r.tokens.size() << " prompt tokens; decode with capture " << number_text(r.capture_ms, "%.2f") << " ms, without "
+              << number_text(r.plain_ms, "%.2f") << " ms\n";
     return kExitOk;
 }
 
@@ -353,8 +373,7 @@ void add_infer_commands(CLI::App& app, int& exit_code) {
         cmd->add_option("A", *a, "Reference GGUF")->required();
         cmd->add_option("B", *b, "GGUF compared with A")->required();
         add_prompt_options(cmd, *prompt, *prompt_file);
-        cmd->add_option("-n,--tokens", options->max_tokens, "Tokens of A's greedy continuation (default 16)")
-            ->check(CLI::Range(0, 100000));
+        cmd->add_option("-n,--tokens", options->max_tokens, "Tokens of A's greedy continuation (default 16)")->check(CLI::Range(0, 100000));
         cmd->add_option("--top-k", options->top_k, "k of the top-k overlap (default 5)")->check(CLI::Range(1, 1000));
         add_common(cmd, *f);
         cmd->callback([=, &exit_code] {

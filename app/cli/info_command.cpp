@@ -13,12 +13,19 @@ namespace {
 nlohmann::json summary_json(const std::string& path, const ModelSummary& s) {
     // What the file does not say is null, where the text shows "-".
     auto text = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v); };
-    nlohmann::json j = {{"path", path}, {"format", format_name(s.format)},
+    nlohmann::json j = {{"path", path},
+                        {"format", format_name(s.format)},
                         {"version", s.format == Format::gguf ? nlohmann::json(s.version) : nlohmann::json(nullptr)},
-                        {"architecture", text(s.architecture)}, {"name", text(s.name)}, {"parameters", s.parameters},
-                        {"architecture_source", text(s.architecture_source)}, {"tensor_count", s.tensor_count},
-                        {"stored_tensor_count", s.stored_tensor_count}, {"tensor_bytes", s.tensor_bytes},
-                        {"file_bytes", s.file_bytes}, {"errors", s.errors}, {"warnings", s.warnings}};
+                        {"architecture", text(s.architecture)},
+                        {"name", text(s.name)},
+                        {"parameters", s.parameters},
+                        {"architecture_source", text(s.architecture_source)},
+                        {"tensor_count", s.tensor_count},
+                        {"stored_tensor_count", s.stored_tensor_count},
+                        {"tensor_bytes", s.tensor_bytes},
+                        {"file_bytes", s.file_bytes},
+                        {"errors", s.errors},
+                        {"warnings", s.warnings}};
     j["bits_per_weight"] = s.parameters ? nlohmann::json(s.bits_per_weight) : nlohmann::json(nullptr);
     j["file_type"] = s.file_type ? nlohmann::json(*s.file_type) : nlohmann::json(nullptr);
     j["file_type_name"] = s.file_type ? nlohmann::json(s.file_type_name) : nlohmann::json(nullptr);
@@ -34,13 +41,18 @@ void print_summary(const std::string& path, const Model& model, const ModelSumma
     std::vector<std::vector<std::string>> rows = {
         {"file", escape_for_display(path)},
         {"format", format},
-        {"architecture", s.architecture.empty() ? "-" : escape_for_display(s.architecture) +
-                         (s.architecture_source == "general.architecture" ? "" : " (" + s.architecture_source + ")")},
+        {"architecture",
+         s.architecture.empty() ? "-"
+                                : escape_for_display(s.architecture) +
+                 (s.architecture_source == "general.architecture" ? "" : " (" + s.architecture_source + ")")},
         {"name", s.name.empty() ? "-" : escape_for_display(s.name)},
         {"parameters", human_count(s.parameters) + " (" + std::to_string(s.parameters) + ")"},
         {"file type", s.file_type ? s.file_type_name + " (" + std::to_string(*s.file_type) + ")" : "-"},
-        {"tensors", std::to_string(s.tensor_count) + (s.stored_tensor_count == s.tensor_count ? "" :
-                    " (stored as " + std::to_string(s.stored_tensor_count) + " entries with their scales and biases)")},
+        {"tensors",
+         std::to_string(s.tensor_count) +
+             (s.stored_tensor_count == s.tensor_count
+                  ? ""
+                  : " (stored as " + std::to_string(s.stored_tensor_count) + " entries with their scales and biases)")},
         {"size", human_bytes(s.file_bytes) + " (" + std::to_string(s.file_bytes) + " bytes)"},
         {"bits/weight", s.parameters ? bpw : "-"},
         {"diagnostics", std::to_string(s.errors) + " errors, " + std::to_string(s.warnings) + " warnings"},
@@ -55,10 +67,15 @@ void add_info_command(CLI::App& app, int& exit_code) {
     auto args = add_path_arguments(cmd, "Model file");
     cmd->callback([args, &exit_code] {
         auto model = open_or_report(args->path);
-        if (!model) { exit_code = kExitBroken; return; }
+        if (!model) {
+            exit_code = kExitBroken;
+            return;
+        }
         ModelSummary s = summarize(*model);
-        if (args->json) std::cout << json_text(summary_json(args->path, s)) << "\n";
-        else print_summary(args->path, *model, s);
+        if (args->json)
+            std::cout << json_text(summary_json(args->path, s)) << "\n";
+        else
+            print_summary(args->path, *model, s);
         exit_code = exit_status_of(*model);
     });
 }

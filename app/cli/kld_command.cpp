@@ -22,7 +22,7 @@ namespace {
 
 struct KldFlags {
     std::string a, b, text_file, base, save_base;
-    uint32_t ctx = 0;   // 0: 512, or the base file's
+    uint32_t ctx = 0;  // 0: 512, or the base file's
     int32_t chunks = -1;
     int threads = 0;
     bool json = false, log = false, as_is = false;
@@ -35,22 +35,28 @@ int report(const Error& e) {
 
 nlohmann::json moments_json(const KldMoments& m) {
     return {{"positions", m.count},
-            {"ppl_a", json_number(m.ppl_a)}, {"ppl_a_err", json_number(m.ppl_a_err)},
-            {"ppl_b", json_number(m.ppl_b)}, {"ppl_b_err", json_number(m.ppl_b_err)},
-            {"ln_ppl_ratio", json_number(m.ln_ratio)}, {"ln_ppl_ratio_err", json_number(m.ln_ratio_err)},
+            {"ppl_a", json_number(m.ppl_a)},
+            {"ppl_a_err", json_number(m.ppl_a_err)},
+            {"ppl_b", json_number(m.ppl_b)},
+            {"ppl_b_err", json_number(m.ppl_b_err)},
+            {"ln_ppl_ratio", json_number(m.ln_ratio)},
+            {"ln_ppl_ratio_err", json_number(m.ln_ratio_err)},
             {"ppl_correlation", json_number(m.ppl_correlation)},
-            {"kld_mean", json_number(m.kld_mean)}, {"kld_err", json_number(m.kld_err)},
-            {"p_diff_mean", json_number(m.p_diff_mean)}, {"p_diff_err", json_number(m.p_diff_err)},
-            {"p_diff_rms", json_number(m.p_diff_rms)}, {"p_diff_rms_err", json_number(m.p_diff_rms_err)},
-            {"same_top", json_number(m.same_top)}, {"same_top_err", json_number(m.same_top_err)},
+            {"kld_mean", json_number(m.kld_mean)},
+            {"kld_err", json_number(m.kld_err)},
+            {"p_diff_mean", json_number(m.p_diff_mean)},
+            {"p_diff_err", json_number(m.p_diff_err)},
+            {"p_diff_rms", json_number(m.p_diff_rms)},
+            {"p_diff_rms_err", json_number(m.p_diff_rms_err)},
+            {"same_top", json_number(m.same_top)},
+            {"same_top_err", json_number(m.same_top_err)},
             {"same_top_count", m.same_top_count}};
 }
 
 nlohmann::json order_json(const KldOrder& o) {
-    return {{"min", json_number(o.min)}, {"p0_1", json_number(o.p01)}, {"p1", json_number(o.p1)},
-            {"p5", json_number(o.p5)}, {"p10", json_number(o.p10)}, {"p25", json_number(o.p25)},
-            {"median", json_number(o.median)}, {"p75", json_number(o.p75)}, {"p90", json_number(o.p90)},
-            {"p95", json_number(o.p95)}, {"p99", json_number(o.p99)}, {"p99_9", json_number(o.p999)},
+    return {{"min", json_number(o.min)}, {"p0_1", json_number(o.p01)}, {"p1", json_number(o.p1)},         {"p5", json_number(o.p5)},
+            {"p10", json_number(o.p10)}, {"p25", json_number(o.p25)},  {"median", json_number(o.median)}, {"p75", json_number(o.p75)},
+            {"p90", json_number(o.p90)}, {"p95", json_number(o.p95)},  {"p99", json_number(o.p99)},       {"p99_9", json_number(o.p999)},
             {"max", json_number(o.max)}};
 }
 
@@ -61,8 +67,8 @@ void print_chunk_line(const KldChunk& chunk, KldSums& running) {
     const KldMoments m = kld_moments(running);
     std::cout << number_text(chunk.index + 1, "%4.0f") << "  " << pm(m.ppl_b, m.ppl_b_err, "%10.4f") << "  "
               << pm(m.ln_ratio, m.ln_ratio_err, "%10.5f") << "  " << pm(m.kld_mean, m.kld_err, "%10.5f") << "  "
-              << pm(100 * m.p_diff_rms, 100 * m.p_diff_rms_err, "%6.3f") << " %  "
-              << pm(100 * m.same_top, 100 * m.same_top_err, "%6.3f") << " %\n"
+              << pm(100 * m.p_diff_rms, 100 * m.p_diff_rms_err, "%6.3f") << " %  " << pm(100 * m.same_top, 100 * m.same_top_err, "%6.3f")
+              << " %\n"
               << std::flush;
 }
 
@@ -70,25 +76,26 @@ void print_summary(const CorpusKldResult& r) {
     const KldMoments m = kld_moments(r.total);
     const KldOrder k = kld_order(r.kld);
     const KldOrder d = kld_order(r.p_diff);
-    std::cout << "\n" << r.text_tokens << " tokens in the text; " << r.n_chunk << " chunks of " << r.n_ctx << "; "
-              << m.count << " positions scored in " << number_text(r.seconds, "%.2f") << " s\n\n";
+    std::cout << "\n"
+              << r.text_tokens << " tokens in the text; " << r.n_chunk << " chunks of " << r.n_ctx << "; " << m.count
+              << " positions scored in " << number_text(r.seconds, "%.2f") << " s\n\n";
     std::cout << "PPL(A)            " << pm(m.ppl_a, m.ppl_a_err, "%.6f") << "   (from A's stored log-probabilities)\n";
     std::cout << "PPL(B)            " << pm(m.ppl_b, m.ppl_b_err, "%.6f") << "\n";
     std::cout << "ln(PPL(B)/PPL(A)) " << pm(m.ln_ratio, m.ln_ratio_err, "%.6f") << "   correlation "
               << number_text(100 * m.ppl_correlation, "%.2f") << " %\n\n";
     std::cout << "KLD mean          " << pm(m.kld_mean, m.kld_err, "%.6f") << "\n";
     std::cout << "KLD max " << number_text(k.max, "%.6f") << ", 99.9% " << number_text(k.p999, "%.6f") << ", 99% "
-              << number_text(k.p99, "%.6f") << ", 95% " << number_text(k.p95, "%.6f") << ", 90% "
-              << number_text(k.p90, "%.6f") << ", median " << number_text(k.median, "%.6f") << ", 10% "
-              << number_text(k.p10, "%.6f") << ", min " << number_text(k.min, "%.6f") << "\n\n";
-    std::cout << "same top token    " << m.same_top_count << " of " << m.count << " ("
-              << pm(100 * m.same_top, 100 * m.same_top_err, "%.3f") << " %)\n";
+              << number_text(k.p99, "%.6f") << ", 95% " << number_text(k.p95, "%.6f") << ", 90% " << number_text(k.p90, "%.6f")
+              << ", median " << number_text(k.median, "%.6f") << ", 10% " << number_text(k.p10, "%.6f") << ", min "
+              << number_text(k.min, "%.6f") << "\n\n";
+    std::cout << "same top token    " << m.same_top_count << " of " << m.count << " (" << pm(100 * m.same_top, 100 * m.same_top_err, "%.3f")
+              << " %)\n";
     std::cout << "Δp mean           " << pm(100 * m.p_diff_mean, 100 * m.p_diff_err, "%.3f") << " %, RMS "
               << pm(100 * m.p_diff_rms, 100 * m.p_diff_rms_err, "%.3f") << " %\n";
-    std::cout << "Δp max " << number_text(100 * d.max, "%.3f") << "%, 99% " << number_text(100 * d.p99, "%.3f")
-              << "%, 90% " << number_text(100 * d.p90, "%.3f") << "%, median " << number_text(100 * d.median, "%.3f")
-              << "%, 10% " << number_text(100 * d.p10, "%.3f") << "%, 1% " << number_text(100 * d.p1, "%.3f")
-              << "%, min " << number_text(100 * d.min, "%.3f") << "%\n";
+    std::cout << "Δp max " << number_text(100 * d.max, "%.3f") << "%, 99% " << number_text(100 * d.p99, "%.3f") << "%, 90% "
+              << number_text(100 * d.p90, "%.3f") << "%, median " << number_text(100 * d.median, "%.3f") << "%, 10% "
+              << number_text(100 * d.p10, "%.3f") << "%, 1% " << number_text(100 * d.p1, "%.3f") << "%, min "
+              << number_text(100 * d.min, "%.3f") << "%\n";
 }
 
 void print_json(const KldFlags& f, const CorpusKldResult& r) {
@@ -125,7 +132,7 @@ int run_kld(KldFlags f) {
     }
     SessionOptions options;
     options.n_threads = f.threads;
-    options.n_ctx = 16;   // the session's own context is not used: the scoring makes its own
+    options.n_ctx = 16;  // the session's own context is not used: the scoring makes its own
     options.as_is = f.as_is;
     auto log = std::make_shared<LogCapture>();
     const std::string& first = f.base.empty() ? f.a : f.b;
@@ -144,17 +151,22 @@ int run_kld(KldFlags f) {
     ko.save_base = f.save_base;
     ko.base = f.base;
     KldSums running;
-    if (!f.json)
-        std::cout << "chunk         PPL(B)          ln(PPL(B)/PPL(A))            KLD                 Δp RMS          same top\n";
+    if (!f.json) std::cout << "chunk         PPL(B)          ln(PPL(B)/PPL(A))            KLD                 Δp RMS          same top\n";
     std::vector<std::string> inputs;
     if (!f.text_file.empty()) inputs.push_back(f.text_file);
-    auto result = session.corpus_kld(f.base.empty() ? f.b : std::string(), text, ko, nullptr,
-                                     [&](const KldChunk& c) { if (!f.json) print_chunk_line(c, running); }, inputs);
+    auto result = session.corpus_kld(
+        f.base.empty() ? f.b : std::string(), text, ko, nullptr,
+        [&](const KldChunk& c) {
+            if (!f.json) print_chunk_line(c, running);
+        },
+        inputs);
     if (f.log)
         for (const LlamaLogLine& line : session.log().lines()) std::cerr << "llama.cpp: " << escape_for_display(line.text, 400) << "\n";
     if (!result) return report(result.error());
-    if (f.json) print_json(f, result->result);
-    else print_summary(result->result);
+    if (f.json)
+        print_json(f, result->result);
+    else
+        print_summary(result->result);
     if (!f.save_base.empty() && !f.json) std::cout << "A's log-probabilities saved to " << escape_for_display(f.save_base) << "\n";
     return kExitOk;
 }
@@ -167,8 +179,7 @@ void add_kld_command(CLI::App& app, int& exit_code) {
     cmd->add_option("A", f->a, "Reference GGUF (leave out with --base)");
     cmd->add_option("B", f->b, "GGUF compared with A");
     cmd->add_option("--text", f->text_file, "The text to score (a regular file, at most 256 MiB)");
-    cmd->add_option("--ctx", f->ctx, "Tokens per chunk (default 512); the second half of each is scored")
-        ->check(CLI::Range(4u, 1u << 20));
+    cmd->add_option("--ctx", f->ctx, "Tokens per chunk (default 512); the second half of each is scored")->check(CLI::Range(4u, 1u << 20));
     cmd->add_option("--chunks", f->chunks, "Score at most K chunks (default: all)")->check(CLI::Range(1, 1 << 30));
     cmd->add_option("--save-base", f->save_base, "Write A's log-probabilities to FILE (llama-perplexity's format)");
     cmd->add_option("--base", f->base, "Read A's log-probabilities from FILE (ours or llama-perplexity's) instead of running A");

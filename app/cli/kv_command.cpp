@@ -16,7 +16,10 @@ void add_kv_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--full", *full, "Print arrays and strings completely");
     cmd->callback([=, &exit_code] {
         auto model = open_or_report(args->path);
-        if (!model) { exit_code = kExitBroken; return; }
+        if (!model) {
+            exit_code = kExitBroken;
+            return;
+        }
         uint64_t items = *full ? UINT64_MAX : 8;
         if (args->json) {
             nlohmann::json out = model_to_json(*model, items)["metadata"];
@@ -24,8 +27,7 @@ void add_kv_command(CLI::App& app, int& exit_code) {
         } else {
             std::vector<std::vector<std::string>> rows = {{"KEY", "TYPE", "VALUE"}};
             for (const MetadataEntry& e : model->metadata)
-                rows.push_back({escape_for_display(e.key), format_type(e.value),
-                                metadata_value_text(e, items, *full ? SIZE_MAX : 120)});
+                rows.push_back({escape_for_display(e.key), format_type(e.value), metadata_value_text(e, items, *full ? SIZE_MAX : 120)});
             print_table(rows);
         }
         exit_code = exit_status_of(*model);

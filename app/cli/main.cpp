@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "cli_common.h"
-#include "mlens_reference.h"
-#include "mlens/util/build_info.h"
 #include "mlens/io/temp_registry.h"
+#include "mlens/util/build_info.h"
+#include "mlens_reference.h"
 
 int main(int argc, char** argv) {
     // An interrupted export or histogram leaves no partial file behind.
@@ -44,13 +44,9 @@ int main(int argc, char** argv) {
     }
     try {
         app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
+    } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::CallForAllHelp& e) {
         return app.exit(e);
-    } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
+    } catch (const CLI::CallForVersion& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
         app.exit(e);
         return mlens::cli::kExitUsage;
     }

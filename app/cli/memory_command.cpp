@@ -40,7 +40,7 @@ int run_memory(const MemoryFlags& f) {
     }
     SessionOptions so;
     so.n_threads = f.threads;
-    so.n_ctx = 16;   // the session's own context is not measured: measure_memory makes its own
+    so.n_ctx = 16;  // the session's own context is not measured: measure_memory makes its own
     so.as_is = f.as_is;
     auto session = WorkerSession::load(f.path, so);
     if (!session) {
@@ -58,13 +58,15 @@ int run_memory(const MemoryFlags& f) {
         const char* name;
         uint64_t estimate, actual;
     };
-    const Row rows[] = {{"weights", est.weights, act.weights}, {"kv", est.kv, act.kv},
-                        {"compute", est.compute, act.compute}, {"total", est.total(), act.total()}};
+    const Row rows[] = {{"weights", est.weights, act.weights},
+                        {"kv", est.kv, act.kv},
+                        {"compute", est.compute, act.compute},
+                        {"total", est.total(), act.total()}};
     if (f.json) {
         nlohmann::json terms = nlohmann::json::object();
         for (const Row& r : rows)
-            terms[r.name] = {{"estimate", r.estimate}, {"llama_cpp", r.actual},
-                             {"relative_error", json_number(relative_error(r.estimate, r.actual))}};
+            terms[r.name] = {
+                {"estimate", r.estimate}, {"llama_cpp", r.actual}, {"relative_error", json_number(relative_error(r.estimate, r.actual))}};
         nlohmann::json buffers = nlohmann::json::array();
         for (const MemoryBuffer& b : measured->buffers)
             buffers.push_back({{"name", b.name}, {"weights", b.terms.weights}, {"kv", b.terms.kv}, {"compute", b.terms.compute}});
@@ -90,8 +92,8 @@ int run_memory(const MemoryFlags& f) {
                          number_text(100 * relative_error(r.estimate, r.actual), "%+.2f") + " %"});
     print_table(table);
     for (const MemoryBuffer& b : measured->buffers)
-        std::cout << "llama.cpp buffer " << escape_for_display(b.name) << ": weights " << mib(b.terms.weights) << ", kv "
-                  << mib(b.terms.kv) << ", compute " << mib(b.terms.compute) << "\n";
+        std::cout << "llama.cpp buffer " << escape_for_display(b.name) << ": weights " << mib(b.terms.weights) << ", kv " << mib(b.terms.kv)
+                  << ", compute " << mib(b.terms.compute) << "\n";
     if (!estimate->note.empty()) std::cout << "note: " << estimate->note << "\n";
     return kExitOk;
 }

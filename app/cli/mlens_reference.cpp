@@ -23,16 +23,14 @@ ProgramReference mlens_reference() {
                           {{std::to_string(kExitOk), "success"},
                            {std::to_string(kExitBroken), "the input has errors or could not be opened (the reason is on standard error)"},
                            {std::to_string(kExitUsage), "usage error: unknown command, missing or invalid argument"}}});
-    r.sections.push_back(
-        {"Environment",
-         {{"OLLAMA_MODELS", "the Ollama store used instead of ~/.ollama/models and /usr/share/ollama/.ollama/models"},
-          {"MLENS_LLAMA_WORKER", "the mlens-llama-worker program to run instead of the installed one"}}});
-    r.sections.push_back(
-        {"Files",
-         {{"PREFIX/share/modellens/schemas/mlens-COMMAND.schema.json",
-           "the JSON Schema (draft 2020-12) of each command's --json output; PREFIX is /usr for the Debian package"},
-          {"PREFIX/share/modellens/demo/", "demo models: small GGUF files and an Ollama store"},
-          {"PREFIX/libexec/modellens/mlens-llama-worker", "the process that runs llama.cpp"}}});
+    r.sections.push_back({"Environment",
+                          {{"OLLAMA_MODELS", "the Ollama store used instead of ~/.ollama/models and /usr/share/ollama/.ollama/models"},
+                           {"MLENS_LLAMA_WORKER", "the mlens-llama-worker program to run instead of the installed one"}}});
+    r.sections.push_back({"Files",
+                          {{"PREFIX/share/modellens/schemas/mlens-COMMAND.schema.json",
+                            "the JSON Schema (draft 2020-12) of each command's --json output; PREFIX is /usr for the Debian package"},
+                           {"PREFIX/share/modellens/demo/", "demo models: small GGUF files and an Ollama store"},
+                           {"PREFIX/libexec/modellens/mlens-llama-worker", "the process that runs llama.cpp"}}});
     r.see_also = {"modellens(1)"};
     return r;
 }

@@ -48,7 +48,8 @@ Result<TextFace> TextFace::load(const std::string& path, int index) {
 Result<TextFace> TextFace::system_ui() {
     FontFile file = find_font("DejaVu Sans");
     release_font_lookup();
-    if (file.path.empty()) return Error{ErrorCode::E_NO_FONT, "", std::nullopt, "fontconfig finds no \"DejaVu Sans\" font to write the labels with"};
+    if (file.path.empty())
+        return Error{ErrorCode::E_NO_FONT, "", std::nullopt, "fontconfig finds no \"DejaVu Sans\" font to write the labels with"};
     return load(file.path, file.index);
 }
 
@@ -95,11 +96,10 @@ void PngCanvas::blend(int x, int y, uint8_t coverage, Rgb c) {
     for (int k = 0; k < 3; ++k) p[k] = static_cast<uint8_t>((source[k] * coverage + p[k] * (255 - coverage) + 127) / 255);
 }
 
-void PngCanvas::text(const TextFace& face, double px, double x, double baseline, const std::string& text, Rgb c,
-                     bool vertical) {
+void PngCanvas::text(const TextFace& face, double px, double x, double baseline, const std::string& text, Rgb c, bool vertical) {
     const float scale = stbtt_ScaleForPixelHeight(&face.m_info, static_cast<float>(px));
     const std::vector<uint32_t> cps = code_points(text);
-    double pen = 0;   // along the baseline, from its start
+    double pen = 0;  // along the baseline, from its start
     std::vector<unsigned char> glyph;
     for (size_t i = 0; i < cps.size(); ++i) {
         const int cp = static_cast<int>(cps[i]);
@@ -118,7 +118,8 @@ void PngCanvas::text(const TextFace& face, double px, double x, double baseline,
                     if (vertical)
                         blend(static_cast<int>(std::lround(x)) + y0 + gy, static_cast<int>(std::ceil(start)) - x0 - gx - 1, coverage, c);
                     else
-                        blend(static_cast<int>(std::floor(start)) + x0 + gx, static_cast<int>(std::lround(baseline)) + y0 + gy, coverage, c);
+                        blend(static_cast<int>(std::floor(start)) + x0 + gx, static_cast<int>(std::lround(baseline)) + y0 + gy, coverage,
+                              c);
                 }
         }
         int advance = 0, bearing = 0;

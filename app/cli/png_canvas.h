@@ -58,8 +58,7 @@ public:
     void fill(double x0, double y0, double x1, double y1, Rgb c);
     // Draws `text` with its baseline starting at (x, baseline); vertical: rotated a quarter turn
     // counter-clockwise, (x, baseline) then being the baseline's start at the bottom.
-    void text(const TextFace& face, double px, double x, double baseline, const std::string& text, Rgb c,
-              bool vertical = false);
+    void text(const TextFace& face, double px, double x, double baseline, const std::string& text, Rgb c, bool vertical = false);
     std::vector<uint8_t> png() const;
 
 private:

@@ -22,8 +22,8 @@
 #include "cli_job.h"
 #include "histogram_png.h"
 #include "mlens/analysis/model_error.h"
-#include "mlens/analysis/tensor_report.h"
 #include "mlens/analysis/tensor_compare.h"
+#include "mlens/analysis/tensor_report.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/model/model_inputs.h"
 #include "mlens/model/model_json.h"
@@ -65,9 +65,19 @@ nlohmann::json stats_json(const TensorStats& s) {
         min = integer_json(s.integer_extremes->min);
         max = integer_json(s.integer_extremes->max);
     }
-    return {{"count", s.count}, {"finite", s.finite}, {"nan", s.nan}, {"inf", s.inf}, {"pos_inf", s.pos_inf},
-            {"neg_inf", s.neg_inf}, {"zeros", s.zeros}, {"min", min}, {"max", max}, {"mean", figure_json(s, s.mean)},
-            {"std", figure_json(s, s.std)}, {"mean_abs", figure_json(s, s.mean_abs)}, {"kurtosis", figure_json(s, s.kurtosis)},
+    return {{"count", s.count},
+            {"finite", s.finite},
+            {"nan", s.nan},
+            {"inf", s.inf},
+            {"pos_inf", s.pos_inf},
+            {"neg_inf", s.neg_inf},
+            {"zeros", s.zeros},
+            {"min", min},
+            {"max", max},
+            {"mean", figure_json(s, s.mean)},
+            {"std", figure_json(s, s.std)},
+            {"mean_abs", figure_json(s, s.mean_abs)},
+            {"kurtosis", figure_json(s, s.kurtosis)},
             {"percentiles", p}};
 }
 
@@ -99,9 +109,8 @@ void print_series(const std::string& title, const std::vector<SeriesSummary>& se
     for (const SeriesSummary& s : series) {
         const TensorStats& t = s.stats;
         table.push_back({s.name + (s.stride > 1 ? " (1 block in " + std::to_string(s.stride) + ")" : ""),
-                         std::to_string(s.values_per_entry), std::to_string(t.count),
-                         figure_text(t, t.min), figure_text(t, t.max), figure_text(t, t.mean), figure_text(t, t.std),
-                         std::to_string(t.zeros)});
+                         std::to_string(s.values_per_entry), std::to_string(t.count), figure_text(t, t.min), figure_text(t, t.max),
+                         figure_text(t, t.mean), figure_text(t, t.std), std::to_string(t.zeros)});
     }
     print_table(table);
 }
@@ -114,8 +123,7 @@ void add_stats(CLI::App& app, int& exit_code) {
     auto json = std::make_shared<bool>(false);
     cmd->add_option("PATH", *path, "Model file")->required();
     cmd->add_option("TENSOR", *tensor, "Tensor name")->required();
-    cmd->add_option("--expert", *expert, "Only this index of the slowest dimension (one expert)")
-        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--expert", *expert, "Only this index of the slowest dimension (one expert)")->check(CLI::NonNegativeNumber);
     cmd->add_flag("--json", *json, "Print JSON");
     cmd->callback([=, &exit_code] {
         exit_code = kExitBroken;
@@ -132,15 +140,18 @@ void add_stats(CLI::App& app, int& exit_code) {
             };
             auto r = tensor_report(*view, options, progress.job());
             // A type without block scales has none to show; any other failure to read them is the command's.
-            if (r && r->block_scales_error && r->block_scales_error->code != ErrorCode::E_UNSUPPORTED_TYPE)
-                return *r->block_scales_error;
+            if (r && r->block_scales_error && r->block_scales_error->code != ErrorCode::E_UNSUPPORTED_TYPE) return *r->block_scales_error;
             return r;
         }();
-        if (!report) { std::cerr << "error: " << report.error().to_string() << "\n"; return; }
+        if (!report) {
+            std::cerr << "error: " << report.error().to_string() << "\n";
+            return;
+        }
         const TensorStats& s = *report->stats;
         exit_code = exit_status_of(*model);
         if (*json) {
-            nlohmann::json out = {{"name", *tensor}, {"type", view->type_name()},
+            nlohmann::json out = {{"name", *tensor},
+                                  {"type", view->type_name()},
                                   {"shape", shape_in_format_order(view->shape(), model->format)},
                                   {"shape_order", shape_order_name(model->format)},
                                   {"expert", *expert >= 0 ? nlohmann::json(*expert) : nlohmann::json(nullptr)}};
@@ -152,10 +163,15 @@ void add_stats(CLI::App& app, int& exit_code) {
         }
         const auto [min, max] = extremes_text(s);
         std::vector<std::vector<std::string>> rows = {
-            {"tensor", escape_for_display(*tensor)}, {"type", view->type_name()},
+            {"tensor", escape_for_display(*tensor)},
+            {"type", view->type_name()},
             {"shape", shape_text(view->shape(), ShapeStyle::bracketed)},
-            {"count", std::to_string(s.count)}, {"min", min}, {"max", max},
-            {"mean", figure_text(s, s.mean)}, {"std", figure_text(s, s.std)}, {"mean |x|", figure_text(s, s.mean_abs)},
+            {"count", std::to_string(s.count)},
+            {"min", min},
+            {"max", max},
+            {"mean", figure_text(s, s.mean)},
+            {"std", figure_text(s, s.std)},
+            {"mean |x|", figure_text(s, s.mean_abs)},
             {"zeros", std::to_string(s.zeros)},
             {"nan / +inf / -inf", std::to_string(s.nan) + " / " + std::to_string(s.pos_inf) + " / " + std::to_string(s.neg_inf)},
             {"kurtosis", figure_text(s, s.kurtosis)}};
@@ -171,7 +187,7 @@ std::string hist_csv(const Histogram& h) {
     std::string out = "bin_lo,bin_hi,count\n";
     for (size_t b = 0; b < h.counts.size(); ++b)
         out += number_text(h.lo + b * h.bin_width()) + "," + number_text(h.lo + (b + 1) * h.bin_width()) + "," +
-               std::to_string(h.counts[b]) + "\n";
+            std::to_string(h.counts[b]) + "\n";
     return out;
 }
 
@@ -252,7 +268,10 @@ void add_hist(CLI::App& app, int& exit_code) {
                 CliJob progress("statistics");
                 return compute_stats(*view, progress.job());
             }();
-            if (!stats) { std::cerr << "error: " << stats.error().to_string() << "\n"; return; }
+            if (!stats) {
+                std::cerr << "error: " << stats.error().to_string() << "\n";
+                return;
+            }
             chosen = pick_histogram_range(*stats, mode);
         }
         auto h = [&] {
@@ -261,7 +280,10 @@ void add_hist(CLI::App& app, int& exit_code) {
             if (chosen.resolved == HistogramRangeMode::full) return compute_histogram(*view, *bins, std::nullopt, progress.job());
             return compute_histogram(*view, *bins, std::make_pair(chosen.lo, chosen.hi), progress.job());
         }();
-        if (!h) { std::cerr << "error: " << h.error().to_string() << "\n"; return; }
+        if (!h) {
+            std::cerr << "error: " << h.error().to_string() << "\n";
+            return;
+        }
         exit_code = exit_status_of(*model);
         if (!png->empty() || !csv->empty()) {
             if (int written = write_hist_files(*model, *h, *tensor, range_mode_caption(chosen), *log_counts, *png, *csv);
@@ -270,8 +292,13 @@ void add_hist(CLI::App& app, int& exit_code) {
             return;
         }
         if (*json) {
-            std::cout << json_text({{"range_mode", range_mode_name(chosen.mode)}, {"range_resolved", range_mode_name(chosen.resolved)},
-                                    {"lo", h->lo}, {"hi", h->hi}, {"below", h->below}, {"above", h->above}, {"counts", h->counts}})
+            std::cout << json_text({{"range_mode", range_mode_name(chosen.mode)},
+                                    {"range_resolved", range_mode_name(chosen.resolved)},
+                                    {"lo", h->lo},
+                                    {"hi", h->hi},
+                                    {"below", h->below},
+                                    {"above", h->above},
+                                    {"counts", h->counts}})
                       << "\n";
             return;
         }
@@ -291,9 +318,18 @@ nlohmann::json comparison_json(const std::string& name, const TensorComparison& 
     nlohmann::json blocks = nlohmann::json::array();
     for (const BlockError& b : c.worst_blocks)
         blocks.push_back({{"block", b.block}, {"row", b.row}, {"column", b.column}, {"rmse", b.rmse}, {"max_abs", b.max_abs}});
-    return {{"tensor", name}, {"count", c.count}, {"nonfinite", c.nonfinite}, {"rmse", c.rmse}, {"nmse", json_number(c.nmse)},
-            {"max_abs", c.max_abs}, {"mean_abs", c.mean_abs}, {"cosine", c.cosine}, {"snr_db", json_number(c.snr_db)},
-            {"worst_rows", rows}, {"block_length", c.block_length}, {"worst_blocks", blocks}};
+    return {{"tensor", name},
+            {"count", c.count},
+            {"nonfinite", c.nonfinite},
+            {"rmse", c.rmse},
+            {"nmse", json_number(c.nmse)},
+            {"max_abs", c.max_abs},
+            {"mean_abs", c.mean_abs},
+            {"cosine", c.cosine},
+            {"snr_db", json_number(c.snr_db)},
+            {"worst_rows", rows},
+            {"block_length", c.block_length},
+            {"worst_blocks", blocks}};
 }
 
 // Figures of unrelated weights look like a broken quantization: say when the models differ in
@@ -301,41 +337,39 @@ nlohmann::json comparison_json(const std::string& name, const TensorComparison& 
 void warn_if_unlike(const Model& a, const Model& b, const Pairing* pairing) {
     const std::string arch_a = summarize(a).architecture, arch_b = summarize(b).architecture;
     if (arch_a != arch_b)
-        std::cerr << "warning: the architectures differ: A is " << (arch_a.empty() ? "unnamed" : escape_for_display(arch_a))
-                  << ", B is " << (arch_b.empty() ? "unnamed" : escape_for_display(arch_b))
-                  << "; the figures compare unrelated weights\n";
+        std::cerr << "warning: the architectures differ: A is " << (arch_a.empty() ? "unnamed" : escape_for_display(arch_a)) << ", B is "
+                  << (arch_b.empty() ? "unnamed" : escape_for_display(arch_b)) << "; the figures compare unrelated weights\n";
     if (pairing && (!pairing->only_a.empty() || !pairing->only_b.empty()))
-        std::cerr << "warning: the tensor sets differ: " << pairing->only_a.size() << " tensors only in A, "
-                  << pairing->only_b.size() << " only in B (mlens diff lists them)\n";
+        std::cerr << "warning: the tensor sets differ: " << pairing->only_a.size() << " tensors only in A, " << pairing->only_b.size()
+                  << " only in B (mlens diff lists them)\n";
 }
 
 void print_overall(const OverallError& o) {
     const ErrorFigures& f = o.figures;
-    std::cout << "overall (" << o.tensors << " tensors, " << o.sums.count << " values pooled): RMSE "
-              << number_text(f.rmse) << "  NMSE " << number_text(f.nmse) << "  cosine " << number_text(f.cosine)
-              << "  SNR " << number_text(f.snr_db) << " dB\n";
+    std::cout << "overall (" << o.tensors << " tensors, " << o.sums.count << " values pooled): RMSE " << number_text(f.rmse) << "  NMSE "
+              << number_text(f.nmse) << "  cosine " << number_text(f.cosine) << "  SNR " << number_text(f.snr_db) << " dB\n";
 }
 
 void print_worst(const TensorComparison& c) {
     if (!c.worst_rows.empty()) {
         std::cout << "worst rows\n";
         std::vector<std::vector<std::string>> rows = {{"ROW", "RMSE", "MAX|E|"}};
-        for (const RowError& r : c.worst_rows)
-            rows.push_back({std::to_string(r.row), number_text(r.rmse), number_text(r.max_abs)});
+        for (const RowError& r : c.worst_rows) rows.push_back({std::to_string(r.row), number_text(r.rmse), number_text(r.max_abs)});
         print_table(rows);
     }
     if (!c.worst_blocks.empty()) {
         std::cout << "worst blocks of " << c.block_length << " values\n";
         std::vector<std::vector<std::string>> rows = {{"BLOCK", "ROW", "COLUMN", "RMSE", "MAX|E|"}};
         for (const BlockError& b : c.worst_blocks)
-            rows.push_back({std::to_string(b.block), std::to_string(b.row), std::to_string(b.column),
-                            number_text(b.rmse), number_text(b.max_abs)});
+            rows.push_back(
+                {std::to_string(b.block), std::to_string(b.row), std::to_string(b.column), number_text(b.rmse), number_text(b.max_abs)});
         print_table(rows);
     }
 }
 
 void add_compare(CLI::App& app, int& exit_code) {
-    auto* cmd = app.add_subcommand("compare", "Error of B against reference A, per tensor paired by name (HF names aligned with GGUF ones)");
+    auto* cmd =
+        app.add_subcommand("compare", "Error of B against reference A, per tensor paired by name (HF names aligned with GGUF ones)");
     auto a_path = std::make_shared<std::string>();
     auto b_path = std::make_shared<std::string>();
     auto only = std::make_shared<std::string>();
@@ -361,7 +395,10 @@ void add_compare(CLI::App& app, int& exit_code) {
             CliJob progress("compare");
             return compare_models(*a, *b, pairing, progress.job());
         }();
-        if (!compared) { std::cerr << "error: " << compared.error().to_string() << "\n"; return; }
+        if (!compared) {
+            std::cerr << "error: " << compared.error().to_string() << "\n";
+            return;
+        }
         nlohmann::json out = nlohmann::json::array();
         std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPES", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB"}};
         for (const TensorError& t : compared->tensors) {
@@ -377,18 +414,24 @@ void add_compare(CLI::App& app, int& exit_code) {
             }
             out.push_back(std::move(j));
             const TensorComparison& c = *t.error;
-            rows.push_back({name, t.type_a + "\xE2\x86\x92" + t.type_b, number_text(c.rmse), number_text(c.nmse),
-                            number_text(c.max_abs), number_text(c.cosine), number_text(c.snr_db)});
+            rows.push_back({name, t.type_a + "\xE2\x86\x92" + t.type_b, number_text(c.rmse), number_text(c.nmse), number_text(c.max_abs),
+                            number_text(c.cosine), number_text(c.snr_db)});
         }
         warn_if_unlike(*a, *b, only->empty() ? &pairing : nullptr);
-        if (out.empty()) { std::cerr << "error: no tensor of the same name and size in both models\n"; return; }
+        if (out.empty()) {
+            std::cerr << "error: no tensor of the same name and size in both models\n";
+            return;
+        }
         exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
         if (*json) {
             const OverallError& o = compared->overall;
             std::cout << json_text({{"tensors", out},
                                     {"overall",
-                                     {{"tensors", o.tensors}, {"count", o.sums.count}, {"rmse", json_number(o.figures.rmse)},
-                                      {"nmse", json_number(o.figures.nmse)}, {"cosine", json_number(o.figures.cosine)},
+                                     {{"tensors", o.tensors},
+                                      {"count", o.sums.count},
+                                      {"rmse", json_number(o.figures.rmse)},
+                                      {"nmse", json_number(o.figures.nmse)},
+                                      {"cosine", json_number(o.figures.cosine)},
                                       {"snr_db", json_number(o.figures.snr_db)}}}})
                       << "\n";
             return;

@@ -12,9 +12,7 @@ namespace mlens::cli {
 
 namespace {
 
-nlohmann::json cell_json(const RecipeCell& c) {
-    return {{"tensor", c.tensor}, {"type", c.type}, {"bits_per_weight", c.bits_per_weight}};
-}
+nlohmann::json cell_json(const RecipeCell& c) { return {{"tensor", c.tensor}, {"type", c.type}, {"bits_per_weight", c.bits_per_weight}}; }
 
 nlohmann::json recipe_json(const std::string& path, const QuantRecipe& r) {
     auto text = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
@@ -26,10 +24,18 @@ nlohmann::json recipe_json(const std::string& path, const QuantRecipe& r) {
         layers.push_back({{"layer", row.layer}, {"cells", cells}});
     }
     for (const RecipeCell& c : r.other) other.push_back(cell_json(c));
-    return {{"path", path}, {"provenance", provenance}, {"imatrix", r.imatrix}, {"kinds", r.kinds}, {"layers", layers},
-            {"other", other}, {"base", text(r.base)}, {"ftype", text(r.ftype)},
-            {"token_embedding_type", text(r.token_embedding_type)}, {"output_tensor_type", text(r.output_type)},
-            {"rules", r.rules}, {"command", text(llama_quantize_command(r))}};
+    return {{"path", path},
+            {"provenance", provenance},
+            {"imatrix", r.imatrix},
+            {"kinds", r.kinds},
+            {"layers", layers},
+            {"other", other},
+            {"base", text(r.base)},
+            {"ftype", text(r.ftype)},
+            {"token_embedding_type", text(r.token_embedding_type)},
+            {"output_tensor_type", text(r.output_type)},
+            {"rules", r.rules},
+            {"command", text(llama_quantize_command(r))}};
 }
 
 void print_recipe(const std::string& path, const QuantRecipe& r) {
@@ -72,11 +78,16 @@ void add_recipe_command(CLI::App& app, int& exit_code) {
     auto args = add_path_arguments(cmd, "Model file, safetensors folder, or Ollama store model");
     cmd->callback([=, &exit_code] {
         auto model = open_or_report(args->path);
-        if (!model) { exit_code = kExitBroken; return; }
+        if (!model) {
+            exit_code = kExitBroken;
+            return;
+        }
         exit_code = exit_status_of(*model);
         const QuantRecipe r = quant_recipe(*model);
-        if (args->json) std::cout << json_text(recipe_json(args->path, r)) << "\n";
-        else print_recipe(args->path, r);
+        if (args->json)
+            std::cout << json_text(recipe_json(args->path, r)) << "\n";
+        else
+            print_recipe(args->path, r);
     });
 }
 

@@ -77,7 +77,8 @@ int run_requant(const Options& o) {
             return kExitBroken;
         }
         imatrix = std::move(*opened);
-        Result<ColumnImportance> found = importance_for(*imatrix, info->name, row_length, values.size() / std::max<uint64_t>(row_length, 1), expert);
+        Result<ColumnImportance> found =
+            importance_for(*imatrix, info->name, row_length, values.size() / std::max<uint64_t>(row_length, 1), expert);
         if (!found) {
             std::cerr << "error: " << escape_for_display(o.imatrix) << ": " << found.error().message << "\n";
             return kExitBroken;
@@ -107,7 +108,8 @@ int run_requant(const Options& o) {
                               {"row_length", row_length},
                               {"types", nlohmann::json::array()}};
         if (!reference->note.empty()) out["note"] = reference->note;
-        if (importance) out["imatrix"] = {{"file", o.imatrix}, {"format", imatrix_format_name(imatrix->format)}, {"entry", importance->entry}};
+        if (importance)
+            out["imatrix"] = {{"file", o.imatrix}, {"format", imatrix_format_name(imatrix->format)}, {"entry", importance->entry}};
         for (const RequantRow& r : *rows) out["types"].push_back(row_json(r));
         std::cout << json_text(out) << "\n";
         return status;
@@ -116,7 +118,9 @@ int run_requant(const Options& o) {
     std::vector<std::vector<std::string>> table = {{"TYPE", "BPW", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB", "NOTE"}};
     for (const RequantRow& r : *rows) {
         std::vector<std::string> line = {r.type_name, number_text(r.bits_per_weight, "%.4g")};
-        const std::string note = r.needs_imatrix ? "needs an importance matrix (--imatrix FILE)" : r.skipped.empty() ? "" : "skipped: " + r.skipped;
+        const std::string note = r.needs_imatrix ? "needs an importance matrix (--imatrix FILE)"
+            : r.skipped.empty()                  ? ""
+                                                 : "skipped: " + r.skipped;
         for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs, r.error.cosine, r.error.snr_db})
             line.push_back(note.empty() ? number_text(v) : "-");
         line.push_back(note);
@@ -128,8 +132,10 @@ int run_requant(const Options& o) {
     if (importance)
         std::cout << "importance matrix " << escape_for_display(o.imatrix) << " (" << imatrix_format_name(imatrix->format) << "), entry "
                   << escape_for_display(importance->entry) << "\n";
-    if (rows->empty()) std::cout << "no ggml type splits rows of " << row_length << " values into whole blocks\n";
-    else print_table(table);
+    if (rows->empty())
+        std::cout << "no ggml type splits rows of " << row_length << " values into whole blocks\n";
+    else
+        print_table(table);
     return status;
 }
 

@@ -36,9 +36,8 @@ std::optional<std::string> store_below(const std::string& path) {
     if (is_store_root((parent / ".ollama" / "models").string())) return (parent / ".ollama" / "models").string();
     std::error_code ec;
     std::vector<std::string> children;
-    for (auto it = std::filesystem::directory_iterator(parent, ec); !ec && it != std::filesystem::directory_iterator() &&
-                                                                    children.size() < 1000;
-         it.increment(ec))
+    for (auto it = std::filesystem::directory_iterator(parent, ec);
+         !ec && it != std::filesystem::directory_iterator() && children.size() < 1000; it.increment(ec))
         children.push_back(it->path().string());
     std::sort(children.begin(), children.end());
     for (const std::string& child : children)
@@ -144,9 +143,11 @@ void add_store_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--verify", options->verify, "Hash every blob and compare it with its digest (the listing or one model)");
     cmd->add_flag("--tensors", options->tensors, "With a model: open it and list its logical tensors and expert groups");
     auto names_only = std::make_shared<bool>(false);
-    cmd->add_flag("--names", *names_only,
-                  "Print only the references of the store's models, one a line (what shell completion offers)")
-        ->excludes("MODEL")->excludes("--json")->excludes("--verify")->excludes("--tensors");
+    cmd->add_flag("--names", *names_only, "Print only the references of the store's models, one a line (what shell completion offers)")
+        ->excludes("MODEL")
+        ->excludes("--json")
+        ->excludes("--verify")
+        ->excludes("--tensors");
     cmd->callback([=, &exit_code] {
         if (*names_only) {
             exit_code = print_model_names(*path);

@@ -23,8 +23,10 @@ std::vector<FormatPlan> export_plans(const Store& store, const ModelName& name) 
         StoreExportOptions options;
         options.format = format;
         auto prepared = prepare_store_export(store, name, options);
-        if (prepared) out.push_back({format, std::move(prepared->plan), ""});
-        else out.push_back({format, std::nullopt, prepared.error().to_string()});
+        if (prepared)
+            out.push_back({format, std::move(prepared->plan), ""});
+        else
+            out.push_back({format, std::nullopt, prepared.error().to_string()});
     }
     return out;
 }
@@ -37,7 +39,8 @@ nlohmann::json export_plans_json(const Store& store, const ModelName& name) {
         nlohmann::json files = nlohmann::json::array();
         if (p.plan)
             for (const ExportFile& f : p.plan->files) files.push_back({{"name", escape_for_display(f.name, 300)}, {"bytes", f.bytes}});
-        out.push_back({{"format", export_format_name(p.format)}, {"files", files},
+        out.push_back({{"format", export_format_name(p.format)},
+                       {"files", files},
                        {"total_bytes", p.plan ? nlohmann::json(p.plan->total_bytes()) : nlohmann::json(nullptr)},
                        {"error", p.plan ? nlohmann::json(nullptr) : nlohmann::json(escape_for_display(p.error, 2000))}});
     }

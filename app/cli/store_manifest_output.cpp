@@ -31,9 +31,9 @@ std::vector<uint64_t> shown(const Model& m, const std::vector<uint64_t>& ne) { r
 std::vector<std::pair<std::string, std::string>> config_fields(const ModelConfig& c) {
     std::vector<std::pair<std::string, std::string>> f = {
         {"model_format", c.model_format}, {"model_family", c.model_family}, {"model_type", c.model_type},
-        {"file_type", c.file_type}, {"renderer", c.renderer}, {"parser", c.parser}, {"requires", c.requires_version},
-        {"remote_host", c.remote_host}, {"remote_model", c.remote_model}, {"base_name", c.base_name},
-        {"architecture", c.architecture}, {"os", c.os}};
+        {"file_type", c.file_type},       {"renderer", c.renderer},         {"parser", c.parser},
+        {"requires", c.requires_version}, {"remote_host", c.remote_host},   {"remote_model", c.remote_model},
+        {"base_name", c.base_name},       {"architecture", c.architecture}, {"os", c.os}};
     auto list = [](const ConfigList& l) {
         std::string s;
         for (const std::string& i : l.items) s += (s.empty() ? "" : ", ") + i;
@@ -45,8 +45,9 @@ std::vector<std::pair<std::string, std::string>> config_fields(const ModelConfig
     if (c.context_length) f.push_back({"context_length", std::to_string(*c.context_length)});
     if (c.embedding_length) f.push_back({"embedding_length", std::to_string(*c.embedding_length)});
     if (c.draft)
-        f.push_back({"draft", c.draft->model_format + " " + c.draft->architecture + " prefix " + c.draft->tensor_prefix +
-                     " config " + c.draft->config});
+        f.push_back(
+            {"draft",
+             c.draft->model_format + " " + c.draft->architecture + " prefix " + c.draft->tensor_prefix + " config " + c.draft->config});
     if (c.has_rootfs) f.push_back({"rootfs", c.rootfs_type + ", " + std::to_string(c.rootfs_diff_ids.count) + " diff_ids"});
     return f;
 }
@@ -62,21 +63,33 @@ nlohmann::json config_json(const ModelConfig& c) {
         return items;
     };
     auto number = [](const std::optional<uint64_t>& n) { return n ? nlohmann::json(*n) : nlohmann::json(nullptr); };
-    nlohmann::json j = {{"model_format", text(c.model_format)}, {"model_family", text(c.model_family)},
-                        {"model_type", text(c.model_type)}, {"file_type", text(c.file_type)}, {"renderer", text(c.renderer)},
-                        {"parser", text(c.parser)}, {"requires", text(c.requires_version)}, {"remote_host", text(c.remote_host)},
-                        {"remote_model", text(c.remote_model)}, {"base_name", text(c.base_name)},
-                        {"architecture", text(c.architecture)}, {"os", text(c.os)},
-                        {"model_families", list(c.model_families)}, {"model_families_count", c.model_families.count},
-                        {"capabilities", list(c.capabilities)}, {"capabilities_count", c.capabilities.count},
-                        {"context_length", number(c.context_length)}, {"embedding_length", number(c.embedding_length)},
-                        {"draft", nullptr}, {"rootfs", nullptr}};
+    nlohmann::json j = {{"model_format", text(c.model_format)},
+                        {"model_family", text(c.model_family)},
+                        {"model_type", text(c.model_type)},
+                        {"file_type", text(c.file_type)},
+                        {"renderer", text(c.renderer)},
+                        {"parser", text(c.parser)},
+                        {"requires", text(c.requires_version)},
+                        {"remote_host", text(c.remote_host)},
+                        {"remote_model", text(c.remote_model)},
+                        {"base_name", text(c.base_name)},
+                        {"architecture", text(c.architecture)},
+                        {"os", text(c.os)},
+                        {"model_families", list(c.model_families)},
+                        {"model_families_count", c.model_families.count},
+                        {"capabilities", list(c.capabilities)},
+                        {"capabilities_count", c.capabilities.count},
+                        {"context_length", number(c.context_length)},
+                        {"embedding_length", number(c.embedding_length)},
+                        {"draft", nullptr},
+                        {"rootfs", nullptr}};
     if (c.draft)
-        j["draft"] = {{"model_format", text(c.draft->model_format)}, {"architecture", text(c.draft->architecture)},
-                      {"tensor_prefix", text(c.draft->tensor_prefix)}, {"config", text(c.draft->config)}};
+        j["draft"] = {{"model_format", text(c.draft->model_format)},
+                      {"architecture", text(c.draft->architecture)},
+                      {"tensor_prefix", text(c.draft->tensor_prefix)},
+                      {"config", text(c.draft->config)}};
     if (c.has_rootfs)
-        j["rootfs"] = {{"type", text(c.rootfs_type)}, {"diff_ids", list(c.rootfs_diff_ids)},
-                       {"diff_ids_count", c.rootfs_diff_ids.count}};
+        j["rootfs"] = {{"type", text(c.rootfs_type)}, {"diff_ids", list(c.rootfs_diff_ids)}, {"diff_ids_count", c.rootfs_diff_ids.count}};
     return j;
 }
 
@@ -105,8 +118,10 @@ void print_layer_groups(const std::vector<const LayerView*>& all, const std::vec
     for (size_t i = 0; i < all.size(); ++i) {
         auto same_type = [&](const std::vector<size_t>& g) { return all[g.front()]->layer.media_type == all[i]->layer.media_type; };
         auto it = std::find_if(groups.begin(), groups.end(), same_type);
-        if (it == groups.end()) groups.push_back({i});
-        else it->push_back(i);
+        if (it == groups.end())
+            groups.push_back({i});
+        else
+            it->push_back(i);
     }
     std::cout << "\nlayers (" << all.size() << ", by media type)\n";
     for (const std::vector<size_t>& group : groups) {
@@ -117,7 +132,8 @@ void print_layer_groups(const std::vector<const LayerView*>& all, const std::vec
             bytes += all[i]->layer.size;
             failed += check.failed_layers.count(all[i]->layer.field) || (all[i]->blob && !all[i]->blob->found());
         }
-        std::cout << "\n" << layer_kind_name(first.kind) << " \xC2\xB7 " << group.size() << (group.size() == 1 ? " layer" : " layers")
+        std::cout << "\n"
+                  << layer_kind_name(first.kind) << " \xC2\xB7 " << group.size() << (group.size() == 1 ? " layer" : " layers")
                   << " \xC2\xB7 " << human_bytes(bytes) << (failed ? " \xC2\xB7 " + std::to_string(failed) + " failed" : "") << "  "
                   << escape_for_display(first.media_type, 80) << "\n";
         std::vector<std::vector<std::string>> rows = {{"  NAME", "DIGEST", "SIZE", "FROM", "BLOB"}};
@@ -159,8 +175,8 @@ void print_tensors(const Model& m, const std::vector<FailedTensorLayer>& failed)
         const FailedTensorLayer* f = failed_blob_of(m, t, failed);
         if (f) shown_layer[static_cast<size_t>(f - failed.data())] = true;
         rows.push_back({escape_for_display(t.name, 100), escape_for_display(lt.type, 60),
-                        shape_text(shown(m, lt.ne), ShapeStyle::bracketed),
-                        stored_text(m, t), f ? std::string(code_name(f->reason.code)) : "ok"});
+                        shape_text(shown(m, lt.ne), ShapeStyle::bracketed), stored_text(m, t),
+                        f ? std::string(code_name(f->reason.code)) : "ok"});
     }
     for (size_t i = 0; i < failed.size(); ++i)
         if (!shown_layer[i])
@@ -173,8 +189,8 @@ void print_tensors(const Model& m, const std::vector<FailedTensorLayer>& failed)
     for (const TensorGroup& g : m.groups) {
         std::string parts;
         for (const std::string& p : g.parts) parts += (parts.empty() ? "" : ",") + escape_for_display(p, 40);
-        groups.push_back({escape_for_display(g.name, 100), std::to_string(g.count), "{" + parts + "}",
-                          std::to_string(g.members.size()), g.layout});
+        groups.push_back(
+            {escape_for_display(g.name, 100), std::to_string(g.count), "{" + parts + "}", std::to_string(g.members.size()), g.layout});
     }
     print_table(groups);
 }
@@ -191,15 +207,19 @@ nlohmann::json tensors_json(const Model& m, const std::vector<FailedTensorLayer>
     for (const TensorGroup& g : m.groups) gs.push_back(group_to_json(g));
     nlohmann::json unread = nlohmann::json::array();
     for (const FailedTensorLayer& f : failed)
-        unread.push_back({{"name", escape_for_display(f.name, 200)}, {"layer", f.field}, {"code", std::string(code_name(f.reason.code))},
+        unread.push_back({{"name", escape_for_display(f.name, 200)},
+                          {"layer", f.field},
+                          {"code", std::string(code_name(f.reason.code))},
                           {"message", escape_for_display(f.reason.message, 400)}});
     return {{"tensors", ts}, {"groups", gs}, {"failed_tensor_layers", unread}};
 }
 
 nlohmann::json layer_json(const LayerView& lv, const std::string& verified) {
     const ManifestLayer& l = lv.layer;
-    nlohmann::json j = {{"kind", layer_kind_name(l.kind)}, {"mediaType", escape_for_display(l.media_type, 200)},
-                        {"digest", escape_for_display(l.digest, 200)}, {"size", l.size}};
+    nlohmann::json j = {{"kind", layer_kind_name(l.kind)},
+                        {"mediaType", escape_for_display(l.media_type, 200)},
+                        {"digest", escape_for_display(l.digest, 200)},
+                        {"size", l.size}};
     if (l.from) j["from"] = escape_for_display(*l.from, 200);
     if (l.name) j["name"] = escape_for_display(*l.name, 200);
     if (lv.blob && lv.blob->found()) j["blob"] = lv.blob->name;
@@ -235,9 +255,11 @@ nlohmann::json summary_json(const StoreModelSummary& s) {
     auto text = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(escape_for_display(v, 200)); };
     nlohmann::json caps = nlohmann::json::array();
     for (const std::string& c : s.capabilities) caps.push_back(escape_for_display(c, 100));
-    return {{"format", text(s.format)}, {"family", text(s.family)},
+    return {{"format", text(s.format)},
+            {"family", text(s.family)},
             {"parameters", s.parameters ? nlohmann::json(*s.parameters) : nlohmann::json(nullptr)},
-            {"parameter_size", text(s.parameter_size)}, {"quantization", text(s.quantization)},
+            {"parameter_size", text(s.parameter_size)},
+            {"quantization", text(s.quantization)},
             {"context_length", s.context_length ? nlohmann::json(*s.context_length) : nlohmann::json(nullptr)},
             {"capabilities", caps}};
 }
@@ -245,7 +267,7 @@ nlohmann::json summary_json(const StoreModelSummary& s) {
 // The first line of a text layer, for the summary, cut to 100 characters ("" when there is none).
 std::string head_line(LayerKind kind, const std::string& text) {
     TextHead head = first_lines(readable_layer_text(kind, text, kTextChars), 1);
-    std::string line = readable_text(head.text, 100);   // already readable: this only cuts it
+    std::string line = readable_text(head.text, 100);  // already readable: this only cuts it
     return head.more_lines && !line.ends_with("\xE2\x80\xA6") ? line + " \xE2\x80\xA6" : line;
 }
 
@@ -256,7 +278,7 @@ void print_summary(const ModelName& name, const StoredManifest& sm, const StoreM
     for (const std::string& c : sum.capabilities) caps += (caps.empty() ? "" : ", ") + escape_for_display(c, 40);
     std::vector<std::vector<std::string>> rows = {
         {"model", name.display() + "  (" + name.full() + ")"},
-        {"format", sum.format.empty() ? "-" : escape_for_display(sum.format, 40)},   // the config's model_format
+        {"format", sum.format.empty() ? "-" : escape_for_display(sum.format, 40)},  // the config's model_format
         {"family", sum.family.empty() ? "-" : escape_for_display(sum.family, 60)},
         {"parameters", sum.parameters || !sum.parameter_size.empty() ? escape_for_display(parameters_text(sum), 60) : "-"},
         {"quantization", sum.quantization.empty() ? "-" : escape_for_display(sum.quantization, 60)},
@@ -266,11 +288,13 @@ void print_summary(const ModelName& name, const StoredManifest& sm, const StoreM
     if (!sum.template_text.empty()) rows.push_back({"template", head_line(LayerKind::template_text, sum.template_text)});
     if (!sum.system_text.empty()) rows.push_back({"system", head_line(LayerKind::system, sum.system_text)});
     for (const std::string& license : sum.licenses) rows.push_back({"license", head_line(LayerKind::license, license)});
-    rows.push_back({"manifest", sm.ref.path + "  " + escape_for_display(short_digest(sm.digest), 40) + "  " +
-                                    std::to_string(sm.ref.file_size) + " bytes"});
+    rows.push_back(
+        {"manifest",
+         sm.ref.path + "  " + escape_for_display(short_digest(sm.digest), 40) + "  " + std::to_string(sm.ref.file_size) + " bytes"});
     rows.push_back({"modified", utc_time_text(sm.ref.modified)});
-    rows.push_back({"status", check.errors ? "rejected: " + check.short_reason()
-                                           : check.reason_text() + (check.digests_verified ? ", digests verified" : ", digests not verified")});
+    rows.push_back({"status",
+                    check.errors ? "rejected: " + check.short_reason()
+                                 : check.reason_text() + (check.digests_verified ? ", digests verified" : ", digests not verified")});
     print_table(rows);
 }
 
@@ -307,15 +331,16 @@ void print_verdict(const ModelCheck& check, const std::vector<const LayerView*>&
     std::cout << "\nverdict: ";
     if (broken) {
         std::cout << "rejected";
-        if (mismatched) std::cout << ", " << mismatched << " of " << blobs << (blobs == 1 ? " blob" : " blobs") << " do not match their digests";
+        if (mismatched)
+            std::cout << ", " << mismatched << " of " << blobs << (blobs == 1 ? " blob" : " blobs") << " do not match their digests";
         // Where, not the whole message: the diagnostics on stderr carry it.
         std::cout << ": " << (check.errors ? check.short_reason() : std::string("the model's tensors could not be read")) << "\n";
         return;
     }
     std::cout << (check.warnings ? check.reason_text() : std::string("ok"));
     if (check.digests_verified)
-        std::cout << ", " << blobs << (blobs == 1 ? " blob matches its digest" : " blobs match their digests") << " ("
-                  << human_bytes(bytes) << " hashed)\n";
+        std::cout << ", " << blobs << (blobs == 1 ? " blob matches its digest" : " blobs match their digests") << " (" << human_bytes(bytes)
+                  << " hashed)\n";
     else
         std::cout << ", digests not verified (mlens verify hashes them)\n";
 }
@@ -355,14 +380,23 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
         nlohmann::json layers = nlohmann::json::array();
         for (size_t i = m.has_config ? 1 : 0; i < all.size(); ++i) layers.push_back(layer_json(*all[i], verified[i]));
         nlohmann::json config = view->config ? config_json(*view->config) : nlohmann::json(nullptr);
-        nlohmann::json out = {{"name", name.display()}, {"full_name", name.full()}, {"manifest", sm.ref.path},
-                              {"manifest_digest", sm.digest}, {"manifest_bytes", sm.ref.file_size}, {"modified", sm.ref.modified},
-                              {"schemaVersion", m.schema_version}, {"mediaType", escape_for_display(m.media_type, 200)},
-                              {"format", view->format}, {"size", m.total_size() ? nlohmann::json(*m.total_size()) : nlohmann::json(nullptr)},
+        nlohmann::json out = {{"name", name.display()},
+                              {"full_name", name.full()},
+                              {"manifest", sm.ref.path},
+                              {"manifest_digest", sm.digest},
+                              {"manifest_bytes", sm.ref.file_size},
+                              {"modified", sm.ref.modified},
+                              {"schemaVersion", m.schema_version},
+                              {"mediaType", escape_for_display(m.media_type, 200)},
+                              {"format", view->format},
+                              {"size", m.total_size() ? nlohmann::json(*m.total_size()) : nlohmann::json(nullptr)},
                               {"summary", summary_json(summary)},
                               {"config_layer", m.has_config ? layer_json(*all[0], verified[0]) : nlohmann::json(nullptr)},
-                              {"config", config}, {"layers", layers}, {"ok", !broken},
-                              {"verdict", verdict_name(check.verdict())}, {"reason", check.reason_text()},
+                              {"config", config},
+                              {"layers", layers},
+                              {"ok", !broken},
+                              {"verdict", verdict_name(check.verdict())},
+                              {"reason", check.reason_text()},
                               {"digests_verified", check.digests_verified}};
         nlohmann::json diags = nlohmann::json::array();
         for (const Diagnostic& d : check.reasons) diags.push_back(diagnostic_to_json(d));

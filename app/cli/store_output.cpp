@@ -16,7 +16,7 @@ namespace mlens::cli {
 
 std::string utc_time_text(int64_t seconds) {
     std::time_t t = static_cast<std::time_t>(seconds);
-    std::tm tm {};
+    std::tm tm{};
     if (!::gmtime_r(&t, &tm)) return "-";
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
@@ -62,22 +62,39 @@ nlohmann::json listing_json(const StoreListing& l) {
     nlohmann::json models = nlohmann::json::array();
     for (const ModelListing& m : l.models) {
         const ModelName& n = m.ref.name;
-        models.push_back({{"name", n.display()}, {"full_name", n.full()}, {"host", n.host}, {"namespace", n.name_space},
-                          {"model", n.model}, {"tag", n.tag}, {"manifest", m.ref.path},
+        models.push_back({{"name", n.display()},
+                          {"full_name", n.full()},
+                          {"host", n.host},
+                          {"namespace", n.name_space},
+                          {"model", n.model},
+                          {"tag", n.tag},
+                          {"manifest", m.ref.path},
                           {"size", m.size ? nlohmann::json(*m.size) : nlohmann::json(nullptr)},
-                          {"format", or_null(m.format)}, {"family", or_null(m.family)},
+                          {"format", or_null(m.format)},
+                          {"family", or_null(m.family)},
                           {"parameter_size", or_null(m.parameter_size)},
-                          {"quantization", or_null(m.quantization)}, {"modified", m.ref.modified},
-                          {"ok", m.ok()}, {"verdict", verdict_name(m.check.verdict())}, {"reason", m.check.reason_text()},
-                          {"errors", m.check.errors}, {"warnings", m.check.warnings},
-                          {"digests_verified", m.check.digests_verified}, {"diagnostics", diagnostics_json(m.check.reasons)},
+                          {"quantization", or_null(m.quantization)},
+                          {"modified", m.ref.modified},
+                          {"ok", m.ok()},
+                          {"verdict", verdict_name(m.check.verdict())},
+                          {"reason", m.check.reason_text()},
+                          {"errors", m.check.errors},
+                          {"warnings", m.check.warnings},
+                          {"digests_verified", m.check.digests_verified},
+                          {"diagnostics", diagnostics_json(m.check.reasons)},
                           {"export_formats", export_formats_json(m)}});
     }
     nlohmann::json blobs = nlohmann::json::array();
     for (const ListedBlobFile& b : l.blob_files)
-        blobs.push_back({{"name", escape_for_display(b.file.name, 200)}, {"kind", blob_file_kind_name(b.file.kind.kind)},
-                         {"regular", b.file.regular}, {"size", b.file.size}, {"referenced", b.referenced}});
-    return {{"root", l.root}, {"models", models}, {"diagnostics", diagnostics_json(l.diagnostics)}, {"blob_files", blobs},
+        blobs.push_back({{"name", escape_for_display(b.file.name, 200)},
+                         {"kind", blob_file_kind_name(b.file.kind.kind)},
+                         {"regular", b.file.regular},
+                         {"size", b.file.size},
+                         {"referenced", b.referenced}});
+    return {{"root", l.root},
+            {"models", models},
+            {"diagnostics", diagnostics_json(l.diagnostics)},
+            {"blob_files", blobs},
             {"digests_verified", l.digests_verified}};
 }
 
@@ -91,15 +108,22 @@ void print_blob_summary(const StoreListing& l) {
                 unreferenced += !b.referenced;
                 break;
             case BlobFileKind::partial:
-            case BlobFileKind::partial_part: ++partial; break;
-            case BlobFileKind::temporary: ++temporary; break;
-            case BlobFileKind::legacy_name: ++legacy; break;
-            default: ++other; break;
+            case BlobFileKind::partial_part:
+                ++partial;
+                break;
+            case BlobFileKind::temporary:
+                ++temporary;
+                break;
+            case BlobFileKind::legacy_name:
+                ++legacy;
+                break;
+            default:
+                ++other;
+                break;
         }
     }
     std::cout << "blobs: " << blobs << " (" << human_bytes(bytes) << "), " << unreferenced << " unreferenced, " << partial
-              << " partial download files, " << temporary << " temporary, " << legacy << " legacy names, " << other
-              << " other entries\n";
+              << " partial download files, " << temporary << " temporary, " << legacy << " legacy names, " << other << " other entries\n";
 }
 
 // The STATUS cell: "ok", "ok, N warnings", or the first error's code and where it is.
@@ -123,9 +147,9 @@ int print_store_listing(const Store& store, const StoreShowOptions& options) {
     std::vector<std::vector<std::string>> rows = {{"NAME", "SIZE", "FORMAT", "FAMILY", "PARAMS", "QUANT", "MODIFIED", "EXPORT", "STATUS"}};
     for (const ModelListing& m : l.models) {
         for (const Diagnostic& d : m.check.reasons) std::cerr << d.to_line() << "\n";
-        rows.push_back({m.ref.name.display(), m.size ? human_bytes(*m.size) : "unknown", format_label(m.format),
-                        or_dash(m.family), or_dash(m.parameter_size), or_dash(m.quantization), utc_time_text(m.ref.modified),
-                        export_formats_text(m), status_text(m.check)});
+        rows.push_back({m.ref.name.display(), m.size ? human_bytes(*m.size) : "unknown", format_label(m.format), or_dash(m.family),
+                        or_dash(m.parameter_size), or_dash(m.quantization), utc_time_text(m.ref.modified), export_formats_text(m),
+                        status_text(m.check)});
     }
     print_table(rows);
     print_blob_summary(l);

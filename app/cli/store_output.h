@@ -9,8 +9,8 @@ namespace mlens::cli {
 
 struct StoreShowOptions {
     bool json = false;
-    bool verify = false;     // hash every blob and compare with its digest
-    bool tensors = false;    // open the model and list its logical tensors and groups
+    bool verify = false;  // hash every blob and compare with its digest
+    bool tensors = false;  // open the model and list its logical tensors and groups
 };
 
 // Each returns the exit code: kExitOk, or kExitBroken when something is wrong.

@@ -17,9 +17,13 @@ std::vector<std::string> tensor_row(const Model& model, const LogicalTensor& t) 
     const TensorInfo& main = model.tensors[t.index];
     char bpw[32];
     std::snprintf(bpw, sizeof bpw, "%.2f", t.bits_per_weight());
-    return {escape_for_display(main.name, 80), escape_for_display(t.type, 60), shape_text(t.ne, ShapeStyle::bracketed),
+    return {escape_for_display(main.name, 80),
+            escape_for_display(t.type, 60),
+            shape_text(t.ne, ShapeStyle::bracketed),
             std::to_string(t.elements),
-            t.bytes ? std::to_string(*t.bytes) : "?", std::to_string(main.data_offset), bpw};
+            t.bytes ? std::to_string(*t.bytes) : "?",
+            std::to_string(main.data_offset),
+            bpw};
 }
 
 std::vector<LogicalTensor> sorted_tensors(const Model& model, const std::string& key) {
@@ -28,7 +32,8 @@ std::vector<LogicalTensor> sorted_tensors(const Model& model, const std::string&
     if (key == "name")
         std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) { return ts[a.index].name < ts[b.index].name; });
     else if (key == "size")
-        std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.bytes.value_or(0) > b.bytes.value_or(0); });
+        std::stable_sort(order.begin(), order.end(),
+                         [](const auto& a, const auto& b) { return a.bytes.value_or(0) > b.bytes.value_or(0); });
     else if (key == "offset")
         std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
             const TensorInfo& x = ts[a.index];
@@ -62,10 +67,15 @@ void print_by_layer(const Model& model, bool json) {
         nlohmann::json names = nlohmann::json::array();
         for (size_t i : ls.tensors) names.push_back(model.tensors[i].name);
         out.push_back({{"layer", ls.layer ? nlohmann::json(*ls.layer) : nlohmann::json(nullptr)},
-                       {"parameters", ls.parameters}, {"bytes", ls.bytes}, {"types", ls.types}, {"tensors", names}});
+                       {"parameters", ls.parameters},
+                       {"bytes", ls.bytes},
+                       {"types", ls.types},
+                       {"tensors", names}});
     }
-    if (json) std::cout << json_text(out) << "\n";
-    else print_table(rows);
+    if (json)
+        std::cout << json_text(out) << "\n";
+    else
+        print_table(rows);
 }
 
 }  // namespace
@@ -83,10 +93,14 @@ void add_tensors_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--by-layer", *by_layer, "Summarize per layer (blk.N) instead");
     cmd->add_flag("--json", *json, "Print JSON");
     cmd->add_flag("--names", *names_only, "Print only the names, one a line (what shell completion offers)")
-        ->excludes("--json")->excludes("--by-layer");
+        ->excludes("--json")
+        ->excludes("--by-layer");
     cmd->callback([=, &exit_code] {
         auto model = open_or_report(*path);
-        if (!model) { exit_code = kExitBroken; return; }
+        if (!model) {
+            exit_code = kExitBroken;
+            return;
+        }
         exit_code = exit_status_of(*model);
         if (*by_layer) return print_by_layer(*model, *json);
         auto order = sorted_tensors(*model, *sort);

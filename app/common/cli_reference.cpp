@@ -34,7 +34,7 @@ OptionReference option_reference(const CLI::Option& opt) {
         for (const std::string& s : opt.get_snames()) r.names.push_back("-" + s);
         for (const std::string& l : opt.get_lnames()) r.names.push_back("--" + l);
     }
-    r.takes_value = opt.get_items_expected_max() > 0;   // 0 for flags
+    r.takes_value = opt.get_items_expected_max() > 0;  // 0 for flags
     r.required = opt.get_required();
     r.repeats = opt.get_items_expected_max() > 1;
     const std::string type_name = opt.get_type_name();
@@ -47,7 +47,7 @@ OptionReference option_reference(const CLI::Option& opt) {
 // Escapes text for a troff line: backslashes, and a dot or quote that would start a request.
 std::string troff_text(const std::string& text) {
     static const std::pair<const char*, const char*> kGlyphs[] = {
-        {"\xE2\x80\x94", "\\(em"}, {"\xE2\x80\x93", "\\(en"}, {"\xC2\xB7", "\\(pc"}, {"\xE2\x86\x92", "\\(->"},
+        {"\xE2\x80\x94", "\\(em"}, {"\xE2\x80\x93", "\\(en"}, {"\xC2\xB7", "\\(pc"},     {"\xE2\x86\x92", "\\(->"},
         {"\xE2\x80\xA6", "..."},   {"\xC3\x97", "\\(mu"},     {"\xE2\x89\xA4", "\\(<="}, {"\xE2\x89\xA5", "\\(>="}};
     std::string out;
     for (size_t i = 0; i < text.size();) {
@@ -66,9 +66,12 @@ std::string troff_text(const std::string& text) {
         const char c = text[i++];
         // A hyphen starting a word is an option's minus sign ("--json"), as is the one after it.
         const bool minus = c == '-' && (previous == ' ' || previous == '(' || previous == '-' || previous == '\n');
-        if (c == '\\') out += "\\e";
-        else if (minus) out += "\\-";
-        else out += c;
+        if (c == '\\')
+            out += "\\e";
+        else if (minus)
+            out += "\\-";
+        else
+            out += c;
         if ((c == '\n') && i < text.size() && (text[i] == '.' || text[i] == '\'')) out += "\\&";
     }
     if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out = "\\&" + out;
@@ -173,14 +176,14 @@ std::string man_page(const CLI::App& app, const ProgramReference& reference) {
         for (size_t i = 0; i < reference.see_also.size(); ++i) {
             const std::string& page = reference.see_also[i];
             const size_t paren = page.find('(');
-            out += ".BR " + troff_text(page.substr(0, paren)) + " " + page.substr(paren) + (i + 1 < reference.see_also.size() ? " ," : "") + "\n";
+            out += ".BR " + troff_text(page.substr(0, paren)) + " " + page.substr(paren) + (i + 1 < reference.see_also.size() ? " ," : "") +
+                "\n";
         }
     }
     return out;
 }
 
-std::optional<std::string> reference_document(const CLI::App& app, const ProgramReference& reference,
-                                              std::string_view format) {
+std::optional<std::string> reference_document(const CLI::App& app, const ProgramReference& reference, std::string_view format) {
     if (format == "man") return man_page(app, reference);
     if (format == "bash") return completion_script(app, reference.name, CompletionShell::bash);
     if (format == "zsh") return completion_script(app, reference.name, CompletionShell::zsh);

@@ -32,35 +32,35 @@ class App;
 namespace mlens {
 
 struct OptionReference {
-    std::vector<std::string> names;   // "-h", "--help"; for an argument its name ("PATH")
-    bool argument = false;            // positional
+    std::vector<std::string> names;  // "-h", "--help"; for an argument its name ("PATH")
+    bool argument = false;  // positional
     bool takes_value = false;
     bool required = false;
-    bool repeats = false;             // an argument taking any number of values
-    std::string value_name;           // "TEXT", "UINT", ...
-    std::vector<std::string> choices; // from an IsMember check
+    bool repeats = false;  // an argument taking any number of values
+    std::string value_name;  // "TEXT", "UINT", ...
+    std::vector<std::string> choices;  // from an IsMember check
     std::string description;
 };
 
 struct CommandReference {
     std::string name;
     std::string description;
-    std::vector<OptionReference> options;     // named options, then...
-    std::vector<OptionReference> arguments;   // ...positionals, each in definition order
+    std::vector<OptionReference> options;  // named options, then...
+    std::vector<OptionReference> arguments;  // ...positionals, each in definition order
     std::vector<CommandReference> subcommands;
 };
 
 struct ReferenceSection {
-    std::string title;                                          // "EXIT STATUS"
-    std::vector<std::pair<std::string, std::string>> entries;   // term, its text
+    std::string title;  // "EXIT STATUS"
+    std::vector<std::pair<std::string, std::string>> entries;  // term, its text
 };
 
 struct ProgramReference {
-    std::string name;                       // "mlens": CLI11 names the app only when it parses
-    std::string version;                    // "0.1.0"
-    std::string description;                // DESCRIPTION's paragraph
+    std::string name;  // "mlens": CLI11 names the app only when it parses
+    std::string version;  // "0.1.0"
+    std::string description;  // DESCRIPTION's paragraph
     std::vector<ReferenceSection> sections;
-    std::vector<std::string> see_also;      // "modellens(1)"
+    std::vector<std::string> see_also;  // "modellens(1)"
 };
 
 enum class CompletionShell { bash, zsh, fish };
@@ -72,7 +72,6 @@ std::string help_footer(const std::vector<ReferenceSection>& sections);
 std::string completion_script(const CLI::App& app, const std::string& name, CompletionShell shell);
 // The document a format names: "man" (man_page), "bash", "zsh" or "fish" (completion_script);
 // nullopt for any other format.
-std::optional<std::string> reference_document(const CLI::App& app, const ProgramReference& reference,
-                                              std::string_view format);
+std::optional<std::string> reference_document(const CLI::App& app, const ProgramReference& reference, std::string_view format);
 
 }  // namespace mlens

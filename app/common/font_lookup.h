@@ -15,7 +15,7 @@ namespace mlens {
 
 struct FontFile {
     std::string path;
-    int index = 0;       // face index inside a collection (.ttc)
+    int index = 0;  // face index inside a collection (.ttc)
 };
 
 FontFile find_font(const std::string& family);

@@ -55,8 +55,10 @@ std::string count_label(double count) {
         count /= 1000;
         ++unit;
     }
-    if (unit == 0) std::snprintf(buf, sizeof buf, "%.0f", count);
-    else std::snprintf(buf, sizeof buf, count < 10 ? "%.1f%s" : "%.0f%s", count, kUnits[unit]);
+    if (unit == 0)
+        std::snprintf(buf, sizeof buf, "%.0f", count);
+    else
+        std::snprintf(buf, sizeof buf, count < 10 ? "%.1f%s" : "%.0f%s", count, kUnits[unit]);
     return buf;
 }
 

@@ -31,7 +31,7 @@ std::vector<uint64_t> decade_ticks(uint64_t max_count);
 
 struct CountScale {
     bool log = false;
-    double max = 1;     // the count at the top of the axis (>= 1)
+    double max = 1;  // the count at the top of the axis (>= 1)
     double fraction(double count) const;
 };
 

@@ -54,40 +54,45 @@ std::string bash_script(const CommandReference& program) {
     for (const CommandReference& c : program.subcommands) commands.push_back(c.name);
     std::string s;
     s += "# bash completion for " + p + ", generated from its command-line definition.\n";
-    s += fn + "_candidates() {\n"
-         "    local kind=$1 cur=$2 first=$3 prog=$4\n"
-         "    case $kind in\n"
-         "        tensor) [[ -n $first ]] && mapfile -t COMPREPLY < <(compgen -W \"$(\"$prog\" tensors \"$first\" --names 2>/dev/null)\" -- \"$cur\") ;;\n"
-         "        model|path) mapfile -t COMPREPLY < <(compgen -W \"$(\"$prog\" store --names 2>/dev/null)\" -- \"$cur\")\n"
-         "            declare -F __ltrim_colon_completions >/dev/null && __ltrim_colon_completions \"$cur\" ;;\n"
-         "    esac\n"
-         "    if [[ $kind != tensor && $kind != model ]]; then\n"
-         "        compopt -o filenames 2>/dev/null\n"
-         "        local f; while IFS= read -r f; do COMPREPLY+=(\"$f\"); done < <(compgen -f -- \"$cur\")\n"
-         "    fi\n"
-         "}\n";
-    s += fn + "() {\n"
-         "    local cur prev words cword\n"
-         "    if declare -F _get_comp_words_by_ref >/dev/null; then\n"
-         "        _get_comp_words_by_ref -n : cur prev words cword\n"
-         "    else\n"
-         "        words=(\"${COMP_WORDS[@]}\"); cword=$COMP_CWORD; cur=${words[cword]}; prev=${words[cword-1]}\n"
-         "    fi\n"
-         "    COMPREPLY=()\n";
+    s += fn +
+        "_candidates() {\n"
+        "    local kind=$1 cur=$2 first=$3 prog=$4\n"
+        "    case $kind in\n"
+        "        tensor) [[ -n $first ]] && mapfile -t COMPREPLY < <(compgen -W \"$(\"$prog\" tensors \"$first\" --names 2>/dev/null)\" -- "
+        "\"$cur\") ;;\n"
+        "        model|path) mapfile -t COMPREPLY < <(compgen -W \"$(\"$prog\" store --names 2>/dev/null)\" -- \"$cur\")\n"
+        "            declare -F __ltrim_colon_completions >/dev/null && __ltrim_colon_completions \"$cur\" ;;\n"
+        "    esac\n"
+        "    if [[ $kind != tensor && $kind != model ]]; then\n"
+        "        compopt -o filenames 2>/dev/null\n"
+        "        local f; while IFS= read -r f; do COMPREPLY+=(\"$f\"); done < <(compgen -f -- \"$cur\")\n"
+        "    fi\n"
+        "}\n";
+    s += fn +
+        "() {\n"
+        "    local cur prev words cword\n"
+        "    if declare -F _get_comp_words_by_ref >/dev/null; then\n"
+        "        _get_comp_words_by_ref -n : cur prev words cword\n"
+        "    else\n"
+        "        words=(\"${COMP_WORDS[@]}\"); cword=$COMP_CWORD; cur=${words[cword]}; prev=${words[cword-1]}\n"
+        "    fi\n"
+        "    COMPREPLY=()\n";
     const std::vector<std::string> top_options = names_of(program.options, false);
     if (program.subcommands.empty()) {
         s += "    local options=" + shell_quoted(joined(top_options)) + " valued=" + shell_quoted(joined(names_of(program.options, true))) +
-             " kinds=" + shell_quoted(kinds_of(program)) + " first=1\n";
+            " kinds=" + shell_quoted(kinds_of(program)) + " first=1\n";
     } else {
         s += "    if (( cword == 1 )); then\n"
-             "        mapfile -t COMPREPLY < <(compgen -W " + shell_quoted(joined(commands) + " " + joined(top_options)) + " -- \"$cur\")\n"
-             "        return\n"
-             "    fi\n"
-             "    local options='' valued='' kinds='' first=2\n"
-             "    case ${words[1]} in\n";
+             "        mapfile -t COMPREPLY < <(compgen -W " +
+            shell_quoted(joined(commands) + " " + joined(top_options)) +
+            " -- \"$cur\")\n"
+            "        return\n"
+            "    fi\n"
+            "    local options='' valued='' kinds='' first=2\n"
+            "    case ${words[1]} in\n";
         for (const CommandReference& c : program.subcommands)
-            s += "        " + c.name + ") options=" + shell_quoted(joined(names_of(c.options, false))) + " valued=" +
-                 shell_quoted(joined(names_of(c.options, true))) + " kinds=" + shell_quoted(kinds_of(c)) + " ;;\n";
+            s += "        " + c.name + ") options=" + shell_quoted(joined(names_of(c.options, false))) +
+                " valued=" + shell_quoted(joined(names_of(c.options, true))) + " kinds=" + shell_quoted(kinds_of(c)) + " ;;\n";
         s += "        *) return ;;\n"
              "    esac\n";
     }
@@ -109,27 +114,32 @@ std::string bash_script(const CommandReference& program) {
         s += "        " + name + ") mapfile -t COMPREPLY < <(compgen -W " + shell_quoted(joined(choices)) + " -- \"$cur\"); return ;;\n";
     }
     s += "    esac\n"
-         "    if [[ -n $prev && \" $valued \" == *\" $prev \"* ]]; then " + fn + "_candidates file \"$cur\"; return; fi\n"
-         "    if [[ $cur == -* ]]; then\n"
-         "        mapfile -t COMPREPLY < <(compgen -W \"$options\" -- \"$cur\")\n"
-         "        return\n"
-         "    fi\n"
-         "    # Which argument the cursor is on: the words before it, less options and their values.\n"
-         "    local i n=0 file=''\n"
-         "    for (( i = first; i < cword; i++ )); do\n"
-         "        if [[ ${words[i]} == -* ]]; then\n"
-         "            [[ \" $valued \" == *\" ${words[i]} \"* ]] && (( i++ ))\n"
-         "            continue\n"
-         "        fi\n"
-         "        [[ -z $file ]] && file=${words[i]}\n"
-         "        (( n++ ))\n"
-         "    done\n"
-         "    local -a kind_list=($kinds)\n"
-         "    local kind=${kind_list[n]:-}\n"
-         "    if [[ -z $kind && ${kind_list[-1]:-} == *... ]]; then kind=${kind_list[-1]}; fi\n"
-         "    [[ -n $kind ]] && " + fn + "_candidates \"${kind%...}\" \"$cur\" \"${file/#\\~/$HOME}\" \"${words[0]}\"\n"
-         "}\n"
-         "complete -F " + fn + " " + p + "\n";
+         "    if [[ -n $prev && \" $valued \" == *\" $prev \"* ]]; then " +
+        fn +
+        "_candidates file \"$cur\"; return; fi\n"
+        "    if [[ $cur == -* ]]; then\n"
+        "        mapfile -t COMPREPLY < <(compgen -W \"$options\" -- \"$cur\")\n"
+        "        return\n"
+        "    fi\n"
+        "    # Which argument the cursor is on: the words before it, less options and their values.\n"
+        "    local i n=0 file=''\n"
+        "    for (( i = first; i < cword; i++ )); do\n"
+        "        if [[ ${words[i]} == -* ]]; then\n"
+        "            [[ \" $valued \" == *\" ${words[i]} \"* ]] && (( i++ ))\n"
+        "            continue\n"
+        "        fi\n"
+        "        [[ -z $file ]] && file=${words[i]}\n"
+        "        (( n++ ))\n"
+        "    done\n"
+        "    local -a kind_list=($kinds)\n"
+        "    local kind=${kind_list[n]:-}\n"
+        "    if [[ -z $kind && ${kind_list[-1]:-} == *... ]]; then kind=${kind_list[-1]}; fi\n"
+        "    [[ -n $kind ]] && " +
+        fn +
+        "_candidates \"${kind%...}\" \"$cur\" \"${file/#\\~/$HOME}\" \"${words[0]}\"\n"
+        "}\n"
+        "complete -F " +
+        fn + " " + p + "\n";
     return s;
 }
 
@@ -150,7 +160,9 @@ std::string zsh_specs(const std::string& p, const CommandReference& c) {
             std::string spec = n + "[" + zsh_escaped(o.description) + "]";
             if (o.takes_value)
                 spec += ":" + zsh_escaped(o.value_name.empty() ? "value" : o.value_name) + ":" +
-                        (!o.choices.empty() ? "(" + joined(o.choices) + ")" : o.value_name == "TEXT" ? "_files" : " ");
+                    (!o.choices.empty()           ? "(" + joined(o.choices) + ")"
+                         : o.value_name == "TEXT" ? "_files"
+                                                  : " ");
             specs.push_back(shell_quoted(spec));
         }
     for (const OptionReference& a : c.arguments) {
@@ -165,27 +177,36 @@ std::string zsh_specs(const std::string& p, const CommandReference& c) {
 std::string zsh_script(const CommandReference& program) {
     const std::string p = program.name;
     std::string s = "#compdef " + p + "\n# zsh completion for " + p + ", generated from its command-line definition.\n";
-    s += "_" + p + "_model() {\n"
-         "    local -a models; models=(${(f)\"$(" + p + " store --names 2>/dev/null)\"})\n"
-         "    _describe -t models 'model reference' models\n"
-         "}\n";
+    s += "_" + p +
+        "_model() {\n"
+        "    local -a models; models=(${(f)\"$(" +
+        p +
+        " store --names 2>/dev/null)\"})\n"
+        "    _describe -t models 'model reference' models\n"
+        "}\n";
     s += "_" + p + "_path() { _alternative 'models:model reference:_" + p + "_model' 'files:file:_files' }\n";
-    s += "_" + p + "_tensor() {\n"
-         "    local file w; for w in ${words[2,CURRENT-1]}; do [[ $w != -* ]] && { file=$w; break; }; done\n"
-         "    [[ -z $file ]] && return 1\n"
-         "    local -a names; names=(${(f)\"$(" + p + " tensors ${~file} --names 2>/dev/null)\"})\n"
-         "    compadd -a names\n"
-         "}\n";
+    s += "_" + p +
+        "_tensor() {\n"
+        "    local file w; for w in ${words[2,CURRENT-1]}; do [[ $w != -* ]] && { file=$w; break; }; done\n"
+        "    [[ -z $file ]] && return 1\n"
+        "    local -a names; names=(${(f)\"$(" +
+        p +
+        " tensors ${~file} --names 2>/dev/null)\"})\n"
+        "    compadd -a names\n"
+        "}\n";
     s += "_" + p + "() {\n";
     if (program.subcommands.empty()) {
         s += "    _arguments -s " + zsh_specs(p, program) + "\n}\n";
     } else {
         s += "    local -a commands; commands=(\n";
-        for (const CommandReference& c : program.subcommands) s += "        " + shell_quoted(c.name + ":" + zsh_escaped(c.description)) + "\n";
+        for (const CommandReference& c : program.subcommands)
+            s += "        " + shell_quoted(c.name + ":" + zsh_escaped(c.description)) + "\n";
         s += "    )\n"
-             "    if (( CURRENT == 2 )); then _describe -t commands '" + p + " command' commands; return; fi\n"
-             "    shift words; (( CURRENT-- ))\n"
-             "    case ${words[1]} in\n";
+             "    if (( CURRENT == 2 )); then _describe -t commands '" +
+            p +
+            " command' commands; return; fi\n"
+            "    shift words; (( CURRENT-- ))\n"
+            "    case ${words[1]} in\n";
         for (const CommandReference& c : program.subcommands) s += "        " + c.name + ") _arguments -s " + zsh_specs(p, c) + " ;;\n";
         s += "    esac\n}\n";
     }
@@ -198,16 +219,18 @@ std::string fish_script(const CommandReference& program) {
     const std::string p = program.name;
     const std::string fn = "__" + p;
     std::string s = "# fish completion for " + p + ", generated from its command-line definition.\n";
-    s += "function " + fn + "_argument_kind\n"
-         "    set -l words (commandline -opc)\n"
-         "    set -l kinds; set -l valued; set -l first 2\n";
+    s += "function " + fn +
+        "_argument_kind\n"
+        "    set -l words (commandline -opc)\n"
+        "    set -l kinds; set -l valued; set -l first 2\n";
     if (program.subcommands.empty()) {
         s += "    set first 1; set kinds " + kinds_of(program) + "; set valued " + joined(names_of(program.options, true)) + "\n";
     } else {
         s += "    test (count $words) -ge 2; or return 1\n"
              "    switch $words[2]\n";
         for (const CommandReference& c : program.subcommands)
-            s += "        case " + c.name + "\n            set kinds " + kinds_of(c) + "; set valued " + joined(names_of(c.options, true)) + "\n";
+            s += "        case " + c.name + "\n            set kinds " + kinds_of(c) + "; set valued " + joined(names_of(c.options, true)) +
+                "\n";
         s += "        case '*'\n            return 1\n"
              "    end\n";
     }
@@ -222,16 +245,18 @@ std::string fish_script(const CommandReference& program) {
          "    if test -z \"$kind\"; and string match -q -- '*...' $kinds[-1]; set kind $kinds[-1]; end\n"
          "    string replace -- '...' '' $kind\n"
          "end\n";
-    s += "function " + fn + "_tensor_names\n"
-         "    set -l words (commandline -opc)\n"
-         "    for w in $words[3..-1]\n"
-         "        if not string match -q -- '-*' $w; $words[1] tensors $w --names 2>/dev/null; return; end\n"
-         "    end\n"
-         "end\n";
-    s += "function " + fn + "_models\n"
-         "    set -l words (commandline -opc)\n"
-         "    $words[1] store --names 2>/dev/null\n"
-         "end\n";
+    s += "function " + fn +
+        "_tensor_names\n"
+        "    set -l words (commandline -opc)\n"
+        "    for w in $words[3..-1]\n"
+        "        if not string match -q -- '-*' $w; $words[1] tensors $w --names 2>/dev/null; return; end\n"
+        "    end\n"
+        "end\n";
+    s += "function " + fn +
+        "_models\n"
+        "    set -l words (commandline -opc)\n"
+        "    $words[1] store --names 2>/dev/null\n"
+        "end\n";
     s += "complete -c " + p + " -f\n";
     const std::string in_command = program.subcommands.empty() ? "" : "not __fish_use_subcommand; and ";
     s += "complete -c " + p + " -n '" + in_command + "test (" + fn + "_argument_kind) = tensor' -a '(" + fn + "_tensor_names)'\n";
@@ -258,9 +283,12 @@ std::string fish_script(const CommandReference& program) {
 std::string completion_script(const CLI::App& app, const std::string& name, CompletionShell shell) {
     const CommandReference program = command_reference(app, name);
     switch (shell) {
-        case CompletionShell::bash: return bash_script(program);
-        case CompletionShell::zsh: return zsh_script(program);
-        case CompletionShell::fish: return fish_script(program);
+        case CompletionShell::bash:
+            return bash_script(program);
+        case CompletionShell::zsh:
+            return zsh_script(program);
+        case CompletionShell::fish:
+            return fish_script(program);
     }
     return {};
 }

@@ -39,15 +39,16 @@ bool StoreWriter::text(const std::string& media_type, const std::string& text, L
     return blob(media_type, std::vector<uint8_t>(text.begin(), text.end()), out, name);
 }
 
-bool StoreWriter::manifest(const std::string& model, const std::string& tag, const Layer& config,
-                           const std::vector<Layer>& layers) const {
+bool StoreWriter::manifest(const std::string& model, const std::string& tag, const Layer& config, const std::vector<Layer>& layers) const {
     auto layer_json = [](const Layer& l) {
         Json j = {{"mediaType", l.media_type}, {"digest", l.digest}, {"size", l.size}};
         if (!l.name.empty()) j["name"] = l.name;
         return j;
     };
-    Json j = {{"schemaVersion", 2}, {"mediaType", "application/vnd.docker.distribution.manifest.v2+json"},
-              {"config", layer_json(config)}, {"layers", Json::array()}};
+    Json j = {{"schemaVersion", 2},
+              {"mediaType", "application/vnd.docker.distribution.manifest.v2+json"},
+              {"config", layer_json(config)},
+              {"layers", Json::array()}};
     for (const Layer& l : layers) j["layers"].push_back(layer_json(l));
     fs::path dir = m_root / "manifests" / "registry.ollama.ai" / "library" / model;
     std::error_code ec;
@@ -58,9 +59,9 @@ bool StoreWriter::manifest(const std::string& model, const std::string& tag, con
 }
 
 std::string safetensors_config(const std::string& family, const std::string& model_type, const std::string& file_type) {
-    Json cfg = {{"model_format", "safetensors"}, {"model_family", family}, {"model_families", {family}},
-                {"model_type", model_type}, {"file_type", file_type}, {"requires", "0.19.0"},
-                {"capabilities", {"completion"}}, {"architecture", ""}, {"os", ""}};
+    Json cfg = {{"model_format", "safetensors"},  {"model_family", family}, {"model_families", {family}},
+                {"model_type", model_type},       {"file_type", file_type}, {"requires", "0.19.0"},
+                {"capabilities", {"completion"}}, {"architecture", ""},     {"os", ""}};
     return cfg.dump();
 }
 

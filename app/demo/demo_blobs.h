@@ -76,7 +76,7 @@ private:
 std::string safetensors_config(const std::string& family, const std::string& model_type, const std::string& file_type);
 
 struct QuantSpec {
-    std::string type;                                    // int4, int8, nvfp4, mxfp4, mxfp8
+    std::string type;  // int4, int8, nvfp4, mxfp4, mxfp8
     uint64_t group_size = 0;
     SafetensorsDtype affine_dtype = SafetensorsDtype::bf16;
     bool global_scale = false;

@@ -71,9 +71,8 @@ const char* kChatTemplate =
     "<|im_start|>user\n{{ .Prompt }}<|im_end|>\n<|im_start|>assistant\n";
 
 Json moe_hf_config(const char* architecture, const char* model_type, bool shared) {
-    Json hf = {{"architectures", {architecture}}, {"model_type", model_type}, {"hidden_size", kHidden},
-               {"num_hidden_layers", 1}, {"moe_intermediate_size", kHidden}, {"num_experts", kExperts},
-               {"num_experts_per_tok", 2}, {"vocab_size", kVocab}};
+    Json hf = {{"architectures", {architecture}},  {"model_type", model_type}, {"hidden_size", kHidden},   {"num_hidden_layers", 1},
+               {"moe_intermediate_size", kHidden}, {"num_experts", kExperts},  {"num_experts_per_tok", 2}, {"vocab_size", kVocab}};
     if (shared) hf["n_shared_experts"] = 1;
     return hf;
 }
@@ -89,7 +88,8 @@ bool gguf_model(const StoreWriter& store, const std::string& gguf_path) {
     m.text(kParamsLayer, "{\"stop\":[\"</s>\",\"[INST]\"],\"temperature\":0.7}");
     m.text(kLicenseLayer, kLicense);
     Json cfg = {{"model_format", "gguf"}, {"model_family", "llama"}, {"model_families", {"llama"}},
-                {"model_type", "4.2M"}, {"file_type", "Q4_0"}, {"architecture", "amd64"}, {"os", "linux"}};
+                {"model_type", "4.2M"},   {"file_type", "Q4_0"},     {"architecture", "amd64"},
+                {"os", "linux"}};
     return m.finish("tiny-llama", "q4_0", cfg.dump());
 }
 
@@ -111,9 +111,16 @@ bool mixed_model(const StoreWriter& store) {
     m.quantized(p + "mlp.down_proj.weight", {kHidden, kFf}, {"mxfp8", 32});
     m.plain("model.norm.weight", Dtype::bf16, {kHidden});
     m.quantized("lm_head.weight", {kVocab, kHidden}, {"int8", 64});
-    m.hf_config({{"architectures", {"Qwen3ForCausalLM"}}, {"model_type", "qwen3"}, {"hidden_size", kHidden},
-                 {"intermediate_size", kFf}, {"num_hidden_layers", 1}, {"num_attention_heads", 4},
-                 {"num_key_value_heads", 2}, {"head_dim", 16}, {"vocab_size", kVocab}, {"tie_word_embeddings", false}});
+    m.hf_config({{"architectures", {"Qwen3ForCausalLM"}},
+                 {"model_type", "qwen3"},
+                 {"hidden_size", kHidden},
+                 {"intermediate_size", kFf},
+                 {"num_hidden_layers", 1},
+                 {"num_attention_heads", 4},
+                 {"num_key_value_heads", 2},
+                 {"head_dim", 16},
+                 {"vocab_size", kVocab},
+                 {"tie_word_embeddings", false}});
     m.text(kTemplateLayer, kChatTemplate);
     m.text(kParamsLayer, "{\"stop\":[\"<|im_end|>\"],\"temperature\":0.6,\"top_p\":0.95}");
     m.text(kLicenseLayer, kLicense);
@@ -130,7 +137,7 @@ bool moe_model(const StoreWriter& store) {
     experts.meta("group_size", "64");
     for (const char* part : {"gate_proj", "up_proj", "down_proj"})
         m.check(experts.quantized(std::string("model.layers.0.mlp.experts.") + part + ".weight", {kExperts, kHidden, kHidden},
-                                    {"int4", 64, Dtype::f16}));
+                                  {"int4", 64, Dtype::f16}));
     m.tensor(experts, "model.layers.0.mlp.experts");
     Json hf = moe_hf_config("Qwen3MoeForCausalLM", "qwen3_moe", false);
     hf["quantization"] = {{"bits", 4}, {"group_size", 64}};
@@ -168,11 +175,10 @@ bool per_expert_model(const StoreWriter& store) {
     TensorBlob experts, shared;
     for (uint64_t e = 0; e < kExperts; ++e)
         for (const char* part : {"gate_proj", "up_proj", "down_proj"})
-            m.check(experts.quantized("model.layers.0.mlp.experts." + std::to_string(e) + "." + part + ".weight",
-                                      {kHidden, kHidden}, {"int4", 32}));
+            m.check(experts.quantized("model.layers.0.mlp.experts." + std::to_string(e) + "." + part + ".weight", {kHidden, kHidden},
+                                      {"int4", 32}));
     for (const char* part : {"gate_proj", "up_proj", "down_proj"})
-        m.check(shared.quantized(std::string("model.layers.0.mlp.shared_experts.") + part + ".weight", {kHidden, kHidden},
-                                   {"int4", 32}));
+        m.check(shared.quantized(std::string("model.layers.0.mlp.shared_experts.") + part + ".weight", {kHidden, kHidden}, {"int4", 32}));
     experts.null_metadata();
     shared.null_metadata();
     m.tensor(experts, "model.layers.0.mlp.experts");

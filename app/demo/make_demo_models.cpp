@@ -10,16 +10,16 @@
 #include <ggml.h>
 
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "demo_source.h"
+#include "demo_store.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
-#include "demo_store.h"
 #include "ollama_demo_models.h"
 
 namespace {
@@ -76,8 +76,8 @@ Value f32_value(float f) {
     return Value::of_scalar(Scalar{ValueType::f32, bits});
 }
 
-int write_variant(const Model& vocab, const std::vector<DemoTensor>& weights, ggml_type type, uint32_t ftype,
-                  const std::string& path, const std::string& label) {
+int write_variant(const Model& vocab, const std::vector<DemoTensor>& weights, ggml_type type, uint32_t ftype, const std::string& path,
+                  const std::string& label) {
     Model m;
     m.format = Format::gguf;
     m.metadata.push_back(entry("general.architecture", Value::of_string("llama")));
@@ -106,9 +106,11 @@ int write_variant(const Model& vocab, const std::vector<DemoTensor>& weights, gg
         info.n_elements = w.values.size();
         info.n_bytes = ggml_row_size(t, static_cast<int64_t>(w.ne[0])) * (w.values.size() / w.ne[0]);
         std::vector<uint8_t> bytes(*info.n_bytes);
-        if (t == GGML_TYPE_F32) std::memcpy(bytes.data(), w.values.data(), bytes.size());
-        else ggml_quantize_chunk(t, w.values.data(), bytes.data(), 0, static_cast<int64_t>(w.values.size() / w.ne[0]),
-                                 static_cast<int64_t>(w.ne[0]), nullptr);
+        if (t == GGML_TYPE_F32)
+            std::memcpy(bytes.data(), w.values.data(), bytes.size());
+        else
+            ggml_quantize_chunk(t, w.values.data(), bytes.data(), 0, static_cast<int64_t>(w.values.size() / w.ne[0]),
+                                static_cast<int64_t>(w.ne[0]), nullptr);
         m.tensors.push_back(std::move(info));
         data.push_back(std::move(bytes));
     }
@@ -140,8 +142,8 @@ int main(int argc, char** argv) {
     auto weights = make_weights(n_vocab);
     std::string dir = argv[2];
     int failed = write_variant(*vocab, weights, GGML_TYPE_F32, 0, dir + "/tiny-llama-f32.gguf", "F32") |
-                 write_variant(*vocab, weights, GGML_TYPE_Q8_0, 7, dir + "/tiny-llama-q8_0.gguf", "Q8_0") |
-                 write_variant(*vocab, weights, GGML_TYPE_Q4_0, 2, dir + "/tiny-llama-q4_0.gguf", "Q4_0");
+        write_variant(*vocab, weights, GGML_TYPE_Q8_0, 7, dir + "/tiny-llama-q8_0.gguf", "Q8_0") |
+        write_variant(*vocab, weights, GGML_TYPE_Q4_0, 2, dir + "/tiny-llama-q4_0.gguf", "Q4_0");
     if (failed) return failed;
     if (!mlens::demo::write_ollama_demo_models(dir)) return 1;
     return mlens::demo::write_demo_store(dir + "/ollama-store", dir + "/tiny-llama-q4_0.gguf") ? 0 : 1;

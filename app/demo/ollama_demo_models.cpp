@@ -25,12 +25,11 @@ using compat::array_strings;
 
 constexpr uint64_t kEmbd = 64, kFf = 128, kHeadDim = 16;
 
-const char* const kWords[] = {"the", "a", "of", "and", "to", "in", "is", "it", "that", "was", "for", "on", "are",
-                              "with", "as", "be", "at", "one", "have", "this", "from", "by", "hot", "word", "but",
-                              "what", "some", "we", "can", "out", "other", "were", "all", "there", "when", "up",
-                              "use", "your", "how", "said", "an", "each", "she", "which", "do", "their", "time",
-                              "if", "will", "way", "about", "many", "then", "them", "write", "would", "like",
-                              "so", "these", "her"};
+const char* const kWords[] = {"the",  "a",    "of",    "and",  "to",   "in",   "is",    "it",    "that", "was",   "for",   "on",
+                              "are",  "with", "as",    "be",   "at",   "one",  "have",  "this",  "from", "by",    "hot",   "word",
+                              "but",  "what", "some",  "we",   "can",  "out",  "other", "were",  "all",  "there", "when",  "up",
+                              "use",  "your", "how",   "said", "an",   "each", "she",   "which", "do",   "their", "time",  "if",
+                              "will", "way",  "about", "many", "then", "them", "write", "would", "like", "so",    "these", "her"};
 
 // Block number of "blk.<n>." names, for Ollama's tensor order.
 std::optional<unsigned long> block_of(const std::string& name) {
@@ -70,8 +69,10 @@ public:
         std::vector<float> values(n);
         for (float& v : values) v = norm ? 1.0f + m_rng.uniform_pm(0.1f) : m_rng.uniform_pm(scale);
         std::vector<uint8_t> bytes(n * (f32 ? 4 : 2));
-        if (f32) std::memcpy(bytes.data(), values.data(), bytes.size());
-        else ggml_fp32_to_fp16_row(values.data(), reinterpret_cast<ggml_fp16_t*>(bytes.data()), static_cast<int64_t>(n));
+        if (f32)
+            std::memcpy(bytes.data(), values.data(), bytes.size());
+        else
+            ggml_fp32_to_fp16_row(values.data(), reinterpret_cast<ggml_fp16_t*>(bytes.data()), static_cast<int64_t>(n));
         TensorInfo t;
         t.name = std::move(name);
         t.type = describe_ggml_type(f32 ? GGML_TYPE_F32 : GGML_TYPE_F16);
@@ -154,43 +155,73 @@ bool write_gemma3(const std::string& path) {
         v.types.push_back(4);
     }
     OllamaFile f("gemma3", 20260301);
-    f.u32("attention.head_count", 4).u32("attention.head_count_kv", 2).u32("attention.key_length", kHeadDim)
-        .u32("attention.value_length", kHeadDim).u32("attention.sliding_window", 512).u32("block_count", 2)
-        .u32("context_length", 131072).u32("embedding_length", kEmbd).u32("feed_forward_length", kFf)
+    f.u32("attention.head_count", 4)
+        .u32("attention.head_count_kv", 2)
+        .u32("attention.key_length", kHeadDim)
+        .u32("attention.value_length", kHeadDim)
+        .u32("attention.sliding_window", 512)
+        .u32("block_count", 2)
+        .u32("context_length", 131072)
+        .u32("embedding_length", kEmbd)
+        .u32("feed_forward_length", kFf)
         .u32("mm.tokens_per_image", 256);
-    f.str("tokenizer.ggml.model", "llama").str("tokenizer.ggml.pre", "default")
-        .kv("tokenizer.ggml.tokens", array_strings(v.tokens)).kv("tokenizer.ggml.scores", array_f32(v.scores))
-        .kv("tokenizer.ggml.token_type", array_i32(v.types)).u32("tokenizer.ggml.bos_token_id", 2)
-        .u32("tokenizer.ggml.eos_token_id", 1).u32("tokenizer.ggml.unknown_token_id", 3)
-        .u32("tokenizer.ggml.padding_token_id", 0).boolean("tokenizer.ggml.add_bos_token", true)
-        .boolean("tokenizer.ggml.add_eos_token", false).boolean("tokenizer.ggml.add_padding_token", false)
+    f.str("tokenizer.ggml.model", "llama")
+        .str("tokenizer.ggml.pre", "default")
+        .kv("tokenizer.ggml.tokens", array_strings(v.tokens))
+        .kv("tokenizer.ggml.scores", array_f32(v.scores))
+        .kv("tokenizer.ggml.token_type", array_i32(v.types))
+        .u32("tokenizer.ggml.bos_token_id", 2)
+        .u32("tokenizer.ggml.eos_token_id", 1)
+        .u32("tokenizer.ggml.unknown_token_id", 3)
+        .u32("tokenizer.ggml.padding_token_id", 0)
+        .boolean("tokenizer.ggml.add_bos_token", true)
+        .boolean("tokenizer.ggml.add_eos_token", false)
+        .boolean("tokenizer.ggml.add_padding_token", false)
         .boolean("tokenizer.ggml.add_unknown_token", false);
-    f.u32("vision.attention.head_count", 4).f32("vision.attention.layer_norm_epsilon", 1e-6f).u32("vision.block_count", 1)
-        .u32("vision.embedding_length", kEmbd).u32("vision.feed_forward_length", kFf).u32("vision.image_size", 56)
-        .u32("vision.num_channels", 3).u32("vision.patch_size", 14);
+    f.u32("vision.attention.head_count", 4)
+        .f32("vision.attention.layer_norm_epsilon", 1e-6f)
+        .u32("vision.block_count", 1)
+        .u32("vision.embedding_length", kEmbd)
+        .u32("vision.feed_forward_length", kFf)
+        .u32("vision.image_size", 56)
+        .u32("vision.num_channels", 3)
+        .u32("vision.patch_size", 14);
 
     const uint64_t q = 4 * kHeadDim, kv = 2 * kHeadDim;
     f.tensor("token_embd.weight", {kEmbd, rows}, 0.5f).tensor("output_norm.weight", {kEmbd});
     for (int b = 0; b < 2; ++b) {
         const std::string p = "blk." + std::to_string(b) + ".";
-        f.tensor(p + "attn_norm.weight", {kEmbd}).tensor(p + "attn_q.weight", {kEmbd, q})
-            .tensor(p + "attn_k.weight", {kEmbd, kv}).tensor(p + "attn_v.weight", {kEmbd, kv})
-            .tensor(p + "attn_q_norm.weight", {kHeadDim}).tensor(p + "attn_k_norm.weight", {kHeadDim})
-            .tensor(p + "attn_output.weight", {q, kEmbd}).tensor(p + "post_attention_norm.weight", {kEmbd})
-            .tensor(p + "ffn_norm.weight", {kEmbd}).tensor(p + "ffn_gate.weight", {kEmbd, kFf})
-            .tensor(p + "ffn_up.weight", {kEmbd, kFf}).tensor(p + "ffn_down.weight", {kFf, kEmbd})
+        f.tensor(p + "attn_norm.weight", {kEmbd})
+            .tensor(p + "attn_q.weight", {kEmbd, q})
+            .tensor(p + "attn_k.weight", {kEmbd, kv})
+            .tensor(p + "attn_v.weight", {kEmbd, kv})
+            .tensor(p + "attn_q_norm.weight", {kHeadDim})
+            .tensor(p + "attn_k_norm.weight", {kHeadDim})
+            .tensor(p + "attn_output.weight", {q, kEmbd})
+            .tensor(p + "post_attention_norm.weight", {kEmbd})
+            .tensor(p + "ffn_norm.weight", {kEmbd})
+            .tensor(p + "ffn_gate.weight", {kEmbd, kFf})
+            .tensor(p + "ffn_up.weight", {kEmbd, kFf})
+            .tensor(p + "ffn_down.weight", {kFf, kEmbd})
             .tensor(p + "post_ffw_norm.weight", {kEmbd});
     }
-    f.tensor("v.patch_embedding.weight", {14, 14, 3, kEmbd}).tensor("v.patch_embedding.bias", {kEmbd})
+    f.tensor("v.patch_embedding.weight", {14, 14, 3, kEmbd})
+        .tensor("v.patch_embedding.bias", {kEmbd})
         .tensor("v.position_embedding.weight", {kEmbd, 16});
     for (const char* proj : {"attn_q", "attn_k", "attn_v", "attn_output"})
         f.tensor(std::string("v.blk.0.") + proj + ".weight", {kEmbd, kEmbd}).tensor(std::string("v.blk.0.") + proj + ".bias", {kEmbd});
-    f.tensor("v.blk.0.layer_norm1.weight", {kEmbd}).tensor("v.blk.0.layer_norm1.bias", {kEmbd})
-        .tensor("v.blk.0.layer_norm2.weight", {kEmbd}).tensor("v.blk.0.layer_norm2.bias", {kEmbd})
-        .tensor("v.blk.0.mlp.fc1.weight", {kEmbd, kFf}).tensor("v.blk.0.mlp.fc1.bias", {kFf})
-        .tensor("v.blk.0.mlp.fc2.weight", {kFf, kEmbd}).tensor("v.blk.0.mlp.fc2.bias", {kEmbd})
-        .tensor("v.post_layernorm.weight", {kEmbd}).tensor("v.post_layernorm.bias", {kEmbd})
-        .tensor("mm.mm_input_projection.weight", {kEmbd, kEmbd}).tensor("mm.mm_soft_emb_norm.weight", {kEmbd});
+    f.tensor("v.blk.0.layer_norm1.weight", {kEmbd})
+        .tensor("v.blk.0.layer_norm1.bias", {kEmbd})
+        .tensor("v.blk.0.layer_norm2.weight", {kEmbd})
+        .tensor("v.blk.0.layer_norm2.bias", {kEmbd})
+        .tensor("v.blk.0.mlp.fc1.weight", {kEmbd, kFf})
+        .tensor("v.blk.0.mlp.fc1.bias", {kFf})
+        .tensor("v.blk.0.mlp.fc2.weight", {kFf, kEmbd})
+        .tensor("v.blk.0.mlp.fc2.bias", {kEmbd})
+        .tensor("v.post_layernorm.weight", {kEmbd})
+        .tensor("v.post_layernorm.bias", {kEmbd})
+        .tensor("mm.mm_input_projection.weight", {kEmbd, kEmbd})
+        .tensor("mm.mm_soft_emb_norm.weight", {kEmbd});
     return f.write(path);
 }
 
@@ -199,7 +230,8 @@ std::vector<std::string> bpe_tokens() {
     std::vector<std::string> out;
     auto utf8 = [](uint32_t cp) {
         std::string s;
-        if (cp < 0x80) s += static_cast<char>(cp);
+        if (cp < 0x80)
+            s += static_cast<char>(cp);
         else {
             s += static_cast<char>(0xC0 | (cp >> 6));
             s += static_cast<char>(0x80 | (cp & 0x3F));
@@ -225,43 +257,73 @@ bool write_qwen25vl(const std::string& path) {
     }
     const uint64_t n_vocab = tokens.size();
     OllamaFile f("qwen25vl", 20260302);
-    f.u32("attention.head_count", 4).u32("attention.head_count_kv", 2).f32("attention.layer_norm_rms_epsilon", 1e-6f)
-        .u32("block_count", 2).u32("context_length", 128000).u32("embedding_length", kEmbd).u32("feed_forward_length", kFf)
-        .f32("rope.freq_base", 1000000.0f).kv("rope.mrope_section", array_i32({2, 3, 3}));
-    f.str("tokenizer.ggml.model", "gpt2").str("tokenizer.ggml.pre", "qwen2").kv("tokenizer.ggml.tokens", array_strings(tokens))
+    f.u32("attention.head_count", 4)
+        .u32("attention.head_count_kv", 2)
+        .f32("attention.layer_norm_rms_epsilon", 1e-6f)
+        .u32("block_count", 2)
+        .u32("context_length", 128000)
+        .u32("embedding_length", kEmbd)
+        .u32("feed_forward_length", kFf)
+        .f32("rope.freq_base", 1000000.0f)
+        .kv("rope.mrope_section", array_i32({2, 3, 3}));
+    f.str("tokenizer.ggml.model", "gpt2")
+        .str("tokenizer.ggml.pre", "qwen2")
+        .kv("tokenizer.ggml.tokens", array_strings(tokens))
         .kv("tokenizer.ggml.token_type", array_i32(types))
         .kv("tokenizer.ggml.merges", array_strings({"\xC4\xA0 t", "\xC4\xA0 a", "h e", "i n", "\xC4\xA0t he"}))
-        .u32("tokenizer.ggml.eos_token_id", first_special + 2).u32("tokenizer.ggml.padding_token_id", first_special)
-        .u32("tokenizer.ggml.bos_token_id", first_special).boolean("tokenizer.ggml.add_bos_token", false)
-        .str("tokenizer.chat_template", "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-                                        "{{ message['content'] }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n");
-    f.u32("vision.attention.head_count", 4).f32("vision.attention.layer_norm_epsilon", 1e-6f).u32("vision.block_count", 2)
-        .u32("vision.embedding_length", kEmbd).kv("vision.fullatt_block_indexes", array_i32({1}))
-        .u32("vision.num_channels", 3).u32("vision.patch_size", 14).u32("vision.spatial_merge_size", 2)
-        .u32("vision.temporal_patch_size", 2).u32("vision.window_size", 112);
+        .u32("tokenizer.ggml.eos_token_id", first_special + 2)
+        .u32("tokenizer.ggml.padding_token_id", first_special)
+        .u32("tokenizer.ggml.bos_token_id", first_special)
+        .boolean("tokenizer.ggml.add_bos_token", false)
+        .str("tokenizer.chat_template",
+             "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+             "{{ message['content'] }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n");
+    f.u32("vision.attention.head_count", 4)
+        .f32("vision.attention.layer_norm_epsilon", 1e-6f)
+        .u32("vision.block_count", 2)
+        .u32("vision.embedding_length", kEmbd)
+        .kv("vision.fullatt_block_indexes", array_i32({1}))
+        .u32("vision.num_channels", 3)
+        .u32("vision.patch_size", 14)
+        .u32("vision.spatial_merge_size", 2)
+        .u32("vision.temporal_patch_size", 2)
+        .u32("vision.window_size", 112);
 
     const uint64_t q = 4 * kHeadDim, kv = 2 * kHeadDim;
-    f.tensor("token_embd.weight", {kEmbd, n_vocab}, 0.5f).tensor("output.weight", {kEmbd, n_vocab})
-        .tensor("output_norm.weight", {kEmbd});
+    f.tensor("token_embd.weight", {kEmbd, n_vocab}, 0.5f).tensor("output.weight", {kEmbd, n_vocab}).tensor("output_norm.weight", {kEmbd});
     for (int b = 0; b < 2; ++b) {
         const std::string p = "blk." + std::to_string(b) + ".";
-        f.tensor(p + "attn_norm.weight", {kEmbd}).tensor(p + "attn_q.weight", {kEmbd, q}).tensor(p + "attn_q.bias", {q})
-            .tensor(p + "attn_k.weight", {kEmbd, kv}).tensor(p + "attn_k.bias", {kv}).tensor(p + "attn_v.weight", {kEmbd, kv})
-            .tensor(p + "attn_v.bias", {kv}).tensor(p + "attn_output.weight", {q, kEmbd}).tensor(p + "ffn_norm.weight", {kEmbd})
-            .tensor(p + "ffn_gate.weight", {kEmbd, kFf}).tensor(p + "ffn_up.weight", {kEmbd, kFf})
+        f.tensor(p + "attn_norm.weight", {kEmbd})
+            .tensor(p + "attn_q.weight", {kEmbd, q})
+            .tensor(p + "attn_q.bias", {q})
+            .tensor(p + "attn_k.weight", {kEmbd, kv})
+            .tensor(p + "attn_k.bias", {kv})
+            .tensor(p + "attn_v.weight", {kEmbd, kv})
+            .tensor(p + "attn_v.bias", {kv})
+            .tensor(p + "attn_output.weight", {q, kEmbd})
+            .tensor(p + "ffn_norm.weight", {kEmbd})
+            .tensor(p + "ffn_gate.weight", {kEmbd, kFf})
+            .tensor(p + "ffn_up.weight", {kEmbd, kFf})
             .tensor(p + "ffn_down.weight", {kFf, kEmbd});
         const std::string vp = "v.blk." + std::to_string(b) + ".";
         for (const char* proj : {"attn_q", "attn_k", "attn_v", "attn_out"})
             f.tensor(vp + proj + ".weight", {kEmbd, kEmbd}).tensor(vp + proj + ".bias", {kEmbd});
-        f.tensor(vp + "ffn_gate.weight", {kEmbd, kFf}).tensor(vp + "ffn_gate.bias", {kFf})
-            .tensor(vp + "ffn_up.weight", {kEmbd, kFf}).tensor(vp + "ffn_up.bias", {kFf})
-            .tensor(vp + "ffn_down.weight", {kFf, kEmbd}).tensor(vp + "ffn_down.bias", {kEmbd})
-            .tensor(vp + "ln1.weight", {kEmbd}).tensor(vp + "ln2.weight", {kEmbd});
+        f.tensor(vp + "ffn_gate.weight", {kEmbd, kFf})
+            .tensor(vp + "ffn_gate.bias", {kFf})
+            .tensor(vp + "ffn_up.weight", {kEmbd, kFf})
+            .tensor(vp + "ffn_up.bias", {kFf})
+            .tensor(vp + "ffn_down.weight", {kFf, kEmbd})
+            .tensor(vp + "ffn_down.bias", {kEmbd})
+            .tensor(vp + "ln1.weight", {kEmbd})
+            .tensor(vp + "ln2.weight", {kEmbd});
     }
-    const uint64_t merged = 4 * kEmbd;   // spatial_merge_size² patches per merged token
-    f.tensor("v.patch_embd_0.weight", {14, 14, 3, kEmbd}).tensor("v.patch_embd_1.weight", {14, 14, 3, kEmbd})
-        .tensor("v.merger.ln_q.weight", {kEmbd}).tensor("v.merger.mlp.0.weight", {merged, merged})
-        .tensor("v.merger.mlp.0.bias", {merged}).tensor("v.merger.mlp.2.weight", {merged, kEmbd})
+    const uint64_t merged = 4 * kEmbd;  // spatial_merge_size² patches per merged token
+    f.tensor("v.patch_embd_0.weight", {14, 14, 3, kEmbd})
+        .tensor("v.patch_embd_1.weight", {14, 14, 3, kEmbd})
+        .tensor("v.merger.ln_q.weight", {kEmbd})
+        .tensor("v.merger.mlp.0.weight", {merged, merged})
+        .tensor("v.merger.mlp.0.bias", {merged})
+        .tensor("v.merger.mlp.2.weight", {merged, kEmbd})
         .tensor("v.merger.mlp.2.bias", {kEmbd});
     return f.write(path);
 }

@@ -5,9 +5,9 @@
 
 #include "app_shell.h"
 #include "mlens/infer/llama_log.h"
-#include "mlens/util/build_info.h"
 #include "mlens/ollama/store.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/build_info.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
@@ -51,8 +51,7 @@ void AppShell::menu_bar() {
             ImGui::EndMenu();
             if (!chosen.empty()) open(chosen);
         }
-        if (ImGui::MenuItem("Open demo models", nullptr, false, !m_demo_files.empty()))
-            open_all(m_demo_files);
+        if (ImGui::MenuItem("Open demo models", nullptr, false, !m_demo_files.empty())) open_all(m_demo_files);
         ImGui::Separator();
         Document* active = m_workspace.active();
         if (ImGui::MenuItem("Close", "Ctrl+W", false, active != nullptr)) close_document(active->id);
@@ -102,15 +101,15 @@ void AppShell::welcome(float height) {
     ui::text_colored(palette().accent, "ModelLens");
     ImGui::SetWindowFontScale(1.0f);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + column);
-    ui::text("Open a GGUF model to see everything in it: header, metadata, tensors, tokenizer and "
-             "what the reader found wrong.");
+    ui::text(
+        "Open a GGUF model to see everything in it: header, metadata, tensors, tokenizer and "
+        "what the reader found wrong.");
     ImGui::PopTextWrapPos();
     ImGui::Spacing();
     if (ImGui::Button("Open file\xE2\x80\xA6", ImVec2(160, 0))) m_chooser.open(m_settings.last_folder);
     if (!m_demo_files.empty()) {
         ImGui::SameLine();
-        if (ImGui::Button(("Open " + std::to_string(m_demo_files.size()) + " demo models").c_str()))
-            open_all(m_demo_files);
+        if (ImGui::Button(("Open " + std::to_string(m_demo_files.size()) + " demo models").c_str())) open_all(m_demo_files);
     }
     ui::text_dim("or drop files onto this window \xC2\xB7 Ctrl+O");
     if (!m_settings.recent_files.empty()) {
@@ -132,8 +131,8 @@ void AppShell::status_bar() {
     Document* doc = m_workspace.active();
     if (doc && doc->ready() && doc->is_store()) {
         const StoreListing& l = doc->store->listing;
-        ui::text("Ollama store \xC2\xB7 " + std::to_string(l.models.size()) + " models \xC2\xB7 " +
-                 std::to_string(l.blob_files.size()) + " blob files \xC2\xB7 listed in " + ms_text(doc->parse_ms));
+        ui::text("Ollama store \xC2\xB7 " + std::to_string(l.models.size()) + " models \xC2\xB7 " + std::to_string(l.blob_files.size()) +
+                 " blob files \xC2\xB7 listed in " + ms_text(doc->parse_ms));
     } else if (doc && doc->ready() && doc->is_imatrix()) {
         const Imatrix& m = *doc->imatrix;
         ui::text(std::string("importance matrix (") + imatrix_format_name(m.format) + ") \xC2\xB7 " + human_bytes(m.source->size()) +
@@ -178,8 +177,8 @@ void AppShell::status_bar() {
     float label_w = ImGui::CalcTextSize(label.c_str()).x;
     float cancel_w = ImGui::CalcTextSize("Cancel").x + ImGui::GetStyle().FramePadding.x * 2;
     float spacing = ImGui::GetStyle().ItemSpacing.x;
-    ImGui::SameLine(std::max(ImGui::GetCursorPosX() + spacing,
-                             ImGui::GetWindowContentRegionMax().x - label_w - bar_w - cancel_w - 3 * spacing));
+    ImGui::SameLine(
+        std::max(ImGui::GetCursorPosX() + spacing, ImGui::GetWindowContentRegionMax().x - label_w - bar_w - cancel_w - 3 * spacing));
     ui::text_dim(label);
     ImGui::SameLine();
     ImGui::ProgressBar(static_cast<float>(job->progress()), ImVec2(bar_w, ImGui::GetTextLineHeight()));
@@ -203,8 +202,7 @@ void AppShell::about_window() {
             ui::text(escape_for_display(f.path, 200) + (f.index ? " #" + std::to_string(f.index) : ""));
         ImGui::Separator();
         ui::text_dim("Settings");
-        ui::text(m_options.settings_path.empty() ? "(not saved in this mode)"
-                                                 : escape_for_display(m_options.settings_path, 200));
+        ui::text(m_options.settings_path.empty() ? "(not saved in this mode)" : escape_for_display(m_options.settings_path, 200));
         ImGui::Separator();
         ui::text_dim("Keys: Ctrl+O open \xC2\xB7 Ctrl+W close \xC2\xB7 Ctrl+F filter the focused table \xC2\xB7 Ctrl+Q quit");
     }

@@ -15,8 +15,12 @@
 namespace mlens {
 
 AppShell::AppShell(Settings& settings, JobRunner& jobs, FontSet& fonts, ShellOptions options)
-    : m_settings(settings), m_jobs(jobs), m_fonts(fonts), m_options(std::move(options)),
-      m_workspace(jobs, settings), m_demo_files(gguf_files_in(m_options.demo_dir)),
+    : m_settings(settings),
+      m_jobs(jobs),
+      m_fonts(fonts),
+      m_options(std::move(options)),
+      m_workspace(jobs, settings),
+      m_demo_files(gguf_files_in(m_options.demo_dir)),
       m_show_shortcuts(m_options.start_select == "help:shortcuts"),
       m_show_panel_guide(m_options.start_select == "help:panels") {}
 
@@ -65,7 +69,7 @@ bool AppShell::follow_link(Document& doc, std::string_view link) {
 void AppShell::apply_start_options(Document& doc) {
     const std::string& name = m_options.start_select;
     if (!name.empty()) follow_link(doc, name);
-    if (doc.is_store() || doc.is_imatrix()) return;   // their panels took a model or entry name
+    if (doc.is_store() || doc.is_imatrix()) return;  // their panels took a model or entry name
     const Model& m = *doc.model;
     for (size_t i = 0; i < m.tensors.size() && !name.empty(); ++i)
         if (m.tensors[i].name == name) doc.select({SelectionKind::tensor, i}, "tensors");
@@ -112,8 +116,7 @@ void AppShell::frame() {
     ImGui::SetNextWindowPos(vp->WorkPos);
     ImGui::SetNextWindowSize(vp->WorkSize);
     ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
-                             ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_MenuBar |
-                             ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoNavFocus;
+        ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoNavFocus;
     ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
     ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 4));
@@ -144,8 +147,8 @@ void AppShell::frame() {
 }
 
 void AppShell::document_tabs() {
-    ImGuiTabBarFlags flags = ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_AutoSelectNewTabs |
-                             ImGuiTabBarFlags_FittingPolicyScroll | ImGuiTabBarFlags_TabListPopupButton;
+    ImGuiTabBarFlags flags = ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_AutoSelectNewTabs | ImGuiTabBarFlags_FittingPolicyScroll |
+        ImGuiTabBarFlags_TabListPopupButton;
     if (!ImGui::BeginTabBar("documents", flags)) return;
     std::vector<uint64_t> to_close;
     for (const auto& doc : m_workspace.documents()) {
@@ -168,8 +171,7 @@ void AppShell::document_tabs() {
         if (!open) to_close.push_back(doc->id);
     }
     if (!m_workspace.find(m_select_tab)) m_select_tab = 0;
-    if (ImGui::TabItemButton("+", ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip))
-        m_chooser.open(m_settings.last_folder);
+    if (ImGui::TabItemButton("+", ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)) m_chooser.open(m_settings.last_folder);
     ImGui::EndTabBar();
     for (uint64_t id : to_close) close_document(id);
 }
@@ -242,7 +244,7 @@ void AppShell::side_pane(PanelSlot slot, Document& doc, PaneState& pane, float w
     const bool is_left = slot == PanelSlot::left;
     const char* title = is_left ? "navigator" : "inspector";
     // Arrows point where the pane goes: a collapsed pane opens away from its window edge.
-    const char* collapse_arrow = is_left ? "\xE2\x97\x80" : "\xE2\x96\xB6";   // ◀ ▶
+    const char* collapse_arrow = is_left ? "\xE2\x97\x80" : "\xE2\x96\xB6";  // ◀ ▶
     const char* expand_arrow = is_left ? "\xE2\x96\xB6" : "\xE2\x97\x80";
     if (pane.collapsed) {
         ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(2, 4));
@@ -266,8 +268,7 @@ void AppShell::draw_slot(PanelSlot slot, Document& doc, const std::function<void
     const auto& registry = panel_registry();
     std::vector<size_t> shown;
     for (size_t i = 0; i < registry.size(); ++i)
-        if (registry[i].slot == slot && m_settings.panel_shown(registry[i].id) && panel_shows(registry[i], doc))
-            shown.push_back(i);
+        if (registry[i].slot == slot && m_settings.panel_shown(registry[i].id) && panel_shows(registry[i], doc)) shown.push_back(i);
     PanelContext ctx{doc, m_jobs, m_fonts, &m_workspace};
     if (shown.size() == 1) {
         ui::text_colored(palette().dim, registry[shown[0]].title);

@@ -22,21 +22,22 @@
 #include <vector>
 
 #include "fonts.h"
-#include "state/job_runner.h"
 #include "panels/panel.h"
+#include "state/job_runner.h"
 #include "state/settings.h"
-#include "widgets/file_chooser.h"
 #include "state/workspace.h"
+#include "widgets/file_chooser.h"
 
 namespace mlens {
 
 struct ShellOptions {
-    std::string start_panel;      // center panel to show first ("tensors", "tokenizer", ...)
-    std::string start_select;     // tensor name, metadata key, store model, imatrix entry or a panel's link ("token:ID", "infer:VIEW", "error:FILE",
-                                  // "requant:TENSOR", "weights:TENSOR@expert=E#row=R,block=B", "metadata:GROUP", ...) to show when a document opens;
-                                  // "help:shortcuts" or "help:panels" opens that Help window
-    std::string settings_path;    // empty: nothing is saved
-    std::string demo_dir;         // folder of demo models offered on the welcome screen
+    std::string start_panel;  // center panel to show first ("tensors", "tokenizer", ...)
+    std::string
+        start_select;  // tensor name, metadata key, store model, imatrix entry or a panel's link ("token:ID", "infer:VIEW", "error:FILE",
+        // "requant:TENSOR", "weights:TENSOR@expert=E#row=R,block=B", "metadata:GROUP", ...) to show when a document opens;
+        // "help:shortcuts" or "help:panels" opens that Help window
+    std::string settings_path;  // empty: nothing is saved
+    std::string demo_dir;  // folder of demo models offered on the welcome screen
 };
 
 class AppShell {
@@ -89,8 +90,8 @@ private:
     FileChooser m_chooser;
     std::map<uint64_t, std::vector<std::unique_ptr<Panel>>> m_panels;
     std::vector<std::string> m_demo_files;
-    std::vector<uint64_t> m_started;      // documents the start options were applied to
-    uint64_t m_select_tab = 0;            // document tab to bring forward next frame
+    std::vector<uint64_t> m_started;  // documents the start options were applied to
+    uint64_t m_select_tab = 0;  // document tab to bring forward next frame
     std::string m_platform_info;
     bool m_show_about = false;
     bool m_show_shortcuts = false;

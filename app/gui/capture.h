@@ -23,7 +23,7 @@ namespace mlens {
 struct CaptureRequest {
     std::string path;
     ImVec2 min, max;
-    OutputGuard guard;    // what the PNG may not replace (output_inputs.h)
+    OutputGuard guard;  // what the PNG may not replace (output_inputs.h)
 };
 
 struct PixelRect {

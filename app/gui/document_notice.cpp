@@ -20,7 +20,8 @@ std::string error_banner_text(const Model& model) {
     if (errors == 0) return {};
     std::string text = std::to_string(errors) + (errors == 1 ? " error" : " errors");
     for (const Diagnostic& d : model.diagnostics)
-        if (d.severity == Severity::error) return text + " \xC2\xB7 " + std::string(code_name(d.code)) + ": " + escape_for_display(d.message, 300);
+        if (d.severity == Severity::error)
+            return text + " \xC2\xB7 " + std::string(code_name(d.code)) + ": " + escape_for_display(d.message, 300);
     return text;
 }
 

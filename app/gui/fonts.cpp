@@ -60,9 +60,7 @@ void FontSet::want(const std::vector<uint32_t>& ui_code_points, const std::vecto
     if (add_code_points(mono_code_points, m_extra_mono)) m_dirty = true;
 }
 
-size_t FontSet::glyph_count() const {
-    return m_ui ? static_cast<size_t>(m_ui->Glyphs.Size) : 0;
-}
+size_t FontSet::glyph_count() const { return m_ui ? static_cast<size_t>(m_ui->Glyphs.Size) : 0; }
 
 namespace {
 
@@ -88,8 +86,7 @@ std::vector<ImWchar> script_ranges(const ScriptFont& script, const std::set<uint
 
 }  // namespace
 
-ImFont* FontSet::load(const char* primary, bool mono, float px, const std::vector<ImWchar>& ranges,
-                      const std::set<uint32_t>& extra) {
+ImFont* FontSet::load(const char* primary, bool mono, float px, const std::vector<ImWchar>& ranges, const std::set<uint32_t>& extra) {
     ImFontAtlas* atlas = ImGui::GetIO().Fonts;
     ImFont* font = nullptr;
     auto merge = [&](const FontFile& f, float size, const ImWchar* glyphs) {
@@ -167,9 +164,7 @@ void FontSet::build(float scale) {
         }
         ++it->code_points;
     }
-    auto rank = [](const ScriptFont* s) {
-        return s ? static_cast<size_t>(s - script_fonts().data()) : script_fonts().size();
-    };
+    auto rank = [](const ScriptFont* s) { return s ? static_cast<size_t>(s - script_fonts().data()) : script_fonts().size(); };
     std::sort(m_missing.begin(), m_missing.end(),
               [&](const MissingGlyphs& a, const MissingGlyphs& b) { return rank(a.script) < rank(b.script); });
 }

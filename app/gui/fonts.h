@@ -36,9 +36,9 @@
 namespace mlens {
 
 struct MissingGlyphs {
-    const ScriptFont* script = nullptr;   // nullptr: code points of no listed script
+    const ScriptFont* script = nullptr;  // nullptr: code points of no listed script
     size_t code_points = 0;
-    bool family_found = false;            // the script's font is installed but lacks these characters
+    bool family_found = false;  // the script's font is installed but lacks these characters
 };
 
 // One line for the views: "no installed font draws Thai (412 characters), Ethiopic (97
@@ -63,17 +63,15 @@ public:
     const std::vector<MissingGlyphs>& missing() const { return m_missing; }
 
 private:
-    ImFont* load(const char* primary, bool mono, float px, const std::vector<ImWchar>& ranges,
-                 const std::set<uint32_t>& extra);
-
+    ImFont* load(const char* primary, bool mono, float px, const std::vector<ImWchar>& ranges, const std::set<uint32_t>& extra);
 
     std::set<uint32_t> m_extra_ui;
     std::set<uint32_t> m_extra_mono;
-    std::vector<ImWchar> m_ranges_ui;    // must outlive the atlas build
+    std::vector<ImWchar> m_ranges_ui;  // must outlive the atlas build
     std::vector<ImWchar> m_ranges_mono;
-    std::list<std::vector<ImWchar>> m_script_ranges;   // one per merged script font, same lifetime
+    std::list<std::vector<ImWchar>> m_script_ranges;  // one per merged script font, same lifetime
     std::vector<MissingGlyphs> m_missing;
-    std::vector<const ScriptFont*> m_found_ui;   // script families merged into the UI font
+    std::vector<const ScriptFont*> m_found_ui;  // script families merged into the UI font
     std::vector<FontFile> m_files;
     ImFont* m_ui = nullptr;
     ImFont* m_mono = nullptr;

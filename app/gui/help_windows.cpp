@@ -23,8 +23,9 @@ constexpr Shortcut kShortcuts[] = {
     {"Ctrl+F", "Filter the focused table (Metadata, Tensors, Tokenizer, Compat, Diagnostics, array viewer)"},
     {"Ctrl+C", "Over a table cell: copy its whole text (a cut text ends with \xE2\x80\xA6; hovering shows it whole)"},
     {"Escape", "Close the file chooser"},
-    {"Double-click", "Metadata: open an array in the array viewer; file chooser: open; histogram: reset the zoom; "
-                     "between panes: back to the automatic width"},
+    {"Double-click",
+     "Metadata: open an array in the array viewer; file chooser: open; histogram: reset the zoom; "
+     "between panes: back to the automatic width"},
     {"Drag", "Histogram: zoom to the dragged range; between panes: resize them"},
     {"Click \xE2\x97\x80 \xE2\x96\xB6", "Collapse the navigator or the inspector to a strip at the edge; click the strip to open it"},
     {"Right-click", "Histogram: zoom menu; table rows: copy the name, key or value; a table cell: copy its text"},

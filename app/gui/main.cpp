@@ -64,8 +64,7 @@ int main(int argc, char** argv) {
         if (p.slot == mlens::PanelSlot::center) panels += std::string(panels.empty() ? "" : ", ") + p.id;
     app.add_option("FILES", options.files, "Model files to open (default: the demo models)");
     app.add_option("--screenshot", options.screenshot, "Render, write the window to this PNG and exit");
-    app.add_option("--frames", options.frames, "Frames to render after files opened (screenshot mode)")
-        ->check(CLI::Range(1, 1000));
+    app.add_option("--frames", options.frames, "Frames to render after files opened (screenshot mode)")->check(CLI::Range(1, 1000));
     app.add_option("--wait-documents", options.wait_documents,
                    "Screenshot mode: wait until this many documents are open (files dropped on the window count)")
         ->check(CLI::Range(1, 1000));
@@ -73,11 +72,15 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1.0, 86400.0));
     app.add_option("--size", size, "Window size WxH, e.g. 1600x1000");
     app.add_option("--panel", options.panel, "Center panel to show: " + panels);
-    app.add_option("--select", options.select,
-                   "Tensor name (also an imatrix entry), metadata key, token:ID, store model (tiny-moe:int4) to show, or infer:VIEW to load the "
-                   "model and run an Inference view (" + std::string(mlens::inference_tab_names()) +
-                       "; ab, corpus and divergence compare with the second file; infer:corpus:TEXT scores the text file TEXT), or error:FILE to compare every tensor with the open file FILE, or requant:TENSOR to show TENSOR in Weights and run its Requantize tab, or help:shortcuts / help:panels to open that Help "
-                   "window");
+    app.add_option(
+        "--select", options.select,
+        "Tensor name (also an imatrix entry), metadata key, token:ID, store model (tiny-moe:int4) to show, or infer:VIEW to load the "
+        "model and run an Inference view (" +
+            std::string(mlens::inference_tab_names()) +
+            "; ab, corpus and divergence compare with the second file; infer:corpus:TEXT scores the text file TEXT), or error:FILE to "
+            "compare every tensor with the open file FILE, or requant:TENSOR to show TENSOR in Weights and run its Requantize tab, or "
+            "help:shortcuts / help:panels to open that Help "
+            "window");
     app.add_option("--theme", options.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     app.footer(mlens::help_footer(modellens_reference().sections));
     // `modellens --reference man|bash|zsh|fish` (not in --help): the man page or a completion

@@ -4,17 +4,14 @@
 
 namespace mlens {
 
-float max_pane_width(const PaneLimits& limits, float total) {
-    return std::max(limits.min_width, total * limits.max_share);
-}
+float max_pane_width(const PaneLimits& limits, float total) { return std::max(limits.min_width, total * limits.max_share); }
 
 float expanded_pane_width(const PaneState& state, const PaneLimits& limits, float total) {
     if (state.width <= 0.0f) return std::clamp(total * limits.auto_share, limits.min_width, limits.auto_cap);
     return std::clamp(state.width, limits.min_width, max_pane_width(limits, total));
 }
 
-PaneWidths pane_widths(float total, float splitter, bool left_present, const PaneState& left,
-                       bool right_present, const PaneState& right) {
+PaneWidths pane_widths(float total, float splitter, bool left_present, const PaneState& left, bool right_present, const PaneState& right) {
     PaneWidths w;
     auto side = [&](bool present, const PaneState& state, const PaneLimits& limits) {
         if (!present) return 0.0f;

@@ -12,15 +12,15 @@
 namespace mlens {
 
 struct PaneState {
-    float width = 0.0f;      // 0: automatic
+    float width = 0.0f;  // 0: automatic
     bool collapsed = false;
 };
 
 struct PaneLimits {
     float min_width;
-    float auto_share;        // automatic width as a share of the window
-    float auto_cap;          // automatic width at most this
-    float max_share;         // a dragged width at most this share of the window
+    float auto_share;  // automatic width as a share of the window
+    float auto_cap;  // automatic width at most this
+    float max_share;  // a dragged width at most this share of the window
 };
 
 inline constexpr PaneLimits kLeftPaneLimits{140.0f, 0.15f, 260.0f, 0.30f};
@@ -40,7 +40,6 @@ float expanded_pane_width(const PaneState& state, const PaneLimits& limits, floa
 float max_pane_width(const PaneLimits& limits, float total);
 
 // Widths of the three panes; `splitter` is the width of each handle next to a present side pane.
-PaneWidths pane_widths(float total, float splitter, bool left_present, const PaneState& left,
-                       bool right_present, const PaneState& right);
+PaneWidths pane_widths(float total, float splitter, bool left_present, const PaneState& left, bool right_present, const PaneState& right);
 
 }  // namespace mlens

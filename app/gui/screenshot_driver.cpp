@@ -11,9 +11,12 @@ namespace {
 
 const char* state_name(DocumentState state) {
     switch (state) {
-        case DocumentState::opening: return "opening";
-        case DocumentState::ready: return "ready";
-        case DocumentState::failed: return "failed";
+        case DocumentState::opening:
+            return "opening";
+        case DocumentState::ready:
+            return "ready";
+        case DocumentState::failed:
+            return "failed";
     }
     return "?";
 }
@@ -29,7 +32,8 @@ void print_documents(Workspace& workspace) {
 }  // namespace
 
 ScreenshotDriver::ScreenshotDriver(const WindowOptions& options)
-    : m_options(options), m_wait_documents(static_cast<size_t>(std::max(0, options.wait_documents))),
+    : m_options(options),
+      m_wait_documents(static_cast<size_t>(std::max(0, options.wait_documents))),
       m_started(std::chrono::steady_clock::now()) {}
 
 bool ScreenshotDriver::awaiting_documents(AppShell& shell) const {

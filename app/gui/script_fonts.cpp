@@ -15,8 +15,8 @@ constexpr CodePointRange kOlChiki[] = {{0x1C50, 0x1C7F}};
 constexpr CodePointRange kCoptic[] = {{0x2C80, 0x2CFF}};
 constexpr CodePointRange kVai[] = {{0xA500, 0xA63F}};
 // Technical symbols, arrows, shapes and dingbats DejaVu lacks.
-constexpr CodePointRange kSymbols[] = {{0x2190, 0x21FF}, {0x2300, 0x23FF}, {0x2460, 0x24FF}, {0x25A0, 0x27BF},
-                                       {0x2900, 0x297F}, {0x2B00, 0x2BFF}};
+constexpr CodePointRange kSymbols[] = {{0x2190, 0x21FF}, {0x2300, 0x23FF}, {0x2460, 0x24FF},
+                                       {0x25A0, 0x27BF}, {0x2900, 0x297F}, {0x2B00, 0x2BFF}};
 constexpr CodePointRange kSyriac[] = {{0x0700, 0x074F}, {0x0860, 0x086F}};
 constexpr CodePointRange kThaana[] = {{0x0780, 0x07BF}};
 constexpr CodePointRange kNko[] = {{0x07C0, 0x07FF}};
@@ -41,9 +41,8 @@ constexpr CodePointRange kKhmer[] = {{0x1780, 0x17FF}, {0x19E0, 0x19FF}};
 constexpr CodePointRange kMongolian[] = {{0x1800, 0x18AF}};
 constexpr CodePointRange kYi[] = {{0xA000, 0xA4CF}};
 // Han, kana, Hangul, bopomofo and the CJK symbol and fullwidth blocks: one family draws them all.
-constexpr CodePointRange kCjk[] = {{0x1100, 0x11FF}, {0x2E80, 0x2FDF}, {0x3000, 0x33FF}, {0x3400, 0x4DBF},
-                                   {0x4E00, 0x9FFF}, {0xA960, 0xA97F}, {0xAC00, 0xD7FF}, {0xF900, 0xFAFF},
-                                   {0xFE30, 0xFE4F}, {0xFF00, 0xFFEF}};
+constexpr CodePointRange kCjk[] = {{0x1100, 0x11FF}, {0x2E80, 0x2FDF}, {0x3000, 0x33FF}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF},
+                                   {0xA960, 0xA97F}, {0xAC00, 0xD7FF}, {0xF900, 0xFAFF}, {0xFE30, 0xFE4F}, {0xFF00, 0xFFEF}};
 
 // CJK first: fonts.cpp merges it after the other scripts as the fallback for every range.
 constexpr ScriptFont kScripts[] = {
@@ -93,8 +92,7 @@ const ScriptFont* script_of(uint32_t cp) {
 
 std::string missing_glyph_hint(uint32_t cp) {
     if (const ScriptFont* s = script_of(cp))
-        return std::string("no font here draws this ") + s->script + " character (" + s->family + ", Debian package " +
-               s->package + ")";
+        return std::string("no font here draws this ") + s->script + " character (" + s->family + ", Debian package " + s->package + ")";
     char buf[48];
     std::snprintf(buf, sizeof buf, "no installed font has U+%04X", cp);
     return buf;

@@ -29,11 +29,11 @@ struct CodePointRange {
 };
 
 struct ScriptFont {
-    const char* script;                      // "Thai"
-    const char* family;                      // "Noto Sans Thai"
-    const char* mono_family;                 // a monospace family for the mono font, or nullptr (use `family`)
-    const char* package;                     // "fonts-noto-core"
-    uint32_t reference;                      // the character matched to the Latin 'H'; 0: the font's capital height
+    const char* script;  // "Thai"
+    const char* family;  // "Noto Sans Thai"
+    const char* mono_family;  // a monospace family for the mono font, or nullptr (use `family`)
+    const char* package;  // "fonts-noto-core"
+    uint32_t reference;  // the character matched to the Latin 'H'; 0: the font's capital height
     std::span<const CodePointRange> ranges;
 };
 

@@ -7,15 +7,15 @@
 namespace mlens {
 
 struct Palette {
-    ImVec4 dim;          // secondary text (types, units, offsets)
-    ImVec4 accent;       // headings, links
+    ImVec4 dim;  // secondary text (types, units, offsets)
+    ImVec4 accent;  // headings, links
     ImVec4 warning;
     ImVec4 error;
     ImVec4 ok;
-    ImVec4 marker;       // visible-made characters in token pieces (·, ▁, Ġ)
-    ImVec4 escape;       // escapes in token pieces (\n, \xNN)
-    ImVec4 byte_token;   // <0xNN> tokens
-    ImVec4 highlight_bg; // selected bytes in the hex view
+    ImVec4 marker;  // visible-made characters in token pieces (·, ▁, Ġ)
+    ImVec4 escape;  // escapes in token pieces (\n, \xNN)
+    ImVec4 byte_token;  // <0xNN> tokens
+    ImVec4 highlight_bg;  // selected bytes in the hex view
 };
 
 void apply_theme(bool light, float scale = 1.0f);

@@ -19,8 +19,8 @@
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/program_files.h"
-#include "state/output_inputs.h"
 #include "screenshot_driver.h"
+#include "state/output_inputs.h"
 #include "theme.h"
 
 namespace mlens {
@@ -37,9 +37,7 @@ volatile std::sig_atomic_t g_stop = 0;
 
 void on_stop_signal(int) { g_stop = 1; }
 
-void glfw_error(int code, const char* message) {
-    std::fprintf(stderr, "modellens: GLFW error %d: %s\n", code, message);
-}
+void glfw_error(int code, const char* message) { std::fprintf(stderr, "modellens: GLFW error %d: %s\n", code, message); }
 
 void on_drop(GLFWwindow* window, int count, const char** paths) {
     auto* shell = static_cast<AppShell*>(glfwGetWindowUserPointer(window));
@@ -83,7 +81,7 @@ std::string platform_info() {
     const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     const char* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
     return std::string("GLFW ") + glfwGetVersionString() + "\nOpenGL " + (version ? version : "?") + " \xC2\xB7 " +
-           (renderer ? renderer : "?");
+        (renderer ? renderer : "?");
 }
 
 }  // namespace
@@ -144,8 +142,8 @@ int run_window(const WindowOptions& options) {
         JobRunner jobs([] { glfwPostEmptyEvent(); });
         // Installed: PREFIX/share/modellens/demo; in the build folder: its assets/demo.
         const std::string demo_dir = program_file(MLENS_DEMO_INSTALLED, MLENS_DEMO_BUILD_TREE);
-        ShellOptions shell_options{options.panel, options.select,
-                                   screenshot ? std::string() : (config / "settings.json").string(), demo_dir};
+        ShellOptions shell_options{options.panel, options.select, screenshot ? std::string() : (config / "settings.json").string(),
+                                   demo_dir};
         AppShell shell(settings, jobs, fonts, shell_options);
         shell.set_platform_info(platform_info());
         glfwSetWindowUserPointer(window, &shell);
@@ -165,8 +163,7 @@ int run_window(const WindowOptions& options) {
                 glfwPollEvents();
                 if (frames_left > 0) --frames_left;
             } else {
-                glfwWaitEventsTimeout(shell.busy() ? kProgressWakeSeconds
-                                      : io.WantTextInput ? kTypingWakeSeconds : kIdleWakeSeconds);
+                glfwWaitEventsTimeout(shell.busy() ? kProgressWakeSeconds : io.WantTextInput ? kTypingWakeSeconds : kIdleWakeSeconds);
                 frames_left = kFramesAfterWake;
             }
             if (fonts.needs_rebuild()) {
@@ -198,7 +195,9 @@ int run_window(const WindowOptions& options) {
             }
 
             if (driver) {
-                auto write = [&](const std::string& path, OutputGuard guard) { return write_screenshot(path, std::move(guard), fb_w, fb_h); };
+                auto write = [&](const std::string& path, OutputGuard guard) {
+                    return write_screenshot(path, std::move(guard), fb_w, fb_h);
+                };
                 if (std::optional<int> status = driver->after_frame(shell, !fonts.needs_rebuild(), write)) {
                     result = *status;
                     break;

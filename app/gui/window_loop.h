@@ -26,12 +26,12 @@ struct WindowOptions {
     std::vector<std::string> files;
     std::string screenshot;
     int frames = 3;
-    int width = 0;             // 0: the remembered size
+    int width = 0;  // 0: the remembered size
     int height = 0;
     std::string panel;
     std::string select;
-    std::string theme;         // "dark", "light" or empty (remembered)
-    int wait_documents = 0;    // screenshot mode: documents to wait for
+    std::string theme;  // "dark", "light" or empty (remembered)
+    int wait_documents = 0;  // screenshot mode: documents to wait for
     double timeout_seconds = 600.0;  // screenshot mode: give up after this long
 };
 

@@ -15,13 +15,13 @@
 
 namespace {
 
-constexpr double kCanvas = 256.0;   // the SVG's viewBox is 0 0 256 256
+constexpr double kCanvas = 256.0;  // the SVG's viewBox is 0 0 256 256
 
 enum class Kind { rounded_rect, disc, ring, capsule };
 
 struct Shape {
     Kind kind;
-    double a, b, c, d, e;   // rect: x y w h radius; disc: cx cy r; ring: cx cy r width; capsule: x1 y1 x2 y2 width
+    double a, b, c, d, e;  // rect: x y w h radius; disc: cx cy r; ring: cx cy r width; capsule: x1 y1 x2 y2 width
     unsigned rgb;
     double opacity;
 };
@@ -48,8 +48,10 @@ bool inside(const Shape& s, double x, double y) {
             const double cx = std::clamp(x, s.a + s.e, s.a + s.c - s.e), cy = std::clamp(y, s.b + s.e, s.b + s.d - s.e);
             return x >= s.a && x <= s.a + s.c && y >= s.b && y <= s.b + s.d && std::hypot(x - cx, y - cy) <= s.e;
         }
-        case Kind::disc: return std::hypot(x - s.a, y - s.b) <= s.c;
-        case Kind::ring: return std::abs(std::hypot(x - s.a, y - s.b) - s.c) <= s.d / 2;
+        case Kind::disc:
+            return std::hypot(x - s.a, y - s.b) <= s.c;
+        case Kind::ring:
+            return std::abs(std::hypot(x - s.a, y - s.b) - s.c) <= s.d / 2;
         case Kind::capsule: {
             const double dx = s.c - s.a, dy = s.d - s.b;
             const double t = std::clamp(((x - s.a) * dx + (y - s.b) * dy) / (dx * dx + dy * dy), 0.0, 1.0);
@@ -67,25 +69,29 @@ std::string hex(unsigned rgb) {
 
 std::string svg(const std::vector<Shape>& shapes) {
     std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"256\" height=\"256\" viewBox=\"0 0 256 256\">\n";
-    auto num = [](double v) { char t[32]; std::snprintf(t, sizeof t, "%g", v); return std::string(t); };
+    auto num = [](double v) {
+        char t[32];
+        std::snprintf(t, sizeof t, "%g", v);
+        return std::string(t);
+    };
     for (const Shape& s : shapes) {
         const std::string opacity = s.opacity < 1 ? " opacity=\"" + num(s.opacity) + "\"" : "";
         switch (s.kind) {
             case Kind::rounded_rect:
                 out += "  <rect x=\"" + num(s.a) + "\" y=\"" + num(s.b) + "\" width=\"" + num(s.c) + "\" height=\"" + num(s.d) +
-                       "\" rx=\"" + num(s.e) + "\" fill=\"" + hex(s.rgb) + "\"" + opacity + "/>\n";
+                    "\" rx=\"" + num(s.e) + "\" fill=\"" + hex(s.rgb) + "\"" + opacity + "/>\n";
                 break;
             case Kind::disc:
                 out += "  <circle cx=\"" + num(s.a) + "\" cy=\"" + num(s.b) + "\" r=\"" + num(s.c) + "\" fill=\"" + hex(s.rgb) + "\"" +
-                       opacity + "/>\n";
+                    opacity + "/>\n";
                 break;
             case Kind::ring:
                 out += "  <circle cx=\"" + num(s.a) + "\" cy=\"" + num(s.b) + "\" r=\"" + num(s.c) + "\" fill=\"none\" stroke=\"" +
-                       hex(s.rgb) + "\" stroke-width=\"" + num(s.d) + "\"" + opacity + "/>\n";
+                    hex(s.rgb) + "\" stroke-width=\"" + num(s.d) + "\"" + opacity + "/>\n";
                 break;
             case Kind::capsule:
-                out += "  <line x1=\"" + num(s.a) + "\" y1=\"" + num(s.b) + "\" x2=\"" + num(s.c) + "\" y2=\"" + num(s.d) +
-                       "\" stroke=\"" + hex(s.rgb) + "\" stroke-width=\"" + num(s.e) + "\" stroke-linecap=\"round\"" + opacity + "/>\n";
+                out += "  <line x1=\"" + num(s.a) + "\" y1=\"" + num(s.b) + "\" x2=\"" + num(s.c) + "\" y2=\"" + num(s.d) + "\" stroke=\"" +
+                    hex(s.rgb) + "\" stroke-width=\"" + num(s.e) + "\" stroke-linecap=\"round\"" + opacity + "/>\n";
                 break;
         }
     }
@@ -99,7 +105,7 @@ std::vector<unsigned char> raster(const std::vector<Shape>& shapes, int size) {
     const double unit = kCanvas / size;
     for (int py = 0; py < size; ++py)
         for (int px = 0; px < size; ++px) {
-            double r = 0, g = 0, b = 0, a = 0;   // premultiplied
+            double r = 0, g = 0, b = 0, a = 0;  // premultiplied
             for (const Shape& s : shapes) {
                 int hits = 0;
                 for (int sy = 0; sy < kSamples; ++sy)

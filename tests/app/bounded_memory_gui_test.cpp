@@ -11,10 +11,10 @@
 #include "memory_watch.h"
 #include "mlens/open/target.h"
 #include "mlens/util/analysis_memory.h"
-#include "state/model_error_run.h"
 #include "sparse_models.h"
-#include "test_paths.h"
+#include "state/model_error_run.h"
 #include "state/weights_analysis.h"
+#include "test_paths.h"
 
 using namespace mlens;
 using mlens::test::TempDir;

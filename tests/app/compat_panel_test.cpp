@@ -7,13 +7,13 @@
 
 #include <imgui.h>
 
-#include "state/compat_rows.h"
 #include "headless.h"
-#include "workspace_harness.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/formats/gguf_reader.h"
 #include "panels/compat_panel.h"
+#include "state/compat_rows.h"
 #include "state/workspace.h"
+#include "workspace_harness.h"
 
 using namespace mlens;
 using mlens::compat::EditKind;
@@ -28,13 +28,12 @@ struct CompatHarness : test::WorkspaceHarness {
     CompatPanel panel;
     Document* doc = nullptr;
 
-    explicit CompatHarness(const std::string& path) {
-        doc = &open_ready(path);
-    }
+    explicit CompatHarness(const std::string& path) { doc = &open_ready(path); }
     PanelContext context() { return context_of(*doc); }
     void frame() {
         PanelContext ctx = context();
-        imgui.window_frame("compat", 1400, 900, [&] { panel.draw(ctx); }, [&] { panel.draw_windows(ctx); });
+        imgui.window_frame(
+            "compat", 1400, 900, [&] { panel.draw(ctx); }, [&] { panel.draw_windows(ctx); });
     }
     // Frames until the jobs the panel started are done and their results shown.
     void settle() {
@@ -109,7 +108,8 @@ TEST_CASE("the compat panel plans the Ollama gemma3 demo file once, on a job", "
     CHECK(patch.right_name == "v.patch_embd.weight");
     CHECK(patch.left_type == "F16");
     CHECK(patch.right_type == "F32");
-    CHECK(patch.rule.find("F16\xE2\x86\x92" "F32 from v.patch_embedding.weight") != std::string::npos);
+    CHECK(patch.rule.find("F16\xE2\x86\x92"
+                          "F32 from v.patch_embedding.weight") != std::string::npos);
 
     SECTION("only changes and the filter choose the rows") {
         CHECK(h.panel.only_changes());
@@ -126,7 +126,9 @@ TEST_CASE("the compat panel plans the Ollama gemma3 demo file once, on a job", "
         h.frame();
         CHECK(h.panel.listed(1, 1) == 2);
         CHECK(h.panel.listed(1, 0) == 0);
-        h.panel.set_filter("F16\xE2\x86\x92" "F32");
+        h.panel.set_filter(
+            "F16\xE2\x86\x92"
+            "F32");
         h.frame();
         CHECK(h.panel.listed(1, 1) == 2);
     }

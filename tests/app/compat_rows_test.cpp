@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "state/compat_rows.h"
 #include "mlens/compat/value_builders.h"
 #include "model_parts.h"
+#include "state/compat_rows.h"
 
 using namespace mlens;
 using mlens::compat::EditKind;

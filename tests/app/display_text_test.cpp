@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "state/display_text.h"
 #include "mlens/model/enum_names.h"
+#include "state/display_text.h"
 
 using namespace mlens;
 
@@ -19,8 +19,7 @@ TEST_CASE("spaces, SentencePiece and byte-level markers become visible") {
     using K = PieceSegmentKind;
     CHECK(flat(" world") == decltype(flat("")){{K::space, "\xC2\xB7"}, {K::text, "world"}});
     CHECK(flat("\xE2\x96\x81the") == decltype(flat("")){{K::marker, "\xE2\x96\x81"}, {K::text, "the"}});
-    CHECK(flat("\xC4\xA0world\xC4\x8A") ==
-          decltype(flat("")){{K::marker, "\xC4\xA0"}, {K::text, "world"}, {K::marker, "\xC4\x8A"}});
+    CHECK(flat("\xC4\xA0world\xC4\x8A") == decltype(flat("")){{K::marker, "\xC4\xA0"}, {K::text, "world"}, {K::marker, "\xC4\x8A"}});
     CHECK(flat("  ") == decltype(flat("")){{K::space, "\xC2\xB7\xC2\xB7"}});
 }
 
@@ -30,10 +29,11 @@ TEST_CASE("byte tokens, controls, bidi and invalid bytes are shown escaped") {
     CHECK(is_byte_token("<0xfe>"));
     CHECK_FALSE(is_byte_token("<0xZZ>"));
     CHECK(flat("\n\t\r\x01\x7F") == decltype(flat("")){{K::escape, "\\n\\t\\r\\x01\\x7F"}});
-    CHECK(visible_piece_text("a\xE2\x80\xAE" "b") == "a\\u{202E}b");
+    CHECK(visible_piece_text("a\xE2\x80\xAE"
+                             "b") == "a\\u{202E}b");
     CHECK(visible_piece_text("\xFF\xFE") == "\\xFF\\xFE");
     CHECK(visible_piece_text("\xC2\x85") == "\\xC2\\x85");
-    CHECK(visible_piece_text("") .empty());
+    CHECK(visible_piece_text("").empty());
 }
 
 TEST_CASE("long pieces are cut with an ellipsis") {

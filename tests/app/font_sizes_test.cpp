@@ -15,13 +15,13 @@ using namespace mlens;
 namespace {
 
 constexpr uint32_t kIdeographWord = 0x8A9E;  // 語
-constexpr uint32_t kIdeographSun = 0x65E5;   // 日
-constexpr uint32_t kHiraganaA = 0x3042;      // あ
-constexpr uint32_t kCyrillicZhe = 0x0416;    // Ж
-constexpr uint32_t kThaiKoKai = 0x0E01;      // ก
-constexpr uint32_t kDevanagariKa = 0x0915;   // क
-constexpr uint32_t kBengaliKa = 0x0995;      // ক
-constexpr uint32_t kEthiopicHa = 0x1200;     // ሀ
+constexpr uint32_t kIdeographSun = 0x65E5;  // 日
+constexpr uint32_t kHiraganaA = 0x3042;  // あ
+constexpr uint32_t kCyrillicZhe = 0x0416;  // Ж
+constexpr uint32_t kThaiKoKai = 0x0E01;  // ก
+constexpr uint32_t kDevanagariKa = 0x0915;  // क
+constexpr uint32_t kBengaliKa = 0x0995;  // ক
+constexpr uint32_t kEthiopicHa = 0x1200;  // ሀ
 
 // Rows of the glyph's atlas rectangle holding ink (alpha at least half), first to last: the
 // height the glyph is drawn at.
@@ -109,8 +109,8 @@ TEST_CASE("Thai, Devanagari, Bengali and Ethiopic render, or name the package th
             REQUIRE(m != nullptr);
             CHECK(m->code_points == 1);
             CHECK_FALSE(m->family_found);
-            CHECK(missing_glyph_hint(c.cp) == std::string("no font here draws this ") + c.script + " character (" + c.family +
-                                                  ", Debian package fonts-noto-core)");
+            CHECK(missing_glyph_hint(c.cp) ==
+                  std::string("no font here draws this ") + c.script + " character (" + c.family + ", Debian package fonts-noto-core)");
         }
     }
 }
@@ -128,8 +128,7 @@ TEST_CASE("the missing-font line groups scripts by the package that supplies the
           "(2 characters): Debian package fonts-noto-core; Noto Sans Bengali lacks 2 Bengali characters; 1 other "
           "character has no glyph");
     CHECK(missing_glyph_hint(0xE000) == "no installed font has U+E000");
-    CHECK(missing_glyph_hint(kIdeographWord) ==
-          "no font here draws this CJK character (Noto Sans CJK SC, Debian package fonts-noto-cjk)");
+    CHECK(missing_glyph_hint(kIdeographWord) == "no font here draws this CJK character (Noto Sans CJK SC, Debian package fonts-noto-cjk)");
 }
 
 TEST_CASE("a CJK token piece needs no missing-font hint in the UI font", "[fonts]") {

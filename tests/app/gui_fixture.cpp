@@ -22,13 +22,20 @@ uint64_t tensor_bytes(const FixtureTensor& t) {
     uint64_t n = 1;
     for (uint64_t d : t.ne) n *= d;
     switch (t.type) {
-    case 0: return n * 4;
-    case 1: return n * 2;
-    case 2: return n / 32 * 18;
-    case 8: return n / 32 * 34;
-    case 12: return n / 256 * 144;
-    case 14: return n / 256 * 210;
-    default: return 64;
+        case 0:
+            return n * 4;
+        case 1:
+            return n * 2;
+        case 2:
+            return n / 32 * 18;
+        case 8:
+            return n / 32 * 34;
+        case 12:
+            return n / 256 * 144;
+        case 14:
+            return n / 256 * 210;
+        default:
+            return 64;
     }
 }
 
@@ -53,12 +60,28 @@ std::vector<FixtureTensor> fixture_tensors() {
 }  // namespace
 
 std::vector<uint8_t> gui_fixture_bytes() {
-    const std::vector<std::string> tokens = {
-        "<unk>", "<s>", "</s>", "<0x0A>", "<0x20>", "\xE2\x96\x81the", "\xE2\x96\x81hello", " world",
-        "\xC4\xA0world", "\xC4\x8A", "\n\t", "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E", "\xD1\x82\xD0\xB5\xD1\x81\xD1\x82",
-        "\xCE\xB5\xCE\xBB\xCE\xBB\xCE\xB7\xCE\xBD\xCE\xB9\xCE\xBA\xCE\xAC", "<|im_start|>", "a\xE2\x80\xAE" "b",
-        "\xFF\xFE", "  ", "\xE2\x96\x81\xE2\x96\x81\xE2\x96\x81\xE2\x96\x81", "\xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4",
-        "[UNUSED]"};
+    const std::vector<std::string> tokens = {"<unk>",
+                                             "<s>",
+                                             "</s>",
+                                             "<0x0A>",
+                                             "<0x20>",
+                                             "\xE2\x96\x81the",
+                                             "\xE2\x96\x81hello",
+                                             " world",
+                                             "\xC4\xA0world",
+                                             "\xC4\x8A",
+                                             "\n\t",
+                                             "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",
+                                             "\xD1\x82\xD0\xB5\xD1\x81\xD1\x82",
+                                             "\xCE\xB5\xCE\xBB\xCE\xBB\xCE\xB7\xCE\xBD\xCE\xB9\xCE\xBA\xCE\xAC",
+                                             "<|im_start|>",
+                                             "a\xE2\x80\xAE"
+                                             "b",
+                                             "\xFF\xFE",
+                                             "  ",
+                                             "\xE2\x96\x81\xE2\x96\x81\xE2\x96\x81\xE2\x96\x81",
+                                             "\xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4",
+                                             "[UNUSED]"};
     const std::vector<int32_t> types = {2, 3, 3, 6, 6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 1, 1, 1, 5};
     const std::string chat_template =
         "{% for message in messages %}\n"

@@ -22,8 +22,8 @@
 
 #include "broken_store.h"
 #include "corpus_text.h"
-#include "model_fixture.h"
 #include "gui_fixture.h"
+#include "model_fixture.h"
 
 namespace {
 
@@ -90,8 +90,8 @@ bool write_safetensors_folder(const std::filesystem::path& dir) {
     for (const Entry& e : entries) {
         std::vector<uint8_t> values = ramp(e.count, std::strcmp(e.dtype, "F16") == 0);
         std::string offsets = std::to_string(data.size()) + "," + std::to_string(data.size() + values.size());
-        header += ",\"" + std::string(e.name) + "\":{\"dtype\":\"" + e.dtype + "\",\"shape\":" + e.shape +
-                  ",\"data_offsets\":[" + offsets + "]}";
+        header +=
+            ",\"" + std::string(e.name) + "\":{\"dtype\":\"" + e.dtype + "\",\"shape\":" + e.shape + ",\"data_offsets\":[" + offsets + "]}";
         data.insert(data.end(), values.begin(), values.end());
     }
     header += "}";
@@ -107,7 +107,7 @@ bool write_safetensors_folder(const std::filesystem::path& dir) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     return !ec && write_file(dir / "model.safetensors", file.data(), file.size()) &&
-           write_file(dir / "config.json", config.data(), config.size());
+        write_file(dir / "config.json", config.data(), config.size());
 }
 
 bool write_outliers(const std::string& path) {
@@ -125,8 +125,7 @@ int write_status(bool written, const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 3 && std::strcmp(argv[1], "write") == 0)
-        return write_status(mlens::test::write_gui_fixture(argv[2]), argv[2]);
+    if (argc == 3 && std::strcmp(argv[1], "write") == 0) return write_status(mlens::test::write_gui_fixture(argv[2]), argv[2]);
     if (argc == 3 && std::strcmp(argv[1], "write-safetensors-folder") == 0)
         return write_status(write_safetensors_folder(argv[2]), std::string("the safetensors folder ") + argv[2]);
     if (argc == 4 && std::strcmp(argv[1], "write-broken-store") == 0) {
@@ -142,8 +141,9 @@ int main(int argc, char** argv) {
         return write_status(static_cast<bool>(out.flush()), argv[2]);
     }
     if (argc == 5 && std::strcmp(argv[1], "check-png") == 0) return check_png(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
-    std::fprintf(stderr, "usage: gui_fixture_tool write OUT.gguf | write-outliers OUT.gguf | write-corpus-text OUT.txt WORDS | "
-                         "write-safetensors-folder DIR | "
-                         "write-broken-store DIR OUTSIDE | check-png FILE W H\n");
+    std::fprintf(stderr,
+                 "usage: gui_fixture_tool write OUT.gguf | write-outliers OUT.gguf | write-corpus-text OUT.txt WORDS | "
+                 "write-safetensors-folder DIR | "
+                 "write-broken-store DIR OUTSIDE | check-png FILE W H\n");
     return 2;
 }

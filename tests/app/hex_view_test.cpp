@@ -27,7 +27,7 @@ struct HexHarness {
     test::HeadlessImGui imgui{1200, 800};
     HexViewState state;
     std::vector<Read> reads;
-    ImVec2 origin;      // where the view's rows start, in screen coordinates
+    ImVec2 origin;  // where the view's rows start, in screen coordinates
     float char_w = 0, pitch = 0;
     std::optional<uint64_t> hovered;
 
@@ -66,7 +66,7 @@ TEST_CASE("the hex view opens far into a file and reads only the rows it shows, 
     CHECK(rows >= static_cast<uint64_t>(kHexMinRows));
     CHECK(rows * h.pitch <= 400.0f);
     h.frame();
-    CHECK(h.reads.size() == 1);   // nothing changed: no new read
+    CHECK(h.reads.size() == 1);  // nothing changed: no new read
 }
 
 TEST_CASE("the hex view scrolls by the mouse wheel and its keys, and stops at the file's last row") {
@@ -80,7 +80,7 @@ TEST_CASE("the hex view scrolls by the mouse wheel and its keys, and stops at th
     io.KeyMap[ImGuiKey_Home] = 1;
     io.KeyMap[ImGuiKey_End] = 2;
     io.MousePos = ImVec2(h.origin.x + 40, h.origin.y + 40);
-    h.frame();   // the pointer is over the view from now on
+    h.frame();  // the pointer is over the view from now on
     io.MouseWheel = -2.0f;
     h.frame();
     io.MouseWheel = 0.0f;
@@ -104,7 +104,7 @@ TEST_CASE("the hex view scrolls by the mouse wheel and its keys, and stops at th
 
 TEST_CASE("the hex view reports the file offset of the byte under the mouse far into the file") {
     HexHarness h;
-    const uint64_t far = 2'500'000;   // a multiple of 16
+    const uint64_t far = 2'500'000;  // a multiple of 16
     h.state.show(far);
     h.frame();
     REQUIRE(h.state.top() == far);
@@ -115,5 +115,5 @@ TEST_CASE("the hex view reports the file offset of the byte under the mouse far 
     h.frame();
     REQUIRE(h.hovered);
     CHECK(*h.hovered == far + 2 * kRowBytes + 5);
-    CHECK(h.state.top() == far);   // hovering does not scroll
+    CHECK(h.state.top() == far);  // hovering does not scroll
 }

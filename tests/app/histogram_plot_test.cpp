@@ -6,8 +6,8 @@
 
 #include "capture.h"
 #include "headless.h"
-#include "widgets/histogram_plot.h"
 #include "plot_axes.h"
+#include "widgets/histogram_plot.h"
 
 using namespace mlens;
 using mlens::test::HeadlessImGui;

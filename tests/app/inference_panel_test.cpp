@@ -10,20 +10,20 @@
 #include <imgui.h>
 
 #include "app_shell.h"
-#include "headless.h"
-#include "workspace_harness.h"
-#include "state/inference_controller.h"
-#include "mlens/infer/generate.h"
-#include "mlens/infer/session.h"
-#include "mlens/infer/tokenizer.h"
-#include "panels/inference_panel.h"
 #include "corpus_text.h"
+#include "headless.h"
 #include "mlens/infer/corpus_kld.h"
+#include "mlens/infer/generate.h"
 #include "mlens/infer/layer_divergence.h"
 #include "mlens/infer/memory_plan.h"
+#include "mlens/infer/session.h"
+#include "mlens/infer/tokenizer.h"
 #include "mlens/open/target.h"
-#include "tiny_models.h"
+#include "panels/inference_panel.h"
+#include "state/inference_controller.h"
 #include "state/workspace.h"
+#include "tiny_models.h"
+#include "workspace_harness.h"
 
 using namespace mlens;
 using mlens::test::HeadlessImGui;
@@ -47,9 +47,7 @@ struct InferHarness : test::WorkspaceHarness {
     std::vector<Document*> docs;
     InferencePanel panel;
 
-    explicit InferHarness(const std::vector<std::string>& paths) {
-        docs = open_all(paths);
-    }
+    explicit InferHarness(const std::vector<std::string>& paths) { docs = open_all(paths); }
     Document& doc() { return *docs.front(); }
     InferenceController& controller() {
         REQUIRE(panel.controller() != nullptr);
@@ -118,7 +116,7 @@ TEST_CASE("the inference panel draws every tab before anything is loaded", "[gui
 
 TEST_CASE("the tokenizer tab gives llama.cpp's ids and round trip", "[gui-infer]") {
     InferHarness h({demo("tiny-llama-f32.gguf")});
-    h.panel.request(InferenceTab::tokenizer);   // loads the vocabulary only
+    h.panel.request(InferenceTab::tokenizer);  // loads the vocabulary only
     h.settle();
     InferenceController& c = h.controller();
     REQUIRE(c.loaded());
@@ -264,13 +262,13 @@ TEST_CASE("the layers tab captures activations and histograms a row", "[gui-infe
     REQUIRE_FALSE(c.layers_error().has_value());
     REQUIRE(c.layers().has_value());
     const LayerCaptureResult& r = *c.layers();
-    REQUIRE(r.activations.size() == 10);   // 2 layers × 5 names
+    REQUIRE(r.activations.size() == 10);  // 2 layers × 5 names
     CHECK(r.activations[0].tensor == "attn_norm-0");
     CHECK(r.activations[0].count == 64);
     CHECK(r.capture_ms > 0);
     CHECK(r.plain_ms > 0);
     InferenceLayersView& view = h.panel.layers_view();
-    CHECK(view.selected() == 9u);   // a new capture shows its last activation
+    CHECK(view.selected() == 9u);  // a new capture shows its last activation
     view.select(r, 4);
     h.frame();
     CHECK(view.selected() == 4u);
@@ -321,7 +319,7 @@ TEST_CASE("A/B with another vocabulary says so", "[gui-infer]") {
     // The Ollama-format gemma3 demo has a synthetic 320-token vocabulary.
     InferHarness h({demo("tiny-llama-f32.gguf"), demo("ollama-gemma3.gguf")});
     h.panel.ab_view().options.max_tokens = 2;
-    h.panel.request(InferenceTab::ab);   // picks the other document as B
+    h.panel.request(InferenceTab::ab);  // picks the other document as B
     h.settle();
     InferenceController& c = h.controller();
     CHECK(h.panel.ab_view().b_document == h.docs[1]->id);
@@ -444,7 +442,7 @@ TEST_CASE("the corpus view scores a text as core corpus_kld does and shows the t
     const std::string text = test::corpus_text(1800);
     std::ofstream(text_path, std::ios::binary) << text;
     InferHarness h({demo("tiny-llama-f32.gguf"), demo("tiny-llama-q4_0.gguf")});
-    h.panel.threads = 1;   // the same threads as the reference below: the same logits
+    h.panel.threads = 1;  // the same threads as the reference below: the same logits
     h.panel.ab_view().b_document = h.docs[1]->id;
     InferenceCorpusView& view = h.panel.corpus_view();
     view.options.n_ctx = 128;
@@ -516,7 +514,7 @@ TEST_CASE("the divergence view is exactly zero for a model against itself and co
     REQUIRE_FALSE(c.divergence_error().has_value());
     REQUIRE(c.divergence().has_value());
     const LayerDivergenceResult& same = c.divergence()->result;
-    REQUIRE(same.rows.size() == 6);   // attn_out, ffn_out, l_out of 2 layers
+    REQUIRE(same.rows.size() == 6);  // attn_out, ffn_out, l_out of 2 layers
     for (const LayerDivergenceRow& row : same.rows) {
         CHECK(row.rel_error == 0.0);
         CHECK(row.cosine == 1.0);
@@ -549,8 +547,8 @@ TEST_CASE("the divergence view is exactly zero for a model against itself and co
 TEST_CASE("the memory view sets the estimate beside llama.cpp's buffers with the KV term exact", "[gui-infer]") {
     InferHarness h({demo("tiny-llama-q4_0.gguf")});
     InferenceMemoryView& view = h.panel.memory_view();
-    view.options.n_ctx = 300;   // padded to 512 cells
-    view.options.kv_type = "f32";   // the demo heads (16 values) are too short for 32-value quantized blocks
+    view.options.n_ctx = 300;  // padded to 512 cells
+    view.options.kv_type = "f32";  // the demo heads (16 values) are too short for 32-value quantized blocks
     h.panel.request(InferenceTab::memory);
     h.settle();
     InferenceController& c = h.controller();

@@ -8,13 +8,13 @@
 #include <imgui.h>
 
 #include "headless.h"
-#include "workspace_harness.h"
 #include "hf_conversion_fixture.h"
 #include "mlens/open/target.h"
-#include "state/model_error_run.h"
 #include "model_fixture.h"
 #include "panels/model_error_panel.h"
+#include "state/model_error_run.h"
 #include "state/workspace.h"
+#include "workspace_harness.h"
 
 using namespace mlens;
 using mlens::test::FixtureTensor;
@@ -31,9 +31,8 @@ std::vector<FixtureTensor> model_tensors(uint32_t type, bool reference, uint64_t
     auto t = [&](const char* name, uint64_t rows, uint32_t seed) {
         return FixtureTensor{name, type, {width, rows}, test_signal(width * rows, seed)};
     };
-    std::vector<FixtureTensor> tensors = {t("token_embd.weight", 8, 1), t("blk.0.attn_q.weight", 4, 2),
-                                          t("blk.0.ffn_down.weight", 4, 3), t("blk.1.attn_q.weight", 4, 4),
-                                          t("blk.1.ffn_down.weight", 4, 5)};
+    std::vector<FixtureTensor> tensors = {t("token_embd.weight", 8, 1), t("blk.0.attn_q.weight", 4, 2), t("blk.0.ffn_down.weight", 4, 3),
+                                          t("blk.1.attn_q.weight", 4, 4), t("blk.1.ffn_down.weight", 4, 5)};
     tensors.push_back({"output.weight", GGML_TYPE_F32, {width, reference ? 2u : 3u}, test_signal(width * (reference ? 2 : 3), 6)});
     if (reference) tensors.push_back({"rope_freqs.weight", GGML_TYPE_F32, {32}, test_signal(32, 7)});
     return tensors;
@@ -41,9 +40,9 @@ std::vector<FixtureTensor> model_tensors(uint32_t type, bool reference, uint64_t
 
 struct ModelErrorHarness : test::WorkspaceHarness {
     TempDir dir;
-    Document* f32 = nullptr;    // reference
-    Document* q4 = nullptr;     // candidate, the document the panel draws
-    Document* copy = nullptr;   // the reference's tensors again, F32
+    Document* f32 = nullptr;  // reference
+    Document* q4 = nullptr;  // candidate, the document the panel draws
+    Document* copy = nullptr;  // the reference's tensors again, F32
     ModelErrorPanel panel;
 
     ModelErrorHarness() {
@@ -166,7 +165,7 @@ TEST_CASE("Model error rows select their tensor in this document and bring the W
     CHECK(h.q4->selection.kind == SelectionKind::tensor);
     CHECK(h.q4->model->tensors[h.q4->selection.index].name == "blk.1.attn_q.weight");
     CHECK(h.q4->focus_panel == "weights");
-    h.frame();   // the table highlights the selected row
+    h.frame();  // the table highlights the selected row
 }
 
 TEST_CASE("Model error can be cancelled and keeps the previous result", "[gui-model-error]") {
@@ -253,7 +252,7 @@ TEST_CASE("Model error aligns a GGUF conversion with its Hugging Face checkpoint
     REQUIRE(measured);
     run = std::move(measured).value();
     CHECK(run.name_alignment == "hf\xE2\x86\x92gguf llama");
-    CHECK(run.compared == 5);   // Q and K (rows reordered), the norm and two experts of one stacked tensor
+    CHECK(run.compared == 5);  // Q and K (rows reordered), the norm and two experts of one stacked tensor
     CHECK(run.failed == 0);
     CHECK(run.only_reference == 1);
     CHECK(run.pooled_rmse == 0.0);

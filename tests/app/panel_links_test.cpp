@@ -107,14 +107,15 @@ TEST_CASE("panel links read back what they write", "[app][links]") {
     CHECK(weights_link(kExperts, std::nullopt, 3) == "weights:blk.0.ffn_up_exps.weight#row=3");
     CHECK(parse_weights_link(weights_link(kExperts, 2, 1, 40), m) == WeightsLink{experts, 2, 1, 40});
     CHECK(parse_weights_link(weights_link(kExperts, std::nullopt, 3), m) == WeightsLink{experts, std::nullopt, 3, std::nullopt});
-    CHECK(parse_weights_link("weights:output.weight", m) == WeightsLink{tensor_index(m, "output.weight"), std::nullopt, std::nullopt, std::nullopt});
+    CHECK(parse_weights_link("weights:output.weight", m) ==
+          WeightsLink{tensor_index(m, "output.weight"), std::nullopt, std::nullopt, std::nullopt});
     CHECK_FALSE(parse_weights_link("weights:no.such.weight", m));
     CHECK_FALSE(parse_weights_link("weights:output.weight#row=x", m));
     CHECK_FALSE(parse_weights_link("weights:output.weight@expert=", m));
     CHECK_FALSE(parse_weights_link("requant:output.weight", m));
 
     CHECK(metadata_array_link(5) == "metadata-array:5");
-    CHECK_FALSE(parse_metadata_array_link("metadata-array:0", m));   // general.architecture: a string
+    CHECK_FALSE(parse_metadata_array_link("metadata-array:0", m));  // general.architecture: a string
     CHECK_FALSE(parse_metadata_array_link("metadata-array:100000", m));
 }
 

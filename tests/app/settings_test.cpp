@@ -62,6 +62,8 @@ TEST_CASE("the config folder follows XDG_CONFIG_HOME") {
     setenv("XDG_CONFIG_HOME", "", 1);
     CHECK(Settings::config_dir().filename() == "modellens");
     CHECK(Settings::config_dir().parent_path().filename() == ".config");
-    if (old) setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
-    else unsetenv("XDG_CONFIG_HOME");
+    if (old)
+        setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+    else
+        unsetenv("XDG_CONFIG_HOME");
 }

@@ -165,7 +165,7 @@ TEST_CASE("a cut file opens with a banner that leads to its diagnostics") {
     b.tensor_info("a", {16}, 0, 0).tensor_info("b", {16}, 0, 64);
     b.pad_to(32);
     b.f32_run(32);
-    b.bytes.resize(b.bytes.size() - 70);   // b is gone, a lost its last 6 bytes
+    b.bytes.resize(b.bytes.size() - 70);  // b is gone, a lost its last 6 bytes
     test::write_whole_file(dir.file("cut.gguf"), b.bytes);
     ShellHarness h;
     Document& doc = h.open(dir.file("cut.gguf"));

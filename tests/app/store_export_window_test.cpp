@@ -29,7 +29,8 @@ struct ExportHarness : test::WorkspaceHarness {
     void frames(int n = 2) {
         for (int i = 0; i < n; ++i) {
             PanelContext ctx = context_of(*doc);
-            imgui.window_frame("panel", 1400, 900, [&] { panel.draw(ctx); }, [&] { panel.draw_windows(ctx); });
+            imgui.window_frame(
+                "panel", 1400, 900, [&] { panel.draw(ctx); }, [&] { panel.draw_windows(ctx); });
         }
     }
     void settle() {

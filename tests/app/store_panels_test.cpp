@@ -10,10 +10,10 @@
 #include "headless.h"
 #include "mlens/model/summary.h"
 #include "mlens/open/target.h"
-#include "workspace_harness.h"
 #include "panels/safetensors_panel.h"
 #include "panels/store_panel.h"
 #include "state/workspace.h"
+#include "workspace_harness.h"
 
 using namespace mlens;
 using mlens::test::HeadlessImGui;
@@ -200,8 +200,8 @@ TEST_CASE("a store model opens by its manifest path and shows its safetensors he
     CHECK(m.metadata[side[0]].value.string_value().find("\"num_experts\": 4") != std::string::npos);
 
     SafetensorsPanel panel;
-    for (auto view : {SafetensorsPanel::View::tensors, SafetensorsPanel::View::tree, SafetensorsPanel::View::metadata,
-                      SafetensorsPanel::View::files}) {
+    for (auto view :
+         {SafetensorsPanel::View::tensors, SafetensorsPanel::View::tree, SafetensorsPanel::View::metadata, SafetensorsPanel::View::files}) {
         panel.show(view);
         h.draw(panel, doc, 3);
     }

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "state/display_text.h"
 #include "headless.h"
+#include "state/display_text.h"
 #include "widgets/table_cell.h"
 
 using namespace mlens;
@@ -42,7 +42,9 @@ TEST_CASE("a first word wider than the cell is cut between whole characters") {
     // Three-byte characters two units wide: two of them and the ellipsis fit in 5.
     CHECK(shown("\xE8\xAA\x9E\xE8\xAA\x9E\xE8\xAA\x9E\xE8\xAA\x9E", 5.0f) == "\xE8\xAA\x9E\xE8\xAA\x9E\xE2\x80\xA6");
     // Invalid bytes count as one character each and are never split from a valid sequence.
-    CHECK(ui::elide_length("\xFF\xFE" "abcdef", 4.0f, units) == 3);
+    CHECK(ui::elide_length("\xFF\xFE"
+                           "abcdef",
+                           4.0f, units) == 3);
 }
 
 TEST_CASE("with the app's font, a code elided to a narrow cell keeps whole words") {
@@ -86,8 +88,7 @@ TEST_CASE("a word wider than the line is cut after a boundary, else between char
     CHECK(ui::wrap_lines("/models/blobs/sha256-abc", 10.0f, units) == Lines{"/models/", "blobs/", "sha256-abc"});
     CHECK(ui::wrap_lines("Supercalifragilistic", 8.0f, units) == Lines{"Supercal", "ifragili", "stic"});
     // Three-byte characters two units wide stay whole; a line holds at least one character.
-    CHECK(ui::wrap_lines("\xE8\xAA\x9E\xE8\xAA\x9E\xE8\xAA\x9E", 5.0f, units) ==
-          Lines{"\xE8\xAA\x9E\xE8\xAA\x9E", "\xE8\xAA\x9E"});
+    CHECK(ui::wrap_lines("\xE8\xAA\x9E\xE8\xAA\x9E\xE8\xAA\x9E", 5.0f, units) == Lines{"\xE8\xAA\x9E\xE8\xAA\x9E", "\xE8\xAA\x9E"});
     CHECK(ui::wrap_lines("ab", 0.5f, units) == Lines{"a", "b"});
 }
 

@@ -3,11 +3,11 @@
 #include <chrono>
 #include <thread>
 
-#include "state/array_search.h"
-#include "state/document.h"
 #include "gui_fixture.h"
 #include "headless.h"
 #include "mlens/open/target.h"
+#include "state/array_search.h"
+#include "state/document.h"
 #include "state/tensor_listing.h"
 
 using namespace mlens;
@@ -105,14 +105,14 @@ TEST_CASE("array search hands over matches while it runs, each once and in order
     });
     CHECK(all.size() > 1000);
     CHECK(handed == all);
-    CHECK(hand_overs >= 2);   // every 16,384 tokens (when something was found) and at the end
+    CHECK(hand_overs >= 2);  // every 16,384 tokens (when something was found) and at the end
 
     JobRunner jobs;
     ArraySearch search;
     search.start(jobs, index.tokenizer.tokens, "tokenizer.ggml.tokens", "er");
     size_t seen = 0;
     while (!search.poll()) {
-        CHECK(search.matches().size() >= seen);   // rows only ever grow while it runs
+        CHECK(search.matches().size() >= seen);  // rows only ever grow while it runs
         seen = search.matches().size();
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }

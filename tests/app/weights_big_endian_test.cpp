@@ -10,8 +10,8 @@
 
 #include "gguf_builder.h"
 #include "mlens/formats/gguf_reader.h"
-#include "test_paths.h"
 #include "state/weights_analysis.h"
+#include "test_paths.h"
 
 using namespace mlens;
 

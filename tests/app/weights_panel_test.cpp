@@ -14,14 +14,14 @@
 #include "gguf_builder.h"
 #include "gui_fixture.h"
 #include "headless.h"
-#include "workspace_harness.h"
 #include "hf_conversion_fixture.h"
-#include "mlens/open/target.h"
 #include "mlens/formats/ggml_types.h"
+#include "mlens/open/target.h"
 #include "model_fixture.h"
 #include "panels/weights_panel.h"
 #include "state/weights_analysis.h"
 #include "state/workspace.h"
+#include "workspace_harness.h"
 
 using namespace mlens;
 using mlens::test::GgufBuilder;
@@ -92,8 +92,8 @@ struct WeightsHarness : test::WorkspaceHarness {
     TempDir dir;
     Document* a = nullptr;
     Document* b = nullptr;
-    Document* q = nullptr;                  // write_quantized_file
-    Document* shown = nullptr;              // the document the panel draws, `a` unless told
+    Document* q = nullptr;  // write_quantized_file
+    Document* shown = nullptr;  // the document the panel draws, `a` unless told
     WeightsPanel panel;
 
     WeightsHarness() {
@@ -108,7 +108,8 @@ struct WeightsHarness : test::WorkspaceHarness {
     }
     void frame() {
         PanelContext ctx = context_of(*shown);
-        imgui.window_frame("weights", 1400, 900, [&] { panel.draw(ctx); }, [&] { panel.draw_windows(ctx); });
+        imgui.window_frame(
+            "weights", 1400, 900, [&] { panel.draw(ctx); }, [&] { panel.draw_windows(ctx); });
     }
     // Frames until the job the panel started has finished and its result is shown.
     // (A toolbar change made during a frame starts its job on the next one, so a few rounds.)
@@ -287,7 +288,7 @@ TEST_CASE("analyze_weights summarizes the block scales of quantized tensors and 
     CHECK(d.stats.min == 0);
     CHECK(d.stats.max == 2);
     CHECK(d.stats.mean == Approx(0.875));
-    CHECK(d.histogram.counts == std::vector<uint64_t>{3, 3, 3, 3});   // bins [0, .5) [.5, 1) [1, 1.5) [1.5, 2]
+    CHECK(d.histogram.counts == std::vector<uint64_t>{3, 3, 3, 3});  // bins [0, .5) [.5, 1) [1, 1.5) [1.5, 2]
     CHECK(d.histogram.total() == d.stats.count);
 
     // The second expert holds blocks 6..11: d = 1, 2, 0, 0.5, 1, 2.
@@ -356,8 +357,7 @@ TEST_CASE("analyze_weights summarizes the block scales of quantized tensors and 
     CHECK(cancelled.cancelled);
 }
 
-TEST_CASE("the Weights panel shows block scales, keeps the chosen series and re-bins them with the bin count",
-          "[gui-weights]") {
+TEST_CASE("the Weights panel shows block scales, keeps the chosen series and re-bins them with the bin count", "[gui-weights]") {
     WeightsHarness h;
     h.shown = h.q;
     h.q->select({SelectionKind::tensor, 1});

@@ -7,12 +7,12 @@
 
 #include "gguf_builder.h"
 #include "headless.h"
-#include "workspace_harness.h"
 #include "mlens/formats/ggml_types.h"
 #include "panels/weights_panel.h"
 #include "panels/weights_requant_view.h"
 #include "state/weights_analysis.h"
 #include "state/workspace.h"
+#include "workspace_harness.h"
 
 using namespace mlens;
 using mlens::test::GgufBuilder;
@@ -121,8 +121,7 @@ TEST_CASE("requantize_weights gives one row per type in order, with the error of
     CHECK(cancelled.rows.empty());
 }
 
-TEST_CASE("the Requantize tab runs the checked types, draws and sorts the table, and clears on a new tensor",
-          "[gui-requant]") {
+TEST_CASE("the Requantize tab runs the checked types, draws and sorts the table, and clears on a new tensor", "[gui-requant]") {
     RequantHarness h;
     h.doc->select({SelectionKind::tensor, 0});
     h.settle();

@@ -44,12 +44,18 @@ struct Atoms {
     Atom uri_list, targets, net_wm_name, utf8_string, timestamp_probe;
 
     explicit Atoms(Display* d)
-        : aware(XInternAtom(d, "XdndAware", False)), enter(XInternAtom(d, "XdndEnter", False)),
-          position(XInternAtom(d, "XdndPosition", False)), status(XInternAtom(d, "XdndStatus", False)),
-          leave(XInternAtom(d, "XdndLeave", False)), drop(XInternAtom(d, "XdndDrop", False)),
-          finished(XInternAtom(d, "XdndFinished", False)), selection(XInternAtom(d, "XdndSelection", False)),
-          action_copy(XInternAtom(d, "XdndActionCopy", False)), uri_list(XInternAtom(d, "text/uri-list", False)),
-          targets(XInternAtom(d, "TARGETS", False)), net_wm_name(XInternAtom(d, "_NET_WM_NAME", False)),
+        : aware(XInternAtom(d, "XdndAware", False)),
+          enter(XInternAtom(d, "XdndEnter", False)),
+          position(XInternAtom(d, "XdndPosition", False)),
+          status(XInternAtom(d, "XdndStatus", False)),
+          leave(XInternAtom(d, "XdndLeave", False)),
+          drop(XInternAtom(d, "XdndDrop", False)),
+          finished(XInternAtom(d, "XdndFinished", False)),
+          selection(XInternAtom(d, "XdndSelection", False)),
+          action_copy(XInternAtom(d, "XdndActionCopy", False)),
+          uri_list(XInternAtom(d, "text/uri-list", False)),
+          targets(XInternAtom(d, "TARGETS", False)),
+          net_wm_name(XInternAtom(d, "_NET_WM_NAME", False)),
           utf8_string(XInternAtom(d, "UTF8_STRING", False)),
           timestamp_probe(XInternAtom(d, "_XDND_DROP_SOURCE_TIME", False)) {}
 };
@@ -79,8 +85,8 @@ std::string percent_encoded(const std::string& path) {
     static const char kHex[] = "0123456789ABCDEF";
     std::string out;
     for (unsigned char c : path) {
-        bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                     c == '.' || c == '_' || c == '~' || c == '/';
+        bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+            c == '~' || c == '/';
         if (plain) {
             out += static_cast<char>(c);
         } else {
@@ -107,8 +113,7 @@ std::optional<std::string> text_property(Display* d, Window w, Atom property, At
     int format = 0;
     unsigned long count = 0, after = 0;
     unsigned char* data = nullptr;
-    if (XGetWindowProperty(d, w, property, 0, 1024, False, type, &actual, &format, &count, &after, &data) != Success)
-        return std::nullopt;
+    if (XGetWindowProperty(d, w, property, 0, 1024, False, type, &actual, &format, &count, &after, &data) != Success) return std::nullopt;
     std::optional<std::string> text;
     if (data && actual == type && format == 8) text = std::string(reinterpret_cast<char*>(data), count);
     if (data) XFree(data);
@@ -127,8 +132,8 @@ long xdnd_version(Display* d, Window w, const Atoms& atoms) {
     unsigned long count = 0, after = 0;
     unsigned char* data = nullptr;
     long version = 0;
-    if (XGetWindowProperty(d, w, atoms.aware, 0, 1, False, XA_ATOM, &actual, &format, &count, &after, &data) == Success &&
-        data && actual == XA_ATOM && format == 32 && count == 1)
+    if (XGetWindowProperty(d, w, atoms.aware, 0, 1, False, XA_ATOM, &actual, &format, &count, &after, &data) == Success && data &&
+        actual == XA_ATOM && format == 32 && count == 1)
         version = reinterpret_cast<long*>(data)[0];
     if (data) XFree(data);
     return version;
@@ -136,7 +141,7 @@ long xdnd_version(Display* d, Window w, const Atoms& atoms) {
 
 struct Search {
     Window found = None;
-    bool title_seen = false;   // a mapped window had the title but no usable XdndAware
+    bool title_seen = false;  // a mapped window had the title but no usable XdndAware
     std::string title;
 };
 
@@ -183,8 +188,7 @@ bool send_client_message(Display* d, Window target, Atom type, const std::array<
     return !x_failed(d);
 }
 
-void answer_selection_request(Display* d, const XSelectionRequestEvent& request, const Atoms& atoms,
-                              const std::string& uris) {
+void answer_selection_request(Display* d, const XSelectionRequestEvent& request, const Atoms& atoms, const std::string& uris) {
     XEvent reply{};
     reply.xselection.type = SelectionNotify;
     reply.xselection.display = d;
@@ -201,8 +205,7 @@ void answer_selection_request(Display* d, const XSelectionRequestEvent& request,
         reply.xselection.property = property;
     } else if (request.selection == atoms.selection && request.target == atoms.targets) {
         Atom offered[] = {atoms.targets, atoms.uri_list};
-        XChangeProperty(d, request.requestor, property, XA_ATOM, 32, PropModeReplace,
-                        reinterpret_cast<const unsigned char*>(offered), 2);
+        XChangeProperty(d, request.requestor, property, XA_ATOM, 32, PropModeReplace, reinterpret_cast<const unsigned char*>(offered), 2);
         reply.xselection.property = property;
     }
     XSendEvent(d, request.requestor, False, NoEventMask, &reply);
@@ -226,11 +229,10 @@ std::optional<XEvent> next_event(Display* d, Clock::time_point deadline, const A
 }
 
 // Waits for a client message of `type` from `target`; nullopt when the deadline passes.
-std::optional<XClientMessageEvent> await_message(Display* d, Window target, Atom type, Clock::time_point deadline,
-                                                 const Atoms& atoms, const std::string& uris) {
+std::optional<XClientMessageEvent> await_message(Display* d, Window target, Atom type, Clock::time_point deadline, const Atoms& atoms,
+                                                 const std::string& uris) {
     while (std::optional<XEvent> event = next_event(d, deadline, atoms, uris)) {
-        if (event->type == ClientMessage && event->xclient.message_type == type &&
-            static_cast<Window>(event->xclient.data.l[0]) == target)
+        if (event->type == ClientMessage && event->xclient.message_type == type && static_cast<Window>(event->xclient.data.l[0]) == target)
             return event->xclient;
     }
     return std::nullopt;
@@ -262,8 +264,7 @@ int main(int argc, char** argv) {
         }
     }
     if (name.empty() || paths.empty()) return usage();
-    const Clock::time_point deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
+    const Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
 
     Display* d = XOpenDisplay(nullptr);
     if (!d) return fail("cannot open the X display '" + std::string(XDisplayName(nullptr)) + "'");
@@ -297,16 +298,15 @@ int main(int argc, char** argv) {
     int x = 0, y = 0;
     Window child = None;
     if (!XGetWindowAttributes(d, target, &attributes) ||
-        !XTranslateCoordinates(d, target, root, attributes.width / 2, attributes.height / 2, &x, &y, &child) ||
-        x < 0 || y < 0 || x > 0xffff || y > 0xffff)
+        !XTranslateCoordinates(d, target, root, attributes.width / 2, attributes.height / 2, &x, &y, &child) || x < 0 || y < 0 ||
+        x > 0xffff || y > 0xffff)
         return fail("the target window vanished or lies off the screen");
 
     const long self = static_cast<long>(own);
     const long offered = static_cast<long>(atoms.uri_list);
     const long at = (static_cast<long>(x) << 16) | y;
     if (!send_client_message(d, target, atoms.enter, {self, kXdndVersion << 24, offered, 0, 0}) ||
-        !send_client_message(d, target, atoms.position,
-                             {self, 0, at, static_cast<long>(time), static_cast<long>(atoms.action_copy)}))
+        !send_client_message(d, target, atoms.position, {self, 0, at, static_cast<long>(time), static_cast<long>(atoms.action_copy)}))
         return fail("cannot send to the target window");
     std::optional<XClientMessageEvent> status = await_message(d, target, atoms.status, deadline, atoms, uris);
     if (!status) return fail("no XdndStatus from the target");

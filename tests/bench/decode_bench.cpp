@@ -58,7 +58,7 @@ std::vector<double> best_s(const std::vector<std::function<void()>>& fns, int ro
     return best;
 }
 
-std::atomic<uint64_t> sink{0};   // keeps decoded values observable
+std::atomic<uint64_t> sink{0};  // keeps decoded values observable
 
 void decode_parallel(const TensorView& v, unsigned threads) {
     const uint64_t chunk = v.chunk_length();
@@ -124,8 +124,10 @@ int main(int argc, char** argv) {
     std::vector<std::string> args;
     std::string keep;
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--keep") == 0 && i + 1 < argc) keep = argv[++i];
-        else args.emplace_back(argv[i]);
+        if (std::strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
+            keep = argv[++i];
+        else
+            args.emplace_back(argv[i]);
     }
     const uint64_t n = args.size() > 0 ? std::stoull(args[0]) : (16u << 20);
     const unsigned threads = args.size() > 1 ? static_cast<unsigned>(std::stoul(args[1])) : 2;
@@ -146,30 +148,33 @@ int main(int argc, char** argv) {
         auto view = TensorView::open(*model, ggml_type_name(type));
         std::vector<uint8_t> whole_bytes;
         std::vector<float> whole_out;
-        ggml_decode_whole(*view, whole_bytes, whole_out);   // allocates and faults the buffers in
+        ggml_decode_whole(*view, whole_bytes, whole_out);  // allocates and faults the buffers in
         const auto t = best_s({[&] { ggml_decode(*view); }, [&] { ggml_decode_whole(*view, whole_bytes, whole_out); },
                                [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); }});
         const double t_ref = t[0], t_decode = t[2];
         report(ggml_type_name(type), n, t_ref, t[1], t_decode, t[3]);
-        tsv += std::string(ggml_type_name(type)) + "\t" + std::to_string(n / t_ref / 1e9) + "\t" +
-               std::to_string(n / t_decode / 1e9) + "\n";
+        tsv +=
+            std::string(ggml_type_name(type)) + "\t" + std::to_string(n / t_ref / 1e9) + "\t" + std::to_string(n / t_decode / 1e9) + "\n";
     }
-    {   // F16 reference against its Q4_K copy.
+    {  // F16 reference against its Q4_K copy.
         auto f16 = TensorView::open(*model, ggml_type_name(GGML_TYPE_F16));
         auto q4k = TensorView::open(*model, ggml_type_name(GGML_TYPE_Q4_K));
-        const auto t = best_s({[&] { ggml_decode(*f16); ggml_decode(*q4k); },
+        const auto t = best_s({[&] {
+                                   ggml_decode(*f16);
+                                   ggml_decode(*q4k);
+                               },
                                [&] {
                                    auto c = compare_sources(*f16, *q4k, row, 10, nullptr, threads, 0.0, 1.0, 256);
                                    sink += c && c->count == n ? 0 : 1;
                                }});
-        std::printf("compare F16 with Q4_K: ggml decoding both %6.3f G pairs/s   compare_sources %6.3f G pairs/s (%.2fx)\n",
-                    n / t[0] / 1e9, n / t[1] / 1e9, t[0] / t[1]);
+        std::printf("compare F16 with Q4_K: ggml decoding both %6.3f G pairs/s   compare_sources %6.3f G pairs/s (%.2fx)\n", n / t[0] / 1e9,
+                    n / t[1] / 1e9, t[0] / t[1]);
     }
     if (!keep.empty() && !(std::ofstream(keep + ".tsv") << tsv)) {
         std::fprintf(stderr, "cannot write %s.tsv\n", keep.c_str());
         return 1;
     }
-    {   // MLX int4 (group 64) blob; reference: our decode on one thread.
+    {  // MLX int4 (group 64) blob; reference: our decode on one thread.
         auto q = mlx_quantize(MlxMode::affine, 4, 64, values.data(), n);
         std::vector<uint8_t> packed(q->packed.size() * 4), scales(q->scales.size() * 4), biases(q->biases.size() * 4);
         std::memcpy(packed.data(), q->packed.data(), packed.size());
@@ -179,13 +184,16 @@ int main(int argc, char** argv) {
         // One safetensors blob as Ollama writes it: packed words, then scales, then biases.
         const std::string sshape = "[" + rows + "," + std::to_string(row / 64) + "]";
         const size_t p = packed.size(), s = scales.size();
-        std::string header = "{\"__metadata__\":{\"quant_type\":\"int4\",\"group_size\":\"64\"},"
-                             "\"w\":{\"dtype\":\"U32\",\"shape\":[" + rows + "," + std::to_string(row / 8) +
-                             "],\"data_offsets\":[0," + std::to_string(p) + "]},"
-                             "\"w.scale\":{\"dtype\":\"F32\",\"shape\":" + sshape + ",\"data_offsets\":[" +
-                             std::to_string(p) + "," + std::to_string(p + s) + "]},"
-                             "\"w.bias\":{\"dtype\":\"F32\",\"shape\":" + sshape + ",\"data_offsets\":[" +
-                             std::to_string(p + s) + "," + std::to_string(p + 2 * s) + "]}}";
+        std::string header =
+            "{\"__metadata__\":{\"quant_type\":\"int4\",\"group_size\":\"64\"},"
+            "\"w\":{\"dtype\":\"U32\",\"shape\":[" +
+            rows + "," + std::to_string(row / 8) + "],\"data_offsets\":[0," + std::to_string(p) +
+            "]},"
+            "\"w.scale\":{\"dtype\":\"F32\",\"shape\":" +
+            sshape + ",\"data_offsets\":[" + std::to_string(p) + "," + std::to_string(p + s) +
+            "]},"
+            "\"w.bias\":{\"dtype\":\"F32\",\"shape\":" +
+            sshape + ",\"data_offsets\":[" + std::to_string(p + s) + "," + std::to_string(p + 2 * s) + "]}}";
         while (header.size() % 8) header += ' ';
         std::vector<uint8_t> file(8);
         const uint64_t len = header.size();
@@ -196,9 +204,9 @@ int main(int argc, char** argv) {
         auto model = open_safetensors(dir.file("int4.safetensors"));
         describe_tensor_blobs(*model);
         auto view = TensorView::open(*model, "w");
-        const auto t = best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); },
-                               [&] { analyze(*view, threads); }});
+        const auto t =
+            best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); }});
         report("int4 MLX", n, t[0], 0, t[1], t[2]);
     }
-    return sink == 0 ? 0 : 1;   // NaN-free signal: every decoded value equals itself
+    return sink == 0 ? 0 : 1;  // NaN-free signal: every decoded value equals itself
 }

@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "app_shell.h"
-#include "state/array_search.h"
 #include "headless.h"
 #include "large_gguf.h"
+#include "state/array_search.h"
 
 namespace {
 
@@ -50,13 +50,10 @@ double thread_cpu_ms() {
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
-double ms_between(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double, std::milli>(b - a).count();
-}
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
 
 void print_header() {
-    std::printf("%-44s %6s %7s %7s %7s %7s  %s\n", "case (CPU ms per frame)", "frames", "mean", "p50", "p95", "max",
-                "goal < 2 ms (p95)");
+    std::printf("%-44s %6s %7s %7s %7s %7s  %s\n", "case (CPU ms per frame)", "frames", "mean", "p50", "p95", "max", "goal < 2 ms (p95)");
 }
 
 void print_stats(const std::string& label, std::vector<double> ms, const std::string& note = {}) {
@@ -67,13 +64,10 @@ void print_stats(const std::string& label, std::vector<double> ms, const std::st
     std::sort(ms.begin(), ms.end());
     double sum = 0;
     for (double v : ms) sum += v;
-    auto pct = [&](double p) {
-        return ms[std::min(ms.size() - 1, static_cast<size_t>(p * static_cast<double>(ms.size())))];
-    };
+    auto pct = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<size_t>(p * static_cast<double>(ms.size())))]; };
     double p95 = pct(0.95);
-    std::printf("%-44s %6zu %7.3f %7.3f %7.3f %7.3f  %s%s\n", label.c_str(), ms.size(),
-                sum / static_cast<double>(ms.size()), pct(0.5), p95, ms.back(), p95 < kFrameGoalMs ? "ok" : "MISSED",
-                note.c_str());
+    std::printf("%-44s %6zu %7.3f %7.3f %7.3f %7.3f  %s%s\n", label.c_str(), ms.size(), sum / static_cast<double>(ms.size()), pct(0.5), p95,
+                ms.back(), p95 < kFrameGoalMs ? "ok" : "MISSED", note.c_str());
 }
 
 // The child window a scrolling table named `table` drew its rows into this frame, if any.
@@ -142,10 +136,11 @@ public:
             std::printf("%-44s rows never shown after %d frames\n", label.c_str(), frames);
             return false;
         }
-        std::printf("%-44s first rows %6.1f ms after the open job (%d frames: %s ms)  goal < %.0f ms: %s"
-                    "   [open job %.0f ms, parse %.0f ms]\n",
-                    label.c_str(), latency, frames, frame_ms.c_str(), kFirstRowsGoalMs,
-                    latency < kFirstRowsGoalMs ? "ok" : "MISSED", ms_between(start, done), doc->parse_ms);
+        std::printf(
+            "%-44s first rows %6.1f ms after the open job (%d frames: %s ms)  goal < %.0f ms: %s"
+            "   [open job %.0f ms, parse %.0f ms]\n",
+            label.c_str(), latency, frames, frame_ms.c_str(), kFirstRowsGoalMs, latency < kFirstRowsGoalMs ? "ok" : "MISSED",
+            ms_between(start, done), doc->parse_ms);
         return true;
     }
 
@@ -239,8 +234,7 @@ bool tokenizer_cases(const std::string& path) {
     print_stats("tokenizer: wheel, 1 notch per frame", app.wheel("vocabulary", -1.0f, kFrames));
     std::vector<double> fling = app.fling("vocabulary", kFrames);
     print_stats("tokenizer: fling through 1,000,000 rows", fling, app.position("vocabulary", kTokens));
-    print_stats(std::string("tokenizer: typing \"") + kQuery + "\" (1 char per frame)",
-                app.type_search("vocabulary", kQuery));
+    print_stats(std::string("tokenizer: typing \"") + kQuery + "\" (1 char per frame)", app.type_search("vocabulary", kQuery));
     app.until_idle();
     // One more character narrows the search; the previous query's rows stay until the new search
     // hands over its first matches.
@@ -264,8 +258,7 @@ bool tokenizer_cases(const std::string& path) {
         return false;
     }
     fling = app.fling("vocabulary", kFrames);
-    print_stats("tokenizer: fling through " + std::to_string(matches) + " matches", fling,
-                app.position("vocabulary", matches));
+    print_stats("tokenizer: fling through " + std::to_string(matches) + " matches", fling, app.position("vocabulary", matches));
     return true;
 }
 
@@ -290,9 +283,10 @@ int main() {
         std::fprintf(stderr, "frame_bench: cannot write the GGUF files in %s\n", dir.path().c_str());
         return 1;
     }
-    std::printf("frame_bench: main-thread CPU time per frame (NewFrame to Render), headless ImGui at 1600x1000;\n"
-                "no GPU work is included (headless has none). Goals: < %.0f ms per frame, first rows < %.0f ms.\n",
-                kFrameGoalMs, kFirstRowsGoalMs);
+    std::printf(
+        "frame_bench: main-thread CPU time per frame (NewFrame to Render), headless ImGui at 1600x1000;\n"
+        "no GPU work is included (headless has none). Goals: < %.0f ms per frame, first rows < %.0f ms.\n",
+        kFrameGoalMs, kFirstRowsGoalMs);
     bool ok = tokenizer_cases(tokens);
     ok = tensor_cases(tensors) && ok;
     return ok ? 0 : 1;

@@ -43,7 +43,7 @@ double cpu_now() {
 }
 
 struct Timing {
-    double wall = 1e300, cpu = 1e300;   // best of the rounds, each
+    double wall = 1e300, cpu = 1e300;  // best of the rounds, each
 };
 
 std::vector<Timing> best_s(const std::vector<std::function<void()>>& fns, int rounds = 7) {
@@ -83,8 +83,8 @@ int main(int argc, char** argv) {
     const std::vector<float> values = test::test_signal(row * rows, 3);
     const double copy = memcpy_bandwidth();
     std::printf("memcpy (one thread, 64 MiB): %.2f GB/s\n", copy / 1e9);
-    std::printf("%-7s %7s %10s %9s %14s %7s %10s %14s %11s\n", "type", "MB", "fsck GB/s", "x memcpy", "to_float Gv/s",
-                "x to_f", "x to_f cpu", "validate GB/s", "x validate");
+    std::printf("%-7s %7s %10s %9s %14s %7s %10s %14s %11s\n", "type", "MB", "fsck GB/s", "x memcpy", "to_float Gv/s", "x to_f",
+                "x to_f cpu", "validate GB/s", "x validate");
     const std::string only = argc > 3 ? "," + std::string(argv[3]) + "," : "";
     for (ggml_type type : {GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_F32, GGML_TYPE_Q4_K, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS}) {
         const std::string name = ggml_type_name(type);
@@ -92,8 +92,7 @@ int main(int argc, char** argv) {
         const std::string path = dir.file(name + ".gguf");
         std::vector<uint8_t> bytes = type == GGML_TYPE_F32 ? std::vector<uint8_t>(values.size() * 4) : stored(type, values, row);
         if (type == GGML_TYPE_F32) std::memcpy(bytes.data(), values.data(), bytes.size());
-        if (!test::write_raw_gguf(path, {{"w", static_cast<uint32_t>(type), {static_cast<uint64_t>(row), rows}, bytes}}).ok())
-            return 1;
+        if (!test::write_raw_gguf(path, {{"w", static_cast<uint32_t>(type), {static_cast<uint64_t>(row), rows}, bytes}}).ok()) return 1;
         bytes.clear();
         bytes.shrink_to_fit();
         auto model = open_gguf(path);
@@ -114,12 +113,17 @@ int main(int argc, char** argv) {
             }
         };
         auto times = best_s({
-            [&] { auto r = fsck_model(*model, nullptr, threads); findings = r ? r->findings.size() : 1; },
+            [&] {
+                auto r = fsck_model(*model, nullptr, threads);
+                findings = r ? r->findings.size() : 1;
+            },
             [&] {
                 each_chunk([&](uint64_t n) {
                     // F32 has no to_float: its decode is a copy.
-                    if (traits->to_float) traits->to_float(chunk.data(), out.data(), static_cast<int64_t>(n / ggml_row_size(type, row) * row));
-                    else std::memcpy(out.data(), chunk.data(), n);
+                    if (traits->to_float)
+                        traits->to_float(chunk.data(), out.data(), static_cast<int64_t>(n / ggml_row_size(type, row) * row));
+                    else
+                        std::memcpy(out.data(), chunk.data(), n);
                 });
             },
             [&] { each_chunk([&](uint64_t n) { valid &= ggml_validate_row_data(type, chunk.data(), n); }); },
@@ -134,8 +138,10 @@ int main(int argc, char** argv) {
                     fsck_bps / copy, n_values / times[1].wall / 1e9, times[1].wall / times[0].wall, times[1].cpu / times[0].cpu,
                     n_bytes / times[2].wall / 1e9, times[2].wall / times[0].wall);
     }
-    std::printf("fsck on %u threads; x memcpy: fsck bytes/s over one-thread memcpy bytes/s; x to_f: fsck values/s over "
-                "one-thread ggml to_float (wall clock); x to_f cpu: the same in CPU time of all threads (the work done, "
-                "whatever else runs on the machine); x validate: ggml_validate_row_data time over fsck time\n", threads);
+    std::printf(
+        "fsck on %u threads; x memcpy: fsck bytes/s over one-thread memcpy bytes/s; x to_f: fsck values/s over "
+        "one-thread ggml to_float (wall clock); x to_f cpu: the same in CPU time of all threads (the work done, "
+        "whatever else runs on the machine); x validate: ggml_validate_row_data time over fsck time\n",
+        threads);
     return 0;
 }

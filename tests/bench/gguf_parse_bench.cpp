@@ -54,8 +54,10 @@ void parse_ours(const std::string& path) {
 void parse_ggml(const std::string& path) {
     gguf_init_params params{true, nullptr};
     gguf_context* ctx = gguf_init_from_file(path.c_str(), params);
-    if (!ctx) std::fprintf(stderr, "ggml: parse failed\n");
-    else gguf_free(ctx);
+    if (!ctx)
+        std::fprintf(stderr, "ggml: parse failed\n");
+    else
+        gguf_free(ctx);
 }
 
 std::string write_big_header() {
@@ -75,8 +77,8 @@ void bench(const char* label, const std::string& path) {
     long ggml_kib = child_peak_kib([&] { parse_ggml(path); }) - idle;
     std::ifstream f(path, std::ios::binary | std::ios::ate);
     double file_mib = static_cast<double>(f.tellg()) / (1 << 20);
-    std::printf("%-28s file %7.1f MiB | mlens %8.2f ms  ggml %8.2f ms  ratio %5.1fx | peak +%6.1f MiB (ggml +%6.1f MiB)\n",
-                label, file_mib, ours, ggml, ggml / ours, ours_kib / 1024.0, ggml_kib / 1024.0);
+    std::printf("%-28s file %7.1f MiB | mlens %8.2f ms  ggml %8.2f ms  ratio %5.1fx | peak +%6.1f MiB (ggml +%6.1f MiB)\n", label, file_mib,
+                ours, ggml, ggml / ours, ours_kib / 1024.0, ggml_kib / 1024.0);
 }
 
 }  // namespace

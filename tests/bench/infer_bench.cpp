@@ -46,7 +46,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kCollapsedTokens = 8;
-constexpr double kIdleBusyLimit = 0.2;   // cores kept busy by others
+constexpr double kIdleBusyLimit = 0.2;  // cores kept busy by others
 constexpr int kIdleSampleMs = 500;
 
 const char* const kPrompt = "Once upon a time, in a small village by the sea, there lived";
@@ -62,15 +62,15 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 bool start(llama_context* ctx, const llama_vocab* vocab) {
     llama_memory_clear(llama_get_memory(ctx), true);
     std::vector<llama_token> tokens(256);
-    int32_t n = llama_tokenize(vocab, kPrompt, static_cast<int32_t>(std::char_traits<char>::length(kPrompt)),
-                               tokens.data(), 256, true, true);
+    int32_t n =
+        llama_tokenize(vocab, kPrompt, static_cast<int32_t>(std::char_traits<char>::length(kPrompt)), tokens.data(), 256, true, true);
     tokens.resize(static_cast<size_t>(n));
     return llama_decode(ctx, llama_batch_get_one(tokens.data(), n)) == 0;
 }
 
 struct Rates {
-    double wall = 0.0;     // tokens / wall-clock seconds, prompt included
-    double decode = 0.0;   // tokens / seconds inside llama_decode (llama.cpp's counters, or ModelLens's)
+    double wall = 0.0;  // tokens / wall-clock seconds, prompt included
+    double decode = 0.0;  // tokens / seconds inside llama_decode (llama.cpp's counters, or ModelLens's)
 };
 
 // llama.cpp's own loop, as its `simple` example writes it.
@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: infer_bench MODEL [TOKENS] [REPEATS]\n");
         return 2;
     }
-    std::setvbuf(stdout, nullptr, _IOLBF, 0);   // each figure as soon as it is measured
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each figure as soon as it is measured
     const std::string path = argv[1];
     const int n_tokens = argc > 2 ? std::atoi(argv[2]) : 64;
     const int repeats = argc > 3 ? std::atoi(argv[3]) : 5;
@@ -252,10 +252,14 @@ int main(int argc, char** argv) {
                 busy_before.value_or(-1.0), busy_after.value_or(-1.0), kIdleBusyLimit,
                 idle ? "" : ": the machine was not idle, so the idle figures below do not measure ModelLens");
     std::printf("%s: ModelLens default %s\n", label, idle_note.c_str());
-    std::printf("%s: decode speed (time inside llama_decode): ModelLens (worker process) %.1f tokens/s, llama.cpp's own "
-                "loop %.1f tokens/s (its counters, same threads), ratio %.3f\n", label, dec_a, dec_b, dec_a / dec_b);
-    std::printf("%s: wall clock, prompt included: ModelLens (worker process) %.1f tokens/s, the same in process %.1f, "
-                "llama.cpp's own loop %.1f; worker / in process %.3f, ModelLens / llama.cpp %.3f\n", label, a, l, b, a / l, a / b);
+    std::printf(
+        "%s: decode speed (time inside llama_decode): ModelLens (worker process) %.1f tokens/s, llama.cpp's own "
+        "loop %.1f tokens/s (its counters, same threads), ratio %.3f\n",
+        label, dec_a, dec_b, dec_a / dec_b);
+    std::printf(
+        "%s: wall clock, prompt included: ModelLens (worker process) %.1f tokens/s, the same in process %.1f, "
+        "llama.cpp's own loop %.1f; worker / in process %.3f, ModelLens / llama.cpp %.3f\n",
+        label, a, l, b, a / l, a / b);
     std::printf("%s: bare argmax loop (decode floor) %.1f tokens/s, wall-clock ratio %.3f\n", label, c, a / c);
     std::printf("layer capture (default names): decode takes %.2fx the time without capture\n", median(capture_cost));
 
@@ -280,13 +284,16 @@ int main(int argc, char** argv) {
     llama_free(ctx_llama_default);
     llama_free(ctx_all_cores);
     const double d = median_of(b_default, &Rates::wall), one = median_of(b_one, &Rates::wall);
-    std::printf("busy (%d spinning processes), wall clock: ModelLens default (%s) %.1f tokens/s, ModelLens --threads 1 "
-                "%.1f tokens/s\n",
-                cores, busy_default->thread_note().c_str(), d, one);
-    std::printf("busy: llama.cpp's own loop %.1f tokens/s at its default %d threads, %.1f tokens/s at %d threads "
-                "(%d tokens, one run each)\n", od, llama_default_threads, oc, cores, collapsed_tokens);
-    std::printf("busy: ModelLens default / --threads 1 %.3f%s, / llama.cpp's own loop %.3f (its default), %.3f (%d threads)\n",
-                d / one, busy_default->threads() == 1 ? " (the default chose 1 thread: the same configuration, so the ratio is noise)" : "",
-                d / od, d / oc, cores);
+    std::printf(
+        "busy (%d spinning processes), wall clock: ModelLens default (%s) %.1f tokens/s, ModelLens --threads 1 "
+        "%.1f tokens/s\n",
+        cores, busy_default->thread_note().c_str(), d, one);
+    std::printf(
+        "busy: llama.cpp's own loop %.1f tokens/s at its default %d threads, %.1f tokens/s at %d threads "
+        "(%d tokens, one run each)\n",
+        od, llama_default_threads, oc, cores, collapsed_tokens);
+    std::printf("busy: ModelLens default / --threads 1 %.3f%s, / llama.cpp's own loop %.3f (its default), %.3f (%d threads)\n", d / one,
+                busy_default->threads() == 1 ? " (the default chose 1 thread: the same configuration, so the ratio is noise)" : "", d / od,
+                d / oc, cores);
     return 0;
 }

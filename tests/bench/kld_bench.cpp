@@ -55,10 +55,10 @@ int main(int argc, char** argv) {
     const std::string text = dir.file("text.txt");
     const std::string body = mlens::test::corpus_text(static_cast<size_t>(ctx) * chunks);
     mlens::test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
-    const std::string ppl = mlens::test::llama_perplexity_path() + " -c " + std::to_string(ctx) + " -b " +
-                            std::to_string(ctx) + " --chunks " + std::to_string(chunks) + " -t " + std::to_string(threads);
-    const std::string mlens = std::string(MLENS_CLI_PATH) + " kld --ctx " + std::to_string(ctx) + " --chunks " +
-                              std::to_string(chunks) + " --threads " + std::to_string(threads);
+    const std::string ppl = mlens::test::llama_perplexity_path() + " -c " + std::to_string(ctx) + " -b " + std::to_string(ctx) +
+        " --chunks " + std::to_string(chunks) + " -t " + std::to_string(threads);
+    const std::string mlens = std::string(MLENS_CLI_PATH) + " kld --ctx " + std::to_string(ctx) + " --chunks " + std::to_string(chunks) +
+        " --threads " + std::to_string(threads);
     const std::string base_ppl = dir.file("base-ppl.bin"), base_ours = dir.file("base-mlens.bin");
 
     std::vector<double> ours_both, theirs_both, ours_b, theirs_b;
@@ -69,12 +69,10 @@ int main(int argc, char** argv) {
         theirs_b.push_back(timed(ppl + " -m " + b + " --kl-divergence-base " + base_ppl + " --kl-divergence"));
         ours_b.push_back(timed(mlens + " --base " + base_ppl + " " + b));
     }
-    std::printf("corpus KLD, ctx %d, %d chunks, %d threads, median of %d runs (wall time, loading included)\n", ctx,
-                chunks, threads, repeats);
+    std::printf("corpus KLD, ctx %d, %d chunks, %d threads, median of %d runs (wall time, loading included)\n", ctx, chunks, threads,
+                repeats);
     const double tb = median(theirs_both), ob = median(ours_both), tr = median(theirs_b), orr = median(ours_b);
-    std::printf("  A and B:        llama-perplexity (2 passes) %7.2f s   mlens kld %7.2f s   speed ratio %.2fx\n", tb, ob,
-                tb / ob);
-    std::printf("  B against base: llama-perplexity            %7.2f s   mlens kld %7.2f s   speed ratio %.2fx\n", tr, orr,
-                tr / orr);
+    std::printf("  A and B:        llama-perplexity (2 passes) %7.2f s   mlens kld %7.2f s   speed ratio %.2fx\n", tb, ob, tb / ob);
+    std::printf("  B against base: llama-perplexity            %7.2f s   mlens kld %7.2f s   speed ratio %.2fx\n", tr, orr, tr / orr);
     return 0;
 }

@@ -29,12 +29,12 @@
 #include <string>
 #include <vector>
 
-#include "mlens/open/target.h"
 #include "mlens/formats/safetensors_dtype.h"
 #include "mlens/formats/safetensors_writer.h"
 #include "mlens/ollama/manifest.h"
 #include "mlens/ollama/store.h"
 #include "mlens/ollama/store_listing.h"
+#include "mlens/open/target.h"
 #include "ollama_store_builder.h"
 #include "test_paths.h"
 
@@ -95,7 +95,8 @@ Measure in_child(const std::function<void()>& setup, const std::function<std::st
     return m;
 }
 
-void report(const std::string& label, const std::function<std::string()>& fn, const std::function<void()>& setup = [] {}) {
+void report(
+    const std::string& label, const std::function<std::string()>& fn, const std::function<void()>& setup = [] {}) {
     Measure best;
     best.ms = 1e300;
     for (int i = 0; i < kRuns; ++i) {
@@ -161,9 +162,9 @@ std::vector<uint8_t> tensor_blob(const std::string& name, uint8_t fill) {
 }
 
 std::string tensor_name(size_t i) {
-    static const char* kParts[] = {"input_layernorm", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
-                                   "self_attn.o_proj", "post_attention_layernorm", "mlp.gate_proj", "mlp.up_proj",
-                                   "mlp.down_proj"};
+    static const char* kParts[] = {"input_layernorm",  "self_attn.q_proj", "self_attn.k_proj",
+                                   "self_attn.v_proj", "self_attn.o_proj", "post_attention_layernorm",
+                                   "mlp.gate_proj",    "mlp.up_proj",      "mlp.down_proj"};
     return "model.layers." + std::to_string(i / 9) + "." + kParts[i % 9] + ".weight";
 }
 
@@ -241,7 +242,7 @@ bool write_sharded_folder(const std::string& dir) {
 std::string outcome_of(const Result<Model>& m) {
     if (!m) return "refused: " + std::string(code_name(m.error().code));
     std::string s = std::to_string(m->files.size()) + " files, " + std::to_string(m->tensors.size()) + " tensors, " +
-                    std::to_string(m->error_count()) + " errors";
+        std::to_string(m->error_count()) + " errors";
     for (const Diagnostic& d : m->diagnostics)
         if (d.severity == Severity::error) return s + " (first: " + std::string(code_name(d.code)) + " " + d.message.substr(0, 30) + ")";
     return s;
@@ -258,19 +259,22 @@ void bench_store(const char* title, const std::string& root, const std::string& 
     std::printf("%s\n", title);
     const std::string manifest = root + "/manifests/registry.ollama.ai/library/bench/" + reference.substr(6);
     std::string text;
-    report("parse_manifest(text already in memory)", [&] {
-        Manifest m = parse_manifest(text);
-        return std::to_string(m.layers.size()) + " layers" +
-               (m.diagnostics.empty() ? std::string() : ", " + std::string(code_name(m.diagnostics.front().code)));
-    }, [&] {
-        std::ifstream f(manifest, std::ios::binary);
-        text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    });
+    report(
+        "parse_manifest(text already in memory)",
+        [&] {
+            Manifest m = parse_manifest(text);
+            return std::to_string(m.layers.size()) + " layers" +
+                (m.diagnostics.empty() ? std::string() : ", " + std::string(code_name(m.diagnostics.front().code)));
+        },
+        [&] {
+            std::ifstream f(manifest, std::ios::binary);
+            text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+        });
     report("Store::read_manifest", [&] {
         auto store = Store::open(root);
         StoredManifest m = store->read_manifest(*parse_model_reference(reference));
         return std::to_string(m.manifest.layers.size()) + " layers" +
-               (m.manifest.diagnostics.empty() ? std::string() : ", " + std::string(code_name(m.manifest.diagnostics.front().code)));
+            (m.manifest.diagnostics.empty() ? std::string() : ", " + std::string(code_name(m.manifest.diagnostics.front().code)));
     });
     report("list_store", [&] { return outcome_of(list_store(*Store::open(root))); });
     report("open_model(\"" + reference + "\")", [&] {

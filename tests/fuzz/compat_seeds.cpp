@@ -19,7 +19,10 @@ constexpr uint32_t kF32 = 0, kF16 = 1;
 
 class Seed {
 public:
-    explicit Seed(const std::string& arch) { m_model.format = Format::gguf; str("general.architecture", arch); }
+    explicit Seed(const std::string& arch) {
+        m_model.format = Format::gguf;
+        str("general.architecture", arch);
+    }
     Seed& kv(const std::string& key, Value v) {
         test::add_metadata(m_model, key, std::move(v));
         return *this;
@@ -53,47 +56,50 @@ int main(int argc, char** argv) {
     }
     const std::string dir = argv[1];
     std::vector<std::pair<std::string, Seed>> seeds;
-    seeds.emplace_back("gemma3.gguf", Seed("gemma3")
-                                          .u32("gemma3.embedding_length", 16)
-                                          .u32("gemma3.block_count", 1)
-                                          .u32("gemma3.mm.tokens_per_image", 4)
-                                          .u32("gemma3.vision.block_count", 1)
-                                          .u32("gemma3.vision.embedding_length", 8)
-                                          .u32("gemma3.vision.image_size", 28)
-                                          .u32("gemma3.vision.patch_size", 14)
-                                          .kv("tokenizer.ggml.tokens", compat::array_strings({"<pad>", "<eos>", "a", "b", "<img>"}))
-                                          .tensor("token_embd.weight", {16, 4}, kF16)
-                                          .tensor("blk.0.attn_norm.weight", {16})
-                                          .tensor("v.patch_embedding.weight", {2, 2, 3, 8}, kF16)
-                                          .tensor("v.blk.0.layer_norm1.weight", {8})
-                                          .tensor("mm.mm_input_projection.weight", {8, 16}, kF16));
-    seeds.emplace_back("llama4.gguf", Seed("llama4")
-                                          .u32("llama4.embedding_length", 16)
-                                          .u32("llama4.vision.block_count", 1)
-                                          .f32("llama4.vision.pixel_shuffle_ratio", 0.25f)
-                                          .tensor("blk.0.attn_norm.weight", {16})
-                                          .tensor("v.positional_embedding_vlm", {8, 5})
-                                          .tensor("v.vision_adapter.mlp.fc1.weight", {8, 8}, kF16)
-                                          .tensor("mm.linear_1.weight", {8, 16}, kF16)
-                                          .tensor("v.class_embedding", {8}));
-    seeds.emplace_back("gptoss.gguf", Seed("gptoss")
-                                          .u32("gptoss.block_count", 1)
-                                          .tensor("blk.0.attn_out.weight", {8, 8}, kF16)
-                                          .tensor("blk.0.attn_sinks", {2})
-                                          .tensor("blk.0.ffn_norm.weight", {8})
-                                          .tensor("blk.0.ffn_gate_exps.weight", {8, 4, 2}, kF16));
-    seeds.emplace_back("lfm2.gguf", Seed("lfm2")
-                                        .u32("lfm2.feed_forward_length", 12)
-                                        .tensor("blk.0.ffn_gate.weight", {8, 4}, kF16)
-                                        .tensor("output_norm.weight", {8}));
+    seeds.emplace_back("gemma3.gguf",
+                       Seed("gemma3")
+                           .u32("gemma3.embedding_length", 16)
+                           .u32("gemma3.block_count", 1)
+                           .u32("gemma3.mm.tokens_per_image", 4)
+                           .u32("gemma3.vision.block_count", 1)
+                           .u32("gemma3.vision.embedding_length", 8)
+                           .u32("gemma3.vision.image_size", 28)
+                           .u32("gemma3.vision.patch_size", 14)
+                           .kv("tokenizer.ggml.tokens", compat::array_strings({"<pad>", "<eos>", "a", "b", "<img>"}))
+                           .tensor("token_embd.weight", {16, 4}, kF16)
+                           .tensor("blk.0.attn_norm.weight", {16})
+                           .tensor("v.patch_embedding.weight", {2, 2, 3, 8}, kF16)
+                           .tensor("v.blk.0.layer_norm1.weight", {8})
+                           .tensor("mm.mm_input_projection.weight", {8, 16}, kF16));
+    seeds.emplace_back("llama4.gguf",
+                       Seed("llama4")
+                           .u32("llama4.embedding_length", 16)
+                           .u32("llama4.vision.block_count", 1)
+                           .f32("llama4.vision.pixel_shuffle_ratio", 0.25f)
+                           .tensor("blk.0.attn_norm.weight", {16})
+                           .tensor("v.positional_embedding_vlm", {8, 5})
+                           .tensor("v.vision_adapter.mlp.fc1.weight", {8, 8}, kF16)
+                           .tensor("mm.linear_1.weight", {8, 16}, kF16)
+                           .tensor("v.class_embedding", {8}));
+    seeds.emplace_back("gptoss.gguf",
+                       Seed("gptoss")
+                           .u32("gptoss.block_count", 1)
+                           .tensor("blk.0.attn_out.weight", {8, 8}, kF16)
+                           .tensor("blk.0.attn_sinks", {2})
+                           .tensor("blk.0.ffn_norm.weight", {8})
+                           .tensor("blk.0.ffn_gate_exps.weight", {8, 4, 2}, kF16));
+    seeds.emplace_back(
+        "lfm2.gguf",
+        Seed("lfm2").u32("lfm2.feed_forward_length", 12).tensor("blk.0.ffn_gate.weight", {8, 4}, kF16).tensor("output_norm.weight", {8}));
     seeds.emplace_back("olmo3.gguf", Seed("olmo3").u32("olmo3.block_count", 2).f32("olmo3.rope.freq_base", 500000.0f));
-    seeds.emplace_back("qwen35.gguf", Seed("qwen35")
-                                          .u32("qwen35.feed_forward_length", 16)
-                                          .u32("qwen35.attention.head_count", 2)
-                                          .tensor("blk.0.ssm_dt", {4})
-                                          .tensor("blk.0.attn_q.weight", {8, 8}, kF16)
-                                          .tensor("blk.0.attn_norm.weight", {8})
-                                          .tensor("v.pos_embed.weight", {4, 4}, kF16));
+    seeds.emplace_back("qwen35.gguf",
+                       Seed("qwen35")
+                           .u32("qwen35.feed_forward_length", 16)
+                           .u32("qwen35.attention.head_count", 2)
+                           .tensor("blk.0.ssm_dt", {4})
+                           .tensor("blk.0.attn_q.weight", {8, 8}, kF16)
+                           .tensor("blk.0.attn_norm.weight", {8})
+                           .tensor("v.pos_embed.weight", {4, 4}, kF16));
     int failed = 0;
     for (const auto& [name, seed] : seeds) failed += !seed.write(dir + "/" + name);
     return failed ? 1 : 0;

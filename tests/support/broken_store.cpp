@@ -45,7 +45,7 @@ std::vector<std::string> damaged_st_tensor_names() {
     return names;
 }
 
-bool damaged_st_tensor_broken(size_t index) { return index % 2 == 1; }   // layers 1, 3, 5, 7
+bool damaged_st_tensor_broken(size_t index) { return index % 2 == 1; }  // layers 1, 3, 5, 7
 
 std::vector<BrokenModel> write_broken_store(OllamaStoreBuilder& b, const std::string& outside_dir) {
     b.add_tiny();
@@ -54,8 +54,8 @@ std::vector<BrokenModel> write_broken_store(OllamaStoreBuilder& b, const std::st
     std::vector<LayerSpec> tensors;
     const std::vector<std::string> names = damaged_st_tensor_names();
     for (size_t i = 0; i < names.size(); ++i) {
-        std::string bytes = damaged_st_tensor_broken(i) ? "not a safetensors blob, tensor " + std::to_string(i)
-                                                        : one_tensor_blob(names[i], i);
+        std::string bytes =
+            damaged_st_tensor_broken(i) ? "not a safetensors blob, tensor " + std::to_string(i) : one_tensor_blob(names[i], i);
         tensors.push_back(b.blob(kTensorMediaType, bytes, names[i]));
     }
     b.add_model("damaged-st", tensors, config_json("safetensors", "qwen3", "F32", "18"));

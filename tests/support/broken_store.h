@@ -11,9 +11,9 @@
 namespace mlens::test {
 
 struct BrokenModel {
-    std::string name;            // display name, e.g. "missing:latest"
+    std::string name;  // display name, e.g. "missing:latest"
     std::string structure_code;  // the first error of the structure pass ("" when it passes)
-    std::string verified_code;   // the first error once digests are verified
+    std::string verified_code;  // the first error once digests are verified
 };
 
 // Writes, under b.root(), tiny:latest and:

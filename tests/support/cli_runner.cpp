@@ -28,8 +28,7 @@ std::vector<std::string> CliRun::err_lines() const {
     return lines;
 }
 
-MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::function<void()>& in_child,
-                           const std::string& stdin_text) {
+MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::function<void()>& in_child, const std::string& stdin_text) {
     std::string out_path = m_dir.file("stdout"), err_path = m_dir.file("stderr"), in_path = m_dir.file("stdin");
     write_whole_file(in_path, std::vector<uint8_t>(stdin_text.begin(), stdin_text.end()));
     const ExecArgs exec_args(MLENS_CLI_PATH, args);
@@ -54,8 +53,7 @@ MlensProcess::~MlensProcess() {
     if (m_pid <= 0) return;
     ::kill(m_pid, SIGKILL);
     int status = 0;
-    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {}
 }
 
 CliRun MlensProcess::wait(const CliLimits& limits) {

@@ -16,10 +16,10 @@
 namespace mlens::test {
 
 struct CliRun {
-    int exit_status = -1;   // -1 when the process did not exit normally (killed by a signal)
-    int signal = 0;         // the signal that ended it, 0 when it exited
-    bool timed_out = false; // sent CliLimits::stop_signal when CliLimits::seconds ran out
-    uint64_t peak_rss_bytes = 0;   // the process's largest resident set
+    int exit_status = -1;  // -1 when the process did not exit normally (killed by a signal)
+    int signal = 0;  // the signal that ended it, 0 when it exited
+    bool timed_out = false;  // sent CliLimits::stop_signal when CliLimits::seconds ran out
+    uint64_t peak_rss_bytes = 0;  // the process's largest resident set
     std::string out;
     std::string err;
     std::vector<std::string> err_lines() const;

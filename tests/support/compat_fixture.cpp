@@ -61,8 +61,7 @@ std::vector<std::string> stored_keys(const Model& model) {
     return out;
 }
 
-std::vector<std::string> keys_after(const Model& model, const std::vector<std::string>& appended,
-                                    const std::vector<std::string>& removed) {
+std::vector<std::string> keys_after(const Model& model, const std::vector<std::string>& appended, const std::vector<std::string>& removed) {
     std::vector<std::string> out;
     auto listed = [](const std::vector<std::string>& v, const std::string& k) { return std::find(v.begin(), v.end(), k) != v.end(); };
     for (const MetadataEntry& e : model.metadata)

@@ -10,13 +10,14 @@ namespace mlens::test {
 namespace {
 
 constexpr std::array<const char*, 96> kWords = {
-    "the", "of", "and", "a", "to", "in", "is", "you", "that", "it", "he", "was", "for", "on", "are", "as",
-    "with", "his", "they", "at", "be", "this", "have", "from", "or", "one", "had", "by", "word", "but", "not", "what",
-    "all", "were", "we", "when", "your", "can", "said", "there", "use", "an", "each", "which", "she", "do", "how", "their",
-    "if", "will", "up", "other", "about", "out", "many", "then", "them", "these", "so", "some", "her", "would", "make", "like",
-    "river", "mountain", "village", "letter", "winter", "garden", "morning", "stone", "bridge", "window", "journey", "harbour",
-    "quietly", "across", "under", "between", "always", "never", "often", "slowly", "bright", "cold", "old", "young",
-    "walked", "found", "carried", "opened", "remembered", "watched", "built", "wrote"};
+    "the",    "of",     "and",     "a",       "to",      "in",       "is",      "you",     "that",       "it",      "he",      "was",
+    "for",    "on",     "are",     "as",      "with",    "his",      "they",    "at",      "be",         "this",    "have",    "from",
+    "or",     "one",    "had",     "by",      "word",    "but",      "not",     "what",    "all",        "were",    "we",      "when",
+    "your",   "can",    "said",    "there",   "use",     "an",       "each",    "which",   "she",        "do",      "how",     "their",
+    "if",     "will",   "up",      "other",   "about",   "out",      "many",    "then",    "them",       "these",   "so",      "some",
+    "her",    "would",  "make",    "like",    "river",   "mountain", "village", "letter",  "winter",     "garden",  "morning", "stone",
+    "bridge", "window", "journey", "harbour", "quietly", "across",   "under",   "between", "always",     "never",   "often",   "slowly",
+    "bright", "cold",   "old",     "young",   "walked",  "found",    "carried", "opened",  "remembered", "watched", "built",   "wrote"};
 
 }  // namespace
 
@@ -36,11 +37,16 @@ std::string corpus_text(size_t words, uint64_t seed) {
         text += w;
         const uint64_t r = next() % 100;
         sentence_start = r < 9;
-        if (r < 7) text += ". ";
-        else if (r < 8) text += "?\n";
-        else if (r < 9) text += ".\n\n";
-        else if (r < 15) text += ", ";
-        else text += " ";
+        if (r < 7)
+            text += ". ";
+        else if (r < 8)
+            text += "?\n";
+        else if (r < 9)
+            text += ".\n\n";
+        else if (r < 15)
+            text += ", ";
+        else
+            text += " ";
     }
     text += ".\n";
     return text;

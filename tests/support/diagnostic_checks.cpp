@@ -28,8 +28,7 @@ const Diagnostic* find_diagnostic(const Model& m, const std::string& code) {
     return nullptr;
 }
 
-void require_error(const Model& m, const std::string& code, const std::string& field,
-                   std::optional<uint64_t> offset) {
+void require_error(const Model& m, const std::string& code, const std::string& field, std::optional<uint64_t> offset) {
     INFO("diagnostics:\n" << describe(m));
     const Diagnostic* e = first_error(m);
     REQUIRE(e != nullptr);
@@ -51,8 +50,7 @@ void require_accepted(const Model& m, std::vector<std::string> warnings) {
     REQUIRE(found == warnings);
 }
 
-void require_warning(const Model& m, const std::string& code, const std::string& field,
-                     std::optional<uint64_t> offset) {
+void require_warning(const Model& m, const std::string& code, const std::string& field, std::optional<uint64_t> offset) {
     INFO("diagnostics:\n" << describe(m));
     auto it = std::find_if(m.diagnostics.begin(), m.diagnostics.end(), [&](const Diagnostic& d) {
         return d.severity == Severity::warning && code_name(d.code) == code && d.field == field && d.offset == offset;
@@ -68,8 +66,8 @@ const TensorInfo& tensor(const Model& m, const std::string& name) {
 }
 
 bool display_safe(const std::string& s) {
-    return s.find('\x1B') == std::string::npos && s.find('\x07') == std::string::npos &&
-           s.find('\0') == std::string::npos && s.find("\xE2\x80\xAE") == std::string::npos;
+    return s.find('\x1B') == std::string::npos && s.find('\x07') == std::string::npos && s.find('\0') == std::string::npos &&
+        s.find("\xE2\x80\xAE") == std::string::npos;
 }
 
 }  // namespace mlens::test

@@ -23,15 +23,13 @@ const Diagnostic* first_error(const Model& m);
 const Diagnostic* find_diagnostic(const Model& m, const std::string& code);
 
 // The first error has exactly this code, field path and offset (nullopt: no offset applies).
-void require_error(const Model& m, const std::string& code, const std::string& field,
-                   std::optional<uint64_t> offset);
+void require_error(const Model& m, const std::string& code, const std::string& field, std::optional<uint64_t> offset);
 
 // No error, not partial, and the warning codes are exactly `warnings` (order ignored).
 void require_accepted(const Model& m, std::vector<std::string> warnings = {});
 
 // The model has a warning with this code, field path and offset.
-void require_warning(const Model& m, const std::string& code, const std::string& field,
-                     std::optional<uint64_t> offset);
+void require_warning(const Model& m, const std::string& code, const std::string& field, std::optional<uint64_t> offset);
 
 // The tensor named `name` in `m`; fails the test when there is none.
 const TensorInfo& tensor(const Model& m, const std::string& name);

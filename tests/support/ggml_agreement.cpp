@@ -9,9 +9,7 @@ namespace mlens::test {
 namespace {
 
 // ggml hands strings out as C strings: compare ours up to its first NUL, as ggml's API shows it.
-bool same_c_string(std::string_view ours, const char* theirs) {
-    return ours.substr(0, ours.find('\0')) == std::string_view(theirs);
-}
+bool same_c_string(std::string_view ours, const char* theirs) { return ours.substr(0, ours.find('\0')) == std::string_view(theirs); }
 
 std::string array_disagreement(const gguf_context* g, int64_t id, const ArrayIndex& a) {
     if (static_cast<uint32_t>(gguf_get_arr_type(g, id)) != static_cast<uint32_t>(a.element_type)) return "element type";

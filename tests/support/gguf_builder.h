@@ -32,18 +32,38 @@ public:
     GgufBuilder& u64(uint64_t v) { return number(&v, 8); }
     GgufBuilder& f32(float v) { return number(&v, 4); }
     GgufBuilder& f64(double v) { return number(&v, 8); }
-    GgufBuilder& str(const std::string& s) { u64(s.size()); return text(s); }
+    GgufBuilder& str(const std::string& s) {
+        u64(s.size());
+        return text(s);
+    }
     GgufBuilder& header(uint64_t n_tensors, uint64_t n_kv, uint32_t version = 3) {
-        text("GGUF"); u32(version); u64(n_tensors); return u64(n_kv);
+        text("GGUF");
+        u32(version);
+        u64(n_tensors);
+        return u64(n_kv);
     }
     // A key and its value type; the value follows.
-    GgufBuilder& kv(const std::string& key, ValueType type) { str(key); return u32(static_cast<uint32_t>(type)); }
-    GgufBuilder& kv_string(const std::string& key, const std::string& value) { kv(key, ValueType::string); return str(value); }
-    GgufBuilder& kv_u32(const std::string& key, uint32_t v) { kv(key, ValueType::u32); return u32(v); }
-    GgufBuilder& kv_u8(const std::string& key, uint8_t v) { kv(key, ValueType::u8); return u8(v); }
+    GgufBuilder& kv(const std::string& key, ValueType type) {
+        str(key);
+        return u32(static_cast<uint32_t>(type));
+    }
+    GgufBuilder& kv_string(const std::string& key, const std::string& value) {
+        kv(key, ValueType::string);
+        return str(value);
+    }
+    GgufBuilder& kv_u32(const std::string& key, uint32_t v) {
+        kv(key, ValueType::u32);
+        return u32(v);
+    }
+    GgufBuilder& kv_u8(const std::string& key, uint8_t v) {
+        kv(key, ValueType::u8);
+        return u8(v);
+    }
     // An ARRAY key with its element type and count; the elements follow.
     GgufBuilder& kv_array(const std::string& key, ValueType element, uint64_t count) {
-        kv(key, ValueType::array); u32(static_cast<uint32_t>(element)); return u64(count);
+        kv(key, ValueType::array);
+        u32(static_cast<uint32_t>(element));
+        return u64(count);
     }
     GgufBuilder& kv_strings(const std::string& key, const std::vector<std::string>& values) {
         kv_array(key, ValueType::string, values.size());
@@ -51,15 +71,20 @@ public:
         return *this;
     }
     GgufBuilder& tensor_info(const std::string& name, std::vector<uint64_t> ne, uint32_t type, uint64_t offset) {
-        str(name); u32(static_cast<uint32_t>(ne.size()));
+        str(name);
+        u32(static_cast<uint32_t>(ne.size()));
         for (uint64_t d : ne) u64(d);
-        u32(type); return u64(offset);
+        u32(type);
+        return u64(offset);
     }
     GgufBuilder& pad_to(size_t alignment, uint8_t fill = 0) {
         while (bytes.size() % alignment) bytes.push_back(fill);
         return *this;
     }
-    GgufBuilder& zeros(size_t n) { bytes.resize(bytes.size() + n, 0); return *this; }
+    GgufBuilder& zeros(size_t n) {
+        bytes.resize(bytes.size() + n, 0);
+        return *this;
+    }
     // count F32 values first, first + 1, ...
     GgufBuilder& f32_run(size_t count, float first = 0.0f) {
         for (size_t i = 0; i < count; ++i) f32(first + static_cast<float>(i));
@@ -90,9 +115,9 @@ std::vector<uint8_t> t1_big_endian_bytes();
 
 // Offsets of T1's fields (malformed-inputs.md B0).
 namespace t1 {
-constexpr uint64_t kVersion = 4, kNTensors = 8, kNKv = 16, kKeyLength = 24, kKey = 32, kKvType = 52,
-                   kValueLength = 56, kValue = 64, kNameLength = 69, kName = 77, kNDims = 78, kNe0 = 82,
-                   kType = 90, kOffset = 94, kInfosEnd = 102, kData = 128, kSize = 256;
+constexpr uint64_t kVersion = 4, kNTensors = 8, kNKv = 16, kKeyLength = 24, kKey = 32, kKvType = 52, kValueLength = 56, kValue = 64,
+                   kNameLength = 69, kName = 77, kNDims = 78, kNe0 = 82, kType = 90, kOffset = 94, kInfosEnd = 102, kData = 128,
+                   kSize = 256;
 }  // namespace t1
 
 }  // namespace mlens::test

@@ -35,8 +35,7 @@ std::pair<int, std::string> run_python(const std::vector<std::string>& args, con
         ::_exit(127);
     }
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     const auto printed = read_whole_file(out_path);
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(printed.begin(), printed.end())};
 }

@@ -17,7 +17,7 @@ namespace mlens::test {
 
 namespace {
 
-constexpr uint64_t kIn = 8;   // values per row
+constexpr uint64_t kIn = 8;  // values per row
 
 std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
     std::vector<uint8_t> b(v.size() * 4);
@@ -53,9 +53,10 @@ HfConversionFiles write_hf_conversion(const std::string& dir) {
     kv("llama.attention.head_count", Value::of_u32(2));
     kv("llama.attention.head_count_kv", Value::of_u32(1));
     const std::vector<const std::vector<float>*> data = {&q, &k, &norm, &experts};
-    const std::vector<std::pair<std::string, std::vector<uint64_t>>> infos = {
-        {"blk.0.attn_q.weight", {kIn, 8}}, {"blk.0.attn_k.weight", {kIn, 4}}, {"blk.0.attn_norm.weight", {kIn}},
-        {"blk.0.ffn_gate_exps.weight", {kIn, 6, 2}}};
+    const std::vector<std::pair<std::string, std::vector<uint64_t>>> infos = {{"blk.0.attn_q.weight", {kIn, 8}},
+                                                                              {"blk.0.attn_k.weight", {kIn, 4}},
+                                                                              {"blk.0.attn_norm.weight", {kIn}},
+                                                                              {"blk.0.ffn_gate_exps.weight", {kIn, 6, 2}}};
     for (size_t i = 0; i < infos.size(); ++i) {
         TensorInfo t;
         t.name = infos[i].first;

@@ -10,8 +10,8 @@
 namespace mlens::test {
 
 struct HfConversionFiles {
-    std::string gguf;          // conv.gguf, architecture llama
-    std::string safetensors;   // hf.safetensors
+    std::string gguf;  // conv.gguf, architecture llama
+    std::string safetensors;  // hf.safetensors
 };
 
 // Writes both files into `dir`.

@@ -9,10 +9,10 @@
 namespace mlens::test {
 
 struct ImatrixFixtureEntry {
-    std::string name;                 // the weight's name
+    std::string name;  // the weight's name
     uint64_t columns = 0;
-    std::vector<float> counts;        // per expert (legacy: counts[0] is ncall)
-    std::vector<float> sums;          // experts × columns, expert-major
+    std::vector<float> counts;  // per expert (legacy: counts[0] is ncall)
+    std::vector<float> sums;  // experts × columns, expert-major
 };
 
 // GGUF: general.type "imatrix", imatrix.datasets, imatrix.chunk_count, imatrix.chunk_size, then per
@@ -23,7 +23,6 @@ std::vector<uint8_t> gguf_imatrix_bytes(const std::vector<ImatrixFixtureEntry>& 
 
 // Legacy .dat: int32 entry count; per entry int32 name length, name, int32 ncall (counts[0]),
 // int32 value count, the sums; then int32 chunk count, int32 dataset length and the dataset.
-std::vector<uint8_t> legacy_imatrix_bytes(const std::vector<ImatrixFixtureEntry>& entries, int32_t chunk_count,
-                                          const std::string& dataset);
+std::vector<uint8_t> legacy_imatrix_bytes(const std::vector<ImatrixFixtureEntry>& entries, int32_t chunk_count, const std::string& dataset);
 
 }  // namespace mlens::test

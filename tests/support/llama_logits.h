@@ -11,7 +11,7 @@
 namespace mlens::test {
 
 struct LlamaLogits {
-    std::string error;          // empty on success: why the model did not load or decode
+    std::string error;  // empty on success: why the model did not load or decode
     int32_t n_vocab = 0;
     std::vector<float> logits;  // tokens.size() rows of n_vocab, row i = logits after token i
 };

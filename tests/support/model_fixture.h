@@ -12,9 +12,9 @@ namespace mlens::test {
 
 struct FixtureTensor {
     std::string name;
-    uint32_t ggml_type;            // converted from `values` with ggml's quantizer
-    std::vector<uint64_t> ne;      // GGUF order
-    std::vector<float> values;     // n_elements values
+    uint32_t ggml_type;  // converted from `values` with ggml's quantizer
+    std::vector<uint64_t> ne;  // GGUF order
+    std::vector<float> values;  // n_elements values
 };
 
 // Writes the tensors (general.architecture `architecture`, no tokenizer) to `path`. Returns the

@@ -44,8 +44,9 @@ std::string LayerSpec::json() const {
 }
 
 std::string manifest_json(const LayerSpec& config, const std::vector<LayerSpec>& layers) {
-    std::string s = "{\"schemaVersion\":2,\"mediaType\":\"application/vnd.docker.distribution.manifest.v2+json\",\"config\":" +
-                    config.json() + ",\"layers\":[";
+    std::string s =
+        "{\"schemaVersion\":2,\"mediaType\":\"application/vnd.docker.distribution.manifest.v2+json\",\"config\":" + config.json() +
+        ",\"layers\":[";
     for (size_t i = 0; i < layers.size(); ++i) s += (i ? "," : "") + layers[i].json();
     return s + "]}";
 }
@@ -53,8 +54,8 @@ std::string manifest_json(const LayerSpec& config, const std::vector<LayerSpec>&
 std::string config_json(std::string_view format, std::string_view family, std::string_view file_type, std::string_view model_type) {
     std::string f(family);
     return "{\"model_format\":\"" + std::string(format) + "\",\"model_family\":\"" + f + "\",\"model_families\":[\"" + f +
-           "\"],\"model_type\":\"" + std::string(model_type) + "\",\"file_type\":\"" + std::string(file_type) +
-           "\",\"architecture\":\"amd64\",\"os\":\"linux\"}";
+        "\"],\"model_type\":\"" + std::string(model_type) + "\",\"file_type\":\"" + std::string(file_type) +
+        "\",\"architecture\":\"amd64\",\"os\":\"linux\"}";
 }
 
 void write_file(const std::string& path, std::string_view bytes) {
@@ -98,9 +99,7 @@ LayerSpec OllamaStoreBuilder::sparse_zero_blob(std::string_view media_type, uint
     return l;
 }
 
-std::string OllamaStoreBuilder::blob_path(const LayerSpec& layer) const {
-    return m_root + "/blobs/sha256-" + layer.digest.substr(7);
-}
+std::string OllamaStoreBuilder::blob_path(const LayerSpec& layer) const { return m_root + "/blobs/sha256-" + layer.digest.substr(7); }
 
 std::string OllamaStoreBuilder::write_manifest(const std::string& rel, std::string_view text) {
     std::string path = m_root + "/manifests/" + rel;

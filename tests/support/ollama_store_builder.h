@@ -35,11 +35,11 @@ struct LayerSpec {
         : media_type(std::move(media_type_)), digest(std::move(digest_)), size(size_), from(std::move(from_)), name(std::move(name_)) {}
 
     std::string media_type;
-    std::string digest;                  // written as given: "sha256:<hex>" for real blobs
+    std::string digest;  // written as given: "sha256:<hex>" for real blobs
     uint64_t size = 0;
     std::optional<std::string> from;
     std::optional<std::string> name;
-    std::string json() const;            // the layer object's JSON text
+    std::string json() const;  // the layer object's JSON text
 };
 
 // {"schemaVersion":2,"mediaType":...,"config":<config>,"layers":[...]} in O1's field order.
@@ -59,7 +59,7 @@ public:
     // Writes blobs/sha256-<hex> of `bytes` and returns the layer for it.
     LayerSpec blob(std::string_view media_type, std::string_view bytes, std::optional<std::string> name = std::nullopt);
     LayerSpec blob(std::string_view media_type, const std::vector<uint8_t>& bytes, std::optional<std::string> name = std::nullopt);
-    std::string blob_path(const LayerSpec& layer) const;   // root/blobs/sha256-<hex> of a real digest
+    std::string blob_path(const LayerSpec& layer) const;  // root/blobs/sha256-<hex> of a real digest
     // A blob of `size` zero bytes written sparse (its digest computed by streaming zeros).
     LayerSpec sparse_zero_blob(std::string_view media_type, uint64_t size);
 

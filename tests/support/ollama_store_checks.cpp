@@ -1,7 +1,7 @@
 #include "ollama_store_checks.h"
 
-#include <catch2/catch.hpp>
 #include <sys/stat.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -34,7 +34,7 @@ const ModelCheck* find_model(const StoreCheckReport& r, const std::string& displ
 }
 
 Diagnostic require_evil_rejected(const StoreCheckReport& r, const std::string& code, const std::string& field,
-                                        std::optional<uint64_t> offset) {
+                                 std::optional<uint64_t> offset) {
     INFO("report:\n" << describe(r));
     auto it = std::find_if(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic& d) {
         return d.severity == Severity::error && code_name(d.code) == code && d.field == field;
@@ -71,7 +71,7 @@ std::vector<std::string> tree_snapshot(const std::string& root) {
         std::string path = it->path().string();
         if (::lstat(path.c_str(), &st) != 0) continue;
         std::string line = path + " mode=" + std::to_string(st.st_mode) + " size=" + std::to_string(st.st_size) +
-                           " mtime=" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+            " mtime=" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
         if (S_ISLNK(st.st_mode)) line += " -> " + std::filesystem::read_symlink(it->path(), ec).string();
         out.push_back(line);
     }

@@ -40,7 +40,7 @@ const ModelCheck* find_model(const StoreCheckReport& r, const std::string& displ
 // An error with this code whose field is `field` exactly (e.g. kEvilManifest + " layers[0].digest"),
 // and the offset when given. evil:latest has errors; tiny:latest has none. Returns a copy of it.
 Diagnostic require_evil_rejected(const StoreCheckReport& r, const std::string& code, const std::string& field,
-                                        std::optional<uint64_t> offset = std::nullopt);
+                                 std::optional<uint64_t> offset = std::nullopt);
 // No error at all; every code in `warnings` appears among the warnings.
 void require_store_accepted(const StoreCheckReport& r, const std::vector<std::string>& warnings = {});
 

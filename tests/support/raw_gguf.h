@@ -12,9 +12,9 @@ namespace mlens::test {
 
 struct RawTensor {
     std::string name;
-    uint32_t type;                // ggml type id
-    std::vector<uint64_t> ne;     // GGUF order
-    std::vector<uint8_t> bytes;   // the stored bytes, little-endian
+    uint32_t type;  // ggml type id
+    std::vector<uint64_t> ne;  // GGUF order
+    std::vector<uint8_t> bytes;  // the stored bytes, little-endian
 };
 
 Status write_raw_gguf(const std::string& path, const std::vector<RawTensor>& tensors);

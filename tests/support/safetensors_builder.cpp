@@ -23,7 +23,7 @@ std::vector<uint8_t> safetensors_bytes(std::string_view header, size_t data_byte
 
 std::string st_entry(std::string_view name, std::string_view dtype, std::string_view shape, uint64_t begin, uint64_t end) {
     return "\"" + std::string(name) + "\":{\"dtype\":\"" + std::string(dtype) + "\",\"shape\":" + std::string(shape) +
-           ",\"data_offsets\":[" + std::to_string(begin) + "," + std::to_string(end) + "]}";
+        ",\"data_offsets\":[" + std::to_string(begin) + "," + std::to_string(end) + "]}";
 }
 
 uint64_t header_offset(std::string_view header, std::string_view needle, size_t nth) {

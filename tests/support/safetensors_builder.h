@@ -34,8 +34,7 @@ std::vector<uint8_t> s1_bytes();
 class SafetensorsBuilder {
 public:
     SafetensorsBuilder& metadata(std::string_view key, std::string_view value);  // JSON text of both, without quotes
-    SafetensorsBuilder& tensor(std::string_view name, std::string_view dtype, std::string_view shape,
-                               const std::vector<uint8_t>& bytes);
+    SafetensorsBuilder& tensor(std::string_view name, std::string_view dtype, std::string_view shape, const std::vector<uint8_t>& bytes);
     std::string header() const;
     std::vector<uint8_t> bytes() const;
 
@@ -46,8 +45,7 @@ private:
 };
 
 // Checks that `model` was rejected with exactly one error, of this code, field and offset.
-void require_rejected(const Model& model, const std::string& code, const std::string& field,
-                      std::optional<uint64_t> offset);
+void require_rejected(const Model& model, const std::string& code, const std::string& field, std::optional<uint64_t> offset);
 // Parses `bytes` as a safetensors file and checks the rejection.
 Model require_rejected(const std::vector<uint8_t>& bytes, const std::string& code, const std::string& field,
                        std::optional<uint64_t> offset);

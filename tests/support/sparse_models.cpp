@@ -16,8 +16,8 @@ namespace {
 bool write_with_hole(const std::string& path, const std::vector<uint8_t>& header, uint64_t size) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0) return false;
-    bool ok = ::write(fd, header.data(), header.size()) == static_cast<ssize_t>(header.size()) &&
-              ::ftruncate(fd, static_cast<off_t>(size)) == 0;
+    bool ok =
+        ::write(fd, header.data(), header.size()) == static_cast<ssize_t>(header.size()) && ::ftruncate(fd, static_cast<off_t>(size)) == 0;
     return ::close(fd) == 0 && ok;
 }
 

@@ -12,8 +12,8 @@ namespace mlens::test {
 
 struct SparseTensor {
     std::string name;
-    uint32_t ggml_type;            // GGUF: a ggml type id
-    std::vector<uint64_t> ne;      // GGUF order
+    uint32_t ggml_type;  // GGUF: a ggml type id
+    std::vector<uint64_t> ne;  // GGUF order
 };
 
 // Writes a GGUF (llama architecture, no tokenizer) whose tensors follow each other, 32-byte

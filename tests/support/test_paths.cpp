@@ -53,13 +53,17 @@ void write_whole_file(const std::string& path, const std::vector<uint8_t>& bytes
 
 ScopedEnv::ScopedEnv(const char* name, const std::optional<std::string>& value) : m_name(name) {
     if (const char* old = ::getenv(name)) m_old = old;
-    if (value) ::setenv(name, value->c_str(), 1);
-    else ::unsetenv(name);
+    if (value)
+        ::setenv(name, value->c_str(), 1);
+    else
+        ::unsetenv(name);
 }
 
 ScopedEnv::~ScopedEnv() {
-    if (m_old) ::setenv(m_name, m_old->c_str(), 1);
-    else ::unsetenv(m_name);
+    if (m_old)
+        ::setenv(m_name, m_old->c_str(), 1);
+    else
+        ::unsetenv(m_name);
 }
 
 ExecArgs::ExecArgs(std::string program, const std::vector<std::string>& args) {

@@ -71,9 +71,15 @@ TinyModel tiny_llama3(TinyLayout layout) {
     const uint64_t n_vocab = v.find("tokenizer.ggml.tokens")->value.array->count;
     TinyModel m;
     Builder b(m);
-    b.str("general.architecture", "llama").u32("llama.context_length", 256).u32("llama.embedding_length", 32)
-        .u32("llama.block_count", 1).u32("llama.feed_forward_length", 64).u32("llama.attention.head_count", 4)
-        .u32("llama.attention.head_count_kv", 2).u32("llama.rope.dimension_count", 8).f32("llama.rope.freq_base", 500000.0f)
+    b.str("general.architecture", "llama")
+        .u32("llama.context_length", 256)
+        .u32("llama.embedding_length", 32)
+        .u32("llama.block_count", 1)
+        .u32("llama.feed_forward_length", 64)
+        .u32("llama.attention.head_count", 4)
+        .u32("llama.attention.head_count_kv", 2)
+        .u32("llama.rope.dimension_count", 8)
+        .f32("llama.rope.freq_base", 500000.0f)
         .f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
     for (const MetadataEntry& e : v.metadata) {
         if (!e.key.starts_with("tokenizer.") || e.key == "tokenizer.ggml.eos_token_id") continue;
@@ -104,11 +110,18 @@ TinyModel tiny_gemma3(TinyLayout layout) {
     const uint64_t n_vocab = v.find("tokenizer.ggml.tokens")->value.array->count;
     TinyModel m;
     Builder b(m);
-    b.str("general.architecture", "gemma3").u32("gemma3.context_length", 256).u32("gemma3.embedding_length", 32)
-        .u32("gemma3.block_count", 1).u32("gemma3.feed_forward_length", 64).u32("gemma3.attention.head_count", 2)
-        .u32("gemma3.attention.head_count_kv", 1).u32("gemma3.attention.key_length", 16).u32("gemma3.attention.value_length", 16);
+    b.str("general.architecture", "gemma3")
+        .u32("gemma3.context_length", 256)
+        .u32("gemma3.embedding_length", 32)
+        .u32("gemma3.block_count", 1)
+        .u32("gemma3.feed_forward_length", 64)
+        .u32("gemma3.attention.head_count", 2)
+        .u32("gemma3.attention.head_count_kv", 1)
+        .u32("gemma3.attention.key_length", 16)
+        .u32("gemma3.attention.value_length", 16);
     if (!ollama)
-        b.f32("gemma3.attention.layer_norm_rms_epsilon", 1e-6f).f32("gemma3.rope.freq_base", 1000000.0f)
+        b.f32("gemma3.attention.layer_norm_rms_epsilon", 1e-6f)
+            .f32("gemma3.rope.freq_base", 1000000.0f)
             .f32("gemma3.rope.freq_base_swa", 10000.0f);
     for (const MetadataEntry& e : v.metadata) {
         if (!e.key.starts_with("tokenizer.")) continue;
@@ -164,10 +177,16 @@ TinyModel tiny_lfm2(TinyLayout layout) {
     const uint64_t n_vocab = v.find("tokenizer.ggml.tokens")->value.array->count;
     TinyModel m;
     Builder b(m);
-    b.str("general.architecture", "lfm2").u32("lfm2.context_length", 256).u32("lfm2.embedding_length", 32)
-        .u32("lfm2.block_count", 2).u32("lfm2.feed_forward_length", ollama ? 96 : 64).u32("lfm2.attention.head_count", 4)
-        .kv("lfm2.attention.head_count_kv", compat::array_i32({0, 2})).u32("lfm2.shortconv.l_cache", 3)
-        .f32("lfm2.rope.freq_base", 1000000.0f).f32("lfm2.attention.layer_norm_rms_epsilon", 1e-5f);
+    b.str("general.architecture", "lfm2")
+        .u32("lfm2.context_length", 256)
+        .u32("lfm2.embedding_length", 32)
+        .u32("lfm2.block_count", 2)
+        .u32("lfm2.feed_forward_length", ollama ? 96 : 64)
+        .u32("lfm2.attention.head_count", 4)
+        .kv("lfm2.attention.head_count_kv", compat::array_i32({0, 2}))
+        .u32("lfm2.shortconv.l_cache", 3)
+        .f32("lfm2.rope.freq_base", 1000000.0f)
+        .f32("lfm2.attention.layer_norm_rms_epsilon", 1e-5f);
     for (const MetadataEntry& e : v.metadata) {
         if (!e.key.starts_with("tokenizer.")) continue;
         if (e.key == "tokenizer.ggml.pre") {
@@ -209,12 +228,21 @@ TinyModel tiny_gptoss(TinyLayout layout) {
     const std::string p = ollama ? "gptoss." : "gpt-oss.";
     TinyModel m;
     Builder b(m);
-    b.str("general.architecture", ollama ? "gptoss" : "gpt-oss").u32(p + "context_length", 256)
-        .u32(p + "embedding_length", 32).u32(p + "block_count", 2).u32(p + "feed_forward_length", 32)
-        .u32(p + "attention.head_count", 4).u32(p + "attention.head_count_kv", 2).u32(p + "attention.key_length", 8)
-        .u32(p + "attention.value_length", 8).u32(p + "rope.dimension_count", 8).f32(p + "rope.freq_base", 150000.0f)
-        .f32(p + "attention.layer_norm_rms_epsilon", 1e-5f).u32(p + "attention.sliding_window", 128)
-        .u32(p + "expert_count", 4).u32(p + "expert_used_count", 2);
+    b.str("general.architecture", ollama ? "gptoss" : "gpt-oss")
+        .u32(p + "context_length", 256)
+        .u32(p + "embedding_length", 32)
+        .u32(p + "block_count", 2)
+        .u32(p + "feed_forward_length", 32)
+        .u32(p + "attention.head_count", 4)
+        .u32(p + "attention.head_count_kv", 2)
+        .u32(p + "attention.key_length", 8)
+        .u32(p + "attention.value_length", 8)
+        .u32(p + "rope.dimension_count", 8)
+        .f32(p + "rope.freq_base", 150000.0f)
+        .f32(p + "attention.layer_norm_rms_epsilon", 1e-5f)
+        .u32(p + "attention.sliding_window", 128)
+        .u32(p + "expert_count", 4)
+        .u32(p + "expert_used_count", 2);
     if (!ollama) b.u32(p + "expert_feed_forward_length", 32).str(p + "rope.scaling.type", "yarn");
     for (const MetadataEntry& e : v.metadata) {
         if (!e.key.starts_with("tokenizer.")) continue;

@@ -38,7 +38,7 @@ struct TinyTensor {
 struct TinyModel {
     std::vector<MetadataEntry> metadata;
     std::vector<TinyTensor> tensors;
-    std::vector<int32_t> prompt;   // tokens the round-trip test decodes
+    std::vector<int32_t> prompt;  // tokens the round-trip test decodes
 };
 
 enum class TinyLayout { ollama, upstream };

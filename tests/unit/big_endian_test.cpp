@@ -101,9 +101,7 @@ RawTensor raw_tensor(const std::string& name, uint32_t type, const std::vector<T
 }
 
 // A little-endian GGUF of tensors given as their stored bytes, through our writer.
-void write_raw_model(const std::string& path, const std::vector<RawTensor>& tensors) {
-    REQUIRE(test::write_raw_gguf(path, tensors).ok());
-}
+void write_raw_model(const std::string& path, const std::vector<RawTensor>& tensors) { REQUIRE(test::write_raw_gguf(path, tensors).ok()); }
 
 Model open_clean(const std::string& path, bool big_endian) {
     auto m = open_gguf(path);
@@ -120,10 +118,12 @@ void copy_file(const std::string& from, const std::string& to) { test::write_who
 
 }  // namespace
 
-TEST_CASE("big-endian F32, F16, BF16 and block types: our writer and gguf-py's converter agree, every analysis sees the little-endian values", "[big_endian]") {
+TEST_CASE(
+    "big-endian F32, F16, BF16 and block types: our writer and gguf-py's converter agree, every analysis sees the little-endian values",
+    "[big_endian]") {
     test::TempDir dir;
     const uint64_t ne0 = 512, rows = 4;
-    const ggml_type types[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q1_0, GGML_TYPE_Q4_0, GGML_TYPE_Q8_0,
+    const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16,  GGML_TYPE_Q1_0,  GGML_TYPE_Q4_0, GGML_TYPE_Q8_0,
                                GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_TQ2_0, GGML_TYPE_MXFP4, GGML_TYPE_NVFP4};
     std::vector<test::FixtureTensor> tensors;
     for (ggml_type t : types)
@@ -196,16 +196,17 @@ TEST_CASE("big-endian F32, F16, BF16 and block types: our writer and gguf-py's c
     CHECK(nlohmann::json::parse(le_run.out) == nlohmann::json::parse(be_run.out));
 }
 
-TEST_CASE("big-endian integer and F64 tensors: our writer and gguf-py's writer agree, statistics are exact in both byte orders", "[big_endian][stats]") {
+TEST_CASE("big-endian integer and F64 tensors: our writer and gguf-py's writer agree, statistics are exact in both byte orders",
+          "[big_endian][stats]") {
     test::TempDir dir;
-    const int64_t below_2_53 = -9007199254740993;   // -(2^53 + 1): no double holds it
-    write_raw_model(dir.file("le.gguf"),
-                    {raw_tensor<int8_t>("i8", GGML_TYPE_I8, {-128, 127, 0, 5}),
-                     raw_tensor<int16_t>("i16", GGML_TYPE_I16, {-32768, 32767, 1, 0}),
-                     raw_tensor<int32_t>("i32", GGML_TYPE_I32, {16777217, 3, -2, INT32_MIN}),
-                     raw_tensor<int64_t>("i64", GGML_TYPE_I64, {15497244678, below_2_53, 3, -5}),
-                     raw_tensor<int64_t>("i64.extremes", GGML_TYPE_I64, {INT64_MIN, INT64_MAX}),
-                     raw_tensor<double>("f64", GGML_TYPE_F64, {-1.30772916114607, 1e300, 2.5, 0.0, NAN, INFINITY, -INFINITY})});
+    const int64_t below_2_53 = -9007199254740993;  // -(2^53 + 1): no double holds it
+    write_raw_model(
+        dir.file("le.gguf"),
+        {raw_tensor<int8_t>("i8", GGML_TYPE_I8, {-128, 127, 0, 5}), raw_tensor<int16_t>("i16", GGML_TYPE_I16, {-32768, 32767, 1, 0}),
+         raw_tensor<int32_t>("i32", GGML_TYPE_I32, {16777217, 3, -2, INT32_MIN}),
+         raw_tensor<int64_t>("i64", GGML_TYPE_I64, {15497244678, below_2_53, 3, -5}),
+         raw_tensor<int64_t>("i64.extremes", GGML_TYPE_I64, {INT64_MIN, INT64_MAX}),
+         raw_tensor<double>("f64", GGML_TYPE_F64, {-1.30772916114607, 1e300, 2.5, 0.0, NAN, INFINITY, -INFINITY})});
     const Model le = open_clean(dir.file("le.gguf"), false);
     REQUIRE(write_gguf(le, dir.file("be.gguf"), nullptr, nullptr, GgufByteOrder::big).ok());
     if (auto why = test::gguf_py_unavailable()) {
@@ -328,7 +329,8 @@ TEST_CASE("a big-endian GGUF of a type without a big-endian layout is refused wi
     REQUIRE(!be_written.ok());
     CHECK(be_written.error().code == ErrorCode::E_BIG_ENDIAN_TYPE);
     CHECK(!std::filesystem::exists(dir.file("q5k-be.gguf")));
-    if (!test::gguf_py_unavailable()) CHECK(test::gguf_py_convert_to_big_endian(dir.file("q5k.gguf")).value_or("").find("Cannot handle type Q5_K") != std::string::npos);
+    if (!test::gguf_py_unavailable())
+        CHECK(test::gguf_py_convert_to_big_endian(dir.file("q5k.gguf")).value_or("").find("Cannot handle type Q5_K") != std::string::npos);
 }
 
 TEST_CASE("a tensor with no finite value has no min, max, mean or std, and counts +Inf and -Inf apart", "[stats]") {

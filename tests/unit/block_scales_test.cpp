@@ -60,54 +60,61 @@ std::vector<float> series(const Model& m, const std::string& tensor, const std::
 
 TEST_CASE("block scales of ggml types match hand-decoded block layouts", "[block_scales]") {
     std::vector<RawTensor> ts;
-    {   // Q8_0: two blocks, d = 0.5 and -2
+    {  // Q8_0: two blocks, d = 0.5 and -2
         auto a = block(GGML_TYPE_Q8_0), b = block(GGML_TYPE_Q8_0);
         put_half(a, 0, 0x3800);
         put_half(b, 0, 0xC000);
         a.insert(a.end(), b.begin(), b.end());
         ts.push_back({"q8_0", GGML_TYPE_Q8_0, {64}, a});
     }
-    {   // Q4_1: d = 1, m = -1
+    {  // Q4_1: d = 1, m = -1
         auto a = block(GGML_TYPE_Q4_1);
         put_half(a, 0, 0x3C00);
         put_half(a, 2, 0xBC00);
         ts.push_back({"q4_1", GGML_TYPE_Q4_1, {32}, a});
     }
-    {   // Q4_K: d = 0.5, dmin = 0.25; bytes 0..3 = 0x41, 4..7 = 0x82, 8..11 = 0x53
+    {  // Q4_K: d = 0.5, dmin = 0.25; bytes 0..3 = 0x41, 4..7 = 0x82, 8..11 = 0x53
         auto a = block(GGML_TYPE_Q4_K);
         put_half(a, 0, 0x3800);
         put_half(a, 2, 0x3400);
-        for (int i = 0; i < 4; ++i) { a[4 + i] = 0x41; a[8 + i] = 0x82; a[12 + i] = 0x53; }
+        for (int i = 0; i < 4; ++i) {
+            a[4 + i] = 0x41;
+            a[8 + i] = 0x82;
+            a[12 + i] = 0x53;
+        }
         ts.push_back({"q4_k", GGML_TYPE_Q4_K, {256}, a});
     }
-    {   // Q6_K: d = 0.5, int8 scales -8..7
+    {  // Q6_K: d = 0.5, int8 scales -8..7
         auto a = block(GGML_TYPE_Q6_K);
         for (int i = 0; i < 16; ++i) a[192 + i] = static_cast<uint8_t>(static_cast<int8_t>(i - 8));
         put_half(a, 208, 0x3800);
         ts.push_back({"q6_k", GGML_TYPE_Q6_K, {256}, a});
     }
-    {   // Q3_K: d = 2; low nibbles 1 (bytes 0..7 low) and 2 (high); high bits 0,1,2,3 (0xE4)
+    {  // Q3_K: d = 2; low nibbles 1 (bytes 0..7 low) and 2 (high); high bits 0,1,2,3 (0xE4)
         auto a = block(GGML_TYPE_Q3_K);
         for (int i = 0; i < 8; ++i) a[96 + i] = 0x21;
         for (int i = 8; i < 12; ++i) a[96 + i] = 0xE4;
         put_half(a, 108, 0x4000);
         ts.push_back({"q3_k", GGML_TYPE_Q3_K, {256}, a});
     }
-    {   // Q2_K: d = 1, dmin = 0.5; scale byte i = (i << 4) | (15 - i)
+    {  // Q2_K: d = 1, dmin = 0.5; scale byte i = (i << 4) | (15 - i)
         auto a = block(GGML_TYPE_Q2_K);
         for (int i = 0; i < 16; ++i) a[i] = static_cast<uint8_t>((i << 4) | (15 - i));
         put_half(a, 80, 0x3C00);
         put_half(a, 82, 0x3800);
         ts.push_back({"q2_k", GGML_TYPE_Q2_K, {256}, a});
     }
-    {   // IQ4_XS: d = 1; scales_h = 0xE4E4, scales_l = 10 32 54 76
+    {  // IQ4_XS: d = 1; scales_h = 0xE4E4, scales_l = 10 32 54 76
         auto a = block(GGML_TYPE_IQ4_XS);
         put_half(a, 0, 0x3C00);
         put_half(a, 2, 0xE4E4);
-        a[4] = 0x10; a[5] = 0x32; a[6] = 0x54; a[7] = 0x76;
+        a[4] = 0x10;
+        a[5] = 0x32;
+        a[6] = 0x54;
+        a[7] = 0x76;
         ts.push_back({"iq4_xs", GGML_TYPE_IQ4_XS, {256}, a});
     }
-    {   // F16 has no block scales
+    {  // F16 has no block scales
         ts.push_back({"f16", GGML_TYPE_F16, {2}, std::vector<uint8_t>(4, 0)});
     }
     test::TempDir dir;
@@ -131,7 +138,10 @@ TEST_CASE("block scales of ggml types match hand-decoded block layouts", "[block
     CHECK(series(m, "q3_k", "sub_scale") == std::vector<float>{-62, -62, -62, -62, -30, -30, -30, -30, 4, 4, 4, 4, 36, 36, 36, 36});
 
     std::vector<float> q2_scale, q2_min;
-    for (int i = 0; i < 16; ++i) { q2_scale.push_back(static_cast<float>(15 - i)); q2_min.push_back(0.5f * static_cast<float>(i)); }
+    for (int i = 0; i < 16; ++i) {
+        q2_scale.push_back(static_cast<float>(15 - i));
+        q2_min.push_back(0.5f * static_cast<float>(i));
+    }
     CHECK(series(m, "q2_k", "sub_scale") == q2_scale);
     CHECK(series(m, "q2_k", "sub_min") == q2_min);
     CHECK(series(m, "q2_k", "dmin") == std::vector<float>{0.5f});
@@ -162,8 +172,11 @@ TEST_CASE("block scales of an MLX tensor are its group scales and biases", "[blo
     std::vector<uint8_t> s(8), b(8);
     std::memcpy(s.data(), scale, 8);
     std::memcpy(b.data(), bias, 8);
-    sb.metadata("quant_type", "int4").metadata("group_size", "8")
-        .tensor("w", "U32", "[2,1]", std::vector<uint8_t>(8, 0)).tensor("w.scale", "F32", "[2,1]", s).tensor("w.bias", "F32", "[2,1]", b);
+    sb.metadata("quant_type", "int4")
+        .metadata("group_size", "8")
+        .tensor("w", "U32", "[2,1]", std::vector<uint8_t>(8, 0))
+        .tensor("w.scale", "F32", "[2,1]", s)
+        .tensor("w.bias", "F32", "[2,1]", b);
     const BlockScales r = blob_block_scales(sb);
     CHECK(r.find("scale")->values == std::vector<float>{0.5f, 2.0f});
     CHECK(r.find("bias")->values == std::vector<float>{-1.0f, 1.0f});

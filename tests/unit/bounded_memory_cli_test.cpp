@@ -106,8 +106,7 @@ TEST_CASE("a 2^29-value row: compare, requant, diff --numeric, stats and hist fi
     CHECK(h["counts"] == nlohmann::json::array({32, 0, 0, n - 32}));
 }
 
-TEST_CASE("a 1 TiB GGUF and a safetensors header claiming 100 GB are analysed in bounded memory until interrupted",
-          "[bounded][cli]") {
+TEST_CASE("a 1 TiB GGUF and a safetensors header claiming 100 GB are analysed in bounded memory until interrupted", "[bounded][cli]") {
     test::TempDir dir;
     // F16 [2^37, 4] (1 TiB of data); BF16 [2, 25e9] (100 GB): rows far beyond the address space.
     const std::string gguf = dir.file("huge.gguf"), st = dir.file("huge.safetensors");
@@ -116,9 +115,11 @@ TEST_CASE("a 1 TiB GGUF and a safetensors header claiming 100 GB are analysed in
     // Interrupted after a second (Ctrl+C): each is still reading, and stops cleanly.
     const test::CliLimits limits{kAddressSpace, 1.0, SIGINT};
     for (const std::string& path : {gguf, st}) {
-        for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-                 {"compare", path, path}, {"diff", path, path, "--numeric"}, {"requant", path, "w", "--types", "Q4_0,Q4_K"},
-                 {"stats", path, "w"}, {"hist", path, "w"}}) {
+        for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{{"compare", path, path},
+                                                                                          {"diff", path, path, "--numeric"},
+                                                                                          {"requant", path, "w", "--types", "Q4_0,Q4_K"},
+                                                                                          {"stats", path, "w"},
+                                                                                          {"hist", path, "w"}}) {
             auto run = test::run_mlens(args, limits);
             INFO(args[0] << " " << path << ": " << run.err);
             CHECK(run.timed_out);

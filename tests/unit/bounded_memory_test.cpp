@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 
+#include "memory_watch.h"
 #include "mlens/analysis/model_diff.h"
 #include "mlens/analysis/requant.h"
 #include "mlens/analysis/tensor_compare.h"
@@ -21,7 +22,6 @@
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/util/analysis_memory.h"
-#include "memory_watch.h"
 #include "model_fixture.h"
 #include "sparse_models.h"
 #include "test_paths.h"
@@ -42,8 +42,8 @@ TEST_CASE("a comparison pieces together the error of rows that span chunks", "[b
     const uint64_t row = 70007, rows = 33, block = 7, n = row * rows;
     std::vector<float> a = test::test_signal(n, 11), b(n);
     for (uint64_t i = 0; i < n; ++i) b[i] = a[i] + 1e-3f * static_cast<float>(std::sin(static_cast<double>(i) * 0.11));
-    for (uint64_t i = 0; i < 5000; ++i) b[20 * row + 65000 + i] += 0.01f;   // row 20 across a chunk boundary
-    b[7 * row + 3] += 0.5f;                                                 // the worst block: row 7, block 0
+    for (uint64_t i = 0; i < 5000; ++i) b[20 * row + 65000 + i] += 0.01f;  // row 20 across a chunk boundary
+    b[7 * row + 3] += 0.5f;  // the worst block: row 7, block 0
     a[12 * row + 9] = std::numeric_limits<float>::quiet_NaN();
     std::vector<double> row_err2(rows, 0.0), block_err2(n / block, 0.0);
     std::vector<uint64_t> row_finite(rows, 0), block_finite(n / block, 0);
@@ -112,7 +112,7 @@ TEST_CASE("rows longer than one read are requantized in whole blocks, bit for bi
 
 TEST_CASE("row series of more rows than a series keeps pool runs of consecutive rows", "[bounded][stats]") {
     test::TempDir dir;
-    const uint64_t rows = 3 * kMaxSeriesEntries / 2 + 1;   // two rows per entry, one in the last
+    const uint64_t rows = 3 * kMaxSeriesEntries / 2 + 1;  // two rows per entry, one in the last
     auto offsets = test::write_sparse_gguf(dir.file("rows.gguf"), {{"w", GGML_TYPE_F16, {4, rows}}});
     REQUIRE(offsets.size() == 1);
     // Row 5 holds one 3.0 (F16 0x4200), row rows-1 (alone in the last entry) one -2.0 (0xC000).
@@ -125,9 +125,9 @@ TEST_CASE("row series of more rows than a series keeps pool runs of consecutive 
     const ScaleSeries& absmax = (*r)[1];
     REQUIRE(rms.values.size() == (rows + 1) / 2);
     CHECK(rms.values_per_entry == 8);
-    CHECK(rms.values[2] == static_cast<float>(std::sqrt(9.0 / 8.0)));   // rows 4 and 5
+    CHECK(rms.values[2] == static_cast<float>(std::sqrt(9.0 / 8.0)));  // rows 4 and 5
     CHECK(absmax.values[2] == 3.0f);
-    CHECK(rms.values.back() == static_cast<float>(std::sqrt(4.0 / 4.0)));   // the last row alone
+    CHECK(rms.values.back() == static_cast<float>(std::sqrt(4.0 / 4.0)));  // the last row alone
     CHECK(absmax.values.back() == 2.0f);
     CHECK(absmax.values[1] == 0.0f);
 }
@@ -166,8 +166,12 @@ TEST_CASE("a 1 TiB sparse tensor of 2^37-value rows is analysed in bounded memor
 
     std::vector<std::pair<std::string, std::function<std::optional<ErrorCode>(JobContext*)>>> analyses = {
         {"compare", [&](JobContext* job) { return code_of(compare_sources(*view, *view, row, 10, job)); }},
-        {"requantize", [&](JobContext* job) { return code_of(requantize(*view, row, {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K}, job)); }},
-        {"compare with a requantized copy kept between reads", [&](JobContext* job) {
+        {"requantize",
+         [&](JobContext* job) {
+             return code_of(requantize(*view, row, {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K}, job));
+         }},
+        {"compare with a requantized copy kept between reads",
+         [&](JobContext* job) {
              // The copy is far larger than the bound: it quantizes again at every read instead.
              auto kept = requantized_source(*view, row, GGML_TYPE_Q4_K, true);
              return kept ? code_of(compare_sources(*view, **kept, row, 10, job)) : std::optional<ErrorCode>(kept.error().code);
@@ -175,11 +179,13 @@ TEST_CASE("a 1 TiB sparse tensor of 2^37-value rows is analysed in bounded memor
         {"row series", [&](JobContext* job) { return code_of(row_series(*view, job)); }},
         {"stats", [&](JobContext* job) { return code_of(compute_stats(*view, job)); }},
         {"histogram", [&](JobContext* job) { return code_of(compute_histogram(*view, 64, std::make_pair(-1.0, 1.0), job)); }},
-        {"model error", [&](JobContext* job) {
+        {"model error",
+         [&](JobContext* job) {
              const Model& m = *model;
              return code_of(compare_models(m, m, pair_tensors(m, m), job));
          }},
-        {"numeric diff", [&](JobContext* job) {
+        {"numeric diff",
+         [&](JobContext* job) {
              DiffOptions options;
              options.numeric = true;
              return code_of(diff_models(*model, *model, options, job));

@@ -30,14 +30,12 @@ size_t open_descriptors() {
     return n;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-    std::ofstream(path, std::ios::binary) << text;
-}
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 }  // namespace
 
 TEST_CASE("the descriptor pool holds a quarter of the soft open-files limit, between 4 and 1024", "[io]") {
-    rlimit limit {};
+    rlimit limit{};
     REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
     const uint64_t soft = limit.rlim_cur == RLIM_INFINITY ? UINT64_MAX : static_cast<uint64_t>(limit.rlim_cur);
     CHECK(descriptor_pool_capacity() == std::clamp<uint64_t>(soft / 4, 4, 1024));
@@ -92,5 +90,5 @@ TEST_CASE("a closed descriptor is not reopened on another file swapped in under 
     REQUIRE(std::rename((path + ".new").c_str(), path.c_str()) == 0);
     char buf[8] = {};
     CHECK_FALSE((*victim)->read(0, sizeof buf, buf));
-    CHECK_FALSE((*victim)->read(100, 1, buf));   // out of bounds is refused before any reopen
+    CHECK_FALSE((*victim)->read(100, 1, buf));  // out of bounds is refused before any reopen
 }

@@ -111,10 +111,13 @@ TEST_CASE("numeric options outside their range are usage errors", "[cli_guidance
     TempDir dir;
     write_fixture_model(dir.file("ramp.gguf"), {{"ramp", GGML_TYPE_F32, {256}, ramp(256)}});
     const std::string m = dir.file("ramp.gguf");
-    for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"stats", m, "ramp", "--expert", "-3"}, {"requant", m, "ramp", "--types", "Q4_0", "--expert", "-1"},
-          {"hist", m, "ramp", "--bins", "0"}, {"run", m, "-p", "hi", "--top-p", "2"}, {"run", m, "-p", "hi", "--temp", "-1"},
-          {"run", m, "-p", "hi", "--threads", "0"}, {"tokenize", m, "hi", "--ctx", "0"}}) {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"stats", m, "ramp", "--expert", "-3"},
+                                                 {"requant", m, "ramp", "--types", "Q4_0", "--expert", "-1"},
+                                                 {"hist", m, "ramp", "--bins", "0"},
+                                                 {"run", m, "-p", "hi", "--top-p", "2"},
+                                                 {"run", m, "-p", "hi", "--temp", "-1"},
+                                                 {"run", m, "-p", "hi", "--threads", "0"},
+                                                 {"tokenize", m, "hi", "--ctx", "0"}}) {
         CliRun run = run_mlens(args);
         INFO(args[0] << " " << args[args.size() - 2] << " " << args.back() << ": " << run.err);
         CHECK(run.exit_status == 2);
@@ -148,8 +151,9 @@ TEST_CASE("a folder above a store names the store below it", "[cli_guidance][cli
     CliRun run = run_mlens({"store", dir.path()});
     INFO(run.out << run.err);
     CHECK(run.exit_status == 1);
-    CHECK(run.err == "error: " + dir.path() + " is not an Ollama store (it has no manifests/ folder); the store below it is " +
-                         dir.path() + "/models\n");
+    CHECK(run.err ==
+          "error: " + dir.path() + " is not an Ollama store (it has no manifests/ folder); the store below it is " + dir.path() +
+              "/models\n");
     CHECK(run_mlens({"store", dir.file("models")}).exit_status == 0);
 }
 
@@ -183,8 +187,7 @@ TEST_CASE("kv and diff name enum values as the app does", "[cli_guidance][cli]")
     CHECK(meta[0]["name_b"] == "Q4_K_M");
 }
 
-TEST_CASE("compare prints the pooled figures, the worst rows and blocks, and warns when models are unlike",
-          "[cli_guidance][cli]") {
+TEST_CASE("compare prints the pooled figures, the worst rows and blocks, and warns when models are unlike", "[cli_guidance][cli]") {
     TempDir dir;
     const std::vector<FixtureTensor> f32 = {{"blk.0.attn_q.weight", GGML_TYPE_F32, {64, 4}, test_signal(256, 1)},
                                             {"blk.1.attn_q.weight", GGML_TYPE_F32, {64, 2}, test_signal(128, 2)}};
@@ -223,8 +226,9 @@ TEST_CASE("compare prints the pooled figures, the worst rows and blocks, and war
     CHECK(contains(one.out, "overall (1 tensors, 256 values pooled): RMSE " + number(rows[0]["rmse"].get<double>())));
     CHECK(contains(one.out, "worst rows\nROW  RMSE"));
     CHECK(contains(one.out, "worst blocks of 32 values\nBLOCK  ROW  COLUMN  RMSE"));
-    CHECK(contains(one.out, "\n" + std::to_string(rows[0]["worst_rows"][0]["row"].get<uint64_t>()) + "    " +
-                                number(rows[0]["worst_rows"][0]["rmse"].get<double>())));
+    CHECK(contains(one.out,
+                   "\n" + std::to_string(rows[0]["worst_rows"][0]["row"].get<uint64_t>()) + "    " +
+                       number(rows[0]["worst_rows"][0]["rmse"].get<double>())));
 
     // Another architecture, and a tensor only B has.
     std::vector<FixtureTensor> other = f32;
@@ -234,7 +238,6 @@ TEST_CASE("compare prints the pooled figures, the worst rows and blocks, and war
     INFO(unlike.err);
     CHECK(unlike.exit_status == 0);
     REQUIRE(unlike.err_lines().size() == 2);
-    CHECK(unlike.err_lines()[0] ==
-          "warning: the architectures differ: A is llama, B is qwen2; the figures compare unrelated weights");
+    CHECK(unlike.err_lines()[0] == "warning: the architectures differ: A is llama, B is qwen2; the figures compare unrelated weights");
     CHECK(unlike.err_lines()[1] == "warning: the tensor sets differ: 0 tensors only in A, 1 only in B (mlens diff lists them)");
 }

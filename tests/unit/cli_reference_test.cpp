@@ -46,8 +46,10 @@ TEST_CASE("the man page has a section for every subcommand --help lists, and the
     size_t subcommands = 0;
     bool listing = false;
     for (const std::string& line : help_lines) {
-        if (line == "Subcommands:") listing = true;
-        else if (line.empty()) listing = false;
+        if (line == "Subcommands:")
+            listing = true;
+        else if (line.empty())
+            listing = false;
         else if (listing) {
             const std::string name = line.substr(2, line.find(' ', 2) - 2);
             INFO(name);

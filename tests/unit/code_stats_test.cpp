@@ -94,17 +94,18 @@ TEST_CASE("F16 and BF16 statistics count codes and equal those of the decoded va
     values[4] = std::numeric_limits<float>::infinity();
     values[5] = -0.0f;
     values[6] = 0.0f;
-    values[1500000] = 1e6f;   // beyond F16: stored as +Inf there, finite in BF16
-    test::write_fixture_model(dir.file("c.gguf"), {{"f16", GGML_TYPE_F16, {values.size()}, values},
-                                                   {"bf16", GGML_TYPE_BF16, {values.size()}, values},
-                                                   {"q8", GGML_TYPE_Q8_0, {1024}, std::vector<float>(values.begin(), values.begin() + 1024)}});
+    values[1500000] = 1e6f;  // beyond F16: stored as +Inf there, finite in BF16
+    test::write_fixture_model(dir.file("c.gguf"),
+                              {{"f16", GGML_TYPE_F16, {values.size()}, values},
+                               {"bf16", GGML_TYPE_BF16, {values.size()}, values},
+                               {"q8", GGML_TYPE_Q8_0, {1024}, std::vector<float>(values.begin(), values.begin() + 1024)}});
     auto model = open_gguf(dir.file("c.gguf"));
     for (const char* name : {"f16", "bf16"}) {
         auto view = TensorView::open(*model, name);
         REQUIRE(view.ok());
         const std::vector<float> table = view->code_values();
         REQUIRE(table.size() == 65536);
-        CHECK(table[std::string(name) == "f16" ? 0x3C00 : 0x3F80] == 1.0f);   // 1.0 in F16 and in BF16
+        CHECK(table[std::string(name) == "f16" ? 0x3C00 : 0x3F80] == 1.0f);  // 1.0 in F16 and in BF16
         for (uint32_t bins : {1u, 7u, 256u})
             for (unsigned threads : {1u, 2u}) require_same_figures(*view, bins, threads);
         auto s = compute_stats(*view, nullptr, 2);
@@ -125,7 +126,7 @@ TEST_CASE("8-bit codes: one expert of an I8 tensor, and U8 and F8 tensors", "[st
     std::vector<uint8_t> experts(3 * 4 * 5), bytes(200), fp8(256);
     for (size_t i = 0; i < experts.size(); ++i) experts[i] = static_cast<uint8_t>(static_cast<int8_t>(i * 4 - 120));
     for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 % 251);
-    for (size_t i = 0; i < fp8.size(); ++i) fp8[i] = static_cast<uint8_t>(i);   // every E4M3 code, NaN included
+    for (size_t i = 0; i < fp8.size(); ++i) fp8[i] = static_cast<uint8_t>(i);  // every E4M3 code, NaN included
     test::SafetensorsBuilder sb;
     sb.tensor("experts", "I8", "[3,4,5]", experts).tensor("u8", "U8", "[200]", bytes).tensor("e4m3", "F8_E4M3", "[256]", fp8);
     Model m = read_safetensors(memory_source(sb.bytes()));
@@ -136,12 +137,12 @@ TEST_CASE("8-bit codes: one expert of an I8 tensor, and U8 and F8 tensors", "[st
     REQUIRE(second->code_values().size() == 256);
     std::vector<uint16_t> codes(20);
     REQUIRE(second->read_codes(0, 20, codes.data()).ok());
-    CHECK(codes[0] == experts[20]);   // the second expert's first byte, widened
+    CHECK(codes[0] == experts[20]);  // the second expert's first byte, widened
     CHECK(codes[19] == experts[39]);
     auto s = compute_stats(*second);
     CHECK(s->count == 20);
-    CHECK(s->min == -40.0);   // i = 20: 20 * 4 - 120
-    CHECK(s->max == 36.0);    // i = 39
+    CHECK(s->min == -40.0);  // i = 20: 20 * 4 - 120
+    CHECK(s->max == 36.0);  // i = 39
     CHECK(s->mean == Approx(-2.0));
     for (uint32_t bins : {1u, 256u}) {
         require_same_figures(*second, bins, 2);
@@ -149,7 +150,7 @@ TEST_CASE("8-bit codes: one expert of an I8 tensor, and U8 and F8 tensors", "[st
         require_same_figures(*TensorView::open(m, "e4m3"), bins, 1);
     }
     auto e4m3 = compute_stats(*TensorView::open(m, "e4m3"));
-    CHECK(e4m3->nan == 2);   // 0x7F and 0xFF
+    CHECK(e4m3->nan == 2);  // 0x7F and 0xFF
     CHECK(e4m3->max == 448.0);
     CHECK(e4m3->min == -448.0);
 }
@@ -159,7 +160,8 @@ TEST_CASE("block-quantized tensors give their exact range from codes and scales"
     const uint64_t ne0 = 1024, rows = 40;
     const ggml_type with_range[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS};
     std::vector<test::FixtureTensor> tensors;
-    for (ggml_type t : with_range) tensors.push_back({ggml_type_name(t), static_cast<uint32_t>(t), {ne0, rows}, test::test_signal(ne0 * rows, t)});
+    for (ggml_type t : with_range)
+        tensors.push_back({ggml_type_name(t), static_cast<uint32_t>(t), {ne0, rows}, test::test_signal(ne0 * rows, t)});
     tensors.push_back({"q6_K", GGML_TYPE_Q6_K, {ne0, rows}, test::test_signal(ne0 * rows, 3)});
     tensors.push_back({"f32", GGML_TYPE_F32, {ne0, rows}, test::test_signal(ne0 * rows, 4)});
     test::write_fixture_model(dir.file("r.gguf"), tensors);
@@ -179,7 +181,7 @@ TEST_CASE("block-quantized tensors give their exact range from codes and scales"
             CHECK((*r)->min == *lo);
             CHECK((*r)->max == *hi);
         }
-        CHECK(view->quick_range(1, 32).error().code == ErrorCode::E_RANGE);   // not on a block boundary
+        CHECK(view->quick_range(1, 32).error().code == ErrorCode::E_RANGE);  // not on a block boundary
         // On one and two threads, over several chunks: the one-pass figures are the plain ones.
         for (unsigned threads : {1u, 2u}) require_same_figures(*view, 256, threads);
     }
@@ -203,8 +205,10 @@ TEST_CASE("a block whose scale is infinite or NaN has no quick range", "[stats]"
         REQUIRE(model.ok());
         // Q8_0: the first block's d becomes +Inf; Q4_K: the first block's dmin becomes NaN.
         const uint64_t q8 = model->tensors[0].data_offset, q4k = model->tensors[1].data_offset;
-        bytes[q8] = 0x00; bytes[q8 + 1] = 0x7C;
-        bytes[q4k + 2] = 0x00; bytes[q4k + 3] = 0x7E;
+        bytes[q8] = 0x00;
+        bytes[q8 + 1] = 0x7C;
+        bytes[q4k + 2] = 0x00;
+        bytes[q4k + 3] = 0x7E;
     }
     test::write_whole_file(dir.file("s.gguf"), bytes);
     auto model = open_gguf(dir.file("s.gguf"));
@@ -270,7 +274,7 @@ TEST_CASE("MLX affine groups give their range, whatever the sign of the scale", 
 }
 
 TEST_CASE("a quick range that disagrees with the decoded values is counted again", "[stats]") {
-    const auto values = test::test_signal(300000, 8);   // spans about [-1, 1]
+    const auto values = test::test_signal(300000, 8);  // spans about [-1, 1]
     const WrongRangeSource wrong(values);
     for (unsigned threads : {1u, 2u}) require_same_figures(wrong, values, 256, threads);
 }

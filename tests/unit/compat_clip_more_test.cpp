@@ -29,7 +29,8 @@ TEST_CASE("nemotron_h_omni clip: position resample, patch relabel, audio off, pr
     const compat::SidePlan c = compat::plan_compat(m).clip;
     CHECK(c.handlers == std::vector<std::string>{"handle_nemotron_h_omni_clip"});
     CHECK(fired_check(c, "handle_nemotron_h_omni_clip") == "marker: tensor prefix v.");
-    CHECK(edited_kvs(m, c) == std::vector<std::string>{
+    CHECK(edited_kvs(m, c) ==
+          std::vector<std::string>{
               "general.architecture = STRING clip",
               "clip.vision.embedding_length = UINT32 8",
               "clip.vision.patch_size = UINT32 2",
@@ -48,7 +49,8 @@ TEST_CASE("nemotron_h_omni clip: position resample, patch relabel, audio off, pr
               "clip.use_gelu = BOOL true",
               "clip.has_audio_encoder = BOOL false",
           });
-    CHECK(result_tensors(m, c) == std::vector<std::string>{
+    CHECK(result_tensors(m, c) ==
+          std::vector<std::string>{
               "v.class_embd F32 [8] op=F16→F32",
               "v.position_embd.weight F32 [8,16] op=position resample",
               "v.patch_embd.weight F32 [2,2,3,8] op=dequantize to F32",
@@ -82,7 +84,8 @@ TEST_CASE("llama4 clip: both projector keys, pixel-shuffle scale, renames withou
                   .write(dir);
     const compat::SidePlan c = compat::plan_compat(m).clip;
     CHECK(c.handlers == std::vector<std::string>{"handle_llama4_clip"});
-    CHECK(edited_kvs(m, c) == std::vector<std::string>{
+    CHECK(edited_kvs(m, c) ==
+          std::vector<std::string>{
               "clip.vision.block_count = UINT32 1",
               "clip.vision.projection_dim = UINT32 16",
               "clip.vision.projector.scale_factor = UINT32 4",
@@ -94,7 +97,8 @@ TEST_CASE("llama4 clip: both projector keys, pixel-shuffle scale, renames withou
               "clip.vision.projector_type = STRING llama4",
               "general.architecture = STRING clip",
           });
-    CHECK(result_tensors(m, c) == std::vector<std::string>{
+    CHECK(result_tensors(m, c) ==
+          std::vector<std::string>{
               "blk.0.ln1.weight F32 [16]",
               "blk.0.ln2.weight F32 [16]",
               "v.position_embd.weight F32 [8,5]",
@@ -122,7 +126,8 @@ TEST_CASE("clip KVs of an unexpected type: read or copied, one issue wording, no
     CHECK(c.handlers == std::vector<std::string>{"handle_llama4_clip"});
     std::vector<std::string> issues;
     for (const compat::PlanIssue& i : c.issues) issues.push_back(i.rule + ": " + i.message);
-    CHECK(issues == std::vector<std::string>{
+    CHECK(issues ==
+          std::vector<std::string>{
               "handle_llama4_clip: llama4.vision.block_count is FLOAT32, not UINT32: upstream asserts in gguf_get_val_u32",
               "handle_llama4_clip: llama4.vision.pixel_shuffle_ratio is UINT32, not FLOAT32: upstream asserts in gguf_get_val_f32",
           });
@@ -150,7 +155,8 @@ TEST_CASE("gemma4 clip: gemma4v and gemma4a KVs, audio block renames in order, a
     const compat::SidePlan c = compat::plan_compat(m).clip;
     CHECK(c.handlers == std::vector<std::string>{"handle_gemma4_clip"});
     CHECK(fired_check(c, "handle_gemma4_clip") == "marker: tensor prefix a.");
-    CHECK(edited_kvs(m, c) == std::vector<std::string>{
+    CHECK(edited_kvs(m, c) ==
+          std::vector<std::string>{
               "general.architecture = STRING clip",
               "clip.vision.block_count = UINT32 1",
               "clip.vision.image_size = UINT32 224",
@@ -165,7 +171,8 @@ TEST_CASE("gemma4 clip: gemma4v and gemma4a KVs, audio block renames in order, a
               "clip.has_audio_encoder = BOOL true",
               "clip.audio.projector_type = STRING gemma4a",
           });
-    CHECK(result_tensors(m, c) == std::vector<std::string>{
+    CHECK(result_tensors(m, c) ==
+          std::vector<std::string>{
               "v.patch_embd.weight F32 [2,2,3,8] op=F16→F32",
               "v.blk.0.ln1.weight F32 [8]",
               "a.input_projection.weight F16 [8,8]",
@@ -201,7 +208,8 @@ TEST_CASE("glmocr clip: temporal patch pair, FLOAT32 mean copy, use_silu", "[com
     const compat::SidePlan c = compat::plan_compat(m).clip;
     CHECK(c.handlers == std::vector<std::string>{"handle_glmocr_clip"});
     CHECK(fired_check(c, "handle_glmocr_clip") == detect_name_detail("glmocr"));
-    CHECK(edited_kvs(m, c) == std::vector<std::string>{
+    CHECK(edited_kvs(m, c) ==
+          std::vector<std::string>{
               "clip.vision.block_count = UINT32 1",
               "clip.vision.feed_forward_length = UINT32 32",
               "clip.vision.attention.layer_norm_epsilon = FLOAT32 " + f32_text(1e-5f),
@@ -212,7 +220,8 @@ TEST_CASE("glmocr clip: temporal patch pair, FLOAT32 mean copy, use_silu", "[com
               "clip.projector_type = STRING glm4v",
               "general.architecture = STRING clip",
           });
-    CHECK(result_tensors(m, c) == std::vector<std::string>{
+    CHECK(result_tensors(m, c) ==
+          std::vector<std::string>{
               "blk.0.attn_out.weight F16 [16,16]",
               "v.patch_embd.weight F32 [2,2,3,8] op=F16→F32",
               "v.patch_embd.weight.1 F32 [2,2,3,8] op=F16→F32",
@@ -236,7 +245,8 @@ TEST_CASE("qwen25vl clip: n_wa_pattern from fullatt_block_indexes, else 8; merge
                   .write(dir);
     const compat::SidePlan c = compat::plan_compat(m).clip;
     CHECK(c.handlers == std::vector<std::string>{"handle_qwen25vl_clip"});
-    CHECK(edited_kvs(m, c) == std::vector<std::string>{
+    CHECK(edited_kvs(m, c) ==
+          std::vector<std::string>{
               "clip.vision.block_count = UINT32 1",
               "clip.vision.projection_dim = UINT32 16",
               "clip.vision.feed_forward_length = UINT32 24",
@@ -249,7 +259,8 @@ TEST_CASE("qwen25vl clip: n_wa_pattern from fullatt_block_indexes, else 8; merge
               "clip.projector_type = STRING qwen2.5vl_merger",
               "general.architecture = STRING clip",
           });
-    CHECK(result_tensors(m, c) == std::vector<std::string>{
+    CHECK(result_tensors(m, c) ==
+          std::vector<std::string>{
               "v.blk.0.ffn_up.weight F16 [8,24]",
               "v.post_ln.weight F32 [8]",
               "mm.0.weight F16 [32,32]",
@@ -297,7 +308,8 @@ TEST_CASE("qwen3vl clip: F32 Q/K/V concat over mixed types, deepstack mask and r
     const compat::SidePlan c = compat::plan_compat(m).clip;
     CHECK(c.handlers == std::vector<std::string>{"handle_qwen3vl_clip"});
     CHECK(fired_check(c, "handle_qwen3vl_clip") == "marker: qwen3vl.rope.dimension_sections missing");
-    CHECK(edited_kvs(m, c) == std::vector<std::string>{
+    CHECK(edited_kvs(m, c) ==
+          std::vector<std::string>{
               "clip.vision.block_count = UINT32 2",
               "clip.vision.num_channels = UINT32 3",
               "clip.vision.patch_size = UINT32 2",
@@ -316,7 +328,8 @@ TEST_CASE("qwen3vl clip: F32 Q/K/V concat over mixed types, deepstack mask and r
               "clip.projector_type = STRING qwen3vl_merger",
               "general.architecture = STRING clip",
           });
-    CHECK(result_tensors(m, c) == std::vector<std::string>{
+    CHECK(result_tensors(m, c) ==
+          std::vector<std::string>{
               "v.blk.0.attn_qkv.weight F32 [32,96] op=concat to F32",
               "v.patch_embd.weight.1 F32 [2,2,3,32] op=patch split",
               "v.blk.0.attn_v.weight Q8_0 [32,32]",
@@ -349,15 +362,18 @@ TEST_CASE("clip dispatch: LLaVA projector default for clip files, first detector
     CHECK(fired_check(c, "handle_missing_llava_projector_type") == "marker: clip file with a vision encoder and no projector type");
     CHECK(c.checks.size() == 12);  // the default, then all eleven detectors (none fires for "clip")
 
-    Model typed_clip = OllamaGguf("clip").boolean("clip.has_vision_encoder", true).str("clip.vision.projector_type", "x")
-                           .tensor("v.patch_embd.weight", {4}).write(dir, "typed.gguf");
+    Model typed_clip = OllamaGguf("clip")
+                           .boolean("clip.has_vision_encoder", true)
+                           .str("clip.vision.projector_type", "x")
+                           .tensor("v.patch_embd.weight", {4})
+                           .write(dir, "typed.gguf");
     CHECK(compat::plan_compat(typed_clip).clip.empty());
 
     Model no_encoder = OllamaGguf("clip").boolean("clip.has_vision_encoder", false).tensor("v.a", {4}).write(dir, "off.gguf");
     CHECK(compat::plan_compat(no_encoder).clip.checks.front().detail == "clip.has_vision_encoder is false");
 
-    Model upstream_gemma = OllamaGguf("gemma3").f32("gemma3.attention.layer_norm_rms_epsilon", 1e-6f)
-                               .tensor("token_embd.weight", {4, 4}).write(dir, "g.gguf");
+    Model upstream_gemma =
+        OllamaGguf("gemma3").f32("gemma3.attention.layer_norm_rms_epsilon", 1e-6f).tensor("token_embd.weight", {4, 4}).write(dir, "g.gguf");
     const compat::SidePlan g = compat::plan_compat(upstream_gemma).clip;
     CHECK(g.empty());
     CHECK(g.checks.back().detail == "no tensor starts with v.: nothing to translate");

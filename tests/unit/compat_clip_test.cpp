@@ -39,11 +39,13 @@ TEST_CASE("gemma3 clip: KVs, swapped ffn names, text tensors renamed too, F16 pr
     CHECK(c.handlers == std::vector<std::string>{"handle_gemma3_clip"});
     CHECK(c.arch_after == "clip");
     CHECK(fired_check(c, "handle_gemma3_clip") == "marker: KV gemma3.mm.tokens_per_image");
-    CHECK(untouched_keys(m, c) == std::vector<std::string>{"gemma3.embedding_length", "gemma3.mm.tokens_per_image",
-          "gemma3.vision.block_count", "gemma3.vision.embedding_length", "gemma3.vision.feed_forward_length",
-          "gemma3.vision.image_size", "gemma3.vision.patch_size", "gemma3.vision.attention.head_count",
-          "gemma3.vision.attention.layer_norm_epsilon"});
-    CHECK(edited_kvs(m, c) == std::vector<std::string>{
+    CHECK(untouched_keys(m, c) ==
+          std::vector<std::string>{"gemma3.embedding_length", "gemma3.mm.tokens_per_image", "gemma3.vision.block_count",
+                                   "gemma3.vision.embedding_length", "gemma3.vision.feed_forward_length", "gemma3.vision.image_size",
+                                   "gemma3.vision.patch_size", "gemma3.vision.attention.head_count",
+                                   "gemma3.vision.attention.layer_norm_epsilon"});
+    CHECK(edited_kvs(m, c) ==
+          std::vector<std::string>{
               "clip.vision.block_count = UINT32 1",
               "clip.vision.embedding_length = UINT32 32",
               "clip.vision.feed_forward_length = UINT32 48",
@@ -59,7 +61,8 @@ TEST_CASE("gemma3 clip: KVs, swapped ffn names, text tensors renamed too, F16 pr
               "clip.projector_type = STRING gemma3",
               "general.architecture = STRING clip",
           });
-    CHECK(result_tensors(m, c) == std::vector<std::string>{
+    CHECK(result_tensors(m, c) ==
+          std::vector<std::string>{
               "token_embd.weight F16 [64,10]",
               "blk.0.attn_out.weight F16 [64,64]",
               "v.patch_embd.weight F32 [14,14,3,32] op=F16→F32",
@@ -111,7 +114,8 @@ TEST_CASE("qwen35moe clip: Q/K/V byte concat, patch-embed split into a reclaimed
     const compat::SidePlan& c = plan.clip;
     CHECK(c.handlers == std::vector<std::string>{"handle_qwen35moe_clip"});
     CHECK(fired_check(c, "handle_qwen35moe_clip") == "marker: KV qwen35moe.vision.block_count");
-    CHECK(edited_kvs(m, c) == std::vector<std::string>{
+    CHECK(edited_kvs(m, c) ==
+          std::vector<std::string>{
               "clip.vision.block_count = UINT32 2",
               "clip.vision.embedding_length = UINT32 16",
               "clip.vision.attention.head_count = UINT32 2",
@@ -130,7 +134,8 @@ TEST_CASE("qwen35moe clip: Q/K/V byte concat, patch-embed split into a reclaimed
               "clip.projector_type = STRING qwen3vl_merger",
               "general.architecture = STRING clip",
           });
-    CHECK(result_tensors(m, c) == std::vector<std::string>{
+    CHECK(result_tensors(m, c) ==
+          std::vector<std::string>{
               "blk.0.attn_norm.weight F32 [64]",
               "v.blk.0.attn_qkv.weight F16 [16,48] op=byte concat",
               "v.patch_embd.weight.1 F32 [4,4,3,16] op=patch split",
@@ -191,7 +196,8 @@ TEST_CASE("mistral3 clip: img_break zero-fill, vision RoPE permute on F16 only, 
     const compat::SidePlan c = compat::plan_compat(m).clip;
     CHECK(c.handlers == std::vector<std::string>{"handle_mistral3_clip"});
     CHECK(fired_check(c, "handle_mistral3_clip") == "marker: tensor prefix v.");
-    CHECK(edited_kvs(m, c) == std::vector<std::string>{
+    CHECK(edited_kvs(m, c) ==
+          std::vector<std::string>{
               "clip.vision.block_count = UINT32 1",
               "clip.vision.embedding_length = UINT32 8",
               "clip.vision.attention.head_count = UINT32 2",
@@ -206,7 +212,8 @@ TEST_CASE("mistral3 clip: img_break zero-fill, vision RoPE permute on F16 only, 
               "clip.projector_type = STRING pixtral",
               "general.architecture = STRING clip",
           });
-    CHECK(result_tensors(m, c) == std::vector<std::string>{
+    CHECK(result_tensors(m, c) ==
+          std::vector<std::string>{
               "v.token_embd.img_break F32 [8] op=zero fill",
               "blk.0.ln1.weight F32 [8]",
               "v.patch_embd.weight F32 [2,2,3,8] op=F16→F32",
@@ -248,7 +255,8 @@ TEST_CASE("deepseekocr clip: s. prefix to v.sam., exact pos_embd rename, substri
     const compat::SidePlan c = compat::plan_compat(m).clip;
     CHECK(c.handlers == std::vector<std::string>{"handle_deepseekocr_clip"});
     CHECK(fired_check(c, "handle_deepseekocr_clip") == detect_name_detail("deepseekocr"));
-    CHECK(edited_kvs(m, c) == std::vector<std::string>{
+    CHECK(edited_kvs(m, c) ==
+          std::vector<std::string>{
               "clip.vision.block_count = UINT32 1",
               "clip.vision.attention.head_count = UINT32 2",
               "clip.vision.sam.block_count = UINT32 1",
@@ -264,7 +272,8 @@ TEST_CASE("deepseekocr clip: s. prefix to v.sam., exact pos_embd rename, substri
               "clip.projector_type = STRING deepseekocr",
               "general.architecture = STRING clip",
           });
-    CHECK(result_tensors(m, c) == std::vector<std::string>{
+    CHECK(result_tensors(m, c) ==
+          std::vector<std::string>{
               "v.sam.patch_embd.weight F32 [4,4,3,8] op=F16→F32",
               "v.sam.pos_embd.weight F32 [8,4,4]",
               "v.sam.blk.0.attn.out.weight F16 [8,8]",

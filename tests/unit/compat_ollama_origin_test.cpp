@@ -65,13 +65,10 @@ public:
         if (!pre.empty()) str("tokenizer.ggml.pre", pre);
         std::vector<std::string> tokens(n, "t");
         for (const auto& [id, text] : specials) tokens[id] = text;
-        return strs("tokenizer.ggml.tokens", tokens)
-            .u32("tokenizer.ggml.bos_token_id", bos)
-            .u32("tokenizer.ggml.eos_token_id", eos);
+        return strs("tokenizer.ggml.tokens", tokens).u32("tokenizer.ggml.bos_token_id", bos).u32("tokenizer.ggml.eos_token_id", eos);
     }
     GgmlGguf& tensor(const std::string& name, int64_t ne0, int64_t ne1 = 1) {
-        ggml_tensor* t = ne1 == 1 ? ggml_new_tensor_1d(m_data, GGML_TYPE_F32, ne0)
-                                  : ggml_new_tensor_2d(m_data, GGML_TYPE_F32, ne0, ne1);
+        ggml_tensor* t = ne1 == 1 ? ggml_new_tensor_1d(m_data, GGML_TYPE_F32, ne0) : ggml_new_tensor_2d(m_data, GGML_TYPE_F32, ne0, ne1);
         ggml_set_name(t, name.c_str());
         std::memset(t->data, 0, ggml_nbytes(t));
         gguf_add_tensor(m_gguf, t);
@@ -116,40 +113,68 @@ TEST_CASE("files written through ggml's gguf API with upstream-shaped keys give 
     std::vector<Model> models;
     const std::vector<std::pair<size_t, std::string>> llama3 = {{128006, "<|start_header_id|>"}, {128009, "<|eot_id|>"}};
     // Llama-3 as converted from the base model: eos 128001, the shim's Llama-3 fix would fire.
-    models.push_back(GgmlGguf("llama").vocab("gpt2", "llama-bpe", 128256, llama3, 128000, 128001)
-                         .tensor("token_embd.weight", 8, 128256).tensor("blk.0.attn_norm.weight", 8)
-                         .tensor("output_norm.weight", 8).write(dir, "llama3.gguf"));
+    models.push_back(GgmlGguf("llama")
+                         .vocab("gpt2", "llama-bpe", 128256, llama3, 128000, 128001)
+                         .tensor("token_embd.weight", 8, 128256)
+                         .tensor("blk.0.attn_norm.weight", 8)
+                         .tensor("output_norm.weight", 8)
+                         .write(dir, "llama3.gguf"));
     CHECK(shim_fired(plan_compat(models.back()).text, "handle_llama3_metadata"));
-    models.push_back(GgmlGguf("gemma3").u32("gemma3.attention.key_length", 4).f32("gemma3.rope.freq_base_swa", 10000.0f)
-                         .vocab("llama", "default").tensor("token_embd.weight", 8, 8).tensor("blk.0.attn_q.weight", 8, 8)
-                         .tensor("output_norm.weight", 8).write(dir, "gemma3.gguf"));
-    models.push_back(GgmlGguf("clip").boolean("clip.has_vision_encoder", true).str("clip.projector_type", "gemma3")
-                         .tensor("v.patch_embd.weight", 8, 8).tensor("mm.input_projection.weight", 8, 8)
+    models.push_back(GgmlGguf("gemma3")
+                         .u32("gemma3.attention.key_length", 4)
+                         .f32("gemma3.rope.freq_base_swa", 10000.0f)
+                         .vocab("llama", "default")
+                         .tensor("token_embd.weight", 8, 8)
+                         .tensor("blk.0.attn_q.weight", 8, 8)
+                         .tensor("output_norm.weight", 8)
+                         .write(dir, "gemma3.gguf"));
+    models.push_back(GgmlGguf("clip")
+                         .boolean("clip.has_vision_encoder", true)
+                         .str("clip.projector_type", "gemma3")
+                         .tensor("v.patch_embd.weight", 8, 8)
+                         .tensor("mm.input_projection.weight", 8, 8)
                          .write(dir, "mmproj.gguf"));
     // A LLaVA mmproj without a projector type: the shim's LLaVA default would fire.
-    models.push_back(GgmlGguf("clip").boolean("clip.has_vision_encoder", true).tensor("v.patch_embd.weight", 8, 8)
-                         .tensor("mm.0.weight", 8, 8).write(dir, "llava-mmproj.gguf"));
+    models.push_back(GgmlGguf("clip")
+                         .boolean("clip.has_vision_encoder", true)
+                         .tensor("v.patch_embd.weight", 8, 8)
+                         .tensor("mm.0.weight", 8, 8)
+                         .write(dir, "llava-mmproj.gguf"));
     CHECK_FALSE(plan_compat(models.back()).clip.empty());
-    models.push_back(GgmlGguf("gemma3n").vocab("llama", "default", 10).tensor("token_embd.weight", 8, 10)
-                         .tensor("per_layer_token_embd.weight", 4, 10).write(dir, "gemma3n.gguf"));
+    models.push_back(GgmlGguf("gemma3n")
+                         .vocab("llama", "default", 10)
+                         .tensor("token_embd.weight", 8, 10)
+                         .tensor("per_layer_token_embd.weight", 4, 10)
+                         .write(dir, "gemma3n.gguf"));
     models.push_back(GgmlGguf("gemma4").vocab("gemma4", "gemma4").tensor("token_embd.weight", 8, 8).write(dir, "gemma4.gguf"));
-    models.push_back(GgmlGguf("bert").vocab("t5", "").u8s("tokenizer.ggml.precompiled_charsmap", {1, 2, 3, 4})
-                         .tensor("token_embd.weight", 8, 8).write(dir, "snowflake.gguf"));
+    models.push_back(GgmlGguf("bert")
+                         .vocab("t5", "")
+                         .u8s("tokenizer.ggml.precompiled_charsmap", {1, 2, 3, 4})
+                         .tensor("token_embd.weight", 8, 8)
+                         .write(dir, "snowflake.gguf"));
     // qwen35moe.feed_forward_length is written by the base converter; the shim's detector fires on it.
-    models.push_back(GgmlGguf("qwen35moe").u32("qwen35moe.expert_feed_forward_length", 4)
-                         .i32s("qwen35moe.rope.dimension_sections", {11, 11, 10, 0}).vocab("gpt2", "qwen35")
-                         .tensor("blk.0.ssm_dt.bias", 2).tensor("blk.1.nextn.eh_proj.weight", 16, 8)
+    models.push_back(GgmlGguf("qwen35moe")
+                         .u32("qwen35moe.expert_feed_forward_length", 4)
+                         .i32s("qwen35moe.rope.dimension_sections", {11, 11, 10, 0})
+                         .vocab("gpt2", "qwen35")
+                         .tensor("blk.0.ssm_dt.bias", 2)
+                         .tensor("blk.1.nextn.eh_proj.weight", 16, 8)
                          .write(dir, "qwen35moe.gguf"));
     CHECK(shim_fired(plan_compat(models.back()).text, "handle_qwen35moe"));
-    models.push_back(GgmlGguf("qwen3vl").i32s("qwen3vl.rope.dimension_sections", {24, 20, 20, 0}).vocab("gpt2", "qwen2")
-                         .tensor("token_embd.weight", 8, 8).write(dir, "qwen3vl.gguf"));
+    models.push_back(GgmlGguf("qwen3vl")
+                         .i32s("qwen3vl.rope.dimension_sections", {24, 20, 20, 0})
+                         .vocab("gpt2", "qwen2")
+                         .tensor("token_embd.weight", 8, 8)
+                         .write(dir, "qwen3vl.gguf"));
     models.push_back(GgmlGguf("qwen3next").vocab("gpt2", "qwen2").tensor("blk.0.ssm_dt.bias", 2).write(dir, "qwen3next.gguf"));
     models.push_back(GgmlGguf("lfm2").vocab("gpt2", "lfm2").tensor("token_embd_norm.weight", 8).write(dir, "lfm2.gguf"));
-    models.push_back(GgmlGguf("mistral3").f32("mistral3.rope.scaling.yarn_beta_fast", 32.0f).vocab("gpt2", "tekken")
-                         .tensor("token_embd.weight", 8, 8).write(dir, "mistral3.gguf"));
+    models.push_back(GgmlGguf("mistral3")
+                         .f32("mistral3.rope.scaling.yarn_beta_fast", 32.0f)
+                         .vocab("gpt2", "tekken")
+                         .tensor("token_embd.weight", 8, 8)
+                         .write(dir, "mistral3.gguf"));
     models.push_back(GgmlGguf("llama4").vocab("gpt2", "llama4").tensor("token_embd.weight", 8, 8).write(dir, "llama4.gguf"));
-    models.push_back(GgmlGguf("nemotron_h_moe").vocab("gpt2", "").tensor("blk.0.ffn_latent_down.weight", 8, 4)
-                         .write(dir, "nemotron.gguf"));
+    models.push_back(GgmlGguf("nemotron_h_moe").vocab("gpt2", "").tensor("blk.0.ffn_latent_down.weight", 8, 4).write(dir, "nemotron.gguf"));
     models.push_back(GgmlGguf("laguna").vocab("gpt2", "").tensor("blk.0.attn_gate.weight", 8, 2).write(dir, "laguna.gguf"));
     for (const char* arch : {"gpt-oss", "olmo2", "qwen2vl", "deepseek2", "deepseek2-ocr", "glm4", "nemotron_h"})
         models.push_back(GgmlGguf(arch).vocab("gpt2", "").tensor("token_embd.weight", 8, 8).write(dir, std::string(arch) + ".gguf"));
@@ -178,12 +203,15 @@ TEST_CASE("every kind of evidence is found in an Ollama-format file, with its re
     TempDir dir;
     const std::string eps = "gemma3.attention.layer_norm_rms_epsilon";
     std::vector<std::pair<OllamaGguf, std::string>> cases = {
-        {OllamaGguf("gemma3").f32(eps, 1e-6f).tensor("v.patch_embedding.weight", {8, 8}), "gemma3: tensor v.patch_embedding.weight (prefix v.)"},
-        {OllamaGguf("gemma3").f32(eps, 1e-6f).tensor("mm.mm_input_projection.weight", {8, 8}), "gemma3: tensor mm.mm_input_projection.weight (prefix mm.)"},
+        {OllamaGguf("gemma3").f32(eps, 1e-6f).tensor("v.patch_embedding.weight", {8, 8}),
+         "gemma3: tensor v.patch_embedding.weight (prefix v.)"},
+        {OllamaGguf("gemma3").f32(eps, 1e-6f).tensor("mm.mm_input_projection.weight", {8, 8}),
+         "gemma3: tensor mm.mm_input_projection.weight (prefix mm.)"},
         {OllamaGguf("gemma3").f32(eps, 1e-6f).tensor("dense.0.weight", {8, 8}), "gemma3: tensor dense.0.weight"},
         {OllamaGguf("gemma3").f32(eps, 1e-6f).u32("gemma3.mm.tokens_per_image", 256), "gemma3: KV gemma3.mm.tokens_per_image"},
         {OllamaGguf("gemma3").f32(eps, 1e-6f).f32("gemma3.rope.global.freq_base", 1e6f), "gemma3: KV gemma3.rope.global.freq_base"},
-        {OllamaGguf("gemma3").f32(eps, 1e-6f).boolean("tokenizer.ggml.add_unknown_token", false), "gemma3: KV tokenizer.ggml.add_unknown_token"},
+        {OllamaGguf("gemma3").f32(eps, 1e-6f).boolean("tokenizer.ggml.add_unknown_token", false),
+         "gemma3: KV tokenizer.ggml.add_unknown_token"},
         {OllamaGguf("gemma3"), "gemma3: KV gemma3.attention.layer_norm_rms_epsilon missing"},
         {OllamaGguf("gemma3n").tensor("token_embd.weight", {8, 6}).tensor("per_layer_token_embd.weight", {4, 5}),
          "gemma3n: token_embd.weight with 6 rows and per_layer_token_embd.weight with 5"},
@@ -225,15 +253,23 @@ TEST_CASE("Ollama's sorted key order is evidence in both of its forms, with an a
     };
     // Ollama at HEAD: sorted by the key without "qwen2.", so the hyperparameters come first.
     Model head = keys(OllamaGguf("qwen2"), 4).sorted_keys().write(dir, "head.gguf");
-    CHECK(stored_keys(head) == std::vector<std::string>{"qwen2.block_count", "qwen2.context_length", "qwen2.embedding_length",
-                                                        "general.architecture", "general.file_type", "general.quantization_version",
-                                                        "tokenizer.ggml.model", "tokenizer.ggml.pre", "qwen2.vocab_size"});
+    CHECK(stored_keys(head) ==
+          std::vector<std::string>{"qwen2.block_count", "qwen2.context_length", "qwen2.embedding_length", "general.architecture",
+                                   "general.file_type", "general.quantization_version", "tokenizer.ggml.model", "tokenizer.ggml.pre",
+                                   "qwen2.vocab_size"});
     OllamaOrigin origin = detect_ollama_origin(head);
     CHECK(origin.summary() == "Ollama-made: qwen2: all 9 keys in sorted order, as Ollama's GGUF writer writes them");
     // Older Ollama: sorted by the full key.
-    Model legacy = OllamaGguf("qwen2").u32("general.file_type", 1).u32("general.quantization_version", 2).u32("qwen2.block_count", 8)
-                       .u32("qwen2.context_length", 8).u32("qwen2.embedding_length", 8).u32("qwen2.vocab_size", 8)
-                       .str("tokenizer.ggml.model", "gpt2").str("tokenizer.ggml.pre", "qwen2").write(dir, "legacy.gguf");
+    Model legacy = OllamaGguf("qwen2")
+                       .u32("general.file_type", 1)
+                       .u32("general.quantization_version", 2)
+                       .u32("qwen2.block_count", 8)
+                       .u32("qwen2.context_length", 8)
+                       .u32("qwen2.embedding_length", 8)
+                       .u32("qwen2.vocab_size", 8)
+                       .str("tokenizer.ggml.model", "gpt2")
+                       .str("tokenizer.ggml.pre", "qwen2")
+                       .write(dir, "legacy.gguf");
     CHECK(detect_ollama_origin(legacy).summary() == "Ollama-made: qwen2: all 9 keys in sorted order, as Ollama's GGUF writer writes them");
     // The same keys in the order they were added (upstream's way) are no evidence.
     CHECK_FALSE(detect_ollama_origin(keys(OllamaGguf("qwen2"), 4).write(dir, "added.gguf")).ollama_made());

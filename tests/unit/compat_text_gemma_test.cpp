@@ -30,10 +30,10 @@ TEST_CASE("gemma3: defaults injected, vocab truncated to the embedding rows, vis
     CHECK_FALSE(t.checks[0].fired);
     CHECK(t.checks[1].detail == "marker: tensor prefix v.");
     CHECK(result_keys(m, t) ==
-          keys_after(m, strings({"gemma3.rope.freq_base_swa", "gemma3.attention.layer_norm_rms_epsilon",
-                                 "gemma3.rope.freq_base", "tokenizer.chat_template", "gemma3.rope.scaling.type",
-                                 "gemma3.rope.scaling.factor", "tokenizer.ggml.tokens", "tokenizer.ggml.scores",
-                                 "tokenizer.ggml.token_type"})));
+          keys_after(m,
+                     strings({"gemma3.rope.freq_base_swa", "gemma3.attention.layer_norm_rms_epsilon", "gemma3.rope.freq_base",
+                              "tokenizer.chat_template", "gemma3.rope.scaling.type", "gemma3.rope.scaling.factor", "tokenizer.ggml.tokens",
+                              "tokenizer.ggml.scores", "tokenizer.ggml.token_type"})));
     CHECK(typed(result_value(m, t, "gemma3.rope.freq_base_swa")) == "FLOAT32 10000");
     CHECK(typed(result_value(m, t, "gemma3.attention.layer_norm_rms_epsilon")) == "FLOAT32 1e-06");
     CHECK(typed(result_value(m, t, "gemma3.rope.freq_base")) == "FLOAT32 1e+06");
@@ -51,9 +51,9 @@ TEST_CASE("gemma3: defaults injected, vocab truncated to the embedding rows, vis
     CHECK(s.find('\n') == std::string::npos);
     const std::string tail = "{% if add_generation_prompt %}{{'<start_of_turn>model\\n'}}{% endif %}";
     CHECK(s.substr(s.size() - tail.size()) == tail);
-    CHECK(result_tensors(m, t) == strings({"token_embd.weight F16 [8,4]", "blk.0.attn_output.weight F16 [8,8]",
-                                           "mm.mm_input_projection.weight F16 [8,8] hidden", "output_norm.weight F32 [8]",
-                                           "v.patch_embedding.weight F16 [4,4] hidden"}));
+    CHECK(result_tensors(m, t) ==
+          strings({"token_embd.weight F16 [8,4]", "blk.0.attn_output.weight F16 [8,8]", "mm.mm_input_projection.weight F16 [8,8] hidden",
+                   "output_norm.weight F32 [8]", "v.patch_embedding.weight F16 [4,4] hidden"}));
     CHECK_FALSE(t.no_mmap);
     CHECK(t.data_ops.empty());
     for (const TensorEdit& e : t.tensor_edits) CHECK(e.kind == EditKind::hidden);
@@ -112,9 +112,10 @@ TEST_CASE("embeddinggemma: arch switch, prefix copy, removed keys, dense dims an
     CHECK(t.arch_after == "gemma-embedding");
     CHECK(t.checks[1].detail == "architecture is \"gemma-embedding\", not gemma3");
     CHECK(result_keys(m, t) ==
-          keys_after(m, strings({"general.architecture", "gemma-embedding.embedding_length", "gemma-embedding.rope.freq_base_swa",
-                                 "gemma-embedding.dense_2_feat_in", "gemma-embedding.dense_2_feat_out",
-                                 "gemma-embedding.dense_3_feat_in", "gemma-embedding.dense_3_feat_out"})));
+          keys_after(m,
+                     strings({"general.architecture", "gemma-embedding.embedding_length", "gemma-embedding.rope.freq_base_swa",
+                              "gemma-embedding.dense_2_feat_in", "gemma-embedding.dense_2_feat_out", "gemma-embedding.dense_3_feat_in",
+                              "gemma-embedding.dense_3_feat_out"})));
     CHECK(typed(result_value(m, t, "general.architecture")) == "STRING gemma-embedding");
     CHECK(typed(result_value(m, t, "gemma-embedding.embedding_length")) == "UINT32 8");
     CHECK(typed(result_value(m, t, "gemma-embedding.rope.freq_base_swa")) == "FLOAT32 10000");
@@ -126,8 +127,8 @@ TEST_CASE("embeddinggemma: arch switch, prefix copy, removed keys, dense dims an
     size_t removed = 0;
     for (const KvEdit& e : t.kv_edits) removed += e.op == KvOp::remove;
     CHECK(removed == 2);
-    CHECK(result_tensors(m, t) == strings({"dense_2.weight F32 [8,16]", "dense_3.weight F32 [16,8]",
-                                           "output_norm.weight F32 [8]", "token_embd.weight F32 [8,4]"}));
+    CHECK(result_tensors(m, t) ==
+          strings({"dense_2.weight F32 [8,16]", "dense_3.weight F32 [16,8]", "output_norm.weight F32 [8]", "token_embd.weight F32 [8,4]"}));
 }
 
 TEST_CASE("gemma3n: vocab cut to per-layer rows, token types fixed, eos ids completed", "[compat]") {
@@ -143,8 +144,10 @@ TEST_CASE("gemma3n: vocab cut to per-layer rows, token types fixed, eos ids comp
     const SidePlan t = plan_compat(m).text;
     CHECK(t.handlers == strings({"handle_gemma3n"}));
     CHECK(t.checks[3].detail == "marker: token_embd rows 6 ≠ per_layer_token_embd rows 5");
-    CHECK(result_keys(m, t) == keys_after(m, strings({"tokenizer.ggml.model", "tokenizer.ggml.tokens", "tokenizer.ggml.scores",
-                                                      "tokenizer.ggml.token_type", "tokenizer.ggml.eos_token_ids"})));
+    CHECK(result_keys(m, t) ==
+          keys_after(m,
+                     strings({"tokenizer.ggml.model", "tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type",
+                              "tokenizer.ggml.eos_token_ids"})));
     CHECK(typed(result_value(m, t, "tokenizer.ggml.model")) == "STRING llama");
     CHECK(typed(result_value(m, t, "tokenizer.ggml.tokens")) == "ARRAY[STRING] [STRING × 5] <pad>, <0x0A>, <unused0>, hello, <0xZZ>");
     CHECK(typed(result_value(m, t, "tokenizer.ggml.scores")) == "ARRAY[FLOAT32] [FLOAT32 × 5] 0, 0, 0, -1, 0");
@@ -192,9 +195,9 @@ TEST_CASE("gemma4: tokenizer model, hidden encoders, per-expert gate/up fuse and
     CHECK(result_tensors(m, t) ==
           strings({"blk.0.ffn_gate_up_exps.weight F16 [8,8,2] op=interleave experts", "blk.0.ffn_down_exps.scale F32 [2]",
                    "blk.0.ffn_up_exps.weight F16 [8,4,2] hidden", "blk.1.ffn_gate_exps.scale F32 [2]",
-                   "blk.1.ffn_gate_exps.weight F16 [8,4,2]", "blk.1.ffn_up_exps.weight F16 [8,4,2]",
-                   "a.blk.0.ln1.weight F32 [8] hidden", "mm.input_projection.weight F16 [8,8] hidden",
-                   "model.vision_tower.x.weight F32 [8] hidden", "v.patch_embd.weight F16 [8,8] hidden"}));
+                   "blk.1.ffn_gate_exps.weight F16 [8,4,2]", "blk.1.ffn_up_exps.weight F16 [8,4,2]", "a.blk.0.ln1.weight F32 [8] hidden",
+                   "mm.input_projection.weight F16 [8,8] hidden", "model.vision_tower.x.weight F32 [8] hidden",
+                   "v.patch_embd.weight F16 [8,8] hidden"}));
     REQUIRE(t.data_ops.size() == 1);
     CHECK(t.data_ops[0].sources == std::vector<size_t>{0, 2});
     CHECK(t.data_ops[0].params == std::vector<int64_t>{2});

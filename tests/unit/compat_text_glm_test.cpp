@@ -22,12 +22,12 @@ TEST_CASE("glm4moelite: deepseek2 MLA conventions and EOG ids", "[compat]") {
     const SidePlan t = plan_compat(m).text;
     CHECK(t.arch_after == "deepseek2");
     CHECK(result_keys(m, t) ==
-          keys_after(m, strings({"general.architecture", "deepseek2.attention.kv_lora_rank", "deepseek2.rope.dimension_count",
-                                 "deepseek2.attention.head_count_kv", "deepseek2.attention.key_length",
-                                 "deepseek2.attention.value_length", "deepseek2.attention.key_length_mla",
-                                 "deepseek2.attention.value_length_mla", "deepseek2.expert_group_count",
-                                 "deepseek2.expert_group_used_count", "tokenizer.ggml.pre", "tokenizer.ggml.eot_token_id",
-                                 "tokenizer.ggml.eom_token_id"})));
+          keys_after(m,
+                     strings({"general.architecture", "deepseek2.attention.kv_lora_rank", "deepseek2.rope.dimension_count",
+                              "deepseek2.attention.head_count_kv", "deepseek2.attention.key_length", "deepseek2.attention.value_length",
+                              "deepseek2.attention.key_length_mla", "deepseek2.attention.value_length_mla", "deepseek2.expert_group_count",
+                              "deepseek2.expert_group_used_count", "tokenizer.ggml.pre", "tokenizer.ggml.eot_token_id",
+                              "tokenizer.ggml.eom_token_id"})));
     CHECK(typed(result_value(m, t, "deepseek2.attention.head_count_kv")) == "UINT32 1");
     CHECK(typed(result_value(m, t, "deepseek2.attention.key_length")) == "UINT32 576");
     CHECK(typed(result_value(m, t, "deepseek2.attention.value_length")) == "UINT32 512");
@@ -50,15 +50,17 @@ TEST_CASE("deepseekocr: deepseek2-ocr with derived expert sizes, SAM and vision 
                   .tensor("mm.layers.weight", {8, 8})
                   .write(dir);
     const SidePlan t = plan_compat(m).text;
-    CHECK(result_keys(m, t) == keys_after(m, strings({"general.architecture", "deepseek2-ocr.block_count",
-                                                      "deepseek2-ocr.attention.layer_norm_rms_epsilon",
-                                                      "deepseek2-ocr.expert_feed_forward_length", "deepseek2-ocr.expert_shared_count"})));
+    CHECK(result_keys(m, t) ==
+          keys_after(m,
+                     strings({"general.architecture", "deepseek2-ocr.block_count", "deepseek2-ocr.attention.layer_norm_rms_epsilon",
+                              "deepseek2-ocr.expert_feed_forward_length", "deepseek2-ocr.expert_shared_count"})));
     CHECK(typed(result_value(m, t, "deepseek2-ocr.attention.layer_norm_rms_epsilon")) == "FLOAT32 1e-06");
     CHECK(typed(result_value(m, t, "deepseek2-ocr.expert_feed_forward_length")) == "UINT32 32");
     CHECK(typed(result_value(m, t, "deepseek2-ocr.expert_shared_count")) == "UINT32 2");
-    CHECK(result_tensors(m, t) == strings({"blk.1.ffn_down_exps.weight F32 [32,8,4]", "blk.1.ffn_down_shexp.weight F32 [64,8]",
-                                           "s.blk.0.norm1.weight F32 [8] hidden", "v.blk.0.layer_norm1.weight F32 [8] hidden",
-                                           "mm.layers.weight F32 [8,8] hidden"}));
+    CHECK(
+        result_tensors(m, t) ==
+        strings({"blk.1.ffn_down_exps.weight F32 [32,8,4]", "blk.1.ffn_down_shexp.weight F32 [64,8]", "s.blk.0.norm1.weight F32 [8] hidden",
+                 "v.blk.0.layer_norm1.weight F32 [8] hidden", "mm.layers.weight F32 [8,8] hidden"}));
 }
 
 TEST_CASE("glmocr: glm4 keys, chatglm-bpe, renames, gate‖up fused, gates hidden", "[compat]") {
@@ -78,16 +80,17 @@ TEST_CASE("glmocr: glm4 keys, chatglm-bpe, renames, gate‖up fused, gates hidde
                   .write(dir);
     const SidePlan t = plan_compat(m).text;
     CHECK(t.arch_after == "glm4");
-    CHECK(result_keys(m, t) == keys_after(m, strings({"general.architecture", "glm4.block_count", "glm4.attention.key_length",
-                                                      "glm4.rope.mrope_section", "glm4.rope.dimension_sections",
-                                                      "glm4.rope.dimension_count", "tokenizer.ggml.pre"})));
+    CHECK(result_keys(m, t) ==
+          keys_after(m,
+                     strings({"general.architecture", "glm4.block_count", "glm4.attention.key_length", "glm4.rope.mrope_section",
+                              "glm4.rope.dimension_sections", "glm4.rope.dimension_count", "tokenizer.ggml.pre"})));
     CHECK(typed(result_value(m, t, "glm4.rope.dimension_sections")) == "ARRAY[INT32] [INT32 × 4] 8, 12, 12, 0");
     CHECK(typed(result_value(m, t, "glm4.rope.dimension_count")) == "UINT32 64");
     CHECK(typed(result_value(m, t, "tokenizer.ggml.pre")) == "STRING chatglm-bpe");
-    CHECK(result_tensors(m, t) == strings({"blk.0.attn_output.weight F32 [8,8]", "blk.0.ffn_gate.weight F32 [8,16] hidden",
-                                           "blk.0.ffn_up.weight F32 [8,32] op=byte concat",
-                                           "blk.0.post_attention_norm.weight F32 [8]", "blk.0.post_ffw_norm.weight F32 [8]",
-                                           "blk.1.ffn_up.weight F32 [8,16]", "v.patch_embd_0.weight F32 [8,8] hidden"}));
+    CHECK(result_tensors(m, t) ==
+          strings({"blk.0.attn_output.weight F32 [8,8]", "blk.0.ffn_gate.weight F32 [8,16] hidden",
+                   "blk.0.ffn_up.weight F32 [8,32] op=byte concat", "blk.0.post_attention_norm.weight F32 [8]",
+                   "blk.0.post_ffw_norm.weight F32 [8]", "blk.1.ffn_up.weight F32 [8,16]", "v.patch_embd_0.weight F32 [8,8] hidden"}));
     REQUIRE(t.data_ops.size() == 1);
     CHECK(t.data_ops[0].sources == std::vector<size_t>{1, 2});
     CHECK(t.no_mmap);
@@ -109,13 +112,14 @@ TEST_CASE("nemotron_h_omni: moe text arch, copied keys, latent renames, MTP hidd
     const SidePlan t = plan_compat(m).text;
     CHECK(t.handlers == strings({"handle_nemotron_h_omni", "handle_nemotron_h_moe", "handle_nemotron_h_moe"}));
     CHECK(t.arch_after == "nemotron_h_moe");
-    CHECK(result_keys(m, t) == keys_after(m, strings({"general.architecture", "nemotron_h_moe.block_count",
-                                                      "nemotron_h_moe.expert_count", "nemotron_h_moe.moe_latent_size"})));
+    CHECK(result_keys(m, t) ==
+          keys_after(m,
+                     strings({"general.architecture", "nemotron_h_moe.block_count", "nemotron_h_moe.expert_count",
+                              "nemotron_h_moe.moe_latent_size"})));
     CHECK(typed(result_value(m, t, "nemotron_h_moe.moe_latent_size")) == "UINT32 4");
-    CHECK(result_tensors(m, t) == strings({"blk.0.ffn_latent_down.weight F32 [8,4]", "blk.0.ffn_latent_up.weight F32 [4,8]",
-                                           "a.blk.0.x.weight F32 [8] hidden",
-                                           "mtp.layers.0.mixer.experts.0.up_proj.weight F32 [8,8] hidden",
-                                           "v.patch_embd.weight F32 [8,8] hidden"}));
+    CHECK(result_tensors(m, t) ==
+          strings({"blk.0.ffn_latent_down.weight F32 [8,4]", "blk.0.ffn_latent_up.weight F32 [4,8]", "a.blk.0.x.weight F32 [8] hidden",
+                   "mtp.layers.0.mixer.experts.0.up_proj.weight F32 [8,8] hidden", "v.patch_embd.weight F32 [8,8] hidden"}));
 }
 
 TEST_CASE("nemotron_h_omni: dense variant becomes nemotron_h", "[compat]") {

@@ -63,16 +63,18 @@ TEST_CASE("gptoss: gpt-oss keys, expert ff length, yarn, gpt-4o, tensor renames"
                   .write(dir);
     const SidePlan t = plan_compat(m).text;
     CHECK(t.arch_after == "gpt-oss");
-    CHECK(result_keys(m, t) == keys_after(m, strings({"general.architecture", "gpt-oss.block_count", "gpt-oss.context_length",
-                                                      "gpt-oss.expert_feed_forward_length", "gpt-oss.rope.scaling.type",
-                                                      "tokenizer.ggml.pre"})));
+    CHECK(result_keys(m, t) ==
+          keys_after(m,
+                     strings({"general.architecture", "gpt-oss.block_count", "gpt-oss.context_length", "gpt-oss.expert_feed_forward_length",
+                              "gpt-oss.rope.scaling.type", "tokenizer.ggml.pre"})));
     CHECK(typed(result_value(m, t, "general.architecture")) == "STRING gpt-oss");
     CHECK(typed(result_value(m, t, "gptoss.block_count")) == "UINT32 1");
     CHECK(typed(result_value(m, t, "gpt-oss.expert_feed_forward_length")) == "UINT32 6");
     CHECK(typed(result_value(m, t, "gpt-oss.rope.scaling.type")) == "STRING yarn");
     CHECK(typed(result_value(m, t, "tokenizer.ggml.pre")) == "STRING gpt-4o");
-    CHECK(result_tensors(m, t) == strings({"blk.0.attn_output.weight F16 [8,8]", "blk.0.attn_sinks.weight F32 [4]",
-                                           "blk.0.post_attention_norm.weight F32 [8]", "blk.0.ffn_gate_exps.weight F16 [8,6,2]"}));
+    CHECK(result_tensors(m, t) ==
+          strings({"blk.0.attn_output.weight F16 [8,8]", "blk.0.attn_sinks.weight F32 [4]", "blk.0.post_attention_norm.weight F32 [8]",
+                   "blk.0.ffn_gate_exps.weight F16 [8,6,2]"}));
     CHECK(t.skip_prefixes.empty());
 }
 
@@ -112,9 +114,10 @@ TEST_CASE("mistral3: yarn keys copied with their types, tekken, vision hidden", 
                   .write(dir);
     const SidePlan t = plan_compat(m).text;
     CHECK(t.checks[12].detail == "marker: tensor prefix v.");
-    CHECK(result_keys(m, t) == keys_after(m, strings({"mistral3.rope.scaling.yarn_beta_fast", "mistral3.rope.scaling.yarn_beta_slow",
-                                                      "mistral3.rope.scaling.yarn_log_multiplier",
-                                                      "mistral3.attention.temperature_scale", "tokenizer.ggml.pre"})));
+    CHECK(result_keys(m, t) ==
+          keys_after(m,
+                     strings({"mistral3.rope.scaling.yarn_beta_fast", "mistral3.rope.scaling.yarn_beta_slow",
+                              "mistral3.rope.scaling.yarn_log_multiplier", "mistral3.attention.temperature_scale", "tokenizer.ggml.pre"})));
     CHECK(typed(result_value(m, t, "mistral3.rope.scaling.yarn_beta_fast")) == "FLOAT32 32");
     CHECK(typed(result_value(m, t, "mistral3.rope.scaling.yarn_log_multiplier")) == "UINT32 1");
     CHECK(typed(result_value(m, t, "mistral3.attention.temperature_scale")) == "FLOAT32 0.1");
@@ -141,7 +144,8 @@ TEST_CASE("llama: the Llama-3 metadata gap is closed", "[compat]") {
     CHECK(detect_ollama_origin(m).summary() == "Ollama-made: llama: all 10 keys in sorted order, as Ollama's GGUF writer writes them");
     const SidePlan t = plan_compat(m).text;
     CHECK(t.checks[19].detail == "marker: Llama-3 vocab with tokenizer.ggml.pre missing or default");
-    CHECK(result_keys(m, t) == keys_after(m, strings({"tokenizer.ggml.pre", "tokenizer.ggml.eot_token_id", "tokenizer.ggml.eos_token_ids"})));
+    CHECK(result_keys(m, t) ==
+          keys_after(m, strings({"tokenizer.ggml.pre", "tokenizer.ggml.eot_token_id", "tokenizer.ggml.eos_token_ids"})));
     CHECK(typed(result_value(m, t, "tokenizer.ggml.pre")) == "STRING llama-bpe");
     CHECK(typed(result_value(m, t, "tokenizer.ggml.eos_token_id")) == "UINT32 128009");
     CHECK(typed(result_value(m, t, "tokenizer.ggml.eot_token_id")) == "UINT32 128009");
@@ -164,20 +168,44 @@ TEST_CASE("dispatch order: every text and clip rule is checked in the shim's ord
     std::vector<std::string> text, clip;
     for (const DetectionCheck& c : plan.text.checks) text.push_back(c.rule + " [" + c.arch + "]" + (c.fired ? " fired" : ""));
     for (const DetectionCheck& c : plan.clip.checks) clip.push_back(c.rule + " [" + c.arch + "]" + (c.fired ? " fired" : ""));
-    CHECK(text == strings({
-              "handle_embeddinggemma [gemma3]", "handle_gemma3 [gemma3]", "handle_snowflake_arctic_embed2 [bert]",
-              "handle_gemma3n [gemma3n]", "handle_gemma4 [gemma4]", "handle_qwen35moe [qwen35moe]", "handle_qwen35 [qwen35]",
-              "handle_qwen3next [qwen3next]", "handle_laguna [laguna]", "handle_gptoss [gptoss]", "handle_lfm2 [lfm2]",
-              "handle_olmo3 [olmo3]", "handle_mistral3 [mistral3]", "handle_qwen25vl [qwen25vl]",
-              "handle_qwen3vl [qwen3vl, qwen3vlmoe]", "handle_glm4moelite [glm4moelite]", "handle_deepseekocr [deepseekocr]",
-              "handle_nemotron_h_omni [nemotron_h_omni]", "handle_nemotron_h_moe [nemotron_h_moe]",
-              "handle_llama3_metadata [llama]", "handle_llama4 [llama4]", "handle_glmocr [glmocr]",
+    CHECK(text ==
+          strings({
+              "handle_embeddinggemma [gemma3]",
+              "handle_gemma3 [gemma3]",
+              "handle_snowflake_arctic_embed2 [bert]",
+              "handle_gemma3n [gemma3n]",
+              "handle_gemma4 [gemma4]",
+              "handle_qwen35moe [qwen35moe]",
+              "handle_qwen35 [qwen35]",
+              "handle_qwen3next [qwen3next]",
+              "handle_laguna [laguna]",
+              "handle_gptoss [gptoss]",
+              "handle_lfm2 [lfm2]",
+              "handle_olmo3 [olmo3]",
+              "handle_mistral3 [mistral3]",
+              "handle_qwen25vl [qwen25vl]",
+              "handle_qwen3vl [qwen3vl, qwen3vlmoe]",
+              "handle_glm4moelite [glm4moelite]",
+              "handle_deepseekocr [deepseekocr]",
+              "handle_nemotron_h_omni [nemotron_h_omni]",
+              "handle_nemotron_h_moe [nemotron_h_moe]",
+              "handle_llama3_metadata [llama]",
+              "handle_llama4 [llama4]",
+              "handle_glmocr [glmocr]",
           }));
-    CHECK(clip == strings({
-              "handle_missing_llava_projector_type [clip]", "handle_gemma3_clip [gemma3]",
-              "handle_qwen35moe_clip [qwen35moe]", "handle_qwen35_clip [qwen35]", "handle_mistral3_clip [mistral3]",
-              "handle_deepseekocr_clip [deepseekocr]", "handle_nemotron_h_omni_clip [nemotron_h_omni]",
-              "handle_llama4_clip [llama4]", "handle_gemma4_clip [gemma4]", "handle_glmocr_clip [glmocr]",
-              "handle_qwen25vl_clip [qwen25vl]", "handle_qwen3vl_clip [qwen3vl, qwen3vlmoe]",
+    CHECK(clip ==
+          strings({
+              "handle_missing_llava_projector_type [clip]",
+              "handle_gemma3_clip [gemma3]",
+              "handle_qwen35moe_clip [qwen35moe]",
+              "handle_qwen35_clip [qwen35]",
+              "handle_mistral3_clip [mistral3]",
+              "handle_deepseekocr_clip [deepseekocr]",
+              "handle_nemotron_h_omni_clip [nemotron_h_omni]",
+              "handle_llama4_clip [llama4]",
+              "handle_gemma4_clip [gemma4]",
+              "handle_glmocr_clip [glmocr]",
+              "handle_qwen25vl_clip [qwen25vl]",
+              "handle_qwen3vl_clip [qwen3vl, qwen3vlmoe]",
           }));
 }

@@ -32,23 +32,22 @@ TEST_CASE("qwen35moe: head counts, sections, ssm_dt, MTP experts merged, norms s
     const SidePlan t = plan_compat(m).text;
     CHECK(t.handlers == strings({"handle_qwen35moe"}));
     CHECK(t.checks[5].detail == "marker: tensor prefix mtp.");
-    CHECK(result_keys(m, t) == keys_after(m, strings({"qwen35moe.attention.head_count_kv", "qwen35moe.rope.dimension_sections",
-                                                      "qwen35moe.nextn_predict_layers", "qwen35moe.block_count"})));
+    CHECK(result_keys(m, t) ==
+          keys_after(m,
+                     strings({"qwen35moe.attention.head_count_kv", "qwen35moe.rope.dimension_sections", "qwen35moe.nextn_predict_layers",
+                              "qwen35moe.block_count"})));
     CHECK(typed(result_value(m, t, "qwen35moe.attention.head_count_kv")) == "UINT32 4");
     CHECK(typed(result_value(m, t, "qwen35moe.rope.dimension_sections")) == "ARRAY[INT32] [INT32 × 4] 11, 11, 10, 0");
     CHECK(typed(result_value(m, t, "qwen35moe.nextn_predict_layers")) == "UINT32 1");
     CHECK(typed(result_value(m, t, "qwen35moe.block_count")) == "UINT32 3");
     CHECK(result_tensors(m, t) ==
           strings({"blk.0.ssm_dt.bias F32 [4]", "blk.1.attn_q.weight F16 [8,8]",
-                   "mtp.layers.0.mlp.experts.1.gate_proj.weight F16 [8,4] hidden",
-                   "blk.2.ffn_gate_exps.weight F16 [8,4,2] op=byte concat",
-                   "blk.2.ffn_up_exps.weight F16 [8,4,2] op=byte concat",
-                   "mtp.layers.0.mlp.experts.1.up_proj.weight F16 [8,4] hidden",
-                   "blk.2.ffn_down_exps.weight F16 [4,8,2] op=byte concat",
-                   "mtp.layers.0.mlp.experts.1.down_proj.weight F16 [4,8] hidden",
-                   "blk.2.attn_norm.weight F32 [8] op=norm +1", "blk.2.ssm_norm.weight F32 [8]",
-                   "blk.2.nextn.eh_proj.weight F16 [16,8]", "blk.2.nextn.enorm.weight F32 [8] op=norm +1",
-                   "blk.2.nextn.shared_head_norm.weight F32 [8] op=norm +1", "v.blk.0.attn_q.weight F16 [8,8] hidden"}));
+                   "mtp.layers.0.mlp.experts.1.gate_proj.weight F16 [8,4] hidden", "blk.2.ffn_gate_exps.weight F16 [8,4,2] op=byte concat",
+                   "blk.2.ffn_up_exps.weight F16 [8,4,2] op=byte concat", "mtp.layers.0.mlp.experts.1.up_proj.weight F16 [8,4] hidden",
+                   "blk.2.ffn_down_exps.weight F16 [4,8,2] op=byte concat", "mtp.layers.0.mlp.experts.1.down_proj.weight F16 [4,8] hidden",
+                   "blk.2.attn_norm.weight F32 [8] op=norm +1", "blk.2.ssm_norm.weight F32 [8]", "blk.2.nextn.eh_proj.weight F16 [16,8]",
+                   "blk.2.nextn.enorm.weight F32 [8] op=norm +1", "blk.2.nextn.shared_head_norm.weight F32 [8] op=norm +1",
+                   "v.blk.0.attn_q.weight F16 [8,8] hidden"}));
     // Experts concatenated in expert order, not file order.
     REQUIRE(t.data_ops.size() == 6);
     CHECK(t.data_ops[0].dest == 3);
@@ -92,8 +91,8 @@ TEST_CASE("qwen35: a native nextn layout stops the MTP translation", "[compat]")
                   .write(dir);
     const SidePlan t = plan_compat(m).text;
     CHECK(result_keys(m, t) == stored_keys(m));
-    CHECK(result_tensors(m, t) == strings({"blk.0.attn_q.weight F32 [8,8]", "blk.1.nextn.eh_proj.weight F32 [16,8]",
-                                           "mtp.fc.weight F32 [16,8] hidden"}));
+    CHECK(result_tensors(m, t) ==
+          strings({"blk.0.attn_q.weight F32 [8,8]", "blk.1.nextn.eh_proj.weight F32 [16,8]", "mtp.fc.weight F32 [16,8] hidden"}));
     CHECK_FALSE(t.no_mmap);
 }
 
@@ -120,8 +119,10 @@ TEST_CASE("qwen25vl: becomes qwen2vl with padded sections", "[compat]") {
     const SidePlan t = plan_compat(m).text;
     CHECK(t.arch_after == "qwen2vl");
     CHECK(t.checks[13].detail == "marker: architecture name qwen25vl (Ollama-only)");
-    CHECK(result_keys(m, t) == keys_after(m, strings({"general.architecture", "qwen2vl.block_count",
-                                                      "qwen2vl.rope.mrope_section", "qwen2vl.rope.dimension_sections"})));
+    CHECK(
+        result_keys(m, t) ==
+        keys_after(
+            m, strings({"general.architecture", "qwen2vl.block_count", "qwen2vl.rope.mrope_section", "qwen2vl.rope.dimension_sections"})));
     CHECK(typed(result_value(m, t, "qwen2vl.rope.dimension_sections")) == "ARRAY[INT32] [INT32 × 4] 16, 24, 24, 0");
     CHECK(typed(result_value(m, t, "qwen25vl.block_count")) == "UINT32 2");
     CHECK(result_tensors(m, t) == strings({"blk.0.attn_q.weight F32 [8,8]", "v.merger.ln_q.weight F32 [8] hidden"}));
@@ -142,7 +143,10 @@ TEST_CASE("qwen3vlmoe: hard-coded sections and deepstack count; gated on missing
     CHECK(result_tensors(m, t) == strings({"blk.0.attn_q.weight F32 [8,8]", "v.blk.0.attn_q.weight F32 [8,8] hidden"}));
 
     TempDir dir2;
-    Model up = OllamaGguf("qwen3vl").kv("qwen3vl.rope.dimension_sections", array_i32({24, 20, 20, 0})).tensor("blk.0.attn_q.weight", {8, 8}).write(dir2);
+    Model up = OllamaGguf("qwen3vl")
+                   .kv("qwen3vl.rope.dimension_sections", array_i32({24, 20, 20, 0}))
+                   .tensor("blk.0.attn_q.weight", {8, 8})
+                   .write(dir2);
     const SidePlan u = plan_compat(up).text;
     CHECK(u.empty());
     CHECK(u.checks[14].detail == "qwen3vl.rope.dimension_sections present");

@@ -27,10 +27,10 @@ std::string demo(const char* name) { return std::string(MLENS_DEMO_DIR) + "/" + 
 // The figures of llama-perplexity's final statistics, keyed by their label, as printed.
 std::map<std::string, std::string> perplexity_figures(const std::string& output) {
     static const std::vector<std::pair<std::string, std::string>> labels = {
-        {"ppl_b", "Mean PPL(Q)"},     {"ppl_a", "Mean PPL(base)"},   {"ln_ratio", "Mean ln(PPL(Q)/PPL(base))"},
-        {"kld_mean", "Mean    KLD"},  {"kld_max", "Maximum KLD"},    {"kld_p999", "99.9%   KLD"},
-        {"kld_p99", "99.0%   KLD"},   {"kld_p90", "90.0%   KLD"},    {"kld_median", "Median  KLD"},
-        {"p_rms", "RMS Δp    "},      {"same_top", "Same top p"}};
+        {"ppl_b", "Mean PPL(Q)"},    {"ppl_a", "Mean PPL(base)"}, {"ln_ratio", "Mean ln(PPL(Q)/PPL(base))"},
+        {"kld_mean", "Mean    KLD"}, {"kld_max", "Maximum KLD"},  {"kld_p999", "99.9%   KLD"},
+        {"kld_p99", "99.0%   KLD"},  {"kld_p90", "90.0%   KLD"},  {"kld_median", "Median  KLD"},
+        {"p_rms", "RMS Δp    "},     {"same_top", "Same top p"}};
     std::map<std::string, std::string> out;
     std::istringstream in(output);
     std::string line;
@@ -79,8 +79,8 @@ void check_against(const nlohmann::json& ours, const std::map<std::string, std::
 }
 
 std::string perplexity_command(const std::string& model, const std::string& rest) {
-    return test::llama_perplexity_path() + " -m " + model + " -c " + std::to_string(kCtx) + " -b " + std::to_string(kCtx) +
-           " --chunks " + std::to_string(kChunks) + " -t 2 " + rest;
+    return test::llama_perplexity_path() + " -m " + model + " -c " + std::to_string(kCtx) + " -b " + std::to_string(kCtx) + " --chunks " +
+        std::to_string(kChunks) + " -t 2 " + rest;
 }
 
 }  // namespace
@@ -92,18 +92,18 @@ TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo mo
     test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
 
     const std::string base = dir.file("perplexity-base.bin");
-    test::ShellRun base_run = test::run_shell(perplexity_command(demo("tiny-llama-f32.gguf"), "-f " + text +
-                                                                 " --kl-divergence-base " + base));
+    test::ShellRun base_run =
+        test::run_shell(perplexity_command(demo("tiny-llama-f32.gguf"), "-f " + text + " --kl-divergence-base " + base));
     INFO(base_run.output);
     REQUIRE(base_run.exit_status == 0);
 
     SECTION("A and B in one run, A's rows saved: Q4_0 against F32") {
         const std::string ours_base = dir.file("mlens-base.bin");
         nlohmann::json ours = test::run_mlens_json({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q4_0.gguf"), "--text", text,
-                                       "--ctx", std::to_string(kCtx), "--chunks", std::to_string(kChunks), "--threads",
-                                       "2", "--save-base", ours_base, "--json"});
-        test::ShellRun theirs = test::run_shell(perplexity_command(demo("tiny-llama-q4_0.gguf"),
-                                                                   "--kl-divergence-base " + base + " --kl-divergence"));
+                                                    "--ctx", std::to_string(kCtx), "--chunks", std::to_string(kChunks), "--threads", "2",
+                                                    "--save-base", ours_base, "--json"});
+        test::ShellRun theirs =
+            test::run_shell(perplexity_command(demo("tiny-llama-q4_0.gguf"), "--kl-divergence-base " + base + " --kl-divergence"));
         INFO(theirs.output);
         REQUIRE(theirs.exit_status == 0);
         check_against(ours, perplexity_figures(theirs.output));
@@ -114,8 +114,8 @@ TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo mo
     }
     SECTION("B against llama-perplexity's own base file: Q8_0 against F32") {
         nlohmann::json ours = test::run_mlens_json({"kld", "--base", base, demo("tiny-llama-q8_0.gguf"), "--threads", "2", "--json"});
-        test::ShellRun theirs = test::run_shell(perplexity_command(demo("tiny-llama-q8_0.gguf"),
-                                                                   "--kl-divergence-base " + base + " --kl-divergence"));
+        test::ShellRun theirs =
+            test::run_shell(perplexity_command(demo("tiny-llama-q8_0.gguf"), "--kl-divergence-base " + base + " --kl-divergence"));
         INFO(theirs.output);
         REQUIRE(theirs.exit_status == 0);
         check_against(ours, perplexity_figures(theirs.output));
@@ -129,8 +129,7 @@ TEST_CASE("mlens kld refuses a text shorter than two contexts and a base file th
     const std::string text = dir.file("short.txt");
     const std::string body = test::corpus_text(40);
     test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
-    test::CliRun r = test::run_mlens({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q8_0.gguf"), "--text", text,
-                                      "--ctx", "128"});
+    test::CliRun r = test::run_mlens({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q8_0.gguf"), "--text", text, "--ctx", "128"});
     CHECK(r.exit_status == 1);
     CHECK(r.err.find("E_TEXT_TOO_SHORT") != std::string::npos);
     test::CliRun b = test::run_mlens({"kld", "--base", text, demo("tiny-llama-q8_0.gguf")});

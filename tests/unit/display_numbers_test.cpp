@@ -2,7 +2,6 @@
 // probabilities and divergences, and the model line of the inference views.
 #include <catch2/catch.hpp>
 
-
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -22,26 +21,28 @@ std::string demo(const char* name) { return std::string(MLENS_DEMO_DIR) + "/" + 
 
 TEST_CASE("display_width counts wide characters as two columns and combining marks as none", "[text]") {
     CHECK(display_width("abc") == 3);
-    CHECK(display_width("\xC2\xB7Hello") == 6);                      // ·Hello
-    CHECK(display_width("\xE8\xAA\x9E") == 2);                       // 語
+    CHECK(display_width("\xC2\xB7Hello") == 6);  // ·Hello
+    CHECK(display_width("\xE8\xAA\x9E") == 2);  // 語
     CHECK(display_width("\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E") == 6);  // 日本語
-    CHECK(display_width("\xED\x95\x9C\xEA\xB5\xAD") == 4);           // 한국
-    CHECK(display_width("\xE3\x81\x8B\xE3\x82\xAB") == 4);           // かカ
-    CHECK(display_width("\xEF\xBC\xA8") == 2);                       // Ｈ fullwidth
-    CHECK(display_width("\xF0\x9F\x98\x80") == 2);                   // 😀
-    CHECK(display_width("e\xCC\x81") == 1);                          // e + combining acute
+    CHECK(display_width("\xED\x95\x9C\xEA\xB5\xAD") == 4);  // 한국
+    CHECK(display_width("\xE3\x81\x8B\xE3\x82\xAB") == 4);  // かカ
+    CHECK(display_width("\xEF\xBC\xA8") == 2);  // Ｈ fullwidth
+    CHECK(display_width("\xF0\x9F\x98\x80") == 2);  // 😀
+    CHECK(display_width("e\xCC\x81") == 1);  // e + combining acute
     CHECK(display_width("\xE0\xB8\x81\xE0\xB8\xB5\xE0\xB9\x88") == 1);  // Thai ก + ี + ่
     // नमस्ते: four letters, a virama and a vowel sign that draw on them
     CHECK(display_width("\xE0\xA4\xA8\xE0\xA4\xAE\xE0\xA4\xB8\xE0\xA5\x8D\xE0\xA4\xA4\xE0\xA5\x87") == 4);
-    CHECK(display_width("a\xE2\x80\x8D" "b") == 2);                  // zero width joiner
-    CHECK(display_width("\xE2\x96\x81x") == 2);                      // ▁ (ambiguous width: one column)
-    CHECK(display_width("\xFF" "a") == 2);                           // an invalid byte takes one column
-    CHECK(code_point_width(0x3000) == 2);                            // ideographic space
-    CHECK(code_point_width(0x20000) == 2);                           // CJK extension B
-    CHECK(code_point_width(0x1160) == 0);                            // Hangul medial vowel filler
-    CHECK(code_point_width(0x00AD) == 1);                            // soft hyphen
+    CHECK(display_width("a\xE2\x80\x8D"
+                        "b") == 2);  // zero width joiner
+    CHECK(display_width("\xE2\x96\x81x") == 2);  // ▁ (ambiguous width: one column)
+    CHECK(display_width("\xFF"
+                        "a") == 2);  // an invalid byte takes one column
+    CHECK(code_point_width(0x3000) == 2);  // ideographic space
+    CHECK(code_point_width(0x20000) == 2);  // CJK extension B
+    CHECK(code_point_width(0x1160) == 0);  // Hangul medial vowel filler
+    CHECK(code_point_width(0x00AD) == 1);  // soft hyphen
     CHECK(code_point_width(0x0007) == 0);
-    CHECK(code_point_width(0x0416) == 1);                            // Ж
+    CHECK(code_point_width(0x0416) == 1);  // Ж
 }
 
 TEST_CASE("significant prints probabilities with significant digits at any magnitude", "[text]") {
@@ -112,8 +113,8 @@ TEST_CASE("mlens tokenize aligns a CJK row by display width", "[infer][cli][text
 }
 
 TEST_CASE("mlens run prints the file's model line and probabilities with significant digits", "[infer][cli][text]") {
-    test::CliRun r = test::run_mlens({"run", demo("tiny-llama-f32.gguf"), "-p", "Once upon a time", "-n", "2", "--top-k", "3",
-                                      "--threads", "2"});
+    test::CliRun r =
+        test::run_mlens({"run", demo("tiny-llama-f32.gguf"), "-p", "Once upon a time", "-n", "2", "--top-k", "3", "--threads", "2"});
     INFO(r.err);
     REQUIRE(r.exit_status == 0);
     auto model = open_model(demo("tiny-llama-f32.gguf"));
@@ -124,8 +125,8 @@ TEST_CASE("mlens run prints the file's model line and probabilities with signifi
     CHECK(lines[0] == "model: llama \xC2\xB7 " + human_count(s.parameters) + " parameters \xC2\xB7 F32");
     CHECK(lines[0].find("?B") == std::string::npos);
     // Greedy decoding: the JSON run has the same steps, with the probabilities as numbers.
-    test::CliRun j = test::run_mlens({"run", demo("tiny-llama-f32.gguf"), "-p", "Once upon a time", "-n", "2", "--top-k", "3",
-                                      "--threads", "2", "--json"});
+    test::CliRun j = test::run_mlens(
+        {"run", demo("tiny-llama-f32.gguf"), "-p", "Once upon a time", "-n", "2", "--top-k", "3", "--threads", "2", "--json"});
     REQUIRE(j.exit_status == 0);
     nlohmann::json steps = nlohmann::json::parse(j.out)["steps"];
     REQUIRE(steps.size() == 2);
@@ -133,7 +134,6 @@ TEST_CASE("mlens run prints the file's model line and probabilities with signifi
         const std::string& line = lines[i + 1];
         INFO(line);
         CHECK_THAT(line, Catch::Contains("  p=" + significant(steps[i]["prob"].get<double>()) + "  top: "));
-        for (const auto& c : steps[i]["candidates"])
-            CHECK_THAT(line, Catch::Contains(" " + significant(c["prob"].get<double>())));
+        for (const auto& c : steps[i]["candidates"]) CHECK_THAT(line, Catch::Contains(" " + significant(c["prob"].get<double>())));
     }
 }

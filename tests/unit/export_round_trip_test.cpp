@@ -122,8 +122,8 @@ TEST_CASE("export round trip: gpt-oss renames the architecture, keys and tensors
     // rename_kv_prefix copies: the gptoss.* keys stay beside their gpt-oss.* copies.
     CHECK(r.written.get_uint("gptoss.block_count") == 2u);
     CHECK(r.written.get_uint("gpt-oss.block_count") == 2u);
-    for (const char* name : {"blk.1.attn_output.weight", "blk.1.attn_output.bias", "blk.1.attn_sinks.weight",
-                             "blk.1.post_attention_norm.weight"})
+    for (const char* name :
+         {"blk.1.attn_output.weight", "blk.1.attn_output.bias", "blk.1.attn_sinks.weight", "blk.1.post_attention_norm.weight"})
         CHECK(r.written.find_tensor(name) != nullptr);
     CHECK(r.report.files[0].tensors == 41);
 }
@@ -190,6 +190,5 @@ TEST_CASE("an Ollama-made GGUF loads for inference through the upstream export, 
 
     CliRun run = run_mlens({"run", dir.file("ollama.gguf"), "-p", "hello", "-n", "2"});
     CHECK(run.exit_status == 0);
-    CHECK(run.err.find("note: " + dir.file("ollama.gguf") + ": Ollama-made GGUF: loaded through the upstream export") !=
-          std::string::npos);
+    CHECK(run.err.find("note: " + dir.file("ollama.gguf") + ": Ollama-made GGUF: loaded through the upstream export") != std::string::npos);
 }

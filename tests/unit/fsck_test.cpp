@@ -12,13 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.h"
 #include "mlens/analysis/fsck.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/truncation.h"
 #include "mlens/ollama/tensor_blobs.h"
 #include "mlens/quant/mlx_quant.h"
-#include "cli_runner.h"
 #include "model_fixture.h"
 #include "raw_gguf.h"
 #include "safetensors_builder.h"
@@ -65,13 +65,13 @@ std::vector<RawTensor> model_tensors(bool defects) {
     const size_t row = 144, expert = 2 * row;
     if (defects) {
         const uint16_t nan = 0x7E00;
-        std::memcpy(experts.data() + 3 * expert + row, &nan, 2);         // expert 3, row 1, block 0: d = NaN
-        std::fill(experts.begin() + expert, experts.begin() + 2 * expert, 0);   // expert 1 all zero
-        std::copy(experts.begin(), experts.begin() + expert, experts.begin() + 2 * expert);   // expert 2 = expert 0
+        std::memcpy(experts.data() + 3 * expert + row, &nan, 2);  // expert 3, row 1, block 0: d = NaN
+        std::fill(experts.begin() + expert, experts.begin() + 2 * expert, 0);  // expert 1 all zero
+        std::copy(experts.begin(), experts.begin() + expert, experts.begin() + 2 * expert);  // expert 2 = expert 0
     }
     ts.push_back({"blk.0.ffn_gate_exps.weight", GGML_TYPE_Q4_K, {256, 2, 4}, experts});
     std::vector<float> q = signal(64 * 4, 5);
-    if (defects) std::fill(q.begin() + 2 * 64, q.begin() + 3 * 64, 0.0f);   // row 2 all zero
+    if (defects) std::fill(q.begin() + 2 * 64, q.begin() + 3 * 64, 0.0f);  // row 2 all zero
     ts.push_back({"blk.0.attn_q.weight", GGML_TYPE_F16, {64, 4}, f16_bytes(q)});
     std::vector<float> norm = signal(64, 7);
     if (defects) norm[5] = 1e6f;
@@ -116,14 +116,13 @@ TEST_CASE("fsck finds every planted defect at its exact location", "[fsck]") {
     const uint64_t norm_at = m.find_tensor("blk.0.attn_norm.weight")->data_offset;
     const uint64_t out_at = m.find_tensor("output.weight")->data_offset;
     const std::vector<std::string> want = {
-        "error F_NAN blk.0.ffn_gate_exps.weight expert 3 row 1 block 0 offset=" + std::to_string(experts_at + 7 * 144) +
-            ": 256 NaN values",
+        "error F_NAN blk.0.ffn_gate_exps.weight expert 3 row 1 block 0 offset=" + std::to_string(experts_at + 7 * 144) + ": 256 NaN values",
         "error F_SCALE_NAN d blk.0.ffn_gate_exps.weight expert 3 row 1 block 0 offset=" + std::to_string(experts_at + 7 * 144) +
             ": 1 block whose d is NaN",
         "warning F_DEAD_EXPERT blk.0.ffn_gate_exps.weight expert 1 row 0 block 0 offset=" + std::to_string(experts_at + 2 * 144) +
             ": expert 1 is all zero",
-        "warning F_DUPLICATE_EXPERT blk.0.ffn_gate_exps.weight expert 2 row 0 block 0 offset=" +
-            std::to_string(experts_at + 4 * 144) + ": expert 2 has the same bytes as expert 0",
+        "warning F_DUPLICATE_EXPERT blk.0.ffn_gate_exps.weight expert 2 row 0 block 0 offset=" + std::to_string(experts_at + 4 * 144) +
+            ": expert 2 has the same bytes as expert 0",
         "warning F_ZERO_ROWS blk.0.attn_q.weight row 2 block 0 offset=" + std::to_string(q_at + 2 * 64 * 2) + ": 1 row is all zero",
         "warning F_BEYOND_F16 blk.0.attn_norm.weight row 0 block 5 offset=" + std::to_string(norm_at + 5 * 4) +
             ": 1 value beyond the F16 range (|x| > 65504), first 1e+06",
@@ -167,8 +166,8 @@ TEST_CASE("ggml_validate_row_data agrees with every NaN and Inf finding", "[fsck
         for (const RawTensor& t : tensors) {
             bool broken = false;
             for (const Finding& f : r.findings)
-                broken |= f.tensor == t.name && (f.code == "F_NAN" || f.code == "F_INF" || f.code == "F_SCALE_NAN" ||
-                                                 f.code == "F_SCALE_INF");
+                broken |=
+                    f.tensor == t.name && (f.code == "F_NAN" || f.code == "F_INF" || f.code == "F_SCALE_NAN" || f.code == "F_SCALE_INF");
             INFO(t.name << (defects ? " with defects" : " clean"));
             CHECK(ggml_validate_row_data(static_cast<ggml_type>(t.type), t.bytes.data(), t.bytes.size()) == !broken);
         }
@@ -180,12 +179,13 @@ TEST_CASE("fsck locates an infinite MLX group scale in its scale tensor", "[fsck
     auto q = mlx_quantize(MlxMode::affine, 4, 32, values.data(), values.size());
     REQUIRE(q.ok());
     std::vector<float> scales = q->scales;
-    const size_t bad = 2 * 2 + 1;   // row 2, group 1
+    const size_t bad = 2 * 2 + 1;  // row 2, group 1
     scales[bad] = INFINITY;
     std::vector<uint8_t> packed(q->packed.size() * 4);
     std::memcpy(packed.data(), q->packed.data(), packed.size());
     test::SafetensorsBuilder sb;
-    sb.metadata("quant_type", "int4").metadata("group_size", "32")
+    sb.metadata("quant_type", "int4")
+        .metadata("group_size", "32")
         .tensor("w", "U32", "[4,8]", packed)
         .tensor("w.scale", "F32", "[4,2]", f32_bytes(scales))
         .tensor("w.bias", "F32", "[4,2]", f32_bytes(q->biases));
@@ -259,7 +259,7 @@ TEST_CASE("mlens fsck prints the findings and exits 1 on errors, 0 on a clean fi
     auto good = test::run_mlens({"fsck", dir.file("good.gguf")});
     CHECK(good.exit_status == 0);
     CHECK(good.out.find(": ok (0 errors, 0 warnings, 0 notes; 5 of 5 tensors, ") == good.out.find(": ok"));
-    CHECK(good.out.rfind("\n", good.out.size() - 2) == std::string::npos);   // one line: no findings
+    CHECK(good.out.rfind("\n", good.out.size() - 2) == std::string::npos);  // one line: no findings
 }
 
 TEST_CASE("fsck finds a dead and a duplicated expert among per-expert MLX tensors", "[fsck]") {
@@ -275,12 +275,13 @@ TEST_CASE("fsck finds a dead and a duplicated expert among per-expert MLX tensor
         scales[e] = f32_bytes(q->scales);
         biases[e] = f32_bytes(q->biases);
     }
-    packed[2] = packed[0], scales[2] = scales[0], biases[2] = biases[0];     // expert 2 = expert 0
-    std::fill(packed[3].begin(), packed[3].end(), 0);                        // expert 3: q = 0, bias 0
+    packed[2] = packed[0], scales[2] = scales[0], biases[2] = biases[0];  // expert 2 = expert 0
+    std::fill(packed[3].begin(), packed[3].end(), 0);  // expert 3: q = 0, bias 0
     biases[3] = f32_bytes(std::vector<float>(4, 0.0f));
     for (uint32_t e = 0; e < 4; ++e) {
         const std::string name = "model.layers.0.mlp.experts." + std::to_string(e) + ".gate_proj.weight";
-        sb.tensor(name, "U32", "[2,8]", packed[e]).tensor(name + ".scale", "F32", "[2,2]", scales[e])
+        sb.tensor(name, "U32", "[2,8]", packed[e])
+            .tensor(name + ".scale", "F32", "[2,2]", scales[e])
             .tensor(name + ".bias", "F32", "[2,2]", biases[e]);
     }
     Model m = read_safetensors(memory_source(sb.bytes()));

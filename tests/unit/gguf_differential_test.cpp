@@ -44,23 +44,33 @@ private:
     }
 
     void apply(std::vector<uint8_t>& b) {
-        static const uint64_t kInteresting[] = {0, 1, 2, 3, 7, 8, 13, 31, 32, 33, 64, 255, 256, 0x7FFFFFFF,
-                                                0x80000000, 0xFFFFFFFF, 1ull << 32, 1ull << 62, 1ull << 63, ~0ull};
+        static const uint64_t kInteresting[] = {
+            0, 1, 2, 3, 7, 8, 13, 31, 32, 33, 64, 255, 256, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 1ull << 32, 1ull << 62, 1ull << 63, ~0ull};
         // Most mutations land in the header, where the parsing happens.
         size_t header = std::min<size_t>(b.size(), 160);
         size_t at = next() % (next() % 4 ? header : b.size());
         switch (next() % 6) {
-            case 0: b[at] ^= static_cast<uint8_t>(1u << (next() % 8)); break;
-            case 1: b[at] = static_cast<uint8_t>(next()); break;
+            case 0:
+                b[at] ^= static_cast<uint8_t>(1u << (next() % 8));
+                break;
+            case 1:
+                b[at] = static_cast<uint8_t>(next());
+                break;
             case 2: {
                 uint64_t v = kInteresting[next() % std::size(kInteresting)];
                 size_t width = (next() % 2) ? 8 : 4;
                 for (size_t i = 0; i < width && at + i < b.size(); ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
                 break;
             }
-            case 3: b.resize(at); break;
-            case 4: b.insert(b.begin() + at, static_cast<uint8_t>(next())); break;
-            default: b.erase(b.begin() + at); break;
+            case 3:
+                b.resize(at);
+                break;
+            case 4:
+                b.insert(b.begin() + at, static_cast<uint8_t>(next()));
+                break;
+            default:
+                b.erase(b.begin() + at);
+                break;
         }
     }
 
@@ -84,9 +94,12 @@ std::string unexplained(const std::vector<uint8_t>& bytes) {
     gguf_context* g = bytes.empty() ? nullptr : gguf_init_from_buffer(bytes.data(), bytes.size(), params);
     bool we_accept = ours.error_count() == 0;
     std::string why;
-    if (g && we_accept) why = test::ggml_disagreement(ours, g);
-    else if (g && !has_code(ours, kWeJudgeMore)) why = "ggml accepts, we reject: " + ours.diagnostics.back().to_line();
-    else if (!g && we_accept && !has_code(ours, kWeOpenMore)) why = "ggml rejects, we accept";
+    if (g && we_accept)
+        why = test::ggml_disagreement(ours, g);
+    else if (g && !has_code(ours, kWeJudgeMore))
+        why = "ggml accepts, we reject: " + ours.diagnostics.back().to_line();
+    else if (!g && we_accept && !has_code(ours, kWeOpenMore))
+        why = "ggml rejects, we accept";
     gguf_free(g);
     return why;
 }

@@ -57,8 +57,9 @@ TEST_CASE("A4 mlens check rejects G10 with the exact E_COUNT line", "[gguf][malf
     CHECK(run.exit_status == 1);
     require_diagnostic_lines(run);
     INFO(run.err);
-    CHECK(has_line(run, "error: GGUF E_COUNT n_kv offset=16: 18446744073709551615 exceeds max possible 16 "
-                        "(232 bytes remaining / 14 bytes per KV)"));
+    CHECK(has_line(run,
+                   "error: GGUF E_COUNT n_kv offset=16: 18446744073709551615 exceeds max possible 16 "
+                   "(232 bytes remaining / 14 bytes per KV)"));
 }
 
 TEST_CASE("A4 warnings alone keep exit status 0", "[gguf][malformed][cli]") {
@@ -72,8 +73,7 @@ TEST_CASE("A4 warnings alone keep exit status 0", "[gguf][malformed][cli]") {
     CHECK(has_line(run, "warning: GGUF W_TRAILING_DATA offset=256: 22 bytes after the last tensor"));
 }
 
-TEST_CASE("A4 rejections print the field and the offset; hostile bytes never reach the terminal",
-          "[gguf][malformed][cli]") {
+TEST_CASE("A4 rejections print the field and the offset; hostile bytes never reach the terminal", "[gguf][malformed][cli]") {
     TempDir dir;
     auto magic = t1_bytes();
     std::memcpy(magic.data(), "\x1B[2J", 4);
@@ -85,9 +85,13 @@ TEST_CASE("A4 rejections print the field and the offset; hostile bytes never rea
     oob.resize(200);
     write_whole_file(dir.file("oob.gguf"), oob);
     write_whole_file(dir.file("names.gguf"), t1_plus_kvs(2, [](GgufBuilder& b) {
-        b.kv_u8("general.\x1B[31mred", 1).kv_string("general.name", "\xE2\x80\xAEgnp.exe\x1B]0;pwned\x07");
-    }));
-    struct Case { const char* file; int status; const char* prefix; };
+                         b.kv_u8("general.\x1B[31mred", 1).kv_string("general.name", "\xE2\x80\xAEgnp.exe\x1B]0;pwned\x07");
+                     }));
+    struct Case {
+        const char* file;
+        int status;
+        const char* prefix;
+    };
     for (const Case& c : {Case{"cut.gguf", 1, "error: GGUF E_TRUNCATED kv[0].value offset=56: "},
                           Case{"oob.gguf", 1, "error: GGUF E_TRUNCATED_DATA data offset=200: "},
                           Case{"names.gguf", 0, "warning: GGUF W_KEY_CHARSET kv[1].key offset=69: "}}) {
@@ -101,8 +105,10 @@ TEST_CASE("A4 rejections print the field and the offset; hostile bytes never rea
     // A file that does not start like any model is named as such, its first bytes escaped.
     CliRun not_model = run_mlens({"check", dir.file("magic.gguf")});
     CHECK(not_model.exit_status == 1);
-    CHECK(not_model.err == "error: " + dir.file("magic.gguf") + ": E_NOT_A_MODEL offset=0: not a model file: 256 bytes, "
-                       "starts with \"\\x1B[2J\\x03\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\"\xE2\x80\xA6\n");
+    CHECK(not_model.err ==
+          "error: " + dir.file("magic.gguf") +
+              ": E_NOT_A_MODEL offset=0: not a model file: 256 bytes, "
+              "starts with \"\\x1B[2J\\x03\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\"\xE2\x80\xA6\n");
     CHECK(display_safe(not_model.err));
 }
 

@@ -43,9 +43,12 @@ TEST_CASE("G02 one to three bytes: E_TRUNCATED magic", "[gguf][malformed]") {
 }
 
 TEST_CASE("G03 bad magic: E_BAD_MAGIC, legacy magics named, printed as hex", "[gguf][malformed]") {
-    struct Case { std::string magic; bool legacy; };
-    for (const Case& c : {Case{"XXXX", false}, Case{"ggjt", true}, Case{"tjgg", true}, Case{"lmgg", true},
-                          Case{"fmgg", true}, Case{"\x1B[2J", false}}) {
+    struct Case {
+        std::string magic;
+        bool legacy;
+    };
+    for (const Case& c :
+         {Case{"XXXX", false}, Case{"ggjt", true}, Case{"tjgg", true}, Case{"lmgg", true}, Case{"fmgg", true}, Case{"\x1B[2J", false}}) {
         INFO(hex_bytes(c.magic));
         auto bytes = t1_bytes();
         std::memcpy(bytes.data(), c.magic.data(), 4);
@@ -178,8 +181,7 @@ TEST_CASE("G10 n_kv = 2^64-1: E_COUNT n_kv before any allocation", "[gguf][malfo
     std::memcpy(bytes.data() + t1::kNKv, &n, 8);
     Model m = read_gguf_bytes(bytes);
     require_error(m, "E_COUNT", "n_kv", 16);
-    CHECK(first_error(m)->message ==
-          "18446744073709551615 exceeds max possible 16 (232 bytes remaining / 14 bytes per KV)");
+    CHECK(first_error(m)->message == "18446744073709551615 exceeds max possible 16 (232 bytes remaining / 14 bytes per KV)");
     CHECK(m.metadata.empty());
 }
 
@@ -249,13 +251,26 @@ TEST_CASE("G14 header-only files are accepted", "[gguf][malformed]") {
 }
 
 TEST_CASE("G30 T1 truncated at every length names the field of the first missing byte", "[gguf][malformed]") {
-    struct Row { uint64_t from; const char* field; };
+    struct Row {
+        uint64_t from;
+        const char* field;
+    };
     // T1's fields (B0); each truncation length falls in the last row starting at or before it.
-    const Row rows[] = {
-        {0, "magic"}, {4, "version"}, {8, "n_tensors"}, {16, "n_kv"}, {24, "kv[0].key"}, {32, "kv[0].key"},
-        {52, "kv[0].type"}, {56, "kv[0].value"}, {64, "kv[0].value"}, {69, "tensors[0].name"},
-        {77, "tensors[0].name"}, {78, "tensors[0].n_dims"}, {82, "tensors[0].ne[0]"}, {90, "tensors[0].type"},
-        {94, "tensors[0].offset"}};
+    const Row rows[] = {{0, "magic"},
+                        {4, "version"},
+                        {8, "n_tensors"},
+                        {16, "n_kv"},
+                        {24, "kv[0].key"},
+                        {32, "kv[0].key"},
+                        {52, "kv[0].type"},
+                        {56, "kv[0].value"},
+                        {64, "kv[0].value"},
+                        {69, "tensors[0].name"},
+                        {77, "tensors[0].name"},
+                        {78, "tensors[0].n_dims"},
+                        {82, "tensors[0].ne[0]"},
+                        {90, "tensors[0].type"},
+                        {94, "tensors[0].offset"}};
     const auto t1 = t1_bytes();
     for (size_t length = 1; length < t1.size(); ++length) {
         INFO("truncated to " << length << " bytes");
@@ -287,10 +302,15 @@ TEST_CASE("G30 a larger file written by our writer survives truncation at every 
     b.kv_array("t.floats", ValueType::f32, 4).f32_run(4, 0.5f);
     b.kv_array("t.flags", ValueType::boolean, 3).u8(0).u8(1).u8(0);
     b.kv_array("t.empty", ValueType::u64, 0);
-    struct Tensor { std::string name; std::vector<uint64_t> ne; uint32_t type; uint64_t bytes; };
-    const Tensor tensors[] = {{"token_embd.weight", {32, 6}, 0, 768}, {"blk.0.attn_q.weight", {64, 2}, 1, 256},
-                              {"blk.0.ffn_up.weight", {32, 2, 2}, 8, 136}, {"blk.0.ffn_down.weight", {256}, 12, 144},
-                              {"output_norm.weight", {}, 0, 4}, {"empty", {8, 0, 1, 1}, 0, 0}};
+    struct Tensor {
+        std::string name;
+        std::vector<uint64_t> ne;
+        uint32_t type;
+        uint64_t bytes;
+    };
+    const Tensor tensors[] = {
+        {"token_embd.weight", {32, 6}, 0, 768},    {"blk.0.attn_q.weight", {64, 2}, 1, 256}, {"blk.0.ffn_up.weight", {32, 2, 2}, 8, 136},
+        {"blk.0.ffn_down.weight", {256}, 12, 144}, {"output_norm.weight", {}, 0, 4},         {"empty", {8, 0, 1, 1}, 0, 0}};
     uint64_t offset = 0;
     for (const Tensor& t : tensors) {
         b.tensor_info(t.name, t.ne, t.type, offset);
@@ -352,10 +372,12 @@ TEST_CASE("X01 a model path that is not a regular file is refused before opening
 
 TEST_CASE("X08 T1 at non-ASCII and non-UTF-8 paths opens", "[gguf][malformed]") {
     TempDir dir;
-    std::string sub = dir.file("\xC3\xBCn\xC3\xAF" "c\xC3\xB8" "d\xC3\xA9-\xE6\xA8\xA1\xE5\x9E\x8B");
+    std::string sub = dir.file(
+        "\xC3\xBCn\xC3\xAF"
+        "c\xC3\xB8"
+        "d\xC3\xA9-\xE6\xA8\xA1\xE5\x9E\x8B");
     REQUIRE(::mkdir(sub.c_str(), 0700) == 0);
-    for (const std::string& path : {sub + "/\xD0\xBC\xD0\xBE\xD0\xB4\xD0\xB5\xD0\xBB\xD1\x8C.gguf",
-                                    dir.file("bad-\xFF\xFE-name.gguf")}) {
+    for (const std::string& path : {sub + "/\xD0\xBC\xD0\xBE\xD0\xB4\xD0\xB5\xD0\xBB\xD1\x8C.gguf", dir.file("bad-\xFF\xFE-name.gguf")}) {
         write_whole_file(path, t1_bytes());
         auto m = open_gguf(path);
         REQUIRE(m.ok());

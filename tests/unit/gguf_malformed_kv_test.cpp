@@ -64,8 +64,8 @@ TEST_CASE("G18 key length one past the end: E_TRUNCATED kv[0].key", "[gguf][malf
 }
 
 TEST_CASE("G19 keys outside [a-z0-9_.]: W_KEY_CHARSET, compared with their length", "[gguf][malformed]") {
-    const std::string keys[] = {"general.\xC3\x28", "general.\x1B[31mred", std::string("general.architecture\0x", 22),
-                                "General.Name", "general.my key"};
+    const std::string keys[] = {"general.\xC3\x28", "general.\x1B[31mred", std::string("general.architecture\0x", 22), "General.Name",
+                                "general.my key"};
     for (const std::string& key : keys) {
         INFO(escape_for_display(key));
         Model m = read_gguf_bytes(t1_plus_kvs(1, [&](GgufBuilder& b) { b.kv_u8(key, 1); }));
@@ -87,9 +87,7 @@ TEST_CASE("G20 duplicate key: E_DUPLICATE_KEY at the second key, never last-wins
 }
 
 TEST_CASE("G20 general.alignment given twice is a duplicate too", "[gguf][malformed]") {
-    Model m = read_gguf_bytes(t1_plus_kvs(2, [](GgufBuilder& b) {
-        b.kv_u32("general.alignment", 32).kv_u32("general.alignment", 64);
-    }));
+    Model m = read_gguf_bytes(t1_plus_kvs(2, [](GgufBuilder& b) { b.kv_u32("general.alignment", 32).kv_u32("general.alignment", 64); }));
     require_error(m, "E_DUPLICATE_KEY", "kv[2].key", kKv1 + 8 + 17 + 4 + 4);
 }
 
@@ -103,16 +101,13 @@ TEST_CASE("G21 value type out of range: E_VALUE_TYPE kv[0].type", "[gguf][malfor
 }
 
 TEST_CASE("G21 array element type out of range: E_VALUE_TYPE kv[1].array.type", "[gguf][malformed]") {
-    Model m = read_gguf_bytes(t1_plus_kvs(1, [](GgufBuilder& b) {
-        b.kv("test.bad", ValueType::array).u32(13).u64(1).u8(0);
-    }));
+    Model m = read_gguf_bytes(t1_plus_kvs(1, [](GgufBuilder& b) { b.kv("test.bad", ValueType::array).u32(13).u64(1).u8(0); }));
     require_error(m, "E_VALUE_TYPE", "kv[1].array.type", kKv1 + 8 + 8 + 4);
 }
 
 TEST_CASE("G22 array of arrays: E_NESTED_ARRAY at the element type", "[gguf][malformed]") {
-    Model m = read_gguf_bytes(t1_plus_kvs(1, [](GgufBuilder& b) {
-        b.kv_array("test.nested", ValueType::array, 1).u32(0).u64(2).u8(1).u8(2);
-    }));
+    Model m =
+        read_gguf_bytes(t1_plus_kvs(1, [](GgufBuilder& b) { b.kv_array("test.nested", ValueType::array, 1).u32(0).u64(2).u8(1).u8(2); }));
     require_error(m, "E_NESTED_ARRAY", "kv[1]", kKv1 + 8 + 11 + 4);
     CHECK(m.metadata.size() == 1);
 }
@@ -150,7 +145,10 @@ TEST_CASE("G26 array with count 0 is accepted", "[gguf][malformed]") {
 }
 
 TEST_CASE("G27 hostile string values are accepted and displayed escaped", "[gguf][malformed]") {
-    struct Case { std::string value; std::vector<std::string> warnings; };
+    struct Case {
+        std::string value;
+        std::vector<std::string> warnings;
+    };
     const Case cases[] = {
         {"\xC3\x28\xFF\xFE", {"W_INVALID_UTF8"}},
         {std::string("a\0b\0\0c", 6), {}},
@@ -174,9 +172,7 @@ TEST_CASE("G27 hostile string values are accepted and displayed escaped", "[gguf
 }
 
 TEST_CASE("G27 a 10 MiB string stays in the file as a lazy view", "[gguf][malformed]") {
-    Model m = read_gguf_bytes(t1_plus_kvs(1, [](GgufBuilder& b) {
-        b.kv_string("general.name", std::string(10u << 20, 'y'));
-    }));
+    Model m = read_gguf_bytes(t1_plus_kvs(1, [](GgufBuilder& b) { b.kv_string("general.name", std::string(10u << 20, 'y')); }));
     require_accepted(m);
     const Value& v = m.find("general.name")->value;
     REQUIRE(v.lazy_text.has_value());
@@ -191,9 +187,7 @@ TEST_CASE("G28 BOOL bytes other than 0/1: W_BOOL_NOT_01 showing the raw byte", "
         require_warning(m, "W_BOOL_NOT_01", "kv[1].value", kKv1 + 8 + 9 + 4);
         CHECK(format_value(m.find("test.flag")->value) == "true (raw " + std::to_string(byte) + ")");
     }
-    Model arr = read_gguf_bytes(t1_plus_kvs(1, [](GgufBuilder& b) {
-        b.kv_array("test.flags", ValueType::boolean, 3).u8(0).u8(1).u8(7);
-    }));
+    Model arr = read_gguf_bytes(t1_plus_kvs(1, [](GgufBuilder& b) { b.kv_array("test.flags", ValueType::boolean, 3).u8(0).u8(1).u8(7); }));
     require_accepted(arr, {"W_BOOL_NOT_01"});
     require_warning(arr, "W_BOOL_NOT_01", "kv[1].value[2]", kKv1 + 8 + 10 + 4 + 4 + 8 + 2);
 }
@@ -229,7 +223,10 @@ TEST_CASE("G29 NaN, infinities and subnormals are accepted and convert safely", 
 
 TEST_CASE("G31 general.alignment not UINT32: E_ALIGNMENT_TYPE naming the type", "[gguf][malformed]") {
     const uint64_t type_at = kKv1 + 8 + 17;
-    struct Case { const char* type; std::function<void(GgufBuilder&)> write; };
+    struct Case {
+        const char* type;
+        std::function<void(GgufBuilder&)> write;
+    };
     const Case cases[] = {
         {"INT32", [](GgufBuilder& b) { b.kv("general.alignment", ValueType::i32).u32(32); }},
         {"UINT64", [](GgufBuilder& b) { b.kv("general.alignment", ValueType::u64).u64(32); }},
@@ -287,8 +284,7 @@ TEST_CASE("X02 a string array of 1,000,000 entries is accepted and rendered lazi
     const ArrayIndex& a = *m.find("test.tokens")->value.array;
     CHECK(a.count == 1'000'000);
     CHECK(a.string_at(999'999) == "tok999999");
-    CHECK(format_value(m.find("test.tokens")->value) ==
-          "[STRING × 1000000] tok0, tok1, tok2, tok3, tok4, tok5, tok6, tok7, …");
+    CHECK(format_value(m.find("test.tokens")->value) == "[STRING × 1000000] tok0, tok1, tok2, tok3, tok4, tok5, tok6, tok7, …");
     CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 20.0);
 }
 

@@ -79,9 +79,7 @@ KvWriter i32_kv(const std::string& key, int32_t v) {
 
 }  // namespace
 
-TEST_CASE("G57 a consistent vocabulary has no warning", "[gguf][malformed]") {
-    require_accepted(read_gguf_bytes(Vocab{}.bytes()));
-}
+TEST_CASE("G57 a consistent vocabulary has no warning", "[gguf][malformed]") { require_accepted(read_gguf_bytes(Vocab{}.bytes())); }
 
 TEST_CASE("G57 hostile tokenizer metadata: accepted, warning naming the key", "[gguf][malformed]") {
     SECTION("scores with 10 entries") {
@@ -198,8 +196,7 @@ TEST_CASE("G58 (d) a Jinja payload in the chat template is inert text", "[gguf][
         "{{ c()._module.__builtins__['open']('pwned.txt', 'w').write('x') }}{% endif %}{% endfor %}"
         "{{ self.__init__.__globals__.__builtins__.__import__('os').popen('touch pwned2').read() }}";
     TempDir dir;
-    write_whole_file(dir.file("model.gguf"),
-                     t1_plus_kvs(1, [&](GgufBuilder& b) { b.kv_string("tokenizer.chat_template", payload); }));
+    write_whole_file(dir.file("model.gguf"), t1_plus_kvs(1, [&](GgufBuilder& b) { b.kv_string("tokenizer.chat_template", payload); }));
     auto m = open_gguf(dir.file("model.gguf"));
     REQUIRE(m.ok());
     require_accepted(*m);

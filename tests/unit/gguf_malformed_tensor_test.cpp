@@ -265,8 +265,7 @@ TEST_CASE("G56 bytes after the last tensor: W_TRAILING_DATA with the count", "[g
     bytes.insert(bytes.end(), empty_zip, empty_zip + sizeof empty_zip);
     Model m = read_gguf_bytes(bytes);
     require_accepted(m, {"W_TRAILING_DATA"});
-    CHECK(find_diagnostic(m, "W_TRAILING_DATA")->to_line() ==
-          "warning: GGUF W_TRAILING_DATA offset=256: 22 bytes after the last tensor");
+    CHECK(find_diagnostic(m, "W_TRAILING_DATA")->to_line() == "warning: GGUF W_TRAILING_DATA offset=256: 22 bytes after the last tensor");
 }
 
 TEST_CASE("X02 tensor names with bidi overrides and terminal escapes are displayed escaped", "[gguf][malformed]") {

@@ -16,17 +16,19 @@ using namespace mlens;
 TEST_CASE("mlens hist exports PNG and CSV", "[hist_export]") {
     test::TempDir dir;
     test::write_fixture_model(dir.file("m.gguf"), {{"w", GGML_TYPE_Q8_0, {256, 8}, test::test_signal(2048, 6)}});
-    auto run = test::run_mlens({"hist", dir.file("m.gguf"), "w", "--bins", "40", "--png", dir.file("h.png"), "--log",
-                                "--csv", dir.file("h.csv")});
+    auto run =
+        test::run_mlens({"hist", dir.file("m.gguf"), "w", "--bins", "40", "--png", dir.file("h.png"), "--log", "--csv", dir.file("h.csv")});
     INFO(run.err);
     REQUIRE(run.exit_status == 0);
     auto png = test::read_whole_file(dir.file("h.png"));
     REQUIRE(png.size() > 33);
     const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     CHECK(std::equal(signature, signature + 8, png.begin()));
-    auto be32 = [&](size_t at) { return (uint32_t(png[at]) << 24) | (uint32_t(png[at + 1]) << 16) | (uint32_t(png[at + 2]) << 8) | png[at + 3]; };
-    CHECK(be32(16) == 900);   // IHDR width
-    CHECK(be32(20) == 420);   // IHDR height
+    auto be32 = [&](size_t at) {
+        return (uint32_t(png[at]) << 24) | (uint32_t(png[at + 1]) << 16) | (uint32_t(png[at + 2]) << 8) | png[at + 3];
+    };
+    CHECK(be32(16) == 900);  // IHDR width
+    CHECK(be32(20) == 420);  // IHDR height
 
     std::ifstream csv(dir.file("h.csv"));
     std::string line;

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <ggml.h>
-#include <nlohmann/json.hpp>
 #include <stb_image.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>

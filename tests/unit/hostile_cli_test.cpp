@@ -69,14 +69,15 @@ TEST_CASE("mlens export past a file-size limit fails with the reason, not SIGXFS
     struct Case {
         const char* model;
         const char* format;
-        const char* written;   // the file the limit stops
+        const char* written;  // the file the limit stops
     };
-    for (const Case& c : {Case{"tiny-llama:q4_0", "gguf", "model.gguf"}, Case{"tiny-mlx:mixed", "hf", "model-00001-of-00001.safetensors"}}) {
+    for (const Case& c :
+         {Case{"tiny-llama:q4_0", "gguf", "model.gguf"}, Case{"tiny-mlx:mixed", "hf", "model-00001-of-00001.safetensors"}}) {
         INFO(c.model);
         const std::string out = dir.file(std::string("out-") + c.format);
-        CliRun run = MlensProcess({"export", c.model, out, "--store", kDemoStore, "--format", c.format},
-                                  file_size_limit_default_signal(16 * 1024))
-                         .wait();
+        CliRun run =
+            MlensProcess({"export", c.model, out, "--store", kDemoStore, "--format", c.format}, file_size_limit_default_signal(16 * 1024))
+                .wait();
         INFO(run.err);
         CHECK(run.signal == 0);
         CHECK(run.exit_status == 1);
@@ -94,7 +95,8 @@ TEST_CASE("mlens hist --csv past a file-size limit fails with the reason, not SI
     TempDir dir;
     const std::string model = std::string(MLENS_DEMO_DIR) + "/tiny-llama-f32.gguf";
     const std::vector<uint8_t> before = read_whole_file(model);
-    CliRun run = MlensProcess({"hist", model, "token_embd.weight", "--csv", dir.file("h.csv")}, file_size_limit_default_signal(1024)).wait();
+    CliRun run =
+        MlensProcess({"hist", model, "token_embd.weight", "--csv", dir.file("h.csv")}, file_size_limit_default_signal(1024)).wait();
     CHECK(run.signal == 0);
     CHECK(run.exit_status == 1);
     CHECK(contains(run.err, "File too large"));
@@ -140,8 +142,9 @@ TEST_CASE("mlens export refuses a store blob whose bytes no longer match its dig
     CliRun run = run_mlens({"export", "tiny-llama:q4_0", dir.file("out"), "--store", store, "--format", "gguf"});
     INFO(run.err);
     CHECK(run.exit_status == 1);
-    CHECK(contains(run.err, "E_DIGEST_MISMATCH model.gguf: the store's blob does not match its digest: expected sha256:" +
-                                fs::path(largest).filename().string().substr(7)));
+    CHECK(contains(run.err,
+                   "E_DIGEST_MISMATCH model.gguf: the store's blob does not match its digest: expected sha256:" +
+                       fs::path(largest).filename().string().substr(7)));
     CHECK(!contains(run.out, "verified"));
     CHECK(!fs::exists(dir.file("out")));
     CHECK(temp_files_in(dir.path()) == 0);
@@ -165,8 +168,10 @@ TEST_CASE("hostile --base, --reference and --imatrix files fail at once with the
         CHECK(run.exit_status == 1);
         CHECK(contains(run.err, base + ": "));
     }
-    CHECK(contains(run_mlens({"kld", "--base", dir.file("fifo"), model}).err, "error: E_NOT_REGULAR_FILE: " + dir.file("fifo") + ": not a regular file"));
-    CHECK(contains(run_mlens({"kld", "--base", dir.file("missing"), model}).err, "error: E_NOT_FOUND: " + dir.file("missing") + ": cannot open"));
+    CHECK(contains(run_mlens({"kld", "--base", dir.file("fifo"), model}).err,
+                   "error: E_NOT_REGULAR_FILE: " + dir.file("fifo") + ": not a regular file"));
+    CHECK(contains(run_mlens({"kld", "--base", dir.file("missing"), model}).err,
+                   "error: E_NOT_FOUND: " + dir.file("missing") + ": cannot open"));
 
     // A reference that does not parse is reported, and the run does not claim success.
     CliRun requant = run_mlens({"requant", model, "blk.0.attn_q.weight", "--types", "Q4_0", "--reference", dir.file("sparse")});
@@ -190,8 +195,9 @@ TEST_CASE("mlens export ended by SIGHUP (a closed terminal) leaves neither OUT_D
         OllamaStoreBuilder b(root);
         SafetensorsBuilder blob;
         blob.tensor("model.embed_tokens.weight", "BF16", "[16384,4096]", std::vector<uint8_t>((64ull << 20) * 2, 0x3F));
-        b.add_model("big", {b.blob(kTensorMediaType, blob.bytes(), std::string("model.embed_tokens.weight")),
-                            b.blob(kJsonMediaType, std::string(R"({"model_type":"llama"})"), std::string("config.json"))},
+        b.add_model("big",
+                    {b.blob(kTensorMediaType, blob.bytes(), std::string("model.embed_tokens.weight")),
+                     b.blob(kJsonMediaType, std::string(R"({"model_type":"llama"})"), std::string("config.json"))},
                     config_json("safetensors", "llama", ""));
     }
     const auto store_before = folder_bytes(root);
@@ -238,8 +244,9 @@ TEST_CASE("inference commands on a store model whose GGUF blob is a FIFO name th
         CliRun run = run_mlens(args, limits);
         CHECK(!run.timed_out);
         CHECK(run.exit_status == 1);
-        CHECK(contains(run.err, "E_NOT_REGULAR_FILE layers[0]: the model's GGUF blob cannot be opened: blobs/" +
-                                    fs::path(largest).filename().string() + ": is a FIFO"));
+        CHECK(contains(run.err,
+                       "E_NOT_REGULAR_FILE layers[0]: the model's GGUF blob cannot be opened: blobs/" +
+                           fs::path(largest).filename().string() + ": is a FIFO"));
         CHECK(!contains(run.err, "this is a GGUF model"));
     }
     CHECK(fs::is_fifo(largest));
@@ -265,7 +272,7 @@ TEST_CASE("mlens kld with a context beyond the address space says the worker ran
 
 TEST_CASE("mlens imatrix on a sparse file claiming 2^38 columns or experts stays in bounded memory", "[cli][imatrix][bounded]") {
     TempDir dir;
-    constexpr uint64_t kHuge = 1ull << 38;   // 1 TiB of F32
+    constexpr uint64_t kHuge = 1ull << 38;  // 1 TiB of F32
     struct Case {
         std::vector<uint64_t> sums, counts;
     };

@@ -140,7 +140,8 @@ TEST_CASE("resolve tells an imatrix by its content, whatever its name", "[imatri
     Target legacy = resolve(dir.file("model.gguf"));
     CHECK(legacy.kind == TargetKind::imatrix);
     CHECK(legacy.format == Format::unknown);
-    CHECK(open_target(legacy).error().message == "a legacy importance matrix (llama-imatrix .dat), not a model: `mlens imatrix PATH` reads it");
+    CHECK(open_target(legacy).error().message ==
+          "a legacy importance matrix (llama-imatrix .dat), not a model: `mlens imatrix PATH` reads it");
     CHECK_FALSE(looks_like_imatrix(*memory_source(std::vector<uint8_t>{'h', 'e', 'l', 'l', 'o', '\n'})));
 }
 
@@ -150,10 +151,13 @@ TEST_CASE("malformed imatrix files are refused with the field and offset", "[ima
     // trailer is optional, and so is its dataset name.
     const size_t entries_end = legacy.size() - 8 - 14;
     for (size_t n = 0; n < legacy.size(); ++n) {
-        Result<Imatrix> cut = read_imatrix(memory_source(std::vector<uint8_t>(legacy.begin(), legacy.begin() + static_cast<std::ptrdiff_t>(n))));
+        Result<Imatrix> cut =
+            read_imatrix(memory_source(std::vector<uint8_t>(legacy.begin(), legacy.begin() + static_cast<std::ptrdiff_t>(n))));
         INFO(n);
         CHECK(cut.ok() == (n == entries_end || n == entries_end + 4));
-        if (!cut.ok()) CHECK((cut.error().code == ErrorCode::E_TRUNCATED || cut.error().code == ErrorCode::E_COUNT || cut.error().code == ErrorCode::E_NOT_IMATRIX));
+        if (!cut.ok())
+            CHECK((cut.error().code == ErrorCode::E_TRUNCATED || cut.error().code == ErrorCode::E_COUNT ||
+                   cut.error().code == ErrorCode::E_NOT_IMATRIX));
     }
     auto with_u32_at = [&](size_t offset, uint32_t v) {
         std::vector<uint8_t> b = legacy;
@@ -179,12 +183,12 @@ TEST_CASE("malformed imatrix files are refused with the field and offset", "[ima
     const std::string counts_name = "blk.0.attn_q.weight.counts";
     const auto counts_info = std::search(gguf.begin(), gguf.end(), counts_name.begin(), counts_name.end()) - gguf.begin();
     std::vector<uint8_t> unpaired = gguf;
-    unpaired[static_cast<size_t>(counts_info) + counts_name.size() - 1] = 'z';   // "….countz"
+    unpaired[static_cast<size_t>(counts_info) + counts_name.size() - 1] = 'z';  // "….countz"
     Result<Imatrix> no_counts = read_imatrix(memory_source(unpaired));
     CHECK(no_counts.error().code == ErrorCode::E_IMATRIX_SHAPE);
     CHECK(no_counts.error().message == "blk.0.attn_q.weight has in_sum2 but no counts");
     std::vector<uint8_t> two = gguf;
-    two[static_cast<size_t>(counts_info) + counts_name.size() + 4 + 8] = 2;   // ne = [1, 2]
+    two[static_cast<size_t>(counts_info) + counts_name.size() + 4 + 8] = 2;  // ne = [1, 2]
     CHECK(read_imatrix(memory_source(two)).error().message == "blk.0.attn_q.weight: 8 sums are not 2 experts of 8 columns");
     // A GGUF model is not an importance matrix.
     test::GgufBuilder plain;

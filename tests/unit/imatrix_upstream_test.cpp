@@ -39,7 +39,7 @@ TEST_CASE("llama-imatrix's GGUF: every count and sum as gguf-py reads them", "[i
     for (const ImatrixEntry& e : m->entries) {
         INFO(e.name);
         CHECK(e.experts == 1);
-        CHECK(e.counts == std::vector<double>{384});   // 6 chunks of 64 tokens
+        CHECK(e.counts == std::vector<double>{384});  // 6 chunks of 64 tokens
         CHECK(theirs.at(e.name + ".counts").get<std::vector<double>>() == e.counts);
         Result<std::vector<float>> sums = read_sums(*m, e, 0);
         REQUIRE(sums.ok());
@@ -61,7 +61,7 @@ TEST_CASE("llama-imatrix's legacy file holds (sum / count) * ncall of the same r
         INFO(g.name);
         CHECK(l.name == g.name);
         CHECK(l.columns == g.columns);
-        const float ncall = 6;   // ceil(384 tokens / 64 per chunk)
+        const float ncall = 6;  // ceil(384 tokens / 64 per chunk)
         CHECK(l.counts == std::vector<double>{ncall});
         Result<std::vector<float>> gs = read_sums(*gguf, g, 0), ls = read_sums(*legacy, l, 0);
         REQUIRE((gs.ok() && ls.ok()));
@@ -72,7 +72,8 @@ TEST_CASE("llama-imatrix's legacy file holds (sum / count) * ncall of the same r
 }
 
 TEST_CASE("mlens requant --imatrix takes llama-imatrix's files for the demo model", "[imatrix][cli]") {
-    const std::string q4 = std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf", f32 = std::string(MLENS_DEMO_DIR) + "/tiny-llama-f32.gguf";
+    const std::string q4 = std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf",
+                      f32 = std::string(MLENS_DEMO_DIR) + "/tiny-llama-f32.gguf";
     for (const std::string& file : {kGguf, kLegacy}) {
         auto run = test::run_mlens({"requant", q4, "blk.0.ffn_down.weight", "--reference", f32, "--imatrix", file, "--json"});
         INFO(run.err);

@@ -107,12 +107,10 @@ TEST_CASE("A/B of a model with itself gives KLD 0 and full agreement", "[infer]"
 TEST_CASE("A/B against quantized files: small positive KLD, larger for Q4_0", "[infer]") {
     AbResult q8 = ab("tiny-llama-f32.gguf", "tiny-llama-q8_0.gguf");
     AbResult q4 = ab("tiny-llama-f32.gguf", "tiny-llama-q4_0.gguf");
-    WARN("Q8_0 KLD mean " << q8.summary.mean_kld << " median " << q8.summary.median_kld << " p99 "
-                          << q8.summary.p99_kld << " max " << q8.summary.max_kld << " same top "
-                          << q8.summary.same_top_share);
-    WARN("Q4_0 KLD mean " << q4.summary.mean_kld << " median " << q4.summary.median_kld << " p99 "
-                          << q4.summary.p99_kld << " max " << q4.summary.max_kld << " same top "
-                          << q4.summary.same_top_share);
+    WARN("Q8_0 KLD mean " << q8.summary.mean_kld << " median " << q8.summary.median_kld << " p99 " << q8.summary.p99_kld << " max "
+                          << q8.summary.max_kld << " same top " << q8.summary.same_top_share);
+    WARN("Q4_0 KLD mean " << q4.summary.mean_kld << " median " << q4.summary.median_kld << " p99 " << q4.summary.p99_kld << " max "
+                          << q4.summary.max_kld << " same top " << q4.summary.same_top_share);
     CHECK(q8.tokens.size() == 18);
     CHECK(q8.summary.mean_kld > 0.0);
     CHECK(q8.summary.mean_kld < 0.01);
@@ -148,8 +146,7 @@ TEST_CASE("layer capture gives per-layer statistics of the last prompt token", "
     REQUIRE(r.ok());
     CHECK(r->tokens.size() == 12);
     REQUIRE(r->activations.size() == 8);
-    const char* expected[] = {"attn_norm-0", "ffn_inp-0", "ffn_out-0", "l_out-0",
-                              "attn_norm-1", "ffn_inp-1", "ffn_out-1", "l_out-1"};
+    const char* expected[] = {"attn_norm-0", "ffn_inp-0", "ffn_out-0", "l_out-0", "attn_norm-1", "ffn_inp-1", "ffn_out-1", "l_out-1"};
     for (size_t i = 0; i < 8; ++i) {
         const ActivationStats& s = r->activations[i];
         INFO(s.tensor);
@@ -206,7 +203,7 @@ TEST_CASE("top-k's one-pass path equals a full sort; log_sum_exp gives log_softm
     uint32_t state = 12345;
     for (float& v : logits) {
         state = state * 1664525u + 1013904223u;
-        v = static_cast<float>(state >> 24) / 16.0f;   // 256 levels: many ties
+        v = static_cast<float>(state >> 24) / 16.0f;  // 256 levels: many ties
     }
     logits[17] = std::numeric_limits<float>::quiet_NaN();
     logits[42] = std::numeric_limits<float>::infinity();
@@ -221,8 +218,7 @@ TEST_CASE("top-k's one-pass path equals a full sort; log_sum_exp gives log_softm
     logits[42] = 3.0f;
     const std::vector<double> logp = log_softmax(logits);
     const double lse = log_sum_exp(logits);
-    for (size_t i : {0u, 42u, 4999u})
-        CHECK(std::exp(static_cast<double>(logits[i]) - lse) == Approx(std::exp(logp[i])).epsilon(1e-5));
+    for (size_t i : {0u, 42u, 4999u}) CHECK(std::exp(static_cast<double>(logits[i]) - lse) == Approx(std::exp(logp[i])).epsilon(1e-5));
     CHECK(std::isinf(log_sum_exp(std::vector<float>(3, std::numeric_limits<float>::quiet_NaN()))));
 }
 

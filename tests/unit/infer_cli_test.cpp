@@ -36,8 +36,8 @@ TEST_CASE("mlens tokenize prints ids, pieces and bytes", "[infer][cli]") {
 }
 
 TEST_CASE("mlens run generates the same tokens as the core, with candidates and speeds", "[infer][cli]") {
-    nlohmann::json j = test::run_mlens_json({"run", demo("tiny-llama-f32.gguf"), "-p", "Once upon a time", "-n", "4", "--top-k", "3",
-                                 "--json", "--threads", "2"});
+    nlohmann::json j = test::run_mlens_json(
+        {"run", demo("tiny-llama-f32.gguf"), "-p", "Once upon a time", "-n", "4", "--top-k", "3", "--json", "--threads", "2"});
     SessionOptions o;
     o.n_threads = 2;
     auto session = Session::load(demo("tiny-llama-f32.gguf"), o);
@@ -61,15 +61,15 @@ TEST_CASE("mlens run generates the same tokens as the core, with candidates and 
 }
 
 TEST_CASE("mlens ab and mlens layers", "[infer][cli]") {
-    nlohmann::json same = test::run_mlens_json({"ab", demo("tiny-llama-q8_0.gguf"), demo("tiny-llama-q8_0.gguf"), "-p", "Hello there",
-                                    "-n", "2", "--json"});
+    nlohmann::json same =
+        test::run_mlens_json({"ab", demo("tiny-llama-q8_0.gguf"), demo("tiny-llama-q8_0.gguf"), "-p", "Hello there", "-n", "2", "--json"});
     CHECK(same["summary"]["mean_kld"] == 0.0);
     CHECK(same["summary"]["same_top_share"] == 1.0);
     CHECK(same["summary"]["first_divergence"] == -1);
     CHECK(same["positions"].size() == same["n_prompt"].get<size_t>() + 1);
 
-    nlohmann::json layers = test::run_mlens_json({"layers", demo("tiny-llama-f32.gguf"), "-p", "Hello", "--names", "l_out,attn_norm",
-                                      "--json"});
+    nlohmann::json layers =
+        test::run_mlens_json({"layers", demo("tiny-llama-f32.gguf"), "-p", "Hello", "--names", "l_out,attn_norm", "--json"});
     REQUIRE(layers["activations"].size() == 4);
     CHECK(layers["activations"][0]["tensor"] == "l_out-0");
     CHECK(layers["activations"][1]["tensor"] == "attn_norm-0");
@@ -85,14 +85,16 @@ TEST_CASE("mlens run and ab on files llama.cpp cannot load exit 1 with its messa
     test::CliRun r = test::run_mlens({"run", dir.file("cut.gguf"), "-p", "hi"});
     CHECK(r.exit_status == 1);
     CHECK(r.out.empty());
-    CHECK_THAT(r.err, Catch::Contains("E_LLAMA_LOAD: llama.cpp could not load the model: llama_model_load: error loading "
-                                      "model: tensor 'token_embd.weight' data is not within the file bounds"));
+    CHECK_THAT(r.err,
+               Catch::Contains("E_LLAMA_LOAD: llama.cpp could not load the model: llama_model_load: error loading "
+                               "model: tensor 'token_embd.weight' data is not within the file bounds"));
     // A vocab-only file has no weights: B fails to load with llama.cpp's reason.
-    test::CliRun no_weights = test::run_mlens({"ab", demo("tiny-llama-f32.gguf"),
-                                               test::llama_source_dir() + "/models/ggml-vocab-qwen2.gguf", "-p", "hi"});
+    test::CliRun no_weights =
+        test::run_mlens({"ab", demo("tiny-llama-f32.gguf"), test::llama_source_dir() + "/models/ggml-vocab-qwen2.gguf", "-p", "hi"});
     CHECK(no_weights.exit_status == 1);
     CHECK(no_weights.out.empty());
-    CHECK_THAT(no_weights.err, Catch::Contains("error: E_LLAMA_LOAD: model B: llama.cpp could not load the model: "
-                                               "llama_model_load: error loading model: check_tensor_dims: tensor "
-                                               "'token_embd.weight' not found"));
+    CHECK_THAT(no_weights.err,
+               Catch::Contains("error: E_LLAMA_LOAD: model B: llama.cpp could not load the model: "
+                               "llama_model_load: error loading model: check_tensor_dims: tensor "
+                               "'token_embd.weight' not found"));
 }

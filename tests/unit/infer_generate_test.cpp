@@ -119,8 +119,7 @@ TEST_CASE("every step carries top-k candidates with probabilities over the full 
     options.max_tokens = 4;
     options.n_candidates = 6;
     size_t streamed = 0;
-    auto result = generate(**session, "The capital of France is", options, nullptr,
-                           [&](const GenerationStep&) { ++streamed; });
+    auto result = generate(**session, "The capital of France is", options, nullptr, [&](const GenerationStep&) { ++streamed; });
     REQUIRE(result.ok());
     CHECK(streamed == 4);
     REQUIRE(result->steps.size() == 4);

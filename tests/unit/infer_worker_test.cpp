@@ -14,12 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "mlens/open/target.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/threads.h"
 #include "mlens/infer/worker_session.h"
+#include "mlens/open/target.h"
 #include "test_paths.h"
 #include "tiny_models.h"
 

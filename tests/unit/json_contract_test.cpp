@@ -111,8 +111,7 @@ TEST_CASE("compat --json: types spelled like dump, tensors named by name", "[jso
     json sections;
     for (const json& e : text["kv_edits"])
         if (e["key"] == "glm4.rope.dimension_sections") sections = e["result"];
-    CHECK(sections == json({{"type", "ARRAY"}, {"element_type", "INT32"}, {"count", 4}, {"truncated", false},
-                            {"value", {8, 12, 12, 0}}}));
+    CHECK(sections == json({{"type", "ARRAY"}, {"element_type", "INT32"}, {"count", 4}, {"truncated", false}, {"value", {8, 12, 12, 0}}}));
     REQUIRE(text["data_ops"].size() == 1);
     const json& op = text["data_ops"][0];
     CHECK(op["dest"] == "blk.0.ffn_up.weight");

@@ -61,7 +61,7 @@ std::vector<double> bos_attn_out(const std::string& path) {
 
 TEST_CASE("layer divergence of a model against itself is exactly zero at every layer", "[divergence][infer][cli]") {
     nlohmann::json j = divergence_json("tiny-llama-f32.gguf", "tiny-llama-f32.gguf");
-    REQUIRE(j["rows"].size() == 6);   // attn_out, ffn_out, l_out of 2 layers
+    REQUIRE(j["rows"].size() == 6);  // attn_out, ffn_out, l_out of 2 layers
     for (const auto& row : j["rows"]) {
         INFO(row["tensor"]);
         CHECK(row["rel_error"].get<double>() == 0.0);
@@ -72,8 +72,7 @@ TEST_CASE("layer divergence of a model against itself is exactly zero at every l
     CHECK(j["jump_layer"].is_null());
 }
 
-TEST_CASE("layer divergence against the Q4_0 copy is positive and matches a reference at the BOS position",
-          "[divergence][infer][cli]") {
+TEST_CASE("layer divergence against the Q4_0 copy is positive and matches a reference at the BOS position", "[divergence][infer][cli]") {
     nlohmann::json j = divergence_json("tiny-llama-f32.gguf", "tiny-llama-q4_0.gguf");
     REQUIRE(j["rows"].size() == 6);
     for (const auto& row : j["rows"]) {

@@ -76,7 +76,7 @@ TEST_CASE("mlens tensors lists a tensor-blob model's logical tensors", "[logical
     CHECK(t["stored"][2]["n_bytes"] == 128);
     CHECK(j[0]["type"] == "BF16");
     CHECK(j[0]["bits_per_weight"] == 16.0);
-    CHECK(j[0]["type_id"].is_null());   // a safetensors dtype has no GGUF id
+    CHECK(j[0]["type_id"].is_null());  // a safetensors dtype has no GGUF id
     uint64_t parameters = 0;
     for (const auto& e : j) parameters += e["n_elements"].get<uint64_t>();
     CHECK(parameters == 41152);

@@ -6,11 +6,11 @@
 
 #include <string>
 
-#include "mlens/open/target.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/logical_tensors.h"
 #include "mlens/model/summary.h"
 #include "mlens/ollama/tensor_blobs.h"
+#include "mlens/open/target.h"
 #include "safetensors_builder.h"
 #include "test_paths.h"
 
@@ -242,8 +242,8 @@ TEST_CASE("a safetensors model's architecture comes from its config.json", "[log
     };
     const Case cases[] = {
         {R"({"architectures":["LlamaForCausalLM"],"model_type":"llama"})", "llama", "config.json model_type"},
-        {R"({"architectures":["Gemma3ForConditionalGeneration"],"text_config":{"model_type":"gemma3_text"}})",
-         "gemma3_text", "config.json text_config.model_type"},
+        {R"({"architectures":["Gemma3ForConditionalGeneration"],"text_config":{"model_type":"gemma3_text"}})", "gemma3_text",
+         "config.json text_config.model_type"},
         {R"({"architectures":["MysteryForCausalLM"]})", "MysteryForCausalLM", "config.json architectures"},
         {R"({"model_type":7,"architectures":[]})", "", ""},
         {"not json", "", ""},

@@ -14,8 +14,7 @@ namespace {
 std::string demo(const std::string& name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
 
 nlohmann::json memory_json(const std::string& model, uint32_t ctx, const std::string& kv_type) {
-    return test::run_mlens_json({"memory", demo(model), "--ctx", std::to_string(ctx), "--kv-type", kv_type, "--threads",
-                                 "1", "--json"});
+    return test::run_mlens_json({"memory", demo(model), "--ctx", std::to_string(ctx), "--kv-type", kv_type, "--threads", "1", "--json"});
 }
 
 // The demo llama: 2 layers, 2 KV heads of 16 values, so K and V are 32 values a cell and layer.
@@ -34,8 +33,7 @@ TEST_CASE("mlens memory: KV exact and every term within 5% of llama.cpp's buffer
             const nlohmann::json& t = j["terms"];
             CHECK(t["kv"]["estimate"].get<uint64_t>() == t["kv"]["llama_cpp"].get<uint64_t>());
             CHECK(t["kv"]["llama_cpp"].get<uint64_t>() == demo_kv_bytes(ctx, "f16"));
-            for (const char* term : {"weights", "compute", "total"})
-                CHECK(std::fabs(t[term]["relative_error"].get<double>()) <= 0.05);
+            for (const char* term : {"weights", "compute", "total"}) CHECK(std::fabs(t[term]["relative_error"].get<double>()) <= 0.05);
         }
     nlohmann::json j = memory_json("tiny-llama-q4_0.gguf", 2048, "f32");
     CHECK(j["terms"]["kv"]["estimate"].get<uint64_t>() == j["terms"]["kv"]["llama_cpp"].get<uint64_t>());

@@ -66,8 +66,10 @@ void require_same(const std::vector<float>& got, const std::vector<float>& want)
     REQUIRE(got.size() == want.size());
     for (size_t i = 0; i < got.size(); ++i) {
         INFO("element " << i << ": got " << got[i] << " want " << want[i]);
-        if (std::isnan(want[i])) REQUIRE(std::isnan(got[i]));
-        else REQUIRE((got[i] == want[i] && std::signbit(got[i]) == std::signbit(want[i])));
+        if (std::isnan(want[i]))
+            REQUIRE(std::isnan(got[i]));
+        else
+            REQUIRE((got[i] == want[i] && std::signbit(got[i]) == std::signbit(want[i])));
     }
 }
 
@@ -124,7 +126,8 @@ TEST_CASE("safetensors dtypes decode element by element", "[mlx]") {
 
 TEST_CASE("int4 and int8 affine: w = q * scale + bias, low bits first", "[mlx]") {
     SafetensorsBuilder sb;
-    sb.metadata("quant_type", "int4").metadata("group_size", "8")
+    sb.metadata("quant_type", "int4")
+        .metadata("group_size", "8")
         .tensor("w", "U32", "[2,1]", le<uint32_t>({0x76543210u, 0xFEDCBA98u}))
         .tensor("w.scale", "F32", "[2,1]", le<float>({0.5f, 2.0f}))
         .tensor("w.bias", "F32", "[2,1]", le<float>({-1.0f, 1.0f}));
@@ -136,10 +139,11 @@ TEST_CASE("int4 and int8 affine: w = q * scale + bias, low bits first", "[mlx]")
     require_same(decode(m, "w"), {-1, -0.5f, 0, 0.5f, 1, 1.5f, 2, 2.5f, 17, 19, 21, 23, 25, 27, 29, 31});
 
     SafetensorsBuilder sb8;
-    sb8.metadata("quant_type", "int8").metadata("group_size", "4")
+    sb8.metadata("quant_type", "int8")
+        .metadata("group_size", "4")
         .tensor("w", "U32", "[1,1]", le<uint32_t>({0x80FF0102u}))
-        .tensor("w.scale", "BF16", "[1,1]", le<uint16_t>({0x3E80}))    // 0.25
-        .tensor("w.bias", "BF16", "[1,1]", le<uint16_t>({0xC200}));    // -32
+        .tensor("w.scale", "BF16", "[1,1]", le<uint16_t>({0x3E80}))  // 0.25
+        .tensor("w.bias", "BF16", "[1,1]", le<uint16_t>({0xC200}));  // -32
     require_same(decode(open_blob(sb8), "w"), {-31.5f, -31.75f, 31.75f, 0.0f});
 }
 
@@ -147,9 +151,7 @@ TEST_CASE("nvfp4: E2M1 codes times an E4M3 scale, with and without a global scal
     const std::vector<uint8_t> packed = le<uint32_t>({0x76543210u, 0xFEDCBA98u, 0x11111111u, 0x22222222u});
     const std::vector<float> row0 = {0, 1.5f, 3, 4.5f, 6, 9, 12, 18, -0.0f, -1.5f, -3, -4.5f, -6, -9, -12, -18};
     SafetensorsBuilder sb;
-    sb.metadata("quant_type", "nvfp4")
-        .tensor("w", "U32", "[2,2]", packed)
-        .tensor("w.scale", "U8", "[2,1]", {0x44, 0x38});   // 3.0, 1.0
+    sb.metadata("quant_type", "nvfp4").tensor("w", "U32", "[2,2]", packed).tensor("w.scale", "U8", "[2,1]", {0x44, 0x38});  // 3.0, 1.0
     std::vector<float> want = row0;
     for (int i = 0; i < 8; ++i) want.push_back(0.5f);
     for (int i = 0; i < 8; ++i) want.push_back(1.0f);
@@ -173,15 +175,16 @@ TEST_CASE("nvfp4: E2M1 codes times an E4M3 scale, with and without a global scal
 TEST_CASE("mxfp4: E2M1 codes times 2^(s-127), MLX's s=0 and s=255", "[mlx]") {
     SafetensorsBuilder sb;
     sb.metadata("quant_type", "mxfp4")
-        .tensor("w", "U32", "[3,4]", le<uint32_t>({0x76543210u, 0xFEDCBA98u, 0, 0x77777777u,   //
-                                                   0x00000001u, 0, 0, 0,                         //
-                                                   0x00000007u, 0, 0, 0}))
+        .tensor("w", "U32", "[3,4]",
+                le<uint32_t>({0x76543210u, 0xFEDCBA98u, 0, 0x77777777u,  //
+                              0x00000001u, 0, 0, 0,  //
+                              0x00000007u, 0, 0, 0}))
         .tensor("w.scale", "U8", "[3,1]", {0x80, 0xFF, 0x00});
     std::vector<float> want = {0, 1, 2, 3, 4, 6, 8, 12, -0.0f, -1, -2, -3, -4, -6, -8, -12};
     want.resize(24, 0.0f);
     want.resize(32, 12.0f);
-    want.push_back(kInf);                 // 0.5 * inf
-    want.resize(64, kNan);                // 0 * inf
+    want.push_back(kInf);  // 0.5 * inf
+    want.resize(64, kNan);  // 0 * inf
     want.push_back(6.0f * std::ldexp(1.0f, -127));
     want.resize(96, 0.0f);
     require_same(decode(open_blob(sb), "w"), want);
@@ -191,7 +194,7 @@ TEST_CASE("mxfp8: E4M3 bytes times 2^(s-127)", "[mlx]") {
     SafetensorsBuilder sb;
     sb.metadata("quant_type", "mxfp8")
         .tensor("w", "U32", "[1,8]", le<uint32_t>({0x01FE7E38u, 0x7FB84008u, 0, 0, 0, 0, 0, 0}))
-        .tensor("w.scale", "U8", "[1,1]", {0x81});   // 4
+        .tensor("w.scale", "U8", "[1,1]", {0x81});  // 4
     std::vector<float> want = {4, 1792, -1792, 0.0078125f, 0.0625f, 8, -4, kNan};
     want.resize(32, 0.0f);
     require_same(decode(open_blob(sb), "w"), want);
@@ -204,7 +207,8 @@ TEST_CASE("one expert of a stacked MLX tensor decodes alone", "[mlx]") {
     SafetensorsBuilder real;
     std::vector<uint8_t> packed(q->packed.size() * 4);
     std::memcpy(packed.data(), q->packed.data(), packed.size());
-    real.metadata("quant_type", "int4").metadata("group_size", "32")
+    real.metadata("quant_type", "int4")
+        .metadata("group_size", "32")
         .tensor("e.weight", "U32", "[3,2,8]", packed)
         .tensor("e.weight.scale", "F32", "[3,2,2]", le_vec(q->scales))
         .tensor("e.weight.bias", "F32", "[3,2,2]", le_vec(q->biases));
@@ -233,9 +237,17 @@ TEST_CASE("one expert of a stacked MLX tensor decodes alone", "[mlx]") {
 TEST_CASE("quantize then dequantize stays within each mode's error bound", "[mlx]") {
     const uint64_t cols = 256, rows = 16;
     const std::vector<float> values = test_signal(cols * rows, 9);
-    struct Case { const char* type; MlxMode mode; uint32_t bits; uint64_t group; };
-    const Case cases[] = {{"int4", MlxMode::affine, 4, 64}, {"int8", MlxMode::affine, 8, 64},
-                          {"nvfp4", MlxMode::nvfp4, 4, 16}, {"mxfp4", MlxMode::mxfp4, 4, 32}, {"mxfp8", MlxMode::mxfp8, 8, 32}};
+    struct Case {
+        const char* type;
+        MlxMode mode;
+        uint32_t bits;
+        uint64_t group;
+    };
+    const Case cases[] = {{"int4", MlxMode::affine, 4, 64},
+                          {"int8", MlxMode::affine, 8, 64},
+                          {"nvfp4", MlxMode::nvfp4, 4, 16},
+                          {"mxfp4", MlxMode::mxfp4, 4, 32},
+                          {"mxfp8", MlxMode::mxfp8, 8, 32}};
     for (const Case& c : cases) {
         INFO(c.type);
         auto q = mlx_quantize(c.mode, c.bits, c.group, values.data(), values.size());
@@ -255,7 +267,9 @@ TEST_CASE("quantize then dequantize stays within each mode's error bound", "[mlx
         double err2 = 0;
         for (size_t i = 0; i < got.size(); ++i) {
             const double s = q->scales[i / c.group], err = std::fabs(got[i] - values[i]);
-            double bound = c.mode == MlxMode::affine ? 0.5 * s : c.mode == MlxMode::mxfp8 ? std::max(std::fabs(double(values[i])) / 16, s / 1024) : s;
+            double bound = c.mode == MlxMode::affine ? 0.5 * s
+                : c.mode == MlxMode::mxfp8           ? std::max(std::fabs(double(values[i])) / 16, s / 1024)
+                                                     : s;
             INFO("element " << i << " value " << values[i] << " decoded " << got[i]);
             REQUIRE(err <= bound * 1.0001 + 1e-7);
             err2 += err * err;
@@ -267,7 +281,7 @@ TEST_CASE("quantize then dequantize stays within each mode's error bound", "[mlx
 }
 
 TEST_CASE("undecidable MLX quantization and broken companions are clear errors", "[mlx]") {
-    SafetensorsBuilder sb;   // no quant_type, and a scale shape no rule fits
+    SafetensorsBuilder sb;  // no quant_type, and a scale shape no rule fits
     sb.tensor("w", "U32", "[1,1]", le<uint32_t>({0}))
         .tensor("w.scale", "BF16", "[1,3]", std::vector<uint8_t>(6, 0))
         .tensor("w.bias", "BF16", "[1,3]", std::vector<uint8_t>(6, 0));
@@ -277,17 +291,20 @@ TEST_CASE("undecidable MLX quantization and broken companions are clear errors",
     CHECK(view.error().code == ErrorCode::E_UNSUPPORTED_TYPE);
     CHECK(view.error().field == "w");
 
-    SafetensorsBuilder missing_bias;   // affine without its bias
-    missing_bias.metadata("quant_type", "int4").metadata("group_size", "8")
-        .tensor("w", "U32", "[1,1]", le<uint32_t>({0})).tensor("w.scale", "F32", "[1,1]", le<float>({1}));
+    SafetensorsBuilder missing_bias;  // affine without its bias
+    missing_bias.metadata("quant_type", "int4")
+        .metadata("group_size", "8")
+        .tensor("w", "U32", "[1,1]", le<uint32_t>({0}))
+        .tensor("w.scale", "F32", "[1,1]", le<float>({1}));
     Model mb = open_blob(missing_bias);
     auto v2 = TensorView::open(mb, "w");
     REQUIRE_FALSE(v2.ok());
     CHECK(v2.error().message == "the bias tensor is missing");
 
-    SafetensorsBuilder bad_global;   // 3 global scales for 2 rows
+    SafetensorsBuilder bad_global;  // 3 global scales for 2 rows
     bad_global.metadata("quant_type", "nvfp4")
-        .tensor("w", "U32", "[2,2]", std::vector<uint8_t>(16, 0)).tensor("w.scale", "U8", "[2,1]", {0x38, 0x38})
+        .tensor("w", "U32", "[2,2]", std::vector<uint8_t>(16, 0))
+        .tensor("w.scale", "U8", "[2,1]", {0x38, 0x38})
         .tensor("w.global_scale", "F32", "[3]", le<float>({1, 1, 1}));
     Model mg = open_blob(bad_global);
     auto v3 = TensorView::open(mg, "w");
@@ -299,9 +316,9 @@ TEST_CASE("minifloat encoders round to the nearest code", "[mlx]") {
     CHECK(e4m3_from_float(1.0f) == 0x38);
     CHECK(e4m3_from_float(-448.0f) == 0xFE);
     CHECK(e4m3_from_float(1000.0f) == 0x7E);
-    CHECK(e4m3_from_float(1.0625f) == 0x38);   // halfway between 1 and 1.125: even mantissa
+    CHECK(e4m3_from_float(1.0625f) == 0x38);  // halfway between 1 and 1.125: even mantissa
     CHECK(e4m3_from_float(1.07f) == 0x39);
-    CHECK(e2m1_from_float(5.0f) == 6);          // halfway between 4 and 6: even code (6 = 4.0)
+    CHECK(e2m1_from_float(5.0f) == 6);  // halfway between 4 and 6: even code (6 = 4.0)
     CHECK(e2m1_from_float(-5.1f) == 15);
     CHECK(e2m1_from_float(0.2f) == 0);
     CHECK(e2m1_from_float(100.0f) == 7);
@@ -312,8 +329,10 @@ TEST_CASE("group decoding equals the per-value definition bit for bit, in every 
     // the definition gives with each operation rounded on its own (no fused multiply-add).
     std::mt19937 rng(42);
     std::uniform_real_distribution<float> real(-2.0f, 2.0f);
-    const struct { MlxMode mode; uint32_t bits; } modes[] = {
-        {MlxMode::affine, 4}, {MlxMode::affine, 8}, {MlxMode::nvfp4, 4}, {MlxMode::mxfp4, 4}, {MlxMode::mxfp8, 8}};
+    const struct {
+        MlxMode mode;
+        uint32_t bits;
+    } modes[] = {{MlxMode::affine, 4}, {MlxMode::affine, 8}, {MlxMode::nvfp4, 4}, {MlxMode::mxfp4, 4}, {MlxMode::mxfp8, 8}};
     for (const auto& m : modes)
         for (uint64_t group : {16u, 32u, 64u}) {
             const uint64_t groups = 37, values = groups * group;
@@ -339,15 +358,16 @@ TEST_CASE("group decoding equals the per-value definition bit for bit, in every 
                     expected = e2m1_value(static_cast<uint8_t>(code)) * scales[g];
                 }
                 INFO(mlx_mode_name(m.mode) << " bits " << m.bits << " group " << group << " value " << i);
-                if (std::isnan(expected)) CHECK(std::isnan(out[i]));
-                else CHECK(std::memcmp(&out[i], &expected, 4) == 0);
+                if (std::isnan(expected))
+                    CHECK(std::isnan(out[i]));
+                else
+                    CHECK(std::memcmp(&out[i], &expected, 4) == 0);
             }
         }
 }
 
 TEST_CASE("MLX mode names read back to their mode; an unknown name is no mode", "[mlx]") {
-    for (MlxMode m : {MlxMode::affine, MlxMode::nvfp4, MlxMode::mxfp4, MlxMode::mxfp8})
-        CHECK(mlx_mode_from_name(mlx_mode_name(m)) == m);
+    for (MlxMode m : {MlxMode::affine, MlxMode::nvfp4, MlxMode::mxfp4, MlxMode::mxfp8}) CHECK(mlx_mode_from_name(mlx_mode_name(m)) == m);
     CHECK(std::string(mlx_mode_name(MlxMode::mxfp8)) == "mxfp8");
     CHECK_FALSE(mlx_mode_from_name("fp8"));
     CHECK_FALSE(mlx_mode_from_name(""));

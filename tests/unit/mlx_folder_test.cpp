@@ -45,21 +45,21 @@ size_t index_of(const Model& m, const std::string& name) {
     return static_cast<size_t>(t - m.tensors.data());
 }
 
-const std::string kQ = "model.layers.0.self_attn.q_proj", kK = "model.layers.0.self_attn.k_proj",
-                  kGate = "model.layers.0.mlp.gate_proj", kUp = "model.layers.0.mlp.up_proj";
+const std::string kQ = "model.layers.0.self_attn.q_proj", kK = "model.layers.0.self_attn.k_proj", kGate = "model.layers.0.mlp.gate_proj",
+                  kUp = "model.layers.0.mlp.up_proj";
 
 // int4 g32 affine by default (no "mode"), gate_proj nvfp4 g16 by its own entry, up_proj not
 // quantized (false) although it has scales, and k_proj with two scales for its one group.
 std::string hand_folder(const TempDir& dir, const std::string& config) {
     SafetensorsBuilder b;
     b.tensor(kQ + ".weight", "U32", "[1,4]", le32({0x76543210, 0xFEDCBA98, 0x01234567, 0x89ABCDEF}));
-    b.tensor(kQ + ".scales", "BF16", "[1,1]", {0x00, 0x3F});   // 0.5
-    b.tensor(kQ + ".biases", "BF16", "[1,1]", {0x80, 0xBF});   // -1.0
+    b.tensor(kQ + ".scales", "BF16", "[1,1]", {0x00, 0x3F});  // 0.5
+    b.tensor(kQ + ".biases", "BF16", "[1,1]", {0x80, 0xBF});  // -1.0
     b.tensor(kK + ".weight", "U32", "[1,4]", le32({0, 0, 0, 0}));
     b.tensor(kK + ".scales", "BF16", "[1,2]", {0x00, 0x3F, 0x00, 0x3F});
     b.tensor(kK + ".biases", "BF16", "[1,2]", {0x00, 0x00, 0x00, 0x00});
     b.tensor(kGate + ".weight", "U32", "[1,2]", le32({0x76543210, 0xFEDCBA98}));
-    b.tensor(kGate + ".scales", "U8", "[1,1]", {0x40});          // E4M3 2.0
+    b.tensor(kGate + ".scales", "U8", "[1,1]", {0x40});  // E4M3 2.0
     b.tensor(kUp + ".weight", "U32", "[1,1]", le32({7}));
     b.tensor(kUp + ".scales", "BF16", "[1,1]", {0x00, 0x3F});
     const std::string folder = dir.file("mlx");
@@ -140,8 +140,8 @@ TEST_CASE("an MLX folder whose quantization has no usable group size and bits ke
 TEST_CASE("every MLX export of the demo store re-opens as logical tensors with the store model's values", "[mlx][folder][store_export]") {
     auto store = Store::open(kDemoStore);
     REQUIRE(store);
-    for (const std::string ref : {"tiny-mlx:mixed", "tiny-moe:int4", "tiny-moe-shared:int4", "tiny-moe-legacy:per-expert",
-                                  "tiny-moe-legacy:switch-mlp"}) {
+    for (const std::string ref :
+         {"tiny-mlx:mixed", "tiny-moe:int4", "tiny-moe-shared:int4", "tiny-moe-legacy:per-expert", "tiny-moe-legacy:switch-mlp"}) {
         INFO(ref);
         TempDir dir;
         StoreExportOptions options;
@@ -215,7 +215,7 @@ TEST_CASE("mlens diff of a store model and its MLX export finds only the tensor 
                 CHECK(t["error"]["max_abs"] == 0.0);
         }
         // The export README: nvfp4 with a global scale, which MLX cannot hold, is written as BF16.
-        CHECK(differing == (ref == "tiny-mlx:mixed" ? std::vector<std::string>{"model.layers.0.self_attn.o_proj.weight"}
-                                                    : std::vector<std::string>{}));
+        CHECK(differing ==
+              (ref == "tiny-mlx:mixed" ? std::vector<std::string>{"model.layers.0.self_attn.o_proj.weight"} : std::vector<std::string>{}));
     }
 }

@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "hf_conversion_fixture.h"
 #include "mlens/analysis/model_diff.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
 #include "mlens/formats/safetensors_reader.h"
-#include "hf_conversion_fixture.h"
 #include "model_fixture.h"
 #include "test_paths.h"
 
@@ -51,7 +51,7 @@ TEST_CASE("diff of a model with itself is empty", "[diff]") {
     auto dn = diff_models(a, b, numeric);
     REQUIRE(dn.ok());
     CHECK(dn->empty());
-    REQUIRE(dn->layers.size() == 3);   // no layer, blk.0, blk.1
+    REQUIRE(dn->layers.size() == 3);  // no layer, blk.0, blk.1
     for (const LayerError& l : dn->layers) CHECK(l.rmse == 0.0);
     auto cli = test::run_mlens({"diff", dir.file("a.gguf"), dir.file("a.gguf"), "--numeric"});
     CHECK(cli.exit_status == 0);
@@ -167,7 +167,7 @@ TEST_CASE("HF-named safetensors pairs with its GGUF conversion, Q/K permutation 
     std::string listed;
     for (const TensorChange& c : d->tensors) listed += c.name_a + " -> " + c.name_b + "\n";
     INFO(listed);
-    REQUIRE(d->tensors.size() == 6);   // 5 renamed, 1 removed
+    REQUIRE(d->tensors.size() == 6);  // 5 renamed, 1 removed
     std::map<std::string, const TensorChange*> by_a;
     for (const TensorChange& c : d->tensors) by_a[c.name_a] = &c;
     const std::pair<const char*, const char*> expected[] = {
@@ -212,13 +212,13 @@ TEST_CASE("mlens compare aligns a Hugging Face checkpoint with its GGUF conversi
     INFO(json.out << json.err);
     REQUIRE(json.exit_status == 0);
     const auto rows = nlohmann::json::parse(json.out)["tensors"];
-    REQUIRE(rows.size() == 5);   // the unconverted extra tensor has no counterpart
+    REQUIRE(rows.size() == 5);  // the unconverted extra tensor has no counterpart
     std::map<std::string, std::string> paired;
     for (const auto& r : rows) {
         paired[r["tensor"]] = r["tensor_b"];
         CHECK(r["rmse"] == 0.0);
         CHECK(r["max_abs"] == 0.0);
-        CHECK(r["block_length"] == 0);   // F32 on both sides: no quantization blocks
+        CHECK(r["block_length"] == 0);  // F32 on both sides: no quantization blocks
         CHECK(r["worst_blocks"].empty());
     }
     CHECK(paired["model.layers.0.self_attn.q_proj.weight"] == "blk.0.attn_q.weight");

@@ -128,10 +128,12 @@ TEST_CASE("mlens show leads with a summary and prints text layers as readable te
     CHECK(lines[8] == "template        {{ if .Tools }}[TOOLS]{{ .Tools }}{{ end }} \xE2\x80\xA6");
     CHECK(lines[9] == "license         License line 1 \xE2\x80\xA6");
     // Params as indented JSON with its escapes resolved; the license's head and what is left.
-    CHECK(contains(run.out, "\nparams (" + std::to_string(params.size) +
-                                " bytes)\n  {\n    \"stop\": [\n      \"<start_of_turn>\"\n    ],\n    \"temperature\": 0.1\n  }\n"));
-    CHECK(contains(run.out, "\ntemplate (" + std::to_string(tmpl.size) +
-                                " bytes)\n  {{ if .Tools }}[TOOLS]{{ .Tools }}{{ end }}\n  [INST] {{ .Prompt }} [/INST]\n"));
+    CHECK(contains(run.out,
+                   "\nparams (" + std::to_string(params.size) +
+                       " bytes)\n  {\n    \"stop\": [\n      \"<start_of_turn>\"\n    ],\n    \"temperature\": 0.1\n  }\n"));
+    CHECK(contains(run.out,
+                   "\ntemplate (" + std::to_string(tmpl.size) +
+                       " bytes)\n  {{ if .Tools }}[TOOLS]{{ .Tools }}{{ end }}\n  [INST] {{ .Prompt }} [/INST]\n"));
     CHECK(contains(run.out, "  License line 8\n  \xE2\x80\xA6 12 more lines (--json holds the text)\n"));
     CHECK_FALSE(contains(run.out, "License line 9"));
     CHECK_FALSE(contains(run.out, "\\x0A"));
@@ -166,14 +168,14 @@ TEST_CASE("mlens show groups the layers by media type in the order the manifest 
     CliRun run = run_mlens({"show", "chat", "--store", s.root()});
     INFO(run.out << run.err);
     REQUIRE(run.exit_status == 0);
-    const std::string licenses = "\nlicense \xC2\xB7 2 layers \xC2\xB7 " + human_bytes(first.size + second.size) + "  " +
-                                 std::string(kLicenseMediaType) + "\n";
-    const std::string templates = "\ntemplate \xC2\xB7 1 layer \xC2\xB7 " + human_bytes(tmpl.size) + "  " +
-                                  std::string(kTemplateMediaType) + "\n";
+    const std::string licenses =
+        "\nlicense \xC2\xB7 2 layers \xC2\xB7 " + human_bytes(first.size + second.size) + "  " + std::string(kLicenseMediaType) + "\n";
+    const std::string templates =
+        "\ntemplate \xC2\xB7 1 layer \xC2\xB7 " + human_bytes(tmpl.size) + "  " + std::string(kTemplateMediaType) + "\n";
     const size_t layers_at = run.out.find("\nlayers (5, by media type)\n");
     const size_t config_at = run.out.find("\nconfig \xC2\xB7 1 layer");
-    const size_t model_at = run.out.find("\nmodel \xC2\xB7 1 layer \xC2\xB7 " + human_bytes(model.size) + "  " +
-                                         std::string(kModelMediaType) + "\n");
+    const size_t model_at =
+        run.out.find("\nmodel \xC2\xB7 1 layer \xC2\xB7 " + human_bytes(model.size) + "  " + std::string(kModelMediaType) + "\n");
     const size_t licenses_at = run.out.find(licenses);
     const size_t templates_at = run.out.find(templates);
     REQUIRE(layers_at != std::string::npos);
@@ -320,9 +322,10 @@ TEST_CASE("mlens check DIR validates every manifest of a store", "[ollama][cli]"
     INFO(rejected.out << rejected.err);
     CHECK(rejected.exit_status == 1);
     REQUIRE(rejected.err_lines().size() == 1);
-    CHECK(rejected.err_lines()[0] == "error: store E_BAD_DIGEST manifests/registry.ollama.ai/library/evil/latest layers[0].digest offset=" +
-                                         std::to_string(text.find("\"sha256:../")) +
-                                         ": \"sha256:../../../../etc/ld.so.preload\" is not a digest of the form sha256:<64 lowercase hex digits>");
+    CHECK(rejected.err_lines()[0] ==
+          "error: store E_BAD_DIGEST manifests/registry.ollama.ai/library/evil/latest layers[0].digest offset=" +
+              std::to_string(text.find("\"sha256:../")) +
+              ": \"sha256:../../../../etc/ld.so.preload\" is not a digest of the form sha256:<64 lowercase hex digits>");
     CHECK(contains(rejected.out, "evil:latest: rejected (1 errors, 0 warnings)"));
     CHECK(contains(rejected.out, "tiny:latest: ok"));
 

@@ -12,10 +12,10 @@
 #include <map>
 
 #include "demo_source.h"
-#include "mlens/open/target.h"
 #include "mlens/model/summary.h"
 #include "mlens/ollama/store.h"
 #include "mlens/ollama/store_listing.h"
+#include "mlens/open/target.h"
 #include "mlens/quant/tensor_view.h"
 #include "test_paths.h"
 
@@ -30,7 +30,7 @@ struct QuantExpect {
     std::string tensor;
     std::string type;
     uint64_t group;
-    std::vector<uint64_t> shape;   // logical, slowest dimension first
+    std::vector<uint64_t> shape;  // logical, slowest dimension first
     std::string scale_dtype;
     std::string origin;
     bool global_scale = false;
@@ -54,7 +54,7 @@ struct ModelExpect {
     std::string ref;
     std::string family;
     std::vector<LayerKind> layers;
-    std::map<std::string, std::string> blob_of;   // tensor -> layer name, when it is not the tensor's own
+    std::map<std::string, std::string> blob_of;  // tensor -> layer name, when it is not the tensor's own
     std::vector<QuantExpect> quant;
     std::vector<PlainExpect> plain;
     std::vector<GroupExpect> groups;
@@ -77,8 +77,7 @@ std::vector<ModelExpect> expected_models() {
     const std::string l0 = "model.layers.0.";
     std::vector<ModelExpect> out;
 
-    ModelExpect mixed{"tiny-mlx:mixed", "qwen3",
-                      tensors_then(12, {K::json, K::template_text, K::params, K::license}), {}, {}, {}, {}};
+    ModelExpect mixed{"tiny-mlx:mixed", "qwen3", tensors_then(12, {K::json, K::template_text, K::params, K::license}), {}, {}, {}, {}};
     mixed.quant = {
         {l0 + "self_attn.q_proj.weight", "int4", 64, {64, 64}, "BF16", kBlobKeys},
         {l0 + "self_attn.k_proj.weight", "int8", 64, {32, 64}, "BF16", kBlobKeys},
@@ -89,8 +88,10 @@ std::vector<ModelExpect> expected_models() {
         {l0 + "mlp.down_proj.weight", "mxfp8", 32, {64, 128}, "U8", kBlobKeys},
         {"lm_head.weight", "int8", 64, {32, 64}, "BF16", kBlobKeys},
     };
-    mixed.plain = {{"model.embed_tokens.weight", "BF16", {32, 64}}, {l0 + "input_layernorm.weight", "BF16", {64}},
-                   {l0 + "post_attention_layernorm.weight", "BF16", {64}}, {"model.norm.weight", "BF16", {64}}};
+    mixed.plain = {{"model.embed_tokens.weight", "BF16", {32, 64}},
+                   {l0 + "input_layernorm.weight", "BF16", {64}},
+                   {l0 + "post_attention_layernorm.weight", "BF16", {64}},
+                   {"model.norm.weight", "BF16", {64}}};
     out.push_back(mixed);
 
     ModelExpect moe{"tiny-moe:int4", "qwen3moe", tensors_then(3, {K::json}), {}, {}, {}, {}};
@@ -104,8 +105,7 @@ std::vector<ModelExpect> expected_models() {
     moe.groups = {{l0 + "mlp.experts", 4, kParts, 3, "stacked, every projection in one group blob (current layout)"}};
     out.push_back(moe);
 
-    ModelExpect shared{"tiny-moe-shared:int4", "deepseek2", tensors_then(8, {K::json, K::system, K::params, K::license}),
-                       {}, {}, {}, {}};
+    ModelExpect shared{"tiny-moe-shared:int4", "deepseek2", tensors_then(8, {K::json, K::system, K::params, K::license}), {}, {}, {}, {}};
     for (const std::string& part : kParts) {
         std::string type = part == "down_proj" ? "int8" : "int4";
         shared.quant.push_back({l0 + "mlp.experts." + part + ".weight", type, 64, {4, 64, 64}, "BF16", kBlobKeys});
@@ -118,8 +118,8 @@ std::vector<ModelExpect> expected_models() {
                      {l0 + "mlp.shared_experts", 1, blob_order, 3, "one unstacked expert, one blob per tensor"}};
     out.push_back(shared);
 
-    ModelExpect per_expert{"tiny-moe-legacy:per-expert", "deepseek2", tensors_then(4, {K::json, K::template_text, K::license}),
-                           {}, {}, {}, {}};
+    ModelExpect per_expert{
+        "tiny-moe-legacy:per-expert", "deepseek2", tensors_then(4, {K::json, K::template_text, K::license}), {}, {}, {}, {}};
     per_expert.quant = {{l0 + "self_attn.q_proj.weight", "int4", 32, {64, 64}, "BF16", kBlobKeys}};
     for (const std::string& part : kParts) {
         for (int e = 0; e < 4; ++e) {
@@ -144,8 +144,8 @@ std::vector<ModelExpect> expected_models() {
         switch_mlp.blob_of[name] = l0 + "mlp.experts";
     }
     switch_mlp.plain = {{"model.embed_tokens.weight", "BF16", {32, 64}}};
-    switch_mlp.groups = {{l0 + "mlp.switch_mlp", 4, kParts, 3,
-                          "stacked switch_mlp tensors in a blob named ...mlp.experts (2026-03 to 2026-07 layout)"}};
+    switch_mlp.groups = {
+        {l0 + "mlp.switch_mlp", 4, kParts, 3, "stacked switch_mlp tensors in a blob named ...mlp.experts (2026-03 to 2026-07 layout)"}};
     out.push_back(switch_mlp);
     return out;
 }
@@ -181,8 +181,7 @@ float error_bound(const std::string& type, const std::string& scale_dtype, const
 }
 
 // Decodes tensor `index` and compares it with its seeded source, group by group.
-void check_close_to_source(const Model& m, size_t index, const std::string& type, const std::string& scale_dtype,
-                           uint64_t group) {
+void check_close_to_source(const Model& m, size_t index, const std::string& type, const std::string& scale_dtype, uint64_t group) {
     const TensorInfo& t = m.tensors[index];
     INFO(t.name << " (" << type << ")");
     auto view = TensorView::open(m, index);
@@ -226,12 +225,15 @@ TEST_CASE("the demo store lists its six models, all ok, every blob referenced", 
         REQUIRE(model.ok());
         const double weights = static_cast<double>(summarize(*model).parameters);
         char size[32];
-        if (weights >= 1e6) std::snprintf(size, sizeof size, "%.1fM", weights / 1e6);
-        else std::snprintf(size, sizeof size, "%.1fK", weights / 1e3);
+        if (weights >= 1e6)
+            std::snprintf(size, sizeof size, "%.1fM", weights / 1e6);
+        else
+            std::snprintf(size, sizeof size, "%.1fK", weights / 1e3);
         CHECK(m.parameter_size == size);
     }
-    CHECK(names == std::vector<std::string>{"tiny-llama:q4_0", "tiny-mlx:mixed", "tiny-moe-legacy:per-expert",
-                                            "tiny-moe-legacy:switch-mlp", "tiny-moe-shared:int4", "tiny-moe:int4"});
+    CHECK(names ==
+          std::vector<std::string>{"tiny-llama:q4_0", "tiny-mlx:mixed", "tiny-moe-legacy:per-expert", "tiny-moe-legacy:switch-mlp",
+                                   "tiny-moe-shared:int4", "tiny-moe:int4"});
     CHECK(l.diagnostics.empty());
     for (const ListedBlobFile& b : l.blob_files) {
         INFO(b.file.name);
@@ -252,7 +254,7 @@ TEST_CASE("the demo GGUF model opens by its reference", "[ollama][demo]") {
     CHECK(by_reference.kind == TargetKind::store_model);
     CHECK(by_reference.path == kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0");
     CHECK(resolve("tiny-llama:absent").kind == TargetKind::missing);
-    CHECK(resolve(kStore).kind == TargetKind::store_root);   // an existing path is no reference
+    CHECK(resolve(kStore).kind == TargetKind::store_root);  // an existing path is no reference
     CHECK(m->format == Format::gguf);
     CHECK(m->diagnostics.empty());
     REQUIRE(m->find_tensor("blk.0.attn_q.weight"));
@@ -299,8 +301,10 @@ TEST_CASE("every demo tensor-blob model opens by its reference with the blobs th
             };
             size_t quantized = 0, plain = 0;
             for (const TensorInfo& t : m.tensors) {
-                if (t.quant) ++quantized;
-                else if (!t.part_of) ++plain;
+                if (t.quant)
+                    ++quantized;
+                else if (!t.part_of)
+                    ++plain;
             }
             CHECK(quantized == e.quant.size());
             CHECK(plain == e.plain.size());

@@ -72,7 +72,8 @@ TEST_CASE("the model list: names, sizes, format, family, quantization, times, pr
     std::vector<uint8_t> norm(8, 0);
     LayerSpec tensor = b.blob(kTensorMediaType, SafetensorsBuilder().tensor("model.norm.weight", "F32", "[2]", norm).bytes(),
                               std::string("model.norm.weight"));
-    LayerSpec st_config = b.blob(kImageConfigMediaType, "{\"model_format\":\"safetensors\",\"model_family\":\"qwen3\","
+    LayerSpec st_config = b.blob(kImageConfigMediaType,
+                                 "{\"model_format\":\"safetensors\",\"model_family\":\"qwen3\","
                                  "\"model_type\":\"30.5B\",\"file_type\":\"int4\"}");
     b.write_manifest("registry.ollama.ai/someone/st/int4", manifest_json(st_config, {tensor}));
     b.write_manifest("hf.co/org/repo/Q4_K_M", manifest_json(b.tiny_config_layer(), {b.tiny_model_layer()}));
@@ -92,8 +93,7 @@ TEST_CASE("the model list: names, sizes, format, family, quantization, times, pr
     REQUIRE(l.models.size() == 5);
     std::vector<std::string> order;
     for (const ModelListing& m : l.models) order.push_back(m.ref.name.display());
-    CHECK(order == std::vector<std::string>{"hf.co/org/repo:Q4_K_M", "evil:latest", "noconfig:latest", "tiny:latest",
-                                            "someone/st:int4"});
+    CHECK(order == std::vector<std::string>{"hf.co/org/repo:Q4_K_M", "evil:latest", "noconfig:latest", "tiny:latest", "someone/st:int4"});
 
     const ModelListing* tiny = listed(l, "tiny:latest");
     REQUIRE(tiny);
@@ -120,14 +120,14 @@ TEST_CASE("the model list: names, sizes, format, family, quantization, times, pr
     REQUIRE(!evil->check.reasons.empty());
     CHECK(evil->check.reasons[0].code == ErrorCode::E_BAD_DIGEST);
     CHECK(evil->check.reasons[0].field == "manifests/registry.ollama.ai/library/evil/latest layers[0].digest");
-    CHECK(evil->format == "gguf");   // the config still tells
+    CHECK(evil->format == "gguf");  // the config still tells
 
     const ModelListing* noconfig = listed(l, "noconfig:latest");
     REQUIRE(noconfig);
     CHECK(!noconfig->ok());
     CHECK(noconfig->check.reasons[0].code == ErrorCode::E_BLOB_MISSING);
     CHECK(noconfig->check.reasons[0].field == "manifests/registry.ollama.ai/library/noconfig/latest config");
-    CHECK(noconfig->format == "gguf");   // told by the model layer
+    CHECK(noconfig->format == "gguf");  // told by the model layer
 
     size_t blobs = 0, partial = 0, unreferenced = 0;
     for (const ListedBlobFile& f : l.blob_files) {
@@ -150,8 +150,7 @@ TEST_CASE("one manifest's view: config fields, blobs and text layers", "[ollama]
     LayerSpec missing(std::string(kLicenseMediaType), "sha256:" + std::string(64, '1'), 3);
     LayerSpec model = b.tiny_model_layer();
     model.from = "llama3.2:latest";
-    b.write_manifest("registry.ollama.ai/library/chat/v1",
-                     manifest_json(b.tiny_config_layer(), {model, tmpl, system, params, missing}));
+    b.write_manifest("registry.ollama.ai/library/chat/v1", manifest_json(b.tiny_config_layer(), {model, tmpl, system, params, missing}));
     auto store = Store::open(b.root());
     REQUIRE(store);
     auto view = view_manifest(*store, *parse_model_reference("chat:v1"));
@@ -281,7 +280,7 @@ TEST_CASE("the store check can be cancelled and can skip hashing", "[ollama]") {
     TempDir dir;
     OllamaStoreBuilder b(dir.path());
     b.add_tiny();
-    write_file(b.blob_path(b.tiny_model_layer()), std::string(256, 'x'));   // corrupt, same size
+    write_file(b.blob_path(b.tiny_model_layer()), std::string(256, 'x'));  // corrupt, same size
     auto store = Store::open(b.root());
     REQUIRE(store);
     StoreCheckOptions no_hash;
@@ -292,7 +291,7 @@ TEST_CASE("the store check can be cancelled and can skip hashing", "[ollama]") {
     CHECK(quick.blobs_checked == 0);
 
     StoreCheckReport full = check_store(*store);
-    CHECK(full.error_count() == 2);   // E_DIGEST_MISMATCH and the GGUF parser's E_BAD_MAGIC
+    CHECK(full.error_count() == 2);  // E_DIGEST_MISMATCH and the GGUF parser's E_BAD_MAGIC
 
     JobContext job;
     job.cancel();

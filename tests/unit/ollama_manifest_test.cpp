@@ -82,14 +82,18 @@ TEST_CASE("O1's manifest parses field by field", "[ollama]") {
 
 TEST_CASE("layers keep from and name; every media type has its kind", "[ollama]") {
     std::vector<LayerSpec> layers;
-    const std::pair<const char*, LayerKind> kinds[] = {
-        {"application/vnd.ollama.image.model", LayerKind::model}, {"application/vnd.ollama.image.adapter", LayerKind::adapter},
-        {"application/vnd.ollama.image.projector", LayerKind::projector}, {"application/vnd.ollama.image.draft", LayerKind::draft},
-        {"application/vnd.ollama.image.tensor", LayerKind::tensor}, {"application/vnd.ollama.image.json", LayerKind::json},
-        {"application/vnd.ollama.image.template", LayerKind::template_text},
-        {"application/vnd.ollama.image.prompt", LayerKind::template_text}, {"application/vnd.ollama.image.system", LayerKind::system},
-        {"application/vnd.ollama.image.params", LayerKind::params}, {"application/vnd.ollama.image.messages", LayerKind::messages},
-        {"application/vnd.ollama.image.license", LayerKind::license}};
+    const std::pair<const char*, LayerKind> kinds[] = {{"application/vnd.ollama.image.model", LayerKind::model},
+                                                       {"application/vnd.ollama.image.adapter", LayerKind::adapter},
+                                                       {"application/vnd.ollama.image.projector", LayerKind::projector},
+                                                       {"application/vnd.ollama.image.draft", LayerKind::draft},
+                                                       {"application/vnd.ollama.image.tensor", LayerKind::tensor},
+                                                       {"application/vnd.ollama.image.json", LayerKind::json},
+                                                       {"application/vnd.ollama.image.template", LayerKind::template_text},
+                                                       {"application/vnd.ollama.image.prompt", LayerKind::template_text},
+                                                       {"application/vnd.ollama.image.system", LayerKind::system},
+                                                       {"application/vnd.ollama.image.params", LayerKind::params},
+                                                       {"application/vnd.ollama.image.messages", LayerKind::messages},
+                                                       {"application/vnd.ollama.image.license", LayerKind::license}};
     for (const auto& [type, kind] : kinds) layers.push_back({type, "sha256:" + kHexM, 1, "llama3.2:latest", "config.json"});
     Manifest m = parse_manifest(test::manifest_json(config_layer(), layers));
     INFO(describe(m));
@@ -107,8 +111,9 @@ TEST_CASE("layers keep from and name; every media type has its kind", "[ollama]"
 }
 
 TEST_CASE("O01/O02 a bad digest is E_BAD_DIGEST at the digest's offset", "[ollama]") {
-    for (const std::string& digest : std::vector<std::string>{std::string("sha256:../../../../etc/ld.so.preload"), "sha256:" + kHexM + "\\n",
-                                     "sha256:" + kHexM.substr(1), std::string("sha256:"), "sha256:" + kHexM + "\\u0000"}) {
+    for (const std::string& digest :
+         std::vector<std::string>{std::string("sha256:../../../../etc/ld.so.preload"), "sha256:" + kHexM + "\\n",
+                                  "sha256:" + kHexM.substr(1), std::string("sha256:"), "sha256:" + kHexM + "\\u0000"}) {
         LayerSpec bad = model_layer();
         bad.digest = digest;
         std::string text = test::manifest_json(config_layer(), {bad});
@@ -160,9 +165,7 @@ TEST_CASE("O12 broken JSON is E_MANIFEST_JSON at its byte", "[ollama]") {
         CHECK(first_error(m).message.find("max_json_depth") != std::string::npos);
         CHECK(first_error(m).offset == 5u + 127u);
     }
-    SECTION("not an object") {
-        require_error(parse_manifest("[]"), "E_MANIFEST_JSON", "", 0);
-    }
+    SECTION("not an object") { require_error(parse_manifest("[]"), "E_MANIFEST_JSON", "", 0); }
 }
 
 TEST_CASE("O13 one layer past 65,536 stops the parse with E_TOO_MANY_LAYERS", "[ollama]") {
@@ -174,7 +177,7 @@ TEST_CASE("O13 one layer past 65,536 stops the parse with E_TOO_MANY_LAYERS", "[
     Manifest m = parse_manifest(text);
     require_error(m, "E_TOO_MANY_LAYERS", "layers", first + 3 * kMaxLayers);
     CHECK(first_error(m).message.find("max_layers=65536") != std::string::npos);
-    CHECK(m.diagnostics.size() < 64);   // the schema errors of the {} layers are capped
+    CHECK(m.diagnostics.size() < 64);  // the schema errors of the {} layers are capped
 }
 
 TEST_CASE("exactly 65,536 layers are within the cap", "[ollama]") {
@@ -260,8 +263,8 @@ TEST_CASE("O14 unknown media types and fields are skipped with warnings", "[olla
 
 TEST_CASE("null optional fields and the deprecated embed type", "[ollama]") {
     std::string text = "{\"schemaVersion\":2,\"config\":" + config_layer().json() +
-                       ",\"layers\":[{\"mediaType\":\"application/vnd.ollama.image.embed\",\"digest\":\"sha256:" + kHexM +
-                       "\",\"size\":0,\"from\":null,\"name\":null}]}";
+        ",\"layers\":[{\"mediaType\":\"application/vnd.ollama.image.embed\",\"digest\":\"sha256:" + kHexM +
+        "\",\"size\":0,\"from\":null,\"name\":null}]}";
     Manifest m = parse_manifest(text);
     INFO(describe(m));
     CHECK(m.valid);

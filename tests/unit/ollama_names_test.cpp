@@ -35,16 +35,16 @@ TEST_CASE("O01/O02 digests outside the grammar are refused", "[ollama]") {
         "sha256-../x",
         "../sha256-" + kHex,
         "sha256:" + kHex + "/../../x",
-        "sha256:" + kHex.substr(1),                          // 63 digits
-        "sha256:" + kHex + "0",                              // 65 digits
+        "sha256:" + kHex.substr(1),  // 63 digits
+        "sha256:" + kHex + "0",  // 65 digits
         "sha256:" + upper,
         "sha512:" + kHex + kHex,
         "sha256:",
         "sha256:" + kHex + "\n",
         "sha256:" + kHex + " ",
         "sha256:" + kHex.substr(0, 32) + std::string(1, '\0') + kHex.substr(33),
-        "sha256:" + kHex.substr(0, 61) + "\xEF\xBC\x90",     // fullwidth digit zero, 71 bytes in all
-        "sha256:" + kHex.substr(0, 62) + "\xD9\xA0",         // Arabic-Indic digit zero, 71 bytes
+        "sha256:" + kHex.substr(0, 61) + "\xEF\xBC\x90",  // fullwidth digit zero, 71 bytes in all
+        "sha256:" + kHex.substr(0, 62) + "\xD9\xA0",  // Arabic-Indic digit zero, 71 bytes
         "SHA256:" + kHex,
         "sha256_" + kHex,
         "",
@@ -85,7 +85,9 @@ TEST_CASE("O10 name parts follow the grammar", "[ollama]") {
     CHECK(!name_part_valid(NamePart::model, "-evil"));
     CHECK(!name_part_valid(NamePart::model, ".hidden"));
     CHECK(!name_part_valid(NamePart::model, "sp ace"));
-    CHECK(!name_part_valid(NamePart::model, "m\xC3\xB6" "del"));
+    CHECK(!name_part_valid(NamePart::model,
+                           "m\xC3\xB6"
+                           "del"));
     CHECK(!name_part_valid(NamePart::tag, "lat$est"));
     CHECK(!name_part_valid(NamePart::name_space, std::string(81, 'n')));
     CHECK(!name_part_valid(NamePart::model, std::string(81, 'm')));

@@ -335,8 +335,8 @@ TEST_CASE("O21 huge sizes and tensors outside the blob", "[ollama]") {
         LayerSpec model = c.b.blob(kModelMediaType, other_gguf());
         model.size = 10ull << 40;
         std::string text = c.evil({model});
-        const Diagnostic& d = require_evil_rejected(check_root(c.root()), "E_SIZE_MISMATCH", field("layers[0].size"),
-                                                    at(text, std::to_string(model.size)));
+        const Diagnostic& d =
+            require_evil_rejected(check_root(c.root()), "E_SIZE_MISMATCH", field("layers[0].size"), at(text, std::to_string(model.size)));
         CHECK(d.message.find("10995116277760") != std::string::npos);
     }
     SECTION("GGUF tensor data past the blob's end (G51 in the store)") {
@@ -357,8 +357,10 @@ TEST_CASE("O22 blob permissions are informational warnings", "[ollama]") {
     REQUIRE(::link(blob.c_str(), (c.root() + "/hardlink").c_str()) == 0);
     REQUIRE(::chmod(blob.c_str(), 0666) == 0);
     std::vector<std::string> expected = {"W_BLOB_HARDLINKED", "W_BLOB_WORLD_WRITABLE"};
-    if (::chown(blob.c_str(), ::geteuid() + 4242, static_cast<gid_t>(-1)) == 0) expected.push_back("W_BLOB_OTHER_OWNER");
-    else WARN("cannot chown here (needs root); the other-owner variant is skipped");
+    if (::chown(blob.c_str(), ::geteuid() + 4242, static_cast<gid_t>(-1)) == 0)
+        expected.push_back("W_BLOB_OTHER_OWNER");
+    else
+        WARN("cannot chown here (needs root); the other-owner variant is skipped");
     StoreCheckReport r = check_root(c.root());
     require_store_accepted(r, expected);
     for (const Diagnostic& d : r.diagnostics) CHECK(d.field == field("layers[0]"));

@@ -57,8 +57,9 @@ TEST_CASE("O1 the valid store validates, with every blob hashed and parsed", "[o
 TEST_CASE("O01 traversal in a layer digest is E_BAD_DIGEST before any path is built", "[ollama]") {
     const std::vector<uint8_t> t1 = t1_bytes();
     const std::string t1_hex = sha256_hex(t1);
-    for (const std::string& digest : std::vector<std::string>{std::string("sha256:../../../../etc/ld.so.preload"), std::string("sha256-../x"),
-                                     "../sha256-" + t1_hex, "sha256:" + t1_hex + "/../../x"}) {
+    for (const std::string& digest :
+         std::vector<std::string>{std::string("sha256:../../../../etc/ld.so.preload"), std::string("sha256-../x"), "../sha256-" + t1_hex,
+                                  "sha256:" + t1_hex + "/../../x"}) {
         INFO(digest);
         StoreCase c;
         // Decoys where a naive join would land, with T1's content.
@@ -83,10 +84,16 @@ TEST_CASE("O02 digest variants outside the grammar are E_BAD_DIGEST", "[ollama]"
     for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     const std::string sha512_hex = hex + hex;
     // As written inside the JSON string.
-    const std::vector<std::string> digests = {
-        "sha256:" + hex.substr(1), "sha256:" + hex + "0", "sha256:" + upper, "sha512:" + sha512_hex, "sha256:",
-        "sha256:" + hex + "\\n", "sha256:" + hex + " ", "sha256:" + hex.substr(0, 32) + "\\u0000" + hex.substr(33),
-        "sha256:" + hex.substr(0, 61) + "\xEF\xBC\x90", "sha256:" + hex.substr(0, 62) + "\xD9\xA0"};
+    const std::vector<std::string> digests = {"sha256:" + hex.substr(1),
+                                              "sha256:" + hex + "0",
+                                              "sha256:" + upper,
+                                              "sha512:" + sha512_hex,
+                                              "sha256:",
+                                              "sha256:" + hex + "\\n",
+                                              "sha256:" + hex + " ",
+                                              "sha256:" + hex.substr(0, 32) + "\\u0000" + hex.substr(33),
+                                              "sha256:" + hex.substr(0, 61) + "\xEF\xBC\x90",
+                                              "sha256:" + hex.substr(0, 62) + "\xD9\xA0"};
     for (const std::string& digest : digests) {
         INFO(digest);
         StoreCase c;
@@ -166,9 +173,7 @@ TEST_CASE("O06 one blob as config and as a layer is verified for each use", "[ol
     LayerSpec model = c.b.blob(kModelMediaType, other_gguf());
     std::string text = manifest_json(cfg, {model, as_template});
     c.b.write_manifest(kEvilRel, text);
-    SECTION("intact") {
-        require_store_accepted(check_root(c.root()));
-    }
+    SECTION("intact") { require_store_accepted(check_root(c.root())); }
     SECTION("corrupted: every use fails") {
         std::string bad = config;
         bad[bad.find("evilfamily")] = 'E';
@@ -176,7 +181,7 @@ TEST_CASE("O06 one blob as config and as a layer is verified for each use", "[ol
         StoreCheckReport r = check_root(c.root());
         require_evil_rejected(r, "E_DIGEST_MISMATCH", field("config.digest"), at(text, "\"" + cfg.digest));
         require_evil_rejected(r, "E_DIGEST_MISMATCH", field("layers[1].digest"), at(text, "\"" + cfg.digest, 1));
-        CHECK(r.blobs_checked == 4);   // tiny's two, evil's model, and the shared blob once
+        CHECK(r.blobs_checked == 4);  // tiny's two, evil's model, and the shared blob once
     }
 }
 
@@ -254,12 +259,17 @@ TEST_CASE("O10 manifest paths outside the grammar are skipped with W_INVALID_NAM
     StoreCase c;
     std::string tiny = manifest_json(c.b.tiny_config_layer(), {c.b.tiny_model_layer()});
     const std::string ns81(81, 'n'), model81(81, 'm');
-    const std::vector<std::string> paths = {
-        "registry.ollama.ai/library/-evil/latest", "registry.ollama.ai/library/.hidden/latest",
-        "registry.ollama.ai/library/sp ace/latest", "registry.ollama.ai/library/m\xC3\xB6" "del/latest",
-        "registry.ollama.ai/library/evil/lat$est", "registry.ollama.ai/" + ns81 + "/evil/latest",
-        "registry.ollama.ai/library/" + model81 + "/latest", "registry.ollama.ai/na:me/evil/latest",
-        "-host/library/evil/latest", "registry.ollama.ai/library/tiny2/latest/extra"};
+    const std::vector<std::string> paths = {"registry.ollama.ai/library/-evil/latest",
+                                            "registry.ollama.ai/library/.hidden/latest",
+                                            "registry.ollama.ai/library/sp ace/latest",
+                                            "registry.ollama.ai/library/m\xC3\xB6"
+                                            "del/latest",
+                                            "registry.ollama.ai/library/evil/lat$est",
+                                            "registry.ollama.ai/" + ns81 + "/evil/latest",
+                                            "registry.ollama.ai/library/" + model81 + "/latest",
+                                            "registry.ollama.ai/na:me/evil/latest",
+                                            "-host/library/evil/latest",
+                                            "registry.ollama.ai/library/tiny2/latest/extra"};
     for (const std::string& p : paths) c.b.write_manifest(p, tiny);
     StoreCheckReport r = check_root(c.root());
     require_store_accepted(r, {"W_INVALID_NAME"});
@@ -269,9 +279,10 @@ TEST_CASE("O10 manifest paths outside the grammar are skipped with W_INVALID_NAM
         if (d.code == ErrorCode::W_INVALID_NAME) named.push_back(d.field);
     CHECK(named.size() == paths.size());
     for (const char* expected : {"manifests/registry.ollama.ai/library/-evil", "manifests/registry.ollama.ai/library/.hidden",
-                                        "manifests/registry.ollama.ai/library/m\xC3\xB6" "del",
-                                        "manifests/registry.ollama.ai/library/evil/lat$est", "manifests/-host",
-                                        "manifests/registry.ollama.ai/na:me", "manifests/registry.ollama.ai/library/tiny2/latest"})
+                                 "manifests/registry.ollama.ai/library/m\xC3\xB6"
+                                 "del",
+                                 "manifests/registry.ollama.ai/library/evil/lat$est", "manifests/-host",
+                                 "manifests/registry.ollama.ai/na:me", "manifests/registry.ollama.ai/library/tiny2/latest"})
         CHECK(std::find(named.begin(), named.end(), expected) != named.end());
 }
 

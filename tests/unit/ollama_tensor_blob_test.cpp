@@ -46,8 +46,7 @@ void add_quantized(SafetensorsBuilder& sb, const std::string& t, std::vector<uin
 }
 
 // One blob read alone, described with its layer name.
-Model blob_model(const SafetensorsBuilder& sb, const std::string& blob_name = "",
-                 std::optional<uint32_t> hint = std::nullopt) {
+Model blob_model(const SafetensorsBuilder& sb, const std::string& blob_name = "", std::optional<uint32_t> hint = std::nullopt) {
     Model m = read_safetensors(memory_source(sb.bytes()));
     INFO(describe(m));
     REQUIRE(m.error_count() == 0);
@@ -58,7 +57,8 @@ Model blob_model(const SafetensorsBuilder& sb, const std::string& blob_name = ""
 size_t index_of(const Model& m, const std::string& name) { return static_cast<size_t>(&tensor(m, name) - m.tensors.data()); }
 
 bool has_warning(const Model& m, const std::string& code) {
-    return std::any_of(m.diagnostics.begin(), m.diagnostics.end(), [&](const Diagnostic& d) { return std::string(code_name(d.code)) == code; });
+    return std::any_of(m.diagnostics.begin(), m.diagnostics.end(),
+                       [&](const Diagnostic& d) { return std::string(code_name(d.code)) == code; });
 }
 
 const TensorGroup* group(const Model& m, const std::string& name) {
@@ -83,8 +83,8 @@ TEST_CASE("every quant type's blob metadata gives its logical tensor", "[ollama]
         uint64_t group;
     };
     const Case cases[] = {
-        {"int4", {4, 16}, 2, "BF16", true, "affine", 4, 64},   {"int8", {4, 32}, 2, "BF16", true, "affine", 8, 64},
-        {"nvfp4", {4, 16}, 8, "U8", false, "nvfp4", 4, 16},    {"mxfp4", {4, 16}, 4, "U8", false, "mxfp4", 4, 32},
+        {"int4", {4, 16}, 2, "BF16", true, "affine", 4, 64}, {"int8", {4, 32}, 2, "BF16", true, "affine", 8, 64},
+        {"nvfp4", {4, 16}, 8, "U8", false, "nvfp4", 4, 16},  {"mxfp4", {4, 16}, 4, "U8", false, "mxfp4", 4, 32},
         {"mxfp8", {4, 32}, 4, "U8", false, "mxfp8", 8, 32},
     };
     for (const Case& c : cases) {
@@ -116,7 +116,7 @@ TEST_CASE("every quant type's blob metadata gives its logical tensor", "[ollama]
             CHECK(!q.bias);
         }
         CHECK(!q.global_scale);
-        CHECK(t.ne == std::vector<uint64_t>{c.packed[1], 4});   // the stored entry stays as stored
+        CHECK(t.ne == std::vector<uint64_t>{c.packed[1], 4});  // the stored entry stays as stored
         CHECK(!tensor(m, "model.norm.weight").quant);
         CHECK(!tensor(m, "model.norm.weight").part_of);
         CHECK(m.tensors.size() == (c.bias ? 4u : 3u));
@@ -125,9 +125,8 @@ TEST_CASE("every quant type's blob metadata gives its logical tensor", "[ollama]
 }
 
 TEST_CASE("quant_type aliases are normalized and kept as declared", "[ollama]") {
-    const std::pair<const char*, const char*> aliases[] = {{"Q4", "int4"}, {"INT4", "int4"}, {"fp4", "int4"},
-                                                           {"q8", "int8"}, {"FP8", "int8"}, {"Int8", "int8"},
-                                                           {"NVFP4", "nvfp4"}, {"MxFp8", "mxfp8"}};
+    const std::pair<const char*, const char*> aliases[] = {{"Q4", "int4"},  {"INT4", "int4"}, {"fp4", "int4"},    {"q8", "int8"},
+                                                           {"FP8", "int8"}, {"Int8", "int8"}, {"NVFP4", "nvfp4"}, {"MxFp8", "mxfp8"}};
     for (const auto& [declared, type] : aliases) {
         INFO(declared);
         CHECK(normalize_quant_type(declared) == std::string(type));
@@ -194,13 +193,13 @@ TEST_CASE("without metadata the type is inferred from the shapes", "[ollama]") {
         const char* warning;
     };
     const Case cases[] = {
-        {{4, 16}, 4, "BF16", std::nullopt, "int4", 32, nullptr},             // r4 = 32
-        {{4, 32}, 2, "BF16", std::nullopt, "int8", 64, nullptr},             // r8 = 64
-        {{4, 16}, 2, "BF16", std::nullopt, "int4", 64, "W_QUANT_AMBIGUOUS"}, // r4 = 64, r8 = 32
+        {{4, 16}, 4, "BF16", std::nullopt, "int4", 32, nullptr},  // r4 = 32
+        {{4, 32}, 2, "BF16", std::nullopt, "int8", 64, nullptr},  // r8 = 64
+        {{4, 16}, 2, "BF16", std::nullopt, "int4", 64, "W_QUANT_AMBIGUOUS"},  // r4 = 64, r8 = 32
         {{4, 16}, 2, "BF16", 8u, "int8", 32, nullptr},
         {{4, 16}, 2, "BF16", 4u, "int4", 64, nullptr},
-        {{4, 16}, 8, "BF16", std::nullopt, "int4", 16, nullptr},             // r4 = 16 alone
-        {{4, 64}, 2, "BF16", std::nullopt, "int8", 128, nullptr},            // r8 = 128 alone
+        {{4, 16}, 8, "BF16", std::nullopt, "int4", 16, nullptr},  // r4 = 16 alone
+        {{4, 64}, 2, "BF16", std::nullopt, "int8", 128, nullptr},  // r8 = 128 alone
         {{4, 16}, 8, "U8", std::nullopt, "nvfp4", 16, nullptr},
         {{4, 16}, 4, "U8", std::nullopt, "mxfp4", 32, nullptr},
         {{4, 32}, 4, "U8", std::nullopt, "mxfp8", 32, nullptr},
@@ -289,10 +288,10 @@ TEST_CASE("odd quantized tensors keep opening, with warnings", "[ollama]") {
 
 TEST_CASE("scale and bias names that are not quantization companions stay alone", "[ollama]") {
     SafetensorsBuilder sb;
-    add(sb, "model.layers.0.router.scale", "BF16", {8});                  // gemma4: a real parameter
-    add(sb, "model.layers.0.mlp.gate_proj.bias", "BF16", {8});            // a real linear bias
+    add(sb, "model.layers.0.router.scale", "BF16", {8});  // gemma4: a real parameter
+    add(sb, "model.layers.0.mlp.gate_proj.bias", "BF16", {8});  // a real linear bias
     add(sb, "model.layers.0.mlp.gate_proj.weight", "BF16", {8, 8});
-    add(sb, "model.layers.0.mlp.gate_proj.weight.scale", "BF16", {8, 1}); // base not packed U32
+    add(sb, "model.layers.0.mlp.gate_proj.weight.scale", "BF16", {8, 1});  // base not packed U32
     Model m = blob_model(sb, "x");
     for (const TensorInfo& t : m.tensors) {
         INFO(t.name);
@@ -314,10 +313,9 @@ TEST_CASE("expert group names follow Ollama's prefix rule", "[ollama]") {
         {"layers.7.mlp.experts.0.up_proj.weight", "layers.7.mlp.experts"},
         {"draft.model.layers.0.mlp.experts.0.up_proj.weight", "draft.model.layers.0.mlp.experts"},
     };
-    const std::vector<std::string> ungrouped = {
-        "model.layers.x.mlp.experts.0.up_proj.weight", "foo.layers.1.mlp.experts.0.up_proj.weight",
-        "model.layers.1.mlp.experts.0.up_proj.bias", "model.layers.1.mlp.gate.weight", "model.layers.1.self_attn.experts.0.weight",
-        "model.layers.1.mlp.experts.weight"};
+    const std::vector<std::string> ungrouped = {"model.layers.x.mlp.experts.0.up_proj.weight", "foo.layers.1.mlp.experts.0.up_proj.weight",
+                                                "model.layers.1.mlp.experts.0.up_proj.bias",   "model.layers.1.mlp.gate.weight",
+                                                "model.layers.1.self_attn.experts.0.weight",   "model.layers.1.mlp.experts.weight"};
     SafetensorsBuilder sb;
     for (const auto& [name, g] : named) add(sb, name, "BF16", {2, 2});
     for (const std::string& name : ungrouped) add(sb, name, "BF16", {2, 2});
@@ -344,7 +342,8 @@ struct TensorStore {
     Model open(const std::string& config_json_text = "{\"architectures\":[\"X\"],\"quantization\":{\"group_size\":64,\"bits\":4}}") {
         std::vector<LayerSpec> all = layers;
         all.push_back(b.blob(kJsonMediaType, config_json_text, std::string("config.json")));
-        b.add_model("st", all, "{\"model_format\":\"safetensors\",\"file_type\":\"int4\",\"capabilities\":[\"completion\"],\"requires\":\"0.19.0\"}");
+        b.add_model("st", all,
+                    "{\"model_format\":\"safetensors\",\"file_type\":\"int4\",\"capabilities\":[\"completion\"],\"requires\":\"0.19.0\"}");
         auto store = Store::open(b.root());
         REQUIRE(store);
         auto model = open_store_model(*store, *parse_model_reference("st"));
@@ -497,10 +496,10 @@ TEST_CASE("a store model opens all its tensor blobs as one Model", "[ollama]") {
     add(norm, "model.norm.weight", "BF16", {128});
     s.blob(kT, q);
     s.blob("model.norm.weight", norm);
-    s.blob(kT, q);   // the same blob twice is read once
+    s.blob(kT, q);  // the same blob twice is read once
     Model m = s.open();
     CHECK(m.format == Format::safetensors);
-    REQUIRE(m.files.size() == 3);   // two tensor blobs and config.json
+    REQUIRE(m.files.size() == 3);  // two tensor blobs and config.json
     CHECK(m.files[0].path.find("/blobs/sha256-") != std::string::npos);
     CHECK(m.tensors.size() == 4);
     CHECK(tensor(m, "model.norm.weight").file == 1);
@@ -567,7 +566,8 @@ TEST_CASE("store models that cannot open say why", "[ollama]") {
         add(absent, "b.weight", "BF16", {2});
         LayerSpec there = b.blob(kTensorMediaType, present.bytes(), std::string("a.weight"));
         auto bytes = absent.bytes();
-        LayerSpec missing(std::string(kTensorMediaType), "sha256:" + sha256_hex(bytes), bytes.size(), std::nullopt, std::string("b.weight"));
+        LayerSpec missing(std::string(kTensorMediaType), "sha256:" + sha256_hex(bytes), bytes.size(), std::nullopt,
+                          std::string("b.weight"));
         b.add_model("st", {there, missing}, "{\"model_format\":\"safetensors\"}");
         auto model = open_store_model(*store, *parse_model_reference("st"));
         REQUIRE(model);

@@ -118,9 +118,11 @@ std::string in_child(Setup setup, F body) {
 template <typename F>
 std::string as_unprivileged(F body) {
     if (::geteuid() != 0) return body();
-    return in_child([] {
-        if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) ::_exit(3);
-    }, body);
+    return in_child(
+        [] {
+            if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) ::_exit(3);
+        },
+        body);
 }
 
 // "CODE field" for every error of a check, one a line.
@@ -178,7 +180,7 @@ TEST_CASE("every broken model is rejected with its reason by the list, check and
     CHECK(contains(missing.check.reason_text(), "E_BLOB_MISSING layers[0]: blobs/sha256-"));
     CHECK(row(quick, "fifo:latest").check.failed_layers.count("layers[0]") == 1);
     CHECK(row(verified, "mismatch:latest").check.short_reason() == "E_DIGEST_MISMATCH layers[0].digest");
-    CHECK(quick.error_count() == s.models.size() - 1);   // mismatch:latest passes without digests
+    CHECK(quick.error_count() == s.models.size() - 1);  // mismatch:latest passes without digests
     CHECK(verified.error_count() == s.models.size());
 }
 
@@ -312,8 +314,7 @@ TEST_CASE("permission denied in a store is an error naming the path, never a ski
     }
     SECTION("an unreadable manifest and an unreadable blob") {
         OpenStore s;
-        std::filesystem::permissions(s.dir.path() + "/manifests/registry.ollama.ai/library/locked/latest",
-                                     std::filesystem::perms::none);
+        std::filesystem::permissions(s.dir.path() + "/manifests/registry.ollama.ai/library/locked/latest", std::filesystem::perms::none);
         LayerSpec secret = s.b.blob(kModelMediaType, std::string("secret model bytes"));
         std::filesystem::permissions(s.b.blob_path(secret), std::filesystem::perms::none);
         s.b.add_model("secret", {secret}, config_json("gguf", "llama", "F32"));
@@ -375,8 +376,7 @@ TEST_CASE("running out of descriptors is reported as such", "[ollama][verdict][f
         [&] {
             // Take every descriptor left, outside the pool, so none can be made free.
             do {
-                while (::open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0) {
-                }
+                while (::open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0) {}
             } while (release_idle_descriptor());
             auto opened = open_file(dir.file("model.bin"));
             return opened ? std::string("opened") : std::string(code_name(opened.error().code)) + ": " + opened.error().message;

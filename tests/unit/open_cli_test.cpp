@@ -43,8 +43,8 @@ TEST_CASE("every model command names a file that is no model and exits 1", "[cli
         CliRun run = run_mlens(args);
         CHECK(run.exit_status == 1);
         CHECK(run.out.empty());
-        CHECK(run.err == "error: " + dir.file("passwd") +
-                             ": E_NOT_A_MODEL offset=0: not a model file: 12 bytes, starts with \"root:x:0:0:\\x0A\"\n");
+        CHECK(run.err ==
+              "error: " + dir.file("passwd") + ": E_NOT_A_MODEL offset=0: not a model file: 12 bytes, starts with \"root:x:0:0:\\x0A\"\n");
     }
     CliRun empty = run_mlens({"info", dir.file("empty.safetensors")});
     CHECK(empty.exit_status == 1);
@@ -54,8 +54,9 @@ TEST_CASE("every model command names a file that is no model and exits 1", "[cli
 TEST_CASE("a cut file exits 1 from every reading command with its summary first", "[cli][open]") {
     TempDir dir;
     write_whole_file(dir.file("cut.gguf"), cut_gguf());
-    const std::string summary = "error: GGUF E_TRUNCATED_DATA data offset=224: file ends at 224 of 320 bytes: "
-                                "96 bytes of tensor data missing; 2 of 3 tensors affected";
+    const std::string summary =
+        "error: GGUF E_TRUNCATED_DATA data offset=224: file ends at 224 of 320 bytes: "
+        "96 bytes of tensor data missing; 2 of 3 tensors affected";
     for (const char* command : {"info", "kv", "tensors", "dump"}) {
         INFO(command);
         CliRun run = run_mlens({command, dir.file("cut.gguf")});
@@ -69,15 +70,16 @@ TEST_CASE("a cut file exits 1 from every reading command with its summary first"
     REQUIRE(check.err_lines().size() == 3);
     CHECK(check.err_lines()[0] == summary);
 
-    CliRun stats = run_mlens({"stats", dir.file("cut.gguf"), "a"});   // a is whole: its statistics print
+    CliRun stats = run_mlens({"stats", dir.file("cut.gguf"), "a"});  // a is whole: its statistics print
     CHECK(stats.exit_status == 1);
     CHECK(stats.out.find("count") != std::string::npos);
 
     CliRun tensors = run_mlens({"tensors", dir.file("cut.gguf")});
-    CHECK(tensors.out == "NAME  TYPE  SHAPE  ELEMENTS  BYTES  OFFSET  BPW    DATA\n"
-                         "a     F32   [16]   16        64     128     32.00  complete\n"
-                         "b     F32   [16]   16        64     192     32.00  partial\n"
-                         "c     F32   [16]   16        64     256     32.00  missing\n");
+    CHECK(tensors.out ==
+          "NAME  TYPE  SHAPE  ELEMENTS  BYTES  OFFSET  BPW    DATA\n"
+          "a     F32   [16]   16        64     128     32.00  complete\n"
+          "b     F32   [16]   16        64     192     32.00  partial\n"
+          "c     F32   [16]   16        64     256     32.00  missing\n");
     CliRun json = run_mlens({"tensors", dir.file("cut.gguf"), "--json"});
     nlohmann::json j = nlohmann::json::parse(json.out);
     CHECK(j[0]["data"] == "complete");

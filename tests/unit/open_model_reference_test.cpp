@@ -3,13 +3,13 @@
 // wins, and an unknown reference fails like a missing file.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <cstdlib>
 #include <fstream>
-#include <unistd.h>
 
-#include "mlens/open/target.h"
 #include "mlens/ollama/model_name.h"
 #include "mlens/ollama/store.h"
+#include "mlens/open/target.h"
 #include "ollama_store_builder.h"
 #include "test_paths.h"
 
@@ -51,7 +51,7 @@ TEST_CASE("open_model opens STORE/reference from the store at that path", "[olla
     const std::string root = dir.path() + "/my store";
     OllamaStoreBuilder store(root);
     store.add_tiny();
-    ScopedEnv env("OLLAMA_MODELS", elsewhere.path());   // a default store without the model
+    ScopedEnv env("OLLAMA_MODELS", elsewhere.path());  // a default store without the model
 
     REQUIRE_FALSE(open_model("tiny").ok());
     auto by_path = open_model(root + "/tiny");

@@ -40,8 +40,7 @@ TEST_CASE("identify_file tells GGUF and safetensors by content and names everyth
     Error empty = not_a_model_error({});
     CHECK(empty.code == ErrorCode::E_NOT_A_MODEL);
     CHECK(empty.message == "empty file (0 bytes)");
-    CHECK(not_a_model_error(bytes_of("12345")).message ==
-          "5 bytes: too short for a GGUF (24-byte header) or safetensors (8-byte length)");
+    CHECK(not_a_model_error(bytes_of("12345")).message == "5 bytes: too short for a GGUF (24-byte header) or safetensors (8-byte length)");
     CHECK(not_a_model_error(bytes_of("root:x:0:0:root:/root:/bin/bash\n")).message ==
           "not a model file: 32 bytes, starts with \"root:x:0:0:root:\"\xE2\x80\xA6");
     CHECK(not_a_model_error(bytes_of("\x1B]0;pwned\x07\n")).message ==
@@ -63,7 +62,7 @@ TEST_CASE("resolve names files, folders, stores and store models", "[open]") {
     CHECK(gguf.kind == TargetKind::model_file);
     CHECK(gguf.format == Format::gguf);
     CHECK(std::string(target_kind_name(gguf)) == "GGUF file");
-    Target st = resolve(dir.file("weights.gguf"));   // the name does not matter
+    Target st = resolve(dir.file("weights.gguf"));  // the name does not matter
     CHECK(st.kind == TargetKind::model_file);
     CHECK(st.format == Format::safetensors);
     CHECK(resolve(dir.file("hf")).kind == TargetKind::safetensors_folder);
@@ -97,7 +96,11 @@ TEST_CASE("resolve says what is not a model and what is missing", "[open]") {
     std::filesystem::create_directory(dir.file("plain"));
     REQUIRE(::mkfifo(dir.file("fifo").c_str(), 0600) == 0);
 
-    struct Case { std::string path; std::string code; std::string message; };
+    struct Case {
+        std::string path;
+        std::string code;
+        std::string message;
+    };
     for (const Case& c : {
              Case{dir.file("empty.safetensors"), "E_NOT_A_MODEL", "empty file (0 bytes)"},
              Case{dir.file("five.safetensors"), "E_NOT_A_MODEL",

@@ -45,9 +45,7 @@ mode_t kind_of(const std::string& path) {
     return st.st_mode & S_IFMT;
 }
 
-void write_hist_model(const std::string& path) {
-    write_fixture_model(path, {{"w", GGML_TYPE_Q8_0, {256, 8}, test_signal(2048, 3)}});
-}
+void write_hist_model(const std::string& path) { write_fixture_model(path, {{"w", GGML_TYPE_Q8_0, {256, 8}, test_signal(2048, 3)}}); }
 
 // Ignores SIGXFSZ and limits every file the child writes to `bytes`: a write past it fails with
 // EFBIG, as a full disk fails with ENOSPC.
@@ -170,8 +168,7 @@ TEST_CASE("two exports racing to one output each report success only for their o
         MlensProcess b({"export-upstream", dir.file("b.gguf"), dir.file("out.gguf")});
         CliRun ra = a.wait(), rb = b.wait();
         INFO(ra.err << rb.err);
-        for (const CliRun* r : {&ra, &rb})
-            CHECK((r->exit_status == 0 || (r->exit_status == 1 && contains(r->err, "E_OUTPUT_REPLACED"))));
+        for (const CliRun* r : {&ra, &rb}) CHECK((r->exit_status == 0 || (r->exit_status == 1 && contains(r->err, "E_OUTPUT_REPLACED"))));
         CHECK((ra.exit_status == 0 || rb.exit_status == 0));
         // The file there is one of the two exports, whole, and one that reported success.
         const std::vector<uint8_t> out = read_whole_file(dir.file("out.gguf"));

@@ -27,7 +27,7 @@ TEST_CASE("parallel_for stops starting items after one fails", "[parallel]") {
         seen.push_back(static_cast<int>(i));
         return i != 5;
     }));
-    CHECK(seen == std::vector<int>{0, 1, 2, 3, 4, 5});   // items go in increasing order
+    CHECK(seen == std::vector<int>{0, 1, 2, 3, 4, 5});  // items go in increasing order
     std::atomic<uint64_t> started{0};
     CHECK_FALSE(parallel_for(100000, 4, [&](uint64_t i) {
         ++started;

@@ -9,10 +9,10 @@
 
 #include <regex>
 
+#include "cli_runner.h"
 #include "mlens/analysis/quant_recipe.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
-#include "cli_runner.h"
 #include "raw_gguf.h"
 #include "test_paths.h"
 
@@ -75,8 +75,9 @@ TEST_CASE("a recipe maps layers and kinds to types and states the fewest rules",
     test::TempDir dir;
     const Model m = open_written(dir, "mix.gguf", mix(false));
     const QuantRecipe r = quant_recipe(m);
-    CHECK(r.kinds == std::vector<std::string>{"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
-                                              "ffn_up.weight", "ffn_down.weight"});
+    CHECK(r.kinds ==
+          std::vector<std::string>{"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight", "ffn_up.weight",
+                                   "ffn_down.weight"});
     REQUIRE(r.layers.size() == 4);
     CHECK(r.layers[1].layer == 1);
     REQUIRE(r.layers[1].cells[3]);
@@ -124,8 +125,9 @@ TEST_CASE("a recipe shows the provenance keys and asks for the importance matrix
     CHECK(r.provenance[1].first == "general.quantized_by");
     CHECK(r.imatrix);
     // attn_v is mostly Q6_K here, so Q6_K is its catch-all, merged with ffn_down's.
-    CHECK(r.rules == std::vector<std::string>{"^blk\\.2\\.attn_v\\.weight$=q4_k", "^blk\\.3\\.attn_v\\.weight$=q5_k",
-                                              "^blk\\.[0-9]+\\.(attn_v\\.weight|ffn_down\\.weight)$=q6_k"});
+    CHECK(r.rules ==
+          std::vector<std::string>{"^blk\\.2\\.attn_v\\.weight$=q4_k", "^blk\\.3\\.attn_v\\.weight$=q5_k",
+                                   "^blk\\.[0-9]+\\.(attn_v\\.weight|ffn_down\\.weight)$=q6_k"});
     for (const TensorInfo& t : made->tensors) {
         if (t.ne.size() < 2) continue;
         INFO(t.name);

@@ -31,8 +31,8 @@ TEST_CASE("pretty_json indents and resolves escapes that name printable characte
     CHECK(pretty_json(R"(["\u0022\u005c"])") == "[\n  \"\\\"\\\\\"\n]");
     CHECK(pretty_json("  42 ") == "42");
     CHECK(pretty_json("[[[]]]") == "[\n  [\n    []\n  ]\n]");
-    for (const char* bad : {"", "{", "{\"a\":1,}", "[1,]", "{\"a\" 1}", "{1:2}", "[1] [2]", "01", "\"a\x01\"", "tru",
-                            "{\"a\":1}}", "[\"\\x\"]", "\"\xFF\""})
+    for (const char* bad :
+         {"", "{", "{\"a\":1,}", "[1,]", "{\"a\" 1}", "{1:2}", "[1] [2]", "01", "\"a\x01\"", "tru", "{\"a\":1}}", "[\"\\x\"]", "\"\xFF\""})
         CHECK_FALSE(pretty_json(bad));
     // As deep as any JSON ModelLens reads, and no deeper; indentation stops growing.
     const std::string deepest = std::string(kMaxPrettyJsonDepth, '[') + std::string(kMaxPrettyJsonDepth, ']');

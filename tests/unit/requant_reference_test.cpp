@@ -190,7 +190,8 @@ TEST_CASE("mlens requant: reference choice, default types by row size, --imatrix
     legacy.counts = {10};
     for (uint64_t i = 0; i < legacy.sums.size(); ++i) legacy.sums[i] = entry.sums[i] / entry.counts[i / kRow] * 10;
     test::write_whole_file(dir.file("im.dat"), test::legacy_imatrix_bytes({legacy}, 1, "d"));
-    auto dat = test::run_mlens({"requant", dir.file("moe.gguf"), "exps", "--imatrix", dir.file("im.dat"), "--expert", "1", "--types", "IQ2_XXS", "--json"});
+    auto dat = test::run_mlens(
+        {"requant", dir.file("moe.gguf"), "exps", "--imatrix", dir.file("im.dat"), "--expert", "1", "--types", "IQ2_XXS", "--json"});
     INFO(dat.err);
     REQUIRE(dat.exit_status == 0);
     auto d = nlohmann::json::parse(dat.out);

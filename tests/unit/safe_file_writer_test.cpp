@@ -73,7 +73,7 @@ TEST_CASE("an existing target that is not a regular file is refused and never op
     SECTION("a socket") {
         const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
         REQUIRE(fd >= 0);
-        sockaddr_un addr {};
+        sockaddr_un addr{};
         addr.sun_family = AF_UNIX;
         const std::string path = dir.file("sock");
         REQUIRE(path.size() < sizeof addr.sun_path);
@@ -120,8 +120,8 @@ TEST_CASE("an output is never an input, through symbolic links, hard links or an
     fs::create_symlink(dir.file("in.gguf"), dir.file("link.gguf"));
     fs::create_hard_link(dir.file("in.gguf"), dir.file("hard.gguf"));
     fs::create_directory(dir.file("sub"));
-    for (const std::string& target : {dir.file("in.gguf"), dir.file("link.gguf"), dir.file("hard.gguf"),
-                                      dir.file("sub/../in.gguf"), dir.path() + "//./in.gguf"}) {
+    for (const std::string& target :
+         {dir.file("in.gguf"), dir.file("link.gguf"), dir.file("hard.gguf"), dir.file("sub/../in.gguf"), dir.path() + "//./in.gguf"}) {
         INFO(target);
         OutputGuard guard = output_guard_for(*model);
         Status s = write_text(target, guard, "not a model");

@@ -5,8 +5,8 @@
 
 #include <filesystem>
 
-#include "mlens/open/target.h"
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/open/target.h"
 #include "safetensors_builder.h"
 #include "test_paths.h"
 
@@ -83,8 +83,8 @@ TEST_CASE("a folder with an index opens every shard as one Model", "[safetensors
     test::write_whole_file(dir.file("model-00002-of-00002.safetensors"), shard({"c"}, 3));
     test::write_whole_file(dir.file("model-00001-of-00002.safetensors"), shard({"a", "b"}, 1));
     test::write_whole_file(dir.file("model.safetensors"), shard({"ignored"}));
-    std::string index = index_json({{"c", "model-00002-of-00002.safetensors"}, {"a", "model-00001-of-00002.safetensors"},
-                                    {"b", "model-00001-of-00002.safetensors"}});
+    std::string index = index_json(
+        {{"c", "model-00002-of-00002.safetensors"}, {"a", "model-00001-of-00002.safetensors"}, {"b", "model-00001-of-00002.safetensors"}});
     test::write_whole_file(dir.file("model.safetensors.index.json"), bytes_of(index));
     Model m = open_dir(dir);
     for (const Diagnostic& d : m.diagnostics) UNSCOPED_INFO(d.to_line());
@@ -114,8 +114,11 @@ TEST_CASE("shard names that leave the folder are never opened", "[safetensors][f
     const std::string dir = root.file("dir");
     test::write_whole_file(root.file("evil.safetensors"), shard({"evil"}));  // where ../evil.safetensors lands
     test::write_whole_file(dir + "/ok.safetensors", shard({"a"}));
-    std::string index = index_json({{"a", "ok.safetensors"}, {"x", "../evil.safetensors"},
-                                    {"y", root.file("evil.safetensors")}, {"z", "sub\\\\evil.safetensors"}, {"d", ".."}});
+    std::string index = index_json({{"a", "ok.safetensors"},
+                                    {"x", "../evil.safetensors"},
+                                    {"y", root.file("evil.safetensors")},
+                                    {"z", "sub\\\\evil.safetensors"},
+                                    {"d", ".."}});
     test::write_whole_file(dir + "/model.safetensors.index.json", bytes_of(index));
     auto opened = open_model(dir);
     REQUIRE(opened.ok());
@@ -142,8 +145,7 @@ TEST_CASE("a shard that is missing, and weight_map disagreements", "[safetensors
     test::TempDir dir;
     test::write_whole_file(dir.file("s1.safetensors"), shard({"a", "extra"}));
     test::write_whole_file(dir.file("s2.safetensors"), shard({"b", "a"}));
-    std::string index = index_json({{"a", "s1.safetensors"}, {"b", "s1.safetensors"}, {"c", "s3.safetensors"},
-                                    {"z", "s2.safetensors"}});
+    std::string index = index_json({{"a", "s1.safetensors"}, {"b", "s1.safetensors"}, {"c", "s3.safetensors"}, {"z", "s2.safetensors"}});
     test::write_whole_file(dir.file("model.safetensors.index.json"), bytes_of(index));
     Model m = open_dir(dir);
     CHECK(m.partial);

@@ -57,9 +57,7 @@ TEST_CASE("S06 invalid JSON is rejected at its byte offset", "[safetensors]") {
         Model m = require_rejected(safetensors_bytes("{", 8), "InvalidHeaderDeserialization", "header", 9);
         CHECK_THAT(only_error(m).message, Catch::Contains("EOF while parsing"));
     }
-    SECTION("a missing value") {
-        require_rejected(safetensors_bytes("{\"w\":}", 8), "InvalidHeaderDeserialization", "header", 13);
-    }
+    SECTION("a missing value") { require_rejected(safetensors_bytes("{\"w\":}", 8), "InvalidHeaderDeserialization", "header", 13); }
     SECTION("single quotes") {
         std::string h = "{'w':{'dtype':'F32','shape':[2],'data_offsets':[0,8]}}";
         require_rejected(safetensors_bytes(h, 8), "InvalidHeaderDeserialization", "header", 9);

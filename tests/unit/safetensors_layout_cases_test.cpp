@@ -11,9 +11,8 @@ using namespace mlens;
 using namespace mlens::test;
 
 TEST_CASE("S13 all 22 dtypes, shape [8] each, packed in order", "[safetensors]") {
-    const char* names[] = {"BOOL", "F4", "F6_E2M3", "F6_E3M2", "U8", "I8", "F8_E5M2", "F8_E4M3", "F8_E8M0",
-                           "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I16", "U16", "F16", "BF16", "I32", "U32", "F32",
-                           "C64", "F64", "I64", "U64"};
+    const char* names[] = {"BOOL", "F4",  "F6_E2M3", "F6_E3M2", "U8",  "I8",  "F8_E5M2", "F8_E4M3", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ",
+                           "I16",  "U16", "F16",     "BF16",    "I32", "U32", "F32",     "C64",     "F64",     "I64",         "U64"};
     const uint64_t bits[] = {8, 4, 6, 6, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 32, 32, 32, 64, 64, 64, 64};
     test::SafetensorsBuilder b;
     for (size_t i = 0; i < 22; ++i) b.tensor(std::string("t_") + names[i], names[i], "[8]", std::vector<uint8_t>(bits[i], uint8_t(i)));
@@ -61,7 +60,7 @@ TEST_CASE("S16 the element count fits but the bit count does not", "[safetensors
 
 TEST_CASE("S17 zero-size and rank-0 tensors", "[safetensors]") {
     std::string h = "{" + st_entry("a", "F32", "[2,0]", 0, 0) + "," + st_entry("b", "F16", "[0,0]", 0, 0) + "," +
-                    st_entry("c", "F32", "[]", 0, 4) + "}";
+        st_entry("c", "F32", "[]", 0, 4) + "}";
     Model m = require_accepted(safetensors_bytes(h, 4));
     REQUIRE(m.tensors.size() == 3);
     CHECK(m.tensors[0].n_elements == 0);
@@ -171,8 +170,7 @@ TEST_CASE("S29 __metadata__ values and placement", "[safetensors]") {
     for (const char* value : {"0", "{}", "[]", "null"}) {
         INFO(value);
         std::string h = std::string("{\"__metadata__\":{\"k\":") + value + "}," + w + "}";
-        require_rejected(safetensors_bytes(h, 8), "InvalidHeaderDeserialization", "__metadata__",
-                         header_offset(h, "\"k\":") + 4);
+        require_rejected(safetensors_bytes(h, 8), "InvalidHeaderDeserialization", "__metadata__", header_offset(h, "\"k\":") + 4);
     }
     const std::string tensor_shaped = st_entry("x", "F32", "[2]", 0, 8).substr(4);
     for (const std::string& value : {std::string("\"text\""), std::string("[]"), std::string("1"), tensor_shaped}) {
@@ -198,7 +196,7 @@ TEST_CASE("S29 __metadata__ values and placement", "[safetensors]") {
 
 TEST_CASE("S30 unusual tensor names are opaque and displayed escaped", "[safetensors]") {
     std::string h = "{" + st_entry("", "F32", "[0]", 0, 0) + "," + st_entry("\\u0000", "F32", "[0]", 0, 0) + "," +
-                    st_entry("../../x", "F32", "[0]", 0, 0) + "," + st_entry("\xe2\x80\xae\\u0007", "F32", "[0]", 0, 0) + "}";
+        st_entry("../../x", "F32", "[0]", 0, 0) + "," + st_entry("\xe2\x80\xae\\u0007", "F32", "[0]", 0, 0) + "}";
     Model m = require_accepted(safetensors_bytes(h, 0));
     REQUIRE(m.tensors.size() == 4);
     CHECK(m.tensors[0].name.empty());
@@ -240,7 +238,7 @@ TEST_CASE("S31 deep nesting is rejected at the depth cap", "[safetensors]") {
     }
     SECTION("128 levels are fine") {
         std::string ok = "{\"w\":{\"foo\":" + std::string(126, '[') + std::string(126, ']') +
-                         ",\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}";
+            ",\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}";
         require_accepted(safetensors_bytes(ok, 8), 1);
     }
 }

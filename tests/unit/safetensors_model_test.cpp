@@ -7,9 +7,9 @@
 #include <cstdio>
 
 #include "gguf_builder.h"
-#include "mlens/open/target.h"
 #include "mlens/formats/safetensors_dtype.h"
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/open/target.h"
 #include "safetensors_builder.h"
 #include "test_paths.h"
 
@@ -153,7 +153,7 @@ TEST_CASE("open_model tells safetensors from GGUF by content", "[safetensors]") 
     CHECK(not_object.diagnostics.back().code == ErrorCode::InvalidHeaderStart);
     Model huge = open("huge", safetensors_bytes("{}", {}, 1ull << 40));  // '{' follows the length
     CHECK(huge.diagnostics.back().code == ErrorCode::HeaderTooLarge);
-    test::write_whole_file(dir.file("tiny"), {1, 2, 3});   // too short to be either
+    test::write_whole_file(dir.file("tiny"), {1, 2, 3});  // too short to be either
     auto tiny = open_model(dir.file("tiny"));
     REQUIRE_FALSE(tiny.ok());
     CHECK(tiny.error().code == ErrorCode::E_NOT_A_MODEL);
@@ -164,8 +164,8 @@ TEST_CASE("mlens check, info, kv and tensors on safetensors fixtures", "[safeten
     test::write_whole_file(dir.file("s1.safetensors"), test::s1_bytes());
     std::string reversed = "{" + st_entry("w", "F32", "[2]", 8, 0) + "}";
     test::write_whole_file(dir.file("s21.safetensors"), safetensors_bytes(reversed, 8));
-    std::string names = "{\"__metadata__\":{\"note\":\"\xe2\x80\xae\\u001b[2J\"}," +
-                        st_entry("\xe2\x80\xae\\u0007", "F32", "[0]", 0, 0) + "}";
+    std::string names =
+        "{\"__metadata__\":{\"note\":\"\xe2\x80\xae\\u001b[2J\"}," + st_entry("\xe2\x80\xae\\u0007", "F32", "[0]", 0, 0) + "}";
     test::write_whole_file(dir.file("names.safetensors"), safetensors_bytes(names, 0));
 
     CliRun ok = run_cli("check " + dir.file("s1.safetensors"));
@@ -174,8 +174,9 @@ TEST_CASE("mlens check, info, kv and tensors on safetensors fixtures", "[safeten
 
     CliRun bad = run_cli("check " + dir.file("s21.safetensors"));
     CHECK(bad.status != 0);
-    CHECK_THAT(bad.output, Catch::Contains("error: safetensors InvalidOffset w.data_offsets offset=" +
-                                           std::to_string(header_offset(reversed, "[8,0]")) + ":"));
+    CHECK_THAT(bad.output,
+               Catch::Contains(
+                   "error: safetensors InvalidOffset w.data_offsets offset=" + std::to_string(header_offset(reversed, "[8,0]")) + ":"));
 
     CliRun info = run_cli("info " + dir.file("s1.safetensors"));
     CHECK(info.status == 0);

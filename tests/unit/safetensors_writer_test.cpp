@@ -45,9 +45,8 @@ TEST_CASE("writing S1 gives S1 back byte for byte", "[safetensors][writer]") {
 }
 
 TEST_CASE("the 22-dtype file round-trips, and a second write is identical", "[safetensors][writer]") {
-    const char* names[] = {"BOOL", "F4", "F6_E2M3", "F6_E3M2", "U8", "I8", "F8_E5M2", "F8_E4M3", "F8_E8M0",
-                           "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I16", "U16", "F16", "BF16", "I32", "U32", "F32",
-                           "C64", "F64", "I64", "U64"};
+    const char* names[] = {"BOOL", "F4",  "F6_E2M3", "F6_E3M2", "U8",  "I8",  "F8_E5M2", "F8_E4M3", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ",
+                           "I16",  "U16", "F16",     "BF16",    "I32", "U32", "F32",     "C64",     "F64",     "I64",         "U64"};
     test::SafetensorsBuilder b;
     for (size_t i = 0; i < 22; ++i) {
         std::vector<uint8_t> data(safetensors_dtype_bits(*safetensors_dtype_from_name(names[i])));  // 8 elements
@@ -66,8 +65,8 @@ TEST_CASE("the 22-dtype file round-trips, and a second write is identical", "[sa
 
 TEST_CASE("metadata and names that need escaping round-trip", "[safetensors][writer]") {
     std::string h = "{\"__metadata__\":{\"format\":\"pt\",\"q\\\"\\\\\":\"line\\nbreak\\u0001\\u00e9\xc3\xa9\\/\"}," +
-                    st_entry("\\u0000\\t\xe2\x80\xae", "F16", "[1,2]", 0, 4) + "," + st_entry("", "F32", "[]", 4, 8) +
-                    "," + st_entry("z", "I64", "[0]", 8, 8) + "}";
+        st_entry("\\u0000\\t\xe2\x80\xae", "F16", "[1,2]", 0, 4) + "," + st_entry("", "F32", "[]", 4, 8) + "," +
+        st_entry("z", "I64", "[0]", 8, 8) + "}";
     test::TempDir dir;
     test::write_whole_file(dir.file("in.safetensors"), safetensors_bytes(h, 8));
     Model m = open_ok(dir.file("in.safetensors"));

@@ -19,8 +19,7 @@ using namespace mlens;
 TEST_CASE("mlens stats reports each block-scale series of a quantized tensor", "[stats_cli]") {
     test::TempDir dir;
     const auto values = test::test_signal(2048, 4);
-    test::write_fixture_model(dir.file("m.gguf"), {{"q", GGML_TYPE_Q4_K, {256, 8}, values},
-                                                   {"f", GGML_TYPE_F32, {256, 8}, values}});
+    test::write_fixture_model(dir.file("m.gguf"), {{"q", GGML_TYPE_Q4_K, {256, 8}, values}, {"f", GGML_TYPE_F32, {256, 8}, values}});
     auto run = test::run_mlens({"stats", dir.file("m.gguf"), "q", "--json"});
     INFO(run.err);
     REQUIRE(run.exit_status == 0);
@@ -67,7 +66,7 @@ TEST_CASE("mlens stats reports the RMS and max |x| of every row", "[stats_cli]")
     CHECK(rows[0]["values_per_entry"] == 4);
     CHECK(rows[0]["count"] == 3);
     CHECK(rows[0]["min"] == 0.0);
-    CHECK(rows[0]["max"].get<double>() == Approx(std::sqrt(25.0 / 3)));   // row 1: (9 + 16 + 0) / 3
+    CHECK(rows[0]["max"].get<double>() == Approx(std::sqrt(25.0 / 3)));  // row 1: (9 + 16 + 0) / 3
     CHECK(rows[0]["mean"].get<double>() == Approx((std::sqrt(10.0 / 4) + std::sqrt(25.0 / 3)) / 3));
     CHECK(rows[1]["name"] == "row_absmax");
     CHECK(rows[1]["max"] == 4.0);

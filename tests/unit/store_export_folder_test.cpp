@@ -102,13 +102,14 @@ std::string hand_store(const TempDir& dir) {
     SafetensorsBuilder int4, nvfp4;
     int4.metadata("group_size", "32").metadata("quant_type", "int4");
     int4.tensor(q, "U32", "[1,4]", le32({0x76543210, 0xFEDCBA98, 0x01234567, 0x89ABCDEF}));
-    int4.tensor(q + ".bias", "BF16", "[1,1]", {0x80, 0xBF});    // -1.0
-    int4.tensor(q + ".scale", "BF16", "[1,1]", {0x00, 0x3F});   // 0.5
+    int4.tensor(q + ".bias", "BF16", "[1,1]", {0x80, 0xBF});  // -1.0
+    int4.tensor(q + ".scale", "BF16", "[1,1]", {0x00, 0x3F});  // 0.5
     nvfp4.metadata("group_size", "16").metadata("quant_type", "nvfp4");
     nvfp4.tensor(g, "U32", "[1,2]", le32({0x76543210, 0xFEDCBA98}));
-    nvfp4.tensor(g + ".scale", "U8", "[1,1]", {0x40});           // E4M3 2.0
-    std::vector<LayerSpec> layers = {b.blob(kTensorMediaType, int4.bytes(), q), b.blob(kTensorMediaType, nvfp4.bytes(), g),
-                                     b.blob(kJsonMediaType, std::string(R"({"model_type":"llama","torch_dtype":"float32"})"), std::string("config.json"))};
+    nvfp4.tensor(g + ".scale", "U8", "[1,1]", {0x40});  // E4M3 2.0
+    std::vector<LayerSpec> layers = {
+        b.blob(kTensorMediaType, int4.bytes(), q), b.blob(kTensorMediaType, nvfp4.bytes(), g),
+        b.blob(kJsonMediaType, std::string(R"({"model_type":"llama","torch_dtype":"float32"})"), std::string("config.json"))};
     b.add_model("hand", layers, config_json("safetensors", "llama", "int4"));
     return root;
 }
@@ -128,7 +129,7 @@ TEST_CASE("store export: every tensor-blob model of the demo store as hf and mlx
             CHECK(e.report.verification.tensors_checked == e.folder.tensors.size());
             for (const ExportFile& f : e.prepared.plan.files) CHECK(fs::file_size(dir.file("out/" + f.name)) == f.bytes);
             if (format == ExportFormat::hf)
-                for (const QuantExactness& m : e.report.verification.modes) CHECK(m.exact());   // F32 holds every value
+                for (const QuantExactness& m : e.report.verification.modes) CHECK(m.exact());  // F32 holds every value
         }
     }
 }
@@ -152,7 +153,7 @@ TEST_CASE("store export hf: expert groups unpacked to per-expert names in every 
         INFO(c.ref);
         CHECK(e.folder.tensors.size() == c.tensors);
         const TensorInfo& t = tensor(e.folder, c.name);
-        CHECK(t.type.name == "BF16");   // no torch_dtype in the demo configs: the default
+        CHECK(t.type.name == "BF16");  // no torch_dtype in the demo configs: the default
         CHECK(t.ne == c.ne);
         for (const TensorInfo& w : e.folder.tensors) {
             CHECK(w.name.find("switch_mlp") == std::string::npos);
@@ -224,7 +225,7 @@ TEST_CASE("store export mlx: per-expert and stacked groups become switch_mlp, qu
     CHECK(e.report.verification.failures == 0);
     const TensorInfo& w = tensor(e.folder, "model.layers.0.mlp.switch_mlp.gate_proj.weight");
     CHECK(w.type.name == "U32");
-    CHECK(w.ne == std::vector<uint64_t>{8, 64, 4});   // int4 g32: 64 values in 8 words, 64 rows, 4 experts
+    CHECK(w.ne == std::vector<uint64_t>{8, 64, 4});  // int4 g32: 64 values in 8 words, 64 rows, 4 experts
     const TensorInfo& s = tensor(e.folder, "model.layers.0.mlp.switch_mlp.gate_proj.scales");
     CHECK(s.type.name == "BF16");
     CHECK(s.ne == std::vector<uint64_t>{2, 64, 4});
@@ -277,7 +278,8 @@ TEST_CASE("store export mlx and hf of a hand-computed int4 and nvfp4 tensor", "[
     Exported mlx = export_model(root, "hand", dir.file("mlx"), options_for(ExportFormat::mlx));
     std::vector<std::string> names;
     for (const TensorInfo& t : mlx.folder.tensors) names.push_back(t.name + " " + t.type.name);
-    CHECK(names == std::vector<std::string>{q + ".weight U32", q + ".scales BF16", q + ".biases BF16", g + ".weight U32", g + ".scales U8"});
+    CHECK(names ==
+          std::vector<std::string>{q + ".weight U32", q + ".scales BF16", q + ".biases BF16", g + ".weight U32", g + ".scales U8"});
     CHECK(tensor(mlx.folder, q + ".weight").ne == std::vector<uint64_t>{4, 1});
     CHECK(tensor_bytes(mlx.folder, q + ".weight") == le32({0x76543210, 0xFEDCBA98, 0x01234567, 0x89ABCDEF}));
     CHECK(tensor_bytes(mlx.folder, q + ".scales") == std::vector<uint8_t>{0x00, 0x3F});
@@ -301,8 +303,7 @@ TEST_CASE("store export mlx and hf of a hand-computed int4 and nvfp4 tensor", "[
     CHECK(expected_q[15] == 6.5f);
     CHECK(tensor_values(hf.folder, q + ".weight") == expected_q);
     // nvfp4 w = e2m1(code) x 2: codes 0..7 then 8..15 (the negatives).
-    CHECK(tensor_values(hf.folder, g + ".weight") ==
-          std::vector<float>{0, 1, 2, 3, 4, 6, 8, 12, -0.0f, -1, -2, -3, -4, -6, -8, -12});
+    CHECK(tensor_values(hf.folder, g + ".weight") == std::vector<float>{0, 1, 2, 3, 4, 6, 8, 12, -0.0f, -1, -2, -3, -4, -6, -8, -12});
     CHECK(hf.report.verification.failures == 0);
 }
 
@@ -334,7 +335,8 @@ TEST_CASE("mlens store and show name the export formats and the exact files befo
     REQUIRE(listing.exit_status == 0);
     const nlohmann::json parsed_listing = nlohmann::json::parse(listing.out);
     for (const nlohmann::json& m : parsed_listing["models"])
-        CHECK(m["export_formats"] == (m["format"] == "gguf" ? nlohmann::json::parse(R"(["gguf"])") : nlohmann::json::parse(R"(["hf","mlx"])")));
+        CHECK(m["export_formats"] ==
+              (m["format"] == "gguf" ? nlohmann::json::parse(R"(["gguf"])") : nlohmann::json::parse(R"(["hf","mlx"])")));
 
     CliRun show = run_mlens({"show", "tiny-mlx:mixed", "--store", kDemoStore, "--json"});
     REQUIRE(show.exit_status == 0);
@@ -369,12 +371,12 @@ TEST_CASE("mlens diff pairs a store model with its hf export, stacked experts wi
     CHECK(d["name_map"] == "per-expert names\xE2\x86\x92stacked experts");
     size_t paired = 0;
     for (const nlohmann::json& t : d["tensors"]) {
-        for (const char* change : {"added", "removed", "values"})   // F32 holds every dequantized value
+        for (const char* change : {"added", "removed", "values"})  // F32 holds every dequantized value
             CHECK(std::find(t["changes"].begin(), t["changes"].end(), change) == t["changes"].end());
         CHECK(t["error"]["max_abs"] == 0.0);
         ++paired;
     }
-    CHECK(paired == 14);   // every tensor retyped to F32, the 12 experts renamed too
+    CHECK(paired == 14);  // every tensor retyped to F32, the 12 experts renamed too
 }
 
 TEST_CASE("mlens export interrupted by SIGINT leaves neither OUT_DIR nor its scratch folder", "[store_export][cli]") {
@@ -387,8 +389,9 @@ TEST_CASE("mlens export interrupted by SIGINT leaves neither OUT_DIR nor its scr
         const uint64_t values = 32ull << 20;
         SafetensorsBuilder blob;
         blob.tensor("model.embed_tokens.weight", "BF16", "[8192,4096]", std::vector<uint8_t>(values * 2, 0x3F));
-        b.add_model("big", {b.blob(kTensorMediaType, blob.bytes(), std::string("model.embed_tokens.weight")),
-                            b.blob(kJsonMediaType, std::string(R"({"model_type":"llama"})"), std::string("config.json"))},
+        b.add_model("big",
+                    {b.blob(kTensorMediaType, blob.bytes(), std::string("model.embed_tokens.weight")),
+                     b.blob(kJsonMediaType, std::string(R"({"model_type":"llama"})"), std::string("config.json"))},
                     config_json("safetensors", "llama", ""));
     }
     fs::create_directories(dir.file("parent"));

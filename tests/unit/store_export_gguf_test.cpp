@@ -56,10 +56,10 @@ void write_blobs(GgufStore& s, TinyLayout layout, const std::string& model_file,
 void make_ollama_gemma_store(GgufStore& s) {
     write_blobs(s, TinyLayout::ollama, "ollama.gguf", "adapter.gguf");
     OllamaStoreBuilder b(s.root);
-    std::vector<LayerSpec> layers = {
-        b.blob(kModelMediaType, s.model_blob),          b.blob(kTemplateMediaType, kTemplate), b.blob(kSystemMediaType, kSystem),
-        b.blob(kParamsMediaType, kParams),              b.blob(kMessagesMediaType, kMessages), b.blob(kLicenseMediaType, kLicense),
-        b.blob(kAdapterMediaType, s.extra_blob)};
+    std::vector<LayerSpec> layers = {b.blob(kModelMediaType, s.model_blob),  b.blob(kTemplateMediaType, kTemplate),
+                                     b.blob(kSystemMediaType, kSystem),      b.blob(kParamsMediaType, kParams),
+                                     b.blob(kMessagesMediaType, kMessages),  b.blob(kLicenseMediaType, kLicense),
+                                     b.blob(kAdapterMediaType, s.extra_blob)};
     b.add_model("gemma-ollama", layers, config_json("gguf", "gemma3", "F32"));
 }
 
@@ -121,7 +121,9 @@ TEST_CASE("store export of an Ollama-made GGUF: the compat export, mmproj, adapt
     const std::string expected_modelfile =
         "FROM ./model.gguf\n"
         "ADAPTER ./adapter-1.gguf\n"
-        "TEMPLATE \"\"\"" + kTemplate + "\"\"\"\n"
+        "TEMPLATE \"\"\"" +
+        kTemplate +
+        "\"\"\"\n"
         "SYSTEM \"\"\"You answer in one word.\"\"\"\n"
         "PARAMETER num_ctx 64\n"
         "PARAMETER stop \"<end_of_turn>\"\n"
@@ -258,7 +260,8 @@ TEST_CASE("Modelfile: quoting, comments and what cannot be quoted", "[store_expo
     std::vector<std::string> notes;
     ModelfileInput input;
     input.from = "./model.gguf";
-    input.layers = {{LayerKind::system, "ends with a quote\""}, {LayerKind::template_text, "has \"\"\" inside"},
+    input.layers = {{LayerKind::system, "ends with a quote\""},
+                    {LayerKind::template_text, "has \"\"\" inside"},
                     {LayerKind::params, R"({"stop":"single","seed":42,"penalize_newline":true})"}};
     const std::string text = write_modelfile(input, notes);
     CHECK(text ==

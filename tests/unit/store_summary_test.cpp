@@ -90,15 +90,13 @@ TEST_CASE("capabilities of a GGUF store model come from its GGUF, template and p
 
     LayerSpec projector = s.b.blob("application/vnd.ollama.image.projector", t1_bytes());
     LayerSpec thinking = s.b.blob(kTemplateMediaType, kThinkingTemplate);
-    CHECK(s.summary("projector", {plain, projector, thinking}, config).capabilities ==
-          Strings{"completion", "vision", "thinking"});
+    CHECK(s.summary("projector", {plain, projector, thinking}, config).capabilities == Strings{"completion", "vision", "thinking"});
 
     LayerSpec fim = s.b.blob(kTemplateMediaType, "{{ .Prompt }}{{ .Suffix }}");
     CHECK(s.summary("fim", {plain, fim}, config).capabilities == Strings{"completion", "insert"});
 
     // The family and the parser add what they support; an unknown parser adds nothing.
-    CHECK(s.summary("gptoss", {plain}, config_json("gguf", "gptoss", "MXFP4")).capabilities ==
-          Strings{"completion", "thinking"});
+    CHECK(s.summary("gptoss", {plain}, config_json("gguf", "gptoss", "MXFP4")).capabilities == Strings{"completion", "thinking"});
     const std::string harmony = R"({"model_format":"gguf","model_family":"x","parser":"harmony"})";
     CHECK(s.summary("harmony", {plain}, harmony).capabilities == Strings{"completion", "tools", "thinking"});
     const std::string unknown = R"({"model_format":"gguf","model_family":"x","parser":"no-such-parser"})";

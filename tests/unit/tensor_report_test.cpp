@@ -68,9 +68,10 @@ TEST_CASE("tensor_report gives the statistics, block scales and row series of th
     // 48 rows of 256: one chunk, so the statistics are bit for bit those of compute_stats. Q8_0
     // sums and bins in one pass (quick range), Q6_K in two, F16 counts its codes.
     const std::vector<float> values = scaled_rows(48, 256);
-    test::write_fixture_model(dir.file("r.gguf"), {{"q8_0", GGML_TYPE_Q8_0, {256, 48}, values},
-                                                   {"q6_k", GGML_TYPE_Q6_K, {256, 48}, values},
-                                                   {"f16", GGML_TYPE_F16, {256, 48}, values}});
+    test::write_fixture_model(dir.file("r.gguf"),
+                              {{"q8_0", GGML_TYPE_Q8_0, {256, 48}, values},
+                               {"q6_k", GGML_TYPE_Q6_K, {256, 48}, values},
+                               {"f16", GGML_TYPE_F16, {256, 48}, values}});
     auto model = open_gguf(dir.file("r.gguf"));
     REQUIRE(model.ok());
     for (const char* name : {"q8_0", "q6_k", "f16"}) {
@@ -84,8 +85,9 @@ TEST_CASE("tensor_report gives the statistics, block scales and row series of th
         options.on_step = [&](TensorReportStep s) { steps.push_back(s); };
         auto report = tensor_report(*view, options);
         REQUIRE(report.ok());
-        CHECK(steps == std::vector<TensorReportStep>{TensorReportStep::statistics, TensorReportStep::block_scales,
-                                                     TensorReportStep::series_statistics});
+        CHECK(steps ==
+              std::vector<TensorReportStep>{TensorReportStep::statistics, TensorReportStep::block_scales,
+                                            TensorReportStep::series_statistics});
         REQUIRE(report->stats);
         check_same_stats(*report->stats, *compute_stats(*view));
         CHECK(report->histogram.counts.empty());
@@ -216,9 +218,10 @@ TEST_CASE("the statistics pass hands every value to its observer once, in chunks
     // 300 rows of 256: more than one decoding chunk. Q8_0 has a quick range, F32 is summed then
     // binned, F16 counts codes.
     const std::vector<float> values = scaled_rows(300, 256);
-    test::write_fixture_model(dir.file("r.gguf"), {{"q8_0", GGML_TYPE_Q8_0, {256, 300}, values},
-                                                   {"f32", GGML_TYPE_F32, {256, 300}, values},
-                                                   {"f16", GGML_TYPE_F16, {256, 300}, values}});
+    test::write_fixture_model(dir.file("r.gguf"),
+                              {{"q8_0", GGML_TYPE_Q8_0, {256, 300}, values},
+                               {"f32", GGML_TYPE_F32, {256, 300}, values},
+                               {"f16", GGML_TYPE_F16, {256, 300}, values}});
     auto model = open_gguf(dir.file("r.gguf"));
     REQUIRE(model.ok());
     for (const char* name : {"q8_0", "f32", "f16"}) {

@@ -113,7 +113,7 @@ TEST_CASE("comparison metrics, worst rows and worst blocks equal a float64 refer
     const uint64_t row = 4096, rows = 520, block = 32, n = row * rows;
     std::vector<float> a = test::test_signal(n, 4), b(n);
     for (uint64_t i = 0; i < n; ++i) b[i] = a[i] + 1e-3f * static_cast<float>(std::sin(static_cast<double>(i) * 0.37));
-    for (uint64_t i = 0; i < block; ++i) b[300 * row + 64 + i] += 0.25f;   // the worst block: row 300, columns 64..95
+    for (uint64_t i = 0; i < block; ++i) b[300 * row + 64 + i] += 0.25f;  // the worst block: row 300, columns 64..95
     a[17] = std::numeric_limits<float>::quiet_NaN();
     b[5000] = std::numeric_limits<float>::infinity();
     a[n - 1] = -std::numeric_limits<float>::infinity();
@@ -126,7 +126,11 @@ TEST_CASE("comparison metrics, worst rows and worst blocks equal a float64 refer
     for (uint64_t i = 0; i < n; ++i) {
         if (!std::isfinite(a[i]) || !std::isfinite(b[i])) continue;
         const double x = a[i], y = b[i], d = x - y;
-        err2 += d * d; a2 += x * x; b2 += y * y; ab += x * y; abs_err += std::fabs(d);
+        err2 += d * d;
+        a2 += x * x;
+        b2 += y * y;
+        ab += x * y;
+        abs_err += std::fabs(d);
         max_abs = std::max(max_abs, std::fabs(d));
         row_err2[i / row] += d * d;
         block_err2[i / block] += d * d;
@@ -202,10 +206,20 @@ TEST_CASE("stats with a histogram equal compute_stats and compute_histogram", "[
     // Against a float64 reference computation.
     double sum = 0, sum_abs = 0, n = 0, lo = INFINITY, hi = -INFINITY;
     for (float x : values)
-        if (std::isfinite(x)) { sum += x; sum_abs += std::fabs(x); n += 1; lo = std::min<double>(lo, x); hi = std::max<double>(hi, x); }
+        if (std::isfinite(x)) {
+            sum += x;
+            sum_abs += std::fabs(x);
+            n += 1;
+            lo = std::min<double>(lo, x);
+            hi = std::max<double>(hi, x);
+        }
     double mean = sum / n, m2 = 0, m4 = 0;
     for (float x : values)
-        if (std::isfinite(x)) { double d = x - mean; m2 += d * d; m4 += d * d * d * d; }
+        if (std::isfinite(x)) {
+            double d = x - mean;
+            m2 += d * d;
+            m4 += d * d * d * d;
+        }
     auto s = compute_stats(*view);
     CHECK(s->min == lo);
     CHECK(s->max == hi);
@@ -230,7 +244,7 @@ TEST_CASE("row series: whole rows per chunk, a long row in pieces", "[stats]") {
         REQUIRE(r->size() == 2);
         REQUIRE((*r)[0].values.size() == 300);
         for (size_t row : {0u, 1u, 157u, 299u}) {
-            CHECK((*r)[0].values[row] == static_cast<float>(row));   // every |x| equals the row index
+            CHECK((*r)[0].values[row] == static_cast<float>(row));  // every |x| equals the row index
             CHECK((*r)[1].values[row] == static_cast<float>(row));
         }
     }
@@ -264,10 +278,10 @@ TEST_CASE("comparison names the worst quantization blocks with their row and col
     test::TempDir dir;
     std::vector<float> values = test::test_signal(64 * 16, 9);
     std::vector<float> shifted = values;
-    for (size_t i = 5 * 32; i < 6 * 32; ++i) shifted[i] += 1.0f;   // block 5: row 2, columns 32..63
-    test::write_fixture_model(dir.file("b.gguf"), {{"ref", GGML_TYPE_F32, {64, 16}, shifted},
-                                                   {"q8", GGML_TYPE_Q8_0, {64, 16}, values},
-                                                   {"f32", GGML_TYPE_F32, {64, 16}, values}});
+    for (size_t i = 5 * 32; i < 6 * 32; ++i) shifted[i] += 1.0f;  // block 5: row 2, columns 32..63
+    test::write_fixture_model(
+        dir.file("b.gguf"),
+        {{"ref", GGML_TYPE_F32, {64, 16}, shifted}, {"q8", GGML_TYPE_Q8_0, {64, 16}, values}, {"f32", GGML_TYPE_F32, {64, 16}, values}});
     auto model = open_gguf(dir.file("b.gguf"));
     auto ref = TensorView::open(*model, "ref");
     auto q8 = TensorView::open(*model, "q8");

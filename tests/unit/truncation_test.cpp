@@ -30,14 +30,15 @@ std::vector<uint8_t> three_tensor_gguf() {
 TEST_CASE("a GGUF cut inside its tensor data is summarized once, first", "[truncation]") {
     TempDir dir;
     std::vector<uint8_t> bytes = three_tensor_gguf();
-    bytes.resize(224);   // inside b; c is gone
+    bytes.resize(224);  // inside b; c is gone
     write_whole_file(dir.file("cut.gguf"), bytes);
     auto m = open_model(dir.file("cut.gguf"));
     REQUIRE(m.ok());
     REQUIRE(m->diagnostics.size() == 3);
     const Diagnostic& summary = m->diagnostics[0];
-    CHECK(summary.to_line() == "error: GGUF E_TRUNCATED_DATA data offset=224: file ends at 224 of 320 bytes: "
-                               "96 bytes of tensor data missing; 2 of 3 tensors affected");
+    CHECK(summary.to_line() ==
+          "error: GGUF E_TRUNCATED_DATA data offset=224: file ends at 224 of 320 bytes: "
+          "96 bytes of tensor data missing; 2 of 3 tensors affected");
     CHECK(m->diagnostics[1].code == ErrorCode::E_TENSOR_OUT_OF_BOUNDS);
     CHECK(m->diagnostics[2].code == ErrorCode::E_TENSOR_OUT_OF_BOUNDS);
     CHECK(m->tensors[0].presence == DataPresence::complete);
@@ -58,7 +59,7 @@ TEST_CASE("a whole file has no summary and a file cut in its header has none eit
     REQUIRE(whole.ok());
     CHECK(whole->diagnostics.empty());
     std::vector<uint8_t> head = three_tensor_gguf();
-    head.resize(100);   // inside the third tensor info
+    head.resize(100);  // inside the third tensor info
     write_whole_file(dir.file("head.gguf"), head);
     auto cut = open_model(dir.file("head.gguf"));
     REQUIRE(cut.ok());
@@ -66,8 +67,7 @@ TEST_CASE("a whole file has no summary and a file cut in its header has none eit
     CHECK(cut->diagnostics[0].code == ErrorCode::E_TRUNCATED);
 }
 
-TEST_CASE("a safetensors file cut short marks its tensors and keeps the reader's error after the summary",
-          "[truncation]") {
+TEST_CASE("a safetensors file cut short marks its tensors and keeps the reader's error after the summary", "[truncation]") {
     TempDir dir;
     std::vector<uint8_t> bytes = SafetensorsBuilder()
                                      .tensor("x", "F32", "[4]", std::vector<uint8_t>(16, 1))
@@ -79,9 +79,9 @@ TEST_CASE("a safetensors file cut short marks its tensors and keeps the reader's
     auto m = open_model(dir.file("cut.safetensors"));
     REQUIRE(m.ok());
     REQUIRE(m->diagnostics.size() == 2);
-    CHECK(m->diagnostics[0].to_line() == "error: safetensors E_TRUNCATED_DATA data offset=" + std::to_string(size - 8) +
-                                             ": file ends at " + std::to_string(size - 8) + " of " + std::to_string(size) +
-                                             " bytes: 8 bytes of tensor data missing; 1 of 2 tensors affected");
+    CHECK(m->diagnostics[0].to_line() ==
+          "error: safetensors E_TRUNCATED_DATA data offset=" + std::to_string(size - 8) + ": file ends at " + std::to_string(size - 8) +
+              " of " + std::to_string(size) + " bytes: 8 bytes of tensor data missing; 1 of 2 tensors affected");
     CHECK(m->diagnostics[1].code == ErrorCode::MetadataIncompleteBuffer);
     CHECK(m->tensors[0].presence == DataPresence::complete);
     CHECK(m->tensors[1].presence == DataPresence::partial);
@@ -91,7 +91,7 @@ TEST_CASE("a cut shard of a split GGUF is named in its summary", "[truncation]")
     TempDir dir;
     write_whole_file(dir.file("m-00001-of-00002.gguf"), t1_bytes());
     std::vector<uint8_t> second = three_tensor_gguf();
-    second.resize(128);   // the header only: every tensor of shard 2 is gone
+    second.resize(128);  // the header only: every tensor of shard 2 is gone
     write_whole_file(dir.file("m-00002-of-00002.gguf"), second);
     auto m = open_model(dir.file("m-00001-of-00002.gguf"));
     REQUIRE(m.ok());

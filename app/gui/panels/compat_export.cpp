@@ -6,13 +6,13 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "state/compat_rows.h"
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
+#include "state/compat_rows.h"
+#include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"
 #include "widgets/write_job_row.h"
-#include "state/workspace.h"
 
 namespace mlens {
 
@@ -101,9 +101,10 @@ void CompatExport::draw(PanelContext& ctx, const std::shared_ptr<const CompatVie
         return;
     }
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 700);
-    ui::text_dim("Writes what llama.cpp loads after Ollama's compatibility shim: the text model with the text "
-                 "loader's keys and tensors (hidden ones left out)" +
-                 std::string(m_vision ? ", and the vision part as an mmproj (the clip loader's view)." : "."));
+    ui::text_dim(
+        "Writes what llama.cpp loads after Ollama's compatibility shim: the text model with the text "
+        "loader's keys and tensors (hidden ones left out)" +
+        std::string(m_vision ? ", and the vision part as an mmproj (the clip loader's view)." : "."));
     ImGui::PopTextWrapPos();
     ImGui::BeginDisabled(static_cast<bool>(m_job));
     ImGui::SetNextItemWidth(-90);

@@ -35,9 +35,8 @@ ImVec4 kind_color(EditKind k) {
         {0.30f, 0.86f, 0.86f, 1.0f},  // data op: cyan
     };
     static const ImVec4 kLight[kEditKinds.size()] = {
-        {0.05f, 0.50f, 0.15f, 1.0f}, {0.66f, 0.40f, 0.00f, 1.0f}, {0.78f, 0.10f, 0.10f, 1.0f},
-        {0.10f, 0.36f, 0.85f, 1.0f}, {0.40f, 0.42f, 0.47f, 1.0f}, {0.50f, 0.20f, 0.78f, 1.0f},
-        {0.00f, 0.47f, 0.52f, 1.0f},
+        {0.05f, 0.50f, 0.15f, 1.0f}, {0.66f, 0.40f, 0.00f, 1.0f}, {0.78f, 0.10f, 0.10f, 1.0f}, {0.10f, 0.36f, 0.85f, 1.0f},
+        {0.40f, 0.42f, 0.47f, 1.0f}, {0.50f, 0.20f, 0.78f, 1.0f}, {0.00f, 0.47f, 0.52f, 1.0f},
     };
     return (light_background() ? kLight : kDark)[static_cast<size_t>(k)];
 }
@@ -59,15 +58,15 @@ void type_value(const std::string& type, const std::string& value, bool dim, con
     }
     ImGui::PushFont(fonts.mono());
     std::string shown = ui::elided_text(value, ImGui::GetContentRegionAvail().x);
-    if (dim) ui::text_dim(shown);
-    else ui::text(shown);
+    if (dim)
+        ui::text_dim(shown);
+    else
+        ui::text(shown);
     ImGui::PopFont();
 }
 
 // Text elided at word boundaries to what is left of the cell; names keep their last words.
-void fitted(std::string_view s, ui::Elide where = ui::Elide::end) {
-    ui::text(ui::elided_text(s, ImGui::GetContentRegionAvail().x, where));
-}
+void fitted(std::string_view s, ui::Elide where = ui::Elide::end) { ui::text(ui::elided_text(s, ImGui::GetContentRegionAvail().x, where)); }
 void fitted_colored(const ImVec4& color, std::string_view s) {
     ui::text_colored(color, ui::elided_text(s, ImGui::GetContentRegionAvail().x, ui::Elide::middle));
 }
@@ -75,11 +74,13 @@ void fitted_colored(const ImVec4& color, std::string_view s) {
 void row_tooltip(const CompatRow& row) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
-    if (row.kind) ui::text_colored(kind_color(*row.kind), compat::edit_kind_name(*row.kind));
-    else ui::text_dim("unchanged");
+    if (row.kind)
+        ui::text_colored(kind_color(*row.kind), compat::edit_kind_name(*row.kind));
+    else
+        ui::text_dim("unchanged");
     ui::label_value("as stored  ", row.left_name.empty() ? "\xE2\x80\x94" : row.left_name + "  " + row.left_type + "  " + row.left_value);
-    ui::label_value("upstream   ", row.right_name.empty() ? "\xE2\x80\x94 removed"
-                                                         : row.right_name + "  " + row.right_type + "  " + row.right_value);
+    ui::label_value("upstream   ",
+                    row.right_name.empty() ? "\xE2\x80\x94 removed" : row.right_name + "  " + row.right_type + "  " + row.right_value);
     if (!row.rule.empty()) ui::label_value("rule       ", row.rule);
     if (!row.note.empty()) ui::label_value("note       ", row.note);
     ImGui::PopTextWrapPos();
@@ -153,24 +154,25 @@ void CompatPanel::header(PanelContext& ctx) {
     for (const compat::SidePlan* p : {&v.plan.text, &v.plan.clip})
         for (const std::string& h : p->handlers) handlers += (handlers.empty() ? "" : ", ") + h;
     // One short verdict beside the export button; the details wrap on the lines below it.
-    if (v.origin.ollama_made()) ui::text_colored(palette().accent, "Ollama-made file");
-    else if (v.plan.empty()) ui::text_colored(palette().ok, "llama.cpp loads this file as it is");
-    else ui::text_colored(palette().warning, "No evidence that Ollama made this file");
+    if (v.origin.ollama_made())
+        ui::text_colored(palette().accent, "Ollama-made file");
+    else if (v.plan.empty())
+        ui::text_colored(palette().ok, "llama.cpp loads this file as it is");
+    else
+        ui::text_colored(palette().warning, "No evidence that Ollama made this file");
     const char* label = "Export upstream GGUF\xE2\x80\xA6";
     float width = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 12, ImGui::GetWindowContentRegionMax().x - width));
     if (ImGui::Button(label)) open_export(ctx.doc);
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Write the upstream-shaped GGUF%s that llama.cpp loads after the shim",
-                          v.vision_export ? " and its mmproj" : "");
+        ImGui::SetTooltip("Write the upstream-shaped GGUF%s that llama.cpp loads after the shim", v.vision_export ? " and its mmproj" : "");
     ImGui::PushTextWrapPos(0);
     if (v.origin.ollama_made()) {
         const size_t more = v.origin.evidence.size() - 1;
         ui::text_dim("evidence: " + escape_for_display(v.origin.evidence.front().marker, 400) +
                      (more ? " (+" + std::to_string(more) + " more; hover for all)" : " (hover for why)"));
         if (ImGui::IsItemHovered()) origin_tooltip(v.origin);
-        ui::text(v.plan.empty() ? std::string("The shim changes nothing in it.")
-                                : "The shim rewrites it; handlers fired: " + handlers);
+        ui::text(v.plan.empty() ? std::string("The shim changes nothing in it.") : "The shim rewrites it; handlers fired: " + handlers);
     } else if (v.plan.empty()) {
         ui::text("Ollama's compatibility shim changes nothing in it.");
     } else {
@@ -240,9 +242,12 @@ void CompatPanel::side_view(PanelContext& ctx, int side) {
             ui::text_dim("\xC2\xB7");
             ImGui::SameLine(0, 4);
         }
-        std::string item = std::string(edit_kind_glyph(kEditKinds[k])) + " " + std::to_string(s.counts[k]) + " " + plural_kind_name(kEditKinds[k]);
-        if (s.counts[k]) ui::text_colored(kind_color(kEditKinds[k]), item);
-        else ui::text_dim(item);
+        std::string item =
+            std::string(edit_kind_glyph(kEditKinds[k])) + " " + std::to_string(s.counts[k]) + " " + plural_kind_name(kEditKinds[k]);
+        if (s.counts[k])
+            ui::text_colored(kind_color(kEditKinds[k]), item);
+        else
+            ui::text_dim(item);
     }
     if (plan.handlers.empty()) {
         ImGui::PushTextWrapPos(0);
@@ -255,14 +260,16 @@ void CompatPanel::side_view(PanelContext& ctx, int side) {
         ui::text("Nothing for the clip (mmproj) loader: no clip handler fired, so no mmproj comes from this file.");
     } else {
         ImGuiTreeNodeFlags open = ImGuiTreeNodeFlags_DefaultOpen;
-        std::string meta = "Metadata  (" + std::to_string(m_listed[side][0].size()) + " of " + std::to_string(s.metadata.size()) + " keys)###metadata";
+        std::string meta =
+            "Metadata  (" + std::to_string(m_listed[side][0].size()) + " of " + std::to_string(s.metadata.size()) + " keys)###metadata";
         if (ImGui::CollapsingHeader(meta.c_str(), open)) rows_table(ctx, side, 0);
-        std::string tensors = "Tensors  (" + std::to_string(m_listed[side][1].size()) + " of " + std::to_string(s.tensors.size()) + ")###tensors";
+        std::string tensors =
+            "Tensors  (" + std::to_string(m_listed[side][1].size()) + " of " + std::to_string(s.tensors.size()) + ")###tensors";
         if (ImGui::CollapsingHeader(tensors.c_str(), open)) rows_table(ctx, side, 1);
     }
     size_t fired = std::count_if(plan.checks.begin(), plan.checks.end(), [](const compat::DetectionCheck& c) { return c.fired; });
     std::string checks = "Detection checks  (" + std::to_string(plan.checks.size()) + " handlers considered, " + std::to_string(fired) +
-                         " fired" + (plan.issues.empty() ? "" : ", " + std::to_string(plan.issues.size()) + " issues") + ")###checks";
+        " fired" + (plan.issues.empty() ? "" : ", " + std::to_string(plan.issues.size()) + " issues") + ")###checks";
     if (ImGui::CollapsingHeader(checks.c_str())) checks_view(plan);
     ImGui::EndChild();
 }
@@ -314,9 +321,10 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
                 row.stored)
                 ctx.doc.select({kind, *row.stored});
             if (ImGui::IsItemHovered()) row_tooltip(row);
-            ui::copy_menu("copy", {{"as stored", row.left_name + "  " + row.left_type + "  " + row.left_value},
-                                   {"upstream view", row.right_name + "  " + row.right_type + "  " + row.right_value},
-                                   {"rule", row.rule + (row.note.empty() ? "" : " \xE2\x80\x94 " + row.note)}});
+            ui::copy_menu("copy",
+                          {{"as stored", row.left_name + "  " + row.left_type + "  " + row.left_value},
+                           {"upstream view", row.right_name + "  " + row.right_type + "  " + row.right_value},
+                           {"rule", row.rule + (row.note.empty() ? "" : " \xE2\x80\x94 " + row.note)}});
             ImGui::SameLine(0, 0);
             bool first = true;
             for (EditKind k : kEditKinds) {
@@ -329,22 +337,31 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
 
             const ImVec4 accent = row.kind ? kind_color(*row.kind) : pal.dim;
             ImGui::TableNextColumn();
-            if (row.left_name.empty()) ui::text_dim("\xE2\x80\x94");
-            else if (row.kind == EditKind::removed) fitted_colored(accent, row.left_name);
-            else fitted(row.left_name, ui::Elide::middle);
+            if (row.left_name.empty())
+                ui::text_dim("\xE2\x80\x94");
+            else if (row.kind == EditKind::removed)
+                fitted_colored(accent, row.left_name);
+            else
+                fitted(row.left_name, ui::Elide::middle);
             ImGui::TableNextColumn();
             if (!row.left_name.empty()) type_value(row.left_type, row.left_value, false, ctx.fonts);
             // The right side names only what differs; "=" is "as stored".
             ImGui::TableNextColumn();
-            if (row.right_name.empty()) ui::text_colored(accent, "\xE2\x80\x94 removed");
-            else if (row.hidden) ui::text_colored(accent, "hidden");
-            else if (row.right_name == row.left_name) ui::text_dim("=");
-            else fitted_colored(accent, row.right_name);
+            if (row.right_name.empty())
+                ui::text_colored(accent, "\xE2\x80\x94 removed");
+            else if (row.hidden)
+                ui::text_colored(accent, "hidden");
+            else if (row.right_name == row.left_name)
+                ui::text_dim("=");
+            else
+                fitted_colored(accent, row.right_name);
             ImGui::TableNextColumn();
             const bool same_value = !row.left_name.empty() && row.right_type == row.left_type && row.right_value == row.left_value;
             if (!row.hidden && !row.right_name.empty()) {
-                if (same_value) ui::text_dim("=");
-                else type_value(row.right_type, row.right_value, false, ctx.fonts);
+                if (same_value)
+                    ui::text_dim("=");
+                else
+                    type_value(row.right_type, row.right_value, false, ctx.fonts);
             }
             ImGui::TableNextColumn();
             if (row.ambiguous) {
@@ -382,13 +399,17 @@ void CompatPanel::checks_view(const compat::SidePlan& plan) {
         for (const compat::DetectionCheck& c : plan.checks) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            if (c.fired) ui::cell_text_colored(palette().accent, c.rule);
-            else ui::cell_text(c.rule);
+            if (c.fired)
+                ui::cell_text_colored(palette().accent, c.rule);
+            else
+                ui::cell_text(c.rule);
             ImGui::TableNextColumn();
             ui::cell_text_dim(escape_for_display(c.arch, 60));
             ImGui::TableNextColumn();
-            if (c.fired) ui::text_colored(palette().ok, "\xE2\x9C\x93 yes");
-            else ui::text_dim("no");
+            if (c.fired)
+                ui::text_colored(palette().ok, "\xE2\x9C\x93 yes");
+            else
+                ui::text_dim("no");
             ImGui::TableNextColumn();
             ImGui::PushTextWrapPos(0);
             ui::text(escape_for_display(c.detail, 600));

@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
-#include "state/compat_rows.h"
 #include "panels/compat_export.h"
 #include "panels/panel.h"
+#include "state/compat_rows.h"
 
 namespace mlens {
 

@@ -20,9 +20,7 @@ constexpr size_t kWrappedRows = 300;
 }  // namespace
 
 void DiagnosticsPanel::refresh(const Model& m) {
-    if (m_built && m_applied_filter == m_filter && m_applied_errors == m_show_errors &&
-        m_applied_warnings == m_show_warnings)
-        return;
+    if (m_built && m_applied_filter == m_filter && m_applied_errors == m_show_errors && m_applied_warnings == m_show_warnings) return;
     m_built = true;
     m_applied_filter = m_filter;
     m_applied_errors = m_show_errors;
@@ -74,8 +72,7 @@ void DiagnosticsPanel::draw(PanelContext& ctx) {
     refresh(m);
     const std::vector<size_t>& rows = m_rows;
 
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
-                            ImGuiTableFlags_BordersInnerV;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
     // Codes, fields and offsets sized to the longest; the message takes the rest. A short list
     // wraps messages at word boundaries; a long one (clipped rows need one height) elides them.
     const bool wrap = rows.size() <= kWrappedRows;

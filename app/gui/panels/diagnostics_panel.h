@@ -23,7 +23,7 @@ private:
     bool m_show_warnings = true;
     // The listed diagnostics and the filter they were listed for.
     std::vector<size_t> m_rows;
-    std::vector<std::string> m_codes, m_fields;   // of m_rows, escaped for display
+    std::vector<std::string> m_codes, m_fields;  // of m_rows, escaped for display
     std::string m_applied_filter;
     bool m_applied_errors = false;
     bool m_applied_warnings = false;

@@ -60,8 +60,11 @@ void HealthPanel::collect() {
     if (!taken) return;
     m_seconds = ImGui::GetTime() - m_started;
     Result<FsckReport>& r = *taken;
-    if (r) m_report = std::make_shared<const FsckReport>(std::move(*r));
-    else m_status = r.error().code == ErrorCode::E_CANCELLED ? "Scan cancelled." : "Scan failed: " + escape_for_display(r.error().to_string());
+    if (r)
+        m_report = std::make_shared<const FsckReport>(std::move(*r));
+    else
+        m_status =
+            r.error().code == ErrorCode::E_CANCELLED ? "Scan cancelled." : "Scan failed: " + escape_for_display(r.error().to_string());
 }
 
 void HealthPanel::draw(PanelContext& ctx) {
@@ -85,15 +88,15 @@ void HealthPanel::draw(PanelContext& ctx) {
     if (!m_job) {
         ImGui::SameLine();
         ui::text_dim(std::to_string(r.tensors_scanned) + " of " + std::to_string(r.tensors) + " tensors, " +
-                     ui::with_separators(r.values_scanned) + " values, " +
-                     ui::with_separators(r.bytes_scanned) + " bytes scanned");
+                     ui::with_separators(r.values_scanned) + " values, " + ui::with_separators(r.bytes_scanned) + " bytes scanned");
     }
     if (r.findings.empty()) {
         ImGui::Spacing();
         ui::text_colored(palette().ok, "\xE2\x9C\x93 No findings: every tensor is healthy.");
         ImGui::PushStyleColor(ImGuiCol_Text, palette().dim);
-        ImGui::TextWrapped("Checked: NaN and Inf values, values beyond F16 in F32/BF16, zero rows and columns, block scales "
-                           "(zero, subnormal, NaN, Inf), dead and duplicated experts, duplicated tensors, tensor regions.");
+        ImGui::TextWrapped(
+            "Checked: NaN and Inf values, values beyond F16 in F32/BF16, zero rows and columns, block scales "
+            "(zero, subnormal, NaN, Inf), dead and duplicated experts, duplicated tensors, tensor regions.");
         ImGui::PopStyleColor();
         return;
     }
@@ -126,7 +129,9 @@ void HealthPanel::draw_table(PanelContext& ctx) {
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < r.findings.size(); ++i) {
         const Finding& f = r.findings[i];
-        if (f.severity == FindingSeverity::error ? !m_show_errors : f.severity == FindingSeverity::warning ? !m_show_warnings : !m_show_info)
+        if (f.severity == FindingSeverity::error         ? !m_show_errors
+                : f.severity == FindingSeverity::warning ? !m_show_warnings
+                                                         : !m_show_info)
             continue;
         ImGui::TableNextRow();
         ImGui::TableNextColumn();

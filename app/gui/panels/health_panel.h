@@ -40,7 +40,7 @@ private:
 
     JobHandle<FsckReport> m_job;
     std::shared_ptr<const FsckReport> m_report;
-    std::string m_status;           // how the last scan ended when it left no report
+    std::string m_status;  // how the last scan ended when it left no report
     double m_seconds = 0;
     double m_started = 0;
     bool m_started_once = false;

@@ -29,15 +29,24 @@ double total_count(const ImatrixEntry& e) {
 
 double sort_value(const ImatrixEntry& e, const ImatrixEntrySummary& s, int column) {
     switch (column) {
-        case kColumns: return static_cast<double>(e.columns);
-        case kExperts: return static_cast<double>(e.experts);
-        case kCount: return total_count(e);
-        case kMean: return s.mean_importance;
-        case kMin: return s.min_importance;
-        case kMax: return s.max_importance;
-        case kZeroColumns: return static_cast<double>(s.zero_columns);
-        case kInactive: return static_cast<double>(s.inactive_experts);
-        default: return 0;
+        case kColumns:
+            return static_cast<double>(e.columns);
+        case kExperts:
+            return static_cast<double>(e.experts);
+        case kCount:
+            return total_count(e);
+        case kMean:
+            return s.mean_importance;
+        case kMin:
+            return s.min_importance;
+        case kMax:
+            return s.max_importance;
+        case kZeroColumns:
+            return static_cast<double>(s.zero_columns);
+        case kInactive:
+            return static_cast<double>(s.inactive_experts);
+        default:
+            return 0;
     }
 }
 
@@ -67,8 +76,7 @@ void ImatrixPanel::start(PanelContext& ctx) {
 
 void ImatrixPanel::entries_table(const Imatrix& m) {
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
-                                  ImGuiTableFlags_ScrollX | ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable |
-                                  ImGuiTableFlags_SizingFixedFit;
+        ImGuiTableFlags_ScrollX | ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit;
     const float height = std::max(ImGui::GetTextLineHeightWithSpacing() * 6, ImGui::GetContentRegionAvail().y * 0.42f);
     if (!ImGui::BeginTable("imatrix_entries", kColumnCount, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
@@ -116,11 +124,15 @@ void ImatrixPanel::entries_table(const Imatrix& m) {
             ui::text(figure(v));
         }
         ImGui::TableNextColumn();
-        if (sum.zero_columns) ui::text_colored(palette().warning, std::to_string(sum.zero_columns));
-        else ui::text_dim("0");
+        if (sum.zero_columns)
+            ui::text_colored(palette().warning, std::to_string(sum.zero_columns));
+        else
+            ui::text_dim("0");
         ImGui::TableNextColumn();
-        if (sum.inactive_experts) ui::text_colored(palette().warning, std::to_string(sum.inactive_experts));
-        else ui::text_dim(e.experts > 1 ? "0" : "-");
+        if (sum.inactive_experts)
+            ui::text_colored(palette().warning, std::to_string(sum.inactive_experts));
+        else
+            ui::text_dim(e.experts > 1 ? "0" : "-");
     }
     ImGui::EndTable();
 }
@@ -129,7 +141,8 @@ void ImatrixPanel::entry_detail(const Imatrix& m, size_t entry) {
     const ImatrixEntry& e = m.entries[entry];
     const ImatrixEntrySummary& s = m_summaries->entries[entry];
     std::string line = escape_for_display(e.name, 200) + ": " + std::to_string(e.columns) + " columns";
-    if (e.experts > 1) line += " \xC2\xB7 " + std::to_string(e.experts) + " experts, " + std::to_string(s.inactive_experts) + " never activated";
+    if (e.experts > 1)
+        line += " \xC2\xB7 " + std::to_string(e.experts) + " experts, " + std::to_string(s.inactive_experts) + " never activated";
     line += " \xC2\xB7 " + std::to_string(s.zero_columns) + " columns never activated";
     ui::text(line);
     const float plot_width = e.experts > 1 ? ImGui::GetContentRegionAvail().x * 0.62f : ImGui::GetContentRegionAvail().x;
@@ -149,7 +162,8 @@ void ImatrixPanel::entry_detail(const Imatrix& m, size_t entry) {
     ImGui::EndGroup();
     if (e.experts <= 1) return;
     ImGui::SameLine();
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+    const ImGuiTableFlags flags =
+        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("imatrix_experts", 4, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("expert");
@@ -163,8 +177,10 @@ void ImatrixPanel::entry_detail(const Imatrix& m, size_t entry) {
         ImGui::TableNextColumn();
         ui::text(std::to_string(x));
         ImGui::TableNextColumn();
-        if (ex.count <= 0) ui::text_colored(palette().warning, "0");
-        else ui::text(ui::with_separators(static_cast<uint64_t>(ex.count)));
+        if (ex.count <= 0)
+            ui::text_colored(palette().warning, "0");
+        else
+            ui::text(ui::with_separators(static_cast<uint64_t>(ex.count)));
         ImGui::TableNextColumn();
         ui::text(figure(ex.sum));
         ImGui::TableNextColumn();
@@ -178,7 +194,7 @@ void ImatrixPanel::draw(PanelContext& ctx) {
     const Imatrix& m = *ctx.doc.imatrix;
     if (!m_job && !m_done) start(ctx);
     std::string head = std::string(imatrix_format_name(m.format)) + " importance matrix \xC2\xB7 " + std::to_string(m.entries.size()) +
-                       (m.entries.size() == 1 ? " entry" : " entries");
+        (m.entries.size() == 1 ? " entry" : " entries");
     if (m.chunk_count) head += " \xC2\xB7 " + std::to_string(*m.chunk_count) + " chunks";
     if (m.chunk_size) head += " of " + std::to_string(*m.chunk_size) + " tokens";
     ui::text(head);

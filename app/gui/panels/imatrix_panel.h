@@ -20,8 +20,8 @@
 namespace mlens {
 
 struct ImatrixSummaries {
-    std::vector<ImatrixEntrySummary> entries;   // one per Imatrix::entries, in order
-    std::string error;                          // display-safe; when a summary failed
+    std::vector<ImatrixEntrySummary> entries;  // one per Imatrix::entries, in order
+    std::string error;  // display-safe; when a summary failed
 };
 
 class ImatrixPanel : public Panel {
@@ -44,8 +44,8 @@ private:
     std::shared_ptr<ImatrixSummaries> m_summaries;
     bool m_done = false;
     size_t m_selected = 0;
-    bool m_scroll_to_selected = false;         // a linked entry: scroll the table to it
-    std::vector<size_t> m_order;                // entry indexes in display order
+    bool m_scroll_to_selected = false;  // a linked entry: scroll the table to it
+    std::vector<size_t> m_order;  // entry indexes in display order
     HistogramPlot m_plot;
 };
 

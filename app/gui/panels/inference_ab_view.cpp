@@ -7,15 +7,15 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "state/display_text.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/significant.h"
+#include "state/display_text.h"
+#include "state/workspace.h"
 #include "theme.h"
 #include "widgets/plot_frame.h"
 #include "widgets/table_cell.h"
 #include "widgets/token_chips.h"
 #include "widgets/ui.h"
-#include "state/workspace.h"
 
 namespace mlens {
 
@@ -38,9 +38,7 @@ Document* find_b(PanelContext& ctx, uint64_t id) {
     return nullptr;
 }
 
-std::string b_label(const PanelContext& ctx, const Document& d) {
-    return d.id == ctx.doc.id ? d.title + " (this file again)" : d.title;
-}
+std::string b_label(const PanelContext& ctx, const Document& d) { return d.id == ctx.doc.id ? d.title + " (this file again)" : d.title; }
 
 ImU32 with_alpha(const ImVec4& c, float a) { return ImGui::ColorConvertFloat4ToU32(ImVec4(c.x, c.y, c.z, a)); }
 
@@ -86,8 +84,8 @@ void InferenceAbView::summary(const AbOutcome& ab) {
     const AbSummary& s = ab.result.summary;
     ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("ab_summary", 8, flags)) return;
-    const char* headers[] = {"positions", "mean KLD", "median KLD", "p99 KLD", "max KLD", "same top token",
-                             "mean top-k overlap", "first divergence"};
+    const char* headers[] = {"positions", "mean KLD",       "median KLD",         "p99 KLD",
+                             "max KLD",   "same top token", "mean top-k overlap", "first divergence"};
     for (const char* h : headers) ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
     ImGui::TableNextRow();
@@ -106,9 +104,8 @@ void InferenceAbView::summary(const AbOutcome& ab) {
         ui::text_colored(palette().ok, "none");
     } else {
         bool generated = static_cast<size_t>(s.first_divergence) < ab.result.positions.size() &&
-                         ab.result.positions[static_cast<size_t>(s.first_divergence)].generated;
-        ui::text_colored(palette().error,
-                         "position " + std::to_string(s.first_divergence) + (generated ? " (generated)" : " (prompt)"));
+            ab.result.positions[static_cast<size_t>(s.first_divergence)].generated;
+        ui::text_colored(palette().error, "position " + std::to_string(s.first_divergence) + (generated ? " (generated)" : " (prompt)"));
     }
     ImGui::EndTable();
 }
@@ -117,8 +114,7 @@ void InferenceAbView::kld_chart(const AbOutcome& ab, float height) {
     const std::vector<AbPosition>& positions = ab.result.positions;
     const AbSummary& s = ab.result.summary;
     PlotRange range{-0.5, static_cast<double>(positions.size()) - 0.5, 0.0, s.max_kld > 0 ? s.max_kld * 1.1 : 1.0};
-    PlotFrame f = draw_plot_frame("##kld", ImVec2(0, height), range, "position (after token i)", "KLD(A \xE2\x80\x96 B), nats",
-                                  true);
+    PlotFrame f = draw_plot_frame("##kld", ImVec2(0, height), range, "position (after token i)", "KLD(A \xE2\x80\x96 B), nats", true);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const Palette& pal = palette();
     const ImU32 prompt_color = plot_series_color(0), generated_color = plot_series_color(1);
@@ -147,11 +143,10 @@ void InferenceAbView::kld_chart(const AbOutcome& ab, float height) {
             const AbPosition& p = positions[i];
             float x = f.x_of(p.index);
             dl->AddRect(ImVec2(x - bar_w / 2 - 1, f.min.y), ImVec2(x + bar_w / 2 + 1, f.max.y), ImGui::GetColorU32(ImGuiCol_Text));
-            std::string tip = "position " + std::to_string(p.index) + (p.generated ? " (generated)" : " (prompt)") +
-                              "\nafter " + visible_piece_text(i < ab.tokens.size() ? ab.tokens[i].piece : "", 40) +
-                              "\nKLD " + significant(p.kld) + "\ntop A " + visible_piece_text(ab.top_a[i], 40) + " " +
-                              significant(p.prob_top_a) + "\ntop B " + visible_piece_text(ab.top_b[i], 40) + " " +
-                              significant(p.prob_top_b) + "\ntop-k overlap " + ui::number_format("%.2f", p.topk_overlap);
+            std::string tip = "position " + std::to_string(p.index) + (p.generated ? " (generated)" : " (prompt)") + "\nafter " +
+                visible_piece_text(i < ab.tokens.size() ? ab.tokens[i].piece : "", 40) + "\nKLD " + significant(p.kld) + "\ntop A " +
+                visible_piece_text(ab.top_a[i], 40) + " " + significant(p.prob_top_a) + "\ntop B " + visible_piece_text(ab.top_b[i], 40) +
+                " " + significant(p.prob_top_b) + "\ntop-k overlap " + ui::number_format("%.2f", p.topk_overlap);
             ImGui::BeginTooltip();
             ui::text(tip);
             ImGui::EndTooltip();
@@ -179,9 +174,8 @@ void InferenceAbView::token_text(PanelContext& ctx, const AbOutcome& ab, float h
         TokenChip chip{ab.tokens[i].piece, std::to_string(i), "", 0u, 0u};
         if (i < r.positions.size()) {
             const AbPosition& p = r.positions[i];
-            chip.tooltip = std::string(p.generated ? "generated by A" : "prompt") + " \xC2\xB7 KLD after it " +
-                           significant(p.kld) + "\ntop A " + visible_piece_text(ab.top_a[i], 40) + " \xC2\xB7 top B " +
-                           visible_piece_text(ab.top_b[i], 40);
+            chip.tooltip = std::string(p.generated ? "generated by A" : "prompt") + " \xC2\xB7 KLD after it " + significant(p.kld) +
+                "\ntop A " + visible_piece_text(ab.top_a[i], 40) + " \xC2\xB7 top B " + visible_piece_text(ab.top_b[i], 40);
             if (max_kld > 0 && p.kld > 0) chip.fill = with_alpha(pal.error, 0.12f + 0.5f * static_cast<float>(p.kld / max_kld));
             if (p.generated) chip.border = with_alpha(pal.accent, 1.0f);
             if (static_cast<int64_t>(i) == r.summary.first_divergence) chip.border = with_alpha(pal.error, 1.0f);
@@ -196,13 +190,19 @@ void InferenceAbView::token_text(PanelContext& ctx, const AbOutcome& ab, float h
 
 void InferenceAbView::positions_table(PanelContext& ctx, const AbOutcome& ab) {
     const AbResult& r = ab.result;
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
-                            ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingStretchProp;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
+        ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("ab_positions", 8, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     constexpr ImGuiTableColumnFlags fixed = ImGuiTableColumnFlags_WidthFixed, stretch = ImGuiTableColumnFlags_WidthStretch;
-    ui::table_columns({{"pos", fixed, 50}, {"after token", stretch, 1.0f}, {"KLD", fixed, 90}, {"top A", stretch, 1.0f},
-                       {"p(A)", fixed, 64}, {"top B", stretch, 1.0f}, {"p(B)", fixed, 64}, {"top-k overlap", fixed, 100}});
+    ui::table_columns({{"pos", fixed, 50},
+                       {"after token", stretch, 1.0f},
+                       {"KLD", fixed, 90},
+                       {"top A", stretch, 1.0f},
+                       {"p(A)", fixed, 64},
+                       {"top B", stretch, 1.0f},
+                       {"p(B)", fixed, 64},
+                       {"top-k overlap", fixed, 100}});
     ImFont* mono = ctx.fonts.mono();
     const Palette& pal = palette();
     ImGuiListClipper clipper;
@@ -268,8 +268,9 @@ void InferenceAbView::draw(PanelContext& ctx, InferenceController& c) {
     ImGui::SetNextItemWidth(-ImGui::CalcTextSize("prompt").x - ImGui::GetStyle().ItemInnerSpacing.x);
     ImGui::InputText("prompt", &prompt);
     ImGui::PushTextWrapPos(0.0f);
-    ui::text_dim("A = this file (reference), fed its own greedy continuation; B sees the same tokens. "
-                 "Position i is the next-token distribution after token i.");
+    ui::text_dim(
+        "A = this file (reference), fed its own greedy continuation; B sees the same tokens. "
+        "Position i is the next-token distribution after token i.");
     ImGui::PopTextWrapPos();
 
     if (const auto& e = c.ab_error()) {

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <string>
 
-#include "state/inference_controller.h"
 #include "panels/panel.h"
+#include "state/inference_controller.h"
 
 namespace mlens {
 
@@ -29,7 +29,7 @@ public:
 
     std::string prompt = "Once upon a time";
     AbOptions options;
-    uint64_t b_document = 0;   // document id of B; 0: none chosen
+    uint64_t b_document = 0;  // document id of B; 0: none chosen
 
 private:
     void picker(PanelContext& ctx);

@@ -13,10 +13,14 @@ namespace {
 ImVec4 level_color(LlamaLogLevel level) {
     const Palette& p = palette();
     switch (level) {
-    case LlamaLogLevel::debug: return p.dim;
-    case LlamaLogLevel::info: return ImGui::GetStyleColorVec4(ImGuiCol_Text);
-    case LlamaLogLevel::warn: return p.warning;
-    case LlamaLogLevel::error: return p.error;
+        case LlamaLogLevel::debug:
+            return p.dim;
+        case LlamaLogLevel::info:
+            return ImGui::GetStyleColorVec4(ImGuiCol_Text);
+        case LlamaLogLevel::warn:
+            return p.warning;
+        case LlamaLogLevel::error:
+            return p.error;
     }
     return p.dim;
 }
@@ -26,8 +30,7 @@ ImVec4 level_color(LlamaLogLevel level) {
 void InferenceConsoleView::update(const InferenceController& c) {
     uint64_t total = c.log().total();
     if (total == m_next) return;
-    for (LlamaLogLine& line : c.log().lines_since(m_next))
-        m_lines.push_back({line.level, escape_for_display(line.text, 1000)});
+    for (LlamaLogLine& line : c.log().lines_since(m_next)) m_lines.push_back({line.level, escape_for_display(line.text, 1000)});
     m_next = total;
     if (m_lines.size() > LogCapture::kMaxLines)
         m_lines.erase(m_lines.begin(), m_lines.begin() + static_cast<std::ptrdiff_t>(m_lines.size() - LogCapture::kMaxLines));

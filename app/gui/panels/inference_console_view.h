@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "state/inference_controller.h"
 #include "panels/panel.h"
+#include "state/inference_controller.h"
 
 namespace mlens {
 
@@ -25,12 +25,12 @@ public:
 private:
     struct Line {
         LlamaLogLevel level;
-        std::string text;   // escaped
+        std::string text;  // escaped
     };
     void update(const InferenceController& c);
 
     std::vector<Line> m_lines;
-    uint64_t m_next = 0;     // running number of the next line to read
+    uint64_t m_next = 0;  // running number of the next line to read
 };
 
 }  // namespace mlens

@@ -7,14 +7,14 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "state/display_text.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/significant.h"
+#include "state/display_text.h"
+#include "state/workspace.h"
 #include "theme.h"
 #include "widgets/plot_frame.h"
 #include "widgets/token_chips.h"
 #include "widgets/ui.h"
-#include "state/workspace.h"
 
 namespace mlens {
 
@@ -76,7 +76,7 @@ void InferenceCorpusView::rebuild(const KldOutcome& k) {
     m_window_error.reset();
     m_series.clear();
     m_plot.set_view(std::nullopt);
-    m_plot.log_scale = true;   // a few positions carry most of the divergence
+    m_plot.log_scale = true;  // a few positions carry most of the divergence
     m_plot.x_title = "KLD(A \xE2\x80\x96 B) at a position, nats";
     HistogramSeries s;
     s.label = "scored positions";
@@ -84,9 +84,12 @@ void InferenceCorpusView::rebuild(const KldOutcome& k) {
     s.hi = k.kld_order.max > 0 ? k.kld_order.max : 1.0;
     s.counts.assign(kHistogramBins, 0);
     for (float v : k.result.kld)
-        if (auto bin = s.bin_of(v)) ++s.counts[*bin];
-        else if (v < s.lo) ++s.below;
-        else ++s.above;
+        if (auto bin = s.bin_of(v))
+            ++s.counts[*bin];
+        else if (v < s.lo)
+            ++s.below;
+        else
+            ++s.above;
     m_series.push_back(std::move(s));
 }
 
@@ -121,8 +124,7 @@ void InferenceCorpusView::summary(const KldOutcome& k) {
     // Two tables, one above the other, rather than one wide one, so a small window shows every figure.
     ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit;
     if (ImGui::BeginTable("kld_summary", 5, flags)) {
-        for (const char* h : {"positions", "PPL(A)", "PPL(B)", "ln(PPL(B)/PPL(A))", "mean KLD"})
-            ImGui::TableSetupColumn(h);
+        for (const char* h : {"positions", "PPL(A)", "PPL(B)", "ln(PPL(B)/PPL(A))", "mean KLD"}) ImGui::TableSetupColumn(h);
         ImGui::TableHeadersRow();
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
@@ -146,17 +148,16 @@ void InferenceCorpusView::summary(const KldOutcome& k) {
             ui::text(ui::number_format("%.6f", v));
         }
         ImGui::TableNextColumn();
-        ui::text(ui::number_format("%.2f%%", m.same_top * 100.0) + " \xC2\xB1 " + ui::number_format("%.2f%%", m.same_top_err * 100.0) + " (" +
-                 ui::with_separators(m.same_top_count) + ")");
+        ui::text(ui::number_format("%.2f%%", m.same_top * 100.0) + " \xC2\xB1 " + ui::number_format("%.2f%%", m.same_top_err * 100.0) +
+                 " (" + ui::with_separators(m.same_top_count) + ")");
         ImGui::EndTable();
     }
     ImGui::PushTextWrapPos(0.0f);
-    ui::text_dim("\xCE\x94p = p_B(next) - p_A(next): mean " + plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_mean, m.p_diff_err) +
-                 ", RMS " + plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_rms, m.p_diff_rms_err) + ", median " +
-                 significant(k.p_diff_order.median, 3) + ", p1 " + significant(k.p_diff_order.p1, 3) + ", p99 " +
-                 significant(k.p_diff_order.p99, 3) + "  \xC2\xB7  " + std::to_string(k.result.n_chunk) + " chunks of " +
-                 std::to_string(k.result.n_ctx) + " tokens (" + ui::with_separators(k.result.text_tokens) +
-                 " in the text), " + ui::number_format("%.1f s", k.result.seconds));
+    ui::text_dim("\xCE\x94p = p_B(next) - p_A(next): mean " + plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_mean, m.p_diff_err) + ", RMS " +
+                 plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_rms, m.p_diff_rms_err) + ", median " + significant(k.p_diff_order.median, 3) +
+                 ", p1 " + significant(k.p_diff_order.p1, 3) + ", p99 " + significant(k.p_diff_order.p99, 3) + "  \xC2\xB7  " +
+                 std::to_string(k.result.n_chunk) + " chunks of " + std::to_string(k.result.n_ctx) + " tokens (" +
+                 ui::with_separators(k.result.text_tokens) + " in the text), " + ui::number_format("%.1f s", k.result.seconds));
     ImGui::PopTextWrapPos();
 }
 
@@ -165,8 +166,8 @@ void InferenceCorpusView::position_plot(InferenceController& c, const KldOutcome
     const size_t n = r.kld.size();
     const double top = k.kld_order.max > 0 ? k.kld_order.max * 1.05 : 1.0;
     PlotRange range{0.0, static_cast<double>(std::max<size_t>(n, 1)), 0.0, top};
-    PlotFrame f = draw_plot_frame("##kld_positions", ImVec2(0, height), range,
-                                  "scored position (over every chunk; chunk starts marked)", "KLD(A \xE2\x80\x96 B), nats", true);
+    PlotFrame f = draw_plot_frame("##kld_positions", ImVec2(0, height), range, "scored position (over every chunk; chunk starts marked)",
+                                  "KLD(A \xE2\x80\x96 B), nats", true);
     const bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -210,9 +211,8 @@ void InferenceCorpusView::position_plot(InferenceController& c, const KldOutcome
     ScoredAt where = scored_at(r, i);
     ImGui::BeginTooltip();
     ui::text("position " + std::to_string(i) + ": chunk " + std::to_string(where.chunk_start / r.n_ctx) + ", token " +
-             std::to_string(where.position) + "\nKLD " + significant(r.kld[i], 4) + "\n\xCE\x94p " +
-             significant(r.p_diff[i], 3) + (r.top_a[i] == r.top_b[i] ? "\nsame top token" : "\ntop tokens differ") +
-             "\nclick: the tokens there");
+             std::to_string(where.position) + "\nKLD " + significant(r.kld[i], 4) + "\n\xCE\x94p " + significant(r.p_diff[i], 3) +
+             (r.top_a[i] == r.top_b[i] ? "\nsame top token" : "\ntop tokens differ") + "\nclick: the tokens there");
     ImGui::EndTooltip();
     if (clicked) select(c, i);
 }
@@ -230,13 +230,11 @@ void InferenceCorpusView::position_detail(PanelContext& ctx, const KldOutcome& k
     const size_t i = *m_selected;
     ScoredAt where = scored_at(r, i);
     ui::text("position " + std::to_string(i) + " (chunk " + std::to_string(where.chunk_start / r.n_ctx) + ", token " +
-             std::to_string(where.position) + "): KLD " + significant(r.kld[i], 4) + ", \xCE\x94p " +
-             significant(r.p_diff[i], 3) + ", top A " + visible_piece_text(m_top_a, 40) + ", top B " +
-             visible_piece_text(m_top_b, 40));
+             std::to_string(where.position) + "): KLD " + significant(r.kld[i], 4) + ", \xCE\x94p " + significant(r.p_diff[i], 3) +
+             ", top A " + visible_piece_text(m_top_a, 40) + ", top B " + visible_piece_text(m_top_b, 40));
     ImGui::SameLine(0, 16);
     if (ImGui::SmallButton("Compare in A/B")) compare_in_ab();
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Run the A/B view on the text of these tokens (a shorter context than the chunk's)");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Run the A/B view on the text of these tokens (a shorter context than the chunk's)");
     const Palette& pal = palette();
     std::vector<TokenChip> chips;
     const size_t first = where.position + 2 - m_window.size();
@@ -263,8 +261,7 @@ void InferenceCorpusView::draw(PanelContext& ctx, InferenceController& c, Infere
     ImGui::SetNextItemWidth(-ImGui::CalcTextSize("text file (UTF-8)").x - ImGui::GetStyle().ItemInnerSpacing.x - choose_w);
     ImGui::InputText("text file (UTF-8)", &text_path);
     ImGui::SameLine();
-    if (ImGui::Button(choose))
-        m_chooser.open(std::filesystem::path(text_path.empty() ? ctx.doc.path : text_path).parent_path().string());
+    if (ImGui::Button(choose)) m_chooser.open(std::filesystem::path(text_path.empty() ? ctx.doc.path : text_path).parent_path().string());
     if (auto chosen = m_chooser.draw()) text_path = *chosen;
     ImGui::SetNextItemWidth(110);
     int n_ctx = static_cast<int>(options.n_ctx);
@@ -279,10 +276,10 @@ void InferenceCorpusView::draw(PanelContext& ctx, InferenceController& c, Infere
     if (ImGui::Button("Score")) run(ctx, c, ab);
     ImGui::EndDisabled();
     ImGui::PushTextWrapPos(0.0f);
-    ui::text_dim("As llama-perplexity --kl-divergence: both models decode each chunk from an empty cache; each "
-                 "position of a chunk's second half compares B's next-token distribution with A's.");
-    if (const auto& e = c.kld_error())
-        ui::job_error_text(*e);
+    ui::text_dim(
+        "As llama-perplexity --kl-divergence: both models decode each chunk from an empty cache; each "
+        "position of a chunk's second half compares B's next-token distribution with A's.");
+    if (const auto& e = c.kld_error()) ui::job_error_text(*e);
     ImGui::PopTextWrapPos();
     const auto& k = c.kld();
     if (!k) return;

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "state/inference_controller.h"
 #include "panels/inference_ab_view.h"
 #include "panels/panel.h"
+#include "state/inference_controller.h"
 #include "widgets/file_chooser.h"
 #include "widgets/histogram_plot.h"
 
@@ -54,7 +54,7 @@ private:
     void position_detail(PanelContext& ctx, const KldOutcome& k);
     void rebuild(const KldOutcome& k);
 
-    uint64_t m_serial = 0;                 // controller.published(kld) the state below belongs to
+    uint64_t m_serial = 0;  // controller.published(kld) the state below belongs to
     std::optional<size_t> m_selected;
     std::vector<TokenPiece> m_window;
     std::string m_top_a, m_top_b;
@@ -62,7 +62,7 @@ private:
     std::optional<std::string> m_ab_prompt;
     std::vector<HistogramSeries> m_series;
     HistogramPlot m_plot;
-    FileChooser m_chooser;   // "Choose…": the text file (tick "all files" in it for a .txt)
+    FileChooser m_chooser;  // "Choose…": the text file (tick "all files" in it for a .txt)
 };
 
 }  // namespace mlens

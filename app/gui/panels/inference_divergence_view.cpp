@@ -66,14 +66,14 @@ void InferenceDivergenceView::layer_plot(const LayerDivergenceResult& r, Figure 
         if (b > 0) ImGui::SameLine(0, 14);
         ImGui::Dummy(ImVec2(18, line));
         ImVec2 a = ImGui::GetItemRectMin();
-        ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, a.y + line / 2), ImVec2(a.x + 18, a.y + line / 2),
-                                            plot_series_color(b), 3.0f);
+        ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, a.y + line / 2), ImVec2(a.x + 18, a.y + line / 2), plot_series_color(b), 3.0f);
         ImGui::SameLine(0, 4);
         ui::text(escape_for_display(bases[b], 40));
     }
     const bool rel = figure == Figure::rel_error;
     PlotFrame f = draw_plot_frame(rel ? "##rel_error" : "##cosine", size, range, "layer",
-                                  rel ? "relative error |a\xE2\x88\x92" "b|/|a| (pooled over positions)"
+                                  rel ? "relative error |a\xE2\x88\x92"
+                                        "b|/|a| (pooled over positions)"
                                       : "cosine similarity of a and b (pooled)",
                                   true);
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -110,15 +110,15 @@ void InferenceDivergenceView::layer_plot(const LayerDivergenceResult& r, Figure 
     ImGui::EndGroup();
     if (nearest) {
         ImGui::BeginTooltip();
-        ui::text(escape_for_display(nearest->tensor, 80) + "\nrelative error " + significant(nearest->rel_error, 4) +
-                 "\ncosine " + significant(nearest->cosine, 6) + "\nSQNR " + sqnr_text(nearest->sqnr_db) + " dB");
+        ui::text(escape_for_display(nearest->tensor, 80) + "\nrelative error " + significant(nearest->rel_error, 4) + "\ncosine " +
+                 significant(nearest->cosine, 6) + "\nSQNR " + sqnr_text(nearest->sqnr_db) + " dB");
         ImGui::EndTooltip();
     }
 }
 
 void InferenceDivergenceView::table(PanelContext& ctx, const LayerDivergenceResult& r) {
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
-                            ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
+        ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("divergence_rows", 5, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     const char* headers[] = {"tensor", "layer", "relative error", "cosine", "SQNR (dB)"};
@@ -129,7 +129,8 @@ void InferenceDivergenceView::table(PanelContext& ctx, const LayerDivergenceResu
     for (const LayerDivergenceRow& row : r.rows) {
         ImGui::TableNextRow();
         if (row.layer == r.jump_layer && row.base == "l_out")
-            ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, ImGui::ColorConvertFloat4ToU32(ImVec4(palette().error.x, palette().error.y, palette().error.z, 0.25f)));
+            ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1,
+                                   ImGui::ColorConvertFloat4ToU32(ImVec4(palette().error.x, palette().error.y, palette().error.z, 0.25f)));
         ImGui::TableNextColumn();
         ui::text(escape_for_display(row.tensor, 80));
         ImGui::TableNextColumn();
@@ -169,8 +170,10 @@ void InferenceDivergenceView::draw(PanelContext& ctx, InferenceController& c, In
     const LayerDivergenceResult& r = d->result;
     ui::text_dim("B: " + escape_for_display(d->b_path, 300) + "  \xC2\xB7  " + std::to_string(r.tokens.size()) +
                  " tokens, a = A's row, b = B's");
-    if (r.jump_layer < 0) ui::text_colored(palette().ok, "Every layer's output is identical in A and B.");
-    else ui::text("The l_out relative error rises most at layer " + std::to_string(r.jump_layer) + ".");
+    if (r.jump_layer < 0)
+        ui::text_colored(palette().ok, "Every layer's output is identical in A and B.");
+    else
+        ui::text("The l_out relative error rises most at layer " + std::to_string(r.jump_layer) + ".");
     const float avail = ImGui::GetContentRegionAvail().y;
     const float height = std::clamp(avail * 0.55f, 140.0f, 340.0f);
     const float width = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) / 2;

@@ -9,9 +9,9 @@
 
 #include <string>
 
-#include "state/inference_controller.h"
 #include "panels/inference_ab_view.h"
 #include "panels/panel.h"
+#include "state/inference_controller.h"
 
 namespace mlens {
 

@@ -6,12 +6,12 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "state/display_text.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/significant.h"
+#include "state/display_text.h"
 #include "theme.h"
-#include "widgets/token_chips.h"
 #include "widgets/table_cell.h"
+#include "widgets/token_chips.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -105,8 +105,8 @@ void InferenceGenerateView::status(const InferenceController& c) {
 
 void InferenceGenerateView::steps_table(PanelContext& ctx, const InferenceController& c) {
     const std::vector<GenerationStep>& steps = c.stream();
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
-                            ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingStretchProp;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
+        ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("steps", 4 + static_cast<int>(kShownCandidates), flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, 40);
@@ -147,8 +147,8 @@ void InferenceGenerateView::steps_table(PanelContext& ctx, const InferenceContro
                 ImGui::PopFont();
                 ImGui::EndGroup();
                 if (ImGui::IsItemHovered())
-                    ImGui::SetTooltip("id %d  logit %.3f  p %s%s", cand.id, static_cast<double>(cand.logit), significant(cand.prob, 4).c_str(),
-                                      cand.id == s.token ? "  (chosen)" : "");
+                    ImGui::SetTooltip("id %d  logit %.3f  p %s%s", cand.id, static_cast<double>(cand.logit),
+                                      significant(cand.prob, 4).c_str(), cand.id == s.token ? "  (chosen)" : "");
             }
         }
     }

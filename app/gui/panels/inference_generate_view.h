@@ -11,8 +11,8 @@
 #include <cstddef>
 #include <string>
 
-#include "state/inference_controller.h"
 #include "panels/panel.h"
+#include "state/inference_controller.h"
 
 namespace mlens {
 
@@ -25,8 +25,8 @@ public:
 
     std::string prompt = "Once upon a time";
     GenerateOptions options;
-    bool sample = false;            // false: greedy
-    float temperature = 0.8f;       // used when sampling
+    bool sample = false;  // false: greedy
+    float temperature = 0.8f;  // used when sampling
 
 private:
     void settings(PanelContext& ctx, InferenceController& c);

@@ -61,8 +61,8 @@ void InferenceLayersView::select(const LayerCaptureResult& r, size_t row) {
 }
 
 void InferenceLayersView::table(PanelContext& ctx, const LayerCaptureResult& r) {
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
-                            ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
+        ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("activations", 8, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     const char* headers[] = {"tensor", "layer", "count", "L2", "min", "max", "mean", "std"};
@@ -126,8 +126,7 @@ void InferenceLayersView::norm_plot(const LayerCaptureResult& r, float height) {
         ImGui::BeginGroup();
         ImGui::Dummy(ImVec2(18, line));
         ImVec2 a = ImGui::GetItemRectMin();
-        ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, a.y + line / 2), ImVec2(a.x + 18, a.y + line / 2),
-                                            plot_series_color(b), 3.0f);
+        ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, a.y + line / 2), ImVec2(a.x + 18, a.y + line / 2), plot_series_color(b), 3.0f);
         ImGui::SameLine(0, 4);
         ui::text(label);
         ImGui::EndGroup();
@@ -202,8 +201,10 @@ void InferenceLayersView::draw(PanelContext& ctx, InferenceController& c) {
         m_series.clear();
         if (!r.activations.empty()) select(r, r.activations.size() - 1);
     }
-    std::string cost = std::to_string(r.tokens.size()) + " prompt tokens \xC2\xB7 activations of the last token \xC2\xB7 "
-                       "decode with capture " + ui::number_format("%.2f", r.capture_ms) + " ms, without " + ui::number_format("%.2f", r.plain_ms) + " ms";
+    std::string cost = std::to_string(r.tokens.size()) +
+        " prompt tokens \xC2\xB7 activations of the last token \xC2\xB7 "
+        "decode with capture " +
+        ui::number_format("%.2f", r.capture_ms) + " ms, without " + ui::number_format("%.2f", r.plain_ms) + " ms";
     if (r.plain_ms > 0) cost += " (\xC3\x97" + ui::number_format("%.2f", r.capture_ms / r.plain_ms) + ")";
     ui::text(cost);
 

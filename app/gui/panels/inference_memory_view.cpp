@@ -7,10 +7,10 @@
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
+#include "state/workspace.h"
 #include "theme.h"
 #include "widgets/plot_frame.h"
 #include "widgets/ui.h"
-#include "state/workspace.h"
 
 namespace mlens {
 
@@ -106,8 +106,7 @@ void InferenceMemoryView::bar_chart(const MemoryEstimate& est, const MemoryMeasu
     // Room above the tallest bar for its label and the legend.
     const double mib_top = std::max(top / (1 << 20) * 1.3, 0.001);
     PlotRange range{-0.5, 2.5, 0.0, mib_top};
-    PlotFrame f = draw_plot_frame("##memory_bars", ImVec2(0, height), range, "term (0 weights, 1 KV cache, 2 compute)",
-                                  "MiB", true);
+    PlotFrame f = draw_plot_frame("##memory_bars", ImVec2(0, height), range, "term (0 weights, 1 KV cache, 2 compute)", "MiB", true);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 est_color = plot_series_color(0), measured_color = plot_series_color(1);
     const float slot = (f.max.x - f.min.x) / 3.0f;
@@ -120,8 +119,8 @@ void InferenceMemoryView::bar_chart(const MemoryEstimate& est, const MemoryMeasu
         if (measured) {
             const double m = static_cast<double>(measured->terms.*kTerms[i].field) / (1 << 20);
             dl->AddRectFilled(ImVec2(x, f.y_of(m)), ImVec2(x + bar, f.max.y), measured_color);
-            const std::string label = std::string(kTerms[i].name) + ": " +
-                                      error_text(est.terms.*kTerms[i].field, measured->terms.*kTerms[i].field);
+            const std::string label =
+                std::string(kTerms[i].name) + ": " + error_text(est.terms.*kTerms[i].field, measured->terms.*kTerms[i].field);
             const float w = ImGui::CalcTextSize(label.c_str()).x;
             dl->AddText(ImVec2(x - w / 2, f.y_of(std::max(e, m)) - ImGui::GetTextLineHeight() - 2), text, label.c_str());
         } else {
@@ -163,19 +162,16 @@ void InferenceMemoryView::draw(PanelContext& ctx, InferenceController& c) {
     update_estimate(*ctx.doc.model);
 
     const MemoryEstimate* est = m_estimate && m_estimate->ok() ? &m_estimate->value() : nullptr;
-    if (m_estimate && !m_estimate->ok())
-        ui::text_colored(palette().error, escape_for_display(m_estimate->error().to_string(), 1000));
-    if (const auto& e = c.memory_error())
-        ui::job_error_text(*e);
+    if (m_estimate && !m_estimate->ok()) ui::text_colored(palette().error, escape_for_display(m_estimate->error().to_string(), 1000));
+    if (const auto& e = c.memory_error()) ui::job_error_text(*e);
     const MemoryMeasure* measured = c.memory() && same_settings(m_measured_for, options) ? &*c.memory() : nullptr;
     if (c.memory() && !measured) ui::text_dim("The settings changed since the measure: press Measure again.");
     ImGui::PushTextWrapPos(0.0f);
     if (est) {
-        ui::text_dim("Estimate: ctx padded to " + std::to_string(est->n_ctx_padded) + ", micro-batch " +
-                     std::to_string(est->n_ubatch) + ", " + std::to_string(est->n_layer) + " layers, embd " +
-                     std::to_string(est->n_embd) + ", ff " + std::to_string(est->n_ff) + ", vocab " +
-                     ui::with_separators(est->n_vocab) + ", K/V row " + std::to_string(est->n_embd_k_gqa) + "/" +
-                     std::to_string(est->n_embd_v_gqa) + " values per layer and cell.");
+        ui::text_dim("Estimate: ctx padded to " + std::to_string(est->n_ctx_padded) + ", micro-batch " + std::to_string(est->n_ubatch) +
+                     ", " + std::to_string(est->n_layer) + " layers, embd " + std::to_string(est->n_embd) + ", ff " +
+                     std::to_string(est->n_ff) + ", vocab " + ui::with_separators(est->n_vocab) + ", K/V row " +
+                     std::to_string(est->n_embd_k_gqa) + "/" + std::to_string(est->n_embd_v_gqa) + " values per layer and cell.");
         if (!est->note.empty()) ui::text_colored(palette().warning, escape_for_display(est->note, 400));
     }
     ImGui::PopTextWrapPos();

@@ -10,8 +10,8 @@
 
 #include <optional>
 
-#include "state/inference_controller.h"
 #include "panels/panel.h"
+#include "state/inference_controller.h"
 
 namespace mlens {
 

@@ -11,9 +11,9 @@
 #include "mlens/infer/threads.h"
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
+#include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"
-#include "state/workspace.h"
 
 namespace mlens {
 
@@ -76,9 +76,8 @@ void InferencePanel::facts_line(const ModelSummary& file) {
     ImGui::PushTextWrapPos(0.0f);
     ui::text(line);
     std::string vocab = "vocab " + ui::with_separators(static_cast<uint64_t>(std::max(0, f.n_vocab))) + " (" +
-                        escape_for_display(f.vocab_type, 20) + ")" + dot + "BOS " + std::to_string(f.bos) +
-                        (f.add_bos ? " (added)" : "") + dot + "EOS " + std::to_string(f.eos) + dot + "chat template " +
-                        (f.has_chat_template ? "yes" : "none");
+        escape_for_display(f.vocab_type, 20) + ")" + dot + "BOS " + std::to_string(f.bos) + (f.add_bos ? " (added)" : "") + dot + "EOS " +
+        std::to_string(f.eos) + dot + "chat template " + (f.has_chat_template ? "yes" : "none");
     if (f.vocab_only) vocab += dot + "vocabulary only: decoding needs a full load";
     ui::text_dim(vocab);
     ImGui::PopTextWrapPos();
@@ -93,14 +92,14 @@ void InferencePanel::load_bar(PanelContext& ctx) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Load only the tokenizer (fast; no generation)");
     ImGui::SameLine();
     ImGui::Checkbox("Load as is", &load_as_is);
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Hand the file to llama.cpp unmodified, even an Ollama-made GGUF (no upstream export)");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Hand the file to llama.cpp unmodified, even an Ollama-made GGUF (no upstream export)");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(90);
     if (ImGui::InputInt("threads (0: auto)", &threads)) threads = std::clamp(threads, 0, online_cores());
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Threads llama.cpp decodes with (applies at the next load). 0: as many as there are idle\n"
-                          "cores now; on a busy machine more threads than idle cores make decoding much slower");
+        ImGui::SetTooltip(
+            "Threads llama.cpp decodes with (applies at the next load). 0: as many as there are idle\n"
+            "cores now; on a busy machine more threads than idle cores make decoding much slower");
     ImGui::EndDisabled();
     ImGui::SameLine(0, 16);
     if (c.busy()) {
@@ -144,8 +143,9 @@ void InferencePanel::stopped_box(PanelContext& ctx) {
     InferenceController& c = *m_controller;
     ImGui::PushTextWrapPos(0);
     ui::text_colored(palette().error, escape_for_display(c.stopped()->message, 2000));
-    ui::text_dim("llama.cpp runs in a worker process; it ended, this document and every other tab did not. "
-                 "Its last lines:");
+    ui::text_dim(
+        "llama.cpp runs in a worker process; it ended, this document and every other tab did not. "
+        "Its last lines:");
     std::vector<LlamaLogLine> lines = c.log().lines();
     const size_t first = lines.size() > kStoppedLines ? lines.size() - kStoppedLines : 0;
     for (size_t i = first; i < lines.size(); ++i)
@@ -171,24 +171,33 @@ void InferencePanel::run_pending(PanelContext& ctx) {
         return;
     }
     switch (*m_pending) {
-    case InferenceTab::tokenizer: m_tokenizer.run(c); break;
-    case InferenceTab::generate: m_generate.run(ctx, c); break;
-    case InferenceTab::layers: m_layers.run(ctx, c); break;
-    case InferenceTab::ab:
-        if (ctx.workspace && ctx.workspace->opening()) return;
-        m_ab.pick_default(ctx);
-        m_ab.run(ctx, c);
-        break;
-    case InferenceTab::corpus:
-        if (ctx.workspace && ctx.workspace->opening()) return;
-        m_corpus.run(ctx, c, m_ab);
-        break;
-    case InferenceTab::divergence:
-        if (ctx.workspace && ctx.workspace->opening()) return;
-        m_divergence.run(ctx, c, m_ab);
-        break;
-    case InferenceTab::memory: m_memory.run(ctx, c); break;
-    case InferenceTab::console: break;
+        case InferenceTab::tokenizer:
+            m_tokenizer.run(c);
+            break;
+        case InferenceTab::generate:
+            m_generate.run(ctx, c);
+            break;
+        case InferenceTab::layers:
+            m_layers.run(ctx, c);
+            break;
+        case InferenceTab::ab:
+            if (ctx.workspace && ctx.workspace->opening()) return;
+            m_ab.pick_default(ctx);
+            m_ab.run(ctx, c);
+            break;
+        case InferenceTab::corpus:
+            if (ctx.workspace && ctx.workspace->opening()) return;
+            m_corpus.run(ctx, c, m_ab);
+            break;
+        case InferenceTab::divergence:
+            if (ctx.workspace && ctx.workspace->opening()) return;
+            m_divergence.run(ctx, c, m_ab);
+            break;
+        case InferenceTab::memory:
+            m_memory.run(ctx, c);
+            break;
+        case InferenceTab::console:
+            break;
     }
     m_pending.reset();
 }
@@ -221,20 +230,37 @@ void InferencePanel::draw(PanelContext& ctx) {
     if (!ImGui::BeginTabBar("inference_tabs")) return;
     InferenceController& c = *m_controller;
     constexpr std::pair<const char*, InferenceTab> kTabs[] = {
-        {"Tokenizer", InferenceTab::tokenizer}, {"Generate", InferenceTab::generate}, {"Layers", InferenceTab::layers},
-        {"A/B", InferenceTab::ab},           {"Corpus", InferenceTab::corpus},     {"Divergence", InferenceTab::divergence},
-        {"Memory", InferenceTab::memory},    {"Console", InferenceTab::console}};
+        {"Tokenizer", InferenceTab::tokenizer}, {"Generate", InferenceTab::generate},
+        {"Layers", InferenceTab::layers},       {"A/B", InferenceTab::ab},
+        {"Corpus", InferenceTab::corpus},       {"Divergence", InferenceTab::divergence},
+        {"Memory", InferenceTab::memory},       {"Console", InferenceTab::console}};
     for (const auto& [label, which] : kTabs) {
         if (!tab(label, which)) continue;
         switch (which) {
-        case InferenceTab::tokenizer: m_tokenizer.draw(ctx, c); break;
-        case InferenceTab::generate: m_generate.draw(ctx, c); break;
-        case InferenceTab::layers: m_layers.draw(ctx, c); break;
-        case InferenceTab::ab: m_ab.draw(ctx, c); break;
-        case InferenceTab::corpus: m_corpus.draw(ctx, c, m_ab); break;
-        case InferenceTab::divergence: m_divergence.draw(ctx, c, m_ab); break;
-        case InferenceTab::memory: m_memory.draw(ctx, c); break;
-        case InferenceTab::console: m_console.draw(ctx, c); break;
+            case InferenceTab::tokenizer:
+                m_tokenizer.draw(ctx, c);
+                break;
+            case InferenceTab::generate:
+                m_generate.draw(ctx, c);
+                break;
+            case InferenceTab::layers:
+                m_layers.draw(ctx, c);
+                break;
+            case InferenceTab::ab:
+                m_ab.draw(ctx, c);
+                break;
+            case InferenceTab::corpus:
+                m_corpus.draw(ctx, c, m_ab);
+                break;
+            case InferenceTab::divergence:
+                m_divergence.draw(ctx, c, m_ab);
+                break;
+            case InferenceTab::memory:
+                m_memory.draw(ctx, c);
+                break;
+            case InferenceTab::console:
+                m_console.draw(ctx, c);
+                break;
         }
         ImGui::EndTabItem();
     }

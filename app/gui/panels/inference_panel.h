@@ -23,7 +23,6 @@
 #include <string>
 #include <string_view>
 
-#include "state/inference_controller.h"
 #include "panels/inference_ab_view.h"
 #include "panels/inference_console_view.h"
 #include "panels/inference_corpus_view.h"
@@ -33,6 +32,7 @@
 #include "panels/inference_memory_view.h"
 #include "panels/inference_tokenizer_view.h"
 #include "panels/panel.h"
+#include "state/inference_controller.h"
 
 namespace mlens {
 
@@ -60,8 +60,8 @@ public:
     // For tests and the start option.
     InferenceController* controller() { return m_controller.get(); }
     bool vocab_only = false;
-    bool load_as_is = false;   // "Load as is": no upstream export, even for an Ollama-made GGUF
-    int threads = 0;           // 0: the default (threads.h)
+    bool load_as_is = false;  // "Load as is": no upstream export, even for an Ollama-made GGUF
+    int threads = 0;  // 0: the default (threads.h)
     void show(InferenceTab tab) { m_select = tab; }
     // Loads (when not loaded) and runs `tab` on its current input once loaded.
     void request(InferenceTab tab);
@@ -84,8 +84,8 @@ private:
     bool tab(const char* label, InferenceTab which);
 
     std::unique_ptr<InferenceController> m_controller;
-    std::optional<InferenceTab> m_select;    // sub-tab to bring forward next frame
-    std::optional<InferenceTab> m_pending;   // sub-tab to run once the model is loaded
+    std::optional<InferenceTab> m_select;  // sub-tab to bring forward next frame
+    std::optional<InferenceTab> m_pending;  // sub-tab to run once the model is loaded
     InferenceTokenizerView m_tokenizer;
     InferenceGenerateView m_generate;
     InferenceLayersView m_layers;

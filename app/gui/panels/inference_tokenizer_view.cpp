@@ -5,8 +5,8 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "state/display_text.h"
 #include "mlens/text/escape.h"
+#include "state/display_text.h"
 #include "theme.h"
 #include "widgets/token_chips.h"
 #include "widgets/ui.h"
@@ -58,8 +58,8 @@ void InferenceTokenizerView::draw_chat(PanelContext& ctx) {
         return;
     }
     const ChatRender& r = **m_chat;
-    ui::text_dim("sample conversation (system, user, assistant, user) rendered by llama.cpp: " +
-                 ui::with_separators(r.prompt.size()) + " bytes, " + std::to_string(r.tokens.size()) + " tokens");
+    ui::text_dim("sample conversation (system, user, assistant, user) rendered by llama.cpp: " + ui::with_separators(r.prompt.size()) +
+                 " bytes, " + std::to_string(r.tokens.size()) + " tokens");
     float h = std::clamp(ImGui::GetContentRegionAvail().y * 0.4f, 80.0f, 220.0f);
     ImGui::PushFont(ctx.fonts.mono());
     ImGui::InputTextMultiline("##chat_prompt", &m_chat_prompt, ImVec2(-1, h), ImGuiInputTextFlags_ReadOnly);
@@ -82,8 +82,7 @@ void InferenceTokenizerView::draw(PanelContext& ctx, InferenceController& c) {
     ImGui::BeginDisabled(c.busy());
     if (ImGui::Button("Render chat template")) run(c);
     ImGui::EndDisabled();
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Renders a small conversation with the file's template through llama.cpp");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Renders a small conversation with the file's template through llama.cpp");
 
     if (m_result && !*m_result) error_text(m_result->error());
     if (m_result && *m_result) {
@@ -96,8 +95,10 @@ void InferenceTokenizerView::draw(PanelContext& ctx, InferenceController& c) {
         token_chip_box("tokens", chips_of(r.tokens), ctx.fonts.mono(), max_h);
         ui::text_dim("detokenized (round trip)");
         ImGui::SameLine();
-        if (r.round_trip == text) ui::text_colored(palette().ok, "same as the input");
-        else ui::text_colored(palette().warning, "differs from the input");
+        if (r.round_trip == text)
+            ui::text_colored(palette().ok, "same as the input");
+        else
+            ui::text_colored(palette().warning, "differs from the input");
         if (r.round_trip != text && options.add_special) {
             ImGui::SameLine();
             ui::text_dim("(tokens added by add special are part of it)");

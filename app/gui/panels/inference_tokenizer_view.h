@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "state/inference_controller.h"
 #include "panels/panel.h"
+#include "state/inference_controller.h"
 
 namespace mlens {
 
@@ -34,7 +34,7 @@ private:
 
     std::optional<Result<TokenizeOutcome>> m_result;
     std::optional<Result<ChatRender>> m_chat;
-    std::string m_chat_prompt;          // escaped for display
+    std::string m_chat_prompt;  // escaped for display
     bool m_stale = true;
     uint64_t m_serial = 0;
 };

@@ -4,13 +4,13 @@
 
 #include <imgui.h>
 
-#include "state/display_text.h"
 #include "mlens/model/enum_names.h"
 #include "mlens/model/metadata_text.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
 #include "panels/panel_links.h"
+#include "state/display_text.h"
 #include "theme.h"
 #include "widgets/hex_view.h"
 #include "widgets/table_cell.h"
@@ -78,16 +78,18 @@ void header_fields(const Document& doc, ImFont* mono) {
     }
     if (m.files.size() > 1) f.row("files", std::to_string(m.files.size()));
     f.row("file size", human_bytes(s.file_bytes) + " (" + ui::with_separators(s.file_bytes) + " bytes)");
-    f.row("architecture", s.architecture.empty() ? "-"
-                          : escape_for_display(s.architecture, 80) +
-                                (s.architecture_source == "general.architecture" ? "" : " (" + s.architecture_source + ")"));
+    f.row("architecture",
+          s.architecture.empty() ? "-"
+                                 : escape_for_display(s.architecture, 80) +
+                  (s.architecture_source == "general.architecture" ? "" : " (" + s.architecture_source + ")"));
     f.row("name", s.name.empty() ? "-" : escape_for_display(s.name, 200));
     if (s.file_type) f.row("file type", s.file_type_name + " (" + std::to_string(*s.file_type) + ")");
     f.row("keys", std::to_string(m.metadata.size()));
-    f.row("tensors", std::to_string(s.tensor_count) +
-                         (s.stored_tensor_count == s.tensor_count
-                              ? ""
-                              : " (stored as " + std::to_string(s.stored_tensor_count) + " entries with their scales and biases)"));
+    f.row("tensors",
+          std::to_string(s.tensor_count) +
+              (s.stored_tensor_count == s.tensor_count
+                   ? ""
+                   : " (stored as " + std::to_string(s.stored_tensor_count) + " entries with their scales and biases)"));
     f.row("parameters", human_count(s.parameters) + " (" + ui::with_separators(s.parameters) + ")");
     f.row("tensor data", human_bytes(s.tensor_bytes));
     if (s.parameters) {
@@ -117,8 +119,7 @@ void metadata_fields(Document& doc, size_t i, ImFont* mono) {
         std::string text = escape_multiline(e.value.string_value(kLongValueBytes), kLongValueBytes);
         float h = std::min(ImGui::GetTextLineHeight() * 12, ImGui::GetContentRegionAvail().y * 0.4f);
         ImGui::PushFont(mono);
-        ImGui::InputTextMultiline("##value", text.data(), text.size() + 1, ImVec2(-1, std::max(h, 60.0f)),
-                                  ImGuiInputTextFlags_ReadOnly);
+        ImGui::InputTextMultiline("##value", text.data(), text.size() + 1, ImVec2(-1, std::max(h, 60.0f)), ImGuiInputTextFlags_ReadOnly);
         ImGui::PopFont();
     }
     ui::copy_menu("copy_value", {{"value", metadata_copy_text(e)}, {"key", e.key}});
@@ -150,8 +151,7 @@ void companion_fields(const Document& doc, size_t i, ImFont* mono) {
     storage_type_fields(f, doc, t);
     f.row("ne", shape_text(t.ne, ShapeStyle::bracketed), true);
     if (t.n_bytes) f.row("bytes", ui::with_separators(*t.n_bytes) + " (" + human_bytes(*t.n_bytes) + ")", true);
-    if (t.part_of && *t.part_of < doc.model->tensors.size())
-        f.row("part of", escape_for_display(doc.model->tensors[*t.part_of].name, 200));
+    if (t.part_of && *t.part_of < doc.model->tensors.size()) f.row("part of", escape_for_display(doc.model->tensors[*t.part_of].name, 200));
     placement_fields(f, doc, t);
 }
 
@@ -171,8 +171,10 @@ void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
     f.row("ne", shape_text(lt->ne, ShapeStyle::bracketed), true);
     f.row("dims", std::to_string(lt->ne.size()));
     f.row("elements", ui::with_separators(lt->elements) + " (" + human_count(lt->elements) + ")", true);
-    if (lt->bytes) f.row("bytes", ui::with_separators(*lt->bytes) + " (" + human_bytes(*lt->bytes) + ")", true);
-    else f.row("bytes", "unknown (type not known to the pinned ggml)", false, &palette().warning);
+    if (lt->bytes)
+        f.row("bytes", ui::with_separators(*lt->bytes) + " (" + human_bytes(*lt->bytes) + ")", true);
+    else
+        f.row("bytes", "unknown (type not known to the pinned ggml)", false, &palette().warning);
     if (double bpw = lt->bits_per_weight(); bpw > 0) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.3f", bpw);
@@ -193,8 +195,9 @@ void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
     }
     placement_fields(f, doc, t, lt->folded() ? "packed data" : "data");
     for (const StoredPart& p : lt->parts)
-        if (p.entry != i) f.range(std::string(p.role == std::string_view("global_scale") ? "global scale" : p.role) + " data",
-                                  m.tensors[p.entry].data_range());
+        if (p.entry != i)
+            f.range(std::string(p.role == std::string_view("global_scale") ? "global scale" : p.role) + " data",
+                    m.tensors[p.entry].data_range());
 }
 
 void token_fields(const Document& doc, size_t id, ImFont* mono) {
@@ -213,8 +216,10 @@ void token_fields(const Document& doc, size_t id, ImFont* mono) {
         uint32_t cp = 0;
         size_t len = utf8_decode(std::string_view(raw).substr(i), cp);
         char buf[24];
-        if (len == 0) std::snprintf(buf, sizeof buf, "\\x%02X ", static_cast<unsigned char>(raw[i]));
-        else std::snprintf(buf, sizeof buf, "U+%04X ", cp);
+        if (len == 0)
+            std::snprintf(buf, sizeof buf, "\\x%02X ", static_cast<unsigned char>(raw[i]));
+        else
+            std::snprintf(buf, sizeof buf, "U+%04X ", cp);
         points += buf;
         i += len ? len : 1;
     }
@@ -269,7 +274,9 @@ void InspectorPanel::draw_bytes(PanelContext& ctx) {
         return;
     }
     ui::text_dim("from " + ui::hex_offset(target->offset) + " of " + ui::with_separators(file_size) + " bytes");
-    auto read = [source](uint64_t offset, uint64_t length, uint8_t* out) -> uint64_t { return source->read(offset, length, out) ? length : 0; };
+    auto read = [source](uint64_t offset, uint64_t length, uint8_t* out) -> uint64_t {
+        return source->read(offset, length, out) ? length : 0;
+    };
     hex_view("hex", m_hex, file_size, read, target->highlight, ctx.fonts.mono());
 }
 
@@ -280,26 +287,30 @@ void InspectorPanel::draw(PanelContext& ctx) {
     const Model& m = *doc.model;
     const Selection& s = doc.selection;
     switch (s.kind) {
-    case SelectionKind::header: header_fields(doc, mono); break;
-    case SelectionKind::metadata:
-        if (s.index < m.metadata.size()) metadata_fields(doc, s.index, mono);
-        break;
-    case SelectionKind::tensor:
-        if (s.index < m.tensors.size()) {
-            tensor_fields(doc, s.index, mono);
-            if (ImGui::SmallButton("Values & histogram")) doc.follow(weights_link(m.tensors[s.index].name));
-        }
-        break;
-    case SelectionKind::diagnostic:
-        if (s.index < m.diagnostics.size()) diagnostic_fields(doc, s.index, mono);
-        break;
-    case SelectionKind::token:
-        if (doc.index->tokenizer.tokens && s.index < doc.index->tokenizer.count()) token_fields(doc, s.index, mono);
-        break;
-    case SelectionKind::finding:
-        if (doc.finding_bytes) ui::label_value("health finding", doc.finding_bytes->label);
-        break;
-    case SelectionKind::none: ui::text_dim("Select a key, tensor or diagnostic to inspect it."); break;
+        case SelectionKind::header:
+            header_fields(doc, mono);
+            break;
+        case SelectionKind::metadata:
+            if (s.index < m.metadata.size()) metadata_fields(doc, s.index, mono);
+            break;
+        case SelectionKind::tensor:
+            if (s.index < m.tensors.size()) {
+                tensor_fields(doc, s.index, mono);
+                if (ImGui::SmallButton("Values & histogram")) doc.follow(weights_link(m.tensors[s.index].name));
+            }
+            break;
+        case SelectionKind::diagnostic:
+            if (s.index < m.diagnostics.size()) diagnostic_fields(doc, s.index, mono);
+            break;
+        case SelectionKind::token:
+            if (doc.index->tokenizer.tokens && s.index < doc.index->tokenizer.count()) token_fields(doc, s.index, mono);
+            break;
+        case SelectionKind::finding:
+            if (doc.finding_bytes) ui::label_value("health finding", doc.finding_bytes->label);
+            break;
+        case SelectionKind::none:
+            ui::text_dim("Select a key, tensor or diagnostic to inspect it.");
+            break;
     }
     draw_bytes(ctx);
     ImGui::EndChild();

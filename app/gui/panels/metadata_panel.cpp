@@ -24,12 +24,10 @@ void MetadataPanel::refresh(const Document& doc) {
     m_rows.clear();
     const Model& m = *doc.model;
     const auto& groups = doc.index->metadata_groups;
-    const MetadataGroup* group =
-        m_applied_group && *m_applied_group < groups.size() ? &groups[*m_applied_group] : nullptr;
+    const MetadataGroup* group = m_applied_group && *m_applied_group < groups.size() ? &groups[*m_applied_group] : nullptr;
     auto consider = [&](size_t i) {
         const MetadataEntry& e = m.metadata[i];
-        if (m_filter.empty() || contains_folded(e.key, m_filter) ||
-            contains_folded(metadata_value_text(e, 8, 200), m_filter))
+        if (m_filter.empty() || contains_folded(e.key, m_filter) || contains_folded(metadata_value_text(e, 8, 200), m_filter))
             m_rows.push_back(i);
     };
     if (group)
@@ -67,8 +65,8 @@ void MetadataPanel::draw(PanelContext& ctx) {
     ImGui::SameLine();
     ui::text_dim(std::to_string(m_rows.size()) + " / " + std::to_string(m.metadata.size()) + " keys");
 
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
-                            ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+        ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
     // Key, type and count sized to content (keys to at most 40%), the value takes the rest.
     float avail = ImGui::GetContentRegionAvail().x;
     if (m_key_width < 0.0f) {
@@ -90,10 +88,10 @@ void MetadataPanel::draw(PanelContext& ctx) {
         ImGui::PushID(static_cast<int>(i));
         bool selected = doc.selection == Selection{SelectionKind::metadata, i};
         std::string key = escape_for_display(e.key, 120);
-        if (ui::cell_selectable(key, selected,
-                                ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap |
-                                    ImGuiSelectableFlags_AllowDoubleClick,
-                                ui::Elide::middle)) {
+        if (ui::cell_selectable(
+                key, selected,
+                ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap | ImGuiSelectableFlags_AllowDoubleClick,
+                ui::Elide::middle)) {
             doc.select({SelectionKind::metadata, i});
             if (ImGui::IsMouseDoubleClicked(0) && e.value.is_array()) open_viewer(doc, i);
         }

@@ -23,14 +23,14 @@ private:
     void refresh(const Document& doc);
     void open_viewer(const Document& doc, size_t entry);
 
-    std::optional<size_t> m_group;           // index into DocumentIndex::metadata_groups; empty: all
-    std::optional<size_t> m_linked_array;    // metadata entry whose viewer opens at the next draw
+    std::optional<size_t> m_group;  // index into DocumentIndex::metadata_groups; empty: all
+    std::optional<size_t> m_linked_array;  // metadata entry whose viewer opens at the next draw
     std::string m_filter;
     std::string m_applied_filter;
     std::optional<size_t> m_applied_group;
     bool m_built = false;
-    std::vector<size_t> m_rows;   // indices into Model::metadata
-    float m_key_width = -1.0f;    // the widest key's text; measured once, the table then remembers
+    std::vector<size_t> m_rows;  // indices into Model::metadata
+    float m_key_width = -1.0f;  // the widest key's text; measured once, the table then remembers
     std::vector<std::unique_ptr<ArrayViewer>> m_viewers;
 };
 

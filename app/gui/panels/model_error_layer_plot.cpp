@@ -67,7 +67,8 @@ std::optional<size_t> layer_error_plot(const std::vector<LayerError>& layers, La
         // Zero-height bars would leave the plot looking empty: say what it shows.
         const char* note = "no error in any layer: the values are identical";
         const ImVec2 text = ImGui::CalcTextSize(note);
-        dl->AddText(ImVec2((f.min.x + f.max.x - text.x) / 2, (f.min.y + f.max.y - text.y) / 2), ImGui::GetColorU32(ImGuiCol_TextDisabled), note);
+        dl->AddText(ImVec2((f.min.x + f.max.x - text.x) / 2, (f.min.y + f.max.y - text.y) / 2), ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                    note);
     }
     dl->PopClipRect();
     if (!under) return std::nullopt;

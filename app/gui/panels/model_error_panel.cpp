@@ -7,9 +7,9 @@
 
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
+#include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"
-#include "state/workspace.h"
 
 namespace mlens {
 
@@ -149,8 +149,8 @@ void ModelErrorPanel::toolbar(PanelContext& ctx) {
 void ModelErrorPanel::summary(Document& doc) {
     const ModelErrorRun& r = *m_result;
     if (stale())
-        ui::text_colored(palette().warning, "These results compare with " + r.reference_title +
-                                                ", not the reference picked now: compare again to update.");
+        ui::text_colored(palette().warning,
+                         "These results compare with " + r.reference_title + ", not the reference picked now: compare again to update.");
     ui::text(ui::with_separators(r.compared) + " tensors compared \xC2\xB7 " + ui::with_separators(r.failed) + " failed \xC2\xB7 " +
              ui::with_separators(r.only_reference) + " only in the reference \xC2\xB7 " + ui::with_separators(r.only_model) +
              " only in this file \xC2\xB7 overall pooled RMSE " + number_text(r.pooled_rmse));
@@ -178,8 +178,10 @@ void ModelErrorPanel::draw(PanelContext& ctx) {
     follow_linked_reference(ctx);
     toolbar(ctx);
     if (!m_result) {
-        if (m_reference == 0) ui::text_dim("Open another model (e.g. the unquantized original) to compare this one with it.");
-        else if (!m_job) ui::text_dim("Press Compare all tensors to measure every tensor of this file against the reference.");
+        if (m_reference == 0)
+            ui::text_dim("Open another model (e.g. the unquantized original) to compare this one with it.");
+        else if (!m_job)
+            ui::text_dim("Press Compare all tensors to measure every tensor of this file against the reference.");
         return;
     }
     summary(doc);

@@ -22,10 +22,10 @@
 #include <optional>
 #include <string>
 
-#include "state/model_error_run.h"
 #include "panels/model_error_layer_plot.h"
 #include "panels/model_error_table.h"
 #include "panels/panel.h"
+#include "state/model_error_run.h"
 
 namespace mlens {
 
@@ -59,11 +59,11 @@ private:
 
     uint64_t m_reference = 0;
     JobHandle<ModelErrorRun> m_job;
-    std::optional<ModelErrorRun> m_running;   // what the running job measures (its two models)
+    std::optional<ModelErrorRun> m_running;  // what the running job measures (its two models)
     std::shared_ptr<ModelErrorRun> m_result;
     ModelErrorTable m_table;
     LayerMetric m_metric = LayerMetric::rmse;
-    std::string m_status;                  // how the last job ended when it left no result
+    std::string m_status;  // how the last job ended when it left no result
 };
 
 }  // namespace mlens

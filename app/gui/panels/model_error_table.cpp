@@ -14,13 +14,11 @@ namespace mlens {
 
 namespace {
 
-constexpr ErrorColumn kColumns[] = {ErrorColumn::name, ErrorColumn::layer, ErrorColumn::types, ErrorColumn::rmse,
+constexpr ErrorColumn kColumns[] = {ErrorColumn::name, ErrorColumn::layer,   ErrorColumn::types,  ErrorColumn::rmse,
                                     ErrorColumn::nmse, ErrorColumn::max_abs, ErrorColumn::cosine, ErrorColumn::snr_db};
 constexpr int kColumnCount = static_cast<int>(sizeof kColumns / sizeof kColumns[0]);
 
-std::string types_text(const TensorError& t) {
-    return t.type_a == t.type_b ? t.type_a : t.type_a + " \xE2\x86\x92 " + t.type_b;
-}
+std::string types_text(const TensorError& t) { return t.type_a == t.type_b ? t.type_a : t.type_a + " \xE2\x86\x92 " + t.type_b; }
 
 void metric_cells(const TensorError& t) {
     const TensorComparison& e = *t.error;
@@ -32,10 +30,9 @@ void metric_cells(const TensorError& t) {
 
 }  // namespace
 
-std::optional<size_t> ModelErrorTable::draw(const ModelError& error, const FontSet& fonts,
-                                            std::optional<size_t> selected_tensor) {
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
-                            ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Sortable | ImGuiTableFlags_Hideable;
+std::optional<size_t> ModelErrorTable::draw(const ModelError& error, const FontSet& fonts, std::optional<size_t> selected_tensor) {
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+        ImGuiTableFlags_Sortable | ImGuiTableFlags_Hideable;
     if (!ImGui::BeginTable("model_error_tensors", kColumnCount, flags)) return std::nullopt;
     ImGui::TableSetupScrollFreeze(1, 1);
     ImGui::TableSetupColumn("Tensor", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_DefaultSort, 2.4f);
@@ -46,7 +43,10 @@ std::optional<size_t> ModelErrorTable::draw(const ModelError& error, const FontS
     ImGui::TableSetupColumn(types, ImGuiTableColumnFlags_WidthFixed, header_width(types));
     ImGui::TableSetupColumn("RMSE", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableSetupColumn("NMSE", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("max |a\xE2\x88\x92" "b|", ImGuiTableColumnFlags_WidthStretch, 1.15f);
+    ImGui::TableSetupColumn(
+        "max |a\xE2\x88\x92"
+        "b|",
+        ImGuiTableColumnFlags_WidthStretch, 1.15f);
     ImGui::TableSetupColumn("cosine", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableSetupColumn("SNR dB", ImGuiTableColumnFlags_WidthStretch, 0.9f);
     ImGui::TableHeadersRow();
@@ -75,8 +75,8 @@ std::optional<size_t> ModelErrorTable::draw(const ModelError& error, const FontS
         if (ImGui::Selectable((shown + "##name").c_str(), selected, ImGuiSelectableFlags_SpanAllColumns)) clicked = row;
         ImGui::PopFont();
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("reference: %s\nthis: %s\nClick: show it in the Weights panel",
-                              escape_for_display(t.name_a, 160).c_str(), name.c_str());
+            ImGui::SetTooltip("reference: %s\nthis: %s\nClick: show it in the Weights panel", escape_for_display(t.name_a, 160).c_str(),
+                              name.c_str());
         ImGui::TableNextColumn();
         ui::text(t.layer < 0 ? "-" : std::to_string(t.layer));
         ImGui::TableNextColumn();

@@ -18,7 +18,7 @@ constexpr size_t kMaxListedDiagnostics = 500;
 
 ImGuiTreeNodeFlags leaf_flags(bool selected) {
     return ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen | ImGuiTreeNodeFlags_SpanAvailWidth |
-           (selected ? ImGuiTreeNodeFlags_Selected : 0);
+        (selected ? ImGuiTreeNodeFlags_Selected : 0);
 }
 
 // A leaf row with a dim count after the label and a dot when it holds the selected item;
@@ -43,8 +43,7 @@ bool leaf(const std::string& label, const std::string& count, bool selected, boo
 // A parent row that opens on its arrow; returns whether it is open and sets `clicked` when its
 // label was clicked.
 bool parent(const char* label, size_t count, bool& clicked) {
-    ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth |
-                               ImGuiTreeNodeFlags_OpenOnArrow;
+    ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_OpenOnArrow;
     bool open = ImGui::TreeNodeEx(label, flags);
     clicked = ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen();
     ImGui::SameLine();
@@ -55,8 +54,8 @@ bool parent(const char* label, size_t count, bool& clicked) {
 void header_section(Document& doc) {
     const Model& m = *doc.model;
     bool selected = doc.selection.kind == SelectionKind::header;
-    ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth |
-                               ImGuiTreeNodeFlags_OpenOnArrow | (selected ? ImGuiTreeNodeFlags_Selected : 0);
+    ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_OpenOnArrow |
+        (selected ? ImGuiTreeNodeFlags_Selected : 0);
     bool open = ImGui::TreeNodeEx("Header", flags);
     if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) doc.select({SelectionKind::header, 0});
     if (!open) return;
@@ -85,8 +84,7 @@ void NavigatorPanel::metadata_section(Document& doc) {
     bool key_selected = doc.selection.kind == SelectionKind::metadata;
     for (size_t g = 0; g < index.metadata_groups.size(); ++g) {
         const MetadataGroup& group = index.metadata_groups[g];
-        bool holds = key_selected && std::find(group.entries.begin(), group.entries.end(), doc.selection.index) !=
-                                         group.entries.end();
+        bool holds = key_selected && std::find(group.entries.begin(), group.entries.end(), doc.selection.index) != group.entries.end();
         ImGui::PushID(static_cast<int>(g));
         if (leaf(group.label, "(" + std::to_string(group.entries.size()) + ")", m_metadata_group == g, holds))
             doc.follow(metadata_group_link(index, g));
@@ -106,11 +104,9 @@ void NavigatorPanel::tensor_section(Document& doc) {
     for (size_t l = 0; l < index.layers.size(); ++l) {
         const LayerSummary& layer = index.layers[l];
         std::string label = layer.layer ? "blk." + std::to_string(*layer.layer) : "non-block";
-        bool holds = tensor_selected && std::find(layer.tensors.begin(), layer.tensors.end(), doc.selection.index) !=
-                                            layer.tensors.end();
+        bool holds = tensor_selected && std::find(layer.tensors.begin(), layer.tensors.end(), doc.selection.index) != layer.tensors.end();
         ImGui::PushID(static_cast<int>(l));
-        if (leaf(label, std::to_string(layer.tensors.size()) + " \xC2\xB7 " + human_bytes(layer.bytes),
-                 m_tensor_layer == l, holds))
+        if (leaf(label, std::to_string(layer.tensors.size()) + " \xC2\xB7 " + human_bytes(layer.bytes), m_tensor_layer == l, holds))
             doc.follow(tensor_layer_link(index, l));
         ImGui::PopID();
     }
@@ -131,7 +127,7 @@ void diagnostics_section(Document& doc) {
     const Model& m = *doc.model;
     size_t warnings = m.warning_count(), errors = m.error_count();
     ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_OpenOnArrow |
-                               (m.diagnostics.empty() ? ImGuiTreeNodeFlags_Leaf : ImGuiTreeNodeFlags_DefaultOpen);
+        (m.diagnostics.empty() ? ImGuiTreeNodeFlags_Leaf : ImGuiTreeNodeFlags_DefaultOpen);
     bool open = ImGui::TreeNodeEx("Diagnostics###diagnostics", flags);
     if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) doc.focus_panel = "diagnostics";
     ImGui::SameLine();
@@ -154,8 +150,7 @@ void diagnostics_section(Document& doc) {
         if (clicked) doc.select({SelectionKind::diagnostic, i}, "diagnostics");
         ImGui::PopID();
     }
-    if (m.diagnostics.size() > shown)
-        ui::text_dim("\xE2\x80\xA6 " + std::to_string(m.diagnostics.size() - shown) + " more");
+    if (m.diagnostics.size() > shown) ui::text_dim("\xE2\x80\xA6 " + std::to_string(m.diagnostics.size() - shown) + " more");
     ImGui::TreePop();
 }
 

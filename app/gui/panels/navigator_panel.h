@@ -23,8 +23,8 @@ private:
     void metadata_section(Document& doc);
     void tensor_section(Document& doc);
 
-    std::optional<size_t> m_metadata_group;   // index into DocumentIndex::metadata_groups
-    std::optional<size_t> m_tensor_layer;     // index into DocumentIndex::layers
+    std::optional<size_t> m_metadata_group;  // index into DocumentIndex::metadata_groups
+    std::optional<size_t> m_tensor_layer;  // index into DocumentIndex::layers
 };
 
 }  // namespace mlens

@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "state/document.h"
 #include "fonts.h"
+#include "state/document.h"
 #include "state/job_runner.h"
 
 namespace mlens {
@@ -32,7 +32,7 @@ struct PanelContext {
     Document& doc;
     JobRunner& jobs;
     const FontSet& fonts;
-    Workspace* workspace = nullptr;   // every open document (compare views); null in bare tests
+    Workspace* workspace = nullptr;  // every open document (compare views); null in bare tests
 };
 
 class Panel {
@@ -49,7 +49,7 @@ public:
 enum class PanelSlot { left, center, right };
 
 struct PanelInfo {
-    const char* id;        // stable: settings keys and --panel NAME
+    const char* id;  // stable: settings keys and --panel NAME
     const char* title;
     PanelSlot slot;
     std::unique_ptr<Panel> (*make)();

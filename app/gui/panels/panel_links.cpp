@@ -7,8 +7,8 @@ namespace mlens {
 namespace {
 
 // The schemes, and the parts a weights link adds after the tensor's name.
-constexpr std::string_view kMetadataScheme = "metadata:", kLayerScheme = "tensor-layer:",
-                           kArrayScheme = "metadata-array:", kWeightsScheme = "weights:";
+constexpr std::string_view kMetadataScheme = "metadata:", kLayerScheme = "tensor-layer:", kArrayScheme = "metadata-array:",
+                           kWeightsScheme = "weights:";
 constexpr std::string_view kNonBlock = "non-block";
 constexpr std::string_view kExpertPart = "@expert=", kRowPart = "#row=", kBlockPart = ",block=";
 

@@ -25,7 +25,7 @@
 namespace mlens {
 
 struct LinkedIndex {
-    std::optional<size_t> index;   // empty: every group (or layer)
+    std::optional<size_t> index;  // empty: every group (or layer)
 };
 
 std::optional<LinkedIndex> parse_metadata_group_link(std::string_view link, const DocumentIndex& index);
@@ -38,10 +38,10 @@ std::optional<size_t> parse_metadata_array_link(std::string_view link, const Mod
 std::string metadata_array_link(size_t entry);
 
 struct WeightsLink {
-    size_t tensor = 0;                 // into Model::tensors
+    size_t tensor = 0;  // into Model::tensors
     std::optional<uint64_t> expert;
-    std::optional<uint64_t> row;       // within the expert when `expert` is set
-    std::optional<uint64_t> block;     // within the row; only with `row`
+    std::optional<uint64_t> row;  // within the expert when `expert` is set
+    std::optional<uint64_t> block;  // within the row; only with `row`
     bool operator==(const WeightsLink&) const = default;
 };
 

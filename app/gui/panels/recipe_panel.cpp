@@ -46,8 +46,9 @@ void RecipePanel::draw(PanelContext& ctx) {
     }
     const QuantRecipe& r = *m_recipe;
     if (!r.base.empty()) {
-        ui::text_colored(palette().accent, "llama-quantize command (base " + r.base + ", " + std::to_string(r.rules.size()) +
-                                               (r.rules.size() == 1 ? " rule)" : " rules)"));
+        ui::text_colored(palette().accent,
+                         "llama-quantize command (base " + r.base + ", " + std::to_string(r.rules.size()) +
+                             (r.rules.size() == 1 ? " rule)" : " rules)"));
         ImGui::PushFont(ctx.fonts.mono());
         ImGui::TextWrapped("%s", m_command.c_str());
         ImGui::PopFont();
@@ -87,9 +88,10 @@ void RecipePanel::draw_heat_map(PanelContext& ctx) {
         return;
     }
     ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-    const float height = std::min(ImGui::GetContentRegionAvail().y * 0.75f,
-                                  (ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y + 1) *
-                                          static_cast<float>(r.layers.size() + 1) + 2 * ImGui::GetStyle().ScrollbarSize);
+    const float height =
+        std::min(ImGui::GetContentRegionAvail().y * 0.75f,
+                 (ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y + 1) * static_cast<float>(r.layers.size() + 1) +
+                     2 * ImGui::GetStyle().ScrollbarSize);
     if (ImGui::BeginTable("recipe", columns, flags, ImVec2(0, height))) {
         ImGui::TableSetupScrollFreeze(1, 1);
         ImGui::TableSetupColumn("layer");

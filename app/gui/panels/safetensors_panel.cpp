@@ -30,8 +30,7 @@ std::string scalar_text(const nlohmann::ordered_json& j) {
 // `open`: whether the node starts open (the root, and the entries of a small root).
 void json_node(const std::string& key, const nlohmann::ordered_json& j, int depth, bool open) {
     if (!j.is_object() && !j.is_array()) {
-        ImGui::TreeNodeEx(key.c_str(), ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen |
-                                           ImGuiTreeNodeFlags_SpanAvailWidth);
+        ImGui::TreeNodeEx(key.c_str(), ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen | ImGuiTreeNodeFlags_SpanAvailWidth);
         ImGui::SameLine();
         ui::text_colored(j.is_string() ? palette().ok : palette().accent, scalar_text(j));
         return;
@@ -42,8 +41,7 @@ void json_node(const std::string& key, const nlohmann::ordered_json& j, int dept
         label += "  " + escape_for_display(j["dtype"].get_ref<const std::string&>(), 20) + " " + escape_for_display(j["shape"].dump(), 80);
     // Small arrays (shapes, data_offsets) read best on one line.
     if (j.is_array() && j.size() <= 8 && std::none_of(j.begin(), j.end(), [](const auto& e) { return e.is_structured(); })) {
-        ImGui::TreeNodeEx(key.c_str(), ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen |
-                                           ImGuiTreeNodeFlags_SpanAvailWidth);
+        ImGui::TreeNodeEx(key.c_str(), ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen | ImGuiTreeNodeFlags_SpanAvailWidth);
         ImGui::SameLine();
         ui::text_colored(palette().accent, escape_for_display(j.dump(), 300));
         return;
@@ -99,8 +97,8 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
         if (m_filter.empty() || m.tensors[i].name.find(m_filter) != std::string::npos) rows.push_back(i);
     ImGui::SameLine();
     ui::text_dim(std::to_string(rows.size()) + " / " + std::to_string(m.tensors.size()) + " tensors");
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
-                            ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Hideable;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+        ImGuiTableFlags_Hideable;
     // The name takes what the other columns, sized to typical content, leave.
     float avail = ImGui::GetContentRegionAvail().x;
     std::vector<std::string> shards;
@@ -175,13 +173,17 @@ void SafetensorsPanel::tree_view(PanelContext& ctx) {
         } else {
             std::vector<uint8_t> bytes = read_file_bytes(m, m_tree_shard, 8, header);
             auto j = nlohmann::ordered_json::parse(bytes.begin(), bytes.end(), nullptr, false);
-            if (j.is_discarded()) m_tree_error = "the header is not valid JSON (see Diagnostics)";
-            else m_tree = std::make_unique<nlohmann::ordered_json>(std::move(j));
+            if (j.is_discarded())
+                m_tree_error = "the header is not valid JSON (see Diagnostics)";
+            else
+                m_tree = std::make_unique<nlohmann::ordered_json>(std::move(j));
         }
     }
     ImGui::BeginChild("st_tree", ImVec2(0, 0), false);
-    if (m_tree) json_node("header", *m_tree, 0, true);
-    else ui::text_colored(palette().warning, m_tree_error);
+    if (m_tree)
+        json_node("header", *m_tree, 0, true);
+    else
+        ui::text_colored(palette().warning, m_tree_error);
     ImGui::EndChild();
 }
 
@@ -251,8 +253,7 @@ void SafetensorsPanel::files_view(PanelContext& ctx) {
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(lines.size()));
     while (clipper.Step())
-        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i)
-            ui::text(escape_for_display(lines[static_cast<size_t>(i)], 2000));
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) ui::text(escape_for_display(lines[static_cast<size_t>(i)], 2000));
     ImGui::PopFont();
     if (e.value_range.length > kMaxFileTextBytes) ui::text_dim("\xE2\x80\xA6 the first " + human_bytes(kMaxFileTextBytes) + " shown");
     ImGui::EndChild();

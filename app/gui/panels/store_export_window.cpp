@@ -8,10 +8,10 @@
 
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
+#include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"
 #include "widgets/write_job_row.h"
-#include "state/workspace.h"
 
 namespace mlens {
 
@@ -66,8 +66,10 @@ void StoreExportWindow::start_export(PanelContext& ctx) {
 void StoreExportWindow::poll() {
     if (std::optional<Result<PreparedExport>> planned = m_plan_job.try_take()) {
         auto planning = std::make_shared<StoreExportPlanning>();
-        if (*planned) planning->prepared = std::make_shared<PreparedExport>(std::move(*planned).value());
-        else planning->error = escape_for_display(planned->error().to_string(), 600);
+        if (*planned)
+            planning->prepared = std::make_shared<PreparedExport>(std::move(*planned).value());
+        else
+            planning->error = escape_for_display(planned->error().to_string(), 600);
         m_planning = std::move(planning);
     }
     if (std::optional<Result<StoreExportReport>> written = m_export_job.try_take()) {
@@ -81,8 +83,8 @@ void StoreExportWindow::poll() {
 void StoreExportWindow::plan_view() {
     const StoreExportPlan& plan = m_planning->prepared->plan;
     ui::text_dim("Will write " + std::to_string(plan.files.size()) + " files, " + human_bytes(plan.total_bytes()) + ":");
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
-                            ImGuiTableFlags_ScrollY;
+    ImGuiTableFlags flags =
+        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
     const float height = std::min(12.0f, static_cast<float>(plan.files.size()) + 1.5f) * ImGui::GetTextLineHeightWithSpacing();
     if (ImGui::BeginTable("export_plan", 3, flags, ImVec2(0, height))) {
         ImGui::TableSetupColumn("file");
@@ -109,13 +111,14 @@ void StoreExportWindow::result_view(PanelContext& ctx) {
     const StoreExportReport& r = *o.report;
     std::string verified = "\xE2\x9C\x93 Written and verified: " + std::to_string(r.files_verified) + " files";
     if (m_format != ExportFormat::gguf)
-        verified += ", " + std::to_string(r.verification.tensors_checked) + " tensors, " + std::to_string(r.verification.failures) + " failures";
+        verified +=
+            ", " + std::to_string(r.verification.tensors_checked) + " tensors, " + std::to_string(r.verification.failures) + " failures";
     ui::text_colored(palette().ok, verified);
     for (const QuantExactness& m : r.verification.modes)
         ui::text_dim("  " + escape_for_display(m.mode, 80) + ": " + std::to_string(m.tensors) + " tensors, " +
                      (m.exact() ? std::string("exact")
                                 : std::to_string(m.rounded) + " of " + std::to_string(m.values) + " values rounded, worst error " +
-                                      std::to_string(m.worst_error)));
+                              std::to_string(m.worst_error)));
     ImGui::BeginDisabled(!ctx.workspace);
     if (ImGui::Button("Open result") && ctx.workspace)
         ctx.workspace->open(m_format == ExportFormat::gguf ? r.out_dir + "/model.gguf" : r.out_dir);

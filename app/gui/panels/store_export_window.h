@@ -28,7 +28,7 @@ namespace mlens {
 
 struct StoreExportPlanning {
     std::shared_ptr<PreparedExport> prepared;
-    std::string error;                 // escaped; empty on success
+    std::string error;  // escaped; empty on success
 };
 
 using StoreExportOutcome = WriteOutcome<StoreExportReport>;
@@ -67,7 +67,7 @@ private:
     JobHandle<StoreExportReport> m_export_job;
     std::shared_ptr<StoreExportPlanning> m_planning;
     std::shared_ptr<StoreExportOutcome> m_outcome;
-    std::string m_readme;              // escaped README.md of the written export
+    std::string m_readme;  // escaped README.md of the written export
 };
 
 }  // namespace mlens

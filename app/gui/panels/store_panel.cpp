@@ -9,10 +9,10 @@
 #include "mlens/text/escape.h"
 #include "panels/store_summary_view.h"
 #include "panels/store_tensors_view.h"
+#include "state/workspace.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
-#include "state/workspace.h"
 
 namespace mlens {
 
@@ -37,12 +37,17 @@ const StoreListing& listing_of(const Document& doc) { return doc.store->listing;
 // The verdict cell: a mark and the reason, coloured by severity; the full reason on hover.
 void verdict_text(const ModelCheck& c, bool digests_pending) {
     switch (c.verdict()) {
-        case Verdict::errors: ui::cell_text_colored(palette().error, "\xE2\x9C\x96 " + c.short_reason()); break;
-        case Verdict::warnings: ui::cell_text_colored(palette().warning, "\xE2\x9A\xA0 " + c.reason_text()); break;
+        case Verdict::errors:
+            ui::cell_text_colored(palette().error, "\xE2\x9C\x96 " + c.short_reason());
+            break;
+        case Verdict::warnings:
+            ui::cell_text_colored(palette().warning, "\xE2\x9A\xA0 " + c.reason_text());
+            break;
         default:
-            ui::text_colored(palette().ok, c.digests_verified ? "\xE2\x9C\x93 ok, digests verified"
-                                                              : digests_pending ? "\xE2\x9C\x93 ok, verifying digests"
-                                                                                : "\xE2\x9C\x93 ok, digests not verified");
+            ui::text_colored(palette().ok,
+                             c.digests_verified    ? "\xE2\x9C\x93 ok, digests verified"
+                                 : digests_pending ? "\xE2\x9C\x93 ok, verifying digests"
+                                                   : "\xE2\x9C\x93 ok, digests not verified");
     }
 }
 
@@ -150,8 +155,8 @@ void StorePanel::models_table(Document& doc) {
         ImGui::TableNextRow();
         ImGui::PushID(static_cast<int>(i));
         ImGui::TableNextColumn();
-        if (ImGui::Selectable(("##model" + std::to_string(i)).c_str(), false, ImGuiSelectableFlags_SpanAllColumns |
-                                                                                   ImGuiSelectableFlags_AllowItemOverlap))
+        if (ImGui::Selectable(("##model" + std::to_string(i)).c_str(), false,
+                              ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
             doc.follow(model_link(l, i));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(m.ref.name.full(), 300).c_str());
         ImGui::SameLine(0, 0);
@@ -188,9 +193,8 @@ void StorePanel::verify(PanelContext& ctx, int layer) {
     if (!lv.blob || !lv.layer.blob) return;
     BlobLookup blob = *lv.blob;
     BlobDigest digest = *lv.layer.blob;
-    m_verify[lv.layer.digest] = {ctx.jobs.start("verify " + short_digest(lv.layer.digest), [blob, digest](JobContext& jc) {
-                                     return verify_blob(blob, digest, &jc);
-                                 }),
+    m_verify[lv.layer.digest] = {ctx.jobs.start("verify " + short_digest(lv.layer.digest),
+                                                [blob, digest](JobContext& jc) { return verify_blob(blob, digest, &jc); }),
                                  std::nullopt};
 }
 
@@ -206,8 +210,10 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
     ImGui::TableNextRow();
     ImGui::PushID(index);
     ImGui::TableNextColumn();
-    if (layer.name) ui::text(escape_for_display(*layer.name, 120));
-    else ui::text_colored(palette().accent, layer_kind_name(layer.kind));
+    if (layer.name)
+        ui::text(escape_for_display(*layer.name, 120));
+    else
+        ui::text_colored(palette().accent, layer_kind_name(layer.kind));
     if (layer.from) {
         ImGui::SameLine();
         ui::text_dim("from " + escape_for_display(*layer.from, 80));
@@ -222,10 +228,14 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
     ui::text(human_bytes(layer.size));
     ImGui::TableNextColumn();
     auto failed = check.failed_layers.find(layer.field);
-    if (!lv.blob) ui::text_colored(palette().error, "invalid digest");
-    else if (!lv.blob->found()) ui::text_colored(palette().error, escape_for_display(lv.blob->error->to_string(), 160));
-    else if (failed != check.failed_layers.end()) ui::text_colored(palette().error, "\xE2\x9C\x96 " + check.place_text(failed->second));
-    else ui::text_dim("found");   // its file name is the digest again: the path shows on hover
+    if (!lv.blob)
+        ui::text_colored(palette().error, "invalid digest");
+    else if (!lv.blob->found())
+        ui::text_colored(palette().error, escape_for_display(lv.blob->error->to_string(), 160));
+    else if (failed != check.failed_layers.end())
+        ui::text_colored(palette().error, "\xE2\x9C\x96 " + check.place_text(failed->second));
+    else
+        ui::text_dim("found");  // its file name is the digest again: the path shows on hover
     if (failed != check.failed_layers.end() && ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", escape_for_display(failed->second.message, 400).c_str());
     else if (lv.blob && lv.blob->found() && ImGui::IsItemHovered())
@@ -237,8 +247,10 @@ void StorePanel::layer_row(PanelContext& ctx, const LayerView& lv, int index, co
         ImGui::SameLine();
         if (ImGui::SmallButton("\xE2\x9C\x95")) it->second.job.cancel();
     } else if (std::optional<Status> s = verified(layer.digest)) {
-        if (*s) ui::text_colored(palette().ok, "\xE2\x9C\x93 sha256 ok");
-        else ui::text_colored(palette().error, "\xE2\x9C\x96 " + std::string(code_name(s->error().code)));
+        if (*s)
+            ui::text_colored(palette().ok, "\xE2\x9C\x93 sha256 ok");
+        else
+            ui::text_colored(palette().error, "\xE2\x9C\x96 " + std::string(code_name(s->error().code)));
         if (!*s && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(s->error().message, 400).c_str());
         ImGui::SameLine();
         if (ImGui::SmallButton("again")) verify(ctx, index);
@@ -258,8 +270,7 @@ void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v, const Mo
     };
     std::vector<Group> groups;
     auto add = [&](const LayerView& lv, int index) {
-        auto it = std::find_if(groups.begin(), groups.end(),
-                               [&](const Group& g) { return g.first->media_type == lv.layer.media_type; });
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.first->media_type == lv.layer.media_type; });
         if (it == groups.end()) it = groups.insert(groups.end(), Group{&lv.layer, {}});
         it->layers.push_back(index);
         it->bytes += lv.layer.size;
@@ -271,9 +282,8 @@ void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v, const Mo
         const Group& group = groups[g];
         const size_t n = group.layers.size();
         std::string title = std::string(layer_kind_name(group.first->kind)) + "  \xC2\xB7 " + std::to_string(n) +
-                            (n == 1 ? " layer" : " layers") + " \xC2\xB7 " + human_bytes(group.bytes) +
-                            (group.failed ? " \xC2\xB7 \xE2\x9C\x96 " + std::to_string(group.failed) + " failed" : "") +
-                            "###group" + std::to_string(g);
+            (n == 1 ? " layer" : " layers") + " \xC2\xB7 " + human_bytes(group.bytes) +
+            (group.failed ? " \xC2\xB7 \xE2\x9C\x96 " + std::to_string(group.failed) + " failed" : "") + "###group" + std::to_string(g);
         ImGui::PushID(static_cast<int>(g));
         const bool open = ImGui::TreeNodeEx(title.c_str(), n <= kOpenLayerGroup || group.failed ? ImGuiTreeNodeFlags_DefaultOpen : 0);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(group.first->media_type, 200).c_str());
@@ -343,8 +353,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     ui::text_dim(escape_for_display(m.ref.name.host + "/" + m.ref.name.name_space, 120) + "  " + size_text(m.size) + "  " +
                  (m.format.empty() ? "?" : m.format) + "  " + escape_for_display(m.quantization, 40));
     ImGui::SameLine(0, 20);
-    if (ImGui::SmallButton("Open model") && ctx.workspace)
-        ctx.workspace->open(doc.store->store.root() + "/" + m.ref.path);
+    if (ImGui::SmallButton("Open model") && ctx.workspace) ctx.workspace->open(doc.store->store.root() + "/" + m.ref.path);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open the model's weights as a document of its own");
     ImGui::SameLine();
     const std::vector<ExportFormat> formats = m.ok() ? export_formats_of(m.format) : std::vector<ExportFormat>{};
@@ -382,7 +391,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     if (m_detail->model) {
         const Model& model = *m_detail->model;
         std::string tensors = "Tensors (" + std::to_string(model.tensors.size()) + " entries" +
-                              (failed.empty() ? "" : ", " + std::to_string(failed.size()) + " blobs not read") + ")###tensors";
+            (failed.empty() ? "" : ", " + std::to_string(failed.size()) + " blobs not read") + ")###tensors";
         if (ImGui::CollapsingHeader(tensors.c_str(), open)) store_tensors_view(model, failed, ctx.fonts);
         if (!model.groups.empty()) {
             std::string groups = "Expert groups (" + std::to_string(model.groups.size()) + ")###groups";
@@ -417,9 +426,9 @@ void StorePanel::draw(PanelContext& ctx) {
         m_detail.reset();
         std::shared_ptr<const StoreDocument> store = doc.store;
         ModelName name = l.models[*want].ref.name;
-        m_job = ctx.jobs.start("manifest " + escape_for_display(name.display(), 60), [store, name](JobContext& jc) -> Result<StoreModelDetail> {
-            return load_store_model_detail(store->store, name, &jc);
-        });
+        m_job = ctx.jobs.start(
+            "manifest " + escape_for_display(name.display(), 60),
+            [store, name](JobContext& jc) -> Result<StoreModelDetail> { return load_store_model_detail(store->store, name, &jc); });
         m_loaded = want;
     }
     model_view(ctx, *want);

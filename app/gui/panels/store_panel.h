@@ -38,7 +38,7 @@ public:
     bool accept_link(std::string_view link, Document& doc) override;
 
 private:
-    std::optional<size_t> m_model;               // the highlighted model, as the last link named it
+    std::optional<size_t> m_model;  // the highlighted model, as the last link named it
 };
 
 class StorePanel : public Panel {
@@ -62,7 +62,7 @@ public:
 
 private:
     struct Verification {
-        JobHandle<Done> job;             // set until its outcome is taken
+        JobHandle<Done> job;  // set until its outcome is taken
         std::optional<Status> outcome;
     };
 
@@ -72,8 +72,8 @@ private:
     void layer_row(PanelContext& ctx, const LayerView& layer, int index, const ModelCheck& check);
     void config_view(const ManifestView& view);
 
-    std::optional<size_t> m_model;               // the model to show (index into the listing); empty: all
-    std::optional<size_t> m_loaded;              // model index of m_detail / the running job
+    std::optional<size_t> m_model;  // the model to show (index into the listing); empty: all
+    std::optional<size_t> m_loaded;  // model index of m_detail / the running job
     JobHandle<StoreModelDetail> m_job;
     std::shared_ptr<StoreModelDetail> m_detail;
     std::map<std::string, Verification> m_verify;

@@ -26,8 +26,10 @@ void label(const char* name) {
 
 void fact(const char* name, const std::string& value) {
     label(name);
-    if (value.empty()) ui::text_dim("-");
-    else ui::text(value);
+    if (value.empty())
+        ui::text_dim("-");
+    else
+        ui::text(value);
 }
 
 // The first line of a text layer in the monospace font; the first lines of it on hover.

@@ -28,8 +28,7 @@ std::string companions_text(const Model& m, const QuantLayout& q) {
     auto add = [&](const std::optional<size_t>& i, const char* what) {
         if (!i || *i >= m.tensors.size()) return;
         const TensorInfo& t = m.tensors[*i];
-        out += (out.empty() ? "" : " + ") + std::string(what) + " " + t.type.name + " " +
-               shape_text(t.ne, ShapeStyle::row_major);
+        out += (out.empty() ? "" : " + ") + std::string(what) + " " + t.type.name + " " + shape_text(t.ne, ShapeStyle::row_major);
     };
     add(q.scale, "scale");
     add(q.bias, "bias");
@@ -65,8 +64,7 @@ const FailedTensorLayer* failed_blob_of(const Model& m, const TensorInfo& t, con
 
 void failure_cell(const FailedTensorLayer& f) {
     ui::text_colored(palette().error, "\xE2\x9C\x96 " + std::string(code_name(f.reason.code)));
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", escape_for_display(f.reason.field + ": " + f.reason.message, 400).c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(f.reason.field + ": " + f.reason.message, 400).c_str());
 }
 
 }  // namespace
@@ -85,22 +83,26 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
             ++marked;
         }
     size_t unread = static_cast<size_t>(std::count(shown_layer.begin(), shown_layer.end(), false));
-    ui::text_dim(std::to_string(tensors.size()) + " tensors (" + std::to_string(quantized) + " quantized, " +
-                 std::to_string(companions) + " scale/bias entries folded into them) in " + std::to_string(m.files.size()) +
-                 " files");
+    ui::text_dim(std::to_string(tensors.size()) + " tensors (" + std::to_string(quantized) + " quantized, " + std::to_string(companions) +
+                 " scale/bias entries folded into them) in " + std::to_string(m.files.size()) + " files");
     if (marked || unread)
-        ui::text_colored(palette().error, std::to_string(marked) + " tensors from damaged blobs, " + std::to_string(unread) +
-                         " tensor layers not read (their rows are marked)");
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
-                            ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX;
+        ui::text_colored(palette().error,
+                         std::to_string(marked) + " tensors from damaged blobs, " + std::to_string(unread) +
+                             " tensor layers not read (their rows are marked)");
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+        ImGuiTableFlags_ScrollX;
     size_t rows = tensors.size() + unread;
-    float height = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(rows, 16) + 1) +
-                   ImGui::GetStyle().ScrollbarSize + 4;
+    float height =
+        ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(rows, 16) + 1) + ImGui::GetStyle().ScrollbarSize + 4;
     if (!ImGui::BeginTable("store_tensors", 7, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
     constexpr ImGuiTableColumnFlags stretch = ImGuiTableColumnFlags_WidthStretch;
-    ui::table_columns({{"Name", stretch, 2.4f}, {"Stored", stretch, 1.0f}, {"Quantization", stretch, 1.3f},
-                       {"Logical shape", stretch, 0.9f}, {"Companions", stretch, 2.5f}, {"Blob", stretch, 0.9f},
+    ui::table_columns({{"Name", stretch, 2.4f},
+                       {"Stored", stretch, 1.0f},
+                       {"Quantization", stretch, 1.3f},
+                       {"Logical shape", stretch, 0.9f},
+                       {"Companions", stretch, 2.5f},
+                       {"Blob", stretch, 0.9f},
                        {"Status", stretch, 1.0f}});
     for (size_t i = 0; i < failed.size(); ++i) {
         if (shown_layer[i]) continue;
@@ -126,8 +128,10 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         ImGui::TableNextColumn();
         ui::cell_text(t.type.name + " " + shape_text(t.ne, ShapeStyle::row_major));
         ImGui::TableNextColumn();
-        if (t.quant) ui::cell_text_colored(palette().accent, quant_text(*t.quant));
-        else ui::text_dim("-");
+        if (t.quant)
+            ui::cell_text_colored(palette().accent, quant_text(*t.quant));
+        else
+            ui::text_dim("-");
         if (t.quant && ImGui::IsItemHovered() && !t.quant->origin.empty())
             ImGui::SetTooltip("%s", escape_for_display(t.quant->origin, 200).c_str());
         ImGui::TableNextColumn();
@@ -139,8 +143,10 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         std::string blob = t.file < m.files.size() ? std::filesystem::path(m.files[t.file].path).filename().string() : "?";
         ui::cell_text_dim(escape_for_display(blob, 200));
         ImGui::TableNextColumn();
-        if (const FailedTensorLayer* f = failed_blob_of(m, t, failed)) failure_cell(*f);
-        else ui::text_colored(palette().ok, "ok");
+        if (const FailedTensorLayer* f = failed_blob_of(m, t, failed))
+            failure_cell(*f);
+        else
+            ui::text_colored(palette().ok, "ok");
         ImGui::PopID();
     }
     ImGui::EndTable();
@@ -154,16 +160,16 @@ void store_groups_view(const Model& m) {
     for (size_t g_i = 0; g_i < m.groups.size(); ++g_i) {
         const TensorGroup& g = m.groups[g_i];
         ImGui::PushID(static_cast<int>(g_i));
-        std::string label = escape_for_display(g.name, 160) + "  \xC2\xB7 " + std::to_string(g.count) + " " + g.kind +
-                            " \xC3\x97 " + std::to_string(g.parts.size()) + " projections";
+        std::string label = escape_for_display(g.name, 160) + "  \xC2\xB7 " + std::to_string(g.count) + " " + g.kind + " \xC3\x97 " +
+            std::to_string(g.parts.size()) + " projections";
         bool open = ImGui::TreeNodeEx(label.c_str(), ImGuiTreeNodeFlags_SpanAvailWidth | (g_i == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0));
         if (open) {
             ui::text_dim("layout: " + escape_for_display(g.layout, 200));
             uint64_t shown = std::min(g.count, kMaxExpertsListed);
             for (uint64_t e = 0; e < shown; ++e) {
                 ImGui::PushID(static_cast<int>(e));
-                if (ImGui::TreeNodeEx(("expert " + std::to_string(e)).c_str(), ImGuiTreeNodeFlags_SpanAvailWidth |
-                                                                                    (e == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0))) {
+                if (ImGui::TreeNodeEx(("expert " + std::to_string(e)).c_str(),
+                                      ImGuiTreeNodeFlags_SpanAvailWidth | (e == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0))) {
                     for (const std::string& part : g.parts) {
                         bool stacked = false;
                         const TensorInfo* t = member_for(m, g, e, part, stacked);

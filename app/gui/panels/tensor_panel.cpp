@@ -11,8 +11,8 @@
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
-#include "state/output_inputs.h"
 #include "panels/panel_links.h"
+#include "state/output_inputs.h"
 #include "state/tensor_export.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
@@ -22,9 +22,8 @@ namespace mlens {
 
 namespace {
 
-constexpr TensorColumn kColumns[] = {TensorColumn::file_order, TensorColumn::name,     TensorColumn::type,
-                                     TensorColumn::shape,      TensorColumn::elements, TensorColumn::size,
-                                     TensorColumn::offset,     TensorColumn::bits_per_weight};
+constexpr TensorColumn kColumns[] = {TensorColumn::file_order, TensorColumn::name, TensorColumn::type,   TensorColumn::shape,
+                                     TensorColumn::elements,   TensorColumn::size, TensorColumn::offset, TensorColumn::bits_per_weight};
 
 std::string bpw_text(double bpw) {
     if (bpw <= 0.0) return "-";
@@ -43,8 +42,7 @@ std::string join_types(const std::vector<std::string>& types) {
 
 void TensorPanel::draw_toolbar(Document& doc, const Workspace* workspace) {
     bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
-    ui::search_box("filter", m_query.regex ? "regex, e.g. blk\\.1[0-9]\\..*attn" : "filter names (Ctrl+F)",
-                   m_query.text, 340, focus);
+    ui::search_box("filter", m_query.regex ? "regex, e.g. blk\\.1[0-9]\\..*attn" : "filter names (Ctrl+F)", m_query.text, 340, focus);
     ImGui::SameLine();
     ImGui::Checkbox("Regex", &m_query.regex);
     ImGui::SameLine();
@@ -57,8 +55,7 @@ void TensorPanel::draw_toolbar(Document& doc, const Workspace* workspace) {
     if (m_query.layer && *m_query.layer < layers.size()) {
         ImGui::SameLine();
         const LayerSummary& l = layers[*m_query.layer];
-        std::string chip = "layer: " + (l.layer ? "blk." + std::to_string(*l.layer) : std::string("non-block")) +
-                           "  \xE2\x9C\x95";
+        std::string chip = "layer: " + (l.layer ? "blk." + std::to_string(*l.layer) : std::string("non-block")) + "  \xE2\x9C\x95";
         if (ImGui::SmallButton(chip.c_str())) doc.follow(tensor_layer_link(*doc.index, std::nullopt));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show all layers");
     }
@@ -69,9 +66,8 @@ void TensorPanel::draw_table(PanelContext& ctx) {
     Document& doc = ctx.doc;
     const Model& m = *doc.model;
     float totals_h = ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                            ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Sortable |
-                            ImGuiTableFlags_SortTristate | ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+        ImGuiTableFlags_Sortable | ImGuiTableFlags_SortTristate | ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
     // Every column but the name sized to its content; the name takes the rest.
     ImFont* mono = ctx.fonts.mono();
     if (m_fitted.empty()) {
@@ -155,8 +151,10 @@ void TensorPanel::draw_table(PanelContext& ctx) {
                 ImGui::TableNextColumn();
                 std::string label = std::string(collapsed ? "\xE2\x96\xB8" : "\xE2\x96\xBE");
                 if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
-                    if (collapsed) m_query.collapsed.erase(row.index);
-                    else m_query.collapsed.insert(row.index);
+                    if (collapsed)
+                        m_query.collapsed.erase(row.index);
+                    else
+                        m_query.collapsed.insert(row.index);
                 }
                 ImGui::TableNextColumn();
                 ui::text_colored(palette().accent, l.layer ? "blk." + std::to_string(*l.layer) : "non-block");
@@ -202,7 +200,8 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             if (m_query.by_layer) ImGui::Unindent(8);
             ImGui::TableNextColumn();
             ui::cell_text_colored(t.type.known ? palette().accent : palette().error, escape_for_display(lt.type, 60));
-            if (lt.folded() && ImGui::IsItemHovered()) ImGui::SetTooltip("stored as %s", escape_for_display(stored_as_text(m, lt), 400).c_str());
+            if (lt.folded() && ImGui::IsItemHovered())
+                ImGui::SetTooltip("stored as %s", escape_for_display(stored_as_text(m, lt), 400).c_str());
             ImGui::PushFont(mono);
             ImGui::TableNextColumn();
             ui::cell_text(shape_text(lt.ne, ShapeStyle::times));
@@ -220,9 +219,8 @@ void TensorPanel::draw_table(PanelContext& ctx) {
                 ui::text_colored(palette().error, data_presence_name(presence));
                 if (ImGui::IsItemHovered()) {
                     const std::string size = human_bytes(lt.bytes.value_or(0));
-                    const std::string tip = presence == DataPresence::missing
-                                                ? "none of this tensor's " + size + " is in the file"
-                                                : "the file ends inside this tensor's " + size;
+                    const std::string tip = presence == DataPresence::missing ? "none of this tensor's " + size + " is in the file"
+                                                                              : "the file ends inside this tensor's " + size;
                     ImGui::SetTooltip("%s", tip.c_str());
                 }
             }
@@ -274,20 +272,19 @@ void TensorPanel::draw_export(const Document& doc, const Workspace* workspace) {
 void TensorPanel::draw_totals(const Document& doc) {
     const TensorTotals& t = m_listing.totals;
     const ModelSummary& s = doc.index->summary;
-    std::string stored = s.stored_tensor_count == s.tensor_count
-                             ? std::string()
-                             : " (" + ui::with_separators(s.stored_tensor_count) + " stored entries)";
-    std::string line = "\xCE\xA3 " + ui::with_separators(t.count) + " of " +
-                       ui::with_separators(doc.index->tensors.size()) + " tensors" + stored + " \xC2\xB7 " + human_count(t.elements) +
-                       " parameters \xC2\xB7 " + human_bytes(t.bytes) + " \xC2\xB7 " + bpw_text(t.bits_per_weight()) +
-                       " bits/weight";
+    std::string stored =
+        s.stored_tensor_count == s.tensor_count ? std::string() : " (" + ui::with_separators(s.stored_tensor_count) + " stored entries)";
+    std::string line = "\xCE\xA3 " + ui::with_separators(t.count) + " of " + ui::with_separators(doc.index->tensors.size()) + " tensors" +
+        stored + " \xC2\xB7 " + human_count(t.elements) + " parameters \xC2\xB7 " + human_bytes(t.bytes) + " \xC2\xB7 " +
+        bpw_text(t.bits_per_weight()) + " bits/weight";
     ui::text_dim(line);
     const auto cut = std::count_if(doc.model->tensors.begin(), doc.model->tensors.end(),
                                    [](const TensorInfo& x) { return x.presence != DataPresence::complete; });
     if (cut > 0) {
         ImGui::SameLine();
-        ui::text_colored(palette().error, "\xC2\xB7 " + ui::with_separators(static_cast<uint64_t>(cut)) +
-                                              (cut == 1 ? " tensor" : " tensors") + " missing data (the file is cut short)");
+        ui::text_colored(palette().error,
+                         "\xC2\xB7 " + ui::with_separators(static_cast<uint64_t>(cut)) + (cut == 1 ? " tensor" : " tensors") +
+                             " missing data (the file is cut short)");
     }
 }
 

@@ -33,7 +33,7 @@ private:
     // Widest text of the type, shape, elements and offset columns (measured once; the table
     // then remembers its column widths).
     std::vector<float> m_fitted;
-    std::string m_export_path;     // without extension
+    std::string m_export_path;  // without extension
     std::string m_export_status;
 };
 

@@ -8,9 +8,9 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "state/display_text.h"
 #include "mlens/model/enum_names.h"
 #include "mlens/text/escape.h"
+#include "state/display_text.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
@@ -23,11 +23,16 @@ constexpr size_t kTemplateBytes = 1u << 20;
 ImVec4 token_type_color(int64_t type) {
     const Palette& p = palette();
     switch (type) {
-    case 2: return p.warning;      // UNKNOWN
-    case 3: return p.accent;       // CONTROL
-    case 4: return p.marker;       // USER_DEFINED
-    case 6: return p.byte_token;   // BYTE
-    default: return p.dim;         // NORMAL, UNUSED, UNDEFINED
+        case 2:
+            return p.warning;  // UNKNOWN
+        case 3:
+            return p.accent;  // CONTROL
+        case 4:
+            return p.marker;  // USER_DEFINED
+        case 6:
+            return p.byte_token;  // BYTE
+        default:
+            return p.dim;  // NORMAL, UNUSED, UNDEFINED
     }
 }
 
@@ -96,8 +101,8 @@ void TokenizerPanel::draw_vocabulary(PanelContext& ctx) {
         ImGui::PopTextWrapPos();
     }
 
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
-                            ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Hideable;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+        ImGuiTableFlags_Hideable;
     if (!ImGui::BeginTable("vocabulary", 5, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("ID", ImGuiTableColumnFlags_WidthFixed, 80);
@@ -111,7 +116,8 @@ void TokenizerPanel::draw_vocabulary(PanelContext& ctx) {
     uint64_t rows = filtered ? matches.size() : tokens.count;
     if (m_scroll_to) {
         std::optional<uint64_t> row;
-        if (!filtered) row = *m_scroll_to;
+        if (!filtered)
+            row = *m_scroll_to;
         else if (auto it = std::find(matches.begin(), matches.end(), *m_scroll_to); it != matches.end())
             row = static_cast<uint64_t>(it - matches.begin());
         if (row) ImGui::SetScrollY(std::max(0.0f, static_cast<float>(*row) * row_h - ImGui::GetWindowHeight() * 0.3f));

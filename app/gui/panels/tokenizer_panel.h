@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "state/array_search.h"
 #include "panels/panel.h"
+#include "state/array_search.h"
 
 namespace mlens {
 
@@ -27,7 +27,7 @@ private:
     std::string m_query;
     ArraySearch m_search;
     std::optional<uint64_t> m_scroll_to;
-    std::string m_template;          // escaped for display, built once
+    std::string m_template;  // escaped for display, built once
     bool m_template_built = false;
 };
 

@@ -45,8 +45,7 @@ std::string value_text(float v) {
 
 }  // namespace
 
-Result<RowBlocks> read_row_blocks(const Model& model, size_t tensor, std::optional<uint64_t> expert, uint64_t row,
-                                  JobContext* job) {
+Result<RowBlocks> read_row_blocks(const Model& model, size_t tensor, std::optional<uint64_t> expert, uint64_t row, JobContext* job) {
     Result<TensorView> view = TensorView::open(model, tensor);
     if (view && expert) view = view->slice(*expert);
     if (!view) return view.error();
@@ -79,9 +78,8 @@ void WeightsLocationView::follow(JobRunner& jobs, RowPlace place) {
     m_highlight.reset();
     m_place = place;
     std::string name = "row " + std::to_string(place.row) + " of " + escape_for_display(place.model->tensors[place.tensor].name, 60);
-    m_job = jobs.start(std::move(name), [place](JobContext& job) {
-        return read_row_blocks(*place.model, place.tensor, place.expert, place.row, &job);
-    });
+    m_job = jobs.start(std::move(name),
+                       [place](JobContext& job) { return read_row_blocks(*place.model, place.tensor, place.expert, place.row, &job); });
 }
 
 void WeightsLocationView::poll() {
@@ -111,14 +109,13 @@ void WeightsLocationView::draw(const FontSet& fonts) {
     if (!m_row) return;
     const RowBlocks& r = *m_row;
     std::string line = "row " + ui::with_separators(r.row) + " of " + ui::with_separators(r.rows) + " \xC2\xB7 " +
-                       ui::with_separators(r.values.size()) + " values \xC2\xB7 RMS " + number_text(r.rms) +
-                       " \xC2\xB7 max |x| " + number_text(r.absmax);
+        ui::with_separators(r.values.size()) + " values \xC2\xB7 RMS " + number_text(r.rms) + " \xC2\xB7 max |x| " + number_text(r.absmax);
     if (r.nonfinite) line += " \xC2\xB7 " + ui::with_separators(r.nonfinite) + " NaN/Inf";
     ui::text(line);
     if (m_highlight && *m_highlight < r.blocks.size())
-        ui::text_colored(palette().accent, "block " + ui::with_separators(*m_highlight) + " of " +
-                                               ui::with_separators(r.blocks.size()) + " (" +
-                                               std::to_string(r.block_length) + " values each)");
+        ui::text_colored(palette().accent,
+                         "block " + ui::with_separators(*m_highlight) + " of " + ui::with_separators(r.blocks.size()) + " (" +
+                             std::to_string(r.block_length) + " values each)");
     float table_height = std::max(ImGui::GetTextLineHeightWithSpacing() * 6, ImGui::GetContentRegionAvail().y * 0.6f);
     ImGui::BeginChild("row_blocks", ImVec2(0, table_height), false);
     blocks_table();
@@ -128,8 +125,8 @@ void WeightsLocationView::draw(const FontSet& fonts) {
 
 void WeightsLocationView::blocks_table() {
     const RowBlocks& r = *m_row;
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
-                            ImGuiTableFlags_SizingFixedFit;
+    ImGuiTableFlags flags =
+        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("blocks", 6, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     for (const char* name : {"block", "first column", "min", "max", "RMS", "NaN/Inf"}) ImGui::TableSetupColumn(name);
@@ -162,8 +159,10 @@ void WeightsLocationView::blocks_table() {
             ImGui::TableNextColumn();
             ui::text(number_text(s.rms));
             ImGui::TableNextColumn();
-            if (s.nonfinite) ui::text_colored(palette().error, ui::with_separators(s.nonfinite));
-            else ui::text_dim("0");
+            if (s.nonfinite)
+                ui::text_colored(palette().error, ui::with_separators(s.nonfinite));
+            else
+                ui::text_dim("0");
         }
     }
     ImGui::EndTable();
@@ -174,8 +173,8 @@ void WeightsLocationView::block_values(const FontSet& fonts) {
     if (!m_highlight || *m_highlight >= r.blocks.size()) return;
     const uint64_t first = *m_highlight * r.block_length;
     const uint64_t last = std::min<uint64_t>(first + r.block_length, r.values.size());
-    ui::text_dim("values of block " + ui::with_separators(*m_highlight) + " (columns " + ui::with_separators(first) +
-                 "\xE2\x80\x93" + ui::with_separators(last - 1) + ")");
+    ui::text_dim("values of block " + ui::with_separators(*m_highlight) + " (columns " + ui::with_separators(first) + "\xE2\x80\x93" +
+                 ui::with_separators(last - 1) + ")");
     constexpr uint64_t kPerLine = 8;
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("block_values", static_cast<int>(kPerLine) + 1, flags)) return;
@@ -187,8 +186,10 @@ void WeightsLocationView::block_values(const FontSet& fonts) {
         for (uint64_t c = line; c < std::min(line + kPerLine, last); ++c) {
             ImGui::TableNextColumn();
             float v = r.values[c];
-            if (std::isfinite(v)) ui::text(value_text(v));
-            else ui::text_colored(palette().error, value_text(v));
+            if (std::isfinite(v))
+                ui::text(value_text(v));
+            else
+                ui::text_colored(palette().error, value_text(v));
         }
     }
     ImGui::PopFont();

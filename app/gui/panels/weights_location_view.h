@@ -21,28 +21,28 @@
 #include <vector>
 
 #include "fonts.h"
-#include "state/job_runner.h"
 #include "mlens/model/model.h"
+#include "state/job_runner.h"
 
 namespace mlens {
 
 inline constexpr uint64_t kElementBlock = 32;
 
 struct BlockSummary {
-    float min = 0, max = 0;      // over finite values (0 when there are none)
-    double rms = 0;              // over finite values
-    uint64_t nonfinite = 0;      // NaN and ±Inf
+    float min = 0, max = 0;  // over finite values (0 when there are none)
+    double rms = 0;  // over finite values
+    uint64_t nonfinite = 0;  // NaN and ±Inf
 };
 
 struct RowBlocks {
     uint64_t row = 0;
-    uint64_t rows = 0;                 // rows of the view
-    uint64_t block_length = 1;         // values per listed block
-    uint64_t type_block_length = 1;    // the type's block (a finding's block counts these)
+    uint64_t rows = 0;  // rows of the view
+    uint64_t block_length = 1;  // values per listed block
+    uint64_t type_block_length = 1;  // the type's block (a finding's block counts these)
     double rms = 0;
     float absmax = 0;
     uint64_t nonfinite = 0;
-    std::vector<float> values;         // the whole row
+    std::vector<float> values;  // the whole row
     std::vector<BlockSummary> blocks;
 };
 
@@ -51,7 +51,7 @@ struct RowPlace {
     size_t tensor = 0;
     std::optional<uint64_t> expert;
     uint64_t row = 0;
-    std::optional<uint64_t> block;     // the type's block within the row
+    std::optional<uint64_t> block;  // the type's block within the row
     bool operator==(const RowPlace& o) const {
         return model == o.model && tensor == o.tensor && expert == o.expert && row == o.row && block == o.block;
     }
@@ -79,8 +79,8 @@ private:
     JobHandle<RowBlocks> m_job;
     std::shared_ptr<RowBlocks> m_row;
     std::string m_error;
-    std::optional<uint64_t> m_highlight;   // listed block
-    bool m_scroll = false;                 // scroll the table to the highlighted block once
+    std::optional<uint64_t> m_highlight;  // listed block
+    bool m_scroll = false;  // scroll the table to the highlighted block once
 };
 
 }  // namespace mlens

@@ -13,12 +13,12 @@
 #include "mlens/formats/ggml_types.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
-#include "state/output_inputs.h"
 #include "panels/weights_tables.h"
+#include "state/output_inputs.h"
 #include "state/tensor_listing.h"
+#include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"
-#include "state/workspace.h"
 
 namespace mlens {
 
@@ -35,12 +35,10 @@ std::string file_stem(const std::string& name) {
 }
 
 // The types offered as "requantized as": the common ones that need no importance matrix.
-constexpr const char* kRequantTargets[] = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K",
-                                           "Q4_K", "Q5_K", "Q6_K", "IQ4_NL", "IQ4_XS"};
+constexpr const char* kRequantTargets[] = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0",   "Q2_K",
+                                           "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_NL", "IQ4_XS"};
 
-std::string requantized_title(uint32_t ggml_type) {
-    return "requantized as " + escape_for_display(describe_ggml_type(ggml_type).name, 40);
-}
+std::string requantized_title(uint32_t ggml_type) { return "requantized as " + escape_for_display(describe_ggml_type(ggml_type).name, 40); }
 
 HistogramSeries series_of(const Histogram& h, std::string label) {
     HistogramSeries s;
@@ -67,7 +65,7 @@ void WeightsPanel::poll() {
     std::optional<Result<std::shared_ptr<WeightsResult>>> taken = m_job.try_take();
     if (!taken) return;
     m_running.reset();
-    if (!*taken) return;   // cancelled
+    if (!*taken) return;  // cancelled
     std::shared_ptr<WeightsResult> done = std::move(*taken).value();
     // A histogram-only result keeps the statistics it was asked to reuse.
     if (!done->stats && m_result && m_result->stats) done->stats = m_result->stats;
@@ -151,8 +149,10 @@ void WeightsPanel::range_mode_picker() {
         ImGui::EndCombo();
     }
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("auto: p0.1-p99.9 (a little wider) when max |x| is over %.0fx that, else min-max.\n"
-                          "Values outside the range are counted in the end bins.", kOutlierRatio);
+        ImGui::SetTooltip(
+            "auto: p0.1-p99.9 (a little wider) when max |x| is over %.0fx that, else min-max.\n"
+            "Values outside the range are counted in the end bins.",
+            kOutlierRatio);
 }
 
 void WeightsPanel::toolbar(PanelContext& ctx, const TensorInfo& t) {
@@ -171,8 +171,8 @@ void WeightsPanel::toolbar(PanelContext& ctx, const TensorInfo& t) {
         std::string format = value < 0 ? "all experts" : "expert %d";
         if (ImGui::SliderInt("##expert", &value, -1, static_cast<int>(*experts) - 1, format.c_str()))
             m_want.expert = value < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(value));
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("One expert of the %llu stacked ones (leftmost: all)",
-                                                      static_cast<unsigned long long>(*experts));
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("One expert of the %llu stacked ones (leftmost: all)", static_cast<unsigned long long>(*experts));
     }
     ImGui::SetNextItemWidth(160);
     ImGui::SliderInt("bins", &m_bins_input, kMinBins, kMaxBins, "%d", ImGuiSliderFlags_Logarithmic);
@@ -227,9 +227,8 @@ void WeightsPanel::histogram_view(const Document& doc) {
         m_png_pending.clear();
         m_png_guard = OutputGuard{};
     }
-    if (m_error_view) return;   // the error histogram keeps its own range
-    if (e == HistogramPlot::Event::zoomed && m_plot.view())
-        m_want.range = std::make_pair(m_plot.view()->lo, m_plot.view()->hi);
+    if (m_error_view) return;  // the error histogram keeps its own range
+    if (e == HistogramPlot::Event::zoomed && m_plot.view()) m_want.range = std::make_pair(m_plot.view()->lo, m_plot.view()->hi);
     if (e == HistogramPlot::Event::reset) m_want.range.reset();
 }
 
@@ -285,8 +284,7 @@ void WeightsPanel::draw(PanelContext& ctx) {
     bool changed = !m_applied || !(*m_applied == m_want);
     if (changed) {
         bool same_values = m_applied && m_applied->tensor == m_want.tensor && m_applied->expert == m_want.expert &&
-                           m_applied->compare_doc == m_want.compare_doc &&
-                           m_applied->compare_type == m_want.compare_type && m_result && m_result->stats;
+            m_applied->compare_doc == m_want.compare_doc && m_applied->compare_type == m_want.compare_type && m_result && m_result->stats;
         bool same_scales = same_values && m_result->scales && m_result->scales->bins == m_want.bins;
         start(ctx, m_want, !same_values, !same_scales);
     }
@@ -296,7 +294,8 @@ void WeightsPanel::draw(PanelContext& ctx) {
     if (m_want.expert) requant_label += " expert " + std::to_string(*m_want.expert);
     const TensorInfo& shown = m.tensors[m_want.tensor];
     const std::vector<uint64_t>& shape = shown.quant ? shown.quant->logical_ne : shown.ne;
-    m_requant.follow(m_want.tensor, m_want.expert, std::move(requant_label), shape.empty() ? 1 : shape[0], m_want.compare_doc, ctx.workspace);
+    m_requant.follow(m_want.tensor, m_want.expert, std::move(requant_label), shape.empty() ? 1 : shape[0], m_want.compare_doc,
+                     ctx.workspace);
     if (m_job) {
         double p = (m_running->stage.load() + m_job.progress()) / kWeightsStages;
         ImGui::ProgressBar(static_cast<float>(std::min(1.0, p)), ImVec2(240, 0), "decoding\xE2\x80\xA6");
@@ -318,10 +317,9 @@ void WeightsPanel::draw(PanelContext& ctx) {
     // Wide enough for two label-value pairs of 9-character numbers a row, and for a readable
     // block-scale histogram under the statistics.
     const float avail = ImGui::GetContentRegionAvail().x;
-    const float pair_width = ImGui::CalcTextSize("mean |a-b|").x + 8 + ImGui::CalcTextSize("-0.00199918").x +
-                             4 * ImGui::GetStyle().CellPadding.x;
-    const float stats_width = std::min({std::max(2 * pair_width + ImGui::GetStyle().ScrollbarSize, avail * 0.36f),
-                                        460.0f, avail * 0.5f});
+    const float pair_width =
+        ImGui::CalcTextSize("mean |a-b|").x + 8 + ImGui::CalcTextSize("-0.00199918").x + 4 * ImGui::GetStyle().CellPadding.x;
+    const float stats_width = std::min({std::max(2 * pair_width + ImGui::GetStyle().ScrollbarSize, avail * 0.36f), 460.0f, avail * 0.5f});
     ImGui::BeginChild("weights_stats", ImVec2(stats_width, 0), false);
     if (r.stats) weights_stats_table(*r.stats);
     if (r.compared || !r.compare_error.empty()) {

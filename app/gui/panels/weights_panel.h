@@ -73,7 +73,7 @@ public:
     // For tests: the result shown, the comparison's label, and whether a job is running.
     const WeightsResult* result() const { return m_result.get(); }
     const std::string& compare_title() const { return m_compare_title; }
-    const std::vector<std::string>& legend() const { return m_legend; }   // series labels drawn last
+    const std::vector<std::string>& legend() const { return m_legend; }  // series labels drawn last
     bool running() const { return static_cast<bool>(m_job); }
     HistogramPlot& plot() { return m_plot; }
     BlockScalesView& scales_view() { return m_scales; }
@@ -88,7 +88,7 @@ private:
         size_t tensor = 0;
         std::optional<uint64_t> expert;
         uint64_t compare_doc = 0;
-        std::optional<uint32_t> compare_type;    // requantized as this ggml type
+        std::optional<uint32_t> compare_type;  // requantized as this ggml type
         uint32_t bins = 128;
         std::optional<std::pair<double, double>> range;
         HistogramRangeMode range_mode = HistogramRangeMode::automatic;
@@ -109,7 +109,7 @@ private:
     std::string png_path() const;
 
     Request m_want;
-    std::optional<Request> m_applied;      // request of the shown (or running) result
+    std::optional<Request> m_applied;  // request of the shown (or running) result
     // The analysis, or E_CANCELLED; while it runs, m_running (the same object) streams its stage.
     JobHandle<std::shared_ptr<WeightsResult>> m_job;
     std::shared_ptr<WeightsResult> m_running;
@@ -117,20 +117,20 @@ private:
     HistogramPlot m_plot;
     BlockScalesView m_scales;
     WeightsRequantView m_requant;
-    std::optional<WeightsLink> m_linked;    // a "weights:" link to apply at the next draw
-    std::optional<WeightsLink> m_location; // the row (and block) the Row · block tab shows
+    std::optional<WeightsLink> m_linked;  // a "weights:" link to apply at the next draw
+    std::optional<WeightsLink> m_location;  // the row (and block) the Row · block tab shows
     WeightsLocationView m_location_view;
     bool m_select_location = false;
     bool m_select_requant = false;
-    bool m_linked_requant = false;   // a "requant:TENSOR" link runs the Requantize tab at the next draw
-    bool m_run_requant = false;     // run the Requantize tab once it has been drawn (--select requant:TENSOR)
+    bool m_linked_requant = false;  // a "requant:TENSOR" link runs the Requantize tab at the next draw
+    bool m_run_requant = false;  // run the Requantize tab once it has been drawn (--select requant:TENSOR)
     bool m_error_view = false;
     int m_bins_input = 128;
     bool m_export_open = false;
     std::string m_export_path;
     std::string m_export_status;
-    std::string m_png_pending;             // PNG path to capture after the next plot is drawn
-    OutputGuard m_png_guard;               // the open documents' files when the PNG was asked for
+    std::string m_png_pending;  // PNG path to capture after the next plot is drawn
+    OutputGuard m_png_guard;  // the open documents' files when the PNG was asked for
     std::string m_compare_title;
     std::vector<std::string> m_legend;
 };

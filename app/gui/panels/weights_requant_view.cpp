@@ -30,13 +30,11 @@ struct Offer {
     bool checked;
 };
 constexpr Offer kOffers[] = {
-    {"legacy", "Q4_0", true},     {"legacy", "Q4_1", false},     {"legacy", "Q5_0", false},
-    {"legacy", "Q5_1", false},    {"legacy", "Q8_0", true},      {"k-quants", "Q2_K", true},
-    {"k-quants", "Q3_K", true},   {"k-quants", "Q4_K", true},    {"k-quants", "Q5_K", true},
-    {"k-quants", "Q6_K", true},   {"i-quants", "IQ1_S", false},  {"i-quants", "IQ2_XXS", true},
-    {"i-quants", "IQ2_XS", false}, {"i-quants", "IQ3_XXS", false}, {"i-quants", "IQ3_S", false},
-    {"i-quants", "IQ4_NL", true}, {"i-quants", "IQ4_XS", true},  {"float", "F16", false},
-    {"float", "BF16", false},
+    {"legacy", "Q4_0", true},      {"legacy", "Q4_1", false},      {"legacy", "Q5_0", false},    {"legacy", "Q5_1", false},
+    {"legacy", "Q8_0", true},      {"k-quants", "Q2_K", true},     {"k-quants", "Q3_K", true},   {"k-quants", "Q4_K", true},
+    {"k-quants", "Q5_K", true},    {"k-quants", "Q6_K", true},     {"i-quants", "IQ1_S", false}, {"i-quants", "IQ2_XXS", true},
+    {"i-quants", "IQ2_XS", false}, {"i-quants", "IQ3_XXS", false}, {"i-quants", "IQ3_S", false}, {"i-quants", "IQ4_NL", true},
+    {"i-quants", "IQ4_XS", true},  {"float", "F16", false},        {"float", "BF16", false},
 };
 
 struct Header {
@@ -44,12 +42,9 @@ struct Header {
     const char* meaning;
 };
 constexpr Header kHeaders[kColumns] = {
-    {"type", "the ggml type the tensor is quantized to"},
-    {"bpw", "bits per weight of that type"},
-    {"RMSE", "root mean square error against the reference"},
-    {"NMSE", "mean square error divided by the reference's mean square"},
-    {"max |a-b|", "largest absolute difference of one weight"},
-    {"cosine", "cosine similarity of the quantized weights with the reference"},
+    {"type", "the ggml type the tensor is quantized to"},       {"bpw", "bits per weight of that type"},
+    {"RMSE", "root mean square error against the reference"},   {"NMSE", "mean square error divided by the reference's mean square"},
+    {"max |a-b|", "largest absolute difference of one weight"}, {"cosine", "cosine similarity of the quantized weights with the reference"},
     {"SNR", "signal-to-noise ratio in dB (higher is better)"},
 };
 
@@ -73,12 +68,18 @@ double column_value(const RequantRow& r, int column) {
     if (column == kBits) return r.bits_per_weight;
     if (!has_numbers(r)) return std::nan("");
     switch (column) {
-        case kRmse: return r.error.rmse;
-        case kNmse: return r.error.nmse;
-        case kMaxAbs: return r.error.max_abs;
-        case kCosine: return r.error.cosine;
-        case kSnr: return r.error.snr_db;
-        default: return std::nan("");
+        case kRmse:
+            return r.error.rmse;
+        case kNmse:
+            return r.error.nmse;
+        case kMaxAbs:
+            return r.error.max_abs;
+        case kCosine:
+            return r.error.cosine;
+        case kSnr:
+            return r.error.snr_db;
+        default:
+            return std::nan("");
     }
 }
 
@@ -108,8 +109,10 @@ void row_note(const RequantRow& row) {
     // Cut at a word boundary to the visible width; hovering shows the whole note.
     const std::string note = note_of(row);
     const std::string shown = ui::elided_text(note, right - ImGui::GetCursorScreenPos().x);
-    if (row.needs_imatrix) ui::text_colored(palette().warning, shown);
-    else ui::text_dim(shown);
+    if (row.needs_imatrix)
+        ui::text_colored(palette().warning, shown);
+    else
+        ui::text_dim(shown);
     ImGui::PopClipRect();
     if (shown != note && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", note.c_str());
 }
@@ -238,8 +241,10 @@ void WeightsRequantView::type_checkboxes() {
             family = t.family;
         } else {
             float width = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(t.name).x;
-            if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <= right) ImGui::SameLine();
-            else ImGui::SetCursorPosX(boxes_x);
+            if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <= right)
+                ImGui::SameLine();
+            else
+                ImGui::SetCursorPosX(boxes_x);
         }
         if (ImGui::Checkbox(t.name, &t.checked)) m_user_checked = true;
     }
@@ -276,8 +281,8 @@ void WeightsRequantView::sort_rows(const RequantResult& r, int column, bool asce
 }
 
 void WeightsRequantView::results_table(const RequantResult& r) {
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX |
-                            ImGuiTableFlags_ScrollY | ImGuiTableFlags_Sortable | ImGuiTableFlags_SortTristate | ImGuiTableFlags_SizingFixedFit;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
+        ImGuiTableFlags_Sortable | ImGuiTableFlags_SortTristate | ImGuiTableFlags_SizingFixedFit;
     m_drawn_rows.clear();
     // Every column as wide as its widest text or its header (with the sort arrow), so the seven
     // fit the panel's lower half at 1366 pixels; a note written across the metric cells widens none.
@@ -311,8 +316,7 @@ void WeightsRequantView::results_table(const RequantResult& r) {
     }
     if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && (specs->SpecsDirty || m_resort)) {
         bool sorted = specs->SpecsCount > 0;
-        sort_rows(r, sorted ? specs->Specs[0].ColumnIndex : -1,
-                  !sorted || specs->Specs[0].SortDirection == ImGuiSortDirection_Ascending);
+        sort_rows(r, sorted ? specs->Specs[0].ColumnIndex : -1, !sorted || specs->Specs[0].SortDirection == ImGuiSortDirection_Ascending);
         specs->SpecsDirty = false;
         m_resort = false;
     }
@@ -355,15 +359,14 @@ void WeightsRequantView::draw(PanelContext& ctx) {
     if (m_refold) ImGui::SetNextItemOpen(!m_result);
     m_refold = false;
     imatrix_picker(ctx);
-    if (ImGui::TreeNodeEx("types", ImGuiTreeNodeFlags_NoTreePushOnOpen, "target types: %s", checked_summary().c_str()))
-        type_checkboxes();
+    if (ImGui::TreeNodeEx("types", ImGuiTreeNodeFlags_NoTreePushOnOpen, "target types: %s", checked_summary().c_str())) type_checkboxes();
     bool any = std::any_of(m_offered.begin(), m_offered.end(), [](const OfferedType& t) { return t.checked; });
     ImGui::BeginDisabled(!any);
     if (ImGui::Button("Run")) run(ctx);
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("Quantize the reference of %s with ggml to each checked type (%s) and measure the error",
-                          m_label.c_str(), m_imatrix_doc ? "with the importance matrix" : "no importance matrix");
+        ImGui::SetTooltip("Quantize the reference of %s with ggml to each checked type (%s) and measure the error", m_label.c_str(),
+                          m_imatrix_doc ? "with the importance matrix" : "no importance matrix");
     ImGui::SameLine();
     if (m_job) {
         ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(240, 0), "requantizing\xE2\x80\xA6");

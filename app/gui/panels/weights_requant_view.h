@@ -31,8 +31,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "panels/panel.h"
@@ -45,7 +45,7 @@ class Workspace;
 class WeightsRequantView {
 public:
     struct OfferedType {
-        const char* family;                    // "legacy", "k-quants", "i-quants", "float"
+        const char* family;  // "legacy", "k-quants", "i-quants", "float"
         const char* name;
         uint32_t ggml_type;
         bool checked;
@@ -79,8 +79,8 @@ private:
     struct Subject {
         size_t tensor = 0;
         std::optional<uint64_t> expert;
-        uint64_t compared = 0;                 // document id, 0: none
-        uint64_t imatrix = 0;                  // document id, 0: none
+        uint64_t compared = 0;  // document id, 0: none
+        uint64_t imatrix = 0;  // document id, 0: none
         bool operator==(const Subject&) const = default;
     };
 
@@ -99,18 +99,18 @@ private:
     Subject m_subject;
     uint64_t m_row_length = 0;
     uint64_t m_imatrix_doc = 0;
-    bool m_imatrix_chosen = false;             // the picker was used: no automatic pick
-    bool m_user_checked = false;               // a checkbox was clicked: no default checks
-    std::pair<uint64_t, bool> m_defaults_for{0, false};   // row length and imatrix the checks were made for
-    std::string m_label;                       // the followed tensor, display-safe
+    bool m_imatrix_chosen = false;  // the picker was used: no automatic pick
+    bool m_user_checked = false;  // a checkbox was clicked: no default checks
+    std::pair<uint64_t, bool> m_defaults_for{0, false};  // row length and imatrix the checks were made for
+    std::string m_label;  // the followed tensor, display-safe
     // The run's rows (the analysis' own message in `error` when it failed), or E_CANCELLED.
     JobHandle<RequantResult> m_job;
     std::shared_ptr<RequantResult> m_result;
-    std::string m_result_label;                // the tensor m_result was computed for
+    std::string m_result_label;  // the tensor m_result was computed for
     std::string m_status;
-    std::vector<size_t> m_order;               // row indexes in display order
-    bool m_resort = true;                      // m_order is to be made again from the sort specs
-    bool m_refold = true;                      // the type grid opens (no result) or folds (a result) next frame
+    std::vector<size_t> m_order;  // row indexes in display order
+    bool m_resort = true;  // m_order is to be made again from the sort specs
+    bool m_refold = true;  // the type grid opens (no result) or folds (a result) next frame
     std::vector<std::string> m_drawn_rows;
     float m_columns_width = 0.0f;
 };

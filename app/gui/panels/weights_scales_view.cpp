@@ -28,8 +28,10 @@ void BlockScalesView::draw(const BlockScalesSummary& scales) {
     }
     if (!scales.note.empty()) {
         ImGui::PushTextWrapPos(0);
-        if (scales.failed) ui::text_colored(palette().error, scales.note);
-        else ui::text_dim(scales.note);
+        if (scales.failed)
+            ui::text_colored(palette().error, scales.note);
+        else
+            ui::text_dim(scales.note);
         ImGui::PopTextWrapPos();
     }
     if (scales.series.empty()) {
@@ -37,8 +39,7 @@ void BlockScalesView::draw(const BlockScalesSummary& scales) {
         return;
     }
 
-    auto selected = std::find_if(scales.series.begin(), scales.series.end(),
-                                 [&](const SeriesSummary& s) { return s.name == m_selected; });
+    auto selected = std::find_if(scales.series.begin(), scales.series.end(), [&](const SeriesSummary& s) { return s.name == m_selected; });
     const SeriesSummary& shown = selected != scales.series.end() ? *selected : scales.series.front();
     for (const SeriesSummary& s : scales.series) {
         if (ImGui::Selectable(series_label(s).c_str(), &s == &shown)) m_selected = s.name;

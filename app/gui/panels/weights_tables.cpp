@@ -18,8 +18,10 @@ void cells(const char* label, const std::string& value, const ImVec4* color = nu
     ImGui::TableNextColumn();
     ui::text_dim(label);
     ImGui::TableNextColumn();
-    if (color) ui::text_colored(*color, value);
-    else ui::text(value);
+    if (color)
+        ui::text_colored(*color, value);
+    else
+        ui::text(value);
     ui::copy_menu(label, {{"value", value}});
 }
 
@@ -177,11 +179,10 @@ void weights_values_table(const WeightsResult& r, uint64_t rows_total, const Fon
     if (r.first_values.empty()) return;
     size_t cols = 0;
     for (const auto& v : r.first_values) cols = std::max(cols, v.size());
-    ui::text_dim("first " + std::to_string(r.first_values.size()) + " of " + ui::with_separators(rows_total) +
-                 " rows \xC2\xB7 first " + std::to_string(cols) + " of " + ui::with_separators(r.row_length) +
-                 " values per row (ne[0])");
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX |
-                            ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+    ui::text_dim("first " + std::to_string(r.first_values.size()) + " of " + ui::with_separators(rows_total) + " rows \xC2\xB7 first " +
+                 std::to_string(cols) + " of " + ui::with_separators(r.row_length) + " values per row (ne[0])");
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
+        ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("values", static_cast<int>(cols) + 1, flags, ImVec2(0, 0))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
     ImGui::TableSetupColumn("row");

@@ -39,7 +39,7 @@ std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key
     std::optional<uint64_t> index = whole_number(query);
     if (index && *index >= array.count) index.reset();
     if (index) out.push_back(*index);
-    size_t handed = 0;   // matches already given to `found`
+    size_t handed = 0;  // matches already given to `found`
     auto hand_over = [&] {
         if (found && out.size() > handed) found(std::span<const uint64_t>(out).subspan(handed));
         handed = out.size();

@@ -33,8 +33,8 @@ namespace mlens {
 
 using MatchesFound = std::function<void(std::span<const uint64_t>)>;
 
-std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key, std::string_view query,
-                                   JobContext* job = nullptr, const MatchesFound& found = {});
+std::vector<uint64_t> search_array(const ArrayIndex& array, std::string_view key, std::string_view query, JobContext* job = nullptr,
+                                   const MatchesFound& found = {});
 
 class ArraySearch {
 public:
@@ -50,13 +50,13 @@ public:
 private:
     struct Partial {
         std::mutex mutex;
-        std::vector<uint64_t> matches;   // grows while the search runs
+        std::vector<uint64_t> matches;  // grows while the search runs
     };
     std::string m_query;
     JobHandle<std::vector<uint64_t>> m_job;
     std::shared_ptr<Partial> m_partial;
     std::vector<uint64_t> m_matches;
-    bool m_stale = false;   // m_matches are the previous query's
+    bool m_stale = false;  // m_matches are the previous query's
 };
 
 }  // namespace mlens

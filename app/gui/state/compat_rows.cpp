@@ -24,8 +24,10 @@ uint8_t bit(EditKind k) { return static_cast<uint8_t>(1u << static_cast<unsigned
 class RuleText {
 public:
     void add(const std::string& rule, std::string part, const std::string& note) {
-        if (!m_rule.empty() && rule == m_last) m_rule += ", " + part;
-        else m_rule += (m_rule.empty() ? "" : "; ") + escape_for_display(rule, 80) + ": " + part;
+        if (!m_rule.empty() && rule == m_last)
+            m_rule += ", " + part;
+        else
+            m_rule += (m_rule.empty() ? "" : "; ") + escape_for_display(rule, 80) + ": " + part;
         m_last = rule;
         if (note.empty() || std::find(m_notes.begin(), m_notes.end(), note) != m_notes.end()) return;
         m_notes.push_back(note);
@@ -56,7 +58,7 @@ void fill_value(const Value& v, std::string& type, std::string& value) {
 }
 
 std::vector<CompatRow> metadata_rows(const Model& model, const SidePlan& plan, const UpstreamView& view) {
-    std::unordered_map<std::string, size_t> result_of;   // key -> index into view.metadata (first)
+    std::unordered_map<std::string, size_t> result_of;  // key -> index into view.metadata (first)
     for (size_t r = 0; r < view.metadata.size(); ++r) result_of.emplace(view.metadata[r].key, r);
     std::unordered_map<std::string, std::vector<size_t>> edits_of;
     for (size_t e = 0; e < plan.kv_edits.size(); ++e) edits_of[plan.kv_edits[e].key].push_back(e);
@@ -73,13 +75,16 @@ std::vector<CompatRow> metadata_rows(const Model& model, const SidePlan& plan, c
         if (stored && result_of.count(key) && !view.metadata[result_of.at(key)].stored) rule.note("moved to the end of the key list");
         rule.apply(row);
         auto r = result_of.find(key);
-        if (r == result_of.end()) row.kind = EditKind::removed;
-        else if (view.metadata[r->second].edit) row.kind = plan.kv_edits[*view.metadata[r->second].edit].kind;
-        else row.kind = plan.kv_edits[it->second.back()].kind;
+        if (r == result_of.end())
+            row.kind = EditKind::removed;
+        else if (view.metadata[r->second].edit)
+            row.kind = plan.kv_edits[*view.metadata[r->second].edit].kind;
+        else
+            row.kind = plan.kv_edits[it->second.back()].kind;
     };
 
     std::vector<CompatRow> rows;
-    std::unordered_map<std::string, bool> stored_keys;   // keys that have a row
+    std::unordered_map<std::string, bool> stored_keys;  // keys that have a row
     for (size_t i = 0; i < model.metadata.size(); ++i) {
         const MetadataEntry& e = model.metadata[i];
         stored_keys.emplace(e.key, true);
@@ -181,13 +186,20 @@ CompatSide build_side(const Model& model, const SidePlan& plan) {
 
 const char* edit_kind_glyph(EditKind k) {
     switch (k) {
-        case EditKind::injected: return "+";
-        case EditKind::changed: return "~";
-        case EditKind::removed: return "\xE2\x88\x92";
-        case EditKind::renamed: return "\xE2\x86\x92";
-        case EditKind::hidden: return "\xE2\x8A\x98";
-        case EditKind::retyped: return "\xE2\x87\x84";
-        case EditKind::data_op: return "\xC6\x92";
+        case EditKind::injected:
+            return "+";
+        case EditKind::changed:
+            return "~";
+        case EditKind::removed:
+            return "\xE2\x88\x92";
+        case EditKind::renamed:
+            return "\xE2\x86\x92";
+        case EditKind::hidden:
+            return "\xE2\x8A\x98";
+        case EditKind::retyped:
+            return "\xE2\x87\x84";
+        case EditKind::data_op:
+            return "\xC6\x92";
     }
     return "?";
 }

@@ -37,12 +37,12 @@
 namespace mlens {
 
 struct CompatRow {
-    std::optional<size_t> stored;            // index into Model::metadata / Model::tensors
-    std::optional<compat::EditKind> kind;   // colour; none when unchanged
-    uint8_t kinds = 0;                       // bit (1 << EditKind) per kind touching the row
-    std::string left_name, left_type, left_value;     // left_name empty: absent as stored
+    std::optional<size_t> stored;  // index into Model::metadata / Model::tensors
+    std::optional<compat::EditKind> kind;  // colour; none when unchanged
+    uint8_t kinds = 0;  // bit (1 << EditKind) per kind touching the row
+    std::string left_name, left_type, left_value;  // left_name empty: absent as stored
     std::string right_name, right_type, right_value;  // right_name empty: absent in the upstream view
-    bool hidden = false;                     // tensor hidden from the text loader
+    bool hidden = false;  // tensor hidden from the text loader
     std::string rule;
     std::string note;
     bool ambiguous = false;
@@ -55,18 +55,18 @@ struct CompatSide {
     std::vector<CompatRow> metadata;
     std::vector<CompatRow> tensors;
     compat::EditCounts counts{};
-    bool empty = true;                       // the plan changes nothing on this side
-    std::string summary;                     // the plan's summary(), escaped
-    std::string arch_before, arch_after;     // escaped
+    bool empty = true;  // the plan changes nothing on this side
+    std::string summary;  // the plan's summary(), escaped
+    std::string arch_before, arch_after;  // escaped
 };
 
 struct CompatView {
     bool cancelled = false;
     compat::RewritePlan plan;
-    compat::OllamaOrigin origin;             // whether Ollama made the file, on evidence only
+    compat::OllamaOrigin origin;  // whether Ollama made the file, on evidence only
     CompatSide text;
     CompatSide clip;
-    bool vision_export = false;              // has_vision_export(): an mmproj can be written
+    bool vision_export = false;  // has_vision_export(): an mmproj can be written
 };
 
 CompatView build_compat_view(const Model& model, JobContext* job = nullptr);

@@ -12,8 +12,8 @@ namespace mlens {
 namespace {
 
 constexpr std::string_view kSentencePieceSpace = "\xE2\x96\x81";  // U+2581
-constexpr std::string_view kByteLevelSpace = "\xC4\xA0";          // U+0120
-constexpr std::string_view kByteLevelNewline = "\xC4\x8A";        // U+010A
+constexpr std::string_view kByteLevelSpace = "\xC4\xA0";  // U+0120
+constexpr std::string_view kByteLevelNewline = "\xC4\x8A";  // U+010A
 
 size_t count_code_points(std::string_view s) {
     size_t n = 0;
@@ -81,9 +81,8 @@ size_t utf8_decode(std::string_view s, uint32_t& cp) {
 }
 
 bool is_byte_token(std::string_view piece) {
-    return piece.size() == 6 && piece.starts_with("<0x") && piece[5] == '>' &&
-           std::isxdigit(static_cast<unsigned char>(piece[3])) &&
-           std::isxdigit(static_cast<unsigned char>(piece[4]));
+    return piece.size() == 6 && piece.starts_with("<0x") && piece[5] == '>' && std::isxdigit(static_cast<unsigned char>(piece[3])) &&
+        std::isxdigit(static_cast<unsigned char>(piece[4]));
 }
 
 // Length of the UTF-8 sequence starting at s[0] as a lenient decoder sees it (lead byte and
@@ -116,9 +115,12 @@ std::vector<PieceSegment> visible_piece(std::string_view piece, size_t max_chars
             shown = "\xC2\xB7";  // U+00B7 middle dot
         } else if (c < 0x20 || c == 0x7F) {
             kind = PieceSegmentKind::escape;
-            if (c == '\n') shown = "\\n";
-            else if (c == '\t') shown = "\\t";
-            else if (c == '\r') shown = "\\r";
+            if (c == '\n')
+                shown = "\\n";
+            else if (c == '\t')
+                shown = "\\t";
+            else if (c == '\r')
+                shown = "\\r";
             else {
                 char buf[8];
                 std::snprintf(buf, sizeof buf, "\\x%02X", c);
@@ -181,16 +183,17 @@ std::string escape_multiline(std::string_view s, size_t max_bytes) {
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         std::string expanded;
         for (char c : line) {
-            if (c == '\t') expanded += "    ";
-            else expanded += c;
+            if (c == '\t')
+                expanded += "    ";
+            else
+                expanded += c;
         }
         out += escape_for_display(expanded, SIZE_MAX);
         if (last) break;
         out += '\n';
         start = end + 1;
     }
-    if (text.size() < s.size())
-        out += "\n\xE2\x80\xA6 (" + std::to_string(s.size() - text.size()) + " more bytes)";
+    if (text.size() < s.size()) out += "\n\xE2\x80\xA6 (" + std::to_string(s.size() - text.size()) + " more bytes)";
     return out;
 }
 

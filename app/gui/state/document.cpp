@@ -54,13 +54,18 @@ TokenizerInfo tokenizer_info(const Model& model) {
         if (e.key == "tokenizer.ggml.tokens" && v.array && v.array->element_type == ValueType::string) {
             t.tokens = v.array;
             t.tokens_entry = i;
-        }
-        else if (e.key == "tokenizer.ggml.token_type" && v.array && value_type_is_integer(v.array->element_type)) t.types = v.array;
-        else if (e.key == "tokenizer.ggml.scores" && v.array && value_type_size(v.array->element_type) > 0) t.scores = v.array;
-        else if (e.key == "tokenizer.ggml.merges" && v.array) t.merges = v.array->count;
-        else if (e.key == "tokenizer.ggml.model" && v.is_string()) t.model = escape_for_display(v.string_value(4096));
-        else if (e.key == "tokenizer.ggml.pre" && v.is_string()) t.pre = escape_for_display(v.string_value(4096));
-        else if (e.key == "tokenizer.chat_template" && v.is_string()) t.chat_template = i;
+        } else if (e.key == "tokenizer.ggml.token_type" && v.array && value_type_is_integer(v.array->element_type))
+            t.types = v.array;
+        else if (e.key == "tokenizer.ggml.scores" && v.array && value_type_size(v.array->element_type) > 0)
+            t.scores = v.array;
+        else if (e.key == "tokenizer.ggml.merges" && v.array)
+            t.merges = v.array->count;
+        else if (e.key == "tokenizer.ggml.model" && v.is_string())
+            t.model = escape_for_display(v.string_value(4096));
+        else if (e.key == "tokenizer.ggml.pre" && v.is_string())
+            t.pre = escape_for_display(v.string_value(4096));
+        else if (e.key == "tokenizer.chat_template" && v.is_string())
+            t.chat_template = i;
         else if (e.key.size() > kTokenIdPrefix.size() + kTokenIdSuffix.size() && e.key.starts_with(kTokenIdPrefix) &&
                  e.key.ends_with(kTokenIdSuffix) && !v.is_array() && !v.is_string() && value_type_is_integer(v.type))
             t.special.push_back({role_of(e.key), v.scalar.as_int()});
@@ -79,8 +84,7 @@ std::vector<MetadataGroup> metadata_groups(const Model& model, const std::string
     groups.push_back({"other", "", {}});
     for (size_t i = 0; i < model.metadata.size(); ++i) {
         const std::string& key = model.metadata[i].key;
-        auto it = std::find_if(groups.begin(), groups.end() - 1,
-                               [&](const MetadataGroup& g) { return key.starts_with(g.prefix); });
+        auto it = std::find_if(groups.begin(), groups.end() - 1, [&](const MetadataGroup& g) { return key.starts_with(g.prefix); });
         it->entries.push_back(i);
     }
     std::erase_if(groups, [](const MetadataGroup& g) { return g.entries.empty(); });
@@ -133,45 +137,45 @@ std::optional<ByteTarget> Document::byte_target() const {
     if (!ready()) return std::nullopt;
     const Model& m = *model;
     switch (selection.kind) {
-    case SelectionKind::none:
-        return std::nullopt;
-    case SelectionKind::header: {
-        if (m.files.empty()) return std::nullopt;
-        if (m.format == Format::safetensors)
-            return ByteTarget{0, 0, {0, m.files[0].data_start}, "header length and JSON header"};
-        // The fixed part: magic, version and the two counts (32-bit counts in GGUF v1).
-        uint64_t fixed = m.files[0].version == 1 ? 16 : 24;
-        return ByteTarget{0, 0, {0, fixed}, "magic, version, tensor and key counts"};
-    }
-    case SelectionKind::metadata: {
-        if (selection.index >= m.metadata.size()) return std::nullopt;
-        const MetadataEntry& e = m.metadata[selection.index];
-        return ByteTarget{e.file, e.key_range.offset, e.range(), "key " + escape_for_display(e.key, 80)};
-    }
-    case SelectionKind::tensor: {
-        if (selection.index >= m.tensors.size()) return std::nullopt;
-        const TensorInfo& t = m.tensors[selection.index];
-        return ByteTarget{t.file, t.data_offset, t.data_range(), "data of " + escape_for_display(t.name, 80)};
-    }
-    case SelectionKind::token: {
-        const TokenizerInfo& t = index->tokenizer;
-        if (!t.tokens || selection.index >= t.count()) return std::nullopt;
-        const ArrayIndex& a = *t.tokens;
-        uint64_t offset = a.element_offset(selection.index);
-        return ByteTarget{m.metadata[t.tokens_entry].file, offset,
-                          {offset, a.string_length_bytes + a.string_length_at(selection.index)},
-                          "token " + std::to_string(selection.index) + ": length and bytes"};
-    }
-    case SelectionKind::diagnostic: {
-        if (selection.index >= m.diagnostics.size()) return std::nullopt;
-        const Diagnostic& d = m.diagnostics[selection.index];
-        if (!d.offset) return std::nullopt;
-        // Show a little context before the offending byte.
-        uint64_t start = *d.offset >= 32 ? (*d.offset - 32) & ~uint64_t{15} : 0;
-        return ByteTarget{d.file, start, {*d.offset, 1}, "diagnostic " + std::string(code_name(d.code))};
-    }
-    case SelectionKind::finding:
-        return finding_bytes;
+        case SelectionKind::none:
+            return std::nullopt;
+        case SelectionKind::header: {
+            if (m.files.empty()) return std::nullopt;
+            if (m.format == Format::safetensors) return ByteTarget{0, 0, {0, m.files[0].data_start}, "header length and JSON header"};
+            // The fixed part: magic, version and the two counts (32-bit counts in GGUF v1).
+            uint64_t fixed = m.files[0].version == 1 ? 16 : 24;
+            return ByteTarget{0, 0, {0, fixed}, "magic, version, tensor and key counts"};
+        }
+        case SelectionKind::metadata: {
+            if (selection.index >= m.metadata.size()) return std::nullopt;
+            const MetadataEntry& e = m.metadata[selection.index];
+            return ByteTarget{e.file, e.key_range.offset, e.range(), "key " + escape_for_display(e.key, 80)};
+        }
+        case SelectionKind::tensor: {
+            if (selection.index >= m.tensors.size()) return std::nullopt;
+            const TensorInfo& t = m.tensors[selection.index];
+            return ByteTarget{t.file, t.data_offset, t.data_range(), "data of " + escape_for_display(t.name, 80)};
+        }
+        case SelectionKind::token: {
+            const TokenizerInfo& t = index->tokenizer;
+            if (!t.tokens || selection.index >= t.count()) return std::nullopt;
+            const ArrayIndex& a = *t.tokens;
+            uint64_t offset = a.element_offset(selection.index);
+            return ByteTarget{m.metadata[t.tokens_entry].file,
+                              offset,
+                              {offset, a.string_length_bytes + a.string_length_at(selection.index)},
+                              "token " + std::to_string(selection.index) + ": length and bytes"};
+        }
+        case SelectionKind::diagnostic: {
+            if (selection.index >= m.diagnostics.size()) return std::nullopt;
+            const Diagnostic& d = m.diagnostics[selection.index];
+            if (!d.offset) return std::nullopt;
+            // Show a little context before the offending byte.
+            uint64_t start = *d.offset >= 32 ? (*d.offset - 32) & ~uint64_t{15} : 0;
+            return ByteTarget{d.file, start, {*d.offset, 1}, "diagnostic " + std::string(code_name(d.code))};
+        }
+        case SelectionKind::finding:
+            return finding_bytes;
     }
     return std::nullopt;
 }

@@ -30,26 +30,26 @@
 namespace mlens {
 
 struct MetadataGroup {
-    std::string label;            // "general.*", "llama.*", "tokenizer.*", "other"
-    std::string prefix;           // "general.", ...; empty for the "other" group
+    std::string label;  // "general.*", "llama.*", "tokenizer.*", "other"
+    std::string prefix;  // "general.", ...; empty for the "other" group
     std::vector<size_t> entries;  // indices into Model::metadata, file order
 };
 
 struct SpecialToken {
-    std::string role;             // "bos", "eos", "pad", "unk", ...
-    int64_t id = 0;               // as stored; may be negative or out of range
+    std::string role;  // "bos", "eos", "pad", "unk", ...
+    int64_t id = 0;  // as stored; may be negative or out of range
 };
 
 struct TokenizerInfo {
-    std::shared_ptr<const ArrayIndex> tokens;   // STRING array, or null
-    size_t tokens_entry = 0;                    // its index in Model::metadata (when tokens is set)
-    std::shared_ptr<const ArrayIndex> types;    // integer array, or null
-    std::shared_ptr<const ArrayIndex> scores;   // float array, or null
-    std::string model;                          // tokenizer.ggml.model, escaped
-    std::string pre;                            // tokenizer.ggml.pre, escaped
+    std::shared_ptr<const ArrayIndex> tokens;  // STRING array, or null
+    size_t tokens_entry = 0;  // its index in Model::metadata (when tokens is set)
+    std::shared_ptr<const ArrayIndex> types;  // integer array, or null
+    std::shared_ptr<const ArrayIndex> scores;  // float array, or null
+    std::string model;  // tokenizer.ggml.model, escaped
+    std::string pre;  // tokenizer.ggml.pre, escaped
     uint64_t merges = 0;
     std::vector<SpecialToken> special;
-    std::optional<size_t> chat_template;        // index into Model::metadata
+    std::optional<size_t> chat_template;  // index into Model::metadata
     uint64_t count() const { return tokens ? tokens->count : 0; }
 };
 
@@ -80,19 +80,19 @@ struct Selection {
 // Bytes of a file that a selection points at.
 struct ByteTarget {
     uint32_t file = 0;
-    uint64_t offset = 0;      // first byte to show
-    ByteRange highlight;      // the selected field's bytes
-    std::string label;        // what the bytes are, escaped
+    uint64_t offset = 0;  // first byte to show
+    ByteRange highlight;  // the selected field's bytes
+    std::string label;  // what the bytes are, escaped
 };
 
 class Document {
 public:
     uint64_t id = 0;
     std::string path;
-    std::string title;                          // file name, escaped for display
+    std::string title;  // file name, escaped for display
     DocumentState state = DocumentState::opening;
-    std::string error;                          // escaped message; when failed
-    std::optional<ErrorCode> error_code;        // its code (E_NOT_A_MODEL, E_NOT_FOUND, ...)
+    std::string error;  // escaped message; when failed
+    std::optional<ErrorCode> error_code;  // its code (E_NOT_A_MODEL, E_NOT_FOUND, ...)
     std::shared_ptr<const Model> model;
     std::shared_ptr<const DocumentIndex> index;
     // Set for an Ollama store (model and index are then empty).
@@ -105,7 +105,7 @@ public:
     Selection selection;
     // The bytes of the selected health finding (SelectionKind::finding, set by the Health panel).
     std::optional<ByteTarget> finding_bytes;
-    std::string focus_panel;                    // center panel id to bring forward, once
+    std::string focus_panel;  // center panel id to bring forward, once
     // Links a panel posted for the others ("metadata:GROUP", "weights:TENSOR", ...: each panel's
     // header names its scheme); the shell offers them to the panels in order (route_link) before
     // the next panels draw and brings the taker forward.

@@ -55,7 +55,7 @@ const char* infer_job_name(InferJob kind);
 
 struct TokenizeOutcome {
     std::vector<TokenPiece> tokens;
-    std::string round_trip;     // detokenized, control tokens rendered
+    std::string round_trip;  // detokenized, control tokens rendered
 };
 
 struct GenerateOutcome {
@@ -65,11 +65,11 @@ struct GenerateOutcome {
 
 struct AbOutcome {
     AbResult result;
-    std::vector<TokenPiece> tokens;      // pieces of result.tokens (model A)
-    std::vector<std::string> top_a;      // per position: piece of A's top token
-    std::vector<std::string> top_b;      // per position: piece of B's top token (B's vocabulary)
+    std::vector<TokenPiece> tokens;  // pieces of result.tokens (model A)
+    std::vector<std::string> top_a;  // per position: piece of A's top token
+    std::vector<std::string> top_b;  // per position: piece of B's top token (B's vocabulary)
     std::string b_path;
-    std::string b_banner;                // non-empty when B went through the upstream export
+    std::string b_banner;  // non-empty when B went through the upstream export
 };
 
 // Corpus KLD of B against this model over a text file, with the figures derived from its sums.
@@ -95,8 +95,8 @@ struct LoadOutcome {
 };
 
 // What a job of each InferJob kind (but none) delivers.
-using InferOutcome = std::variant<LoadOutcome, GenerateOutcome, LayerCaptureResult, AbOutcome, KldOutcome,
-                                  DivergenceOutcome, MemoryMeasure>;
+using InferOutcome =
+    std::variant<LoadOutcome, GenerateOutcome, LayerCaptureResult, AbOutcome, KldOutcome, DivergenceOutcome, MemoryMeasure>;
 
 class InferenceController {
 public:
@@ -167,7 +167,7 @@ public:
     const std::optional<Error>& memory_error() const { return m_memory_error; }
 
 private:
-    struct Stream;   // the prompt and steps a running generation has produced so far
+    struct Stream;  // the prompt and steps a running generation has produced so far
 
     Error refusal() const;
     bool begin(InferJob kind);
@@ -182,7 +182,7 @@ private:
 
     std::string m_path;
     std::shared_ptr<LogCapture> m_log;
-    std::optional<FileVersion> m_identity;   // the file when this controller was made
+    std::optional<FileVersion> m_identity;  // the file when this controller was made
     std::shared_ptr<WorkerSession> m_session;
     std::optional<Error> m_stopped;
     std::string m_banner;
@@ -193,7 +193,7 @@ private:
 
     JobHandle<InferOutcome> m_job;
     InferJob m_running = InferJob::none;
-    std::shared_ptr<Stream> m_streaming;    // set while a generation runs
+    std::shared_ptr<Stream> m_streaming;  // set while a generation runs
 
     std::vector<GenerationStep> m_stream;
     std::vector<TokenPiece> m_stream_prompt;

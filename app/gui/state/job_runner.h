@@ -91,7 +91,9 @@ public:
     explicit operator bool() const { return m_job != nullptr; }
     bool done() const { return m_job && m_job->done(); }
     double progress() const { return m_job ? m_job->progress() : 0.0; }
-    void cancel() { if (m_job) m_job->cancel(); }
+    void cancel() {
+        if (m_job) m_job->cancel();
+    }
     bool cancelled() const { return m_job && m_job->cancelled(); }
     // Drops the hold without waiting; the job still runs to its end on the pool.
     void reset() { m_job.reset(); }

@@ -8,8 +8,8 @@ namespace mlens {
 
 Result<ModelErrorRun> run_model_error(ModelErrorRun run, JobContext* job) {
     std::optional<NameAlignment> aligned = automatic_name_alignment(*run.reference, *run.model);
-    const Pairing pairing = aligned ? pair_tensors(*run.reference, *run.model, aligned->map, aligned->side)
-                                    : pair_tensors(*run.reference, *run.model);
+    const Pairing pairing =
+        aligned ? pair_tensors(*run.reference, *run.model, aligned->map, aligned->side) : pair_tensors(*run.reference, *run.model);
     if (aligned) run.name_alignment = aligned->label;
     run.only_reference = pairing.only_a.size();
     run.only_model = pairing.only_b.size();
@@ -36,12 +36,18 @@ std::optional<double> metric(const TensorError& t, ErrorColumn column) {
     if (column == ErrorColumn::layer) return t.layer;
     if (!t.error) return std::nullopt;
     switch (column) {
-    case ErrorColumn::rmse: return t.error->rmse;
-    case ErrorColumn::nmse: return t.error->nmse;
-    case ErrorColumn::max_abs: return t.error->max_abs;
-    case ErrorColumn::cosine: return t.error->cosine;
-    case ErrorColumn::snr_db: return t.error->snr_db;
-    default: return std::nullopt;
+        case ErrorColumn::rmse:
+            return t.error->rmse;
+        case ErrorColumn::nmse:
+            return t.error->nmse;
+        case ErrorColumn::max_abs:
+            return t.error->max_abs;
+        case ErrorColumn::cosine:
+            return t.error->cosine;
+        case ErrorColumn::snr_db:
+            return t.error->snr_db;
+        default:
+            return std::nullopt;
     }
 }
 

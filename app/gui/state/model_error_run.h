@@ -30,14 +30,14 @@
 namespace mlens {
 
 struct ModelErrorRun {
-    uint64_t reference_id = 0;              // Document::id of the reference
+    uint64_t reference_id = 0;  // Document::id of the reference
     std::string reference_title;
     std::shared_ptr<const Model> reference, model;
     ModelError error;
     size_t compared = 0, failed = 0;
-    size_t only_reference = 0, only_model = 0;   // unpaired tensors of each side
+    size_t only_reference = 0, only_model = 0;  // unpaired tensors of each side
     double pooled_rmse = 0;
-    std::string name_alignment;             // "hf→gguf llama", or empty: names paired as they are
+    std::string name_alignment;  // "hf→gguf llama", or empty: names paired as they are
 };
 
 // `run` names the two models (and the reference document); the result is that run, measured.

@@ -24,9 +24,7 @@ void read_field(const nlohmann::json& j, const char* key, T& out) {
     }
 }
 
-nlohmann::json pane_json(const PaneState& pane) {
-    return {{"width", pane.width}, {"collapsed", pane.collapsed}};
-}
+nlohmann::json pane_json(const PaneState& pane) { return {{"width", pane.width}, {"collapsed", pane.collapsed}}; }
 
 void read_pane(const nlohmann::json& j, const char* key, PaneState& out) {
     auto it = j.find(key);
@@ -83,9 +81,8 @@ Settings Settings::load(const std::filesystem::path& file) {
 }
 
 bool Settings::save(const std::filesystem::path& file, OutputGuard guard) const {
-    nlohmann::json j = {{"recent_files", recent_files}, {"window_width", window_width},
-                        {"window_height", window_height}, {"light_theme", light_theme},
-                        {"panel_visible", panel_visible}, {"left_pane", pane_json(left_pane)},
+    nlohmann::json j = {{"recent_files", recent_files},        {"window_width", window_width},   {"window_height", window_height},
+                        {"light_theme", light_theme},          {"panel_visible", panel_visible}, {"left_pane", pane_json(left_pane)},
                         {"right_pane", pane_json(right_pane)}, {"last_folder", last_folder}};
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path(), ec);

@@ -30,9 +30,9 @@ struct Settings {
     int window_width = 1500;
     int window_height = 950;
     bool light_theme = false;
-    std::map<std::string, bool> panel_visible;   // panel id -> shown; absent means shown
-    PaneState left_pane;    // navigator
-    PaneState right_pane;   // inspector and bytes
+    std::map<std::string, bool> panel_visible;  // panel id -> shown; absent means shown
+    PaneState left_pane;  // navigator
+    PaneState right_pane;  // inspector and bytes
     std::string last_folder;
 
     void add_recent(const std::string& path);

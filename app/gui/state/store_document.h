@@ -28,8 +28,8 @@ class Document;
 
 struct DigestPass {
     bool started = false;
-    JobHandle<StoreCheckReport> job;   // set from the start until advance_digest_pass takes the report
-    bool cancelled = false;            // the pass ended without a report (E_CANCELLED)
+    JobHandle<StoreCheckReport> job;  // set from the start until advance_digest_pass takes the report
+    bool cancelled = false;  // the pass ended without a report (E_CANCELLED)
 };
 
 struct StoreDocument {

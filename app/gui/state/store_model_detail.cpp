@@ -15,8 +15,10 @@ StoreModelDetail load_store_model_detail(const Store& store, const ModelName& na
     d.view = std::move(view).value();
     job_report(job, 0.2);
     Result<Model> model = open_store_model(store, name, job);
-    if (model) d.model = std::make_shared<const Model>(std::move(model).value());
-    else d.model_error = escape_for_display(model.error().to_string(), 400);
+    if (model)
+        d.model = std::make_shared<const Model>(std::move(model).value());
+    else
+        d.model_error = escape_for_display(model.error().to_string(), 400);
     d.summary = summarize_store_model(*d.view, d.model.get());
     return d;
 }

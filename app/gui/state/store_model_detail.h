@@ -20,7 +20,7 @@ namespace mlens {
 
 struct StoreModelDetail {
     std::optional<ManifestView> view;
-    std::string error;                       // the manifest could not be read
+    std::string error;  // the manifest could not be read
     std::shared_ptr<const Model> model;
     std::string model_error;
     StoreModelSummary summary;

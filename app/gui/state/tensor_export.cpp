@@ -57,9 +57,12 @@ const char* const kHeader[] = {"name", "type", "shape", "elements", "bytes", "of
 
 const char* tensor_export_extension(TensorExportFormat format) {
     switch (format) {
-        case TensorExportFormat::csv: return "csv";
-        case TensorExportFormat::markdown: return "md";
-        case TensorExportFormat::json: return "json";
+        case TensorExportFormat::csv:
+            return "csv";
+        case TensorExportFormat::markdown:
+            return "md";
+        case TensorExportFormat::json:
+            return "json";
     }
     return "txt";
 }

@@ -22,7 +22,7 @@ namespace mlens {
 
 enum class TensorExportFormat { csv, markdown, json };
 
-const char* tensor_export_extension(TensorExportFormat format);   // "csv", "md", "json"
+const char* tensor_export_extension(TensorExportFormat format);  // "csv", "md", "json"
 std::string export_tensors(const Model& model, const std::vector<LogicalTensor>& tensors, const TensorListing& listing,
                            TensorExportFormat format);
 

@@ -23,23 +23,28 @@ void add(TensorTotals& t, const LogicalTensor& tensor) {
     t.bytes = sat_add(t.bytes, tensor.bytes.value_or(0));
 }
 
-
 // Orders two tensors by one column; false when equal so stable_sort keeps file order.
 bool less_by(const Model& m, TensorColumn column, const LogicalTensor& a, const LogicalTensor& b) {
     const TensorInfo& x = m.tensors[a.index];
     const TensorInfo& y = m.tensors[b.index];
     switch (column) {
-    case TensorColumn::file_order: return false;
-    case TensorColumn::name: return x.name < y.name;
-    case TensorColumn::type: return a.type < b.type;
-    case TensorColumn::shape:
-        if (a.ne.size() != b.ne.size()) return a.ne.size() < b.ne.size();
-        return std::lexicographical_compare(a.ne.rbegin(), a.ne.rend(), b.ne.rbegin(), b.ne.rend());
-    case TensorColumn::elements: return a.elements < b.elements;
-    case TensorColumn::size: return a.bytes.value_or(0) < b.bytes.value_or(0);
-    case TensorColumn::offset:
-        return x.file != y.file ? x.file < y.file : x.data_offset < y.data_offset;
-    case TensorColumn::bits_per_weight: return a.bits_per_weight() < b.bits_per_weight();
+        case TensorColumn::file_order:
+            return false;
+        case TensorColumn::name:
+            return x.name < y.name;
+        case TensorColumn::type:
+            return a.type < b.type;
+        case TensorColumn::shape:
+            if (a.ne.size() != b.ne.size()) return a.ne.size() < b.ne.size();
+            return std::lexicographical_compare(a.ne.rbegin(), a.ne.rend(), b.ne.rbegin(), b.ne.rend());
+        case TensorColumn::elements:
+            return a.elements < b.elements;
+        case TensorColumn::size:
+            return a.bytes.value_or(0) < b.bytes.value_or(0);
+        case TensorColumn::offset:
+            return x.file != y.file ? x.file < y.file : x.data_offset < y.data_offset;
+        case TensorColumn::bits_per_weight:
+            return a.bits_per_weight() < b.bits_per_weight();
     }
     return false;
 }

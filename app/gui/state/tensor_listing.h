@@ -48,12 +48,12 @@ struct TensorTotals {
 
 struct TensorRow {
     bool layer_row = false;
-    size_t index = 0;           // index into DocumentIndex::tensors, or layer index for summary rows
+    size_t index = 0;  // index into DocumentIndex::tensors, or layer index for summary rows
 };
 
 struct TensorListing {
     std::vector<TensorRow> rows;
-    std::vector<TensorTotals> layer_totals;   // per DocumentIndex::layers entry, listed tensors only
+    std::vector<TensorTotals> layer_totals;  // per DocumentIndex::layers entry, listed tensors only
     TensorTotals totals;
     std::string error;
 };

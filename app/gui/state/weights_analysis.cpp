@@ -29,8 +29,7 @@ Result<TensorView> open_view(const Model& model, size_t tensor, std::optional<ui
 constexpr uint64_t kComparedInMemory = kAnalysisMemoryBound / 2 / (2 * sizeof(float));
 
 // Metrics, the other values' histogram over this one's range and the difference histogram.
-void compare_sources_of(const FloatSource& mine, const FloatSource& theirs, uint64_t block, WeightsResult& out,
-                        JobContext* job) {
+void compare_sources_of(const FloatSource& mine, const FloatSource& theirs, uint64_t block, WeightsResult& out, JobContext* job) {
     Result<TensorComparison> metrics = compare_sources(mine, theirs, out.row_length, 5, job, 0, 0.0, 1.0, block);
     if (!metrics) {
         out.compare_error = message_of(metrics.error());
@@ -70,7 +69,7 @@ void compare_with_model(const WeightsRequest& rq, WeightsResult& out, JobContext
     std::optional<TensorPair> pair = find_counterpart(*rq.model, rq.tensor, rq.expert, *rq.other);
     if (!pair) {
         out.compare_error = "the other model has no tensor paired with " + escape_for_display(rq.model->tensors[rq.tensor].name, 120) +
-                            (rq.expert ? " expert " + std::to_string(*rq.expert) : std::string());
+            (rq.expert ? " expert " + std::to_string(*rq.expert) : std::string());
         return;
     }
     auto mine = PairSource::open(*rq.model, pair->a);
@@ -91,14 +90,12 @@ void compare_with_model(const WeightsRequest& rq, WeightsResult& out, JobContext
 void compare_with_requantized(uint32_t type, const TensorView& view, WeightsResult& out, JobContext* job) {
     // A copy compared in memory is read once; one that streams is read by each pass, so it keeps
     // its quantized rows instead of quantizing them again.
-    Result<std::unique_ptr<FloatSource>> requantized =
-        requantized_source(view, out.row_length, type, view.size() > kComparedInMemory);
+    Result<std::unique_ptr<FloatSource>> requantized = requantized_source(view, out.row_length, type, view.size() > kComparedInMemory);
     if (!requantized) {
         out.compare_error = escape_for_display(requantized.error().message, 400);
         return;
     }
-    compare_values(view, **requantized, comparison_block_length(view.block_length(), describe_ggml_type(type).block_size), out,
-                   job);
+    compare_values(view, **requantized, comparison_block_length(view.block_length(), describe_ggml_type(type).block_size), out, job);
 }
 
 // The block-scale series, then the row series, of the report; a type without block scales has a
@@ -110,8 +107,7 @@ BlockScalesSummary summarize_scales(const TensorView& view, uint32_t bins, Tenso
         // Element types (block length 1) have no scales; other block types keep theirs in
         // layouts block_scales does not decode.
         std::string type = escape_for_display(view.type_name(), 60);
-        summary.note = view.block_length() > 1 ? "the block scales of " + type + " are not decoded"
-                                               : type + " stores no block scales";
+        summary.note = view.block_length() > 1 ? "the block scales of " + type + " are not decoded" : type + " stores no block scales";
     } else if (report.block_scales_error) {
         summary.note = message_of(*report.block_scales_error);
         summary.failed = true;
@@ -128,8 +124,7 @@ std::optional<uint64_t> expert_count(const Model& model, size_t tensor) {
     if (tensor >= model.tensors.size()) return std::nullopt;
     const TensorInfo& t = model.tensors[tensor];
     for (const TensorGroup& g : model.groups)
-        if (g.kind == "experts" && std::find(g.members.begin(), g.members.end(), tensor) != g.members.end() &&
-            t.ne.size() >= 3)
+        if (g.kind == "experts" && std::find(g.members.begin(), g.members.end(), tensor) != g.members.end() && t.ne.size() >= 3)
             return t.ne.back();
     if (t.ne.size() >= 3 && t.ne.back() > 1) return t.ne.back();
     return std::nullopt;
@@ -165,8 +160,10 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
         if (!rq.range) {
             out.range_used = pick_histogram_range(*report->stats, rq.range_mode);
             histogram_done = out.range_used.resolved == HistogramRangeMode::full;
-            if (histogram_done) out.histogram = std::move(report->histogram);
-            else range = std::make_pair(out.range_used.lo, out.range_used.hi);
+            if (histogram_done)
+                out.histogram = std::move(report->histogram);
+            else
+                range = std::make_pair(out.range_used.lo, out.range_used.hi);
         }
     } else if (!rq.range && rq.known_stats) {
         out.range_used = pick_histogram_range(*rq.known_stats, rq.range_mode);
@@ -197,8 +194,10 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     out.stage = 5;
     job_report(job, 0);
     if (rq.other || rq.requant_type) {
-        if (rq.other) compare_with_model(rq, out, job);
-        else compare_with_requantized(*rq.requant_type, *view, out, job);
+        if (rq.other)
+            compare_with_model(rq, out, job);
+        else
+            compare_with_requantized(*rq.requant_type, *view, out, job);
         if (job_cancelled(job)) {
             out.cancelled = true;
             return;
@@ -218,7 +217,7 @@ void requantize_weights(const RequantRequest& rq, RequantResult& out, JobContext
     const uint64_t row_length = std::max<uint64_t>(1, reference->values->view().row_length());
     out.reference_type = escape_for_display(reference->type_name, 60);
     out.reference = escape_for_display(reference->tensor_name, 120) + " (" + out.reference_type + ")" +
-                    (reference->counterpart ? " of the compared file" : "");
+        (reference->counterpart ? " of the compared file" : "");
     out.note = escape_for_display(reference->note, 400);
     std::optional<ColumnImportance> importance;
     if (rq.imatrix) {

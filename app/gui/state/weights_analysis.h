@@ -52,12 +52,12 @@
 #include <vector>
 
 #include "mlens/analysis/requant.h"
-#include "mlens/analysis/tensor_report.h"
-#include "mlens/quant/imatrix.h"
 #include "mlens/analysis/tensor_compare.h"
+#include "mlens/analysis/tensor_report.h"
 #include "mlens/job.h"
 #include "mlens/model/model.h"
 #include "mlens/quant/histogram_range.h"
+#include "mlens/quant/imatrix.h"
 #include "mlens/quant/stats.h"
 
 namespace mlens {
@@ -67,23 +67,23 @@ constexpr int kWeightsStages = 6;
 struct WeightsRequest {
     std::shared_ptr<const Model> model;
     size_t tensor = 0;
-    std::optional<uint64_t> expert;              // slice of the slowest dimension
+    std::optional<uint64_t> expert;  // slice of the slowest dimension
     bool want_stats = true;
     uint32_t bins = 128;
     std::optional<std::pair<double, double>> range;
-    HistogramRangeMode range_mode = HistogramRangeMode::automatic;   // when no `range`
-    std::optional<TensorStats> known_stats;      // the tensor's statistics when want_stats is off
+    HistogramRangeMode range_mode = HistogramRangeMode::automatic;  // when no `range`
+    std::optional<TensorStats> known_stats;  // the tensor's statistics when want_stats is off
     uint64_t rows = 16, columns = 12;
-    std::shared_ptr<const Model> other;          // compare target, or null
-    std::optional<uint32_t> requant_type;        // compare with this tensor requantized as this ggml type
+    std::shared_ptr<const Model> other;  // compare target, or null
+    std::optional<uint32_t> requant_type;  // compare with this tensor requantized as this ggml type
     bool want_scales = true;
 };
 
 struct BlockScalesSummary {
-    uint32_t bins = 0;                           // bin count of the histograms
-    std::vector<SeriesSummary> series;           // block scales, then rows
-    std::string note;                            // why there are no block scales, display-safe
-    bool failed = false;                         // the note is an error, not a type's property
+    uint32_t bins = 0;  // bin count of the histograms
+    std::vector<SeriesSummary> series;  // block scales, then rows
+    std::string note;  // why there are no block scales, display-safe
+    bool failed = false;  // the note is an error, not a type's property
 };
 
 struct WeightsResult {
@@ -92,10 +92,10 @@ struct WeightsResult {
     std::string error;
     std::optional<TensorStats> stats;
     Histogram histogram;
-    HistogramRange range_used;                   // how the histogram's range was chosen
+    HistogramRange range_used;  // how the histogram's range was chosen
     uint64_t row_length = 0;
     uint64_t elements = 0;
-    std::vector<std::vector<float>> first_values;   // rows × up to `columns`
+    std::vector<std::vector<float>> first_values;  // rows × up to `columns`
     bool compared = false;
     std::string compare_error;
     TensorComparison comparison;
@@ -121,17 +121,17 @@ struct RequantRequest {
     size_t tensor = 0;
     std::optional<uint64_t> expert;
     std::vector<uint32_t> ggml_types;
-    std::shared_ptr<const Model> other;          // the model chosen under "compare with", or null
-    std::shared_ptr<const Imatrix> imatrix;      // quantize with its importance, or null
+    std::shared_ptr<const Model> other;  // the model chosen under "compare with", or null
+    std::shared_ptr<const Imatrix> imatrix;  // quantize with its importance, or null
 };
 
 struct RequantResult {
     bool cancelled = false;
     std::string error;
-    std::string reference_type;                  // the reference's type name, display-safe
-    std::string reference;                       // "blk.0.attn_q.weight (F32) of the compared file", display-safe
-    std::string note;                            // why the tensor itself is the reference, display-safe
-    std::string imatrix_entry;                   // the importance matrix entry used, display-safe
+    std::string reference_type;  // the reference's type name, display-safe
+    std::string reference;  // "blk.0.attn_q.weight (F32) of the compared file", display-safe
+    std::string note;  // why the tensor itself is the reference, display-safe
+    std::string imatrix_entry;  // the importance matrix entry used, display-safe
     std::vector<RequantRow> rows;
 };
 

@@ -161,8 +161,7 @@ Document* Workspace::find(uint64_t id) {
 }
 
 bool Workspace::opening() const {
-    return std::any_of(m_documents.begin(), m_documents.end(),
-                       [](const auto& d) { return d->state == DocumentState::opening; });
+    return std::any_of(m_documents.begin(), m_documents.end(), [](const auto& d) { return d->state == DocumentState::opening; });
 }
 
 std::vector<std::string> gguf_files_in(const std::string& dir) {

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "state/display_text.h"
 #include "mlens/model/enum_names.h"
 #include "mlens/text/escape.h"
+#include "state/display_text.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
@@ -13,14 +13,14 @@ namespace mlens {
 ArrayViewer::ArrayViewer(std::string key, std::shared_ptr<const ArrayIndex> array, std::string window_id)
     : m_key(std::move(key)), m_array(std::move(array)), m_window_id(std::move(window_id)) {
     m_title = escape_for_display(m_key, 80) + "  [" + value_type_name(m_array->element_type) + " \xC3\x97 " +
-              ui::with_separators(m_array->count) + "]###" + m_window_id;
+        ui::with_separators(m_array->count) + "]###" + m_window_id;
 }
 
 bool ArrayViewer::draw(JobRunner& jobs, ImFont* mono) {
     bool open = true;
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
-                            ImGuiCond_FirstUseEver, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f), ImGuiCond_FirstUseEver,
+                            ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowSize(ImVec2(620, 560), ImGuiCond_FirstUseEver);
     if (m_focus) {
         ImGui::SetNextWindowFocus();
@@ -37,13 +37,11 @@ bool ArrayViewer::draw(JobRunner& jobs, ImFont* mono) {
 
     float avail = ImGui::GetContentRegionAvail().x;
     bool focus_search = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
-    if (ui::search_box("search", is_string ? "search text or index" : "search value or index", m_query,
-                       avail * 0.55f, focus_search))
+    if (ui::search_box("search", is_string ? "search text or index" : "search value or index", m_query, avail * 0.55f, focus_search))
         m_search.start(jobs, m_array, m_key, m_query);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(110);
-    bool go = ImGui::InputScalar("##goto", ImGuiDataType_S64, &m_goto, nullptr, nullptr, "%lld",
-                                 ImGuiInputTextFlags_EnterReturnsTrue);
+    bool go = ImGui::InputScalar("##goto", ImGuiDataType_S64, &m_goto, nullptr, nullptr, "%lld", ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     go = ImGui::Button("Go to index") || go;
     if (go && a.count > 0) {
@@ -65,8 +63,7 @@ bool ArrayViewer::draw(JobRunner& jobs, ImFont* mono) {
     }
 
     int columns = is_enum ? 3 : 2;
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
-                            ImGuiTableFlags_Resizable;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
     if (ImGui::BeginTable("elements", columns, flags)) {
         ImGui::TableSetupScrollFreeze(0, 1);
         ImGui::TableSetupColumn("Index", ImGuiTableColumnFlags_WidthFixed, 90);
@@ -74,9 +71,7 @@ bool ArrayViewer::draw(JobRunner& jobs, ImFont* mono) {
         if (is_enum) ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthFixed, 120);
         ImGui::TableHeadersRow();
         float row_h = ImGui::GetTextLineHeightWithSpacing();
-        if (m_scroll_to && !filtered) {
-            ImGui::SetScrollY(static_cast<float>(*m_scroll_to) * row_h);
-        }
+        if (m_scroll_to && !filtered) { ImGui::SetScrollY(static_cast<float>(*m_scroll_to) * row_h); }
         // ImGuiListClipper counts rows in int.
         int count = static_cast<int>(std::min<uint64_t>(rows, INT32_MAX));
         ImGuiListClipper clipper;

@@ -13,9 +13,9 @@
 
 #include <imgui.h>
 
+#include "mlens/model/value.h"
 #include "state/array_search.h"
 #include "state/job_runner.h"
-#include "mlens/model/value.h"
 
 namespace mlens {
 

@@ -76,8 +76,8 @@ std::optional<std::string> FileChooser::draw() {
     std::optional<std::string> chosen;
     ImGui::SetNextWindowSize(ImVec2(720, 480), ImGuiCond_FirstUseEver);
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
-                            ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f), ImGuiCond_Appearing,
+                            ImVec2(0.5f, 0.5f));
     if (m_focus) {
         ImGui::SetNextWindowFocus();
         m_focus = false;
@@ -94,8 +94,10 @@ std::optional<std::string> FileChooser::draw() {
     ImGui::SetNextItemWidth(-1);
     if (ImGui::InputText("##path", &m_path_input, ImGuiInputTextFlags_EnterReturnsTrue)) {
         std::error_code ec;
-        if (fs::is_directory(m_path_input, ec)) go_to = m_path_input;
-        else chosen = m_path_input;
+        if (fs::is_directory(m_path_input, ec))
+            go_to = m_path_input;
+        else
+            chosen = m_path_input;
     }
     if (ImGui::Checkbox("All files", &m_all_files)) go_to = m_folder;
     ImGui::SameLine();
@@ -105,8 +107,7 @@ std::optional<std::string> FileChooser::draw() {
 
     float footer = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
     if (!m_error.empty()) ui::text_colored(palette().error, m_error);
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersOuter |
-                            ImGuiTableFlags_BordersInnerV;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersInnerV;
     if (ImGui::BeginTable("entries", 2, flags, ImVec2(0, -footer))) {
         ImGui::TableSetupScrollFreeze(0, 1);
         ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch);
@@ -127,8 +128,10 @@ std::optional<std::string> FileChooser::draw() {
                     m_selected = i;
                     if (ImGui::IsMouseDoubleClicked(0)) {
                         std::string path = (fs::path(m_folder) / e.name).string();
-                        if (e.folder) go_to = path;
-                        else chosen = path;
+                        if (e.folder)
+                            go_to = path;
+                        else
+                            chosen = path;
                     }
                 }
                 if (e.folder) ImGui::PopStyleColor();
@@ -149,8 +152,10 @@ std::optional<std::string> FileChooser::draw() {
     if (ImGui::Button("Open", ImVec2(100, 0)) && can_open) {
         const Entry& e = m_entries[static_cast<size_t>(m_selected)];
         std::string path = (fs::path(m_folder) / e.name).string();
-        if (e.folder) go_to = path;
-        else chosen = path;
+        if (e.folder)
+            go_to = path;
+        else
+            chosen = path;
     }
     ImGui::EndDisabled();
     ImGui::SameLine();
@@ -158,8 +163,7 @@ std::optional<std::string> FileChooser::draw() {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("A safetensors folder (with its index and shards) or an Ollama store");
     ImGui::SameLine();
     if (ImGui::Button("Cancel", ImVec2(100, 0)) ||
-        (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&
-         ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)))
+        (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)))
         m_open = false;
     ImGui::End();
     if (!go_to.empty()) load(go_to);

@@ -23,8 +23,8 @@ public:
 
 private:
     struct Entry {
-        std::string name;       // raw file name
-        std::string shown;      // escaped for display
+        std::string name;  // raw file name
+        std::string shown;  // escaped for display
         bool folder = false;
         uint64_t size = 0;
     };

@@ -16,9 +16,7 @@ namespace {
 
 constexpr int64_t kWheelRows = 3;
 
-bool in_range(uint64_t offset, const ByteRange& r) {
-    return r.length > 0 && offset >= r.offset && offset - r.offset < r.length;
-}
+bool in_range(uint64_t offset, const ByteRange& r) { return r.length > 0 && offset >= r.offset && offset - r.offset < r.length; }
 
 // The first row after keyboard and mouse-wheel input while the view is hovered.
 int64_t scrolled_row(int64_t row, int64_t page) {
@@ -52,8 +50,8 @@ void byte_tooltip(uint64_t offset, const uint8_t* bytes, uint64_t available) {
 
 }  // namespace
 
-std::optional<uint64_t> hex_view(const char* id, HexViewState& state, uint64_t file_size, const HexReader& read,
-                                 ByteRange highlight, ImFont* mono) {
+std::optional<uint64_t> hex_view(const char* id, HexViewState& state, uint64_t file_size, const HexReader& read, ByteRange highlight,
+                                 ImFont* mono) {
     std::optional<uint64_t> hovered;
     ImGui::PushID(id);
     ImGui::PushFont(mono);
@@ -79,7 +77,7 @@ std::optional<uint64_t> hex_view(const char* id, HexViewState& state, uint64_t f
     ImGui::BeginChild("rows", ImVec2(0, height), false, ImGuiWindowFlags_NoScrollbar);
     const ImVec2 origin = ImGui::GetWindowPos();
     const ImVec2 size = ImGui::GetWindowSize();
-    const ImVec2 pad = ImGui::GetCurrentWindow()->WindowPadding;   // the child's own (none without a border)
+    const ImVec2 pad = ImGui::GetCurrentWindow()->WindowPadding;  // the child's own (none without a border)
     ImGui::Dummy(ImVec2(1.0f, size.y + pitch));
     ImGui::SetScrollY(0.0f);
     const int64_t visible_rows = std::max<int64_t>(1, static_cast<int64_t>((size.y - 2 * pad.y) / pitch));
@@ -96,7 +94,8 @@ std::optional<uint64_t> hex_view(const char* id, HexViewState& state, uint64_t f
     state.m_top = first;
 
     // The rows shown and the 7 bytes after them (the tooltip's u64), read again only when they change.
-    const ByteRange wanted{first, std::min<uint64_t>(file_size - std::min(file_size, first), static_cast<uint64_t>(visible_rows) * per_row + 7)};
+    const ByteRange wanted{first,
+                           std::min<uint64_t>(file_size - std::min(file_size, first), static_cast<uint64_t>(visible_rows) * per_row + 7)};
     if (wanted.offset != state.m_asked.offset || wanted.length != state.m_asked.length) {
         state.m_bytes.resize(wanted.length);
         state.m_bytes.resize(wanted.length ? read(wanted.offset, wanted.length, state.m_bytes.data()) : 0);
@@ -124,8 +123,8 @@ std::optional<uint64_t> hex_view(const char* id, HexViewState& state, uint64_t f
             const float x = at.x + hex_x + static_cast<float>(col * 3 + (col >= half ? 1 : 0)) * char_w;
             const float ax = at.x + ascii_x + static_cast<float>(col) * char_w;
             const ImVec2 cell_min(x - char_w * 0.5f, at.y), cell_max(x + char_w * 2.5f, at.y + line_h);
-            const bool hot = window_hovered && mouse.x >= cell_min.x && mouse.x < cell_max.x && mouse.y >= cell_min.y &&
-                             mouse.y < cell_max.y;
+            const bool hot =
+                window_hovered && mouse.x >= cell_min.x && mouse.x < cell_max.x && mouse.y >= cell_min.y && mouse.y < cell_max.y;
             if (hot) hovered_index = i;
             if (in_range(row_offset + col, highlight) || hot) {
                 const ImU32 bg = hot ? hover_col : highlight_col;

@@ -46,11 +46,11 @@ private:
     friend std::optional<uint64_t> hex_view(const char*, HexViewState&, uint64_t, const HexReader&, ByteRange, ImFont*);
     uint64_t m_top = 0;
     std::optional<uint64_t> m_scroll_to;
-    std::vector<uint8_t> m_bytes;     // what the read of m_asked gave
+    std::vector<uint8_t> m_bytes;  // what the read of m_asked gave
     ByteRange m_asked;
 };
 
-std::optional<uint64_t> hex_view(const char* id, HexViewState& state, uint64_t file_size, const HexReader& read,
-                                 ByteRange highlight, ImFont* mono);
+std::optional<uint64_t> hex_view(const char* id, HexViewState& state, uint64_t file_size, const HexReader& read, ByteRange highlight,
+                                 ImFont* mono);
 
 }  // namespace mlens

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "theme.h"
 #include "plot_axes.h"
+#include "theme.h"
 
 namespace mlens {
 
@@ -15,13 +15,9 @@ constexpr float kDragThreshold = 4.0f;
 constexpr int kMaxValueTicks = 8;
 constexpr float kEndBinWidth = 12, kEndBinGap = 8;
 
-ImU32 with_alpha(ImU32 color, int alpha) {
-    return (color & ~IM_COL32_A_MASK) | (static_cast<ImU32>(alpha) << IM_COL32_A_SHIFT);
-}
+ImU32 with_alpha(ImU32 color, int alpha) { return (color & ~IM_COL32_A_MASK) | (static_cast<ImU32>(alpha) << IM_COL32_A_SHIFT); }
 
-ImU32 color_of(const std::vector<HistogramSeries>& series, size_t i) {
-    return series[i].color ? series[i].color : series_color(i);
-}
+ImU32 color_of(const std::vector<HistogramSeries>& series, size_t i) { return series[i].color ? series[i].color : series_color(i); }
 
 // The union of the series' ranges, widened when it is a single point.
 ValueRange data_range(const std::vector<HistogramSeries>& series) {
@@ -62,8 +58,8 @@ uint64_t HistogramSeries::share_total() const {
 }
 
 ImU32 series_color(size_t position) {
-    static const ImU32 kColors[] = {IM_COL32(86, 156, 214, 255), IM_COL32(236, 144, 52, 255),
-                                    IM_COL32(96, 190, 110, 255), IM_COL32(190, 110, 200, 255)};
+    static const ImU32 kColors[] = {IM_COL32(86, 156, 214, 255), IM_COL32(236, 144, 52, 255), IM_COL32(96, 190, 110, 255),
+                                    IM_COL32(190, 110, 200, 255)};
     return kColors[position % std::size(kColors)];
 }
 
@@ -170,8 +166,8 @@ HistogramPlot::Event HistogramPlot::draw(const char* id, const std::vector<Histo
         for (const HistogramHover& h : m_hover) {
             const HistogramSeries& s = series[h.series];
             double step = s.bin_width();
-            std::string text = "[" + tick_label(h.lo, step / 100) + ", " + tick_label(h.hi, step / 100) + ")  " +
-                               std::to_string(h.count) + "  (" + share_text(h.share) + ")";
+            std::string text = "[" + tick_label(h.lo, step / 100) + ", " + tick_label(h.hi, step / 100) + ")  " + std::to_string(h.count) +
+                "  (" + share_text(h.share) + ")";
             if (!s.label.empty()) {
                 ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color_of(series, h.series)), "%s", s.label.c_str());
                 ImGui::SameLine();

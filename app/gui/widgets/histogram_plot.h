@@ -30,12 +30,12 @@
 namespace mlens {
 
 struct HistogramSeries {
-    std::string label;            // display-safe text for the legend and tooltip
-    double lo = 0, hi = 0;        // bins cover [lo, hi] in equal steps
+    std::string label;  // display-safe text for the legend and tooltip
+    double lo = 0, hi = 0;  // bins cover [lo, hi] in equal steps
     std::vector<uint64_t> counts;
-    uint64_t total = 0;           // denominator of the share in the tooltip; 0: the sum of counts
+    uint64_t total = 0;  // denominator of the share in the tooltip; 0: the sum of counts
     uint64_t below = 0, above = 0;  // values outside [lo, hi] (drawn for the first series)
-    ImU32 color = 0;              // 0: the widget's colour for the series' position
+    ImU32 color = 0;  // 0: the widget's colour for the series' position
 
     double bin_width() const { return counts.empty() ? 0 : (hi - lo) / static_cast<double>(counts.size()); }
     // Bin holding `value`, or nullopt outside [lo, hi] (hi itself belongs to the last bin).
@@ -53,7 +53,7 @@ struct HistogramHover {
     size_t bin = 0;
     double lo = 0, hi = 0;
     uint64_t count = 0;
-    double share = 0;             // count / series total, in [0, 1]
+    double share = 0;  // count / series total, in [0, 1]
 };
 
 class HistogramPlot {
@@ -91,7 +91,7 @@ private:
     ValueRange m_shown;
     ImVec2 m_plot_min{0, 0}, m_plot_max{1, 1};
     ImVec2 m_frame_min{0, 0}, m_frame_max{1, 1};
-    float m_end_bin_room = 0;              // width taken by each end bin and its gap, 0: none
+    float m_end_bin_room = 0;  // width taken by each end bin and its gap, 0: none
     std::optional<float> m_drag_from;
 };
 

@@ -5,8 +5,8 @@
 #include <iterator>
 #include <string>
 
-#include "theme.h"
 #include "plot_axes.h"
+#include "theme.h"
 
 namespace mlens {
 
@@ -26,8 +26,8 @@ double PlotFrame::x_at(float sx) const {
 }
 
 ImU32 plot_series_color(size_t position) {
-    static const ImU32 kColors[] = {IM_COL32(86, 156, 214, 255), IM_COL32(236, 144, 52, 255), IM_COL32(96, 190, 110, 255),
-                                    IM_COL32(190, 110, 200, 255), IM_COL32(220, 80, 90, 255), IM_COL32(200, 190, 80, 255)};
+    static const ImU32 kColors[] = {IM_COL32(86, 156, 214, 255),  IM_COL32(236, 144, 52, 255), IM_COL32(96, 190, 110, 255),
+                                    IM_COL32(190, 110, 200, 255), IM_COL32(220, 80, 90, 255),  IM_COL32(200, 190, 80, 255)};
     return kColors[position % std::size(kColors)];
 }
 
@@ -43,8 +43,7 @@ void widen(double& lo, double& hi) {
 
 }  // namespace
 
-PlotFrame draw_plot_frame(const char* id, ImVec2 size, PlotRange range, const char* x_title, const char* y_title,
-                          bool integer_x) {
+PlotFrame draw_plot_frame(const char* id, ImVec2 size, PlotRange range, const char* x_title, const char* y_title, bool integer_x) {
     widen(range.x_lo, range.x_hi);
     widen(range.y_lo, range.y_hi);
     ImVec2 avail = ImGui::GetContentRegionAvail();

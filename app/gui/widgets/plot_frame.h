@@ -22,7 +22,7 @@ struct PlotRange {
 };
 
 struct PlotFrame {
-    ImVec2 min{0, 0}, max{1, 1};   // plot area in screen coordinates
+    ImVec2 min{0, 0}, max{1, 1};  // plot area in screen coordinates
     PlotRange range;
     float x_of(double x) const;
     float y_of(double y) const;
@@ -30,8 +30,7 @@ struct PlotFrame {
     bool contains(ImVec2 p) const { return p.x >= min.x && p.x <= max.x && p.y >= min.y && p.y <= max.y; }
 };
 
-PlotFrame draw_plot_frame(const char* id, ImVec2 size, PlotRange range, const char* x_title, const char* y_title,
-                          bool integer_x);
+PlotFrame draw_plot_frame(const char* id, ImVec2 size, PlotRange range, const char* x_title, const char* y_title, bool integer_x);
 
 // Colour of the series at `position` (a few distinct hues, then repeating).
 ImU32 plot_series_color(size_t position);

@@ -15,13 +15,11 @@ namespace {
 constexpr std::string_view kEllipsis = "\xE2\x80\xA6";
 
 bool breaks_after(char c) {
-    return c == ' ' || c == '.' || c == '_' || c == '-' || c == '/' || c == ':' || c == ',' || c == ';' ||
-           c == '=' || c == '(' || c == '[' || c == '|';
+    return c == ' ' || c == '.' || c == '_' || c == '-' || c == '/' || c == ':' || c == ',' || c == ';' || c == '=' || c == '(' ||
+        c == '[' || c == '|';
 }
 
-float imgui_width(std::string_view s) {
-    return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;
-}
+float imgui_width(std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; }
 
 // The popup must be submitted while it is open even when the mouse has left the cell.
 void copy_popup_if_open(std::string_view text) {
@@ -65,15 +63,17 @@ void whole_text_on_hover(std::string_view text, bool elided, ImVec2 min, ImVec2 
 void draw_cell(std::string_view text, const ImVec4* color, Elide where = Elide::end) {
     std::string shown = elided_text(text, ImGui::GetContentRegionAvail().x, where);
     bool elided = shown != text;
-    if (color) ui::text_colored(*color, shown);
-    else ui::text(shown);
+    if (color)
+        ui::text_colored(*color, shown);
+    else
+        ui::text(shown);
     whole_text_on_hover(text, elided, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
 }
 
 }  // namespace
 
 size_t elide_length(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure) {
-    std::vector<std::pair<size_t, float>> ends;   // byte end of each character, width up to it
+    std::vector<std::pair<size_t, float>> ends;  // byte end of each character, width up to it
     float width = 0.0f;
     for (size_t i = 0; i < text.size();) {
         uint32_t cp = 0;
@@ -85,7 +85,7 @@ size_t elide_length(std::string_view text, float max_width, const std::function<
     }
     if (width <= max_width) return text.size();
     float room = max_width - measure(kEllipsis);
-    size_t fit = 0;          // characters that fit before the ellipsis
+    size_t fit = 0;  // characters that fit before the ellipsis
     while (fit < ends.size() && ends[fit].second <= room) ++fit;
     for (size_t k = fit; k > 0; --k) {
         size_t end = ends[k - 1].first;
@@ -100,7 +100,7 @@ size_t elide_length(std::string_view text, float max_width, const std::function<
 }
 
 MiddleCut elide_middle(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure) {
-    std::vector<std::pair<size_t, float>> starts;   // byte start of each character, width before it
+    std::vector<std::pair<size_t, float>> starts;  // byte start of each character, width before it
     float width = 0.0f;
     for (size_t i = 0; i < text.size();) {
         uint32_t cp = 0;
@@ -135,14 +135,13 @@ MiddleCut elide_middle(std::string_view text, float max_width, const std::functi
     return {head, tail};
 }
 
-std::vector<std::string_view> wrap_lines(std::string_view text, float max_width,
-                                         const std::function<float(std::string_view)>& measure) {
+std::vector<std::string_view> wrap_lines(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure) {
     std::vector<std::string_view> lines;
     size_t start = 0;
     while (start < text.size()) {
         const std::string_view rest = text.substr(start);
-        size_t fits = 0;       // bytes of the characters that fit
-        size_t word_end = 0;   // end of the last word that fits whole
+        size_t fits = 0;  // bytes of the characters that fit
+        size_t word_end = 0;  // end of the last word that fits whole
         float width = 0.0f;
         while (fits < rest.size()) {
             uint32_t cp = 0;
@@ -222,9 +221,7 @@ bool cell_piece(std::string_view raw, size_t max_chars) {
 namespace {
 
 // A header needs room for its sort arrow too.
-float header_width(const char* header) {
-    return ImGui::CalcTextSize(header, nullptr, true).x + ImGui::GetFontSize() * 0.8f;
-}
+float header_width(const char* header) { return ImGui::CalcTextSize(header, nullptr, true).x + ImGui::GetFontSize() * 0.8f; }
 
 }  // namespace
 

@@ -44,8 +44,8 @@ namespace mlens::ui {
 size_t elide_length(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure);
 
 struct MiddleCut {
-    size_t head = 0;   // bytes kept from the start
-    size_t tail = 0;   // first byte kept at the end
+    size_t head = 0;  // bytes kept from the start
+    size_t tail = 0;  // first byte kept at the end
 };
 MiddleCut elide_middle(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure);
 
@@ -54,8 +54,7 @@ enum class Elide { end, middle };
 // The text drawn for `text` in `max_width` with the current font: itself or a prefix and "…".
 std::string elided_text(std::string_view text, float max_width, Elide where = Elide::end);
 
-std::vector<std::string_view> wrap_lines(std::string_view text, float max_width,
-                                         const std::function<float(std::string_view)>& measure);
+std::vector<std::string_view> wrap_lines(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure);
 void wrapped_text(std::string_view text);
 
 void cell_text(std::string_view text, Elide where = Elide::end);
@@ -88,7 +87,7 @@ void clipped_rows(const std::vector<size_t>& indices, Draw draw) {
 struct TableColumn {
     const char* name;
     ImGuiTableColumnFlags flags = 0;
-    float width = 0.0f;   // a fixed column's width, a stretched one's weight (0: ImGui's default)
+    float width = 0.0f;  // a fixed column's width, a stretched one's weight (0: ImGui's default)
 };
 void table_columns(std::initializer_list<TableColumn> columns);
 

@@ -17,11 +17,15 @@ constexpr float kPadX = 4.0f, kPadY = 2.0f, kGap = 4.0f;
 ImU32 segment_color(PieceSegmentKind kind) {
     const Palette& p = palette();
     switch (kind) {
-    case PieceSegmentKind::text: return ImGui::GetColorU32(ImGuiCol_Text);
-    case PieceSegmentKind::space:
-    case PieceSegmentKind::marker: return ImGui::ColorConvertFloat4ToU32(p.marker);
-    case PieceSegmentKind::escape: return ImGui::ColorConvertFloat4ToU32(p.escape);
-    case PieceSegmentKind::byte_token: return ImGui::ColorConvertFloat4ToU32(p.byte_token);
+        case PieceSegmentKind::text:
+            return ImGui::GetColorU32(ImGuiCol_Text);
+        case PieceSegmentKind::space:
+        case PieceSegmentKind::marker:
+            return ImGui::ColorConvertFloat4ToU32(p.marker);
+        case PieceSegmentKind::escape:
+            return ImGui::ColorConvertFloat4ToU32(p.escape);
+        case PieceSegmentKind::byte_token:
+            return ImGui::ColorConvertFloat4ToU32(p.byte_token);
     }
     return ImGui::GetColorU32(ImGuiCol_Text);
 }
@@ -40,7 +44,8 @@ std::vector<PieceSegment> with_missing_glyphs(ImFont* font, std::vector<PieceSeg
         while (i < s.size()) {
             uint32_t cp = 0;
             size_t len = utf8_decode(s.substr(i), cp);
-            if (len == 0) len = 1;
+            if (len == 0)
+                len = 1;
             else if (cp >= 0x80 && (cp > 0xFFFF || !font->FindGlyphNoFallback(static_cast<ImWchar>(cp)))) {
                 if (i > run) out.push_back({PieceSegmentKind::text, std::string(s.substr(run, i - run))});
                 char buf[16];
@@ -93,7 +98,8 @@ std::optional<size_t> token_chips(const char* id, const std::vector<TokenChip>& 
         if (ImGui::IsRectVisible(pos, max)) {
             dl->AddRectFilled(pos, max, chip.fill ? chip.fill : ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
             ImU32 border = hover ? ImGui::GetColorU32(ImGuiCol_ButtonHovered)
-                                 : chip.border ? chip.border : ImGui::GetColorU32(ImGuiCol_Border);
+                : chip.border    ? chip.border
+                                 : ImGui::GetColorU32(ImGuiCol_Border);
             dl->AddRect(pos, max, border, 3.0f, 0, chip.border || hover ? 1.5f : 1.0f);
             float x = pos.x + kPadX;
             const float y = pos.y + kPadY;
@@ -121,8 +127,7 @@ std::optional<size_t> token_chips(const char* id, const std::vector<TokenChip>& 
     return hovered;
 }
 
-std::optional<size_t> token_chip_box(const char* id, const std::vector<TokenChip>& chips, ImFont* caption_font,
-                                     float max_height) {
+std::optional<size_t> token_chip_box(const char* id, const std::vector<TokenChip>& chips, ImFont* caption_font, float max_height) {
     ImGuiStorage* storage = ImGui::GetStateStorage();
     const ImGuiID key = ImGui::GetID(id);
     const ImGuiStyle& style = ImGui::GetStyle();

@@ -35,7 +35,6 @@ std::optional<size_t> token_chips(const char* id, const std::vector<TokenChip>& 
 
 // The chips in a bordered child window as tall as they need (measured on the previous frame) up
 // to `max_height`, scrolling beyond it.
-std::optional<size_t> token_chip_box(const char* id, const std::vector<TokenChip>& chips, ImFont* caption_font,
-                                     float max_height);
+std::optional<size_t> token_chip_box(const char* id, const std::vector<TokenChip>& chips, ImFont* caption_font, float max_height);
 
 }  // namespace mlens

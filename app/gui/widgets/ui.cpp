@@ -12,9 +12,7 @@
 
 namespace mlens::ui {
 
-void text(std::string_view s) {
-    ImGui::TextUnformatted(s.data(), s.data() + s.size());
-}
+void text(std::string_view s) { ImGui::TextUnformatted(s.data(), s.data() + s.size()); }
 
 void text_colored(const ImVec4& color, std::string_view s) {
     ImGui::PushStyleColor(ImGuiCol_Text, color);
@@ -71,7 +69,8 @@ void text_with_missing_glyphs(std::string_view s, bool& first) {
     while (i < s.size()) {
         uint32_t cp = 0;
         size_t len = utf8_decode(s.substr(i), cp);
-        if (len == 0) len = 1;
+        if (len == 0)
+            len = 1;
         else if (cp >= 0x80 && (cp > 0xFFFF || !font->FindGlyphNoFallback(static_cast<ImWchar>(cp)))) {
             flush(i);
             char buf[16];
@@ -99,11 +98,18 @@ void piece(const std::vector<PieceSegment>& segments) {
         if (!first) ImGui::SameLine(0, 0);
         first = false;
         switch (seg.kind) {
-        case PieceSegmentKind::text: break;
-        case PieceSegmentKind::space:
-        case PieceSegmentKind::marker: text_colored(pal.marker, seg.text); break;
-        case PieceSegmentKind::escape: text_colored(pal.escape, seg.text); break;
-        case PieceSegmentKind::byte_token: text_colored(pal.byte_token, seg.text); break;
+            case PieceSegmentKind::text:
+                break;
+            case PieceSegmentKind::space:
+            case PieceSegmentKind::marker:
+                text_colored(pal.marker, seg.text);
+                break;
+            case PieceSegmentKind::escape:
+                text_colored(pal.escape, seg.text);
+                break;
+            case PieceSegmentKind::byte_token:
+                text_colored(pal.byte_token, seg.text);
+                break;
         }
     }
     if (segments.empty()) text_dim("(empty)");
@@ -132,8 +138,10 @@ void piece_tooltip(std::string_view raw) {
         uint32_t cp = 0;
         size_t len = utf8_decode(raw.substr(i), cp);
         char buf[24];
-        if (len == 0) std::snprintf(buf, sizeof buf, "\\x%02X ", static_cast<unsigned char>(raw[i]));
-        else std::snprintf(buf, sizeof buf, "U+%04X ", cp);
+        if (len == 0)
+            std::snprintf(buf, sizeof buf, "\\x%02X ", static_cast<unsigned char>(raw[i]));
+        else
+            std::snprintf(buf, sizeof buf, "U+%04X ", cp);
         points += buf;
         i += len ? len : 1;
     }
@@ -154,8 +162,9 @@ bool splitter(const char* id, float& size, float sign, float min_size, float max
     if (active) size = std::clamp(size + sign * ImGui::GetIO().MouseDelta.x, min_size, std::max(min_size, max_size));
     ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
     float x = (a.x + b.x) * 0.5f;
-    ImU32 color = ImGui::GetColorU32(active ? ImGuiCol_SeparatorActive
-                                            : ImGui::IsItemHovered() ? ImGuiCol_SeparatorHovered : ImGuiCol_Separator);
+    ImU32 color = ImGui::GetColorU32(active                       ? ImGuiCol_SeparatorActive
+                                         : ImGui::IsItemHovered() ? ImGuiCol_SeparatorHovered
+                                                                  : ImGuiCol_Separator);
     ImGui::GetWindowDrawList()->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), color, active ? 2.0f : 1.0f);
     return active;
 }
@@ -189,12 +198,9 @@ std::string hex_offset(uint64_t n) {
 
 std::string byte_range_text(uint64_t offset, uint64_t length) {
     uint64_t end = offset + length < offset ? UINT64_MAX : offset + length;
-    return hex_offset(offset) + " \xE2\x80\x93 " + hex_offset(end) + "  (" + with_separators(length) +
-           (length == 1 ? " byte)" : " bytes)");
+    return hex_offset(offset) + " \xE2\x80\x93 " + hex_offset(end) + "  (" + with_separators(length) + (length == 1 ? " byte)" : " bytes)");
 }
 
-bool ctrl_pressed(int key) {
-    return ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(key, false);
-}
+bool ctrl_pressed(int key) { return ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(key, false); }
 
 }  // namespace mlens::ui

@@ -15,8 +15,8 @@
 
 #include <imgui.h>
 
-#include "state/job_runner.h"
 #include "mlens/text/escape.h"
+#include "state/job_runner.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
@@ -25,16 +25,19 @@ namespace mlens {
 template <typename Report>
 struct WriteOutcome {
     std::optional<Report> report;
-    std::string error;            // escaped; empty on success
-    bool cancelled = false;       // E_CANCELLED: nothing was written
+    std::string error;  // escaped; empty on success
+    bool cancelled = false;  // E_CANCELLED: nothing was written
 };
 
 template <typename Report>
 std::shared_ptr<WriteOutcome<Report>> write_outcome(Result<Report> taken) {
     auto outcome = std::make_shared<WriteOutcome<Report>>();
-    if (taken) outcome->report = std::move(taken).value();
-    else if (taken.error().code == ErrorCode::E_CANCELLED) outcome->cancelled = true;
-    else outcome->error = escape_for_display(taken.error().to_string(), 600);
+    if (taken)
+        outcome->report = std::move(taken).value();
+    else if (taken.error().code == ErrorCode::E_CANCELLED)
+        outcome->cancelled = true;
+    else
+        outcome->error = escape_for_display(taken.error().to_string(), 600);
     return outcome;
 }
 

@@ -57,7 +57,6 @@ namespace mlens {
     X(InvalidOffset) X(ValidationOverflow) X(MisalignedSlice) X(TensorInvalidInfo) X(MetadataIncompleteBuffer)
 // clang-format on
 
-
 enum class ErrorCode : uint16_t {
 #define MLENS_ERROR_CODE_ENUMERATOR(name) name,
     MLENS_ERROR_CODES(MLENS_ERROR_CODE_ENUMERATOR)

@@ -23,6 +23,8 @@ private:
 };
 
 inline bool job_cancelled(const JobContext* job) { return job && job->cancelled(); }
-inline void job_report(JobContext* job, double fraction) { if (job) job->report(fraction); }
+inline void job_report(JobContext* job, double fraction) {
+    if (job) job->report(fraction);
+}
 
 }  // namespace mlens

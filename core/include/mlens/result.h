@@ -19,9 +19,9 @@ namespace mlens {
 
 struct Error {
     ErrorCode code = ErrorCode::E_IO;
-    std::string field;               // field path, e.g. "tensors[0].offset"; empty if none
+    std::string field;  // field path, e.g. "tensors[0].offset"; empty if none
     std::optional<uint64_t> offset;  // absolute byte offset in the file, when one applies
-    std::string message;             // exact, escaped, human-readable
+    std::string message;  // exact, escaped, human-readable
 
     // "E_CODE field offset=N: message" (parts omitted when empty).
     std::string to_string() const;
@@ -36,15 +36,27 @@ public:
     bool ok() const { return std::holds_alternative<T>(m_state); }
     explicit operator bool() const { return ok(); }
 
-    T& value() & { assert(ok()); return std::get<T>(m_state); }
-    const T& value() const& { assert(ok()); return std::get<T>(m_state); }
-    T&& value() && { assert(ok()); return std::get<T>(std::move(m_state)); }
+    T& value() & {
+        assert(ok());
+        return std::get<T>(m_state);
+    }
+    const T& value() const& {
+        assert(ok());
+        return std::get<T>(m_state);
+    }
+    T&& value() && {
+        assert(ok());
+        return std::get<T>(std::move(m_state));
+    }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
 
-    const Error& error() const { assert(!ok()); return std::get<Error>(m_state); }
+    const Error& error() const {
+        assert(!ok());
+        return std::get<Error>(m_state);
+    }
 
 private:
     std::variant<T, Error> m_state;

@@ -19,9 +19,9 @@ using namespace fsck_detail;
 namespace {
 
 // Reader diagnostics about where tensor data lies (GGUF and safetensors names).
-const std::set<ErrorCode> kRegionCodes = {ErrorCode::E_TENSOR_OVERLAP, ErrorCode::E_TENSOR_OUT_OF_BOUNDS, ErrorCode::E_TENSOR_MISALIGNED,
-                                            ErrorCode::E_TRUNCATED_DATA, ErrorCode::InvalidOffset, ErrorCode::TensorInvalidInfo,
-                                            ErrorCode::MetadataIncompleteBuffer};
+const std::set<ErrorCode> kRegionCodes = {
+    ErrorCode::E_TENSOR_OVERLAP, ErrorCode::E_TENSOR_OUT_OF_BOUNDS, ErrorCode::E_TENSOR_MISALIGNED,     ErrorCode::E_TRUNCATED_DATA,
+    ErrorCode::InvalidOffset,    ErrorCode::TensorInvalidInfo,      ErrorCode::MetadataIncompleteBuffer};
 
 std::string plural(uint64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
@@ -32,8 +32,10 @@ std::string number(double v) {
 }
 
 std::string scale_message(const std::string& code, const std::string& field, uint64_t n) {
-    const char* what = code == "F_SCALE_NAN" ? "is NaN" : code == "F_SCALE_INF" ? "is infinite"
-                     : code == "F_SCALE_SUBNORMAL" ? "is subnormal" : "is zero while the block's values are not";
+    const char* what = code == "F_SCALE_NAN" ? "is NaN"
+        : code == "F_SCALE_INF"              ? "is infinite"
+        : code == "F_SCALE_SUBNORMAL"        ? "is subnormal"
+                                             : "is zero while the block's values are not";
     return plural(n, "block", "blocks") + " whose " + field + " " + what;
 }
 
@@ -46,8 +48,8 @@ std::string message_of(const std::string& code, const std::string& field, const 
     return scale_message(code, field, a.count);
 }
 
-Finding tensor_finding(const Model& model, const Plan& p, FindingSeverity sev, std::string code, std::string field,
-                       uint64_t count, std::vector<FsckLocation> locations, std::string message) {
+Finding tensor_finding(const Model& model, const Plan& p, FindingSeverity sev, std::string code, std::string field, uint64_t count,
+                       std::vector<FsckLocation> locations, std::string message) {
     Finding f;
     f.severity = sev;
     f.code = std::move(code);
@@ -64,12 +66,11 @@ Finding tensor_finding(const Model& model, const Plan& p, FindingSeverity sev, s
 // are all zero.
 void zero_findings(const Model& model, const Plan& p, std::vector<bool>& dead, std::vector<Finding>& out) {
     dead.assign(p.experts, false);
-    for (uint64_t e = 0; e < p.experts; ++e)
-        dead[e] = p.rows_per_expert > 0 && p.expert_acc[e].zero_rows == p.rows_per_expert;
+    for (uint64_t e = 0; e < p.experts; ++e) dead[e] = p.rows_per_expert > 0 && p.expert_acc[e].zero_rows == p.rows_per_expert;
     const bool all_zero = std::all_of(dead.begin(), dead.end(), [](bool d) { return d; });
     if (all_zero && !p.expert_number) {
-        out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_TENSOR", "", 1, {p.location(0, 0, 0)},
-                                     "every value is zero"));
+        out.push_back(
+            tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_TENSOR", "", 1, {p.location(0, 0, 0)}, "every value is zero"));
         return;
     }
     Accumulator rows;
@@ -88,7 +89,7 @@ void zero_findings(const Model& model, const Plan& p, std::vector<bool>& dead, s
     if (rows.count)
         out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_ROWS", "", rows.count, rows.locations,
                                      plural(rows.count, "row is", "rows are") + " all zero"));
-    if (!p.track_columns || all_zero) return;   // a dead per-expert tensor's columns say nothing more
+    if (!p.track_columns || all_zero) return;  // a dead per-expert tensor's columns say nothing more
     const Accumulator& columns = p.zero_columns;
     if (columns.count)
         out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_COLUMNS", "", columns.count, columns.locations,
@@ -143,8 +144,7 @@ void duplicate_experts(const Model& model, const Plan& p, const std::vector<bool
     }
 }
 
-void duplicate_tensors(const Model& model, const std::vector<Plan>& plans, const std::vector<bool>& all_zero,
-                       std::vector<Finding>& out) {
+void duplicate_tensors(const Model& model, const std::vector<Plan>& plans, const std::vector<bool>& all_zero, std::vector<Finding>& out) {
     std::map<std::tuple<std::string, std::vector<uint64_t>, uint64_t>, std::vector<size_t>> by_key;
     for (size_t i = 0; i < plans.size(); ++i) {
         const Plan& p = plans[i];
@@ -156,10 +156,10 @@ void duplicate_tensors(const Model& model, const std::vector<Plan>& plans, const
             if (!same || !*same) continue;
             const std::string other = escape_for_display(model.tensors[q.logical->index].name);
             const bool experts = p.expert_number && q.expert_number && p.logical->group == q.logical->group;
-            Finding d = tensor_finding(model, p, FindingSeverity::warning, experts ? "F_DUPLICATE_EXPERT" : "F_DUPLICATE_TENSOR", "",
-                                       1, {p.location(0, 0, 0)},
+            Finding d = tensor_finding(model, p, FindingSeverity::warning, experts ? "F_DUPLICATE_EXPERT" : "F_DUPLICATE_TENSOR", "", 1,
+                                       {p.location(0, 0, 0)},
                                        experts ? "expert " + std::to_string(*p.expert_number) + " has the same bytes as expert " +
-                                                     std::to_string(*q.expert_number) + " (" + other + ")"
+                                               std::to_string(*q.expert_number) + " (" + other + ")"
                                                : "same type, shape and bytes as " + other);
             d.other_tensor = other;
             if (experts) d.other_expert = q.expert_number;
@@ -198,7 +198,9 @@ void global_scale_findings(const Model& model, const Plan& p, std::vector<Findin
         out.push_back(tensor_finding(model, p, c == ScaleClass::zero ? FindingSeverity::warning : FindingSeverity::error, code,
                                      "global_scale", acc.count, acc.locations,
                                      plural(acc.count, "global scale value is ", "global scale values are ") +
-                                         (c == ScaleClass::nan ? "NaN" : c == ScaleClass::inf ? "infinite" : "zero")));
+                                         (c == ScaleClass::nan       ? "NaN"
+                                              : c == ScaleClass::inf ? "infinite"
+                                                                     : "zero")));
     }
 }
 
@@ -222,9 +224,12 @@ void region_findings(const Model& model, std::vector<Finding>& out) {
 
 const char* finding_severity_name(FindingSeverity s) {
     switch (s) {
-        case FindingSeverity::info: return "info";
-        case FindingSeverity::warning: return "warning";
-        case FindingSeverity::error: return "error";
+        case FindingSeverity::info:
+            return "info";
+        case FindingSeverity::warning:
+            return "warning";
+        case FindingSeverity::error:
+            return "error";
     }
     return "error";
 }
@@ -260,8 +265,7 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
             for (uint64_t r = 0; r < p.rows_per_expert; r += p.rows_per_item, ++p.items_left)
                 scan.items.push_back({i, e, r, std::min(p.rows_per_expert, r + p.rows_per_item)});
     }
-    Status s = parallel_job(scan.items.size(), std::max(1u, threads), job,
-                            [&](uint64_t k) { return scan_item(scan, scan.items[k]); });
+    Status s = parallel_job(scan.items.size(), std::max(1u, threads), job, [&](uint64_t k) { return scan_item(scan, scan.items[k]); });
     if (!s) return s.error();
     report.tensors_scanned = scan.plans.size();
     report.values_scanned = scan.values.load();

@@ -17,7 +17,7 @@ bool is_stacked_experts(const Model& model, const LogicalTensor& lt, const Tenso
 }
 
 float min_normal_of(const std::string& type_name, const std::string& mode) {
-    if (mode == "nvfp4") return 0.015625f;   // E4M3: 2^-6
+    if (mode == "nvfp4") return 0.015625f;  // E4M3: 2^-6
     if (mode == "mxfp4" || mode == "mxfp8") return 0.0f;
     if (type_name == "F16") return 6.103515625e-05f;
     return 1.17549435e-38f;
@@ -54,17 +54,24 @@ Result<Plan> plan_tensor(const Model& model, const LogicalTensor& lt) {
     } else {
         p.unit_elements = view->block_length();
         p.unit_bytes = view->block_bytes();
-        if (type == "F32") p.path = Path::f32_bits;
-        else if (type == "F16") p.path = Path::f16_bits;
-        else if (type == "BF16") p.path = Path::bf16_bits;
-        else if (view->kind() == TensorView::Kind::ggml) p.path = t.type.id == GGML_TYPE_Q8_0 ? Path::q8_0_codes : Path::ggml_blocks;
-        else p.path = Path::decoded;
+        if (type == "F32")
+            p.path = Path::f32_bits;
+        else if (type == "F16")
+            p.path = Path::f16_bits;
+        else if (type == "BF16")
+            p.path = Path::bf16_bits;
+        else if (view->kind() == TensorView::Kind::ggml)
+            p.path = t.type.id == GGML_TYPE_Q8_0 ? Path::q8_0_codes : Path::ggml_blocks;
+        else
+            p.path = Path::decoded;
         p.check_beyond = type == "F32" || type == "BF16";
         if (p.path == Path::ggml_blocks || p.path == Path::q8_0_codes) p.scales = ggml_scale_fields(t.type.id);
     }
     p.stacked = is_stacked_experts(model, lt, *view);
-    if (p.stacked) p.experts = view->shape()[2];
-    else if (lt.expert) p.expert_number = lt.expert;
+    if (p.stacked)
+        p.experts = view->shape()[2];
+    else if (lt.expert)
+        p.expert_number = lt.expert;
     p.rows_per_expert = p.rows / p.experts;
     p.track_columns = p.rows >= 2 && p.row_len <= kFsckMaxColumns;
     const uint64_t row_bytes = p.row_len / p.unit_elements * p.unit_bytes;
@@ -108,16 +115,19 @@ void check_ggml_scales(const Plan& p, const PieceInput& in, ItemState& st) {
             const ScaleClass c = classify_scale(f.kind, block + f.offset);
             if (c == ScaleClass::normal) continue;
             if (c == ScaleClass::zero) {
-                if (!in.values) continue;   // Q8_0 read on its codes: a zero d makes every value zero
+                if (!in.values) continue;  // Q8_0 read on its codes: a zero d makes every value zero
                 const float* v = in.values + b * bl;
                 if (std::all_of(v, v + bl, [](float x) { return x == 0.0f; })) continue;
             }
             FsckLocation at = p.location(in.expert, in.row, in.column + b * bl);
             *at.offset += f.offset;
-            const char* code = c == ScaleClass::nan ? "F_SCALE_NAN" : c == ScaleClass::inf ? "F_SCALE_INF"
-                             : c == ScaleClass::zero ? "F_SCALE_ZERO" : "F_SCALE_SUBNORMAL";
+            const char* code = c == ScaleClass::nan ? "F_SCALE_NAN"
+                : c == ScaleClass::inf              ? "F_SCALE_INF"
+                : c == ScaleClass::zero             ? "F_SCALE_ZERO"
+                                                    : "F_SCALE_SUBNORMAL";
             const FindingSeverity sev = c == ScaleClass::nan || c == ScaleClass::inf ? FindingSeverity::error
-                                      : c == ScaleClass::zero ? FindingSeverity::warning : FindingSeverity::info;
+                : c == ScaleClass::zero                                              ? FindingSeverity::warning
+                                                                                     : FindingSeverity::info;
             st.findings.at(code, f.name, sev).add(at);
         }
     }
@@ -131,10 +141,13 @@ Status check_mlx_scales(const Scan& scan, const Plan& p, const PieceInput& in, I
     biases.resize(groups);
     if (Status s = p.view->read_group_params(first_group, groups, scales.data(), biases.data()); !s) return s;
     auto report = [&](const char* field, size_t entry, uint64_t width, uint64_t k, ScaleClass c, float v) {
-        const char* code = c == ScaleClass::nan ? "F_SCALE_NAN" : c == ScaleClass::inf ? "F_SCALE_INF"
-                         : c == ScaleClass::zero ? "F_SCALE_ZERO" : "F_SCALE_SUBNORMAL";
+        const char* code = c == ScaleClass::nan ? "F_SCALE_NAN"
+            : c == ScaleClass::inf              ? "F_SCALE_INF"
+            : c == ScaleClass::zero             ? "F_SCALE_ZERO"
+                                                : "F_SCALE_SUBNORMAL";
         const FindingSeverity sev = c == ScaleClass::nan || c == ScaleClass::inf ? FindingSeverity::error
-                                  : c == ScaleClass::zero ? FindingSeverity::warning : FindingSeverity::info;
+            : c == ScaleClass::zero                                              ? FindingSeverity::warning
+                                                                                 : FindingSeverity::info;
         FsckLocation at = p.location(in.expert, in.row, in.column + k * g);
         const TensorInfo& c_info = scan.model.tensors[entry];
         at.file = c_info.file;
@@ -156,7 +169,7 @@ Status check_mlx_scales(const Scan& scan, const Plan& p, const PieceInput& in, I
     return ok_status();
 }
 
-constexpr uint64_t kQ8Block = 32, kQ8BlockBytes = 34;   // ggml's block_q8_0: F16 d, then 32 int8 codes
+constexpr uint64_t kQ8Block = 32, kQ8BlockBytes = 34;  // ggml's block_q8_0: F16 d, then 32 int8 codes
 
 float q8_0_value(const uint8_t* raw, uint64_t i) {
     const uint8_t* block = raw + i / kQ8Block * kQ8BlockBytes;
@@ -224,11 +237,13 @@ bool scan_piece(const Plan& p, const PieceInput& in, ItemState& st) {
     auto report = [&](ValueEvent e, uint64_t i) {
         Accumulator*& acc = e == ValueEvent::nan ? nan : e == ValueEvent::inf ? inf : beyond;
         if (!acc)
-            acc = e == ValueEvent::nan   ? &st.findings.at("F_NAN", "", FindingSeverity::error)
-                : e == ValueEvent::inf   ? &st.findings.at("F_INF", "", FindingSeverity::error)
-                                         : &st.findings.at("F_BEYOND_F16", "", FindingSeverity::warning);
-        if (acc->locations.size() < kFsckMaxLocations) acc->add(p.location(in.expert, in.row, in.column + i), 1, value_at(i));
-        else ++acc->count;
+            acc = e == ValueEvent::nan ? &st.findings.at("F_NAN", "", FindingSeverity::error)
+                : e == ValueEvent::inf ? &st.findings.at("F_INF", "", FindingSeverity::error)
+                                       : &st.findings.at("F_BEYOND_F16", "", FindingSeverity::warning);
+        if (acc->locations.size() < kFsckMaxLocations)
+            acc->add(p.location(in.expert, in.row, in.column + i), 1, value_at(i));
+        else
+            ++acc->count;
     };
     const bool nonzero = p.path == Path::q8_0_codes ? scan_q8_0_codes(in.raw, in.n, columns, report)
                                                     : scan_values(kind, codes, in.n, columns, p.check_beyond, report);
@@ -350,6 +365,5 @@ Status scan_item(Scan& scan, const Item& item) {
     flush_item(scan, p, item, st);
     return ok_status();
 }
-
 
 }  // namespace mlens::fsck_detail

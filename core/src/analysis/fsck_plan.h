@@ -42,10 +42,10 @@ struct Plan {
     Path path = Path::decoded;
     uint64_t row_len = 1, rows = 0, experts = 1, rows_per_expert = 0, rows_per_item = 1, piece = 1;
     bool stacked = false, check_beyond = false, track_columns = false, mlx = false;
-    std::optional<uint64_t> expert_number;   // a per-expert tensor of an Ollama group
+    std::optional<uint64_t> expert_number;  // a per-expert tensor of an Ollama group
     uint32_t file = 0;
     uint64_t data_offset = 0;
-    uint64_t unit_elements = 1, unit_bytes = 4;   // stored bytes per run of elements
+    uint64_t unit_elements = 1, unit_bytes = 4;  // stored bytes per run of elements
     std::vector<ScaleField> scales;
     // MLX scale and bias companions: entry index, bytes per value, least normal magnitude.
     std::optional<size_t> scale_entry, bias_entry;
@@ -62,15 +62,15 @@ struct Plan {
     uint64_t items_left = 0;
     uint64_t hash = 0;
 
-    std::optional<uint64_t> offset_of(uint64_t element) const {
-        return data_offset + element / unit_elements * unit_bytes;
-    }
+    std::optional<uint64_t> offset_of(uint64_t element) const { return data_offset + element / unit_elements * unit_bytes; }
     FsckLocation location(uint64_t expert, uint64_t row_in_expert, uint64_t column) const {
         FsckLocation l;
         const uint64_t global_row = expert * rows_per_expert + row_in_expert;
         l.element = global_row * row_len + column;
-        if (stacked) l.expert = expert;
-        else if (expert_number) l.expert = expert_number;
+        if (stacked)
+            l.expert = expert;
+        else if (expert_number)
+            l.expert = expert_number;
         l.row = row_in_expert;
         l.column = column;
         l.block = column / view->block_length();

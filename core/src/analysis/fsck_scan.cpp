@@ -18,8 +18,8 @@ void Accumulator::add(const FsckLocation& at, uint64_t n, std::optional<double> 
 
 void Accumulator::merge(Accumulator&& other) {
     if (other.count == 0) return;
-    const bool other_first = count == 0 || (!other.locations.empty() && !locations.empty() &&
-                                            other.locations.front().element < locations.front().element);
+    const bool other_first =
+        count == 0 || (!other.locations.empty() && !locations.empty() && other.locations.front().element < locations.front().element);
     if (other_first) first_value = other.first_value;
     count += other.count;
     locations.insert(locations.end(), other.locations.begin(), other.locations.end());
@@ -44,19 +44,31 @@ void FindingSet::merge(FindingSet&& other) {
 
 std::vector<ScaleField> ggml_scale_fields(uint32_t type) {
     switch (type) {
-        case GGML_TYPE_Q4_0: case GGML_TYPE_Q5_0: case GGML_TYPE_Q8_0: case GGML_TYPE_IQ4_NL: case GGML_TYPE_IQ4_XS:
-        case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S: case GGML_TYPE_IQ3_XXS: case GGML_TYPE_IQ3_S:
-        case GGML_TYPE_IQ1_S: case GGML_TYPE_Q1_0: case GGML_TYPE_Q2_0:
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_IQ4_NL:
+        case GGML_TYPE_IQ4_XS:
+        case GGML_TYPE_IQ2_XXS:
+        case GGML_TYPE_IQ2_XS:
+        case GGML_TYPE_IQ2_S:
+        case GGML_TYPE_IQ3_XXS:
+        case GGML_TYPE_IQ3_S:
+        case GGML_TYPE_IQ1_S:
+        case GGML_TYPE_Q1_0:
+        case GGML_TYPE_Q2_0:
             return {{"d", 0, ScaleKind::fp16}};
-        case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1:
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_1:
             return {{"d", 0, ScaleKind::fp16}, {"m", 2, ScaleKind::fp16}};
-        case GGML_TYPE_Q2_K:   // scales[16], qs[64], d, dmin
+        case GGML_TYPE_Q2_K:  // scales[16], qs[64], d, dmin
             return {{"d", 80, ScaleKind::fp16}, {"dmin", 82, ScaleKind::fp16}};
-        case GGML_TYPE_Q3_K:   // hmask[32], qs[64], scales[12], d
+        case GGML_TYPE_Q3_K:  // hmask[32], qs[64], scales[12], d
             return {{"d", 108, ScaleKind::fp16}};
-        case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K:
+        case GGML_TYPE_Q4_K:
+        case GGML_TYPE_Q5_K:
             return {{"d", 0, ScaleKind::fp16}, {"dmin", 2, ScaleKind::fp16}};
-        case GGML_TYPE_Q6_K:   // ql[128], qh[64], scales[16], d
+        case GGML_TYPE_Q6_K:  // ql[128], qh[64], scales[16], d
             return {{"d", 208, ScaleKind::fp16}};
         case GGML_TYPE_TQ1_0:  // qs[48], qh[4], d
             return {{"d", 52, ScaleKind::fp16}};

@@ -30,7 +30,7 @@ struct Accumulator {
     FindingSeverity severity = FindingSeverity::warning;
     uint64_t count = 0;
     std::vector<FsckLocation> locations;
-    std::optional<double> first_value;   // the value at locations[0], where the finding has one
+    std::optional<double> first_value;  // the value at locations[0], where the finding has one
 
     void add(const FsckLocation& at, uint64_t n = 1, std::optional<double> value = std::nullopt);
     void merge(Accumulator&& other);
@@ -53,7 +53,7 @@ bool scan_values(BitsKind kind, const void* codes, uint64_t n, uint8_t* columns,
 enum class ScaleKind { fp16, fp32, e8m0 };
 struct ScaleField {
     const char* name;
-    uint32_t offset;   // in the block
+    uint32_t offset;  // in the block
     ScaleKind kind;
 };
 std::vector<ScaleField> ggml_scale_fields(uint32_t ggml_type);
@@ -79,15 +79,20 @@ BitsSummary summarize_bits16(const uint16_t* p, uint64_t n, uint8_t* columns);
 template <typename T, T kAbsMask, T kSpecial, T kBeyond, typename Report>
 bool scan_bits(const T* p, uint64_t n, uint8_t* columns, bool check_beyond, Report&& report) {
     BitsSummary s;
-    if constexpr (sizeof(T) == 4) s = summarize_bits32(p, n, columns);
-    else s = summarize_bits16(p, n, columns);
+    if constexpr (sizeof(T) == 4)
+        s = summarize_bits32(p, n, columns);
+    else
+        s = summarize_bits16(p, n, columns);
     const T limit = check_beyond ? kBeyond : static_cast<T>(kSpecial - 1);
     if (s.top > limit) {
         for (uint64_t i = 0; i < n; ++i) {
             const T a = p[i] & kAbsMask;
-            if (a > kSpecial) report(ValueEvent::nan, i);
-            else if (a == kSpecial) report(ValueEvent::inf, i);
-            else if (check_beyond && a > kBeyond) report(ValueEvent::beyond_f16, i);
+            if (a > kSpecial)
+                report(ValueEvent::nan, i);
+            else if (a == kSpecial)
+                report(ValueEvent::inf, i);
+            else if (check_beyond && a > kBeyond)
+                report(ValueEvent::beyond_f16, i);
         }
     }
     return s.any != 0;
@@ -96,14 +101,13 @@ bool scan_bits(const T* p, uint64_t n, uint8_t* columns, bool check_beyond, Repo
 template <typename Report>
 bool scan_values(BitsKind kind, const void* codes, uint64_t n, uint8_t* columns, bool check_beyond, Report&& report) {
     switch (kind) {
-        case BitsKind::f32:   // 0x477FE000 is 65504.0f
-            return scan_bits<uint32_t, 0x7FFFFFFFu, 0x7F800000u, 0x477FE000u>(static_cast<const uint32_t*>(codes), n, columns,
-                                                                                check_beyond, report);
-        case BitsKind::f16:   // every finite F16 is within the F16 range
+        case BitsKind::f32:  // 0x477FE000 is 65504.0f
+            return scan_bits<uint32_t, 0x7FFFFFFFu, 0x7F800000u, 0x477FE000u>(static_cast<const uint32_t*>(codes), n, columns, check_beyond,
+                                                                              report);
+        case BitsKind::f16:  // every finite F16 is within the F16 range
             return scan_bits<uint16_t, 0x7FFF, 0x7C00, 0x7BFF>(static_cast<const uint16_t*>(codes), n, columns, false, report);
         case BitsKind::bf16:  // 0x477F is 65280, the greatest BF16 below 65504
-            return scan_bits<uint16_t, 0x7FFF, 0x7F80, 0x477F>(static_cast<const uint16_t*>(codes), n, columns, check_beyond,
-                                                               report);
+            return scan_bits<uint16_t, 0x7FFF, 0x7F80, 0x477F>(static_cast<const uint16_t*>(codes), n, columns, check_beyond, report);
     }
     return false;
 }

@@ -23,16 +23,27 @@ bool is_gemma(const std::string& arch) { return arch == "gemma" || arch == "gemm
 // The layer-local part of an HF name ("self_attn.q_proj.weight") to its GGUF part.
 std::optional<std::string> layer_part(const std::string& arch, const std::string& p) {
     static const std::pair<const char*, const char*> kCommon[] = {
-        {"self_attn.q_proj", "attn_q"}, {"self_attn.k_proj", "attn_k"}, {"self_attn.v_proj", "attn_v"},
-        {"self_attn.o_proj", "attn_output"}, {"self_attn.q_norm", "attn_q_norm"}, {"self_attn.k_norm", "attn_k_norm"},
-        {"mlp.gate_proj", "ffn_gate"}, {"mlp.up_proj", "ffn_up"}, {"mlp.down_proj", "ffn_down"},
-        {"input_layernorm", "attn_norm"}, {"block_sparse_moe.gate", "ffn_gate_inp"}, {"mlp.gate", "ffn_gate_inp"},
-        {"mlp.shared_expert.gate_proj", "ffn_gate_shexp"}, {"mlp.shared_expert.up_proj", "ffn_up_shexp"},
-        {"mlp.shared_expert.down_proj", "ffn_down_shexp"}, {"mlp.shared_expert_gate", "ffn_gate_inp_shexp"},
+        {"self_attn.q_proj", "attn_q"},
+        {"self_attn.k_proj", "attn_k"},
+        {"self_attn.v_proj", "attn_v"},
+        {"self_attn.o_proj", "attn_output"},
+        {"self_attn.q_norm", "attn_q_norm"},
+        {"self_attn.k_norm", "attn_k_norm"},
+        {"mlp.gate_proj", "ffn_gate"},
+        {"mlp.up_proj", "ffn_up"},
+        {"mlp.down_proj", "ffn_down"},
+        {"input_layernorm", "attn_norm"},
+        {"block_sparse_moe.gate", "ffn_gate_inp"},
+        {"mlp.gate", "ffn_gate_inp"},
+        {"mlp.shared_expert.gate_proj", "ffn_gate_shexp"},
+        {"mlp.shared_expert.up_proj", "ffn_up_shexp"},
+        {"mlp.shared_expert.down_proj", "ffn_down_shexp"},
+        {"mlp.shared_expert_gate", "ffn_gate_inp_shexp"},
     };
     // Gemma 2/3 have four norms per layer; the others call the pre-FFN norm post_attention_layernorm.
     static const std::pair<const char*, const char*> kGemmaNorms[] = {
-        {"post_attention_layernorm", "post_attention_norm"}, {"pre_feedforward_layernorm", "ffn_norm"},
+        {"post_attention_layernorm", "post_attention_norm"},
+        {"pre_feedforward_layernorm", "ffn_norm"},
         {"post_feedforward_layernorm", "post_ffw_norm"},
     };
     const bool four_norms = arch == "gemma2" || arch == "gemma3";
@@ -64,10 +75,13 @@ std::optional<NameMatch> map_name(const HfArchitecture& a, std::string name) {
     NameMatch m;
     const size_t dot = name.rfind('.');
     if (dot == std::string::npos) return std::nullopt;
-    const std::string stem = name.substr(0, dot), suffix = name.substr(dot);   // ".weight" / ".bias"
-    if (stem == "model.embed_tokens") m.name = "token_embd";
-    else if (stem == "model.norm") m.name = "output_norm";
-    else if (stem == "lm_head") m.name = "output";
+    const std::string stem = name.substr(0, dot), suffix = name.substr(dot);  // ".weight" / ".bias"
+    if (stem == "model.embed_tokens")
+        m.name = "token_embd";
+    else if (stem == "model.norm")
+        m.name = "output_norm";
+    else if (stem == "lm_head")
+        m.name = "output";
     if (m.name.empty()) {
         static const std::regex kLayer(R"(model\.layers\.(\d+)\.(.+))");
         static const std::regex kExpert(R"((?:block_sparse_moe|mlp)\.experts\.(\d+)\.(\w+))");
@@ -89,8 +103,7 @@ std::optional<NameMatch> map_name(const HfArchitecture& a, std::string name) {
             }
         }
     }
-    if (is_gemma(a.arch) && suffix == ".weight" && name.ends_with("norm.weight"))
-        m.add = 1.0f;
+    if (is_gemma(a.arch) && suffix == ".weight" && name.ends_with("norm.weight")) m.add = 1.0f;
     m.name += suffix;
     return m;
 }
@@ -106,9 +119,7 @@ std::optional<HfArchitecture> from_config(const Model& model) {
         if (config.contains(key) && config[key].is_string()) return config[key].get<std::string>();
         return {};
     };
-    auto num = [&](const char* key) -> uint32_t {
-        return c.contains(key) && c[key].is_number_unsigned() ? c[key].get<uint32_t>() : 0;
-    };
+    auto num = [&](const char* key) -> uint32_t { return c.contains(key) && c[key].is_number_unsigned() ? c[key].get<uint32_t>() : 0; };
     HfArchitecture a;
     a.arch = gguf_arch_of(str("model_type"));
     a.n_head = num("num_attention_heads");

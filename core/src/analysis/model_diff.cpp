@@ -88,8 +88,7 @@ void describe_side(const Model& m, const PairSide& side, std::string& type, std:
 }
 
 // Name, type and shape of a tensor that only one model holds, taken whole.
-void describe_whole_tensor(const Model& m, size_t tensor, std::string& name, std::string& type,
-                           std::vector<uint64_t>& shape) {
+void describe_whole_tensor(const Model& m, size_t tensor, std::string& name, std::string& type, std::vector<uint64_t>& shape) {
     name = m.tensors[tensor].name;
     PairSide side;
     side.tensor = tensor;

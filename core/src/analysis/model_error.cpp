@@ -57,8 +57,10 @@ private:
 
 class OpenSide final : public PairSource {
 public:
-    OpenSide(TensorView view, const PairSide& side) : m_view(std::move(view)), m_transform(m_view, side.rope_heads, side.add),
-                                                      m_transformed(side.rope_heads != 0 || side.add != 0.0f) {}
+    OpenSide(TensorView view, const PairSide& side)
+        : m_view(std::move(view)),
+          m_transform(m_view, side.rope_heads, side.add),
+          m_transformed(side.rope_heads != 0 || side.add != 0.0f) {}
     Status check() const { return m_transform.check(); }
     const FloatSource& source() const override { return m_transformed ? static_cast<const FloatSource&>(m_transform) : m_view; }
     const TensorView& view() const override { return m_view; }
@@ -105,7 +107,7 @@ Pairing pair_tensors(const Model& a, const Model& b, const NameMap& map, MapSide
     for (size_t j = 0; j < other.tensors.size(); ++j)
         if (!other.tensors[j].part_of) index.emplace(other.tensors[j].name, j);
     Pairing p;
-    std::set<std::pair<size_t, uint64_t>> used;   // (other tensor, slice + 1; 0 = whole)
+    std::set<std::pair<size_t, uint64_t>> used;  // (other tensor, slice + 1; 0 = whole)
     std::set<size_t> used_mapped, used_other;
     for (size_t i = 0; i < mapped.tensors.size(); ++i) {
         const TensorInfo& t = mapped.tensors[i];
@@ -178,9 +180,11 @@ Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing&
         auto sb = PairSource::open(b, pair.b);
         e.type_a = sa ? sa.value()->view().type_name() : a.tensors[pair.a.tensor].type.name;
         e.type_b = sb ? sb.value()->view().type_name() : b.tensors[pair.b.tensor].type.name;
-        if (!sa || !sb) e.failed = (!sa ? sa.error() : sb.error()).to_string();
+        if (!sa || !sb)
+            e.failed = (!sa ? sa.error() : sb.error()).to_string();
         else if (sa.value()->source().size() != sb.value()->source().size())
-            e.failed = "element counts differ: " + std::to_string(sa.value()->source().size()) + " vs " + std::to_string(sb.value()->source().size());
+            e.failed = "element counts differ: " + std::to_string(sa.value()->source().size()) + " vs " +
+                std::to_string(sb.value()->source().size());
         if (e.failed.empty()) {
             total += sa.value()->source().size();
             sources.emplace_back(std::move(sa.value()), std::move(sb.value()));
@@ -201,11 +205,13 @@ Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing&
         const uint64_t block = comparison_block_length(sources[i].first->view().block_length(), sources[i].second->view().block_length());
         auto c = compare_sources(sa, sb, sources[i].first->view().row_length(), 10, job, threads, from, to, block);
         if (!c && c.error().code == ErrorCode::E_CANCELLED) return c.error();
-        if (c) r.tensors[i].error = std::move(*c);
-        else r.tensors[i].failed = c.error().to_string();
+        if (c)
+            r.tensors[i].error = std::move(*c);
+        else
+            r.tensors[i].failed = c.error().to_string();
         sources[i] = {nullptr, nullptr};
     }
-    std::map<int, std::pair<LayerError, double>> layers;   // layer -> (aggregate, sum of rmse^2 * count)
+    std::map<int, std::pair<LayerError, double>> layers;  // layer -> (aggregate, sum of rmse^2 * count)
     for (const TensorError& e : r.tensors) {
         if (!e.error) continue;
         ++r.overall.tensors;

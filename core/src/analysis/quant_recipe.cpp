@@ -38,13 +38,13 @@ std::string alternation(const std::vector<std::string>& parts) {
 
 bool is_provenance_key(const std::string& key) {
     return key == "general.quantized_by" || key == "general.file_type" || key == "general.quantization_version" ||
-           key.starts_with("quantize.");
+        key.starts_with("quantize.");
 }
 
 // Whether a GGUF tensor's type is a block-quantized ggml type.
 bool quantized(const Model& model, const TensorInfo& t) {
     return model.format == Format::gguf && t.type.known && !t.quant && t.type.id < GGML_TYPE_COUNT &&
-           ggml_is_quantized(static_cast<ggml_type>(t.type.id));
+        ggml_is_quantized(static_cast<ggml_type>(t.type.id));
 }
 
 // Whether llama-quantize's choice for a cell must be stated: quantized types and F16/BF16 kept on
@@ -56,12 +56,14 @@ bool needs_statement(const Model& model, const RecipeCell& c) {
 }
 
 void choose_base(const Model& model, QuantRecipe& r, const std::vector<const RecipeCell*>& all) {
-    std::vector<std::pair<std::string, size_t>> counts;   // first-seen order
+    std::vector<std::pair<std::string, size_t>> counts;  // first-seen order
     for (const RecipeCell* c : all) {
         if (c->dims < 2 || !quantized(model, model.tensors[c->tensor_index])) continue;
         auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& p) { return p.first == c->type; });
-        if (it == counts.end()) counts.push_back({c->type, 1});
-        else ++it->second;
+        if (it == counts.end())
+            counts.push_back({c->type, 1});
+        else
+            ++it->second;
     }
     if (counts.empty()) return;
     auto best = counts.begin();
@@ -78,20 +80,21 @@ void make_rules(const Model& model, QuantRecipe& r) {
     std::vector<std::pair<std::string, std::vector<uint32_t>>> listed_order;
     std::vector<std::string> catch_order;
     for (size_t k = 0; k < r.kinds.size(); ++k) {
-        std::vector<std::pair<std::string, std::vector<uint32_t>>> by_type;   // first-seen order
+        std::vector<std::pair<std::string, std::vector<uint32_t>>> by_type;  // first-seen order
         for (const RecipeLayerRow& row : r.layers) {
             const auto& cell = row.cells[k];
             if (!cell || !needs_statement(model, *cell)) continue;
             auto it = std::find_if(by_type.begin(), by_type.end(), [&](const auto& p) { return p.first == cell->type; });
-            if (it == by_type.end()) by_type.push_back({cell->type, {row.layer}});
-            else it->second.push_back(row.layer);
+            if (it == by_type.end())
+                by_type.push_back({cell->type, {row.layer}});
+            else
+                it->second.push_back(row.layer);
         }
         if (by_type.empty()) continue;
         // The type most layers have; on a tie BASE, which needs no catch-all rule.
         auto most = by_type.begin();
         for (auto it = by_type.begin(); it != by_type.end(); ++it)
-            if (it->second.size() > most->second.size() || (it->second.size() == most->second.size() && it->first == r.base))
-                most = it;
+            if (it->second.size() > most->second.size() || (it->second.size() == most->second.size() && it->first == r.base)) most = it;
         const std::string kind = regex_escape(lower(r.kinds[k]));
         for (auto it = by_type.begin(); it != by_type.end(); ++it) {
             if (it == most) continue;
@@ -109,13 +112,15 @@ void make_rules(const Model& model, QuantRecipe& r) {
         for (uint32_t l : key.second) layers.push_back(std::to_string(l));
         r.rules.push_back("^blk\\." + alternation(layers) + "\\." + alternation(listed[key]) + "$=" + lower(key.first));
     }
-    for (const std::string& type : catch_order)
-        r.rules.push_back("^blk\\.[0-9]+\\." + alternation(catch_all[type]) + "$=" + lower(type));
+    for (const std::string& type : catch_order) r.rules.push_back("^blk\\.[0-9]+\\." + alternation(catch_all[type]) + "$=" + lower(type));
     for (const RecipeCell& c : r.other) {
         if (!needs_statement(model, c) || c.type == r.base) continue;
-        if (c.tensor == "token_embd.weight") r.token_embedding_type = lower(c.type);
-        else if (c.tensor == "output.weight") r.output_type = lower(c.type);
-        else r.rules.push_back("^" + regex_escape(lower(c.tensor)) + "$=" + lower(c.type));
+        if (c.tensor == "token_embd.weight")
+            r.token_embedding_type = lower(c.type);
+        else if (c.tensor == "output.weight")
+            r.output_type = lower(c.type);
+        else
+            r.rules.push_back("^" + regex_escape(lower(c.tensor)) + "$=" + lower(c.type));
     }
 }
 
@@ -213,8 +218,10 @@ std::vector<RecipeChange> recipe_difference(const QuantRecipe& a, const QuantRec
     for (const auto& [name, type] : ta) {
         in_a.insert(name);
         auto it = in_b.find(name);
-        if (it == in_b.end()) changes.push_back({name, type, ""});
-        else if (it->second != type) changes.push_back({name, type, it->second});
+        if (it == in_b.end())
+            changes.push_back({name, type, ""});
+        else if (it->second != type)
+            changes.push_back({name, type, it->second});
     }
     for (const auto& [name, type] : tb)
         if (!in_a.count(name)) changes.push_back({name, "", type});

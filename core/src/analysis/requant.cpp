@@ -30,7 +30,7 @@ public:
         m_unit_bytes = ggml_row_size(type, static_cast<int64_t>(m_unit));
         const uint64_t units = (ref.size() + m_unit - 1) / m_unit;
         if (!keep || units > kAnalysisMemoryBound / 2 / m_unit_bytes) return;
-        m_store.reset(new uint8_t[units * m_unit_bytes]);   // not touched until quantized into
+        m_store.reset(new uint8_t[units * m_unit_bytes]);  // not touched until quantized into
         m_state.assign(units, Unit::empty);
     }
     uint64_t size() const override { return m_ref.size(); }
@@ -57,7 +57,7 @@ public:
                 }
         }
         Status s = claimed.empty() ? ok_status() : m_ref.read(first, count, out);
-        for (size_t i = 0, j = 0; s && i < claimed.size(); i = j) {   // runs of consecutive units
+        for (size_t i = 0, j = 0; s && i < claimed.size(); i = j) {  // runs of consecutive units
             for (j = i + 1; j < claimed.size() && claimed[j] == claimed[j - 1] + 1;) ++j;
             const uint64_t from = claimed[i] * m_unit, to = std::min(first + count, claimed[j - 1] * m_unit + m_unit);
             quantize(from, out + (from - first), to - from, m_store.get() + claimed[i] * m_unit_bytes);
@@ -108,10 +108,10 @@ private:
     uint64_t m_row;
     ggml_type m_type;
     const ColumnImportance* m_importance;
-    uint64_t m_unit = 0;                  // values quantized at once
+    uint64_t m_unit = 0;  // values quantized at once
     size_t m_unit_bytes = 0;
-    std::unique_ptr<uint8_t[]> m_store;   // keep: the quantized units
-    mutable std::vector<Unit> m_state;    // keep: each unit's, under m_mutex
+    std::unique_ptr<uint8_t[]> m_store;  // keep: the quantized units
+    mutable std::vector<Unit> m_state;  // keep: each unit's, under m_mutex
     mutable std::mutex m_mutex;
     mutable std::condition_variable m_changed;
 };
@@ -119,12 +119,33 @@ private:
 // The types ggml_quantize_chunk handles in the pinned ggml (any other aborts inside ggml).
 bool ggml_can_quantize(ggml_type t) {
     switch (t) {
-        case GGML_TYPE_Q1_0: case GGML_TYPE_Q2_0: case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_0: case GGML_TYPE_MXFP4: case GGML_TYPE_NVFP4: case GGML_TYPE_Q2_K:
-        case GGML_TYPE_Q3_K: case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K: case GGML_TYPE_TQ1_0:
-        case GGML_TYPE_TQ2_0: case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ3_XXS: case GGML_TYPE_IQ3_S:
-        case GGML_TYPE_IQ2_S: case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M: case GGML_TYPE_IQ4_NL: case GGML_TYPE_IQ4_XS:
-        case GGML_TYPE_F16: case GGML_TYPE_BF16:
+        case GGML_TYPE_Q1_0:
+        case GGML_TYPE_Q2_0:
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1:
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_MXFP4:
+        case GGML_TYPE_NVFP4:
+        case GGML_TYPE_Q2_K:
+        case GGML_TYPE_Q3_K:
+        case GGML_TYPE_Q4_K:
+        case GGML_TYPE_Q5_K:
+        case GGML_TYPE_Q6_K:
+        case GGML_TYPE_TQ1_0:
+        case GGML_TYPE_TQ2_0:
+        case GGML_TYPE_IQ2_XXS:
+        case GGML_TYPE_IQ2_XS:
+        case GGML_TYPE_IQ3_XXS:
+        case GGML_TYPE_IQ3_S:
+        case GGML_TYPE_IQ2_S:
+        case GGML_TYPE_IQ1_S:
+        case GGML_TYPE_IQ1_M:
+        case GGML_TYPE_IQ4_NL:
+        case GGML_TYPE_IQ4_XS:
+        case GGML_TYPE_F16:
+        case GGML_TYPE_BF16:
             return true;
         default:
             return false;
@@ -133,26 +154,30 @@ bool ggml_can_quantize(ggml_type t) {
 
 Status check_whole_rows(const FloatSource& reference, uint64_t row_length) {
     if (row_length != 0 && reference.size() % row_length == 0) return ok_status();
-    return Error{ErrorCode::E_SHAPE, "", std::nullopt, std::to_string(reference.size()) + " values are not whole rows of " + std::to_string(row_length)};
+    return Error{ErrorCode::E_SHAPE, "", std::nullopt,
+                 std::to_string(reference.size()) + " values are not whole rows of " + std::to_string(row_length)};
 }
 
 }  // namespace
 
-Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& reference, uint64_t row_length, uint32_t id,
-                                                       bool keep_quantized, const ColumnImportance* importance) {
+Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& reference, uint64_t row_length, uint32_t id, bool keep_quantized,
+                                                        const ColumnImportance* importance) {
     if (Status s = check_whole_rows(reference, row_length); !s) return s.error();
     if (id >= GGML_TYPE_COUNT) return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "not a ggml type"};
     auto type = static_cast<ggml_type>(id);
     const ggml_type_traits* traits = ggml_get_type_traits(type);
-    if (!importance && ggml_quantize_requires_imatrix(type)) return Error{ErrorCode::E_NEEDS_IMATRIX, "", std::nullopt, "needs an importance matrix"};
+    if (!importance && ggml_quantize_requires_imatrix(type))
+        return Error{ErrorCode::E_NEEDS_IMATRIX, "", std::nullopt, "needs an importance matrix"};
     if (!ggml_can_quantize(type) || !traits->to_float)
         return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "ggml cannot quantize to this type"};
     if (row_length % static_cast<uint64_t>(traits->blck_size) != 0)
         return Error{ErrorCode::E_BLOCK_SIZE, "", std::nullopt,
                      "rows of " + std::to_string(row_length) + " values do not split into blocks of " + std::to_string(traits->blck_size)};
-    if (importance && (importance->row_length != row_length || importance->rows_per_run == 0 ||
-                       reference.size() / row_length > importance->values.size() / row_length * importance->rows_per_run))
-        return Error{ErrorCode::E_SHAPE, "", std::nullopt, "the importance does not cover the reference's rows of " + std::to_string(row_length)};
+    if (importance &&
+        (importance->row_length != row_length || importance->rows_per_run == 0 ||
+         reference.size() / row_length > importance->values.size() / row_length * importance->rows_per_run))
+        return Error{ErrorCode::E_SHAPE, "", std::nullopt,
+                     "the importance does not cover the reference's rows of " + std::to_string(row_length)};
     if (importance && row_length > kMaxReadUnit)
         return Error{ErrorCode::E_LIMIT, "", std::nullopt,
                      "rows of " + std::to_string(row_length) + " values are longer than " + std::to_string(kMaxReadUnit) +
@@ -171,14 +196,17 @@ Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_
         if (types[i] < GGML_TYPE_COUNT) {
             const ggml_type_traits* traits = ggml_get_type_traits(static_cast<ggml_type>(types[i]));
             r.type_name = describe_ggml_type(types[i]).name;
-            if (traits->blck_size > 0) r.bits_per_weight = 8.0 * static_cast<double>(traits->type_size) / static_cast<double>(traits->blck_size);
+            if (traits->blck_size > 0)
+                r.bits_per_weight = 8.0 * static_cast<double>(traits->type_size) / static_cast<double>(traits->blck_size);
         } else {
             r.type_name = "unknown(" + std::to_string(types[i]) + ")";
         }
         Result<std::unique_ptr<FloatSource>> candidate = requantized_source(reference, row_length, types[i], false, importance);
         if (!candidate) {
-            if (candidate.error().code == ErrorCode::E_NEEDS_IMATRIX) r.needs_imatrix = true;
-            else r.skipped = candidate.error().message;
+            if (candidate.error().code == ErrorCode::E_NEEDS_IMATRIX)
+                r.needs_imatrix = true;
+            else
+                r.skipped = candidate.error().message;
             rows.push_back(std::move(r));
             continue;
         }
@@ -195,12 +223,12 @@ Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_
 }
 
 std::vector<uint32_t> default_requant_types(uint64_t row_length, bool with_importance) {
-    const ggml_type kDefaults[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K,
+    const ggml_type kDefaults[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K,    GGML_TYPE_Q3_K,   GGML_TYPE_Q4_K,
                                    GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS};
     const ggml_type kInPlaceOfKQuants[] = {GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1};
     auto fits = [&](ggml_type t) {
         return row_length > 0 && row_length % static_cast<uint64_t>(ggml_blck_size(t)) == 0 &&
-               (with_importance || !ggml_quantize_requires_imatrix(t));
+            (with_importance || !ggml_quantize_requires_imatrix(t));
     };
     std::vector<uint32_t> out;
     for (ggml_type t : kDefaults) {

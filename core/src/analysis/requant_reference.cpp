@@ -50,7 +50,7 @@ Result<RequantReference> open_requant_reference(const Model& mine, size_t tensor
         const std::string their_type = (*theirs)->view().type_name();
         if ((*theirs)->source().size() != (*self)->source().size()) {
             why = "the compared file's tensor has " + std::to_string((*theirs)->source().size()) + " values, this one " +
-                  std::to_string((*self)->source().size());
+                std::to_string((*self)->source().size());
         } else if (precision_rank(their_type) > self_rank) {
             r.values = std::move(*theirs);
             r.counterpart = true;
@@ -63,8 +63,7 @@ Result<RequantReference> open_requant_reference(const Model& mine, size_t tensor
     }
     r.values = std::move(*self);
     if (self_rank == 0)
-        r.note = "the reference is this " + self_text + " tensor itself (" + why +
-                 "): the error is measured from already-quantized values";
+        r.note = "the reference is this " + self_text + " tensor itself (" + why + "): the error is measured from already-quantized values";
     return r;
 }
 

@@ -43,7 +43,7 @@ struct SpanError {
 // The part of a row that one chunk holds, when the row spans several chunks.
 struct RowPiece {
     uint64_t row = 0;
-    uint64_t values = 0;   // all values of the piece, finite or not
+    uint64_t values = 0;  // all values of the piece, finite or not
     SpanError error;
 };
 
@@ -53,8 +53,13 @@ struct PairSums {
     double err2 = 0, a2 = 0, b2 = 0, ab = 0, abs_err = 0, max_abs = 0;
 
     void add(const PairSums& o) {
-        count += o.count; nonfinite += o.nonfinite;
-        err2 += o.err2; a2 += o.a2; b2 += o.b2; ab += o.ab; abs_err += o.abs_err;
+        count += o.count;
+        nonfinite += o.nonfinite;
+        err2 += o.err2;
+        a2 += o.a2;
+        b2 += o.b2;
+        ab += o.ab;
+        abs_err += o.abs_err;
         max_abs = std::max(max_abs, o.max_abs);
     }
 };
@@ -62,7 +67,7 @@ struct PairSums {
 struct Sums : PairSums {
     std::vector<RowError> rows;
     std::vector<BlockError> blocks;
-    std::vector<RowPiece> pieces;   // a chunk's: at most its first and last row
+    std::vector<RowPiece> pieces;  // a chunk's: at most its first and last row
 
     // Zero sums and no entries, keeping the entries' memory.
     void reset() {
@@ -138,7 +143,10 @@ MLENS_VECTOR_LOOP void add_pair_sums(const float* a, const float* b, uint64_t n,
         abs_err += std::fabs(x - y);
         bad += !ok;
     }
-    out.a2 += a2; out.b2 += b2; out.ab += ab; out.abs_err += abs_err;
+    out.a2 += a2;
+    out.b2 += b2;
+    out.ab += ab;
+    out.abs_err += abs_err;
     out.nonfinite += bad;
 }
 
@@ -166,11 +174,13 @@ MLENS_VECTOR_LOOP void span_errors(const float* a, const float* b, uint64_t n, u
 // `out`: its sums, one RowError per row it holds whole, one RowPiece per row it holds part of,
 // and, when `block` > 1, one BlockError per block (a chunk holds whole blocks, and a block never
 // spans two rows: block divides row_length).
-void compare_chunk(const float* a, const float* b, uint64_t first, uint64_t count, uint64_t size, uint64_t row_length,
-                   uint64_t block, Sums& out) {
+void compare_chunk(const float* a, const float* b, uint64_t first, uint64_t count, uint64_t size, uint64_t row_length, uint64_t block,
+                   Sums& out) {
     const bool masked = !all_finite(a, count) || !all_finite(b, count);
-    if (masked) add_pair_sums<true>(a, b, count, out);
-    else add_pair_sums<false>(a, b, count, out);
+    if (masked)
+        add_pair_sums<true>(a, b, count, out);
+    else
+        add_pair_sums<false>(a, b, count, out);
     thread_local std::vector<SpanError> spans;
     for (uint64_t at = 0; at < count;) {
         // The part of one row in this chunk: [at, end).
@@ -179,8 +189,10 @@ void compare_chunk(const float* a, const float* b, uint64_t first, uint64_t coun
         const uint64_t end = std::min(count, row_end - first), length = end - at;
         const uint64_t span = block ? block : length;
         spans.resize((length + span - 1) / span);
-        if (masked) span_errors<true>(a + at, b + at, length, span, spans.data());
-        else span_errors<false>(a + at, b + at, length, span, spans.data());
+        if (masked)
+            span_errors<true>(a + at, b + at, length, span, spans.data());
+        else
+            span_errors<false>(a + at, b + at, length, span, spans.data());
         SpanError whole;
         for (uint64_t k = 0; k < spans.size(); ++k) {
             const SpanError& e = spans[k];
@@ -194,8 +206,10 @@ void compare_chunk(const float* a, const float* b, uint64_t first, uint64_t coun
         out.err2 += whole.err2;
         out.max_abs = std::max(out.max_abs, whole.max_abs);
         out.count += whole.n;
-        if (length == row_end - row_start) out.rows.push_back(Totals::row_error(row, whole));
-        else out.pieces.push_back({row, length, whole});
+        if (length == row_end - row_start)
+            out.rows.push_back(Totals::row_error(row, whole));
+        else
+            out.pieces.push_back({row, length, whole});
         at = end;
     }
 }
@@ -206,40 +220,44 @@ uint64_t comparison_block_length(uint64_t reference_block, uint64_t candidate_bl
     return candidate_block > 1 ? candidate_block : reference_block;
 }
 
-Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource& b, uint64_t row_length,
-                                         size_t keep_rows, JobContext* job, unsigned threads, double progress_from,
-                                         double progress_to, uint64_t block_length) {
+Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource& b, uint64_t row_length, size_t keep_rows, JobContext* job,
+                                         unsigned threads, double progress_from, double progress_to, uint64_t block_length) {
     if (a.size() != b.size())
-        return Error{ErrorCode::E_SHAPE, "", std::nullopt, "element counts differ: " + std::to_string(a.size()) + " vs " + std::to_string(b.size())};
+        return Error{ErrorCode::E_SHAPE, "", std::nullopt,
+                     "element counts differ: " + std::to_string(a.size()) + " vs " + std::to_string(b.size())};
     if (row_length == 0) row_length = 1;
     const uint64_t block = block_length > 1 && row_length % block_length == 0 ? block_length : 0;
     // Chunks hold whole blocks of both sides and whole comparison blocks; rows may span chunks.
     const uint64_t unit = std::lcm(std::lcm(a.granularity(), b.granularity()), std::max<uint64_t>(block, 1));
     if (unit == 0 || unit > kMaxReadUnit)
-        return Error{ErrorCode::E_LIMIT, "", std::nullopt, "values are read in units of " + std::to_string(unit) + ", more than the " +
-                                                       std::to_string(kMaxReadUnit) + " an analysis reads at once"};
+        return Error{ErrorCode::E_LIMIT, "", std::nullopt,
+                     "values are read in units of " + std::to_string(unit) + ", more than the " + std::to_string(kMaxReadUnit) +
+                         " an analysis reads at once"};
     const uint64_t chunk = std::max<uint64_t>(unit, kChunkTarget / unit * unit);
     const uint64_t size = a.size(), n_chunks = (size + chunk - 1) / chunk;
     const auto row_values = [&](uint64_t row) { return std::min(row_length, size - row * row_length); };
     Totals totals;
     std::mutex m;
-    Status run = parallel_job(n_chunks, threads, job, [&](uint64_t c) -> Status {
-        const uint64_t first = c * chunk, count = std::min(chunk, size - first);
-        // Per-thread buffers: chunk after chunk reuses their pages.
-        thread_local std::vector<float> va, vb;
-        thread_local Sums local;
-        va.resize(count);
-        vb.resize(count);
-        if (Status s = a.read(first, count, va.data()); !s) return s;
-        if (Status s = b.read(first, count, vb.data()); !s) return s;
-        local.reset();
-        compare_chunk(va.data(), vb.data(), first, count, size, row_length, block, local);
-        keep_worst(local.rows, keep_rows);
-        keep_worst(local.blocks, keep_rows);
-        std::lock_guard lock(m);
-        totals.merge(c, local, keep_rows, row_values);
-        return ok_status();
-    }, progress_from, progress_to);
+    Status run = parallel_job(
+        n_chunks, threads, job,
+        [&](uint64_t c) -> Status {
+            const uint64_t first = c * chunk, count = std::min(chunk, size - first);
+            // Per-thread buffers: chunk after chunk reuses their pages.
+            thread_local std::vector<float> va, vb;
+            thread_local Sums local;
+            va.resize(count);
+            vb.resize(count);
+            if (Status s = a.read(first, count, va.data()); !s) return s;
+            if (Status s = b.read(first, count, vb.data()); !s) return s;
+            local.reset();
+            compare_chunk(va.data(), vb.data(), first, count, size, row_length, block, local);
+            keep_worst(local.rows, keep_rows);
+            keep_worst(local.blocks, keep_rows);
+            std::lock_guard lock(m);
+            totals.merge(c, local, keep_rows, row_values);
+            return ok_status();
+        },
+        progress_from, progress_to);
     if (!run) return run.error();
 
     Sums& total = totals.sums;

@@ -62,9 +62,12 @@ Result<TensorReport> tensor_report(const TensorView& view, const TensorReportOpt
     if (options.block_scales) {
         announce(options, TensorReportStep::block_scales, job);
         Result<BlockScales> decoded = block_scales(view, job);
-        if (decoded) scales = std::move(decoded->series);
-        else if (decoded.error().code == ErrorCode::E_CANCELLED) return decoded.error();
-        else report.block_scales_error = decoded.error();
+        if (decoded)
+            scales = std::move(decoded->series);
+        else if (decoded.error().code == ErrorCode::E_CANCELLED)
+            return decoded.error();
+        else
+            report.block_scales_error = decoded.error();
     }
     if (!scales.empty() || !rows.empty()) {
         announce(options, TensorReportStep::series_statistics, job);

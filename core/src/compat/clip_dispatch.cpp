@@ -17,7 +17,9 @@ void llava_default(PlanState& s) {
     if (arch != "clip") {
         d.detail = "architecture is \"" + arch + "\", not clip";
     } else if (const Value* v = s.kv("clip.has_vision_encoder"); !v || v->type != ValueType::boolean || v->scalar.bits == 0) {
-        d.detail = !v ? "clip.has_vision_encoder missing" : v->type != ValueType::boolean ? "clip.has_vision_encoder is not BOOL" : "clip.has_vision_encoder is false";
+        d.detail = !v                       ? "clip.has_vision_encoder missing"
+            : v->type != ValueType::boolean ? "clip.has_vision_encoder is not BOOL"
+                                            : "clip.has_vision_encoder is false";
     } else if (s.has_kv("clip.projector_type") || s.has_kv("clip.vision.projector_type")) {
         d.detail = "a projector type is present";
     } else {
@@ -30,8 +32,8 @@ void llava_default(PlanState& s) {
 }
 
 constexpr const ArchRules* kClipOrder[] = {
-    &kGemma3Rules,  &kQwen35MoeRules, &kQwen35Rules,   &kMistral3Rules, &kDeepseekocrRules, &kNemotronHOmniRules,
-    &kLlama4Rules,  &kGemma4Rules,    &kGlmocrRules,   &kQwen25vlRules, &kQwen3vlRules,
+    &kGemma3Rules, &kQwen35MoeRules, &kQwen35Rules, &kMistral3Rules, &kDeepseekocrRules, &kNemotronHOmniRules,
+    &kLlama4Rules, &kGemma4Rules,    &kGlmocrRules, &kQwen25vlRules, &kQwen3vlRules,
 };
 
 }  // namespace

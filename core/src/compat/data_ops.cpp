@@ -45,16 +45,24 @@ public:
 
     Result<std::vector<uint8_t>> run(uint64_t dest_bytes) const {
         switch (m_op.op) {
-            case DataOpKind::byte_concat: return concat(dest_bytes);
-            case DataOpKind::concat_to_f32: return concat_f32(dest_bytes);
+            case DataOpKind::byte_concat:
+                return concat(dest_bytes);
+            case DataOpKind::concat_to_f32:
+                return concat_f32(dest_bytes);
             case DataOpKind::f16_to_f32:
             case DataOpKind::dequant_to_f32:
-            case DataOpKind::norm_plus_one: return convert(dest_bytes);
-            case DataOpKind::interleave_experts: return interleave(dest_bytes);
-            case DataOpKind::rope_permute_rows: return permute(dest_bytes);
-            case DataOpKind::zero_fill: return std::vector<uint8_t>(dest_bytes, 0);
-            case DataOpKind::patch_split: return patch_split(dest_bytes);
-            case DataOpKind::pos_embd_resample: return resample(dest_bytes);
+            case DataOpKind::norm_plus_one:
+                return convert(dest_bytes);
+            case DataOpKind::interleave_experts:
+                return interleave(dest_bytes);
+            case DataOpKind::rope_permute_rows:
+                return permute(dest_bytes);
+            case DataOpKind::zero_fill:
+                return std::vector<uint8_t>(dest_bytes, 0);
+            case DataOpKind::patch_split:
+                return patch_split(dest_bytes);
+            case DataOpKind::pos_embd_resample:
+                return resample(dest_bytes);
         }
         return fail("unknown operation");
     }
@@ -80,7 +88,8 @@ private:
             auto b = stored(src);
             if (!b) return b.error();
             if (m_model.tensors[src].type.id != m_op.dest_type)
-                return fail("source " + m_model.tensors[src].name + " is " + m_model.tensors[src].type.name + ", not the destination's type");
+                return fail("source " + m_model.tensors[src].name + " is " + m_model.tensors[src].type.name +
+                            ", not the destination's type");
             out.insert(out.end(), b->begin(), b->end());
         }
         return sized(std::move(out), dest_bytes);
@@ -99,8 +108,7 @@ private:
 
     Result<std::vector<uint8_t>> convert(uint64_t dest_bytes) const {
         if (!need_sources(1) || m_op.dest_type != kF32) return fail("needs one source and an F32 destination");
-        if (m_op.op == DataOpKind::f16_to_f32 && m_model.tensors[m_op.sources[0]].type.id != kF16)
-            return fail("source is not F16");
+        if (m_op.op == DataOpKind::f16_to_f32 && m_model.tensors[m_op.sources[0]].type.id != kF16) return fail("source is not F16");
         auto f = decoded(m_op.sources[0]);
         if (!f) return f.error();
         if (m_op.op == DataOpKind::norm_plus_one)
@@ -115,7 +123,8 @@ private:
         auto up = stored(m_op.sources[1]);
         if (!up) return up.error();
         const auto n = static_cast<uint64_t>(m_op.params[0]);
-        if (gate->size() != up->size() || gate->size() % n != 0) return fail("gate and up sizes differ or do not split into n_expert parts");
+        if (gate->size() != up->size() || gate->size() % n != 0)
+            return fail("gate and up sizes differ or do not split into n_expert parts");
         const uint64_t part = gate->size() / n;
         std::vector<uint8_t> out;
         out.reserve(gate->size() * 2);
@@ -176,13 +185,19 @@ private:
         if (src->size() != e_n * p_n) return fail("source holds " + std::to_string(src->size()) + " values, not E*P");
         auto at = [&](uint64_t pos, uint64_t e) -> float {
             switch (layout) {
-                case kPosLayoutEmbdFastest: return (*src)[e + e_n * pos];
-                case kPosLayoutPosFastest: return (*src)[pos + p_n * e];
-                case kPosLayout3dNe0One: return (*src)[pos * e_n + e];
-                default: return (*src)[e * p_n + pos];
+                case kPosLayoutEmbdFastest:
+                    return (*src)[e + e_n * pos];
+                case kPosLayoutPosFastest:
+                    return (*src)[pos + p_n * e];
+                case kPosLayout3dNe0One:
+                    return (*src)[pos * e_n + e];
+                default:
+                    return (*src)[e * p_n + pos];
             }
         };
-        auto coord = [&](uint64_t t) { return t_n <= 1 ? 0.0 : static_cast<double>(t) * static_cast<double>(side - 1) / static_cast<double>(t_n - 1); };
+        auto coord = [&](uint64_t t) {
+            return t_n <= 1 ? 0.0 : static_cast<double>(t) * static_cast<double>(side - 1) / static_cast<double>(t_n - 1);
+        };
         std::vector<float> out(e_n * t_n * t_n);
         for (uint64_t y = 0; y < t_n; ++y) {
             const double sy = coord(y);

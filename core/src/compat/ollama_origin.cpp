@@ -50,8 +50,7 @@ void gemma3(Evidence& e) {
     e.tensor("dense.0.weight", "upstream converts EmbeddingGemma as architecture gemma-embedding with dense_2/dense_3 tensors");
     e.tensor_prefix("v.", kSeparateMmproj);
     e.tensor_prefix("mm.", kSeparateMmproj);
-    for (const char* k : {"gemma3.mm.tokens_per_image", "gemma3.rope.global.freq_base", "gemma3.rope.local.freq_base"})
-        e.key(k, kNotAKey);
+    for (const char* k : {"gemma3.mm.tokens_per_image", "gemma3.rope.global.freq_base", "gemma3.rope.local.freq_base"}) e.key(k, kNotAKey);
     for (const char* k : {"tokenizer.ggml.add_padding_token", "tokenizer.ggml.add_unknown_token"})
         e.key(k, "gguf-py's special-vocab writer sets only add_bos, add_eos and add_sep");
     e.key_missing("gemma3.attention.layer_norm_rms_epsilon",
@@ -62,8 +61,7 @@ void gemma3n(Evidence& e, const Model& m) {
     const TensorInfo* te = m.find_tensor("token_embd.weight");
     const TensorInfo* pl = m.find_tensor("per_layer_token_embd.weight");
     if (!te || !pl || te->ne.size() < 2 || pl->ne.size() < 2 || te->ne[1] == pl->ne[1]) return;
-    e.add("token_embd.weight with " + std::to_string(te->ne[1]) + " rows and per_layer_token_embd.weight with " +
-              std::to_string(pl->ne[1]),
+    e.add("token_embd.weight with " + std::to_string(te->ne[1]) + " rows and per_layer_token_embd.weight with " + std::to_string(pl->ne[1]),
           "upstream pads both to the vocabulary size, and llama.cpp requires both to have n_vocab rows");
 }
 

@@ -82,9 +82,7 @@ void PlanState::add_kv_edit(KvOp op, const std::string& key, const std::string& 
     m_plan.kv_edits.push_back(std::move(e));
 }
 
-void PlanState::set(const std::string& key, Value v, std::string note) {
-    add_kv_edit(KvOp::set, key, {}, std::move(v), std::move(note));
-}
+void PlanState::set(const std::string& key, Value v, std::string note) { add_kv_edit(KvOp::set, key, {}, std::move(v), std::move(note)); }
 
 void PlanState::remove(const std::string& key, std::string note) {
     if (has_kv(key)) add_kv_edit(KvOp::remove, key, {}, Value{}, std::move(note));
@@ -107,8 +105,8 @@ const Value* PlanState::typed_value(std::string_view key, ValueType expected, co
     const Value* v = kv(key);
     if (!v) return nullptr;
     if (v->type != expected) {
-        issue(std::string(key) + " is " + value_type_name(v->type) + ", not " + value_type_name(expected) +
-              ": upstream asserts in " + upstream_getter);
+        issue(std::string(key) + " is " + value_type_name(v->type) + ", not " + value_type_name(expected) + ": upstream asserts in " +
+              upstream_getter);
         return nullptr;
     }
     return v;
@@ -144,9 +142,15 @@ void PlanState::copy_keys(const std::string& from_prefix, std::span<const KeyCop
     for (const KeyCopy& c : copies) {
         const std::string src = from_prefix + c.from;
         switch (c.type) {
-            case CopyAs::u32: copy_u32(src, c.to); break;
-            case CopyAs::f32: copy_f32(src, c.to); break;
-            case CopyAs::any: copy_kv(src, c.to); break;
+            case CopyAs::u32:
+                copy_u32(src, c.to);
+                break;
+            case CopyAs::f32:
+                copy_f32(src, c.to);
+                break;
+            case CopyAs::any:
+                copy_kv(src, c.to);
+                break;
         }
     }
 }
@@ -288,8 +292,8 @@ void PlanState::set_shape(size_t slot, std::vector<uint64_t> ne, std::string not
     add_tensor_edit(std::move(e));
 }
 
-bool PlanState::reclaim_slot_as(const std::string& orphan, const std::string& new_name,
-                                std::vector<uint64_t> ne, uint32_t type, std::string note) {
+bool PlanState::reclaim_slot_as(const std::string& orphan, const std::string& new_name, std::vector<uint64_t> ne, uint32_t type,
+                                std::string note) {
     auto slot = tensor(orphan);
     if (!slot) return false;
     rename_slot(*slot, new_name, note.empty() ? "reclaimed slot of " + orphan : note);

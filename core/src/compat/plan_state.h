@@ -67,12 +67,12 @@ public:
     // --- KVs ---
     const Value* kv(std::string_view key) const;
     bool has_kv(std::string_view key) const { return kv(key) != nullptr; }
-    std::optional<uint32_t> get_u32(std::string_view key) const;   // exact UINT32
-    std::optional<float> get_f32(std::string_view key) const;      // exact FLOAT32
+    std::optional<uint32_t> get_u32(std::string_view key) const;  // exact UINT32
+    std::optional<float> get_f32(std::string_view key) const;  // exact FLOAT32
     std::optional<std::string> get_str(std::string_view key) const;
-    std::optional<uint32_t> read_u32(std::string_view key);        // UINT32, else an issue
-    std::optional<float> read_f32(std::string_view key);           // FLOAT32, else an issue
-    std::vector<std::string> keys() const;                         // current order
+    std::optional<uint32_t> read_u32(std::string_view key);  // UINT32, else an issue
+    std::optional<float> read_f32(std::string_view key);  // FLOAT32, else an issue
+    std::vector<std::string> keys() const;  // current order
 
     void set(const std::string& key, Value v, std::string note = {});
     void set_u32(const std::string& key, uint32_t v, std::string note = {}) { set(key, Value::of_u32(v), std::move(note)); }
@@ -82,7 +82,9 @@ public:
     bool inject_u32(const std::string& key, uint32_t v, std::string note = {}) { return inject(key, Value::of_u32(v), std::move(note)); }
     bool inject_f32(const std::string& key, float v, std::string note = {}) { return inject(key, value_f32(v), std::move(note)); }
     bool inject_bool(const std::string& key, bool v, std::string note = {}) { return inject(key, value_bool(v), std::move(note)); }
-    bool inject_str(const std::string& key, const std::string& v, std::string note = {}) { return inject(key, value_string(v), std::move(note)); }
+    bool inject_str(const std::string& key, const std::string& v, std::string note = {}) {
+        return inject(key, value_string(v), std::move(note));
+    }
     bool copy_kv(const std::string& src, const std::string& dst, std::string note = {});
     bool copy_u32(const std::string& src, const std::string& dst);
     bool copy_f32(const std::string& src, const std::string& dst);
@@ -109,8 +111,8 @@ public:
     void rename_tensors_containing(const std::string& needle, const std::string& repl);
     void set_type(size_t slot, uint32_t type, std::string note = {});
     void set_shape(size_t slot, std::vector<uint64_t> ne, std::string note = {});
-    bool reclaim_slot_as(const std::string& orphan, const std::string& new_name,
-                         std::vector<uint64_t> ne, uint32_t type, std::string note = {});
+    bool reclaim_slot_as(const std::string& orphan, const std::string& new_name, std::vector<uint64_t> ne, uint32_t type,
+                         std::string note = {});
     bool promote_tensor_to_f32(const std::string& name);
     void add_data_op(DataOp op);
 

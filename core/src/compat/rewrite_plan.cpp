@@ -12,49 +12,74 @@ const char* plan_side_name(PlanSide s) { return s == PlanSide::text ? "text" : "
 
 const char* edit_kind_name(EditKind k) {
     switch (k) {
-        case EditKind::injected: return "injected";
-        case EditKind::changed: return "changed";
-        case EditKind::removed: return "removed";
-        case EditKind::renamed: return "renamed";
-        case EditKind::hidden: return "hidden";
-        case EditKind::retyped: return "retyped";
-        case EditKind::data_op: return "data op";
+        case EditKind::injected:
+            return "injected";
+        case EditKind::changed:
+            return "changed";
+        case EditKind::removed:
+            return "removed";
+        case EditKind::renamed:
+            return "renamed";
+        case EditKind::hidden:
+            return "hidden";
+        case EditKind::retyped:
+            return "retyped";
+        case EditKind::data_op:
+            return "data op";
     }
     return "?";
 }
 
 const char* kv_op_name(KvOp op) {
     switch (op) {
-        case KvOp::set: return "set";
-        case KvOp::copy: return "copy";
-        case KvOp::inject: return "inject";
-        case KvOp::remove: return "remove";
+        case KvOp::set:
+            return "set";
+        case KvOp::copy:
+            return "copy";
+        case KvOp::inject:
+            return "inject";
+        case KvOp::remove:
+            return "remove";
     }
     return "?";
 }
 
 const char* tensor_op_name(TensorOp op) {
     switch (op) {
-        case TensorOp::rename: return "rename";
-        case TensorOp::hide: return "hide";
-        case TensorOp::retype: return "retype";
-        case TensorOp::reshape: return "reshape";
+        case TensorOp::rename:
+            return "rename";
+        case TensorOp::hide:
+            return "hide";
+        case TensorOp::retype:
+            return "retype";
+        case TensorOp::reshape:
+            return "reshape";
     }
     return "?";
 }
 
 const char* data_op_name(DataOpKind k) {
     switch (k) {
-        case DataOpKind::byte_concat: return "byte concat";
-        case DataOpKind::concat_to_f32: return "concat to F32";
-        case DataOpKind::f16_to_f32: return "F16→F32";
-        case DataOpKind::dequant_to_f32: return "dequantize to F32";
-        case DataOpKind::norm_plus_one: return "norm +1";
-        case DataOpKind::interleave_experts: return "interleave experts";
-        case DataOpKind::rope_permute_rows: return "RoPE permute";
-        case DataOpKind::zero_fill: return "zero fill";
-        case DataOpKind::patch_split: return "patch split";
-        case DataOpKind::pos_embd_resample: return "position resample";
+        case DataOpKind::byte_concat:
+            return "byte concat";
+        case DataOpKind::concat_to_f32:
+            return "concat to F32";
+        case DataOpKind::f16_to_f32:
+            return "F16→F32";
+        case DataOpKind::dequant_to_f32:
+            return "dequantize to F32";
+        case DataOpKind::norm_plus_one:
+            return "norm +1";
+        case DataOpKind::interleave_experts:
+            return "interleave experts";
+        case DataOpKind::rope_permute_rows:
+            return "RoPE permute";
+        case DataOpKind::zero_fill:
+            return "zero fill";
+        case DataOpKind::patch_split:
+            return "patch split";
+        case DataOpKind::pos_embd_resample:
+            return "position resample";
     }
     return "?";
 }
@@ -139,10 +164,18 @@ UpstreamView upstream_view(const Model& model, const SidePlan& plan) {
         ResultTensor& r = view.tensors[edit.slot];
         r.edits.push_back(e);
         switch (edit.op) {
-            case TensorOp::rename: r.name = edit.new_name; break;
-            case TensorOp::hide: r.hidden = true; break;
-            case TensorOp::retype: r.type = describe_ggml_type(edit.new_type); break;
-            case TensorOp::reshape: r.ne = edit.new_ne; break;
+            case TensorOp::rename:
+                r.name = edit.new_name;
+                break;
+            case TensorOp::hide:
+                r.hidden = true;
+                break;
+            case TensorOp::retype:
+                r.type = describe_ggml_type(edit.new_type);
+                break;
+            case TensorOp::reshape:
+                r.ne = edit.new_ne;
+                break;
         }
     }
     for (size_t d = 0; d < plan.data_ops.size(); ++d)

@@ -9,11 +9,14 @@ namespace mlens::compat {
 namespace {
 
 constexpr const ArchRules* kTextOrder[] = {
-    &kEmbeddingGemmaRules, &kGemma3Rules,      &kSnowflakeArcticEmbed2Rules, &kGemma3nRules,      &kGemma4Rules,
-    &kQwen35MoeRules,      &kQwen35Rules,      &kQwen3nextRules,             &kLagunaRules,       &kGptossRules,
-    &kLfm2Rules,           &kOlmo3Rules,       &kMistral3Rules,              &kQwen25vlRules,     &kQwen3vlRules,
-    &kGlm4moeliteRules,    &kDeepseekocrRules, &kNemotronHOmniRules,         &kNemotronHMoeRules, &kLlama3Rules,
-    &kLlama4Rules,         &kGlmocrRules,
+    &kEmbeddingGemmaRules, &kGemma3Rules,      &kSnowflakeArcticEmbed2Rules,
+    &kGemma3nRules,        &kGemma4Rules,      &kQwen35MoeRules,
+    &kQwen35Rules,         &kQwen3nextRules,   &kLagunaRules,
+    &kGptossRules,         &kLfm2Rules,        &kOlmo3Rules,
+    &kMistral3Rules,       &kQwen25vlRules,    &kQwen3vlRules,
+    &kGlm4moeliteRules,    &kDeepseekocrRules, &kNemotronHOmniRules,
+    &kNemotronHMoeRules,   &kLlama3Rules,      &kLlama4Rules,
+    &kGlmocrRules,
 };
 
 }  // namespace

@@ -30,8 +30,7 @@ bool in_mmproj(const std::string& name, bool audio) {
 // Produces the bytes of the written tensors one at a time, keeping the current one in memory.
 class TensorBytes {
 public:
-    TensorBytes(const Model& model, const SidePlan& plan, const ExportLayout& layout, JobContext* job, uint64_t total,
-                uint64_t& done)
+    TensorBytes(const Model& model, const SidePlan& plan, const ExportLayout& layout, JobContext* job, uint64_t total, uint64_t& done)
         : m_model(model), m_plan(plan), m_layout(layout), m_job(job), m_total(total), m_done(done) {}
 
     Status operator()(size_t index, uint64_t offset, uint64_t length, void* dst) {
@@ -90,8 +89,8 @@ Status check_written(const std::string& temp, const std::string& shown, const Ex
     return ok_status();
 }
 
-Status write_side(const Model& model, const SidePlan& plan, const ExportLayout& layout, SafeFileWriter& out,
-                  const std::string& shown, JobContext* job, uint64_t total, uint64_t& done) {
+Status write_side(const Model& model, const SidePlan& plan, const ExportLayout& layout, SafeFileWriter& out, const std::string& shown,
+                  JobContext* job, uint64_t total, uint64_t& done) {
     TensorBytes bytes(model, plan, layout, job, total, done);
     if (Status s = write_gguf_into(out, layout.model, nullptr, std::ref(bytes)); !s) return s;
     return check_written(out.temp_path(), shown, layout);
@@ -136,8 +135,9 @@ Result<ExportLayout> export_layout(const Model& model, const SidePlan& plan) {
         if (!r.n_bytes) return export_error(ErrorCode::E_DATA_OP, field, r.name + ": type " + r.type.name + " has no byte size");
         if (!names.insert(r.name).second) return export_error(ErrorCode::E_EXPORT_CHECK, field, "two tensors would be named " + r.name);
         if (!r.data_op && model.tensors[r.slot].n_bytes.value_or(0) < *r.n_bytes)
-            return export_error(ErrorCode::E_DATA_OP, field, r.name + " needs " + std::to_string(*r.n_bytes) + " bytes but its slot stores " +
-                                                        std::to_string(model.tensors[r.slot].n_bytes.value_or(0)) + " and no data op fills it");
+            return export_error(ErrorCode::E_DATA_OP, field,
+                                r.name + " needs " + std::to_string(*r.n_bytes) + " bytes but its slot stores " +
+                                    std::to_string(model.tensors[r.slot].n_bytes.value_or(0)) + " and no data op fills it");
         TensorInfo t;
         t.name = r.name;
         t.type = r.type;
@@ -152,7 +152,8 @@ Result<ExportLayout> export_layout(const Model& model, const SidePlan& plan) {
 }
 
 Result<ExportReport> export_upstream(const Model& model, const RewritePlan& plan, const ExportOptions& options, JobContext* job) {
-    if (model.format != Format::gguf) return export_error(ErrorCode::E_UNSUPPORTED, "", "only GGUF models can be exported to upstream layout");
+    if (model.format != Format::gguf)
+        return export_error(ErrorCode::E_UNSUPPORTED, "", "only GGUF models can be exported to upstream layout");
     if (options.text_path.empty()) return export_error(ErrorCode::E_ARGS, "", "no output path for the text GGUF");
     ExportReport report;
     const bool vision = has_vision_export(model, plan);
@@ -180,8 +181,7 @@ Result<ExportReport> export_upstream(const Model& model, const RewritePlan& plan
         writers.push_back(std::move(*writer));
     }
     for (size_t i = 0; i < sides.size(); ++i) {
-        if (Status s = write_side(model, *sides[i].first, layouts[i], writers[i], sides[i].second, job, total, done); !s)
-            return s.error();
+        if (Status s = write_side(model, *sides[i].first, layouts[i], writers[i], sides[i].second, job, total, done); !s) return s.error();
         ExportedFile f;
         f.side = sides[i].first->side;
         f.path = sides[i].second;

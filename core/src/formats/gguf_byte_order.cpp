@@ -4,8 +4,8 @@
 
 #include <cassert>
 #include <cstring>
-#include <utility>
 #include <optional>
+#include <utility>
 
 namespace mlens {
 
@@ -22,16 +22,33 @@ struct BlockFields {
 
 std::optional<BlockFields> block_fields(uint32_t type) {
     switch (type) {
-        case GGML_TYPE_F32: case GGML_TYPE_I32: return BlockFields{true, 4, 1, {}};
-        case GGML_TYPE_F16: case GGML_TYPE_BF16: case GGML_TYPE_I16: return BlockFields{true, 2, 1, {}};
-        case GGML_TYPE_I64: case GGML_TYPE_F64: return BlockFields{true, 8, 1, {}};
-        case GGML_TYPE_I8: return BlockFields{true, 1, 0, {}};
-        case GGML_TYPE_Q1_0: case GGML_TYPE_Q4_0: case GGML_TYPE_Q8_0: return BlockFields{false, 2, 1, {0}};
-        case GGML_TYPE_Q4_K: return BlockFields{false, 2, 2, {0, 2}};
-        case GGML_TYPE_Q6_K: return BlockFields{false, 2, 1, {208}};
-        case GGML_TYPE_TQ2_0: return BlockFields{false, 2, 1, {64}};
-        case GGML_TYPE_MXFP4: case GGML_TYPE_NVFP4: return BlockFields{false, 1, 0, {}};
-        default: return std::nullopt;
+        case GGML_TYPE_F32:
+        case GGML_TYPE_I32:
+            return BlockFields{true, 4, 1, {}};
+        case GGML_TYPE_F16:
+        case GGML_TYPE_BF16:
+        case GGML_TYPE_I16:
+            return BlockFields{true, 2, 1, {}};
+        case GGML_TYPE_I64:
+        case GGML_TYPE_F64:
+            return BlockFields{true, 8, 1, {}};
+        case GGML_TYPE_I8:
+            return BlockFields{true, 1, 0, {}};
+        case GGML_TYPE_Q1_0:
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q8_0:
+            return BlockFields{false, 2, 1, {0}};
+        case GGML_TYPE_Q4_K:
+            return BlockFields{false, 2, 2, {0, 2}};
+        case GGML_TYPE_Q6_K:
+            return BlockFields{false, 2, 1, {208}};
+        case GGML_TYPE_TQ2_0:
+            return BlockFields{false, 2, 1, {64}};
+        case GGML_TYPE_MXFP4:
+        case GGML_TYPE_NVFP4:
+            return BlockFields{false, 1, 0, {}};
+        default:
+            return std::nullopt;
     }
 }
 
@@ -54,8 +71,9 @@ uint64_t reverse64(uint64_t v) { return __builtin_bswap64(v); }
 bool has_big_endian_layout(uint32_t type) { return block_fields(type).has_value(); }
 
 std::string big_endian_refusal(const std::string& type_name) {
-    return type_name + " has no defined big-endian layout (gguf-py defines one only for F32, F16, BF16, I8, I16, I32, I64, "
-           "F64, Q1_0, Q4_0, Q8_0, Q4_K, Q6_K, TQ2_0, MXFP4 and NVFP4), so its values in a big-endian file cannot be read";
+    return type_name +
+        " has no defined big-endian layout (gguf-py defines one only for F32, F16, BF16, I8, I16, I32, I64, "
+        "F64, Q1_0, Q4_0, Q8_0, Q4_K, Q6_K, TQ2_0, MXFP4 and NVFP4), so its values in a big-endian file cannot be read";
 }
 
 void reverse_block_fields(uint32_t type, uint8_t* blocks, uint64_t n_blocks) {
@@ -64,9 +82,12 @@ void reverse_block_fields(uint32_t type, uint8_t* blocks, uint64_t n_blocks) {
     if (!f || f->count == 0) return;
     if (f->elements) {
         switch (f->width) {
-            case 2: return reverse_words<uint16_t, reverse16>(blocks, n_blocks);
-            case 4: return reverse_words<uint32_t, reverse32>(blocks, n_blocks);
-            case 8: return reverse_words<uint64_t, reverse64>(blocks, n_blocks);
+            case 2:
+                return reverse_words<uint16_t, reverse16>(blocks, n_blocks);
+            case 4:
+                return reverse_words<uint32_t, reverse32>(blocks, n_blocks);
+            case 8:
+                return reverse_words<uint64_t, reverse64>(blocks, n_blocks);
         }
         return;
     }

@@ -15,9 +15,7 @@ struct Span {
     size_t index;  // file-relative tensor index
 };
 
-std::string tensor_field(size_t i, const char* suffix = "") {
-    return "tensors[" + std::to_string(i) + "]" + suffix;
-}
+std::string tensor_field(size_t i, const char* suffix = "") { return "tensors[" + std::to_string(i) + "]" + suffix; }
 
 void add(Model& m, uint32_t file, Severity s, ErrorCode code, std::string field, uint64_t offset, std::string msg) {
     m.diagnostics.push_back({s, "GGUF", code, std::move(field), offset, std::move(msg), file});
@@ -54,7 +52,7 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
         if (!absolute) {
             add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OFFSET, tensor_field(i, ".offset"), offset_field,
                 "offset " + std::to_string(t.relative_offset) + " from the data section at " + std::to_string(data_start) +
-                " does not fit in 64 bits");
+                    " does not fit in 64 bits");
             t.data_offset = file_size;
             layout_known = false;
             continue;
@@ -62,23 +60,21 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
         t.data_offset = *absolute;
         if (t.relative_offset % ctx.alignment != 0)
             add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_MISALIGNED, tensor_field(i, ".offset"), offset_field,
-                "offset " + std::to_string(t.relative_offset) + " is not a multiple of the alignment " +
-                std::to_string(ctx.alignment));
+                "offset " + std::to_string(t.relative_offset) + " is not a multiple of the alignment " + std::to_string(ctx.alignment));
         if (!t.n_bytes) {
             // Unknown size: at least a non-empty tensor cannot start at or past the end of the file.
             layout_known = false;
             if (t.n_elements > 0 && t.data_offset >= file_size)
                 add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OUT_OF_BOUNDS, tensor_field(i), offset_field,
-                    "data starts at " + std::to_string(t.data_offset) + ", not before the file size " +
-                    std::to_string(file_size));
+                    "data starts at " + std::to_string(t.data_offset) + ", not before the file size " + std::to_string(file_size));
             continue;
         }
         auto end = checked_add(t.data_offset, *t.n_bytes);
         // A zero-byte tensor occupies no bytes, so it is in bounds at any offset.
         if (*t.n_bytes > 0 && (!end || *end > file_size)) {
             add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OUT_OF_BOUNDS, tensor_field(i), offset_field,
-                "data range [" + std::to_string(t.data_offset) + ", " +
-                (end ? std::to_string(*end) : std::string("overflow")) + ") exceeds file size " + std::to_string(file_size));
+                "data range [" + std::to_string(t.data_offset) + ", " + (end ? std::to_string(*end) : std::string("overflow")) +
+                    ") exceeds file size " + std::to_string(file_size));
             layout_known = false;
             continue;
         }
@@ -90,9 +86,8 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
 
     // Sorted by start, a range overlaps an earlier one exactly when it starts before the furthest
     // end seen so far.
-    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-        return a.begin != b.begin ? a.begin < b.begin : a.index < b.index;
-    });
+    std::sort(spans.begin(), spans.end(),
+              [](const Span& a, const Span& b) { return a.begin != b.begin ? a.begin < b.begin : a.index < b.index; });
     size_t furthest = 0;
     for (size_t s = 1; s < spans.size(); ++s) {
         if (spans[s].begin < spans[furthest].end) {
@@ -101,7 +96,7 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
             add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OVERLAP, tensor_field(later.index),
                 m.tensors[ctx.first_tensor + later.index].info_range.end() - 8,
                 "data range [" + std::to_string(later.begin) + ", " + std::to_string(later.end) + ") overlaps tensors[" +
-                std::to_string(other.index) + "] at [" + std::to_string(other.begin) + ", " + std::to_string(other.end) + ")");
+                    std::to_string(other.index) + "] at [" + std::to_string(other.begin) + ", " + std::to_string(other.end) + ")");
         }
         if (spans[s].end > spans[furthest].end) furthest = s;
     }
@@ -113,8 +108,8 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
         if (t.relative_offset != expected) {
             add(m, ctx.file, Severity::warning, ErrorCode::W_NONCANONICAL_LAYOUT, tensor_field(k - ctx.first_tensor, ".offset"),
                 t.info_range.end() - 8,
-                "offset " + std::to_string(t.relative_offset) + " where the packed layout puts " +
-                std::to_string(expected) + " (valid, but llama.cpp refuses it)");
+                "offset " + std::to_string(t.relative_offset) + " where the packed layout puts " + std::to_string(expected) +
+                    " (valid, but llama.cpp refuses it)");
             break;
         }
         auto next = checked_add(expected, *t.n_bytes);

@@ -13,9 +13,9 @@ namespace mlens {
 struct GgufLayoutContext {
     Model& model;
     uint32_t file;
-    size_t first_tensor;     // index in model.tensors of this file's first tensor
+    size_t first_tensor;  // index in model.tensors of this file's first tensor
     uint64_t alignment;
-    uint64_t header_end;     // end of the tensor infos
+    uint64_t header_end;  // end of the tensor infos
 };
 
 // Sets every tensor's data_offset; adds diagnostics. Returns true (the header itself parsed).

@@ -21,7 +21,7 @@ namespace mlens {
 
 namespace {
 
-constexpr uint64_t kMinKvBytes = 8 + 1 + 4 + 1;         // key length, 1 key byte, type, 1 value byte
+constexpr uint64_t kMinKvBytes = 8 + 1 + 4 + 1;  // key length, 1 key byte, type, 1 value byte
 constexpr uint64_t kMinKvBytesV1 = 4 + 1 + 4 + 1;
 constexpr uint64_t kMinTensorInfoBytes = 8 + 1 + 4 + 4 + 8;  // name length, 1 byte, n_dims, type, offset
 constexpr uint64_t kMinTensorInfoBytesV1 = 4 + 1 + 4 + 4 + 8;
@@ -30,9 +30,7 @@ constexpr uint64_t kMinTensorInfoBytesV1 = 4 + 1 + 4 + 4 + 8;
 // bytes remaining. One item more is let through, so that a file cut inside the last item it
 // declares is reported as a truncation of that item (malformed-inputs.md G30) rather than as a
 // bad count; loops stay bounded by the bytes remaining either way.
-bool count_fits(uint64_t count, uint64_t remaining, uint64_t per_item) {
-    return count <= remaining / per_item + 1;
-}
+bool count_fits(uint64_t count, uint64_t remaining, uint64_t per_item) { return count <= remaining / per_item + 1; }
 
 std::string indexed(const char* base, uint64_t i, const char* suffix = "") {
     return std::string(base) + "[" + std::to_string(i) + "]" + suffix;
@@ -103,8 +101,14 @@ private:
 class GgufParser {
 public:
     GgufParser(Model& model, ByteSourcePtr source, uint32_t file, const GgufLimits& limits, JobContext* job)
-        : m_model(model), m_source(std::move(source)), m_file(file), m_limits(limits), m_job(job),
-          m_cur(*m_source, 0), m_keys(model.metadata), m_tensor_names(model.tensors) {}
+        : m_model(model),
+          m_source(std::move(source)),
+          m_file(file),
+          m_limits(limits),
+          m_job(job),
+          m_cur(*m_source, 0),
+          m_keys(model.metadata),
+          m_tensor_names(model.tensors) {}
 
     bool run() {
         SourceFile& sf = m_model.files[m_file];
@@ -137,20 +141,17 @@ private:
     }
 
     bool fail(ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
-        m_model.diagnostics.push_back(
-            {Severity::error, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
+        m_model.diagnostics.push_back({Severity::error, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
         m_model.partial = true;
         return false;
     }
 
     void error(ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
-        m_model.diagnostics.push_back(
-            {Severity::error, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
+        m_model.diagnostics.push_back({Severity::error, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
     }
 
     void warn(ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
-        m_model.diagnostics.push_back(
-            {Severity::warning, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
+        m_model.diagnostics.push_back({Severity::warning, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
     }
 
     bool truncated(const std::string& field, uint64_t need) {
@@ -175,8 +176,7 @@ private:
         if (magic != "GGUF") {
             std::string what = "expected 47 47 55 46 (\"GGUF\"), found " + hex_bytes(magic);
             if (is_legacy_ggml_magic(magic)) what += ": legacy format not supported (GGML/GGMF/GGJT/GGLA)";
-            if (magic == "FUGG")
-                what += ": byte-reversed magic; not a byte order marker (big-endian GGUF keeps the magic GGUF)";
+            if (magic == "FUGG") what += ": byte-reversed magic; not a byte order marker (big-endian GGUF keeps the magic GGUF)";
             return fail(ErrorCode::E_BAD_MAGIC, "magic", 0, what);
         }
         uint32_t version;
@@ -185,8 +185,9 @@ private:
         if (version != 0 && (version & 0xFFFF) == 0) {
             uint32_t swapped = __builtin_bswap32(version);
             if (swapped > 3)
-                return fail(ErrorCode::E_UNSUPPORTED_VERSION, "version", 4, "version " + std::to_string(version) + " (" +
-                            std::to_string(swapped) + " read big-endian); supported: 1, 2, 3");
+                return fail(
+                    ErrorCode::E_UNSUPPORTED_VERSION, "version", 4,
+                    "version " + std::to_string(version) + " (" + std::to_string(swapped) + " read big-endian); supported: 1, 2, 3");
             m_cur.set_swap_bytes(true);
             version = swapped;
             warn(ErrorCode::W_BIG_ENDIAN, "version", 4, "big-endian file, read byte-swapped (llama.cpp reads little-endian only)");
@@ -206,19 +207,19 @@ private:
         uint64_t per_tensor = m_version == 1 ? kMinTensorInfoBytesV1 : kMinTensorInfoBytes;
         uint64_t per_kv = m_version == 1 ? kMinKvBytesV1 : kMinKvBytes;
         if (!count_fits(n_tensors, rest, per_tensor))
-            return fail(ErrorCode::E_COUNT, "n_tensors", at, std::to_string(n_tensors) + " exceeds max possible " +
-                        std::to_string(rest / per_tensor) + " (" + std::to_string(rest) + " bytes remaining / " +
-                        std::to_string(per_tensor) + " bytes per tensor info)");
+            return fail(ErrorCode::E_COUNT, "n_tensors", at,
+                        std::to_string(n_tensors) + " exceeds max possible " + std::to_string(rest / per_tensor) + " (" +
+                            std::to_string(rest) + " bytes remaining / " + std::to_string(per_tensor) + " bytes per tensor info)");
         if (!count_fits(n_kv, rest, per_kv))
-            return fail(ErrorCode::E_COUNT, "n_kv", kv_at, std::to_string(n_kv) + " exceeds max possible " +
-                        std::to_string(rest / per_kv) + " (" + std::to_string(rest) + " bytes remaining / " +
-                        std::to_string(per_kv) + " bytes per KV)");
+            return fail(ErrorCode::E_COUNT, "n_kv", kv_at,
+                        std::to_string(n_kv) + " exceeds max possible " + std::to_string(rest / per_kv) + " (" + std::to_string(rest) +
+                            " bytes remaining / " + std::to_string(per_kv) + " bytes per KV)");
         if (n_tensors > m_limits.max_tensors)
-            return fail(ErrorCode::E_LIMIT, "n_tensors", at, std::to_string(n_tensors) + " exceeds limit max_tensors=" +
-                        std::to_string(m_limits.max_tensors));
+            return fail(ErrorCode::E_LIMIT, "n_tensors", at,
+                        std::to_string(n_tensors) + " exceeds limit max_tensors=" + std::to_string(m_limits.max_tensors));
         if (n_kv > m_limits.max_kv)
-            return fail(ErrorCode::E_LIMIT, "n_kv", kv_at, std::to_string(n_kv) + " exceeds limit max_kv=" +
-                        std::to_string(m_limits.max_kv));
+            return fail(ErrorCode::E_LIMIT, "n_kv", kv_at,
+                        std::to_string(n_kv) + " exceeds limit max_kv=" + std::to_string(m_limits.max_kv));
         return true;
     }
 
@@ -231,13 +232,13 @@ private:
         if (!read_count(len)) return truncated(field, count_bytes());
         if (len > m_cur.remaining()) {
             if (len > cap)
-                return fail(ErrorCode::E_STRING_LENGTH, field, len_at, "length " + std::to_string(len) + " exceeds the " +
-                            std::to_string(m_cur.remaining()) + " bytes remaining");
+                return fail(ErrorCode::E_STRING_LENGTH, field, len_at,
+                            "length " + std::to_string(len) + " exceeds the " + std::to_string(m_cur.remaining()) + " bytes remaining");
             return truncated(field, len);
         }
         if (len > cap)
-            return fail(too_long_code, field, len_at, "length " + std::to_string(len) + " exceeds limit " + cap_name +
-                        "=" + std::to_string(cap));
+            return fail(too_long_code, field, len_at,
+                        "length " + std::to_string(len) + " exceeds limit " + cap_name + "=" + std::to_string(cap));
         m_cur.read_string(out, len);
         return true;
     }
@@ -245,11 +246,28 @@ private:
     bool read_scalar(ValueType type, Scalar& out) {
         out.type = type;
         switch (value_type_size(type)) {
-            case 1: { uint8_t v; if (!m_cur.read_u8(v)) return false; out.bits = v; return true; }
-            case 2: { uint16_t v; if (!m_cur.read_u16(v)) return false; out.bits = v; return true; }
-            case 4: { uint32_t v; if (!m_cur.read_u32(v)) return false; out.bits = v; return true; }
-            case 8: return m_cur.read_u64(out.bits);
-            default: return false;
+            case 1: {
+                uint8_t v;
+                if (!m_cur.read_u8(v)) return false;
+                out.bits = v;
+                return true;
+            }
+            case 2: {
+                uint16_t v;
+                if (!m_cur.read_u16(v)) return false;
+                out.bits = v;
+                return true;
+            }
+            case 4: {
+                uint32_t v;
+                if (!m_cur.read_u32(v)) return false;
+                out.bits = v;
+                return true;
+            }
+            case 8:
+                return m_cur.read_u64(out.bits);
+            default:
+                return false;
         }
     }
 
@@ -279,8 +297,7 @@ private:
                  "key \"" + escape_for_display(e.key) + "\" has characters outside [a-z0-9_.-]");
         // A duplicate is reported and kept in file order; lookups find the first occurrence.
         const bool duplicate = m_keys.contains(e.key);
-        if (duplicate)
-            error(ErrorCode::E_DUPLICATE_KEY, key_field, key_at, "\"" + escape_for_display(e.key) + "\" appears more than once");
+        if (duplicate) error(ErrorCode::E_DUPLICATE_KEY, key_field, key_at, "\"" + escape_for_display(e.key) + "\" appears more than once");
 
         uint64_t type_at = m_cur.position();
         if (!read_value_type(indexed("kv", i, ".type"), e.value.type)) return false;
@@ -321,8 +338,8 @@ private:
             return read_string(field, ignored, m_limits.max_string_bytes, "max_string_bytes");
         }
         if (len > m_limits.max_string_bytes)
-            return fail(ErrorCode::E_LIMIT, field, len_at, "length " + std::to_string(len) +
-                        " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
+            return fail(ErrorCode::E_LIMIT, field, len_at,
+                        "length " + std::to_string(len) + " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
         uint64_t text_at = m_cur.position();
         if (len <= Value::kInlineStringBytes) {
             m_cur.read_string(v.text, len);
@@ -352,15 +369,16 @@ private:
         index->swap_bytes = m_cur.swap_bytes();
         index->string_length_bytes = static_cast<uint32_t>(count_bytes());
         index->data_offset = m_cur.position();
-        uint64_t elem_min = index->element_type == ValueType::string ? count_bytes()
-                                                                      : value_type_size(index->element_type);
+        uint64_t elem_min = index->element_type == ValueType::string ? count_bytes() : value_type_size(index->element_type);
         auto need = checked_mul(index->count, elem_min);
         if (!need || *need > m_cur.remaining())
-            return fail(ErrorCode::E_ARRAY_LENGTH, field, count_at, "count " + std::to_string(index->count) + " × " +
-                        std::to_string(elem_min) + " bytes > " + std::to_string(m_cur.remaining()) + " bytes remaining");
+            return fail(ErrorCode::E_ARRAY_LENGTH, field, count_at,
+                        "count " + std::to_string(index->count) + " × " + std::to_string(elem_min) + " bytes > " +
+                            std::to_string(m_cur.remaining()) + " bytes remaining");
         if (index->count > m_limits.max_array_elements)
-            return fail(ErrorCode::E_LIMIT, field, count_at, "count " + std::to_string(index->count) +
-                        " exceeds limit max_array_elements=" + std::to_string(m_limits.max_array_elements));
+            return fail(ErrorCode::E_LIMIT, field, count_at,
+                        "count " + std::to_string(index->count) +
+                            " exceeds limit max_array_elements=" + std::to_string(m_limits.max_array_elements));
         if (index->element_type == ValueType::string) {
             if (!index_string_elements(field, *index, element_check)) return false;
         } else {
@@ -396,13 +414,14 @@ private:
             if (len > m_cur.remaining()) {
                 std::string f = field + "[" + std::to_string(k) + "]";
                 if (len > m_limits.max_string_bytes)
-                    return fail(ErrorCode::E_STRING_LENGTH, f, at, "length " + std::to_string(len) + " exceeds the " +
-                                std::to_string(m_cur.remaining()) + " bytes remaining");
+                    return fail(ErrorCode::E_STRING_LENGTH, f, at,
+                                "length " + std::to_string(len) + " exceeds the " + std::to_string(m_cur.remaining()) + " bytes remaining");
                 return truncated(f, len);
             }
             if (len > m_limits.max_string_bytes)
-                return fail(ErrorCode::E_LIMIT, field + "[" + std::to_string(k) + "]", at, "length " + std::to_string(len) +
-                            " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
+                return fail(
+                    ErrorCode::E_LIMIT, field + "[" + std::to_string(k) + "]", at,
+                    "length " + std::to_string(len) + " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
             // Strings longer than the cursor window are not UTF-8 checked (no window holds them).
             if (len <= Cursor::kWindowBytes && (!warned_utf8 || element_check)) {
                 const uint8_t* p = m_cur.peek(len);
@@ -411,8 +430,8 @@ private:
                     warned_utf8 = true;
                 }
                 if (p && element_check)
-                    element_check->visit(k, std::string_view(reinterpret_cast<const char*>(p),
-                                                             std::min(len, StringArrayCheck::kMaxVisitBytes)));
+                    element_check->visit(
+                        k, std::string_view(reinterpret_cast<const char*>(p), std::min(len, StringArrayCheck::kMaxVisitBytes)));
             }
             m_cur.skip(len);
             index.string_offsets.push_back(at);
@@ -448,8 +467,7 @@ private:
         t.file = m_file;
         uint64_t start = m_cur.position();
         std::string name_field = indexed("tensors", i, ".name");
-        if (!read_string(name_field, t.name, m_limits.max_tensor_name_bytes, "max_tensor_name_bytes",
-                         ErrorCode::E_TENSOR_NAME_TOO_LONG))
+        if (!read_string(name_field, t.name, m_limits.max_tensor_name_bytes, "max_tensor_name_bytes", ErrorCode::E_TENSOR_NAME_TOO_LONG))
             return false;
         if (t.name.size() == m_limits.max_tensor_name_bytes)
             warn(ErrorCode::W_TENSOR_NAME_LENGTH, name_field, start, "64-byte name: llama.cpp needs fewer than 64 bytes");
@@ -494,15 +512,15 @@ private:
                  "type id " + std::to_string(type_id) + " is unknown to the pinned ggml; size unknown");
         } else {
             if (m_cur.swap_bytes() && !has_big_endian_layout(type_id))
-                error(ErrorCode::E_BIG_ENDIAN_TYPE, indexed("tensors", i, ".type"), type_at, escape_for_display(t.name) + ": " + big_endian_refusal(t.type.name));
+                error(ErrorCode::E_BIG_ENDIAN_TYPE, indexed("tensors", i, ".type"), type_at,
+                      escape_for_display(t.name) + ": " + big_endian_refusal(t.type.name));
             uint64_t ne0 = t.ne.empty() ? 1 : t.ne[0];
             if (ne0 % t.type.block_size != 0)
-                return fail(ErrorCode::E_BLOCK_MISALIGNED, indexed("tensors", i, ".ne[0]"), ne_at,
-                            std::to_string(ne0) + " is not a multiple of " + t.type.name + "'s block size " +
-                            std::to_string(t.type.block_size));
+                return fail(
+                    ErrorCode::E_BLOCK_MISALIGNED, indexed("tensors", i, ".ne[0]"), ne_at,
+                    std::to_string(ne0) + " is not a multiple of " + t.type.name + "'s block size " + std::to_string(t.type.block_size));
             t.n_bytes = ggml_tensor_bytes(t.type, ne0, t.n_elements);
-            if (!t.n_bytes)
-                return fail(ErrorCode::E_BYTE_SIZE_OVERFLOW, indexed("tensors", i), start, "byte size does not fit in 64 bits");
+            if (!t.n_bytes) return fail(ErrorCode::E_BYTE_SIZE_OVERFLOW, indexed("tensors", i), start, "byte size does not fit in 64 bits");
         }
         if (!m_cur.read_u64(t.relative_offset)) return truncated(indexed("tensors", i, ".offset"), 8);
         t.info_range = {start, m_cur.position() - start};
@@ -532,8 +550,7 @@ bool is_legacy_ggml_magic(std::string_view magic) {
     return false;
 }
 
-bool read_gguf_into(Model& model, ByteSourcePtr source, uint32_t file_index, const GgufLimits& limits,
-                    JobContext* job) {
+bool read_gguf_into(Model& model, ByteSourcePtr source, uint32_t file_index, const GgufLimits& limits, JobContext* job) {
     if (model.files.size() <= file_index) model.files.resize(file_index + 1);
     model.files[file_index].path = source->path();
     model.files[file_index].source = source;

@@ -11,17 +11,16 @@ void warn(Model& m, const MetadataEntry& e, ErrorCode code, std::string message)
     m.diagnostics.push_back({Severity::warning, "GGUF", code, e.key, e.key_range.offset, std::move(message), e.file});
 }
 
-const ArrayIndex* array_of(const MetadataEntry* e) {
-    return e && e->value.is_array() ? e->value.array.get() : nullptr;
-}
+const ArrayIndex* array_of(const MetadataEntry* e) { return e && e->value.is_array() ? e->value.array.get() : nullptr; }
 
 void check_parallel_array(Model& m, const char* key, uint64_t n_vocab, ValueType expected) {
     const MetadataEntry* e = m.find(key);
     if (!e) return;
     const ArrayIndex* a = array_of(e);
     if (!a || a->element_type != expected) {
-        warn(m, *e, ErrorCode::W_TOKENIZER_METADATA, std::string("expected an array of ") + value_type_name(expected) +
-             ", found " + (a ? std::string("an array of ") + value_type_name(a->element_type) : value_type_name(e->value.type)));
+        warn(m, *e, ErrorCode::W_TOKENIZER_METADATA,
+             std::string("expected an array of ") + value_type_name(expected) + ", found " +
+                 (a ? std::string("an array of ") + value_type_name(a->element_type) : value_type_name(e->value.type)));
         return;
     }
     if (a->count != n_vocab)
@@ -29,18 +28,18 @@ void check_parallel_array(Model& m, const char* key, uint64_t n_vocab, ValueType
 }
 
 void check_token_ids(Model& m, uint64_t n_vocab) {
-    static const char* const kIdKeys[] = {
-        "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id", "tokenizer.ggml.unknown_token_id",
-        "tokenizer.ggml.separator_token_id", "tokenizer.ggml.padding_token_id", "tokenizer.ggml.eot_token_id",
-        "tokenizer.ggml.mask_token_id"};
+    static const char* const kIdKeys[] = {"tokenizer.ggml.bos_token_id",     "tokenizer.ggml.eos_token_id",
+                                          "tokenizer.ggml.unknown_token_id", "tokenizer.ggml.separator_token_id",
+                                          "tokenizer.ggml.padding_token_id", "tokenizer.ggml.eot_token_id",
+                                          "tokenizer.ggml.mask_token_id"};
     for (const char* key : kIdKeys) {
         const MetadataEntry* e = m.find(key);
         if (!e) continue;
         if (!value_type_is_integer(e->value.type)) {
             warn(m, *e, ErrorCode::W_TOKENIZER_METADATA, std::string("token id typed ") + value_type_name(e->value.type));
         } else if (e->value.scalar.as_int() < 0 || e->value.scalar.as_uint() >= n_vocab) {
-            warn(m, *e, ErrorCode::W_TOKENIZER_METADATA, "token id " + e->value.scalar.to_string() +
-                 " is not below the vocabulary size " + std::to_string(n_vocab));
+            warn(m, *e, ErrorCode::W_TOKENIZER_METADATA,
+                 "token id " + e->value.scalar.to_string() + " is not below the vocabulary size " + std::to_string(n_vocab));
         }
     }
 }
@@ -87,8 +86,11 @@ void check_tokenizer(Model& m) {
 // An integer split key, or nullopt (with a warning) when it is typed otherwise or negative.
 std::optional<uint64_t> split_value(Model& m, const MetadataEntry& e) {
     if (!value_type_is_integer(e.value.type) || e.value.scalar.as_int() < 0) {
-        warn(m, e, ErrorCode::W_SPLIT_METADATA, e.key + " is " + (value_type_is_integer(e.value.type) ? e.value.scalar.to_string()
-             : std::string("typed ") + value_type_name(e.value.type)) + ", not a non-negative integer");
+        warn(
+            m, e, ErrorCode::W_SPLIT_METADATA,
+            e.key + " is " +
+                (value_type_is_integer(e.value.type) ? e.value.scalar.to_string() : std::string("typed ") + value_type_name(e.value.type)) +
+                ", not a non-negative integer");
         return std::nullopt;
     }
     return e.value.scalar.as_uint();
@@ -100,8 +102,8 @@ void check_split(Model& m, const GgufLimits& limits) {
     if (count) {
         std::optional<uint64_t> v = split_value(m, *count);
         if (v && (*v == 0 || *v > limits.max_split_count))
-            warn(m, *count, ErrorCode::W_SPLIT_METADATA, "split.count " + std::to_string(*v) + " is outside 1.." +
-                 std::to_string(limits.max_split_count));
+            warn(m, *count, ErrorCode::W_SPLIT_METADATA,
+                 "split.count " + std::to_string(*v) + " is outside 1.." + std::to_string(limits.max_split_count));
         else if (v)
             n = *v;
     }
@@ -115,8 +117,8 @@ void check_split(Model& m, const GgufLimits& limits) {
     if (const MetadataEntry* total = m.find("split.tensors.count")) {
         std::optional<uint64_t> t = split_value(m, *total);
         if (t && *t != m.tensors.size())
-            warn(m, *total, ErrorCode::W_SPLIT_METADATA, "split.tensors.count " + std::to_string(*t) + " but " +
-                 std::to_string(m.tensors.size()) + " tensors were found");
+            warn(m, *total, ErrorCode::W_SPLIT_METADATA,
+                 "split.tensors.count " + std::to_string(*t) + " but " + std::to_string(m.tensors.size()) + " tensors were found");
     }
 }
 
@@ -142,16 +144,18 @@ void check_llama_asserts(Model& m) {
     const MetadataEntry* arch_entry = m.find("general.architecture");
     if (!arch_entry || !arch_entry->value.is_string()) return;
     const std::string arch = arch_entry->value.string_value(256);
-    constexpr uint64_t kMaxLayers = 512;     // LLAMA_MAX_LAYERS
-    constexpr uint64_t kMaxExperts = 1024;   // LLAMA_MAX_EXPERTS
+    constexpr uint64_t kMaxLayers = 512;  // LLAMA_MAX_LAYERS
+    constexpr uint64_t kMaxExperts = 1024;  // LLAMA_MAX_EXPERTS
     auto blocks = arch_scalar(m, arch, "block_count");
     if (blocks && (blocks->value.as_int() <= 0 || blocks->value.as_uint() > kMaxLayers))
-        warn_abort(m, *blocks, "llama.cpp aborts on a block count outside 1.." + std::to_string(kMaxLayers) +
-                   " (GGML_ASSERT n_layer_all > 0 && n_layer_all <= LLAMA_MAX_LAYERS)");
+        warn_abort(m, *blocks,
+                   "llama.cpp aborts on a block count outside 1.." + std::to_string(kMaxLayers) +
+                       " (GGML_ASSERT n_layer_all > 0 && n_layer_all <= LLAMA_MAX_LAYERS)");
     for (const char* suffix : {"attention.layer_norm_rms_epsilon", "attention.layer_norm_epsilon"}) {
         auto eps = arch_scalar(m, arch, suffix);
         if (eps && !(eps->value.as_double() > 0.0))
-            warn_abort(m, *eps, "a norm epsilon that is not positive makes llama.cpp abort at the first decode "
+            warn_abort(m, *eps,
+                       "a norm epsilon that is not positive makes llama.cpp abort at the first decode "
                        "(GGML_ASSERT eps >= 0) or divide by zero");
     }
     auto embd = arch_scalar(m, arch, "embedding_length");
@@ -162,22 +166,25 @@ void check_llama_asserts(Model& m) {
         warn_abort(m, *heads, "llama.cpp divides the embedding length by the head count");
     else if (heads && embd && heads->value.as_int() > 0 && !m.find(arch + ".attention.key_length") &&
              embd->value.as_uint() % heads->value.as_uint() != 0)
-        warn_abort(m, *heads, "does not divide " + embd->entry->key + " = " + embd->value.to_string() +
-                   ", so llama.cpp's head size does not match the attention tensors");
+        warn_abort(m, *heads,
+                   "does not divide " + embd->entry->key + " = " + embd->value.to_string() +
+                       ", so llama.cpp's head size does not match the attention tensors");
     if (heads_kv && heads && heads->value.as_int() > 0) {
         if (heads_kv->value.as_int() <= 0)
             warn_abort(m, *heads_kv, "llama.cpp divides the head count by the KV head count");
         else if (heads->value.as_uint() % heads_kv->value.as_uint() != 0)
-            warn_abort(m, *heads_kv, "does not divide " + heads->entry->key + " = " + heads->value.to_string() +
-                       ", which llama.cpp's grouped-query attention needs");
+            warn_abort(m, *heads_kv,
+                       "does not divide " + heads->entry->key + " = " + heads->value.to_string() +
+                           ", which llama.cpp's grouped-query attention needs");
     }
     auto experts = arch_scalar(m, arch, "expert_count");
     auto used = arch_scalar(m, arch, "expert_used_count");
     if (experts && experts->value.as_uint() > kMaxExperts)
         warn_abort(m, *experts, "llama.cpp aborts above " + std::to_string(kMaxExperts) + " experts (LLAMA_MAX_EXPERTS)");
     else if (used && experts && used->value.as_uint() > experts->value.as_uint())
-        warn_abort(m, *used, "more than " + experts->entry->key + " = " + experts->value.to_string() +
-                   "; llama.cpp aborts (GGML_ASSERT n_expert_used <= n_expert)");
+        warn_abort(m, *used,
+                   "more than " + experts->entry->key + " = " + experts->value.to_string() +
+                       "; llama.cpp aborts (GGML_ASSERT n_expert_used <= n_expert)");
     else if (used && experts && experts->value.as_uint() > 0 && used->value.as_int() <= 0)
         warn_abort(m, *used, "llama.cpp aborts on a model with experts of which none is used (GGML_ASSERT n_expert_used > 0)");
 }
@@ -200,8 +207,7 @@ bool parse_byte_token(std::string_view piece, uint8_t& byte) {
 }
 
 std::unique_ptr<StringArrayCheck> string_array_check_for(std::string_view key) {
-    if (key == "tokenizer.ggml.merges")
-        return std::make_unique<FirstFailureCheck>(merge_ok, "has no space between its two parts");
+    if (key == "tokenizer.ggml.merges") return std::make_unique<FirstFailureCheck>(merge_ok, "has no space between its two parts");
     if (key == "tokenizer.ggml.tokens")
         return std::make_unique<FirstFailureCheck>(byte_token_ok, "looks like a byte token but is not <0xNN>");
     return nullptr;

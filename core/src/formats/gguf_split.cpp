@@ -45,8 +45,9 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
     if (!split || split->count == 1) return true;
     if (split->count > limits.max_split_count) {
         model.diagnostics.push_back({Severity::error, "GGUF", ErrorCode::E_LIMIT, "split", std::nullopt,
-                                     "split into " + std::to_string(split->count) + " shards exceeds limit max_split_count=" +
-                                     std::to_string(limits.max_split_count), 0});
+                                     "split into " + std::to_string(split->count) +
+                                         " shards exceeds limit max_split_count=" + std::to_string(limits.max_split_count),
+                                     0});
         model.partial = true;
         return false;
     }
@@ -67,7 +68,8 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
             if (!opened) {
                 whole.diagnostics.push_back({Severity::error, "GGUF", ErrorCode::E_SPLIT_MISSING, "split", std::nullopt,
                                              "shard " + std::to_string(n) + " of " + std::to_string(split->count) + " (" +
-                                             escape_for_display(shard) + "): " + opened.error().message, file});
+                                                 escape_for_display(shard) + "): " + opened.error().message,
+                                             file});
                 whole.partial = true;
                 continue;
             }
@@ -77,8 +79,14 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
         Model part;
         bool ok = read_gguf_into(part, source, 0, limits, job);
         whole.files[file] = part.files[0];
-        for (auto& d : part.diagnostics) { d.file = file; whole.diagnostics.push_back(std::move(d)); }
-        for (auto& t : part.tensors) { t.file = file; whole.tensors.push_back(std::move(t)); }
+        for (auto& d : part.diagnostics) {
+            d.file = file;
+            whole.diagnostics.push_back(std::move(d));
+        }
+        for (auto& t : part.tensors) {
+            t.file = file;
+            whole.tensors.push_back(std::move(t));
+        }
         if (n == 1) whole.metadata = std::move(part.metadata);
         if (!ok) { whole.partial = true; }
         if (job_cancelled(job)) break;

@@ -17,9 +17,9 @@
 namespace mlens {
 
 struct SplitName {
-    std::string stem;    // path before "-0000N-of-0000M.gguf"
-    uint32_t number;     // N (1-based)
-    uint32_t count;      // M
+    std::string stem;  // path before "-0000N-of-0000M.gguf"
+    uint32_t number;  // N (1-based)
+    uint32_t count;  // M
     std::string shard_path(uint32_t n) const;
 };
 

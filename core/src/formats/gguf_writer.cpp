@@ -144,7 +144,8 @@ Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model, GgufByteOrder
     if (!offsets) return offsets.error();
     if (order == GgufByteOrder::big)
         for (const TensorInfo& t : model.tensors)
-            if (!has_big_endian_layout(t.type.id)) return Error{ErrorCode::E_BIG_ENDIAN_TYPE, t.name, std::nullopt, big_endian_refusal(t.type.name)};
+            if (!has_big_endian_layout(t.type.id))
+                return Error{ErrorCode::E_BIG_ENDIAN_TYPE, t.name, std::nullopt, big_endian_refusal(t.type.name)};
     std::vector<uint8_t> out;
     HeaderEncoder enc(out, order);
     enc.raw("GGUF", 4);
@@ -168,8 +169,7 @@ Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model, GgufByteOrder
     return out;
 }
 
-Status write_gguf_into(SafeFileWriter& w, const Model& model, JobContext* job, const TensorDataProvider& provider,
-                       GgufByteOrder order) {
+Status write_gguf_into(SafeFileWriter& w, const Model& model, JobContext* job, const TensorDataProvider& provider, GgufByteOrder order) {
     auto header = gguf_header_bytes(model, order);
     if (!header) return header.error();
     if (Status s = w.write(header->data(), header->size()); !s) return s;
@@ -206,8 +206,7 @@ Status write_gguf_into(SafeFileWriter& w, const Model& model, JobContext* job, c
     return ok_status();
 }
 
-Status write_gguf(const Model& model, const std::string& path, JobContext* job, const TensorDataProvider& provider,
-                  GgufByteOrder order) {
+Status write_gguf(const Model& model, const std::string& path, JobContext* job, const TensorDataProvider& provider, GgufByteOrder order) {
     OutputGuard guard = output_guard_for(model);
     auto file = SafeFileWriter::create(path, guard);
     if (!file) return file.error();

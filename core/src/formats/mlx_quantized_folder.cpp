@@ -39,8 +39,8 @@ nlohmann::json quantization_of(const MetadataEntry* e) {
     nlohmann::json config = nlohmann::json::parse(e->value.string_value(kMaxConfigBytes), nullptr, false);
     if (!config.is_object()) return nullptr;
     if (auto q = config.find("quantization"); q != config.end() && q->is_object()) return *q;
-    if (auto q = config.find("quantization_config"); q != config.end() && q->is_object() && q->contains("group_size") &&
-        q->contains("bits") && !q->contains("quant_method"))
+    if (auto q = config.find("quantization_config");
+        q != config.end() && q->is_object() && q->contains("group_size") && q->contains("bits") && !q->contains("quant_method"))
         return *q;
     return nullptr;
 }
@@ -71,8 +71,8 @@ public:
             }
             if (!params) {
                 if (!warned)
-                    warn("file:config.json", ErrorCode::W_QUANT_UNKNOWN, "the quantization of " + escape_for_display(path) +
-                         " has no positive integer group_size and bits", m_config_file);
+                    warn("file:config.json", ErrorCode::W_QUANT_UNKNOWN,
+                         "the quantization of " + escape_for_display(path) + " has no positive integer group_size and bits", m_config_file);
                 warned = true;
                 continue;
             }
@@ -111,8 +111,10 @@ private:
         for (size_t k = 1; consistent && k < t.ne.size(); ++k) consistent = s.ne[k] == t.ne[k];
         auto covered = checked_mul(s.ne.empty() ? 0 : s.ne[0], p.group_size);
         if (!consistent || !covered || *covered != *cols)
-            warn(escape_for_display(t.name, 120), ErrorCode::W_QUANT_SHAPE_MISMATCH, "the scales' shape does not match " +
-                 std::to_string(*cols) + " values per row in groups of " + std::to_string(p.group_size), t.file);
+            warn(escape_for_display(t.name, 120), ErrorCode::W_QUANT_SHAPE_MISMATCH,
+                 "the scales' shape does not match " + std::to_string(*cols) + " values per row in groups of " +
+                     std::to_string(p.group_size),
+                 t.file);
         m_model.tensors[scale].part_of = i;
         if (bias) m_model.tensors[*bias].part_of = i;
         t.quant = std::move(q);

@@ -5,9 +5,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "keyed_hash.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/text/escape.h"
-#include "keyed_hash.h"
 #include "mlx_quantized_folder.h"
 #include "safetensors_index.h"
 
@@ -27,7 +27,7 @@ bool is_plain_file_name(const std::string& name) {
 }
 
 struct Listing {
-    std::vector<std::string> json;         // *.json regular files (symlinks followed), sorted
+    std::vector<std::string> json;  // *.json regular files (symlinks followed), sorted
     std::vector<std::string> safetensors;  // *.safetensors regular files, sorted
 };
 
@@ -41,8 +41,10 @@ Result<Listing> list_folder(const std::string& dir) {
         std::error_code type_ec;
         if (!it->is_regular_file(type_ec)) continue;
         std::string name = it->path().filename().string();
-        if (name.ends_with(".json")) l.json.push_back(std::move(name));
-        else if (name.ends_with(".safetensors")) l.safetensors.push_back(std::move(name));
+        if (name.ends_with(".json"))
+            l.json.push_back(std::move(name));
+        else if (name.ends_with(".safetensors"))
+            l.safetensors.push_back(std::move(name));
     }
     std::sort(l.json.begin(), l.json.end());
     std::sort(l.safetensors.begin(), l.safetensors.end());
@@ -69,14 +71,15 @@ std::optional<Choice> choose_weights(const Listing& l) {
 
 class FolderReader {
 public:
-    FolderReader(std::string dir, const SafetensorsLimits& limits, JobContext* job)
-        : m_dir(std::move(dir)), m_limits(limits), m_job(job) {
+    FolderReader(std::string dir, const SafetensorsLimits& limits, JobContext* job) : m_dir(std::move(dir)), m_limits(limits), m_job(job) {
         m_model.format = Format::safetensors;
     }
 
     Model run(const Listing& listing, const Choice& choice) {
-        if (!choice.index.empty()) read_index(choice.index);
-        else m_shards.push_back(choice.weights);
+        if (!choice.index.empty())
+            read_index(choice.index);
+        else
+            m_shards.push_back(choice.weights);
         read_shards();
         add_side_files(listing.json, choice.index);
         for (Diagnostic& d : m_index_diagnostics) {
@@ -98,13 +101,15 @@ private:
 
     void read_index(const std::string& name) {
         auto source = open_file(path_of(name));
-        if (!source) return index_diagnostic(Severity::error, source.error().code, "index", std::nullopt,
-                                             escape_for_display(name) + ": " + source.error().message);
+        if (!source)
+            return index_diagnostic(Severity::error, source.error().code, "index", std::nullopt,
+                                    escape_for_display(name) + ": " + source.error().message);
         m_index_source = *source;
         uint64_t size = m_index_source->size();
         if (size > m_limits.max_index_bytes)
-            return index_diagnostic(Severity::error, ErrorCode::E_LIMIT, "index", std::nullopt, "the index has " + std::to_string(size) +
-                                    " bytes, over limit max_index_bytes=" + std::to_string(m_limits.max_index_bytes));
+            return index_diagnostic(
+                Severity::error, ErrorCode::E_LIMIT, "index", std::nullopt,
+                "the index has " + std::to_string(size) + " bytes, over limit max_index_bytes=" + std::to_string(m_limits.max_index_bytes));
         std::string text(size, '\0');
         if (!m_index_source->read(0, size, text.data()))
             return index_diagnostic(Severity::error, ErrorCode::E_IO, "index", 0, "cannot read the index");
@@ -131,8 +136,9 @@ private:
             m_first_reference.emplace(e.shard, e.shard_offset);
         }
         if (seen.size() > m_limits.max_shards)
-            return index_diagnostic(Severity::error, ErrorCode::E_LIMIT, "weight_map", std::nullopt, std::to_string(seen.size()) +
-                                    " shard files exceed limit max_shards=" + std::to_string(m_limits.max_shards));
+            return index_diagnostic(
+                Severity::error, ErrorCode::E_LIMIT, "weight_map", std::nullopt,
+                std::to_string(seen.size()) + " shard files exceed limit max_shards=" + std::to_string(m_limits.max_shards));
         m_shards.assign(seen.begin(), seen.end());
         std::sort(m_shards.begin(), m_shards.end());
     }
@@ -190,9 +196,11 @@ private:
                 if (!opened) continue;  // gone or replaced since the listing
                 source = *opened;
                 if (source->size() > m_limits.max_side_file_bytes) {
-                    m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_SIDE_FILE_SKIPPED, "file:" + escape_for_display(name),
-                                                   std::nullopt, std::to_string(source->size()) + " bytes exceed limit max_side_file_bytes=" +
-                                                   std::to_string(m_limits.max_side_file_bytes), 0});
+                    m_model.diagnostics.push_back(
+                        {Severity::warning, "safetensors", ErrorCode::W_SIDE_FILE_SKIPPED, "file:" + escape_for_display(name), std::nullopt,
+                         std::to_string(source->size()) +
+                             " bytes exceed limit max_side_file_bytes=" + std::to_string(m_limits.max_side_file_bytes),
+                         0});
                     continue;
                 }
             }
@@ -202,9 +210,9 @@ private:
             ++kept;
         }
         if (skipped > 0)
-            m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_SIDE_FILE_SKIPPED, "path", std::nullopt,
-                                           std::to_string(skipped) + " more .json files beyond limit max_side_files=" +
-                                           std::to_string(m_limits.max_side_files), 0});
+            m_model.diagnostics.push_back(
+                {Severity::warning, "safetensors", ErrorCode::W_SIDE_FILE_SKIPPED, "path", std::nullopt,
+                 std::to_string(skipped) + " more .json files beyond limit max_side_files=" + std::to_string(m_limits.max_side_files), 0});
     }
 
     void add_side_file(const std::string& name, const ByteSourcePtr& source, uint32_t file) {
@@ -225,8 +233,8 @@ private:
             e.value.text.resize(source->size());
             if (!source->read(0, source->size(), e.value.text.data())) return;
             if (!utf8_valid(e.value.text))
-                m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_INVALID_UTF8, e.key, 0,
-                                               "the file is not valid UTF-8", file});
+                m_model.diagnostics.push_back(
+                    {Severity::warning, "safetensors", ErrorCode::W_INVALID_UTF8, e.key, 0, "the file is not valid UTF-8", file});
         }
         m_model.metadata.push_back(std::move(e));
     }
@@ -242,15 +250,15 @@ private:
         size_t mismatches = 0;
         auto mismatch = [&](std::string field, uint32_t file, uint64_t offset, std::string message) {
             if (++mismatches <= kIndexMismatchWarnings)
-                m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_INDEX_MISMATCH, std::move(field), offset,
-                                               std::move(message), file});
+                m_model.diagnostics.push_back(
+                    {Severity::warning, "safetensors", ErrorCode::W_INDEX_MISMATCH, std::move(field), offset, std::move(message), file});
         };
         for (const TensorInfo& t : m_model.tensors) {
             std::string name = escape_for_display(t.name, 64);
             if (!holder.emplace(t.name, t.file).second) {
                 m_model.diagnostics.push_back({Severity::error, "safetensors", ErrorCode::E_DUPLICATE_TENSOR, name, t.info_range.offset,
-                                               "\"" + name + "\" is also in shard \"" +
-                                                   escape_for_display(m_shards[holder[t.name]]) + "\"", t.file});
+                                               "\"" + name + "\" is also in shard \"" + escape_for_display(m_shards[holder[t.name]]) + "\"",
+                                               t.file});
                 m_model.partial = true;
             } else if (!listed.count(t.name)) {
                 mismatch(name, t.file, t.info_range.offset, "\"" + name + "\" is not in the index's weight_map");
@@ -269,9 +277,10 @@ private:
                          "listed in shard " + where + " but found in \"" + escape_for_display(m_shards[found->second]) + "\"");
         }
         if (mismatches > kIndexMismatchWarnings)
-            m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_INDEX_MISMATCH, "weight_map", std::nullopt,
-                                           std::to_string(mismatches - kIndexMismatchWarnings) +
-                                               " more disagreements between weight_map and the shards", m_index_file});
+            m_model.diagnostics.push_back(
+                {Severity::warning, "safetensors", ErrorCode::W_INDEX_MISMATCH, "weight_map", std::nullopt,
+                 std::to_string(mismatches - kIndexMismatchWarnings) + " more disagreements between weight_map and the shards",
+                 m_index_file});
     }
 
     std::string m_dir;
@@ -282,7 +291,7 @@ private:
     ByteSourcePtr m_index_source;
     uint32_t m_index_file = 0;
     std::optional<SafetensorsIndex> m_index;
-    std::vector<Diagnostic> m_index_diagnostics;   // their file is known once the side files are added
+    std::vector<Diagnostic> m_index_diagnostics;  // their file is known once the side files are added
     std::unordered_map<std::string, uint64_t, KeyedHash> m_first_reference;  // shard name -> first weight_map value naming it
     std::vector<std::string> m_shards;
     std::vector<bool> m_shard_complete;

@@ -9,13 +9,13 @@ namespace mlens {
 namespace {
 
 constexpr ErrorCode kSchemaError = ErrorCode::InvalidHeaderDeserialization;
-constexpr size_t kNameInPath = 64;               // characters of a tensor name shown in a field path
-constexpr size_t kUnknownFieldWarnings = 100;    // per file; the rest are counted in one warning
+constexpr size_t kNameInPath = 64;  // characters of a tensor name shown in a field path
+constexpr size_t kUnknownFieldWarnings = 100;  // per file; the rest are counted in one warning
 
 }  // namespace
 
-SafetensorsHeaderHandler::SafetensorsHeaderHandler(std::string_view text, uint64_t base, ByteSourcePtr source,
-                                                   uint32_t file, const SafetensorsLimits& limits)
+SafetensorsHeaderHandler::SafetensorsHeaderHandler(std::string_view text, uint64_t base, ByteSourcePtr source, uint32_t file,
+                                                   const SafetensorsLimits& limits)
     : m_text(text), m_base(base), m_source(std::move(source)), m_file(file), m_limits(limits) {}
 
 std::string SafetensorsHeaderHandler::tensor_path(const std::string& suffix) const {
@@ -24,21 +24,24 @@ std::string SafetensorsHeaderHandler::tensor_path(const std::string& suffix) con
 
 std::string SafetensorsHeaderHandler::field() const {
     switch (m_where) {
-        case Where::root_value: return m_key_is_metadata ? "__metadata__" : "header";
+        case Where::root_value:
+            return m_key_is_metadata ? "__metadata__" : "header";
         case Where::metadata:
-        case Where::metadata_value: return "__metadata__";
+        case Where::metadata_value:
+            return "__metadata__";
         case Where::entry_value:
         case Where::shape:
         case Where::offsets:
-        case Where::skip: return tensor_path(m_field_name);
-        default: return "header";
+        case Where::skip:
+            return tensor_path(m_field_name);
+        default:
+            return "header";
     }
 }
 
 bool SafetensorsHeaderHandler::wrong_type(const JsonToken& t, const char* found) {
     std::string what = found;
-    if (what == "a number")
-        what = "the number " + escape_for_display(m_text.substr(t.offset - m_base, std::min<uint64_t>(t.length, 40)));
+    if (what == "a number") what = "the number " + escape_for_display(m_text.substr(t.offset - m_base, std::min<uint64_t>(t.length, 40)));
     switch (m_where) {
         case Where::root_value:
             if (m_key_is_metadata)
@@ -74,8 +77,7 @@ bool SafetensorsHeaderHandler::begin_entry(const JsonToken& t) {
 
 bool SafetensorsHeaderHandler::finish_entry(const JsonToken& t) {
     const char* missing = !m_has_dtype ? "dtype" : !m_has_shape ? "shape" : !m_has_offsets ? "data_offsets" : nullptr;
-    if (missing)
-        return reject(kSchemaError, tensor_path(missing), m_entry_at, std::string("missing field `") + missing + "`");
+    if (missing) return reject(kSchemaError, tensor_path(missing), m_entry_at, std::string("missing field `") + missing + "`");
     m_tensor.type = safetensors_storage_type(m_entry.dtype);
     std::reverse(m_tensor.ne.begin(), m_tensor.ne.end());
     m_tensor.relative_offset = m_entry.begin;
@@ -107,7 +109,9 @@ void SafetensorsHeaderHandler::add_metadata(std::string& s, const JsonToken& t) 
 
 bool SafetensorsHeaderHandler::begin_object(const JsonToken& t) {
     switch (m_where) {
-        case Where::top: m_where = Where::root; return true;
+        case Where::top:
+            m_where = Where::root;
+            return true;
         case Where::root_value:
             if (!m_key_is_metadata) return begin_entry(t);
             m_where = Where::metadata;
@@ -117,8 +121,11 @@ bool SafetensorsHeaderHandler::begin_object(const JsonToken& t) {
             m_where = Where::skip;
             m_skip_depth = 1;
             return true;
-        case Where::skip: ++m_skip_depth; return true;
-        default: return wrong_type(t, "an object");
+        case Where::skip:
+            ++m_skip_depth;
+            return true;
+        default:
+            return wrong_type(t, "an object");
     }
 }
 
@@ -141,8 +148,11 @@ bool SafetensorsHeaderHandler::begin_array(const JsonToken& t) {
             m_where = Where::skip;
             m_skip_depth = 1;
             return true;
-        case Where::skip: ++m_skip_depth; return true;
-        default: return wrong_type(t, "an array");
+        case Where::skip:
+            ++m_skip_depth;
+            return true;
+        default:
+            return wrong_type(t, "an array");
     }
 }
 
@@ -162,7 +172,8 @@ bool SafetensorsHeaderHandler::end_array(const JsonToken&) {
         case Where::skip:
             if (--m_skip_depth == 0) m_where = Where::entry;
             return true;
-        default: return true;
+        default:
+            return true;
     }
 }
 
@@ -174,12 +185,16 @@ bool SafetensorsHeaderHandler::end_object(const JsonToken& t) {
                 warnings.push_back({Severity::warning, "safetensors", ErrorCode::W_UNKNOWN_FIELD, "header", std::nullopt,
                                     std::to_string(m_unknown_fields - kUnknownFieldWarnings) + " more unknown fields", m_file});
             return true;
-        case Where::metadata: m_where = Where::root; return true;
-        case Where::entry: return finish_entry(t);
+        case Where::metadata:
+            m_where = Where::root;
+            return true;
+        case Where::entry:
+            return finish_entry(t);
         case Where::skip:
             if (--m_skip_depth == 0) m_where = Where::entry;
             return true;
-        default: return true;
+        default:
+            return true;
     }
 }
 
@@ -197,16 +212,20 @@ bool SafetensorsHeaderHandler::key(std::string& name, const JsonToken& t) {
             m_where = Where::metadata_value;
             return true;
         case Where::entry:
-            m_field = name == "dtype" ? Field::dtype : name == "shape" ? Field::shape
-                    : name == "data_offsets" ? Field::data_offsets : Field::unknown;
+            m_field = name == "dtype"    ? Field::dtype
+                : name == "shape"        ? Field::shape
+                : name == "data_offsets" ? Field::data_offsets
+                                         : Field::unknown;
             m_field_name = std::move(name);
             m_where = Where::entry_value;
             if (m_field == Field::unknown && ++m_unknown_fields <= kUnknownFieldWarnings)
                 warnings.push_back({Severity::warning, "safetensors", ErrorCode::W_UNKNOWN_FIELD, field(), t.offset,
                                     "unknown field \"" + escape_for_display(m_field_name) + "\" in the entry of \"" +
-                                        escape_for_display(m_tensor.name) + "\" is ignored", m_file});
+                                        escape_for_display(m_tensor.name) + "\" is ignored",
+                                    m_file});
             return true;
-        default: return true;  // keys inside a skipped value
+        default:
+            return true;  // keys inside a skipped value
     }
 }
 
@@ -229,11 +248,14 @@ bool SafetensorsHeaderHandler::string_value(std::string& s, const JsonToken& t) 
                 return true;
             }
             return reject(kSchemaError, field(), t.offset,
-                          "unknown dtype \"" + escape_for_display(s, 40) + "\" (names are case-sensitive: BOOL, F4, F6_E2M3, "
-                          "F6_E3M2, U8, I8, F8_E5M2, F8_E4M3, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ, I16, U16, F16, BF16, I32, "
-                          "U32, F32, C64, F64, I64, U64)");
-        case Where::skip: return true;
-        default: return wrong_type(t, "a string");
+                          "unknown dtype \"" + escape_for_display(s, 40) +
+                              "\" (names are case-sensitive: BOOL, F4, F6_E2M3, "
+                              "F6_E3M2, U8, I8, F8_E5M2, F8_E4M3, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ, I16, U16, F16, BF16, I32, "
+                              "U32, F32, C64, F64, I64, U64)");
+        case Where::skip:
+            return true;
+        default:
+            return wrong_type(t, "a string");
     }
 }
 
@@ -253,8 +275,10 @@ bool SafetensorsHeaderHandler::unsigned_value(uint64_t v, const JsonToken& t) {
             if (m_field != Field::unknown) return wrong_type(t, "a number");
             m_where = Where::entry;
             return true;
-        case Where::skip: return true;
-        default: return wrong_type(t, "a number");
+        case Where::skip:
+            return true;
+        default:
+            return wrong_type(t, "a number");
     }
 }
 
@@ -269,8 +293,10 @@ bool SafetensorsHeaderHandler::other_value(JsonKind kind, const JsonToken& t) {
             if (m_field != Field::unknown) return wrong_type(t, found);
             m_where = Where::entry;
             return true;
-        case Where::skip: return true;
-        default: return wrong_type(t, found);
+        case Where::skip:
+            return true;
+        default:
+            return wrong_type(t, found);
     }
 }
 
@@ -280,9 +306,12 @@ bool SafetensorsHeaderHandler::duplicate_key(const std::string& name, const Json
         case Where::root:
             return reject(ErrorCode::E_DUPLICATE_KEY, name == "__metadata__" ? "__metadata__" : escape_for_display(name, kNameInPath),
                           t.offset, message);
-        case Where::metadata: return reject(ErrorCode::E_DUPLICATE_KEY, "__metadata__", t.offset, message + " in __metadata__");
-        case Where::entry: return reject(ErrorCode::E_DUPLICATE_KEY, tensor_path(name), t.offset, message + " in one tensor entry");
-        default: return reject(ErrorCode::E_DUPLICATE_KEY, field(), t.offset, message);
+        case Where::metadata:
+            return reject(ErrorCode::E_DUPLICATE_KEY, "__metadata__", t.offset, message + " in __metadata__");
+        case Where::entry:
+            return reject(ErrorCode::E_DUPLICATE_KEY, tensor_path(name), t.offset, message + " in one tensor entry");
+        default:
+            return reject(ErrorCode::E_DUPLICATE_KEY, field(), t.offset, message);
     }
 }
 

@@ -28,15 +28,14 @@ namespace mlens {
 // What the layout check needs beside each TensorInfo.
 struct SafetensorsEntry {
     SafetensorsDtype dtype = SafetensorsDtype::u8;
-    uint64_t begin = 0, end = 0;   // data_offsets as written
-    uint64_t shape_at = 0;         // absolute offset of the shape value
-    uint64_t offsets_at = 0;       // absolute offset of the data_offsets value
+    uint64_t begin = 0, end = 0;  // data_offsets as written
+    uint64_t shape_at = 0;  // absolute offset of the shape value
+    uint64_t offsets_at = 0;  // absolute offset of the data_offsets value
 };
 
 class SafetensorsHeaderHandler final : public JsonHandler {
 public:
-    SafetensorsHeaderHandler(std::string_view text, uint64_t base, ByteSourcePtr source, uint32_t file,
-                             const SafetensorsLimits& limits);
+    SafetensorsHeaderHandler(std::string_view text, uint64_t base, ByteSourcePtr source, uint32_t file, const SafetensorsLimits& limits);
 
     bool begin_object(const JsonToken& t) override;
     bool end_object(const JsonToken& t) override;
@@ -51,7 +50,7 @@ public:
 
     std::vector<MetadataEntry> metadata;
     std::vector<TensorInfo> tensors;
-    std::vector<SafetensorsEntry> entries;   // parallel to tensors
+    std::vector<SafetensorsEntry> entries;  // parallel to tensors
     std::vector<Diagnostic> warnings;
 
 private:
@@ -72,13 +71,13 @@ private:
     const SafetensorsLimits& m_limits;
 
     Where m_where = Where::top;
-    std::string m_key;            // the top-level key being read
+    std::string m_key;  // the top-level key being read
     JsonToken m_key_token;
     bool m_key_is_metadata = false;
     std::string m_meta_key;
     JsonToken m_meta_key_token;
 
-    TensorInfo m_tensor;          // the entry being read
+    TensorInfo m_tensor;  // the entry being read
     SafetensorsEntry m_entry;
     uint64_t m_entry_at = 0;
     bool m_has_dtype = false, m_has_shape = false, m_has_offsets = false;

@@ -15,24 +15,34 @@ public:
 
     bool begin_object(const JsonToken& t) override {
         switch (m_where) {
-            case Where::top: m_where = Where::root; return true;
+            case Where::top:
+                m_where = Where::root;
+                return true;
             case Where::root_value:
                 if (!m_in_weight_map) return skip();
                 m_where = Where::map;
                 saw_weight_map = true;
                 return true;
-            case Where::skip: ++m_skip_depth; return true;
-            default: return wrong_type(t, "an object");
+            case Where::skip:
+                ++m_skip_depth;
+                return true;
+            default:
+                return wrong_type(t, "an object");
         }
     }
     bool begin_array(const JsonToken& t) override {
-        if (m_where == Where::skip) { ++m_skip_depth; return true; }
+        if (m_where == Where::skip) {
+            ++m_skip_depth;
+            return true;
+        }
         if (m_where == Where::root_value && !m_in_weight_map) return skip();
         return wrong_type(t, "an array");
     }
     bool end_object(const JsonToken&) override {
-        if (m_where == Where::map) m_where = Where::root;
-        else if (m_where == Where::skip) leave_skip();
+        if (m_where == Where::map)
+            m_where = Where::root;
+        else if (m_where == Where::skip)
+            leave_skip();
         return true;
     }
     bool end_array(const JsonToken&) override {

@@ -27,7 +27,6 @@ struct SafetensorsIndex {
     std::vector<SafetensorsIndexEntry> weight_map;  // in file order
 };
 
-Result<SafetensorsIndex> parse_safetensors_index(std::string_view text, const SafetensorsLimits& limits,
-                                                 JobContext* job = nullptr);
+Result<SafetensorsIndex> parse_safetensors_index(std::string_view text, const SafetensorsLimits& limits, JobContext* job = nullptr);
 
 }  // namespace mlens

@@ -46,8 +46,7 @@ std::string quoted(const std::string& name) { return "\"" + escape_for_display(n
 
 }  // namespace
 
-void size_safetensors_tensors(Model& model, size_t first, const std::vector<SafetensorsEntry>& entries,
-                              uint64_t data_start) {
+void size_safetensors_tensors(Model& model, size_t first, const std::vector<SafetensorsEntry>& entries, uint64_t data_start) {
     for (size_t i = 0; i < entries.size(); ++i) {
         TensorInfo& t = model.tensors[first + i];
         TensorSize s = tensor_size(t, entries[i].dtype);
@@ -79,12 +78,13 @@ bool check_safetensors_layout(Model& model, uint32_t file, size_t first, const s
         auto name = [&] { return escape_for_display(t.name, 64); };
         auto range = [&] { return "[" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "]"; };
         if (e.end < e.begin)
-            return fail(ErrorCode::InvalidOffset, name() + ".data_offsets", e.offsets_at, "data_offsets " + range() + " end before they begin");
+            return fail(ErrorCode::InvalidOffset, name() + ".data_offsets", e.offsets_at,
+                        "data_offsets " + range() + " end before they begin");
         if (e.begin != expected) {
             std::string why = !previous ? "the first tensor's data must start at 0"
-                            : e.begin > expected ? "a gap of " + std::to_string(e.begin - expected) + " bytes after " + quoted(previous->name) +
-                                                       ", which ends at " + std::to_string(expected)
-                                                 : "it overlaps " + quoted(previous->name) + ", which ends at " + std::to_string(expected);
+                : e.begin > expected    ? "a gap of " + std::to_string(e.begin - expected) + " bytes after " + quoted(previous->name) +
+                    ", which ends at " + std::to_string(expected)
+                                     : "it overlaps " + quoted(previous->name) + ", which ends at " + std::to_string(expected);
             return fail(ErrorCode::InvalidOffset, name() + ".data_offsets", e.offsets_at, "data_offsets " + range() + ": " + why);
         }
         TensorSize s = tensor_size(t, e.dtype);
@@ -100,8 +100,8 @@ bool check_safetensors_layout(Model& model, uint32_t file, size_t first, const s
                             " bits, not a whole number of bytes");
         if (e.end - e.begin != s.bits / 8)
             return fail(ErrorCode::TensorInvalidInfo, name() + ".data_offsets", e.offsets_at,
-                        "data_offsets " + range() + " hold " + std::to_string(e.end - e.begin) + " bytes; " +
-                            std::to_string(s.elements) + " elements of " + dtype + " need " + std::to_string(s.bits / 8));
+                        "data_offsets " + range() + " hold " + std::to_string(e.end - e.begin) + " bytes; " + std::to_string(s.elements) +
+                            " elements of " + dtype + " need " + std::to_string(s.bits / 8));
         expected = e.end;
         previous = &t;
     }

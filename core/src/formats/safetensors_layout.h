@@ -16,12 +16,10 @@ namespace mlens {
 
 // Sets n_elements, n_bytes (unknown when the size overflows or is not whole bytes) and
 // data_offset (data_start + begin, saturating) of model.tensors[first + i] from entries[i].
-void size_safetensors_tensors(Model& model, size_t first, const std::vector<SafetensorsEntry>& entries,
-                              uint64_t data_start);
+void size_safetensors_tensors(Model& model, size_t first, const std::vector<SafetensorsEntry>& entries, uint64_t data_start);
 
 // Checks file `file`'s tensors[first, first + entries.size()); adds the first error found to the
 // Model and returns false, or returns true.
-bool check_safetensors_layout(Model& model, uint32_t file, size_t first, const std::vector<SafetensorsEntry>& entries,
-                              uint64_t data_start);
+bool check_safetensors_layout(Model& model, uint32_t file, size_t first, const std::vector<SafetensorsEntry>& entries, uint64_t data_start);
 
 }  // namespace mlens

@@ -33,8 +33,10 @@ ErrorCode header_code(ErrorCode code) {
 
 template <typename T>
 void append(std::vector<T>& to, std::vector<T>&& from) {
-    if (to.empty()) to = std::move(from);
-    else to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    if (to.empty())
+        to = std::move(from);
+    else
+        to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
 
 }  // namespace
@@ -49,16 +51,14 @@ bool looks_like_safetensors(const ByteSource& source) {
     return i < n && head[i] == '{';
 }
 
-bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file, const SafetensorsLimits& limits,
-                           JobContext* job) {
+bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file, const SafetensorsLimits& limits, JobContext* job) {
     if (model.files.size() <= file) model.files.resize(file + 1);
     SourceFile& sf = model.files[file];
     sf.path = source->path();
     sf.source = source;
     sf.alignment = 1;
     model.format = Format::safetensors;
-    auto diagnose = [&](Severity severity, ErrorCode code, std::string field, std::optional<uint64_t> offset,
-                        std::string message) {
+    auto diagnose = [&](Severity severity, ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
         model.diagnostics.push_back({severity, "safetensors", std::move(code), std::move(field), offset, std::move(message), file});
     };
     auto fail = [&](ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
@@ -69,17 +69,18 @@ bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file, co
 
     const uint64_t size = source->size();
     if (size < kLengthBytes)
-        return fail(ErrorCode::HeaderTooSmall, "header", 0, "the file has " + std::to_string(size) + " bytes; the header length alone needs 8");
+        return fail(ErrorCode::HeaderTooSmall, "header", 0,
+                    "the file has " + std::to_string(size) + " bytes; the header length alone needs 8");
     uint8_t prefix[kLengthBytes];
     if (!source->read(0, kLengthBytes, prefix)) return fail(ErrorCode::E_IO, "header", 0, "cannot read the header length");
     const uint64_t n = load_u64_le(prefix);
     if (n > limits.max_header_bytes)
-        return fail(ErrorCode::HeaderTooLarge, "header", 0, "header length " + std::to_string(n) + " exceeds limit max_header_bytes=" +
-                    std::to_string(limits.max_header_bytes));
+        return fail(ErrorCode::HeaderTooLarge, "header", 0,
+                    "header length " + std::to_string(n) + " exceeds limit max_header_bytes=" + std::to_string(limits.max_header_bytes));
     auto data_start = checked_add(kLengthBytes, n);
     if (!data_start || *data_start > size)
-        return fail(ErrorCode::InvalidHeaderLength, "header", 0, "header length " + std::to_string(n) + " runs past the end of the file (" +
-                    std::to_string(size) + " bytes)");
+        return fail(ErrorCode::InvalidHeaderLength, "header", 0,
+                    "header length " + std::to_string(n) + " runs past the end of the file (" + std::to_string(size) + " bytes)");
     sf.data_start = sf.header_bytes = *data_start;
 
     const size_t first = model.tensors.size();

@@ -3,13 +3,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include "keyed_hash.h"
 #include "mlens/formats/safetensors_dtype.h"
 #include "mlens/formats/safetensors_limits.h"
 #include "mlens/io/checked_math.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/model/model_inputs.h"
 #include "mlens/text/escape.h"
-#include "keyed_hash.h"
 
 namespace mlens {
 
@@ -23,13 +23,27 @@ void append_json_string(std::string& out, std::string_view s) {
     out += '"';
     for (char c : s) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20) {
                     out += "\\u00";
@@ -43,12 +57,11 @@ void append_json_string(std::string& out, std::string_view s) {
     out += '"';
 }
 
-bool written_as_metadata(const MetadataEntry& e) {
-    return e.value.is_string() && !e.key.starts_with("file:");
-}
+bool written_as_metadata(const MetadataEntry& e) { return e.value.is_string() && !e.key.starts_with("file:"); }
 
 Error invalid_utf8(const std::string& what) {
-    return Error{ErrorCode::E_INVALID_UTF8, what, std::nullopt, "\"" + escape_for_display(what) + "\" is not valid UTF-8 and cannot be JSON text"};
+    return Error{ErrorCode::E_INVALID_UTF8, what, std::nullopt,
+                 "\"" + escape_for_display(what) + "\" is not valid UTF-8 and cannot be JSON text"};
 }
 
 Result<std::string> metadata_json(const Model& model) {
@@ -57,12 +70,14 @@ Result<std::string> metadata_json(const Model& model) {
     for (const MetadataEntry& e : model.metadata) {
         if (!written_as_metadata(e)) continue;
         if (!keys.insert(e.key).second)
-            return Error{ErrorCode::E_DUPLICATE_KEY, "__metadata__", std::nullopt, "metadata key \"" + escape_for_display(e.key) + "\" appears twice"};
+            return Error{ErrorCode::E_DUPLICATE_KEY, "__metadata__", std::nullopt,
+                         "metadata key \"" + escape_for_display(e.key) + "\" appears twice"};
         std::string value = e.value.string_value();
         if (e.value.lazy_text && value.size() != e.value.lazy_text->length)
             return Error{ErrorCode::E_IO, escape_for_display(e.key), e.value.lazy_text->offset, "cannot read the metadata value"};
         if (!utf8_valid(e.key)) return invalid_utf8(e.key);
-        if (!utf8_valid(value)) return Error{ErrorCode::E_INVALID_UTF8, escape_for_display(e.key), std::nullopt, "the value is not valid UTF-8"};
+        if (!utf8_valid(value))
+            return Error{ErrorCode::E_INVALID_UTF8, escape_for_display(e.key), std::nullopt, "the value is not valid UTF-8"};
         out += out.empty() ? "{" : ",";
         append_json_string(out, e.key);
         out += ':';
@@ -77,7 +92,8 @@ Status tensor_json(std::string& out, const TensorInfo& t, uint64_t begin, uint64
     if (!dtype) return Error{ErrorCode::E_UNSUPPORTED_TYPE, name, std::nullopt, "type " + t.type.name + " is not a safetensors dtype"};
     std::optional<uint64_t> bits = checked_mul(t.n_elements, safetensors_dtype_bits(*dtype));
     if (!t.n_bytes || !bits || *bits != *t.n_bytes * 8)
-        return Error{ErrorCode::E_UNSUPPORTED_TYPE, name, std::nullopt, "the size of this " + t.type.name + " tensor is not its elements' size"};
+        return Error{ErrorCode::E_UNSUPPORTED_TYPE, name, std::nullopt,
+                     "the size of this " + t.type.name + " tensor is not its elements' size"};
     auto next = checked_add(begin, *t.n_bytes);
     if (!next) return Error{ErrorCode::E_SIZE_OVERFLOW, name, std::nullopt, "tensor data size overflows"};
     end = *next;
@@ -116,8 +132,9 @@ Result<std::string> safetensors_header_text(const Model& model) {
     out.append((kLengthBytes - (kLengthBytes + out.size()) % kLengthBytes) % kLengthBytes, ' ');
     const SafetensorsLimits limits;
     if (out.size() > limits.max_header_bytes)
-        return Error{ErrorCode::E_LIMIT, "header", std::nullopt, "the header would have " + std::to_string(out.size()) +
-                     " bytes, over limit max_header_bytes=" + std::to_string(limits.max_header_bytes)};
+        return Error{ErrorCode::E_LIMIT, "header", std::nullopt,
+                     "the header would have " + std::to_string(out.size()) +
+                         " bytes, over limit max_header_bytes=" + std::to_string(limits.max_header_bytes)};
     return out;
 }
 

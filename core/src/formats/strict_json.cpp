@@ -12,14 +12,13 @@
 #include <new>
 #include <vector>
 
-#include "mlens/text/escape.h"
 #include "keyed_hash.h"
+#include "mlens/text/escape.h"
 
 namespace mlens {
 
 bool JsonHandler::duplicate_key(const std::string& name, const JsonToken& t) {
-    return reject(ErrorCode::E_DUPLICATE_KEY, field(), t.offset,
-                  "\"" + escape_for_display(name) + "\" appears more than once");
+    return reject(ErrorCode::E_DUPLICATE_KEY, field(), t.offset, "\"" + escape_for_display(name) + "\" appears more than once");
 }
 
 bool JsonHandler::reject(ErrorCode code, std::string field, uint64_t offset, std::string message) {
@@ -50,10 +49,20 @@ size_t first_invalid_utf8(const uint8_t* p, size_t size) {
         }
         size_t len;
         uint32_t cp, min;
-        if ((p[i] & 0xE0) == 0xC0) { len = 2; cp = p[i] & 0x1F; min = 0x80; }
-        else if ((p[i] & 0xF0) == 0xE0) { len = 3; cp = p[i] & 0x0F; min = 0x800; }
-        else if ((p[i] & 0xF8) == 0xF0) { len = 4; cp = p[i] & 0x07; min = 0x10000; }
-        else return i;
+        if ((p[i] & 0xE0) == 0xC0) {
+            len = 2;
+            cp = p[i] & 0x1F;
+            min = 0x80;
+        } else if ((p[i] & 0xF0) == 0xE0) {
+            len = 3;
+            cp = p[i] & 0x0F;
+            min = 0x800;
+        } else if ((p[i] & 0xF8) == 0xF0) {
+            len = 4;
+            cp = p[i] & 0x07;
+            min = 0x10000;
+        } else
+            return i;
         if (size - i < len) return i;
         for (size_t k = 1; k < len; ++k) {
             if ((p[i + k] & 0xC0) != 0x80) return i;
@@ -198,8 +207,7 @@ public:
 
 private:
     size_t token_start() {
-        while (m_scan < m_text.size() && (is_json_space(m_text[m_scan]) || m_text[m_scan] == ',' || m_text[m_scan] == ':'))
-            ++m_scan;
+        while (m_scan < m_text.size() && (is_json_space(m_text[m_scan]) || m_text[m_scan] == ',' || m_text[m_scan] == ':')) ++m_scan;
         return m_scan;
     }
     JsonToken span(size_t start, size_t end) {
@@ -242,8 +250,8 @@ private:
 
     bool enter(const JsonToken& t) {
         if (++m_depth <= m_limits.max_depth) return true;
-        return stop(ErrorCode::E_LIMIT, t.offset, "nesting depth " + std::to_string(m_depth) + " exceeds limit max_json_depth=" +
-                    std::to_string(m_limits.max_depth));
+        return stop(ErrorCode::E_LIMIT, t.offset,
+                    "nesting depth " + std::to_string(m_depth) + " exceeds limit max_json_depth=" + std::to_string(m_limits.max_depth));
     }
 
     bool tick() {
@@ -271,16 +279,16 @@ private:
 
 }  // namespace
 
-Result<JsonTextInfo> parse_strict_json(std::string_view text, uint64_t base, JsonHandler& handler,
-                                       const JsonLimits& limits, JobContext* job) {
+Result<JsonTextInfo> parse_strict_json(std::string_view text, uint64_t base, JsonHandler& handler, const JsonLimits& limits,
+                                       JobContext* job) {
     if (text.size() > kMaxTextBytes)
-        return Error{ErrorCode::E_LIMIT, handler.field(), base, "JSON text of " + std::to_string(text.size()) +
-                     " bytes exceeds limit max_json_text_bytes=" + std::to_string(kMaxTextBytes)};
+        return Error{
+            ErrorCode::E_LIMIT, handler.field(), base,
+            "JSON text of " + std::to_string(text.size()) + " bytes exceeds limit max_json_text_bytes=" + std::to_string(kMaxTextBytes)};
     const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
     size_t bad = first_invalid_utf8(bytes, text.size());
     if (bad != text.size())
-        return Error{ErrorCode::E_JSON_UTF8, handler.field(), base + bad,
-                     "byte " + hex_bytes(text.substr(bad, 1)) + " is not valid UTF-8"};
+        return Error{ErrorCode::E_JSON_UTF8, handler.field(), base + bad, "byte " + hex_bytes(text.substr(bad, 1)) + " is not valid UTF-8"};
     JsonTextInfo info;
     while (info.leading_whitespace < text.size() && is_json_space(text[info.leading_whitespace])) ++info.leading_whitespace;
     if (info.leading_whitespace == text.size())

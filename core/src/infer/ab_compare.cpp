@@ -35,8 +35,7 @@ Status check_same_vocab(const Session& a, const Session& b) {
     const int32_t na = a.facts().n_vocab, nb = b.facts().n_vocab;
     if (na != nb)
         return Error{ErrorCode::E_VOCAB_MISMATCH, "", std::nullopt,
-                     "the models have different vocabularies: " + std::to_string(na) + " vs " + std::to_string(nb) +
-                         " tokens"};
+                     "the models have different vocabularies: " + std::to_string(na) + " vs " + std::to_string(nb) + " tokens"};
     for (int32_t id = 0; id < na; ++id) {
         const char* ta = llama_vocab_get_text(a.vocab(), id);
         const char* tb = llama_vocab_get_text(b.vocab(), id);
@@ -67,8 +66,10 @@ AbSummary summarize_ab(const std::vector<AbPosition>& positions) {
         s.mean_kld += p.kld;
         s.max_kld = std::max(s.max_kld, p.kld);
         s.mean_topk_overlap += p.topk_overlap;
-        if (p.top_a == p.top_b) ++same;
-        else if (s.first_divergence < 0) s.first_divergence = p.index;
+        if (p.top_a == p.top_b)
+            ++same;
+        else if (s.first_divergence < 0)
+            s.first_divergence = p.index;
     }
     const auto n = static_cast<double>(positions.size());
     s.mean_kld /= n;
@@ -79,12 +80,10 @@ AbSummary summarize_ab(const std::vector<AbPosition>& positions) {
     return s;
 }
 
-Result<AbResult> compare_ab(Session& a, Session& b, std::string_view prompt, const AbOptions& options,
-                            JobContext* job) {
+Result<AbResult> compare_ab(Session& a, Session& b, std::string_view prompt, const AbOptions& options, JobContext* job) {
     if (!a.context()) return vocab_only_error(a);
     if (!b.context()) return vocab_only_error(b);
-    if (&a == &b)
-        return Error{ErrorCode::E_SAME_SESSION, "", std::nullopt, "A and B must be two sessions (load the file twice)"};
+    if (&a == &b) return Error{ErrorCode::E_SAME_SESSION, "", std::nullopt, "A and B must be two sessions (load the file twice)"};
     Status same = check_same_vocab(a, b);
     if (!same) return same.error();
     auto tokens = tokenize_ids(a, prompt, options.tokenize);
@@ -93,8 +92,7 @@ Result<AbResult> compare_ab(Session& a, Session& b, std::string_view prompt, con
     const size_t limit = std::min(a.n_ctx(), b.n_ctx());
     if (tokens->size() > limit)
         return Error{ErrorCode::E_CONTEXT, "", std::nullopt,
-                     "the prompt has " + std::to_string(tokens->size()) + " tokens; the contexts hold " +
-                         std::to_string(limit)};
+                     "the prompt has " + std::to_string(tokens->size()) + " tokens; the contexts hold " + std::to_string(limit)};
 
     AbResult result;
     result.tokens = std::move(*tokens);
@@ -115,8 +113,7 @@ Result<AbResult> compare_ab(Session& a, Session& b, std::string_view prompt, con
         return infer_detail::decode(b, cb, toks, pos0, all, job);
     };
     auto add_position = [&](int32_t row, size_t index, bool generated) {
-        AbPosition p = compare_rows(infer_detail::logits_row(a, ca, row), infer_detail::logits_row(b, cb, row),
-                                    options.top_k);
+        AbPosition p = compare_rows(infer_detail::logits_row(a, ca, row), infer_detail::logits_row(b, cb, row), options.top_k);
         p.index = static_cast<int32_t>(index);
         p.token = result.tokens[index];
         p.generated = generated;

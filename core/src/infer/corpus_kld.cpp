@@ -37,8 +37,9 @@ Result<ContextPtr> make_context(Session& session, uint32_t n_ctx) {
     if (!ctx) {
         session.log().flush();
         std::string why = session.log().problems_since(first_line);
-        return kld_error(ErrorCode::E_LLAMA_CONTEXT, "llama.cpp could not create a context of " + std::to_string(n_ctx) +
-                                                " tokens" + (why.empty() ? std::string() : ": " + why));
+        return kld_error(
+            ErrorCode::E_LLAMA_CONTEXT,
+            "llama.cpp could not create a context of " + std::to_string(n_ctx) + " tokens" + (why.empty() ? std::string() : ": " + why));
     }
     return ctx;
 }
@@ -66,8 +67,8 @@ Result<const float*> decode_chunk(Session& session, llama_context* ctx, std::spa
     if (rc != 0) {
         session.log().flush();
         std::string why = session.log().problems_since(first_line);
-        return kld_error(ErrorCode::E_LLAMA_DECODE, "llama_decode returned " + std::to_string(rc) +
-                                               (why.empty() ? std::string() : ": " + why));
+        return kld_error(ErrorCode::E_LLAMA_DECODE,
+                         "llama_decode returned " + std::to_string(rc) + (why.empty() ? std::string() : ": " + why));
     }
     const float* logits = llama_get_logits(ctx);
     if (!logits) return kld_error(ErrorCode::E_LLAMA_DECODE, "llama.cpp returned no logits");
@@ -92,29 +93,31 @@ public:
         if (f.m_n_ctx < 4 || f.m_n_ctx > kMaxCtx)
             return kld_error(ErrorCode::E_KLD_BASE, path + ": n_ctx " + std::to_string(f.m_n_ctx) + " is out of range");
         if (n_vocab != n_vocab_b)
-            return kld_error(ErrorCode::E_KLD_BASE, path + ": made with a vocabulary of " + std::to_string(n_vocab) +
-                                               " tokens, the model has " + std::to_string(n_vocab_b));
+            return kld_error(
+                ErrorCode::E_KLD_BASE,
+                path + ": made with a vocabulary of " + std::to_string(n_vocab) + " tokens, the model has " + std::to_string(n_vocab_b));
         if (n_chunk < 1) return kld_error(ErrorCode::E_KLD_BASE, path + ": no chunks");
         f.m_n_vocab = n_vocab;
         f.m_n_chunk = n_chunk;
         f.m_row = kld_base_row_size(n_vocab);
         // Every term is below 2^20 · 2^31 · 2^31 / 2^20...: checked in 128 bits to stay exact.
         const unsigned __int128 tokens = static_cast<unsigned __int128>(f.m_n_ctx) * static_cast<uint32_t>(n_chunk);
-        const unsigned __int128 rows = static_cast<unsigned __int128>(kld_scored_per_chunk(f.m_n_ctx)) *
-                                       static_cast<uint32_t>(n_chunk) * f.m_row * 2;
+        const unsigned __int128 rows =
+            static_cast<unsigned __int128>(kld_scored_per_chunk(f.m_n_ctx)) * static_cast<uint32_t>(n_chunk) * f.m_row * 2;
         const unsigned __int128 want = kHeaderBytes + tokens * 4 + rows;
         if (want != f.m_source->size())
-            return kld_error(ErrorCode::E_KLD_BASE, path + ": " + std::to_string(f.m_source->size()) + " bytes where n_ctx " +
-                                               std::to_string(f.m_n_ctx) + ", n_vocab " + std::to_string(n_vocab) +
-                                               " and " + std::to_string(n_chunk) + " chunks need " +
-                                               std::to_string(static_cast<uint64_t>(want)));
+            return kld_error(ErrorCode::E_KLD_BASE,
+                             path + ": " + std::to_string(f.m_source->size()) + " bytes where n_ctx " + std::to_string(f.m_n_ctx) +
+                                 ", n_vocab " + std::to_string(n_vocab) + " and " + std::to_string(n_chunk) + " chunks need " +
+                                 std::to_string(static_cast<uint64_t>(want)));
         f.m_tokens.resize(static_cast<size_t>(tokens));
         if (!f.m_source->read(kHeaderBytes, f.m_tokens.size() * 4, f.m_tokens.data()))
             return kld_error(ErrorCode::E_IO, path + ": the tokens could not be read");
         for (size_t i = 0; i < f.m_tokens.size(); ++i)
             if (f.m_tokens[i] < 0 || f.m_tokens[i] >= n_vocab)
-                return kld_error(ErrorCode::E_KLD_BASE, path + ": token " + std::to_string(i) + " is " +
-                                                   std::to_string(f.m_tokens[i]) + ", outside the vocabulary");
+                return kld_error(
+                    ErrorCode::E_KLD_BASE,
+                    path + ": token " + std::to_string(i) + " is " + std::to_string(f.m_tokens[i]) + ", outside the vocabulary");
         return f;
     }
 
@@ -145,9 +148,8 @@ std::string_view without_trailing_newline(std::string_view text) {
 
 }  // namespace
 
-Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text, const KldOptions& options,
-                                   JobContext* job, const KldChunkCallback& on_chunk,
-                                   const std::vector<std::string>& inputs) {
+Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text, const KldOptions& options, JobContext* job,
+                                   const KldChunkCallback& on_chunk, const std::vector<std::string>& inputs) {
     if (b.facts().vocab_only || (a && a->facts().vocab_only)) return vocab_only_error(b);
     CorpusKldResult r;
     r.n_vocab = b.facts().n_vocab;
@@ -162,9 +164,9 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
         if (!tokens) return tokens.error();
         r.text_tokens = tokens->size();
         if (tokens->size() < 2 * static_cast<size_t>(r.n_ctx))
-            return kld_error(ErrorCode::E_TEXT_TOO_SHORT, "the text has " + std::to_string(tokens->size()) +
-                                                     " tokens; a context of " + std::to_string(r.n_ctx) +
-                                                     " needs at least " + std::to_string(2 * r.n_ctx));
+            return kld_error(ErrorCode::E_TEXT_TOO_SHORT,
+                             "the text has " + std::to_string(tokens->size()) + " tokens; a context of " + std::to_string(r.n_ctx) +
+                                 " needs at least " + std::to_string(2 * r.n_ctx));
         int32_t n_chunk = static_cast<int32_t>(tokens->size() / r.n_ctx);
         if (options.max_chunks >= 0) n_chunk = std::min(n_chunk, options.max_chunks);
         r.n_chunk = n_chunk;
@@ -175,9 +177,9 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
         if (!opened) return opened.error();
         base = std::move(*opened);
         if (options.n_ctx != 0 && options.n_ctx != base->n_ctx())
-            return kld_error(ErrorCode::E_KLD_BASE, options.base + " was computed with a context of " +
-                                               std::to_string(base->n_ctx()) + " tokens, not " +
-                                               std::to_string(options.n_ctx));
+            return kld_error(ErrorCode::E_KLD_BASE,
+                             options.base + " was computed with a context of " + std::to_string(base->n_ctx()) + " tokens, not " +
+                                 std::to_string(options.n_ctx));
         r.n_ctx = base->n_ctx();
         r.n_chunk = base->n_chunk();
         if (options.max_chunks >= 0) r.n_chunk = std::min(r.n_chunk, options.max_chunks);
@@ -239,8 +241,7 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
             if (!logits) return logits.error();
             const float* la = *logits;
             bool finished = parallel_for(n_scored, threads, [&](uint64_t i) {
-                quantize_base_log_probs({la + i * n_vocab, n_vocab}, {base_rows.data() + i * row, row},
-                                        text_tokens[first + i + 1]);
+                quantize_base_log_probs({la + i * n_vocab, n_vocab}, {base_rows.data() + i * row, row}, text_tokens[first + i + 1]);
                 return !job_cancelled(job);
             });
             if (!finished) return infer_detail::cancelled_error();
@@ -266,8 +267,8 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
             KldSums local;
             const uint64_t end = std::min<uint64_t>(n_scored, (blk + 1) * block);
             for (uint64_t i = blk * block; i < end; ++i) {
-                KldPoint p = score_position({lb + i * n_vocab, n_vocab}, {base_rows.data() + i * row, row},
-                                            text_tokens[first + i + 1], local);
+                KldPoint p =
+                    score_position({lb + i * n_vocab, n_vocab}, {base_rows.data() + i * row, row}, text_tokens[first + i + 1], local);
                 r.kld[out0 + i] = p.kld;
                 r.p_diff[out0 + i] = p.p_diff;
                 r.top_a[out0 + i] = p.top_a;

@@ -40,8 +40,7 @@ inline float exp_nonpositive(float x) {
     const int32_t k = static_cast<int32_t>(x * 1.44269504f - 0.5f);
     const auto kf = static_cast<float>(k);
     const float r = (x - kf * 0.693359375f) + kf * 2.12194440e-4f;
-    const float p =
-        1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
+    const float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
     return p * std::bit_cast<float>((k + 127) << 23);
 }
 
@@ -51,7 +50,7 @@ MLENS_VECTOR_LOOP double sum_exp_below(const float* v, size_t n, float shift) {
 #pragma omp simd reduction(+ : sum)
     for (size_t i = 0; i < n; ++i) {
         const float weight = finite_bits(v[i]) ? 1.0f : 0.0f;
-        float x = v[i] - shift;   // NaN for NaN or infinite v, whose weight is 0
+        float x = v[i] - shift;  // NaN for NaN or infinite v, whose weight is 0
         x = x > -87.0f ? x : -87.0f;
         x = x < 0.0f ? x : 0.0f;
         sum += static_cast<double>(weight * exp_nonpositive(x));

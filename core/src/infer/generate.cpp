@@ -22,13 +22,11 @@ double probability(std::span<const float> logits, int32_t id, double log_sum) {
     return std::isfinite(v) ? std::exp(static_cast<double>(v) - log_sum) : 0.0;
 }
 
-std::vector<TokenCandidate> candidates_from(const Session& session, std::span<const float> logits, double log_sum,
-                                            int k) {
+std::vector<TokenCandidate> candidates_from(const Session& session, std::span<const float> logits, double log_sum, int k) {
     std::vector<TokenCandidate> out;
     for (int32_t id : top_k(logits, k)) {
         auto piece = token_piece(session, id);
-        out.push_back({id, piece ? piece->piece : std::string(), logits[static_cast<size_t>(id)],
-                       probability(logits, id, log_sum)});
+        out.push_back({id, piece ? piece->piece : std::string(), logits[static_cast<size_t>(id)], probability(logits, id, log_sum)});
     }
     return out;
 }
@@ -37,29 +35,31 @@ std::vector<TokenCandidate> candidates_from(const Session& session, std::span<co
 
 const char* stop_reason_name(StopReason reason) {
     switch (reason) {
-        case StopReason::max_tokens: return "max_tokens";
-        case StopReason::end_of_generation: return "end_of_generation";
-        case StopReason::context_full: return "context_full";
+        case StopReason::max_tokens:
+            return "max_tokens";
+        case StopReason::end_of_generation:
+            return "end_of_generation";
+        case StopReason::context_full:
+            return "context_full";
     }
     return "max_tokens";
 }
 
-Result<GenerationResult> generate(Session& session, std::string_view prompt, const GenerateOptions& options,
-                                  JobContext* job, const StepCallback& on_step) {
+Result<GenerationResult> generate(Session& session, std::string_view prompt, const GenerateOptions& options, JobContext* job,
+                                  const StepCallback& on_step) {
     auto tokens = tokenize_ids(session, prompt, options.tokenize);
     if (!tokens) return tokens.error();
     return generate_from_tokens(session, std::move(*tokens), options, job, on_step);
 }
 
-Result<GenerationResult> generate_from_tokens(Session& session, std::vector<int32_t> prompt_tokens,
-                                              const GenerateOptions& options, JobContext* job,
-                                              const StepCallback& on_step) {
+Result<GenerationResult> generate_from_tokens(Session& session, std::vector<int32_t> prompt_tokens, const GenerateOptions& options,
+                                              JobContext* job, const StepCallback& on_step) {
     if (!session.context()) return vocab_only_error(session);
     if (prompt_tokens.empty()) return Error{ErrorCode::E_EMPTY_PROMPT, "", std::nullopt, "the prompt has no tokens"};
     if (prompt_tokens.size() > session.n_ctx())
-        return Error{ErrorCode::E_CONTEXT, "", std::nullopt,
-                     "the prompt has " + std::to_string(prompt_tokens.size()) + " tokens; the context holds " +
-                         std::to_string(session.n_ctx())};
+        return Error{
+            ErrorCode::E_CONTEXT, "", std::nullopt,
+            "the prompt has " + std::to_string(prompt_tokens.size()) + " tokens; the context holds " + std::to_string(session.n_ctx())};
     LogScope scope(&session.log());
     Session::JobBinding binding(session, job);
     llama_context* ctx = session.context();

@@ -18,8 +18,7 @@ llama_context_params context_params(Session& session, uint32_t n_ctx);
 // Decodes `tokens` at positions pos0.. in sequence 0 of `ctx`. Logits are produced for every
 // token when all_logits, else for the last one only. Returns ErrorCode::E_CANCELLED when the bound job
 // was cancelled, ErrorCode::E_LLAMA_DECODE with llama.cpp's return code and log otherwise.
-Status decode(Session& session, llama_context* ctx, std::span<const int32_t> tokens, int32_t pos0,
-              bool all_logits, JobContext* job);
+Status decode(Session& session, llama_context* ctx, std::span<const int32_t> tokens, int32_t pos0, bool all_logits, JobContext* job);
 
 Error cancelled_error();
 

@@ -105,8 +105,10 @@ void capture_node(CaptureState& state, ggml_tensor* t) {
     }
     // A node evaluated again (another micro-batch) replaces its earlier capture.
     auto same = std::find_if(state.out.begin(), state.out.end(), [&](const auto& o) { return o.tensor == s.tensor; });
-    if (same != state.out.end()) *same = std::move(s);
-    else state.out.push_back(std::move(s));
+    if (same != state.out.end())
+        *same = std::move(s);
+    else
+        state.out.push_back(std::move(s));
 }
 
 bool on_eval(ggml_tensor* t, bool ask, void* user_data) {
@@ -116,8 +118,7 @@ bool on_eval(ggml_tensor* t, bool ask, void* user_data) {
     return true;
 }
 
-double time_decode(Session& session, llama_context_params cp, std::span<const int32_t> tokens, JobContext* job,
-                   Status& status) {
+double time_decode(Session& session, llama_context_params cp, std::span<const int32_t> tokens, JobContext* job, Status& status) {
     llama_context* ctx = llama_init_from_model(session.model(), cp);
     if (!ctx) {
         status = Error{ErrorCode::E_LLAMA_CONTEXT, "", std::nullopt, "llama.cpp could not create a capture context"};
@@ -134,8 +135,7 @@ double time_decode(Session& session, llama_context_params cp, std::span<const in
 
 std::pair<std::string, int32_t> split_layer_name(std::string_view name) {
     size_t dash = name.rfind('-');
-    if (dash == std::string_view::npos || dash + 1 >= name.size() || name.size() - dash > 7)
-        return {std::string(name), -1};
+    if (dash == std::string_view::npos || dash + 1 >= name.size() || name.size() - dash > 7) return {std::string(name), -1};
     int32_t layer = 0;
     for (char c : name.substr(dash + 1)) {
         if (c < '0' || c > '9') return {std::string(name), -1};
@@ -144,16 +144,14 @@ std::pair<std::string, int32_t> split_layer_name(std::string_view name) {
     return {std::string(name.substr(0, dash)), layer};
 }
 
-Result<LayerCaptureResult> capture_layers(Session& session, std::string_view prompt,
-                                          const LayerCaptureOptions& options, JobContext* job) {
+Result<LayerCaptureResult> capture_layers(Session& session, std::string_view prompt, const LayerCaptureOptions& options, JobContext* job) {
     if (!session.context()) return vocab_only_error(session);
     auto tokens = tokenize_ids(session, prompt, options.tokenize);
     if (!tokens) return tokens.error();
     if (tokens->empty()) return Error{ErrorCode::E_EMPTY_PROMPT, "", std::nullopt, "the prompt has no tokens"};
     if (tokens->size() > session.n_ctx())
         return Error{ErrorCode::E_CONTEXT, "", std::nullopt,
-                     "the prompt has " + std::to_string(tokens->size()) + " tokens; the context holds " +
-                         std::to_string(session.n_ctx())};
+                     "the prompt has " + std::to_string(tokens->size()) + " tokens; the context holds " + std::to_string(session.n_ctx())};
     LogScope scope(&session.log());
     Session::JobBinding binding(session, job);
 

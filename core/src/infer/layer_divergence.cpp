@@ -66,14 +66,13 @@ bool on_eval(ggml_tensor* t, bool ask, void* user_data) {
     v.values.resize(static_cast<size_t>(t->ne[0] * t->ne[1]));
     for (int64_t row = 0; row < t->ne[1]; ++row)
         for (int64_t i = 0; i < t->ne[0]; ++i)
-            v.values[static_cast<size_t>(row * t->ne[0] + i)] =
-                element(bytes.data() + row * t->nb[1] + i * t->nb[0], t->type);
+            v.values[static_cast<size_t>(row * t->ne[0] + i)] = element(bytes.data() + row * t->nb[1] + i * t->nb[0], t->type);
     c.nodes[ggml_get_name(t)] = std::move(v);
     return true;
 }
 
-Result<std::map<std::string, NodeValues>> capture(Session& s, const std::vector<int32_t>& tokens,
-                                                   const std::vector<std::string>& names, JobContext* job) {
+Result<std::map<std::string, NodeValues>> capture(Session& s, const std::vector<int32_t>& tokens, const std::vector<std::string>& names,
+                                                  JobContext* job) {
     FullCapture c;
     c.names = &names;
     c.n_tokens = static_cast<int64_t>(tokens.size());
@@ -106,8 +105,8 @@ double sqnr_of(const Sums& s) { return s.dd > 0 ? 10.0 * std::log10(s.aa / s.dd)
 
 }  // namespace
 
-Result<LayerDivergenceResult> layer_divergence(Session& a, Session& b, std::string_view prompt,
-                                               const LayerDivergenceOptions& options, JobContext* job) {
+Result<LayerDivergenceResult> layer_divergence(Session& a, Session& b, std::string_view prompt, const LayerDivergenceOptions& options,
+                                               JobContext* job) {
     if (!a.context()) return vocab_only_error(a);
     if (!b.context()) return vocab_only_error(b);
     Status same = check_same_vocab(a, b);

@@ -16,10 +16,17 @@ void on_llama_log(ggml_log_level level, const char* text, void*) {
     if (!capture || !text) return;
     LlamaLogLevel mapped = LlamaLogLevel::info;
     switch (level) {
-        case GGML_LOG_LEVEL_DEBUG: mapped = LlamaLogLevel::debug; break;
-        case GGML_LOG_LEVEL_WARN: mapped = LlamaLogLevel::warn; break;
-        case GGML_LOG_LEVEL_ERROR: mapped = LlamaLogLevel::error; break;
-        default: break;
+        case GGML_LOG_LEVEL_DEBUG:
+            mapped = LlamaLogLevel::debug;
+            break;
+        case GGML_LOG_LEVEL_WARN:
+            mapped = LlamaLogLevel::warn;
+            break;
+        case GGML_LOG_LEVEL_ERROR:
+            mapped = LlamaLogLevel::error;
+            break;
+        default:
+            break;
     }
     capture->append(mapped, level == GGML_LOG_LEVEL_CONT, text);
 }
@@ -28,10 +35,14 @@ void on_llama_log(ggml_log_level level, const char* text, void*) {
 
 const char* llama_log_level_name(LlamaLogLevel level) {
     switch (level) {
-        case LlamaLogLevel::debug: return "debug";
-        case LlamaLogLevel::info: return "info";
-        case LlamaLogLevel::warn: return "warn";
-        case LlamaLogLevel::error: return "error";
+        case LlamaLogLevel::debug:
+            return "debug";
+        case LlamaLogLevel::info:
+            return "info";
+        case LlamaLogLevel::warn:
+            return "warn";
+        case LlamaLogLevel::error:
+            return "error";
     }
     return "info";
 }
@@ -109,9 +120,7 @@ std::string LogCapture::problems_since(uint64_t first) const {
     return out;
 }
 
-LogScope::LogScope(LogCapture* capture) : m_previous(t_capture), m_capture(capture) {
-    t_capture = capture;
-}
+LogScope::LogScope(LogCapture* capture) : m_previous(t_capture), m_capture(capture) { t_capture = capture; }
 
 LogScope::~LogScope() {
     if (m_capture) m_capture->flush();

@@ -91,8 +91,9 @@ private:
         } catch (const std::bad_alloc&) {
             // A request bigger than the memory there is (a huge context, a ulimit -v): the worker
             // lives on and says so, rather than blaming the request's encoding.
-            reply = wire::encode_error(Error{ErrorCode::E_NO_MEMORY, "", std::nullopt,
-                                             "the llama.cpp worker ran out of memory for this request (a smaller context or batch needs less)"});
+            reply = wire::encode_error(
+                Error{ErrorCode::E_NO_MEMORY, "", std::nullopt,
+                      "the llama.cpp worker ran out of memory for this request (a smaller context or batch needs less)"});
         } catch (const std::exception& e) {
             reply = wire::encode_error(Error{ErrorCode::E_WIRE, "", std::nullopt, std::string("a request does not decode: ") + e.what()});
         }
@@ -111,7 +112,7 @@ private:
         auto now = regular_file_identity(path);
         if (!now) return now.error();
         FileVersion want{expected.at(0).get<uint64_t>(), expected.at(1).get<uint64_t>(), expected.at(2).get<uint64_t>(),
-                          expected.at(3).get<int64_t>()};
+                         expected.at(3).get<int64_t>()};
         if (!(*now == want))
             return Error{ErrorCode::E_FILE_CHANGED, "", std::nullopt, "the file changed after it was checked; load it again"};
         return ok_status();
@@ -125,8 +126,10 @@ private:
         auto loaded = load_model_session(path, wire::decode_session_options(request.at("options")), &job, m_log);
         if (!loaded) return loaded.error();
         m_session = std::move(loaded->session);
-        return Json{{"type", "loaded"}, {"facts", wire::encode_facts(m_session->facts())},
-                    {"route", wire::encode_route(loaded->route)}, {"n_ctx", m_session->n_ctx()}};
+        return Json{{"type", "loaded"},
+                    {"facts", wire::encode_facts(m_session->facts())},
+                    {"route", wire::encode_route(loaded->route)},
+                    {"n_ctx", m_session->n_ctx()}};
     }
 
     // Model B of a comparison, from the request's path (checked against the identity the client
@@ -159,9 +162,12 @@ private:
             top_a.push_back(a ? a->piece : std::string());
             top_b.push_back(bp ? bp->piece : std::string());
         }
-        return Json{{"type", "ab"}, {"result", wire::encode_ab(*result)},
-                    {"tokens", wire::encode_pieces(token_pieces(*m_session, result->tokens))}, {"top_a", top_a},
-                    {"top_b", top_b}, {"b_route", wire::encode_route(loaded_b->route)}};
+        return Json{{"type", "ab"},
+                    {"result", wire::encode_ab(*result)},
+                    {"tokens", wire::encode_pieces(token_pieces(*m_session, result->tokens))},
+                    {"top_a", top_a},
+                    {"top_b", top_b},
+                    {"b_route", wire::encode_route(loaded_b->route)}};
     }
 
     // Corpus KLD: with "path", this model is A and B is loaded beside it; without, this model is
@@ -170,9 +176,7 @@ private:
         const std::string text = request.at("text").get<std::string>();
         const KldOptions options = wire::decode_kld_options(request.at("options"));
         const auto inputs = request.at("inputs").get<std::vector<std::string>>();
-        auto on_chunk = [&](const KldChunk& chunk) {
-            send({{"type", "steps"}, {"steps", Json::array({wire::encode_kld_chunk(chunk)})}});
-        };
+        auto on_chunk = [&](const KldChunk& chunk) { send({{"type", "steps"}, {"steps", Json::array({wire::encode_kld_chunk(chunk)})}}); };
         if (!request.contains("path")) {
             auto result = corpus_kld(nullptr, *m_session, text, options, &job, on_chunk, inputs);
             if (!result) return result.error();
@@ -191,8 +195,7 @@ private:
         auto result = layer_divergence(*m_session, *loaded_b->session, request.at("prompt").get<std::string>(),
                                        wire::decode_divergence_options(request.at("options")), &job);
         if (!result) return result.error();
-        return Json{{"type", "divergence"}, {"result", wire::encode_divergence(*result)},
-                    {"b_route", wire::encode_route(loaded_b->route)}};
+        return Json{{"type", "divergence"}, {"result", wire::encode_divergence(*result)}, {"b_route", wire::encode_route(loaded_b->route)}};
     }
 
     Result<Json> dispatch(const Json& request, JobContext& job) {
@@ -216,8 +219,8 @@ private:
             return Json{{"type", "text"}, {"text", *text}};
         }
         if (op == "chat") {
-            auto chat = apply_chat_template(s, wire::decode_messages(request.at("messages")),
-                                            request.at("add_assistant_prefix").get<bool>());
+            auto chat =
+                apply_chat_template(s, wire::decode_messages(request.at("messages")), request.at("add_assistant_prefix").get<bool>());
             if (!chat) return chat.error();
             return Json{{"type", "chat"}, {"chat", wire::encode_chat(*chat)}};
         }
@@ -244,8 +247,8 @@ private:
             return Json{{"type", "generated"}, {"result", wire::encode_generation(*result)}};
         }
         if (op == "layers") {
-            auto result = capture_layers(s, request.at("prompt").get<std::string>(),
-                                         wire::decode_layer_options(request.at("options")), &job);
+            auto result =
+                capture_layers(s, request.at("prompt").get<std::string>(), wire::decode_layer_options(request.at("options")), &job);
             if (!result) return result.error();
             return Json{{"type", "layers"}, {"result", wire::encode_layers(*result)}};
         }

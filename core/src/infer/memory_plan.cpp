@@ -21,9 +21,8 @@ Error usage(std::string message) { return Error{ErrorCode::E_USAGE, "", std::nul
 
 Result<ggml_type> cache_type(const std::string& name) {
     static const std::map<std::string, ggml_type> types = {
-        {"f32", GGML_TYPE_F32},   {"f16", GGML_TYPE_F16},   {"bf16", GGML_TYPE_BF16}, {"q8_0", GGML_TYPE_Q8_0},
-        {"q4_0", GGML_TYPE_Q4_0}, {"q4_1", GGML_TYPE_Q4_1}, {"q5_0", GGML_TYPE_Q5_0}, {"q5_1", GGML_TYPE_Q5_1},
-        {"iq4_nl", GGML_TYPE_IQ4_NL}};
+        {"f32", GGML_TYPE_F32},   {"f16", GGML_TYPE_F16},   {"bf16", GGML_TYPE_BF16}, {"q8_0", GGML_TYPE_Q8_0},    {"q4_0", GGML_TYPE_Q4_0},
+        {"q4_1", GGML_TYPE_Q4_1}, {"q5_0", GGML_TYPE_Q5_0}, {"q5_1", GGML_TYPE_Q5_1}, {"iq4_nl", GGML_TYPE_IQ4_NL}};
     auto it = types.find(name);
     if (it == types.end()) return usage("unknown KV cache type '" + name + "' (f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl)");
     return it->second;
@@ -89,14 +88,13 @@ Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptio
             e.n_embd_k_gqa = k;
             e.n_embd_v_gqa = v;
         }
-        if (k == 0) continue;   // a layer without attention (recurrent, convolution) has no cache
+        if (k == 0) continue;  // a layer without attention (recurrent, convolution) has no cache
         // llama.cpp refuses a cache type whose blocks straddle heads.
         const auto block = static_cast<uint64_t>(ggml_blck_size(*k_type));
         if (k_len % block != 0 || v_len % block != 0)
             return Error{ErrorCode::E_KV_TYPE, "", std::nullopt,
                          "KV cache type " + o.kv_type + " has blocks of " + std::to_string(block) +
-                             " values, which do not divide the head size " + std::to_string(k_len) +
-                             " (llama.cpp refuses it)"};
+                             " values, which do not divide the head size " + std::to_string(k_len) + " (llama.cpp refuses it)"};
         e.terms.kv += n_ctx * (ggml_row_size(*k_type, static_cast<int64_t>(k)) + ggml_row_size(*k_type, static_cast<int64_t>(v)));
     }
     const uint64_t ub = e.n_ubatch;

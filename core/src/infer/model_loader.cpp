@@ -81,7 +81,8 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     // A GGUF store model whose blob could not be opened (gone, a FIFO, unreadable): its reason.
     if (model && model->format == Format::gguf && model->files.empty())
         for (const Diagnostic& d : model->diagnostics)
-            if (d.severity == Severity::error) return Error{d.code, d.field, d.offset, "the model's GGUF blob cannot be opened: " + d.message};
+            if (d.severity == Severity::error)
+                return Error{d.code, d.field, d.offset, "the model's GGUF blob cannot be opened: " + d.message};
     if (model && !gguf)
         return Error{ErrorCode::E_NOT_GGUF, "", std::nullopt,
                      std::string("llama.cpp loads GGUF files; this is a ") + format_name(model->format) + " model"};
@@ -96,13 +97,15 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     }
 
     ScratchDir scratch("upstream.gguf");
-    if (scratch.path().empty()) return Error{ErrorCode::E_EXPORT_FOR_LOAD, "", std::nullopt, "cannot create a temporary directory for the upstream export"};
+    if (scratch.path().empty())
+        return Error{ErrorCode::E_EXPORT_FOR_LOAD, "", std::nullopt, "cannot create a temporary directory for the upstream export"};
     compat::ExportOptions export_options;
     export_options.text_path = scratch.file();
     auto exported = compat::export_upstream(need->model, need->plan, export_options, job);
     if (!exported) {
         if (exported.error().code == ErrorCode::E_CANCELLED) return exported.error();
-        return Error{ErrorCode::E_EXPORT_FOR_LOAD, "", std::nullopt, "the upstream export this file needs failed: " + exported.error().to_string()};
+        return Error{ErrorCode::E_EXPORT_FOR_LOAD, "", std::nullopt,
+                     "the upstream export this file needs failed: " + exported.error().to_string()};
     }
     out.route.through_export = true;
     out.route.handlers = need->plan.text.handlers;

@@ -13,14 +13,22 @@ namespace {
 
 const char* vocab_type_name(enum llama_vocab_type type) {
     switch (type) {
-        case LLAMA_VOCAB_TYPE_SPM: return "spm";
-        case LLAMA_VOCAB_TYPE_BPE: return "bpe";
-        case LLAMA_VOCAB_TYPE_WPM: return "wpm";
-        case LLAMA_VOCAB_TYPE_UGM: return "ugm";
-        case LLAMA_VOCAB_TYPE_RWKV: return "rwkv";
-        case LLAMA_VOCAB_TYPE_PLAMO2: return "plamo2";
-        case LLAMA_VOCAB_TYPE_TEST: return "test";
-        default: return "none";
+        case LLAMA_VOCAB_TYPE_SPM:
+            return "spm";
+        case LLAMA_VOCAB_TYPE_BPE:
+            return "bpe";
+        case LLAMA_VOCAB_TYPE_WPM:
+            return "wpm";
+        case LLAMA_VOCAB_TYPE_UGM:
+            return "ugm";
+        case LLAMA_VOCAB_TYPE_RWKV:
+            return "rwkv";
+        case LLAMA_VOCAB_TYPE_PLAMO2:
+            return "plamo2";
+        case LLAMA_VOCAB_TYPE_TEST:
+            return "test";
+        default:
+            return "none";
     }
 }
 
@@ -72,8 +80,8 @@ bool on_load_progress(float progress, void* user_data) {
 
 }  // namespace
 
-Result<std::unique_ptr<Session>> Session::load(const std::string& path, const SessionOptions& options,
-                                               JobContext* job, std::shared_ptr<LogCapture> log) {
+Result<std::unique_ptr<Session>> Session::load(const std::string& path, const SessionOptions& options, JobContext* job,
+                                               std::shared_ptr<LogCapture> log) {
     init_llama_backend();
     std::unique_ptr<Session> session(new Session());
     session->m_path = path;
@@ -120,18 +128,14 @@ Session::~Session() {
     if (m_model) llama_model_free(m_model);
 }
 
-Session::JobBinding::JobBinding(Session& session, JobContext* job)
-    : m_session(session), m_previous(session.m_job.exchange(job)) {}
+Session::JobBinding::JobBinding(Session& session, JobContext* job) : m_session(session), m_previous(session.m_job.exchange(job)) {}
 
 Session::JobBinding::~JobBinding() { m_session.m_job.store(m_previous); }
 
-bool Session::abort_requested(void* session) {
-    return job_cancelled(static_cast<Session*>(session)->m_job.load());
-}
+bool Session::abort_requested(void* session) { return job_cancelled(static_cast<Session*>(session)->m_job.load()); }
 
 Error vocab_only_error(const Session& session) {
-    return Error{ErrorCode::E_VOCAB_ONLY, "", std::nullopt,
-                 "the model was loaded without weights (vocab only); load it fully to decode"};
+    return Error{ErrorCode::E_VOCAB_ONLY, "", std::nullopt, "the model was loaded without weights (vocab only); load it fully to decode"};
 }
 
 namespace infer_detail {
@@ -152,8 +156,7 @@ llama_context_params context_params(Session& session, uint32_t n_ctx) {
 
 Error cancelled_error() { return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"}; }
 
-Status decode(Session& session, llama_context* ctx, std::span<const int32_t> tokens, int32_t pos0,
-              bool all_logits, JobContext* job) {
+Status decode(Session& session, llama_context* ctx, std::span<const int32_t> tokens, int32_t pos0, bool all_logits, JobContext* job) {
     if (job_cancelled(job)) return cancelled_error();
     if (tokens.empty()) return ok_status();
     const auto n = static_cast<int32_t>(tokens.size());

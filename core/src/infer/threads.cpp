@@ -66,8 +66,8 @@ ThreadChoice choose_threads(int requested) {
     if (requested >= 1) {
         choice.threads = std::min(requested, cores);
         if (requested > cores)
-            choice.note = "--threads " + std::to_string(requested) + " capped to the " + std::to_string(cores) +
-                          " online core" + (cores == 1 ? "" : "s");
+            choice.note = "--threads " + std::to_string(requested) + " capped to the " + std::to_string(cores) + " online core" +
+                (cores == 1 ? "" : "s");
         return choice;
     }
     const std::optional<double> busy_now = busy_cores(kIdleSampleMs);
@@ -80,8 +80,8 @@ ThreadChoice choose_threads(int requested) {
     choice.threads = std::clamp(static_cast<int>(std::lround(idle_cores)), 1, cores);
     char busy[32];
     std::snprintf(busy, sizeof busy, "%.1f", *busy_now);
-    choice.note = std::to_string(choice.threads) + " thread" + (choice.threads == 1 ? "" : "s") + " (default: " +
-                  std::to_string(cores) + " core" + (cores == 1 ? "" : "s") + ", " + busy + " busy)";
+    choice.note = std::to_string(choice.threads) + " thread" + (choice.threads == 1 ? "" : "s") + " (default: " + std::to_string(cores) +
+        " core" + (cores == 1 ? "" : "s") + ", " + busy + " busy)";
     return choice;
 }
 

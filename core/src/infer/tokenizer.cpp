@@ -24,20 +24,19 @@ bool valid_id(const Session& session, int32_t id) { return id >= 0 && id < sessi
 
 }  // namespace
 
-Result<std::vector<int32_t>> tokenize_ids(const Session& session, std::string_view text,
-                                          const TokenizeOptions& options) {
+Result<std::vector<int32_t>> tokenize_ids(const Session& session, std::string_view text, const TokenizeOptions& options) {
     if (text.size() > static_cast<size_t>(INT32_MAX / 2))
         return Error{ErrorCode::E_TOO_LARGE, "", std::nullopt, "text of " + std::to_string(text.size()) + " bytes is too long"};
     LogScope scope(&session.log());
     const auto len = static_cast<int32_t>(text.size());
     std::vector<int32_t> ids(text.size() + 4);
-    int32_t n = llama_tokenize(session.vocab(), text.data(), len, ids.data(), static_cast<int32_t>(ids.size()),
-                               options.add_special, options.parse_special);
+    int32_t n = llama_tokenize(session.vocab(), text.data(), len, ids.data(), static_cast<int32_t>(ids.size()), options.add_special,
+                               options.parse_special);
     if (n == INT32_MIN) return Error{ErrorCode::E_TOO_LARGE, "", std::nullopt, "the token count overflows int32"};
     if (n < 0) {
         ids.resize(static_cast<size_t>(-n));
-        n = llama_tokenize(session.vocab(), text.data(), len, ids.data(), static_cast<int32_t>(ids.size()),
-                           options.add_special, options.parse_special);
+        n = llama_tokenize(session.vocab(), text.data(), len, ids.data(), static_cast<int32_t>(ids.size()), options.add_special,
+                           options.parse_special);
         if (n < 0) return Error{ErrorCode::E_TOKENIZE, "", std::nullopt, "llama_tokenize failed"};
     }
     ids.resize(static_cast<size_t>(n));
@@ -47,8 +46,7 @@ Result<std::vector<int32_t>> tokenize_ids(const Session& session, std::string_vi
 Result<TokenPiece> token_piece(const Session& session, int32_t id) {
     if (!valid_id(session, id))
         return Error{ErrorCode::E_TOKEN_ID, "", std::nullopt,
-                     "token id " + std::to_string(id) + " is outside the vocabulary of " +
-                         std::to_string(session.facts().n_vocab)};
+                     "token id " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(session.facts().n_vocab)};
     return TokenPiece{id, piece_of(session.vocab(), id), llama_vocab_is_control(session.vocab(), id)};
 }
 
@@ -62,26 +60,24 @@ std::vector<TokenPiece> token_pieces(const Session& session, std::span<const int
     return out;
 }
 
-Result<std::vector<TokenPiece>> tokenize(const Session& session, std::string_view text,
-                                         const TokenizeOptions& options) {
+Result<std::vector<TokenPiece>> tokenize(const Session& session, std::string_view text, const TokenizeOptions& options) {
     auto ids = tokenize_ids(session, text, options);
     if (!ids) return ids.error();
     return token_pieces(session, *ids);
 }
 
-Result<std::string> detokenize(const Session& session, std::span<const int32_t> ids, bool remove_special,
-                               bool unparse_special) {
+Result<std::string> detokenize(const Session& session, std::span<const int32_t> ids, bool remove_special, bool unparse_special) {
     for (int32_t id : ids)
         if (!valid_id(session, id)) return token_piece(session, id).error();
     LogScope scope(&session.log());
     const auto n_ids = static_cast<int32_t>(ids.size());
     std::string text(ids.size() * 8 + 16, '\0');
-    int32_t n = llama_detokenize(session.vocab(), ids.data(), n_ids, text.data(), static_cast<int32_t>(text.size()),
-                                 remove_special, unparse_special);
+    int32_t n = llama_detokenize(session.vocab(), ids.data(), n_ids, text.data(), static_cast<int32_t>(text.size()), remove_special,
+                                 unparse_special);
     if (n < 0) {
         text.assign(static_cast<size_t>(-n), '\0');
-        n = llama_detokenize(session.vocab(), ids.data(), n_ids, text.data(), static_cast<int32_t>(text.size()),
-                             remove_special, unparse_special);
+        n = llama_detokenize(session.vocab(), ids.data(), n_ids, text.data(), static_cast<int32_t>(text.size()), remove_special,
+                             unparse_special);
         if (n < 0) return Error{ErrorCode::E_DETOKENIZE, "", std::nullopt, "llama_detokenize failed"};
     }
     text.resize(static_cast<size_t>(n));
@@ -95,8 +91,7 @@ std::vector<ChatMessage> sample_conversation() {
             {"user", "What is in a GGUF file?"}};
 }
 
-Result<ChatRender> apply_chat_template(const Session& session, const std::vector<ChatMessage>& messages,
-                                       bool add_assistant_prefix) {
+Result<ChatRender> apply_chat_template(const Session& session, const std::vector<ChatMessage>& messages, bool add_assistant_prefix) {
     const char* tmpl = llama_model_chat_template(session.model(), nullptr);
     if (!tmpl) return Error{ErrorCode::E_NO_TEMPLATE, "tokenizer.chat_template", std::nullopt, "the file has no chat template"};
     std::vector<llama_chat_message> chat;
@@ -108,17 +103,15 @@ Result<ChatRender> apply_chat_template(const Session& session, const std::vector
     ChatRender render;
     render.template_source = tmpl;
     std::string buf(total * 2 + 256, '\0');
-    int32_t n = llama_chat_apply_template(tmpl, chat.data(), chat.size(), add_assistant_prefix, buf.data(),
-                                          static_cast<int32_t>(buf.size()));
+    int32_t n =
+        llama_chat_apply_template(tmpl, chat.data(), chat.size(), add_assistant_prefix, buf.data(), static_cast<int32_t>(buf.size()));
     if (n > static_cast<int32_t>(buf.size())) {
         buf.assign(static_cast<size_t>(n), '\0');
-        n = llama_chat_apply_template(tmpl, chat.data(), chat.size(), add_assistant_prefix, buf.data(),
-                                      static_cast<int32_t>(buf.size()));
+        n = llama_chat_apply_template(tmpl, chat.data(), chat.size(), add_assistant_prefix, buf.data(), static_cast<int32_t>(buf.size()));
     }
     if (n < 0)
         return Error{ErrorCode::E_TEMPLATE, "tokenizer.chat_template", std::nullopt,
-                     "llama.cpp does not recognise this chat template (llama_chat_apply_template returned " +
-                         std::to_string(n) + ")"};
+                     "llama.cpp does not recognise this chat template (llama_chat_apply_template returned " + std::to_string(n) + ")"};
     buf.resize(static_cast<size_t>(n));
     render.prompt = std::move(buf);
 

@@ -41,11 +41,16 @@ std::string describe_status(int status) {
     if (!WIFSIGNALED(status)) return "the worker ended";
     const int sig = WTERMSIG(status);
     switch (sig) {
-    case SIGABRT: return "SIGABRT (llama.cpp aborted, as a failed GGML_ASSERT does)";
-    case SIGBUS: return "SIGBUS (the model file shrank or changed while llama.cpp had it mapped)";
-    case SIGSEGV: return "SIGSEGV (llama.cpp read or wrote invalid memory)";
-    case SIGKILL: return "SIGKILL (killed from outside, e.g. by the out-of-memory killer)";
-    default: break;
+        case SIGABRT:
+            return "SIGABRT (llama.cpp aborted, as a failed GGML_ASSERT does)";
+        case SIGBUS:
+            return "SIGBUS (the model file shrank or changed while llama.cpp had it mapped)";
+        case SIGSEGV:
+            return "SIGSEGV (llama.cpp read or wrote invalid memory)";
+        case SIGKILL:
+            return "SIGKILL (killed from outside, e.g. by the out-of-memory killer)";
+        default:
+            break;
     }
     const char* name = sigabbrev_np(sig);
     return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
@@ -61,9 +66,7 @@ auto decoded(Result<Json> reply, F decode) -> Result<decltype(decode(std::declva
     if (!reply) return reply.error();
     try {
         return decode(*reply);
-    } catch (const std::exception& e) {
-        return decode_failure(e);
-    }
+    } catch (const std::exception& e) { return decode_failure(e); }
 }
 
 // The file the worker is given for `text`: a store reference names its manifest, which the worker
@@ -94,9 +97,7 @@ std::function<void(const Json&)> decoding_frames(Decode decode, const Deliver& d
         if (!deliver || error) return;
         try {
             deliver(decode(frame));
-        } catch (const std::exception& e) {
-            error = decode_failure(e);
-        }
+        } catch (const std::exception& e) { error = decode_failure(e); }
     };
 }
 
@@ -107,9 +108,10 @@ Result<FileVersion> regular_file_identity(const std::string& path) {
     if (::stat(path.c_str(), &st) != 0)
         return Error{ErrorCode::E_IO, "", std::nullopt, "cannot examine the file: " + std::string(std::strerror(errno))};
     if (!S_ISREG(st.st_mode))
-        return Error{ErrorCode::E_NOT_REGULAR, "", std::nullopt, "not a regular file (" + std::string(file_type_text(st.st_mode)) + "); llama.cpp is not asked to open it"};
+        return Error{ErrorCode::E_NOT_REGULAR, "", std::nullopt,
+                     "not a regular file (" + std::string(file_type_text(st.st_mode)) + "); llama.cpp is not asked to open it"};
     return FileVersion{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_size),
-                        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+                       static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
 }
 
 std::string llama_worker_executable() {
@@ -127,8 +129,8 @@ std::string llama_worker_executable() {
 struct WorkerSession::Channel {
     int socket = -1;
     int stderr_pipe = -1;
-    std::string stderr_partial;   // a stderr line still being written
-    std::string last_stderr;      // the last complete non-empty stderr line
+    std::string stderr_partial;  // a stderr line still being written
+    std::string last_stderr;  // the last complete non-empty stderr line
 
     ~Channel() {
         if (socket >= 0) ::close(socket);
@@ -143,7 +145,7 @@ struct WorkerSession::Channel {
             ssize_t n = ::read(stderr_pipe, buf, sizeof buf);
             if (n < 0 && errno == EINTR) continue;
             if (n == 0) {
-                ::close(stderr_pipe);   // the worker and everything it started closed stderr
+                ::close(stderr_pipe);  // the worker and everything it started closed stderr
                 stderr_pipe = -1;
             }
             if (n <= 0) break;
@@ -174,7 +176,7 @@ struct WorkerSession::Channel {
 WorkerSession::WorkerSession() = default;
 
 WorkerSession::~WorkerSession() {
-    m_channel.reset();   // the worker reads end of stream and exits
+    m_channel.reset();  // the worker reads end of stream and exits
     if (m_pid > 0) {
         ::kill(m_pid, SIGKILL);
         int status = 0;
@@ -224,8 +226,7 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
             ::kill(m_pid, SIGUSR1);
             cancel_sent = Clock::now();
         }
-        if (cancel_sent &&
-            std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - *cancel_sent).count() > kCancelGraceMs) {
+        if (cancel_sent && std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - *cancel_sent).count() > kCancelGraceMs) {
             ::kill(m_pid, SIGKILL);
             return stop("no answer within " + std::to_string(kCancelGraceMs / 1000) + " s of a cancel (killed)");
         }
@@ -265,9 +266,7 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
                     continue;
                 }
                 if (type == "error") return wire::decode_error(*frame);
-            } catch (const std::exception& e) {
-                return decode_failure(e);
-            }
+            } catch (const std::exception& e) { return decode_failure(e); }
             // A result that crossed the cancel on its way is dropped, as the cancel asked.
             if (cancel_sent) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
             return std::move(frame).value();
@@ -275,9 +274,8 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
     }
 }
 
-Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& text, const SessionOptions& options,
-                                                           JobContext* job, std::shared_ptr<LogCapture> log,
-                                                           const std::optional<FileVersion>& expected) {
+Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& text, const SessionOptions& options, JobContext* job,
+                                                           std::shared_ptr<LogCapture> log, const std::optional<FileVersion>& expected) {
     const std::string path = worker_path(text);
     auto identity = regular_file_identity(path);
     if (!identity) return identity.error();
@@ -285,7 +283,8 @@ Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& te
         return Error{ErrorCode::E_FILE_CHANGED, "", std::nullopt, "the file changed since it was opened; open it again"};
     const std::string exe = llama_worker_executable();
     if (exe.empty())
-        return Error{ErrorCode::E_NO_WORKER, "", std::nullopt, "mlens-llama-worker, which runs llama.cpp, was not found next to this program"};
+        return Error{ErrorCode::E_NO_WORKER, "", std::nullopt,
+                     "mlens-llama-worker, which runs llama.cpp, was not found next to this program"};
 
     std::unique_ptr<WorkerSession> session(new WorkerSession());
     session->m_path = path;
@@ -347,7 +346,9 @@ Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& te
     if (rc != 0) return Error{ErrorCode::E_NO_WORKER, "", std::nullopt, "cannot start " + exe + ": " + std::strerror(rc)};
     session->m_pid = pid;
 
-    Json request = {{"op", "load"}, {"path", path}, {"options", wire::encode_session_options(session->m_options)},
+    Json request = {{"op", "load"},
+                    {"path", path},
+                    {"options", wire::encode_session_options(session->m_options)},
                     {"identity", {identity->device, identity->inode, identity->size, identity->mtime_ns}}};
     auto reply = session->call(request, job, false);
     if (!reply) return reply.error();
@@ -355,9 +356,7 @@ Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& te
         session->m_facts = wire::decode_facts(reply->at("facts"));
         session->m_route = wire::decode_route(reply->at("route"));
         session->m_n_ctx = reply->at("n_ctx").get<uint32_t>();
-    } catch (const std::exception& e) {
-        return decode_failure(e);
-    }
+    } catch (const std::exception& e) { return decode_failure(e); }
     job_report(job, 1.0);
     return session;
 }
@@ -381,8 +380,10 @@ Result<std::vector<TokenPiece>> WorkerSession::token_pieces(std::span<const int3
 }
 
 Result<std::string> WorkerSession::detokenize(std::span<const int32_t> ids, bool remove_special, bool unparse_special) {
-    Json request = {{"op", "detokenize"}, {"ids", std::vector<int32_t>(ids.begin(), ids.end())},
-                    {"remove_special", remove_special}, {"unparse_special", unparse_special}};
+    Json request = {{"op", "detokenize"},
+                    {"ids", std::vector<int32_t>(ids.begin(), ids.end())},
+                    {"remove_special", remove_special},
+                    {"unparse_special", unparse_special}};
     return decoded(call(request, nullptr, true), [](const Json& j) { return j.at("text").get<std::string>(); });
 }
 
@@ -407,8 +408,7 @@ Result<GenerationResult> WorkerSession::generate_from_tokens(std::vector<int32_t
     return decoded(std::move(reply), [](const Json& j) { return wire::decode_generation(j.at("result")); });
 }
 
-Result<LayerCaptureResult> WorkerSession::capture_layers(std::string_view prompt, const LayerCaptureOptions& options,
-                                                         JobContext* job) {
+Result<LayerCaptureResult> WorkerSession::capture_layers(std::string_view prompt, const LayerCaptureOptions& options, JobContext* job) {
     Json request = {{"op", "layers"}, {"prompt", std::string(prompt)}, {"options", wire::encode_layer_options(options)}};
     return decoded(call(request, job, false), [](const Json& j) { return wire::decode_layers(j.at("result")); });
 }
@@ -430,11 +430,10 @@ Result<WorkerAbResult> WorkerSession::compare_ab(const std::string& b_text, std:
     });
 }
 
-Result<WorkerKldResult> WorkerSession::corpus_kld(const std::string& b_text, std::string_view text,
-                                                 const KldOptions& options, JobContext* job,
-                                                 const KldChunkCallback& on_chunk, const std::vector<std::string>& inputs) {
-    Json request = {{"op", "kld"}, {"text", std::string(text)}, {"options", wire::encode_kld_options(options)},
-                    {"inputs", inputs}};
+Result<WorkerKldResult> WorkerSession::corpus_kld(const std::string& b_text, std::string_view text, const KldOptions& options,
+                                                  JobContext* job, const KldChunkCallback& on_chunk,
+                                                  const std::vector<std::string>& inputs) {
+    Json request = {{"op", "kld"}, {"text", std::string(text)}, {"options", wire::encode_kld_options(options)}, {"inputs", inputs}};
     if (!b_text.empty()) {
         auto b = second_model_fields(b_text);
         if (!b) return b.error();
@@ -460,8 +459,7 @@ Result<LayerDivergenceResult> WorkerSession::layer_divergence(const std::string&
                                                               const LayerDivergenceOptions& options, JobContext* job) {
     auto b = second_model_fields(b_text);
     if (!b) return b.error();
-    Json request = {{"op", "divergence"}, {"prompt", std::string(prompt)},
-                    {"options", wire::encode_divergence_options(options)}};
+    Json request = {{"op", "divergence"}, {"prompt", std::string(prompt)}, {"options", wire::encode_divergence_options(options)}};
     request.update(*b);
     return decoded(call(request, job, false), [](const Json& j) { return wire::decode_divergence(j.at("result")); });
 }

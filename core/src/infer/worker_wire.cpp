@@ -80,7 +80,8 @@ Json encode_error(const Error& e) {
 }
 
 Error decode_error(const Json& j) {
-    Error e{code_from_name(j.at("code").get<std::string>()).value_or(ErrorCode::E_WIRE), j.value("field", std::string()), std::nullopt, j.at("message").get<std::string>()};
+    Error e{code_from_name(j.at("code").get<std::string>()).value_or(ErrorCode::E_WIRE), j.value("field", std::string()), std::nullopt,
+            j.at("message").get<std::string>()};
     if (j.contains("offset")) e.offset = j.at("offset").get<uint64_t>();
     return e;
 }
@@ -95,11 +96,22 @@ SessionOptions decode_session_options(const Json& j) {
 }
 
 Json encode_facts(const ModelFacts& f) {
-    return {{"description", f.description}, {"architecture", f.architecture}, {"n_params", f.n_params},
-            {"size_bytes", f.size_bytes}, {"n_ctx_train", f.n_ctx_train}, {"n_embd", f.n_embd},
-            {"n_layer", f.n_layer}, {"n_head", f.n_head}, {"n_head_kv", f.n_head_kv}, {"n_vocab", f.n_vocab},
-            {"vocab_type", f.vocab_type}, {"bos", f.bos}, {"eos", f.eos}, {"add_bos", f.add_bos},
-            {"has_chat_template", f.has_chat_template}, {"vocab_only", f.vocab_only}};
+    return {{"description", f.description},
+            {"architecture", f.architecture},
+            {"n_params", f.n_params},
+            {"size_bytes", f.size_bytes},
+            {"n_ctx_train", f.n_ctx_train},
+            {"n_embd", f.n_embd},
+            {"n_layer", f.n_layer},
+            {"n_head", f.n_head},
+            {"n_head_kv", f.n_head_kv},
+            {"n_vocab", f.n_vocab},
+            {"vocab_type", f.vocab_type},
+            {"bos", f.bos},
+            {"eos", f.eos},
+            {"add_bos", f.add_bos},
+            {"has_chat_template", f.has_chat_template},
+            {"vocab_only", f.vocab_only}};
 }
 
 ModelFacts decode_facts(const Json& j) {
@@ -123,18 +135,14 @@ ModelFacts decode_facts(const Json& j) {
     return f;
 }
 
-Json encode_route(const LoadRoute& r) {
-    return {{"through_export", r.through_export}, {"handlers", r.handlers}, {"banner", r.banner}};
-}
+Json encode_route(const LoadRoute& r) { return {{"through_export", r.through_export}, {"handlers", r.handlers}, {"banner", r.banner}}; }
 
 LoadRoute decode_route(const Json& j) {
     return LoadRoute{j.at("through_export").get<bool>(), j.at("handlers").get<std::vector<std::string>>(),
                      j.at("banner").get<std::string>()};
 }
 
-Json encode_tokenize_options(const TokenizeOptions& o) {
-    return {{"add_special", o.add_special}, {"parse_special", o.parse_special}};
-}
+Json encode_tokenize_options(const TokenizeOptions& o) { return {{"add_special", o.add_special}, {"parse_special", o.parse_special}}; }
 
 TokenizeOptions decode_tokenize_options(const Json& j) {
     return TokenizeOptions{j.at("add_special").get<bool>(), j.at("parse_special").get<bool>()};
@@ -157,8 +165,7 @@ Json encode_chat(const ChatRender& c) {
 }
 
 ChatRender decode_chat(const Json& j) {
-    return ChatRender{j.at("template_source").get<std::string>(), j.at("prompt").get<std::string>(),
-                      decode_pieces(j.at("tokens"))};
+    return ChatRender{j.at("template_source").get<std::string>(), j.at("prompt").get<std::string>(), decode_pieces(j.at("tokens"))};
 }
 
 Json encode_messages(const std::vector<ChatMessage>& messages) {
@@ -174,9 +181,14 @@ std::vector<ChatMessage> decode_messages(const Json& j) {
 }
 
 Json encode_generate_options(const GenerateOptions& o) {
-    return {{"max_tokens", o.max_tokens}, {"n_candidates", o.n_candidates},
-            {"temperature", o.sampling.temperature}, {"top_k", o.sampling.top_k}, {"top_p", o.sampling.top_p},
-            {"seed", o.sampling.seed}, {"tokenize", encode_tokenize_options(o.tokenize)}, {"stop_at_eog", o.stop_at_eog}};
+    return {{"max_tokens", o.max_tokens},
+            {"n_candidates", o.n_candidates},
+            {"temperature", o.sampling.temperature},
+            {"top_k", o.sampling.top_k},
+            {"top_p", o.sampling.top_p},
+            {"seed", o.sampling.seed},
+            {"tokenize", encode_tokenize_options(o.tokenize)},
+            {"stop_at_eog", o.stop_at_eog}};
 }
 
 GenerateOptions decode_generate_options(const Json& j) {
@@ -211,9 +223,15 @@ GenerationStep decode_step(const Json& j) {
 Json encode_generation(const GenerationResult& r) {
     Json steps = Json::array();
     for (const GenerationStep& s : r.steps) steps.push_back(encode_step(s));
-    return {{"prompt_tokens", r.prompt_tokens}, {"steps", steps}, {"text", r.text}, {"stop", static_cast<int>(r.stop)},
-            {"prompt_ms", r.prompt_ms}, {"generation_ms", r.generation_ms}, {"generation_decoded", r.generation_decoded},
-            {"prompt_tokens_per_s", r.prompt_tokens_per_s}, {"generation_tokens_per_s", r.generation_tokens_per_s}};
+    return {{"prompt_tokens", r.prompt_tokens},
+            {"steps", steps},
+            {"text", r.text},
+            {"stop", static_cast<int>(r.stop)},
+            {"prompt_ms", r.prompt_ms},
+            {"generation_ms", r.generation_ms},
+            {"generation_decoded", r.generation_decoded},
+            {"prompt_tokens_per_s", r.prompt_tokens_per_s},
+            {"generation_tokens_per_s", r.generation_tokens_per_s}};
 }
 
 GenerationResult decode_generation(const Json& j) {
@@ -232,7 +250,9 @@ GenerationResult decode_generation(const Json& j) {
 }
 
 Json encode_layer_options(const LayerCaptureOptions& o) {
-    return {{"names", o.names}, {"tokenize", encode_tokenize_options(o.tokenize)}, {"keep_values", o.keep_values},
+    return {{"names", o.names},
+            {"tokenize", encode_tokenize_options(o.tokenize)},
+            {"keep_values", o.keep_values},
             {"measure_plain", o.measure_plain}};
 }
 
@@ -248,8 +268,16 @@ LayerCaptureOptions decode_layer_options(const Json& j) {
 Json encode_layers(const LayerCaptureResult& r) {
     Json acts = Json::array();
     for (const ActivationStats& a : r.activations)
-        acts.push_back({{"tensor", a.tensor}, {"base", a.base}, {"layer", a.layer}, {"shape", a.shape}, {"count", a.count},
-                        {"l2", a.l2}, {"min", a.min}, {"max", a.max}, {"mean", a.mean}, {"std", a.std},
+        acts.push_back({{"tensor", a.tensor},
+                        {"base", a.base},
+                        {"layer", a.layer},
+                        {"shape", a.shape},
+                        {"count", a.count},
+                        {"l2", a.l2},
+                        {"min", a.min},
+                        {"max", a.max},
+                        {"mean", a.mean},
+                        {"std", a.std},
                         {"values", floats(a.values)}});
     return {{"tokens", r.tokens}, {"activations", acts}, {"capture_ms", r.capture_ms}, {"plain_ms", r.plain_ms}};
 }
@@ -288,13 +316,12 @@ AbOptions decode_ab_options(const Json& j) {
 Json encode_ab(const AbResult& r) {
     Json positions = Json::array();
     for (const AbPosition& p : r.positions)
-        positions.push_back(Json::array({p.index, p.token, p.generated, p.kld, p.top_a, p.top_b, p.prob_top_a,
-                                         p.prob_top_b, p.topk_overlap}));
+        positions.push_back(
+            Json::array({p.index, p.token, p.generated, p.kld, p.top_a, p.top_b, p.prob_top_a, p.prob_top_b, p.topk_overlap}));
     const AbSummary& s = r.summary;
-    Json summary = {s.positions, s.mean_kld, s.median_kld, s.p99_kld, s.max_kld, s.same_top_share, s.mean_topk_overlap,
-                    s.first_divergence};
-    return {{"tokens", r.tokens}, {"n_prompt", r.n_prompt}, {"positions", positions}, {"summary", summary},
-            {"continuation", r.continuation}};
+    Json summary = {s.positions, s.mean_kld, s.median_kld, s.p99_kld, s.max_kld, s.same_top_share, s.mean_topk_overlap, s.first_divergence};
+    return {
+        {"tokens", r.tokens}, {"n_prompt", r.n_prompt}, {"positions", positions}, {"summary", summary}, {"continuation", r.continuation}};
 }
 
 AbResult decode_ab(const Json& j) {

@@ -26,8 +26,7 @@ std::vector<T> unpacked(const Json& j) {
 // the encoder and the decoder both walk this one list.
 template <typename Sums, typename F>
 void for_each_sum(Sums& s, F&& f) {
-    for (auto* field : {&s.nll, &s.nll2, &s.nll_base, &s.nll_base2, &s.nll_nll_base, &s.kld, &s.kld2, &s.p_diff,
-                        &s.p_diff2, &s.p_diff4})
+    for (auto* field : {&s.nll, &s.nll2, &s.nll_base, &s.nll_base2, &s.nll_nll_base, &s.kld, &s.kld2, &s.p_diff, &s.p_diff2, &s.p_diff4})
         f(*field);
     f(s.max_abs_p_diff);
     f(s.same_top);
@@ -54,25 +53,20 @@ Json encode_kld_options(const KldOptions& o) {
 }
 
 KldOptions decode_kld_options(const Json& j) {
-    return KldOptions{j.at("n_ctx").get<uint32_t>(), j.at("max_chunks").get<int32_t>(),
-                      j.at("save_base").get<std::string>(), j.at("base").get<std::string>()};
+    return KldOptions{j.at("n_ctx").get<uint32_t>(), j.at("max_chunks").get<int32_t>(), j.at("save_base").get<std::string>(),
+                      j.at("base").get<std::string>()};
 }
 
-Json encode_kld_chunk(const KldChunk& c) {
-    return Json::array({c.index, encode_sums(c.sums), c.seconds});
-}
+Json encode_kld_chunk(const KldChunk& c) { return Json::array({c.index, encode_sums(c.sums), c.seconds}); }
 
-KldChunk decode_kld_chunk(const Json& j) {
-    return KldChunk{j.at(0).get<int32_t>(), decode_sums(j.at(1)), j.at(2).get<double>()};
-}
+KldChunk decode_kld_chunk(const Json& j) { return KldChunk{j.at(0).get<int32_t>(), decode_sums(j.at(1)), j.at(2).get<double>()}; }
 
 Json encode_kld(const CorpusKldResult& r) {
     Json chunks = Json::array();
     for (const KldChunk& c : r.chunks) chunks.push_back(encode_kld_chunk(c));
-    return {{"n_ctx", r.n_ctx}, {"n_chunk", r.n_chunk}, {"n_vocab", r.n_vocab}, {"text_tokens", r.text_tokens},
-            {"tokens", packed(r.tokens)}, {"kld", packed(r.kld)}, {"p_diff", packed(r.p_diff)},
-            {"top_a", packed(r.top_a)}, {"top_b", packed(r.top_b)}, {"chunks", chunks},
-            {"total", encode_sums(r.total)}, {"seconds", r.seconds}};
+    return {{"n_ctx", r.n_ctx},           {"n_chunk", r.n_chunk}, {"n_vocab", r.n_vocab},          {"text_tokens", r.text_tokens},
+            {"tokens", packed(r.tokens)}, {"kld", packed(r.kld)}, {"p_diff", packed(r.p_diff)},    {"top_a", packed(r.top_a)},
+            {"top_b", packed(r.top_b)},   {"chunks", chunks},     {"total", encode_sums(r.total)}, {"seconds", r.seconds}};
 }
 
 CorpusKldResult decode_kld(const Json& j) {
@@ -97,8 +91,8 @@ Json encode_memory_options(const MemoryPlanOptions& o) {
 }
 
 MemoryPlanOptions decode_memory_options(const Json& j) {
-    return MemoryPlanOptions{j.at("n_ctx").get<uint32_t>(), j.at("n_batch").get<uint32_t>(),
-                             j.at("n_ubatch").get<uint32_t>(), j.at("kv_type").get<std::string>()};
+    return MemoryPlanOptions{j.at("n_ctx").get<uint32_t>(), j.at("n_batch").get<uint32_t>(), j.at("n_ubatch").get<uint32_t>(),
+                             j.at("kv_type").get<std::string>()};
 }
 
 Json encode_memory(const MemoryMeasure& m) {
@@ -109,9 +103,7 @@ Json encode_memory(const MemoryMeasure& m) {
 }
 
 MemoryMeasure decode_memory(const Json& j) {
-    auto terms = [](const Json& t) {
-        return MemoryTerms{t.at(0).get<uint64_t>(), t.at(1).get<uint64_t>(), t.at(2).get<uint64_t>()};
-    };
+    auto terms = [](const Json& t) { return MemoryTerms{t.at(0).get<uint64_t>(), t.at(1).get<uint64_t>(), t.at(2).get<uint64_t>()}; };
     MemoryMeasure m;
     m.terms = terms(j.at("terms"));
     for (const Json& b : j.at("buffers")) m.buffers.push_back({b.at(0).get<std::string>(), terms(b.at(1))});
@@ -130,8 +122,8 @@ LayerDivergenceOptions decode_divergence_options(const Json& j) {
 Json encode_divergence(const LayerDivergenceResult& r) {
     Json rows = Json::array();
     for (const LayerDivergenceRow& row : r.rows)
-        rows.push_back(Json::array({row.tensor, row.base, row.layer, row.cosine, row.rel_error, row.sqnr_db,
-                                    packed(row.cosine_at), packed(row.rel_error_at), packed(row.sqnr_db_at)}));
+        rows.push_back(Json::array({row.tensor, row.base, row.layer, row.cosine, row.rel_error, row.sqnr_db, packed(row.cosine_at),
+                                    packed(row.rel_error_at), packed(row.sqnr_db_at)}));
     return {{"tokens", r.tokens}, {"rows", rows}, {"jump_layer", r.jump_layer}};
 }
 
@@ -139,10 +131,9 @@ LayerDivergenceResult decode_divergence(const Json& j) {
     LayerDivergenceResult r;
     r.tokens = j.at("tokens").get<std::vector<int32_t>>();
     for (const Json& row : j.at("rows"))
-        r.rows.push_back(LayerDivergenceRow{row.at(0).get<std::string>(), row.at(1).get<std::string>(),
-                                            row.at(2).get<int32_t>(), row.at(3).get<double>(), row.at(4).get<double>(),
-                                            row.at(5).get<double>(), unpacked<float>(row.at(6)),
-                                            unpacked<float>(row.at(7)), unpacked<float>(row.at(8))});
+        r.rows.push_back(LayerDivergenceRow{row.at(0).get<std::string>(), row.at(1).get<std::string>(), row.at(2).get<int32_t>(),
+                                            row.at(3).get<double>(), row.at(4).get<double>(), row.at(5).get<double>(),
+                                            unpacked<float>(row.at(6)), unpacked<float>(row.at(7)), unpacked<float>(row.at(8))});
     r.jump_layer = j.at("jump_layer").get<int32_t>();
     return r;
 }

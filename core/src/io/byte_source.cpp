@@ -34,7 +34,7 @@ constexpr size_t kMinPooledFiles = 4;
 constexpr size_t kMaxPooledFiles = 1024;
 
 uint64_t soft_file_limit() {
-    rlimit limit {};
+    rlimit limit{};
     if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
     return static_cast<uint64_t>(limit.rlim_cur);
 }
@@ -61,7 +61,7 @@ public:
     void adopt(const FileSource& source, int fd);
     void forget(const FileSource& source);
     bool close_one_idle();
-    bool close_one_idle_locked();   // the caller holds the pool's lock
+    bool close_one_idle_locked();  // the caller holds the pool's lock
     size_t capacity() const { return m_capacity; }
 
 private:
@@ -69,13 +69,12 @@ private:
 
     const size_t m_capacity = pool_capacity_for(soft_file_limit());
     std::mutex m_mutex;
-    std::list<const FileSource*> m_open;   // most recently used first
+    std::list<const FileSource*> m_open;  // most recently used first
 };
 
 class FileSource final : public ByteSource {
 public:
-    FileSource(std::string path, uint64_t size, int fd, dev_t dev, ino_t ino)
-        : ByteSource(std::move(path), size), m_dev(dev), m_ino(ino) {
+    FileSource(std::string path, uint64_t size, int fd, dev_t dev, ino_t ino) : ByteSource(std::move(path), size), m_dev(dev), m_ino(ino) {
         DescriptorPool::instance().adopt(*this, fd);
     }
     ~FileSource() override { DescriptorPool::instance().forget(*this); }
@@ -198,8 +197,7 @@ void DescriptorPool::evict_idle_locked() {
 
 class MemorySource final : public ByteSource {
 public:
-    MemorySource(std::vector<uint8_t> bytes, std::string name)
-        : ByteSource(std::move(name), bytes.size()), m_bytes(std::move(bytes)) {}
+    MemorySource(std::vector<uint8_t> bytes, std::string name) : ByteSource(std::move(name), bytes.size()), m_bytes(std::move(bytes)) {}
 
     bool read(uint64_t offset, uint64_t length, void* dst) const override {
         if (!contains(offset, length)) return false;
@@ -237,11 +235,9 @@ Result<ByteSourcePtr> open_file(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
         return Error{ErrorCode::E_NOT_FOUND, "path", std::nullopt, "cannot open: " + std::string(std::strerror(errno))};
-    if (!S_ISREG(st.st_mode))
-        return Error{ErrorCode::E_NOT_REGULAR_FILE, "path", std::nullopt, "not a regular file"};
+    if (!S_ISREG(st.st_mode)) return Error{ErrorCode::E_NOT_REGULAR_FILE, "path", std::nullopt, "not a regular file"};
     int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    while (fd < 0 && out_of_descriptors(errno) && release_idle_descriptor())
-        fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    while (fd < 0 && out_of_descriptors(errno) && release_idle_descriptor()) fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         int err = errno;
         return Error{open_error_code(err), "path", std::nullopt, "cannot open: " + open_error_text(err)};

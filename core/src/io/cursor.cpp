@@ -6,8 +6,7 @@
 
 namespace mlens {
 
-Cursor::Cursor(const ByteSource& source, uint64_t start, bool swap_bytes)
-    : m_source(source), m_pos(start), m_swap(swap_bytes) {}
+Cursor::Cursor(const ByteSource& source, uint64_t start, bool swap_bytes) : m_source(source), m_pos(start), m_swap(swap_bytes) {}
 
 const uint8_t* Cursor::peek_slow(uint64_t n) {
     if (n > remaining() || n > kWindowBytes) return nullptr;

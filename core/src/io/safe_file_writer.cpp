@@ -1,5 +1,5 @@
-#include "mlens/io/file_type.h"
 #include "mlens/io/safe_file_writer.h"
+#include "mlens/io/file_type.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,9 +20,7 @@ namespace {
 // Long enough for any name; keeps ".<name>.tmp-XXXXXX" within NAME_MAX for the longest names.
 constexpr size_t kTempNameKeep = 200;
 
-Error output_error(ErrorCode code, std::string message) {
-    return Error{code, "output", std::nullopt, std::move(message)};
-}
+Error output_error(ErrorCode code, std::string message) { return Error{code, "output", std::nullopt, std::move(message)}; }
 
 // Called right after the failing system call: errno still holds its reason.
 Error io_error(const std::string& what, const std::string& path) {
@@ -30,13 +28,12 @@ Error io_error(const std::string& what, const std::string& path) {
     return output_error(ErrorCode::E_IO, what + " " + escape_for_display(path) + ": " + std::strerror(reason));
 }
 
-FileIdentity identity_of(const struct stat& st) {
-    return FileIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
-}
+FileIdentity identity_of(const struct stat& st) { return FileIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}; }
 
 Error not_regular(const std::string& shown, mode_t mode) {
-    return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR, "refusing to write to " + escape_for_display(shown) + ": it is " +
-                                                    file_type_text(mode) + ", and only a regular file is ever replaced");
+    return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR,
+                        "refusing to write to " + escape_for_display(shown) + ": it is " + file_type_text(mode) +
+                            ", and only a regular file is ever replaced");
 }
 
 // Where the output really goes: the path itself, or the regular file its symbolic link leads to.
@@ -49,7 +46,8 @@ struct Target {
 
 Result<Target> resolve_target(const std::string& shown) {
     if (shown.empty()) return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR, "no output path given");
-    if (shown.back() == '/') return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR, "refusing to write to " + escape_for_display(shown) + ": it names a folder");
+    if (shown.back() == '/')
+        return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR, "refusing to write to " + escape_for_display(shown) + ": it names a folder");
     Target t;
     t.path = shown;
     struct stat ls {};
@@ -58,8 +56,9 @@ Result<Target> resolve_target(const std::string& shown) {
             char* real = ::realpath(shown.c_str(), nullptr);
             if (!real) {
                 const int reason = errno;
-                return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR, "refusing to write to " + escape_for_display(shown) +
-                                                                ": a symbolic link that leads to no file (" + std::strerror(reason) + ")");
+                return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR,
+                                    "refusing to write to " + escape_for_display(shown) + ": a symbolic link that leads to no file (" +
+                                        std::strerror(reason) + ")");
             }
             t.path = real;
             std::free(real);
@@ -91,7 +90,8 @@ void OutputGuard::add_input(const std::string& path) {
 
 void OutputGuard::add_input(FileIdentity id, std::string path) {
     const size_t slash = path.rfind('/');
-    if (slash != std::string::npos && slash > 0 && classify_blob_file(std::string_view(path).substr(slash + 1)).kind == BlobFileKind::blob) {
+    if (slash != std::string::npos && slash > 0 &&
+        classify_blob_file(std::string_view(path).substr(slash + 1)).kind == BlobFileKind::blob) {
         const std::string folder = path.substr(0, slash);
         const size_t parent_slash = folder.rfind('/');
         if (folder.substr(parent_slash == std::string::npos ? 0 : parent_slash + 1) == "blobs")
@@ -108,20 +108,22 @@ Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, OutputGua
     if (existing)
         for (const OutputGuard::Input& in : guard.m_inputs)
             if (in.id == *existing)
-                return output_error(ErrorCode::E_OUTPUT_IS_INPUT, "refusing to write " + escape_for_display(path) + " over the input file " +
-                                                             escape_for_display(in.path));
+                return output_error(
+                    ErrorCode::E_OUTPUT_IS_INPUT,
+                    "refusing to write " + escape_for_display(path) + " over the input file " + escape_for_display(in.path));
     struct stat folder_st {};
     if (::stat(target->folder.c_str(), &folder_st) != 0) return io_error("cannot use the folder", target->folder);
     const FileIdentity folder = identity_of(folder_st);
     for (const OutputGuard::Input& store : guard.m_store_folders)
         if (store.id == folder)
-            return output_error(ErrorCode::E_OUTPUT_IN_STORE, "refusing to write " + escape_for_display(path) + " into " +
-                                                             escape_for_display(store.path) +
-                                                             ", the blobs folder of an Ollama store it reads, which is never written to");
+            return output_error(ErrorCode::E_OUTPUT_IN_STORE,
+                                "refusing to write " + escape_for_display(path) + " into " + escape_for_display(store.path) +
+                                    ", the blobs folder of an Ollama store it reads, which is never written to");
     for (const OutputGuard::Output& out : guard.m_outputs)
         if ((existing && out.existing == existing) || (out.folder == folder && out.name == target->name))
-            return output_error(ErrorCode::E_OUTPUTS_SAME_FILE, escape_for_display(path) + " and " + escape_for_display(out.path) +
-                                                           " are the same file; each output needs its own");
+            return output_error(
+                ErrorCode::E_OUTPUTS_SAME_FILE,
+                escape_for_display(path) + " and " + escape_for_display(out.path) + " are the same file; each output needs its own");
 
     std::string temp = target->folder + "/." + target->name.substr(0, kTempNameKeep) + ".tmp-XXXXXX";
     const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
@@ -149,10 +151,17 @@ Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, OutputGua
 }
 
 SafeFileWriter::SafeFileWriter(SafeFileWriter&& other) noexcept
-    : m_shown(std::move(other.m_shown)), m_target(std::move(other.m_target)), m_folder(std::move(other.m_folder)),
+    : m_shown(std::move(other.m_shown)),
+      m_target(std::move(other.m_target)),
+      m_folder(std::move(other.m_folder)),
       m_temp(std::move(other.m_temp)),
-      m_inputs(std::move(other.m_inputs)), m_fd(other.m_fd), m_temp_slot(other.m_temp_slot), m_mode(other.m_mode),
-      m_written_id(other.m_written_id), m_written(other.m_written), m_committed(other.m_committed) {
+      m_inputs(std::move(other.m_inputs)),
+      m_fd(other.m_fd),
+      m_temp_slot(other.m_temp_slot),
+      m_mode(other.m_mode),
+      m_written_id(other.m_written_id),
+      m_written(other.m_written),
+      m_committed(other.m_committed) {
     other.m_fd = -1;
     other.m_temp_slot = -1;
     other.m_temp.clear();
@@ -174,7 +183,7 @@ Status SafeFileWriter::write(const void* data, uint64_t length) {
     while (length > 0) {
         const ssize_t n = ::write(m_fd, p, length);
         if (n < 0 && errno == EINTR) continue;
-        if (n == 0) errno = ENOSPC;   // a regular file takes nothing only when the disk is full
+        if (n == 0) errno = ENOSPC;  // a regular file takes nothing only when the disk is full
         if (n <= 0) {
             Error e = io_error("cannot write", m_shown);
             discard();
@@ -206,8 +215,8 @@ Status SafeFileWriter::commit() {
         if (!S_ISREG(st.st_mode)) return fail(not_regular(m_shown, st.st_mode));
         for (const FileIdentity& in : m_inputs)
             if (in == identity_of(st))
-                return fail(output_error(ErrorCode::E_OUTPUT_IS_INPUT, "refusing to write " + escape_for_display(m_shown) +
-                                                                  ": it became one of the input files"));
+                return fail(output_error(ErrorCode::E_OUTPUT_IS_INPUT,
+                                         "refusing to write " + escape_for_display(m_shown) + ": it became one of the input files"));
     }
     if (::rename(m_temp.c_str(), m_target.c_str()) != 0) return fail(io_error("cannot rename the finished file into", m_shown));
     m_committed = true;
@@ -224,8 +233,9 @@ Status SafeFileWriter::commit() {
 
     auto now = file_identity(m_target);
     if (!now || !(*now == m_written_id))
-        return output_error(ErrorCode::E_OUTPUT_REPLACED, escape_for_display(m_shown) +
-                                                     " was replaced by another writer right after this one finished; that file is left as is");
+        return output_error(
+            ErrorCode::E_OUTPUT_REPLACED,
+            escape_for_display(m_shown) + " was replaced by another writer right after this one finished; that file is left as is");
     return ok_status();
 }
 

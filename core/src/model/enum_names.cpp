@@ -7,9 +7,7 @@ namespace mlens {
 namespace {
 
 // A key naming an architecture before the suffix ("llama.pooling_type"), never the bare suffix.
-bool has_arch_and_suffix(std::string_view s, std::string_view suffix) {
-    return s.size() > suffix.size() && s.ends_with(suffix);
-}
+bool has_arch_and_suffix(std::string_view s, std::string_view suffix) { return s.size() > suffix.size() && s.ends_with(suffix); }
 
 template <size_t N>
 const char* lookup(const char* const (&names)[N], int64_t v) {
@@ -19,8 +17,7 @@ const char* lookup(const char* const (&names)[N], int64_t v) {
 }  // namespace
 
 const char* token_type_name(int64_t type) {
-    static const char* const kNames[] = {"UNDEFINED", "NORMAL", "UNKNOWN", "CONTROL",
-                                         "USER_DEFINED", "UNUSED", "BYTE"};
+    static const char* const kNames[] = {"UNDEFINED", "NORMAL", "UNKNOWN", "CONTROL", "USER_DEFINED", "UNUSED", "BYTE"};
     return lookup(kNames, type);
 }
 

@@ -15,8 +15,7 @@ uint64_t saturating_add(uint64_t a, uint64_t b) {
 
 // The expert number of a member stored one tensor per expert: "<group>.<e>.<part>".
 std::optional<uint64_t> expert_number(std::string_view name, std::string_view group) {
-    if (name.size() <= group.size() + 1 || !name.starts_with(group) || name[group.size()] != '.')
-        return std::nullopt;
+    if (name.size() <= group.size() + 1 || !name.starts_with(group) || name[group.size()] != '.') return std::nullopt;
     std::string_view rest = name.substr(group.size() + 1);
     uint64_t e = 0;
     auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), e);
@@ -89,8 +88,7 @@ std::vector<LogicalTensor> logical_tensors(const Model& model) {
 }
 
 const LogicalTensor* find_logical_tensor(const std::vector<LogicalTensor>& tensors, size_t entry) {
-    auto it = std::lower_bound(tensors.begin(), tensors.end(), entry,
-                               [](const LogicalTensor& t, size_t e) { return t.index < e; });
+    auto it = std::lower_bound(tensors.begin(), tensors.end(), entry, [](const LogicalTensor& t, size_t e) { return t.index < e; });
     return it != tensors.end() && it->index == entry ? &*it : nullptr;
 }
 

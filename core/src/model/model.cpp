@@ -10,17 +10,23 @@ namespace mlens {
 
 const char* format_name(Format f) {
     switch (f) {
-        case Format::gguf: return "GGUF";
-        case Format::safetensors: return "safetensors";
-        default: return "unknown";
+        case Format::gguf:
+            return "GGUF";
+        case Format::safetensors:
+            return "safetensors";
+        default:
+            return "unknown";
     }
 }
 
 const char* data_presence_name(DataPresence p) {
     switch (p) {
-        case DataPresence::complete: return "complete";
-        case DataPresence::partial: return "partial";
-        case DataPresence::missing: return "missing";
+        case DataPresence::complete:
+            return "complete";
+        case DataPresence::partial:
+            return "partial";
+        case DataPresence::missing:
+            return "missing";
     }
     return "complete";
 }
@@ -96,10 +102,8 @@ Status Model::read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, 
     if (index >= tensors.size()) return Error{ErrorCode::E_RANGE, "tensor", std::nullopt, "no such tensor"};
     const TensorInfo& t = tensors[index];
     auto end = checked_add(offset, length);
-    if (!t.n_bytes || !end || *end > *t.n_bytes)
-        return Error{ErrorCode::E_RANGE, t.name, std::nullopt, "read outside the tensor's data"};
-    if (t.file >= files.size() || !files[t.file].source)
-        return Error{ErrorCode::E_IO, t.name, std::nullopt, "tensor file is not open"};
+    if (!t.n_bytes || !end || *end > *t.n_bytes) return Error{ErrorCode::E_RANGE, t.name, std::nullopt, "read outside the tensor's data"};
+    if (t.file >= files.size() || !files[t.file].source) return Error{ErrorCode::E_IO, t.name, std::nullopt, "tensor file is not open"};
     const SourceFile& file = files[t.file];
     auto read = [&](uint64_t from, uint64_t n, void* out) -> Status {
         if (!file.source->read(t.data_offset + from, n, out))
@@ -108,7 +112,8 @@ Status Model::read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, 
         return ok_status();
     };
     if (!file.big_endian || format != Format::gguf) return read(offset, length, dst);
-    if (!has_big_endian_layout(t.type.id)) return Error{ErrorCode::E_BIG_ENDIAN_TYPE, t.name, std::nullopt, big_endian_refusal(t.type.name)};
+    if (!has_big_endian_layout(t.type.id))
+        return Error{ErrorCode::E_BIG_ENDIAN_TYPE, t.name, std::nullopt, big_endian_refusal(t.type.name)};
     // Fields are reversed block by block: a range that cuts a block reads its whole blocks.
     const uint64_t block = t.type.block_bytes;
     const uint64_t first = offset / block, last = (*end + block - 1) / block;

@@ -7,15 +7,16 @@ namespace mlens {
 
 nlohmann::json diagnostic_to_json(const Diagnostic& d) {
     nlohmann::json j = {{"severity", d.severity == Severity::error ? "error" : "warning"},
-                        {"format", d.format}, {"code", code_name(d.code)}, {"field", d.field},
-                        {"message", d.message}, {"file", d.file}};
+                        {"format", d.format},
+                        {"code", code_name(d.code)},
+                        {"field", d.field},
+                        {"message", d.message},
+                        {"file", d.file}};
     j["offset"] = d.offset ? nlohmann::json(*d.offset) : nlohmann::json(nullptr);
     return j;
 }
 
-const char* shape_order_name(Format format) {
-    return format == Format::safetensors ? "slowest_first" : "fastest_first";
-}
+const char* shape_order_name(Format format) { return format == Format::safetensors ? "slowest_first" : "fastest_first"; }
 
 std::vector<uint64_t> shape_in_format_order(const std::vector<uint64_t>& ne, Format format) {
     if (format != Format::safetensors) return ne;
@@ -29,8 +30,7 @@ nlohmann::json tensor_type_id_json(const StorageType& type, Format format) {
 }
 
 nlohmann::json typed_value_json(const Value& v, uint64_t max_items) {
-    nlohmann::json j = {{"type", value_type_name(v.type)}, {"element_type", nullptr}, {"count", nullptr},
-                        {"truncated", nullptr}};
+    nlohmann::json j = {{"type", value_type_name(v.type)}, {"element_type", nullptr}, {"count", nullptr}, {"truncated", nullptr}};
     if (v.is_array()) {
         j["element_type"] = value_type_name(v.array->element_type);
         j["count"] = v.array->count;
@@ -41,19 +41,30 @@ nlohmann::json typed_value_json(const Value& v, uint64_t max_items) {
 }
 
 nlohmann::json tensor_to_json(const TensorInfo& t, Format format) {
-    nlohmann::json j = {{"name", t.name}, {"type", t.type.name}, {"type_id", tensor_type_id_json(t.type, format)},
-                        {"shape", shape_in_format_order(t.ne, format)}, {"shape_order", shape_order_name(format)},
-                        {"n_elements", t.n_elements}, {"offset", t.data_offset},
-                        {"relative_offset", t.relative_offset}, {"file", t.file}};
+    nlohmann::json j = {{"name", t.name},
+                        {"type", t.type.name},
+                        {"type_id", tensor_type_id_json(t.type, format)},
+                        {"shape", shape_in_format_order(t.ne, format)},
+                        {"shape_order", shape_order_name(format)},
+                        {"n_elements", t.n_elements},
+                        {"offset", t.data_offset},
+                        {"relative_offset", t.relative_offset},
+                        {"file", t.file}};
     auto index = [](const std::optional<size_t>& i) { return i ? nlohmann::json(*i) : nlohmann::json(nullptr); };
     j["n_bytes"] = t.n_bytes ? nlohmann::json(*t.n_bytes) : nlohmann::json(nullptr);
     j["quant"] = nullptr;
     if (t.quant) {
         const QuantLayout& q = *t.quant;
-        j["quant"] = {{"type", q.type}, {"mode", q.mode}, {"bits", q.bits}, {"group_size", q.group_size},
-                      {"origin", q.origin}, {"declared", q.declared.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.declared)},
+        j["quant"] = {{"type", q.type},
+                      {"mode", q.mode},
+                      {"bits", q.bits},
+                      {"group_size", q.group_size},
+                      {"origin", q.origin},
+                      {"declared", q.declared.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.declared)},
                       {"logical_shape", shape_in_format_order(q.logical_ne, format)},
-                      {"logical_elements", q.logical_elements}, {"scale", index(q.scale)}, {"bias", index(q.bias)},
+                      {"logical_elements", q.logical_elements},
+                      {"scale", index(q.scale)},
+                      {"bias", index(q.bias)},
                       {"global_scale", index(q.global_scale)}};
     }
     j["part_of"] = index(t.part_of);
@@ -62,16 +73,20 @@ nlohmann::json tensor_to_json(const TensorInfo& t, Format format) {
 }
 
 nlohmann::json group_to_json(const TensorGroup& g) {
-    return {{"name", g.name}, {"kind", g.kind}, {"layout", g.layout}, {"count", g.count}, {"parts", g.parts},
-            {"members", g.members}};
+    return {{"name", g.name}, {"kind", g.kind}, {"layout", g.layout}, {"count", g.count}, {"parts", g.parts}, {"members", g.members}};
 }
 
 nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t) {
     const TensorInfo& main = model.tensors[t.index];
     const Format format = model.format;
-    nlohmann::json j = {{"name", main.name}, {"type", t.type}, {"shape", shape_in_format_order(t.ne, format)},
-                        {"shape_order", shape_order_name(format)}, {"n_elements", t.elements},
-                        {"offset", main.data_offset}, {"relative_offset", main.relative_offset}, {"file", main.file}};
+    nlohmann::json j = {{"name", main.name},
+                        {"type", t.type},
+                        {"shape", shape_in_format_order(t.ne, format)},
+                        {"shape_order", shape_order_name(format)},
+                        {"n_elements", t.elements},
+                        {"offset", main.data_offset},
+                        {"relative_offset", main.relative_offset},
+                        {"file", main.file}};
     j["n_bytes"] = t.bytes ? nlohmann::json(*t.bytes) : nlohmann::json(nullptr);
     const double bpw = t.bits_per_weight();
     j["bits_per_weight"] = bpw > 0 ? nlohmann::json(bpw) : nlohmann::json(nullptr);
@@ -83,15 +98,19 @@ nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t
         j["type_id"] = tensor_type_id_json(main.type, format);
     } else {
         const QuantLayout& q = *main.quant;
-        j["quant"] = {{"type", q.type}, {"mode", q.mode}, {"bits", q.bits}, {"group_size", q.group_size}, {"origin", q.origin},
-                      {"declared", q.declared.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.declared)}};
+        j["quant"] = {{"type", q.type},     {"mode", q.mode},
+                      {"bits", q.bits},     {"group_size", q.group_size},
+                      {"origin", q.origin}, {"declared", q.declared.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.declared)}};
         nlohmann::json stored = nlohmann::json::array();
         for (const StoredPart& p : t.parts) {
             const TensorInfo& e = model.tensors[p.entry];
-            stored.push_back({{"role", p.role}, {"name", e.name}, {"type", e.type.name},
+            stored.push_back({{"role", p.role},
+                              {"name", e.name},
+                              {"type", e.type.name},
                               {"shape", shape_in_format_order(e.ne, format)},
                               {"n_bytes", e.n_bytes ? nlohmann::json(*e.n_bytes) : nlohmann::json(nullptr)},
-                              {"offset", e.data_offset}, {"file", e.file}});
+                              {"offset", e.data_offset},
+                              {"file", e.file}});
         }
         j["stored"] = std::move(stored);
     }
@@ -104,9 +123,7 @@ nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t
     return j;
 }
 
-std::string json_text(const nlohmann::json& j, int indent) {
-    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string json_text(const nlohmann::json& j, int indent) { return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 nlohmann::json model_to_json(const Model& model, uint64_t max_items) {
     nlohmann::json j;
@@ -114,8 +131,12 @@ nlohmann::json model_to_json(const Model& model, uint64_t max_items) {
     j["partial"] = model.partial;
     j["files"] = nlohmann::json::array();
     for (const SourceFile& f : model.files)
-        j["files"].push_back({{"path", f.path}, {"size", f.source ? f.source->size() : 0}, {"version", f.version},
-                              {"big_endian", f.big_endian}, {"alignment", f.alignment}, {"data_start", f.data_start}});
+        j["files"].push_back({{"path", f.path},
+                              {"size", f.source ? f.source->size() : 0},
+                              {"version", f.version},
+                              {"big_endian", f.big_endian},
+                              {"alignment", f.alignment},
+                              {"data_start", f.data_start}});
     j["metadata"] = nlohmann::json::array();
     for (const MetadataEntry& e : model.metadata) {
         nlohmann::json m = typed_value_json(e.value, max_items);

@@ -13,10 +13,14 @@ struct ShapeFormat {
 
 ShapeFormat format_of(ShapeStyle style) {
     switch (style) {
-        case ShapeStyle::bracketed: return {"[", ", ", "]", "[]", false};
-        case ShapeStyle::row_major: return {"[", ", ", "]", "[]", true};
-        case ShapeStyle::times: return {"", " \xC3\x97 ", "", "(scalar)", false};
-        case ShapeStyle::plain_x: return {"", " x ", "", "scalar", false};
+        case ShapeStyle::bracketed:
+            return {"[", ", ", "]", "[]", false};
+        case ShapeStyle::row_major:
+            return {"[", ", ", "]", "[]", true};
+        case ShapeStyle::times:
+            return {"", " \xC3\x97 ", "", "(scalar)", false};
+        case ShapeStyle::plain_x:
+            return {"", " x ", "", "scalar", false};
     }
     return {"[", ", ", "]", "[]", false};
 }

@@ -29,8 +29,10 @@ std::string scaled(double value, const char* const* units, int n_units, double s
         ++u;
     }
     char buf[48];
-    if (u == 0) std::snprintf(buf, sizeof buf, "%.0f%s", value, units[0]);
-    else std::snprintf(buf, sizeof buf, value < 10 ? "%.2f%s" : value < 100 ? "%.1f%s" : "%.0f%s", value, units[u]);
+    if (u == 0)
+        std::snprintf(buf, sizeof buf, "%.0f%s", value, units[0]);
+    else
+        std::snprintf(buf, sizeof buf, value < 10 ? "%.2f%s" : value < 100 ? "%.1f%s" : "%.0f%s", value, units[u]);
     return buf;
 }
 
@@ -38,11 +40,10 @@ std::string scaled(double value, const char* const* units, int n_units, double s
 
 std::string file_type_name(uint64_t ftype) {
     static const char* const kNames[] = {
-        "F32", "F16", "Q4_0", "Q4_1", "Q4_1_SOME_F16", "Q4_2", "Q4_3", "Q8_0", "Q5_0", "Q5_1",
-        "Q2_K", "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K",
-        "IQ2_XXS", "IQ2_XS", "Q2_K_S", "IQ3_XS", "IQ3_XXS", "IQ1_S", "IQ4_NL", "IQ3_S", "IQ3_M",
-        "IQ2_S", "IQ2_M", "IQ4_XS", "IQ1_M", "BF16", "Q4_0_4_4", "Q4_0_4_8", "Q4_0_8_8", "TQ1_0",
-        "TQ2_0", "MXFP4_MOE", "NVFP4", "Q1_0", "Q2_0"};
+        "F32",      "F16",      "Q4_0",     "Q4_1",   "Q4_1_SOME_F16", "Q4_2",      "Q4_3",   "Q8_0",  "Q5_0",    "Q5_1",   "Q2_K",
+        "Q3_K_S",   "Q3_K_M",   "Q3_K_L",   "Q4_K_S", "Q4_K_M",        "Q5_K_S",    "Q5_K_M", "Q6_K",  "IQ2_XXS", "IQ2_XS", "Q2_K_S",
+        "IQ3_XS",   "IQ3_XXS",  "IQ1_S",    "IQ4_NL", "IQ3_S",         "IQ3_M",     "IQ2_S",  "IQ2_M", "IQ4_XS",  "IQ1_M",  "BF16",
+        "Q4_0_4_4", "Q4_0_4_8", "Q4_0_8_8", "TQ1_0",  "TQ2_0",         "MXFP4_MOE", "NVFP4",  "Q1_0",  "Q2_0"};
     if (ftype < std::size(kNames)) return kNames[ftype];
     if (ftype == 1024) return "GUESSED";
     return "unknown(" + std::to_string(ftype) + ")";

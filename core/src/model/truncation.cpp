@@ -14,8 +14,8 @@ namespace {
 
 struct FileShortfall {
     uint64_t size = 0;
-    uint64_t wanted = 0;                                   // furthest tensor end
-    std::vector<std::pair<uint64_t, uint64_t>> missing;   // [begin, end) past the size
+    uint64_t wanted = 0;  // furthest tensor end
+    std::vector<std::pair<uint64_t, uint64_t>> missing;  // [begin, end) past the size
     uint64_t affected = 0;
     uint64_t tensors = 0;
 };
@@ -56,13 +56,13 @@ void mark_missing_data(Model& model) {
     for (size_t i = 0; i < files.size(); ++i) {
         const FileShortfall& f = files[i];
         if (f.affected == 0) continue;
-        std::string message = "file ends at " + std::to_string(f.size) + " of " + std::to_string(f.wanted) + " bytes: " +
-                              std::to_string(covered_bytes(f.missing)) + " bytes of tensor data missing; " +
-                              std::to_string(f.affected) + " of " + std::to_string(f.tensors) + " tensors affected";
+        std::string message = "file ends at " + std::to_string(f.size) + " of " + std::to_string(f.wanted) +
+            " bytes: " + std::to_string(covered_bytes(f.missing)) + " bytes of tensor data missing; " + std::to_string(f.affected) +
+            " of " + std::to_string(f.tensors) + " tensors affected";
         if (model.files.size() > 1)
             message = escape_for_display(std::filesystem::path(model.files[i].path).filename().string(), 80) + ": " + message;
-        summaries.push_back({Severity::error, format_name(model.format), ErrorCode::E_TRUNCATED_DATA, "data", f.size,
-                             std::move(message), static_cast<uint32_t>(i)});
+        summaries.push_back({Severity::error, format_name(model.format), ErrorCode::E_TRUNCATED_DATA, "data", f.size, std::move(message),
+                             static_cast<uint32_t>(i)});
     }
     model.diagnostics.insert(model.diagnostics.begin(), std::make_move_iterator(summaries.begin()),
                              std::make_move_iterator(summaries.end()));

@@ -10,29 +10,47 @@
 namespace mlens {
 
 const char* value_type_name(ValueType t) {
-    static const char* const kNames[kValueTypeCount] = {
-        "UINT8", "INT8", "UINT16", "INT16", "UINT32", "INT32", "FLOAT32",
-        "BOOL", "STRING", "ARRAY", "UINT64", "INT64", "FLOAT64"};
+    static const char* const kNames[kValueTypeCount] = {"UINT8", "INT8",   "UINT16", "INT16",  "UINT32", "INT32",  "FLOAT32",
+                                                        "BOOL",  "STRING", "ARRAY",  "UINT64", "INT64",  "FLOAT64"};
     auto i = static_cast<uint32_t>(t);
     return i < kValueTypeCount ? kNames[i] : "INVALID";
 }
 
 uint32_t value_type_size(ValueType t) {
     switch (t) {
-        case ValueType::u8: case ValueType::i8: case ValueType::boolean: return 1;
-        case ValueType::u16: case ValueType::i16: return 2;
-        case ValueType::u32: case ValueType::i32: case ValueType::f32: return 4;
-        case ValueType::u64: case ValueType::i64: case ValueType::f64: return 8;
-        default: return 0;
+        case ValueType::u8:
+        case ValueType::i8:
+        case ValueType::boolean:
+            return 1;
+        case ValueType::u16:
+        case ValueType::i16:
+            return 2;
+        case ValueType::u32:
+        case ValueType::i32:
+        case ValueType::f32:
+            return 4;
+        case ValueType::u64:
+        case ValueType::i64:
+        case ValueType::f64:
+            return 8;
+        default:
+            return 0;
     }
 }
 
 bool value_type_is_integer(ValueType t) {
     switch (t) {
-        case ValueType::u8: case ValueType::i8: case ValueType::u16: case ValueType::i16:
-        case ValueType::u32: case ValueType::i32: case ValueType::u64: case ValueType::i64:
+        case ValueType::u8:
+        case ValueType::i8:
+        case ValueType::u16:
+        case ValueType::i16:
+        case ValueType::u32:
+        case ValueType::i32:
+        case ValueType::u64:
+        case ValueType::i64:
             return true;
-        default: return false;
+        default:
+            return false;
     }
 }
 
@@ -61,35 +79,53 @@ int64_t clamp_to_int(double d) {
 
 int64_t Scalar::as_int() const {
     switch (type) {
-        case ValueType::i8: return static_cast<int8_t>(bits);
-        case ValueType::i16: return static_cast<int16_t>(bits);
-        case ValueType::i32: return static_cast<int32_t>(bits);
-        case ValueType::i64: return static_cast<int64_t>(bits);
-        case ValueType::f32: case ValueType::f64: return clamp_to_int(float_bits(type, bits));
+        case ValueType::i8:
+            return static_cast<int8_t>(bits);
+        case ValueType::i16:
+            return static_cast<int16_t>(bits);
+        case ValueType::i32:
+            return static_cast<int32_t>(bits);
+        case ValueType::i64:
+            return static_cast<int64_t>(bits);
+        case ValueType::f32:
+        case ValueType::f64:
+            return clamp_to_int(float_bits(type, bits));
         case ValueType::u64:
-            return bits > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
-                       ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(bits);
-        default: return static_cast<int64_t>(bits);
+            return bits > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max()
+                                                                                     : static_cast<int64_t>(bits);
+        default:
+            return static_cast<int64_t>(bits);
     }
 }
 
 uint64_t Scalar::as_uint() const {
     switch (type) {
-        case ValueType::i8: case ValueType::i16: case ValueType::i32: case ValueType::i64:
-        case ValueType::f32: case ValueType::f64: {
+        case ValueType::i8:
+        case ValueType::i16:
+        case ValueType::i32:
+        case ValueType::i64:
+        case ValueType::f32:
+        case ValueType::f64: {
             int64_t v = as_int();
             return v < 0 ? 0 : static_cast<uint64_t>(v);
         }
-        default: return bits;
+        default:
+            return bits;
     }
 }
 
 double Scalar::as_double() const {
     switch (type) {
-        case ValueType::f32: case ValueType::f64: return float_bits(type, bits);
-        case ValueType::i8: case ValueType::i16: case ValueType::i32: case ValueType::i64:
+        case ValueType::f32:
+        case ValueType::f64:
+            return float_bits(type, bits);
+        case ValueType::i8:
+        case ValueType::i16:
+        case ValueType::i32:
+        case ValueType::i64:
             return static_cast<double>(as_int());
-        default: return static_cast<double>(bits);
+        default:
+            return static_cast<double>(bits);
     }
 }
 
@@ -108,9 +144,13 @@ std::string Scalar::to_string() const {
             if (bits == 0) return "false";
             if (bits == 1) return "true";
             return "true (raw " + std::to_string(bits) + ")";
-        case ValueType::i8: case ValueType::i16: case ValueType::i32: case ValueType::i64:
+        case ValueType::i8:
+        case ValueType::i16:
+        case ValueType::i32:
+        case ValueType::i64:
             return std::to_string(as_int());
-        default: return std::to_string(bits);
+        default:
+            return std::to_string(bits);
     }
 }
 
@@ -158,8 +198,7 @@ std::string ArrayIndex::string_at(uint64_t i, uint64_t max_bytes) const {
     return bytes.read(max_bytes);
 }
 
-void ArrayIndex::for_each_string(uint64_t first, uint64_t max_bytes,
-                                 const std::function<bool(uint64_t, std::string_view)>& fn) const {
+void ArrayIndex::for_each_string(uint64_t first, uint64_t max_bytes, const std::function<bool(uint64_t, std::string_view)>& fn) const {
     if (element_type != ValueType::string || first >= string_offsets.size()) return;
     Cursor cur(*source, string_offsets[first], swap_bytes);
     std::string text;

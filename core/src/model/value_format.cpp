@@ -6,7 +6,6 @@
 
 namespace mlens {
 
-
 std::string format_type(const Value& v) {
     if (v.is_array() && v.array) return std::string("ARRAY[") + value_type_name(v.array->element_type) + "]";
     return value_type_name(v.type);
@@ -20,8 +19,10 @@ std::string format_value(const Value& v, uint64_t max_items, size_t max_chars) {
     uint64_t n = std::min(a.count, max_items);
     for (uint64_t i = 0; i < n; ++i) {
         out += i ? ", " : " ";
-        if (a.element_type == ValueType::string) out += escape_for_display(a.string_at(i, 256), 40);
-        else out += a.scalar_at(i).to_string();
+        if (a.element_type == ValueType::string)
+            out += escape_for_display(a.string_at(i, 256), 40);
+        else
+            out += a.scalar_at(i).to_string();
     }
     if (n < a.count) out += ", …";
     return out;
@@ -29,14 +30,21 @@ std::string format_value(const Value& v, uint64_t max_items, size_t max_chars) {
 
 nlohmann::json scalar_to_json(const Scalar& s) {
     switch (s.type) {
-        case ValueType::f32: case ValueType::f64: {
+        case ValueType::f32:
+        case ValueType::f64: {
             double d = s.as_double();
             if (std::isfinite(d)) return d;
             return std::isnan(d) ? "nan" : (d > 0 ? "inf" : "-inf");
         }
-        case ValueType::boolean: return s.bits != 0;
-        case ValueType::i8: case ValueType::i16: case ValueType::i32: case ValueType::i64: return s.as_int();
-        default: return s.bits;
+        case ValueType::boolean:
+            return s.bits != 0;
+        case ValueType::i8:
+        case ValueType::i16:
+        case ValueType::i32:
+        case ValueType::i64:
+            return s.as_int();
+        default:
+            return s.bits;
     }
 }
 

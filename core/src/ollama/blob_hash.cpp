@@ -57,8 +57,9 @@ Result<FileHash> sha256_file(const std::string& path, JobContext* job, const std
     struct stat after {};
     if (::fstat(fd.get(), &after) != 0 || out.bytes != static_cast<uint64_t>(st.st_size) || after.st_size != st.st_size ||
         after.st_mtim.tv_sec != st.st_mtim.tv_sec || after.st_mtim.tv_nsec != st.st_mtim.tv_nsec)
-        return Error{ErrorCode::E_CHANGED, "", std::nullopt, "the file changed while it was hashed (" + std::to_string(st.st_size) +
-                     " bytes at open, " + std::to_string(out.bytes) + " read)"};
+        return Error{ErrorCode::E_CHANGED, "", std::nullopt,
+                     "the file changed while it was hashed (" + std::to_string(st.st_size) + " bytes at open, " +
+                         std::to_string(out.bytes) + " read)"};
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
     if (EVP_DigestFinal_ex(ctx.get(), md, &n) != 1) return Error{ErrorCode::E_IO, "", std::nullopt, "sha256 failed"};

@@ -103,15 +103,16 @@ private:
         if (top() == Frame::root) {
             std::pair<const char*, std::string*> fields[] = {
                 {"model_format", &c.model_format}, {"model_family", &c.model_family}, {"model_type", &c.model_type},
-                {"file_type", &c.file_type}, {"renderer", &c.renderer}, {"parser", &c.parser},
-                {"requires", &c.requires_version}, {"remote_host", &c.remote_host}, {"remote_model", &c.remote_model},
-                {"base_name", &c.base_name}, {"architecture", &c.architecture}, {"os", &c.os}};
+                {"file_type", &c.file_type},       {"renderer", &c.renderer},         {"parser", &c.parser},
+                {"requires", &c.requires_version}, {"remote_host", &c.remote_host},   {"remote_model", &c.remote_model},
+                {"base_name", &c.base_name},       {"architecture", &c.architecture}, {"os", &c.os}};
             for (auto& [name, ptr] : fields)
                 if (m_key == name) return ptr;
         } else if (top() == Frame::draft) {
-            std::pair<const char*, std::string*> fields[] = {
-                {"model_format", &c.draft->model_format}, {"architecture", &c.draft->architecture},
-                {"tensor_prefix", &c.draft->tensor_prefix}, {"config", &c.draft->config}};
+            std::pair<const char*, std::string*> fields[] = {{"model_format", &c.draft->model_format},
+                                                             {"architecture", &c.draft->architecture},
+                                                             {"tensor_prefix", &c.draft->tensor_prefix},
+                                                             {"config", &c.draft->config}};
             for (auto& [name, ptr] : fields)
                 if (m_key == name) return ptr;
         } else if (top() == Frame::rootfs && m_key == "type") {
@@ -123,10 +124,10 @@ private:
     // Known fields whose type is not what string_field/unsigned_value accept.
     bool known_key() const {
         if (top() == Frame::root) {
-            static const char* const kKnown[] = {
-                "model_format", "model_family", "model_type", "file_type", "renderer", "parser", "requires",
-                "remote_host", "remote_model", "base_name", "architecture", "os", "model_families", "capabilities",
-                "context_length", "embedding_length", "draft", "rootfs"};
+            static const char* const kKnown[] = {"model_format",     "model_family", "model_type",     "file_type",    "renderer",
+                                                 "parser",           "requires",     "remote_host",    "remote_model", "base_name",
+                                                 "architecture",     "os",           "model_families", "capabilities", "context_length",
+                                                 "embedding_length", "draft",        "rootfs"};
             for (const char* k : kKnown)
                 if (m_key == k) return true;
             return false;

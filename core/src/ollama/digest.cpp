@@ -39,12 +39,18 @@ std::string legacy_blob_file_name(const BlobDigest& digest) { return "sha256:" +
 
 const char* blob_file_kind_name(BlobFileKind kind) {
     switch (kind) {
-        case BlobFileKind::blob: return "blob";
-        case BlobFileKind::partial: return "partial download";
-        case BlobFileKind::partial_part: return "partial download part";
-        case BlobFileKind::temporary: return "temporary file";
-        case BlobFileKind::legacy_name: return "legacy name";
-        default: return "other";
+        case BlobFileKind::blob:
+            return "blob";
+        case BlobFileKind::partial:
+            return "partial download";
+        case BlobFileKind::partial_part:
+            return "partial download part";
+        case BlobFileKind::temporary:
+            return "temporary file";
+        case BlobFileKind::legacy_name:
+            return "legacy name";
+        default:
+            return "other";
     }
 }
 
@@ -64,8 +70,7 @@ BlobFileName classify_blob_file(std::string_view name) {
         if (tail.empty()) return {BlobFileKind::blob, hex};
         if (tail == "-partial") return {BlobFileKind::partial, hex};
         constexpr std::string_view kPart = "-partial-";
-        if (tail.starts_with(kPart) && all_decimal(tail.substr(kPart.size())))
-            return {BlobFileKind::partial_part, hex};
+        if (tail.starts_with(kPart) && all_decimal(tail.substr(kPart.size()))) return {BlobFileKind::partial_part, hex};
         return {};
     }
     if (all_decimal(rest)) return {BlobFileKind::temporary, {}};

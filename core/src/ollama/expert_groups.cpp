@@ -11,10 +11,16 @@ namespace mlens {
 namespace {
 
 constexpr std::string_view kMarkers[] = {".mlp.experts.", ".mlp.shared_experts.", ".mlp.switch_mlp.",
-                                         ".moe.experts.", ".mixer.experts.", ".mixer.shared_experts."};
-constexpr std::string_view kLayerPrefixes[] = {"model.language_model.backbone.", "model.language_model.",
-                                               "language_model.model.", "language_model.", "language_model.backbone.",
-                                               "model.", "backbone.", "mtp.", ""};
+                                         ".moe.experts.", ".mixer.experts.",      ".mixer.shared_experts."};
+constexpr std::string_view kLayerPrefixes[] = {"model.language_model.backbone.",
+                                               "model.language_model.",
+                                               "language_model.model.",
+                                               "language_model.",
+                                               "language_model.backbone.",
+                                               "model.",
+                                               "backbone.",
+                                               "mtp.",
+                                               ""};
 constexpr std::string_view kDraftPrefix = "draft.";
 constexpr std::string_view kWeight = ".weight";
 
@@ -36,10 +42,10 @@ bool is_layer_path(std::string_view s) {
 }
 
 struct Membership {
-    std::string group;     // prefix + marker without its trailing dot
+    std::string group;  // prefix + marker without its trailing dot
     std::string marker;
-    std::optional<std::string> expert;   // per-expert index
-    std::string part;      // e.g. gate_proj
+    std::optional<std::string> expert;  // per-expert index
+    std::string part;  // e.g. gate_proj
 };
 
 std::optional<Membership> membership(std::string_view name) {
@@ -130,17 +136,20 @@ void find_expert_groups(Model& model, const std::vector<std::string>& blob_names
             b.stacked = true;
             uint64_t count = ne.back();
             if (b.group.count != 0 && b.group.count != count)
-                model.diagnostics.push_back({Severity::warning, "store", ErrorCode::W_EXPERT_COUNT_MISMATCH, escape_for_display(t.name, 120),
-                                             std::nullopt, "stacks " + std::to_string(count) + " experts; the group's first member stacks " +
-                                             std::to_string(b.group.count), t.file});
+                model.diagnostics.push_back(
+                    {Severity::warning, "store", ErrorCode::W_EXPERT_COUNT_MISMATCH, escape_for_display(t.name, 120), std::nullopt,
+                     "stacks " + std::to_string(count) + " experts; the group's first member stacks " + std::to_string(b.group.count),
+                     t.file});
             if (b.group.count == 0) b.group.count = count;
         } else {
             b.single = true;
         }
     }
     for (Building& b : building) {
-        if (b.per_expert) b.group.count = b.experts.size();
-        else if (!b.stacked) b.group.count = 1;
+        if (b.per_expert)
+            b.group.count = b.experts.size();
+        else if (!b.stacked)
+            b.group.count = 1;
         b.group.layout = describe_layout(model, blob_names, b);
         model.groups.push_back(std::move(b.group));
     }

@@ -24,8 +24,7 @@ struct Node {
 };
 
 bool is_ident_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           static_cast<unsigned char>(c) >= 0x80;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || static_cast<unsigned char>(c) >= 0x80;
 }
 bool is_ident_start(char c) { return is_ident_char(c) && !(c >= '0' && c <= '9'); }
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -40,8 +39,10 @@ std::string_view trim(std::string_view s) {
 size_t skip_literal(std::string_view s, size_t i) {
     const char quote = s[i];
     for (++i; i < s.size(); ++i) {
-        if (quote != '`' && s[i] == '\\') ++i;
-        else if (s[i] == quote) return i + 1;
+        if (quote != '`' && s[i] == '\\')
+            ++i;
+        else if (s[i] == quote)
+            return i + 1;
     }
     return std::string_view::npos;
 }
@@ -57,14 +58,13 @@ std::vector<FieldChain> fields_of(std::string_view pipe) {
             continue;
         }
         const bool field_start = c == '.' && i + 1 < pipe.size() && is_ident_start(pipe[i + 1]) &&
-                                 (i == 0 || !(is_ident_char(pipe[i - 1]) || pipe[i - 1] == '$' || pipe[i - 1] == ')' ||
-                                              pipe[i - 1] == '.'));
+            (i == 0 || !(is_ident_char(pipe[i - 1]) || pipe[i - 1] == '$' || pipe[i - 1] == ')' || pipe[i - 1] == '.'));
         if (!field_start) {
             // A variable's or a result's chain is skipped whole.
             if (c == '$' || c == ')' || is_ident_char(c)) {
                 ++i;
-                while (i < pipe.size() && (is_ident_char(pipe[i]) || (pipe[i] == '.' && i + 1 < pipe.size() &&
-                                                                      is_ident_start(pipe[i + 1]))))
+                while (i < pipe.size() &&
+                       (is_ident_char(pipe[i]) || (pipe[i] == '.' && i + 1 < pipe.size() && is_ident_start(pipe[i + 1]))))
                     ++i;
             } else {
                 ++i;
@@ -84,9 +84,9 @@ std::vector<FieldChain> fields_of(std::string_view pipe) {
 }
 
 struct Action {
-    std::string_view body;   // between the delimiters and trim markers
+    std::string_view body;  // between the delimiters and trim markers
     bool trim_before = false, trim_after = false;
-    size_t end = 0;          // past "}}"
+    size_t end = 0;  // past "}}"
 };
 
 // The action starting at s[at] == "{{", or nullopt when it is not closed.
@@ -133,8 +133,8 @@ std::string_view first_word(std::string_view body) {
 }
 
 struct Open {
-    Node* block;        // nullptr: the template's root
-    bool implicit;      // opened by "else if" / "else with": closed by the same end
+    Node* block;  // nullptr: the template's root
+    bool implicit;  // opened by "else if" / "else with": closed by the same end
 };
 
 // Builds the tree; false when it does not balance.
@@ -185,13 +185,11 @@ bool parse(std::string_view s, NodeList& root) {
         if (word == "if" || word == "range" || word == "with" || word == "define" || word == "block") {
             if (!open_block(word, rest, false)) return false;
         } else if (word == "else") {
-            if (!open.back().block || open.back().block->keyword == "define" || open.back().block->keyword == "block")
-                return false;
+            if (!open.back().block || open.back().block->keyword == "define" || open.back().block->keyword == "block") return false;
             open.back().block->lists.emplace_back();
             std::string_view chained = trim(rest);
             std::string_view chained_word = first_word(chained);
-            if ((chained_word == "if" || chained_word == "with") &&
-                !open_block(chained_word, chained.substr(chained_word.size()), true))
+            if ((chained_word == "if" || chained_word == "with") && !open_block(chained_word, chained.substr(chained_word.size()), true))
                 return false;
         } else if (word == "end") {
             bool implicit = true;

@@ -27,9 +27,12 @@ constexpr size_t kMaxFailureNotes = 8;
 
 SafetensorsDtype safetensors_of(HfDtype d) {
     switch (d) {
-        case HfDtype::bf16: return SafetensorsDtype::bf16;
-        case HfDtype::f16: return SafetensorsDtype::f16;
-        case HfDtype::f32: return SafetensorsDtype::f32;
+        case HfDtype::bf16:
+            return SafetensorsDtype::bf16;
+        case HfDtype::f16:
+            return SafetensorsDtype::f16;
+        case HfDtype::f32:
+            return SafetensorsDtype::f32;
     }
     return SafetensorsDtype::f32;
 }
@@ -71,8 +74,7 @@ void round_values(HfDtype dtype, const float* in, uint64_t n, uint8_t* bytes, fl
 std::string unpacked_name(const std::string& name, const std::string& group, uint64_t e) {
     std::string prefix = group;
     const std::string switch_mlp = ".switch_mlp";
-    if (prefix.ends_with(switch_mlp))
-        prefix = prefix.substr(0, prefix.size() - switch_mlp.size()) + ".experts";
+    if (prefix.ends_with(switch_mlp)) prefix = prefix.substr(0, prefix.size() - switch_mlp.size()) + ".experts";
     std::string rest = name.size() > group.size() + 1 ? name.substr(group.size() + 1) : name;
     return prefix + "." + std::to_string(e) + "." + rest;
 }
@@ -159,9 +161,12 @@ std::optional<HfDtype> dtype_from_torch(const nlohmann::json& v) {
 
 const char* hf_dtype_name(HfDtype dtype) {
     switch (dtype) {
-        case HfDtype::bf16: return "BF16";
-        case HfDtype::f16: return "F16";
-        case HfDtype::f32: return "F32";
+        case HfDtype::bf16:
+            return "BF16";
+        case HfDtype::f16:
+            return "F16";
+        case HfDtype::f32:
+            return "F32";
     }
     return "?";
 }
@@ -219,7 +224,8 @@ Result<HfPlan> plan_hf_export(const Model& model, std::optional<HfDtype> dtype, 
                          "the quantization of this tensor is unknown, so it cannot be dequantized"};
         t.dtype = t.converted ? safetensors_dtype_name(out_dtype) : info.type.name;
         if (!t.converted && !safetensors_dtype_from_name(info.type.name))
-            return Error{ErrorCode::E_UNSUPPORTED_TYPE, escape_for_display(info.name, 64), std::nullopt, "type " + info.type.name + " cannot be copied"};
+            return Error{ErrorCode::E_UNSUPPORTED_TYPE, escape_for_display(info.name, 64), std::nullopt,
+                         "type " + info.type.name + " cannot be copied"};
         const bool stacked = lt.group && !lt.expert && lt.ne.size() == 3;
         std::vector<uint64_t> ne = lt.ne;
         if (stacked) ne.pop_back();
@@ -310,7 +316,7 @@ std::optional<NameMap> unpacked_experts_name_map(const Model& stacked, const Mod
             std::optional<std::string> mlx = mlx_stacked_name(name, group);
             if (mlx && *mlx != name) names->emplace(*mlx, NameMatch{name, std::nullopt, 0, 0.0f});
         } else if (size_t at = name.find(switch_mlp); at != std::string::npos) {
-            group = name.substr(0, at + switch_mlp.size() - 1);   // an MLX folder's stacked tensor (no expert groups)
+            group = name.substr(0, at + switch_mlp.size() - 1);  // an MLX folder's stacked tensor (no expert groups)
         } else {
             continue;
         }
@@ -343,7 +349,10 @@ Result<HfVerification> verify_hf_export(const Model& model, const HfPlan& plan, 
             ++expected;
             const TensorInfo* w = written->find_tensor(t.name);
             const std::string shown = escape_for_display(t.name, 120);
-            if (!w) { fail(shown + ": missing"); continue; }
+            if (!w) {
+                fail(shown + ": missing");
+                continue;
+            }
             if (w->type.name != t.dtype || w->ne != t.ne || w->n_bytes != t.bytes) {
                 fail(shown + ": dtype or shape differs");
                 continue;
@@ -354,20 +363,21 @@ Result<HfVerification> verify_hf_export(const Model& model, const HfPlan& plan, 
             ++mode.tensors;
             uint64_t at = 0;
             bool equal = true;
-            Status s = for_each_chunk(model, t, plan.dtype, job, [&](const uint8_t* bytes, uint64_t n, const float* exact, const float* back, uint64_t values) {
-                stored.resize(n);
-                if (Status r = written->read_tensor_bytes(index, at, n, stored.data()); !r) return r;
-                at += n;
-                if (std::memcmp(stored.data(), bytes, n) != 0) equal = false;
-                mode.values += values;
-                for (uint64_t i = 0; i < values; ++i) {
-                    if (std::memcmp(&exact[i], &back[i], 4) == 0) continue;
-                    ++mode.rounded;
-                    const double err = std::fabs(static_cast<double>(back[i]) - static_cast<double>(exact[i]));
-                    if (std::isfinite(err)) mode.worst_error = std::max(mode.worst_error, err);
-                }
-                return ok_status();
-            });
+            Status s = for_each_chunk(model, t, plan.dtype, job,
+                                      [&](const uint8_t* bytes, uint64_t n, const float* exact, const float* back, uint64_t values) {
+                                          stored.resize(n);
+                                          if (Status r = written->read_tensor_bytes(index, at, n, stored.data()); !r) return r;
+                                          at += n;
+                                          if (std::memcmp(stored.data(), bytes, n) != 0) equal = false;
+                                          mode.values += values;
+                                          for (uint64_t i = 0; i < values; ++i) {
+                                              if (std::memcmp(&exact[i], &back[i], 4) == 0) continue;
+                                              ++mode.rounded;
+                                              const double err = std::fabs(static_cast<double>(back[i]) - static_cast<double>(exact[i]));
+                                              if (std::isfinite(err)) mode.worst_error = std::max(mode.worst_error, err);
+                                          }
+                                          return ok_status();
+                                      });
             if (!s) return Error{s.error().code, t.name, s.error().offset, s.error().message};
             if (!equal) fail(shown + ": values differ from ModelLens's dequantization rounded to " + t.dtype);
             ++result.tensors_checked;

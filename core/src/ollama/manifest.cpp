@@ -54,8 +54,10 @@ public:
             case Ctx::layers:
                 if (!next_element(t)) return false;
                 return begin_layer(t, element_field(), false);
-            case Ctx::layer: return m_known_key ? wrong_type(t, "an object") : skip();
-            default: return skip();
+            case Ctx::layer:
+                return m_known_key ? wrong_type(t, "an object") : skip();
+            default:
+                return skip();
         }
     }
 
@@ -74,8 +76,10 @@ public:
                 ++m_skipped_elements;
                 m_stack.push_back(Ctx::skip);
                 return true;
-            case Ctx::layer: return m_known_key ? wrong_type(t, "an array") : skip();
-            default: return skip();
+            case Ctx::layer:
+                return m_known_key ? wrong_type(t, "an array") : skip();
+            default:
+                return skip();
         }
     }
 
@@ -96,9 +100,8 @@ public:
         Ctx ctx = m_stack.back();
         if (ctx != Ctx::root && ctx != Ctx::layer) return true;
         m_key = name;
-        bool known = ctx == Ctx::root
-            ? (name == "schemaVersion" || name == "mediaType" || name == "config" || name == "layers")
-            : (name == "mediaType" || name == "digest" || name == "size" || name == "from" || name == "name");
+        bool known = ctx == Ctx::root ? (name == "schemaVersion" || name == "mediaType" || name == "config" || name == "layers")
+                                      : (name == "mediaType" || name == "digest" || name == "size" || name == "from" || name == "name");
         if (!known)
             warn(ErrorCode::W_UNKNOWN_FIELD, prefix() + escape_for_display(name, 80), t.offset,
                  "unknown field \"" + escape_for_display(name, 80) + "\" skipped");
@@ -114,14 +117,31 @@ public:
                     return true;
                 }
                 return m_known_key ? wrong_type(t, "a string") : true;
-            case Ctx::layers: return scalar_element(t, "a string");
+            case Ctx::layers:
+                return scalar_element(t, "a string");
             case Ctx::layer:
-                if (m_key == "mediaType") { m_layer.media_type = s; m_has_media = true; return true; }
-                if (m_key == "digest") { m_layer.digest = s; m_layer.digest_at = t.offset; m_has_digest = true; return true; }
-                if (m_key == "from") { m_layer.from = s; return true; }
-                if (m_key == "name") { m_layer.name = s; return true; }
+                if (m_key == "mediaType") {
+                    m_layer.media_type = s;
+                    m_has_media = true;
+                    return true;
+                }
+                if (m_key == "digest") {
+                    m_layer.digest = s;
+                    m_layer.digest_at = t.offset;
+                    m_has_digest = true;
+                    return true;
+                }
+                if (m_key == "from") {
+                    m_layer.from = s;
+                    return true;
+                }
+                if (m_key == "name") {
+                    m_layer.name = s;
+                    return true;
+                }
                 return m_known_key ? wrong_type(t, "a string") : true;
-            default: return true;
+            default:
+                return true;
         }
     }
 
@@ -135,7 +155,8 @@ public:
                     return true;
                 }
                 return m_known_key ? wrong_type(t, "a number") : true;
-            case Ctx::layers: return scalar_element(t, "a number");
+            case Ctx::layers:
+                return scalar_element(t, "a number");
             case Ctx::layer:
                 if (m_key == "size") {
                     m_layer.size = v;
@@ -144,7 +165,8 @@ public:
                     return true;
                 }
                 return m_known_key ? wrong_type(t, "a number") : true;
-            default: return true;
+            default:
+                return true;
         }
     }
 
@@ -158,7 +180,8 @@ public:
                     return schema_error("schemaVersion", t.offset, "schemaVersion must be the integer 2");
                 }
                 return wrong_type(t, found);
-            case Ctx::layers: return scalar_element(t, found);
+            case Ctx::layers:
+                return scalar_element(t, found);
             case Ctx::layer:
                 if (!m_known_key) return true;
                 if (kind == JsonKind::null && (m_key == "from" || m_key == "name")) return true;
@@ -167,7 +190,8 @@ public:
                     return schema_error(prefix() + "size", t.offset, "size must be a non-negative integer that fits 64 bits");
                 }
                 return wrong_type(t, found);
-            default: return true;
+            default:
+                return true;
         }
     }
 
@@ -184,17 +208,14 @@ private:
     enum class Ctx { root, layers, layer, skip };
 
     std::string prefix() const { return m_stack.back() == Ctx::layer ? m_layer.field + "." : ""; }
-    std::string element_field() const {
-        return "layers[" + std::to_string(m_manifest.layers.size() + m_skipped_elements) + "]";
-    }
+    std::string element_field() const { return "layers[" + std::to_string(m_manifest.layers.size() + m_skipped_elements) + "]"; }
 
     // Every element of "layers" passes here first: the cap stops the parse.
     bool next_element(const JsonToken& t) {
         uint64_t index = m_manifest.layers.size() + m_skipped_elements;
         if (index < kMaxLayers) return true;
         return reject(ErrorCode::E_TOO_MANY_LAYERS, "layers", t.offset,
-                      "more than " + std::to_string(kMaxLayers) + " layers (exceeds limit max_layers=" +
-                      std::to_string(kMaxLayers) + ")");
+                      "more than " + std::to_string(kMaxLayers) + " layers (exceeds limit max_layers=" + std::to_string(kMaxLayers) + ")");
     }
 
     bool skip() {
@@ -305,8 +326,7 @@ std::string json_error_message(std::string_view text, const Error& e) {
 void check_layer(const ManifestLayer& layer, std::vector<Diagnostic>& out) {
     if (layer.digest_at != 0 && !layer.blob)
         out.push_back({Severity::error, "store", ErrorCode::E_BAD_DIGEST, layer.field + ".digest", layer.digest_at,
-                       "\"" + escape_for_display(layer.digest, 100) +
-                       "\" is not a digest of the form sha256:<64 lowercase hex digits>"});
+                       "\"" + escape_for_display(layer.digest, 100) + "\" is not a digest of the form sha256:<64 lowercase hex digits>"});
     if (layer.kind == LayerKind::unknown && !layer.media_type.empty())
         out.push_back({Severity::warning, "store", ErrorCode::W_UNKNOWN_MEDIA_TYPE, layer.field + ".mediaType", layer.range.offset,
                        "unknown media type \"" + escape_for_display(layer.media_type, 100) + "\"; layer skipped"});
@@ -325,20 +345,34 @@ LayerKind layer_kind(std::string_view media_type) {
 
 const char* layer_kind_name(LayerKind kind) {
     switch (kind) {
-        case LayerKind::config: return "config";
-        case LayerKind::model: return "model";
-        case LayerKind::adapter: return "adapter";
-        case LayerKind::projector: return "projector";
-        case LayerKind::draft: return "draft";
-        case LayerKind::tensor: return "tensor";
-        case LayerKind::json: return "json";
-        case LayerKind::template_text: return "template";
-        case LayerKind::system: return "system";
-        case LayerKind::params: return "params";
-        case LayerKind::messages: return "messages";
-        case LayerKind::license: return "license";
-        case LayerKind::embed: return "embed";
-        default: return "unknown";
+        case LayerKind::config:
+            return "config";
+        case LayerKind::model:
+            return "model";
+        case LayerKind::adapter:
+            return "adapter";
+        case LayerKind::projector:
+            return "projector";
+        case LayerKind::draft:
+            return "draft";
+        case LayerKind::tensor:
+            return "tensor";
+        case LayerKind::json:
+            return "json";
+        case LayerKind::template_text:
+            return "template";
+        case LayerKind::system:
+            return "system";
+        case LayerKind::params:
+            return "params";
+        case LayerKind::messages:
+            return "messages";
+        case LayerKind::license:
+            return "license";
+        case LayerKind::embed:
+            return "embed";
+        default:
+            return "unknown";
     }
 }
 
@@ -347,8 +381,8 @@ bool layer_is_gguf(LayerKind kind) {
 }
 
 bool layer_is_text(LayerKind kind) {
-    return kind == LayerKind::template_text || kind == LayerKind::system || kind == LayerKind::params ||
-           kind == LayerKind::messages || kind == LayerKind::license;
+    return kind == LayerKind::template_text || kind == LayerKind::system || kind == LayerKind::params || kind == LayerKind::messages ||
+        kind == LayerKind::license;
 }
 
 std::optional<uint64_t> Manifest::total_size() const {
@@ -361,9 +395,9 @@ std::optional<uint64_t> Manifest::total_size() const {
 Manifest parse_manifest(std::string_view text, uint64_t base) {
     Manifest m;
     if (text.size() > kMaxManifestBytes) {
-        m.diagnostics.push_back({Severity::error, "store", ErrorCode::E_MANIFEST_TOO_LARGE, "", base,
-                                 std::to_string(text.size()) + " bytes exceeds limit max_manifest_bytes=" +
-                                 std::to_string(kMaxManifestBytes)});
+        m.diagnostics.push_back(
+            {Severity::error, "store", ErrorCode::E_MANIFEST_TOO_LARGE, "", base,
+             std::to_string(text.size()) + " bytes exceeds limit max_manifest_bytes=" + std::to_string(kMaxManifestBytes)});
         return m;
     }
     ManifestHandler handler(m);
@@ -371,8 +405,9 @@ Manifest parse_manifest(std::string_view text, uint64_t base) {
     if (!parsed) {
         const Error& e = parsed.error();
         bool kept = e.code == ErrorCode::E_TOO_MANY_LAYERS || e.code == ErrorCode::E_CANCELLED;
-        m.diagnostics.insert(m.diagnostics.begin(), Diagnostic{Severity::error, "store", kept ? e.code : ErrorCode::E_MANIFEST_JSON,
-                                                               e.field, e.offset, json_error_message(text, e)});
+        m.diagnostics.insert(m.diagnostics.begin(),
+                             Diagnostic{Severity::error, "store", kept ? e.code : ErrorCode::E_MANIFEST_JSON, e.field, e.offset,
+                                        json_error_message(text, e)});
     }
     if (handler.suppressed)
         m.diagnostics.push_back({Severity::error, "store", ErrorCode::E_MANIFEST_SCHEMA, "", std::nullopt,
@@ -382,9 +417,9 @@ Manifest parse_manifest(std::string_view text, uint64_t base) {
     if (m.has_config) check_layer(m.config, m.diagnostics);
     for (const ManifestLayer& l : m.layers) check_layer(l, m.diagnostics);
     if (!m.media_type.empty() && m.media_type != kManifestMediaType)
-        m.diagnostics.push_back({Severity::warning, "store", ErrorCode::W_MANIFEST_MEDIA_TYPE, "mediaType", std::nullopt,
-                                 "manifest media type \"" + escape_for_display(m.media_type, 100) + "\" is not " +
-                                 std::string(kManifestMediaType)});
+        m.diagnostics.push_back(
+            {Severity::warning, "store", ErrorCode::W_MANIFEST_MEDIA_TYPE, "mediaType", std::nullopt,
+             "manifest media type \"" + escape_for_display(m.media_type, 100) + "\" is not " + std::string(kManifestMediaType)});
     m.valid = true;
     for (const Diagnostic& d : m.diagnostics) m.valid &= d.severity != Severity::error;
     return m;

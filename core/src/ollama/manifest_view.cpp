@@ -12,8 +12,9 @@ Result<ModelConfig> read_model_config(const Store& store, const Manifest& manife
         return e;
     }
     if (blob.size > kMaxConfigBytes)
-        return Error{ErrorCode::E_CONFIG_TOO_LARGE, "config", std::nullopt, blob.name + ": " + std::to_string(blob.size) +
-                     " bytes exceeds limit max_config_bytes=" + std::to_string(kMaxConfigBytes)};
+        return Error{
+            ErrorCode::E_CONFIG_TOO_LARGE, "config", std::nullopt,
+            blob.name + ": " + std::to_string(blob.size) + " bytes exceeds limit max_config_bytes=" + std::to_string(kMaxConfigBytes)};
     auto text = read_text_blob(store, blob, kMaxConfigBytes);
     if (!text) return text.error();
     auto config = parse_model_config(text->text);
@@ -48,16 +49,20 @@ Result<ManifestView> view_manifest(const Store& store, const ModelName& name, ui
         lv.blob = store.find_blob(*layer.blob);
         if (layer_is_text(layer.kind) && lv.blob->found()) {
             auto text = read_text_blob(store, *lv.blob, text_bytes);
-            if (text) lv.text = std::move(*text);
-            else lv.text_error = text.error();
+            if (text)
+                lv.text = std::move(*text);
+            else
+                lv.text_error = text.error();
         }
         return lv;
     };
     if (m.has_config) view.config_layer = resolve(m.config);
     for (const ManifestLayer& l : m.layers) view.layers.push_back(resolve(l));
     auto config = read_model_config(store, m);
-    if (config) view.config = std::move(*config);
-    else view.config_error = config.error();
+    if (config)
+        view.config = std::move(*config);
+    else
+        view.config_error = config.error();
     view.format = model_format(m, view.config ? &*view.config : nullptr);
     return view;
 }

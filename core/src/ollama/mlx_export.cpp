@@ -26,15 +26,11 @@ struct QuantKey {
     std::string mode;
     uint32_t bits = 0;
     uint64_t group_size = 0;
-    bool operator<(const QuantKey& o) const {
-        return std::tie(mode, bits, group_size) < std::tie(o.mode, o.bits, o.group_size);
-    }
+    bool operator<(const QuantKey& o) const { return std::tie(mode, bits, group_size) < std::tie(o.mode, o.bits, o.group_size); }
     bool operator==(const QuantKey& o) const { return mode == o.mode && bits == o.bits && group_size == o.group_size; }
 };
 
-nlohmann::ordered_json quant_json(const QuantKey& k) {
-    return {{"group_size", k.group_size}, {"bits", k.bits}, {"mode", k.mode}};
-}
+nlohmann::ordered_json quant_json(const QuantKey& k) { return {{"group_size", k.group_size}, {"bits", k.bits}, {"mode", k.mode}}; }
 
 class MlxPlanner {
 public:
@@ -48,7 +44,7 @@ public:
             bool same = t.type.name == first.type.name && t.ne == first.ne && t.quant.has_value() == first.quant.has_value();
             if (same && t.quant)
                 same = t.quant->type == first.quant->type && t.quant->group_size == first.quant->group_size &&
-                       t.quant->global_scale.has_value() == first.quant->global_scale.has_value();
+                    t.quant->global_scale.has_value() == first.quant->global_scale.has_value();
             if (!same)
                 return Error{ErrorCode::E_EXPERT_LAYOUT, escape_for_display(name, 64), std::nullopt,
                              "the experts stacked here differ in type, group size or shape"};
@@ -71,7 +67,8 @@ public:
         plan.layout.dtype = HfDtype::bf16;
         plan.layout.dtype_origin = "dequantized tensors only";
         auto config_text = m_model.get_string("file:config.json");
-        if (!config_text) return Error{ErrorCode::E_EXPORT, "config.json", std::nullopt, "the model has no config.json layer, which mlx-lm needs"};
+        if (!config_text)
+            return Error{ErrorCode::E_EXPORT, "config.json", std::nullopt, "the model has no config.json layer, which mlx-lm needs"};
         nlohmann::ordered_json config = nlohmann::ordered_json::parse(*config_text, nullptr, false);
         if (!config.is_object()) return Error{ErrorCode::E_EXPORT, "config.json", std::nullopt, "config.json is not a JSON object"};
         if (!m_order.empty()) {
@@ -87,7 +84,8 @@ public:
         }
         plan.config_json = config.dump(4) + "\n";
         for (const std::string& path : m_dequantized)
-            plan.notes.push_back(escape_for_display(path) + ": nvfp4 with a global scale, which MLX's QuantizedLinear cannot hold; written dequantized as BF16");
+            plan.notes.push_back(escape_for_display(path) +
+                                 ": nvfp4 with a global scale, which MLX's QuantizedLinear cannot hold; written dequantized as BF16");
         if (m_stacked) plan.notes.push_back(std::to_string(m_stacked) + " per-expert tensors stacked into switch_mlp tensors");
         if (Status s = shard_tensors(plan.layout, std::move(m_tensors), shard_limit); !s) return s.error();
         return plan;
@@ -170,7 +168,8 @@ Result<MlxPlan> plan_mlx_export(const Model& model, uint64_t shard_limit) {
     for (const LogicalTensor& lt : tensors) {
         const TensorInfo& info = model.tensors[lt.index];
         if (info.quant && info.quant->logical_ne.empty())
-            return Error{ErrorCode::E_UNSUPPORTED_TYPE, escape_for_display(info.name, 64), std::nullopt, "the quantization of this tensor is unknown"};
+            return Error{ErrorCode::E_UNSUPPORTED_TYPE, escape_for_display(info.name, 64), std::nullopt,
+                         "the quantization of this tensor is unknown"};
         std::optional<std::string> prefix = lt.group ? switch_prefix(model.groups[*lt.group].name) : std::nullopt;
         if (!prefix) {
             if (Status s = planner.add(info.name, {lt.index}, lt.type); !s) return s.error();
@@ -183,7 +182,7 @@ Result<MlxPlan> plan_mlx_export(const Model& model, uint64_t shard_limit) {
             continue;
         }
         const auto& experts = per_expert[{*lt.group, rest_after_expert(lt)}];
-        if (experts.begin()->second != lt.index) continue;   // stacked when the first expert is met
+        if (experts.begin()->second != lt.index) continue;  // stacked when the first expert is met
         std::vector<size_t> entries;
         uint64_t expected = 0;
         for (const auto& [e, index] : experts) {

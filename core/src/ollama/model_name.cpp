@@ -9,18 +9,19 @@ namespace mlens {
 
 namespace {
 
-bool is_word_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
+bool is_word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 
 size_t max_length(NamePart part) { return part == NamePart::host ? 350 : 80; }
 
 // Characters allowed after the first one, beside [A-Za-z0-9_].
 std::string_view extra_chars(NamePart part) {
     switch (part) {
-        case NamePart::host: return ".:-";
-        case NamePart::name_space: return "-";
-        default: return ".-";
+        case NamePart::host:
+            return ".:-";
+        case NamePart::name_space:
+            return "-";
+        default:
+            return ".-";
     }
 }
 
@@ -30,10 +31,14 @@ char ascii_upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - '
 
 const char* name_part_label(NamePart part) {
     switch (part) {
-        case NamePart::host: return "host";
-        case NamePart::name_space: return "namespace";
-        case NamePart::model: return "model";
-        default: return "tag";
+        case NamePart::host:
+            return "host";
+        case NamePart::name_space:
+            return "namespace";
+        case NamePart::model:
+            return "model";
+        default:
+            return "tag";
     }
 }
 
@@ -53,15 +58,14 @@ std::optional<std::string> nonportable_reason(std::string_view part) {
     static const std::array<std::string_view, 4> kDevices = {"CON", "PRN", "AUX", "NUL"};
     bool reserved = false;
     for (auto d : kDevices) reserved |= stem == d;
-    if (stem.size() == 4 && (stem.starts_with("COM") || stem.starts_with("LPT")) && stem[3] >= '0' && stem[3] <= '9')
-        reserved = true;
+    if (stem.size() == 4 && (stem.starts_with("COM") || stem.starts_with("LPT")) && stem[3] >= '0' && stem[3] <= '9') reserved = true;
     if (reserved) return "\"" + stem + "\" is a reserved device name on Windows";
     return std::nullopt;
 }
 
 bool ModelName::valid() const {
     return name_part_valid(NamePart::host, host) && name_part_valid(NamePart::name_space, name_space) &&
-           name_part_valid(NamePart::model, model) && name_part_valid(NamePart::tag, tag);
+        name_part_valid(NamePart::model, model) && name_part_valid(NamePart::tag, tag);
 }
 
 std::string ModelName::display() const {
@@ -98,12 +102,10 @@ Result<ModelName> parse_model_reference(std::string_view text) {
     if (parts.size() > 1) name.name_space = std::string(parts[1]);
     if (parts.size() > 2) name.host = std::string(parts[2]);
     const std::pair<NamePart, const std::string*> checks[] = {
-        {NamePart::host, &name.host}, {NamePart::name_space, &name.name_space},
-        {NamePart::model, &name.model}, {NamePart::tag, &name.tag}};
+        {NamePart::host, &name.host}, {NamePart::name_space, &name.name_space}, {NamePart::model, &name.model}, {NamePart::tag, &name.tag}};
     for (const auto& [part, value] : checks)
         if (!name_part_valid(part, *value))
-            return bad(std::string("the ") + name_part_label(part) + " \"" + escape_for_display(*value) +
-                       "\" is outside the name grammar");
+            return bad(std::string("the ") + name_part_label(part) + " \"" + escape_for_display(*value) + "\" is outside the name grammar");
     return name;
 }
 

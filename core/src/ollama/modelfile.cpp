@@ -22,10 +22,14 @@ std::string parameter_value(const nlohmann::json& v) {
 
 const char* text_keyword(LayerKind kind) {
     switch (kind) {
-        case LayerKind::template_text: return "TEMPLATE";
-        case LayerKind::system: return "SYSTEM";
-        case LayerKind::license: return "LICENSE";
-        default: return nullptr;
+        case LayerKind::template_text:
+            return "TEMPLATE";
+        case LayerKind::system:
+            return "SYSTEM";
+        case LayerKind::license:
+            return "LICENSE";
+        default:
+            return nullptr;
     }
 }
 
@@ -68,7 +72,7 @@ std::string write_modelfile(const ModelfileInput& input, std::vector<std::string
             bool good = value.is_array();
             for (const nlohmann::json& m : good ? value : nlohmann::json::array())
                 good = good && m.is_object() && m.contains("role") && m["role"].is_string() && m.contains("content") &&
-                       m["content"].is_string() && !has_triple_quote(m["content"].get<std::string>());
+                    m["content"].is_string() && !has_triple_quote(m["content"].get<std::string>());
             if (!good) {
                 notes.push_back("the messages layer is not a list of {role, content} Ollama writes; left out of the Modelfile");
                 continue;
@@ -95,8 +99,15 @@ Result<std::vector<ModelfileInstruction>> parse_modelfile(std::string_view text)
         return std::string(text.substr(start, pos - start));
     };
     while (pos < text.size()) {
-        if (text[pos] == '\n') { ++pos; ++line; continue; }
-        if (std::isspace(static_cast<unsigned char>(text[pos]))) { ++pos; continue; }
+        if (text[pos] == '\n') {
+            ++pos;
+            ++line;
+            continue;
+        }
+        if (std::isspace(static_cast<unsigned char>(text[pos]))) {
+            ++pos;
+            continue;
+        }
         if (text[pos] == '#') {
             while (pos < text.size() && text[pos] != '\n') ++pos;
             continue;
@@ -148,11 +159,17 @@ std::vector<ModelfileTextLayer> modelfile_layers(const std::vector<ModelfileInst
     nlohmann::ordered_json messages = nlohmann::ordered_json::array();
     std::optional<size_t> params_at, messages_at;
     for (const ModelfileInstruction& ins : instructions) {
-        if (ins.keyword == "TEMPLATE") layers.push_back({LayerKind::template_text, ins.value});
-        else if (ins.keyword == "SYSTEM") layers.push_back({LayerKind::system, ins.value});
-        else if (ins.keyword == "LICENSE") layers.push_back({LayerKind::license, ins.value});
+        if (ins.keyword == "TEMPLATE")
+            layers.push_back({LayerKind::template_text, ins.value});
+        else if (ins.keyword == "SYSTEM")
+            layers.push_back({LayerKind::system, ins.value});
+        else if (ins.keyword == "LICENSE")
+            layers.push_back({LayerKind::license, ins.value});
         else if (ins.keyword == "PARAMETER") {
-            if (!params_at) { params_at = layers.size(); layers.push_back({LayerKind::params, ""}); }
+            if (!params_at) {
+                params_at = layers.size();
+                layers.push_back({LayerKind::params, ""});
+            }
             nlohmann::ordered_json v = ins.quoted ? nlohmann::ordered_json(ins.value) : bare_value(ins.value);
             if (params.contains(ins.name)) {
                 if (!params[ins.name].is_array()) params[ins.name] = nlohmann::ordered_json::array({params[ins.name]});
@@ -161,7 +178,10 @@ std::vector<ModelfileTextLayer> modelfile_layers(const std::vector<ModelfileInst
                 params[ins.name] = list_parameter(ins.name) ? nlohmann::ordered_json::array({v}) : nlohmann::ordered_json(v);
             }
         } else if (ins.keyword == "MESSAGE") {
-            if (!messages_at) { messages_at = layers.size(); layers.push_back({LayerKind::messages, ""}); }
+            if (!messages_at) {
+                messages_at = layers.size();
+                layers.push_back({LayerKind::messages, ""});
+            }
             messages.push_back({{"role", ins.name}, {"content", ins.value}});
         }
     }

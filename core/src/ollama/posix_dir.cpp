@@ -73,8 +73,7 @@ std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& trunca
     return entries;
 }
 
-std::optional<std::string> read_small_file_at(int dir, const std::string& name, uint64_t max_bytes, bool& too_large,
-                                              struct stat& st) {
+std::optional<std::string> read_small_file_at(int dir, const std::string& name, uint64_t max_bytes, bool& too_large, struct stat& st) {
     too_large = false;
     UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     while (!fd.valid() && (errno == EMFILE || errno == ENFILE) && release_idle_descriptor())

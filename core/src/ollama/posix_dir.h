@@ -36,8 +36,8 @@ UniqueFd open_directory_at(int parent, const std::string& name);
 
 struct DirEntry {
     std::string name;
-    struct stat st {};    // lstat-style: a symlink is described as the link itself
-    int stat_error = 0;   // errno when the entry could not be stat'ed (st is then zero)
+    struct stat st {};  // lstat-style: a symlink is described as the link itself
+    int stat_error = 0;  // errno when the entry could not be stat'ed (st is then zero)
 };
 
 // The entries of an open directory ("." and ".." left out), sorted by name, at most max_entries;
@@ -49,7 +49,6 @@ std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& trunca
 // Reads a whole regular file opened from `dir` without following symlinks, at most max_bytes;
 // nullopt with errno set on failure. `too_large` is set (and nothing read) when the size at open
 // exceeds max_bytes.
-std::optional<std::string> read_small_file_at(int dir, const std::string& name, uint64_t max_bytes, bool& too_large,
-                                              struct stat& st);
+std::optional<std::string> read_small_file_at(int dir, const std::string& name, uint64_t max_bytes, bool& too_large, struct stat& st);
 
 }  // namespace mlens

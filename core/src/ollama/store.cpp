@@ -142,12 +142,14 @@ StoredManifest Store::read_manifest(const ManifestRef& ref) const {
     if (!S_ISREG(st.st_mode))
         return fail(ErrorCode::E_NOT_REGULAR_FILE, std::string("the manifest is ") + file_type_text(st.st_mode) + ", not a regular file");
     if (static_cast<uint64_t>(st.st_size) > kMaxManifestBytes)
-        return fail(ErrorCode::E_MANIFEST_TOO_LARGE, std::to_string(st.st_size) + " bytes exceeds limit max_manifest_bytes=" +
-                    std::to_string(kMaxManifestBytes) + " (not read)");
+        return fail(
+            ErrorCode::E_MANIFEST_TOO_LARGE,
+            std::to_string(st.st_size) + " bytes exceeds limit max_manifest_bytes=" + std::to_string(kMaxManifestBytes) + " (not read)");
     bool too_large = false;
     auto text = read_small_file_at(dir.get(), ref.name.tag, kMaxManifestBytes, too_large, st);
     if (too_large)
-        return fail(ErrorCode::E_MANIFEST_TOO_LARGE, "the manifest grew beyond limit max_manifest_bytes=" + std::to_string(kMaxManifestBytes));
+        return fail(ErrorCode::E_MANIFEST_TOO_LARGE,
+                    "the manifest grew beyond limit max_manifest_bytes=" + std::to_string(kMaxManifestBytes));
     if (!text) {
         int err = errno;
         return fail(open_error_code(err), "cannot read the manifest: " + open_error_text(err));
@@ -173,8 +175,8 @@ BlobLookup Store::find_blob(const BlobDigest& digest) const {
             b.legacy_name = true;
             b.name = "blobs/" + legacy_blob_file_name(digest);
             path = legacy;
-            b.warnings.push_back({ErrorCode::W_LEGACY_BLOB_NAME, "", std::nullopt,
-                                  b.name + " uses the legacy ':' name; read as is, not renamed"});
+            b.warnings.push_back(
+                {ErrorCode::W_LEGACY_BLOB_NAME, "", std::nullopt, b.name + " uses the legacy ':' name; read as is, not renamed"});
         } else if (err == ELOOP) {
             b.error = blob_error(ErrorCode::E_SYMLINK_LOOP, b.name, "a directory on its path is a symlink loop");
             return b;
@@ -186,14 +188,17 @@ BlobLookup Store::find_blob(const BlobDigest& digest) const {
     }
     if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0) {
         int err = errno;
-        if (err == ELOOP) b.error = blob_error(ErrorCode::E_SYMLINK_LOOP, b.name, "symlink loop");
-        else if (err == ENOENT || err == ENOTDIR) b.error = blob_error(ErrorCode::E_BLOB_MISSING, b.name, "dangling symlink");
-        else b.error = blob_error(open_error_code(err), b.name, open_error_text(err));
+        if (err == ELOOP)
+            b.error = blob_error(ErrorCode::E_SYMLINK_LOOP, b.name, "symlink loop");
+        else if (err == ENOENT || err == ENOTDIR)
+            b.error = blob_error(ErrorCode::E_BLOB_MISSING, b.name, "dangling symlink");
+        else
+            b.error = blob_error(open_error_code(err), b.name, open_error_text(err));
         return b;
     }
     if (!S_ISREG(st.st_mode)) {
-        b.error = blob_error(ErrorCode::E_NOT_REGULAR_FILE, b.name, std::string("is ") + file_type_text(st.st_mode) +
-                             ", not a regular file (not opened)");
+        b.error = blob_error(ErrorCode::E_NOT_REGULAR_FILE, b.name,
+                             std::string("is ") + file_type_text(st.st_mode) + ", not a regular file (not opened)");
         return b;
     }
     auto real = real_path(path);

@@ -18,7 +18,7 @@ namespace mlens {
 namespace {
 
 struct BlobUse {
-    size_t model;            // index into report.models
+    size_t model;  // index into report.models
     ManifestLayer layer;
 };
 
@@ -85,8 +85,7 @@ private:
     }
 
     void add_located(size_t model, Severity severity, const Error& e, const std::string& field, const ManifestLayer& layer) {
-        add(model, located({severity, "store", e.code, field, e.offset, e.message}, m_report.models[model].manifest_path),
-            &layer);
+        add(model, located({severity, "store", e.code, field, e.offset, e.message}, m_report.models[model].manifest_path), &layer);
     }
 
     void check_manifest(const ManifestRef& ref) {
@@ -113,8 +112,9 @@ private:
         }
         if (layer.has_size && lookup.size != layer.size)
             add_located(model, Severity::error,
-                        {ErrorCode::E_SIZE_MISMATCH, "", layer.size_at, "the layer says " + std::to_string(layer.size) + " bytes; " +
-                         lookup.name + " has " + std::to_string(lookup.size)}, layer.field + ".size", layer);
+                        {ErrorCode::E_SIZE_MISMATCH, "", layer.size_at,
+                         "the layer says " + std::to_string(layer.size) + " bytes; " + lookup.name + " has " + std::to_string(lookup.size)},
+                        layer.field + ".size", layer);
         auto [it, fresh] = m_index.emplace(lookup.path, m_blobs.size());
         if (fresh) m_blobs.push_back({lookup, {}});
         m_blobs[it->second].uses.push_back({model, layer});
@@ -135,8 +135,8 @@ private:
                     return;
                 }
                 for (const BlobUse& u : b.uses)
-                    add_located(u.model, Severity::error, {hash.error().code, "", std::nullopt, b.lookup.name + ": " + hash.error().message},
-                                u.layer.field, u.layer);
+                    add_located(u.model, Severity::error,
+                                {hash.error().code, "", std::nullopt, b.lookup.name + ": " + hash.error().message}, u.layer.field, u.layer);
                 continue;
             }
             done += hash->bytes;
@@ -144,8 +144,9 @@ private:
             for (const BlobUse& u : b.uses)
                 if (hash->hex != u.layer.blob->hex)
                     add_located(u.model, Severity::error,
-                                {ErrorCode::E_DIGEST_MISMATCH, "", u.layer.digest_at, "expected sha256:" + u.layer.blob->hex +
-                                 " actual sha256:" + hash->hex + " (" + b.lookup.name + ")"}, u.layer.field + ".digest", u.layer);
+                                {ErrorCode::E_DIGEST_MISMATCH, "", u.layer.digest_at,
+                                 "expected sha256:" + u.layer.blob->hex + " actual sha256:" + hash->hex + " (" + b.lookup.name + ")"},
+                                u.layer.field + ".digest", u.layer);
         }
     }
 
@@ -195,16 +196,17 @@ private:
             return out;
         }
         const uint64_t cap = kind == LayerKind::config ? kMaxConfigBytes : kMaxJsonBlobBytes;
-        if (kind != LayerKind::config && kind != LayerKind::params && kind != LayerKind::json && kind != LayerKind::messages)
-            return out;
+        if (kind != LayerKind::config && kind != LayerKind::params && kind != LayerKind::json && kind != LayerKind::messages) return out;
         if (b.lookup.size > cap) {
             if (kind == LayerKind::json)
-                problem(Severity::warning, ErrorCode::W_NOT_CHECKED, "", std::nullopt, "JSON layer of " + std::to_string(b.lookup.size) +
-                        " bytes above limit max_json_blob_bytes=" + std::to_string(cap) + " is not parsed");
+                problem(Severity::warning, ErrorCode::W_NOT_CHECKED, "", std::nullopt,
+                        "JSON layer of " + std::to_string(b.lookup.size) + " bytes above limit max_json_blob_bytes=" + std::to_string(cap) +
+                            " is not parsed");
             else if (kind != LayerKind::messages)
-                problem(Severity::error, kind == LayerKind::config ? ErrorCode::E_CONFIG_TOO_LARGE : ErrorCode::E_PARAMS_JSON, "", std::nullopt,
+                problem(Severity::error, kind == LayerKind::config ? ErrorCode::E_CONFIG_TOO_LARGE : ErrorCode::E_PARAMS_JSON, "",
+                        std::nullopt,
                         std::to_string(b.lookup.size) + " bytes exceeds limit " +
-                        (kind == LayerKind::config ? "max_config_bytes=" : "max_json_blob_bytes=") + std::to_string(cap));
+                            (kind == LayerKind::config ? "max_config_bytes=" : "max_json_blob_bytes=") + std::to_string(cap));
             return out;
         }
         auto text = read_text_blob(m_store, b.lookup, cap);
@@ -217,9 +219,10 @@ private:
                 problem(Severity::warning, ErrorCode::W_TEXT_NOT_UTF8, "", std::nullopt, "the messages blob is not valid UTF-8");
             return out;
         }
-        Status st = kind == LayerKind::config ? config_status(text->text)
-                                              : check_json_text(text->text, kind == LayerKind::params ? ErrorCode::E_PARAMS_JSON : ErrorCode::E_JSON_LAYER,
-                                                                kind == LayerKind::params ? "params" : "json");
+        Status st = kind == LayerKind::config
+            ? config_status(text->text)
+            : check_json_text(text->text, kind == LayerKind::params ? ErrorCode::E_PARAMS_JSON : ErrorCode::E_JSON_LAYER,
+                              kind == LayerKind::params ? "params" : "json");
         if (!st) problem(Severity::error, st.error().code, st.error().field, st.error().offset, st.error().message);
         return out;
     }
@@ -235,7 +238,7 @@ private:
     JobContext* m_job;
     StoreCheckReport& m_report;
     std::vector<BlobState> m_blobs;
-    std::map<std::string, size_t> m_index;   // canonical path -> m_blobs
+    std::map<std::string, size_t> m_index;  // canonical path -> m_blobs
     std::map<std::pair<const BlobState*, LayerKind>, std::vector<Diagnostic>> m_findings;
 };
 
@@ -257,8 +260,7 @@ namespace {
 // "CODE field", the manifest path left out of the field: the model is named already.
 std::string place_of(const Diagnostic& d, const std::string& manifest_path) {
     std::string field = d.field;
-    if (!manifest_path.empty() && field.starts_with(manifest_path))
-        field = field.substr(std::min(field.size(), manifest_path.size() + 1));
+    if (!manifest_path.empty() && field.starts_with(manifest_path)) field = field.substr(std::min(field.size(), manifest_path.size() + 1));
     return std::string(code_name(d.code)) + (field.empty() ? "" : " " + field);
 }
 
@@ -306,22 +308,24 @@ std::vector<FailedTensorLayer> failed_tensor_layers(const Manifest& manifest, co
 
 const FailedTensorLayer* failed_layer_of(const std::vector<FailedTensorLayer>& failed, const std::string& blob_path) {
     for (const FailedTensorLayer& f : failed)
-        if (!f.blob_hex.empty() && blob_path.ends_with(f.blob_hex))
-            return &f;
+        if (!f.blob_hex.empty() && blob_path.ends_with(f.blob_hex)) return &f;
     return nullptr;
 }
 
 const char* verdict_name(Verdict v) {
     switch (v) {
-        case Verdict::ok: return "ok";
-        case Verdict::warnings: return "warnings";
-        default: return "rejected";
+        case Verdict::ok:
+            return "ok";
+        case Verdict::warnings:
+            return "warnings";
+        default:
+            return "rejected";
     }
 }
 
 size_t StoreCheckReport::error_count() const {
-    return static_cast<size_t>(std::count_if(diagnostics.begin(), diagnostics.end(),
-                                             [](const Diagnostic& d) { return d.severity == Severity::error; }));
+    return static_cast<size_t>(
+        std::count_if(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) { return d.severity == Severity::error; }));
 }
 
 StoreCheckReport check_store(const Store& store, const StoreCheckOptions& options, JobContext* job) {
@@ -334,7 +338,7 @@ ModelCheck check_store_model(const Store& store, const ModelName& name, const St
     StoreCheckReport report;
     ManifestRef ref{name, name.manifest_path(), 0, 0};
     Checker(store, options, job, report).run({ref});
-    if (report.models.empty()) {   // cancelled before the manifest was read
+    if (report.models.empty()) {  // cancelled before the manifest was read
         ModelCheck check;
         check.name = name;
         check.manifest_path = ref.path;

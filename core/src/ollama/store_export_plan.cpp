@@ -35,8 +35,8 @@ Result<uint64_t> gguf_file_size(const Model& layout) {
 }
 
 // A file the compat export writes from one side of the plan, sized as write_gguf will write it.
-Result<ExportFile> rewritten_file(const Model& model, const compat::SidePlan& side, const std::string& name,
-                                  ExportFileKind kind, const std::string& description) {
+Result<ExportFile> rewritten_file(const Model& model, const compat::SidePlan& side, const std::string& name, ExportFileKind kind,
+                                  const std::string& description) {
     auto layout = compat::export_layout(model, side);
     if (!layout) return layout.error();
     auto size = gguf_file_size(layout->model);
@@ -95,17 +95,30 @@ Status plan_gguf(PreparedExport& p) {
     ModelfileInput modelfile;
     for (const LayerView& l : p.view.layers) {
         switch (l.layer.kind) {
-            case LayerKind::model: model_layer = &l; break;
-            case LayerKind::projector: projector = &l; break;
-            case LayerKind::adapter: adapters.push_back(&l); break;
-            case LayerKind::draft: draft = &l; break;
-            case LayerKind::template_text: case LayerKind::system: case LayerKind::params: case LayerKind::messages:
+            case LayerKind::model:
+                model_layer = &l;
+                break;
+            case LayerKind::projector:
+                projector = &l;
+                break;
+            case LayerKind::adapter:
+                adapters.push_back(&l);
+                break;
+            case LayerKind::draft:
+                draft = &l;
+                break;
+            case LayerKind::template_text:
+            case LayerKind::system:
+            case LayerKind::params:
+            case LayerKind::messages:
             case LayerKind::license:
                 if (!l.text || l.text->truncated())
-                    return plan_error(ErrorCode::E_EXPORT, "the " + std::string(layer_kind_name(l.layer.kind)) + " layer cannot be read whole");
+                    return plan_error(ErrorCode::E_EXPORT,
+                                      "the " + std::string(layer_kind_name(l.layer.kind)) + " layer cannot be read whole");
                 modelfile.layers.push_back({l.layer.kind, l.text->text});
                 break;
-            default: break;
+            default:
+                break;
         }
     }
     if (!model_layer || !model_layer->blob || !model_layer->blob->found())
@@ -134,7 +147,8 @@ Status plan_gguf(PreparedExport& p) {
         plan.notes.push_back("clip side rewritten: " + p.compat_plan.clip.summary());
     }
     for (size_t i = 0; i < adapters.size(); ++i) {
-        if (!adapters[i]->blob || !adapters[i]->blob->found()) return plan_error(ErrorCode::E_EXPORT, "an adapter layer's blob cannot be found");
+        if (!adapters[i]->blob || !adapters[i]->blob->found())
+            return plan_error(ErrorCode::E_EXPORT, "an adapter layer's blob cannot be found");
         const std::string name = "adapter-" + std::to_string(i + 1) + ".gguf";
         plan.files.push_back(blob_file(name, *adapters[i], "adapter layer " + std::to_string(i + 1) + " as is"));
         modelfile.adapters.push_back("./" + name);
@@ -145,8 +159,8 @@ Status plan_gguf(PreparedExport& p) {
         plan.notes.push_back("draft.gguf: a Modelfile has no instruction for a draft model; load it with llama.cpp's -md");
     }
     modelfile.from = "./model.gguf";
-    plan.files.push_back(text_file("Modelfile", write_modelfile(modelfile, plan.notes),
-                                   "rebuilds the model with `ollama create NAME -f Modelfile`"));
+    plan.files.push_back(
+        text_file("Modelfile", write_modelfile(modelfile, plan.notes), "rebuilds the model with `ollama create NAME -f Modelfile`"));
     return ok_status();
 }
 
@@ -174,7 +188,8 @@ Status plan_folder(PreparedExport& p, const StoreExportOptions& options) {
             plan.notes.push_back("JSON layer \"" + escape_for_display(name) + "\" left out: its name is not a file name inside the folder");
             continue;
         }
-        if (!l.blob || !l.blob->found()) return plan_error(ErrorCode::E_EXPORT, "the blob of JSON layer " + escape_for_display(name) + " cannot be found");
+        if (!l.blob || !l.blob->found())
+            return plan_error(ErrorCode::E_EXPORT, "the blob of JSON layer " + escape_for_display(name) + " cannot be found");
         ours.push_back(name);
         if (name == "config.json" && plan.format == ExportFormat::mlx)
             plan.files.push_back(text_file(name, mlx_config, "the config.json layer with the quantization mlx-lm reads"));
@@ -188,7 +203,7 @@ Status plan_folder(PreparedExport& p, const StoreExportOptions& options) {
         f.shard = i;
         f.bytes = plan.hf.shards[i].bytes();
         f.description = std::to_string(plan.hf.shards[i].tensors.size()) + " tensors" +
-                        (plan.format == ExportFormat::hf ? std::string(" as ") + hf_dtype_name(plan.hf.dtype) : " in MLX layout");
+            (plan.format == ExportFormat::hf ? std::string(" as ") + hf_dtype_name(plan.hf.dtype) : " in MLX layout");
         plan.files.push_back(std::move(f));
     }
     plan.files.push_back(text_file("model.safetensors.index.json", plan.hf.index_json, "which shard holds each tensor"));
@@ -203,9 +218,12 @@ Status plan_folder(PreparedExport& p, const StoreExportOptions& options) {
 
 const char* export_format_name(ExportFormat format) {
     switch (format) {
-        case ExportFormat::gguf: return "gguf";
-        case ExportFormat::hf: return "hf";
-        case ExportFormat::mlx: return "mlx";
+        case ExportFormat::gguf:
+            return "gguf";
+        case ExportFormat::hf:
+            return "hf";
+        case ExportFormat::mlx:
+            return "mlx";
     }
     return "?";
 }
@@ -239,11 +257,11 @@ uint64_t StoreExportPlan::total_bytes() const {
     return n;
 }
 
-Result<PreparedExport> prepare_store_export(const Store& store, const ModelName& name, const StoreExportOptions& options,
-                                            JobContext* job) {
+Result<PreparedExport> prepare_store_export(const Store& store, const ModelName& name, const StoreExportOptions& options, JobContext* job) {
     auto view = view_manifest(store, name);
     if (!view) return view.error();
-    if (!view->stored.valid()) return plan_error(ErrorCode::E_EXPORT, "the manifest of " + escape_for_display(name.display()) + " has errors; run `mlens check`");
+    if (!view->stored.valid())
+        return plan_error(ErrorCode::E_EXPORT, "the manifest of " + escape_for_display(name.display()) + " has errors; run `mlens check`");
     auto model = open_store_model(store, name, job);
     if (!model) return model.error();
     if (model->partial || model->error_count() > 0)
@@ -255,8 +273,9 @@ Result<PreparedExport> prepare_store_export(const Store& store, const ModelName&
     if (plan.formats.empty()) return plan_error(ErrorCode::E_EXPORT, "the model has neither a model layer nor tensor layers");
     plan.format = options.format.value_or(plan.formats.front());
     if (std::find(plan.formats.begin(), plan.formats.end(), plan.format) == plan.formats.end())
-        return plan_error(ErrorCode::E_ARGS, std::string("format ") + export_format_name(plan.format) + " does not apply to this model (it applies: " +
-                                        export_format_name(plan.formats.front()) + ")");
+        return plan_error(ErrorCode::E_ARGS,
+                          std::string("format ") + export_format_name(plan.format) +
+                              " does not apply to this model (it applies: " + export_format_name(plan.formats.front()) + ")");
     if (options.dtype && plan.format != ExportFormat::hf) return plan_error(ErrorCode::E_ARGS, "--dtype applies to --format hf only");
     Status s = plan.format == ExportFormat::gguf ? plan_gguf(p) : plan_folder(p, options);
     if (!s) return s.error();

@@ -33,10 +33,10 @@ void layers_section(std::string& out, const PreparedExport& p) {
     out += "Manifest " + cell(p.view.stored.ref.path) + ", digest `" + cell(p.view.stored.digest) + "`.\n\n";
     out += "| layer | media type | digest | bytes | name |\n| --- | --- | --- | ---: | --- |\n";
     out += "| config | " + cell(p.view.config_layer.layer.media_type) + " | `" + cell(p.view.config_layer.layer.digest) + "` | " +
-           std::to_string(p.view.config_layer.layer.size) + " | |\n";
+        std::to_string(p.view.config_layer.layer.size) + " | |\n";
     for (const LayerView& l : p.view.layers)
         out += std::string("| ") + layer_kind_name(l.layer.kind) + " | " + cell(l.layer.media_type) + " | `" + cell(l.layer.digest) +
-               "` | " + std::to_string(l.layer.size) + " | " + cell(l.layer.name.value_or("")) + " |\n";
+            "` | " + std::to_string(l.layer.size) + " | " + cell(l.layer.name.value_or("")) + " |\n";
     out += "\n";
 }
 
@@ -54,20 +54,23 @@ void gguf_run_section(std::string& out, const StoreExportPlan& plan) {
         if (f.name.starts_with("adapter-")) out += " --lora " + f.name;
     if (has_file(plan, "draft.gguf")) out += " -md draft.gguf";
     out += "\nollama create MODEL -f Modelfile   # the same model back in Ollama\n```\n\n";
-    out += "Every file was re-read after writing: blob copies byte for byte against their blob, the compat export by the "
-           "GGUF reader against its layout.\n";
+    out +=
+        "Every file was re-read after writing: blob copies byte for byte against their blob, the compat export by the "
+        "GGUF reader against its layout.\n";
 }
 
 void folder_section(std::string& out, const StoreExportPlan& plan) {
     const HfPlan& hf = plan.hf;
     if (plan.format == ExportFormat::hf)
         out += "## Tensors\n\nDequantized with ModelLens's decoding of Ollama's MLX tensor blobs and rounded to " +
-               std::string(hf_dtype_name(hf.dtype)) + " (round to nearest even); stacked expert groups unpacked to one tensor per "
-               "expert. After writing, every tensor was read back and compared bit for bit with that rounding.\n\n";
+            std::string(hf_dtype_name(hf.dtype)) +
+            " (round to nearest even); stacked expert groups unpacked to one tensor per "
+            "expert. After writing, every tensor was read back and compared bit for bit with that rounding.\n\n";
     else
-        out += "## Tensors\n\nQuantized tensors kept bit for bit in MLX's layout (weight, scales, biases; experts stacked as "
-               "switch_mlp), their quantization in config.json. After writing, every tensor was read back and compared byte for "
-               "byte with the store's.\n\n";
+        out +=
+            "## Tensors\n\nQuantized tensors kept bit for bit in MLX's layout (weight, scales, biases; experts stacked as "
+            "switch_mlp), their quantization in config.json. After writing, every tensor was read back and compared byte for "
+            "byte with the store's.\n\n";
     std::map<std::string, std::pair<size_t, uint64_t>> by_type;
     for (const HfShard& s : hf.shards)
         for (const HfTensor& t : s.tensors) {
@@ -76,16 +79,18 @@ void folder_section(std::string& out, const StoreExportPlan& plan) {
             bytes += t.bytes;
         }
     out += "| stored as -> written as | tensors | bytes |\n| --- | ---: | ---: |\n";
-    for (const auto& [type, v] : by_type) out += "| " + cell(type) + " | " + std::to_string(v.first) + " | " + std::to_string(v.second) + " |\n";
+    for (const auto& [type, v] : by_type)
+        out += "| " + cell(type) + " | " + std::to_string(v.first) + " | " + std::to_string(v.second) + " |\n";
     out += "\n| tensor | stored as | written as | shape | shard |\n| --- | --- | --- | --- | --- |\n";
     for (const HfShard& s : hf.shards)
         for (const HfTensor& t : s.tensors) {
-            out += "| " + cell(t.name) + " | " + cell(t.source_type) + " | " + t.dtype + " | " +
-                   shape_text(t.ne, ShapeStyle::row_major) + " | " + s.file + " |\n";
+            out += "| " + cell(t.name) + " | " + cell(t.source_type) + " | " + t.dtype + " | " + shape_text(t.ne, ShapeStyle::row_major) +
+                " | " + s.file + " |\n";
         }
     if (plan.format == ExportFormat::hf)
-        out += "\n## How to run\n\n```python\nfrom transformers import AutoModelForCausalLM, AutoTokenizer\n"
-               "model = AutoModelForCausalLM.from_pretrained(\".\")\ntokenizer = AutoTokenizer.from_pretrained(\".\")\n```\n";
+        out +=
+            "\n## How to run\n\n```python\nfrom transformers import AutoModelForCausalLM, AutoTokenizer\n"
+            "model = AutoModelForCausalLM.from_pretrained(\".\")\ntokenizer = AutoTokenizer.from_pretrained(\".\")\n```\n";
     else
         out += "\n## How to run\n\n```sh\nmlx_lm.generate --model . --prompt \"Hello\"\n```\n";
 }
@@ -95,12 +100,14 @@ void folder_section(std::string& out, const StoreExportPlan& plan) {
 std::string export_readme(const PreparedExport& p) {
     const StoreExportPlan& plan = p.plan;
     std::string out = "# " + cell(plan.reference) + "\n\nExported from an Ollama store by ModelLens (`mlens export --format " +
-                      export_format_name(plan.format) + "`).\n\n";
+        export_format_name(plan.format) + "`).\n\n";
     layers_section(out, p);
     files_section(out, plan);
     notes_section(out, plan);
-    if (plan.format == ExportFormat::gguf) gguf_run_section(out, plan);
-    else folder_section(out, plan);
+    if (plan.format == ExportFormat::gguf)
+        gguf_run_section(out, plan);
+    else
+        folder_section(out, plan);
     return out;
 }
 

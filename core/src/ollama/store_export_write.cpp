@@ -56,7 +56,8 @@ public:
     Status create(const std::string& parent, const std::string& name) {
         // The name cut to 200 bytes keeps ".NAME.tmp-XXXXXX" within NAME_MAX for any OUT_DIR name.
         std::string pattern = parent + "/." + name.substr(0, 200) + ".tmp-XXXXXX";
-        if (!mkdtemp(pattern.data())) return write_error(ErrorCode::E_IO, parent, std::string("cannot create a folder there: ") + std::strerror(errno));
+        if (!mkdtemp(pattern.data()))
+            return write_error(ErrorCode::E_IO, parent, std::string("cannot create a folder there: ") + std::strerror(errno));
         m_path = pattern;
         m_slot = register_temp_file(m_path);
         ::chmod(m_path.c_str(), new_folder_mode());
@@ -90,12 +91,13 @@ Status check_out_dir(const std::string& out_dir, const std::string& store_root, 
     if (name.empty() || name == "." || name == "..") return write_error(ErrorCode::E_ARGS, out_dir, "names no folder");
     parent = parent.parent_path();
     char* real = realpath(parent.c_str(), nullptr);
-    if (!real) return write_error(ErrorCode::E_NOT_FOUND, parent.string(), std::string("the folder to write into: ") + std::strerror(errno));
+    if (!real)
+        return write_error(ErrorCode::E_NOT_FOUND, parent.string(), std::string("the folder to write into: ") + std::strerror(errno));
     parent_real = real;
     free(real);
     if (parent_real == store_root || parent_real.starts_with(store_root + "/") || store_root == "/")
-        return write_error(ErrorCode::E_OUTPUT_IN_STORE, out_dir, "lies inside the Ollama store " + escape_for_display(store_root) +
-                                                             ", which is never written to");
+        return write_error(ErrorCode::E_OUTPUT_IN_STORE, out_dir,
+                           "lies inside the Ollama store " + escape_for_display(store_root) + ", which is never written to");
     return ok_status();
 }
 
@@ -135,10 +137,12 @@ Status verify_copy(const ExportFile& f, const std::string& path, JobContext* job
     auto written = open_file(path);
     if (!written) return written.error();
     if ((*written)->size() != f.bytes)
-        return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "has " + std::to_string((*written)->size()) + " bytes, " + std::to_string(f.bytes) + " planned");
+        return write_error(ErrorCode::E_EXPORT_CHECK, f.name,
+                           "has " + std::to_string((*written)->size()) + " bytes, " + std::to_string(f.bytes) + " planned");
     if (f.kind == ExportFileKind::text) {
         std::string back(f.bytes, '\0');
-        if (!(*written)->read(0, f.bytes, back.data()) || back != f.text) return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "reads back different");
+        if (!(*written)->read(0, f.bytes, back.data()) || back != f.text)
+            return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "reads back different");
         return ok_status();
     }
     auto blob = open_file(f.blob_path);
@@ -154,7 +158,8 @@ Status verify_copy(const ExportFile& f, const std::string& path, JobContext* job
         a.resize(n);
         b.resize(n);
         if (!(*written)->read(off, n, a.data()) || !(*blob)->read(off, n, b.data()) || a != b)
-            return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "differs from blob " + f.digest + " in bytes from " + std::to_string(off));
+            return write_error(ErrorCode::E_EXPORT_CHECK, f.name,
+                               "differs from blob " + f.digest + " in bytes from " + std::to_string(off));
         EVP_DigestUpdate(sha.get(), a.data(), n);
     }
     unsigned char md[EVP_MAX_MD_SIZE];
@@ -162,8 +167,9 @@ Status verify_copy(const ExportFile& f, const std::string& path, JobContext* job
     if (EVP_DigestFinal_ex(sha.get(), md, &md_size) != 1)
         return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "cannot check it against the digest " + f.digest);
     if (const std::string actual = to_hex(md, md_size); actual != digest->hex)
-        return write_error(ErrorCode::E_DIGEST_MISMATCH, f.name, "the store's blob does not match its digest: expected " + digest->text() +
-                                                                 ", actual sha256:" + actual + " (mlens verify checks every blob)");
+        return write_error(ErrorCode::E_DIGEST_MISMATCH, f.name,
+                           "the store's blob does not match its digest: expected " + digest->text() + ", actual sha256:" + actual +
+                               " (mlens verify checks every blob)");
     return ok_status();
 }
 
@@ -223,7 +229,7 @@ Result<StoreExportReport> write_store_export(const PreparedExport& p, const std:
             if (Status s = verify_copy(f, path, job); !s) return s.error();
             ++report.files_verified;
         } else if (f.kind != ExportFileKind::safetensors_shard) {
-            ++report.files_verified;   // checked by the compat export's re-read
+            ++report.files_verified;  // checked by the compat export's re-read
         }
     }
     if (plan.format != ExportFormat::gguf) {
@@ -231,8 +237,9 @@ Result<StoreExportReport> write_store_export(const PreparedExport& p, const std:
         if (!verification) return verification.error();
         report.verification = std::move(*verification);
         if (report.verification.failures > 0)
-            return write_error(ErrorCode::E_EXPORT_CHECK, out_dir, std::to_string(report.verification.failures) + " tensors differ after writing: " +
-                                                              report.verification.failure_notes.front());
+            return write_error(ErrorCode::E_EXPORT_CHECK, out_dir,
+                               std::to_string(report.verification.failures) +
+                                   " tensors differ after writing: " + report.verification.failure_notes.front());
         report.files_verified += plan.hf.shards.size();
     }
     if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};

@@ -9,8 +9,8 @@
 namespace mlens {
 
 size_t StoreListing::error_count() const {
-    size_t n = static_cast<size_t>(std::count_if(diagnostics.begin(), diagnostics.end(),
-                                                 [](const Diagnostic& d) { return d.severity == Severity::error; }));
+    size_t n = static_cast<size_t>(
+        std::count_if(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) { return d.severity == Severity::error; }));
     return n + static_cast<size_t>(std::count_if(models.begin(), models.end(), [](const ModelListing& m) { return !m.ok(); }));
 }
 
@@ -53,8 +53,7 @@ StoreListing list_store(const Store& store, const StoreCheckOptions& options, Jo
         row.check = std::move(check);
         out.models.push_back(std::move(row));
     }
-    std::sort(out.models.begin(), out.models.end(),
-              [](const ModelListing& a, const ModelListing& b) { return a.ref.name < b.ref.name; });
+    std::sort(out.models.begin(), out.models.end(), [](const ModelListing& a, const ModelListing& b) { return a.ref.name < b.ref.name; });
     for (BlobFile& f : store.blob_files()) {
         bool used = (f.kind.kind == BlobFileKind::blob || f.kind.kind == BlobFileKind::legacy_name) && referenced.count(f.kind.hex);
         out.blob_files.push_back({std::move(f), used});

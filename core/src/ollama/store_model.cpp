@@ -69,9 +69,9 @@ std::optional<ByteSourcePtr> open_layer(const Store& store, Model& model, const 
         return std::nullopt;
     }
     if (layer.has_size && blob.size != layer.size)
-        model.diagnostics.push_back({Severity::error, "store", ErrorCode::E_SIZE_MISMATCH, layer.field + ".size", std::nullopt,
-                                     "the layer says " + std::to_string(layer.size) + " bytes; " + blob.name + " has " +
-                                     std::to_string(blob.size)});
+        model.diagnostics.push_back(
+            {Severity::error, "store", ErrorCode::E_SIZE_MISMATCH, layer.field + ".size", std::nullopt,
+             "the layer says " + std::to_string(layer.size) + " bytes; " + blob.name + " has " + std::to_string(blob.size)});
     auto source = store.open_blob(blob);
     if (!source) {
         fail_layer(model, layer, source.error());
@@ -90,8 +90,9 @@ void add_json_layer(Model& model, const ManifestLayer& layer, const ByteSourcePt
     const uint64_t size = source->size();
     if (size > kMaxJsonBlobBytes) {
         model.diagnostics.push_back({Severity::warning, "store", ErrorCode::W_SIDE_FILE_SKIPPED, layer.field, std::nullopt,
-                                     "JSON layer of " + std::to_string(size) + " bytes above limit max_json_blob_bytes=" +
-                                     std::to_string(kMaxJsonBlobBytes) + " is not shown", file});
+                                     "JSON layer of " + std::to_string(size) +
+                                         " bytes above limit max_json_blob_bytes=" + std::to_string(kMaxJsonBlobBytes) + " is not shown",
+                                     file});
         return;
     }
     MetadataEntry e;
@@ -118,8 +119,8 @@ void add_json_layer(Model& model, const ManifestLayer& layer, const ByteSourcePt
 // The store check's findings about every layer the model was not read from (config, params,
 // projector, text layers, ...) join the Model's diagnostics, so opening a store model gives the
 // verdict `mlens check` gives, without parsing the weight blobs twice.
-void add_check_of_other_layers(const Store& store, const ModelName& name, const std::vector<const ManifestLayer*>& read,
-                               Model& model, JobContext* job) {
+void add_check_of_other_layers(const Store& store, const ModelName& name, const std::vector<const ManifestLayer*>& read, Model& model,
+                               JobContext* job) {
     StoreCheckOptions options = kStructureCheck;
     options.parse_weight_blobs = false;
     ModelCheck check = check_store_model(store, name, options, job);

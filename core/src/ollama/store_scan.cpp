@@ -32,8 +32,9 @@ public:
         std::vector<DirEntry> entries = list_directory(dir, kMaxDirectoryEntries, truncated, &list_error);
         if (list_error) unreadable(path, list_error);
         if (truncated)
-            warn(ErrorCode::W_SCAN_LIMIT, path, "more than " + std::to_string(kMaxDirectoryEntries) +
-                 " entries; the rest skipped (limit max_directory_entries=" + std::to_string(kMaxDirectoryEntries) + ")");
+            warn(ErrorCode::W_SCAN_LIMIT, path,
+                 "more than " + std::to_string(kMaxDirectoryEntries) +
+                     " entries; the rest skipped (limit max_directory_entries=" + std::to_string(kMaxDirectoryEntries) + ")");
         warn_case_collisions(entries, path);
         const NamePart part = kLevels[level];
         for (const DirEntry& e : entries) {
@@ -58,8 +59,9 @@ public:
                 continue;
             }
             if (!S_ISDIR(e.st.st_mode)) {
-                warn(ErrorCode::W_INVALID_NAME, entry_path, std::string("is ") + file_type_text(e.st.st_mode) + " where a " +
-                     name_part_label(part) + " directory belongs; skipped");
+                warn(ErrorCode::W_INVALID_NAME, entry_path,
+                     std::string("is ") + file_type_text(e.st.st_mode) + " where a " + name_part_label(part) +
+                         " directory belongs; skipped");
                 continue;
             }
             UniqueFd child = open_directory_at(dir, e.name);
@@ -78,17 +80,20 @@ public:
 private:
     void add_manifest(const DirEntry& e, const std::string& entry_path, const ModelName& name) {
         if (S_ISDIR(e.st.st_mode)) {
-            warn(ErrorCode::W_INVALID_NAME, entry_path, "a directory where the tag file belongs: manifests are exactly four levels "
+            warn(ErrorCode::W_INVALID_NAME, entry_path,
+                 "a directory where the tag file belongs: manifests are exactly four levels "
                  "deep; not descended");
             return;
         }
         if (!S_ISREG(e.st.st_mode)) {
-            warn(ErrorCode::W_NOT_REGULAR_FILE, entry_path, std::string("is ") + file_type_text(e.st.st_mode) + ", not a manifest file; skipped");
+            warn(ErrorCode::W_NOT_REGULAR_FILE, entry_path,
+                 std::string("is ") + file_type_text(e.st.st_mode) + ", not a manifest file; skipped");
             return;
         }
         if (m_out.manifests.size() >= kMaxManifests) {
-            warn(ErrorCode::W_SCAN_LIMIT, entry_path, "more than " + std::to_string(kMaxManifests) +
-                 " manifests; the rest skipped (limit max_manifests=" + std::to_string(kMaxManifests) + ")");
+            warn(ErrorCode::W_SCAN_LIMIT, entry_path,
+                 "more than " + std::to_string(kMaxManifests) +
+                     " manifests; the rest skipped (limit max_manifests=" + std::to_string(kMaxManifests) + ")");
             m_stopped = true;
             return;
         }
@@ -97,10 +102,18 @@ private:
 
     static void set_part(ModelName& name, NamePart part, const std::string& value) {
         switch (part) {
-            case NamePart::host: name.host = value; break;
-            case NamePart::name_space: name.name_space = value; break;
-            case NamePart::model: name.model = value; break;
-            default: name.tag = value; break;
+            case NamePart::host:
+                name.host = value;
+                break;
+            case NamePart::name_space:
+                name.name_space = value;
+                break;
+            case NamePart::model:
+                name.model = value;
+                break;
+            default:
+                name.tag = value;
+                break;
         }
     }
 
@@ -110,8 +123,9 @@ private:
             auto [it, fresh] = seen.emplace(lower(e.name), &e.name);
             if (!fresh)
                 warn(ErrorCode::W_NONPORTABLE_NAME, path + "/" + escape_for_display(e.name, 120),
-                     "differs from \"" + escape_for_display(*it->second, 120) + "\" only by case; they collide on "
-                     "case-insensitive file systems");
+                     "differs from \"" + escape_for_display(*it->second, 120) +
+                         "\" only by case; they collide on "
+                         "case-insensitive file systems");
         }
     }
 
@@ -143,8 +157,8 @@ StoreScan Store::scan(JobContext* job) const {
             out.diagnostics.push_back({Severity::warning, "store", ErrorCode::W_NO_MANIFESTS, "manifests", std::nullopt,
                                        "no manifests directory (or it is a symlink, which is not followed)"});
         else
-            out.diagnostics.push_back({Severity::error, "store", open_error_code(err), root.valid() ? "manifests" : ".",
-                                       std::nullopt, "cannot be read: " + open_error_text(err) + "; no model can be listed"});
+            out.diagnostics.push_back({Severity::error, "store", open_error_code(err), root.valid() ? "manifests" : ".", std::nullopt,
+                                       "cannot be read: " + open_error_text(err) + "; no model can be listed"});
         return out;
     }
     ModelName name;

@@ -17,9 +17,8 @@ struct BuiltinParser {
     bool tools, thinking;
 };
 constexpr BuiltinParser kBuiltinParsers[] = {
-    {"qwen3", true, false},   {"qwen3-thinking", true, true},  {"qwen3.5", true, true},
-    {"ministral", true, false}, {"harmony", true, true},        {"nemotron-3-nano", true, true},
-    {"passthrough", false, false},
+    {"qwen3", true, false},  {"qwen3-thinking", true, true},  {"qwen3.5", true, true},       {"ministral", true, false},
+    {"harmony", true, true}, {"nemotron-3-nano", true, true}, {"passthrough", false, false},
 };
 
 const BuiltinParser* builtin_parser(const std::string& name) {
@@ -28,9 +27,7 @@ const BuiltinParser* builtin_parser(const std::string& name) {
     return nullptr;
 }
 
-bool has(const std::vector<std::string>& list, std::string_view item) {
-    return std::find(list.begin(), list.end(), item) != list.end();
-}
+bool has(const std::vector<std::string>& list, std::string_view item) { return std::find(list.begin(), list.end(), item) != list.end(); }
 
 void add(std::vector<std::string>& list, std::string_view item) {
     if (!has(list, item)) list.emplace_back(item);
@@ -71,8 +68,8 @@ std::vector<std::string> store_model_capabilities(const ManifestView& view, cons
     const LayerView* template_layer = last_layer(view, LayerKind::template_text);
     // A template layer that could not be read leaves the template unknown, not the default.
     if (template_layer && !template_layer->text) return caps;
-    const GoTemplateFacts facts = read_go_template(template_layer ? std::string_view(template_layer->text->text)
-                                                                  : std::string_view("{{ .Prompt }}"));
+    const GoTemplateFacts facts =
+        read_go_template(template_layer ? std::string_view(template_layer->text->text) : std::string_view("{{ .Prompt }}"));
     if (!facts.parsed) return caps;
     const BuiltinParser* parser = config ? builtin_parser(config->parser) : nullptr;
     if (has(facts.vars, "tools") || (parser && parser->tools)) add(caps, "tools");
@@ -97,8 +94,10 @@ StoreModelSummary summarize_store_model(const ManifestView& view, const Model* m
     if (config) s.parameter_size = config->model_type;
     s.quantization = config ? config->file_type : "";
     if (s.quantization.empty() && facts && facts->file_type) s.quantization = facts->file_type_name;
-    if (config && config->context_length) s.context_length = config->context_length;
-    else if (const Model* gguf = gguf_of(view, model)) s.context_length = gguf->get_uint(architecture_key(*gguf, "context_length"));
+    if (config && config->context_length)
+        s.context_length = config->context_length;
+    else if (const Model* gguf = gguf_of(view, model))
+        s.context_length = gguf->get_uint(architecture_key(*gguf, "context_length"));
     s.capabilities = store_model_capabilities(view, model);
     if (const LayerView* t = last_layer(view, LayerKind::template_text); t && t->text) s.template_text = t->text->text;
     if (const LayerView* t = last_layer(view, LayerKind::system); t && t->text) s.system_text = t->text->text;

@@ -11,8 +11,7 @@ namespace mlens {
 namespace {
 
 constexpr QuantParams kQuantTable[] = {
-    {"int4", "affine", 4, 64}, {"int8", "affine", 8, 64}, {"nvfp4", "nvfp4", 4, 16},
-    {"mxfp4", "mxfp4", 4, 32}, {"mxfp8", "mxfp8", 8, 32},
+    {"int4", "affine", 4, 64}, {"int8", "affine", 8, 64}, {"nvfp4", "nvfp4", 4, 16}, {"mxfp4", "mxfp4", 4, 32}, {"mxfp8", "mxfp8", 8, 32},
 };
 // Ollama's Params() fallback for a type it does not know.
 constexpr QuantParams kUnknownParams = {"", "affine", 8, 32};
@@ -37,13 +36,12 @@ public:
     QuantDescriber(Model& model, std::optional<uint32_t> hint) : m_model(model), m_hint(hint) {
         m_meta.resize(model.files.size());
         for (const MetadataEntry& e : model.metadata)
-            if (e.value.is_string() && e.file < m_meta.size())
-                m_meta[e.file].emplace(e.key, e.value.string_value(kMetadataValueBytes));
+            if (e.value.is_string() && e.file < m_meta.size()) m_meta[e.file].emplace(e.key, e.value.string_value(kMetadataValueBytes));
         for (size_t i = 0; i < model.tensors.size(); ++i) {
             const TensorInfo& t = model.tensors[i];
             if (!m_index.emplace(t.name, i).second)
-                warn(t, ErrorCode::W_DUPLICATE_TENSOR_NAME, "\"" + escape_for_display(t.name) +
-                     "\" appears in more than one blob; the first is used");
+                warn(t, ErrorCode::W_DUPLICATE_TENSOR_NAME,
+                     "\"" + escape_for_display(t.name) + "\" appears in more than one blob; the first is used");
         }
     }
 
@@ -94,8 +92,9 @@ private:
             auto norm = normalize_quant_type(q.declared);
             params = norm ? quant_params(*norm) : nullptr;
             if (!params) {
-                warn(t, ErrorCode::W_UNKNOWN_QUANT_TYPE, "quant_type \"" + escape_for_display(q.declared, 40) +
-                     "\" is not int4, int8, nvfp4, mxfp4 or mxfp8; read as 8-bit affine, group 32 (Ollama's fallback)");
+                warn(t, ErrorCode::W_UNKNOWN_QUANT_TYPE,
+                     "quant_type \"" + escape_for_display(q.declared, 40) +
+                         "\" is not int4, int8, nvfp4, mxfp4 or mxfp8; read as 8-bit affine, group 32 (Ollama's fallback)");
                 params = &kUnknownParams;
             }
         } else {
@@ -106,7 +105,8 @@ private:
         if (!params) {
             q.type = "unknown";
             q.origin = "no quant_type metadata; shapes do not decide";
-            warn(t, ErrorCode::W_QUANT_UNKNOWN, "no quant_type in the blob metadata and the shapes of the tensor and its scale do "
+            warn(t, ErrorCode::W_QUANT_UNKNOWN,
+                 "no quant_type in the blob metadata and the shapes of the tensor and its scale do "
                  "not determine the quantization");
             return;
         }
@@ -120,8 +120,8 @@ private:
             if (gs) {
                 group = parse_decimal(*gs);
                 if (!group || *group == 0) {
-                    warn(t, ErrorCode::W_BAD_GROUP_SIZE, "group_size \"" + escape_for_display(*gs, 40) +
-                         "\" is not a positive decimal; the table default is used");
+                    warn(t, ErrorCode::W_BAD_GROUP_SIZE,
+                         "group_size \"" + escape_for_display(*gs, 40) + "\" is not a positive decimal; the table default is used");
                     group.reset();
                 }
             }
@@ -159,7 +159,8 @@ private:
         if (r4 == 64) {
             if (m_hint == 8u) return pick("int8", 32);
             if (!m_hint || *m_hint != 4)
-                warn(t, ErrorCode::W_QUANT_AMBIGUOUS, "the shapes fit both int4 group 64 and int8 group 32 and no bits hint was "
+                warn(t, ErrorCode::W_QUANT_AMBIGUOUS,
+                     "the shapes fit both int4 group 64 and int8 group 32 and no bits hint was "
                      "found; read as int4 group 64");
             return pick("int4", 64);
         }
@@ -185,13 +186,14 @@ private:
         for (size_t k = 1; consistent && k < t.ne.size(); ++k) consistent = scale.ne[k] == t.ne[k];
         auto covered = checked_mul(scale.ne.empty() ? 0 : scale.ne[0], q.group_size);
         if (!consistent || !covered || *covered != *cols)
-            warn(t, ErrorCode::W_QUANT_SHAPE_MISMATCH, "the scale's shape does not match " + std::to_string(*cols) +
-                 " values per row in groups of " + std::to_string(q.group_size));
+            warn(t, ErrorCode::W_QUANT_SHAPE_MISMATCH,
+                 "the scale's shape does not match " + std::to_string(*cols) + " values per row in groups of " +
+                     std::to_string(q.group_size));
     }
 
     void warn(const TensorInfo& t, ErrorCode code, std::string message) {
-        m_model.diagnostics.push_back({Severity::warning, "store", code, escape_for_display(t.name, 120), std::nullopt,
-                                       std::move(message), t.file});
+        m_model.diagnostics.push_back(
+            {Severity::warning, "store", code, escape_for_display(t.name, 120), std::nullopt, std::move(message), t.file});
     }
 
     Model& m_model;
@@ -219,9 +221,7 @@ std::optional<std::string> normalize_quant_type(std::string_view declared) {
     return std::nullopt;
 }
 
-void describe_quantized_tensors(Model& model, std::optional<uint32_t> bits_hint) {
-    QuantDescriber(model, bits_hint).run();
-}
+void describe_quantized_tensors(Model& model, std::optional<uint32_t> bits_hint) { QuantDescriber(model, bits_hint).run(); }
 
 void describe_tensor_blobs(Model& model, const std::vector<std::string>& blob_names, std::optional<uint32_t> bits_hint) {
     describe_quantized_tensors(model, bits_hint);

@@ -59,9 +59,13 @@ Target resolve_directory(Target t) {
     std::error_code ec;
     bool blobs = false;
     fs::directory_iterator it(t.path, ec);
-    if (ec) return failed(std::move(t), TargetKind::not_a_model, {ErrorCode::E_IO, "path", std::nullopt, "cannot list the folder: " + ec.message()});
+    if (ec)
+        return failed(std::move(t), TargetKind::not_a_model,
+                      {ErrorCode::E_IO, "path", std::nullopt, "cannot list the folder: " + ec.message()});
     for (; it != fs::directory_iterator(); it.increment(ec)) {
-        if (ec) return failed(std::move(t), TargetKind::not_a_model, {ErrorCode::E_IO, "path", std::nullopt, "cannot list the folder: " + ec.message()});
+        if (ec)
+            return failed(std::move(t), TargetKind::not_a_model,
+                          {ErrorCode::E_IO, "path", std::nullopt, "cannot list the folder: " + ec.message()});
         const std::string name = it->path().filename().string();
         std::error_code type_ec;
         if (name == "blobs" && it->is_directory(type_ec)) blobs = true;
@@ -131,7 +135,9 @@ Target resolve_reference(Target t) {
         }
     }
     std::string message = "no such file or directory";
-    if (name) message += ", and no Ollama model " + escape_for_display(name->display()) + " in " + (looked.empty() ? "any store (none found)" : looked);
+    if (name)
+        message +=
+            ", and no Ollama model " + escape_for_display(name->display()) + " in " + (looked.empty() ? "any store (none found)" : looked);
     return failed(std::move(t), TargetKind::missing, {ErrorCode::E_NOT_FOUND, "", std::nullopt, message});
 }
 
@@ -139,13 +145,20 @@ Target resolve_reference(Target t) {
 
 const char* target_kind_name(const Target& target) {
     switch (target.kind) {
-        case TargetKind::model_file: return target.format == Format::safetensors ? "safetensors file" : "GGUF file";
-        case TargetKind::safetensors_folder: return "safetensors folder";
-        case TargetKind::store_root: return "Ollama store";
-        case TargetKind::store_model: return "Ollama model";
-        case TargetKind::imatrix: return "imatrix file";
-        case TargetKind::missing: return "missing";
-        case TargetKind::not_a_model: return "not a model";
+        case TargetKind::model_file:
+            return target.format == Format::safetensors ? "safetensors file" : "GGUF file";
+        case TargetKind::safetensors_folder:
+            return "safetensors folder";
+        case TargetKind::store_root:
+            return "Ollama store";
+        case TargetKind::store_model:
+            return "Ollama model";
+        case TargetKind::imatrix:
+            return "imatrix file";
+        case TargetKind::missing:
+            return "missing";
+        case TargetKind::not_a_model:
+            return "not a model";
     }
     return "not a model";
 }
@@ -179,13 +192,18 @@ Result<Model> open_target(const Target& target, JobContext* job) {
                              "a legacy importance matrix (llama-imatrix .dat), not a model: `mlens imatrix PATH` reads it"};
             model = read_gguf(target.source, {}, job);
             break;
-        case TargetKind::safetensors_folder: model = open_safetensors_folder(target.path, {}, job); break;
-        case TargetKind::store_model: model = open_store_model(*target.store, target.name, job); break;
+        case TargetKind::safetensors_folder:
+            model = open_safetensors_folder(target.path, {}, job);
+            break;
+        case TargetKind::store_model:
+            model = open_store_model(*target.store, target.name, job);
+            break;
         case TargetKind::store_root:
             return Error{ErrorCode::E_STORE_ROOT, "", std::nullopt,
                          "an Ollama store, not one model: `mlens store PATH` lists its models, PATH/MODEL:TAG names one"};
         case TargetKind::missing:
-        case TargetKind::not_a_model: return target.problem;
+        case TargetKind::not_a_model:
+            return target.problem;
     }
     if (model) mark_missing_data(*model);
     return model;

@@ -108,8 +108,10 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_18_byte(const uint8_t* bytes,
     for (uint64_t b = 0; b < blocks; ++b) {
         const NibbleExtremes e = nibble_extremes<16>(bytes + b * 18 + 2);
         const int least = std::min(e.low_min, e.high_min), greatest = std::max(e.low_max, e.high_max);
-        if (iq4) g.set(b, d[b], 1, 0.0f, 0, kIq4Values[least], kIq4Values[greatest]);
-        else g.set(b, d[b], 1, 0.0f, 0, least - 8, greatest - 8);
+        if (iq4)
+            g.set(b, d[b], 1, 0.0f, 0, kIq4Values[least], kIq4Values[greatest]);
+        else
+            g.set(b, d[b], 1, 0.0f, 0, least - 8, greatest - 8);
     }
     return group_range(g, blocks);
 }
@@ -174,7 +176,11 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_iq4_xs(const uint8_t* bytes, 
 
 bool has_block_value_range(uint32_t ggml_type) {
     switch (ggml_type) {
-        case GGML_TYPE_Q4_0: case GGML_TYPE_Q8_0: case GGML_TYPE_Q4_K: case GGML_TYPE_IQ4_NL: case GGML_TYPE_IQ4_XS:
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_Q4_K:
+        case GGML_TYPE_IQ4_NL:
+        case GGML_TYPE_IQ4_XS:
             return true;
         default:
             return false;
@@ -183,12 +189,18 @@ bool has_block_value_range(uint32_t ggml_type) {
 
 std::optional<ValueBounds> block_value_range(uint32_t ggml_type, const uint8_t* bytes, uint64_t blocks) {
     switch (ggml_type) {
-        case GGML_TYPE_Q4_0: return range_18_byte(bytes, blocks, false);
-        case GGML_TYPE_IQ4_NL: return range_18_byte(bytes, blocks, true);
-        case GGML_TYPE_Q8_0: return range_q8_0(bytes, blocks);
-        case GGML_TYPE_Q4_K: return range_q4_k(bytes, blocks);
-        case GGML_TYPE_IQ4_XS: return range_iq4_xs(bytes, blocks);
-        default: return std::nullopt;
+        case GGML_TYPE_Q4_0:
+            return range_18_byte(bytes, blocks, false);
+        case GGML_TYPE_IQ4_NL:
+            return range_18_byte(bytes, blocks, true);
+        case GGML_TYPE_Q8_0:
+            return range_q8_0(bytes, blocks);
+        case GGML_TYPE_Q4_K:
+            return range_q4_k(bytes, blocks);
+        case GGML_TYPE_IQ4_XS:
+            return range_iq4_xs(bytes, blocks);
+        default:
+            return std::nullopt;
     }
 }
 

@@ -68,10 +68,21 @@ void half_to_float(const uint8_t* in, uint64_t count, float* out) {
 
 uint32_t element_bytes(ElementType t) {
     switch (t) {
-        case ElementType::f64: case ElementType::i64: case ElementType::u64: return 8;
-        case ElementType::f32: case ElementType::i32: case ElementType::u32: return 4;
-        case ElementType::f16: case ElementType::bf16: case ElementType::i16: case ElementType::u16: return 2;
-        default: return 1;
+        case ElementType::f64:
+        case ElementType::i64:
+        case ElementType::u64:
+            return 8;
+        case ElementType::f32:
+        case ElementType::i32:
+        case ElementType::u32:
+            return 4;
+        case ElementType::f16:
+        case ElementType::bf16:
+        case ElementType::i16:
+        case ElementType::u16:
+            return 2;
+        default:
+            return 1;
     }
 }
 
@@ -79,78 +90,134 @@ std::optional<ElementType> element_type_of(Format format, const StorageType& typ
     if (!type.known) return std::nullopt;
     if (format == Format::gguf) {
         switch (type.id) {
-            case GGML_TYPE_F32: return ElementType::f32;
-            case GGML_TYPE_F16: return ElementType::f16;
-            case GGML_TYPE_BF16: return ElementType::bf16;
-            case GGML_TYPE_I8: return ElementType::i8;
-            case GGML_TYPE_I16: return ElementType::i16;
-            case GGML_TYPE_I32: return ElementType::i32;
-            case GGML_TYPE_I64: return ElementType::i64;
-            case GGML_TYPE_F64: return ElementType::f64;
-            default: return std::nullopt;
+            case GGML_TYPE_F32:
+                return ElementType::f32;
+            case GGML_TYPE_F16:
+                return ElementType::f16;
+            case GGML_TYPE_BF16:
+                return ElementType::bf16;
+            case GGML_TYPE_I8:
+                return ElementType::i8;
+            case GGML_TYPE_I16:
+                return ElementType::i16;
+            case GGML_TYPE_I32:
+                return ElementType::i32;
+            case GGML_TYPE_I64:
+                return ElementType::i64;
+            case GGML_TYPE_F64:
+                return ElementType::f64;
+            default:
+                return std::nullopt;
         }
     }
     if (format != Format::safetensors || type.id >= kSafetensorsDtypeCount) return std::nullopt;
     switch (static_cast<SafetensorsDtype>(type.id)) {
-        case SafetensorsDtype::f64: return ElementType::f64;
-        case SafetensorsDtype::f32: return ElementType::f32;
-        case SafetensorsDtype::f16: return ElementType::f16;
-        case SafetensorsDtype::bf16: return ElementType::bf16;
-        case SafetensorsDtype::i8: return ElementType::i8;
-        case SafetensorsDtype::i16: return ElementType::i16;
-        case SafetensorsDtype::i32: return ElementType::i32;
-        case SafetensorsDtype::i64: return ElementType::i64;
-        case SafetensorsDtype::u8: return ElementType::u8;
-        case SafetensorsDtype::u16: return ElementType::u16;
-        case SafetensorsDtype::u32: return ElementType::u32;
-        case SafetensorsDtype::u64: return ElementType::u64;
-        case SafetensorsDtype::boolean: return ElementType::boolean;
-        case SafetensorsDtype::f8_e4m3: return ElementType::f8_e4m3;
-        case SafetensorsDtype::f8_e5m2: return ElementType::f8_e5m2;
-        case SafetensorsDtype::f8_e8m0: return ElementType::f8_e8m0;
-        default: return std::nullopt;
+        case SafetensorsDtype::f64:
+            return ElementType::f64;
+        case SafetensorsDtype::f32:
+            return ElementType::f32;
+        case SafetensorsDtype::f16:
+            return ElementType::f16;
+        case SafetensorsDtype::bf16:
+            return ElementType::bf16;
+        case SafetensorsDtype::i8:
+            return ElementType::i8;
+        case SafetensorsDtype::i16:
+            return ElementType::i16;
+        case SafetensorsDtype::i32:
+            return ElementType::i32;
+        case SafetensorsDtype::i64:
+            return ElementType::i64;
+        case SafetensorsDtype::u8:
+            return ElementType::u8;
+        case SafetensorsDtype::u16:
+            return ElementType::u16;
+        case SafetensorsDtype::u32:
+            return ElementType::u32;
+        case SafetensorsDtype::u64:
+            return ElementType::u64;
+        case SafetensorsDtype::boolean:
+            return ElementType::boolean;
+        case SafetensorsDtype::f8_e4m3:
+            return ElementType::f8_e4m3;
+        case SafetensorsDtype::f8_e5m2:
+            return ElementType::f8_e5m2;
+        case SafetensorsDtype::f8_e8m0:
+            return ElementType::f8_e8m0;
+        default:
+            return std::nullopt;
     }
 }
 
 void decode_elements(ElementType t, const uint8_t* in, uint64_t count, float* out) {
     switch (t) {
-        case ElementType::f64: return convert<double>(in, count, out);
-        case ElementType::f32: std::memcpy(out, in, count * 4); return;
-        case ElementType::f16: return half_to_float(in, count, out);
-        case ElementType::bf16: ggml_bf16_to_fp32_row(reinterpret_cast<const ggml_bf16_t*>(in), out, static_cast<int64_t>(count)); return;
-        case ElementType::i8: return convert<int8_t>(in, count, out);
-        case ElementType::i16: return convert<int16_t>(in, count, out);
-        case ElementType::i32: return convert<int32_t>(in, count, out);
-        case ElementType::i64: return convert<int64_t>(in, count, out);
-        case ElementType::u8: return convert<uint8_t>(in, count, out);
-        case ElementType::u16: return convert<uint16_t>(in, count, out);
-        case ElementType::u32: return convert<uint32_t>(in, count, out);
-        case ElementType::u64: return convert<uint64_t>(in, count, out);
+        case ElementType::f64:
+            return convert<double>(in, count, out);
+        case ElementType::f32:
+            std::memcpy(out, in, count * 4);
+            return;
+        case ElementType::f16:
+            return half_to_float(in, count, out);
+        case ElementType::bf16:
+            ggml_bf16_to_fp32_row(reinterpret_cast<const ggml_bf16_t*>(in), out, static_cast<int64_t>(count));
+            return;
+        case ElementType::i8:
+            return convert<int8_t>(in, count, out);
+        case ElementType::i16:
+            return convert<int16_t>(in, count, out);
+        case ElementType::i32:
+            return convert<int32_t>(in, count, out);
+        case ElementType::i64:
+            return convert<int64_t>(in, count, out);
+        case ElementType::u8:
+            return convert<uint8_t>(in, count, out);
+        case ElementType::u16:
+            return convert<uint16_t>(in, count, out);
+        case ElementType::u32:
+            return convert<uint32_t>(in, count, out);
+        case ElementType::u64:
+            return convert<uint64_t>(in, count, out);
         case ElementType::boolean:
             for (uint64_t i = 0; i < count; ++i) out[i] = in[i] ? 1.0f : 0.0f;
             return;
-        case ElementType::f8_e4m3: return table(in, count, out, e4m3_value);
-        case ElementType::f8_e5m2: return table(in, count, out, e5m2_value);
-        case ElementType::f8_e8m0: return table(in, count, out, e8m0_nan);
+        case ElementType::f8_e4m3:
+            return table(in, count, out, e4m3_value);
+        case ElementType::f8_e5m2:
+            return table(in, count, out, e5m2_value);
+        case ElementType::f8_e8m0:
+            return table(in, count, out, e8m0_nan);
     }
 }
 
 WideKind wide_kind_of(ElementType t) {
     switch (t) {
-        case ElementType::i32: case ElementType::i64: case ElementType::u32: case ElementType::u64: return WideKind::integer;
-        case ElementType::f64: return WideKind::float64;
-        default: return WideKind::none;
+        case ElementType::i32:
+        case ElementType::i64:
+        case ElementType::u32:
+        case ElementType::u64:
+            return WideKind::integer;
+        case ElementType::f64:
+            return WideKind::float64;
+        default:
+            return WideKind::none;
     }
 }
 
 void decode_wide_elements(ElementType t, const uint8_t* in, uint64_t count, long double* out) {
     switch (t) {
-        case ElementType::i32: return convert<int32_t>(in, count, out);
-        case ElementType::i64: return convert<int64_t>(in, count, out);
-        case ElementType::u32: return convert<uint32_t>(in, count, out);
-        case ElementType::u64: return convert<uint64_t>(in, count, out);
-        case ElementType::f64: return convert<double>(in, count, out);
-        default: assert(false && "not a wide type"); return;
+        case ElementType::i32:
+            return convert<int32_t>(in, count, out);
+        case ElementType::i64:
+            return convert<int64_t>(in, count, out);
+        case ElementType::u32:
+            return convert<uint32_t>(in, count, out);
+        case ElementType::u64:
+            return convert<uint64_t>(in, count, out);
+        case ElementType::f64:
+            return convert<double>(in, count, out);
+        default:
+            assert(false && "not a wide type");
+            return;
     }
 }
 

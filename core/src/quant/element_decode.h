@@ -11,7 +11,22 @@
 namespace mlens {
 
 enum class ElementType {
-    f64, f32, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, boolean, f8_e4m3, f8_e5m2, f8_e8m0,
+    f64,
+    f32,
+    f16,
+    bf16,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    boolean,
+    f8_e4m3,
+    f8_e5m2,
+    f8_e8m0,
 };
 
 uint32_t element_bytes(ElementType t);

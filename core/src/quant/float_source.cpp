@@ -17,9 +17,7 @@ Status FloatSource::read_codes(uint64_t, uint64_t, uint16_t*) const {
     return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "values are not stored as 8- or 16-bit codes"};
 }
 
-Result<std::optional<ValueBounds>> FloatSource::quick_range(uint64_t, uint64_t) const {
-    return std::optional<ValueBounds>{};
-}
+Result<std::optional<ValueBounds>> FloatSource::quick_range(uint64_t, uint64_t) const { return std::optional<ValueBounds>{}; }
 
 Status FloatSource::read_wide(uint64_t, uint64_t, long double*) const {
     return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "values are not wider than float"};

@@ -7,9 +7,7 @@ namespace mlens {
 
 namespace {
 
-double bulk_magnitude(const TensorStats& s) {
-    return std::max(std::fabs(s.percentiles.front()), std::fabs(s.percentiles.back()));
-}
+double bulk_magnitude(const TensorStats& s) { return std::max(std::fabs(s.percentiles.front()), std::fabs(s.percentiles.back())); }
 
 double extreme_magnitude(const TensorStats& s) { return std::max(std::fabs(s.min), std::fabs(s.max)); }
 
@@ -23,8 +21,7 @@ bool has_outliers(const TensorStats& stats) {
     return extreme_magnitude(stats) > kOutlierRatio * bulk_magnitude(stats);
 }
 
-HistogramRange pick_histogram_range(const TensorStats& stats, HistogramRangeMode mode,
-                                    std::optional<std::pair<double, double>> custom) {
+HistogramRange pick_histogram_range(const TensorStats& stats, HistogramRangeMode mode, std::optional<std::pair<double, double>> custom) {
     HistogramRange r;
     r.mode = r.resolved = mode;
     if (mode == HistogramRangeMode::custom && custom) {
@@ -36,35 +33,40 @@ HistogramRange pick_histogram_range(const TensorStats& stats, HistogramRangeMode
     if (mode == HistogramRangeMode::automatic || mode == HistogramRangeMode::custom)
         r.resolved = has_outliers(stats) ? HistogramRangeMode::central : HistogramRangeMode::full;
     switch (r.resolved) {
-    case HistogramRangeMode::central:
-        r.lo = stats.percentiles.front();
-        r.hi = stats.percentiles.back();
-        if (mode != HistogramRangeMode::central) {
-            // A little room on each side, so the bulk's own tails are not cut at the edge bins.
-            const double margin = (r.hi - r.lo) * kAutoMargin;
-            r.lo = std::max(stats.min, r.lo - margin);
-            r.hi = std::min(stats.max, r.hi + margin);
-        }
-        break;
-    case HistogramRangeMode::symmetric:
-        r.hi = extreme_magnitude(stats);
-        r.lo = -r.hi;
-        break;
-    default:
-        r.lo = stats.min;
-        r.hi = stats.max;
-        break;
+        case HistogramRangeMode::central:
+            r.lo = stats.percentiles.front();
+            r.hi = stats.percentiles.back();
+            if (mode != HistogramRangeMode::central) {
+                // A little room on each side, so the bulk's own tails are not cut at the edge bins.
+                const double margin = (r.hi - r.lo) * kAutoMargin;
+                r.lo = std::max(stats.min, r.lo - margin);
+                r.hi = std::min(stats.max, r.hi + margin);
+            }
+            break;
+        case HistogramRangeMode::symmetric:
+            r.hi = extreme_magnitude(stats);
+            r.lo = -r.hi;
+            break;
+        default:
+            r.lo = stats.min;
+            r.hi = stats.max;
+            break;
     }
     return r;
 }
 
 std::string_view range_mode_name(HistogramRangeMode mode) {
     switch (mode) {
-    case HistogramRangeMode::automatic: return "auto";
-    case HistogramRangeMode::full: return "full";
-    case HistogramRangeMode::central: return "p999";
-    case HistogramRangeMode::symmetric: return "symmetric";
-    case HistogramRangeMode::custom: return "custom";
+        case HistogramRangeMode::automatic:
+            return "auto";
+        case HistogramRangeMode::full:
+            return "full";
+        case HistogramRangeMode::central:
+            return "p999";
+        case HistogramRangeMode::symmetric:
+            return "symmetric";
+        case HistogramRangeMode::custom:
+            return "custom";
     }
     return "full";
 }
@@ -79,14 +81,21 @@ std::optional<HistogramRangeMode> range_mode_from_name(std::string_view name) {
 std::string range_mode_caption(const HistogramRange& range) {
     std::string resolved;
     switch (range.resolved) {
-    case HistogramRangeMode::central: resolved = "p0.1-p99.9"; break;
-    case HistogramRangeMode::symmetric: resolved = "symmetric around 0"; break;
-    case HistogramRangeMode::custom: resolved = "custom"; break;
-    default: resolved = "min-max"; break;
+        case HistogramRangeMode::central:
+            resolved = "p0.1-p99.9";
+            break;
+        case HistogramRangeMode::symmetric:
+            resolved = "symmetric around 0";
+            break;
+        case HistogramRangeMode::custom:
+            resolved = "custom";
+            break;
+        default:
+            resolved = "min-max";
+            break;
     }
     if (range.mode != HistogramRangeMode::automatic) return resolved;
-    return range.resolved == HistogramRangeMode::central ? "auto: " + resolved + " widened, outliers outside"
-                                                         : "auto: " + resolved;
+    return range.resolved == HistogramRangeMode::central ? "auto: " + resolved + " widened, outliers outside" : "auto: " + resolved;
 }
 
 }  // namespace mlens

@@ -49,7 +49,8 @@ Result<Imatrix> read_legacy(const ByteSourcePtr& source) {
     if (n_entries < 1)
         return Error{ErrorCode::E_COUNT, "n_entries", 0, std::to_string(n_entries) + " entries, where a legacy imatrix holds at least one"};
     if (static_cast<uint64_t>(n_entries) > (size - 4) / 16)
-        return Error{ErrorCode::E_COUNT, "n_entries", 0, std::to_string(n_entries) + " entries cannot fit in " + std::to_string(size) + " bytes"};
+        return Error{ErrorCode::E_COUNT, "n_entries", 0,
+                     std::to_string(n_entries) + " entries cannot fit in " + std::to_string(size) + " bytes"};
     m.entries.reserve(static_cast<size_t>(n_entries));
     for (int32_t i = 0; i < n_entries; ++i) {
         const std::string field = "entries[" + std::to_string(i) + "]";
@@ -57,20 +58,24 @@ Result<Imatrix> read_legacy(const ByteSourcePtr& source) {
         uint64_t at = c.position();
         if (!read_i32(c, len)) return truncated(field + ".name_length", at, 4, size);
         if (len < 1 || static_cast<uint32_t>(len) > kMaxLegacyNameBytes || static_cast<uint64_t>(len) > c.remaining())
-            return Error{ErrorCode::E_COUNT, field + ".name_length", at, "name length " + std::to_string(len) + " (1 to " +
-                                                                    std::to_string(kMaxLegacyNameBytes) + " bytes that the file has)"};
+            return Error{
+                ErrorCode::E_COUNT, field + ".name_length", at,
+                "name length " + std::to_string(len) + " (1 to " + std::to_string(kMaxLegacyNameBytes) + " bytes that the file has)"};
         ImatrixEntry e;
-        if (!c.read_string(e.name, static_cast<uint64_t>(len))) return truncated(field + ".name", c.position(), static_cast<uint64_t>(len), size);
+        if (!c.read_string(e.name, static_cast<uint64_t>(len)))
+            return truncated(field + ".name", c.position(), static_cast<uint64_t>(len), size);
         if (std::any_of(e.name.begin(), e.name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
-            return Error{ErrorCode::E_NOT_IMATRIX, field + ".name", at + 4, "entry name with control bytes: " + escape_for_display(e.name, 80)};
+            return Error{ErrorCode::E_NOT_IMATRIX, field + ".name", at + 4,
+                         "entry name with control bytes: " + escape_for_display(e.name, 80)};
         e.counts_offset = c.position();
         if (!read_i32(c, ncall)) return truncated(field + ".ncall", e.counts_offset, 4, size);
         at = c.position();
         if (!read_i32(c, nval)) return truncated(field + ".n_values", at, 4, size);
         if (ncall < 0) return Error{ErrorCode::E_COUNT, field + ".ncall", e.counts_offset, "negative call count " + std::to_string(ncall)};
         if (nval < 1 || static_cast<uint64_t>(nval) > c.remaining() / 4)
-            return Error{ErrorCode::E_COUNT, field + ".n_values", at,
-                         std::to_string(nval) + " values (at least 1, and " + std::to_string(c.remaining() / 4) + " fit in the bytes left)"};
+            return Error{
+                ErrorCode::E_COUNT, field + ".n_values", at,
+                std::to_string(nval) + " values (at least 1, and " + std::to_string(c.remaining() / 4) + " fit in the bytes left)"};
         e.columns = static_cast<uint64_t>(nval);
         e.counts = {static_cast<double>(ncall)};
         e.sums_offset = c.position();
@@ -90,7 +95,8 @@ Result<Imatrix> read_legacy(const ByteSourcePtr& source) {
         return Error{ErrorCode::E_NOT_IMATRIX, "dataset_length", at,
                      "dataset name of " + std::to_string(len) + " bytes where " + std::to_string(c.remaining()) + " bytes are left"};
     std::string dataset;
-    if (len > 0 && !c.read_string(dataset, static_cast<uint64_t>(len))) return truncated("dataset", c.position(), static_cast<uint64_t>(len), size);
+    if (len > 0 && !c.read_string(dataset, static_cast<uint64_t>(len)))
+        return truncated("dataset", c.position(), static_cast<uint64_t>(len), size);
     if (!dataset.empty()) m.datasets.push_back(std::move(dataset));
     return m;
 }
@@ -110,8 +116,8 @@ Result<Imatrix> read_gguf_imatrix(const ByteSourcePtr& source) {
     Imatrix m;
     m.format = ImatrixFormat::gguf;
     m.source = source;
-    if (const MetadataEntry* kv = model.find("imatrix.datasets"); kv && kv->value.is_array() &&
-                                                                   kv->value.array->element_type == ValueType::string)
+    if (const MetadataEntry* kv = model.find("imatrix.datasets");
+        kv && kv->value.is_array() && kv->value.array->element_type == ValueType::string)
         for (uint64_t i = 0; i < kv->value.array->count && i < 1024; ++i) m.datasets.push_back(kv->value.array->string_at(i, 4096));
     m.chunk_count = model.get_uint("imatrix.chunk_count");
     m.chunk_size = model.get_uint("imatrix.chunk_size");
@@ -130,15 +136,17 @@ Result<Imatrix> read_gguf_imatrix(const ByteSourcePtr& source) {
         }
     }
     if (order.empty())
-        return Error{ErrorCode::E_NOT_IMATRIX, "", std::nullopt, "a GGUF without <name>.in_sum2 and <name>.counts tensors: not an importance matrix"};
+        return Error{ErrorCode::E_NOT_IMATRIX, "", std::nullopt,
+                     "a GGUF without <name>.in_sum2 and <name>.counts tensors: not an importance matrix"};
     for (const std::string& name : order) {
         auto [sums, counts] = pairs[name];
         const std::string shown = escape_for_display(name, 120);
         auto shape_error = [&](const TensorInfo* t, std::string message) {
-            return Error{ErrorCode::E_IMATRIX_SHAPE, t ? "tensors." + escape_for_display(t->name, 120) : "", t ? std::optional(t->info_range.offset) : std::nullopt,
-                         std::move(message)};
+            return Error{ErrorCode::E_IMATRIX_SHAPE, t ? "tensors." + escape_for_display(t->name, 120) : "",
+                         t ? std::optional(t->info_range.offset) : std::nullopt, std::move(message)};
         };
-        if (!sums || !counts) return shape_error(sums ? sums : counts, shown + " has " + (sums ? "in_sum2 but no counts" : "counts but no in_sum2"));
+        if (!sums || !counts)
+            return shape_error(sums ? sums : counts, shown + " has " + (sums ? "in_sum2 but no counts" : "counts but no in_sum2"));
         if (sums->type.id != 0 || counts->type.id != 0)
             return shape_error(sums->type.id != 0 ? sums : counts, shown + ": sums and counts must be F32");
         ImatrixEntry e;
@@ -146,11 +154,13 @@ Result<Imatrix> read_gguf_imatrix(const ByteSourcePtr& source) {
         e.columns = sums->ne.empty() ? 0 : sums->ne[0];
         e.experts = counts->n_elements;
         if (e.columns == 0 || e.experts == 0 || sums->n_elements != e.columns * e.experts || sums->n_elements / e.columns != e.experts)
-            return shape_error(sums, shown + ": " + std::to_string(sums->n_elements) + " sums are not " + std::to_string(e.experts) +
-                                         " experts of " + std::to_string(e.columns) + " columns");
+            return shape_error(sums,
+                               shown + ": " + std::to_string(sums->n_elements) + " sums are not " + std::to_string(e.experts) +
+                                   " experts of " + std::to_string(e.columns) + " columns");
         if (e.experts > kMaxExperts)
-            return shape_error(counts, shown + ": " + std::to_string(e.experts) + " experts, more than the " + std::to_string(kMaxExperts) +
-                                           " an importance matrix is read with");
+            return shape_error(counts,
+                               shown + ": " + std::to_string(e.experts) + " experts, more than the " + std::to_string(kMaxExperts) +
+                                   " an importance matrix is read with");
         if (!source->contains(sums->data_offset, sums->n_elements * 4) || !source->contains(counts->data_offset, e.experts * 4))
             return truncated("tensors." + escape_for_display(name, 120), sums->data_offset, sums->n_elements * 4, source->size());
         e.sums_offset = sums->data_offset;
@@ -168,10 +178,21 @@ Result<Imatrix> read_gguf_imatrix(const ByteSourcePtr& source) {
 // Skips one GGUF value of `type`; false when it does not fit or is not a known type.
 bool skip_gguf_value(Cursor& c, uint32_t type, bool in_array = false) {
     switch (type) {
-        case 0: case 1: case 7: return c.skip(1);
-        case 2: case 3: return c.skip(2);
-        case 4: case 5: case 6: return c.skip(4);
-        case 10: case 11: case 12: return c.skip(8);
+        case 0:
+        case 1:
+        case 7:
+            return c.skip(1);
+        case 2:
+        case 3:
+            return c.skip(2);
+        case 4:
+        case 5:
+        case 6:
+            return c.skip(4);
+        case 10:
+        case 11:
+        case 12:
+            return c.skip(8);
         case 8: {
             uint64_t n = 0;
             return c.read_u64(n) && c.skip(n);
@@ -184,7 +205,8 @@ bool skip_gguf_value(Cursor& c, uint32_t type, bool in_array = false) {
                 if (c.position() > Cursor::kWindowBytes || !skip_gguf_value(c, element, true)) return false;
             return true;
         }
-        default: return false;
+        default:
+            return false;
     }
 }
 
@@ -244,7 +266,8 @@ Result<Imatrix> open_imatrix(const std::string& path) {
 }
 
 Result<std::vector<float>> read_sums(const Imatrix& m, const ImatrixEntry& e, uint64_t expert) {
-    if (expert >= e.experts) return Error{ErrorCode::E_RANGE, "", std::nullopt, "expert " + std::to_string(expert) + " of " + std::to_string(e.experts)};
+    if (expert >= e.experts)
+        return Error{ErrorCode::E_RANGE, "", std::nullopt, "expert " + std::to_string(expert) + " of " + std::to_string(e.experts)};
     std::vector<float> sums(e.columns);
     const uint64_t offset = e.sums_offset + expert * e.columns * 4;
     if (!m.source->read(offset, e.columns * 4, sums.data()))
@@ -257,8 +280,10 @@ Result<std::vector<float>> importance(const Imatrix& m, const ImatrixEntry& e, u
     if (!sums) return sums;
     const double count = e.count_of(expert);
     std::vector<float>& v = *sums;
-    if (m.format == ImatrixFormat::gguf && count <= 0) std::fill(v.begin(), v.end(), 1.0f);
-    else if (count > 0) for (float& x : v) x = static_cast<float>(x / count);
+    if (m.format == ImatrixFormat::gguf && count <= 0)
+        std::fill(v.begin(), v.end(), 1.0f);
+    else if (count > 0)
+        for (float& x : v) x = static_cast<float>(x / count);
     return sums;
 }
 
@@ -276,13 +301,15 @@ Result<ColumnImportance> importance_for(const Imatrix& m, std::string_view tenso
     const uint64_t runs = split ? e->columns / row_length : e->experts;
     const std::string experts_text = std::to_string(runs) + (runs == 1 ? " expert" : " experts");
     if (expert && *expert >= runs)
-        return Error{ErrorCode::E_IMATRIX_SHAPE, "", std::nullopt, "expert " + std::to_string(*expert) + " of " + shown + ": the importance matrix has " + experts_text};
+        return Error{ErrorCode::E_IMATRIX_SHAPE, "", std::nullopt,
+                     "expert " + std::to_string(*expert) + " of " + shown + ": the importance matrix has " + experts_text};
     if (!expert && runs > 1 && (rows == 0 || rows % runs != 0))
         return Error{ErrorCode::E_IMATRIX_SHAPE, "", std::nullopt,
                      shown + " has " + std::to_string(rows) + " rows, which do not split into the importance matrix's " + experts_text};
     const uint64_t wanted = expert ? 1 : runs;
     if ((split ? e->columns : wanted * row_length) > kAnalysisMemoryBound / 4 / sizeof(float))
-        return Error{ErrorCode::E_LIMIT, "", std::nullopt, "the importance of " + shown + " takes more than " + std::to_string(kAnalysisMemoryBound / 4) + " bytes"};
+        return Error{ErrorCode::E_LIMIT, "", std::nullopt,
+                     "the importance of " + shown + " takes more than " + std::to_string(kAnalysisMemoryBound / 4) + " bytes"};
     ColumnImportance out;
     out.entry = e->name;
     out.row_length = row_length;
@@ -291,7 +318,8 @@ Result<ColumnImportance> importance_for(const Imatrix& m, std::string_view tenso
         Result<std::vector<float>> all = importance(m, *e, 0);
         if (!all) return all.error();
         const uint64_t first = expert ? *expert * row_length : 0;
-        out.values.assign(all->begin() + static_cast<std::ptrdiff_t>(first), all->begin() + static_cast<std::ptrdiff_t>(first + wanted * row_length));
+        out.values.assign(all->begin() + static_cast<std::ptrdiff_t>(first),
+                          all->begin() + static_cast<std::ptrdiff_t>(first + wanted * row_length));
         return out;
     }
     for (uint64_t x = expert.value_or(0); x < expert.value_or(0) + wanted; ++x) {

@@ -14,7 +14,7 @@ std::array<float, 256> make_e4m3() {
     std::array<float, 256> t{};
     for (int b = 0; b < 256; ++b) {
         int exp = (b >> 3) & 0xF, mant = b & 7;
-        float v = exp == 0 ? std::ldexp(static_cast<float>(mant), -9)               // mant/8 * 2^-6
+        float v = exp == 0 ? std::ldexp(static_cast<float>(mant), -9)  // mant/8 * 2^-6
                            : std::ldexp(1.0f + static_cast<float>(mant) / 8.0f, exp - 7);
         if ((b & 0x7F) == 0x7F) v = std::numeric_limits<float>::quiet_NaN();
         t[b] = (b & 0x80) ? -v : v;
@@ -27,9 +27,12 @@ std::array<float, 256> make_e5m2() {
     for (int b = 0; b < 256; ++b) {
         int exp = (b >> 2) & 0x1F, mant = b & 3;
         float v;
-        if (exp == 0x1F) v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-        else if (exp == 0) v = std::ldexp(static_cast<float>(mant), -16);          // mant/4 * 2^-14
-        else v = std::ldexp(1.0f + static_cast<float>(mant) / 4.0f, exp - 15);
+        if (exp == 0x1F)
+            v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+        else if (exp == 0)
+            v = std::ldexp(static_cast<float>(mant), -16);  // mant/4 * 2^-14
+        else
+            v = std::ldexp(1.0f + static_cast<float>(mant) / 4.0f, exp - 15);
         t[b] = (b & 0x80) ? -v : v;
     }
     return t;
@@ -45,7 +48,10 @@ uint8_t nearest_magnitude(const float* table, uint8_t end, float a) {
     float best_err = a;
     for (uint8_t c = 1; c < end; ++c) {
         float err = std::fabs(table[c] - a);
-        if (err < best_err || (err == best_err && (c & 1) == 0)) { best = c; best_err = err; }
+        if (err < best_err || (err == best_err && (c & 1) == 0)) {
+            best = c;
+            best_err = err;
+        }
     }
     return best;
 }
@@ -71,8 +77,6 @@ uint8_t e4m3_from_float(float x) {
     return static_cast<uint8_t>((std::signbit(x) ? 0x80 : 0) | nearest_magnitude(kE4m3.data(), 0x7F, std::fabs(x)));
 }
 
-uint8_t e2m1_from_float(float x) {
-    return static_cast<uint8_t>((std::signbit(x) ? 8 : 0) | nearest_magnitude(kE2m1, 8, std::fabs(x)));
-}
+uint8_t e2m1_from_float(float x) { return static_cast<uint8_t>((std::signbit(x) ? 8 : 0) | nearest_magnitude(kE2m1, 8, std::fabs(x))); }
 
 }  // namespace mlens

@@ -17,7 +17,9 @@ Error shape_error(const TensorInfo& t, const std::string& why) { return Error{Er
 }  // namespace
 
 MlxGroupsKind::MlxGroupsKind(const Model& model, size_t index, const QuantLayout& q, int mode)
-    : TensorViewKind(model, index, q.logical_ne, q.logical_elements, q.group_size, q.group_size * q.bits / 8), m_mode(mode), m_bits(q.bits) {}
+    : TensorViewKind(model, index, q.logical_ne, q.logical_elements, q.group_size, q.group_size * q.bits / 8),
+      m_mode(mode),
+      m_bits(q.bits) {}
 
 Result<std::shared_ptr<const TensorViewKind>> MlxGroupsKind::open(const Model& model, size_t index) {
     const TensorInfo& t = model.tensors[index];
@@ -29,10 +31,12 @@ Result<std::shared_ptr<const TensorViewKind>> MlxGroupsKind::open(const Model& m
         return unsupported(t, std::to_string(q.bits) + "-bit values cannot be " + q.mode);
     if (q.group_size == 0 || q.group_size * q.bits % 32 != 0 || q.logical_ne.empty() || q.logical_elements == 0 ||
         q.logical_ne[0] % q.group_size != 0)
-        return shape_error(t, "rows of " + std::to_string(q.logical_ne.empty() ? 0 : q.logical_ne[0]) +
-                              " values do not split into groups of " + std::to_string(q.group_size));
+        return shape_error(t,
+                           "rows of " + std::to_string(q.logical_ne.empty() ? 0 : q.logical_ne[0]) +
+                               " values do not split into groups of " + std::to_string(q.group_size));
     auto packed_bytes = checked_mul(q.logical_elements, q.bits);
-    if (!packed_bytes || !t.n_bytes || *t.n_bytes != *packed_bytes / 8) return shape_error(t, "packed bytes do not match the logical shape");
+    if (!packed_bytes || !t.n_bytes || *t.n_bytes != *packed_bytes / 8)
+        return shape_error(t, "packed bytes do not match the logical shape");
     const uint64_t groups = q.logical_elements / q.group_size;
     auto companion = [&](std::optional<size_t> c_index, const char* what, bool one_byte) -> Status {
         if (!c_index || *c_index >= model.tensors.size()) return unsupported(t, std::string("the ") + what + " tensor is missing");
@@ -41,8 +45,9 @@ Result<std::shared_ptr<const TensorViewKind>> MlxGroupsKind::open(const Model& m
         if (!e || (one_byte && element_bytes(*e) != 1) || !c.n_bytes || *c.n_bytes != c.n_elements * element_bytes(*e))
             return unsupported(t, std::string("the ") + what + " dtype " + c.type.name + " cannot be used");
         if (c.n_elements != groups)
-            return shape_error(t, std::string("the ") + what + " has " + std::to_string(c.n_elements) + " values for " +
-                                  std::to_string(groups) + " groups");
+            return shape_error(
+                t,
+                std::string("the ") + what + " has " + std::to_string(c.n_elements) + " values for " + std::to_string(groups) + " groups");
         return ok_status();
     };
     if (Status s = companion(q.scale, "scale", *mode != MlxMode::affine); !s) return s.error();
@@ -61,10 +66,14 @@ Status MlxGroupsKind::read_global_scale(const QuantLayout& q) {
     const uint64_t rows = m_elements / m_ne[0], lead = m_ne.back();
     if (!e || !g.n_bytes || *g.n_bytes != g.n_elements * element_bytes(*e))
         return unsupported(t, "the global scale dtype " + g.type.name + " cannot be used");
-    if (g.n_elements == 1) m_rows_per_global = rows;
-    else if (g.n_elements == rows) m_rows_per_global = 1;
-    else if (g.n_elements == lead && m_ne.size() > 1) m_rows_per_global = rows / lead;
-    else return shape_error(t, "the global scale has " + std::to_string(g.n_elements) + " values for " + std::to_string(rows) + " rows");
+    if (g.n_elements == 1)
+        m_rows_per_global = rows;
+    else if (g.n_elements == rows)
+        m_rows_per_global = 1;
+    else if (g.n_elements == lead && m_ne.size() > 1)
+        m_rows_per_global = rows / lead;
+    else
+        return shape_error(t, "the global scale has " + std::to_string(g.n_elements) + " values for " + std::to_string(rows) + " rows");
     std::vector<uint8_t> bytes(*g.n_bytes);
     if (Status s = m_model->read_tensor_bytes(*q.global_scale, 0, bytes.size(), bytes.data()); !s) return s;
     auto values = std::make_shared<std::vector<float>>(g.n_elements);
@@ -90,7 +99,8 @@ Status MlxGroupsKind::read_companion(size_t index, uint64_t first, uint64_t coun
     bytes.resize(count * width);
     if (Status s = m_model->read_tensor_bytes(index, first * width, bytes.size(), bytes.data()); !s) return s;
     auto mode = static_cast<MlxMode>(m_mode);
-    if (mode == MlxMode::affine) decode_elements(e, bytes.data(), count, out);
+    if (mode == MlxMode::affine)
+        decode_elements(e, bytes.data(), count, out);
     else
         for (uint64_t i = 0; i < count; ++i) out[i] = mlx_fp_scale(mode, bytes[i]);
     return ok_status();

@@ -16,7 +16,7 @@ namespace {
 uint8_t mx_exponent(float amax, float limit) {
     if (!(amax > 0.0f) || !std::isfinite(amax)) return 0;
     int k = 0;
-    float m = std::frexp(amax / limit, &k);   // amax/limit = m * 2^k, m in [0.5, 1)
+    float m = std::frexp(amax / limit, &k);  // amax/limit = m * 2^k, m in [0.5, 1)
     int e = m == 0.5f ? k - 1 : k;
     return static_cast<uint8_t>(std::clamp(e + 127, 0, 254));
 }
@@ -25,10 +25,14 @@ uint8_t mx_exponent(float amax, float limit) {
 
 const char* mlx_mode_name(MlxMode mode) {
     switch (mode) {
-        case MlxMode::affine: return "affine";
-        case MlxMode::nvfp4: return "nvfp4";
-        case MlxMode::mxfp4: return "mxfp4";
-        case MlxMode::mxfp8: return "mxfp8";
+        case MlxMode::affine:
+            return "affine";
+        case MlxMode::nvfp4:
+            return "nvfp4";
+        case MlxMode::mxfp4:
+            return "mxfp4";
+        case MlxMode::mxfp8:
+            return "mxfp8";
     }
     return "?";
 }
@@ -39,9 +43,7 @@ std::optional<MlxMode> mlx_mode_from_name(std::string_view mode) {
     return std::nullopt;
 }
 
-float mlx_fp_scale(MlxMode mode, uint8_t byte) {
-    return mode == MlxMode::nvfp4 ? e4m3_value(byte) : e8m0_value(byte, E8m0Nan::inf);
-}
+float mlx_fp_scale(MlxMode mode, uint8_t byte) { return mode == MlxMode::nvfp4 ? e4m3_value(byte) : e8m0_value(byte, E8m0Nan::inf); }
 
 namespace {
 
@@ -68,8 +70,7 @@ MLENS_VECTOR_LOOP void dequantize_affine(uint32_t bits, uint64_t group_size, con
 
 // FP4 (E2M1) and FP8 (E4M3) groups: the code's value times the group scale, through a table of
 // the group's values.
-void dequantize_fp(MlxMode mode, uint64_t group_size, const uint8_t* packed, const float* scales, uint64_t groups,
-                   float* out) {
+void dequantize_fp(MlxMode mode, uint64_t group_size, const uint8_t* packed, const float* scales, uint64_t groups, float* out) {
     static const auto e4m3 = [] {
         std::array<float, 256> t{};
         for (int c = 0; c < 256; ++c) t[c] = e4m3_value(static_cast<uint8_t>(c));
@@ -96,10 +97,12 @@ void dequantize_fp(MlxMode mode, uint64_t group_size, const uint8_t* packed, con
 
 }  // namespace
 
-void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales,
-                    const float* biases, uint64_t groups, float* out) {
-    if (mode == MlxMode::affine) dequantize_affine(bits, group_size, packed, scales, biases, groups, out);
-    else dequantize_fp(mode, group_size, packed, scales, groups, out);
+void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales, const float* biases,
+                    uint64_t groups, float* out) {
+    if (mode == MlxMode::affine)
+        dequantize_affine(bits, group_size, packed, scales, biases, groups, out);
+    else
+        dequantize_fp(mode, group_size, packed, scales, groups, out);
 }
 
 namespace {
@@ -126,7 +129,7 @@ struct ValueExtremes {
 }  // namespace
 
 MLENS_VECTOR_LOOP std::optional<ValueBounds> mlx_affine_range(uint32_t bits, uint64_t group_size, const uint8_t* packed,
-                                                             const float* scales, const float* biases, uint64_t groups) {
+                                                              const float* scales, const float* biases, uint64_t groups) {
     const uint64_t group_bytes = group_size * bits / 8;
     ValueExtremes x;
     for (uint64_t g = 0; g < groups; ++g) {
@@ -158,8 +161,10 @@ Result<MlxQuantized> mlx_quantize(MlxMode mode, uint32_t bits, uint64_t group_si
     const uint64_t groups = count / group_size;
     q.packed.assign(count * bits / 32, 0);
     q.scales.resize(groups);
-    if (mode == MlxMode::affine) q.biases.resize(groups);
-    else q.scale_bytes.resize(groups);
+    if (mode == MlxMode::affine)
+        q.biases.resize(groups);
+    else
+        q.scale_bytes.resize(groups);
     auto put = [&](uint64_t index, uint32_t code) { q.packed[index * bits / 32] |= code << (index * bits % 32); };
     for (uint64_t g = 0; g < groups; ++g) {
         const float* v = values + g * group_size;

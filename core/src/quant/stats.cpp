@@ -6,10 +6,10 @@
 #include <mutex>
 
 #include "central_moments.h"
-#include "wide_stats.h"
 #include "mlens/util/parallel_job.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
+#include "wide_stats.h"
 
 namespace mlens {
 
@@ -37,7 +37,8 @@ FiniteValues only_finite(const float* v, uint64_t n, std::vector<float>& scratch
     FiniteValues f;
     scratch.clear();
     for (uint64_t i = 0; i < n; ++i) {
-        if (std::isnan(v[i])) ++f.nan;
+        if (std::isnan(v[i]))
+            ++f.nan;
         else if (std::isinf(v[i])) {
             ++f.inf;
             f.neg_inf += v[i] < 0;
@@ -74,16 +75,12 @@ struct Binning {
     float scale = 0;
     uint32_t bins = 0;
 
-    static Binning over(double lo, double hi, uint32_t bins) {
-        return {lo, hi, static_cast<float>(bins / (hi - lo)), bins};
-    }
+    static Binning over(double lo, double hi, uint32_t bins) { return {lo, hi, static_cast<float>(bins / (hi - lo)), bins}; }
     uint32_t slots() const { return bins + 2; }
 
     // The same bins split in 2^shift: (x - lo) * scale * 2^shift rounds exactly as (x - lo) *
     // scale times 2^shift, so a value's fine bin shifted right by `shift` is its bin here.
-    Binning refined(uint32_t shift) const {
-        return {lo, hi, std::ldexp(scale, static_cast<int>(shift)), bins << shift};
-    }
+    Binning refined(uint32_t shift) const { return {lo, hi, std::ldexp(scale, static_cast<int>(shift)), bins << shift}; }
 
     MLENS_VECTOR_LOOP void bin_slots(const float* v, uint64_t n, uint32_t* slot) const {
         // Locals, so that stores to `slot` cannot alias them and the loop vectorizes.
@@ -157,8 +154,12 @@ struct ChunkSummary {
     Moments moments;
 
     void merge(const ChunkSummary& o) {
-        nan += o.nan; inf += o.inf; neg_inf += o.neg_inf; zeros += o.zeros;
-        min = std::min(min, o.min); max = std::max(max, o.max);
+        nan += o.nan;
+        inf += o.inf;
+        neg_inf += o.neg_inf;
+        zeros += o.zeros;
+        min = std::min(min, o.min);
+        max = std::max(max, o.max);
         sum_abs += o.sum_abs;
         moments.merge(o.moments);
     }
@@ -200,12 +201,14 @@ MLENS_VECTOR_LOOP bool summarize_finite(const float* v, uint64_t n, ChunkSummary
 }
 
 // Runs fn(first, count) over [0, total) in chunks of `chunk`, on `threads` threads, as one job.
-Status for_each_range(uint64_t total, uint64_t chunk, JobContext* job, unsigned threads, double progress_from,
-                      double progress_to, const std::function<Status(uint64_t, uint64_t)>& fn) {
-    return parallel_job((total + chunk - 1) / chunk, threads, job, [&](uint64_t c) {
-        const uint64_t first = c * chunk;
-        return fn(first, std::min(chunk, total - first));
-    }, progress_from, progress_to);
+Status for_each_range(uint64_t total, uint64_t chunk, JobContext* job, unsigned threads, double progress_from, double progress_to,
+                      const std::function<Status(uint64_t, uint64_t)>& fn) {
+    return parallel_job((total + chunk - 1) / chunk, threads, job,
+                        [&](uint64_t c) {
+                            const uint64_t first = c * chunk;
+                            return fn(first, std::min(chunk, total - first));
+                        },
+                        progress_from, progress_to);
 }
 
 // `chunk` shortened to a multiple of the observer's unit, when that keeps it whole and aligned.
@@ -220,14 +223,13 @@ uint64_t observed_chunk(uint64_t chunk, uint64_t granularity, const ValueObserve
 Status for_each_chunk(const FloatSource& src, JobContext* job, unsigned threads, double progress_from, double progress_to,
                       const std::function<void(uint64_t, const float*, uint64_t)>& fn, const ValueObserver* observer = nullptr) {
     const uint64_t chunk = observed_chunk(src.chunk_length(kChunkTarget), src.granularity(), observer);
-    return for_each_range(src.size(), chunk, job, threads, progress_from, progress_to,
-                          [&](uint64_t first, uint64_t count) {
-                              thread_local std::vector<float> values;
-                              values.resize(count);
-                              if (Status s = src.read(first, count, values.data()); !s) return s;
-                              fn(first, values.data(), count);
-                              return ok_status();
-                          });
+    return for_each_range(src.size(), chunk, job, threads, progress_from, progress_to, [&](uint64_t first, uint64_t count) {
+        thread_local std::vector<float> values;
+        values.resize(count);
+        if (Status s = src.read(first, count, values.data()); !s) return s;
+        fn(first, values.data(), count);
+        return ok_status();
+    });
 }
 
 // How often each stored code occurs in the source (code_values.size() entries), counted into two
@@ -281,7 +283,8 @@ ChunkSummary summarize_codes(const std::vector<float>& value, const std::vector<
         if (count[c] == 0) continue;
         const float x = value[c];
         const auto k = static_cast<double>(count[c]);
-        if (std::isnan(x)) out.nan += count[c];
+        if (std::isnan(x))
+            out.nan += count[c];
         else if (std::isinf(x)) {
             out.inf += count[c];
             if (x < 0) out.neg_inf += count[c];
@@ -326,8 +329,8 @@ std::vector<uint64_t> bin_codes(const Binning& binning, const std::vector<float>
 
 // Counts of the finite values in `binning`'s slots, over the whole source; `all_finite_known`
 // skips looking for NaN and infinities.
-Status count_source(const FloatSource& src, const Binning& binning, bool all_finite_known, JobContext* job,
-                    unsigned threads, double progress_from, std::vector<uint64_t>& total) {
+Status count_source(const FloatSource& src, const Binning& binning, bool all_finite_known, JobContext* job, unsigned threads,
+                    double progress_from, std::vector<uint64_t>& total) {
     total.assign(binning.slots(), 0);
     std::mutex m;
     return for_each_chunk(src, job, threads, progress_from, 1.0, [&](uint64_t, const float* v, uint64_t n) {
@@ -379,14 +382,17 @@ ChunkSummary summarize_chunk(const float* v, uint64_t n, std::vector<float>& scr
 Status summarize_source(const FloatSource& src, JobContext* job, unsigned threads, double progress_to, ChunkSummary& all,
                         const ValueObserver* observer) {
     std::mutex m;
-    return for_each_chunk(src, job, threads, 0.0, progress_to, [&](uint64_t first, const float* v, uint64_t n) {
-        if (observer) observer->see(first, v, n);
-        thread_local std::vector<float> scratch;
-        FiniteValues finite;
-        const ChunkSummary local = summarize_chunk(v, n, scratch, finite);
-        std::lock_guard lock(m);
-        all.merge(local);
-    }, observer);
+    return for_each_chunk(
+        src, job, threads, 0.0, progress_to,
+        [&](uint64_t first, const float* v, uint64_t n) {
+            if (observer) observer->see(first, v, n);
+            thread_local std::vector<float> scratch;
+            FiniteValues finite;
+            const ChunkSummary local = summarize_chunk(v, n, scratch, finite);
+            std::lock_guard lock(m);
+            all.merge(local);
+        },
+        observer);
 }
 
 // The source's least and greatest value from quick_range over its chunks; nullopt when the source
@@ -403,8 +409,10 @@ Result<std::optional<ValueBounds>> source_range(const FloatSource& src, JobConte
         auto r = src.quick_range(from, count);
         if (!r) return r.error();
         std::lock_guard lock(m);
-        if (!*r) complete = false;
-        else range = {std::min(range.min, (*r)->min), std::max(range.max, (*r)->max)};
+        if (!*r)
+            complete = false;
+        else
+            range = {std::min(range.min, (*r)->min), std::max(range.max, (*r)->max)};
         return ok_status();
     });
     if (!s) return s.error();
@@ -414,22 +422,25 @@ Result<std::optional<ValueBounds>> source_range(const FloatSource& src, JobConte
 
 // One pass over a source whose range is known: the first pass's figures and the counts in
 // `binning`'s slots together, each chunk decoded once.
-Status summarize_and_count(const FloatSource& src, const Binning& binning, JobContext* job, unsigned threads,
-                           double progress_from, ChunkSummary& all, std::vector<uint64_t>& total, const ValueObserver* observer) {
+Status summarize_and_count(const FloatSource& src, const Binning& binning, JobContext* job, unsigned threads, double progress_from,
+                           ChunkSummary& all, std::vector<uint64_t>& total, const ValueObserver* observer) {
     total.assign(binning.slots(), 0);
     std::mutex m;
-    return for_each_chunk(src, job, threads, progress_from, 1.0, [&](uint64_t first, const float* v, uint64_t n) {
-        if (observer) observer->see(first, v, n);
-        thread_local std::vector<float> scratch;
-        thread_local std::vector<uint32_t> local;
-        FiniteValues finite;
-        const ChunkSummary summary = summarize_chunk(v, n, scratch, finite);
-        local.assign(binning.slots(), 0);
-        count_slots(binning, finite.values, finite.count, local.data());
-        std::lock_guard lock(m);
-        all.merge(summary);
-        for (size_t s = 0; s < local.size(); ++s) total[s] += local[s];
-    }, observer);
+    return for_each_chunk(
+        src, job, threads, progress_from, 1.0,
+        [&](uint64_t first, const float* v, uint64_t n) {
+            if (observer) observer->see(first, v, n);
+            thread_local std::vector<float> scratch;
+            thread_local std::vector<uint32_t> local;
+            FiniteValues finite;
+            const ChunkSummary summary = summarize_chunk(v, n, scratch, finite);
+            local.assign(binning.slots(), 0);
+            count_slots(binning, finite.values, finite.count, local.data());
+            std::lock_guard lock(m);
+            all.merge(summary);
+            for (size_t s = 0; s < local.size(); ++s) total[s] += local[s];
+        },
+        observer);
 }
 
 // The fine bins for percentiles over the data's [min, max], whose bins add up to `bins`
@@ -471,7 +482,10 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         }
     }
     const Moments& mo = all.moments;
-    st.finite = mo.n; st.nan = all.nan; st.inf = all.inf; st.zeros = all.zeros;
+    st.finite = mo.n;
+    st.nan = all.nan;
+    st.inf = all.inf;
+    st.zeros = all.zeros;
     st.neg_inf = all.neg_inf;
     st.pos_inf = all.inf - all.neg_inf;
     const HistogramBins bins(all.min, all.max, histogram_bins);
@@ -491,7 +505,8 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     st.kurtosis = var > 0 ? (mo.m4 / n) / (var * var) - 3.0 : 0.0;
 
     // Counts in the fine bins, unless the one-pass count above has them.
-    if (!code_value.empty()) counts = bin_codes(bins.fine, code_value, code_count);
+    if (!code_value.empty())
+        counts = bin_codes(bins.fine, code_value, code_count);
     else if (counts.empty())
         if (Status s = count_source(src, bins.fine, all.nan + all.inf == 0, job, threads, 0.5, counts); !s) return s.error();
     out.histogram = coarsen(bins.user, counts, bins.shift);
@@ -531,8 +546,8 @@ uint64_t Histogram::total() const {
     return t;
 }
 
-Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::optional<std::pair<double, double>> range,
-                                    JobContext* job, unsigned threads) {
+Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::optional<std::pair<double, double>> range, JobContext* job,
+                                    unsigned threads) {
     if (bins == 0) return Error{ErrorCode::E_RANGE, "bins", std::nullopt, "at least one bin is needed"};
     if (!range) {
         Result<StatsAndHistogram> r = stats_pass(src, bins, job, threads, nullptr);
@@ -547,7 +562,8 @@ Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::
         std::vector<uint64_t> code_count;
         if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count, nullptr); !s) return s.error();
         counts = bin_codes(binning, code_value, code_count);
-    } else if (Status s = count_source(src, binning, false, job, threads, 0.0, counts); !s) return s.error();
+    } else if (Status s = count_source(src, binning, false, job, threads, 0.0, counts); !s)
+        return s.error();
     return coarsen(binning, counts, 0);
 }
 
@@ -559,8 +575,8 @@ Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job, un
     return r->stats;
 }
 
-Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins, JobContext* job,
-                                                      unsigned threads, const ValueObserver* observer) {
+Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins, JobContext* job, unsigned threads,
+                                                      const ValueObserver* observer) {
     if (bins == 0) return Error{ErrorCode::E_RANGE, "bins", std::nullopt, "at least one bin is needed"};
     Result<StatsAndHistogram> r = stats_pass(source, bins, job, threads, observer);
     if (r && source.wide_kind() != WideKind::none)

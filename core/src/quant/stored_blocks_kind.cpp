@@ -78,8 +78,10 @@ Result<std::optional<ValueBounds>> GgmlBlocksKind::quick_range(uint64_t first, u
 }
 
 void GgmlBlocksKind::decode(const uint8_t* bytes, uint64_t count, float* out) const {
-    if (info().type.id == GGML_TYPE_F16) decode_elements(ElementType::f16, bytes, count, out);
-    else ggml_get_type_traits(static_cast<ggml_type>(info().type.id))->to_float(bytes, out, static_cast<int64_t>(count));
+    if (info().type.id == GGML_TYPE_F16)
+        decode_elements(ElementType::f16, bytes, count, out);
+    else
+        ggml_get_type_traits(static_cast<ggml_type>(info().type.id))->to_float(bytes, out, static_cast<int64_t>(count));
 }
 
 ElementKind::ElementKind(const Model& model, size_t index, ElementType element)

@@ -31,8 +31,7 @@ void TensorViewKind::narrow(uint64_t index) {
 }
 
 Status TensorViewKind::check_read_range(uint64_t first, uint64_t count) const {
-    if (first % m_block != 0 || first > m_elements || count > m_elements - first ||
-        (count % m_block != 0 && first + count != m_elements))
+    if (first % m_block != 0 || first > m_elements || count > m_elements - first || (count % m_block != 0 && first + count != m_elements))
         return range_error("read not aligned to the type's blocks");
     return ok_status();
 }
@@ -57,8 +56,7 @@ Result<TensorView> TensorView::open(const Model& model, size_t index) {
         return TensorView(std::move(*kind));
     }
     if (!t.type.known || !t.n_bytes) return unsupported(t, "cannot decode type " + t.type.name);
-    if (model.format == Format::gguf && t.file < model.files.size() && model.files[t.file].big_endian &&
-        !has_big_endian_layout(t.type.id))
+    if (model.format == Format::gguf && t.file < model.files.size() && model.files[t.file].big_endian && !has_big_endian_layout(t.type.id))
         return Error{ErrorCode::E_BIG_ENDIAN_TYPE, t.name, std::nullopt, big_endian_refusal(t.type.name)};
     if (model.format == Format::gguf && ggml_get_type_traits(static_cast<ggml_type>(t.type.id))->to_float)
         return TensorView(std::make_shared<GgmlBlocksKind>(model, index));
@@ -74,8 +72,7 @@ Result<TensorView> TensorView::slice(uint64_t index) const {
     const uint64_t outer = ne.empty() ? 1 : ne.back();
     if (index >= outer || outer == 0)
         return Error{ErrorCode::E_RANGE, info().name, std::nullopt, "slice " + std::to_string(index) + " of " + std::to_string(outer)};
-    if ((size() / outer) % granularity() != 0)
-        return Error{ErrorCode::E_RANGE, info().name, std::nullopt, "a slice would split a block"};
+    if ((size() / outer) % granularity() != 0) return Error{ErrorCode::E_RANGE, info().name, std::nullopt, "a slice would split a block"};
     return TensorView(m_kind->slice(index));
 }
 
@@ -84,7 +81,9 @@ uint64_t TensorView::granularity() const { return m_kind->granularity(); }
 Status TensorView::read(uint64_t first, uint64_t count, float* out) const { return m_kind->read(first, count, out); }
 std::vector<float> TensorView::code_values() const { return m_kind->code_values(); }
 Status TensorView::read_codes(uint64_t first, uint64_t count, uint16_t* out) const { return m_kind->read_codes(first, count, out); }
-Result<std::optional<ValueBounds>> TensorView::quick_range(uint64_t first, uint64_t count) const { return m_kind->quick_range(first, count); }
+Result<std::optional<ValueBounds>> TensorView::quick_range(uint64_t first, uint64_t count) const {
+    return m_kind->quick_range(first, count);
+}
 WideKind TensorView::wide_kind() const { return m_kind->wide_kind(); }
 Status TensorView::read_wide(uint64_t first, uint64_t count, long double* out) const { return m_kind->read_wide(first, count, out); }
 TensorView::Kind TensorView::kind() const { return m_kind->kind(); }

@@ -17,8 +17,7 @@ namespace mlens {
 
 class TensorViewKind : public FloatSource {
 public:
-    TensorViewKind(const Model& model, size_t index, std::vector<uint64_t> ne, uint64_t elements, uint64_t block,
-                   uint64_t block_bytes);
+    TensorViewKind(const Model& model, size_t index, std::vector<uint64_t> ne, uint64_t elements, uint64_t block, uint64_t block_bytes);
 
     uint64_t size() const override { return m_elements; }
     uint64_t granularity() const override { return m_block; }
@@ -56,9 +55,9 @@ protected:
     size_t m_index;
     std::vector<uint64_t> m_ne;
     uint64_t m_elements;
-    uint64_t m_block;            // elements per block (group for MLX)
-    uint64_t m_block_bytes;      // bytes per block
-    uint64_t m_first_byte = 0;   // offset of this view inside the tensor's data (slices)
+    uint64_t m_block;  // elements per block (group for MLX)
+    uint64_t m_block_bytes;  // bytes per block
+    uint64_t m_first_byte = 0;  // offset of this view inside the tensor's data (slices)
 };
 
 // Kinds whose stored blocks decode on their own: read() reads the blocks and decodes them.
@@ -130,11 +129,11 @@ private:
     Result<Groups> read_groups(uint64_t first_group, uint64_t groups) const;
     Status read_companion(size_t index, uint64_t first, uint64_t count, float* out) const;
 
-    int m_mode;                   // MlxMode
+    int m_mode;  // MlxMode
     uint32_t m_bits;
     uint64_t m_first_group = 0;
     uint64_t m_first_row = 0;
-    std::shared_ptr<const std::vector<float>> m_global;   // empty: none
+    std::shared_ptr<const std::vector<float>> m_global;  // empty: none
     uint64_t m_rows_per_global = 1;
 };
 

@@ -18,11 +18,14 @@ constexpr uint64_t kChunkTarget = 1u << 16;
 struct WideSummary {
     uint64_t nan = 0, pos_inf = 0, neg_inf = 0, zeros = 0;
     long double min = INFINITY, max = -INFINITY, sum_abs = 0;
-    WideInteger integer_sum = 0;   // integer sources: the exact sum of every value
+    WideInteger integer_sum = 0;  // integer sources: the exact sum of every value
     CentralMoments<long double> moments;
 
     void merge(const WideSummary& o) {
-        nan += o.nan; pos_inf += o.pos_inf; neg_inf += o.neg_inf; zeros += o.zeros;
+        nan += o.nan;
+        pos_inf += o.pos_inf;
+        neg_inf += o.neg_inf;
+        zeros += o.zeros;
         min = std::min(min, o.min);
         max = std::max(max, o.max);
         sum_abs += o.sum_abs;
@@ -37,15 +40,23 @@ WideSummary summarize(const long double* v, uint64_t n, bool integer) {
     long double sum = 0;
     for (uint64_t i = 0; i < n; ++i) {
         const long double x = v[i];
-        if (std::isnan(x)) { ++out.nan; continue; }
-        if (std::isinf(x)) { ++(x > 0 ? out.pos_inf : out.neg_inf); continue; }
+        if (std::isnan(x)) {
+            ++out.nan;
+            continue;
+        }
+        if (std::isinf(x)) {
+            ++(x > 0 ? out.pos_inf : out.neg_inf);
+            continue;
+        }
         ++finite;
         out.min = std::min(out.min, x);
         out.max = std::max(out.max, x);
         out.zeros += x == 0;
         out.sum_abs += std::fabs(x);
-        if (integer) out.integer_sum += static_cast<WideInteger>(x);
-        else sum += x;
+        if (integer)
+            out.integer_sum += static_cast<WideInteger>(x);
+        else
+            sum += x;
     }
     if (finite == 0) return out;
     const long double count = static_cast<long double>(finite);

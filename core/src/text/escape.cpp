@@ -10,13 +10,26 @@ namespace {
 // Length of the valid UTF-8 sequence at p (1-4), or 0 if it is not valid there.
 size_t utf8_sequence_length(const uint8_t* p, size_t n, uint32_t& cp) {
     uint8_t b0 = p[0];
-    if (b0 < 0x80) { cp = b0; return 1; }
+    if (b0 < 0x80) {
+        cp = b0;
+        return 1;
+    }
     size_t len;
     uint32_t min;
-    if ((b0 & 0xE0) == 0xC0) { len = 2; cp = b0 & 0x1F; min = 0x80; }
-    else if ((b0 & 0xF0) == 0xE0) { len = 3; cp = b0 & 0x0F; min = 0x800; }
-    else if ((b0 & 0xF8) == 0xF0) { len = 4; cp = b0 & 0x07; min = 0x10000; }
-    else return 0;
+    if ((b0 & 0xE0) == 0xC0) {
+        len = 2;
+        cp = b0 & 0x1F;
+        min = 0x80;
+    } else if ((b0 & 0xF0) == 0xE0) {
+        len = 3;
+        cp = b0 & 0x0F;
+        min = 0x800;
+    } else if ((b0 & 0xF8) == 0xF0) {
+        len = 4;
+        cp = b0 & 0x07;
+        min = 0x10000;
+    } else
+        return 0;
     if (len > n) return 0;
     for (size_t i = 1; i < len; ++i) {
         if ((p[i] & 0xC0) != 0x80) return 0;
@@ -27,8 +40,7 @@ size_t utf8_sequence_length(const uint8_t* p, size_t n, uint32_t& cp) {
 }
 
 bool is_bidi_control(uint32_t cp) {
-    return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
-           (cp >= 0x2066 && cp <= 0x2069) || cp == 0x061C;
+    return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x061C;
 }
 
 }  // namespace
@@ -41,8 +53,19 @@ namespace {
 enum : uint8_t { kAccept = 0, kReject = 8 };
 
 constexpr uint8_t byte_class(unsigned b) {
-    return b < 0x80 ? 0 : b < 0x90 ? 1 : b < 0xA0 ? 2 : b < 0xC0 ? 3 : b < 0xC2 ? 4 : b < 0xE0 ? 5
-         : b == 0xE0 ? 6 : b == 0xED ? 8 : b < 0xF0 ? 7 : b == 0xF0 ? 9 : b < 0xF4 ? 10 : b == 0xF4 ? 11 : 4;
+    return b < 0x80 ? 0
+        : b < 0x90  ? 1
+        : b < 0xA0  ? 2
+        : b < 0xC0  ? 3
+        : b < 0xC2  ? 4
+        : b < 0xE0  ? 5
+        : b == 0xE0 ? 6
+        : b == 0xED ? 8
+        : b < 0xF0  ? 7
+        : b == 0xF0 ? 9
+        : b < 0xF4  ? 10
+        : b == 0xF4 ? 11
+                    : 4;
 }
 
 struct Utf8Tables {
@@ -52,20 +75,25 @@ struct Utf8Tables {
         for (auto& row : next)
             for (auto& cell : row) cell = kReject;
         // state 0: start of a character
-        next[0][0] = 0; next[0][5] = 1; next[0][6] = 3; next[0][7] = 2; next[0][8] = 4;
-        next[0][9] = 5; next[0][10] = 6; next[0][11] = 7;
+        next[0][0] = 0;
+        next[0][5] = 1;
+        next[0][6] = 3;
+        next[0][7] = 2;
+        next[0][8] = 4;
+        next[0][9] = 5;
+        next[0][10] = 6;
+        next[0][11] = 7;
         for (int c = 1; c <= 3; ++c) {
             next[1][c] = 0;  // one continuation byte left
             next[2][c] = 1;  // two left
             next[6][c] = 2;  // three left (after F1-F3)
         }
-        next[3][3] = 1;                    // after E0: A0-BF
-        next[4][1] = next[4][2] = 1;       // after ED: 80-9F
-        next[5][2] = next[5][3] = 2;       // after F0: 90-BF
-        next[7][1] = 2;                    // after F4: 80-8F
+        next[3][3] = 1;  // after E0: A0-BF
+        next[4][1] = next[4][2] = 1;  // after ED: 80-9F
+        next[5][2] = next[5][3] = 2;  // after F0: 90-BF
+        next[7][1] = 2;  // after F4: 80-8F
         for (unsigned b = 0; b < 256; ++b)
-            for (unsigned state = 0; state < 9; ++state)
-                rows[b] |= static_cast<uint64_t>(next[state][byte_class(b)] * 6) << (state * 6);
+            for (unsigned state = 0; state < 9; ++state) rows[b] |= static_cast<uint64_t>(next[state][byte_class(b)] * 6) << (state * 6);
     }
 };
 
@@ -86,9 +114,7 @@ bool utf8_valid(const uint8_t* data, size_t size) {
     return state == kAccept;
 }
 
-bool utf8_valid(std::string_view s) {
-    return utf8_valid(reinterpret_cast<const uint8_t*>(s.data()), s.size());
-}
+bool utf8_valid(std::string_view s) { return utf8_valid(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
 
 namespace {
 
@@ -99,7 +125,10 @@ std::string escape_text(std::string_view s, size_t max_chars, bool keep_lines) {
     size_t i = 0, chars = 0;
     char buf[16];
     while (i < s.size()) {
-        if (chars == max_chars) { out += "…"; break; }
+        if (chars == max_chars) {
+            out += "…";
+            break;
+        }
         uint32_t cp;
         size_t len = utf8_sequence_length(p + i, s.size() - i, cp);
         if (keep_lines && len == 1 && (cp == '\n' || cp == '\t' || cp == '\r')) {

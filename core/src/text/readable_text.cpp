@@ -53,7 +53,7 @@ void append_utf8(std::string& out, uint32_t cp) {
 // What a reader could mistake or not see: these stay escaped inside strings.
 bool stays_escaped(uint32_t cp) {
     return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
-           (cp >= 0x2066 && cp <= 0x2069) || cp == 0x061C || (cp >= 0xD800 && cp <= 0xDFFF);
+        (cp >= 0x2066 && cp <= 0x2069) || cp == 0x061C || (cp >= 0xD800 && cp <= 0xDFFF);
 }
 
 // The string starting at s[i] == '"', copied to out with its escapes resolved as the contract
@@ -82,19 +82,21 @@ bool copy_string(std::string_view s, size_t& i, std::string& out) {
         } else if (e == 'u') {
             std::optional<uint32_t> cp = hex4(s, i + 1);
             if (!cp) return false;
-            size_t written_to = i + 4;   // last character of the escape as written
+            size_t written_to = i + 4;  // last character of the escape as written
             uint32_t value = *cp;
-            if (value >= 0xD800 && value <= 0xDBFF && written_to + 2 < s.size() && s[written_to + 1] == '\\' &&
-                s[written_to + 2] == 'u') {
+            if (value >= 0xD800 && value <= 0xDBFF && written_to + 2 < s.size() && s[written_to + 1] == '\\' && s[written_to + 2] == 'u') {
                 std::optional<uint32_t> low = hex4(s, written_to + 3);
                 if (low && *low >= 0xDC00 && *low <= 0xDFFF) {
                     value = 0x10000 + ((value - 0xD800) << 10) + (*low - 0xDC00);
                     written_to += 6;
                 }
             }
-            if (stays_escaped(value)) out.append(s.substr(i - 1, written_to - i + 2));
-            else if (value == '"' || value == '\\') (out += '\\') += static_cast<char>(value);   // as JSON must write them
-            else append_utf8(out, value);
+            if (stays_escaped(value))
+                out.append(s.substr(i - 1, written_to - i + 2));
+            else if (value == '"' || value == '\\')
+                (out += '\\') += static_cast<char>(value);  // as JSON must write them
+            else
+                append_utf8(out, value);
             i = written_to;
         } else {
             return false;
@@ -106,9 +108,12 @@ bool copy_string(std::string_view s, size_t& i, std::string& out) {
 bool copy_number(std::string_view s, size_t& i, std::string& out) {
     const size_t start = i;
     if (i < s.size() && s[i] == '-') ++i;
-    if (i < s.size() && s[i] == '0') ++i;
-    else if (i < s.size() && is_digit(s[i])) while (i < s.size() && is_digit(s[i])) ++i;
-    else return false;
+    if (i < s.size() && s[i] == '0')
+        ++i;
+    else if (i < s.size() && is_digit(s[i]))
+        while (i < s.size() && is_digit(s[i])) ++i;
+    else
+        return false;
     if (i < s.size() && s[i] == '.') {
         if (++i == s.size() || !is_digit(s[i])) return false;
         while (i < s.size() && is_digit(s[i])) ++i;
@@ -229,8 +234,7 @@ TextHead first_lines(std::string_view text, size_t lines) {
     const size_t shown = std::min(lines, all.size());
     for (size_t i = 0; i < shown; ++i) (head.text += i ? "\n" : "") += all[i];
     head.more_lines = all.size() - shown;
-    while (!head.text.empty() && (head.text.back() == '\n' || head.text.back() == ' ' || head.text.back() == '\t'))
-        head.text.pop_back();
+    while (!head.text.empty() && (head.text.back() == '\n' || head.text.back() == ' ' || head.text.back() == '\t')) head.text.pop_back();
     return head;
 }
 

@@ -66,8 +66,10 @@ public:
             while (m_threads.size() < helpers) m_threads.emplace_back([this] { run(); });
             for (unsigned h = 0; h < helpers; ++h) m_queue.push_back(batch);
         }
-        if (helpers == 1) m_wake.notify_one();
-        else m_wake.notify_all();
+        if (helpers == 1)
+            m_wake.notify_one();
+        else
+            m_wake.notify_all();
     }
 
 private:

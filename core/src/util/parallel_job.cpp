@@ -8,8 +8,8 @@
 
 namespace mlens {
 
-Status parallel_job(uint64_t count, unsigned threads, JobContext* job, const std::function<Status(uint64_t)>& fn,
-                    double progress_from, double progress_to) {
+Status parallel_job(uint64_t count, unsigned threads, JobContext* job, const std::function<Status(uint64_t)>& fn, double progress_from,
+                    double progress_to) {
     std::atomic<uint64_t> done{0};
     std::mutex error_mutex;
     std::optional<Error> error;

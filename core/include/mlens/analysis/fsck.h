@@ -54,37 +54,37 @@ inline constexpr size_t kFsckMaxLocations = 8;
 inline constexpr uint64_t kFsckMaxColumns = 1u << 20;
 
 enum class FindingSeverity { info, warning, error };
-const char* finding_severity_name(FindingSeverity s);   // "info", "warning", "error"
+const char* finding_severity_name(FindingSeverity s);  // "info", "warning", "error"
 
 struct FsckLocation {
-    uint64_t element = 0;              // index in the logical tensor
+    uint64_t element = 0;  // index in the logical tensor
     std::optional<uint64_t> expert;
-    std::optional<uint64_t> row;       // within the expert when `expert` is set
+    std::optional<uint64_t> row;  // within the expert when `expert` is set
     std::optional<uint64_t> column;
-    std::optional<uint64_t> block;     // within the row
+    std::optional<uint64_t> block;  // within the row
     uint32_t file = 0;
-    std::optional<uint64_t> offset;    // absolute in Model::files[file]
+    std::optional<uint64_t> offset;  // absolute in Model::files[file]
 };
 
 struct Finding {
     FindingSeverity severity = FindingSeverity::warning;
-    std::string code;                  // F_* or a reader diagnostic code
-    std::string field;                 // the scale ("d", "dmin", "scale", ...) or the diagnostic field
-    std::string tensor;                // name; empty for a finding not about one tensor
-    std::optional<size_t> tensor_index;   // into Model::tensors (the logical tensor's main entry)
+    std::string code;  // F_* or a reader diagnostic code
+    std::string field;  // the scale ("d", "dmin", "scale", ...) or the diagnostic field
+    std::string tensor;  // name; empty for a finding not about one tensor
+    std::optional<size_t> tensor_index;  // into Model::tensors (the logical tensor's main entry)
     uint64_t count = 1;
     std::vector<FsckLocation> locations;
     std::optional<std::string> other_tensor;
     std::optional<uint64_t> other_expert;
-    std::string message;               // one line, escaped for display
+    std::string message;  // one line, escaped for display
 };
 
 struct FsckReport {
     std::vector<Finding> findings;
-    uint64_t tensors = 0;              // logical tensors
+    uint64_t tensors = 0;  // logical tensors
     uint64_t tensors_scanned = 0;
     uint64_t values_scanned = 0;
-    uint64_t bytes_scanned = 0;        // stored bytes read
+    uint64_t bytes_scanned = 0;  // stored bytes read
     size_t count(FindingSeverity s) const;
 };
 

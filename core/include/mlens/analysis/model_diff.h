@@ -34,7 +34,7 @@ enum class MetadataChangeKind { added, removed, changed };
 struct MetadataChange {
     MetadataChangeKind kind = MetadataChangeKind::changed;
     std::string key;
-    std::string type_a, type_b;       // empty on the missing side
+    std::string type_a, type_b;  // empty on the missing side
     std::string value_a, value_b;
     // The same types as data (type_a is their text): the value type, and an array's element type.
     std::optional<ValueType> value_type_a, value_type_b, element_type_a, element_type_b;
@@ -43,17 +43,17 @@ struct MetadataChange {
 };
 
 struct TensorChange {
-    std::string name_a, name_b;       // empty on the missing side
+    std::string name_a, name_b;  // empty on the missing side
     std::string type_a, type_b;
     std::vector<uint64_t> shape_a, shape_b;
     bool added = false, removed = false, renamed = false, retyped = false, reshaped = false, values_differ = false;
     std::optional<TensorComparison> error;
-    std::string failed;               // why numeric comparison did not run
+    std::string failed;  // why numeric comparison did not run
 };
 
 struct DiffOptions {
     bool numeric = false;
-    NameMap name_map;                 // applies to the model on `map_side`
+    NameMap name_map;  // applies to the model on `map_side`
     MapSide map_side = MapSide::a;
     bool auto_hf_map = true;
     unsigned threads = 0;
@@ -62,8 +62,8 @@ struct DiffOptions {
 struct ModelDiff {
     std::vector<MetadataChange> metadata;
     std::vector<TensorChange> tensors;
-    std::vector<LayerError> layers;   // numeric only
-    std::string name_map;             // which map aligned the tensors, for display ("", "hf→gguf llama")
+    std::vector<LayerError> layers;  // numeric only
+    std::string name_map;  // which map aligned the tensors, for display ("", "hf→gguf llama")
     bool empty() const { return metadata.empty() && tensors.empty(); }
 };
 

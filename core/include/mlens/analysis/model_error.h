@@ -36,7 +36,7 @@ namespace mlens {
 enum class MapSide { a, b };
 
 struct PairSide {
-    size_t tensor = 0;                    // index in Model::tensors
+    size_t tensor = 0;  // index in Model::tensors
     std::optional<uint64_t> slice;
     uint32_t rope_heads = 0;
     float add = 0.0f;
@@ -44,12 +44,12 @@ struct PairSide {
 
 struct TensorPair {
     PairSide a, b;
-    bool renamed = false;                 // paired through the map under another name
+    bool renamed = false;  // paired through the map under another name
 };
 
 struct Pairing {
     std::vector<TensorPair> pairs;
-    std::vector<size_t> only_a, only_b;   // unpaired tensor indices
+    std::vector<size_t> only_a, only_b;  // unpaired tensor indices
 };
 
 Pairing pair_tensors(const Model& a, const Model& b, const NameMap& map = {}, MapSide side = MapSide::a);
@@ -63,7 +63,7 @@ Pairing pair_tensors(const Model& a, const Model& b, const NameMap& map = {}, Ma
 struct NameAlignment {
     NameMap map;
     MapSide side = MapSide::a;
-    std::string label;                    // "hf→gguf llama"
+    std::string label;  // "hf→gguf llama"
 };
 std::optional<NameAlignment> automatic_name_alignment(const Model& a, const Model& b);
 
@@ -78,11 +78,11 @@ public:
 
 struct TensorError {
     TensorPair pair;
-    std::string name_a, name_b;           // name_b carries "[slice]" for a slice
+    std::string name_a, name_b;  // name_b carries "[slice]" for a slice
     std::string type_a, type_b;
     int layer = -1;
     std::optional<TensorComparison> error;
-    std::string failed;                   // why no error was computed
+    std::string failed;  // why no error was computed
 };
 
 struct LayerError {
@@ -102,7 +102,7 @@ struct OverallError {
 
 struct ModelError {
     std::vector<TensorError> tensors;
-    std::vector<LayerError> layers;       // ascending layer number, -1 (no layer) first
+    std::vector<LayerError> layers;  // ascending layer number, -1 (no layer) first
     OverallError overall;
 };
 
@@ -110,7 +110,6 @@ int layer_of(const std::string& name);
 // "name" or "name[slice]".
 std::string slice_label(const std::string& name, std::optional<uint64_t> slice);
 
-Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing& pairing, JobContext* job = nullptr,
-                                  unsigned threads = 0);
+Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing& pairing, JobContext* job = nullptr, unsigned threads = 0);
 
 }  // namespace mlens

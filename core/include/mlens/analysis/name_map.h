@@ -42,9 +42,9 @@ struct NameMatch {
 using NameMap = std::function<std::optional<NameMatch>(const std::string& name)>;
 
 struct HfArchitecture {
-    std::string arch;          // GGUF architecture name, e.g. "llama", "qwen3moe"
+    std::string arch;  // GGUF architecture name, e.g. "llama", "qwen3moe"
     uint32_t n_head = 0;
-    uint32_t n_head_kv = 0;    // 0: same as n_head
+    uint32_t n_head_kv = 0;  // 0: same as n_head
 };
 
 std::optional<HfArchitecture> detect_hf_architecture(const Model& model);

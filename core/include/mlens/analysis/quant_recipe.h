@@ -40,42 +40,42 @@
 namespace mlens {
 
 struct RecipeCell {
-    std::string tensor;          // full name
-    size_t tensor_index = 0;     // into Model::tensors
-    std::string type;            // "Q4_K", "F32", "int4 g64"
+    std::string tensor;  // full name
+    size_t tensor_index = 0;  // into Model::tensors
+    std::string type;  // "Q4_K", "F32", "int4 g64"
     double bits_per_weight = 0;
     uint32_t dims = 0;
 };
 
 struct RecipeLayerRow {
     uint32_t layer = 0;
-    std::vector<std::optional<RecipeCell>> cells;   // one per kind (QuantRecipe::kinds)
+    std::vector<std::optional<RecipeCell>> cells;  // one per kind (QuantRecipe::kinds)
 };
 
 struct QuantRecipe {
     std::vector<std::string> kinds;
     std::vector<RecipeLayerRow> layers;
     std::vector<RecipeCell> other;
-    std::vector<std::pair<std::string, std::string>> provenance;   // key, value as text
-    bool imatrix = false;                    // a quantize.imatrix.* key is present
-    std::string base;                        // ggml type name, "" when nothing is quantized
-    std::string ftype;                       // llama-quantize's name for the base
-    std::string token_embedding_type, output_type;   // "" when BASE (or absent)
-    std::vector<std::string> rules;          // "pattern=type" arguments of --tensor-type
+    std::vector<std::pair<std::string, std::string>> provenance;  // key, value as text
+    bool imatrix = false;  // a quantize.imatrix.* key is present
+    std::string base;  // ggml type name, "" when nothing is quantized
+    std::string ftype;  // llama-quantize's name for the base
+    std::string token_embedding_type, output_type;  // "" when BASE (or absent)
+    std::vector<std::string> rules;  // "pattern=type" arguments of --tensor-type
 };
 
 QuantRecipe quant_recipe(const Model& model);
 
 // The arguments after the program name; `imatrix` is passed when the recipe used one.
-std::vector<std::string> llama_quantize_arguments(const QuantRecipe& recipe, const std::string& input,
-                                                  const std::string& output, const std::string& imatrix = "IMATRIX");
+std::vector<std::string> llama_quantize_arguments(const QuantRecipe& recipe, const std::string& input, const std::string& output,
+                                                  const std::string& imatrix = "IMATRIX");
 // The command as one shell line (arguments quoted where a shell needs it).
 std::string llama_quantize_command(const QuantRecipe& recipe, const std::string& input = "MODEL-F32.gguf",
                                    const std::string& output = "OUT.gguf");
 
 struct RecipeChange {
     std::string tensor;
-    std::string from, to;   // "" where the tensor is missing
+    std::string from, to;  // "" where the tensor is missing
 };
 std::vector<RecipeChange> recipe_difference(const QuantRecipe& a, const QuantRecipe& b);
 

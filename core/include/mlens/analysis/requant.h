@@ -43,19 +43,17 @@ struct RequantRow {
     std::string type_name;
     double bits_per_weight = 0;
     bool needs_imatrix = false;
-    bool with_importance = false;     // quantized with an importance matrix
-    std::string skipped;              // reason, when not run
-    TensorComparison error;           // valid when !needs_imatrix && skipped.empty()
+    bool with_importance = false;  // quantized with an importance matrix
+    std::string skipped;  // reason, when not run
+    TensorComparison error;  // valid when !needs_imatrix && skipped.empty()
 };
 
 // `importance`, when set, must outlive the source and have the reference's row length.
-Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& reference, uint64_t row_length,
-                                                       uint32_t ggml_type, bool keep_quantized = false,
-                                                       const ColumnImportance* importance = nullptr);
+Result<std::unique_ptr<FloatSource>> requantized_source(const FloatSource& reference, uint64_t row_length, uint32_t ggml_type,
+                                                        bool keep_quantized = false, const ColumnImportance* importance = nullptr);
 
-Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_t row_length,
-                                           const std::vector<uint32_t>& ggml_types, JobContext* job = nullptr,
-                                           unsigned threads = 0, const ColumnImportance* importance = nullptr);
+Result<std::vector<RequantRow>> requantize(const FloatSource& reference, uint64_t row_length, const std::vector<uint32_t>& ggml_types,
+                                           JobContext* job = nullptr, unsigned threads = 0, const ColumnImportance* importance = nullptr);
 
 // The types a requantization runs when none are named, for rows of row_length values: Q4_0,
 // Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ2_XXS, IQ4_NL, IQ4_XS, without those whose block does not

@@ -27,13 +27,12 @@ std::optional<TensorPair> find_counterpart(const Model& mine, size_t tensor, std
 
 struct RequantReference {
     std::unique_ptr<PairSource> values;
-    bool counterpart = false;         // the other model's tensor; else this tensor itself
-    std::string tensor_name;          // as stored in its model
-    std::string type_name;            // its stored type ("F16", "Q4_0", ...)
-    std::string note;                 // when this tensor is the reference and is not a float type
+    bool counterpart = false;  // the other model's tensor; else this tensor itself
+    std::string tensor_name;  // as stored in its model
+    std::string type_name;  // its stored type ("F16", "Q4_0", ...)
+    std::string note;  // when this tensor is the reference and is not a float type
 };
 
-Result<RequantReference> open_requant_reference(const Model& mine, size_t tensor, std::optional<uint64_t> expert,
-                                                const Model* other);
+Result<RequantReference> open_requant_reference(const Model& mine, size_t tensor, std::optional<uint64_t> expert, const Model* other);
 
 }  // namespace mlens

@@ -31,8 +31,8 @@ struct RowError {
 };
 
 struct BlockError {
-    uint64_t block = 0;          // index of the block in the tensor
-    uint64_t row = 0, column = 0;   // where its first value is
+    uint64_t block = 0;  // index of the block in the tensor
+    uint64_t row = 0, column = 0;  // where its first value is
     double rmse = 0;
     double max_abs = 0;
 };
@@ -69,10 +69,9 @@ struct TensorComparison {
 
 // Progress is reported in [progress_from, progress_to] so a caller comparing many tensors can give
 // each its share of one job.
-Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource& b, uint64_t row_length,
-                                         size_t keep_rows = 10, JobContext* job = nullptr, unsigned threads = 0,
-                                         double progress_from = 0.0, double progress_to = 1.0,
-                                         uint64_t block_length = 0);
+Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource& b, uint64_t row_length, size_t keep_rows = 10,
+                                         JobContext* job = nullptr, unsigned threads = 0, double progress_from = 0.0,
+                                         double progress_to = 1.0, uint64_t block_length = 0);
 
 // The block worst_blocks should use for a reference and a candidate with these block lengths.
 uint64_t comparison_block_length(uint64_t reference_block, uint64_t candidate_block);

@@ -39,10 +39,10 @@ enum class TensorReportStep { statistics = 0, block_scales = 1, series_statistic
 
 struct TensorReportOptions {
     bool statistics = true;
-    uint32_t bins = 0;                 // histogram of the values (0: none)
+    uint32_t bins = 0;  // histogram of the values (0: none)
     bool block_scales = true;
     bool row_series = true;
-    uint32_t series_bins = 0;          // histogram of each series (0: none)
+    uint32_t series_bins = 0;  // histogram of each series (0: none)
     std::function<void(TensorReportStep)> on_step;
 };
 
@@ -50,18 +50,18 @@ struct TensorReportOptions {
 // histogram.
 struct SeriesSummary {
     std::string name;
-    uint64_t values_per_entry = 0;     // tensor values each entry covers
-    TensorStats stats;                 // stats.count: the number of entries
-    Histogram histogram;               // empty when series_bins is 0
-    uint64_t stride = 1;               // a sample of every stride-th block (block_scales.h)
+    uint64_t values_per_entry = 0;  // tensor values each entry covers
+    TensorStats stats;  // stats.count: the number of entries
+    Histogram histogram;  // empty when series_bins is 0
+    uint64_t stride = 1;  // a sample of every stride-th block (block_scales.h)
 };
 
 struct TensorReport {
     std::optional<TensorStats> stats;  // when asked
-    Histogram histogram;               // when asked with bins
+    Histogram histogram;  // when asked with bins
     std::vector<SeriesSummary> block_scales;
     std::optional<Error> block_scales_error;
-    std::vector<SeriesSummary> rows;   // row_rms, row_absmax
+    std::vector<SeriesSummary> rows;  // row_rms, row_absmax
 };
 
 Result<TensorReport> tensor_report(const TensorView& view, const TensorReportOptions& options, JobContext* job = nullptr);

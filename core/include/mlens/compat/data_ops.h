@@ -27,9 +27,9 @@ namespace mlens::compat {
 
 // How pos_embd_resample fetches source element (pos, e), as in the shim.
 constexpr int64_t kPosLayoutEmbdFastest = 0;  // 2-D, ne0 == E: src[e + E*pos]
-constexpr int64_t kPosLayoutPosFastest = 1;   // other 2-D:      src[pos + P*e]
-constexpr int64_t kPosLayout3dNe0One = 2;     // 3-D, ne0 == 1:  src[pos*E + e]
-constexpr int64_t kPosLayoutOther = 3;        // otherwise:      src[e*P + pos]
+constexpr int64_t kPosLayoutPosFastest = 1;  // other 2-D:      src[pos + P*e]
+constexpr int64_t kPosLayout3dNe0One = 2;  // 3-D, ne0 == 1:  src[pos*E + e]
+constexpr int64_t kPosLayoutOther = 3;  // otherwise:      src[e*P + pos]
 
 Result<std::vector<uint8_t>> run_data_op(const Model& model, const DataOp& op);
 

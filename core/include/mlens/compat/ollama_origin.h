@@ -78,8 +78,8 @@
 namespace mlens::compat {
 
 struct OriginEvidence {
-    std::string marker;   // what was found, e.g. "gemma3: tensor v.blk.0.attn_q.weight (prefix v.)"
-    std::string reason;   // why no upstream file has it
+    std::string marker;  // what was found, e.g. "gemma3: tensor v.blk.0.attn_q.weight (prefix v.)"
+    std::string reason;  // why no upstream file has it
 };
 
 struct OllamaOrigin {

@@ -48,12 +48,12 @@ const char* plan_side_name(PlanSide s);  // "text", "clip"
 // How an edit is coloured in the side-by-side view.
 enum class EditKind {
     injected,  // a key that did not exist (inject, copy, set of an absent key)
-    changed,   // an existing key overwritten (value or type; it also moves to the end)
-    removed,   // a key removed
-    renamed,   // a tensor renamed
-    hidden,    // a tensor hidden from the text loader
-    retyped,   // a tensor's type and/or shape changed
-    data_op,   // a tensor's bytes are produced by a data operation
+    changed,  // an existing key overwritten (value or type; it also moves to the end)
+    removed,  // a key removed
+    renamed,  // a tensor renamed
+    hidden,  // a tensor hidden from the text loader
+    retyped,  // a tensor's type and/or shape changed
+    data_op,  // a tensor's bytes are produced by a data operation
 };
 const char* edit_kind_name(EditKind k);  // "injected", "changed", ..., "data op"
 
@@ -70,9 +70,9 @@ struct KvEdit {
     KvOp op = KvOp::set;
     EditKind kind = EditKind::changed;
     std::string key;
-    std::string source_key;          // copy: the key the value came from
-    Value value;                     // resulting type and value (unused for remove)
-    std::optional<Value> previous;   // the value the key had before this edit, if any
+    std::string source_key;  // copy: the key the value came from
+    Value value;  // resulting type and value (unused for remove)
+    std::optional<Value> previous;  // the value the key had before this edit, if any
     std::string rule;
     std::string note;
 };
@@ -83,46 +83,46 @@ const char* tensor_op_name(TensorOp op);
 struct TensorEdit {
     TensorOp op = TensorOp::rename;
     EditKind kind = EditKind::renamed;
-    size_t slot = 0;                  // index into Model::tensors
-    std::string name;                 // the tensor's name when the edit was made
-    std::string new_name;             // rename
-    uint32_t new_type = 0;            // retype: ggml type id
-    std::vector<uint64_t> new_ne;     // reshape: GGUF order, unlisted dims dropped
+    size_t slot = 0;  // index into Model::tensors
+    std::string name;  // the tensor's name when the edit was made
+    std::string new_name;  // rename
+    uint32_t new_type = 0;  // retype: ggml type id
+    std::vector<uint64_t> new_ne;  // reshape: GGUF order, unlisted dims dropped
     std::string rule;
     std::string note;
 };
 
 enum class DataOpKind {
-    byte_concat,         // dest = stored bytes of sources[0] ‖ sources[1] ‖ … (all of dest's type)
-    concat_to_f32,       // each source dequantized to F32 (F32 copied), concatenated
-    f16_to_f32,          // sources[0] is F16; converted element-wise
-    dequant_to_f32,      // sources[0] of any type dequantized; element order unchanged
-    norm_plus_one,       // sources[0] dequantized to F32, +1.0 added to every element
+    byte_concat,  // dest = stored bytes of sources[0] ‖ sources[1] ‖ … (all of dest's type)
+    concat_to_f32,  // each source dequantized to F32 (F32 copied), concatenated
+    f16_to_f32,  // sources[0] is F16; converted element-wise
+    dequant_to_f32,  // sources[0] of any type dequantized; element order unchanged
+    norm_plus_one,  // sources[0] dequantized to F32, +1.0 added to every element
     interleave_experts,  // sources {gate, up}; for e < params[0] (n_expert): gate bytes of e, up bytes of e
-    rope_permute_rows,   // sources[0] F16; params[0] = n_head; out row oa = src row h*hd + p*hd/2 + d
-    zero_fill,           // no sources; all zero bytes
-    patch_split,         // sources[0] F16 [W,H,T,C_out*C_in] → F32 [W,H,C_in,C_out]; params {slice, T, C_in}
-    pos_embd_resample,   // sources[0] any type → F32 [E, T*T] bilinear; params {E, P, T, layout}
+    rope_permute_rows,  // sources[0] F16; params[0] = n_head; out row oa = src row h*hd + p*hd/2 + d
+    zero_fill,  // no sources; all zero bytes
+    patch_split,  // sources[0] F16 [W,H,T,C_out*C_in] → F32 [W,H,C_in,C_out]; params {slice, T, C_in}
+    pos_embd_resample,  // sources[0] any type → F32 [E, T*T] bilinear; params {E, P, T, layout}
 };
 const char* data_op_name(DataOpKind k);
 
 struct DataOp {
     DataOpKind op = DataOpKind::byte_concat;
-    size_t dest = 0;                   // slot whose resulting tensor this op fills
-    std::vector<size_t> sources;       // slots read as stored
-    uint32_t dest_type = 0;            // resulting ggml type of dest
-    std::vector<uint64_t> dest_ne;     // resulting shape of dest
-    std::vector<int64_t> params;       // kind-specific, documented on DataOpKind
+    size_t dest = 0;  // slot whose resulting tensor this op fills
+    std::vector<size_t> sources;  // slots read as stored
+    uint32_t dest_type = 0;  // resulting ggml type of dest
+    std::vector<uint64_t> dest_ne;  // resulting shape of dest
+    std::vector<int64_t> params;  // kind-specific, documented on DataOpKind
     std::string rule;
     std::string note;
 };
 
 // A handler the dispatch considered: did it fire, and which marker decided.
 struct DetectionCheck {
-    std::string rule;      // e.g. "handle_gemma3"
-    std::string arch;      // the arch name it is gated on
+    std::string rule;  // e.g. "handle_gemma3"
+    std::string arch;  // the arch name it is gated on
     bool fired = false;
-    std::string detail;    // e.g. "marker: tensor prefix v.", "arch is llama"
+    std::string detail;  // e.g. "marker: tensor prefix v.", "arch is llama"
 };
 
 struct SkipPrefix {
@@ -137,16 +137,16 @@ struct PlanIssue {
 
 struct SidePlan {
     PlanSide side = PlanSide::text;
-    std::string arch_before;            // general.architecture as stored
-    std::string arch_after;             // the loader's arch after translation
+    std::string arch_before;  // general.architecture as stored
+    std::string arch_after;  // the loader's arch after translation
     std::vector<KvEdit> kv_edits;
     std::vector<TensorEdit> tensor_edits;
     std::vector<DataOp> data_ops;
-    std::vector<SkipPrefix> skip_prefixes;   // text side
+    std::vector<SkipPrefix> skip_prefixes;  // text side
     std::vector<DetectionCheck> checks;
     std::vector<PlanIssue> issues;
     std::vector<std::string> handlers;  // handlers that fired, in order
-    bool no_mmap = false;               // text side: translate_metadata would return true
+    bool no_mmap = false;  // text side: translate_metadata would return true
     std::string no_mmap_rule;
 
     bool empty() const { return kv_edits.empty() && tensor_edits.empty() && data_ops.empty(); }
@@ -169,27 +169,27 @@ RewritePlan plan_compat(const Model& model);
 struct ResultKv {
     std::string key;
     Value value;
-    std::optional<size_t> stored;   // index into Model::metadata when the entry is the stored one, untouched
-    std::optional<size_t> edit;     // index into SidePlan::kv_edits of the edit that produced it
+    std::optional<size_t> stored;  // index into Model::metadata when the entry is the stored one, untouched
+    std::optional<size_t> edit;  // index into SidePlan::kv_edits of the edit that produced it
 };
 
 struct ResultTensor {
-    size_t slot = 0;                   // index into Model::tensors
-    std::string name;                  // resulting name
-    StorageType type;                  // resulting type
-    std::vector<uint64_t> ne;          // resulting shape
+    size_t slot = 0;  // index into Model::tensors
+    std::string name;  // resulting name
+    StorageType type;  // resulting type
+    std::vector<uint64_t> ne;  // resulting shape
     uint64_t n_elements = 0;
-    std::optional<uint64_t> n_bytes;   // nbytes(type, ne) when the type is known
-    bool hidden = false;               // text side: skipped by the loader (exporter leaves it out)
-    std::optional<size_t> data_op;     // index into SidePlan::data_ops
-    std::vector<size_t> edits;         // indices into SidePlan::tensor_edits touching this slot
+    std::optional<uint64_t> n_bytes;  // nbytes(type, ne) when the type is known
+    bool hidden = false;  // text side: skipped by the loader (exporter leaves it out)
+    std::optional<size_t> data_op;  // index into SidePlan::data_ops
+    std::vector<size_t> edits;  // indices into SidePlan::tensor_edits touching this slot
 };
 
 struct UpstreamView {
     PlanSide side = PlanSide::text;
-    std::string architecture;          // resulting general.architecture
-    std::vector<ResultKv> metadata;    // in resulting order
-    std::vector<ResultTensor> tensors; // in slot order (hidden ones included, flagged)
+    std::string architecture;  // resulting general.architecture
+    std::vector<ResultKv> metadata;  // in resulting order
+    std::vector<ResultTensor> tensors;  // in slot order (hidden ones included, flagged)
 };
 
 UpstreamView upstream_view(const Model& model, const SidePlan& plan);

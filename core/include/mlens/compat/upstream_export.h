@@ -40,7 +40,7 @@ namespace mlens::compat {
 
 struct ExportOptions {
     std::string text_path;
-    std::string mmproj_path;   // empty: no mmproj
+    std::string mmproj_path;  // empty: no mmproj
 };
 
 // What one side writes: the Model handed to write_gguf (metadata and tensor infos; tensor bytes
@@ -48,8 +48,8 @@ struct ExportOptions {
 struct ExportLayout {
     PlanSide side = PlanSide::text;
     Model model;
-    std::vector<size_t> slots;                 // per written tensor: slot in the input Model
-    std::vector<std::optional<size_t>> ops;    // per written tensor: index into SidePlan::data_ops
+    std::vector<size_t> slots;  // per written tensor: slot in the input Model
+    std::vector<std::optional<size_t>> ops;  // per written tensor: index into SidePlan::data_ops
 };
 
 struct ExportedFile {
@@ -58,7 +58,7 @@ struct ExportedFile {
     uint64_t bytes = 0;
     size_t metadata = 0;
     size_t tensors = 0;
-    size_t data_ops = 0;       // tensors whose bytes a data op produced
+    size_t data_ops = 0;  // tensors whose bytes a data op produced
 };
 
 struct ExportReport {
@@ -71,7 +71,6 @@ bool has_vision_export(const Model& model, const RewritePlan& plan);
 
 Result<ExportLayout> export_layout(const Model& model, const SidePlan& plan);
 
-Result<ExportReport> export_upstream(const Model& model, const RewritePlan& plan, const ExportOptions& options,
-                                     JobContext* job = nullptr);
+Result<ExportReport> export_upstream(const Model& model, const RewritePlan& plan, const ExportOptions& options, JobContext* job = nullptr);
 
 }  // namespace mlens::compat

@@ -7,15 +7,15 @@
 namespace mlens {
 
 struct GgufLimits {
-    uint64_t max_string_bytes = 64ull << 20;      // longer strings are rejected
-    uint64_t max_array_elements = 64ull << 20;    // longer arrays are rejected
+    uint64_t max_string_bytes = 64ull << 20;  // longer strings are rejected
+    uint64_t max_array_elements = 64ull << 20;  // longer arrays are rejected
     uint64_t max_key_bytes = 65535;
     uint64_t max_tensor_name_bytes = 64;
     uint64_t max_tensor_dims = 4;
     uint64_t max_alignment = 1ull << 20;
-    uint64_t max_kv = 16ull << 20;                // E_LIMIT n_kv above this
-    uint64_t max_tensors = 4ull << 20;            // E_LIMIT n_tensors above this
-    uint64_t max_split_count = 1024;              // shards opened for one split model
+    uint64_t max_kv = 16ull << 20;  // E_LIMIT n_kv above this
+    uint64_t max_tensors = 4ull << 20;  // E_LIMIT n_tensors above this
+    uint64_t max_split_count = 1024;  // shards opened for one split model
 };
 
 }  // namespace mlens

@@ -40,8 +40,7 @@ bool is_legacy_ggml_magic(std::string_view magic);
 
 // Parses one GGUF byte source as file `file_index` of `model` (appending metadata, tensors and
 // diagnostics). Returns false when parsing stopped on a fatal error.
-bool read_gguf_into(Model& model, ByteSourcePtr source, uint32_t file_index,
-                    const GgufLimits& limits = {}, JobContext* job = nullptr);
+bool read_gguf_into(Model& model, ByteSourcePtr source, uint32_t file_index, const GgufLimits& limits = {}, JobContext* job = nullptr);
 
 // Reads one GGUF source as a whole Model.
 Model read_gguf(ByteSourcePtr source, const GgufLimits& limits = {}, JobContext* job = nullptr);

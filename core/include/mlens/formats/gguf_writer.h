@@ -36,15 +36,14 @@ namespace mlens {
 
 // Supplies the bytes of tensor `index` when they do not come from the Model's files (data
 // operations, generated weights). Writes exactly `length` bytes starting at `offset` to dst.
-using TensorDataProvider =
-    std::function<Status(size_t index, uint64_t offset, uint64_t length, void* dst)>;
+using TensorDataProvider = std::function<Status(size_t index, uint64_t offset, uint64_t length, void* dst)>;
 
 enum class GgufByteOrder { little, big };
 
-Status write_gguf(const Model& model, const std::string& path, JobContext* job = nullptr,
-                  const TensorDataProvider& provider = nullptr, GgufByteOrder order = GgufByteOrder::little);
-Status write_gguf_into(SafeFileWriter& out, const Model& model, JobContext* job = nullptr,
-                       const TensorDataProvider& provider = nullptr, GgufByteOrder order = GgufByteOrder::little);
+Status write_gguf(const Model& model, const std::string& path, JobContext* job = nullptr, const TensorDataProvider& provider = nullptr,
+                  GgufByteOrder order = GgufByteOrder::little);
+Status write_gguf_into(SafeFileWriter& out, const Model& model, JobContext* job = nullptr, const TensorDataProvider& provider = nullptr,
+                       GgufByteOrder order = GgufByteOrder::little);
 
 // The header bytes (everything before the tensor data) exactly as write_gguf would write them.
 Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model, GgufByteOrder order = GgufByteOrder::little);

@@ -7,13 +7,13 @@
 namespace mlens {
 
 struct SafetensorsLimits {
-    uint64_t max_header_bytes = 100'000'000;      // N, as the reference implementation caps it
+    uint64_t max_header_bytes = 100'000'000;  // N, as the reference implementation caps it
     uint32_t max_json_depth = 128;
-    uint64_t max_rank = 1024;                     // dimensions of one tensor's shape
-    uint64_t max_index_bytes = 64ull << 20;       // model.safetensors.index.json
-    uint64_t max_shards = 65536;                  // distinct shard files named by one index
-    uint64_t max_side_file_bytes = 64ull << 20;   // each *.json kept beside the weights
-    uint64_t max_side_files = 256;                // *.json files kept from one folder
+    uint64_t max_rank = 1024;  // dimensions of one tensor's shape
+    uint64_t max_index_bytes = 64ull << 20;  // model.safetensors.index.json
+    uint64_t max_shards = 65536;  // distinct shard files named by one index
+    uint64_t max_side_file_bytes = 64ull << 20;  // each *.json kept beside the weights
+    uint64_t max_side_files = 256;  // *.json files kept from one folder
 };
 
 }  // namespace mlens

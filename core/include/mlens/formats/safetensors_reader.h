@@ -64,8 +64,8 @@ bool looks_like_safetensors(const ByteSource& source);
 
 // Parses one safetensors source as file `file_index` of `model`, appending metadata, tensors and
 // diagnostics. Returns false when an error was found (the Model is then partial).
-bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file_index,
-                           const SafetensorsLimits& limits = {}, JobContext* job = nullptr);
+bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file_index, const SafetensorsLimits& limits = {},
+                           JobContext* job = nullptr);
 
 Model read_safetensors(ByteSourcePtr source, const SafetensorsLimits& limits = {}, JobContext* job = nullptr);
 
@@ -74,8 +74,7 @@ Result<Model> open_safetensors(const std::string& path, const SafetensorsLimits&
 
 // Opens a folder (see the contract). Fails when it cannot be listed or holds no weights to open
 // (E_NOT_REGULAR_FILE: a directory is not a model file unless it holds safetensors weights).
-Result<Model> open_safetensors_folder(const std::string& dir, const SafetensorsLimits& limits = {},
-                                      JobContext* job = nullptr);
+Result<Model> open_safetensors_folder(const std::string& dir, const SafetensorsLimits& limits = {}, JobContext* job = nullptr);
 
 // The shape in the order safetensors writes it (slowest-varying first): ne reversed.
 std::vector<uint64_t> shape_row_major(const TensorInfo& t);

@@ -57,8 +57,8 @@ public:
     virtual bool end_object(const JsonToken& t) = 0;
     virtual bool begin_array(const JsonToken& t) = 0;
     virtual bool end_array(const JsonToken& t) = 0;
-    virtual bool key(std::string& name, const JsonToken& t) = 0;          // t: the key's string token
-    virtual bool string_value(std::string& s, const JsonToken& t) = 0;   // s decoded, t with quotes
+    virtual bool key(std::string& name, const JsonToken& t) = 0;  // t: the key's string token
+    virtual bool string_value(std::string& s, const JsonToken& t) = 0;  // s decoded, t with quotes
     virtual bool unsigned_value(uint64_t v, const JsonToken& t) = 0;
     virtual bool other_value(JsonKind kind, const JsonToken& t) = 0;
     // A key already present in the object being parsed; the default rejects with E_DUPLICATE_KEY.
@@ -79,7 +79,7 @@ struct JsonTextInfo {
     uint64_t leading_whitespace = 0;  // bytes of whitespace before the '{'
 };
 
-Result<JsonTextInfo> parse_strict_json(std::string_view text, uint64_t base, JsonHandler& handler,
-                                       const JsonLimits& limits = {}, JobContext* job = nullptr);
+Result<JsonTextInfo> parse_strict_json(std::string_view text, uint64_t base, JsonHandler& handler, const JsonLimits& limits = {},
+                                       JobContext* job = nullptr);
 
 }  // namespace mlens

@@ -36,13 +36,13 @@ struct AbOptions {
 
 struct AbPosition {
     int32_t index = 0;
-    int32_t token = 0;          // the token fed at this position
-    bool generated = false;     // the token came from A's continuation
+    int32_t token = 0;  // the token fed at this position
+    bool generated = false;  // the token came from A's continuation
     double kld = 0.0;
     int32_t top_a = 0;
     int32_t top_b = 0;
-    double prob_top_a = 0.0;    // A's probability of its own top token
-    double prob_top_b = 0.0;    // B's probability of its own top token
+    double prob_top_a = 0.0;  // A's probability of its own top token
+    double prob_top_b = 0.0;  // B's probability of its own top token
     double topk_overlap = 0.0;  // in [0, 1]
 };
 
@@ -52,17 +52,17 @@ struct AbSummary {
     double median_kld = 0.0;
     double p99_kld = 0.0;
     double max_kld = 0.0;
-    double same_top_share = 0.0;   // in [0, 1]
+    double same_top_share = 0.0;  // in [0, 1]
     double mean_topk_overlap = 0.0;
     int64_t first_divergence = -1;
 };
 
 struct AbResult {
-    std::vector<int32_t> tokens;   // prompt + A's continuation
+    std::vector<int32_t> tokens;  // prompt + A's continuation
     size_t n_prompt = 0;
     std::vector<AbPosition> positions;
     AbSummary summary;
-    std::string continuation;      // A's continuation detokenized
+    std::string continuation;  // A's continuation detokenized
 };
 
 Status check_same_vocab(const Session& a, const Session& b);
@@ -70,7 +70,6 @@ AbSummary summarize_ab(const std::vector<AbPosition>& positions);
 // Percentile q in [0, 100] of unsorted values, linear between closest ranks; 0 for no values.
 double percentile(std::vector<double> values, double q);
 
-Result<AbResult> compare_ab(Session& a, Session& b, std::string_view prompt, const AbOptions& options,
-                            JobContext* job = nullptr);
+Result<AbResult> compare_ab(Session& a, Session& b, std::string_view prompt, const AbOptions& options, JobContext* job = nullptr);
 
 }  // namespace mlens

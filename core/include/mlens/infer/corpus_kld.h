@@ -43,23 +43,23 @@ namespace mlens {
 
 struct KldOptions {
     uint32_t n_ctx = 512;
-    int32_t max_chunks = -1;   // -1: every whole chunk of the text
-    std::string save_base;     // write A's rows here (empty: do not)
-    std::string base;          // read A's rows from here instead of running A
+    int32_t max_chunks = -1;  // -1: every whole chunk of the text
+    std::string save_base;  // write A's rows here (empty: do not)
+    std::string base;  // read A's rows from here instead of running A
 };
 
 struct KldChunk {
     int32_t index = 0;
-    KldSums sums;              // this chunk's positions only
-    double seconds = 0;        // decoding and scoring this chunk (both models)
+    KldSums sums;  // this chunk's positions only
+    double seconds = 0;  // decoding and scoring this chunk (both models)
 };
 
 struct CorpusKldResult {
     uint32_t n_ctx = 0;
     int32_t n_chunk = 0;
     int32_t n_vocab = 0;
-    uint64_t text_tokens = 0;             // tokens of the whole text
-    std::vector<int32_t> tokens;          // the n_chunk·n_ctx evaluated tokens (as in the text)
+    uint64_t text_tokens = 0;  // tokens of the whole text
+    std::vector<int32_t> tokens;  // the n_chunk·n_ctx evaluated tokens (as in the text)
     // Per scored position, chunk by chunk (n_chunk · (n_ctx - 1 - n_ctx/2)):
     std::vector<float> kld;
     std::vector<float> p_diff;
@@ -77,8 +77,7 @@ inline uint32_t kld_scored_per_chunk(uint32_t n_ctx) { return n_ctx - 1 - n_ctx 
 using KldChunkCallback = std::function<void(const KldChunk& chunk)>;
 
 // a: the reference model (null when options.base names a base file); b: the model scored.
-Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text, const KldOptions& options,
-                                   JobContext* job = nullptr, const KldChunkCallback& on_chunk = {},
-                                   const std::vector<std::string>& inputs = {});
+Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text, const KldOptions& options, JobContext* job = nullptr,
+                                   const KldChunkCallback& on_chunk = {}, const std::vector<std::string>& inputs = {});
 
 }  // namespace mlens

@@ -33,7 +33,7 @@ int32_t argmax(std::span<const float> logits);
 double kl_divergence(std::span<const double> log_p, std::span<const double> log_q);
 
 struct SamplingParams {
-    float temperature = 0.0f;   // <= 0: greedy
+    float temperature = 0.0f;  // <= 0: greedy
     int top_k = 40;
     float top_p = 0.95f;
     uint64_t seed = 0;

@@ -55,21 +55,20 @@ const char* stop_reason_name(StopReason reason);
 struct GenerationResult {
     std::vector<int32_t> prompt_tokens;
     std::vector<GenerationStep> steps;
-    std::string text;                 // the generated tokens detokenized
+    std::string text;  // the generated tokens detokenized
     StopReason stop = StopReason::max_tokens;
     double prompt_ms = 0.0;
     double generation_ms = 0.0;
-    int generation_decoded = 0;       // generated tokens that went through llama_decode
+    int generation_decoded = 0;  // generated tokens that went through llama_decode
     double prompt_tokens_per_s = 0.0;
     double generation_tokens_per_s = 0.0;
 };
 
 using StepCallback = std::function<void(const GenerationStep&)>;
 
-Result<GenerationResult> generate(Session& session, std::string_view prompt, const GenerateOptions& options,
-                                  JobContext* job = nullptr, const StepCallback& on_step = {});
-Result<GenerationResult> generate_from_tokens(Session& session, std::vector<int32_t> prompt_tokens,
-                                              const GenerateOptions& options, JobContext* job = nullptr,
-                                              const StepCallback& on_step = {});
+Result<GenerationResult> generate(Session& session, std::string_view prompt, const GenerateOptions& options, JobContext* job = nullptr,
+                                  const StepCallback& on_step = {});
+Result<GenerationResult> generate_from_tokens(Session& session, std::vector<int32_t> prompt_tokens, const GenerateOptions& options,
+                                              JobContext* job = nullptr, const StepCallback& on_step = {});
 
 }  // namespace mlens

@@ -37,8 +37,8 @@ double quantize_base_log_probs(std::span<const float> logits, std::span<uint16_t
 
 // Running sums over scored positions, as llama-perplexity's kl_divergence_result.
 struct KldSums {
-    double nll = 0, nll2 = 0;             // model B
-    double nll_base = 0, nll_base2 = 0;   // model A (from the stored base)
+    double nll = 0, nll2 = 0;  // model B
+    double nll_base = 0, nll_base2 = 0;  // model A (from the stored base)
     double nll_nll_base = 0;
     double kld = 0, kld2 = 0;
     double p_diff = 0, p_diff2 = 0, p_diff4 = 0;
@@ -62,20 +62,19 @@ struct KldMoments {
     uint64_t count = 0;
     double ppl_a = 0, ppl_a_err = 0;
     double ppl_b = 0, ppl_b_err = 0;
-    double ln_ratio = 0, ln_ratio_err = 0;    // ln(PPL(B)/PPL(A))
-    double ppl_correlation = 0;               // of ln PPL(A) and ln PPL(B), in [-1, 1]
+    double ln_ratio = 0, ln_ratio_err = 0;  // ln(PPL(B)/PPL(A))
+    double ppl_correlation = 0;  // of ln PPL(A) and ln PPL(B), in [-1, 1]
     double kld_mean = 0, kld_err = 0;
     double p_diff_mean = 0, p_diff_err = 0;
     double p_diff_rms = 0, p_diff_rms_err = 0;
-    double same_top = 0, same_top_err = 0;    // share in [0, 1]
+    double same_top = 0, same_top_err = 0;  // share in [0, 1]
     uint64_t same_top_count = 0;
 };
 KldMoments kld_moments(const KldSums& sums);
 
 // Order statistics of the per-position values (llama-perplexity's median and percentile).
 struct KldOrder {
-    double min = 0, p01 = 0, p1 = 0, p5 = 0, p10 = 0, p25 = 0, median = 0, p75 = 0, p90 = 0, p95 = 0, p99 = 0,
-           p999 = 0, max = 0;
+    double min = 0, p01 = 0, p1 = 0, p5 = 0, p10 = 0, p25 = 0, median = 0, p75 = 0, p90 = 0, p95 = 0, p99 = 0, p999 = 0, max = 0;
 };
 KldOrder kld_order(std::vector<float> values);
 

@@ -30,14 +30,14 @@ namespace mlens {
 struct LayerCaptureOptions {
     std::vector<std::string> names = {"attn_norm", "attn_out", "ffn_inp", "ffn_out", "l_out"};
     TokenizeOptions tokenize;
-    bool keep_values = true;   // keep the slice's values (for a histogram)
-    bool measure_plain = true; // also time a decode without the callback
+    bool keep_values = true;  // keep the slice's values (for a histogram)
+    bool measure_plain = true;  // also time a decode without the callback
 };
 
 struct ActivationStats {
-    std::string tensor;        // graph name, e.g. "l_out-3"
-    std::string base;          // e.g. "l_out"
-    int32_t layer = -1;        // -1 for layer-less nodes
+    std::string tensor;  // graph name, e.g. "l_out-3"
+    std::string base;  // e.g. "l_out"
+    int32_t layer = -1;  // -1 for layer-less nodes
     std::vector<int64_t> shape;  // ggml ne of the node (4 dims)
     uint64_t count = 0;
     double l2 = 0.0, min = 0.0, max = 0.0, mean = 0.0, std = 0.0;
@@ -51,8 +51,8 @@ struct LayerCaptureResult {
     double plain_ms = 0.0;
 };
 
-Result<LayerCaptureResult> capture_layers(Session& session, std::string_view prompt,
-                                          const LayerCaptureOptions& options, JobContext* job = nullptr);
+Result<LayerCaptureResult> capture_layers(Session& session, std::string_view prompt, const LayerCaptureOptions& options,
+                                          JobContext* job = nullptr);
 
 // Splits "l_out-12" into ("l_out", 12); a name without a numeric suffix gives layer -1.
 std::pair<std::string, int32_t> split_layer_name(std::string_view name);

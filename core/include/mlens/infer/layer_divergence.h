@@ -30,20 +30,20 @@ struct LayerDivergenceOptions {
 };
 
 struct LayerDivergenceRow {
-    std::string tensor;   // "l_out-3"
-    std::string base;     // "l_out"
+    std::string tensor;  // "l_out-3"
+    std::string base;  // "l_out"
     int32_t layer = -1;
-    double cosine = 1, rel_error = 0, sqnr_db = 0;   // pooled over positions
+    double cosine = 1, rel_error = 0, sqnr_db = 0;  // pooled over positions
     std::vector<float> cosine_at, rel_error_at, sqnr_db_at;
 };
 
 struct LayerDivergenceResult {
     std::vector<int32_t> tokens;
-    std::vector<LayerDivergenceRow> rows;   // by layer, then in the order of names
+    std::vector<LayerDivergenceRow> rows;  // by layer, then in the order of names
     int32_t jump_layer = -1;
 };
 
-Result<LayerDivergenceResult> layer_divergence(Session& a, Session& b, std::string_view prompt,
-                                               const LayerDivergenceOptions& options, JobContext* job = nullptr);
+Result<LayerDivergenceResult> layer_divergence(Session& a, Session& b, std::string_view prompt, const LayerDivergenceOptions& options,
+                                               JobContext* job = nullptr);
 
 }  // namespace mlens

@@ -52,8 +52,8 @@ private:
     void push_locked(LlamaLogLevel level, std::string text);
 
     mutable std::mutex m_mutex;
-    std::vector<LlamaLogLine> m_lines;   // newest kMaxLines
-    uint64_t m_dropped = 0;              // lines cut from the front
+    std::vector<LlamaLogLine> m_lines;  // newest kMaxLines
+    uint64_t m_dropped = 0;  // lines cut from the front
     std::string m_pending;
     LlamaLogLevel m_pending_level = LlamaLogLevel::info;
 };

@@ -40,7 +40,7 @@ struct MemoryPlanOptions {
     uint32_t n_ctx = 4096;
     uint32_t n_batch = 2048;
     uint32_t n_ubatch = 512;
-    std::string kv_type = "f16";   // both K and V
+    std::string kv_type = "f16";  // both K and V
 };
 
 struct MemoryTerms {
@@ -55,19 +55,19 @@ struct MemoryEstimate {
     uint32_t n_ctx_padded = 0;
     uint32_t n_ubatch = 0;
     uint64_t n_layer = 0, n_embd = 0, n_ff = 0, n_vocab = 0;
-    uint64_t n_embd_k_gqa = 0, n_embd_v_gqa = 0;   // of one layer (the first, for per-layer arrays)
+    uint64_t n_embd_k_gqa = 0, n_embd_v_gqa = 0;  // of one layer (the first, for per-layer arrays)
     std::string note;
 };
 
 struct MemoryBuffer {
-    std::string name;   // ggml's buffer type name ("CPU", "CPU_REPACK", ...)
+    std::string name;  // ggml's buffer type name ("CPU", "CPU_REPACK", ...)
     MemoryTerms terms;
 };
 
 struct MemoryMeasure {
     MemoryTerms terms;
     std::vector<MemoryBuffer> buffers;
-    uint32_t n_ctx = 0;   // the context llama.cpp made
+    uint32_t n_ctx = 0;  // the context llama.cpp made
 };
 
 Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptions& options);

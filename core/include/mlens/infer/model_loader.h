@@ -31,8 +31,8 @@ namespace mlens {
 
 struct LoadRoute {
     bool through_export = false;
-    std::vector<std::string> handlers;   // compat handlers whose edits were applied
-    std::string banner;                  // empty for a file loaded as it is
+    std::vector<std::string> handlers;  // compat handlers whose edits were applied
+    std::string banner;  // empty for a file loaded as it is
 };
 
 struct LoadedSession {
@@ -40,7 +40,7 @@ struct LoadedSession {
     LoadRoute route;
 };
 
-Result<LoadedSession> load_model_session(const std::string& path, const SessionOptions& options,
-                                         JobContext* job = nullptr, std::shared_ptr<LogCapture> log = nullptr);
+Result<LoadedSession> load_model_session(const std::string& path, const SessionOptions& options, JobContext* job = nullptr,
+                                         std::shared_ptr<LogCapture> log = nullptr);
 
 }  // namespace mlens

@@ -37,15 +37,15 @@ namespace mlens {
 
 struct SessionOptions {
     bool vocab_only = false;
-    uint32_t n_ctx = 2048;   // capped at the model's training context
-    int n_threads = 0;       // threads for decoding; 0: the default of choose_threads (threads.h)
-    bool as_is = false;      // load_model_session: hand the file to llama.cpp unmodified, Ollama-made or not
+    uint32_t n_ctx = 2048;  // capped at the model's training context
+    int n_threads = 0;  // threads for decoding; 0: the default of choose_threads (threads.h)
+    bool as_is = false;  // load_model_session: hand the file to llama.cpp unmodified, Ollama-made or not
 };
 
 // What llama.cpp reports about the loaded model (through its API, not our parser).
 struct ModelFacts {
-    std::string description;     // llama_model_desc, e.g. "llama ?B all F32"
-    std::string architecture;    // general.architecture as llama.cpp read it
+    std::string description;  // llama_model_desc, e.g. "llama ?B all F32"
+    std::string architecture;  // general.architecture as llama.cpp read it
     uint64_t n_params = 0;
     uint64_t size_bytes = 0;
     int32_t n_ctx_train = 0;
@@ -54,7 +54,7 @@ struct ModelFacts {
     int32_t n_head = 0;
     int32_t n_head_kv = 0;
     int32_t n_vocab = 0;
-    std::string vocab_type;      // "spm", "bpe", "wpm", "ugm", "rwkv", "plamo2", "none"
+    std::string vocab_type;  // "spm", "bpe", "wpm", "ugm", "rwkv", "plamo2", "none"
     int32_t bos = -1;
     int32_t eos = -1;
     bool add_bos = false;
@@ -64,8 +64,7 @@ struct ModelFacts {
 
 class Session {
 public:
-    static Result<std::unique_ptr<Session>> load(const std::string& path, const SessionOptions& options,
-                                                 JobContext* job = nullptr,
+    static Result<std::unique_ptr<Session>> load(const std::string& path, const SessionOptions& options, JobContext* job = nullptr,
                                                  std::shared_ptr<LogCapture> log = nullptr);
     ~Session();
     Session(const Session&) = delete;

@@ -29,7 +29,7 @@ inline constexpr int kIdleSampleMs = 100;
 
 struct ThreadChoice {
     int threads = 1;
-    std::string note;   // empty when the request was used as is
+    std::string note;  // empty when the request was used as is
 };
 
 int online_cores();

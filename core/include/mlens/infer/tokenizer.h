@@ -31,21 +31,19 @@ struct TokenizeOptions {
 
 struct TokenPiece {
     int32_t id = 0;
-    std::string piece;       // bytes, special tokens rendered
-    bool control = false;    // a control/special token (llama_vocab_is_control)
+    std::string piece;  // bytes, special tokens rendered
+    bool control = false;  // a control/special token (llama_vocab_is_control)
 };
 
-Result<std::vector<int32_t>> tokenize_ids(const Session& session, std::string_view text,
-                                          const TokenizeOptions& options);
-Result<std::vector<TokenPiece>> tokenize(const Session& session, std::string_view text,
-                                         const TokenizeOptions& options);
+Result<std::vector<int32_t>> tokenize_ids(const Session& session, std::string_view text, const TokenizeOptions& options);
+Result<std::vector<TokenPiece>> tokenize(const Session& session, std::string_view text, const TokenizeOptions& options);
 // Ids outside the vocabulary get ErrorCode::E_TOKEN_ID.
 Result<TokenPiece> token_piece(const Session& session, int32_t id);
 std::vector<TokenPiece> token_pieces(const Session& session, std::span<const int32_t> ids);
 // llama_detokenize; remove_special drops BOS/EOS as configured, unparse_special renders
 // control tokens as their text.
-Result<std::string> detokenize(const Session& session, std::span<const int32_t> ids,
-                               bool remove_special = false, bool unparse_special = true);
+Result<std::string> detokenize(const Session& session, std::span<const int32_t> ids, bool remove_special = false,
+                               bool unparse_special = true);
 
 struct ChatMessage {
     std::string role;
@@ -56,12 +54,11 @@ struct ChatMessage {
 std::vector<ChatMessage> sample_conversation();
 
 struct ChatRender {
-    std::string template_source;     // the file's template text
-    std::string prompt;              // rendered by llama.cpp
+    std::string template_source;  // the file's template text
+    std::string prompt;  // rendered by llama.cpp
     std::vector<TokenPiece> tokens;  // the prompt tokenized as described above
 };
 
-Result<ChatRender> apply_chat_template(const Session& session, const std::vector<ChatMessage>& messages,
-                                       bool add_assistant_prefix = true);
+Result<ChatRender> apply_chat_template(const Session& session, const std::vector<ChatMessage>& messages, bool add_assistant_prefix = true);
 
 }  // namespace mlens

@@ -98,8 +98,8 @@ struct WorkerKldResult {
 
 class WorkerSession {
 public:
-    static Result<std::unique_ptr<WorkerSession>> load(const std::string& text, const SessionOptions& options,
-                                                       JobContext* job = nullptr, std::shared_ptr<LogCapture> log = nullptr,
+    static Result<std::unique_ptr<WorkerSession>> load(const std::string& text, const SessionOptions& options, JobContext* job = nullptr,
+                                                       std::shared_ptr<LogCapture> log = nullptr,
                                                        const std::optional<FileVersion>& expected = std::nullopt);
     ~WorkerSession();
     WorkerSession(const WorkerSession&) = delete;
@@ -108,7 +108,7 @@ public:
     const std::string& path() const { return m_path; }
     const ModelFacts& facts() const { return m_facts; }
     const LoadRoute& route() const { return m_route; }
-    const SessionOptions& options() const { return m_options; }   // n_threads as chosen
+    const SessionOptions& options() const { return m_options; }  // n_threads as chosen
     int threads() const { return m_options.n_threads; }
     const std::string& thread_note() const { return m_thread_note; }
     uint32_t n_ctx() const { return m_n_ctx; }
@@ -126,8 +126,7 @@ public:
                                       const StepCallback& on_step = {});
     Result<GenerationResult> generate_from_tokens(std::vector<int32_t> prompt_tokens, const GenerateOptions& options,
                                                   JobContext* job = nullptr, const StepCallback& on_step = {});
-    Result<LayerCaptureResult> capture_layers(std::string_view prompt, const LayerCaptureOptions& options,
-                                              JobContext* job = nullptr);
+    Result<LayerCaptureResult> capture_layers(std::string_view prompt, const LayerCaptureOptions& options, JobContext* job = nullptr);
     // Loads B in the same worker (the same checks as load), compares, and frees B.
     Result<WorkerAbResult> compare_ab(const std::string& b_text, std::string_view prompt, const AbOptions& options,
                                       JobContext* job = nullptr);
@@ -153,8 +152,7 @@ private:
     using FrameHandler = std::function<void(const nlohmann::json& frame)>;
     // Sends one request and returns its final frame (an "error" frame as that Error); each step
     // of streamed "steps" frames goes to on_frame. quick: a call that must answer within kQuickCallMs.
-    Result<nlohmann::json> call(const nlohmann::json& request, JobContext* job, bool quick,
-                                const FrameHandler& on_frame = {});
+    Result<nlohmann::json> call(const nlohmann::json& request, JobContext* job, bool quick, const FrameHandler& on_frame = {});
     Error stop(std::string reason);
 
     std::string m_path;

@@ -72,7 +72,7 @@ private:
         std::string path;
     };
     std::vector<Input> m_inputs;
-    std::vector<Input> m_store_folders;   // the blobs folders of the inputs that are store blobs
+    std::vector<Input> m_store_folders;  // the blobs folders of the inputs that are store blobs
     std::vector<Output> m_outputs;
 };
 
@@ -99,13 +99,13 @@ private:
     SafeFileWriter() = default;
     void discard();
 
-    std::string m_shown;       // the path as given, for messages
+    std::string m_shown;  // the path as given, for messages
     std::string m_target;
-    std::string m_folder;      // the target's folder, synced after the rename
+    std::string m_folder;  // the target's folder, synced after the rename
     std::string m_temp;
-    std::vector<FileIdentity> m_inputs;   // checked again just before the rename
+    std::vector<FileIdentity> m_inputs;  // checked again just before the rename
     int m_fd = -1;
-    int m_temp_slot = -1;      // temp_registry slot, -1 when not registered
+    int m_temp_slot = -1;  // temp_registry slot, -1 when not registered
     unsigned m_mode = 0644;
     FileIdentity m_written_id;
     uint64_t m_written = 0;

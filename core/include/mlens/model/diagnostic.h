@@ -19,7 +19,7 @@ enum class Severity { warning, error };
 
 struct Diagnostic {
     Severity severity = Severity::error;
-    std::string format;   // "GGUF", "safetensors", "store"
+    std::string format;  // "GGUF", "safetensors", "store"
     ErrorCode code = ErrorCode::E_INVALID;
     std::string field;
     std::optional<uint64_t> offset;

@@ -35,14 +35,14 @@
 namespace mlens {
 
 struct StoredPart {
-    size_t entry = 0;       // index into Model::tensors
+    size_t entry = 0;  // index into Model::tensors
     const char* role = "";  // "data", "packed", "scale", "bias", "global_scale"
 };
 
 struct LogicalTensor {
     size_t index = 0;
-    std::string type;                   // "Q4_K", "BF16", "int4 g64"
-    std::vector<uint64_t> ne;           // GGUF order: ne[0] is the fastest-varying dimension
+    std::string type;  // "Q4_K", "BF16", "int4 g64"
+    std::vector<uint64_t> ne;  // GGUF order: ne[0] is the fastest-varying dimension
     uint64_t elements = 0;
     std::optional<uint64_t> bytes;
     std::vector<StoredPart> parts;

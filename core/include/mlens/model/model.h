@@ -44,20 +44,20 @@ struct ByteRange {
 struct SourceFile {
     std::string path;
     ByteSourcePtr source;
-    uint32_t version = 0;         // GGUF version
+    uint32_t version = 0;  // GGUF version
     bool big_endian = false;
-    uint64_t alignment = 32;      // GGUF data alignment
-    uint64_t data_start = 0;      // absolute offset of the tensor data section
-    uint64_t header_bytes = 0;    // bytes of header + metadata + tensor infos (before padding)
+    uint64_t alignment = 32;  // GGUF data alignment
+    uint64_t data_start = 0;  // absolute offset of the tensor data section
+    uint64_t header_bytes = 0;  // bytes of header + metadata + tensor infos (before padding)
 };
 
 struct MetadataEntry {
     std::string key;
     Value value;
     uint32_t file = 0;
-    ByteRange key_range;     // length prefix + key bytes
-    ByteRange type_range;    // the type id (and array element type + count for arrays)
-    ByteRange value_range;   // the value bytes (for arrays: all elements)
+    ByteRange key_range;  // length prefix + key bytes
+    ByteRange type_range;  // the type id (and array element type + count for arrays)
+    ByteRange value_range;  // the value bytes (for arrays: all elements)
     ByteRange range() const { return {key_range.offset, value_range.end() - key_range.offset}; }
 };
 
@@ -65,57 +65,57 @@ struct MetadataEntry {
 // does not know (then block size and byte size are unknown).
 struct StorageType {
     uint32_t id = 0;
-    std::string name;            // "Q4_K", "F32", or "unknown(43)"
+    std::string name;  // "Q4_K", "F32", or "unknown(43)"
     bool known = false;
-    uint64_t block_size = 0;     // elements per block
-    uint64_t block_bytes = 0;    // bytes per block
+    uint64_t block_size = 0;  // elements per block
+    uint64_t block_bytes = 0;  // bytes per block
 };
 
 // The logical view of a tensor stored quantized across several entries (see the contract).
 struct QuantLayout {
-    std::string type;                   // "int4", "int8", "nvfp4", "mxfp4", "mxfp8", else as declared
-    std::string mode;                   // how values decode: "affine", "nvfp4", "mxfp4", "mxfp8"
-    uint32_t bits = 0;                  // bits per packed value
-    uint64_t group_size = 0;            // values sharing one scale
-    std::string origin;                 // where type and group size came from, for display
-    std::string declared;               // the type string as the file wrote it (aliases kept), or empty
-    std::vector<uint64_t> logical_ne;   // unpacked shape, GGUF order (ne[0] fastest)
+    std::string type;  // "int4", "int8", "nvfp4", "mxfp4", "mxfp8", else as declared
+    std::string mode;  // how values decode: "affine", "nvfp4", "mxfp4", "mxfp8"
+    uint32_t bits = 0;  // bits per packed value
+    uint64_t group_size = 0;  // values sharing one scale
+    std::string origin;  // where type and group size came from, for display
+    std::string declared;  // the type string as the file wrote it (aliases kept), or empty
+    std::vector<uint64_t> logical_ne;  // unpacked shape, GGUF order (ne[0] fastest)
     uint64_t logical_elements = 0;
-    std::optional<size_t> scale;        // indices into Model::tensors
+    std::optional<size_t> scale;  // indices into Model::tensors
     std::optional<size_t> bias;
     std::optional<size_t> global_scale;
 };
 
 // How much of a tensor's data its file holds (truncation.h sets it; readers leave it complete).
 enum class DataPresence { complete, partial, missing };
-const char* data_presence_name(DataPresence p);   // "complete", "partial", "missing"
+const char* data_presence_name(DataPresence p);  // "complete", "partial", "missing"
 
 struct TensorInfo {
     std::string name;
     StorageType type;
-    std::vector<uint64_t> ne;            // GGUF order: ne[0] is the fastest-varying dimension
+    std::vector<uint64_t> ne;  // GGUF order: ne[0] is the fastest-varying dimension
     uint64_t n_elements = 0;
-    std::optional<uint64_t> n_bytes;     // unknown for unknown types
-    uint64_t relative_offset = 0;        // as stored (GGUF: from the data section)
-    uint64_t data_offset = 0;            // absolute offset in its file
+    std::optional<uint64_t> n_bytes;  // unknown for unknown types
+    uint64_t relative_offset = 0;  // as stored (GGUF: from the data section)
+    uint64_t data_offset = 0;  // absolute offset in its file
     uint32_t file = 0;
-    ByteRange info_range;                // the tensor-info record in the header
-    std::optional<QuantLayout> quant;    // set on the packed entry of a multi-entry quantized tensor
-    std::optional<size_t> part_of;       // set on its companions: index of the packed entry
+    ByteRange info_range;  // the tensor-info record in the header
+    std::optional<QuantLayout> quant;  // set on the packed entry of a multi-entry quantized tensor
+    std::optional<size_t> part_of;  // set on its companions: index of the packed entry
     DataPresence presence = DataPresence::complete;
 
-    double bits_per_weight() const;      // 0 when unknown or empty
+    double bits_per_weight() const;  // 0 when unknown or empty
     ByteRange data_range() const { return {data_offset, n_bytes.value_or(0)}; }
 };
 
 // Tensors that belong together, e.g. the experts of one MoE layer (see the contract).
 struct TensorGroup {
-    std::string name;                   // e.g. "model.layers.1.mlp.experts"
-    std::string kind;                   // "experts"
-    std::string layout;                 // how the members are stored, for display
-    uint64_t count = 0;                 // items in the group (experts)
-    std::vector<std::string> parts;     // what each item consists of, e.g. gate_proj, up_proj, down_proj
-    std::vector<size_t> members;        // indices into Model::tensors (packed entries, not companions)
+    std::string name;  // e.g. "model.layers.1.mlp.experts"
+    std::string kind;  // "experts"
+    std::string layout;  // how the members are stored, for display
+    uint64_t count = 0;  // items in the group (experts)
+    std::vector<std::string> parts;  // what each item consists of, e.g. gate_proj, up_proj, down_proj
+    std::vector<size_t> members;  // indices into Model::tensors (packed entries, not companions)
 };
 
 class Model {

@@ -25,17 +25,17 @@ namespace mlens {
 struct ModelSummary {
     Format format = Format::unknown;
     uint32_t version = 0;
-    std::string architecture;              // see the contract; empty when nothing names it
-    std::string architecture_source;       // "general.architecture", "config.json model_type", ...
-    std::string name;                      // general.name, or empty
-    std::optional<uint64_t> file_type;     // general.file_type
-    std::string file_type_name;            // "Q4_K_M", "F16", ... or "unknown(N)"
-    uint64_t parameters = 0;               // elements of the logical tensors
-    uint64_t tensor_count = 0;             // logical tensors
-    uint64_t stored_tensor_count = 0;      // entries as stored (Model::tensors), companions included
-    uint64_t tensor_bytes = 0;             // sum of known tensor sizes
+    std::string architecture;  // see the contract; empty when nothing names it
+    std::string architecture_source;  // "general.architecture", "config.json model_type", ...
+    std::string name;  // general.name, or empty
+    std::optional<uint64_t> file_type;  // general.file_type
+    std::string file_type_name;  // "Q4_K_M", "F16", ... or "unknown(N)"
+    uint64_t parameters = 0;  // elements of the logical tensors
+    uint64_t tensor_count = 0;  // logical tensors
+    uint64_t stored_tensor_count = 0;  // entries as stored (Model::tensors), companions included
+    uint64_t tensor_bytes = 0;  // sum of known tensor sizes
     uint64_t file_bytes = 0;
-    double bits_per_weight = 0.0;          // tensor_bytes * 8 / parameters
+    double bits_per_weight = 0.0;  // tensor_bytes * 8 / parameters
     bool totals_overflow = false;
     size_t errors = 0;
     size_t warnings = 0;
@@ -52,11 +52,11 @@ std::string file_type_name(uint64_t ftype);
 std::optional<uint32_t> layer_of(std::string_view tensor_name);
 
 struct LayerSummary {
-    std::optional<uint32_t> layer;          // nullopt: tensors outside any block
-    std::vector<size_t> tensors;            // logical tensors, as indices into Model::tensors
+    std::optional<uint32_t> layer;  // nullopt: tensors outside any block
+    std::vector<size_t> tensors;  // logical tensors, as indices into Model::tensors
     uint64_t parameters = 0;
     uint64_t bytes = 0;
-    std::vector<std::string> types;         // logical types used, in first-seen order
+    std::vector<std::string> types;  // logical types used, in first-seen order
 };
 
 // Groups the logical tensors by layer, layers in ascending order, non-block tensors last.

@@ -11,10 +11,10 @@
 
 #include <cstdint>
 #include <functional>
-#include <string_view>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mlens/io/byte_source.h"
@@ -22,8 +22,19 @@
 namespace mlens {
 
 enum class ValueType : uint32_t {
-    u8 = 0, i8 = 1, u16 = 2, i16 = 3, u32 = 4, i32 = 5, f32 = 6, boolean = 7,
-    string = 8, array = 9, u64 = 10, i64 = 11, f64 = 12,
+    u8 = 0,
+    i8 = 1,
+    u16 = 2,
+    i16 = 3,
+    u32 = 4,
+    i32 = 5,
+    f32 = 6,
+    boolean = 7,
+    string = 8,
+    array = 9,
+    u64 = 10,
+    i64 = 11,
+    f64 = 12,
 };
 constexpr uint32_t kValueTypeCount = 13;
 
@@ -37,8 +48,8 @@ struct Scalar {
     ValueType type = ValueType::u8;
     uint64_t bits = 0;  // raw little-endian bits, zero-extended
 
-    int64_t as_int() const;     // sign-aware for signed types; floats truncated toward zero (clamped)
-    uint64_t as_uint() const;   // negative values clamp to 0
+    int64_t as_int() const;  // sign-aware for signed types; floats truncated toward zero (clamped)
+    uint64_t as_uint() const;  // negative values clamp to 0
     double as_double() const;
     std::string to_string() const;  // exact text: integers in decimal, floats round-trippable
 };
@@ -58,28 +69,27 @@ public:
     uint64_t count = 0;
     ByteSourcePtr source;
     bool swap_bytes = false;
-    uint64_t data_offset = 0;               // first element (numeric arrays)
-    uint64_t data_length = 0;               // bytes spanned by all elements
-    std::vector<uint64_t> string_offsets;   // STRING arrays: offset of element i's length field
-    uint32_t string_length_bytes = 8;       // 4 in GGUF v1
+    uint64_t data_offset = 0;  // first element (numeric arrays)
+    uint64_t data_length = 0;  // bytes spanned by all elements
+    std::vector<uint64_t> string_offsets;  // STRING arrays: offset of element i's length field
+    uint32_t string_length_bytes = 8;  // 4 in GGUF v1
 
-    Scalar scalar_at(uint64_t i) const;             // numeric/bool arrays; i < count
+    Scalar scalar_at(uint64_t i) const;  // numeric/bool arrays; i < count
     std::string string_at(uint64_t i, uint64_t max_bytes = UINT64_MAX) const;  // string arrays
     uint64_t string_length_at(uint64_t i) const;
     // Byte range of element i (for strings: the length prefix and the text).
     uint64_t element_offset(uint64_t i) const;
     // Streams string elements [first, count) in order through one buffered cursor (fast for
     // whole-vocabulary scans); each is cut to max_bytes. fn returns false to stop early.
-    void for_each_string(uint64_t first, uint64_t max_bytes,
-                         const std::function<bool(uint64_t i, std::string_view s)>& fn) const;
+    void for_each_string(uint64_t first, uint64_t max_bytes, const std::function<bool(uint64_t i, std::string_view s)>& fn) const;
 };
 
 struct Value {
     ValueType type = ValueType::u8;
-    Scalar scalar;                              // fixed-size types
-    std::string text;                           // STRING held inline
-    std::optional<LazyBytes> lazy_text;         // STRING too long to hold inline
-    std::shared_ptr<const ArrayIndex> array;    // ARRAY
+    Scalar scalar;  // fixed-size types
+    std::string text;  // STRING held inline
+    std::optional<LazyBytes> lazy_text;  // STRING too long to hold inline
+    std::shared_ptr<const ArrayIndex> array;  // ARRAY
 
     static constexpr uint64_t kInlineStringBytes = 1u << 20;
 

@@ -25,12 +25,11 @@
 namespace mlens {
 
 struct FileHash {
-    std::string hex;      // 64 lowercase hex digits
+    std::string hex;  // 64 lowercase hex digits
     uint64_t bytes = 0;
 };
 
-Result<FileHash> sha256_file(const std::string& path, JobContext* job = nullptr,
-                             const std::function<void(uint64_t)>& on_progress = {});
+Result<FileHash> sha256_file(const std::string& path, JobContext* job = nullptr, const std::function<void(uint64_t)>& on_progress = {});
 
 // Hashes the blob and compares; ok when the content matches `expected`.
 Status verify_blob(const BlobLookup& blob, const BlobDigest& expected, JobContext* job = nullptr);

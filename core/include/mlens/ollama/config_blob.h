@@ -25,12 +25,12 @@
 
 namespace mlens {
 
-constexpr uint64_t kMaxConfigBytes = 4ull << 20;     // max_config_bytes
-constexpr uint64_t kMaxConfigListItems = 1024;       // max_config_list_items
+constexpr uint64_t kMaxConfigBytes = 4ull << 20;  // max_config_bytes
+constexpr uint64_t kMaxConfigListItems = 1024;  // max_config_list_items
 
 struct ConfigList {
-    std::vector<std::string> items;   // the first kMaxConfigListItems
-    uint64_t count = 0;               // all of them
+    std::vector<std::string> items;  // the first kMaxConfigListItems
+    uint64_t count = 0;  // all of them
 };
 
 struct ModelConfig {

@@ -23,8 +23,8 @@
 namespace mlens {
 
 struct BlobDigest {
-    std::string hex;        // 64 lowercase hex digits
-    bool colon = true;      // written "sha256:" (false: "sha256-")
+    std::string hex;  // 64 lowercase hex digits
+    bool colon = true;  // written "sha256:" (false: "sha256-")
     std::string text() const { return "sha256:" + hex; }
 };
 
@@ -39,7 +39,7 @@ const char* blob_file_kind_name(BlobFileKind kind);  // "blob", "partial downloa
 
 struct BlobFileName {
     BlobFileKind kind = BlobFileKind::other;
-    std::string hex;        // for blob, partial, partial_part and legacy_name
+    std::string hex;  // for blob, partial, partial_part and legacy_name
 };
 
 BlobFileName classify_blob_file(std::string_view name);

@@ -38,39 +38,39 @@
 
 namespace mlens {
 
-inline constexpr uint64_t kHfShardBytes = 5'000'000'000ull;   // transformers' max_shard_size "5GB"
+inline constexpr uint64_t kHfShardBytes = 5'000'000'000ull;  // transformers' max_shard_size "5GB"
 
 enum class HfDtype { bf16, f16, f32 };
-const char* hf_dtype_name(HfDtype dtype);   // "BF16", "F16", "F32"
-std::optional<HfDtype> parse_hf_dtype(const std::string& text);   // "bf16", "f16", "f32"
+const char* hf_dtype_name(HfDtype dtype);  // "BF16", "F16", "F32"
+std::optional<HfDtype> parse_hf_dtype(const std::string& text);  // "bf16", "f16", "f32"
 
 struct HfTensor {
-    std::string name;                 // Hugging Face name
-    size_t entry = 0;                 // Model::tensors index of the logical tensor
-    std::vector<size_t> sources;      // copies: the entries whose stored bytes, concatenated, it is
-    std::optional<uint64_t> expert;   // slice of a stacked tensor
-    std::string source_type;          // "int4 g64", "BF16", ...
-    std::string mode;                 // what the verification groups it under: "int4 g64", "plain BF16"
-    bool converted = false;           // values decoded and rounded to the dtype; else bytes copied
-    std::string dtype;                // safetensors dtype written
-    std::vector<uint64_t> ne;         // GGUF order
+    std::string name;  // Hugging Face name
+    size_t entry = 0;  // Model::tensors index of the logical tensor
+    std::vector<size_t> sources;  // copies: the entries whose stored bytes, concatenated, it is
+    std::optional<uint64_t> expert;  // slice of a stacked tensor
+    std::string source_type;  // "int4 g64", "BF16", ...
+    std::string mode;  // what the verification groups it under: "int4 g64", "plain BF16"
+    bool converted = false;  // values decoded and rounded to the dtype; else bytes copied
+    std::string dtype;  // safetensors dtype written
+    std::vector<uint64_t> ne;  // GGUF order
     uint64_t bytes = 0;
 };
 
 struct HfShard {
-    std::string file;                 // model-00001-of-00002.safetensors
-    std::string header;               // header text, padded
+    std::string file;  // model-00001-of-00002.safetensors
+    std::string header;  // header text, padded
     std::vector<HfTensor> tensors;
-    uint64_t bytes() const;           // 8 + header + data
+    uint64_t bytes() const;  // 8 + header + data
 };
 
 struct HfPlan {
     HfDtype dtype = HfDtype::bf16;
-    std::string dtype_origin;         // "--dtype", "config.json torch_dtype", "default"
+    std::string dtype_origin;  // "--dtype", "config.json torch_dtype", "default"
     std::vector<HfShard> shards;
-    std::string index_json;           // model.safetensors.index.json
+    std::string index_json;  // model.safetensors.index.json
     uint64_t tensor_bytes = 0;
-    size_t unpacked_experts = 0;      // tensors made by unpacking stacked experts
+    size_t unpacked_experts = 0;  // tensors made by unpacking stacked experts
 };
 
 std::optional<HfDtype> config_dtype(const Model& model);
@@ -78,23 +78,23 @@ Result<HfPlan> plan_hf_export(const Model& model, std::optional<HfDtype> dtype, 
 // Puts `tensors` into plan.shards as above (headers, file names) and writes plan.index_json.
 Status shard_tensors(HfPlan& plan, std::vector<HfTensor> tensors, uint64_t shard_limit);
 
-Status write_hf_shard(const Model& model, const HfPlan& plan, size_t shard, SafeFileWriter& out, JobContext* job,
-                      uint64_t total_bytes, uint64_t& done_bytes);
+Status write_hf_shard(const Model& model, const HfPlan& plan, size_t shard, SafeFileWriter& out, JobContext* job, uint64_t total_bytes,
+                      uint64_t& done_bytes);
 
 struct QuantExactness {
-    std::string mode;                 // "int4 g64", "nvfp4 g16", "plain F32", ...
+    std::string mode;  // "int4 g64", "nvfp4 g16", "plain F32", ...
     size_t tensors = 0;
     uint64_t values = 0;
-    uint64_t rounded = 0;             // values the dtype could not hold exactly
-    double worst_error = 0;           // max |rounded - exact|
+    uint64_t rounded = 0;  // values the dtype could not hold exactly
+    double worst_error = 0;  // max |rounded - exact|
     bool exact() const { return rounded == 0; }
 };
 
 struct HfVerification {
     size_t tensors_checked = 0;
     size_t failures = 0;
-    std::vector<std::string> failure_notes;   // the first few, one line each
-    std::vector<QuantExactness> modes;        // sorted by mode
+    std::vector<std::string> failure_notes;  // the first few, one line each
+    std::vector<QuantExactness> modes;  // sorted by mode
 };
 
 // For `mlens diff STORE/model OUT_DIR`: maps the per-expert names plan_hf_export gives the
@@ -105,7 +105,6 @@ struct HfVerification {
 // has none of those names.
 std::optional<NameMap> unpacked_experts_name_map(const Model& stacked, const Model& other);
 
-Result<HfVerification> verify_hf_export(const Model& model, const HfPlan& plan, const std::string& folder,
-                                        JobContext* job = nullptr);
+Result<HfVerification> verify_hf_export(const Model& model, const HfPlan& plan, const std::string& folder, JobContext* job = nullptr);
 
 }  // namespace mlens

@@ -35,15 +35,27 @@
 
 namespace mlens {
 
-constexpr uint64_t kMaxManifestBytes = 4ull << 20;   // max_manifest_bytes
-constexpr uint64_t kMaxLayers = 65536;               // max_layers
+constexpr uint64_t kMaxManifestBytes = 4ull << 20;  // max_manifest_bytes
+constexpr uint64_t kMaxLayers = 65536;  // max_layers
 
 constexpr std::string_view kManifestMediaType = "application/vnd.docker.distribution.manifest.v2+json";
 constexpr std::string_view kConfigMediaType = "application/vnd.docker.container.image.v1+json";
 
 enum class LayerKind {
-    config, model, adapter, projector, draft, tensor, json, template_text, system, params, messages,
-    license, embed, unknown
+    config,
+    model,
+    adapter,
+    projector,
+    draft,
+    tensor,
+    json,
+    template_text,
+    system,
+    params,
+    messages,
+    license,
+    embed,
+    unknown
 };
 
 LayerKind layer_kind(std::string_view media_type);
@@ -58,16 +70,16 @@ bool layer_is_text(LayerKind kind);
 struct ManifestLayer {
     std::string media_type;
     LayerKind kind = LayerKind::unknown;
-    std::string digest;                  // as written
-    std::optional<BlobDigest> blob;      // set when the digest passed the grammar
+    std::string digest;  // as written
+    std::optional<BlobDigest> blob;  // set when the digest passed the grammar
     uint64_t size = 0;
     bool has_size = false;
     std::optional<std::string> from;
     std::optional<std::string> name;
-    ByteRange range;                     // the layer object in the manifest
-    uint64_t digest_at = 0;              // offset of the digest value
-    uint64_t size_at = 0;                // offset of the size value
-    std::string field;                   // "config" or "layers[i]"
+    ByteRange range;  // the layer object in the manifest
+    uint64_t digest_at = 0;  // offset of the digest value
+    uint64_t size_at = 0;  // offset of the size value
+    std::string field;  // "config" or "layers[i]"
 };
 
 struct Manifest {

@@ -28,8 +28,8 @@ namespace mlens {
 
 struct LayerView {
     ManifestLayer layer;
-    std::optional<BlobLookup> blob;        // unset when the digest failed the grammar
-    std::optional<TextBlob> text;          // text layers whose blob was readable
+    std::optional<BlobLookup> blob;  // unset when the digest failed the grammar
+    std::optional<TextBlob> text;  // text layers whose blob was readable
     std::optional<Error> text_error;
 };
 
@@ -39,7 +39,7 @@ struct ManifestView {
     std::optional<ModelConfig> config;
     std::optional<Error> config_error;
     std::vector<LayerView> layers;
-    std::string format;                    // "gguf", "safetensors" or ""
+    std::string format;  // "gguf", "safetensors" or ""
 };
 
 Result<ModelConfig> read_model_config(const Store& store, const Manifest& manifest);

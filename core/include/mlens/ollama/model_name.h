@@ -45,8 +45,8 @@ struct ModelName {
 
     bool valid() const;
     std::string display() const;
-    std::string full() const;            // "host/namespace/model:tag"
-    std::string manifest_path() const;   // "manifests/host/namespace/model/tag"
+    std::string full() const;  // "host/namespace/model:tag"
+    std::string manifest_path() const;  // "manifests/host/namespace/model/tag"
     bool operator==(const ModelName&) const = default;
     bool operator<(const ModelName& o) const { return full() < o.full(); }
 };

@@ -35,16 +35,16 @@ struct ModelfileTextLayer {
 };
 
 struct ModelfileInput {
-    std::string from;                          // "./model.gguf"
-    std::vector<std::string> adapters;         // "./adapter-1.gguf", ...
-    std::vector<ModelfileTextLayer> layers;    // template, system, params, messages, license; manifest order
+    std::string from;  // "./model.gguf"
+    std::vector<std::string> adapters;  // "./adapter-1.gguf", ...
+    std::vector<ModelfileTextLayer> layers;  // template, system, params, messages, license; manifest order
 };
 
 std::string write_modelfile(const ModelfileInput& input, std::vector<std::string>& notes);
 
 struct ModelfileInstruction {
-    std::string keyword;     // upper case: FROM, ADAPTER, TEMPLATE, SYSTEM, PARAMETER, MESSAGE, LICENSE
-    std::string name;        // PARAMETER name, MESSAGE role
+    std::string keyword;  // upper case: FROM, ADAPTER, TEMPLATE, SYSTEM, PARAMETER, MESSAGE, LICENSE
+    std::string name;  // PARAMETER name, MESSAGE role
     std::string value;
     bool quoted = false;
 };

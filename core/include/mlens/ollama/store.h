@@ -48,12 +48,12 @@
 
 namespace mlens {
 
-constexpr uint64_t kMaxDirectoryEntries = 100'000;   // max_directory_entries
-constexpr uint64_t kMaxManifests = 100'000;          // max_manifests
+constexpr uint64_t kMaxDirectoryEntries = 100'000;  // max_directory_entries
+constexpr uint64_t kMaxManifests = 100'000;  // max_manifests
 
 struct StoreLocation {
     std::string path;
-    std::string origin;   // "OLLAMA_MODELS", "home" (~/.ollama/models), "system" (/usr/share/ollama/...)
+    std::string origin;  // "OLLAMA_MODELS", "home" (~/.ollama/models), "system" (/usr/share/ollama/...)
 };
 
 // Where stores may be, in Ollama's order: $OLLAMA_MODELS if set and non-empty (then only that),
@@ -68,21 +68,21 @@ std::vector<StoreLocation> find_stores();
 
 struct ManifestRef {
     ModelName name;
-    std::string path;        // relative to the root: manifests/<host>/<ns>/<model>/<tag>
-    int64_t modified = 0;    // mtime, seconds since the epoch (what `ollama list` shows)
+    std::string path;  // relative to the root: manifests/<host>/<ns>/<model>/<tag>
+    int64_t modified = 0;  // mtime, seconds since the epoch (what `ollama list` shows)
     uint64_t file_size = 0;
 };
 
 struct StoreScan {
-    std::vector<ManifestRef> manifests;   // sorted by path
+    std::vector<ManifestRef> manifests;  // sorted by path
     std::vector<Diagnostic> diagnostics;  // fields: paths relative to the root
 };
 
 struct StoredManifest {
     ManifestRef ref;
     bool found = false;
-    std::string digest;                   // sha256 of the manifest bytes, "sha256:<hex>"
-    Manifest manifest;                    // diagnostics: file-level ones first, then the parse's
+    std::string digest;  // sha256 of the manifest bytes, "sha256:<hex>"
+    Manifest manifest;  // diagnostics: file-level ones first, then the parse's
     bool valid() const { return found && manifest.valid; }
     // The manifest file exists: it was read, or refused for what it is (too large, not a regular
     // file, unreadable) rather than for being absent (E_NOT_FOUND, E_BAD_NAME).
@@ -90,22 +90,22 @@ struct StoredManifest {
 };
 
 struct BlobLookup {
-    std::optional<Error> error;           // E_BLOB_MISSING, E_SYMLINK_LOOP, E_NOT_REGULAR_FILE, E_OUTSIDE_ROOT,
-                                          // E_PERMISSION, E_FD_LIMIT, E_IO
-    std::string path;                     // canonical absolute path, when found
-    std::string name;                     // relative to the root: blobs/sha256-<hex> (or the legacy name)
+    std::optional<Error> error;  // E_BLOB_MISSING, E_SYMLINK_LOOP, E_NOT_REGULAR_FILE, E_OUTSIDE_ROOT,
+        // E_PERMISSION, E_FD_LIMIT, E_IO
+    std::string path;  // canonical absolute path, when found
+    std::string name;  // relative to the root: blobs/sha256-<hex> (or the legacy name)
     uint64_t size = 0;
     int64_t modified = 0;
-    uint64_t device = 0, inode = 0;       // identity of the file (verification cache key)
+    uint64_t device = 0, inode = 0;  // identity of the file (verification cache key)
     bool legacy_name = false;
-    std::vector<Error> warnings;          // W_LEGACY_BLOB_NAME, W_BLOB_HARDLINKED, ...
+    std::vector<Error> warnings;  // W_LEGACY_BLOB_NAME, W_BLOB_HARDLINKED, ...
     bool found() const { return !error; }
 };
 
 struct BlobFile {
     std::string name;
     BlobFileName kind;
-    bool regular = false;                 // a regular file (not a symlink, directory, FIFO, ...)
+    bool regular = false;  // a regular file (not a symlink, directory, FIFO, ...)
     uint64_t size = 0;
 };
 
@@ -119,7 +119,7 @@ public:
     StoredManifest read_manifest(const ManifestRef& ref) const;
     BlobLookup find_blob(const BlobDigest& digest) const;
     Result<ByteSourcePtr> open_blob(const BlobLookup& blob) const;
-    std::vector<BlobFile> blob_files() const;   // sorted by name, at most kMaxDirectoryEntries
+    std::vector<BlobFile> blob_files() const;  // sorted by name, at most kMaxDirectoryEntries
 
 private:
     explicit Store(std::string root) : m_root(std::move(root)) {}

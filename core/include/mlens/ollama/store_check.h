@@ -40,7 +40,7 @@
 
 namespace mlens {
 
-constexpr uint64_t kMaxJsonBlobBytes = 64ull << 20;   // max_json_blob_bytes (params, HF JSON layers)
+constexpr uint64_t kMaxJsonBlobBytes = 64ull << 20;  // max_json_blob_bytes (params, HF JSON layers)
 
 struct StoreCheckOptions {
     bool verify_digests = true;
@@ -62,9 +62,9 @@ struct ModelCheck {
     size_t errors = 0;
     size_t warnings = 0;
     std::vector<Diagnostic> reasons;
-    std::vector<std::string> reason_layers;            // per reason: its layer ("config", "layers[i]"), "" for the manifest
-    std::map<std::string, Diagnostic> failed_layers;   // "config" / "layers[i]" -> its first error
-    bool digests_verified = false;                     // the digest pass ran (and was not cancelled)
+    std::vector<std::string> reason_layers;  // per reason: its layer ("config", "layers[i]"), "" for the manifest
+    std::map<std::string, Diagnostic> failed_layers;  // "config" / "layers[i]" -> its first error
+    bool digests_verified = false;  // the digest pass ran (and was not cancelled)
 
     Verdict verdict() const;
     const Diagnostic* first_error() const;
@@ -84,7 +84,7 @@ struct StoreCheckReport {
     std::vector<ModelCheck> models;
     uint64_t blobs_checked = 0;
     uint64_t bytes_hashed = 0;
-    std::vector<Diagnostic> store_diagnostics;   // not about one model: the scan's, a cancellation
+    std::vector<Diagnostic> store_diagnostics;  // not about one model: the scan's, a cancellation
     bool digests_verified = false;
     bool cancelled = false;
     size_t error_count() const;
@@ -97,15 +97,15 @@ StoreCheckReport check_store(const Store& store, const StoreCheckOptions& option
 ModelCheck check_store_model(const Store& store, const ModelName& name, const StoreCheckOptions& options = kStructureCheck,
                              JobContext* job = nullptr);
 
-const char* verdict_name(Verdict v);   // "ok", "warnings", "rejected"
+const char* verdict_name(Verdict v);  // "ok", "warnings", "rejected"
 
 // A tensor layer (or GGUF model layer) whose blob the check failed: what a tensor listing shows
 // for the tensors it could not read, and how it marks those read from a damaged blob.
 struct FailedTensorLayer {
-    std::string name;          // the layer name (tensor or group name), or its field when unnamed
-    std::string field;         // "layers[i]"
-    std::string blob_hex;      // the digest's hex, when the digest was valid
-    Diagnostic reason;         // the layer's first error
+    std::string name;  // the layer name (tensor or group name), or its field when unnamed
+    std::string field;  // "layers[i]"
+    std::string blob_hex;  // the digest's hex, when the digest was valid
+    Diagnostic reason;  // the layer's first error
 };
 std::vector<FailedTensorLayer> failed_tensor_layers(const Manifest& manifest, const ModelCheck& check);
 // The entry of `failed` whose blob is the file at `blob_path` (matched by the digest that ends a

@@ -50,7 +50,7 @@
 namespace mlens {
 
 enum class ExportFormat { gguf, hf, mlx };
-const char* export_format_name(ExportFormat format);   // "gguf", "hf", "mlx"
+const char* export_format_name(ExportFormat format);  // "gguf", "hf", "mlx"
 std::optional<ExportFormat> parse_export_format(std::string_view text);
 
 // The formats that apply to a model whose manifest this is: gguf with a model layer; hf and mlx
@@ -61,32 +61,32 @@ std::vector<ExportFormat> store_export_formats(const Manifest& manifest);
 std::vector<ExportFormat> export_formats_of(std::string_view model_format);
 
 struct StoreExportOptions {
-    std::optional<ExportFormat> format;   // default: the first of store_export_formats
-    std::optional<HfDtype> dtype;         // hf: default from config.json, else bf16
-    uint64_t shard_limit = kHfShardBytes; // hf: tensor bytes per shard
+    std::optional<ExportFormat> format;  // default: the first of store_export_formats
+    std::optional<HfDtype> dtype;  // hf: default from config.json, else bf16
+    uint64_t shard_limit = kHfShardBytes;  // hf: tensor bytes per shard
 };
 
 enum class ExportFileKind { blob_copy, upstream_text, upstream_mmproj, text, safetensors_shard };
 
 struct ExportFile {
-    std::string name;           // relative to OUT_DIR
-    uint64_t bytes = 0;         // exact size of the file written
+    std::string name;  // relative to OUT_DIR
+    uint64_t bytes = 0;  // exact size of the file written
     ExportFileKind kind = ExportFileKind::text;
-    std::string description;    // what it is, one line
-    std::string blob_path;      // blob_copy: the blob
-    std::string digest;         // blob_copy: the layer's digest
-    std::string text;           // text: the content
-    size_t shard = 0;           // safetensors_shard: index into StoreExportPlan::hf.shards
+    std::string description;  // what it is, one line
+    std::string blob_path;  // blob_copy: the blob
+    std::string digest;  // blob_copy: the layer's digest
+    std::string text;  // text: the content
+    size_t shard = 0;  // safetensors_shard: index into StoreExportPlan::hf.shards
 };
 
 struct StoreExportPlan {
-    std::string reference;                // the model as named: "tiny-llama:q4_0"
+    std::string reference;  // the model as named: "tiny-llama:q4_0"
     ExportFormat format = ExportFormat::gguf;
-    std::vector<ExportFormat> formats;    // every format that applies
-    std::vector<ExportFile> files;        // in writing order
-    std::vector<std::string> notes;       // what was rewritten, left out, decided
-    bool ollama_made = false;             // gguf: the model blob is Ollama-made
-    HfPlan hf;                            // hf, mlx: shards and tensors
+    std::vector<ExportFormat> formats;  // every format that applies
+    std::vector<ExportFile> files;  // in writing order
+    std::vector<std::string> notes;  // what was rewritten, left out, decided
+    bool ollama_made = false;  // gguf: the model blob is Ollama-made
+    HfPlan hf;  // hf, mlx: shards and tensors
     uint64_t total_bytes() const;
 };
 
@@ -95,7 +95,7 @@ struct PreparedExport {
     ModelName name;
     ManifestView view;
     Model model;
-    compat::RewritePlan compat_plan;      // gguf
+    compat::RewritePlan compat_plan;  // gguf
     StoreExportPlan plan;
 };
 
@@ -104,12 +104,11 @@ Result<PreparedExport> prepare_store_export(const Store& store, const ModelName&
 
 struct StoreExportReport {
     std::string out_dir;
-    std::vector<ExportFile> files;        // as written (sizes checked against the plan)
-    HfVerification verification;          // hf
+    std::vector<ExportFile> files;  // as written (sizes checked against the plan)
+    HfVerification verification;  // hf
     size_t files_verified = 0;
 };
 
-Result<StoreExportReport> write_store_export(const PreparedExport& prepared, const std::string& out_dir,
-                                             JobContext* job = nullptr);
+Result<StoreExportReport> write_store_export(const PreparedExport& prepared, const std::string& out_dir, JobContext* job = nullptr);
 
 }  // namespace mlens

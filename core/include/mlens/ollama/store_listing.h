@@ -30,11 +30,11 @@ namespace mlens {
 struct ModelListing {
     ManifestRef ref;
     std::optional<uint64_t> size;
-    std::string format;               // "gguf", "safetensors", or "" when unknown
+    std::string format;  // "gguf", "safetensors", or "" when unknown
     std::string family;
-    std::string parameter_size;       // config model_type, e.g. "8.0B"
-    std::string quantization;         // config file_type, e.g. "Q4_K_M", "int4"
-    ModelCheck check;                 // the verdict and its reasons
+    std::string parameter_size;  // config model_type, e.g. "8.0B"
+    std::string quantization;  // config file_type, e.g. "Q4_K_M", "int4"
+    ModelCheck check;  // the verdict and its reasons
     bool ok() const { return check.verdict() != Verdict::errors; }
 };
 
@@ -46,11 +46,11 @@ struct ListedBlobFile {
 struct StoreListing {
     std::string root;
     std::vector<ModelListing> models;
-    std::vector<Diagnostic> diagnostics;     // not about one model: the scan's
+    std::vector<Diagnostic> diagnostics;  // not about one model: the scan's
     std::vector<ListedBlobFile> blob_files;
     bool digests_verified = false;
     bool cancelled = false;
-    size_t error_count() const;              // store-level errors plus models rejected
+    size_t error_count() const;  // store-level errors plus models rejected
 };
 
 StoreListing list_store(const Store& store, const StoreCheckOptions& options = kStructureCheck, JobContext* job = nullptr);

@@ -50,10 +50,10 @@
 namespace mlens {
 
 struct QuantParams {
-    const char* type;       // "int4", ...
-    const char* mode;       // "affine", "nvfp4", "mxfp4", "mxfp8"
+    const char* type;  // "int4", ...
+    const char* mode;  // "affine", "nvfp4", "mxfp4", "mxfp8"
     uint32_t bits;
-    uint64_t group_size;    // default
+    uint64_t group_size;  // default
 };
 
 // The table row of a normalized type, or nullptr.
@@ -64,7 +64,6 @@ void describe_quantized_tensors(Model& model, std::optional<uint32_t> bits_hint 
 void find_expert_groups(Model& model, const std::vector<std::string>& blob_names = {});
 
 // Both, in order.
-void describe_tensor_blobs(Model& model, const std::vector<std::string>& blob_names = {},
-                           std::optional<uint32_t> bits_hint = std::nullopt);
+void describe_tensor_blobs(Model& model, const std::vector<std::string>& blob_names = {}, std::optional<uint32_t> bits_hint = std::nullopt);
 
 }  // namespace mlens

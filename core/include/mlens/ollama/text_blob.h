@@ -19,11 +19,11 @@
 
 namespace mlens {
 
-constexpr uint64_t kMaxTextBlobBytes = 1ull << 20;   // max_text_blob_bytes, read for display
+constexpr uint64_t kMaxTextBlobBytes = 1ull << 20;  // max_text_blob_bytes, read for display
 
 struct TextBlob {
-    std::string text;          // the first min(size, max_bytes) bytes, raw
-    uint64_t size = 0;         // the blob's size
+    std::string text;  // the first min(size, max_bytes) bytes, raw
+    uint64_t size = 0;  // the blob's size
     bool truncated() const { return text.size() < size; }
 };
 

@@ -45,13 +45,13 @@ enum class TargetKind { model_file, safetensors_folder, store_root, store_model,
 
 struct Target {
     TargetKind kind = TargetKind::missing;
-    std::string text;                // as given
-    std::string path;                // the file, folder or store root; a store model's manifest file
-    Format format = Format::unknown; // model_file, imatrix: what its content is (unknown: legacy .dat)
-    ByteSourcePtr source;            // model_file, imatrix: the file, opened once
-    std::optional<Store> store;      // store_root, store_model
-    ModelName name;                  // store_model
-    Error problem;                   // missing, not_a_model: why
+    std::string text;  // as given
+    std::string path;  // the file, folder or store root; a store model's manifest file
+    Format format = Format::unknown;  // model_file, imatrix: what its content is (unknown: legacy .dat)
+    ByteSourcePtr source;  // model_file, imatrix: the file, opened once
+    std::optional<Store> store;  // store_root, store_model
+    ModelName name;  // store_model
+    Error problem;  // missing, not_a_model: why
 };
 
 // "GGUF file", "safetensors file", "safetensors folder", "Ollama store", "Ollama model",

@@ -31,14 +31,14 @@
 namespace mlens {
 
 struct ScaleSeries {
-    std::string name;              // "d", "dmin", "sub_scale", "sub_min", "m", "scale", "bias"
-    uint64_t values_per_entry = 0; // tensor values each entry covers
+    std::string name;  // "d", "dmin", "sub_scale", "sub_min", "m", "scale", "bias"
+    uint64_t values_per_entry = 0;  // tensor values each entry covers
     std::vector<float> values;
-    uint64_t stride = 1;           // entries are those of every stride-th block (row series: 1)
+    uint64_t stride = 1;  // entries are those of every stride-th block (row series: 1)
 };
 
 struct BlockScales {
-    std::string type;              // as TensorView::type_name()
+    std::string type;  // as TensorView::type_name()
     std::vector<ScaleSeries> series;
     const ScaleSeries* find(const std::string& name) const;
 };

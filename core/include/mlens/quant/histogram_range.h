@@ -32,8 +32,8 @@ inline constexpr double kAutoMargin = 0.1;
 
 struct HistogramRange {
     double lo = 0, hi = 1;
-    HistogramRangeMode mode = HistogramRangeMode::full;       // the mode asked for
-    HistogramRangeMode resolved = HistogramRangeMode::full;   // what automatic chose; else == mode
+    HistogramRangeMode mode = HistogramRangeMode::full;  // the mode asked for
+    HistogramRangeMode resolved = HistogramRangeMode::full;  // what automatic chose; else == mode
 };
 
 // True when the extreme values sit beyond kOutlierRatio x the p0.1/p99.9 magnitude.

@@ -53,15 +53,15 @@
 namespace mlens {
 
 enum class ImatrixFormat { gguf, legacy };
-const char* imatrix_format_name(ImatrixFormat f);   // "GGUF", "legacy .dat"
+const char* imatrix_format_name(ImatrixFormat f);  // "GGUF", "legacy .dat"
 
 struct ImatrixEntry {
-    std::string name;                 // the weight tensor's name, e.g. "blk.0.ffn_down.weight"
-    uint64_t columns = 0;             // values per expert: the weight's row length
-    uint64_t experts = 1;             // matrices: 1, or the experts of a stacked expert tensor
-    std::vector<double> counts;       // per expert (GGUF: tokens; legacy: ncall, one value)
-    uint64_t sums_offset = 0;         // absolute offset of experts × columns float32, expert-major
-    uint64_t counts_offset = 0;       // absolute offset of the counts (GGUF float32; legacy int32)
+    std::string name;  // the weight tensor's name, e.g. "blk.0.ffn_down.weight"
+    uint64_t columns = 0;  // values per expert: the weight's row length
+    uint64_t experts = 1;  // matrices: 1, or the experts of a stacked expert tensor
+    std::vector<double> counts;  // per expert (GGUF: tokens; legacy: ncall, one value)
+    uint64_t sums_offset = 0;  // absolute offset of experts × columns float32, expert-major
+    uint64_t counts_offset = 0;  // absolute offset of the counts (GGUF float32; legacy int32)
     double count_of(uint64_t expert) const { return counts.size() == 1 ? counts[0] : counts[expert]; }
 };
 
@@ -69,9 +69,9 @@ struct Imatrix {
     ImatrixFormat format = ImatrixFormat::gguf;
     ByteSourcePtr source;
     std::vector<std::string> datasets;
-    std::optional<uint64_t> chunk_count;   // chunks the statistics were collected over
-    std::optional<uint64_t> chunk_size;    // tokens per chunk (GGUF only)
-    std::vector<ImatrixEntry> entries;     // file order
+    std::optional<uint64_t> chunk_count;  // chunks the statistics were collected over
+    std::optional<uint64_t> chunk_size;  // tokens per chunk (GGUF only)
+    std::vector<ImatrixEntry> entries;  // file order
 
     const ImatrixEntry* find(std::string_view tensor_name) const;
 };
@@ -87,23 +87,23 @@ Result<std::vector<float>> importance(const Imatrix& imatrix, const ImatrixEntry
 
 struct ImatrixExpertSummary {
     double count = 0;
-    double sum = 0;                   // of its stored sums
-    uint64_t zero_columns = 0;        // columns whose sum is 0
+    double sum = 0;  // of its stored sums
+    uint64_t zero_columns = 0;  // columns whose sum is 0
 };
 
 struct ImatrixEntrySummary {
     std::vector<ImatrixExpertSummary> experts;
-    uint64_t inactive_experts = 0;    // count 0
-    uint64_t zero_columns = 0;        // over all experts
-    double min_importance = 0, max_importance = 0, mean_importance = 0;   // over activated columns
-    Histogram log10_importance;       // activated columns with importance > 0
-    uint64_t zero_importance = 0;     // activated columns with importance 0
+    uint64_t inactive_experts = 0;  // count 0
+    uint64_t zero_columns = 0;  // over all experts
+    double min_importance = 0, max_importance = 0, mean_importance = 0;  // over activated columns
+    Histogram log10_importance;  // activated columns with importance > 0
+    uint64_t zero_importance = 0;  // activated columns with importance 0
 };
 
 // Importance per column for the rows of one tensor: `values` holds runs of row_length values;
 // row r uses run r / rows_per_run.
 struct ColumnImportance {
-    std::string entry;                // the imatrix entry used
+    std::string entry;  // the imatrix entry used
     uint64_t row_length = 0;
     uint64_t rows_per_run = 0;
     std::vector<float> values;

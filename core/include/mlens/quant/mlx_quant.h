@@ -30,7 +30,7 @@ namespace mlens {
 
 enum class MlxMode { affine, nvfp4, mxfp4, mxfp8 };
 
-std::optional<MlxMode> mlx_mode_from_name(std::string_view mode);   // "affine", "nvfp4", ...
+std::optional<MlxMode> mlx_mode_from_name(std::string_view mode);  // "affine", "nvfp4", ...
 const char* mlx_mode_name(MlxMode mode);
 
 // The decoded group scale of a stored scale byte (fp modes).
@@ -39,20 +39,20 @@ float mlx_fp_scale(MlxMode mode, uint8_t byte);
 // Decodes `groups` consecutive groups of `group_size` values from `packed`
 // (groups * group_size * bits / 8 bytes), with one decoded scale per group and, for affine,
 // one bias per group.
-void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales,
-                    const float* biases, uint64_t groups, float* out);
+void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales, const float* biases,
+                    uint64_t groups, float* out);
 
 // The least and greatest value mlx_dequantize gives for `groups` affine groups, from each group's
 // least and greatest code (w is monotone in q for a fixed scale and bias); nullopt when one is NaN
 // or infinite.
 std::optional<ValueBounds> mlx_affine_range(uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales,
-                                           const float* biases, uint64_t groups);
+                                            const float* biases, uint64_t groups);
 
 struct MlxQuantized {
     std::vector<uint32_t> packed;
-    std::vector<float> scales;          // decoded scale per group
-    std::vector<float> biases;          // affine only
-    std::vector<uint8_t> scale_bytes;   // fp modes: the stored scale bytes
+    std::vector<float> scales;  // decoded scale per group
+    std::vector<float> biases;  // affine only
+    std::vector<uint8_t> scale_bytes;  // fp modes: the stored scale bytes
 };
 
 Result<MlxQuantized> mlx_quantize(MlxMode mode, uint32_t bits, uint64_t group_size, const float* values, uint64_t count);

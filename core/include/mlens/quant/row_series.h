@@ -47,18 +47,18 @@ private:
         double squares = 0;
         float absmax = 0;
         uint64_t finite = 0;
-        uint64_t seen = 0;          // values added, finite or not
+        uint64_t seen = 0;  // values added, finite or not
         void merge(const Sums& o);
-        static Sums sums_of(const float* v, uint64_t n);   // of n values, summed in order
+        static Sums sums_of(const float* v, uint64_t n);  // of n values, summed in order
     };
     uint64_t entry_end(uint64_t entry) const;
     void finish(uint64_t entry, const Sums& sums);
-    void merge_piece(uint64_t entry, uint64_t whole, const Sums& piece);   // under the lock
+    void merge_piece(uint64_t entry, uint64_t whole, const Sums& piece);  // under the lock
 
     uint64_t m_size = 0, m_entry_values = 1, m_entries = 0;
     std::vector<float> m_rms, m_absmax;
     std::mutex m_mutex;
-    std::unordered_map<uint64_t, Sums> m_partial;   // entries seen in part so far
+    std::unordered_map<uint64_t, Sums> m_partial;  // entries seen in part so far
 };
 
 }  // namespace mlens

@@ -61,17 +61,17 @@ struct IntegerExtremes {
 };
 
 struct TensorStats {
-    uint64_t count = 0;          // all elements
+    uint64_t count = 0;  // all elements
     uint64_t finite = 0;
     uint64_t nan = 0;
-    uint64_t inf = 0;            // pos_inf + neg_inf
+    uint64_t inf = 0;  // pos_inf + neg_inf
     uint64_t pos_inf = 0, neg_inf = 0;
     uint64_t zeros = 0;
     double min = 0, max = 0, mean = 0, std = 0, mean_abs = 0;
-    double kurtosis = 0;         // excess kurtosis (0 for a normal distribution)
+    double kurtosis = 0;  // excess kurtosis (0 for a normal distribution)
     static constexpr std::array<double, 9> kPercentiles = {0.1, 1, 5, 25, 50, 75, 95, 99, 99.9};
     std::array<double, 9> percentiles{};
-    std::optional<IntegerExtremes> integer_extremes;   // integer sources with a finite value
+    std::optional<IntegerExtremes> integer_extremes;  // integer sources with a finite value
 };
 
 struct Histogram {
@@ -94,11 +94,9 @@ struct ValueObserver {
 };
 
 Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job = nullptr, unsigned threads = 0);
-Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins,
-                                                      JobContext* job = nullptr, unsigned threads = 0,
-                                                      const ValueObserver* observer = nullptr);
-Result<Histogram> compute_histogram(const FloatSource& source, uint32_t bins,
-                                    std::optional<std::pair<double, double>> range = std::nullopt,
+Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins, JobContext* job = nullptr,
+                                                      unsigned threads = 0, const ValueObserver* observer = nullptr);
+Result<Histogram> compute_histogram(const FloatSource& source, uint32_t bins, std::optional<std::pair<double, double>> range = std::nullopt,
                                     JobContext* job = nullptr, unsigned threads = 0);
 
 }  // namespace mlens

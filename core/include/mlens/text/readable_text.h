@@ -35,8 +35,8 @@ std::optional<std::string> pretty_json(std::string_view text);
 std::string readable_json(std::string_view text, size_t max_chars = 4000);
 
 struct TextHead {
-    std::string text;          // the first lines, joined by LF
-    size_t more_lines = 0;     // lines after them
+    std::string text;  // the first lines, joined by LF
+    size_t more_lines = 0;  // lines after them
 };
 
 TextHead first_lines(std::string_view text, size_t lines);

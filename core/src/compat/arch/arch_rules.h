@@ -23,27 +23,27 @@ struct ArchRules {
     ClipHandler clip;
 };
 
-extern const ArchRules kEmbeddingGemmaRules;       // embeddinggemma.cpp
-extern const ArchRules kGemma3Rules;               // gemma3.cpp
+extern const ArchRules kEmbeddingGemmaRules;  // embeddinggemma.cpp
+extern const ArchRules kGemma3Rules;  // gemma3.cpp
 extern const ArchRules kSnowflakeArcticEmbed2Rules;  // snowflake_arctic_embed2.cpp
-extern const ArchRules kGemma3nRules;              // gemma3n.cpp
-extern const ArchRules kGemma4Rules;               // gemma4.cpp
-extern const ArchRules kQwen35MoeRules;            // qwen35.cpp
-extern const ArchRules kQwen35Rules;               // qwen35.cpp
-extern const ArchRules kQwen3nextRules;            // qwen3next.cpp
-extern const ArchRules kLagunaRules;               // laguna.cpp
-extern const ArchRules kGptossRules;               // gptoss.cpp
-extern const ArchRules kLfm2Rules;                 // lfm2.cpp
-extern const ArchRules kOlmo3Rules;                // olmo3.cpp
-extern const ArchRules kMistral3Rules;             // mistral3.cpp
-extern const ArchRules kQwen25vlRules;             // qwen25vl.cpp
-extern const ArchRules kQwen3vlRules;              // qwen3vl.cpp
-extern const ArchRules kGlm4moeliteRules;          // glm4moelite.cpp
-extern const ArchRules kDeepseekocrRules;          // deepseekocr.cpp
-extern const ArchRules kNemotronHOmniRules;        // nemotron_h.cpp
-extern const ArchRules kNemotronHMoeRules;         // nemotron_h.cpp
-extern const ArchRules kLlama3Rules;               // llama3.cpp
-extern const ArchRules kLlama4Rules;               // llama4.cpp
-extern const ArchRules kGlmocrRules;               // glmocr.cpp
+extern const ArchRules kGemma3nRules;  // gemma3n.cpp
+extern const ArchRules kGemma4Rules;  // gemma4.cpp
+extern const ArchRules kQwen35MoeRules;  // qwen35.cpp
+extern const ArchRules kQwen35Rules;  // qwen35.cpp
+extern const ArchRules kQwen3nextRules;  // qwen3next.cpp
+extern const ArchRules kLagunaRules;  // laguna.cpp
+extern const ArchRules kGptossRules;  // gptoss.cpp
+extern const ArchRules kLfm2Rules;  // lfm2.cpp
+extern const ArchRules kOlmo3Rules;  // olmo3.cpp
+extern const ArchRules kMistral3Rules;  // mistral3.cpp
+extern const ArchRules kQwen25vlRules;  // qwen25vl.cpp
+extern const ArchRules kQwen3vlRules;  // qwen3vl.cpp
+extern const ArchRules kGlm4moeliteRules;  // glm4moelite.cpp
+extern const ArchRules kDeepseekocrRules;  // deepseekocr.cpp
+extern const ArchRules kNemotronHOmniRules;  // nemotron_h.cpp
+extern const ArchRules kNemotronHMoeRules;  // nemotron_h.cpp
+extern const ArchRules kLlama3Rules;  // llama3.cpp
+extern const ArchRules kLlama4Rules;  // llama4.cpp
+extern const ArchRules kGlmocrRules;  // glmocr.cpp
 
 }  // namespace mlens::compat

@@ -20,8 +20,8 @@ inline constexpr KeyCopy block_count = {"vision.block_count", "clip.vision.block
 inline constexpr KeyCopy embedding_length = {"vision.embedding_length", "clip.vision.embedding_length", CopyAs::u32};
 inline constexpr KeyCopy feed_forward_length = {"vision.feed_forward_length", "clip.vision.feed_forward_length", CopyAs::u32};
 inline constexpr KeyCopy head_count = {"vision.attention.head_count", "clip.vision.attention.head_count", CopyAs::u32};
-inline constexpr KeyCopy layer_norm_epsilon = {"vision.attention.layer_norm_epsilon",
-                                               "clip.vision.attention.layer_norm_epsilon", CopyAs::f32};
+inline constexpr KeyCopy layer_norm_epsilon = {"vision.attention.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon",
+                                               CopyAs::f32};
 inline constexpr KeyCopy image_size = {"vision.image_size", "clip.vision.image_size", CopyAs::u32};
 inline constexpr KeyCopy patch_size = {"vision.patch_size", "clip.vision.patch_size", CopyAs::u32};
 inline constexpr KeyCopy num_channels = {"vision.num_channels", "clip.vision.num_channels", CopyAs::u32};
@@ -43,12 +43,11 @@ void rename_all_containing(PlanState& s, const RenameList& renames);
 
 // inject_f32_arr_if_missing for clip.vision.image_mean / image_std.
 void inject_mean_std(PlanState& s, const std::vector<float>& mean, const std::vector<float>& std_dev);
-extern const std::vector<float> kHalfMeanStd;   // [0.5, 0.5, 0.5]
-extern const std::vector<float> kClipMean;      // [0.48145466, 0.4578275, 0.40821073]
-extern const std::vector<float> kClipStd;       // [0.26862954, 0.26130258, 0.27577711]
+extern const std::vector<float> kHalfMeanStd;  // [0.5, 0.5, 0.5]
+extern const std::vector<float> kClipMean;  // [0.48145466, 0.4578275, 0.40821073]
+extern const std::vector<float> kClipStd;  // [0.26862954, 0.26130258, 0.27577711]
 
-DataOp make_op(DataOpKind kind, size_t dest, std::vector<size_t> sources, std::vector<int64_t> params = {},
-               std::string note = {});
+DataOp make_op(DataOpKind kind, size_t dest, std::vector<size_t> sources, std::vector<int64_t> params = {}, std::string note = {});
 
 // The per-block Q/K/V merge into v.blk.b.attn_qkv.{weight,bias}: q's slot is renamed and widened
 // along its slow axis; `to_f32` selects concat_to_f32 (qwen3vl) over byte_concat (qwen35).

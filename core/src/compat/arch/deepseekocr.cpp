@@ -29,9 +29,11 @@ void handle_deepseekocr(PlanState& s, std::string& arch) {
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count, vision_key::embedding_length,
+    vision_key::block_count,
+    vision_key::embedding_length,
     {"vision.head_count", "clip.vision.attention.head_count", CopyAs::u32},
-    vision_key::image_size, vision_key::patch_size,
+    vision_key::image_size,
+    vision_key::patch_size,
     {"sam.block_count", "clip.vision.sam.block_count", CopyAs::u32},
     {"sam.embedding_length", "clip.vision.sam.embedding_length", CopyAs::u32},
     {"sam.head_count", "clip.vision.sam.head_count", CopyAs::u32},
@@ -52,23 +54,24 @@ void handle_deepseekocr_clip(PlanState& s, const std::string&) {
         if (s.slot(i).name.starts_with("s.")) sam.push_back(i);
     for (size_t i : sam) s.rename_slot(i, "v.sam." + s.slot(i).name.substr(2), "prefix s. → v.sam.");
     s.rename_tensor("v.sam.position_embd", "v.sam.pos_embd.weight");
-    rename_all_containing(s, {
-        {".self_attn.out_proj", ".attn_out"},
-        {".self_attn.qkv_proj", ".attn_qkv"},
-        {".layer_norm1", ".ln1"},
-        {".layer_norm2", ".ln2"},
-        {".mlp.fc1", ".ffn_up"},
-        {".mlp.fc2", ".ffn_down"},
-        {"v.pre_layrnorm", "v.pre_ln"},
-        {".attn.proj", ".attn.out"},
-        {".attn.rel_pos_h", ".attn.pos_h.weight"},
-        {".attn.rel_pos_w", ".attn.pos_w.weight"},
-        {".norm1", ".pre_ln"},
-        {".norm2", ".post_ln"},
-        {"mm.layers", "mm.model.fc"},
-        {"mm.image_newline", "v.image_newline"},
-        {"mm.view_seperator", "v.view_seperator"},
-    });
+    rename_all_containing(s,
+                          {
+                              {".self_attn.out_proj", ".attn_out"},
+                              {".self_attn.qkv_proj", ".attn_qkv"},
+                              {".layer_norm1", ".ln1"},
+                              {".layer_norm2", ".ln2"},
+                              {".mlp.fc1", ".ffn_up"},
+                              {".mlp.fc2", ".ffn_down"},
+                              {"v.pre_layrnorm", "v.pre_ln"},
+                              {".attn.proj", ".attn.out"},
+                              {".attn.rel_pos_h", ".attn.pos_h.weight"},
+                              {".attn.rel_pos_w", ".attn.pos_w.weight"},
+                              {".norm1", ".pre_ln"},
+                              {".norm2", ".post_ln"},
+                              {"mm.layers", "mm.model.fc"},
+                              {"mm.image_newline", "v.image_newline"},
+                              {"mm.view_seperator", "v.view_seperator"},
+                          });
     s.promote_tensor_to_f32("v.patch_embd.weight");
     s.promote_tensor_to_f32("v.sam.patch_embd.weight");
     s.promote_tensor_to_f32("v.position_embd.weight");
@@ -76,7 +79,6 @@ void handle_deepseekocr_clip(PlanState& s, const std::string&) {
 
 }  // namespace
 
-const ArchRules kDeepseekocrRules = {"deepseekocr", "deepseekocr",
-                                     detect_deepseekocr, handle_deepseekocr, handle_deepseekocr_clip};
+const ArchRules kDeepseekocrRules = {"deepseekocr", "deepseekocr", detect_deepseekocr, handle_deepseekocr, handle_deepseekocr_clip};
 
 }  // namespace mlens::compat

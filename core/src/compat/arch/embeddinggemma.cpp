@@ -32,7 +32,6 @@ void handle_embeddinggemma(PlanState& s, std::string& arch) {
 
 }  // namespace
 
-const ArchRules kEmbeddingGemmaRules = {"embeddinggemma", "gemma3",
-                                        detect_embeddinggemma, handle_embeddinggemma, nullptr};
+const ArchRules kEmbeddingGemmaRules = {"embeddinggemma", "gemma3", detect_embeddinggemma, handle_embeddinggemma, nullptr};
 
 }  // namespace mlens::compat

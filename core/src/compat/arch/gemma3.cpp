@@ -12,16 +12,20 @@ namespace mlens::compat {
 namespace {
 
 // Appendix A: injected when a gemma3 file has no chat template.
-constexpr const char* kGemma3ChatTemplate = R"TMPL({{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if (message['role'] == 'assistant') %}{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}{{ '<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}{% endfor %}{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %})TMPL";
+constexpr const char* kGemma3ChatTemplate =
+    R"TMPL({{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if (message['role'] == 'assistant') %}{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}{{ '<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}{% endfor %}{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %})TMPL";
 
 Detection detect_gemma3(const PlanState& s, const std::string& arch) {
     if (arch != "gemma3") return wrong_arch(arch, "gemma3");
     return Markers(s)
-        .kv("gemma3.mm.tokens_per_image").prefix("v.").prefix("mm.")
-        .kv("gemma3.rope.global.freq_base").kv("gemma3.rope.local.freq_base")
-        .kv("tokenizer.ggml.add_padding_token").kv("tokenizer.ggml.add_unknown_token")
-        .add("KV gemma3.attention.layer_norm_rms_epsilon missing",
-             [&s] { return !s.has_kv("gemma3.attention.layer_norm_rms_epsilon"); })
+        .kv("gemma3.mm.tokens_per_image")
+        .prefix("v.")
+        .prefix("mm.")
+        .kv("gemma3.rope.global.freq_base")
+        .kv("gemma3.rope.local.freq_base")
+        .kv("tokenizer.ggml.add_padding_token")
+        .kv("tokenizer.ggml.add_unknown_token")
+        .add("KV gemma3.attention.layer_norm_rms_epsilon missing", [&s] { return !s.has_kv("gemma3.attention.layer_norm_rms_epsilon"); })
         .any();
 }
 
@@ -52,7 +56,7 @@ void handle_gemma3(PlanState& s, std::string&) {
 
 constexpr KeyCopy kClipKeys[] = {
     vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::image_size,
-    vision_key::patch_size, vision_key::head_count, vision_key::layer_norm_epsilon, vision_key::projection_dim,
+    vision_key::patch_size,  vision_key::head_count,       vision_key::layer_norm_epsilon,  vision_key::projection_dim,
 };
 
 void handle_gemma3_clip(PlanState& s, const std::string&) {
@@ -60,18 +64,19 @@ void handle_gemma3_clip(PlanState& s, const std::string&) {
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
     declare_vision_clip(s, "gelu", "gemma3");
 
-    rename_all_containing(s, {
-        {"v.patch_embedding", "v.patch_embd"},
-        {"v.position_embedding", "v.position_embd"},
-        {"v.post_layernorm", "v.post_ln"},
-        {".layer_norm1", ".ln1"},
-        {".layer_norm2", ".ln2"},
-        {".attn_output", ".attn_out"},
-        {".mlp.fc1", ".ffn_down"},
-        {".mlp.fc2", ".ffn_up"},
-        {"mm.mm_input_projection", "mm.input_projection"},
-        {"mm.mm_soft_emb_norm", "mm.soft_emb_norm"},
-    });
+    rename_all_containing(s,
+                          {
+                              {"v.patch_embedding", "v.patch_embd"},
+                              {"v.position_embedding", "v.position_embd"},
+                              {"v.post_layernorm", "v.post_ln"},
+                              {".layer_norm1", ".ln1"},
+                              {".layer_norm2", ".ln2"},
+                              {".attn_output", ".attn_out"},
+                              {".mlp.fc1", ".ffn_down"},
+                              {".mlp.fc2", ".ffn_up"},
+                              {"mm.mm_input_projection", "mm.input_projection"},
+                              {"mm.mm_soft_emb_norm", "mm.soft_emb_norm"},
+                          });
     s.promote_tensor_to_f32("v.patch_embd.weight");
     s.promote_tensor_to_f32("v.position_embd.weight");
 }

@@ -42,8 +42,10 @@ void handle_gemma3n(PlanState& s, std::string&) {
         for (uint64_t i = 0; i < n; ++i) {
             int32_t t = static_cast<int32_t>((*elems)[i].bits);
             const std::string tok = names && i < names->size() ? (*names)[i] : std::string();
-            if (tok.size() == 6 && tok.starts_with("<0x") && tok[5] == '>') t = 6;
-            else if (tok.starts_with("<unused")) t = 1;
+            if (tok.size() == 6 && tok.starts_with("<0x") && tok[5] == '>')
+                t = 6;
+            else if (tok.starts_with("<unused"))
+                t = 1;
             fixed.push_back(t);
         }
         s.set("tokenizer.ggml.token_type", array_i32(fixed), "byte tokens <0x..> typed BYTE (6), <unused…> typed NORMAL (1)");

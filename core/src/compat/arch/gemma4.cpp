@@ -49,7 +49,10 @@ bool gemma4_fuse_block(PlanState& s, uint32_t block) {
 Detection detect_gemma4(const PlanState& s, const std::string& arch) {
     if (arch != "gemma4") return wrong_arch(arch, "gemma4");
     return Markers(s)
-        .prefix("a.").prefix("v.").prefix("mm.").prefix("model.vision_tower.")
+        .prefix("a.")
+        .prefix("v.")
+        .prefix("mm.")
+        .prefix("model.vision_tower.")
         .add("tokenizer.ggml.model == \"llama\"", [&s] { return s.get_str("tokenizer.ggml.model") == "llama"; })
         .any();
 }
@@ -69,8 +72,8 @@ void handle_gemma4(PlanState& s, std::string&) {
 }
 
 constexpr KeyCopy kVisionKeys[] = {
-    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
-    vision_key::layer_norm_epsilon, vision_key::patch_size,
+    vision_key::block_count, vision_key::embedding_length,   vision_key::feed_forward_length,
+    vision_key::head_count,  vision_key::layer_norm_epsilon, vision_key::patch_size,
 };
 
 constexpr KeyCopy kAudioKeys[] = {
@@ -103,7 +106,8 @@ void handle_gemma4_clip(PlanState& s, const std::string&) {
     s.rename_tensor("a.pre_encode.out.weight", "a.input_projection.weight");
     s.rename_tensor("mm.a.fc.weight", "a.pre_encode.out.weight");
     s.rename_tensor("mm.a.fc.bias", "a.pre_encode.out.bias");
-    const uint32_t blocks = s.block_span("a.blk.", s.has_kv("gemma4.audio.block_count") ? s.read_u32("gemma4.audio.block_count").value_or(0) : 12);
+    const uint32_t blocks =
+        s.block_span("a.blk.", s.has_kv("gemma4.audio.block_count") ? s.read_u32("gemma4.audio.block_count").value_or(0) : 12);
     for (uint32_t il = 0; il < blocks; ++il) {
         const std::string p = "a.blk." + std::to_string(il) + ".";
         s.rename_tensor(p + "ln1.weight", p + "attn_pre_norm.weight");

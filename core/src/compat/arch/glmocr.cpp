@@ -39,10 +39,8 @@ void handle_glmocr(PlanState& s, std::string& arch) {
     rename_arch(s, arch, "glm4");
     pad_sections(s, "glm4.rope.mrope_section", "glm4.rope.dimension_sections", false);
     if (!s.has_kv("glm4.rope.dimension_count"))
-        if (auto kl = s.get_u32("glm4.attention.key_length"))
-            s.set_u32("glm4.rope.dimension_count", *kl, "from glm4.attention.key_length");
-    if (auto pre = s.get_str("tokenizer.ggml.pre"); pre && *pre != "chatglm-bpe")
-        s.set_str("tokenizer.ggml.pre", "chatglm-bpe");
+        if (auto kl = s.get_u32("glm4.attention.key_length")) s.set_u32("glm4.rope.dimension_count", *kl, "from glm4.attention.key_length");
+    if (auto pre = s.get_str("tokenizer.ggml.pre"); pre && *pre != "chatglm-bpe") s.set_str("tokenizer.ggml.pre", "chatglm-bpe");
     s.rename_tensors_containing(".attn_out.", ".attn_output.");
     s.rename_tensors_containing(".post_attn_norm.", ".post_attention_norm.");
     s.rename_tensors_containing(".post_ffn_norm.", ".post_ffw_norm.");
@@ -67,11 +65,14 @@ void handle_glmocr(PlanState& s, std::string& arch) {
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count, vision_key::embedding_length,
+    vision_key::block_count,
+    vision_key::embedding_length,
     {"vision.intermediate_size", "clip.vision.feed_forward_length", CopyAs::u32},
     vision_key::head_count,
     {"vision.attention.layer_norm_rms_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
-    vision_key::image_size, vision_key::patch_size, vision_key::spatial_merge_size,
+    vision_key::image_size,
+    vision_key::patch_size,
+    vision_key::spatial_merge_size,
     {"vision.out_hidden_size", "clip.vision.projection_dim", CopyAs::u32},
 };
 

@@ -11,8 +11,7 @@ Detection detect_gptoss(const PlanState&, const std::string& arch) { return dete
 void handle_gptoss(PlanState& s, std::string& arch) {
     rename_arch(s, arch, "gpt-oss");
     if (auto gate = s.tensor("blk.0.ffn_gate_exps.weight"))
-        s.inject_u32("gpt-oss.expert_feed_forward_length", static_cast<uint32_t>(dim(s, *gate, 1)),
-                     "blk.0.ffn_gate_exps.weight ne[1]");
+        s.inject_u32("gpt-oss.expert_feed_forward_length", static_cast<uint32_t>(dim(s, *gate, 1)), "blk.0.ffn_gate_exps.weight ne[1]");
     s.inject_str("gpt-oss.rope.scaling.type", "yarn");
     s.set_str("tokenizer.ggml.pre", "gpt-4o");
     s.rename_tensors_containing(".attn_out", ".attn_output");

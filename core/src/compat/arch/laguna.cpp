@@ -20,8 +20,7 @@ void handle_laguna(PlanState& s, std::string&) {
     s.copy_keys("laguna.", kSwaKeys);
     for (size_t i = 0; i < s.slot_count(); ++i) {
         const std::string& name = s.slot(i).name;
-        if (name.ends_with(".attn_g.weight"))
-            s.rename_slot(i, name.substr(0, name.size() - 14) + ".attn_gate.weight");
+        if (name.ends_with(".attn_g.weight")) s.rename_slot(i, name.substr(0, name.size() - 14) + ".attn_gate.weight");
     }
 }
 

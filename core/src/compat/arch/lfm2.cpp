@@ -18,8 +18,7 @@ void handle_lfm2(PlanState& s, std::string&) {
     s.set_str("tokenizer.ggml.pre", "lfm2");
     if (auto gate = s.tensor("blk.0.ffn_gate.weight")) {
         const auto ff = static_cast<uint32_t>(dim(s, *gate, 1));
-        if (s.get_u32("lfm2.feed_forward_length") != ff)
-            s.set_u32("lfm2.feed_forward_length", ff, "blk.0.ffn_gate.weight ne[1]");
+        if (s.get_u32("lfm2.feed_forward_length") != ff) s.set_u32("lfm2.feed_forward_length", ff, "blk.0.ffn_gate.weight ne[1]");
     }
 }
 

@@ -27,7 +27,7 @@ Detection detect_llama3(const PlanState& s, const std::string& arch) {
     if (token_at(s, 128009) != "<|eot_id|>") return {false, "token 128009 is not <|eot_id|>"};
     std::string tmpl = s.get_str("tokenizer.chat_template").value_or("");
     bool header = token_at(s, 128006) == "<|start_header_id|>" || tmpl.find("<|start_header_id|>") != std::string::npos ||
-                  tmpl.find("<|eot_id|>") != std::string::npos;
+        tmpl.find("<|eot_id|>") != std::string::npos;
     if (!header) return {false, "neither token 128006 nor the chat template shows the Llama-3 header tokens"};
     if (pre_is_default(s)) return {true, "marker: Llama-3 vocab with tokenizer.ggml.pre missing or default"};
     if (token_id(s, "tokenizer.ggml.eos_token_id") == 128001u) return {true, "marker: Llama-3 vocab with eos_token_id 128001"};
@@ -40,8 +40,7 @@ void handle_llama3_metadata(PlanState& s, std::string&) {
     if (!s.has_kv("tokenizer.ggml.eos_token_id") || eos == 128001u)
         s.set_u32("tokenizer.ggml.eos_token_id", 128009, "<|eot_id|> ends a Llama-3 chat turn");
     auto eot = token_id(s, "tokenizer.ggml.eot_token_id");
-    if (!s.has_kv("tokenizer.ggml.eot_token_id") || eot == 128001u)
-        s.set_u32("tokenizer.ggml.eot_token_id", 128009);
+    if (!s.has_kv("tokenizer.ggml.eot_token_id") || eot == 128001u) s.set_u32("tokenizer.ggml.eot_token_id", 128009);
     s.set("tokenizer.ggml.eos_token_ids", array_i32({128009}));
 }
 

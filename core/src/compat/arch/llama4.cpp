@@ -17,13 +17,15 @@ Detection detect_llama4(const PlanState& s, const std::string& arch) {
     return Markers(s).prefix("v.").prefix("mm.").any();
 }
 
-void handle_llama4(PlanState& s, std::string&) {
-    hide_vision_tensors(s);
-}
+void handle_llama4(PlanState& s, std::string&) { hide_vision_tensors(s); }
 
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
-    vision_key::image_size, vision_key::patch_size,
+    vision_key::block_count,
+    vision_key::embedding_length,
+    vision_key::feed_forward_length,
+    vision_key::head_count,
+    vision_key::image_size,
+    vision_key::patch_size,
     {"vision.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
     vision_key::projection_dim,
 };
@@ -53,20 +55,21 @@ void handle_llama4_clip(PlanState& s, const std::string&) {
     become_clip(s);
 
     s.rename_tensor("v.positional_embedding_vlm", "v.position_embd.weight");
-    rename_all_containing(s, {
-        {"v.vision_adapter.mlp.fc1", "mm.model.mlp.1"},
-        {"v.vision_adapter.mlp.fc2", "mm.model.mlp.2"},
-        {"mm.linear_1", "mm.model.fc"},
-        {"v.class_embedding", "v.class_embd"},
-        {"v.layernorm_post", "v.post_ln"},
-        {"v.layernorm_pre", "v.pre_ln"},
-        {"v.patch_embedding", "v.patch_embd"},
-        {".attn_output", ".attn_out"},
-        {".attn_norm", ".ln1"},
-        {".ffn_norm", ".ln2"},
-        {".mlp.fc1", ".ffn_up"},
-        {".mlp.fc2", ".ffn_down"},
-    });
+    rename_all_containing(s,
+                          {
+                              {"v.vision_adapter.mlp.fc1", "mm.model.mlp.1"},
+                              {"v.vision_adapter.mlp.fc2", "mm.model.mlp.2"},
+                              {"mm.linear_1", "mm.model.fc"},
+                              {"v.class_embedding", "v.class_embd"},
+                              {"v.layernorm_post", "v.post_ln"},
+                              {"v.layernorm_pre", "v.pre_ln"},
+                              {"v.patch_embedding", "v.patch_embd"},
+                              {".attn_output", ".attn_out"},
+                              {".attn_norm", ".ln1"},
+                              {".ffn_norm", ".ln2"},
+                              {".mlp.fc1", ".ffn_up"},
+                              {".mlp.fc2", ".ffn_down"},
+                          });
 }
 
 }  // namespace

@@ -26,8 +26,11 @@ void permute_qk(PlanState& s, const std::string& name, uint32_t n_head) {
 Detection detect_mistral3(const PlanState& s, const std::string& arch) {
     if (arch != "mistral3") return wrong_arch(arch, "mistral3");
     return Markers(s)
-        .prefix("v.").prefix("mm.").kv("mistral3.rope.scaling.beta_fast")
-        .kv("mistral3.rope.scaling.mscale_all_dim").kv("mistral3.rope.scaling_beta")
+        .prefix("v.")
+        .prefix("mm.")
+        .kv("mistral3.rope.scaling.beta_fast")
+        .kv("mistral3.rope.scaling.mscale_all_dim")
+        .kv("mistral3.rope.scaling_beta")
         .any();
 }
 
@@ -45,8 +48,13 @@ void handle_mistral3(PlanState& s, std::string&) {
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
-    vision_key::image_size, vision_key::patch_size, vision_key::num_channels,
+    vision_key::block_count,
+    vision_key::embedding_length,
+    vision_key::feed_forward_length,
+    vision_key::head_count,
+    vision_key::image_size,
+    vision_key::patch_size,
+    vision_key::num_channels,
     {"spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
     {"vision.rope.freq_base", "clip.rope.freq_base", CopyAs::f32},
     vision_key::projection_dim,
@@ -59,8 +67,8 @@ void handle_mistral3_clip(PlanState& s, const std::string&) {
     declare_vision_clip(s, "silu", "pixtral");
 
     const uint32_t embd = s.read_u32("mistral3.embedding_length").value_or(0);
-    if (embd > 0 && s.reclaim_slot_as("output_norm.weight", "v.token_embd.img_break", {embd}, kTypeF32,
-                                      "reclaimed slot of output_norm.weight")) {
+    if (embd > 0 &&
+        s.reclaim_slot_as("output_norm.weight", "v.token_embd.img_break", {embd}, kTypeF32, "reclaimed slot of output_norm.weight")) {
         size_t slot = *s.tensor("v.token_embd.img_break");
         s.add_data_op(make_op(DataOpKind::zero_fill, slot, {}, {}, "img_break zero-filled (row 12 of token_embd is not read)"));
     }
@@ -75,17 +83,18 @@ void handle_mistral3_clip(PlanState& s, const std::string&) {
         }
     }
 
-    rename_all_containing(s, {
-        {"v.patch_conv", "v.patch_embd"},
-        {"v.encoder_norm", "v.pre_ln"},
-        {".attn_output", ".attn_out"},
-        {".attn_norm", ".ln1"},
-        {".ffn_norm", ".ln2"},
-        {"mm.linear_1", "mm.1"},
-        {"mm.linear_2", "mm.2"},
-        {"mm.patch_merger.merging_layer", "mm.patch_merger"},
-        {"mm.norm", "mm.input_norm"},
-    });
+    rename_all_containing(s,
+                          {
+                              {"v.patch_conv", "v.patch_embd"},
+                              {"v.encoder_norm", "v.pre_ln"},
+                              {".attn_output", ".attn_out"},
+                              {".attn_norm", ".ln1"},
+                              {".ffn_norm", ".ln2"},
+                              {"mm.linear_1", "mm.1"},
+                              {"mm.linear_2", "mm.2"},
+                              {"mm.patch_merger.merging_layer", "mm.patch_merger"},
+                              {"mm.norm", "mm.input_norm"},
+                          });
     s.promote_tensor_to_f32("v.patch_embd.weight");
 }
 

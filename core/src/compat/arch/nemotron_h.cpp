@@ -54,8 +54,10 @@ void resample_position_embedding(PlanState& s, uint64_t embd_kv, uint64_t target
     if (embd_kv != 0) e = embd_kv;
     if (e == 0 || square_side(p) == 0) return;
     int64_t layout = kPosLayoutOther;
-    if (shape.size() == 2) layout = shape[0] == e ? kPosLayoutEmbdFastest : kPosLayoutPosFastest;
-    else if (shape[0] == 1) layout = kPosLayout3dNe0One;
+    if (shape.size() == 2)
+        layout = shape[0] == e ? kPosLayoutEmbdFastest : kPosLayoutPosFastest;
+    else if (shape[0] == 1)
+        layout = kPosLayout3dNe0One;
     if (src_name != "v.position_embd.weight") s.rename_slot(*slot, "v.position_embd.weight", "legacy name without .weight");
     s.set_shape(*slot, {e, target_side * target_side}, "resampled to the image grid");
     s.set_type(*slot, kTypeF32, "resampled in F32");
@@ -88,8 +90,7 @@ void handle_nemotron_h_moe(PlanState& s, std::string&) {
     if (!s.has_kv("nemotron_h_moe.moe_latent_size")) {
         for (uint32_t b = 0; b < 1024; ++b) {
             if (auto t = s.tensor("blk." + std::to_string(b) + ".ffn_latent_in.weight")) {
-                s.set_u32("nemotron_h_moe.moe_latent_size", static_cast<uint32_t>(dim(s, *t, 1)),
-                          "ne[1] of " + s.slot(*t).name);
+                s.set_u32("nemotron_h_moe.moe_latent_size", static_cast<uint32_t>(dim(s, *t, 1)), "ne[1] of " + s.slot(*t).name);
                 break;
             }
         }
@@ -121,10 +122,18 @@ void handle_nemotron_h_omni(PlanState& s, std::string& arch) {
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
-    vision_key::layer_norm_epsilon, vision_key::patch_size, vision_key::image_size, vision_key::num_channels,
+    vision_key::block_count,
+    vision_key::embedding_length,
+    vision_key::feed_forward_length,
+    vision_key::head_count,
+    vision_key::layer_norm_epsilon,
+    vision_key::patch_size,
+    vision_key::image_size,
+    vision_key::num_channels,
     {"vision.projector.scale_factor", "clip.vision.projector.scale_factor", CopyAs::u32},
-    vision_key::projection_dim, vision_key::image_mean, vision_key::image_std,
+    vision_key::projection_dim,
+    vision_key::image_mean,
+    vision_key::image_std,
     {"vision.image_token_id", "clip.vision.image_token_id", CopyAs::any},
     {"vision.image_start_token_id", "clip.vision.image_start_token_id", CopyAs::any},
     {"vision.image_end_token_id", "clip.vision.image_end_token_id", CopyAs::any},
@@ -172,9 +181,8 @@ void handle_nemotron_h_omni_clip(PlanState& s, const std::string&) {
 
 }  // namespace
 
-const ArchRules kNemotronHOmniRules = {"nemotron_h_omni", "nemotron_h_omni",
-                                       detect_nemotron_h_omni, handle_nemotron_h_omni, handle_nemotron_h_omni_clip};
-const ArchRules kNemotronHMoeRules = {"nemotron_h_moe", "nemotron_h_moe",
-                                      detect_nemotron_h_moe, handle_nemotron_h_moe, nullptr};
+const ArchRules kNemotronHOmniRules = {"nemotron_h_omni", "nemotron_h_omni", detect_nemotron_h_omni, handle_nemotron_h_omni,
+                                       handle_nemotron_h_omni_clip};
+const ArchRules kNemotronHMoeRules = {"nemotron_h_moe", "nemotron_h_moe", detect_nemotron_h_moe, handle_nemotron_h_moe, nullptr};
 
 }  // namespace mlens::compat

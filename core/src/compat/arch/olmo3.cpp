@@ -8,9 +8,7 @@ namespace {
 
 Detection detect_olmo3(const PlanState&, const std::string& arch) { return detect_by_arch_name(arch, "olmo3"); }
 
-void handle_olmo3(PlanState& s, std::string& arch) {
-    rename_arch(s, arch, "olmo2");
-}
+void handle_olmo3(PlanState& s, std::string& arch) { rename_arch(s, arch, "olmo2"); }
 
 }  // namespace
 

@@ -19,7 +19,6 @@ namespace {
 
 constexpr size_t kMaxName = 63;
 
-
 // "<prefix><decimal>.<suffix>": the index and the suffix (possibly empty).
 bool parse_index(const std::string& name, const std::string& prefix, uint32_t& index, std::string& suffix) {
     if (!name.starts_with(prefix)) return false;
@@ -140,8 +139,7 @@ bool mtp_fixes(PlanState& s, const std::string& p) {
             bool up = merge_experts(s, i, base + i, "up_proj.weight", "ffn_up_exps.weight");
             bool down = merge_experts(s, i, base + i, "down_proj.weight", "ffn_down_exps.weight");
             registered |= gate || up || down;
-            if ((gate || up || down) && !(gate && up && down))
-                s.issue("incomplete MTP expert merge for layer " + std::to_string(i));
+            if ((gate || up || down) && !(gate && up && down)) s.issue("incomplete MTP expert merge for layer " + std::to_string(i));
         }
     }
     std::vector<std::pair<std::string, std::string>> renames;
@@ -205,8 +203,8 @@ void handle_qwen35_like(PlanState& s, std::string& arch) {
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count, vision_key::embedding_length, vision_key::head_count, vision_key::patch_size,
-    vision_key::spatial_merge_size, vision_key::num_channels, vision_key::projection_dim,
+    vision_key::block_count,        vision_key::embedding_length, vision_key::head_count,     vision_key::patch_size,
+    vision_key::spatial_merge_size, vision_key::num_channels,     vision_key::projection_dim,
 };
 
 void handle_qwen35_like_clip(PlanState& s, const std::string& arch) {
@@ -219,30 +217,31 @@ void handle_qwen35_like_clip(PlanState& s, const std::string& arch) {
     if (!s.has_kv("clip.vision.is_deepstack_layers")) set_deepstack_layers(s, {}, "one false per vision block");
     declare_vision_clip(s, "gelu", "qwen3vl_merger");
 
-    const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? s.read_u32("clip.vision.block_count").value_or(0) : 27);
+    const uint32_t blocks =
+        s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? s.read_u32("clip.vision.block_count").value_or(0) : 27);
     for (uint32_t b = 0; b < blocks; ++b) merge_vision_qkv(s, b, false);
     int64_t c_in = 3;
     if (s.has_kv("clip.vision.num_channels")) c_in = s.read_u32("clip.vision.num_channels").value_or(0);
     split_patch_embed(s, c_in);
 
-    rename_all_containing(s, {
-        {"v.pos_embed", "v.position_embd"},
-        {"v.patch_embed", "v.patch_embd"},
-        {"v.merger.norm", "v.post_ln"},
-        {"v.merger.linear_fc1", "mm.0"},
-        {"v.merger.linear_fc2", "mm.2"},
-        {".mlp.linear_fc1", ".ffn_up"},
-        {".mlp.linear_fc2", ".ffn_down"},
-        {".norm1", ".ln1"},
-        {".norm2", ".ln2"},
-    });
+    rename_all_containing(s,
+                          {
+                              {"v.pos_embed", "v.position_embd"},
+                              {"v.patch_embed", "v.patch_embd"},
+                              {"v.merger.norm", "v.post_ln"},
+                              {"v.merger.linear_fc1", "mm.0"},
+                              {"v.merger.linear_fc2", "mm.2"},
+                              {".mlp.linear_fc1", ".ffn_up"},
+                              {".mlp.linear_fc2", ".ffn_down"},
+                              {".norm1", ".ln1"},
+                              {".norm2", ".ln2"},
+                          });
     s.promote_tensor_to_f32("v.position_embd.weight");
 }
 
 }  // namespace
 
-const ArchRules kQwen35MoeRules = {"qwen35moe", "qwen35moe",
-                                   detect_qwen35moe, handle_qwen35_like, handle_qwen35_like_clip};
+const ArchRules kQwen35MoeRules = {"qwen35moe", "qwen35moe", detect_qwen35moe, handle_qwen35_like, handle_qwen35_like_clip};
 const ArchRules kQwen35Rules = {"qwen35", "qwen35", detect_qwen35, handle_qwen35_like, handle_qwen35_like_clip};
 
 }  // namespace mlens::compat

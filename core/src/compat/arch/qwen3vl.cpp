@@ -31,8 +31,7 @@ Detection detect_qwen3vl(const PlanState& s, const std::string& arch) {
 }
 
 void handle_qwen3vl(PlanState& s, std::string& arch) {
-    s.set(arch + ".rope.dimension_sections", array_i32({24, 20, 20, 0}),
-          "hard-coded Qwen3-VL-8B sections, whatever the model size");
+    s.set(arch + ".rope.dimension_sections", array_i32({24, 20, 20, 0}), "hard-coded Qwen3-VL-8B sections, whatever the model size");
     const Value* idx = s.kv(arch + ".vision.deepstack_visual_indexes");
     s.inject_u32(arch + ".n_deepstack_layers", static_cast<uint32_t>(idx ? array_count(*idx) : 0),
                  "length of " + arch + ".vision.deepstack_visual_indexes");
@@ -40,15 +39,21 @@ void handle_qwen3vl(PlanState& s, std::string& arch) {
 }
 
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::head_count, vision_key::layer_norm_epsilon, vision_key::block_count, vision_key::embedding_length,
-    vision_key::num_channels, vision_key::patch_size, vision_key::spatial_merge_size,
+    vision_key::head_count,
+    vision_key::layer_norm_epsilon,
+    vision_key::block_count,
+    vision_key::embedding_length,
+    vision_key::num_channels,
+    vision_key::patch_size,
+    vision_key::spatial_merge_size,
     {"vision.temporal_patch_size", "clip.vision.temporal_patch_size", CopyAs::u32},
     {"vision.rope.freq_base", "clip.vision.rope.freq_base", CopyAs::f32},
     vision_key::projection_dim,
 };
 
 constexpr KeyCopy kImageKeys[] = {
-    vision_key::image_mean, vision_key::image_std,
+    vision_key::image_mean,
+    vision_key::image_std,
     {"vision.shortest_edge", "clip.vision.image_min_pixels", CopyAs::u32},
     {"vision.longest_edge", "clip.vision.image_max_pixels", CopyAs::u32},
 };
@@ -78,11 +83,11 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     s.inject_u32("clip.vision.image_max_pixels", 16777216);
     inject_mean_std(s, kHalfMeanStd, kHalfMeanStd);
     const std::vector<int32_t> indexes = deepstack_indexes(s, p + "vision.deepstack_visual_indexes");
-    if (!s.has_kv("clip.vision.is_deepstack_layers"))
-        set_deepstack_layers(s, indexes, "true at each deepstack_visual_indexes entry");
+    if (!s.has_kv("clip.vision.is_deepstack_layers")) set_deepstack_layers(s, indexes, "true at each deepstack_visual_indexes entry");
     declare_vision_clip(s, "gelu", "qwen3vl_merger");
 
-    const uint32_t blocks = s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? s.read_u32("clip.vision.block_count").value_or(0) : 27);
+    const uint32_t blocks =
+        s.block_span("v.blk.", s.has_kv("clip.vision.block_count") ? s.read_u32("clip.vision.block_count").value_or(0) : 27);
     for (uint32_t b = 0; b < blocks; ++b) merge_vision_qkv(s, b, true);
     int64_t c_in = 3;
     if (s.has_kv(p + "vision.num_channels")) c_in = s.read_u32(p + "vision.num_channels").value_or(0);
@@ -100,15 +105,15 @@ void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
         const std::string from = "v.deepstack_merger." + std::to_string(i) + ".";
         const std::string to = "v.deepstack." + std::to_string(indexes[i]) + ".";
         for (const auto& [leaf_from, leaf_to] : RenameList{{"norm", "norm"}, {"linear_fc1", "fc1"}, {"linear_fc2", "fc2"}})
-            for (const char* suffix : {".weight", ".bias"})
-                s.rename_tensor(from + leaf_from + suffix, to + leaf_to + suffix);
+            for (const char* suffix : {".weight", ".bias"}) s.rename_tensor(from + leaf_from + suffix, to + leaf_to + suffix);
     }
-    rename_all_containing(s, {
-        {".norm1", ".ln1"},
-        {".norm2", ".ln2"},
-        {".mlp.linear_fc1", ".ffn_up"},
-        {".mlp.linear_fc2", ".ffn_down"},
-    });
+    rename_all_containing(s,
+                          {
+                              {".norm1", ".ln1"},
+                              {".norm2", ".ln2"},
+                              {".mlp.linear_fc1", ".ffn_up"},
+                              {".mlp.linear_fc2", ".ffn_down"},
+                          });
     s.promote_tensor_to_f32("v.position_embd.weight");
 }
 

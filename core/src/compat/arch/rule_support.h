@@ -14,9 +14,15 @@ namespace mlens::compat {
 class Markers {
 public:
     explicit Markers(const PlanState& s) : m_s(s) {}
-    Markers& kv(const std::string& key) { return add("KV " + key, [this, key] { return m_s.has_kv(key); }); }
-    Markers& prefix(const std::string& p) { return add("tensor prefix " + p, [this, p] { return m_s.any_tensor_prefix(p); }); }
-    Markers& tensor(const std::string& t) { return add("tensor " + t, [this, t] { return m_s.tensor(t).has_value(); }); }
+    Markers& kv(const std::string& key) {
+        return add("KV " + key, [this, key] { return m_s.has_kv(key); });
+    }
+    Markers& prefix(const std::string& p) {
+        return add("tensor prefix " + p, [this, p] { return m_s.any_tensor_prefix(p); });
+    }
+    Markers& tensor(const std::string& t) {
+        return add("tensor " + t, [this, t] { return m_s.tensor(t).has_value(); });
+    }
     Markers& add(std::string what, std::function<bool()> test) {
         m_markers.emplace_back(std::move(what), std::move(test));
         return *this;

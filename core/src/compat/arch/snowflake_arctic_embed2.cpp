@@ -42,8 +42,7 @@ Detection detect_snowflake(const PlanState& s, const std::string& arch) {
     if (arch != "bert") return wrong_arch(arch, "bert");
     if (s.get_str("tokenizer.ggml.model") != "t5") return {false, "tokenizer.ggml.model is not \"t5\""};
     const Value* cm = s.kv("tokenizer.ggml.precompiled_charsmap");
-    if (!cm || array_element_type(*cm) != ValueType::string)
-        return {false, "tokenizer.ggml.precompiled_charsmap is not a STRING array"};
+    if (!cm || array_element_type(*cm) != ValueType::string) return {false, "tokenizer.ggml.precompiled_charsmap is not a STRING array"};
     return {true, "marker: tokenizer.ggml.precompiled_charsmap is a STRING array"};
 }
 
@@ -72,7 +71,7 @@ void handle_snowflake_arctic_embed2(PlanState& s, std::string&) {
 
 }  // namespace
 
-const ArchRules kSnowflakeArcticEmbed2Rules = {"snowflake_arctic_embed2", "bert",
-                                               detect_snowflake, handle_snowflake_arctic_embed2, nullptr};
+const ArchRules kSnowflakeArcticEmbed2Rules = {"snowflake_arctic_embed2", "bert", detect_snowflake, handle_snowflake_arctic_embed2,
+                                               nullptr};
 
 }  // namespace mlens::compat
