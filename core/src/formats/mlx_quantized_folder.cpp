@@ -98,21 +98,14 @@ private:
         q.origin = origin;
         q.scale = scale;
         q.bias = bias;
-        auto cols = checked_mul(t.ne[0], 32 / p.bits);
-        if (!cols) return;
-        q.logical_ne = t.ne;
-        q.logical_ne[0] = *cols;
-        std::optional<uint64_t> n = 1;
-        for (uint64_t d : q.logical_ne)
-            if (n) n = checked_mul(*n, d);
-        q.logical_elements = n.value_or(0);
+        if (!q.unpack_shape(t.ne)) return;
         const TensorInfo& s = m_model.tensors[scale];
         bool consistent = s.ne.size() == t.ne.size();
         for (size_t k = 1; consistent && k < t.ne.size(); ++k) consistent = s.ne[k] == t.ne[k];
         auto covered = checked_mul(s.ne.empty() ? 0 : s.ne[0], p.group_size);
-        if (!consistent || !covered || *covered != *cols)
+        if (!consistent || !covered || *covered != q.logical_ne[0])
             warn(escape_for_display(t.name, 120), ErrorCode::W_QUANT_SHAPE_MISMATCH,
-                 "the scales' shape does not match " + std::to_string(*cols) + " values per row in groups of " +
+                 "the scales' shape does not match " + std::to_string(q.logical_ne[0]) + " values per row in groups of " +
                      std::to_string(p.group_size),
                  t.file);
         m_model.tensors[scale].part_of = i;

@@ -129,4 +129,17 @@ Status Model::read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, 
     return ok_status();
 }
 
+bool QuantLayout::unpack_shape(const std::vector<uint64_t>& packed_ne) {
+    if (packed_ne.empty() || bits == 0) return false;
+    auto cols = checked_mul(packed_ne[0], 32 / bits);
+    if (!cols) return false;
+    logical_ne = packed_ne;
+    logical_ne[0] = *cols;
+    std::optional<uint64_t> n = 1;
+    for (uint64_t d : logical_ne)
+        if (n) n = checked_mul(*n, d);
+    logical_elements = n.value_or(0);
+    return true;
+}
+
 }  // namespace mlens

@@ -171,23 +171,16 @@ private:
 
     void logical_shape(const TensorInfo& t, const TensorInfo& scale, QuantLayout& q) {
         if (t.ne.empty()) return;
-        auto cols = checked_mul(t.ne[0], 32 / q.bits);
-        if (!cols) {
+        if (!q.unpack_shape(t.ne)) {
             warn(t, ErrorCode::W_QUANT_SHAPE_MISMATCH, "the unpacked row length overflows 64 bits");
             return;
         }
-        q.logical_ne = t.ne;
-        q.logical_ne[0] = *cols;
-        std::optional<uint64_t> n = 1;
-        for (uint64_t d : q.logical_ne)
-            if (n) n = checked_mul(*n, d);
-        q.logical_elements = n.value_or(0);
         bool consistent = scale.ne.size() == t.ne.size();
         for (size_t k = 1; consistent && k < t.ne.size(); ++k) consistent = scale.ne[k] == t.ne[k];
         auto covered = checked_mul(scale.ne.empty() ? 0 : scale.ne[0], q.group_size);
-        if (!consistent || !covered || *covered != *cols)
+        if (!consistent || !covered || *covered != q.logical_ne[0])
             warn(t, ErrorCode::W_QUANT_SHAPE_MISMATCH,
-                 "the scale's shape does not match " + std::to_string(*cols) + " values per row in groups of " +
+                 "the scale's shape does not match " + std::to_string(q.logical_ne[0]) + " values per row in groups of " +
                      std::to_string(q.group_size));
     }
 

@@ -84,6 +84,10 @@ struct QuantLayout {
     std::optional<size_t> scale;  // indices into Model::tensors
     std::optional<size_t> bias;
     std::optional<size_t> global_scale;
+
+    // Sets logical_ne and logical_elements from the packed entry's shape: 32 / bits values per
+    // packed 32-bit word along ne[0]. False (and nothing set) when that overflows 64 bits.
+    bool unpack_shape(const std::vector<uint64_t>& packed_ne);
 };
 
 // How much of a tensor's data its file holds (truncation.h sets it; readers leave it complete).
