@@ -125,11 +125,22 @@ void WeightsLocationView::draw(const FontSet& fonts) {
 
 void WeightsLocationView::blocks_table() {
     const RowBlocks& r = *m_row;
-    ImGuiTableFlags flags =
-        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
+        ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("blocks", 6, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
-    for (const char* name : {"block", "first column", "min", "max", "RMS", "NaN/Inf"}) ImGui::TableSetupColumn(name);
+    // Widths from the widest text each column can hold, not fitted from the first frame's rows.
+    const auto width = [](const std::string& a, const std::string& b) {
+        return std::max(ImGui::CalcTextSize(a.c_str()).x, ImGui::CalcTextSize(b.c_str()).x);
+    };
+    const std::string widest_value = "-0.000000e-00";
+    const std::pair<const char*, float> columns[] = {{"block", width("block", ui::with_separators(r.blocks.size()))},
+                                                     {"first column", width("first column", ui::with_separators(r.values.size()))},
+                                                     {"min", width("min", widest_value)},
+                                                     {"max", width("max", widest_value)},
+                                                     {"RMS", width("RMS", widest_value)},
+                                                     {"NaN/Inf", width("NaN/Inf", ui::with_separators(r.block_length))}};
+    for (const auto& [name, w] : columns) ImGui::TableSetupColumn(name, ImGuiTableColumnFlags_WidthFixed, w);
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(r.blocks.size()));
@@ -175,15 +186,26 @@ void WeightsLocationView::block_values(const FontSet& fonts) {
     const uint64_t last = std::min<uint64_t>(first + r.block_length, r.values.size());
     ui::text_dim("values of block " + ui::with_separators(*m_highlight) + " (columns " + ui::with_separators(first) + "\xE2\x80\x93" +
                  ui::with_separators(last - 1) + ")");
-    constexpr uint64_t kPerLine = 8;
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
-    if (!ImGui::BeginTable("block_values", static_cast<int>(kPerLine) + 1, flags)) return;
+    // Eight values a line where they fit, else four, two or one: a narrow pane gets fewer columns
+    // rather than values drawn over each other.
     ImGui::PushFont(fonts.mono());
-    for (uint64_t line = first; line < last; line += kPerLine) {
+    const float padding = 2 * ImGui::GetStyle().CellPadding.x;
+    const float value_width = ImGui::CalcTextSize("-0.000000e-00").x + padding;
+    const float index_width = ImGui::CalcTextSize(ui::with_separators(last).c_str()).x + padding;
+    uint64_t per_line = 8;
+    while (per_line > 1 && index_width + static_cast<float>(per_line) * value_width > ImGui::GetContentRegionAvail().x) per_line /= 2;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+    if (!ImGui::BeginTable("block_values", static_cast<int>(per_line) + 1, flags)) {
+        ImGui::PopFont();
+        return;
+    }
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, index_width - padding);
+    for (uint64_t c = 0; c < per_line; ++c) ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, value_width - padding);
+    for (uint64_t line = first; line < last; line += per_line) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ui::text_dim(ui::with_separators(line));
-        for (uint64_t c = line; c < std::min(line + kPerLine, last); ++c) {
+        for (uint64_t c = line; c < std::min(line + per_line, last); ++c) {
             ImGui::TableNextColumn();
             float v = r.values[c];
             if (std::isfinite(v))
@@ -192,8 +214,8 @@ void WeightsLocationView::block_values(const FontSet& fonts) {
                 ui::text_colored(palette().error, value_text(v));
         }
     }
-    ImGui::PopFont();
     ImGui::EndTable();
+    ImGui::PopFont();
 }
 
 }  // namespace mlens
