@@ -60,11 +60,8 @@ void add_check_command(CLI::App& app, int& exit_code) {
             exit_code = check_store_root(args->path, *target.store, args->json);
             return;
         }
-        auto model = open_or_report(target, false);
-        if (!model) {
-            exit_code = kExitBroken;
-            return;
-        }
+        auto model = open_or_fail(target, false, exit_code);
+        if (!model) return;
         size_t errors = model->error_count();
         exit_code = errors ? kExitBroken : kExitOk;
         if (args->json) {

@@ -16,6 +16,20 @@ namespace mlens::cli {
 
 std::optional<Model> open_or_report(const std::string& path) { return open_or_report(resolve(path)); }
 
+std::optional<Model> open_or_fail(const std::string& path, int& exit_code) { return open_or_fail(resolve(path), true, exit_code); }
+
+bool open_both(const std::string& a_path, const std::string& b_path, std::optional<Model>& a, std::optional<Model>& b) {
+    a = open_or_report(a_path);
+    if (a) b = open_or_report(b_path);
+    return a && b;
+}
+
+std::optional<Model> open_or_fail(const Target& target, bool report_errors, int& exit_code) {
+    std::optional<Model> model = open_or_report(target, report_errors);
+    if (!model) exit_code = kExitBroken;
+    return model;
+}
+
 std::optional<Model> open_or_report(const Target& target, bool report_errors) {
     auto model = open_target(target);
     if (!model) {

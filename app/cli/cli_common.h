@@ -26,6 +26,12 @@ constexpr int kExitUsage = 2;
 // their count go to stderr too, unless `report_errors` is false (check prints them all itself).
 std::optional<Model> open_or_report(const std::string& path);
 std::optional<Model> open_or_report(const Target& target, bool report_errors = true);
+// open_or_report for a command's callback: when the model cannot be opened, also sets
+// exit_code to kExitBroken.
+std::optional<Model> open_or_fail(const std::string& path, int& exit_code);
+std::optional<Model> open_or_fail(const Target& target, bool report_errors, int& exit_code);
+// Opens A, then B when A opened, each reported when it fails; true when both are open.
+bool open_both(const std::string& a_path, const std::string& b_path, std::optional<Model>& a, std::optional<Model>& b);
 // kExitBroken when the Model has errors, else kExitOk.
 int exit_status_of(const Model& model);
 

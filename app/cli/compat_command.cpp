@@ -170,11 +170,8 @@ void add_compat_command(CLI::App& app, int& exit_code) {
     cmd->add_option("PATH", *path, "Model file")->required();
     cmd->add_flag("--json", *json, "Print every edit as JSON");
     cmd->callback([=, &exit_code] {
-        auto model = open_or_report(*path);
-        if (!model) {
-            exit_code = kExitBroken;
-            return;
-        }
+        auto model = open_or_fail(*path, exit_code);
+        if (!model) return;
         RewritePlan plan = plan_compat(*model);
         OllamaOrigin origin = detect_ollama_origin(*model);
         if (*json) {

@@ -202,9 +202,8 @@ void add_diff_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--json", *json, "Print JSON");
     cmd->callback([=, &exit_code] {
         exit_code = kExitBroken;
-        auto a = open_or_report(*a_path);
-        auto b = a ? open_or_report(*b_path) : std::nullopt;
-        if (!a || !b) return;
+        std::optional<Model> a, b;
+        if (!open_both(*a_path, *b_path, a, b)) return;
         DiffOptions options;
         options.numeric = *numeric;
         auto d = [&] {

@@ -14,11 +14,8 @@ void add_dump_command(CLI::App& app, int& exit_code) {
     auto full = std::make_shared<bool>(false);
     cmd->add_flag("--full", *full, "Arrays complete (default: count plus the first 8 items)");
     cmd->callback([=, &exit_code] {
-        auto model = open_or_report(args->path);
-        if (!model) {
-            exit_code = kExitBroken;
-            return;
-        }
+        auto model = open_or_fail(args->path, exit_code);
+        if (!model) return;
         uint64_t items = *full ? UINT64_MAX : 8;
         if (args->json) {
             std::cout << json_text(model_to_json(*model, items)) << "\n";

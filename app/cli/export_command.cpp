@@ -45,11 +45,8 @@ void add_export_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--mmproj", *mmproj, "Also write the vision projector (mmproj) GGUF here");
     cmd->add_flag("--json", *json, "Print what was written as JSON");
     cmd->callback([=, &exit_code] {
-        auto model = open_or_report(*path);
-        if (!model) {
-            exit_code = kExitBroken;
-            return;
-        }
+        auto model = open_or_fail(*path, exit_code);
+        if (!model) return;
         if (model->partial || model->error_count() > 0) {
             std::cerr << "mlens: " << escape_for_display(*path) << " has errors; run `mlens check` for details\n";
             exit_code = kExitBroken;

@@ -66,11 +66,8 @@ void add_info_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("info", "Format, architecture, parameter count, file type, tensor count, size, bits per weight");
     auto args = add_path_arguments(cmd, "Model file");
     cmd->callback([args, &exit_code] {
-        auto model = open_or_report(args->path);
-        if (!model) {
-            exit_code = kExitBroken;
-            return;
-        }
+        auto model = open_or_fail(args->path, exit_code);
+        if (!model) return;
         ModelSummary s = summarize(*model);
         if (args->json)
             std::cout << json_text(summary_json(args->path, s)) << "\n";

@@ -380,9 +380,8 @@ void add_compare(CLI::App& app, int& exit_code) {
     cmd->add_flag("--json", *json, "Print JSON");
     cmd->callback([=, &exit_code] {
         exit_code = kExitBroken;
-        auto a = open_or_report(*a_path);
-        auto b = a ? open_or_report(*b_path) : std::nullopt;
-        if (!a || !b) return;
+        std::optional<Model> a, b;
+        if (!open_both(*a_path, *b_path, a, b)) return;
         // Pairs by name, through the HF→GGUF map when one side is a Hugging Face checkpoint and
         // the other its GGUF conversion (values transformed as the converter does).
         std::optional<NameAlignment> aligned = automatic_name_alignment(*a, *b);

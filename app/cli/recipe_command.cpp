@@ -77,11 +77,8 @@ void add_recipe_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("recipe", "How a model was quantized, and the llama-quantize command that reproduces it");
     auto args = add_path_arguments(cmd, "Model file, safetensors folder, or Ollama store model");
     cmd->callback([=, &exit_code] {
-        auto model = open_or_report(args->path);
-        if (!model) {
-            exit_code = kExitBroken;
-            return;
-        }
+        auto model = open_or_fail(args->path, exit_code);
+        if (!model) return;
         exit_code = exit_status_of(*model);
         const QuantRecipe r = quant_recipe(*model);
         if (args->json)

@@ -96,11 +96,8 @@ void add_tensors_command(CLI::App& app, int& exit_code) {
         ->excludes("--json")
         ->excludes("--by-layer");
     cmd->callback([=, &exit_code] {
-        auto model = open_or_report(*path);
-        if (!model) {
-            exit_code = kExitBroken;
-            return;
-        }
+        auto model = open_or_fail(*path, exit_code);
+        if (!model) return;
         exit_code = exit_status_of(*model);
         if (*by_layer) return print_by_layer(*model, *json);
         auto order = sorted_tensors(*model, *sort);

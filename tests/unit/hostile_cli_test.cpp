@@ -126,14 +126,24 @@ TEST_CASE("a command whose standard output cannot be written exits 1 with the re
     CHECK(missing.exit_status == 1);
 }
 
+namespace {
+
+// The largest blob of a copy of the demo store: the GGUF of tiny-llama:q4_0.
+std::string largest_blob(const std::string& store) {
+    std::string largest;
+    for (const auto& e : fs::directory_iterator(store + "/blobs"))
+        if (largest.empty() || fs::file_size(e.path()) > fs::file_size(largest)) largest = e.path().string();
+    return largest;
+}
+
+}  // namespace
+
 TEST_CASE("mlens export refuses a store blob whose bytes no longer match its digest", "[store_export][cli]") {
     TempDir dir;
     const std::string store = dir.file("store");
     fs::copy(kDemoStore, store, fs::copy_options::recursive);
     // The largest blob is the GGUF of tiny-llama:q4_0; one byte of its tensor data changes, its size stays.
-    std::string largest;
-    for (const auto& e : fs::directory_iterator(store + "/blobs"))
-        if (largest.empty() || fs::file_size(e.path()) > fs::file_size(largest)) largest = e.path().string();
+    const std::string largest = largest_blob(store);
     std::vector<uint8_t> blob = read_whole_file(largest);
     REQUIRE(blob.size() > 2000000);
     blob[2000000] ^= 0x55;
@@ -226,9 +236,7 @@ TEST_CASE("inference commands on a store model whose GGUF blob is a FIFO name th
     TempDir dir;
     const std::string store = dir.file("store");
     fs::copy(kDemoStore, store, fs::copy_options::recursive);
-    std::string largest;
-    for (const auto& e : fs::directory_iterator(store + "/blobs"))
-        if (largest.empty() || fs::file_size(e.path()) > fs::file_size(largest)) largest = e.path().string();
+    const std::string largest = largest_blob(store);
     fs::remove(largest);
     REQUIRE(::mkfifo(largest.c_str(), 0600) == 0);
     write_whole_file(dir.file("text.txt"), std::vector<uint8_t>(4096, 'a'));

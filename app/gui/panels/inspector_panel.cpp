@@ -211,18 +211,7 @@ void token_fields(const Document& doc, size_t id, ImFont* mono) {
     for (const std::string& hint : hints) f.row("font", hint, false, &palette().warning);
     f.row("length", ui::with_separators(t.tokens->string_length_at(id)) + " bytes");
     f.row("bytes", hex_bytes(std::string_view(raw).substr(0, 256)) + (raw.size() > 256 ? " \xE2\x80\xA6" : ""), true);
-    std::string points;
-    for (size_t i = 0, n = 0; i < raw.size() && n < 64; ++n) {
-        uint32_t cp = 0;
-        size_t len = utf8_decode(std::string_view(raw).substr(i), cp);
-        char buf[24];
-        if (len == 0)
-            std::snprintf(buf, sizeof buf, "\\x%02X ", static_cast<unsigned char>(raw[i]));
-        else
-            std::snprintf(buf, sizeof buf, "U+%04X ", cp);
-        points += buf;
-        i += len ? len : 1;
-    }
+    const std::string points = code_points_text(raw, 64);
     f.row("code points", points, true);
     if (t.types && id < t.types->count) {
         int64_t type = t.types->scalar_at(id).as_int();

@@ -29,6 +29,7 @@ bool is_gguf(const Document& d) { return is_model(d) && d.model->format == Forma
 
 }  // namespace
 
+// clang-format off
 const std::vector<PanelInfo>& panel_registry() {
     static const std::vector<PanelInfo> kPanels = {
         {"navigator", "Navigator", PanelSlot::left, make_panel<NavigatorPanel>, is_model,
@@ -36,50 +37,36 @@ const std::vector<PanelInfo>& panel_registry() {
         {"store_models", "Models", PanelSlot::left, make_panel<StoreModelsPanel>, is_store,
          "The models of an Ollama store, each with its layers; a click shows its manifest."},
         {"store", "Ollama store", PanelSlot::center, make_panel<StorePanel>, is_store,
-         "An Ollama store: models, manifests, layers with digests and blob paths, sha256 verification, tensor blobs with their "
-         "quantization and logical vs stored shapes, expert groups; Export… writes a model as a GGUF bundle or a Hugging Face or MLX "
-         "folder, showing the files first and verifying them after."},
+         "An Ollama store: models, manifests, layers with digests and blob paths, sha256 verification, tensor blobs with their quantization and logical vs stored shapes, expert groups; Export… writes a model as a GGUF bundle or a Hugging Face or MLX folder, showing the files first and verifying them after."},
         {"imatrix", "Importance matrix", PanelSlot::center, make_panel<ImatrixPanel>, is_imatrix,
-         "A llama-imatrix importance matrix (GGUF or legacy .dat): per tensor the counts, the mean, least and greatest column importance, "
-         "columns and experts never activated; per expert its count and sum; a histogram of log10 importance. Open it next to a model to "
-         "requantize IQ types with it."},
+         "A llama-imatrix importance matrix (GGUF or legacy .dat): per tensor the counts, the mean, least and greatest column importance, columns and experts never activated; per expert its count and sum; a histogram of log10 importance. Open it next to a model to requantize IQ types with it."},
         {"metadata", "Metadata", PanelSlot::center, make_panel<MetadataPanel>, is_model,
-         "Every key with its type, count and value; enum names (general.file_type, token types, pooling, rope scaling); long arrays in a "
-         "paged, searchable viewer (double-click)."},
+         "Every key with its type, count and value; enum names (general.file_type, token types, pooling, rope scaling); long arrays in a paged, searchable viewer (double-click)."},
         {"tensors", "Tensors", PanelSlot::center, make_panel<TensorPanel>, is_model,
-         "Name, type, shape, elements, size, offset and bits per weight of every tensor; sort, text or regex filter, per-layer summaries, "
-         "export as JSON, CSV or Markdown."},
+         "Name, type, shape, elements, size, offset and bits per weight of every tensor; sort, text or regex filter, per-layer summaries, export as JSON, CSV or Markdown."},
         {"tokenizer", "Tokenizer", PanelSlot::center, make_panel<TokenizerPanel>, is_model,
-         "Every token: id, piece with invisible characters made visible, type and score; search by text or id; the special tokens; the "
-         "chat template as text (never executed)."},
+         "Every token: id, piece with invisible characters made visible, type and score; search by text or id; the special tokens; the chat template as text (never executed)."},
         {"weights", "Weights", PanelSlot::center, make_panel<WeightsPanel>, has_tensors,
-         "One tensor's statistics and histogram (log scale, drag to zoom), overlaid on the same tensor in another file or requantized; "
-         "RMSE, NMSE, cosine, SNR and the worst rows and blocks; block-scale distributions; what-if requantization."},
+         "One tensor's statistics and histogram (log scale, drag to zoom), overlaid on the same tensor in another file or requantized; RMSE, NMSE, cosine, SNR and the worst rows and blocks; block-scale distributions; what-if requantization."},
         {"model_error", "Model error", PanelSlot::center, make_panel<ModelErrorPanel>, has_tensors,
-         "Every tensor of this file measured against a reference file open in another tab: counts, the overall pooled RMSE, a per-layer "
-         "chart and a sortable table; a row opens that tensor in Weights."},
+         "Every tensor of this file measured against a reference file open in another tab: counts, the overall pooled RMSE, a per-layer chart and a sortable table; a row opens that tensor in Weights."},
         {"safetensors", "safetensors", PanelSlot::center, make_panel<SafetensorsPanel>, is_safetensors,
          "The safetensors header JSON as a tree and as a table."},
         {"compat", "Compat", PanelSlot::center, make_panel<CompatPanel>, is_gguf,
-         "Whether Ollama made the file, on evidence only, and Ollama's shim rules as a side-by-side of the file as stored and the upstream "
-         "view, each row with its rule; export the upstream GGUF."},
+         "Whether Ollama made the file, on evidence only, and Ollama's shim rules as a side-by-side of the file as stored and the upstream view, each row with its rule; export the upstream GGUF."},
         {"inference", "Inference", PanelSlot::center, make_panel<InferencePanel>, is_gguf,
-         "llama.cpp on this model: its log, a tokenizer tester and the chat template, generation with the top-5 candidates and speeds, "
-         "per-layer activation statistics, A/B with per-position KL divergence, "
+         "llama.cpp on this model: its log, a tokenizer tester and the chat template, generation with the top-5 candidates and speeds, per-layer activation statistics, A/B with per-position KL divergence, "
          "corpus KLD of the A/B pair over a text file, their divergence layer by layer, and the memory plan against llama.cpp's buffers."},
         {"health", "Health", PanelSlot::center, make_panel<HealthPanel>, has_tensors,
-         "Every tensor scanned once: NaN and Inf values, values beyond F16, zero rows and columns, broken block scales, dead and "
-         "duplicated experts, duplicated tensors and region problems, each at its exact location; a click shows the bytes, Weights opens "
-         "the tensor."},
+         "Every tensor scanned once: NaN and Inf values, values beyond F16, zero rows and columns, broken block scales, dead and duplicated experts, duplicated tensors and region problems, each at its exact location; a click shows the bytes, Weights opens the tensor."},
         {"recipe", "Recipe", PanelSlot::center, make_panel<RecipePanel>, has_tensors,
-         "How the model was quantized: a layers × tensor-kinds heat map of types by bits per weight, the provenance keys, and the "
-         "llama-quantize command that reproduces the mix."},
+         "How the model was quantized: a layers × tensor-kinds heat map of types by bits per weight, the provenance keys, and the llama-quantize command that reproduces the mix."},
         {"diagnostics", "Diagnostics", PanelSlot::center, make_panel<DiagnosticsPanel>, is_model,
          "Every warning and error with its severity, field and byte offset; a click shows the bytes."},
         {"inspector", "Inspector", PanelSlot::right, make_panel<InspectorPanel>, is_model,
-         "Every field of the selection with its byte range, and a hex view of the file with the selection highlighted and the field under "
-         "the mouse named."},
+         "Every field of the selection with its byte range, and a hex view of the file with the selection highlighted and the field under the mouse named."},
     };
+    // clang-format on
     return kPanels;
 }
 

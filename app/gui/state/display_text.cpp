@@ -60,6 +60,22 @@ private:
 
 }  // namespace
 
+std::string code_points_text(std::string_view s, size_t max_points) {
+    std::string points;
+    for (size_t i = 0, n = 0; i < s.size() && n < max_points; ++n) {
+        uint32_t cp = 0;
+        const size_t len = utf8_decode(s.substr(i), cp);
+        char buf[24];
+        if (len == 0)
+            std::snprintf(buf, sizeof buf, "\\x%02X ", static_cast<unsigned char>(s[i]));
+        else
+            std::snprintf(buf, sizeof buf, "U+%04X ", cp);
+        points += buf;
+        i += len ? len : 1;
+    }
+    return points;
+}
+
 size_t utf8_decode(std::string_view s, uint32_t& cp) {
     if (s.empty()) return 0;
     const auto* p = reinterpret_cast<const uint8_t*>(s.data());

@@ -41,6 +41,10 @@ std::string escape_multiline(std::string_view s, size_t max_bytes = 1u << 20);
 // above U+10FFFF). Returns its length and sets `cp`, or 0 when `s` does not start with one.
 size_t utf8_decode(std::string_view s, uint32_t& cp);
 
+// The first `max_points` code points of `s` as "U+0041 U+65E5 " (a byte that starts no valid
+// sequence as "\xNN "), each followed by a space.
+std::string code_points_text(std::string_view s, size_t max_points);
+
 // True if `piece` is a byte token "<0xNN>" (upper- or lower-case hex).
 bool is_byte_token(std::string_view piece);
 

@@ -30,36 +30,6 @@ ImU32 segment_color(PieceSegmentKind kind) {
     return ImGui::GetColorU32(ImGuiCol_Text);
 }
 
-// Characters the font has no glyph for become \u{XXXX} escape segments (as ui::piece shows them)
-// instead of the font's fallback box, so they stay identifiable.
-std::vector<PieceSegment> with_missing_glyphs(ImFont* font, std::vector<PieceSegment> segments) {
-    std::vector<PieceSegment> out;
-    for (PieceSegment& seg : segments) {
-        if (seg.kind != PieceSegmentKind::text) {
-            out.push_back(std::move(seg));
-            continue;
-        }
-        std::string_view s = seg.text;
-        size_t run = 0, i = 0;
-        while (i < s.size()) {
-            uint32_t cp = 0;
-            size_t len = utf8_decode(s.substr(i), cp);
-            if (len == 0)
-                len = 1;
-            else if (cp >= 0x80 && (cp > 0xFFFF || !font->FindGlyphNoFallback(static_cast<ImWchar>(cp)))) {
-                if (i > run) out.push_back({PieceSegmentKind::text, std::string(s.substr(run, i - run))});
-                char buf[16];
-                std::snprintf(buf, sizeof buf, "\\u{%04X}", cp);
-                out.push_back({PieceSegmentKind::escape, buf});
-                run = i + len;
-            }
-            i += len;
-        }
-        if (s.size() > run) out.push_back({PieceSegmentKind::text, std::string(s.substr(run))});
-    }
-    return out;
-}
-
 float text_width(ImFont* font, float size, std::string_view s) {
     return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
 }
@@ -82,7 +52,7 @@ std::optional<size_t> token_chips(const char* id, const std::vector<TokenChip>& 
 
     for (size_t i = 0; i < chips.size(); ++i) {
         const TokenChip& chip = chips[i];
-        std::vector<PieceSegment> segments = with_missing_glyphs(font, visible_piece(chip.piece, kChipPieceChars));
+        std::vector<PieceSegment> segments = ui::with_missing_glyphs(font, visible_piece(chip.piece, kChipPieceChars));
         float piece_w = 0;
         for (const PieceSegment& s : segments) piece_w += text_width(font, size, s.text);
         if (segments.empty()) piece_w = text_width(font, size, "(empty)");

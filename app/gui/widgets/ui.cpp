@@ -52,53 +52,43 @@ bool search_box(const char* id, const char* hint, std::string& text, float width
     return changed;
 }
 
-namespace {
-
-// Text in the current font; characters the font has no glyph for are shown as \u{XXXX} in the
-// escape colour instead of the font's fallback box, so they stay identifiable.
-void text_with_missing_glyphs(std::string_view s, bool& first) {
-    ImFont* font = ImGui::GetFont();
-    size_t run = 0, i = 0;
-    auto flush = [&](size_t end) {
-        if (end > run) {
-            if (!first) ImGui::SameLine(0, 0);
-            first = false;
-            text(s.substr(run, end - run));
+std::vector<PieceSegment> with_missing_glyphs(ImFont* font, std::vector<PieceSegment> segments) {
+    std::vector<PieceSegment> out;
+    for (PieceSegment& seg : segments) {
+        if (seg.kind != PieceSegmentKind::text) {
+            out.push_back(std::move(seg));
+            continue;
         }
-    };
-    while (i < s.size()) {
-        uint32_t cp = 0;
-        size_t len = utf8_decode(s.substr(i), cp);
-        if (len == 0)
-            len = 1;
-        else if (cp >= 0x80 && (cp > 0xFFFF || !font->FindGlyphNoFallback(static_cast<ImWchar>(cp)))) {
-            flush(i);
-            char buf[16];
-            std::snprintf(buf, sizeof buf, "\\u{%04X}", cp);
-            if (!first) ImGui::SameLine(0, 0);
-            first = false;
-            text_colored(palette().escape, buf);
-            run = i + len;
+        std::string_view s = seg.text;
+        size_t run = 0, i = 0;
+        while (i < s.size()) {
+            uint32_t cp = 0;
+            size_t len = utf8_decode(s.substr(i), cp);
+            if (len == 0)
+                len = 1;
+            else if (cp >= 0x80 && (cp > 0xFFFF || !font->FindGlyphNoFallback(static_cast<ImWchar>(cp)))) {
+                if (i > run) out.push_back({PieceSegmentKind::text, std::string(s.substr(run, i - run))});
+                char buf[16];
+                std::snprintf(buf, sizeof buf, "\\u{%04X}", cp);
+                out.push_back({PieceSegmentKind::escape, buf});
+                run = i + len;
+            }
+            i += len;
         }
-        i += len;
+        if (s.size() > run) out.push_back({PieceSegmentKind::text, std::string(s.substr(run))});
     }
-    flush(s.size());
+    return out;
 }
-
-}  // namespace
 
 void piece(const std::vector<PieceSegment>& segments) {
     const Palette& pal = palette();
     bool first = true;
-    for (const PieceSegment& seg : segments) {
-        if (seg.kind == PieceSegmentKind::text) {
-            text_with_missing_glyphs(seg.text, first);
-            continue;
-        }
+    for (const PieceSegment& seg : with_missing_glyphs(ImGui::GetFont(), segments)) {
         if (!first) ImGui::SameLine(0, 0);
         first = false;
         switch (seg.kind) {
             case PieceSegmentKind::text:
+                text(seg.text);
                 break;
             case PieceSegmentKind::space:
             case PieceSegmentKind::marker:
@@ -132,19 +122,7 @@ std::vector<std::string> missing_glyph_hints(std::string_view raw) {
 
 void piece_tooltip(std::string_view raw) {
     std::string bytes = hex_bytes(raw.substr(0, 64)) + (raw.size() > 64 ? " \xE2\x80\xA6" : "");
-    std::string points;
-    size_t shown = 0;
-    for (size_t i = 0; i < raw.size() && shown < 16; ++shown) {
-        uint32_t cp = 0;
-        size_t len = utf8_decode(raw.substr(i), cp);
-        char buf[24];
-        if (len == 0)
-            std::snprintf(buf, sizeof buf, "\\x%02X ", static_cast<unsigned char>(raw[i]));
-        else
-            std::snprintf(buf, sizeof buf, "U+%04X ", cp);
-        points += buf;
-        i += len ? len : 1;
-    }
+    const std::string points = code_points_text(raw, 16);
     std::vector<std::string> hints = missing_glyph_hints(raw);
     ImGui::BeginTooltip();
     text_dim(std::to_string(raw.size()) + (raw.size() == 1 ? " byte" : " bytes"));

@@ -35,6 +35,10 @@ bool search_box(const char* id, const char* hint, std::string& text, float width
 // A token piece, coloured by segment kind, on the current line.
 void piece(const std::vector<PieceSegment>& segments);
 
+// The segments with every character `font` has no glyph for split out as a \u{XXXX} escape
+// segment (instead of the font's fallback box), so it stays identifiable.
+std::vector<PieceSegment> with_missing_glyphs(ImFont* font, std::vector<PieceSegment> segments);
+
 // A tooltip with a piece's raw bytes in hex, its code points (the first few) and, for characters
 // the current font has no glyph for, which script lacks a font and which package supplies one.
 void piece_tooltip(std::string_view raw);

@@ -107,6 +107,25 @@ struct ItemState {
     uint64_t hash = 0;
 };
 
+// The finding a scale that is not normal gives: NaN and Inf are errors, zero a warning, subnormal a note.
+struct ScaleFinding {
+    const char* code;
+    FindingSeverity severity;
+};
+
+ScaleFinding scale_finding(ScaleClass c) {
+    switch (c) {
+        case ScaleClass::nan:
+            return {"F_SCALE_NAN", FindingSeverity::error};
+        case ScaleClass::inf:
+            return {"F_SCALE_INF", FindingSeverity::error};
+        case ScaleClass::zero:
+            return {"F_SCALE_ZERO", FindingSeverity::warning};
+        default:
+            return {"F_SCALE_SUBNORMAL", FindingSeverity::info};
+    }
+}
+
 void check_ggml_scales(const Plan& p, const PieceInput& in, ItemState& st) {
     const uint64_t bl = p.view->block_length(), bb = p.view->block_bytes(), blocks = in.n / bl;
     for (const ScaleField& f : p.scales) {
@@ -121,14 +140,8 @@ void check_ggml_scales(const Plan& p, const PieceInput& in, ItemState& st) {
             }
             FsckLocation at = p.location(in.expert, in.row, in.column + b * bl);
             *at.offset += f.offset;
-            const char* code = c == ScaleClass::nan ? "F_SCALE_NAN"
-                : c == ScaleClass::inf              ? "F_SCALE_INF"
-                : c == ScaleClass::zero             ? "F_SCALE_ZERO"
-                                                    : "F_SCALE_SUBNORMAL";
-            const FindingSeverity sev = c == ScaleClass::nan || c == ScaleClass::inf ? FindingSeverity::error
-                : c == ScaleClass::zero                                              ? FindingSeverity::warning
-                                                                                     : FindingSeverity::info;
-            st.findings.at(code, f.name, sev).add(at);
+            const ScaleFinding finding = scale_finding(c);
+            st.findings.at(finding.code, f.name, finding.severity).add(at);
         }
     }
 }
@@ -141,13 +154,7 @@ Status check_mlx_scales(const Scan& scan, const Plan& p, const PieceInput& in, I
     biases.resize(groups);
     if (Status s = p.view->read_group_params(first_group, groups, scales.data(), biases.data()); !s) return s;
     auto report = [&](const char* field, size_t entry, uint64_t width, uint64_t k, ScaleClass c, float v) {
-        const char* code = c == ScaleClass::nan ? "F_SCALE_NAN"
-            : c == ScaleClass::inf              ? "F_SCALE_INF"
-            : c == ScaleClass::zero             ? "F_SCALE_ZERO"
-                                                : "F_SCALE_SUBNORMAL";
-        const FindingSeverity sev = c == ScaleClass::nan || c == ScaleClass::inf ? FindingSeverity::error
-            : c == ScaleClass::zero                                              ? FindingSeverity::warning
-                                                                                 : FindingSeverity::info;
+        const auto [code, sev] = scale_finding(c);
         FsckLocation at = p.location(in.expert, in.row, in.column + k * g);
         const TensorInfo& c_info = scan.model.tensors[entry];
         at.file = c_info.file;

@@ -47,18 +47,15 @@ struct RowPiece {
     SpanError error;
 };
 
-// The sums over the pairs of one chunk or of the chunks folded so far.
-struct PairSums {
-    uint64_t count = 0, nonfinite = 0;
-    double err2 = 0, a2 = 0, b2 = 0, ab = 0, abs_err = 0, max_abs = 0;
+// The sums over the pairs of one chunk or of the chunks folded so far: the error sums, and how
+// many pairs were not finite, the sum of |a-b| and its largest value.
+struct PairSums : ErrorSums {
+    uint64_t nonfinite = 0;
+    double abs_err = 0, max_abs = 0;
 
     void add(const PairSums& o) {
-        count += o.count;
+        ErrorSums::add(o);
         nonfinite += o.nonfinite;
-        err2 += o.err2;
-        a2 += o.a2;
-        b2 += o.b2;
-        ab += o.ab;
         abs_err += o.abs_err;
         max_abs = std::max(max_abs, o.max_abs);
     }
@@ -267,7 +264,7 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
     r.worst_rows = std::move(total.rows);
     r.block_length = block;
     r.worst_blocks = std::move(total.blocks);
-    r.sums = {total.count, total.err2, total.a2, total.b2, total.ab};
+    r.sums = total;
     if (total.count == 0) return r;
     r.mean_abs = total.abs_err / static_cast<double>(total.count);
     r.max_abs = total.max_abs;

@@ -78,15 +78,7 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
         // Shards after the first contribute tensors and diagnostics, not metadata.
         Model part;
         bool ok = read_gguf_into(part, source, 0, limits, job);
-        whole.files[file] = part.files[0];
-        for (auto& d : part.diagnostics) {
-            d.file = file;
-            whole.diagnostics.push_back(std::move(d));
-        }
-        for (auto& t : part.tensors) {
-            t.file = file;
-            whole.tensors.push_back(std::move(t));
-        }
+        whole.take_part(part, file);
         if (n == 1) whole.metadata = std::move(part.metadata);
         if (!ok) { whole.partial = true; }
         if (job_cancelled(job)) break;

@@ -163,15 +163,7 @@ private:
             Model part;
             m_shard_complete[k] = read_safetensors_into(part, *source, 0, m_limits, m_job);
             m_model.partial = m_model.partial || !m_shard_complete[k];
-            m_model.files[k] = std::move(part.files[0]);
-            for (Diagnostic& d : part.diagnostics) {
-                d.file = k;
-                m_model.diagnostics.push_back(std::move(d));
-            }
-            for (TensorInfo& t : part.tensors) {
-                t.file = k;
-                m_model.tensors.push_back(std::move(t));
-            }
+            m_model.take_part(part, static_cast<uint32_t>(k));
             if (!have_metadata) {
                 for (MetadataEntry& e : part.metadata) {
                     e.file = k;

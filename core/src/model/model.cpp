@@ -142,4 +142,18 @@ bool QuantLayout::unpack_shape(const std::vector<uint64_t>& packed_ne) {
     return true;
 }
 
+void Model::take_part(Model& part, uint32_t file) {
+    files[file] = std::move(part.files[0]);
+    for (Diagnostic& d : part.diagnostics) {
+        d.file = file;
+        diagnostics.push_back(std::move(d));
+    }
+    for (TensorInfo& t : part.tensors) {
+        t.file = file;
+        tensors.push_back(std::move(t));
+    }
+    part.diagnostics.clear();
+    part.tensors.clear();
+}
+
 }  // namespace mlens

@@ -141,6 +141,11 @@ public:
     size_t warning_count() const;
     uint64_t total_file_bytes() const;
 
+    // Moves the diagnostics and tensors of `part`, a model read from one file, to the end of
+    // this model's as file `file` (their file index set to it), and the part's file record to
+    // files[file] (files must already hold that index). The part's metadata stays where it is.
+    void take_part(Model& part, uint32_t file);
+
     // Reads `length` bytes of tensor `index` starting `offset` bytes into its data, in ggml's
     // (little-endian) layout: a big-endian GGUF's multi-byte fields come back reversed
     // (gguf_byte_order.h), and a type without a defined big-endian layout there is refused with

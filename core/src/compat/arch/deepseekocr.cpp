@@ -28,16 +28,16 @@ void handle_deepseekocr(PlanState& s, std::string& arch) {
     hide_vision_tensors(s);
 }
 
+// clang-format off
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count,
-    vision_key::embedding_length,
+    vision_key::block_count, vision_key::embedding_length,
     {"vision.head_count", "clip.vision.attention.head_count", CopyAs::u32},
-    vision_key::image_size,
-    vision_key::patch_size,
+    vision_key::image_size, vision_key::patch_size,
     {"sam.block_count", "clip.vision.sam.block_count", CopyAs::u32},
     {"sam.embedding_length", "clip.vision.sam.embedding_length", CopyAs::u32},
     {"sam.head_count", "clip.vision.sam.head_count", CopyAs::u32},
 };
+// clang-format on
 
 void handle_deepseekocr_clip(PlanState& s, const std::string&) {
     s.copy_keys("deepseekocr.", kClipKeys);

@@ -29,10 +29,12 @@ Detection detect_gemma3(const PlanState& s, const std::string& arch) {
         .any();
 }
 
+// clang-format off
 constexpr KeyCopy kRopeKeys[] = {
     {"rope.global.freq_base", "gemma3.rope.freq_base", CopyAs::f32},
     {"rope.local.freq_base", "gemma3.rope.freq_base_swa", CopyAs::f32},
 };
+// clang-format on
 
 // No RMSNorm +1 shift: Ollama's gemma3 files already carry it.
 void handle_gemma3(PlanState& s, std::string&) {
@@ -54,10 +56,12 @@ void handle_gemma3(PlanState& s, std::string&) {
     hide_vision_tensors(s);
 }
 
+// clang-format off
 constexpr KeyCopy kClipKeys[] = {
     vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::image_size,
-    vision_key::patch_size,  vision_key::head_count,       vision_key::layer_norm_epsilon,  vision_key::projection_dim,
+    vision_key::patch_size, vision_key::head_count, vision_key::layer_norm_epsilon, vision_key::projection_dim,
 };
+// clang-format on
 
 void handle_gemma3_clip(PlanState& s, const std::string&) {
     s.copy_keys("gemma3.", kClipKeys);

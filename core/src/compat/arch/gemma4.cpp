@@ -71,11 +71,14 @@ void handle_gemma4(PlanState& s, std::string&) {
     if (fused) s.disable_mmap();
 }
 
+// clang-format off
 constexpr KeyCopy kVisionKeys[] = {
-    vision_key::block_count, vision_key::embedding_length,   vision_key::feed_forward_length,
-    vision_key::head_count,  vision_key::layer_norm_epsilon, vision_key::patch_size,
+    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
+    vision_key::layer_norm_epsilon, vision_key::patch_size,
 };
+// clang-format on
 
+// clang-format off
 constexpr KeyCopy kAudioKeys[] = {
     {"audio.block_count", "clip.audio.block_count", CopyAs::u32},
     {"audio.embedding_length", "clip.audio.embedding_length", CopyAs::u32},
@@ -83,6 +86,7 @@ constexpr KeyCopy kAudioKeys[] = {
     {"audio.attention.head_count", "clip.audio.attention.head_count", CopyAs::u32},
     {"audio.attention.layer_norm_epsilon", "clip.audio.attention.layer_norm_epsilon", CopyAs::f32},
 };
+// clang-format on
 
 void handle_gemma4_clip(PlanState& s, const std::string&) {
     become_clip(s);

@@ -64,17 +64,16 @@ void handle_glmocr(PlanState& s, std::string& arch) {
     hide_vision_tensors(s);
 }
 
+// clang-format off
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count,
-    vision_key::embedding_length,
+    vision_key::block_count, vision_key::embedding_length,
     {"vision.intermediate_size", "clip.vision.feed_forward_length", CopyAs::u32},
     vision_key::head_count,
     {"vision.attention.layer_norm_rms_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
-    vision_key::image_size,
-    vision_key::patch_size,
-    vision_key::spatial_merge_size,
+    vision_key::image_size, vision_key::patch_size, vision_key::spatial_merge_size,
     {"vision.out_hidden_size", "clip.vision.projection_dim", CopyAs::u32},
 };
+// clang-format on
 
 void handle_glmocr_clip(PlanState& s, const std::string&) {
     s.copy_keys("glmocr.", kClipKeys);

@@ -11,10 +11,12 @@ Detection detect_laguna(const PlanState& s, const std::string& arch) {
     return Markers(s).kv("laguna.rope.swa.dimension_count").kv("laguna.rope.swa.freq_base").tensor("blk.0.attn_g.weight").any();
 }
 
+// clang-format off
 constexpr KeyCopy kSwaKeys[] = {
     {"rope.swa.dimension_count", "laguna.rope.dimension_count_swa", CopyAs::u32},
     {"rope.swa.freq_base", "laguna.rope.freq_base_swa", CopyAs::f32},
 };
+// clang-format on
 
 void handle_laguna(PlanState& s, std::string&) {
     s.copy_keys("laguna.", kSwaKeys);

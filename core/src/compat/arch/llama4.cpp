@@ -19,16 +19,14 @@ Detection detect_llama4(const PlanState& s, const std::string& arch) {
 
 void handle_llama4(PlanState& s, std::string&) { hide_vision_tensors(s); }
 
+// clang-format off
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count,
-    vision_key::embedding_length,
-    vision_key::feed_forward_length,
-    vision_key::head_count,
-    vision_key::image_size,
-    vision_key::patch_size,
+    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
+    vision_key::image_size, vision_key::patch_size,
     {"vision.layer_norm_epsilon", "clip.vision.attention.layer_norm_epsilon", CopyAs::f32},
     vision_key::projection_dim,
 };
+// clang-format on
 
 void handle_llama4_clip(PlanState& s, const std::string&) {
     s.copy_keys("llama4.", kClipKeys);

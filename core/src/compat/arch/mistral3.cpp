@@ -34,12 +34,14 @@ Detection detect_mistral3(const PlanState& s, const std::string& arch) {
         .any();
 }
 
+// clang-format off
 constexpr KeyCopy kYarnKeys[] = {
     {"rope.scaling.beta_fast", "mistral3.rope.scaling.yarn_beta_fast", CopyAs::any},
     {"rope.scaling.beta_slow", "mistral3.rope.scaling.yarn_beta_slow", CopyAs::any},
     {"rope.scaling.mscale_all_dim", "mistral3.rope.scaling.yarn_log_multiplier", CopyAs::any},
     {"rope.scaling_beta", "mistral3.attention.temperature_scale", CopyAs::any},
 };
+// clang-format on
 
 void handle_mistral3(PlanState& s, std::string&) {
     s.copy_keys("mistral3.", kYarnKeys);
@@ -47,18 +49,15 @@ void handle_mistral3(PlanState& s, std::string&) {
     hide_vision_tensors(s);
 }
 
+// clang-format off
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count,
-    vision_key::embedding_length,
-    vision_key::feed_forward_length,
-    vision_key::head_count,
-    vision_key::image_size,
-    vision_key::patch_size,
-    vision_key::num_channels,
+    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
+    vision_key::image_size, vision_key::patch_size, vision_key::num_channels,
     {"spatial_merge_size", "clip.vision.spatial_merge_size", CopyAs::u32},
     {"vision.rope.freq_base", "clip.rope.freq_base", CopyAs::f32},
     vision_key::projection_dim,
 };
+// clang-format on
 
 void handle_mistral3_clip(PlanState& s, const std::string&) {
     s.copy_keys("mistral3.", kClipKeys);

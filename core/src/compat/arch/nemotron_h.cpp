@@ -121,19 +121,12 @@ void handle_nemotron_h_omni(PlanState& s, std::string& arch) {
     handle_nemotron_h_moe(s, arch);
 }
 
+// clang-format off
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count,
-    vision_key::embedding_length,
-    vision_key::feed_forward_length,
-    vision_key::head_count,
-    vision_key::layer_norm_epsilon,
-    vision_key::patch_size,
-    vision_key::image_size,
-    vision_key::num_channels,
+    vision_key::block_count, vision_key::embedding_length, vision_key::feed_forward_length, vision_key::head_count,
+    vision_key::layer_norm_epsilon, vision_key::patch_size, vision_key::image_size, vision_key::num_channels,
     {"vision.projector.scale_factor", "clip.vision.projector.scale_factor", CopyAs::u32},
-    vision_key::projection_dim,
-    vision_key::image_mean,
-    vision_key::image_std,
+    vision_key::projection_dim, vision_key::image_mean, vision_key::image_std,
     {"vision.image_token_id", "clip.vision.image_token_id", CopyAs::any},
     {"vision.image_start_token_id", "clip.vision.image_start_token_id", CopyAs::any},
     {"vision.image_end_token_id", "clip.vision.image_end_token_id", CopyAs::any},
@@ -141,6 +134,7 @@ constexpr KeyCopy kClipKeys[] = {
     {"vision.min_num_patches", "clip.vision.min_num_patches", CopyAs::any},
     {"vision.max_num_patches", "clip.vision.max_num_patches", CopyAs::any},
 };
+// clang-format on
 
 void handle_nemotron_h_omni_clip(PlanState& s, const std::string&) {
     become_clip(s);

@@ -19,13 +19,14 @@ void handle_qwen25vl(PlanState& s, std::string& arch) {
     hide_vision_tensors(s);
 }
 
+// clang-format off
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::head_count,         vision_key::layer_norm_epsilon,
-    vision_key::block_count,        vision_key::embedding_length,
-    vision_key::num_channels,       vision_key::patch_size,
-    vision_key::spatial_merge_size, {"vision.window_size", "clip.vision.window_size", CopyAs::u32},
+    vision_key::head_count, vision_key::layer_norm_epsilon, vision_key::block_count, vision_key::embedding_length,
+    vision_key::num_channels, vision_key::patch_size, vision_key::spatial_merge_size,
+    {"vision.window_size", "clip.vision.window_size", CopyAs::u32},
     vision_key::projection_dim,
 };
+// clang-format on
 
 void handle_qwen25vl_clip(PlanState& s, const std::string&) {
     s.copy_keys("qwen25vl.", kClipKeys);

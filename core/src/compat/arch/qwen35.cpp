@@ -202,10 +202,12 @@ void handle_qwen35_like(PlanState& s, std::string& arch) {
     s.skip_prefix("mtp.");
 }
 
+// clang-format off
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::block_count,        vision_key::embedding_length, vision_key::head_count,     vision_key::patch_size,
-    vision_key::spatial_merge_size, vision_key::num_channels,     vision_key::projection_dim,
+    vision_key::block_count, vision_key::embedding_length, vision_key::head_count, vision_key::patch_size,
+    vision_key::spatial_merge_size, vision_key::num_channels, vision_key::projection_dim,
 };
+// clang-format on
 
 void handle_qwen35_like_clip(PlanState& s, const std::string& arch) {
     const std::string p = arch + ".";

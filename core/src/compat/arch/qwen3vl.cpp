@@ -38,25 +38,23 @@ void handle_qwen3vl(PlanState& s, std::string& arch) {
     hide_vision_tensors(s);
 }
 
+// clang-format off
 constexpr KeyCopy kClipKeys[] = {
-    vision_key::head_count,
-    vision_key::layer_norm_epsilon,
-    vision_key::block_count,
-    vision_key::embedding_length,
-    vision_key::num_channels,
-    vision_key::patch_size,
-    vision_key::spatial_merge_size,
+    vision_key::head_count, vision_key::layer_norm_epsilon, vision_key::block_count, vision_key::embedding_length,
+    vision_key::num_channels, vision_key::patch_size, vision_key::spatial_merge_size,
     {"vision.temporal_patch_size", "clip.vision.temporal_patch_size", CopyAs::u32},
     {"vision.rope.freq_base", "clip.vision.rope.freq_base", CopyAs::f32},
     vision_key::projection_dim,
 };
+// clang-format on
 
+// clang-format off
 constexpr KeyCopy kImageKeys[] = {
-    vision_key::image_mean,
-    vision_key::image_std,
+    vision_key::image_mean, vision_key::image_std,
     {"vision.shortest_edge", "clip.vision.image_min_pixels", CopyAs::u32},
     {"vision.longest_edge", "clip.vision.image_max_pixels", CopyAs::u32},
 };
+// clang-format on
 
 void handle_qwen3vl_clip(PlanState& s, const std::string& arch) {
     const std::string p = arch + ".";
