@@ -89,8 +89,8 @@ struct Totals {
     // Takes chunk `chunk`'s sums and folds every chunk that is now next in order, keeping the
     // `keep` worst rows and blocks; `row_values(r)` is the number of values of row r.
     template <typename RowValues>
-    void merge(uint64_t chunk, const Sums& o, size_t keep, const RowValues& row_values) {
-        waiting.emplace(chunk, o);
+    void merge(uint64_t chunk, Sums&& o, size_t keep, const RowValues& row_values) {
+        waiting.emplace(chunk, std::move(o));
         for (auto next = waiting.begin(); next != waiting.end() && next->first == next_chunk; next = waiting.begin()) {
             fold(next->second, keep, row_values);
             waiting.erase(next);
@@ -251,7 +251,7 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
             keep_worst(local.rows, keep_rows);
             keep_worst(local.blocks, keep_rows);
             std::lock_guard lock(m);
-            totals.merge(c, local, keep_rows, row_values);
+            totals.merge(c, std::move(local), keep_rows, row_values);
             return ok_status();
         },
         progress_from, progress_to);
