@@ -41,8 +41,8 @@ void add_export_command(CLI::App& app, int& exit_code) {
     auto mmproj = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     cmd->add_option("PATH", *path, "Ollama-made GGUF (a file or an Ollama blob)")->required();
-    cmd->add_option("OUT", *out, "Text GGUF to write")->required();
-    cmd->add_option("--mmproj", *mmproj, "Also write the vision projector (mmproj) GGUF here");
+    cmd->add_option("OUT", *out, "Write the upstream text GGUF to this file")->required();
+    cmd->add_option("--mmproj", *mmproj, "Write the vision projector (mmproj) GGUF to this file too");
     cmd->add_flag("--json", *json, "Print what was written as JSON");
     cmd->callback([=, &exit_code] {
         auto model = open_or_fail(*path, exit_code);

@@ -179,7 +179,7 @@ void add_export_store_command(CLI::App& app, int& exit_code) {
     auto* cmd =
         app.add_subcommand("export", "Get a model out of an Ollama store: a GGUF bundle, a Hugging Face or an MLX folder, verified");
     cmd->add_option("MODEL", args->model, "Store model: MODEL[:TAG] or STORE/MODEL[:TAG]")->required();
-    cmd->add_option("OUT_DIR", args->out_dir, "Folder to create (must not exist, or be empty)");
+    cmd->add_option("OUT_DIR", args->out_dir, "Write the export into this folder (new, or empty)");
     cmd->add_option("--store", args->store, "Store root (default: the Ollama stores found)");
     cmd->add_option("--format", args->format, "gguf (GGUF-backed models); hf (the default) or mlx (tensor-blob models)");
     cmd->add_option("--dtype", args->dtype, "hf: bf16, f16 or f32 (default: config.json's torch_dtype, else bf16)");

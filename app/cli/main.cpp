@@ -1,16 +1,42 @@
 // mlens: the ModelLens command line. One subcommand per file; see README.md for the reference.
 // `mlens --reference man|bash|zsh|fish` (not in --help) prints the man page or a completion
 // script written from these same definitions; the build installs what it prints.
+#include <chrono>
+#include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "cli_common.h"
+#include "mlens/io/owner_stamp.h"
+#include "mlens/io/safe_file_writer.h"
 #include "mlens/io/temp_registry.h"
 #include "mlens/util/build_info.h"
 #include "mlens_reference.h"
 
+namespace {
+
+// MLENS_COMMIT_PAUSE_MS=N (for the signal tests): before each step of a multi-file commit, say
+// which on stderr ("commit step keep_previous 0") and wait N milliseconds.
+int g_commit_pause_ms = 0;
+
+mlens::Status pause_at_commit_step(mlens::CommitStep step, size_t index) {
+    const char* names[] = {"keep_previous", "rename", "drop_previous"};
+    std::fprintf(stderr, "commit step %s %zu\n", names[static_cast<int>(step)], index);
+    std::this_thread::sleep_for(std::chrono::milliseconds(g_commit_pause_ms));
+    return mlens::ok_status();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    // An interrupted export or histogram leaves no partial file behind.
+    // An interrupted export or histogram leaves no partial file behind; one left by a killed run
+    // is removed by the next and reported.
     mlens::remove_temp_files_on_signals();
+    mlens::print_temp_notices("mlens");
+    if (const char* pause = std::getenv("MLENS_COMMIT_PAUSE_MS")) {
+        g_commit_pause_ms = std::atoi(pause);
+        mlens::set_commit_step_hook(pause_at_commit_step);
+    }
     CLI::App app{"mlens — inspect and debug LLM model files (GGUF, safetensors, Ollama stores)"};
     app.require_subcommand(1);
     app.set_version_flag("--version", mlens::version_text("mlens"));

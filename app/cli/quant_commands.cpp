@@ -238,7 +238,7 @@ void add_hist(CLI::App& app, int& exit_code) {
     auto json = std::make_shared<bool>(false);
     cmd->add_option("PATH", *path, "Model file")->required();
     cmd->add_option("TENSOR", *tensor, "Tensor name")->required();
-    cmd->add_option("--png", *png, "Draw the histogram into this PNG file");
+    cmd->add_option("--png", *png, "Write the histogram as a PNG to this file");
     cmd->add_flag("--log", *log_counts, "PNG bar heights on a log scale");
     cmd->add_option("--bins", *bins, "Number of bins (default 64)")->check(CLI::Range(1u, 1u << 20));
     cmd->add_option("--range", *range, "LO HI: custom histogram range")->expected(2);

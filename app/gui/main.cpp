@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_reference.h"
+#include "mlens/io/owner_stamp.h"
 #include "mlens/util/build_info.h"
 #include "panels/inference_panel.h"
 #include "panels/panel.h"
@@ -55,6 +56,7 @@ mlens::ProgramReference modellens_reference() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    mlens::print_temp_notices("modellens");
     CLI::App app{"modellens \xE2\x80\x94 inspect and debug LLM model files (GGUF, safetensors, Ollama stores)"};
     app.set_version_flag("--version", mlens::version_text("modellens"));
     mlens::WindowOptions options;

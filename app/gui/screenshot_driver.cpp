@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "mlens/open/reference_inputs.h"
 #include "state/output_inputs.h"
 
 namespace mlens {
@@ -49,7 +50,7 @@ std::optional<int> ScreenshotDriver::after_frame(AppShell& shell, bool fonts_set
     if (m_settled_frames >= std::max(1, m_options.frames)) {
         int result = 0;
         OutputGuard guard = gui_output_guard(nullptr, &workspace);
-        for (const std::string& file : m_options.files) guard.add_input(file);
+        for (const std::string& file : m_options.files) add_reference_inputs(guard, file);
         if (Status s = write_png(m_options.screenshot, std::move(guard)); !s) {
             std::fprintf(stderr, "modellens: cannot write the screenshot: %s\n", s.error().to_string().c_str());
             result = 1;

@@ -1,5 +1,6 @@
 #include "cli_runner.h"
 
+#include <fstream>
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -47,6 +49,11 @@ MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::func
         ::execv(MLENS_CLI_PATH, exec_args.argv());
         ::_exit(127);
     }
+}
+
+std::string MlensProcess::err_so_far() const {
+    std::ifstream in(m_dir.file("stderr"), std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 MlensProcess::~MlensProcess() {

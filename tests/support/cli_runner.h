@@ -59,6 +59,8 @@ public:
     MlensProcess(const MlensProcess&) = delete;
     MlensProcess& operator=(const MlensProcess&) = delete;
     pid_t pid() const { return m_pid; }
+    // What the process has written to stderr so far.
+    std::string err_so_far() const;
     // Waits for the process to end; `limits.seconds` and `stop_signal` apply from this call.
     CliRun wait(const CliLimits& limits = {});
 

@@ -39,6 +39,22 @@ std::vector<uint8_t> read_whole_file(const std::string& path) {
     return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
+std::map<std::string, std::vector<uint8_t>> folder_bytes(const std::string& dir) {
+    std::map<std::string, std::vector<uint8_t>> out;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+        if (e.is_regular_file()) out[e.path().string()] = read_whole_file(e.path().string());
+    return out;
+}
+
+int leftovers_in(const std::string& dir) {
+    int n = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        for (const char* mark : {".tmp-", ".prev-", ".part-"}) n += name.find(mark) != std::string::npos;
+    }
+    return n;
+}
+
 int64_t first_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
     size_t n = std::min(a.size(), b.size());
     for (size_t i = 0; i < n; ++i)

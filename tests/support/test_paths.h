@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,11 @@ std::vector<uint8_t> read_whole_file(const std::string& path);
 // Offset of the first byte where a and b differ, or -1 if they are identical (lengths included).
 int64_t first_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b);
 void write_whole_file(const std::string& path, const std::vector<uint8_t>& bytes);
+// Every regular file under `dir` (recursively) with its bytes, to show that a run changed none.
+std::map<std::string, std::vector<uint8_t>> folder_bytes(const std::string& dir);
+// Temporaries of the output path left anywhere under `dir`: writers' files (".tmp-"), previous
+// files a commit kept (".prev-"), export folders being assembled (".part-").
+int leftovers_in(const std::string& dir);
 
 // Sets (or, given nullopt, unsets) an environment variable for its lifetime, then restores it.
 class ScopedEnv {

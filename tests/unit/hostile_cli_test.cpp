@@ -30,20 +30,6 @@ const std::string kDemoStore = std::string(MLENS_DEMO_DIR) + "/ollama-store";
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-int temp_files_in(const std::string& dir) {
-    int n = 0;
-    for (const auto& e : fs::recursive_directory_iterator(dir)) n += contains(e.path().filename().string(), ".tmp-");
-    return n;
-}
-
-// Every file of a folder with its bytes, to show that a run changed none of them.
-std::map<std::string, std::vector<uint8_t>> folder_bytes(const std::string& dir) {
-    std::map<std::string, std::vector<uint8_t>> out;
-    for (const auto& e : fs::recursive_directory_iterator(dir))
-        if (e.is_regular_file()) out[e.path().string()] = read_whole_file(e.path().string());
-    return out;
-}
-
 // RLIMIT_FSIZE at `bytes` with SIGXFSZ left at its default action, as a shell's `ulimit -f` does.
 std::function<void()> file_size_limit_default_signal(rlim_t bytes) {
     return [bytes] {
@@ -85,10 +71,10 @@ TEST_CASE("mlens export past a file-size limit fails with the reason, not SIGXFS
         CHECK(contains(run.err, c.written));
         CHECK(contains(run.err, "File too large"));
         CHECK(!fs::exists(out));
-        CHECK(temp_files_in(dir.path()) == 0);
+        CHECK(leftovers_in(dir.path()) == 0);
     }
     CHECK(folder_bytes(kDemoStore) == store_before);
-    CHECK(temp_files_in(kDemoStore) == 0);
+    CHECK(leftovers_in(kDemoStore) == 0);
 }
 
 TEST_CASE("mlens hist --csv past a file-size limit fails with the reason, not SIGXFSZ", "[output][hist_export][cli]") {
@@ -102,7 +88,7 @@ TEST_CASE("mlens hist --csv past a file-size limit fails with the reason, not SI
     CHECK(contains(run.err, "File too large"));
     CHECK(contains(run.err, dir.file("h.csv")));
     CHECK(!fs::exists(dir.file("h.csv")));
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
     CHECK(read_whole_file(model) == before);
 }
 
@@ -157,7 +143,7 @@ TEST_CASE("mlens export refuses a store blob whose bytes no longer match its dig
                        fs::path(largest).filename().string().substr(7)));
     CHECK(!contains(run.out, "verified"));
     CHECK(!fs::exists(dir.file("out")));
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
     CHECK(folder_bytes(store) == store_before);
 }
 
@@ -192,7 +178,7 @@ TEST_CASE("hostile --base, --reference and --imatrix files fail at once with the
     CHECK(imatrix.exit_status == 1);
     CHECK(contains(imatrix.err, "0 entries, where a legacy imatrix holds at least one"));
     CHECK(fs::file_size(dir.file("sparse")) == (1ull << 40));
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
 }
 
 TEST_CASE("mlens export ended by SIGHUP (a closed terminal) leaves neither OUT_DIR nor its scratch folder", "[store_export][cli]") {
@@ -282,7 +268,7 @@ TEST_CASE("mlens kld with a context beyond the address space says the worker ran
     CHECK(!run.timed_out);
     CHECK(run.exit_status == 1);
     CHECK(contains(run.err, "error: E_NO_MEMORY: the llama.cpp worker ran out of memory for this request"));
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
 }
 #endif
 
@@ -350,7 +336,7 @@ TEST_CASE("hist and kld --save-base refuse to write a new file into the blobs fo
         CHECK(contains(run.err, "the blobs folder of an Ollama store it reads, which is never written to"));
     }
     CHECK(folder_bytes(store) == store_before);
-    CHECK(temp_files_in(store) == 0);
+    CHECK(leftovers_in(store) == 0);
     // The same commands write beside the store.
     CHECK(run_mlens({"hist", model, "blk.0.attn_q.weight", "--csv", dir.file("h.csv")}).exit_status == 0);
     CHECK(fs::exists(dir.file("h.csv")));
@@ -363,5 +349,5 @@ TEST_CASE("mlens export places an OUT_DIR whose name is as long as a file name m
     INFO(run.err);
     CHECK(run.exit_status == 0);
     CHECK(fs::exists(out + "/config.json"));
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
 }

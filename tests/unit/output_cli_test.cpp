@@ -32,13 +32,6 @@ namespace {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-// Temporary files of the output path left in a folder (".NAME.tmp-XXXXXX").
-int temp_files_in(const std::string& dir) {
-    int n = 0;
-    for (const auto& e : fs::recursive_directory_iterator(dir)) n += contains(e.path().filename().string(), ".tmp-");
-    return n;
-}
-
 mode_t kind_of(const std::string& path) {
     struct stat st {};
     REQUIRE(::lstat(path.c_str(), &st) == 0);
@@ -78,14 +71,14 @@ TEST_CASE("mlens hist refuses to write onto its input, through links and store b
         }
     CHECK(read_whole_file(dir.file("in.gguf")) == original);
     CHECK(fs::is_symlink(dir.file("link.gguf")));
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
 
     // --png and --csv naming one file are two outputs of one command on the same file.
     CliRun twice = run_mlens({"hist", dir.file("in.gguf"), "w", "--png", dir.file("h.out"), "--csv", dir.path() + "/./h.out"});
     CHECK(twice.exit_status == 2);
     CHECK(contains(twice.err, "E_OUTPUTS_SAME_FILE"));
     CHECK(!fs::exists(dir.file("h.out")));
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
 }
 
 TEST_CASE("mlens hist refuses to write onto the store blob it reads", "[output][hist_export][ollama]") {
@@ -104,7 +97,7 @@ TEST_CASE("mlens hist refuses to write onto the store blob it reads", "[output][
                 CHECK(contains(run.err, "E_OUTPUT_IS_INPUT"));
             }
     CHECK(read_whole_file(blob) == original);
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
 }
 
 TEST_CASE("mlens hist and export-upstream refuse a FIFO or a device node and never open it", "[output][export]") {
@@ -130,7 +123,7 @@ TEST_CASE("mlens hist and export-upstream refuse a FIFO or a device node and nev
         CHECK(contains(exported.err, "E_OUTPUT_NOT_REGULAR"));
         CHECK(kind_of(target) == kind);
     }
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
 }
 
 TEST_CASE("export-upstream refuses an mmproj that is the text output spelled another way", "[output][export]") {
@@ -149,7 +142,7 @@ TEST_CASE("export-upstream refuses an mmproj that is the text output spelled ano
     CHECK(contains(onto_input.err, "E_OUTPUT_IS_INPUT"));
     CHECK(!fs::exists(dir.file("t.gguf")));
     CHECK(read_whole_file(dir.file("ollama.gguf")) == original);
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
 }
 
 TEST_CASE("two exports racing to one output each report success only for their own file", "[output][export]") {
@@ -173,7 +166,7 @@ TEST_CASE("two exports racing to one output each report success only for their o
         // The file there is one of the two exports, whole, and one that reported success.
         const std::vector<uint8_t> out = read_whole_file(dir.file("out.gguf"));
         CHECK(((out == ref_a && ra.exit_status == 0) || (out == ref_b && rb.exit_status == 0)));
-        CHECK(temp_files_in(dir.path()) == 0);
+        CHECK(leftovers_in(dir.path()) == 0);
     }
     CHECK(read_whole_file(dir.file("a.gguf")) == a_in);
     CHECK(read_whole_file(dir.file("b.gguf")) == b_in);
@@ -200,7 +193,7 @@ TEST_CASE("a file-size limit fails hist and export-upstream with the reason and 
     CHECK(!fs::exists(dir.file("o.gguf")));
     CHECK(read_whole_file(dir.file("in.gguf")) == hist_in);
     CHECK(read_whole_file(dir.file("ollama.gguf")) == export_in);
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
 }
 
 TEST_CASE("SIGTERM during export-upstream removes the partial temporary file", "[output][export]") {
@@ -227,7 +220,7 @@ TEST_CASE("SIGTERM during export-upstream removes the partial temporary file", "
     REQUIRE(::kill(run.pid(), SIGTERM) == 0);
     CliRun ended = run.wait();
     CHECK(ended.signal == SIGTERM);
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(leftovers_in(dir.path()) == 0);
     CHECK(!fs::exists(dir.file("out.gguf")));
 
     // The input is untouched: the header as written, then zeros.

@@ -9,12 +9,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 
 #include "gguf_builder.h"
 #include "mlens/compat/upstream_export.h"
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/io/owner_stamp.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/model/model_inputs.h"
 #include "test_paths.h"
@@ -26,13 +29,6 @@ namespace fs = std::filesystem;
 namespace {
 
 std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
-
-// Names in the folder that are temporary files of the writer.
-int temp_files_in(const std::string& dir) {
-    int n = 0;
-    for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename().string().find(".tmp-") != std::string::npos;
-    return n;
-}
 
 Status write_text(const std::string& path, OutputGuard& guard, const std::string& text) {
     return write_files_safely(guard, {{path, text.data(), text.size()}});
@@ -108,7 +104,7 @@ TEST_CASE("an existing target that is not a regular file is refused and never op
         CHECK(!fs::exists(dir.file("missing")));
         CHECK(fs::is_symlink(dir.file("dangling")));
     }
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(test::leftovers_in(dir.path()) == 0);
 }
 
 TEST_CASE("an output is never an input, through symbolic links, hard links or another spelling", "[output]") {
@@ -130,7 +126,7 @@ TEST_CASE("an output is never an input, through symbolic links, hard links or an
     }
     CHECK(test::read_whole_file(dir.file("in.gguf")) == t1);
     CHECK(fs::is_symlink(dir.file("link.gguf")));
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(test::leftovers_in(dir.path()) == 0);
 }
 
 TEST_CASE("a symbolic link to a regular file is written through and stays a link", "[output]") {
@@ -145,8 +141,8 @@ TEST_CASE("a symbolic link to a regular file is written through and stays a link
     CHECK(test::read_whole_file(dir.file("real/out.csv")) == bytes_of("new\n"));
     CHECK((fs::status(dir.file("real/out.csv")).permissions() & fs::perms::all) ==
           (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
-    CHECK(temp_files_in(dir.path()) == 0);
-    CHECK(temp_files_in(dir.file("real")) == 0);
+    CHECK(test::leftovers_in(dir.path()) == 0);
+    CHECK(test::leftovers_in(dir.file("real")) == 0);
 }
 
 TEST_CASE("two outputs of one operation may not be the same file", "[output]") {
@@ -171,8 +167,8 @@ TEST_CASE("two outputs of one operation may not be the same file", "[output]") {
         CHECK(s.error().code == ErrorCode::E_OUTPUTS_SAME_FILE);
         CHECK(test::read_whole_file(dir.file("sub/o.csv")) == bytes_of("keep"));
     }
-    CHECK(temp_files_in(dir.path()) == 0);
-    CHECK(temp_files_in(dir.file("sub")) == 0);
+    CHECK(test::leftovers_in(dir.path()) == 0);
+    CHECK(test::leftovers_in(dir.file("sub")) == 0);
 }
 
 TEST_CASE("the target is checked again before the rename", "[output]") {
@@ -200,7 +196,7 @@ TEST_CASE("the target is checked again before the rename", "[output]") {
         CHECK(s.error().code == ErrorCode::E_OUTPUT_NOT_REGULAR);
         CHECK(kind_of(dir.file("out.gguf")) == S_IFIFO);
     }
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(test::leftovers_in(dir.path()) == 0);
 }
 
 TEST_CASE("a writer verifies its temporary file before the rename and withdraws only its own file", "[output]") {
@@ -226,7 +222,7 @@ TEST_CASE("a writer verifies its temporary file before the rename and withdraws 
     CHECK(test::read_whole_file(dir.file("out.gguf")) == bytes_of("other"));
     REQUIRE(b->withdraw());
     CHECK(!fs::exists(dir.file("out.gguf")));
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(test::leftovers_in(dir.path()) == 0);
 }
 
 TEST_CASE("a writer dropped before commit leaves nothing, and a failed write names the file and the reason", "[output]") {
@@ -260,5 +256,163 @@ TEST_CASE("a cancelled export leaves neither of its files", "[output][export]") 
     CHECK(report.error().code == ErrorCode::E_CANCELLED);
     CHECK(!fs::exists(dir.file("text.gguf")));
     CHECK(!fs::exists(dir.file("mm.gguf")));
-    CHECK(temp_files_in(dir.path()) == 0);
+    CHECK(test::leftovers_in(dir.path()) == 0);
+}
+
+namespace {
+
+// The commit step at which the hook fails (or raises SIGHUP), and what it has seen.
+CommitStep g_fail_step = CommitStep::rename;
+size_t g_fail_index = 0;
+bool g_raise_instead = false;
+std::atomic<int> g_steps_seen{0};
+std::atomic<int> g_steps_seen_at_signal{-1};
+
+Status failing_hook(CommitStep step, size_t index) {
+    ++g_steps_seen;
+    if (step != g_fail_step || index != g_fail_index) return ok_status();
+    if (g_raise_instead) {
+        std::raise(SIGHUP);
+        return ok_status();
+    }
+    return Error{ErrorCode::E_IO, "output", std::nullopt, "injected failure"};
+}
+
+void on_hangup(int) { g_steps_seen_at_signal = g_steps_seen.load(); }
+
+// Two writers of one operation: "a" over a file that exists, "b" over one that exists or not.
+std::vector<SafeFileWriter> two_writers(const test::TempDir& dir, OutputGuard& guard) {
+    std::vector<SafeFileWriter> writers;
+    for (const char* name : {"a", "b"}) {
+        auto w = SafeFileWriter::create(dir.file(name), guard);
+        REQUIRE(w);
+        REQUIRE(w->write("new", 3));
+        writers.push_back(std::move(*w));
+    }
+    return writers;
+}
+
+}  // namespace
+
+TEST_CASE("commit_all places both files or keeps both previous ones, whichever step fails", "[output]") {
+    struct Case {
+        CommitStep step;
+        size_t index;
+    };
+    for (bool b_exists : {true, false})
+        for (const Case& c : {Case{CommitStep::keep_previous, 0}, Case{CommitStep::keep_previous, 1}, Case{CommitStep::rename, 0},
+                              Case{CommitStep::rename, 1}}) {
+            DYNAMIC_SECTION("step " << static_cast<int>(c.step) << " writer " << c.index << (b_exists ? ", b exists" : ", b is new")) {
+                test::TempDir dir;
+                test::write_whole_file(dir.file("a"), bytes_of("old a"));
+                if (b_exists) test::write_whole_file(dir.file("b"), bytes_of("old b"));
+                OutputGuard guard;
+                auto writers = two_writers(dir, guard);
+                g_fail_step = c.step;
+                g_fail_index = c.index;
+                g_raise_instead = false;
+                set_commit_step_hook(failing_hook);
+                Status s = commit_all(writers);
+                set_commit_step_hook(nullptr);
+                REQUIRE(!s);
+                CHECK(s.error().message == "injected failure");
+                CHECK(test::read_whole_file(dir.file("a")) == bytes_of("old a"));
+                if (b_exists)
+                    CHECK(test::read_whole_file(dir.file("b")) == bytes_of("old b"));
+                else
+                    CHECK(!fs::exists(dir.file("b")));
+                // Nothing else is left in the folder: no temporary, no previous file.
+                CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == (b_exists ? 2 : 1));
+            }
+        }
+}
+
+TEST_CASE("commit_all keeps a previous file by a hard link, so the file another path names is never emptied", "[output]") {
+    test::TempDir dir;
+    test::write_whole_file(dir.file("a"), bytes_of("old a"));
+    test::write_whole_file(dir.file("b"), bytes_of("old b"));
+    fs::create_hard_link(dir.file("a"), dir.file("a-elsewhere"));
+    OutputGuard guard;
+    auto writers = two_writers(dir, guard);
+    REQUIRE(commit_all(writers));
+    CHECK(test::read_whole_file(dir.file("a")) == bytes_of("new"));
+    CHECK(test::read_whole_file(dir.file("b")) == bytes_of("new"));
+    // The other name still holds what it held: rename replaced the name, not the bytes.
+    CHECK(test::read_whole_file(dir.file("a-elsewhere")) == bytes_of("old a"));
+    CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == 3);
+}
+
+TEST_CASE("a signal during commit_all is delivered only once every file is in place", "[output]") {
+    test::TempDir dir;
+    test::write_whole_file(dir.file("a"), bytes_of("old a"));
+    test::write_whole_file(dir.file("b"), bytes_of("old b"));
+    OutputGuard guard;
+    auto writers = two_writers(dir, guard);
+    struct sigaction action {
+    }, previous{};
+    action.sa_handler = on_hangup;
+    sigemptyset(&action.sa_mask);
+    REQUIRE(::sigaction(SIGHUP, &action, &previous) == 0);
+    g_steps_seen = 0;
+    g_steps_seen_at_signal = -1;
+    g_fail_step = CommitStep::rename;
+    g_fail_index = 0;
+    g_raise_instead = true;
+    set_commit_step_hook(failing_hook);
+    Status s = commit_all(writers);
+    set_commit_step_hook(nullptr);
+    ::sigaction(SIGHUP, &previous, nullptr);
+    REQUIRE(s);
+    // keep_previous ×2, rename ×2, drop_previous: the handler ran after the last of them.
+    CHECK(g_steps_seen_at_signal == 5);
+    CHECK(test::read_whole_file(dir.file("a")) == bytes_of("new"));
+    CHECK(test::read_whole_file(dir.file("b")) == bytes_of("new"));
+}
+
+TEST_CASE("an output anywhere inside an Ollama store an input lies in is refused, by device and inode", "[output][ollama]") {
+    test::TempDir dir;
+    fs::create_directories(dir.file("store/manifests/registry.ollama.ai/library/m"));
+    fs::create_directories(dir.file("store/blobs"));
+    const std::string blob = dir.file("store/blobs/sha256-" + std::string(64, 'a'));
+    test::write_whole_file(blob, bytes_of("GGUF"));
+    fs::create_directory_symlink(dir.file("store"), dir.file("store-link"));
+    for (const std::string& input : {blob, dir.file("store-link/blobs/sha256-" + std::string(64, 'a')), dir.file("store")}) {
+        OutputGuard guard;
+        guard.add_input(input);
+        for (const std::string& target :
+             {dir.file("store/manifests/registry.ollama.ai/library/m/new"), dir.file("store/x.csv"), dir.file("store-link/blobs/y")}) {
+            INFO(input << " -> " << target);
+            Status s = write_text(target, guard, "x");
+            REQUIRE(!s);
+            CHECK(s.error().code == ErrorCode::E_OUTPUT_IN_STORE);
+            CHECK(!fs::exists(target));
+        }
+        CHECK(write_text(dir.file("outside.csv"), guard, "x"));
+    }
+    // A blob outside any store protects its blobs folder only.
+    fs::create_directories(dir.file("loose/blobs"));
+    test::write_whole_file(dir.file("loose/blobs/sha256-" + std::string(64, 'b')), bytes_of("GGUF"));
+    OutputGuard loose;
+    loose.add_input(dir.file("loose/blobs/sha256-" + std::string(64, 'b')));
+    Status in_blobs = write_text(dir.file("loose/blobs/z"), loose, "x");
+    REQUIRE(!in_blobs);
+    CHECK(in_blobs.error().code == ErrorCode::E_OUTPUT_IN_STORE);
+    CHECK(write_text(dir.file("loose/z"), loose, "x"));
+}
+
+TEST_CASE("temporary names carry their owner; only a gone owner's temporaries are swept", "[output]") {
+    const std::string me = owner_stamp();
+    auto parsed = parse_temp_name(".out.gguf.tmp-" + me + "-Ab12cd");
+    REQUIRE(parsed);
+    CHECK(parsed->kind == TempKind::writer_file);
+    CHECK(parsed->target == "out.gguf");
+    CHECK(parsed->stamp == me);
+    CHECK(!owner_gone(me));
+    CHECK(parse_temp_name("mlens-load-" + me + "-Ab12cd")->kind == TempKind::load_folder);
+    CHECK(parse_temp_name(".x.prev-" + me + "-Ab12cd")->kind == TempKind::previous_file);
+    CHECK(!parse_temp_name("out.gguf"));
+    CHECK(!parse_temp_name(".out.gguf.tmp-XXXXXX"));  // no owner: never swept
+    CHECK(!owner_gone("not-a-stamp"));
+    // This process with another start time is a process that has ended.
+    CHECK(owner_gone(std::to_string(::getpid()) + "-1"));
 }

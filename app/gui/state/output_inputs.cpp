@@ -1,6 +1,7 @@
 #include "output_inputs.h"
 
 #include "mlens/model/model_inputs.h"
+#include "mlens/open/reference_inputs.h"
 #include "workspace.h"
 
 namespace mlens {
@@ -8,11 +9,9 @@ namespace mlens {
 namespace {
 
 void add_document(OutputGuard& guard, const Document& doc) {
-    guard.add_input(doc.path);
+    add_reference_inputs(guard, doc.path);
     if (doc.model) add_model_inputs(guard, *doc.model);
-    if (doc.store)
-        for (const ListedBlobFile& blob : doc.store->listing.blob_files)
-            guard.add_input(doc.store->store.root() + "/blobs/" + blob.file.name);
+    if (doc.store) guard.add_protected_folder(doc.store->store.root());
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "infer_internal.h"
 #include "mlens/infer/ab_compare.h"
+#include "mlens/open/reference_inputs.h"
 #include "mlens/infer/tokenizer.h"
 #include "mlens/io/byte_source.h"
 #include "mlens/io/safe_file_writer.h"
@@ -196,7 +197,7 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
     std::optional<SafeFileWriter> writer;
     if (!options.save_base.empty()) {
         OutputGuard guard;
-        for (const std::string& in : inputs) guard.add_input(in);
+        for (const std::string& in : inputs) add_reference_inputs(guard, in);
         if (a) guard.add_input(a->path());
         guard.add_input(b.path());
         auto w = SafeFileWriter::create(options.save_base, guard);

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "mlens/infer/worker_session.h"
+#include "mlens/io/owner_stamp.h"
 #include "mlens/io/temp_registry.h"
 #include "worker_wire.h"
 
@@ -282,6 +283,7 @@ int llama_worker_main(int argc, char** argv) {
         std::fprintf(stderr, "mlens-llama-worker runs llama.cpp for ModelLens; it is started by mlens and modellens\n");
         return 2;
     }
+    print_temp_notices("mlens-llama-worker");
     struct sigaction sa {};
     sa.sa_handler = on_cancel_signal;
     sa.sa_flags = SA_RESTART;

@@ -9,6 +9,7 @@
 #include "mlens/compat/ollama_origin.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/compat/upstream_export.h"
+#include "mlens/io/owner_stamp.h"
 #include "mlens/io/temp_registry.h"
 #include "mlens/open/target.h"
 
@@ -16,15 +17,16 @@ namespace mlens {
 
 namespace {
 
-// A fresh directory under the system temp directory, removed with everything in it on scope exit.
+// A fresh directory under the system temp directory, removed with everything in it on scope exit;
+// named with its owner (owner_stamp.h) so one left by a killed process is swept by the next run.
 // It and the one file it will hold are registered temporary paths, so an interrupted CLI
 // removes them too.
 class ScratchDir {
 public:
     explicit ScratchDir(const char* file_name) {
-        std::error_code ec;
-        std::string pattern = (std::filesystem::temp_directory_path(ec) / "mlens-load-XXXXXX").string();
-        if (ec) pattern = "/tmp/mlens-load-XXXXXX";
+        const std::string temp = system_temp_folder();
+        sweep_stale_temporaries(temp);
+        std::string pattern = temp + "/mlens-load-" + owner_stamp() + "-XXXXXX";
         if (!::mkdtemp(pattern.data())) return;
         m_path = pattern;
         m_file = m_path + "/" + file_name;

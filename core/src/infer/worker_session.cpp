@@ -18,6 +18,7 @@
 
 #include "mlens/infer/threads.h"
 #include "mlens/io/file_type.h"
+#include "mlens/io/owner_stamp.h"
 #include "mlens/open/target.h"
 #include "mlens/util/program_files.h"
 #include "worker_wire.h"
@@ -181,7 +182,13 @@ WorkerSession::~WorkerSession() {
         ::kill(m_pid, SIGKILL);
         int status = 0;
         while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {}
+        remove_worker_temporaries();
     }
+}
+
+void WorkerSession::remove_worker_temporaries() {
+    sweep_stale_temporaries(system_temp_folder());
+    for (const std::string& folder : m_write_folders) sweep_stale_temporaries(folder);
 }
 
 Error WorkerSession::stop(std::string reason) {
@@ -200,6 +207,7 @@ Error WorkerSession::stop(std::string reason) {
         }
         if (reason.empty()) reason = r == m_pid ? describe_status(status) : "the worker ended";
         m_pid = -1;
+        remove_worker_temporaries();
     }
     std::string last;
     if (m_channel) {
@@ -433,7 +441,16 @@ Result<WorkerAbResult> WorkerSession::compare_ab(const std::string& b_text, std:
 Result<WorkerKldResult> WorkerSession::corpus_kld(const std::string& b_text, std::string_view text, const KldOptions& options,
                                                   JobContext* job, const KldChunkCallback& on_chunk,
                                                   const std::vector<std::string>& inputs) {
-    Json request = {{"op", "kld"}, {"text", std::string(text)}, {"options", wire::encode_kld_options(options)}, {"inputs", inputs}};
+    // The models as the user named them, not as the worker loaded them: a model loaded through a
+    // converted copy is protected by its original (and its store), which the copy does not name.
+    if (!options.save_base.empty()) {
+        const std::string folder = std::filesystem::path(options.save_base).parent_path().string();
+        m_write_folders.push_back(folder.empty() ? "." : folder);
+    }
+    std::vector<std::string> protected_inputs = inputs;
+    for (const std::string& named : {m_path, b_text, options.base})
+        if (!named.empty()) protected_inputs.push_back(named);
+    Json request = {{"op", "kld"}, {"text", std::string(text)}, {"options", wire::encode_kld_options(options)}, {"inputs", protected_inputs}};
     if (!b_text.empty()) {
         auto b = second_model_fields(b_text);
         if (!b) return b.error();

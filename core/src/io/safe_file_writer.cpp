@@ -5,12 +5,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <random>
 
+#include "mlens/io/owner_stamp.h"
 #include "mlens/io/temp_registry.h"
 #include "mlens/ollama/digest.h"
+#include "mlens/ollama/store.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -76,6 +82,55 @@ Result<Target> resolve_target(const std::string& shown) {
     return t;
 }
 
+// The folder and every folder above it, symbolic links resolved: "/a/b" gives "/a/b", "/a", "/".
+std::vector<std::string> ancestors_of(const std::string& folder) {
+    std::vector<std::string> out;
+    char* real = ::realpath(folder.c_str(), nullptr);
+    if (!real) return out;
+    std::string path = real;
+    std::free(real);
+    while (true) {
+        out.push_back(path);
+        if (path == "/") break;
+        const size_t slash = path.rfind('/');
+        path = slash == 0 ? "/" : path.substr(0, slash);
+    }
+    return out;
+}
+
+std::string parent_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_name(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The folder an input puts out of bounds: the Ollama store it lies in, or the blobs folder of a
+// blob outside any store (the rule in the header).
+std::optional<std::string> protected_folder_of(const std::string& input) {
+    char* real = ::realpath(input.c_str(), nullptr);
+    if (!real) return std::nullopt;
+    const std::string path = real;
+    std::free(real);
+    if (is_store_root(path)) return path;
+    std::string folder = parent_of(path);
+    while (folder != "/") {
+        const std::string name = base_name(folder);
+        const std::string root = parent_of(folder);
+        if ((name == "blobs" || name == "manifests") && is_store_root(root)) return root;
+        folder = root;
+    }
+    if (base_name(parent_of(path)) == "blobs" && classify_blob_file(base_name(path)).kind == BlobFileKind::blob) return parent_of(path);
+    return std::nullopt;
+}
+
+CommitStepHook g_commit_hook = nullptr;
+
+Status commit_step(CommitStep step, size_t index) { return g_commit_hook ? g_commit_hook(step, index) : ok_status(); }
+
 }  // namespace
 
 std::optional<FileIdentity> file_identity(const std::string& path) {
@@ -89,15 +144,30 @@ void OutputGuard::add_input(const std::string& path) {
 }
 
 void OutputGuard::add_input(FileIdentity id, std::string path) {
-    const size_t slash = path.rfind('/');
-    if (slash != std::string::npos && slash > 0 &&
-        classify_blob_file(std::string_view(path).substr(slash + 1)).kind == BlobFileKind::blob) {
-        const std::string folder = path.substr(0, slash);
-        const size_t parent_slash = folder.rfind('/');
-        if (folder.substr(parent_slash == std::string::npos ? 0 : parent_slash + 1) == "blobs")
-            if (auto folder_id = file_identity(folder)) m_store_folders.push_back({*folder_id, folder});
-    }
+    if (auto folder = protected_folder_of(path)) add_protected_folder(*folder);
     m_inputs.push_back({id, std::move(path)});
+}
+
+void OutputGuard::add_protected_folder(const std::string& path) {
+    if (auto id = file_identity(path))
+        for (const Input& known : m_protected)
+            if (known.id == *id) return;
+    if (auto id = file_identity(path)) m_protected.push_back({*id, path});
+}
+
+Status OutputGuard::check_folder(const std::string& folder, const std::string& shown) const {
+    if (m_protected.empty()) return ok_status();
+    for (const std::string& ancestor : ancestors_of(folder)) {
+        auto id = file_identity(ancestor);
+        if (!id) continue;
+        for (const Input& p : m_protected)
+            if (p.id == *id)
+                return output_error(ErrorCode::E_OUTPUT_IN_STORE,
+                                    "refusing to write " + escape_for_display(shown) + " inside " + escape_for_display(p.path) + ", " +
+                                        (is_store_root(p.path) ? "an Ollama store" : "the blobs folder of an Ollama store") +
+                                        " this operation reads, which is never written to");
+    }
+    return ok_status();
 }
 
 Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, OutputGuard& guard) {
@@ -114,18 +184,15 @@ Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, OutputGua
     struct stat folder_st {};
     if (::stat(target->folder.c_str(), &folder_st) != 0) return io_error("cannot use the folder", target->folder);
     const FileIdentity folder = identity_of(folder_st);
-    for (const OutputGuard::Input& store : guard.m_store_folders)
-        if (store.id == folder)
-            return output_error(ErrorCode::E_OUTPUT_IN_STORE,
-                                "refusing to write " + escape_for_display(path) + " into " + escape_for_display(store.path) +
-                                    ", the blobs folder of an Ollama store it reads, which is never written to");
+    if (Status s = guard.check_folder(target->folder, path); !s) return s.error();
     for (const OutputGuard::Output& out : guard.m_outputs)
         if ((existing && out.existing == existing) || (out.folder == folder && out.name == target->name))
             return output_error(
                 ErrorCode::E_OUTPUTS_SAME_FILE,
                 escape_for_display(path) + " and " + escape_for_display(out.path) + " are the same file; each output needs its own");
 
-    std::string temp = target->folder + "/." + target->name.substr(0, kTempNameKeep) + ".tmp-XXXXXX";
+    sweep_stale_temporaries(target->folder);
+    std::string temp = target->folder + "/." + target->name.substr(0, kTempNameKeep) + ".tmp-" + owner_stamp() + "-XXXXXX";
     const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
     if (fd < 0) return io_error("cannot create a temporary file in", target->folder);
     struct stat temp_st {};
@@ -250,13 +317,95 @@ Status SafeFileWriter::withdraw() {
     return ok_status();
 }
 
-Status commit_all(std::vector<SafeFileWriter>& writers) {
-    for (size_t i = 0; i < writers.size(); ++i) {
-        if (Status s = writers[i].commit(); !s) {
-            for (size_t j = 0; j < i; ++j) (void)writers[j].withdraw();
-            return s;
-        }
+void set_commit_step_hook(CommitStepHook hook) { g_commit_hook = hook; }
+
+namespace {
+
+// SIGINT, SIGTERM and SIGHUP held back for the lifetime of the object, then delivered.
+class DeferredSignals {
+public:
+    DeferredSignals() {
+        sigset_t held;
+        sigemptyset(&held);
+        for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, sig);
+        pthread_sigmask(SIG_BLOCK, &held, &m_previous);
     }
+    ~DeferredSignals() { pthread_sigmask(SIG_SETMASK, &m_previous, nullptr); }
+    DeferredSignals(const DeferredSignals&) = delete;
+    DeferredSignals& operator=(const DeferredSignals&) = delete;
+
+private:
+    sigset_t m_previous;
+};
+
+// A new name "<folder>/.<name>.prev-<stamp>-XXXXXX" that holds the target's current file: a hard
+// link, or a copy where links are not supported. Empty when the target does not exist.
+Result<std::string> keep_previous(const std::string& target) {
+    struct stat st {};
+    if (::stat(target.c_str(), &st) != 0) return std::string();
+    static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    std::random_device random;
+    const std::string stem = parent_of(target) + "/." + base_name(target).substr(0, kTempNameKeep) + ".prev-" + owner_stamp() + "-";
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        std::string name = stem;
+        for (int i = 0; i < 6; ++i) name += kChars[random() % (sizeof kChars - 1)];
+        if (::link(target.c_str(), name.c_str()) == 0) return name;
+        if (errno == EEXIST) continue;
+        if (errno != EPERM && errno != EOPNOTSUPP && errno != EMLINK && errno != EXDEV) break;
+        std::error_code ec;
+        if (std::filesystem::copy_file(target, name, ec)) return name;
+        if (ec == std::errc::file_exists) continue;
+        errno = ec.value();
+        break;
+    }
+    return io_error("cannot keep the previous file while replacing", target);
+}
+
+}  // namespace
+
+Status commit_all(std::vector<SafeFileWriter>& writers) {
+    if (writers.size() == 1) return writers[0].commit();
+    DeferredSignals deferred;
+    std::vector<std::string> previous(writers.size());
+    auto drop_previous = [&] {
+        for (const std::string& p : previous)
+            if (!p.empty()) ::unlink(p.c_str());
+    };
+    for (size_t i = 0; i < writers.size(); ++i) {
+        Status hooked = commit_step(CommitStep::keep_previous, i);
+        auto kept = hooked ? keep_previous(writers[i].target_path()) : Result<std::string>(hooked.error());
+        if (!kept) {
+            drop_previous();
+            return kept.error();
+        }
+        previous[i] = std::move(*kept);
+    }
+    for (size_t i = 0; i < writers.size(); ++i) {
+        Status s = commit_step(CommitStep::rename, i);
+        if (s) s = writers[i].commit();
+        if (s) continue;
+        Error failure = s.error();
+        for (size_t j = i + 1; j < writers.size(); ++j) writers[j].discard();
+        std::string unrestored;
+        for (size_t j = 0; j < i; ++j) {
+            SafeFileWriter& w = writers[j];
+            auto now = file_identity(w.m_target);
+            if (!now || !(*now == w.m_written_id)) continue;  // another writer's file now: left alone
+            if (previous[j].empty()) {
+                (void)w.withdraw();
+            } else if (::rename(previous[j].c_str(), w.m_target.c_str()) == 0) {
+                previous[j].clear();
+            } else {
+                unrestored += (unrestored.empty() ? "" : ", ") + escape_for_display(previous[j]);
+                previous[j].clear();  // kept: it is the only copy of the previous file
+            }
+        }
+        drop_previous();
+        if (!unrestored.empty()) failure.message += "; the previous files could not be put back and are kept as " + unrestored;
+        return failure;
+    }
+    (void)commit_step(CommitStep::drop_previous, 0);  // every file is in place: nothing left to fail
+    drop_previous();
     return ok_status();
 }
 

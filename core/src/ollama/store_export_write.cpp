@@ -12,6 +12,7 @@
 
 #include "mlens/compat/upstream_export.h"
 #include "mlens/io/byte_source.h"
+#include "mlens/io/owner_stamp.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/temp_registry.h"
 #include "mlens/model/model_inputs.h"
@@ -54,8 +55,10 @@ public:
         unregister_temp_file(m_slot);
     }
     Status create(const std::string& parent, const std::string& name) {
-        // The name cut to 200 bytes keeps ".NAME.tmp-XXXXXX" within NAME_MAX for any OUT_DIR name.
-        std::string pattern = parent + "/." + name.substr(0, 200) + ".tmp-XXXXXX";
+        // The name cut to 200 bytes keeps ".NAME.part-<stamp>-XXXXXX" within NAME_MAX for any
+        // OUT_DIR name; the owner stamp lets the next export remove a folder a killed one left.
+        sweep_stale_temporaries(parent);
+        std::string pattern = parent + "/." + name.substr(0, 200) + ".part-" + owner_stamp() + "-XXXXXX";
         if (!mkdtemp(pattern.data()))
             return write_error(ErrorCode::E_IO, parent, std::string("cannot create a folder there: ") + std::strerror(errno));
         m_path = pattern;
@@ -75,7 +78,7 @@ private:
 };
 
 // OUT_DIR must be new or an empty folder, under an existing folder outside the store.
-Status check_out_dir(const std::string& out_dir, const std::string& store_root, std::string& parent_real, std::string& name) {
+Status check_out_dir(const std::string& out_dir, const OutputGuard& guard, std::string& parent_real, std::string& name) {
     if (out_dir.empty()) return write_error(ErrorCode::E_ARGS, out_dir, "no output folder");
     struct stat st {};
     if (lstat(out_dir.c_str(), &st) == 0) {
@@ -95,10 +98,7 @@ Status check_out_dir(const std::string& out_dir, const std::string& store_root, 
         return write_error(ErrorCode::E_NOT_FOUND, parent.string(), std::string("the folder to write into: ") + std::strerror(errno));
     parent_real = real;
     free(real);
-    if (parent_real == store_root || parent_real.starts_with(store_root + "/") || store_root == "/")
-        return write_error(ErrorCode::E_OUTPUT_IN_STORE, out_dir,
-                           "lies inside the Ollama store " + escape_for_display(store_root) + ", which is never written to");
-    return ok_status();
+    return guard.check_folder(parent_real, out_dir);
 }
 
 Status make_parents(const std::string& root, const std::string& relative) {
@@ -177,14 +177,14 @@ Status verify_copy(const ExportFile& f, const std::string& path, JobContext* job
 
 Result<StoreExportReport> write_store_export(const PreparedExport& p, const std::string& out_dir, JobContext* job) {
     const StoreExportPlan& plan = p.plan;
-    std::string parent, name;
-    if (Status s = check_out_dir(out_dir, p.store.root(), parent, name); !s) return s.error();
-    ScratchFolder scratch;
-    if (Status s = scratch.create(parent, name); !s) return s.error();
-
     OutputGuard guard = output_guard_for(p.model);
+    guard.add_protected_folder(p.store.root());
     for (const LayerView& l : p.view.layers)
         if (l.blob && l.blob->found()) guard.add_input(l.blob->path);
+    std::string parent, name;
+    if (Status s = check_out_dir(out_dir, guard, parent, name); !s) return s.error();
+    ScratchFolder scratch;
+    if (Status s = scratch.create(parent, name); !s) return s.error();
     const uint64_t total = plan.total_bytes();
     uint64_t done = 0;
     StoreExportReport report;

@@ -77,6 +77,9 @@ inline uint32_t kld_scored_per_chunk(uint32_t n_ctx) { return n_ctx - 1 - n_ctx 
 using KldChunkCallback = std::function<void(const KldChunk& chunk)>;
 
 // a: the reference model (null when options.base names a base file); b: the model scored.
+// inputs: paths and model references (as the user gave them) that the file written by
+// options.save_base may not replace, nor lie in the store of (add_reference_inputs,
+// reference_inputs.h); the sessions' own files are protected too.
 Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text, const KldOptions& options, JobContext* job = nullptr,
                                    const KldChunkCallback& on_chunk = {}, const std::vector<std::string>& inputs = {});
 

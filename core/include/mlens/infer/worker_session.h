@@ -134,7 +134,8 @@ public:
     // Corpus KLD (corpus_kld.h). With b_text, this model is A and B is loaded in the same worker
     // (the same checks as load); with an empty b_text this model is B and options.base names A's
     // rows. `inputs` are files the base file written by options.save_base must not replace (the
-    // text file). on_chunk runs on the calling thread as each chunk arrives.
+    // text file); A and B as named here and options.base are added to them, so an original
+    // loaded through a converted copy and its store are protected too. on_chunk runs on the calling thread as each chunk arrives.
     Result<WorkerKldResult> corpus_kld(const std::string& b_text, std::string_view text, const KldOptions& options,
                                        JobContext* job = nullptr, const KldChunkCallback& on_chunk = {},
                                        const std::vector<std::string>& inputs = {});
@@ -154,8 +155,12 @@ private:
     // of streamed "steps" frames goes to on_frame. quick: a call that must answer within kQuickCallMs.
     Result<nlohmann::json> call(const nlohmann::json& request, JobContext* job, bool quick, const FrameHandler& on_frame = {});
     Error stop(std::string reason);
+    // After the worker ended: its temporaries (a converted copy in the temp folder, a save-base
+    // file being written) are removed, with a notice each (owner_stamp.h).
+    void remove_worker_temporaries();
 
     std::string m_path;
+    std::vector<std::string> m_write_folders;  // where the worker was asked to write files
     SessionOptions m_options;
     std::string m_thread_note;
     ModelFacts m_facts;

@@ -11,12 +11,22 @@
 //      * a target that is the same file as an earlier output of the same guard (an existing file
 //        by device and inode; a new one by its folder's device and inode and its name):
 //        E_OUTPUTS_SAME_FILE;
-//      * a target in the blobs folder of an Ollama store the operation reads (an input named
-//        like a blob, "sha256-<64 hex>", in a folder named "blobs"; the folder by device and
-//        inode): E_OUTPUT_IN_STORE, since a store is never written to.
+//      * a target anywhere inside a protected folder: E_OUTPUT_IN_STORE. Every ancestor folder
+//        of the target (its folder with symbolic links resolved, up to /) is compared by device
+//        and inode with the protected folders, never by path, so a store reached through a bind
+//        mount or a symlinked parent is the same store. add_input protects, besides the file:
+//          - the whole Ollama store an input lies in: an input inside <root>/blobs/ or
+//            <root>/manifests/ (symbolic links resolved) where <root> is a store root
+//            (is_store_root, store.h), or an input that is a store root itself;
+//          - the folder of a blob-named input ("sha256-<64 hex>") in a folder named "blobs"
+//            outside any store root.
+//        add_protected_folder protects a folder named by the caller (a store model's root when
+//        the input was a reference rather than a path).
 //    A symbolic link to a regular file is written through: the file it leads to is replaced and
 //    the link stays.
-//  - Bytes go to a temporary file "<folder>/.<name>.tmp-XXXXXX" beside the target. Every write,
+//  - Bytes go to a temporary file "<folder>/.<name>.tmp-<owner stamp>-XXXXXX" beside the target
+//    (owner_stamp.h); before creating it, create() sweeps the folder of temporaries whose owner
+//    is gone (sweep_stale_temporaries), each removal reported as a notice. Every write,
 //    flush and close is checked; a failure (full disk, file-size limit, permission) is E_IO
 //    naming the target and the system's reason, and the temporary file is removed.
 //  - temp_path() names the temporary file so a caller can verify what it wrote (re-read it)
@@ -58,6 +68,11 @@ public:
     // the same file as it.
     void add_input(const std::string& path);
     void add_input(FileIdentity id, std::string path);
+    void add_protected_folder(const std::string& path);
+    // E_OUTPUT_IN_STORE when `folder` (an existing folder) lies in a protected folder, naming
+    // `shown` as what was refused; ok otherwise. create() applies it to its target's folder;
+    // writers of whole folders (store_export.h) apply it to where they place theirs.
+    Status check_folder(const std::string& folder, const std::string& shown) const;
 
 private:
     friend class SafeFileWriter;
@@ -72,7 +87,7 @@ private:
         std::string path;
     };
     std::vector<Input> m_inputs;
-    std::vector<Input> m_store_folders;  // the blobs folders of the inputs that are store blobs
+    std::vector<Input> m_protected;  // folders no output may lie in (stores, blobs folders)
     std::vector<Output> m_outputs;
 };
 
@@ -96,6 +111,7 @@ public:
     const std::string& target_path() const { return m_target; }
 
 private:
+    friend Status commit_all(std::vector<SafeFileWriter>& writers);
     SafeFileWriter() = default;
     void discard();
 
@@ -112,9 +128,26 @@ private:
     bool m_committed = false;
 };
 
-// Commits the writers of one operation in order; when one fails, those already committed are
-// withdrawn, so the operation places all of its files or none.
+// Commits the writers of one operation so that it places all of its files or none, whatever
+// fails and whatever signal arrives:
+//  1. every target that exists is kept as a previous file, a hard link
+//     "<folder>/.<name>.prev-<owner stamp>-XXXXXX" (a copy where the filesystem has no hard links);
+//  2. the writers commit in order; when one fails, each target already committed is restored
+//     from its previous file by an atomic rename (or, when it had none, withdrawn), and the
+//     error is returned;
+//  3. once all are committed, the previous files are removed.
+// SIGINT, SIGTERM and SIGHUP are blocked from step 1 to the end and delivered afterwards, so a
+// signal during the commit ends the process after it, with every file new or every file as it
+// was. A previous file that cannot be restored stays, named in the error. One writer alone is
+// committed directly: its rename is already all or nothing.
 Status commit_all(std::vector<SafeFileWriter>& writers);
+
+// The steps of commit_all, for tests that stop or fail a commit part way: the hook runs before
+// each step with the index of the writer concerned; an error it returns is that step's failure
+// (ignored at drop_previous, when every file is already in place).
+enum class CommitStep { keep_previous, rename, drop_previous };
+using CommitStepHook = Status (*)(CommitStep step, size_t index);
+void set_commit_step_hook(CommitStepHook hook);
 
 struct OutputBytes {
     std::string path;

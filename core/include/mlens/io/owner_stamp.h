@@ -1,0 +1,64 @@
+// Owner stamps: every temporary file or folder ModelLens creates carries the process that owns it
+// in its name, so that one left behind by a SIGKILL (or by a llama.cpp worker that died) can be
+// told from one that is still being written, and removed by the next run.
+//
+// Contract:
+//  - owner_stamp() is "<pid>-<start>" of the calling process: its pid and its start time in clock
+//    ticks since boot (field 22 of /proc/self/stat). The pair names one process for the machine's
+//    uptime: a pid reused by a later process has another start time.
+//  - stamp_of_process(pid) is the same for another process, nullopt when it does not exist.
+//  - owner_gone(stamp) is true only when it can be proved: no process has the stamp's pid, or the
+//    process with that pid started at another time. A stamp that does not parse, or a process
+//    whose /proc entry cannot be read, is never called gone.
+//  - Temporary names, each "<prefix><stamp>-<6 random characters>":
+//      ".<name>.tmp-"   a SafeFileWriter's file beside its target (safe_file_writer.h);
+//      ".<name>.prev-"  a previous file kept by commit_all until every file of the operation is
+//                       in place;
+//      "mlens-load-"    the folder of a converted copy under the temp folder (model_loader.h);
+//      ".<name>.part-"  an export folder being assembled (store_export.h).
+//    parse_temp_name() splits such a name into its kind, the target name it belongs to and the
+//    stamp; any other name is nullopt.
+//  - sweep_stale_temporaries(folder) removes, in `folder` only (never below it, never following a
+//    symbolic link), every temporary whose owner is gone: ".tmp-" files, "mlens-load-" and ".part-"
+//    folders (with what they hold). A ".prev-" file of a gone owner is the previous content of its
+//    target left by a commit that was killed part way: it is never removed, it is reported so the
+//    user can restore it. Each removal and each kept previous file is one notice to the notice
+//    sink (set_temp_notice_sink); the sweep returns how many entries it removed. Errors (an
+//    unreadable folder, a file that vanished) are not reported: the sweep is best effort.
+//  - The notice sink is process-wide; the CLI prints notices to stderr as "note: ...", the GUI
+//    logs them. Without a sink, notices are dropped. Thread-safe.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <sys/types.h>
+
+namespace mlens {
+
+enum class TempKind { writer_file, previous_file, load_folder, export_folder };
+
+struct TempName {
+    TempKind kind = TempKind::writer_file;
+    std::string target;  // the name of the file the temporary belongs to ("" for load folders)
+    std::string stamp;  // "<pid>-<start>"
+};
+
+std::string owner_stamp();
+std::optional<std::string> stamp_of_process(pid_t pid);
+bool owner_gone(std::string_view stamp);
+
+std::optional<TempName> parse_temp_name(std::string_view name);
+
+size_t sweep_stale_temporaries(const std::string& folder);
+// The system temp folder (TMPDIR, else /tmp), where converted copies go.
+std::string system_temp_folder();
+
+void set_temp_notice_sink(std::function<void(const std::string&)> sink);
+// The sink of a command-line program: "<program>: note: <message>" on stderr.
+void print_temp_notices(std::string program);
+void temp_notice(const std::string& message);
+
+}  // namespace mlens
