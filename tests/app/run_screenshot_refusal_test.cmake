@@ -1,8 +1,10 @@
 # `modellens --screenshot` onto the file it shows — directly, through a symbolic link and through
-# a hard link — fails, leaves the file's bytes as they were and leaves no temporary file; under a
-# file-size limit (standing in for a full disk) it fails naming the reason and leaves no file.
+# a hard link — or onto a manifest, a blob or a new file of the Ollama store a model it shows came
+# from fails, leaves the bytes as they were and leaves no temporary file; under a file-size limit
+# (standing in for a full disk) it fails naming the reason and leaves no file.
 # Inputs:
 #   XVFB_RUN, APP, TOOL   xvfb-run, modellens, gui_fixture_tool
+#   DEMO_STORE            the demo Ollama store, copied into WORK_DIR
 #   WORK_DIR              emptied first; holds the fixture, its links and the config folder
 include(${CMAKE_CURRENT_LIST_DIR}/fixture_steps.cmake)
 fresh_work_dir(${WORK_DIR})
@@ -31,6 +33,38 @@ foreach(target ${fixture} ${WORK_DIR}/symlink.gguf ${WORK_DIR}/hardlink.gguf)
     message(FATAL_ERROR "modellens --screenshot ${target} changed the input")
   endif()
 endforeach()
+# A store model, named by reference: its manifest, its store's other files and a new file in the
+# store are all off limits.
+file(COPY ${DEMO_STORE} DESTINATION ${WORK_DIR})
+set(store ${WORK_DIR}/ollama-store)
+file(GLOB_RECURSE manifests ${store}/manifests/*)
+list(GET manifests 0 manifest)
+set(store_files_before "")
+file(GLOB_RECURSE store_files ${store}/*)
+foreach(f ${store_files})
+  file(SHA256 ${f} sum)
+  list(APPEND store_files_before "${f}=${sum}")
+endforeach()
+foreach(target ${manifest} ${store}/new.png ${store}/manifests/new.png)
+  execute_process(
+    COMMAND ${XVFB_RUN} -a -s "-screen 0 800x600x24"
+            ${APP} --screenshot ${target} --frames 2 --size 800x600 ${store}/tiny-llama:q4_0
+    RESULT_VARIABLE rc
+    ERROR_VARIABLE err
+    TIMEOUT 120)
+  if(rc EQUAL 0 OR NOT err MATCHES "E_OUTPUT_IN_STORE|E_OUTPUT_IS_INPUT")
+    message(FATAL_ERROR "modellens --screenshot ${target} over a store it shows: exit ${rc}, ${err}")
+  endif()
+endforeach()
+set(store_files_after "")
+file(GLOB_RECURSE store_files ${store}/*)
+foreach(f ${store_files})
+  file(SHA256 ${f} sum)
+  list(APPEND store_files_after "${f}=${sum}")
+endforeach()
+if(NOT store_files_after STREQUAL store_files_before)
+  message(FATAL_ERROR "modellens --screenshot changed the store it shows")
+endif()
 # 1024 bytes (ulimit counts 512-byte blocks) for modellens alone, with SIGXFSZ ignored so a write
 # past it fails with EFBIG instead of ending the process.
 execute_process(

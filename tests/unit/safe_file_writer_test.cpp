@@ -9,8 +9,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
 #include <cstring>
 #include <filesystem>
 
@@ -261,24 +259,14 @@ TEST_CASE("a cancelled export leaves neither of its files", "[output][export]") 
 
 namespace {
 
-// The commit step at which the hook fails (or raises SIGHUP), and what it has seen.
+// The commit step at which the hook fails.
 CommitStep g_fail_step = CommitStep::rename;
 size_t g_fail_index = 0;
-bool g_raise_instead = false;
-std::atomic<int> g_steps_seen{0};
-std::atomic<int> g_steps_seen_at_signal{-1};
 
 Status failing_hook(CommitStep step, size_t index) {
-    ++g_steps_seen;
     if (step != g_fail_step || index != g_fail_index) return ok_status();
-    if (g_raise_instead) {
-        std::raise(SIGHUP);
-        return ok_status();
-    }
     return Error{ErrorCode::E_IO, "output", std::nullopt, "injected failure"};
 }
-
-void on_hangup(int) { g_steps_seen_at_signal = g_steps_seen.load(); }
 
 // Two writers of one operation: "a" over a file that exists, "b" over one that exists or not.
 std::vector<SafeFileWriter> two_writers(const test::TempDir& dir, OutputGuard& guard) {
@@ -310,7 +298,6 @@ TEST_CASE("commit_all places both files or keeps both previous ones, whichever s
                 auto writers = two_writers(dir, guard);
                 g_fail_step = c.step;
                 g_fail_index = c.index;
-                g_raise_instead = false;
                 set_commit_step_hook(failing_hook);
                 Status s = commit_all(writers);
                 set_commit_step_hook(nullptr);
@@ -340,33 +327,6 @@ TEST_CASE("commit_all keeps a previous file by a hard link, so the file another 
     // The other name still holds what it held: rename replaced the name, not the bytes.
     CHECK(test::read_whole_file(dir.file("a-elsewhere")) == bytes_of("old a"));
     CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == 3);
-}
-
-TEST_CASE("a signal during commit_all is delivered only once every file is in place", "[output]") {
-    test::TempDir dir;
-    test::write_whole_file(dir.file("a"), bytes_of("old a"));
-    test::write_whole_file(dir.file("b"), bytes_of("old b"));
-    OutputGuard guard;
-    auto writers = two_writers(dir, guard);
-    struct sigaction action {
-    }, previous{};
-    action.sa_handler = on_hangup;
-    sigemptyset(&action.sa_mask);
-    REQUIRE(::sigaction(SIGHUP, &action, &previous) == 0);
-    g_steps_seen = 0;
-    g_steps_seen_at_signal = -1;
-    g_fail_step = CommitStep::rename;
-    g_fail_index = 0;
-    g_raise_instead = true;
-    set_commit_step_hook(failing_hook);
-    Status s = commit_all(writers);
-    set_commit_step_hook(nullptr);
-    ::sigaction(SIGHUP, &previous, nullptr);
-    REQUIRE(s);
-    // keep_previous ×2, rename ×2, drop_previous: the handler ran after the last of them.
-    CHECK(g_steps_seen_at_signal == 5);
-    CHECK(test::read_whole_file(dir.file("a")) == bytes_of("new"));
-    CHECK(test::read_whole_file(dir.file("b")) == bytes_of("new"));
 }
 
 TEST_CASE("an output anywhere inside an Ollama store an input lies in is refused, by device and inode", "[output][ollama]") {

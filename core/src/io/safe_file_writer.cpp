@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -321,23 +320,6 @@ void set_commit_step_hook(CommitStepHook hook) { g_commit_hook = hook; }
 
 namespace {
 
-// SIGINT, SIGTERM and SIGHUP held back for the lifetime of the object, then delivered.
-class DeferredSignals {
-public:
-    DeferredSignals() {
-        sigset_t held;
-        sigemptyset(&held);
-        for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, sig);
-        pthread_sigmask(SIG_BLOCK, &held, &m_previous);
-    }
-    ~DeferredSignals() { pthread_sigmask(SIG_SETMASK, &m_previous, nullptr); }
-    DeferredSignals(const DeferredSignals&) = delete;
-    DeferredSignals& operator=(const DeferredSignals&) = delete;
-
-private:
-    sigset_t m_previous;
-};
-
 // A new name "<folder>/.<name>.prev-<stamp>-XXXXXX" that holds the target's current file: a hard
 // link, or a copy where links are not supported. Empty when the target does not exist.
 Result<std::string> keep_previous(const std::string& target) {
@@ -365,7 +347,7 @@ Result<std::string> keep_previous(const std::string& target) {
 
 Status commit_all(std::vector<SafeFileWriter>& writers) {
     if (writers.size() == 1) return writers[0].commit();
-    DeferredSignals deferred;
+    SignalDeferral deferred;  // a signal now ends the process once every file is in place
     std::vector<std::string> previous(writers.size());
     auto drop_previous = [&] {
         for (const std::string& p : previous)

@@ -25,8 +25,17 @@ struct Slot {
 
 Slot g_slots[kSlots];
 
+std::atomic<int> g_deferrals{0};
+std::atomic<int> g_deferred_signal{0};
+
 void remove_temp_files_and_reraise(int sig) {
     const int saved_errno = errno;
+    if (g_deferrals.load(std::memory_order_acquire) > 0) {
+        int none = 0;
+        g_deferred_signal.compare_exchange_strong(none, sig, std::memory_order_acq_rel);
+        errno = saved_errno;
+        return;
+    }
     remove_registered_temp_files();
     std::signal(sig, SIG_DFL);
     errno = saved_errno;
@@ -57,6 +66,13 @@ int register_temp_file(const std::string& path) {
 
 void unregister_temp_file(int slot) {
     if (slot >= 0 && slot < kSlots) g_slots[slot].state.store(kFree, std::memory_order_release);
+}
+
+SignalDeferral::SignalDeferral() { g_deferrals.fetch_add(1, std::memory_order_acq_rel); }
+
+SignalDeferral::~SignalDeferral() {
+    if (g_deferrals.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    if (const int sig = g_deferred_signal.exchange(0, std::memory_order_acq_rel)) remove_temp_files_and_reraise(sig);
 }
 
 void remove_temp_files_on_signals() {

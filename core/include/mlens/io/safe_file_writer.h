@@ -136,9 +136,9 @@ private:
 //     from its previous file by an atomic rename (or, when it had none, withdrawn), and the
 //     error is returned;
 //  3. once all are committed, the previous files are removed.
-// SIGINT, SIGTERM and SIGHUP are blocked from step 1 to the end and delivered afterwards, so a
-// signal during the commit ends the process after it, with every file new or every file as it
-// was. A previous file that cannot be restored stays, named in the error. One writer alone is
+// SIGINT, SIGTERM and SIGHUP are deferred from step 1 to the end (SignalDeferral,
+// temp_registry.h), so a signal during the commit ends the process after it, with every file new
+// or every file as it was. A previous file that cannot be restored stays, named in the error. One writer alone is
 // committed directly: its rename is already all or nothing.
 Status commit_all(std::vector<SafeFileWriter>& writers);
 

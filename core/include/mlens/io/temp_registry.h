@@ -16,6 +16,11 @@
 //    files.
 //  - remove_registered_temp_files does the same removal at once (async-signal-safe), for a process
 //    that must end without unwinding: the llama.cpp worker whose parent is gone.
+//  - SignalDeferral: while one lives (anywhere in the process, any thread), those handlers only
+//    note the signal; when the last one ends, the noted signal is handled as above (temporary
+//    files removed, the signal raised again). A multi-file commit holds one, so that a signal
+//    ends the process after its files are all in place, never between two renames. A per-thread
+//    signal mask could not do this: the signal would go to another thread of the process.
 //  - Registration is thread-safe (lock-free slots).
 #pragma once
 
@@ -27,5 +32,13 @@ int register_temp_file(const std::string& path);
 void unregister_temp_file(int slot);
 void remove_temp_files_on_signals();
 void remove_registered_temp_files();
+
+class SignalDeferral {
+public:
+    SignalDeferral();
+    ~SignalDeferral();
+    SignalDeferral(const SignalDeferral&) = delete;
+    SignalDeferral& operator=(const SignalDeferral&) = delete;
+};
 
 }  // namespace mlens
