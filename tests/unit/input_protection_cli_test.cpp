@@ -1,8 +1,9 @@
 // Every input is protected however it was reached: an Ollama-made GGUF loaded through its
 // converted copy (kld --save-base onto the original and onto its store blob), every file of an
 // Ollama store a command reads (its manifests, its blobs, a new file anywhere under its root),
-// the store reached through a symlinked parent or a bind mount; and a two-file export commits
-// both files or neither, whichever commit step a signal arrives at.
+// the store reached through a symlinked parent or a bind mount; a two-file export commits both
+// files or neither, whichever commit step a signal arrives at; and temporaries are removed by
+// their owner's parent when the owner dies, or by the next run when it was killed.
 #include <catch2/catch.hpp>
 
 #include <ggml.h>
@@ -11,6 +12,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -194,4 +196,45 @@ TEST_CASE("a temporary left by a killed writer is removed by the next writing co
     CHECK(fs::exists(dir.file(previous)));
     CHECK(contains(run.err, "rename it back to restore it"));
     CHECK(fs::exists(dir.file(live)));
+}
+
+namespace {
+
+// The child processes of `pid` (every thread's children, from /proc).
+std::vector<pid_t> children_of(pid_t pid) {
+    std::vector<pid_t> out;
+    std::error_code ec;
+    for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+        std::ifstream in(task.path() / "children");
+        for (pid_t child = 0; in >> child;) out.push_back(child);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("when the llama.cpp worker dies, the command removes the worker's temporaries", "[output][infer][kld]") {
+    TempDir dir, tmp;
+    ScopedEnv tmpdir("TMPDIR", tmp.path());
+    write_text(dir.file("text.txt"), corpus_text(20000));
+    // Ollama-made A and B: each goes through a converted copy in TMPDIR; A's rows go to base.bin.
+    MlensProcess run({"kld", demo("ollama-gemma3.gguf"), demo("ollama-gemma3.gguf"), "--text", dir.file("text.txt"), "--ctx", "64",
+                      "--threads", "1", "--save-base", dir.file("base.bin")});
+    bool writing = false;
+    const auto start = std::chrono::steady_clock::now();
+    while (!writing && std::chrono::steady_clock::now() - start < std::chrono::seconds(120)) {
+        for (const auto& e : fs::directory_iterator(dir.path())) writing = writing || contains(e.path().filename().string(), ".base.bin.tmp-");
+        if (!writing) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    REQUIRE(writing);
+    const std::vector<pid_t> workers = children_of(run.pid());
+    REQUIRE(workers.size() == 1);
+    REQUIRE(::kill(workers[0], SIGKILL) == 0);
+    CliRun ended = run.wait();
+    CHECK(ended.exit_status != 0);
+    CHECK(contains(ended.err, "llama.cpp stopped"));
+    CHECK(contains(ended.err, "note: removed"));
+    CHECK(leftovers_in(dir.path()) == 0);
+    CHECK(!fs::exists(dir.file("base.bin")));
+    CHECK(fs::is_empty(tmp.path()));
 }
