@@ -53,7 +53,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
             return;
         }
         compat::RewritePlan plan = compat::plan_compat(*model);
-        compat::ExportOptions options{*out, *mmproj};
+        compat::ExportOptions options{*out, *mmproj, {}};
         auto report = compat::export_upstream(*model, plan, options);
         if (!report) {
             std::cerr << "mlens: export failed: " << escape_for_display(report.error().to_string(), 2000) << "\n";

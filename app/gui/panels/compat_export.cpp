@@ -9,6 +9,7 @@
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
 #include "state/compat_rows.h"
+#include "state/output_inputs.h"
 #include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -34,7 +35,8 @@ void CompatExport::open(const Document& doc, const CompatView& view) {
 
 void CompatExport::start(PanelContext& ctx, std::shared_ptr<const CompatView> view) {
     if (m_job || !view) return;
-    compat::ExportOptions options{m_text_path, m_vision && m_write_mmproj ? m_mmproj_path : std::string()};
+    compat::ExportOptions options{m_text_path, m_vision && m_write_mmproj ? m_mmproj_path : std::string(),
+                                  gui_output_guard(&ctx.doc, ctx.workspace)};
     std::shared_ptr<const Model> model = ctx.doc.model;
     m_outcome.reset();
     m_job = ctx.jobs.start("export upstream " + escape_for_display(fs::path(m_text_path).filename().string(), 60),

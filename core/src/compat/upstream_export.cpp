@@ -173,7 +173,8 @@ Result<ExportReport> export_upstream(const Model& model, const RewritePlan& plan
     }
     // Every output is claimed before any byte is written, so an output that is an input, a
     // non-regular file or the other output fails at once.
-    OutputGuard guard = output_guard_for(model);
+    OutputGuard guard = options.guard;
+    add_model_inputs(guard, model);
     std::vector<SafeFileWriter> writers;
     for (const auto& side : sides) {
         auto writer = SafeFileWriter::create(side.second, guard);

@@ -197,6 +197,7 @@ Result<StoreExportReport> write_store_export(const PreparedExport& p, const std:
         if (f.kind == ExportFileKind::upstream_mmproj) upstream.mmproj_path = scratch.path() + "/" + f.name;
     }
     if (!upstream.text_path.empty()) {
+        upstream.guard = guard;
         auto written = compat::export_upstream(p.model, p.compat_plan, upstream, job);
         if (!written) return written.error();
         for (const compat::ExportedFile& f : written->files) done += f.bytes;

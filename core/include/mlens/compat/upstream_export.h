@@ -15,8 +15,9 @@
 //  - Tensor bytes come from the data op planned for the slot (data_ops.h), or else from the first
 //    nbytes(resulting type, resulting shape) of the slot's stored data; the stored tensor must
 //    hold at least that many bytes (E_DATA_OP otherwise).
-//  - Both outputs go through one OutputGuard and SafeFileWriter (safe_file_writer.h), claimed
-//    before anything is written: never over one of the input's files (E_OUTPUT_IS_INPUT, by
+//  - Both outputs go through one OutputGuard (options.guard with the model's files added) and
+//    SafeFileWriter (safe_file_writer.h), claimed before anything is written: never over one of
+//    the input's files or inside the Ollama store it came from (E_OUTPUT_IS_INPUT, by
 //    device and inode), never onto a device, FIFO, socket or folder (E_OUTPUT_NOT_REGULAR), and
 //    text and mmproj never the same file, however the paths are spelled (E_OUTPUTS_SAME_FILE).
 //  - Progress runs over the bytes of both files; cancel stops with E_CANCELLED and leaves nothing.
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "mlens/compat/rewrite_plan.h"
+#include "mlens/io/safe_file_writer.h"
 #include "mlens/job.h"
 #include "mlens/result.h"
 
@@ -41,6 +43,7 @@ namespace mlens::compat {
 struct ExportOptions {
     std::string text_path;
     std::string mmproj_path;  // empty: no mmproj
+    OutputGuard guard;  // more inputs to protect (the app's other open documents); the model's own are added
 };
 
 // What one side writes: the Model handed to write_gguf (metadata and tensor infos; tensor bytes

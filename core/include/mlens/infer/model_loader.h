@@ -4,7 +4,9 @@
 //  - load_model_session(path) opens `path` with our reader first (open_model: a store reference
 //    or manifest becomes its GGUF blob, which is the file llama.cpp is given). A GGUF that is Ollama-made on
 //    evidence (detect_ollama_origin, ollama_origin.h) and whose compat plan (plan_compat) has
-//    text-side edits is exported with export_upstream (text side only) to a temporary directory,
+//    text-side edits is exported with export_upstream (text side only) to a temporary directory
+//    "mlens-load-<owner stamp>-XXXXXX" in the system temp folder (owner_stamp.h: the next load
+//    removes one whose owner is gone, and so does the parent of a worker that died),
 //    that file is loaded instead, and the temporary file is removed once llama.cpp has loaded it
 //    (on Linux llama.cpp keeps its own mapping). `LoadRoute` says which way the file went, with a
 //    banner for the UI ("Ollama-made GGUF: loaded through the upstream export (handle_gemma3);

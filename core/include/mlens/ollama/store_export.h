@@ -21,15 +21,18 @@
 //    mlx: as hf, with the tensors of mlx_export.h and config.json rewritten with its quantization.
 //    Sizes are exact: text files are planned with their content, GGUF files from the header the
 //    writer will write, shards from their header text.
-//  - write_store_export writes into a scratch folder ".<name>.tmp-XXXXXX" beside OUT_DIR, every
+//  - write_store_export writes into a scratch folder ".<name>.part-<owner stamp>-XXXXXX"
+//    (owner_stamp.h) beside OUT_DIR, every
 //    file through SafeFileWriter, verifies it there (blob copies byte for byte against the blob,
 //    compat files by the compat export's own re-read, hf tensors by re-opening the folder with the
 //    safetensors folder reader: values bit-equal to ModelLens's dequantization rounded to the
 //    dtype, copies — every MLX tensor but the dequantized ones — byte-equal), and only then renames the folder to OUT_DIR. OUT_DIR must
 //    not exist or be an empty folder (E_OUTPUT_EXISTS otherwise), its parent must exist, and it
-//    may not lie inside the store (E_OUTPUT_IN_STORE). On any error, verification failure
+//    may not lie inside the store (E_OUTPUT_IN_STORE: any folder above it is the store root by
+//    device and inode, OutputGuard::check_folder). On any error, verification failure
 //    (E_EXPORT_CHECK) or cancel (E_CANCELLED) the scratch folder is removed and nothing is left;
-//    a signal leaves at most the scratch folder, never anything under OUT_DIR.
+//    SIGINT/SIGTERM/SIGHUP remove it too; one left by a SIGKILL is removed by the next export
+//    into the same parent folder.
 //  - Progress runs over the bytes of all files. Memory stays bounded: data moves in chunks of
 //    at most a few MiB; no file or tensor is held whole.
 #pragma once
