@@ -62,12 +62,13 @@ TEST_CASE("kld --save-base never replaces an Ollama-made model loaded through it
         std::string model, target, code;
     };
     for (const Case& c :
-         {Case{dir.file("X.gguf"), dir.file("X.gguf"), "E_OUTPUT_IS_INPUT"}, Case{model_ref, blob, "E_OUTPUT_IS_INPUT"},
+         {Case{dir.file("X.gguf"), dir.file("X.gguf"), "E_OUTPUT_IS_INPUT"}, Case{model_ref, blob, "E_OUTPUT_IN_STORE"},
           Case{model_ref, manifest, "E_OUTPUT_IS_INPUT"}, Case{model_ref, store.root() + "/blobs/new-base.bin", "E_OUTPUT_IN_STORE"},
           Case{blob, store.root() + "/manifests/base.bin", "E_OUTPUT_IN_STORE"}}) {
         INFO(c.model << " --save-base " << c.target);
         CliRun run = run_mlens({"kld", c.model, c.model, "--text", dir.file("text.txt"), "--ctx", "64", "--chunks", "1", "--threads", "2",
                                 "--save-base", c.target});
+        INFO(run.err);
         CHECK(run.exit_status != 0);
         CHECK(contains(run.err, c.code));
     }
@@ -223,7 +224,8 @@ TEST_CASE("when the llama.cpp worker dies, the command removes the worker's temp
     bool writing = false;
     const auto start = std::chrono::steady_clock::now();
     while (!writing && std::chrono::steady_clock::now() - start < std::chrono::seconds(120)) {
-        for (const auto& e : fs::directory_iterator(dir.path())) writing = writing || contains(e.path().filename().string(), ".base.bin.tmp-");
+        for (const auto& e : fs::directory_iterator(dir.path()))
+            writing = writing || contains(e.path().filename().string(), ".base.bin.tmp-");
         if (!writing) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     REQUIRE(writing);

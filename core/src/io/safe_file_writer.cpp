@@ -358,6 +358,7 @@ Status commit_all(std::vector<SafeFileWriter>& writers) {
         auto kept = hooked ? keep_previous(writers[i].target_path()) : Result<std::string>(hooked.error());
         if (!kept) {
             drop_previous();
+            for (SafeFileWriter& w : writers) w.discard();
             return kept.error();
         }
         previous[i] = std::move(*kept);
@@ -367,7 +368,7 @@ Status commit_all(std::vector<SafeFileWriter>& writers) {
         if (s) s = writers[i].commit();
         if (s) continue;
         Error failure = s.error();
-        for (size_t j = i + 1; j < writers.size(); ++j) writers[j].discard();
+        for (size_t j = i; j < writers.size(); ++j) writers[j].discard();
         std::string unrestored;
         for (size_t j = 0; j < i; ++j) {
             SafeFileWriter& w = writers[j];
