@@ -2,6 +2,7 @@
 
 #include "mlens/model/enum_names.h"
 #include "mlens/model/value_format.h"
+#include "mlens/text/escape.h"
 
 namespace mlens {
 
@@ -123,7 +124,9 @@ nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t
     return j;
 }
 
-std::string json_text(const nlohmann::json& j, int indent) { return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string json_text(const nlohmann::json& j, int indent) {
+    return escape_invisible_in_json(j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace));
+}
 
 nlohmann::json model_to_json(const Model& model, uint64_t max_items) {
     nlohmann::json j;
