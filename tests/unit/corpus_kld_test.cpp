@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -135,4 +136,31 @@ TEST_CASE("mlens kld refuses a text shorter than two contexts and a base file th
     test::CliRun b = test::run_mlens({"kld", "--base", text, demo("tiny-llama-q8_0.gguf")});
     CHECK(b.exit_status == 1);
     CHECK(b.err.find("E_KLD_BASE") != std::string::npos);
+}
+
+TEST_CASE("mlens kld refuses a base file whose rows hold no finite value", "[kld][infer][cli]") {
+    test::TempDir dir;
+    const std::string text = dir.file("text.txt");
+    const std::string body = test::corpus_text(40);
+    test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
+    const std::string base = dir.file("base.bin");
+    test::CliRun saved = test::run_mlens({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q8_0.gguf"), "--text", text, "--ctx", "16",
+                                          "--chunks", "1", "--threads", "1", "--save-base", base});
+    INFO(saved.err);
+    REQUIRE(saved.exit_status == 0);
+    // The first row's scale (header 20 bytes, then 16 tokens of 4 bytes) becomes a NaN.
+    std::vector<uint8_t> bytes = test::read_whole_file(base);
+    const size_t first_row = 20 + 16 * 4;
+    const float nan = std::nanf("");
+    std::memcpy(bytes.data() + first_row, &nan, sizeof nan);
+    test::write_whole_file(base, bytes);
+    for (bool json : {false, true}) {
+        std::vector<std::string> args = {"kld", "--base", base, demo("tiny-llama-q8_0.gguf"), "--threads", "1"};
+        if (json) args.push_back("--json");
+        test::CliRun r = test::run_mlens(args);
+        CHECK(r.exit_status == 1);
+        CHECK(r.err.find("E_KLD_BASE") != std::string::npos);
+        CHECK(r.err.find("chunk 0, row 0 holds no finite log-probabilities") != std::string::npos);
+        CHECK(r.out.find("nan") == std::string::npos);
+    }
 }
