@@ -63,8 +63,8 @@ def write_imatrix_files(out_dir):
 
 
 def write_non_finite_models(out_dir):
-    """Two GGUFs with one F32 tensor "t.weight" of 8 values: one holding NaN, +inf and -inf among
-    ordinary values, one all finite; returns their paths (the edge outputs of stats and compare)."""
+    """GGUFs with one F32 tensor "t.weight" of 8 values: NaN, +inf and -inf among ordinary values,
+    all finite, all zero, all NaN; returns their paths (the edge outputs of stats and compare)."""
     def string(s):
         return struct.pack("<Q", len(s)) + s.encode()
     def gguf(path, values):
@@ -77,7 +77,9 @@ def write_non_finite_models(out_dir):
         return path
     inf = float("inf")
     return (gguf(os.path.join(out_dir, "non-finite.gguf"), [1.0, float("nan"), inf, -inf, 2.0, 3.0, 4.0, 5.0]),
-            gguf(os.path.join(out_dir, "finite.gguf"), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]))
+            gguf(os.path.join(out_dir, "finite.gguf"), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),
+            gguf(os.path.join(out_dir, "zeros.gguf"), [0.0] * 8),
+            gguf(os.path.join(out_dir, "all-nan.gguf"), [float("nan")] * 8))
 
 
 def main():
@@ -172,13 +174,17 @@ def main():
     check("memory", q4, "--ctx", "256")
     # Edge outputs: values JSON numbers cannot hold are the strings "nan", "inf", "-inf", and the
     # output still matches its schema whatever the exit status.
-    non_finite, finite = write_non_finite_models(out_dir)
-    check("stats", non_finite, "t.weight", status=None)
-    check("hist", non_finite, "t.weight", "--bins", "4", status=None)
+    non_finite, finite, zeros, all_nan = write_non_finite_models(out_dir)
+    for path in (non_finite, all_nan):
+        check("stats", path, "t.weight", status=None)
+        check("hist", path, "t.weight", "--bins", "4", status=None)
+        check("fsck", path, status=None)
     check("compare", finite, non_finite, status=None)
     check("compare", non_finite, non_finite, status=None)
-    check("fsck", non_finite, status=None)
+    check("compare", zeros, zeros, status=None)  # SNR +inf
+    check("compare", zeros, finite, status=None)  # NMSE +inf, SNR -inf
     check("requant", non_finite, "t.weight", "--types", "Q8_0", status=None)
+    check("requant", zeros, "t.weight", "--types", "Q8_0", status=None)
     check("layer-divergence", f32, q4, "-p", "Hello world")
 
     for name in sorted(set(validators) - used):
