@@ -84,13 +84,19 @@ std::string perplexity_command(const std::string& model, const std::string& rest
         std::to_string(kChunks) + " -t 2 " + rest;
 }
 
+// A corpus text of `words` words written to `name` in `dir`; returns its path.
+std::string corpus_file(const test::TempDir& dir, const std::string& name, size_t words) {
+    const std::string path = dir.file(name);
+    const std::string body = test::corpus_text(words);
+    test::write_whole_file(path, std::vector<uint8_t>(body.begin(), body.end()));
+    return path;
+}
+
 }  // namespace
 
 TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo models", "[kld][infer][cli]") {
     test::TempDir dir;
-    const std::string text = dir.file("text.txt");
-    const std::string body = test::corpus_text(1800);
-    test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
+    const std::string text = corpus_file(dir, "text.txt", 1800);
 
     const std::string base = dir.file("perplexity-base.bin");
     test::ShellRun base_run =
@@ -127,9 +133,7 @@ TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo mo
 
 TEST_CASE("mlens kld refuses a text shorter than two contexts and a base file that is not one", "[kld][infer][cli]") {
     test::TempDir dir;
-    const std::string text = dir.file("short.txt");
-    const std::string body = test::corpus_text(40);
-    test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
+    const std::string text = corpus_file(dir, "short.txt", 40);
     test::CliRun r = test::run_mlens({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q8_0.gguf"), "--text", text, "--ctx", "128"});
     CHECK(r.exit_status == 1);
     CHECK(r.err.find("E_TEXT_TOO_SHORT") != std::string::npos);
@@ -140,9 +144,7 @@ TEST_CASE("mlens kld refuses a text shorter than two contexts and a base file th
 
 TEST_CASE("mlens kld refuses a base file whose rows hold no finite value", "[kld][infer][cli]") {
     test::TempDir dir;
-    const std::string text = dir.file("text.txt");
-    const std::string body = test::corpus_text(40);
-    test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
+    const std::string text = corpus_file(dir, "text.txt", 40);
     const std::string base = dir.file("base.bin");
     test::CliRun saved = test::run_mlens({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q8_0.gguf"), "--text", text, "--ctx", "16",
                                           "--chunks", "1", "--threads", "1", "--save-base", base});
