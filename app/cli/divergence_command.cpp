@@ -23,9 +23,10 @@ struct DivergenceFlags {
     bool json = false, as_is = false;
 };
 
+// Names that matched nothing are a usage error, like any other wrong argument.
 int report(const Error& e) {
     std::cerr << "error: " << escape_for_display(e.to_string(), 2000) << "\n";
-    return kExitBroken;
+    return e.code == ErrorCode::E_USAGE ? kExitUsage : kExitBroken;
 }
 
 int run_divergence(const DivergenceFlags& f) {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -83,13 +84,19 @@ std::string perplexity_command(const std::string& model, const std::string& rest
         std::to_string(kChunks) + " -t 2 " + rest;
 }
 
+// A corpus text of `words` words written to `name` in `dir`; returns its path.
+std::string corpus_file(const test::TempDir& dir, const std::string& name, size_t words) {
+    const std::string path = dir.file(name);
+    const std::string body = test::corpus_text(words);
+    test::write_whole_file(path, std::vector<uint8_t>(body.begin(), body.end()));
+    return path;
+}
+
 }  // namespace
 
 TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo models", "[kld][infer][cli]") {
     test::TempDir dir;
-    const std::string text = dir.file("text.txt");
-    const std::string body = test::corpus_text(1800);
-    test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
+    const std::string text = corpus_file(dir, "text.txt", 1800);
 
     const std::string base = dir.file("perplexity-base.bin");
     test::ShellRun base_run =
@@ -126,13 +133,36 @@ TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo mo
 
 TEST_CASE("mlens kld refuses a text shorter than two contexts and a base file that is not one", "[kld][infer][cli]") {
     test::TempDir dir;
-    const std::string text = dir.file("short.txt");
-    const std::string body = test::corpus_text(40);
-    test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
+    const std::string text = corpus_file(dir, "short.txt", 40);
     test::CliRun r = test::run_mlens({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q8_0.gguf"), "--text", text, "--ctx", "128"});
     CHECK(r.exit_status == 1);
     CHECK(r.err.find("E_TEXT_TOO_SHORT") != std::string::npos);
     test::CliRun b = test::run_mlens({"kld", "--base", text, demo("tiny-llama-q8_0.gguf")});
     CHECK(b.exit_status == 1);
     CHECK(b.err.find("E_KLD_BASE") != std::string::npos);
+}
+
+TEST_CASE("mlens kld refuses a base file whose rows hold no finite value", "[kld][infer][cli]") {
+    test::TempDir dir;
+    const std::string text = corpus_file(dir, "text.txt", 40);
+    const std::string base = dir.file("base.bin");
+    test::CliRun saved = test::run_mlens({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q8_0.gguf"), "--text", text, "--ctx", "16",
+                                          "--chunks", "1", "--threads", "1", "--save-base", base});
+    INFO(saved.err);
+    REQUIRE(saved.exit_status == 0);
+    // The first row's scale (header 20 bytes, then 16 tokens of 4 bytes) becomes a NaN.
+    std::vector<uint8_t> bytes = test::read_whole_file(base);
+    const size_t first_row = 20 + 16 * 4;
+    const float nan = std::nanf("");
+    std::memcpy(bytes.data() + first_row, &nan, sizeof nan);
+    test::write_whole_file(base, bytes);
+    for (bool json : {false, true}) {
+        std::vector<std::string> args = {"kld", "--base", base, demo("tiny-llama-q8_0.gguf"), "--threads", "1"};
+        if (json) args.push_back("--json");
+        test::CliRun r = test::run_mlens(args);
+        CHECK(r.exit_status == 1);
+        CHECK(r.err.find("E_KLD_BASE") != std::string::npos);
+        CHECK(r.err.find("chunk 0, row 0 holds no finite log-probabilities") != std::string::npos);
+        CHECK(r.out.find("nan") == std::string::npos);
+    }
 }

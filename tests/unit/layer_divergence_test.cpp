@@ -97,3 +97,11 @@ TEST_CASE("layer divergence against the Q4_0 copy is positive and matches a refe
     // differ by under 1% of the error itself (0.16% on these files).
     CHECK(std::fabs(measured - reference) <= 0.01 * reference);
 }
+
+TEST_CASE("mlens layer-divergence: names that match nothing are a usage error, not agreement", "[divergence][infer][cli]") {
+    test::CliRun r = test::run_mlens(
+        {"layer-divergence", demo("tiny-llama-f32.gguf"), demo("tiny-llama-f32.gguf"), "-p", kPrompt, "--threads", "1", "--names", "bogus"});
+    CHECK(r.exit_status == 2);
+    CHECK(r.err.find("no graph tensor of A matched the names bogus") != std::string::npos);
+    CHECK(r.out.find("agree exactly") == std::string::npos);
+}

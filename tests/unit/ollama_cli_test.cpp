@@ -153,7 +153,7 @@ TEST_CASE("mlens show leads with a summary and prints text layers as readable te
     CliRun odd = run_mlens({"show", "odd", "--store", s.root()});
     INFO(odd.out);
     CHECK(contains(odd.out, "\nformat          \\x1B[31mgguf\n"));
-    CHECK(contains(odd.out, "\nfamily          \\u{202E}llama\n"));
+    CHECK(contains(odd.out, "\nfamily          \\u202Ellama\n"));
     CHECK(display_safe(odd.out));
 }
 

@@ -257,32 +257,39 @@ TEST_CASE("store export refuses a used or in-store OUT_DIR and leaves nothing wh
 }
 
 TEST_CASE("Modelfile: quoting, comments and what cannot be quoted", "[store_export]") {
-    std::vector<std::string> notes;
     ModelfileInput input;
     input.from = "./model.gguf";
     input.layers = {{LayerKind::system, "ends with a quote\""},
                     {LayerKind::template_text, "has \"\"\" inside"},
                     {LayerKind::params, R"({"stop":"single","seed":42,"penalize_newline":true})"}};
-    const std::string text = write_modelfile(input, notes);
+    auto written = write_modelfile(input);
+    REQUIRE(written);
+    const std::string& text = *written;
     CHECK(text ==
           "FROM ./model.gguf\n"
           "SYSTEM \"\"\"ends with a quote\"\"\"\"\n"
+          "TEMPLATE \"\"\"has \"\"\" inside\"\"\"\n"
           "PARAMETER penalize_newline true\n"
           "PARAMETER seed 42\n"
           "PARAMETER stop \"single\"\n");
-    CHECK(notes == std::vector<std::string>{"TEMPLATE holds three quotes in a row, which a Modelfile cannot quote; left out"});
+    input.layers = {{LayerKind::template_text, "ends a line with \"\"\"\nthen more"}};
+    auto refused = write_modelfile(input);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == ErrorCode::E_MODELFILE);
+    CHECK(refused.error().message.find("TEMPLATE has a line ending in three quotes") != std::string::npos);
 
     auto parsed = parse_modelfile("# a comment\nfrom ./x.gguf\n" + text.substr(text.find("SYSTEM")));
     REQUIRE(parsed);
-    REQUIRE(parsed->size() == 5);
+    REQUIRE(parsed->size() == 6);
     CHECK((*parsed)[0].keyword == "FROM");
     CHECK((*parsed)[0].value == "./x.gguf");
     CHECK((*parsed)[1].value == "ends with a quote\"");
     auto layers = modelfile_layers(*parsed);
-    REQUIRE(layers.size() == 2);
-    CHECK(layers[1].text == R"({"penalize_newline":true,"seed":42,"stop":["single"]})");
+    REQUIRE(layers.size() == 3);
+    CHECK(layers[1].text == "has \"\"\" inside");
+    CHECK(layers[2].text == R"({"penalize_newline":true,"seed":42,"stop":["single"]})");
     // Ollama keeps stop as a list even when given once; the stored layer said "single".
-    CHECK_FALSE(same_layer_content(LayerKind::params, layers[1].text, R"({"stop":"single","seed":42,"penalize_newline":true})"));
+    CHECK_FALSE(same_layer_content(LayerKind::params, layers[2].text, R"({"stop":"single","seed":42,"penalize_newline":true})"));
 
     auto bad = parse_modelfile("FROM ./a.gguf\nEXPLODE now\n");
     REQUIRE_FALSE(bad);

@@ -76,26 +76,6 @@ std::string code_points_text(std::string_view s, size_t max_points) {
     return points;
 }
 
-size_t utf8_decode(std::string_view s, uint32_t& cp) {
-    if (s.empty()) return 0;
-    const auto* p = reinterpret_cast<const uint8_t*>(s.data());
-    if (p[0] < 0x80) {
-        cp = p[0];
-        return 1;
-    }
-    size_t len = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
-    if (len == 0 || p[0] > 0xF4 || len > s.size()) return 0;
-    uint32_t v = p[0] & (0x7F >> len);
-    for (size_t k = 1; k < len; ++k) {
-        if ((p[k] & 0xC0) != 0x80) return 0;
-        v = (v << 6) | (p[k] & 0x3F);
-    }
-    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (v < kMin[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-    cp = v;
-    return len;
-}
-
 bool is_byte_token(std::string_view piece) {
     return piece.size() == 6 && piece.starts_with("<0x") && piece[5] == '>' && std::isxdigit(static_cast<unsigned char>(piece[3])) &&
         std::isxdigit(static_cast<unsigned char>(piece[4]));

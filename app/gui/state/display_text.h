@@ -7,7 +7,7 @@
 //    U+010A 'Ċ' (byte-level BPE space and newline) are kept as they are, as `marker` segments.
 //  - C0 controls and DEL become escapes: \n \t \r, others \xNN (`escape` segments).
 //  - Every other character goes through escape_for_display: kept characters are `text`
-//    segments; invalid bytes, C1 controls and bidi controls come back escaped (\xNN, \u{NNNN})
+//    segments; invalid bytes, C1 controls and invisible format characters come back escaped (\xNN, \uNNNN)
 //    and are `escape` segments.
 //  - At most max_chars characters are shown (an escape counts as its length); a cut piece ends
 //    with "…".
@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "mlens/text/escape.h"  // utf8_decode
 
 namespace mlens {
 
@@ -36,10 +38,6 @@ std::string visible_piece_text(std::string_view piece, size_t max_chars = 120);
 // tabs become four spaces, and each line goes through escape_for_display. At most max_bytes of
 // the input are used; a cut text ends with a line "… (N more bytes)".
 std::string escape_multiline(std::string_view s, size_t max_bytes = 1u << 20);
-
-// Decodes the UTF-8 sequence at the start of `s` (strict: no overlongs, surrogates or values
-// above U+10FFFF). Returns its length and sets `cp`, or 0 when `s` does not start with one.
-size_t utf8_decode(std::string_view s, uint32_t& cp);
 
 // The first `max_points` code points of `s` as "U+0041 U+65E5 " (a byte that starts no valid
 // sequence as "\xNN "), each followed by a space.

@@ -1,5 +1,7 @@
 #include "gguf_semantic_checks.h"
 
+#include "mlens/formats/llama_asserts.h"
+
 #include <optional>
 #include <string>
 
@@ -120,73 +122,6 @@ void check_split(Model& m, const GgufLimits& limits) {
             warn(m, *total, ErrorCode::W_SPLIT_METADATA,
                  "split.tensors.count " + std::to_string(*t) + " but " + std::to_string(m.tensors.size()) + " tensors were found");
     }
-}
-
-// A scalar metadata value of `arch`.`suffix`, with its entry; nullopt when absent, an array or a string.
-struct ArchScalar {
-    const MetadataEntry* entry = nullptr;
-    Scalar value;
-};
-
-std::optional<ArchScalar> arch_scalar(const Model& m, const std::string& arch, const char* suffix) {
-    const MetadataEntry* e = m.find(arch + "." + suffix);
-    if (!e || e->value.is_array() || e->value.is_string()) return std::nullopt;
-    return ArchScalar{e, e->value.scalar};
-}
-
-void warn_abort(Model& m, const ArchScalar& v, const std::string& why) {
-    warn(m, *v.entry, ErrorCode::W_LLAMA_ABORT, v.entry->key + " = " + v.value.to_string() + ": " + why);
-}
-
-// Header values on which the pinned llama.cpp aborts (a GGML_ASSERT) or divides by zero instead
-// of refusing the file: warned here so `mlens check` names the key before anything loads it.
-void check_llama_asserts(Model& m) {
-    const MetadataEntry* arch_entry = m.find("general.architecture");
-    if (!arch_entry || !arch_entry->value.is_string()) return;
-    const std::string arch = arch_entry->value.string_value(256);
-    constexpr uint64_t kMaxLayers = 512;  // LLAMA_MAX_LAYERS
-    constexpr uint64_t kMaxExperts = 1024;  // LLAMA_MAX_EXPERTS
-    auto blocks = arch_scalar(m, arch, "block_count");
-    if (blocks && (blocks->value.as_int() <= 0 || blocks->value.as_uint() > kMaxLayers))
-        warn_abort(m, *blocks,
-                   "llama.cpp aborts on a block count outside 1.." + std::to_string(kMaxLayers) +
-                       " (GGML_ASSERT n_layer_all > 0 && n_layer_all <= LLAMA_MAX_LAYERS)");
-    for (const char* suffix : {"attention.layer_norm_rms_epsilon", "attention.layer_norm_epsilon"}) {
-        auto eps = arch_scalar(m, arch, suffix);
-        if (eps && !(eps->value.as_double() > 0.0))
-            warn_abort(m, *eps,
-                       "a norm epsilon that is not positive makes llama.cpp abort at the first decode "
-                       "(GGML_ASSERT eps >= 0) or divide by zero");
-    }
-    auto embd = arch_scalar(m, arch, "embedding_length");
-    auto heads = arch_scalar(m, arch, "attention.head_count");
-    auto heads_kv = arch_scalar(m, arch, "attention.head_count_kv");
-    const bool has_layers = blocks && blocks->value.as_int() > 0;
-    if (heads && has_layers && heads->value.as_int() <= 0)
-        warn_abort(m, *heads, "llama.cpp divides the embedding length by the head count");
-    else if (heads && embd && heads->value.as_int() > 0 && !m.find(arch + ".attention.key_length") &&
-             embd->value.as_uint() % heads->value.as_uint() != 0)
-        warn_abort(m, *heads,
-                   "does not divide " + embd->entry->key + " = " + embd->value.to_string() +
-                       ", so llama.cpp's head size does not match the attention tensors");
-    if (heads_kv && heads && heads->value.as_int() > 0) {
-        if (heads_kv->value.as_int() <= 0)
-            warn_abort(m, *heads_kv, "llama.cpp divides the head count by the KV head count");
-        else if (heads->value.as_uint() % heads_kv->value.as_uint() != 0)
-            warn_abort(m, *heads_kv,
-                       "does not divide " + heads->entry->key + " = " + heads->value.to_string() +
-                           ", which llama.cpp's grouped-query attention needs");
-    }
-    auto experts = arch_scalar(m, arch, "expert_count");
-    auto used = arch_scalar(m, arch, "expert_used_count");
-    if (experts && experts->value.as_uint() > kMaxExperts)
-        warn_abort(m, *experts, "llama.cpp aborts above " + std::to_string(kMaxExperts) + " experts (LLAMA_MAX_EXPERTS)");
-    else if (used && experts && used->value.as_uint() > experts->value.as_uint())
-        warn_abort(m, *used,
-                   "more than " + experts->entry->key + " = " + experts->value.to_string() +
-                       "; llama.cpp aborts (GGML_ASSERT n_expert_used <= n_expert)");
-    else if (used && experts && experts->value.as_uint() > 0 && used->value.as_int() <= 0)
-        warn_abort(m, *used, "llama.cpp aborts on a model with experts of which none is used (GGML_ASSERT n_expert_used > 0)");
 }
 
 int hex_digit(char c) {

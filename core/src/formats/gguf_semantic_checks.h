@@ -1,8 +1,7 @@
 // Checks of what GGUF metadata means, for the keys the app and the CLI read: the tokenizer
 // arrays (types, lengths, ids in range, merges, byte tokens), split metadata, and the
-// hyperparameters on which the pinned llama.cpp aborts instead of refusing the file (W_LLAMA_ABORT:
-// a block count of 0 or above 512, a norm epsilon that is not positive, head counts of 0 or that
-// do not divide, expert counts llama.cpp asserts on). Everything found here is a warning naming
+// hyperparameters on which the pinned llama.cpp aborts instead of refusing the file (W_LLAMA_ABORT,
+// from the table in formats/llama_asserts.h). Everything found here is a warning naming
 // the key (malformed-inputs.md G57, G58): the file is valid GGUF, but a loader or a view would
 // misread it. Viewers must still check before indexing.
 #pragma once

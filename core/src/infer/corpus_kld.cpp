@@ -3,6 +3,7 @@
 #include <llama.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -127,6 +128,17 @@ public:
         const uint64_t offset = kHeaderBytes + m_tokens.size() * 4 + static_cast<uint64_t>(chunk) * chunk_bytes;
         if (!m_source->read(offset, chunk_bytes, rows.data()))
             return kld_error(ErrorCode::E_IO, m_source->path() + ": chunk " + std::to_string(chunk) + " could not be read");
+        // A row is log p = scale·q + min_log_prob: with either not finite (or a negative scale) it
+        // holds no log-probability at all, and every figure scored against it would be NaN.
+        for (size_t at = 0, i = 0; at + m_row <= rows.size(); at += m_row, ++i) {
+            float scale, min_log_prob;
+            std::memcpy(&scale, rows.data() + at, sizeof scale);
+            std::memcpy(&min_log_prob, rows.data() + at + 2, sizeof min_log_prob);
+            if (!std::isfinite(scale) || !std::isfinite(min_log_prob) || scale < 0)
+                return kld_error(ErrorCode::E_KLD_BASE, m_source->path() + ": chunk " + std::to_string(chunk) + ", row " + std::to_string(i) +
+                                                            " holds no finite log-probabilities (scale " + std::to_string(scale) +
+                                                            ", min_log_prob " + std::to_string(min_log_prob) + ")");
+        }
         return ok_status();
     }
 

@@ -118,6 +118,12 @@ Result<LayerDivergenceResult> layer_divergence(Session& a, Session& b, std::stri
         return Error{ErrorCode::E_CONTEXT, "", std::nullopt, "the prompt has " + std::to_string(tokens->size()) + " tokens; at most 4096"};
     auto na = capture(a, *tokens, options.names, job);
     if (!na) return na.error();
+    if (na->empty()) {
+        std::string names;
+        for (const std::string& n : options.names) names += (names.empty() ? "" : ",") + n;
+        return Error{ErrorCode::E_USAGE, "names", std::nullopt,
+                     "no graph tensor of A matched the names " + names + "; nothing was compared (the default is attn_out,ffn_out,l_out)"};
+    }
     job_report(job, 0.5);
     auto nb = capture(b, *tokens, options.names, job);
     if (!nb) return nb.error();
@@ -157,6 +163,9 @@ Result<LayerDivergenceResult> layer_divergence(Session& a, Session& b, std::stri
         row.sqnr_db = sqnr_of(total);
         r.rows.push_back(std::move(row));
     }
+    if (r.rows.empty())
+        return Error{ErrorCode::E_SHAPE, "", std::nullopt,
+                     "B has none of the " + std::to_string(na->size()) + " tensors captured in A with the same width; nothing was compared"};
     auto order = [&](const LayerDivergenceRow& x) {
         auto it = std::find(options.names.begin(), options.names.end(), x.base);
         return std::pair{x.layer, it - options.names.begin()};

@@ -1,7 +1,10 @@
 #include "mlens/model/model_json.h"
 
+#include <cmath>
+
 #include "mlens/model/enum_names.h"
 #include "mlens/model/value_format.h"
+#include "mlens/text/escape.h"
 
 namespace mlens {
 
@@ -123,7 +126,37 @@ nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t
     return j;
 }
 
-std::string json_text(const nlohmann::json& j, int indent) { return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace); }
+namespace {
+
+// A double JSON cannot hold would be dumped as null: it becomes the string the README defines.
+bool has_non_finite(const nlohmann::json& j) {
+    if (j.is_number_float()) return !std::isfinite(j.get<double>());
+    if (j.is_structured())
+        for (const nlohmann::json& v : j)
+            if (has_non_finite(v)) return true;
+    return false;
+}
+
+void spell_non_finite(nlohmann::json& j) {
+    if (j.is_number_float()) {
+        const double v = j.get<double>();
+        if (!std::isfinite(v)) j = std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+    } else if (j.is_structured()) {
+        for (nlohmann::json& v : j) spell_non_finite(v);
+    }
+}
+
+}  // namespace
+
+std::string json_text(const nlohmann::json& j, int indent) {
+    auto dump = [&](const nlohmann::json& value) {
+        return escape_invisible_in_json(value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace));
+    };
+    if (!has_non_finite(j)) return dump(j);
+    nlohmann::json spelled = j;
+    spell_non_finite(spelled);
+    return dump(spelled);
+}
 
 nlohmann::json model_to_json(const Model& model, uint64_t max_items) {
     nlohmann::json j;

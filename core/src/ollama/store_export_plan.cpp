@@ -159,8 +159,9 @@ Status plan_gguf(PreparedExport& p) {
         plan.notes.push_back("draft.gguf: a Modelfile has no instruction for a draft model; load it with llama.cpp's -md");
     }
     modelfile.from = "./model.gguf";
-    plan.files.push_back(
-        text_file("Modelfile", write_modelfile(modelfile, plan.notes), "rebuilds the model with `ollama create NAME -f Modelfile`"));
+    auto modelfile_text = write_modelfile(modelfile);
+    if (!modelfile_text) return plan_error(ErrorCode::E_EXPORT, "the Modelfile cannot be written: " + modelfile_text.error().message);
+    plan.files.push_back(text_file("Modelfile", *modelfile_text, "rebuilds the model with `ollama create NAME -f Modelfile`"));
     return ok_status();
 }
 

@@ -29,9 +29,9 @@ HistogramRange pick_histogram_range(const TensorStats& stats, HistogramRangeMode
         r.hi = custom->second;
         return r;
     }
-    if (!std::isfinite(stats.min) || !std::isfinite(stats.max)) return r;
     if (mode == HistogramRangeMode::automatic || mode == HistogramRangeMode::custom)
         r.resolved = has_outliers(stats) ? HistogramRangeMode::central : HistogramRangeMode::full;
+    if (!std::isfinite(stats.min) || !std::isfinite(stats.max)) return r;
     switch (r.resolved) {
         case HistogramRangeMode::central:
             r.lo = stats.percentiles.front();

@@ -7,43 +7,74 @@ namespace mlens {
 
 namespace {
 
-// Length of the valid UTF-8 sequence at p (1-4), or 0 if it is not valid there.
-size_t utf8_sequence_length(const uint8_t* p, size_t n, uint32_t& cp) {
-    uint8_t b0 = p[0];
-    if (b0 < 0x80) {
-        cp = b0;
+// Default-ignorable format and filler characters: drawn as nothing (or as a direction change),
+// so a name or value holding one reads as something else.
+constexpr struct {
+    uint32_t first, last;
+} kInvisibleRanges[] = {
+    {0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x061C, 0x061C}, {0x115F, 0x1160}, {0x17B4, 0x17B5},
+    {0x180B, 0x180F}, {0x200B, 0x200F}, {0x2028, 0x202E}, {0x2060, 0x2064}, {0x2066, 0x206F},
+    {0x3164, 0x3164}, {0xFEFF, 0xFEFF}, {0xFFA0, 0xFFA0}, {0xFFF9, 0xFFFB}, {0x1D173, 0x1D17A},
+    {0xE0000, 0xE0FFF},
+};
+
+}  // namespace
+
+size_t utf8_decode(std::string_view s, uint32_t& cp) {
+    if (s.empty()) return 0;
+    const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+    if (p[0] < 0x80) {
+        cp = p[0];
         return 1;
     }
-    size_t len;
-    uint32_t min;
-    if ((b0 & 0xE0) == 0xC0) {
-        len = 2;
-        cp = b0 & 0x1F;
-        min = 0x80;
-    } else if ((b0 & 0xF0) == 0xE0) {
-        len = 3;
-        cp = b0 & 0x0F;
-        min = 0x800;
-    } else if ((b0 & 0xF8) == 0xF0) {
-        len = 4;
-        cp = b0 & 0x07;
-        min = 0x10000;
-    } else
-        return 0;
-    if (len > n) return 0;
-    for (size_t i = 1; i < len; ++i) {
-        if ((p[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (p[i] & 0x3F);
+    const size_t len = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
+    if (len == 0 || p[0] > 0xF4 || len > s.size()) return 0;
+    uint32_t v = p[0] & (0x7F >> len);
+    for (size_t k = 1; k < len; ++k) {
+        if ((p[k] & 0xC0) != 0x80) return 0;
+        v = (v << 6) | (p[k] & 0x3F);
     }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < kMin[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+    cp = v;
     return len;
 }
 
-bool is_bidi_control(uint32_t cp) {
-    return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x061C;
+bool is_invisible_format(uint32_t cp) {
+    for (const auto& r : kInvisibleRanges)
+        if (cp >= r.first && cp <= r.last) return true;
+    return false;
 }
 
-}  // namespace
+std::string invisible_escape(uint32_t cp) {
+    char buf[16];
+    if (cp < 0x10000) {
+        std::snprintf(buf, sizeof buf, "\\u%04X", cp);
+    } else {
+        const uint32_t v = cp - 0x10000;
+        std::snprintf(buf, sizeof buf, "\\u%04X\\u%04X", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
+    }
+    return buf;
+}
+
+std::string escape_invisible_in_json(std::string_view json) {
+    std::string out;
+    out.reserve(json.size());
+    size_t i = 0;
+    while (i < json.size()) {
+        uint32_t cp = 0;
+        const size_t len = static_cast<uint8_t>(json[i]) < 0x80 ? 1 : utf8_decode(json.substr(i), cp);
+        if (len > 1 && is_invisible_format(cp)) {
+            out += invisible_escape(cp);
+            i += len;
+        } else {
+            const size_t n = len == 0 ? 1 : len;
+            out.append(json.substr(i, n));
+            i += n;
+        }
+    }
+    return out;
+}
 
 // A table-driven validator (Unicode Table 3-7, well-formed byte sequences) with no data-dependent
 // branches. The 9-state automaton is packed into one 64-bit row per byte value: state s (stored
@@ -129,8 +160,8 @@ std::string escape_text(std::string_view s, size_t max_chars, bool keep_lines) {
             out += "…";
             break;
         }
-        uint32_t cp;
-        size_t len = utf8_sequence_length(p + i, s.size() - i, cp);
+        uint32_t cp = 0;
+        const size_t len = utf8_decode(s.substr(i), cp);
         if (keep_lines && len == 1 && (cp == '\n' || cp == '\t' || cp == '\r')) {
             // CR LF and a lone CR end a line as LF does.
             if (cp == '\r' && i + 1 < s.size() && p[i + 1] == '\n') ++i;
@@ -144,9 +175,8 @@ std::string escape_text(std::string_view s, size_t max_chars, bool keep_lines) {
                 out += buf;
             }
             i += n;
-        } else if (is_bidi_control(cp)) {
-            std::snprintf(buf, sizeof buf, "\\u{%04X}", cp);
-            out += buf;
+        } else if (is_invisible_format(cp)) {
+            out += invisible_escape(cp);
             i += len;
         } else {
             out.append(s.data() + i, len);

@@ -52,8 +52,7 @@ void append_utf8(std::string& out, uint32_t cp) {
 
 // What a reader could mistake or not see: these stay escaped inside strings.
 bool stays_escaped(uint32_t cp) {
-    return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
-        (cp >= 0x2066 && cp <= 0x2069) || cp == 0x061C || (cp >= 0xD800 && cp <= 0xDFFF);
+    return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || is_invisible_format(cp) || (cp >= 0xD800 && cp <= 0xDFFF);
 }
 
 // The string starting at s[i] == '"', copied to out with its escapes resolved as the contract

@@ -6,7 +6,9 @@
 //    position an output (so the last layer keeps every row), the session's threads.
 //  - Captured nodes are the graph tensors "<name>-<layer>" for `names` (default attn_out, ffn_out,
 //    l_out) of shape [n_embd, n_tokens] in F32/F16/BF16; a node missing or shaped differently in
-//    B is skipped. A model compared with itself decodes the same bits: every figure is exact.
+//    B is skipped. Names that match no node of A are ErrorCode::E_USAGE (field "names"); nodes
+//    of A of which B has none in the same shape are ErrorCode::E_SHAPE: an empty comparison is
+//    never reported as agreement. A model compared with itself decodes the same bits: every figure is exact.
 //  - Per node and position, with a = A's row and b = B's: cosine a·b/(|a||b|) (1 when both are
 //    zero), relative error |a−b|/|a| and SQNR 10·log10(|a|²/|a−b|²) dB (+inf when equal). Pooled
 //    over positions the same from the summed squares and products.

@@ -54,7 +54,9 @@ nlohmann::json tensor_type_id_json(const StorageType& type, Format format);
 // {"type","element_type","count","truncated","value"} with at most max_items array elements.
 nlohmann::json typed_value_json(const Value& v, uint64_t max_items);
 
-// Serializes JSON built from file data: invalid UTF-8 becomes U+FFFD instead of throwing.
+// Serializes JSON built from file data: invalid UTF-8 becomes U+FFFD instead of throwing,
+// invisible format characters are written as \uXXXX escapes (escape_invisible_in_json), and a
+// number JSON cannot hold is the string "nan", "inf" or "-inf" (as json_number writes it), never null.
 std::string json_text(const nlohmann::json& j, int indent = 2);
 
 }  // namespace mlens

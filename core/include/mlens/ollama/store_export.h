@@ -11,7 +11,8 @@
 //      mmproj.gguf — the projector layer's blob, else the compat clip side when the model has a
 //      vision part; adapter-N.gguf for the adapter layers (N from 1, manifest order); draft.gguf
 //      for a draft layer; Modelfile (modelfile.h) and README.md. A text layer longer than
-//      kMaxTextBlobBytes cannot go into the Modelfile whole: E_EXPORT.
+//      kMaxTextBlobBytes cannot go into the Modelfile whole, and a value no Modelfile can carry
+//      unchanged (write_modelfile) is refused: both E_EXPORT.
 //    hf: every JSON layer under its name (config.json, tokenizer.json, draft/config.json, ...; a
 //      name that is absolute, has "..", is empty or is one of the files written here is left
 //      out with a note), the tensors in model-0000N-of-0000M.safetensors shards (always the

@@ -12,7 +12,7 @@
 //               max(|p0.1|, |p99.9|) and p99.9 > p0.1; otherwise full. `resolved` says which
 //               one it took.
 // Values outside the range are counted by compute_histogram in below/above.
-// A statistics record with no finite value (NaN min/max) gives [0, 1]; a range of zero width is
+// A statistics record with no finite value (NaN min/max) gives [0, 1], resolved as full; a range of zero width is
 // returned as is (compute_histogram widens it). A custom range is returned as given: the
 // caller validates it.
 #pragma once

@@ -4,13 +4,13 @@
 // Contract:
 //  - readable_text keeps line breaks and tabs (CR LF and a lone CR become LF) and escapes only
 //    what escape_for_display escapes otherwise: other control characters and invalid bytes as
-//    \xNN, bidi controls as \u{NNNN}. The result is valid UTF-8 and holds at most max_chars code
+//    \xNN, invisible format characters as \uNNNN (escape.h). The result is valid UTF-8 and holds at most max_chars code
 //    points of the input, followed by "…" when it was cut.
 //  - pretty_json re-indents one JSON value (object, array or scalar) with two spaces per level,
 //    one member or element per line, empty containers as {} and []. Inside strings, \uXXXX
 //    escapes (surrogate pairs included) and \/ become the characters they name (\u0022 and \u005C
-//    as \" and \\, the only way JSON writes them), except control characters, bidi controls and
-//    lone surrogates, which stay escaped (\n, \t, \u0007, \u202E, \uD800). nullopt when the text is not one well-formed JSON value (invalid UTF-8 included)
+//    as \" and \\, the only way JSON writes them), except control characters, invisible format
+//    characters (escape.h) and lone surrogates, which stay escaped (\n, \t, \u0007, \u202E, \uD800). nullopt when the text is not one well-formed JSON value (invalid UTF-8 included)
 //    or nests deeper than kMaxPrettyJsonDepth (max_json_depth, as for every JSON ModelLens
 //    reads). Indentation stops growing after kMaxPrettyJsonIndent levels, so the result is at
 //    most about 2 × kMaxPrettyJsonIndent + 2 bytes per input byte. Nesting costs no stack.
