@@ -55,8 +55,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         CliJob progress("fsck");
         auto report = fsck_model(*model, progress.job(), *threads);
         if (!report) {
-            std::cerr << "error: " << escape_for_display(report.error().to_string()) << "\n";
-            exit_code = kExitBroken;
+            exit_code = fail(args->path, report.error());
             return;
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -79,7 +78,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
                                   {"bytes_scanned", report->bytes_scanned},
                                   {"findings", nlohmann::json::array()}};
             for (const Finding& f : report->findings) out["findings"].push_back(finding_json(f));
-            std::cout << json_text(out) << "\n";
+            print_json_result(out);
             return;
         }
         for (const Finding& f : report->findings) std::cout << finding_line(f) << "\n";

@@ -318,7 +318,7 @@ TEST_CASE("mlens imatrix on a sparse file claiming 2^38 columns or experts stays
 #endif
         if (c == &columns) {
             CHECK(run.timed_out);
-            CHECK(contains(run.err, "error: blk.0.ffn_up.weight: E_CANCELLED: cancelled"));
+            CHECK(contains(run.err, "error: E_CANCELLED: cancelled"));
         } else {
             CHECK(!run.timed_out);
             CHECK(contains(run.err, "E_IMATRIX_SHAPE"));
