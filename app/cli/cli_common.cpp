@@ -66,6 +66,12 @@ int fail_comparison(const Error& e, const std::string& session_path, const std::
     return fail(is_about_model_b(e) ? b_path : session_path, e);
 }
 
+int names_match_nothing(const std::vector<std::string>& names) {
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ",") + n;
+    return usage_error("--names " + escape_for_display(list, 400) + " matches no graph tensor of the model");
+}
+
 int exit_status_of(const Model& model) { return model.error_count() > 0 ? kExitBroken : kExitOk; }
 
 std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::string& path_help, const std::string& json_help) {

@@ -33,6 +33,8 @@ bool open_both(const std::string& a_path, const std::string& b_path, std::option
 // `b_path` when the error is about model B (is_about_model_b, worker_session.h), else about
 // `session_path`, the model the session loaded.
 int fail_comparison(const Error& e, const std::string& session_path, const std::string& b_path);
+// The usage error of --names that captured nothing: no graph tensor of the model has these names.
+int names_match_nothing(const std::vector<std::string>& names);
 // kExitBroken when the Model has errors, else kExitOk.
 int exit_status_of(const Model& model);
 

@@ -38,7 +38,6 @@ bool is_usage_code(ErrorCode code) {
     switch (code) {
         case ErrorCode::E_USAGE:
         case ErrorCode::E_ARGS:
-        case ErrorCode::E_KV_TYPE:
         case ErrorCode::E_NO_VISION:
         case ErrorCode::E_OUTPUTS_SAME_FILE:
         case ErrorCode::E_OUTPUT_EXISTS:

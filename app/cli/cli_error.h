@@ -12,8 +12,9 @@
 //    finish_command prints that object once the command returned; the schemas in assets/schemas
 //    admit it (mlens-common.schema.json#/$defs/error_output).
 //  - the exit status is kExitUsage (2) for a usage error — a bad option value, options that
-//    contradict each other, anything CLI11 refuses; code E_USAGE, or the core's E_USAGE, E_ARGS,
-//    E_KV_TYPE, E_NO_VISION, E_OUTPUTS_SAME_FILE, E_OUTPUT_EXISTS — and kExitBroken (1) otherwise.
+//    contradict each other, names that match nothing, anything CLI11 refuses; code E_USAGE, or the
+//    core's E_USAGE, E_ARGS, E_NO_VISION, E_OUTPUTS_SAME_FILE, E_OUTPUT_EXISTS — and kExitBroken
+//    (1) otherwise.
 // A command that fails with exit status 1 and --json but reported nothing gets the error object
 // with code E_FAILED, so the contract holds for it too.
 #pragma once

@@ -34,6 +34,7 @@ int run_divergence(const DivergenceFlags& f) {
     if (!a) return fail(f.a, a.error());
     auto r = (*a)->layer_divergence(f.b, *prompt, f.options);
     if (!r) return fail_comparison(r.error(), f.a, f.b);
+    if (r->rows.empty()) return names_match_nothing(f.options.names);
     if (f.json) {
         nlohmann::json rows = nlohmann::json::array();
         for (const LayerDivergenceRow& row : r->rows) {

@@ -49,7 +49,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
     auto threads = std::make_shared<unsigned>(2);
     cmd->add_option("--threads", *threads, "Threads that scan (default 2)")->check(CLI::Range(1u, 256u));
     cmd->callback([=, &exit_code] {
-        auto model = open_or_fail(resolve(args->path), false, exit_code);
+        auto model = open_or_fail(resolve(args->path), true, exit_code);
         if (!model) return;
         const auto start = std::chrono::steady_clock::now();
         CliJob progress("fsck");

@@ -277,6 +277,7 @@ int run_layers(const std::string& path, const std::string& prompt, const LayerCa
     auto result = session->capture_layers(prompt, options);
     if (f.log) print_log(session->log());
     if (!result) return fail(path, result.error());
+    if (result->activations.empty()) return names_match_nothing(options.names);
     const LayerCaptureResult& r = *result;
     if (f.json) {
         nlohmann::json acts = nlohmann::json::array();
