@@ -108,11 +108,12 @@ int run_export(const ExportArgs& args) {
     } else {
         Target target = resolve(args.model);
         if (target.kind != TargetKind::store_model)
-            return fail(args.model, ErrorCode::E_NOT_FOUND,
-                        "not a model of an Ollama store (" +
-                            (target.kind == TargetKind::missing || target.kind == TargetKind::not_a_model ? target.problem.to_string()
-                                                                                                          : std::string(target_kind_name(target))) +
-                            ")");
+            return fail(
+                args.model, ErrorCode::E_NOT_FOUND,
+                "not a model of an Ollama store (" +
+                    (target.kind == TargetKind::missing || target.kind == TargetKind::not_a_model ? target.problem.to_string()
+                                                                                                  : std::string(target_kind_name(target))) +
+                    ")");
         store = std::move(*target.store);
         name = target.name;
     }

@@ -195,15 +195,15 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
         nlohmann::json model = {{"description", m.description}, {"n_params", m.n_params}, {"n_vocab", m.n_vocab},
                                 {"n_layer", m.n_layer},         {"n_embd", m.n_embd},     {"n_ctx_train", m.n_ctx_train}};
         print_json_result({{"path", path},
-                                {"model", model},
-                                {"prompt_tokens", r.prompt_tokens},
-                                {"steps", steps},
-                                {"text", r.text},
-                                {"stop", stop_reason_name(r.stop)},
-                                {"prompt_ms", r.prompt_ms},
-                                {"generation_ms", r.generation_ms},
-                                {"prompt_tokens_per_s", r.prompt_tokens_per_s},
-                                {"generation_tokens_per_s", r.generation_tokens_per_s}});
+                           {"model", model},
+                           {"prompt_tokens", r.prompt_tokens},
+                           {"steps", steps},
+                           {"text", r.text},
+                           {"stop", stop_reason_name(r.stop)},
+                           {"prompt_ms", r.prompt_ms},
+                           {"generation_ms", r.generation_ms},
+                           {"prompt_tokens_per_s", r.prompt_tokens_per_s},
+                           {"generation_tokens_per_s", r.generation_tokens_per_s}});
     } else {
         std::cout << "text: " << escape_for_display(r.text, 4000) << "\n";
         std::cout << "prompt: " << r.prompt_tokens.size() << " tokens, " << number_text(r.prompt_tokens_per_s, "%.1f")
@@ -245,12 +245,12 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
                                   {"mean_topk_overlap", s.mean_topk_overlap},
                                   {"first_divergence", s.first_divergence}};
         print_json_result({{"a", path_a},
-                                {"b", path_b},
-                                {"tokens", r.tokens},
-                                {"n_prompt", r.n_prompt},
-                                {"continuation", r.continuation},
-                                {"positions", positions},
-                                {"summary", summary}});
+                           {"b", path_b},
+                           {"tokens", r.tokens},
+                           {"n_prompt", r.n_prompt},
+                           {"continuation", r.continuation},
+                           {"positions", positions},
+                           {"summary", summary}});
         return kExitOk;
     }
     std::vector<std::vector<std::string>> rows{{"pos", "token", "kld", "top A", "top B", "p(A)", "p(B)", "top-k overlap"}};
@@ -293,7 +293,7 @@ int run_layers(const std::string& path, const std::string& prompt, const LayerCa
                             {"mean", s.mean},
                             {"std", s.std}});
         print_json_result(
-                   {{"path", path}, {"tokens", r.tokens}, {"activations", acts}, {"capture_ms", r.capture_ms}, {"plain_ms", r.plain_ms}});
+            {{"path", path}, {"tokens", r.tokens}, {"activations", acts}, {"capture_ms", r.capture_ms}, {"plain_ms", r.plain_ms}});
         return kExitOk;
     }
     std::vector<std::vector<std::string>> rows{{"tensor", "layer", "count", "l2", "min", "max", "mean", "std"}};

@@ -62,14 +62,14 @@ int run_memory(const MemoryFlags& f) {
         for (const MemoryBuffer& b : measured->buffers)
             buffers.push_back({{"name", b.name}, {"weights", b.terms.weights}, {"kv", b.terms.kv}, {"compute", b.terms.compute}});
         print_json_result({{"path", f.path},
-                                {"n_ctx", f.options.n_ctx},
-                                {"n_ctx_padded", estimate->n_ctx_padded},
-                                {"n_batch", f.options.n_batch},
-                                {"n_ubatch", estimate->n_ubatch},
-                                {"kv_type", f.options.kv_type},
-                                {"terms", terms},
-                                {"buffers", buffers},
-                                {"note", estimate->note.empty() ? nlohmann::json(nullptr) : nlohmann::json(estimate->note)}});
+                           {"n_ctx", f.options.n_ctx},
+                           {"n_ctx_padded", estimate->n_ctx_padded},
+                           {"n_batch", f.options.n_batch},
+                           {"n_ubatch", estimate->n_ubatch},
+                           {"kv_type", f.options.kv_type},
+                           {"terms", terms},
+                           {"buffers", buffers},
+                           {"note", estimate->note.empty() ? nlohmann::json(nullptr) : nlohmann::json(estimate->note)}});
         return kExitOk;
     }
     std::cout << "context " << f.options.n_ctx << " (" << estimate->n_ctx_padded << " cells), batch " << f.options.n_batch

@@ -210,7 +210,8 @@ int write_hist_files(const Model& model, const Histogram& h, const std::string& 
         files.push_back({csv_path, csv.data(), csv.size()});
     }
     OutputGuard guard = output_guard_for(model);
-    if (Status s = write_files_safely(guard, files); !s) return fail(files.size() == 1 ? files[0].path : std::string(), "cannot write", s.error());
+    if (Status s = write_files_safely(guard, files); !s)
+        return fail(files.size() == 1 ? files[0].path : std::string(), "cannot write", s.error());
     return kExitOk;
 }
 
@@ -287,12 +288,12 @@ void add_hist(CLI::App& app, int& exit_code) {
         }
         if (*json) {
             print_json_result({{"range_mode", range_mode_name(chosen.mode)},
-                                    {"range_resolved", range_mode_name(chosen.resolved)},
-                                    {"lo", h->lo},
-                                    {"hi", h->hi},
-                                    {"below", h->below},
-                                    {"above", h->above},
-                                    {"counts", h->counts}});
+                               {"range_resolved", range_mode_name(chosen.resolved)},
+                               {"lo", h->lo},
+                               {"hi", h->hi},
+                               {"below", h->below},
+                               {"above", h->above},
+                               {"counts", h->counts}});
             return;
         }
         print_outside_counts(*h, chosen);
@@ -411,20 +412,21 @@ void add_compare(CLI::App& app, int& exit_code) {
         }
         warn_if_unlike(*a, *b, only->empty() ? &pairing : nullptr);
         if (out.empty()) {
-            fail("", ErrorCode::E_NOT_FOUND, "no tensor of the same name and size in " + escape_for_display(*a_path) + " and " + escape_for_display(*b_path));
+            fail("", ErrorCode::E_NOT_FOUND,
+                 "no tensor of the same name and size in " + escape_for_display(*a_path) + " and " + escape_for_display(*b_path));
             return;
         }
         exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
         if (*json) {
             const OverallError& o = compared->overall;
             print_json_result({{"tensors", out},
-                                    {"overall",
-                                     {{"tensors", o.tensors},
-                                      {"count", o.sums.count},
-                                      {"rmse", json_number(o.figures.rmse)},
-                                      {"nmse", json_number(o.figures.nmse)},
-                                      {"cosine", json_number(o.figures.cosine)},
-                                      {"snr_db", json_number(o.figures.snr_db)}}}});
+                               {"overall",
+                                {{"tensors", o.tensors},
+                                 {"count", o.sums.count},
+                                 {"rmse", json_number(o.figures.rmse)},
+                                 {"nmse", json_number(o.figures.nmse)},
+                                 {"cosine", json_number(o.figures.cosine)},
+                                 {"snr_db", json_number(o.figures.snr_db)}}}});
             return;
         }
         if (aligned) std::cout << "tensor names aligned by " << aligned->label << "\n";

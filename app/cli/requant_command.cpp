@@ -52,7 +52,8 @@ int run_requant(const Options& o) {
     std::optional<Model> other;
     if (!o.reference.empty() && !(other = open_or_report(o.reference))) return kExitBroken;
     const TensorInfo* info = model->find_tensor(o.tensor);
-    if (!info) return fail(o.path, ErrorCode::E_NOT_FOUND, escape_for_display(o.tensor) + ": no such tensor in " + escape_for_display(o.path));
+    if (!info)
+        return fail(o.path, ErrorCode::E_NOT_FOUND, escape_for_display(o.tensor) + ": no such tensor in " + escape_for_display(o.path));
     const size_t index = static_cast<size_t>(info - model->tensors.data());
     const std::optional<uint64_t> expert = o.expert >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(o.expert)) : std::nullopt;
     Result<RequantReference> reference = open_requant_reference(*model, index, expert, other ? &*other : nullptr);

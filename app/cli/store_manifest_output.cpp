@@ -430,7 +430,8 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
             for (const Diagnostic& d : (*model)->diagnostics) std::cerr << d.to_line() << "\n";
         print_tensors(**model, failed);
     } else if (model) {
-        std::cerr << "error: " << escape_for_display(name.display()) << ": " << escape_for_display((*model).error().to_string(), 2000) << "\n";
+        std::cerr << "error: " << escape_for_display(name.display()) << ": " << escape_for_display((*model).error().to_string(), 2000)
+                  << "\n";
     }
     print_verdict(check, all, broken);
     return broken ? kExitBroken : kExitOk;

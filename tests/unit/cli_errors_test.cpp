@@ -19,7 +19,9 @@ const std::string kStore = std::string(MLENS_DEMO_DIR) + "/ollama-store";
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-void write_text(const std::string& path, const std::string& text) { write_whole_file(path, std::vector<uint8_t>(text.begin(), text.end())); }
+void write_text(const std::string& path, const std::string& text) {
+    write_whole_file(path, std::vector<uint8_t>(text.begin(), text.end()));
+}
 
 // The one JSON value on stdout, which must be an error object.
 nlohmann::json error_object(const CliRun& run) {

@@ -313,7 +313,8 @@ Result<JsonTextInfo> parse_strict_json(std::string_view text, uint64_t base, Jso
         return Error{ErrorCode::E_JSON_SYNTAX, handler.field(), std::nullopt, escape_for_display(e.what())};
     }
     if (ok && nul != std::string_view::npos)
-        return Error{ErrorCode::E_JSON_SYNTAX, handler.field(), base + nul, "JSON syntax error: trailing characters: a NUL byte after the value"};
+        return Error{ErrorCode::E_JSON_SYNTAX, handler.field(), base + nul,
+                     "JSON syntax error: trailing characters: a NUL byte after the value"};
     if (ok) return info;
     if (bridge.error) return *bridge.error;
     if (handler.rejection()) return *handler.rejection();

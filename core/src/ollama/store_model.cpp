@@ -59,7 +59,8 @@ private:
 // Each diagnostic from `first` on came from reading `layer`'s blob: it names the layer, its media
 // type and its digest, so that a finding says which blob of the model it is about.
 void name_layer_in_diagnostics(Model& model, size_t first, const ManifestLayer& layer) {
-    const std::string named = " (" + layer.field + ": " + escape_for_display(layer.media_type, 100) + " " + escape_for_display(layer.digest, 100) + ")";
+    const std::string named =
+        " (" + layer.field + ": " + escape_for_display(layer.media_type, 100) + " " + escape_for_display(layer.digest, 100) + ")";
     for (size_t i = first; i < model.diagnostics.size(); ++i) model.diagnostics[i].message += named;
 }
 
