@@ -118,11 +118,13 @@ void print_json(const KldFlags& f, const CorpusKldResult& r) {
     print_json_result(out);
 }
 
-// fail() naming the file the error of a scoring run is about: B when it is about B, the base file
-// for an error of the base file, else the model the session loaded.
+// fail() naming the file the error of a scoring run is about: the base file for its own errors
+// (E_KLD_BASE, or it could not be opened: their messages begin with its name), the --save-base
+// file for a refused output, B when it is about B, else the model the session loaded.
 int fail_kld(const Error& e, const KldFlags& f) {
-    if (!f.base.empty()) return fail(e.code == ErrorCode::E_KLD_BASE ? f.base : f.b, e);
-    return fail_comparison(e, f.a, f.b);
+    if (!f.base.empty() && (e.code == ErrorCode::E_KLD_BASE || e.message.starts_with(escape_for_display(f.base)))) return fail(f.base, e);
+    if (!f.save_base.empty() && e.field == "output") return fail(f.save_base, e);
+    return fail_comparison(e, f.base.empty() ? f.a : f.b, f.b);
 }
 
 int run_kld(KldFlags f) {

@@ -281,7 +281,7 @@ TEST_CASE("mlens kld with a context beyond the address space says the worker ran
     CliRun run = run_mlens({"kld", a, b, "--text", dir.file("text.txt"), "--ctx", "65536", "--chunks", "1"}, limits);
     CHECK(!run.timed_out);
     CHECK(run.exit_status == 1);
-    CHECK(contains(run.err, "error: E_NO_MEMORY: the llama.cpp worker ran out of memory for this request"));
+    CHECK(contains(run.err, "error: " + a + ": E_NO_MEMORY: the llama.cpp worker ran out of memory for this request"));
     CHECK(temp_files_in(dir.path()) == 0);
 }
 #endif
