@@ -37,7 +37,7 @@ int check_store_root(const std::string& path, const Store& store, bool json) {
                               {"models", models},
                               {"diagnostics", nlohmann::json::array()}};
         for (const Diagnostic& d : report.diagnostics) out["diagnostics"].push_back(diagnostic_to_json(d));
-        std::cout << json_text(out) << "\n";
+        print_json_result(out);
         return errors ? kExitBroken : kExitOk;
     }
     for (const Diagnostic& d : report.diagnostics) std::cerr << d.to_line() << "\n";
@@ -71,7 +71,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
                                   {"warnings", model->warning_count()},
                                   {"diagnostics", nlohmann::json::array()}};
             for (const Diagnostic& d : model->diagnostics) out["diagnostics"].push_back(diagnostic_to_json(d));
-            std::cout << json_text(out) << "\n";
+            print_json_result(out);
             return;
         }
         for (const Diagnostic& d : model->diagnostics) std::cerr << d.to_line() << "\n";

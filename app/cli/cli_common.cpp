@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "mlens/infer/worker_session.h"
 #include "mlens/text/display_width.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
@@ -33,7 +34,7 @@ std::optional<Model> open_or_fail(const Target& target, bool report_errors, int&
 std::optional<Model> open_or_report(const Target& target, bool report_errors) {
     auto model = open_target(target);
     if (!model) {
-        std::cerr << "error: " << escape_for_display(target.text) << ": " << model.error().to_string() << "\n";
+        fail(target.text, model.error());
         return std::nullopt;
     }
     const size_t errors = model->error_count();
@@ -59,6 +60,16 @@ int exit_status_after_output(int exit_code) {
     if (flushed && !std::ferror(stdout)) return exit_code;
     std::cerr << "error: E_IO standard output: cannot write" << (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
     return exit_code == kExitOk ? kExitBroken : exit_code;
+}
+
+int fail_comparison(const Error& e, const std::string& session_path, const std::string& b_path) {
+    return fail(is_about_model_b(e) ? b_path : session_path, e);
+}
+
+int names_match_nothing(const std::vector<std::string>& names) {
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ",") + n;
+    return usage_error("--names " + escape_for_display(list, 400) + " matches no graph tensor of the model");
 }
 
 int exit_status_of(const Model& model) { return model.error_count() > 0 ? kExitBroken : kExitOk; }
@@ -107,9 +118,10 @@ bool is_subcommand(CLI::App& app, const std::string& name) {
 
 void report_unknown_command(CLI::App& app, const std::string& name) {
     const std::vector<std::string> names = subcommand_names(app);
-    std::cerr << "error: unknown command '" << escape_for_display(name, 80) << "'";
-    if (auto near = nearest_name(name, names)) std::cerr << "; did you mean '" << *near << "'?";
-    std::cerr << "\ncommands:";
+    std::string message = "unknown command '" + escape_for_display(name, 80) + "'";
+    if (auto near = nearest_name(name, names)) message += "; did you mean '" + *near + "'?";
+    fail("", ErrorCode::E_USAGE, message);
+    std::cerr << "commands:";
     for (const std::string& n : names) std::cerr << " " << n;
     std::cerr << "\n(mlens --help describes each)\n";
 }

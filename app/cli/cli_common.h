@@ -1,6 +1,6 @@
-// Shared pieces of the mlens subcommands: opening a model for a command, exit codes, and the
-// tabular text output. Exit codes: 0 success, 1 the input has errors or could not be opened (the
-// reason is on stderr), 2 usage errors.
+// Shared pieces of the mlens subcommands: opening a model for a command and the tabular text
+// output. Exit codes and failures: cli_error.h (0 success, 1 the input has errors or could not be
+// opened, 2 usage errors).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,15 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "cli_error.h"
 #include "mlens/model/model.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/open/target.h"
 
 namespace mlens::cli {
-
-constexpr int kExitOk = 0;
-constexpr int kExitBroken = 1;
-constexpr int kExitUsage = 2;
 
 // Opens the model a path or reference names (open/target.h), printing the reason to stderr when it
 // cannot be opened. When the Model has errors, their first (a truncation summary comes first) and
@@ -32,6 +29,12 @@ std::optional<Model> open_or_fail(const std::string& path, int& exit_code);
 std::optional<Model> open_or_fail(const Target& target, bool report_errors, int& exit_code);
 // Opens A, then B when A opened, each reported when it fails; true when both are open.
 bool open_both(const std::string& a_path, const std::string& b_path, std::optional<Model>& a, std::optional<Model>& b);
+// fail() for an error of a comparison run in one worker session (ab, kld, layer-divergence): about
+// `b_path` when the error is about model B (is_about_model_b, worker_session.h), else about
+// `session_path`, the model the session loaded.
+int fail_comparison(const Error& e, const std::string& session_path, const std::string& b_path);
+// The usage error of --names that captured nothing: no graph tensor of the model has these names.
+int names_match_nothing(const std::vector<std::string>& names);
 // kExitBroken when the Model has errors, else kExitOk.
 int exit_status_of(const Model& model);
 
@@ -55,7 +58,8 @@ nlohmann::json json_number(double v);
 
 // Whether `name` is one of app's subcommands.
 bool is_subcommand(CLI::App& app, const std::string& name);
-// "error: unknown command 'infoo'; did you mean 'info'?" and the list of commands, on stderr.
+// Reports "unknown command 'infoo'; did you mean 'info'?" as a usage error (fail, E_USAGE), then lists the
+// commands on stderr.
 void report_unknown_command(CLI::App& app, const std::string& name);
 
 // The exit status once standard output is flushed: a command whose output could not be written

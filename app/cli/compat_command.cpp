@@ -181,7 +181,7 @@ void add_compat_command(CLI::App& app, int& exit_code) {
                                   {"shape_order", shape_order_name(Format::gguf)},
                                   {"text", side_json(*model, plan.text)},
                                   {"clip", side_json(*model, plan.clip)}};
-            std::cout << json_text(out) << "\n";
+            print_json_result(out);
         } else {
             print_origin(origin, plan);
             print_side(*model, plan.text);

@@ -211,7 +211,7 @@ void add_diff_command(CLI::App& app, int& exit_code) {
             return diff_models(*a, *b, options, progress.job());
         }();
         if (!d) {
-            std::cerr << "error: " << d.error().to_string() << "\n";
+            exit_code = fail("", d.error());
             return;
         }
         exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
@@ -219,7 +219,7 @@ void add_diff_command(CLI::App& app, int& exit_code) {
         if (*json) {
             nlohmann::json out = diff_json(*d);
             out["recipe"] = recipe_json(recipe_a, recipe_b);
-            std::cout << json_text(out) << "\n";
+            print_json_result(out);
         } else {
             print_diff(*d, *numeric);
             print_recipe_difference(recipe_a, recipe_b);

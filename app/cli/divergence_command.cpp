@@ -23,26 +23,18 @@ struct DivergenceFlags {
     bool json = false, as_is = false;
 };
 
-// Names that matched nothing are a usage error, like any other wrong argument.
-int report(const Error& e) {
-    std::cerr << "error: " << escape_for_display(e.to_string(), 2000) << "\n";
-    return e.code == ErrorCode::E_USAGE ? kExitUsage : kExitBroken;
-}
-
 int run_divergence(const DivergenceFlags& f) {
     auto prompt = resolve_prompt(f.prompt, f.prompt_file);
-    if (!prompt) return report(prompt.error());
+    if (!prompt) return fail(f.prompt_file, prompt.error());
     SessionOptions so;
     so.n_threads = f.threads;
     so.n_ctx = 16;  // the divergence decodes on contexts of its own
     so.as_is = f.as_is;
     auto a = WorkerSession::load(f.a, so);
-    if (!a) {
-        std::cerr << "error: " << escape_for_display(f.a) << ": " << escape_for_display(a.error().to_string(), 2000) << "\n";
-        return kExitBroken;
-    }
+    if (!a) return fail(f.a, a.error());
     auto r = (*a)->layer_divergence(f.b, *prompt, f.options);
-    if (!r) return report(r.error());
+    if (!r) return fail_comparison(r.error(), f.a, f.b);
+    if (r->rows.empty()) return names_match_nothing(f.options.names);
     if (f.json) {
         nlohmann::json rows = nlohmann::json::array();
         for (const LayerDivergenceRow& row : r->rows) {
@@ -62,12 +54,11 @@ int run_divergence(const DivergenceFlags& f) {
                             {"rel_error_at", rel},
                             {"sqnr_db_at", sqnr}});
         }
-        std::cout << json_text({{"a", f.a},
+        print_json_result({{"a", f.a},
                                 {"b", f.b},
                                 {"tokens", r->tokens},
                                 {"rows", rows},
-                                {"jump_layer", r->jump_layer < 0 ? nlohmann::json(nullptr) : nlohmann::json(r->jump_layer)}})
-                  << "\n";
+                           {"jump_layer", r->jump_layer < 0 ? nlohmann::json(nullptr) : nlohmann::json(r->jump_layer)}});
         return kExitOk;
     }
     std::vector<std::vector<std::string>> table{{"tensor", "layer", "cosine", "rel. error", "SQNR dB", "worst position"}};

@@ -18,7 +18,7 @@ void add_dump_command(CLI::App& app, int& exit_code) {
         if (!model) return;
         uint64_t items = *full ? UINT64_MAX : 8;
         if (args->json) {
-            std::cout << json_text(model_to_json(*model, items)) << "\n";
+            print_json_result(model_to_json(*model, items));
         } else {
             for (const MetadataEntry& e : model->metadata)
                 std::cout << "kv " << escape_for_display(e.key) << " " << format_type(e.value) << " = "

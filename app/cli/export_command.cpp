@@ -48,23 +48,19 @@ void add_export_command(CLI::App& app, int& exit_code) {
         auto model = open_or_fail(*path, exit_code);
         if (!model) return;
         if (model->partial || model->error_count() > 0) {
-            std::cerr << "mlens: " << escape_for_display(*path) << " has errors; run `mlens check` for details\n";
-            exit_code = kExitBroken;
+            exit_code = fail(*path, ErrorCode::E_INVALID, escape_for_display(*path) + " has errors; run `mlens check` for details");
             return;
         }
         compat::RewritePlan plan = compat::plan_compat(*model);
         compat::ExportOptions options{*out, *mmproj, {}};
         auto report = compat::export_upstream(*model, plan, options);
         if (!report) {
-            std::cerr << "mlens: export failed: " << escape_for_display(report.error().to_string(), 2000) << "\n";
-            ErrorCode code = report.error().code;
-            exit_code = code == ErrorCode::E_ARGS || code == ErrorCode::E_NO_VISION || code == ErrorCode::E_OUTPUTS_SAME_FILE ? kExitUsage
-                                                                                                                              : kExitBroken;
+            exit_code = fail(*path, report.error());
             return;
         }
         exit_code = kExitOk;
         if (*json) {
-            std::cout << json_text(export_json(*path, plan, *report)) << "\n";
+            print_json_result(export_json(*path, plan, *report));
             return;
         }
         std::cout << "text: " << escape_for_display(plan.text.summary(), 2000) << "\n";

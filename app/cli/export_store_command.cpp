@@ -89,73 +89,50 @@ int run_export(const ExportArgs& args) {
     StoreExportOptions options;
     if (!args.format.empty()) {
         options.format = parse_export_format(args.format);
-        if (!options.format) {
-            std::cerr << "error: --format must be gguf, hf or mlx\n";
-            return kExitUsage;
-        }
+        if (!options.format) return usage_error("--format must be gguf, hf or mlx");
     }
     if (!args.dtype.empty()) {
         options.dtype = parse_hf_dtype(args.dtype);
-        if (!options.dtype) {
-            std::cerr << "error: --dtype must be bf16, f16 or f32\n";
-            return kExitUsage;
-        }
+        if (!options.dtype) return usage_error("--dtype must be bf16, f16 or f32");
     }
-    if (args.out_dir.empty() && !args.dry_run) {
-        std::cerr << "error: OUT_DIR is required unless --dry-run\n";
-        return kExitUsage;
-    }
+    if (args.out_dir.empty() && !args.dry_run) return usage_error("OUT_DIR is required unless --dry-run");
     std::optional<Store> store;
     ModelName name;
     if (!args.store.empty()) {
         auto opened = Store::open(args.store);
-        if (!opened) {
-            std::cerr << "error: " << opened.error().to_string() << "\n";
-            return kExitBroken;
-        }
+        if (!opened) return fail(args.store, opened.error());
         auto parsed = parse_model_reference(args.model);
-        if (!parsed) {
-            std::cerr << "error: " << parsed.error().to_string() << "\n";
-            return kExitUsage;
-        }
+        if (!parsed) return usage_error(args.model + ": " + parsed.error().to_string());
         store = std::move(*opened);
         name = *parsed;
     } else {
         Target target = resolve(args.model);
-        if (target.kind != TargetKind::store_model) {
-            std::cerr << "error: " << escape_for_display(args.model) << " is not a model of an Ollama store ("
-                      << (target.kind == TargetKind::missing || target.kind == TargetKind::not_a_model ? target.problem.to_string()
-                                                                                                       : target_kind_name(target))
-                      << ")\n";
-            return kExitBroken;
-        }
+        if (target.kind != TargetKind::store_model)
+            return fail(
+                args.model, ErrorCode::E_NOT_FOUND,
+                "not a model of an Ollama store (" +
+                    (target.kind == TargetKind::missing || target.kind == TargetKind::not_a_model ? target.problem.to_string()
+                                                                                                  : std::string(target_kind_name(target))) +
+                    ")");
         store = std::move(*target.store);
         name = target.name;
     }
     CliJob job("export");
     auto prepared = prepare_store_export(*store, name, options, job.job());
-    if (!prepared) {
-        std::cerr << "error: " << escape_for_display(prepared.error().to_string(), 2000) << "\n";
-        return prepared.error().code == ErrorCode::E_ARGS ? kExitUsage : kExitBroken;
-    }
+    if (!prepared) return fail(args.model, prepared.error());
     nlohmann::json out = plan_json(prepared->plan, args.dry_run, args.out_dir);
     if (!args.json) print_plan(prepared->plan, args.dry_run ? "" : args.out_dir);
     if (args.dry_run) {
-        if (args.json) std::cout << json_text(out) << "\n";
+        if (args.json) print_json_result(out);
         return kExitOk;
     }
     job.step("export");
     auto report = write_store_export(*prepared, args.out_dir, job.job());
-    if (!report) {
-        std::cerr << "error: export failed: " << escape_for_display(report.error().to_string(), 2000) << "\n";
-        ErrorCode code = report.error().code;
-        return code == ErrorCode::E_ARGS || code == ErrorCode::E_OUTPUT_EXISTS || code == ErrorCode::E_OUTPUT_IN_STORE ? kExitUsage
-                                                                                                                       : kExitBroken;
-    }
+    if (!report) return fail(args.out_dir, report.error());
     const bool hf = prepared->plan.format == ExportFormat::hf;
     if (args.json) {
         out["verification"] = verification_json(*report, hf);
-        std::cout << json_text(out) << "\n";
+        print_json_result(out);
         return kExitOk;
     }
     std::cout << "verified: " << report->files_verified << " files";

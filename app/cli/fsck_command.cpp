@@ -49,14 +49,13 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
     auto threads = std::make_shared<unsigned>(2);
     cmd->add_option("--threads", *threads, "Threads that scan (default 2)")->check(CLI::Range(1u, 256u));
     cmd->callback([=, &exit_code] {
-        auto model = open_or_fail(resolve(args->path), false, exit_code);
+        auto model = open_or_fail(resolve(args->path), true, exit_code);
         if (!model) return;
         const auto start = std::chrono::steady_clock::now();
         CliJob progress("fsck");
         auto report = fsck_model(*model, progress.job(), *threads);
         if (!report) {
-            std::cerr << "error: " << escape_for_display(report.error().to_string()) << "\n";
-            exit_code = kExitBroken;
+            exit_code = fail(args->path, report.error());
             return;
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -79,7 +78,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
                                   {"bytes_scanned", report->bytes_scanned},
                                   {"findings", nlohmann::json::array()}};
             for (const Finding& f : report->findings) out["findings"].push_back(finding_json(f));
-            std::cout << json_text(out) << "\n";
+            print_json_result(out);
             return;
         }
         for (const Finding& f : report->findings) std::cout << finding_line(f) << "\n";

@@ -58,16 +58,11 @@ void print_histogram(const Histogram& h, uint64_t zero) {
 
 int run_imatrix(const Options& o) {
     Result<Imatrix> opened = open_imatrix(o.path);
-    if (!opened) {
-        std::cerr << "error: " << escape_for_display(o.path) << ": " << opened.error().to_string() << "\n";
-        return kExitBroken;
-    }
+    if (!opened) return fail(o.path, opened.error());
     const Imatrix& m = *opened;
     const ImatrixEntry* only = nullptr;
-    if (!o.tensor.empty() && !(only = m.find(o.tensor))) {
-        std::cerr << "error: " << escape_for_display(o.path) << " has no entry " << escape_for_display(o.tensor) << "\n";
-        return kExitBroken;
-    }
+    if (!o.tensor.empty() && !(only = m.find(o.tensor)))
+        return fail(o.path, ErrorCode::E_NOT_FOUND, escape_for_display(o.path) + " has no entry " + escape_for_display(o.tensor));
     std::vector<const ImatrixEntry*> entries;
     if (only)
         entries.push_back(only);
@@ -77,10 +72,7 @@ int run_imatrix(const Options& o) {
     CliJob progress("imatrix");
     for (const ImatrixEntry* e : entries) {
         Result<ImatrixEntrySummary> s = summarize_entry(m, *e, std::max<uint32_t>(1, o.bins), progress.job());
-        if (!s) {
-            std::cerr << "error: " << escape_for_display(e->name) << ": " << s.error().to_string() << "\n";
-            return kExitBroken;
-        }
+        if (!s) return fail(o.path, escape_for_display(e->name), s.error());
         summaries.push_back(std::move(*s));
     }
     const char* count_unit = m.format == ImatrixFormat::gguf ? "tokens" : "calls";
@@ -103,7 +95,7 @@ int run_imatrix(const Options& o) {
                              {"log10_importance", {{"lo", h.lo}, {"hi", h.hi}, {"counts", h.counts}}},
                              {"zero_importance", summaries[0].zero_importance}};
         }
-        std::cout << json_text(out) << "\n";
+        print_json_result(out);
         return kExitOk;
     }
     std::cout << "importance matrix " << escape_for_display(o.path) << ": " << imatrix_format_name(m.format) << ", " << m.entries.size()

@@ -83,7 +83,7 @@ std::unique_ptr<WorkerSession> load_or_report(const std::string& path, const Com
     auto loaded = WorkerSession::load(path, options, nullptr, log);
     if (!loaded) {
         if (f.log) print_log(*log);
-        std::cerr << "error: " << escape_for_display(path) << ": " << escape_for_display(loaded.error().to_string(), 2000) << "\n";
+        fail(path, loaded.error());
         return nullptr;
     }
     WorkerSession& session = **loaded;
@@ -93,16 +93,11 @@ std::unique_ptr<WorkerSession> load_or_report(const std::string& path, const Com
     return std::move(loaded).value();
 }
 
-int report(const Error& e) {
-    std::cerr << "error: " << escape_for_display(e.to_string(), 2000) << "\n";
-    return kExitBroken;
-}
-
 // The prompt of -p TEXT, -p - (stdin) or --prompt-file FILE; nullopt after printing why not.
 std::optional<std::string> prompt_or_report(const std::string& text, const std::string& file) {
     auto prompt = resolve_prompt(text, file);
     if (!prompt) {
-        report(prompt.error());
+        fail(file, prompt.error());
         return std::nullopt;
     }
     return std::move(prompt).value();
@@ -137,11 +132,11 @@ int run_tokenize(const std::string& path, const std::string& text, bool no_speci
     if (chat) {
         auto render = session->apply_chat_template(sample_conversation());
         if (f.log) print_log(session->log());
-        if (!render) return report(render.error());
+        if (!render) return fail(path, render.error());
         if (f.json) {
             nlohmann::json toks = nlohmann::json::array();
             for (const TokenPiece& t : render->tokens) toks.push_back(piece_json(t));
-            std::cout << json_text({{"template", render->template_source}, {"prompt", render->prompt}, {"tokens", toks}}) << "\n";
+            print_json_result({{"template", render->template_source}, {"prompt", render->prompt}, {"tokens", toks}});
         } else {
             std::cout << "prompt: " << escape_for_display(render->prompt, 4000) << "\n";
             print_pieces(render->tokens);
@@ -153,15 +148,15 @@ int run_tokenize(const std::string& path, const std::string& text, bool no_speci
     options.add_special = !no_bos;
     auto tokens = session->tokenize(text, options);
     if (f.log) print_log(session->log());
-    if (!tokens) return report(tokens.error());
+    if (!tokens) return fail(path, tokens.error());
     std::vector<int32_t> ids;
     for (const TokenPiece& t : *tokens) ids.push_back(t.id);
     auto round_trip = session->detokenize(ids, false, true);
-    if (!round_trip) return report(round_trip.error());
+    if (!round_trip) return fail(path, round_trip.error());
     if (f.json) {
         nlohmann::json toks = nlohmann::json::array();
         for (const TokenPiece& t : *tokens) toks.push_back(piece_json(t));
-        std::cout << json_text({{"path", path}, {"count", tokens->size()}, {"tokens", toks}, {"detokenized", *round_trip}}) << "\n";
+        print_json_result({{"path", path}, {"count", tokens->size()}, {"tokens", toks}, {"detokenized", *round_trip}});
     } else {
         print_pieces(*tokens);
         std::cout << tokens->size() << " tokens; detokenized: " << escape_for_display(*round_trip, 4000) << "\n";
@@ -191,7 +186,7 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
     };
     auto result = session->generate(prompt, options, nullptr, on_step);
     if (f.log) print_log(session->log());
-    if (!result) return report(result.error());
+    if (!result) return fail(path, result.error());
     const GenerationResult& r = *result;
     if (f.json) {
         nlohmann::json steps = nlohmann::json::array();
@@ -199,17 +194,16 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
         const ModelFacts& m = session->facts();
         nlohmann::json model = {{"description", m.description}, {"n_params", m.n_params}, {"n_vocab", m.n_vocab},
                                 {"n_layer", m.n_layer},         {"n_embd", m.n_embd},     {"n_ctx_train", m.n_ctx_train}};
-        std::cout << json_text({{"path", path},
-                                {"model", model},
-                                {"prompt_tokens", r.prompt_tokens},
-                                {"steps", steps},
-                                {"text", r.text},
-                                {"stop", stop_reason_name(r.stop)},
-                                {"prompt_ms", r.prompt_ms},
-                                {"generation_ms", r.generation_ms},
-                                {"prompt_tokens_per_s", r.prompt_tokens_per_s},
-                                {"generation_tokens_per_s", r.generation_tokens_per_s}})
-                  << "\n";
+        print_json_result({{"path", path},
+                           {"model", model},
+                           {"prompt_tokens", r.prompt_tokens},
+                           {"steps", steps},
+                           {"text", r.text},
+                           {"stop", stop_reason_name(r.stop)},
+                           {"prompt_ms", r.prompt_ms},
+                           {"generation_ms", r.generation_ms},
+                           {"prompt_tokens_per_s", r.prompt_tokens_per_s},
+                           {"generation_tokens_per_s", r.generation_tokens_per_s}});
     } else {
         std::cout << "text: " << escape_for_display(r.text, 4000) << "\n";
         std::cout << "prompt: " << r.prompt_tokens.size() << " tokens, " << number_text(r.prompt_tokens_per_s, "%.1f")
@@ -225,7 +219,7 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
     if (!a) return kExitBroken;
     auto result = a->compare_ab(path_b, prompt, options);
     if (f.log) print_log(a->log());
-    if (!result) return report(result.error());
+    if (!result) return fail_comparison(result.error(), path_a, path_b);
     if (result->b_route.through_export)
         std::cerr << "note: " << escape_for_display(path_b) << ": " << escape_for_display(result->b_route.banner, 400) << "\n";
     const AbResult& r = result->result;
@@ -250,14 +244,13 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
                                   {"same_top_share", s.same_top_share},
                                   {"mean_topk_overlap", s.mean_topk_overlap},
                                   {"first_divergence", s.first_divergence}};
-        std::cout << json_text({{"a", path_a},
-                                {"b", path_b},
-                                {"tokens", r.tokens},
-                                {"n_prompt", r.n_prompt},
-                                {"continuation", r.continuation},
-                                {"positions", positions},
-                                {"summary", summary}})
-                  << "\n";
+        print_json_result({{"a", path_a},
+                           {"b", path_b},
+                           {"tokens", r.tokens},
+                           {"n_prompt", r.n_prompt},
+                           {"continuation", r.continuation},
+                           {"positions", positions},
+                           {"summary", summary}});
         return kExitOk;
     }
     std::vector<std::vector<std::string>> rows{{"pos", "token", "kld", "top A", "top B", "p(A)", "p(B)", "top-k overlap"}};
@@ -283,7 +276,8 @@ int run_layers(const std::string& path, const std::string& prompt, const LayerCa
     if (!session) return kExitBroken;
     auto result = session->capture_layers(prompt, options);
     if (f.log) print_log(session->log());
-    if (!result) return report(result.error());
+    if (!result) return fail(path, result.error());
+    if (result->activations.empty()) return names_match_nothing(options.names);
     const LayerCaptureResult& r = *result;
     if (f.json) {
         nlohmann::json acts = nlohmann::json::array();
@@ -298,10 +292,8 @@ int run_layers(const std::string& path, const std::string& prompt, const LayerCa
                             {"max", s.max},
                             {"mean", s.mean},
                             {"std", s.std}});
-        std::cout
-            << json_text(
-                   {{"path", path}, {"tokens", r.tokens}, {"activations", acts}, {"capture_ms", r.capture_ms}, {"plain_ms", r.plain_ms}})
-            << "\n";
+        print_json_result(
+            {{"path", path}, {"tokens", r.tokens}, {"activations", acts}, {"capture_ms", r.capture_ms}, {"plain_ms", r.plain_ms}});
         return kExitOk;
     }
     std::vector<std::vector<std::string>> rows{{"tensor", "layer", "count", "l2", "min", "max", "mean", "std"}};

@@ -70,7 +70,7 @@ void add_info_command(CLI::App& app, int& exit_code) {
         if (!model) return;
         ModelSummary s = summarize(*model);
         if (args->json)
-            std::cout << json_text(summary_json(args->path, s)) << "\n";
+            print_json_result(summary_json(args->path, s));
         else
             print_summary(args->path, *model, s);
         exit_code = exit_status_of(*model);

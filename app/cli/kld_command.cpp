@@ -28,11 +28,6 @@ struct KldFlags {
     bool json = false, log = false, as_is = false;
 };
 
-int report(const Error& e) {
-    std::cerr << "error: " << escape_for_display(e.to_string(), 2000) << "\n";
-    return kExitBroken;
-}
-
 nlohmann::json moments_json(const KldMoments& m) {
     return {{"positions", m.count},
             {"ppl_a", json_number(m.ppl_a)},
@@ -120,14 +115,23 @@ void print_json(const KldFlags& f, const CorpusKldResult& r) {
                           {"p_diff", order_json(kld_order(r.p_diff))},
                           {"chunks", chunks},
                           {"positions", positions}};
-    std::cout << json_text(out) << "\n";
+    print_json_result(out);
+}
+
+// fail() naming the file the error of a scoring run is about: the base file for its own errors
+// (E_KLD_BASE, or it could not be opened: their messages begin with its name), the --save-base
+// file for a refused output, B when it is about B, else the model the session loaded.
+int fail_kld(const Error& e, const KldFlags& f) {
+    if (!f.base.empty() && (e.code == ErrorCode::E_KLD_BASE || e.message.starts_with(escape_for_display(f.base)))) return fail(f.base, e);
+    if (!f.save_base.empty() && e.field == "output") return fail(f.save_base, e);
+    return fail_comparison(e, f.base.empty() ? f.a : f.b, f.b);
 }
 
 int run_kld(KldFlags f) {
     std::string text;
     if (f.base.empty()) {
         auto read = read_text_file(f.text_file, kMaxCorpusTextBytes);
-        if (!read) return report(read.error());
+        if (!read) return fail(f.text_file, read.error());
         text = std::move(*read);
     }
     SessionOptions options;
@@ -140,8 +144,7 @@ int run_kld(KldFlags f) {
     if (!loaded) {
         if (f.log)
             for (const LlamaLogLine& line : log->lines()) std::cerr << "llama.cpp: " << escape_for_display(line.text, 400) << "\n";
-        std::cerr << "error: " << escape_for_display(first) << ": " << escape_for_display(loaded.error().to_string(), 2000) << "\n";
-        return kExitBroken;
+        return fail(first, loaded.error());
     }
     WorkerSession& session = **loaded;
     if (!session.thread_note().empty() && (f.threads > 0 || f.log)) std::cerr << "note: " << session.thread_note() << "\n";
@@ -162,7 +165,7 @@ int run_kld(KldFlags f) {
         inputs);
     if (f.log)
         for (const LlamaLogLine& line : session.log().lines()) std::cerr << "llama.cpp: " << escape_for_display(line.text, 400) << "\n";
-    if (!result) return report(result.error());
+    if (!result) return fail_kld(result.error(), f);
     if (f.json)
         print_json(f, result->result);
     else

@@ -20,7 +20,7 @@ void add_kv_command(CLI::App& app, int& exit_code) {
         uint64_t items = *full ? UINT64_MAX : 8;
         if (args->json) {
             nlohmann::json out = model_to_json(*model, items)["metadata"];
-            std::cout << json_text(out) << "\n";
+            print_json_result(out);
         } else {
             std::vector<std::vector<std::string>> rows = {{"KEY", "TYPE", "VALUE"}};
             for (const MetadataEntry& e : model->metadata)

@@ -1,9 +1,10 @@
 // mlens: the ModelLens command line. One subcommand per file; see README.md for the reference.
 // `mlens --reference man|bash|zsh|fish` (not in --help) prints the man page or a completion
 // script written from these same definitions; the build installs what it prints.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <iostream>
+#include <string_view>
 #include <thread>
 
 #include "cli_common.h"
@@ -66,15 +67,15 @@ int main(int argc, char** argv) {
     // CLI11 reports a mistyped command as "A subcommand is required"; name it and the nearest one.
     if (argc > 1 && argv[1][0] != '-' && !mlens::cli::is_subcommand(app, argv[1])) {
         mlens::cli::report_unknown_command(app, argv[1]);
-        return mlens::cli::kExitUsage;
+        const bool json = std::any_of(argv + 2, argv + argc, [](const char* a) { return std::string_view(a) == "--json"; });
+        return mlens::cli::exit_status_after_output(mlens::cli::finish_command(mlens::cli::kExitUsage, json));
     }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::CallForAllHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForVersion& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
-        app.exit(e);
-        return mlens::cli::kExitUsage;
+        return mlens::cli::exit_status_after_output(mlens::cli::finish_usage_error(app, e, mlens::cli::json_requested(app)));
     }
-    return mlens::cli::exit_status_after_output(exit_code);
+    return mlens::cli::exit_status_after_output(mlens::cli::finish_command(exit_code, mlens::cli::json_requested(app)));
 }

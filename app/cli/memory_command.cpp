@@ -34,24 +34,15 @@ int run_memory(const MemoryFlags& f) {
     auto model = open_or_report(f.path);
     if (!model) return kExitBroken;
     auto estimate = estimate_memory(*model, f.options);
-    if (!estimate) {
-        std::cerr << "error: " << escape_for_display(estimate.error().to_string(), 2000) << "\n";
-        return kExitBroken;
-    }
+    if (!estimate) return fail(f.path, estimate.error());
     SessionOptions so;
     so.n_threads = f.threads;
     so.n_ctx = 16;  // the session's own context is not measured: measure_memory makes its own
     so.as_is = f.as_is;
     auto session = WorkerSession::load(f.path, so);
-    if (!session) {
-        std::cerr << "error: " << escape_for_display(f.path) << ": " << escape_for_display(session.error().to_string(), 2000) << "\n";
-        return kExitBroken;
-    }
+    if (!session) return fail(f.path, session.error());
     auto measured = (*session)->measure_memory(f.options);
-    if (!measured) {
-        std::cerr << "error: " << escape_for_display(measured.error().to_string(), 2000) << "\n";
-        return kExitBroken;
-    }
+    if (!measured) return fail(f.path, measured.error());
     const MemoryTerms& est = estimate->terms;
     const MemoryTerms& act = measured->terms;
     struct Row {
@@ -70,16 +61,15 @@ int run_memory(const MemoryFlags& f) {
         nlohmann::json buffers = nlohmann::json::array();
         for (const MemoryBuffer& b : measured->buffers)
             buffers.push_back({{"name", b.name}, {"weights", b.terms.weights}, {"kv", b.terms.kv}, {"compute", b.terms.compute}});
-        std::cout << json_text({{"path", f.path},
-                                {"n_ctx", f.options.n_ctx},
-                                {"n_ctx_padded", estimate->n_ctx_padded},
-                                {"n_batch", f.options.n_batch},
-                                {"n_ubatch", estimate->n_ubatch},
-                                {"kv_type", f.options.kv_type},
-                                {"terms", terms},
-                                {"buffers", buffers},
-                                {"note", estimate->note.empty() ? nlohmann::json(nullptr) : nlohmann::json(estimate->note)}})
-                  << "\n";
+        print_json_result({{"path", f.path},
+                           {"n_ctx", f.options.n_ctx},
+                           {"n_ctx_padded", estimate->n_ctx_padded},
+                           {"n_batch", f.options.n_batch},
+                           {"n_ubatch", estimate->n_ubatch},
+                           {"kv_type", f.options.kv_type},
+                           {"terms", terms},
+                           {"buffers", buffers},
+                           {"note", estimate->note.empty() ? nlohmann::json(nullptr) : nlohmann::json(estimate->note)}});
         return kExitOk;
     }
     std::cout << "context " << f.options.n_ctx << " (" << estimate->n_ctx_padded << " cells), batch " << f.options.n_batch

@@ -38,10 +38,7 @@ ProgramReference mlens_reference() {
 std::optional<int> print_reference_if_asked(const CLI::App& app, int argc, char** argv) {
     if (argc != 3 || std::string_view(argv[1]) != "--reference") return std::nullopt;
     const std::optional<std::string> document = reference_document(app, mlens_reference(), argv[2]);
-    if (!document) {
-        std::cerr << "error: --reference wants man, bash, zsh or fish\n";
-        return kExitUsage;
-    }
+    if (!document) return usage_error("--reference wants man, bash, zsh or fish");
     std::cout << *document;
     return kExitOk;
 }

@@ -37,12 +37,13 @@ namespace mlens::cli {
 
 namespace {
 
-// Opens TENSOR of the model (optionally one slice of its slowest dimension) or reports why not.
-std::optional<TensorView> open_view(const Model& model, const std::string& name, int64_t expert) {
+// Opens TENSOR of the model at `path` (optionally one slice of its slowest dimension) or reports
+// why not.
+std::optional<TensorView> open_view(const std::string& path, const Model& model, const std::string& name, int64_t expert) {
     auto view = TensorView::open(model, name);
     if (view && expert >= 0) view = view->slice(static_cast<uint64_t>(expert));
     if (!view) {
-        std::cerr << "error: " << escape_for_display(name) << ": " << view.error().to_string() << "\n";
+        fail(path, escape_for_display(name), view.error());
         return std::nullopt;
     }
     return *view;
@@ -129,7 +130,7 @@ void add_stats(CLI::App& app, int& exit_code) {
         exit_code = kExitBroken;
         auto model = open_or_report(*path);
         if (!model) return;
-        auto view = open_view(*model, *tensor, *expert);
+        auto view = open_view(*path, *model, *tensor, *expert);
         if (!view) return;
         auto report = [&]() -> Result<TensorReport> {
             CliJob progress("statistics");
@@ -144,7 +145,7 @@ void add_stats(CLI::App& app, int& exit_code) {
             return r;
         }();
         if (!report) {
-            std::cerr << "error: " << report.error().to_string() << "\n";
+            fail(*path, escape_for_display(*tensor), report.error());
             return;
         }
         const TensorStats& s = *report->stats;
@@ -158,7 +159,7 @@ void add_stats(CLI::App& app, int& exit_code) {
             out.update(stats_json(s));
             out["block_scales"] = series_json(report->block_scales);
             out["rows"] = series_json(report->rows);
-            std::cout << json_text(out) << "\n";
+            print_json_result(out);
             return;
         }
         const auto [min, max] = extremes_text(s);
@@ -200,10 +201,7 @@ int write_hist_files(const Model& model, const Histogram& h, const std::string& 
     std::vector<OutputBytes> files;
     if (!png_path.empty()) {
         auto drawn = histogram_png(h, title, range_caption, log_counts);
-        if (!drawn) {
-            std::cerr << "error: cannot draw the PNG for " << escape_for_display(png_path) << ": " << drawn.error().to_string() << "\n";
-            return kExitBroken;
-        }
+        if (!drawn) return fail(png_path, "cannot draw the PNG", drawn.error());
         png = std::move(*drawn);
         files.push_back({png_path, png.data(), png.size()});
     }
@@ -212,10 +210,8 @@ int write_hist_files(const Model& model, const Histogram& h, const std::string& 
         files.push_back({csv_path, csv.data(), csv.size()});
     }
     OutputGuard guard = output_guard_for(model);
-    if (Status s = write_files_safely(guard, files); !s) {
-        std::cerr << "error: cannot write: " << s.error().to_string() << "\n";
-        return s.error().code == ErrorCode::E_OUTPUTS_SAME_FILE ? kExitUsage : kExitBroken;
-    }
+    if (Status s = write_files_safely(guard, files); !s)
+        return fail(files.size() == 1 ? files[0].path : std::string(), "cannot write", s.error());
     return kExitOk;
 }
 
@@ -249,15 +245,14 @@ void add_hist(CLI::App& app, int& exit_code) {
     cmd->add_flag("--json", *json, "Print JSON");
     cmd->callback([=, &exit_code] {
         if (range->size() == 2 && !(std::isfinite((*range)[0]) && std::isfinite((*range)[1]) && (*range)[0] < (*range)[1])) {
-            std::cerr << "error: --range LO HI needs finite numbers with LO < HI, got " << number_text((*range)[0]) << " "
-                      << number_text((*range)[1]) << "\n";
-            exit_code = kExitUsage;
+            exit_code = usage_error("--range LO HI needs finite numbers with LO < HI, got " + number_text((*range)[0]) + " " +
+                                    number_text((*range)[1]));
             return;
         }
         exit_code = kExitBroken;
         auto model = open_or_report(*path);
         if (!model) return;
-        auto view = open_view(*model, *tensor, -1);
+        auto view = open_view(*path, *model, *tensor, -1);
         if (!view) return;
         HistogramRange chosen;
         const HistogramRangeMode mode = *range_mode_from_name(*range_mode);
@@ -269,7 +264,7 @@ void add_hist(CLI::App& app, int& exit_code) {
                 return compute_stats(*view, progress.job());
             }();
             if (!stats) {
-                std::cerr << "error: " << stats.error().to_string() << "\n";
+                fail(*path, escape_for_display(*tensor), stats.error());
                 return;
             }
             chosen = pick_histogram_range(*stats, mode);
@@ -281,7 +276,7 @@ void add_hist(CLI::App& app, int& exit_code) {
             return compute_histogram(*view, *bins, std::make_pair(chosen.lo, chosen.hi), progress.job());
         }();
         if (!h) {
-            std::cerr << "error: " << h.error().to_string() << "\n";
+            fail(*path, escape_for_display(*tensor), h.error());
             return;
         }
         exit_code = exit_status_of(*model);
@@ -292,14 +287,13 @@ void add_hist(CLI::App& app, int& exit_code) {
             return;
         }
         if (*json) {
-            std::cout << json_text({{"range_mode", range_mode_name(chosen.mode)},
+            print_json_result({{"range_mode", range_mode_name(chosen.mode)},
                                     {"range_resolved", range_mode_name(chosen.resolved)},
                                     {"lo", h->lo},
                                     {"hi", h->hi},
                                     {"below", h->below},
                                     {"above", h->above},
-                                    {"counts", h->counts}})
-                      << "\n";
+                               {"counts", h->counts}});
             return;
         }
         print_outside_counts(*h, chosen);
@@ -395,7 +389,7 @@ void add_compare(CLI::App& app, int& exit_code) {
             return compare_models(*a, *b, pairing, progress.job());
         }();
         if (!compared) {
-            std::cerr << "error: " << compared.error().to_string() << "\n";
+            fail("", compared.error());
             return;
         }
         nlohmann::json out = nlohmann::json::array();
@@ -418,21 +412,21 @@ void add_compare(CLI::App& app, int& exit_code) {
         }
         warn_if_unlike(*a, *b, only->empty() ? &pairing : nullptr);
         if (out.empty()) {
-            std::cerr << "error: no tensor of the same name and size in both models\n";
+            fail("", ErrorCode::E_NOT_FOUND,
+                 "no tensor of the same name and size in " + escape_for_display(*a_path) + " and " + escape_for_display(*b_path));
             return;
         }
         exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
         if (*json) {
             const OverallError& o = compared->overall;
-            std::cout << json_text({{"tensors", out},
+            print_json_result({{"tensors", out},
                                     {"overall",
                                      {{"tensors", o.tensors},
                                       {"count", o.sums.count},
                                       {"rmse", json_number(o.figures.rmse)},
                                       {"nmse", json_number(o.figures.nmse)},
                                       {"cosine", json_number(o.figures.cosine)},
-                                      {"snr_db", json_number(o.figures.snr_db)}}}})
-                      << "\n";
+                                 {"snr_db", json_number(o.figures.snr_db)}}}});
             return;
         }
         if (aligned) std::cout << "tensor names aligned by " << aligned->label << "\n";

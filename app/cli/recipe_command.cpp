@@ -82,7 +82,7 @@ void add_recipe_command(CLI::App& app, int& exit_code) {
         exit_code = exit_status_of(*model);
         const QuantRecipe r = quant_recipe(*model);
         if (args->json)
-            std::cout << json_text(recipe_json(args->path, r)) << "\n";
+            print_json_result(recipe_json(args->path, r));
         else
             print_recipe(args->path, r);
     });

@@ -44,10 +44,7 @@ int run_requant(const Options& o) {
     std::vector<uint32_t> ids;
     for (const std::string& t : o.types) {
         auto id = ggml_type_from_name(t);
-        if (!id) {
-            std::cerr << "error: unknown ggml type " << escape_for_display(t) << "\n";
-            return kExitUsage;
-        }
+        if (!id) return usage_error("unknown ggml type " + escape_for_display(t));
         ids.push_back(*id);
     }
     auto model = open_or_report(o.path);
@@ -55,34 +52,23 @@ int run_requant(const Options& o) {
     std::optional<Model> other;
     if (!o.reference.empty() && !(other = open_or_report(o.reference))) return kExitBroken;
     const TensorInfo* info = model->find_tensor(o.tensor);
-    if (!info) {
-        std::cerr << "error: " << escape_for_display(o.tensor) << ": no such tensor in " << escape_for_display(o.path) << "\n";
-        return kExitBroken;
-    }
+    if (!info)
+        return fail(o.path, ErrorCode::E_NOT_FOUND, escape_for_display(o.tensor) + ": no such tensor in " + escape_for_display(o.path));
     const size_t index = static_cast<size_t>(info - model->tensors.data());
     const std::optional<uint64_t> expert = o.expert >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(o.expert)) : std::nullopt;
     Result<RequantReference> reference = open_requant_reference(*model, index, expert, other ? &*other : nullptr);
-    if (!reference) {
-        std::cerr << "error: " << escape_for_display(o.tensor) << ": " << reference.error().to_string() << "\n";
-        return kExitBroken;
-    }
+    if (!reference) return fail(o.reference.empty() ? o.path : o.reference, escape_for_display(o.tensor), reference.error());
     const FloatSource& values = reference->values->source();
     const uint64_t row_length = reference->values->view().row_length();
     std::optional<Imatrix> imatrix;
     std::optional<ColumnImportance> importance;
     if (!o.imatrix.empty()) {
         Result<Imatrix> opened = open_imatrix(o.imatrix);
-        if (!opened) {
-            std::cerr << "error: " << escape_for_display(o.imatrix) << ": " << opened.error().to_string() << "\n";
-            return kExitBroken;
-        }
+        if (!opened) return fail(o.imatrix, opened.error());
         imatrix = std::move(*opened);
         Result<ColumnImportance> found =
             importance_for(*imatrix, info->name, row_length, values.size() / std::max<uint64_t>(row_length, 1), expert);
-        if (!found) {
-            std::cerr << "error: " << escape_for_display(o.imatrix) << ": " << found.error().message << "\n";
-            return kExitBroken;
-        }
+        if (!found) return fail(o.imatrix, found.error().code, found.error().message);
         importance = std::move(*found);
     }
     if (ids.empty()) ids = default_requant_types(row_length, importance.has_value());
@@ -90,10 +76,7 @@ int run_requant(const Options& o) {
         CliJob progress("requantize");
         return requantize(values, row_length, ids, progress.job(), 0, importance ? &*importance : nullptr);
     }();
-    if (!rows) {
-        std::cerr << "error: " << rows.error().to_string() << "\n";
-        return kExitBroken;
-    }
+    if (!rows) return fail(o.path, escape_for_display(o.tensor), rows.error());
     const std::string reference_file = reference->counterpart ? o.reference : o.path;
     // Errors in either file were reported on stderr: the figures still print, the status says so.
     const int status = other && exit_status_of(*other) != kExitOk ? kExitBroken : exit_status_of(*model);
@@ -111,7 +94,7 @@ int run_requant(const Options& o) {
         if (importance)
             out["imatrix"] = {{"file", o.imatrix}, {"format", imatrix_format_name(imatrix->format)}, {"entry", importance->entry}};
         for (const RequantRow& r : *rows) out["types"].push_back(row_json(r));
-        std::cout << json_text(out) << "\n";
+        print_json_result(out);
         return status;
     }
     // A type without figures shows dashes and says why in NOTE, so the figure columns stay narrow.

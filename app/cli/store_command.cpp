@@ -53,10 +53,10 @@ std::vector<std::string> store_roots(const std::string& path) {
     return roots;
 }
 
-// The store at `root`, or why it does not open, which is also printed to stderr.
+// The store at `root`, or why it does not open, which is also reported (fail).
 Result<Store> open_store_or_report(const std::string& root) {
     auto store = Store::open(root);
-    if (!store) std::cerr << "error: " << store.error().to_string() << "\n";
+    if (!store) fail(root, store.error());
     return store;
 }
 
@@ -71,30 +71,27 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
         const Target target = resolve(args[0]);
         if (target.kind == TargetKind::store_model) return print_store_manifest(*target.store, target.name, options);
         if (target.kind == TargetKind::store_root) return print_store_listing(*target.store, options);
+        // A file wins over a reference of the same text: one that is no model is the answer.
+        if (target.kind == TargetKind::not_a_model && !is_directory(args[0])) return fail(args[0], target.problem);
         (is_directory(args[0]) ? path : reference) = args[0];
     }
     const std::vector<std::string> roots = store_roots(path);
     if (roots.empty()) {
-        std::cerr << "error: no Ollama store found (looked at";
-        for (const StoreLocation& loc : default_store_locations()) std::cerr << " " << escape_for_display(loc.path);
-        std::cerr << "); give its path\n";
-        return kExitBroken;
+        std::string looked;
+        for (const StoreLocation& loc : default_store_locations()) looked += " " + escape_for_display(loc.path);
+        return fail(reference, ErrorCode::E_NOT_FOUND, "no Ollama store found (looked at" + looked + "); give its path");
     }
     std::optional<ModelName> name;
     if (!reference.empty()) {
         auto parsed = parse_model_reference(reference);
-        if (!parsed) {
-            std::cerr << "error: " << parsed.error().to_string() << "\n";
-            return kExitUsage;
-        }
+        if (!parsed) return usage_error(escape_for_display(reference) + ": " + parsed.error().to_string());
         name = *parsed;
     }
     if (!path.empty() && !is_store_root(path))
-        if (auto below = store_below(path)) {
-            std::cerr << "error: " << escape_for_display(path) << " is not an Ollama store (it has no manifests/ folder); "
-                      << "the store below it is " << escape_for_display(*below) << "\n";
-            return kExitBroken;
-        }
+        if (auto below = store_below(path))
+            return fail(path, ErrorCode::E_NOT_DIRECTORY,
+                        escape_for_display(path) + " is not an Ollama store (it has no manifests/ folder); the store below it is " +
+                            escape_for_display(*below));
     int exit_code = kExitOk;
     for (const std::string& root : roots) {
         auto store = open_store_or_report(root);

@@ -350,7 +350,7 @@ void print_verdict(const ModelCheck& check, const std::vector<const LayerView*>&
 int print_store_manifest(const Store& store, const ModelName& name, const StoreShowOptions& options) {
     auto view = view_manifest(store, name);
     if (!view) {
-        std::cerr << "error: " << name.display() << ": " << view.error().to_string() << "\n";
+        fail(store.root() + "/" + name.display(), view.error());
         if (!store.read_manifest(name).present()) report_models_like(store, name);
         return kExitBroken;
     }
@@ -407,7 +407,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
         if (model && *model) out.update(tensors_json(**model, failed));
         if (model && !*model) out["tensors_error"] = (*model).error().to_string();
         out["export"] = broken ? nlohmann::json::array() : export_plans_json(store, name);
-        std::cout << json_text(out) << "\n";
+        print_json_result(out);
         return broken ? kExitBroken : kExitOk;
     }
 
@@ -430,7 +430,8 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
             for (const Diagnostic& d : (*model)->diagnostics) std::cerr << d.to_line() << "\n";
         print_tensors(**model, failed);
     } else if (model) {
-        std::cerr << "error: " << (*model).error().to_string() << "\n";
+        std::cerr << "error: " << escape_for_display(name.display()) << ": " << escape_for_display((*model).error().to_string(), 2000)
+                  << "\n";
     }
     print_verdict(check, all, broken);
     return broken ? kExitBroken : kExitOk;

@@ -139,7 +139,7 @@ int print_store_listing(const Store& store, const StoreShowOptions& options) {
     const bool broken = l.error_count() > 0;
     const bool json = options.json;
     if (json) {
-        std::cout << json_text(listing_json(l)) << "\n";
+        print_json_result(listing_json(l));
         return broken ? kExitBroken : kExitOk;
     }
     for (const Diagnostic& d : l.diagnostics) std::cerr << d.to_line() << "\n";

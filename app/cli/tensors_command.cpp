@@ -73,7 +73,7 @@ void print_by_layer(const Model& model, bool json) {
                        {"tensors", names}});
     }
     if (json)
-        std::cout << json_text(out) << "\n";
+        print_json_result(out);
     else
         print_table(rows);
 }
@@ -108,7 +108,7 @@ void add_tensors_command(CLI::App& app, int& exit_code) {
         if (*json) {
             nlohmann::json out = nlohmann::json::array();
             for (const LogicalTensor& t : order) out.push_back(logical_tensor_to_json(*model, t));
-            std::cout << json_text(out) << "\n";
+            print_json_result(out);
             return;
         }
         std::vector<std::vector<std::string>> rows = {{"NAME", "TYPE", "SHAPE", "ELEMENTS", "BYTES", "OFFSET", "BPW"}};

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Runs every --json command of mlens on the demo models and store, and validates each output
-against its schema in assets/schemas (JSON Schema draft 2020-12, python3-jsonschema).
+against its schema in assets/schemas (JSON Schema draft 2020-12, python3-jsonschema); then runs
+every command that `mlens --help` lists with --json on a missing file and on a file that is no
+model, and checks the error object, the exit status and the error line on stderr.
 
 usage: check_json_schemas.py MLENS SCHEMA_DIR DEMO_DIR
 Prints one line per output checked; exits 1 when any output does not match its schema."""
@@ -82,6 +84,89 @@ def write_non_finite_models(out_dir):
             gguf(os.path.join(out_dir, "all-nan.gguf"), [float("nan")] * 8))
 
 
+# Options a command needs besides its positionals before it opens its inputs (read from the
+# command line after parsing, so CLI11's help does not mark them REQUIRED).
+ERROR_CASE_OPTIONS = {
+    "run": ["-p", "x"], "ab": ["-p", "x"], "layers": ["-p", "x"], "layer-divergence": ["-p", "x"],
+    "export": ["--dry-run"],
+}
+# Commands whose output another command's schema describes.
+SCHEMA_OF = {"verify": "show"}
+
+
+def json_commands(mlens):
+    """Each subcommand `mlens --help` lists whose own --help offers --json, with its positionals
+    (name, required) in the order of its usage line."""
+    listing = subprocess.run([mlens, "--help"], capture_output=True, text=True).stdout
+    names, in_list = [], False
+    for line in listing.splitlines():
+        if line.strip().lower().rstrip(":") == "subcommands":
+            in_list = True
+        elif in_list and line.startswith("  ") and line.strip():
+            names.append(line.split()[0])
+        elif in_list and not line.strip():
+            break
+    commands = {}
+    for name in names:
+        usage = subprocess.run([mlens, name, "--help"], capture_output=True, text=True).stdout
+        if "--json" not in usage:
+            continue
+        line = next(l for l in usage.splitlines() if l.startswith("Usage:"))
+        words = line.split("[OPTIONS]", 1)[1].split() if "[OPTIONS]" in line else []
+        commands[name] = [(w.strip("[]"), not w.startswith("[")) for w in words if w.strip("[]").isupper()]
+    return commands
+
+
+def check_error_outputs(mlens, validators, out_dir, failures):
+    """Every command with --json, given a missing file and a file that is no model, prints one
+    error object that its schema admits, exits 1 (2 for a usage error), and names the file on
+    stderr. Returns the number of runs checked."""
+    missing = os.path.join(out_dir, "missing-input.gguf")
+    not_a_model = os.path.join(out_dir, "not-a-model.txt")
+    with open(not_a_model, "w") as f:
+        f.write("just some text, no model\n")
+    commands = json_commands(mlens)
+    if len(commands) < 20:
+        failures.append(f"mlens --help lists only {len(commands)} commands with --json: {sorted(commands)}")
+    runs = 0
+    for command, positionals in sorted(commands.items()):
+        schema_name = "mlens-" + SCHEMA_OF.get(command, command) + ".schema.json"
+        if schema_name not in validators:
+            failures.append(f"{command}: no schema {schema_name}")
+            continue
+        for bad in (missing, not_a_model):
+            fill = [p for p in positionals if p[1]] or positionals[:2]
+            options = ERROR_CASE_OPTIONS.get(command, []) + (["--text", not_a_model] if command == "kld" else [])
+            args = [command] + [bad for _ in fill] + options + ["--json"]
+            label = f"error: {' '.join(a if a not in (missing, not_a_model) else os.path.basename(a) for a in args)}"
+            run = subprocess.run([mlens, *args], capture_output=True, text=True, cwd=out_dir, stdin=subprocess.DEVNULL)
+            runs += 1
+            try:
+                output = json.loads(run.stdout)
+            except ValueError:
+                failures.append(f"{label}: stdout is not one JSON value: {run.stdout[:200]!r}")
+                print(f"FAIL {label}")
+                continue
+            problems = [f"{schema_name} at /{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
+                        for e in validators[schema_name].iter_errors(output)]
+            error = output.get("error") if isinstance(output, dict) else None
+            if error is None:
+                problems.append("no error object")
+            elif run.returncode != (2 if error["code"] == "E_USAGE" else 1):
+                problems.append(f"exit {run.returncode} with code {error['code']}")
+            elif error["code"] != "E_USAGE" and error["path"] != bad:
+                problems.append(f"the error names {error['path']!r}, not the file given")
+            stderr = run.stderr.strip().splitlines()
+            if not stderr or not any(l.startswith("error: ") for l in stderr):
+                problems.append(f"no error line on stderr: {run.stderr[:200]!r}")
+            elif error is not None and error["code"] != "E_USAGE" and bad not in run.stderr:
+                problems.append(f"stderr does not name the file: {run.stderr[:200]!r}")
+            for p in problems:
+                failures.append(f"{label}: {p}")
+            print(("FAIL " if problems else "ok   ") + label)
+    return runs
+
+
 def main():
     mlens, schema_dir, demo = (os.path.abspath(a) for a in sys.argv[1:4])
     schemas = load_schemas(schema_dir)
@@ -99,8 +184,10 @@ def main():
             failures.append(f"{label}: exit {run.returncode}: {run.stderr.strip()}")
             print(f"FAIL {label}")
             return None
-        if status is None and run.returncode != 0 and not run.stdout.strip():
-            print(f"skip {label}: exit {run.returncode} without JSON")
+        if not run.stdout.strip():
+            # A failing command prints its error object too: no exit status leaves stdout empty.
+            failures.append(f"{label}: exit {run.returncode} without JSON: {run.stderr.strip()[:200]}")
+            print(f"FAIL {label}")
             return None
         # No NaN, Infinity or null in place of a number: json.loads would accept the first two.
         output = json.loads(run.stdout, parse_constant=lambda c: failures.append(f"{label}: bare {c} in the JSON"))
@@ -186,6 +273,8 @@ def main():
     check("requant", non_finite, "t.weight", "--types", "Q8_0", status=None)
     check("requant", zeros, "t.weight", "--types", "Q8_0", status=None)
     check("layer-divergence", f32, q4, "-p", "Hello world")
+
+    check_error_outputs(mlens, validators, out_dir, failures)
 
     for name in sorted(set(validators) - used):
         failures.append(f"{name}: no output checked against it")

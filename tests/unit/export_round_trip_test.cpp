@@ -31,7 +31,7 @@ RoundTrip round_trip(const TempDir& dir, const TinyModel& ollama, const TinyMode
     REQUIRE(model);
     RoundTrip r;
     r.plan = compat::plan_compat(*model);
-    auto report = compat::export_upstream(*model, r.plan, {dir.file("exported.gguf"), mmproj});
+    auto report = compat::export_upstream(*model, r.plan, {dir.file("exported.gguf"), mmproj, {}});
     INFO((report ? std::string() : report.error().to_string()));
     REQUIRE(report);
     r.report = *report;

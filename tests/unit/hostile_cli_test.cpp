@@ -267,7 +267,7 @@ TEST_CASE("mlens kld with a context beyond the address space says the worker ran
     CliRun run = run_mlens({"kld", a, b, "--text", dir.file("text.txt"), "--ctx", "65536", "--chunks", "1"}, limits);
     CHECK(!run.timed_out);
     CHECK(run.exit_status == 1);
-    CHECK(contains(run.err, "error: E_NO_MEMORY: the llama.cpp worker ran out of memory for this request"));
+    CHECK(contains(run.err, "error: " + a + ": E_NO_MEMORY: the llama.cpp worker ran out of memory for this request"));
     CHECK(leftovers_in(dir.path()) == 0);
 }
 #endif
@@ -304,7 +304,7 @@ TEST_CASE("mlens imatrix on a sparse file claiming 2^38 columns or experts stays
 #endif
         if (c == &columns) {
             CHECK(run.timed_out);
-            CHECK(contains(run.err, "error: blk.0.ffn_up.weight: E_CANCELLED: cancelled"));
+            CHECK(contains(run.err, "error: E_CANCELLED: cancelled"));
         } else {
             CHECK(!run.timed_out);
             CHECK(contains(run.err, "E_IMATRIX_SHAPE"));

@@ -94,7 +94,7 @@ TEST_CASE("mlens run and ab on files llama.cpp cannot load exit 1 with its messa
     CHECK(no_weights.exit_status == 1);
     CHECK(no_weights.out.empty());
     CHECK_THAT(no_weights.err,
-               Catch::Contains("error: E_LLAMA_LOAD: model B: llama.cpp could not load the model: "
+               Catch::Contains("error: " + test::llama_source_dir() + "/models/ggml-vocab-qwen2.gguf: E_LLAMA_LOAD: model B: llama.cpp could not load the model: "
                                "llama_model_load: error loading model: check_tensor_dims: tensor "
                                "'token_embd.weight' not found"));
 }

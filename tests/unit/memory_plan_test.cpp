@@ -48,8 +48,8 @@ TEST_CASE("mlens memory: a quantized KV cache whose blocks straddle the demo's 1
     }
 }
 
-TEST_CASE("mlens memory refuses an unknown KV cache type", "[memory][infer][cli]") {
+TEST_CASE("mlens memory refuses an unknown KV cache type as a usage error", "[memory][infer][cli]") {
     test::CliRun r = test::run_mlens({"memory", demo("tiny-llama-f32.gguf"), "--kv-type", "q3_k"});
-    CHECK(r.exit_status == 1);
+    CHECK(r.exit_status == 2);
     CHECK(r.err.find("unknown KV cache type") != std::string::npos);
 }

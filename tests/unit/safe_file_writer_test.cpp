@@ -249,7 +249,7 @@ TEST_CASE("a cancelled export leaves neither of its files", "[output][export]") 
     const compat::RewritePlan plan = compat::plan_compat(*model);
     JobContext job;
     job.cancel();
-    auto report = compat::export_upstream(*model, plan, {dir.file("text.gguf"), dir.file("mm.gguf")}, &job);
+    auto report = compat::export_upstream(*model, plan, {dir.file("text.gguf"), dir.file("mm.gguf"), {}}, &job);
     REQUIRE(!report);
     CHECK(report.error().code == ErrorCode::E_CANCELLED);
     CHECK(!fs::exists(dir.file("text.gguf")));

@@ -152,7 +152,7 @@ TEST_CASE("store export of an Ollama-made GGUF: the compat export, mmproj, adapt
     auto blob_model = open_gguf(s.dir.file("ollama.gguf"));
     REQUIRE(blob_model);
     auto compat_plan = compat::plan_compat(*blob_model);
-    REQUIRE(compat::export_upstream(*blob_model, compat_plan, {s.dir.file("direct.gguf"), s.dir.file("direct-mmproj.gguf")}));
+    REQUIRE(compat::export_upstream(*blob_model, compat_plan, {s.dir.file("direct.gguf"), s.dir.file("direct-mmproj.gguf"), {}}));
     CHECK(read_whole_file(out + "/model.gguf") == read_whole_file(s.dir.file("direct.gguf")));
     CHECK(read_whole_file(out + "/mmproj.gguf") == read_whole_file(s.dir.file("direct-mmproj.gguf")));
     CHECK(read_whole_file(out + "/adapter-1.gguf") == s.extra_blob);

@@ -26,6 +26,8 @@ std::string SafetensorsHeaderHandler::field() const {
     switch (m_where) {
         case Where::root_value:
             return m_key_is_metadata ? "__metadata__" : "header";
+        case Where::entry_sequence:
+            return escape_for_display(m_tensor.name, kNameInPath);
         case Where::metadata:
         case Where::metadata_value:
             return "__metadata__";
@@ -47,7 +49,7 @@ bool SafetensorsHeaderHandler::wrong_type(const JsonToken& t, const char* found)
             if (m_key_is_metadata)
                 return reject(kSchemaError, "__metadata__", t.offset, "__metadata__ must be null or an object of strings, found " + what);
             return reject(kSchemaError, escape_for_display(m_key, kNameInPath), t.offset,
-                          "a tensor entry must be an object, found " + what);
+                          "a tensor entry must be an object (or the array [dtype, shape, data_offsets]), found " + what);
         case Where::metadata_value:
             return reject(kSchemaError, "__metadata__", t.offset,
                           "the value of \"" + escape_for_display(m_meta_key) + "\" must be a string, found " + what);
@@ -71,9 +73,25 @@ bool SafetensorsHeaderHandler::begin_entry(const JsonToken& t) {
     m_entry = SafetensorsEntry{};
     m_entry_at = t.offset;
     m_has_dtype = m_has_shape = m_has_offsets = false;
+    m_sequence = false;
     m_where = Where::entry;
     return true;
 }
+
+bool SafetensorsHeaderHandler::next_sequence_field(const JsonToken& t) {
+    static constexpr Field kOrder[] = {Field::dtype, Field::shape, Field::data_offsets};
+    static constexpr const char* kNames[] = {"dtype", "shape", "data_offsets"};
+    if (m_sequence_fields == 3)
+        return reject(kSchemaError, escape_for_display(m_tensor.name, kNameInPath), t.offset,
+                      "invalid length: a tensor entry given as an array holds exactly dtype, shape and data_offsets");
+    m_field = kOrder[m_sequence_fields];
+    m_field_name = kNames[m_sequence_fields];
+    ++m_sequence_fields;
+    m_where = Where::entry_value;
+    return true;
+}
+
+void SafetensorsHeaderHandler::field_done() { m_where = m_sequence ? Where::entry_sequence : Where::entry; }
 
 bool SafetensorsHeaderHandler::finish_entry(const JsonToken& t) {
     const char* missing = !m_has_dtype ? "dtype" : !m_has_shape ? "shape" : !m_has_offsets ? "data_offsets" : nullptr;
@@ -108,6 +126,7 @@ void SafetensorsHeaderHandler::add_metadata(std::string& s, const JsonToken& t) 
 }
 
 bool SafetensorsHeaderHandler::begin_object(const JsonToken& t) {
+    if (m_where == Where::entry_sequence && !next_sequence_field(t)) return false;
     switch (m_where) {
         case Where::top:
             m_where = Where::root;
@@ -130,7 +149,15 @@ bool SafetensorsHeaderHandler::begin_object(const JsonToken& t) {
 }
 
 bool SafetensorsHeaderHandler::begin_array(const JsonToken& t) {
+    if (m_where == Where::entry_sequence && !next_sequence_field(t)) return false;
     switch (m_where) {
+        case Where::root_value:
+            if (m_key_is_metadata) return wrong_type(t, "an array");
+            begin_entry(t);
+            m_sequence = true;
+            m_sequence_fields = 0;
+            m_where = Where::entry_sequence;
+            return true;
         case Where::entry_value:
             if (m_field == Field::shape) {
                 m_where = Where::shape;
@@ -156,18 +183,24 @@ bool SafetensorsHeaderHandler::begin_array(const JsonToken& t) {
     }
 }
 
-bool SafetensorsHeaderHandler::end_array(const JsonToken&) {
+bool SafetensorsHeaderHandler::end_array(const JsonToken& t) {
     switch (m_where) {
+        case Where::entry_sequence:
+            if (m_sequence_fields != 3)
+                return reject(kSchemaError, escape_for_display(m_tensor.name, kNameInPath), m_entry_at,
+                              "invalid length " + std::to_string(m_sequence_fields) +
+                                  ": a tensor entry given as an array holds dtype, shape and data_offsets");
+            return finish_entry(t);
         case Where::shape:
             m_has_shape = true;
-            m_where = Where::entry;
+            field_done();
             return true;
         case Where::offsets:
             if (m_offset_count != 2)
                 return reject(kSchemaError, field(), m_entry.offsets_at,
                               "data_offsets must hold exactly two integers, found " + std::to_string(m_offset_count));
             m_has_offsets = true;
-            m_where = Where::entry;
+            field_done();
             return true;
         case Where::skip:
             if (--m_skip_depth == 0) m_where = Where::entry;
@@ -230,6 +263,7 @@ bool SafetensorsHeaderHandler::key(std::string& name, const JsonToken& t) {
 }
 
 bool SafetensorsHeaderHandler::string_value(std::string& s, const JsonToken& t) {
+    if (m_where == Where::entry_sequence && !next_sequence_field(t)) return false;
     switch (m_where) {
         case Where::metadata_value:
             add_metadata(s, t);
@@ -244,7 +278,7 @@ bool SafetensorsHeaderHandler::string_value(std::string& s, const JsonToken& t) 
             if (auto d = safetensors_dtype_from_name(s)) {
                 m_entry.dtype = *d;
                 m_has_dtype = true;
-                m_where = Where::entry;
+                field_done();
                 return true;
             }
             return reject(kSchemaError, field(), t.offset,
@@ -260,6 +294,7 @@ bool SafetensorsHeaderHandler::string_value(std::string& s, const JsonToken& t) 
 }
 
 bool SafetensorsHeaderHandler::unsigned_value(uint64_t v, const JsonToken& t) {
+    if (m_where == Where::entry_sequence && !next_sequence_field(t)) return false;
     switch (m_where) {
         case Where::shape:
             if (m_tensor.ne.size() >= m_limits.max_rank)
@@ -284,6 +319,7 @@ bool SafetensorsHeaderHandler::unsigned_value(uint64_t v, const JsonToken& t) {
 
 bool SafetensorsHeaderHandler::other_value(JsonKind kind, const JsonToken& t) {
     const char* found = kind == JsonKind::null ? "null" : kind == JsonKind::boolean ? "a boolean" : "a number";
+    if (m_where == Where::entry_sequence && !next_sequence_field(t)) return false;
     switch (m_where) {
         case Where::root_value:
             if (!m_key_is_metadata || kind != JsonKind::null) return wrong_type(t, found);

@@ -3,7 +3,9 @@
 // anything that does not fit the header schema (malformed-inputs.md A3, safetensors rows).
 //
 // Schema: the top object maps tensor names to entries {"dtype": string, "shape": [u64...],
-// "data_offsets": [u64, u64]}, plus the reserved "__metadata__": null or {string: string}.
+// "data_offsets": [u64, u64]}, plus the reserved "__metadata__": null or {string: string}. As in
+// the reference implementation (serde's derived struct), an entry may also be the sequence of the
+// three values in that order: [dtype, shape, data_offsets].
 // Unknown fields in an entry are skipped (whatever their JSON) with W_UNKNOWN_FIELD. Rejections
 // use the reference implementation's code InvalidHeaderDeserialization, or E_LIMIT for a shape of
 // more than max_rank dimensions, or E_DUPLICATE_KEY; fields are "<tensor>.dtype",
@@ -54,11 +56,15 @@ public:
     std::vector<Diagnostic> warnings;
 
 private:
-    enum class Where { top, root, root_value, metadata, metadata_value, entry, entry_value, shape, offsets, skip, done };
+    enum class Where { top, root, root_value, metadata, metadata_value, entry, entry_sequence, entry_value, shape, offsets, skip, done };
     enum class Field { dtype, shape, data_offsets, unknown };
 
     bool begin_entry(const JsonToken& t);
     bool finish_entry(const JsonToken& t);
+    // In an entry in sequence form: the next element is the value of the next field.
+    bool next_sequence_field(const JsonToken& t);
+    // Where the entry's next field or element is read, once a field's value is complete.
+    void field_done();
     void add_metadata(std::string& s, const JsonToken& t);
     // Rejects a JSON value of the wrong type at the current position.
     bool wrong_type(const JsonToken& t, const char* found);
@@ -81,6 +87,8 @@ private:
     SafetensorsEntry m_entry;
     uint64_t m_entry_at = 0;
     bool m_has_dtype = false, m_has_shape = false, m_has_offsets = false;
+    bool m_sequence = false;  // the entry is [dtype, shape, data_offsets]
+    uint64_t m_sequence_fields = 0;  // elements of it read so far
     Field m_field = Field::unknown;
     std::string m_field_name;
     uint64_t m_offset_count = 0;

@@ -297,16 +297,24 @@ Result<JsonTextInfo> parse_strict_json(std::string_view text, uint64_t base, Jso
         return Error{ErrorCode::E_JSON_START, handler.field(), base + info.leading_whitespace,
                      "expected an object ('{'), found " + hex_bytes(text.substr(info.leading_whitespace, 1))};
 
-    SaxBridge bridge(text, base, handler, limits, job);
+    // nlohmann's lexer takes a NUL byte for the end of the input, so "{}\0junk" would parse: the
+    // text is parsed up to its first NUL, and a value that ends there is followed by a byte that
+    // is no JSON (a NUL cannot be inside a valid value either: strings refuse raw control bytes).
+    const size_t nul = text.find('\0');
+    const std::string_view parsed_text = text.substr(0, nul);
+    SaxBridge bridge(parsed_text, base, handler, limits, job);
     bool ok = false;
     try {
-        ok = nlohmann::json::sax_parse(text.data(), text.data() + text.size(), &bridge, nlohmann::json::input_format_t::json,
-                                       /*strict=*/true, /*ignore_comments=*/false);
+        ok = nlohmann::json::sax_parse(parsed_text.data(), parsed_text.data() + parsed_text.size(), &bridge,
+                                       nlohmann::json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/false);
     } catch (const std::bad_alloc&) {
         return Error{ErrorCode::E_NO_MEMORY, handler.field(), std::nullopt, "out of memory while parsing JSON"};
     } catch (const std::exception& e) {
         return Error{ErrorCode::E_JSON_SYNTAX, handler.field(), std::nullopt, escape_for_display(e.what())};
     }
+    if (ok && nul != std::string_view::npos)
+        return Error{ErrorCode::E_JSON_SYNTAX, handler.field(), base + nul,
+                     "JSON syntax error: trailing characters: a NUL byte after the value"};
     if (ok) return info;
     if (bridge.error) return *bridge.error;
     if (handler.rejection()) return *handler.rejection();

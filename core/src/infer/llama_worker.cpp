@@ -138,13 +138,9 @@ private:
     Result<LoadedSession> load_model_b(const Json& request, JobContext& job) {
         const std::string path = request.at("path").get<std::string>();
         Status same = check_identity(path, request.at("identity"));
-        if (!same) return same.error();
+        if (!same) return about_model_b(same.error());
         auto loaded = load_model_session(path, m_session->options(), &job, m_log);
-        if (!loaded) {
-            Error e = loaded.error();
-            e.message = "model B: " + e.message;
-            return e;
-        }
+        if (!loaded) return about_model_b(loaded.error());
         job.report(0.0);
         return loaded;
     }

@@ -85,7 +85,7 @@ std::string worker_path(const std::string& text) {
 Result<Json> second_model_fields(const std::string& b_text) {
     const std::string b_path = worker_path(b_text);
     auto identity = regular_file_identity(b_path);
-    if (!identity) return identity.error();
+    if (!identity) return about_model_b(identity.error());
     return Json{{"path", b_path}, {"identity", {identity->device, identity->inode, identity->size, identity->mtime_ns}}};
 }
 
@@ -102,7 +102,16 @@ std::function<void(const Json&)> decoding_frames(Decode decode, const Deliver& d
     };
 }
 
+constexpr std::string_view kModelBPrefix = "model B: ";
+
 }  // namespace
+
+Error about_model_b(Error e) {
+    if (!is_about_model_b(e)) e.message.insert(0, kModelBPrefix);
+    return e;
+}
+
+bool is_about_model_b(const Error& e) { return e.message.starts_with(kModelBPrefix); }
 
 Result<FileVersion> regular_file_identity(const std::string& path) {
     struct stat st {};

@@ -10,6 +10,7 @@
 #include "mlens/ollama/store_check.h"
 #include "mlens/ollama/tensor_blobs.h"
 #include "mlens/ollama/text_blob.h"
+#include "mlens/text/escape.h"
 
 namespace mlens {
 
@@ -54,6 +55,14 @@ private:
     }
     std::vector<std::string> m_path;
 };
+
+// Each diagnostic from `first` on came from reading `layer`'s blob: it names the layer, its media
+// type and its digest, so that a finding says which blob of the model it is about.
+void name_layer_in_diagnostics(Model& model, size_t first, const ManifestLayer& layer) {
+    const std::string named =
+        " (" + layer.field + ": " + escape_for_display(layer.media_type, 100) + " " + escape_for_display(layer.digest, 100) + ")";
+    for (size_t i = first; i < model.diagnostics.size(); ++i) model.diagnostics[i].message += named;
+}
 
 void fail_layer(Model& model, const ManifestLayer& layer, const Error& e) {
     model.diagnostics.push_back({Severity::error, "store", e.code, layer.field, e.offset, e.message});
@@ -148,8 +157,10 @@ Result<Model> open_store_model(const Store& store, const ModelName& name, JobCon
     }
     if (tensors.empty()) {
         if (!gguf) return Error{ErrorCode::E_NO_MODEL_LAYER, "layers", std::nullopt, name.display() + ": no model or tensor layer"};
+        const size_t first = model.diagnostics.size();
         auto source = open_layer(store, model, *gguf);
         if (source) read_gguf_into(model, *source, 0, {}, job);
+        name_layer_in_diagnostics(model, first, *gguf);
         model.format = Format::gguf;
         add_check_of_other_layers(store, name, {gguf}, model, job);
         return model;
@@ -162,16 +173,19 @@ Result<Model> open_store_model(const Store& store, const ModelName& name, JobCon
         job_report(job, static_cast<double>(i) / static_cast<double>(tensors.size()));
         const ManifestLayer& l = *tensors[i];
         if (!seen.insert(l.blob->hex).second) continue;
+        const size_t first = model.diagnostics.size();
         auto source = open_layer(store, model, l);
+        if (source) read_safetensors_into(model, *source, static_cast<uint32_t>(model.files.size()), {}, job);
+        name_layer_in_diagnostics(model, first, l);
         if (!source) continue;
-        uint32_t file = static_cast<uint32_t>(model.files.size());
-        read_safetensors_into(model, *source, file, {}, job);
         blob_names.push_back(l.name.value_or(""));
     }
     std::optional<uint32_t> hint;
     for (const ManifestLayer* l : json) {
+        const size_t first = model.diagnostics.size();
         auto source = open_layer(store, model, *l);
         if (source) add_json_layer(model, *l, *source, hint);
+        name_layer_in_diagnostics(model, first, *l);
     }
     model.format = Format::safetensors;
     describe_tensor_blobs(model, blob_names, hint);

@@ -5,7 +5,11 @@
 //  - N is checked against max_header_bytes and the file size before anything is read or sized
 //    from it. The header is parsed by parse_strict_json (UTF-8, surrounding whitespace, depth,
 //    duplicate keys anywhere, canonical integers), then against the header schema
-//    (safetensors_header.h) and the size and layout rules (safetensors_layout.h).
+//    (safetensors_header.h) and the size and layout rules (safetensors_layout.h). What the
+//    reference implementation (the `safetensors` crate) accepts is accepted, a tensor entry given
+//    as the array [dtype, shape, data_offsets] included (serde reads a struct from either form);
+//    what it accepts and is refused here: a key given twice (it keeps the last) and a shape of
+//    more than max_rank dimensions (E_LIMIT).
 //  - Codes are the reference implementation's error names where it has one: HeaderTooSmall,
 //    InvalidHeaderLength and HeaderTooLarge (field "header", offset 0), InvalidHeader (not UTF-8),
 //    InvalidHeaderStart (not an object), InvalidHeaderDeserialization (JSON syntax or schema),

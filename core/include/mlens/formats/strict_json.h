@@ -6,7 +6,8 @@
 //    invalid byte). String escapes must decode to valid Unicode (no lone surrogates).
 //  - Only JSON whitespace (space, tab, LF, CR) may surround the value. The first other byte must
 //    be '{' (E_JSON_START, "expected an object"); empty or all-whitespace text is E_JSON_SYNTAX
-//    "EOF while parsing"; anything but whitespace after the object is E_JSON_SYNTAX. Comments,
+//    "EOF while parsing"; anything but whitespace after the object, NUL bytes included, is
+//    E_JSON_SYNTAX at its first byte. Comments,
 //    single quotes, trailing commas, NaN and the like are syntax errors.
 //  - Duplicate keys in any object at any depth (decoded, length-aware comparison) go to
 //    JsonHandler::duplicate_key. Detection is a hash set per open object: linear time.

@@ -71,6 +71,13 @@ struct FileVersion {
     bool operator==(const FileVersion&) const = default;
 };
 
+// An error of a comparison (compare_ab, corpus_kld with B, layer_divergence) that is about model B
+// rather than A says so: its message starts with "model B: ", whether the client found B missing or
+// changed or the worker could not load it. about_model_b marks `e` so (once); is_about_model_b
+// tells, so that a caller can name B's file.
+Error about_model_b(Error e);
+bool is_about_model_b(const Error& e);
+
 // The identity of `path` (symlinks followed) if it is a regular file; ErrorCode::E_NOT_REGULAR otherwise
 // (naming what it is: a FIFO, a directory, ...), ErrorCode::E_IO when it cannot be examined.
 Result<FileVersion> regular_file_identity(const std::string& path);

@@ -15,7 +15,9 @@
 //    quantization_config "bits" (also under text_config).
 //  - A blob that cannot be resolved or opened is an error diagnostic (format "store", field
 //    "layers[i]") and the Model is partial; a blob whose size differs from its layer's is
-//    E_SIZE_MISMATCH. The rest still opens.
+//    E_SIZE_MISMATCH. The rest still opens. Every diagnostic from resolving or reading a layer's
+//    blob ends with the layer, its media type and digest: "... (layers[0]:
+//    application/vnd.ollama.image.model sha256:<hex>)".
 //  - Every other layer (config, params, projector, adapter, text layers, a second model layer) is
 //    judged by the store check's structure pass (store_check.h) and its findings join the
 //    diagnostics, fields under the manifest or blob path: the Model's errors are the check's.
