@@ -62,7 +62,7 @@ TEST_CASE("a bad option value is a usage error, exit status 2, whichever command
     }
 }
 
-TEST_CASE("--json failures print one error object naming the file, and the line on stderr", "[cli][cli_errors]") {
+TEST_CASE("with --json, a failure prints one error object naming the file, and the line on stderr", "[cli][cli_errors]") {
     TempDir dir;
     write_text(dir.file("notes.txt"), "no model here\n");
     CliRun run = run_mlens({"info", dir.file("notes.txt"), "--json"});
