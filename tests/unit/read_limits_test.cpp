@@ -1,7 +1,8 @@
 // Counts and offsets a file states are proved before they are used: a kld base file whose
 // header claims more than it holds, or holds (sparsely) more tokens than are read, is refused
 // with the field and offset; a GGUF cut inside its tensor-info list never has tensor data read
-// from offsets that were not parsed (fsck and stats say why the tensors are not readable).
+// from offsets that were not parsed (fsck and stats say why the tensors are not readable); a
+// buffer for a whole companion tensor is made only once its bytes are known to be in the file.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -14,8 +15,11 @@
 #include "gguf_builder.h"
 #include "mlens/analysis/fsck.h"
 #include "mlens/infer/corpus_kld.h"
+#include "mlens/formats/safetensors_reader.h"
+#include "mlens/ollama/tensor_blobs.h"
 #include "mlens/open/target.h"
 #include "mlens/quant/tensor_view.h"
+#include "safetensors_builder.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -123,4 +127,29 @@ TEST_CASE("a GGUF cut inside its tensor infos: no tensor data is read from offse
     CHECK(stats.err.find("-523776") == std::string::npos);
     auto tensors = test::run_mlens({"tensors", path, "--json"});
     CHECK(tensors.out.find("\"unknown\"") != std::string::npos);
+}
+
+TEST_CASE("an MLX global scale whose bytes are not in the file is refused before it is read", "[mlx][limits]") {
+    test::SafetensorsBuilder sb;
+    sb.metadata("quant_type", "nvfp4")
+        .tensor("w", "U32", "[2,2]", std::vector<uint8_t>(16, 0x11))
+        .tensor("w.scale", "U8", "[2,1]", {0x38, 0x38})
+        .tensor("w.global_scale", "F32", "[2]", std::vector<uint8_t>(8, 0));
+    Model m = read_safetensors(memory_source(sb.bytes()));
+    REQUIRE(m.error_count() == 0);
+    describe_tensor_blobs(m);
+    REQUIRE(TensorView::open(m, "w").ok());
+    TensorInfo* global = nullptr;
+    for (TensorInfo& t : m.tensors)
+        if (t.name == "w.global_scale") global = &t;
+    REQUIRE(global);
+    // As a header that places the scale past the end would, had the reader let it through.
+    global->data_offset = m.files[0].source->size() - 4;
+    auto view = TensorView::open(m, "w");
+    REQUIRE_FALSE(view.ok());
+    CHECK(view.error().code == ErrorCode::E_TRUNCATED_DATA);
+    CHECK(view.error().field == "tensors");
+    CHECK(view.error().offset == global->data_offset);
+    CHECK(view.error().message ==
+          "w.global_scale: its data (8 bytes at offset " + std::to_string(global->data_offset) + ") is not all in the file");
 }
