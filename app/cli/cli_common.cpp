@@ -25,6 +25,12 @@ bool open_both(const std::string& a_path, const std::string& b_path, std::option
     return a && b;
 }
 
+void add_worker_timeout(CLI::App* cmd, uint32_t& seconds) {
+    cmd->add_option("--worker-timeout", seconds,
+                    "Stop the llama.cpp worker when it sends nothing for SECONDS (default " + std::to_string(seconds) + ")")
+        ->check(CLI::Range(2u, 86400u));
+}
+
 std::optional<Model> open_or_fail(const Target& target, bool report_errors, int& exit_code) {
     std::optional<Model> model = open_or_report(target, report_errors);
     if (!model) exit_code = kExitBroken;

@@ -38,6 +38,11 @@ int names_match_nothing(const std::vector<std::string>& names);
 // kExitBroken when the Model has errors, else kExitOk.
 int exit_status_of(const Model& model);
 
+// --worker-timeout SECONDS of the commands that run llama.cpp (SessionOptions::worker_timeout_s):
+// `seconds` keeps its default unless the option is given; at least 2, since a working worker
+// sends a frame every second.
+void add_worker_timeout(CLI::App* cmd, uint32_t& seconds);
+
 // PATH (required) and --json, the arguments a command on one model starts with. CLI11 fills them
 // in when it parses the command line, before the command's callback runs.
 struct PathArguments {

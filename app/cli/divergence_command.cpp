@@ -1,4 +1,5 @@
 // mlens layer-divergence A B (-p TEXT|--prompt-file FILE) [--names attn_out,ffn_out,l_out] [--threads N] [--json]
+//                        [--worker-timeout SECONDS]
 // Where B's activations leave A's (layer_divergence.h): per captured node, cosine, relative error
 // and SQNR pooled over the prompt's positions (--json: also per position), and the layer where the
 // relative error of l_out rises most.
@@ -20,6 +21,7 @@ struct DivergenceFlags {
     std::string a, b, prompt, prompt_file;
     LayerDivergenceOptions options;
     int threads = 0;
+    uint32_t worker_timeout = SessionOptions{}.worker_timeout_s;
     bool json = false, as_is = false;
 };
 
@@ -30,6 +32,7 @@ int run_divergence(const DivergenceFlags& f) {
     so.n_threads = f.threads;
     so.n_ctx = 16;  // the divergence decodes on contexts of its own
     so.as_is = f.as_is;
+    so.worker_timeout_s = f.worker_timeout;
     auto a = WorkerSession::load(f.a, so);
     if (!a) return fail(f.a, a.error());
     auto r = (*a)->layer_divergence(f.b, *prompt, f.options);
@@ -92,6 +95,7 @@ void add_divergence_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--threads", f->threads, "Threads for llama.cpp (>= 1; default: the idle cores)")->check(CLI::Range(1, 1 << 20));
     cmd->add_flag("--json", f->json, "Print JSON");
     cmd->add_flag("--as-is", f->as_is, "Hand the files to llama.cpp unmodified, even an Ollama-made GGUF");
+    add_worker_timeout(cmd, f->worker_timeout);
     cmd->callback([f, &exit_code] {
         if (f->prompt.empty() && f->prompt_file.empty()) throw CLI::RequiredError("-p,--prompt or --prompt-file");
         exit_code = run_divergence(*f);

@@ -8,7 +8,8 @@
 // every llama.cpp log line to stderr, escaped. A GGUF that is Ollama-made on evidence is loaded
 // through the upstream export (model_loader.h), and a "note:" line on stderr says so; --as-is
 // hands every file to llama.cpp unmodified. --threads must be >= 1; a count above the online
-// cores is capped with a note; without it the default of threads.h applies.
+// cores is capped with a note; without it the default of threads.h applies. --worker-timeout
+// SECONDS (default 120) stops a worker that sends nothing for that long.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -38,6 +39,7 @@ struct CommonFlags {
     bool as_is = false;
     int threads = 0;  // 0: the default (threads.h)
     uint32_t ctx = 2048;
+    uint32_t worker_timeout = SessionOptions{}.worker_timeout_s;
 };
 
 void add_common(CLI::App* cmd, CommonFlags& f) {
@@ -46,6 +48,7 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
     cmd->add_flag("--as-is", f.as_is, "Hand the file to llama.cpp unmodified, even an Ollama-made GGUF");
     cmd->add_option("--threads", f.threads, "Threads for llama.cpp (>= 1; default: the idle cores)")->check(CLI::Range(1, 1 << 20));
     cmd->add_option("--ctx", f.ctx, "Context size (capped at the model's training context)")->check(CLI::Range(16u, 1u << 24));
+    add_worker_timeout(cmd, f.worker_timeout);
 }
 
 // Spaces as '·', everything invisible escaped (see escape.h).
@@ -79,6 +82,7 @@ std::unique_ptr<WorkerSession> load_or_report(const std::string& path, const Com
     options.n_threads = f.threads;
     options.n_ctx = f.ctx;
     options.as_is = f.as_is;
+    options.worker_timeout_s = f.worker_timeout;
     auto log = std::make_shared<LogCapture>();
     auto loaded = WorkerSession::load(path, options, nullptr, log);
     if (!loaded) {

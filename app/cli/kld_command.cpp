@@ -1,4 +1,5 @@
 // mlens kld A B --text FILE [--ctx N] [--chunks K] [--save-base FILE] [--threads N] [--json] [--log] [--as-is]
+//           [--worker-timeout SECONDS]
 // mlens kld --base FILE B [--chunks K] [...]
 // Model B scored against reference A over a text, chunk by chunk, with llama-perplexity's
 // --kl-divergence definitions (corpus_kld.h, kld_statistics.h). Text output: one line per chunk
@@ -25,6 +26,7 @@ struct KldFlags {
     uint32_t ctx = 0;  // 0: 512, or the base file's
     int32_t chunks = -1;
     int threads = 0;
+    uint32_t worker_timeout = SessionOptions{}.worker_timeout_s;
     bool json = false, log = false, as_is = false;
 };
 
@@ -138,6 +140,7 @@ int run_kld(KldFlags f) {
     options.n_threads = f.threads;
     options.n_ctx = 16;  // the session's own context is not used: the scoring makes its own
     options.as_is = f.as_is;
+    options.worker_timeout_s = f.worker_timeout;
     auto log = std::make_shared<LogCapture>();
     const std::string& first = f.base.empty() ? f.a : f.b;
     auto loaded = WorkerSession::load(first, options, nullptr, log);
@@ -191,6 +194,7 @@ void add_kld_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--json", f->json, "Print JSON");
     cmd->add_flag("--log", f->log, "Print llama.cpp's log lines to stderr");
     cmd->add_flag("--as-is", f->as_is, "Hand the files to llama.cpp unmodified, even an Ollama-made GGUF");
+    add_worker_timeout(cmd, f->worker_timeout);
     cmd->callback([f, &exit_code] {
         // With --base the only model given is B.
         if (!f->base.empty() && f->b.empty()) std::swap(f->a, f->b);

@@ -1,4 +1,5 @@
 // mlens memory PATH [--ctx N] [--batch N] [--ubatch N] [--kv-type f16|q8_0|q4_0|...] [--threads N] [--json]
+//              [--worker-timeout SECONDS]
 // The memory plan of memory_plan.h: weights, KV cache and compute buffer estimated from the file,
 // then the same model loaded in llama.cpp (worker process) with those settings and what it
 // allocated, side by side with the error of each term.
@@ -20,6 +21,7 @@ struct MemoryFlags {
     std::string path;
     MemoryPlanOptions options;
     int threads = 0;
+    uint32_t worker_timeout = SessionOptions{}.worker_timeout_s;
     bool json = false, as_is = false;
 };
 
@@ -39,6 +41,7 @@ int run_memory(const MemoryFlags& f) {
     so.n_threads = f.threads;
     so.n_ctx = 16;  // the session's own context is not measured: measure_memory makes its own
     so.as_is = f.as_is;
+    so.worker_timeout_s = f.worker_timeout;
     auto session = WorkerSession::load(f.path, so);
     if (!session) return fail(f.path, session.error());
     auto measured = (*session)->measure_memory(f.options);
@@ -101,6 +104,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--threads", f->threads, "Threads for llama.cpp (>= 1; default: the idle cores)")->check(CLI::Range(1, 1 << 20));
     cmd->add_flag("--json", f->json, "Print JSON");
     cmd->add_flag("--as-is", f->as_is, "Hand the file to llama.cpp unmodified, even an Ollama-made GGUF");
+    add_worker_timeout(cmd, f->worker_timeout);
     cmd->callback([f, &exit_code] { exit_code = run_memory(*f); });
 }
 

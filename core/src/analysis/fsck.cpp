@@ -246,7 +246,10 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
     std::vector<Finding> findings;
     region_findings(model, findings);
     for (const LogicalTensor& lt : logical) {
-        if (data_presence(model, lt) != DataPresence::complete) continue;
+        // Cut data is reported once by the reader (E_TRUNCATED_DATA); data never located is
+        // reported per tensor, by plan_tensor's refusal.
+        const DataPresence presence = data_presence(model, lt);
+        if (presence == DataPresence::partial || presence == DataPresence::missing) continue;
         auto plan = plan_tensor(model, lt);
         if (!plan) {
             Finding f;

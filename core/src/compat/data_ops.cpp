@@ -27,6 +27,7 @@ public:
         if (slot >= m_model.tensors.size()) return fail("source slot out of range");
         const TensorInfo& t = m_model.tensors[slot];
         if (!t.n_bytes) return fail("source " + t.name + " has an unknown size");
+        if (Status held = m_model.check_tensor_data(slot); !held) return held.error();
         std::vector<uint8_t> out(*t.n_bytes);
         Status s = m_model.read_tensor_bytes(slot, 0, out.size(), out.data());
         if (!s) return s.error();
@@ -37,6 +38,7 @@ public:
         if (slot >= m_model.tensors.size()) return fail("source slot out of range");
         auto view = TensorView::open(m_model, slot);
         if (!view) return view.error();
+        if (Status held = m_model.check_tensor_data(slot); !held) return held.error();
         std::vector<float> out(view->size());
         Status s = view->read(0, out.size(), out.data());
         if (!s) return s.error();

@@ -124,8 +124,11 @@ public:
         sf.alignment = m_alignment;
         size_t first_tensor = m_model.tensors.size();
         for (uint64_t i = 0; i < n_tensors; ++i) {
-            if (!read_tensor_info(i)) return false;
-            if ((i & 1023) == 0 && cancelled()) return false;
+            if (!read_tensor_info(i) || ((i & 1023) == 0 && cancelled())) {
+                // The data section starts after the last tensor info: without it no offset is known.
+                for (size_t k = first_tensor; k < m_model.tensors.size(); ++k) m_model.tensors[k].presence = DataPresence::unknown;
+                return false;
+            }
         }
         sf.header_bytes = m_cur.position();
         auto data_start = checked_align_up(m_cur.position(), m_alignment);

@@ -24,8 +24,16 @@ namespace {
 constexpr char kMagic[8] = {'_', 'l', 'o', 'g', 'i', 't', 's', '_'};
 constexpr uint64_t kHeaderBytes = 8 + 4 + 4 + 4;
 constexpr uint32_t kMaxCtx = 1u << 20;
+// Tokens a base file may hold: they and the per-position results are kept in memory (about 16
+// bytes a token; llama-perplexity's usual corpus, wikitext-2, is under 2^19 tokens).
+constexpr uint64_t kMaxBaseTokens = 1u << 24;
 
 Error kld_error(ErrorCode code, std::string message) { return Error{code, "", std::nullopt, std::move(message)}; }
+
+// An error about one header field of a base file, at its offset.
+Error base_error(std::string field, uint64_t offset, std::string message) {
+    return Error{ErrorCode::E_KLD_BASE, std::move(field), offset, std::move(message)};
+}
 
 using ContextPtr = std::unique_ptr<llama_context, decltype(&llama_free)>;
 
@@ -87,18 +95,18 @@ public:
         f.m_source = std::move(*src);
         uint8_t head[kHeaderBytes];
         if (!f.m_source->read(0, kHeaderBytes, head) || std::memcmp(head, kMagic, 8) != 0)
-            return kld_error(ErrorCode::E_KLD_BASE, path + ": not a logits file (no \"_logits_\" header)");
+            return base_error("magic", 0, path + ": not a logits file (no \"_logits_\" header)");
         int32_t n_vocab, n_chunk;
         std::memcpy(&f.m_n_ctx, head + 8, 4);
         std::memcpy(&n_vocab, head + 12, 4);
         std::memcpy(&n_chunk, head + 16, 4);
         if (f.m_n_ctx < 4 || f.m_n_ctx > kMaxCtx)
-            return kld_error(ErrorCode::E_KLD_BASE, path + ": n_ctx " + std::to_string(f.m_n_ctx) + " is out of range");
+            return base_error("n_ctx", 8, path + ": n_ctx " + std::to_string(f.m_n_ctx) + " is out of range");
         if (n_vocab != n_vocab_b)
-            return kld_error(
-                ErrorCode::E_KLD_BASE,
+            return base_error(
+                "n_vocab", 12,
                 path + ": made with a vocabulary of " + std::to_string(n_vocab) + " tokens, the model has " + std::to_string(n_vocab_b));
-        if (n_chunk < 1) return kld_error(ErrorCode::E_KLD_BASE, path + ": no chunks");
+        if (n_chunk < 1) return base_error("n_chunk", 16, path + ": no chunks");
         f.m_n_vocab = n_vocab;
         f.m_n_chunk = n_chunk;
         f.m_row = kld_base_row_size(n_vocab);
@@ -108,17 +116,23 @@ public:
             static_cast<unsigned __int128>(kld_scored_per_chunk(f.m_n_ctx)) * static_cast<uint32_t>(n_chunk) * f.m_row * 2;
         const unsigned __int128 want = kHeaderBytes + tokens * 4 + rows;
         if (want != f.m_source->size())
-            return kld_error(ErrorCode::E_KLD_BASE,
-                             path + ": " + std::to_string(f.m_source->size()) + " bytes where n_ctx " + std::to_string(f.m_n_ctx) +
-                                 ", n_vocab " + std::to_string(n_vocab) + " and " + std::to_string(n_chunk) + " chunks need " +
-                                 std::to_string(static_cast<uint64_t>(want)));
+            return base_error("n_chunk", 16,
+                              path + ": " + std::to_string(f.m_source->size()) + " bytes where n_ctx " + std::to_string(f.m_n_ctx) +
+                                  ", n_vocab " + std::to_string(n_vocab) + " and " + std::to_string(n_chunk) + " chunks need " +
+                                  std::to_string(static_cast<uint64_t>(want)));
+        // The file holds its rows (a sparse file may claim any size): the tokens are still bounded.
+        if (tokens > kMaxBaseTokens)
+            return Error{ErrorCode::E_LIMIT, "n_chunk", 16,
+                         path + ": " + std::to_string(n_chunk) + " chunks of " + std::to_string(f.m_n_ctx) + " tokens are " +
+                             std::to_string(static_cast<uint64_t>(tokens)) + " tokens, more than the " + std::to_string(kMaxBaseTokens) +
+                             " a base file is read with"};
         f.m_tokens.resize(static_cast<size_t>(tokens));
         if (!f.m_source->read(kHeaderBytes, f.m_tokens.size() * 4, f.m_tokens.data()))
             return kld_error(ErrorCode::E_IO, path + ": the tokens could not be read");
         for (size_t i = 0; i < f.m_tokens.size(); ++i)
             if (f.m_tokens[i] < 0 || f.m_tokens[i] >= n_vocab)
-                return kld_error(
-                    ErrorCode::E_KLD_BASE,
+                return base_error(
+                    "tokens[" + std::to_string(i) + "]", kHeaderBytes + i * 4,
                     path + ": token " + std::to_string(i) + " is " + std::to_string(f.m_tokens[i]) + ", outside the vocabulary");
         return f;
     }

@@ -24,6 +24,8 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr int kStepBatchMs = 20;
+// The longest a request goes without a frame to the client, which takes silence for a hang.
+constexpr auto kHeartbeat = std::chrono::seconds(1);
 
 std::atomic<JobContext*> g_job{nullptr};
 
@@ -39,7 +41,7 @@ public:
 
     int run() {
         for (;;) {
-            auto request = wire::read_frame(m_fd);
+            auto request = m_reader.read(m_fd);
             if (!request) return request.error().code == ErrorCode::E_EOF ? 0 : 1;
             serve(*request);
         }
@@ -58,9 +60,11 @@ private:
             send({{"type", "log"}, {"level", static_cast<int>(line.level)}, {"text", line.text}});
     }
 
-    // While a request runs: its log lines and progress every 50 ms.
+    // While a request runs: its log lines and progress every 50 ms, the progress again every
+    // kHeartbeat even when it did not move.
     void pump(JobContext& job, std::mutex& mutex, std::condition_variable& wake, bool& done) {
         double sent_progress = -1.0;
+        auto sent_at = std::chrono::steady_clock::now();
         std::unique_lock lock(mutex);
         while (!wake.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
             // Between requests the end of the socket ends the worker; during one, a parent that
@@ -71,9 +75,10 @@ private:
             }
             send_new_log_lines();
             const double p = job.progress();
-            if (p != sent_progress) {
+            if (p != sent_progress || std::chrono::steady_clock::now() - sent_at >= kHeartbeat) {
                 send({{"type", "progress"}, {"fraction", p}});
                 sent_progress = p;
+                sent_at = std::chrono::steady_clock::now();
             }
         }
     }
@@ -261,6 +266,7 @@ private:
     }
 
     int m_fd;
+    wire::FrameReader m_reader;
     pid_t m_parent;
     std::mutex m_send_mutex;
     std::mutex m_log_mutex;

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -138,6 +139,7 @@ std::string llama_worker_executable() {
 // Our end of the socket and of the worker's stderr pipe.
 struct WorkerSession::Channel {
     int socket = -1;
+    wire::FrameReader frames;
     int stderr_pipe = -1;
     std::string stderr_partial;  // a stderr line still being written
     std::string last_stderr;  // the last complete non-empty stderr line
@@ -235,6 +237,8 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
     if (m_stopped) return *m_stopped;
     if (!wire::write_frame(m_channel->socket, request)) return stop({});
     const auto started = Clock::now();
+    auto last_frame = started;
+    const auto silence_limit = std::chrono::seconds(std::max<uint32_t>(m_options.worker_timeout_s, 1));
     std::optional<Clock::time_point> cancel_sent;
     for (;;) {
         // Checked before every frame: a streaming worker sends one every step, so waiting for
@@ -252,42 +256,50 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
             ::kill(m_pid, SIGKILL);
             return stop("no answer within " + std::to_string(kQuickCallMs / 1000) + " s (killed)");
         }
+        // The worker sends at least a progress frame every second while it works (llama_worker.h):
+        // silence this long means it hangs where it cannot even do that.
+        if (Clock::now() - last_frame > silence_limit) {
+            ::kill(m_pid, SIGKILL);
+            return stop("the worker sent nothing for " + std::to_string(silence_limit.count()) + " s (killed)");
+        }
         pollfd fds[2] = {{m_channel->socket, POLLIN, 0}, {m_channel->stderr_pipe, POLLIN, 0}};
         int n = ::poll(fds, 2, 50);
         if (n < 0 && errno != EINTR) return stop("cannot wait for the worker: " + std::string(std::strerror(errno)));
         if (n > 0 && fds[1].revents) m_channel->drain_stderr(*m_log, false);
-        if (n > 0 && fds[0].revents) {
-            auto frame = wire::read_frame(m_channel->socket);
-            if (!frame) {
-                if (frame.error().code == ErrorCode::E_EOF) return stop({});
+        // Frames that arrived before the socket closed are still delivered.
+        const Status received = n > 0 && fds[0].revents ? m_channel->frames.receive(m_channel->socket, false) : ok_status();
+        while (auto frame = m_channel->frames.take()) {
+            if (!*frame) {
                 ::kill(m_pid, SIGKILL);
-                return stop(frame.error().message);
+                return stop(frame->error().message + " (killed)");
             }
-            const std::string type = frame->value("type", std::string());
+            last_frame = Clock::now();
+            const std::string type = (*frame)->value("type", std::string());
             try {
                 if (type == "log") {
-                    m_log->append(static_cast<LlamaLogLevel>(frame->at("level").get<int>()), false,
-                                  frame->at("text").get<std::string>() + "\n");
+                    m_log->append(static_cast<LlamaLogLevel>((*frame)->at("level").get<int>()), false,
+                                  (*frame)->at("text").get<std::string>() + "\n");
                     continue;
                 }
                 if (type == "progress") {
-                    job_report(job, frame->at("fraction").get<double>());
+                    job_report(job, (*frame)->at("fraction").get<double>());
                     continue;
                 }
                 // Steps the worker decoded after the cancel are not shown: the caller stopped.
                 if (type == "steps") {
-                    for (const Json& step : frame->at("steps")) {
+                    for (const Json& step : (*frame)->at("steps")) {
                         if (!on_frame || cancel_sent || job_cancelled(job)) break;
                         on_frame(step);
                     }
                     continue;
                 }
-                if (type == "error") return wire::decode_error(*frame);
+                if (type == "error") return wire::decode_error(**frame);
             } catch (const std::exception& e) { return decode_failure(e); }
             // A result that crossed the cancel on its way is dropped, as the cancel asked.
             if (cancel_sent) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
-            return std::move(frame).value();
+            return std::move(*frame).value();
         }
+        if (!received) return stop({});
     }
 }
 

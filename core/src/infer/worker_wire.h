@@ -14,6 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <optional>
+#include <vector>
+
 #include "mlens/infer/ab_compare.h"
 #include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/generate.h"
@@ -31,11 +35,32 @@ using Json = nlohmann::json;
 
 // Largest frame either side accepts (layer values of a large model fit well below it).
 inline constexpr uint32_t kMaxFrameBytes = 512u << 20;
+// Deepest nesting of arrays, maps and tags a frame may have (the messages use fewer than 8).
+inline constexpr size_t kMaxFrameDepth = 64;
 
 Status write_frame(int fd, const Json& message);
-// Blocks until a whole frame arrived. ErrorCode::E_EOF when the peer closed the socket before a frame
-// began or in the middle of one, ErrorCode::E_WIRE for a frame that is not CBOR or too large.
-Result<Json> read_frame(int fd);
+
+// Frames reassembled from a socket as its bytes arrive, one reader per socket (it keeps what
+// arrived of the next frame). Limits are checked before anything is decoded: a length above
+// kMaxFrameBytes is refused once its 4 bytes arrived, the body is stored only as far as it has
+// arrived (a frame that announces 512 MiB and sends nothing costs nothing), and the CBOR's
+// nesting and item counts are walked without recursion before it is decoded.
+class FrameReader {
+public:
+    // Reads what the socket holds, at most 1 MiB (wait: blocks until something arrives;
+    // otherwise never blocks). ErrorCode::E_EOF when the peer closed the socket (inside a frame:
+    // says so).
+    Status receive(int fd, bool wait);
+    // The next whole frame, decoded, once it has arrived; nullopt before. ErrorCode::E_WIRE for a
+    // length above kMaxFrameBytes, a frame nested deeper than kMaxFrameDepth, one whose container
+    // announces more items than it has bytes, or one that is not one CBOR object.
+    std::optional<Result<Json>> take();
+    // Blocks until a whole frame arrived (take's errors, receive's E_EOF).
+    Result<Json> read(int fd);
+
+private:
+    std::vector<uint8_t> m_bytes;  // what has arrived from the start of the next frame on
+};
 
 Json encode_error(const Error& e);
 Error decode_error(const Json& j);

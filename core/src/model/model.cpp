@@ -27,8 +27,16 @@ const char* data_presence_name(DataPresence p) {
             return "partial";
         case DataPresence::missing:
             return "missing";
+        case DataPresence::unknown:
+            return "unknown";
     }
     return "complete";
+}
+
+Error unlocated_data_error(const TensorInfo& t) {
+    return Error{ErrorCode::E_TRUNCATED, "tensors", t.info_range.offset,
+                 escape_for_display(t.name) +
+                     " is not readable: the tensor-info list is cut before its end, so where the tensor's data lies is not known"};
 }
 
 std::string format_and_version(Format f, uint32_t version) {
@@ -98,9 +106,21 @@ uint64_t Model::total_file_bytes() const {
     return total;
 }
 
+Status Model::check_tensor_data(size_t index) const {
+    if (index >= tensors.size()) return Error{ErrorCode::E_RANGE, "tensor", std::nullopt, "no such tensor"};
+    const TensorInfo& t = tensors[index];
+    if (t.presence == DataPresence::unknown) return unlocated_data_error(t);
+    if (t.n_bytes && t.file < files.size() && files[t.file].source && files[t.file].source->contains(t.data_offset, *t.n_bytes))
+        return ok_status();
+    return Error{ErrorCode::E_TRUNCATED_DATA, "tensors", t.data_offset,
+                 escape_for_display(t.name) + ": its data (" + (t.n_bytes ? std::to_string(*t.n_bytes) + " bytes" : "of unknown size") +
+                     " at offset " + std::to_string(t.data_offset) + ") is not all in the file"};
+}
+
 Status Model::read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, void* dst) const {
     if (index >= tensors.size()) return Error{ErrorCode::E_RANGE, "tensor", std::nullopt, "no such tensor"};
     const TensorInfo& t = tensors[index];
+    if (t.presence == DataPresence::unknown) return unlocated_data_error(t);
     auto end = checked_add(offset, length);
     if (!t.n_bytes || !end || *end > *t.n_bytes) return Error{ErrorCode::E_RANGE, t.name, std::nullopt, "read outside the tensor's data"};
     if (t.file >= files.size() || !files[t.file].source) return Error{ErrorCode::E_IO, t.name, std::nullopt, "tensor file is not open"};

@@ -8,6 +8,7 @@
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/io/cursor.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/significant.h"
 #include "mlens/util/analysis_memory.h"
 
 namespace mlens {
@@ -23,6 +24,11 @@ constexpr uint64_t kSumsChunkValues = 1u << 20;
 // Experts an entry may have: their counts and summaries are kept one per expert (far above the
 // few hundred of any mixture-of-experts model).
 constexpr uint64_t kMaxExperts = 1u << 20;
+// Entries a legacy file may have: each is kept in memory, several times the 16 bytes it takes
+// at least in the file (far above the few thousand weights of any model).
+constexpr uint64_t kMaxLegacyEntries = 1u << 20;
+// Counts are token or call counts that llama.cpp keeps in a double: whole numbers up to 2^53.
+constexpr double kMaxCount = 9007199254740992.0;
 
 Error truncated(std::string field, uint64_t offset, uint64_t need, uint64_t size) {
     return {ErrorCode::E_TRUNCATED, std::move(field), offset,
@@ -51,7 +57,12 @@ Result<Imatrix> read_legacy(const ByteSourcePtr& source) {
     if (static_cast<uint64_t>(n_entries) > (size - 4) / 16)
         return Error{ErrorCode::E_COUNT, "n_entries", 0,
                      std::to_string(n_entries) + " entries cannot fit in " + std::to_string(size) + " bytes"};
-    m.entries.reserve(static_cast<size_t>(n_entries));
+    // Nothing is reserved from the count: entries are kept as they are read, and a count that
+    // the file's size allows (a sparse file) stops at the first entry that is not there.
+    if (static_cast<uint64_t>(n_entries) > kMaxLegacyEntries)
+        return Error{ErrorCode::E_LIMIT, "n_entries", 0,
+                     std::to_string(n_entries) + " entries, more than the " + std::to_string(kMaxLegacyEntries) +
+                         " an importance matrix is read with"};
     for (int32_t i = 0; i < n_entries; ++i) {
         const std::string field = "entries[" + std::to_string(i) + "]";
         int32_t len = 0, ncall = 0, nval = 0;
@@ -168,8 +179,15 @@ Result<Imatrix> read_gguf_imatrix(const ByteSourcePtr& source) {
         std::vector<float> stored(e.experts);
         if (!source->read(e.counts_offset, e.experts * 4, stored.data()))
             return Error{ErrorCode::E_IO, "", e.counts_offset, "cannot read the counts of " + shown};
-        // llama.cpp rounds the stored float to the nearest integer count.
-        for (float f : stored) e.counts.push_back(std::isfinite(f) ? static_cast<double>(std::lround(f)) : static_cast<double>(f));
+        for (uint64_t x = 0; x < e.experts; ++x) {
+            const float f = stored[x];
+            if (!std::isfinite(f) || f < 0 || f > kMaxCount)
+                return Error{ErrorCode::E_IMATRIX_VALUE, "tensors." + escape_for_display(counts->name, 120), e.counts_offset + x * 4,
+                             shown + ": the count of expert " + std::to_string(x) + " is " + significant(f, 9) +
+                                 ", where a count is a number of tokens from 0 to 2^53"};
+            // llama.cpp rounds the stored float to the nearest integer count.
+            e.counts.push_back(std::round(static_cast<double>(f)));
+        }
         m.entries.push_back(std::move(e));
     }
     return m;
@@ -208,6 +226,27 @@ bool skip_gguf_value(Cursor& c, uint32_t type, bool in_array = false) {
         default:
             return false;
     }
+}
+
+// The field that names an entry's sums: GGUF its in_sum2 tensor, legacy its values.
+std::string sums_field(const Imatrix& m, const ImatrixEntry& e) {
+    if (m.format == ImatrixFormat::gguf) return "tensors." + escape_for_display(e.name, 120) + std::string(kSumsSuffix);
+    const auto at = std::find_if(m.entries.begin(), m.entries.end(), [&](const ImatrixEntry& x) { return &x == &e; });
+    return "entries[" + std::to_string(at - m.entries.begin()) + "].values";
+}
+
+// Sums of squared activations are finite and not negative: any other value poisons every
+// importance computed from it (and every quantization made with it), so the entry is refused.
+Status check_sums(const Imatrix& m, const ImatrixEntry& e, uint64_t expert, uint64_t first_column, const std::vector<float>& sums) {
+    for (size_t i = 0; i < sums.size(); ++i) {
+        if (std::isfinite(sums[i]) && sums[i] >= 0) continue;
+        const uint64_t column = first_column + i;
+        return Error{ErrorCode::E_IMATRIX_VALUE, sums_field(m, e), e.sums_offset + (expert * e.columns + column) * 4,
+                     escape_for_display(e.name, 120) + ": the sum of column " + std::to_string(column) +
+                         (e.experts > 1 ? " of expert " + std::to_string(expert) : std::string()) + " is " + significant(sums[i], 9) +
+                         ", where a sum of squared activations is finite and not negative"};
+    }
+    return ok_status();
 }
 
 }  // namespace
@@ -272,6 +311,7 @@ Result<std::vector<float>> read_sums(const Imatrix& m, const ImatrixEntry& e, ui
     const uint64_t offset = e.sums_offset + expert * e.columns * 4;
     if (!m.source->read(offset, e.columns * 4, sums.data()))
         return Error{ErrorCode::E_IO, "", offset, "cannot read the sums of " + escape_for_display(e.name, 120)};
+    if (Status valid = check_sums(m, e, expert, 0, sums); !valid) return valid.error();
     return sums;
 }
 
@@ -343,6 +383,7 @@ Status for_each_sums_chunk(const Imatrix& m, const ImatrixEntry& e, uint64_t x, 
         const uint64_t offset = e.sums_offset + (x * e.columns + first) * 4;
         if (!m.source->read(offset, n * 4, chunk.data()))
             return Error{ErrorCode::E_IO, "", offset, "cannot read the sums of " + escape_for_display(e.name, 120)};
+        if (Status valid = check_sums(m, e, x, first, chunk); !valid) return valid;
         use(chunk);
     }
     return ok_status();
@@ -367,10 +408,8 @@ Result<ImatrixEntrySummary> summarize_entry(const Imatrix& m, const ImatrixEntry
                 const double scale = static_cast<double>(h.counts.size()) / (h.hi - h.lo);
                 Status read = for_each_sums_chunk(m, e, x, job, [&](const std::vector<float>& sums) {
                     for (float v : sums) {
-                        // A NaN or infinite sum in a damaged file has no bin (counted apart by the summary).
-                        if (!std::isfinite(v) || v / count <= 0) continue;
+                        if (v / count <= 0) continue;
                         const double bin = std::floor((std::log10(v / count) - h.lo) * scale);
-                        if (std::isnan(bin)) continue;
                         ++h.counts[static_cast<size_t>(std::clamp(bin, 0.0, static_cast<double>(h.counts.size() - 1)))];
                     }
                 });

@@ -4,6 +4,7 @@
 
 #include "mlens/io/checked_math.h"
 #include "mlens/quant/mlx_quant.h"
+#include "mlens/util/analysis_memory.h"
 #include "tensor_view_kinds.h"
 
 namespace mlens {
@@ -74,6 +75,12 @@ Status MlxGroupsKind::read_global_scale(const QuantLayout& q) {
         m_rows_per_global = rows / lead;
     else
         return shape_error(t, "the global scale has " + std::to_string(g.n_elements) + " values for " + std::to_string(rows) + " rows");
+    // The global scale is kept decoded beside the view: a part of the analysis bound at most.
+    if (g.n_elements > kAnalysisMemoryBound / 4 / sizeof(float))
+        return Error{ErrorCode::E_LIMIT, t.name, std::nullopt,
+                     "the global scale has " + std::to_string(g.n_elements) + " values, more than the " +
+                         std::to_string(kAnalysisMemoryBound / 4 / sizeof(float)) + " a view keeps"};
+    if (Status held = m_model->check_tensor_data(*q.global_scale); !held) return held;
     std::vector<uint8_t> bytes(*g.n_bytes);
     if (Status s = m_model->read_tensor_bytes(*q.global_scale, 0, bytes.size(), bytes.data()); !s) return s;
     auto values = std::make_shared<std::vector<float>>(g.n_elements);

@@ -50,6 +50,7 @@ Result<TensorView> TensorView::open(const Model& model, const std::string& name)
 Result<TensorView> TensorView::open(const Model& model, size_t index) {
     if (index >= model.tensors.size()) return Error{ErrorCode::E_NOT_FOUND, "tensor", std::nullopt, "no such tensor"};
     const TensorInfo& t = model.tensors[index];
+    if (t.presence == DataPresence::unknown) return unlocated_data_error(t);
     if (t.quant) {
         auto kind = MlxGroupsKind::open(model, index);
         if (!kind) return kind.error();

@@ -21,9 +21,11 @@
 //    kld_base_row_size(n_vocab) uint16, little-endian. The file goes through SafeFileWriter
 //    (never onto an input: both models, the text). With `base`, A is not run: the tokens and
 //    n_ctx come from the file (a different --ctx is ErrorCode::E_KLD_BASE), which is checked against its
-//    size and B's vocabulary before use; a row whose scale or min_log_prob is not finite (or
-//    whose scale is negative) holds no log-probability and is ErrorCode::E_KLD_BASE naming the
-//    chunk and row, never a NaN result.
+//    size and B's vocabulary before use: ErrorCode::E_KLD_BASE names the header field and its
+//    offset; a file that holds more than 2^24 tokens (a sparse file may claim any size) is
+//    ErrorCode::E_LIMIT (field n_chunk, offset 16), refused before anything is allocated; a row
+//    whose scale or min_log_prob is not finite (or whose scale is negative) holds no
+//    log-probability and is ErrorCode::E_KLD_BASE naming the chunk and row, never a NaN result.
 //  - Both models must share the vocabulary (check_same_vocab). on_chunk runs after each chunk.
 //    Cancel stops between positions and inside llama_decode (ErrorCode::E_CANCELLED); progress is the
 //    share of chunks done.

@@ -3,7 +3,8 @@
 // Contract: llama_worker_main(argc, argv) is the whole program `mlens-llama-worker --channel FD`.
 // It serves requests read from the Unix socket FD one at a time with the in-process core/infer
 // code (load_model_session, tokenize, generate_from_tokens, capture_layers, compare_ab, ...),
-// streams llama.cpp's log lines and progress while a request runs, and answers each request
+// streams llama.cpp's log lines and progress while a request runs (the progress at least once a
+// second, so that the client can tell a busy worker from a hung one), and answers each request
 // with one final frame. SIGUSR1 cancels the request in progress. It exits 0 when the socket
 // closes, and within 50 ms when its parent process ends during a request (not PR_SET_PDEATHSIG,
 // which fires when the parent's spawning *thread* ends, as a GUI job thread does). Before

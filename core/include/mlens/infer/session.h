@@ -40,6 +40,7 @@ struct SessionOptions {
     uint32_t n_ctx = 2048;  // capped at the model's training context
     int n_threads = 0;  // threads for decoding; 0: the default of choose_threads (threads.h)
     bool as_is = false;  // load_model_session: hand the file to llama.cpp unmodified, Ollama-made or not
+    uint32_t worker_timeout_s = 120;  // WorkerSession: seconds without a frame from the worker before it is killed
 };
 
 // What llama.cpp reports about the loaded model (through its API, not our parser).

@@ -27,8 +27,13 @@
 //  - When the worker dies, the call in progress returns ErrorCode::E_LLAMA_STOPPED with the message
 //    "llama.cpp stopped: REASON" (SIGABRT with the assert's text, SIGBUS, SIGKILL, exit status,
 //    or no answer: a cancelled call that does not return within kCancelGraceMs, a quick call
-//    past kQuickCallMs, which kill it). stopped() is then set, and every later call returns the
-//    same error without starting anything: load again to continue.
+//    past kQuickCallMs, a worker that sends no frame for options.worker_timeout_s seconds —
+//    "the worker sent nothing for 120 s (killed)" — which kill it). stopped() is then set, and
+//    every later call returns the same error without starting anything: load again to continue.
+//  - Frames from the worker are checked before they are decoded (worker_wire.h FrameReader: at
+//    most kMaxFrameBytes, kMaxFrameDepth levels of nesting); a frame beyond them kills the worker
+//    and the call returns ErrorCode::E_LLAMA_STOPPED with the frame's error, "(killed)". This
+//    process only reads what arrived, so a worker that stops inside a frame is silence too.
 //  - Text in results, errors and log lines is llama.cpp's, unescaped: callers escape it for
 //    display (escape.h), as for the in-process API.
 //  - A WorkerSession is used by one thread at a time. The destructor ends the worker.

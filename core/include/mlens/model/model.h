@@ -90,9 +90,12 @@ struct QuantLayout {
     bool unpack_shape(const std::vector<uint64_t>& packed_ne);
 };
 
-// How much of a tensor's data its file holds (truncation.h sets it; readers leave it complete).
-enum class DataPresence { complete, partial, missing };
-const char* data_presence_name(DataPresence p);  // "complete", "partial", "missing"
+// How much of a tensor's data its file holds (truncation.h sets partial and missing; the GGUF
+// reader sets unknown; otherwise complete).
+// unknown: the header was cut before the tensor-info list ended, so the data section (and
+// where any tensor's data lies) was never located; such a tensor is not read at all.
+enum class DataPresence { complete, partial, missing, unknown };
+const char* data_presence_name(DataPresence p);  // "complete", "partial", "missing", "unknown"
 
 struct TensorInfo {
     std::string name;
@@ -111,6 +114,9 @@ struct TensorInfo {
     double bits_per_weight() const;  // 0 when unknown or empty
     ByteRange data_range() const { return {data_offset, n_bytes.value_or(0)}; }
 };
+
+// Why a tensor of DataPresence::unknown is not read: E_TRUNCATED naming the tensor, at its info.
+Error unlocated_data_error(const TensorInfo& t);
 
 // Tensors that belong together, e.g. the experts of one MoE layer (see the contract).
 struct TensorGroup {
@@ -151,6 +157,10 @@ public:
     // (gguf_byte_order.h), and a type without a defined big-endian layout there is refused with
     // E_BIG_ENDIAN_TYPE. The bytes as stored are the file's ByteSource's.
     Status read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, void* dst) const;
+    // Whether all of tensor `index`'s bytes are in its file, asked before a buffer for the whole
+    // tensor is made: unlocated_data_error, or E_TRUNCATED_DATA (field "tensors", the data
+    // offset) when its size is unknown or its range runs past the end of the file.
+    Status check_tensor_data(size_t index) const;
 };
 
 }  // namespace mlens

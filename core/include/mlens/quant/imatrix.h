@@ -15,11 +15,17 @@
 //    so a file of any size opens in bounded memory. Every count, length and range is checked
 //    against the bytes the file has before it is used: E_NOT_IMATRIX (neither layout; a GGUF
 //    without in_sum2/counts tensors), E_TRUNCATED (legacy: a field past the end, with its
-//    offset), E_COUNT (legacy: counts that are negative or cannot fit in the bytes left),
+//    offset), E_COUNT (legacy: counts that are negative or cannot fit in the bytes left; nothing
+//    is reserved from a count), E_LIMIT (legacy: more than 2^20 entries), E_IMATRIX_VALUE (GGUF:
+//    a count that is NaN, infinite, negative or beyond 2^53, naming the entry, the expert and the
+//    count's offset),
 //    E_IMATRIX_SHAPE (GGUF: a tensor without its pair, not F32, counts that do not match the
 //    sums' experts, more than 2^20 experts), E_IO. A GGUF the reader reports errors in fails with the first of them.
 //    Legacy keeps no row length: an entry is read as one expert of all its values
 //    (importance_for in requant_inputs.h splits it by the weight's row length).
+//  - Sums are checked as they are read (read_sums, importance, importance_for, summarize_entry):
+//    a sum that is NaN, infinite or negative fails with E_IMATRIX_VALUE naming the entry, the
+//    column (and expert), the value and its offset, so no importance is ever made from it.
 //  - looks_like_imatrix is a cheap test of the first bytes for resolve (target.h): a GGUF whose
 //    general.type is "imatrix" among its first 64 keys, or a legacy file whose first entry and
 //    entry count are plausible and fit the file.
