@@ -22,7 +22,7 @@ std::vector<std::string> tensor_row(const Model& model, const LogicalTensor& t) 
             shape_text(t.ne, ShapeStyle::bracketed),
             std::to_string(t.elements),
             t.bytes ? std::to_string(*t.bytes) : "?",
-            std::to_string(main.data_offset),
+            main.presence == DataPresence::unknown ? "?" : std::to_string(main.data_offset),
             bpw};
 }
 

@@ -220,12 +220,18 @@ void TensorPanel::draw_table(PanelContext& ctx) {
                 if (ImGui::IsItemHovered()) {
                     const std::string size = human_bytes(lt.bytes.value_or(0));
                     const std::string tip = presence == DataPresence::missing ? "none of this tensor's " + size + " is in the file"
-                                                                              : "the file ends inside this tensor's " + size;
+                        : presence == DataPresence::unknown
+                        ? "the tensor-info list is cut before its end: where this tensor's data lies is not known"
+                        : "the file ends inside this tensor's " + size;
                     ImGui::SetTooltip("%s", tip.c_str());
                 }
             }
             ImGui::TableNextColumn();
-            ui::text_dim(ui::hex_offset(t.data_offset));
+            // An offset that was never read is not shown as one.
+            if (t.presence == DataPresence::unknown)
+                ui::text_dim("?");
+            else
+                ui::text_dim(ui::hex_offset(t.data_offset));
             ImGui::TableNextColumn();
             ui::text(bpw_text(lt.bits_per_weight()));
             ImGui::PopFont();

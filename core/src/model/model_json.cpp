@@ -8,6 +8,16 @@
 
 namespace mlens {
 
+namespace {
+
+// Where a tensor's data starts, or null when the tensor-info list was cut and so the start of
+// the data section is not known.
+nlohmann::json known_offset(const TensorInfo& t) {
+    return t.presence == DataPresence::unknown ? nlohmann::json(nullptr) : nlohmann::json(t.data_offset);
+}
+
+}  // namespace
+
 nlohmann::json diagnostic_to_json(const Diagnostic& d) {
     nlohmann::json j = {{"severity", d.severity == Severity::error ? "error" : "warning"},
                         {"format", d.format},
@@ -50,7 +60,7 @@ nlohmann::json tensor_to_json(const TensorInfo& t, Format format) {
                         {"shape", shape_in_format_order(t.ne, format)},
                         {"shape_order", shape_order_name(format)},
                         {"n_elements", t.n_elements},
-                        {"offset", t.data_offset},
+                        {"offset", known_offset(t)},
                         {"relative_offset", t.relative_offset},
                         {"file", t.file}};
     auto index = [](const std::optional<size_t>& i) { return i ? nlohmann::json(*i) : nlohmann::json(nullptr); };
@@ -87,7 +97,7 @@ nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t
                         {"shape", shape_in_format_order(t.ne, format)},
                         {"shape_order", shape_order_name(format)},
                         {"n_elements", t.elements},
-                        {"offset", main.data_offset},
+                        {"offset", known_offset(main)},
                         {"relative_offset", main.relative_offset},
                         {"file", main.file}};
     j["n_bytes"] = t.bytes ? nlohmann::json(*t.bytes) : nlohmann::json(nullptr);
