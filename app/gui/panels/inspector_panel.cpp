@@ -73,8 +73,12 @@ void header_fields(const Document& doc, ImFont* mono) {
         const SourceFile& sf = m.files[0];
         f.row("endianness", sf.big_endian ? "big-endian (read byte-swapped)" : "little-endian");
         f.row("alignment", std::to_string(sf.alignment), true);
-        f.row("header", ui::with_separators(sf.header_bytes) + " bytes", true);
-        f.row("data start", ui::hex_offset(sf.data_start) + " (" + ui::with_separators(sf.data_start) + ")", true);
+        if (sf.data_start_known()) {
+            f.row("header", ui::with_separators(sf.header_bytes) + " bytes", true);
+            f.row("data start", ui::hex_offset(sf.data_start) + " (" + ui::with_separators(sf.data_start) + ")", true);
+        } else {
+            f.row("data start", "not known: the tensor-info list is cut before its end");
+        }
     }
     if (m.files.size() > 1) f.row("files", std::to_string(m.files.size()));
     f.row("file size", human_bytes(s.file_bytes) + " (" + ui::with_separators(s.file_bytes) + " bytes)");

@@ -66,7 +66,7 @@ void header_section(Document& doc) {
         ui::label_value("format ", format_and_version(m.format, f.version));
         ui::label_value("endian ", f.big_endian ? "big (byte-swapped)" : "little");
         ui::label_value("align  ", std::to_string(f.alignment));
-        ui::label_value("data   ", ui::hex_offset(f.data_start));
+        ui::label_value("data   ", f.data_start_known() ? ui::hex_offset(f.data_start) : "not known");
         if (m.files.size() > 1) ui::label_value("files  ", std::to_string(m.files.size()));
     }
     if (m.partial) ui::text_colored(palette().error, "parsing stopped early");

@@ -284,13 +284,18 @@ void TensorPanel::draw_totals(const Document& doc) {
         stored + " \xC2\xB7 " + human_count(t.elements) + " parameters \xC2\xB7 " + human_bytes(t.bytes) + " \xC2\xB7 " +
         bpw_text(t.bits_per_weight()) + " bits/weight";
     ui::text_dim(line);
-    const auto cut = std::count_if(doc.model->tensors.begin(), doc.model->tensors.end(),
-                                   [](const TensorInfo& x) { return x.presence != DataPresence::complete; });
-    if (cut > 0) {
+    auto count_of = [&](DataPresence p) {
+        return static_cast<uint64_t>(
+            std::count_if(doc.model->tensors.begin(), doc.model->tensors.end(), [p](const TensorInfo& x) { return x.presence == p; }));
+    };
+    auto tensors_text = [](uint64_t n) { return ui::with_separators(n) + (n == 1 ? " tensor" : " tensors"); };
+    if (const uint64_t cut = count_of(DataPresence::partial) + count_of(DataPresence::missing); cut > 0) {
         ImGui::SameLine();
-        ui::text_colored(palette().error,
-                         "\xC2\xB7 " + ui::with_separators(static_cast<uint64_t>(cut)) + (cut == 1 ? " tensor" : " tensors") +
-                             " missing data (the file is cut short)");
+        ui::text_colored(palette().error, "\xC2\xB7 " + tensors_text(cut) + " missing data (the file is cut short)");
+    }
+    if (const uint64_t unknown = count_of(DataPresence::unknown); unknown > 0) {
+        ImGui::SameLine();
+        ui::text_colored(palette().error, "\xC2\xB7 " + tensors_text(unknown) + " not located (tensor infos cut)");
     }
 }
 

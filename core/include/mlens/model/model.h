@@ -47,8 +47,12 @@ struct SourceFile {
     uint32_t version = 0;  // GGUF version
     bool big_endian = false;
     uint64_t alignment = 32;  // GGUF data alignment
-    uint64_t data_start = 0;  // absolute offset of the tensor data section
+    uint64_t data_start = 0;  // absolute offset of the tensor data section; 0 while not known
     uint64_t header_bytes = 0;  // bytes of header + metadata + tensor infos (before padding)
+
+    // The data section starts after the tensor-info list: a file cut inside that list never says
+    // where (its tensors are DataPresence::unknown).
+    bool data_start_known() const { return data_start != 0; }
 };
 
 struct MetadataEntry {
