@@ -41,6 +41,16 @@ Error not_regular(const std::string& shown, mode_t mode) {
                             ", and only a regular file is ever replaced");
 }
 
+std::string parent_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_name(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 // Where the output really goes: the path itself, or the regular file its symbolic link leads to.
 struct Target {
     std::string path;
@@ -75,9 +85,8 @@ Result<Target> resolve_target(const std::string& shown) {
     } else if (errno != ENOENT) {
         return io_error("cannot use", shown);
     }
-    const size_t slash = t.path.rfind('/');
-    t.folder = slash == std::string::npos ? "." : slash == 0 ? "/" : t.path.substr(0, slash);
-    t.name = slash == std::string::npos ? t.path : t.path.substr(slash + 1);
+    t.folder = parent_of(t.path);
+    t.name = base_name(t.path);
     return t;
 }
 
@@ -95,16 +104,6 @@ std::vector<std::string> ancestors_of(const std::string& folder) {
         path = slash == 0 ? "/" : path.substr(0, slash);
     }
     return out;
-}
-
-std::string parent_of(const std::string& path) {
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string base_name(const std::string& path) {
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // The folder an input puts out of bounds: the Ollama store it lies in, or the blobs folder of a
@@ -148,10 +147,11 @@ void OutputGuard::add_input(FileIdentity id, std::string path) {
 }
 
 void OutputGuard::add_protected_folder(const std::string& path) {
-    if (auto id = file_identity(path))
-        for (const Input& known : m_protected)
-            if (known.id == *id) return;
-    if (auto id = file_identity(path)) m_protected.push_back({*id, path});
+    const auto id = file_identity(path);
+    if (!id) return;
+    for (const Input& known : m_protected)
+        if (known.id == *id) return;
+    m_protected.push_back({*id, path});
 }
 
 Status OutputGuard::check_folder(const std::string& folder, const std::string& shown) const {
