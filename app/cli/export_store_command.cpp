@@ -15,22 +15,6 @@ namespace mlens::cli {
 
 namespace {
 
-const char* file_kind_name(ExportFileKind kind) {
-    switch (kind) {
-        case ExportFileKind::blob_copy:
-            return "blob";
-        case ExportFileKind::upstream_text:
-            return "compat_text";
-        case ExportFileKind::upstream_mmproj:
-            return "compat_mmproj";
-        case ExportFileKind::text:
-            return "text";
-        case ExportFileKind::safetensors_shard:
-            return "safetensors";
-    }
-    return "?";
-}
-
 nlohmann::json plan_json(const StoreExportPlan& plan, bool dry_run, const std::string& out_dir) {
     nlohmann::json formats = nlohmann::json::array();
     for (ExportFormat f : plan.formats) formats.push_back(export_format_name(f));
@@ -38,7 +22,7 @@ nlohmann::json plan_json(const StoreExportPlan& plan, bool dry_run, const std::s
     for (const ExportFile& f : plan.files)
         files.push_back({{"name", f.name},
                          {"bytes", f.bytes},
-                         {"kind", file_kind_name(f.kind)},
+                         {"kind", export_file_kind(f.kind).name},
                          {"description", f.description},
                          {"digest", f.digest.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.digest)}});
     return {{"model", plan.reference},

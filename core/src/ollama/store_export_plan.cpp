@@ -16,6 +16,28 @@ namespace mlens {
 
 namespace {
 
+// Each export format: its name, the model format it applies to and the layer kind that carries that
+// model in a manifest. A manifest with a model layer exports as gguf only, even with tensor layers.
+struct ExportFormatFacts {
+    ExportFormat format;
+    const char* name;
+    std::string_view model_format;
+    LayerKind layer;
+};
+constexpr ExportFormatFacts kExportFormats[] = {
+    {ExportFormat::gguf, "gguf", "gguf", LayerKind::model},
+    {ExportFormat::hf, "hf", "safetensors", LayerKind::tensor},
+    {ExportFormat::mlx, "mlx", "safetensors", LayerKind::tensor},
+};
+
+template <typename Keep>
+std::vector<ExportFormat> formats_where(Keep keep) {
+    std::vector<ExportFormat> out;
+    for (const ExportFormatFacts& f : kExportFormats)
+        if (keep(f)) out.push_back(f.format);
+    return out;
+}
+
 Error plan_error(ErrorCode code, const std::string& message) { return Error{code, "", std::nullopt, message}; }
 
 // The size write_gguf gives a layout: the padded header, then each tensor padded to the alignment.
@@ -217,39 +239,41 @@ Status plan_folder(PreparedExport& p, const StoreExportOptions& options) {
 
 }  // namespace
 
+const ExportFileKindFacts& export_file_kind(ExportFileKind kind) {
+    static constexpr ExportFileKindFacts kKinds[] = {  // in the enum's order
+        {ExportFileKind::blob_copy, "blob", false, true},
+        {ExportFileKind::upstream_text, "compat_text", true, false},
+        {ExportFileKind::upstream_mmproj, "compat_mmproj", true, false},
+        {ExportFileKind::text, "text", false, true},
+        {ExportFileKind::safetensors_shard, "safetensors", false, false},
+    };
+    static_assert(kKinds[static_cast<size_t>(ExportFileKind::safetensors_shard)].kind == ExportFileKind::safetensors_shard);
+    return kKinds[static_cast<size_t>(kind)];
+}
+
 const char* export_format_name(ExportFormat format) {
-    switch (format) {
-        case ExportFormat::gguf:
-            return "gguf";
-        case ExportFormat::hf:
-            return "hf";
-        case ExportFormat::mlx:
-            return "mlx";
-    }
+    for (const ExportFormatFacts& f : kExportFormats)
+        if (f.format == format) return f.name;
     return "?";
 }
 
 std::optional<ExportFormat> parse_export_format(std::string_view text) {
-    for (ExportFormat f : {ExportFormat::gguf, ExportFormat::hf, ExportFormat::mlx})
-        if (export_format_name(f) == text) return f;
+    for (const ExportFormatFacts& f : kExportFormats)
+        if (text == f.name) return f.format;
     return std::nullopt;
 }
 
 std::vector<ExportFormat> store_export_formats(const Manifest& manifest) {
-    bool model = false, tensor = false;
-    for (const ManifestLayer& l : manifest.layers) {
-        model = model || l.kind == LayerKind::model;
-        tensor = tensor || l.kind == LayerKind::tensor;
+    for (const ExportFormatFacts& first : kExportFormats) {
+        const bool present = std::any_of(manifest.layers.begin(), manifest.layers.end(),
+                                         [&](const ManifestLayer& l) { return l.kind == first.layer; });
+        if (present) return formats_where([&](const ExportFormatFacts& f) { return f.layer == first.layer; });
     }
-    if (model) return {ExportFormat::gguf};
-    if (tensor) return {ExportFormat::hf, ExportFormat::mlx};
     return {};
 }
 
 std::vector<ExportFormat> export_formats_of(std::string_view model_format) {
-    if (model_format == "gguf") return {ExportFormat::gguf};
-    if (model_format == "safetensors") return {ExportFormat::hf, ExportFormat::mlx};
-    return {};
+    return formats_where([&](const ExportFormatFacts& f) { return f.model_format == model_format; });
 }
 
 uint64_t StoreExportPlan::total_bytes() const {

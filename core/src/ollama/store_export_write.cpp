@@ -193,8 +193,8 @@ Result<StoreExportReport> write_store_export(const PreparedExport& p, const std:
     // The compat export writes model.gguf and mmproj.gguf together, each checked by its own re-read.
     compat::ExportOptions upstream;
     for (const ExportFile& f : plan.files) {
-        if (f.kind == ExportFileKind::upstream_text) upstream.text_path = scratch.path() + "/" + f.name;
-        if (f.kind == ExportFileKind::upstream_mmproj) upstream.mmproj_path = scratch.path() + "/" + f.name;
+        if (!export_file_kind(f.kind).written_by_compat_export) continue;
+        (f.kind == ExportFileKind::upstream_text ? upstream.text_path : upstream.mmproj_path) = scratch.path() + "/" + f.name;
     }
     if (!upstream.text_path.empty()) {
         upstream.guard = guard;
@@ -203,7 +203,7 @@ Result<StoreExportReport> write_store_export(const PreparedExport& p, const std:
         for (const compat::ExportedFile& f : written->files) done += f.bytes;
     }
     for (const ExportFile& f : plan.files) {
-        if (f.kind == ExportFileKind::upstream_text || f.kind == ExportFileKind::upstream_mmproj) continue;
+        if (export_file_kind(f.kind).written_by_compat_export) continue;
         if (Status s = make_parents(scratch.path(), f.name); !s) return s.error();
         auto writer = SafeFileWriter::create(scratch.path() + "/" + f.name, guard);
         if (!writer) return writer.error();
@@ -226,12 +226,11 @@ Result<StoreExportReport> write_store_export(const PreparedExport& p, const std:
         struct stat st {};
         if (stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) != f.bytes)
             return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "does not have the " + std::to_string(f.bytes) + " bytes planned");
-        if (f.kind == ExportFileKind::text || f.kind == ExportFileKind::blob_copy) {
+        const ExportFileKindFacts& kind = export_file_kind(f.kind);
+        if (kind.read_back) {
             if (Status s = verify_copy(f, path, job); !s) return s.error();
-            ++report.files_verified;
-        } else if (f.kind != ExportFileKind::safetensors_shard) {
-            ++report.files_verified;  // checked by the compat export's re-read
         }
+        report.files_verified += kind.read_back || kind.written_by_compat_export;
     }
     if (plan.format != ExportFormat::gguf) {
         auto verification = verify_hf_export(p.model, plan.hf, scratch.path(), job);

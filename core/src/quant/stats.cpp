@@ -5,7 +5,7 @@
 #include <functional>
 #include <mutex>
 
-#include "central_moments.h"
+#include "value_summary.h"
 #include "mlens/util/parallel_job.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
@@ -148,22 +148,7 @@ void count_slots(const Binning& binning, const float* v, uint64_t n, uint32_t* c
 using Moments = CentralMoments<double>;
 
 // What the first pass learns of a chunk: extremes, counts, sums and moments.
-struct ChunkSummary {
-    uint64_t nan = 0, inf = 0, neg_inf = 0, zeros = 0;
-    double min = INFINITY, max = -INFINITY, sum_abs = 0;
-    Moments moments;
-
-    void merge(const ChunkSummary& o) {
-        nan += o.nan;
-        inf += o.inf;
-        neg_inf += o.neg_inf;
-        zeros += o.zeros;
-        min = std::min(min, o.min);
-        max = std::max(max, o.max);
-        sum_abs += o.sum_abs;
-        moments.merge(o.moments);
-    }
-};
+using ChunkSummary = ValueSummary<double>;
 
 // Adds the extremes, zeros, sums and moments of n values (n < 2^32) to `out`, in vector loops
 // (`omp simd` lets the sums be split across vector lanes). Returns false, adding nothing, when a

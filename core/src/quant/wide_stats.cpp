@@ -5,7 +5,7 @@
 #include <mutex>
 #include <vector>
 
-#include "central_moments.h"
+#include "value_summary.h"
 #include "mlens/util/parallel_job.h"
 
 namespace mlens {
@@ -15,22 +15,12 @@ namespace {
 constexpr uint64_t kChunkTarget = 1u << 16;
 
 // What one pass learns of a set of wide values.
-struct WideSummary {
-    uint64_t nan = 0, pos_inf = 0, neg_inf = 0, zeros = 0;
-    long double min = INFINITY, max = -INFINITY, sum_abs = 0;
+struct WideSummary : ValueSummary<long double> {
     WideInteger integer_sum = 0;  // integer sources: the exact sum of every value
-    CentralMoments<long double> moments;
 
     void merge(const WideSummary& o) {
-        nan += o.nan;
-        pos_inf += o.pos_inf;
-        neg_inf += o.neg_inf;
-        zeros += o.zeros;
-        min = std::min(min, o.min);
-        max = std::max(max, o.max);
-        sum_abs += o.sum_abs;
+        ValueSummary::merge(o);
         integer_sum += o.integer_sum;
-        moments.merge(o.moments);
     }
 };
 
@@ -45,7 +35,8 @@ WideSummary summarize(const long double* v, uint64_t n, bool integer) {
             continue;
         }
         if (std::isinf(x)) {
-            ++(x > 0 ? out.pos_inf : out.neg_inf);
+            ++out.inf;
+            out.neg_inf += x < 0;
             continue;
         }
         ++finite;
@@ -95,9 +86,9 @@ Status apply_wide_figures(const FloatSource& src, TensorStats& st, JobContext* j
     const CentralMoments<long double>& mo = all.moments;
     st.finite = mo.n;
     st.nan = all.nan;
-    st.pos_inf = all.pos_inf;
+    st.pos_inf = all.inf - all.neg_inf;
     st.neg_inf = all.neg_inf;
-    st.inf = all.pos_inf + all.neg_inf;
+    st.inf = all.inf;
     st.zeros = all.zeros;
     st.integer_extremes.reset();
     if (mo.n == 0) {

@@ -72,6 +72,19 @@ struct StoreExportOptions {
 
 enum class ExportFileKind { blob_copy, upstream_text, upstream_mmproj, text, safetensors_shard };
 
+// What each kind of file is, in one table: its name in JSON ("blob", "compat_text",
+// "compat_mmproj", "text", "safetensors"), whether the compat export writes it (text and clip side
+// together, each checked by that export's own re-read), and whether it is checked by reading it
+// back against its source (blob copies against their digest, text byte for byte). Shards are
+// checked by the safetensors verification of the whole folder.
+struct ExportFileKindFacts {
+    ExportFileKind kind;
+    const char* name;
+    bool written_by_compat_export;
+    bool read_back;
+};
+const ExportFileKindFacts& export_file_kind(ExportFileKind kind);
+
 struct ExportFile {
     std::string name;  // relative to OUT_DIR
     uint64_t bytes = 0;  // exact size of the file written
