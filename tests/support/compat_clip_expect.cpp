@@ -55,6 +55,14 @@ std::string f32_text(float v) { return typed(compat::value_f32(v)).substr(std::s
 
 std::string f32_array_text(const std::vector<float>& v) { return typed(compat::array_f32(v)); }
 
+std::vector<std::string> with_clip_ending(const std::string& activation, const std::string& projector, std::vector<std::string> head) {
+    head.push_back("clip.has_vision_encoder = BOOL true");
+    head.push_back("clip." + activation + " = BOOL true");
+    head.push_back("clip.projector_type = STRING " + projector);
+    head.push_back("general.architecture = STRING clip");
+    return head;
+}
+
 std::string detect_name_detail(const std::string& arch) { return "marker: architecture name " + arch + " (Ollama-only)"; }
 
 }  // namespace mlens::test

@@ -20,6 +20,9 @@ std::string op_text(const compat::SidePlan& side, size_t slot);
 std::string result_value_text(const Model& model, const compat::SidePlan& side, const std::string& key);
 std::string f32_text(float v);
 std::string f32_array_text(const std::vector<float>& v);
+// `head` followed by the keys that close every vision projector's metadata: has_vision_encoder,
+// the activation flag ("use_gelu", "use_silu"), projector_type and general.architecture = clip.
+std::vector<std::string> with_clip_ending(const std::string& activation, const std::string& projector, std::vector<std::string> head);
 // The detection detail of an Ollama-only architecture name.
 std::string detect_name_detail(const std::string& arch);
 

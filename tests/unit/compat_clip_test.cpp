@@ -45,7 +45,7 @@ TEST_CASE("gemma3 clip: KVs, swapped ffn names, text tensors renamed too, F16 pr
                                    "gemma3.vision.patch_size", "gemma3.vision.attention.head_count",
                                    "gemma3.vision.attention.layer_norm_epsilon"});
     CHECK(edited_kvs(m, c) ==
-          std::vector<std::string>{
+          with_clip_ending("use_gelu", "gemma3", {
               "clip.vision.block_count = UINT32 1",
               "clip.vision.embedding_length = UINT32 32",
               "clip.vision.feed_forward_length = UINT32 48",
@@ -56,11 +56,7 @@ TEST_CASE("gemma3 clip: KVs, swapped ffn names, text tensors renamed too, F16 pr
               "clip.vision.projection_dim = UINT32 64",
               "clip.vision.image_mean = " + f32_array_text({0.5f, 0.5f, 0.5f}),
               "clip.vision.image_std = " + f32_array_text({0.5f, 0.5f, 0.5f}),
-              "clip.has_vision_encoder = BOOL true",
-              "clip.use_gelu = BOOL true",
-              "clip.projector_type = STRING gemma3",
-              "general.architecture = STRING clip",
-          });
+          }));
     CHECK(result_tensors(m, c) ==
           std::vector<std::string>{
               "token_embd.weight F16 [64,10]",
@@ -115,7 +111,7 @@ TEST_CASE("qwen35moe clip: Q/K/V byte concat, patch-embed split into a reclaimed
     CHECK(c.handlers == std::vector<std::string>{"handle_qwen35moe_clip"});
     CHECK(fired_check(c, "handle_qwen35moe_clip") == "marker: KV qwen35moe.vision.block_count");
     CHECK(edited_kvs(m, c) ==
-          std::vector<std::string>{
+          with_clip_ending("use_gelu", "qwen3vl_merger", {
               "clip.vision.block_count = UINT32 2",
               "clip.vision.embedding_length = UINT32 16",
               "clip.vision.attention.head_count = UINT32 2",
@@ -129,11 +125,7 @@ TEST_CASE("qwen35moe clip: Q/K/V byte concat, patch-embed split into a reclaimed
               "clip.vision.image_mean = " + f32_array_text({0.5f, 0.5f, 0.5f}),
               "clip.vision.image_std = " + f32_array_text({0.5f, 0.5f, 0.5f}),
               "clip.vision.is_deepstack_layers = ARRAY[BOOL] [BOOL × 2] false, false",
-              "clip.has_vision_encoder = BOOL true",
-              "clip.use_gelu = BOOL true",
-              "clip.projector_type = STRING qwen3vl_merger",
-              "general.architecture = STRING clip",
-          });
+          }));
     CHECK(result_tensors(m, c) ==
           std::vector<std::string>{
               "blk.0.attn_norm.weight F32 [64]",
@@ -197,7 +189,7 @@ TEST_CASE("mistral3 clip: img_break zero-fill, vision RoPE permute on F16 only, 
     CHECK(c.handlers == std::vector<std::string>{"handle_mistral3_clip"});
     CHECK(fired_check(c, "handle_mistral3_clip") == "marker: tensor prefix v.");
     CHECK(edited_kvs(m, c) ==
-          std::vector<std::string>{
+          with_clip_ending("use_silu", "pixtral", {
               "clip.vision.block_count = UINT32 1",
               "clip.vision.embedding_length = UINT32 8",
               "clip.vision.attention.head_count = UINT32 2",
@@ -207,11 +199,7 @@ TEST_CASE("mistral3 clip: img_break zero-fill, vision RoPE permute on F16 only, 
               "clip.vision.attention.layer_norm_epsilon = FLOAT32 " + f32_text(1e-5f),
               "clip.vision.image_mean = " + f32_array_text({0.48145467f, 0.45782750f, 0.40821072f}),
               "clip.vision.image_std = " + f32_array_text({0.26862955f, 0.26130259f, 0.27577710f}),
-              "clip.has_vision_encoder = BOOL true",
-              "clip.use_silu = BOOL true",
-              "clip.projector_type = STRING pixtral",
-              "general.architecture = STRING clip",
-          });
+          }));
     CHECK(result_tensors(m, c) ==
           std::vector<std::string>{
               "v.token_embd.img_break F32 [8] op=zero fill",
@@ -256,7 +244,7 @@ TEST_CASE("deepseekocr clip: s. prefix to v.sam., exact pos_embd rename, substri
     CHECK(c.handlers == std::vector<std::string>{"handle_deepseekocr_clip"});
     CHECK(fired_check(c, "handle_deepseekocr_clip") == detect_name_detail("deepseekocr"));
     CHECK(edited_kvs(m, c) ==
-          std::vector<std::string>{
+          with_clip_ending("use_gelu", "deepseekocr", {
               "clip.vision.block_count = UINT32 1",
               "clip.vision.attention.head_count = UINT32 2",
               "clip.vision.sam.block_count = UINT32 1",
@@ -267,11 +255,7 @@ TEST_CASE("deepseekocr clip: s. prefix to v.sam., exact pos_embd rename, substri
               "clip.vision.attention.layer_norm_epsilon = FLOAT32 " + f32_text(1e-6f),
               "clip.vision.image_mean = " + f32_array_text({0.5f, 0.5f, 0.5f}),
               "clip.vision.image_std = " + f32_array_text({0.5f, 0.5f, 0.5f}),
-              "clip.has_vision_encoder = BOOL true",
-              "clip.use_gelu = BOOL true",
-              "clip.projector_type = STRING deepseekocr",
-              "general.architecture = STRING clip",
-          });
+          }));
     CHECK(result_tensors(m, c) ==
           std::vector<std::string>{
               "v.sam.patch_embd.weight F32 [4,4,3,8] op=F16→F32",

@@ -82,19 +82,14 @@ TEST_CASE("O1's manifest parses field by field", "[ollama]") {
 
 TEST_CASE("layers keep from and name; every media type has its kind", "[ollama]") {
     std::vector<LayerSpec> layers;
-    const std::pair<const char*, LayerKind> kinds[] = {{"application/vnd.ollama.image.model", LayerKind::model},
-                                                       {"application/vnd.ollama.image.adapter", LayerKind::adapter},
-                                                       {"application/vnd.ollama.image.projector", LayerKind::projector},
-                                                       {"application/vnd.ollama.image.draft", LayerKind::draft},
-                                                       {"application/vnd.ollama.image.tensor", LayerKind::tensor},
-                                                       {"application/vnd.ollama.image.json", LayerKind::json},
-                                                       {"application/vnd.ollama.image.template", LayerKind::template_text},
-                                                       {"application/vnd.ollama.image.prompt", LayerKind::template_text},
-                                                       {"application/vnd.ollama.image.system", LayerKind::system},
-                                                       {"application/vnd.ollama.image.params", LayerKind::params},
-                                                       {"application/vnd.ollama.image.messages", LayerKind::messages},
-                                                       {"application/vnd.ollama.image.license", LayerKind::license}};
-    for (const auto& [type, kind] : kinds) layers.push_back({type, "sha256:" + kHexM, 1, "llama3.2:latest", "config.json"});
+    // Each media type is "application/vnd.ollama.image." followed by the name here.
+    const std::pair<const char*, LayerKind> kinds[] = {
+        {"model", LayerKind::model},       {"adapter", LayerKind::adapter},       {"projector", LayerKind::projector},
+        {"draft", LayerKind::draft},       {"tensor", LayerKind::tensor},         {"json", LayerKind::json},
+        {"template", LayerKind::template_text}, {"prompt", LayerKind::template_text}, {"system", LayerKind::system},
+        {"params", LayerKind::params},     {"messages", LayerKind::messages},     {"license", LayerKind::license}};
+    for (const auto& [type, kind] : kinds)
+        layers.push_back({std::string("application/vnd.ollama.image.") + type, "sha256:" + kHexM, 1, "llama3.2:latest", "config.json"});
     Manifest m = parse_manifest(test::manifest_json(config_layer(), layers));
     INFO(describe(m));
     REQUIRE(m.valid);
