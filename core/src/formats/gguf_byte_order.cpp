@@ -2,6 +2,8 @@
 
 #include <cassert>
 #include <cstring>
+#include <string_view>
+#include <vector>
 
 #include "mlens/formats/ggml_type_table.h"
 
@@ -45,9 +47,16 @@ bool has_big_endian_layout(uint32_t type) {
 }
 
 std::string big_endian_refusal(const std::string& type_name) {
-    return type_name +
-        " has no defined big-endian layout (gguf-py defines one only for F32, F16, BF16, I8, I16, I32, I64, "
-        "F64, Q1_0, Q4_0, Q8_0, Q4_K, Q6_K, TQ2_0, MXFP4 and NVFP4), so its values in a big-endian file cannot be read";
+    std::vector<std::string_view> defined;
+    for (const GgmlTypeRow& row : ggml_type_rows())
+        if (row.big_endian.defined) defined.push_back(row.name);
+    std::string list;
+    for (size_t i = 0; i < defined.size(); ++i) {
+        if (i > 0) list += i + 1 == defined.size() ? " and " : ", ";
+        list += defined[i];
+    }
+    return type_name + " has no defined big-endian layout (gguf-py defines one only for " + list +
+        "), so its values in a big-endian file cannot be read";
 }
 
 void reverse_block_fields(uint32_t type, uint8_t* blocks, uint64_t n_blocks) {
