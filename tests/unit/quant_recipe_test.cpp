@@ -100,6 +100,24 @@ TEST_CASE("a recipe maps layers and kinds to types and states the fewest rules",
     }
 }
 
+// llama-quantize's ftype IQ2_S makes IQ2_XS tensors; IQ2_S tensors come from its IQ2_M.
+TEST_CASE("a recipe for IQ2_S tensors names llama-quantize's IQ2_M", "[recipe]") {
+    test::TempDir dir;
+    std::vector<RawTensor> ts = {zeros("token_embd.weight", GGML_TYPE_IQ2_S, {256, 8})};
+    for (int l = 0; l < 2; ++l) {
+        const std::string p = "blk." + std::to_string(l) + ".";
+        ts.push_back(zeros(p + "attn_norm.weight", GGML_TYPE_F32, {256}));
+        ts.push_back(zeros(p + "attn_q.weight", GGML_TYPE_IQ2_S, {256, 4}));
+        ts.push_back(zeros(p + "ffn_up.weight", GGML_TYPE_IQ2_XS, {256, 4}));
+    }
+    const Model m = open_written(dir, "iq2_m.gguf", ts);
+    const QuantRecipe r = quant_recipe(m);
+    CHECK(r.base == "IQ2_S");
+    CHECK(r.ftype == "IQ2_M");
+    CHECK(llama_quantize_command(r) ==
+          "llama-quantize --pure --tensor-type '^blk\\.[0-9]+\\.ffn_up\\.weight$=iq2_xs' MODEL-F32.gguf OUT.gguf IQ2_M");
+}
+
 TEST_CASE("a recipe shows the provenance keys and asks for the importance matrix", "[recipe]") {
     test::TempDir dir;
     REQUIRE(test::write_raw_gguf(dir.file("plain.gguf"), mix(true)).ok());

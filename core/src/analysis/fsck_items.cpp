@@ -128,10 +128,10 @@ ScaleFinding scale_finding(ScaleClass c) {
 
 void check_ggml_scales(const Plan& p, const PieceInput& in, ItemState& st) {
     const uint64_t bl = p.view->block_length(), bb = p.view->block_bytes(), blocks = in.n / bl;
-    for (const ScaleField& f : p.scales) {
+    for (const GgmlScaleField& f : p.scales) {
         for (uint64_t b = 0; b < blocks; ++b) {
             const uint8_t* block = in.raw + b * bb;
-            const ScaleClass c = classify_scale(f.kind, block + f.offset);
+            const ScaleClass c = classify_scale(f.encoding, block + f.offset);
             if (c == ScaleClass::normal) continue;
             if (c == ScaleClass::zero) {
                 if (!in.values) continue;  // Q8_0 read on its codes: a zero d makes every value zero

@@ -46,7 +46,7 @@ struct Plan {
     uint32_t file = 0;
     uint64_t data_offset = 0;
     uint64_t unit_elements = 1, unit_bytes = 4;  // stored bytes per run of elements
-    std::vector<ScaleField> scales;
+    std::vector<GgmlScaleField> scales;
     // MLX scale and bias companions: entry index, bytes per value, least normal magnitude.
     std::optional<size_t> scale_entry, bias_entry;
     uint64_t scale_width = 0, bias_width = 0;

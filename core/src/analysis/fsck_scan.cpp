@@ -1,7 +1,5 @@
 #include "fsck_scan.h"
 
-#include <ggml.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -42,57 +40,24 @@ void FindingSet::merge(FindingSet&& other) {
     }
 }
 
-std::vector<ScaleField> ggml_scale_fields(uint32_t type) {
-    switch (type) {
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_IQ4_NL:
-        case GGML_TYPE_IQ4_XS:
-        case GGML_TYPE_IQ2_XXS:
-        case GGML_TYPE_IQ2_XS:
-        case GGML_TYPE_IQ2_S:
-        case GGML_TYPE_IQ3_XXS:
-        case GGML_TYPE_IQ3_S:
-        case GGML_TYPE_IQ1_S:
-        case GGML_TYPE_Q1_0:
-        case GGML_TYPE_Q2_0:
-            return {{"d", 0, ScaleKind::fp16}};
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_1:
-            return {{"d", 0, ScaleKind::fp16}, {"m", 2, ScaleKind::fp16}};
-        case GGML_TYPE_Q2_K:  // scales[16], qs[64], d, dmin
-            return {{"d", 80, ScaleKind::fp16}, {"dmin", 82, ScaleKind::fp16}};
-        case GGML_TYPE_Q3_K:  // hmask[32], qs[64], scales[12], d
-            return {{"d", 108, ScaleKind::fp16}};
-        case GGML_TYPE_Q4_K:
-        case GGML_TYPE_Q5_K:
-            return {{"d", 0, ScaleKind::fp16}, {"dmin", 2, ScaleKind::fp16}};
-        case GGML_TYPE_Q6_K:  // ql[128], qh[64], scales[16], d
-            return {{"d", 208, ScaleKind::fp16}};
-        case GGML_TYPE_TQ1_0:  // qs[48], qh[4], d
-            return {{"d", 52, ScaleKind::fp16}};
-        case GGML_TYPE_TQ2_0:  // qs[64], d
-            return {{"d", 64, ScaleKind::fp16}};
-        case GGML_TYPE_Q8_K:
-            return {{"d", 0, ScaleKind::fp32}};
-        case GGML_TYPE_MXFP4:
-            return {{"scale", 0, ScaleKind::e8m0}};
-        default:
-            return {};
-    }
+std::vector<GgmlScaleField> ggml_scale_fields(uint32_t type) {
+    std::vector<GgmlScaleField> fields;
+    if (const GgmlTypeRow* row = ggml_type_row(type))
+        for (const GgmlScaleField& f : row->scales())
+            if (f.encoding != ScaleEncoding::ue4m3) fields.push_back(f);
+    return fields;
 }
 
-ScaleClass classify_scale(ScaleKind kind, const uint8_t* at) {
-    switch (kind) {
-        case ScaleKind::fp16: {
+ScaleClass classify_scale(ScaleEncoding encoding, const uint8_t* at) {
+    switch (encoding) {
+        case ScaleEncoding::f16: {
             const unsigned a = (at[0] | (at[1] << 8)) & 0x7FFFu;
             if (a > 0x7C00) return ScaleClass::nan;
             if (a == 0x7C00) return ScaleClass::inf;
             if (a == 0) return ScaleClass::zero;
             return a < 0x0400 ? ScaleClass::subnormal : ScaleClass::normal;
         }
-        case ScaleKind::fp32: {
+        case ScaleEncoding::f32: {
             uint32_t bits;
             std::memcpy(&bits, at, 4);
             const uint32_t a = bits & 0x7FFFFFFFu;
@@ -101,8 +66,10 @@ ScaleClass classify_scale(ScaleKind kind, const uint8_t* at) {
             if (a == 0) return ScaleClass::zero;
             return a < 0x00800000u ? ScaleClass::subnormal : ScaleClass::normal;
         }
-        case ScaleKind::e8m0:
+        case ScaleEncoding::e8m0:
             return at[0] == 0xFF ? ScaleClass::nan : ScaleClass::normal;
+        case ScaleEncoding::ue4m3:
+            break;
     }
     return ScaleClass::normal;
 }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "mlens/analysis/fsck.h"
+#include "mlens/formats/ggml_type_table.h"
 
 namespace mlens::fsck_detail {
 
@@ -50,16 +51,13 @@ enum class BitsKind { f32, f16, bf16 };
 template <typename Report>
 bool scan_values(BitsKind kind, const void* codes, uint64_t n, uint8_t* columns, bool check_beyond, Report&& report);
 
-enum class ScaleKind { fp16, fp32, e8m0 };
-struct ScaleField {
-    const char* name;
-    uint32_t offset;  // in the block
-    ScaleKind kind;
-};
-std::vector<ScaleField> ggml_scale_fields(uint32_t ggml_type);
+// The scale fields of the type's row (ggml_type_table.h) that classify_scale reads: all but
+// UE4M3 (NVFP4), which fsck does not check.
+std::vector<GgmlScaleField> ggml_scale_fields(uint32_t ggml_type);
 
 enum class ScaleClass { normal, zero, subnormal, nan, inf };
-ScaleClass classify_scale(ScaleKind kind, const uint8_t* at);
+// f16, f32 or e8m0 (0xFF is NaN, every other code a normal power of two).
+ScaleClass classify_scale(ScaleEncoding encoding, const uint8_t* at);
 // A decoded scale whose stored format has `min_normal` as its least normal magnitude.
 ScaleClass classify_value(float v, float min_normal);
 

@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "mlens/formats/ggml_type_table.h"
+#include "mlens/formats/ggml_types.h"
 #include "mlens/model/logical_tensors.h"
 #include "mlens/model/metadata_text.h"
 #include "mlens/model/summary.h"
@@ -34,6 +36,14 @@ std::string alternation(const std::vector<std::string>& parts) {
     std::string s = "(";
     for (size_t i = 0; i < parts.size(); ++i) s += (i ? "|" : "") + parts[i];
     return s + ")";
+}
+
+// The first llama-quantize ftype name whose tensors are of type `base`; the type's own name when
+// no ftype produces it.
+std::string llama_quantize_ftype(const std::string& base) {
+    const std::optional<uint32_t> id = ggml_type_from_name(base);
+    const GgmlTypeRow* row = id ? ggml_type_row(*id) : nullptr;
+    return row && !row->first_ftype().empty() ? std::string(row->first_ftype()) : base;
 }
 
 bool is_provenance_key(const std::string& key) {
@@ -70,7 +80,7 @@ void choose_base(const Model& model, QuantRecipe& r, const std::vector<const Rec
     for (auto it = counts.begin(); it != counts.end(); ++it)
         if (it->second > best->second) best = it;
     r.base = best->first;
-    r.ftype = r.base == "MXFP4" ? "MXFP4_MOE" : r.base;
+    r.ftype = llama_quantize_ftype(r.base);
 }
 
 void make_rules(const Model& model, QuantRecipe& r) {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "mlens/formats/ggml_type_table.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/util/analysis_memory.h"
 
@@ -118,38 +119,8 @@ private:
 
 // The types ggml_quantize_chunk handles in the pinned ggml (any other aborts inside ggml).
 bool ggml_can_quantize(ggml_type t) {
-    switch (t) {
-        case GGML_TYPE_Q1_0:
-        case GGML_TYPE_Q2_0:
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q5_1:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_MXFP4:
-        case GGML_TYPE_NVFP4:
-        case GGML_TYPE_Q2_K:
-        case GGML_TYPE_Q3_K:
-        case GGML_TYPE_Q4_K:
-        case GGML_TYPE_Q5_K:
-        case GGML_TYPE_Q6_K:
-        case GGML_TYPE_TQ1_0:
-        case GGML_TYPE_TQ2_0:
-        case GGML_TYPE_IQ2_XXS:
-        case GGML_TYPE_IQ2_XS:
-        case GGML_TYPE_IQ3_XXS:
-        case GGML_TYPE_IQ3_S:
-        case GGML_TYPE_IQ2_S:
-        case GGML_TYPE_IQ1_S:
-        case GGML_TYPE_IQ1_M:
-        case GGML_TYPE_IQ4_NL:
-        case GGML_TYPE_IQ4_XS:
-        case GGML_TYPE_F16:
-        case GGML_TYPE_BF16:
-            return true;
-        default:
-            return false;
-    }
+    const GgmlTypeRow* row = ggml_type_row(t);
+    return row && row->requant;
 }
 
 Status check_whole_rows(const FloatSource& reference, uint64_t row_length) {

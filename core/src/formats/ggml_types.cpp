@@ -2,7 +2,7 @@
 
 #include <ggml.h>
 
-#include <cctype>
+#include "mlens/formats/ggml_type_table.h"
 
 namespace mlens {
 
@@ -11,28 +11,20 @@ uint32_t ggml_type_count() { return GGML_TYPE_COUNT; }
 StorageType describe_ggml_type(uint32_t id) {
     StorageType t;
     t.id = id;
-    // Range-check before ggml indexes its trait table; removed types have block size 0.
-    if (id < GGML_TYPE_COUNT) {
-        auto type = static_cast<ggml_type>(id);
-        int64_t block = ggml_blck_size(type);
-        if (block > 0) {
-            t.known = true;
-            t.name = ggml_type_name(type);
-            for (char& c : t.name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-            t.block_size = static_cast<uint64_t>(block);
-            t.block_bytes = ggml_type_size(type);
-            return t;
-        }
+    if (const GgmlTypeRow* row = ggml_type_row(id)) {
+        t.known = true;
+        t.name = row->name;
+        t.block_size = row->block_elements;
+        t.block_bytes = row->block_bytes;
+        return t;
     }
     t.name = "unknown(" + std::to_string(id) + ")";
     return t;
 }
 
 std::optional<uint32_t> ggml_type_from_name(const std::string& name) {
-    for (uint32_t id = 0; id < GGML_TYPE_COUNT; ++id) {
-        StorageType t = describe_ggml_type(id);
-        if (t.known && t.name == name) return id;
-    }
+    for (const GgmlTypeRow& row : ggml_type_rows())
+        if (row.name == name) return row.id;
     return std::nullopt;
 }
 

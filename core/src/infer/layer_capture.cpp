@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "infer_internal.h"
+#include "mlens/formats/ggml_type_table.h"
 
 namespace mlens {
 
@@ -30,14 +31,15 @@ bool wanted(const CaptureState& state, std::string_view name) {
     return false;
 }
 
+// One value of an F32, F16 or BF16 node.
 float element(const uint8_t* p, ggml_type type) {
-    switch (type) {
-        case GGML_TYPE_F32: {
+    switch (ggml_type_row(type)->element) {
+        case GgmlElement::f32: {
             float v;
             std::memcpy(&v, p, sizeof v);
             return v;
         }
-        case GGML_TYPE_F16: {
+        case GgmlElement::f16: {
             ggml_fp16_t v;
             std::memcpy(&v, p, sizeof v);
             return ggml_fp16_to_fp32(v);

@@ -1,7 +1,5 @@
 #include "block_range.h"
 
-#include <ggml.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,6 +7,7 @@
 
 #include "element_decode.h"
 #include "k_quant_scales.h"
+#include "mlens/formats/ggml_type_table.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
 
@@ -175,33 +174,27 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_iq4_xs(const uint8_t* bytes, 
 }  // namespace
 
 bool has_block_value_range(uint32_t ggml_type) {
-    switch (ggml_type) {
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_Q4_K:
-        case GGML_TYPE_IQ4_NL:
-        case GGML_TYPE_IQ4_XS:
-            return true;
-        default:
-            return false;
-    }
+    const GgmlTypeRow* row = ggml_type_row(ggml_type);
+    return row && row->range != BlockRangeKind::none;
 }
 
 std::optional<ValueBounds> block_value_range(uint32_t ggml_type, const uint8_t* bytes, uint64_t blocks) {
-    switch (ggml_type) {
-        case GGML_TYPE_Q4_0:
+    const GgmlTypeRow* row = ggml_type_row(ggml_type);
+    switch (row ? row->range : BlockRangeKind::none) {
+        case BlockRangeKind::q4_0:
             return range_18_byte(bytes, blocks, false);
-        case GGML_TYPE_IQ4_NL:
+        case BlockRangeKind::iq4_nl:
             return range_18_byte(bytes, blocks, true);
-        case GGML_TYPE_Q8_0:
+        case BlockRangeKind::q8_0:
             return range_q8_0(bytes, blocks);
-        case GGML_TYPE_Q4_K:
+        case BlockRangeKind::q4_k:
             return range_q4_k(bytes, blocks);
-        case GGML_TYPE_IQ4_XS:
+        case BlockRangeKind::iq4_xs:
             return range_iq4_xs(bytes, blocks);
-        default:
-            return std::nullopt;
+        case BlockRangeKind::none:
+            break;
     }
+    return std::nullopt;
 }
 
 }  // namespace mlens

@@ -1,7 +1,8 @@
 // Exact extremes of ggml block-quantized data, found from each group's least and greatest code and
 // its scales without decoding every value. Internal to core/quant.
 //
-// Contract: for Q4_0, Q8_0, Q4_K, IQ4_NL and IQ4_XS, block_value_range(type, bytes, blocks) is the
+// Contract: for Q4_0, Q8_0, Q4_K, IQ4_NL and IQ4_XS (the rows of ggml_type_table.h whose `range`
+// names a reader here), block_value_range(type, bytes, blocks) is the
 // least and greatest value that ggml's to_float decodes from `blocks` consecutive blocks at
 // `bytes`, computed with ggml's arithmetic in ggml's order (one rounding per operation; this file
 // is compiled without floating-point contraction). Each of these types decodes a group of values

@@ -3,11 +3,13 @@
 #include <ggml.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <functional>
 
 #include "k_quant_scales.h"
+#include "mlens/formats/ggml_type_table.h"
 #include "mlens/util/analysis_memory.h"
 
 namespace mlens {
@@ -20,92 +22,111 @@ float half_at(const uint8_t* p) {
     return ggml_fp16_to_fp32(h);
 }
 
-// How one block type's scales are laid out: which series it has and how to read one block.
+float scale_at(const GgmlScaleField& f, const uint8_t* block) {
+    const uint8_t* p = block + f.offset;
+    switch (f.encoding) {
+        case ScaleEncoding::f16:
+            return half_at(p);
+        case ScaleEncoding::f32: {
+            float v;
+            std::memcpy(&v, p, 4);
+            return v;
+        }
+        case ScaleEncoding::e8m0:
+            return p[0] == 0xFF ? INFINITY : std::ldexp(1.0f, static_cast<int>(p[0]) - 127);
+        case ScaleEncoding::ue4m3:
+            break;
+    }
+    assert(false && "an encoding no series uses");
+    return NAN;
+}
+
+// The series of a type's packed sub-block scales: names and values per entry. `d` and `dmin`
+// are the block's first two scale fields.
+std::vector<std::pair<const char*, uint64_t>> sub_series(SubScales layout) {
+    switch (layout) {
+        case SubScales::q2_k:
+            return {{"sub_scale", 16}, {"sub_min", 16}};
+        case SubScales::k4:
+            return {{"sub_scale", 32}, {"sub_min", 32}};
+        case SubScales::q3_k:
+        case SubScales::q6_k:
+            return {{"sub_scale", 16}};
+        case SubScales::iq4_xs:
+            return {{"sub_scale", 32}};
+        case SubScales::none:
+        case SubScales::packed:
+            break;
+    }
+    return {};
+}
+
+// Appends one block's sub-block scales (and mins) to out[first], out[first + 1].
+void read_sub_scales(SubScales layout, const uint8_t* s, float d, float dmin, std::vector<std::vector<float>>& out, size_t first) {
+    switch (layout) {
+        case SubScales::q2_k:
+            for (int i = 0; i < 16; ++i) {
+                out[first].push_back(d * static_cast<float>(s[i] & 0xF));
+                out[first + 1].push_back(dmin * static_cast<float>(s[i] >> 4));
+            }
+            return;
+        case SubScales::q3_k:
+            for (int i = 0; i < 16; ++i) {
+                // Low 4 bits from bytes 0..7 (nibble i/8), high 2 bits from bytes 8..11.
+                int low = (s[i % 8] >> (4 * (i / 8))) & 0xF;
+                int high = (s[8 + i % 4] >> (2 * (i / 4))) & 3;
+                out[first].push_back(d * static_cast<float>((low | (high << 4)) - 32));
+            }
+            return;
+        case SubScales::k4:
+            for (int j = 0; j < 8; ++j) {
+                int sc, m;
+                k_quant_scale_min(s, j, sc, m);
+                out[first].push_back(d * static_cast<float>(sc));
+                out[first + 1].push_back(dmin * static_cast<float>(m));
+            }
+            return;
+        case SubScales::q6_k:
+            for (int i = 0; i < 16; ++i) out[first].push_back(d * static_cast<float>(static_cast<int8_t>(s[i])));
+            return;
+        case SubScales::iq4_xs: {  // scales_h (u16), scales_l[4]
+            const unsigned h = s[0] | (s[1] << 8);
+            for (int ib = 0; ib < 8; ++ib) {
+                int ls = ((s[2 + ib / 2] >> (4 * (ib % 2))) & 0xF) | (((h >> (2 * ib)) & 3) << 4);
+                out[first].push_back(d * static_cast<float>(ls - 32));
+            }
+            return;
+        }
+        case SubScales::none:
+        case SubScales::packed:
+            return;
+    }
+}
+
+// The series one block type's scales give, from its row of the type table.
 struct BlockLayout {
+    const GgmlTypeRow* row = nullptr;
     std::vector<std::pair<const char*, uint64_t>> series;  // name, values per entry
-    std::function<void(const uint8_t* block, std::vector<std::vector<float>>& out)> read;
+
+    explicit BlockLayout(const GgmlTypeRow& r) : row(&r) {
+        for (const GgmlScaleField& f : r.scales()) series.push_back({f.name, f.covers});
+        for (const auto& s : sub_series(r.sub_scales)) series.push_back(s);
+    }
+    void read(const uint8_t* block, std::vector<std::vector<float>>& out) const {
+        const auto fields = row->scales();
+        float value[2] = {};
+        for (size_t i = 0; i < fields.size(); ++i) {
+            value[i] = scale_at(fields[i], block);
+            out[i].push_back(value[i]);
+        }
+        read_sub_scales(row->sub_scales, block + row->sub_scales_offset, value[0], value[1], out, fields.size());
+    }
 };
 
 std::optional<BlockLayout> layout_for(uint32_t type) {
-    auto d_at = [](size_t offset) {
-        return [offset](const uint8_t* b, std::vector<std::vector<float>>& o) { o[0].push_back(half_at(b + offset)); };
-    };
-    switch (type) {
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_IQ4_NL:
-            return BlockLayout{{{"d", 32}}, d_at(0)};
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_1:
-            return BlockLayout{{{"d", 32}, {"m", 32}}, [](const uint8_t* b, auto& o) {
-                                   o[0].push_back(half_at(b));
-                                   o[1].push_back(half_at(b + 2));
-                               }};
-        case GGML_TYPE_Q8_K:
-            return BlockLayout{{{"d", 256}}, [](const uint8_t* b, auto& o) {
-                                   float d;
-                                   std::memcpy(&d, b, 4);
-                                   o[0].push_back(d);
-                               }};
-        case GGML_TYPE_Q2_K:  // scales[16], qs[64], d, dmin
-            return BlockLayout{{{"d", 256}, {"dmin", 256}, {"sub_scale", 16}, {"sub_min", 16}}, [](const uint8_t* b, auto& o) {
-                                   const float d = half_at(b + 80), dmin = half_at(b + 82);
-                                   o[0].push_back(d);
-                                   o[1].push_back(dmin);
-                                   for (int i = 0; i < 16; ++i) {
-                                       o[2].push_back(d * static_cast<float>(b[i] & 0xF));
-                                       o[3].push_back(dmin * static_cast<float>(b[i] >> 4));
-                                   }
-                               }};
-        case GGML_TYPE_Q3_K:  // hmask[32], qs[64], scales[12], d
-            return BlockLayout{{{"d", 256}, {"sub_scale", 16}}, [](const uint8_t* b, auto& o) {
-                                   const float d = half_at(b + 108);
-                                   const uint8_t* s = b + 96;
-                                   o[0].push_back(d);
-                                   for (int i = 0; i < 16; ++i) {
-                                       // Low 4 bits from bytes 0..7 (nibble i/8), high 2 bits from bytes 8..11.
-                                       int low = (s[i % 8] >> (4 * (i / 8))) & 0xF;
-                                       int high = (s[8 + i % 4] >> (2 * (i / 4))) & 3;
-                                       o[1].push_back(d * static_cast<float>((low | (high << 4)) - 32));
-                                   }
-                               }};
-        case GGML_TYPE_Q4_K:
-        case GGML_TYPE_Q5_K:  // d, dmin, scales[12], ...
-            return BlockLayout{{{"d", 256}, {"dmin", 256}, {"sub_scale", 32}, {"sub_min", 32}}, [](const uint8_t* b, auto& o) {
-                                   const float d = half_at(b), dmin = half_at(b + 2);
-                                   o[0].push_back(d);
-                                   o[1].push_back(dmin);
-                                   for (int j = 0; j < 8; ++j) {
-                                       int sc, m;
-                                       k_quant_scale_min(b + 4, j, sc, m);
-                                       o[2].push_back(d * static_cast<float>(sc));
-                                       o[3].push_back(dmin * static_cast<float>(m));
-                                   }
-                               }};
-        case GGML_TYPE_Q6_K:  // ql[128], qh[64], scales[16] (int8), d
-            return BlockLayout{{{"d", 256}, {"sub_scale", 16}}, [](const uint8_t* b, auto& o) {
-                                   const float d = half_at(b + 208);
-                                   o[0].push_back(d);
-                                   for (int i = 0; i < 16; ++i) o[1].push_back(d * static_cast<float>(static_cast<int8_t>(b[192 + i])));
-                               }};
-        case GGML_TYPE_IQ4_XS:  // d, scales_h (u16), scales_l[4], qs[128]
-            return BlockLayout{{{"d", 256}, {"sub_scale", 32}}, [](const uint8_t* b, auto& o) {
-                                   const float d = half_at(b);
-                                   const unsigned h = b[2] | (b[3] << 8);
-                                   o[0].push_back(d);
-                                   for (int ib = 0; ib < 8; ++ib) {
-                                       int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | (((h >> (2 * ib)) & 3) << 4);
-                                       o[1].push_back(d * static_cast<float>(ls - 32));
-                                   }
-                               }};
-        case GGML_TYPE_MXFP4:
-            return BlockLayout{{{"scale", 32}}, [](const uint8_t* b, auto& o) {
-                                   o[0].push_back(b[0] == 0xFF ? INFINITY : std::ldexp(1.0f, static_cast<int>(b[0]) - 127));
-                               }};
-        default:
-            return std::nullopt;
-    }
+    const GgmlTypeRow* row = ggml_type_row(type);
+    if (!row || !row->scale_series) return std::nullopt;
+    return BlockLayout(*row);
 }
 
 constexpr uint64_t kChunkBlocks = 1u << 14;

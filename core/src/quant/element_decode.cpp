@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #endif
 
+#include "mlens/formats/ggml_type_table.h"
 #include "mlens/formats/safetensors_dtype.h"
 #include "mlens/quant/minifloat.h"
 
@@ -64,6 +65,31 @@ void half_to_float(const uint8_t* in, uint64_t count, float* out) {
     ggml_fp16_to_fp32_row(reinterpret_cast<const ggml_fp16_t*>(in), out, static_cast<int64_t>(count));
 }
 
+// The decoder of a ggml element type.
+std::optional<ElementType> decoder_of(GgmlElement e) {
+    switch (e) {
+        case GgmlElement::f32:
+            return ElementType::f32;
+        case GgmlElement::f16:
+            return ElementType::f16;
+        case GgmlElement::bf16:
+            return ElementType::bf16;
+        case GgmlElement::f64:
+            return ElementType::f64;
+        case GgmlElement::i8:
+            return ElementType::i8;
+        case GgmlElement::i16:
+            return ElementType::i16;
+        case GgmlElement::i32:
+            return ElementType::i32;
+        case GgmlElement::i64:
+            return ElementType::i64;
+        case GgmlElement::none:
+            break;
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 uint32_t element_bytes(ElementType t) {
@@ -89,26 +115,8 @@ uint32_t element_bytes(ElementType t) {
 std::optional<ElementType> element_type_of(Format format, const StorageType& type) {
     if (!type.known) return std::nullopt;
     if (format == Format::gguf) {
-        switch (type.id) {
-            case GGML_TYPE_F32:
-                return ElementType::f32;
-            case GGML_TYPE_F16:
-                return ElementType::f16;
-            case GGML_TYPE_BF16:
-                return ElementType::bf16;
-            case GGML_TYPE_I8:
-                return ElementType::i8;
-            case GGML_TYPE_I16:
-                return ElementType::i16;
-            case GGML_TYPE_I32:
-                return ElementType::i32;
-            case GGML_TYPE_I64:
-                return ElementType::i64;
-            case GGML_TYPE_F64:
-                return ElementType::f64;
-            default:
-                return std::nullopt;
-        }
+        const GgmlTypeRow* row = ggml_type_row(type.id);
+        return row ? decoder_of(row->element) : std::nullopt;
     }
     if (format != Format::safetensors || type.id >= kSafetensorsDtypeCount) return std::nullopt;
     switch (static_cast<SafetensorsDtype>(type.id)) {

@@ -14,7 +14,10 @@
 //    llama-quantize's own per-tensor mixing, so the types are exactly: a rule's type where one of
 //    the patterns matches (first match wins), else BASE. BASE is the quantized ggml type held by
 //    the most tensors of two or more dimensions (ties: the first seen); its ftype name is the
-//    type's own name (llama-quantize accepts Q3_K, Q4_K, Q5_K as aliases), MXFP4_MOE for MXFP4.
+//    first of the type's ftype names in ggml_type_table.h: mostly the type's own name
+//    (llama-quantize accepts Q3_K, Q4_K, Q5_K as aliases), MXFP4_MOE for MXFP4, IQ2_M for IQ2_S
+//    (llama-quantize's IQ2_S makes IQ2_XS); a type no ftype produces (Q8_K, NVFP4) keeps its own
+//    name, which llama-quantize refuses.
 //    token_embd.weight and output.weight get their options only when their type differs from
 //    BASE. Rules: per kind, the type most of its layers have (BASE on a tie) is one catch-all rule
 //    (none when it is BASE), every other type one rule listing its layers; rules of one type over the same

@@ -1,9 +1,9 @@
 // ggml tensor types as the pinned ggml defines them (ids, names, block size, bytes per block).
 // Names are ggml's, upper-cased as llama.cpp's tools print them: "F32", "Q4_K", "IQ2_XXS".
 //
-// Contract: describe_ggml_type never indexes ggml's type table with an id it has not
-// range-checked; ids the pinned ggml does not know (>= GGML_TYPE_COUNT) or that it removed
-// (4, 5, 31-33, 36-38) come back with known == false and name "unknown(<id>)".
+// Contract: describe_ggml_type reads the type's row of ggml_type_table.h (which agrees with the
+// linked ggml); ids the pinned ggml does not know (>= GGML_TYPE_COUNT) or that it removed
+// (4, 5, 31-33, 36-38) have no row and come back with known == false and name "unknown(<id>)".
 #pragma once
 
 #include <cstdint>

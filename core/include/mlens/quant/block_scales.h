@@ -1,7 +1,8 @@
 // Per-block scale distribution of a quantized tensor: the scales (and minimums / biases) its
 // blocks store, decoded to float, one value per block or sub-block in tensor order.
 //
-// Contract (series by storage type; "d" is the fp16 block or super-block scale):
+// Contract (series by storage type, from the scale fields and sub-block scales of the types whose
+// row in ggml_type_table.h has scale_series; "d" is the fp16 block or super-block scale):
 //  - Q4_0, Q5_0, Q8_0, IQ4_NL: d per 32-value block. Q4_1, Q5_1: d and m per block.
 //  - Q8_K: d (float32) per 256-value super-block.
 //  - Q2_K: d, dmin per super-block; sub_scale = d * (sc & 15), sub_min = dmin * (sc >> 4) per
