@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "mlens/open/reference_inputs.h"
+#include "mlens/util/name_table.h"
 #include "state/output_inputs.h"
 
 namespace mlens {
@@ -11,15 +12,9 @@ namespace mlens {
 namespace {
 
 const char* state_name(DocumentState state) {
-    switch (state) {
-        case DocumentState::opening:
-            return "opening";
-        case DocumentState::ready:
-            return "ready";
-        case DocumentState::failed:
-            return "failed";
-    }
-    return "?";
+    static constexpr NameRow<DocumentState> kNames[] = {
+        {DocumentState::opening, "opening"}, {DocumentState::ready, "ready"}, {DocumentState::failed, "failed"}};
+    return name_of(kNames, state);
 }
 
 // What a screenshot shows, for scripts: one line per document tab.

@@ -4,6 +4,7 @@
 
 #include "dispatch.h"
 #include "mlens/formats/ggml_types.h"
+#include "mlens/util/name_table.h"
 #include "plan_state.h"
 
 namespace mlens::compat {
@@ -11,77 +12,36 @@ namespace mlens::compat {
 const char* plan_side_name(PlanSide s) { return s == PlanSide::text ? "text" : "clip"; }
 
 const char* edit_kind_name(EditKind k) {
-    switch (k) {
-        case EditKind::injected:
-            return "injected";
-        case EditKind::changed:
-            return "changed";
-        case EditKind::removed:
-            return "removed";
-        case EditKind::renamed:
-            return "renamed";
-        case EditKind::hidden:
-            return "hidden";
-        case EditKind::retyped:
-            return "retyped";
-        case EditKind::data_op:
-            return "data op";
-    }
-    return "?";
+    static constexpr NameRow<EditKind> kNames[] = {
+        {EditKind::injected, "injected"}, {EditKind::changed, "changed"}, {EditKind::removed, "removed"}, {EditKind::renamed, "renamed"},
+        {EditKind::hidden, "hidden"},     {EditKind::retyped, "retyped"}, {EditKind::data_op, "data op"}};
+    return name_of(kNames, k);
 }
 
 const char* kv_op_name(KvOp op) {
-    switch (op) {
-        case KvOp::set:
-            return "set";
-        case KvOp::copy:
-            return "copy";
-        case KvOp::inject:
-            return "inject";
-        case KvOp::remove:
-            return "remove";
-    }
-    return "?";
+    static constexpr NameRow<KvOp> kNames[] = {
+        {KvOp::set, "set"}, {KvOp::copy, "copy"}, {KvOp::inject, "inject"}, {KvOp::remove, "remove"}};
+    return name_of(kNames, op);
 }
 
 const char* tensor_op_name(TensorOp op) {
-    switch (op) {
-        case TensorOp::rename:
-            return "rename";
-        case TensorOp::hide:
-            return "hide";
-        case TensorOp::retype:
-            return "retype";
-        case TensorOp::reshape:
-            return "reshape";
-    }
-    return "?";
+    static constexpr NameRow<TensorOp> kNames[] = {
+        {TensorOp::rename, "rename"}, {TensorOp::hide, "hide"}, {TensorOp::retype, "retype"}, {TensorOp::reshape, "reshape"}};
+    return name_of(kNames, op);
 }
 
 const char* data_op_name(DataOpKind k) {
-    switch (k) {
-        case DataOpKind::byte_concat:
-            return "byte concat";
-        case DataOpKind::concat_to_f32:
-            return "concat to F32";
-        case DataOpKind::f16_to_f32:
-            return "F16→F32";
-        case DataOpKind::dequant_to_f32:
-            return "dequantize to F32";
-        case DataOpKind::norm_plus_one:
-            return "norm +1";
-        case DataOpKind::interleave_experts:
-            return "interleave experts";
-        case DataOpKind::rope_permute_rows:
-            return "RoPE permute";
-        case DataOpKind::zero_fill:
-            return "zero fill";
-        case DataOpKind::patch_split:
-            return "patch split";
-        case DataOpKind::pos_embd_resample:
-            return "position resample";
-    }
-    return "?";
+    static constexpr NameRow<DataOpKind> kNames[] = {{DataOpKind::byte_concat, "byte concat"},
+                                                     {DataOpKind::concat_to_f32, "concat to F32"},
+                                                     {DataOpKind::f16_to_f32, "F16→F32"},
+                                                     {DataOpKind::dequant_to_f32, "dequantize to F32"},
+                                                     {DataOpKind::norm_plus_one, "norm +1"},
+                                                     {DataOpKind::interleave_experts, "interleave experts"},
+                                                     {DataOpKind::rope_permute_rows, "RoPE permute"},
+                                                     {DataOpKind::zero_fill, "zero fill"},
+                                                     {DataOpKind::patch_split, "patch split"},
+                                                     {DataOpKind::pos_embd_resample, "position resample"}};
+    return name_of(kNames, k);
 }
 
 EditCounts SidePlan::counts() const {

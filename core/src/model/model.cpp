@@ -5,32 +5,21 @@
 #include "mlens/formats/gguf_byte_order.h"
 #include "mlens/io/checked_math.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
 const char* format_name(Format f) {
-    switch (f) {
-        case Format::gguf:
-            return "GGUF";
-        case Format::safetensors:
-            return "safetensors";
-        default:
-            return "unknown";
-    }
+    static constexpr NameRow<Format> kNames[] = {{Format::gguf, "GGUF"}, {Format::safetensors, "safetensors"}};
+    return name_of(kNames, f, "unknown");
 }
 
 const char* data_presence_name(DataPresence p) {
-    switch (p) {
-        case DataPresence::complete:
-            return "complete";
-        case DataPresence::partial:
-            return "partial";
-        case DataPresence::missing:
-            return "missing";
-        case DataPresence::unknown:
-            return "unknown";
-    }
-    return "complete";
+    static constexpr NameRow<DataPresence> kNames[] = {{DataPresence::complete, "complete"},
+                                                       {DataPresence::partial, "partial"},
+                                                       {DataPresence::missing, "missing"},
+                                                       {DataPresence::unknown, "unknown"}};
+    return name_of(kNames, p, "complete");
 }
 
 Error unlocated_data_error(const TensorInfo& t) {

@@ -1,4 +1,5 @@
 #include "mlens/ollama/digest.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -38,20 +39,13 @@ std::string blob_file_name(const BlobDigest& digest) { return "sha256-" + digest
 std::string legacy_blob_file_name(const BlobDigest& digest) { return "sha256:" + digest.hex; }
 
 const char* blob_file_kind_name(BlobFileKind kind) {
-    switch (kind) {
-        case BlobFileKind::blob:
-            return "blob";
-        case BlobFileKind::partial:
-            return "partial download";
-        case BlobFileKind::partial_part:
-            return "partial download part";
-        case BlobFileKind::temporary:
-            return "temporary file";
-        case BlobFileKind::legacy_name:
-            return "legacy name";
-        default:
-            return "other";
-    }
+    static constexpr NameRow<BlobFileKind> kNames[] = {{BlobFileKind::blob, "blob"},
+                                                       {BlobFileKind::partial, "partial download"},
+                                                       {BlobFileKind::partial_part, "partial download part"},
+                                                       {BlobFileKind::temporary, "temporary file"},
+                                                       {BlobFileKind::legacy_name, "legacy name"},
+                                                       {BlobFileKind::other, "other"}};
+    return name_of(kNames, kind);
 }
 
 BlobFileName classify_blob_file(std::string_view name) {

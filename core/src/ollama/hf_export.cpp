@@ -17,6 +17,7 @@
 #include "mlens/ollama/mlx_export.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -160,15 +161,8 @@ std::optional<HfDtype> dtype_from_torch(const nlohmann::json& v) {
 }  // namespace
 
 const char* hf_dtype_name(HfDtype dtype) {
-    switch (dtype) {
-        case HfDtype::bf16:
-            return "BF16";
-        case HfDtype::f16:
-            return "F16";
-        case HfDtype::f32:
-            return "F32";
-    }
-    return "?";
+    static constexpr NameRow<HfDtype> kNames[] = {{HfDtype::bf16, "BF16"}, {HfDtype::f16, "F16"}, {HfDtype::f32, "F32"}};
+    return name_of(kNames, dtype);
 }
 
 std::optional<HfDtype> parse_hf_dtype(const std::string& text) {

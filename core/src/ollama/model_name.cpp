@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "mlens/text/escape.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -14,32 +15,16 @@ bool is_word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= '
 size_t max_length(NamePart part) { return part == NamePart::host ? 350 : 80; }
 
 // Characters allowed after the first one, beside [A-Za-z0-9_].
-std::string_view extra_chars(NamePart part) {
-    switch (part) {
-        case NamePart::host:
-            return ".:-";
-        case NamePart::name_space:
-            return "-";
-        default:
-            return ".-";
-    }
-}
+std::string_view extra_chars(NamePart part) { return part == NamePart::host ? ".:-" : part == NamePart::name_space ? "-" : ".-"; }
 
 char ascii_upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
 
 }  // namespace
 
 const char* name_part_label(NamePart part) {
-    switch (part) {
-        case NamePart::host:
-            return "host";
-        case NamePart::name_space:
-            return "namespace";
-        case NamePart::model:
-            return "model";
-        default:
-            return "tag";
-    }
+    static constexpr NameRow<NamePart> kNames[] = {
+        {NamePart::host, "host"}, {NamePart::name_space, "namespace"}, {NamePart::model, "model"}, {NamePart::tag, "tag"}};
+    return name_of(kNames, part);
 }
 
 bool name_part_valid(NamePart part, std::string_view text) {

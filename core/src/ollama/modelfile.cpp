@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "mlens/text/escape.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -98,16 +99,9 @@ Result<std::string> argument(std::string_view value, Quoting quoting, const std:
 }
 
 const char* text_keyword(LayerKind kind) {
-    switch (kind) {
-        case LayerKind::template_text:
-            return "TEMPLATE";
-        case LayerKind::system:
-            return "SYSTEM";
-        case LayerKind::license:
-            return "LICENSE";
-        default:
-            return nullptr;
-    }
+    static constexpr NameRow<LayerKind> kNames[] = {
+        {LayerKind::template_text, "TEMPLATE"}, {LayerKind::system, "SYSTEM"}, {LayerKind::license, "LICENSE"}};
+    return name_of(kNames, kind, nullptr);
 }
 
 // Ollama's Options fields that are lists: given once they are still a list.

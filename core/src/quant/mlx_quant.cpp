@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "mlens/quant/minifloat.h"
+#include "mlens/util/name_table.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -23,25 +24,12 @@ uint8_t mx_exponent(float amax, float limit) {
 
 }  // namespace
 
-const char* mlx_mode_name(MlxMode mode) {
-    switch (mode) {
-        case MlxMode::affine:
-            return "affine";
-        case MlxMode::nvfp4:
-            return "nvfp4";
-        case MlxMode::mxfp4:
-            return "mxfp4";
-        case MlxMode::mxfp8:
-            return "mxfp8";
-    }
-    return "?";
-}
+constexpr NameRow<MlxMode> kMlxModeNames[] = {
+    {MlxMode::affine, "affine"}, {MlxMode::nvfp4, "nvfp4"}, {MlxMode::mxfp4, "mxfp4"}, {MlxMode::mxfp8, "mxfp8"}};
 
-std::optional<MlxMode> mlx_mode_from_name(std::string_view mode) {
-    for (MlxMode m : {MlxMode::affine, MlxMode::nvfp4, MlxMode::mxfp4, MlxMode::mxfp8})
-        if (mlx_mode_name(m) == mode) return m;
-    return std::nullopt;
-}
+const char* mlx_mode_name(MlxMode mode) { return name_of(kMlxModeNames, mode); }
+
+std::optional<MlxMode> mlx_mode_from_name(std::string_view mode) { return value_of(kMlxModeNames, mode); }
 
 float mlx_fp_scale(MlxMode mode, uint8_t byte) { return mode == MlxMode::nvfp4 ? e4m3_value(byte) : e8m0_value(byte, E8m0Nan::inf); }
 
