@@ -13,7 +13,7 @@
 #include "mlens/util/analysis_memory.h"
 #include "sparse_models.h"
 #include "state/model_error_run.h"
-#include "state/weights_analysis.h"
+#include "mlens/analysis/weights_inspection.h"
 #include "test_paths.h"
 
 using namespace mlens;

@@ -10,7 +10,7 @@
 #include "mlens/ollama/store_listing.h"
 #include "panels/inspector_panel.h"
 #include "panels/tensor_panel.h"
-#include "state/tensor_listing.h"
+#include "mlens/analysis/tensor_listing.h"
 #include "workspace_harness.h"
 
 using namespace mlens;

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "mlens/model/logical_tensors.h"
-#include "state/tensor_export.h"
+#include "mlens/analysis/tensor_table_export.h"
 
 using namespace mlens;
 

@@ -8,7 +8,7 @@
 #include "mlens/open/target.h"
 #include "state/array_search.h"
 #include "state/document.h"
-#include "state/tensor_listing.h"
+#include "mlens/analysis/tensor_listing.h"
 
 using namespace mlens;
 

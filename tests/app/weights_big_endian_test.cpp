@@ -10,7 +10,7 @@
 
 #include "gguf_builder.h"
 #include "mlens/formats/gguf_reader.h"
-#include "state/weights_analysis.h"
+#include "mlens/analysis/weights_inspection.h"
 #include "test_paths.h"
 
 using namespace mlens;

@@ -19,7 +19,7 @@
 #include "mlens/open/target.h"
 #include "model_fixture.h"
 #include "panels/weights_panel.h"
-#include "state/weights_analysis.h"
+#include "mlens/analysis/weights_inspection.h"
 #include "state/workspace.h"
 #include "workspace_harness.h"
 

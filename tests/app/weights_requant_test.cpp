@@ -10,7 +10,7 @@
 #include "mlens/formats/ggml_types.h"
 #include "panels/weights_panel.h"
 #include "panels/weights_requant_view.h"
-#include "state/weights_analysis.h"
+#include "mlens/analysis/weights_inspection.h"
 #include "state/workspace.h"
 #include "workspace_harness.h"
 

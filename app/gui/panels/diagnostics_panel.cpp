@@ -5,7 +5,7 @@
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
-#include "state/text_search.h"
+#include "mlens/text/text_search.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"

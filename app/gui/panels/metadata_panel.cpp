@@ -9,7 +9,7 @@
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
 #include "panels/panel_links.h"
-#include "state/text_search.h"
+#include "mlens/text/text_search.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"

@@ -8,7 +8,7 @@
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
-#include "state/tensor_listing.h"
+#include "mlens/analysis/tensor_listing.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"

@@ -13,7 +13,7 @@
 #include "mlens/text/escape.h"
 #include "panels/panel_links.h"
 #include "state/output_inputs.h"
-#include "state/tensor_export.h"
+#include "mlens/analysis/tensor_table_export.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"

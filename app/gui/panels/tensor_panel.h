@@ -2,7 +2,7 @@
 // weight; sortable by any column, filtered by text or regex and by a layer ("tensor-layer:N",
 // panel_links.h; the navigator posts it), with
 // optional per-layer summary rows and a totals line. "Export" copies the listed tensors as CSV,
-// Markdown or JSON to the clipboard or saves them to a file (tensor_export.h) through the core's
+// Markdown or JSON to the clipboard or saves them to a file (tensor_table_export.h) through the core's
 // SafeFileWriter, never over the files of an open document (output_inputs.h).
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "panels/panel.h"
-#include "state/tensor_listing.h"
+#include "mlens/analysis/tensor_listing.h"
 
 namespace mlens {
 

@@ -15,7 +15,7 @@
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
 #include "state/output_inputs.h"
-#include "state/tensor_listing.h"
+#include "mlens/analysis/tensor_listing.h"
 #include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"

@@ -8,7 +8,7 @@
 #include "mlens/model/shape_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
-#include "tensor_listing.h"
+#include "mlens/analysis/tensor_listing.h"
 
 namespace mlens {
 

@@ -6,10 +6,7 @@
 //    `error_code` when the path names no model: missing, not a model file, unreadable; a damaged
 //    model is `ready` with diagnostics).
 //  - `model` and `index` are immutable once published and may be shared with worker threads.
-//  - DocumentIndex is everything derived from the Model that views need each frame, computed
-//    once on the worker: the logical tensors every tensor view lists (logical_tensors.h), the
-//    summary and layers computed from them, metadata groups, tokenizer facts, and the code points
-//    used by the file's strings (so fonts can provide their glyphs).
+//  - The DocumentIndex (document_index.h) is built on the worker with the model.
 //  - Panels share no navigation state here: each keeps what a link named (panel.h).
 //  - Selection names one thing the inspector shows; indices refer to the Model's vectors (for
 //    tokens: the token id in the tokenizer's vocabulary).
@@ -22,51 +19,12 @@
 #include <vector>
 
 #include "job_runner.h"
+#include "mlens/analysis/document_index.h"
 #include "mlens/model/model.h"
-#include "mlens/model/summary.h"
 #include "mlens/quant/imatrix.h"
 #include "store_document.h"
 
 namespace mlens {
-
-struct MetadataGroup {
-    std::string label;  // "general.*", "llama.*", "tokenizer.*", "other"
-    std::string prefix;  // "general.", ...; empty for the "other" group
-    std::vector<size_t> entries;  // indices into Model::metadata, file order
-};
-
-struct SpecialToken {
-    std::string role;  // "bos", "eos", "pad", "unk", ...
-    int64_t id = 0;  // as stored; may be negative or out of range
-};
-
-struct TokenizerInfo {
-    std::shared_ptr<const ArrayIndex> tokens;  // STRING array, or null
-    size_t tokens_entry = 0;  // its index in Model::metadata (when tokens is set)
-    std::shared_ptr<const ArrayIndex> types;  // integer array, or null
-    std::shared_ptr<const ArrayIndex> scores;  // float array, or null
-    std::string model;  // tokenizer.ggml.model, escaped
-    std::string pre;  // tokenizer.ggml.pre, escaped
-    uint64_t merges = 0;
-    std::vector<SpecialToken> special;
-    std::optional<size_t> chat_template;  // index into Model::metadata
-    uint64_t count() const { return tokens ? tokens->count : 0; }
-};
-
-struct DocumentIndex {
-    std::vector<LogicalTensor> tensors;
-    ModelSummary summary;
-    std::vector<MetadataGroup> metadata_groups;
-    std::vector<LayerSummary> layers;
-    TokenizerInfo tokenizer;
-    // Code points (sorted, unique, all >= 0x80) used by the file's strings: all of them, and those
-    // of the text shown in the monospace font (keys, string values, tensor names).
-    std::vector<uint32_t> code_points;
-    std::vector<uint32_t> mono_code_points;
-};
-
-// Builds the index; stops early (partial code points) when the job is cancelled.
-DocumentIndex build_document_index(const Model& model, JobContext* job = nullptr);
 
 enum class DocumentState { opening, ready, failed };
 enum class SelectionKind { none, header, metadata, tensor, diagnostic, token, finding };
