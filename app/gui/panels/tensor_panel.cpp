@@ -62,37 +62,30 @@ void TensorPanel::draw_toolbar(Document& doc, const Workspace* workspace) {
     if (!m_listing.error.empty()) ui::text_colored(palette().error, "invalid regex: " + m_listing.error);
 }
 
-void TensorPanel::draw_table(PanelContext& ctx) {
-    Document& doc = ctx.doc;
+void TensorPanel::fit_columns(const Document& doc, ImFont* mono) {
     const Model& m = *doc.model;
-    float totals_h = ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
-        ImGuiTableFlags_Sortable | ImGuiTableFlags_SortTristate | ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
-    // Every column but the name sized to its content; the name takes the rest.
-    ImFont* mono = ctx.fonts.mono();
-    if (m_fitted.empty()) {
-        std::string type = "Type", shape, elements, offset = ui::hex_offset(0);
-        for (size_t i = 0; i < std::min<size_t>(doc.index->tensors.size(), 100000); ++i) {
-            const LogicalTensor& lt = doc.index->tensors[i];
-            if (lt.type.size() > type.size()) type = escape_for_display(lt.type, 60);
-            std::string s = shape_text(lt.ne, ShapeStyle::times);
-            if (s.size() > shape.size()) shape = s;
-            s = ui::with_separators(lt.elements);
-            if (s.size() > elements.size()) elements = s;
-            s = ui::hex_offset(m.tensors[lt.index].data_offset);
-            if (s.size() > offset.size()) offset = s;
-        }
-        m_fitted.push_back(ui::fitted_width(std::to_string(doc.index->tensors.size()) + "0", "#", 1e6f));
-        m_fitted.push_back(ui::fitted_width(type, "Type", 1e6f));
-        ImGui::PushFont(mono);
-        const std::pair<std::string, const char*> columns[] = {
-            {shape, "Shape"}, {elements, "Elements"}, {"999.9 MB", "Size"}, {offset, "Offset"}, {"16.000", "BPW"}};
-        for (const auto& [widest, header] : columns) m_fitted.push_back(ui::fitted_width(widest, header, 1e6f));
-        ImGui::PopFont();
+    std::string type = "Type", shape, elements, offset = ui::hex_offset(0);
+    for (size_t i = 0; i < std::min<size_t>(doc.index->tensors.size(), 100000); ++i) {
+        const LogicalTensor& lt = doc.index->tensors[i];
+        if (lt.type.size() > type.size()) type = escape_for_display(lt.type, 60);
+        std::string s = shape_text(lt.ne, ShapeStyle::times);
+        if (s.size() > shape.size()) shape = s;
+        s = ui::with_separators(lt.elements);
+        if (s.size() > elements.size()) elements = s;
+        s = ui::hex_offset(m.tensors[lt.index].data_offset);
+        if (s.size() > offset.size()) offset = s;
     }
-    float avail = ImGui::GetContentRegionAvail().x;
-    if (!ImGui::BeginTable("tensors", 8, flags, ImVec2(0, -totals_h))) return;
-    ImGui::TableSetupScrollFreeze(1, 1);
+    m_fitted.push_back(ui::fitted_width(std::to_string(doc.index->tensors.size()) + "0", "#", 1e6f));
+    m_fitted.push_back(ui::fitted_width(type, "Type", 1e6f));
+    ImGui::PushFont(mono);
+    const std::pair<std::string, const char*> columns[] = {
+        {shape, "Shape"}, {elements, "Elements"}, {"999.9 MB", "Size"}, {offset, "Offset"}, {"16.000", "BPW"}};
+    for (const auto& [widest, header] : columns) m_fitted.push_back(ui::fitted_width(widest, header, 1e6f));
+    ImGui::PopFont();
+}
+
+// `avail`: the panel's width before the table began.
+void TensorPanel::setup_columns(float avail) {
     const ImGuiTableColumnFlags fixed = ImGuiTableColumnFlags_WidthFixed;
     ImGui::TableSetupColumn("#", fixed | ImGuiTableColumnFlags_DefaultSort, m_fitted[0]);
     ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch);
@@ -103,7 +96,9 @@ void TensorPanel::draw_table(PanelContext& ctx) {
     ImGui::TableSetupColumn("Offset", fixed, m_fitted[5]);
     ImGui::TableSetupColumn("BPW", fixed, m_fitted[6]);
     ImGui::TableHeadersRow();
+}
 
+void TensorPanel::apply_sort_specs() {
     if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs()) {
         if (specs->SpecsCount > 0) {
             const ImGuiTableColumnSortSpecs& s = specs->Specs[0];
@@ -115,17 +110,13 @@ void TensorPanel::draw_table(PanelContext& ctx) {
         }
         specs->SpecsDirty = false;
     }
-    if (!m_built || !(m_query == m_applied)) {
-        m_listing = list_tensors(m, *doc.index, m_query);
-        m_applied = m_query;
-        m_built = true;
-    }
+}
 
-    // Bring an externally selected tensor into view.
-    bool scroll_to_selection = doc.selection != m_last_selection && doc.selection.kind == SelectionKind::tensor;
+// Brings a tensor selected elsewhere into view.
+void TensorPanel::scroll_to_selection(const Document& doc, float row_h) {
+    bool selected_elsewhere = doc.selection != m_last_selection && doc.selection.kind == SelectionKind::tensor;
     m_last_selection = doc.selection;
-    float row_h = ImGui::GetTextLineHeightWithSpacing();
-    if (scroll_to_selection) {
+    if (selected_elsewhere) {
         for (size_t r = 0; r < m_listing.rows.size(); ++r) {
             if (!m_listing.rows[r].layer_row && doc.index->tensors[m_listing.rows[r].index].index == doc.selection.index) {
                 float y = static_cast<float>(r) * row_h;
@@ -135,6 +126,129 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             }
         }
     }
+}
+
+// A layer's summary row; clicking it collapses or expands the layer.
+void TensorPanel::draw_layer_row(const Document& doc, const TensorRow& row) {
+    const LayerSummary& l = doc.index->layers[row.index];
+    const TensorTotals& t = m_listing.layer_totals[row.index];
+    bool collapsed = m_query.collapsed.count(row.index) > 0;
+    ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_TableHeaderBg));
+    ImGui::TableNextColumn();
+    std::string label = std::string(collapsed ? "\xE2\x96\xB8" : "\xE2\x96\xBE");
+    if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+        if (collapsed)
+            m_query.collapsed.erase(row.index);
+        else
+            m_query.collapsed.insert(row.index);
+    }
+    ImGui::TableNextColumn();
+    ui::text_colored(palette().accent, l.layer ? "blk." + std::to_string(*l.layer) : "non-block");
+    ImGui::TableNextColumn();
+    ui::text_dim(join_types(l.types));
+    ImGui::TableNextColumn();
+    ui::text_dim(std::to_string(t.count) + (t.count == 1 ? " tensor" : " tensors"));
+    ImGui::TableNextColumn();
+    ui::text(human_count(t.elements));
+    ImGui::TableNextColumn();
+    ui::text(human_bytes(t.bytes));
+    ImGui::TableNextColumn();
+    ImGui::TableNextColumn();
+    ui::text(bpw_text(t.bits_per_weight()));
+}
+
+void TensorPanel::draw_tensor_row(Document& doc, const TensorRow& row, ImFont* mono) {
+    const Model& m = *doc.model;
+    const LogicalTensor& lt = doc.index->tensors[row.index];
+    const TensorInfo& t = m.tensors[lt.index];
+    bool selected = doc.selection == Selection{SelectionKind::tensor, lt.index};
+    ImGui::TableNextColumn();
+    ImGui::PushStyleColor(ImGuiCol_Text, palette().dim);
+    // Numbered in logical order: a tensor's scale and bias take no numbers of their own.
+    if (ImGui::Selectable(std::to_string(row.index).c_str(), selected,
+                          ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
+        doc.select({SelectionKind::tensor, lt.index});
+        m_last_selection = doc.selection;
+    }
+    ImGui::PopStyleColor();
+    std::string name = escape_for_display(t.name, 120);
+    ui::copy_menu("copy", {{"name", t.name}, {"offset", std::to_string(t.data_offset)}});
+    ImGui::TableNextColumn();
+    if (m_query.by_layer) ImGui::Indent(8);
+    ui::cell_text(name, ui::Elide::middle);
+    if (std::string experts = expert_text(m, lt); !experts.empty()) {
+        // Long names clip the suffix; the tooltip keeps the group readable.
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s\n%s in %s", name.c_str(), experts.c_str(),
+                              escape_for_display(m.groups[*lt.group].name, 200).c_str());
+        ImGui::SameLine();
+        ui::text_dim("\xC2\xB7 " + experts);
+    }
+    if (m_query.by_layer) ImGui::Unindent(8);
+    ImGui::TableNextColumn();
+    ui::cell_text_colored(t.type.known ? palette().accent : palette().error, escape_for_display(lt.type, 60));
+    if (lt.folded() && ImGui::IsItemHovered())
+        ImGui::SetTooltip("stored as %s", escape_for_display(stored_as_text(m, lt), 400).c_str());
+    ImGui::PushFont(mono);
+    ImGui::TableNextColumn();
+    ui::cell_text(shape_text(lt.ne, ShapeStyle::times));
+    ImGui::TableNextColumn();
+    ui::text(ui::with_separators(lt.elements));
+    ImGui::TableNextColumn();
+    draw_size_cell(m, lt);
+    ImGui::TableNextColumn();
+    // An offset that was never read is not shown as one.
+    if (t.presence == DataPresence::unknown)
+        ui::text_dim("?");
+    else
+        ui::text_dim(ui::hex_offset(t.data_offset));
+    ImGui::TableNextColumn();
+    ui::text(bpw_text(lt.bits_per_weight()));
+    ImGui::PopFont();
+}
+
+// The size cell: the bytes, or what is left of them when the file ends before the tensor's data does.
+void TensorPanel::draw_size_cell(const Model& m, const LogicalTensor& lt) {
+    if (const DataPresence presence = data_presence(m, lt); presence == DataPresence::complete) {
+        ui::text(lt.bytes ? human_bytes(*lt.bytes) : "?");
+    } else {
+        // The file ends before this tensor's data does (truncation.h): the row is tinted and
+        // the size cell names what is left.
+        ImVec4 tint = palette().error;
+        tint.w = 0.15f;
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, ImGui::GetColorU32(tint));
+        ui::text_colored(palette().error, data_presence_name(presence));
+        if (ImGui::IsItemHovered()) {
+            const std::string size = human_bytes(lt.bytes.value_or(0));
+            const std::string tip = presence == DataPresence::missing ? "none of this tensor's " + size + " is in the file"
+                : presence == DataPresence::unknown
+                ? "the tensor-info list is cut before its end: where this tensor's data lies is not known"
+                : "the file ends inside this tensor's " + size;
+            ImGui::SetTooltip("%s", tip.c_str());
+        }
+    }
+}
+
+void TensorPanel::draw_table(PanelContext& ctx) {
+    Document& doc = ctx.doc;
+    float totals_h = ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+        ImGuiTableFlags_Sortable | ImGuiTableFlags_SortTristate | ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
+    // Every column but the name sized to its content; the name takes the rest.
+    ImFont* mono = ctx.fonts.mono();
+    if (m_fitted.empty()) fit_columns(doc, mono);
+    float avail = ImGui::GetContentRegionAvail().x;
+    if (!ImGui::BeginTable("tensors", 8, flags, ImVec2(0, -totals_h))) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
+    setup_columns(avail);
+    apply_sort_specs();
+    if (!m_built || !(m_query == m_applied)) {
+        m_listing = list_tensors(*doc.model, *doc.index, m_query);
+        m_applied = m_query;
+        m_built = true;
+    }
+    float row_h = ImGui::GetTextLineHeightWithSpacing();
+    scroll_to_selection(doc, row_h);
 
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(m_listing.rows.size()), row_h);
@@ -143,98 +257,10 @@ void TensorPanel::draw_table(PanelContext& ctx) {
             const TensorRow& row = m_listing.rows[static_cast<size_t>(r)];
             ImGui::TableNextRow();
             ImGui::PushID(r);
-            if (row.layer_row) {
-                const LayerSummary& l = doc.index->layers[row.index];
-                const TensorTotals& t = m_listing.layer_totals[row.index];
-                bool collapsed = m_query.collapsed.count(row.index) > 0;
-                ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_TableHeaderBg));
-                ImGui::TableNextColumn();
-                std::string label = std::string(collapsed ? "\xE2\x96\xB8" : "\xE2\x96\xBE");
-                if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
-                    if (collapsed)
-                        m_query.collapsed.erase(row.index);
-                    else
-                        m_query.collapsed.insert(row.index);
-                }
-                ImGui::TableNextColumn();
-                ui::text_colored(palette().accent, l.layer ? "blk." + std::to_string(*l.layer) : "non-block");
-                ImGui::TableNextColumn();
-                ui::text_dim(join_types(l.types));
-                ImGui::TableNextColumn();
-                ui::text_dim(std::to_string(t.count) + (t.count == 1 ? " tensor" : " tensors"));
-                ImGui::TableNextColumn();
-                ui::text(human_count(t.elements));
-                ImGui::TableNextColumn();
-                ui::text(human_bytes(t.bytes));
-                ImGui::TableNextColumn();
-                ImGui::TableNextColumn();
-                ui::text(bpw_text(t.bits_per_weight()));
-                ImGui::PopID();
-                continue;
-            }
-            const LogicalTensor& lt = doc.index->tensors[row.index];
-            const TensorInfo& t = m.tensors[lt.index];
-            bool selected = doc.selection == Selection{SelectionKind::tensor, lt.index};
-            ImGui::TableNextColumn();
-            ImGui::PushStyleColor(ImGuiCol_Text, palette().dim);
-            // Numbered in logical order: a tensor's scale and bias take no numbers of their own.
-            if (ImGui::Selectable(std::to_string(row.index).c_str(), selected,
-                                  ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
-                doc.select({SelectionKind::tensor, lt.index});
-                m_last_selection = doc.selection;
-            }
-            ImGui::PopStyleColor();
-            std::string name = escape_for_display(t.name, 120);
-            ui::copy_menu("copy", {{"name", t.name}, {"offset", std::to_string(t.data_offset)}});
-            ImGui::TableNextColumn();
-            if (m_query.by_layer) ImGui::Indent(8);
-            ui::cell_text(name, ui::Elide::middle);
-            if (std::string experts = expert_text(m, lt); !experts.empty()) {
-                // Long names clip the suffix; the tooltip keeps the group readable.
-                if (ImGui::IsItemHovered())
-                    ImGui::SetTooltip("%s\n%s in %s", name.c_str(), experts.c_str(),
-                                      escape_for_display(m.groups[*lt.group].name, 200).c_str());
-                ImGui::SameLine();
-                ui::text_dim("\xC2\xB7 " + experts);
-            }
-            if (m_query.by_layer) ImGui::Unindent(8);
-            ImGui::TableNextColumn();
-            ui::cell_text_colored(t.type.known ? palette().accent : palette().error, escape_for_display(lt.type, 60));
-            if (lt.folded() && ImGui::IsItemHovered())
-                ImGui::SetTooltip("stored as %s", escape_for_display(stored_as_text(m, lt), 400).c_str());
-            ImGui::PushFont(mono);
-            ImGui::TableNextColumn();
-            ui::cell_text(shape_text(lt.ne, ShapeStyle::times));
-            ImGui::TableNextColumn();
-            ui::text(ui::with_separators(lt.elements));
-            ImGui::TableNextColumn();
-            if (const DataPresence presence = data_presence(m, lt); presence == DataPresence::complete) {
-                ui::text(lt.bytes ? human_bytes(*lt.bytes) : "?");
-            } else {
-                // The file ends before this tensor's data does (truncation.h): the row is tinted and
-                // the size cell names what is left.
-                ImVec4 tint = palette().error;
-                tint.w = 0.15f;
-                ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, ImGui::GetColorU32(tint));
-                ui::text_colored(palette().error, data_presence_name(presence));
-                if (ImGui::IsItemHovered()) {
-                    const std::string size = human_bytes(lt.bytes.value_or(0));
-                    const std::string tip = presence == DataPresence::missing ? "none of this tensor's " + size + " is in the file"
-                        : presence == DataPresence::unknown
-                        ? "the tensor-info list is cut before its end: where this tensor's data lies is not known"
-                        : "the file ends inside this tensor's " + size;
-                    ImGui::SetTooltip("%s", tip.c_str());
-                }
-            }
-            ImGui::TableNextColumn();
-            // An offset that was never read is not shown as one.
-            if (t.presence == DataPresence::unknown)
-                ui::text_dim("?");
+            if (row.layer_row)
+                draw_layer_row(doc, row);
             else
-                ui::text_dim(ui::hex_offset(t.data_offset));
-            ImGui::TableNextColumn();
-            ui::text(bpw_text(lt.bits_per_weight()));
-            ImGui::PopFont();
+                draw_tensor_row(doc, row, mono);
             ImGui::PopID();
         }
     }

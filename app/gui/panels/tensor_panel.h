@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "panels/panel.h"
 #include "mlens/analysis/tensor_listing.h"
+#include "panels/panel.h"
 
 namespace mlens {
 
@@ -22,6 +22,13 @@ public:
 private:
     void draw_toolbar(Document& doc, const Workspace* workspace);
     void draw_table(PanelContext& ctx);
+    void fit_columns(const Document& doc, ImFont* mono);
+    void setup_columns(float avail);
+    void apply_sort_specs();
+    void scroll_to_selection(const Document& doc, float row_h);
+    void draw_layer_row(const Document& doc, const TensorRow& row);
+    void draw_tensor_row(Document& doc, const TensorRow& row, ImFont* mono);
+    void draw_size_cell(const Model& m, const LogicalTensor& lt);
     void draw_totals(const Document& doc);
     void draw_export(const Document& doc, const Workspace* workspace);
 
