@@ -51,22 +51,22 @@ void TensorPanel::draw_toolbar(Document& doc, const Workspace* workspace) {
     ImGui::SameLine();
     if (ImGui::SmallButton("Export\xE2\x80\xA6")) ImGui::OpenPopup("tensor_export");
     draw_export(doc, workspace);
-    const auto& layers = doc.index->layers;
+    const auto& layers = doc.index()->layers;
     if (m_query.layer && *m_query.layer < layers.size()) {
         ImGui::SameLine();
         const LayerSummary& l = layers[*m_query.layer];
         std::string chip = "layer: " + (l.layer ? "blk." + std::to_string(*l.layer) : std::string("non-block")) + "  \xE2\x9C\x95";
-        if (ImGui::SmallButton(chip.c_str())) doc.follow(tensor_layer_link(*doc.index, std::nullopt));
+        if (ImGui::SmallButton(chip.c_str())) doc.follow(tensor_layer_link(*doc.index(), std::nullopt));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show all layers");
     }
     if (!m_listing.error.empty()) ui::text_colored(palette().error, "invalid regex: " + m_listing.error);
 }
 
 void TensorPanel::fit_columns(const Document& doc, ImFont* mono) {
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     std::string type = "Type", shape, elements, offset = ui::hex_offset(0);
-    for (size_t i = 0; i < std::min<size_t>(doc.index->tensors.size(), 100000); ++i) {
-        const LogicalTensor& lt = doc.index->tensors[i];
+    for (size_t i = 0; i < std::min<size_t>(doc.index()->tensors.size(), 100000); ++i) {
+        const LogicalTensor& lt = doc.index()->tensors[i];
         if (lt.type.size() > type.size()) type = escape_for_display(lt.type, 60);
         std::string s = shape_text(lt.ne, ShapeStyle::times);
         if (s.size() > shape.size()) shape = s;
@@ -75,7 +75,7 @@ void TensorPanel::fit_columns(const Document& doc, ImFont* mono) {
         s = ui::hex_offset(m.tensors[lt.index].data_offset);
         if (s.size() > offset.size()) offset = s;
     }
-    m_fitted.push_back(ui::fitted_width(std::to_string(doc.index->tensors.size()) + "0", "#", 1e6f));
+    m_fitted.push_back(ui::fitted_width(std::to_string(doc.index()->tensors.size()) + "0", "#", 1e6f));
     m_fitted.push_back(ui::fitted_width(type, "Type", 1e6f));
     ImGui::PushFont(mono);
     const std::pair<std::string, const char*> columns[] = {
@@ -118,7 +118,7 @@ void TensorPanel::scroll_to_selection(const Document& doc, float row_h) {
     m_last_selection = doc.selection;
     if (selected_elsewhere) {
         for (size_t r = 0; r < m_listing.rows.size(); ++r) {
-            if (!m_listing.rows[r].layer_row && doc.index->tensors[m_listing.rows[r].index].index == doc.selection.index) {
+            if (!m_listing.rows[r].layer_row && doc.index()->tensors[m_listing.rows[r].index].index == doc.selection.index) {
                 float y = static_cast<float>(r) * row_h;
                 if (y < ImGui::GetScrollY() || y > ImGui::GetScrollY() + ImGui::GetWindowHeight() - 3 * row_h)
                     ImGui::SetScrollY(std::max(0.0f, y - ImGui::GetWindowHeight() * 0.3f));
@@ -130,7 +130,7 @@ void TensorPanel::scroll_to_selection(const Document& doc, float row_h) {
 
 // A layer's summary row; clicking it collapses or expands the layer.
 void TensorPanel::draw_layer_row(const Document& doc, const TensorRow& row) {
-    const LayerSummary& l = doc.index->layers[row.index];
+    const LayerSummary& l = doc.index()->layers[row.index];
     const TensorTotals& t = m_listing.layer_totals[row.index];
     bool collapsed = m_query.collapsed.count(row.index) > 0;
     ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_TableHeaderBg));
@@ -158,8 +158,8 @@ void TensorPanel::draw_layer_row(const Document& doc, const TensorRow& row) {
 }
 
 void TensorPanel::draw_tensor_row(Document& doc, const TensorRow& row, ImFont* mono) {
-    const Model& m = *doc.model;
-    const LogicalTensor& lt = doc.index->tensors[row.index];
+    const Model& m = *doc.model();
+    const LogicalTensor& lt = doc.index()->tensors[row.index];
     const TensorInfo& t = m.tensors[lt.index];
     bool selected = doc.selection == Selection{SelectionKind::tensor, lt.index};
     ImGui::TableNextColumn();
@@ -243,7 +243,7 @@ void TensorPanel::draw_table(PanelContext& ctx) {
     setup_columns(avail);
     apply_sort_specs();
     if (!m_built || !(m_query == m_applied)) {
-        m_listing = list_tensors(*doc.model, *doc.index, m_query);
+        m_listing = list_tensors(*doc.model(), *doc.index(), m_query);
         m_applied = m_query;
         m_built = true;
     }
@@ -281,7 +281,7 @@ void TensorPanel::draw_export(const Document& doc, const Workspace* workspace) {
     for (size_t i = 0; i < 3; ++i) {
         if (i) ImGui::SameLine();
         if (ImGui::Button(("Copy " + std::string(kNames[i])).c_str())) {
-            ImGui::SetClipboardText(export_tensors(*doc.model, doc.index->tensors, m_listing, kFormats[i]).c_str());
+            ImGui::SetClipboardText(export_tensors(*doc.model(), doc.index()->tensors, m_listing, kFormats[i]).c_str());
             m_export_status = std::string(kNames[i]) + " copied to the clipboard";
         }
     }
@@ -291,7 +291,7 @@ void TensorPanel::draw_export(const Document& doc, const Workspace* workspace) {
         if (i) ImGui::SameLine();
         if (ImGui::Button(("Save " + std::string(kNames[i])).c_str())) {
             const std::string path = m_export_path + "." + tensor_export_extension(kFormats[i]);
-            const std::string text = export_tensors(*doc.model, doc.index->tensors, m_listing, kFormats[i]);
+            const std::string text = export_tensors(*doc.model(), doc.index()->tensors, m_listing, kFormats[i]);
             OutputGuard guard = gui_output_guard(&doc, workspace);
             Status st = write_files_safely(guard, {{path, text.data(), text.size()}});
             m_export_status = st ? "wrote " + escape_for_display(path, 200) : "not written: " + st.error().to_string();
@@ -303,16 +303,16 @@ void TensorPanel::draw_export(const Document& doc, const Workspace* workspace) {
 
 void TensorPanel::draw_totals(const Document& doc) {
     const TensorTotals& t = m_listing.totals;
-    const ModelSummary& s = doc.index->summary;
+    const ModelSummary& s = doc.index()->summary;
     std::string stored =
         s.stored_tensor_count == s.tensor_count ? std::string() : " (" + ui::with_separators(s.stored_tensor_count) + " stored entries)";
-    std::string line = "\xCE\xA3 " + ui::with_separators(t.count) + " of " + ui::with_separators(doc.index->tensors.size()) + " tensors" +
+    std::string line = "\xCE\xA3 " + ui::with_separators(t.count) + " of " + ui::with_separators(doc.index()->tensors.size()) + " tensors" +
         stored + " \xC2\xB7 " + human_count(t.elements) + " parameters \xC2\xB7 " + human_bytes(t.bytes) + " \xC2\xB7 " +
         bpw_text(t.bits_per_weight()) + " bits/weight";
     ui::text_dim(line);
     auto count_of = [&](DataPresence p) {
         return static_cast<uint64_t>(
-            std::count_if(doc.model->tensors.begin(), doc.model->tensors.end(), [p](const TensorInfo& x) { return x.presence == p; }));
+            std::count_if(doc.model()->tensors.begin(), doc.model()->tensors.end(), [p](const TensorInfo& x) { return x.presence == p; }));
     };
     auto tensors_text = [](uint64_t n) { return ui::with_separators(n) + (n == 1 ? " tensor" : " tensors"); };
     if (const uint64_t cut = count_of(DataPresence::partial) + count_of(DataPresence::missing); cut > 0) {
@@ -326,7 +326,7 @@ void TensorPanel::draw_totals(const Document& doc) {
 }
 
 bool TensorPanel::accept_link(std::string_view link, Document& doc) {
-    std::optional<LinkedIndex> layer = parse_tensor_layer_link(link, *doc.index);
+    std::optional<LinkedIndex> layer = parse_tensor_layer_link(link, *doc.index());
     if (layer) m_query.layer = layer->index;
     return layer.has_value();
 }

@@ -6,6 +6,27 @@
 
 namespace mlens {
 
+namespace {
+
+// The part `Part` of alternative `Alt` of the content, else a null pointer.
+template <typename Alt, typename Part>
+const Part& part_of(const DocumentContent& content, const Part Alt::*member) {
+    static const Part none;
+    const Alt* alt = std::get_if<Alt>(&content);
+    return alt ? alt->*member : none;
+}
+
+}  // namespace
+
+const std::shared_ptr<const Model>& Document::model() const { return part_of(content, &ModelDocument::model); }
+const std::shared_ptr<const DocumentIndex>& Document::index() const { return part_of(content, &ModelDocument::index); }
+const std::shared_ptr<const Imatrix>& Document::imatrix() const { return part_of(content, &ImatrixDocument::imatrix); }
+const StoreDocumentPtr& Document::store() const {
+    static const StoreDocumentPtr none;
+    const StoreDocumentPtr* store = std::get_if<StoreDocumentPtr>(&content);
+    return store ? *store : none;
+}
+
 void Document::select(Selection s, std::string panel) {
     selection = s;
     if (!panel.empty()) focus_panel = std::move(panel);
@@ -13,7 +34,9 @@ void Document::select(Selection s, std::string panel) {
 
 std::optional<ByteTarget> Document::byte_target() const {
     if (!ready()) return std::nullopt;
-    const Model& m = *model;
+    // A store or an importance matrix has no model bytes to point at, only a finding's.
+    if (!is_model()) return selection.kind == SelectionKind::finding ? finding_bytes : std::nullopt;
+    const Model& m = *model();
     switch (selection.kind) {
         case SelectionKind::none:
             return std::nullopt;
@@ -35,7 +58,7 @@ std::optional<ByteTarget> Document::byte_target() const {
             return ByteTarget{t.file, t.data_offset, t.data_range(), "data of " + escape_for_display(t.name, 80)};
         }
         case SelectionKind::token: {
-            const TokenizerInfo& t = index->tokenizer;
+            const TokenizerInfo& t = index()->tokenizer;
             if (!t.tokens || selection.index >= t.count()) return std::nullopt;
             const ArrayIndex& a = *t.tokens;
             uint64_t offset = a.element_offset(selection.index);
