@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "mlens/analysis/tensor_listing.h"
 #include "mlens/ollama/store.h"
 #include "mlens/ollama/store_listing.h"
 #include "panels/inspector_panel.h"
 #include "panels/tensor_panel.h"
-#include "mlens/analysis/tensor_listing.h"
 #include "workspace_harness.h"
 
 using namespace mlens;

@@ -15,11 +15,11 @@
 #include "gui_fixture.h"
 #include "headless.h"
 #include "hf_conversion_fixture.h"
+#include "mlens/analysis/weights_inspection.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/open/target.h"
 #include "model_fixture.h"
 #include "panels/weights_panel.h"
-#include "mlens/analysis/weights_inspection.h"
 #include "state/workspace.h"
 #include "workspace_harness.h"
 

@@ -7,10 +7,10 @@
 
 #include "gguf_builder.h"
 #include "headless.h"
+#include "mlens/analysis/weights_inspection.h"
 #include "mlens/formats/ggml_types.h"
 #include "panels/weights_panel.h"
 #include "panels/weights_requant_view.h"
-#include "mlens/analysis/weights_inspection.h"
 #include "state/workspace.h"
 #include "workspace_harness.h"
 

@@ -5,10 +5,10 @@
 
 #include <imgui.h>
 
+#include "mlens/analysis/tensor_listing.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
-#include "mlens/analysis/tensor_listing.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"

@@ -8,12 +8,12 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "mlens/analysis/tensor_table_export.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
 #include "panels/panel_links.h"
 #include "state/output_inputs.h"
-#include "mlens/analysis/tensor_table_export.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"

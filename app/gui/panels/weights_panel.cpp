@@ -10,12 +10,12 @@
 #include <imgui_stdlib.h>
 
 #include "capture.h"
+#include "mlens/analysis/tensor_listing.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
 #include "state/output_inputs.h"
-#include "mlens/analysis/tensor_listing.h"
 #include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"

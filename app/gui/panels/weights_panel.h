@@ -28,13 +28,13 @@
 #include <utility>
 #include <vector>
 
+#include "mlens/analysis/weights_inspection.h"
 #include "mlens/io/safe_file_writer.h"
 #include "panels/panel.h"
 #include "panels/panel_links.h"
 #include "panels/weights_location_view.h"
 #include "panels/weights_requant_view.h"
 #include "panels/weights_scales_view.h"
-#include "mlens/analysis/weights_inspection.h"
 #include "widgets/histogram_plot.h"
 
 namespace mlens {

@@ -35,8 +35,8 @@
 #include <utility>
 #include <vector>
 
-#include "panels/panel.h"
 #include "mlens/analysis/weights_inspection.h"
+#include "panels/panel.h"
 
 namespace mlens {
 
