@@ -8,7 +8,7 @@
 //   min and max as exact integers; +Inf and -Inf are counted apart ("pos_inf", "neg_inf").
 // mlens hist PATH TENSOR [--bins N] [--range-mode auto|full|p999|symmetric] [--range LO HI] [--csv OUT]
 //            [--png OUT [--log]] [--json]
-//   The range comes from histogram_range.h (default auto: p0.1-p99.9 widened when the tensor has
+//   The histogram is ranged_histogram.h's, as in the app (default auto: p0.1-p99.9 widened when the tensor has
 //   outliers, else min..max; --range LO HI is the custom mode). Text and JSON name the mode asked
 //   and the one used ("range_mode", "range_resolved") and count the values below and above.
 // mlens compare A B [--tensor NAME] [--json]  (JSON: {"tensors": [...], "overall": pooled figures})
@@ -22,6 +22,7 @@
 #include "cli_job.h"
 #include "histogram_png.h"
 #include "mlens/analysis/model_error.h"
+#include "mlens/analysis/ranged_histogram.h"
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/analysis/tensor_report.h"
 #include "mlens/io/safe_file_writer.h"
@@ -254,31 +255,30 @@ void add_hist(CLI::App& app, int& exit_code) {
         if (!model) return;
         auto view = open_view(*path, *model, *tensor, -1);
         if (!view) return;
-        HistogramRange chosen;
-        const HistogramRangeMode mode = *range_mode_from_name(*range_mode);
-        if (range->size() == 2) {
-            chosen = pick_histogram_range({}, HistogramRangeMode::custom, std::make_pair((*range)[0], (*range)[1]));
-        } else if (mode != HistogramRangeMode::full) {
-            auto stats = [&] {
+        RangedHistogramRequest request{*bins, *range_mode_from_name(*range_mode), std::nullopt};
+        if (range->size() == 2) request.custom = std::make_pair((*range)[0], (*range)[1]);
+        std::optional<TensorStats> stats;
+        if (range_needs_statistics(request)) {
+            auto computed = [&] {
                 CliJob progress("statistics");
                 return compute_stats(*view, progress.job());
             }();
-            if (!stats) {
-                fail(*path, escape_for_display(*tensor), stats.error());
+            if (!computed) {
+                fail(*path, escape_for_display(*tensor), computed.error());
                 return;
             }
-            chosen = pick_histogram_range(*stats, mode);
+            stats = std::move(computed).value();
         }
-        auto h = [&] {
+        auto ranged = [&] {
             CliJob progress("histogram");
-            // min..max is the histogram's own default: no statistics pass needed for it.
-            if (chosen.resolved == HistogramRangeMode::full) return compute_histogram(*view, *bins, std::nullopt, progress.job());
-            return compute_histogram(*view, *bins, std::make_pair(chosen.lo, chosen.hi), progress.job());
+            return ranged_histogram(*view, request, stats ? &*stats : nullptr, nullptr, progress.job());
         }();
-        if (!h) {
-            fail(*path, escape_for_display(*tensor), h.error());
+        if (!ranged) {
+            fail(*path, escape_for_display(*tensor), ranged.error());
             return;
         }
+        const Histogram* h = &ranged->histogram;
+        const HistogramRange& chosen = ranged->range;
         exit_code = exit_status_of(*model);
         if (!png->empty() || !csv->empty()) {
             if (int written = write_hist_files(*model, *h, *tensor, range_mode_caption(chosen), *log_counts, *png, *csv);

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "mlens/analysis/tensor_listing.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
@@ -26,20 +27,18 @@ std::vector<std::string> tensor_row(const Model& model, const LogicalTensor& t) 
             bpw};
 }
 
+// The logical tensors in the order `key` names, as the tensor listing sorts them.
 std::vector<LogicalTensor> sorted_tensors(const Model& model, const std::string& key) {
-    std::vector<LogicalTensor> order = logical_tensors(model);
-    const auto& ts = model.tensors;
-    if (key == "name")
-        std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) { return ts[a.index].name < ts[b.index].name; });
-    else if (key == "size")
-        std::stable_sort(order.begin(), order.end(),
-                         [](const auto& a, const auto& b) { return a.bytes.value_or(0) > b.bytes.value_or(0); });
-    else if (key == "offset")
-        std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-            const TensorInfo& x = ts[a.index];
-            const TensorInfo& y = ts[b.index];
-            return x.file != y.file ? x.file < y.file : x.data_offset < y.data_offset;
-        });
+    std::vector<LogicalTensor> tensors = logical_tensors(model);
+    TensorQuery query;
+    if (key == "name") query.sort = TensorColumn::name;
+    if (key == "offset") query.sort = TensorColumn::offset;
+    if (key == "size") {
+        query.sort = TensorColumn::size;
+        query.descending = true;
+    }
+    std::vector<LogicalTensor> order;
+    for (const TensorRow& row : list_tensors(model, tensors, {}, query).rows) order.push_back(tensors[row.index]);
     return order;
 }
 

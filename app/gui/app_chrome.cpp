@@ -130,17 +130,17 @@ void AppShell::status_bar() {
     ImGui::Separator();
     Document* doc = m_workspace.active();
     if (doc && doc->ready() && doc->is_store()) {
-        const StoreListing& l = doc->store->listing;
+        const StoreListing& l = doc->store()->listing;
         ui::text("Ollama store \xC2\xB7 " + std::to_string(l.models.size()) + " models \xC2\xB7 " + std::to_string(l.blob_files.size()) +
                  " blob files \xC2\xB7 listed in " + ms_text(doc->parse_ms));
     } else if (doc && doc->ready() && doc->is_imatrix()) {
-        const Imatrix& m = *doc->imatrix;
+        const Imatrix& m = *doc->imatrix();
         ui::text(std::string("importance matrix (") + imatrix_format_name(m.format) + ") \xC2\xB7 " + human_bytes(m.source->size()) +
                  " \xC2\xB7 " + std::to_string(m.entries.size()) + " entries \xC2\xB7 read in " + ms_text(doc->parse_ms));
     } else if (doc && doc->ready()) {
-        const ModelSummary& s = doc->index->summary;
+        const ModelSummary& s = doc->index()->summary;
         std::string text = format_and_version(s.format, s.version);
-        if (!doc->model->files.empty() && doc->model->files[0].big_endian) text += " (big-endian)";
+        if (!doc->model()->files.empty() && doc->model()->files[0].big_endian) text += " (big-endian)";
         text += " \xC2\xB7 " + human_bytes(s.file_bytes) + " \xC2\xB7 parsed in " + ms_text(doc->parse_ms);
         if (!s.architecture.empty()) text += " \xC2\xB7 " + escape_for_display(s.architecture, 40);
         if (s.file_type) text += " " + s.file_type_name;

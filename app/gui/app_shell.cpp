@@ -69,8 +69,8 @@ bool AppShell::follow_link(Document& doc, std::string_view link) {
 void AppShell::apply_start_options(Document& doc) {
     const std::string& name = m_options.start_select;
     if (!name.empty()) follow_link(doc, name);
-    if (doc.is_store() || doc.is_imatrix()) return;  // their panels took a model or entry name
-    const Model& m = *doc.model;
+    if (!doc.is_model()) return;  // a store's or imatrix's panels took a model or entry name
+    const Model& m = *doc.model();
     for (size_t i = 0; i < m.tensors.size() && !name.empty(); ++i)
         if (m.tensors[i].name == name) doc.select({SelectionKind::tensor, i}, "tensors");
     for (size_t i = 0; i < m.metadata.size() && !name.empty(); ++i)
@@ -93,7 +93,7 @@ void AppShell::on_documents_changed() {
         if (!doc->ready() || std::find(m_started.begin(), m_started.end(), doc->id) != m_started.end()) continue;
         m_started.push_back(doc->id);
         opened = true;
-        m_fonts.want(doc->index->code_points, doc->index->mono_code_points);
+        if (const auto& index = doc->index()) m_fonts.want(index->code_points, index->mono_code_points);
         apply_start_options(*doc);
     }
     if (opened) save_settings();

@@ -41,7 +41,8 @@ bool draw_failed_page(const Document& doc) {
 }
 
 float draw_error_banner(Document& doc) {
-    const std::string text = error_banner_text(*doc.model);
+    if (!doc.is_model()) return 0.0f;
+    const std::string text = error_banner_text(*doc.model());
     if (text.empty()) return 0.0f;
     const ImGuiStyle& style = ImGui::GetStyle();
     const float height = ImGui::GetFrameHeight() + 2 * style.WindowPadding.y;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <GLFW/glfw3.h>
@@ -84,6 +85,161 @@ std::string platform_info() {
         (renderer ? renderer : "?");
 }
 
+// The OpenGL 3.3 core window, its context current; null (said on stderr) when there is none.
+GLFWwindow* create_window(int width, int height, bool screenshot) {
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    GLFWwindow* window = glfwCreateWindow(width, height, "ModelLens", nullptr, nullptr);
+    if (!window) {
+        std::fprintf(stderr, "modellens: cannot create an OpenGL 3.3 core window\n");
+        return nullptr;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(screenshot ? 0 : 1);
+    return window;
+}
+
+// ImGui with its GLFW and OpenGL backends; a screenshot neither reads nor writes the layout file.
+void init_imgui(GLFWwindow* window, const std::filesystem::path& config, const std::string& ini_path, bool screenshot) {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    io.IniFilename = nullptr;
+    if (!screenshot) {
+        std::error_code ec;
+        std::filesystem::create_directories(config, ec);
+        if (std::filesystem::is_regular_file(ini_path, ec)) ImGui::LoadIniSettingsFromDisk(ini_path.c_str());
+    }
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+}
+
+void shut_down(GLFWwindow* window) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+}
+
+// Waits for what the next frame needs: nothing while taking a screenshot or right after a wake,
+// else events, job progress or a timeout.
+void wait_for_frame(AppShell& shell, const std::optional<ScreenshotDriver>& driver, bool screenshot, int& frames_left) {
+    // Waiting for documents from outside (a drop): nothing to draw until an event comes.
+    if (driver && driver->awaiting_documents(shell)) {
+        glfwWaitEventsTimeout(kProgressWakeSeconds);
+    } else if (screenshot || frames_left > 0) {
+        glfwPollEvents();
+        if (frames_left > 0) --frames_left;
+    } else {
+        const ImGuiIO& io = ImGui::GetIO();
+        glfwWaitEventsTimeout(shell.busy() ? kProgressWakeSeconds : io.WantTextInput ? kTypingWakeSeconds : kIdleWakeSeconds);
+        frames_left = kFramesAfterWake;
+    }
+}
+
+// Draws one frame of the shell into the back buffer; returns the framebuffer's size.
+std::pair<int, int> draw_frame(GLFWwindow* window, AppShell& shell, FontSet& fonts, float scale, bool screenshot) {
+    if (fonts.needs_rebuild()) {
+        fonts.build(scale);
+        ImGui_ImplOpenGL3_DestroyFontsTexture();
+        ImGui_ImplOpenGL3_CreateFontsTexture();
+    }
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    // A screenshot shows the window as opened, without hover effects from wherever the
+    // pointer happens to be.
+    if (screenshot) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    ImGui::NewFrame();
+    shell.frame();
+    ImGui::Render();
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    return {fb_w, fb_h};
+}
+
+// Writes the plot capture a panel asked for this frame, if any, and tells the panel how it went.
+void serve_capture(int fb_w, int fb_h) {
+    std::optional<CaptureRequest> capture = take_capture_request();
+    if (!capture) return;
+    PixelRect r = capture_pixels(capture->min, capture->max, ImGui::GetIO().DisplaySize, fb_w, fb_h);
+    Status written = r.w > 0 ? write_screenshot(capture->path, std::move(capture->guard), r.w, r.h, r.x, r.y)
+                             : Status(Error{ErrorCode::E_IO, "output", std::nullopt, "the plot is outside the window"});
+    set_capture_message(written ? "wrote " + capture->path : "could not write " + capture->path + ": " + written.error().to_string());
+}
+
+struct WindowSetup {
+    GLFWwindow* window;
+    std::filesystem::path config;
+    std::string ini_path;
+    float scale;
+};
+
+// Runs the shell in the window until it closes, is stopped, or the screenshot is taken; returns
+// the exit status. Saves the layout and the settings on the way out, except for a screenshot.
+int run_shell(const WindowSetup& setup, const WindowOptions& options, Settings& settings, FontSet& fonts) {
+    GLFWwindow* window = setup.window;
+    const bool screenshot = !options.screenshot.empty();
+    JobRunner jobs([] { glfwPostEmptyEvent(); });
+    // Installed: PREFIX/share/modellens/demo; in the build folder: its assets/demo.
+    const std::string demo_dir = program_file(MLENS_DEMO_INSTALLED, MLENS_DEMO_BUILD_TREE);
+    ShellOptions shell_options{options.panel, options.select, screenshot ? std::string() : (setup.config / "settings.json").string(),
+                               demo_dir};
+    AppShell shell(settings, jobs, fonts, shell_options);
+    shell.set_platform_info(platform_info());
+    glfwSetWindowUserPointer(window, &shell);
+    glfwSetDropCallback(window, on_drop);
+
+    shell.open_all(options.files.empty() ? demo_documents(demo_dir) : options.files);
+
+    int result = 0;
+    std::optional<ScreenshotDriver> driver;
+    if (screenshot) driver.emplace(options);
+    int frames_left = kFramesAfterWake;
+    std::string title;
+    ImGuiIO& io = ImGui::GetIO();
+    while (!glfwWindowShouldClose(window)) {
+        wait_for_frame(shell, driver, screenshot, frames_left);
+        const auto [fb_w, fb_h] = draw_frame(window, shell, fonts, setup.scale, screenshot);
+        serve_capture(fb_w, fb_h);
+        if (driver) {
+            auto write = [&](const std::string& path, OutputGuard guard) { return write_screenshot(path, std::move(guard), fb_w, fb_h); };
+            if (std::optional<int> status = driver->after_frame(shell, !fonts.needs_rebuild(), write)) {
+                result = *status;
+                break;
+            }
+        }
+        glfwSwapBuffers(window);
+        std::string wanted = shell.window_title();
+        if (wanted != title) {
+            title = wanted;
+            glfwSetWindowTitle(window, title.c_str());
+        }
+        if (shell.quit_requested() || g_stop) glfwSetWindowShouldClose(window, GLFW_TRUE);
+        if (io.WantSaveIniSettings && !screenshot) {
+            save_layout(setup.ini_path, shell.workspace());
+            io.WantSaveIniSettings = false;
+        }
+    }
+    if (!screenshot) {
+        save_layout(setup.ini_path, shell.workspace());
+        if (!glfwGetWindowAttrib(window, GLFW_MAXIMIZED) && !glfwGetWindowAttrib(window, GLFW_ICONIFIED))
+            glfwGetWindowSize(window, &settings.window_width, &settings.window_height);
+        shell.save_settings();
+    }
+    glfwSetWindowUserPointer(window, nullptr);
+    return result;
+}
+
 }  // namespace
 
 int run_window(const WindowOptions& options) {
@@ -101,34 +257,13 @@ int run_window(const WindowOptions& options) {
     if (options.theme == "dark") settings.light_theme = false;
     int width = options.width > 0 ? options.width : settings.window_width;
     int height = options.height > 0 ? options.height : settings.window_height;
-
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-    GLFWwindow* window = glfwCreateWindow(width, height, "ModelLens", nullptr, nullptr);
+    GLFWwindow* window = create_window(width, height, screenshot);
     if (!window) {
-        std::fprintf(stderr, "modellens: cannot create an OpenGL 3.3 core window\n");
         glfwTerminate();
         return 1;
     }
-    glfwMakeContextCurrent(window);
-    glfwSwapInterval(screenshot ? 0 : 1);
-
-    IMGUI_CHECKVERSION();
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
     const std::string ini_path = (config / "imgui.ini").string();
-    io.IniFilename = nullptr;
-    if (!screenshot) {
-        std::error_code ec;
-        std::filesystem::create_directories(config, ec);
-        if (std::filesystem::is_regular_file(ini_path, ec)) ImGui::LoadIniSettingsFromDisk(ini_path.c_str());
-    }
-    ImGui_ImplGlfw_InitForOpenGL(window, true);
-    ImGui_ImplOpenGL3_Init("#version 330 core");
+    init_imgui(window, config, ini_path, screenshot);
 
     float scale_x = 1.0f, scale_y = 1.0f;
     glfwGetWindowContentScale(window, &scale_x, &scale_y);
@@ -137,97 +272,8 @@ int run_window(const WindowOptions& options) {
     fonts.build(scale);
     apply_theme(settings.light_theme, scale);
 
-    int result = 0;
-    {
-        JobRunner jobs([] { glfwPostEmptyEvent(); });
-        // Installed: PREFIX/share/modellens/demo; in the build folder: its assets/demo.
-        const std::string demo_dir = program_file(MLENS_DEMO_INSTALLED, MLENS_DEMO_BUILD_TREE);
-        ShellOptions shell_options{options.panel, options.select, screenshot ? std::string() : (config / "settings.json").string(),
-                                   demo_dir};
-        AppShell shell(settings, jobs, fonts, shell_options);
-        shell.set_platform_info(platform_info());
-        glfwSetWindowUserPointer(window, &shell);
-        glfwSetDropCallback(window, on_drop);
-
-        shell.open_all(options.files.empty() ? demo_documents(demo_dir) : options.files);
-
-        std::optional<ScreenshotDriver> driver;
-        if (screenshot) driver.emplace(options);
-        int frames_left = kFramesAfterWake;
-        std::string title;
-        while (!glfwWindowShouldClose(window)) {
-            // Waiting for documents from outside (a drop): nothing to draw until an event comes.
-            if (driver && driver->awaiting_documents(shell)) {
-                glfwWaitEventsTimeout(kProgressWakeSeconds);
-            } else if (screenshot || frames_left > 0) {
-                glfwPollEvents();
-                if (frames_left > 0) --frames_left;
-            } else {
-                glfwWaitEventsTimeout(shell.busy() ? kProgressWakeSeconds : io.WantTextInput ? kTypingWakeSeconds : kIdleWakeSeconds);
-                frames_left = kFramesAfterWake;
-            }
-            if (fonts.needs_rebuild()) {
-                fonts.build(scale);
-                ImGui_ImplOpenGL3_DestroyFontsTexture();
-                ImGui_ImplOpenGL3_CreateFontsTexture();
-            }
-            ImGui_ImplOpenGL3_NewFrame();
-            ImGui_ImplGlfw_NewFrame();
-            // A screenshot shows the window as opened, without hover effects from wherever the
-            // pointer happens to be.
-            if (screenshot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-            ImGui::NewFrame();
-            shell.frame();
-            ImGui::Render();
-            int fb_w = 0, fb_h = 0;
-            glfwGetFramebufferSize(window, &fb_w, &fb_h);
-            glViewport(0, 0, fb_w, fb_h);
-            const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-            glClearColor(bg.x, bg.y, bg.z, 1.0f);
-            glClear(GL_COLOR_BUFFER_BIT);
-            ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-            if (std::optional<CaptureRequest> capture = take_capture_request()) {
-                PixelRect r = capture_pixels(capture->min, capture->max, io.DisplaySize, fb_w, fb_h);
-                Status written = r.w > 0 ? write_screenshot(capture->path, std::move(capture->guard), r.w, r.h, r.x, r.y)
-                                         : Status(Error{ErrorCode::E_IO, "output", std::nullopt, "the plot is outside the window"});
-                set_capture_message(written ? "wrote " + capture->path
-                                            : "could not write " + capture->path + ": " + written.error().to_string());
-            }
-
-            if (driver) {
-                auto write = [&](const std::string& path, OutputGuard guard) {
-                    return write_screenshot(path, std::move(guard), fb_w, fb_h);
-                };
-                if (std::optional<int> status = driver->after_frame(shell, !fonts.needs_rebuild(), write)) {
-                    result = *status;
-                    break;
-                }
-            }
-            glfwSwapBuffers(window);
-            std::string wanted = shell.window_title();
-            if (wanted != title) {
-                title = wanted;
-                glfwSetWindowTitle(window, title.c_str());
-            }
-            if (shell.quit_requested() || g_stop) glfwSetWindowShouldClose(window, GLFW_TRUE);
-            if (io.WantSaveIniSettings && !screenshot) {
-                save_layout(ini_path, shell.workspace());
-                io.WantSaveIniSettings = false;
-            }
-        }
-        if (!screenshot) {
-            save_layout(ini_path, shell.workspace());
-            if (!glfwGetWindowAttrib(window, GLFW_MAXIMIZED) && !glfwGetWindowAttrib(window, GLFW_ICONIFIED))
-                glfwGetWindowSize(window, &settings.window_width, &settings.window_height);
-            shell.save_settings();
-        }
-        glfwSetWindowUserPointer(window, nullptr);
-    }
-    ImGui_ImplOpenGL3_Shutdown();
-    ImGui_ImplGlfw_Shutdown();
-    ImGui::DestroyContext();
-    glfwDestroyWindow(window);
-    glfwTerminate();
+    int result = run_shell({window, config, ini_path, scale}, options, settings, fonts);
+    shut_down(window);
     return result;
 }
 

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "memory_watch.h"
+#include "mlens/analysis/weights_inspection.h"
 #include "mlens/open/target.h"
 #include "mlens/util/analysis_memory.h"
 #include "sparse_models.h"
 #include "state/model_error_run.h"
-#include "state/weights_analysis.h"
 #include "test_paths.h"
 
 using namespace mlens;

@@ -68,7 +68,7 @@ TEST_CASE("the compat panel plans the Ollama gemma3 demo file once, on a job", "
     const CompatView* v = h.panel.view();
     REQUIRE(v);
 
-    const compat::RewritePlan plan = compat::plan_compat(*h.doc->model);
+    const compat::RewritePlan plan = compat::plan_compat(*h.doc->model());
     CHECK(v->text.counts == plan.text.counts());
     CHECK(v->clip.counts == plan.clip.counts());
     CHECK(v->plan.text.handlers == std::vector<std::string>{"handle_gemma3"});
@@ -118,9 +118,9 @@ TEST_CASE("the compat panel plans the Ollama gemma3 demo file once, on a job", "
         CHECK(h.panel.listed(0, 1) == 23);
         h.panel.set_only_changes(false);
         h.frame();
-        CHECK(h.panel.listed(0, 0) == h.doc->model->metadata.size() + 6);
-        CHECK(h.panel.listed(0, 1) == h.doc->model->tensors.size());
-        CHECK(h.panel.listed(1, 1) == h.doc->model->tensors.size());
+        CHECK(h.panel.listed(0, 0) == h.doc->model()->metadata.size() + 6);
+        CHECK(h.panel.listed(0, 1) == h.doc->model()->tensors.size());
+        CHECK(h.panel.listed(1, 1) == h.doc->model()->tensors.size());
         h.panel.set_only_changes(true);
         h.panel.set_filter("PATCH_EMB");
         h.frame();
@@ -156,7 +156,7 @@ TEST_CASE("the compat panel plans the Ollama gemma3 demo file once, on a job", "
         auto text = open_gguf(dir.file("text.gguf"));
         REQUIRE(text);
         CHECK(text->error_count() == 0);
-        CHECK(text->tensors.size() == h.doc->model->tensors.size() - 23);
+        CHECK(text->tensors.size() == h.doc->model()->tensors.size() - 23);
         CHECK(text->find("gemma3.rope.freq_base") != nullptr);
         CHECK(text->find("tokenizer.ggml.tokens")->value.array->count == 320);
         auto mmproj = open_gguf(dir.file("mmproj.gguf"));
@@ -166,7 +166,7 @@ TEST_CASE("the compat panel plans the Ollama gemma3 demo file once, on a job", "
 
         // "Open exported file" opens it as a document of its own.
         Document& opened = h.open_ready(dir.file("text.gguf"));
-        CHECK(opened.model->error_count() == 0);
+        CHECK(opened.model()->error_count() == 0);
     }
 }
 
@@ -175,7 +175,7 @@ TEST_CASE("the compat panel shows the qwen25vl demo's arch switch and prefix cop
     h.settle();
     const CompatView* v = h.panel.view();
     REQUIRE(v);
-    const compat::RewritePlan plan = compat::plan_compat(*h.doc->model);
+    const compat::RewritePlan plan = compat::plan_compat(*h.doc->model());
     CHECK(v->text.counts == plan.text.counts());
     CHECK(v->clip.counts == plan.clip.counts());
     CHECK(v->text.arch_before == "qwen25vl");
@@ -209,8 +209,8 @@ TEST_CASE("the compat panel on an upstream file says what was checked and lists 
     CHECK(v->text.summary.starts_with("no handler fired for architecture \"llama\""));
     CHECK(v->text.summary.find("handle_llama3_metadata") != std::string::npos);
     CHECK_FALSE(h.panel.only_changes());
-    CHECK(h.panel.listed(0, 0) == h.doc->model->metadata.size());
-    CHECK(h.panel.listed(0, 1) == h.doc->model->tensors.size());
+    CHECK(h.panel.listed(0, 0) == h.doc->model()->metadata.size());
+    CHECK(h.panel.listed(0, 1) == h.doc->model()->tensors.size());
     CHECK(changed_rows(v->text.tensors) == 0);
     CHECK(changed_rows(v->text.metadata) == 0);
     h.panel.open_export(*h.doc);

@@ -69,7 +69,7 @@ TEST_CASE_METHOD(OpenFixture, "the Recipe panel shows the recipe of its document
     PanelContext ctx = h.context_of(doc);
     for (int i = 0; i < 2; ++i) h.imgui.window_frame("recipe", 1400, 900, [&] { panel.draw(ctx); });
     REQUIRE(panel.recipe() != nullptr);
-    const QuantRecipe want = quant_recipe(*doc.model);
+    const QuantRecipe want = quant_recipe(*doc.model());
     CHECK(panel.recipe()->base == "Q8_0");
     CHECK(panel.recipe()->kinds == want.kinds);
     CHECK(panel.recipe()->rules == want.rules);

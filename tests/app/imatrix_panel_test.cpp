@@ -59,8 +59,8 @@ TEST_CASE("an imatrix opens as a document with its own panel and summaries", "[g
         REQUIRE(panel.summaries() != nullptr);
         REQUIRE(panel.summaries()->entries.size() == 1);
         const ImatrixEntrySummary& s = panel.summaries()->entries[0];
-        CHECK(s.experts.size() == (doc->imatrix->format == ImatrixFormat::gguf ? 2u : 1u));
-        CHECK(s.inactive_experts == (doc->imatrix->format == ImatrixFormat::gguf ? 1u : 0u));
+        CHECK(s.experts.size() == (doc->imatrix()->format == ImatrixFormat::gguf ? 2u : 1u));
+        CHECK(s.inactive_experts == (doc->imatrix()->format == ImatrixFormat::gguf ? 1u : 0u));
         CHECK(panel.badge(*doc) == "1");
     }
 }

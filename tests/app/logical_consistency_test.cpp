@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "mlens/analysis/tensor_listing.h"
 #include "mlens/ollama/store.h"
 #include "mlens/ollama/store_listing.h"
 #include "panels/inspector_panel.h"
 #include "panels/tensor_panel.h"
-#include "state/tensor_listing.h"
 #include "workspace_harness.h"
 
 using namespace mlens;
@@ -45,19 +45,19 @@ TEST_CASE("the app, info --json and tensors --json agree on every demo model", "
         INFO(path);
         test::WorkspaceHarness h;
         Document& doc = h.open_ready(path);
-        const ModelSummary& s = doc.index->summary;
+        const ModelSummary& s = doc.index()->summary;
         CHECK(!s.architecture.empty());
-        CHECK(s.tensor_count == doc.index->tensors.size());
+        CHECK(s.tensor_count == doc.index()->tensors.size());
 
         // The Tensors panel lists every logical tensor; its totals are the summary's.
-        const TensorListing all = list_tensors(*doc.model, *doc.index, TensorQuery{});
+        const TensorListing all = list_tensors(*doc.model(), *doc.index(), TensorQuery{});
         CHECK(all.rows.size() == s.tensor_count);
         CHECK(all.totals.count == s.tensor_count);
         CHECK(all.totals.elements == s.parameters);
         CHECK(all.totals.bytes == s.tensor_bytes);
         CHECK(all.totals.bits_per_weight() == s.bits_per_weight);
         uint64_t layered = 0;
-        for (const LayerSummary& l : doc.index->layers) layered += l.parameters;
+        for (const LayerSummary& l : doc.index()->layers) layered += l.parameters;
         CHECK(layered == s.parameters);
 
         test::CliRun info = test::run_mlens({"info", path, "--json"});
@@ -68,7 +68,7 @@ TEST_CASE("the app, info --json and tensors --json agree on every demo model", "
         CHECK(i["architecture"] == s.architecture);
         CHECK(i["parameters"] == s.parameters);
         CHECK(i["tensor_count"] == s.tensor_count);
-        CHECK(i["stored_tensor_count"] == doc.model->tensors.size());
+        CHECK(i["stored_tensor_count"] == doc.model()->tensors.size());
 
         test::CliRun tensors = test::run_mlens({"tensors", path, "--json"});
         REQUIRE(tensors.exit_status == 0);
@@ -83,7 +83,7 @@ TEST_CASE("the app, info --json and tensors --json agree on every demo model", "
         CHECK(bytes == s.tensor_bytes);
 
         // Both panels draw every kind of row: a folded tensor selected when there is one.
-        for (const LogicalTensor& lt : doc.index->tensors)
+        for (const LogicalTensor& lt : doc.index()->tensors)
             if (lt.folded()) {
                 doc.select({SelectionKind::tensor, lt.index});
                 break;
@@ -100,8 +100,8 @@ TEST_CASE("the app, info --json and tensors --json agree on every demo model", "
 TEST_CASE("a tensor-blob model's Tensors panel rows are logical tensors", "[gui-logical]") {
     test::WorkspaceHarness h;
     Document& doc = h.open_ready(kDemoStore + "/tiny-moe-shared:int4");
-    const Model& m = *doc.model;
-    const DocumentIndex& index = *doc.index;
+    const Model& m = *doc.model();
+    const DocumentIndex& index = *doc.index();
     TensorQuery q;
     q.text = "down_proj";
     const TensorListing l = list_tensors(m, index, q);

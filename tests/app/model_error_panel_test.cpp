@@ -163,7 +163,7 @@ TEST_CASE("Model error rows select their tensor in this document and bring the W
     h.q4->focus_panel.clear();
     h.panel.show_row(*h.q4, *row);
     CHECK(h.q4->selection.kind == SelectionKind::tensor);
-    CHECK(h.q4->model->tensors[h.q4->selection.index].name == "blk.1.attn_q.weight");
+    CHECK(h.q4->model()->tensors[h.q4->selection.index].name == "blk.1.attn_q.weight");
     CHECK(h.q4->focus_panel == "weights");
     h.frame();  // the table highlights the selected row
 }

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "pane_layout.h"
+#include "state/pane_layout.h"
 
 using namespace mlens;
 

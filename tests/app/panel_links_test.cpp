@@ -76,8 +76,8 @@ T& panel_of(std::vector<std::unique_ptr<Panel>>& panels, std::string_view id) {
 TEST_CASE("panel links read back what they write", "[app][links]") {
     FixtureDocument h;
     Document& doc = h.doc;
-    const DocumentIndex& index = *doc.index;
-    const Model& m = *doc.model;
+    const DocumentIndex& index = *doc.index();
+    const Model& m = *doc.model();
 
     REQUIRE_FALSE(index.metadata_groups.empty());
     for (size_t g = 0; g < index.metadata_groups.size(); ++g) {
@@ -122,7 +122,7 @@ TEST_CASE("panel links read back what they write", "[app][links]") {
 TEST_CASE("a Health finding opens the Weights panel at its expert, row and block", "[app][health][gui-weights]") {
     FixtureDocument h;
     Document& doc = h.doc;
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     auto panels = registry_panels();
     HealthPanel& health = panel_of<HealthPanel>(panels, "health");
     WeightsPanel& weights = panel_of<WeightsPanel>(panels, "weights");
@@ -195,15 +195,15 @@ TEST_CASE("a Health finding opens the Weights panel at its expert, row and block
 TEST_CASE("read_row_blocks lists a quantized row by the type's blocks and refuses a row beyond the tensor", "[gui-weights]") {
     FixtureDocument h;
     Document& doc = h.doc;
-    const size_t q = tensor_index(*doc.model, "blk.0.attn_q.weight");
-    Result<RowBlocks> row = read_row_blocks(*doc.model, q, std::nullopt, 3);
+    const size_t q = tensor_index(*doc.model(), "blk.0.attn_q.weight");
+    Result<RowBlocks> row = read_row_blocks(*doc.model(), q, std::nullopt, 3);
     REQUIRE(row);
     CHECK(row->type_block_length == 32);
     CHECK(row->block_length == 32);
     CHECK(row->blocks.size() == 2);
     CHECK(row->values.size() == 64);
     CHECK(row->nonfinite == 0);
-    Result<RowBlocks> beyond = read_row_blocks(*doc.model, q, std::nullopt, 4);
+    Result<RowBlocks> beyond = read_row_blocks(*doc.model(), q, std::nullopt, 4);
     REQUIRE_FALSE(beyond);
     CHECK(beyond.error().code == ErrorCode::E_RANGE);
     CHECK(beyond.error().message == "row 4 is beyond the 4 rows of the tensor");

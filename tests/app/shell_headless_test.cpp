@@ -60,15 +60,15 @@ TEST_CASE("every panel draws the fixture document with every kind of selection")
     ShellHarness h;
     Document& doc = h.open(dir.file("fixture.gguf"));
     REQUIRE(doc.ready());
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     CHECK(m.tensors.size() == 17);
     CHECK(m.warning_count() >= 2);
-    CHECK(doc.index->tokenizer.count() == 21);
-    CHECK(doc.index->tokenizer.chat_template.has_value());
+    CHECK(doc.index()->tokenizer.count() == 21);
+    CHECK(doc.index()->tokenizer.chat_template.has_value());
     CHECK(doc.selection.kind == SelectionKind::header);
     CHECK(h.settings.recent_files.front() == doc.path);
     // The CJK code points of the vocabulary reach the font atlas.
-    CHECK(std::find(doc.index->code_points.begin(), doc.index->code_points.end(), 0x65E5u) != doc.index->code_points.end());
+    CHECK(std::find(doc.index()->code_points.begin(), doc.index()->code_points.end(), 0x65E5u) != doc.index()->code_points.end());
 
     h.every_panel(doc);
     for (size_t i = 0; i < m.metadata.size(); ++i) {
@@ -83,7 +83,7 @@ TEST_CASE("every panel draws the fixture document with every kind of selection")
         doc.select({SelectionKind::diagnostic, i}, "diagnostics");
         h.frames(2);
     }
-    for (size_t i = 0; i < doc.index->tokenizer.count(); ++i) {
+    for (size_t i = 0; i < doc.index()->tokenizer.count(); ++i) {
         doc.select({SelectionKind::token, i}, "tokenizer");
         h.frames(2);
     }
@@ -92,13 +92,13 @@ TEST_CASE("every panel draws the fixture document with every kind of selection")
     CHECK(doc.focus_panel == "tokenizer");
     h.frames(2);
     CHECK(doc.selection == Selection{SelectionKind::token, 20});
-    for (size_t g = 0; g < doc.index->metadata_groups.size(); ++g) {
-        REQUIRE(h.shell.follow_link(doc, metadata_group_link(*doc.index, g)));
+    for (size_t g = 0; g < doc.index()->metadata_groups.size(); ++g) {
+        REQUIRE(h.shell.follow_link(doc, metadata_group_link(*doc.index(), g)));
         CHECK(doc.focus_panel == "metadata");
         h.frames(2);
     }
-    for (size_t l = 0; l < doc.index->layers.size(); ++l) {
-        REQUIRE(h.shell.follow_link(doc, tensor_layer_link(*doc.index, l)));
+    for (size_t l = 0; l < doc.index()->layers.size(); ++l) {
+        REQUIRE(h.shell.follow_link(doc, tensor_layer_link(*doc.index(), l)));
         CHECK(doc.focus_panel == "tensors");
         h.frames(2);
     }
@@ -122,10 +122,10 @@ TEST_CASE("a damaged file opens with its diagnostics and every panel draws") {
     ShellHarness h;
     Document& doc = h.open(dir.file("damaged.gguf"));
     REQUIRE(doc.ready());
-    CHECK(doc.model->partial);
-    CHECK(doc.model->error_count() >= 1);
+    CHECK(doc.model()->partial);
+    CHECK(doc.model()->error_count() >= 1);
     h.every_panel(doc);
-    for (size_t i = 0; i < doc.model->diagnostics.size(); ++i) {
+    for (size_t i = 0; i < doc.model()->diagnostics.size(); ++i) {
         doc.select({SelectionKind::diagnostic, i});
         h.frames(2);
     }
@@ -170,15 +170,15 @@ TEST_CASE("a cut file opens with a banner that leads to its diagnostics") {
     ShellHarness h;
     Document& doc = h.open(dir.file("cut.gguf"));
     REQUIRE(doc.ready());
-    CHECK(error_banner_text(*doc.model) ==
+    CHECK(error_banner_text(*doc.model()) ==
           "3 errors \xC2\xB7 E_TRUNCATED_DATA: file ends at 154 of 224 bytes: 70 bytes of tensor data missing; "
           "2 of 2 tensors affected");
-    CHECK(doc.model->tensors[0].presence == DataPresence::partial);
-    CHECK(doc.model->tensors[1].presence == DataPresence::missing);
+    CHECK(doc.model()->tensors[0].presence == DataPresence::partial);
+    CHECK(doc.model()->tensors[1].presence == DataPresence::missing);
     h.every_panel(doc);
     TempDir clean;
     REQUIRE(test::write_gui_fixture(clean.file("whole.gguf")));
-    CHECK(error_banner_text(*h.open(clean.file("whole.gguf")).model).empty());
+    CHECK(error_banner_text(*h.open(clean.file("whole.gguf")).model()).empty());
 }
 
 TEST_CASE("opening the same path twice keeps one document; several documents are tabs") {
@@ -296,7 +296,7 @@ TEST_CASE("links reach the panel that accepts them, which the shell brings forwa
     REQUIRE(test::write_gui_fixture(dir.file("fixture.gguf")));
     ShellHarness h;
     Document& doc = h.open(dir.file("fixture.gguf"));
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     REQUIRE_FALSE(m.tensors.empty());
     const size_t last = m.tensors.size() - 1;
 

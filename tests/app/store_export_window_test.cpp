@@ -37,7 +37,7 @@ struct ExportHarness : test::WorkspaceHarness {
         jobs.wait_all();
         frames();
     }
-    const ModelListing& listing() { return doc->store->listing.models[*panel.shown_model()]; }
+    const ModelListing& listing() { return doc->store()->listing.models[*panel.shown_model()]; }
 };
 
 }  // namespace
@@ -47,7 +47,7 @@ TEST_CASE("the store panel's Export window plans, writes and verifies an hf expo
     StoreExportWindow& w = h.panel.export_window();
     CHECK_FALSE(w.is_open());
     PanelContext ctx = h.context_of(*h.doc);
-    w.open(ctx, h.doc->store->store, h.listing().ref.name, export_formats_of(h.listing().format));
+    w.open(ctx, h.doc->store()->store, h.listing().ref.name, export_formats_of(h.listing().format));
     h.settle();
     REQUIRE(w.is_open());
     REQUIRE(w.prepared());
@@ -86,7 +86,7 @@ TEST_CASE("the Export window of a GGUF store model; a cancelled export leaves no
     ExportHarness h("tiny-llama:q4_0");
     StoreExportWindow& w = h.panel.export_window();
     PanelContext ctx = h.context_of(*h.doc);
-    w.open(ctx, h.doc->store->store, h.listing().ref.name, export_formats_of(h.listing().format));
+    w.open(ctx, h.doc->store()->store, h.listing().ref.name, export_formats_of(h.listing().format));
     h.settle();
     REQUIRE(w.prepared());
     std::vector<std::string> names;

@@ -58,7 +58,7 @@ TEST_CASE("the demo store opens as a store document listing its models", "[gui-s
     Document& doc = h.open(kDemoStore);
     REQUIRE(doc.is_store());
     CHECK(doc.title == "Ollama store \xC2\xB7 ollama-store");
-    const StoreListing& l = doc.store->listing;
+    const StoreListing& l = doc.store()->listing;
     REQUIRE(l.models.size() == 6);
     CHECK(l.models[0].ref.name.display() == "tiny-llama:q4_0");
     CHECK(l.models[0].format == "gguf");
@@ -83,7 +83,7 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
     CHECK(panel.detail() == nullptr);
     REQUIRE(panel.accept_link("store-model:tiny-moe:int4", doc));
     REQUIRE(models.accept_link("store-model:tiny-moe:int4", doc));
-    CHECK(panel.shown_model() == model_index(doc.store->listing, "tiny-moe:int4"));
+    CHECK(panel.shown_model() == model_index(doc.store()->listing, "tiny-moe:int4"));
     h.draw(panel, doc, 1);
     h.jobs.wait_all();
     h.draw(panel, doc);
@@ -135,7 +135,7 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
     h.draw(panel, doc);
 
     // The GGUF model shows its text layers.
-    REQUIRE(panel.accept_link(doc.store->listing.models[0].ref.name.full(), doc));
+    REQUIRE(panel.accept_link(doc.store()->listing.models[0].ref.name.full(), doc));
     h.draw(panel, doc, 1);
     h.jobs.wait_all();
     h.draw(panel, doc);
@@ -161,7 +161,7 @@ TEST_CASE("verifying a blob whose content changed reports the digest mismatch", 
     StoreHarness h;
     Document& doc = h.open(root);
     StorePanel panel;
-    REQUIRE(panel.accept_link(doc.store->listing.models[0].ref.name.full(), doc));
+    REQUIRE(panel.accept_link(doc.store()->listing.models[0].ref.name.full(), doc));
     h.draw(panel, doc, 1);
     h.jobs.wait_all();
     h.draw(panel, doc);
@@ -191,7 +191,7 @@ TEST_CASE("a store model opens by its manifest path and shows its safetensors he
     Document& doc = h.open(manifest);
     CHECK(doc.title == "tiny-moe:int4 (Ollama)");
     CHECK_FALSE(doc.is_store());
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     CHECK(m.format == Format::safetensors);
     CHECK(safetensors_shards(m).size() == 3);
     std::vector<size_t> side = side_file_entries(m);
@@ -215,7 +215,7 @@ TEST_CASE("a model reference opens as that model of the default store", "[gui-st
     Document& doc = h.open("tiny-moe:int4");
     CHECK(doc.title == "tiny-moe:int4 (Ollama)");
     CHECK(doc.path == kDemoStore + "/manifests/registry.ollama.ai/library/tiny-moe/int4");
-    CHECK(doc.model->format == Format::safetensors);
+    CHECK(doc.model()->format == Format::safetensors);
     // The same reference again brings the open document to the front instead of a second one.
     CHECK(&h.workspace.open("tiny-moe:int4") == &doc);
     // So do its manifest and STORE/reference: one resolver, one document.
@@ -233,8 +233,8 @@ TEST_CASE("the shell draws the store and its models with every panel", "[gui-sto
     Document* doc = shell.workspace().active();
     REQUIRE(doc);
     REQUIRE(doc->is_store());
-    for (size_t model = 0; model < doc->store->listing.models.size(); ++model) {
-        doc->follow("store-model:" + doc->store->listing.models[model].ref.name.full());
+    for (size_t model = 0; model < doc->store()->listing.models.size(); ++model) {
+        doc->follow("store-model:" + doc->store()->listing.models[model].ref.name.full());
         h.imgui.frame([&] { shell.frame(); });
         h.jobs.wait_all();
         for (int i = 0; i < 3; ++i) h.imgui.frame([&] { shell.frame(); });
@@ -263,19 +263,19 @@ TEST_CASE("a damaged store: the list, the navigator and the model page show the 
     StoreModelsPanel models;
     // The structure verdicts come with the listing; the first frame starts the digest pass.
     for (const test::BrokenModel& b : broken) {
-        const ModelListing& m = doc.store->listing.models[model_index(doc.store->listing, b.name)];
+        const ModelListing& m = doc.store()->listing.models[model_index(doc.store()->listing, b.name)];
         CHECK(m.check.short_reason().starts_with(b.structure_code));
         CHECK(!m.check.digests_verified);
     }
     h.draw(models, doc, 1);
     h.draw(panel, doc, 1);
-    REQUIRE(doc.store->digests->started);
+    REQUIRE(doc.store()->digests->started);
     h.jobs.wait_all();
     h.draw(models, doc);
     h.draw(panel, doc);
-    const StoreListing& l = doc.store->listing;
+    const StoreListing& l = doc.store()->listing;
     CHECK(l.digests_verified);
-    CHECK(digest_pass_text(*doc.store) == "digests verified");
+    CHECK(digest_pass_text(*doc.store()) == "digests verified");
     CHECK(l.models[model_index(l, "tiny:latest")].ok());
     for (const test::BrokenModel& b : broken) {
         const ModelListing& m = l.models[model_index(l, b.name)];

@@ -5,8 +5,8 @@
 
 #include <sstream>
 
+#include "mlens/analysis/tensor_table_export.h"
 #include "mlens/model/logical_tensors.h"
-#include "state/tensor_export.h"
 
 using namespace mlens;
 

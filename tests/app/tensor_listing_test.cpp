@@ -5,10 +5,10 @@
 
 #include "gui_fixture.h"
 #include "headless.h"
+#include "mlens/analysis/tensor_listing.h"
 #include "mlens/open/target.h"
 #include "state/array_search.h"
 #include "state/document.h"
-#include "state/tensor_listing.h"
 
 using namespace mlens;
 

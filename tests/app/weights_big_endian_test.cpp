@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "gguf_builder.h"
+#include "mlens/analysis/weights_inspection.h"
 #include "mlens/formats/gguf_reader.h"
-#include "state/weights_analysis.h"
 #include "test_paths.h"
 
 using namespace mlens;

@@ -15,11 +15,11 @@
 #include "gui_fixture.h"
 #include "headless.h"
 #include "hf_conversion_fixture.h"
+#include "mlens/analysis/weights_inspection.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/open/target.h"
 #include "model_fixture.h"
 #include "panels/weights_panel.h"
-#include "state/weights_analysis.h"
 #include "state/workspace.h"
 #include "workspace_harness.h"
 
@@ -140,11 +140,11 @@ struct WeightsHarness : test::WorkspaceHarness {
 
 TEST_CASE("analyze_weights computes stats, histogram and first values of one expert", "[gui-weights]") {
     WeightsHarness h;
-    CHECK(expert_count(*h.a->model, 0) == 2u);
-    CHECK_FALSE(expert_count(*h.a->model, 1).has_value());
+    CHECK(expert_count(*h.a->model(), 0) == 2u);
+    CHECK_FALSE(expert_count(*h.a->model(), 1).has_value());
 
     WeightsRequest rq;
-    rq.model = h.a->model;
+    rq.model = h.a->model();
     rq.tensor = 0;
     rq.expert = 1;
     rq.bins = 4;
@@ -176,11 +176,11 @@ TEST_CASE("analyze_weights computes stats, histogram and first values of one exp
 TEST_CASE("analyze_weights compares with the same-named tensor of another model", "[gui-weights]") {
     WeightsHarness h;
     WeightsRequest rq;
-    rq.model = h.a->model;
+    rq.model = h.a->model();
     rq.tensor = 1;
     rq.bins = 8;
     rq.columns = 3;
-    rq.other = h.b->model;
+    rq.other = h.b->model();
     WeightsResult r;
     analyze_weights(rq, r, nullptr);
     REQUIRE(r.error.empty());
@@ -258,9 +258,9 @@ TEST_CASE("the Weights panel follows the selection, re-bins on zoom and compares
 
 TEST_CASE("analyze_weights summarizes the block scales of quantized tensors and expert slices", "[gui-weights]") {
     WeightsHarness h;
-    const Model& m = *h.q->model;
+    const Model& m = *h.q->model();
     WeightsRequest rq;
-    rq.model = h.q->model;
+    rq.model = h.q->model();
     rq.bins = 4;
 
     // Q8_0: one "d" per 32 values, 384 / 32 = 12 of them, three of them zero.
@@ -418,7 +418,7 @@ TEST_CASE("analyze_weights compares a tensor with its requantized copy", "[gui-w
     const uint32_t q4_k = *ggml_type_from_name("Q4_K");
     auto analyze = [&](size_t tensor, uint32_t type) {
         WeightsRequest rq;
-        rq.model = h.q->model;
+        rq.model = h.q->model();
         rq.tensor = tensor;
         rq.bins = 16;
         rq.want_scales = false;

@@ -7,10 +7,10 @@
 
 #include "gguf_builder.h"
 #include "headless.h"
+#include "mlens/analysis/weights_inspection.h"
 #include "mlens/formats/ggml_types.h"
 #include "panels/weights_panel.h"
 #include "panels/weights_requant_view.h"
-#include "state/weights_analysis.h"
 #include "state/workspace.h"
 #include "workspace_harness.h"
 
@@ -73,7 +73,7 @@ struct RequantHarness : test::WorkspaceHarness {
 TEST_CASE("requantize_weights gives one row per type in order, with the error of each", "[gui-requant]") {
     RequantHarness h;
     RequantRequest rq;
-    rq.model = h.doc->model;
+    rq.model = h.doc->model();
     rq.tensor = 0;
     rq.ggml_types = {type_id("Q8_0"), type_id("Q4_0"), type_id("IQ2_XXS"), type_id("Q4_K")};
     RequantResult r;

@@ -239,7 +239,7 @@ bool tokenizer_cases(const std::string& path) {
     // One more character narrows the search; the previous query's rows stay until the new search
     // hands over its first matches.
     const std::string narrower = std::string(kQuery) + "1";
-    const TokenizerInfo& t = app.document().index->tokenizer;
+    const TokenizerInfo& t = app.document().index()->tokenizer;
     const uint64_t matches = search_array(*t.tokens, "tokenizer.ggml.tokens", narrower).size();
     auto search_start = Clock::now();
     std::vector<double> searching = app.type("1");

@@ -37,7 +37,7 @@ void CompatExport::start(PanelContext& ctx, std::shared_ptr<const CompatView> vi
     if (m_job || !view) return;
     compat::ExportOptions options{m_text_path, m_vision && m_write_mmproj ? m_mmproj_path : std::string(),
                                   gui_output_guard(&ctx.doc, ctx.workspace)};
-    std::shared_ptr<const Model> model = ctx.doc.model;
+    std::shared_ptr<const Model> model = ctx.doc.model();
     m_outcome.reset();
     m_job = ctx.jobs.start("export upstream " + escape_for_display(fs::path(m_text_path).filename().string(), 60),
                            [model, view, options](JobContext& job) { return compat::export_upstream(*model, view->plan, options, &job); });

@@ -5,7 +5,7 @@
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
-#include "state/text_search.h"
+#include "mlens/text/text_search.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
@@ -115,7 +115,7 @@ void CompatPanel::poll() {
 }
 
 void CompatPanel::start(PanelContext& ctx) {
-    std::shared_ptr<const Model> model = ctx.doc.model;
+    std::shared_ptr<const Model> model = ctx.doc.model();
     m_job = ctx.jobs.start("compat plan " + ctx.doc.title,
                            [model](JobContext& job) -> Result<CompatView> { return build_compat_view(*model, &job); });
     m_cancelled = false;

@@ -5,7 +5,7 @@
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
-#include "state/text_search.h"
+#include "mlens/text/text_search.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
@@ -41,13 +41,13 @@ void DiagnosticsPanel::refresh(const Model& m) {
 }
 
 std::string DiagnosticsPanel::badge(const Document& doc) const {
-    if (!doc.ready() || doc.model->diagnostics.empty()) return {};
-    return std::to_string(doc.model->diagnostics.size());
+    if (!doc.is_model() || doc.model()->diagnostics.empty()) return {};
+    return std::to_string(doc.model()->diagnostics.size());
 }
 
 void DiagnosticsPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     if (m.diagnostics.empty()) {
         ImGui::Spacing();
         ui::text_colored(palette().ok, "\xE2\x9C\x93 No diagnostics: every check passed.");

@@ -51,7 +51,7 @@ void HealthPanel::start(PanelContext& ctx) {
     m_status.clear();
     m_selected.reset();
     m_started = ImGui::GetTime();
-    std::shared_ptr<const Model> model = ctx.doc.model;
+    std::shared_ptr<const Model> model = ctx.doc.model();
     m_job = ctx.jobs.start("Health check", [model](JobContext& job) { return fsck_model(*model, &job, 2); });
 }
 
@@ -177,8 +177,8 @@ void HealthPanel::draw_table(PanelContext& ctx) {
         ImGui::TableNextColumn();
         ui::text(f.message);
         ImGui::TableNextColumn();
-        if (f.tensor_index && *f.tensor_index < doc.model->tensors.size() && ImGui::SmallButton("Weights"))
-            doc.follow(finding_weights_link(f, doc.model->tensors[*f.tensor_index].name));
+        if (f.tensor_index && *f.tensor_index < doc.model()->tensors.size() && ImGui::SmallButton("Weights"))
+            doc.follow(finding_weights_link(f, doc.model()->tensors[*f.tensor_index].name));
         ImGui::PopID();
     }
     ImGui::EndTable();

@@ -53,11 +53,11 @@ double sort_value(const ImatrixEntry& e, const ImatrixEntrySummary& s, int colum
 }  // namespace
 
 std::string ImatrixPanel::badge(const Document& doc) const {
-    return doc.imatrix ? std::to_string(doc.imatrix->entries.size()) : std::string();
+    return doc.imatrix() ? std::to_string(doc.imatrix()->entries.size()) : std::string();
 }
 
 void ImatrixPanel::start(PanelContext& ctx) {
-    auto imatrix = ctx.doc.imatrix;
+    auto imatrix = ctx.doc.imatrix();
     m_job = ctx.jobs.start("summarize " + ctx.doc.title, [imatrix](JobContext& job) -> Result<ImatrixSummaries> {
         ImatrixSummaries out;
         for (size_t i = 0; i < imatrix->entries.size(); ++i) {
@@ -190,8 +190,8 @@ void ImatrixPanel::entry_detail(const Imatrix& m, size_t entry) {
 }
 
 void ImatrixPanel::draw(PanelContext& ctx) {
-    if (!ctx.doc.imatrix) return;
-    const Imatrix& m = *ctx.doc.imatrix;
+    if (!ctx.doc.imatrix()) return;
+    const Imatrix& m = *ctx.doc.imatrix();
     if (!m_job && !m_done) start(ctx);
     std::string head = std::string(imatrix_format_name(m.format)) + " importance matrix \xC2\xB7 " + std::to_string(m.entries.size()) +
         (m.entries.size() == 1 ? " entry" : " entries");
@@ -219,7 +219,7 @@ void ImatrixPanel::draw(PanelContext& ctx) {
 
 bool ImatrixPanel::accept_link(std::string_view link, Document& doc) {
     if (link.starts_with("imatrix:")) link.remove_prefix(8);
-    const auto& entries = doc.imatrix->entries;
+    const auto& entries = doc.imatrix()->entries;
     for (size_t i = 0; i < entries.size(); ++i)
         if (entries[i].name == link) {
             m_selected = i;

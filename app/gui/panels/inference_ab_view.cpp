@@ -21,7 +21,7 @@ namespace mlens {
 
 namespace {
 
-bool is_gguf_model(const Document& d) { return d.ready() && !d.is_store() && d.model->format == Format::gguf; }
+bool is_gguf_model(const Document& d) { return d.ready() && d.is_model() && d.model()->format == Format::gguf; }
 
 // Documents that can be B, this one first.
 std::vector<Document*> b_candidates(PanelContext& ctx) {

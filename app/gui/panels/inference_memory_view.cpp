@@ -137,7 +137,7 @@ void InferenceMemoryView::bar_chart(const MemoryEstimate& est, const MemoryMeasu
 }
 
 void InferenceMemoryView::draw(PanelContext& ctx, InferenceController& c) {
-    if (!ctx.doc.model) return;
+    if (!ctx.doc.model()) return;
     input_u32("ctx", options.n_ctx, 1, 1u << 20, 256);
     ImGui::SameLine();
     input_u32("batch", options.n_batch, 1, 1u << 16, 64);
@@ -159,7 +159,7 @@ void InferenceMemoryView::draw(PanelContext& ctx, InferenceController& c) {
     ImGui::EndDisabled();
     if (!c.can_decode() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("Load the model with its weights first");
-    update_estimate(*ctx.doc.model);
+    update_estimate(*ctx.doc.model());
 
     const MemoryEstimate* est = m_estimate && m_estimate->ok() ? &m_estimate->value() : nullptr;
     if (m_estimate && !m_estimate->ok()) ui::text_colored(palette().error, escape_for_display(m_estimate->error().to_string(), 1000));

@@ -121,7 +121,7 @@ void InferencePanel::load_bar(PanelContext& ctx) {
         stopped_box(ctx);
         return;
     }
-    if (c.loaded()) facts_line(ctx.doc.index->summary);
+    if (c.loaded()) facts_line(ctx.doc.index()->summary);
     if (const auto& e = c.load_error()) {
         ImGui::PushTextWrapPos(0);
         if (e->code == ErrorCode::E_CANCELLED) {

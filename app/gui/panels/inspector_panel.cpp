@@ -63,8 +63,8 @@ void title(std::string_view kind, std::string_view name) {
 }
 
 void header_fields(const Document& doc, ImFont* mono) {
-    const Model& m = *doc.model;
-    const ModelSummary& s = doc.index->summary;
+    const Model& m = *doc.model();
+    const ModelSummary& s = doc.index()->summary;
     title("file", doc.title);
     Fields f(mono);
     f.row("path", escape_for_display(doc.path, 400));
@@ -105,7 +105,7 @@ void header_fields(const Document& doc, ImFont* mono) {
 }
 
 void metadata_fields(Document& doc, size_t i, ImFont* mono) {
-    const MetadataEntry& e = doc.model->metadata[i];
+    const MetadataEntry& e = doc.model()->metadata[i];
     title("key", escape_for_display(e.key, 200));
     {
         Fields f(mono);
@@ -116,7 +116,7 @@ void metadata_fields(Document& doc, size_t i, ImFont* mono) {
         f.range("key bytes", e.key_range);
         f.range("type bytes", e.type_range);
         f.range("value bytes", e.value_range);
-        if (doc.model->files.size() > 1) f.row("file", std::to_string(e.file));
+        if (doc.model()->files.size() > 1) f.row("file", std::to_string(e.file));
     }
     if (e.value.is_array() && ImGui::Button("Open value viewer")) doc.follow(metadata_array_link(i));
     if (e.value.is_string()) {
@@ -135,13 +135,13 @@ void placement_fields(Fields& f, const Document& doc, const TensorInfo& t, std::
     f.row("rel. offset", ui::hex_offset(t.relative_offset) + " (" + ui::with_separators(t.relative_offset) + ")", true);
     f.range(data_label, t.data_range());
     f.range("info record", t.info_range);
-    if (doc.model->files.size() > 1 && t.file < doc.model->files.size())
-        f.row("file", escape_for_display(doc.model->files[t.file].path, 300));
+    if (doc.model()->files.size() > 1 && t.file < doc.model()->files.size())
+        f.row("file", escape_for_display(doc.model()->files[t.file].path, 300));
 }
 
 void storage_type_fields(Fields& f, const Document& doc, const TensorInfo& t) {
     // GGUF stores a ggml type id, shown with its name; safetensors stores only the dtype's name.
-    if (doc.model->format == Format::gguf)
+    if (doc.model()->format == Format::gguf)
         f.row("type", t.type.name + " (id " + std::to_string(t.type.id) + ")", false, t.type.known ? nullptr : &palette().error);
     else
         f.row("dtype", t.type.name, false, t.type.known ? nullptr : &palette().error);
@@ -149,20 +149,20 @@ void storage_type_fields(Fields& f, const Document& doc, const TensorInfo& t) {
 
 // One stored entry by itself: a scale, bias or global scale of a quantized tensor.
 void companion_fields(const Document& doc, size_t i, ImFont* mono) {
-    const TensorInfo& t = doc.model->tensors[i];
+    const TensorInfo& t = doc.model()->tensors[i];
     title("stored entry", escape_for_display(t.name, 200));
     Fields f(mono);
     storage_type_fields(f, doc, t);
     f.row("ne", shape_text(t.ne, ShapeStyle::bracketed), true);
     if (t.n_bytes) f.row("bytes", ui::with_separators(*t.n_bytes) + " (" + human_bytes(*t.n_bytes) + ")", true);
-    if (t.part_of && *t.part_of < doc.model->tensors.size()) f.row("part of", escape_for_display(doc.model->tensors[*t.part_of].name, 200));
+    if (t.part_of && *t.part_of < doc.model()->tensors.size()) f.row("part of", escape_for_display(doc.model()->tensors[*t.part_of].name, 200));
     placement_fields(f, doc, t);
 }
 
 void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
-    const LogicalTensor* lt = find_logical_tensor(doc.index->tensors, i);
+    const LogicalTensor* lt = find_logical_tensor(doc.index()->tensors, i);
     if (!lt) return companion_fields(doc, i, mono);
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     const TensorInfo& t = m.tensors[i];
     title("tensor", escape_for_display(t.name, 200));
     Fields f(mono);
@@ -205,7 +205,7 @@ void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
 }
 
 void token_fields(const Document& doc, size_t id, ImFont* mono) {
-    const TokenizerInfo& t = doc.index->tokenizer;
+    const TokenizerInfo& t = doc.index()->tokenizer;
     std::string raw = t.tokens->string_at(id, 4096);
     title("token", std::to_string(id));
     // In the UI font, as the tokenizer table draws it: the UI font holds every piece's characters.
@@ -228,7 +228,7 @@ void token_fields(const Document& doc, size_t id, ImFont* mono) {
 }
 
 void diagnostic_fields(const Document& doc, size_t i, ImFont* mono) {
-    const Diagnostic& d = doc.model->diagnostics[i];
+    const Diagnostic& d = doc.model()->diagnostics[i];
     bool error = d.severity == Severity::error;
     title(error ? "error" : "warning", std::string(code_name(d.code)));
     Fields f(mono);
@@ -237,7 +237,7 @@ void diagnostic_fields(const Document& doc, size_t i, ImFont* mono) {
     f.row("field", d.field.empty() ? "-" : escape_for_display(d.field, 200), true);
     f.row("offset", d.offset ? ui::hex_offset(*d.offset) + " (" + ui::with_separators(*d.offset) + ")" : "-", true);
     f.row("message", d.message);
-    if (doc.model->files.size() > 1) f.row("file", std::to_string(d.file));
+    if (doc.model()->files.size() > 1) f.row("file", std::to_string(d.file));
 }
 
 }  // namespace
@@ -259,7 +259,7 @@ void InspectorPanel::draw_bytes(PanelContext& ctx) {
     ImGui::Separator();
     if (target->highlight.length > 0)
         ui::cell_text_dim("selected " + ui::byte_range_text(target->highlight.offset, target->highlight.length));
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     ByteSourcePtr source = target->file < m.files.size() ? m.files[target->file].source : nullptr;
     const uint64_t file_size = source ? source->size() : 0;
     if (target->offset >= file_size) {
@@ -277,7 +277,7 @@ void InspectorPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
     ImFont* mono = ctx.fonts.mono();
     ImGui::BeginChild("inspector", ImVec2(0, 0), false);
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     const Selection& s = doc.selection;
     switch (s.kind) {
         case SelectionKind::header:
@@ -296,7 +296,7 @@ void InspectorPanel::draw(PanelContext& ctx) {
             if (s.index < m.diagnostics.size()) diagnostic_fields(doc, s.index, mono);
             break;
         case SelectionKind::token:
-            if (doc.index->tokenizer.tokens && s.index < doc.index->tokenizer.count()) token_fields(doc, s.index, mono);
+            if (doc.index()->tokenizer.tokens && s.index < doc.index()->tokenizer.count()) token_fields(doc, s.index, mono);
             break;
         case SelectionKind::finding:
             if (doc.finding_bytes) ui::label_value("health finding", doc.finding_bytes->label);

@@ -8,8 +8,8 @@
 #include "mlens/model/metadata_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/text_search.h"
 #include "panels/panel_links.h"
-#include "state/text_search.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
@@ -22,8 +22,8 @@ void MetadataPanel::refresh(const Document& doc) {
     m_applied_filter = m_filter;
     m_applied_group = m_group;
     m_rows.clear();
-    const Model& m = *doc.model;
-    const auto& groups = doc.index->metadata_groups;
+    const Model& m = *doc.model();
+    const auto& groups = doc.index()->metadata_groups;
     const MetadataGroup* group = m_applied_group && *m_applied_group < groups.size() ? &groups[*m_applied_group] : nullptr;
     auto consider = [&](size_t i) {
         const MetadataEntry& e = m.metadata[i];
@@ -37,7 +37,7 @@ void MetadataPanel::refresh(const Document& doc) {
 }
 
 void MetadataPanel::open_viewer(const Document& doc, size_t entry) {
-    const MetadataEntry& e = doc.model->metadata[entry];
+    const MetadataEntry& e = doc.model()->metadata[entry];
     if (!e.value.array) return;
     std::string id = "array_" + std::to_string(doc.id) + "_" + std::to_string(entry);
     for (auto& v : m_viewers) {
@@ -51,14 +51,14 @@ void MetadataPanel::open_viewer(const Document& doc, size_t entry) {
 
 void MetadataPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
     ui::search_box("filter", "filter keys and values (Ctrl+F)", m_filter, 320, focus);
-    const auto& groups = doc.index->metadata_groups;
+    const auto& groups = doc.index()->metadata_groups;
     if (m_group && *m_group < groups.size()) {
         ImGui::SameLine();
         std::string chip = "group: " + groups[*m_group].label + "  \xE2\x9C\x95";
-        if (ImGui::SmallButton(chip.c_str())) doc.follow(metadata_group_link(*doc.index, std::nullopt));
+        if (ImGui::SmallButton(chip.c_str())) doc.follow(metadata_group_link(*doc.index(), std::nullopt));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show all groups");
     }
     refresh(doc);
@@ -117,11 +117,11 @@ void MetadataPanel::draw(PanelContext& ctx) {
 }
 
 bool MetadataPanel::accept_link(std::string_view link, Document& doc) {
-    if (std::optional<LinkedIndex> group = parse_metadata_group_link(link, *doc.index)) {
+    if (std::optional<LinkedIndex> group = parse_metadata_group_link(link, *doc.index())) {
         m_group = group->index;
         return true;
     }
-    m_linked_array = parse_metadata_array_link(link, *doc.model);
+    m_linked_array = parse_metadata_array_link(link, *doc.model());
     return m_linked_array.has_value();
 }
 

@@ -16,13 +16,13 @@ namespace mlens {
 namespace {
 
 bool can_be_reference(const Document& d, const Document& self) {
-    return d.id != self.id && d.ready() && !d.is_store() && !d.model->tensors.empty();
+    return d.id != self.id && d.ready() && d.is_model() && !d.model()->tensors.empty();
 }
 
 // The reference document when it is still open with the model the run used.
 bool still_open(PanelContext& ctx, const ModelErrorRun& run) {
     Document* d = ctx.workspace ? ctx.workspace->find(run.reference_id) : nullptr;
-    return d && d->ready() && d->model == run.reference;
+    return d && d->ready() && d->model() == run.reference;
 }
 
 // Whether `wanted` names the document's file: its file name as the tab shows it, or a path to it.
@@ -94,8 +94,8 @@ void ModelErrorPanel::start(PanelContext& ctx) {
     ModelErrorRun run;
     run.reference_id = ref->id;
     run.reference_title = ref->title;
-    run.reference = ref->model;
-    run.model = ctx.doc.model;
+    run.reference = ref->model();
+    run.model = ctx.doc.model();
     m_running = run;
     m_job = ctx.jobs.start("model error vs " + ref->title, [run = std::move(run)](JobContext& job) { return run_model_error(run, &job); });
     m_status.clear();
@@ -104,7 +104,7 @@ void ModelErrorPanel::start(PanelContext& ctx) {
 void ModelErrorPanel::show_row(Document& doc, size_t row) const {
     if (!m_result || row >= m_result->error.tensors.size()) return;
     size_t tensor = m_result->error.tensors[row].pair.b.tensor;
-    if (tensor < doc.model->tensors.size()) doc.select({SelectionKind::tensor, tensor}, "weights");
+    if (tensor < doc.model()->tensors.size()) doc.select({SelectionKind::tensor, tensor}, "weights");
 }
 
 void ModelErrorPanel::reference_picker(PanelContext& ctx) {

@@ -52,7 +52,7 @@ bool parent(const char* label, size_t count, bool& clicked) {
 }
 
 void header_section(Document& doc) {
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     bool selected = doc.selection.kind == SelectionKind::header;
     ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_OpenOnArrow |
         (selected ? ImGuiTreeNodeFlags_Selected : 0);
@@ -76,9 +76,9 @@ void header_section(Document& doc) {
 }  // namespace
 
 void NavigatorPanel::metadata_section(Document& doc) {
-    const DocumentIndex& index = *doc.index;
+    const DocumentIndex& index = *doc.index();
     bool clicked = false;
-    bool open = parent("Metadata###metadata", doc.model->metadata.size(), clicked);
+    bool open = parent("Metadata###metadata", doc.model()->metadata.size(), clicked);
     if (clicked) doc.follow(metadata_group_link(index, std::nullopt));
     if (!open) return;
     bool key_selected = doc.selection.kind == SelectionKind::metadata;
@@ -94,7 +94,7 @@ void NavigatorPanel::metadata_section(Document& doc) {
 }
 
 void NavigatorPanel::tensor_section(Document& doc) {
-    const DocumentIndex& index = *doc.index;
+    const DocumentIndex& index = *doc.index();
     bool clicked = false;
     bool open = parent("Tensors###tensors", index.tensors.size(), clicked);
     if (clicked) doc.follow(tensor_layer_link(index, std::nullopt));
@@ -116,7 +116,7 @@ void NavigatorPanel::tensor_section(Document& doc) {
 namespace {
 
 void tokenizer_section(Document& doc) {
-    const TokenizerInfo& t = doc.index->tokenizer;
+    const TokenizerInfo& t = doc.index()->tokenizer;
     if (!t.tokens) return;
     std::string detail = ui::with_separators(t.count()) + " tokens";
     if (!t.model.empty()) detail += " \xC2\xB7 " + t.model;
@@ -124,7 +124,7 @@ void tokenizer_section(Document& doc) {
 }
 
 void diagnostics_section(Document& doc) {
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     size_t warnings = m.warning_count(), errors = m.error_count();
     ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_OpenOnArrow |
         (m.diagnostics.empty() ? ImGuiTreeNodeFlags_Leaf : ImGuiTreeNodeFlags_DefaultOpen);
@@ -157,11 +157,11 @@ void diagnostics_section(Document& doc) {
 }  // namespace
 
 bool NavigatorPanel::accept_link(std::string_view link, Document& doc) {
-    if (std::optional<LinkedIndex> group = parse_metadata_group_link(link, *doc.index)) {
+    if (std::optional<LinkedIndex> group = parse_metadata_group_link(link, *doc.index())) {
         m_metadata_group = group->index;
         return true;
     }
-    if (std::optional<LinkedIndex> layer = parse_tensor_layer_link(link, *doc.index)) {
+    if (std::optional<LinkedIndex> layer = parse_tensor_layer_link(link, *doc.index())) {
         m_tensor_layer = layer->index;
         return true;
     }

@@ -22,10 +22,10 @@ namespace {
 
 bool is_store(const Document& d) { return d.is_store(); }
 bool is_imatrix(const Document& d) { return d.is_imatrix(); }
-bool is_model(const Document& d) { return !d.is_store() && !d.is_imatrix(); }
-bool has_tensors(const Document& d) { return is_model(d) && !d.model->tensors.empty(); }
-bool is_safetensors(const Document& d) { return is_model(d) && d.model->format == Format::safetensors; }
-bool is_gguf(const Document& d) { return is_model(d) && d.model->format == Format::gguf; }
+bool is_model(const Document& d) { return d.is_model(); }
+bool has_tensors(const Document& d) { return is_model(d) && !d.model()->tensors.empty(); }
+bool is_safetensors(const Document& d) { return is_model(d) && d.model()->format == Format::safetensors; }
+bool is_gguf(const Document& d) { return is_model(d) && d.model()->format == Format::gguf; }
 
 }  // namespace
 

@@ -33,7 +33,7 @@ std::string bpw_text(double bpw) {
 
 void RecipePanel::draw(PanelContext& ctx) {
     if (!m_recipe) {
-        m_recipe = quant_recipe(*ctx.doc.model);
+        m_recipe = quant_recipe(*ctx.doc.model());
         m_command = llama_quantize_command(*m_recipe);
         m_min_bpw = 1e300;
         m_max_bpw = 0;

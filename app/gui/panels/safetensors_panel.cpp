@@ -5,10 +5,10 @@
 
 #include <imgui.h>
 
+#include "mlens/analysis/tensor_listing.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
-#include "state/tensor_listing.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
@@ -84,13 +84,13 @@ std::vector<size_t> side_file_entries(const Model& model) {
 }
 
 std::string SafetensorsPanel::badge(const Document& doc) const {
-    size_t shards = safetensors_shards(*doc.model).size();
+    size_t shards = safetensors_shards(*doc.model()).size();
     return shards > 1 ? std::to_string(shards) + " shards" : std::string();
 }
 
 void SafetensorsPanel::table_view(PanelContext& ctx) {
     Document& doc = ctx.doc;
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     ui::search_box("st_filter", "filter tensor names", m_filter, 320);
     std::vector<size_t> rows;
     for (size_t i = 0; i < m.tensors.size(); ++i)
@@ -143,7 +143,7 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
 }
 
 void SafetensorsPanel::tree_view(PanelContext& ctx) {
-    const Model& m = *ctx.doc.model;
+    const Model& m = *ctx.doc.model();
     std::vector<uint32_t> shards = safetensors_shards(m);
     if (shards.empty()) return;
     if (m_tree_shard == UINT32_MAX || std::find(shards.begin(), shards.end(), m_tree_shard) == shards.end()) {
@@ -188,7 +188,7 @@ void SafetensorsPanel::tree_view(PanelContext& ctx) {
 }
 
 void SafetensorsPanel::metadata_view(const Document& doc) {
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     std::vector<size_t> entries;
     for (size_t i = 0; i < m.metadata.size(); ++i)
         if (!m.metadata[i].key.starts_with("file:")) entries.push_back(i);
@@ -221,7 +221,7 @@ void SafetensorsPanel::metadata_view(const Document& doc) {
 }
 
 void SafetensorsPanel::files_view(PanelContext& ctx) {
-    const Model& m = *ctx.doc.model;
+    const Model& m = *ctx.doc.model();
     std::vector<size_t> files = side_file_entries(m);
     if (files.empty()) {
         ui::text_dim("No JSON files beside the weights.");
@@ -262,7 +262,7 @@ void SafetensorsPanel::files_view(PanelContext& ctx) {
 void SafetensorsPanel::draw(PanelContext& ctx) {
     if (!ImGui::BeginTabBar("st_views")) return;
     auto flags = [&](View v) { return m_pending == v ? ImGuiTabItemFlags_SetSelected : 0; };
-    std::string files = "JSON files (" + std::to_string(side_file_entries(*ctx.doc.model).size()) + ")###files";
+    std::string files = "JSON files (" + std::to_string(side_file_entries(*ctx.doc.model()).size()) + ")###files";
     if (ImGui::BeginTabItem("Tensors", nullptr, flags(View::tensors))) {
         table_view(ctx);
         ImGui::EndTabItem();

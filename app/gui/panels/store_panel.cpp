@@ -32,7 +32,7 @@ std::string date_text(int64_t seconds) {
 
 std::string size_text(const std::optional<uint64_t>& size) { return size ? human_bytes(*size) : "?"; }
 
-const StoreListing& listing_of(const Document& doc) { return doc.store->listing; }
+const StoreListing& listing_of(const Document& doc) { return doc.store()->listing; }
 
 // The verdict cell: a mark and the reason, coloured by severity; the full reason on hover.
 void verdict_text(const ModelCheck& c, bool digests_pending) {
@@ -84,7 +84,7 @@ bool StorePanel::accept_link(std::string_view link, Document& doc) {
 }
 
 std::string StoreModelsPanel::badge(const Document& doc) const {
-    return doc.store ? std::to_string(listing_of(doc).models.size()) : std::string();
+    return doc.store() ? std::to_string(listing_of(doc).models.size()) : std::string();
 }
 
 void StoreModelsPanel::draw(PanelContext& ctx) {
@@ -92,7 +92,7 @@ void StoreModelsPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
     const StoreListing& l = listing_of(doc);
     ui::cell_text_dim(escape_for_display(l.root, 200));
-    if (std::string pass = digest_pass_text(*doc.store); !pass.empty()) ui::text_dim(pass);
+    if (std::string pass = digest_pass_text(*doc.store()); !pass.empty()) ui::text_dim(pass);
     if (ImGui::Selectable("All models", !m_model)) doc.follow(model_link(l, std::nullopt));
     ImGui::Separator();
     for (size_t i = 0; i < l.models.size(); ++i) {
@@ -124,7 +124,7 @@ void StorePanel::models_table(Document& doc) {
     ui::text_dim(std::to_string(l.models.size()) + " models (" + std::to_string(rejected) + " rejected) \xC2\xB7 " +
                  std::to_string(l.blob_files.size()) + " files in blobs/ (" + std::to_string(unreferenced) + " unreferenced, " +
                  std::to_string(partial) + " partial downloads) \xC2\xB7 " + std::to_string(l.diagnostics.size()) +
-                 " scan findings \xC2\xB7 " + digest_pass_text(*doc.store));
+                 " scan findings \xC2\xB7 " + digest_pass_text(*doc.store()));
     for (const Diagnostic& d : l.diagnostics)
         ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
                          escape_for_display(std::string(code_name(d.code)) + " " + d.field + ": " + d.message, 300));
@@ -149,7 +149,7 @@ void StorePanel::models_table(Document& doc) {
                                 ui::fitted_width(column_texts[c], headers[c], avail * (c == 0 ? 0.25f : 0.12f)));
     ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
-    const bool pending = digest_pass_running(*doc.store);
+    const bool pending = digest_pass_running(*doc.store());
     for (size_t i = 0; i < l.models.size(); ++i) {
         const ModelListing& m = l.models[i];
         ImGui::TableNextRow();
@@ -353,12 +353,12 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     ui::text_dim(escape_for_display(m.ref.name.host + "/" + m.ref.name.name_space, 120) + "  " + size_text(m.size) + "  " +
                  (m.format.empty() ? "?" : m.format) + "  " + escape_for_display(m.quantization, 40));
     ImGui::SameLine(0, 20);
-    if (ImGui::SmallButton("Open model") && ctx.workspace) ctx.workspace->open(doc.store->store.root() + "/" + m.ref.path);
+    if (ImGui::SmallButton("Open model") && ctx.workspace) ctx.workspace->open(doc.store()->store.root() + "/" + m.ref.path);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open the model's weights as a document of its own");
     ImGui::SameLine();
     const std::vector<ExportFormat> formats = m.ok() ? export_formats_of(m.format) : std::vector<ExportFormat>{};
     ImGui::BeginDisabled(formats.empty() || m_export.busy());
-    if (ImGui::SmallButton("Export\xE2\x80\xA6")) m_export.open(ctx, doc.store->store, m.ref.name, formats);
+    if (ImGui::SmallButton("Export\xE2\x80\xA6")) m_export.open(ctx, doc.store()->store, m.ref.name, formats);
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip(formats.empty() ? "Only a model the check accepts can be exported"
@@ -378,7 +378,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     // The same verdict as the model list: the listing's check of this manifest.
     ImGui::TextUnformatted("Verdict:");
     ImGui::SameLine();
-    verdict_text(m.check, digest_pass_running(*doc.store));
+    verdict_text(m.check, digest_pass_running(*doc.store()));
     for (const Diagnostic& d : m.check.reasons)
         ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,
                          m.check.place_text(d) + ": " + escape_for_display(d.message, 300));
@@ -424,7 +424,7 @@ void StorePanel::draw(PanelContext& ctx) {
     if (m_loaded != want) {
         m_job.cancel();
         m_detail.reset();
-        std::shared_ptr<const StoreDocument> store = doc.store;
+        std::shared_ptr<const StoreDocument> store = doc.store();
         ModelName name = l.models[*want].ref.name;
         m_job = ctx.jobs.start(
             "manifest " + escape_for_display(name.display(), 60),

@@ -2,15 +2,15 @@
 // weight; sortable by any column, filtered by text or regex and by a layer ("tensor-layer:N",
 // panel_links.h; the navigator posts it), with
 // optional per-layer summary rows and a totals line. "Export" copies the listed tensors as CSV,
-// Markdown or JSON to the clipboard or saves them to a file (tensor_export.h) through the core's
+// Markdown or JSON to the clipboard or saves them to a file (tensor_table_export.h) through the core's
 // SafeFileWriter, never over the files of an open document (output_inputs.h).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "mlens/analysis/tensor_listing.h"
 #include "panels/panel.h"
-#include "state/tensor_listing.h"
 
 namespace mlens {
 
@@ -22,6 +22,13 @@ public:
 private:
     void draw_toolbar(Document& doc, const Workspace* workspace);
     void draw_table(PanelContext& ctx);
+    void fit_columns(const Document& doc, ImFont* mono);
+    void setup_columns(float avail);
+    void apply_sort_specs();
+    void scroll_to_selection(const Document& doc, float row_h);
+    void draw_layer_row(const Document& doc, const TensorRow& row);
+    void draw_tensor_row(Document& doc, const TensorRow& row, ImFont* mono);
+    void draw_size_cell(const Model& m, const LogicalTensor& lt);
     void draw_totals(const Document& doc);
     void draw_export(const Document& doc, const Workspace* workspace);
 

@@ -54,7 +54,7 @@ const SpecialToken* special_role(const TokenizerInfo& t, uint64_t id) {
 }  // namespace
 
 void TokenizerPanel::draw_summary(Document& doc) {
-    const TokenizerInfo& t = doc.index->tokenizer;
+    const TokenizerInfo& t = doc.index()->tokenizer;
     std::string line = ui::with_separators(t.count()) + " tokens";
     if (!t.model.empty()) line = "model " + t.model + " \xC2\xB7 " + line;
     if (!t.pre.empty()) line += " \xC2\xB7 pre " + t.pre;
@@ -80,7 +80,7 @@ void TokenizerPanel::draw_summary(Document& doc) {
 
 void TokenizerPanel::draw_vocabulary(PanelContext& ctx) {
     Document& doc = ctx.doc;
-    const TokenizerInfo& t = doc.index->tokenizer;
+    const TokenizerInfo& t = doc.index()->tokenizer;
     const ArrayIndex& tokens = *t.tokens;
     m_search.poll();
     bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
@@ -171,7 +171,7 @@ void TokenizerPanel::draw_vocabulary(PanelContext& ctx) {
 
 void TokenizerPanel::draw_template(PanelContext& ctx) {
     const Document& doc = ctx.doc;
-    const MetadataEntry& e = doc.model->metadata[*doc.index->tokenizer.chat_template];
+    const MetadataEntry& e = doc.model()->metadata[*doc.index()->tokenizer.chat_template];
     if (!m_template_built) {
         m_template = escape_multiline(e.value.string_value(kTemplateBytes), kTemplateBytes);
         if (e.value.string_length() > kTemplateBytes)
@@ -197,7 +197,7 @@ bool TokenizerPanel::accept_link(std::string_view link, Document&) {
 
 void TokenizerPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
-    const TokenizerInfo& t = doc.index->tokenizer;
+    const TokenizerInfo& t = doc.index()->tokenizer;
     if (auto id = std::exchange(m_linked_token, std::nullopt)) {
         if (*id < t.count()) {
             m_scroll_to = *id;

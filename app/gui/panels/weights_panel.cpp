@@ -10,12 +10,12 @@
 #include <imgui_stdlib.h>
 
 #include "capture.h"
+#include "mlens/analysis/tensor_listing.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
 #include "state/output_inputs.h"
-#include "state/tensor_listing.h"
 #include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -76,7 +76,7 @@ void WeightsPanel::poll() {
 void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, bool want_scales) {
     m_job.cancel();
     WeightsRequest w;
-    w.model = ctx.doc.model;
+    w.model = ctx.doc.model();
     w.tensor = rq.tensor;
     w.expert = rq.expert;
     w.want_stats = want_stats;
@@ -88,7 +88,7 @@ void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, 
     m_compare_title.clear();
     if (ctx.workspace && rq.compare_doc)
         if (Document* other = ctx.workspace->find(rq.compare_doc); other && other->ready()) {
-            w.other = other->model;
+            w.other = other->model();
             m_compare_title = other->title;
         }
     if (rq.compare_type) {
@@ -96,7 +96,7 @@ void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, 
         m_compare_title = requantized_title(*rq.compare_type);
     }
     auto result = std::make_shared<WeightsResult>();
-    std::string name = "weights " + escape_for_display(ctx.doc.model->tensors[rq.tensor].name, 60);
+    std::string name = "weights " + escape_for_display(ctx.doc.model()->tensors[rq.tensor].name, 60);
     m_job = ctx.jobs.start(name, [w, result](JobContext& job) -> Result<std::shared_ptr<WeightsResult>> {
         analyze_weights(w, *result, &job);
         if (result->cancelled) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
@@ -119,7 +119,7 @@ void WeightsPanel::compare_picker(PanelContext& ctx) {
     bool any_document = false;
     if (ctx.workspace)
         for (const auto& d : ctx.workspace->documents()) {
-            if (d->id == ctx.doc.id || !d->ready() || d->is_imatrix()) continue;
+            if (d->id == ctx.doc.id || !d->ready() || !d->is_model()) continue;
             any_document = true;
             ImGui::PushID(static_cast<int>(d->id));
             if (ImGui::Selectable(d->title.c_str(), m_want.compare_doc == d->id)) compare_with(d->id);
@@ -164,7 +164,7 @@ void WeightsPanel::toolbar(PanelContext& ctx, const TensorInfo& t) {
                      shape_text(t.ne, ShapeStyle::times) + ")");
     else
         ui::text_dim(t.type.name + "  " + shape_text(t.ne, ShapeStyle::times));
-    if (std::optional<uint64_t> experts = expert_count(*ctx.doc.model, m_want.tensor)) {
+    if (std::optional<uint64_t> experts = expert_count(*ctx.doc.model(), m_want.tensor)) {
         ImGui::SameLine(0, 20);
         int value = m_want.expert ? static_cast<int>(*m_want.expert) : -1;
         ImGui::SetNextItemWidth(180);
@@ -235,7 +235,7 @@ void WeightsPanel::histogram_view(const Document& doc) {
 bool WeightsPanel::accept_link(std::string_view link, Document& doc) {
     if (link.starts_with(kRequantScheme)) {
         link.remove_prefix(kRequantScheme.size());
-        const std::vector<TensorInfo>& tensors = doc.model->tensors;
+        const std::vector<TensorInfo>& tensors = doc.model()->tensors;
         for (size_t i = 0; i < tensors.size(); ++i)
             if (tensors[i].name == link) {
                 doc.select({SelectionKind::tensor, i});
@@ -244,7 +244,7 @@ bool WeightsPanel::accept_link(std::string_view link, Document& doc) {
             }
         return false;
     }
-    m_linked = parse_weights_link(link, *doc.model);
+    m_linked = parse_weights_link(link, *doc.model());
     if (m_linked) doc.select({SelectionKind::tensor, m_linked->tensor});
     return m_linked.has_value();
 }
@@ -263,7 +263,7 @@ void WeightsPanel::follow_link(const Model& m) {
 
 void WeightsPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
-    const Model& m = *doc.model;
+    const Model& m = *doc.model();
     poll();
     if (doc.selection.kind == SelectionKind::tensor && doc.selection.index < m.tensors.size() &&
         (!m_applied || doc.selection.index != m_want.tensor)) {
@@ -361,7 +361,7 @@ void WeightsPanel::lower_tabs(PanelContext& ctx, const WeightsResult& r) {
         ImGui::EndTabItem();
     }
     if (m_location) {
-        m_location_view.follow(ctx.jobs, {ctx.doc.model, m_location->tensor, m_location->expert, *m_location->row, m_location->block});
+        m_location_view.follow(ctx.jobs, {ctx.doc.model(), m_location->tensor, m_location->expert, *m_location->row, m_location->block});
         std::string label = "Row " + std::to_string(*m_location->row);
         if (m_location->block) label += " \xC2\xB7 block " + std::to_string(*m_location->block);
         flags = std::exchange(m_select_location, false) ? ImGuiTabItemFlags_SetSelected : 0;

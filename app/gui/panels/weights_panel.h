@@ -10,7 +10,7 @@
 // histogram, tabs for the first values, for what-if requantization (weights_requant_view.h) and,
 // when a link named one (a Health finding), for one row and block (weights_location_view.h).
 //
-// Contract: all decoding runs as one job on the JobRunner (weights_analysis.h) with progress and
+// Contract: all decoding runs as one job on the JobRunner (weights_inspection.h) with progress and
 // cancel; a new request cancels the running one. Statistics and block scales are computed again
 // only when the tensor, the expert or the comparison changes, block scales also when the bin
 // count does; a zoom re-bins the value histogram alone. PNG export captures the plot as drawn
@@ -28,13 +28,13 @@
 #include <utility>
 #include <vector>
 
+#include "mlens/analysis/weights_inspection.h"
 #include "mlens/io/safe_file_writer.h"
 #include "panels/panel.h"
 #include "panels/panel_links.h"
 #include "panels/weights_location_view.h"
 #include "panels/weights_requant_view.h"
 #include "panels/weights_scales_view.h"
-#include "state/weights_analysis.h"
 #include "widgets/histogram_plot.h"
 
 namespace mlens {

@@ -210,14 +210,14 @@ void WeightsRequantView::imatrix_picker(PanelContext& ctx) {
 void WeightsRequantView::run(PanelContext& ctx) {
     m_job.cancel();
     RequantRequest rq;
-    rq.model = ctx.doc.model;
+    rq.model = ctx.doc.model();
     rq.tensor = m_subject.tensor;
     rq.expert = m_subject.expert;
     for (const OfferedType& t : m_offered)
         if (t.checked) rq.ggml_types.push_back(t.ggml_type);
     if (ctx.workspace) {
-        if (Document* d = ctx.workspace->find(m_subject.compared); d && d->ready() && !d->is_imatrix()) rq.other = d->model;
-        if (Document* d = ctx.workspace->find(m_imatrix_doc); d && d->ready()) rq.imatrix = d->imatrix;
+        if (Document* d = ctx.workspace->find(m_subject.compared); d && d->ready() && d->is_model()) rq.other = d->model();
+        if (Document* d = ctx.workspace->find(m_imatrix_doc); d && d->ready()) rq.imatrix = d->imatrix();
     }
     m_job = ctx.jobs.start("requantize " + m_label, [rq](JobContext& job) -> Result<RequantResult> {
         RequantResult result;

@@ -19,7 +19,7 @@
 //    name. The table's heading names its tensor.
 //  - Until a checkbox is clicked, the checked types are default_requant_types (requant.h) for the
 //    followed row length, with or without an importance matrix.
-//  - run() starts one job (requantize_weights, weights_analysis.h) for the followed tensor with
+//  - run() starts one job (requantize_weights, weights_inspection.h) for the followed tensor with
 //    the checked types, in the order they are offered; a run started while one is going cancels
 //    that one. The job shows progress and a Cancel button; a cancelled run keeps the table it
 //    replaced.
@@ -35,8 +35,8 @@
 #include <utility>
 #include <vector>
 
+#include "mlens/analysis/weights_inspection.h"
 #include "panels/panel.h"
-#include "state/weights_analysis.h"
 
 namespace mlens {
 

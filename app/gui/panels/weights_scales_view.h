@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "state/weights_analysis.h"
+#include "mlens/analysis/weights_inspection.h"
 #include "widgets/histogram_plot.h"
 
 namespace mlens {

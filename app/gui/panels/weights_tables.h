@@ -3,7 +3,7 @@
 #pragma once
 
 #include "fonts.h"
-#include "state/weights_analysis.h"
+#include "mlens/analysis/weights_inspection.h"
 
 namespace mlens {
 

@@ -5,7 +5,7 @@
 
 #include "display_text.h"
 #include "mlens/model/enum_names.h"
-#include "text_search.h"
+#include "mlens/text/text_search.h"
 
 namespace mlens {
 

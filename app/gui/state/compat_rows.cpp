@@ -4,11 +4,11 @@
 #include <unordered_map>
 #include <utility>
 
+#include "mlens/analysis/tensor_listing.h"
 #include "mlens/compat/upstream_export.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
-#include "tensor_listing.h"
 
 namespace mlens {
 

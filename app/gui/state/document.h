@@ -1,15 +1,15 @@
-// Document: one opened model and what the views share about it (selection, links between panels).
+// Document: one opened file — a model, an Ollama store or an importance matrix — and what the
+// views share about it (selection, links between panels).
 //
 // Contract:
-//  - A Document is created in state `opening`; the workspace fills `model`, `index` and
-//    `parse_ms` from the open job and moves it to `ready` (or `failed` with `error` and
-//    `error_code` when the path names no model: missing, not a model file, unreadable; a damaged
-//    model is `ready` with diagnostics).
-//  - `model` and `index` are immutable once published and may be shared with worker threads.
-//  - DocumentIndex is everything derived from the Model that views need each frame, computed
-//    once on the worker: the logical tensors every tensor view lists (logical_tensors.h), the
-//    summary and layers computed from them, metadata groups, tokenizer facts, and the code points
-//    used by the file's strings (so fonts can provide their glyphs).
+//  - A Document is created in state `opening` with no content; the workspace fills `content`
+//    (a ModelDocument, a StoreDocument or an ImatrixDocument) and `parse_ms` from the open job
+//    and moves it to `ready` (or `failed` with `error` and `error_code` when the path names
+//    nothing that opens: missing, not a model file, unreadable; a damaged model is `ready` with
+//    diagnostics).
+//  - The content is immutable once published and may be shared with worker threads; model(),
+//    index(), store() and imatrix() give the parts of the content that is one, else null.
+//  - The DocumentIndex (document_index.h) is built on the worker with the model.
 //  - Panels share no navigation state here: each keeps what a link named (panel.h).
 //  - Selection names one thing the inspector shows; indices refer to the Model's vectors (for
 //    tokens: the token id in the tokenizer's vocabulary).
@@ -19,54 +19,16 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "job_runner.h"
+#include "mlens/analysis/document_index.h"
 #include "mlens/model/model.h"
-#include "mlens/model/summary.h"
 #include "mlens/quant/imatrix.h"
 #include "store_document.h"
 
 namespace mlens {
-
-struct MetadataGroup {
-    std::string label;  // "general.*", "llama.*", "tokenizer.*", "other"
-    std::string prefix;  // "general.", ...; empty for the "other" group
-    std::vector<size_t> entries;  // indices into Model::metadata, file order
-};
-
-struct SpecialToken {
-    std::string role;  // "bos", "eos", "pad", "unk", ...
-    int64_t id = 0;  // as stored; may be negative or out of range
-};
-
-struct TokenizerInfo {
-    std::shared_ptr<const ArrayIndex> tokens;  // STRING array, or null
-    size_t tokens_entry = 0;  // its index in Model::metadata (when tokens is set)
-    std::shared_ptr<const ArrayIndex> types;  // integer array, or null
-    std::shared_ptr<const ArrayIndex> scores;  // float array, or null
-    std::string model;  // tokenizer.ggml.model, escaped
-    std::string pre;  // tokenizer.ggml.pre, escaped
-    uint64_t merges = 0;
-    std::vector<SpecialToken> special;
-    std::optional<size_t> chat_template;  // index into Model::metadata
-    uint64_t count() const { return tokens ? tokens->count : 0; }
-};
-
-struct DocumentIndex {
-    std::vector<LogicalTensor> tensors;
-    ModelSummary summary;
-    std::vector<MetadataGroup> metadata_groups;
-    std::vector<LayerSummary> layers;
-    TokenizerInfo tokenizer;
-    // Code points (sorted, unique, all >= 0x80) used by the file's strings: all of them, and those
-    // of the text shown in the monospace font (keys, string values, tensor names).
-    std::vector<uint32_t> code_points;
-    std::vector<uint32_t> mono_code_points;
-};
-
-// Builds the index; stops early (partial code points) when the job is cancelled.
-DocumentIndex build_document_index(const Model& model, JobContext* job = nullptr);
 
 enum class DocumentState { opening, ready, failed };
 enum class SelectionKind { none, header, metadata, tensor, diagnostic, token, finding };
@@ -85,6 +47,23 @@ struct ByteTarget {
     std::string label;  // what the bytes are, escaped
 };
 
+// An opened model file (or folder, or store model) and its index.
+struct ModelDocument {
+    std::shared_ptr<const Model> model;
+    std::shared_ptr<const DocumentIndex> index;
+};
+
+// An Ollama store's model list (store_document.h); replaced whole when its digest pass ends.
+using StoreDocumentPtr = std::shared_ptr<const StoreDocument>;
+
+// A llama-imatrix importance matrix.
+struct ImatrixDocument {
+    std::shared_ptr<const Imatrix> imatrix;
+};
+
+// What an opened document is; empty while it opens or when it failed.
+using DocumentContent = std::variant<std::monostate, ModelDocument, StoreDocumentPtr, ImatrixDocument>;
+
 class Document {
 public:
     uint64_t id = 0;
@@ -93,12 +72,7 @@ public:
     DocumentState state = DocumentState::opening;
     std::string error;  // escaped message; when failed
     std::optional<ErrorCode> error_code;  // its code (E_NOT_A_MODEL, E_NOT_FOUND, ...)
-    std::shared_ptr<const Model> model;
-    std::shared_ptr<const DocumentIndex> index;
-    // Set for an Ollama store (model and index are then empty).
-    std::shared_ptr<const StoreDocument> store;
-    // Set for a llama-imatrix importance matrix (model and index are then empty).
-    std::shared_ptr<const Imatrix> imatrix;
+    DocumentContent content;
     double parse_ms = 0.0;
     JobPtr job;
 
@@ -111,9 +85,14 @@ public:
     // the next panels draw and brings the taker forward.
     std::vector<std::string> pending_links;
 
-    bool ready() const { return state == DocumentState::ready && model && index; }
-    bool is_store() const { return store != nullptr; }
-    bool is_imatrix() const { return imatrix != nullptr; }
+    bool ready() const { return state == DocumentState::ready && !std::holds_alternative<std::monostate>(content); }
+    bool is_model() const { return std::holds_alternative<ModelDocument>(content); }
+    bool is_store() const { return std::holds_alternative<StoreDocumentPtr>(content); }
+    bool is_imatrix() const { return std::holds_alternative<ImatrixDocument>(content); }
+    const std::shared_ptr<const Model>& model() const;
+    const std::shared_ptr<const DocumentIndex>& index() const;
+    const StoreDocumentPtr& store() const;
+    const std::shared_ptr<const Imatrix>& imatrix() const;
     // Selects and asks the shell to show `panel` (empty = leave the center panels alone).
     void select(Selection s, std::string panel = {});
     void follow(std::string link) { pending_links.push_back(std::move(link)); }

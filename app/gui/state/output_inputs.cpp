@@ -10,8 +10,8 @@ namespace {
 
 void add_document(OutputGuard& guard, const Document& doc) {
     add_reference_inputs(guard, doc.path);
-    if (doc.model) add_model_inputs(guard, *doc.model);
-    if (doc.store) guard.add_protected_folder(doc.store->store.root());
+    if (doc.model()) add_model_inputs(guard, *doc.model());
+    if (doc.store()) guard.add_protected_folder(doc.store()->store.root());
 }
 
 }  // namespace

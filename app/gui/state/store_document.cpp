@@ -12,10 +12,10 @@ Result<StoreDocument> open_store_document(Store store, JobContext* job) {
 }
 
 void advance_digest_pass(Document& doc, JobRunner& jobs) {
-    if (!doc.store) return;
-    DigestPass& pass = *doc.store->digests;
+    if (!doc.store()) return;
+    DigestPass& pass = *doc.store()->digests;
     if (!pass.started) {
-        std::shared_ptr<const StoreDocument> store = doc.store;
+        std::shared_ptr<const StoreDocument> store = doc.store();
         pass.started = true;
         pass.job = jobs.start("verify digests", [store](JobContext& jc) -> Result<StoreCheckReport> {
             StoreCheckReport report = check_store(store->store, StoreCheckOptions{}, &jc);
@@ -30,9 +30,9 @@ void advance_digest_pass(Document& doc, JobRunner& jobs) {
         pass.cancelled = true;
         return;
     }
-    auto updated = std::make_shared<StoreDocument>(*doc.store);
+    auto updated = std::make_shared<StoreDocument>(*doc.store());
     apply_check(updated->listing, taken->value());
-    doc.store = std::move(updated);
+    doc.content = StoreDocumentPtr(std::move(updated));
 }
 
 bool digest_pass_running(const StoreDocument& store) { return static_cast<bool>(store.digests->job); }

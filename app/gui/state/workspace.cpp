@@ -11,10 +11,7 @@ namespace mlens {
 
 // What the open job hands back: the parsed document, or how it failed, with the parse time.
 struct OpenOutcome {
-    std::optional<Model> model;
-    std::optional<DocumentIndex> index;
-    std::optional<StoreDocument> store;
-    std::optional<Imatrix> imatrix;
+    DocumentContent content;  // empty when the open failed
     Error error;
     bool cancelled = false;
     double parse_ms = 0.0;
@@ -71,18 +68,14 @@ Document& Workspace::open(const std::string& raw_path) {
             Result<StoreDocument> opened = open_store_document(*target.store, &ctx);
             out.parse_ms = elapsed();
             if (!opened) return fail(opened.error());
-            out.store = std::move(opened).value();
-            out.model = Model{};
-            out.index = DocumentIndex{};
+            out.content = std::make_shared<const StoreDocument>(std::move(opened).value());
             return out;
         }
         if (target.kind == TargetKind::imatrix) {
             Result<Imatrix> opened = read_imatrix(target.source);
             out.parse_ms = elapsed();
             if (!opened) return fail(opened.error());
-            out.imatrix = std::move(opened).value();
-            out.model = Model{};
-            out.index = DocumentIndex{};
+            out.content = ImatrixDocument{std::make_shared<const Imatrix>(std::move(opened).value())};
             return out;
         }
         // Indexing (a scan of the vocabulary) reports the second half of the progress.
@@ -95,8 +88,8 @@ Document& Workspace::open(const std::string& raw_path) {
             out.cancelled = true;
             return out;
         }
-        out.model = std::move(model).value();
-        out.index = std::move(index);
+        out.content = ModelDocument{std::make_shared<const Model>(std::move(model).value()),
+                                    std::make_shared<const DocumentIndex>(std::move(index))};
         return out;
     });
     doc->job = job.job();
@@ -133,11 +126,8 @@ bool Workspace::poll() {
         doc->parse_ms = out.parse_ms;
         if (out.cancelled) {
             cancelled.push_back(doc->id);
-        } else if (out.model && out.index) {
-            doc->model = std::make_shared<const Model>(std::move(*out.model));
-            doc->index = std::make_shared<const DocumentIndex>(std::move(*out.index));
-            if (out.store) doc->store = std::make_shared<const StoreDocument>(std::move(*out.store));
-            if (out.imatrix) doc->imatrix = std::make_shared<const Imatrix>(std::move(*out.imatrix));
+        } else if (!std::holds_alternative<std::monostate>(out.content)) {
+            doc->content = std::move(out.content);
             doc->state = DocumentState::ready;
             doc->selection = {SelectionKind::header, 0};
             m_settings.add_recent(doc->path);

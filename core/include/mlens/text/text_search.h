@@ -1,4 +1,4 @@
-// Case-insensitive (ASCII) substring search, the rule every filter box in the app uses.
+// Case-insensitive (ASCII) substring search, the rule every filter box and the tensor listing use.
 #pragma once
 
 #include <string_view>

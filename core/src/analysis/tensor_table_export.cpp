@@ -1,4 +1,4 @@
-#include "tensor_export.h"
+#include "mlens/analysis/tensor_table_export.h"
 
 #include <cstdio>
 

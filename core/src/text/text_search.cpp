@@ -1,4 +1,4 @@
-#include "text_search.h"
+#include "mlens/text/text_search.h"
 
 #include <algorithm>
 

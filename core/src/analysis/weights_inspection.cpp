@@ -1,9 +1,10 @@
-#include "weights_analysis.h"
+#include "mlens/analysis/weights_inspection.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "mlens/analysis/model_error.h"
+#include "mlens/analysis/ranged_histogram.h"
 #include "mlens/analysis/requant_reference.h"
 #include "mlens/analysis/tensor_report.h"
 #include "mlens/formats/ggml_types.h"
@@ -139,43 +140,27 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     if (!view) return stop(view.error());
     out.elements = view->size();
     out.row_length = std::max<uint64_t>(1, view->row_length());
-    const uint32_t bins = std::max<uint32_t>(1, rq.bins);
-    std::optional<std::pair<double, double>> range = rq.range;
-    if (rq.range) out.range_used = pick_histogram_range({}, HistogramRangeMode::custom, rq.range);
+    const RangedHistogramRequest ranged{std::max<uint32_t>(1, rq.bins), rq.range_mode, rq.range};
     // The histogram over [min, max] comes from the statistics' own second pass; another range
     // (outliers, or a mode asked for) takes one more.
     TensorReportOptions options;
     options.statistics = rq.want_stats;
-    options.bins = rq.want_stats && !rq.range ? bins : 0;
+    options.bins = rq.want_stats && !rq.range ? ranged.bins : 0;
     options.block_scales = options.row_series = rq.want_scales;
-    options.series_bins = bins;
+    options.series_bins = ranged.bins;
     // The report's three steps, in order, are the first three stages.
     options.on_step = [&](TensorReportStep step) { out.stage = static_cast<int>(step); };
     Result<TensorReport> report = tensor_report(*view, options, job);
     if (!report) return stop(report.error());
-    if (rq.want_scales) out.scales = summarize_scales(*view, bins, *report);
-    bool histogram_done = false;
-    if (report->stats) {
-        out.stats = report->stats;
-        if (!rq.range) {
-            out.range_used = pick_histogram_range(*report->stats, rq.range_mode);
-            histogram_done = out.range_used.resolved == HistogramRangeMode::full;
-            if (histogram_done)
-                out.histogram = std::move(report->histogram);
-            else
-                range = std::make_pair(out.range_used.lo, out.range_used.hi);
-        }
-    } else if (!rq.range && rq.known_stats) {
-        out.range_used = pick_histogram_range(*rq.known_stats, rq.range_mode);
-        if (out.range_used.resolved != HistogramRangeMode::full) range = std::make_pair(out.range_used.lo, out.range_used.hi);
-    }
+    if (rq.want_scales) out.scales = summarize_scales(*view, ranged.bins, *report);
+    out.stats = report->stats;
+    const TensorStats* stats = report->stats ? &*report->stats : rq.known_stats ? &*rq.known_stats : nullptr;
     out.stage = 3;
     job_report(job, 0);
-    if (!histogram_done) {
-        Result<Histogram> hist = compute_histogram(*view, bins, range, job);
-        if (!hist) return stop(hist.error());
-        out.histogram = std::move(hist).value();
-    }
+    Result<RangedHistogram> histogram = ranged_histogram(*view, ranged, stats, options.bins ? &report->histogram : nullptr, job);
+    if (!histogram) return stop(histogram.error());
+    out.histogram = std::move(histogram->histogram);
+    out.range_used = histogram->range;
     out.stage = 4;
     job_report(job, 0);
 

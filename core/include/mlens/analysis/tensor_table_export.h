@@ -16,7 +16,7 @@
 #include <string>
 
 #include "mlens/model/model.h"
-#include "tensor_listing.h"
+#include "mlens/analysis/tensor_listing.h"
 
 namespace mlens {
 

@@ -1,4 +1,5 @@
-// WeightsAnalysis: what the Weights panel shows of one tensor, computed on a worker thread:
+// Weights inspection: what the app's Weights panel shows of one tensor, from a request to a
+// result (the app runs it on a worker thread):
 // statistics, a histogram, the first values, optionally a comparison with the same-named
 // tensor of another model or with this tensor requantized as a ggml type (metrics, the other
 // values' histogram over the same range, and the histogram of the element-wise difference),
@@ -8,9 +9,10 @@
 //  - analyze_weights opens the TensorView (and slices the expert), then runs tensor_report
 //    (tensor_report.h: statistics when asked, their histogram of `bins` bins over [min, max]
 //    unless `range` is set, and, when asked, the block scales and row series with histograms of
-//    `bins` bins); then the histogram over `range`, else over the range `range_mode` picks from
-//    the statistics (histogram_range.h; those computed, else `known_stats`, else [min, max]),
-//    named in `range_used`, unless the report's is that one; first values; compare. It stops at
+//    `bins` bins); then the ranged histogram (ranged_histogram.h, the pass `mlens hist` runs)
+//    over `range`, else over the range `range_mode` picks from the statistics (those computed,
+//    else `known_stats`, else [min, max]), named in `range_used`, taking the report's when it is
+//    that one; first values; compare. It stops at
 //    the first failure with an escaped message in `error` (or `compare_error` / `scales->note`
 //    for the comparison and the block scales, whose failure leaves the rest valid). `stage`
 //    counts finished steps for the progress bar (statistics with the row series, decoding the

@@ -1,10 +1,10 @@
-#include "tensor_listing.h"
+#include "mlens/analysis/tensor_listing.h"
 
 #include <algorithm>
 #include <regex>
 
 #include "mlens/text/escape.h"
-#include "text_search.h"
+#include "mlens/text/text_search.h"
 
 namespace mlens {
 
@@ -56,9 +56,10 @@ double TensorTotals::bits_per_weight() const {
     return static_cast<double>(bytes) * 8.0 / static_cast<double>(elements);
 }
 
-TensorListing list_tensors(const Model& model, const DocumentIndex& index, const TensorQuery& query) {
+TensorListing list_tensors(const Model& model, const std::vector<LogicalTensor>& tensors, const std::vector<LayerSummary>& layers,
+                           const TensorQuery& query) {
     TensorListing out;
-    out.layer_totals.resize(index.layers.size());
+    out.layer_totals.resize(layers.size());
     std::optional<std::regex> pattern;
     if (query.regex && !query.text.empty()) {
         try {
@@ -70,16 +71,16 @@ TensorListing list_tensors(const Model& model, const DocumentIndex& index, const
     }
     // Layer membership of each stored entry, from the index.
     std::vector<size_t> layer_of_entry(model.tensors.size(), SIZE_MAX);
-    for (size_t l = 0; l < index.layers.size(); ++l)
-        for (size_t t : index.layers[l].tensors)
+    for (size_t l = 0; l < layers.size(); ++l)
+        for (size_t t : layers[l].tensors)
             if (t < layer_of_entry.size()) layer_of_entry[t] = l;
-    std::vector<size_t> layer_of_tensor(index.tensors.size(), SIZE_MAX);
-    for (size_t i = 0; i < index.tensors.size(); ++i)
-        if (index.tensors[i].index < layer_of_entry.size()) layer_of_tensor[i] = layer_of_entry[index.tensors[i].index];
+    std::vector<size_t> layer_of_tensor(tensors.size(), SIZE_MAX);
+    for (size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i].index < layer_of_entry.size()) layer_of_tensor[i] = layer_of_entry[tensors[i].index];
 
     std::vector<size_t> listed;
-    for (size_t i = 0; i < index.tensors.size(); ++i) {
-        const LogicalTensor& lt = index.tensors[i];
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const LogicalTensor& lt = tensors[i];
         if (lt.index >= model.tensors.size()) continue;
         const TensorInfo& t = model.tensors[lt.index];
         if (query.layer && layer_of_tensor[i] != *query.layer) continue;
@@ -104,8 +105,8 @@ TensorListing list_tensors(const Model& model, const DocumentIndex& index, const
     }
     if (query.sort != TensorColumn::file_order) {
         std::stable_sort(listed.begin(), listed.end(), [&](size_t a, size_t b) {
-            const LogicalTensor& x = index.tensors[a];
-            const LogicalTensor& y = index.tensors[b];
+            const LogicalTensor& x = tensors[a];
+            const LogicalTensor& y = tensors[b];
             return query.descending ? less_by(model, query.sort, y, x) : less_by(model, query.sort, x, y);
         });
     } else if (query.descending) {
@@ -115,10 +116,10 @@ TensorListing list_tensors(const Model& model, const DocumentIndex& index, const
         for (size_t i : listed) out.rows.push_back({false, i});
         return out;
     }
-    std::vector<std::vector<size_t>> per_layer(index.layers.size());
+    std::vector<std::vector<size_t>> per_layer(layers.size());
     for (size_t i : listed)
         if (layer_of_tensor[i] != SIZE_MAX) per_layer[layer_of_tensor[i]].push_back(i);
-    for (size_t l = 0; l < index.layers.size(); ++l) {
+    for (size_t l = 0; l < layers.size(); ++l) {
         if (per_layer[l].empty()) continue;
         out.rows.push_back({true, l});
         if (query.collapsed.count(l)) continue;
