@@ -73,7 +73,7 @@ Result<const float*> decode_chunk(Session& session, llama_context* ctx, std::spa
     LogScope scope(&session.log());
     const int32_t rc = llama_decode(ctx, batch);
     llama_batch_free(batch);
-    if (rc == 2 || job_cancelled(job)) return infer_detail::cancelled_error();
+    if (rc == 2 || job_cancelled(job)) return cancelled_error();
     if (rc != 0) {
         session.log().flush();
         std::string why = session.log().problems_since(first_line);
@@ -271,7 +271,7 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
                 quantize_base_log_probs({la + i * n_vocab, n_vocab}, {base_rows.data() + i * row, row}, text_tokens[first + i + 1]);
                 return !job_cancelled(job);
             });
-            if (!finished) return infer_detail::cancelled_error();
+            if (!finished) return cancelled_error();
             if (writer) {
                 Status st = writer->write(base_rows.data(), base_rows.size() * 2);
                 if (!st) return st.error();
@@ -305,7 +305,7 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
             chunk.sums.add(local);
             return !job_cancelled(job);
         });
-        if (!finished) return infer_detail::cancelled_error();
+        if (!finished) return cancelled_error();
         chunk.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - chunk_start).count();
         r.total.add(chunk.sums);
         r.chunks.push_back(chunk);
