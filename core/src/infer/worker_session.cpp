@@ -415,15 +415,14 @@ Result<typename Op::Outcome> WorkerSession::run(typename Op::Options options, Jo
     return decoded(std::move(reply), [](const Json& j) { return j.at("result").get<typename Op::Outcome>(); });
 }
 
-namespace {
-
-// Instantiates WorkerSession::run for every operation, so that callers link against them.
+// WorkerSession::run of every operation, instantiated here (where the wire is known) for the
+// callers to link against.
+template <typename List>
+struct WorkerRunInstances;
 template <typename... Ops>
-constexpr auto run_functions(OpList<Ops...>) {
-    return std::make_tuple(&WorkerSession::run<Ops>...);
-}
-[[maybe_unused]] const auto kRunFunctions = run_functions(AllOps{});
-
-}  // namespace
+struct WorkerRunInstances<OpList<Ops...>> {
+    static auto all() { return std::make_tuple(&WorkerSession::run<Ops>...); }
+};
+template struct WorkerRunInstances<AllOps>;
 
 }  // namespace mlens
