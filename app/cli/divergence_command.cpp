@@ -59,9 +59,9 @@ int run_divergence(const DivergenceFlags& f) {
                             {"sqnr_db_at", sqnr}});
         }
         print_json_result({{"a", f.a},
-                                {"b", f.b},
-                                {"tokens", r->tokens},
-                                {"rows", rows},
+                           {"b", f.b},
+                           {"tokens", r->tokens},
+                           {"rows", rows},
                            {"jump_layer", r->jump_layer < 0 ? nlohmann::json(nullptr) : nlohmann::json(r->jump_layer)}});
         return kExitOk;
     }

@@ -127,7 +127,8 @@ Rates through_worker(mlens::WorkerSession& worker, int n_tokens) {
     const mlens::GenerateOptions g = generate_options(n_tokens);
     size_t steps = 0;
     auto t0 = Clock::now();
-    auto result = worker.run<mlens::GenerateOp>({kPrompt, g}, nullptr, [&](const mlens::GenerationStream& batch) { steps += batch.steps.size(); });
+    auto result =
+        worker.run<mlens::GenerateOp>({kPrompt, g}, nullptr, [&](const mlens::GenerationStream& batch) { steps += batch.steps.size(); });
     if (!result) return checked(mlens::Result<mlens::GenerationResult>(result.error()), steps, n_tokens, seconds_since(t0));
     return checked(mlens::Result<mlens::GenerationResult>(std::move(result->result)), steps, n_tokens, seconds_since(t0));
 }

@@ -31,8 +31,8 @@
 
 #include <any>
 #include <cstddef>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -63,7 +63,7 @@ struct StreamOf {
     using type = NoStep;
 };
 template <typename Op>
-    requires requires(typename Op::Step& into, typename Op::Step&& more) { append(into, std::move(more)); }
+requires requires(typename Op::Step& into, typename Op::Step&& more) { append(into, std::move(more)); }
 struct StreamOf<Op> {
     using type = typename Op::Step;
 };

@@ -11,10 +11,10 @@
 
 #include "infer_internal.h"
 #include "mlens/infer/ab_compare.h"
-#include "mlens/open/reference_inputs.h"
 #include "mlens/infer/tokenizer.h"
 #include "mlens/io/byte_source.h"
 #include "mlens/io/safe_file_writer.h"
+#include "mlens/open/reference_inputs.h"
 #include "mlens/util/parallel.h"
 
 namespace mlens {
@@ -149,9 +149,10 @@ public:
             std::memcpy(&scale, rows.data() + at, sizeof scale);
             std::memcpy(&min_log_prob, rows.data() + at + 2, sizeof min_log_prob);
             if (!std::isfinite(scale) || !std::isfinite(min_log_prob) || scale < 0)
-                return kld_error(ErrorCode::E_KLD_BASE, m_source->path() + ": chunk " + std::to_string(chunk) + ", row " + std::to_string(i) +
-                                                            " holds no finite log-probabilities (scale " + std::to_string(scale) +
-                                                            ", min_log_prob " + std::to_string(min_log_prob) + ")");
+                return kld_error(ErrorCode::E_KLD_BASE,
+                                 m_source->path() + ": chunk " + std::to_string(chunk) + ", row " + std::to_string(i) +
+                                     " holds no finite log-probabilities (scale " + std::to_string(scale) + ", min_log_prob " +
+                                     std::to_string(min_log_prob) + ")");
         }
         return ok_status();
     }
@@ -194,8 +195,9 @@ Status tokens_from_text(Session& a, Session& b, std::string_view text, const Kld
     if (!tokens) return tokens.error();
     r.text_tokens = tokens->size();
     if (tokens->size() < 2 * static_cast<size_t>(r.n_ctx))
-        return kld_error(ErrorCode::E_TEXT_TOO_SHORT, "the text has " + std::to_string(tokens->size()) + " tokens; a context of " +
-                                                          std::to_string(r.n_ctx) + " needs at least " + std::to_string(2 * r.n_ctx));
+        return kld_error(ErrorCode::E_TEXT_TOO_SHORT,
+                         "the text has " + std::to_string(tokens->size()) + " tokens; a context of " + std::to_string(r.n_ctx) +
+                             " needs at least " + std::to_string(2 * r.n_ctx));
     int32_t n_chunk = static_cast<int32_t>(tokens->size() / r.n_ctx);
     if (options.max_chunks >= 0) n_chunk = std::min(n_chunk, options.max_chunks);
     r.n_chunk = n_chunk;
@@ -209,8 +211,9 @@ Result<BaseFile> tokens_from_base(const KldOptions& options, CorpusKldResult& r)
     auto base = BaseFile::open(options.base, r.n_vocab);
     if (!base) return base.error();
     if (options.n_ctx != 0 && options.n_ctx != base->n_ctx())
-        return kld_error(ErrorCode::E_KLD_BASE, options.base + " was computed with a context of " + std::to_string(base->n_ctx()) +
-                                                    " tokens, not " + std::to_string(options.n_ctx));
+        return kld_error(ErrorCode::E_KLD_BASE,
+                         options.base + " was computed with a context of " + std::to_string(base->n_ctx()) + " tokens, not " +
+                             std::to_string(options.n_ctx));
     r.n_ctx = base->n_ctx();
     r.n_chunk = base->n_chunk();
     if (options.max_chunks >= 0) r.n_chunk = std::min(r.n_chunk, options.max_chunks);
@@ -241,8 +244,8 @@ Result<std::optional<SafeFileWriter>> start_base_file(Session* a, Session& b, co
 }
 
 // A's rows of one chunk: A decodes it and its log-probabilities are quantized as a base file holds them.
-Status rows_from_a(Session& a, llama_context* ctx, std::span<const int32_t> chunk_tokens, const int32_t* text_tokens,
-                   const ChunkLayout& L, std::vector<uint16_t>& base_rows, JobContext* job) {
+Status rows_from_a(Session& a, llama_context* ctx, std::span<const int32_t> chunk_tokens, const int32_t* text_tokens, const ChunkLayout& L,
+                   std::vector<uint16_t>& base_rows, JobContext* job) {
     auto logits = decode_chunk(a, ctx, chunk_tokens, job);
     if (!logits) return logits.error();
     const float* la = *logits;
@@ -257,8 +260,7 @@ Status rows_from_a(Session& a, llama_context* ctx, std::span<const int32_t> chun
 // B decodes chunk `c` and each scored position is compared with A's row: the per-position
 // figures go into r, the chunk's sums are returned.
 Result<KldChunk> score_chunk(Session& b, llama_context* ctx, std::span<const int32_t> chunk_tokens, const int32_t* text_tokens,
-                             const ChunkLayout& L, const std::vector<uint16_t>& base_rows, int32_t c, CorpusKldResult& r,
-                             JobContext* job) {
+                             const ChunkLayout& L, const std::vector<uint16_t>& base_rows, int32_t c, CorpusKldResult& r, JobContext* job) {
     auto logits = decode_chunk(b, ctx, chunk_tokens, job);
     if (!logits) return logits.error();
     const float* lb = *logits;
@@ -273,8 +275,8 @@ Result<KldChunk> score_chunk(Session& b, llama_context* ctx, std::span<const int
         KldSums local;
         const uint64_t end = std::min<uint64_t>(L.n_scored, (blk + 1) * block);
         for (uint64_t i = blk * block; i < end; ++i) {
-            KldPoint p = score_position({lb + i * L.n_vocab, L.n_vocab}, {base_rows.data() + i * L.row, L.row},
-                                        text_tokens[L.first + i + 1], local);
+            KldPoint p =
+                score_position({lb + i * L.n_vocab, L.n_vocab}, {base_rows.data() + i * L.row, L.row}, text_tokens[L.first + i + 1], local);
             r.kld[out0 + i] = p.kld;
             r.p_diff[out0 + i] = p.p_diff;
             r.top_a[out0 + i] = p.top_a;

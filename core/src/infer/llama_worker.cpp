@@ -8,7 +8,6 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <new>
 #include <thread>
@@ -35,24 +34,6 @@ void on_cancel_signal(int) {
 }
 
 Error not_loaded() { return Error{ErrorCode::E_NOT_LOADED, "", std::nullopt, "no model is loaded in the worker"}; }
-
-// Runs Op on the request's options; its outcome is the "result" frame.
-template <typename Op>
-Result<Json> serve_request(const Json& request, WorkerCall& call) {
-    auto outcome = Op::serve(request.at("options").get<typename Op::Options>(), call);
-    if (!outcome) return outcome.error();
-    return Json{{"type", "result"}, {"result", std::move(outcome).value()}};
-}
-
-using Handler = Result<Json> (*)(const Json& request, WorkerCall& call);
-
-template <typename... Ops>
-std::map<std::string, Handler, std::less<>> handler_table(OpList<Ops...>) {
-    return {{std::string(Ops::name), &serve_request<Ops>}...};
-}
-
-// Every operation of AllOps by its name.
-const std::map<std::string, Handler, std::less<>> kHandlers = handler_table(AllOps{});
 
 class Server {
 public:
@@ -168,8 +149,9 @@ private:
         const std::string op = request.at("op").get<std::string>();
         if (op == "load") return load(request, job);
         if (!m_session) return not_loaded();
-        const auto handler = kHandlers.find(op);
-        if (handler == kHandlers.end()) return Error{ErrorCode::E_WIRE, "", std::nullopt, "unknown request"};
+        const auto& handlers = operation_handlers();
+        const auto handler = handlers.find(op);
+        if (handler == handlers.end()) return Error{ErrorCode::E_WIRE, "", std::nullopt, "unknown request"};
         WorkerCall call(
             *m_session, job, request, [this](const Json& frame) { send(frame); },
             [this](const Json& r, JobContext& j) { return load_model_b(r, j); });

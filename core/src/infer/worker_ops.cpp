@@ -1,5 +1,7 @@
-// The worker functions of the operations (operations.h): each runs the in-process API of the
-// same name on the worker's model, so the worker gives exactly what that code gives.
+// Each operation's worker side (operations.h): the wire form of its Options, Outcome and Step, and
+// its worker function, which runs the in-process API of the same name on the worker's model, so
+// the worker gives exactly what that code gives. Also the instances, for every operation of
+// AllOps, of the worker's handler table and of WorkerSession::run.
 #include <chrono>
 
 #include "mlens/infer/ab_compare.h"
@@ -10,17 +12,54 @@
 #include "mlens/infer/memory_plan.h"
 #include "mlens/infer/tokenizer.h"
 #include "worker_ops.h"
+#include "worker_run.h"
 
 namespace mlens {
 
+// The wire form of the operations' own types (worker_wire.h has those of the in-process API).
+MLENS_WIRE_FIELDS(TokenizeOp::Options, text, tokenize)
+MLENS_WIRE_FIELDS(PiecesOp::Options, ids)
+MLENS_WIRE_FIELDS(DetokenizeOp::Options, ids, remove_special, unparse_special)
+MLENS_WIRE_FIELDS(ChatTemplateOp::Options, messages, add_assistant_prefix)
+MLENS_WIRE_FIELDS(GenerationStream, prompt, steps)
+MLENS_WIRE_FIELDS(GenerateOp::Options, prompt, options)
+MLENS_WIRE_FIELDS(GenerateOp::Outcome, prompt, result)
+MLENS_WIRE_FIELDS(LayersOp::Options, prompt, options)
+MLENS_WIRE_FIELDS(AbOp::Options, b_model, prompt, options)
+MLENS_WIRE_FIELDS(AbOp::Outcome, result, tokens, top_a, top_b, b_model, b_route)
+MLENS_WIRE_FIELDS(KldOp::Options, b_model, text, text_path, options, inputs)
+MLENS_WIRE_FIELDS(KldOp::Outcome, result, moments, kld_order, p_diff_order, b_model, text_path, b_route)
+MLENS_WIRE_FIELDS(DivergenceOp::Options, b_model, prompt, options)
+MLENS_WIRE_FIELDS(DivergenceOp::Outcome, result, b_model)
+
 namespace {
 
-// Steps go out at most every kStepBatchMs (the first at once): a frame per token would wake the
-// client thousands of times a second, and on a machine with as many decoding threads as cores
-// each wake-up delays a thread the others wait for.
+// A generation's steps go out at most every kStepBatch (the first at once): a frame per token
+// would wake the client thousands of times a second, and on a machine with as many decoding
+// threads as cores each wake-up delays a thread the others wait for.
 constexpr auto kStepBatch = std::chrono::milliseconds(20);
 
+// Runs Op on the request's options; its outcome is the "result" frame.
+template <typename Op>
+Result<wire::Json> serve_request(const wire::Json& request, WorkerCall& call) {
+    auto outcome = Op::serve(request.at("options").get<typename Op::Options>(), call);
+    if (!outcome) return outcome.error();
+    return wire::Json{{"type", "result"}, {"result", std::move(outcome).value()}};
+}
+
+template <typename... Ops>
+std::map<std::string, OperationHandler, std::less<>> handler_table(OpList<Ops...>) {
+    return {{std::string(Ops::name), &serve_request<Ops>}...};
+}
+
 }  // namespace
+
+const std::map<std::string, OperationHandler, std::less<>>& operation_handlers() {
+    static const auto table = handler_table(AllOps{});
+    return table;
+}
+
+template struct WorkerRunInstances<AllOps>;
 
 Result<TokenizeOp::Outcome> TokenizeOp::serve(const Options& options, WorkerCall& call) {
     return tokenize(call.model(), options.text, options.tokenize);

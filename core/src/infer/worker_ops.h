@@ -1,5 +1,6 @@
 // The worker's side of one request (not part of the public API): what an operation's serve()
-// (operations.h, defined in worker_ops.cpp) gets besides its options.
+// (operations.h, defined in worker_ops.cpp) gets besides its options, and the table the worker
+// dispatches requests from.
 //
 // Contract:
 //  - model() is the model the worker loaded; job() is the request's JobContext (cancel, progress).
@@ -10,6 +11,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <string>
 
 #include "mlens/infer/model_loader.h"
 #include "mlens/infer/operations.h"
@@ -42,5 +45,10 @@ private:
     Send m_send;
     LoadModel m_load_b;
 };
+
+// Runs the operation of a request on its call: the outcome as a "result" frame, or the error.
+using OperationHandler = Result<wire::Json> (*)(const wire::Json& request, WorkerCall& call);
+// Every operation of AllOps by its name.
+const std::map<std::string, OperationHandler, std::less<>>& operation_handlers();
 
 }  // namespace mlens

@@ -60,19 +60,6 @@ std::string describe_status(int status) {
     return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
 }
 
-Error decode_failure(const std::exception& e) {
-    return Error{ErrorCode::E_WIRE, "", std::nullopt, std::string("the worker's answer does not decode: ") + e.what()};
-}
-
-// Runs `decode` on a reply, turning a malformed reply into an Error instead of an exception.
-template <typename F>
-auto decoded(Result<Json> reply, F decode) -> Result<decltype(decode(std::declval<const Json&>()))> {
-    if (!reply) return reply.error();
-    try {
-        return decode(*reply);
-    } catch (const std::exception& e) { return decode_failure(e); }
-}
-
 // The file the worker is given for `text`: a store reference names its manifest, which the worker
 // opens through the store (model_loader.h) to reach the GGUF blob; anything else as it is. An
 // existing path is never a reference (a file wins over a reference), so it is not opened here.
@@ -83,8 +70,16 @@ std::string worker_path(const std::string& text) {
     return target.kind == TargetKind::store_model ? target.path : text;
 }
 
-// The "b_path" and "b_identity" fields that name model B to the worker: its worker path, and the
-// file version the worker checks before loading it.
+constexpr std::string_view kModelBPrefix = "model B: ";
+
+}  // namespace
+
+namespace worker_detail {
+
+Error decode_failure(const std::exception& e) {
+    return Error{ErrorCode::E_WIRE, "", std::nullopt, std::string("the worker's answer does not decode: ") + e.what()};
+}
+
 Result<Json> second_model_fields(const std::string& b_text) {
     const std::string b_path = worker_path(b_text);
     auto identity = regular_file_identity(b_path);
@@ -92,9 +87,7 @@ Result<Json> second_model_fields(const std::string& b_text) {
     return Json{{"b_path", b_path}, {"b_identity", *identity}};
 }
 
-constexpr std::string_view kModelBPrefix = "model B: ";
-
-}  // namespace
+}  // namespace worker_detail
 
 Error about_model_b(Error e) {
     if (!is_about_model_b(e)) e.message.insert(0, kModelBPrefix);
@@ -283,7 +276,7 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
                     continue;
                 }
                 if (type == "error") return wire::decode_error(**frame);
-            } catch (const std::exception& e) { return decode_failure(e); }
+            } catch (const std::exception& e) { return worker_detail::decode_failure(e); }
             // A result that crossed the cancel on its way is dropped, as the cancel asked.
             if (cancel_sent) return cancelled_error();
             return std::move(*frame).value();
@@ -371,58 +364,9 @@ Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& te
         session->m_facts = reply->at("facts").get<ModelFacts>();
         session->m_route = reply->at("route").get<LoadRoute>();
         session->m_n_ctx = reply->at("n_ctx").get<uint32_t>();
-    } catch (const std::exception& e) { return decode_failure(e); }
+    } catch (const std::exception& e) { return worker_detail::decode_failure(e); }
     job_report(job, 1.0);
     return session;
 }
-
-template <typename Op>
-Result<typename Op::Outcome> WorkerSession::run(typename Op::Options options, JobContext* job, const OnStep<Op>& on_step) {
-    if constexpr (requires(OpClient& client) { Op::prepare(options, client); }) {
-        OpClient client{m_path, {}};
-        if (Status prepared = Op::prepare(options, client); !prepared) return prepared.error();
-        m_write_folders.insert(m_write_folders.end(), client.write_folders.begin(), client.write_folders.end());
-    }
-    Json request = {{"op", std::string(Op::name)}, {"options", options}};
-    if constexpr (requires { options.b_model; }) {
-        if (!options.b_model.empty()) {
-            auto b = second_model_fields(options.b_model);
-            if (!b) return b.error();
-            request.update(*b);
-        }
-    }
-    // A step that does not decode ends the delivery and is returned in place of the reply.
-    std::optional<Error> step_error;
-    FrameHandler on_frame;
-    using Step = typename StepOf<Op>::type;
-    if constexpr (!std::is_same_v<Step, NoStep>) {
-        if (on_step)
-            on_frame = [&](const Json& frame) {
-                if (step_error) return;
-                try {
-                    on_step(frame.get<Step>());
-                } catch (const std::exception& e) { step_error = decode_failure(e); }
-            };
-    }
-    constexpr bool quick = [] {
-        if constexpr (requires { Op::quick; })
-            return Op::quick;
-        else
-            return false;
-    }();
-    auto reply = call(request, job, quick, on_frame);
-    if (step_error) return *step_error;
-    return decoded(std::move(reply), [](const Json& j) { return j.at("result").get<typename Op::Outcome>(); });
-}
-
-// WorkerSession::run of every operation, instantiated here (where the wire is known) for the
-// callers to link against.
-template <typename List>
-struct WorkerRunInstances;
-template <typename... Ops>
-struct WorkerRunInstances<OpList<Ops...>> {
-    static auto all() { return std::make_tuple(&WorkerSession::run<Ops>...); }
-};
-template struct WorkerRunInstances<AllOps>;
 
 }  // namespace mlens

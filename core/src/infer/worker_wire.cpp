@@ -3,8 +3,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <span>
 #include <string>
@@ -70,8 +70,7 @@ Status check_cbor_nesting(std::span<const uint8_t> body) {
             return ok_status();
         }
         if (items != kIndefinite && items > body.size() - pos) return announces(items, "items");
-        if (open.size() == kMaxFrameDepth)
-            return wire_error("a frame nests deeper than " + std::to_string(kMaxFrameDepth) + " levels");
+        if (open.size() == kMaxFrameDepth) return wire_error("a frame nests deeper than " + std::to_string(kMaxFrameDepth) + " levels");
         open.push_back(items);
         return ok_status();
     };
@@ -130,9 +129,7 @@ Status FrameReader::receive(int fd, bool wait) {
     const size_t had = m_bytes.size();
     m_bytes.resize(had + kReceiveChunk);
     ssize_t n = -1;
-    do {
-        n = ::recv(fd, m_bytes.data() + had, kReceiveChunk, wait ? 0 : MSG_DONTWAIT);
-    } while (n < 0 && errno == EINTR);
+    do { n = ::recv(fd, m_bytes.data() + had, kReceiveChunk, wait ? 0 : MSG_DONTWAIT); } while (n < 0 && errno == EINTR);
     m_bytes.resize(had + static_cast<size_t>(std::max<ssize_t>(n, 0)));
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return ok_status();
     if (n <= 0)

@@ -7,7 +7,8 @@
 // floats, NaN and infinities included. Frames are written with send(MSG_NOSIGNAL) on a Unix
 // socket, so a peer that died gives an error instead of SIGPIPE.
 //
-// Requests carry "op" (an operation's name, operations.h) and "options"; an operation with a
+// Requests carry "op" (an operation's name, operations.h) and "options" (the wire forms of the
+// operations' Options, Outcome and Step are in worker_ops.cpp); an operation with a
 // second model also carries "b_path" and "b_identity". Replies carry "type": "log" {level, text}
 // and "progress" {fraction} may come at any time, "steps" {steps: [step...]} streams what the
 // operation streams, and exactly one final frame ends a request: "error" {code, message} or
@@ -27,8 +28,16 @@
 #include <type_traits>
 #include <vector>
 
-#include "mlens/infer/operations.h"
+#include "mlens/infer/ab_compare.h"
+#include "mlens/infer/corpus_kld.h"
+#include "mlens/infer/generate.h"
+#include "mlens/infer/kld_statistics.h"
+#include "mlens/infer/layer_capture.h"
+#include "mlens/infer/layer_divergence.h"
+#include "mlens/infer/memory_plan.h"
+#include "mlens/infer/model_loader.h"
 #include "mlens/infer/session.h"
+#include "mlens/infer/tokenizer.h"
 #include "mlens/infer/worker_session.h"
 #include "mlens/result.h"
 
@@ -77,12 +86,12 @@ struct Serializer<std::vector<int32_t>> : PackedSerializer<int32_t> {};
 }  // namespace mlens::wire
 
 // NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE for wire::Json; used in the namespace of Type.
-#define MLENS_WIRE_FIELDS(Type, ...)                                                                                              \
-    inline void to_json(::mlens::wire::Json& nlohmann_json_j, const Type& nlohmann_json_t) {                                      \
-        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                                                   \
-    }                                                                                                                              \
-    inline void from_json(const ::mlens::wire::Json& nlohmann_json_j, Type& nlohmann_json_t) {                                    \
-        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, __VA_ARGS__))                                                 \
+#define MLENS_WIRE_FIELDS(Type, ...)                                                           \
+    inline void to_json(::mlens::wire::Json& nlohmann_json_j, const Type& nlohmann_json_t) {   \
+        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))               \
+    }                                                                                          \
+    inline void from_json(const ::mlens::wire::Json& nlohmann_json_j, Type& nlohmann_json_t) { \
+        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, __VA_ARGS__))             \
     }
 
 namespace mlens::wire {
@@ -167,20 +176,5 @@ MLENS_WIRE_FIELDS(MemoryMeasure, terms, buffers, n_ctx)
 MLENS_WIRE_FIELDS(LayerDivergenceOptions, names, tokenize)
 MLENS_WIRE_FIELDS(LayerDivergenceRow, tensor, base, layer, cosine, rel_error, sqnr_db, cosine_at, rel_error_at, sqnr_db_at)
 MLENS_WIRE_FIELDS(LayerDivergenceResult, tokens, rows, jump_layer)
-
-MLENS_WIRE_FIELDS(TokenizeOp::Options, text, tokenize)
-MLENS_WIRE_FIELDS(PiecesOp::Options, ids)
-MLENS_WIRE_FIELDS(DetokenizeOp::Options, ids, remove_special, unparse_special)
-MLENS_WIRE_FIELDS(ChatTemplateOp::Options, messages, add_assistant_prefix)
-MLENS_WIRE_FIELDS(GenerationStream, prompt, steps)
-MLENS_WIRE_FIELDS(GenerateOp::Options, prompt, options)
-MLENS_WIRE_FIELDS(GenerateOp::Outcome, prompt, result)
-MLENS_WIRE_FIELDS(LayersOp::Options, prompt, options)
-MLENS_WIRE_FIELDS(AbOp::Options, b_model, prompt, options)
-MLENS_WIRE_FIELDS(AbOp::Outcome, result, tokens, top_a, top_b, b_model, b_route)
-MLENS_WIRE_FIELDS(KldOp::Options, b_model, text, text_path, options, inputs)
-MLENS_WIRE_FIELDS(KldOp::Outcome, result, moments, kld_order, p_diff_order, b_model, text_path, b_route)
-MLENS_WIRE_FIELDS(DivergenceOp::Options, b_model, prompt, options)
-MLENS_WIRE_FIELDS(DivergenceOp::Outcome, result, b_model)
 
 }  // namespace mlens

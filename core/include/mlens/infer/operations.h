@@ -53,7 +53,7 @@ struct StepOf {
     using type = NoStep;
 };
 template <typename Op>
-    requires requires { typename Op::Step; }
+requires requires { typename Op::Step; }
 struct StepOf<Op> {
     using type = typename Op::Step;
 };

@@ -61,7 +61,8 @@ namespace mlens::wire {
 template <typename T, typename SFINAE>
 struct Serializer;
 // The frames of the worker's wire (core/src/infer/worker_wire.h).
-using Json = nlohmann::basic_json<std::map, std::vector, std::string, bool, std::int64_t, std::uint64_t, double, std::allocator, Serializer>;
+using Json =
+    nlohmann::basic_json<std::map, std::vector, std::string, bool, std::int64_t, std::uint64_t, double, std::allocator, Serializer>;
 }  // namespace mlens::wire
 
 namespace mlens {
