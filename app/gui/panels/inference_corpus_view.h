@@ -54,7 +54,7 @@ private:
     void position_detail(PanelContext& ctx, const KldOp::Outcome& k);
     void rebuild(const KldOp::Outcome& k);
 
-    uint64_t m_serial = 0;  // controller.published(kld) the state below belongs to
+    uint64_t m_serial = 0;  // controller.published<KldOp>() the state below belongs to
     std::optional<size_t> m_selected;
     std::vector<TokenPiece> m_window;
     std::string m_top_a, m_top_b;

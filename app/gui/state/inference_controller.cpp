@@ -88,6 +88,8 @@ void InferenceController::poll() {
     if (m_take_stream) m_take_stream();
     std::optional<Result<std::any>> taken = m_job.try_take();
     if (!taken) return;
+    // The job ended: what it streamed after the last look is taken too.
+    if (m_take_stream) m_take_stream();
     m_take_stream = nullptr;
     std::optional<Error> error;
     if (!*taken) error = taken->error();

@@ -79,7 +79,7 @@ struct FileVersion {
     bool operator==(const FileVersion&) const = default;
 };
 
-// An error of a comparison (compare_ab, corpus_kld with B, layer_divergence) that is about model B
+// An error of a comparison (AbOp, KldOp with B, DivergenceOp) that is about model B
 // rather than A says so: its message starts with "model B: ", whether the client found B missing or
 // changed or the worker could not load it. about_model_b marks `e` so (once); is_about_model_b
 // tells, so that a caller can name B's file.
