@@ -35,8 +35,9 @@ int run_divergence(const DivergenceFlags& f) {
     so.worker_timeout_s = f.worker_timeout;
     auto a = WorkerSession::load(f.a, so);
     if (!a) return fail(f.a, a.error());
-    auto r = (*a)->layer_divergence(f.b, *prompt, f.options);
-    if (!r) return fail_comparison(r.error(), f.a, f.b);
+    auto divergence = (*a)->run<DivergenceOp>({f.b, *prompt, f.options});
+    if (!divergence) return fail_comparison(divergence.error(), f.a, f.b);
+    const LayerDivergenceResult* r = &divergence->result;
     if (r->rows.empty()) return names_match_nothing(f.options.names);
     if (f.json) {
         nlohmann::json rows = nlohmann::json::array();
@@ -58,9 +59,9 @@ int run_divergence(const DivergenceFlags& f) {
                             {"sqnr_db_at", sqnr}});
         }
         print_json_result({{"a", f.a},
-                                {"b", f.b},
-                                {"tokens", r->tokens},
-                                {"rows", rows},
+                           {"b", f.b},
+                           {"tokens", r->tokens},
+                           {"rows", rows},
                            {"jump_layer", r->jump_layer < 0 ? nlohmann::json(nullptr) : nlohmann::json(r->jump_layer)}});
         return kExitOk;
     }

@@ -134,7 +134,7 @@ int run_tokenize(const std::string& path, const std::string& text, bool no_speci
     auto session = load_or_report(path, f, true);
     if (!session) return kExitBroken;
     if (chat) {
-        auto render = session->apply_chat_template(sample_conversation());
+        auto render = session->run<ChatTemplateOp>({sample_conversation()});
         if (f.log) print_log(session->log());
         if (!render) return fail(path, render.error());
         if (f.json) {
@@ -150,12 +150,12 @@ int run_tokenize(const std::string& path, const std::string& text, bool no_speci
     TokenizeOptions options;
     options.parse_special = !no_special;
     options.add_special = !no_bos;
-    auto tokens = session->tokenize(text, options);
+    auto tokens = session->run<TokenizeOp>({text, options});
     if (f.log) print_log(session->log());
     if (!tokens) return fail(path, tokens.error());
     std::vector<int32_t> ids;
     for (const TokenPiece& t : *tokens) ids.push_back(t.id);
-    auto round_trip = session->detokenize(ids, false, true);
+    auto round_trip = session->run<DetokenizeOp>({ids, false, true});
     if (!round_trip) return fail(path, round_trip.error());
     if (f.json) {
         nlohmann::json toks = nlohmann::json::array();
@@ -179,8 +179,7 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
     if (!session) return kExitBroken;
     if (!f.json) std::cout << "model: " << model_line_of(path) << "\n";
     size_t shown_steps = 0;
-    auto on_step = [&](const GenerationStep& s) {
-        if (f.json) return;
+    auto print_step = [&](const GenerationStep& s) {
         std::string line = "#" + std::to_string(shown_steps++) + "  " + std::to_string(s.token) + "  " + shown(s.piece) +
             "  p=" + significant(s.prob) + "  top:";
         for (const TokenCandidate& c : s.candidates)
@@ -188,10 +187,14 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
         if (!s.candidates.empty()) line.pop_back();
         std::cout << line << "\n" << std::flush;
     };
-    auto result = session->generate(prompt, options, nullptr, on_step);
+    auto on_step = [&](const GenerationStream& batch) {
+        if (!f.json)
+            for (const GenerationStep& s : batch.steps) print_step(s);
+    };
+    auto result = session->run<GenerateOp>({prompt, options}, nullptr, on_step);
     if (f.log) print_log(session->log());
     if (!result) return fail(path, result.error());
-    const GenerationResult& r = *result;
+    const GenerationResult& r = result->result;
     if (f.json) {
         nlohmann::json steps = nlohmann::json::array();
         for (const GenerationStep& s : r.steps) steps.push_back(step_json(s));
@@ -221,7 +224,7 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
            const CommonFlags& f) {
     auto a = load_or_report(path_a, f, false);
     if (!a) return kExitBroken;
-    auto result = a->compare_ab(path_b, prompt, options);
+    auto result = a->run<AbOp>({path_b, prompt, options});
     if (f.log) print_log(a->log());
     if (!result) return fail_comparison(result.error(), path_a, path_b);
     if (result->b_route.through_export)
@@ -278,7 +281,7 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
 int run_layers(const std::string& path, const std::string& prompt, const LayerCaptureOptions& options, const CommonFlags& f) {
     auto session = load_or_report(path, f, false);
     if (!session) return kExitBroken;
-    auto result = session->capture_layers(prompt, options);
+    auto result = session->run<LayersOp>({prompt, options});
     if (f.log) print_log(session->log());
     if (!result) return fail(path, result.error());
     if (result->activations.empty()) return names_match_nothing(options.names);

@@ -160,12 +160,9 @@ int run_kld(KldFlags f) {
     if (!f.json) std::cout << "chunk         PPL(B)          ln(PPL(B)/PPL(A))            KLD                 Δp RMS          same top\n";
     std::vector<std::string> inputs;
     if (!f.text_file.empty()) inputs.push_back(f.text_file);
-    auto result = session.corpus_kld(
-        f.base.empty() ? f.b : std::string(), text, ko, nullptr,
-        [&](const KldChunk& c) {
-            if (!f.json) print_chunk_line(c, running);
-        },
-        inputs);
+    auto result = session.run<KldOp>({f.base.empty() ? f.b : std::string(), text, "", ko, inputs}, nullptr, [&](const KldChunk& c) {
+        if (!f.json) print_chunk_line(c, running);
+    });
     if (f.log)
         for (const LlamaLogLine& line : session.log().lines()) std::cerr << "llama.cpp: " << escape_for_display(line.text, 400) << "\n";
     if (!result) return fail_kld(result.error(), f);

@@ -44,7 +44,7 @@ int run_memory(const MemoryFlags& f) {
     so.worker_timeout_s = f.worker_timeout;
     auto session = WorkerSession::load(f.path, so);
     if (!session) return fail(f.path, session.error());
-    auto measured = (*session)->measure_memory(f.options);
+    auto measured = (*session)->run<MemoryOp>(f.options);
     if (!measured) return fail(f.path, measured.error());
     const MemoryTerms& est = estimate->terms;
     const MemoryTerms& act = measured->terms;

@@ -185,9 +185,9 @@ TEST_CASE("greedy generation in the panel gives core generate's tokens", "[gui-i
     REQUIRE(c.can_decode());
     CHECK(c.facts()->n_layer == 2);
     CHECK(c.facts()->n_embd == 64);
-    REQUIRE_FALSE(c.generation_error().has_value());
-    REQUIRE(c.generation().has_value());
-    const GenerationResult& r = c.generation()->result;
+    REQUIRE_FALSE((error_of(c.latest<GenerateOp>()) != nullptr));
+    REQUIRE((outcome_of(c.latest<GenerateOp>()) != nullptr));
+    const GenerationResult& r = outcome_of(c.latest<GenerateOp>())->result;
 
     auto core = core_session(demo("tiny-llama-f32.gguf"));
     GenerateOptions options;
@@ -196,8 +196,8 @@ TEST_CASE("greedy generation in the panel gives core generate's tokens", "[gui-i
     REQUIRE(expected.ok());
     CHECK(r.prompt_tokens == expected->prompt_tokens);
     CHECK(ids_of(r.steps) == ids_of(expected->steps));
-    CHECK(ids_of(c.stream()) == ids_of(expected->steps));
-    CHECK(ids_of(c.stream_prompt()) == expected->prompt_tokens);
+    CHECK(ids_of(c.stream<GenerateOp>().steps) == ids_of(expected->steps));
+    CHECK(ids_of(c.stream<GenerateOp>().prompt) == expected->prompt_tokens);
     REQUIRE(r.steps.size() == 6);
     for (const GenerationStep& s : r.steps) CHECK(s.candidates.size() == 5);
     CHECK(r.prompt_tokens_per_s > 0);
@@ -211,12 +211,12 @@ TEST_CASE("greedy generation in the panel gives core generate's tokens", "[gui-i
     PanelContext ctx = h.context();
     REQUIRE(view.run(ctx, c));
     h.settle();
-    REQUIRE(c.generation().has_value());
+    REQUIRE((outcome_of(c.latest<GenerateOp>()) != nullptr));
     options.sampling = view.options.sampling;
     options.sampling.temperature = 0.9f;
     auto sampled = generate(*core, "Once upon a time", options);
     REQUIRE(sampled.ok());
-    CHECK(ids_of(c.generation()->result.steps) == ids_of(sampled->steps));
+    CHECK(ids_of(outcome_of(c.latest<GenerateOp>())->result.steps) == ids_of(sampled->steps));
 }
 
 TEST_CASE("generation streams its steps, Stop keeps them, and the session takes one job at a time", "[gui-infer]") {
@@ -229,28 +229,28 @@ TEST_CASE("generation streams its steps, Stop keeps them, and the session takes 
     // Up to the context's end: long enough for the cancel to arrive while the worker still decodes.
     options.max_tokens = 100000;
     options.stop_at_eog = false;
-    REQUIRE(c.start_generate(h.jobs, "Once upon a time", options));
-    CHECK(c.running() == InferJob::generate);
+    REQUIRE(c.start<GenerateOp>(h.jobs, {"Once upon a time", options}));
+    CHECK(c.running<GenerateOp>());
     // One thread at a time: nothing else starts and the main-thread tokenizer refuses.
-    CHECK_FALSE(c.start_layers(h.jobs, "x", {}));
-    CHECK_FALSE(c.start_generate(h.jobs, "x", options));
+    CHECK_FALSE(c.start<LayersOp>(h.jobs, {"x", {}}));
+    CHECK_FALSE(c.start<GenerateOp>(h.jobs, {"x", options}));
     CHECK_FALSE(c.start_load(h.jobs, {}));
     CHECK(c.tokenize("x", {}).error().code == ErrorCode::E_BUSY);
-    while (c.stream().empty() && c.busy()) {
+    while (c.stream<GenerateOp>().steps.empty() && c.busy()) {
         h.frame();
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    REQUIRE_FALSE(c.stream().empty());
+    REQUIRE_FALSE(c.stream<GenerateOp>().steps.empty());
     c.cancel();
     h.jobs.wait_all();
     h.frame();
     CHECK_FALSE(c.busy());
-    REQUIRE(c.generation_error().has_value());
-    CHECK(c.generation_error()->code == ErrorCode::E_CANCELLED);
-    CHECK_FALSE(c.generation().has_value());
-    CHECK(c.stream().size() >= 1);
-    CHECK(c.stream().size() < c.n_ctx());
-    CHECK(c.stream_prompt().size() == 5);
+    REQUIRE((error_of(c.latest<GenerateOp>()) != nullptr));
+    CHECK(error_of(c.latest<GenerateOp>())->code == ErrorCode::E_CANCELLED);
+    CHECK_FALSE((outcome_of(c.latest<GenerateOp>()) != nullptr));
+    CHECK(c.stream<GenerateOp>().steps.size() >= 1);
+    CHECK(c.stream<GenerateOp>().steps.size() < c.n_ctx());
+    CHECK(c.stream<GenerateOp>().prompt.size() == 5);
     h.every_tab();
 }
 
@@ -259,9 +259,9 @@ TEST_CASE("the layers tab captures activations and histograms a row", "[gui-infe
     h.panel.request(InferenceTab::layers);
     h.settle();
     InferenceController& c = h.controller();
-    REQUIRE_FALSE(c.layers_error().has_value());
-    REQUIRE(c.layers().has_value());
-    const LayerCaptureResult& r = *c.layers();
+    REQUIRE_FALSE((error_of(c.latest<LayersOp>()) != nullptr));
+    REQUIRE((outcome_of(c.latest<LayersOp>()) != nullptr));
+    const LayerCaptureResult& r = *outcome_of(c.latest<LayersOp>());
     REQUIRE(r.activations.size() == 10);  // 2 layers × 5 names
     CHECK(r.activations[0].tensor == "attn_norm-0");
     CHECK(r.activations[0].count == 64);
@@ -294,10 +294,10 @@ TEST_CASE("A/B of a model with itself has KLD 0; against q4_0 it diverges", "[gu
     h.panel.request(InferenceTab::ab);
     h.settle();
     InferenceController& c = h.controller();
-    REQUIRE_FALSE(c.ab_error().has_value());
-    REQUIRE(c.ab().has_value());
-    const AbOutcome& same = *c.ab();
-    CHECK(same.b_path == h.doc().path);
+    REQUIRE_FALSE((error_of(c.latest<AbOp>()) != nullptr));
+    REQUIRE((outcome_of(c.latest<AbOp>()) != nullptr));
+    const AbOp::Outcome& same = *outcome_of(c.latest<AbOp>());
+    CHECK(same.b_model == h.doc().path);
     CHECK(same.result.summary.max_kld == 0.0);
     CHECK(same.result.summary.mean_kld == 0.0);
     CHECK(same.result.summary.first_divergence == -1);
@@ -309,9 +309,9 @@ TEST_CASE("A/B of a model with itself has KLD 0; against q4_0 it diverges", "[gu
     view.b_document = h.docs[1]->id;
     h.panel.request(InferenceTab::ab);
     h.settle();
-    REQUIRE(c.ab().has_value());
-    CHECK(c.ab()->b_path == h.docs[1]->path);
-    CHECK(c.ab()->result.summary.max_kld > 0.0);
+    REQUIRE((outcome_of(c.latest<AbOp>()) != nullptr));
+    CHECK(outcome_of(c.latest<AbOp>())->b_model == h.docs[1]->path);
+    CHECK(outcome_of(c.latest<AbOp>())->result.summary.max_kld > 0.0);
     h.every_tab();
 }
 
@@ -323,10 +323,10 @@ TEST_CASE("A/B with another vocabulary says so", "[gui-infer]") {
     h.settle();
     InferenceController& c = h.controller();
     CHECK(h.panel.ab_view().b_document == h.docs[1]->id);
-    REQUIRE(c.ab_error().has_value());
-    INFO(c.ab_error()->message);
-    CHECK(c.ab_error()->code == ErrorCode::E_VOCAB_MISMATCH);
-    CHECK_FALSE(c.ab().has_value());
+    REQUIRE((error_of(c.latest<AbOp>()) != nullptr));
+    INFO(error_of(c.latest<AbOp>())->message);
+    CHECK(error_of(c.latest<AbOp>())->code == ErrorCode::E_VOCAB_MISMATCH);
+    CHECK_FALSE((outcome_of(c.latest<AbOp>()) != nullptr));
     h.every_tab();
 }
 
@@ -339,8 +339,8 @@ TEST_CASE("an Ollama-made GGUF loads through the upstream export with a banner",
     REQUIRE_FALSE(c.load_error().has_value());
     REQUIRE(c.loaded());
     CHECK_THAT(c.load_banner(), Catch::Contains("upstream export"));
-    REQUIRE(c.generation().has_value());
-    CHECK(c.generation()->result.steps.size() == 2);
+    REQUIRE((outcome_of(c.latest<GenerateOp>()) != nullptr));
+    CHECK(outcome_of(c.latest<GenerateOp>())->result.steps.size() == 2);
     h.every_tab();
 }
 
@@ -450,11 +450,11 @@ TEST_CASE("the corpus view scores a text as core corpus_kld does and shows the t
     REQUIRE(h.panel.accept_link("infer:corpus:" + text_path, h.doc()));
     h.settle();
     InferenceController& c = h.controller();
-    REQUIRE_FALSE(c.kld_error().has_value());
-    REQUIRE(c.kld().has_value());
-    const KldOutcome& k = *c.kld();
+    REQUIRE_FALSE((error_of(c.latest<KldOp>()) != nullptr));
+    REQUIRE((outcome_of(c.latest<KldOp>()) != nullptr));
+    const KldOp::Outcome& k = *outcome_of(c.latest<KldOp>());
     CHECK(view.text_path == text_path);
-    CHECK(k.b_path == h.docs[1]->path);
+    CHECK(k.b_model == h.docs[1]->path);
     CHECK(k.result.n_chunk == 4);
     CHECK(k.moments.count == 4u * (128 - 1 - 64));
 
@@ -492,11 +492,11 @@ TEST_CASE("the corpus view scores a text as core corpus_kld does and shows the t
     const int32_t selected_token = view.window()[23].id;
     view.compare_in_ab();
     h.settle();
-    REQUIRE(c.ab().has_value());
-    CHECK(c.ab()->b_path == h.docs[1]->path);
+    REQUIRE((outcome_of(c.latest<AbOp>()) != nullptr));
+    CHECK(outcome_of(c.latest<AbOp>())->b_model == h.docs[1]->path);
     CHECK(h.panel.ab_view().prompt.size() > 20);
-    REQUIRE_FALSE(c.ab()->result.tokens.empty());
-    CHECK(c.ab()->result.tokens.back() == selected_token);
+    REQUIRE_FALSE(outcome_of(c.latest<AbOp>())->result.tokens.empty());
+    CHECK(outcome_of(c.latest<AbOp>())->result.tokens.back() == selected_token);
 
     view.select(c, 0);
     CHECK(view.window().size() == 24 + 1);
@@ -511,9 +511,9 @@ TEST_CASE("the divergence view is exactly zero for a model against itself and co
     h.panel.request(InferenceTab::divergence);
     h.settle();
     InferenceController& c = h.controller();
-    REQUIRE_FALSE(c.divergence_error().has_value());
-    REQUIRE(c.divergence().has_value());
-    const LayerDivergenceResult& same = c.divergence()->result;
+    REQUIRE_FALSE((error_of(c.latest<DivergenceOp>()) != nullptr));
+    REQUIRE((outcome_of(c.latest<DivergenceOp>()) != nullptr));
+    const LayerDivergenceResult& same = outcome_of(c.latest<DivergenceOp>())->result;
     REQUIRE(same.rows.size() == 6);  // attn_out, ffn_out, l_out of 2 layers
     for (const LayerDivergenceRow& row : same.rows) {
         CHECK(row.rel_error == 0.0);
@@ -524,9 +524,9 @@ TEST_CASE("the divergence view is exactly zero for a model against itself and co
     h.panel.ab_view().b_document = h.docs[1]->id;
     h.panel.request(InferenceTab::divergence);
     h.settle();
-    REQUIRE(c.divergence().has_value());
-    const LayerDivergenceResult& q4 = c.divergence()->result;
-    CHECK(c.divergence()->b_path == h.docs[1]->path);
+    REQUIRE((outcome_of(c.latest<DivergenceOp>()) != nullptr));
+    const LayerDivergenceResult& q4 = outcome_of(c.latest<DivergenceOp>())->result;
+    CHECK(outcome_of(c.latest<DivergenceOp>())->b_model == h.docs[1]->path);
     auto a = core_session(demo("tiny-llama-f32.gguf"), false, 1);
     auto b = core_session(demo("tiny-llama-q4_0.gguf"), false, 1);
     auto reference = layer_divergence(*a, *b, h.panel.divergence_view().prompt, LayerDivergenceOptions{});
@@ -552,12 +552,12 @@ TEST_CASE("the memory view sets the estimate beside llama.cpp's buffers with the
     h.panel.request(InferenceTab::memory);
     h.settle();
     InferenceController& c = h.controller();
-    REQUIRE_FALSE(c.memory_error().has_value());
-    REQUIRE(c.memory().has_value());
+    REQUIRE_FALSE((error_of(c.latest<MemoryOp>()) != nullptr));
+    REQUIRE((outcome_of(c.latest<MemoryOp>()) != nullptr));
     REQUIRE(view.estimate().has_value());
     REQUIRE(view.estimate()->ok());
     const MemoryEstimate& est = view.estimate()->value();
-    const MemoryMeasure& measured = *c.memory();
+    const MemoryMeasure& measured = *outcome_of(c.latest<MemoryOp>());
 
     auto model = open_model(demo("tiny-llama-q4_0.gguf"));
     REQUIRE(model.ok());

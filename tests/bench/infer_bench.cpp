@@ -125,12 +125,12 @@ Rates checked(const mlens::Result<mlens::GenerationResult>& result, size_t steps
 // ModelLens through its worker, steps streamed to this process.
 Rates through_worker(mlens::WorkerSession& worker, int n_tokens) {
     const mlens::GenerateOptions g = generate_options(n_tokens);
-    auto ids = worker.tokenize_ids(kPrompt, g.tokenize);
-    if (!ids) std::exit(1);
     size_t steps = 0;
     auto t0 = Clock::now();
-    auto result = worker.generate_from_tokens(*ids, g, nullptr, [&](const mlens::GenerationStep&) { ++steps; });
-    return checked(result, steps, n_tokens, seconds_since(t0));
+    auto result =
+        worker.run<mlens::GenerateOp>({kPrompt, g}, nullptr, [&](const mlens::GenerationStream& batch) { steps += batch.steps.size(); });
+    if (!result) return checked(mlens::Result<mlens::GenerationResult>(result.error()), steps, n_tokens, seconds_since(t0));
+    return checked(mlens::Result<mlens::GenerationResult>(std::move(result->result)), steps, n_tokens, seconds_since(t0));
 }
 
 // The same code in this process, for the cost of the worker itself.

@@ -84,16 +84,16 @@ TEST_CASE("the worker gives exactly the in-process results", "[infer][worker]") 
     CHECK(w->thread_note().empty());
     CHECK(w->pid() > 0);
 
-    auto tokens = w->tokenize("Hello world", {});
+    auto tokens = w->run<TokenizeOp>({"Hello world", {}});
     REQUIRE(tokens.ok());
     REQUIRE(tokens->size() == 3);
     CHECK((*tokens)[0].id == 1);
     CHECK((*tokens)[1].id == 15043);
     CHECK((*tokens)[1].piece == " Hello");
-    auto text = w->detokenize(std::vector<int32_t>{1, 15043, 3186});
+    auto text = w->run<DetokenizeOp>({{1, 15043, 3186}});
     REQUIRE(text.ok());
     CHECK(*text == "<s> Hello world");
-    auto pieces = w->token_pieces(std::vector<int32_t>{3186});
+    auto pieces = w->run<PiecesOp>({{3186}});
     REQUIRE(pieces.ok());
     CHECK((*pieces)[0].piece == " world");
 
@@ -101,9 +101,12 @@ TEST_CASE("the worker gives exactly the in-process results", "[infer][worker]") 
     g.max_tokens = 6;
     g.n_candidates = 3;
     std::vector<GenerationStep> streamed;
-    auto remote = w->generate("Once upon a time", g, nullptr, [&](const GenerationStep& step) { streamed.push_back(step); });
+    auto generated = w->run<GenerateOp>({"Once upon a time", g}, nullptr, [&](const GenerationStream& batch) {
+        streamed.insert(streamed.end(), batch.steps.begin(), batch.steps.end());
+    });
+    REQUIRE(generated.ok());
+    const GenerationResult* remote = &generated->result;
     auto expected = generate(s, "Once upon a time", g);
-    REQUIRE(remote.ok());
     REQUIRE(expected.ok());
     CHECK(ids_of(remote->steps) == ids_of(expected->steps));
     CHECK(ids_of(streamed) == ids_of(expected->steps));
@@ -116,7 +119,7 @@ TEST_CASE("the worker gives exactly the in-process results", "[infer][worker]") 
 
     LayerCaptureOptions lo;
     lo.names = {"l_out"};
-    auto layers = w->capture_layers("Hello", lo);
+    auto layers = w->run<LayersOp>({"Hello", lo});
     auto local_layers = capture_layers(s, "Hello", lo);
     REQUIRE(layers.ok());
     REQUIRE(local_layers.ok());
@@ -127,7 +130,7 @@ TEST_CASE("the worker gives exactly the in-process results", "[infer][worker]") 
 
     AbOptions ao;
     ao.max_tokens = 2;
-    auto ab = w->compare_ab(demo("tiny-llama-f32.gguf"), "Hello there", ao);
+    auto ab = w->run<AbOp>({demo("tiny-llama-f32.gguf"), "Hello there", ao});
     REQUIRE(ab.ok());
     CHECK(ab->result.summary.mean_kld == 0.0);
     CHECK(ab->result.summary.first_divergence == -1);
@@ -203,14 +206,14 @@ TEST_CASE("a negative norm epsilon loads, then stops the worker at the first dec
     auto w = worker(path);
     GenerateOptions g;
     g.max_tokens = 2;
-    auto result = w->generate("Hello", g);
+    auto result = w->run<GenerateOp>({"Hello", g});
     REQUIRE_FALSE(result.ok());
     CHECK(result.error().code == ErrorCode::E_LLAMA_STOPPED);
     CHECK_THAT(result.error().message, Catch::Contains("SIGABRT") && Catch::Contains("GGML_ASSERT(eps >= 0.0f) failed"));
     REQUIRE(w->stopped().has_value());
     CHECK(w->pid() == -1);
     // Every later call gives the same answer without a worker.
-    auto again = w->tokenize("Hello", {});
+    auto again = w->run<TokenizeOp>({"Hello", {}});
     REQUIRE_FALSE(again.ok());
     CHECK(again.error().message == result.error().message);
 
@@ -234,8 +237,9 @@ TEST_CASE("truncating the model while it generates stops the worker with SIGBUS"
     g.max_tokens = 2000;
     g.stop_at_eog = false;
     size_t steps = 0;
-    auto result = w->generate("Once upon a time", g, nullptr, [&](const GenerationStep&) {
-        if (++steps == 3) std::filesystem::resize_file(path, 1000);
+    auto result = w->run<GenerateOp>({"Once upon a time", g}, nullptr, [&](const GenerationStream& batch) {
+        for (size_t i = 0; i < batch.steps.size(); ++i)
+            if (++steps == 3) std::filesystem::resize_file(path, 1000);
     });
     REQUIRE_FALSE(result.ok());
     CHECK(result.error().code == ErrorCode::E_LLAMA_STOPPED);
@@ -265,14 +269,15 @@ TEST_CASE("cancel stops a generation in the worker and keeps the model loaded", 
     g.max_tokens = 200;
     g.stop_at_eog = false;
     size_t steps = 0;
-    auto result = w->generate("Once upon a time", g, &job, [&](const GenerationStep&) {
-        if (++steps == 2) job.cancel();
+    auto result = w->run<GenerateOp>({"Once upon a time", g}, &job, [&](const GenerationStream& batch) {
+        for (size_t i = 0; i < batch.steps.size(); ++i)
+            if (++steps == 2) job.cancel();
     });
     REQUIRE_FALSE(result.ok());
     CHECK(result.error().code == ErrorCode::E_CANCELLED);
     CHECK(steps < 200);
     CHECK_FALSE(w->stopped().has_value());
-    auto tokens = w->tokenize("Hello world", {});
+    auto tokens = w->run<TokenizeOp>({"Hello world", {}});
     REQUIRE(tokens.ok());
     CHECK(tokens->size() == 3);
 }

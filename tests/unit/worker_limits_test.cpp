@@ -40,7 +40,7 @@ void check_real_worker_runs() {
     auto real = WorkerSession::load(demo("tiny-llama-f32.gguf"), small_options());
     INFO((real ? std::string() : real.error().to_string()));
     REQUIRE(real.ok());
-    auto tokens = (*real)->tokenize("Hello", TokenizeOptions{});
+    auto tokens = (*real)->run<TokenizeOp>({"Hello", TokenizeOptions{}});
     REQUIRE(tokens.ok());
     CHECK_FALSE(tokens->empty());
 }

@@ -63,7 +63,7 @@ Document* InferenceAbView::chosen_b(PanelContext& ctx) {
 bool InferenceAbView::run(PanelContext& ctx, InferenceController& c) {
     Document* b = find_b(ctx, b_document);
     if (!b) return false;
-    return c.start_ab(ctx.jobs, b->path, prompt, options);
+    return c.start<AbOp>(ctx.jobs, {b->path, prompt, options});
 }
 
 void InferenceAbView::picker(PanelContext& ctx) {
@@ -80,7 +80,7 @@ void InferenceAbView::picker(PanelContext& ctx) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Any open GGUF file; open more with File > Open");
 }
 
-void InferenceAbView::summary(const AbOutcome& ab) {
+void InferenceAbView::summary(const AbOp::Outcome& ab) {
     const AbSummary& s = ab.result.summary;
     ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("ab_summary", 8, flags)) return;
@@ -110,7 +110,7 @@ void InferenceAbView::summary(const AbOutcome& ab) {
     ImGui::EndTable();
 }
 
-void InferenceAbView::kld_chart(const AbOutcome& ab, float height) {
+void InferenceAbView::kld_chart(const AbOp::Outcome& ab, float height) {
     const std::vector<AbPosition>& positions = ab.result.positions;
     const AbSummary& s = ab.result.summary;
     PlotRange range{-0.5, static_cast<double>(positions.size()) - 0.5, 0.0, s.max_kld > 0 ? s.max_kld * 1.1 : 1.0};
@@ -165,7 +165,7 @@ void InferenceAbView::kld_chart(const AbOutcome& ab, float height) {
                     "KLD is 0 at every position: identical distributions");
 }
 
-void InferenceAbView::token_text(PanelContext& ctx, const AbOutcome& ab, float height) {
+void InferenceAbView::token_text(PanelContext& ctx, const AbOp::Outcome& ab, float height) {
     const AbResult& r = ab.result;
     const Palette& pal = palette();
     double max_kld = r.summary.max_kld;
@@ -188,7 +188,7 @@ void InferenceAbView::token_text(PanelContext& ctx, const AbOutcome& ab, float h
     token_chip_box("ab_tokens", chips, ctx.fonts.mono(), height);
 }
 
-void InferenceAbView::positions_table(PanelContext& ctx, const AbOutcome& ab) {
+void InferenceAbView::positions_table(PanelContext& ctx, const AbOp::Outcome& ab) {
     const AbResult& r = ab.result;
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
         ImGuiTableFlags_SizingStretchProp;
@@ -273,17 +273,17 @@ void InferenceAbView::draw(PanelContext& ctx, InferenceController& c) {
         "Position i is the next-token distribution after token i.");
     ImGui::PopTextWrapPos();
 
-    if (const auto& e = c.ab_error()) {
+    if (const auto& e = error_of(c.latest<AbOp>())) {
         ImGui::PushTextWrapPos(0);
         if (e->code == ErrorCode::E_VOCAB_MISMATCH)
             ui::text_colored(palette().error, "The two models do not share a vocabulary, so their distributions cannot be compared.");
         ui::job_error_text(*e);
         ImGui::PopTextWrapPos();
     }
-    const auto& ab = c.ab();
+    const auto& ab = outcome_of(c.latest<AbOp>());
     if (!ab) return;
-    ui::text_dim("B: " + escape_for_display(ab->b_path, 300));
-    if (!ab->b_banner.empty()) ui::text_colored(palette().warning, "B " + escape_for_display(ab->b_banner, 300));
+    ui::text_dim("B: " + escape_for_display(ab->b_model, 300));
+    if (!ab->b_route.banner.empty()) ui::text_colored(palette().warning, "B " + escape_for_display(ab->b_route.banner, 300));
     summary(*ab);
     float avail = ImGui::GetContentRegionAvail().y;
     kld_chart(*ab, std::clamp(avail * 0.35f, 140.0f, 260.0f));

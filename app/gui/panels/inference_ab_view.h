@@ -33,10 +33,10 @@ public:
 
 private:
     void picker(PanelContext& ctx);
-    void summary(const AbOutcome& ab);
-    void kld_chart(const AbOutcome& ab, float height);
-    void token_text(PanelContext& ctx, const AbOutcome& ab, float height);
-    void positions_table(PanelContext& ctx, const AbOutcome& ab);
+    void summary(const AbOp::Outcome& ab);
+    void kld_chart(const AbOp::Outcome& ab, float height);
+    void token_text(PanelContext& ctx, const AbOp::Outcome& ab, float height);
+    void positions_table(PanelContext& ctx, const AbOp::Outcome& ab);
 };
 
 }  // namespace mlens

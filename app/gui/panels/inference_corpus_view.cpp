@@ -52,8 +52,8 @@ InferenceCorpusView::InferenceCorpusView() {
 
 bool InferenceCorpusView::run(PanelContext& ctx, InferenceController& c, InferenceAbView& ab) {
     Document* b = ab.chosen_b(ctx);
-    if (!b) return false;
-    return c.start_kld(ctx.jobs, b->path, text_path, options);
+    if (!b || text_path.empty()) return false;
+    return c.start<KldOp>(ctx.jobs, {b->path, "", text_path, options, {}});
 }
 
 std::optional<std::string> InferenceCorpusView::take_ab_prompt() {
@@ -70,7 +70,7 @@ void InferenceCorpusView::compare_in_ab() {
     m_ab_prompt = std::move(text);
 }
 
-void InferenceCorpusView::rebuild(const KldOutcome& k) {
+void InferenceCorpusView::rebuild(const KldOp::Outcome& k) {
     m_selected.reset();
     m_window.clear();
     m_window_error.reset();
@@ -94,7 +94,7 @@ void InferenceCorpusView::rebuild(const KldOutcome& k) {
 }
 
 void InferenceCorpusView::select(InferenceController& c, size_t index) {
-    const auto& k = c.kld();
+    const auto& k = outcome_of(c.latest<KldOp>());
     if (!k || index >= k->result.kld.size()) return;
     const CorpusKldResult& r = k->result;
     m_selected = index;
@@ -118,7 +118,7 @@ void InferenceCorpusView::select(InferenceController& c, size_t index) {
     m_window = std::move(pieces).value();
 }
 
-void InferenceCorpusView::summary(const KldOutcome& k) {
+void InferenceCorpusView::summary(const KldOp::Outcome& k) {
     const KldMoments& m = k.moments;
     const KldOrder& o = k.kld_order;
     // Two tables, one above the other, rather than one wide one, so a small window shows every figure.
@@ -161,7 +161,7 @@ void InferenceCorpusView::summary(const KldOutcome& k) {
     ImGui::PopTextWrapPos();
 }
 
-void InferenceCorpusView::position_plot(InferenceController& c, const KldOutcome& k, float height) {
+void InferenceCorpusView::position_plot(InferenceController& c, const KldOp::Outcome& k, float height) {
     const CorpusKldResult& r = k.result;
     const size_t n = r.kld.size();
     const double top = k.kld_order.max > 0 ? k.kld_order.max * 1.05 : 1.0;
@@ -217,7 +217,7 @@ void InferenceCorpusView::position_plot(InferenceController& c, const KldOutcome
     if (clicked) select(c, i);
 }
 
-void InferenceCorpusView::position_detail(PanelContext& ctx, const KldOutcome& k) {
+void InferenceCorpusView::position_detail(PanelContext& ctx, const KldOp::Outcome& k) {
     if (!m_selected) {
         ui::text_dim("Click a position in the plot to see its tokens.");
         return;
@@ -279,19 +279,19 @@ void InferenceCorpusView::draw(PanelContext& ctx, InferenceController& c, Infere
     ui::text_dim(
         "As llama-perplexity --kl-divergence: both models decode each chunk from an empty cache; each "
         "position of a chunk's second half compares B's next-token distribution with A's.");
-    if (const auto& e = c.kld_error()) ui::job_error_text(*e);
+    if (const auto& e = error_of(c.latest<KldOp>())) ui::job_error_text(*e);
     ImGui::PopTextWrapPos();
-    const auto& k = c.kld();
+    const auto& k = outcome_of(c.latest<KldOp>());
     if (!k) return;
-    if (m_serial != c.published(InferJob::kld)) {
+    if (m_serial != c.published<KldOp>()) {
         // A new result starts at its most divergent position.
-        m_serial = c.published(InferJob::kld);
+        m_serial = c.published<KldOp>();
         rebuild(*k);
         if (!k->result.kld.empty())
             select(c, static_cast<size_t>(std::max_element(k->result.kld.begin(), k->result.kld.end()) - k->result.kld.begin()));
     }
-    ui::text_dim("B: " + escape_for_display(k->b_path, 300) + "  \xC2\xB7  text: " + escape_for_display(k->text_path, 300));
-    if (!k->b_banner.empty()) ui::text_colored(palette().warning, "B " + escape_for_display(k->b_banner, 300));
+    ui::text_dim("B: " + escape_for_display(k->b_model, 300) + "  \xC2\xB7  text: " + escape_for_display(k->text_path, 300));
+    if (!k->b_route.banner.empty()) ui::text_colored(palette().warning, "B " + escape_for_display(k->b_route.banner, 300));
     summary(*k);
     const float avail = ImGui::GetContentRegionAvail().y;
     // The plots take what the position's tokens below (about 130 px) leave.

@@ -49,12 +49,12 @@ public:
     std::optional<std::string> take_ab_prompt();
 
 private:
-    void summary(const KldOutcome& k);
-    void position_plot(InferenceController& c, const KldOutcome& k, float height);
-    void position_detail(PanelContext& ctx, const KldOutcome& k);
-    void rebuild(const KldOutcome& k);
+    void summary(const KldOp::Outcome& k);
+    void position_plot(InferenceController& c, const KldOp::Outcome& k, float height);
+    void position_detail(PanelContext& ctx, const KldOp::Outcome& k);
+    void rebuild(const KldOp::Outcome& k);
 
-    uint64_t m_serial = 0;  // controller.published(kld) the state below belongs to
+    uint64_t m_serial = 0;  // controller.published<KldOp>() the state below belongs to
     std::optional<size_t> m_selected;
     std::vector<TokenPiece> m_window;
     std::string m_top_a, m_top_b;

@@ -31,7 +31,7 @@ std::string sqnr_text(double db) { return std::isinf(db) ? std::string("\xE2\x88
 bool InferenceDivergenceView::run(PanelContext& ctx, InferenceController& c, InferenceAbView& ab) {
     Document* b = ab.chosen_b(ctx);
     if (!b || prompt.empty()) return false;
-    return c.start_divergence(ctx.jobs, b->path, prompt, LayerDivergenceOptions{});
+    return c.start<DivergenceOp>(ctx.jobs, {b->path, prompt, LayerDivergenceOptions{}});
 }
 
 void InferenceDivergenceView::layer_plot(const LayerDivergenceResult& r, Figure figure, ImVec2 size) {
@@ -160,15 +160,15 @@ void InferenceDivergenceView::draw(PanelContext& ctx, InferenceController& c, In
     ImGui::EndDisabled();
     ImGui::SetNextItemWidth(-ImGui::CalcTextSize("prompt").x - ImGui::GetStyle().ItemInnerSpacing.x);
     ImGui::InputText("prompt", &prompt);
-    if (const auto& e = c.divergence_error()) {
+    if (const auto& e = error_of(c.latest<DivergenceOp>())) {
         ImGui::PushTextWrapPos(0);
         ui::job_error_text(*e);
         ImGui::PopTextWrapPos();
     }
-    const auto& d = c.divergence();
+    const auto& d = outcome_of(c.latest<DivergenceOp>());
     if (!d) return;
     const LayerDivergenceResult& r = d->result;
-    ui::text_dim("B: " + escape_for_display(d->b_path, 300) + "  \xC2\xB7  " + std::to_string(r.tokens.size()) +
+    ui::text_dim("B: " + escape_for_display(d->b_model, 300) + "  \xC2\xB7  " + std::to_string(r.tokens.size()) +
                  " tokens, a = A's row, b = B's");
     if (r.jump_layer < 0)
         ui::text_colored(palette().ok, "Every layer's output is identical in A and B.");

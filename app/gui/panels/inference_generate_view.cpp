@@ -39,7 +39,9 @@ bool InferenceGenerateView::run(PanelContext& ctx, InferenceController& c) {
     GenerateOptions o = options;
     o.sampling.temperature = sample ? std::max(0.01f, temperature) : 0.0f;
     m_rows_seen = 0;
-    return c.start_generate(ctx.jobs, prompt, o);
+    if (!c.start<GenerateOp>(ctx.jobs, {prompt, o})) return false;
+    m_target = o.max_tokens;
+    return true;
 }
 
 void InferenceGenerateView::settings(PanelContext& ctx, InferenceController& c) {
@@ -69,7 +71,7 @@ void InferenceGenerateView::settings(PanelContext& ctx, InferenceController& c) 
     }
     ImGui::SameLine(0, 16);
     ImGui::Checkbox("stop at end of generation", &options.stop_at_eog);
-    bool running = c.running() == InferJob::generate;
+    bool running = c.running<GenerateOp>();
     ImGui::BeginDisabled(c.busy() || !c.can_decode());
     if (ImGui::Button("Run")) run(ctx, c);
     ImGui::EndDisabled();
@@ -82,11 +84,11 @@ void InferenceGenerateView::settings(PanelContext& ctx, InferenceController& c) 
 }
 
 void InferenceGenerateView::status(const InferenceController& c) {
-    if (c.running() == InferJob::generate) {
-        ui::text("generating\xE2\x80\xA6 " + std::to_string(c.stream().size()) + " / " + std::to_string(c.stream_target()));
+    if (c.running<GenerateOp>()) {
+        ui::text("generating\xE2\x80\xA6 " + std::to_string(c.stream<GenerateOp>().steps.size()) + " / " + std::to_string(m_target));
         return;
     }
-    if (const auto& g = c.generation()) {
+    if (const auto& g = outcome_of(c.latest<GenerateOp>())) {
         const GenerationResult& r = g->result;
         ui::text("prompt " + std::to_string(r.prompt_tokens.size()) + " tokens at " + ui::number_format("%.1f", r.prompt_tokens_per_s) +
                  " tokens/s \xC2\xB7 generated " + std::to_string(r.steps.size()) + " tokens at " +
@@ -95,16 +97,16 @@ void InferenceGenerateView::status(const InferenceController& c) {
         ui::text_dim("\xC2\xB7 stop: " + std::string(stop_reason_name(r.stop)));
         return;
     }
-    if (const auto& e = c.generation_error()) {
+    if (const auto& e = error_of(c.latest<GenerateOp>())) {
         if (e->code == ErrorCode::E_CANCELLED)
-            ui::text_colored(palette().warning, "stopped after " + std::to_string(c.stream().size()) + " tokens");
+            ui::text_colored(palette().warning, "stopped after " + std::to_string(c.stream<GenerateOp>().steps.size()) + " tokens");
         else
             ui::text_colored(palette().error, std::string(code_name(e->code)) + ": " + escape_for_display(e->message, 600));
     }
 }
 
 void InferenceGenerateView::steps_table(PanelContext& ctx, const InferenceController& c) {
-    const std::vector<GenerationStep>& steps = c.stream();
+    const std::vector<GenerationStep>& steps = c.stream<GenerateOp>().steps;
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
         ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("steps", 4 + static_cast<int>(kShownCandidates), flags)) return;
@@ -152,7 +154,7 @@ void InferenceGenerateView::steps_table(PanelContext& ctx, const InferenceContro
             }
         }
     }
-    if (c.running() == InferJob::generate && steps.size() > m_rows_seen) ImGui::SetScrollHereY(1.0f);
+    if (c.running<GenerateOp>() && steps.size() > m_rows_seen) ImGui::SetScrollHereY(1.0f);
     m_rows_seen = steps.size();
     ImGui::EndTable();
 }
@@ -167,8 +169,8 @@ void InferenceGenerateView::draw(PanelContext& ctx, InferenceController& c) {
         return;
     }
     settings(ctx, c);
-    const std::vector<TokenPiece>& prompt_tokens = c.stream_prompt();
-    const std::vector<GenerationStep>& steps = c.stream();
+    const std::vector<TokenPiece>& prompt_tokens = c.stream<GenerateOp>().prompt;
+    const std::vector<GenerationStep>& steps = c.stream<GenerateOp>().steps;
     if (prompt_tokens.empty() && steps.empty()) return;
 
     std::vector<TokenChip> chips;
@@ -182,7 +184,7 @@ void InferenceGenerateView::draw(PanelContext& ctx, InferenceController& c) {
                          generated, 0u});
     ui::text_dim("prompt tokens (id below), then generated tokens (their probability below; hover for the candidates)");
     token_chip_box("generated_chips", chips, ctx.fonts.mono(), std::max(70.0f, ImGui::GetContentRegionAvail().y * 0.35f));
-    if (const auto& g = c.generation()) {
+    if (const auto& g = outcome_of(c.latest<GenerateOp>())) {
         ui::text_dim("text");
         ImGui::SameLine();
         ImGui::PushTextWrapPos(0);

@@ -34,6 +34,7 @@ private:
     void steps_table(PanelContext& ctx, const InferenceController& c);
 
     size_t m_rows_seen = 0;
+    int m_target = 0;  // max_tokens of the generation last started
 };
 
 }  // namespace mlens

@@ -39,7 +39,7 @@ bool InferenceLayersView::run(PanelContext& ctx, InferenceController& c) {
     LayerCaptureOptions options;
     options.names = split_names(names);
     if (options.names.empty()) return false;
-    return c.start_layers(ctx.jobs, prompt, options);
+    return c.start<LayersOp>(ctx.jobs, {prompt, options});
 }
 
 void InferenceLayersView::select(const LayerCaptureResult& r, size_t row) {
@@ -186,17 +186,17 @@ void InferenceLayersView::draw(PanelContext& ctx, InferenceController& c) {
     if (ImGui::Button("Capture")) run(ctx, c);
     ImGui::EndDisabled();
 
-    if (const auto& e = c.layers_error()) {
+    if (const auto& e = error_of(c.latest<LayersOp>())) {
         ImGui::PushTextWrapPos(0);
         ui::job_error_text(*e, 600);
         ImGui::PopTextWrapPos();
     }
-    const auto& result = c.layers();
+    const auto& result = outcome_of(c.latest<LayersOp>());
     if (!result) return;
     const LayerCaptureResult& r = *result;
-    if (m_serial != c.published(InferJob::layers)) {
+    if (m_serial != c.published<LayersOp>()) {
         // A new capture starts with the last activation (the model's final layer output) shown.
-        m_serial = c.published(InferJob::layers);
+        m_serial = c.published<LayersOp>();
         m_selected.reset();
         m_series.clear();
         if (!r.activations.empty()) select(r, r.activations.size() - 1);

@@ -38,7 +38,7 @@ private:
     void norm_plot(const LayerCaptureResult& r, float height);
 
     std::optional<size_t> m_selected;
-    uint64_t m_serial = 0;  // controller.published(layers) the selection belongs to
+    uint64_t m_serial = 0;  // controller.published<LayersOp>() the selection belongs to
     std::vector<HistogramSeries> m_series;
     HistogramPlot m_plot;
 };

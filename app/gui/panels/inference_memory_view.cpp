@@ -57,7 +57,7 @@ bool input_u32(const char* label, uint32_t& value, uint32_t lo, uint32_t hi, int
 InferenceMemoryView::InferenceMemoryView() { options.n_ctx = 2048; }
 
 bool InferenceMemoryView::run(PanelContext& ctx, InferenceController& c) {
-    if (!c.start_memory(ctx.jobs, options)) return false;
+    if (!c.start<MemoryOp>(ctx.jobs, options)) return false;
     m_measured_for = options;
     return true;
 }
@@ -163,9 +163,9 @@ void InferenceMemoryView::draw(PanelContext& ctx, InferenceController& c) {
 
     const MemoryEstimate* est = m_estimate && m_estimate->ok() ? &m_estimate->value() : nullptr;
     if (m_estimate && !m_estimate->ok()) ui::text_colored(palette().error, escape_for_display(m_estimate->error().to_string(), 1000));
-    if (const auto& e = c.memory_error()) ui::job_error_text(*e);
-    const MemoryMeasure* measured = c.memory() && same_settings(m_measured_for, options) ? &*c.memory() : nullptr;
-    if (c.memory() && !measured) ui::text_dim("The settings changed since the measure: press Measure again.");
+    if (const auto& e = error_of(c.latest<MemoryOp>())) ui::job_error_text(*e);
+    const MemoryMeasure* measured = same_settings(m_measured_for, options) ? outcome_of(c.latest<MemoryOp>()) : nullptr;
+    if (outcome_of(c.latest<MemoryOp>()) && !measured) ui::text_dim("The settings changed since the measure: press Measure again.");
     ImGui::PushTextWrapPos(0.0f);
     if (est) {
         ui::text_dim("Estimate: ctx padded to " + std::to_string(est->n_ctx_padded) + ", micro-batch " + std::to_string(est->n_ubatch) +

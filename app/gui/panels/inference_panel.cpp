@@ -103,7 +103,7 @@ void InferencePanel::load_bar(PanelContext& ctx) {
     ImGui::EndDisabled();
     ImGui::SameLine(0, 16);
     if (c.busy()) {
-        std::string label = std::string(infer_job_name(c.running())) + "\xE2\x80\xA6";
+        std::string label = std::string(c.running_title()) + "\xE2\x80\xA6";
         ImGui::ProgressBar(static_cast<float>(c.progress()), ImVec2(220, 0), label.c_str());
         ImGui::SameLine();
         if (ImGui::SmallButton("Cancel")) c.cancel();

@@ -3,15 +3,17 @@
 // it as a JobRunner job; the Inference panel draws what it publishes, and tests drive it headless.
 //
 // Contract:
-//  - One job at a time, because a WorkerSession is used by one thread at a time: every start_*()
-//    returns false and does nothing while a job runs, and when what it needs is missing (no
-//    session; decoding on a vocab-only session). Tokenizing and the chat template are quick and
-//    run on the calling thread, also only while no job runs.
-//  - Every job's result is an InferOutcome (the alternative of its kind) or an Error, taken from
-//    its JobHandle by poll() (main thread, once per frame): the result or the error replaces the
-//    previous one of the same kind. While a generation runs, poll() also moves the steps
-//    streamed so far (the StepCallback appends them to a mutex-protected Stream, the one channel
-//    a running job writes) into stream().
+//  - One job at a time, because a WorkerSession is used by one thread at a time: start_load() and
+//    start<Op>() return false and do nothing while a job runs, and start<Op>() also when what it
+//    needs is missing (no session; decoding on a vocab-only session; an empty b_model).
+//    Tokenizing and the chat template are quick and run on the calling thread, also only while
+//    no job runs.
+//  - start<Op>(jobs, options) runs WorkerSession::run<Op> (operations.h) as the one job; poll()
+//    (main thread, once per frame) takes its Result, which replaces latest<Op>() and counts in
+//    published<Op>() (so views notice a new result). While an Op with an appendable Step runs
+//    (a generation), poll() also appends what it streamed so far (the step callback hands it to
+//    a mutex-protected buffer, the one channel a running job writes) to stream<Op>(), which
+//    keeps it after the job ends, cancelled or not.
 //  - Loading goes through WorkerSession::load, which refuses a path that is not a regular file or
 //    that changed since the controller was made (the document's file as it was opened), then
 //    load_model_session in the worker: an Ollama-made GGUF is loaded through the upstream export,
@@ -20,83 +22,61 @@
 //  - When the worker dies (an assert, SIGBUS, a kill), the call that saw it fails with
 //    E_LLAMA_STOPPED; stopped() then holds that error ("llama.cpp stopped: REASON") and the
 //    session is dropped until the next load. The document and every other tab are untouched.
-//  - A/B, corpus KLD and layer divergence load model B in the same worker (the same way), run and
-//    drop B when the job ends. A memory measure makes its own llama.cpp context on the loaded model. Token pieces the views show come with the results, so drawing never
-//    waits for the worker.
+//  - An Op with a b_model loads model B in the same worker (the same way), runs and drops B when
+//    the job ends. Token pieces the views show come with the results, so drawing never waits for
+//    the worker.
 //  - log() collects every llama.cpp line of this controller's loads (B's included) and calls.
 //  - Destruction cancels a running job; the job keeps the WorkerSession alive until it returns.
 #pragma once
 
+#include <any>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
-#include <variant>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "job_runner.h"
-#include "mlens/infer/ab_compare.h"
-#include "mlens/infer/corpus_kld.h"
-#include "mlens/infer/generate.h"
-#include "mlens/infer/layer_capture.h"
-#include "mlens/infer/layer_divergence.h"
-#include "mlens/infer/memory_plan.h"
+#include "mlens/infer/operations.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
 #include "mlens/infer/worker_session.h"
 
 namespace mlens {
 
-enum class InferJob { none, load, generate, layers, ab, kld, divergence, memory };
-const char* infer_job_name(InferJob kind);
-
 struct TokenizeOutcome {
     std::vector<TokenPiece> tokens;
     std::string round_trip;  // detokenized, control tokens rendered
 };
 
-struct GenerateOutcome {
-    std::vector<TokenPiece> prompt;
-    GenerationResult result;
+// What an Op streams, as stream<Op>() keeps it: its Step when steps append to one another
+// (append(Step&, Step&&), operations.h), NoStep otherwise.
+template <typename Op>
+struct StreamOf {
+    using type = NoStep;
+};
+template <typename Op>
+requires requires(typename Op::Step& into, typename Op::Step&& more) { append(into, std::move(more)); }
+struct StreamOf<Op> {
+    using type = typename Op::Step;
 };
 
-struct AbOutcome {
-    AbResult result;
-    std::vector<TokenPiece> tokens;  // pieces of result.tokens (model A)
-    std::vector<std::string> top_a;  // per position: piece of A's top token
-    std::vector<std::string> top_b;  // per position: piece of B's top token (B's vocabulary)
-    std::string b_path;
-    std::string b_banner;  // non-empty when B went through the upstream export
-};
-
-// Corpus KLD of B against this model over a text file, with the figures derived from its sums.
-struct KldOutcome {
-    CorpusKldResult result;
-    KldMoments moments;
-    KldOrder kld_order;
-    KldOrder p_diff_order;
-    std::string b_path;
-    std::string text_path;
-    std::string b_banner;
-};
-
-struct DivergenceOutcome {
-    LayerDivergenceResult result;
-    std::string b_path;
-};
-
-struct LoadOutcome {
-    std::shared_ptr<WorkerSession> session;
-    std::string banner;
-    double load_ms = 0.0;
-};
-
-// What a job of each InferJob kind (but none) delivers.
-using InferOutcome =
-    std::variant<LoadOutcome, GenerateOutcome, LayerCaptureResult, AbOutcome, KldOutcome, DivergenceOutcome, MemoryMeasure>;
+// The outcome, or the error, that a latest<Op>() holds; null when it holds the other or nothing.
+template <typename T>
+const T* outcome_of(const std::optional<Result<T>>& latest) {
+    return latest && *latest ? &**latest : nullptr;
+}
+template <typename T>
+const Error* error_of(const std::optional<Result<T>>& latest) {
+    return latest && !*latest ? &latest->error() : nullptr;
+}
 
 class InferenceController {
 public:
@@ -106,19 +86,33 @@ public:
     InferenceController& operator=(const InferenceController&) = delete;
 
     bool start_load(JobRunner& jobs, const SessionOptions& options);
-    bool start_generate(JobRunner& jobs, std::string prompt, const GenerateOptions& options);
-    bool start_layers(JobRunner& jobs, std::string prompt, const LayerCaptureOptions& options);
-    bool start_ab(JobRunner& jobs, std::string b_path, std::string prompt, const AbOptions& options);
-    // Reads `text_path` in the job; A is this model, B is loaded beside it.
-    bool start_kld(JobRunner& jobs, std::string b_path, std::string text_path, const KldOptions& options);
-    bool start_divergence(JobRunner& jobs, std::string b_path, std::string prompt, const LayerDivergenceOptions& options);
-    bool start_memory(JobRunner& jobs, const MemoryPlanOptions& options);
+    template <typename Op>
+    bool start(JobRunner& jobs, typename Op::Options options);
     void cancel();
     void poll();
 
-    InferJob running() const { return m_job ? m_running : InferJob::none; }
-    // How many jobs of `kind` have published (result or error), so views notice a new result.
-    uint64_t published(InferJob kind) const { return m_published[static_cast<size_t>(kind)]; }
+    // Whether a job of Op is running.
+    template <typename Op>
+    bool running() const {
+        return m_job && m_running == Op::name;
+    }
+    // What the running job is called ("load", or its Op's title); empty when none runs.
+    std::string_view running_title() const { return m_job ? m_running_title : std::string_view(); }
+    // The Result of the last job of Op that published, if any.
+    template <typename Op>
+    const std::optional<Result<typename Op::Outcome>>& latest() const {
+        return slot<Op>().latest;
+    }
+    // How many jobs of Op have published (result or error), so views notice a new result.
+    template <typename Op>
+    uint64_t published() const {
+        return slot<Op>().published;
+    }
+    // What the running or last job of Op streamed (see StreamOf).
+    template <typename Op>
+    const typename StreamOf<Op>::type& stream() const {
+        return slot<Op>().stream;
+    }
     bool busy() const { return static_cast<bool>(m_job); }
     double progress() const;
 
@@ -146,37 +140,36 @@ public:
     // Pieces of token ids (same refusals as tokenize).
     Result<std::vector<TokenPiece>> pieces(std::span<const int32_t> ids) const;
 
-    // Generation: the steps streamed so far (the finished run's steps once it ended).
-    const std::vector<GenerationStep>& stream() const { return m_stream; }
-    const std::vector<TokenPiece>& stream_prompt() const { return m_stream_prompt; }
-    int stream_target() const { return m_stream_target; }
-    const std::optional<GenerateOutcome>& generation() const { return m_generation; }
-    const std::optional<Error>& generation_error() const { return m_generation_error; }
-
-    const std::optional<LayerCaptureResult>& layers() const { return m_layers; }
-    const std::optional<Error>& layers_error() const { return m_layers_error; }
-
-    const std::optional<AbOutcome>& ab() const { return m_ab; }
-    const std::optional<Error>& ab_error() const { return m_ab_error; }
-
-    const std::optional<KldOutcome>& kld() const { return m_kld; }
-    const std::optional<Error>& kld_error() const { return m_kld_error; }
-    const std::optional<DivergenceOutcome>& divergence() const { return m_divergence; }
-    const std::optional<Error>& divergence_error() const { return m_divergence_error; }
-    const std::optional<MemoryMeasure>& memory() const { return m_memory; }
-    const std::optional<Error>& memory_error() const { return m_memory_error; }
-
 private:
-    struct Stream;  // the prompt and steps a running generation has produced so far
+    static constexpr std::string_view kLoadJob = "load";
+
+    template <typename Op>
+    struct Slot {
+        std::optional<Result<typename Op::Outcome>> latest;
+        uint64_t published = 0;
+        typename StreamOf<Op>::type stream;
+    };
+    template <typename List>
+    struct SlotsOf;
+    template <typename... Ops>
+    struct SlotsOf<OpList<Ops...>> {
+        using type = std::tuple<Slot<Ops>...>;
+    };
+
+    template <typename Op>
+    Slot<Op>& slot() {
+        return std::get<Slot<Op>>(m_slots);
+    }
+    template <typename Op>
+    const Slot<Op>& slot() const {
+        return std::get<Slot<Op>>(m_slots);
+    }
 
     Error refusal() const;
-    bool begin(InferJob kind);
-    // Clears the last outcome and error of `kind` (a job of that kind starts).
-    void forget(InferJob kind);
-    // Starts `work(WorkerSession&, JobContext&) -> Result<T>`, T the InferOutcome alternative of
-    // `kind`, on the loaded session as the one job; false when it cannot run (see the contract).
-    template <typename Work>
-    bool start_decoding(JobRunner& jobs, InferJob kind, const char* name, Work work);
+    // Starts `work(JobContext&) -> Result<std::any>` as the one job, shown as `job_name`;
+    // `publish` takes its result on the main thread. A call refused meanwhile names `title`.
+    void start_job(JobRunner& jobs, std::string_view name, std::string_view title, std::string job_name,
+                   std::function<Result<std::any>(JobContext&)> work, std::function<void(Result<std::any>)> publish);
     // Moves a dead worker's error into stopped() and drops the session.
     void note_stop(const std::optional<Error>& error);
 
@@ -189,27 +182,60 @@ private:
     std::optional<Error> m_load_error;
     double m_load_ms = 0.0;
     uint64_t m_serial = 0;
-    uint64_t m_published[8] = {};
 
-    JobHandle<InferOutcome> m_job;
-    InferJob m_running = InferJob::none;
-    std::shared_ptr<Stream> m_streaming;  // set while a generation runs
-
-    std::vector<GenerationStep> m_stream;
-    std::vector<TokenPiece> m_stream_prompt;
-    int m_stream_target = 0;
-    std::optional<GenerateOutcome> m_generation;
-    std::optional<Error> m_generation_error;
-    std::optional<LayerCaptureResult> m_layers;
-    std::optional<Error> m_layers_error;
-    std::optional<AbOutcome> m_ab;
-    std::optional<Error> m_ab_error;
-    std::optional<KldOutcome> m_kld;
-    std::optional<Error> m_kld_error;
-    std::optional<DivergenceOutcome> m_divergence;
-    std::optional<Error> m_divergence_error;
-    std::optional<MemoryMeasure> m_memory;
-    std::optional<Error> m_memory_error;
+    JobHandle<std::any> m_job;
+    std::string_view m_running;  // the name of the running job's Op, or kLoadJob
+    std::string_view m_running_title;
+    std::function<void(Result<std::any>)> m_publish;  // takes the running job's result
+    std::function<void()> m_take_stream;  // moves what the running job streamed into its slot
+    typename SlotsOf<AllOps>::type m_slots;
 };
+
+template <typename Op>
+bool InferenceController::start(JobRunner& jobs, typename Op::Options options) {
+    if (!can_decode() || busy()) return false;
+    if constexpr (requires { options.b_model; })
+        if (options.b_model.empty()) return false;
+    using Outcome = typename Op::Outcome;
+    using Stream = typename StreamOf<Op>::type;
+    Slot<Op>& into = slot<Op>();
+    into.latest.reset();
+    m_take_stream = nullptr;
+    OnStep<Op> on_step;
+    if constexpr (!std::is_same_v<Stream, NoStep>) {
+        // What the job streamed and poll() did not take yet.
+        struct Buffer {
+            std::mutex mutex;
+            Stream pending;
+        };
+        auto buffer = std::make_shared<Buffer>();
+        into.stream = Stream{};
+        on_step = [buffer](const Stream& more) {
+            std::lock_guard lock(buffer->mutex);
+            append(buffer->pending, Stream(more));
+        };
+        m_take_stream = [this, buffer] {
+            std::lock_guard lock(buffer->mutex);
+            append(slot<Op>().stream, std::move(buffer->pending));
+            buffer->pending = Stream{};
+        };
+    }
+    start_job(
+        jobs, Op::name, op_title<Op>(), std::string(op_title<Op>()),
+        [session = m_session, options = std::move(options), on_step](JobContext& job) -> Result<std::any> {
+            auto outcome = session->run<Op>(options, &job, on_step);
+            if (!outcome) return outcome.error();
+            return std::any(std::move(outcome).value());
+        },
+        [this](Result<std::any> result) {
+            Slot<Op>& published = slot<Op>();
+            if (result)
+                published.latest = Result<Outcome>(std::any_cast<Outcome&&>(std::move(result).value()));
+            else
+                published.latest = Result<Outcome>(result.error());
+            ++published.published;
+        });
+    return true;
+}
 
 }  // namespace mlens

@@ -126,7 +126,7 @@ Result<AbResult> compare_ab(Session& a, Session& b, std::string_view prompt, con
 
     std::vector<int32_t> continuation;
     for (int step = 0; step < options.max_tokens; ++step) {
-        if (job_cancelled(job)) return infer_detail::cancelled_error();
+        if (job_cancelled(job)) return cancelled_error();
         const int32_t next = result.positions.back().top_a;
         continuation.push_back(next);
         result.tokens.push_back(next);

@@ -11,10 +11,10 @@
 
 #include "infer_internal.h"
 #include "mlens/infer/ab_compare.h"
-#include "mlens/open/reference_inputs.h"
 #include "mlens/infer/tokenizer.h"
 #include "mlens/io/byte_source.h"
 #include "mlens/io/safe_file_writer.h"
+#include "mlens/open/reference_inputs.h"
 #include "mlens/util/parallel.h"
 
 namespace mlens {
@@ -73,7 +73,7 @@ Result<const float*> decode_chunk(Session& session, llama_context* ctx, std::spa
     LogScope scope(&session.log());
     const int32_t rc = llama_decode(ctx, batch);
     llama_batch_free(batch);
-    if (rc == 2 || job_cancelled(job)) return infer_detail::cancelled_error();
+    if (rc == 2 || job_cancelled(job)) return cancelled_error();
     if (rc != 0) {
         session.log().flush();
         std::string why = session.log().problems_since(first_line);
@@ -149,9 +149,10 @@ public:
             std::memcpy(&scale, rows.data() + at, sizeof scale);
             std::memcpy(&min_log_prob, rows.data() + at + 2, sizeof min_log_prob);
             if (!std::isfinite(scale) || !std::isfinite(min_log_prob) || scale < 0)
-                return kld_error(ErrorCode::E_KLD_BASE, m_source->path() + ": chunk " + std::to_string(chunk) + ", row " + std::to_string(i) +
-                                                            " holds no finite log-probabilities (scale " + std::to_string(scale) +
-                                                            ", min_log_prob " + std::to_string(min_log_prob) + ")");
+                return kld_error(ErrorCode::E_KLD_BASE,
+                                 m_source->path() + ": chunk " + std::to_string(chunk) + ", row " + std::to_string(i) +
+                                     " holds no finite log-probabilities (scale " + std::to_string(scale) + ", min_log_prob " +
+                                     std::to_string(min_log_prob) + ")");
         }
         return ok_status();
     }
@@ -173,6 +174,122 @@ std::string_view without_trailing_newline(std::string_view text) {
     return text;
 }
 
+// The sizes one scoring pass works with.
+struct ChunkLayout {
+    uint32_t n_ctx = 0;
+    uint32_t first = 0;  // the first scored position of a chunk
+    uint32_t n_scored = 0;  // scored positions per chunk
+    size_t row = 0;  // values in one base-file row
+    size_t n_vocab = 0;
+    unsigned threads = 1;
+};
+
+// The evaluated tokens from the text, tokenized by A: whole chunks of options.n_ctx.
+Status tokens_from_text(Session& a, Session& b, std::string_view text, const KldOptions& options, CorpusKldResult& r) {
+    Status same = check_same_vocab(a, b);
+    if (!same) return same.error();
+    if (options.n_ctx < 4 || options.n_ctx > kMaxCtx)
+        return kld_error(ErrorCode::E_USAGE, "the context must be between 4 and " + std::to_string(kMaxCtx) + " tokens");
+    r.n_ctx = options.n_ctx;
+    auto tokens = tokenize_ids(a, without_trailing_newline(text), TokenizeOptions{true, false});
+    if (!tokens) return tokens.error();
+    r.text_tokens = tokens->size();
+    if (tokens->size() < 2 * static_cast<size_t>(r.n_ctx))
+        return kld_error(ErrorCode::E_TEXT_TOO_SHORT,
+                         "the text has " + std::to_string(tokens->size()) + " tokens; a context of " + std::to_string(r.n_ctx) +
+                             " needs at least " + std::to_string(2 * r.n_ctx));
+    int32_t n_chunk = static_cast<int32_t>(tokens->size() / r.n_ctx);
+    if (options.max_chunks >= 0) n_chunk = std::min(n_chunk, options.max_chunks);
+    r.n_chunk = n_chunk;
+    tokens->resize(static_cast<size_t>(n_chunk) * r.n_ctx);
+    r.tokens = std::move(*tokens);
+    return ok_status();
+}
+
+// The evaluated tokens from the base file named by options.base, which then gives A's rows.
+Result<BaseFile> tokens_from_base(const KldOptions& options, CorpusKldResult& r) {
+    auto base = BaseFile::open(options.base, r.n_vocab);
+    if (!base) return base.error();
+    if (options.n_ctx != 0 && options.n_ctx != base->n_ctx())
+        return kld_error(ErrorCode::E_KLD_BASE,
+                         options.base + " was computed with a context of " + std::to_string(base->n_ctx()) + " tokens, not " +
+                             std::to_string(options.n_ctx));
+    r.n_ctx = base->n_ctx();
+    r.n_chunk = base->n_chunk();
+    if (options.max_chunks >= 0) r.n_chunk = std::min(r.n_chunk, options.max_chunks);
+    r.tokens.assign(base->tokens().begin(), base->tokens().begin() + static_cast<ptrdiff_t>(r.n_chunk) * r.n_ctx);
+    r.text_tokens = base->tokens().size();
+    return base;
+}
+
+// The file options.save_base names, with its header and tokens written (none when not asked for).
+// It must not replace the models or any of `inputs`.
+Result<std::optional<SafeFileWriter>> start_base_file(Session* a, Session& b, const KldOptions& options,
+                                                      const std::vector<std::string>& inputs, const CorpusKldResult& r) {
+    if (options.save_base.empty()) return std::optional<SafeFileWriter>();
+    OutputGuard guard;
+    for (const std::string& in : inputs) add_reference_inputs(guard, in);
+    if (a) guard.add_input(a->path());
+    guard.add_input(b.path());
+    auto writer = SafeFileWriter::create(options.save_base, guard);
+    if (!writer) return writer.error();
+    const int32_t n_vocab = r.n_vocab, n_chunk = r.n_chunk;
+    Status st = writer->write(kMagic, 8);
+    if (st) st = writer->write(&r.n_ctx, 4);
+    if (st) st = writer->write(&n_vocab, 4);
+    if (st) st = writer->write(&n_chunk, 4);
+    if (st) st = writer->write(r.tokens.data(), r.tokens.size() * 4);
+    if (!st) return st.error();
+    return std::optional<SafeFileWriter>(std::move(*writer));
+}
+
+// A's rows of one chunk: A decodes it and its log-probabilities are quantized as a base file holds them.
+Status rows_from_a(Session& a, llama_context* ctx, std::span<const int32_t> chunk_tokens, const int32_t* text_tokens, const ChunkLayout& L,
+                   std::vector<uint16_t>& base_rows, JobContext* job) {
+    auto logits = decode_chunk(a, ctx, chunk_tokens, job);
+    if (!logits) return logits.error();
+    const float* la = *logits;
+    bool finished = parallel_for(L.n_scored, L.threads, [&](uint64_t i) {
+        quantize_base_log_probs({la + i * L.n_vocab, L.n_vocab}, {base_rows.data() + i * L.row, L.row}, text_tokens[L.first + i + 1]);
+        return !job_cancelled(job);
+    });
+    if (!finished) return cancelled_error();
+    return ok_status();
+}
+
+// B decodes chunk `c` and each scored position is compared with A's row: the per-position
+// figures go into r, the chunk's sums are returned.
+Result<KldChunk> score_chunk(Session& b, llama_context* ctx, std::span<const int32_t> chunk_tokens, const int32_t* text_tokens,
+                             const ChunkLayout& L, const std::vector<uint16_t>& base_rows, int32_t c, CorpusKldResult& r, JobContext* job) {
+    auto logits = decode_chunk(b, ctx, chunk_tokens, job);
+    if (!logits) return logits.error();
+    const float* lb = *logits;
+    KldChunk chunk;
+    chunk.index = c;
+    std::mutex sums_mutex;
+    const size_t out0 = static_cast<size_t>(c) * L.n_scored;
+    // One task per block of positions, each with its own sums, as llama-perplexity's workers.
+    const uint64_t block = 16;
+    const uint64_t n_blocks = (L.n_scored + block - 1) / block;
+    bool finished = parallel_for(n_blocks, L.threads, [&](uint64_t blk) {
+        KldSums local;
+        const uint64_t end = std::min<uint64_t>(L.n_scored, (blk + 1) * block);
+        for (uint64_t i = blk * block; i < end; ++i) {
+            KldPoint p =
+                score_position({lb + i * L.n_vocab, L.n_vocab}, {base_rows.data() + i * L.row, L.row}, text_tokens[L.first + i + 1], local);
+            r.kld[out0 + i] = p.kld;
+            r.p_diff[out0 + i] = p.p_diff;
+            r.top_a[out0 + i] = p.top_a;
+            r.top_b[out0 + i] = p.top_b;
+        }
+        std::lock_guard lock(sums_mutex);
+        chunk.sums.add(local);
+        return !job_cancelled(job);
+    });
+    if (!finished) return cancelled_error();
+    return chunk;
+}
+
 }  // namespace
 
 Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text, const KldOptions& options, JobContext* job,
@@ -182,138 +299,57 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
     r.n_vocab = b.facts().n_vocab;
     std::optional<BaseFile> base;
     if (a) {
-        Status same = check_same_vocab(*a, b);
-        if (!same) return same.error();
-        if (options.n_ctx < 4 || options.n_ctx > kMaxCtx)
-            return kld_error(ErrorCode::E_USAGE, "the context must be between 4 and " + std::to_string(kMaxCtx) + " tokens");
-        r.n_ctx = options.n_ctx;
-        auto tokens = tokenize_ids(*a, without_trailing_newline(text), TokenizeOptions{true, false});
+        Status tokens = tokens_from_text(*a, b, text, options, r);
         if (!tokens) return tokens.error();
-        r.text_tokens = tokens->size();
-        if (tokens->size() < 2 * static_cast<size_t>(r.n_ctx))
-            return kld_error(ErrorCode::E_TEXT_TOO_SHORT,
-                             "the text has " + std::to_string(tokens->size()) + " tokens; a context of " + std::to_string(r.n_ctx) +
-                                 " needs at least " + std::to_string(2 * r.n_ctx));
-        int32_t n_chunk = static_cast<int32_t>(tokens->size() / r.n_ctx);
-        if (options.max_chunks >= 0) n_chunk = std::min(n_chunk, options.max_chunks);
-        r.n_chunk = n_chunk;
-        tokens->resize(static_cast<size_t>(n_chunk) * r.n_ctx);
-        r.tokens = std::move(*tokens);
     } else {
-        auto opened = BaseFile::open(options.base, r.n_vocab);
+        auto opened = tokens_from_base(options, r);
         if (!opened) return opened.error();
         base = std::move(*opened);
-        if (options.n_ctx != 0 && options.n_ctx != base->n_ctx())
-            return kld_error(ErrorCode::E_KLD_BASE,
-                             options.base + " was computed with a context of " + std::to_string(base->n_ctx()) + " tokens, not " +
-                                 std::to_string(options.n_ctx));
-        r.n_ctx = base->n_ctx();
-        r.n_chunk = base->n_chunk();
-        if (options.max_chunks >= 0) r.n_chunk = std::min(r.n_chunk, options.max_chunks);
-        r.tokens.assign(base->tokens().begin(), base->tokens().begin() + static_cast<ptrdiff_t>(r.n_chunk) * r.n_ctx);
-        r.text_tokens = base->tokens().size();
     }
-
-    const uint32_t n_ctx = r.n_ctx;
-    const uint32_t first = kld_first_scored(n_ctx);
-    const uint32_t n_scored = kld_scored_per_chunk(n_ctx);
-    const size_t row = kld_base_row_size(r.n_vocab);
-    const auto n_vocab = static_cast<size_t>(r.n_vocab);
-
-    std::optional<SafeFileWriter> writer;
-    if (!options.save_base.empty()) {
-        OutputGuard guard;
-        for (const std::string& in : inputs) add_reference_inputs(guard, in);
-        if (a) guard.add_input(a->path());
-        guard.add_input(b.path());
-        auto w = SafeFileWriter::create(options.save_base, guard);
-        if (!w) return w.error();
-        writer.emplace(std::move(*w));
-        const int32_t n_vocab_i = r.n_vocab, n_chunk_i = r.n_chunk;
-        Status st = writer->write(kMagic, 8);
-        if (st) st = writer->write(&n_ctx, 4);
-        if (st) st = writer->write(&n_vocab_i, 4);
-        if (st) st = writer->write(&n_chunk_i, 4);
-        if (st) st = writer->write(r.tokens.data(), r.tokens.size() * 4);
-        if (!st) return st.error();
-    }
+    const ChunkLayout L{r.n_ctx,
+                        kld_first_scored(r.n_ctx),
+                        kld_scored_per_chunk(r.n_ctx),
+                        kld_base_row_size(r.n_vocab),
+                        static_cast<size_t>(r.n_vocab),
+                        static_cast<unsigned>(std::max(1, b.options().n_threads))};
+    auto writer = start_base_file(a, b, options, inputs, r);
+    if (!writer) return writer.error();
 
     ContextPtr ctx_a(nullptr, &llama_free);
     if (a) {
-        auto c = make_context(*a, n_ctx);
+        auto c = make_context(*a, L.n_ctx);
         if (!c) return c.error();
         ctx_a = std::move(*c);
     }
-    auto ctx_b = make_context(b, n_ctx);
+    auto ctx_b = make_context(b, L.n_ctx);
     if (!ctx_b) return ctx_b.error();
 
-    const size_t total_scored = static_cast<size_t>(r.n_chunk) * n_scored;
+    const size_t total_scored = static_cast<size_t>(r.n_chunk) * L.n_scored;
     r.kld.resize(total_scored);
     r.p_diff.resize(total_scored);
     r.top_a.resize(total_scored);
     r.top_b.resize(total_scored);
-    std::vector<uint16_t> base_rows(static_cast<size_t>(n_scored) * row);
-    std::vector<int32_t> chunk_tokens(n_ctx);
-    const unsigned threads = static_cast<unsigned>(std::max(1, b.options().n_threads));
-    const bool add_bos = b.facts().add_bos;
+    std::vector<uint16_t> base_rows(static_cast<size_t>(L.n_scored) * L.row);
+    std::vector<int32_t> chunk_tokens(L.n_ctx);
     const auto started = std::chrono::steady_clock::now();
-
     for (int32_t c = 0; c < r.n_chunk; ++c) {
         const auto chunk_start = std::chrono::steady_clock::now();
-        const int32_t* text_tokens = r.tokens.data() + static_cast<size_t>(c) * n_ctx;
-        std::copy(text_tokens, text_tokens + n_ctx, chunk_tokens.begin());
-        if (add_bos) chunk_tokens[0] = b.facts().bos;
-        if (a) {
-            auto logits = decode_chunk(*a, ctx_a.get(), chunk_tokens, job);
-            if (!logits) return logits.error();
-            const float* la = *logits;
-            bool finished = parallel_for(n_scored, threads, [&](uint64_t i) {
-                quantize_base_log_probs({la + i * n_vocab, n_vocab}, {base_rows.data() + i * row, row}, text_tokens[first + i + 1]);
-                return !job_cancelled(job);
-            });
-            if (!finished) return infer_detail::cancelled_error();
-            if (writer) {
-                Status st = writer->write(base_rows.data(), base_rows.size() * 2);
-                if (!st) return st.error();
-            }
-        } else {
-            Status st = base->read_chunk(c, base_rows);
-            if (!st) return st.error();
-        }
-        auto logits = decode_chunk(b, ctx_b->get(), chunk_tokens, job);
-        if (!logits) return logits.error();
-        const float* lb = *logits;
-        KldChunk chunk;
-        chunk.index = c;
-        std::mutex sums_mutex;
-        const size_t out0 = static_cast<size_t>(c) * n_scored;
-        // One task per block of positions, each with its own sums, as llama-perplexity's workers.
-        const uint64_t block = 16;
-        const uint64_t n_blocks = (n_scored + block - 1) / block;
-        bool finished = parallel_for(n_blocks, threads, [&](uint64_t blk) {
-            KldSums local;
-            const uint64_t end = std::min<uint64_t>(n_scored, (blk + 1) * block);
-            for (uint64_t i = blk * block; i < end; ++i) {
-                KldPoint p =
-                    score_position({lb + i * n_vocab, n_vocab}, {base_rows.data() + i * row, row}, text_tokens[first + i + 1], local);
-                r.kld[out0 + i] = p.kld;
-                r.p_diff[out0 + i] = p.p_diff;
-                r.top_a[out0 + i] = p.top_a;
-                r.top_b[out0 + i] = p.top_b;
-            }
-            std::lock_guard lock(sums_mutex);
-            chunk.sums.add(local);
-            return !job_cancelled(job);
-        });
-        if (!finished) return infer_detail::cancelled_error();
-        chunk.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - chunk_start).count();
-        r.total.add(chunk.sums);
-        r.chunks.push_back(chunk);
-        if (on_chunk) on_chunk(chunk);
+        const int32_t* text_tokens = r.tokens.data() + static_cast<size_t>(c) * L.n_ctx;
+        std::copy(text_tokens, text_tokens + L.n_ctx, chunk_tokens.begin());
+        if (b.facts().add_bos) chunk_tokens[0] = b.facts().bos;
+        Status rows = a ? rows_from_a(*a, ctx_a.get(), chunk_tokens, text_tokens, L, base_rows, job) : base->read_chunk(c, base_rows);
+        if (rows && a && *writer) rows = (*writer)->write(base_rows.data(), base_rows.size() * 2);
+        if (!rows) return rows.error();
+        auto chunk = score_chunk(b, ctx_b->get(), chunk_tokens, text_tokens, L, base_rows, c, r, job);
+        if (!chunk) return chunk.error();
+        chunk->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - chunk_start).count();
+        r.total.add(chunk->sums);
+        r.chunks.push_back(*chunk);
+        if (on_chunk) on_chunk(*chunk);
         job_report(job, static_cast<double>(c + 1) / static_cast<double>(r.n_chunk));
     }
-    if (writer) {
-        Status st = writer->commit();
+    if (*writer) {
+        Status st = (*writer)->commit();
         if (!st) return st.error();
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

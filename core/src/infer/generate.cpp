@@ -78,7 +78,7 @@ Result<GenerationResult> generate_from_tokens(Session& session, std::vector<int3
     auto pos = static_cast<int32_t>(result.prompt_tokens.size());
     int32_t row = -1;  // the last output of the latest decode
     for (int i = 0; i < options.max_tokens; ++i) {
-        if (job_cancelled(job)) return infer_detail::cancelled_error();
+        if (job_cancelled(job)) return cancelled_error();
         std::span<const float> logits = infer_detail::logits_row(session, ctx, row);
         if (logits.empty()) return Error{ErrorCode::E_LLAMA_DECODE, "", std::nullopt, "llama.cpp returned no logits"};
         GenerationStep step;

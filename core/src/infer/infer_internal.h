@@ -20,8 +20,6 @@ llama_context_params context_params(Session& session, uint32_t n_ctx);
 // was cancelled, ErrorCode::E_LLAMA_DECODE with llama.cpp's return code and log otherwise.
 Status decode(Session& session, llama_context* ctx, std::span<const int32_t> tokens, int32_t pos0, bool all_logits, JobContext* job);
 
-Error cancelled_error();
-
 // The logits row `i` of the last decode (llama_get_logits_ith) as a span over the vocab.
 std::span<const float> logits_row(Session& session, llama_context* ctx, int32_t i);
 

@@ -15,15 +15,15 @@
 #include "mlens/infer/worker_session.h"
 #include "mlens/io/owner_stamp.h"
 #include "mlens/io/temp_registry.h"
+#include "worker_ops.h"
 #include "worker_wire.h"
 
 namespace mlens {
 
 namespace {
 
-using Json = nlohmann::json;
+using Json = wire::Json;
 
-constexpr int kStepBatchMs = 20;
 // The longest a request goes without a frame to the client, which takes silence for a hang.
 constexpr auto kHeartbeat = std::chrono::seconds(1);
 
@@ -117,9 +117,7 @@ private:
     static Status check_identity(const std::string& path, const Json& expected) {
         auto now = regular_file_identity(path);
         if (!now) return now.error();
-        FileVersion want{expected.at(0).get<uint64_t>(), expected.at(1).get<uint64_t>(), expected.at(2).get<uint64_t>(),
-                         expected.at(3).get<int64_t>()};
-        if (!(*now == want))
+        if (!(*now == expected.get<FileVersion>()))
             return Error{ErrorCode::E_FILE_CHANGED, "", std::nullopt, "the file changed after it was checked; load it again"};
         return ok_status();
     }
@@ -129,20 +127,17 @@ private:
         Status same = check_identity(path, request.at("identity"));
         if (!same) return same.error();
         m_session.reset();
-        auto loaded = load_model_session(path, wire::decode_session_options(request.at("options")), &job, m_log);
+        auto loaded = load_model_session(path, request.at("options").get<SessionOptions>(), &job, m_log);
         if (!loaded) return loaded.error();
         m_session = std::move(loaded->session);
-        return Json{{"type", "loaded"},
-                    {"facts", wire::encode_facts(m_session->facts())},
-                    {"route", wire::encode_route(loaded->route)},
-                    {"n_ctx", m_session->n_ctx()}};
+        return Json{{"type", "loaded"}, {"facts", m_session->facts()}, {"route", loaded->route}, {"n_ctx", m_session->n_ctx()}};
     }
 
-    // Model B of a comparison, from the request's path (checked against the identity the client
-    // saw) with this session's options; its errors say "model B".
+    // Model B of a comparison, from the request's b_path (checked against the identity the
+    // client saw) with this session's options; its errors say "model B".
     Result<LoadedSession> load_model_b(const Json& request, JobContext& job) {
-        const std::string path = request.at("path").get<std::string>();
-        Status same = check_identity(path, request.at("identity"));
+        const std::string path = request.at("b_path").get<std::string>();
+        Status same = check_identity(path, request.at("b_identity"));
         if (!same) return about_model_b(same.error());
         auto loaded = load_model_session(path, m_session->options(), &job, m_log);
         if (!loaded) return about_model_b(loaded.error());
@@ -150,119 +145,17 @@ private:
         return loaded;
     }
 
-    Result<Json> ab(const Json& request, JobContext& job) {
-        auto loaded_b = load_model_b(request, job);
-        if (!loaded_b) return loaded_b.error();
-        const Session& b = *loaded_b->session;
-        auto result = compare_ab(*m_session, *loaded_b->session, request.at("prompt").get<std::string>(),
-                                 wire::decode_ab_options(request.at("options")), &job);
-        if (!result) return result.error();
-        std::vector<std::string> top_a, top_b;
-        for (const AbPosition& p : result->positions) {
-            auto a = token_piece(*m_session, p.top_a);
-            auto bp = token_piece(b, p.top_b);
-            top_a.push_back(a ? a->piece : std::string());
-            top_b.push_back(bp ? bp->piece : std::string());
-        }
-        return Json{{"type", "ab"},
-                    {"result", wire::encode_ab(*result)},
-                    {"tokens", wire::encode_pieces(token_pieces(*m_session, result->tokens))},
-                    {"top_a", top_a},
-                    {"top_b", top_b},
-                    {"b_route", wire::encode_route(loaded_b->route)}};
-    }
-
-    // Corpus KLD: with "path", this model is A and B is loaded beside it; without, this model is
-    // B and A's rows come from the base file named in the options. Chunks stream as "steps".
-    Result<Json> kld(const Json& request, JobContext& job) {
-        const std::string text = request.at("text").get<std::string>();
-        const KldOptions options = wire::decode_kld_options(request.at("options"));
-        const auto inputs = request.at("inputs").get<std::vector<std::string>>();
-        auto on_chunk = [&](const KldChunk& chunk) { send({{"type", "steps"}, {"steps", Json::array({wire::encode_kld_chunk(chunk)})}}); };
-        if (!request.contains("path")) {
-            auto result = corpus_kld(nullptr, *m_session, text, options, &job, on_chunk, inputs);
-            if (!result) return result.error();
-            return Json{{"type", "kld"}, {"result", wire::encode_kld(*result)}};
-        }
-        auto loaded_b = load_model_b(request, job);
-        if (!loaded_b) return loaded_b.error();
-        auto result = corpus_kld(m_session.get(), *loaded_b->session, text, options, &job, on_chunk, inputs);
-        if (!result) return result.error();
-        return Json{{"type", "kld"}, {"result", wire::encode_kld(*result)}, {"b_route", wire::encode_route(loaded_b->route)}};
-    }
-
-    Result<Json> divergence(const Json& request, JobContext& job) {
-        auto loaded_b = load_model_b(request, job);
-        if (!loaded_b) return loaded_b.error();
-        auto result = layer_divergence(*m_session, *loaded_b->session, request.at("prompt").get<std::string>(),
-                                       wire::decode_divergence_options(request.at("options")), &job);
-        if (!result) return result.error();
-        return Json{{"type", "divergence"}, {"result", wire::encode_divergence(*result)}, {"b_route", wire::encode_route(loaded_b->route)}};
-    }
-
     Result<Json> dispatch(const Json& request, JobContext& job) {
         const std::string op = request.at("op").get<std::string>();
         if (op == "load") return load(request, job);
         if (!m_session) return not_loaded();
-        Session& s = *m_session;
-        if (op == "tokenize") {
-            auto tokens = tokenize(s, request.at("text").get<std::string>(), wire::decode_tokenize_options(request.at("tokenize")));
-            if (!tokens) return tokens.error();
-            return Json{{"type", "tokens"}, {"tokens", wire::encode_pieces(*tokens)}};
-        }
-        if (op == "pieces") {
-            auto ids = request.at("ids").get<std::vector<int32_t>>();
-            return Json{{"type", "tokens"}, {"tokens", wire::encode_pieces(token_pieces(s, ids))}};
-        }
-        if (op == "detokenize") {
-            auto ids = request.at("ids").get<std::vector<int32_t>>();
-            auto text = detokenize(s, ids, request.at("remove_special").get<bool>(), request.at("unparse_special").get<bool>());
-            if (!text) return text.error();
-            return Json{{"type", "text"}, {"text", *text}};
-        }
-        if (op == "chat") {
-            auto chat =
-                apply_chat_template(s, wire::decode_messages(request.at("messages")), request.at("add_assistant_prefix").get<bool>());
-            if (!chat) return chat.error();
-            return Json{{"type", "chat"}, {"chat", wire::encode_chat(*chat)}};
-        }
-        if (op == "generate") {
-            // Steps go out at most every kStepBatchMs (the first at once): a frame per token
-            // would wake the client thousands of times a second, and on a machine with as
-            // many decoding threads as cores each wake-up delays a thread the others wait for.
-            Json pending = Json::array();
-            auto last_sent = std::chrono::steady_clock::now() - std::chrono::milliseconds(kStepBatchMs);
-            auto flush = [&] {
-                if (pending.empty()) return;
-                send({{"type", "steps"}, {"steps", std::move(pending)}});
-                pending = Json::array();
-                last_sent = std::chrono::steady_clock::now();
-            };
-            auto on_step = [&](const GenerationStep& step) {
-                pending.push_back(wire::encode_step(step));
-                if (std::chrono::steady_clock::now() - last_sent >= std::chrono::milliseconds(kStepBatchMs)) flush();
-            };
-            auto result = generate_from_tokens(s, request.at("tokens").get<std::vector<int32_t>>(),
-                                               wire::decode_generate_options(request.at("options")), &job, on_step);
-            flush();
-            if (!result) return result.error();
-            return Json{{"type", "generated"}, {"result", wire::encode_generation(*result)}};
-        }
-        if (op == "layers") {
-            auto result =
-                capture_layers(s, request.at("prompt").get<std::string>(), wire::decode_layer_options(request.at("options")), &job);
-            if (!result) return result.error();
-            return Json{{"type", "layers"}, {"result", wire::encode_layers(*result)}};
-        }
-        if (op == "ab") return ab(request, job);
-        if (op == "kld") return kld(request, job);
-        if (op == "divergence") return divergence(request, job);
-        if (op == "memory") {
-            auto measured = measure_memory(s, wire::decode_memory_options(request.at("options")));
-            if (!measured) return measured.error();
-            return Json{{"type", "memory"}, {"result", wire::encode_memory(*measured)}};
-        }
-        return Error{ErrorCode::E_WIRE, "", std::nullopt, "unknown request"};
+        const auto& handlers = operation_handlers();
+        const auto handler = handlers.find(op);
+        if (handler == handlers.end()) return Error{ErrorCode::E_WIRE, "", std::nullopt, "unknown request"};
+        WorkerCall call(
+            *m_session, job, request, [this](const Json& frame) { send(frame); },
+            [this](const Json& r, JobContext& j) { return load_model_b(r, j); });
+        return handler->second(request, call);
     }
 
     int m_fd;

@@ -99,7 +99,7 @@ Result<std::unique_ptr<Session>> Session::load(const std::string& path, const Se
     session->m_model = llama_model_load_from_file(path.c_str(), mp);
     if (!session->m_model) {
         session->m_log->flush();
-        if (job_cancelled(job)) return infer_detail::cancelled_error();
+        if (job_cancelled(job)) return cancelled_error();
         std::string why = session->m_log->problems_since(first_line);
         return Error{ErrorCode::E_LLAMA_LOAD, "", std::nullopt,
                      "llama.cpp could not load the model" + (why.empty() ? std::string() : ": " + why)};
@@ -154,8 +154,6 @@ llama_context_params context_params(Session& session, uint32_t n_ctx) {
     return cp;
 }
 
-Error cancelled_error() { return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"}; }
-
 Status decode(Session& session, llama_context* ctx, std::span<const int32_t> tokens, int32_t pos0, bool all_logits, JobContext* job) {
     if (job_cancelled(job)) return cancelled_error();
     if (tokens.empty()) return ok_status();
@@ -187,5 +185,7 @@ std::span<const float> logits_row(Session& session, llama_context* ctx, int32_t 
 }
 
 }  // namespace infer_detail
+
+Error cancelled_error() { return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"}; }
 
 }  // namespace mlens

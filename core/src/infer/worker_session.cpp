@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
+#include <tuple>
+#include <type_traits>
 
 #include "mlens/infer/threads.h"
 #include "mlens/io/file_type.h"
@@ -30,7 +32,7 @@ namespace mlens {
 
 namespace {
 
-using Json = nlohmann::json;
+using Json = wire::Json;
 using Clock = std::chrono::steady_clock;
 
 // Bytes of the worker's stderr kept for the stop message and the log.
@@ -58,19 +60,6 @@ std::string describe_status(int status) {
     return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
 }
 
-Error decode_failure(const std::exception& e) {
-    return Error{ErrorCode::E_WIRE, "", std::nullopt, std::string("the worker's answer does not decode: ") + e.what()};
-}
-
-// Runs `decode` on a reply, turning a malformed reply into an Error instead of an exception.
-template <typename F>
-auto decoded(Result<Json> reply, F decode) -> Result<decltype(decode(std::declval<const Json&>()))> {
-    if (!reply) return reply.error();
-    try {
-        return decode(*reply);
-    } catch (const std::exception& e) { return decode_failure(e); }
-}
-
 // The file the worker is given for `text`: a store reference names its manifest, which the worker
 // opens through the store (model_loader.h) to reach the GGUF blob; anything else as it is. An
 // existing path is never a reference (a file wins over a reference), so it is not opened here.
@@ -81,31 +70,24 @@ std::string worker_path(const std::string& text) {
     return target.kind == TargetKind::store_model ? target.path : text;
 }
 
-// The "path" and "identity" fields that name model B to the worker: its worker path, and the file
-// version the worker checks before loading it.
+constexpr std::string_view kModelBPrefix = "model B: ";
+
+}  // namespace
+
+namespace worker_detail {
+
+Error decode_failure(const std::exception& e) {
+    return Error{ErrorCode::E_WIRE, "", std::nullopt, std::string("the worker's answer does not decode: ") + e.what()};
+}
+
 Result<Json> second_model_fields(const std::string& b_text) {
     const std::string b_path = worker_path(b_text);
     auto identity = regular_file_identity(b_path);
     if (!identity) return about_model_b(identity.error());
-    return Json{{"path", b_path}, {"identity", {identity->device, identity->inode, identity->size, identity->mtime_ns}}};
+    return Json{{"b_path", b_path}, {"b_identity", *identity}};
 }
 
-// A progress-frame handler for call(): each frame, decoded by `decode`, goes to `deliver`; the first
-// frame that does not decode ends the delivery and is kept in `error`, which the caller returns
-// in place of the reply.
-template <typename Decode, typename Deliver>
-std::function<void(const Json&)> decoding_frames(Decode decode, const Deliver& deliver, std::optional<Error>& error) {
-    return [decode, &deliver, &error](const Json& frame) {
-        if (!deliver || error) return;
-        try {
-            deliver(decode(frame));
-        } catch (const std::exception& e) { error = decode_failure(e); }
-    };
-}
-
-constexpr std::string_view kModelBPrefix = "model B: ";
-
-}  // namespace
+}  // namespace worker_detail
 
 Error about_model_b(Error e) {
     if (!is_about_model_b(e)) e.message.insert(0, kModelBPrefix);
@@ -294,9 +276,9 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
                     continue;
                 }
                 if (type == "error") return wire::decode_error(**frame);
-            } catch (const std::exception& e) { return decode_failure(e); }
+            } catch (const std::exception& e) { return worker_detail::decode_failure(e); }
             // A result that crossed the cancel on its way is dropped, as the cancel asked.
-            if (cancel_sent) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+            if (cancel_sent) return cancelled_error();
             return std::move(*frame).value();
         }
         if (!received) return stop({});
@@ -375,131 +357,16 @@ Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& te
     if (rc != 0) return Error{ErrorCode::E_NO_WORKER, "", std::nullopt, "cannot start " + exe + ": " + std::strerror(rc)};
     session->m_pid = pid;
 
-    Json request = {{"op", "load"},
-                    {"path", path},
-                    {"options", wire::encode_session_options(session->m_options)},
-                    {"identity", {identity->device, identity->inode, identity->size, identity->mtime_ns}}};
+    Json request = {{"op", "load"}, {"path", path}, {"options", session->m_options}, {"identity", *identity}};
     auto reply = session->call(request, job, false);
     if (!reply) return reply.error();
     try {
-        session->m_facts = wire::decode_facts(reply->at("facts"));
-        session->m_route = wire::decode_route(reply->at("route"));
+        session->m_facts = reply->at("facts").get<ModelFacts>();
+        session->m_route = reply->at("route").get<LoadRoute>();
         session->m_n_ctx = reply->at("n_ctx").get<uint32_t>();
-    } catch (const std::exception& e) { return decode_failure(e); }
+    } catch (const std::exception& e) { return worker_detail::decode_failure(e); }
     job_report(job, 1.0);
     return session;
-}
-
-Result<std::vector<int32_t>> WorkerSession::tokenize_ids(std::string_view text, const TokenizeOptions& options) {
-    auto pieces = tokenize(text, options);
-    if (!pieces) return pieces.error();
-    std::vector<int32_t> ids;
-    for (const TokenPiece& p : *pieces) ids.push_back(p.id);
-    return ids;
-}
-
-Result<std::vector<TokenPiece>> WorkerSession::tokenize(std::string_view text, const TokenizeOptions& options) {
-    Json request = {{"op", "tokenize"}, {"text", std::string(text)}, {"tokenize", wire::encode_tokenize_options(options)}};
-    return decoded(call(request, nullptr, true), [](const Json& j) { return wire::decode_pieces(j.at("tokens")); });
-}
-
-Result<std::vector<TokenPiece>> WorkerSession::token_pieces(std::span<const int32_t> ids) {
-    Json request = {{"op", "pieces"}, {"ids", std::vector<int32_t>(ids.begin(), ids.end())}};
-    return decoded(call(request, nullptr, true), [](const Json& j) { return wire::decode_pieces(j.at("tokens")); });
-}
-
-Result<std::string> WorkerSession::detokenize(std::span<const int32_t> ids, bool remove_special, bool unparse_special) {
-    Json request = {{"op", "detokenize"},
-                    {"ids", std::vector<int32_t>(ids.begin(), ids.end())},
-                    {"remove_special", remove_special},
-                    {"unparse_special", unparse_special}};
-    return decoded(call(request, nullptr, true), [](const Json& j) { return j.at("text").get<std::string>(); });
-}
-
-Result<ChatRender> WorkerSession::apply_chat_template(const std::vector<ChatMessage>& messages, bool add_assistant_prefix) {
-    Json request = {{"op", "chat"}, {"messages", wire::encode_messages(messages)}, {"add_assistant_prefix", add_assistant_prefix}};
-    return decoded(call(request, nullptr, true), [](const Json& j) { return wire::decode_chat(j.at("chat")); });
-}
-
-Result<GenerationResult> WorkerSession::generate(std::string_view prompt, const GenerateOptions& options, JobContext* job,
-                                                 const StepCallback& on_step) {
-    auto ids = tokenize_ids(prompt, options.tokenize);
-    if (!ids) return ids.error();
-    return generate_from_tokens(std::move(*ids), options, job, on_step);
-}
-
-Result<GenerationResult> WorkerSession::generate_from_tokens(std::vector<int32_t> prompt_tokens, const GenerateOptions& options,
-                                                             JobContext* job, const StepCallback& on_step) {
-    Json request = {{"op", "generate"}, {"tokens", std::move(prompt_tokens)}, {"options", wire::encode_generate_options(options)}};
-    std::optional<Error> step_error;
-    auto reply = call(request, job, false, decoding_frames(wire::decode_step, on_step, step_error));
-    if (step_error) return *step_error;
-    return decoded(std::move(reply), [](const Json& j) { return wire::decode_generation(j.at("result")); });
-}
-
-Result<LayerCaptureResult> WorkerSession::capture_layers(std::string_view prompt, const LayerCaptureOptions& options, JobContext* job) {
-    Json request = {{"op", "layers"}, {"prompt", std::string(prompt)}, {"options", wire::encode_layer_options(options)}};
-    return decoded(call(request, job, false), [](const Json& j) { return wire::decode_layers(j.at("result")); });
-}
-
-Result<WorkerAbResult> WorkerSession::compare_ab(const std::string& b_text, std::string_view prompt, const AbOptions& options,
-                                                 JobContext* job) {
-    auto b = second_model_fields(b_text);
-    if (!b) return b.error();
-    Json request = {{"op", "ab"}, {"prompt", std::string(prompt)}, {"options", wire::encode_ab_options(options)}};
-    request.update(*b);
-    return decoded(call(request, job, false), [](const Json& j) {
-        WorkerAbResult out;
-        out.result = wire::decode_ab(j.at("result"));
-        out.tokens = wire::decode_pieces(j.at("tokens"));
-        out.top_a = j.at("top_a").get<std::vector<std::string>>();
-        out.top_b = j.at("top_b").get<std::vector<std::string>>();
-        out.b_route = wire::decode_route(j.at("b_route"));
-        return out;
-    });
-}
-
-Result<WorkerKldResult> WorkerSession::corpus_kld(const std::string& b_text, std::string_view text, const KldOptions& options,
-                                                  JobContext* job, const KldChunkCallback& on_chunk,
-                                                  const std::vector<std::string>& inputs) {
-    // The models as the user named them, not as the worker loaded them: a model loaded through a
-    // converted copy is protected by its original (and its store), which the copy does not name.
-    if (!options.save_base.empty()) {
-        const std::string folder = std::filesystem::path(options.save_base).parent_path().string();
-        m_write_folders.push_back(folder.empty() ? "." : folder);
-    }
-    std::vector<std::string> protected_inputs = inputs;
-    for (const std::string& named : {m_path, b_text, options.base})
-        if (!named.empty()) protected_inputs.push_back(named);
-    Json request = {{"op", "kld"}, {"text", std::string(text)}, {"options", wire::encode_kld_options(options)}, {"inputs", protected_inputs}};
-    if (!b_text.empty()) {
-        auto b = second_model_fields(b_text);
-        if (!b) return b.error();
-        request.update(*b);
-    }
-    std::optional<Error> chunk_error;
-    auto reply = call(request, job, false, decoding_frames(wire::decode_kld_chunk, on_chunk, chunk_error));
-    if (chunk_error) return *chunk_error;
-    return decoded(std::move(reply), [](const Json& j) {
-        WorkerKldResult out;
-        out.result = wire::decode_kld(j.at("result"));
-        if (j.contains("b_route")) out.b_route = wire::decode_route(j.at("b_route"));
-        return out;
-    });
-}
-
-Result<MemoryMeasure> WorkerSession::measure_memory(const MemoryPlanOptions& options, JobContext* job) {
-    Json request = {{"op", "memory"}, {"options", wire::encode_memory_options(options)}};
-    return decoded(call(request, job, false), [](const Json& j) { return wire::decode_memory(j.at("result")); });
-}
-
-Result<LayerDivergenceResult> WorkerSession::layer_divergence(const std::string& b_text, std::string_view prompt,
-                                                              const LayerDivergenceOptions& options, JobContext* job) {
-    auto b = second_model_fields(b_text);
-    if (!b) return b.error();
-    Json request = {{"op", "divergence"}, {"prompt", std::string(prompt)}, {"options", wire::encode_divergence_options(options)}};
-    request.update(*b);
-    return decoded(call(request, job, false), [](const Json& j) { return wire::decode_divergence(j.at("result")); });
 }
 
 }  // namespace mlens

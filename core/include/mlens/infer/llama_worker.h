@@ -1,8 +1,9 @@
 // The llama.cpp worker process: the other end of WorkerSession (worker_session.h).
 //
 // Contract: llama_worker_main(argc, argv) is the whole program `mlens-llama-worker --channel FD`.
-// It serves requests read from the Unix socket FD one at a time with the in-process core/infer
-// code (load_model_session, tokenize, generate_from_tokens, capture_layers, compare_ab, ...),
+// It serves requests read from the Unix socket FD one at a time: a load with load_model_session,
+// and each operation of AllOps (operations.h) with its worker function, which runs the in-process
+// core/infer code (tokenize, generate_from_tokens, capture_layers, compare_ab, ...); it
 // streams llama.cpp's log lines and progress while a request runs (the progress at least once a
 // second, so that the client can tell a busy worker from a hung one), and answers each request
 // with one final frame. SIGUSR1 cancels the request in progress. It exits 0 when the socket

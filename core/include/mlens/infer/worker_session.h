@@ -15,10 +15,10 @@
 //    the model there through load_model_session (model_loader.h), the same route as in process.
 //  - Threads: options.n_threads 0 asks for the default of choose_threads (threads.h); a count
 //    above the online cores is capped. threads() is what llama.cpp got, thread_note() why.
-//  - Every method mirrors the in-process API of the same name (tokenizer.h, generate.h,
-//    layer_capture.h, ab_compare.h) and gives the same values: the worker runs exactly that code.
-//    on_step runs on the calling thread for each step as it arrives (the worker sends them in
-//    batches at most 20 ms apart, the first at once); cancel through the JobContext
+//  - run<Op>(options) runs one operation of AllOps (operations.h) in the worker, which runs
+//    exactly the in-process code of the same name and so gives the same values. on_step runs on
+//    the calling thread for each step as it arrives (a generation sends its steps in batches at
+//    most 20 ms apart, the first at once); cancel through the JobContext
 //    signals the worker, which stops at its next check like the in-process code. From the
 //    cancel on, no more steps are delivered and the call returns ErrorCode::E_CANCELLED even when the
 //    worker's result was already on its way.
@@ -45,6 +45,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -52,15 +53,17 @@
 #include <string_view>
 #include <vector>
 
-#include "mlens/infer/ab_compare.h"
-#include "mlens/infer/corpus_kld.h"
-#include "mlens/infer/generate.h"
-#include "mlens/infer/layer_capture.h"
-#include "mlens/infer/layer_divergence.h"
-#include "mlens/infer/memory_plan.h"
 #include "mlens/infer/model_loader.h"
+#include "mlens/infer/operations.h"
 #include "mlens/infer/session.h"
-#include "mlens/infer/tokenizer.h"
+
+namespace mlens::wire {
+template <typename T, typename SFINAE>
+struct Serializer;
+// The frames of the worker's wire (core/src/infer/worker_wire.h).
+using Json =
+    nlohmann::basic_json<std::map, std::vector, std::string, bool, std::int64_t, std::uint64_t, double, std::allocator, Serializer>;
+}  // namespace mlens::wire
 
 namespace mlens {
 
@@ -76,7 +79,7 @@ struct FileVersion {
     bool operator==(const FileVersion&) const = default;
 };
 
-// An error of a comparison (compare_ab, corpus_kld with B, layer_divergence) that is about model B
+// An error of a comparison (AbOp, KldOp with B, DivergenceOp) that is about model B
 // rather than A says so: its message starts with "model B: ", whether the client found B missing or
 // changed or the worker could not load it. about_model_b marks `e` so (once); is_about_model_b
 // tells, so that a caller can name B's file.
@@ -91,22 +94,6 @@ Result<FileVersion> regular_file_identity(const std::string& path);
 // else the installed one (PREFIX/libexec/modellens/) or the one of this program's build folder
 // (program_files.h). Empty when none exists.
 std::string llama_worker_executable();
-
-// What a worker-side A/B returns: the comparison with every piece the views show (A's pieces of
-// the tokens and of A's top tokens, B's pieces of B's top tokens, so nothing needs B afterwards).
-struct WorkerAbResult {
-    AbResult result;
-    std::vector<TokenPiece> tokens;
-    std::vector<std::string> top_a;
-    std::vector<std::string> top_b;
-    LoadRoute b_route;
-};
-
-// What a worker-side corpus KLD returns; b_route is set when B was loaded beside this model.
-struct WorkerKldResult {
-    CorpusKldResult result;
-    std::optional<LoadRoute> b_route;
-};
 
 class WorkerSession {
 public:
@@ -128,44 +115,18 @@ public:
     pid_t pid() const { return m_pid; }
     const std::optional<Error>& stopped() const { return m_stopped; }
 
-    Result<std::vector<int32_t>> tokenize_ids(std::string_view text, const TokenizeOptions& options);
-    Result<std::vector<TokenPiece>> tokenize(std::string_view text, const TokenizeOptions& options);
-    Result<std::vector<TokenPiece>> token_pieces(std::span<const int32_t> ids);
-    Result<std::string> detokenize(std::span<const int32_t> ids, bool remove_special = false, bool unparse_special = true);
-    Result<ChatRender> apply_chat_template(const std::vector<ChatMessage>& messages, bool add_assistant_prefix = true);
-
-    Result<GenerationResult> generate(std::string_view prompt, const GenerateOptions& options, JobContext* job = nullptr,
-                                      const StepCallback& on_step = {});
-    Result<GenerationResult> generate_from_tokens(std::vector<int32_t> prompt_tokens, const GenerateOptions& options,
-                                                  JobContext* job = nullptr, const StepCallback& on_step = {});
-    Result<LayerCaptureResult> capture_layers(std::string_view prompt, const LayerCaptureOptions& options, JobContext* job = nullptr);
-    // Loads B in the same worker (the same checks as load), compares, and frees B.
-    Result<WorkerAbResult> compare_ab(const std::string& b_text, std::string_view prompt, const AbOptions& options,
-                                      JobContext* job = nullptr);
-
-    // Corpus KLD (corpus_kld.h). With b_text, this model is A and B is loaded in the same worker
-    // (the same checks as load); with an empty b_text this model is B and options.base names A's
-    // rows. `inputs` are files the base file written by options.save_base must not replace (the
-    // text file); A and B as named here and options.base are added to them, so an original
-    // loaded through a converted copy and its store are protected too. on_chunk runs on the calling thread as each chunk arrives.
-    Result<WorkerKldResult> corpus_kld(const std::string& b_text, std::string_view text, const KldOptions& options,
-                                       JobContext* job = nullptr, const KldChunkCallback& on_chunk = {},
-                                       const std::vector<std::string>& inputs = {});
-
-    // Layer divergence (layer_divergence.h): this model is A, B is loaded in the same worker.
-    Result<LayerDivergenceResult> layer_divergence(const std::string& b_text, std::string_view prompt,
-                                                   const LayerDivergenceOptions& options, JobContext* job = nullptr);
-    // What llama.cpp allocates for a context with these settings (memory_plan.h).
-    Result<MemoryMeasure> measure_memory(const MemoryPlanOptions& options, JobContext* job = nullptr);
+    // Runs Op (operations.h) on this model; an Op with a b_model loads that model beside it.
+    template <typename Op>
+    Result<typename Op::Outcome> run(typename Op::Options options, JobContext* job = nullptr, const OnStep<Op>& on_step = {});
 
 private:
     struct Channel;
     WorkerSession();
 
-    using FrameHandler = std::function<void(const nlohmann::json& frame)>;
+    using FrameHandler = std::function<void(const wire::Json& frame)>;
     // Sends one request and returns its final frame (an "error" frame as that Error); each step
     // of streamed "steps" frames goes to on_frame. quick: a call that must answer within kQuickCallMs.
-    Result<nlohmann::json> call(const nlohmann::json& request, JobContext* job, bool quick, const FrameHandler& on_frame = {});
+    Result<wire::Json> call(const wire::Json& request, JobContext* job, bool quick, const FrameHandler& on_frame = {});
     Error stop(std::string reason);
     // After the worker ended: its temporaries (a converted copy in the temp folder, a save-base
     // file being written) are removed, with a notice each (owner_stamp.h).
