@@ -9,7 +9,6 @@
 #pragma once
 
 #include <memory>
-#include <string>
 
 #include "mlens/job.h"
 #include "mlens/model/model.h"

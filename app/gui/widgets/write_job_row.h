@@ -15,10 +15,6 @@
 #include "theme.h"
 #include "widgets/ui.h"
 
-namespace mlens {
-
-}  // namespace mlens
-
 namespace mlens::ui {
 
 template <typename Report>

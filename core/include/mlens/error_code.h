@@ -5,8 +5,8 @@
 //    "E_TRUNCATED"), so the text in output and JSON is the same as before codes were typed.
 //    E_* name violations and failures, W_* warnings (malformed-inputs.md A3 lists the reader
 //    codes; the others belong to the operations that raise them), F_* the findings of fsck
-//    (analysis/fsck.h); the CamelCase names are the
-//    safetensors header errors, named as the reference implementation names them.
+//    (analysis/fsck.h); the CamelCase names are the safetensors header errors, named as the
+//    reference implementation names them.
 //  - code_name(code) is that text; code_from_name(text) is the inverse, nullopt for text that
 //    names no code (the worker wire uses it to read codes back).
 //  - is_json_syntax_code(code) is true for the codes the JSON reader raises (E_JSON_*), which
