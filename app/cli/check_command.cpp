@@ -15,7 +15,7 @@ namespace mlens::cli {
 namespace {
 
 int check_store_root(const std::string& path, const Store& store, bool json) {
-    StoreCheckReport report = check_store(store);
+    StoreCheckReport report = check_store(store).value;
     const size_t errors = report.error_count();
     if (json) {
         nlohmann::json models = nlohmann::json::array();

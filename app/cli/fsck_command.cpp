@@ -28,7 +28,7 @@ nlohmann::json location_json(const FsckLocation& at) {
 
 nlohmann::json finding_json(const Finding& f) {
     nlohmann::json j = {{"severity", finding_severity_name(f.severity)},
-                        {"code", f.code},
+                        {"code", code_name(f.code)},
                         {"field", f.field},
                         {"tensor", f.tensor},
                         {"count", f.count},

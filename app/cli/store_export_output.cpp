@@ -12,8 +12,7 @@ namespace {
 
 struct FormatPlan {
     ExportFormat format;
-    std::optional<StoreExportPlan> plan;
-    std::string error;
+    Result<StoreExportPlan> plan;  // or why the model cannot be written in this format
 };
 
 std::vector<FormatPlan> export_plans(const Store& store, const ModelName& name) {
@@ -24,9 +23,9 @@ std::vector<FormatPlan> export_plans(const Store& store, const ModelName& name) 
         options.format = format;
         auto prepared = prepare_store_export(store, name, options);
         if (prepared)
-            out.push_back({format, std::move(prepared->plan), ""});
+            out.push_back({format, std::move(prepared->plan)});
         else
-            out.push_back({format, std::nullopt, prepared.error().to_string()});
+            out.push_back({format, prepared.error()});
     }
     return out;
 }
@@ -42,7 +41,7 @@ nlohmann::json export_plans_json(const Store& store, const ModelName& name) {
         out.push_back({{"format", export_format_name(p.format)},
                        {"files", files},
                        {"total_bytes", p.plan ? nlohmann::json(p.plan->total_bytes()) : nlohmann::json(nullptr)},
-                       {"error", p.plan ? nlohmann::json(nullptr) : nlohmann::json(escape_for_display(p.error, 2000))}});
+                       {"error", p.plan ? nlohmann::json(nullptr) : nlohmann::json(escape_for_display(p.plan.error().to_string(), 2000))}});
     }
     return out;
 }
@@ -54,7 +53,7 @@ void print_export_plans(const Store& store, const ModelName& name) {
     std::vector<std::vector<std::string>> rows = {{"FORMAT", "FILE", "BYTES"}};
     for (const FormatPlan& p : plans) {
         if (!p.plan) {
-            rows.push_back({export_format_name(p.format), "cannot export: " + escape_for_display(p.error, 300), ""});
+            rows.push_back({export_format_name(p.format), "cannot export: " + escape_for_display(p.plan.error().to_string(), 300), ""});
             continue;
         }
         for (const ExportFile& f : p.plan->files)

@@ -135,7 +135,7 @@ std::string status_text(const ModelCheck& c) {
 }  // namespace
 
 int print_store_listing(const Store& store, const StoreShowOptions& options) {
-    StoreListing l = list_store(store, options.verify ? StoreCheckOptions{} : kStructureCheck);
+    StoreListing l = list_store(store, options.verify ? StoreCheckOptions{} : kStructureCheck).value;
     const bool broken = l.error_count() > 0;
     const bool json = options.json;
     if (json) {

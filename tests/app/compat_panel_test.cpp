@@ -147,11 +147,11 @@ TEST_CASE("the compat panel plans the Ollama gemma3 demo file once, on a job", "
         CHECK_FALSE(h.panel.exporter().running());
         const ExportOutcome* out = h.panel.exporter().outcome();
         REQUIRE(out);
-        INFO(out->error);
-        REQUIRE(out->report);
-        REQUIRE(out->report->files.size() == 2);
-        CHECK(out->report->files[0].path == dir.file("text.gguf"));
-        CHECK(out->report->files[1].data_ops == 2);
+        INFO((out->ok() ? std::string() : out->error().to_string()));
+        REQUIRE(out->ok());
+        REQUIRE((*out)->files.size() == 2);
+        CHECK((*out)->files[0].path == dir.file("text.gguf"));
+        CHECK((*out)->files[1].data_ops == 2);
 
         auto text = open_gguf(dir.file("text.gguf"));
         REQUIRE(text);

@@ -47,7 +47,7 @@ TEST_CASE("compat rows mark AMBIGUOUS notes", "[gui-compat]") {
         .kv("tokenizer.ggml.tokens", compat::array_strings({"<pad>", "a", "b"}))
         .tensor("token_embd.weight", {4, 3})
         .tensor("per_layer_token_embd.weight", {4, 2});
-    CompatView v = build_compat_view(m.model());
+    CompatView v = build_compat_view(m.model()).value();
     const CompatRow* model = find_row(v.text.metadata, "tokenizer.ggml.model");
     REQUIRE(model);
     CHECK(model->ambiguous);
@@ -68,7 +68,7 @@ TEST_CASE("compat rows show removed keys and keys created then removed", "[gui-c
         .tensor("dense.0.weight", {8, 16})
         .tensor("dense.1.weight", {16, 8})
         .tensor("token_embd.weight", {8, 4});
-    CompatView v = build_compat_view(m.model());
+    CompatView v = build_compat_view(m.model()).value();
     REQUIRE(v.plan.text.handlers.front() == "handle_embeddinggemma");
     // The prefix copy creates gemma-embedding.attention.causal; the handler then removes it.
     const CompatRow* gone = find_row(v.text.metadata, "gemma-embedding.attention.causal");

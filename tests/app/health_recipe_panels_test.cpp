@@ -55,8 +55,8 @@ TEST_CASE_METHOD(OpenFixture, "the Health panel scans as a job and keeps its fin
     CHECK_FALSE(panel.running());
     const FsckReport& r = *panel.report();
     REQUIRE(r.findings.size() == 2);
-    CHECK(r.findings[0].code == "F_BEYOND_F16");
-    CHECK(r.findings[1].code == "F_ZERO_ROWS");
+    CHECK(r.findings[0].code == ErrorCode::F_BEYOND_F16);
+    CHECK(r.findings[1].code == ErrorCode::F_ZERO_ROWS);
     CHECK(panel.badge(doc) == "2");
     // The report stays while the panel lives: more frames start no new scan.
     h.imgui.window_frame("health", 1400, 900, [&] { panel.draw(ctx); });

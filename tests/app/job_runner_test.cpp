@@ -18,7 +18,7 @@ TEST_CASE("jobs run off the calling thread, report progress, wake the loop and c
             ctx.report(0.25);
             std::this_thread::yield();
         }
-        return Error{ErrorCode::E_CANCELLED, {}, {}, "cancelled"};
+        return cancelled_error();
     });
     JobHandle<bool> quick = runner.start("quick", [&](JobContext&) -> Result<bool> { return std::this_thread::get_id() != caller; });
     while (!started) std::this_thread::yield();

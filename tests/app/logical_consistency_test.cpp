@@ -24,7 +24,7 @@ std::vector<std::string> demo_models() {
     std::vector<std::string> paths = gguf_files_in(MLENS_DEMO_DIR);
     auto store = Store::open(kDemoStore);
     REQUIRE(store.ok());
-    for (const ModelListing& m : list_store(*store).models) paths.push_back(kDemoStore + "/" + m.ref.name.display());
+    for (const ModelListing& m : list_store(*store).value.models) paths.push_back(kDemoStore + "/" + m.ref.name.display());
     return paths;
 }
 

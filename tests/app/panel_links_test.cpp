@@ -137,7 +137,7 @@ TEST_CASE("a Health finding opens the Weights panel at its expert, row and block
     REQUIRE(health.report() != nullptr);
     const Finding* nan = nullptr;
     for (const Finding& f : health.report()->findings)
-        if (f.code == "F_NAN") nan = &f;
+        if (f.code == ErrorCode::F_NAN) nan = &f;
     REQUIRE(nan != nullptr);
     REQUIRE(nan->tensor_index == tensor_index(m, kExperts));
     const std::string link = finding_weights_link(*nan, kExperts);

@@ -62,10 +62,10 @@ TEST_CASE("the store panel's Export window plans, writes and verifies an hf expo
     CHECK(w.busy());
     h.settle();
     REQUIRE(w.outcome());
-    INFO(w.outcome()->error);
-    REQUIRE(w.outcome()->report);
-    CHECK(w.outcome()->report->verification.failures == 0);
-    CHECK(w.outcome()->report->verification.tensors_checked == 14);
+    INFO((w.outcome()->ok() ? std::string() : w.outcome()->error().to_string()));
+    REQUIRE(w.outcome()->ok());
+    CHECK((*w.outcome())->verification.failures == 0);
+    CHECK((*w.outcome())->verification.tensors_checked == 14);
     for (const ExportFile& f : plan.files) CHECK(fs::file_size(dir.file("hf/" + f.name)) == f.bytes);
 
     // The result opens as a safetensors folder document.
@@ -100,18 +100,18 @@ TEST_CASE("the Export window of a GGUF store model; a cancelled export leaves no
     for (const JobPtr& job : h.jobs.jobs()) job->cancel();
     h.settle();
     REQUIRE(w.outcome());
-    if (w.outcome()->cancelled) {
+    if (!w.outcome()->ok() && is_cancelled(w.outcome()->error())) {
         CHECK_FALSE(fs::exists(dir.file("bundle")));
         CHECK(fs::is_empty(dir.path()));
     } else {
         // The export may finish before the cancel is seen; then it is complete.
-        REQUIRE(w.outcome()->report);
+        REQUIRE(w.outcome()->ok());
         CHECK(fs::file_size(dir.file("bundle/model.gguf")) == w.prepared()->plan.files[0].bytes);
     }
     w.set_out_dir(dir.file("bundle2"));
     w.start_export(ctx);
     h.settle();
     REQUIRE(w.outcome());
-    REQUIRE(w.outcome()->report);
+    REQUIRE(w.outcome()->ok());
     CHECK(fs::exists(dir.file("bundle2/Modelfile")));
 }

@@ -89,14 +89,12 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
     h.draw(panel, doc);
     REQUIRE(panel.detail() != nullptr);
     const StoreModelDetail& d = *panel.detail();
-    REQUIRE(d.error.empty());
-    REQUIRE(d.view);
-    REQUIRE(d.view->layers.size() == 4);
-    CHECK(d.view->layers[2].layer.kind == LayerKind::tensor);
-    CHECK(d.view->layers[2].layer.name == std::optional<std::string>("model.layers.0.mlp.experts"));
-    CHECK(d.view->layers[3].layer.kind == LayerKind::json);
-    REQUIRE(d.view->config);
-    CHECK(d.view->config->file_type == "int4");
+    REQUIRE(d.view.layers.size() == 4);
+    CHECK(d.view.layers[2].layer.kind == LayerKind::tensor);
+    CHECK(d.view.layers[2].layer.name == std::optional<std::string>("model.layers.0.mlp.experts"));
+    CHECK(d.view.layers[3].layer.kind == LayerKind::json);
+    REQUIRE(d.view.config);
+    CHECK(d.view.config->file_type == "int4");
     REQUIRE(d.model);
     const Model& m = *d.model;
     CHECK(m.format == Format::safetensors);
@@ -126,7 +124,7 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
     CHECK(d.summary.capabilities == std::vector<std::string>{"completion"});
 
     // Verify the expert blob: a job hashing it, with the result kept per digest.
-    const std::string digest = d.view->layers[2].layer.digest;
+    const std::string digest = d.view.layers[2].layer.digest;
     PanelContext ctx = h.context_of(doc);
     panel.verify(ctx, 2);
     h.jobs.wait_all();
@@ -139,9 +137,9 @@ TEST_CASE("the store panel shows a tensor-blob model's layers, quantization and 
     h.draw(panel, doc, 1);
     h.jobs.wait_all();
     h.draw(panel, doc);
-    REQUIRE(panel.detail()->view);
+    REQUIRE(panel.detail());
     size_t text_layers = 0;
-    for (const LayerView& lv : panel.detail()->view->layers)
+    for (const LayerView& lv : panel.detail()->view.layers)
         if (lv.text) ++text_layers;
     CHECK(text_layers == 4);
     CHECK(panel.detail()->model->tensors.size() == 21);
@@ -165,8 +163,8 @@ TEST_CASE("verifying a blob whose content changed reports the digest mismatch", 
     h.draw(panel, doc, 1);
     h.jobs.wait_all();
     h.draw(panel, doc);
-    REQUIRE(panel.detail()->view);
-    const LayerView& model_layer = panel.detail()->view->layers[0];
+    REQUIRE(panel.detail());
+    const LayerView& model_layer = panel.detail()->view.layers[0];
     REQUIRE(model_layer.layer.kind == LayerKind::model);
     {
         std::fstream f(model_layer.blob->path, std::ios::in | std::ios::out | std::ios::binary);
@@ -296,7 +294,7 @@ TEST_CASE("a damaged store: the list, the navigator and the model page show the 
     REQUIRE(panel.detail()->model);
     CHECK(panel.detail()->model->tensors.size() == 5);
     const ModelListing& damaged = l.models[*panel.shown_model()];
-    std::vector<FailedTensorLayer> failed = failed_tensor_layers(panel.detail()->view->stored.manifest, damaged.check);
+    std::vector<FailedTensorLayer> failed = failed_tensor_layers(panel.detail()->view.stored.manifest, damaged.check);
     CHECK(failed.size() == 4);
     CHECK(failed.size() + panel.detail()->model->tensors.size() == test::damaged_st_tensor_names().size());
 }

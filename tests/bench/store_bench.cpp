@@ -276,7 +276,7 @@ void bench_store(const char* title, const std::string& root, const std::string& 
         return std::to_string(m.manifest.layers.size()) + " layers" +
             (m.manifest.diagnostics.empty() ? std::string() : ", " + std::string(code_name(m.manifest.diagnostics.front().code)));
     });
-    report("list_store", [&] { return outcome_of(list_store(*Store::open(root))); });
+    report("list_store", [&] { return outcome_of(list_store(*Store::open(root)).value); });
     report("open_model(\"" + reference + "\")", [&] {
         ::setenv("OLLAMA_MODELS", root.c_str(), 1);
         return outcome_of(open_model(reference));

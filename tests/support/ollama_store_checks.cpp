@@ -13,7 +13,7 @@ StoreCheckReport check_root(const std::string& root, double max_seconds) {
     auto store = Store::open(root);
     REQUIRE(store.ok());
     auto start = std::chrono::steady_clock::now();
-    StoreCheckReport r = check_store(*store);
+    StoreCheckReport r = check_store(*store).value;
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CHECK(seconds < max_seconds);
     return r;

@@ -210,7 +210,7 @@ void check_close_to_source(const Model& m, size_t index, const std::string& type
 TEST_CASE("the demo store lists its six models, all ok, every blob referenced", "[ollama][demo]") {
     auto store = Store::open(kStore);
     REQUIRE(store.ok());
-    StoreListing l = list_store(*store);
+    StoreListing l = list_store(*store).value;
     std::vector<std::string> names;
     for (const ModelListing& m : l.models) {
         names.push_back(m.ref.name.display());

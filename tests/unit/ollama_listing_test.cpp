@@ -87,7 +87,7 @@ TEST_CASE("the model list: names, sizes, format, family, quantization, times, pr
 
     auto store = Store::open(b.root());
     REQUIRE(store);
-    StoreListing l = list_store(*store);
+    StoreListing l = list_store(*store).value;
     CHECK(l.root == store->root());
     CHECK(l.diagnostics.empty());
     REQUIRE(l.models.size() == 5);
@@ -286,17 +286,18 @@ TEST_CASE("the store check can be cancelled and can skip hashing", "[ollama]") {
     StoreCheckOptions no_hash;
     no_hash.verify_digests = false;
     no_hash.parse_blobs = false;
-    StoreCheckReport quick = check_store(*store, no_hash);
+    StoreCheckReport quick = check_store(*store, no_hash).value;
     CHECK(quick.error_count() == 0);
     CHECK(quick.blobs_checked == 0);
 
-    StoreCheckReport full = check_store(*store);
+    StoreCheckReport full = check_store(*store).value;
     CHECK(full.error_count() == 2);  // E_DIGEST_MISMATCH and the GGUF parser's E_BAD_MAGIC
 
     JobContext job;
     job.cancel();
-    StoreCheckReport cancelled = check_store(*store, {}, &job);
-    CHECK(cancelled.cancelled);
+    Partial<StoreCheckReport> checked = check_store(*store, {}, &job);
+    CHECK(checked.cancelled());
+    const StoreCheckReport& cancelled = checked.value;
     REQUIRE(!cancelled.diagnostics.empty());
     CHECK(cancelled.diagnostics.back().code == ErrorCode::E_CANCELLED);
 }

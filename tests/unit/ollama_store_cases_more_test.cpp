@@ -246,7 +246,7 @@ TEST_CASE("O18 leftovers in blobs/ are labelled and left alone", "[ollama]") {
 
     auto store = Store::open(c.root());
     REQUIRE(store);
-    StoreListing l = list_store(*store);
+    StoreListing l = list_store(*store).value;
     CHECK(tree_snapshot(c.root()) == before);
     std::map<std::string, std::pair<BlobFileKind, bool>> kinds;
     for (const ListedBlobFile& f : l.blob_files) kinds[f.file.name] = {f.file.kind.kind, f.referenced};
@@ -278,14 +278,14 @@ TEST_CASE("O19 store root variants", "[ollama]") {
         auto store = Store::open(link);
         REQUIRE(store);
         CHECK(store->root() == std::filesystem::canonical(c.root()).string());
-        require_store_accepted(check_store(*store));
+        require_store_accepted(check_store(*store).value);
     }
     SECTION("a relative path") {
         StoreCase c;
         std::string relative = std::filesystem::relative(c.root(), std::filesystem::current_path()).string();
         auto store = Store::open(relative);
         REQUIRE(store);
-        require_store_accepted(check_store(*store));
+        require_store_accepted(check_store(*store).value);
     }
     SECTION("a path that does not exist") {
         auto store = Store::open("/nonexistent/ollama/models");
@@ -314,7 +314,7 @@ TEST_CASE("O20 the store changing while it is checked", "[ollama]") {
         REQUIRE(store);
         StoreCheckReport r;
         auto start = std::chrono::steady_clock::now();
-        std::thread worker([&] { r = check_store(*store); });
+        std::thread worker([&] { r = check_store(*store).value; });
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         const std::string blob = c.b.blob_path(model);
         if (variant == 0) std::filesystem::remove(blob);

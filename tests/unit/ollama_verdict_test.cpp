@@ -60,8 +60,8 @@ void require_one_verdict(const std::string& root) {
     auto store = Store::open(root);
     REQUIRE(store);
     for (const StoreCheckOptions& options : {kStructureCheck, StoreCheckOptions{}}) {
-        StoreListing listing = list_store(*store, options);
-        StoreCheckReport report = check_store(*store, options);
+        StoreListing listing = list_store(*store, options).value;
+        StoreCheckReport report = check_store(*store, options).value;
         REQUIRE(listing.models.size() == report.models.size());
         for (const ModelListing& m : listing.models) {
             INFO(root << " " << m.ref.name.display() << " verify=" << options.verify_digests);
@@ -129,7 +129,7 @@ std::string as_unprivileged(F body) {
 std::string errors_of(const std::string& root) {
     auto store = Store::open(root);
     if (!store) return "open failed: " + std::string(code_name(store.error().code)) + "\n";
-    StoreCheckReport r = check_store(*store, kStructureCheck);
+    StoreCheckReport r = check_store(*store, kStructureCheck).value;
     std::string out;
     for (const Diagnostic& d : r.diagnostics)
         if (d.severity == Severity::error) out += std::string(code_name(d.code)) + " " + d.field + "\n";
@@ -156,8 +156,8 @@ TEST_CASE("every broken model is rejected with its reason by the list, check and
     BrokenStore s;
     auto store = Store::open(s.root());
     REQUIRE(store);
-    StoreListing quick = list_store(*store);
-    StoreListing verified = list_store(*store, StoreCheckOptions{});
+    StoreListing quick = list_store(*store).value;
+    StoreListing verified = list_store(*store, StoreCheckOptions{}).value;
     CHECK(!quick.digests_verified);
     CHECK(verified.digests_verified);
     REQUIRE(quick.models.size() == s.models.size() + 1);

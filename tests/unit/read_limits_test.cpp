@@ -110,9 +110,9 @@ TEST_CASE("a GGUF cut inside its tensor infos: no tensor data is read from offse
     bool refused = false;
     for (const Finding& f : report->findings) {
         INFO(f.code << ": " << f.message);
-        CHECK(f.code != "F_NAN");
-        CHECK(f.code != "F_INF");
-        if (f.code == "F_NOT_SCANNED" && f.tensor == "a") refused = f.message == "not scanned: " + expected;
+        CHECK(f.code != ErrorCode::F_NAN);
+        CHECK(f.code != ErrorCode::F_INF);
+        if (f.code == ErrorCode::F_NOT_SCANNED && f.tensor == "a") refused = f.message == "not scanned: " + expected;
     }
     CHECK(refused);
 

@@ -46,7 +46,7 @@ void CompatExport::start(PanelContext& ctx, std::shared_ptr<const CompatView> vi
 void CompatExport::poll() {
     std::optional<Result<compat::ExportReport>> taken = m_job.try_take();
     if (!taken) return;
-    m_outcome = write_outcome(std::move(*taken));
+    m_outcome = std::make_shared<ExportOutcome>(std::move(*taken));
 }
 
 void CompatExport::report_view(PanelContext& ctx) {
@@ -62,8 +62,8 @@ void CompatExport::report_view(PanelContext& ctx) {
         ImGui::TableSetupColumn("data ops");
         ImGui::TableSetupColumn("");
         ImGui::TableHeadersRow();
-        for (size_t i = 0; i < o.report->files.size(); ++i) {
-            const compat::ExportedFile& f = o.report->files[i];
+        for (size_t i = 0; i < o->files.size(); ++i) {
+            const compat::ExportedFile& f = o->files[i];
             ImGui::PushID(static_cast<int>(i));
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
@@ -87,7 +87,7 @@ void CompatExport::report_view(PanelContext& ctx) {
         }
         ImGui::EndTable();
     }
-    for (const std::string& note : o.report->notes) ui::text_dim("note: " + escape_for_display(note, 300));
+    for (const std::string& note : o->notes) ui::text_dim("note: " + escape_for_display(note, 300));
 }
 
 void CompatExport::draw(PanelContext& ctx, const std::shared_ptr<const CompatView>& view) {

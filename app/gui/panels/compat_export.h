@@ -26,7 +26,7 @@ namespace mlens {
 
 struct CompatView;
 
-using ExportOutcome = WriteOutcome<compat::ExportReport>;
+using ExportOutcome = Result<compat::ExportReport>;
 
 class CompatExport {
 public:

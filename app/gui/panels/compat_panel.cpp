@@ -104,14 +104,14 @@ void origin_tooltip(const compat::OllamaOrigin& origin) {
 void CompatPanel::poll() {
     std::optional<Result<CompatView>> taken = m_job.try_take();
     if (!taken) return;
-    CompatView& built = taken->value();
-    if (built.cancelled) {
+    if (!*taken) {
         m_cancelled = true;
-    } else {
-        m_only_changes = !built.plan.empty();
-        m_view = std::make_shared<const CompatView>(std::move(built));
-        m_listed_valid = false;
+        return;
     }
+    CompatView& built = taken->value();
+    m_only_changes = !built.plan.empty();
+    m_view = std::make_shared<const CompatView>(std::move(built));
+    m_listed_valid = false;
 }
 
 void CompatPanel::start(PanelContext& ctx) {

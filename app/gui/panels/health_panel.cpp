@@ -144,7 +144,8 @@ void HealthPanel::draw_table(PanelContext& ctx) {
             const FsckLocation* at = f.locations.empty() ? nullptr : &f.locations.front();
             if (at && at->offset) {
                 const uint64_t start = *at->offset >= 32 ? (*at->offset - 32) & ~uint64_t{15} : 0;
-                doc.finding_bytes = ByteTarget{at->file, start, {*at->offset, 2}, f.code + " " + (f.tensor.empty() ? f.field : f.tensor)};
+                doc.finding_bytes = ByteTarget{
+                    at->file, start, {*at->offset, 2}, std::string(code_name(f.code)) + " " + (f.tensor.empty() ? f.field : f.tensor)};
             } else {
                 doc.finding_bytes.reset();
             }
@@ -161,7 +162,7 @@ void HealthPanel::draw_table(PanelContext& ctx) {
         }
         ui::copy_menu("copy", {{"line", finding_line(f)}, {"message", f.message}});
         ImGui::TableNextColumn();
-        ui::text(f.code);
+        ui::text(code_name(f.code));
         ImGui::TableNextColumn();
         ImGui::PushFont(ctx.fonts.mono());
         ui::text(f.tensor.empty() ? f.field : f.tensor);

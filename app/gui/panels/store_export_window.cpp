@@ -55,7 +55,7 @@ void StoreExportWindow::choose(PanelContext& ctx, ExportFormat format, std::opti
 
 void StoreExportWindow::start_export(PanelContext& ctx) {
     if (busy() || !prepared() || m_out_dir.empty()) return;
-    std::shared_ptr<PreparedExport> prepared = m_planning->prepared;
+    std::shared_ptr<PreparedExport> prepared = m_planning->value();
     const std::string out_dir = m_out_dir;
     m_outcome.reset();
     m_readme.clear();
@@ -65,23 +65,21 @@ void StoreExportWindow::start_export(PanelContext& ctx) {
 
 void StoreExportWindow::poll() {
     if (std::optional<Result<PreparedExport>> planned = m_plan_job.try_take()) {
-        auto planning = std::make_shared<StoreExportPlanning>();
         if (*planned)
-            planning->prepared = std::make_shared<PreparedExport>(std::move(*planned).value());
+            m_planning.emplace(std::make_shared<PreparedExport>(std::move(*planned).value()));
         else
-            planning->error = escape_for_display(planned->error().to_string(), 600);
-        m_planning = std::move(planning);
+            m_planning.emplace(planned->error());
     }
     if (std::optional<Result<StoreExportReport>> written = m_export_job.try_take()) {
-        m_outcome = write_outcome(std::move(*written));
-        if (m_outcome->report && m_planning && m_planning->prepared)
-            for (const ExportFile& f : m_planning->prepared->plan.files)
+        m_outcome = std::make_shared<StoreExportOutcome>(std::move(*written));
+        if (*m_outcome && prepared())
+            for (const ExportFile& f : prepared()->plan.files)
                 if (f.name == "README.md") m_readme = escape_for_display(f.text, 1u << 20);
     }
 }
 
 void StoreExportWindow::plan_view() {
-    const StoreExportPlan& plan = m_planning->prepared->plan;
+    const StoreExportPlan& plan = prepared()->plan;
     ui::text_dim("Will write " + std::to_string(plan.files.size()) + " files, " + human_bytes(plan.total_bytes()) + ":");
     ImGuiTableFlags flags =
         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
@@ -108,7 +106,7 @@ void StoreExportWindow::plan_view() {
 void StoreExportWindow::result_view(PanelContext& ctx) {
     const StoreExportOutcome& o = *m_outcome;
     if (ui::write_failure_text(o)) return;
-    const StoreExportReport& r = *o.report;
+    const StoreExportReport& r = *o;
     std::string verified = "\xE2\x9C\x93 Written and verified: " + std::to_string(r.files_verified) + " files";
     if (m_format != ExportFormat::gguf)
         verified +=
@@ -160,9 +158,9 @@ void StoreExportWindow::draw(PanelContext& ctx) {
     ImGui::EndDisabled();
     if (m_plan_job) {
         ImGui::ProgressBar(static_cast<float>(m_plan_job.progress()), ImVec2(260, 0), "planning\xE2\x80\xA6");
-    } else if (m_planning && !m_planning->error.empty()) {
+    } else if (m_planning && !*m_planning) {
         ImGui::PushTextWrapPos(0);
-        ui::text_colored(palette().error, m_planning->error);
+        ui::text_colored(palette().error, escape_for_display(m_planning->error().to_string(), 600));
         ImGui::PopTextWrapPos();
     } else if (prepared()) {
         plan_view();

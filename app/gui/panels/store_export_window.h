@@ -26,12 +26,7 @@
 
 namespace mlens {
 
-struct StoreExportPlanning {
-    std::shared_ptr<PreparedExport> prepared;
-    std::string error;  // escaped; empty on success
-};
-
-using StoreExportOutcome = WriteOutcome<StoreExportReport>;
+using StoreExportOutcome = Result<StoreExportReport>;
 
 class StoreExportWindow {
 public:
@@ -41,9 +36,7 @@ public:
     bool is_open() const { return m_open; }
     bool busy() const { return m_plan_job || m_export_job; }
     // The planned export, once planning finished without error.
-    const PreparedExport* prepared() const { return m_planning && m_planning->prepared ? m_planning->prepared.get() : nullptr; }
-    // The finished planning (an error when the model cannot be exported in that format).
-    const StoreExportPlanning* planning() const { return m_planning.get(); }
+    const PreparedExport* prepared() const { return m_planning && *m_planning ? m_planning->value().get() : nullptr; }
     const StoreExportOutcome* outcome() const { return m_outcome.get(); }
     const std::string& out_dir() const { return m_out_dir; }
     void set_out_dir(std::string dir) { m_out_dir = std::move(dir); }
@@ -65,7 +58,8 @@ private:
     std::string m_out_dir;
     JobHandle<PreparedExport> m_plan_job;
     JobHandle<StoreExportReport> m_export_job;
-    std::shared_ptr<StoreExportPlanning> m_planning;
+    // The finished planning, or why the model cannot be exported in that format.
+    std::optional<Result<std::shared_ptr<PreparedExport>>> m_planning;
     std::shared_ptr<StoreExportOutcome> m_outcome;
     std::string m_readme;  // escaped README.md of the written export
 };

@@ -187,8 +187,8 @@ void StorePanel::models_table(Document& doc) {
 }
 
 void StorePanel::verify(PanelContext& ctx, int layer) {
-    if (!m_detail || !m_detail->view) return;
-    const ManifestView& v = *m_detail->view;
+    if (!detail()) return;
+    const ManifestView& v = detail()->view;
     const LayerView& lv = layer < 0 ? v.config_layer : v.layers.at(static_cast<size_t>(layer));
     if (!lv.blob || !lv.layer.blob) return;
     BlobLookup blob = *lv.blob;
@@ -370,11 +370,12 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
         return;
     }
     if (!m_detail) return;
-    if (!m_detail->error.empty()) {
-        ui::text_colored(palette().error, m_detail->error);
+    if (!*m_detail) {
+        ui::text_colored(palette().error, escape_for_display(m_detail->error().to_string(), 400));
         return;
     }
-    const ManifestView& v = *m_detail->view;
+    const Partial<StoreModelDetail>& loaded = m_detail->value();
+    const ManifestView& v = loaded->view;
     // The same verdict as the model list: the listing's check of this manifest.
     ImGui::TextUnformatted("Verdict:");
     ImGui::SameLine();
@@ -387,9 +388,9 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     // The summary first, the layers (one row per blob) last and closed: the facts a reader looks
     // for stay above the fold.
     ImGuiTreeNodeFlags open = ImGuiTreeNodeFlags_DefaultOpen;
-    if (ImGui::CollapsingHeader("Summary", open)) store_summary_view(m_detail->summary, m.size, ctx.fonts);
-    if (m_detail->model) {
-        const Model& model = *m_detail->model;
+    if (ImGui::CollapsingHeader("Summary", open)) store_summary_view(loaded->summary, m.size, ctx.fonts);
+    if (loaded->model) {
+        const Model& model = *loaded->model;
         std::string tensors = "Tensors (" + std::to_string(model.tensors.size()) + " entries" +
             (failed.empty() ? "" : ", " + std::to_string(failed.size()) + " blobs not read") + ")###tensors";
         if (ImGui::CollapsingHeader(tensors.c_str(), open)) store_tensors_view(model, failed, ctx.fonts);
@@ -398,7 +399,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
             if (ImGui::CollapsingHeader(groups.c_str(), open)) store_groups_view(model);
         }
     } else if (ImGui::CollapsingHeader("Tensors###tensors", open)) {
-        ui::text_colored(palette().error, m_detail->model_error);
+        ui::text_colored(palette().error, escape_for_display(loaded.stopped_by->to_string(), 400));
     }
     if (ImGui::CollapsingHeader("Config", open)) config_view(v);
     if (ImGui::CollapsingHeader("Text layers", open)) store_text_layers_view(v, ctx.fonts);
@@ -412,8 +413,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
 void StorePanel::draw(PanelContext& ctx) {
     advance_digest_pass(ctx.doc, ctx.jobs);
     Document& doc = ctx.doc;
-    if (std::optional<Result<StoreModelDetail>> taken = m_job.try_take())
-        m_detail = std::make_shared<StoreModelDetail>(std::move(*taken).value());
+    if (std::optional<Result<Partial<StoreModelDetail>>> taken = m_job.try_take()) m_detail = std::move(taken);
     const StoreListing& l = listing_of(doc);
     std::optional<size_t> want = m_model;
     if (want && *want >= l.models.size()) want.reset();
@@ -426,9 +426,8 @@ void StorePanel::draw(PanelContext& ctx) {
         m_detail.reset();
         std::shared_ptr<const StoreDocument> store = doc.store();
         ModelName name = l.models[*want].ref.name;
-        m_job = ctx.jobs.start(
-            "manifest " + escape_for_display(name.display(), 60),
-            [store, name](JobContext& jc) -> Result<StoreModelDetail> { return load_store_model_detail(store->store, name, &jc); });
+        m_job = ctx.jobs.start("manifest " + escape_for_display(name.display(), 60),
+                               [store, name](JobContext& jc) { return load_store_model_detail(store->store, name, &jc); });
         m_loaded = want;
     }
     model_view(ctx, *want);

@@ -49,7 +49,7 @@ public:
 
     // For tests.
     std::optional<size_t> shown_model() const { return m_model; }
-    const StoreModelDetail* detail() const { return m_detail.get(); }
+    const StoreModelDetail* detail() const { return m_detail && *m_detail ? &(*m_detail)->value : nullptr; }
     bool loading() const { return static_cast<bool>(m_job); }
     // Starts verifying the blob of layer `layer` (-1: the config) of the shown model.
     void verify(PanelContext& ctx, int layer);
@@ -74,8 +74,8 @@ private:
 
     std::optional<size_t> m_model;  // the model to show (index into the listing); empty: all
     std::optional<size_t> m_loaded;  // model index of m_detail / the running job
-    JobHandle<StoreModelDetail> m_job;
-    std::shared_ptr<StoreModelDetail> m_detail;
+    JobHandle<Partial<StoreModelDetail>> m_job;
+    std::optional<Result<Partial<StoreModelDetail>>> m_detail;
     std::map<std::string, Verification> m_verify;
     bool m_open_layers = false;
     StoreExportWindow m_export;

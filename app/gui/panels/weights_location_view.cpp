@@ -60,7 +60,7 @@ Result<RowBlocks> read_row_blocks(const Model& model, size_t tensor, std::option
     out.block_length = out.type_block_length > 1 ? out.type_block_length : kElementBlock;
     out.values.resize(row_length);
     if (Status read = view->read(row * row_length, row_length, out.values.data()); !read) return read.error();
-    if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+    if (job_cancelled(job)) return cancelled_error();
     BlockSummary whole = summarize(out.values.data(), row_length);
     out.rms = whole.rms;
     out.absmax = std::max(std::fabs(whole.min), std::fabs(whole.max));

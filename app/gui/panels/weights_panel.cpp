@@ -99,7 +99,7 @@ void WeightsPanel::start(PanelContext& ctx, const Request& rq, bool want_stats, 
     std::string name = "weights " + escape_for_display(ctx.doc.model()->tensors[rq.tensor].name, 60);
     m_job = ctx.jobs.start(name, [w, result](JobContext& job) -> Result<std::shared_ptr<WeightsResult>> {
         analyze_weights(w, *result, &job);
-        if (result->cancelled) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+        if (result->cancelled) return cancelled_error();
         return result;
     });
     m_running = std::move(result);

@@ -222,7 +222,7 @@ void WeightsRequantView::run(PanelContext& ctx) {
     m_job = ctx.jobs.start("requantize " + m_label, [rq](JobContext& job) -> Result<RequantResult> {
         RequantResult result;
         requantize_weights(rq, result, &job);
-        if (result.cancelled) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+        if (result.cancelled) return cancelled_error();
         return result;
     });
     m_status.clear();

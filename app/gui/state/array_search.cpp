@@ -83,7 +83,7 @@ void ArraySearch::start(JobRunner& jobs, std::shared_ptr<const ArrayIndex> array
                                std::lock_guard lock(partial->mutex);
                                partial->matches.insert(partial->matches.end(), more.begin(), more.end());
                            });
-                           if (ctx.cancelled()) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+                           if (ctx.cancelled()) return cancelled_error();
                            return matches;
                        });
 }

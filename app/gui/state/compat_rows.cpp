@@ -204,15 +204,12 @@ const char* edit_kind_glyph(EditKind k) {
     return "?";
 }
 
-CompatView build_compat_view(const Model& model, JobContext* job) {
+Result<CompatView> build_compat_view(const Model& model, JobContext* job) {
     CompatView out;
     out.plan = plan_compat(model);
     out.origin = compat::detect_ollama_origin(model);
     job_report(job, 0.5);
-    if (job_cancelled(job)) {
-        out.cancelled = true;
-        return out;
-    }
+    if (job_cancelled(job)) return cancelled_error();
     out.text = build_side(model, out.plan.text);
     job_report(job, 0.75);
     out.clip = build_side(model, out.plan.clip);

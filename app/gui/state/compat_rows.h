@@ -5,7 +5,7 @@
 // Contract:
 //  - build_compat_view(model) runs plan_compat, detect_ollama_origin and upstream_view for both
 //    sides. Progress: 0.5 after the plan, 1 when done; a cancelled job stops early with
-//    `cancelled` set.
+//    E_CANCELLED.
 //  - Metadata rows: every stored key in file order (left: key, type, value), its right side the
 //    key's resulting type and value, or empty when removed; then every key the plan created, in
 //    resulting order, with an empty left side. Keys keep their row when an overwrite moves them to
@@ -33,6 +33,7 @@
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/job.h"
 #include "mlens/model/model.h"
+#include "mlens/result.h"
 
 namespace mlens {
 
@@ -61,7 +62,6 @@ struct CompatSide {
 };
 
 struct CompatView {
-    bool cancelled = false;
     compat::RewritePlan plan;
     compat::OllamaOrigin origin;  // whether Ollama made the file, on evidence only
     CompatSide text;
@@ -69,7 +69,7 @@ struct CompatView {
     bool vision_export = false;  // has_vision_export(): an mmproj can be written
 };
 
-CompatView build_compat_view(const Model& model, JobContext* job = nullptr);
+Result<CompatView> build_compat_view(const Model& model, JobContext* job = nullptr);
 
 // "+", "~", "−", "→", "⊘", "⇄", "ƒ": the marker drawn for a kind.
 const char* edit_kind_glyph(compat::EditKind k);

@@ -6,9 +6,9 @@
 namespace mlens {
 
 Result<StoreDocument> open_store_document(Store store, JobContext* job) {
-    StoreListing listing = list_store(store, kStructureCheck, job);
-    if (listing.cancelled) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
-    return StoreDocument{std::move(store), std::move(listing)};
+    Partial<StoreListing> listing = list_store(store, kStructureCheck, job);
+    if (!listing.complete()) return cancelled_error();
+    return StoreDocument{std::move(store), std::move(listing.value)};
 }
 
 void advance_digest_pass(Document& doc, JobRunner& jobs) {
@@ -18,16 +18,16 @@ void advance_digest_pass(Document& doc, JobRunner& jobs) {
         std::shared_ptr<const StoreDocument> store = doc.store();
         pass.started = true;
         pass.job = jobs.start("verify digests", [store](JobContext& jc) -> Result<StoreCheckReport> {
-            StoreCheckReport report = check_store(store->store, StoreCheckOptions{}, &jc);
-            if (report.cancelled) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
-            return report;
+            Partial<StoreCheckReport> report = check_store(store->store, StoreCheckOptions{}, &jc);
+            if (!report.complete()) return cancelled_error();
+            return std::move(report.value);
         });
         return;
     }
     std::optional<Result<StoreCheckReport>> taken = pass.job.try_take();
     if (!taken) return;
     if (!*taken) {
-        pass.cancelled = true;
+        pass.ended_by = taken->error();
         return;
     }
     auto updated = std::make_shared<StoreDocument>(*doc.store());
@@ -41,7 +41,7 @@ std::string digest_pass_text(const StoreDocument& store) {
     const DigestPass& pass = *store.digests;
     if (!pass.started) return {};
     if (pass.job) return "verifying digests " + std::to_string(static_cast<int>(pass.job.progress() * 100)) + "%";
-    if (pass.cancelled) return "digest pass cancelled; verdicts without digests";
+    if (pass.ended_by) return "digest pass cancelled; verdicts without digests";
     return "digests verified";
 }
 

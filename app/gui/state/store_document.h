@@ -29,7 +29,7 @@ class Document;
 struct DigestPass {
     bool started = false;
     JobHandle<StoreCheckReport> job;  // set from the start until advance_digest_pass takes the report
-    bool cancelled = false;  // the pass ended without a report (E_CANCELLED)
+    std::optional<Error> ended_by;  // the pass ended without a report (E_CANCELLED)
 };
 
 struct StoreDocument {

@@ -3,13 +3,12 @@
 // open_store_model reads them (quantized tensor views and expert groups for safetensors models),
 // and the model's summary (store_summary.h) made of both.
 //
-// Contract: load_store_model_detail never hashes a blob; a model that cannot be opened keeps its
-// manifest view with the reason in `model_error` (escaped).
+// Contract: load_store_model_detail never hashes a blob. A manifest that cannot be read is its
+// error; a model that cannot be opened keeps its manifest view and summary, a partial detail
+// (no `model`) stopped by the reason the model did not open.
 #pragma once
 
 #include <memory>
-#include <optional>
-#include <string>
 
 #include "mlens/job.h"
 #include "mlens/model/model.h"
@@ -19,13 +18,11 @@
 namespace mlens {
 
 struct StoreModelDetail {
-    std::optional<ManifestView> view;
-    std::string error;  // the manifest could not be read
-    std::shared_ptr<const Model> model;
-    std::string model_error;
+    ManifestView view;
+    std::shared_ptr<const Model> model;  // null when the model could not be opened
     StoreModelSummary summary;
 };
 
-StoreModelDetail load_store_model_detail(const Store& store, const ModelName& name, JobContext* job);
+Result<Partial<StoreModelDetail>> load_store_model_detail(const Store& store, const ModelName& name, JobContext* job);
 
 }  // namespace mlens

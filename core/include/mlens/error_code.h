@@ -4,8 +4,9 @@
 //  - One enumerator per code; its name is the code's text (ErrorCode::E_TRUNCATED prints as
 //    "E_TRUNCATED"), so the text in output and JSON is the same as before codes were typed.
 //    E_* name violations and failures, W_* warnings (malformed-inputs.md A3 lists the reader
-//    codes; the others belong to the operations that raise them); the CamelCase names are the
-//    safetensors header errors, named as the reference implementation names them.
+//    codes; the others belong to the operations that raise them), F_* the findings of fsck
+//    (analysis/fsck.h); the CamelCase names are the safetensors header errors, named as the
+//    reference implementation names them.
 //  - code_name(code) is that text; code_from_name(text) is the inverse, nullopt for text that
 //    names no code (the worker wire uses it to read codes back).
 //  - is_json_syntax_code(code) is true for the codes the JSON reader raises (E_JSON_*), which
@@ -53,6 +54,9 @@ namespace mlens {
     X(W_QUANT_SHAPE_MISMATCH) X(W_QUANT_UNKNOWN) X(W_SCAN_LIMIT) X(W_SIDE_FILE_SKIPPED) X(W_SPLIT_METADATA) \
     X(W_SYMLINK_SKIPPED) X(W_TENSOR_NAME_LENGTH) X(W_TEXT_NOT_UTF8) X(W_TOKENIZER_METADATA) X(W_TRAILING_DATA) \
     X(W_UNKNOWN_FIELD) X(W_UNKNOWN_MEDIA_TYPE) X(W_UNKNOWN_QUANT_TYPE) X(W_UNKNOWN_TENSOR_TYPE) \
+    X(F_BEYOND_F16) X(F_DEAD_EXPERT) X(F_DUPLICATE_EXPERT) X(F_DUPLICATE_TENSOR) X(F_INF) X(F_NAN) X(F_NOT_SCANNED) \
+    X(F_READ_FAILED) X(F_SCALE_INF) X(F_SCALE_NAN) X(F_SCALE_SUBNORMAL) X(F_SCALE_ZERO) X(F_ZERO_COLUMNS) X(F_ZERO_ROWS) \
+    X(F_ZERO_TENSOR) \
     X(InvalidHeader) X(InvalidHeaderStart) X(InvalidHeaderDeserialization) X(InvalidHeaderLength) X(HeaderTooSmall) X(HeaderTooLarge) \
     X(InvalidOffset) X(ValidationOverflow) X(MisalignedSlice) X(TensorInvalidInfo) X(MetadataIncompleteBuffer)
 // clang-format on

@@ -31,28 +31,28 @@ std::string number(double v) {
     return buf;
 }
 
-std::string scale_message(const std::string& code, const std::string& field, uint64_t n) {
-    const char* what = code == "F_SCALE_NAN" ? "is NaN"
-        : code == "F_SCALE_INF"              ? "is infinite"
-        : code == "F_SCALE_SUBNORMAL"        ? "is subnormal"
-                                             : "is zero while the block's values are not";
+std::string scale_message(ErrorCode code, const std::string& field, uint64_t n) {
+    const char* what = code == ErrorCode::F_SCALE_NAN ? "is NaN"
+        : code == ErrorCode::F_SCALE_INF              ? "is infinite"
+        : code == ErrorCode::F_SCALE_SUBNORMAL        ? "is subnormal"
+                                                      : "is zero while the block's values are not";
     return plural(n, "block", "blocks") + " whose " + field + " " + what;
 }
 
-std::string message_of(const std::string& code, const std::string& field, const Accumulator& a) {
-    if (code == "F_NAN") return plural(a.count, "NaN value", "NaN values");
-    if (code == "F_INF") return plural(a.count, "infinite value", "infinite values");
-    if (code == "F_BEYOND_F16")
+std::string message_of(ErrorCode code, const std::string& field, const Accumulator& a) {
+    if (code == ErrorCode::F_NAN) return plural(a.count, "NaN value", "NaN values");
+    if (code == ErrorCode::F_INF) return plural(a.count, "infinite value", "infinite values");
+    if (code == ErrorCode::F_BEYOND_F16)
         return plural(a.count, "value", "values") + " beyond the F16 range (|x| > 65504), first " + number(a.first_value.value_or(0));
-    if (code == "F_READ_FAILED") return plural(a.count, "chunk", "chunks") + " could not be read";
+    if (code == ErrorCode::F_READ_FAILED) return plural(a.count, "chunk", "chunks") + " could not be read";
     return scale_message(code, field, a.count);
 }
 
-Finding tensor_finding(const Model& model, const Plan& p, FindingSeverity sev, std::string code, std::string field, uint64_t count,
+Finding tensor_finding(const Model& model, const Plan& p, FindingSeverity sev, ErrorCode code, std::string field, uint64_t count,
                        std::vector<FsckLocation> locations, std::string message) {
     Finding f;
     f.severity = sev;
-    f.code = std::move(code);
+    f.code = code;
     f.field = std::move(field);
     f.tensor = escape_for_display(model.tensors[p.logical->index].name);
     f.tensor_index = p.logical->index;
@@ -69,15 +69,15 @@ void zero_findings(const Model& model, const Plan& p, std::vector<bool>& dead, s
     for (uint64_t e = 0; e < p.experts; ++e) dead[e] = p.rows_per_expert > 0 && p.expert_acc[e].zero_rows == p.rows_per_expert;
     const bool all_zero = std::all_of(dead.begin(), dead.end(), [](bool d) { return d; });
     if (all_zero && !p.expert_number) {
-        out.push_back(
-            tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_TENSOR", "", 1, {p.location(0, 0, 0)}, "every value is zero"));
+        out.push_back(tensor_finding(model, p, FindingSeverity::warning, ErrorCode::F_ZERO_TENSOR, "", 1, {p.location(0, 0, 0)},
+                                     "every value is zero"));
         return;
     }
     Accumulator rows;
     for (uint64_t e = 0; e < p.experts; ++e) {
         if (dead[e]) {
             const uint64_t number = p.expert_number.value_or(e);
-            out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_DEAD_EXPERT", "", 1, {p.location(e, 0, 0)},
+            out.push_back(tensor_finding(model, p, FindingSeverity::warning, ErrorCode::F_DEAD_EXPERT, "", 1, {p.location(e, 0, 0)},
                                          "expert " + std::to_string(number) + " is all zero"));
             continue;
         }
@@ -87,12 +87,12 @@ void zero_findings(const Model& model, const Plan& p, std::vector<bool>& dead, s
         rows.merge(std::move(one));
     }
     if (rows.count)
-        out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_ROWS", "", rows.count, rows.locations,
+        out.push_back(tensor_finding(model, p, FindingSeverity::warning, ErrorCode::F_ZERO_ROWS, "", rows.count, rows.locations,
                                      plural(rows.count, "row is", "rows are") + " all zero"));
     if (!p.track_columns || all_zero) return;  // a dead per-expert tensor's columns say nothing more
     const Accumulator& columns = p.zero_columns;
     if (columns.count)
-        out.push_back(tensor_finding(model, p, FindingSeverity::warning, "F_ZERO_COLUMNS", "", columns.count, columns.locations,
+        out.push_back(tensor_finding(model, p, FindingSeverity::warning, ErrorCode::F_ZERO_COLUMNS, "", columns.count, columns.locations,
                                      plural(columns.count, "column is", "columns are") + " zero in every row"));
 }
 
@@ -134,7 +134,7 @@ void duplicate_experts(const Model& model, const Plan& p, const std::vector<bool
             if (!mine || !theirs) break;
             auto same = same_content(*theirs, *mine);
             if (!same || !*same) continue;
-            Finding d = tensor_finding(model, p, FindingSeverity::warning, "F_DUPLICATE_EXPERT", "", 1, {p.location(e, 0, 0)},
+            Finding d = tensor_finding(model, p, FindingSeverity::warning, ErrorCode::F_DUPLICATE_EXPERT, "", 1, {p.location(e, 0, 0)},
                                        "expert " + std::to_string(e) + " has the same bytes as expert " + std::to_string(f));
             d.other_expert = f;
             out.push_back(std::move(d));
@@ -156,11 +156,12 @@ void duplicate_tensors(const Model& model, const std::vector<Plan>& plans, const
             if (!same || !*same) continue;
             const std::string other = escape_for_display(model.tensors[q.logical->index].name);
             const bool experts = p.expert_number && q.expert_number && p.logical->group == q.logical->group;
-            Finding d = tensor_finding(model, p, FindingSeverity::warning, experts ? "F_DUPLICATE_EXPERT" : "F_DUPLICATE_TENSOR", "", 1,
-                                       {p.location(0, 0, 0)},
-                                       experts ? "expert " + std::to_string(*p.expert_number) + " has the same bytes as expert " +
-                                               std::to_string(*q.expert_number) + " (" + other + ")"
-                                               : "same type, shape and bytes as " + other);
+            Finding d =
+                tensor_finding(model, p, FindingSeverity::warning, experts ? ErrorCode::F_DUPLICATE_EXPERT : ErrorCode::F_DUPLICATE_TENSOR,
+                               "", 1, {p.location(0, 0, 0)},
+                               experts ? "expert " + std::to_string(*p.expert_number) + " has the same bytes as expert " +
+                                       std::to_string(*q.expert_number) + " (" + other + ")"
+                                       : "same type, shape and bytes as " + other);
             d.other_tensor = other;
             if (experts) d.other_expert = q.expert_number;
             out.push_back(std::move(d));
@@ -194,7 +195,9 @@ void global_scale_findings(const Model& model, const Plan& p, std::vector<Findin
         }
     }
     for (auto& [c, acc] : found) {
-        const std::string code = c == ScaleClass::nan ? "F_SCALE_NAN" : c == ScaleClass::inf ? "F_SCALE_INF" : "F_SCALE_ZERO";
+        const ErrorCode code = c == ScaleClass::nan ? ErrorCode::F_SCALE_NAN
+            : c == ScaleClass::inf                  ? ErrorCode::F_SCALE_INF
+                                                    : ErrorCode::F_SCALE_ZERO;
         out.push_back(tensor_finding(model, p, c == ScaleClass::zero ? FindingSeverity::warning : FindingSeverity::error, code,
                                      "global_scale", acc.count, acc.locations,
                                      plural(acc.count, "global scale value is ", "global scale values are ") +
@@ -209,7 +212,7 @@ void region_findings(const Model& model, std::vector<Finding>& out) {
         if (!kRegionCodes.count(d.code)) continue;
         Finding f;
         f.severity = d.severity == Severity::error ? FindingSeverity::error : FindingSeverity::warning;
-        f.code = code_name(d.code);
+        f.code = d.code;
         f.field = d.field;
         FsckLocation at;
         at.file = d.file;
@@ -253,7 +256,7 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
         auto plan = plan_tensor(model, lt);
         if (!plan) {
             Finding f;
-            f.code = "F_NOT_SCANNED";
+            f.code = ErrorCode::F_NOT_SCANNED;
             f.tensor = escape_for_display(model.tensors[lt.index].name);
             f.tensor_index = lt.index;
             f.message = "not scanned: " + escape_for_display(plan.error().message);
@@ -290,14 +293,15 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
 
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         const size_t ta = a.tensor_index ? *a.tensor_index + 1 : 0, tb = b.tensor_index ? *b.tensor_index + 1 : 0;
-        return std::tie(ta, b.severity, a.code, a.field) < std::tie(tb, a.severity, b.code, b.field);
+        const std::string_view ca = code_name(a.code), cb = code_name(b.code);
+        return std::tie(ta, b.severity, ca, a.field) < std::tie(tb, a.severity, cb, b.field);
     });
     report.findings = std::move(findings);
     return report;
 }
 
 std::string finding_line(const Finding& f) {
-    std::string line = std::string(finding_severity_name(f.severity)) + " " + f.code;
+    std::string line = std::string(finding_severity_name(f.severity)) + " " + std::string(code_name(f.code));
     if (!f.field.empty()) line += " " + f.field;
     if (!f.tensor.empty()) line += " " + f.tensor;
     if (!f.locations.empty()) {

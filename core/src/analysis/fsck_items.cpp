@@ -109,20 +109,20 @@ struct ItemState {
 
 // The finding a scale that is not normal gives: NaN and Inf are errors, zero a warning, subnormal a note.
 struct ScaleFinding {
-    const char* code;
+    ErrorCode code;
     FindingSeverity severity;
 };
 
 ScaleFinding scale_finding(ScaleClass c) {
     switch (c) {
         case ScaleClass::nan:
-            return {"F_SCALE_NAN", FindingSeverity::error};
+            return {ErrorCode::F_SCALE_NAN, FindingSeverity::error};
         case ScaleClass::inf:
-            return {"F_SCALE_INF", FindingSeverity::error};
+            return {ErrorCode::F_SCALE_INF, FindingSeverity::error};
         case ScaleClass::zero:
-            return {"F_SCALE_ZERO", FindingSeverity::warning};
+            return {ErrorCode::F_SCALE_ZERO, FindingSeverity::warning};
         default:
-            return {"F_SCALE_SUBNORMAL", FindingSeverity::info};
+            return {ErrorCode::F_SCALE_SUBNORMAL, FindingSeverity::info};
     }
 }
 
@@ -244,9 +244,9 @@ bool scan_piece(const Plan& p, const PieceInput& in, ItemState& st) {
     auto report = [&](ValueEvent e, uint64_t i) {
         Accumulator*& acc = e == ValueEvent::nan ? nan : e == ValueEvent::inf ? inf : beyond;
         if (!acc)
-            acc = e == ValueEvent::nan ? &st.findings.at("F_NAN", "", FindingSeverity::error)
-                : e == ValueEvent::inf ? &st.findings.at("F_INF", "", FindingSeverity::error)
-                                       : &st.findings.at("F_BEYOND_F16", "", FindingSeverity::warning);
+            acc = e == ValueEvent::nan ? &st.findings.at(ErrorCode::F_NAN, "", FindingSeverity::error)
+                : e == ValueEvent::inf ? &st.findings.at(ErrorCode::F_INF, "", FindingSeverity::error)
+                                       : &st.findings.at(ErrorCode::F_BEYOND_F16, "", FindingSeverity::warning);
         if (acc->locations.size() < kFsckMaxLocations)
             acc->add(p.location(in.expert, in.row, in.column + i), 1, value_at(i));
         else
@@ -323,7 +323,9 @@ Status scan_item(Scan& scan, const Item& item) {
         return {raw + k / p.unit_elements * p.unit_bytes, n / p.unit_elements * p.unit_bytes};
     };
     // A read that fails is counted at its row; the scan goes on with the next item.
-    auto fail = [&](uint64_t row) { st.findings.at("F_READ_FAILED", "", FindingSeverity::error).add(p.location(item.expert, row, 0), 1); };
+    auto fail = [&](uint64_t row) {
+        st.findings.at(ErrorCode::F_READ_FAILED, "", FindingSeverity::error).add(p.location(item.expert, row, 0), 1);
+    };
     const uint64_t first_row = item.expert * p.rows_per_expert;
     auto finish_row = [&](uint64_t row, bool nonzero, uint64_t row_hash) {
         const uint64_t global = first_row + row;

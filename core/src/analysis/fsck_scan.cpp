@@ -26,7 +26,7 @@ void Accumulator::merge(Accumulator&& other) {
     if (locations.size() > kFsckMaxLocations) locations.resize(kFsckMaxLocations);
 }
 
-Accumulator& FindingSet::at(const std::string& code, const std::string& field, FindingSeverity severity) {
+Accumulator& FindingSet::at(ErrorCode code, const std::string& field, FindingSeverity severity) {
     Accumulator& a = by_key[{code, field}];
     a.severity = severity;
     return a;

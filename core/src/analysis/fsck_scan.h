@@ -39,8 +39,8 @@ struct Accumulator {
 
 // Accumulators by (code, field).
 struct FindingSet {
-    std::map<std::pair<std::string, std::string>, Accumulator> by_key;
-    Accumulator& at(const std::string& code, const std::string& field, FindingSeverity severity);
+    std::map<std::pair<ErrorCode, std::string>, Accumulator> by_key;
+    Accumulator& at(ErrorCode code, const std::string& field, FindingSeverity severity);
     void merge(FindingSet&& other);
 };
 

@@ -195,7 +195,7 @@ Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing&
     }
     uint64_t done = 0;
     for (size_t i = 0; i < r.tensors.size(); ++i) {
-        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+        if (job_cancelled(job)) return cancelled_error();
         if (!sources[i].first) continue;
         const FloatSource& sa = sources[i].first->source();
         const FloatSource& sb = sources[i].second->source();

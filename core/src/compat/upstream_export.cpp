@@ -34,7 +34,7 @@ public:
         : m_model(model), m_plan(plan), m_layout(layout), m_job(job), m_total(total), m_done(done) {}
 
     Status operator()(size_t index, uint64_t offset, uint64_t length, void* dst) {
-        if (job_cancelled(m_job)) return export_error(ErrorCode::E_CANCELLED, "", "export cancelled");
+        if (job_cancelled(m_job)) return cancelled_error("export");
         if (const auto& op = m_layout.ops[index]) {
             if (m_current != index || !m_have) {
                 auto bytes = run_data_op(m_model, m_plan.data_ops[*op]);

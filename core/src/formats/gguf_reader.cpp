@@ -140,7 +140,8 @@ public:
 private:
     bool cancelled() {
         if (!job_cancelled(m_job)) return false;
-        return fail(ErrorCode::E_CANCELLED, "", m_cur.position(), "parsing cancelled");
+        const Error cancelled = cancelled_error("parsing", m_cur.position());
+        return fail(cancelled.code, cancelled.field, cancelled.offset, cancelled.message);
     }
 
     bool fail(ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {

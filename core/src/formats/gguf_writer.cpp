@@ -186,7 +186,7 @@ Status write_gguf_into(SafeFileWriter& w, const Model& model, JobContext* job, c
         const uint64_t block = std::max<uint64_t>(t.type.block_bytes, 1);
         const uint64_t step = order == GgufByteOrder::big ? std::max(kCopyChunk / block, uint64_t{1}) * block : kCopyChunk;
         for (uint64_t off = 0; off < n_bytes; off += step) {
-            if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "write cancelled"};
+            if (job_cancelled(job)) return cancelled_error("write");
             uint64_t n = std::min(step, n_bytes - off);
             chunk.resize(n);
             Status s = provider ? provider(i, off, n, chunk.data()) : model.read_tensor_bytes(i, off, n, chunk.data());

@@ -148,7 +148,8 @@ private:
         m_shard_complete.assign(m_shards.size(), false);
         for (uint32_t k = 0; k < m_shards.size(); ++k) {
             if (job_cancelled(m_job)) {
-                index_diagnostic(Severity::error, ErrorCode::E_CANCELLED, "", std::nullopt, "opening cancelled");
+                const Error cancelled = cancelled_error("opening");
+                index_diagnostic(Severity::error, cancelled.code, cancelled.field, cancelled.offset, cancelled.message);
                 return;
             }
             m_model.files.resize(k + 1);

@@ -156,7 +156,7 @@ Status write_safetensors(const Model& model, const std::string& path, JobContext
     for (size_t i = 0; i < model.tensors.size(); ++i) {
         const uint64_t n_bytes = *model.tensors[i].n_bytes;
         for (uint64_t off = 0; off < n_bytes; off += kCopyChunk) {
-            if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "write cancelled"};
+            if (job_cancelled(job)) return cancelled_error("write");
             uint64_t n = std::min(kCopyChunk, n_bytes - off);
             chunk.resize(n);
             if (Status s = model.read_tensor_bytes(i, off, n, chunk.data()); !s) return s;

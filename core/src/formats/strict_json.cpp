@@ -258,7 +258,9 @@ private:
         if ((++m_events & 0xFFFF) != 0) return true;
         job_report(m_job, m_text.empty() ? 1.0 : static_cast<double>(m_scan) / static_cast<double>(m_text.size()));
         if (!job_cancelled(m_job)) return true;
-        return stop(ErrorCode::E_CANCELLED, m_base + m_scan, "parsing cancelled");
+        error = cancelled_error("parsing", m_base + m_scan);
+        error->field = m_handler.field();
+        return false;
     }
 
     bool stop(ErrorCode code, uint64_t offset, std::string message) {

@@ -45,7 +45,7 @@ Result<FileHash> sha256_file(const std::string& path, JobContext* job, const std
     std::vector<unsigned char> buf(kChunkBytes);
     FileHash out;
     while (true) {
-        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", out.bytes, "hashing cancelled"};
+        if (job_cancelled(job)) return cancelled_error("hashing", out.bytes);
         ssize_t got = ::read(fd.get(), buf.data(), buf.size());
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) return Error{ErrorCode::E_IO, "", out.bytes, std::string("read failed: ") + std::strerror(errno)};

@@ -123,7 +123,7 @@ Status for_each_chunk(const Model& model, const HfTensor& t, HfDtype dtype, JobC
         for (size_t entry : t.sources) {
             const uint64_t size = model.tensors[entry].n_bytes.value_or(0);
             for (uint64_t off = 0; off < size; off += chunk) {
-                if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};
+                if (job_cancelled(job)) return cancelled_error("export");
                 uint64_t n = std::min(chunk, size - off);
                 bytes.resize(n);
                 if (Status s = model.read_tensor_bytes(entry, off, n, bytes.data()); !s) return s;
@@ -137,7 +137,7 @@ Status for_each_chunk(const Model& model, const HfTensor& t, HfDtype dtype, JobC
     const uint64_t step = view->chunk_length(kChunkValues);
     std::vector<float> exact, back;
     for (uint64_t first = 0; first < view->size(); first += step) {
-        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};
+        if (job_cancelled(job)) return cancelled_error("export");
         uint64_t n = std::min(step, view->size() - first);
         exact.resize(n);
         back.resize(n);

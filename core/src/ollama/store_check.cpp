@@ -29,8 +29,8 @@ struct BlobState {
 
 class Checker {
 public:
-    Checker(const Store& store, const StoreCheckOptions& options, JobContext* job, StoreCheckReport& report)
-        : m_store(store), m_options(options), m_job(job), m_report(report) {}
+    Checker(const Store& store, const StoreCheckOptions& options, JobContext* job, Partial<StoreCheckReport>& out)
+        : m_store(store), m_options(options), m_job(job), m_report(out.value), m_stopped_by(out.stopped_by) {}
 
     // The whole store: the scan, then every manifest it found.
     void run_store() {
@@ -62,10 +62,10 @@ public:
 
 private:
     bool stop() {
-        if (m_report.cancelled) return true;
+        if (m_stopped_by) return true;
         if (!job_cancelled(m_job)) return false;
-        m_report.cancelled = true;
-        add_store_diagnostic({Severity::error, "store", ErrorCode::E_CANCELLED, "", std::nullopt, "check cancelled"});
+        m_stopped_by = cancelled_error("check");
+        add_store_diagnostic(Diagnostic::from_error(*m_stopped_by, "store"));
         return true;
     }
 
@@ -237,6 +237,7 @@ private:
     const StoreCheckOptions& m_options;
     JobContext* m_job;
     StoreCheckReport& m_report;
+    std::optional<Error>& m_stopped_by;  // set once the check is cancelled
     std::vector<BlobState> m_blobs;
     std::map<std::string, size_t> m_index;  // canonical path -> m_blobs
     std::map<std::pair<const BlobState*, LayerKind>, std::vector<Diagnostic>> m_findings;
@@ -328,16 +329,17 @@ size_t StoreCheckReport::error_count() const {
         std::count_if(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) { return d.severity == Severity::error; }));
 }
 
-StoreCheckReport check_store(const Store& store, const StoreCheckOptions& options, JobContext* job) {
-    StoreCheckReport report;
-    Checker(store, options, job, report).run_store();
-    return report;
+Partial<StoreCheckReport> check_store(const Store& store, const StoreCheckOptions& options, JobContext* job) {
+    Partial<StoreCheckReport> out;
+    Checker(store, options, job, out).run_store();
+    return out;
 }
 
 ModelCheck check_store_model(const Store& store, const ModelName& name, const StoreCheckOptions& options, JobContext* job) {
-    StoreCheckReport report;
+    Partial<StoreCheckReport> out;
+    StoreCheckReport& report = out.value;
     ManifestRef ref{name, name.manifest_path(), 0, 0};
-    Checker(store, options, job, report).run({ref});
+    Checker(store, options, job, out).run({ref});
     if (report.models.empty()) {  // cancelled before the manifest was read
         ModelCheck check;
         check.name = name;

@@ -115,7 +115,7 @@ Status copy_blob(const ExportFile& f, SafeFileWriter& out, JobContext* job, uint
     if (!source) return source.error();
     std::vector<uint8_t> chunk;
     for (uint64_t off = 0; off < f.bytes; off += kCopyChunk) {
-        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};
+        if (job_cancelled(job)) return cancelled_error("export");
         uint64_t n = std::min(kCopyChunk, f.bytes - off);
         chunk.resize(n);
         if (!(*source)->read(off, n, chunk.data())) return write_error(ErrorCode::E_IO, f.blob_path, "cannot read the blob");
@@ -153,7 +153,7 @@ Status verify_copy(const ExportFile& f, const std::string& path, JobContext* job
         return write_error(ErrorCode::E_EXPORT_CHECK, f.name, "cannot check it against the digest " + escape_for_display(f.digest, 80));
     std::vector<uint8_t> a, b;
     for (uint64_t off = 0; off < f.bytes; off += kCopyChunk) {
-        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};
+        if (job_cancelled(job)) return cancelled_error("export");
         uint64_t n = std::min(kCopyChunk, f.bytes - off);
         a.resize(n);
         b.resize(n);
@@ -242,7 +242,7 @@ Result<StoreExportReport> write_store_export(const PreparedExport& p, const std:
                                    " tensors differ after writing: " + report.verification.failure_notes.front());
         report.files_verified += plan.hf.shards.size();
     }
-    if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "export cancelled"};
+    if (job_cancelled(job)) return cancelled_error("export");
     if (rename(scratch.path().c_str(), out_dir.c_str()) != 0)
         return write_error(errno == ENOTEMPTY || errno == EEXIST ? ErrorCode::E_OUTPUT_EXISTS : ErrorCode::E_IO, out_dir,
                            std::string("cannot place the folder: ") + std::strerror(errno));

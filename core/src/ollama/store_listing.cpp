@@ -14,20 +14,22 @@ size_t StoreListing::error_count() const {
     return n + static_cast<size_t>(std::count_if(models.begin(), models.end(), [](const ModelListing& m) { return !m.ok(); }));
 }
 
-StoreListing list_store(const Store& store, const StoreCheckOptions& options, JobContext* job) {
-    StoreListing out;
+Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& options, JobContext* job) {
+    Partial<StoreListing> listed;
+    StoreListing& out = listed.value;
     out.root = store.root();
-    StoreCheckReport report = check_store(store, options, job);
+    Partial<StoreCheckReport> checked = check_store(store, options, job);
+    StoreCheckReport& report = checked.value;
     out.diagnostics = std::move(report.store_diagnostics);
     out.digests_verified = report.digests_verified;
-    if (report.cancelled) {
-        out.cancelled = true;
-        return out;
+    if (!checked.complete()) {
+        listed.stopped_by = std::move(checked.stopped_by);
+        return listed;
     }
     std::unordered_set<std::string> referenced;
     for (ModelCheck& check : report.models) {
         if (job_cancelled(job)) {
-            out.cancelled = true;
+            listed.stopped_by = cancelled_error("listing");
             break;
         }
         StoredManifest stored = store.read_manifest(check.name);
@@ -59,7 +61,7 @@ StoreListing list_store(const Store& store, const StoreCheckOptions& options, Jo
         out.blob_files.push_back({std::move(f), used});
     }
     job_report(job, 1.0);
-    return out;
+    return listed;
 }
 
 void apply_check(StoreListing& listing, const StoreCheckReport& report) {

@@ -169,7 +169,7 @@ Result<Model> open_store_model(const Store& store, const ModelName& name, JobCon
     std::vector<std::string> blob_names;
     std::set<std::string> seen;
     for (size_t i = 0; i < tensors.size(); ++i) {
-        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "opening cancelled"};
+        if (job_cancelled(job)) return cancelled_error("opening");
         job_report(job, static_cast<double>(i) / static_cast<double>(tensors.size()));
         const ManifestLayer& l = *tensors[i];
         if (!seen.insert(l.blob->hex).second) continue;

@@ -143,7 +143,7 @@ uint64_t sample_stride(uint64_t blocks, uint64_t entries_per_block) {
 Status for_each_sample(uint64_t blocks, uint64_t stride, JobContext* job, const std::function<Status(uint64_t, uint64_t)>& read) {
     const uint64_t sampled = (blocks + stride - 1) / stride, run = stride == 1 ? kChunkBlocks : 1;
     for (uint64_t s = 0; s < sampled; s += run) {
-        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+        if (job_cancelled(job)) return cancelled_error();
         const uint64_t n = std::min(run, sampled - s);
         if (Status st = read(s * stride, n); !st) return st;
         if (s % kChunkBlocks < run) job_report(job, static_cast<double>(s + n) / static_cast<double>(sampled));

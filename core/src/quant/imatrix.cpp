@@ -377,7 +377,7 @@ template <class Use>
 Status for_each_sums_chunk(const Imatrix& m, const ImatrixEntry& e, uint64_t x, JobContext* job, Use&& use) {
     std::vector<float> chunk;
     for (uint64_t first = 0; first < e.columns; first += kSumsChunkValues) {
-        if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+        if (job_cancelled(job)) return cancelled_error();
         const uint64_t n = std::min(kSumsChunkValues, e.columns - first);
         chunk.resize(n);
         const uint64_t offset = e.sums_offset + (x * e.columns + first) * 4;
@@ -400,7 +400,7 @@ Result<ImatrixEntrySummary> summarize_entry(const Imatrix& m, const ImatrixEntry
     const double passes = 2.0 * static_cast<double>(e.experts);
     for (int pass = 0; pass < 2; ++pass) {
         for (uint64_t x = 0; x < e.experts; ++x) {
-            if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+            if (job_cancelled(job)) return cancelled_error();
             const double count = e.count_of(x);
             if (pass == 1 && (count <= 0 || positive == 0)) continue;
             if (pass == 1) {

@@ -25,7 +25,7 @@ Status parallel_job(uint64_t count, unsigned threads, JobContext* job, const std
         return true;
     });
     if (error) return *error;
-    if (job_cancelled(job)) return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"};
+    if (job_cancelled(job)) return cancelled_error();
     return ok_status();
 }
 

@@ -36,7 +36,7 @@
 //    first kFsckMaxLocations in tensor order, each with the element index in the logical tensor,
 //    expert, row (within the expert), column, block (within the row: ggml blocks, MLX groups) and
 //    the absolute offset in file `file` of the bytes concerned (the scale for scale findings).
-//  - Findings are sorted by tensor order, then severity (errors first), then code. The result
+//  - Findings are sorted by tensor order, then severity (errors first), then code name. The result
 //    is the same for any thread count. Cancel gives E_CANCELLED.
 #pragma once
 
@@ -68,7 +68,7 @@ struct FsckLocation {
 
 struct Finding {
     FindingSeverity severity = FindingSeverity::warning;
-    std::string code;  // F_* or a reader diagnostic code
+    ErrorCode code = ErrorCode::F_NOT_SCANNED;  // F_* or a reader diagnostic code
     std::string field;  // the scale ("d", "dmin", "scale", ...) or the diagnostic field
     std::string tensor;  // name; empty for a finding not about one tensor
     std::optional<size_t> tensor_index;  // into Model::tensors (the logical tensor's main entry)

@@ -18,8 +18,9 @@
 //    manifest ("manifests/registry.ollama.ai/library/evil/latest layers[0].digest") or, for
 //    problems inside a blob, the blob ("blobs/sha256-<hex> tensors[0]", with the referencing
 //    layer and model named in the message). Scan warnings name the entry.
-//  - Nothing is written, renamed or deleted. Cancellable (E_CANCELLED, `cancelled` set); progress
-//    follows the bytes hashed.
+//  - Nothing is written, renamed or deleted. Cancellable: the report is then partial, stopped by
+//    E_CANCELLED ("check cancelled", also among its store diagnostics); progress follows the
+//    bytes hashed.
 //  - Every model gets one verdict (ModelCheck): its error and warning counts, every finding about
 //    it (`reasons`, the same diagnostics as in the report) and, per layer ("config", "layers[i]"),
 //    the first error about that layer or its blob. The model list (store_listing.h), `mlens check`,
@@ -86,12 +87,11 @@ struct StoreCheckReport {
     uint64_t bytes_hashed = 0;
     std::vector<Diagnostic> store_diagnostics;  // not about one model: the scan's, a cancellation
     bool digests_verified = false;
-    bool cancelled = false;
     size_t error_count() const;
     size_t warning_count() const { return diagnostics.size() - error_count(); }
 };
 
-StoreCheckReport check_store(const Store& store, const StoreCheckOptions& options = {}, JobContext* job = nullptr);
+Partial<StoreCheckReport> check_store(const Store& store, const StoreCheckOptions& options = {}, JobContext* job = nullptr);
 
 // The verdict of one model (its manifest read by name), by the same passes as check_store.
 ModelCheck check_store_model(const Store& store, const ModelName& name, const StoreCheckOptions& options = kStructureCheck,

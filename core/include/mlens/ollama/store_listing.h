@@ -13,7 +13,7 @@
 //    says, and ok() false; its reasons name the files (fields under the manifest or blob path).
 //  - blob_files labels every entry of blobs/ (blob, partial download, temporary, legacy name,
 //    other); `referenced` tells which blobs a listed manifest names.
-//  - Cancellable between manifests (the listing is then partial, `cancelled` set).
+//  - Cancellable between manifests: the listing is then partial, stopped by E_CANCELLED.
 #pragma once
 
 #include <cstdint>
@@ -49,11 +49,10 @@ struct StoreListing {
     std::vector<Diagnostic> diagnostics;  // not about one model: the scan's
     std::vector<ListedBlobFile> blob_files;
     bool digests_verified = false;
-    bool cancelled = false;
     size_t error_count() const;  // store-level errors plus models rejected
 };
 
-StoreListing list_store(const Store& store, const StoreCheckOptions& options = kStructureCheck, JobContext* job = nullptr);
+Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& options = kStructureCheck, JobContext* job = nullptr);
 
 // Replaces each row's verdict with the one `report` gives the same manifest (a later digest pass).
 void apply_check(StoreListing& listing, const StoreCheckReport& report);
