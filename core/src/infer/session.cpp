@@ -186,6 +186,4 @@ std::span<const float> logits_row(Session& session, llama_context* ctx, int32_t 
 
 }  // namespace infer_detail
 
-Error cancelled_error() { return Error{ErrorCode::E_CANCELLED, "", std::nullopt, "cancelled"}; }
-
 }  // namespace mlens

@@ -115,7 +115,4 @@ private:
 // Error for "the model has no weights loaded" (vocab-only sessions asked to decode).
 Error vocab_only_error(const Session& session);
 
-// The error of a call that stopped because it was cancelled (ErrorCode::E_CANCELLED).
-Error cancelled_error();
-
 }  // namespace mlens
