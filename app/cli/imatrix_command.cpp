@@ -8,6 +8,7 @@
 #include "cli_common.h"
 #include "cli_job.h"
 #include "mlens/model/model_json.h"
+#include "mlens/open/imatrix_input.h"
 #include "mlens/quant/imatrix.h"
 #include "mlens/text/escape.h"
 
@@ -57,7 +58,7 @@ void print_histogram(const Histogram& h, uint64_t zero) {
 }
 
 int run_imatrix(const Options& o) {
-    Result<Imatrix> opened = open_imatrix(o.path);
+    Result<Imatrix> opened = open_imatrix_input(o.path);
     if (!opened) return fail(o.path, opened.error());
     const Imatrix& m = *opened;
     const ImatrixEntry* only = nullptr;

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "font_lookup.h"
+#include "mlens/text/utf8.h"
 
 namespace mlens::cli {
 
@@ -17,17 +18,10 @@ namespace {
 std::vector<uint32_t> code_points(const std::string& s) {
     std::vector<uint32_t> out;
     for (size_t i = 0; i < s.size();) {
-        const auto b = static_cast<unsigned char>(s[i]);
-        const int length = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
-        uint32_t cp = length == 1 ? b : length == 2 ? (b & 0x1F) : length == 3 ? (b & 0x0F) : (b & 0x07);
-        bool valid = length > 0 && i + length <= s.size();
-        for (int k = 1; valid && k < length; ++k) {
-            const auto c = static_cast<unsigned char>(s[i + k]);
-            valid = (c >> 6) == 2;
-            cp = (cp << 6) | (c & 0x3F);
-        }
-        out.push_back(valid ? cp : 0xFFFD);
-        i += valid ? length : 1;
+        uint32_t cp = 0;
+        const size_t length = utf8_decode(std::string_view(s).substr(i), cp);
+        out.push_back(length == 0 ? 0xFFFD : cp);
+        i += length == 0 ? 1 : length;
     }
     return out;
 }

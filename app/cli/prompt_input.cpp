@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "mlens/io/unique_fd.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
@@ -35,20 +36,13 @@ Result<std::string> read_capped(int fd, const std::string& source) {
 
 Result<std::string> read_prompt_file(const std::string& path) {
     const std::string source = "prompt file " + escape_for_display(path);
-    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return prompt_error("cannot open " + source + ": " + std::strerror(errno));
+    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    if (!file.valid()) return prompt_error("cannot open " + source + ": " + std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return prompt_error(source + " is not a regular file");
-    }
-    if (static_cast<uint64_t>(st.st_size) > kMaxPromptBytes) {
-        ::close(fd);
+    if (::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode)) return prompt_error(source + " is not a regular file");
+    if (static_cast<uint64_t>(st.st_size) > kMaxPromptBytes)
         return prompt_error(source + " is " + std::to_string(st.st_size) + " bytes; a prompt is limited to " + kLimitText);
-    }
-    auto text = read_capped(fd, source);
-    ::close(fd);
-    return text;
+    return read_capped(file.get(), source);
 }
 
 Result<std::string> read_prompt_stdin() { return read_capped(STDIN_FILENO, "standard input"); }

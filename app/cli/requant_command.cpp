@@ -11,6 +11,7 @@
 #include "mlens/analysis/requant_reference.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/model/model_json.h"
+#include "mlens/open/imatrix_input.h"
 #include "mlens/quant/imatrix.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
@@ -63,7 +64,7 @@ int run_requant(const Options& o) {
     std::optional<Imatrix> imatrix;
     std::optional<ColumnImportance> importance;
     if (!o.imatrix.empty()) {
-        Result<Imatrix> opened = open_imatrix(o.imatrix);
+        Result<Imatrix> opened = open_imatrix_input(o.imatrix);
         if (!opened) return fail(o.imatrix, opened.error());
         imatrix = std::move(*opened);
         Result<ColumnImportance> found =

@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <set>
 
 #include "cli_common.h"
+#include "mlens/open/store_input.h"
 #include "mlens/text/escape.h"
 #include "store_output.h"
 
@@ -28,23 +28,6 @@ bool is_directory(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// The store a user may mean by naming a folder above it: a child folder that is a store (an
-// Ollama home holds models/), or a home's .ollama/models. Only the first entries are looked at, so
-// a huge folder costs nothing.
-std::optional<std::string> store_below(const std::string& path) {
-    const std::filesystem::path parent(path);
-    if (is_store_root((parent / ".ollama" / "models").string())) return (parent / ".ollama" / "models").string();
-    std::error_code ec;
-    std::vector<std::string> children;
-    for (auto it = std::filesystem::directory_iterator(parent, ec);
-         !ec && it != std::filesystem::directory_iterator() && children.size() < 1000; it.increment(ec))
-        children.push_back(it->path().string());
-    std::sort(children.begin(), children.end());
-    for (const std::string& child : children)
-        if (is_store_root(child)) return child;
-    return std::nullopt;
-}
-
 // `path` when given, else every default store found.
 std::vector<std::string> store_roots(const std::string& path) {
     if (!path.empty()) return {path};
@@ -53,11 +36,15 @@ std::vector<std::string> store_roots(const std::string& path) {
     return roots;
 }
 
-// The store at `root`, or why it does not open, which is also reported (fail).
-Result<Store> open_store_or_report(const std::string& root) {
-    auto store = Store::open(root);
-    if (!store) fail(root, store.error());
-    return store;
+// The store at `root` (open_store_input), or nullopt once why not is reported (fail): a folder
+// above a store names the store below it.
+std::optional<Store> open_store_or_report(const std::string& root) {
+    StoreInput input = open_store_input(root);
+    if (!input.below.empty())
+        fail(root, input.problem.code, input.problem.message);
+    else if (!input.store)
+        fail(root, input.problem);
+    return std::move(input.store);
 }
 
 int run_store(const std::vector<std::string>& args, const StoreShowOptions& options) {
@@ -87,11 +74,6 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
         if (!parsed) return usage_error(escape_for_display(reference) + ": " + parsed.error().to_string());
         name = *parsed;
     }
-    if (!path.empty() && !is_store_root(path))
-        if (auto below = store_below(path))
-            return fail(path, ErrorCode::E_NOT_DIRECTORY,
-                        escape_for_display(path) + " is not an Ollama store (it has no manifests/ folder); the store below it is " +
-                            escape_for_display(*below));
     int exit_code = kExitOk;
     for (const std::string& root : roots) {
         auto store = open_store_or_report(root);

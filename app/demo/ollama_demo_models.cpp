@@ -14,6 +14,7 @@
 #include "mlens/compat/value_builders.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_writer.h"
+#include "mlens/text/utf8.h"
 
 namespace mlens::demo {
 
@@ -228,20 +229,12 @@ bool write_gemma3(const std::string& path) {
 // GPT-2 byte-level pieces: the 256 byte characters, then "Ġword" pieces and Qwen's specials.
 std::vector<std::string> bpe_tokens() {
     std::vector<std::string> out;
-    auto utf8 = [](uint32_t cp) {
-        std::string s;
-        if (cp < 0x80)
-            s += static_cast<char>(cp);
-        else {
-            s += static_cast<char>(0xC0 | (cp >> 6));
-            s += static_cast<char>(0x80 | (cp & 0x3F));
-        }
-        return s;
-    };
     uint32_t shifted = 256;
     for (uint32_t b = 0; b < 256; ++b) {
         const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-        out.push_back(utf8(printable ? b : shifted++));
+        std::string piece;
+        append_utf8(piece, printable ? b : shifted++);
+        out.push_back(std::move(piece));
     }
     for (const char* w : kWords) out.push_back(std::string("\xC4\xA0") + w);
     return out;

@@ -81,18 +81,6 @@ bool is_byte_token(std::string_view piece) {
         std::isxdigit(static_cast<unsigned char>(piece[4]));
 }
 
-// Length of the UTF-8 sequence starting at s[0] as a lenient decoder sees it (lead byte and
-// continuation bytes only); 1 for a byte that starts no sequence. escape_for_display decides
-// what is valid.
-size_t sequence_length(std::string_view s) {
-    unsigned char c = static_cast<unsigned char>(s[0]);
-    size_t len = c >= 0xF0 && c < 0xF8 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    if (len > s.size()) return 1;
-    for (size_t k = 1; k < len; ++k)
-        if ((static_cast<unsigned char>(s[k]) & 0xC0) != 0x80) return 1;
-    return len;
-}
-
 std::vector<PieceSegment> visible_piece(std::string_view piece, size_t max_chars) {
     SegmentBuilder out(max_chars);
     if (is_byte_token(piece)) {
@@ -148,7 +136,8 @@ std::vector<PieceSegment> visible_piece(std::string_view piece, size_t max_chars
         } else {
             // One character outside ASCII: kept when escape_for_display keeps it, otherwise
             // shown as its escape (invalid bytes, C1 controls, bidi controls).
-            consumed = sequence_length(rest);
+            uint32_t cp = 0;
+            consumed = std::max<size_t>(utf8_decode(rest, cp), 1);
             std::string_view seq = rest.substr(0, consumed);
             shown = escape_for_display(seq, SIZE_MAX);
             if (shown != seq) kind = PieceSegmentKind::escape;

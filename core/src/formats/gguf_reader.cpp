@@ -21,6 +21,12 @@ namespace mlens {
 
 namespace {
 
+// The Model converts a big-endian file's tensor blocks through gguf_byte_order.h.
+constexpr BlockByteOrder kBigEndianBlocks{
+    [](uint32_t type) { return has_big_endian_layout(type); },
+    [](const std::string& type_name) { return big_endian_refusal(type_name); },
+    [](uint32_t type, uint8_t* blocks, uint64_t n_blocks) { reverse_block_fields(type, blocks, n_blocks); }};
+
 constexpr uint64_t kMinKvBytes = 8 + 1 + 4 + 1;  // key length, 1 key byte, type, 1 value byte
 constexpr uint64_t kMinKvBytesV1 = 4 + 1 + 4 + 1;
 constexpr uint64_t kMinTensorInfoBytes = 8 + 1 + 4 + 4 + 8;  // name length, 1 byte, n_dims, type, offset
@@ -116,6 +122,7 @@ public:
         if (!read_preamble(n_tensors, n_kv)) return false;
         sf.version = m_version;
         sf.big_endian = m_cur.swap_bytes();
+        if (sf.big_endian) sf.block_order = &kBigEndianBlocks;
         for (uint64_t i = 0; i < n_kv; ++i) {
             if (!read_kv(i)) return false;
             if ((i & 4095) == 0 && cancelled()) return false;

@@ -14,6 +14,7 @@
 
 #include "keyed_hash.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/utf8.h"
 
 namespace mlens {
 
@@ -35,9 +36,10 @@ bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_number_char(char c) { return is_digit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
 
-// Position of the first byte that does not begin a valid UTF-8 sequence (strict: no overlongs,
-// surrogates or code points above U+10FFFF), or size.
+// Position of the first byte that does not begin a valid UTF-8 sequence (utf8_decode's strict
+// UTF-8), or size.
 size_t first_invalid_utf8(const uint8_t* p, size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(p), size);
     size_t i = 0;
     while (i < size) {
         if (p[i] < 0x80) {
@@ -47,28 +49,9 @@ size_t first_invalid_utf8(const uint8_t* p, size_t size) {
             while (i + 8 <= size && (std::memcpy(&word, p + i, 8), (word & 0x8080808080808080ull) == 0)) i += 8;
             continue;
         }
-        size_t len;
-        uint32_t cp, min;
-        if ((p[i] & 0xE0) == 0xC0) {
-            len = 2;
-            cp = p[i] & 0x1F;
-            min = 0x80;
-        } else if ((p[i] & 0xF0) == 0xE0) {
-            len = 3;
-            cp = p[i] & 0x0F;
-            min = 0x800;
-        } else if ((p[i] & 0xF8) == 0xF0) {
-            len = 4;
-            cp = p[i] & 0x07;
-            min = 0x10000;
-        } else
-            return i;
-        if (size - i < len) return i;
-        for (size_t k = 1; k < len; ++k) {
-            if ((p[i + k] & 0xC0) != 0x80) return i;
-            cp = (cp << 6) | (p[i + k] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        uint32_t cp = 0;
+        const size_t len = utf8_decode(text.substr(i), cp);
+        if (len == 0) return i;
         i += len;
     }
     return size;

@@ -140,8 +140,4 @@ void init_llama_backend() {
     if (current != on_llama_log) llama_log_set(on_llama_log, nullptr);
 }
 
-std::string llama_cpp_version() {
-    return std::string("llama.cpp " MLENS_LLAMA_RELEASE " \xC2\xB7 ggml ") + ggml_version() + " (" + ggml_commit() + ")";
-}
-
 }  // namespace mlens

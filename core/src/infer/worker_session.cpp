@@ -22,6 +22,7 @@
 #include "mlens/infer/threads.h"
 #include "mlens/io/file_type.h"
 #include "mlens/io/owner_stamp.h"
+#include "mlens/io/unique_fd.h"
 #include "mlens/open/target.h"
 #include "mlens/util/program_files.h"
 #include "worker_wire.h"
@@ -120,27 +121,21 @@ std::string llama_worker_executable() {
 
 // Our end of the socket and of the worker's stderr pipe.
 struct WorkerSession::Channel {
-    int socket = -1;
+    UniqueFd stderr_pipe;  // closed after the socket
+    UniqueFd socket;
     wire::FrameReader frames;
-    int stderr_pipe = -1;
     std::string stderr_partial;  // a stderr line still being written
     std::string last_stderr;  // the last complete non-empty stderr line
 
-    ~Channel() {
-        if (socket >= 0) ::close(socket);
-        if (stderr_pipe >= 0) ::close(stderr_pipe);
-    }
-
     // Moves whatever the worker wrote to stderr into `log` as error lines.
     void drain_stderr(LogCapture& log, bool final) {
-        if (stderr_pipe < 0) return;
+        if (!stderr_pipe.valid()) return;
         char buf[4096];
         for (;;) {
-            ssize_t n = ::read(stderr_pipe, buf, sizeof buf);
+            ssize_t n = ::read(stderr_pipe.get(), buf, sizeof buf);
             if (n < 0 && errno == EINTR) continue;
             if (n == 0) {
-                ::close(stderr_pipe);  // the worker and everything it started closed stderr
-                stderr_pipe = -1;
+                stderr_pipe.reset();  // the worker and everything it started closed stderr
             }
             if (n <= 0) break;
             stderr_partial.append(buf, static_cast<size_t>(n));
@@ -217,7 +212,7 @@ Error WorkerSession::stop(std::string reason) {
 
 Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quick, const FrameHandler& on_frame) {
     if (m_stopped) return *m_stopped;
-    if (!wire::write_frame(m_channel->socket, request)) return stop({});
+    if (!wire::write_frame(m_channel->socket.get(), request)) return stop({});
     const auto started = Clock::now();
     auto last_frame = started;
     const auto silence_limit = std::chrono::seconds(std::max<uint32_t>(m_options.worker_timeout_s, 1));
@@ -244,12 +239,12 @@ Result<Json> WorkerSession::call(const Json& request, JobContext* job, bool quic
             ::kill(m_pid, SIGKILL);
             return stop("the worker sent nothing for " + std::to_string(silence_limit.count()) + " s (killed)");
         }
-        pollfd fds[2] = {{m_channel->socket, POLLIN, 0}, {m_channel->stderr_pipe, POLLIN, 0}};
+        pollfd fds[2] = {{m_channel->socket.get(), POLLIN, 0}, {m_channel->stderr_pipe.get(), POLLIN, 0}};
         int n = ::poll(fds, 2, 50);
         if (n < 0 && errno != EINTR) return stop("cannot wait for the worker: " + std::string(std::strerror(errno)));
         if (n > 0 && fds[1].revents) m_channel->drain_stderr(*m_log, false);
         // Frames that arrived before the socket closed are still delivered.
-        const Status received = n > 0 && fds[0].revents ? m_channel->frames.receive(m_channel->socket, false) : ok_status();
+        const Status received = n > 0 && fds[0].revents ? m_channel->frames.receive(m_channel->socket.get(), false) : ok_status();
         while (auto frame = m_channel->frames.take()) {
             if (!*frame) {
                 ::kill(m_pid, SIGKILL);
@@ -314,9 +309,9 @@ Result<std::unique_ptr<WorkerSession>> WorkerSession::load(const std::string& te
         ::close(sv[1]);
         return Error{ErrorCode::E_IO, "", std::nullopt, "pipe failed"};
     }
-    ch.socket = sv[0];
-    ch.stderr_pipe = ep[0];
-    ::fcntl(ch.stderr_pipe, F_SETFL, O_NONBLOCK);
+    ch.socket.reset(sv[0]);
+    ch.stderr_pipe.reset(ep[0]);
+    ::fcntl(ch.stderr_pipe.get(), F_SETFL, O_NONBLOCK);
     // The child's ends move above the descriptors they are copied to, so no dup2 overwrites another.
     const int child_socket = ::fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
     const int child_stderr = ::fcntl(ep[1], F_DUPFD_CLOEXEC, 10);

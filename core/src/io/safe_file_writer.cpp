@@ -14,8 +14,7 @@
 
 #include "mlens/io/owner_stamp.h"
 #include "mlens/io/temp_registry.h"
-#include "mlens/ollama/digest.h"
-#include "mlens/ollama/store.h"
+#include "mlens/io/store_shape.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -121,7 +120,7 @@ std::optional<std::string> protected_folder_of(const std::string& input) {
         if ((name == "blobs" || name == "manifests") && is_store_root(root)) return root;
         folder = root;
     }
-    if (base_name(parent_of(path)) == "blobs" && classify_blob_file(base_name(path)).kind == BlobFileKind::blob) return parent_of(path);
+    if (base_name(parent_of(path)) == "blobs" && is_blob_file_name(base_name(path))) return parent_of(path);
     return std::nullopt;
 }
 

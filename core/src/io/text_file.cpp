@@ -7,21 +7,19 @@
 #include <cerrno>
 
 #include "mlens/io/file_type.h"
+#include "mlens/io/unique_fd.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
 
 Result<std::string> read_text_file(const std::string& path, uint64_t max_bytes) {
     const std::string shown = escape_for_display(path);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    const int fd = file.get();
     if (fd < 0) {
         const ErrorCode code = errno == ENOENT ? ErrorCode::E_NOT_FOUND : ErrorCode::E_IO;
         return Error{code, "", std::nullopt, shown + ": could not be opened"};
     }
-    struct FdCloser {
-        int fd;
-        ~FdCloser() { ::close(fd); }
-    } closer{fd};
     struct stat st {};
     if (::fstat(fd, &st) != 0) return Error{ErrorCode::E_IO, "", std::nullopt, shown + ": could not be read"};
     if (!S_ISREG(st.st_mode))

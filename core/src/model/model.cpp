@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "mlens/formats/gguf_byte_order.h"
 #include "mlens/io/checked_math.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/name_table.h"
@@ -32,14 +31,6 @@ std::string format_and_version(Format f, uint32_t version) {
     std::string text = format_name(f);
     if (f == Format::gguf) text += " v" + std::to_string(version);
     return text;
-}
-
-std::string Error::to_string() const {
-    std::string s(code_name(code));
-    if (!field.empty()) s += " " + field;
-    if (offset) s += " offset=" + std::to_string(*offset);
-    if (!message.empty()) s += ": " + message;
-    return s;
 }
 
 std::string Diagnostic::to_line() const {
@@ -120,20 +111,20 @@ Status Model::read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, 
                          "cannot read " + std::to_string(n) + " bytes of " + escape_for_display(t.name)};
         return ok_status();
     };
-    if (!file.big_endian || format != Format::gguf) return read(offset, length, dst);
-    if (!has_big_endian_layout(t.type.id))
-        return Error{ErrorCode::E_BIG_ENDIAN_TYPE, t.name, std::nullopt, big_endian_refusal(t.type.name)};
+    const BlockByteOrder* order = file.block_order;
+    if (!order) return read(offset, length, dst);
+    if (!order->has_layout(t.type.id)) return Error{ErrorCode::E_BIG_ENDIAN_TYPE, t.name, std::nullopt, order->refusal(t.type.name)};
     // Fields are reversed block by block: a range that cuts a block reads its whole blocks.
     const uint64_t block = t.type.block_bytes;
     const uint64_t first = offset / block, last = (*end + block - 1) / block;
     if (offset % block == 0 && *end % block == 0) {
         if (Status s = read(offset, length, dst); !s) return s;
-        reverse_block_fields(t.type.id, static_cast<uint8_t*>(dst), last - first);
+        order->reverse(t.type.id, static_cast<uint8_t*>(dst), last - first);
         return ok_status();
     }
     std::vector<uint8_t> blocks((last - first) * block);
     if (Status s = read(first * block, blocks.size(), blocks.data()); !s) return s;
-    reverse_block_fields(t.type.id, blocks.data(), last - first);
+    order->reverse(t.type.id, blocks.data(), last - first);
     std::memcpy(dst, blocks.data() + (offset - first * block), length);
     return ok_status();
 }

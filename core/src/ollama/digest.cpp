@@ -1,6 +1,8 @@
 #include "mlens/ollama/digest.h"
 #include "mlens/util/name_table.h"
 
+#include "mlens/io/store_shape.h"
+
 namespace mlens {
 
 namespace {
@@ -50,6 +52,7 @@ const char* blob_file_kind_name(BlobFileKind kind) {
 
 BlobFileName classify_blob_file(std::string_view name) {
     const size_t prefix = kAlgorithm.size() + 1;
+    if (is_blob_file_name(name)) return {BlobFileKind::blob, std::string(name.substr(prefix))};
     if (name.size() <= prefix || !name.starts_with(kAlgorithm)) return {};
     char sep = name[kAlgorithm.size()];
     std::string_view rest = name.substr(prefix);
@@ -61,7 +64,6 @@ BlobFileName classify_blob_file(std::string_view name) {
     if (rest.size() >= kHexDigits && all_lower_hex(rest.substr(0, kHexDigits))) {
         std::string hex(rest.substr(0, kHexDigits));
         std::string_view tail = rest.substr(kHexDigits);
-        if (tail.empty()) return {BlobFileKind::blob, hex};
         if (tail == "-partial") return {BlobFileKind::partial, hex};
         constexpr std::string_view kPart = "-partial-";
         if (tail.starts_with(kPart) && all_decimal(tail.substr(kPart.size()))) return {BlobFileKind::partial_part, hex};

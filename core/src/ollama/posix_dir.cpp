@@ -11,19 +11,6 @@
 
 namespace mlens {
 
-UniqueFd::~UniqueFd() {
-    if (m_fd >= 0) ::close(m_fd);
-}
-
-UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
-    if (this != &o) {
-        if (m_fd >= 0) ::close(m_fd);
-        m_fd = o.m_fd;
-        o.m_fd = -1;
-    }
-    return *this;
-}
-
 UniqueFd open_directory_at(int parent, const std::string& name) {
     int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     // Out of descriptors: an idle one of the file-source pool makes room.

@@ -10,25 +10,9 @@
 #include <vector>
 
 #include "mlens/io/file_type.h"
+#include "mlens/io/unique_fd.h"
 
 namespace mlens {
-
-// Owns one file descriptor.
-class UniqueFd {
-public:
-    UniqueFd() = default;
-    explicit UniqueFd(int fd) : m_fd(fd) {}
-    ~UniqueFd();
-    UniqueFd(UniqueFd&& o) noexcept : m_fd(o.m_fd) { o.m_fd = -1; }
-    UniqueFd& operator=(UniqueFd&& o) noexcept;
-    UniqueFd(const UniqueFd&) = delete;
-    UniqueFd& operator=(const UniqueFd&) = delete;
-    int get() const { return m_fd; }
-    bool valid() const { return m_fd >= 0; }
-
-private:
-    int m_fd = -1;
-};
 
 // Opens directory `name` under `parent` (AT_FDCWD: a path) without following a final symlink.
 // errno is kept from the failing call.

@@ -76,8 +76,6 @@ std::vector<StoreLocation> default_store_locations() {
     return out;
 }
 
-bool is_store_root(const std::string& path) { return is_directory(path) && is_directory(path + "/manifests"); }
-
 std::vector<StoreLocation> find_stores() {
     std::vector<StoreLocation> out;
     for (StoreLocation& loc : default_store_locations())

@@ -93,10 +93,10 @@ Target resolve_file(Target t) {
     if (!source) return failed(std::move(t), TargetKind::not_a_model, source.error());
     auto format = identify_file(**source);
     const bool imatrix = (format || format.error().code == ErrorCode::E_NOT_A_MODEL) && looks_like_imatrix(**source);
+    t.source = std::move(*source);
     if (!format && !imatrix) return failed(std::move(t), TargetKind::not_a_model, format.error());
     t.kind = imatrix ? TargetKind::imatrix : TargetKind::model_file;
     t.format = format ? *format : Format::unknown;
-    t.source = std::move(*source);
     return t;
 }
 

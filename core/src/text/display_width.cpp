@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "mlens/text/utf8.h"
+
 namespace mlens {
 
 namespace {
@@ -91,15 +93,6 @@ bool in_table(uint32_t cp, const CodeRange* begin, const CodeRange* end) {
     return it != begin && cp <= std::prev(it)->last;
 }
 
-// Length of the UTF-8 sequence starting with `lead`, 0 for a byte that cannot start one.
-size_t sequence_length(unsigned char lead) {
-    if (lead < 0x80) return 1;
-    if ((lead & 0xE0) == 0xC0) return lead >= 0xC2 ? 2 : 0;
-    if ((lead & 0xF0) == 0xE0) return 3;
-    if ((lead & 0xF8) == 0xF0) return lead <= 0xF4 ? 4 : 0;
-    return 0;
-}
-
 }  // namespace
 
 int code_point_width(uint32_t cp) {
@@ -112,23 +105,11 @@ int code_point_width(uint32_t cp) {
 
 size_t display_width(std::string_view utf8) {
     size_t width = 0;
-    const auto* p = reinterpret_cast<const unsigned char*>(utf8.data());
-    size_t i = 0;
-    while (i < utf8.size()) {
-        size_t len = sequence_length(p[i]);
-        bool valid = len > 0 && i + len <= utf8.size();
-        uint32_t cp = len == 1 ? p[i] : p[i] & (0x7F >> len);
-        for (size_t k = 1; valid && k < len; ++k) {
-            if ((p[i + k] & 0xC0) != 0x80) valid = false;
-            cp = (cp << 6) | (p[i + k] & 0x3F);
-        }
-        if (!valid) {
-            width += 1;
-            i += 1;
-            continue;
-        }
-        width += static_cast<size_t>(code_point_width(cp));
-        i += len;
+    for (size_t i = 0; i < utf8.size();) {
+        uint32_t cp = 0;
+        const size_t len = utf8_decode(utf8.substr(i), cp);
+        width += len == 0 ? 1 : static_cast<size_t>(code_point_width(cp));
+        i += len == 0 ? 1 : len;
     }
     return width;
 }

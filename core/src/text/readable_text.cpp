@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mlens/text/escape.h"
+#include "mlens/text/utf8.h"
 
 namespace mlens {
 
@@ -30,24 +31,6 @@ std::optional<uint32_t> hex4(std::string_view s, size_t at) {
         v = v << 4 | static_cast<uint32_t>(h);
     }
     return v;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | cp >> 6);
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | cp >> 12);
-        out += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | cp >> 18);
-        out += static_cast<char>(0x80 | (cp >> 12 & 0x3F));
-        out += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
 }
 
 // What a reader could mistake or not see: these stay escaped inside strings.

@@ -74,8 +74,4 @@ private:
 
 void init_llama_backend();
 
-// "llama.cpp 0.5.0 · ggml 0.25.1 (de3ff81)": the pinned release and the linked ggml's own version
-// and commit, for About boxes and bug reports.
-std::string llama_cpp_version();
-
 }  // namespace mlens

@@ -17,7 +17,7 @@
 //        mount or a symlinked parent is the same store. add_input protects, besides the file:
 //          - the whole Ollama store an input lies in: an input inside <root>/blobs/ or
 //            <root>/manifests/ (symbolic links resolved) where <root> is a store root
-//            (is_store_root, store.h), or an input that is a store root itself;
+//            (is_store_root, store_shape.h), or an input that is a store root itself;
 //          - the folder of a blob-named input ("sha256-<64 hex>") in a folder named "blobs"
 //            outside any store root.
 //        add_protected_folder protects a folder named by the caller (a store model's root when

@@ -41,11 +41,21 @@ struct ByteRange {
     uint64_t end() const { return offset + length; }
 };
 
+// How the tensor blocks of a file stored in another byte order become ggml's (little-endian)
+// layout, given by the reader of such a file (a big-endian GGUF: gguf_byte_order.h), so that the
+// Model reads them without knowing the format.
+struct BlockByteOrder {
+    bool (*has_layout)(uint32_t ggml_type);  // whether blocks of this type can be converted
+    std::string (*refusal)(const std::string& type_name);  // why blocks of this type cannot
+    void (*reverse)(uint32_t ggml_type, uint8_t* blocks, uint64_t n_blocks);  // converts in place
+};
+
 struct SourceFile {
     std::string path;
     ByteSourcePtr source;
     uint32_t version = 0;  // GGUF version
     bool big_endian = false;
+    const BlockByteOrder* block_order = nullptr;  // set with big_endian; null: stored as ggml lays out
     uint64_t alignment = 32;  // GGUF data alignment
     uint64_t data_start = 0;  // absolute offset of the tensor data section; 0 while not known
     uint64_t header_bytes = 0;  // bytes of header + metadata + tensor infos (before padding)
@@ -157,9 +167,9 @@ public:
     void take_part(Model& part, uint32_t file);
 
     // Reads `length` bytes of tensor `index` starting `offset` bytes into its data, in ggml's
-    // (little-endian) layout: a big-endian GGUF's multi-byte fields come back reversed
-    // (gguf_byte_order.h), and a type without a defined big-endian layout there is refused with
-    // E_BIG_ENDIAN_TYPE. The bytes as stored are the file's ByteSource's.
+    // (little-endian) layout: a file with a block_order (a big-endian GGUF) has its blocks
+    // converted by it, and a type it has no layout for is refused with E_BIG_ENDIAN_TYPE. The
+    // bytes as stored are the file's ByteSource's.
     Status read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, void* dst) const;
     // Whether all of tensor `index`'s bytes are in its file, asked before a buffer for the whole
     // tensor is made: unlocated_data_error, or E_TRUNCATED_DATA (field "tensors", the data

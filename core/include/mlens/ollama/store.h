@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "mlens/io/byte_source.h"
+#include "mlens/io/store_shape.h"
 #include "mlens/job.h"
 #include "mlens/model/diagnostic.h"
 #include "mlens/ollama/digest.h"
@@ -59,10 +60,7 @@ struct StoreLocation {
 // Where stores may be, in Ollama's order: $OLLAMA_MODELS if set and non-empty (then only that),
 // else ~/.ollama/models and the Linux service's /usr/share/ollama/.ollama/models.
 std::vector<StoreLocation> default_store_locations();
-// The store-root rule, the one every command and view uses: a directory holding a manifests/
-// directory (Ollama creates it with the first pull and keeps it). A directory with only blobs/
-// holds no model Ollama could name, so it is not a store.
-bool is_store_root(const std::string& path);
+// is_store_root, the store-root rule every command and view uses, is store_shape.h's.
 // The default locations that are store roots.
 std::vector<StoreLocation> find_stores();
 

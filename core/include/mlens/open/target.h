@@ -12,7 +12,7 @@
 //    identified by content (identify.h): an importance matrix of llama-imatrix (GGUF or legacy
 //    .dat, looks_like_imatrix in imatrix.h) is `imatrix`; a model file (GGUF or safetensors) keeps
 //    that open source for open_target; anything else is not a model, with the reason
-//    (E_NOT_A_MODEL, E_NOT_REGULAR_FILE, E_IO).
+//    (E_NOT_A_MODEL, E_NOT_REGULAR_FILE, E_IO), keeping the source when the file opened.
 //  - A path that does not exist and parses as an Ollama model reference names a store model:
 //    "STORE/reference" ("~/ollama-copy/gemma3:4b") in the store root STORE first (split at the
 //    last '/' that works, so the longest store path wins), then "reference" in the default stores
@@ -48,7 +48,7 @@ struct Target {
     std::string text;  // as given
     std::string path;  // the file, folder or store root; a store model's manifest file
     Format format = Format::unknown;  // model_file, imatrix: what its content is (unknown: legacy .dat)
-    ByteSourcePtr source;  // model_file, imatrix: the file, opened once
+    ByteSourcePtr source;  // model_file, imatrix, and a not_a_model file that opened: the file, opened once
     std::optional<Store> store;  // store_root, store_model
     ModelName name;  // store_model
     Error problem;  // missing, not_a_model: why

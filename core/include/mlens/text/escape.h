@@ -15,8 +15,7 @@
 //    holds at most max_chars code points of the input, followed by "…" when it was cut.
 //  - escape_invisible_in_json rewrites serialized JSON so that no invisible format character is
 //    left raw (they can only occur inside strings, where the escape means the same character).
-//  - utf8_valid checks strict UTF-8 (no overlongs, surrogates, > U+10FFFF); utf8_decode decodes
-//    the strict sequence at the start of `s`, returning its length (0 when there is none).
+//  - Valid UTF-8 is utf8.h's strict UTF-8 (utf8_decode, utf8_valid).
 #pragma once
 
 #include <cstddef>
@@ -24,11 +23,10 @@
 #include <string>
 #include <string_view>
 
+#include "mlens/text/utf8.h"
+
 namespace mlens {
 
-bool utf8_valid(std::string_view s);
-bool utf8_valid(const uint8_t* data, size_t size);
-size_t utf8_decode(std::string_view s, uint32_t& cp);
 bool is_invisible_format(uint32_t cp);
 // "\u202E", or the surrogate pair of a supplementary code point.
 std::string invisible_escape(uint32_t cp);

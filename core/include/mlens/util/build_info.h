@@ -19,5 +19,8 @@ namespace mlens {
 const char* modellens_version();
 const char* modellens_revision();
 std::string version_text(std::string_view program);
+// "llama.cpp 0.5.0 · ggml 0.25.1 (de3ff81)": the pinned release and the linked ggml's own version
+// and commit, for About boxes and bug reports.
+std::string llama_cpp_version();
 
 }  // namespace mlens
