@@ -9,6 +9,7 @@
 #include "mlens/model/shape_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -185,23 +186,10 @@ CompatSide build_side(const Model& model, const SidePlan& plan) {
 }  // namespace
 
 const char* edit_kind_glyph(EditKind k) {
-    switch (k) {
-        case EditKind::injected:
-            return "+";
-        case EditKind::changed:
-            return "~";
-        case EditKind::removed:
-            return "\xE2\x88\x92";
-        case EditKind::renamed:
-            return "\xE2\x86\x92";
-        case EditKind::hidden:
-            return "\xE2\x8A\x98";
-        case EditKind::retyped:
-            return "\xE2\x87\x84";
-        case EditKind::data_op:
-            return "\xC6\x92";
-    }
-    return "?";
+    static constexpr NameRow<EditKind> kNames[] = {
+        {EditKind::injected, "+"}, {EditKind::changed, "~"}, {EditKind::removed, "\xE2\x88\x92"}, {EditKind::renamed, "\xE2\x86\x92"},
+        {EditKind::hidden, "\xE2\x8A\x98"}, {EditKind::retyped, "\xE2\x87\x84"}, {EditKind::data_op, "\xC6\x92"}};
+    return name_of(kNames, k);
 }
 
 Result<CompatView> build_compat_view(const Model& model, JobContext* job) {

@@ -10,6 +10,7 @@
 
 #include "fsck_plan.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/name_table.h"
 #include "mlens/util/parallel_job.h"
 
 namespace mlens {
@@ -226,15 +227,9 @@ void region_findings(const Model& model, std::vector<Finding>& out) {
 }  // namespace
 
 const char* finding_severity_name(FindingSeverity s) {
-    switch (s) {
-        case FindingSeverity::info:
-            return "info";
-        case FindingSeverity::warning:
-            return "warning";
-        case FindingSeverity::error:
-            return "error";
-    }
-    return "error";
+    static constexpr NameRow<FindingSeverity> kNames[] = {
+        {FindingSeverity::info, "info"}, {FindingSeverity::warning, "warning"}, {FindingSeverity::error, "error"}};
+    return name_of(kNames, s, "error");
 }
 
 size_t FsckReport::count(FindingSeverity s) const {

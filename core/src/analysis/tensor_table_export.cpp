@@ -6,6 +6,7 @@
 
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -56,15 +57,9 @@ const char* const kHeader[] = {"name", "type", "shape", "elements", "bytes", "of
 }  // namespace
 
 const char* tensor_export_extension(TensorExportFormat format) {
-    switch (format) {
-        case TensorExportFormat::csv:
-            return "csv";
-        case TensorExportFormat::markdown:
-            return "md";
-        case TensorExportFormat::json:
-            return "json";
-    }
-    return "txt";
+    static constexpr NameRow<TensorExportFormat> kNames[] = {
+        {TensorExportFormat::csv, "csv"}, {TensorExportFormat::markdown, "md"}, {TensorExportFormat::json, "json"}};
+    return name_of(kNames, format, "txt");
 }
 
 std::string export_tensors(const Model& model, const std::vector<LogicalTensor>& tensors, const TensorListing& listing,

@@ -14,7 +14,7 @@ const char* plan_side_name(PlanSide s) { return s == PlanSide::text ? "text" : "
 const char* edit_kind_name(EditKind k) {
     static constexpr NameRow<EditKind> kNames[] = {
         {EditKind::injected, "injected"}, {EditKind::changed, "changed"}, {EditKind::removed, "removed"}, {EditKind::renamed, "renamed"},
-        {EditKind::hidden, "hidden"},     {EditKind::retyped, "retyped"}, {EditKind::data_op, "data op"}};
+        {EditKind::hidden, "hidden"}, {EditKind::retyped, "retyped"}, {EditKind::data_op, "data op"}};
     return name_of(kNames, k);
 }
 
@@ -31,16 +31,12 @@ const char* tensor_op_name(TensorOp op) {
 }
 
 const char* data_op_name(DataOpKind k) {
-    static constexpr NameRow<DataOpKind> kNames[] = {{DataOpKind::byte_concat, "byte concat"},
-                                                     {DataOpKind::concat_to_f32, "concat to F32"},
-                                                     {DataOpKind::f16_to_f32, "F16→F32"},
-                                                     {DataOpKind::dequant_to_f32, "dequantize to F32"},
-                                                     {DataOpKind::norm_plus_one, "norm +1"},
-                                                     {DataOpKind::interleave_experts, "interleave experts"},
-                                                     {DataOpKind::rope_permute_rows, "RoPE permute"},
-                                                     {DataOpKind::zero_fill, "zero fill"},
-                                                     {DataOpKind::patch_split, "patch split"},
-                                                     {DataOpKind::pos_embd_resample, "position resample"}};
+    static constexpr NameRow<DataOpKind> kNames[] = {
+        {DataOpKind::byte_concat, "byte concat"}, {DataOpKind::concat_to_f32, "concat to F32"}, {DataOpKind::f16_to_f32, "F16→F32"},
+        {DataOpKind::dequant_to_f32, "dequantize to F32"}, {DataOpKind::norm_plus_one, "norm +1"},
+        {DataOpKind::interleave_experts, "interleave experts"}, {DataOpKind::rope_permute_rows, "RoPE permute"},
+        {DataOpKind::zero_fill, "zero fill"}, {DataOpKind::patch_split, "patch split"},
+        {DataOpKind::pos_embd_resample, "position resample"}};
     return name_of(kNames, k);
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "infer_internal.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -34,15 +35,10 @@ std::vector<TokenCandidate> candidates_from(const Session& session, std::span<co
 }  // namespace
 
 const char* stop_reason_name(StopReason reason) {
-    switch (reason) {
-        case StopReason::max_tokens:
-            return "max_tokens";
-        case StopReason::end_of_generation:
-            return "end_of_generation";
-        case StopReason::context_full:
-            return "context_full";
-    }
-    return "max_tokens";
+    static constexpr NameRow<StopReason> kNames[] = {
+        {StopReason::max_tokens, "max_tokens"}, {StopReason::end_of_generation, "end_of_generation"},
+        {StopReason::context_full, "context_full"}};
+    return name_of(kNames, reason, "max_tokens");
 }
 
 Result<GenerationResult> generate(Session& session, std::string_view prompt, const GenerateOptions& options, JobContext* job,

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "mlens/util/name_table.h"
+
 namespace mlens {
 
 namespace {
@@ -34,17 +36,9 @@ void on_llama_log(ggml_log_level level, const char* text, void*) {
 }  // namespace
 
 const char* llama_log_level_name(LlamaLogLevel level) {
-    switch (level) {
-        case LlamaLogLevel::debug:
-            return "debug";
-        case LlamaLogLevel::info:
-            return "info";
-        case LlamaLogLevel::warn:
-            return "warn";
-        case LlamaLogLevel::error:
-            return "error";
-    }
-    return "info";
+    static constexpr NameRow<LlamaLogLevel> kNames[] = {
+        {LlamaLogLevel::debug, "debug"}, {LlamaLogLevel::info, "info"}, {LlamaLogLevel::warn, "warn"}, {LlamaLogLevel::error, "error"}};
+    return name_of(kNames, level, "info");
 }
 
 void LogCapture::append(LlamaLogLevel level, bool continuation, std::string_view fragment) {

@@ -6,30 +6,17 @@
 
 #include "infer_internal.h"
 #include "mlens/infer/threads.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
 namespace {
 
 const char* vocab_type_name(enum llama_vocab_type type) {
-    switch (type) {
-        case LLAMA_VOCAB_TYPE_SPM:
-            return "spm";
-        case LLAMA_VOCAB_TYPE_BPE:
-            return "bpe";
-        case LLAMA_VOCAB_TYPE_WPM:
-            return "wpm";
-        case LLAMA_VOCAB_TYPE_UGM:
-            return "ugm";
-        case LLAMA_VOCAB_TYPE_RWKV:
-            return "rwkv";
-        case LLAMA_VOCAB_TYPE_PLAMO2:
-            return "plamo2";
-        case LLAMA_VOCAB_TYPE_TEST:
-            return "test";
-        default:
-            return "none";
-    }
+    static constexpr NameRow<enum llama_vocab_type> kNames[] = {
+        {LLAMA_VOCAB_TYPE_SPM, "spm"},   {LLAMA_VOCAB_TYPE_BPE, "bpe"},       {LLAMA_VOCAB_TYPE_WPM, "wpm"},  {LLAMA_VOCAB_TYPE_UGM, "ugm"},
+        {LLAMA_VOCAB_TYPE_RWKV, "rwkv"}, {LLAMA_VOCAB_TYPE_PLAMO2, "plamo2"}, {LLAMA_VOCAB_TYPE_TEST, "test"}};
+    return name_of(kNames, type, "none");
 }
 
 std::string meta_string(const llama_model* model, const char* key) {

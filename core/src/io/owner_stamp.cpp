@@ -12,7 +12,9 @@
 #include <mutex>
 #include <sstream>
 
+#include "mlens/text/digits.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -61,19 +63,13 @@ std::optional<ParsedStamp> parse_stamp(std::string_view stamp) {
     return p;
 }
 
-bool all_digits(std::string_view s) {
-    if (s.empty()) return false;
-    for (char c : s)
-        if (c < '0' || c > '9') return false;
-    return true;
-}
-
 // "<stamp>-XXXXXX" at the end of `rest`: the stamp, when the shape holds.
 std::optional<std::string> stamp_before_random(std::string_view rest) {
     if (rest.size() < kRandomChars + 2 || rest[rest.size() - kRandomChars - 1] != '-') return std::nullopt;
     std::string_view stamp = rest.substr(0, rest.size() - kRandomChars - 1);
     const size_t dash = stamp.find('-');
-    if (dash == std::string_view::npos || !all_digits(stamp.substr(0, dash)) || !all_digits(stamp.substr(dash + 1))) return std::nullopt;
+    if (dash == std::string_view::npos || !all_decimal_digits(stamp.substr(0, dash)) || !all_decimal_digits(stamp.substr(dash + 1)))
+        return std::nullopt;
     return std::string(stamp);
 }
 
@@ -81,17 +77,11 @@ std::mutex g_sink_mutex;
 std::function<void(const std::string&)> g_sink;
 
 std::string kind_text(TempKind kind) {
-    switch (kind) {
-        case TempKind::writer_file:
-            return "temporary file";
-        case TempKind::previous_file:
-            return "previous file";
-        case TempKind::load_folder:
-            return "converted copy";
-        case TempKind::export_folder:
-            return "export folder";
-    }
-    return "temporary";
+    static constexpr NameRow<TempKind> kNames[] = {{TempKind::writer_file, "temporary file"},
+                                                   {TempKind::previous_file, "previous file"},
+                                                   {TempKind::load_folder, "converted copy"},
+                                                   {TempKind::export_folder, "export folder"}};
+    return name_of(kNames, kind, "temporary");
 }
 
 }  // namespace

@@ -14,10 +14,9 @@ const char* format_name(Format f) {
 }
 
 const char* data_presence_name(DataPresence p) {
-    static constexpr NameRow<DataPresence> kNames[] = {{DataPresence::complete, "complete"},
-                                                       {DataPresence::partial, "partial"},
-                                                       {DataPresence::missing, "missing"},
-                                                       {DataPresence::unknown, "unknown"}};
+    static constexpr NameRow<DataPresence> kNames[] = {
+        {DataPresence::complete, "complete"}, {DataPresence::partial, "partial"}, {DataPresence::missing, "missing"},
+        {DataPresence::unknown, "unknown"}};
     return name_of(kNames, p, "complete");
 }
 

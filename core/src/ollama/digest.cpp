@@ -1,7 +1,8 @@
 #include "mlens/ollama/digest.h"
-#include "mlens/util/name_table.h"
 
 #include "mlens/io/store_shape.h"
+#include "mlens/text/digits.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -15,13 +16,6 @@ bool is_lower_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= '
 bool all_lower_hex(std::string_view s) {
     for (char c : s)
         if (!is_lower_hex(c)) return false;
-    return true;
-}
-
-bool all_decimal(std::string_view s) {
-    if (s.empty()) return false;
-    for (char c : s)
-        if (c < '0' || c > '9') return false;
     return true;
 }
 
@@ -41,12 +35,9 @@ std::string blob_file_name(const BlobDigest& digest) { return "sha256-" + digest
 std::string legacy_blob_file_name(const BlobDigest& digest) { return "sha256:" + digest.hex; }
 
 const char* blob_file_kind_name(BlobFileKind kind) {
-    static constexpr NameRow<BlobFileKind> kNames[] = {{BlobFileKind::blob, "blob"},
-                                                       {BlobFileKind::partial, "partial download"},
-                                                       {BlobFileKind::partial_part, "partial download part"},
-                                                       {BlobFileKind::temporary, "temporary file"},
-                                                       {BlobFileKind::legacy_name, "legacy name"},
-                                                       {BlobFileKind::other, "other"}};
+    static constexpr NameRow<BlobFileKind> kNames[] = {
+        {BlobFileKind::blob, "blob"}, {BlobFileKind::partial, "partial download"}, {BlobFileKind::partial_part, "partial download part"},
+        {BlobFileKind::temporary, "temporary file"}, {BlobFileKind::legacy_name, "legacy name"}, {BlobFileKind::other, "other"}};
     return name_of(kNames, kind);
 }
 
@@ -66,10 +57,10 @@ BlobFileName classify_blob_file(std::string_view name) {
         std::string_view tail = rest.substr(kHexDigits);
         if (tail == "-partial") return {BlobFileKind::partial, hex};
         constexpr std::string_view kPart = "-partial-";
-        if (tail.starts_with(kPart) && all_decimal(tail.substr(kPart.size()))) return {BlobFileKind::partial_part, hex};
+        if (tail.starts_with(kPart) && all_decimal_digits(tail.substr(kPart.size()))) return {BlobFileKind::partial_part, hex};
         return {};
     }
-    if (all_decimal(rest)) return {BlobFileKind::temporary, {}};
+    if (all_decimal_digits(rest)) return {BlobFileKind::temporary, {}};
     return {};
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "mlens/ollama/tensor_blobs.h"
+#include "mlens/text/digits.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -24,19 +25,12 @@ constexpr std::string_view kLayerPrefixes[] = {"model.language_model.backbone.",
 constexpr std::string_view kDraftPrefix = "draft.";
 constexpr std::string_view kWeight = ".weight";
 
-bool all_digits(std::string_view s) {
-    if (s.empty()) return false;
-    for (char c : s)
-        if (c < '0' || c > '9') return false;
-    return true;
-}
-
 // "layers.<digits>" behind one of the optional prefixes, and nothing else.
 bool is_layer_path(std::string_view s) {
     for (std::string_view p : kLayerPrefixes) {
         if (!s.starts_with(p)) continue;
         std::string_view rest = s.substr(p.size());
-        if (rest.starts_with("layers.") && all_digits(rest.substr(7))) return true;
+        if (rest.starts_with("layers.") && all_decimal_digits(rest.substr(7))) return true;
     }
     return false;
 }
@@ -60,7 +54,7 @@ std::optional<Membership> membership(std::string_view name) {
         m.marker = std::string(marker);
         std::string_view rest = body.substr(at + marker.size());
         size_t dot = rest.find('.');
-        if (dot != std::string_view::npos && all_digits(rest.substr(0, dot))) {
+        if (dot != std::string_view::npos && all_decimal_digits(rest.substr(0, dot))) {
             m.expert = std::string(rest.substr(0, dot));
             rest = rest.substr(dot + 1);
         }

@@ -17,7 +17,6 @@
 #include "mlens/ollama/mlx_export.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
-#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -26,17 +25,35 @@ namespace {
 constexpr uint64_t kChunkValues = 1u << 20;
 constexpr size_t kMaxFailureNotes = 8;
 
-SafetensorsDtype safetensors_of(HfDtype d) {
-    switch (d) {
-        case HfDtype::bf16:
-            return SafetensorsDtype::bf16;
-        case HfDtype::f16:
-            return SafetensorsDtype::f16;
-        case HfDtype::f32:
-            return SafetensorsDtype::f32;
-    }
-    return SafetensorsDtype::f32;
+// Each dtype an export writes: its name in output, as --dtype spells it, as config.json's
+// torch_dtype spells it, and its safetensors dtype.
+struct HfDtypeFacts {
+    HfDtype dtype;
+    const char* name;
+    std::string_view option;
+    std::string_view torch;
+    SafetensorsDtype stored;
+};
+constexpr HfDtypeFacts kHfDtypes[] = {
+    {HfDtype::bf16, "BF16", "bf16", "bfloat16", SafetensorsDtype::bf16},
+    {HfDtype::f16, "F16", "f16", "float16", SafetensorsDtype::f16},
+    {HfDtype::f32, "F32", "f32", "float32", SafetensorsDtype::f32},
+};
+
+const HfDtypeFacts& facts_of(HfDtype d) {
+    for (const HfDtypeFacts& f : kHfDtypes)
+        if (f.dtype == d) return f;
+    return kHfDtypes[2];
 }
+
+template <typename Field>
+std::optional<HfDtype> dtype_where(Field field, std::string_view text) {
+    for (const HfDtypeFacts& f : kHfDtypes)
+        if (f.*field == text) return f.dtype;
+    return std::nullopt;
+}
+
+SafetensorsDtype safetensors_of(HfDtype d) { return facts_of(d).stored; }
 
 uint64_t dtype_bytes(HfDtype d) { return d == HfDtype::f32 ? 4 : 2; }
 
@@ -151,26 +168,14 @@ Status for_each_chunk(const Model& model, const HfTensor& t, HfDtype dtype, JobC
 
 std::optional<HfDtype> dtype_from_torch(const nlohmann::json& v) {
     if (!v.is_string()) return std::nullopt;
-    const std::string s = v.get<std::string>();
-    if (s == "bfloat16") return HfDtype::bf16;
-    if (s == "float16") return HfDtype::f16;
-    if (s == "float32") return HfDtype::f32;
-    return std::nullopt;
+    return dtype_where(&HfDtypeFacts::torch, v.get<std::string>());
 }
 
 }  // namespace
 
-const char* hf_dtype_name(HfDtype dtype) {
-    static constexpr NameRow<HfDtype> kNames[] = {{HfDtype::bf16, "BF16"}, {HfDtype::f16, "F16"}, {HfDtype::f32, "F32"}};
-    return name_of(kNames, dtype);
-}
+const char* hf_dtype_name(HfDtype dtype) { return facts_of(dtype).name; }
 
-std::optional<HfDtype> parse_hf_dtype(const std::string& text) {
-    if (text == "bf16") return HfDtype::bf16;
-    if (text == "f16") return HfDtype::f16;
-    if (text == "f32") return HfDtype::f32;
-    return std::nullopt;
-}
+std::optional<HfDtype> parse_hf_dtype(const std::string& text) { return dtype_where(&HfDtypeFacts::option, text); }
 
 uint64_t HfShard::bytes() const {
     uint64_t n = 8 + header.size();

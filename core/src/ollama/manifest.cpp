@@ -7,6 +7,7 @@
 #include "mlens/formats/strict_json.h"
 #include "mlens/io/checked_math.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -344,36 +345,12 @@ LayerKind layer_kind(std::string_view media_type) {
 }
 
 const char* layer_kind_name(LayerKind kind) {
-    switch (kind) {
-        case LayerKind::config:
-            return "config";
-        case LayerKind::model:
-            return "model";
-        case LayerKind::adapter:
-            return "adapter";
-        case LayerKind::projector:
-            return "projector";
-        case LayerKind::draft:
-            return "draft";
-        case LayerKind::tensor:
-            return "tensor";
-        case LayerKind::json:
-            return "json";
-        case LayerKind::template_text:
-            return "template";
-        case LayerKind::system:
-            return "system";
-        case LayerKind::params:
-            return "params";
-        case LayerKind::messages:
-            return "messages";
-        case LayerKind::license:
-            return "license";
-        case LayerKind::embed:
-            return "embed";
-        default:
-            return "unknown";
-    }
+    static constexpr NameRow<LayerKind> kNames[] = {
+        {LayerKind::config, "config"}, {LayerKind::model, "model"}, {LayerKind::adapter, "adapter"}, {LayerKind::projector, "projector"},
+        {LayerKind::draft, "draft"}, {LayerKind::tensor, "tensor"}, {LayerKind::json, "json"}, {LayerKind::template_text, "template"},
+        {LayerKind::system, "system"}, {LayerKind::params, "params"}, {LayerKind::messages, "messages"}, {LayerKind::license, "license"},
+        {LayerKind::embed, "embed"}};
+    return name_of(kNames, kind, "unknown");
 }
 
 bool layer_is_gguf(LayerKind kind) {

@@ -12,6 +12,7 @@
 #include "mlens/ollama/config_blob.h"
 #include "mlens/ollama/text_blob.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -314,14 +315,8 @@ const FailedTensorLayer* failed_layer_of(const std::vector<FailedTensorLayer>& f
 }
 
 const char* verdict_name(Verdict v) {
-    switch (v) {
-        case Verdict::ok:
-            return "ok";
-        case Verdict::warnings:
-            return "warnings";
-        default:
-            return "rejected";
-    }
+    static constexpr NameRow<Verdict> kNames[] = {{Verdict::ok, "ok"}, {Verdict::warnings, "warnings"}, {Verdict::errors, "rejected"}};
+    return name_of(kNames, v, "rejected");
 }
 
 size_t StoreCheckReport::error_count() const {

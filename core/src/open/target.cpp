@@ -12,6 +12,7 @@
 #include "mlens/open/identify.h"
 #include "mlens/quant/imatrix.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/name_table.h"
 
 namespace mlens {
 
@@ -144,23 +145,12 @@ Target resolve_reference(Target t) {
 }  // namespace
 
 const char* target_kind_name(const Target& target) {
-    switch (target.kind) {
-        case TargetKind::model_file:
-            return target.format == Format::safetensors ? "safetensors file" : "GGUF file";
-        case TargetKind::safetensors_folder:
-            return "safetensors folder";
-        case TargetKind::store_root:
-            return "Ollama store";
-        case TargetKind::store_model:
-            return "Ollama model";
-        case TargetKind::imatrix:
-            return "imatrix file";
-        case TargetKind::missing:
-            return "missing";
-        case TargetKind::not_a_model:
-            return "not a model";
-    }
-    return "not a model";
+    if (target.kind == TargetKind::model_file) return target.format == Format::safetensors ? "safetensors file" : "GGUF file";
+    static constexpr NameRow<TargetKind> kNames[] = {
+        {TargetKind::safetensors_folder, "safetensors folder"}, {TargetKind::store_root, "Ollama store"},
+        {TargetKind::store_model, "Ollama model"}, {TargetKind::imatrix, "imatrix file"}, {TargetKind::missing, "missing"},
+        {TargetKind::not_a_model, "not a model"}};
+    return name_of(kNames, target.kind, "not a model");
 }
 
 Target resolve(const std::string& text) {

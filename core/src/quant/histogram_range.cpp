@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mlens/util/name_table.h"
+
 namespace mlens {
 
 namespace {
@@ -55,28 +57,13 @@ HistogramRange pick_histogram_range(const TensorStats& stats, HistogramRangeMode
     return r;
 }
 
-std::string_view range_mode_name(HistogramRangeMode mode) {
-    switch (mode) {
-        case HistogramRangeMode::automatic:
-            return "auto";
-        case HistogramRangeMode::full:
-            return "full";
-        case HistogramRangeMode::central:
-            return "p999";
-        case HistogramRangeMode::symmetric:
-            return "symmetric";
-        case HistogramRangeMode::custom:
-            return "custom";
-    }
-    return "full";
-}
+constexpr NameRow<HistogramRangeMode> kRangeModeNames[] = {
+    {HistogramRangeMode::automatic, "auto"}, {HistogramRangeMode::full, "full"}, {HistogramRangeMode::central, "p999"},
+    {HistogramRangeMode::symmetric, "symmetric"}, {HistogramRangeMode::custom, "custom"}};
 
-std::optional<HistogramRangeMode> range_mode_from_name(std::string_view name) {
-    for (HistogramRangeMode m : {HistogramRangeMode::automatic, HistogramRangeMode::full, HistogramRangeMode::central,
-                                 HistogramRangeMode::symmetric, HistogramRangeMode::custom})
-        if (range_mode_name(m) == name) return m;
-    return std::nullopt;
-}
+std::string_view range_mode_name(HistogramRangeMode mode) { return name_of(kRangeModeNames, mode, "full"); }
+
+std::optional<HistogramRangeMode> range_mode_from_name(std::string_view name) { return value_of(kRangeModeNames, name); }
 
 std::string range_mode_caption(const HistogramRange& range) {
     std::string resolved;
