@@ -38,7 +38,8 @@ std::vector<LogicalTensor> sorted_tensors(const Model& model, const std::string&
         query.descending = true;
     }
     std::vector<LogicalTensor> order;
-    for (const TensorRow& row : list_tensors(model, tensors, {}, query).rows) order.push_back(tensors[row.index]);
+    const Result<TensorListing> listing = list_tensors(model, tensors, {}, query);  // no pattern: never an error
+    for (const TensorRow& row : listing->rows) order.push_back(tensors[row.index]);
     return order;
 }
 

@@ -84,9 +84,9 @@ TEST_CASE("the Requantize tab quantizes with an open imatrix and against the com
     view.check_only({"IQ2_XXS"});
     view.run(ctx);
     h.settle([&] { panel.draw(ctx); });
+    INFO(view.error_text());
     REQUIRE(view.result() != nullptr);
     const RequantResult& r = *view.result();
-    INFO(r.error);
     REQUIRE(r.rows.size() == 1);
     CHECK(r.reference == "exps (F32) of the compared file");
     CHECK(r.note.empty());

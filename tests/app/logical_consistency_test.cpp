@@ -50,7 +50,7 @@ TEST_CASE("the app, info --json and tensors --json agree on every demo model", "
         CHECK(s.tensor_count == doc.index()->tensors.size());
 
         // The Tensors panel lists every logical tensor; its totals are the summary's.
-        const TensorListing all = list_tensors(*doc.model(), *doc.index(), TensorQuery{});
+        const TensorListing all = list_tensors(*doc.model(), *doc.index(), TensorQuery{}).value();
         CHECK(all.rows.size() == s.tensor_count);
         CHECK(all.totals.count == s.tensor_count);
         CHECK(all.totals.elements == s.parameters);
@@ -104,7 +104,7 @@ TEST_CASE("a tensor-blob model's Tensors panel rows are logical tensors", "[gui-
     const DocumentIndex& index = *doc.index();
     TensorQuery q;
     q.text = "down_proj";
-    const TensorListing l = list_tensors(m, index, q);
+    const TensorListing l = list_tensors(m, index, q).value();
     REQUIRE(l.rows.size() == 2);
     const LogicalTensor& stacked = index.tensors[l.rows[0].index];
     CHECK(m.tensors[stacked.index].name == "model.layers.0.mlp.experts.down_proj.weight");
@@ -120,10 +120,10 @@ TEST_CASE("a tensor-blob model's Tensors panel rows are logical tensors", "[gui-
     CHECK(l.totals.bytes == 5 * (4096 + 128 + 128));
     CHECK(l.totals.bits_per_weight() == 8.5);
     q.text = ".scale";
-    CHECK(list_tensors(m, index, q).rows.empty());
+    CHECK(list_tensors(m, index, q).value().rows.empty());
     q = TensorQuery{};
     q.sort = TensorColumn::bits_per_weight;
-    const TensorListing by_bits = list_tensors(m, index, q);
+    const TensorListing by_bits = list_tensors(m, index, q).value();
     CHECK(index.tensors[by_bits.rows.front().index].type == "int4 g64");
     CHECK(index.tensors[by_bits.rows.back().index].type == "BF16");
 }

@@ -25,6 +25,12 @@ struct Fixture {
         model = std::move(m).value();
         index = build_document_index(model);
     }
+    // The listing of a query that must list (no invalid pattern).
+    TensorListing listed(const TensorQuery& q) const {
+        Result<TensorListing> l = list_tensors(model, index, q);
+        REQUIRE(l);
+        return std::move(l).value();
+    }
     std::vector<std::string> names(const TensorListing& l) const {
         std::vector<std::string> out;
         for (const TensorRow& r : l.rows) out.push_back(r.layer_row ? "#layer" : model.tensors[r.index].name);
@@ -37,21 +43,21 @@ struct Fixture {
 TEST_CASE("tensors filter by text, regex and layer") {
     Fixture f;
     TensorQuery q;
-    CHECK(list_tensors(f.model, f.index, q).rows.size() == f.model.tensors.size());
+    CHECK(f.listed(q).rows.size() == f.model.tensors.size());
     q.text = "ATTN_Q";
-    CHECK(f.names(list_tensors(f.model, f.index, q)) == std::vector<std::string>{"blk.0.attn_q.weight", "blk.1.attn_q.weight"});
+    CHECK(f.names(f.listed(q)) == std::vector<std::string>{"blk.0.attn_q.weight", "blk.1.attn_q.weight"});
     q.text = "blk\\.1\\..*attn";
     q.regex = true;
-    TensorListing l = list_tensors(f.model, f.index, q);
+    TensorListing l = f.listed(q);
     CHECK(l.rows.size() == 4);
-    CHECK(l.error.empty());
     q.text = "blk[";
-    l = list_tensors(f.model, f.index, q);
-    CHECK(l.rows.empty());
-    CHECK(!l.error.empty());
+    Result<TensorListing> invalid = list_tensors(f.model, f.index, q);
+    REQUIRE_FALSE(invalid);
+    CHECK(invalid.error().code == ErrorCode::E_ARGS);
+    CHECK(!invalid.error().message.empty());
     q = TensorQuery{};
     q.layer = 0;
-    l = list_tensors(f.model, f.index, q);
+    l = f.listed(q);
     CHECK(l.rows.size() == 6);
     CHECK(l.totals.count == 6);
 }
@@ -61,21 +67,21 @@ TEST_CASE("tensors sort by any column, stably, and group by layer") {
     TensorQuery q;
     q.sort = TensorColumn::size;
     q.descending = true;
-    TensorListing l = list_tensors(f.model, f.index, q);
+    TensorListing l = f.listed(q);
     REQUIRE(l.rows.size() == f.model.tensors.size());
     for (size_t i = 1; i < l.rows.size(); ++i)
         CHECK(f.model.tensors[l.rows[i - 1].index].n_bytes.value_or(0) >= f.model.tensors[l.rows[i].index].n_bytes.value_or(0));
     q.sort = TensorColumn::name;
     q.descending = false;
-    l = list_tensors(f.model, f.index, q);
+    l = f.listed(q);
     CHECK(f.model.tensors[l.rows.front().index].name == "blk.0.attn_k.weight");
     q = TensorQuery{};
     q.by_layer = true;
-    l = list_tensors(f.model, f.index, q);
+    l = f.listed(q);
     REQUIRE(l.rows.size() == f.model.tensors.size() + f.index.layers.size());
     CHECK(l.rows.front().layer_row);
     q.collapsed = {0};
-    CHECK(list_tensors(f.model, f.index, q).rows.size() == l.rows.size() - 6);
+    CHECK(f.listed(q).rows.size() == l.rows.size() - 6);
     CHECK(l.layer_totals[0].count == 6);
 }
 

@@ -76,10 +76,10 @@ TEST_CASE("requantize_weights gives one row per type in order, with the error of
     rq.model = h.doc->model();
     rq.tensor = 0;
     rq.ggml_types = {type_id("Q8_0"), type_id("Q4_0"), type_id("IQ2_XXS"), type_id("Q4_K")};
-    RequantResult r;
     JobContext job;
-    requantize_weights(rq, r, &job);
-    REQUIRE(r.error.empty());
+    Result<RequantResult> run = requantize_weights(rq, &job);
+    REQUIRE(run);
+    const RequantResult& r = *run;
     CHECK(r.reference_type == "F32");
     REQUIRE(r.rows.size() == 4);
     CHECK(r.rows[0].type_name == "Q8_0");
@@ -100,25 +100,23 @@ TEST_CASE("requantize_weights gives one row per type in order, with the error of
     // One expert: rows of 32 values, which no K-quant block divides.
     rq.tensor = 1;
     rq.expert = 1;
-    RequantResult expert;
-    requantize_weights(rq, expert, nullptr);
-    REQUIRE(expert.error.empty());
+    Result<RequantResult> expert_run = requantize_weights(rq, nullptr);
+    REQUIRE(expert_run);
+    const RequantResult& expert = *expert_run;
     REQUIRE(expert.rows.size() == 4);
     CHECK(expert.rows[0].error.count == 64);
     CHECK(expert.rows[3].skipped.find("blocks of 256") != std::string::npos);
 
     rq.expert = 2;
-    RequantResult bad;
-    requantize_weights(rq, bad, nullptr);
-    CHECK(bad.error.find("E_RANGE") != std::string::npos);
-    CHECK(bad.rows.empty());
+    Result<RequantResult> bad = requantize_weights(rq, nullptr);
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().code == ErrorCode::E_RANGE);
 
     rq.expert.reset();
     job.cancel();
-    RequantResult cancelled;
-    requantize_weights(rq, cancelled, &job);
-    CHECK(cancelled.cancelled);
-    CHECK(cancelled.rows.empty());
+    Result<RequantResult> cancelled = requantize_weights(rq, &job);
+    REQUIRE_FALSE(cancelled);
+    CHECK(is_cancelled(cancelled.error()));
 }
 
 TEST_CASE("the Requantize tab runs the checked types, draws and sorts the table, and clears on a new tensor", "[gui-requant]") {

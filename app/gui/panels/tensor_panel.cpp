@@ -59,7 +59,7 @@ void TensorPanel::draw_toolbar(Document& doc, const Workspace* workspace) {
         if (ImGui::SmallButton(chip.c_str())) doc.follow(tensor_layer_link(*doc.index(), std::nullopt));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show all layers");
     }
-    if (!m_listing.error.empty()) ui::text_colored(palette().error, "invalid regex: " + m_listing.error);
+    if (!m_listing_error.empty()) ui::text_colored(palette().error, "invalid regex: " + m_listing_error);
 }
 
 void TensorPanel::fit_columns(const Document& doc, ImFont* mono) {
@@ -243,7 +243,9 @@ void TensorPanel::draw_table(PanelContext& ctx) {
     setup_columns(avail);
     apply_sort_specs();
     if (!m_built || !(m_query == m_applied)) {
-        m_listing = list_tensors(*doc.model(), *doc.index(), m_query);
+        Result<TensorListing> listing = list_tensors(*doc.model(), *doc.index(), m_query);
+        m_listing_error = listing ? std::string() : listing.error().message;
+        m_listing = listing ? std::move(*listing) : TensorListing{};
         m_applied = m_query;
         m_built = true;
     }

@@ -36,6 +36,7 @@ private:
     TensorQuery m_applied;
     bool m_built = false;
     TensorListing m_listing;
+    std::string m_listing_error;  // why the pattern lists nothing (an invalid regex), display-safe
     Selection m_last_selection;
     // Widest text of the type, shape, elements and offset columns (measured once; the table
     // then remembers its column widths).

@@ -133,6 +133,7 @@ void WeightsRequantView::clear() {
     m_job.cancel();
     m_job.reset();
     m_result.reset();
+    m_error.clear();
     m_result_label.clear();
     m_status.clear();
     m_order.clear();
@@ -143,8 +144,16 @@ void WeightsRequantView::clear() {
 void WeightsRequantView::poll() {
     std::optional<Result<RequantResult>> taken = m_job.try_take();
     if (!taken) return;
+    m_error.clear();
     if (!*taken) {
-        m_status = "cancelled";
+        if (is_cancelled(taken->error())) {
+            m_status = "cancelled";
+            return;
+        }
+        m_result.reset();
+        m_error = escape_for_display(taken->error().to_string(), 400);
+        m_result_label = m_label;
+        m_status.clear();
         return;
     }
     m_result = std::make_shared<RequantResult>(std::move(*taken).value());
@@ -219,12 +228,7 @@ void WeightsRequantView::run(PanelContext& ctx) {
         if (Document* d = ctx.workspace->find(m_subject.compared); d && d->ready() && d->is_model()) rq.other = d->model();
         if (Document* d = ctx.workspace->find(m_imatrix_doc); d && d->ready()) rq.imatrix = d->imatrix();
     }
-    m_job = ctx.jobs.start("requantize " + m_label, [rq](JobContext& job) -> Result<RequantResult> {
-        RequantResult result;
-        requantize_weights(rq, result, &job);
-        if (result.cancelled) return cancelled_error();
-        return result;
-    });
+    m_job = ctx.jobs.start("requantize " + m_label, [rq](JobContext& job) { return requantize_weights(rq, &job); });
     m_status.clear();
 }
 
@@ -378,20 +382,20 @@ void WeightsRequantView::draw(PanelContext& ctx) {
         ui::text_dim(m_status);
         ImGui::SameLine();
     }
+    if (!m_error.empty()) {
+        ImGui::NewLine();
+        ImGui::PushTextWrapPos(0);
+        ui::text_colored(palette().error, m_error);
+        ImGui::PopTextWrapPos();
+        m_drawn_rows.clear();
+        return;
+    }
     if (!m_result) {
         if (!m_job) ui::text_dim("Check the target types and press Run.");
         m_drawn_rows.clear();
         return;
     }
     const RequantResult& r = *m_result;
-    if (!r.error.empty()) {
-        ImGui::NewLine();
-        ImGui::PushTextWrapPos(0);
-        ui::text_colored(palette().error, r.error);
-        ImGui::PopTextWrapPos();
-        m_drawn_rows.clear();
-        return;
-    }
     ui::text_dim(m_result_label + ": reference " + r.reference + (r.imatrix_entry.empty() ? "" : ", importance " + r.imatrix_entry));
     if (!r.note.empty()) {
         ImGui::PushTextWrapPos(0);

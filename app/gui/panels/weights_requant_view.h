@@ -69,6 +69,7 @@ public:
     // Checks exactly the named types (others unchecked), as clicks would; unknown names are ignored.
     void check_only(const std::vector<std::string>& names);
     const RequantResult* result() const { return m_result.get(); }
+    const std::string& error_text() const { return m_error; }  // why the last run failed, or empty
     bool running() const { return static_cast<bool>(m_job); }
     // The type names of the table rows as drawn in the last frame, top to bottom.
     const std::vector<std::string>& drawn_rows() const { return m_drawn_rows; }
@@ -106,6 +107,7 @@ private:
     // The run's rows (the analysis' own message in `error` when it failed), or E_CANCELLED.
     JobHandle<RequantResult> m_job;
     std::shared_ptr<RequantResult> m_result;
+    std::string m_error;  // why the last run failed, display-safe
     std::string m_result_label;  // the tensor m_result was computed for
     std::string m_status;
     std::vector<size_t> m_order;  // row indexes in display order

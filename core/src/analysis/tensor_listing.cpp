@@ -56,8 +56,8 @@ double TensorTotals::bits_per_weight() const {
     return static_cast<double>(bytes) * 8.0 / static_cast<double>(elements);
 }
 
-TensorListing list_tensors(const Model& model, const std::vector<LogicalTensor>& tensors, const std::vector<LayerSummary>& layers,
-                           const TensorQuery& query) {
+Result<TensorListing> list_tensors(const Model& model, const std::vector<LogicalTensor>& tensors, const std::vector<LayerSummary>& layers,
+                                   const TensorQuery& query) {
     TensorListing out;
     out.layer_totals.resize(layers.size());
     std::optional<std::regex> pattern;
@@ -65,8 +65,7 @@ TensorListing list_tensors(const Model& model, const std::vector<LogicalTensor>&
         try {
             pattern.emplace(query.text, std::regex::ECMAScript | std::regex::icase);
         } catch (const std::regex_error& e) {
-            out.error = escape_for_display(e.what(), 200);
-            return out;
+            return Error{ErrorCode::E_ARGS, "", std::nullopt, escape_for_display(e.what(), 200)};
         }
     }
     // Layer membership of each stored entry, from the index.
@@ -91,9 +90,7 @@ TensorListing list_tensors(const Model& model, const std::vector<LogicalTensor>&
             try {
                 match = std::regex_search(name.begin(), name.end(), *pattern);
             } catch (const std::regex_error& e) {
-                out.error = escape_for_display(e.what(), 200);
-                out.rows.clear();
-                return out;
+                return Error{ErrorCode::E_ARGS, "", std::nullopt, escape_for_display(e.what(), 200)};
             }
             if (!match) continue;
         } else if (!query.text.empty() && !contains_folded(t.name, query.text)) {

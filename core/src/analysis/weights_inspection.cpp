@@ -191,13 +191,10 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     out.stage = kWeightsStages;
 }
 
-void requantize_weights(const RequantRequest& rq, RequantResult& out, JobContext* job) {
-    auto stop = [&](const Error& e) {
-        out.cancelled = e.code == ErrorCode::E_CANCELLED;
-        out.error = message_of(e);
-    };
+Result<RequantResult> requantize_weights(const RequantRequest& rq, JobContext* job) {
+    RequantResult out;
     Result<RequantReference> reference = open_requant_reference(*rq.model, rq.tensor, rq.expert, rq.other.get());
-    if (!reference) return stop(reference.error());
+    if (!reference) return reference.error();
     const FloatSource& values = reference->values->source();
     const uint64_t row_length = std::max<uint64_t>(1, reference->values->view().row_length());
     out.reference_type = escape_for_display(reference->type_name, 60);
@@ -208,13 +205,14 @@ void requantize_weights(const RequantRequest& rq, RequantResult& out, JobContext
     if (rq.imatrix) {
         Result<ColumnImportance> found =
             importance_for(*rq.imatrix, rq.model->tensors[rq.tensor].name, row_length, values.size() / row_length, rq.expert);
-        if (!found) return stop(found.error());
+        if (!found) return found.error();
         importance = std::move(found).value();
         out.imatrix_entry = escape_for_display(importance->entry, 120);
     }
     Result<std::vector<RequantRow>> rows = requantize(values, row_length, rq.ggml_types, job, 0, importance ? &*importance : nullptr);
-    if (!rows) return stop(rows.error());
+    if (!rows) return rows.error();
     out.rows = std::move(rows).value();
+    return out;
 }
 
 std::string histogram_csv(const std::vector<NamedHistogram>& series) {

@@ -10,8 +10,8 @@
 //    std::regex_search (ECMAScript, case-insensitive) finds the pattern in the first 256 bytes of
 //    its name; and, when `layer` is set, when it belongs to that entry of `layers`
 //    (summarize_layers over the same tensors; DocumentIndex::layers).
-//  - An invalid regex lists nothing and sets `error` (the regex library's message); it never
-//    throws.
+//  - An invalid regex is an E_ARGS error whose message is the regex library's (display-safe);
+//    it never throws.
 //  - Sorting is stable; ties keep file order. Totals cover the listed tensors (saturating).
 //  - With `by_layer`, rows are grouped: one summary row per layer (in the order of
 //    `layers`) followed by that layer's listed tensors unless the layer is in `collapsed`.
@@ -26,6 +26,7 @@
 #include "mlens/analysis/document_index.h"
 #include "mlens/model/model.h"
 #include "mlens/model/summary.h"
+#include "mlens/result.h"
 
 namespace mlens {
 
@@ -58,12 +59,11 @@ struct TensorListing {
     std::vector<TensorRow> rows;
     std::vector<TensorTotals> layer_totals;  // per `layers` entry, listed tensors only
     TensorTotals totals;
-    std::string error;
 };
 
-TensorListing list_tensors(const Model& model, const std::vector<LogicalTensor>& tensors, const std::vector<LayerSummary>& layers,
-                           const TensorQuery& query);
-inline TensorListing list_tensors(const Model& model, const DocumentIndex& index, const TensorQuery& query) {
+Result<TensorListing> list_tensors(const Model& model, const std::vector<LogicalTensor>& tensors, const std::vector<LayerSummary>& layers,
+                                   const TensorQuery& query);
+inline Result<TensorListing> list_tensors(const Model& model, const DocumentIndex& index, const TensorQuery& query) {
     return list_tensors(model, index.tensors, index.layers, query);
 }
 

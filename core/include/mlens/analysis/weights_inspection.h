@@ -41,8 +41,8 @@
 //    chosen under "compare with"), and runs requantize (requant.h) on it with rows of the tensor's
 //    row length: one row per requested type, in the request's order; with `imatrix`, with the
 //    importance importance_for (imatrix.h) gives the tensor. `reference` names the reference,
-//    `note` says why it is the tensor itself. A failure (also: no importance for the tensor)
-//    leaves no rows and an escaped message in `error`; cancellation sets `cancelled`.
+//    `note` says why it is the tensor itself. A failure (also: no importance for the tensor) is
+//    the Result's error, E_CANCELLED when the job was cancelled.
 #pragma once
 
 #include <atomic>
@@ -128,8 +128,6 @@ struct RequantRequest {
 };
 
 struct RequantResult {
-    bool cancelled = false;
-    std::string error;
     std::string reference_type;  // the reference's type name, display-safe
     std::string reference;  // "blk.0.attn_q.weight (F32) of the compared file", display-safe
     std::string note;  // why the tensor itself is the reference, display-safe
@@ -137,6 +135,6 @@ struct RequantResult {
     std::vector<RequantRow> rows;
 };
 
-void requantize_weights(const RequantRequest& request, RequantResult& result, JobContext* job);
+Result<RequantResult> requantize_weights(const RequantRequest& request, JobContext* job);
 
 }  // namespace mlens
