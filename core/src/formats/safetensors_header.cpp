@@ -41,6 +41,18 @@ std::string SafetensorsHeaderHandler::field() const {
     }
 }
 
+bool SafetensorsHeaderHandler::skip_value() {
+    m_where = Where::skip;
+    m_skip_depth = 1;
+    return true;
+}
+
+bool SafetensorsHeaderHandler::nest_or_refuse(const JsonToken& t, const char* found) {
+    if (m_where != Where::skip) return wrong_type(t, found);
+    ++m_skip_depth;
+    return true;
+}
+
 bool SafetensorsHeaderHandler::wrong_type(const JsonToken& t, const char* found) {
     std::string what = found;
     if (what == "a number") what = "the number " + escape_for_display(m_text.substr(t.offset - m_base, std::min<uint64_t>(t.length, 40)));
@@ -137,14 +149,9 @@ bool SafetensorsHeaderHandler::begin_object(const JsonToken& t) {
             return true;
         case Where::entry_value:
             if (m_field != Field::unknown) return wrong_type(t, "an object");
-            m_where = Where::skip;
-            m_skip_depth = 1;
-            return true;
-        case Where::skip:
-            ++m_skip_depth;
-            return true;
+            return skip_value();
         default:
-            return wrong_type(t, "an object");
+            return nest_or_refuse(t, "an object");
     }
 }
 
@@ -172,14 +179,9 @@ bool SafetensorsHeaderHandler::begin_array(const JsonToken& t) {
                 return true;
             }
             if (m_field == Field::dtype) return wrong_type(t, "an array");
-            m_where = Where::skip;
-            m_skip_depth = 1;
-            return true;
-        case Where::skip:
-            ++m_skip_depth;
-            return true;
+            return skip_value();
         default:
-            return wrong_type(t, "an array");
+            return nest_or_refuse(t, "an array");
     }
 }
 

@@ -68,6 +68,10 @@ private:
     void add_metadata(std::string& s, const JsonToken& t);
     // Rejects a JSON value of the wrong type at the current position.
     bool wrong_type(const JsonToken& t, const char* found);
+    // Skips the value that starts here (an unknown field's), whatever its JSON.
+    bool skip_value();
+    // A container inside a skipped value nests one deeper; anywhere else it is the wrong type.
+    bool nest_or_refuse(const JsonToken& t, const char* found);
     std::string tensor_path(const std::string& suffix) const;
 
     std::string_view m_text;
