@@ -1,6 +1,7 @@
 #include "gguf_semantic_checks.h"
 
 #include "mlens/formats/llama_asserts.h"
+#include "mlens/text/digits.h"
 
 #include <optional>
 #include <string>
@@ -124,18 +125,11 @@ void check_split(Model& m, const GgufLimits& limits) {
     }
 }
 
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 }  // namespace
 
 bool parse_byte_token(std::string_view piece, uint8_t& byte) {
     if (piece.size() != 6 || !piece.starts_with("<0x") || piece[5] != '>') return false;
-    int hi = hex_digit(piece[3]), lo = hex_digit(piece[4]);
+    int hi = hex_digit_value(piece[3]), lo = hex_digit_value(piece[4]);
     if (hi < 0 || lo < 0) return false;
     byte = static_cast<uint8_t>(hi * 16 + lo);
     return true;

@@ -11,14 +11,6 @@ namespace {
 constexpr std::string_view kAlgorithm = "sha256";
 constexpr size_t kHexDigits = 64;
 
-bool is_lower_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
-
-bool all_lower_hex(std::string_view s) {
-    for (char c : s)
-        if (!is_lower_hex(c)) return false;
-    return true;
-}
-
 }  // namespace
 
 std::optional<BlobDigest> parse_blob_digest(std::string_view text) {
@@ -27,7 +19,7 @@ std::optional<BlobDigest> parse_blob_digest(std::string_view text) {
     char sep = text[kAlgorithm.size()];
     if (sep != ':' && sep != '-') return std::nullopt;
     std::string_view hex = text.substr(kAlgorithm.size() + 1);
-    if (!all_lower_hex(hex)) return std::nullopt;
+    if (!all_lower_hex_digits(hex)) return std::nullopt;
     return BlobDigest{std::string(hex), sep == ':'};
 }
 
@@ -48,11 +40,11 @@ BlobFileName classify_blob_file(std::string_view name) {
     char sep = name[kAlgorithm.size()];
     std::string_view rest = name.substr(prefix);
     if (sep == ':') {
-        if (rest.size() == kHexDigits && all_lower_hex(rest)) return {BlobFileKind::legacy_name, std::string(rest)};
+        if (rest.size() == kHexDigits && all_lower_hex_digits(rest)) return {BlobFileKind::legacy_name, std::string(rest)};
         return {};
     }
     if (sep != '-') return {};
-    if (rest.size() >= kHexDigits && all_lower_hex(rest.substr(0, kHexDigits))) {
+    if (rest.size() >= kHexDigits && all_lower_hex_digits(rest.substr(0, kHexDigits))) {
         std::string hex(rest.substr(0, kHexDigits));
         std::string_view tail = rest.substr(kHexDigits);
         if (tail == "-partial") return {BlobFileKind::partial, hex};

@@ -146,7 +146,8 @@ Status plan_gguf(PreparedExport& p) {
     if (!model_layer || !model_layer->blob || !model_layer->blob->found())
         return plan_error(ErrorCode::E_EXPORT, "the model layer's blob cannot be found");
 
-    plan.ollama_made = compat::detect_ollama_origin(p.model).ollama_made();
+    const auto origin = compat::detect_ollama_origin(p.model);
+    plan.ollama_made = origin.ollama_made();
     p.compat_plan = compat::plan_compat(p.model);
     const bool compat_vision = plan.ollama_made && !projector && compat::has_vision_export(p.model, p.compat_plan);
     if (plan.ollama_made) {
@@ -154,7 +155,7 @@ Status plan_gguf(PreparedExport& p) {
                                 "the upstream-shaped GGUF of the compat export (the model blob is Ollama-made)");
         if (!f) return f.error();
         plan.files.push_back(std::move(*f));
-        plan.notes.push_back("model.gguf: " + compat::detect_ollama_origin(p.model).summary());
+        plan.notes.push_back("model.gguf: " + origin.summary());
         plan.notes.push_back("text side rewritten: " + p.compat_plan.text.summary());
     } else {
         plan.files.push_back(blob_file("model.gguf", *model_layer, "the model blob as is (no evidence that Ollama made it)"));

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "mlens/text/digits.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/utf8.h"
 
@@ -15,18 +16,11 @@ namespace {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 std::optional<uint32_t> hex4(std::string_view s, size_t at) {
     if (at + 4 > s.size()) return std::nullopt;
     uint32_t v = 0;
     for (size_t i = at; i < at + 4; ++i) {
-        int h = hex_value(s[i]);
+        int h = hex_digit_value(s[i]);
         if (h < 0) return std::nullopt;
         v = v << 4 | static_cast<uint32_t>(h);
     }

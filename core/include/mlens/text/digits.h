@@ -1,5 +1,5 @@
-// Whole-string digit tests for the parsers of names the tree writes itself (blob file names,
-// temporary names, layer and expert indices).
+// Whole-string digit tests for the parsers of names the tree writes itself (blob file names and
+// digests, temporary names, layer and expert indices) and for hex escapes in text.
 #pragma once
 
 #include <string_view>
@@ -12,6 +12,21 @@ constexpr bool all_decimal_digits(std::string_view s) {
     for (char c : s)
         if (c < '0' || c > '9') return false;
     return true;
+}
+
+// True when every character of `s` is one of 0-9a-f (an empty `s` too; callers check the length).
+constexpr bool all_lower_hex_digits(std::string_view s) {
+    for (char c : s)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    return true;
+}
+
+// The value of one hex digit (either case), -1 for any other character.
+constexpr int hex_digit_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
 }
 
 }  // namespace mlens
