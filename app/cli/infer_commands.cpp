@@ -10,9 +10,12 @@
 // hands every file to llama.cpp unmodified. --threads must be >= 1; a count above the online
 // cores is capped with a note; without it the default of threads.h applies. --worker-timeout
 // SECONDS (default 120) stops a worker that sends nothing for that long.
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "cli_common.h"
 #include "mlens/infer/ab_compare.h"
@@ -177,6 +180,9 @@ nlohmann::json step_json(const GenerationStep& s) {
 int run_generate(const std::string& path, const std::string& prompt, const GenerateOptions& options, const CommonFlags& f) {
     auto session = load_or_report(path, f, false);
     if (!session) return kExitBroken;
+    // MLENS_RUN_PAUSE_MS=N (for the signal tests): wait N milliseconds between loading and
+    // generating, so that a signal arrives while the worker holds the model.
+    if (const char* pause = std::getenv("MLENS_RUN_PAUSE_MS")) std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(pause)));
     if (!f.json) std::cout << "model: " << model_line_of(path) << "\n";
     size_t shown_steps = 0;
     auto print_step = [&](const GenerationStep& s) {

@@ -243,6 +243,9 @@ TEST_CASE("SIGTERM during run on an Ollama-made GGUF removes its converted copy"
     const std::string model = std::string(MLENS_DEMO_DIR) + "/ollama-gemma3.gguf";
     // The converted copy goes under $TMPDIR: here, a folder of its own that must end up empty.
     ScopedEnv tmpdir("TMPDIR", tmp.path());
+    // The run holds the loaded copy for 10 s before generating: the copy cannot come and go
+    // between two looks, however busy the machine.
+    ScopedEnv pause("MLENS_RUN_PAUSE_MS", "10000");
     MlensProcess run({"run", model, "-p", "hello", "-n", "64"});
     bool seen = false;
     const auto start = std::chrono::steady_clock::now();
