@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -247,14 +248,18 @@ TEST_CASE("SIGTERM during run on an Ollama-made GGUF removes its converted copy"
     // between two looks, however busy the machine.
     ScopedEnv pause("MLENS_RUN_PAUSE_MS", "10000");
     MlensProcess run({"run", model, "-p", "hello", "-n", "64"});
-    bool seen = false;
+    bool seen = false, exited = false;
     const auto start = std::chrono::steady_clock::now();
-    while (!seen && std::chrono::steady_clock::now() - start < std::chrono::seconds(120)) {
+    while (!seen && !exited && std::chrono::steady_clock::now() - start < std::chrono::seconds(120)) {
         std::error_code ec;
         for (const auto& e : fs::recursive_directory_iterator(tmp.path(), ec))
             if (e.is_regular_file(ec) && e.path().extension() == ".gguf" && !contains(e.path().filename().string(), ".tmp-")) seen = true;
+        // A run that ended before its copy was seen is reported with its stderr, not waited for.
+        siginfo_t info{};
+        exited = !seen && ::waitid(P_PID, static_cast<id_t>(run.pid()), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0;
         if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
+    INFO(run.err_so_far());
     REQUIRE(seen);
     REQUIRE(::kill(run.pid(), SIGTERM) == 0);
     CliRun ended = run.wait();
