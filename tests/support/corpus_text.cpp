@@ -64,6 +64,15 @@ ShellRun run_shell(const std::string& command) {
     return run;
 }
 
+ShellRun run_llama_tool(const std::string& command, const std::string& marker) {
+    ShellRun run;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        run = run_shell(command);
+        if (run.exit_status != 0 || run.output.find(marker) != std::string::npos) break;
+    }
+    return run;
+}
+
 std::string llama_perplexity_path() { return MLENS_LLAMA_PERPLEXITY; }
 
 }  // namespace mlens::test

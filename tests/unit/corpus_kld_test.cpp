@@ -84,6 +84,12 @@ std::string perplexity_command(const std::string& model, const std::string& rest
         std::to_string(kChunks) + " -t 2 " + rest;
 }
 
+// llama-perplexity --kl-divergence of `model` against `base`, run again when its statistics were
+// lost at exit (run_llama_tool).
+test::ShellRun run_kl_divergence(const std::string& model, const std::string& base) {
+    return test::run_llama_tool(perplexity_command(model, "--kl-divergence-base " + base + " --kl-divergence"), "Same top p");
+}
+
 // A corpus text of `words` words written to `name` in `dir`; returns its path.
 std::string corpus_file(const test::TempDir& dir, const std::string& name, size_t words) {
     const std::string path = dir.file(name);
@@ -109,8 +115,7 @@ TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo mo
         nlohmann::json ours = test::run_mlens_json({"kld", demo("tiny-llama-f32.gguf"), demo("tiny-llama-q4_0.gguf"), "--text", text,
                                                     "--ctx", std::to_string(kCtx), "--chunks", std::to_string(kChunks), "--threads", "2",
                                                     "--save-base", ours_base, "--json"});
-        test::ShellRun theirs =
-            test::run_shell(perplexity_command(demo("tiny-llama-q4_0.gguf"), "--kl-divergence-base " + base + " --kl-divergence"));
+        test::ShellRun theirs = run_kl_divergence(demo("tiny-llama-q4_0.gguf"), base);
         INFO(theirs.output);
         REQUIRE(theirs.exit_status == 0);
         check_against(ours, perplexity_figures(theirs.output));
@@ -121,8 +126,7 @@ TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo mo
     }
     SECTION("B against llama-perplexity's own base file: Q8_0 against F32") {
         nlohmann::json ours = test::run_mlens_json({"kld", "--base", base, demo("tiny-llama-q8_0.gguf"), "--threads", "2", "--json"});
-        test::ShellRun theirs =
-            test::run_shell(perplexity_command(demo("tiny-llama-q8_0.gguf"), "--kl-divergence-base " + base + " --kl-divergence"));
+        test::ShellRun theirs = run_kl_divergence(demo("tiny-llama-q8_0.gguf"), base);
         INFO(theirs.output);
         REQUIRE(theirs.exit_status == 0);
         check_against(ours, perplexity_figures(theirs.output));
