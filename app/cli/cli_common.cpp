@@ -17,6 +17,16 @@ namespace mlens::cli {
 
 std::optional<Model> open_or_report(const std::string& path) { return open_or_report(resolve(path)); }
 
+void add_batch_options(CLI::App* cmd, uint32_t& batch, uint32_t& ubatch) {
+    cmd->add_option("--batch", batch,
+                    "Tokens per llama.cpp batch, as llama-perplexity's -b: batch / ctx chunks are decoded together (default " +
+                        std::to_string(batch) + ")")
+        ->check(CLI::Range(1u, 1u << 20));
+    cmd->add_option("--ubatch", ubatch,
+                    "Tokens per llama.cpp micro-batch, as llama-perplexity's -ub (default " + std::to_string(ubatch) + ")")
+        ->check(CLI::Range(1u, 1u << 20));
+}
+
 std::optional<Model> open_or_fail(const std::string& path, int& exit_code) { return open_or_fail(resolve(path), true, exit_code); }
 
 bool open_both(const std::string& a_path, const std::string& b_path, std::optional<Model>& a, std::optional<Model>& b) {

@@ -43,6 +43,10 @@ int exit_status_of(const Model& model);
 // sends a frame every second.
 void add_worker_timeout(CLI::App* cmd, uint32_t& seconds);
 
+// --batch N and --ubatch N of the corpus scoring commands (kld, ppl): llama-perplexity's -b and
+// -ub, defaulting to what `batch` and `ubatch` hold.
+void add_batch_options(CLI::App* cmd, uint32_t& batch, uint32_t& ubatch);
+
 // PATH (required) and --json, the arguments a command on one model starts with. CLI11 fills them
 // in when it parses the command line, before the command's callback runs.
 struct PathArguments {
@@ -102,6 +106,8 @@ void add_export_store_command(CLI::App& app, int& exit_code);
 void add_infer_commands(CLI::App& app, int& exit_code);
 // kld: KL divergence of two models over a text, as llama-perplexity measures it
 void add_kld_command(CLI::App& app, int& exit_code);
+// ppl: perplexity of a model over a text, as llama-perplexity computes it
+void add_ppl_command(CLI::App& app, int& exit_code);
 // memory: the memory plan estimated and as llama.cpp allocates it
 void add_memory_command(CLI::App& app, int& exit_code);
 // layer-divergence: each layer's output of B against A's

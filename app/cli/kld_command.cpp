@@ -1,4 +1,4 @@
-// mlens kld A B --text FILE [--ctx N] [--chunks K] [--save-base FILE] [--threads N] [--json] [--log] [--as-is]
+// mlens kld A B --text FILE [--ctx N] [--chunks K] [--batch N] [--ubatch N] [--save-base FILE] [--threads N] [--json] [--log] [--as-is]
 //           [--worker-timeout SECONDS]
 // mlens kld --base FILE B [--chunks K] [...]
 // Model B scored against reference A over a text, chunk by chunk, with llama-perplexity's
@@ -24,6 +24,7 @@ namespace {
 struct KldFlags {
     std::string a, b, text_file, base, save_base;
     uint32_t ctx = 0;  // 0: 512, or the base file's
+    uint32_t batch = KldOptions{}.n_batch, ubatch = KldOptions{}.n_ubatch;
     int32_t chunks = -1;
     int threads = 0;
     uint32_t worker_timeout = SessionOptions{}.worker_timeout_s;
@@ -108,6 +109,8 @@ void print_json(const KldFlags& f, const CorpusKldResult& r) {
                           {"base", f.base.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.base)},
                           {"b", f.b},
                           {"n_ctx", r.n_ctx},
+                          {"n_batch", f.batch},
+                          {"n_ubatch", f.ubatch},
                           {"n_chunk", r.n_chunk},
                           {"text_tokens", r.text_tokens},
                           {"first_scored", kld_first_scored(r.n_ctx)},
@@ -154,6 +157,8 @@ int run_kld(KldFlags f) {
     KldOptions ko;
     ko.n_ctx = f.ctx != 0 ? f.ctx : f.base.empty() ? 512 : 0;
     ko.max_chunks = f.chunks;
+    ko.n_batch = f.batch;
+    ko.n_ubatch = f.ubatch;
     ko.save_base = f.save_base;
     ko.base = f.base;
     KldSums running;
@@ -184,6 +189,7 @@ void add_kld_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--text", f->text_file, "The text to score (a regular file, at most 256 MiB)");
     cmd->add_option("--ctx", f->ctx, "Tokens per chunk (default 512); the second half of each is scored")->check(CLI::Range(4u, 1u << 20));
     cmd->add_option("--chunks", f->chunks, "Score at most K chunks (default: all)")->check(CLI::Range(1, 1 << 30));
+    add_batch_options(cmd, f->batch, f->ubatch);
     cmd->add_option("--save-base", f->save_base, "Write A's log-probabilities to FILE (llama-perplexity's format)");
     cmd->add_option("--base", f->base, "Read A's log-probabilities from FILE (ours or llama-perplexity's) instead of running A");
     cmd->add_option("--threads", f->threads, "Threads for llama.cpp and the scoring (>= 1; default: the idle cores)")

@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
     mlens::cli::add_export_store_command(app, exit_code);
     mlens::cli::add_infer_commands(app, exit_code);
     mlens::cli::add_kld_command(app, exit_code);
+    mlens::cli::add_ppl_command(app, exit_code);
     mlens::cli::add_memory_command(app, exit_code);
     mlens::cli::add_divergence_command(app, exit_code);
     app.footer(mlens::help_footer(mlens::cli::mlens_reference().sections));

@@ -2,9 +2,10 @@
 //
 // Corpus KL divergence through ModelLens — `mlens kld`, llama.cpp in its worker process — against
 // llama.cpp's own `llama-perplexity` (built from the pinned source by third_party/setup.sh) on the
-// same models, text (test::corpus_text, enough words for CHUNKS chunks), context, batch (one chunk
-// per batch: llama-perplexity's -b CTX) and thread count. Each figure is the median wall time over
-// REPEATS runs of the whole command as a user runs it (loading included):
+// same models, text (test::corpus_text, enough words for CHUNKS chunks), context, batching (both
+// tools' default batch of 2048 tokens: 2048 / CTX chunks decoded together) and thread count. Each
+// figure is the median wall time over REPEATS runs of the whole command as a user runs it (loading
+// included):
 //  - both models: `mlens kld A B --save-base` against llama-perplexity's two passes
 //    (--kl-divergence-base on A, then --kl-divergence on B);
 //  - B against a stored base: `mlens kld --base FILE B` against `llama-perplexity --kl-divergence`.
@@ -55,8 +56,8 @@ int main(int argc, char** argv) {
     const std::string text = dir.file("text.txt");
     const std::string body = mlens::test::corpus_text(static_cast<size_t>(ctx) * chunks);
     mlens::test::write_whole_file(text, std::vector<uint8_t>(body.begin(), body.end()));
-    const std::string ppl = mlens::test::llama_perplexity_path() + " -c " + std::to_string(ctx) + " -b " + std::to_string(ctx) +
-        " --chunks " + std::to_string(chunks) + " -t " + std::to_string(threads);
+    const std::string ppl = mlens::test::llama_perplexity_path() + " -c " + std::to_string(ctx) + " --chunks " + std::to_string(chunks) +
+        " -t " + std::to_string(threads);
     const std::string mlens = std::string(MLENS_CLI_PATH) + " kld --ctx " + std::to_string(ctx) + " --chunks " + std::to_string(chunks) +
         " --threads " + std::to_string(threads);
     const std::string base_ppl = dir.file("base-ppl.bin"), base_ours = dir.file("base-mlens.bin");

@@ -136,7 +136,7 @@ def check_error_outputs(mlens, validators, out_dir, failures):
             continue
         for bad in (missing, not_a_model):
             fill = [p for p in positionals if p[1]] or positionals[:2]
-            options = ERROR_CASE_OPTIONS.get(command, []) + (["--text", not_a_model] if command == "kld" else [])
+            options = ERROR_CASE_OPTIONS.get(command, []) + (["--text", not_a_model] if command in ("kld", "ppl") else [])
             args = [command] + [bad for _ in fill] + options + ["--json"]
             label = f"error: {' '.join(a if a not in (missing, not_a_model) else os.path.basename(a) for a in args)}"
             run = subprocess.run([mlens, *args], capture_output=True, text=True, cwd=out_dir, stdin=subprocess.DEVNULL)
@@ -258,6 +258,7 @@ def main():
     with open(corpus, "w") as f:
         f.write(" ".join(["the river ran under the old stone bridge"] * 20) + "\n")
     check("kld", f32, q8, "--text", corpus, "--ctx", "32")
+    check("ppl", q8, "--text", corpus, "--ctx", "32", "--batch", "64")
     check("memory", q4, "--ctx", "256")
     # Edge outputs: values JSON numbers cannot hold are the strings "nan", "inf", "-inf", and the
     # output still matches its schema whatever the exit status.

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 
+#include "chunk_batches.h"
 #include "infer_internal.h"
 #include "mlens/infer/ab_compare.h"
 #include "mlens/infer/tokenizer.h"
@@ -21,9 +22,12 @@ namespace mlens {
 
 namespace {
 
+using infer_detail::ChunkBatching;
+using infer_detail::ChunkGroupDecoder;
+
 constexpr char kMagic[8] = {'_', 'l', 'o', 'g', 'i', 't', 's', '_'};
 constexpr uint64_t kHeaderBytes = 8 + 4 + 4 + 4;
-constexpr uint32_t kMaxCtx = 1u << 20;
+constexpr uint32_t kMaxCtx = infer_detail::kMaxChunkTokens;
 // Tokens a base file may hold: they and the per-position results are kept in memory (about 16
 // bytes a token; llama-perplexity's usual corpus, wikitext-2, is under 2^19 tokens).
 constexpr uint64_t kMaxBaseTokens = 1u << 24;
@@ -33,56 +37,6 @@ Error kld_error(ErrorCode code, std::string message) { return Error{code, "", st
 // An error about one header field of a base file, at its offset.
 Error base_error(std::string field, uint64_t offset, std::string message) {
     return Error{ErrorCode::E_KLD_BASE, std::move(field), offset, std::move(message)};
-}
-
-using ContextPtr = std::unique_ptr<llama_context, decltype(&llama_free)>;
-
-// llama-perplexity's context for `-c n_ctx -b n_ctx` (see the header).
-Result<ContextPtr> make_context(Session& session, uint32_t n_ctx) {
-    llama_context_params cp = infer_detail::context_params(session, n_ctx);
-    cp.n_seq_max = 1;
-    const uint64_t first_line = session.log().total();
-    LogScope scope(&session.log());
-    ContextPtr ctx(llama_init_from_model(session.model(), cp), &llama_free);
-    if (!ctx) {
-        session.log().flush();
-        std::string why = session.log().problems_since(first_line);
-        return kld_error(
-            ErrorCode::E_LLAMA_CONTEXT,
-            "llama.cpp could not create a context of " + std::to_string(n_ctx) + " tokens" + (why.empty() ? std::string() : ": " + why));
-    }
-    return ctx;
-}
-
-// Decodes one chunk and returns a pointer to the logits of its scored positions (rows in order).
-Result<const float*> decode_chunk(Session& session, llama_context* ctx, std::span<const int32_t> chunk, JobContext* job) {
-    const auto n = static_cast<int32_t>(chunk.size());
-    const int32_t first = static_cast<int32_t>(kld_first_scored(static_cast<uint32_t>(n)));
-    llama_memory_clear(llama_get_memory(ctx), true);
-    llama_batch batch = llama_batch_init(n, 0, 1);
-    for (int32_t i = 0; i < n; ++i) {
-        batch.token[i] = chunk[static_cast<size_t>(i)];
-        batch.pos[i] = i;
-        batch.n_seq_id[i] = 1;
-        batch.seq_id[i][0] = 0;
-        batch.logits[i] = i >= first ? 1 : 0;
-    }
-    batch.n_tokens = n;
-    const uint64_t first_line = session.log().total();
-    Session::JobBinding binding(session, job);
-    LogScope scope(&session.log());
-    const int32_t rc = llama_decode(ctx, batch);
-    llama_batch_free(batch);
-    if (rc == 2 || job_cancelled(job)) return cancelled_error();
-    if (rc != 0) {
-        session.log().flush();
-        std::string why = session.log().problems_since(first_line);
-        return kld_error(ErrorCode::E_LLAMA_DECODE,
-                         "llama_decode returned " + std::to_string(rc) + (why.empty() ? std::string() : ": " + why));
-    }
-    const float* logits = llama_get_logits(ctx);
-    if (!logits) return kld_error(ErrorCode::E_LLAMA_DECODE, "llama.cpp returned no logits");
-    return logits;
 }
 
 // Where A's rows come from: a file written by llama-perplexity or by us.
@@ -169,11 +123,6 @@ private:
     std::vector<int32_t> m_tokens;
 };
 
-std::string_view without_trailing_newline(std::string_view text) {
-    if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-    return text;
-}
-
 // The sizes one scoring pass works with.
 struct ChunkLayout {
     uint32_t n_ctx = 0;
@@ -184,25 +133,16 @@ struct ChunkLayout {
     unsigned threads = 1;
 };
 
-// The evaluated tokens from the text, tokenized by A: whole chunks of options.n_ctx.
+// The evaluated tokens from the text, tokenized by A (infer_detail::corpus_tokens).
 Status tokens_from_text(Session& a, Session& b, std::string_view text, const KldOptions& options, CorpusKldResult& r) {
     Status same = check_same_vocab(a, b);
     if (!same) return same.error();
-    if (options.n_ctx < 4 || options.n_ctx > kMaxCtx)
-        return kld_error(ErrorCode::E_USAGE, "the context must be between 4 and " + std::to_string(kMaxCtx) + " tokens");
-    r.n_ctx = options.n_ctx;
-    auto tokens = tokenize_ids(a, without_trailing_newline(text), TokenizeOptions{true, false});
+    auto tokens = infer_detail::corpus_tokens(a, text, options.n_ctx, options.max_chunks);
     if (!tokens) return tokens.error();
-    r.text_tokens = tokens->size();
-    if (tokens->size() < 2 * static_cast<size_t>(r.n_ctx))
-        return kld_error(ErrorCode::E_TEXT_TOO_SHORT,
-                         "the text has " + std::to_string(tokens->size()) + " tokens; a context of " + std::to_string(r.n_ctx) +
-                             " needs at least " + std::to_string(2 * r.n_ctx));
-    int32_t n_chunk = static_cast<int32_t>(tokens->size() / r.n_ctx);
-    if (options.max_chunks >= 0) n_chunk = std::min(n_chunk, options.max_chunks);
-    r.n_chunk = n_chunk;
-    tokens->resize(static_cast<size_t>(n_chunk) * r.n_ctx);
-    r.tokens = std::move(*tokens);
+    r.n_ctx = options.n_ctx;
+    r.text_tokens = tokens->text_tokens;
+    r.n_chunk = tokens->n_chunk;
+    r.tokens = std::move(tokens->tokens);
     return ok_status();
 }
 
@@ -243,12 +183,9 @@ Result<std::optional<SafeFileWriter>> start_base_file(Session* a, Session& b, co
     return std::optional<SafeFileWriter>(std::move(*writer));
 }
 
-// A's rows of one chunk: A decodes it and its log-probabilities are quantized as a base file holds them.
-Status rows_from_a(Session& a, llama_context* ctx, std::span<const int32_t> chunk_tokens, const int32_t* text_tokens, const ChunkLayout& L,
-                   std::vector<uint16_t>& base_rows, JobContext* job) {
-    auto logits = decode_chunk(a, ctx, chunk_tokens, job);
-    if (!logits) return logits.error();
-    const float* la = *logits;
+// A's rows of one chunk from A's logits `la` (ChunkGroupDecoder::rows): its log-probabilities
+// quantized as a base file holds them.
+Status rows_from_a(const float* la, const int32_t* text_tokens, const ChunkLayout& L, std::vector<uint16_t>& base_rows, JobContext* job) {
     bool finished = parallel_for(L.n_scored, L.threads, [&](uint64_t i) {
         quantize_base_log_probs({la + i * L.n_vocab, L.n_vocab}, {base_rows.data() + i * L.row, L.row}, text_tokens[L.first + i + 1]);
         return !job_cancelled(job);
@@ -257,13 +194,10 @@ Status rows_from_a(Session& a, llama_context* ctx, std::span<const int32_t> chun
     return ok_status();
 }
 
-// B decodes chunk `c` and each scored position is compared with A's row: the per-position
-// figures go into r, the chunk's sums are returned.
-Result<KldChunk> score_chunk(Session& b, llama_context* ctx, std::span<const int32_t> chunk_tokens, const int32_t* text_tokens,
-                             const ChunkLayout& L, const std::vector<uint16_t>& base_rows, int32_t c, CorpusKldResult& r, JobContext* job) {
-    auto logits = decode_chunk(b, ctx, chunk_tokens, job);
-    if (!logits) return logits.error();
-    const float* lb = *logits;
+// Each scored position of chunk `c`, B's logits `lb` (ChunkGroupDecoder::rows), compared with
+// A's row: the per-position figures go into r, the chunk's sums are returned.
+Result<KldChunk> score_chunk(const float* lb, const int32_t* text_tokens, const ChunkLayout& L, const std::vector<uint16_t>& base_rows,
+                             int32_t c, CorpusKldResult& r, JobContext* job) {
     KldChunk chunk;
     chunk.index = c;
     std::mutex sums_mutex;
@@ -295,6 +229,8 @@ Result<KldChunk> score_chunk(Session& b, llama_context* ctx, std::span<const int
 Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text, const KldOptions& options, JobContext* job,
                                    const KldChunkCallback& on_chunk, const std::vector<std::string>& inputs) {
     if (b.facts().vocab_only || (a && a->facts().vocab_only)) return vocab_only_error(b);
+    Status sizes = infer_detail::check_batch_sizes(options.n_batch, options.n_ubatch);
+    if (!sizes) return sizes.error();
     CorpusKldResult r;
     r.n_vocab = b.facts().n_vocab;
     std::optional<BaseFile> base;
@@ -315,14 +251,18 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
     auto writer = start_base_file(a, b, options, inputs, r);
     if (!writer) return writer.error();
 
-    ContextPtr ctx_a(nullptr, &llama_free);
+    const ChunkBatching layout = infer_detail::chunk_batching(L.n_ctx, options.n_batch, options.n_ubatch);
+    infer_detail::ContextPtr ctx_a(nullptr, &llama_free);
+    std::optional<ChunkGroupDecoder> decoder_a;
     if (a) {
-        auto c = make_context(*a, L.n_ctx);
+        auto c = infer_detail::make_chunk_context(*a, layout);
         if (!c) return c.error();
         ctx_a = std::move(*c);
+        decoder_a.emplace(*a, ctx_a.get(), layout);
     }
-    auto ctx_b = make_context(b, L.n_ctx);
+    auto ctx_b = infer_detail::make_chunk_context(b, layout);
     if (!ctx_b) return ctx_b.error();
+    ChunkGroupDecoder decoder_b(b, ctx_b->get(), layout);
 
     const size_t total_scored = static_cast<size_t>(r.n_chunk) * L.n_scored;
     r.kld.resize(total_scored);
@@ -330,23 +270,30 @@ Result<CorpusKldResult> corpus_kld(Session* a, Session& b, std::string_view text
     r.top_a.resize(total_scored);
     r.top_b.resize(total_scored);
     std::vector<uint16_t> base_rows(static_cast<size_t>(L.n_scored) * L.row);
-    std::vector<int32_t> chunk_tokens(L.n_ctx);
     const auto started = std::chrono::steady_clock::now();
-    for (int32_t c = 0; c < r.n_chunk; ++c) {
-        const auto chunk_start = std::chrono::steady_clock::now();
-        const int32_t* text_tokens = r.tokens.data() + static_cast<size_t>(c) * L.n_ctx;
-        std::copy(text_tokens, text_tokens + L.n_ctx, chunk_tokens.begin());
-        if (b.facts().add_bos) chunk_tokens[0] = b.facts().bos;
-        Status rows = a ? rows_from_a(*a, ctx_a.get(), chunk_tokens, text_tokens, L, base_rows, job) : base->read_chunk(c, base_rows);
-        if (rows && a && *writer) rows = (*writer)->write(base_rows.data(), base_rows.size() * 2);
-        if (!rows) return rows.error();
-        auto chunk = score_chunk(b, ctx_b->get(), chunk_tokens, text_tokens, L, base_rows, c, r, job);
-        if (!chunk) return chunk.error();
-        chunk->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - chunk_start).count();
-        r.total.add(chunk->sums);
-        r.chunks.push_back(*chunk);
-        if (on_chunk) on_chunk(*chunk);
-        job_report(job, static_cast<double>(c + 1) / static_cast<double>(r.n_chunk));
+    for (int32_t group = 0; group < r.n_chunk; group += static_cast<int32_t>(layout.n_seq)) {
+        const auto group_start = std::chrono::steady_clock::now();
+        const auto count = static_cast<uint32_t>(std::min<int32_t>(static_cast<int32_t>(layout.n_seq), r.n_chunk - group));
+        const std::span<const int32_t> tokens(r.tokens.data() + static_cast<size_t>(group) * L.n_ctx, static_cast<size_t>(count) * L.n_ctx);
+        Status decoded = decoder_a ? decoder_a->decode(tokens, count, job) : ok_status();
+        if (decoded) decoded = decoder_b.decode(tokens, count, job);
+        if (!decoded) return decoded.error();
+        const double decode_share = std::chrono::duration<double>(std::chrono::steady_clock::now() - group_start).count() / count;
+        for (uint32_t seq = 0; seq < count; ++seq) {
+            const auto scoring_start = std::chrono::steady_clock::now();
+            const int32_t c = group + static_cast<int32_t>(seq);
+            const int32_t* text_tokens = tokens.data() + static_cast<size_t>(seq) * L.n_ctx;
+            Status rows = decoder_a ? rows_from_a(decoder_a->rows(seq), text_tokens, L, base_rows, job) : base->read_chunk(c, base_rows);
+            if (rows && a && *writer) rows = (*writer)->write(base_rows.data(), base_rows.size() * 2);
+            if (!rows) return rows.error();
+            auto chunk = score_chunk(decoder_b.rows(seq), text_tokens, L, base_rows, c, r, job);
+            if (!chunk) return chunk.error();
+            chunk->seconds = decode_share + std::chrono::duration<double>(std::chrono::steady_clock::now() - scoring_start).count();
+            r.total.add(chunk->sums);
+            r.chunks.push_back(*chunk);
+            if (on_chunk) on_chunk(*chunk);
+            job_report(job, static_cast<double>(c + 1) / static_cast<double>(r.n_chunk));
+        }
     }
     if (*writer) {
         Status st = (*writer)->commit();

@@ -42,6 +42,15 @@ float percentile(const std::vector<float>& values, float fraction) {
 
 }  // namespace
 
+double plain_token_nll(std::span<const float> logits, int32_t token) {
+    float max_logit = logits[0];
+    for (size_t i = 1; i < logits.size(); ++i) max_logit = std::max(max_logit, logits[i]);
+    double sum_exp = 0.0;
+    for (const float l : logits) sum_exp += expf(l - max_logit);
+    const float shifted = logits[static_cast<size_t>(token)] - max_logit;
+    return -(static_cast<double>(shifted) - std::log(sum_exp));
+}
+
 double quantize_base_log_probs(std::span<const float> logits, std::span<uint16_t> row, int32_t token) {
     const size_t n_vocab = logits.size();
     float max_logit = logits[0];

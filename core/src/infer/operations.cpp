@@ -12,12 +12,24 @@ void append(GenerationStream& into, GenerationStream&& batch) {
     for (GenerationStep& step : batch.steps) into.steps.push_back(std::move(step));
 }
 
+namespace {
+
+// A corpus operation's text: `text`, or the file `path` names when `text` is empty.
+Status read_corpus_text(std::string& text, const std::string& path) {
+    if (!text.empty() || path.empty()) return ok_status();
+    auto read = read_text_file(path, kMaxCorpusTextBytes);
+    if (!read) return read.error();
+    text = std::move(read).value();
+    return ok_status();
+}
+
+}  // namespace
+
+Status PplOp::prepare(Options& options, OpClient&) { return read_corpus_text(options.text, options.text_path); }
+
 Status KldOp::prepare(Options& options, OpClient& client) {
-    if (options.text.empty() && !options.text_path.empty()) {
-        auto text = read_text_file(options.text_path, kMaxCorpusTextBytes);
-        if (!text) return text.error();
-        options.text = std::move(text).value();
-    }
+    Status text = read_corpus_text(options.text, options.text_path);
+    if (!text) return text;
     if (!options.options.save_base.empty()) {
         const std::string folder = std::filesystem::path(options.options.save_base).parent_path().string();
         client.write_folders.push_back(folder.empty() ? "." : folder);

@@ -28,6 +28,7 @@ MLENS_WIRE_FIELDS(LayersOp::Options, prompt, options)
 MLENS_WIRE_FIELDS(AbOp::Options, b_model, prompt, options)
 MLENS_WIRE_FIELDS(AbOp::Outcome, result, tokens, top_a, top_b, b_model, b_route)
 MLENS_WIRE_FIELDS(KldOp::Options, b_model, text, text_path, options, inputs)
+MLENS_WIRE_FIELDS(PplOp::Options, text, text_path, options)
 MLENS_WIRE_FIELDS(KldOp::Outcome, result, moments, kld_order, p_diff_order, b_model, text_path, b_route)
 MLENS_WIRE_FIELDS(DivergenceOp::Options, b_model, prompt, options)
 MLENS_WIRE_FIELDS(DivergenceOp::Outcome, result, b_model)
@@ -146,6 +147,11 @@ Result<KldOp::Outcome> KldOp::serve(const Options& options, WorkerCall& call) {
     out.text_path = options.text_path;
     out.b_route = std::move(b_route);
     return out;
+}
+
+Result<PplOp::Outcome> PplOp::serve(const Options& options, WorkerCall& call) {
+    return corpus_perplexity(call.model(), options.text, options.options, &call.job(),
+                             [&](const PerplexityChunk& chunk) { call.stream(chunk); });
 }
 
 Result<DivergenceOp::Outcome> DivergenceOp::serve(const Options& options, WorkerCall& call) {

@@ -30,6 +30,7 @@
 
 #include "mlens/infer/ab_compare.h"
 #include "mlens/infer/corpus_kld.h"
+#include "mlens/infer/corpus_perplexity.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/kld_statistics.h"
 #include "mlens/infer/layer_capture.h"
@@ -159,7 +160,10 @@ MLENS_WIRE_FIELDS(AbPosition, index, token, generated, kld, top_a, top_b, prob_t
 MLENS_WIRE_FIELDS(AbSummary, positions, mean_kld, median_kld, p99_kld, max_kld, same_top_share, mean_topk_overlap, first_divergence)
 MLENS_WIRE_FIELDS(AbResult, tokens, n_prompt, positions, summary, continuation)
 
-MLENS_WIRE_FIELDS(KldOptions, n_ctx, max_chunks, save_base, base)
+MLENS_WIRE_FIELDS(KldOptions, n_ctx, max_chunks, n_batch, n_ubatch, save_base, base)
+MLENS_WIRE_FIELDS(PerplexityOptions, n_ctx, max_chunks, n_batch, n_ubatch)
+MLENS_WIRE_FIELDS(PerplexityChunk, index, running_ppl, nll, seconds)
+MLENS_WIRE_FIELDS(CorpusPerplexityResult, n_ctx, n_chunk, text_tokens, count, nll, nll2, ppl, ppl_err, chunks, seconds)
 MLENS_WIRE_FIELDS(KldSums, nll, nll2, nll_base, nll_base2, nll_nll_base, kld, kld2, p_diff, p_diff2, p_diff4, max_abs_p_diff, same_top,
                   count)
 MLENS_WIRE_FIELDS(KldChunk, index, sums, seconds)

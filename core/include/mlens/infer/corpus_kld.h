@@ -6,14 +6,17 @@
 //  - The text is tokenized by A (or, with a base file, by B) with llama_tokenize add_special and no
 //    special-token parsing, after dropping one trailing newline (llama-perplexity's -f reading).
 //    It is cut into n_chunk = min(tokens / n_ctx, max_chunks) chunks of n_ctx tokens; fewer than
-//    2·n_ctx tokens is ErrorCode::E_TEXT_TOO_SHORT. Each chunk is decoded from an empty KV cache in one
-//    batch, its first token replaced by BOS when the vocabulary adds BOS; positions n_ctx/2 ..
-//    n_ctx-2 are scored against the token that follows (n_ctx - 1 - n_ctx/2 per chunk).
-//  - Contexts: each model gets its own llama.cpp context of n_ctx tokens (not capped at the
-//    training context, as llama-perplexity does not cap it), batch n_ctx, micro-batch
-//    min(n_ctx, 512), the session's thread count, F16 KV cache and llama.cpp's default flash
-//    attention setting: llama-perplexity's context with `-c n_ctx -b n_ctx`, so the logits are
-//    the same bits.
+//    2·n_ctx tokens is ErrorCode::E_TEXT_TOO_SHORT. Chunks are decoded as llama-perplexity decodes
+//    them with `-c n_ctx -b n_batch -ub n_ubatch` (chunk_batches.h: n_batch / n_ctx chunks at a
+//    time, each in its own sequence, from an empty KV cache; a chunk longer than the batch in
+//    several passes), each chunk's first token replaced by BOS when the vocabulary adds BOS;
+//    positions n_ctx/2 .. n_ctx-2 are scored against the token that follows (n_ctx - 1 - n_ctx/2
+//    per chunk).
+//  - Contexts: each model gets its own llama.cpp context laid out as llama-perplexity's (not
+//    capped at the training context, as llama-perplexity does not cap it), the session's thread
+//    count, F16 KV cache and llama.cpp's default flash attention setting, so the logits are the
+//    same bits as llama-perplexity's with the same -c, -b, -ub and -t; the defaults of n_batch
+//    and n_ubatch are llama-perplexity's (2048, 512).
 //  - A's logits are kept only as llama-perplexity's compact rows (kld_statistics.h). save_base
 //    writes them as llama-perplexity's logits file, which it reads with --kl-divergence-base and
 //    which `base` reads back (both directions): "_logits_", u32 n_ctx, i32 n_vocab, i32 n_chunk,
@@ -31,7 +34,8 @@
 //    share of chunks done.
 //  - Per-position post-processing runs on the session's thread count (parallel_for); the sums
 //    are added per thread and then together, so the last bits of sums may vary from run to run,
-//    as llama-perplexity's do.
+//    as llama-perplexity's do. A chunk's `seconds` is its share of its group's decoding plus its
+//    own scoring.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +52,8 @@ namespace mlens {
 struct KldOptions {
     uint32_t n_ctx = 512;
     int32_t max_chunks = -1;  // -1: every whole chunk of the text
+    uint32_t n_batch = 2048;  // llama-perplexity's -b
+    uint32_t n_ubatch = 512;  // llama-perplexity's -ub
     std::string save_base;  // write A's rows here (empty: do not)
     std::string base;  // read A's rows from here instead of running A
 };

@@ -35,6 +35,10 @@ inline size_t kld_base_row_size(int32_t n_vocab) { return 2 * ((static_cast<size
 // Fills `row` (kld_base_row_size values) from A's logits; returns A's nll of `token`.
 double quantize_base_log_probs(std::span<const float> logits, std::span<uint16_t> row, int32_t token);
 
+// The nll of `token` as llama-perplexity's plain perplexity run computes it (no logits file):
+// max = the greatest logit, S = Σ expf(l_i - max) in double, nll = -((l_t - max) - log S).
+double plain_token_nll(std::span<const float> logits, int32_t token);
+
 // Running sums over scored positions, as llama-perplexity's kl_divergence_result.
 struct KldSums {
     double nll = 0, nll2 = 0;  // model B

@@ -23,6 +23,7 @@
 
 #include "mlens/infer/ab_compare.h"
 #include "mlens/infer/corpus_kld.h"
+#include "mlens/infer/corpus_perplexity.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/kld_statistics.h"
 #include "mlens/infer/layer_capture.h"
@@ -188,6 +189,22 @@ struct KldOp {
     static Result<Outcome> serve(const Options& options, WorkerCall& call);
 };
 
+// Corpus perplexity (corpus_perplexity.h) of this model over `text`, or over the text read from
+// `text_path` on the client when `text` is empty and text_path is not.
+struct PplOp {
+    static constexpr std::string_view name = "ppl";
+    static constexpr std::string_view title = "corpus perplexity";
+    struct Options {
+        std::string text;
+        std::string text_path;
+        PerplexityOptions options;
+    };
+    using Outcome = CorpusPerplexityResult;
+    using Step = PerplexityChunk;
+    static Status prepare(Options& options, OpClient& client);
+    static Result<Outcome> serve(const Options& options, WorkerCall& call);
+};
+
 // Layer divergence (layer_divergence.h): this model is A, B is loaded beside it.
 struct DivergenceOp {
     static constexpr std::string_view name = "divergence";
@@ -212,7 +229,7 @@ struct MemoryOp {
     static Result<Outcome> serve(const Options& options, WorkerCall& call);
 };
 
-using AllOps = OpList<TokenizeOp, PiecesOp, DetokenizeOp, ChatTemplateOp, GenerateOp, LayersOp, AbOp, KldOp, DivergenceOp, MemoryOp>;
+using AllOps = OpList<TokenizeOp, PiecesOp, DetokenizeOp, ChatTemplateOp, GenerateOp, LayersOp, AbOp, KldOp, PplOp, DivergenceOp, MemoryOp>;
 
 // What a job running Op is called.
 template <typename Op>
