@@ -35,7 +35,8 @@ nlohmann::json recipe_json(const std::string& path, const QuantRecipe& r) {
             {"token_embedding_type", text(r.token_embedding_type)},
             {"output_tensor_type", text(r.output_type)},
             {"rules", r.rules},
-            {"command", text(llama_quantize_command(r))}};
+            {"command", text(llama_quantize_command(r))},
+            {"no_command", text(r.no_command)}};
 }
 
 void print_recipe(const std::string& path, const QuantRecipe& r) {
@@ -63,8 +64,8 @@ void print_recipe(const std::string& path, const QuantRecipe& r) {
             rows.push_back({"  " + escape_for_display(c.tensor, 80), c.type, number_text(c.bits_per_weight, "%.2f") + " bpw"});
         print_table(rows);
     }
-    if (r.base.empty()) {
-        std::cout << "no quantized tensors: no llama-quantize command\n";
+    if (!r.no_command.empty()) {
+        std::cout << "no llama-quantize command: " << r.no_command << "\n";
         return;
     }
     std::cout << "llama-quantize command (base " << r.base << ", " << r.rules.size() << (r.rules.size() == 1 ? " rule" : " rules")

@@ -118,6 +118,38 @@ TEST_CASE("a recipe for IQ2_S tensors names llama-quantize's IQ2_M", "[recipe]")
           "llama-quantize --pure --tensor-type '^blk\\.[0-9]+\\.ffn_up\\.weight$=iq2_xs' MODEL-F32.gguf OUT.gguf IQ2_M");
 }
 
+// No ftype of llama-quantize makes NVFP4 tensors ("NVFP4" is an invalid ftype to it): no command.
+TEST_CASE("a recipe of NVFP4 tensors says that no llama-quantize ftype makes them", "[recipe]") {
+    test::TempDir dir;
+    std::vector<RawTensor> ts;
+    for (int l = 0; l < 2; ++l) ts.push_back(zeros("blk." + std::to_string(l) + ".attn_q.weight", GGML_TYPE_NVFP4, {256, 4}));
+    const QuantRecipe r = quant_recipe(open_written(dir, "nvfp4.gguf", ts));
+    CHECK(r.base == "NVFP4");
+    CHECK(r.ftype.empty());
+    CHECK(llama_quantize_command(r).empty());
+    CHECK(r.no_command == "no llama-quantize ftype makes NVFP4 tensors: the linked llama-quantize cannot reproduce this file");
+}
+
+TEST_CASE("a recipe of a model without quantized tensors says so", "[recipe]") {
+    test::TempDir dir;
+    const QuantRecipe r = quant_recipe(open_written(dir, "f32.gguf", {zeros("blk.0.attn_q.weight", GGML_TYPE_F32, {256, 4})}));
+    CHECK(r.base.empty());
+    CHECK(llama_quantize_command(r).empty());
+    CHECK(r.no_command == "no quantized tensors of two or more dimensions");
+}
+
+// MLX and Ollama tensor-blob models are quantized per tensor: the recipe lists the modes.
+TEST_CASE("mlens recipe of a tensor-blob store model lists its per-tensor modes", "[recipe][cli][ollama]") {
+    const std::string store = std::string(MLENS_DEMO_DIR) + "/ollama-store";
+    test::CliRun mixed = test::run_mlens({"recipe", store + "/tiny-mlx:mixed"});
+    REQUIRE(mixed.exit_status == 0);
+    CHECK(mixed.out.find("no llama-quantize command: quantized per tensor (int4 g64 ×1, int8 g64 ×2, int4 g32 ×1, nvfp4 g16 ×2, "
+                         "mxfp4 g32 ×1, mxfp8 g32 ×1), which llama-quantize does not make\n") != std::string::npos);
+    const nlohmann::json moe = test::run_mlens_json({"recipe", store + "/tiny-moe:int4", "--json"});
+    CHECK(moe["command"].is_null());
+    CHECK(moe["no_command"] == "quantized per tensor (int4 g64 ×4), which llama-quantize does not make");
+}
+
 TEST_CASE("a recipe shows the provenance keys and asks for the importance matrix", "[recipe]") {
     test::TempDir dir;
     REQUIRE(test::write_raw_gguf(dir.file("plain.gguf"), mix(true)).ok());

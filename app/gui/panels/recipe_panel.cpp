@@ -45,7 +45,7 @@ void RecipePanel::draw(PanelContext& ctx) {
                 }
     }
     const QuantRecipe& r = *m_recipe;
-    if (!r.base.empty()) {
+    if (r.no_command.empty()) {
         ui::text_colored(palette().accent,
                          "llama-quantize command (base " + r.base + ", " + std::to_string(r.rules.size()) +
                              (r.rules.size() == 1 ? " rule)" : " rules)"));
@@ -54,7 +54,7 @@ void RecipePanel::draw(PanelContext& ctx) {
         ImGui::PopFont();
         if (ImGui::SmallButton("Copy command")) ImGui::SetClipboardText(m_command.c_str());
     } else {
-        ui::text_dim("No quantized tensors: there is no llama-quantize command to show.");
+        ui::text_dim("No llama-quantize command: " + r.no_command + ".");
     }
     if (!r.provenance.empty()) {
         ImGui::Spacing();

@@ -38,12 +38,12 @@ std::string alternation(const std::vector<std::string>& parts) {
     return s + ")";
 }
 
-// The first llama-quantize ftype name whose tensors are of type `base`; the type's own name when
-// no ftype produces it.
+// The first llama-quantize ftype name whose tensors are of type `base`; "" when no ftype
+// produces it.
 std::string llama_quantize_ftype(const std::string& base) {
     const std::optional<uint32_t> id = ggml_type_from_name(base);
     const GgmlTypeRow* row = id ? ggml_type_row(*id) : nullptr;
-    return row && !row->first_ftype().empty() ? std::string(row->first_ftype()) : base;
+    return row ? std::string(row->first_ftype()) : std::string();
 }
 
 bool is_provenance_key(const std::string& key) {
@@ -65,6 +65,24 @@ bool needs_statement(const Model& model, const RecipeCell& c) {
     return quantized(model, t) || (model.format == Format::gguf && (t.type.name == "F16" || t.type.name == "BF16"));
 }
 
+// Why a model without block-quantized tensors has no command: its per-tensor quantization modes
+// (MLX, Ollama tensor blobs) with their counts, in first-seen order, or that nothing is quantized.
+std::string per_tensor_modes(const Model& model, const std::vector<const RecipeCell*>& all) {
+    std::vector<std::pair<std::string, size_t>> modes;
+    for (const RecipeCell* c : all) {
+        if (!model.tensors[c->tensor_index].quant) continue;
+        auto it = std::find_if(modes.begin(), modes.end(), [&](const auto& p) { return p.first == c->type; });
+        if (it == modes.end())
+            modes.push_back({c->type, 1});
+        else
+            ++it->second;
+    }
+    if (modes.empty()) return "no quantized tensors of two or more dimensions";
+    std::string list;
+    for (const auto& [mode, n] : modes) list += (list.empty() ? "" : ", ") + mode + " ×" + std::to_string(n);
+    return "quantized per tensor (" + list + "), which llama-quantize does not make";
+}
+
 void choose_base(const Model& model, QuantRecipe& r, const std::vector<const RecipeCell*>& all) {
     std::vector<std::pair<std::string, size_t>> counts;  // first-seen order
     for (const RecipeCell* c : all) {
@@ -75,12 +93,17 @@ void choose_base(const Model& model, QuantRecipe& r, const std::vector<const Rec
         else
             ++it->second;
     }
-    if (counts.empty()) return;
+    if (counts.empty()) {
+        r.no_command = per_tensor_modes(model, all);
+        return;
+    }
     auto best = counts.begin();
     for (auto it = counts.begin(); it != counts.end(); ++it)
         if (it->second > best->second) best = it;
     r.base = best->first;
     r.ftype = llama_quantize_ftype(r.base);
+    if (r.ftype.empty())
+        r.no_command = "no llama-quantize ftype makes " + r.base + " tensors: the linked llama-quantize cannot reproduce this file";
 }
 
 void make_rules(const Model& model, QuantRecipe& r) {
@@ -197,7 +220,7 @@ std::vector<std::string> llama_quantize_arguments(const QuantRecipe& r, const st
 }
 
 std::string llama_quantize_command(const QuantRecipe& r, const std::string& input, const std::string& output) {
-    if (r.base.empty()) return {};
+    if (r.ftype.empty()) return {};
     std::string line = "llama-quantize";
     for (const std::string& arg : llama_quantize_arguments(r, input, output)) {
         line += ' ';

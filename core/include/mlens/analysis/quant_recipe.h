@@ -16,8 +16,8 @@
 //    the most tensors of two or more dimensions (ties: the first seen); its ftype name is the
 //    first of the type's ftype names in ggml_type_table.h: mostly the type's own name
 //    (llama-quantize accepts Q3_K, Q4_K, Q5_K as aliases), MXFP4_MOE for MXFP4, IQ2_M for IQ2_S
-//    (llama-quantize's IQ2_S makes IQ2_XS); a type no ftype produces (Q8_K, NVFP4) keeps its own
-//    name, which llama-quantize refuses.
+//    (llama-quantize's IQ2_S makes IQ2_XS). A base no ftype produces (Q8_K, NVFP4: llama-quantize
+//    refuses their names as ftypes) gives no command: ftype stays empty and no_command says why.
 //    token_embd.weight and output.weight get their options only when their type differs from
 //    BASE. Rules: per kind, the type most of its layers have (BASE on a tie) is one catch-all rule
 //    (none when it is BASE), every other type one rule listing its layers; rules of one type over the same
@@ -27,7 +27,10 @@
 //    the source has them. Other tensors outside the layers (besides token_embd and output) of a
 //    type other than BASE get a rule of their exact name. Patterns are lowercase regexes
 //    (llama-quantize lowercases them) anchored at both ends.
-//  - A model without quantized tensors of two or more dimensions has no command (empty base).
+//  - A model without quantized tensors of two or more dimensions has no command (empty base);
+//    no_command says why: the per-tensor modes of MLX and Ollama tensor-blob tensors with how
+//    many tensors each ("quantized per tensor (int4 g64 ×7, int8 g32 ×2), which llama-quantize
+//    does not make"), else "no quantized tensors of two or more dimensions".
 //  - recipe_difference lists the tensors present in both recipes whose types differ, in the first
 //    recipe's order, then tensors present in only one (type "" on the missing side).
 #pragma once
@@ -62,7 +65,8 @@ struct QuantRecipe {
     std::vector<std::pair<std::string, std::string>> provenance;  // key, value as text
     bool imatrix = false;  // a quantize.imatrix.* key is present
     std::string base;  // ggml type name, "" when nothing is quantized
-    std::string ftype;  // llama-quantize's name for the base
+    std::string ftype;  // llama-quantize's name for the base, "" when no ftype produces it
+    std::string no_command;  // why there is no llama-quantize command ("" when there is one)
     std::string token_embedding_type, output_type;  // "" when BASE (or absent)
     std::vector<std::string> rules;  // "pattern=type" arguments of --tensor-type
 };
@@ -72,7 +76,7 @@ QuantRecipe quant_recipe(const Model& model);
 // The arguments after the program name; `imatrix` is passed when the recipe used one.
 std::vector<std::string> llama_quantize_arguments(const QuantRecipe& recipe, const std::string& input, const std::string& output,
                                                   const std::string& imatrix = "IMATRIX");
-// The command as one shell line (arguments quoted where a shell needs it).
+// The command as one shell line (arguments quoted where a shell needs it); "" when there is none.
 std::string llama_quantize_command(const QuantRecipe& recipe, const std::string& input = "MODEL-F32.gguf",
                                    const std::string& output = "OUT.gguf");
 
