@@ -1,15 +1,20 @@
-// mlens imatrix PATH [--tensor NAME] [--bins N] [--json]
+// mlens imatrix PATH [--tensor NAME] [--bins N] [--statistics] [--json]
 // A llama-imatrix importance matrix (GGUF or legacy .dat): per tensor its activation statistics
-// and coverage; with --tensor, per expert, and the histogram of log10 of its column importances.
+// and coverage; with --tensor, per expert, and the histogram of log10 of its column importances;
+// with --statistics, the tables of `llama-imatrix --show-statistics` (imatrix_statistics.h) in its
+// own row format, so the two can be compared line by line.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "cli_common.h"
 #include "cli_job.h"
 #include "mlens/model/model_json.h"
 #include "mlens/open/imatrix_input.h"
 #include "mlens/quant/imatrix.h"
+#include "mlens/quant/imatrix_statistics.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
@@ -19,7 +24,7 @@ namespace {
 struct Options {
     std::string path, tensor;
     uint32_t bins = 16;
-    bool json = false;
+    bool json = false, statistics = false;
 };
 
 double total_count(const ImatrixEntry& e) {
@@ -57,6 +62,46 @@ void print_histogram(const Histogram& h, uint64_t zero) {
     if (zero) std::cout << zero << " activated columns with importance 0 are not in the histogram\n";
 }
 
+nlohmann::json statistics_json(const ImatrixStatistics& s) {
+    nlohmann::json tensors = nlohmann::json::array(), layers = nlohmann::json::array();
+    for (const ImatrixTensorStatistics& t : s.tensors)
+        tensors.push_back({{"tensor", t.tensor},
+                           {"layer", t.layer},
+                           {"kind", t.kind},
+                           {"sum_act2", json_number(t.sum)},
+                           {"min", json_number(t.min)},
+                           {"max", json_number(t.max)},
+                           {"mean", json_number(t.mean)},
+                           {"stddev", json_number(t.stddev)},
+                           {"active", json_number(t.active)},
+                           {"elements", t.elements},
+                           {"entropy", json_number(t.entropy)},
+                           {"entropy_norm", json_number(t.entropy_norm)},
+                           {"zd", json_number(t.zd)},
+                           {"cossim", json_number(t.cossim)}});
+    for (const ImatrixLayerStatistics& l : s.layers)
+        layers.push_back(
+            {{"layer", l.layer}, {"mean_sum_act2", json_number(l.mean_sum)}, {"zd", json_number(l.zd)}, {"cossim", json_number(l.cossim)}});
+    return {{"tensors", tensors}, {"layers", layers}, {"without_activations", s.without_activations}};
+}
+
+// llama-imatrix --show-statistics' two tables, row for row in its printf formats.
+void print_statistics(const ImatrixStatistics& s) {
+    std::printf("\n%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", " Layer", "       Tensor", "          Σ(Act²)", "  Min",
+                "            Max", "           μ", "   σ", " % Active", "N", "   Entropy", "E (norm)", "ZD", "  CosSim");
+    for (const ImatrixTensorStatistics& t : s.tensors)
+        std::printf("%5s\t%-20s\t%10.2f\t%8.4f\t%11.4f\t%6.2f\t%6.2f\t%8.2f%%\t%6d\t%10.4f\t%6.2f%%\t%10.2f%%\t%8.4f\n",
+                    escape_for_display(t.layer, 40).c_str(), escape_for_display(t.kind, 80).c_str(), t.sum, t.min, t.max, t.mean, t.stddev,
+                    t.active * 100.0f, t.elements, t.entropy, t.entropy_norm, 100.0f * t.zd, t.cossim);
+    std::printf("\nweighted averages per layer (%zu layers)\n\n%s\t%s\t%s\t%s\n", s.layers.size(), "  Layer", "     μΣ(Act²)", "      μZD",
+                "μCosSim");
+    for (const ImatrixLayerStatistics& l : s.layers)
+        std::printf("%5d\t%14.2f\t%10.4f%%\t%6.4f\n", l.layer, l.mean_sum, 100.0f * l.zd, l.cossim);
+    for (const std::string& name : s.without_activations)
+        std::printf("%s: no activations (every count is 0)\n", escape_for_display(name).c_str());
+    std::fflush(stdout);
+}
+
 int run_imatrix(const Options& o) {
     Result<Imatrix> opened = open_imatrix_input(o.path);
     if (!opened) return fail(o.path, opened.error());
@@ -75,6 +120,12 @@ int run_imatrix(const Options& o) {
         Result<ImatrixEntrySummary> s = summarize_entry(m, *e, std::max<uint32_t>(1, o.bins), progress.job());
         if (!s) return fail(o.path, escape_for_display(e->name), s.error());
         summaries.push_back(std::move(*s));
+    }
+    std::optional<ImatrixStatistics> statistics;
+    if (o.statistics) {
+        auto s = imatrix_statistics(m, progress.job());
+        if (!s) return fail(o.path, s.error());
+        statistics = std::move(*s);
     }
     const char* count_unit = m.format == ImatrixFormat::gguf ? "tokens" : "calls";
     if (o.json) {
@@ -96,6 +147,7 @@ int run_imatrix(const Options& o) {
                              {"log10_importance", {{"lo", h.lo}, {"hi", h.hi}, {"counts", h.counts}}},
                              {"zero_importance", summaries[0].zero_importance}};
         }
+        if (statistics) out["statistics"] = statistics_json(*statistics);
         print_json_result(out);
         return kExitOk;
     }
@@ -116,6 +168,10 @@ int run_imatrix(const Options& o) {
                          e.experts > 1 || s.inactive_experts ? std::to_string(s.inactive_experts) : "-"});
     }
     print_table(table);
+    if (statistics) {
+        std::cout << std::flush;
+        print_statistics(*statistics);
+    }
     if (!only) return kExitOk;
     if (only->experts > 1) {
         std::vector<std::vector<std::string>> per = {{"EXPERT", std::string("COUNT (") + count_unit + ")", "SUM", "ZERO COLS"}};
@@ -139,6 +195,9 @@ void add_imatrix_command(CLI::App& app, int& exit_code) {
     cmd->add_option("PATH", o->path, "Importance matrix file (GGUF or legacy .dat)")->required();
     cmd->add_option("--tensor", o->tensor, "Only this entry, with its experts and the histogram of its column importances");
     cmd->add_option("--bins", o->bins, "Histogram bins (1 to 1000)")->check(CLI::Range(1, 1000));
+    cmd->add_flag("--statistics", o->statistics,
+                  "Add llama-imatrix --show-statistics' tables: Σ(Act²), min, max, μ, σ, % active, N, entropy, E (norm), ZD, CosSim "
+                  "per tensor, weighted averages per layer");
     cmd->add_flag("--json", o->json, "Print JSON");
     cmd->callback([o, &exit_code] { exit_code = run_imatrix(*o); });
 }

@@ -242,6 +242,7 @@ def main():
     check("requant", q4, "blk.0.attn_q.weight", "--reference", f32, "--imatrix", imatrix_gguf)
     check("imatrix", imatrix_gguf)
     check("imatrix", imatrix_dat, "--tensor", "blk.0.attn_q.weight")
+    check("imatrix", imatrix_gguf, "--statistics")
     check("diff", f32, q4, "--numeric")
     check("diff", f32, gemma3)
     check("export-upstream", gemma3, os.path.join(out_dir, "gemma3.gguf"), "--mmproj", os.path.join(out_dir, "mmproj.gguf"))
