@@ -62,6 +62,13 @@ TEST_CASE("an imatrix opens as a document with its own panel and summaries", "[g
         CHECK(s.experts.size() == (doc->imatrix()->format == ImatrixFormat::gguf ? 2u : 1u));
         CHECK(s.inactive_experts == (doc->imatrix()->format == ImatrixFormat::gguf ? 1u : 0u));
         CHECK(panel.badge(*doc) == "1");
+        // llama-imatrix's statistics, over the experts that saw tokens, on their own tab.
+        const ImatrixStatistics& st = panel.summaries()->statistics;
+        REQUIRE(st.tensors.size() == 1);
+        CHECK(st.tensors[0].tensor == doc->imatrix()->entries[0].name);
+        CHECK(st.tensors[0].elements == static_cast<int32_t>(doc->imatrix()->entries[0].columns));
+        CHECK(panel.accept_link("imatrix:statistics", *doc));
+        h.settle([&] { panel.draw(ctx); });
     }
 }
 

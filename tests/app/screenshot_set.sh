@@ -53,6 +53,7 @@ shot weights-requant --select requant:blk.0.ffn_down.weight "$demo/tiny-llama-q4
 shot weights-outliers --panel weights --select blk.0.ffn_down.weight "$work/outlier-columns.gguf"
 shot model-error --select error:tiny-llama-f32.gguf "$demo/tiny-llama-q4_0.gguf" "$demo/tiny-llama-f32.gguf"
 shot compat --panel compat "$demo/ollama-qwen25vl.gguf"
+shot imatrix-statistics --select imatrix:statistics "$root/tests/fixtures/imatrix/tiny-llama-f32.imatrix.gguf"
 shot diagnostics --panel diagnostics "$work/cut-q4_0.gguf"
 shot store-model --select tiny-moe:int4 "$demo/ollama-store"
 shot inference-ab --select infer:ab "$demo/tiny-llama-f32.gguf" "$demo/tiny-llama-q4_0.gguf"

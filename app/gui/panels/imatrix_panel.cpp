@@ -70,6 +70,12 @@ void ImatrixPanel::start(PanelContext& ctx) {
             job.report(static_cast<double>(i + 1) / static_cast<double>(imatrix->entries.size()));
             if (job.cancelled()) return out;
         }
+        Result<ImatrixStatistics> statistics = imatrix_statistics(*imatrix, &job);
+        if (!statistics) {
+            out.error = escape_for_display(statistics.error().to_string(), 400);
+            return out;
+        }
+        out.statistics = std::move(*statistics);
         return out;
     });
 }
@@ -213,11 +219,26 @@ void ImatrixPanel::draw(PanelContext& ctx) {
         return;
     }
     if (m_summaries->entries.size() != m.entries.size() || m.entries.empty()) return;
-    entries_table(m);
-    entry_detail(m, std::min(m_selected, m.entries.size() - 1));
+    if (!ImGui::BeginTabBar("imatrix_views")) return;
+    if (ImGui::BeginTabItem("Entries")) {
+        entries_table(m);
+        entry_detail(m, std::min(m_selected, m.entries.size() - 1));
+        ImGui::EndTabItem();
+    }
+    const ImGuiTabItemFlags statistics_flags = m_open_statistics ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+    m_open_statistics = false;
+    if (ImGui::BeginTabItem("Statistics", nullptr, statistics_flags)) {
+        m_statistics.draw(m_summaries->statistics);
+        ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
 }
 
 bool ImatrixPanel::accept_link(std::string_view link, Document& doc) {
+    if (link == "imatrix:statistics") {
+        m_open_statistics = true;
+        return true;
+    }
     if (link.starts_with("imatrix:")) link.remove_prefix(8);
     const auto& entries = doc.imatrix()->entries;
     for (size_t i = 0; i < entries.size(); ++i)

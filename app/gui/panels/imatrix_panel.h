@@ -2,18 +2,23 @@
 // on (datasets, chunks), a sortable table of its entries (tensor, columns, experts, count, mean,
 // least and greatest column importance, columns and experts never activated), and for the
 // selected entry its experts (count, sum, columns never activated) and the histogram of log10 of
-// its column importances.
+// its column importances; beside them, on a second tab, llama-imatrix's statistics
+// (imatrix_statistics_table.h).
 //
-// Contract: the summaries (summarize_entry, imatrix.h) of every entry are computed once, by one
-// job with progress and cancel, when the panel is first drawn; the table shows them when it ends.
+// Contract: the summaries (summarize_entry, imatrix.h) of every entry and the statistics
+// (imatrix_statistics.h) are computed once, by one job with progress and cancel, when the panel is
+// first drawn; the tables show them when it ends.
 // The first entry is selected; a click, or the link "imatrix:ENTRY" (or the bare entry name, as
-// --select gives it), selects another and scrolls to it. Nothing is recomputed afterwards.
+// --select gives it), selects another and scrolls to it; the link "imatrix:statistics" opens the
+// statistics tab. Nothing is recomputed afterwards.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "mlens/quant/imatrix_statistics.h"
+#include "panels/imatrix_statistics_table.h"
 #include "panels/panel.h"
 #include "widgets/histogram_plot.h"
 
@@ -21,6 +26,7 @@ namespace mlens {
 
 struct ImatrixSummaries {
     std::vector<ImatrixEntrySummary> entries;  // one per Imatrix::entries, in order
+    ImatrixStatistics statistics;
     std::string error;  // display-safe; when a summary failed
 };
 
@@ -47,6 +53,8 @@ private:
     bool m_scroll_to_selected = false;  // a linked entry: scroll the table to it
     std::vector<size_t> m_order;  // entry indexes in display order
     HistogramPlot m_plot;
+    ImatrixStatisticsTable m_statistics;
+    bool m_open_statistics = false;  // select the statistics tab on the next frame
 };
 
 }  // namespace mlens
