@@ -215,8 +215,39 @@ TEST_CASE("store export hf: shards of a bounded size and their index", "[store_e
     CHECK(index["weight_map"]["model.layers.0.mlp.experts.3.down_proj.weight"] == "model-00003-of-00007.safetensors");
     CHECK(index["weight_map"]["model.layers.0.mlp.experts.3.up_proj.weight"] == "model-00007-of-00007.safetensors");
     CHECK(e.report.verification.failures == 0);
-    // The JSON layers come out under their names, as stored.
-    CHECK(read_whole_file(dir.file("out/config.json")).size() == e.prepared.model.get_string("file:config.json")->size());
+    // config.json says what the folder holds: F32 tensors (--dtype f32), nothing quantized.
+    const nlohmann::json config = nlohmann::json::parse(read_whole_file(dir.file("out/config.json")));
+    CHECK(config["torch_dtype"] == "float32");
+    CHECK(!config.contains("quantization"));
+    CHECK(!config.contains("quantization_config"));
+}
+
+TEST_CASE("store export hf: F16 kept losslessly by default, and a config.json with no quantization block", "[store_export]") {
+    TempDir dir;
+    Exported e = export_model(kDemoStore, "tiny-moe:int4", dir.file("out"), options_for(ExportFormat::hf, std::nullopt));
+    CHECK(e.report.verification.failures == 0);
+    CHECK(e.prepared.plan.hf.kept_float == 1);
+    CHECK(e.prepared.plan.hf.dequantized == 4);
+    // The F16 embedding is copied as stored, not rounded to BF16.
+    auto folder = open_safetensors_folder(dir.file("out"));
+    REQUIRE(folder.ok());
+    const TensorInfo* embed = folder->find_tensor("model.embed_tokens.weight");
+    REQUIRE(embed);
+    CHECK(embed->type.name == "F16");
+    // The source config.json carries an MLX quantization block; the folder's has none, and its
+    // torch_dtype is the dtype of most of its bytes: the dequantized experts' BF16.
+    const nlohmann::json source = nlohmann::json::parse(*e.prepared.model.get_string("file:config.json"));
+    const nlohmann::json config = nlohmann::json::parse(read_whole_file(dir.file("out/config.json")));
+    CHECK((source.contains("quantization") || source.contains("quantization_config")));
+    CHECK(!config.contains("quantization"));
+    CHECK(!config.contains("quantization_config"));
+    CHECK(config["torch_dtype"] == "bfloat16");
+    for (const auto& [key, value] : source.items())
+        if (key != "quantization" && key != "quantization_config" && key != "torch_dtype") CHECK(config[key] == value);
+    CHECK(e.prepared.plan.notes ==
+          std::vector<std::string>{"4 quantized tensors written dequantized as BF16 (default)",
+                                   "1 floating tensor copied in its own dtype, losslessly (--dtype converts them)",
+                                   "12 expert tensors unpacked from stacked expert groups"});
 }
 
 TEST_CASE("store export mlx: per-expert and stacked groups become switch_mlp, quantized bit for bit", "[store_export]") {

@@ -216,7 +216,11 @@ Result<HfPlan> plan_hf_export(const Model& model, std::optional<HfDtype> dtype, 
         t.entry = lt.index;
         t.source_type = lt.type;
         t.mode = !info.quant ? "plain " + lt.type : info.quant->global_scale ? lt.type + " + global scale" : lt.type;
-        t.converted = info.quant.has_value() || is_float_dtype(info.type.name);
+        t.converted = info.quant.has_value() || (dtype && is_float_dtype(info.type.name));
+        if (info.quant)
+            ++plan.dequantized;
+        else if (is_float_dtype(info.type.name) && !t.converted)
+            ++plan.kept_float;
         if (!t.converted) t.sources = {lt.index};
         if (info.quant && info.quant->logical_ne.empty())
             return Error{ErrorCode::E_UNSUPPORTED_TYPE, escape_for_display(info.name, 64), std::nullopt,
@@ -246,7 +250,45 @@ Result<HfPlan> plan_hf_export(const Model& model, std::optional<HfDtype> dtype, 
         }
     }
     if (Status s = shard_tensors(plan, std::move(tensors), shard_limit); !s) return s.error();
+    plan.config_json = hf_export_config(model, plan);
     return plan;
+}
+
+std::optional<nlohmann::ordered_json> config_without_quantization(const std::string& text) {
+    nlohmann::ordered_json config = nlohmann::ordered_json::parse(text, nullptr, false);
+    if (!config.is_object()) return std::nullopt;
+    for (nlohmann::ordered_json* scope : {&config, config.contains("text_config") ? &config["text_config"] : nullptr})
+        if (scope && scope->is_object())
+            for (const char* key : {"quantization", "quantization_config"}) scope->erase(key);
+    return config;
+}
+
+std::string hf_export_config(const Model& model, const HfPlan& plan) {
+    auto text = model.get_string("file:config.json");
+    if (!text) return {};
+    std::optional<nlohmann::ordered_json> config = config_without_quantization(*text);
+    if (!config) return {};
+    // The floating dtype holding the most bytes; ties go to the first in kHfDtypes.
+    std::optional<HfDtype> most;
+    uint64_t most_bytes = 0;
+    for (const HfDtypeFacts& f : kHfDtypes) {
+        uint64_t bytes = 0;
+        for (const HfShard& shard : plan.shards)
+            for (const HfTensor& t : shard.tensors)
+                if (t.dtype == f.name) bytes += t.bytes;
+        if (bytes > most_bytes) {
+            most = f.dtype;
+            most_bytes = bytes;
+        }
+    }
+    if (most) {
+        nlohmann::ordered_json* scope = &*config;
+        if (!config->contains("torch_dtype") && config->contains("text_config") && (*config)["text_config"].is_object() &&
+            (*config)["text_config"].contains("torch_dtype"))
+            scope = &(*config)["text_config"];
+        (*scope)["torch_dtype"] = std::string(facts_of(*most).torch);
+    }
+    return config->dump(2) + "\n";
 }
 
 Status shard_tensors(HfPlan& plan, std::vector<HfTensor> tensors, uint64_t shard_limit) {

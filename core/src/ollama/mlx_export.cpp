@@ -69,8 +69,10 @@ public:
         auto config_text = m_model.get_string("file:config.json");
         if (!config_text)
             return Error{ErrorCode::E_EXPORT, "config.json", std::nullopt, "the model has no config.json layer, which mlx-lm needs"};
-        nlohmann::ordered_json config = nlohmann::ordered_json::parse(*config_text, nullptr, false);
-        if (!config.is_object()) return Error{ErrorCode::E_EXPORT, "config.json", std::nullopt, "config.json is not a JSON object"};
+        // The source's own quantization blocks describe its tensors, not these: only ours is written.
+        std::optional<nlohmann::ordered_json> cleaned = config_without_quantization(*config_text);
+        if (!cleaned) return Error{ErrorCode::E_EXPORT, "config.json", std::nullopt, "config.json is not a JSON object"};
+        nlohmann::ordered_json config = std::move(*cleaned);
         if (!m_order.empty()) {
             QuantKey common = m_order.front();
             for (const QuantKey& k : m_order)

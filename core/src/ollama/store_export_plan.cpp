@@ -188,6 +188,21 @@ Status plan_gguf(PreparedExport& p) {
     return ok_status();
 }
 
+// The dtypes a shard's tensors are written in, with how many of each: "5 BF16, 2 F16".
+std::string dtype_counts(const HfShard& shard) {
+    std::vector<std::pair<std::string, size_t>> counts;  // first-seen order
+    for (const HfTensor& t : shard.tensors) {
+        auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == t.dtype; });
+        if (it == counts.end())
+            counts.push_back({t.dtype, 1});
+        else
+            ++it->second;
+    }
+    std::string out;
+    for (const auto& [dtype, n] : counts) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + dtype;
+    return out;
+}
+
 // hf and mlx: the JSON layers, the shards and their index (mlx: config.json with its quantization).
 Status plan_folder(PreparedExport& p, const StoreExportOptions& options) {
     StoreExportPlan& plan = p.plan;
@@ -217,6 +232,9 @@ Status plan_folder(PreparedExport& p, const StoreExportOptions& options) {
         ours.push_back(name);
         if (name == "config.json" && plan.format == ExportFormat::mlx)
             plan.files.push_back(text_file(name, mlx_config, "the config.json layer with the quantization mlx-lm reads"));
+        else if (name == "config.json" && !plan.hf.config_json.empty())
+            plan.files.push_back(
+                text_file(name, plan.hf.config_json, "the config.json layer with no quantization block and the torch_dtype written"));
         else
             plan.files.push_back(blob_file(name, l, "JSON layer as is"));
     }
@@ -227,12 +245,21 @@ Status plan_folder(PreparedExport& p, const StoreExportOptions& options) {
         f.shard = i;
         f.bytes = plan.hf.shards[i].bytes();
         f.description = std::to_string(plan.hf.shards[i].tensors.size()) + " tensors" +
-            (plan.format == ExportFormat::hf ? std::string(" as ") + hf_dtype_name(plan.hf.dtype) : " in MLX layout");
+            (plan.format == ExportFormat::hf ? " (" + dtype_counts(plan.hf.shards[i]) + ")" : std::string(" in MLX layout"));
         plan.files.push_back(std::move(f));
     }
     plan.files.push_back(text_file("model.safetensors.index.json", plan.hf.index_json, "which shard holds each tensor"));
     if (plan.format == ExportFormat::mlx) return ok_status();
-    plan.notes.push_back(std::string("tensors written as ") + hf_dtype_name(plan.hf.dtype) + " (" + plan.hf.dtype_origin + ")");
+    if (plan.hf.dequantized)
+        plan.notes.push_back(std::to_string(plan.hf.dequantized) + (plan.hf.dequantized == 1 ? " quantized tensor" : " quantized tensors") +
+                             " written dequantized as " + hf_dtype_name(plan.hf.dtype) + " (" + plan.hf.dtype_origin + ")");
+    if (plan.hf.kept_float)
+        plan.notes.push_back(
+            std::to_string(plan.hf.kept_float) +
+            (plan.hf.kept_float == 1 ? " floating tensor copied in its own dtype" : " floating tensors copied in their own dtype") +
+            ", losslessly (--dtype converts them)");
+    else if (options.dtype)
+        plan.notes.push_back(std::string("floating tensors converted to ") + hf_dtype_name(plan.hf.dtype) + " (--dtype)");
     if (plan.hf.unpacked_experts)
         plan.notes.push_back(std::to_string(plan.hf.unpacked_experts) + " expert tensors unpacked from stacked expert groups");
     return ok_status();
@@ -241,7 +268,8 @@ Status plan_folder(PreparedExport& p, const StoreExportOptions& options) {
 }  // namespace
 
 const ExportFileKindFacts& export_file_kind(ExportFileKind kind) {
-    static constexpr ExportFileKindFacts kKinds[] = {  // in the enum's order
+    static constexpr ExportFileKindFacts kKinds[] = {
+        // in the enum's order
         {ExportFileKind::blob_copy, "blob", false, true},
         {ExportFileKind::upstream_text, "compat_text", true, false},
         {ExportFileKind::upstream_mmproj, "compat_mmproj", true, false},
@@ -266,8 +294,8 @@ std::optional<ExportFormat> parse_export_format(std::string_view text) {
 
 std::vector<ExportFormat> store_export_formats(const Manifest& manifest) {
     for (const ExportFormatFacts& first : kExportFormats) {
-        const bool present = std::any_of(manifest.layers.begin(), manifest.layers.end(),
-                                         [&](const ManifestLayer& l) { return l.kind == first.layer; });
+        const bool present =
+            std::any_of(manifest.layers.begin(), manifest.layers.end(), [&](const ManifestLayer& l) { return l.kind == first.layer; });
         if (present) return formats_where([&](const ExportFormatFacts& f) { return f.layer == first.layer; });
     }
     return {};

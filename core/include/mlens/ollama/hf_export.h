@@ -11,10 +11,15 @@
 //    names.
 //  - Quantized tensors are dequantized with TensorView (ModelLens's decoding, global scale
 //    applied) and rounded to the dtype (round to nearest even; F32 keeps them exactly). Plain
-//    F16 / BF16 / F32 / F64 tensors are converted to the dtype the same way; any other dtype
-//    (integers, U8) is copied as stored.
-//  - The default dtype is config.json's "torch_dtype" (or "dtype", also under text_config) when
-//    it names bfloat16, float16 or float32, else bf16.
+//    F16 / BF16 / F32 / F64 tensors keep their own dtype, copied as stored, unless a dtype is
+//    asked for (--dtype), when they are converted to it the same way: the default is lossless
+//    for every tensor that is not quantized. Any other dtype (integers, U8) is copied as stored.
+//  - The dtype of dequantized tensors is the one asked for, else config.json's "torch_dtype" (or
+//    "dtype", also under text_config) when it names bfloat16, float16 or float32, else bf16.
+//  - config.json, when the model has one, is written as what the folder holds: its
+//    "quantization" and "quantization_config" blocks (top level and under text_config) removed,
+//    since no tensor is quantized any more, and "torch_dtype" (where it was, else at the top)
+//    set to the floating dtype holding the most tensor bytes. Its keys keep their order.
 //  - Shards: tensors in logical order, a new shard when the next tensor would take the current
 //    one past kHfShardBytes of tensor data. Each shard's header is safetensors_header_text of
 //    its tensors with __metadata__ {"format":"pt"}, as transformers writes it.
@@ -30,6 +35,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "mlens/analysis/name_map.h"
 #include "mlens/io/safe_file_writer.h"
@@ -71,9 +78,18 @@ struct HfPlan {
     std::string index_json;  // model.safetensors.index.json
     uint64_t tensor_bytes = 0;
     size_t unpacked_experts = 0;  // tensors made by unpacking stacked experts
+    size_t dequantized = 0;  // tensors decoded and rounded to dtype
+    size_t kept_float = 0;  // plain floating tensors copied in their own dtype
+    std::string config_json;  // config.json as written ("" when the model has none)
 };
 
 std::optional<HfDtype> config_dtype(const Model& model);
+// A model's config.json for a folder whose tensors are `plan`'s (see above); "" when the model
+// has no config.json object.
+std::string hf_export_config(const Model& model, const HfPlan& plan);
+// config.json text without its "quantization" and "quantization_config" blocks (top level and
+// under text_config); nullopt when it is not a JSON object.
+std::optional<nlohmann::ordered_json> config_without_quantization(const std::string& text);
 Result<HfPlan> plan_hf_export(const Model& model, std::optional<HfDtype> dtype, uint64_t shard_limit = kHfShardBytes);
 // Puts `tensors` into plan.shards as above (headers, file names) and writes plan.index_json.
 Status shard_tensors(HfPlan& plan, std::vector<HfTensor> tensors, uint64_t shard_limit);
