@@ -58,6 +58,8 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
         const Target target = resolve(args[0]);
         if (target.kind == TargetKind::store_model) return print_store_manifest(*target.store, target.name, options);
         if (target.kind == TargetKind::store_root) return print_store_listing(*target.store, options);
+        // A store that has the model under other tags: the error lists them.
+        if (target.kind == TargetKind::missing && target.store) return fail(args[0], target.problem);
         // A file wins over a reference of the same text: one that is no model is the answer.
         if (target.kind == TargetKind::not_a_model && !is_directory(args[0])) return fail(args[0], target.problem);
         (is_directory(args[0]) ? path : reference) = args[0];

@@ -340,3 +340,19 @@ TEST_CASE("mlens check DIR validates every manifest of a store", "[ollama][cli]"
     CHECK(j["models"][1]["accepted"] == true);
     CHECK(j["diagnostics"][0]["code"] == "E_BAD_DIGEST");
 }
+
+TEST_CASE("a store model named without a tag it has lists the tags it has", "[ollama][cli]") {
+    const std::string store = std::string(MLENS_DEMO_DIR) + "/ollama-store";
+    for (const char* command : {"show", "info"}) {
+        INFO(command);
+        CliRun r = run_mlens({command, store + "/tiny-llama"});
+        CHECK(r.exit_status == 1);
+        CHECK(r.err == "error: " + store + "/tiny-llama: E_NOT_FOUND: " + store +
+                  " has tiny-llama but not tiny-llama:latest; its tags: q4_0\n");
+    }
+    // A tag the model has is found as before; a model the store lacks altogether is not listed.
+    CHECK(run_mlens({"show", store + "/tiny-llama:q4_0"}).exit_status == 0);
+    CliRun none = run_mlens({"info", store + "/no-such-model"});
+    CHECK(none.exit_status == 1);
+    CHECK(none.err.find("its tags") == std::string::npos);
+}

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "mlens/formats/gguf_reader.h"
@@ -108,17 +109,50 @@ std::optional<Store> store_with(const std::string& root, const ModelName& name) 
     return store ? std::optional<Store>(std::move(*store)) : std::nullopt;
 }
 
+// The tags the store at `root` has of `name`'s model (sorted; none when it has no such model).
+std::vector<std::string> tags_in(const std::string& root, const ModelName& name) {
+    const std::string manifest = name.manifest_path();
+    std::vector<std::string> tags;
+    std::error_code ec;
+    fs::directory_iterator it(root + "/" + manifest.substr(0, manifest.rfind('/')), ec);
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        ModelName tagged = name;
+        tagged.tag = it->path().filename().string();
+        std::error_code type_ec;
+        if (tagged.valid() && it->is_regular_file(type_ec)) tags.push_back(tagged.tag);
+    }
+    std::sort(tags.begin(), tags.end());
+    return tags;
+}
+
+// "STORE has kitten but not kitten:latest; its tags: 1b, 4b" when the store has other tags of the
+// model; "" otherwise.
+std::string other_tags_note(const std::string& root, const ModelName& name) {
+    const std::vector<std::string> tags = tags_in(root, name);
+    if (tags.empty()) return {};
+    std::string list;
+    for (const std::string& tag : tags) list += (list.empty() ? "" : ", ") + escape_for_display(tag);
+    return escape_for_display(root) + " has " + escape_for_display(name.model) + " but not " + escape_for_display(name.display()) +
+        "; its tags: " + list;
+}
+
 Target resolve_reference(Target t) {
     const std::string& text = t.text;
     for (size_t slash = text.rfind('/'); slash != std::string::npos && slash > 0; slash = text.rfind('/', slash - 1)) {
         auto name = parse_model_reference(std::string_view(text).substr(slash + 1));
         if (!name) continue;
-        if (auto store = store_with(text.substr(0, slash), *name)) {
+        const std::string root = text.substr(0, slash);
+        if (auto store = store_with(root, *name)) {
             t.kind = TargetKind::store_model;
             t.name = std::move(*name);
             t.path = store->root() + "/" + t.name.manifest_path();
             t.store = std::move(store);
             return t;
+        }
+        if (!is_store_root(root)) continue;
+        if (std::string note = other_tags_note(root, *name); !note.empty()) {
+            if (auto store = Store::open(root)) t.store = std::move(*store);
+            return failed(std::move(t), TargetKind::missing, {ErrorCode::E_NOT_FOUND, "", std::nullopt, note});
         }
     }
     auto name = parse_model_reference(text);
@@ -134,6 +168,11 @@ Target resolve_reference(Target t) {
                 return t;
             }
         }
+        for (const StoreLocation& location : find_stores())
+            if (std::string note = other_tags_note(location.path, *name); !note.empty()) {
+                if (auto store = Store::open(location.path)) t.store = std::move(*store);
+                return failed(std::move(t), TargetKind::missing, {ErrorCode::E_NOT_FOUND, "", std::nullopt, note});
+            }
     }
     std::string message = "no such file or directory";
     if (name)
@@ -146,10 +185,12 @@ Target resolve_reference(Target t) {
 
 const char* target_kind_name(const Target& target) {
     if (target.kind == TargetKind::model_file) return target.format == Format::safetensors ? "safetensors file" : "GGUF file";
-    static constexpr NameRow<TargetKind> kNames[] = {
-        {TargetKind::safetensors_folder, "safetensors folder"}, {TargetKind::store_root, "Ollama store"},
-        {TargetKind::store_model, "Ollama model"}, {TargetKind::imatrix, "imatrix file"}, {TargetKind::missing, "missing"},
-        {TargetKind::not_a_model, "not a model"}};
+    static constexpr NameRow<TargetKind> kNames[] = {{TargetKind::safetensors_folder, "safetensors folder"},
+                                                     {TargetKind::store_root, "Ollama store"},
+                                                     {TargetKind::store_model, "Ollama model"},
+                                                     {TargetKind::imatrix, "imatrix file"},
+                                                     {TargetKind::missing, "missing"},
+                                                     {TargetKind::not_a_model, "not a model"}};
     return name_of(kNames, target.kind, "not a model");
 }
 

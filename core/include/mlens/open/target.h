@@ -18,7 +18,9 @@
 //    last '/' that works, so the longest store path wins), then "reference" in the default stores
 //    (find_stores) in order; a store has the model when its manifest file exists (lstat, nothing
 //    is read). Otherwise the target is missing (E_NOT_FOUND, saying where the reference was
-//    looked up when the text is one).
+//    looked up when the text is one); when a store it was looked up in has other tags of the
+//    model ("STORE/gemma3" with no gemma3:latest), the error names that store and lists the tags,
+//    and the missing target keeps that store.
 //  - A file always wins over a reference of the same text.
 // open_target opens what resolve found, reading each file once: a model file or a GGUF imatrix
 // (a GGUF like any other: its keys and tensors) from its source
@@ -49,7 +51,7 @@ struct Target {
     std::string path;  // the file, folder or store root; a store model's manifest file
     Format format = Format::unknown;  // model_file, imatrix: what its content is (unknown: legacy .dat)
     ByteSourcePtr source;  // model_file, imatrix, and a not_a_model file that opened: the file, opened once
-    std::optional<Store> store;  // store_root, store_model
+    std::optional<Store> store;  // store_root, store_model; missing: the store with other tags of the model
     ModelName name;  // store_model
     Error problem;  // missing, not_a_model: why
 };
