@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     mlens::cli::add_tensors_command(app, exit_code);
     mlens::cli::add_dump_command(app, exit_code);
     mlens::cli::add_check_command(app, exit_code);
+    mlens::cli::add_loads_command(app, exit_code);
     mlens::cli::add_store_command(app, exit_code);
     mlens::cli::add_show_commands(app, exit_code);
     mlens::cli::add_quant_commands(app, exit_code);
