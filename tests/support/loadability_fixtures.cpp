@@ -79,36 +79,40 @@ std::vector<LoadFixture> load_fixtures(const TempDir& dir) {
         out.push_back(std::move(f));
     };
     variant({"unknown-architecture", "", "does_not_load", 1, "unknown_architecture", "general.architecture",
-             "unknown model architecture: 'mamba3000'", ""},
+             "unknown model architecture: 'mamba3000'", "", "unknown model architecture: 'mamba3000'"},
             [](Model& m) { set_metadata(m, "general.architecture", Value::of_string("mamba3000")); });
     variant({"near-miss-architecture", "", "does_not_load", 1, "unknown_architecture", "general.architecture",
-             "unknown model architecture: 'gpt_oss'", "the closest architecture the linked llama.cpp knows is 'gpt-oss'"},
+             "unknown model architecture: 'gpt_oss'", "the closest architecture the linked llama.cpp knows is 'gpt-oss'", "unknown model architecture: 'gpt_oss'"},
             [](Model& m) { set_metadata(m, "general.architecture", Value::of_string("gpt_oss")); });
     variant({"missing-key", "", "does_not_load", 1, "missing_key", "llama.attention.layer_norm_rms_epsilon",
              "key not found in model: llama.attention.layer_norm_rms_epsilon",
-             "set it to the model's config.json \"rms_norm_eps\" (the value convert_hf_to_gguf.py writes there)"},
+             "set it to the model's config.json \"rms_norm_eps\" (the value convert_hf_to_gguf.py writes there)",
+             "key not found in model: llama.attention.layer_norm_rms_epsilon"},
             [](Model& m) { remove_metadata(m, "llama.attention.layer_norm_rms_epsilon"); });
     variant({"extra-tensor", "", "does_not_load", 1, "extra_tensor", "blk.0.ffn_extra.weight",
              "tensor 'blk.0.ffn_extra.weight' is not created by the llama loader: llama.cpp counts them and stops with \"wrong number of tensors\"",
-             "remove them (they belong to another architecture or to a separate file, e.g. an mmproj)"},
+             "remove them (they belong to another architecture or to a separate file, e.g. an mmproj)", "wrong number of tensors"},
             [](Model& m) {
                 TensorInfo t = *m.find_tensor("blk.0.ffn_norm.weight");
                 t.name = "blk.0.ffn_extra.weight";
                 m.tensors.push_back(t);
             });
-    variant({"missing-tensor", "", "does_not_load", 1, "missing_tensor", "blk.1.ffn_norm.weight", "missing tensor 'blk.1.ffn_norm.weight'",
-             "the llama loader requires it in every file: the file is incomplete or its converter named it differently"},
+    variant({"missing-tensor", "", "does_not_load", 1, "missing_tensor", "blk.1.ffn_norm.weight", "tensor 'blk.1.ffn_norm.weight' not found",
+             "the llama loader requires it in every file: the file is incomplete or its converter named it differently",
+             "tensor 'blk.1.ffn_norm.weight' not found"},
             [](Model& m) { std::erase_if(m.tensors, [](const TensorInfo& t) { return t.name == "blk.1.ffn_norm.weight"; }); });
     variant({"load-assert", "", "does_not_load", 1, "load_assert", "llama.expert_used_count",
              "llama.cpp aborts while loading: GGML_ASSERT(n_expert_used_max <= hparams.n_expert) at src/llama-model.cpp:1294 "
              "(llama_model_base::load_hparams)",
-             "correct llama.expert_used_count (the value the model's config.json gives)"},
+             "correct llama.expert_used_count (the value the model's config.json gives)",
+             "GGML_ASSERT(n_expert_used_max <= hparams.n_expert)"},
             [](Model& m) { set_metadata(m, "llama.expert_used_count", Value::of_u32(2)); });
 
     LoadFixture unknown{"unknown-type", dir.file("unknown-type.gguf"), "does_not_load", 1, "unknown_type", "token_embd.weight",
                         "tensor 'token_embd.weight' has ggml type id 43, which the linked ggml does not know (it knows ids below 43, removed "
                         "ones aside)",
-                        "requantize it with the linked llama.cpp's llama-quantize, or load it with the llama.cpp build that wrote it"};
+                        "requantize it with the linked llama.cpp's llama-quantize, or load it with the llama.cpp build that wrote it",
+                        "tensor 'token_embd.weight' has invalid ggml type 43"};
     write_layout_fixture(unknown.path, 43, 576);
     out.push_back(unknown);
     // Q4_K (id 12, 144 bytes a block) of 512 weights: 288 bytes in 256-weight blocks, 576 in a
@@ -116,7 +120,8 @@ std::vector<LoadFixture> load_fixtures(const TempDir& dir) {
     LoadFixture fork{"fork-block-size", dir.file("fork-block-size.gguf"), "does_not_load", 1, "offset_mismatch", "output_norm.weight",
                      "tensor 'output_norm.weight' has offset 576, expected 288",
                      "quantized by a llama.cpp fork: type id 12 here has a 128-weight block, the linked ggml's (q4_K) has 256; load it with "
-                     "that fork, or requantize from the original weights with the linked llama.cpp"};
+                     "that fork, or requantize from the original weights with the linked llama.cpp",
+                     "tensor 'output_norm.weight' has offset 576, expected 288"};
     write_layout_fixture(fork.path, 12, 576);
     out.push_back(fork);
     return out;

@@ -22,6 +22,7 @@ struct LoadFixture {
     std::string subject;
     std::string text;
     std::string fix;
+    std::string said;  // what llama.cpp's own load says about it (part of its error)
 };
 
 // Writes the fixtures into `dir`: unknown architecture, a near-miss architecture name, a missing

@@ -4,7 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 
 #include "cli_runner.h"
@@ -16,6 +18,7 @@
 #include "mlens/compat/upstream_export.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/llama_requirements.h"
+#include "mlens/infer/dry_run.h"
 #include "mlens/open/target.h"
 #include "mlens/util/build_info.h"
 #include "test_paths.h"
@@ -224,4 +227,41 @@ TEST_CASE("loadability: mlens loads prints the verdict, its reasons and fixes", 
     CHECK(json["verdict"] == "loads");
     CHECK(json["reasons"].empty());
     CHECK(json["summary"] == "loads in " + llama_cpp_version());
+}
+
+TEST_CASE("loadability: llama.cpp's dry run agrees with the verdict on every fixture", "[loadability][llama]") {
+    TempDir dir;
+    std::vector<std::pair<std::string, std::string>> cases;  // path, what llama.cpp must say (empty: it loads)
+    for (const char* name : {"tiny-llama-f32.gguf", "tiny-llama-q4_0.gguf"}) cases.push_back({std::string(MLENS_DEMO_DIR) + "/" + name, ""});
+    for (const LoadFixture& f : load_fixtures(dir)) cases.push_back({f.path, f.said});
+    for (const OllamaFixture& f : ollama_fixtures(dir)) cases.push_back({f.path, "?"});
+    for (const auto& [path, said] : cases) {
+        INFO(path);
+        const Loadability verdict = assess_file(path);
+        auto run = dry_run_load(path, verdict);
+        REQUIRE(run);
+        CHECK(run->agrees);
+        if (said.empty()) {
+            CHECK(run->as_is.loaded);
+        } else if (said != "?") {
+            INFO(run->as_is.said);
+            CHECK(run->as_is.said.find(said) != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("loadability: the generator stops the build when a pattern it relies on finds nothing", "[loadability]") {
+    TempDir dir;
+    const std::string source = llama_source_dir();
+    std::filesystem::create_directories(dir.path() + "/src/models");
+    for (const char* rel : {"src/llama-model.cpp", "src/models/models.h"})
+        std::filesystem::copy_file(source + "/" + rel, dir.path() + "/" + rel);
+    // A llama-arch.cpp whose architecture table is gone, as a refactored llama.cpp might have it.
+    write_whole_file(dir.file("src/llama-arch.cpp"), {});
+    const std::string out = dir.file("out.cpp");
+    const std::string command = "python3 " + std::string(MLENS_REQUIREMENTS_GENERATOR) + " " + dir.path() + " " + out + " 2>" + dir.file("err.txt");
+    CHECK(std::system(command.c_str()) != 0);
+    const std::vector<uint8_t> err = read_whole_file(dir.file("err.txt"));
+    CHECK(std::string(err.begin(), err.end()) == "generate_llama_requirements: table LLM_ARCH_NAMES not found\n");
+    CHECK_FALSE(std::filesystem::exists(out));
 }

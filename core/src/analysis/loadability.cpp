@@ -195,7 +195,7 @@ void check_tensors(const Model& model, const LlamaArchRequirements& req, std::ve
         for (uint64_t l = 0; l < layers; ++l) {
             const std::string name = need.layers == LayerSpan::none ? std::string(need.name) : layer_name(need.name, l);
             if (!model.find_tensor(name))
-                out.push_back({LoadProblem::missing_tensor, LoadSubject::tensor, name, std::nullopt, "missing tensor '" + name + "'",
+                out.push_back({LoadProblem::missing_tensor, LoadSubject::tensor, name, std::nullopt, "tensor '" + name + "' not found",
                                "the " + std::string(req.name) + " loader requires it in every file: the file is incomplete or its converter named it differently"});
         }
     }
@@ -340,6 +340,12 @@ nlohmann::json loadability_json(const Loadability& l) {
         return out;
     };
     return {{"verdict", load_verdict_name(l.verdict)}, {"summary", l.summary()}, {"reasons", reasons(l.reasons)}, {"warnings", reasons(l.warnings)}};
+}
+
+std::string Loadability::label() const {
+    if (verdict == LoadVerdict::loads) return "loads";
+    if (verdict == LoadVerdict::loads_after_compat) return "after compat";
+    return std::string("no: ") + (reasons.empty() ? "unknown" : load_problem_name(reasons.front().problem));
 }
 
 Loadability assess_loadability(const Model& model) {

@@ -26,7 +26,7 @@
 //        value usually comes from in a Hugging Face config.json when we know it).
 //      asserts: a load_hparams GGML_ASSERT the hyperparameters trip (llama_asserts.h), which
 //        aborts the process (load_assert).
-//      tensors: a required tensor absent (missing_tensor, llama.cpp's "missing tensor 'X'"), for
+//      tensors: a required tensor absent (missing_tensor, llama.cpp's "tensor 'X' not found"), for
 //        per-layer names every layer of block_count (minus nextn_predict_layers for `main`); a
 //        tensor the loader never creates (extra_tensor: llama.cpp counts it and stops with "wrong
 //        number of tensors"), decided only when the architecture's generated tensor list is
@@ -95,6 +95,8 @@ struct Loadability {
     // One line: "loads in llama.cpp 0.5.0", "loads only after the compat rewrite (mlens
     // export-upstream)", "does not load: <first reason>" (+ " (and N more)").
     std::string summary() const;
+    // A table cell: "loads", "after compat" or "no: <first problem>" ("no: missing_key").
+    std::string label() const;
 };
 
 Loadability assess_loadability(const Model& model);
