@@ -98,15 +98,19 @@ def function_body(text, qualified):
         if not b:
             continue  # a declaration or a call
         start = b.end()
-        depth, j = 1, start
-        while j < len(text) and depth:
-            if text[j] == "{":
-                depth += 1
-            elif text[j] == "}":
-                depth -= 1
-            j += 1
-        return text[start:j - 1], start
+        return text[start:matching_close(text, start, "{", "}")], start
     return None
+
+def matching_close(text, start, opening, closing):
+    """Offset of the `closing` that balances an `opening` just before `start`."""
+    depth, j = 1, start
+    while j < len(text) and depth:
+        if text[j] == opening:
+            depth += 1
+        elif text[j] == closing:
+            depth -= 1
+        j += 1
+    return j - 1
 
 def line_of(text, offset):
     return text.count("\n", 0, offset) + 1
@@ -251,14 +255,7 @@ def calls(text, name):
     """Argument lists of every call `name(` in text."""
     out = []
     for m in re.finditer(r"\b%s\s*\(" % name, text):
-        depth, i = 1, m.end()
-        while i < len(text) and depth:
-            if text[i] == "(":
-                depth += 1
-            elif text[i] == ")":
-                depth -= 1
-            i += 1
-        out.append(split_args(text[m.end():i - 1]))
+        out.append(split_args(text[m.end():matching_close(text, m.end(), "(", ")")]))
     return out
 
 # --- tensors --------------------------------------------------------------------------------------
