@@ -168,7 +168,7 @@ TEST_CASE("loadability: Ollama-made files load after the compat rewrite, and the
         CHECK(l.reasons.front().fix ==
               "Ollama's shim rewrites this when Ollama loads it; `mlens export-upstream FILE OUT.gguf` writes the rewritten file for llama.cpp");
         compat::ExportOptions options;
-        options.text_path = f.path + ".upstream.gguf";
+        options.text_path = dir.file(std::filesystem::path(f.path).filename().string() + ".upstream.gguf");
         REQUIRE(compat::export_upstream(*model, compat::plan_compat(*model), options));
         const Loadability exported = assess_file(options.text_path);
         CHECK(exported.verdict == LoadVerdict::loads);
