@@ -265,3 +265,25 @@ TEST_CASE("loadability: the generator stops the build when a pattern it relies o
     CHECK(std::string(err.begin(), err.end()) == "generate_llama_requirements: table LLM_ARCH_NAMES not found\n");
     CHECK_FALSE(std::filesystem::exists(out));
 }
+
+TEST_CASE("loadability: a conditional tensor is never claimed missing, an uneven one is a warning", "[loadability]") {
+    TempDir dir;
+    // llama creates ffn_gate under `if (n_expert == 0)`: conditional, so its absence is no reason.
+    const std::string path = dir.file("no-gate-0.gguf");
+    write_demo_variant(path, [](Model& m) { std::erase_if(m.tensors, [](const TensorInfo& t) { return t.name == "blk.0.ffn_gate.weight"; }); });
+    const Loadability l = assess_file(path);
+    CHECK(l.verdict == LoadVerdict::loads);
+    CHECK(l.reasons.empty());
+    REQUIRE(l.warnings.size() == 1);
+    CHECK(l.warnings[0].problem == LoadProblem::uneven_tensor);
+    CHECK(l.warnings[0].name == "blk.0.ffn_gate.weight");
+    CHECK(l.warnings[0].text ==
+          "tensor 'blk.0.ffn_gate.weight' is absent although other layers have it; the llama loader creates it under a condition not "
+          "decided here, and llama.cpp refuses the file if it asks for it");
+    // Absent from every layer: nothing to say (a MoE file has no ffn_gate at all).
+    const std::string none = dir.file("no-gate.gguf");
+    write_demo_variant(none, [](Model& m) { std::erase_if(m.tensors, [](const TensorInfo& t) { return t.name.ends_with(".ffn_gate.weight"); }); });
+    const Loadability n = assess_file(none);
+    CHECK(n.verdict == LoadVerdict::loads);
+    CHECK(n.warnings.empty());
+}

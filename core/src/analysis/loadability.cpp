@@ -38,6 +38,7 @@ constexpr NameRow<LoadProblem> kProblemNames[] = {
     {LoadProblem::missing_tensor, "missing_tensor"},
     {LoadProblem::extra_tensor, "extra_tensor"},
     {LoadProblem::decode_assert, "decode_assert"},
+    {LoadProblem::uneven_tensor, "uneven_tensor"},
 };
 
 constexpr NameRow<LoadSubject> kSubjectNames[] = {
@@ -185,7 +186,29 @@ std::string layer_name(std::string_view pattern, uint64_t layer) {
     return name;
 }
 
-void check_tensors(const Model& model, const LlamaArchRequirements& req, std::vector<LoadReason>& out) {
+// Conditional per-layer tensors present in some layers and absent in others.
+void check_uneven_layers(const Model& model, const LlamaArchRequirements& req, uint64_t n_main, uint64_t n_all, std::vector<LoadReason>& out) {
+    for (const LlamaTensorNeed& need : req.tensors) {
+        if (need.need != Need::conditional || (need.layers != LayerSpan::main && need.layers != LayerSpan::all)) continue;
+        const uint64_t layers = need.layers == LayerSpan::main ? n_main : n_all;
+        std::optional<uint64_t> first_absent;
+        bool any_present = false;
+        for (uint64_t l = 0; l < layers; ++l) {
+            if (model.find_tensor(layer_name(need.name, l)))
+                any_present = true;
+            else if (!first_absent)
+                first_absent = l;
+        }
+        if (!any_present || !first_absent) continue;
+        const std::string name = layer_name(need.name, *first_absent);
+        out.push_back({LoadProblem::uneven_tensor, LoadSubject::tensor, name, std::nullopt,
+                       "tensor '" + name + "' is absent although other layers have it; the " + req.name +
+                           " loader creates it under a condition not decided here, and llama.cpp refuses the file if it asks for it",
+                       "check that the file is complete"});
+    }
+}
+
+void check_tensors(const Model& model, const LlamaArchRequirements& req, std::vector<LoadReason>& out, std::vector<LoadReason>& warnings) {
     const uint64_t n_all = model.get_uint(std::string(req.name) + ".block_count").value_or(0);
     const uint64_t nextn = model.get_uint(std::string(req.name) + ".nextn_predict_layers").value_or(0);
     const uint64_t n_main = n_all > nextn ? n_all - nextn : 0;
@@ -199,6 +222,7 @@ void check_tensors(const Model& model, const LlamaArchRequirements& req, std::ve
                                "the " + std::string(req.name) + " loader requires it in every file: the file is incomplete or its converter named it differently"});
         }
     }
+    check_uneven_layers(model, req, n_main, n_all, warnings);
     if (!req.tensors_complete) return;
     // Tensors the loader never creates, one reason per leading name part ("v", "mm", "blk"), so a
     // vision tower in the file is one reason, not hundreds.
@@ -252,7 +276,7 @@ void check_loader(const Model& model, std::vector<LoadReason>& reasons, std::vec
             reasons.push_back({LoadProblem::missing_key, LoadSubject::key, k.key, std::nullopt, std::string("key not found in model: ") + k.key,
                                usual_source(k.key, arch)});
     check_asserts(model, arch, reasons, warnings);
-    check_tensors(model, *req, reasons);
+    check_tensors(model, *req, reasons, warnings);
 }
 
 // The text side of the compat plan applied: metadata and the tensors the loader sees.

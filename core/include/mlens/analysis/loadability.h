@@ -33,6 +33,10 @@
 //        complete; a per-layer name whose layer is not below block_count is extra too. Extra
 //        tensors are one reason per leading name part ("v", "mm", "blk"), naming the first.
 //        Conditional tensors and keys are never claimed missing (see llama_requirements.h).
+//  - A conditional per-layer tensor (llama_requirements.h) is never a reason; when some layers of
+//    the file have it and others do not, that is a warning (uneven_tensor, on the first layer
+//    without it): llama.cpp's conditions are per model more often than per layer, so the file is
+//    likely cut or mixed, but whether the loader asks for it there is not decided statically.
 //  - Asserts that trip only at the first decode (norm epsilons, head counts, graph builders) do not
 //    stop a load: they are `warnings` (same shape as reasons), never reasons.
 //  - Verdict: loads when there is no reason. Otherwise, when the file is Ollama-made
@@ -73,6 +77,7 @@ enum class LoadProblem {
     missing_tensor,
     extra_tensor,
     decode_assert,
+    uneven_tensor,
 };
 const char* load_problem_name(LoadProblem p);  // the enumerator's name
 
