@@ -36,8 +36,9 @@ struct OllamaFixture {
     std::string first_problem;
 };
 
-// The Ollama-made files: the demo gemma3 and qwen25vl GGUFs, and the tiny gemma3, lfm2 and gptoss
-// models in Ollama's layout (tiny_models.h) written into `dir`.
+// The Ollama-made files: the demo gemma3 and qwen25vl GGUFs, and the tiny gemma3, lfm2, gptoss and
+// llama3 models in Ollama's layout (tiny_models.h) written into `dir`. first_problem is empty for a
+// file that loads as it is.
 std::vector<OllamaFixture> ollama_fixtures(const TempDir& dir);
 
 // The F32 demo model, edited, written to `path` (tensor bytes from the demo file; a tensor the
