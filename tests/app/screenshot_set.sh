@@ -54,6 +54,7 @@ shot weights-outliers --panel weights --select blk.0.ffn_down.weight "$work/outl
 shot model-error --select error:tiny-llama-f32.gguf "$demo/tiny-llama-q4_0.gguf" "$demo/tiny-llama-f32.gguf"
 shot compat --panel compat "$demo/ollama-qwen25vl.gguf"
 shot diagnostics --panel diagnostics "$work/cut-q4_0.gguf"
+shot loads --panel diagnostics "$demo/ollama-gemma3.gguf"
 shot store-model --select tiny-moe:int4 "$demo/ollama-store"
 shot inference-ab --select infer:ab "$demo/tiny-llama-f32.gguf" "$demo/tiny-llama-q4_0.gguf"
 shot inference-corpus --select "infer:corpus:$work/corpus.txt" "$demo/tiny-llama-f32.gguf" "$demo/tiny-llama-q4_0.gguf"
