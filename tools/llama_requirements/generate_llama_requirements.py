@@ -472,7 +472,7 @@ def main():
             rel = tl[1] if tl else None
             if rel:
                 for a in re.findall(r"GGML_ASSERT\(([^;]*)\);", model_files[rel]):
-                    graph_asserts.setdefault(" ".join(a.split()), set()).add(name)
+                    graph_asserts.setdefault((" ".join(a.split()), rel), set()).add(name)
         archs.append((name, cls or "", keys, needs))
     if n_tensor_lists < 50:
         fail("only %d architectures have a tensor loader; the loader patterns no longer match" % n_tensor_lists)
@@ -532,8 +532,8 @@ def main():
     for j, (text, names) in enumerate(graph_rows):
         w("constexpr const char* kGraphArchs%d[] = {%s};" % (j, ", ".join(c_string(n) for n in sorted(names))))
     w("constexpr GraphAssertArchs kGraphAsserts[] = {")
-    for j, (text, names) in enumerate(graph_rows):
-        w("    {%s, std::span(kGraphArchs%d, %d)}," % (c_string("GGML_ASSERT(%s)" % text), j, len(names)))
+    for j, ((text, rel), names) in enumerate(graph_rows):
+        w("    {%s, %s, std::span(kGraphArchs%d, %d)}," % (c_string("GGML_ASSERT(%s)" % text), c_string(rel), j, len(names)))
     w("};")
     w("constexpr const char* kHfClasses[] = {")
     for c in hf:

@@ -92,12 +92,12 @@ constexpr LlamaAssert kRows[] = {
     {{"attention.value_length", "attention.key_length"}, kSameHeadSize, nullptr, "the graph builder, at the first decode",
      [](const LlamaHparams& h) {
          auto k = head_size(h, h.key_length), v = head_size(h, h.value_length);
-         return graph_asserts(kSameHeadSize, h.arch) && k && v && *k != *v;
+         return graph_assert_file(kSameHeadSize, h.arch) && k && v && *k != *v;
      }},
     {{"rope.dimension_count", "attention.value_length"}, kFullRope, nullptr, "the graph builder, at the first decode",
      [](const LlamaHparams& h) {
          auto v = head_size(h, h.value_length);
-         return graph_asserts(kFullRope, h.arch) && !rot_checked_first(h.arch) && h.n_rot && v && *h.n_rot != *v;
+         return graph_assert_file(kFullRope, h.arch) && !rot_checked_first(h.arch) && h.n_rot && v && *h.n_rot != *v;
      }},
 };
 // clang-format on
@@ -169,7 +169,8 @@ std::span<const LlamaAssert> llama_asserts() { return kRows; }
 std::string llama_assert_where(const LlamaAssert& row, const std::string& arch) {
     std::string where;
     if (!row.function) {
-        where = "src/models/" + arch + ".cpp";
+        const char* file = graph_assert_file(row.assert_text, arch);
+        where = file ? file : "the " + arch + " graph builder";
     } else if (const LlamaAssertSite* site = find_llama_assert_site(row.assert_text, row.function)) {
         where = site->where;
     } else {

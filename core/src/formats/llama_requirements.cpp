@@ -23,10 +23,10 @@ const LlamaAssertSite* find_llama_assert_site(std::string_view text, std::string
     return nullptr;
 }
 
-bool graph_asserts(std::string_view text, std::string_view arch) {
+const char* graph_assert_file(std::string_view text, std::string_view arch) {
     for (const GraphAssertArchs& g : llama_graph_asserts())
-        if (text == g.text) return std::any_of(g.archs.begin(), g.archs.end(), [&](const char* a) { return arch == a; });
-    return false;
+        if (text == g.text && std::any_of(g.archs.begin(), g.archs.end(), [&](const char* a) { return arch == a; })) return g.file;
+    return nullptr;
 }
 
 bool converter_knows_hf_class(std::string_view hf_class) {

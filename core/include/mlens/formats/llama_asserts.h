@@ -47,7 +47,7 @@ struct LlamaAssert {
 LlamaHparams llama_hparams_of(const Model& model);
 std::span<const LlamaAssert> llama_asserts();
 // file:line (function) of the row's assert in the pinned source, from the generated assert sites,
-// with the row's note; for a graph builder assert, src/models/<arch>.cpp.
+// with the row's note; for a graph builder assert, the src/models/ file of the arch's graph builder.
 std::string llama_assert_where(const LlamaAssert& row, const std::string& arch);
 void check_llama_asserts(Model& model);
 

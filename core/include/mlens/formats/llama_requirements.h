@@ -31,7 +31,7 @@
 //    (weights per block) and block bytes, evaluated by the compiler from ggml-common.h; ids whose
 //    traits have no block size (removed types) are left out, so they are unknown.
 //  - llama_assert_sites(): the GGML_ASSERTs of load_hparams, the CPU norm ops and ggml_mul_mat,
-//    as written, with file:line (function). llama_graph_asserts(): each GGML_ASSERT of a graph
+//    as written, with file:line (function). llama_graph_asserts(): each GGML_ASSERT of each graph
 //    builder file (src/models/*.cpp) with the architectures whose loader class is defined there.
 //  - converter_hf_classes(): the Hugging Face architecture classes convert_hf_to_gguf.py (and its
 //    conversion/ modules) registers with @ModelBase.register, sorted.
@@ -79,6 +79,7 @@ struct LlamaAssertSite {
 
 struct GraphAssertArchs {
     const char* text;
+    const char* file;  // "src/models/qwen2.cpp"
     std::span<const char* const> archs;
 };
 
@@ -93,8 +94,8 @@ const LlamaArchRequirements* find_llama_arch(std::string_view name);
 const GgmlTypeFacts* find_linked_ggml_type(uint32_t id);
 // The site of `text` whose `where` contains `function`; null when the source has none.
 const LlamaAssertSite* find_llama_assert_site(std::string_view text, std::string_view function);
-// Whether the graph builder of `arch` holds the assert `text`.
-bool graph_asserts(std::string_view text, std::string_view arch);
+// The graph builder file of `arch` that holds the assert `text`; null when none does.
+const char* graph_assert_file(std::string_view text, std::string_view arch);
 bool converter_knows_hf_class(std::string_view hf_class);
 // Whether `name` matches `pattern`, each "%d" standing for a decimal number; the number matched
 // by the first "%d" goes to *layer when given.
