@@ -503,7 +503,7 @@ def main():
         w("constexpr LlamaKeyNeed kKeys%d[] = {" % i)
         for key in sorted(keys):
             w("    {%s, N::%s}," % (c_string(key), keys[key]))
-        if not keys:
+        if not keys:  # C++ has no empty arrays: one row the span below leaves out
             w("    {nullptr, N::optional},")
         w("};")
         w("constexpr LlamaTensorNeed kTensors%d[] = {" % i)
@@ -511,7 +511,7 @@ def main():
             need, layers = needs.by_name[tname]
             lk = {"": "none", "n_layer": "main", "n_layer_all": "all", "some": "some"}[layers]
             w("    {%s, N::%s, LayerSpan::%s}," % (c_string(tname), need, lk))
-        if not needs.by_name:
+        if not needs.by_name:  # as above
             w("    {nullptr, N::optional, LayerSpan::none},")
         w("};")
     w("constexpr LlamaArchRequirements kArchs[] = {")
