@@ -2,10 +2,13 @@
 // PATH is resolved as every command resolves it (open/target.h): an Ollama store root has every
 // manifest validated (check_store) and each model's verdict printed; anything else is opened as
 // one model (a file, a safetensors folder, a store model by reference or manifest).
+// A model also gets the one-line verdict of `mlens loads` (loadability.h); it does not change the
+// exit status, which is about the file's own validity.
 // Exit status: 0 accepted (warnings allowed), 1 errors, 2 usage.
 #include <iostream>
 
 #include "cli_common.h"
+#include "mlens/analysis/loadability.h"
 #include "mlens/model/model_json.h"
 #include "mlens/ollama/store_check.h"
 #include "mlens/text/escape.h"
@@ -71,12 +74,14 @@ void add_check_command(CLI::App& app, int& exit_code) {
                                   {"warnings", model->warning_count()},
                                   {"diagnostics", nlohmann::json::array()}};
             for (const Diagnostic& d : model->diagnostics) out["diagnostics"].push_back(diagnostic_to_json(d));
+            out["loads"] = loadability_json(assess_loadability(*model));
             print_json_result(out);
             return;
         }
         for (const Diagnostic& d : model->diagnostics) std::cerr << d.to_line() << "\n";
         std::cout << escape_for_display(args->path) << ": " << (errors ? "rejected" : "ok") << " (" << errors << " errors, "
                   << model->warning_count() << " warnings)\n";
+        std::cout << escape_for_display(assess_loadability(*model).summary()) << "\n";
     });
 }
 

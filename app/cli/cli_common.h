@@ -82,6 +82,7 @@ void add_kv_command(CLI::App& app, int& exit_code);
 void add_tensors_command(CLI::App& app, int& exit_code);
 void add_dump_command(CLI::App& app, int& exit_code);
 void add_check_command(CLI::App& app, int& exit_code);
+void add_loads_command(CLI::App& app, int& exit_code);
 // store: list an Ollama store, or show one model's manifest
 void add_store_command(CLI::App& app, int& exit_code);
 // show, verify: one store model's manifest, and its digests checked

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "mlens/analysis/loadability.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
@@ -32,7 +33,7 @@ nlohmann::json summary_json(const std::string& path, const ModelSummary& s) {
     return j;
 }
 
-void print_summary(const std::string& path, const Model& model, const ModelSummary& s) {
+void print_summary(const std::string& path, const Model& model, const ModelSummary& s, const Loadability& loads) {
     char bpw[32];
     std::snprintf(bpw, sizeof bpw, "%.2f", s.bits_per_weight);
     std::string format = format_and_version(s.format, s.version);
@@ -56,6 +57,7 @@ void print_summary(const std::string& path, const Model& model, const ModelSumma
         {"size", human_bytes(s.file_bytes) + " (" + std::to_string(s.file_bytes) + " bytes)"},
         {"bits/weight", s.parameters ? bpw : "-"},
         {"diagnostics", std::to_string(s.errors) + " errors, " + std::to_string(s.warnings) + " warnings"},
+        {"will it load", escape_for_display(loads.summary())},
     };
     print_table(rows);
 }
@@ -69,10 +71,14 @@ void add_info_command(CLI::App& app, int& exit_code) {
         auto model = open_or_fail(args->path, exit_code);
         if (!model) return;
         ModelSummary s = summarize(*model);
-        if (args->json)
-            print_json_result(summary_json(args->path, s));
-        else
-            print_summary(args->path, *model, s);
+        const Loadability loads = assess_loadability(*model);
+        if (args->json) {
+            nlohmann::json j = summary_json(args->path, s);
+            j["loads"] = loadability_json(loads);
+            print_json_result(j);
+        } else {
+            print_summary(args->path, *model, s, loads);
+        }
         exit_code = exit_status_of(*model);
     });
 }

@@ -82,7 +82,8 @@ nlohmann::json listing_json(const StoreListing& l) {
                           {"warnings", m.check.warnings},
                           {"digests_verified", m.check.digests_verified},
                           {"diagnostics", diagnostics_json(m.check.reasons)},
-                          {"export_formats", export_formats_json(m)}});
+                          {"export_formats", export_formats_json(m)},
+                          {"loads", m.loads ? loadability_json(*m.loads) : nlohmann::json(nullptr)}});
     }
     nlohmann::json blobs = nlohmann::json::array();
     for (const ListedBlobFile& b : l.blob_files)
@@ -144,12 +145,12 @@ int print_store_listing(const Store& store, const StoreShowOptions& options) {
     }
     for (const Diagnostic& d : l.diagnostics) std::cerr << d.to_line() << "\n";
     std::cout << "store " << escape_for_display(l.root, 400) << "\n";
-    std::vector<std::vector<std::string>> rows = {{"NAME", "SIZE", "FORMAT", "FAMILY", "PARAMS", "QUANT", "MODIFIED", "EXPORT", "STATUS"}};
+    std::vector<std::vector<std::string>> rows = {{"NAME", "SIZE", "FORMAT", "FAMILY", "PARAMS", "QUANT", "MODIFIED", "EXPORT", "LLAMA.CPP", "STATUS"}};
     for (const ModelListing& m : l.models) {
         for (const Diagnostic& d : m.check.reasons) std::cerr << d.to_line() << "\n";
         rows.push_back({m.ref.name.display(), m.size ? human_bytes(*m.size) : "unknown", format_label(m.format), or_dash(m.family),
                         or_dash(m.parameter_size), or_dash(m.quantization), utc_time_text(m.ref.modified), export_formats_text(m),
-                        status_text(m.check)});
+                        m.loads ? m.loads->label() : "-", status_text(m.check)});
     }
     print_table(rows);
     print_blob_summary(l);

@@ -9,6 +9,7 @@
 #include "mlens/text/escape.h"
 #include "mlens/util/build_info.h"
 #include "theme.h"
+#include "widgets/load_verdict.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -160,6 +161,15 @@ void AppShell::status_bar() {
                 ui::text_colored(palette().error, std::to_string(s.errors) + (s.errors == 1 ? " error" : " errors"));
             }
         }
+        const Loadability& loads = doc->index()->loads;
+        ImGui::SameLine();
+        ui::text_dim("\xC2\xB7");
+        ImGui::SameLine();
+        ui::text_colored(ui::load_verdict_color(loads.verdict), loads.verdict == LoadVerdict::loads ? "loads in llama.cpp"
+                                                                : loads.verdict == LoadVerdict::loads_after_compat
+                                                                    ? "loads in llama.cpp after the compat rewrite"
+                                                                    : "does not load in llama.cpp");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(loads.summary(), 1000).c_str());
     } else if (doc && doc->state == DocumentState::opening) {
         ui::text_dim("opening " + doc->title + " \xE2\x80\xA6");
     } else {

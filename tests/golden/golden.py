@@ -43,7 +43,7 @@ def commands(safetensors_blob):
         out += [["show", model, "--store", STORE, "--tensors"], ["show", model, "--store", STORE]]
     for path in (F32, Q8, Q4, GEMMA3, QWEN25VL, safetensors_blob):
         out += [["info", path], ["kv", path], ["tensors", path], ["tensors", path, "--by-layer"], ["dump", path],
-                ["check", path], ["compat", path], ["fsck", path], ["recipe", path]]
+                ["check", path], ["compat", path], ["fsck", path], ["recipe", path], ["loads", path]]
     out += [[command, TRUNCATED] for command in ("info", "kv", "tensors", "dump", "check", "fsck")]
     out += [["kv", GEMMA3, "--full"], ["dump", GEMMA3, "--full"],
             ["stats", Q4, "blk.0.attn_q.weight"], ["stats", F32, "output_norm.weight"],

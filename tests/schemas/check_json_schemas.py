@@ -224,6 +224,7 @@ def main():
         check("compat", path)
         check("fsck", path)
         check("recipe", path)
+        check("loads", path, status=None)
     # A damaged file still opens: what parsed, and diagnostics with their offsets (exit status 1).
     truncated = os.path.join(out_dir, "truncated.gguf")
     with open(f32, "rb") as src, open(truncated, "wb") as dst:

@@ -9,6 +9,7 @@
 #include "gguf_builder.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/llama_asserts.h"
+#include "mlens/formats/llama_requirements.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -89,7 +90,7 @@ TEST_CASE("llama asserts: each row's fixture trips exactly that row", "[llama_as
         const bool first_key = w[0].field == std::string("qwen2.") + rows[i].keys[0];
         CHECK((first_key || (rows[i].keys[1] && w[0].field == std::string("qwen2.") + rows[i].keys[1])));
         CHECK(w[0].message.find(rows[i].assert_text) != std::string::npos);
-        CHECK(w[0].message.find(rows[i].where) != std::string::npos);
+        CHECK(w[0].message.find(llama_assert_where(rows[i], "qwen2")) != std::string::npos);
     }
 }
 
@@ -116,4 +117,23 @@ TEST_CASE("mlens check warns about expert_used_count without expert_count and na
                             Catch::Contains("qwen2.expert_count = absent") &&
                             Catch::Contains("GGML_ASSERT(n_expert_used_max <= hparams.n_expert)") &&
                             Catch::Contains("src/llama-model.cpp:1294"));
+}
+
+TEST_CASE("llama asserts: every row's assert is found where the generated sites say", "[llama_asserts][gguf]") {
+    auto builder_file = [](const char* text, const char* arch) {
+        const char* file = graph_assert_file(text, arch);
+        return std::string(file ? file : "none");
+    };
+    for (const LlamaAssert& row : llama_asserts()) {
+        INFO(row.assert_text);
+        if (row.function)
+            CHECK(find_llama_assert_site(row.assert_text, row.function));
+        else
+            CHECK(builder_file(row.assert_text, "qwen2") == "src/models/qwen2.cpp");
+    }
+    CHECK(llama_assert_where(llama_asserts()[0], "qwen2") == "src/llama-model.cpp:1260 (llama_model_base::load_hparams)");
+    // llama's load_hparams refuses another rope dimension first: its graph assert is not a row's.
+    CHECK(builder_file("GGML_ASSERT(n_embd_head == n_rot)", "llama") == "src/models/llama.cpp");
+    // granite_swa's builder lives in granite-swa.cpp: the file comes from the source, not the name.
+    CHECK(builder_file("GGML_ASSERT(n_embd_head == n_rot)", "granite_swa") == "src/models/granite-swa.cpp");
 }

@@ -7,6 +7,7 @@
 #include "mlens/text/escape.h"
 #include "mlens/text/text_search.h"
 #include "theme.h"
+#include "widgets/load_verdict.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
@@ -48,6 +49,13 @@ std::string DiagnosticsPanel::badge(const Document& doc) const {
 void DiagnosticsPanel::draw(PanelContext& ctx) {
     Document& doc = ctx.doc;
     const Model& m = *doc.model();
+    // Whether llama.cpp loads the file, and why not: the reasons come before the reader's findings.
+    const Loadability& loads = doc.index()->loads;
+    ui::text_dim("llama.cpp:");
+    ImGui::SameLine();
+    ui::load_verdict_text(loads);
+    ui::load_reasons(loads);
+    ImGui::Separator();
     if (m.diagnostics.empty()) {
         ImGui::Spacing();
         ui::text_colored(palette().ok, "\xE2\x9C\x93 No diagnostics: every check passed.");

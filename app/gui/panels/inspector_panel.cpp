@@ -13,6 +13,7 @@
 #include "state/display_text.h"
 #include "theme.h"
 #include "widgets/hex_view.h"
+#include "widgets/load_verdict.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
@@ -102,6 +103,8 @@ void header_fields(const Document& doc, ImFont* mono) {
         f.row("bits/weight", bpw);
     }
     if (m.partial) f.row("parsing", "stopped early (see diagnostics)", false, &palette().error);
+    const Loadability& loads = doc.index()->loads;
+    f.row("llama.cpp", escape_for_display(loads.summary(), 1000), false, &ui::load_verdict_color(loads.verdict));
 }
 
 void metadata_fields(Document& doc, size_t i, ImFont* mono) {

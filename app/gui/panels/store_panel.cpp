@@ -11,6 +11,7 @@
 #include "panels/store_tensors_view.h"
 #include "state/workspace.h"
 #include "theme.h"
+#include "widgets/load_verdict.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
@@ -142,11 +143,14 @@ void StorePanel::models_table(Document& doc) {
     }
     const char* headers[7] = {"Model", "Size", "Format", "Family", "Parameters", "Quantization", "Modified (UTC)"};
     float avail = ImGui::GetContentRegionAvail().x;
-    if (!ImGui::BeginTable("store_models", 8, flags)) return;
+    if (!ImGui::BeginTable("store_models", 9, flags)) return;
     ImGui::TableSetupScrollFreeze(1, 1);
     for (int c = 0; c < 7; ++c)
         ImGui::TableSetupColumn(headers[c], ImGuiTableColumnFlags_WidthFixed,
                                 ui::fitted_width(column_texts[c], headers[c], avail * (c == 0 ? 0.25f : 0.12f)));
+    std::vector<std::string> load_labels;
+    for (const ModelListing& m : l.models) load_labels.push_back(m.loads ? m.loads->label() : "-");
+    ImGui::TableSetupColumn("llama.cpp", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(load_labels, "llama.cpp", avail * 0.12f));
     ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     const bool pending = digest_pass_running(*doc.store());
@@ -172,13 +176,18 @@ void StorePanel::models_table(Document& doc) {
         ImGui::TableNextColumn();
         ui::cell_text_dim(column_texts[6][i]);
         ImGui::TableNextColumn();
+        if (m.loads)
+            ui::load_verdict_cell(*m.loads);
+        else
+            ui::cell_text_dim("-");
+        ImGui::TableNextColumn();
         verdict_text(m.check, pending);
         // Every reason: where, under the model's name; what, under its verdict (full on hover).
         for (const Diagnostic& d : m.check.reasons) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ui::cell_text_colored(d.severity == Severity::error ? palette().error : palette().warning, "   " + m.check.place_text(d));
-            for (int column = 0; column < 7; ++column) ImGui::TableNextColumn();
+            for (int column = 0; column < 8; ++column) ImGui::TableNextColumn();
             ui::cell_text_dim(escape_for_display(d.message, 1000));
         }
         ImGui::PopID();

@@ -99,6 +99,7 @@ DocumentIndex build_document_index(const Model& model, JobContext* job) {
     index.metadata_groups = metadata_groups(model, index.summary.architecture);
     index.layers = summarize_layers(model, index.tensors);
     index.tokenizer = tokenizer_info(model);
+    index.loads = assess_loadability(model);
 
     std::unordered_set<uint32_t> cps;
     for (const MetadataEntry& e : model.metadata) {

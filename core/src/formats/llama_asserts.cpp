@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "mlens/formats/llama_requirements.h"
+
 namespace mlens {
 
 namespace {
@@ -10,36 +12,14 @@ namespace {
 constexpr int64_t kMaxLayers = 512;  // LLAMA_MAX_LAYERS
 constexpr int64_t kMaxExperts = 1024;  // LLAMA_MAX_EXPERTS
 
-// Architectures whose graph builder (src/models/<arch>.cpp) asserts that the value head size is
-// the key head size: every builder holding GGML_ASSERT(n_embd_head == hparams.n_embd_head_k()).
-constexpr std::string_view kSameHeadSizeArchs[] = {
-    "afmoe",     "apertus",     "arcee",       "arctic",       "baichuan",   "bailingmoe2", "bert",       "bitnet",   "bloom",
-    "chameleon", "chatglm",     "codeshell",   "cogvlm",       "cohere2",    "cohere2moe",  "command-r",  "dbrx",     "deci",
-    "deepseek",  "dflash",      "dots1",       "dream",        "eagle3",     "ernie4_5",    "eurobert",   "exaone",   "falcon",
-    "glm4",      "gpt2",        "gptneox",     "granite_swa",  "granite",    "grok",        "grovemoe",   "hunyuan-moe",
-    "hunyuan_vl", "hy_v3",      "internlm2",   "jais",         "jais2",      "laguna",      "llada-moe",  "llada",    "llama",
-    "llama4",    "maincoder",   "mellum",      "minimax-01",   "minimax-m2", "minimax-m3",  "mistral3",   "modern-bert",
-    "mpt",       "muse-glimmer", "nanbeige",   "nemotron_h_moe", "nemotron_h", "nemotron",  "neo-bert",   "olmo",     "olmo2",
-    "olmoe",     "openelm",     "orion",       "paddleocr",    "phi2",       "phi3",        "plamo",      "pockettts", "qwen",
-    "qwen2",     "qwen2moe",    "qwen2vl",     "qwen3",        "qwen35",     "qwen35moe",   "qwen3moe",   "qwen3next", "qwen3vl",
-    "qwen3vlmoe", "qwen4exp",   "refact",      "rnd1",         "seed_oss",   "smallthinker", "smollm3",   "spark2_5", "stablelm",
-    "starcoder", "starcoder2",  "t5",          "xverse",
-};
+constexpr const char* kSameHeadSize = "GGML_ASSERT(n_embd_head == hparams.n_embd_head_k())";
+constexpr const char* kFullRope = "GGML_ASSERT(n_embd_head == n_rot)";
+// load_hparams refuses a rope dimension other than the head size for these before any graph is
+// built ("invalid n_rot"), so their graph's n_rot assert is never reached.
+constexpr std::string_view kRotCheckedArchs[] = {"llama", "deci", "falcon", "llama-embed"};
 
-// Architectures whose graph builder asserts GGML_ASSERT(n_embd_head == n_rot). llama, deci and
-// falcon are left out: their load_hparams refuses a rope dimension other than the head size first.
-constexpr std::string_view kFullRopeArchs[] = {
-    "apertus",    "arcee",      "arctic",     "baichuan",  "chameleon", "codeshell",  "cogvlm",     "cohere2moe", "dbrx",
-    "deepseek",   "dots1",      "dream",      "ernie4_5",  "exaone-moe", "exaone",    "exaone4",    "granite_swa", "granite",
-    "grok",       "grovemoe",   "hunyuan-moe", "hunyuan_vl", "hy_v3",    "internlm2",  "jais2",      "llada-moe",  "llada",
-    "llama4",     "maincoder",  "mellum",     "minimax-01", "minimax-m2", "mistral3",  "nemotron",   "olmo",       "olmo2",
-    "olmoe",      "orion",      "paddleocr",  "plamo",     "pockettts",  "qwen2",     "qwen2moe",   "qwen2vl",    "qwen3",
-    "qwen3moe",   "qwen3vl",    "qwen3vlmoe", "rnd1",      "seed_oss",   "smallthinker", "smollm3",  "starcoder2", "talkie",
-    "xverse",
-};
-
-bool listed(std::span<const std::string_view> archs, const std::string& arch) {
-    return std::find(archs.begin(), archs.end(), arch) != archs.end();
+bool rot_checked_first(const std::string& arch) {
+    return std::find(std::begin(kRotCheckedArchs), std::end(kRotCheckedArchs), arch) != std::end(kRotCheckedArchs);
 }
 
 // The head sizes load_hparams derives: key_length / value_length, else n_embd / n_head.
@@ -54,72 +34,70 @@ bool eps_trips(const std::optional<double>& eps) { return eps && !(*eps >= 0.0);
 // clang-format off
 constexpr LlamaAssert kRows[] = {
     {{"block_count", nullptr}, "GGML_ASSERT(hparams.n_layer_all > 0 && hparams.n_layer_all <= LLAMA_MAX_LAYERS)",
-     "src/llama-model.cpp:1260 (llama_model_base::load_hparams)",
+     "llama_model_base::load_hparams", "",
      [](const LlamaHparams& h) { return h.n_layer && (*h.n_layer <= 0 || *h.n_layer > kMaxLayers); }},
     {{"nextn_predict_layers", "block_count"}, "GGML_ASSERT(hparams.n_layer_nextn <= hparams.n_layer_all)",
-     "src/llama-model.cpp:1262 (llama_model_base::load_hparams)",
+     "llama_model_base::load_hparams", "",
      [](const LlamaHparams& h) { return h.n_layer && h.n_layer_nextn > *h.n_layer; }},
     {{"expert_count", nullptr}, "GGML_ASSERT(hparams.n_expert <= LLAMA_MAX_EXPERTS)",
-     "src/llama-model.cpp:1293 (llama_model_base::load_hparams)",
+     "llama_model_base::load_hparams", "",
      [](const LlamaHparams& h) { return h.n_expert > kMaxExperts; }},
     {{"expert_used_count", "expert_count"}, "GGML_ASSERT(n_expert_used_max <= hparams.n_expert)",
-     "src/llama-model.cpp:1294 (llama_model_base::load_hparams)",
+     "llama_model_base::load_hparams", "",
      [](const LlamaHparams& h) { return h.n_expert <= kMaxExperts && h.n_expert_used_max > h.n_expert; }},
     {{"expert_count", "expert_used_count"}, "GGML_ASSERT(n_expert_used_max > 0)",
-     "src/llama-model.cpp:1296 (llama_model_base::load_hparams)",
+     "llama_model_base::load_hparams", "",
      [](const LlamaHparams& h) { return h.n_expert > 0 && h.n_expert <= kMaxExperts && h.n_expert_used_max <= 0; }},
     {{"expert_group_count", "expert_count"}, "GGML_ASSERT(hparams.n_expert_groups < hparams.n_expert)",
-     "src/llama-model.cpp:1297 (llama_model_base::load_hparams)",
+     "llama_model_base::load_hparams", "",
      [](const LlamaHparams& h) {
          return h.n_expert > 0 && h.n_expert <= kMaxExperts && h.n_expert_used_max > 0 && h.n_expert_used_max <= h.n_expert &&
              h.n_expert_groups >= h.n_expert;
      }},
     {{"expert_group_count", "expert_count"}, "GGML_ASSERT(hparams.n_expert % hparams.n_expert_groups == 0)",
-     "src/llama-model.cpp:1299 (llama_model_base::load_hparams)",
+     "llama_model_base::load_hparams", "",
      [](const LlamaHparams& h) {
          return h.n_expert > 0 && h.n_expert_groups > 1 && h.n_expert_groups < h.n_expert && h.n_expert % h.n_expert_groups != 0;
      }},
     {{"expert_group_used_count", "expert_group_count"}, "GGML_ASSERT(hparams.n_group_used > 0)",
-     "src/llama-model.cpp:1300 (llama_model_base::load_hparams)",
+     "llama_model_base::load_hparams", "",
      [](const LlamaHparams& h) {
          return h.n_expert > 0 && h.n_expert_groups > 1 && h.n_expert_groups < h.n_expert && h.n_expert % h.n_expert_groups == 0 &&
              h.n_group_used <= 0;
      }},
     {{"expert_group_used_count", "expert_group_count"}, "GGML_ASSERT(hparams.n_group_used < hparams.n_expert_groups)",
-     "src/llama-model.cpp:1301 (llama_model_base::load_hparams)",
+     "llama_model_base::load_hparams", "",
      [](const LlamaHparams& h) {
          return h.n_expert > 0 && h.n_expert_groups > 1 && h.n_expert_groups < h.n_expert && h.n_expert % h.n_expert_groups == 0 &&
              h.n_group_used >= h.n_expert_groups;
      }},
     {{"expert_group_count", nullptr}, "GGML_ASSERT(hparams.n_expert_groups == 0)",
-     "src/llama-model.cpp:1305 (llama_model_base::load_hparams)",
+     "llama_model_base::load_hparams", "",
      [](const LlamaHparams& h) { return h.n_expert == 0 && h.n_expert_used_max == 0 && h.n_expert_groups != 0; }},
     {{"rope.scaling.type", nullptr}, "GGML_ASSERT(hparams.rope_scaling_type_train != LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED)",
-     "src/llama-model.cpp:1352 (llama_model_base::load_hparams; none, linear, yarn and longrope are known)",
+     "llama_model_base::load_hparams", "none, linear, yarn and longrope are known",
      [](const LlamaHparams& h) {
          return h.rope_scaling && *h.rope_scaling != "none" && *h.rope_scaling != "linear" && *h.rope_scaling != "yarn" &&
              *h.rope_scaling != "longrope";
      }},
     {{"attention.layer_norm_rms_epsilon", nullptr}, "GGML_ASSERT(eps >= 0.0f)",
-     "ggml/src/ggml-cpu/ops.cpp:3949 (ggml_compute_forward_rms_norm, at the first decode)",
+     "ggml_compute_forward_rms_norm", "",
      [](const LlamaHparams& h) { return eps_trips(h.rms_eps); }},
     {{"attention.layer_norm_epsilon", nullptr}, "GGML_ASSERT(eps >= 0.0f)",
-     "ggml/src/ggml-cpu/ops.cpp:3843 (ggml_compute_forward_norm, at the first decode)",
+     "ggml_compute_forward_norm,", "",
      [](const LlamaHparams& h) { return eps_trips(h.norm_eps); }},
     {{"attention.head_count_kv", "attention.head_count"}, "GGML_ASSERT(ggml_can_mul_mat(a, b))",
-     "ggml/src/ggml.c:3345 (ggml_mul_mat of K and Q in the attention: the KV heads must divide the heads)",
+     "ggml_mul_mat", "of K and Q in the attention: the KV heads must divide the heads",
      [](const LlamaHparams& h) { return h.n_head && h.n_head_kv && *h.n_head > 0 && *h.n_head_kv > 0 && *h.n_head % *h.n_head_kv != 0; }},
-    {{"attention.value_length", "attention.key_length"}, "GGML_ASSERT(n_embd_head == hparams.n_embd_head_k())",
-     "src/models/<arch>.cpp (the graph builder, at the first decode)",
+    {{"attention.value_length", "attention.key_length"}, kSameHeadSize, nullptr, "the graph builder, at the first decode",
      [](const LlamaHparams& h) {
          auto k = head_size(h, h.key_length), v = head_size(h, h.value_length);
-         return listed(kSameHeadSizeArchs, h.arch) && k && v && *k != *v;
+         return graph_assert_file(kSameHeadSize, h.arch) && k && v && *k != *v;
      }},
-    {{"rope.dimension_count", "attention.value_length"}, "GGML_ASSERT(n_embd_head == n_rot)",
-     "src/models/<arch>.cpp (the graph builder, at the first decode)",
+    {{"rope.dimension_count", "attention.value_length"}, kFullRope, nullptr, "the graph builder, at the first decode",
      [](const LlamaHparams& h) {
          auto v = head_size(h, h.value_length);
-         return listed(kFullRopeArchs, h.arch) && h.n_rot && v && *h.n_rot != *v;
+         return graph_assert_file(kFullRope, h.arch) && !rot_checked_first(h.arch) && h.n_rot && v && *h.n_rot != *v;
      }},
 };
 // clang-format on
@@ -188,6 +166,19 @@ LlamaHparams llama_hparams_of(const Model& m) {
 
 std::span<const LlamaAssert> llama_asserts() { return kRows; }
 
+std::string llama_assert_where(const LlamaAssert& row, const std::string& arch) {
+    std::string where;
+    if (!row.function) {
+        const char* file = graph_assert_file(row.assert_text, arch);
+        where = file ? file : "the " + arch + " graph builder";
+    } else if (const LlamaAssertSite* site = find_llama_assert_site(row.assert_text, row.function)) {
+        where = site->where;
+    } else {
+        where = row.function;  // the linked source moved it: name the function at least
+    }
+    return row.note[0] ? where + " (" + row.note + ")" : where;
+}
+
 void check_llama_asserts(Model& m) {
     const LlamaHparams h = llama_hparams_of(m);
     if (h.arch.empty()) return;
@@ -203,7 +194,7 @@ void check_llama_asserts(Model& m) {
         }
         if (!at) continue;  // only defaults trip it: nothing in the file to point at
         m.diagnostics.push_back({Severity::warning, "GGUF", ErrorCode::W_LLAMA_ABORT, at->key, at->key_range.offset,
-                                 values + ": the pinned llama.cpp aborts on " + row.assert_text + " at " + row.where, at->file});
+                                 values + ": the pinned llama.cpp aborts on " + row.assert_text + " at " + llama_assert_where(row, h.arch), at->file});
     }
 }
 

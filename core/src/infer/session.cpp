@@ -81,6 +81,8 @@ Result<std::unique_ptr<Session>> Session::load(const std::string& path, const Se
     llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
     mp.vocab_only = options.vocab_only;
+    mp.no_alloc = options.dry_run;
+    if (options.dry_run) mp.load_mode = LLAMA_LOAD_MODE_NONE;  // nothing is read: no mapping either
     mp.progress_callback = on_load_progress;
     mp.progress_callback_user_data = job;
     session->m_model = llama_model_load_from_file(path.c_str(), mp);
@@ -92,8 +94,8 @@ Result<std::unique_ptr<Session>> Session::load(const std::string& path, const Se
                      "llama.cpp could not load the model" + (why.empty() ? std::string() : ": " + why)};
     }
     session->m_vocab = llama_model_get_vocab(session->m_model);
-    session->m_facts = read_facts(session->m_model, options.vocab_only);
-    if (options.vocab_only) return session;
+    session->m_facts = read_facts(session->m_model, options.vocab_only || options.dry_run);
+    if (options.vocab_only || options.dry_run) return session;
 
     uint32_t n_ctx = std::max<uint32_t>(options.n_ctx, 16);
     if (session->m_facts.n_ctx_train > 0) n_ctx = std::min<uint32_t>(n_ctx, session->m_facts.n_ctx_train);

@@ -133,7 +133,7 @@ Error decode_error(const Json& j);
 
 namespace mlens {
 
-MLENS_WIRE_FIELDS(SessionOptions, vocab_only, n_ctx, n_threads, as_is, worker_timeout_s)
+MLENS_WIRE_FIELDS(SessionOptions, vocab_only, n_ctx, n_threads, dry_run, as_is, worker_timeout_s)
 MLENS_WIRE_FIELDS(ModelFacts, description, architecture, n_params, size_bytes, n_ctx_train, n_embd, n_layer, n_head, n_head_kv, n_vocab,
                   vocab_type, bos, eos, add_bos, has_chat_template, vocab_only)
 MLENS_WIRE_FIELDS(LoadRoute, through_export, handlers, banner)

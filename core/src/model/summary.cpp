@@ -70,11 +70,21 @@ struct Architecture {
     std::string source;
 };
 
-// What config.json names: model_type (top level, then text_config), else architectures[0].
-Architecture config_json_architecture(const Model& model) {
+nlohmann::json config_json(const Model& model) {
     const MetadataEntry* e = model.find("file:config.json");
     if (!e || !e->value.is_string() || e->value.string_length() > kMaxConfigJsonBytes) return {};
-    auto config = nlohmann::json::parse(e->value.string_value(kMaxConfigJsonBytes), nullptr, false);
+    return nlohmann::json::parse(e->value.string_value(kMaxConfigJsonBytes), nullptr, false);
+}
+
+std::string first_architectures_entry(const nlohmann::json& config) {
+    if (auto a = config.find("architectures"); a != config.end() && a->is_array() && !a->empty() && a->front().is_string())
+        return a->front().get<std::string>();
+    return {};
+}
+
+// What config.json names: model_type (top level, then text_config), else architectures[0].
+Architecture config_json_architecture(const Model& model) {
+    auto config = config_json(model);
     if (!config.is_object()) return {};
     auto text = [](const nlohmann::json& j, const char* key) -> std::string {
         auto it = j.find(key);
@@ -83,12 +93,16 @@ Architecture config_json_architecture(const Model& model) {
     if (std::string t = text(config, "model_type"); !t.empty()) return {t, "config.json model_type"};
     if (auto tc = config.find("text_config"); tc != config.end() && tc->is_object())
         if (std::string t = text(*tc, "model_type"); !t.empty()) return {t, "config.json text_config.model_type"};
-    if (auto a = config.find("architectures"); a != config.end() && a->is_array() && !a->empty() && a->front().is_string())
-        if (std::string t = a->front().get<std::string>(); !t.empty()) return {t, "config.json architectures"};
+    if (std::string t = first_architectures_entry(config); !t.empty()) return {t, "config.json architectures"};
     return {};
 }
 
 }  // namespace
+
+std::string hf_architecture_class(const Model& model) {
+    auto config = config_json(model);
+    return config.is_object() ? first_architectures_entry(config) : std::string();
+}
 
 ModelSummary summarize(const Model& model, const std::vector<LogicalTensor>& tensors) {
     ModelSummary s;

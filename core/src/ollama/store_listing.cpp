@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "mlens/ollama/manifest_view.h"
+#include "mlens/ollama/store_model.h"
 
 namespace mlens {
 
@@ -52,6 +53,8 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
             }
             row.format = model_format(m, config ? &*config : nullptr);
         }
+        if (check.verdict() != Verdict::errors)
+            if (auto model = open_store_model(store, check.name)) row.loads = assess_loadability(*model);
         row.check = std::move(check);
         out.models.push_back(std::move(row));
     }

@@ -1,7 +1,7 @@
 // DocumentIndex: everything derived from a Model that its views list and draw, computed once
 // (on a worker thread in the app): the logical tensors every tensor listing shows
 // (logical_tensors, summary.h), the summary and layers computed from them, metadata groups,
-// tokenizer facts, and the code points used by the file's strings (so fonts can provide their
+// tokenizer facts, whether llama.cpp loads it (loadability.h), and the code points used by the file's strings (so fonts can provide their
 // glyphs).
 //
 // Contract:
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "mlens/analysis/loadability.h"
 #include "mlens/job.h"
 #include "mlens/model/model.h"
 #include "mlens/model/summary.h"
@@ -56,6 +57,7 @@ struct DocumentIndex {
     std::vector<MetadataGroup> metadata_groups;
     std::vector<LayerSummary> layers;
     TokenizerInfo tokenizer;
+    Loadability loads;  // assess_loadability(model): the Inspector, status bar and Diagnostics show it
     // Code points (sorted, unique, all >= 0x80) used by the file's strings: all of them, and those
     // of the text shown in the monospace font (keys, string values, tensor names).
     std::vector<uint32_t> code_points;

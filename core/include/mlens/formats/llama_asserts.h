@@ -1,6 +1,8 @@
 // The hyperparameter combinations on which the pinned llama.cpp (0.5.0) aborts the process (a
 // GGML_ASSERT) instead of refusing the file: one table, each row naming the keys it reads, the
 // assert as the source writes it and where it is, so `mlens check` can warn before anything loads.
+// The assert texts, their file:line and the architectures whose graph builder holds an assert come
+// from the generated requirements (llama_requirements.h); what makes a row trip is written here.
 //
 // Contract:
 //  - llama_hparams_of reads the keys llama.cpp's load_hparams reads (`<arch>.` + suffix), with its
@@ -37,12 +39,16 @@ struct LlamaHparams {
 struct LlamaAssert {
     std::array<const char*, 2> keys;  // key suffixes after "<arch>."; the second may be nullptr
     const char* assert_text;  // as the source writes it
-    const char* where;  // file:line (function) in the pinned source tree
+    const char* function;  // where the generated assert sites hold it (llama_requirements.h); null: the graph builder
+    const char* note;  // what else to say about where it is, or ""
     bool (*trips)(const LlamaHparams&);
 };
 
 LlamaHparams llama_hparams_of(const Model& model);
 std::span<const LlamaAssert> llama_asserts();
+// file:line (function) of the row's assert in the pinned source, from the generated assert sites,
+// with the row's note; for a graph builder assert, the src/models/ file of the arch's graph builder.
+std::string llama_assert_where(const LlamaAssert& row, const std::string& arch);
 void check_llama_asserts(Model& model);
 
 }  // namespace mlens

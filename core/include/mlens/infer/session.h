@@ -12,6 +12,10 @@
 //    error lines (e.g. "... wrong number of tensors; expected 21, got 20").
 //  - vocab_only loads only the tokenizer: tokenize/detokenize/chat template work, decoding
 //    returns ErrorCode::E_VOCAB_ONLY. Facts that need weights (n_params, size) are 0 then.
+//  - dry_run loads with llama_model_params::no_alloc: hyperparameters, vocabulary and the tensor
+//    table are checked as in a full load, no tensor memory is allocated and no weight is read
+//    (no_alloc leaves the data unread; see loadability.h for the dry run that uses it); no
+//    context is created, so it behaves as vocab_only afterwards (facts().vocab_only is true).
 //  - n_threads goes through choose_threads (threads.h) once at load: 0 becomes the default for
 //    the machine's current load, a count above the online cores is capped; options() has the result.
 //  - llama.cpp runs in this process here: ModelLens itself drives it through WorkerSession
@@ -39,6 +43,7 @@ struct SessionOptions {
     bool vocab_only = false;
     uint32_t n_ctx = 2048;  // capped at the model's training context
     int n_threads = 0;  // threads for decoding; 0: the default of choose_threads (threads.h)
+    bool dry_run = false;  // no_alloc: check the load, allocate and read no tensor data, no context
     bool as_is = false;  // load_model_session: hand the file to llama.cpp unmodified, Ollama-made or not
     uint32_t worker_timeout_s = 120;  // WorkerSession: seconds without a frame from the worker before it is killed
 };

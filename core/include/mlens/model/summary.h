@@ -45,6 +45,9 @@ struct ModelSummary {
 ModelSummary summarize(const Model& model, const std::vector<LogicalTensor>& tensors);
 ModelSummary summarize(const Model& model);
 
+// The first "architectures" entry of the config.json a safetensors folder or Ollama tensor-blob
+// model carries (the Hugging Face class, "Qwen3MoeForCausalLM"); empty when there is none.
+std::string hf_architecture_class(const Model& model);
 // Name of a llama_ftype value as llama.cpp's quantize tool spells it ("Q4_K_M", "BF16", ...).
 std::string file_type_name(uint64_t ftype);
 

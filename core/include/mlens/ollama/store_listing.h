@@ -7,6 +7,8 @@
 //    replaced by the default options it also verifies digests — and reads each config blob for
 //    family, parameter size and quantization. Each row carries its ModelCheck (verdict and
 //    reasons), the same one `mlens check` gives. Models come sorted by full name.
+//  - Each model the check does not reject is opened (headers only) for its loadability verdict
+//    (loadability.h), the one `mlens loads` gives.
 //  - size: config + layer sizes as the manifest states them (checked sum; nullopt on overflow).
 //    modified: the manifest file's mtime, which is what Ollama reports.
 //  - A model whose manifest, config or blobs are broken is still listed, with what its config
@@ -21,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "mlens/analysis/loadability.h"
 #include "mlens/job.h"
 #include "mlens/ollama/store.h"
 #include "mlens/ollama/store_check.h"
@@ -35,6 +38,7 @@ struct ModelListing {
     std::string parameter_size;  // config model_type, e.g. "8.0B"
     std::string quantization;  // config file_type, e.g. "Q4_K_M", "int4"
     ModelCheck check;  // the verdict and its reasons
+    std::optional<Loadability> loads;  // whether llama.cpp loads it; unset when the check rejected it
     bool ok() const { return check.verdict() != Verdict::errors; }
 };
 

@@ -1,0 +1,113 @@
+// Will it load: whether the linked llama.cpp loads a model, why not, and what to do — computed
+// from the header alone (metadata, tensor infos, file size; no tensor byte is read) against the
+// requirements generated from the pinned llama.cpp's sources (llama_requirements.h). The CLI
+// (`mlens loads`, `check`, `info`, `store`) and the app all show this one answer.
+//
+// Contract of assess_loadability(model):
+//  - A model that is not a GGUF (a safetensors file or folder, an Ollama tensor-blob model) does
+//    not load: llama.cpp reads only GGUF. The reason names the config.json class and whether the
+//    pinned convert_hf_to_gguf.py registers it (the fix: convert it with that script).
+//  - A GGUF whose header did not parse to its end (Model::partial) does not load: one
+//    damaged_header reason with the reader's first error.
+//  - A GGUF is checked the way llama.cpp's loader proceeds, each problem one reason:
+//      layout (gguf.cpp, per file in tensor-info order): a type id the linked ggml does not know
+//        (unknown_type; nothing after it is checked in that file); a row not a multiple of the
+//        block (bad_row_size); an offset other than the one the tensors before it give
+//        (offset_mismatch, llama.cpp's "tensor 'X' has offset A, expected B"; its fix names the
+//        block size that makes the previous tensor's bytes fit when one of 1..1024 with the same
+//        block bytes does: a file quantized by a llama.cpp fork that reused the type id; only
+//        the first mismatch of a file is reported, as llama.cpp stops there); tensor data past
+//        the end of the file (data_out_of_bounds). A layout reason ends the check: gguf_init
+//        fails, so llama.cpp's loader never runs (and no compat rewrite is tried).
+//      architecture: general.architecture absent (no_architecture) or not a name of the linked
+//        llama.cpp (unknown_architecture; the fix names the closest known name, nearest_name.h),
+//        or a name it has no loader for (unsupported_architecture).
+//      keys: a required key (llama_requirements.h) absent (missing_key; the fix says where the
+//        value usually comes from in a Hugging Face config.json when we know it).
+//      asserts: a load_hparams GGML_ASSERT the hyperparameters trip (llama_asserts.h), which
+//        aborts the process (load_assert).
+//      tensors: a required tensor absent (missing_tensor, llama.cpp's "tensor 'X' not found"), for
+//        per-layer names every layer of block_count (minus nextn_predict_layers for `main`); a
+//        tensor the loader never creates (extra_tensor: llama.cpp counts it and stops with "wrong
+//        number of tensors"), decided only when the architecture's generated tensor list is
+//        complete; a per-layer name whose layer is not below block_count is extra too. Extra
+//        tensors are one reason per leading name part ("v", "mm", "blk"), naming the first.
+//        Conditional tensors and keys are never claimed missing (see llama_requirements.h).
+//  - A conditional per-layer tensor (llama_requirements.h) is never a reason; when some layers of
+//    the file have it and others do not, that is a warning (uneven_tensor, on the first layer
+//    without it): llama.cpp's conditions are per model more often than per layer, so the file is
+//    likely cut or mixed, but whether the loader asks for it there is not decided statically.
+//  - Asserts that trip only at the first decode (norm epsilons, head counts, graph builders) do not
+//    stop a load: they are `warnings` (same shape as reasons), never reasons.
+//  - Verdict: loads when there is no reason. Otherwise, when the file is Ollama-made
+//    (ollama_origin.h) and its layout has no reason, the text side of the compat plan is applied
+//    (upstream_view) and the result checked the same way (layout aside: the export writes a new
+//    one): with no reason left the verdict is loads_after_compat, the reasons are the file's own
+//    and each fix names `mlens export-upstream`; otherwise does_not_load.
+//  - Reasons keep that order; subject names the key or tensor (or the file), offset is the
+//    absolute byte offset of the key or tensor info concerned when there is one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlens/model/model.h"
+
+namespace mlens {
+
+enum class LoadVerdict { loads, loads_after_compat, does_not_load };
+const char* load_verdict_name(LoadVerdict v);  // "loads", "loads_after_compat", "does_not_load"
+
+enum class LoadProblem {
+    not_gguf,
+    damaged_header,
+    unknown_type,
+    bad_row_size,
+    offset_mismatch,
+    data_out_of_bounds,
+    no_architecture,
+    unknown_architecture,
+    unsupported_architecture,
+    missing_key,
+    load_assert,
+    missing_tensor,
+    extra_tensor,
+    decode_assert,
+    uneven_tensor,
+};
+const char* load_problem_name(LoadProblem p);  // the enumerator's name
+
+enum class LoadSubject { file, key, tensor };
+const char* load_subject_name(LoadSubject s);  // "file", "key", "tensor"
+
+struct LoadReason {
+    LoadProblem problem = LoadProblem::not_gguf;
+    LoadSubject subject = LoadSubject::file;
+    std::string name;  // the key or tensor; empty for the file
+    std::optional<uint64_t> offset;
+    std::string text;  // what is wrong, in llama.cpp's words where it has them
+    std::string fix;  // what to do; empty when nothing known fixes it
+};
+
+struct Loadability {
+    LoadVerdict verdict = LoadVerdict::loads;
+    std::vector<LoadReason> reasons;
+    std::vector<LoadReason> warnings;
+    // One line: "loads in llama.cpp 0.5.0", "loads only after the compat rewrite (mlens
+    // export-upstream)", "does not load: <first reason>" (+ " (and N more)").
+    std::string summary() const;
+    // A table cell: "loads", "after compat" or "no: <first problem>" ("no: missing_key").
+    std::string label() const;
+};
+
+Loadability assess_loadability(const Model& model);
+
+// {"verdict", "summary", "reasons": [{"problem", "subject", "name", "offset", "text", "fix"}],
+// "warnings": [...]}; name, offset and fix are null when absent.
+nlohmann::json loadability_json(const Loadability& l);
+
+}  // namespace mlens

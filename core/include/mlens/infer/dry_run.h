@@ -1,0 +1,45 @@
+// The dry run behind `mlens loads --dry-run`: the llama.cpp worker loads the model with no tensor
+// memory (SessionOptions::dry_run: llama_model_params::no_alloc, no mmap, no context), so
+// llama.cpp itself checks the header, hyperparameters, vocabulary and tensor table and reads no
+// weight; what it said is compared with the static verdict (loadability.h).
+//
+// Contract:
+//  - dry_run_load(text, verdict) loads the file as it is (SessionOptions::as_is). When the verdict
+//    is loads_after_compat it also loads it the way ModelLens loads an Ollama-made file, through
+//    the upstream export (model_loader.h). Each load runs in its own worker, so an assert that
+//    aborts llama.cpp ends only that worker.
+//  - A load that fails keeps llama.cpp's words: the load error's message (with llama.cpp's error
+//    lines, or "llama.cpp stopped: ..." with the assert of an abort).
+//  - agrees: loads — the file loaded as is; loads_after_compat — as is it failed and through the
+//    export it loaded; does_not_load — as is it failed.
+//  - Errors: only when no load could be tried (no worker executable, E_NO_WORKER; cancelled).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "mlens/analysis/loadability.h"
+#include "mlens/job.h"
+#include "mlens/result.h"
+
+namespace mlens {
+
+struct DryRunLoad {
+    bool loaded = false;
+    std::string said;  // llama.cpp's error when it did not load; empty when it did
+};
+
+struct DryRun {
+    DryRunLoad as_is;
+    std::optional<DryRunLoad> after_compat;
+    bool agrees = false;
+};
+
+Result<DryRun> dry_run_load(const std::string& text, const Loadability& verdict, JobContext* job = nullptr);
+
+// {"as_is": {"loaded", "said"}, "after_compat": {...} or null, "agrees"}; said is null when loaded.
+nlohmann::json dry_run_json(const DryRun& run);
+
+}  // namespace mlens

@@ -1,0 +1,404 @@
+#include "mlens/analysis/loadability.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+#include "mlens/compat/ollama_origin.h"
+#include "mlens/compat/rewrite_plan.h"
+#include "mlens/formats/llama_asserts.h"
+#include "mlens/formats/llama_requirements.h"
+#include "mlens/model/summary.h"
+#include "mlens/text/nearest_name.h"
+#include "mlens/util/build_info.h"
+#include "mlens/util/name_table.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr NameRow<LoadVerdict> kVerdictNames[] = {
+    {LoadVerdict::loads, "loads"},
+    {LoadVerdict::loads_after_compat, "loads_after_compat"},
+    {LoadVerdict::does_not_load, "does_not_load"},
+};
+
+constexpr NameRow<LoadProblem> kProblemNames[] = {
+    {LoadProblem::not_gguf, "not_gguf"},
+    {LoadProblem::damaged_header, "damaged_header"},
+    {LoadProblem::unknown_type, "unknown_type"},
+    {LoadProblem::bad_row_size, "bad_row_size"},
+    {LoadProblem::offset_mismatch, "offset_mismatch"},
+    {LoadProblem::data_out_of_bounds, "data_out_of_bounds"},
+    {LoadProblem::no_architecture, "no_architecture"},
+    {LoadProblem::unknown_architecture, "unknown_architecture"},
+    {LoadProblem::unsupported_architecture, "unsupported_architecture"},
+    {LoadProblem::missing_key, "missing_key"},
+    {LoadProblem::load_assert, "load_assert"},
+    {LoadProblem::missing_tensor, "missing_tensor"},
+    {LoadProblem::extra_tensor, "extra_tensor"},
+    {LoadProblem::decode_assert, "decode_assert"},
+    {LoadProblem::uneven_tensor, "uneven_tensor"},
+};
+
+constexpr NameRow<LoadSubject> kSubjectNames[] = {
+    {LoadSubject::file, "file"},
+    {LoadSubject::key, "key"},
+    {LoadSubject::tensor, "tensor"},
+};
+
+// Where a Hugging Face config.json usually holds the value of a required key (by the suffix after
+// "<arch>."), as convert_hf_to_gguf.py reads it.
+constexpr std::pair<std::string_view, std::string_view> kKeySources[] = {
+    {"context_length", "max_position_embeddings"},
+    {"embedding_length", "hidden_size"},
+    {"block_count", "num_hidden_layers"},
+    {"feed_forward_length", "intermediate_size"},
+    {"attention.head_count", "num_attention_heads"},
+    {"attention.head_count_kv", "num_key_value_heads"},
+    {"attention.layer_norm_rms_epsilon", "rms_norm_eps"},
+    {"attention.layer_norm_epsilon", "layer_norm_eps"},
+    {"rope.freq_base", "rope_theta"},
+    {"expert_count", "num_experts"},
+    {"expert_used_count", "num_experts_per_tok"},
+    {"attention.sliding_window", "sliding_window"},
+    {"vocab_size", "vocab_size"},
+};
+
+uint64_t pad_to(uint64_t n, uint64_t alignment) { return alignment ? (n + alignment - 1) / alignment * alignment : n; }
+
+// Bytes of a tensor of `n_elements` in blocks of `block_size` weights, `type_size` bytes each.
+uint64_t block_bytes(uint64_t n_elements, uint64_t block_size, uint64_t type_size) { return n_elements / block_size * type_size; }
+
+LoadReason tensor_reason(LoadProblem p, const TensorInfo& t, std::string text, std::string fix = {}) {
+    return {p, LoadSubject::tensor, t.name, t.info_range.offset, std::move(text), std::move(fix)};
+}
+
+// The block size (1..1024, a power of two) with the linked type's block bytes that makes `span`
+// bytes hold the tensor, padded as the file pads; nullopt when none does.
+std::optional<uint64_t> fitting_block_size(const TensorInfo& t, const GgmlTypeFacts& type, uint64_t span, uint64_t alignment) {
+    for (uint64_t b = 1; b <= 1024; b *= 2) {
+        if (b == type.block_size || t.ne.empty() || t.ne[0] % b != 0) continue;
+        if (pad_to(block_bytes(t.n_elements, b, type.type_size), alignment) == span) return b;
+    }
+    return std::nullopt;
+}
+
+uint32_t linked_type_count() {
+    uint32_t most = 0;
+    for (const GgmlTypeFacts& t : linked_ggml_types()) most = std::max(most, t.id + 1);
+    return most;
+}
+
+// gguf.cpp's checks of one file's tensor infos and llama.cpp's bounds check, in file order.
+void check_file_layout(const Model& model, uint32_t file, std::vector<LoadReason>& out) {
+    const SourceFile& f = model.files[file];
+    uint64_t expected = 0;
+    const TensorInfo* previous = nullptr;
+    for (const TensorInfo& t : model.tensors) {
+        if (t.file != file) continue;
+        const GgmlTypeFacts* type = find_linked_ggml_type(t.type.id);
+        if (!type) {
+            out.push_back(tensor_reason(LoadProblem::unknown_type, t,
+                                        "tensor '" + t.name + "' has ggml type id " + std::to_string(t.type.id) +
+                                            ", which the linked ggml does not know (it knows ids below " + std::to_string(linked_type_count()) +
+                                            ", removed ones aside)",
+                                        "requantize it with the linked llama.cpp's llama-quantize, or load it with the llama.cpp build that wrote it"));
+            return;
+        }
+        if (t.ne.empty() || t.ne[0] % type->block_size != 0) {
+            out.push_back(tensor_reason(LoadProblem::bad_row_size, t,
+                                        "tensor '" + t.name + "' of type " + std::to_string(t.type.id) + " (" + type->name + ") has " +
+                                            std::to_string(t.ne.empty() ? 0 : t.ne[0]) + " elements per row, not a multiple of block size (" +
+                                            std::to_string(type->block_size) + ")"));
+            return;
+        }
+        if (t.relative_offset != expected) {
+            std::string fix;
+            if (previous) {
+                const GgmlTypeFacts* prev_type = find_linked_ggml_type(previous->type.id);
+                const uint64_t span = t.relative_offset - previous->relative_offset;
+                if (auto b = t.relative_offset > previous->relative_offset ? fitting_block_size(*previous, *prev_type, span, f.alignment)
+                                                                           : std::nullopt)
+                    fix = "quantized by a llama.cpp fork: type id " + std::to_string(previous->type.id) + " here has a " + std::to_string(*b) +
+                        "-weight block, the linked ggml's (" + prev_type->name + ") has " + std::to_string(prev_type->block_size) +
+                        "; load it with that fork, or requantize from the original weights with the linked llama.cpp";
+            }
+            out.push_back(tensor_reason(LoadProblem::offset_mismatch, t,
+                                        "tensor '" + t.name + "' has offset " + std::to_string(t.relative_offset) + ", expected " +
+                                            std::to_string(expected),
+                                        std::move(fix)));
+            return;
+        }
+        expected += pad_to(block_bytes(t.n_elements, type->block_size, type->type_size), f.alignment);
+        previous = &t;
+    }
+    if (!f.data_start_known() || !f.source) return;
+    for (const TensorInfo& t : model.tensors) {
+        if (t.file != file) continue;
+        const GgmlTypeFacts* type = find_linked_ggml_type(t.type.id);
+        const uint64_t end = f.data_start + t.relative_offset + block_bytes(t.n_elements, type->block_size, type->type_size);
+        if (end > f.source->size()) {
+            out.push_back(tensor_reason(LoadProblem::data_out_of_bounds, t,
+                                        "tensor '" + t.name + "' data is not within the file bounds, model is corrupted or incomplete",
+                                        "the file is cut short: download or copy it again"));
+            return;
+        }
+    }
+}
+
+std::string usual_source(std::string_view key, std::string_view arch) {
+    if (key.size() <= arch.size() + 1 || key.substr(0, arch.size()) != arch) return {};
+    const std::string_view suffix = key.substr(arch.size() + 1);
+    for (const auto& [s, hf] : kKeySources)
+        if (s == suffix) return "set it to the model's config.json \"" + std::string(hf) + "\" (the value convert_hf_to_gguf.py writes there)";
+    return {};
+}
+
+std::vector<std::string> known_arch_names() {
+    std::vector<std::string> names;
+    for (const LlamaArchRequirements& a : llama_arch_requirements()) names.emplace_back(a.name);
+    return names;
+}
+
+bool is_load_time(const LlamaAssert& row) { return row.function && std::strcmp(row.function, "llama_model_base::load_hparams") == 0; }
+
+void check_asserts(const Model& model, const std::string& arch, std::vector<LoadReason>& reasons, std::vector<LoadReason>& warnings) {
+    const LlamaHparams h = llama_hparams_of(model);
+    for (const LlamaAssert& row : llama_asserts()) {
+        if (!row.trips(h)) continue;
+        const MetadataEntry* at = nullptr;
+        for (const char* suffix : row.keys)
+            if (suffix && !at) at = model.find(arch + "." + suffix);
+        if (!at) continue;  // only llama.cpp's defaults trip it: nothing in the file to point at
+        const bool load_time = is_load_time(row);
+        LoadReason r{load_time ? LoadProblem::load_assert : LoadProblem::decode_assert, LoadSubject::key, at->key, at->key_range.offset,
+                     std::string(load_time ? "llama.cpp aborts while loading: " : "llama.cpp loads it, then aborts at the first decode: ") +
+                         row.assert_text + " at " + llama_assert_where(row, arch),
+                     "correct " + at->key + " (the value the model's config.json gives)"};
+        (load_time ? reasons : warnings).push_back(std::move(r));
+    }
+}
+
+std::string layer_name(std::string_view pattern, uint64_t layer) {
+    std::string name(pattern);
+    if (auto at = name.find("%d"); at != std::string::npos) name.replace(at, 2, std::to_string(layer));
+    return name;
+}
+
+// Conditional per-layer tensors present in some layers and absent in others.
+void check_uneven_layers(const Model& model, const LlamaArchRequirements& req, uint64_t n_main, uint64_t n_all, std::vector<LoadReason>& out) {
+    for (const LlamaTensorNeed& need : req.tensors) {
+        if (need.need != Need::conditional || (need.layers != LayerSpan::main && need.layers != LayerSpan::all)) continue;
+        const uint64_t layers = need.layers == LayerSpan::main ? n_main : n_all;
+        std::optional<uint64_t> first_absent;
+        bool any_present = false;
+        for (uint64_t l = 0; l < layers; ++l) {
+            if (model.find_tensor(layer_name(need.name, l)))
+                any_present = true;
+            else if (!first_absent)
+                first_absent = l;
+        }
+        if (!any_present || !first_absent) continue;
+        const std::string name = layer_name(need.name, *first_absent);
+        out.push_back({LoadProblem::uneven_tensor, LoadSubject::tensor, name, std::nullopt,
+                       "tensor '" + name + "' is absent although other layers have it; the " + req.name +
+                           " loader creates it under a condition not decided here, and llama.cpp refuses the file if it asks for it",
+                       "check that the file is complete"});
+    }
+}
+
+void check_tensors(const Model& model, const LlamaArchRequirements& req, std::vector<LoadReason>& out, std::vector<LoadReason>& warnings) {
+    const uint64_t n_all = model.get_uint(std::string(req.name) + ".block_count").value_or(0);
+    const uint64_t nextn = model.get_uint(std::string(req.name) + ".nextn_predict_layers").value_or(0);
+    const uint64_t n_main = n_all > nextn ? n_all - nextn : 0;
+    for (const LlamaTensorNeed& need : req.tensors) {
+        if (need.need != Need::required) continue;
+        const uint64_t layers = need.layers == LayerSpan::none ? 1 : need.layers == LayerSpan::main ? n_main : n_all;
+        for (uint64_t l = 0; l < layers; ++l) {
+            const std::string name = need.layers == LayerSpan::none ? std::string(need.name) : layer_name(need.name, l);
+            if (!model.find_tensor(name))
+                out.push_back({LoadProblem::missing_tensor, LoadSubject::tensor, name, std::nullopt, "tensor '" + name + "' not found",
+                               "the " + std::string(req.name) + " loader requires it in every file: the file is incomplete or its converter named it differently"});
+        }
+    }
+    check_uneven_layers(model, req, n_main, n_all, warnings);
+    if (!req.tensors_complete) return;
+    // Tensors the loader never creates, one reason per leading name part ("v", "mm", "blk"), so a
+    // vision tower in the file is one reason, not hundreds.
+    std::vector<std::pair<std::string, std::vector<const TensorInfo*>>> extra;
+    for (const TensorInfo& t : model.tensors) {
+        const bool created = std::any_of(req.tensors.begin(), req.tensors.end(), [&](const LlamaTensorNeed& need) {
+            uint64_t layer = 0;
+            if (!tensor_name_matches(need.name, t.name, &layer)) return false;
+            return std::string_view(need.name).find("%d") == std::string_view::npos || layer < n_all;
+        });
+        if (created) continue;
+        const std::string part = t.name.substr(0, t.name.find('.'));
+        auto group = std::find_if(extra.begin(), extra.end(), [&](const auto& g) { return g.first == part; });
+        if (group == extra.end()) group = extra.insert(extra.end(), {part, {}});
+        group->second.push_back(&t);
+    }
+    for (const auto& [part, tensors] : extra) {
+        const TensorInfo& first = *tensors.front();
+        const std::string what = tensors.size() == 1 ? "tensor '" + first.name + "' is"
+                                                     : std::to_string(tensors.size()) + " tensors named " + part + ".* (first '" + first.name + "') are";
+        out.push_back(tensor_reason(LoadProblem::extra_tensor, first,
+                                    what + " not created by the " + req.name + " loader: llama.cpp counts them and stops with \"wrong number of tensors\"",
+                                    "remove them (they belong to another architecture or to a separate file, e.g. an mmproj)"));
+    }
+}
+
+// Architecture, keys, asserts and tensors: what the loader checks once the GGUF parsed.
+void check_loader(const Model& model, std::vector<LoadReason>& reasons, std::vector<LoadReason>& warnings) {
+    const MetadataEntry* arch_entry = model.find("general.architecture");
+    if (!arch_entry || !arch_entry->value.is_string()) {
+        reasons.push_back({LoadProblem::no_architecture, LoadSubject::key, "general.architecture", std::nullopt,
+                           "key not found in model: general.architecture", "the file is not a model llama.cpp can load without it"});
+        return;
+    }
+    const std::string arch = arch_entry->value.string_value(256);
+    const LlamaArchRequirements* req = find_llama_arch(arch);
+    if (!req) {
+        auto near = nearest_name(arch, known_arch_names());
+        reasons.push_back({LoadProblem::unknown_architecture, LoadSubject::key, "general.architecture", arch_entry->key_range.offset,
+                           "unknown model architecture: '" + arch + "'",
+                           near ? "the closest architecture the linked llama.cpp knows is '" + *near + "'" : std::string()});
+        return;
+    }
+    if (!*req->loader) {
+        reasons.push_back({LoadProblem::unsupported_architecture, LoadSubject::key, "general.architecture", arch_entry->key_range.offset,
+                           "unsupported model architecture: '" + arch + "'", {}});
+        return;
+    }
+    for (const LlamaKeyNeed& k : req->keys)
+        if (k.need == Need::required && !model.find(k.key))
+            reasons.push_back({LoadProblem::missing_key, LoadSubject::key, k.key, std::nullopt, std::string("key not found in model: ") + k.key,
+                               usual_source(k.key, arch)});
+    check_asserts(model, arch, reasons, warnings);
+    check_tensors(model, *req, reasons, warnings);
+}
+
+// The text side of the compat plan applied: metadata and the tensors the loader sees.
+Model rewritten_model(const Model& model, const compat::SidePlan& plan) {
+    const compat::UpstreamView view = compat::upstream_view(model, plan);
+    Model out;
+    out.format = Format::gguf;
+    for (const compat::ResultKv& kv : view.metadata) {
+        MetadataEntry e;
+        e.key = kv.key;
+        e.value = kv.value;
+        out.metadata.push_back(std::move(e));
+    }
+    for (const compat::ResultTensor& t : view.tensors) {
+        if (t.hidden) continue;
+        TensorInfo info;
+        info.name = t.name;
+        info.type = t.type;
+        info.ne = t.ne;
+        info.n_elements = t.n_elements;
+        out.tensors.push_back(std::move(info));
+    }
+    return out;
+}
+
+// A header that did not parse to its end: gguf_init stops where our reader stopped.
+LoadReason damaged_header(const Model& model) {
+    for (const Diagnostic& d : model.diagnostics)
+        if (d.severity == Severity::error)
+            return {LoadProblem::damaged_header, LoadSubject::file, d.field, d.offset, d.message, "the file is damaged or cut short: get it again"};
+    return {LoadProblem::damaged_header, LoadSubject::file, "", std::nullopt, "the GGUF header did not parse to its end", "get the file again"};
+}
+
+Loadability not_gguf(const Model& model) {
+    Loadability l;
+    l.verdict = LoadVerdict::does_not_load;
+    const std::string hf = hf_architecture_class(model);
+    std::string text = std::string("llama.cpp loads only GGUF files; this is ") + format_name(model.format);
+    std::string fix;
+    if (hf.empty()) {
+        fix = "convert it to GGUF (convert_hf_to_gguf.py reads the config.json this model does not carry)";
+    } else if (converter_knows_hf_class(hf)) {
+        text += "; the pinned converter knows " + hf;
+        fix = "convert it with the pinned llama.cpp's convert_hf_to_gguf.py";
+    } else {
+        text += "; the pinned converter does not know " + hf;
+        fix = "no converter of the pinned llama.cpp registers " + hf + ": a newer llama.cpp may";
+    }
+    l.reasons.push_back({LoadProblem::not_gguf, LoadSubject::file, "", std::nullopt, std::move(text), std::move(fix)});
+    return l;
+}
+
+}  // namespace
+
+const char* load_verdict_name(LoadVerdict v) { return name_of(kVerdictNames, v); }
+const char* load_problem_name(LoadProblem p) { return name_of(kProblemNames, p); }
+const char* load_subject_name(LoadSubject s) { return name_of(kSubjectNames, s); }
+
+std::string Loadability::summary() const {
+    switch (verdict) {
+        case LoadVerdict::loads:
+            return "loads in " + llama_cpp_version();
+        case LoadVerdict::loads_after_compat:
+            return "loads only after the compat rewrite (Ollama's shim does it; mlens export-upstream writes an upstream file)";
+        case LoadVerdict::does_not_load:
+            break;
+    }
+    std::string s = "does not load: " + (reasons.empty() ? std::string("no reason recorded") : reasons.front().text);
+    if (reasons.size() > 1) s += " (and " + std::to_string(reasons.size() - 1) + " more)";
+    return s;
+}
+
+nlohmann::json loadability_json(const Loadability& l) {
+    auto reasons = [](const std::vector<LoadReason>& list) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const LoadReason& r : list) {
+            auto optional_text = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v); };
+            out.push_back({{"problem", load_problem_name(r.problem)},
+                           {"subject", load_subject_name(r.subject)},
+                           {"name", optional_text(r.name)},
+                           {"offset", r.offset ? nlohmann::json(*r.offset) : nlohmann::json(nullptr)},
+                           {"text", r.text},
+                           {"fix", optional_text(r.fix)}});
+        }
+        return out;
+    };
+    return {{"verdict", load_verdict_name(l.verdict)}, {"summary", l.summary()}, {"reasons", reasons(l.reasons)}, {"warnings", reasons(l.warnings)}};
+}
+
+std::string Loadability::label() const {
+    if (verdict == LoadVerdict::loads) return "loads";
+    if (verdict == LoadVerdict::loads_after_compat) return "after compat";
+    return std::string("no: ") + (reasons.empty() ? "unknown" : load_problem_name(reasons.front().problem));
+}
+
+Loadability assess_loadability(const Model& model) {
+    if (model.format != Format::gguf) return not_gguf(model);
+    Loadability l;
+    if (model.partial) {
+        l.verdict = LoadVerdict::does_not_load;
+        l.reasons.push_back(damaged_header(model));
+        return l;
+    }
+    for (uint32_t f = 0; f < model.files.size(); ++f) check_file_layout(model, f, l.reasons);
+    if (!l.reasons.empty()) {
+        l.verdict = LoadVerdict::does_not_load;  // gguf_init fails: the loader never runs
+        return l;
+    }
+    check_loader(model, l.reasons, l.warnings);
+    if (l.reasons.empty()) return l;
+    l.verdict = LoadVerdict::does_not_load;
+    if (!compat::detect_ollama_origin(model).ollama_made()) return l;
+    const compat::RewritePlan plan = compat::plan_compat(model);
+    if (plan.text.empty()) return l;
+    std::vector<LoadReason> after, after_warnings;
+    check_loader(rewritten_model(model, plan.text), after, after_warnings);
+    if (!after.empty()) return l;
+    l.verdict = LoadVerdict::loads_after_compat;
+    l.warnings = std::move(after_warnings);
+    for (LoadReason& r : l.reasons)
+        r.fix = "Ollama's shim rewrites this when Ollama loads it; `mlens export-upstream FILE OUT.gguf` writes the rewritten file for llama.cpp";
+    return l;
+}
+
+}  // namespace mlens

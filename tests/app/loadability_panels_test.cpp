@@ -1,0 +1,49 @@
+// Whether llama.cpp loads the file is computed once, with the document's index, and the panels
+// that show it (Inspector, Diagnostics, the store's model table) draw it for every fixture cause.
+#include <catch2/catch.hpp>
+
+#include "headless.h"
+#include "loadability_fixtures.h"
+#include "mlens/analysis/loadability.h"
+#include "panels/diagnostics_panel.h"
+#include "panels/inspector_panel.h"
+#include "panels/store_panel.h"
+#include "workspace_harness.h"
+
+using namespace mlens;
+
+TEST_CASE("the Inspector and Diagnostics draw the loadability verdict of every fixture", "[app][loadability]") {
+    test::WorkspaceHarness h;
+    test::TempDir dir;
+    for (const test::LoadFixture& f : test::load_fixtures(dir)) {
+        INFO(f.name);
+        Document& doc = h.open_ready(f.path);
+        const Loadability& loads = doc.index()->loads;
+        CHECK(std::string(load_verdict_name(loads.verdict)) == f.verdict);
+        REQUIRE(loads.reasons.size() == f.reasons);
+        CHECK(loads.reasons.front().text == f.text);
+        DiagnosticsPanel diagnostics;
+        InspectorPanel inspector;
+        PanelContext ctx = h.context_of(doc);
+        for (int i = 0; i < 2; ++i) {
+            h.imgui.window_frame("diagnostics", 1366, 768, [&] { diagnostics.draw(ctx); });
+            h.imgui.window_frame("inspector", 400, 768, [&] { inspector.draw(ctx); });
+        }
+    }
+}
+
+TEST_CASE("the store panel lists each model's loadability", "[app][loadability]") {
+    test::WorkspaceHarness h;
+    Document& doc = h.open_ready(std::string(MLENS_DEMO_DIR) + "/ollama-store");
+    REQUIRE(doc.is_store());
+    const StoreListing& l = doc.store()->listing;
+    REQUIRE(l.models.size() == 6);
+    for (const ModelListing& m : l.models) {
+        INFO(m.ref.name.display());
+        REQUIRE(m.loads);
+        CHECK(m.loads->label() == (m.format == "gguf" ? "loads" : "no: not_gguf"));
+    }
+    StorePanel panel;
+    PanelContext ctx = h.context_of(doc);
+    for (int i = 0; i < 2; ++i) h.imgui.window_frame("store", 1366, 768, [&] { panel.draw(ctx); });
+}

@@ -1,0 +1,51 @@
+// One GGUF per reason llama.cpp refuses a file (loadability.h), written by our own writer from
+// the F32 demo model or byte by byte where the layout itself is the fault, and the Ollama-made
+// files of the compat architectures; each with the verdict and first reason it must get. The
+// static verdict's tests and the dry run's agreement test share them.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mlens/model/model.h"
+#include "test_paths.h"
+
+namespace mlens::test {
+
+struct LoadFixture {
+    std::string name;
+    std::string path;
+    std::string verdict;  // load_verdict_name
+    size_t reasons = 0;  // how many reasons
+    std::string problem;  // the first reason's load_problem_name, its subject, text and fix
+    std::string subject;
+    std::string text;
+    std::string fix;
+    std::string said;  // what llama.cpp's own load says about it (part of its error)
+};
+
+// Writes the fixtures into `dir`: unknown architecture, a near-miss architecture name, a missing
+// required key, an extra tensor, a missing tensor, a load-time assert, a type id the linked ggml
+// does not know, a Q4_K tensor written with a 128-weight block.
+std::vector<LoadFixture> load_fixtures(const TempDir& dir);
+
+struct OllamaFixture {
+    std::string path;
+    std::string verdict;
+    std::string first_problem;
+};
+
+// The Ollama-made files: the demo gemma3 and qwen25vl GGUFs, and the tiny gemma3, lfm2, gptoss and
+// llama3 models in Ollama's layout (tiny_models.h) written into `dir`. first_problem is empty for a
+// file that loads as it is.
+std::vector<OllamaFixture> ollama_fixtures(const TempDir& dir);
+
+// The F32 demo model, edited, written to `path` (tensor bytes from the demo file; a tensor the
+// edit adds is zeros).
+void write_demo_variant(const std::string& path, const std::function<void(Model&)>& edit);
+void set_metadata(Model& model, const std::string& key, Value value);
+void remove_metadata(Model& model, const std::string& key);
+Value f32_value(float v);
+
+}  // namespace mlens::test

@@ -1,0 +1,300 @@
+// Will it load: one fixture per cause, each with its exact verdict and first reason; the
+// Ollama-made files load after the compat rewrite and their exports load; the demo models load;
+// the verdict reads no tensor byte and is fast on a 262k-token vocabulary.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+
+#include "cli_runner.h"
+#include "gguf_builder.h"
+#include "large_gguf.h"
+#include "loadability_fixtures.h"
+#include "mlens/analysis/loadability.h"
+#include "mlens/compat/rewrite_plan.h"
+#include "mlens/compat/upstream_export.h"
+#include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/llama_requirements.h"
+#include "mlens/infer/dry_run.h"
+#include "mlens/open/target.h"
+#include "mlens/util/build_info.h"
+#include "test_paths.h"
+#include "tiny_models.h"
+
+using namespace mlens;
+using namespace mlens::test;
+
+namespace {
+
+Loadability assess_file(const std::string& path) {
+    auto model = open_gguf(path);
+    REQUIRE(model);
+    return assess_loadability(*model);
+}
+
+// A ByteSource over a file that records every range read.
+class RecordingSource : public ByteSource {
+public:
+    explicit RecordingSource(ByteSourcePtr inner) : ByteSource(inner->path(), inner->size()), m_inner(std::move(inner)) {}
+    bool read(uint64_t offset, uint64_t length, void* dst) const override {
+        std::lock_guard lock(m_mutex);
+        m_reads.push_back({offset, length});
+        return m_inner->read(offset, length, dst);
+    }
+    void forget() {
+        std::lock_guard lock(m_mutex);
+        m_reads.clear();
+    }
+    // Whether any read touched [from, size()).
+    bool read_at_or_after(uint64_t from) const {
+        std::lock_guard lock(m_mutex);
+        for (const ByteRange& r : m_reads)
+            if (r.length && r.end() > from) return true;
+        return false;
+    }
+
+private:
+    ByteSourcePtr m_inner;
+    mutable std::mutex m_mutex;
+    mutable std::vector<ByteRange> m_reads;
+};
+
+}  // namespace
+
+TEST_CASE("loadability: the generated requirements hold the pinned llama.cpp's facts", "[loadability]") {
+    const LlamaArchRequirements* llama = find_llama_arch("llama");
+    REQUIRE(llama);
+    CHECK(std::string(llama->loader) == "llama_model_llama");
+    CHECK(llama->tensors_complete);
+    auto need_of_tensor = [&](const char* name) {
+        for (const LlamaTensorNeed& t : llama->tensors)
+            if (std::string(t.name) == name) return std::optional<Need>(t.need);
+        return std::optional<Need>();
+    };
+    auto need_of_key = [&](const char* name) {
+        for (const LlamaKeyNeed& k : llama->keys)
+            if (std::string(k.key) == name) return std::optional<Need>(k.need);
+        return std::optional<Need>();
+    };
+    CHECK(need_of_tensor("token_embd.weight") == Need::required);
+    CHECK(need_of_tensor("blk.%d.attn_norm.weight") == Need::required);
+    CHECK(need_of_tensor("output.weight") == Need::optional);
+    // Under `if (n_expert == 0)` and inside create_tensor_qkv's else branch: not decidable.
+    CHECK(need_of_tensor("blk.%d.ffn_gate.weight") == Need::conditional);
+    CHECK(need_of_tensor("blk.%d.attn_q.weight") == Need::conditional);
+    CHECK(need_of_key("llama.block_count") == Need::required);
+    CHECK(need_of_key("llama.attention.layer_norm_rms_epsilon") == Need::required);
+    CHECK(need_of_key("llama.rope.freq_base") == Need::optional);
+    // Read inside `if (hparams.n_head() > 0)`.
+    CHECK(need_of_key("llama.attention.key_length") == Need::conditional);
+    // The architecture-only `return` before the common keys is decided per architecture.
+    const LlamaArchRequirements* clip = find_llama_arch("clip");
+    REQUIRE(clip);
+    CHECK(std::none_of(clip->keys.begin(), clip->keys.end(), [](const LlamaKeyNeed& k) { return std::string(k.key) == "clip.block_count"; }));
+    CHECK(find_llama_arch("gpt-oss"));
+    CHECK_FALSE(find_llama_arch("gptoss"));
+
+    const GgmlTypeFacts* q4k = find_linked_ggml_type(12);
+    REQUIRE(q4k);
+    CHECK(std::string(q4k->name) == "q4_K");
+    CHECK(q4k->block_size == 256);
+    CHECK(q4k->type_size == 144);
+    CHECK(find_linked_ggml_type(8)->block_size == 32);
+    CHECK_FALSE(find_linked_ggml_type(4));  // Q4_2, removed
+    CHECK_FALSE(find_linked_ggml_type(43));
+    CHECK(linked_ggml_types().size() == 35);
+
+    CHECK(converter_knows_hf_class("LlamaForCausalLM"));
+    CHECK(converter_knows_hf_class("Qwen3MoeForCausalLM"));
+    CHECK_FALSE(converter_knows_hf_class("NoSuchModelForCausalLM"));
+
+    CHECK(tensor_name_matches("blk.%d.attn_q.weight", "blk.12.attn_q.weight"));
+    CHECK_FALSE(tensor_name_matches("blk.%d.attn_q.weight", "blk..attn_q.weight"));
+    CHECK_FALSE(tensor_name_matches("blk.%d.attn_q.weight", "blk.1.attn_q.weight.x"));
+}
+
+TEST_CASE("loadability: the demo models load as they are", "[loadability]") {
+    for (const char* name : {"tiny-llama-f32.gguf", "tiny-llama-q8_0.gguf", "tiny-llama-q4_0.gguf"}) {
+        INFO(name);
+        const Loadability l = assess_file(std::string(MLENS_DEMO_DIR) + "/" + name);
+        CHECK(l.verdict == LoadVerdict::loads);
+        CHECK(l.reasons.empty());
+        CHECK(l.warnings.empty());
+        CHECK(l.summary() == "loads in " + llama_cpp_version());
+    }
+}
+
+TEST_CASE("loadability: one fixture per cause gets its verdict and reason", "[loadability]") {
+    TempDir dir;
+    for (const LoadFixture& f : load_fixtures(dir)) {
+        INFO(f.name);
+        const Loadability l = assess_file(f.path);
+        CHECK(std::string(load_verdict_name(l.verdict)) == f.verdict);
+        REQUIRE(l.reasons.size() == f.reasons);
+        const LoadReason& r = l.reasons.front();
+        CHECK(std::string(load_problem_name(r.problem)) == f.problem);
+        CHECK(r.name == f.subject);
+        CHECK(r.text == f.text);
+        CHECK(r.fix == f.fix);
+    }
+}
+
+TEST_CASE("loadability: a decode-time assert is a warning, not a reason", "[loadability]") {
+    TempDir dir;
+    const std::string path = dir.file("eps.gguf");
+    write_demo_variant(path, [](Model& m) { set_metadata(m, "llama.attention.layer_norm_rms_epsilon", f32_value(-1.0f)); });
+    const Loadability l = assess_file(path);
+    CHECK(l.verdict == LoadVerdict::loads);
+    REQUIRE(l.warnings.size() == 1);
+    CHECK(l.warnings[0].problem == LoadProblem::decode_assert);
+    CHECK(l.warnings[0].name == "llama.attention.layer_norm_rms_epsilon");
+    CHECK(l.warnings[0].text ==
+          "llama.cpp loads it, then aborts at the first decode: GGML_ASSERT(eps >= 0.0f) at ggml/src/ggml-cpu/ops.cpp:3949 "
+          "(ggml_compute_forward_rms_norm, at the first decode)");
+}
+
+TEST_CASE("loadability: Ollama-made files load after the compat rewrite, and their exports load", "[loadability][compat]") {
+    TempDir dir;
+    for (const OllamaFixture& f : ollama_fixtures(dir)) {
+        INFO(f.path);
+        auto model = open_gguf(f.path);
+        REQUIRE(model);
+        const Loadability l = assess_loadability(*model);
+        CHECK(std::string(load_verdict_name(l.verdict)) == f.verdict);
+        if (f.first_problem.empty()) {
+            CHECK(l.reasons.empty());
+        } else {
+            REQUIRE_FALSE(l.reasons.empty());
+            CHECK(std::string(load_problem_name(l.reasons.front().problem)) == f.first_problem);
+            CHECK(l.reasons.front().fix ==
+                  "Ollama's shim rewrites this when Ollama loads it; `mlens export-upstream FILE OUT.gguf` writes the rewritten file for "
+                  "llama.cpp");
+        }
+        compat::ExportOptions options;
+        options.text_path = dir.file(std::filesystem::path(f.path).filename().string() + ".upstream.gguf");
+        REQUIRE(compat::export_upstream(*model, compat::plan_compat(*model), options));
+        const Loadability exported = assess_file(options.text_path);
+        CHECK(exported.verdict == LoadVerdict::loads);
+        CHECK(exported.reasons.empty());
+    }
+}
+
+TEST_CASE("loadability: a tensor-blob model names the converter's answer for its class", "[loadability]") {
+    auto model = open_model(std::string(MLENS_DEMO_DIR) + "/ollama-store/tiny-moe:int4");
+    REQUIRE(model);
+    const Loadability l = assess_loadability(*model);
+    CHECK(l.verdict == LoadVerdict::does_not_load);
+    REQUIRE(l.reasons.size() == 1);
+    CHECK(l.reasons[0].problem == LoadProblem::not_gguf);
+    CHECK(l.reasons[0].text == "llama.cpp loads only GGUF files; this is safetensors; the pinned converter knows Qwen3MoeForCausalLM");
+    CHECK(l.reasons[0].fix == "convert it with the pinned llama.cpp's convert_hf_to_gguf.py");
+}
+
+TEST_CASE("loadability: the verdict reads no tensor byte", "[loadability]") {
+    TempDir dir;
+    std::vector<std::string> paths = {std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf", std::string(MLENS_DEMO_DIR) + "/ollama-gemma3.gguf"};
+    for (const LoadFixture& f : load_fixtures(dir)) paths.push_back(f.path);
+    for (const std::string& path : paths) {
+        INFO(path);
+        auto file = open_file(path);
+        REQUIRE(file);
+        auto recording = std::make_shared<RecordingSource>(*file);
+        const Model model = read_gguf(recording);
+        recording->forget();  // the reader reads ahead in chunks: only the verdict's own reads count
+        assess_loadability(model);
+        const uint64_t data_start = model.files[0].data_start_known() ? model.files[0].data_start : recording->size();
+        CHECK_FALSE(recording->read_at_or_after(data_start));
+    }
+}
+
+TEST_CASE("loadability: the verdict of a 262144-token vocabulary takes under 50 ms", "[loadability]") {
+    TempDir dir;
+    const std::string path = dir.file("vocab.gguf");
+    REQUIRE(write_large_gguf(path, {262144, true, 40}));
+    auto model = open_gguf(path);
+    REQUIRE(model);
+    REQUIRE(model->find("tokenizer.ggml.tokens")->value.array->count == 262144);
+    const auto start = std::chrono::steady_clock::now();
+    const Loadability l = assess_loadability(*model);
+    const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    CHECK(l.verdict == LoadVerdict::does_not_load);
+    CHECK(ms < 50.0);
+}
+
+TEST_CASE("loadability: mlens loads prints the verdict, its reasons and fixes", "[loadability][cli]") {
+    TempDir dir;
+    const std::string path = dir.file("no-eps.gguf");
+    write_demo_variant(path, [](Model& m) { remove_metadata(m, "llama.attention.layer_norm_rms_epsilon"); });
+    auto run = run_mlens({"loads", path});
+    CHECK(run.exit_status == 1);
+    CHECK(run.out == path + ": does not load: key not found in model: llama.attention.layer_norm_rms_epsilon\n"
+                           "reason missing_key key llama.attention.layer_norm_rms_epsilon: key not found in model: "
+                           "llama.attention.layer_norm_rms_epsilon\n"
+                           "  fix: set it to the model's config.json \"rms_norm_eps\" (the value convert_hf_to_gguf.py writes there)\n");
+    auto json = run_mlens_json({"loads", std::string(MLENS_DEMO_DIR) + "/tiny-llama-f32.gguf", "--json"});
+    CHECK(json["verdict"] == "loads");
+    CHECK(json["reasons"].empty());
+    CHECK(json["summary"] == "loads in " + llama_cpp_version());
+}
+
+TEST_CASE("loadability: llama.cpp's dry run agrees with the verdict on every fixture", "[loadability][llama]") {
+    TempDir dir;
+    std::vector<std::pair<std::string, std::string>> cases;  // path, what llama.cpp must say (empty: it loads)
+    for (const char* name : {"tiny-llama-f32.gguf", "tiny-llama-q4_0.gguf"}) cases.push_back({std::string(MLENS_DEMO_DIR) + "/" + name, ""});
+    for (const LoadFixture& f : load_fixtures(dir)) cases.push_back({f.path, f.said});
+    for (const OllamaFixture& f : ollama_fixtures(dir)) cases.push_back({f.path, "?"});
+    for (const auto& [path, said] : cases) {
+        INFO(path);
+        const Loadability verdict = assess_file(path);
+        auto run = dry_run_load(path, verdict);
+        REQUIRE(run);
+        CHECK(run->agrees);
+        if (said.empty()) {
+            CHECK(run->as_is.loaded);
+        } else if (said != "?") {
+            INFO(run->as_is.said);
+            CHECK(run->as_is.said.find(said) != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("loadability: the generator stops the build when a pattern it relies on finds nothing", "[loadability]") {
+    TempDir dir;
+    const std::string source = llama_source_dir();
+    std::filesystem::create_directories(dir.path() + "/src/models");
+    for (const char* rel : {"src/llama-model.cpp", "src/models/models.h"})
+        std::filesystem::copy_file(source + "/" + rel, dir.path() + "/" + rel);
+    // A llama-arch.cpp whose architecture table is gone, as a refactored llama.cpp might have it.
+    write_whole_file(dir.file("src/llama-arch.cpp"), {});
+    const std::string out = dir.file("out.cpp");
+    const std::string command = "python3 " + std::string(MLENS_REQUIREMENTS_GENERATOR) + " " + dir.path() + " " + out + " 2>" + dir.file("err.txt");
+    CHECK(std::system(command.c_str()) != 0);
+    const std::vector<uint8_t> err = read_whole_file(dir.file("err.txt"));
+    CHECK(std::string(err.begin(), err.end()) == "generate_llama_requirements: table LLM_ARCH_NAMES not found\n");
+    CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("loadability: a conditional tensor is never claimed missing, an uneven one is a warning", "[loadability]") {
+    TempDir dir;
+    // llama creates ffn_gate under `if (n_expert == 0)`: conditional, so its absence is no reason.
+    const std::string path = dir.file("no-gate-0.gguf");
+    write_demo_variant(path, [](Model& m) { std::erase_if(m.tensors, [](const TensorInfo& t) { return t.name == "blk.0.ffn_gate.weight"; }); });
+    const Loadability l = assess_file(path);
+    CHECK(l.verdict == LoadVerdict::loads);
+    CHECK(l.reasons.empty());
+    REQUIRE(l.warnings.size() == 1);
+    CHECK(l.warnings[0].problem == LoadProblem::uneven_tensor);
+    CHECK(l.warnings[0].name == "blk.0.ffn_gate.weight");
+    CHECK(l.warnings[0].text ==
+          "tensor 'blk.0.ffn_gate.weight' is absent although other layers have it; the llama loader creates it under a condition not "
+          "decided here, and llama.cpp refuses the file if it asks for it");
+    // Absent from every layer: nothing to say (a MoE file has no ffn_gate at all).
+    const std::string none = dir.file("no-gate.gguf");
+    write_demo_variant(none, [](Model& m) { std::erase_if(m.tensors, [](const TensorInfo& t) { return t.name.ends_with(".ffn_gate.weight"); }); });
+    const Loadability n = assess_file(none);
+    CHECK(n.verdict == LoadVerdict::loads);
+    CHECK(n.warnings.empty());
+}
