@@ -1,5 +1,5 @@
 // What the pinned llama.cpp requires of a GGUF to load it, generated at build time from its own
-// sources by tools/llama_requirements/generate_llama_requirements.py (never typed by hand; another
+// sources by third_party/llama_requirements/generate_llama_requirements.py (never typed by hand; another
 // llama.cpp is one rebuild with another MLENS_LLAMA_SOURCE). The generator fails the build when a
 // source pattern it relies on finds nothing.
 //
