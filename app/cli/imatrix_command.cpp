@@ -16,6 +16,7 @@
 #include "mlens/quant/imatrix.h"
 #include "mlens/quant/imatrix_statistics.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/nearest_name.h"
 
 namespace mlens::cli {
 
@@ -26,6 +27,12 @@ struct Options {
     uint32_t bins = 16;
     bool json = false, statistics = false;
 };
+
+std::vector<std::string> entry_names(const Imatrix& m) {
+    std::vector<std::string> names;
+    for (const ImatrixEntry& e : m.entries) names.push_back(e.name);
+    return names;
+}
 
 double total_count(const ImatrixEntry& e) {
     double total = 0;
@@ -108,7 +115,8 @@ int run_imatrix(const Options& o) {
     const Imatrix& m = *opened;
     const ImatrixEntry* only = nullptr;
     if (!o.tensor.empty() && !(only = m.find(o.tensor)))
-        return fail(o.path, ErrorCode::E_NOT_FOUND, escape_for_display(o.path) + " has no entry " + escape_for_display(o.tensor));
+        return fail(o.path, ErrorCode::E_NOT_FOUND,
+                    escape_for_display(o.path) + " has no entry " + escape_for_display(o.tensor) + did_you_mean(o.tensor, entry_names(m)));
     std::vector<const ImatrixEntry*> entries;
     if (only)
         entries.push_back(only);

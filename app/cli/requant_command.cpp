@@ -9,12 +9,14 @@
 #include "cli_job.h"
 #include "mlens/analysis/requant.h"
 #include "mlens/analysis/requant_reference.h"
+#include "mlens/formats/ggml_type_table.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/model/model_json.h"
 #include "mlens/open/imatrix_input.h"
 #include "mlens/quant/imatrix.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/nearest_name.h"
 
 namespace mlens::cli {
 
@@ -41,11 +43,19 @@ struct Options {
     bool json = false;
 };
 
+// The names of the types requant can make, for "did you mean" hints.
+std::vector<std::string> requant_type_names() {
+    std::vector<std::string> names;
+    for (const GgmlTypeRow& row : ggml_type_rows())
+        if (row.requant) names.push_back(std::string(row.name));
+    return names;
+}
+
 int run_requant(const Options& o) {
     std::vector<uint32_t> ids;
     for (const std::string& t : o.types) {
         auto id = ggml_type_from_name(t);
-        if (!id) return usage_error("unknown ggml type " + escape_for_display(t));
+        if (!id) return usage_error("unknown ggml type " + escape_for_display(t) + did_you_mean(t, requant_type_names()));
         ids.push_back(*id);
     }
     auto model = open_or_report(o.path);
@@ -54,7 +64,8 @@ int run_requant(const Options& o) {
     if (!o.reference.empty() && !(other = open_or_report(o.reference))) return kExitBroken;
     const TensorInfo* info = model->find_tensor(o.tensor);
     if (!info)
-        return fail(o.path, ErrorCode::E_NOT_FOUND, escape_for_display(o.tensor) + ": no such tensor in " + escape_for_display(o.path));
+        return fail(o.path, ErrorCode::E_NOT_FOUND,
+                    escape_for_display(o.tensor) + ": no such tensor in " + escape_for_display(o.path) + did_you_mean(o.tensor, model->tensor_names()));
     const size_t index = static_cast<size_t>(info - model->tensors.data());
     const std::optional<uint64_t> expert = o.expert >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(o.expert)) : std::nullopt;
     Result<RequantReference> reference = open_requant_reference(*model, index, expert, other ? &*other : nullptr);
@@ -69,8 +80,14 @@ int run_requant(const Options& o) {
         imatrix = std::move(*opened);
         Result<ColumnImportance> found =
             importance_for(*imatrix, info->name, row_length, values.size() / std::max<uint64_t>(row_length, 1), expert);
-        if (!found) return fail(o.imatrix, found.error().code, found.error().message);
-        importance = std::move(*found);
+        // As llama-quantize does, a tensor the matrix has no entry for is quantized without one.
+        if (!found && found.error().code == ErrorCode::E_NOT_FOUND)
+            std::cerr << "note: " << escape_for_display(o.imatrix) << " has no entry for " << escape_for_display(info->name)
+                      << ": requantized without importance, as llama-quantize does\n";
+        else if (!found)
+            return fail(o.imatrix, found.error().code, found.error().message);
+        else
+            importance = std::move(*found);
     }
     if (ids.empty()) ids = default_requant_types(row_length, importance.has_value());
     auto rows = [&] {

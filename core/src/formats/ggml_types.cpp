@@ -1,5 +1,8 @@
 #include "mlens/formats/ggml_types.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <ggml.h>
 
 #include "mlens/formats/ggml_type_table.h"
@@ -23,8 +26,13 @@ StorageType describe_ggml_type(uint32_t id) {
 }
 
 std::optional<uint32_t> ggml_type_from_name(const std::string& name) {
+    const auto same = [](std::string_view a, std::string_view b) {
+        return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+            return std::toupper(static_cast<unsigned char>(x)) == std::toupper(static_cast<unsigned char>(y));
+        });
+    };
     for (const GgmlTypeRow& row : ggml_type_rows())
-        if (row.name == name) return row.id;
+        if (same(row.name, name)) return row.id;
     return std::nullopt;
 }
 

@@ -71,6 +71,13 @@ const TensorInfo* Model::find_tensor(std::string_view name) const {
     return nullptr;
 }
 
+std::vector<std::string> Model::tensor_names() const {
+    std::vector<std::string> names;
+    names.reserve(tensors.size());
+    for (const auto& t : tensors) names.push_back(t.name);
+    return names;
+}
+
 size_t Model::error_count() const {
     size_t n = 0;
     for (const auto& d : diagnostics) n += d.severity == Severity::error;

@@ -3,6 +3,7 @@
 #include <ggml.h>
 
 #include "mlens/formats/gguf_byte_order.h"
+#include "mlens/text/nearest_name.h"
 #include "tensor_view_kinds.h"
 
 namespace mlens {
@@ -44,7 +45,7 @@ Result<std::optional<ValueBounds>> TensorViewKind::quick_range(uint64_t first, u
 Result<TensorView> TensorView::open(const Model& model, const std::string& name) {
     for (size_t i = 0; i < model.tensors.size(); ++i)
         if (model.tensors[i].name == name) return open(model, i);
-    return Error{ErrorCode::E_NOT_FOUND, "tensor", std::nullopt, "no tensor named " + name};
+    return Error{ErrorCode::E_NOT_FOUND, "tensor", std::nullopt, "no tensor named " + name + did_you_mean(name, model.tensor_names())};
 }
 
 Result<TensorView> TensorView::open(const Model& model, size_t index) {

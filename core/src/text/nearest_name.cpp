@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mlens/text/escape.h"
+
 namespace mlens {
 
 size_t edit_distance(std::string_view a, std::string_view b) {
@@ -33,6 +35,11 @@ std::optional<std::string> nearest_name(std::string_view typed, const std::vecto
         }
     }
     return best;
+}
+
+std::string did_you_mean(std::string_view typed, const std::vector<std::string>& candidates) {
+    const std::optional<std::string> near = nearest_name(typed, candidates);
+    return near ? "; did you mean " + escape_for_display(*near) + "?" : std::string();
 }
 
 }  // namespace mlens

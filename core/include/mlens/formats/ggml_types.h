@@ -15,7 +15,8 @@
 namespace mlens {
 
 StorageType describe_ggml_type(uint32_t id);
-// The id of a ggml type name ("Q4_K", case-sensitive), if the pinned ggml knows it.
+// The id of a ggml type name, if the pinned ggml knows it; any case ("Q4_K", "q4_k"), as
+// llama-quantize reads type names.
 std::optional<uint32_t> ggml_type_from_name(const std::string& name);
 uint32_t ggml_type_count();
 

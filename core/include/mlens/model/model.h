@@ -156,6 +156,7 @@ public:
     std::optional<std::string> get_string(std::string_view key) const;
     std::optional<uint64_t> get_uint(std::string_view key) const;
     const TensorInfo* find_tensor(std::string_view name) const;
+    std::vector<std::string> tensor_names() const;  // in tensor order, for "did you mean" hints
 
     size_t error_count() const;
     size_t warning_count() const;

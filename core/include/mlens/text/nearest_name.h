@@ -4,6 +4,7 @@
 // bytes). nearest_name returns the candidate with the smallest distance to `typed` when that
 // distance is at most a third of the longer word's length (at least 1), rounded down, or the
 // candidate that starts with `typed`; ties go to the earlier candidate; nullopt when none is close.
+// did_you_mean is "; did you mean NAME?" for that candidate (escaped for display), "" for none.
 #pragma once
 
 #include <optional>
@@ -15,5 +16,6 @@ namespace mlens {
 
 size_t edit_distance(std::string_view a, std::string_view b);
 std::optional<std::string> nearest_name(std::string_view typed, const std::vector<std::string>& candidates);
+std::string did_you_mean(std::string_view typed, const std::vector<std::string>& candidates);
 
 }  // namespace mlens
