@@ -1,6 +1,7 @@
-// mlens edit FILE -o OUT | --in-place | --dry-run | --undo: edits a GGUF file's metadata without
-// touching its tensor data (edit/edit_plan.h, edit_write.h, edit_in_place.h). --json prints the plan
-// and what was written as one object (assets/schemas/mlens-edit.schema.json).
+// mlens edit FILE -o OUT | --in-place | --dry-run | --undo: edits a GGUF file's metadata, or a
+// safetensors file's __metadata__, without touching its tensor data (edit/edit_plan.h,
+// edit_write.h, edit_in_place.h). --json prints the plan and what was written as one object
+// (assets/schemas/mlens-edit.schema.json).
 // Test hooks, read from the environment: MLENS_EDIT_DATA_PATH=copy_file_range|stream forces that
 // data path (WriteEditOptions::force_path); MLENS_EDIT_PAUSE_MS=N says each in-place step on stderr
 // ("in-place step undo_saved") and waits N milliseconds after it, for the signal tests.
@@ -216,9 +217,9 @@ int run_edit(const EditArguments& a) {
 }  // namespace
 
 void add_edit_command(CLI::App& app, int& exit_code) {
-    auto* cmd = app.add_subcommand("edit", "Edit a GGUF file's metadata (set, delete, rename keys) without touching its tensor data");
+    auto* cmd = app.add_subcommand("edit", "Edit the metadata of a GGUF (or a safetensors file's __metadata__) without touching its tensor data");
     auto a = std::make_shared<EditArguments>();
-    cmd->add_option("FILE", a->path, "GGUF file to edit")->required();
+    cmd->add_option("FILE", a->path, "GGUF or safetensors file to edit")->required();
     cmd->add_option("-o,--output", a->out, "Write the edited file here (verified, then placed)");
     cmd->add_option("--set", a->sets, "KEY=VALUE or KEY:TYPE=VALUE (TYPE: UINT32, STRING, ARRAY[INT32], ...; arrays as JSON)");
     cmd->add_option("--delete", a->deletes, "Delete KEY");

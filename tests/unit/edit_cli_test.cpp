@@ -95,7 +95,7 @@ TEST_CASE("an edited demo model loads in llama.cpp with the same tokens and rend
     CHECK(contains(chat["prompt"].get<std::string>(), "<|im_start|>assistant\n"));
     nlohmann::json kv = test::run_mlens_json({"kv", dir.file("fixed.gguf"), "--json"});
     bool named = false;
-    for (const auto& e : kv["metadata"])
+    for (const auto& e : kv)
         if (e["key"] == "general.name") named = e["value"] == "Tiny Fixed";
     CHECK(named);
 }

@@ -5,9 +5,11 @@
 #include <cstring>
 
 #include "gguf_builder.h"
+#include "safetensors_builder.h"
 #include "mlens/edit/edit_plan.h"
 #include "mlens/edit/edit_write.h"
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/value_format.h"
 #include "test_paths.h"
 
@@ -207,4 +209,40 @@ TEST_CASE("an edit is never written onto its input", "[edit]") {
     CHECK(written.error().code == ErrorCode::E_OUTPUT_IS_INPUT);
     CHECK(test::read_whole_file(dir.file("in.gguf")) == before);
     CHECK(test::leftovers_in(dir.path()) == 0);
+}
+
+TEST_CASE("a safetensors file's __metadata__ is edited and every other header byte kept", "[edit][safetensors]") {
+    test::TempDir dir;
+    test::SafetensorsBuilder b;
+    b.metadata("format", "pt").metadata("note", "old note");
+    b.tensor("w", "F32", "[2]", {0, 0, 192, 63, 0, 0, 0, 192});
+    const std::string in = dir.file("in.safetensors");
+    test::write_whole_file(in, b.bytes());
+    auto model = open_safetensors(in);
+    REQUIRE(model);
+    SECTION("a longer note moves the data, which keeps its bytes") {
+        auto plan = plan_edit(*model, edits_of({Edit::set("note", "a much longer note than before"), Edit::rename("format", "fmt"),
+                                                 Edit::set("added", "yes")}));
+        REQUIRE(plan);
+        CHECK_FALSE(plan->fits_in_place);
+        CHECK(plan->new_data_start % 8 == 0);
+        auto written = write_edit(*model, *plan, dir.file("out.safetensors"));
+        REQUIRE(written);
+        CHECK(written->verification.passed());
+        const auto out = test::read_whole_file(dir.file("out.safetensors"));
+        const std::string header(out.begin() + 8, out.begin() + static_cast<std::ptrdiff_t>(plan->new_data_start));
+        CHECK(header.substr(0, header.find_last_not_of(' ') + 1) ==
+              R"({"__metadata__":{"fmt":"pt","note":"a much longer note than before","added":"yes"},)" +
+                  test::st_entry("w", "F32", "[2]", 0, 8) + "}");
+        CHECK(std::vector<uint8_t>(out.end() - 8, out.end()) == std::vector<uint8_t>{0, 0, 192, 63, 0, 0, 0, 192});
+    }
+    SECTION("a shorter note fits in place, padded with spaces") {
+        auto plan = plan_edit(*model, edits_of({Edit::set("note", "short")}));
+        REQUIRE(plan);
+        CHECK(plan->fits_in_place);
+        CHECK(plan->new_data_start == model->files[0].data_start);
+    }
+    SECTION("a value that is not a string is refused") {
+        CHECK(plan_code(*model, {Edit::set("n", "1", KeyType{ValueType::u32, std::nullopt})}) == ErrorCode::E_VALUE_TYPE);
+    }
 }

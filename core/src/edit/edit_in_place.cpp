@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "mlens/formats/gguf_reader.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/unique_fd.h"
 #include "mlens/text/escape.h"
@@ -162,7 +161,7 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
     outcome.span_offset = span_at;
     outcome.span_bytes = span;
     auto overlay = std::make_shared<HeaderOverlay>(model.files[0].source, plan.header);
-    Model edited = read_gguf(overlay);
+    Model edited = read_edited(plan, overlay);
     outcome.verification = verify_edit(model, plan, edited, job, fsck_threads);
     if (job_cancelled(job)) return cancelled_error("edit");
     if (!outcome.verification.passed())

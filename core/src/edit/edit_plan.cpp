@@ -1,4 +1,5 @@
 #include "mlens/edit/edit_plan.h"
+#include "edit_checks.h"
 
 #include <map>
 #include <set>
@@ -21,7 +22,6 @@ Error plan_error(ErrorCode code, std::string field, std::string message) { retur
 
 Status check_editable(const Model& model) {
     auto refuse = [](std::string why) { return plan_error(ErrorCode::E_EDIT_UNSUPPORTED, "file", std::move(why)); };
-    if (model.format != Format::gguf) return refuse("only a GGUF file's header is edited here");
     if (model.files.size() != 1) return refuse("a split GGUF is edited one shard at a time (open the shard itself)");
     const SourceFile& f = model.files[0];
     if (f.big_endian) return refuse("a big-endian GGUF cannot be edited");
@@ -40,8 +40,8 @@ Status check_key(const std::string& key, const char* what) {
     return ok_status();
 }
 
-// Each key named once; keys well formed; deletes and renames name keys the file has; renames land
-// on free keys; general.alignment left alone.
+}  // namespace
+
 Status check_edits(const Model& model, const EditList& edits) {
     std::set<std::string> named;
     auto name_once = [&](const std::string& key) -> Status {
@@ -65,6 +65,8 @@ Status check_edits(const Model& model, const EditList& edits) {
     }
     return ok_status();
 }
+
+namespace {
 
 Result<Value> typed_value(const Model& model, const Edit& e) {
     std::optional<KeyType> type = e.type;
@@ -104,10 +106,12 @@ const char* key_change_kind_name(KeyChangeKind kind) {
 const char* planned_data_path_name(PlannedDataPath p) { return p == PlannedDataPath::clone ? "clone" : "stream"; }
 
 Result<EditPlan> plan_edit(const Model& model, const EditList& edits) {
-    if (Status s = check_editable(model); !s) return s.error();
     if (Status s = check_edits(model, edits); !s) return s.error();
+    if (model.format == Format::safetensors) return plan_safetensors_edit(model, edits);
+    if (Status s = check_editable(model); !s) return s.error();
     const SourceFile& file = model.files[0];
     EditPlan plan;
+    plan.format = Format::gguf;
     plan.path = file.path;
     plan.old_header_bytes = file.header_bytes;
     plan.old_data_start = file.data_start;
@@ -203,18 +207,21 @@ Result<EditPlan> plan_edit(const Model& model, const EditList& edits) {
     header.resize(plan.new_data_start, 0);
     plan.header = std::move(header);
 
+    finish_plan(plan, model, old);
+    return plan;
+}
+
+void finish_plan(EditPlan& plan, const Model& model, const std::vector<uint8_t>& old_region) {
     for (const TensorInfo& t : model.tensors)
         plan.tensors.push_back({t.name, t.data_offset, t.data_offset - plan.old_data_start + plan.new_data_start});
     plan.fits_in_place = plan.new_data_start == plan.old_data_start;
     plan.data_path = plan.fits_in_place ? PlannedDataPath::clone : PlannedDataPath::stream;
-    if (plan.fits_in_place) {
-        uint64_t first = 0, last = plan.header.size();
-        while (first < last && plan.header[first] == old[first]) ++first;
-        while (last > first && plan.header[last - 1] == old[last - 1]) --last;
-        plan.first_changed = first;
-        plan.end_changed = last;
-    }
-    return plan;
+    if (!plan.fits_in_place) return;
+    uint64_t first = 0, last = plan.header.size();
+    while (first < last && plan.header[first] == old_region[first]) ++first;
+    while (last > first && plan.header[last - 1] == old_region[last - 1]) --last;
+    plan.first_changed = first;
+    plan.end_changed = last;
 }
 
 }  // namespace mlens

@@ -12,6 +12,7 @@
 
 #include "mlens/analysis/fsck.h"
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/safetensors_reader.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/unique_fd.h"
 #include "mlens/model/model_inputs.h"
@@ -229,6 +230,10 @@ bool is_value_finding(ErrorCode code) { return code_name(code).substr(0, 2) == "
 const char* data_path_name(DataPath p) { return name_of(kDataPathNames, p); }
 std::optional<DataPath> data_path_from_name(std::string_view name) { return value_of(kDataPathNames, name); }
 
+Model read_edited(const EditPlan& plan, ByteSourcePtr source) {
+    return plan.format == Format::safetensors ? read_safetensors(std::move(source)) : read_gguf(std::move(source));
+}
+
 bool EditVerification::passed() const { return first_problem().empty(); }
 
 std::string EditVerification::first_problem() const {
@@ -244,8 +249,8 @@ std::string EditVerification::first_problem() const {
 
 EditVerification verify_edit(const Model& input, const EditPlan& plan, const Model& output, JobContext* job, unsigned fsck_threads) {
     EditVerification v;
-    if (output.format != Format::gguf || output.partial || output.error_count() > 0 || output.files.size() != 1) {
-        v.reopen_problem = output.diagnostics.empty() ? "not a GGUF" : output.diagnostics.front().message;
+    if (output.format != input.format || output.partial || output.error_count() > 0 || output.files.size() != 1) {
+        v.reopen_problem = output.diagnostics.empty() ? std::string("not a ") + format_name(input.format) + " file" : output.diagnostics.front().message;
         for (const Diagnostic& d : output.diagnostics)
             if (d.severity == Severity::error) {
                 v.reopen_problem = d.message;
@@ -261,7 +266,7 @@ EditVerification verify_edit(const Model& input, const EditPlan& plan, const Mod
     for (size_t i = 0; i < input.tensors.size(); ++i) {
         const TensorInfo& t = input.tensors[i];
         const TensorInfo* o = i < output.tensors.size() ? &output.tensors[i] : nullptr;
-        const bool equal = o && o->name == t.name && o->type.id == t.type.id && o->ne == t.ne && o->data_offset == plan.tensors[i].new_offset &&
+        const bool equal = o && o->name == t.name && o->type.name == t.type.name && o->ne == t.ne && o->data_offset == plan.tensors[i].new_offset &&
                            same_bytes(*input.files[0].source, t.data_offset, *output.files[0].source, o->data_offset, spans[i], job);
         if (equal) ++v.tensors_equal;
         else if (v.tensors_differing.size() < EditVerification::kMaxListed) v.tensors_differing.push_back(t.name);
@@ -296,12 +301,9 @@ Result<EditOutcome> write_edit(const Model& model, const EditPlan& plan, const s
     if (Status s = write_all_at(dst, plan.header.data(), plan.header.size(), 0, out); !s) return s.error();
     outcome.bytes = plan.new_file_bytes();
 
-    auto reopened = open_gguf(writer->temp_path());
-    if (!reopened) {
-        outcome.verification.reopen_problem = reopened.error().message;
-    } else {
-        outcome.verification = verify_edit(model, plan, *reopened, job, options.fsck_threads);
-    }
+    auto reopened = open_file(writer->temp_path());
+    if (!reopened) outcome.verification.reopen_problem = reopened.error().message;
+    else outcome.verification = verify_edit(model, plan, read_edited(plan, *reopened), job, options.fsck_threads);
     if (job_cancelled(job)) return cancelled_error("edit");
     if (!outcome.verification.passed())
         return Error{ErrorCode::E_EDIT_VERIFY, "output", std::nullopt, outcome.verification.first_problem() + "; nothing was written"};

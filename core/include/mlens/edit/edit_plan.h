@@ -4,7 +4,13 @@
 // Contract:
 //  - Editable: a single-file GGUF, v2 or v3, little-endian, with no error diagnostics and its data
 //    section located. Anything else is E_EDIT_UNSUPPORTED with the reason (a split GGUF, v1, a
-//    big-endian file, a damaged file, a safetensors model — see safetensors_edit.h).
+//    big-endian file, a damaged file).
+//  - A single safetensors file is edited in its __metadata__ (string values only: a type other
+//    than STRING is E_VALUE_TYPE; no tensor may be named). The header JSON stays byte for byte
+//    except the __metadata__ object, written anew as compact JSON with the keys in file order (new
+//    keys last), or added first when the file has none (a null __metadata__ is replaced). The new
+//    header is padded with spaces to the old length when it fits, so the data stays where it is
+//    (fits_in_place), else to a multiple of 8; the data section moves whole as for GGUF.
 //  - Each key may be named by at most one edit, as its key or a rename's new key (E_EDIT_CONFLICT).
 //    Keys (set, and a rename's new key) must be non-empty (E_EMPTY_KEY), valid UTF-8
 //    (E_INVALID_UTF8) and at most 65535 bytes (E_KEY_TOO_LONG). Delete and rename name a key the
@@ -58,6 +64,7 @@ struct TensorPlacement {
 };
 
 struct EditPlan {
+    Format format = Format::gguf;
     std::string path;  // the file edited
     std::vector<uint8_t> header;  // the new header, padded up to new_data_start
     uint64_t old_header_bytes = 0, new_header_bytes = 0;  // before padding

@@ -18,7 +18,7 @@
 //    skips the faster paths, so every path can be tested on any filesystem; forcing reflink is a
 //    request like no forcing.
 //  - Verification (EditVerification), on the temporary file before it is placed: it is re-opened
-//    as a GGUF and has no error diagnostics; its keys are the planned ones (count, and each change
+//    in its format (GGUF or safetensors) and has no error diagnostics; its keys are the planned ones (count, and each change
 //    with its planned type and value); every tensor has the planned offset, and its bytes equal
 //    the input's (compared byte for byte; a tensor of unknown size spans up to the next tensor or
 //    the end of the file); fsck (analysis/fsck.h) runs on it. Findings about values (F_* codes)
@@ -77,6 +77,9 @@ struct EditOutcome {
 
 Result<EditOutcome> write_edit(const Model& model, const EditPlan& plan, const std::string& out, JobContext* job = nullptr,
                                const WriteEditOptions& options = {});
+
+// The edited file read as its format's reader reads it (GGUF or safetensors).
+Model read_edited(const EditPlan& plan, ByteSourcePtr source);
 
 // The verification of `output` (an opened model) against the input and the plan, as above.
 EditVerification verify_edit(const Model& input, const EditPlan& plan, const Model& output, JobContext* job = nullptr, unsigned fsck_threads = 2);
