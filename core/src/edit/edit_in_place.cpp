@@ -12,6 +12,7 @@
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/unique_fd.h"
 #include "mlens/text/escape.h"
+#include "edit_steps.h"
 
 namespace mlens {
 
@@ -47,16 +48,9 @@ Status read_exact(int fd, uint8_t* p, uint64_t length, uint64_t offset, const st
     return ok_status();
 }
 
-Status write_exact(int fd, const uint8_t* p, uint64_t length, uint64_t offset, const std::string& path) {
-    while (length > 0) {
-        const ssize_t n = ::pwrite(fd, p, length, static_cast<off_t>(offset));
-        if (n < 0 && errno == EINTR) continue;
-        if (n == 0) errno = ENOSPC;
-        if (n <= 0) return errno_failure("cannot write", path);
-        p += n;
-        length -= static_cast<uint64_t>(n);
-        offset += static_cast<uint64_t>(n);
-    }
+// One positioned write, then flushed.
+Status write_and_flush(int fd, const uint8_t* p, uint64_t length, uint64_t offset, const std::string& path) {
+    if (Status s = write_at(fd, p, length, offset, path); !s) return s;
     if (::fsync(fd) != 0) return errno_failure("cannot flush", path);
     return ok_status();
 }
@@ -178,7 +172,7 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
     step_done(InPlaceStep::undo_saved);
 
     const uint8_t* span_bytes = plan.header.data() + span_at;
-    if (Status s = write_exact(fd->get(), span_bytes, span, span_at, path); !s) return s.error();
+    if (Status s = write_and_flush(fd->get(), span_bytes, span, span_at, path); !s) return s.error();
     step_done(InPlaceStep::header_written);
     std::vector<uint8_t> back(span);
     if (Status s = read_exact(fd->get(), back.data(), span, span_at, path); !s) return s.error();
@@ -218,7 +212,7 @@ Result<UndoOutcome> undo_edit(const std::string& path) {
             if (current[i] != old_bytes[i] && current[i] != new_bytes[i])
                 return failure(ErrorCode::E_UNDO_MISMATCH, "byte " + std::to_string(span_at + i) + " of " + escape_for_display(path) +
                                                                " is neither the edited nor the original value; nothing restored");
-        if (Status s = write_exact(fd->get(), old_bytes.data(), span, span_at, path); !s) return s.error();
+        if (Status s = write_and_flush(fd->get(), old_bytes.data(), span, span_at, path); !s) return s.error();
         outcome.bytes_restored = span;
     }
     if (::unlink(undo_path.c_str()) != 0) return errno_failure("restored, but cannot remove", undo_path);

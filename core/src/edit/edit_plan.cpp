@@ -1,5 +1,5 @@
 #include "mlens/edit/edit_plan.h"
-#include "edit_checks.h"
+#include "edit_steps.h"
 
 #include <map>
 #include <set>
@@ -110,15 +110,7 @@ Result<EditPlan> plan_edit(const Model& model, const EditList& edits) {
     if (model.format == Format::safetensors) return plan_safetensors_edit(model, edits);
     if (Status s = check_editable(model); !s) return s.error();
     const SourceFile& file = model.files[0];
-    EditPlan plan;
-    plan.format = Format::gguf;
-    plan.path = file.path;
-    plan.old_header_bytes = file.header_bytes;
-    plan.old_data_start = file.data_start;
-    plan.old_file_bytes = file.source->size();
-    plan.data_bytes = plan.old_file_bytes - plan.old_data_start;
-    plan.alignment = file.alignment;
-    plan.key_count_before = model.metadata.size();
+    EditPlan plan = start_plan(model, Format::gguf, file.alignment);
 
     std::vector<uint8_t> old(plan.old_data_start);
     if (!file.source->read(0, old.size(), old.data()))
@@ -132,7 +124,6 @@ Result<EditPlan> plan_edit(const Model& model, const EditList& edits) {
     uint64_t kv_count = 0;
     for (const MetadataEntry& entry : model.metadata) {
         auto it = by_key.find(entry.key);
-        const uint64_t entry_bytes = entry.range().length;
         if (it == by_key.end()) {
             const auto raw = old_slice(entry.key_range.offset, entry.range().end());
             header.insert(header.end(), raw.begin(), raw.end());
@@ -140,22 +131,17 @@ Result<EditPlan> plan_edit(const Model& model, const EditList& edits) {
             continue;
         }
         const Edit& e = *it->second;
-        KeyChange change;
-        change.key = entry.key;
-        change.type_before = format_type(entry.value);
-        change.value_before = format_value(entry.value);
-        change.bytes_before = entry_bytes;
+        KeyChange change = change_of(entry, e.kind == EditKind::remove ? KeyChangeKind::removed
+                                             : e.kind == EditKind::rename ? KeyChangeKind::renamed
+                                                                          : KeyChangeKind::changed);
         if (e.kind == EditKind::remove) {
-            change.kind = KeyChangeKind::removed;
             plan.changes.push_back(std::move(change));
             continue;
         }
         const size_t at = header.size();
         if (e.kind == EditKind::rename) {
-            change.kind = KeyChangeKind::renamed;
             change.new_key = e.new_key;
-            change.type_after = change.type_before;
-            change.value_after = change.value_before;
+            with_after(change, entry.value);
             put_key(header, e.new_key);
             const auto raw = old_slice(entry.type_range.offset, entry.range().end());
             header.insert(header.end(), raw.begin(), raw.end());
@@ -164,9 +150,7 @@ Result<EditPlan> plan_edit(const Model& model, const EditList& edits) {
             if (!value) return value.error();
             auto bytes = gguf_value_bytes(*value);
             if (!bytes) return bytes.error();
-            change.kind = KeyChangeKind::changed;
-            change.type_after = format_type(*value);
-            change.value_after = format_value(*value);
+            with_after(change, *value);
             put_key(header, e.key);
             header.insert(header.end(), bytes->begin(), bytes->end());
         }
@@ -183,8 +167,7 @@ Result<EditPlan> plan_edit(const Model& model, const EditList& edits) {
         KeyChange change;
         change.kind = KeyChangeKind::added;
         change.key = e.key;
-        change.type_after = format_type(*value);
-        change.value_after = format_value(*value);
+        with_after(change, *value);
         const size_t at = header.size();
         put_key(header, e.key);
         header.insert(header.end(), bytes->begin(), bytes->end());
@@ -209,6 +192,35 @@ Result<EditPlan> plan_edit(const Model& model, const EditList& edits) {
 
     finish_plan(plan, model, old);
     return plan;
+}
+
+EditPlan start_plan(const Model& model, Format format, uint64_t alignment) {
+    const SourceFile& file = model.files[0];
+    EditPlan plan;
+    plan.format = format;
+    plan.path = file.path;
+    plan.old_header_bytes = file.header_bytes;
+    plan.old_data_start = file.data_start;
+    plan.old_file_bytes = file.source->size();
+    plan.data_bytes = plan.old_file_bytes - plan.old_data_start;
+    plan.alignment = alignment;
+    plan.key_count_before = model.metadata.size();
+    return plan;
+}
+
+KeyChange change_of(const MetadataEntry& entry, KeyChangeKind kind) {
+    KeyChange change;
+    change.kind = kind;
+    change.key = entry.key;
+    change.type_before = format_type(entry.value);
+    change.value_before = format_value(entry.value);
+    change.bytes_before = entry.range().length;
+    return change;
+}
+
+void with_after(KeyChange& change, const Value& value) {
+    change.type_after = format_type(value);
+    change.value_after = format_value(value);
 }
 
 void finish_plan(EditPlan& plan, const Model& model, const std::vector<uint8_t>& old_region) {

@@ -19,6 +19,7 @@
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/name_table.h"
+#include "edit_steps.h"
 
 namespace mlens {
 
@@ -32,19 +33,6 @@ constexpr NameRow<DataPath> kDataPathNames[] = {
 Error io_failure(const std::string& what, const std::string& path) {
     const int reason = errno;
     return Error{ErrorCode::E_IO, "output", std::nullopt, what + " " + escape_for_display(path) + ": " + std::strerror(reason)};
-}
-
-Status write_all_at(int fd, const uint8_t* p, uint64_t length, uint64_t offset, const std::string& shown) {
-    while (length > 0) {
-        const ssize_t n = ::pwrite(fd, p, length, static_cast<off_t>(offset));
-        if (n < 0 && errno == EINTR) continue;
-        if (n == 0) errno = ENOSPC;
-        if (n <= 0) return io_failure("cannot write", shown);
-        p += n;
-        length -= static_cast<uint64_t>(n);
-        offset += static_cast<uint64_t>(n);
-    }
-    return ok_status();
 }
 
 struct Extent {
@@ -105,7 +93,7 @@ public:
             if (got < 0) return io_failure("cannot read", "the input");
             if (got == 0) return Error{ErrorCode::E_CHANGED, "input", std::nullopt, "the input became shorter while it was copied"};
             const uint64_t to = static_cast<uint64_t>(static_cast<int64_t>(e.offset + done) + shift);
-            if (Status s = write_all_at(m_dst, m_buffer.data(), static_cast<uint64_t>(got), to, m_shown); !s) return s;
+            if (Status s = write_at(m_dst, m_buffer.data(), static_cast<uint64_t>(got), to, m_shown); !s) return s;
             done += static_cast<uint64_t>(got);
             advance(static_cast<uint64_t>(got));
         }
@@ -227,6 +215,23 @@ bool is_value_finding(ErrorCode code) { return code_name(code).substr(0, 2) == "
 
 }  // namespace
 
+Status write_at(int fd, const uint8_t* p, uint64_t length, uint64_t offset, const std::string& path) {
+    while (length > 0) {
+        const ssize_t n = ::pwrite(fd, p, length, static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR) continue;
+        if (n == 0) errno = ENOSPC;
+        if (n <= 0) {
+            const int reason = errno;
+            const ErrorCode code = reason == EACCES || reason == EROFS || reason == EPERM ? ErrorCode::E_PERMISSION : ErrorCode::E_IO;
+            return Error{code, "output", std::nullopt, "cannot write " + escape_for_display(path) + ": " + std::strerror(reason)};
+        }
+        p += n;
+        length -= static_cast<uint64_t>(n);
+        offset += static_cast<uint64_t>(n);
+    }
+    return ok_status();
+}
+
 const char* data_path_name(DataPath p) { return name_of(kDataPathNames, p); }
 std::optional<DataPath> data_path_from_name(std::string_view name) { return value_of(kDataPathNames, name); }
 
@@ -298,7 +303,7 @@ Result<EditOutcome> write_edit(const Model& model, const EditPlan& plan, const s
     if (!path) return path.error();
     outcome.data_path = *path;
     if (::ftruncate(dst, static_cast<off_t>(plan.new_file_bytes())) != 0) return io_failure("cannot size", out);
-    if (Status s = write_all_at(dst, plan.header.data(), plan.header.size(), 0, out); !s) return s.error();
+    if (Status s = write_at(dst, plan.header.data(), plan.header.size(), 0, out); !s) return s.error();
     outcome.bytes = plan.new_file_bytes();
 
     auto reopened = open_file(writer->temp_path());

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "edit_checks.h"
+#include "edit_steps.h"
 #include "mlens/edit/edit_plan.h"
 #include "mlens/formats/strict_json.h"
 #include "mlens/model/value_format.h"
@@ -83,15 +83,7 @@ Result<EditPlan> plan_safetensors_edit(const Model& model, const EditList& edits
     MetadataLocator where;
     if (auto parsed = parse_strict_json(text, 0, where); !parsed) return parsed.error();
 
-    EditPlan plan;
-    plan.format = Format::safetensors;
-    plan.path = file.path;
-    plan.old_header_bytes = file.header_bytes;
-    plan.old_data_start = file.data_start;
-    plan.old_file_bytes = file.source->size();
-    plan.data_bytes = plan.old_file_bytes - plan.old_data_start;
-    plan.alignment = kPadding;
-    plan.key_count_before = model.metadata.size();
+    EditPlan plan = start_plan(model, Format::safetensors, kPadding);
 
     std::map<std::string, const Edit*> by_key;
     for (const Edit& e : edits.edits) by_key[e.key] = &e;
@@ -104,25 +96,17 @@ Result<EditPlan> plan_safetensors_edit(const Model& model, const EditList& edits
             continue;
         }
         const Edit& e = *it->second;
-        KeyChange change;
-        change.key = entry.key;
-        change.type_before = format_type(entry.value);
-        change.value_before = format_value(entry.value);
-        change.bytes_before = entry.range().length;
-        if (e.kind == EditKind::remove) {
-            change.kind = KeyChangeKind::removed;
-        } else if (e.kind == EditKind::rename) {
-            change.kind = KeyChangeKind::renamed;
+        KeyChange change = change_of(entry, e.kind == EditKind::remove ? KeyChangeKind::removed
+                                             : e.kind == EditKind::rename ? KeyChangeKind::renamed
+                                                                          : KeyChangeKind::changed);
+        if (e.kind == EditKind::rename) {
             change.new_key = e.new_key;
-            change.type_after = change.type_before;
-            change.value_after = change.value_before;
+            with_after(change, entry.value);
             members.push_back(member(e.new_key, value));
-        } else {
+        } else if (e.kind == EditKind::set) {
             auto v = value_from_text(e.text, KeyType{ValueType::string, std::nullopt});
             if (!v) return Error{v.error().code, e.key, std::nullopt, v.error().message};
-            change.kind = KeyChangeKind::changed;
-            change.type_after = format_type(*v);
-            change.value_after = format_value(*v);
+            with_after(change, *v);
             members.push_back(member(e.key, e.text));
         }
         if (change.kind != KeyChangeKind::removed) change.bytes_after = members.back().size();
@@ -135,8 +119,7 @@ Result<EditPlan> plan_safetensors_edit(const Model& model, const EditList& edits
         KeyChange change;
         change.kind = KeyChangeKind::added;
         change.key = e.key;
-        change.type_after = format_type(*v);
-        change.value_after = format_value(*v);
+        with_after(change, *v);
         members.push_back(member(e.key, e.text));
         change.bytes_after = members.back().size();
         plan.changes.push_back(std::move(change));
