@@ -101,7 +101,7 @@ TEST_CASE("set arguments and edits files name their key and type", "[edit]") {
     CHECK((*file)[1].text == "[1, 2]");
     CHECK((*file)[1].type->element == ValueType::i32);
     CHECK((*file)[2].text == "3");
-    CHECK((*file)[3].kind == EditKind::remove);
+    CHECK((*file)[3].kind == MetadataEditKind::remove);
     CHECK((*file)[4].new_key == "s");
     CHECK(parse_edits_json(R"({"set": {"k": "1", "k": "2"}})").error().code == ErrorCode::E_DUPLICATE_KEY);
     CHECK(parse_edits_json(R"({"sett": {}})").error().code == ErrorCode::E_INVALID);

@@ -168,14 +168,14 @@ Result<Value> array_from_text(std::string_view text, ValueType element) {
 
 }  // namespace
 
-const char* edit_kind_name(EditKind kind) {
+const char* metadata_edit_kind_name(MetadataEditKind kind) {
     static const char* const kNames[] = {"set", "delete", "rename"};
     return kNames[static_cast<int>(kind)];
 }
 
 Edit Edit::set(std::string key, std::string text, std::optional<KeyType> type) {
     Edit e;
-    e.kind = EditKind::set;
+    e.kind = MetadataEditKind::set;
     e.key = std::move(key);
     e.text = std::move(text);
     e.type = type;
@@ -184,14 +184,14 @@ Edit Edit::set(std::string key, std::string text, std::optional<KeyType> type) {
 
 Edit Edit::remove(std::string key) {
     Edit e;
-    e.kind = EditKind::remove;
+    e.kind = MetadataEditKind::remove;
     e.key = std::move(key);
     return e;
 }
 
 Edit Edit::rename(std::string key, std::string new_key) {
     Edit e;
-    e.kind = EditKind::rename;
+    e.kind = MetadataEditKind::rename;
     e.key = std::move(key);
     e.new_key = std::move(new_key);
     return e;

@@ -54,9 +54,9 @@ Status check_edits(const Model& model, const EditList& edits) {
     for (const Edit& e : edits.edits) {
         if (Status s = check_key(e.key, "key"); !s) return s;
         if (Status s = name_once(e.key); !s) return s;
-        if (e.kind != EditKind::set && !model.find(e.key))
+        if (e.kind != MetadataEditKind::set && !model.find(e.key))
             return plan_error(ErrorCode::E_NOT_FOUND, e.key, "the file has no key " + escape_for_display(e.key, 80));
-        if (e.kind != EditKind::rename) continue;
+        if (e.kind != MetadataEditKind::rename) continue;
         if (Status s = check_key(e.new_key, "new key"); !s) return s;
         if (Status s = name_once(e.new_key); !s) return s;
         if (model.find(e.new_key))
@@ -131,15 +131,15 @@ Result<EditPlan> plan_edit(const Model& model, const EditList& edits) {
             continue;
         }
         const Edit& e = *it->second;
-        KeyChange change = change_of(entry, e.kind == EditKind::remove ? KeyChangeKind::removed
-                                             : e.kind == EditKind::rename ? KeyChangeKind::renamed
+        KeyChange change = change_of(entry, e.kind == MetadataEditKind::remove ? KeyChangeKind::removed
+                                             : e.kind == MetadataEditKind::rename ? KeyChangeKind::renamed
                                                                           : KeyChangeKind::changed);
-        if (e.kind == EditKind::remove) {
+        if (e.kind == MetadataEditKind::remove) {
             plan.changes.push_back(std::move(change));
             continue;
         }
         const size_t at = header.size();
-        if (e.kind == EditKind::rename) {
+        if (e.kind == MetadataEditKind::rename) {
             change.new_key = e.new_key;
             with_after(change, entry.value);
             put_key(header, e.new_key);
@@ -159,7 +159,7 @@ Result<EditPlan> plan_edit(const Model& model, const EditList& edits) {
         ++kv_count;
     }
     for (const Edit& e : edits.edits) {
-        if (e.kind != EditKind::set || model.find(e.key)) continue;
+        if (e.kind != MetadataEditKind::set || model.find(e.key)) continue;
         auto value = typed_value(model, e);
         if (!value) return value.error();
         auto bytes = gguf_value_bytes(*value);

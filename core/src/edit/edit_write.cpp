@@ -293,7 +293,7 @@ EditVerification verify_edit(const Model& input, const EditPlan& plan, const Mod
 Result<EditOutcome> write_edit(const Model& model, const EditPlan& plan, const std::string& out, JobContext* job, const WriteEditOptions& options) {
     auto src = open_input(model);
     if (!src) return src.error();
-    OutputGuard guard = output_guard_for(model);
+    OutputGuard guard = options.guard ? *options.guard : output_guard_for(model);
     auto writer = SafeFileWriter::create(out, guard);
     if (!writer) return writer.error();
     const int dst = writer->descriptor();

@@ -73,7 +73,7 @@ Result<EditPlan> plan_safetensors_edit(const Model& model, const EditList& edits
     const SourceFile& file = model.files[0];
     if (file.data_start < kLengthBytes || file.source->size() < file.data_start) return refuse("the file's data section was not located");
     for (const Edit& e : edits.edits)
-        if (e.kind == EditKind::set && e.type && e.type->type != ValueType::string)
+        if (e.kind == MetadataEditKind::set && e.type && e.type->type != ValueType::string)
             return Error{ErrorCode::E_VALUE_TYPE, e.key, std::nullopt, "a safetensors __metadata__ value is a STRING"};
 
     std::vector<uint8_t> old(file.data_start);
@@ -96,14 +96,14 @@ Result<EditPlan> plan_safetensors_edit(const Model& model, const EditList& edits
             continue;
         }
         const Edit& e = *it->second;
-        KeyChange change = change_of(entry, e.kind == EditKind::remove ? KeyChangeKind::removed
-                                             : e.kind == EditKind::rename ? KeyChangeKind::renamed
+        KeyChange change = change_of(entry, e.kind == MetadataEditKind::remove ? KeyChangeKind::removed
+                                             : e.kind == MetadataEditKind::rename ? KeyChangeKind::renamed
                                                                           : KeyChangeKind::changed);
-        if (e.kind == EditKind::rename) {
+        if (e.kind == MetadataEditKind::rename) {
             change.new_key = e.new_key;
             with_after(change, entry.value);
             members.push_back(member(e.new_key, value));
-        } else if (e.kind == EditKind::set) {
+        } else if (e.kind == MetadataEditKind::set) {
             auto v = value_from_text(e.text, KeyType{ValueType::string, std::nullopt});
             if (!v) return Error{v.error().code, e.key, std::nullopt, v.error().message};
             with_after(change, *v);
@@ -113,7 +113,7 @@ Result<EditPlan> plan_safetensors_edit(const Model& model, const EditList& edits
         plan.changes.push_back(std::move(change));
     }
     for (const Edit& e : edits.edits) {
-        if (e.kind != EditKind::set || model.find(e.key)) continue;
+        if (e.kind != MetadataEditKind::set || model.find(e.key)) continue;
         auto v = value_from_text(e.text, KeyType{ValueType::string, std::nullopt});
         if (!v) return Error{v.error().code, e.key, std::nullopt, v.error().message};
         KeyChange change;

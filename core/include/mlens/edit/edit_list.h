@@ -33,11 +33,11 @@
 
 namespace mlens {
 
-enum class EditKind { set, remove, rename };
-const char* edit_kind_name(EditKind kind);  // "set", "delete", "rename"
+enum class MetadataEditKind { set, remove, rename };
+const char* metadata_edit_kind_name(MetadataEditKind kind);  // "set", "delete", "rename"
 
 struct Edit {
-    EditKind kind = EditKind::set;
+    MetadataEditKind kind = MetadataEditKind::set;
     std::string key;
     std::string new_key;  // rename
     std::string text;  // set: the value as text

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "mlens/edit/edit_plan.h"
+#include "mlens/io/safe_file_writer.h"
 #include "mlens/job.h"
 #include "mlens/model/model.h"
 
@@ -46,6 +47,9 @@ std::optional<DataPath> data_path_from_name(std::string_view name);
 
 struct WriteEditOptions {
     std::optional<DataPath> force_path;
+    // What the output must not replace, when the caller has more inputs than the model's files
+    // (the app: every open document); it must list the model's files too. Unset: the model's.
+    std::optional<OutputGuard> guard;
     unsigned fsck_threads = 2;
 };
 
