@@ -72,8 +72,9 @@ void AppShell::close_confirmation() {
     const char* popup = "Discard staged edits?###confirm_close";
     if (!ImGui::IsPopupOpen(popup)) ImGui::OpenPopup(popup);
     if (!ImGui::BeginPopupModal(popup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-    ui::text(doc->title + " has " + std::to_string(doc->edits.edits().edits.size()) + " metadata edits that were not saved.");
-    ui::text_dim("Save Asâ¦ in the Metadata panel writes them to a new file.");
+    const size_t staged = doc->edits.edits().edits.size();
+    ui::text(doc->title + " has " + std::to_string(staged) + (staged == 1 ? " metadata edit that was" : " metadata edits that were") + " not saved.");
+    ui::text_dim("Save As\xE2\x80\xA6 in the Metadata panel writes them to a new file.");
     if (ImGui::Button("Discard and close")) {
         const uint64_t id = std::exchange(m_confirm_close, 0);
         ImGui::CloseCurrentPopup();

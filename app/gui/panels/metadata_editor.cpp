@@ -11,6 +11,7 @@
 #include "state/output_inputs.h"
 #include "state/workspace.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 #include "widgets/write_job_row.h"
 
@@ -200,32 +201,34 @@ void MetadataEditor::staged_view(PanelContext& ctx) {
     Document& doc = ctx.doc;
     auto plan = doc.edits.plan(*doc.model());
     if (!plan) return;
-    const std::string label = std::to_string(doc.edits.edits().edits.size()) + " staged edits (not saved)###staged_edits";
+    const size_t staged = doc.edits.edits().edits.size();
+    const std::string label = std::to_string(staged) + (staged == 1 ? " staged edit" : " staged edits") + " (not saved)###staged_edits";
     ImGui::SetNextItemOpen(true, ImGuiCond_Once);
     if (!ImGui::CollapsingHeader(label.c_str())) return;
     if (!*plan) {
         ui::text_colored(palette().error, escape_for_display(plan->error().to_string(), 400));
     } else {
         const EditPlan& p = **plan;
-        ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+        ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
+        const float avail = ImGui::GetContentRegionAvail().x;
         if (ImGui::BeginTable("staged", 4, flags)) {
-            ImGui::TableSetupColumn("change");
-            ImGui::TableSetupColumn("key");
+            ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("renamed", "change", avail));
+            ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed, avail * 0.3f);
             ImGui::TableSetupColumn("before \xE2\x86\x92 after", ImGuiTableColumnFlags_WidthStretch);
-            ImGui::TableSetupColumn("bytes");
+            ImGui::TableSetupColumn("entry bytes", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("725113 \xE2\x86\x92 725241", "entry bytes", avail));
             ImGui::TableHeadersRow();
             for (const KeyChange& c : p.changes) {
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
-                ui::text(key_change_kind_name(c.kind));
+                ui::cell_text(key_change_kind_name(c.kind));
                 ImGui::TableNextColumn();
-                ui::text(escape_for_display(c.key, 80) + (c.kind == KeyChangeKind::renamed ? " \xE2\x86\x92 " + escape_for_display(c.new_key, 80) : ""));
+                ui::cell_text(escape_for_display(c.key, 80) + (c.kind == KeyChangeKind::renamed ? " \xE2\x86\x92 " + escape_for_display(c.new_key, 80) : ""));
                 ImGui::TableNextColumn();
-                ui::text(c.kind == KeyChangeKind::added ? c.value_after
+                ui::cell_text(c.kind == KeyChangeKind::added ? c.value_after
                          : c.kind == KeyChangeKind::removed ? c.value_before
                                                             : c.value_before + " \xE2\x86\x92 " + c.value_after);
                 ImGui::TableNextColumn();
-                ui::text(std::to_string(c.bytes_before) + " \xE2\x86\x92 " + std::to_string(c.bytes_after));
+                ui::cell_text(std::to_string(c.bytes_before) + " \xE2\x86\x92 " + std::to_string(c.bytes_after));
             }
             ImGui::EndTable();
         }
@@ -281,7 +284,7 @@ void MetadataEditor::save_window(PanelContext& ctx) {
     ImGui::InputText("file", &m_save_path);
     ImGui::EndDisabled();
     auto plan = ctx.doc.edits.plan(*ctx.doc.model());
-    if (ui::write_job_row(plan && *plan && !m_save_path.empty() && !m_job, m_job, m_save_open)) save_as(ctx, m_save_path);
+    if (ui::write_job_row(plan && *plan && !m_save_path.empty() && !m_job, m_job, m_save_open, "Save")) save_as(ctx, m_save_path);
     if (m_outcome && !ui::write_failure_text(*m_outcome)) {
         const EditOutcome& o = **m_outcome;
         const EditVerification& v = o.verification;
