@@ -52,6 +52,12 @@ ErrorCode plan_code(const Model& m, std::vector<Edit> e) {
     return plan.error().code;
 }
 
+WriteEditOptions forcing(DataPath path) {
+    WriteEditOptions options;
+    options.force_path = path;
+    return options;
+}
+
 }  // namespace
 
 TEST_CASE("values from text are read as their type and range-checked", "[edit]") {
@@ -179,7 +185,7 @@ TEST_CASE("a tensor of a type ggml does not know keeps its bytes and offset, wit
     REQUIRE(plan);
     for (DataPath forced : {DataPath::stream, DataPath::copy_file_range}) {
         const std::string out = dir.file(std::string("out-") + data_path_name(forced) + ".gguf");
-        auto written = write_edit(m, *plan, out, nullptr, WriteEditOptions{forced});
+        auto written = write_edit(m, *plan, out, nullptr, forcing(forced));
         REQUIRE(written);
         CHECK(written->data_path == DataPath::stream);
         CHECK(written->verification.passed());

@@ -126,6 +126,12 @@ uint64_t allocated_bytes(const std::string& path) {
     return static_cast<uint64_t>(st.st_blocks) * 512;
 }
 
+WriteEditOptions forcing(DataPath path) {
+    WriteEditOptions options;
+    options.force_path = path;
+    return options;
+}
+
 }  // namespace
 
 TEST_CASE("editing a 2 GiB sparse GGUF keeps every tensor's hash on every data path", "[edit][sparse]") {
@@ -171,7 +177,7 @@ TEST_CASE("editing a 2 GiB sparse GGUF keeps every tensor's hash on every data p
         CHECK(tensor_hashes(*out) == hashes);
         CHECK(out->get_uint("tokenizer.ggml.eos_token_id") == 7u);
         SECTION("and streamed when the test hook forces it") {
-            auto streamed = write_edit(*model, *plan, dir.file("streamed.gguf"), nullptr, WriteEditOptions{DataPath::stream});
+            auto streamed = write_edit(*model, *plan, dir.file("streamed.gguf"), nullptr, forcing(DataPath::stream));
             REQUIRE(streamed);
             CHECK(streamed->data_path == DataPath::stream);
             auto again = open_gguf(dir.file("streamed.gguf"));

@@ -15,7 +15,7 @@
 //    so it exists whole or not at all); the span is written with one positioned write and flushed;
 //    it is read back and compared. A process killed before the write leaves the old header, after
 //    it the new one, with the undo file beside it in both cases. Bytes written: the span once, and
-//    the undo file (twice the span and 40 bytes).
+//    the undo file (twice the span and 32 bytes).
 //  - undo_edit puts the saved bytes back when the file's size is the one recorded and every byte of
 //    the span holds its old or its new value (a write cut short included), then removes the undo
 //    file; a span already holding the old bytes is left alone (already_original). Anything else is
