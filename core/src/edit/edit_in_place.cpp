@@ -128,11 +128,11 @@ const char* in_place_step_name(InPlaceStep step) { return step == InPlaceStep::u
 void set_in_place_step_hook(InPlaceStepHook hook) { g_step_hook.store(hook); }
 
 Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, JobContext* job, unsigned fsck_threads) {
-    if (!plan.fits_in_place) return no_fit(plan);
     const std::string& path = plan.path;
     OutputGuard guard;
     guard.add_input(path);
     if (Status s = guard.check_folder(parent_folder(path), path); !s) return s.error();
+    if (!plan.fits_in_place) return no_fit(plan);
     const std::string undo_path = undo_path_for(path);
     struct stat undo_st {};
     if (::lstat(undo_path.c_str(), &undo_st) == 0)
