@@ -101,6 +101,8 @@ void add_recipe_command(CLI::App& app, int& exit_code);
 void add_compat_command(CLI::App& app, int& exit_code);
 // export-upstream: write the upstream-shaped GGUF (and mmproj) of an Ollama-made GGUF
 void add_export_command(CLI::App& app, int& exit_code);
+// edit: change a GGUF file's metadata, verified like an export (edit/edit_write.h)
+void add_edit_command(CLI::App& app, int& exit_code);
 // export: get a store model out as a GGUF bundle or a Hugging Face folder
 void add_export_store_command(CLI::App& app, int& exit_code);
 // tokenize, run, ab, layers (test inference through llama.cpp)

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
     mlens::cli::add_compat_command(app, exit_code);
     mlens::cli::add_export_command(app, exit_code);
     mlens::cli::add_export_store_command(app, exit_code);
+    mlens::cli::add_edit_command(app, exit_code);
     mlens::cli::add_infer_commands(app, exit_code);
     mlens::cli::add_kld_command(app, exit_code);
     mlens::cli::add_ppl_command(app, exit_code);

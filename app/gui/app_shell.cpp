@@ -55,6 +55,42 @@ std::vector<std::unique_ptr<Panel>>& AppShell::panels_for(const Document& doc) {
 }
 
 void AppShell::close_document(uint64_t id) {
+    const Document* doc = m_workspace.find(id);
+    if (doc && doc->edits.dirty()) {
+        m_confirm_close = id;
+        return;
+    }
+    discard_and_close(id);
+}
+
+void AppShell::close_confirmation() {
+    const Document* doc = m_workspace.find(m_confirm_close);
+    if (!doc) {
+        m_confirm_close = 0;
+        return;
+    }
+    const char* popup = "Discard staged edits?###confirm_close";
+    if (!ImGui::IsPopupOpen(popup)) ImGui::OpenPopup(popup);
+    if (!ImGui::BeginPopupModal(popup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+    const size_t staged = doc->edits.edits().edits.size();
+    ui::text(doc->title + " has " + std::to_string(staged) + (staged == 1 ? " metadata edit that was" : " metadata edits that were") + " not saved.");
+    ui::text_dim("Save As\xE2\x80\xA6 in the Metadata panel writes them to a new file.");
+    if (ImGui::Button("Discard and close")) {
+        const uint64_t id = std::exchange(m_confirm_close, 0);
+        ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+        discard_and_close(id);
+        return;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) {
+        m_confirm_close = 0;
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+}
+
+void AppShell::discard_and_close(uint64_t id) {
     m_workspace.close(id);
     m_panels.erase(id);
     std::erase(m_started, id);
@@ -143,6 +179,7 @@ void AppShell::frame() {
         open(*path);
     }
     about_window();
+    if (m_confirm_close) close_confirmation();
     help_windows();
 }
 
@@ -156,6 +193,7 @@ void AppShell::document_tabs() {
         std::string label = doc->title;
         if (doc->state == DocumentState::opening) label += " \xE2\x80\xA6";
         if (doc->state == DocumentState::failed) label = "\xE2\x9C\x96 " + label;
+        if (doc->edits.dirty()) label += " \xE2\x97\x8F";  // staged metadata edits not saved
         label += "###doc" + std::to_string(doc->id);
         ImGuiTabItemFlags item_flags = doc->id == m_select_tab ? ImGuiTabItemFlags_SetSelected : 0;
         if (ImGui::BeginTabItem(label.c_str(), &open, item_flags)) {

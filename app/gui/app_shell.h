@@ -80,7 +80,10 @@ private:
     // Help → Keyboard shortcuts and Help → What each panel shows (help_windows.cpp).
     void help_windows();
     std::vector<std::unique_ptr<Panel>>& panels_for(const Document& doc);
+    // Closes the document, or, when it has staged metadata edits, asks first (close_confirmation).
     void close_document(uint64_t id);
+    void discard_and_close(uint64_t id);
+    void close_confirmation();
 
     Settings& m_settings;
     JobRunner& m_jobs;
@@ -92,6 +95,7 @@ private:
     std::vector<std::string> m_demo_files;
     std::vector<uint64_t> m_started;  // documents the start options were applied to
     uint64_t m_select_tab = 0;  // document tab to bring forward next frame
+    uint64_t m_confirm_close = 0;  // document with staged edits whose closing waits for an answer
     std::string m_platform_info;
     bool m_show_about = false;
     bool m_show_shortcuts = false;

@@ -66,7 +66,10 @@ def writing_commands(json):
             ["export", "tiny-llama:q4_0", "--store", STORE, "--dry-run"],
             ["export", "tiny-llama:q4_0", f"out{tag}/bundle", "--store", STORE],
             ["export", "tiny-mlx:mixed", f"out{tag}/hf", "--store", STORE, "--dtype", "bf16"],
-            ["export", "tiny-moe:int4", f"out{tag}/mlx", "--store", STORE, "--format", "mlx"]]
+            ["export", "tiny-moe:int4", f"out{tag}/mlx", "--store", STORE, "--format", "mlx"],
+            ["edit", F32, "--dry-run", "--set", "general.name=x", "--rename", "general.architecture", "general.arch"],
+            ["edit", F32, "-o", f"out{tag}/edited.gguf", "--set", "tokenizer.ggml.eos_token_id=3", "--set",
+             "tokenizer.chat_template={{ messages }}", "--rename", "general.name", "general.title"]]
 
 
 def prepare(work, demo, fixtures):

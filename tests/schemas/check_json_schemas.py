@@ -8,6 +8,7 @@ usage: check_json_schemas.py MLENS SCHEMA_DIR DEMO_DIR
 Prints one line per output checked; exits 1 when any output does not match its schema."""
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -88,7 +89,7 @@ def write_non_finite_models(out_dir):
 # command line after parsing, so CLI11's help does not mark them REQUIRED).
 ERROR_CASE_OPTIONS = {
     "run": ["-p", "x"], "ab": ["-p", "x"], "layers": ["-p", "x"], "layer-divergence": ["-p", "x"],
-    "export": ["--dry-run"],
+    "export": ["--dry-run"], "edit": ["--dry-run"],
 }
 # Commands whose output another command's schema describes.
 SCHEMA_OF = {"verify": "show"}
@@ -248,6 +249,11 @@ def main():
     check("diff", f32, gemma3)
     check("export-upstream", gemma3, os.path.join(out_dir, "gemma3.gguf"), "--mmproj", os.path.join(out_dir, "mmproj.gguf"))
     check("export-upstream", qwen25vl, os.path.join(out_dir, "qwen25vl.gguf"))
+    check("edit", f32, "--dry-run", "--set", "general.name=x", "--rename", "general.architecture", "general.arch")
+    check("edit", f32, "-o", os.path.join(out_dir, "edited.gguf"), "--set", "tokenizer.ggml.eos_token_id=3", "--delete", "general.name")
+    shutil.copy(f32, os.path.join(out_dir, "in-place.gguf"))
+    check("edit", os.path.join(out_dir, "in-place.gguf"), "--in-place", "--set", "tokenizer.ggml.eos_token_id=3")
+    check("edit", "--undo", os.path.join(out_dir, "in-place.gguf"))
     check("export", "tiny-llama:q4_0", "--store", store, "--dry-run")
     check("export", "tiny-llama:q4_0", os.path.join(out_dir, "bundle"), "--store", store)
     check("export", "tiny-mlx:mixed", os.path.join(out_dir, "hf"), "--store", store, "--dtype", "bf16")

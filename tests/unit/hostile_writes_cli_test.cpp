@@ -147,6 +147,22 @@ TEST_CASE("every writing command refuses to write onto its own inputs, however t
                                               "--chunks", "1", "--threads", "2",      "--save-base", t};
           },
           cases_for(in, in.ollama_model, in.gem_ref, in.gem_manifest, in.gem_blob)}},
+        {{"edit", "-o,--output"},
+         {[](const std::string& m, const std::string& t) {
+              return std::vector<std::string>{"edit", m, "-o", t, "--set", "general.name=x"};
+          },
+          cases_for(in, in.hist_model, in.tiny_ref, in.tiny_manifest, in.tiny_blob)}},
+        // In place, the file named is the file written: a symbolic link to it and anything in a store
+        // are refused (a hard link names the file itself).
+        {{"edit", "--in-place"},
+         {[](const std::string&, const std::string& t) {
+              return std::vector<std::string>{"edit", t, "--in-place", "--set", "general.architecture=llama"};
+          },
+          {{"", in.hist_model + ".symlink"},
+           {"", in.tiny_ref},
+           {"", in.tiny_blob},
+           {"", in.gem_blob},
+           {"", in.dir.file("store-link") + in.gem_blob.substr(in.store_root.size())}}}},
         {{"export", "OUT_DIR"},
          {[](const std::string& m, const std::string& t) {
               return std::vector<std::string>{"export", m, t, "--format", "gguf"};

@@ -64,6 +64,9 @@ void MetadataPanel::draw(PanelContext& ctx) {
     refresh(doc);
     ImGui::SameLine();
     ui::text_dim(std::to_string(m_rows.size()) + " / " + std::to_string(m.metadata.size()) + " keys");
+    ImGui::SameLine(0, 24);
+    m_editor.toolbar(ctx);
+    m_editor.staged_view(ctx);
 
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
         ImGuiTableFlags_Hideable | ImGuiTableFlags_Reorderable;
@@ -95,7 +98,13 @@ void MetadataPanel::draw(PanelContext& ctx) {
             doc.select({SelectionKind::metadata, i});
             if (ImGui::IsMouseDoubleClicked(0) && e.value.is_array()) open_viewer(doc, i);
         }
-        ui::copy_menu("copy", {{"key", e.key}, {"value", metadata_copy_text(e)}});
+        if (ImGui::BeginPopupContextItem("row")) {
+            if (ImGui::MenuItem("Copy key")) ImGui::SetClipboardText(e.key.c_str());
+            if (ImGui::MenuItem("Copy value")) ImGui::SetClipboardText(metadata_copy_text(e).c_str());
+            ImGui::Separator();
+            m_editor.row_menu(ctx, i);
+            ImGui::EndPopup();
+        }
         ImGui::TableNextColumn();
         ui::cell_text_dim(format_type(e.value));
         ImGui::TableNextColumn();
@@ -128,6 +137,7 @@ bool MetadataPanel::accept_link(std::string_view link, Document& doc) {
 void MetadataPanel::draw_windows(PanelContext& ctx) {
     if (auto entry = std::exchange(m_linked_array, std::nullopt)) open_viewer(ctx.doc, *entry);
     std::erase_if(m_viewers, [&](auto& v) { return !v->draw(ctx.jobs, ctx.fonts.mono()); });
+    m_editor.draw_windows(ctx);
 }
 
 }  // namespace mlens

@@ -1,6 +1,8 @@
 // MetadataPanel (center): every key with its type, count and value, in file order, filtered by
 // text and by a group ("metadata:GROUP", panel_links.h; the navigator posts it). Arrays open in
-// value viewer windows (double-click, or the link "metadata-array:ENTRY" the Inspector posts); right-click copies.
+// value viewer windows (double-click, or the link "metadata-array:ENTRY" the Inspector posts);
+// right-click copies, or edits, renames or deletes the key; editing is MetadataEditor's
+// (metadata_editor.h): staged edits, undo/redo and Save As….
 #pragma once
 
 #include <memory>
@@ -8,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "panels/metadata_editor.h"
 #include "panels/panel.h"
 #include "widgets/array_viewer.h"
 
@@ -32,6 +35,7 @@ private:
     std::vector<size_t> m_rows;  // indices into Model::metadata
     float m_key_width = -1.0f;  // the widest key's text; measured once, the table then remembers
     std::vector<std::unique_ptr<ArrayViewer>> m_viewers;
+    MetadataEditor m_editor;
 };
 
 }  // namespace mlens

@@ -41,7 +41,7 @@ const std::vector<PanelInfo>& panel_registry() {
         {"imatrix", "Importance matrix", PanelSlot::center, make_panel<ImatrixPanel>, is_imatrix,
          "A llama-imatrix importance matrix (GGUF or legacy .dat): per tensor the counts, the mean, least and greatest column importance, columns and experts never activated; per expert its count and sum; a histogram of log10 importance. Open it next to a model to requantize IQ types with it."},
         {"metadata", "Metadata", PanelSlot::center, make_panel<MetadataPanel>, is_model,
-         "Every key with its type, count and value; enum names (general.file_type, token types, pooling, rope scaling); long arrays in a paged, searchable viewer (double-click)."},
+         "Every key with its type, count and value; enum names (general.file_type, token types, pooling, rope scaling); long arrays in a paged, searchable viewer (double-click). Right-click a key to edit its value, rename or delete it; Add key\xE2\x80\xA6 and Chat template\xE2\x80\xA6 add keys. Edits are staged with their header diff (undo, redo) and written by Save As\xE2\x80\xA6 to a new, verified file; the file itself is never changed."},
         {"tensors", "Tensors", PanelSlot::center, make_panel<TensorPanel>, is_model,
          "Name, type, shape, elements, size, offset and bits per weight of every tensor; sort, text or regex filter, per-layer summaries, export as JSON, CSV or Markdown."},
         {"tokenizer", "Tokenizer", PanelSlot::center, make_panel<TokenizerPanel>, is_model,

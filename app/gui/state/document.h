@@ -11,6 +11,8 @@
 //    index(), store() and imatrix() give the parts of the content that is one, else null.
 //  - The DocumentIndex (document_index.h) is built on the worker with the model.
 //  - Panels share no navigation state here: each keeps what a link named (panel.h).
+//  - `edits` are the metadata edits staged on a model document (metadata_edits.h); the file itself
+//    is never changed: Save As writes a new one.
 //  - Selection names one thing the inspector shows; indices refer to the Model's vectors (for
 //    tokens: the token id in the tokenizer's vocabulary).
 #pragma once
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "job_runner.h"
+#include "metadata_edits.h"
 #include "mlens/analysis/document_index.h"
 #include "mlens/model/model.h"
 #include "mlens/quant/imatrix.h"
@@ -84,6 +87,8 @@ public:
     // header names its scheme); the shell offers them to the panels in order (route_link) before
     // the next panels draw and brings the taker forward.
     std::vector<std::string> pending_links;
+    // Metadata edits staged in the Metadata panel, not yet saved (the tab marks them; closing asks).
+    MetadataEdits edits;
 
     bool ready() const { return state == DocumentState::ready && !std::holds_alternative<std::monostate>(content); }
     bool is_model() const { return std::holds_alternative<ModelDocument>(content); }

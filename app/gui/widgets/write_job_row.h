@@ -1,5 +1,6 @@
 // The parts a window that writes files as a job shares with every other such window:
-//  - write_job_row, its last row: an Export button (enabled when `can_export`), then, while the
+//  - write_job_row, its last row: an Export button (enabled when `can_export`; `label` names it
+//    otherwise, e.g. "Save"), then, while the
 //    job runs, its progress bar ("writing…") and a Cancel button, otherwise a Close button, which
 //    clears `open`; true when Export was pressed.
 //  - write_failure_text, which shows a job's Result when it was cancelled or failed.
@@ -31,9 +32,9 @@ bool write_failure_text(const Result<Report>& outcome) {
 }
 
 template <typename T>
-bool write_job_row(bool can_export, JobHandle<T>& job, bool& open) {
+bool write_job_row(bool can_export, JobHandle<T>& job, bool& open, const char* label = "Export") {
     ImGui::BeginDisabled(!can_export);
-    const bool pressed = ImGui::Button("Export");
+    const bool pressed = ImGui::Button(label);
     ImGui::EndDisabled();
     ImGui::SameLine();
     if (job) {

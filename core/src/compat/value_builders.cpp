@@ -64,6 +64,14 @@ Value array_bool(const std::vector<bool>& v) {
     return memory_array(ValueType::boolean, v.size(), std::move(bytes), {});
 }
 
+Value array_of_scalars(ValueType element, const std::vector<Scalar>& values) {
+    const uint32_t size = value_type_size(element);
+    std::vector<uint8_t> bytes;
+    bytes.reserve(values.size() * size);
+    for (const Scalar& x : values) put_le(bytes, x.bits, size);
+    return memory_array(element, values.size(), std::move(bytes), {});
+}
+
 Value array_strings(const std::vector<std::string>& v) {
     std::vector<uint8_t> bytes;
     std::vector<uint64_t> offsets;

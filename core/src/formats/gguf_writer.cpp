@@ -169,6 +169,13 @@ Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model, GgufByteOrder
     return out;
 }
 
+Result<std::vector<uint8_t>> gguf_value_bytes(const Value& value) {
+    std::vector<uint8_t> out;
+    HeaderEncoder enc(out, GgufByteOrder::little);
+    if (Status s = encode_value(value, enc); !s) return s.error();
+    return out;
+}
+
 Status write_gguf_into(SafeFileWriter& w, const Model& model, JobContext* job, const TensorDataProvider& provider, GgufByteOrder order) {
     auto header = gguf_header_bytes(model, order);
     if (!header) return header.error();

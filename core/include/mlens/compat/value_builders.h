@@ -29,6 +29,8 @@ Value array_f32(const std::vector<float>& v);
 Value array_u8(const std::vector<uint8_t>& v);
 Value array_bool(const std::vector<bool>& v);
 Value array_strings(const std::vector<std::string>& v);
+// An array of `element` (a fixed-size type) whose elements are the raw bits of `values`.
+Value array_of_scalars(ValueType element, const std::vector<Scalar>& values);
 
 Value truncated_array(const Value& v, uint64_t n);
 

@@ -48,4 +48,8 @@ Status write_gguf_into(SafeFileWriter& out, const Model& model, JobContext* job 
 // The header bytes (everything before the tensor data) exactly as write_gguf would write them.
 Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model, GgufByteOrder order = GgufByteOrder::little);
 
+// One metadata value as a GGUF v3 little-endian KV entry holds it after its key: the type id, then
+// the value (arrays: element type, count, elements), as gguf_header_bytes writes it.
+Result<std::vector<uint8_t>> gguf_value_bytes(const Value& value);
+
 }  // namespace mlens

@@ -106,6 +106,10 @@ public:
     Status withdraw();
 
     uint64_t bytes_written() const { return m_written; }
+    // The temporary file's descriptor, for writers that place bytes by position or copy them in
+    // the kernel (edit/edit_write.h); bytes_written() does not count what goes through it. -1
+    // once closed. A failure on it is the caller's to report; dropping the writer removes the file.
+    int descriptor() const { return m_fd; }
     const std::string& temp_path() const { return m_temp; }
     // The file that commit() replaces: the path given, or where its symbolic link leads.
     const std::string& target_path() const { return m_target; }

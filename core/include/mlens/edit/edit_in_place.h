@@ -1,0 +1,64 @@
+// Editing a GGUF header in place, and undoing it.
+//
+// Contract:
+//  - edit_in_place writes an EditPlan into the file it was planned from, only when the plan fits in
+//    place (same data start; otherwise E_IN_PLACE_NO_FIT saying how many bytes the header grows or
+//    why the data would move). Refused before any byte is written: a file that cannot be opened for
+//    writing (E_PERMISSION: a read-only filesystem, or a file with no write permission bit, which is
+//    refused for root too), a file inside an Ollama store
+//    (E_OUTPUT_IN_STORE), a file that changed since it was opened (E_FILE_CHANGED), an undo file
+//    already beside it (E_OUTPUT_EXISTS: undo or remove it first).
+//  - Before writing, the edited file is verified as write_edit verifies an output (edit_write.h),
+//    on the file as it will read with the new header laid over it; a failure is E_EDIT_VERIFY.
+//  - Then, in order: the bytes of the header that change (the span from the first to the last
+//    differing byte) are saved, old and new, in "FILE.mlens-undo" (written through SafeFileWriter,
+//    so it exists whole or not at all); the span is written with one positioned write and flushed;
+//    it is read back and compared. A process killed before the write leaves the old header, after
+//    it the new one, with the undo file beside it in both cases. Bytes written: the span once, and
+//    the undo file (twice the span and 32 bytes).
+//  - undo_edit puts the saved bytes back when the file's size is the one recorded and every byte of
+//    the span holds its old or its new value (a write cut short included), then removes the undo
+//    file; a span already holding the old bytes is left alone (already_original). Anything else is
+//    E_UNDO_MISMATCH and nothing is written; no undo file is E_NOT_FOUND.
+//  - The step hook runs after each step (tests stop or kill the process there).
+//  Undo file layout (little-endian): "MLUNDO01", u64 file size, u64 span offset, u64 span length,
+//  the old bytes, the new bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mlens/edit/edit_plan.h"
+#include "mlens/edit/edit_write.h"
+#include "mlens/job.h"
+#include "mlens/model/model.h"
+
+namespace mlens {
+
+std::string undo_path_for(const std::string& path);  // path + ".mlens-undo"
+
+enum class InPlaceStep { undo_saved, header_written };
+const char* in_place_step_name(InPlaceStep step);  // "undo_saved", "header_written"
+using InPlaceStepHook = void (*)(InPlaceStep step);
+void set_in_place_step_hook(InPlaceStepHook hook);
+
+struct InPlaceOutcome {
+    std::string path;
+    std::string undo_path;
+    uint64_t span_offset = 0;
+    uint64_t span_bytes = 0;  // bytes of the header written
+    EditVerification verification;
+};
+
+Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, JobContext* job = nullptr, unsigned fsck_threads = 2);
+
+struct UndoOutcome {
+    std::string path;
+    uint64_t span_offset = 0;
+    uint64_t bytes_restored = 0;  // 0 when the span already held the old bytes
+    bool already_original = false;
+};
+
+Result<UndoOutcome> undo_edit(const std::string& path);
+
+}  // namespace mlens

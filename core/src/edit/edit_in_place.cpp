@@ -1,0 +1,222 @@
+#include "mlens/edit/edit_in_place.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "mlens/io/safe_file_writer.h"
+#include "mlens/io/unique_fd.h"
+#include "mlens/text/escape.h"
+#include "edit_steps.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr char kUndoMagic[8] = {'M', 'L', 'U', 'N', 'D', 'O', '0', '1'};
+constexpr uint64_t kUndoHeaderBytes = 32;
+
+std::atomic<InPlaceStepHook> g_step_hook{nullptr};
+
+void step_done(InPlaceStep step) {
+    if (InPlaceStepHook hook = g_step_hook.load()) hook(step);
+}
+
+Error failure(ErrorCode code, std::string message) { return Error{code, "file", std::nullopt, std::move(message)}; }
+
+Error errno_failure(const std::string& what, const std::string& path) {
+    const int reason = errno;
+    const ErrorCode code = reason == EACCES || reason == EROFS || reason == EPERM ? ErrorCode::E_PERMISSION : ErrorCode::E_IO;
+    return failure(code, what + " " + escape_for_display(path) + ": " + std::strerror(reason));
+}
+
+Status read_exact(int fd, uint8_t* p, uint64_t length, uint64_t offset, const std::string& path) {
+    while (length > 0) {
+        const ssize_t n = ::pread(fd, p, length, static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return errno_failure("cannot read", path);
+        if (n == 0) return failure(ErrorCode::E_FILE_CHANGED, escape_for_display(path) + " is shorter than when it was opened");
+        p += n;
+        length -= static_cast<uint64_t>(n);
+        offset += static_cast<uint64_t>(n);
+    }
+    return ok_status();
+}
+
+// One positioned write, then flushed.
+Status write_and_flush(int fd, const uint8_t* p, uint64_t length, uint64_t offset, const std::string& path) {
+    if (Status s = write_at(fd, p, length, offset, path); !s) return s;
+    if (::fsync(fd) != 0) return errno_failure("cannot flush", path);
+    return ok_status();
+}
+
+// A file without write permission is read-only for everyone here, root included.
+Result<UniqueFd> open_for_writing(const std::string& path, uint64_t expected_size) {
+    struct stat before {};
+    if (::stat(path.c_str(), &before) == 0 && (before.st_mode & 0222) == 0)
+        return failure(ErrorCode::E_PERMISSION, escape_for_display(path) + " is read-only (no write permission); nothing was written");
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        if (errno == ELOOP) return failure(ErrorCode::E_OUTPUT_NOT_REGULAR, escape_for_display(path) + " is a symbolic link; edit the file it leads to");
+        return errno_failure("cannot open for writing", path);
+    }
+    UniqueFd owned(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return errno_failure("cannot stat", path);
+    if (!S_ISREG(st.st_mode)) return failure(ErrorCode::E_OUTPUT_NOT_REGULAR, escape_for_display(path) + " is not a regular file");
+    if (static_cast<uint64_t>(st.st_size) != expected_size)
+        return failure(ErrorCode::E_FILE_CHANGED, escape_for_display(path) + " changed since it was opened");
+    return owned;
+}
+
+// The file as it reads once the new header is laid over its first bytes.
+class HeaderOverlay : public ByteSource {
+public:
+    HeaderOverlay(ByteSourcePtr base, const std::vector<uint8_t>& header) : ByteSource(base->path(), base->size()), m_base(std::move(base)), m_header(header) {}
+    bool read(uint64_t offset, uint64_t length, void* dst) const override {
+        if (!contains(offset, length)) return false;
+        auto* out = static_cast<uint8_t*>(dst);
+        if (offset < m_header.size()) {
+            const uint64_t n = std::min<uint64_t>(length, m_header.size() - offset);
+            std::memcpy(out, m_header.data() + offset, n);
+            out += n;
+            offset += n;
+            length -= n;
+        }
+        return length == 0 || m_base->read(offset, length, out);
+    }
+
+private:
+    ByteSourcePtr m_base;
+    const std::vector<uint8_t>& m_header;
+};
+
+void put_u64(std::vector<uint8_t>& out, uint64_t v) {
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+
+uint64_t get_u64(const uint8_t* p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+
+std::string parent_folder(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+Error no_fit(const EditPlan& plan) {
+    if (plan.new_data_start > plan.old_data_start)
+        return failure(ErrorCode::E_IN_PLACE_NO_FIT, "the new header needs " + std::to_string(plan.new_data_start - plan.old_data_start) +
+                                                         " more bytes than the old header and its padding hold; write a new file with -o");
+    return failure(ErrorCode::E_IN_PLACE_NO_FIT, "the new header is " + std::to_string(plan.old_data_start - plan.new_data_start) +
+                                                     " bytes shorter once padded, so the tensor data would have to move; write a new file with -o");
+}
+
+}  // namespace
+
+std::string undo_path_for(const std::string& path) { return path + ".mlens-undo"; }
+
+const char* in_place_step_name(InPlaceStep step) { return step == InPlaceStep::undo_saved ? "undo_saved" : "header_written"; }
+
+void set_in_place_step_hook(InPlaceStepHook hook) { g_step_hook.store(hook); }
+
+Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, JobContext* job, unsigned fsck_threads) {
+    const std::string& path = plan.path;
+    OutputGuard guard;
+    guard.add_input(path);
+    if (Status s = guard.check_folder(parent_folder(path), path); !s) return s.error();
+    if (!plan.fits_in_place) return no_fit(plan);
+    const std::string undo_path = undo_path_for(path);
+    struct stat undo_st {};
+    if (::lstat(undo_path.c_str(), &undo_st) == 0)
+        return failure(ErrorCode::E_OUTPUT_EXISTS,
+                       escape_for_display(undo_path) + " exists from an earlier edit: run `mlens edit --undo` on the file or remove it first");
+    auto fd = open_for_writing(path, plan.old_file_bytes);
+    if (!fd) return fd.error();
+
+    const uint64_t span_at = plan.first_changed;
+    const uint64_t span = plan.end_changed - plan.first_changed;
+    std::vector<uint8_t> current(plan.header.size());
+    if (Status s = read_exact(fd->get(), current.data(), current.size(), 0, path); !s) return s.error();
+    for (uint64_t i = 0; i < current.size(); ++i)
+        if ((i < span_at || i >= plan.end_changed) && current[i] != plan.header[i])
+            return failure(ErrorCode::E_FILE_CHANGED, escape_for_display(path) + " changed since it was opened");
+
+    InPlaceOutcome outcome;
+    outcome.path = path;
+    outcome.undo_path = undo_path;
+    outcome.span_offset = span_at;
+    outcome.span_bytes = span;
+    auto overlay = std::make_shared<HeaderOverlay>(model.files[0].source, plan.header);
+    Model edited = read_edited(plan, overlay);
+    outcome.verification = verify_edit(model, plan, edited, job, fsck_threads);
+    if (job_cancelled(job)) return cancelled_error("edit");
+    if (!outcome.verification.passed())
+        return failure(ErrorCode::E_EDIT_VERIFY, outcome.verification.first_problem() + "; nothing was written");
+    if (span == 0) return outcome;
+
+    std::vector<uint8_t> undo(kUndoMagic, kUndoMagic + sizeof kUndoMagic);
+    put_u64(undo, plan.old_file_bytes);
+    put_u64(undo, span_at);
+    put_u64(undo, span);
+    undo.insert(undo.end(), current.begin() + static_cast<std::ptrdiff_t>(span_at), current.begin() + static_cast<std::ptrdiff_t>(plan.end_changed));
+    undo.insert(undo.end(), plan.header.begin() + static_cast<std::ptrdiff_t>(span_at), plan.header.begin() + static_cast<std::ptrdiff_t>(plan.end_changed));
+    if (Status s = write_files_safely(guard, {{undo_path, undo.data(), undo.size()}}); !s) return s.error();
+    step_done(InPlaceStep::undo_saved);
+
+    const uint8_t* span_bytes = plan.header.data() + span_at;
+    if (Status s = write_and_flush(fd->get(), span_bytes, span, span_at, path); !s) return s.error();
+    step_done(InPlaceStep::header_written);
+    std::vector<uint8_t> back(span);
+    if (Status s = read_exact(fd->get(), back.data(), span, span_at, path); !s) return s.error();
+    if (std::memcmp(back.data(), span_bytes, span) != 0)
+        return failure(ErrorCode::E_EDIT_VERIFY, "the header read back differs from what was written; `mlens edit --undo` restores it");
+    return outcome;
+}
+
+Result<UndoOutcome> undo_edit(const std::string& path) {
+    const std::string undo_path = undo_path_for(path);
+    auto undo_source = open_file(undo_path);
+    if (!undo_source) return failure(ErrorCode::E_NOT_FOUND, "no undo file " + escape_for_display(undo_path) + ": " + undo_source.error().message);
+    const ByteSource& src = **undo_source;
+    uint8_t head[kUndoHeaderBytes];
+    if (!src.read(0, kUndoHeaderBytes, head) || std::memcmp(head, kUndoMagic, sizeof kUndoMagic) != 0)
+        return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(undo_path) + " is not a ModelLens undo file");
+    const uint64_t file_bytes = get_u64(head + 8), span_at = get_u64(head + 16), span = get_u64(head + 24);
+    if (span > file_bytes || span_at > file_bytes - span || src.size() != kUndoHeaderBytes + 2 * span)
+        return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(undo_path) + " is damaged: its sizes do not add up");
+    auto fd = open_for_writing(path, file_bytes);
+    if (!fd) {
+        if (fd.error().code == ErrorCode::E_FILE_CHANGED)
+            return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(path) + " is not the size the undo file records; nothing restored");
+        return fd.error();
+    }
+    std::vector<uint8_t> old_bytes(span), new_bytes(span), current(span);
+    if (!src.read(kUndoHeaderBytes, span, old_bytes.data()) || !src.read(kUndoHeaderBytes + span, span, new_bytes.data()))
+        return failure(ErrorCode::E_IO, "cannot read " + escape_for_display(undo_path));
+    if (Status s = read_exact(fd->get(), current.data(), span, span_at, path); !s) return s.error();
+    UndoOutcome outcome;
+    outcome.path = path;
+    outcome.span_offset = span_at;
+    if (current == old_bytes) {
+        outcome.already_original = true;
+    } else {
+        for (uint64_t i = 0; i < span; ++i)
+            if (current[i] != old_bytes[i] && current[i] != new_bytes[i])
+                return failure(ErrorCode::E_UNDO_MISMATCH, "byte " + std::to_string(span_at + i) + " of " + escape_for_display(path) +
+                                                               " is neither the edited nor the original value; nothing restored");
+        if (Status s = write_and_flush(fd->get(), old_bytes.data(), span, span_at, path); !s) return s.error();
+        outcome.bytes_restored = span;
+    }
+    if (::unlink(undo_path.c_str()) != 0) return errno_failure("restored, but cannot remove", undo_path);
+    return outcome;
+}
+
+}  // namespace mlens

@@ -1,0 +1,150 @@
+// mlens edit: the diff of --dry-run, an edited demo model that llama.cpp loads with the same
+// tokens and the new chat template, hostile edits refused with nothing written, and an in-place
+// edit killed at each step leaving the old or the new header with its undo file.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "cli_runner.h"
+#include "test_paths.h"
+
+using namespace mlens;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string demo(const char* name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
+
+std::string copy_demo(const test::TempDir& dir, const std::string& name = "model.gguf") {
+    fs::copy_file(demo("tiny-llama-f32.gguf"), dir.file(name));
+    return dir.file(name);
+}
+
+const std::string kChatml =
+    "{# " + std::string(3072, '=') +
+    " #}{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
+std::vector<int64_t> token_ids(const std::string& path) {
+    nlohmann::json j = test::run_mlens_json({"tokenize", path, "Hello world, once upon a time", "--json"});
+    std::vector<int64_t> ids;
+    for (const auto& t : j["tokens"]) ids.push_back(t["id"].get<int64_t>());
+    return ids;
+}
+
+// The JSON error of a refused edit, after checking nothing was written.
+std::string refused(const std::vector<std::string>& args, const test::TempDir& dir, const std::vector<uint8_t>& input_before,
+                    const std::string& input) {
+    const size_t files_before = test::folder_bytes(dir.path()).size();
+    test::CliRun run = test::run_mlens(args);
+    CHECK(run.exit_status != 0);
+    CHECK(test::read_whole_file(input) == input_before);
+    CHECK(test::folder_bytes(dir.path()).size() == files_before);
+    CHECK(test::leftovers_in(dir.path()) == 0);
+    const auto j = nlohmann::json::parse(run.out, nullptr, false);
+    if (j.is_discarded() || !j.contains("error")) return "no error object: " + run.out;
+    return j["error"]["code"].get<std::string>();
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("mlens edit --dry-run prints the header diff and writes nothing", "[edit][cli]") {
+    test::TempDir dir;
+    const std::string in = copy_demo(dir);
+    nlohmann::json j = test::run_mlens_json({"edit", in, "--dry-run", "--set", "tokenizer.ggml.eos_token_id=3", "--set", "general.name=fixed",
+                                             "--set", "my.flag:BOOL=true", "--json"});
+    CHECK(j["dry_run"] == true);
+    CHECK(j["result"].is_null());
+    const auto& changes = j["plan"]["changes"];
+    REQUIRE(changes.size() == 3);
+    CHECK(changes[0]["kind"] == "changed");
+    CHECK(changes[1]["kind"] == "changed");
+    CHECK(changes[2] == nlohmann::json{{"kind", "added"}, {"key", "my.flag"}, {"new_key", nullptr}, {"type_before", nullptr},
+                                       {"type_after", "BOOL"}, {"value_before", nullptr}, {"value_after", "true"},
+                                       {"bytes_before", 0}, {"bytes_after", 8 + 7 + 4 + 1}});
+    CHECK(j["plan"]["keys_after"].get<uint64_t>() == j["plan"]["keys_before"].get<uint64_t>() + 1);
+    CHECK(test::folder_bytes(dir.path()).size() == 1);
+    test::CliRun text = test::run_mlens({"edit", in, "--dry-run", "--set", "tokenizer.ggml.eos_token_id=3"});
+    CHECK(text.exit_status == 0);
+    CHECK(contains(text.out, "tokenizer.ggml.eos_token_id  UINT32  2 → 3"));
+    CHECK(contains(text.out, "fits in place: yes; data: clone"));
+    CHECK(contains(text.out, "dry run: nothing written"));
+}
+
+TEST_CASE("an edited demo model loads in llama.cpp with the same tokens and renders the new chat template", "[edit][cli][infer]") {
+    test::TempDir dir;
+    const std::string in = copy_demo(dir);
+    test::write_whole_file(dir.file("chatml.jinja"), std::vector<uint8_t>(kChatml.begin(), kChatml.end()));
+    nlohmann::json j = test::run_mlens_json({"edit", in, "-o", dir.file("fixed.gguf"), "--chat-template-file", dir.file("chatml.jinja"), "--set",
+                                             "tokenizer.ggml.eos_token_id=3", "--set", "general.name=Tiny Fixed", "--json"});
+    CHECK(j["result"]["data_path"] == "stream");
+    CHECK(j["result"]["verification"]["passed"] == true);
+    CHECK(j["result"]["verification"]["tensors_equal"] == j["plan"]["tensors"]);
+    CHECK(j["plan"]["data_shift"].get<int64_t>() > 3000);
+    CHECK(token_ids(dir.file("fixed.gguf")) == token_ids(in));
+    nlohmann::json chat = test::run_mlens_json({"tokenize", dir.file("fixed.gguf"), "--chat", "--json"});
+    CHECK(chat["template"] == kChatml);
+    CHECK(contains(chat["prompt"].get<std::string>(), "<|im_start|>user\n"));
+    CHECK(contains(chat["prompt"].get<std::string>(), "<|im_start|>assistant\n"));
+    nlohmann::json kv = test::run_mlens_json({"kv", dir.file("fixed.gguf"), "--json"});
+    bool named = false;
+    for (const auto& e : kv)
+        if (e["key"] == "general.name") named = e["value"] == "Tiny Fixed";
+    CHECK(named);
+}
+
+TEST_CASE("hostile edits are refused with their code and nothing is written", "[edit][cli]") {
+    test::TempDir dir;
+    const std::string in = copy_demo(dir);
+    const auto before = test::read_whole_file(in);
+    const std::string out = dir.file("out.gguf");
+    CHECK(refused({"edit", in, "-o", out, "--set", "bad\xff:STRING=x", "--json"}, dir, before, in) == "E_INVALID_UTF8");
+    CHECK(refused({"edit", in, "-o", out, "--set", "tokenizer.ggml.eos_token_id=4294967296", "--json"}, dir, before, in) == "E_RANGE");
+    CHECK(refused({"edit", in, "-o", out, "--set", "general.name=a", "--set", "general.name=b", "--json"}, dir, before, in) == "E_EDIT_CONFLICT");
+    CHECK(refused({"edit", in, "-o", out, "--rename", "general.name", "general.architecture", "--json"}, dir, before, in) == "E_DUPLICATE_KEY");
+    test::write_whole_file(dir.file("dup.json"), std::vector<uint8_t>{'{', '"', 's', 'e', 't', '"', ':', '{', '"', 'k', '"', ':', '1', ',', '"', 'k', '"', ':', '2', '}', '}'});
+    CHECK(refused({"edit", in, "-o", out, "--from-json", dir.file("dup.json"), "--json"}, dir, before, in) == "E_DUPLICATE_KEY");
+    CHECK(refused({"edit", in, "--in-place", "--set", "general.name=" + std::string(200, 'n'), "--json"}, dir, before, in) == "E_IN_PLACE_NO_FIT");
+    REQUIRE(::chmod(in.c_str(), 0444) == 0);
+    CHECK(refused({"edit", in, "--in-place", "--set", "tokenizer.ggml.eos_token_id=3", "--json"}, dir, before, in) == "E_PERMISSION");
+    REQUIRE(::chmod(in.c_str(), 0644) == 0);
+    CHECK(refused({"edit", in, "-o", in, "--set", "general.name=x", "--json"}, dir, before, in) == "E_OUTPUT_IS_INPUT");
+    test::CliRun usage = test::run_mlens({"edit", in, "--set", "general.name=x"});
+    CHECK(usage.exit_status == 2);
+}
+
+TEST_CASE("an in-place edit killed at any step leaves the old or the new header, and --undo restores the old", "[edit][cli]") {
+    for (const char* step : {"undo_saved", "header_written"}) {
+        DYNAMIC_SECTION("killed after " << step) {
+            test::TempDir dir;
+            const std::string in = copy_demo(dir);
+            const auto original = test::read_whole_file(in);
+            test::ScopedEnv pause("MLENS_EDIT_PAUSE_MS", "5000");
+            test::MlensProcess run({"edit", in, "--in-place", "--set", "tokenizer.ggml.eos_token_id=3"});
+            const auto start = std::chrono::steady_clock::now();
+            while (!contains(run.err_so_far(), std::string("in-place step ") + step) && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            REQUIRE(contains(run.err_so_far(), std::string("in-place step ") + step));
+            REQUIRE(::kill(run.pid(), SIGKILL) == 0);
+            test::CliRun ended = run.wait();
+            CHECK(ended.signal == SIGKILL);
+            CHECK(fs::exists(in + ".mlens-undo"));
+            const auto after = test::read_whole_file(in);
+            const int64_t difference = test::first_difference(after, original);
+            const bool header_written = std::string(step) == "header_written";
+            CHECK((difference == -1) == !header_written);
+            nlohmann::json undone = test::run_mlens_json({"edit", "--undo", in, "--json"});
+            CHECK(undone["undo"]["already_original"] == !header_written);
+            CHECK(undone["undo"]["bytes_restored"] == (header_written ? 1 : 0));
+            CHECK(test::read_whole_file(in) == original);
+            CHECK_FALSE(fs::exists(in + ".mlens-undo"));
+        }
+    }
+}
