@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "mlens/model/model_json.h"
+#include "mlens/remote/remote_url.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
@@ -15,6 +16,9 @@ struct ErrorState {
     bool result_printed = false;
 };
 
+// A remote reference as errors show it: without userinfo or query, where credentials go.
+std::string shown_reference(const std::string& path) { return is_remote_reference(path) ? display_url(path) : path; }
+
 ErrorState& state() {
     static ErrorState s;
     return s;
@@ -22,7 +26,7 @@ ErrorState& state() {
 
 void record(const std::string& code, const std::string& message, const std::string& path, std::optional<uint64_t> offset) {
     if (state().first_failure) return;
-    nlohmann::json e = {{"code", code}, {"message", message}, {"path", path}};
+    nlohmann::json e = {{"code", code}, {"message", message}, {"path", shown_reference(path)}};
     if (offset) e["offset"] = *offset;
     state().first_failure = std::move(e);
 }
@@ -52,7 +56,7 @@ namespace {
 // "error: PATH: TEXT" on stderr, "PATH: " left out when there is no path or when `message`, the
 // part of TEXT after its code, starts with it already ("PATH: not a regular file").
 void print_error_line(const std::string& path, const std::string& text, const std::string& message) {
-    const std::string shown_path = escape_for_display(path);
+    const std::string shown_path = escape_for_display(shown_reference(path));
     const bool named = path.empty() || escape_for_display(message, 2000).starts_with(shown_path);
     std::cerr << "error: " << (named ? std::string() : shown_path + ": ") << escape_for_display(text, 2000) << "\n";
 }

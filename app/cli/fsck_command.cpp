@@ -51,6 +51,9 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
     cmd->callback([=, &exit_code] {
         auto model = open_or_fail(resolve(args->path), true, exit_code);
         if (!model) return;
+        std::vector<const TensorInfo*> every;
+        for (const TensorInfo& t : model->tensors) every.push_back(&t);
+        if (!within_download_limit(args->path, *model, every, exit_code)) return;
         const auto start = std::chrono::steady_clock::now();
         CliJob progress("fsck");
         auto report = fsck_model(*model, progress.job(), *threads);
