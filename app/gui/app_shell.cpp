@@ -143,6 +143,7 @@ void AppShell::frame() {
         open(*path);
     }
     about_window();
+    if (auto url = m_open_url.draw(m_settings.recent_files)) open(*url);
     help_windows();
 }
 
