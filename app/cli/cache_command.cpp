@@ -23,7 +23,7 @@ void add_cache_command(CLI::App& app, int& exit_code) {
                 exit_code = fail(cache->folder(), s.error());
                 return;
             }
-            std::cout << "removed " << entries.size() << " entries, " << human_bytes(bytes) << " (" << bytes << " bytes) from "
+            std::cout << "removed " << entries.size() << (entries.size() == 1 ? " entry, " : " entries, ") << human_bytes(bytes) << " (" << bytes << " bytes) from "
                       << escape_for_display(cache->folder()) << "\n";
             return;
         }

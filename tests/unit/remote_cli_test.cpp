@@ -200,3 +200,35 @@ TEST_CASE("a remote safetensors index opens its shards beside it", "[remote][cli
         CHECK((command[0] == "info" ? replaced(b.out, url, dir.path()) : replaced(b.out, server.url("/st/"), dir.path() + "/")) == a.out);
     }
 }
+
+TEST_CASE("mlens cache lists the ranges remote reads stored, and --clear removes them", "[remote][cli][cache]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/q4.gguf", kDemo + "/tiny-llama-q4_0.gguf"));
+    REQUIRE(test::run_mlens({"info", server.url("/q4.gguf")}).exit_status == 0);
+    const std::string folder = cache.folder.path() + "/modellens/http";
+    const test::CliRun listed = test::run_mlens({"cache"});
+    CHECK(listed.exit_status == 0);
+    CHECK(listed.out == "cache    " + folder + "\nentries  1\nbytes    2.10 MB (2097152 bytes)\n\nSTORED   RANGES  FILE SIZE  URL\n2.10 MB  2       3.09 MB    " +
+                            server.url("/q4.gguf") + "\n");
+    const test::CliRun cleared = test::run_mlens({"cache", "--clear"});
+    CHECK(cleared.exit_status == 0);
+    CHECK(cleared.out == "removed 1 entry, 2.10 MB (2097152 bytes) from " + folder + "\n");
+    CHECK(test::run_mlens({"cache"}).out == "cache    " + folder + "\nentries  0\nbytes    0 B (0 bytes)\n");
+}
+
+TEST_CASE("the download limit refuses a command before it reads more than the limit", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/f32.gguf", kDemo + "/tiny-llama-f32.gguf"));
+    const test::CliRun run = test::run_mlens({"stats", server.url("/f32.gguf"), "output.weight", "--max-download", "1M"});
+    CHECK(run.exit_status == 1);
+    CHECK(run.err == "error: " + server.url("/f32.gguf") +
+                         ": this would download up to 8.19 MB (8192000 bytes) of tensor data, more than --max-download 1.05 MB (1048576 bytes)\n");
+    // The header was read, its read-ahead shrunk to the limit: 512 KiB and 512 KiB. No tensor
+    // data was asked for.
+    CHECK(server.body_bytes() == 1048576);
+    const test::CliRun fsck = test::run_mlens({"--max-download", "4M", "fsck", server.url("/f32.gguf")});
+    CHECK(fsck.exit_status == 1);
+    CHECK(fsck.err.find("of tensor data, more than --max-download 4.19 MB (4194304 bytes)") != std::string::npos);
+}

@@ -28,6 +28,14 @@ bool take_from_budget(uint64_t bytes, std::string& why) {
     return false;
 }
 
+// What the budget still allows; UINT64_MAX without a budget.
+uint64_t budget_left() {
+    const uint64_t budget = g_budget.load();
+    if (budget == 0) return UINT64_MAX;
+    const uint64_t fetched = g_fetched_since_budget.load();
+    return fetched < budget ? budget - fetched : 0;
+}
+
 struct Held {
     std::vector<uint8_t> bytes;
     uint64_t last_use = 0;
@@ -87,7 +95,8 @@ private:
                 want = *ahead_end > pos ? *ahead_end - pos : needed;
             else
                 want = pos == m_run_end && m_run_bytes > 0 ? 3 * m_run_bytes : kFirstFetchBytes;
-            want = std::min(std::max(want, needed), limit - pos);
+            // Read-ahead never spends the download budget that what is asked for needs.
+            want = std::min({std::max(want, needed), limit - pos, std::max(budget_left(), needed)});
             // Read-ahead stops at the end of the first request; what was asked for is fetched whole.
             const uint64_t n = std::max(needed, std::min(want, kMaxFetchBytes));
             if (!fetch(pos, n)) return false;

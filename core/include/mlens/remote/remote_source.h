@@ -29,7 +29,8 @@
 //    opened; a file that changed since gets a new entry (the old one is removed).
 //  - Download budget: set_download_budget(bytes) bounds what all remote sources of the process
 //    fetch from then on (the CLI's --max-download); a fetch that would go past it fails with
-//    E_DOWNLOAD_LIMIT naming the amounts. Budget 0 means none.
+//    E_DOWNLOAD_LIMIT naming the amounts; read-ahead shrinks to what the budget has left, so
+//    only bytes a read asks for can fail it. Budget 0 means none.
 #pragma once
 
 #include <optional>
