@@ -54,7 +54,7 @@ std::optional<Model> open_or_report(const Target& target, bool report_errors) {
                 break;
             }
         if (errors > 1)
-            std::cerr << "error: " << escape_for_display(target.text) << ": " << errors << " errors (mlens check lists every one)\n";
+            std::cerr << "error: " << escape_for_display(shown_path(target.text)) << ": " << errors << " errors (mlens check lists every one)\n";
     }
     return std::move(model).value();
 }

@@ -69,7 +69,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         for (const Diagnostic& d : model->diagnostics) reader_errors += d.severity == Severity::error;
         exit_code = errors || reader_errors ? kExitBroken : kExitOk;
         if (args->json) {
-            nlohmann::json out = {{"path", args->path},
+            nlohmann::json out = {{"path", shown_path(args->path)},
                                   {"accepted", exit_code == kExitOk},
                                   {"errors", errors},
                                   {"reader_errors", reader_errors},
@@ -86,7 +86,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         }
         for (const Finding& f : report->findings) std::cout << finding_line(f) << "\n";
         if (reader_errors) std::cout << reader_errors << " reader errors: mlens check lists them\n";
-        std::cout << escape_for_display(args->path) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
+        std::cout << escape_for_display(shown_path(args->path)) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
                   << report->count(FindingSeverity::warning) << " warnings, " << report->count(FindingSeverity::info) << " notes; "
                   << report->tensors_scanned << " of " << report->tensors << " tensors, "
                   << number_text(static_cast<double>(report->bytes_scanned) / 1e6, "%.1f") << " MB)\n";

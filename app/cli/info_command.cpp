@@ -70,9 +70,9 @@ void add_info_command(CLI::App& app, int& exit_code) {
         if (!model) return;
         ModelSummary s = summarize(*model);
         if (args->json)
-            print_json_result(summary_json(args->path, s));
+            print_json_result(summary_json(shown_path(args->path), s));
         else
-            print_summary(args->path, *model, s);
+            print_summary(shown_path(args->path), *model, s);
         exit_code = exit_status_of(*model);
     });
 }

@@ -232,3 +232,20 @@ TEST_CASE("the download limit refuses a command before it reads more than the li
     CHECK(fsck.exit_status == 1);
     CHECK(fsck.err.find("of tensor data, more than --max-download 4.19 MB (4194304 bytes)") != std::string::npos);
 }
+
+TEST_CASE("a token in a URL's query is never printed", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/q4.gguf", kDemo + "/tiny-llama-q4_0.gguf"));
+    for (const auto& args : std::vector<std::vector<std::string>>{{"info", server.url("/q4.gguf?token=s3cr3t")},
+                                                                   {"info", "--json", server.url("/q4.gguf?token=s3cr3t")},
+                                                                   {"fsck", server.url("/q4.gguf?token=s3cr3t")},
+                                                                   {"info", "--json", server.url("/none.gguf?token=s3cr3t")},
+                                                                   {"dump", server.url("/none.gguf?token=s3cr3t")}}) {
+        const test::CliRun run = test::run_mlens(args);
+        INFO(args[0] << " " << args.back() << "\n" << run.out << run.err);
+        CHECK(run.out.find("s3cr3t") == std::string::npos);
+        CHECK(run.err.find("s3cr3t") == std::string::npos);
+        CHECK((run.out + run.err).find(server.base_url()) != std::string::npos);
+    }
+}
