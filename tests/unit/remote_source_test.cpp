@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <thread>
 
 #include "large_gguf.h"
 #include "loopback_server.h"
@@ -281,4 +282,25 @@ TEST_CASE("ollama:// references name the registry, namespace, model and tag", "[
     test::ScopedEnv bare("OLLAMA_REGISTRY", std::string("mirror.example"));
     CHECK(parse_registry_reference("gemma3:4b")->base == "https://mirror.example");
     CHECK_FALSE(parse_registry_reference("bad name"));
+}
+
+TEST_CASE("a cancelled job stops a transfer made on its thread, even through a ByteSource read", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server("127.0.0.1", test::Serving::stall);
+    server.serve("/m.gguf", as_text(test::read_whole_file(kDemo + "/ollama-gemma3.gguf")));
+    JobContext job;
+    std::thread canceller([&job] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        job.cancel();
+    });
+    const auto start = std::chrono::steady_clock::now();
+    Target t;
+    {
+        const ScopedTransferJob transfers(&job);
+        t = resolve(server.url("/m.gguf"));
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    canceller.join();
+    CHECK(t.problem.code == ErrorCode::E_CANCELLED);
+    CHECK(seconds < 5);
 }

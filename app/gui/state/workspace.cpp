@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "mlens/open/target.h"
+#include "mlens/remote/http_client.h"
 #include "mlens/remote/remote_url.h"
 #include "mlens/text/escape.h"
 
@@ -67,6 +68,8 @@ Document& Workspace::open(const std::string& raw_path) {
     if (target.kind == TargetKind::imatrix) doc->title = "imatrix \xC2\xB7 " + doc->title;
     JobHandle<OpenOutcome> job = m_jobs.start(job_name, [target = std::move(target), remote](JobContext& ctx) mutable -> Result<OpenOutcome> {
         OpenOutcome out;
+        // Cancel stops a transfer of this open, even one a ByteSource read started.
+        const ScopedTransferJob transfers(&ctx);
         if (remote) target = resolve(target.text);
         auto t0 = std::chrono::steady_clock::now();
         auto elapsed = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };

@@ -18,6 +18,7 @@ namespace {
 
 constexpr size_t kIdleHandlesPerOrigin = 4;
 
+thread_local JobContext* t_transfer_job = nullptr;
 std::atomic<uint64_t> g_requests{0};
 std::atomic<uint64_t> g_bytes{0};
 
@@ -291,7 +292,12 @@ std::optional<uint64_t> HttpResponse::content_range_total() const {
     return total;
 }
 
+ScopedTransferJob::ScopedTransferJob(JobContext* job) : m_previous(t_transfer_job) { t_transfer_job = job; }
+
+ScopedTransferJob::~ScopedTransferJob() { t_transfer_job = m_previous; }
+
 Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& options, JobContext* job) {
+    if (!job) job = t_transfer_job;
     std::string url = request.url;
     int redirects = 0;
     int retries_left = options.retries;

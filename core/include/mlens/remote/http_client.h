@@ -82,6 +82,20 @@ struct HttpResponse {
 
 Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& options, JobContext* job = nullptr);
 
+// While one lives, every transfer made on its thread without a job of its own stops when `job` is
+// cancelled (E_CANCELLED): the reads of a remote source inside an open job, say, which reach the
+// network through ByteSource::read and carry no job. They nest; the previous job comes back.
+class ScopedTransferJob {
+public:
+    explicit ScopedTransferJob(JobContext* job);
+    ~ScopedTransferJob();
+    ScopedTransferJob(const ScopedTransferJob&) = delete;
+    ScopedTransferJob& operator=(const ScopedTransferJob&) = delete;
+
+private:
+    JobContext* m_previous;
+};
+
 struct HttpTotals {
     uint64_t requests = 0;
     uint64_t bytes = 0;
