@@ -121,6 +121,11 @@ void LoopbackServer::answer(const void* request, void* response) {
         return record(404, 0);
     }
     File& file = found->second;
+    if (m_serving == Serving::unavailable_first && !file.answered) {
+        file.answered = true;
+        res.status = 503;
+        return record(503, 0);
+    }
     const std::string if_range = req.get_header_value("If-Range");
     uint64_t first = 0, last = file.bytes.empty() ? 0 : file.bytes.size() - 1;
     const bool ranged = m_serving != Serving::ignore_range && !logged.range.empty() && (if_range.empty() || if_range == file.etag);

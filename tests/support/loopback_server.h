@@ -11,6 +11,8 @@
 //    later ones are whole (a client that retries gets its bytes).
 //  - change_after_first: after the first answer for a path, that file's content and ETag change
 //    (every byte from offset 64 on is flipped).
+//  - unavailable_first: the first request for each path answers 503 Service Unavailable; later
+//    ones are served as by `ranges`.
 // require_bearer(token) makes it a registry that wants a token: a request under /v2/ without
 // "Authorization: Bearer TOKEN" answers 401 with "WWW-Authenticate: Bearer realm=BASE/token,
 // service=loopback-registry,scope=repository:NAMESPACE/MODEL:pull", and /token answers
@@ -37,7 +39,7 @@ class Server;
 
 namespace mlens::test {
 
-enum class Serving { ranges, ignore_range, stall, drop_mid_body, change_after_first };
+enum class Serving { ranges, ignore_range, stall, drop_mid_body, change_after_first, unavailable_first };
 
 struct LoggedRequest {
     std::string target;  // path and query

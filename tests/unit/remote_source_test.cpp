@@ -304,3 +304,21 @@ TEST_CASE("a cancelled job stops a transfer made on its thread, even through a B
     CHECK(t.problem.code == ErrorCode::E_CANCELLED);
     CHECK(seconds < 5);
 }
+
+TEST_CASE("a 5xx answer is tried again after a wait, and a lasting one fails with its status", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::ScopedEnv wait("MLENS_HTTP_RETRY_MS", std::string("10"));
+    test::LoopbackServer server("127.0.0.1", test::Serving::unavailable_first);
+    REQUIRE(server.serve_file("/m.gguf", kDemo + "/ollama-gemma3.gguf"));
+    auto model = open_model(server.url("/m.gguf"));
+    REQUIRE(model);
+    const auto log = server.log();
+    REQUIRE(log.size() == 2);
+    CHECK(log[0].status == 503);
+    CHECK(log[1].status == 206);
+    test::ScopedEnv none("MLENS_HTTP_RETRIES", std::string("0"));
+    REQUIRE(server.serve_file("/n.gguf", kDemo + "/ollama-gemma3.gguf"));
+    const Target t = resolve(server.url("/n.gguf"));
+    CHECK(t.problem.code == ErrorCode::E_HTTP);
+    CHECK(t.problem.message == server.url("/n.gguf") + ": HTTP 503 Service Unavailable");
+}
