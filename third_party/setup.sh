@@ -17,6 +17,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 npm_package="node-llama-cpp@3.22.1"
 llama_version="0.5.0"
+hf_gguf_version="0.4.6"
 cache="${MLENS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/modellens}"
 src="$cache/llama.cpp-$llama_version/src"
 build="$cache/llama.cpp-$llama_version/build"
@@ -92,9 +93,23 @@ build_llama_tools() {
     ) 9>"$cache/llama.cpp-$llama_version/.tools.lock"
 }
 
+# @huggingface/gguf, the reference of the remote-open benchmark (tests/bench/remote_open_bench.cpp).
+install_hf_gguf() {
+    [[ -f "$cache/hf-gguf/.mlens-complete" ]] && return
+    log "installing @huggingface/gguf@$hf_gguf_version from npm into $cache/hf-gguf"
+    mkdir -p "$cache/hf-gguf"
+    if npm install --silent --prefix "$cache/hf-gguf" "@huggingface/gguf@$hf_gguf_version" >/dev/null 2>&1; then
+        touch "$cache/hf-gguf/.mlens-complete"
+    else
+        log "@huggingface/gguf did not install: the remote-open benchmark prints it as failed"
+    fi
+}
+
 install_debian_packages
+install_hf_gguf
 fetch_llama_source
 build_llama
 build_llama_tools
 echo "MLENS_LLAMA_SOURCE=$src"
 echo "MLENS_DEPS_PREFIX=$prefix"
+echo "MLENS_HF_GGUF=$cache/hf-gguf"

@@ -68,7 +68,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
         size_t errors = model->error_count();
         exit_code = errors ? kExitBroken : kExitOk;
         if (args->json) {
-            nlohmann::json out = {{"path", args->path},
+            nlohmann::json out = {{"path", shown_path(args->path)},
                                   {"accepted", errors == 0},
                                   {"errors", errors},
                                   {"warnings", model->warning_count()},
@@ -79,7 +79,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
             return;
         }
         for (const Diagnostic& d : model->diagnostics) std::cerr << d.to_line() << "\n";
-        std::cout << escape_for_display(args->path) << ": " << (errors ? "rejected" : "ok") << " (" << errors << " errors, "
+        std::cout << escape_for_display(shown_path(args->path)) << ": " << (errors ? "rejected" : "ok") << " (" << errors << " errors, "
                   << model->warning_count() << " warnings)\n";
         std::cout << escape_for_display(assess_loadability(*model).summary()) << "\n";
     });

@@ -9,6 +9,9 @@
 #include <iostream>
 
 #include "mlens/infer/worker_session.h"
+#include "mlens/model/summary.h"
+#include "mlens/remote/remote_source.h"
+#include "mlens/remote/source_opener.h"
 #include "mlens/text/display_width.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
@@ -61,9 +64,23 @@ std::optional<Model> open_or_report(const Target& target, bool report_errors) {
                 break;
             }
         if (errors > 1)
-            std::cerr << "error: " << escape_for_display(target.text) << ": " << errors << " errors (mlens check lists every one)\n";
+            std::cerr << "error: " << escape_for_display(shown_path(target.text)) << ": " << errors << " errors (mlens check lists every one)\n";
     }
     return std::move(model).value();
+}
+
+bool within_download_limit(const std::string& path, const Model& model, const std::vector<const TensorInfo*>& tensors, int& exit_code) {
+    const uint64_t budget = download_budget();
+    if (budget == 0) return true;
+    uint64_t remote = 0;
+    for (const TensorInfo* t : tensors)
+        if (t->n_bytes && t->file < model.files.size() && model.files[t->file].source && is_http_url(model.files[t->file].source->path()))
+            remote += *t->n_bytes;
+    if (remote <= budget) return true;
+    auto amount = [](uint64_t bytes) { return human_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)"; };
+    exit_code = fail(path, ErrorCode::E_DOWNLOAD_LIMIT,
+                     "this would download up to " + amount(remote) + " of tensor data, more than --max-download " + amount(budget));
+    return false;
 }
 
 int exit_status_after_output(int exit_code) {

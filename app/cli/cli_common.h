@@ -35,6 +35,10 @@ bool open_both(const std::string& a_path, const std::string& b_path, std::option
 int fail_comparison(const Error& e, const std::string& session_path, const std::string& b_path);
 // The usage error of --names that captured nothing: no graph tensor of the model has these names.
 int names_match_nothing(const std::vector<std::string>& names);
+// Whether reading `tensors` of `model` stays within the --max-download budget (remote_source.h):
+// the data of the tensors that lie in remote files counts whole. When it does not, reports
+// E_DOWNLOAD_LIMIT about `path` with both amounts, before anything is read, and sets exit_code.
+bool within_download_limit(const std::string& path, const Model& model, const std::vector<const TensorInfo*>& tensors, int& exit_code);
 // kExitBroken when the Model has errors, else kExitOk.
 int exit_status_of(const Model& model);
 
@@ -115,5 +119,7 @@ void add_ppl_command(CLI::App& app, int& exit_code);
 void add_memory_command(CLI::App& app, int& exit_code);
 // layer-divergence: each layer's output of B against A's
 void add_divergence_command(CLI::App& app, int& exit_code);
+// cache: the cache of ranges read from remote models (remote/range_cache.h)
+void add_cache_command(CLI::App& app, int& exit_code);
 
 }  // namespace mlens::cli

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "mlens/model/model_json.h"
+#include "mlens/remote/remote_url.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
@@ -22,7 +23,7 @@ ErrorState& state() {
 
 void record(const std::string& code, const std::string& message, const std::string& path, std::optional<uint64_t> offset) {
     if (state().first_failure) return;
-    nlohmann::json e = {{"code", code}, {"message", message}, {"path", path}};
+    nlohmann::json e = {{"code", code}, {"message", message}, {"path", shown_path(path)}};
     if (offset) e["offset"] = *offset;
     state().first_failure = std::move(e);
 }
@@ -33,6 +34,8 @@ void print_error_object() {
 }
 
 }  // namespace
+
+std::string shown_path(const std::string& path) { return is_remote_reference(path) ? display_url(path) : path; }
 
 bool is_usage_code(ErrorCode code) {
     switch (code) {
@@ -52,9 +55,9 @@ namespace {
 // "error: PATH: TEXT" on stderr, "PATH: " left out when there is no path or when `message`, the
 // part of TEXT after its code, starts with it already ("PATH: not a regular file").
 void print_error_line(const std::string& path, const std::string& text, const std::string& message) {
-    const std::string shown_path = escape_for_display(path);
-    const bool named = path.empty() || escape_for_display(message, 2000).starts_with(shown_path);
-    std::cerr << "error: " << (named ? std::string() : shown_path + ": ") << escape_for_display(text, 2000) << "\n";
+    const std::string shown = escape_for_display(shown_path(path));
+    const bool named = path.empty() || escape_for_display(message, 2000).starts_with(shown);
+    std::cerr << "error: " << (named ? std::string() : shown + ": ") << escape_for_display(text, 2000) << "\n";
 }
 
 }  // namespace

@@ -39,6 +39,10 @@ bool is_usage_code(ErrorCode code);
 
 // Reports `error`, about the file or reference `path` ("" when it is about none), as above and
 // returns the exit status it calls for (kExitUsage for a usage code, else kExitBroken).
+// A path as output shows it: a remote reference (remote_url.h) without userinfo or query, where
+// credentials go; anything else as given.
+std::string shown_path(const std::string& path);
+
 int fail(const std::string& path, const Error& error);
 // fail() of an error about `subject`, a part of the file (a tensor, an entry), that the error does
 // not name: "error: PATH: SUBJECT: E_CODE ...".

@@ -5,18 +5,23 @@
 #include <chrono>
 #include <cstdio>
 
+#include "transfer_progress.h"
+
 namespace mlens::cli {
 
 namespace {
 
 // The job a signal cancels. cancel() is a store to a lock-free atomic, which a handler may do.
 std::atomic<JobContext*> g_signalled_job{nullptr};
+std::atomic<bool> g_drawing{false};
 
 void cancel_on_signal(int) {
     if (JobContext* job = g_signalled_job.load()) job->cancel();
 }
 
 }  // namespace
+
+bool cli_job_drawing() { return g_drawing.load(); }
 
 CliJob::CliJob(std::string label) : m_label(std::move(label)) {
     g_signalled_job.store(&m_job);
@@ -53,9 +58,11 @@ void CliJob::step(const std::string& label) {
 
 void CliJob::draw_progress() {
     std::unique_lock lock(m_mutex);
+    g_drawing.store(true);
     while (!m_wake.wait_for(lock, std::chrono::milliseconds(250), [&] { return m_done; }))
-        std::fprintf(stderr, "\r\x1b[K%s  %.2f%%", m_label.c_str(), 100.0 * m_job.progress());
+        std::fprintf(stderr, "\r\x1b[K%s  %.2f%%%s", m_label.c_str(), 100.0 * m_job.progress(), transfer_text().c_str());
     std::fputs("\r\x1b[K", stderr);
+    g_drawing.store(false);
     std::fflush(stderr);
 }
 

@@ -5,7 +5,8 @@
 // cancel its job instead of ending the process: the analysis stops at its next chunk with
 // E_CANCELLED, and the command reports "cancelled" and exits 1. When stderr is a terminal, a line "LABEL  NN%" is redrawn there four
 // times a second and cleared when the CliJob ends; otherwise nothing is printed. One CliJob at a
-// time; the previous signal dispositions come back when it ends.
+// time; the previous signal dispositions come back when it ends. The line ends with what remote
+// reads downloaded so far (transfer_text, transfer_progress.h) once there is any.
 #pragma once
 
 #include <signal.h>
@@ -19,6 +20,9 @@
 #include "mlens/job.h"
 
 namespace mlens::cli {
+
+// Whether a CliJob is drawing its progress line now (transfer_progress.h waits meanwhile).
+bool cli_job_drawing();
 
 class CliJob {
 public:

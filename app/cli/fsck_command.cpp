@@ -51,6 +51,9 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
     cmd->callback([=, &exit_code] {
         auto model = open_or_fail(resolve(args->path), true, exit_code);
         if (!model) return;
+        std::vector<const TensorInfo*> every;
+        for (const TensorInfo& t : model->tensors) every.push_back(&t);
+        if (!within_download_limit(args->path, *model, every, exit_code)) return;
         const auto start = std::chrono::steady_clock::now();
         CliJob progress("fsck");
         auto report = fsck_model(*model, progress.job(), *threads);
@@ -66,7 +69,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         for (const Diagnostic& d : model->diagnostics) reader_errors += d.severity == Severity::error;
         exit_code = errors || reader_errors ? kExitBroken : kExitOk;
         if (args->json) {
-            nlohmann::json out = {{"path", args->path},
+            nlohmann::json out = {{"path", shown_path(args->path)},
                                   {"accepted", exit_code == kExitOk},
                                   {"errors", errors},
                                   {"reader_errors", reader_errors},
@@ -83,7 +86,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         }
         for (const Finding& f : report->findings) std::cout << finding_line(f) << "\n";
         if (reader_errors) std::cout << reader_errors << " reader errors: mlens check lists them\n";
-        std::cout << escape_for_display(args->path) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
+        std::cout << escape_for_display(shown_path(args->path)) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
                   << report->count(FindingSeverity::warning) << " warnings, " << report->count(FindingSeverity::info) << " notes; "
                   << report->tensors_scanned << " of " << report->tensors << " tensors, "
                   << number_text(static_cast<double>(report->bytes_scanned) / 1e6, "%.1f") << " MB)\n";

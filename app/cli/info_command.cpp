@@ -73,11 +73,11 @@ void add_info_command(CLI::App& app, int& exit_code) {
         ModelSummary s = summarize(*model);
         const Loadability loads = assess_loadability(*model);
         if (args->json) {
-            nlohmann::json j = summary_json(args->path, s);
+            nlohmann::json j = summary_json(shown_path(args->path), s);
             j["loads"] = loadability_json(loads);
             print_json_result(j);
         } else {
-            print_summary(args->path, *model, s, loads);
+            print_summary(shown_path(args->path), *model, s, loads);
         }
         exit_code = exit_status_of(*model);
     });

@@ -11,8 +11,10 @@
 #include "mlens/io/owner_stamp.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/temp_registry.h"
+#include "mlens/remote/remote_source.h"
 #include "mlens/util/build_info.h"
 #include "mlens_reference.h"
+#include "transfer_progress.h"
 
 namespace {
 
@@ -42,6 +44,14 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", mlens::version_text("mlens"));
     int exit_code = mlens::cli::kExitOk;
+    // Remote models (http://, https://, hf://): what one run may download at most, in any command.
+    uint64_t max_download = 1ull << 30;
+    mlens::set_download_budget(max_download);
+    app.add_option("--max-download", max_download,
+                   "Download at most SIZE from remote models in this run (default 1GiB; K, M, G are 1024-based; 0: no limit)")
+        ->transform(CLI::AsSizeValue(false))
+        ->each([](const std::string& value) { mlens::set_download_budget(std::stoull(value)); });
+    app.fallthrough();
     mlens::cli::add_info_command(app, exit_code);
     mlens::cli::add_kv_command(app, exit_code);
     mlens::cli::add_tensors_command(app, exit_code);
@@ -65,6 +75,7 @@ int main(int argc, char** argv) {
     mlens::cli::add_memory_command(app, exit_code);
     mlens::cli::add_divergence_command(app, exit_code);
     mlens::cli::add_loads_command(app, exit_code);
+    mlens::cli::add_cache_command(app, exit_code);
     app.footer(mlens::help_footer(mlens::cli::mlens_reference().sections));
     if (auto status = mlens::cli::print_reference_if_asked(app, argc, argv)) return mlens::cli::exit_status_after_output(*status);
     // CLI11 reports a mistyped command as "A subcommand is required"; name it and the nearest one.
@@ -73,6 +84,7 @@ int main(int argc, char** argv) {
         const bool json = std::any_of(argv + 2, argv + argc, [](const char* a) { return std::string_view(a) == "--json"; });
         return mlens::cli::exit_status_after_output(mlens::cli::finish_command(mlens::cli::kExitUsage, json));
     }
+    const mlens::cli::TransferProgress transfers;
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::CallForAllHelp& e) {

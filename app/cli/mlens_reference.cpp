@@ -17,7 +17,9 @@ ProgramReference mlens_reference() {
         "their metadata, tensors, quantization statistics, differences between models, and what Ollama's compatibility "
         "shim would rewrite. It can also run a model through llama.cpp (in the separate mlens-llama-worker process) "
         "to tokenize text, generate, and compare two models. A PATH is a model file, a safetensors folder, an Ollama "
-        "store root, or a model of an Ollama store (MODEL:TAG, STORE/MODEL:TAG, a manifest file). Every --json output "
+        "store root, or a model of an Ollama store (MODEL:TAG, STORE/MODEL:TAG, a manifest file), or a model file on a "
+        "server: an http:// or https:// URL, or hf://OWNER/REPO[@REVISION]/PATH on the Hugging Face Hub, read by range "
+        "(only the header and the tensors a command needs are downloaded, and kept in a cache). Every --json output "
         "follows a JSON Schema installed with the program.";
     r.sections.push_back({"Exit status",
                           {{std::to_string(kExitOk), "success"},
@@ -25,7 +27,17 @@ ProgramReference mlens_reference() {
                            {std::to_string(kExitUsage), "usage error: unknown command, missing or invalid argument"}}});
     r.sections.push_back({"Environment",
                           {{"OLLAMA_MODELS", "the Ollama store used instead of ~/.ollama/models and /usr/share/ollama/.ollama/models"},
-                           {"MLENS_LLAMA_WORKER", "the mlens-llama-worker program to run instead of the installed one"}}});
+                           {"MLENS_LLAMA_WORKER", "the mlens-llama-worker program to run instead of the installed one"},
+                           {"HF_ENDPOINT", "the Hugging Face Hub that hf:// references name (default https://huggingface.co)"},
+                           {"HF_TOKEN", "the token sent to the Hub (only to its host, never to a host it redirects to); default: "
+                                        "the first line of $HF_HOME/token (HF_HOME default ~/.cache/huggingface)"},
+                           {"HTTPS_PROXY, HTTP_PROXY, NO_PROXY", "proxies for remote models, as libcurl reads them"},
+                           {"XDG_CACHE_HOME", "the cache of ranges read from remote models is $XDG_CACHE_HOME/modellens/http "
+                                              "(default ~/.cache/modellens/http); `mlens cache` shows it"},
+                           {"MLENS_HTTP_CACHE_BYTES", "the most the cache of remote ranges keeps (default 4 GiB)"},
+                           {"MLENS_HTTP_CONNECT_SECONDS, MLENS_HTTP_STALL_SECONDS, MLENS_HTTP_RETRIES, MLENS_HTTP_RETRY_MS",
+                            "remote reads: connect timeout (default 15), stall time under 1 byte/s (30), retries after a "
+                            "5xx answer or a dropped connection (3), first wait between them, doubling (250)"}}});
     r.sections.push_back({"Files",
                           {{"PREFIX/share/modellens/schemas/mlens-COMMAND.schema.json",
                             "the JSON Schema (draft 2020-12) of each command's --json output; PREFIX is /usr for the Debian package"},

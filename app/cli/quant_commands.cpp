@@ -132,7 +132,7 @@ void add_stats(CLI::App& app, int& exit_code) {
         auto model = open_or_report(*path);
         if (!model) return;
         auto view = open_view(*path, *model, *tensor, *expert);
-        if (!view) return;
+        if (!view || !within_download_limit(*path, *model, {&view->info()}, exit_code)) return;
         auto report = [&]() -> Result<TensorReport> {
             CliJob progress("statistics");
             TensorReportOptions options;
@@ -254,7 +254,7 @@ void add_hist(CLI::App& app, int& exit_code) {
         auto model = open_or_report(*path);
         if (!model) return;
         auto view = open_view(*path, *model, *tensor, -1);
-        if (!view) return;
+        if (!view || !within_download_limit(*path, *model, {&view->info()}, exit_code)) return;
         RangedHistogramRequest request{*bins, *range_mode_from_name(*range_mode), std::nullopt};
         if (range->size() == 2) request.custom = std::make_pair((*range)[0], (*range)[1]);
         std::optional<TensorStats> stats;

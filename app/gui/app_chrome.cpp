@@ -6,6 +6,7 @@
 #include "app_shell.h"
 #include "mlens/infer/llama_log.h"
 #include "mlens/ollama/store.h"
+#include "mlens/remote/http_client.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/build_info.h"
 #include "theme.h"
@@ -29,6 +30,7 @@ void AppShell::menu_bar() {
     if (ImGui::BeginMenu("File")) {
         if (ImGui::MenuItem("Open file\xE2\x80\xA6", "Ctrl+O")) m_chooser.open(m_settings.last_folder);
         if (ImGui::MenuItem("Open folder\xE2\x80\xA6")) m_chooser.open(m_settings.last_folder);
+        if (ImGui::MenuItem("Open URL\xE2\x80\xA6")) m_open_url.open();
         if (ImGui::BeginMenu("Open Ollama store")) {
             const std::vector<StoreLocation> stores = find_stores();
             for (const StoreLocation& store : stores)
@@ -184,6 +186,10 @@ void AppShell::status_bar() {
     float bar_w = 140.0f;
     std::string label = "job: " + job->name();
     if (running.size() > 1) label += "  (+" + std::to_string(running.size() - 1) + ")";
+    // Remote models: what this session has downloaded so far, growing while a job fetches.
+    if (const HttpTotals http = http_totals(); http.requests > 0)
+        label += "  \xC2\xB7 " + std::to_string(http.requests) + (http.requests == 1 ? " request \xC2\xB7 " : " requests \xC2\xB7 ") +
+                 human_bytes(http.bytes);
     float label_w = ImGui::CalcTextSize(label.c_str()).x;
     float cancel_w = ImGui::CalcTextSize("Cancel").x + ImGui::GetStyle().FramePadding.x * 2;
     float spacing = ImGui::GetStyle().ItemSpacing.x;

@@ -180,6 +180,7 @@ void AppShell::frame() {
     }
     about_window();
     if (m_confirm_close) close_confirmation();
+    if (auto url = m_open_url.draw(m_settings.recent_files)) open(*url);
     help_windows();
 }
 

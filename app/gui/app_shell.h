@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "open_url_window.h"
 #include "fonts.h"
 #include "panels/panel.h"
 #include "state/job_runner.h"
@@ -91,6 +92,7 @@ private:
     ShellOptions m_options;
     Workspace m_workspace;
     FileChooser m_chooser;
+    OpenUrlWindow m_open_url;
     std::map<uint64_t, std::vector<std::unique_ptr<Panel>>> m_panels;
     std::vector<std::string> m_demo_files;
     std::vector<uint64_t> m_started;  // documents the start options were applied to

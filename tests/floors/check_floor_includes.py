@@ -2,7 +2,7 @@
 
 Usage: check_floor_includes.py CORE_DIR
 
-The floors, lowest first, are util/text/io, model/formats, quant, analysis/compat/ollama/edit, open
+The floors, lowest first, are util/text/io/remote, model/formats, quant, analysis/compat/ollama/edit, open
 and infer (core/CMakeLists.txt builds one library per floor). A file's floor is its area's: the
 folder under core/include/mlens/ or core/src/; the headers directly in core/include/mlens/ are on
 the lowest floor. Every quoted include of an area's header ("mlens/<area>/...", or a private
@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-FLOORS = [["util", "text", "io"], ["model", "formats"], ["quant"], ["analysis", "compat", "ollama", "edit"], ["open"], ["infer"]]
+FLOORS = [["util", "text", "io", "remote"], ["model", "formats"], ["quant"], ["analysis", "compat", "ollama", "edit"], ["open"], ["infer"]]
 FLOOR_LISTS = ["BASE", "MODEL", "QUANT", "ANALYSIS", "OPEN", "INFER"]
 FLOOR_OF = {area: n for n, areas in enumerate(FLOORS) for area in areas}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"(?:mlens/|(?:\.\./)+)?([a-z_0-9]+)/')

@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "mlens/open/target.h"
+#include "mlens/remote/http_client.h"
+#include "mlens/remote/remote_url.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -22,6 +24,7 @@ namespace {
 // Absolute and normalized, without a trailing separator: "models/llama/" (as shell completion
 // and some drag sources give folders) is the same document as "models/llama", titled "llama".
 std::string absolute_path(const std::string& path) {
+    if (is_remote_reference(path)) return path;
     std::error_code ec;
     auto abs = std::filesystem::absolute(path, ec);
     if (ec) return path;
@@ -35,7 +38,15 @@ std::string absolute_path(const std::string& path) {
 Document& Workspace::open(const std::string& raw_path) {
     // The one resolver of the command line tool decides what the text names; a store model is
     // addressed by its manifest file, so a reference and its manifest are the same document.
-    Target target = resolve(raw_path);
+    // A remote reference is resolved inside the open job: resolving it fetches its first bytes.
+    const bool remote = is_remote_reference(raw_path) && !std::filesystem::exists(raw_path);
+    Target target;
+    if (remote) {
+        target.text = raw_path;
+        target.path = display_url(raw_path);
+    } else {
+        target = resolve(raw_path);
+    }
     std::string path = absolute_path(target.path);
     for (auto& doc : m_documents) {
         if (doc->path != path) continue;
@@ -55,8 +66,11 @@ Document& Workspace::open(const std::string& raw_path) {
     if (target.kind == TargetKind::store_model) doc->title = store_model_title(target.name);
     if (target.kind == TargetKind::store_root) doc->title = "Ollama store \xC2\xB7 " + doc->title;
     if (target.kind == TargetKind::imatrix) doc->title = "imatrix \xC2\xB7 " + doc->title;
-    JobHandle<OpenOutcome> job = m_jobs.start(job_name, [target = std::move(target)](JobContext& ctx) -> Result<OpenOutcome> {
+    JobHandle<OpenOutcome> job = m_jobs.start(job_name, [target = std::move(target), remote](JobContext& ctx) mutable -> Result<OpenOutcome> {
         OpenOutcome out;
+        // Cancel stops a transfer of this open, even one a ByteSource read started.
+        const ScopedTransferJob transfers(&ctx);
+        if (remote) target = resolve(target.text);
         auto t0 = std::chrono::steady_clock::now();
         auto elapsed = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
         auto fail = [&](const Error& e) {

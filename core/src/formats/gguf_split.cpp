@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/remote/source_opener.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -64,7 +65,7 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
         if (n == split->number) {
             source = model.files[0].source;
         } else {
-            auto opened = open_file(shard);
+            auto opened = open_source(shard);
             if (!opened) {
                 whole.diagnostics.push_back({Severity::error, "GGUF", ErrorCode::E_SPLIT_MISSING, "split", std::nullopt,
                                              "shard " + std::to_string(n) + " of " + std::to_string(split->count) + " (" +

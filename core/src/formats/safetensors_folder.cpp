@@ -7,6 +7,7 @@
 
 #include "keyed_hash.h"
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/remote/source_opener.h"
 #include "mlens/text/escape.h"
 #include "mlx_quantized_folder.h"
 #include "safetensors_index.h"
@@ -100,7 +101,7 @@ private:
     }
 
     void read_index(const std::string& name) {
-        auto source = open_file(path_of(name));
+        auto source = open_source(path_of(name));
         if (!source)
             return index_diagnostic(Severity::error, source.error().code, "index", std::nullopt,
                                     escape_for_display(name) + ": " + source.error().message);
@@ -154,7 +155,7 @@ private:
             }
             m_model.files.resize(k + 1);
             m_model.files[k].path = path_of(m_shards[k]);
-            auto source = open_file(m_model.files[k].path);
+            auto source = open_source(m_model.files[k].path);
             if (!source) {
                 index_diagnostic(Severity::error, ErrorCode::E_SHARD_MISSING, m_index ? "weight_map" : "path",
                                  m_index ? std::optional<uint64_t>(m_first_reference[m_shards[k]]) : std::nullopt,
@@ -185,7 +186,7 @@ private:
                     ++skipped;
                     continue;
                 }
-                auto opened = open_file(path_of(name));
+                auto opened = open_source(path_of(name));
                 if (!opened) continue;  // gone or replaced since the listing
                 source = *opened;
                 if (source->size() > m_limits.max_side_file_bytes) {
@@ -291,6 +292,13 @@ private:
 };
 
 }  // namespace
+
+Result<Model> open_safetensors_index(const std::string& index_url, const SafetensorsLimits& limits, JobContext* job) {
+    const size_t slash = index_url.rfind('/');
+    Listing listing;
+    listing.json = {index_url.substr(slash + 1)};
+    return FolderReader(index_url.substr(0, slash), limits, job).run(listing, Choice{listing.json[0], ""});
+}
 
 Result<Model> open_safetensors_folder(const std::string& dir, const SafetensorsLimits& limits, JobContext* job) {
     auto listing = list_folder(dir);

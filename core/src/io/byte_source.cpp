@@ -22,6 +22,8 @@ bool ByteSource::contains(uint64_t offset, uint64_t length) const {
     return end && *end <= m_size;
 }
 
+bool ByteSource::read_ahead(uint64_t offset, uint64_t length, void* dst, uint64_t) const { return read(offset, length, dst); }
+
 namespace {
 
 // Open descriptors are shared out by one process-wide pool, so a model made of thousands of files

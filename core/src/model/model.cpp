@@ -112,9 +112,11 @@ Status Model::read_tensor_bytes(size_t index, uint64_t offset, uint64_t length, 
     if (t.file >= files.size() || !files[t.file].source) return Error{ErrorCode::E_IO, t.name, std::nullopt, "tensor file is not open"};
     const SourceFile& file = files[t.file];
     auto read = [&](uint64_t from, uint64_t n, void* out) -> Status {
-        if (!file.source->read(t.data_offset + from, n, out))
+        if (!file.source->read_ahead(t.data_offset + from, n, out, t.data_offset + *t.n_bytes)) {
+            const std::string why = file.source->read_failure();
             return Error{ErrorCode::E_IO, "tensors", t.data_offset + from,
-                         "cannot read " + std::to_string(n) + " bytes of " + escape_for_display(t.name)};
+                         "cannot read " + std::to_string(n) + " bytes of " + escape_for_display(t.name) + (why.empty() ? "" : ": " + why)};
+        }
         return ok_status();
     };
     const BlockByteOrder* order = file.block_order;

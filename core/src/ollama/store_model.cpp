@@ -64,12 +64,8 @@ void name_layer_in_diagnostics(Model& model, size_t first, const ManifestLayer& 
     for (size_t i = first; i < model.diagnostics.size(); ++i) model.diagnostics[i].message += named;
 }
 
-void fail_layer(Model& model, const ManifestLayer& layer, const Error& e) {
-    model.diagnostics.push_back({Severity::error, "store", e.code, layer.field, e.offset, e.message});
-    model.partial = true;
-}
-
-std::optional<ByteSourcePtr> open_layer(const Store& store, Model& model, const ManifestLayer& layer) {
+// A layer's blob in the store, checked before it is opened (find_blob).
+std::optional<ByteSourcePtr> open_store_layer(const Store& store, Model& model, const ManifestLayer& layer) {
     BlobLookup blob = store.find_blob(*layer.blob);
     for (const Error& w : blob.warnings)
         model.diagnostics.push_back({Severity::warning, "store", w.code, layer.field, std::nullopt, w.message});
@@ -142,11 +138,13 @@ void add_check_of_other_layers(const Store& store, const ModelName& name, const 
 
 }  // namespace
 
-Result<Model> open_store_model(const Store& store, const ModelName& name, JobContext* job) {
-    StoredManifest stored = store.read_manifest(name);
-    for (const Diagnostic& d : stored.manifest.diagnostics)
-        if (d.severity == Severity::error) return Error{d.code, d.field, d.offset, name.display() + ": " + d.message};
-    const Manifest& m = stored.manifest;
+void fail_layer(Model& model, const ManifestLayer& layer, const Error& e) {
+    model.diagnostics.push_back({Severity::error, "store", e.code, layer.field, e.offset, e.message});
+    model.partial = true;
+}
+
+Result<Model> open_manifest_model(const std::string& shown, const Manifest& m, const LayerOpener& open_blob,
+                                  std::vector<const ManifestLayer*>& read, JobContext* job) {
     Model model;
     const ManifestLayer* gguf = nullptr;
     std::vector<const ManifestLayer*> tensors, json;
@@ -156,13 +154,13 @@ Result<Model> open_store_model(const Store& store, const ModelName& name, JobCon
         if (l.kind == LayerKind::json) json.push_back(&l);
     }
     if (tensors.empty()) {
-        if (!gguf) return Error{ErrorCode::E_NO_MODEL_LAYER, "layers", std::nullopt, name.display() + ": no model or tensor layer"};
+        if (!gguf) return Error{ErrorCode::E_NO_MODEL_LAYER, "layers", std::nullopt, shown + ": no model or tensor layer"};
         const size_t first = model.diagnostics.size();
-        auto source = open_layer(store, model, *gguf);
+        auto source = open_blob(model, *gguf);
         if (source) read_gguf_into(model, *source, 0, {}, job);
         name_layer_in_diagnostics(model, first, *gguf);
         model.format = Format::gguf;
-        add_check_of_other_layers(store, name, {gguf}, model, job);
+        read = {gguf};
         return model;
     }
     model.format = Format::safetensors;
@@ -174,7 +172,7 @@ Result<Model> open_store_model(const Store& store, const ModelName& name, JobCon
         const ManifestLayer& l = *tensors[i];
         if (!seen.insert(l.blob->hex).second) continue;
         const size_t first = model.diagnostics.size();
-        auto source = open_layer(store, model, l);
+        auto source = open_blob(model, l);
         if (source) read_safetensors_into(model, *source, static_cast<uint32_t>(model.files.size()), {}, job);
         name_layer_in_diagnostics(model, first, l);
         if (!source) continue;
@@ -183,16 +181,27 @@ Result<Model> open_store_model(const Store& store, const ModelName& name, JobCon
     std::optional<uint32_t> hint;
     for (const ManifestLayer* l : json) {
         const size_t first = model.diagnostics.size();
-        auto source = open_layer(store, model, *l);
+        auto source = open_blob(model, *l);
         if (source) add_json_layer(model, *l, *source, hint);
         name_layer_in_diagnostics(model, first, *l);
     }
     model.format = Format::safetensors;
     describe_tensor_blobs(model, blob_names, hint);
-    std::vector<const ManifestLayer*> read = tensors;
+    read = tensors;
     read.insert(read.end(), json.begin(), json.end());
-    add_check_of_other_layers(store, name, read, model, job);
     job_report(job, 1.0);
+    return model;
+}
+
+Result<Model> open_store_model(const Store& store, const ModelName& name, JobContext* job) {
+    StoredManifest stored = store.read_manifest(name);
+    for (const Diagnostic& d : stored.manifest.diagnostics)
+        if (d.severity == Severity::error) return Error{d.code, d.field, d.offset, name.display() + ": " + d.message};
+    std::vector<const ManifestLayer*> read;
+    auto model = open_manifest_model(
+        name.display(), stored.manifest,
+        [&store](Model& m, const ManifestLayer& layer) { return open_store_layer(store, m, layer); }, read, job);
+    if (model) add_check_of_other_layers(store, name, read, *model, job);
     return model;
 }
 

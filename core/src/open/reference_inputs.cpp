@@ -4,10 +4,14 @@
 
 #include "../formats/gguf_split.h"
 #include "mlens/open/target.h"
+#include "mlens/remote/remote_url.h"
 
 namespace mlens {
 
 void add_reference_inputs(OutputGuard& guard, const std::string& text) {
+    // A model on a server is no file an output could be; resolving it would fetch its header.
+    std::error_code ec;
+    if (is_remote_reference(text) && !std::filesystem::exists(text, ec)) return;
     const Target target = resolve(text);
     switch (target.kind) {
         case TargetKind::model_file:
@@ -29,6 +33,8 @@ void add_reference_inputs(OutputGuard& guard, const std::string& text) {
             return;
         case TargetKind::store_root:
             guard.add_protected_folder(target.path);
+            return;
+        case TargetKind::registry_model:
             return;
         case TargetKind::missing:
         case TargetKind::not_a_model:

@@ -8,10 +8,12 @@
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/truncation.h"
+#include "mlens/ollama/registry_model.h"
 #include "mlens/ollama/store_model.h"
 #include "mlens/ollama/tensor_blobs.h"
 #include "mlens/open/identify.h"
 #include "mlens/quant/imatrix.h"
+#include "mlens/remote/source_opener.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/name_table.h"
 
@@ -181,16 +183,47 @@ Target resolve_reference(Target t) {
     return failed(std::move(t), TargetKind::missing, {ErrorCode::E_NOT_FOUND, "", std::nullopt, message});
 }
 
+// An http(s):// URL or hf:// reference: the remote file, opened (its first bytes fetched) and
+// identified like a local one.
+Target resolve_remote(Target t) {
+    std::string url = t.text;
+    if (t.text.rfind("hf://", 0) == 0) {
+        auto hub = resolve_hub_reference(t.text);
+        if (!hub) return failed(std::move(t), TargetKind::missing, hub.error());
+        url = hub->url;
+    } else if (t.text.rfind("ollama://", 0) == 0) {
+        auto reference = parse_registry_reference(std::string_view(t.text).substr(9));
+        if (!reference) return failed(std::move(t), TargetKind::missing, reference.error());
+        t.kind = TargetKind::registry_model;
+        t.registry = reference->base;
+        t.name = reference->name;
+        return t;
+    }
+    if (display_url(url).ends_with(".safetensors.index.json")) {
+        // Opened whole by open_target: the index, then its shards beside it.
+        t.kind = TargetKind::safetensors_folder;
+        t.path = url;
+        return t;
+    }
+    auto source = open_source(url);
+    if (!source) return failed(std::move(t), source.error().code == ErrorCode::E_NOT_FOUND ? TargetKind::missing : TargetKind::not_a_model, source.error());
+    t.path = (*source)->path();
+    auto format = identify_file(**source);
+    t.source = std::move(*source);
+    if (!format) return failed(std::move(t), TargetKind::not_a_model, format.error());
+    t.kind = TargetKind::model_file;
+    t.format = *format;
+    return t;
+}
+
 }  // namespace
 
 const char* target_kind_name(const Target& target) {
     if (target.kind == TargetKind::model_file) return target.format == Format::safetensors ? "safetensors file" : "GGUF file";
-    static constexpr NameRow<TargetKind> kNames[] = {{TargetKind::safetensors_folder, "safetensors folder"},
-                                                     {TargetKind::store_root, "Ollama store"},
-                                                     {TargetKind::store_model, "Ollama model"},
-                                                     {TargetKind::imatrix, "imatrix file"},
-                                                     {TargetKind::missing, "missing"},
-                                                     {TargetKind::not_a_model, "not a model"}};
+    static constexpr NameRow<TargetKind> kNames[] = {
+        {TargetKind::safetensors_folder, "safetensors folder"}, {TargetKind::store_root, "Ollama store"},
+        {TargetKind::store_model, "Ollama model"}, {TargetKind::imatrix, "imatrix file"}, {TargetKind::missing, "missing"},
+        {TargetKind::not_a_model, "not a model"}, {TargetKind::registry_model, "Ollama registry model"}};
     return name_of(kNames, target.kind, "not a model");
 }
 
@@ -199,7 +232,10 @@ Target resolve(const std::string& text) {
     t.text = text;
     t.path = text;
     struct stat st {};
-    if (::stat(text.c_str(), &st) != 0) return lexists(text) ? resolve_file(std::move(t)) : resolve_reference(std::move(t));
+    if (::stat(text.c_str(), &st) != 0) {
+        if (lexists(text)) return resolve_file(std::move(t));
+        return is_remote_reference(text) ? resolve_remote(std::move(t)) : resolve_reference(std::move(t));
+    }
     if (S_ISDIR(st.st_mode)) return resolve_directory(std::move(t));
     return resolve_file(std::move(t));
 }
@@ -224,10 +260,13 @@ Result<Model> open_target(const Target& target, JobContext* job) {
             model = read_gguf(target.source, {}, job);
             break;
         case TargetKind::safetensors_folder:
-            model = open_safetensors_folder(target.path, {}, job);
+            model = is_http_url(target.path) ? open_safetensors_index(target.path, {}, job) : open_safetensors_folder(target.path, {}, job);
             break;
         case TargetKind::store_model:
             model = open_store_model(*target.store, target.name, job);
+            break;
+        case TargetKind::registry_model:
+            model = open_registry_model({target.registry, target.name}, job);
             break;
         case TargetKind::store_root:
             return Error{ErrorCode::E_STORE_ROOT, "", std::nullopt,

@@ -79,6 +79,11 @@ Result<Model> open_safetensors(const std::string& path, const SafetensorsLimits&
 // Opens a folder (see the contract). Fails when it cannot be listed or holds no weights to open
 // (E_NOT_REGULAR_FILE: a directory is not a model file unless it holds safetensors weights).
 Result<Model> open_safetensors_folder(const std::string& dir, const SafetensorsLimits& limits = {}, JobContext* job = nullptr);
+// The index at an http(s):// URL (remote/source_opener.h) and its shards at the URLs beside it,
+// read as open_safetensors_folder reads a folder that holds only that index and its shards: a
+// server lists nothing, so no side file (config.json, ...) is read. The folder reader opens every
+// file through open_source, so the same code serves both.
+Result<Model> open_safetensors_index(const std::string& index_url, const SafetensorsLimits& limits = {}, JobContext* job = nullptr);
 
 // The shape in the order safetensors writes it (slowest-varying first): ne reversed.
 std::vector<uint64_t> shape_row_major(const TensorInfo& t);

@@ -36,6 +36,15 @@ public:
     // an I/O error or short read.
     virtual bool read(uint64_t offset, uint64_t length, void* dst) const = 0;
 
+    // read(), from a caller that goes on reading sequentially up to `ahead_end` (the end of one
+    // tensor's data): a source that fetches ahead (a remote one) may fetch up to there, never
+    // past it. A file reads only what is asked.
+    virtual bool read_ahead(uint64_t offset, uint64_t length, void* dst, uint64_t ahead_end) const;
+
+    // Why the last failed read failed, when the source knows more than "it failed" (a remote
+    // source: the HTTP or network error); empty otherwise.
+    virtual std::string read_failure() const { return {}; }
+
     // True if [offset, offset+length) lies inside the source (checked add).
     bool contains(uint64_t offset, uint64_t length) const;
 

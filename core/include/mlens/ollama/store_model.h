@@ -24,6 +24,11 @@
 //  - E_NO_MODEL_LAYER when the manifest has neither model nor tensor layers.
 #pragma once
 
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "mlens/job.h"
 #include "mlens/model/model.h"
 #include "mlens/ollama/model_name.h"
@@ -32,5 +37,19 @@
 namespace mlens {
 
 Result<Model> open_store_model(const Store& store, const ModelName& name, JobContext* job = nullptr);
+
+// How the layers of a manifest are opened: a store's blobs, or a registry's (registry_model.h).
+// A layer that cannot be opened gets its error diagnostic in `model` (fail_layer) and nullopt.
+using LayerOpener = std::function<std::optional<ByteSourcePtr>(Model& model, const ManifestLayer& layer)>;
+
+// The Model of a manifest's layers as open_store_model reads them (the GGUF model layer, or the
+// tensor blobs and JSON layers), each blob opened by `open_blob`; `read` gets the layers read.
+// `shown` names the model in errors.
+Result<Model> open_manifest_model(const std::string& shown, const Manifest& manifest, const LayerOpener& open_blob,
+                                  std::vector<const ManifestLayer*>& read, JobContext* job = nullptr);
+
+// Records that `layer` could not be opened: an error diagnostic (format "store", field the
+// layer's) with e's code and message, and the Model partial.
+void fail_layer(Model& model, const ManifestLayer& layer, const Error& e);
 
 }  // namespace mlens

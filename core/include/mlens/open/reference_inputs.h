@@ -9,7 +9,9 @@
 //  - a safetensors folder: every regular file in it;
 //  - a store model: its manifest file and the whole store (add_protected_folder on the root);
 //  - a store root: the whole store;
-//  - any other text (missing, not a model): the path itself when it exists, nothing otherwise.
+//  - any other text (missing, not a model): the path itself when it exists, nothing otherwise;
+//  - a remote reference (remote_url.h) with no local file of its name: nothing, and nothing is
+//    fetched (a file on a server is no file an output could be).
 // Nothing is read beyond what resolve() reads; a file that cannot be stat'ed adds nothing.
 #pragma once
 

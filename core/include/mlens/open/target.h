@@ -21,6 +21,17 @@
 //    looked up when the text is one); when a store it was looked up in has other tags of the
 //    model ("STORE/gemma3" with no gemma3:latest), the error names that store and lists the tags,
 //    and the missing target keeps that store.
+//  - A path that does not exist and is a remote reference (remote/remote_url.h: http://, https://,
+//    hf://) is opened on its server (remote/remote_source.h: its first bytes fetched, the rest
+//    read by range as it is needed) and identified by content like a local file: a model file
+//    keeps that source, with `path` the URL as shown (display_url: no query, no credential). A
+//    server that cannot be reached or refuses the file makes the target missing (404, 410) or not
+//    a model (any other failure), with the HTTP or network error as the reason. A URL of a
+//    *.safetensors.index.json is a safetensors folder whose `path` is that URL: open_target reads
+//    it with open_safetensors_index (the index and its shards beside it). An ollama://
+//    reference is a registry model (ollama/registry_model.h) when it parses; nothing is fetched
+//    before open_target asks the registry for its manifest and opens its blobs like a store
+//    model's.
 //  - A file always wins over a reference of the same text.
 // open_target opens what resolve found, reading each file once: a model file or a GGUF imatrix
 // (a GGUF like any other: its keys and tensors) from its source
@@ -43,7 +54,7 @@
 
 namespace mlens {
 
-enum class TargetKind { model_file, safetensors_folder, store_root, store_model, imatrix, missing, not_a_model };
+enum class TargetKind { model_file, safetensors_folder, store_root, store_model, imatrix, missing, not_a_model, registry_model };
 
 struct Target {
     TargetKind kind = TargetKind::missing;
@@ -52,12 +63,13 @@ struct Target {
     Format format = Format::unknown;  // model_file, imatrix: what its content is (unknown: legacy .dat)
     ByteSourcePtr source;  // model_file, imatrix, and a not_a_model file that opened: the file, opened once
     std::optional<Store> store;  // store_root, store_model; missing: the store with other tags of the model
-    ModelName name;  // store_model
+    ModelName name;  // store_model, registry_model
+    std::string registry;  // registry_model: the registry's base URL (ollama/registry_model.h)
     Error problem;  // missing, not_a_model: why
 };
 
 // "GGUF file", "safetensors file", "safetensors folder", "Ollama store", "Ollama model",
-// "imatrix file", "missing", "not a model".
+// "imatrix file", "missing", "not a model", "Ollama registry model".
 const char* target_kind_name(const Target& target);
 
 Target resolve(const std::string& text);

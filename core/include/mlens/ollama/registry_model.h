@@ -1,0 +1,46 @@
+// A model of an Ollama registry, opened where it lives: ollama://[REGISTRY/][NAMESPACE/]MODEL[:TAG]
+// read through the registry's HTTP API (the Docker registry v2 protocol Ollama speaks), the
+// blobs by range like any remote file (remote/remote_source.h).
+//
+// Contract:
+//  - parse_registry_reference reads the text after "ollama://" with parse_model_reference
+//    (model_name.h: host, namespace "library" and tag "latest" by default). The registry's base
+//    URL: https://HOST for a host written in the reference; for the default host, OLLAMA_REGISTRY
+//    when set (a base URL with its scheme, "http://127.0.0.1:5000", or a bare host, which gets
+//    https://), else https://registry.ollama.ai. Errors: E_BAD_NAME (the reference), E_ARGS (the
+//    registry URL).
+//  - open_registry_model GETs {base}/v2/NAMESPACE/MODEL/manifests/TAG with Accept
+//    application/vnd.docker.distribution.manifest.v2+json (at most kMaxManifestBytes). A 401 with
+//    "WWW-Authenticate: Bearer realm=...,service=...,scope=..." is answered once: the realm is
+//    asked (GET realm?service=...&scope=..., without any credential, at most 64 KiB of JSON) for
+//    its "token" (or "access_token"), and the manifest asked again with "Authorization: Bearer
+//    TOKEN". The token goes with requests to the registry's origin only (http_client.h): the
+//    blobs' redirects to a CDN go without it.
+//  - The manifest is parsed (manifest.h: its errors fail the open, named after the reference),
+//    then the model opens as a store model does (open_manifest_model, store_model.h): each blob
+//    is {base}/v2/NAMESPACE/MODEL/blobs/sha256:HEX, opened with open_remote (its first bytes
+//    fetched, the rest by range, the cache of range_cache.h), its size checked against the
+//    layer's (E_SIZE_MISMATCH). Nothing is hashed: a blob read by ranges is never whole.
+//  - Blob files are named by their URL as shown (display_url) in the Model.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "mlens/job.h"
+#include "mlens/model/model.h"
+#include "mlens/ollama/model_name.h"
+
+namespace mlens {
+
+struct RegistryReference {
+    std::string base;  // "https://registry.ollama.ai"
+    ModelName name;
+};
+
+// `text` without the "ollama://" scheme.
+Result<RegistryReference> parse_registry_reference(std::string_view text);
+
+Result<Model> open_registry_model(const RegistryReference& reference, JobContext* job = nullptr);
+
+}  // namespace mlens

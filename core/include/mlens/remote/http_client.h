@@ -1,0 +1,105 @@
+// HTTP GET through libcurl: the one way ModelLens reads anything over the network.
+//
+// Contract:
+//  - TLS is verified against the system's certificate store (libcurl's defaults, never turned
+//    off). Proxies: libcurl honours HTTPS_PROXY/HTTP_PROXY/ALL_PROXY and NO_PROXY from the
+//    environment by default, and nothing here changes that.
+//  - Connections are kept alive: curl handles are kept per origin (at most four idle ones each)
+//    and reused by the next request to that origin.
+//  - Redirects are followed by hand, at most HttpOptions::max_redirects (E_HTTP past that), so
+//    that the credential (remote_url.h) goes only with a request whose origin is the
+//    credential's: a redirect to another origin is requested without it.
+//  - Timeouts: connecting may take HttpOptions::connect_seconds; a transfer slower than one byte
+//    per second for HttpOptions::stall_seconds is stopped (E_NETWORK, "stalled"). Neither is
+//    retried: each already cost its whole time.
+//  - Retries: a 5xx answer or a connection dropped before the body was whole (libcurl's
+//    receive/send errors, partial file, empty reply) is tried again up to HttpOptions::retries
+//    times, waiting retry_delay_ms, then twice that, and so on. The last failure is the error.
+//  - A ranged request (HttpRequest::range) accepts only 206 with a Content-Range of exactly that
+//    range; an answer of 200 is a server that ignores Range (or, when If-Range was sent and the
+//    validator differs, a file that changed): its transfer is stopped from the write callback at
+//    its first body bytes, so at most one receive buffer (< 1 MiB) of it is read; the error is
+//    E_NO_RANGE (or E_REMOTE_CHANGED). Any body is capped at HttpRequest::max_body bytes
+//    (E_TOO_LARGE past it); the body grows only as bytes arrive, never from Content-Length.
+//  - 4xx answers are E_HTTP ("HTTP 404 Not Found"), E_NOT_FOUND for 404 and 410; except when
+//    HttpRequest::accept_status lists the status (the registry's 401 challenge).
+//  - A job that is cancelled stops the transfer from the progress callback (E_CANCELLED).
+//  - Messages name URLs only through display_url: no credential, no query, ever.
+//  - http_totals() counts the requests sent and body bytes received by this process (the CLI's
+//    progress line and the app's status bar show them); thread-safe.
+//  - Options for tests: http_options_from_environment reads MLENS_HTTP_CONNECT_SECONDS,
+//    MLENS_HTTP_STALL_SECONDS, MLENS_HTTP_RETRIES and MLENS_HTTP_RETRY_MS (whole numbers) over the
+//    defaults.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "mlens/job.h"
+#include "mlens/remote/remote_url.h"
+#include "mlens/result.h"
+
+namespace mlens {
+
+struct HttpOptions {
+    long connect_seconds = 15;
+    long stall_seconds = 30;
+    int retries = 3;
+    int retry_delay_ms = 250;
+    int max_redirects = 5;
+};
+
+HttpOptions http_options_from_environment();
+
+struct ByteSpan {
+    uint64_t first = 0;
+    uint64_t length = 0;  // > 0
+};
+
+struct HttpRequest {
+    std::string url;
+    std::optional<ByteSpan> range;
+    std::vector<std::pair<std::string, std::string>> headers;  // extra headers, e.g. Accept, If-Range
+    std::optional<Credential> credential;
+    uint64_t max_body = 0;  // the most body bytes accepted; a ranged request's is its length
+    std::vector<long> accept_status;  // non-2xx statuses handed back instead of failing
+};
+
+struct HttpResponse {
+    long status = 0;
+    std::string url;  // the URL that answered, after redirects
+    std::vector<std::pair<std::string, std::string>> headers;  // of the final answer; names in lower case
+    std::vector<uint8_t> body;
+    // The value of the header `name` (lower case), empty when absent.
+    std::string header(std::string_view name) const;
+    // The total size a Content-Range "bytes A-B/TOTAL" names; nullopt without one.
+    std::optional<uint64_t> content_range_total() const;
+};
+
+Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& options, JobContext* job = nullptr);
+
+// While one lives, every transfer made on its thread without a job of its own stops when `job` is
+// cancelled (E_CANCELLED): the reads of a remote source inside an open job, say, which reach the
+// network through ByteSource::read and carry no job. They nest; the previous job comes back.
+class ScopedTransferJob {
+public:
+    explicit ScopedTransferJob(JobContext* job);
+    ~ScopedTransferJob();
+    ScopedTransferJob(const ScopedTransferJob&) = delete;
+    ScopedTransferJob& operator=(const ScopedTransferJob&) = delete;
+
+private:
+    JobContext* m_previous;
+};
+
+struct HttpTotals {
+    uint64_t requests = 0;
+    uint64_t bytes = 0;
+};
+HttpTotals http_totals();
+
+}  // namespace mlens

@@ -1,0 +1,91 @@
+// RangeCache: byte ranges of remote files kept on disk, shared by every ModelLens process.
+//
+// Contract:
+//  - Where: $XDG_CACHE_HOME/modellens/http, else $HOME/.cache/modellens/http (default_cache_folder);
+//    created on the first store. At most max_bytes of ranges (MLENS_HTTP_CACHE_BYTES, default
+//    4 GiB) are kept: past that, whole entries are removed, least recently used first (an entry's
+//    use is the modification time of its "entry" file, touched whenever it is opened).
+//  - An entry is one version of one file: its folder "<url key>-<version key>" (FNV-1a 64 of the
+//    URL as shown, and of size and validator, in hex) holds "entry" (the URL as shown, the size
+//    and the validator, one a line) and one file per stored range named "<first>-<length>". A file
+//    without a validator (no strong ETag, no Last-Modified) is never stored.
+//  - Versions never mix: a source reads and stores only in the entry of the size and validator
+//    it opened with (remote_source.h checks every answer against them); open_entry removes the
+//    other versions of the URL, which are the file as it was before it changed.
+//  - Safe with several processes: every file is written through SafeFileWriter (a temporary
+//    beside it, renamed into place), so a range file is whole or absent; stores, evictions and
+//    clear() hold an exclusive flock on "<folder>/lock"; a range file that disappears (evicted by
+//    another process) is a miss, fetched again.
+//  - Entries are listed (list_entries, for `mlens cache`) with their URL, size, stored ranges and
+//    bytes; clear() removes them all.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlens/result.h"
+
+namespace mlens {
+
+std::string default_cache_folder();
+uint64_t default_cache_max_bytes();
+
+struct StoredRange {
+    uint64_t first = 0;
+    uint64_t length = 0;
+};
+
+struct CacheEntryInfo {
+    std::string url;
+    uint64_t size = 0;  // of the remote file
+    std::string validator;
+    uint64_t ranges = 0;
+    uint64_t bytes = 0;  // stored
+};
+
+class RangeCache;
+
+// One version of one remote file in the cache.
+class CacheEntry {
+public:
+    // The stored range holding `offset`, if any.
+    std::optional<StoredRange> range_at(uint64_t offset) const;
+    // The first stored range starting after `offset`.
+    std::optional<StoredRange> range_after(uint64_t offset) const;
+    // Reads [offset, offset+length) out of the stored range `range`; false when the file is gone.
+    bool read(const StoredRange& range, uint64_t offset, uint64_t length, void* dst) const;
+    // Stores a fetched range (errors are ignored by callers: the cache is an optimisation).
+    Status store(uint64_t first, const std::vector<uint8_t>& bytes);
+
+private:
+    friend class RangeCache;
+    std::shared_ptr<RangeCache> m_cache;
+    std::string m_folder;
+    std::vector<StoredRange> m_ranges;  // sorted by first, as listed at open and stored since
+};
+
+class RangeCache : public std::enable_shared_from_this<RangeCache> {
+public:
+    static std::shared_ptr<RangeCache> open(std::string folder = default_cache_folder(), uint64_t max_bytes = default_cache_max_bytes());
+
+    const std::string& folder() const { return m_folder; }
+    // Whether any version of `url` is stored (then an open asks the server to validate it).
+    bool has_url(const std::string& url) const;
+    // The entry of this version of `url`, created when absent; the URL's other versions are
+    // removed. nullopt when the validator is empty or the entry cannot be created.
+    std::optional<CacheEntry> open_entry(const std::string& url, uint64_t size, const std::string& validator);
+    std::vector<CacheEntryInfo> list_entries() const;
+    Status clear();
+    // Removes least recently used entries until at most max_bytes are stored.
+    void evict();
+
+private:
+    RangeCache(std::string folder, uint64_t max_bytes) : m_folder(std::move(folder)), m_max_bytes(max_bytes) {}
+    std::string m_folder;
+    uint64_t m_max_bytes;
+};
+
+}  // namespace mlens

@@ -1,0 +1,64 @@
+// RemoteSource: a ByteSource over a file on an HTTP(S) server, read with Range requests.
+//
+// Contract:
+//  - open_remote asks for the first kFirstFetchBytes (bytes=0-524287) and learns the size from
+//    the answer's Content-Range; the file's validator is its strong ETag, else its Last-Modified.
+//    A server that answers 200 (ignores Range) fails the open with E_NO_RANGE after at most one
+//    receive buffer of the body (http_client.h). path() is display_url(url): no credential, no
+//    query.
+//  - read() serves what is held and fetches what is missing, in one request per gap. Reads that
+//    continue where the last fetch ended (a header parsed front to back) fetch ahead
+//    geometrically: each such request fetches three times what the run has fetched so far, so
+//    the run holds 512 KiB, 2 MiB, 8 MiB, 32 MiB after 1, 2, 3, 4 requests: a header of up to
+//    7 MiB (the parser's 1 MiB window past it included) opens in 3 requests and 8 MiB. A read
+//    elsewhere starts a new run with kFirstFetchBytes.
+//  - read_ahead() (tensor data, byte_source.h) fetches up to its ahead_end and never past it, so
+//    reading one tensor's bytes transfers that tensor's bytes and no others.
+//  - One request fetches at most kMaxFetchBytes; more is more requests. At most kHeldBytes are
+//    held in memory; the least recently used ranges are dropped past that (and fetched again when
+//    read again).
+//  - Every later request carries If-Range with the validator: a file that changed on the server
+//    (200 to If-Range, or another ETag, Last-Modified or size in a 206) fails the read with
+//    E_REMOTE_CHANGED, and nothing of the new file is ever mixed with the bytes held.
+//  - read() is const and thread-safe (one mutex; a fetch holds it). A failed read returns false
+//    and read_failure() says why (the HTTP error's text).
+//  - With a cache (range_cache.h): an open of a URL the cache has asks the server for one byte
+//    (bytes=0-0) to learn the current size and validator; when that version is stored, the open
+//    transfers nothing more and every stored range is read from disk, so a second run costs one
+//    request of one byte. Ranges fetched are stored in the entry of the version the source
+//    opened; a file that changed since gets a new entry (the old one is removed).
+//  - Download budget: set_download_budget(bytes) bounds what all remote sources of the process
+//    fetch from then on (the CLI's --max-download); a fetch that would go past it fails with
+//    E_DOWNLOAD_LIMIT naming the amounts; read-ahead shrinks to what the budget has left, so
+//    only bytes a read asks for can fail it. Budget 0 means none.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "mlens/io/byte_source.h"
+#include "mlens/job.h"
+#include "mlens/remote/http_client.h"
+#include "mlens/remote/range_cache.h"
+#include "mlens/remote/remote_url.h"
+
+namespace mlens {
+
+constexpr uint64_t kFirstFetchBytes = 512u << 10;
+constexpr uint64_t kMaxFetchBytes = 64u << 20;
+constexpr uint64_t kHeldBytes = 256u << 20;
+
+struct RemoteOptions {
+    HttpOptions http = http_options_from_environment();
+    std::optional<Credential> credential;
+    std::shared_ptr<RangeCache> cache;  // null: nothing is kept on disk
+};
+
+Result<ByteSourcePtr> open_remote(const std::string& url, const RemoteOptions& options, JobContext* job = nullptr);
+
+// Remote sources of this process fetch at most `bytes` more from now on (0: no limit).
+void set_download_budget(uint64_t bytes);
+// The budget set last (0: none).
+uint64_t download_budget();
+
+}  // namespace mlens

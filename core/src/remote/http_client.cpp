@@ -1,0 +1,323 @@
+#include "mlens/remote/http_client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr size_t kIdleHandlesPerOrigin = 4;
+
+thread_local JobContext* t_transfer_job = nullptr;
+std::atomic<uint64_t> g_requests{0};
+std::atomic<uint64_t> g_bytes{0};
+
+// Idle curl handles by origin: a handle keeps its connections alive, so the next request to the
+// same origin reuses them.
+class HandlePool {
+public:
+    ~HandlePool() {
+        for (auto& [origin, handles] : m_idle)
+            for (CURL* h : handles) curl_easy_cleanup(h);
+    }
+    CURL* take(const std::string& origin) {
+        std::lock_guard lock(m_mutex);
+        auto& handles = m_idle[origin];
+        if (handles.empty()) return curl_easy_init();
+        CURL* h = handles.back();
+        handles.pop_back();
+        curl_easy_reset(h);
+        return h;
+    }
+    void give_back(const std::string& origin, CURL* h) {
+        std::lock_guard lock(m_mutex);
+        auto& handles = m_idle[origin];
+        if (handles.size() < kIdleHandlesPerOrigin)
+            handles.push_back(h);
+        else
+            curl_easy_cleanup(h);
+    }
+
+private:
+    std::mutex m_mutex;
+    std::map<std::string, std::vector<CURL*>> m_idle;
+};
+
+HandlePool& handle_pool() {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    static HandlePool pool;
+    return pool;
+}
+
+// One attempt's answer as it arrives.
+struct Transfer {
+    const HttpRequest* request = nullptr;
+    JobContext* job = nullptr;
+    long status = 0;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::vector<uint8_t> body;
+    bool whole_file_answer = false;  // 200 to a ranged request: stopped at its first bytes
+    bool too_large = false;
+};
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+std::string trimmed(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+    return std::string(s);
+}
+
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    const std::string_view line(data, size * count);
+    if (line.substr(0, 5) == "HTTP/") {
+        // A new answer (after a 100 Continue, or a proxy's CONNECT): its headers start again.
+        t->headers.clear();
+        const size_t space = line.find(' ');
+        t->status = space == std::string_view::npos ? 0 : std::strtol(std::string(line.substr(space + 1, 3)).c_str(), nullptr, 10);
+        return size * count;
+    }
+    const size_t colon = line.find(':');
+    if (colon != std::string_view::npos)
+        t->headers.emplace_back(lower(std::string(line.substr(0, colon))), trimmed(line.substr(colon + 1)));
+    return size * count;
+}
+
+size_t on_body(char* data, size_t size, size_t count, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    const size_t n = size * count;
+    if (t->status >= 300 && t->status < 400) return n;  // a redirect's body is not wanted
+    if (t->request->range && t->status == 200) {
+        t->whole_file_answer = true;
+        return 0;
+    }
+    if (t->body.size() + n > t->request->max_body) {
+        t->too_large = true;
+        return 0;
+    }
+    t->body.insert(t->body.end(), data, data + n);
+    g_bytes.fetch_add(n, std::memory_order_relaxed);
+    return n;
+}
+
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    return job_cancelled(static_cast<Transfer*>(user)->job) ? 1 : 0;
+}
+
+std::string header_of(const std::vector<std::pair<std::string, std::string>>& headers, std::string_view name) {
+    for (const auto& [key, value] : headers)
+        if (key == name) return value;
+    return {};
+}
+
+const char* reason_phrase(long status) {
+    switch (status) {
+        case 400: return "Bad Request";
+        case 401: return "Unauthorized";
+        case 403: return "Forbidden";
+        case 404: return "Not Found";
+        case 410: return "Gone";
+        case 416: return "Range Not Satisfiable";
+        case 429: return "Too Many Requests";
+        case 500: return "Internal Server Error";
+        case 502: return "Bad Gateway";
+        case 503: return "Service Unavailable";
+        case 504: return "Gateway Timeout";
+        default: return "";
+    }
+}
+
+Error http_error(ErrorCode code, const std::string& url, const std::string& what) {
+    return Error{code, "", std::nullopt, escape_for_display(display_url(url)) + ": " + what};
+}
+
+Error status_error(long status, const std::string& url) {
+    std::string what = "HTTP " + std::to_string(status);
+    if (*reason_phrase(status)) what += std::string(" ") + reason_phrase(status);
+    return http_error(status == 404 || status == 410 ? ErrorCode::E_NOT_FOUND : ErrorCode::E_HTTP, url, what);
+}
+
+bool dropped_connection(CURLcode rc) {
+    return rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_PARTIAL_FILE || rc == CURLE_GOT_NOTHING;
+}
+
+bool ranged_answer_matches(const Transfer& t, const ByteSpan& range) {
+    HttpResponse r;
+    r.headers = t.headers;
+    const std::string value = r.header("content-range");
+    unsigned long long first = 0, last = 0, total = 0;
+    if (std::sscanf(value.c_str(), "bytes %llu-%llu/%llu", &first, &last, &total) != 3 || total == 0) return false;
+    // A range past the end of the file is answered up to its last byte.
+    const uint64_t expected_last = std::min<uint64_t>(range.first + range.length - 1, total - 1);
+    return first == range.first && last == expected_last && t.body.size() == expected_last - first + 1;
+}
+
+// The outcome of one attempt at one URL: an answer, a redirect to follow, or a failure that may
+// be worth another attempt.
+struct Attempt {
+    std::optional<HttpResponse> response;
+    std::string redirect;
+    std::optional<Error> error;
+    bool retry = false;
+};
+
+Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOptions& options, JobContext* job) {
+    auto parsed = parse_http_url(url);
+    if (!parsed) return {std::nullopt, {}, parsed.error(), false};
+    const std::string origin = parsed->origin();
+    HandlePool& pool = handle_pool();
+    CURL* h = pool.take(origin);
+    if (!h) return {std::nullopt, {}, http_error(ErrorCode::E_NO_MEMORY, url, "cannot start a transfer"), false};
+    Transfer t;
+    t.request = &request;
+    t.job = job;
+    curl_slist* headers = nullptr;
+    for (const auto& [name, value] : request.headers) headers = curl_slist_append(headers, (name + ": " + value).c_str());
+    if (request.credential && request.credential->origin == origin)
+        headers = curl_slist_append(headers, ("Authorization: " + request.credential->authorization).c_str());
+    std::string range_text;
+    if (request.range) range_text = std::to_string(request.range->first) + "-" + std::to_string(request.range->first + request.range->length - 1);
+    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "modellens");
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, options.connect_seconds);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, options.stall_seconds);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    if (request.range) curl_easy_setopt(h, CURLOPT_RANGE, range_text.c_str());
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    g_requests.fetch_add(1, std::memory_order_relaxed);
+    const CURLcode rc = curl_easy_perform(h);
+    char* redirect = nullptr;
+    if (rc == CURLE_OK) curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &redirect);
+    Attempt a;
+    if (redirect && t.status >= 300 && t.status < 400) a.redirect = redirect;
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
+    curl_slist_free_all(headers);
+    pool.give_back(origin, h);
+
+    auto fail = [&a](Error e, bool retry = false) {
+        a.error = std::move(e);
+        a.retry = retry;
+        return a;
+    };
+    const bool sent_if_range = !header_of(request.headers, "If-Range").empty();
+    if (t.whole_file_answer || (rc == CURLE_OK && request.range && t.status == 200)) {
+        if (sent_if_range) return fail(http_error(ErrorCode::E_REMOTE_CHANGED, url, "the file changed on the server since it was opened"));
+        return fail(http_error(ErrorCode::E_NO_RANGE, url,
+                               "the server ignores Range requests (it answered 200 with the whole file); the transfer was stopped at "
+                               "its first bytes"));
+    }
+    if (t.too_large)
+        return fail(http_error(ErrorCode::E_TOO_LARGE, url, "the answer is larger than the " + std::to_string(request.max_body) + " bytes expected"));
+    if (rc == CURLE_ABORTED_BY_CALLBACK) return fail(cancelled_error("download"));
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+        return fail(http_error(ErrorCode::E_NETWORK, url,
+                               t.status ? "the transfer stalled (under 1 byte/s for " + std::to_string(options.stall_seconds) + " s)"
+                                        : std::string("timed out: ") + curl_easy_strerror(rc)));
+    if (dropped_connection(rc)) return fail(http_error(ErrorCode::E_NETWORK, url, std::string("connection dropped: ") + curl_easy_strerror(rc)), true);
+    if (rc != CURLE_OK) return fail(http_error(ErrorCode::E_NETWORK, url, curl_easy_strerror(rc)));
+    if (!a.redirect.empty()) return a;
+    if (t.status >= 500) return fail(status_error(t.status, url), true);
+    const bool accepted = std::find(request.accept_status.begin(), request.accept_status.end(), t.status) != request.accept_status.end();
+    if (!accepted && (t.status < 200 || t.status >= 300)) return fail(status_error(t.status, url));
+    if (request.range && !accepted && (t.status != 206 || !ranged_answer_matches(t, *request.range)))
+        return fail(http_error(ErrorCode::E_HTTP, url,
+                               "asked for bytes " + range_text + ", the server answered " + std::to_string(t.status) +
+                                   (t.status == 206 ? " with Content-Range \"" + escape_for_display(header_of(t.headers, "content-range"), 80) + "\"" : "")));
+    HttpResponse response;
+    response.status = t.status;
+    response.url = url;
+    response.headers = std::move(t.headers);
+    response.body = std::move(t.body);
+    a.response = std::move(response);
+    return a;
+}
+
+long environment_number(const char* name, long fallback) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return fallback;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    return (*end == '\0' && n >= 0) ? n : fallback;
+}
+
+// Waits `ms` milliseconds, or less when the job is cancelled meanwhile.
+void back_off(int ms, JobContext* job) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < until && !job_cancelled(job)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+}  // namespace
+
+HttpOptions http_options_from_environment() {
+    HttpOptions o;
+    o.connect_seconds = environment_number("MLENS_HTTP_CONNECT_SECONDS", o.connect_seconds);
+    o.stall_seconds = environment_number("MLENS_HTTP_STALL_SECONDS", o.stall_seconds);
+    o.retries = static_cast<int>(environment_number("MLENS_HTTP_RETRIES", o.retries));
+    o.retry_delay_ms = static_cast<int>(environment_number("MLENS_HTTP_RETRY_MS", o.retry_delay_ms));
+    return o;
+}
+
+std::string HttpResponse::header(std::string_view name) const { return header_of(headers, name); }
+
+std::optional<uint64_t> HttpResponse::content_range_total() const {
+    const std::string value = header("content-range");
+    unsigned long long first = 0, last = 0, total = 0;
+    if (std::sscanf(value.c_str(), "bytes %llu-%llu/%llu", &first, &last, &total) != 3) return std::nullopt;
+    return total;
+}
+
+ScopedTransferJob::ScopedTransferJob(JobContext* job) : m_previous(t_transfer_job) { t_transfer_job = job; }
+
+ScopedTransferJob::~ScopedTransferJob() { t_transfer_job = m_previous; }
+
+Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& options, JobContext* job) {
+    if (!job) job = t_transfer_job;
+    std::string url = request.url;
+    int redirects = 0;
+    int retries_left = options.retries;
+    int delay_ms = options.retry_delay_ms;
+    for (;;) {
+        if (job_cancelled(job)) return cancelled_error("download");
+        Attempt a = attempt(request, url, options, job);
+        if (a.response) return std::move(*a.response);
+        if (!a.redirect.empty()) {
+            if (++redirects > options.max_redirects)
+                return http_error(ErrorCode::E_HTTP, request.url, "more than " + std::to_string(options.max_redirects) + " redirects");
+            url = a.redirect;
+            continue;
+        }
+        if (!a.retry || retries_left-- <= 0) return *a.error;
+        back_off(delay_ms, job);
+        delay_ms *= 2;
+    }
+}
+
+HttpTotals http_totals() { return {g_requests.load(std::memory_order_relaxed), g_bytes.load(std::memory_order_relaxed)}; }
+
+}  // namespace mlens

@@ -1,0 +1,233 @@
+#include "mlens/remote/range_cache.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "mlens/io/byte_source.h"
+#include "mlens/io/safe_file_writer.h"
+#include "mlens/io/unique_fd.h"
+
+namespace mlens {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint64_t kDefaultMaxBytes = 4ull << 30;
+
+std::string fnv_hex(const std::string& text) {
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : text) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    char out[17];
+    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+    return out;
+}
+
+std::string url_key(const std::string& url) { return fnv_hex(url); }
+
+std::string version_key(uint64_t size, const std::string& validator) { return fnv_hex(std::to_string(size) + "\n" + validator); }
+
+// Holds an exclusive flock on <folder>/lock while it lives (nothing when the folder has none yet).
+class FolderLock {
+public:
+    explicit FolderLock(const std::string& folder) : m_fd(::open((folder + "/lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)) {
+        if (m_fd.valid()) ::flock(m_fd.get(), LOCK_EX);
+    }
+
+private:
+    UniqueFd m_fd;
+};
+
+std::optional<StoredRange> range_of_name(const std::string& name) {
+    unsigned long long first = 0, length = 0;
+    char tail = 0;
+    if (std::sscanf(name.c_str(), "%llu-%llu%c", &first, &length, &tail) != 2 || length == 0) return std::nullopt;
+    if (name != std::to_string(first) + "-" + std::to_string(length)) return std::nullopt;
+    return StoredRange{first, length};
+}
+
+std::vector<StoredRange> ranges_in(const std::string& folder) {
+    std::vector<StoredRange> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+        if (auto r = range_of_name(it->path().filename().string()); r && it->is_regular_file(ec)) out.push_back(*r);
+    std::sort(out.begin(), out.end(), [](const StoredRange& a, const StoredRange& b) { return a.first < b.first; });
+    return out;
+}
+
+Status write_file(const std::string& path, const void* data, uint64_t length) {
+    OutputGuard guard;
+    auto writer = SafeFileWriter::create(path, guard);
+    if (!writer) return writer.error();
+    if (Status s = writer->write(data, length); !s) return s;
+    return writer->commit();
+}
+
+void touch(const std::string& path) { ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }
+
+struct EntryFolder {
+    std::string path;
+    CacheEntryInfo info;
+    int64_t used = 0;
+};
+
+std::vector<EntryFolder> entry_folders(const std::string& folder) {
+    std::vector<EntryFolder> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        if (!it->is_directory(ec)) continue;
+        EntryFolder e;
+        e.path = it->path().string();
+        std::ifstream entry(e.path + "/entry");
+        std::string size;
+        if (!std::getline(entry, e.info.url) || !std::getline(entry, size) || !std::getline(entry, e.info.validator)) continue;
+        e.info.size = std::strtoull(size.c_str(), nullptr, 10);
+        for (const StoredRange& r : ranges_in(e.path)) {
+            ++e.info.ranges;
+            e.info.bytes += r.length;
+        }
+        struct stat st {};
+        if (::stat((e.path + "/entry").c_str(), &st) == 0) e.used = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
+        out.push_back(std::move(e));
+    }
+    std::sort(out.begin(), out.end(), [](const EntryFolder& a, const EntryFolder& b) { return a.info.url < b.info.url; });
+    return out;
+}
+
+std::string environment(const char* name) {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+}
+
+}  // namespace
+
+std::string default_cache_folder() {
+    std::string base = environment("XDG_CACHE_HOME");
+    if (base.empty()) base = environment("HOME") + "/.cache";
+    return base + "/modellens/http";
+}
+
+uint64_t default_cache_max_bytes() {
+    const std::string v = environment("MLENS_HTTP_CACHE_BYTES");
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) return kDefaultMaxBytes;
+    return std::strtoull(v.c_str(), nullptr, 10);
+}
+
+std::optional<StoredRange> CacheEntry::range_at(uint64_t offset) const {
+    auto it = std::upper_bound(m_ranges.begin(), m_ranges.end(), offset, [](uint64_t o, const StoredRange& r) { return o < r.first; });
+    if (it == m_ranges.begin()) return std::nullopt;
+    --it;
+    if (offset - it->first < it->length) return *it;
+    return std::nullopt;
+}
+
+std::optional<StoredRange> CacheEntry::range_after(uint64_t offset) const {
+    auto it = std::upper_bound(m_ranges.begin(), m_ranges.end(), offset, [](uint64_t o, const StoredRange& r) { return o < r.first; });
+    if (it == m_ranges.end()) return std::nullopt;
+    return *it;
+}
+
+bool CacheEntry::read(const StoredRange& range, uint64_t offset, uint64_t length, void* dst) const {
+    auto source = open_file(m_folder + "/" + std::to_string(range.first) + "-" + std::to_string(range.length));
+    if (!source || (*source)->size() != range.length) return false;
+    return (*source)->read(offset - range.first, length, dst);
+}
+
+Status CacheEntry::store(uint64_t first, const std::vector<uint8_t>& bytes) {
+    if (bytes.empty()) return ok_status();
+    {
+        FolderLock lock(m_cache->folder());
+        std::error_code ec;
+        if (!fs::is_directory(m_folder, ec)) return Error{ErrorCode::E_IO, "", std::nullopt, "the cache entry was removed"};
+        if (Status s = write_file(m_folder + "/" + std::to_string(first) + "-" + std::to_string(bytes.size()), bytes.data(), bytes.size()); !s)
+            return s;
+        touch(m_folder + "/entry");
+    }
+    StoredRange r{first, bytes.size()};
+    m_ranges.insert(std::upper_bound(m_ranges.begin(), m_ranges.end(), r, [](const StoredRange& a, const StoredRange& b) { return a.first < b.first; }), r);
+    m_cache->evict();
+    return ok_status();
+}
+
+std::shared_ptr<RangeCache> RangeCache::open(std::string folder, uint64_t max_bytes) {
+    return std::shared_ptr<RangeCache>(new RangeCache(std::move(folder), max_bytes));
+}
+
+bool RangeCache::has_url(const std::string& url) const {
+    const std::string prefix = url_key(url) + "-";
+    std::error_code ec;
+    for (fs::directory_iterator it(m_folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+        if (it->path().filename().string().rfind(prefix, 0) == 0) return true;
+    return false;
+}
+
+std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_t size, const std::string& validator) {
+    if (validator.empty()) return std::nullopt;
+    std::error_code ec;
+    fs::create_directories(m_folder, ec);
+    if (ec) return std::nullopt;
+    FolderLock lock(m_folder);
+    const std::string prefix = url_key(url) + "-";
+    const std::string name = prefix + version_key(size, validator);
+    for (fs::directory_iterator it(m_folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const std::string other = it->path().filename().string();
+        if (other.rfind(prefix, 0) == 0 && other != name) fs::remove_all(it->path(), ec);
+    }
+    CacheEntry entry;
+    entry.m_cache = shared_from_this();
+    entry.m_folder = m_folder + "/" + name;
+    fs::create_directories(entry.m_folder, ec);
+    if (ec) return std::nullopt;
+    const std::string text = url + "\n" + std::to_string(size) + "\n" + validator + "\n";
+    std::error_code exists_ec;
+    if (!fs::exists(entry.m_folder + "/entry", exists_ec) && !write_file(entry.m_folder + "/entry", text.data(), text.size())) return std::nullopt;
+    touch(entry.m_folder + "/entry");
+    entry.m_ranges = ranges_in(entry.m_folder);
+    return entry;
+}
+
+std::vector<CacheEntryInfo> RangeCache::list_entries() const {
+    std::vector<CacheEntryInfo> out;
+    for (EntryFolder& e : entry_folders(m_folder)) out.push_back(std::move(e.info));
+    return out;
+}
+
+Status RangeCache::clear() {
+    std::error_code ec;
+    if (!fs::is_directory(m_folder, ec)) return ok_status();
+    FolderLock lock(m_folder);
+    for (fs::directory_iterator it(m_folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        if (it->path().filename() == "lock") continue;
+        std::error_code remove_ec;
+        fs::remove_all(it->path(), remove_ec);
+        if (remove_ec) return Error{ErrorCode::E_IO, "", std::nullopt, "cannot remove " + it->path().string() + ": " + remove_ec.message()};
+    }
+    return ok_status();
+}
+
+void RangeCache::evict() {
+    FolderLock lock(m_folder);
+    std::vector<EntryFolder> entries = entry_folders(m_folder);
+    uint64_t total = 0;
+    for (const EntryFolder& e : entries) total += e.info.bytes;
+    std::sort(entries.begin(), entries.end(), [](const EntryFolder& a, const EntryFolder& b) { return a.used < b.used; });
+    for (const EntryFolder& e : entries) {
+        if (total <= m_max_bytes) break;
+        std::error_code ec;
+        fs::remove_all(e.path, ec);
+        total -= e.info.bytes;
+    }
+}
+
+}  // namespace mlens

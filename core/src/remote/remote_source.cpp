@@ -1,0 +1,254 @@
+#include "mlens/remote/remote_source.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "mlens/text/escape.h"
+
+namespace mlens {
+
+namespace {
+
+std::atomic<uint64_t> g_budget{0};  // 0: no limit
+std::atomic<uint64_t> g_fetched_since_budget{0};
+
+// Takes `bytes` from the download budget; false (nothing taken) when they do not fit.
+bool take_from_budget(uint64_t bytes, std::string& why) {
+    const uint64_t budget = g_budget.load();
+    if (budget == 0) return true;
+    const uint64_t before = g_fetched_since_budget.fetch_add(bytes);
+    if (before + bytes <= budget) return true;
+    g_fetched_since_budget.fetch_sub(bytes);
+    why = "fetching " + std::to_string(bytes) + " more bytes would pass the download limit of " + std::to_string(budget) +
+          " bytes (" + std::to_string(before) + " fetched)";
+    return false;
+}
+
+// What the budget still allows; UINT64_MAX without a budget.
+uint64_t budget_left() {
+    const uint64_t budget = g_budget.load();
+    if (budget == 0) return UINT64_MAX;
+    const uint64_t fetched = g_fetched_since_budget.load();
+    return fetched < budget ? budget - fetched : 0;
+}
+
+struct Held {
+    std::vector<uint8_t> bytes;
+    uint64_t last_use = 0;
+};
+
+std::string validator_of(const HttpResponse& r) {
+    std::string etag = r.header("etag");
+    if (!etag.empty() && etag.rfind("W/", 0) != 0) return etag;
+    return r.header("last-modified");
+}
+
+class RemoteSource final : public ByteSource {
+public:
+    RemoteSource(std::string url, const RemoteOptions& options, uint64_t size, std::string validator, std::optional<CacheEntry> entry,
+                 std::vector<uint8_t> first)
+        : ByteSource(display_url(url), size), m_url(std::move(url)), m_options(options), m_validator(std::move(validator)), m_entry(std::move(entry)) {
+        m_run_end = first.size();
+        m_run_bytes = first.size();
+        if (!first.empty()) {
+            if (m_entry) (void)m_entry->store(0, first);
+            hold(0, std::move(first));
+        }
+    }
+
+    bool read(uint64_t offset, uint64_t length, void* dst) const override { return read_bounded(offset, length, dst, std::nullopt); }
+
+    bool read_ahead(uint64_t offset, uint64_t length, void* dst, uint64_t ahead_end) const override {
+        return read_bounded(offset, length, dst, ahead_end);
+    }
+
+    std::string read_failure() const override {
+        std::lock_guard lock(m_mutex);
+        return m_failure;
+    }
+
+private:
+    bool read_bounded(uint64_t offset, uint64_t length, void* dst, std::optional<uint64_t> ahead_end) const {
+        if (!contains(offset, length)) return false;
+        std::lock_guard lock(m_mutex);
+        const uint64_t end = offset + length;
+        for (uint64_t pos = offset; pos < end;) {
+            auto held = held_at(pos);
+            if (held != m_held.end()) {
+                pos = held->first + held->second.bytes.size();
+                continue;
+            }
+            // A gap from pos to the next held range (or the read's end): fetch it and what the
+            // read-ahead rule adds, up to the next held range.
+            auto next = m_held.upper_bound(pos);
+            uint64_t limit = next == m_held.end() ? size() : next->first;
+            if (load_stored(pos, limit)) continue;
+            if (m_entry)
+                if (auto stored = m_entry->range_after(pos)) limit = std::min(limit, stored->first);
+            const uint64_t needed = std::min(end, limit) - pos;
+            uint64_t want = 0;
+            if (ahead_end)
+                want = *ahead_end > pos ? *ahead_end - pos : needed;
+            else
+                want = pos == m_run_end && m_run_bytes > 0 ? 3 * m_run_bytes : kFirstFetchBytes;
+            // Read-ahead never spends the download budget that what is asked for needs.
+            want = std::min({std::max(want, needed), limit - pos, std::max(budget_left(), needed)});
+            // Read-ahead stops at the end of the first request; what was asked for is fetched whole.
+            const uint64_t n = std::max(needed, std::min(want, kMaxFetchBytes));
+            if (!fetch(pos, n)) return false;
+            pos += n;
+        }
+        copy_out(offset, length, static_cast<uint8_t*>(dst));
+        evict();
+        return true;
+    }
+
+    // Holds what the cache stores from pos on (up to limit); false when it stores nothing there.
+    bool load_stored(uint64_t pos, uint64_t limit) const {
+        if (!m_entry) return false;
+        auto stored = m_entry->range_at(pos);
+        if (!stored) return false;
+        std::vector<uint8_t> bytes(std::min(stored->first + stored->length, limit) - pos);
+        if (!m_entry->read(*stored, pos, bytes.size(), bytes.data())) return false;
+        hold(pos, std::move(bytes));
+        return true;
+    }
+
+    // Fetches [pos, pos+n) in requests of at most kMaxFetchBytes.
+    bool fetch(uint64_t pos, uint64_t n) const {
+        for (uint64_t done = 0; done < n;) {
+            const uint64_t part = std::min(n - done, kMaxFetchBytes);
+            if (!fetch_one(pos + done, part)) return false;
+            done += part;
+        }
+        return true;
+    }
+
+    bool fetch_one(uint64_t pos, uint64_t length) const {
+        std::string why;
+        if (!take_from_budget(length, why)) return failed(Error{ErrorCode::E_DOWNLOAD_LIMIT, "", pos, why});
+        HttpRequest request;
+        request.url = m_url;
+        request.range = ByteSpan{pos, length};
+        request.max_body = length;
+        request.credential = m_options.credential;
+        if (!m_validator.empty()) request.headers.emplace_back("If-Range", m_validator);
+        auto response = http_get(request, m_options.http);
+        if (!response) return failed(response.error());
+        const std::string validator = validator_of(*response);
+        const auto total = response->content_range_total();
+        if ((!validator.empty() && validator != m_validator) || !total || *total != size())
+            return failed(Error{ErrorCode::E_REMOTE_CHANGED, "", pos,
+                                escape_for_display(path()) + ": the file changed on the server since it was opened"});
+        m_run_bytes = pos == m_run_end ? m_run_bytes + length : length;
+        m_run_end = pos + length;
+        if (m_entry) (void)m_entry->store(pos, response->body);
+        hold(pos, std::move(response->body));
+        return true;
+    }
+
+    bool failed(const Error& e) const {
+        m_failure = code_name(e.code);
+        m_failure += ": " + e.message;
+        return false;
+    }
+
+    void hold(uint64_t pos, std::vector<uint8_t> bytes) const {
+        m_held_bytes += bytes.size();
+        m_held[pos] = Held{std::move(bytes), ++m_clock};
+    }
+
+    std::map<uint64_t, Held>::iterator held_at(uint64_t pos) const {
+        auto it = m_held.upper_bound(pos);
+        if (it == m_held.begin()) return m_held.end();
+        --it;
+        return pos < it->first + it->second.bytes.size() ? it : m_held.end();
+    }
+
+    void copy_out(uint64_t offset, uint64_t length, uint8_t* dst) const {
+        for (uint64_t pos = offset, end = offset + length; pos < end;) {
+            auto held = held_at(pos);
+            Held& h = held->second;
+            const uint64_t from = pos - held->first;
+            const uint64_t n = std::min<uint64_t>(h.bytes.size() - from, end - pos);
+            std::memcpy(dst + (pos - offset), h.bytes.data() + from, n);
+            h.last_use = ++m_clock;
+            pos += n;
+        }
+    }
+
+    void evict() const {
+        while (m_held_bytes > kHeldBytes && m_held.size() > 1) {
+            auto oldest = std::min_element(m_held.begin(), m_held.end(),
+                                           [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; });
+            m_held_bytes -= oldest->second.bytes.size();
+            m_held.erase(oldest);
+        }
+    }
+
+    const std::string m_url;
+    const RemoteOptions m_options;
+    const std::string m_validator;
+    mutable std::optional<CacheEntry> m_entry;  // where fetched ranges are kept; nullopt: no cache
+    mutable std::mutex m_mutex;
+    mutable std::map<uint64_t, Held> m_held;  // by offset; never overlapping
+    mutable uint64_t m_held_bytes = 0;
+    mutable uint64_t m_clock = 0;
+    mutable uint64_t m_run_end = 0;  // where the last fetch ended
+    mutable uint64_t m_run_bytes = 0;  // what the run of fetches ending there fetched
+    mutable std::string m_failure;
+};
+
+}  // namespace
+
+namespace {
+
+// The answer to the first bytes of `url`: `length` of them from 0, checked for a Content-Range.
+Result<HttpResponse> fetch_head(const std::string& url, const RemoteOptions& options, uint64_t length, JobContext* job) {
+    std::string why;
+    if (!take_from_budget(length, why)) return Error{ErrorCode::E_DOWNLOAD_LIMIT, "", std::nullopt, why};
+    HttpRequest request;
+    request.url = url;
+    request.range = ByteSpan{0, length};
+    request.max_body = length;
+    request.credential = options.credential;
+    auto response = http_get(request, options.http, job);
+    if (response && !response->content_range_total())
+        return Error{ErrorCode::E_HTTP, "", std::nullopt, escape_for_display(display_url(url)) + ": the answer has no Content-Range with the file's size"};
+    return response;
+}
+
+}  // namespace
+
+Result<ByteSourcePtr> open_remote(const std::string& url, const RemoteOptions& options, JobContext* job) {
+    const std::string shown = display_url(url);
+    if (options.cache && options.cache->has_url(shown)) {
+        // One byte tells the current version; when it is stored, nothing else is fetched now.
+        auto check = fetch_head(url, options, 1, job);
+        if (!check) return check.error();
+        const uint64_t size = *check->content_range_total();
+        const std::string validator = validator_of(*check);
+        auto entry = options.cache->open_entry(shown, size, validator);
+        if (entry && entry->range_at(0))
+            return ByteSourcePtr(std::make_shared<RemoteSource>(url, options, size, validator, std::move(entry), std::vector<uint8_t>{}));
+    }
+    auto response = fetch_head(url, options, kFirstFetchBytes, job);
+    if (!response) return response.error();
+    const uint64_t size = *response->content_range_total();
+    const std::string validator = validator_of(*response);
+    std::optional<CacheEntry> entry = options.cache ? options.cache->open_entry(shown, size, validator) : std::nullopt;
+    return ByteSourcePtr(std::make_shared<RemoteSource>(url, options, size, validator, std::move(entry), std::move(response->body)));
+}
+
+uint64_t download_budget() { return g_budget.load(); }
+
+void set_download_budget(uint64_t bytes) {
+    g_budget.store(bytes);
+    g_fetched_since_budget.store(0);
+}
+
+}  // namespace mlens

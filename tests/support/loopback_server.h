@@ -1,0 +1,108 @@
+// LoopbackServer: an HTTP server on a loopback address (cpp-httplib), started by a test, serving
+// files from memory with Range requests, logging every request it answers.
+//
+// Behaviour (Serving):
+//  - ranges: GET with "Range: bytes=A-B" answers 206 with that range (clamped to the file) and
+//    Content-Range; without Range, 200 with the whole file; If-Range with another validator than
+//    the file's ETag answers 200 with the whole file (RFC 9110). Every answer has the file's ETag.
+//  - ignore_range: always 200 with the whole file.
+//  - stall: sends the first half of the range, then nothing until the server stops.
+//  - drop_mid_body: the first answer of each path sends half its body and closes the connection;
+//    later ones are whole (a client that retries gets its bytes).
+//  - change_after_first: after the first answer for a path, that file's content and ETag change
+//    (every byte from offset 64 on is flipped).
+//  - unavailable_first: the first request for each path answers 503 Service Unavailable; later
+//    ones are served as by `ranges`.
+// require_bearer(token) makes it a registry that wants a token: a request under /v2/ without
+// "Authorization: Bearer TOKEN" answers 401 with "WWW-Authenticate: Bearer realm=BASE/token,
+// service=loopback-registry,scope=repository:NAMESPACE/MODEL:pull", and /token answers
+// {"token": TOKEN} (its query, service and scope, is in the log's target).
+// redirect_to(base) makes every request answer 302 to base + the same target (the Hub's resolve
+// endpoint sending clients to its CDN on another host). serve() may be called before or while the
+// server runs; the log is the answers in order.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_paths.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace mlens::test {
+
+enum class Serving { ranges, ignore_range, stall, drop_mid_body, change_after_first, unavailable_first };
+
+struct LoggedRequest {
+    std::string target;  // path and query
+    std::string range;  // the Range header, empty when absent
+    bool authorization = false;  // an Authorization header came
+    int status = 0;
+    uint64_t body_bytes = 0;  // the body bytes the answer carries (all of them, even when dropped)
+};
+
+class LoopbackServer {
+public:
+    explicit LoopbackServer(const std::string& address = "127.0.0.1", Serving serving = Serving::ranges);
+    ~LoopbackServer();
+    LoopbackServer(const LoopbackServer&) = delete;
+    LoopbackServer& operator=(const LoopbackServer&) = delete;
+
+    // Serves `bytes` at `url_path` ("/models/a.gguf").
+    void serve(const std::string& url_path, std::string bytes);
+    // Serves the file at `file` (read now) at `url_path`; false when it cannot be read.
+    bool serve_file(const std::string& url_path, const std::string& file);
+    void redirect_to(const std::string& base);
+    void require_bearer(const std::string& token);
+
+    std::string base_url() const;  // "http://127.0.0.1:PORT"
+    std::string url(const std::string& url_path) const { return base_url() + url_path; }
+
+    std::vector<LoggedRequest> log() const;
+    uint64_t body_bytes() const;  // the sum over the log
+    void clear_log();
+
+private:
+    struct File {
+        std::string bytes;
+        std::string etag;
+        bool answered = false;
+    };
+    void answer(const void* request, void* response);
+
+    std::string m_address;
+    Serving m_serving;
+    int m_port = 0;
+    std::unique_ptr<httplib::Server> m_server;
+    std::thread m_thread;
+    mutable std::mutex m_mutex;
+    std::map<std::string, File> m_files;
+    std::string m_redirect;
+    std::string m_bearer;
+    std::vector<LoggedRequest> m_log;
+    std::shared_ptr<std::atomic<bool>> m_stopping = std::make_shared<std::atomic<bool>>(false);
+    int m_next_etag = 1;
+};
+
+// Serves the Ollama store at `root` as a registry does: each manifest
+// manifests/HOST/NAMESPACE/MODEL/TAG at /v2/NAMESPACE/MODEL/manifests/TAG and every blob
+// blobs/sha256-HEX at /v2/NAMESPACE/MODEL/blobs/sha256:HEX of each model. Returns the models
+// served, as "NAMESPACE/MODEL:TAG".
+std::vector<std::string> serve_store_as_registry(LoopbackServer& server, const std::string& root);
+
+// A cache folder of its own (XDG_CACHE_HOME pointed at a fresh folder) while it lives, so remote
+// opens of a test, and of the mlens processes it starts, neither see nor fill the user's cache.
+struct PrivateHttpCache {
+    TempDir folder;
+    ScopedEnv xdg{"XDG_CACHE_HOME", folder.path()};
+};
+
+}  // namespace mlens::test

@@ -1,0 +1,251 @@
+// The CLI on remote models: info, kv, tensors and dump of every demo model and of a 262k-token
+// vocabulary print, byte for byte, what they print for the local file, but for the path: a
+// command shows the reference as it was typed, so the only difference allowed is the URL where
+// the local run shows the local path (normalised here, nothing else is).
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "cli_runner.h"
+#include "large_gguf.h"
+#include "loopback_server.h"
+#include "mlens/formats/gguf_writer.h"
+#include "mlens/open/target.h"
+#include "safetensors_builder.h"
+#include "test_paths.h"
+
+using namespace mlens;
+
+namespace {
+
+const std::string kDemo = MLENS_DEMO_DIR;
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+    return text;
+}
+
+// What `mlens COMMAND... LOCAL` and `mlens COMMAND... REMOTE` print.
+std::pair<test::CliRun, test::CliRun> run_both(const std::vector<std::string>& command, const std::string& local, const std::string& remote) {
+    std::vector<std::string> local_args = command, remote_args = command;
+    local_args.push_back(local);
+    remote_args.push_back(remote);
+    return {test::run_mlens(local_args), test::run_mlens(remote_args)};
+}
+
+// Runs each command on the local file and on its URL and compares what they print.
+void check_same_output(const std::string& local, const std::string& url) {
+    const std::vector<std::vector<std::string>> commands = {
+        {"info"}, {"info", "--json"}, {"kv"}, {"kv", "--json"}, {"tensors"}, {"tensors", "--json"}, {"dump"}, {"dump", "--json"}};
+    for (const auto& command : commands) {
+        const auto [a, b] = run_both(command, local, url);
+        INFO(command[0] << (command.size() > 1 ? " " + command[1] : "") << " " << local << "\n" << b.err);
+        CHECK(b.exit_status == a.exit_status);
+        CHECK(replaced(b.out, url, local) == a.out);
+        CHECK(replaced(b.err, url, local) == a.err);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("info, kv, tensors and dump of every demo model print the same remote as local", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    for (const char* name : {"tiny-llama-f32.gguf", "tiny-llama-q4_0.gguf", "tiny-llama-q8_0.gguf", "ollama-gemma3.gguf", "ollama-qwen25vl.gguf"}) {
+        const std::string local = kDemo + "/" + name;
+        REQUIRE(server.serve_file(std::string("/demo/") + name, local));
+        check_same_output(local, server.url(std::string("/demo/") + name));
+    }
+}
+
+TEST_CASE("info, kv, tensors and dump of a 262k-token vocabulary print the same remote as local", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    test::TempDir dir;
+    test::LargeGguf spec;
+    spec.tokens = 262144;
+    spec.token_types = true;
+    spec.tensors = 10;
+    REQUIRE(test::write_large_gguf(dir.file("vocab.gguf"), spec));
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/vocab.gguf", dir.file("vocab.gguf")));
+    check_same_output(dir.file("vocab.gguf"), server.url("/vocab.gguf"));
+    // The first run opened the header in 3 requests; the 7 others found it in the cache and asked
+    // for one byte each, to learn that the file is the one stored.
+    std::vector<std::string> ranges;
+    for (const test::LoggedRequest& r : server.log()) ranges.push_back(r.range);
+    std::vector<std::string> expected = {"bytes=0-524287", "bytes=524288-2097151", "bytes=2097152-6705631"};
+    expected.insert(expected.end(), 7, "bytes=0-0");
+    CHECK(ranges == expected);
+}
+
+TEST_CASE("stats of one remote tensor fetches the header and that tensor only", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    const std::string local = kDemo + "/tiny-llama-f32.gguf";
+    REQUIRE(server.serve_file("/tiny.gguf", local));
+    const nlohmann::json tensors = test::run_mlens_json({"tensors", "--json", local});
+    uint64_t tensor_bytes = 0;
+    for (const auto& t : tensors)
+        if (t["name"] == "output.weight") tensor_bytes = t["n_bytes"].get<uint64_t>();
+    REQUIRE(tensor_bytes > 1000000);
+    const test::CliRun a = test::run_mlens({"stats", local, "output.weight", "--json"});
+    const test::CliRun b = test::run_mlens({"stats", server.url("/tiny.gguf"), "output.weight", "--json"});
+    CHECK(b.exit_status == 0);
+    // Sums of a parallel pass may differ in their last digits from run to run, local or not: the
+    // figures that do not depend on the order are compared.
+    const nlohmann::json local_stats = nlohmann::json::parse(a.out), remote_stats = nlohmann::json::parse(b.out);
+    for (const char* figure : {"count", "finite", "min", "max", "zeros", "nan"}) CHECK(remote_stats[figure] == local_stats[figure]);
+    CHECK(server.body_bytes() <= tensor_bytes + (2u << 20));
+}
+
+TEST_CASE("info, kv, tensors and dump of every demo store model print the same from a registry as from the store", "[remote][cli][ollama]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    registry.require_bearer("registry-token-2");
+    const std::string store = kDemo + "/ollama-store";
+    const std::vector<std::string> models = test::serve_store_as_registry(registry, store);
+    REQUIRE(models.size() == 6);
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    for (const std::string& model : models) {
+        const std::string repository = registry.base_url() + "/v2/" + model.substr(0, model.find(':'));
+        for (const auto& command : std::vector<std::vector<std::string>>{{"info"}, {"kv", "--json"}, {"tensors"}, {"dump", "--json"}}) {
+            const auto [a, b] = run_both(command, store + "/" + model, "ollama://" + model);
+            // What differs is where the blobs are: the store's files, the registry's URLs.
+            std::string out = replaced(b.out, "ollama://" + model, store + "/" + model);
+            out = replaced(out, repository + "/blobs/sha256:", store + "/blobs/sha256-");
+            INFO(command[0] << " " << model << "\n" << b.err);
+            CHECK(b.exit_status == a.exit_status);
+            CHECK(out == a.out);
+        }
+    }
+}
+
+namespace {
+
+// The demo Q4_0 model written as two shards, "tiny-0000N-of-00002.gguf" in `dir`: its keys and
+// first half of the tensors in the first, the other half in the second.
+void write_two_shards(const std::string& dir) {
+    auto whole = open_model(kDemo + "/tiny-llama-q4_0.gguf");
+    REQUIRE(whole);
+    const size_t half = whole->tensors.size() / 2;
+    for (uint16_t no = 0; no < 2; ++no) {
+        Model shard;
+        shard.format = Format::gguf;
+        shard.files = whole->files;
+        if (no == 0) shard.metadata = whole->metadata;
+        auto add = [&](std::string key, Value value) {
+            MetadataEntry e;
+            e.key = std::move(key);
+            e.value = std::move(value);
+            shard.metadata.push_back(std::move(e));
+        };
+        add("split.no", Value::of_scalar(Scalar{ValueType::u16, no}));
+        add("split.count", Value::of_scalar(Scalar{ValueType::u16, 2}));
+        add("split.tensors.count", Value::of_scalar(Scalar{ValueType::i32, whole->tensors.size()}));
+        shard.tensors.assign(whole->tensors.begin() + (no == 0 ? 0 : static_cast<std::ptrdiff_t>(half)),
+                             no == 0 ? whole->tensors.begin() + static_cast<std::ptrdiff_t>(half) : whole->tensors.end());
+        REQUIRE(write_gguf(shard, dir + "/tiny-0000" + std::to_string(no + 1) + "-of-00002.gguf").ok());
+    }
+}
+
+}  // namespace
+
+TEST_CASE("naming any shard of a remote split GGUF opens every shard", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    test::TempDir dir;
+    write_two_shards(dir.path());
+    test::LoopbackServer server;
+    for (const char* name : {"tiny-00001-of-00002.gguf", "tiny-00002-of-00002.gguf"})
+        REQUIRE(server.serve_file(std::string("/split/") + name, dir.file(name)));
+    for (const char* name : {"tiny-00001-of-00002.gguf", "tiny-00002-of-00002.gguf"}) {
+        const std::string local = dir.file(name), url = server.url(std::string("/split/") + name);
+        for (const auto& command : std::vector<std::vector<std::string>>{{"info"}, {"tensors", "--json"}, {"dump", "--json"}}) {
+            const auto [a, b] = run_both(command, local, url);
+            INFO(command[0] << " " << name << "\n" << b.err);
+            CHECK(b.exit_status == 0);
+            CHECK(replaced(replaced(b.out, url, local), server.url("/split/"), dir.path() + "/") == a.out);
+        }
+    }
+    const test::CliRun info = test::run_mlens({"info", server.url("/split/tiny-00002-of-00002.gguf")});
+    CHECK(info.out.find("GGUF v3, 2 files") != std::string::npos);
+}
+
+TEST_CASE("a remote safetensors index opens its shards beside it", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    test::TempDir dir;
+    test::SafetensorsBuilder first, second;
+    first.metadata("format", "pt").tensor("a", "BF16", "[4]", std::vector<uint8_t>(8, 1)).tensor("b", "F32", "[2]", std::vector<uint8_t>(8, 2));
+    second.tensor("c", "F16", "[2, 2]", std::vector<uint8_t>(8, 3));
+    const std::map<std::string, std::vector<uint8_t>> files = {
+        {"model-00001-of-00002.safetensors", first.bytes()},
+        {"model-00002-of-00002.safetensors", second.bytes()},
+        {"model.safetensors.index.json",
+         [] {
+             const std::string index = "{\"metadata\":{\"total_size\":24},\"weight_map\":{\"a\":\"model-00001-of-00002.safetensors\","
+                                       "\"b\":\"model-00001-of-00002.safetensors\",\"c\":\"model-00002-of-00002.safetensors\"}}";
+             return std::vector<uint8_t>(index.begin(), index.end());
+         }()}};
+    test::LoopbackServer server;
+    for (const auto& [name, bytes] : files) {
+        test::write_whole_file(dir.file(name), bytes);
+        server.serve("/st/" + name, std::string(bytes.begin(), bytes.end()));
+    }
+    const std::string url = server.url("/st/model.safetensors.index.json");
+    for (const auto& command : std::vector<std::vector<std::string>>{{"info"}, {"kv", "--json"}, {"tensors"}, {"dump", "--json"}}) {
+        const auto [a, b] = run_both(command, dir.path(), url);
+        INFO(command[0] << "\n" << b.err);
+        CHECK(b.exit_status == a.exit_status);
+        // info shows the reference typed (the folder, the index's URL); the others show the files
+        // read (the folder's files, the URLs beside the index).
+        CHECK((command[0] == "info" ? replaced(b.out, url, dir.path()) : replaced(b.out, server.url("/st/"), dir.path() + "/")) == a.out);
+    }
+}
+
+TEST_CASE("mlens cache lists the ranges remote reads stored, and --clear removes them", "[remote][cli][cache]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/q4.gguf", kDemo + "/tiny-llama-q4_0.gguf"));
+    REQUIRE(test::run_mlens({"info", server.url("/q4.gguf")}).exit_status == 0);
+    const std::string folder = cache.folder.path() + "/modellens/http";
+    const test::CliRun listed = test::run_mlens({"cache"});
+    CHECK(listed.exit_status == 0);
+    CHECK(listed.out == "cache    " + folder + "\nentries  1\nbytes    2.10 MB (2097152 bytes)\n\nSTORED   RANGES  FILE SIZE  URL\n2.10 MB  2       3.09 MB    " +
+                            server.url("/q4.gguf") + "\n");
+    const test::CliRun cleared = test::run_mlens({"cache", "--clear"});
+    CHECK(cleared.exit_status == 0);
+    CHECK(cleared.out == "removed 1 entry, 2.10 MB (2097152 bytes) from " + folder + "\n");
+    CHECK(test::run_mlens({"cache"}).out == "cache    " + folder + "\nentries  0\nbytes    0 B (0 bytes)\n");
+}
+
+TEST_CASE("the download limit refuses a command before it reads more than the limit", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/f32.gguf", kDemo + "/tiny-llama-f32.gguf"));
+    const test::CliRun run = test::run_mlens({"stats", server.url("/f32.gguf"), "output.weight", "--max-download", "1M"});
+    CHECK(run.exit_status == 1);
+    CHECK(run.err == "error: " + server.url("/f32.gguf") +
+                         ": this would download up to 8.19 MB (8192000 bytes) of tensor data, more than --max-download 1.05 MB (1048576 bytes)\n");
+    // The header was read, its read-ahead shrunk to the limit: 512 KiB and 512 KiB. No tensor
+    // data was asked for.
+    CHECK(server.body_bytes() == 1048576);
+    const test::CliRun fsck = test::run_mlens({"--max-download", "4M", "fsck", server.url("/f32.gguf")});
+    CHECK(fsck.exit_status == 1);
+    CHECK(fsck.err.find("of tensor data, more than --max-download 4.19 MB (4194304 bytes)") != std::string::npos);
+}
+
+TEST_CASE("a token in a URL's query is never printed", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/q4.gguf", kDemo + "/tiny-llama-q4_0.gguf"));
+    for (const auto& args : std::vector<std::vector<std::string>>{{"info", server.url("/q4.gguf?token=s3cr3t")},
+                                                                   {"info", "--json", server.url("/q4.gguf?token=s3cr3t")},
+                                                                   {"fsck", server.url("/q4.gguf?token=s3cr3t")},
+                                                                   {"info", "--json", server.url("/none.gguf?token=s3cr3t")},
+                                                                   {"dump", server.url("/none.gguf?token=s3cr3t")}}) {
+        const test::CliRun run = test::run_mlens(args);
+        INFO(args[0] << " " << args.back() << "\n" << run.out << run.err);
+        CHECK(run.out.find("s3cr3t") == std::string::npos);
+        CHECK(run.err.find("s3cr3t") == std::string::npos);
+        CHECK((run.out + run.err).find(server.base_url()) != std::string::npos);
+    }
+}

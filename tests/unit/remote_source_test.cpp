@@ -1,0 +1,324 @@
+// Remote sources against loopback servers: the requests and bytes an open costs, per-tensor
+// fetches, and the servers that ignore Range, stall, drop the connection, change the file or
+// redirect a Hub request to another host.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "large_gguf.h"
+#include "loopback_server.h"
+#include "mlens/ollama/registry_model.h"
+#include "mlens/open/target.h"
+#include "mlens/remote/remote_source.h"
+#include "test_paths.h"
+
+using namespace mlens;
+
+namespace {
+
+const std::string kDemo = MLENS_DEMO_DIR;
+
+std::string as_text(const std::vector<uint8_t>& bytes) { return std::string(bytes.begin(), bytes.end()); }
+
+// A vocabulary of 262144 tokens ("tok_0" ...) with scores and token types: a 6.4 MiB header.
+std::vector<uint8_t> vocab_262k() {
+    test::LargeGguf spec;
+    spec.tokens = 262144;
+    spec.token_types = true;
+    spec.tensors = 10;
+    return test::large_gguf_bytes(spec);
+}
+
+std::vector<std::string> ranges_of(const test::LoopbackServer& server) {
+    std::vector<std::string> out;
+    for (const test::LoggedRequest& r : server.log()) out.push_back(r.range);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a 6.4 MiB GGUF header opens in 3 requests and its own bytes", "[remote]") {
+    test::PrivateHttpCache cache;
+    const std::vector<uint8_t> bytes = vocab_262k();
+    REQUIRE(bytes.size() == 6705632);
+    test::LoopbackServer server;
+    server.serve("/vocab.gguf", as_text(bytes));
+    auto model = open_model(server.url("/vocab.gguf"));
+    REQUIRE(model);
+    CHECK(model->error_count() == 0);
+    CHECK(model->tensors.size() == 10);
+    CHECK(model->files[0].path == server.url("/vocab.gguf"));
+    // 512 KiB, then three times what the run holds: 2 MiB, then 8 MiB (clamped to the file).
+    CHECK(ranges_of(server) == std::vector<std::string>{"bytes=0-524287", "bytes=524288-2097151", "bytes=2097152-6705631"});
+    CHECK(server.body_bytes() == bytes.size());
+}
+
+TEST_CASE("reading one tensor of a remote model fetches that tensor's bytes and no others", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/tiny.gguf", kDemo + "/tiny-llama-f32.gguf"));
+    auto model = open_model(server.url("/tiny.gguf"));
+    REQUIRE(model);
+    const size_t last = model->tensors.size() - 1;
+    const TensorInfo& t = model->tensors[last];
+    REQUIRE(t.n_bytes);
+    REQUIRE(t.data_offset > 2 * 1024 * 1024);
+    server.clear_log();
+    std::vector<uint8_t> data(*t.n_bytes);
+    // Read in 64 KiB steps, as the analyses stream a tensor: one request, for the tensor only.
+    for (uint64_t at = 0; at < data.size(); at += 65536) {
+        const uint64_t n = std::min<uint64_t>(65536, data.size() - at);
+        REQUIRE(model->read_tensor_bytes(last, at, n, data.data() + at));
+    }
+    const auto log = server.log();
+    REQUIRE(log.size() == 1);
+    CHECK(log[0].range == "bytes=" + std::to_string(t.data_offset) + "-" + std::to_string(t.data_offset + *t.n_bytes - 1));
+    CHECK(server.body_bytes() == *t.n_bytes);
+    const std::vector<uint8_t> local = test::read_whole_file(kDemo + "/tiny-llama-f32.gguf");
+    CHECK(std::equal(data.begin(), data.end(), local.begin() + static_cast<std::ptrdiff_t>(t.data_offset)));
+}
+
+TEST_CASE("a server that ignores Range is refused at its first answer", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server("127.0.0.1", test::Serving::ignore_range);
+    server.serve("/big.gguf", std::string(16u << 20, 'x'));
+    const HttpTotals before = http_totals();
+    const Target t = resolve(server.url("/big.gguf"));
+    CHECK(t.kind == TargetKind::not_a_model);
+    CHECK(t.problem.code == ErrorCode::E_NO_RANGE);
+    CHECK(t.problem.message == server.url("/big.gguf") +
+                                   ": the server ignores Range requests (it answered 200 with the whole file); the transfer was "
+                                   "stopped at its first bytes");
+    CHECK(http_totals().bytes - before.bytes == 0);
+    CHECK(server.log().size() == 1);
+}
+
+TEST_CASE("a Hub request redirected to another host keeps the token on the Hub's host", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer cdn("127.0.0.2");
+    REQUIRE(cdn.serve_file("/org/repo/resolve/main/tiny-q4.gguf", kDemo + "/tiny-llama-q4_0.gguf"));
+    test::LoopbackServer hub("127.0.0.1");
+    hub.redirect_to(cdn.base_url());
+    test::ScopedEnv endpoint("HF_ENDPOINT", hub.base_url());
+    test::ScopedEnv token("HF_TOKEN", std::string("hf_secret_token"));
+    auto model = open_model("hf://org/repo/tiny-q4.gguf");
+    REQUIRE(model);
+    CHECK(model->error_count() == 0);
+    REQUIRE_FALSE(hub.log().empty());
+    for (const test::LoggedRequest& r : hub.log()) CHECK(r.authorization);
+    REQUIRE_FALSE(cdn.log().empty());
+    for (const test::LoggedRequest& r : cdn.log()) CHECK_FALSE(r.authorization);
+    // The header's run of fetches, 512 KiB and 1.5 MiB, all from the CDN.
+    CHECK(cdn.body_bytes() == 2097152);
+}
+
+TEST_CASE("redirects stop after five", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer loop("127.0.0.1");
+    loop.redirect_to(loop.base_url());
+    const Target t = resolve(loop.url("/m.gguf"));
+    CHECK(t.problem.code == ErrorCode::E_HTTP);
+    CHECK(t.problem.message == loop.url("/m.gguf") + ": more than 5 redirects");
+    CHECK(loop.log().size() == 6);
+}
+
+TEST_CASE("a stalled transfer stops after the stall time", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server("127.0.0.1", test::Serving::stall);
+    server.serve("/m.gguf", as_text(test::read_whole_file(kDemo + "/ollama-gemma3.gguf")));
+    test::ScopedEnv stall("MLENS_HTTP_STALL_SECONDS", std::string("1"));
+    const auto start = std::chrono::steady_clock::now();
+    const Target t = resolve(server.url("/m.gguf"));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(t.problem.code == ErrorCode::E_NETWORK);
+    CHECK(t.problem.message == server.url("/m.gguf") + ": the transfer stalled (under 1 byte/s for 1 s)");
+    CHECK(seconds < 10);
+    CHECK(server.log().size() == 1);
+}
+
+TEST_CASE("a connection dropped mid-body is tried again", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server("127.0.0.1", test::Serving::drop_mid_body);
+    REQUIRE(server.serve_file("/m.gguf", kDemo + "/ollama-gemma3.gguf"));
+    test::ScopedEnv retry("MLENS_HTTP_RETRY_MS", std::string("10"));
+    auto model = open_model(server.url("/m.gguf"));
+    REQUIRE(model);
+    CHECK(model->error_count() == 0);
+    CHECK(ranges_of(server) == std::vector<std::string>{"bytes=0-524287", "bytes=0-524287"});
+}
+
+TEST_CASE("a file that changes on the server is detected and never mixed", "[remote]") {
+    test::PrivateHttpCache cache;
+    const std::vector<uint8_t> bytes = vocab_262k();
+    test::LoopbackServer server("127.0.0.1", test::Serving::change_after_first);
+    server.serve("/vocab.gguf", as_text(bytes));
+    auto source = open_remote(server.url("/vocab.gguf"), RemoteOptions{});
+    REQUIRE(source);
+    uint8_t held[16];
+    CHECK((*source)->read(100, 16, held));
+    CHECK(std::equal(held, held + 16, bytes.begin() + 100));
+    uint8_t fresh[16];
+    CHECK_FALSE((*source)->read(3u << 20, 16, fresh));
+    CHECK((*source)->read_failure() == "E_REMOTE_CHANGED: " + server.url("/vocab.gguf") + ": the file changed on the server since it was opened");
+    const auto log = server.log();
+    REQUIRE(log.size() == 2);
+    CHECK(log[1].status == 200);
+}
+
+TEST_CASE("a remote file that does not exist is a missing target", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    const Target t = resolve(server.url("/none.gguf?sig=secret"));
+    CHECK(t.kind == TargetKind::missing);
+    CHECK(t.problem.code == ErrorCode::E_NOT_FOUND);
+    CHECK(t.problem.message == server.url("/none.gguf") + ": HTTP 404 Not Found");
+}
+
+TEST_CASE("a second open is served from the cache after a one-byte validation request", "[remote][cache]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/q8.gguf", kDemo + "/tiny-llama-q8_0.gguf"));
+    auto first = open_model(server.url("/q8.gguf"));
+    REQUIRE(first);
+    const size_t first_requests = server.log().size();
+    server.clear_log();
+    auto second = open_model(server.url("/q8.gguf"));
+    REQUIRE(second);
+    CHECK(second->tensors.size() == first->tensors.size());
+    CHECK(ranges_of(server) == std::vector<std::string>{"bytes=0-0"});
+    CHECK(server.body_bytes() == 1);
+    CHECK(first_requests == 2);
+    const std::vector<CacheEntryInfo> entries = RangeCache::open()->list_entries();
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].url == server.url("/q8.gguf"));
+    CHECK(entries[0].size == 5182848);
+    CHECK(entries[0].validator == "\"v1\"");
+}
+
+TEST_CASE("a file that changed on the server gets a new cache entry, never the old ranges", "[remote][cache]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/m.gguf", kDemo + "/ollama-gemma3.gguf"));
+    REQUIRE(open_model(server.url("/m.gguf")));
+    REQUIRE(server.serve_file("/m.gguf", kDemo + "/ollama-qwen25vl.gguf"));
+    server.clear_log();
+    auto model = open_model(server.url("/m.gguf"));
+    REQUIRE(model);
+    auto local = open_model(kDemo + "/ollama-qwen25vl.gguf");
+    REQUIRE(local);
+    CHECK(model->tensors.size() == local->tensors.size());
+    CHECK(model->files[0].source->size() == 727680);
+    CHECK(ranges_of(server) == std::vector<std::string>{"bytes=0-0", "bytes=0-524287", "bytes=524288-727679"});
+    const std::vector<CacheEntryInfo> entries = RangeCache::open()->list_entries();
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].validator == "\"v2\"");
+    CHECK(entries[0].bytes == 727680);
+}
+
+TEST_CASE("the cache keeps under its bound by removing the least recently used entries", "[remote][cache]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/a.gguf", kDemo + "/ollama-gemma3.gguf"));
+    REQUIRE(server.serve_file("/b.gguf", kDemo + "/ollama-qwen25vl.gguf"));
+    RemoteOptions options;
+    options.cache = RangeCache::open(default_cache_folder(), 1000000);
+    auto a = open_remote(server.url("/a.gguf"), options);
+    REQUIRE(a);
+    auto b = open_remote(server.url("/b.gguf"), options);
+    REQUIRE(b);
+    std::vector<uint8_t> all((*b)->size());
+    REQUIRE((*b)->read(0, all.size(), all.data()));
+    const std::vector<CacheEntryInfo> entries = options.cache->list_entries();
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].url == server.url("/b.gguf"));
+    CHECK(entries[0].bytes == 727680);
+    REQUIRE(options.cache->clear());
+    CHECK(options.cache->list_entries().empty());
+}
+
+TEST_CASE("an ollama:// model opens through the registry's 401 challenge, its token, manifest and blobs", "[remote][ollama]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    registry.require_bearer("registry-token-1");
+    test::serve_store_as_registry(registry, kDemo + "/ollama-store");
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    const Target t = resolve("ollama://tiny-llama:q4_0");
+    CHECK(t.kind == TargetKind::registry_model);
+    CHECK(t.registry == registry.base_url());
+    CHECK(registry.log().empty());
+    auto remote = open_target(t);
+    REQUIRE(remote);
+    auto local = open_model(kDemo + "/ollama-store/tiny-llama:q4_0");
+    REQUIRE(local);
+    CHECK(remote->error_count() == 0);
+    CHECK(remote->tensors.size() == local->tensors.size());
+    CHECK(remote->metadata.size() == local->metadata.size());
+    const auto log = registry.log();
+    REQUIRE(log.size() >= 4);
+    CHECK(log[0].target == "/v2/library/tiny-llama/manifests/q4_0");
+    CHECK(log[0].status == 401);
+    CHECK_FALSE(log[0].authorization);
+    CHECK(log[1].target == "/token?service=loopback-registry&scope=repository%3Alibrary%2Ftiny-llama%3Apull");
+    CHECK_FALSE(log[1].authorization);
+    CHECK(log[2].target == "/v2/library/tiny-llama/manifests/q4_0");
+    CHECK(log[2].status == 200);
+    for (size_t i = 2; i < log.size(); ++i) {
+        CHECK(log[i].authorization);
+        CHECK(log[i].status / 100 == 2);
+    }
+}
+
+TEST_CASE("ollama:// references name the registry, namespace, model and tag", "[remote][ollama]") {
+    test::ScopedEnv unset("OLLAMA_REGISTRY", std::nullopt);
+    auto plain = parse_registry_reference("gemma3");
+    REQUIRE(plain);
+    CHECK(plain->base == "https://registry.ollama.ai");
+    CHECK(plain->name.full() == "registry.ollama.ai/library/gemma3:latest");
+    auto hosted = parse_registry_reference("example.com:5000/team/m:v2");
+    REQUIRE(hosted);
+    CHECK(hosted->base == "https://example.com:5000");
+    CHECK(hosted->name.full() == "example.com:5000/team/m:v2");
+    test::ScopedEnv bare("OLLAMA_REGISTRY", std::string("mirror.example"));
+    CHECK(parse_registry_reference("gemma3:4b")->base == "https://mirror.example");
+    CHECK_FALSE(parse_registry_reference("bad name"));
+}
+
+TEST_CASE("a cancelled job stops a transfer made on its thread, even through a ByteSource read", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server("127.0.0.1", test::Serving::stall);
+    server.serve("/m.gguf", as_text(test::read_whole_file(kDemo + "/ollama-gemma3.gguf")));
+    JobContext job;
+    std::thread canceller([&job] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        job.cancel();
+    });
+    const auto start = std::chrono::steady_clock::now();
+    Target t;
+    {
+        const ScopedTransferJob transfers(&job);
+        t = resolve(server.url("/m.gguf"));
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    canceller.join();
+    CHECK(t.problem.code == ErrorCode::E_CANCELLED);
+    CHECK(seconds < 5);
+}
+
+TEST_CASE("a 5xx answer is tried again after a wait, and a lasting one fails with its status", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::ScopedEnv wait("MLENS_HTTP_RETRY_MS", std::string("10"));
+    test::LoopbackServer server("127.0.0.1", test::Serving::unavailable_first);
+    REQUIRE(server.serve_file("/m.gguf", kDemo + "/ollama-gemma3.gguf"));
+    auto model = open_model(server.url("/m.gguf"));
+    REQUIRE(model);
+    const auto log = server.log();
+    REQUIRE(log.size() == 2);
+    CHECK(log[0].status == 503);
+    CHECK(log[1].status == 206);
+    test::ScopedEnv none("MLENS_HTTP_RETRIES", std::string("0"));
+    REQUIRE(server.serve_file("/n.gguf", kDemo + "/ollama-gemma3.gguf"));
+    const Target t = resolve(server.url("/n.gguf"));
+    CHECK(t.problem.code == ErrorCode::E_HTTP);
+    CHECK(t.problem.message == server.url("/n.gguf") + ": HTTP 503 Service Unavailable");
+}
