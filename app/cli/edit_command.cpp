@@ -110,7 +110,8 @@ nlohmann::json verification_json(const EditVerification& v) {
             {"fsck_ran", v.fsck_ran},
             {"fsck_errors", v.fsck_errors},
             {"fsck_warnings", v.fsck_warnings},
-            {"problem", v.passed() ? nlohmann::json() : nlohmann::json(v.first_problem())}};
+            {"problem", v.passed() ? nlohmann::json() : nlohmann::json(v.first_problem())},
+            {"loads", v.output_loads ? loadability_json(*v.output_loads) : nlohmann::json()}};
 }
 
 std::string signed_text(int64_t v) { return (v > 0 ? "+" : "") + std::to_string(v); }
@@ -120,14 +121,20 @@ void print_plan(const EditPlan& plan) {
     for (const KeyChange& c : plan.changes) {
         const std::string sizes = std::to_string(c.bytes_before) + " → " + std::to_string(c.bytes_after) + " bytes";
         switch (c.kind) {
-            case KeyChangeKind::added: rows.push_back({"+", escape_for_display(c.key, 200), c.type_after, c.value_after, sizes}); break;
-            case KeyChangeKind::removed: rows.push_back({"-", escape_for_display(c.key, 200), c.type_before, c.value_before, sizes}); break;
+            case KeyChangeKind::added:
+                rows.push_back({"+", escape_for_display(c.key, 200), c.type_after, c.value_after, sizes});
+                break;
+            case KeyChangeKind::removed:
+                rows.push_back({"-", escape_for_display(c.key, 200), c.type_before, c.value_before, sizes});
+                break;
             case KeyChangeKind::changed:
-                rows.push_back({"~", escape_for_display(c.key, 200), c.type_before == c.type_after ? c.type_after : c.type_before + " → " + c.type_after,
+                rows.push_back({"~", escape_for_display(c.key, 200),
+                                c.type_before == c.type_after ? c.type_after : c.type_before + " → " + c.type_after,
                                 c.value_before + " → " + c.value_after, sizes});
                 break;
             case KeyChangeKind::renamed:
-                rows.push_back({">", escape_for_display(c.key, 200) + " → " + escape_for_display(c.new_key, 200), c.type_after, c.value_after, sizes});
+                rows.push_back(
+                    {">", escape_for_display(c.key, 200) + " → " + escape_for_display(c.new_key, 200), c.type_after, c.value_after, sizes});
                 break;
         }
     }
@@ -140,8 +147,10 @@ void print_plan(const EditPlan& plan) {
 }
 
 void print_verification(const EditVerification& v) {
-    std::cout << "verified: re-opened, keys as planned, " << v.tensors_equal << " of " << v.tensors << " tensors byte-identical to the input, fsck "
-              << v.fsck_errors << " errors " << v.fsck_warnings << " warnings (in the tensor values, as in the input)\n";
+    std::cout << "verified: re-opened, keys as planned, " << v.tensors_equal << " of " << v.tensors
+              << " tensors byte-identical to the input, fsck " << v.fsck_errors << " errors " << v.fsck_warnings
+              << " warnings (in the tensor values, as in the input)\n";
+    if (v.output_loads) std::cout << "the output " << v.output_loads->summary() << "\n";
 }
 
 int run_undo(const EditArguments& a) {
@@ -149,11 +158,17 @@ int run_undo(const EditArguments& a) {
     if (!undone) return fail(a.path, undone.error());
     if (a.json) {
         print_json_result({{"path", a.path},
-                           {"undo", {{"span_offset", undone->span_offset}, {"bytes_restored", undone->bytes_restored}, {"already_original", undone->already_original}}}});
+                           {"undo",
+                            {{"span_offset", undone->span_offset},
+                             {"bytes_restored", undone->bytes_restored},
+                             {"already_original", undone->already_original}}}});
         return kExitOk;
     }
-    if (undone->already_original) std::cout << escape_for_display(a.path) << " already has its original header; undo file removed\n";
-    else std::cout << "restored " << undone->bytes_restored << " header bytes at offset " << undone->span_offset << " of " << escape_for_display(a.path) << "\n";
+    if (undone->already_original)
+        std::cout << escape_for_display(a.path) << " already has its original header; undo file removed\n";
+    else
+        std::cout << "restored " << undone->bytes_restored << " header bytes at offset " << undone->span_offset << " of "
+                  << escape_for_display(a.path) << "\n";
     return kExitOk;
 }
 
@@ -171,12 +186,14 @@ int run_edit(const EditArguments& a) {
     if (edits->empty()) return usage_error("no edit given: --set, --delete, --rename, --chat-template-file or --from-json");
     auto plan = plan_edit(*model, *edits);
     if (!plan) return fail(a.path, plan.error());
-    nlohmann::json out = {{"path", a.path}, {"output", nullptr}, {"dry_run", a.dry_run}, {"in_place", a.in_place}, {"plan", plan_json(*plan)},
-                          {"result", nullptr}};
+    nlohmann::json out = {{"path", a.path},         {"output", nullptr},        {"dry_run", a.dry_run},
+                          {"in_place", a.in_place}, {"plan", plan_json(*plan)}, {"result", nullptr}};
     if (!a.json) print_plan(*plan);
     if (a.dry_run) {
-        if (a.json) print_json_result(out);
-        else std::cout << "dry run: nothing written\n";
+        if (a.json)
+            print_json_result(out);
+        else
+            std::cout << "dry run: nothing written\n";
         return kExitOk;
     }
     if (a.in_place) {
@@ -187,12 +204,15 @@ int run_edit(const EditArguments& a) {
         auto done = edit_in_place(*model, *plan);
         if (!done) return fail(a.path, done.error());
         out["output"] = a.path;
-        out["result"] = {{"data_path", nullptr}, {"bytes_written", done->span_bytes}, {"undo_file", done->undo_path},
+        out["result"] = {{"data_path", nullptr},
+                         {"bytes_written", done->span_bytes},
+                         {"undo_file", done->undo_path},
                          {"verification", verification_json(done->verification)}};
-        if (a.json) print_json_result(out);
+        if (a.json)
+            print_json_result(out);
         else {
-            std::cout << "edited " << escape_for_display(a.path) << " in place: " << done->span_bytes << " header bytes at offset " << done->span_offset
-                      << "; the old bytes are in " << escape_for_display(done->undo_path) << " (mlens edit --undo)\n";
+            std::cout << "edited " << escape_for_display(a.path) << " in place: " << done->span_bytes << " header bytes at offset "
+                      << done->span_offset << "; the old bytes are in " << escape_for_display(done->undo_path) << " (mlens edit --undo)\n";
             print_verification(done->verification);
         }
         return kExitOk;
@@ -202,13 +222,16 @@ int run_edit(const EditArguments& a) {
     auto written = write_edit(*model, *plan, a.out, nullptr, options);
     if (!written) return fail(a.out, written.error());
     out["output"] = written->path;
-    out["result"] = {{"data_path", data_path_name(written->data_path)}, {"bytes_written", written->bytes},
-                     {"data_bytes_copied", written->data_bytes_copied}, {"undo_file", nullptr},
+    out["result"] = {{"data_path", data_path_name(written->data_path)},
+                     {"bytes_written", written->bytes},
+                     {"data_bytes_copied", written->data_bytes_copied},
+                     {"undo_file", nullptr},
                      {"verification", verification_json(written->verification)}};
-    if (a.json) print_json_result(out);
+    if (a.json)
+        print_json_result(out);
     else {
-        std::cout << "wrote " << escape_for_display(written->path) << ": " << written->bytes << " bytes; data by " << data_path_name(written->data_path)
-                  << " (" << written->data_bytes_copied << " bytes copied, holes kept)\n";
+        std::cout << "wrote " << escape_for_display(written->path) << ": " << written->bytes << " bytes; data by "
+                  << data_path_name(written->data_path) << " (" << written->data_bytes_copied << " bytes copied, holes kept)\n";
         print_verification(written->verification);
     }
     return kExitOk;
@@ -217,7 +240,8 @@ int run_edit(const EditArguments& a) {
 }  // namespace
 
 void add_edit_command(CLI::App& app, int& exit_code) {
-    auto* cmd = app.add_subcommand("edit", "Edit the metadata of a GGUF (or a safetensors file's __metadata__) without touching its tensor data");
+    auto* cmd =
+        app.add_subcommand("edit", "Edit the metadata of a GGUF (or a safetensors file's __metadata__) without touching its tensor data");
     auto a = std::make_shared<EditArguments>();
     cmd->add_option("FILE", a->path, "GGUF or safetensors file to edit")->required();
     cmd->add_option("-o,--output", a->out, "Write the edited file here (verified, then placed)");

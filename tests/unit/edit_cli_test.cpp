@@ -25,8 +25,7 @@ std::string copy_demo(const test::TempDir& dir, const std::string& name = "model
     return dir.file(name);
 }
 
-const std::string kChatml =
-    "{# " + std::string(3072, '=') +
+const std::string kChatml = "{# " + std::string(3072, '=') +
     " #}{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}"
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
@@ -58,17 +57,24 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 TEST_CASE("mlens edit --dry-run prints the header diff and writes nothing", "[edit][cli]") {
     test::TempDir dir;
     const std::string in = copy_demo(dir);
-    nlohmann::json j = test::run_mlens_json({"edit", in, "--dry-run", "--set", "tokenizer.ggml.eos_token_id=3", "--set", "general.name=fixed",
-                                             "--set", "my.flag:BOOL=true", "--json"});
+    nlohmann::json j = test::run_mlens_json({"edit", in, "--dry-run", "--set", "tokenizer.ggml.eos_token_id=3", "--set",
+                                             "general.name=fixed", "--set", "my.flag:BOOL=true", "--json"});
     CHECK(j["dry_run"] == true);
     CHECK(j["result"].is_null());
     const auto& changes = j["plan"]["changes"];
     REQUIRE(changes.size() == 3);
     CHECK(changes[0]["kind"] == "changed");
     CHECK(changes[1]["kind"] == "changed");
-    CHECK(changes[2] == nlohmann::json{{"kind", "added"}, {"key", "my.flag"}, {"new_key", nullptr}, {"type_before", nullptr},
-                                       {"type_after", "BOOL"}, {"value_before", nullptr}, {"value_after", "true"},
-                                       {"bytes_before", 0}, {"bytes_after", 8 + 7 + 4 + 1}});
+    CHECK(changes[2] ==
+          nlohmann::json{{"kind", "added"},
+                         {"key", "my.flag"},
+                         {"new_key", nullptr},
+                         {"type_before", nullptr},
+                         {"type_after", "BOOL"},
+                         {"value_before", nullptr},
+                         {"value_after", "true"},
+                         {"bytes_before", 0},
+                         {"bytes_after", 8 + 7 + 4 + 1}});
     CHECK(j["plan"]["keys_after"].get<uint64_t>() == j["plan"]["keys_before"].get<uint64_t>() + 1);
     CHECK(test::folder_bytes(dir.path()).size() == 1);
     test::CliRun text = test::run_mlens({"edit", in, "--dry-run", "--set", "tokenizer.ggml.eos_token_id=3"});
@@ -82,8 +88,8 @@ TEST_CASE("an edited demo model loads in llama.cpp with the same tokens and rend
     test::TempDir dir;
     const std::string in = copy_demo(dir);
     test::write_whole_file(dir.file("chatml.jinja"), std::vector<uint8_t>(kChatml.begin(), kChatml.end()));
-    nlohmann::json j = test::run_mlens_json({"edit", in, "-o", dir.file("fixed.gguf"), "--chat-template-file", dir.file("chatml.jinja"), "--set",
-                                             "tokenizer.ggml.eos_token_id=3", "--set", "general.name=Tiny Fixed", "--json"});
+    nlohmann::json j = test::run_mlens_json({"edit", in, "-o", dir.file("fixed.gguf"), "--chat-template-file", dir.file("chatml.jinja"),
+                                             "--set", "tokenizer.ggml.eos_token_id=3", "--set", "general.name=Tiny Fixed", "--json"});
     CHECK(j["result"]["data_path"] == "stream");
     CHECK(j["result"]["verification"]["passed"] == true);
     CHECK(j["result"]["verification"]["tensors_equal"] == j["plan"]["tensors"]);
@@ -107,11 +113,15 @@ TEST_CASE("hostile edits are refused with their code and nothing is written", "[
     const std::string out = dir.file("out.gguf");
     CHECK(refused({"edit", in, "-o", out, "--set", "bad\xff:STRING=x", "--json"}, dir, before, in) == "E_INVALID_UTF8");
     CHECK(refused({"edit", in, "-o", out, "--set", "tokenizer.ggml.eos_token_id=4294967296", "--json"}, dir, before, in) == "E_RANGE");
-    CHECK(refused({"edit", in, "-o", out, "--set", "general.name=a", "--set", "general.name=b", "--json"}, dir, before, in) == "E_EDIT_CONFLICT");
-    CHECK(refused({"edit", in, "-o", out, "--rename", "general.name", "general.architecture", "--json"}, dir, before, in) == "E_DUPLICATE_KEY");
-    test::write_whole_file(dir.file("dup.json"), std::vector<uint8_t>{'{', '"', 's', 'e', 't', '"', ':', '{', '"', 'k', '"', ':', '1', ',', '"', 'k', '"', ':', '2', '}', '}'});
+    CHECK(refused({"edit", in, "-o", out, "--set", "general.name=a", "--set", "general.name=b", "--json"}, dir, before, in) ==
+          "E_EDIT_CONFLICT");
+    CHECK(refused({"edit", in, "-o", out, "--rename", "general.name", "general.architecture", "--json"}, dir, before, in) ==
+          "E_DUPLICATE_KEY");
+    test::write_whole_file(dir.file("dup.json"), std::vector<uint8_t>{'{', '"', 's', 'e', 't', '"', ':', '{', '"', 'k', '"',
+                                                                      ':', '1', ',', '"', 'k', '"', ':', '2', '}', '}'});
     CHECK(refused({"edit", in, "-o", out, "--from-json", dir.file("dup.json"), "--json"}, dir, before, in) == "E_DUPLICATE_KEY");
-    CHECK(refused({"edit", in, "--in-place", "--set", "general.name=" + std::string(200, 'n'), "--json"}, dir, before, in) == "E_IN_PLACE_NO_FIT");
+    CHECK(refused({"edit", in, "--in-place", "--set", "general.name=" + std::string(200, 'n'), "--json"}, dir, before, in) ==
+          "E_IN_PLACE_NO_FIT");
     REQUIRE(::chmod(in.c_str(), 0444) == 0);
     CHECK(refused({"edit", in, "--in-place", "--set", "tokenizer.ggml.eos_token_id=3", "--json"}, dir, before, in) == "E_PERMISSION");
     REQUIRE(::chmod(in.c_str(), 0644) == 0);
@@ -129,7 +139,8 @@ TEST_CASE("an in-place edit killed at any step leaves the old or the new header,
             test::ScopedEnv pause("MLENS_EDIT_PAUSE_MS", "5000");
             test::MlensProcess run({"edit", in, "--in-place", "--set", "tokenizer.ggml.eos_token_id=3"});
             const auto start = std::chrono::steady_clock::now();
-            while (!contains(run.err_so_far(), std::string("in-place step ") + step) && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+            while (!contains(run.err_so_far(), std::string("in-place step ") + step) &&
+                   std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
                 std::this_thread::sleep_for(std::chrono::milliseconds(5));
             REQUIRE(contains(run.err_so_far(), std::string("in-place step ") + step));
             REQUIRE(::kill(run.pid(), SIGKILL) == 0);
@@ -147,4 +158,24 @@ TEST_CASE("an in-place edit killed at any step leaves the old or the new header,
             CHECK_FALSE(fs::exists(in + ".mlens-undo"));
         }
     }
+}
+
+TEST_CASE("an edit is verified with the loadability verdict: one that breaks loading is refused", "[edit][cli][loadability]") {
+    test::TempDir dir;
+    const std::string in = copy_demo(dir);
+    const std::vector<uint8_t> before = test::read_whole_file(in);
+    // llama.cpp requires the block count: deleting it would make a file that no longer loads.
+    test::CliRun broken = test::run_mlens({"edit", in, "-o", dir.file("broken.gguf"), "--delete", "llama.block_count"});
+    CHECK(broken.exit_status == 1);
+    CHECK(contains(broken.err, "E_EDIT_VERIFY"));
+    CHECK(contains(broken.err,
+                   "the input loads in llama.cpp and the output would not: does not load: key not found in model: llama.block_count"));
+    CHECK(!fs::exists(dir.file("broken.gguf")));
+    CHECK(test::read_whole_file(in) == before);
+    // A harmless edit reports the output's verdict.
+    test::CliRun renamed = test::run_mlens({"edit", in, "-o", dir.file("renamed.gguf"), "--set", "general.name=renamed"});
+    CHECK(renamed.exit_status == 0);
+    CHECK(contains(renamed.out, "the output loads in llama.cpp"));
+    const nlohmann::json j = test::run_mlens_json({"edit", in, "-o", dir.file("renamed2.gguf"), "--set", "general.name=renamed", "--json"});
+    CHECK(j["result"]["verification"]["loads"]["verdict"] == "loads");
 }

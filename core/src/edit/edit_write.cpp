@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "edit_steps.h"
 #include "mlens/analysis/fsck.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
@@ -19,7 +20,6 @@
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/name_table.h"
-#include "edit_steps.h"
 
 namespace mlens {
 
@@ -126,8 +126,8 @@ bool try_reflink(int src, int dst) {
 }
 
 // Copies the data section as the plan places it; returns the path taken and the bytes copied.
-Result<DataPath> copy_data(const EditPlan& plan, int src, int dst, const std::string& shown, const WriteEditOptions& options, JobContext* job,
-                           uint64_t& copied) {
+Result<DataPath> copy_data(const EditPlan& plan, int src, int dst, const std::string& shown, const WriteEditOptions& options,
+                           JobContext* job, uint64_t& copied) {
     const bool same_start = plan.fits_in_place;
     const std::optional<DataPath> force = options.force_path;
     if (same_start && (!force || force == DataPath::reflink) && try_reflink(src, dst)) return DataPath::reflink;
@@ -155,7 +155,8 @@ Result<UniqueFd> open_input(const Model& model) {
     const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         const int reason = errno;
-        return Error{open_error_code(reason), "input", std::nullopt, "cannot open " + escape_for_display(f.path) + ": " + open_error_text(reason)};
+        return Error{open_error_code(reason), "input", std::nullopt,
+                     "cannot open " + escape_for_display(f.path) + ": " + open_error_text(reason)};
     }
     UniqueFd owned(fd);
     struct stat st {};
@@ -246,8 +247,11 @@ std::string EditVerification::first_problem() const {
     if (!keys_as_planned) return "the keys are not as planned: " + key_problem;
     if (tensors_equal != tensors)
         return std::to_string(tensors - tensors_equal) + " tensors differ from the input" +
-               (tensors_differing.empty() ? "" : " (first: " + escape_for_display(tensors_differing[0], 80) + ")");
+            (tensors_differing.empty() ? "" : " (first: " + escape_for_display(tensors_differing[0], 80) + ")");
     if (!fsck_ran) return "fsck did not run";
+    if (input_loads && output_loads && input_loads->verdict != LoadVerdict::does_not_load &&
+        output_loads->verdict == LoadVerdict::does_not_load)
+        return "the input loads in llama.cpp and the output would not: " + output_loads->summary();
     if (!fsck_region_findings.empty()) return "fsck: " + fsck_region_findings[0];
     return "";
 }
@@ -255,7 +259,8 @@ std::string EditVerification::first_problem() const {
 EditVerification verify_edit(const Model& input, const EditPlan& plan, const Model& output, JobContext* job, unsigned fsck_threads) {
     EditVerification v;
     if (output.format != input.format || output.partial || output.error_count() > 0 || output.files.size() != 1) {
-        v.reopen_problem = output.diagnostics.empty() ? std::string("not a ") + format_name(input.format) + " file" : output.diagnostics.front().message;
+        v.reopen_problem =
+            output.diagnostics.empty() ? std::string("not a ") + format_name(input.format) + " file" : output.diagnostics.front().message;
         for (const Diagnostic& d : output.diagnostics)
             if (d.severity == Severity::error) {
                 v.reopen_problem = d.message;
@@ -264,6 +269,10 @@ EditVerification verify_edit(const Model& input, const EditPlan& plan, const Mod
         return v;
     }
     v.reopened = true;
+    if (input.format == Format::gguf) {
+        v.input_loads = assess_loadability(input);
+        v.output_loads = assess_loadability(output);
+    }
     v.key_problem = keys_problem(plan, output);
     v.keys_as_planned = v.key_problem.empty();
     v.tensors = input.tensors.size();
@@ -271,10 +280,13 @@ EditVerification verify_edit(const Model& input, const EditPlan& plan, const Mod
     for (size_t i = 0; i < input.tensors.size(); ++i) {
         const TensorInfo& t = input.tensors[i];
         const TensorInfo* o = i < output.tensors.size() ? &output.tensors[i] : nullptr;
-        const bool equal = o && o->name == t.name && o->type.name == t.type.name && o->ne == t.ne && o->data_offset == plan.tensors[i].new_offset &&
-                           same_bytes(*input.files[0].source, t.data_offset, *output.files[0].source, o->data_offset, spans[i], job);
-        if (equal) ++v.tensors_equal;
-        else if (v.tensors_differing.size() < EditVerification::kMaxListed) v.tensors_differing.push_back(t.name);
+        const bool equal = o && o->name == t.name && o->type.name == t.type.name && o->ne == t.ne &&
+            o->data_offset == plan.tensors[i].new_offset &&
+            same_bytes(*input.files[0].source, t.data_offset, *output.files[0].source, o->data_offset, spans[i], job);
+        if (equal)
+            ++v.tensors_equal;
+        else if (v.tensors_differing.size() < EditVerification::kMaxListed)
+            v.tensors_differing.push_back(t.name);
     }
     auto report = fsck_model(output, job, fsck_threads);
     if (!report) {
@@ -285,12 +297,14 @@ EditVerification verify_edit(const Model& input, const EditPlan& plan, const Mod
     v.fsck_errors = report->count(FindingSeverity::error);
     v.fsck_warnings = report->count(FindingSeverity::warning);
     for (const Finding& f : report->findings)
-        if (!is_value_finding(f.code) && f.severity != FindingSeverity::info && v.fsck_region_findings.size() < EditVerification::kMaxListed)
+        if (!is_value_finding(f.code) && f.severity != FindingSeverity::info &&
+            v.fsck_region_findings.size() < EditVerification::kMaxListed)
             v.fsck_region_findings.push_back(finding_line(f));
     return v;
 }
 
-Result<EditOutcome> write_edit(const Model& model, const EditPlan& plan, const std::string& out, JobContext* job, const WriteEditOptions& options) {
+Result<EditOutcome> write_edit(const Model& model, const EditPlan& plan, const std::string& out, JobContext* job,
+                               const WriteEditOptions& options) {
     auto src = open_input(model);
     if (!src) return src.error();
     OutputGuard guard = options.guard ? *options.guard : output_guard_for(model);
@@ -307,8 +321,10 @@ Result<EditOutcome> write_edit(const Model& model, const EditPlan& plan, const s
     outcome.bytes = plan.new_file_bytes();
 
     auto reopened = open_file(writer->temp_path());
-    if (!reopened) outcome.verification.reopen_problem = reopened.error().message;
-    else outcome.verification = verify_edit(model, plan, read_edited(plan, *reopened), job, options.fsck_threads);
+    if (!reopened)
+        outcome.verification.reopen_problem = reopened.error().message;
+    else
+        outcome.verification = verify_edit(model, plan, read_edited(plan, *reopened), job, options.fsck_threads);
     if (job_cancelled(job)) return cancelled_error("edit");
     if (!outcome.verification.passed())
         return Error{ErrorCode::E_EDIT_VERIFY, "output", std::nullopt, outcome.verification.first_problem() + "; nothing was written"};

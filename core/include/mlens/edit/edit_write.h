@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "mlens/analysis/loadability.h"
 #include "mlens/edit/edit_plan.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/job.h"
@@ -53,7 +54,11 @@ struct WriteEditOptions {
     unsigned fsck_threads = 2;
 };
 
-// What verification found; a later step may add verdicts of its own beside these.
+// What verification found. The loadability verdicts of the input and the output
+// (loadability.h) are kept; an edit fails verification when the input loads in the linked
+// llama.cpp (as it is or after the compat rewrite) and the output does not: a metadata edit
+// that breaks loading is refused before it is placed. An input that did not load may stay so,
+// or be fixed by the edit; either way the output's verdict is reported.
 struct EditVerification {
     bool reopened = false;
     std::string reopen_problem;  // why the output did not read back cleanly, when it did not
@@ -65,6 +70,7 @@ struct EditVerification {
     bool fsck_ran = false;
     size_t fsck_errors = 0, fsck_warnings = 0;
     std::vector<std::string> fsck_region_findings;  // finding lines that fail verification
+    std::optional<Loadability> input_loads, output_loads;  // GGUF only
     static constexpr size_t kMaxListed = 16;
 
     bool passed() const;
@@ -86,6 +92,7 @@ Result<EditOutcome> write_edit(const Model& model, const EditPlan& plan, const s
 Model read_edited(const EditPlan& plan, ByteSourcePtr source);
 
 // The verification of `output` (an opened model) against the input and the plan, as above.
-EditVerification verify_edit(const Model& input, const EditPlan& plan, const Model& output, JobContext* job = nullptr, unsigned fsck_threads = 2);
+EditVerification verify_edit(const Model& input, const EditPlan& plan, const Model& output, JobContext* job = nullptr,
+                             unsigned fsck_threads = 2);
 
 }  // namespace mlens
