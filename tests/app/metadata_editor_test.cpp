@@ -3,7 +3,9 @@
 // job and opened again.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "mlens/formats/gguf_reader.h"
 #include "panels/metadata_editor.h"
@@ -64,8 +66,16 @@ TEST_CASE("a GGUF without a chat template gets one in the Metadata panel, saved 
     auto frame = [&] {
         PanelContext ctx = h.context_of(doc);
         h.imgui.window_frame(
-            "metadata", 1366, 700, [&] { panel.draw(ctx); editor.toolbar(ctx); editor.staged_view(ctx); },
-            [&] { panel.draw_windows(ctx); editor.draw_windows(ctx); });
+            "metadata", 1366, 700,
+            [&] {
+                panel.draw(ctx);
+                editor.toolbar(ctx);
+                editor.staged_view(ctx);
+            },
+            [&] {
+                panel.draw_windows(ctx);
+                editor.draw_windows(ctx);
+            });
     };
     editor.open_chat_template(doc);
     frame();
@@ -101,7 +111,8 @@ TEST_CASE("Save As never replaces an open document", "[gui-edit]") {
     doc.edits.stage(Edit::set("general.name", "x"));
     auto frame = [&] {
         PanelContext ctx = h.context_of(doc);
-        h.imgui.window_frame("metadata", 1366, 700, [&] { editor.staged_view(ctx); }, [&] { editor.draw_windows(ctx); });
+        h.imgui.window_frame(
+            "metadata", 1366, 700, [&] { editor.staged_view(ctx); }, [&] { editor.draw_windows(ctx); });
     };
     {
         PanelContext ctx = h.context_of(doc);
@@ -112,4 +123,39 @@ TEST_CASE("Save As never replaces an open document", "[gui-edit]") {
     REQUIRE_FALSE(*editor.save_outcome());
     CHECK(editor.save_outcome()->error().code == ErrorCode::E_OUTPUT_IS_INPUT);
     CHECK(doc.edits.dirty());
+}
+
+TEST_CASE("the chat template editor previews the text being edited through llama.cpp", "[gui-edit][infer]") {
+    test::WorkspaceHarness h;
+    Document& doc = h.open_ready(demo("tiny-llama-f32.gguf"));
+    MetadataEditor editor;
+    auto frame = [&] {
+        PanelContext ctx = h.context_of(doc);
+        h.imgui.window_frame(
+            "metadata", 1366, 700, [&] { editor.toolbar(ctx); }, [&] { editor.draw_windows(ctx); });
+    };
+    auto preview = [&](std::string text) {
+        editor.open_chat_template(doc, std::move(text));
+        frame();
+        PanelContext ctx = h.context_of(doc);
+        editor.preview_chat_template(ctx);
+        for (int i = 0; i < 6000 && editor.previewing(); ++i) {
+            frame();
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        frame();
+        REQUIRE(editor.preview() != nullptr);
+        return editor.preview();
+    };
+    // A ChatML template, recognised by llama.cpp: the sample conversation in its turns.
+    const Result<ChatRender>* chatml = preview(kTemplate);
+    REQUIRE(*chatml);
+    CHECK((*chatml)->template_source == kTemplate);
+    CHECK((*chatml)->prompt.starts_with("<|im_start|>system\n"));
+    CHECK((*chatml)->prompt.ends_with("<|im_start|>assistant\n"));
+    CHECK_FALSE((*chatml)->tokens.empty());
+    // A template llama.cpp does not recognise: its refusal, not a rendering.
+    const Result<ChatRender>* unknown = preview("{{ nothing llama.cpp knows }}");
+    REQUIRE_FALSE(*unknown);
+    CHECK(unknown->error().code == ErrorCode::E_TEMPLATE);
 }

@@ -6,6 +6,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "mlens/infer/worker_session.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
 #include "state/output_inputs.h"
@@ -29,14 +30,22 @@ struct TypeChoice {
 };
 
 const TypeChoice kTypeChoices[] = {
-    {"STRING", {ValueType::string, std::nullopt}},          {"UINT32", {ValueType::u32, std::nullopt}},
-    {"INT32", {ValueType::i32, std::nullopt}},               {"FLOAT32", {ValueType::f32, std::nullopt}},
-    {"BOOL", {ValueType::boolean, std::nullopt}},            {"UINT64", {ValueType::u64, std::nullopt}},
-    {"INT64", {ValueType::i64, std::nullopt}},               {"FLOAT64", {ValueType::f64, std::nullopt}},
-    {"UINT8", {ValueType::u8, std::nullopt}},                {"INT8", {ValueType::i8, std::nullopt}},
-    {"UINT16", {ValueType::u16, std::nullopt}},              {"INT16", {ValueType::i16, std::nullopt}},
-    {"ARRAY[STRING]", {ValueType::array, ValueType::string}}, {"ARRAY[INT32]", {ValueType::array, ValueType::i32}},
-    {"ARRAY[UINT32]", {ValueType::array, ValueType::u32}},   {"ARRAY[FLOAT32]", {ValueType::array, ValueType::f32}},
+    {"STRING", {ValueType::string, std::nullopt}},
+    {"UINT32", {ValueType::u32, std::nullopt}},
+    {"INT32", {ValueType::i32, std::nullopt}},
+    {"FLOAT32", {ValueType::f32, std::nullopt}},
+    {"BOOL", {ValueType::boolean, std::nullopt}},
+    {"UINT64", {ValueType::u64, std::nullopt}},
+    {"INT64", {ValueType::i64, std::nullopt}},
+    {"FLOAT64", {ValueType::f64, std::nullopt}},
+    {"UINT8", {ValueType::u8, std::nullopt}},
+    {"INT8", {ValueType::i8, std::nullopt}},
+    {"UINT16", {ValueType::u16, std::nullopt}},
+    {"INT16", {ValueType::i16, std::nullopt}},
+    {"ARRAY[STRING]", {ValueType::array, ValueType::string}},
+    {"ARRAY[INT32]", {ValueType::array, ValueType::i32}},
+    {"ARRAY[UINT32]", {ValueType::array, ValueType::u32}},
+    {"ARRAY[FLOAT32]", {ValueType::array, ValueType::f32}},
 };
 
 int choice_of(const KeyType& t) {
@@ -68,11 +77,11 @@ void MetadataEditor::open_add(std::string key) {
     m_problem.clear();
 }
 
-void MetadataEditor::open_chat_template(const Document& doc) {
+void MetadataEditor::open_chat_template(const Document& doc, std::optional<std::string> text) {
     m_mode = Mode::chat_template;
     m_key = kChatTemplateKey;
     const MetadataEntry* e = doc.model()->find(kChatTemplateKey);
-    m_text = e && e->value.is_string() ? e->value.string_value() : std::string();
+    m_text = text ? std::move(*text) : e && e->value.is_string() ? e->value.string_value() : std::string();
     m_problem.clear();
 }
 
@@ -132,7 +141,9 @@ void MetadataEditor::stage_current(PanelContext& ctx) {
     const MetadataEntry* existing = m.find(m_key);
     KeyType checked = type ? *type : KeyType{ValueType::string, std::nullopt};
     if (!type && existing)
-        checked = KeyType{existing->value.type, existing->value.is_array() && existing->value.array ? std::optional(existing->value.array->element_type) : std::nullopt};
+        checked = KeyType{
+            existing->value.type,
+            existing->value.is_array() && existing->value.array ? std::optional(existing->value.array->element_type) : std::nullopt};
     if (m.format == Format::safetensors) {
         type = KeyType{ValueType::string, std::nullopt};
         checked = *type;
@@ -172,7 +183,8 @@ void MetadataEditor::editor_window(PanelContext& ctx) {
             ImGui::EndCombo();
         }
     } else {
-        ui::text_dim(escape_for_display(m_key, 200) + (existing ? "   " + format_type(existing->value) : std::string("   STRING (new key)")));
+        ui::text_dim(escape_for_display(m_key, 200) +
+                     (existing ? "   " + format_type(existing->value) : std::string("   STRING (new key)")));
     }
     const ValueType type = m_mode == Mode::add ? kTypeChoices[m_type].type.type : existing ? existing->value.type : ValueType::string;
     if (m_mode == Mode::rename) {
@@ -182,7 +194,8 @@ void MetadataEditor::editor_window(PanelContext& ctx) {
         ImGui::Checkbox("true", &m_bool);
     } else if (type == ValueType::string || type == ValueType::array || chat) {
         ImGui::PushFont(ctx.fonts.mono());
-        ImGui::InputTextMultiline("##value", &m_text, ImVec2(-1, chat ? -ImGui::GetFrameHeightWithSpacing() * 2 : 160));
+        const float chat_height = (ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing() * 3) * 0.55f;
+        ImGui::InputTextMultiline("##value", &m_text, ImVec2(-1, chat ? chat_height : 160));
         ImGui::PopFont();
         if (type == ValueType::array) ui::text_dim("a JSON array, e.g. [1, 2, 3] or [\"a\", \"b\"]");
     } else {
@@ -190,9 +203,18 @@ void MetadataEditor::editor_window(PanelContext& ctx) {
         ImGui::InputText("value", &m_text);
     }
     if (!m_problem.empty()) ui::text_colored(palette().error, escape_for_display(m_problem, 300));
+    if (chat) preview_pane();
     if (ImGui::Button("Stage")) stage_current(ctx);
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) m_mode = Mode::closed;
+    if (chat) {
+        ImGui::SameLine();
+        ImGui::BeginDisabled(previewing() || m_text.empty());
+        if (ImGui::Button("Preview")) preview_chat_template(ctx);
+        ImGui::EndDisabled();
+        ImGui::SameLine();
+        ui::text_dim(previewing() ? "rendering through llama.cpp\xE2\x80\xA6" : "renders a sample conversation through llama.cpp");
+    }
     ImGui::End();
     if (!open) m_mode = Mode::closed;
 }
@@ -215,24 +237,27 @@ void MetadataEditor::staged_view(PanelContext& ctx) {
             ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("renamed", "change", avail));
             ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed, avail * 0.3f);
             ImGui::TableSetupColumn("before \xE2\x86\x92 after", ImGuiTableColumnFlags_WidthStretch);
-            ImGui::TableSetupColumn("entry bytes", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("725113 \xE2\x86\x92 725241", "entry bytes", avail));
+            ImGui::TableSetupColumn("entry bytes", ImGuiTableColumnFlags_WidthFixed,
+                                    ui::fitted_width("725113 \xE2\x86\x92 725241", "entry bytes", avail));
             ImGui::TableHeadersRow();
             for (const KeyChange& c : p.changes) {
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
                 ui::cell_text(key_change_kind_name(c.kind));
                 ImGui::TableNextColumn();
-                ui::cell_text(escape_for_display(c.key, 80) + (c.kind == KeyChangeKind::renamed ? " \xE2\x86\x92 " + escape_for_display(c.new_key, 80) : ""));
+                ui::cell_text(escape_for_display(c.key, 80) +
+                              (c.kind == KeyChangeKind::renamed ? " \xE2\x86\x92 " + escape_for_display(c.new_key, 80) : ""));
                 ImGui::TableNextColumn();
-                ui::cell_text(c.kind == KeyChangeKind::added ? c.value_after
-                         : c.kind == KeyChangeKind::removed ? c.value_before
-                                                            : c.value_before + " \xE2\x86\x92 " + c.value_after);
+                ui::cell_text(c.kind == KeyChangeKind::added         ? c.value_after
+                                  : c.kind == KeyChangeKind::removed ? c.value_before
+                                                                     : c.value_before + " \xE2\x86\x92 " + c.value_after);
                 ImGui::TableNextColumn();
                 ui::cell_text(std::to_string(c.bytes_before) + " \xE2\x86\x92 " + std::to_string(c.bytes_after));
             }
             ImGui::EndTable();
         }
-        ui::text_dim("header " + std::to_string(p.old_header_bytes) + " \xE2\x86\x92 " + std::to_string(p.new_header_bytes) + " bytes; tensors " +
+        ui::text_dim("header " + std::to_string(p.old_header_bytes) + " \xE2\x86\x92 " + std::to_string(p.new_header_bytes) +
+                     " bytes; tensors " +
                      (p.data_shift() == 0 ? std::string("stay where they are") : "move by " + std::to_string(p.data_shift()) + " bytes") +
                      "; tensor data copied as is, never re-encoded");
     }
@@ -248,6 +273,38 @@ void MetadataEditor::staged_view(PanelContext& ctx) {
     }
 }
 
+void MetadataEditor::preview_chat_template(PanelContext& ctx) {
+    if (m_preview_job || m_text.empty()) return;
+    m_preview_text = m_text;
+    m_preview.reset();
+    m_preview_job = ctx.jobs.start("preview chat template", [path = ctx.doc.path, text = m_text](JobContext& job) -> Result<ChatRender> {
+        SessionOptions options;
+        options.vocab_only = true;
+        auto session = WorkerSession::load(path, options, &job);
+        if (!session) return session.error();
+        return (*session)->run<ChatTemplateOp>({sample_conversation(), true, text});
+    });
+}
+
+void MetadataEditor::preview_pane() {
+    if (std::optional<Result<ChatRender>> taken = m_preview_job.try_take())
+        m_preview = std::make_shared<const Result<ChatRender>>(std::move(*taken));
+    const float height =
+        std::max(ImGui::GetTextLineHeightWithSpacing() * 3, ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing() * 2);
+    if (!m_preview) {
+        ui::text_dim("Preview: the sample conversation (system, user, assistant, user) rendered with this template.");
+        return;
+    }
+    if (m_preview_text != m_text) ui::text_colored(palette().warning, "This preview is of an earlier text: Preview again.");
+    if (!*m_preview) {
+        ui::text_colored(palette().error, "llama.cpp: " + escape_for_display(m_preview->error().message, 400));
+        return;
+    }
+    ui::text_dim("rendered by llama.cpp: " + std::to_string((*m_preview)->tokens.size()) + " tokens");
+    std::string shown = (*m_preview)->prompt;
+    ImGui::InputTextMultiline("##preview", &shown, ImVec2(-1, height), ImGuiInputTextFlags_ReadOnly);
+}
+
 void MetadataEditor::save_as(PanelContext& ctx, std::string path) {
     m_save_path = std::move(path);
     auto plan = ctx.doc.edits.plan(*ctx.doc.model());
@@ -257,8 +314,9 @@ void MetadataEditor::save_as(PanelContext& ctx, std::string path) {
     options.guard = gui_output_guard(&ctx.doc, ctx.workspace);
     m_outcome.reset();
     m_saved_path.clear();
-    m_job = ctx.jobs.start("save " + escape_for_display(fs::path(m_save_path).filename().string(), 60),
-                           [model, plan, path = m_save_path, options](JobContext& job) { return write_edit(*model, **plan, path, &job, options); });
+    m_job = ctx.jobs.start(
+        "save " + escape_for_display(fs::path(m_save_path).filename().string(), 60),
+        [model, plan, path = m_save_path, options](JobContext& job) { return write_edit(*model, **plan, path, &job, options); });
 }
 
 void MetadataEditor::save_window(PanelContext& ctx) {

@@ -10,6 +10,10 @@
 //  - The value editor takes a key's type from the file (a new key: from the GGUF key table, else
 //    the type chosen); text for numbers and strings (a multi-line box for strings), a checkbox for
 //    BOOL, JSON for arrays.
+//  - The chat template editor previews the text being edited: "Preview" renders the sample
+//    conversation with it through llama.cpp (llama_chat_apply_template in a worker that loads
+//    only the vocabulary, as a job), showing the prompt or llama.cpp's refusal; a preview of an
+//    older text is marked as such.
 //  - Save As… defaults to <stem>.edited.<ext> beside the document and never replaces an open
 //    document (gui_output_guard); once saved, the staged edits are cleared and the result can be
 //    opened as a new tab.
@@ -20,6 +24,7 @@
 #include <string>
 
 #include "mlens/edit/edit_write.h"
+#include "mlens/infer/tokenizer.h"
 #include "panels/panel.h"
 
 namespace mlens {
@@ -36,19 +41,26 @@ public:
 
     // Opens the value editor on a new key, or the chat template editor.
     void open_add(std::string key = {});
-    void open_chat_template(const Document& doc);
+    // The chat template editor starts on `text` when given, else on the file's template.
+    void open_chat_template(const Document& doc, std::optional<std::string> text = std::nullopt);
     // The Save As… window's Save: writes the staged edits to `path` as a job (headless tests call
     // it directly).
     void save_as(PanelContext& ctx, std::string path);
     bool saving() const { return static_cast<bool>(m_job); }
     // The last save's result, null before one ended.
     const Result<EditOutcome>* save_outcome() const { return m_outcome.get(); }
+    // Renders the sample conversation with the chat template text being edited (headless tests
+    // call it directly); the last preview, null before one ended.
+    void preview_chat_template(PanelContext& ctx);
+    bool previewing() const { return static_cast<bool>(m_preview_job); }
+    const Result<ChatRender>* preview() const { return m_preview.get(); }
 
 private:
     enum class Mode { closed, set, add, rename, chat_template };
     void editor_window(PanelContext& ctx);
     void save_window(PanelContext& ctx);
     void stage_current(PanelContext& ctx);
+    void preview_pane();
 
     Mode m_mode = Mode::closed;
     std::string m_key;
@@ -63,6 +75,10 @@ private:
     JobHandle<EditOutcome> m_job;
     std::shared_ptr<const Result<EditOutcome>> m_outcome;
     std::string m_saved_path;
+
+    JobHandle<ChatRender> m_preview_job;
+    std::shared_ptr<const Result<ChatRender>> m_preview;
+    std::string m_preview_text;  // the template text the preview (or the running one) renders
 };
 
 }  // namespace mlens

@@ -91,8 +91,9 @@ std::vector<ChatMessage> sample_conversation() {
             {"user", "What is in a GGUF file?"}};
 }
 
-Result<ChatRender> apply_chat_template(const Session& session, const std::vector<ChatMessage>& messages, bool add_assistant_prefix) {
-    const char* tmpl = llama_model_chat_template(session.model(), nullptr);
+Result<ChatRender> apply_chat_template(const Session& session, const std::vector<ChatMessage>& messages, bool add_assistant_prefix,
+                                       const std::string& template_text) {
+    const char* tmpl = template_text.empty() ? llama_model_chat_template(session.model(), nullptr) : template_text.c_str();
     if (!tmpl) return Error{ErrorCode::E_NO_TEMPLATE, "tokenizer.chat_template", std::nullopt, "the file has no chat template"};
     std::vector<llama_chat_message> chat;
     size_t total = 0;

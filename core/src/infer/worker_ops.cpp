@@ -20,7 +20,7 @@ namespace mlens {
 MLENS_WIRE_FIELDS(TokenizeOp::Options, text, tokenize)
 MLENS_WIRE_FIELDS(PiecesOp::Options, ids)
 MLENS_WIRE_FIELDS(DetokenizeOp::Options, ids, remove_special, unparse_special)
-MLENS_WIRE_FIELDS(ChatTemplateOp::Options, messages, add_assistant_prefix)
+MLENS_WIRE_FIELDS(ChatTemplateOp::Options, messages, add_assistant_prefix, template_text)
 MLENS_WIRE_FIELDS(GenerationStream, prompt, steps)
 MLENS_WIRE_FIELDS(GenerateOp::Options, prompt, options)
 MLENS_WIRE_FIELDS(GenerateOp::Outcome, prompt, result)
@@ -73,7 +73,7 @@ Result<DetokenizeOp::Outcome> DetokenizeOp::serve(const Options& options, Worker
 }
 
 Result<ChatTemplateOp::Outcome> ChatTemplateOp::serve(const Options& options, WorkerCall& call) {
-    return apply_chat_template(call.model(), options.messages, options.add_assistant_prefix);
+    return apply_chat_template(call.model(), options.messages, options.add_assistant_prefix, options.template_text);
 }
 
 Result<GenerateOp::Outcome> GenerateOp::serve(const Options& options, WorkerCall& call) {

@@ -100,6 +100,7 @@ struct ChatTemplateOp {
     struct Options {
         std::vector<ChatMessage> messages;
         bool add_assistant_prefix = true;
+        std::string template_text;  // "" renders the file's template (apply_chat_template)
     };
     using Outcome = ChatRender;
     static Result<Outcome> serve(const Options& options, WorkerCall& call);

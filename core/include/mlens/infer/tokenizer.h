@@ -54,11 +54,14 @@ struct ChatMessage {
 std::vector<ChatMessage> sample_conversation();
 
 struct ChatRender {
-    std::string template_source;  // the file's template text
+    std::string template_source;  // the template rendered: the file's, or the one given
     std::string prompt;  // rendered by llama.cpp
     std::vector<TokenPiece> tokens;  // the prompt tokenized as described above
 };
 
-Result<ChatRender> apply_chat_template(const Session& session, const std::vector<ChatMessage>& messages, bool add_assistant_prefix = true);
+// `template_text`, when not empty, is rendered instead of the file's template (a template being
+// edited, before it is written); it is llama_chat_apply_template's, so the same templates work.
+Result<ChatRender> apply_chat_template(const Session& session, const std::vector<ChatMessage>& messages, bool add_assistant_prefix = true,
+                                       const std::string& template_text = {});
 
 }  // namespace mlens
