@@ -66,7 +66,7 @@ ShellRun run_shell(const std::string& command) {
 
 ShellRun run_llama_tool(const std::string& command, const std::string& marker) {
     ShellRun run;
-    for (int attempt = 0; attempt < 3; ++attempt) {
+    for (int attempt = 0; attempt < 20; ++attempt) {
         run = run_shell(command);
         if (run.exit_status != 0 || run.output.find(marker) != std::string::npos) break;
     }
