@@ -30,6 +30,26 @@ void add_batch_options(CLI::App* cmd, uint32_t& batch, uint32_t& ubatch) {
         ->check(CLI::Range(1u, 1u << 20));
 }
 
+void print_llama_log(const LogCapture& log) {
+    for (const LlamaLogLine& line : log.lines()) std::cerr << "llama.cpp: " << escape_for_display(line.text, 400) << "\n";
+}
+
+ScoringSession load_scoring_session(const std::string& model, int threads, bool as_is, uint32_t timeout, bool log) {
+    SessionOptions options;
+    options.n_threads = threads;
+    options.n_ctx = 16;
+    options.as_is = as_is;
+    options.worker_timeout_s = timeout;
+    auto capture = std::make_shared<LogCapture>();
+    auto loaded = WorkerSession::load(model, options, nullptr, capture);
+    if (!loaded) {
+        if (log) print_llama_log(*capture);
+        return {nullptr, fail(model, loaded.error())};
+    }
+    if (!(*loaded)->thread_note().empty() && (threads > 0 || log)) std::cerr << "note: " << (*loaded)->thread_note() << "\n";
+    return {std::move(*loaded), kExitOk};
+}
+
 std::optional<Model> open_or_fail(const std::string& path, int& exit_code) { return open_or_fail(resolve(path), true, exit_code); }
 
 bool open_both(const std::string& a_path, const std::string& b_path, std::optional<Model>& a, std::optional<Model>& b) {
@@ -64,7 +84,8 @@ std::optional<Model> open_or_report(const Target& target, bool report_errors) {
                 break;
             }
         if (errors > 1)
-            std::cerr << "error: " << escape_for_display(shown_path(target.text)) << ": " << errors << " errors (mlens check lists every one)\n";
+            std::cerr << "error: " << escape_for_display(shown_path(target.text)) << ": " << errors
+                      << " errors (mlens check lists every one)\n";
     }
     return std::move(model).value();
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli_error.h"
+#include "mlens/infer/worker_session.h"
 #include "mlens/model/model.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/open/target.h"
@@ -50,6 +51,18 @@ void add_worker_timeout(CLI::App* cmd, uint32_t& seconds);
 // --batch N and --ubatch N of the corpus scoring commands (kld, ppl): llama-perplexity's -b and
 // -ub, defaulting to what `batch` and `ubatch` hold.
 void add_batch_options(CLI::App* cmd, uint32_t& batch, uint32_t& ubatch);
+
+// The worker session the corpus scoring commands (kld, ppl) score in: `model` loaded with
+// `threads`, `as_is` and `timeout` (its own context unused: the scoring makes its own). A failed
+// load prints llama.cpp's log when `log` and returns the status fail() gave; a loaded one prints
+// the thread note when threads were asked for or `log`.
+struct ScoringSession {
+    std::unique_ptr<WorkerSession> session;
+    int exit_status = kExitOk;
+};
+ScoringSession load_scoring_session(const std::string& model, int threads, bool as_is, uint32_t timeout, bool log);
+// llama.cpp's log lines on stderr, "llama.cpp: " before each.
+void print_llama_log(const LogCapture& log);
 
 // PATH (required) and --json, the arguments a command on one model starts with. CLI11 fills them
 // in when it parses the command line, before the command's callback runs.

@@ -139,21 +139,10 @@ int run_kld(KldFlags f) {
         if (!read) return fail(f.text_file, read.error());
         text = std::move(*read);
     }
-    SessionOptions options;
-    options.n_threads = f.threads;
-    options.n_ctx = 16;  // the session's own context is not used: the scoring makes its own
-    options.as_is = f.as_is;
-    options.worker_timeout_s = f.worker_timeout;
-    auto log = std::make_shared<LogCapture>();
     const std::string& first = f.base.empty() ? f.a : f.b;
-    auto loaded = WorkerSession::load(first, options, nullptr, log);
-    if (!loaded) {
-        if (f.log)
-            for (const LlamaLogLine& line : log->lines()) std::cerr << "llama.cpp: " << escape_for_display(line.text, 400) << "\n";
-        return fail(first, loaded.error());
-    }
-    WorkerSession& session = **loaded;
-    if (!session.thread_note().empty() && (f.threads > 0 || f.log)) std::cerr << "note: " << session.thread_note() << "\n";
+    ScoringSession scoring = load_scoring_session(first, f.threads, f.as_is, f.worker_timeout, f.log);
+    if (!scoring.session) return scoring.exit_status;
+    WorkerSession& session = *scoring.session;
     KldOptions ko;
     ko.n_ctx = f.ctx != 0 ? f.ctx : f.base.empty() ? 512 : 0;
     ko.max_chunks = f.chunks;
@@ -168,8 +157,7 @@ int run_kld(KldFlags f) {
     auto result = session.run<KldOp>({f.base.empty() ? f.b : std::string(), text, "", ko, inputs}, nullptr, [&](const KldChunk& c) {
         if (!f.json) print_chunk_line(c, running);
     });
-    if (f.log)
-        for (const LlamaLogLine& line : session.log().lines()) std::cerr << "llama.cpp: " << escape_for_display(line.text, 400) << "\n";
+    if (f.log) print_llama_log(session.log());
     if (!result) return fail_kld(result.error(), f);
     if (f.json)
         print_json(f, result->result);

@@ -50,32 +50,17 @@ void print_json(const PplFlags& f, const CorpusPerplexityResult& r) {
                        {"seconds", r.seconds}});
 }
 
-void print_log(const PplFlags& f, const LogCapture& log) {
-    if (f.log)
-        for (const LlamaLogLine& line : log.lines()) std::cerr << "llama.cpp: " << escape_for_display(line.text, 400) << "\n";
-}
-
 int run_ppl(const PplFlags& f) {
     auto text = read_text_file(f.text_file, kMaxCorpusTextBytes);
     if (!text) return fail(f.text_file, text.error());
-    SessionOptions options;
-    options.n_threads = f.threads;
-    options.n_ctx = 16;  // the session's own context is not used: the scoring makes its own
-    options.as_is = f.as_is;
-    options.worker_timeout_s = f.worker_timeout;
-    auto log = std::make_shared<LogCapture>();
-    auto loaded = WorkerSession::load(f.model, options, nullptr, log);
-    if (!loaded) {
-        print_log(f, *log);
-        return fail(f.model, loaded.error());
-    }
-    WorkerSession& session = **loaded;
-    if (!session.thread_note().empty() && (f.threads > 0 || f.log)) std::cerr << "note: " << session.thread_note() << "\n";
+    ScoringSession scoring = load_scoring_session(f.model, f.threads, f.as_is, f.worker_timeout, f.log);
+    if (!scoring.session) return scoring.exit_status;
+    WorkerSession& session = *scoring.session;
     PerplexityOptions po{f.ctx, f.chunks, f.batch, f.ubatch};
     auto result = session.run<PplOp>({std::move(*text), "", po}, nullptr, [&](const PerplexityChunk& c) {
         if (!f.json) std::cout << "[" << c.index + 1 << "] " << number_text(c.running_ppl, "%.4f") << "\n" << std::flush;
     });
-    print_log(f, session.log());
+    if (f.log) print_llama_log(session.log());
     if (!result) return fail(f.model, result.error());
     const CorpusPerplexityResult& r = *result;
     if (f.json) {
