@@ -1,8 +1,10 @@
 // mlens memory PATH [--ctx N] [--batch N] [--ubatch N] [--kv-type f16|q8_0|q4_0|...] [--threads N] [--json]
 //              [--worker-timeout SECONDS]
-// The memory plan of memory_plan.h: weights, KV cache and compute buffer estimated from the file,
-// then the same model loaded in llama.cpp (worker process) with those settings and what it
-// allocated, side by side with the error of each term.
+// The memory plan of memory_plan.h: weights, KV cache and compute buffer estimated from the file;
+// llama.cpp's own plan for those settings, made without loading a weight (a dry-run session: the
+// pass llama.cpp's fitting uses, so it works on models larger than the machine's memory); and the
+// same model loaded in llama.cpp (worker process) with what it allocated. The error column is the
+// estimate's against the allocation.
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -46,24 +48,35 @@ int run_memory(const MemoryFlags& f) {
     if (!session) return fail(f.path, session.error());
     auto measured = (*session)->run<MemoryOp>(f.options);
     if (!measured) return fail(f.path, measured.error());
+    so.dry_run = true;
+    auto plan_session = WorkerSession::load(f.path, so);
+    if (!plan_session) return fail(f.path, plan_session.error());
+    auto plan = (*plan_session)->run<MemoryOp>(f.options);
+    if (!plan) return fail(f.path, plan.error());
     const MemoryTerms& est = estimate->terms;
+    const MemoryTerms& pl = plan->terms;
     const MemoryTerms& act = measured->terms;
     struct Row {
         const char* name;
-        uint64_t estimate, actual;
+        uint64_t estimate, plan, actual;
     };
-    const Row rows[] = {{"weights", est.weights, act.weights},
-                        {"kv", est.kv, act.kv},
-                        {"compute", est.compute, act.compute},
-                        {"total", est.total(), act.total()}};
+    const Row rows[] = {{"weights", est.weights, pl.weights, act.weights},
+                        {"kv", est.kv, pl.kv, act.kv},
+                        {"compute", est.compute, pl.compute, act.compute},
+                        {"total", est.total(), pl.total(), act.total()}};
+    auto buffers_json = [](const std::vector<MemoryBuffer>& list) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const MemoryBuffer& b : list)
+            out.push_back({{"name", b.name}, {"weights", b.terms.weights}, {"kv", b.terms.kv}, {"compute", b.terms.compute}});
+        return out;
+    };
     if (f.json) {
         nlohmann::json terms = nlohmann::json::object();
         for (const Row& r : rows)
-            terms[r.name] = {
-                {"estimate", r.estimate}, {"llama_cpp", r.actual}, {"relative_error", json_number(relative_error(r.estimate, r.actual))}};
-        nlohmann::json buffers = nlohmann::json::array();
-        for (const MemoryBuffer& b : measured->buffers)
-            buffers.push_back({{"name", b.name}, {"weights", b.terms.weights}, {"kv", b.terms.kv}, {"compute", b.terms.compute}});
+            terms[r.name] = {{"estimate", r.estimate},
+                             {"plan", r.plan},
+                             {"llama_cpp", r.actual},
+                             {"relative_error", json_number(relative_error(r.estimate, r.actual))}};
         print_json_result({{"path", f.path},
                            {"n_ctx", f.options.n_ctx},
                            {"n_ctx_padded", estimate->n_ctx_padded},
@@ -71,19 +84,23 @@ int run_memory(const MemoryFlags& f) {
                            {"n_ubatch", estimate->n_ubatch},
                            {"kv_type", f.options.kv_type},
                            {"terms", terms},
-                           {"buffers", buffers},
+                           {"estimate_weights", {{"mapped", estimate->weights_mapped}, {"copied", estimate->weights_copied}}},
+                           {"plan_buffers", buffers_json(plan->buffers)},
+                           {"buffers", buffers_json(measured->buffers)},
                            {"note", estimate->note.empty() ? nlohmann::json(nullptr) : nlohmann::json(estimate->note)}});
         return kExitOk;
     }
     std::cout << "context " << f.options.n_ctx << " (" << estimate->n_ctx_padded << " cells), batch " << f.options.n_batch
               << ", micro-batch " << estimate->n_ubatch << ", KV cache " << f.options.kv_type << "; " << estimate->n_layer
               << " layers, K/V width " << estimate->n_embd_k_gqa << "/" << estimate->n_embd_v_gqa << "\n";
-    std::vector<std::vector<std::string>> table{{"term", "estimate", "llama.cpp", "error"}};
+    std::vector<std::vector<std::string>> table{{"term", "estimate", "llama.cpp plan", "llama.cpp", "error"}};
     for (const Row& r : rows)
-        table.push_back({r.name, mib(r.estimate) + " (" + std::to_string(r.estimate) + ")",
-                         mib(r.actual) + " (" + std::to_string(r.actual) + ")",
+        table.push_back({r.name, mib(r.estimate), mib(r.plan), mib(r.actual) + " (" + std::to_string(r.actual) + ")",
                          number_text(100 * relative_error(r.estimate, r.actual), "%+.2f") + " %"});
     print_table(table);
+    std::cout << "estimate: weights mapped " << mib(estimate->weights_mapped);
+    for (const auto& [name, bytes] : estimate->weights_copied) std::cout << ", copied to " << name << " " << mib(bytes);
+    std::cout << "\n";
     for (const MemoryBuffer& b : measured->buffers)
         std::cout << "llama.cpp buffer " << escape_for_display(b.name) << ": weights " << mib(b.terms.weights) << ", kv " << mib(b.terms.kv)
                   << ", compute " << mib(b.terms.compute) << "\n";

@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""The printed recipe reproduces llama-quantize's mixes.
+"""The printed recipe reproduces llama-quantize's files byte for byte.
 
 usage: check_llama_quantize.py MLENS LLAMA_QUANTIZE F32_GGUF [--imatrix LLAMA_IMATRIX] [MIX...]
 
-For each mix (default Q4_K_M Q5_K_S Q3_K_L, and IQ4_XS made with an importance matrix when
-llama-imatrix is given), quantizes the F32 model with llama-quantize, reads the result's recipe
-with `mlens recipe --json`, runs the recipe's command on the F32 model again (with the same
-importance matrix where the recipe asks for one), and checks with `mlens tensors --json` that
-every tensor of the two files has the same type. The importance matrix is computed by
-llama-imatrix on the F32 model over a fixed text written here. Prints one line per mix; exits 1
-when any type differs or a step fails."""
+For each mix (default: every ftype llama-quantize's own usage text offers, aliases left out),
+quantizes the F32 model with llama-quantize — again with an importance matrix when llama-quantize
+refuses the mix without one —, reads the result's recipe with `mlens recipe --json`, runs the
+recipe's command on the F32 model (with the same importance matrix where the recipe asks for one)
+and compares the two files byte for byte. A mix llama-quantize itself cannot make of this model
+(a type whose rows must be longer than the model's, without a fallback) is skipped with its
+reason. A recipe without a command must say why (`no_command`)
+and is then accepted only for a file whose tensors are all unquantized. The importance matrix is
+computed by llama-imatrix on the F32 model over a fixed text written here. Prints one line per mix;
+exits 1 when a file differs or a step fails."""
+import hashlib
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -18,11 +23,30 @@ import tempfile
 import os
 
 
-def run(args):
+def run(args, check=True):
     r = subprocess.run(args, capture_output=True, text=True)
-    if r.returncode != 0:
+    if check and r.returncode != 0:
         raise RuntimeError(f"{' '.join(args[:3])}...: exit {r.returncode}: {r.stderr.strip()[-600:]}")
-    return r.stdout
+    return r.stdout if check else r
+
+
+def offered_ftypes(quantize):
+    """The ftype names of llama-quantize's usage text, one per ftype number (aliases left out)."""
+    r = run([quantize], check=False)
+    names, seen = [], set()
+    for number, name, text in re.findall(r"^\s+(\d+)\s+or\s+(\w+)\s*:(.*)$", r.stdout + r.stderr, re.M):
+        if "alias for" in text or number in seen:
+            continue
+        seen.add(number)
+        names.append(name)
+    if len(names) < 20:
+        raise RuntimeError(f"llama-quantize's usage lists only {len(names)} ftypes: {names}")
+    return names
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def types(mlens, path):
@@ -48,30 +72,45 @@ def main():
         llama_imatrix = argv[at + 1]
         del argv[at:at + 2]
     mlens, quantize, f32 = argv[:3]
-    mixes = argv[3:] or ["Q4_K_M", "Q5_K_S", "Q3_K_L"] + (["IQ4_XS+imatrix"] if llama_imatrix else [])
+    mixes = argv[3:] or offered_ftypes(quantize)
     work = tempfile.mkdtemp()
     imatrix = importance_matrix(llama_imatrix, f32, work) if llama_imatrix else None
     failures = 0
-    for name in mixes:
-        mix, with_imatrix = name.split("+")[0], name.endswith("+imatrix")
+    for mix in mixes:
         original = os.path.join(work, f"{mix}.gguf")
         again = os.path.join(work, f"{mix}-recipe.gguf")
-        run([quantize] + (["--imatrix", imatrix] if with_imatrix else []) + [f32, original, mix])
+        made = run([quantize, f32, original, mix], check=False)
+        with_imatrix = False
+        if made.returncode != 0 and imatrix and "importance matrix" in made.stdout + made.stderr:
+            made = run([quantize, "--imatrix", imatrix, f32, original, mix], check=False)
+            with_imatrix = True
+        if made.returncode != 0:
+            said = [line for line in (made.stdout + made.stderr).splitlines() if "failed" in line or "error" in line.lower()]
+            print(f"skip {mix}: llama-quantize itself refuses this model: {(said or ['exit ' + str(made.returncode)])[0].strip()}")
+            continue
         recipe = json.loads(run([mlens, "recipe", original, "--json"]))
+        want = types(mlens, original)
+        kinds = sorted(set(want.values()))
+        if not recipe.get("command"):
+            unquantized = all(k in ("F32", "F16", "BF16") for k in kinds)
+            ok = unquantized and bool(recipe.get("no_command"))
+            print(("ok   " if ok else "FAIL ") + f"{mix}: {len(want)} tensors of {', '.join(kinds)}; no command: {recipe.get('no_command')}")
+            failures += not ok
+            continue
         if recipe["imatrix"] != with_imatrix:
-            raise RuntimeError(f"{name}: the recipe says imatrix={recipe['imatrix']}")
+            raise RuntimeError(f"{mix}: the recipe says imatrix={recipe['imatrix']}, llama-quantize needed {with_imatrix}")
         # The command names its input, output and importance matrix MODEL-F32.gguf, OUT.gguf, IMATRIX.
         named = {"MODEL-F32.gguf": f32, "OUT.gguf": again, "IMATRIX": imatrix}
         args = [named.get(a, a) for a in shlex.split(recipe["command"])]
         run([quantize] + args[1:])
-        want, got = types(mlens, original), types(mlens, again)
+        same = digest(original) == digest(again)
+        got = types(mlens, again)
         differ = sorted(n for n in want if got.get(n) != want[n]) + sorted(n for n in got if n not in want)
-        kinds = sorted(set(want.values()))
-        print(("FAIL " if differ else "ok   ") + f"{name}: {len(want)} tensors of {', '.join(kinds)}; "
-              f"base {recipe['base']}, {len(recipe['rules'])} rules; "
-              + (f"{len(differ)} differ: " + ", ".join(f"{n} {want.get(n)}->{got.get(n)}" for n in differ[:5]) if differ
-                 else "every type equal"))
-        failures += bool(differ)
+        print(("ok   " if same else "FAIL ") + f"{mix}{' +imatrix' if with_imatrix else ''}: {len(want)} tensors of "
+              f"{', '.join(kinds)}; ftype {recipe['base']}, {len(recipe['rules'])} rules; "
+              + ("byte-identical" if same else
+                 f"files differ; {len(differ)} types differ: " + ", ".join(f"{n} {want.get(n)}->{got.get(n)}" for n in differ[:5])))
+        failures += not same
     return 1 if failures else 0
 
 

@@ -118,6 +118,29 @@ TEST_CASE("a recipe for IQ2_S tensors names llama-quantize's IQ2_M", "[recipe]")
           "llama-quantize --pure --tensor-type '^blk\\.[0-9]+\\.ffn_up\\.weight$=iq2_xs' MODEL-F32.gguf OUT.gguf IQ2_M");
 }
 
+// llama-quantize Q4_K_M on rows of 64 values falls back to Q5_0 and records file type 15: the
+// recipe names Q5_0's ftype and restores the recorded number, so the file comes out byte for byte.
+TEST_CASE("a recipe restores the file type llama-quantize recorded when the rows fell back", "[recipe]") {
+    test::TempDir dir;
+    std::vector<RawTensor> ts = {zeros("token_embd.weight", GGML_TYPE_Q8_0, {64, 8}), zeros("blk.0.attn_q.weight", GGML_TYPE_Q5_0, {64, 4}),
+                                 zeros("blk.0.ffn_up.weight", GGML_TYPE_Q5_0, {64, 4})};
+    REQUIRE(test::write_raw_gguf(dir.file("fallback.gguf"), ts).ok());
+    auto plain = open_gguf(dir.file("fallback.gguf"));
+    REQUIRE(plain.ok());
+    Model m = std::move(*plain);
+    MetadataEntry file_type;
+    file_type.key = "general.file_type";
+    file_type.value = Value::of_scalar(Scalar{ValueType::u32, uint64_t{15}});
+    m.metadata.push_back(file_type);
+    const QuantRecipe r = quant_recipe(m);
+    CHECK(r.ftype == "Q5_0");
+    REQUIRE(r.file_type_override == 15u);
+    CHECK(llama_quantize_command(r) ==
+          "llama-quantize --pure --token-embedding-type q8_0 --override-kv general.file_type=int:15 MODEL-F32.gguf OUT.gguf Q5_0");
+    m.metadata.back().value = Value::of_scalar(Scalar{ValueType::u32, uint64_t{8}});  // Q5_0's own number
+    CHECK_FALSE(quant_recipe(m).file_type_override);
+}
+
 // No ftype of llama-quantize makes NVFP4 tensors ("NVFP4" is an invalid ftype to it): no command.
 TEST_CASE("a recipe of NVFP4 tensors says that no llama-quantize ftype makes them", "[recipe]") {
     test::TempDir dir;

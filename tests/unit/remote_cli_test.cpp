@@ -9,9 +9,9 @@
 #include "cli_runner.h"
 #include "large_gguf.h"
 #include "loopback_server.h"
-#include "mlens/formats/gguf_writer.h"
 #include "mlens/open/target.h"
 #include "safetensors_builder.h"
+#include "split_shards.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -127,25 +127,7 @@ namespace {
 void write_two_shards(const std::string& dir) {
     auto whole = open_model(kDemo + "/tiny-llama-q4_0.gguf");
     REQUIRE(whole);
-    const size_t half = whole->tensors.size() / 2;
-    for (uint16_t no = 0; no < 2; ++no) {
-        Model shard;
-        shard.format = Format::gguf;
-        shard.files = whole->files;
-        if (no == 0) shard.metadata = whole->metadata;
-        auto add = [&](std::string key, Value value) {
-            MetadataEntry e;
-            e.key = std::move(key);
-            e.value = std::move(value);
-            shard.metadata.push_back(std::move(e));
-        };
-        add("split.no", Value::of_scalar(Scalar{ValueType::u16, no}));
-        add("split.count", Value::of_scalar(Scalar{ValueType::u16, 2}));
-        add("split.tensors.count", Value::of_scalar(Scalar{ValueType::i32, whole->tensors.size()}));
-        shard.tensors.assign(whole->tensors.begin() + (no == 0 ? 0 : static_cast<std::ptrdiff_t>(half)),
-                             no == 0 ? whole->tensors.begin() + static_cast<std::ptrdiff_t>(half) : whole->tensors.end());
-        REQUIRE(write_gguf(shard, dir + "/tiny-0000" + std::to_string(no + 1) + "-of-00002.gguf").ok());
-    }
+    test::write_split_gguf(*whole, dir, "tiny", 2, false);
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 Usage: generate_llama_requirements.py LLAMA_SOURCE_DIR OUTPUT_CPP
 
 Reads (paths relative to the source root):
-  src/llama-arch.cpp            architecture names, metadata key names, tensor name formats
+  src/llama-arch.cpp            architecture names, metadata key names, tensor name formats and
+                                the ggml op each tensor is used with (LLM_TENSOR_INFOS)
   src/llama-model.cpp           the architecture -> loader class mapping, the common hyperparameter
                                 reader (load_hparams), the common tensors (load_tensors), the
                                 tensor helpers (create_tensor_*), the load_hparams asserts
@@ -81,6 +82,22 @@ def map_table(text, name):
     end = text.find("\n};", m.end())
     rows = re.findall(r"\{\s*(\w+)\s*,\s*\"([^\"]*)\"\s*\}", text[m.end():end])
     return dict(require(rows, "rows in " + name))
+
+def tensor_ops(text):
+    """{ LLM_TENSOR_X: "GGML_OP_Y" } from the rows `{LLM_TENSOR_X, {LLM_TENSOR_LAYER_Z, GGML_OP_Y}}`."""
+    m = re.search(r"\bLLM_TENSOR_INFOS\s*=\s*\{", text)
+    if not m:
+        fail("table LLM_TENSOR_INFOS not found")
+    end = text.find("\n};", m.end())
+    rows = re.findall(r"\{\s*(LLM_TENSOR_\w+)\s*,\s*\{\s*LLM_TENSOR_LAYER_\w+\s*,\s*(GGML_OP_\w+)\s*\}\s*\}", text[m.end():end])
+    return dict(require(rows, "rows in LLM_TENSOR_INFOS"))
+
+def weight_op(info_op, suffix):
+    """The op the loader tests a weight's buffer type with: a bias is added (ADD_ID beside an
+    expert matmul), every other tensor is used with its LLM_TENSOR_INFOS op."""
+    if suffix == "bias":
+        return "GGML_OP_ADD_ID" if info_op == "GGML_OP_MUL_MAT_ID" else "GGML_OP_ADD"
+    return info_op
 
 def function_body(text, qualified):
     """(body, offset of body start) of the definition `... qualified(...) ... {`, or None."""
@@ -267,10 +284,10 @@ class TensorNeeds:
         self.by_name = {}
         self.complete = True
 
-    def add(self, name, need, layers):
+    def add(self, name, need, layers, op):
         old = self.by_name.get(name)
         if old is None or NEED_ORDER[need] < NEED_ORDER[old[0]]:
-            self.by_name[name] = (need, layers)
+            self.by_name[name] = (need, layers, op)
 
 def flags_need(flags):
     flags = " ".join(flags.split())
@@ -280,7 +297,7 @@ def flags_need(flags):
         return "required"
     return "conditional"
 
-def collect_tensors(body, arch, tensor_names, helpers, needs, subst=None, index_param=None, forced_conditional=False):
+def collect_tensors(body, arch, tensor_names, ops, helpers, needs, subst=None, index_param=None, forced_conditional=False):
     for text, conditional, loop_var, bound in statements(body, arch):
         for hname, (hbody, params) in helpers.items():
             for args in calls(text, hname):
@@ -289,7 +306,7 @@ def collect_tensors(body, arch, tensor_names, helpers, needs, subst=None, index_
                 argmap = dict(zip(params, args))
                 layer_arg = argmap.get("bid", "")
                 helper_loop = loop_var if layer_arg == loop_var else None
-                collect_tensors(hbody, arch, tensor_names, {}, needs, subst={"flags": argmap.get("flags", "0")},
+                collect_tensors(hbody, arch, tensor_names, ops, {}, needs, subst={"flags": argmap.get("flags", "0")},
                                 index_param=("bid", helper_loop, bound),
                                 forced_conditional=forced_conditional or conditional or (layer_arg != loop_var and loop_var is not None))
         for args in calls(text, "create_tensor"):
@@ -328,7 +345,7 @@ def collect_tensors(body, arch, tensor_names, helpers, needs, subst=None, index_
                 else:
                     layers = "some"
                     need = "conditional"
-            needs.add(name, need, layers)
+            needs.add(name, need, layers, weight_op(ops.get(tn[0], "GGML_OP_NONE"), suffix))
 
 def helper_functions(model_src):
     helpers = {}
@@ -426,6 +443,7 @@ def main():
     arch_names = map_table(arch_src, "LLM_ARCH_NAMES")
     kv_names = map_table(arch_src, "LLM_KV_NAMES")
     tensor_names = map_table(arch_src, "LLM_TENSOR_NAMES")
+    ops = tensor_ops(arch_src)
     classes = arch_classes(model_src)
     bases = class_bases(models_h)
     helpers = helper_functions(model_src)
@@ -464,8 +482,8 @@ def main():
                 collect_keys(hp[0], enum, kv_names, name, keys)
             tl = find_method(cls, "load_arch_tensors")
             if tl:
-                collect_tensors(base_tensors[0], enum, tensor_names, helpers, needs)
-                collect_tensors(tl[0], enum, tensor_names, helpers, needs)
+                collect_tensors(base_tensors[0], enum, tensor_names, ops, helpers, needs)
+                collect_tensors(tl[0], enum, tensor_names, ops, helpers, needs)
                 n_tensor_lists += 1
             else:
                 needs.complete = False
@@ -508,11 +526,11 @@ def main():
         w("};")
         w("constexpr LlamaTensorNeed kTensors%d[] = {" % i)
         for tname in sorted(needs.by_name):
-            need, layers = needs.by_name[tname]
+            need, layers, op = needs.by_name[tname]
             lk = {"": "none", "n_layer": "main", "n_layer_all": "all", "some": "some"}[layers]
-            w("    {%s, N::%s, LayerSpan::%s}," % (c_string(tname), need, lk))
+            w("    {%s, N::%s, LayerSpan::%s, %s}," % (c_string(tname), need, lk, op))
         if not needs.by_name:  # as above
-            w("    {nullptr, N::optional, LayerSpan::none},")
+            w("    {nullptr, N::optional, LayerSpan::none, GGML_OP_NONE},")
         w("};")
     w("constexpr LlamaArchRequirements kArchs[] = {")
     for i, (name, cls, keys, needs) in enumerate(archs):

@@ -205,6 +205,8 @@ QuantRecipe quant_recipe(const Model& model) {
     }
     choose_base(model, r, all);
     if (!r.base.empty()) make_rules(model, r);
+    const std::optional<uint64_t> recorded = model.get_uint("general.file_type");
+    if (!r.ftype.empty() && recorded && file_type_name(*recorded) != r.ftype) r.file_type_override = recorded;
     return r;
 }
 
@@ -215,6 +217,7 @@ std::vector<std::string> llama_quantize_arguments(const QuantRecipe& r, const st
     if (!r.token_embedding_type.empty()) a.insert(a.end(), {"--token-embedding-type", r.token_embedding_type});
     if (!r.output_type.empty()) a.insert(a.end(), {"--output-tensor-type", r.output_type});
     for (const std::string& rule : r.rules) a.insert(a.end(), {"--tensor-type", rule});
+    if (r.file_type_override) a.insert(a.end(), {"--override-kv", "general.file_type=int:" + std::to_string(*r.file_type_override)});
     a.insert(a.end(), {input, output, r.ftype});
     return a;
 }

@@ -12,6 +12,7 @@
 #include "llama-ext.h"
 
 #include "infer_internal.h"
+#include "weight_placement.h"
 
 namespace mlens {
 
@@ -60,13 +61,10 @@ Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptio
     if (arch.empty()) return Error{ErrorCode::E_NO_ARCH, "", std::nullopt, "the file names no architecture (general.architecture)"};
     const std::string p = arch + ".";
 
-    uint64_t first = UINT64_MAX, end = 0;
-    for (const TensorInfo& t : model.tensors) {
-        if (!t.n_bytes) continue;
-        first = std::min(first, t.data_offset);
-        end = std::max(end, t.data_offset + *t.n_bytes);
-    }
-    e.terms.weights = end > first ? end - first : 0;
+    const infer_detail::WeightPlacement placement = infer_detail::place_weights(model, arch);
+    e.terms.weights = placement.total();
+    e.weights_mapped = placement.mapped;
+    e.weights_copied = placement.copied;
 
     e.n_layer = uint_of(model, p + "block_count", 0);
     e.n_embd = uint_of(model, p + "embedding_length", 0);
@@ -101,8 +99,11 @@ Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptio
     // The allocator reuses memory between graph nodes; the peak is at the output (logits, the
     // output norm's input and result, the positions) or inside a layer (FFN gate and up, the
     // hidden state and attention output), whichever is wider.
+    // Inside the layers the attention mask (an input: F16 for flash attention, one row of n_ctx'
+    // cells per token) is live as well; it is freed before the output.
     const uint64_t output_stage = ub * (e.n_vocab + 2 * e.n_embd + 1) * 4;
-    const uint64_t layer_stage = ub * (3 * e.n_embd + 2 * e.n_ff + 1) * 4;
+    const uint64_t mask = e.n_embd_k_gqa ? n_ctx * ub * 2 : 0;
+    const uint64_t layer_stage = mask + ub * (3 * e.n_embd + 2 * e.n_ff + 1) * 4;
     e.terms.compute = std::max(output_stage, layer_stage);
     if (value_of(model, p + "ssm.state_size") || value_of(model, p + "shortconv.l_cache") || arch == "clip")
         e.note = "recurrent state and vision towers are not part of this estimate";
@@ -112,7 +113,7 @@ Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptio
 Result<MemoryMeasure> measure_memory(Session& session, const MemoryPlanOptions& o) {
     auto k_type = cache_type(o.kv_type);
     if (!k_type) return k_type.error();
-    if (session.facts().vocab_only) return vocab_only_error(session);
+    if (session.facts().vocab_only && !session.options().dry_run) return vocab_only_error(session);
     llama_context_params cp = infer_detail::context_params(session, o.n_ctx);
     cp.n_batch = o.n_batch;
     cp.n_ubatch = o.n_ubatch;

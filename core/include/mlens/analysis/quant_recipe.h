@@ -69,6 +69,12 @@ struct QuantRecipe {
     std::string no_command;  // why there is no llama-quantize command ("" when there is one)
     std::string token_embedding_type, output_type;  // "" when BASE (or absent)
     std::vector<std::string> rules;  // "pattern=type" arguments of --tensor-type
+    // The file's general.file_type when it is not FTYPE's own number: llama-quantize records the
+    // ftype it ran with, and a file whose rows fell back to other types (a K-quant ftype on rows
+    // shorter than 256 values) records the ftype asked for, not the one its types name. The
+    // command restores it with --override-kv general.file_type=int:N, so the file comes out
+    // byte for byte.
+    std::optional<uint64_t> file_type_override;
 };
 
 QuantRecipe quant_recipe(const Model& model);

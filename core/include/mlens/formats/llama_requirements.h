@@ -24,6 +24,8 @@
 //    ALLOW_RESHAPE) outside any condition; optional: TENSOR_NOT_REQUIRED or TENSOR_SKIP;
 //    conditional: created under a condition the generator cannot decide (hyperparameters such as
 //    n_expert, per-layer tests), so never claimed missing, but still a name the loader may create.
+//    op: the ggml op the loader tests buffer types with for the weight (llama-arch.cpp's
+//    LLM_TENSOR_INFOS; a ".bias" is GGML_OP_ADD, or GGML_OP_ADD_ID beside an expert matmul).
 //    tensors_complete is false when some create_tensor call of the loader does not name its
 //    tensor through tn(LLM_TENSOR_...): then the list may lack names and no tensor of the file may
 //    be called extra.
@@ -55,6 +57,7 @@ struct LlamaTensorNeed {
     const char* name;  // "blk.%d.attn_q.weight", "token_embd.weight"
     Need need;
     LayerSpan layers;
+    int op;  // ggml.h's enum ggml_op the loader picks the weight's buffer type with
 };
 
 struct LlamaArchRequirements {

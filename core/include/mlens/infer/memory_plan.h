@@ -3,8 +3,10 @@
 //
 // Contract:
 //  - estimate_memory reads only our parsed Model (no llama.cpp):
-//      weights = the span of the tensor data: from the first tensor's data to the end of the last
-//                (what llama.cpp maps; alignment padding between tensors included);
+//      weights = where llama.cpp puts the weights (weight_placement.h): the tensors the CPU's
+//                extra buffer types take (CPU_REPACK: the matmul weights whose type and rows the
+//                linked ggml repacks on this CPU), copied, plus, for every file of a split model,
+//                the mapped span from its first to its last other tensor;
 //      kv      = n_layer · n_ctx' · (row(type_k, n_embd_k_gqa) + row(type_v, n_embd_v_gqa)), exact:
 //                n_ctx' is n_ctx rounded up to a multiple of 256 (llama.cpp's padding),
 //                n_embd_k_gqa = key_length (default n_embd / n_head) · head_count_kv of each layer
@@ -12,9 +14,12 @@
 //      compute = an estimate of the scheduler's buffer for one micro-batch of
 //                ub = min(n_ubatch, n_batch, n_ctx') tokens, the wider of its two peaks, in floats:
 //                the output, ub · (n_vocab + 2·n_embd + 1) (logits of every token, the output
-//                norm's input and result, the positions), and a layer, ub · (3·n_embd + 2·n_ff + 1).
-//                llama.cpp reserves the graph before any cell is used, so it does not grow with
-//                n_ctx on the CPU; the attention scores of flash attention never materialize.
+//                norm's input and result, the positions), and a layer, ub · (3·n_embd + 2·n_ff + 1)
+//                plus the attention mask, n_ctx' · ub halves (flash attention's F16 mask over the
+//                whole cache, which llama.cpp reserves the graph for); the attention scores of
+//                flash attention never materialize. An approximation of ggml's allocator: exact
+//                where the logits dominate (every vocabulary of 32k tokens or more), short by the
+//                few rows a layer keeps beside the mask on models whose vocabulary is tiny.
 //    Architectures other than decoder-only transformers (recurrent state, vision towers) are out
 //    of the estimate's scope: it says so in `note`.
 //  - measure_memory creates a context on the loaded model with the same settings (CPU, flash
@@ -27,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,6 +62,8 @@ struct MemoryEstimate {
     uint32_t n_ubatch = 0;
     uint64_t n_layer = 0, n_embd = 0, n_ff = 0, n_vocab = 0;
     uint64_t n_embd_k_gqa = 0, n_embd_v_gqa = 0;  // of one layer (the first, for per-layer arrays)
+    uint64_t weights_mapped = 0;  // the weights left in the file mappings (the CPU buffer)
+    std::map<std::string, uint64_t> weights_copied;  // extra buffer type -> weights copied there
     std::string note;
 };
 
