@@ -106,7 +106,8 @@ MLENS_VECTOR_LOOP void iq4_xs_blocks(const uint8_t* bytes, uint64_t blocks, uint
 }  // namespace
 
 CodeGroups block_code_groups(uint32_t ggml_type) {
-    switch (codes_kind(ggml_type)) {
+    const BlockCodesKind kind = codes_kind(ggml_type);
+    switch (kind) {
         case BlockCodesKind::q4_0:
         case BlockCodesKind::q4_1:
         case BlockCodesKind::iq4_nl:
@@ -124,7 +125,8 @@ CodeGroups block_code_groups(uint32_t ggml_type) {
 }
 
 void read_block_code_groups(uint32_t ggml_type, const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
-    switch (codes_kind(ggml_type)) {
+    const BlockCodesKind kind = codes_kind(ggml_type);
+    switch (kind) {
         case BlockCodesKind::q4_0:
             return small_blocks<18, 2, 0, SmallDecode::biased>(bytes, blocks, codes, values);
         case BlockCodesKind::iq4_nl:

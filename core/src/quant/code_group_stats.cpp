@@ -138,22 +138,23 @@ MLENS_VECTOR_LOOP ValueSummary<double> weighted_summary(const float* value, cons
     }
     ValueSummary<double> out;
     if (total == 0) return out;
-    double s = 0, a = 0;
-#pragma omp simd reduction(+ : s, a)
+    // Power sums about the middle of the chunk's range in one pass, then moved to the mean: every
+    // |x - c| is at most half the range, so little cancels (a constant chunk's sums are all 0).
+    const double c = (static_cast<double>(lo) + static_cast<double>(hi)) / 2;
+    double s1 = 0, s2 = 0, s3 = 0, s4 = 0, a = 0;
+#pragma omp simd reduction(+ : s1, s2, s3, s4, a)
     for (uint64_t i = 0; i < n; ++i) {
-        const double k = w[i], v = x[i];
-        s += k * v;
+        const double k = w[i], v = x[i], d = v - c, kd = k * d, kd2 = kd * d;
         a += k * std::fabs(v);
+        s1 += kd;
+        s2 += kd2;
+        s3 += kd2 * d;
+        s4 += kd2 * d * d;
     }
-    const double mean = s / total;
-    double m2 = 0, m3 = 0, m4 = 0;
-#pragma omp simd reduction(+ : m2, m3, m4)
-    for (uint64_t i = 0; i < n; ++i) {
-        const double k = w[i], d = x[i] - mean, d2 = d * d;
-        m2 += k * d2;
-        m3 += k * d2 * d;
-        m4 += k * d2 * d2;
-    }
+    const double shift = s1 / static_cast<double>(total), mean = c + shift;
+    const double m2 = s2 - s1 * shift;
+    const double m3 = s3 - 3 * shift * s2 + 2 * shift * shift * s1;
+    const double m4 = s4 - 4 * shift * s3 + 6 * shift * shift * s2 - 3 * shift * shift * shift * s1;
     out.zeros = static_cast<uint64_t>(z);
     out.min = lo;
     out.max = hi;

@@ -22,7 +22,8 @@
 // code_groups() ({0, 0} for every other source; codes <= length, length a divisor of
 // granularity()) and read_code_groups(): for the whole groups of a range (read()'s alignment),
 // each group's `length` codes (in any order within the group) and its `codes` values, value c
-// being what read() gives for code c in that group, bit for bit, and monotone in c. Statistics
+// being what read() gives for code c in that group, bit for bit (a NaN may differ in its payload), and
+// monotone in c. Statistics
 // count each group's codes and take each distinct value once, weighted by its count.
 //
 // Wide values: a source whose values float cannot hold exactly (32- and 64-bit integers, F64)
