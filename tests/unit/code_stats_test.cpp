@@ -1,6 +1,6 @@
 // Statistics take shortcuts: tensors stored as 8- or 16-bit codes (F16, BF16, I8, U8, F8) count
-// codes instead of decoding values, block-quantized tensors of 4- and 5-bit codes (Q4_0, Q4_1,
-// Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, IQ4_XS, MLX affine int4) count each group's codes, and those
+// codes instead of decoding values, block-quantized tensors of 4-bit codes (Q4_0, Q4_1, IQ4_NL,
+// Q4_K, IQ4_XS, MLX affine int4) count each group's codes, and those
 // with a quick range (Q8_0, MLX affine int8) sum and bin in one pass. Every figure must equal the one
 // computed from the decoded values, and a wrong quick range must not change any.
 #include <catch2/catch.hpp>
@@ -337,11 +337,10 @@ void set_halves(std::vector<uint8_t>& bytes, uint64_t data, uint64_t blocks, uin
 
 }  // namespace
 
-TEST_CASE("code-group statistics equal those of the decoded values on every 4- and 5-bit block type", "[stats][code_groups]") {
+TEST_CASE("code-group statistics equal those of the decoded values on every 4-bit block type", "[stats][code_groups]") {
     test::TempDir dir;
     const uint64_t ne0 = 1024, rows = 70;  // 71,680 values: two chunks of groups
-    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0,  GGML_TYPE_Q5_1,
-                               GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_IQ4_XS};
+    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_XS};
     // Per type: random values; random with adversarial blocks (zero, negative zero, negative
     // scales and offsets); every scale and offset 1, so that every value is an integer on a bin
     // edge; and blocks whose scale is infinite or NaN.
@@ -360,8 +359,7 @@ TEST_CASE("code-group statistics equal those of the decoded values on every 4- a
             const uint32_t bb = t.type.block_bytes;
             const uint64_t blocks = t.n_elements / t.type.block_size, at = t.data_offset;
             // The types with a second float16 at offset 2: an offset (m) or a scale of mins (dmin).
-            const bool second = t.type.id == GGML_TYPE_Q4_1 || t.type.id == GGML_TYPE_Q5_1 || t.type.id == GGML_TYPE_Q4_K ||
-                t.type.id == GGML_TYPE_Q5_K;
+            const bool second = t.type.id == GGML_TYPE_Q4_1 || t.type.id == GGML_TYPE_Q4_K;
             if (t.name.ends_with(".adversarial")) {
                 set_halves(bytes, at, blocks, bb, 0, 0x0000, 0, 7);  // d = 0
                 set_halves(bytes, at, blocks, bb, 0, 0x8000, 1, 7);  // d = -0
@@ -400,8 +398,7 @@ TEST_CASE("code-group statistics equal those of the decoded values on every 4- a
         REQUIRE(s.ok());
         CHECK((counted.reads() == 0) == finite);  // decoded only when a scale is not finite
         // Blocks with d = 0 or -0 are zeros where no offset is added.
-        const bool offset = t.type.id == GGML_TYPE_Q4_1 || t.type.id == GGML_TYPE_Q5_1 || t.type.id == GGML_TYPE_Q4_K ||
-            t.type.id == GGML_TYPE_Q5_K;
+        const bool offset = t.type.id == GGML_TYPE_Q4_1 || t.type.id == GGML_TYPE_Q4_K;
         if (t.name.ends_with(".adversarial") && !offset)
             CHECK(s->stats.zeros >= 2 * (t.n_elements / t.type.block_size / 7) * t.type.block_size);
     }

@@ -79,11 +79,8 @@ void count_group_codes(const CodeGroups& shape, GroupChunk& g) {
     g.count.resize(g.groups * shape.codes);
 #if defined(__x86_64__) && defined(__GNUC__)
     static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-    if (avx2 && shape.length % 32 == 0 && (shape.codes == 16 || shape.codes == 32)) {
-        if (shape.codes == 16)
-            count_codes_avx2<16>(g.code.data(), g.groups, shape.length, g.count.data());
-        else
-            count_codes_avx2<32>(g.code.data(), g.groups, shape.length, g.count.data());
+    if (avx2 && shape.length % 32 == 0 && shape.codes == 16) {
+        count_codes_avx2<16>(g.code.data(), g.groups, shape.length, g.count.data());
         return;
     }
 #endif

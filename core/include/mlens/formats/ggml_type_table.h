@@ -24,8 +24,8 @@
 //    defined layout have defined == false.
 //  - range: which exact-range reader (block_range.h) finds the extremes of the type's blocks
 //    from codes and scales, none where values must be decoded.
-//  - codes: which code-group reader (block_codes.h) gives the type's values as groups of 4- or
-//    5-bit codes with each group's code values, none where a group has more codes than values.
+//  - codes: which code-group reader (block_codes.h) gives the type's values as groups of 4-bit
+//    codes with each group's code values; none for every other type.
 //  - requant: whether ggml_quantize_chunk quantizes to the type (any other type aborts inside
 //    ggml).
 //  - ftypes: the names llama-quantize (tools/quantize) accepts whose default type
@@ -70,7 +70,7 @@ struct BigEndianLayout {
 enum class BlockRangeKind : uint8_t { none, q4_0, iq4_nl, q8_0, q4_k, iq4_xs };
 
 // Code-group readers (block_codes.h), one per block layout.
-enum class BlockCodesKind : uint8_t { none, q4_0, q4_1, q5_0, q5_1, iq4_nl, q4_k, q5_k, iq4_xs };
+enum class BlockCodesKind : uint8_t { none, q4_0, q4_1, iq4_nl, q4_k, iq4_xs };
 
 struct GgmlTypeRow {
     uint32_t id = 0;
