@@ -123,8 +123,7 @@ private:
 
 // Times in seconds; t_whole <= 0 when there is no whole-tensor reference, t_values <= 0 when
 // statistics did not count codes.
-void report(const char* name, bool codes, uint64_t n, double t_ref, double t_whole, double t_decode, double t_analyze,
-            double t_values) {
+void report(const char* name, bool codes, uint64_t n, double t_ref, double t_whole, double t_decode, double t_analyze, double t_values) {
     auto gps = [n](double t) { return static_cast<double>(n) / t / 1e9; };
     std::printf("%-8s %-6s ref %6.3f G/s", name, codes ? "codes" : "values", gps(t_ref));
     if (t_whole > 0) std::printf(" (whole tensor %6.3f)", gps(t_whole));
@@ -159,7 +158,7 @@ int main(int argc, char** argv) {
     std::printf("%llu values per tensor, %u threads\n", static_cast<unsigned long long>(n), threads);
     test::TempDir dir;
     const std::vector<float> values = test::test_signal(n, 7);
-    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0,  GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K,
+    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K,
                                GGML_TYPE_Q5_K, GGML_TYPE_IQ4_XS, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0, GGML_TYPE_BF16,   GGML_TYPE_F16};
     const std::string path = keep.empty() ? dir.file("decode.gguf") : keep;
     {

@@ -12,6 +12,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "mlens/formats/gguf_reader.h"
@@ -69,6 +70,28 @@ void require_same_figures(const FloatSource& view, const std::vector<float>& val
 
 void require_same_figures(const TensorView& view, uint32_t bins, unsigned threads) {
     require_same_figures(view, decoded(view), bins, threads);
+}
+
+// An Ollama/MLX affine tensor blob holding "w" (`rows` x `cols` values of `bits`-bit codes in
+// groups of `group`), with its scales changed by `edit` before it is written.
+Model mlx_affine_blob(uint32_t bits, uint64_t group, uint64_t rows, uint64_t cols, const std::vector<float>& values,
+                      const std::function<void(MlxQuantized&)>& edit = {}) {
+    auto q = mlx_quantize(MlxMode::affine, bits, group, values.data(), values.size());
+    REQUIRE(q.ok());
+    if (edit) edit(*q);
+    std::vector<uint8_t> packed(q->packed.size() * 4), sc(q->scales.size() * 4), bi(q->biases.size() * 4);
+    std::memcpy(packed.data(), q->packed.data(), packed.size());
+    std::memcpy(sc.data(), q->scales.data(), sc.size());
+    std::memcpy(bi.data(), q->biases.data(), bi.size());
+    const std::string r = std::to_string(rows), groups = "[" + r + "," + std::to_string(cols / group) + "]";
+    test::SafetensorsBuilder sb;
+    sb.metadata("quant_type", "int" + std::to_string(bits)).metadata("group_size", std::to_string(group));
+    sb.tensor("w", "U32", "[" + r + "," + std::to_string(cols * bits / 32) + "]", packed)
+        .tensor("w.scale", "F32", groups, sc)
+        .tensor("w.bias", "F32", groups, bi);
+    Model m = read_safetensors(memory_source(sb.bytes()));
+    describe_tensor_blobs(m);
+    return m;
 }
 
 // A VectorSource that claims a quick range narrower than its values (as a ggml that rounds Q4_K
@@ -253,18 +276,7 @@ TEST_CASE("MLX affine groups give their range, whatever the sign of the scale", 
     const float nan_scale[] = {0.5f, std::numeric_limits<float>::quiet_NaN()};
     CHECK(!mlx_affine_range(8, 4, eight, nan_scale, biases, 2).has_value());
     // Through a tensor blob: the range and the one-pass statistics of an int4 g32 tensor.
-    const auto values = test::test_signal(64 * 96, 5);
-    auto q = mlx_quantize(MlxMode::affine, 4, 32, values.data(), values.size());
-    REQUIRE(q.ok());
-    std::vector<uint8_t> packed(q->packed.size() * 4), sc(q->scales.size() * 4), bi(q->biases.size() * 4);
-    std::memcpy(packed.data(), q->packed.data(), packed.size());
-    std::memcpy(sc.data(), q->scales.data(), sc.size());
-    std::memcpy(bi.data(), q->biases.data(), bi.size());
-    test::SafetensorsBuilder sb;
-    sb.metadata("quant_type", "int4").metadata("group_size", "32");
-    sb.tensor("w", "U32", "[96,8]", packed).tensor("w.scale", "F32", "[96,2]", sc).tensor("w.bias", "F32", "[96,2]", bi);
-    Model m = read_safetensors(memory_source(sb.bytes()));
-    describe_tensor_blobs(m);
+    const Model m = mlx_affine_blob(4, 32, 96, 64, test::test_signal(64 * 96, 5));
     auto view = TensorView::open(m, "w");
     REQUIRE(view.ok());
     const std::vector<float> all = decoded(*view);
@@ -348,7 +360,9 @@ TEST_CASE("code-group statistics equal those of the decoded values on every 4-bi
     std::vector<test::FixtureTensor> tensors;
     for (ggml_type t : types)
         for (const char* v : variants)
-            tensors.push_back({std::string(ggml_type_name(t)) + "." + v, static_cast<uint32_t>(t), {ne0, rows},
+            tensors.push_back({std::string(ggml_type_name(t)) + "." + v,
+                               static_cast<uint32_t>(t),
+                               {ne0, rows},
                                test::test_signal(ne0 * rows, t * 7 + static_cast<uint64_t>(tensors.size()))});
     test::write_fixture_model(dir.file("g.gguf"), tensors);
     std::vector<uint8_t> bytes = test::read_whole_file(dir.file("g.gguf"));
@@ -408,20 +422,10 @@ TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones a
     const auto values = test::test_signal(128 * 96, 6);
     for (uint64_t group : {32u, 64u, 128u}) {
         INFO(group);
-        auto q = mlx_quantize(MlxMode::affine, 4, group, values.data(), values.size());
-        REQUIRE(q.ok());
-        q->scales[3] = -q->scales[3];  // a negative scale
-        q->scales[5] = 0.0f;  // a group of one value
-        std::vector<uint8_t> packed(q->packed.size() * 4), sc(q->scales.size() * 4), bi(q->biases.size() * 4);
-        std::memcpy(packed.data(), q->packed.data(), packed.size());
-        std::memcpy(sc.data(), q->scales.data(), sc.size());
-        std::memcpy(bi.data(), q->biases.data(), bi.size());
-        const std::string groups = "[96," + std::to_string(128 / group) + "]";
-        test::SafetensorsBuilder sb;
-        sb.metadata("quant_type", "int4").metadata("group_size", std::to_string(group));
-        sb.tensor("w", "U32", "[96,16]", packed).tensor("w.scale", "F32", groups, sc).tensor("w.bias", "F32", groups, bi);
-        Model m = read_safetensors(memory_source(sb.bytes()));
-        describe_tensor_blobs(m);
+        const Model m = mlx_affine_blob(4, group, 96, 128, values, [](MlxQuantized& q) {
+            q.scales[3] = -q.scales[3];  // a negative scale
+            q.scales[5] = 0.0f;  // a group of one value
+        });
         auto view = TensorView::open(m, "w");
         REQUIRE(view.ok());
         CHECK(view->code_groups().length == group);
@@ -431,17 +435,7 @@ TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones a
         REQUIRE(compute_stats(counted).ok());
         CHECK(counted.reads() == 0);
     }
-    auto q8 = mlx_quantize(MlxMode::affine, 8, 64, values.data(), values.size());
-    REQUIRE(q8.ok());
-    std::vector<uint8_t> packed(q8->packed.size() * 4), sc(q8->scales.size() * 4), bi(q8->biases.size() * 4);
-    std::memcpy(packed.data(), q8->packed.data(), packed.size());
-    std::memcpy(sc.data(), q8->scales.data(), sc.size());
-    std::memcpy(bi.data(), q8->biases.data(), bi.size());
-    test::SafetensorsBuilder sb;
-    sb.metadata("quant_type", "int8").metadata("group_size", "64");
-    sb.tensor("w", "U32", "[96,32]", packed).tensor("w.scale", "F32", "[96,2]", sc).tensor("w.bias", "F32", "[96,2]", bi);
-    Model m = read_safetensors(memory_source(sb.bytes()));
-    describe_tensor_blobs(m);
+    const Model m = mlx_affine_blob(8, 64, 96, 128, values);
     auto view = TensorView::open(m, "w");
     REQUIRE(view.ok());
     CHECK(view->code_groups().codes == 0);

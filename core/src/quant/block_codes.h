@@ -6,15 +6,16 @@
 // a whole block of the 32-value types, one sub-block of the 256-value ones, whose sub-block scale
 // the group's values carry), and {0, 0} for every other type. Decision: the 5-bit types (Q5_0,
 // Q5_1, Q5_K) are not code groups: with as many codes as values in a group, counting them cost
-// more than decoding them (decode_bench: 0.4-0.75x the statistics of decoded values). read_block_code_groups writes, for `blocks` consecutive blocks at
-// `bytes`, each group's 32 codes (low nibbles then high nibbles, as ggml lays the values out) to
-// `codes` and its code values to `values` (`codes` floats per group): value c is what ggml's
-// to_float gives for code c there (a NaN, from a NaN or infinite d, may differ in its payload),
-// computed with ggml's arithmetic in ggml's order (this file is compiled without floating-point
-// contraction). Every product in that arithmetic but IQ4_XS's d * (ls - 32) * table[q] is exact in
-// float (at most 21 significant bits), so a ggml that fuses a multiply and an add rounds nothing
-// differently; IQ4_XS's last step is a lone multiply. Values increase with the code for a positive
-// scale (the IQ4 table increases) and decrease for a negative one.
+// more than decoding them (decode_bench: 0.4-0.75x the statistics of decoded values).
+// read_block_code_groups writes, for `blocks` consecutive blocks at `bytes`, each group's 32 codes
+// (low nibbles then high nibbles, as ggml lays the values out) to `codes` and its code values to
+// `values` (`codes` floats per group): value c is what ggml's to_float gives for code c there (a
+// NaN, from a NaN or infinite d, may differ in its payload), computed with ggml's arithmetic in
+// ggml's order (this file is compiled without floating-point contraction). Every product in that
+// arithmetic but IQ4_XS's d * (ls - 32) * table[q] is exact in float (at most 21 significant
+// bits), so a ggml that fuses a multiply and an add rounds nothing differently; IQ4_XS's last step
+// is a lone multiply. Values increase with the code for a positive scale (the IQ4 table increases)
+// and decrease for a negative one.
 #pragma once
 
 #include <cstdint>
