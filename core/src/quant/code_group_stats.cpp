@@ -73,12 +73,30 @@ __attribute__((target("avx2,popcnt"))) void count_codes_avx2(const uint8_t* code
         for (uint32_t c = 0; c < kCodes; ++c) count[g * kCodes + c] = static_cast<uint8_t>(n[c]);
     }
 }
+
+// With AVX-512, two 32-code groups per compare: the low and high halves of its 64-bit mask.
+__attribute__((target("avx512bw,popcnt"))) void count_pairs_avx512(const uint8_t* code, uint64_t groups, uint8_t* count) {
+    for (uint64_t g = 0; g + 2 <= groups; g += 2) {
+        const __m512i v = _mm512_loadu_si512(code + g * 32);
+        for (uint32_t c = 0; c < 16; ++c) {
+            const uint64_t same = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(c)));
+            count[g * 16 + c] = static_cast<uint8_t>(__builtin_popcount(static_cast<uint32_t>(same)));
+            count[(g + 1) * 16 + c] = static_cast<uint8_t>(__builtin_popcount(static_cast<uint32_t>(same >> 32)));
+        }
+    }
+}
 #endif
 
 void count_group_codes(const CodeGroups& shape, GroupChunk& g) {
     g.count.resize(g.groups * shape.codes);
 #if defined(__x86_64__) && defined(__GNUC__)
     static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+    static const bool avx512 = avx2 && __builtin_cpu_supports("avx512bw");
+    if (avx512 && shape.length == 32 && shape.codes == 16) {
+        count_pairs_avx512(g.code.data(), g.groups, g.count.data());
+        if (g.groups % 2 != 0) count_codes_avx2<16>(g.code.data() + (g.groups - 1) * 32, 1, 32, g.count.data() + (g.groups - 1) * 16);
+        return;
+    }
     if (avx2 && shape.length % 32 == 0 && shape.codes == 16) {
         count_codes_avx2<16>(g.code.data(), g.groups, shape.length, g.count.data());
         return;
