@@ -1,15 +1,20 @@
 // decode_bench [N_VALUES] [THREADS] [--keep PATH]
 //
 // Dequantization throughput of ModelLens against single-threaded ggml to_float on the same bytes
-// in the same run, for Q4_K, Q8_0, IQ4_XS, BF16 and F16 GGUF tensors and an Ollama/MLX int4
-// tensor blob (whose reference is our own single-threaded decode, as ggml has no such type). For each:
+// in the same run, for Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, IQ4_XS, Q6_K, Q8_0, BF16 and
+// F16 GGUF tensors and an Ollama/MLX int4 tensor blob (whose reference is our own single-threaded
+// decode, as ggml has no such type). For each:
 //   ggml      one thread, to_float over the tensor in 1M-value chunks (read from the file), each
 //             chunk's output reused while it is still in cache: the strict reference
 //   ggml whole one thread, the tensor read from the file and to_float over all of it into one
 //             tensor-sized buffer, as a program that dequantizes a tensor calls it (the buffers
 //             are allocated once, before timing)
 //   decode    TensorView::read over the same chunks on THREADS threads (default 2)
-//   analyze   compute_stats_and_histogram(256 bins) on THREADS threads
+//   analyze   compute_stats_and_histogram(256 bins) on THREADS threads; "codes" after the type
+//             says that statistics count each group's codes (float_source.h: code groups) and
+//             decode nothing, "values" that they decode
+//   by values for a type with code groups, the same statistics taken from decoded values (the
+//             view without its code groups), as they were before code groups
 // They run in turn, fifteen rounds; prints the best of each in G values/s and the ratios of decode
 // and analyze to each reference.
 // Then a comparison of the F16 tensor with the Q4_K one (compare_sources with 256-value blocks,
@@ -101,19 +106,37 @@ void ggml_decode_whole(const TensorView& v, std::vector<uint8_t>& bytes, std::ve
     sink += out[n / 2] == out[n / 2] ? 0 : 1;
 }
 
-// Times in seconds; t_whole <= 0 when there is no whole-tensor reference.
-void report(const char* name, uint64_t n, double t_ref, double t_whole, double t_decode, double t_analyze) {
+// A view without its code groups: statistics decode its values.
+class WithoutCodeGroups final : public FloatSource {
+public:
+    explicit WithoutCodeGroups(const TensorView& view) : m_view(view) {}
+    uint64_t size() const override { return m_view.size(); }
+    uint64_t granularity() const override { return m_view.granularity(); }
+    Status read(uint64_t first, uint64_t count, float* out) const override { return m_view.read(first, count, out); }
+    Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override {
+        return m_view.quick_range(first, count);
+    }
+
+private:
+    const TensorView& m_view;
+};
+
+// Times in seconds; t_whole <= 0 when there is no whole-tensor reference, t_values <= 0 when
+// statistics did not count codes.
+void report(const char* name, bool codes, uint64_t n, double t_ref, double t_whole, double t_decode, double t_analyze, double t_values) {
     auto gps = [n](double t) { return static_cast<double>(n) / t / 1e9; };
-    std::printf("%-8s ref %6.3f G/s", name, gps(t_ref));
+    std::printf("%-8s %-6s ref %6.3f G/s", name, codes ? "codes" : "values", gps(t_ref));
     if (t_whole > 0) std::printf(" (whole tensor %6.3f)", gps(t_whole));
     std::printf("   decode %6.3f G/s (%.2fx", gps(t_decode), t_ref / t_decode);
     if (t_whole > 0) std::printf(", %.2fx whole", t_whole / t_decode);
     std::printf(")   decode+stats+hist %6.3f G/s (%.2fx", gps(t_analyze), t_ref / t_analyze);
     if (t_whole > 0) std::printf(", %.2fx whole", t_whole / t_analyze);
-    std::printf(")\n");
+    std::printf(")");
+    if (t_values > 0) std::printf("   by values %6.3f G/s (%.2fx)", gps(t_values), t_ref / t_values);
+    std::printf("\n");
 }
 
-void analyze(const TensorView& v, unsigned threads) {
+void analyze(const FloatSource& v, unsigned threads) {
     auto r = compute_stats_and_histogram(v, 256, nullptr, threads);
     sink += r->histogram.total() == v.size() ? 0 : 1;
 }
@@ -135,7 +158,8 @@ int main(int argc, char** argv) {
     std::printf("%llu values per tensor, %u threads\n", static_cast<unsigned long long>(n), threads);
     test::TempDir dir;
     const std::vector<float> values = test::test_signal(n, 7);
-    const ggml_type types[] = {GGML_TYPE_Q4_K, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_XS, GGML_TYPE_BF16, GGML_TYPE_F16};
+    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K,
+                               GGML_TYPE_Q5_K, GGML_TYPE_IQ4_XS, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0, GGML_TYPE_BF16,   GGML_TYPE_F16};
     const std::string path = keep.empty() ? dir.file("decode.gguf") : keep;
     {
         std::vector<test::FixtureTensor> tensors;
@@ -149,10 +173,15 @@ int main(int argc, char** argv) {
         std::vector<uint8_t> whole_bytes;
         std::vector<float> whole_out;
         ggml_decode_whole(*view, whole_bytes, whole_out);  // allocates and faults the buffers in
+        const bool codes = view->code_groups().codes != 0;
+        const WithoutCodeGroups by_values(*view);
         const auto t = best_s({[&] { ggml_decode(*view); }, [&] { ggml_decode_whole(*view, whole_bytes, whole_out); },
-                               [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); }});
+                               [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); },
+                               [&] {
+                                   if (codes) analyze(by_values, threads);
+                               }});
         const double t_ref = t[0], t_decode = t[2];
-        report(ggml_type_name(type), n, t_ref, t[1], t_decode, t[3]);
+        report(ggml_type_name(type), codes, n, t_ref, t[1], t_decode, t[3], codes ? t[4] : 0);
         tsv +=
             std::string(ggml_type_name(type)) + "\t" + std::to_string(n / t_ref / 1e9) + "\t" + std::to_string(n / t_decode / 1e9) + "\n";
     }
@@ -204,9 +233,10 @@ int main(int argc, char** argv) {
         auto model = open_safetensors(dir.file("int4.safetensors"));
         describe_tensor_blobs(*model);
         auto view = TensorView::open(*model, "w");
-        const auto t =
-            best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); }});
-        report("int4 MLX", n, t[0], 0, t[1], t[2]);
+        const WithoutCodeGroups by_values(*view);
+        const auto t = best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); },
+                               [&] { analyze(*view, threads); }, [&] { analyze(by_values, threads); }});
+        report("int4 MLX", view->code_groups().codes != 0, n, t[0], 0, t[1], t[2], t[3]);
     }
     return sink == 0 ? 0 : 1;  // NaN-free signal: every decoded value equals itself
 }

@@ -1,14 +1,18 @@
 // Statistics take shortcuts: tensors stored as 8- or 16-bit codes (F16, BF16, I8, U8, F8) count
-// codes instead of decoding values, and block-quantized tensors with a quick range (Q4_0, Q8_0,
-// Q4_K, IQ4_NL, IQ4_XS, MLX affine) sum and bin in one pass. Every figure must equal the one
+// codes instead of decoding values, block-quantized tensors of 4-bit codes (Q4_0, Q4_1, IQ4_NL,
+// Q4_K, IQ4_XS, MLX affine int4) count each group's codes, and those
+// with a quick range (Q8_0, MLX affine int8) sum and bin in one pass. Every figure must equal the one
 // computed from the decoded values, and a wrong quick range must not change any.
 #include <catch2/catch.hpp>
 
 #include <ggml.h>
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "mlens/formats/gguf_reader.h"
@@ -66,6 +70,28 @@ void require_same_figures(const FloatSource& view, const std::vector<float>& val
 
 void require_same_figures(const TensorView& view, uint32_t bins, unsigned threads) {
     require_same_figures(view, decoded(view), bins, threads);
+}
+
+// An Ollama/MLX affine tensor blob holding "w" (`rows` x `cols` values of `bits`-bit codes in
+// groups of `group`), with its scales changed by `edit` before it is written.
+Model mlx_affine_blob(uint32_t bits, uint64_t group, uint64_t rows, uint64_t cols, const std::vector<float>& values,
+                      const std::function<void(MlxQuantized&)>& edit = {}) {
+    auto q = mlx_quantize(MlxMode::affine, bits, group, values.data(), values.size());
+    REQUIRE(q.ok());
+    if (edit) edit(*q);
+    std::vector<uint8_t> packed(q->packed.size() * 4), sc(q->scales.size() * 4), bi(q->biases.size() * 4);
+    std::memcpy(packed.data(), q->packed.data(), packed.size());
+    std::memcpy(sc.data(), q->scales.data(), sc.size());
+    std::memcpy(bi.data(), q->biases.data(), bi.size());
+    const std::string r = std::to_string(rows), groups = "[" + r + "," + std::to_string(cols / group) + "]";
+    test::SafetensorsBuilder sb;
+    sb.metadata("quant_type", "int" + std::to_string(bits)).metadata("group_size", std::to_string(group));
+    sb.tensor("w", "U32", "[" + r + "," + std::to_string(cols * bits / 32) + "]", packed)
+        .tensor("w.scale", "F32", groups, sc)
+        .tensor("w.bias", "F32", groups, bi);
+    Model m = read_safetensors(memory_source(sb.bytes()));
+    describe_tensor_blobs(m);
+    return m;
 }
 
 // A VectorSource that claims a quick range narrower than its values (as a ggml that rounds Q4_K
@@ -250,18 +276,7 @@ TEST_CASE("MLX affine groups give their range, whatever the sign of the scale", 
     const float nan_scale[] = {0.5f, std::numeric_limits<float>::quiet_NaN()};
     CHECK(!mlx_affine_range(8, 4, eight, nan_scale, biases, 2).has_value());
     // Through a tensor blob: the range and the one-pass statistics of an int4 g32 tensor.
-    const auto values = test::test_signal(64 * 96, 5);
-    auto q = mlx_quantize(MlxMode::affine, 4, 32, values.data(), values.size());
-    REQUIRE(q.ok());
-    std::vector<uint8_t> packed(q->packed.size() * 4), sc(q->scales.size() * 4), bi(q->biases.size() * 4);
-    std::memcpy(packed.data(), q->packed.data(), packed.size());
-    std::memcpy(sc.data(), q->scales.data(), sc.size());
-    std::memcpy(bi.data(), q->biases.data(), bi.size());
-    test::SafetensorsBuilder sb;
-    sb.metadata("quant_type", "int4").metadata("group_size", "32");
-    sb.tensor("w", "U32", "[96,8]", packed).tensor("w.scale", "F32", "[96,2]", sc).tensor("w.bias", "F32", "[96,2]", bi);
-    Model m = read_safetensors(memory_source(sb.bytes()));
-    describe_tensor_blobs(m);
+    const Model m = mlx_affine_blob(4, 32, 96, 64, test::test_signal(64 * 96, 5));
     auto view = TensorView::open(m, "w");
     REQUIRE(view.ok());
     const std::vector<float> all = decoded(*view);
@@ -277,4 +292,154 @@ TEST_CASE("a quick range that disagrees with the decoded values is counted again
     const auto values = test::test_signal(300000, 8);  // spans about [-1, 1]
     const WrongRangeSource wrong(values);
     for (unsigned threads : {1u, 2u}) require_same_figures(wrong, values, 256, threads);
+}
+
+namespace {
+
+// A tensor view that counts its decoded reads, so a test can see that statistics took the
+// code-group route and decoded nothing.
+class ReadCountingSource final : public FloatSource {
+public:
+    explicit ReadCountingSource(const TensorView& view) : m_view(view) {}
+    uint64_t size() const override { return m_view.size(); }
+    uint64_t granularity() const override { return m_view.granularity(); }
+    Status read(uint64_t first, uint64_t count, float* out) const override {
+        m_reads += 1;
+        return m_view.read(first, count, out);
+    }
+    CodeGroups code_groups() const override { return m_view.code_groups(); }
+    Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override {
+        return m_view.read_code_groups(first, count, codes, values);
+    }
+    uint64_t reads() const { return m_reads; }
+
+private:
+    const TensorView& m_view;
+    mutable std::atomic<uint64_t> m_reads{0};
+};
+
+// Every value equals, bit for bit, its group's value of its code (codes come in value order); a
+// NaN is any NaN.
+void require_code_values_decode(const TensorView& view) {
+    const CodeGroups shape = view.code_groups();
+    REQUIRE(shape.codes != 0);
+    REQUIRE(shape.codes <= shape.length);
+    const std::vector<float> values = decoded(view);
+    std::vector<uint8_t> codes(values.size());
+    std::vector<float> table(values.size() / shape.length * shape.codes);
+    REQUIRE(view.read_code_groups(0, values.size(), codes.data(), table.data()).ok());
+    uint64_t differ = 0;
+    for (uint64_t i = 0; i < values.size(); ++i) {
+        REQUIRE(codes[i] < shape.codes);
+        const float want = table[i / shape.length * shape.codes + codes[i]];
+        differ += std::isnan(want) ? !std::isnan(values[i]) : std::bit_cast<uint32_t>(want) != std::bit_cast<uint32_t>(values[i]);
+    }
+    CHECK(differ == 0);
+}
+
+// Sets the float16 at `offset` of every `block_bytes`-byte block of `bytes` (blocks `from` to
+// `to`, one in `every`) to `half`.
+void set_halves(std::vector<uint8_t>& bytes, uint64_t data, uint64_t blocks, uint32_t block_bytes, uint32_t offset, uint16_t half,
+                uint64_t from, uint64_t every) {
+    for (uint64_t b = from; b < blocks; b += every) {
+        bytes[data + b * block_bytes + offset] = static_cast<uint8_t>(half & 0xFF);
+        bytes[data + b * block_bytes + offset + 1] = static_cast<uint8_t>(half >> 8);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("code-group statistics equal those of the decoded values on every 4-bit block type", "[stats][code_groups]") {
+    test::TempDir dir;
+    const uint64_t ne0 = 1024, rows = 70;  // 71,680 values: two chunks of groups
+    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_XS};
+    // Per type: random values; random with adversarial blocks (zero, negative zero, negative
+    // scales and offsets); every scale and offset 1, so that every value is an integer on a bin
+    // edge; and blocks whose scale is infinite or NaN.
+    const char* variants[] = {"random", "adversarial", "edges", "nonfinite"};
+    std::vector<test::FixtureTensor> tensors;
+    for (ggml_type t : types)
+        for (const char* v : variants)
+            tensors.push_back({std::string(ggml_type_name(t)) + "." + v,
+                               static_cast<uint32_t>(t),
+                               {ne0, rows},
+                               test::test_signal(ne0 * rows, t * 7 + static_cast<uint64_t>(tensors.size()))});
+    test::write_fixture_model(dir.file("g.gguf"), tensors);
+    std::vector<uint8_t> bytes = test::read_whole_file(dir.file("g.gguf"));
+    {
+        auto model = open_gguf(dir.file("g.gguf"));
+        REQUIRE(model.ok());
+        for (const TensorInfo& t : model->tensors) {
+            const uint32_t bb = t.type.block_bytes;
+            const uint64_t blocks = t.n_elements / t.type.block_size, at = t.data_offset;
+            // The types with a second float16 at offset 2: an offset (m) or a scale of mins (dmin).
+            const bool second = t.type.id == GGML_TYPE_Q4_1 || t.type.id == GGML_TYPE_Q4_K;
+            if (t.name.ends_with(".adversarial")) {
+                set_halves(bytes, at, blocks, bb, 0, 0x0000, 0, 7);  // d = 0
+                set_halves(bytes, at, blocks, bb, 0, 0x8000, 1, 7);  // d = -0
+                for (uint64_t b = 2; b < blocks; b += 7) bytes[at + b * bb + 1] ^= 0x80;  // d negated
+                if (second) {
+                    for (uint64_t b = 3; b < blocks; b += 7) bytes[at + b * bb + 3] ^= 0x80;  // m or dmin negated
+                    set_halves(bytes, at, blocks, bb, 2, 0x0000, 4, 7);
+                }
+            } else if (t.name.ends_with(".edges")) {
+                set_halves(bytes, at, blocks, bb, 0, 0x3C00, 0, 1);  // d = 1
+                if (second) set_halves(bytes, at, blocks, bb, 2, 0x3C00, 0, 1);
+            } else if (t.name.ends_with(".nonfinite")) {
+                set_halves(bytes, at, blocks, bb, 0, 0x7C00, 5, 1000);  // +Inf
+                set_halves(bytes, at, blocks, bb, 0, 0x7E00, 9, 1000);  // NaN
+            }
+        }
+    }
+    test::write_whole_file(dir.file("g.gguf"), bytes);
+    auto model = open_gguf(dir.file("g.gguf"));
+    REQUIRE(model.ok());
+    for (const TensorInfo& t : model->tensors) {
+        INFO(t.name);
+        auto view = TensorView::open(*model, t.name);
+        REQUIRE(view.ok());
+        require_code_values_decode(*view);
+        const std::vector<float> values = decoded(*view);
+        const bool finite = std::all_of(values.begin(), values.end(), [](float x) { return std::isfinite(x); });
+        CHECK(finite == !t.name.ends_with(".nonfinite"));
+        // Bins whose edges fall on integers for the edge tensors, and a common count.
+        const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+        const auto span = finite ? static_cast<uint32_t>(*hi - *lo) : 16u;
+        for (uint32_t bins : {1u, std::max(span, 1u), 256u})
+            for (unsigned threads : {1u, 2u}) require_same_figures(*view, values, bins, threads);
+        const ReadCountingSource counted(*view);
+        auto s = compute_stats_and_histogram(counted, 256, nullptr, 2);
+        REQUIRE(s.ok());
+        CHECK((counted.reads() == 0) == finite);  // decoded only when a scale is not finite
+        // Blocks with d = 0 or -0 are zeros where no offset is added.
+        const bool offset = t.type.id == GGML_TYPE_Q4_1 || t.type.id == GGML_TYPE_Q4_K;
+        if (t.name.ends_with(".adversarial") && !offset)
+            CHECK(s->stats.zeros >= 2 * (t.n_elements / t.type.block_size / 7) * t.type.block_size);
+    }
+}
+
+TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones are not", "[stats][code_groups]") {
+    const auto values = test::test_signal(128 * 96, 6);
+    for (uint64_t group : {32u, 64u, 128u}) {
+        INFO(group);
+        const Model m = mlx_affine_blob(4, group, 96, 128, values, [](MlxQuantized& q) {
+            q.scales[3] = -q.scales[3];  // a negative scale
+            q.scales[5] = 0.0f;  // a group of one value
+        });
+        auto view = TensorView::open(m, "w");
+        REQUIRE(view.ok());
+        CHECK(view->code_groups().length == group);
+        require_code_values_decode(*view);
+        for (uint32_t bins : {1u, 256u}) require_same_figures(*view, bins, 2);
+        const ReadCountingSource counted(*view);
+        REQUIRE(compute_stats(counted).ok());
+        CHECK(counted.reads() == 0);
+    }
+    const Model m = mlx_affine_blob(8, 64, 96, 128, values);
+    auto view = TensorView::open(m, "w");
+    REQUIRE(view.ok());
+    CHECK(view->code_groups().codes == 0);
+    std::vector<uint8_t> codes(64);
+    std::vector<float> table(256);
+    CHECK(view->read_code_groups(0, 64, codes.data(), table.data()).error().code == ErrorCode::E_UNSUPPORTED_TYPE);
 }

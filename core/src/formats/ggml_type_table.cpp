@@ -24,12 +24,12 @@ constexpr GgmlTypeRow kRows[] = {
      .big_endian = whole(2), .requant = true, .ftype_names = {"F16"}},
     // d, qs[16]
     {.id = GGML_TYPE_Q4_0, .name = "Q4_0", .block_elements = 32, .block_bytes = 18, .scale_fields = {half("d", 0, 32)},
-     .scale_count = 1, .scale_series = true, .big_endian = words(0, 2, 2), .range = BlockRangeKind::q4_0, .requant = true,
-     .ftype_names = {"Q4_0"}},
+     .scale_count = 1, .scale_series = true, .big_endian = words(0, 2, 2), .range = BlockRangeKind::q4_0,
+     .codes = BlockCodesKind::q4_0, .requant = true, .ftype_names = {"Q4_0"}},
     // d, m, qs[16]
     {.id = GGML_TYPE_Q4_1, .name = "Q4_1", .block_elements = 32, .block_bytes = 20,
-     .scale_fields = {half("d", 0, 32), half("m", 2, 32)}, .scale_count = 2, .scale_series = true, .requant = true,
-     .ftype_names = {"Q4_1"}},
+     .scale_fields = {half("d", 0, 32), half("m", 2, 32)}, .scale_count = 2, .scale_series = true,
+     .codes = BlockCodesKind::q4_1, .requant = true, .ftype_names = {"Q4_1"}},
     // d, qh[4], qs[16]
     {.id = GGML_TYPE_Q5_0, .name = "Q5_0", .block_elements = 32, .block_bytes = 22, .scale_fields = {half("d", 0, 32)},
      .scale_count = 1, .scale_series = true, .requant = true, .ftype_names = {"Q5_0"}},
@@ -56,7 +56,7 @@ constexpr GgmlTypeRow kRows[] = {
     {.id = GGML_TYPE_Q4_K, .name = "Q4_K", .block_elements = 256, .block_bytes = 144,
      .scale_fields = {half("d", 0, 256), half("dmin", 2, 256)}, .scale_count = 2, .sub_scales = SubScales::k4,
      .sub_scales_offset = 4, .scale_series = true, .big_endian = words(0, 4, 2), .range = BlockRangeKind::q4_k,
-     .requant = true, .ftype_names = {"Q4_K", "Q4_K_S", "Q4_K_M"}},
+     .codes = BlockCodesKind::q4_k, .requant = true, .ftype_names = {"Q4_K", "Q4_K_S", "Q4_K_M"}},
     // d, dmin, scales[12], qh[32], qs[128]
     {.id = GGML_TYPE_Q5_K, .name = "Q5_K", .block_elements = 256, .block_bytes = 176,
      .scale_fields = {half("d", 0, 256), half("dmin", 2, 256)}, .scale_count = 2, .sub_scales = SubScales::k4,
@@ -81,7 +81,8 @@ constexpr GgmlTypeRow kRows[] = {
      .scale_count = 1, .sub_scales = SubScales::packed, .requant = true, .ftype_names = {"IQ1_S"}},
     // d, qs[16]
     {.id = GGML_TYPE_IQ4_NL, .name = "IQ4_NL", .block_elements = 32, .block_bytes = 18, .scale_fields = {half("d", 0, 32)},
-     .scale_count = 1, .scale_series = true, .range = BlockRangeKind::iq4_nl, .requant = true, .ftype_names = {"IQ4_NL"}},
+     .scale_count = 1, .scale_series = true, .range = BlockRangeKind::iq4_nl, .codes = BlockCodesKind::iq4_nl,
+     .requant = true, .ftype_names = {"IQ4_NL"}},
     {.id = GGML_TYPE_IQ3_S, .name = "IQ3_S", .block_elements = 256, .block_bytes = 110, .scale_fields = {half("d", 0, 256)},
      .scale_count = 1, .sub_scales = SubScales::packed, .requant = true, .ftype_names = {"IQ3_S", "IQ3_XS", "IQ3_M"}},
     {.id = GGML_TYPE_IQ2_S, .name = "IQ2_S", .block_elements = 256, .block_bytes = 82, .scale_fields = {half("d", 0, 256)},
@@ -89,7 +90,7 @@ constexpr GgmlTypeRow kRows[] = {
     // d, scales_h (u16), scales_l[4], qs[128]
     {.id = GGML_TYPE_IQ4_XS, .name = "IQ4_XS", .block_elements = 256, .block_bytes = 136, .scale_fields = {half("d", 0, 256)},
      .scale_count = 1, .sub_scales = SubScales::iq4_xs, .sub_scales_offset = 2, .scale_series = true,
-     .range = BlockRangeKind::iq4_xs, .requant = true, .ftype_names = {"IQ4_XS"}},
+     .range = BlockRangeKind::iq4_xs, .codes = BlockCodesKind::iq4_xs, .requant = true, .ftype_names = {"IQ4_XS"}},
     {.id = GGML_TYPE_I8, .name = "I8", .block_elements = 1, .block_bytes = 1, .element = GgmlElement::i8,
      .big_endian = kBytesOnly},
     {.id = GGML_TYPE_I16, .name = "I16", .block_elements = 1, .block_bytes = 2, .element = GgmlElement::i16,

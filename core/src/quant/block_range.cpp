@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "element_decode.h"
+#include "block_fields.h"
 #include "k_quant_scales.h"
 #include "mlens/formats/ggml_type_table.h"
 #include "util/finite_floats.h"
@@ -14,21 +14,6 @@
 namespace mlens {
 
 namespace {
-
-// ggml's IQ4_NL / IQ4_XS value table (increasing).
-constexpr int8_t kIq4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
-
-// The float16 stored at `offset` in each block, as floats, in a per-thread buffer (`which`
-// selects one of two, for types with two such fields).
-const float* half_field(const uint8_t* bytes, uint64_t blocks, uint32_t block_bytes, uint32_t offset, int which = 0) {
-    thread_local std::vector<uint8_t> halves;
-    thread_local std::vector<float> values[2];
-    halves.resize(2 * blocks);
-    values[which].resize(blocks);
-    for (uint64_t b = 0; b < blocks; ++b) std::memcpy(&halves[2 * b], bytes + b * block_bytes + offset, 2);
-    decode_elements(ElementType::f16, halves.data(), blocks, values[which].data());
-    return values[which].data();
-}
 
 // Least and greatest code among the low nibbles and among the high nibbles of kBytes bytes;
 // inlined, so that it is vectorized for the CPU variant of the reader that calls it.

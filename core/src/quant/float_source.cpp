@@ -17,6 +17,10 @@ Status FloatSource::read_codes(uint64_t, uint64_t, uint16_t*) const {
     return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "values are not stored as 8- or 16-bit codes"};
 }
 
+Status FloatSource::read_code_groups(uint64_t, uint64_t, uint8_t*, float*) const {
+    return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "values are not stored as groups of codes"};
+}
+
 Result<std::optional<ValueBounds>> FloatSource::quick_range(uint64_t, uint64_t) const { return std::optional<ValueBounds>{}; }
 
 Status FloatSource::read_wide(uint64_t, uint64_t, long double*) const {

@@ -164,4 +164,19 @@ Result<std::optional<ValueBounds>> MlxGroupsKind::quick_range(uint64_t first, ui
     return mlx_affine_range(m_bits, m_block, g->packed, g->scales, g->biases, groups);
 }
 
+CodeGroups MlxGroupsKind::code_groups() const {
+    if (static_cast<MlxMode>(m_mode) != MlxMode::affine || m_bits != 4 || m_global || m_block < 16) return {};
+    return {16, static_cast<uint32_t>(m_block)};
+}
+
+Status MlxGroupsKind::read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const {
+    if (code_groups().codes == 0) return TensorViewKind::read_code_groups(first, count, codes, values);
+    if (Status s = check_read_range(first, count); !s) return s;
+    const uint64_t groups = count / m_block;
+    auto g = read_groups(first / m_block, groups);
+    if (!g) return g.error();
+    mlx_affine4_code_groups(m_block, g->packed, g->scales, g->biases, groups, codes, values);
+    return ok_status();
+}
+
 }  // namespace mlens

@@ -85,6 +85,21 @@ void dequantize_fp(MlxMode mode, uint64_t group_size, const uint8_t* packed, con
 
 }  // namespace
 
+MLENS_VECTOR_LOOP void mlx_affine4_code_groups(uint64_t group_size, const uint8_t* packed, const float* scales, const float* biases,
+                                               uint64_t groups, uint8_t* codes, float* values) {
+    const uint64_t group_bytes = group_size / 2;
+    for (uint64_t g = 0; g < groups; ++g) {
+        const uint8_t* p = packed + g * group_bytes;
+        uint8_t* c = codes + g * group_size;
+        for (uint64_t j = 0; j < group_bytes; ++j) {
+            c[2 * j] = p[j] & 15;
+            c[2 * j + 1] = p[j] >> 4;
+        }
+        const float s = scales[g], b = biases[g];
+        for (int q = 0; q < 16; ++q) values[16 * g + q] = static_cast<float>(q) * s + b;
+    }
+}
+
 void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales, const float* biases,
                     uint64_t groups, float* out) {
     if (mode == MlxMode::affine)

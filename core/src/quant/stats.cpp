@@ -5,6 +5,8 @@
 #include <functional>
 #include <mutex>
 
+#include "binning.h"
+#include "code_group_stats.h"
 #include "value_summary.h"
 #include "mlens/util/parallel_job.h"
 #include "util/finite_floats.h"
@@ -12,6 +14,24 @@
 #include "wide_stats.h"
 
 namespace mlens {
+
+// Here, where the vector loops of statistics are compiled with their options (core/CMakeLists.txt).
+MLENS_VECTOR_LOOP void Binning::bin_slots(const float* v, uint64_t n, uint32_t* slot) const {
+    // Locals, so that stores to `slot` cannot alias them and the loop vectorizes.
+    const float first = static_cast<float>(lo), k = scale, last = static_cast<float>(bins - 1);
+    const float lowest = float_at_least(lo), highest = float_at_most(hi);
+    const int32_t above = static_cast<int32_t>(bins) + 1;
+    for (uint64_t i = 0; i < n; ++i) {
+        const float x = v[i];
+        float t = (x - first) * k;
+        t = t > 0 ? t : 0;
+        t = t < last ? t : last;
+        int32_t s = static_cast<int32_t>(t) + 1;
+        s = x < lowest ? 0 : s;
+        s = x > highest ? above : s;
+        slot[i] = static_cast<uint32_t>(s);
+    }
+}
 
 namespace {
 
@@ -55,50 +75,6 @@ FiniteValues finite_values(const float* v, uint64_t n, std::vector<float>& scrat
     if (all_finite(v, n)) return {v, n, 0, 0, 0};
     return only_finite(v, n, scratch);
 }
-
-// The least float >= x and the greatest float <= x: for a float v, v < x exactly when v <
-// float_at_least(x), and v > x exactly when v > float_at_most(x).
-float float_at_least(double x) {
-    const auto f = static_cast<float>(x);
-    return static_cast<double>(f) < x ? std::nextafter(f, INFINITY) : f;
-}
-float float_at_most(double x) {
-    const auto f = static_cast<float>(x);
-    return static_cast<double>(f) > x ? std::nextafter(f, -INFINITY) : f;
-}
-
-// Equal bins over [lo, hi]; bin_slots() maps a value to slot 0 (below lo), 1 + its bin, or
-// bins + 1 (above hi). A value's bin is floor((x - lo) * scale) computed in float, the last bin
-// also holding hi.
-struct Binning {
-    double lo = 0, hi = 0;
-    float scale = 0;
-    uint32_t bins = 0;
-
-    static Binning over(double lo, double hi, uint32_t bins) { return {lo, hi, static_cast<float>(bins / (hi - lo)), bins}; }
-    uint32_t slots() const { return bins + 2; }
-
-    // The same bins split in 2^shift: (x - lo) * scale * 2^shift rounds exactly as (x - lo) *
-    // scale times 2^shift, so a value's fine bin shifted right by `shift` is its bin here.
-    Binning refined(uint32_t shift) const { return {lo, hi, std::ldexp(scale, static_cast<int>(shift)), bins << shift}; }
-
-    MLENS_VECTOR_LOOP void bin_slots(const float* v, uint64_t n, uint32_t* slot) const {
-        // Locals, so that stores to `slot` cannot alias them and the loop vectorizes.
-        const float first = static_cast<float>(lo), k = scale, last = static_cast<float>(bins - 1);
-        const float lowest = float_at_least(lo), highest = float_at_most(hi);
-        const int32_t above = static_cast<int32_t>(bins) + 1;
-        for (uint64_t i = 0; i < n; ++i) {
-            const float x = v[i];
-            float t = (x - first) * k;
-            t = t > 0 ? t : 0;
-            t = t < last ? t : last;
-            int32_t s = static_cast<int32_t>(t) + 1;
-            s = x < lowest ? 0 : s;
-            s = x > highest ? above : s;
-            slot[i] = static_cast<uint32_t>(s);
-        }
-    }
-};
 
 // Values binned at a time: a tile's slots stay in L1 between binning and counting.
 constexpr uint64_t kCountTile = 2048;
@@ -441,7 +417,9 @@ struct HistogramBins {
 };
 
 // compute_stats, plus a histogram of `histogram_bins` bins over [min, max] (at least one).
-// Sources with stored codes count them in one pass; sources with a quick range sum and bin in one
+// Sources with stored codes count them in one pass; sources with code groups (unless an observer
+// wants decoded values) find their range from codes, then count each group's codes, summing and
+// binning its distinct values (code_group_stats.h); sources with a quick range sum and bin in one
 // pass, checked against the range found (counted again over the decoded extremes if they differ);
 // any other source is summed, then binned, in two passes. The observer sees the first pass.
 Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_bins, JobContext* job, unsigned threads,
@@ -455,6 +433,18 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     if (!code_value.empty()) {
         if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count, observer); !s) return s.error();
         all = summarize_codes(code_value, code_count);
+    } else if (src.code_groups().codes != 0 && !observer) {
+        // The quick range where the source has one (it reads less), else the codes' range.
+        auto range = source_range(src, job, threads, kRangeProgress);
+        if (range && !*range) range = code_group_range(src, job, threads, 0.0, kRangeProgress);
+        if (!range) return range.error();
+        if (*range) {
+            const HistogramBins bins((*range)->min, (*range)->max, histogram_bins);
+            if (Status s = summarize_code_groups(src, bins.fine, job, threads, kRangeProgress, 1.0, all, counts); !s) return s.error();
+            if (all.min != (*range)->min || all.max != (*range)->max) counts.clear();
+        } else if (Status s = summarize_source(src, job, threads, 0.5, all, observer); !s) {
+            return s.error();
+        }
     } else {
         auto range = source_range(src, job, threads, kRangeProgress);
         if (!range) return range.error();

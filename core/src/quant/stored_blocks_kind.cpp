@@ -3,6 +3,7 @@
 
 #include <bit>
 
+#include "block_codes.h"
 #include "block_range.h"
 #include "tensor_view_kinds.h"
 
@@ -75,6 +76,19 @@ Result<std::optional<ValueBounds>> GgmlBlocksKind::quick_range(uint64_t first, u
     bytes.resize(blocks * m_block_bytes);
     if (Status s = read_blocks(first / m_block, blocks, bytes.data()); !s) return s.error();
     return block_value_range(info().type.id, bytes.data(), blocks);
+}
+
+CodeGroups GgmlBlocksKind::code_groups() const { return block_code_groups(info().type.id); }
+
+Status GgmlBlocksKind::read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const {
+    if (code_groups().codes == 0) return TensorViewKind::read_code_groups(first, count, codes, values);
+    if (Status s = check_read_range(first, count); !s) return s;
+    const uint64_t blocks = (count + m_block - 1) / m_block;
+    thread_local std::vector<uint8_t> bytes;
+    bytes.resize(blocks * m_block_bytes);
+    if (Status s = read_blocks(first / m_block, blocks, bytes.data()); !s) return s;
+    read_block_code_groups(info().type.id, bytes.data(), blocks, codes, values);
+    return ok_status();
 }
 
 void GgmlBlocksKind::decode(const uint8_t* bytes, uint64_t count, float* out) const {

@@ -86,6 +86,10 @@ Status TensorView::read_codes(uint64_t first, uint64_t count, uint16_t* out) con
 Result<std::optional<ValueBounds>> TensorView::quick_range(uint64_t first, uint64_t count) const {
     return m_kind->quick_range(first, count);
 }
+CodeGroups TensorView::code_groups() const { return m_kind->code_groups(); }
+Status TensorView::read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const {
+    return m_kind->read_code_groups(first, count, codes, values);
+}
 WideKind TensorView::wide_kind() const { return m_kind->wide_kind(); }
 Status TensorView::read_wide(uint64_t first, uint64_t count, long double* out) const { return m_kind->read_wide(first, count, out); }
 TensorView::Kind TensorView::kind() const { return m_kind->kind(); }

@@ -83,6 +83,8 @@ public:
     TensorView::Kind kind() const override { return TensorView::Kind::ggml; }
     std::shared_ptr<const TensorViewKind> slice(uint64_t index) const override { return narrowed_copy(*this, index); }
     Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override;
+    CodeGroups code_groups() const override;
+    Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override;
 
 private:
     void decode(const uint8_t* bytes, uint64_t count, float* out) const override;
@@ -113,6 +115,8 @@ public:
     std::shared_ptr<const TensorViewKind> slice(uint64_t index) const override { return narrowed_copy(*this, index); }
     Status read(uint64_t first, uint64_t count, float* out) const override;
     Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override;
+    CodeGroups code_groups() const override;
+    Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override;
     Status read_group_params(uint64_t first, uint64_t count, float* scales, float* biases) const override;
 
     MlxGroupsKind(const Model& model, size_t index, const QuantLayout& q, int mode);

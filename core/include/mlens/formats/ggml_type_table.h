@@ -1,5 +1,5 @@
 // Every per-type fact ModelLens uses about the pinned ggml's tensor types, one row per type:
-// block layout, scale fields, sub-block scales, big-endian layout, exact-range reader, requant
+// block layout, scale fields, sub-block scales, big-endian layout, exact-range and code-group readers, requant
 // support and the llama-quantize ftype names that produce the type.
 //
 // Contract:
@@ -24,6 +24,8 @@
 //    defined layout have defined == false.
 //  - range: which exact-range reader (block_range.h) finds the extremes of the type's blocks
 //    from codes and scales, none where values must be decoded.
+//  - codes: which code-group reader (block_codes.h) gives the type's values as groups of 4-bit
+//    codes with each group's code values; none for every other type.
 //  - requant: whether ggml_quantize_chunk quantizes to the type (any other type aborts inside
 //    ggml).
 //  - ftypes: the names llama-quantize (tools/quantize) accepts whose default type
@@ -67,6 +69,9 @@ struct BigEndianLayout {
 // values.
 enum class BlockRangeKind : uint8_t { none, q4_0, iq4_nl, q8_0, q4_k, iq4_xs };
 
+// Code-group readers (block_codes.h), one per block layout.
+enum class BlockCodesKind : uint8_t { none, q4_0, q4_1, iq4_nl, q4_k, iq4_xs };
+
 struct GgmlTypeRow {
     uint32_t id = 0;
     const char* name = "";
@@ -80,6 +85,7 @@ struct GgmlTypeRow {
     bool scale_series = false;
     BigEndianLayout big_endian{};
     BlockRangeKind range = BlockRangeKind::none;
+    BlockCodesKind codes = BlockCodesKind::none;
     bool requant = false;
     std::array<const char*, 4> ftype_names{};
 

@@ -17,6 +17,15 @@
 // quick_range() (same alignment as read()); nullopt when it cannot, or when a value there may be
 // NaN or infinite. Statistics then bin values in the same pass that sums them.
 //
+// Code groups: a source whose values come, group after group of `length` values, from a code
+// below `codes` and the group's scales (block-quantized types of 4-bit codes) gives
+// code_groups() ({0, 0} for every other source; codes <= length, length a divisor of
+// granularity()) and read_code_groups(): for the whole groups of a range (read()'s alignment),
+// each group's `length` codes (in any order within the group) and its `codes` values, value c
+// being what read() gives for code c in that group, bit for bit (a NaN may differ in its payload), and
+// monotone in c. Statistics
+// count each group's codes and take each distinct value once, weighted by its count.
+//
 // Wide values: a source whose values float cannot hold exactly (32- and 64-bit integers, F64)
 // says so in wide_kind() and gives them from read_wide() (same alignment as read()) as long
 // double, whose 64-bit significand holds every 64-bit integer and every double exactly (x86-64;
@@ -36,6 +45,10 @@ struct ValueBounds {
     float min = 0, max = 0;
 };
 
+struct CodeGroups {
+    uint32_t codes = 0, length = 0;
+};
+
 enum class WideKind { none, integer, float64 };
 
 class FloatSource {
@@ -49,6 +62,9 @@ public:
     virtual Status read_codes(uint64_t first, uint64_t count, uint16_t* out) const;
 
     virtual Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const;
+
+    virtual CodeGroups code_groups() const { return {}; }
+    virtual Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const;
 
     virtual WideKind wide_kind() const { return WideKind::none; }
     virtual Status read_wide(uint64_t first, uint64_t count, long double* out) const;

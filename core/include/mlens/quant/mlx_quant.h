@@ -48,6 +48,11 @@ void mlx_dequantize(MlxMode mode, uint32_t bits, uint64_t group_size, const uint
 std::optional<ValueBounds> mlx_affine_range(uint32_t bits, uint64_t group_size, const uint8_t* packed, const float* scales,
                                             const float* biases, uint64_t groups);
 
+// The codes of `groups` affine 4-bit groups (in stored order) and each group's 16 code values, as
+// mlx_dequantize decodes them (values + 16 * g, increasing with the code for a positive scale).
+void mlx_affine4_code_groups(uint64_t group_size, const uint8_t* packed, const float* scales, const float* biases, uint64_t groups,
+                             uint8_t* codes, float* values);
+
 struct MlxQuantized {
     std::vector<uint32_t> packed;
     std::vector<float> scales;  // decoded scale per group

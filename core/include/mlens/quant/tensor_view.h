@@ -23,6 +23,9 @@
 //  - Wide values (float_source.h): I32, I64, U32, U64 (integer) and F64 tensors give them exactly.
 //  - quick_range (float_source.h): Q4_0, Q8_0, Q4_K, IQ4_NL and IQ4_XS tensors (block_range.h)
 //    and MLX affine tensors without a global scale, from each group's least and greatest code.
+//  - Code groups (float_source.h): Q4_0, Q4_1, IQ4_NL, Q4_K and IQ4_XS tensors (block_codes.h),
+//    and MLX affine int4 tensors of groups of at least 16 values without a global scale (one
+//    group per MLX group, codes in stored order).
 //  - slice(index) narrows the view to one index of the slowest dimension (one expert of a
 //    stacked [experts, out, in] tensor), reading none of the others.
 //  - Reads go through Model::read_tensor_bytes, so a tensor whose bytes are missing from the file
@@ -63,6 +66,8 @@ public:
     std::vector<float> code_values() const override;
     Status read_codes(uint64_t first, uint64_t count, uint16_t* out) const override;
     Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override;
+    CodeGroups code_groups() const override;
+    Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override;
     WideKind wide_kind() const override;
     Status read_wide(uint64_t first, uint64_t count, long double* out) const override;
 

@@ -1,0 +1,128 @@
+#include "block_codes.h"
+
+#include "block_fields.h"
+#include "k_quant_scales.h"
+#include "mlens/formats/ggml_type_table.h"
+#include "util/vector_loop.h"
+
+namespace mlens {
+
+namespace {
+
+constexpr uint32_t kGroup = 32;
+
+BlockCodesKind codes_kind(uint32_t ggml_type) {
+    const GgmlTypeRow* row = ggml_type_row(ggml_type);
+    return row ? row->codes : BlockCodesKind::none;
+}
+
+// The 32 codes of 16 bytes of nibble pairs: low nibbles, then high nibbles.
+[[gnu::always_inline]] inline void nibble_codes(const uint8_t* q, uint8_t* out) {
+    for (int j = 0; j < 16; ++j) {
+        out[j] = q[j] & 15;
+        out[j + 16] = q[j] >> 4;
+    }
+}
+
+// How a 32-value block decodes code c with its d (and m): Q4_0 (c - 8) * d, Q4_1 c * d + m,
+// IQ4_NL d * table[c].
+enum class SmallDecode { biased, offset, iq4 };
+
+// The 32-value types: `kBytes` bytes of d (and m at 2 for Q4_1), then 16 bytes of nibbles.
+template <uint32_t kBytes, SmallDecode kDecode>
+MLENS_VECTOR_LOOP void small_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
+    constexpr uint32_t kCodesAt = kDecode == SmallDecode::offset ? 4 : 2;
+    const float* d = half_field(bytes, blocks, kBytes, 0, 0);
+    const float* m = kDecode == SmallDecode::offset ? half_field(bytes, blocks, kBytes, 2, 1) : nullptr;
+    for (uint64_t b = 0; b < blocks; ++b) {
+        nibble_codes(bytes + b * kBytes + kCodesAt, codes + b * kGroup);
+        float* v = values + b * 16;
+        const float db = d[b];
+        if constexpr (kDecode == SmallDecode::iq4)
+            for (int c = 0; c < 16; ++c) v[c] = db * static_cast<float>(kIq4Values[c]);
+        else if constexpr (kDecode == SmallDecode::offset)
+            for (int c = 0; c < 16; ++c) v[c] = static_cast<float>(c) * db + m[b];
+        else
+            for (int c = 0; c < 16; ++c) v[c] = static_cast<float>(c - 8) * db;
+    }
+}
+
+// Q4_K: d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of codes; each 32 bytes hold two
+// sub-blocks (low nibbles, then high), decoded (d * sc) * q - (dmin * m).
+MLENS_VECTOR_LOOP void q4_k_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
+    const float* d = half_field(bytes, blocks, 144, 0, 0);
+    const float* dmin = half_field(bytes, blocks, 144, 2, 1);
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * 144;
+        for (int pair = 0; pair < 4; ++pair) {
+            const uint8_t* q = block + 16 + 32 * pair;
+            uint8_t* low = codes + (8 * b + 2 * pair) * kGroup;
+            uint8_t* high = low + kGroup;
+            for (int l = 0; l < 32; ++l) {
+                low[l] = q[l] & 15;
+                high[l] = q[l] >> 4;
+            }
+            for (int half = 0; half < 2; ++half) {
+                int sc = 0, m = 0;
+                k_quant_scale_min(block + 4, 2 * pair + half, sc, m);
+                const float step = d[b] * static_cast<float>(sc), shift = dmin[b] * static_cast<float>(m);
+                float* v = values + (8 * b + 2 * pair + half) * 16;
+                for (int c = 0; c < 16; ++c) v[c] = step * static_cast<float>(c) - shift;
+            }
+        }
+    }
+}
+
+// IQ4_XS: d, 16-bit high scale bits, 4 bytes of low scale bits, 128 bytes of codes; sub-block i
+// (16 bytes of nibble pairs) decodes (d * (ls - 32)) * table[q].
+MLENS_VECTOR_LOOP void iq4_xs_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
+    const float* d = half_field(bytes, blocks, 136, 0);
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * 136;
+        const auto high = static_cast<uint16_t>(block[2] | block[3] << 8);
+        for (int i = 0; i < 8; ++i) {
+            const int ls = ((block[4 + i / 2] >> 4 * (i % 2)) & 0xF) | (((high >> 2 * i) & 3) << 4);
+            nibble_codes(block + 8 + 16 * i, codes + (8 * b + i) * kGroup);
+            const float dl = d[b] * static_cast<float>(ls - 32);
+            float* v = values + (8 * b + i) * 16;
+            for (int c = 0; c < 16; ++c) v[c] = dl * static_cast<float>(kIq4Values[c]);
+        }
+    }
+}
+
+}  // namespace
+
+CodeGroups block_code_groups(uint32_t ggml_type) {
+    const BlockCodesKind kind = codes_kind(ggml_type);
+    switch (kind) {
+        case BlockCodesKind::q4_0:
+        case BlockCodesKind::q4_1:
+        case BlockCodesKind::iq4_nl:
+        case BlockCodesKind::q4_k:
+        case BlockCodesKind::iq4_xs:
+            return {16, kGroup};
+        case BlockCodesKind::none:
+            break;
+    }
+    return {};
+}
+
+void read_block_code_groups(uint32_t ggml_type, const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
+    const BlockCodesKind kind = codes_kind(ggml_type);
+    switch (kind) {
+        case BlockCodesKind::q4_0:
+            return small_blocks<18, SmallDecode::biased>(bytes, blocks, codes, values);
+        case BlockCodesKind::iq4_nl:
+            return small_blocks<18, SmallDecode::iq4>(bytes, blocks, codes, values);
+        case BlockCodesKind::q4_1:
+            return small_blocks<20, SmallDecode::offset>(bytes, blocks, codes, values);
+        case BlockCodesKind::q4_k:
+            return q4_k_blocks(bytes, blocks, codes, values);
+        case BlockCodesKind::iq4_xs:
+            return iq4_xs_blocks(bytes, blocks, codes, values);
+        case BlockCodesKind::none:
+            break;
+    }
+}
+
+}  // namespace mlens

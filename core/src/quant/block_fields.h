@@ -1,0 +1,29 @@
+// Fields that ggml block readers take from many blocks at once. Internal to core/quant.
+//
+// Contract: half_field gives the float16 stored at `offset` in each of `blocks` blocks of
+// `block_bytes` bytes, decoded exactly to float, in a per-thread buffer that the next call with
+// the same `which` (0 or 1, for types with two such fields) overwrites.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "element_decode.h"
+
+namespace mlens {
+
+// ggml's IQ4_NL / IQ4_XS value table (increasing).
+inline constexpr int8_t kIq4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+inline const float* half_field(const uint8_t* bytes, uint64_t blocks, uint32_t block_bytes, uint32_t offset, int which = 0) {
+    thread_local std::vector<uint8_t> halves;
+    thread_local std::vector<float> values[2];
+    halves.resize(2 * blocks);
+    values[which].resize(blocks);
+    for (uint64_t b = 0; b < blocks; ++b) std::memcpy(&halves[2 * b], bytes + b * block_bytes + offset, 2);
+    decode_elements(ElementType::f16, halves.data(), blocks, values[which].data());
+    return values[which].data();
+}
+
+}  // namespace mlens
