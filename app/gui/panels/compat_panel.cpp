@@ -283,8 +283,9 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
         return;
     }
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
-    // Both sections use one table id, so their columns stay aligned (ImGui syncs same-id tables):
-    // names are sized to the longest of either section, values get a fixed share, the rule the rest.
+    // Both sections use one table id, so their columns stay aligned (ImGui syncs same-id tables).
+    // Names first: each name column is sized to the longest name of either section, up to a third
+    // of the width; values get what their header needs and at most a seventh; the rule the rest.
     float avail = ImGui::GetContentRegionAvail().x;
     std::string left_widest, right_widest;
     for (const std::vector<CompatRow>* list : {&s.metadata, &s.tensors})
@@ -293,9 +294,9 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
             if (row.right_name.size() > right_widest.size()) right_widest = row.right_name;
         }
     const char* value_header = section ? "type \xC2\xB7 shape" : "type \xC2\xB7 value";
-    float name_w = ui::fitted_width(left_widest, "tensor as stored", avail * 0.21f);
-    float upstream_w = ui::fitted_width(right_widest, "upstream view", avail * 0.21f);
-    float value_w = std::max(avail * 0.1f, ui::fitted_width(value_header, value_header, avail));
+    float name_w = ui::fitted_width(left_widest, "tensor as stored", avail * 0.33f);
+    float upstream_w = ui::fitted_width(right_widest, "upstream view", avail * 0.33f);
+    float value_w = std::clamp(avail - name_w - upstream_w - avail * 0.2f, ui::fitted_width(value_header, value_header, avail), avail * 0.14f);
     if (!ImGui::BeginTable("compat_rows", 6, flags)) return;
     ImGui::TableSetupColumn("##kind", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 2.2f);
     ImGui::TableSetupColumn(section ? "tensor as stored" : "key as stored", ImGuiTableColumnFlags_WidthFixed, name_w);
@@ -338,7 +339,7 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
             const ImVec4 accent = row.kind ? kind_color(*row.kind) : pal.dim;
             ImGui::TableNextColumn();
             if (row.left_name.empty())
-                ui::text_dim("\xE2\x80\x94");
+                ui::text_dim("not in the file");
             else if (row.kind == EditKind::removed)
                 fitted_colored(accent, row.left_name);
             else
@@ -369,7 +370,7 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
                 ImGui::SameLine();
             }
             if (!row.rule.empty()) {
-                fitted(row.rule);
+                fitted(row.rule, ui::Elide::middle);
                 if (!row.note.empty() && ImGui::GetContentRegionAvail().x > ImGui::GetFontSize() * 8) {
                     ImGui::SameLine();
                     ui::text_dim(ui::elided_text("\xE2\x80\x94 " + row.note, ImGui::GetContentRegionAvail().x));

@@ -78,7 +78,7 @@ std::optional<size_t> ModelErrorTable::draw(const ModelError& error, const FontS
             ImGui::SetTooltip("reference: %s\nthis: %s\nClick: show it in the Weights panel", escape_for_display(t.name_a, 160).c_str(),
                               name.c_str());
         ImGui::TableNextColumn();
-        ui::text(t.layer < 0 ? "-" : std::to_string(t.layer));
+        ui::text(t.layer < 0 ? "other" : std::to_string(t.layer));
         ImGui::TableNextColumn();
         ui::text_dim(escape_for_display(types_text(t), 60));
         if (t.error) {
