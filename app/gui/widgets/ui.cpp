@@ -126,11 +126,11 @@ void piece_tooltip(std::string_view raw, PieceEncoding encoding) {
     const std::string points = code_points_text(raw, 16);
     std::vector<std::string> hints = missing_glyph_hints(raw);
     ImGui::BeginTooltip();
-    if (std::optional<std::string> text = encoding == PieceEncoding::byte_level ? byte_level_decode(raw) : std::nullopt) {
+    if (std::optional<std::string> decoded = encoding == PieceEncoding::byte_level ? byte_level_decode(raw) : std::nullopt) {
         text_dim("stored (byte-level BPE)");
         piece(visible_piece(raw, 80));
-        text_dim("text: " + std::to_string(text->size()) + (text->size() == 1 ? " byte" : " bytes"));
-        text(hex_bytes(std::string_view(*text).substr(0, 64)) + (text->size() > 64 ? " \xE2\x80\xA6" : ""));
+        text_dim("text: " + std::to_string(decoded->size()) + (decoded->size() == 1 ? " byte" : " bytes"));
+        text(hex_bytes(std::string_view(*decoded).substr(0, 64)) + (decoded->size() > 64 ? " \xE2\x80\xA6" : ""));
         text_dim("stored:");
     }
     text_dim(std::to_string(raw.size()) + (raw.size() == 1 ? " byte" : " bytes"));
