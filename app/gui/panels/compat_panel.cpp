@@ -68,7 +68,7 @@ void type_value(const std::string& type, const std::string& value, bool dim, con
 // Text elided at word boundaries to what is left of the cell; names keep their last words.
 void fitted(std::string_view s, ui::Elide where = ui::Elide::end) { ui::text(ui::elided_text(s, ImGui::GetContentRegionAvail().x, where)); }
 void fitted_colored(const ImVec4& color, std::string_view s) {
-    ui::text_colored(color, ui::elided_text(s, ImGui::GetContentRegionAvail().x, ui::Elide::middle));
+    ui::text_colored(color, ui::elided_text(s, ImGui::GetContentRegionAvail().x, ui::Elide::start));
 }
 
 void row_tooltip(const CompatRow& row) {
@@ -284,8 +284,9 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
     }
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
     // Both sections use one table id, so their columns stay aligned (ImGui syncs same-id tables).
-    // Names first: each name column is sized to the longest name of either section, up to a third
-    // of the width; values get what their header needs and at most a seventh; the rule the rest.
+    // Names first: each name column is sized to the longest name of either section (the stored
+    // one up to a fifth of the width, the upstream one up to 30%); values get what their header
+    // needs; the rule the rest. Names beyond that keep their end ("…").
     float avail = ImGui::GetContentRegionAvail().x;
     std::string left_widest, right_widest;
     for (const std::vector<CompatRow>* list : {&s.metadata, &s.tensors})
@@ -294,9 +295,9 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
             if (row.right_name.size() > right_widest.size()) right_widest = row.right_name;
         }
     const char* value_header = section ? "type \xC2\xB7 shape" : "type \xC2\xB7 value";
-    float name_w = ui::fitted_width(left_widest, "tensor as stored", avail * 0.33f);
-    float upstream_w = ui::fitted_width(right_widest, "upstream view", avail * 0.33f);
-    float value_w = std::clamp(avail - name_w - upstream_w - avail * 0.2f, ui::fitted_width(value_header, value_header, avail), avail * 0.14f);
+    float name_w = ui::fitted_width(left_widest, "tensor as stored", avail * 0.2f);
+    float upstream_w = ui::fitted_width(right_widest, "upstream view", avail * 0.3f);
+    float value_w = ui::fitted_width(value_header, value_header, avail);
     if (!ImGui::BeginTable("compat_rows", 6, flags)) return;
     ImGui::TableSetupColumn("##kind", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 2.2f);
     ImGui::TableSetupColumn(section ? "tensor as stored" : "key as stored", ImGuiTableColumnFlags_WidthFixed, name_w);
@@ -343,7 +344,7 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
             else if (row.kind == EditKind::removed)
                 fitted_colored(accent, row.left_name);
             else
-                fitted(row.left_name, ui::Elide::middle);
+                fitted(row.left_name, ui::Elide::start);
             ImGui::TableNextColumn();
             if (!row.left_name.empty()) type_value(row.left_type, row.left_value, false, ctx.fonts);
             // The right side names only what differs; "=" is "as stored".
@@ -370,7 +371,7 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
                 ImGui::SameLine();
             }
             if (!row.rule.empty()) {
-                fitted(row.rule, ui::Elide::middle);
+                fitted(row.rule);
                 if (!row.note.empty() && ImGui::GetContentRegionAvail().x > ImGui::GetFontSize() * 8) {
                     ImGui::SameLine();
                     ui::text_dim(ui::elided_text("\xE2\x80\x94 " + row.note, ImGui::GetContentRegionAvail().x));

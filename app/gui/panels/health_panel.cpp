@@ -187,7 +187,7 @@ void HealthPanel::draw_table(PanelContext& ctx) {
         ui::text(code_name(f.code));
         ImGui::TableNextColumn();
         ImGui::PushFont(ctx.fonts.mono());
-        ui::cell_text(finding_subject(f), ui::Elide::middle);
+        ui::cell_text(finding_subject(f), ui::Elide::start);
         ImGui::TableNextColumn();
         ui::cell_text_dim(where_text(f));
         ImGui::PopFont();

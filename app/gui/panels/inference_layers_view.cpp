@@ -90,7 +90,7 @@ void InferenceLayersView::table(PanelContext& ctx, const LayerCaptureResult& r) 
             ImGui::TableNextColumn();
             ImGui::PushID(row);
             bool selected = m_selected == static_cast<size_t>(row);
-            if (ui::cell_selectable(escape_for_display(a.tensor, 60), selected, ImGuiSelectableFlags_SpanAllColumns, ui::Elide::middle))
+            if (ui::cell_selectable(escape_for_display(a.tensor, 60), selected, ImGuiSelectableFlags_SpanAllColumns, ui::Elide::start))
                 select(r, static_cast<size_t>(row));
             ImGui::PopID();
             ImGui::TableNextColumn();

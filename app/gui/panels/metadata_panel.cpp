@@ -97,7 +97,7 @@ void MetadataPanel::draw(PanelContext& ctx) {
         if (ui::cell_selectable(
                 key, selected,
                 ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap | ImGuiSelectableFlags_AllowDoubleClick,
-                ui::Elide::middle)) {
+                ui::Elide::start)) {
             doc.select({SelectionKind::metadata, i});
             if (ImGui::IsMouseDoubleClicked(0) && e.value.is_array()) open_viewer(doc, i);
         }

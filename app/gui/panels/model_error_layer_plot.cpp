@@ -15,24 +15,6 @@ namespace {
 
 double value_of(const LayerError& l, LayerMetric metric) { return metric == LayerMetric::rmse ? l.rmse : l.worst_nmse; }
 
-// The bar of layer -1 (embeddings, output and norms outside the blocks) has its own colour and
-// place; the legend says so, so it is not read as a worse layer.
-void draw_layer_legend(ImDrawList* dl, const PlotFrame& f) {
-    const char* kLabels[] = {"repeating blocks", "outside the blocks (embeddings, output)"};
-    const float line = ImGui::GetTextLineHeightWithSpacing();
-    float width = 0;
-    for (const char* label : kLabels) width = std::max(width, ImGui::CalcTextSize(label).x);
-    const ImVec2 box_max(f.max.x - 6, f.min.y + 6 + 2 * line + 8);
-    const ImVec2 box_min(box_max.x - width - 36, f.min.y + 6);
-    dl->AddRectFilled(box_min, box_max, ImGui::GetColorU32(ImGuiCol_PopupBg, 0.85f), 3.0f);
-    dl->AddRect(box_min, box_max, ImGui::GetColorU32(ImGuiCol_Border), 3.0f);
-    for (size_t i = 0; i < 2; ++i) {
-        const float y = box_min.y + 4 + line * static_cast<float>(i), mid = y + line / 2 - 1;
-        dl->AddRectFilled(ImVec2(box_min.x + 8, mid - 5), ImVec2(box_min.x + 22, mid + 5), plot_series_color(i));
-        dl->AddText(ImVec2(box_min.x + 28, y), ImGui::GetColorU32(ImGuiCol_Text), kLabels[i]);
-    }
-}
-
 int64_t last_block(const std::vector<LayerError>& layers) {
     int64_t last = -1;
     for (const LayerError& l : layers) last = std::max<int64_t>(last, l.layer);
@@ -87,7 +69,6 @@ std::optional<size_t> layer_error_plot(const std::vector<LayerError>& layers, La
         // The other group stands apart: a line between it and the blocks.
         const float gap = f.x_of(other_at - 1);
         dl->AddLine(ImVec2(gap, f.min.y), ImVec2(gap, f.max.y), ImGui::GetColorU32(ImGuiCol_Border));
-        draw_layer_legend(dl, f);
     }
 
     if (top == 0) {

@@ -3,8 +3,8 @@
 //
 // Contract: returns the layer (index into `layers`) whose bar was clicked this frame. Layer -1
 // (tensors outside the blocks: embeddings, output, final norm) is a group of its own: its bar
-// stands apart right of the last block, in its own colour, labelled "other" on the axis (never
-// as layer -1). Non-finite values are drawn as full-height bars.
+// stands apart right of the last block behind a rule, in its own colour, labelled "other" on the
+// axis, whose title names what it holds (never as layer -1). Non-finite values are drawn as full-height bars.
 // layer_plot_position is where a layer's bar stands: the block index, or for layer -1 two past
 // the last block (one empty slot between).
 #pragma once

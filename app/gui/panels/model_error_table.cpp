@@ -71,7 +71,7 @@ std::optional<size_t> ModelErrorTable::draw(const ModelError& error, const FontS
         bool selected = selected_tensor && *selected_tensor == t.pair.b.tensor;
         std::string name = escape_for_display(t.name_b, 120);
         // Cut in the middle at word boundaries to the cell; the tooltip has both names whole.
-        std::string shown = ui::elided_text(name, ImGui::GetContentRegionAvail().x, ui::Elide::middle);
+        std::string shown = ui::elided_text(name, ImGui::GetContentRegionAvail().x, ui::Elide::start);
         if (ImGui::Selectable((shown + "##name").c_str(), selected, ImGuiSelectableFlags_SpanAllColumns)) clicked = row;
         ImGui::PopFont();
         if (ImGui::IsItemHovered())

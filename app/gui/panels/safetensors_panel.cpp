@@ -133,7 +133,7 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
         const TensorInfo& t = m.tensors[i];
         ImGui::TableNextColumn();
         bool selected = doc.selection == Selection{SelectionKind::tensor, i};
-        if (ui::cell_selectable(escape_for_display(t.name, 160), selected, ImGuiSelectableFlags_SpanAllColumns, ui::Elide::middle))
+        if (ui::cell_selectable(escape_for_display(t.name, 160), selected, ImGuiSelectableFlags_SpanAllColumns, ui::Elide::start))
             doc.select({SelectionKind::tensor, i});
         ui::copy_menu("copy", {{"name", t.name}});
         ImGui::TableNextColumn();

@@ -100,10 +100,10 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
     const std::string stored_header = shape_header("Stored", shape_order(m.format));
     const std::string logical_header = shape_header("Logical shape", shape_order(m.format));
     ui::table_columns({{"Name", stretch, 2.4f},
-                       {stored_header.c_str(), stretch, 1.0f},
-                       {"Quantization", stretch, 1.3f},
-                       {logical_header.c_str(), stretch, 0.9f},
-                       {"Companions", stretch, 2.5f},
+                       {stored_header.c_str(), stretch, 1.5f},
+                       {"Quantization", stretch, 1.1f},
+                       {logical_header.c_str(), stretch, 1.5f},
+                       {"Companions", stretch, 1.9f},
                        {"Blob", stretch, 0.9f},
                        {"Status", stretch, 1.0f}});
     for (size_t i = 0; i < failed.size(); ++i) {
@@ -125,7 +125,7 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         ImGui::TableNextRow();
         ImGui::PushID(static_cast<int>(i));
         ImGui::TableNextColumn();
-        ui::cell_text(escape_for_display(t.name, 160), ui::Elide::middle);
+        ui::cell_text(escape_for_display(t.name, 160), ui::Elide::start);
         ImGui::PushFont(fonts.mono());
         ImGui::TableNextColumn();
         ui::cell_text(t.type.name + " " + shape_text(t.ne, ShapeStyle::bracketed, shape_order(m.format)));

@@ -176,7 +176,7 @@ void TensorPanel::draw_tensor_row(Document& doc, const TensorRow& row, ImFont* m
     ui::copy_menu("copy", {{"name", t.name}, {"offset", std::to_string(t.data_offset)}});
     ImGui::TableNextColumn();
     if (m_query.by_layer) ImGui::Indent(8);
-    ui::cell_text(name, ui::Elide::middle);
+    ui::cell_text(name, ui::Elide::start);
     if (std::string experts = expert_text(m, lt); !experts.empty()) {
         // Long names clip the suffix; the tooltip keeps the group readable.
         if (ImGui::IsItemHovered())

@@ -98,7 +98,7 @@ void TokenizerPanel::draw_vocabulary(PanelContext& ctx) {
     else if (filtered)
         ui::text_dim(ui::with_separators(matches.size()) + " of " + ui::with_separators(tokens.count) + " match");
     else if (byte_level)
-        ui::text_dim("byte-level BPE: pieces shown as text, \xC2\xB7 = space, \\n = newline; Stored = as in the file");
+        ui::text_dim("shown as text: \xC2\xB7 = space, \\n = newline; Stored = as in the file");
     else
         ui::text_dim("\xC2\xB7 = space   \xE2\x96\x81 \xC4\xA0 = word start   <0xNN> = byte");
     if (std::string missing = missing_fonts_text(ctx.fonts.missing()); !missing.empty()) {
