@@ -69,7 +69,7 @@ TEST_CASE("a name too wide keeps its last words, cut at a word boundary") {
         return "\xE2\x80\xA6" + std::string(text.substr(tail));
     };
     CHECK(shown("qwen2vl.vision.spatial_merge_size", 20.0f) == "\xE2\x80\xA6spatial_merge_size");
-    CHECK(shown("model.layers.12.mlp.experts.3.down_proj.weight", 28.0f) == "\xE2\x80\xA6experts.3.down_proj.weight");
+    CHECK(shown("model.layers.12.mlp.experts.3.down_proj.weight", 28.0f) == "\xE2\x80\xA6" "experts.3.down_proj.weight");
     CHECK(shown("blk.0.attn_output.weight", 16.0f) == "\xE2\x80\xA6output.weight");
     CHECK(shown("blk.0.attn_output.weight", 24.0f) == "blk.0.attn_output.weight");
     // No word boundary to keep a suffix from: cut at the end instead.
