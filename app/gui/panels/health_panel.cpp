@@ -129,10 +129,11 @@ void HealthPanel::draw_table(PanelContext& ctx) {
     // Names first: Code and Tensor are sized to their widest entry (Tensor up to a third of the
     // width, elided in the middle beyond it); Where and Message share the rest, Message wrapping.
     const float avail = ImGui::GetContentRegionAvail().x;
-    std::vector<std::string> codes, names;
+    std::vector<std::string> codes, names, counts;
     for (const Finding& f : r.findings) {
         codes.emplace_back(code_name(f.code));
         names.push_back(finding_subject(f));
+        counts.push_back(ui::with_separators(f.count));
     }
     const float code_w = ui::fitted_width(codes, "Code", avail * 0.2f);
     ImGui::PushFont(ctx.fonts.mono());
@@ -144,8 +145,8 @@ void HealthPanel::draw_table(PanelContext& ctx) {
     ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("warning", "Severity", avail));
     ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthFixed, code_w);
     ImGui::TableSetupColumn("Tensor", ImGuiTableColumnFlags_WidthFixed, tensor_w);
-    ImGui::TableSetupColumn("Where (first)", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("99,999", "Count", avail));
+    ImGui::TableSetupColumn("Where (first)", ImGuiTableColumnFlags_WidthStretch, 1.5f);
+    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(counts, "Count", avail));
     ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch, 2.0f);
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Weights").x + em);
     ImGui::TableHeadersRow();
