@@ -59,13 +59,13 @@ void print_side(const Model& model, const SidePlan& p) {
             std::string l = std::string(tensor_op_name(e.op)) + " " + escape_for_display(e.name);
             if (e.op == TensorOp::rename) l += " → " + escape_for_display(e.new_name);
             if (e.op == TensorOp::retype) l += " → " + describe_ggml_type(e.new_type).name;
-            if (e.op == TensorOp::reshape) l += " → " + shape_text(e.new_ne, ShapeStyle::bracketed);
+            if (e.op == TensorOp::reshape) l += " → " + shape_text(e.new_ne, ShapeStyle::bracketed, ShapeOrder::fastest_first);
             lines.push_back(l + suffix(e.rule, e.note));
         }
         if (k == EditKind::data_op) {
             for (const DataOp& d : p.data_ops) {
                 std::string l = std::string(data_op_name(d.op)) + " → " + escape_for_display(names[d.dest]) + " (" +
-                    describe_ggml_type(d.dest_type).name + " " + shape_text(d.dest_ne, ShapeStyle::bracketed) + ") from";
+                    describe_ggml_type(d.dest_type).name + " " + shape_text(d.dest_ne, ShapeStyle::bracketed, ShapeOrder::fastest_first) + ") from";
                 for (size_t src : d.sources) l += " " + escape_for_display(model.tensors[src].name);
                 lines.push_back(l + suffix(d.rule, d.note));
             }
@@ -178,7 +178,7 @@ void add_compat_command(CLI::App& app, int& exit_code) {
             nlohmann::json out = {{"path", *path},
                                   {"origin", origin_json(origin)},
                                   {"empty", plan.empty()},
-                                  {"shape_order", shape_order_name(Format::gguf)},
+                                  {"shape_order", shape_order_name(ShapeOrder::fastest_first)},
                                   {"text", side_json(*model, plan.text)},
                                   {"clip", side_json(*model, plan.clip)}};
             print_json_result(out);

@@ -83,7 +83,7 @@ nlohmann::json diff_json(const ModelDiff& d) {
                           {"worst_tensor", l.worst_tensor},
                           {"worst_nmse", json_number(l.worst_nmse)}});
     return {{"name_map", text(d.name_map)},
-            {"shape_order", shape_order_name(Format::gguf)},
+            {"shape_order", shape_order_name(ShapeOrder::fastest_first)},
             {"metadata", meta},
             {"tensors", tensors},
             {"layers", layers}};
@@ -164,7 +164,8 @@ void print_diff(const ModelDiff& d, bool numeric) {
             std::string type = c.type_a == c.type_b || c.type_b.empty() ? c.type_a
                 : c.type_a.empty()                                      ? c.type_b
                                                                         : c.type_a + "→" + c.type_b;
-            std::string sa = shape_text(c.shape_a, ShapeStyle::bracketed), sb = shape_text(c.shape_b, ShapeStyle::bracketed);
+            std::string sa = shape_text(c.shape_a, ShapeStyle::bracketed, ShapeOrder::fastest_first),
+                        sb = shape_text(c.shape_b, ShapeStyle::bracketed, ShapeOrder::fastest_first);
             std::string shape = sa == sb || c.added ? sb : c.removed ? sa : sa + "→" + sb;
             std::vector<std::string> row = {kinds, c.name_a.empty() ? "-" : escape_for_display(c.name_a, 80),
                                             c.name_b.empty() ? "-" : escape_for_display(c.name_b, 80), type, shape};

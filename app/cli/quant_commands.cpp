@@ -154,8 +154,8 @@ void add_stats(CLI::App& app, int& exit_code) {
         if (*json) {
             nlohmann::json out = {{"name", *tensor},
                                   {"type", view->type_name()},
-                                  {"shape", shape_in_format_order(view->shape(), model->format)},
-                                  {"shape_order", shape_order_name(model->format)},
+                                  {"shape", shape_in_order(view->shape(), shape_order(model->format))},
+                                  {"shape_order", shape_order_name(shape_order(model->format))},
                                   {"expert", *expert >= 0 ? nlohmann::json(*expert) : nlohmann::json(nullptr)}};
             out.update(stats_json(s));
             out["block_scales"] = series_json(report->block_scales);
@@ -167,7 +167,7 @@ void add_stats(CLI::App& app, int& exit_code) {
         std::vector<std::vector<std::string>> rows = {
             {"tensor", escape_for_display(*tensor)},
             {"type", view->type_name()},
-            {"shape", shape_text(view->shape(), ShapeStyle::bracketed)},
+            {shape_header("shape", shape_order(model->format)), shape_text(view->shape(), ShapeStyle::bracketed, shape_order(model->format))},
             {"count", std::to_string(s.count)},
             {"min", min},
             {"max", max},

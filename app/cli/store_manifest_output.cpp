@@ -26,7 +26,6 @@ constexpr size_t kTextLines = 40;
 constexpr size_t kLicenseLines = 8;
 
 // safetensors shapes read slowest-first, GGUF ne fastest-first: each as its format writes it.
-std::vector<uint64_t> shown(const Model& m, const std::vector<uint64_t>& ne) { return shape_in_format_order(ne, m.format); }
 
 std::vector<std::pair<std::string, std::string>> config_fields(const ModelConfig& c) {
     std::vector<std::pair<std::string, std::string>> f = {
@@ -151,7 +150,7 @@ void print_layer_groups(const std::vector<const LayerView*>& all, const std::vec
 }
 
 std::string stored_text(const Model& m, const TensorInfo& t) {
-    std::string s = t.type.name + " " + shape_text(shown(m, t.ne), ShapeStyle::bracketed);
+    std::string s = t.type.name + " " + shape_text(t.ne, ShapeStyle::bracketed, shape_order(m.format));
     if (t.quant) {
         if (t.quant->scale) s += " + scale";
         if (t.quant->bias) s += " + bias";
@@ -168,14 +167,14 @@ const FailedTensorLayer* failed_blob_of(const Model& m, const TensorInfo& t, con
 // Every tensor: those read, with the ones from a damaged blob marked, then one row per tensor
 // layer that could not be read at all.
 void print_tensors(const Model& m, const std::vector<FailedTensorLayer>& failed) {
-    std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPE", "SHAPE", "STORED", "STATUS"}};
+    std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPE", shape_header("SHAPE", shape_order(m.format)), "STORED", "STATUS"}};
     std::vector<bool> shown_layer(failed.size(), false);
     for (const LogicalTensor& lt : logical_tensors(m)) {
         const TensorInfo& t = m.tensors[lt.index];
         const FailedTensorLayer* f = failed_blob_of(m, t, failed);
         if (f) shown_layer[static_cast<size_t>(f - failed.data())] = true;
         rows.push_back({escape_for_display(t.name, 100), escape_for_display(lt.type, 60),
-                        shape_text(shown(m, lt.ne), ShapeStyle::bracketed), stored_text(m, t),
+                        shape_text(lt.ne, ShapeStyle::bracketed, shape_order(m.format)), stored_text(m, t),
                         f ? std::string(code_name(f->reason.code)) : "ok"});
     }
     for (size_t i = 0; i < failed.size(); ++i)

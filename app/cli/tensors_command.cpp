@@ -20,7 +20,7 @@ std::vector<std::string> tensor_row(const Model& model, const LogicalTensor& t) 
     std::snprintf(bpw, sizeof bpw, "%.2f", t.bits_per_weight());
     return {escape_for_display(main.name, 80),
             escape_for_display(t.type, 60),
-            shape_text(t.ne, ShapeStyle::bracketed),
+            shape_text(t.ne, ShapeStyle::bracketed, shape_order(model.format)),
             std::to_string(t.elements),
             t.bytes ? std::to_string(*t.bytes) : "?",
             main.presence == DataPresence::unknown ? "?" : std::to_string(main.data_offset),
@@ -111,7 +111,8 @@ void add_tensors_command(CLI::App& app, int& exit_code) {
             print_json_result(out);
             return;
         }
-        std::vector<std::vector<std::string>> rows = {{"NAME", "TYPE", "SHAPE", "ELEMENTS", "BYTES", "OFFSET", "BPW"}};
+        std::vector<std::vector<std::string>> rows = {
+            {"NAME", "TYPE", shape_header("SHAPE", shape_order(model->format)), "ELEMENTS", "BYTES", "OFFSET", "BPW"}};
         // A file cut short gets a DATA column naming the tensors whose bytes are gone.
         const bool cut = std::any_of(model->tensors.begin(), model->tensors.end(),
                                      [](const TensorInfo& t) { return t.presence != DataPresence::complete; });

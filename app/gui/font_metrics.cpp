@@ -72,6 +72,16 @@ private:
 
 }  // namespace
 
+float em_filling_pixel_size(const FontFile& merged, uint32_t reference, float base_px, double share) {
+    const int px = static_cast<int>(std::lround(base_px));
+    const int target = static_cast<int>(std::ceil(share * base_px));
+    Face face(merged);
+    if (!face.has(reference)) return static_cast<float>(px);
+    for (int size = std::max(1, px / 2); size <= 3 * px; ++size)
+        if (std::optional<int> rows = face.ink_rows(reference, size); rows && *rows >= target) return static_cast<float>(size);
+    return static_cast<float>(px);
+}
+
 float matched_pixel_size(const FontFile& base, float base_px, const FontFile& merged, uint32_t reference) {
     const int px = static_cast<int>(std::lround(base_px));
     Face base_face(base);

@@ -10,6 +10,10 @@
 // height of the Latin they are designed to sit beside), scaled from its outline metrics. Sizes
 // are searched from half to twice base_px; base_px (rounded) is returned when either font cannot
 // be opened or measured.
+// em_filling_pixel_size(merged, reference, base_px, share) is the smallest whole pixel size, from
+// half to three times base_px, at which `merged`'s reference glyph covers at least
+// ⌈share × base_px⌉ ink rows: how CJK ideographs are sized to the em box of the text around
+// them; base_px (rounded) when the font cannot be opened or measured.
 #pragma once
 
 #include <cstdint>
@@ -19,5 +23,6 @@
 namespace mlens {
 
 float matched_pixel_size(const FontFile& base, float base_px, const FontFile& merged, uint32_t reference);
+float em_filling_pixel_size(const FontFile& merged, uint32_t reference, float base_px, double share);
 
 }  // namespace mlens

@@ -25,6 +25,8 @@ constexpr ImWchar kBaseRanges[][2] = {
 
 // Where Debian's fonts-noto-cjk puts the CJK collection, for a fontconfig that does not list it.
 constexpr const char* kCjkFallback = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc";
+// The share of the pixel size the reference ideograph's ink covers at least (fonts.h).
+constexpr double kCjkEmShare = 0.86;
 
 bool in_base_ranges(uint32_t cp) {
     for (const auto& r : kBaseRanges)
@@ -121,7 +123,7 @@ ImFont* FontSet::load(const char* primary, bool mono, float px, const std::vecto
     if (cjk_file.path.empty() && std::filesystem::exists(kCjkFallback)) cjk_file = {kCjkFallback, 0};
     if (!cjk_file.path.empty()) {
         if (!mono) m_found_ui.push_back(&cjk);
-        merge(cjk_file, matched_size(cjk_file, cjk.reference), ranges.data());
+        merge(cjk_file, em_filling_pixel_size(cjk_file, cjk.reference, px, kCjkEmShare), ranges.data());
     }
     if (!font) {
         ImFontConfig config;
@@ -153,9 +155,11 @@ void FontSet::build(float scale) {
     m_dirty = false;
 
     m_missing.clear();
+    m_missing_points.clear();
     for (uint32_t cp : m_extra_ui) {
         // C1 controls are always shown escaped (display_text.h), never as glyphs.
         if (cp < 0xA0 || m_ui->FindGlyphNoFallback(static_cast<ImWchar>(cp))) continue;
+        m_missing_points.push_back(cp);
         const ScriptFont* script = script_of(cp);
         auto it = std::find_if(m_missing.begin(), m_missing.end(), [&](const MissingGlyphs& m) { return m.script == script; });
         if (it == m_missing.end()) {

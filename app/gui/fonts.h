@@ -8,9 +8,11 @@
 //    Sans CJK for every range; monospace (hex, values, templates): DejaVu Sans Mono, the same
 //    script fonts, then Noto Sans Mono CJK. A font fontconfig cannot find is skipped; with none
 //    found, ImGui's built-in font is used, so the app always has a font.
-//  - One visual size: each merged font is sized so its script's reference character
-//    (script_fonts.h) is as tall as the base font's 'H', measured on the font files
-//    (font_metrics.h), never by a fixed factor. Glyphs of merged fonts sit on the base baseline.
+//  - One visual size: each merged font but CJK is sized so its script's reference character
+//    (script_fonts.h) is as tall as the base font's 'H'; CJK so that the ideograph 漢 covers at
+//    least kCjkEmShare of the pixel size (the em box CJK fonts fill). Both are measured on the
+//    font files (font_metrics.h), never by a fixed factor. Glyphs of merged fonts sit on the base
+//    baseline.
 //  - The atlas holds a base set of ranges (Latin, Greek, Cyrillic, punctuation, arrows, box
 //    drawing, symbols) plus the code points added with want(): documents add the code points
 //    their strings use, for the UI font all of them (token pieces), for the monospace font those
@@ -61,6 +63,8 @@ public:
     const std::vector<FontFile>& files() const { return m_files; }
     size_t glyph_count() const;
     const std::vector<MissingGlyphs>& missing() const { return m_missing; }
+    // The code points counted in missing(), sorted.
+    const std::vector<uint32_t>& missing_code_points() const { return m_missing_points; }
 
 private:
     ImFont* load(const char* primary, bool mono, float px, const std::vector<ImWchar>& ranges, const std::set<uint32_t>& extra);
@@ -71,6 +75,7 @@ private:
     std::vector<ImWchar> m_ranges_mono;
     std::list<std::vector<ImWchar>> m_script_ranges;  // one per merged script font, same lifetime
     std::vector<MissingGlyphs> m_missing;
+    std::vector<uint32_t> m_missing_points;
     std::vector<const ScriptFont*> m_found_ui;  // script families merged into the UI font
     std::vector<FontFile> m_files;
     ImFont* m_ui = nullptr;

@@ -46,7 +46,7 @@ constexpr CodePointRange kCjk[] = {{0x1100, 0x11FF}, {0x2E80, 0x2FDF}, {0x3000, 
 
 // CJK first: fonts.cpp merges it after the other scripts as the fallback for every range.
 constexpr ScriptFont kScripts[] = {
-    {"CJK", "Noto Sans CJK SC", "Noto Sans Mono CJK SC", "fonts-noto-cjk", 0x56FD, kCjk},  // 国
+    {"CJK", "Noto Sans CJK SC", "Noto Sans Mono CJK SC", "fonts-noto-cjk", 0x6F22, kCjk},  // 漢
     {"Arabic", "Noto Sans Arabic", nullptr, kNotoCore, 0, kArabic},
     {"Syriac", "Noto Sans Syriac", nullptr, kNotoCore, 0, kSyriac},
     {"Thaana", "Noto Sans Thaana", nullptr, kNotoCore, 0, kThaana},

@@ -6,11 +6,13 @@
 //    Latin, Greek, Cyrillic, Armenian, Hebrew and much of Arabic, Georgian and the symbol
 //    blocks; the fonts listed here draw what it lacks), each with its Unicode
 //    ranges (Basic Multilingual Plane only: this ImGui build has 16-bit code points), the
-//    fontconfig family that draws it, the Debian package that installs that family, and what is
-//    matched to the Latin capital height when the font is merged (fonts.cpp), so every script
-//    reads at the same size: for CJK an ideograph's height (an ideograph fills the em box, so
-//    the CJK font's own Latin would leave ideographs a fifth taller than the text around them),
-//    for the others the font's own capital height, which its designers set to sit beside Latin.
+//    fontconfig family that draws it, the Debian package that installs that family, and the
+//    reference character that sizes the font when it is merged (fonts.cpp). CJK ideographs fill
+//    the em box as CJK fonts intend: the reference ideograph 漢 is sized to at least 0.86 of the
+//    text's pixel size (em_filling_pixel_size), not to the Latin capital height, which left them
+//    about 9 pixels tall at the base size. The other scripts are matched to the Latin capital
+//    height through the font's own capital height (reference 0), which its designers set to sit
+//    beside Latin.
 //  - script_of(cp) is the entry whose ranges hold cp, or nullptr.
 //  - missing_glyph_hint(cp) says why cp shows as an escape and where a font for it comes from:
 //    "no font here draws this Thai character (Noto Sans Thai, Debian package fonts-noto-core)", or
@@ -33,7 +35,7 @@ struct ScriptFont {
     const char* family;  // "Noto Sans Thai"
     const char* mono_family;  // a monospace family for the mono font, or nullptr (use `family`)
     const char* package;  // "fonts-noto-core"
-    uint32_t reference;  // the character matched to the Latin 'H'; 0: the font's capital height
+    uint32_t reference;  // CJK: the ideograph sized to the em box; others: matched to the Latin 'H', 0 for the capital height
     std::span<const CodePointRange> ranges;
 };
 

@@ -60,3 +60,20 @@ TEST_CASE("enum-valued keys get their names") {
     CHECK(std::string(token_type_name(3)) == "CONTROL");
     CHECK(token_type_name(7) == nullptr);
 }
+
+TEST_CASE("byte-level BPE pieces are shown as the text they stand for") {
+    using K = PieceSegmentKind;
+    const auto shown = [](std::string_view piece) {
+        std::vector<std::pair<PieceSegmentKind, std::string>> out;
+        for (const PieceSegment& s : visible_piece(piece, 120, PieceEncoding::byte_level)) out.emplace_back(s.kind, s.text);
+        return out;
+    };
+    CHECK(visible_piece_text("\xC3\xA6\xC2\xB3\xC4\xB7\xC3\xA6\xC2\xB2\xC2\xBB", 120, PieceEncoding::byte_level) == "\xE6\xB3\x95\xE6\xB2\xBB");
+    CHECK(shown("\xC4\xA0the") == decltype(flat("")){{K::space, "\xC2\xB7"}, {K::text, "the"}});
+    CHECK(shown("\xC4\x8A") == decltype(flat("")){{K::escape, "\\n"}});
+    CHECK(shown("\xC3\xA6\xC2\xB3") == decltype(flat("")){{K::escape, "\\xE6\\xB3"}});  // half of 法
+    // Not in the byte map: shown as stored, markers and all.
+    CHECK(shown("\xE2\x96\x81the") == decltype(flat("")){{K::marker, "\xE2\x96\x81"}, {K::text, "the"}});
+    // The same pieces in a plain vocabulary keep their markers.
+    CHECK(flat("\xC4\xA0the") == decltype(flat("")){{K::marker, "\xC4\xA0"}, {K::text, "the"}});
+}

@@ -1,5 +1,5 @@
 # Renders the real window under Xvfb in screenshot mode and checks the PNG: a rendered frame of
-# 1600x1000, and no settings written. Inputs:
+# WIDTHxHEIGHT, and no settings written. Inputs:
 #   XVFB_RUN, APP, TOOL   xvfb-run, modellens, gui_fixture_tool
 #   WORK_DIR              emptied first; holds the PNG NAME.png and the config folder
 #   NAME                  the PNG's name
@@ -7,6 +7,7 @@
 #   FIXTURE               when ON, the GUI fixture is written to WORK_DIR/tiny-fixture.gguf first
 #                         and opened after ARGS
 #   FRAMES, TIMEOUT       optional: frames to render (4), seconds allowed (120)
+#   WIDTH, HEIGHT         optional: the window's size (1600x1000)
 include(${CMAKE_CURRENT_LIST_DIR}/fixture_steps.cmake)
 fresh_work_dir(${WORK_DIR})
 set(png ${WORK_DIR}/${NAME}.png)
@@ -17,6 +18,10 @@ endif()
 if(NOT TIMEOUT)
   set(TIMEOUT 120)
 endif()
+if(NOT WIDTH OR NOT HEIGHT)
+  set(WIDTH 1600)
+  set(HEIGHT 1000)
+endif()
 
 if(FIXTURE)
   set(fixture ${WORK_DIR}/tiny-fixture.gguf)
@@ -26,8 +31,8 @@ endif()
 
 set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/config)
 execute_process(
-  COMMAND ${XVFB_RUN} -a -s "-screen 0 1600x1000x24"
-          ${APP} --screenshot ${png} --frames ${FRAMES} --size 1600x1000 ${app_args}
+  COMMAND ${XVFB_RUN} -a -s "-screen 0 ${WIDTH}x${HEIGHT}x24"
+          ${APP} --screenshot ${png} --frames ${FRAMES} --size ${WIDTH}x${HEIGHT} ${app_args}
   RESULT_VARIABLE rc
   TIMEOUT ${TIMEOUT})
 if(NOT rc EQUAL 0)
@@ -35,4 +40,4 @@ if(NOT rc EQUAL 0)
 endif()
 
 include(${CMAKE_CURRENT_LIST_DIR}/check_screenshot.cmake)
-check_screenshot(${TOOL} ${png} ${WORK_DIR})
+check_screenshot(${TOOL} ${png} ${WORK_DIR} ${WIDTH} ${HEIGHT})

@@ -61,17 +61,19 @@ TEST_CASE("with the app's font, a code elided to a narrow cell keeps whole words
     });
 }
 
-TEST_CASE("a name too wide keeps its last words and its first, cut at word boundaries") {
-    auto middle = [](std::string_view text, float width) {
-        ui::MiddleCut cut = ui::elide_middle(text, width, units);
-        if (cut.head == text.size()) return std::string(text);
-        return std::string(text.substr(0, cut.head)) + "\xE2\x80\xA6" + std::string(text.substr(cut.tail));
+TEST_CASE("a name too wide keeps its last words, cut at a word boundary") {
+    auto shown = [](std::string_view text, float width) {
+        const size_t tail = ui::elide_start(text, width, units);
+        if (tail == 0) return std::string(text);
+        if (tail == text.size()) return std::string("(cut at the end)");
+        return "\xE2\x80\xA6" + std::string(text.substr(tail));
     };
-    CHECK(middle("qwen2vl.vision.spatial_merge_size", 20.0f) == "qwen2vl.\xE2\x80\xA6merge_size");
-    CHECK(middle("blk.0.attn_output.weight", 16.0f) == "blk.0.\xE2\x80\xA6weight");
-    CHECK(middle("blk.0.attn_output.weight", 24.0f) == "blk.0.attn_output.weight");
+    CHECK(shown("qwen2vl.vision.spatial_merge_size", 20.0f) == "\xE2\x80\xA6spatial_merge_size");
+    CHECK(shown("model.layers.12.mlp.experts.3.down_proj.weight", 28.0f) == "\xE2\x80\xA6" "experts.3.down_proj.weight");
+    CHECK(shown("blk.0.attn_output.weight", 16.0f) == "\xE2\x80\xA6output.weight");
+    CHECK(shown("blk.0.attn_output.weight", 24.0f) == "blk.0.attn_output.weight");
     // No word boundary to keep a suffix from: cut at the end instead.
-    CHECK(middle("Supercalifragilistic", 6.0f) == "Super\xE2\x80\xA6");
+    CHECK(shown("Supercalifragilistic", 6.0f) == "(cut at the end)");
 }
 
 TEST_CASE("a long value wraps before spaces and never inside a number") {

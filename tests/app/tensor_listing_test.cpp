@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "gui_fixture.h"
@@ -88,12 +90,51 @@ TEST_CASE("tensors sort by any column, stably, and group by layer") {
 TEST_CASE("array search finds pieces by raw and visible text, and ids") {
     Fixture f;
     const ArrayIndex& tokens = *f.index.tokenizer.tokens;
-    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "WORLD") == std::vector<uint64_t>{7, 8});
-    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "\xC2\xB7world") == std::vector<uint64_t>{7});
-    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "\\n") == std::vector<uint64_t>{10});
-    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "14").front() == 14);
-    CHECK(search_array(*f.index.tokenizer.types, "tokenizer.ggml.token_type", "control") == std::vector<uint64_t>{1, 2});
-    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "").empty());
+    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "WORLD", PieceEncoding::plain) == std::vector<uint64_t>{7, 8});
+    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "\xC2\xB7world", PieceEncoding::plain) == std::vector<uint64_t>{7});
+    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "\\n", PieceEncoding::plain) == std::vector<uint64_t>{10});
+    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "14", PieceEncoding::plain).front() == 14);
+    CHECK(search_array(*f.index.tokenizer.types, "tokenizer.ggml.token_type", "control", PieceEncoding::plain) == std::vector<uint64_t>{1, 2});
+    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "", PieceEncoding::plain).empty());
+}
+
+TEST_CASE("a byte-level vocabulary is searched in its stored and its decoded form") {
+    auto model = open_model(std::string(MLENS_LLAMA_SOURCE) + "/models/ggml-vocab-qwen2.gguf");
+    REQUIRE(model.ok());
+    DocumentIndex index = build_document_index(*model);
+    REQUIRE(index.tokenizer.encoding == PieceEncoding::byte_level);
+    const ArrayIndex& tokens = *index.tokenizer.tokens;
+    std::optional<uint64_t> the;  // "Ġthe"
+    for (uint64_t i = 0; i < tokens.count && !the; ++i)
+        if (tokens.string_at(i, 64) == "\xC4\xA0the") the = i;
+    REQUIRE(the);
+    const auto finds_the = [&](std::string_view query) {
+        std::vector<uint64_t> m = search_array(tokens, "tokenizer.ggml.tokens", query, PieceEncoding::byte_level);
+        return std::find(m.begin(), m.end(), *the) != m.end();
+    };
+    CHECK(finds_the("\xC4\xA0the"));  // as stored
+    CHECK(finds_the(" the"));  // decoded
+    CHECK(finds_the("\xC2\xB7the"));  // as shown
+    CHECK_FALSE(finds_the("\xC2\xB7tha"));
+    // 法 (E6 B3 95) is stored as "æ³ķ": the decoded query finds the same tokens as the stored one.
+    std::vector<uint64_t> decoded = search_array(tokens, "tokenizer.ggml.tokens", "\xE6\xB3\x95", PieceEncoding::byte_level);
+    CHECK(!decoded.empty());
+    CHECK(decoded == search_array(tokens, "tokenizer.ggml.tokens", "\xC3\xA6\xC2\xB3\xC4\xB7", PieceEncoding::byte_level));
+    // A plain search knows only the stored form.
+    CHECK(search_array(tokens, "tokenizer.ggml.tokens", "\xE6\xB3\x95", PieceEncoding::plain).empty());
+}
+
+TEST_CASE("the tokens using given characters are found in the text their pieces stand for") {
+    auto model = open_model(std::string(MLENS_LLAMA_SOURCE) + "/models/ggml-vocab-qwen2.gguf");
+    REQUIRE(model.ok());
+    DocumentIndex index = build_document_index(*model);
+    const ArrayIndex& tokens = *index.tokenizer.tokens;
+    const std::vector<uint32_t> fa = {0x6CD5};  // 法
+    std::vector<uint64_t> found = strings_with_code_points(tokens, fa, PieceEncoding::byte_level);
+    CHECK(found == search_array(tokens, "tokenizer.ggml.tokens", "\xE6\xB3\x95", PieceEncoding::byte_level));
+    CHECK(strings_with_code_points(tokens, fa, PieceEncoding::plain).empty());  // stored as "æ³ķ"
+    // The document's code points include the decoded text, so fonts are asked for 法.
+    CHECK(std::binary_search(index.code_points.begin(), index.code_points.end(), 0x6CD5u));
 }
 
 TEST_CASE("array search hands over matches while it runs, each once and in order") {
@@ -104,7 +145,7 @@ TEST_CASE("array search hands over matches while it runs, each once and in order
     REQUIRE(tokens.count == 32000);
     std::vector<uint64_t> handed;
     int hand_overs = 0;
-    auto all = search_array(tokens, "tokenizer.ggml.tokens", "er", nullptr, [&](std::span<const uint64_t> more) {
+    auto all = search_array(tokens, "tokenizer.ggml.tokens", "er", PieceEncoding::plain, nullptr, [&](std::span<const uint64_t> more) {
         CHECK(!more.empty());
         handed.insert(handed.end(), more.begin(), more.end());
         ++hand_overs;

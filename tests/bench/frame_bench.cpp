@@ -240,7 +240,7 @@ bool tokenizer_cases(const std::string& path) {
     // hands over its first matches.
     const std::string narrower = std::string(kQuery) + "1";
     const TokenizerInfo& t = app.document().index()->tokenizer;
-    const uint64_t matches = search_array(*t.tokens, "tokenizer.ggml.tokens", narrower).size();
+    const uint64_t matches = search_array(*t.tokens, "tokenizer.ggml.tokens", narrower, t.encoding).size();
     auto search_start = Clock::now();
     std::vector<double> searching = app.type("1");
     double first_rows_ms = -1;

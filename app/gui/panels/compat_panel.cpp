@@ -68,7 +68,7 @@ void type_value(const std::string& type, const std::string& value, bool dim, con
 // Text elided at word boundaries to what is left of the cell; names keep their last words.
 void fitted(std::string_view s, ui::Elide where = ui::Elide::end) { ui::text(ui::elided_text(s, ImGui::GetContentRegionAvail().x, where)); }
 void fitted_colored(const ImVec4& color, std::string_view s) {
-    ui::text_colored(color, ui::elided_text(s, ImGui::GetContentRegionAvail().x, ui::Elide::middle));
+    ui::text_colored(color, ui::elided_text(s, ImGui::GetContentRegionAvail().x, ui::Elide::start));
 }
 
 void row_tooltip(const CompatRow& row) {
@@ -283,8 +283,10 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
         return;
     }
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
-    // Both sections use one table id, so their columns stay aligned (ImGui syncs same-id tables):
-    // names are sized to the longest of either section, values get a fixed share, the rule the rest.
+    // Both sections use one table id, so their columns stay aligned (ImGui syncs same-id tables).
+    // Names first: each name column is sized to the longest name of either section (the stored
+    // one up to a fifth of the width, the upstream one up to 30%); values get what their header
+    // needs; the rule the rest. Names beyond that keep their end ("…").
     float avail = ImGui::GetContentRegionAvail().x;
     std::string left_widest, right_widest;
     for (const std::vector<CompatRow>* list : {&s.metadata, &s.tensors})
@@ -293,9 +295,9 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
             if (row.right_name.size() > right_widest.size()) right_widest = row.right_name;
         }
     const char* value_header = section ? "type \xC2\xB7 shape" : "type \xC2\xB7 value";
-    float name_w = ui::fitted_width(left_widest, "tensor as stored", avail * 0.21f);
-    float upstream_w = ui::fitted_width(right_widest, "upstream view", avail * 0.21f);
-    float value_w = std::max(avail * 0.1f, ui::fitted_width(value_header, value_header, avail));
+    float name_w = ui::fitted_width(left_widest, "tensor as stored", avail * 0.2f);
+    float upstream_w = ui::fitted_width(right_widest, "upstream view", avail * 0.3f);
+    float value_w = ui::fitted_width(value_header, value_header, avail);
     if (!ImGui::BeginTable("compat_rows", 6, flags)) return;
     ImGui::TableSetupColumn("##kind", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 2.2f);
     ImGui::TableSetupColumn(section ? "tensor as stored" : "key as stored", ImGuiTableColumnFlags_WidthFixed, name_w);
@@ -338,11 +340,11 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
             const ImVec4 accent = row.kind ? kind_color(*row.kind) : pal.dim;
             ImGui::TableNextColumn();
             if (row.left_name.empty())
-                ui::text_dim("\xE2\x80\x94");
+                ui::text_dim("not in the file");
             else if (row.kind == EditKind::removed)
                 fitted_colored(accent, row.left_name);
             else
-                fitted(row.left_name, ui::Elide::middle);
+                fitted(row.left_name, ui::Elide::start);
             ImGui::TableNextColumn();
             if (!row.left_name.empty()) type_value(row.left_type, row.left_value, false, ctx.fonts);
             // The right side names only what differs; "=" is "as stored".

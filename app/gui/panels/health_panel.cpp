@@ -1,15 +1,25 @@
 #include "panels/health_panel.h"
 
+#include <string>
+#include <vector>
+
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
 #include "panels/panel_links.h"
 #include "theme.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
 
 namespace {
+
+// The tensor (or field) a finding is about, with its field when it names both.
+std::string finding_subject(const Finding& f) {
+    if (f.tensor.empty()) return f.field;
+    return f.field.empty() ? f.tensor : f.tensor + " " + f.field;
+}
 
 std::string where_text(const Finding& f) {
     if (f.locations.empty()) return "-";
@@ -116,15 +126,28 @@ void HealthPanel::draw_table(PanelContext& ctx) {
     Document& doc = ctx.doc;
     const FsckReport& r = *m_report;
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
+    // Names first: Code and Tensor are sized to their widest entry (Tensor up to a third of the
+    // width, elided in the middle beyond it); Where and Message share the rest, Message wrapping.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    std::vector<std::string> codes, names, counts;
+    for (const Finding& f : r.findings) {
+        codes.emplace_back(code_name(f.code));
+        names.push_back(finding_subject(f));
+        counts.push_back(ui::with_separators(f.count));
+    }
+    const float code_w = ui::fitted_width(codes, "Code", avail * 0.2f);
+    ImGui::PushFont(ctx.fonts.mono());
+    const float tensor_w = ui::fitted_width(names, "Tensor", avail * 0.33f);
+    ImGui::PopFont();
     if (!ImGui::BeginTable("findings", 7, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     const float em = ImGui::GetFontSize();
-    ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, 5.5f * em);
-    ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("F_DUPLICATE_EXPERT").x + em);
-    ImGui::TableSetupColumn("Tensor", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-    ImGui::TableSetupColumn("Where (first)", ImGuiTableColumnFlags_WidthStretch, 2.4f);
-    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, 3.5f * em);
-    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("warning", "Severity", avail));
+    ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthFixed, code_w);
+    ImGui::TableSetupColumn("Tensor", ImGuiTableColumnFlags_WidthFixed, tensor_w);
+    ImGui::TableSetupColumn("Where (first)", ImGuiTableColumnFlags_WidthStretch, 1.5f);
+    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(counts, "Count", avail));
+    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch, 2.0f);
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Weights").x + em);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < r.findings.size(); ++i) {
@@ -165,18 +188,14 @@ void HealthPanel::draw_table(PanelContext& ctx) {
         ui::text(code_name(f.code));
         ImGui::TableNextColumn();
         ImGui::PushFont(ctx.fonts.mono());
-        ui::text(f.tensor.empty() ? f.field : f.tensor);
-        if (!f.tensor.empty() && !f.field.empty()) {
-            ImGui::SameLine();
-            ui::text_dim(f.field);
-        }
+        ui::cell_text(finding_subject(f), ui::Elide::start);
         ImGui::TableNextColumn();
-        ui::text_dim(where_text(f));
+        ui::cell_text_dim(where_text(f));
         ImGui::PopFont();
         ImGui::TableNextColumn();
         ui::text(ui::with_separators(f.count));
         ImGui::TableNextColumn();
-        ui::text(f.message);
+        ui::wrapped_text(f.message);
         ImGui::TableNextColumn();
         if (f.tensor_index && *f.tensor_index < doc.model()->tensors.size() && ImGui::SmallButton("Weights"))
             doc.follow(finding_weights_link(f, doc.model()->tensors[*f.tensor_index].name));

@@ -11,6 +11,7 @@
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/plot_frame.h"
+#include "widgets/table_cell.h"
 #include "widgets/ui.h"
 
 namespace mlens {
@@ -61,13 +62,23 @@ void InferenceLayersView::select(const LayerCaptureResult& r, size_t row) {
 }
 
 void InferenceLayersView::table(PanelContext& ctx, const LayerCaptureResult& r) {
-    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
-        ImGuiTableFlags_SizingFixedFit;
+    ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
+    // Every column fits: the name column is sized to the longest name (at most 30% of the width),
+    // layer and count to their text, and the five statistics share the rest equally.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    ImGui::PushFont(ctx.fonts.mono());
+    std::vector<std::string> tensor_names;
+    for (const ActivationStats& a : r.activations) tensor_names.push_back(escape_for_display(a.tensor, 60));
+    const float name_w = ui::fitted_width(tensor_names, "tensor", avail * 0.3f);
+    const float layer_w = ui::fitted_width("other", "layer", avail);
+    const float count_w = ui::fitted_width("999999", "count", avail);
+    ImGui::PopFont();
     if (!ImGui::BeginTable("activations", 8, flags)) return;
-    ImGui::TableSetupScrollFreeze(0, 1);
-    const char* headers[] = {"tensor", "layer", "count", "L2", "min", "max", "mean", "std"};
-    for (int i = 0; i < 8; ++i)
-        ImGui::TableSetupColumn(headers[i], i == 0 ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupScrollFreeze(1, 1);
+    ImGui::TableSetupColumn("tensor", ImGuiTableColumnFlags_WidthFixed, name_w);
+    ImGui::TableSetupColumn("layer", ImGuiTableColumnFlags_WidthFixed, layer_w);
+    ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_WidthFixed, count_w);
+    for (const char* header : {"L2", "min", "max", "mean", "std"}) ImGui::TableSetupColumn(header, ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     ImGui::PushFont(ctx.fonts.mono());
     ImGuiListClipper clipper;
@@ -79,16 +90,16 @@ void InferenceLayersView::table(PanelContext& ctx, const LayerCaptureResult& r) 
             ImGui::TableNextColumn();
             ImGui::PushID(row);
             bool selected = m_selected == static_cast<size_t>(row);
-            if (ImGui::Selectable(escape_for_display(a.tensor, 60).c_str(), selected, ImGuiSelectableFlags_SpanAllColumns))
+            if (ui::cell_selectable(escape_for_display(a.tensor, 60), selected, ImGuiSelectableFlags_SpanAllColumns, ui::Elide::start))
                 select(r, static_cast<size_t>(row));
             ImGui::PopID();
             ImGui::TableNextColumn();
-            ui::text(a.layer < 0 ? std::string("\xE2\x80\x94") : std::to_string(a.layer));
+            ui::text(a.layer < 0 ? std::string("other") : std::to_string(a.layer));
             ImGui::TableNextColumn();
             ui::text(std::to_string(a.count));
             for (double v : {a.l2, a.min, a.max, a.mean, a.std}) {
                 ImGui::TableNextColumn();
-                ui::text(ui::number_format("%.5g", v));
+                ui::cell_text(ui::number_format("%.4g", v));
             }
         }
     }
@@ -174,17 +185,21 @@ void InferenceLayersView::draw(PanelContext& ctx, InferenceController& c) {
                                 : "Load the model to capture activations.");
         return;
     }
-    ImGui::SetNextItemWidth(std::min(420.0f, ImGui::GetContentRegionAvail().x * 0.4f));
-    ImGui::InputText("prompt", &prompt);
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(300);
-    ImGui::InputText("graph names", &names);
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("llama.cpp graph tensor base names, comma-separated (a node \"<name>-<layer>\" is captured)");
-    ImGui::SameLine();
+    // The button first, so it is never cut; the two fields share what is left of the line.
     ImGui::BeginDisabled(c.busy());
     if (ImGui::Button("Capture")) run(ctx, c);
     ImGui::EndDisabled();
+    ImGui::SameLine();
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float labels = ImGui::CalcTextSize("prompt").x + ImGui::CalcTextSize("graph names").x + 2 * style.ItemInnerSpacing.x + style.ItemSpacing.x;
+    const float fields = std::max(ImGui::GetContentRegionAvail().x - labels, 160.0f);
+    ImGui::SetNextItemWidth(std::min(420.0f, fields * 0.55f));
+    ImGui::InputText("prompt", &prompt);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(std::min(360.0f, fields * 0.45f));
+    ImGui::InputText("graph names", &names);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("llama.cpp graph tensor base names, comma-separated (a node \"<name>-<layer>\" is captured)");
 
     if (const auto& e = error_of(c.latest<LayersOp>())) {
         ImGui::PushTextWrapPos(0);

@@ -1,6 +1,7 @@
 #include "panels/inference_memory_view.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -106,7 +107,11 @@ void InferenceMemoryView::bar_chart(const MemoryEstimate& est, const MemoryMeasu
     // Room above the tallest bar for its label and the legend.
     const double mib_top = std::max(top / (1 << 20) * 1.3, 0.001);
     PlotRange range{-0.5, 2.5, 0.0, mib_top};
-    PlotFrame f = draw_plot_frame("##memory_bars", ImVec2(0, height), range, "term (0 weights, 1 KV cache, 2 compute)", "MiB", true);
+    const auto term_name = [](double x) {
+        const double i = std::round(x);
+        return i >= 0 && i < static_cast<double>(std::size(kTerms)) && i == x ? std::string(kTerms[static_cast<size_t>(i)].name) : std::string();
+    };
+    PlotFrame f = draw_plot_frame("##memory_bars", ImVec2(0, height), range, "", "MiB", true, term_name);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 est_color = plot_series_color(0), measured_color = plot_series_color(1);
     const float slot = (f.max.x - f.min.x) / 3.0f;
@@ -119,13 +124,14 @@ void InferenceMemoryView::bar_chart(const MemoryEstimate& est, const MemoryMeasu
         if (measured) {
             const double m = static_cast<double>(measured->terms.*kTerms[i].field) / (1 << 20);
             dl->AddRectFilled(ImVec2(x, f.y_of(m)), ImVec2(x + bar, f.max.y), measured_color);
-            const std::string label =
-                std::string(kTerms[i].name) + ": " + error_text(est.terms.*kTerms[i].field, measured->terms.*kTerms[i].field);
+            // The axis names the term; above its bars, how far the estimate is off.
+            const std::string label = error_text(est.terms.*kTerms[i].field, measured->terms.*kTerms[i].field);
             const float w = ImGui::CalcTextSize(label.c_str()).x;
             dl->AddText(ImVec2(x - w / 2, f.y_of(std::max(e, m)) - ImGui::GetTextLineHeight() - 2), text, label.c_str());
         } else {
-            const float w = ImGui::CalcTextSize(kTerms[i].name).x;
-            dl->AddText(ImVec2(x - bar / 2 - w / 2, f.y_of(e) - ImGui::GetTextLineHeight() - 2), text, kTerms[i].name);
+            const std::string label = mib(est.terms.*kTerms[i].field);
+            const float w = ImGui::CalcTextSize(label.c_str()).x;
+            dl->AddText(ImVec2(x - bar / 2 - w / 2, f.y_of(e) - ImGui::GetTextLineHeight() - 2), text, label.c_str());
         }
     }
     const float line = ImGui::GetTextLineHeight();

@@ -1,6 +1,8 @@
 #include "panels/inspector_panel.h"
 
 #include <cstdio>
+#include <optional>
+#include <span>
 
 #include <imgui.h>
 
@@ -150,13 +152,19 @@ void storage_type_fields(Fields& f, const Document& doc, const TensorInfo& t) {
         f.row("dtype", t.type.name, false, t.type.known ? nullptr : &palette().error);
 }
 
+// GGUF's `ne` under that name; a safetensors shape slowest first, as "shape (slowest first)".
+void shape_row(Fields& f, const Document& doc, std::span<const uint64_t> ne) {
+    const ShapeOrder order = shape_order(doc.model()->format);
+    f.row(order == ShapeOrder::fastest_first ? "ne" : shape_header("shape", order), shape_text(ne, ShapeStyle::bracketed, order), true);
+}
+
 // One stored entry by itself: a scale, bias or global scale of a quantized tensor.
 void companion_fields(const Document& doc, size_t i, ImFont* mono) {
     const TensorInfo& t = doc.model()->tensors[i];
     title("stored entry", escape_for_display(t.name, 200));
     Fields f(mono);
     storage_type_fields(f, doc, t);
-    f.row("ne", shape_text(t.ne, ShapeStyle::bracketed), true);
+    shape_row(f, doc, t.ne);
     if (t.n_bytes) f.row("bytes", ui::with_separators(*t.n_bytes) + " (" + human_bytes(*t.n_bytes) + ")", true);
     if (t.part_of && *t.part_of < doc.model()->tensors.size()) f.row("part of", escape_for_display(doc.model()->tensors[*t.part_of].name, 200));
     placement_fields(f, doc, t);
@@ -175,7 +183,7 @@ void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
     } else {
         storage_type_fields(f, doc, t);
     }
-    f.row("ne", shape_text(lt->ne, ShapeStyle::bracketed), true);
+    shape_row(f, doc, lt->ne);
     f.row("dims", std::to_string(lt->ne.size()));
     f.row("elements", ui::with_separators(lt->elements) + " (" + human_count(lt->elements) + ")", true);
     if (lt->bytes)
@@ -211,11 +219,16 @@ void token_fields(const Document& doc, size_t id, ImFont* mono) {
     const TokenizerInfo& t = doc.index()->tokenizer;
     std::string raw = t.tokens->string_at(id, 4096);
     title("token", std::to_string(id));
+    const PieceEncoding encoding = t.piece_encoding_of(id);
     // In the UI font, as the tokenizer table draws it: the UI font holds every piece's characters.
-    ui::piece(visible_piece(raw, 400));
+    ui::piece(visible_piece(raw, 400, encoding));
     std::vector<std::string> hints = ui::missing_glyph_hints(raw);
     Fields f(mono);
     for (const std::string& hint : hints) f.row("font", hint, false, &palette().warning);
+    if (std::optional<std::string> text = encoding == PieceEncoding::byte_level ? byte_level_decode(raw) : std::nullopt) {
+        f.row("stored", visible_piece_text(raw, 400) + "  (byte-level BPE)", true);
+        f.row("text bytes", hex_bytes(std::string_view(*text).substr(0, 256)) + (text->size() > 256 ? " \xE2\x80\xA6" : ""), true);
+    }
     f.row("length", ui::with_separators(t.tokens->string_length_at(id)) + " bytes");
     f.row("bytes", hex_bytes(std::string_view(raw).substr(0, 256)) + (raw.size() > 256 ? " \xE2\x80\xA6" : ""), true);
     const std::string points = code_points_text(raw, 64);

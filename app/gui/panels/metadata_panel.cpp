@@ -46,7 +46,10 @@ void MetadataPanel::open_viewer(const Document& doc, size_t entry) {
             return;
         }
     }
-    m_viewers.push_back(std::make_unique<ArrayViewer>(e.key, e.value.array, id));
+    const DocumentIndex* index = doc.index().get();
+    const bool vocabulary = index && index->tokenizer.tokens && entry == index->tokenizer.tokens_entry;
+    const PieceEncoding encoding = vocabulary ? index->tokenizer.encoding : PieceEncoding::plain;
+    m_viewers.push_back(std::make_unique<ArrayViewer>(e.key, e.value.array, id, encoding));
 }
 
 void MetadataPanel::draw(PanelContext& ctx) {
@@ -94,7 +97,7 @@ void MetadataPanel::draw(PanelContext& ctx) {
         if (ui::cell_selectable(
                 key, selected,
                 ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap | ImGuiSelectableFlags_AllowDoubleClick,
-                ui::Elide::middle)) {
+                ui::Elide::start)) {
             doc.select({SelectionKind::metadata, i});
             if (ImGui::IsMouseDoubleClicked(0) && e.value.is_array()) open_viewer(doc, i);
         }

@@ -5,6 +5,7 @@
 
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
+#include "theme.h"
 #include "widgets/plot_frame.h"
 #include "widgets/ui.h"
 
@@ -14,34 +15,36 @@ namespace {
 
 double value_of(const LayerError& l, LayerMetric metric) { return metric == LayerMetric::rmse ? l.rmse : l.worst_nmse; }
 
-// The bar of layer -1 (embeddings, output and norms outside the blocks) has its own colour; the
-// legend says so, so it is not read as a worse layer.
-void draw_layer_legend(ImDrawList* dl, const PlotFrame& f) {
-    const char* kLabels[] = {"repeating blocks", "outside the blocks (embeddings, output)"};
-    const float line = ImGui::GetTextLineHeightWithSpacing();
-    float width = 0;
-    for (const char* label : kLabels) width = std::max(width, ImGui::CalcTextSize(label).x);
-    const ImVec2 box_max(f.max.x - 6, f.min.y + 6 + 2 * line + 8);
-    const ImVec2 box_min(box_max.x - width - 36, f.min.y + 6);
-    dl->AddRectFilled(box_min, box_max, ImGui::GetColorU32(ImGuiCol_PopupBg, 0.85f), 3.0f);
-    dl->AddRect(box_min, box_max, ImGui::GetColorU32(ImGuiCol_Border), 3.0f);
-    for (size_t i = 0; i < 2; ++i) {
-        const float y = box_min.y + 4 + line * static_cast<float>(i), mid = y + line / 2 - 1;
-        dl->AddRectFilled(ImVec2(box_min.x + 8, mid - 5), ImVec2(box_min.x + 22, mid + 5), plot_series_color(i));
-        dl->AddText(ImVec2(box_min.x + 28, y), ImGui::GetColorU32(ImGuiCol_Text), kLabels[i]);
-    }
+int64_t last_block(const std::vector<LayerError>& layers) {
+    int64_t last = -1;
+    for (const LayerError& l : layers) last = std::max<int64_t>(last, l.layer);
+    return last;
 }
 
 }  // namespace
 
+double layer_plot_position(const std::vector<LayerError>& layers, int64_t layer) {
+    return layer >= 0 ? static_cast<double>(layer) : static_cast<double>(last_block(layers) + 2);
+}
+
 std::optional<size_t> layer_error_plot(const std::vector<LayerError>& layers, LayerMetric metric, ImVec2 size) {
     if (layers.empty()) return std::nullopt;
-    double top = 0;
-    for (const LayerError& l : layers)
+    double top = 0, lo = INFINITY, hi = -INFINITY;
+    for (const LayerError& l : layers) {
         if (double v = value_of(l, metric); std::isfinite(v)) top = std::max(top, v);
-    PlotRange range{layers.front().layer - 0.5, layers.back().layer + 0.5, 0.0, top > 0 ? top * 1.1 : 1.0};
+        lo = std::min(lo, layer_plot_position(layers, l.layer));
+        hi = std::max(hi, layer_plot_position(layers, l.layer));
+    }
+    const bool outside = layers.front().layer < 0 || layers.back().layer < 0;
+    const double other_at = layer_plot_position(layers, -1);
+    PlotRange range{lo - 0.5, hi + 0.5, 0.0, top > 0 ? top * 1.1 : 1.0};
     const char* y_title = metric == LayerMetric::rmse ? "pooled RMSE" : "NMSE of the worst tensor";
-    PlotFrame f = draw_plot_frame("##layer_error", size, range, "layer (block index; -1: outside the blocks)", y_title, true);
+    // Block ticks only; the other group's label is drawn under its bar, whatever the tick step.
+    const auto tick = [&](double x) {
+        return x >= 0 && x < other_at - 1 && x == std::round(x) ? std::to_string(static_cast<int64_t>(x)) : std::string();
+    };
+    PlotFrame f = draw_plot_frame("##layer_error", size, range, outside ? "block (other: embeddings, output, final norm)" : "block", y_title,
+                                  true, tick);
     bool hovered = ImGui::IsItemHovered();
     bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -51,18 +54,23 @@ std::optional<size_t> layer_error_plot(const std::vector<LayerError>& layers, La
     if (hovered && f.contains(mouse)) {
         double at = std::floor(f.x_at(mouse.x) + 0.5);
         for (size_t i = 0; i < layers.size(); ++i)
-            if (layers[i].layer == at) under = i;
+            if (layer_plot_position(layers, layers[i].layer) == at) under = i;
     }
     dl->PushClipRect(f.min, f.max, true);
     for (size_t i = 0; i < layers.size(); ++i) {
         double v = value_of(layers[i], metric);
-        float x = f.x_of(layers[i].layer);
+        float x = f.x_of(layer_plot_position(layers, layers[i].layer));
         float y = std::isfinite(v) ? std::min(f.y_of(v), f.max.y - (v > 0 ? 1.0f : 0.0f)) : f.min.y;
         dl->AddRectFilled(ImVec2(x - bar_w / 2, y), ImVec2(x + bar_w / 2, f.max.y), plot_series_color(layers[i].layer < 0 ? 1 : 0));
         if (under == i)
             dl->AddRect(ImVec2(x - bar_w / 2 - 1, f.min.y), ImVec2(x + bar_w / 2 + 1, f.max.y), ImGui::GetColorU32(ImGuiCol_Text));
     }
-    if (layers.front().layer < 0) draw_layer_legend(dl, f);
+    if (outside) {
+        // The other group stands apart: a line between it and the blocks.
+        const float gap = f.x_of(other_at - 1);
+        dl->AddLine(ImVec2(gap, f.min.y), ImVec2(gap, f.max.y), ImGui::GetColorU32(ImGuiCol_Border));
+    }
+
     if (top == 0) {
         // Zero-height bars would leave the plot looking empty: say what it shows.
         const char* note = "no error in any layer: the values are identical";
@@ -71,6 +79,10 @@ std::optional<size_t> layer_error_plot(const std::vector<LayerError>& layers, La
                     note);
     }
     dl->PopClipRect();
+    if (outside) {
+        const float w = ImGui::CalcTextSize("other").x;
+        dl->AddText(ImVec2(f.x_of(other_at) - w / 2, f.max.y + 5), ImGui::ColorConvertFloat4ToU32(palette().dim), "other");
+    }
     if (!under) return std::nullopt;
     const LayerError& l = layers[*under];
     ImGui::BeginTooltip();

@@ -71,14 +71,14 @@ std::optional<size_t> ModelErrorTable::draw(const ModelError& error, const FontS
         bool selected = selected_tensor && *selected_tensor == t.pair.b.tensor;
         std::string name = escape_for_display(t.name_b, 120);
         // Cut in the middle at word boundaries to the cell; the tooltip has both names whole.
-        std::string shown = ui::elided_text(name, ImGui::GetContentRegionAvail().x, ui::Elide::middle);
+        std::string shown = ui::elided_text(name, ImGui::GetContentRegionAvail().x, ui::Elide::start);
         if (ImGui::Selectable((shown + "##name").c_str(), selected, ImGuiSelectableFlags_SpanAllColumns)) clicked = row;
         ImGui::PopFont();
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("reference: %s\nthis: %s\nClick: show it in the Weights panel", escape_for_display(t.name_a, 160).c_str(),
                               name.c_str());
         ImGui::TableNextColumn();
-        ui::text(t.layer < 0 ? "-" : std::to_string(t.layer));
+        ui::text(t.layer < 0 ? "other" : std::to_string(t.layer));
         ImGui::TableNextColumn();
         ui::text_dim(escape_for_display(types_text(t), 60));
         if (t.error) {

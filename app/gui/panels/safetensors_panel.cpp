@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <span>
 
 #include <imgui.h>
 
@@ -99,39 +100,50 @@ void SafetensorsPanel::table_view(PanelContext& ctx) {
     ui::text_dim(std::to_string(rows.size()) + " / " + std::to_string(m.tensors.size()) + " tensors");
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
         ImGuiTableFlags_Hideable;
-    // The name takes what the other columns, sized to typical content, leave.
+    // Names first: the name column is sized to the longest listed name, the shape to the widest
+    // shape; data_offsets takes what is left (its numbers cut with "…", whole on hover).
     float avail = ImGui::GetContentRegionAvail().x;
     std::vector<std::string> shards;
     for (const auto& f : m.files) shards.push_back(escape_for_display(base_name(f.path), 200));
+    std::string widest_name, widest_shape;  // of the first rows: measuring is per frame
+    for (size_t i : std::span(rows).first(std::min<size_t>(rows.size(), 4096))) {
+        if (m.tensors[i].name.size() > widest_name.size()) widest_name = escape_for_display(m.tensors[i].name, 160);
+        std::string shape = shape_text(m.tensors[i].ne, ShapeStyle::bracketed, shape_order(m.format));
+        if (shape.size() > widest_shape.size()) widest_shape = std::move(shape);
+    }
+    const std::string shape_title = shape_header("Shape", shape_order(m.format));
     ImGui::PushFont(ctx.fonts.mono());
-    const float shape_w = ui::fitted_width("[4096, 4096]", "Shape", avail);
-    const float offsets_w = ui::fitted_width("[12345678, 12345678)", "data_offsets", avail);
+    const float shape_w = ui::fitted_width(widest_shape, shape_title.c_str(), avail * 0.2f);
+    const float offsets_min = ui::fitted_width("[0, 0)", "data_offsets", avail);
     const float size_w = ui::fitted_width("999.9 MB", "Size", avail);
     ImGui::PopFont();
+    const float dtype_w = ui::fitted_width("BF16", "dtype", avail);
+    const float shard_w = ui::fitted_width(shards, "Shard", avail * 0.2f);
+    const float name_w = std::min(ui::fitted_width(widest_name, "Name", avail), avail - dtype_w - shape_w - offsets_min - size_w - shard_w);
     if (!ImGui::BeginTable("st_tensors", 6, flags)) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("dtype", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("BF16", "dtype", avail));
-    ImGui::TableSetupColumn("Shape", ImGuiTableColumnFlags_WidthFixed, shape_w);
-    ImGui::TableSetupColumn("data_offsets", ImGuiTableColumnFlags_WidthFixed, offsets_w);
+    ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthFixed, std::max(name_w, avail * 0.25f));
+    ImGui::TableSetupColumn("dtype", ImGuiTableColumnFlags_WidthFixed, dtype_w);
+    ImGui::TableSetupColumn(shape_title.c_str(), ImGuiTableColumnFlags_WidthFixed, shape_w);
+    ImGui::TableSetupColumn("data_offsets", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthFixed, size_w);
-    ImGui::TableSetupColumn("Shard", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(shards, "Shard", avail * 0.25f));
+    ImGui::TableSetupColumn("Shard", ImGuiTableColumnFlags_WidthFixed, shard_w);
     ImGui::TableHeadersRow();
     ui::clipped_rows(rows, [&](size_t i) {
         const TensorInfo& t = m.tensors[i];
         ImGui::TableNextColumn();
         bool selected = doc.selection == Selection{SelectionKind::tensor, i};
-        if (ui::cell_selectable(escape_for_display(t.name, 160), selected, ImGuiSelectableFlags_SpanAllColumns, ui::Elide::middle))
+        if (ui::cell_selectable(escape_for_display(t.name, 160), selected, ImGuiSelectableFlags_SpanAllColumns, ui::Elide::start))
             doc.select({SelectionKind::tensor, i});
         ui::copy_menu("copy", {{"name", t.name}});
         ImGui::TableNextColumn();
         ui::text_colored(t.type.known ? palette().accent : palette().error, t.type.name);
         ImGui::PushFont(ctx.fonts.mono());
         ImGui::TableNextColumn();
-        ui::text(shape_text(t.ne, ShapeStyle::row_major));
+        ui::text(shape_text(t.ne, ShapeStyle::bracketed, shape_order(m.format)));
         ImGui::TableNextColumn();
-        ui::text("[" + std::to_string(t.relative_offset) + ", " +
-                 (t.n_bytes ? std::to_string(t.relative_offset + *t.n_bytes) : std::string("?")) + ")");
+        ui::cell_text("[" + std::to_string(t.relative_offset) + ", " +
+                      (t.n_bytes ? std::to_string(t.relative_offset + *t.n_bytes) : std::string("?")) + ")");
         ImGui::TableNextColumn();
         ui::text(t.n_bytes ? human_bytes(*t.n_bytes) : "?");
         ImGui::PopFont();

@@ -28,7 +28,7 @@ std::string companions_text(const Model& m, const QuantLayout& q) {
     auto add = [&](const std::optional<size_t>& i, const char* what) {
         if (!i || *i >= m.tensors.size()) return;
         const TensorInfo& t = m.tensors[*i];
-        out += (out.empty() ? "" : " + ") + std::string(what) + " " + t.type.name + " " + shape_text(t.ne, ShapeStyle::row_major);
+        out += (out.empty() ? "" : " + ") + std::string(what) + " " + t.type.name + " " + shape_text(t.ne, ShapeStyle::bracketed, shape_order(m.format));
     };
     add(q.scale, "scale");
     add(q.bias, "bias");
@@ -97,11 +97,13 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
     if (!ImGui::BeginTable("store_tensors", 7, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
     constexpr ImGuiTableColumnFlags stretch = ImGuiTableColumnFlags_WidthStretch;
+    const std::string stored_header = shape_header("Stored", shape_order(m.format));
+    const std::string logical_header = shape_header("Logical shape", shape_order(m.format));
     ui::table_columns({{"Name", stretch, 2.4f},
-                       {"Stored", stretch, 1.0f},
-                       {"Quantization", stretch, 1.3f},
-                       {"Logical shape", stretch, 0.9f},
-                       {"Companions", stretch, 2.5f},
+                       {stored_header.c_str(), stretch, 1.5f},
+                       {"Quantization", stretch, 1.1f},
+                       {logical_header.c_str(), stretch, 1.5f},
+                       {"Companions", stretch, 1.9f},
                        {"Blob", stretch, 0.9f},
                        {"Status", stretch, 1.0f}});
     for (size_t i = 0; i < failed.size(); ++i) {
@@ -123,10 +125,10 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         ImGui::TableNextRow();
         ImGui::PushID(static_cast<int>(i));
         ImGui::TableNextColumn();
-        ui::cell_text(escape_for_display(t.name, 160), ui::Elide::middle);
+        ui::cell_text(escape_for_display(t.name, 160), ui::Elide::start);
         ImGui::PushFont(fonts.mono());
         ImGui::TableNextColumn();
-        ui::cell_text(t.type.name + " " + shape_text(t.ne, ShapeStyle::row_major));
+        ui::cell_text(t.type.name + " " + shape_text(t.ne, ShapeStyle::bracketed, shape_order(m.format)));
         ImGui::TableNextColumn();
         if (t.quant)
             ui::cell_text_colored(palette().accent, quant_text(*t.quant));
@@ -135,7 +137,7 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         if (t.quant && ImGui::IsItemHovered() && !t.quant->origin.empty())
             ImGui::SetTooltip("%s", escape_for_display(t.quant->origin, 200).c_str());
         ImGui::TableNextColumn();
-        ui::cell_text(shape_text(lt.ne, ShapeStyle::row_major));
+        ui::cell_text(shape_text(lt.ne, ShapeStyle::bracketed, shape_order(m.format)));
         ImGui::TableNextColumn();
         if (t.quant) ui::cell_text_dim(companions_text(m, *t.quant));
         ImGui::PopFont();
@@ -181,7 +183,7 @@ void store_groups_view(const Model& m) {
                         const std::vector<uint64_t>& logical = t->quant ? t->quant->logical_ne : t->ne;
                         // A stacked tensor holds every expert: its outermost dimension is not this one's.
                         const size_t dims = stacked && !logical.empty() ? logical.size() - 1 : logical.size();
-                        line += shape_text(std::span(logical).first(dims), ShapeStyle::row_major);
+                        line += shape_text(std::span(logical).first(dims), ShapeStyle::bracketed, shape_order(m.format));
                         if (t->quant) line += "  " + quant_text(*t->quant);
                         line += stacked ? "  (slice " + std::to_string(e) + " of " + escape_for_display(t->name, 120) + ")"
                                         : "  " + escape_for_display(t->name, 120);

@@ -65,10 +65,11 @@ void TensorPanel::draw_toolbar(Document& doc, const Workspace* workspace) {
 void TensorPanel::fit_columns(const Document& doc, ImFont* mono) {
     const Model& m = *doc.model();
     std::string type = "Type", shape, elements, offset = ui::hex_offset(0);
+    m_shape_header = shape_header("Shape", shape_order(m.format));
     for (size_t i = 0; i < std::min<size_t>(doc.index()->tensors.size(), 100000); ++i) {
         const LogicalTensor& lt = doc.index()->tensors[i];
         if (lt.type.size() > type.size()) type = escape_for_display(lt.type, 60);
-        std::string s = shape_text(lt.ne, ShapeStyle::times);
+        std::string s = shape_text(lt.ne, ShapeStyle::times, shape_order(m.format));
         if (s.size() > shape.size()) shape = s;
         s = ui::with_separators(lt.elements);
         if (s.size() > elements.size()) elements = s;
@@ -79,7 +80,7 @@ void TensorPanel::fit_columns(const Document& doc, ImFont* mono) {
     m_fitted.push_back(ui::fitted_width(type, "Type", 1e6f));
     ImGui::PushFont(mono);
     const std::pair<std::string, const char*> columns[] = {
-        {shape, "Shape"}, {elements, "Elements"}, {"999.9 MB", "Size"}, {offset, "Offset"}, {"16.000", "BPW"}};
+        {shape, m_shape_header.c_str()}, {elements, "Elements"}, {"999.9 MB", "Size"}, {offset, "Offset"}, {"16.000", "BPW"}};
     for (const auto& [widest, header] : columns) m_fitted.push_back(ui::fitted_width(widest, header, 1e6f));
     ImGui::PopFont();
 }
@@ -90,7 +91,7 @@ void TensorPanel::setup_columns(float avail) {
     ImGui::TableSetupColumn("#", fixed | ImGuiTableColumnFlags_DefaultSort, m_fitted[0]);
     ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("Type", fixed, std::min(m_fitted[1], avail * 0.15f));
-    ImGui::TableSetupColumn("Shape", fixed, std::min(m_fitted[2], avail * 0.2f));
+    ImGui::TableSetupColumn(m_shape_header.c_str(), fixed, std::min(m_fitted[2], avail * 0.2f));
     ImGui::TableSetupColumn("Elements", fixed, m_fitted[3]);
     ImGui::TableSetupColumn("Size", fixed, m_fitted[4]);
     ImGui::TableSetupColumn("Offset", fixed, m_fitted[5]);
@@ -175,7 +176,7 @@ void TensorPanel::draw_tensor_row(Document& doc, const TensorRow& row, ImFont* m
     ui::copy_menu("copy", {{"name", t.name}, {"offset", std::to_string(t.data_offset)}});
     ImGui::TableNextColumn();
     if (m_query.by_layer) ImGui::Indent(8);
-    ui::cell_text(name, ui::Elide::middle);
+    ui::cell_text(name, ui::Elide::start);
     if (std::string experts = expert_text(m, lt); !experts.empty()) {
         // Long names clip the suffix; the tooltip keeps the group readable.
         if (ImGui::IsItemHovered())
@@ -191,7 +192,7 @@ void TensorPanel::draw_tensor_row(Document& doc, const TensorRow& row, ImFont* m
         ImGui::SetTooltip("stored as %s", escape_for_display(stored_as_text(m, lt), 400).c_str());
     ImGui::PushFont(mono);
     ImGui::TableNextColumn();
-    ui::cell_text(shape_text(lt.ne, ShapeStyle::times));
+    ui::cell_text(shape_text(lt.ne, ShapeStyle::times, shape_order(m.format)));
     ImGui::TableNextColumn();
     ui::text(ui::with_separators(lt.elements));
     ImGui::TableNextColumn();

@@ -41,6 +41,7 @@ private:
     // Widest text of the type, shape, elements and offset columns (measured once; the table
     // then remembers its column widths).
     std::vector<float> m_fitted;
+    std::string m_shape_header;  // "Shape (ne)" or "Shape (slowest first)", set with m_fitted
     std::string m_export_path;  // without extension
     std::string m_export_status;
 };

@@ -19,6 +19,7 @@ namespace mlens {
 namespace {
 
 constexpr size_t kTemplateBytes = 1u << 20;
+constexpr const char* kNoGlyphFilter = "tokens with characters no font draws";
 
 ImVec4 token_type_color(int64_t type) {
     const Palette& p = palette();
@@ -66,7 +67,7 @@ void TokenizerPanel::draw_summary(Document& doc) {
         ImGui::SameLine();
         std::string piece;
         if (t.tokens && s.id >= 0 && static_cast<uint64_t>(s.id) < t.count())
-            piece = visible_piece_text(t.tokens->string_at(static_cast<uint64_t>(s.id), 256), 24);
+            piece = visible_piece_text(t.tokens->string_at(static_cast<uint64_t>(s.id), 256), 24, t.piece_encoding_of(static_cast<uint64_t>(s.id)));
         else
             piece = "out of range";
         std::string label = s.role + " " + std::to_string(s.id) + "  " + piece + "##" + s.role;
@@ -85,17 +86,32 @@ void TokenizerPanel::draw_vocabulary(PanelContext& ctx) {
     m_search.poll();
     bool focus = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
     if (ui::search_box("search", "search piece text or id (Ctrl+F)", m_query, 340, focus))
-        m_search.start(ctx.jobs, t.tokens, "tokenizer.ggml.tokens", m_query);
+        m_search.start(ctx.jobs, t.tokens, "tokenizer.ggml.tokens", m_query, t.encoding);
     ImGui::SameLine();
     bool filtered = m_search.active();
+    const bool byte_level = t.encoding == PieceEncoding::byte_level;
     const std::vector<uint64_t>& matches = m_search.matches();
     if (filtered && m_search.running())
         ui::text_dim("searching\xE2\x80\xA6 " + std::to_string(static_cast<int>(m_search.progress() * 100)) + "%");
+    else if (filtered && m_search.query() == kNoGlyphFilter)
+        ui::text_dim(ui::with_separators(matches.size()) + " of " + ui::with_separators(tokens.count) + " tokens use characters no font draws");
     else if (filtered)
         ui::text_dim(ui::with_separators(matches.size()) + " of " + ui::with_separators(tokens.count) + " match");
+    else if (byte_level)
+        ui::text_dim("shown as text: \xC2\xB7 = space, \\n = newline; Stored = as in the file");
     else
         ui::text_dim("\xC2\xB7 = space   \xE2\x96\x81 \xC4\xA0 = word start   <0xNN> = byte");
     if (std::string missing = missing_fonts_text(ctx.fonts.missing()); !missing.empty()) {
+        // The characters no font draws, as a filter: the tokens that use them.
+        const bool listing = filtered && m_search.query() == kNoGlyphFilter;
+        if (ImGui::SmallButton(listing ? "Show every token" : "List these tokens")) {
+            m_query.clear();
+            if (listing)
+                m_search.clear();
+            else
+                m_search.start_code_points(ctx.jobs, t.tokens, kNoGlyphFilter, ctx.fonts.missing_code_points(), t.encoding);
+        }
+        ImGui::SameLine();
         ImGui::PushTextWrapPos(0.0f);
         ui::text_colored(palette().warning, missing);
         ImGui::PopTextWrapPos();
@@ -103,10 +119,11 @@ void TokenizerPanel::draw_vocabulary(PanelContext& ctx) {
 
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
         ImGuiTableFlags_Hideable;
-    if (!ImGui::BeginTable("vocabulary", 5, flags)) return;
+    if (!ImGui::BeginTable("vocabulary", byte_level ? 6 : 5, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("ID", ImGuiTableColumnFlags_WidthFixed, 80);
     ImGui::TableSetupColumn("Piece", ImGuiTableColumnFlags_WidthStretch);
+    if (byte_level) ImGui::TableSetupColumn("Stored", ImGuiTableColumnFlags_WidthStretch, 0.6f);
     ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthFixed, 110);
     ImGui::TableSetupColumn("Score", ImGuiTableColumnFlags_WidthFixed, 90);
     ImGui::TableSetupColumn("Bytes", ImGuiTableColumnFlags_WidthFixed, 50);
@@ -130,6 +147,7 @@ void TokenizerPanel::draw_vocabulary(PanelContext& ctx) {
         for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
             uint64_t id = filtered ? matches[static_cast<size_t>(r)] : static_cast<uint64_t>(r);
             std::string raw = tokens.string_at(id, 1024);
+            const PieceEncoding encoding = t.piece_encoding_of(id);
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::PushID(r);
@@ -139,16 +157,25 @@ void TokenizerPanel::draw_vocabulary(PanelContext& ctx) {
                                   ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
                 doc.select({SelectionKind::token, static_cast<size_t>(id)});
             ImGui::PopFont();
-            ui::copy_menu("copy", {{"piece", visible_piece_text(raw, 1024)}, {"id", std::to_string(id)}});
+            std::vector<std::pair<std::string, std::string>> copies{{"piece", visible_piece_text(raw, 1024, encoding)}, {"id", std::to_string(id)}};
+            if (byte_level) copies.emplace_back("stored piece", visible_piece_text(raw, 1024));
+            ui::copy_menu("copy", copies);
             ImGui::PopID();
             ImGui::TableNextColumn();
             ImGui::BeginGroup();
-            ui::piece(visible_piece(raw, 160));
+            ui::piece(visible_piece(raw, 160, encoding));
             ImGui::EndGroup();
-            if (ImGui::IsItemHovered()) ui::piece_tooltip(raw);
+            if (ImGui::IsItemHovered()) ui::piece_tooltip(raw, encoding);
             if (const SpecialToken* s = special_role(t, id)) {
                 ImGui::SameLine();
                 ui::text_colored(palette().accent, "  [" + s->role + "]");
+            }
+            if (byte_level) {
+                ImGui::TableNextColumn();
+                ImGui::BeginGroup();
+                ui::piece(visible_piece(raw, 160));
+                ImGui::EndGroup();
+                if (ImGui::IsItemHovered()) ui::piece_tooltip(raw);
             }
             ImGui::TableNextColumn();
             if (t.types && id < t.types->count) {

@@ -1,6 +1,8 @@
 // TokenizerPanel (center): the vocabulary — id, piece with invisible characters made visible,
-// type, score — with search by text or id, the special token ids, and the chat template as
-// read-only text (never rendered or executed). Clicking a token selects it for the inspector.
+// type, score; a byte-level BPE vocabulary's pieces (byte_level_bpe.h) as the text they stand
+// for, with the piece as stored in its own Stored column and tooltip — with search by text or id, the special token ids, and the chat template as
+// read-only text (never rendered or executed). When fonts lack glyphs for some characters, the
+// line saying so has a button that filters the table to the tokens using them. Clicking a token selects it for the inspector.
 #pragma once
 
 #include <cstdint>

@@ -158,12 +158,13 @@ void WeightsPanel::range_mode_picker() {
 void WeightsPanel::toolbar(PanelContext& ctx, const TensorInfo& t) {
     ui::text_colored(palette().accent, escape_for_display(t.name, 120));
     ImGui::SameLine();
+    const ShapeOrder order = shape_order(ctx.doc.model()->format);
+    const std::string order_note = std::string("  (") + shape_order_label(order) + ")";
     if (t.quant)
-        ui::text_dim(t.quant->type + " g" + std::to_string(t.quant->group_size) + "  " +
-                     shape_text(t.quant->logical_ne, ShapeStyle::times) + "  (stored " + t.type.name + " " +
-                     shape_text(t.ne, ShapeStyle::times) + ")");
+        ui::text_dim(t.quant->type + " g" + std::to_string(t.quant->group_size) + "  " + shape_text(t.quant->logical_ne, ShapeStyle::times, order) +
+                     "  (stored " + t.type.name + " " + shape_text(t.ne, ShapeStyle::times, order) + ")" + order_note);
     else
-        ui::text_dim(t.type.name + "  " + shape_text(t.ne, ShapeStyle::times));
+        ui::text_dim(t.type.name + "  " + shape_text(t.ne, ShapeStyle::times, order) + order_note);
     if (std::optional<uint64_t> experts = expert_count(*ctx.doc.model(), m_want.tensor)) {
         ImGui::SameLine(0, 20);
         int value = m_want.expert ? static_cast<int>(*m_want.expert) : -1;
@@ -220,8 +221,11 @@ void WeightsPanel::histogram_view(const Document& doc) {
     m_legend.clear();
     for (const HistogramSeries& s : series) m_legend.push_back(s.label);
     m_plot.x_title = m_error_view && r.compared ? "difference (this \xE2\x88\x92 other)" : "value";
-    float height = std::max(160.0f, ImGui::GetContentRegionAvail().y * 0.55f);
-    HistogramPlot::Event e = m_plot.draw("##histogram", series, ImVec2(0, height));
+    // The histogram takes its share of the height until the splitter under it is dragged.
+    const float avail_y = ImGui::GetContentRegionAvail().y;
+    if (m_plot_height <= 0) m_plot_height = avail_y * 0.55f;
+    m_plot_height = std::clamp(m_plot_height, 120.0f, std::max(120.0f, avail_y - 120.0f));
+    HistogramPlot::Event e = m_plot.draw("##histogram", series, ImVec2(0, m_plot_height));
     if (!m_png_pending.empty()) {
         request_capture({m_png_pending, m_plot.frame_min(), m_plot.frame_max(), std::move(m_png_guard)});
         m_png_pending.clear();
@@ -319,8 +323,9 @@ void WeightsPanel::draw(PanelContext& ctx) {
     const float avail = ImGui::GetContentRegionAvail().x;
     const float pair_width =
         ImGui::CalcTextSize("mean |a-b|").x + 8 + ImGui::CalcTextSize("-0.00199918").x + 4 * ImGui::GetStyle().CellPadding.x;
-    const float stats_width = std::min({std::max(2 * pair_width + ImGui::GetStyle().ScrollbarSize, avail * 0.36f), 460.0f, avail * 0.5f});
-    ImGui::BeginChild("weights_stats", ImVec2(stats_width, 0), false);
+    if (m_stats_width <= 0) m_stats_width = std::min({std::max(2 * pair_width + ImGui::GetStyle().ScrollbarSize, avail * 0.36f), 460.0f, avail * 0.5f});
+    m_stats_width = std::clamp(m_stats_width, std::min(pair_width, avail * 0.3f), std::max(avail * 0.7f, 1.0f));
+    ImGui::BeginChild("weights_stats", ImVec2(m_stats_width, 0), false);
     if (r.stats) weights_stats_table(*r.stats);
     if (r.compared || !r.compare_error.empty()) {
         ImGui::Spacing();
@@ -331,7 +336,9 @@ void WeightsPanel::draw(PanelContext& ctx) {
         m_scales.draw(*r.scales);
     }
     ImGui::EndChild();
-    ImGui::SameLine();
+    ImGui::SameLine(0, 0);
+    ui::splitter("##stats_split", m_stats_width, 1.0f, std::min(pair_width, avail * 0.3f), avail * 0.7f, ImGui::GetContentRegionAvail().y);
+    ImGui::SameLine(0, 0);
     ImGui::BeginChild("weights_plot", ImVec2(0, 0), false);
     histogram_view(doc);
     if (!m_error_view || !r.compared) {
@@ -342,6 +349,7 @@ void WeightsPanel::draw(PanelContext& ctx) {
         ui::text_dim(line);
         ImGui::PopTextWrapPos();
     }
+    ui::row_splitter("##plot_split", m_plot_height, 120.0f, m_plot_height + ImGui::GetContentRegionAvail().y - 120.0f);
     lower_tabs(ctx, r);
     ImGui::EndChild();
 }

@@ -9,6 +9,8 @@
 // legend (metrics, overlaid histograms, the error histogram); histogram export as CSV; under the
 // histogram, tabs for the first values, for what-if requantization (weights_requant_view.h) and,
 // when a link named one (a Health finding), for one row and block (weights_location_view.h).
+// A splitter between the statistics column and the histogram, and one between the histogram and
+// the tabs under it, resize them (kept while the panel lives).
 //
 // Contract: all decoding runs as one job on the JobRunner (weights_inspection.h) with progress and
 // cancel; a new request cancels the running one. Statistics and block scales are computed again
@@ -126,6 +128,8 @@ private:
     bool m_run_requant = false;  // run the Requantize tab once it has been drawn (--select requant:TENSOR)
     bool m_error_view = false;
     int m_bins_input = 128;
+    float m_stats_width = 0;  // the statistics column; 0 until first laid out, then the splitter's
+    float m_plot_height = 0;  // the histogram above the lower tabs; likewise
     bool m_export_open = false;
     std::string m_export_path;
     std::string m_export_status;

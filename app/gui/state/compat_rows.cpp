@@ -141,14 +141,14 @@ std::vector<CompatRow> tensor_rows(const Model& model, const SidePlan& plan, con
         row.stored = i;
         row.left_name = escape_for_display(t.name, kNameChars);
         row.left_type = t.type.name;
-        row.left_value = shape_text(t.ne, ShapeStyle::times);
+        row.left_value = shape_text(t.ne, ShapeStyle::times, ShapeOrder::fastest_first);
         row.right_name = escape_for_display(r.name, kNameChars);
         row.hidden = r.hidden;
         if (r.hidden) {
             row.right_value = "hidden";
         } else {
             row.right_type = r.type.name;
-            row.right_value = shape_text(r.ne, ShapeStyle::times);
+            row.right_value = shape_text(r.ne, ShapeStyle::times, ShapeOrder::fastest_first);
         }
         RuleText rule;
         for (size_t e : r.edits) {

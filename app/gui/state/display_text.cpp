@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 
 #include "mlens/text/escape.h"
 
@@ -81,9 +82,11 @@ bool is_byte_token(std::string_view piece) {
         std::isxdigit(static_cast<unsigned char>(piece[4]));
 }
 
-std::vector<PieceSegment> visible_piece(std::string_view piece, size_t max_chars) {
+namespace {
+
+std::vector<PieceSegment> visible_segments(std::string_view piece, size_t max_chars, bool markers) {
     SegmentBuilder out(max_chars);
-    if (is_byte_token(piece)) {
+    if (markers && is_byte_token(piece)) {
         out.add(PieceSegmentKind::byte_token, piece, piece.size());
         return out.take();
     }
@@ -125,11 +128,11 @@ std::vector<PieceSegment> visible_piece(std::string_view piece, size_t max_chars
             out.add(kind, rest.substr(0, consumed), consumed);
             i += consumed;
             continue;
-        } else if (rest.starts_with(kSentencePieceSpace)) {
+        } else if (markers && rest.starts_with(kSentencePieceSpace)) {
             kind = PieceSegmentKind::marker;
             shown = kSentencePieceSpace;
             consumed = kSentencePieceSpace.size();
-        } else if (rest.starts_with(kByteLevelSpace) || rest.starts_with(kByteLevelNewline)) {
+        } else if (markers && (rest.starts_with(kByteLevelSpace) || rest.starts_with(kByteLevelNewline))) {
             kind = PieceSegmentKind::marker;
             shown = std::string(rest.substr(0, 2));
             consumed = 2;
@@ -149,9 +152,17 @@ std::vector<PieceSegment> visible_piece(std::string_view piece, size_t max_chars
     return out.take();
 }
 
-std::string visible_piece_text(std::string_view piece, size_t max_chars) {
+}  // namespace
+
+std::vector<PieceSegment> visible_piece(std::string_view piece, size_t max_chars, PieceEncoding encoding) {
+    if (encoding == PieceEncoding::byte_level)
+        if (std::optional<std::string> text = byte_level_decode(piece)) return visible_segments(*text, max_chars, false);
+    return visible_segments(piece, max_chars, true);
+}
+
+std::string visible_piece_text(std::string_view piece, size_t max_chars, PieceEncoding encoding) {
     std::string s;
-    for (const PieceSegment& seg : visible_piece(piece, max_chars)) s += seg.text;
+    for (const PieceSegment& seg : visible_piece(piece, max_chars, encoding)) s += seg.text;
     return s;
 }
 

@@ -11,6 +11,10 @@
 //    and are `escape` segments.
 //  - At most max_chars characters are shown (an escape counts as its length); a cut piece ends
 //    with "…".
+//  - With PieceEncoding::byte_level (byte_level_bpe.h) a piece that decodes is shown as the text
+//    it stands for, by the rules above ("Ġthe" as "·the", "Ċ" as "\n", "æ³ķæ²»" as "法治", a
+//    character split over two tokens as its \xNN bytes); the decoded text has no markers, so a
+//    'Ġ' in it is a plain character. A piece that does not decode is shown as stored.
 // visible_piece_text() is the same rendering as one string (search, copy, tests).
 #pragma once
 
@@ -20,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mlens/text/byte_level_bpe.h"
 #include "mlens/text/escape.h"  // utf8_decode
 
 namespace mlens {
@@ -31,8 +36,8 @@ struct PieceSegment {
     std::string text;
 };
 
-std::vector<PieceSegment> visible_piece(std::string_view piece, size_t max_chars = 120);
-std::string visible_piece_text(std::string_view piece, size_t max_chars = 120);
+std::vector<PieceSegment> visible_piece(std::string_view piece, size_t max_chars = 120, PieceEncoding encoding = PieceEncoding::plain);
+std::string visible_piece_text(std::string_view piece, size_t max_chars = 120, PieceEncoding encoding = PieceEncoding::plain);
 
 // A multi-line string for a read-only text view: lines are kept ("\r\n" and "\n" end a line),
 // tabs become four spaces, and each line goes through escape_for_display. At most max_bytes of

@@ -10,8 +10,8 @@
 
 namespace mlens {
 
-ArrayViewer::ArrayViewer(std::string key, std::shared_ptr<const ArrayIndex> array, std::string window_id)
-    : m_key(std::move(key)), m_array(std::move(array)), m_window_id(std::move(window_id)) {
+ArrayViewer::ArrayViewer(std::string key, std::shared_ptr<const ArrayIndex> array, std::string window_id, PieceEncoding encoding)
+    : m_key(std::move(key)), m_array(std::move(array)), m_window_id(std::move(window_id)), m_encoding(encoding) {
     m_title = escape_for_display(m_key, 80) + "  [" + value_type_name(m_array->element_type) + " \xC3\x97 " +
         ui::with_separators(m_array->count) + "]###" + m_window_id;
 }
@@ -38,7 +38,7 @@ bool ArrayViewer::draw(JobRunner& jobs, ImFont* mono) {
     float avail = ImGui::GetContentRegionAvail().x;
     bool focus_search = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ui::ctrl_pressed('F');
     if (ui::search_box("search", is_string ? "search text or index" : "search value or index", m_query, avail * 0.55f, focus_search))
-        m_search.start(jobs, m_array, m_key, m_query);
+        m_search.start(jobs, m_array, m_key, m_query, m_encoding);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(110);
     bool go = ImGui::InputScalar("##goto", ImGuiDataType_S64, &m_goto, nullptr, nullptr, "%lld", ImGuiInputTextFlags_EnterReturnsTrue);
@@ -86,7 +86,7 @@ bool ArrayViewer::draw(JobRunner& jobs, ImFont* mono) {
                 std::optional<Scalar> scalar;
                 if (is_string) {
                     raw = a.string_at(i, 4096);
-                    copy_text = visible_piece_text(raw, 4096);
+                    copy_text = visible_piece_text(raw, 4096, m_encoding);
                 } else if (value_type_size(a.element_type) > 0) {
                     scalar = a.scalar_at(i);
                     copy_text = scalar->to_string();
@@ -102,7 +102,7 @@ bool ArrayViewer::draw(JobRunner& jobs, ImFont* mono) {
                 ImGui::PopID();
                 ImGui::TableNextColumn();
                 if (is_string) {
-                    ui::piece(visible_piece(raw, 200));
+                    ui::piece(visible_piece(raw, 200, m_encoding));
                 } else if (scalar) {
                     ImGui::PushFont(mono);
                     ui::text(copy_text);

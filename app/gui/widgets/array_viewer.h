@@ -2,7 +2,8 @@
 // virtual scrolling over the lazy ArrayIndex, "go to index" and search.
 //
 // Contract: only visible rows are read from the file each frame. Strings are shown as token
-// pieces (display_text.h); numbers exactly, with the enum name for enum-valued keys. The window
+// pieces (display_text.h) read with `encoding` (the vocabulary's for tokenizer.ggml.tokens, else
+// plain), searched in either form (array_search.h); numbers exactly, with the enum name for enum-valued keys. The window
 // is identified by `window_id`, so reopening the same array focuses the existing window.
 #pragma once
 
@@ -21,7 +22,7 @@ namespace mlens {
 
 class ArrayViewer {
 public:
-    ArrayViewer(std::string key, std::shared_ptr<const ArrayIndex> array, std::string window_id);
+    ArrayViewer(std::string key, std::shared_ptr<const ArrayIndex> array, std::string window_id, PieceEncoding encoding);
 
     // Draws the window; returns false once the user closed it.
     bool draw(JobRunner& jobs, ImFont* mono);
@@ -33,6 +34,7 @@ private:
     std::string m_title;
     std::shared_ptr<const ArrayIndex> m_array;
     std::string m_window_id;
+    PieceEncoding m_encoding;
     std::string m_query;
     ArraySearch m_search;
     std::optional<uint64_t> m_scroll_to;

@@ -43,7 +43,8 @@ void widen(double& lo, double& hi) {
 
 }  // namespace
 
-PlotFrame draw_plot_frame(const char* id, ImVec2 size, PlotRange range, const char* x_title, const char* y_title, bool integer_x) {
+PlotFrame draw_plot_frame(const char* id, ImVec2 size, PlotRange range, const char* x_title, const char* y_title, bool integer_x,
+                          const TickLabel& x_label) {
     widen(range.x_lo, range.x_hi);
     widen(range.y_lo, range.y_hi);
     ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -80,10 +81,11 @@ PlotFrame draw_plot_frame(const char* id, ImVec2 size, PlotRange range, const ch
     double x_step = nice_step(range.x_hi - range.x_lo, x_ticks);
     if (integer_x) x_step = std::max(1.0, std::round(x_step));
     for (double v = std::ceil(range.x_lo / x_step) * x_step; v <= range.x_hi + 1e-9; v += x_step) {
+        std::string label = x_label ? x_label(v) : tick_label(v, x_step);
+        if (label.empty()) continue;
         float x = f.x_of(v);
         dl->AddLine(ImVec2(x, f.min.y), ImVec2(x, f.max.y), grid);
         dl->AddLine(ImVec2(x, f.max.y), ImVec2(x, f.max.y + 4), text);
-        std::string label = tick_label(v, x_step);
         float w = ImGui::CalcTextSize(label.c_str()).x;
         dl->AddText(ImVec2(x - w / 2, f.max.y + 5), dim, label.c_str());
     }

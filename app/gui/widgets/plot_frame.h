@@ -9,9 +9,14 @@
 //  - Ticks come from plot_axes.h (nice steps); with integer_x only whole x values get ticks
 //    (layers, positions). An empty range is widened so the mapping never divides by zero.
 //  - The y title is written above the plot area at its left, the x title below the x labels.
+//  - `x_label`, when given, names the x ticks (categories: "weights", "KV cache"; a layer axis
+//    with a group of its own): it is asked for each tick value, and a tick it names "" is left
+//    out. Category axes pass integer_x and put category i at x = i.
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <string>
 
 #include <imgui.h>
 
@@ -30,7 +35,10 @@ struct PlotFrame {
     bool contains(ImVec2 p) const { return p.x >= min.x && p.x <= max.x && p.y >= min.y && p.y <= max.y; }
 };
 
-PlotFrame draw_plot_frame(const char* id, ImVec2 size, PlotRange range, const char* x_title, const char* y_title, bool integer_x);
+using TickLabel = std::function<std::string(double)>;
+
+PlotFrame draw_plot_frame(const char* id, ImVec2 size, PlotRange range, const char* x_title, const char* y_title, bool integer_x,
+                          const TickLabel& x_label = {});
 
 // Colour of the series at `position` (a few distinct hues, then repeating).
 ImU32 plot_series_color(size_t position);

@@ -99,7 +99,7 @@ size_t elide_length(std::string_view text, float max_width, const std::function<
     return fit == 0 ? 0 : ends[fit - 1].first;
 }
 
-MiddleCut elide_middle(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure) {
+size_t elide_start(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure) {
     std::vector<std::pair<size_t, float>> starts;  // byte start of each character, width before it
     float width = 0.0f;
     for (size_t i = 0; i < text.size();) {
@@ -110,29 +110,15 @@ MiddleCut elide_middle(std::string_view text, float max_width, const std::functi
         width += measure(text.substr(i, len));
         i += len;
     }
-    if (width <= max_width) return {text.size(), text.size()};
-    float room = max_width - measure(kEllipsis);
+    if (width <= max_width) return 0;
+    const float room = max_width - measure(kEllipsis);
     size_t tail = text.size();
-    float tail_w = 0.0f;
     for (size_t k = starts.size(); k-- > 1;) {
         auto [at, before] = starts[k];
-        if (width - before > room * 0.6f) break;
-        if (breaks_after(text[at - 1])) {
-            tail = at;
-            tail_w = width - before;
-        }
+        if (width - before > room) break;
+        if (breaks_after(text[at - 1])) tail = at;
     }
-    if (tail == text.size()) {
-        size_t n = elide_length(text, max_width, measure);
-        return {n, text.size()};
-    }
-    size_t head = 0;
-    for (size_t k = 1; k < starts.size() && starts[k].first <= tail; ++k) {
-        auto [at, before] = starts[k];
-        if (before > room - tail_w) break;
-        if (breaks_after(text[at - 1]) && text[at - 1] != ' ') head = at;
-    }
-    return {head, tail};
+    return tail;
 }
 
 std::vector<std::string_view> wrap_lines(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure) {
@@ -181,10 +167,9 @@ void wrapped_text(std::string_view text) {
 std::string elided_text(std::string_view text, float max_width, Elide where) {
     // Most cells fit: one measure of the whole text decides.
     if (imgui_width(text) <= max_width) return std::string(text);
-    if (where == Elide::middle) {
-        MiddleCut cut = elide_middle(text, max_width, imgui_width);
-        if (cut.head == text.size()) return std::string(text);
-        return std::string(text.substr(0, cut.head)) + std::string(kEllipsis) + std::string(text.substr(cut.tail));
+    if (where == Elide::start) {
+        // A name without a word boundary to keep its end from is cut at the end instead.
+        if (size_t tail = elide_start(text, max_width, imgui_width); tail < text.size()) return std::string(kEllipsis) + std::string(text.substr(tail));
     }
     size_t n = elide_length(text, max_width, imgui_width);
     if (n == text.size()) return std::string(text);

@@ -8,11 +8,10 @@
 //    of . _ - / : , ; = ( [ | or before a space (trailing spaces dropped) — or, when not even the
 //    first word fits, the longest prefix of whole UTF-8 characters that does (possibly 0).
 //    `measure` gives the width of one character; widths add up (ImGui fonts have no kerning).
-//  - elide_middle() is the rule for names (keys, tensors) whose end says the most: it keeps the
-//    longest suffix starting after a word boundary that fits in 60% of the room left beside "…",
-//    then the longest prefix ending at a boundary that fits in the rest; the result is
-//    text[0, head) + "…" + text[tail, end). When no suffix fits it falls back to elide_length()
-//    (tail == text.size()). A text that fits gives head == tail == text.size().
+//  - elide_start() is the rule for names (keys, tensors) whose end says the most: the first byte
+//    of the longest suffix that starts after a word boundary and fits beside "…", shown as
+//    "…" + text[tail, end) ("…experts.3.down_proj.weight"): 0 when the text fits, text.size()
+//    when no such suffix fits (elided_text then cuts at the end as elide_length does).
 //  - cell_text() and cell_selectable() draw in the current cell (or any region: they use the
 //    remaining width on the line). Text must already be safe for display (escaped).
 //  - wrap_lines() is the rule for a long value wrapped in its column: greedy lines that end
@@ -43,13 +42,9 @@ namespace mlens::ui {
 
 size_t elide_length(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure);
 
-struct MiddleCut {
-    size_t head = 0;  // bytes kept from the start
-    size_t tail = 0;  // first byte kept at the end
-};
-MiddleCut elide_middle(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure);
+size_t elide_start(std::string_view text, float max_width, const std::function<float(std::string_view)>& measure);
 
-enum class Elide { end, middle };
+enum class Elide { end, start };
 
 // The text drawn for `text` in `max_width` with the current font: itself or a prefix and "…".
 std::string elided_text(std::string_view text, float max_width, Elide where = Elide::end);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
 
 #include <imgui_stdlib.h>
 
@@ -120,16 +121,44 @@ std::vector<std::string> missing_glyph_hints(std::string_view raw) {
     return hints;
 }
 
-void piece_tooltip(std::string_view raw) {
+void piece_tooltip(std::string_view raw, PieceEncoding encoding) {
     std::string bytes = hex_bytes(raw.substr(0, 64)) + (raw.size() > 64 ? " \xE2\x80\xA6" : "");
     const std::string points = code_points_text(raw, 16);
     std::vector<std::string> hints = missing_glyph_hints(raw);
     ImGui::BeginTooltip();
+    if (std::optional<std::string> decoded = encoding == PieceEncoding::byte_level ? byte_level_decode(raw) : std::nullopt) {
+        text_dim("stored (byte-level BPE)");
+        piece(visible_piece(raw, 80));
+        text_dim("text: " + std::to_string(decoded->size()) + (decoded->size() == 1 ? " byte" : " bytes"));
+        text(hex_bytes(std::string_view(*decoded).substr(0, 64)) + (decoded->size() > 64 ? " \xE2\x80\xA6" : ""));
+        text_dim("stored:");
+    }
     text_dim(std::to_string(raw.size()) + (raw.size() == 1 ? " byte" : " bytes"));
     text(bytes);
     text(points);
     for (const std::string& hint : hints) text_colored(palette().warning, hint);
     ImGui::EndTooltip();
+}
+
+namespace {
+
+ImU32 handle_color(bool active) {
+    return ImGui::GetColorU32(active ? ImGuiCol_SeparatorActive : ImGui::IsItemHovered() ? ImGuiCol_SeparatorHovered : ImGuiCol_Separator);
+}
+
+}  // namespace
+
+bool row_splitter(const char* id, float& size, float min_size, float max_size) {
+    const float height = ImGui::GetStyle().ItemSpacing.y + 2;
+    ImGui::InvisibleButton(id, ImVec2(std::max(ImGui::GetContentRegionAvail().x, 1.0f), height));
+    bool active = ImGui::IsItemActive();
+    if (ImGui::IsItemHovered() || active) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
+    if (active) size = std::clamp(size + ImGui::GetIO().MouseDelta.y, min_size, std::max(min_size, max_size));
+    ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    float y = (a.y + b.y) * 0.5f;
+    const ImU32 color = handle_color(active);
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, y), ImVec2(b.x, y), color, active ? 2.0f : 1.0f);
+    return active;
 }
 
 bool splitter(const char* id, float& size, float sign, float min_size, float max_size, float height) {
@@ -140,9 +169,7 @@ bool splitter(const char* id, float& size, float sign, float min_size, float max
     if (active) size = std::clamp(size + sign * ImGui::GetIO().MouseDelta.x, min_size, std::max(min_size, max_size));
     ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
     float x = (a.x + b.x) * 0.5f;
-    ImU32 color = ImGui::GetColorU32(active                       ? ImGuiCol_SeparatorActive
-                                         : ImGui::IsItemHovered() ? ImGuiCol_SeparatorHovered
-                                                                  : ImGuiCol_Separator);
+    const ImU32 color = handle_color(active);
     ImGui::GetWindowDrawList()->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), color, active ? 2.0f : 1.0f);
     return active;
 }

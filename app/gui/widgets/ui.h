@@ -41,13 +41,18 @@ std::vector<PieceSegment> with_missing_glyphs(ImFont* font, std::vector<PieceSeg
 
 // A tooltip with a piece's raw bytes in hex, its code points (the first few) and, for characters
 // the current font has no glyph for, which script lacks a font and which package supplies one.
-void piece_tooltip(std::string_view raw);
+// With PieceEncoding::byte_level and a piece that decodes, it first shows the piece as stored and
+// the bytes of the text it stands for.
+void piece_tooltip(std::string_view raw, PieceEncoding encoding = PieceEncoding::plain);
 // missing_glyph_hint (script_fonts.h) of each script in `raw` the current font cannot draw, once each.
 std::vector<std::string> missing_glyph_hints(std::string_view raw);
 
 // A vertical drag handle between panes; `size` is the pane width it adjusts (positive `sign`
 // grows it when dragged right, negative when dragged left). Returns true while dragging.
 bool splitter(const char* id, float& size, float sign, float min_size, float max_size, float height);
+// A horizontal drag handle under a pane of height `size` (dragging down grows it), as wide as the
+// region. Returns true while dragging.
+bool row_splitter(const char* id, float& size, float min_size, float max_size);
 
 // "E_CODE: message" of a job's error (escaped, at most `max_chars` of message), in the warning
 // colour for E_CANCELLED (the user asked for it) and the error colour otherwise.

@@ -59,9 +59,10 @@ TokenizerInfo tokenizer_info(const Model& model) {
             t.scores = v.array;
         else if (e.key == "tokenizer.ggml.merges" && v.array)
             t.merges = v.array->count;
-        else if (e.key == "tokenizer.ggml.model" && v.is_string())
+        else if (e.key == "tokenizer.ggml.model" && v.is_string()) {
             t.model = escape_for_display(v.string_value(4096));
-        else if (e.key == "tokenizer.ggml.pre" && v.is_string())
+            t.encoding = piece_encoding(v.string_value(4096));
+        } else if (e.key == "tokenizer.ggml.pre" && v.is_string())
             t.pre = escape_for_display(v.string_value(4096));
         else if (e.key == "tokenizer.chat_template" && v.is_string())
             t.chat_template = i;
@@ -92,6 +93,12 @@ std::vector<MetadataGroup> metadata_groups(const Model& model, const std::string
 
 }  // namespace
 
+PieceEncoding TokenizerInfo::piece_encoding_of(uint64_t id) const {
+    std::optional<int64_t> type;
+    if (types && id < types->count) type = types->scalar_at(id).as_int();
+    return token_piece_encoding(encoding, type);
+}
+
 DocumentIndex build_document_index(const Model& model, JobContext* job) {
     DocumentIndex index;
     index.tensors = logical_tensors(model);
@@ -114,8 +121,11 @@ DocumentIndex build_document_index(const Model& model, JobContext* job) {
     std::sort(index.mono_code_points.begin(), index.mono_code_points.end());
     if (const ArrayIndex* tokens = index.tokenizer.tokens.get()) {
         uint64_t n = tokens->count;
+        const bool byte_level = index.tokenizer.encoding == PieceEncoding::byte_level;
         tokens->for_each_string(0, 256, [&](uint64_t i, std::string_view s) {
             add_code_points(s, cps);
+            if (byte_level)
+                if (std::optional<std::string> text = byte_level_decode(s)) add_code_points(*text, cps);
             if ((i & 0x3FFF) == 0) {
                 job_report(job, 0.5 + 0.5 * static_cast<double>(i) / static_cast<double>(n));
                 if (job_cancelled(job)) return false;

@@ -29,7 +29,7 @@ std::vector<ExportRow> rows_of(const Model& model, const std::vector<LogicalTens
         if (r.layer_row) continue;
         const LogicalTensor& t = tensors[r.index];
         const TensorInfo& main = model.tensors[t.index];
-        rows.push_back({main.name, t.type, shape_text(t.ne, ShapeStyle::plain_x), std::to_string(t.elements),
+        rows.push_back({main.name, t.type, shape_text(t.ne, ShapeStyle::plain_x, shape_order(model.format)), std::to_string(t.elements),
                         t.bytes ? std::to_string(*t.bytes) : "", std::to_string(main.data_offset), bpw_text(t)});
     }
     return rows;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "mlens/model/enum_names.h"
+#include "mlens/model/shape_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
 
@@ -29,12 +30,6 @@ nlohmann::json diagnostic_to_json(const Diagnostic& d) {
     return j;
 }
 
-const char* shape_order_name(Format format) { return format == Format::safetensors ? "slowest_first" : "fastest_first"; }
-
-std::vector<uint64_t> shape_in_format_order(const std::vector<uint64_t>& ne, Format format) {
-    if (format != Format::safetensors) return ne;
-    return {ne.rbegin(), ne.rend()};
-}
 
 nlohmann::json tensor_type_id_json(const StorageType& type, Format format) {
     // safetensors ids index our dtype table; printing them would collide with ggml's ids.
@@ -57,8 +52,8 @@ nlohmann::json tensor_to_json(const TensorInfo& t, Format format) {
     nlohmann::json j = {{"name", t.name},
                         {"type", t.type.name},
                         {"type_id", tensor_type_id_json(t.type, format)},
-                        {"shape", shape_in_format_order(t.ne, format)},
-                        {"shape_order", shape_order_name(format)},
+                        {"shape", shape_in_order(t.ne, shape_order(format))},
+                        {"shape_order", shape_order_name(shape_order(format))},
                         {"n_elements", t.n_elements},
                         {"offset", known_offset(t)},
                         {"relative_offset", t.relative_offset},
@@ -74,7 +69,7 @@ nlohmann::json tensor_to_json(const TensorInfo& t, Format format) {
                       {"group_size", q.group_size},
                       {"origin", q.origin},
                       {"declared", q.declared.empty() ? nlohmann::json(nullptr) : nlohmann::json(q.declared)},
-                      {"logical_shape", shape_in_format_order(q.logical_ne, format)},
+                      {"logical_shape", shape_in_order(q.logical_ne, shape_order(format))},
                       {"logical_elements", q.logical_elements},
                       {"scale", index(q.scale)},
                       {"bias", index(q.bias)},
@@ -94,8 +89,8 @@ nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t
     const Format format = model.format;
     nlohmann::json j = {{"name", main.name},
                         {"type", t.type},
-                        {"shape", shape_in_format_order(t.ne, format)},
-                        {"shape_order", shape_order_name(format)},
+                        {"shape", shape_in_order(t.ne, shape_order(format))},
+                        {"shape_order", shape_order_name(shape_order(format))},
                         {"n_elements", t.elements},
                         {"offset", known_offset(main)},
                         {"relative_offset", main.relative_offset},
@@ -120,7 +115,7 @@ nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t
             stored.push_back({{"role", p.role},
                               {"name", e.name},
                               {"type", e.type.name},
-                              {"shape", shape_in_format_order(e.ne, format)},
+                              {"shape", shape_in_order(e.ne, shape_order(format))},
                               {"n_bytes", e.n_bytes ? nlohmann::json(*e.n_bytes) : nlohmann::json(nullptr)},
                               {"offset", e.data_offset},
                               {"file", e.file}});

@@ -84,7 +84,7 @@ void folder_section(std::string& out, const StoreExportPlan& plan) {
     out += "\n| tensor | stored as | written as | shape | shard |\n| --- | --- | --- | --- | --- |\n";
     for (const HfShard& s : hf.shards)
         for (const HfTensor& t : s.tensors) {
-            out += "| " + cell(t.name) + " | " + cell(t.source_type) + " | " + t.dtype + " | " + shape_text(t.ne, ShapeStyle::row_major) +
+            out += "| " + cell(t.name) + " | " + cell(t.source_type) + " | " + t.dtype + " | " + shape_text(t.ne, ShapeStyle::bracketed, ShapeOrder::slowest_first) +
                 " | " + s.file + " |\n";
         }
     if (plan.format == ExportFormat::hf)

@@ -11,6 +11,8 @@
 //    tokenizer), "tokenizer.*", then "other"; entries in file order; empty groups left out.
 //  - Special tokens are the integer "tokenizer.ggml.*_token_id" entries, ordered bos, eos, pad,
 //    unk, eot, eom, sep, cls, mask, then the rest in file order.
+//  - tokenizer.encoding is piece_encoding(tokenizer.ggml.model) (byte_level_bpe.h);
+//    piece_encoding_of(id) is that of one token, by its token type.
 //  - A cancelled job stops the code point pass early (code_points then partial).
 #pragma once
 
@@ -24,6 +26,7 @@
 #include "mlens/job.h"
 #include "mlens/model/model.h"
 #include "mlens/model/summary.h"
+#include "mlens/text/byte_level_bpe.h"
 
 namespace mlens {
 
@@ -48,7 +51,9 @@ struct TokenizerInfo {
     uint64_t merges = 0;
     std::vector<SpecialToken> special;
     std::optional<size_t> chat_template;  // index into Model::metadata
+    PieceEncoding encoding = PieceEncoding::plain;  // how the pieces store their text
     uint64_t count() const { return tokens ? tokens->count : 0; }
+    PieceEncoding piece_encoding_of(uint64_t id) const;
 };
 
 struct DocumentIndex {
@@ -58,8 +63,9 @@ struct DocumentIndex {
     std::vector<LayerSummary> layers;
     TokenizerInfo tokenizer;
     Loadability loads;  // assess_loadability(model): the Inspector, status bar and Diagnostics show it
-    // Code points (sorted, unique, all >= 0x80) used by the file's strings: all of them, and those
-    // of the text shown in the monospace font (keys, string values, tensor names).
+    // Code points (sorted, unique, all >= 0x80) used by the file's strings: all of them (with the
+    // text a byte-level vocabulary's pieces stand for, as the app shows them), and those of the
+    // text shown in the monospace font (keys, string values, tensor names).
     std::vector<uint32_t> code_points;
     std::vector<uint32_t> mono_code_points;
 };

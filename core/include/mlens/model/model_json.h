@@ -45,10 +45,6 @@ nlohmann::json tensor_to_json(const TensorInfo& t, Format format);
 nlohmann::json group_to_json(const TensorGroup& g);
 nlohmann::json logical_tensor_to_json(const Model& model, const LogicalTensor& t);
 
-// "fastest_first" (GGUF) or "slowest_first" (safetensors).
-const char* shape_order_name(Format format);
-// GGUF-order dims (TensorInfo::ne) as `format` writes them.
-std::vector<uint64_t> shape_in_format_order(const std::vector<uint64_t>& ne, Format format);
 // The ggml type id of a GGUF tensor type; null for safetensors dtypes.
 nlohmann::json tensor_type_id_json(const StorageType& type, Format format);
 // {"type","element_type","count","truncated","value"} with at most max_items array elements.
