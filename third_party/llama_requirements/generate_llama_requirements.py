@@ -267,10 +267,13 @@ class TensorNeeds:
         self.by_name = {}
         self.complete = True
 
-    def add(self, name, need, layers):
+    def add(self, name, need, layers, vocab_rows):
         old = self.by_name.get(name)
+        vocab_rows = vocab_rows or (old is not None and old[2])
         if old is None or NEED_ORDER[need] < NEED_ORDER[old[0]]:
-            self.by_name[name] = (need, layers)
+            self.by_name[name] = (need, layers, vocab_rows)
+        else:
+            self.by_name[name] = (old[0], old[1], vocab_rows)
 
 def flags_need(flags):
     flags = " ".join(flags.split())
@@ -328,7 +331,9 @@ def collect_tensors(body, arch, tensor_names, helpers, needs, subst=None, index_
                 else:
                     layers = "some"
                     need = "conditional"
-            needs.add(name, need, layers)
+            shape = args[1] if len(args) > 1 else ""
+            dims = split_args(shape[1:-1]) if shape.startswith("{") and shape.endswith("}") else []
+            needs.add(name, need, layers, bool(dims) and dims[-1] == "n_vocab")
 
 def helper_functions(model_src):
     helpers = {}
@@ -508,11 +513,11 @@ def main():
         w("};")
         w("constexpr LlamaTensorNeed kTensors%d[] = {" % i)
         for tname in sorted(needs.by_name):
-            need, layers = needs.by_name[tname]
+            need, layers, vocab_rows = needs.by_name[tname]
             lk = {"": "none", "n_layer": "main", "n_layer_all": "all", "some": "some"}[layers]
-            w("    {%s, N::%s, LayerSpan::%s}," % (c_string(tname), need, lk))
+            w("    {%s, N::%s, LayerSpan::%s, %s}," % (c_string(tname), need, lk, "true" if vocab_rows else "false"))
         if not needs.by_name:  # as above
-            w("    {nullptr, N::optional, LayerSpan::none},")
+            w("    {nullptr, N::optional, LayerSpan::none, false},")
         w("};")
     w("constexpr LlamaArchRequirements kArchs[] = {")
     for i, (name, cls, keys, needs) in enumerate(archs):

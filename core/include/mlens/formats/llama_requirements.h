@@ -24,6 +24,9 @@
 //    ALLOW_RESHAPE) outside any condition; optional: TENSOR_NOT_REQUIRED or TENSOR_SKIP;
 //    conditional: created under a condition the generator cannot decide (hyperparameters such as
 //    n_expert, per-layer tests), so never claimed missing, but still a name the loader may create.
+//    vocab_rows: the shape the loader gives the tensor ends in n_vocab (the vocabulary's token
+//    count), written as such in the create_tensor call (`{n_embd, n_vocab}`); llama.cpp refuses a
+//    tensor whose last dimension differs ("wrong shape").
 //    tensors_complete is false when some create_tensor call of the loader does not name its
 //    tensor through tn(LLM_TENSOR_...): then the list may lack names and no tensor of the file may
 //    be called extra.
@@ -55,6 +58,7 @@ struct LlamaTensorNeed {
     const char* name;  // "blk.%d.attn_q.weight", "token_embd.weight"
     Need need;
     LayerSpan layers;
+    bool vocab_rows;  // its last dimension is the vocabulary size
 };
 
 struct LlamaArchRequirements {
