@@ -90,6 +90,49 @@ OllamaGguf& shared_expert_ffn(OllamaGguf& g, const std::string& b, uint64_t ff) 
         .tensor(b + "ffn_down_shexp.weight", {ff, kEmbd}, kF16);
 }
 
+// The vision keys of qwen_vision_tower under prefix `p`: one block, patches of 16, 2x2 merge.
+OllamaGguf& qwen_vision_keys(OllamaGguf& g, const std::string& p) {
+    return g.u32(p + "vision.block_count", 1)
+        .u32(p + "vision.embedding_length", kEmbd)
+        .u32(p + "vision.attention.head_count", kHeads)
+        .u32(p + "vision.patch_size", 16)
+        .u32(p + "vision.spatial_merge_size", 2)
+        .u32(p + "vision.num_channels", 3);
+}
+
+// The Qwen3-VL / Qwen3.5 vision tower as Ollama writes it: Q/K/V split (with biases), the patch
+// embedding packed 4-D [W, H, T, C_out*C_in], the merger, and with `deepstack` one deepstack merger.
+OllamaGguf& qwen_vision_tower(OllamaGguf& g, bool deepstack) {
+    g.tensor("v.patch_embed.weight", {16, 16, 2, kEmbd * 3}, kF16)
+        .tensor("v.patch_embed.bias", {kEmbd})
+        .tensor("v.pos_embed.weight", {kEmbd, 4}, kF16)
+        .tensor("v.blk.0.norm1.weight", {kEmbd})
+        .tensor("v.blk.0.norm2.weight", {kEmbd})
+        .tensor("v.blk.0.attn_q.bias", {kEmbd})
+        .tensor("v.blk.0.attn_k.bias", {kEmbd})
+        .tensor("v.blk.0.attn_v.bias", {kEmbd})
+        .tensor("v.blk.0.mlp.linear_fc1.weight", {kEmbd, kFf}, kF16)
+        .tensor("v.blk.0.mlp.linear_fc2.weight", {kFf, kEmbd}, kF16)
+        .tensor("v.merger.norm.weight", {kEmbd})
+        .tensor("v.merger.linear_fc1.weight", {kEmbd * 4, kEmbd * 4}, kF16)
+        .tensor("v.merger.linear_fc2.weight", {kEmbd * 4, kEmbd}, kF16);
+    attention(g, "v.blk.0.", "attn_out", kQ);
+    if (!deepstack) return g;
+    return g.tensor("v.deepstack_merger.0.norm.weight", {kEmbd * 4})
+        .tensor("v.deepstack_merger.0.linear_fc1.weight", {kEmbd * 4, kEmbd * 4}, kF16)
+        .tensor("v.deepstack_merger.0.linear_fc2.weight", {kEmbd * 4, kEmbd}, kF16);
+}
+
+// Ollama's names for the multi-token-prediction layer's own norms and input projection.
+OllamaGguf& mtp_shared(OllamaGguf& g) {
+    return g.tensor("mtp.layers.0.attn_norm.weight", {kEmbd})
+        .tensor("mtp.layers.0.post_attention_norm.weight", {kEmbd})
+        .tensor("mtp.fc.weight", {kEmbd * 2, kEmbd}, kF16)
+        .tensor("mtp.pre_fc_norm_embedding.weight", {kEmbd})
+        .tensor("mtp.pre_fc_norm_hidden.weight", {kEmbd})
+        .tensor("mtp.norm.weight", {kEmbd});
+}
+
 // olmo3: Ollama's own architecture name for OLMo 3, which llama.cpp loads as olmo2.
 OllamaArchModel olmo3() {
     OllamaGguf g("olmo3");
@@ -186,15 +229,10 @@ OllamaArchModel qwen3vl() {
     base_keys(g, "qwen3vl.", 1)
         .u32("qwen3vl.attention.key_length", kHeadDim)
         .u32("qwen3vl.attention.value_length", kHeadDim)
-        .u32("qwen3vl.vision.block_count", 1)
-        .u32("qwen3vl.vision.embedding_length", kEmbd)
-        .u32("qwen3vl.vision.attention.head_count", kHeads)
         .f32("qwen3vl.vision.attention.layer_norm_epsilon", 1e-6f)
-        .u32("qwen3vl.vision.patch_size", 16)
-        .u32("qwen3vl.vision.spatial_merge_size", 2)
-        .u32("qwen3vl.vision.num_channels", 3)
         .u32("qwen3vl.vision.temporal_patch_size", 2)
         .kv("qwen3vl.vision.deepstack_visual_indexes", compat::array_i32({0}));
+    qwen_vision_keys(g, "qwen3vl.");
     tiny_vocabulary(g);
     embeddings(g);
     g.tensor("blk.0.attn_norm.weight", {kEmbd})
@@ -203,23 +241,7 @@ OllamaArchModel qwen3vl() {
         .tensor("blk.0.ffn_norm.weight", {kEmbd});
     attention(g, blk(0));
     dense_ffn(g, blk(0));
-    g.tensor("v.patch_embed.weight", {16, 16, 2, kEmbd * 3}, kF16)
-        .tensor("v.patch_embed.bias", {kEmbd})
-        .tensor("v.pos_embed.weight", {kEmbd, 4}, kF16)
-        .tensor("v.blk.0.norm1.weight", {kEmbd})
-        .tensor("v.blk.0.norm2.weight", {kEmbd})
-        .tensor("v.blk.0.attn_q.bias", {kEmbd})
-        .tensor("v.blk.0.attn_k.bias", {kEmbd})
-        .tensor("v.blk.0.attn_v.bias", {kEmbd})
-        .tensor("v.blk.0.mlp.linear_fc1.weight", {kEmbd, kFf}, kF16)
-        .tensor("v.blk.0.mlp.linear_fc2.weight", {kFf, kEmbd}, kF16)
-        .tensor("v.merger.norm.weight", {kEmbd})
-        .tensor("v.merger.linear_fc1.weight", {kEmbd * 4, kEmbd * 4}, kF16)
-        .tensor("v.merger.linear_fc2.weight", {kEmbd * 4, kEmbd}, kF16)
-        .tensor("v.deepstack_merger.0.norm.weight", {kEmbd * 4})
-        .tensor("v.deepstack_merger.0.linear_fc1.weight", {kEmbd * 4, kEmbd * 4}, kF16)
-        .tensor("v.deepstack_merger.0.linear_fc2.weight", {kEmbd * 4, kEmbd}, kF16);
-    attention(g, "v.blk.0.", "attn_out", kQ);
+    qwen_vision_tower(g, true);
     return {"ollama-qwen3vl.gguf", g.sorted_keys(), "loads_after_compat", "missing_key"};
 }
 
@@ -486,13 +508,8 @@ OllamaArchModel qwen35() {
         .kv("qwen35.rope.dimension_sections", compat::array_i32({2, 1, 1}))
         .boolean("qwen35.rope.mrope_interleaved", true)
         .boolean("qwen35.ssm.v_head_reordered", true)
-        .u32("qwen35.image_token_id", 5)
-        .u32("qwen35.vision.block_count", 1)
-        .u32("qwen35.vision.embedding_length", kEmbd)
-        .u32("qwen35.vision.attention.head_count", kHeads)
-        .u32("qwen35.vision.patch_size", 16)
-        .u32("qwen35.vision.spatial_merge_size", 2)
-        .u32("qwen35.vision.num_channels", 3);
+        .u32("qwen35.image_token_id", 5);
+    qwen_vision_keys(g, "qwen35.");
     tiny_vocabulary(g);
     embeddings(g);
     for (int i = 0; i < 2; ++i) {
@@ -504,28 +521,10 @@ OllamaArchModel qwen35() {
             gated_attention_block(g, b);
         dense_ffn(g, b);
     }
-    g.tensor("mtp.layers.0.attn_norm.weight", {kEmbd})
-        .tensor("mtp.layers.0.post_attention_norm.weight", {kEmbd})
-        .tensor("mtp.fc.weight", {kEmbd * 2, kEmbd}, kF16)
-        .tensor("mtp.pre_fc_norm_embedding.weight", {kEmbd})
-        .tensor("mtp.pre_fc_norm_hidden.weight", {kEmbd})
-        .tensor("mtp.norm.weight", {kEmbd});
+    mtp_shared(g);
     gated_attention_block(g, "mtp.layers.0.");
     dense_ffn(g, "mtp.layers.0.");
-    g.tensor("v.patch_embed.weight", {16, 16, 2, kEmbd * 3}, kF16)
-        .tensor("v.patch_embed.bias", {kEmbd})
-        .tensor("v.pos_embed.weight", {kEmbd, 4}, kF16)
-        .tensor("v.blk.0.norm1.weight", {kEmbd})
-        .tensor("v.blk.0.norm2.weight", {kEmbd})
-        .tensor("v.blk.0.attn_q.bias", {kEmbd})
-        .tensor("v.blk.0.attn_k.bias", {kEmbd})
-        .tensor("v.blk.0.attn_v.bias", {kEmbd})
-        .tensor("v.blk.0.mlp.linear_fc1.weight", {kEmbd, kFf}, kF16)
-        .tensor("v.blk.0.mlp.linear_fc2.weight", {kFf, kEmbd}, kF16)
-        .tensor("v.merger.norm.weight", {kEmbd})
-        .tensor("v.merger.linear_fc1.weight", {kEmbd * 4, kEmbd * 4}, kF16)
-        .tensor("v.merger.linear_fc2.weight", {kEmbd * 4, kEmbd}, kF16);
-    attention(g, "v.blk.0.", "attn_out", kQ);
+    qwen_vision_tower(g, false);
     return {"ollama-qwen35.gguf", g.sorted_keys(), "loads_after_compat", "extra_tensor"};
 }
 
@@ -737,12 +736,8 @@ OllamaArchModel qwen3vlmoe() {
         .u32("qwen3vlmoe.expert_count", experts)
         .u32("qwen3vlmoe.expert_used_count", 2)
         .u32("qwen3vlmoe.expert_feed_forward_length", expert_ff)
-        .u32("qwen3vlmoe.vision.block_count", 1)
-        .u32("qwen3vlmoe.vision.embedding_length", kEmbd)
-        .u32("qwen3vlmoe.vision.attention.head_count", kHeads)
-        .u32("qwen3vlmoe.vision.patch_size", 16)
-        .u32("qwen3vlmoe.vision.spatial_merge_size", 2)
         .kv("qwen3vlmoe.vision.deepstack_visual_indexes", compat::array_i32({0}));
+    qwen_vision_keys(g, "qwen3vlmoe.");
     tiny_vocabulary(g);
     embeddings(g);
     g.tensor("blk.0.attn_norm.weight", {kEmbd})
@@ -751,17 +746,7 @@ OllamaArchModel qwen3vlmoe() {
         .tensor("blk.0.ffn_norm.weight", {kEmbd});
     attention(g, blk(0));
     expert_ffn(g, blk(0), experts, expert_ff);
-    g.tensor("v.patch_embed.weight", {16, 16, 2, kEmbd * 3}, kF16)
-        .tensor("v.patch_embed.bias", {kEmbd})
-        .tensor("v.pos_embed.weight", {kEmbd, 4}, kF16)
-        .tensor("v.blk.0.norm1.weight", {kEmbd})
-        .tensor("v.blk.0.norm2.weight", {kEmbd})
-        .tensor("v.blk.0.mlp.linear_fc1.weight", {kEmbd, kFf}, kF16)
-        .tensor("v.blk.0.mlp.linear_fc2.weight", {kFf, kEmbd}, kF16)
-        .tensor("v.merger.norm.weight", {kEmbd})
-        .tensor("v.merger.linear_fc1.weight", {kEmbd * 4, kEmbd * 4}, kF16)
-        .tensor("v.merger.linear_fc2.weight", {kEmbd * 4, kEmbd}, kF16);
-    attention(g, "v.blk.0.", "attn_out", kQ);
+    qwen_vision_tower(g, true);
     return {"ollama-qwen3vlmoe.gguf", g.sorted_keys(), "loads_after_compat", "missing_key"};
 }
 
@@ -795,12 +780,7 @@ OllamaArchModel qwen35moe() {
         shared_expert(b);
     }
     const std::string mtp = "mtp.layers.0.";
-    g.tensor(mtp + "attn_norm.weight", {kEmbd})
-        .tensor(mtp + "post_attention_norm.weight", {kEmbd})
-        .tensor("mtp.fc.weight", {kEmbd * 2, kEmbd}, kF16)
-        .tensor("mtp.pre_fc_norm_embedding.weight", {kEmbd})
-        .tensor("mtp.pre_fc_norm_hidden.weight", {kEmbd})
-        .tensor("mtp.norm.weight", {kEmbd});
+    mtp_shared(g);
     gated_attention_block(g, mtp);
     g.tensor(mtp + "ffn_gate_inp.weight", {kEmbd, experts});
     shared_expert(mtp);
