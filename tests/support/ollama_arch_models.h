@@ -6,8 +6,12 @@
 // vocabulary of our own (every byte token, so llama.cpp finds the newline). Tensor bytes are zero:
 // these files are for the loadability verdict, the dry run and the export, never for inference.
 //
-// Each model carries what the verdict must say: the verdict's name and the first reason's
-// problem name (loadability.h).
+// One model per architecture the shim handles beyond those: olmo3, llama4, mistral3, qwen3vl,
+// qwen3vlmoe, glmocr, embeddinggemma (gemma3 with dense.* tensors), glm4moelite, deepseekocr,
+// laguna, gemma3n, gemma4, snowflake-arctic-embed2 (bert with a T5 charsmap), and the recurrent
+// hybrids qwen3next, qwen35, qwen35moe, nemotron_h_omni, nemotron_h_moe (ollama_hybrid_models.cpp).
+// Every one loads in the pinned llama.cpp only after the compat rewrite. Each carries what the
+// verdict must say: the verdict's name and the first reason's problem name (loadability.h).
 #pragma once
 
 #include <string>
