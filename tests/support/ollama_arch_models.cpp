@@ -512,8 +512,18 @@ OllamaArchModel snowflake_arctic_embed2() {
 }  // namespace
 
 std::vector<OllamaArchModel> ollama_arch_models() {
-    std::vector<OllamaArchModel> out = {olmo3(),  llama4(),      mistral3(), qwen3vl(), qwen3vlmoe(), glmocr(),
-                                        embeddinggemma(), glm4moelite(), deepseekocr(), laguna(), gemma3n(), gemma4(),
+    std::vector<OllamaArchModel> out = {olmo3(),
+                                        llama4(),
+                                        mistral3(),
+                                        qwen3vl(),
+                                        qwen3vlmoe(),
+                                        glmocr(),
+                                        embeddinggemma(),
+                                        glm4moelite(),
+                                        deepseekocr(),
+                                        laguna(),
+                                        gemma3n(),
+                                        gemma4(),
                                         snowflake_arctic_embed2()};
     for (OllamaArchModel& m : ollama_parts::hybrid_models()) out.push_back(std::move(m));
     return out;

@@ -1,6 +1,8 @@
 // The recurrent hybrids among the tiny Ollama-made models (ollama_arch_models.h): the gated delta
 // net of qwen3next and qwen35 / qwen35moe, and the Mamba-2 hybrid of nemotron_h_omni and
 // nemotron_h_moe.
+#include <functional>
+
 #include "ollama_arch_parts.h"
 
 namespace mlens::test::ollama_parts {
@@ -56,6 +58,20 @@ OllamaGguf& gated_attention_block(OllamaGguf& g, const std::string& b) {
         .tensor(b + "attn_k_norm.weight", {kHeadDim});
 }
 
+// The two blocks of delta_net_keys: their norms, the delta net (blk.0) or the gated attention
+// (blk.1), then the FFN `ffn` writes for the block prefix.
+void delta_net_blocks(OllamaGguf& g, bool split_beta_alpha, const std::function<void(const std::string&)>& ffn) {
+    for (int i = 0; i < 2; ++i) {
+        const std::string b = blk(i);
+        g.tensor(b + "attn_norm.weight", {kEmbd}).tensor(b + "post_attention_norm.weight", {kEmbd});
+        if (i == 0)
+            delta_net_block(g, b, split_beta_alpha);
+        else
+            gated_attention_block(g, b);
+        ffn(b);
+    }
+}
+
 // qwen3next: a delta-net block, then an attention block, both MoE with a gated shared expert.
 OllamaArchModel qwen3next() {
     OllamaGguf g("qwen3next");
@@ -67,16 +83,10 @@ OllamaArchModel qwen3next() {
         .u32("qwen3next.expert_shared_feed_forward_length", expert_ff);
     tiny_vocabulary(g);
     embeddings(g);
-    for (int i = 0; i < 2; ++i) {
-        const std::string b = blk(i);
-        g.tensor(b + "attn_norm.weight", {kEmbd}).tensor(b + "post_attention_norm.weight", {kEmbd});
-        if (i == 0)
-            delta_net_block(g, b, false);
-        else
-            gated_attention_block(g, b);
+    delta_net_blocks(g, false, [&](const std::string& b) {
         expert_ffn(g, b, experts, expert_ff).tensor(b + "ffn_gate_inp_shexp.weight", {kEmbd});
         shared_expert_ffn(g, b, expert_ff);
-    }
+    });
     return {"ollama-qwen3next.gguf", g.sorted_keys(), "loads_after_compat", "extra_tensor"};
 }
 
@@ -92,15 +102,7 @@ OllamaArchModel qwen35() {
     qwen_vision_keys(g, "qwen35.");
     tiny_vocabulary(g);
     embeddings(g);
-    for (int i = 0; i < 2; ++i) {
-        const std::string b = blk(i);
-        g.tensor(b + "attn_norm.weight", {kEmbd}).tensor(b + "post_attention_norm.weight", {kEmbd});
-        if (i == 0)
-            delta_net_block(g, b, true);
-        else
-            gated_attention_block(g, b);
-        dense_ffn(g, b);
-    }
+    delta_net_blocks(g, true, [&](const std::string& b) { dense_ffn(g, b); });
     mtp_shared(g);
     gated_attention_block(g, "mtp.layers.0.");
     dense_ffn(g, "mtp.layers.0.");
@@ -225,16 +227,10 @@ OllamaArchModel qwen35moe() {
         g.tensor(b + "ffn_gate_inp_shexp.weight", {kEmbd});
         shared_expert_ffn(g, b, expert_ff);
     };
-    for (int i = 0; i < 2; ++i) {
-        const std::string b = blk(i);
-        g.tensor(b + "attn_norm.weight", {kEmbd}).tensor(b + "post_attention_norm.weight", {kEmbd});
-        if (i == 0)
-            delta_net_block(g, b, true);
-        else
-            gated_attention_block(g, b);
+    delta_net_blocks(g, true, [&](const std::string& b) {
         expert_ffn(g, b, experts, expert_ff);
         shared_expert(b);
-    }
+    });
     const std::string mtp = "mtp.layers.0.";
     mtp_shared(g);
     gated_attention_block(g, mtp);
