@@ -95,8 +95,7 @@ OllamaArchModel mistral3() {
         .tensor("mm.patch_merger.merging_layer.weight", {kEmbd * 4, kEmbd}, kF16)
         .tensor("mm.linear_1.weight", {kEmbd, kEmbd}, kF16)
         .tensor("mm.linear_2.weight", {kEmbd, kEmbd}, kF16);
-    attention(g, "v.blk.0.", "attn_output", kQ);
-    dense_ffn(g, "v.blk.0.");
+    vision_block(g, "attn_output");
     return {"ollama-mistral3.gguf", g.sorted_keys(), "loads_after_compat", "extra_tensor"};
 }
 
@@ -154,8 +153,7 @@ OllamaArchModel glmocr() {
         .tensor("v.blk.0.ffn_norm.weight", {kEmbd})
         .tensor("v.post_ln.weight", {kEmbd})
         .tensor("mm.model.fc.weight", {kEmbd, kEmbd}, kF16);
-    attention(g, "v.blk.0.", "attn_out", kQ);
-    dense_ffn(g, "v.blk.0.");
+    vision_block(g, "attn_out");
     return {"ollama-glmocr.gguf", g.sorted_keys(), "loads_after_compat", "unknown_architecture"};
 }
 
@@ -407,8 +405,7 @@ OllamaArchModel gemma4() {
         .tensor("v.blk.0.ln1.weight", {kEmbd})
         .tensor("v.blk.0.ln2.weight", {kEmbd})
         .tensor("mm.input_projection.weight", {kEmbd, kEmbd}, kF16);
-    attention(g, "v.blk.0.", "attn_out", kQ);
-    dense_ffn(g, "v.blk.0.");
+    vision_block(g, "attn_out");
     return {"ollama-gemma4.gguf", g.sorted_keys(), "loads_after_compat", "extra_tensor"};
 }
 

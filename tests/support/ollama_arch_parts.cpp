@@ -75,6 +75,11 @@ OllamaGguf& shared_expert_ffn(OllamaGguf& g, const std::string& b, uint64_t ff) 
         .tensor(b + "ffn_down_shexp.weight", {ff, kEmbd}, kF16);
 }
 
+OllamaGguf& vision_block(OllamaGguf& g, const std::string& out) {
+    attention(g, "v.blk.0.", out, kQ);
+    return dense_ffn(g, "v.blk.0.");
+}
+
 OllamaGguf& qwen_vision_keys(OllamaGguf& g, const std::string& p) {
     return g.u32(p + "vision.block_count", 1)
         .u32(p + "vision.embedding_length", kEmbd)

@@ -28,6 +28,9 @@ OllamaGguf& attention(OllamaGguf& g, const std::string& b, const std::string& ou
 OllamaGguf& dense_ffn(OllamaGguf& g, const std::string& b, uint64_t ff = kFf);
 OllamaGguf& expert_ffn(OllamaGguf& g, const std::string& b, uint64_t experts, uint64_t ff);
 OllamaGguf& shared_expert_ffn(OllamaGguf& g, const std::string& b, uint64_t ff);
+// Vision block 0 (v.blk.0.): attention with K and V as wide as Q and the output named `out`, and
+// a gated FFN.
+OllamaGguf& vision_block(OllamaGguf& g, const std::string& out);
 // The vision keys of qwen_vision_tower under prefix `p`: one block, patches of 16, 2x2 merge.
 OllamaGguf& qwen_vision_keys(OllamaGguf& g, const std::string& p);
 // The Qwen3-VL / Qwen3.5 vision tower as Ollama writes it: Q/K/V split (with biases), the patch
