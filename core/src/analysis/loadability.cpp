@@ -215,13 +215,16 @@ void check_vocabulary_rows(const Model& model, const LlamaArchRequirements& req,
     const auto n_vocab = vocabulary_size(model, req.name);
     if (!n_vocab) return;
     for (const TensorInfo& t : model.tensors) {
-        if (t.ne.empty() || t.ne.back() == *n_vocab) continue;
+        // ggml pads shapes with 1s: a stored trailing 1 is no dimension of its own.
+        size_t dims = t.ne.size();
+        while (dims > 1 && t.ne[dims - 1] == 1) --dims;
+        if (dims == 0 || t.ne[dims - 1] == *n_vocab) continue;
         const bool vocab_rows = std::any_of(req.tensors.begin(), req.tensors.end(), [&](const LlamaTensorNeed& need) {
             return need.vocab_rows && tensor_name_matches(need.name, t.name);
         });
         if (!vocab_rows) continue;
         out.push_back(tensor_reason(LoadProblem::wrong_shape, t,
-                                    "tensor '" + t.name + "' has wrong shape: its last dimension is " + std::to_string(t.ne.back()) +
+                                    "tensor '" + t.name + "' has wrong shape: its last dimension is " + std::to_string(t.ne[dims - 1]) +
                                         ", the vocabulary's token count (" + std::to_string(*n_vocab) + ") is expected",
                                     "the vocabulary arrays (tokenizer.ggml.*) and the tensor disagree: one of them was cut or padded without "
                                     "the other"));
