@@ -7,6 +7,7 @@
 #include "gguf_builder.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
+#include "ollama_arch_models.h"
 #include "tiny_models.h"
 
 namespace mlens::test {
@@ -101,6 +102,16 @@ std::vector<LoadFixture> load_fixtures(const TempDir& dir) {
              "the llama loader requires it in every file: the file is incomplete or its converter named it differently",
              "tensor 'blk.1.ffn_norm.weight' not found"},
             [](Model& m) { std::erase_if(m.tensors, [](const TensorInfo& t) { return t.name == "blk.1.ffn_norm.weight"; }); });
+    variant({"wrong-shape", "", "does_not_load", 1, "wrong_shape", "token_embd.weight",
+             "tensor 'token_embd.weight' has wrong shape: its last dimension is 31999, the vocabulary's token count (32000) is expected",
+             "the vocabulary arrays (tokenizer.ggml.*) and the tensor disagree: one of them was cut or padded without the other",
+             "tensor 'token_embd.weight' has wrong shape"},
+            [](Model& m) {
+                TensorInfo& t = *std::find_if(m.tensors.begin(), m.tensors.end(), [](const TensorInfo& x) { return x.name == "token_embd.weight"; });
+                t.n_bytes = *t.n_bytes / t.ne[1] * (t.ne[1] - 1);
+                t.n_elements = t.n_elements / t.ne[1] * (t.ne[1] - 1);
+                t.ne[1] -= 1;
+            });
     variant({"load-assert", "", "does_not_load", 1, "load_assert", "llama.expert_used_count",
              "llama.cpp aborts while loading: GGML_ASSERT(n_expert_used_max <= hparams.n_expert) at src/llama-model.cpp:1294 "
              "(llama_model_base::load_hparams)",
@@ -145,6 +156,10 @@ std::vector<OllamaFixture> ollama_fixtures(const TempDir& dir) {
         const std::string path = dir.file(tiny[i].first);
         write_tiny_model(tiny[i].second, path);
         out.push_back({path, verdict[i], first_problem[i]});
+    }
+    for (const OllamaArchModel& m : ollama_arch_models()) {
+        m.gguf.write(dir, m.name);
+        out.push_back({dir.file(m.name), m.verdict, m.first_problem});
     }
     return out;
 }

@@ -26,7 +26,8 @@ struct LoadFixture {
 };
 
 // Writes the fixtures into `dir`: unknown architecture, a near-miss architecture name, a missing
-// required key, an extra tensor, a missing tensor, a load-time assert, a type id the linked ggml
+// required key, an extra tensor, a missing tensor, a token_embd one row short of the vocabulary, a
+// load-time assert, a type id the linked ggml
 // does not know, a Q4_K tensor written with a 128-weight block.
 std::vector<LoadFixture> load_fixtures(const TempDir& dir);
 
@@ -36,9 +37,10 @@ struct OllamaFixture {
     std::string first_problem;
 };
 
-// The Ollama-made files: the demo gemma3 and qwen25vl GGUFs, and the tiny gemma3, lfm2, gptoss and
-// llama3 models in Ollama's layout (tiny_models.h) written into `dir`. first_problem is empty for a
-// file that loads as it is.
+// The Ollama-made files: the demo gemma3 and qwen25vl GGUFs, the tiny gemma3, lfm2, gptoss and
+// llama3 models in Ollama's layout (tiny_models.h) and one tiny file of every other compat
+// architecture (ollama_arch_models.h), written into `dir`. first_problem is empty for a file that
+// loads as it is.
 std::vector<OllamaFixture> ollama_fixtures(const TempDir& dir);
 
 // The F32 demo model, edited, written to `path` (tensor bytes from the demo file; a tensor the

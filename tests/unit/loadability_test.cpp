@@ -62,6 +62,13 @@ private:
     mutable std::vector<ByteRange> m_reads;
 };
 
+// Every reason, one a line, for the failure message of a test.
+std::string reasons_text(const Loadability& l) {
+    std::string out = l.summary();
+    for (const LoadReason& r : l.reasons) out += "\n  " + std::string(load_problem_name(r.problem)) + " " + r.name + ": " + r.text;
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("loadability: the generated requirements hold the pinned llama.cpp's facts", "[loadability]") {
@@ -85,6 +92,13 @@ TEST_CASE("loadability: the generated requirements hold the pinned llama.cpp's f
     // Under `if (n_expert == 0)` and inside create_tensor_qkv's else branch: not decidable.
     CHECK(need_of_tensor("blk.%d.ffn_gate.weight") == Need::conditional);
     CHECK(need_of_tensor("blk.%d.attn_q.weight") == Need::conditional);
+    auto vocab_rows = [&](const char* name) {
+        return std::any_of(llama->tensors.begin(), llama->tensors.end(), [&](const LlamaTensorNeed& t) { return std::string(t.name) == name && t.vocab_rows; });
+    };
+    // Shaped {n_embd, n_vocab} in the loader.
+    CHECK(vocab_rows("token_embd.weight"));
+    CHECK(vocab_rows("output.weight"));
+    CHECK_FALSE(vocab_rows("blk.%d.attn_q.weight"));
     CHECK(need_of_key("llama.block_count") == Need::required);
     CHECK(need_of_key("llama.attention.layer_norm_rms_epsilon") == Need::required);
     CHECK(need_of_key("llama.rope.freq_base") == Need::optional);
@@ -163,6 +177,7 @@ TEST_CASE("loadability: Ollama-made files load after the compat rewrite, and the
         auto model = open_gguf(f.path);
         REQUIRE(model);
         const Loadability l = assess_loadability(*model);
+        INFO(reasons_text(l));
         CHECK(std::string(load_verdict_name(l.verdict)) == f.verdict);
         if (f.first_problem.empty()) {
             CHECK(l.reasons.empty());
@@ -173,12 +188,23 @@ TEST_CASE("loadability: Ollama-made files load after the compat rewrite, and the
                   "Ollama's shim rewrites this when Ollama loads it; `mlens export-upstream FILE OUT.gguf` writes the rewritten file for "
                   "llama.cpp");
         }
+        const compat::RewritePlan plan = compat::plan_compat(*model);
+        CHECK(plan.text.issues.empty());
+        CHECK(plan.clip.issues.empty());
         compat::ExportOptions options;
-        options.text_path = dir.file(std::filesystem::path(f.path).filename().string() + ".upstream.gguf");
-        REQUIRE(compat::export_upstream(*model, compat::plan_compat(*model), options));
+        const std::string base = dir.file(std::filesystem::path(f.path).filename().string());
+        options.text_path = base + ".upstream.gguf";
+        // The clip side is exported too (its data ops run); whether clip.cpp loads the mmproj is
+        // not checked here: the verdict covers llama.cpp's model loader only.
+        if (compat::has_vision_export(*model, plan)) options.mmproj_path = base + ".mmproj.gguf";
+        auto exported_files = compat::export_upstream(*model, plan, options);
+        INFO((exported_files ? std::string() : exported_files.error().to_string()));
+        REQUIRE(exported_files);
         const Loadability exported = assess_file(options.text_path);
+        INFO(reasons_text(exported));
         CHECK(exported.verdict == LoadVerdict::loads);
         CHECK(exported.reasons.empty());
+        if (!options.mmproj_path.empty()) CHECK(open_gguf(options.mmproj_path)->get_string("general.architecture") == "clip");
     }
 }
 
@@ -251,6 +277,8 @@ TEST_CASE("loadability: llama.cpp's dry run agrees with the verdict on every fix
         const Loadability verdict = assess_file(path);
         auto run = dry_run_load(path, verdict);
         REQUIRE(run);
+        INFO(reasons_text(verdict));
+        INFO("as is: " + run->as_is.said + (run->after_compat ? "; after compat: " + run->after_compat->said : std::string()));
         CHECK(run->agrees);
         if (said.empty()) {
             CHECK(run->as_is.loaded);

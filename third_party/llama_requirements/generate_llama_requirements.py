@@ -284,10 +284,13 @@ class TensorNeeds:
         self.by_name = {}
         self.complete = True
 
-    def add(self, name, need, layers, op):
+    def add(self, name, need, layers, op, vocab_rows):
         old = self.by_name.get(name)
+        vocab_rows = vocab_rows or (old is not None and old[3])
         if old is None or NEED_ORDER[need] < NEED_ORDER[old[0]]:
-            self.by_name[name] = (need, layers, op)
+            self.by_name[name] = (need, layers, op, vocab_rows)
+        else:
+            self.by_name[name] = (old[0], old[1], old[2], vocab_rows)
 
 def flags_need(flags):
     flags = " ".join(flags.split())
@@ -345,7 +348,9 @@ def collect_tensors(body, arch, tensor_names, ops, helpers, needs, subst=None, i
                 else:
                     layers = "some"
                     need = "conditional"
-            needs.add(name, need, layers, weight_op(ops.get(tn[0], "GGML_OP_NONE"), suffix))
+            shape = args[1] if len(args) > 1 else ""
+            dims = split_args(shape[1:-1]) if shape.startswith("{") and shape.endswith("}") else []
+            needs.add(name, need, layers, weight_op(ops.get(tn[0], "GGML_OP_NONE"), suffix), bool(dims) and dims[-1] == "n_vocab")
 
 def helper_functions(model_src):
     helpers = {}
@@ -526,11 +531,11 @@ def main():
         w("};")
         w("constexpr LlamaTensorNeed kTensors%d[] = {" % i)
         for tname in sorted(needs.by_name):
-            need, layers, op = needs.by_name[tname]
+            need, layers, op, vocab_rows = needs.by_name[tname]
             lk = {"": "none", "n_layer": "main", "n_layer_all": "all", "some": "some"}[layers]
-            w("    {%s, N::%s, LayerSpan::%s, %s}," % (c_string(tname), need, lk, op))
+            w("    {%s, N::%s, LayerSpan::%s, %s, %s}," % (c_string(tname), need, lk, op, "true" if vocab_rows else "false"))
         if not needs.by_name:  # as above
-            w("    {nullptr, N::optional, LayerSpan::none, GGML_OP_NONE},")
+            w("    {nullptr, N::optional, LayerSpan::none, GGML_OP_NONE, false},")
         w("};")
     w("constexpr LlamaArchRequirements kArchs[] = {")
     for i, (name, cls, keys, needs) in enumerate(archs):

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 #include "mlens/compat/ollama_origin.h"
@@ -35,7 +36,9 @@ constexpr NameRow<LoadProblem> kProblemNames[] = {
     {LoadProblem::unsupported_architecture, "unsupported_architecture"},
     {LoadProblem::missing_key, "missing_key"},
     {LoadProblem::load_assert, "load_assert"},
+    {LoadProblem::bad_vocabulary, "bad_vocabulary"},
     {LoadProblem::missing_tensor, "missing_tensor"},
+    {LoadProblem::wrong_shape, "wrong_shape"},
     {LoadProblem::extra_tensor, "extra_tensor"},
     {LoadProblem::decode_assert, "decode_assert"},
     {LoadProblem::uneven_tensor, "uneven_tensor"},
@@ -186,6 +189,48 @@ std::string layer_name(std::string_view pattern, uint64_t layer) {
     return name;
 }
 
+// llama_vocab::load's type check of the T5 (Unigram) charsmap, which it reads as raw bytes.
+void check_vocabulary(const Model& model, std::vector<LoadReason>& out) {
+    if (model.get_string("tokenizer.ggml.model") != "t5") return;
+    const MetadataEntry* charsmap = model.find("tokenizer.ggml.precompiled_charsmap");
+    if (!charsmap) return;
+    const Value& v = charsmap->value;
+    const bool bytes = v.is_array() && v.array && (v.array->element_type == ValueType::u8 || v.array->element_type == ValueType::i8);
+    if (bytes) return;
+    out.push_back({LoadProblem::bad_vocabulary, LoadSubject::key, charsmap->key, charsmap->key_range.offset,
+                   "invalid gguf type for " + charsmap->key + " (llama.cpp reads it as an INT8 or UINT8 array of bytes)",
+                   "store the charsmap's bytes as a UINT8 array (convert_hf_to_gguf.py writes it so)"});
+}
+
+// The vocabulary's token count as llama.cpp takes it: the tokenizer.ggml.tokens array, or
+// <arch>.vocab_size for a file without one; nullopt when the file has neither.
+std::optional<uint64_t> vocabulary_size(const Model& model, const std::string& arch) {
+    if (const MetadataEntry* tokens = model.find("tokenizer.ggml.tokens"))
+        return tokens->value.is_array() && tokens->value.array ? std::optional<uint64_t>(tokens->value.array->count) : std::nullopt;
+    return model.get_uint(arch + ".vocab_size");
+}
+
+// Tensors whose last dimension the loader gives as the vocabulary size, in file order.
+void check_vocabulary_rows(const Model& model, const LlamaArchRequirements& req, std::vector<LoadReason>& out) {
+    const auto n_vocab = vocabulary_size(model, req.name);
+    if (!n_vocab) return;
+    for (const TensorInfo& t : model.tensors) {
+        // ggml pads shapes with 1s: a stored trailing 1 is no dimension of its own.
+        size_t dims = t.ne.size();
+        while (dims > 1 && t.ne[dims - 1] == 1) --dims;
+        if (dims == 0 || t.ne[dims - 1] == *n_vocab) continue;
+        const bool vocab_rows = std::any_of(req.tensors.begin(), req.tensors.end(), [&](const LlamaTensorNeed& need) {
+            return need.vocab_rows && tensor_name_matches(need.name, t.name);
+        });
+        if (!vocab_rows) continue;
+        out.push_back(tensor_reason(LoadProblem::wrong_shape, t,
+                                    "tensor '" + t.name + "' has wrong shape: its last dimension is " + std::to_string(t.ne[dims - 1]) +
+                                        ", the vocabulary's token count (" + std::to_string(*n_vocab) + ") is expected",
+                                    "the vocabulary arrays (tokenizer.ggml.*) and the tensor disagree: one of them was cut or padded without "
+                                    "the other"));
+    }
+}
+
 // Conditional per-layer tensors present in some layers and absent in others.
 void check_uneven_layers(const Model& model, const LlamaArchRequirements& req, uint64_t n_main, uint64_t n_all, std::vector<LoadReason>& out) {
     for (const LlamaTensorNeed& need : req.tensors) {
@@ -222,6 +267,7 @@ void check_tensors(const Model& model, const LlamaArchRequirements& req, std::ve
                                "the " + std::string(req.name) + " loader requires it in every file: the file is incomplete or its converter named it differently"});
         }
     }
+    check_vocabulary_rows(model, req, out);
     check_uneven_layers(model, req, n_main, n_all, warnings);
     if (!req.tensors_complete) return;
     // Tensors the loader never creates, one reason per leading name part ("v", "mm", "blk"), so a
@@ -276,6 +322,7 @@ void check_loader(const Model& model, std::vector<LoadReason>& reasons, std::vec
             reasons.push_back({LoadProblem::missing_key, LoadSubject::key, k.key, std::nullopt, std::string("key not found in model: ") + k.key,
                                usual_source(k.key, arch)});
     check_asserts(model, arch, reasons, warnings);
+    check_vocabulary(model, reasons);
     check_tensors(model, *req, reasons, warnings);
 }
 

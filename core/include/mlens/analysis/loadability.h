@@ -26,11 +26,21 @@
 //        value usually comes from in a Hugging Face config.json when we know it).
 //      asserts: a load_hparams GGML_ASSERT the hyperparameters trip (llama_asserts.h), which
 //        aborts the process (load_assert).
+//      vocabulary: a T5 (Unigram) charsmap stored other than as an INT8/UINT8 array, which
+//        llama.cpp's vocabulary loader refuses with "invalid gguf type" (bad_vocabulary; Ollama's
+//        writer, which has no byte arrays, stored snowflake-arctic-embed2's as base64 strings).
+//        Decision: this one vocabulary check is written by hand from llama-vocab.cpp (the
+//        generator reads the model loader, not the vocabulary loader); it is the one a fixture
+//        showed the dry run failing on while the rest of the header was fine.
 //      tensors: a required tensor absent (missing_tensor, llama.cpp's "tensor 'X' not found"), for
 //        per-layer names every layer of block_count (minus nextn_predict_layers for `main`); a
 //        tensor the loader never creates (extra_tensor: llama.cpp counts it and stops with "wrong
 //        number of tensors"), decided only when the architecture's generated tensor list is
-//        complete; a per-layer name whose layer is not below block_count is extra too. Extra
+//        complete; a per-layer name whose layer is not below block_count is extra too; a tensor
+//        the loader shapes with the vocabulary's token count last (llama_requirements.h
+//        vocab_rows: token_embd, output, per_layer_token_embd, ...) whose last dimension is another
+//        (wrong_shape, llama.cpp's "wrong shape"; the token count is the tokenizer.ggml.tokens
+//        array's length, or <arch>.vocab_size without one; other shapes are not checked). Extra
 //        tensors are one reason per leading name part ("v", "mm", "blk"), naming the first.
 //        Conditional tensors and keys are never claimed missing (see llama_requirements.h).
 //  - A conditional per-layer tensor (llama_requirements.h) is never a reason; when some layers of
@@ -74,7 +84,9 @@ enum class LoadProblem {
     unsupported_architecture,
     missing_key,
     load_assert,
+    bad_vocabulary,
     missing_tensor,
+    wrong_shape,
     extra_tensor,
     decode_assert,
     uneven_tensor,

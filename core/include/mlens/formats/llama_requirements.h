@@ -26,6 +26,9 @@
 //    n_expert, per-layer tests), so never claimed missing, but still a name the loader may create.
 //    op: the ggml op the loader tests buffer types with for the weight (llama-arch.cpp's
 //    LLM_TENSOR_INFOS; a ".bias" is GGML_OP_ADD, or GGML_OP_ADD_ID beside an expert matmul).
+//    vocab_rows: the shape the loader gives the tensor ends in n_vocab (the vocabulary's token
+//    count), written as such in the create_tensor call (`{n_embd, n_vocab}`); llama.cpp refuses a
+//    tensor whose last dimension differs ("wrong shape").
 //    tensors_complete is false when some create_tensor call of the loader does not name its
 //    tensor through tn(LLM_TENSOR_...): then the list may lack names and no tensor of the file may
 //    be called extra.
@@ -58,6 +61,7 @@ struct LlamaTensorNeed {
     Need need;
     LayerSpan layers;
     int op;  // ggml.h's enum ggml_op the loader picks the weight's buffer type with
+    bool vocab_rows;  // its last dimension is the vocabulary size
 };
 
 struct LlamaArchRequirements {
