@@ -60,7 +60,7 @@ const std::vector<PanelInfo>& panel_registry() {
         {"health", "Health", PanelSlot::center, make_panel<HealthPanel>, has_tensors,
          "Every tensor scanned once: NaN and Inf values, values beyond F16, zero rows and columns, broken block scales, dead and duplicated experts, duplicated tensors and region problems, each at its exact location; a click shows the bytes, Weights opens the tensor."},
         {"recipe", "Recipe", PanelSlot::center, make_panel<RecipePanel>, has_tensors,
-         "How the model was quantized: a layers × tensor-kinds heat map of types by bits per weight, the provenance keys, and the llama-quantize command that reproduces the mix."},
+         "How the model was quantized: a layers × tensor-kinds heat map of types shaded by bits per weight (deeper with more bits), the provenance keys, and the llama-quantize command that reproduces the mix."},
         {"diagnostics", "Diagnostics", PanelSlot::center, make_panel<DiagnosticsPanel>, is_model,
          "Every warning and error with its severity, field and byte offset; a click shows the bytes."},
         {"inspector", "Inspector", PanelSlot::right, make_panel<InspectorPanel>, is_model,
