@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <utility>
 
 #include <imgui.h>
 
@@ -79,7 +80,11 @@ bool StoreModelsPanel::accept_link(std::string_view link, Document& doc) {
 }
 
 bool StorePanel::accept_link(std::string_view link, Document& doc) {
+    constexpr std::string_view kExport = "export:";
+    const bool open_export = link.starts_with(kExport) && link.size() > kExport.size();
+    if (open_export) link.remove_prefix(kExport.size());
     std::optional<std::optional<size_t>> model = linked_model(link, listing_of(doc));
+    m_open_export = open_export && model && *model;
     if (model) m_model = *model;
     return model.has_value();
 }
@@ -367,7 +372,8 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     ImGui::SameLine();
     const std::vector<ExportFormat> formats = m.ok() ? export_formats_of(m.format) : std::vector<ExportFormat>{};
     ImGui::BeginDisabled(formats.empty() || m_export.busy());
-    if (ImGui::SmallButton("Export\xE2\x80\xA6")) m_export.open(ctx, doc.store()->store, m.ref.name, formats);
+    if (ImGui::SmallButton("Export\xE2\x80\xA6") || std::exchange(m_open_export, false))
+        if (!formats.empty()) m_export.open(ctx, doc.store()->store, m.ref.name, formats);
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip(formats.empty() ? "Only a model the check accepts can be exported"
