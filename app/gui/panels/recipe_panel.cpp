@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
@@ -42,8 +43,7 @@ void RecipePanel::draw(PanelContext& ctx) {
     const QuantRecipe& r = *m_recipe;
     if (r.no_command.empty()) {
         ui::text_colored(palette().accent,
-                         "llama-quantize command (base " + r.base + ", " + std::to_string(r.rules.size()) +
-                             (r.rules.size() == 1 ? " rule)" : " rules)"));
+                         "llama-quantize command (base " + r.base + ", " + plural(r.rules.size(), "rule") + ")");
         ImGui::PushFont(ctx.fonts.mono());
         ImGui::TextWrapped("%s", m_command.c_str());
         ImGui::PopFont();

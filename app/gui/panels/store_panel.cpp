@@ -8,6 +8,7 @@
 
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "panels/store_summary_view.h"
 #include "panels/store_tensors_view.h"
 #include "state/workspace.h"
@@ -295,8 +296,7 @@ void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v, const Mo
     for (size_t g = 0; g < groups.size(); ++g) {
         const Group& group = groups[g];
         const size_t n = group.layers.size();
-        std::string title = std::string(layer_kind_name(group.first->kind)) + "  \xC2\xB7 " + std::to_string(n) +
-            (n == 1 ? " layer" : " layers") + " \xC2\xB7 " + human_bytes(group.bytes) +
+        std::string title = std::string(layer_kind_name(group.first->kind)) + "  \xC2\xB7 " + plural(n, "layer") + " \xC2\xB7 " + human_bytes(group.bytes) +
             (group.failed ? " \xC2\xB7 \xE2\x9C\x96 " + std::to_string(group.failed) + " failed" : "") + "###group" + std::to_string(g);
         ImGui::PushID(static_cast<int>(g));
         const bool open = ImGui::TreeNodeEx(title.c_str(), n <= kOpenLayerGroup || group.failed ? ImGuiTreeNodeFlags_DefaultOpen : 0);
