@@ -1,6 +1,7 @@
 #include "panels/diff_panel.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <imgui.h>
 
@@ -60,6 +61,7 @@ void DiffPanel::start(PanelContext& ctx, bool numeric) {
     Document* other = m_other.get(ctx.workspace);
     if (!other || !can_pair(*other, ctx.doc)) return;
     m_job.cancel();
+    m_diffed = other->id;
     ModelDiffRun run;
     run.other_id = other->id;
     run.other_title = other->title;
@@ -95,16 +97,15 @@ void DiffPanel::follow_pair(PanelContext& ctx) {
         start(ctx, std::exchange(m_linked_values, false));
         return;
     }
-    // The structural diff is cheap: it follows the picker without a click.
-    const uint64_t shown = m_running ? m_running->other_id : m_result ? m_result->other_id : 0;
-    if (m_other.id() != 0 && m_other.id() != shown && m_status.empty()) start(ctx, false);
+    // The structural diff is cheap: it follows the picker without a click, once per document picked.
+    if (m_other.id() != 0 && m_other.id() != m_diffed) start(ctx, false);
 }
 
 void DiffPanel::toolbar(PanelContext& ctx) {
     ImGui::AlignTextToFramePadding();
     ui::text_dim("A:");
     ImGui::SameLine();
-    if (ui::document_picker("##diff_other", ctx, m_other, 260)) m_status.clear();
+    ui::document_picker("##diff_other", ctx, m_other, 260);
     ImGui::SameLine();
     ui::text_dim("\xE2\x86\x92 B: this file, " + ctx.doc.title);
     ImGui::BeginDisabled(m_other.id() == 0 || static_cast<bool>(m_job));

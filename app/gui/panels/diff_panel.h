@@ -59,6 +59,7 @@ private:
 
     PairedDocument m_other;  // A
     bool m_linked_values = false;  // the pending link asked for values too
+    uint64_t m_diffed = 0;  // the A of the last run started
     JobHandle<ModelDiffRun> m_job;
     std::optional<ModelDiffRun> m_running;  // what the running job compares
     std::shared_ptr<ModelDiffRun> m_result;
