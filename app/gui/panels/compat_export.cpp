@@ -116,7 +116,7 @@ void CompatExport::paths_view() {
 void CompatExport::draw(PanelContext& ctx, const std::shared_ptr<const CompatView>& view) {
     poll();
     if (!m_open) return;
-    ui::fit_next_window(820, 520);
+    ui::fit_next_window(820, 380);
     std::string title = "Export upstream GGUF \xE2\x80\x94 " + ctx.doc.title + "###compat_export_" + std::to_string(ctx.doc.id);
     if (!ImGui::Begin(title.c_str(), &m_open, ImGuiWindowFlags_NoCollapse)) {
         ImGui::End();

@@ -84,6 +84,7 @@ void DiffPanel::poll() {
         return;
     }
     m_result = std::make_shared<ModelDiffRun>(std::move(*taken).value());
+    m_show_tensors = m_result->numeric;
 }
 
 void DiffPanel::follow_pair(PanelContext& ctx) {
@@ -149,10 +150,12 @@ void DiffPanel::metadata_tab() {
     }
     if (!ImGui::BeginTable("diff_metadata", 4, kTableFlags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
+    std::vector<std::string> keys;
+    for (size_t i : rows) keys.push_back(escape_for_display(d.metadata[i].key, 200));
     ui::table_columns({{"", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize()},
-                       {"key", ImGuiTableColumnFlags_WidthFixed, 360},
-                       {"A (type value)", ImGuiTableColumnFlags_WidthFixed, 300},
-                       {"B (type value)", ImGuiTableColumnFlags_WidthStretch}});
+                       {"key", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(keys, "key", 420)},
+                       {"A (type value)", ImGuiTableColumnFlags_WidthStretch, 1},
+                       {"B (type value)", ImGuiTableColumnFlags_WidthStretch, 1}});
     ui::clipped_rows(rows, [&](size_t i) {
         const MetadataChange& m = d.metadata[i];
         ImGui::TableNextColumn();
@@ -292,7 +295,8 @@ void DiffPanel::draw(PanelContext& ctx) {
         metadata_tab();
         ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem(("Tensors (" + std::to_string(r.diff.tensors.size()) + ")###tensors").c_str())) {
+    const ImGuiTabItemFlags tensors_flags = std::exchange(m_show_tensors, false) ? ImGuiTabItemFlags_SetSelected : 0;
+    if (ImGui::BeginTabItem(("Tensors (" + std::to_string(r.diff.tensors.size()) + ")###tensors").c_str(), nullptr, tensors_flags)) {
         tensors_tab(ctx);
         ImGui::EndTabItem();
     }

@@ -14,7 +14,8 @@
 //  - The structural diff (metadata, names, types, shapes, recipes: no tensor data) runs as a job
 //    as soon as A is picked or changes. "Compare values" runs the numeric diff as a job with
 //    progress and Cancel; the structural result stays shown meanwhile, and a cancelled run leaves
-//    it in place. Starting a run cancels the one running.
+//    it in place; when it finishes the Tensors tab comes forward. Starting a run cancels the one
+//    running.
 //  - When A closes or is reopened the result is cleared and a running job cancelled.
 //  - The filter box filters the Metadata rows by key and the Tensors rows by either name
 //    (case-insensitive). A click on a tensor row selects B's tensor in this document.
@@ -64,6 +65,7 @@ private:
     std::optional<ModelDiffRun> m_running;  // what the running job compares
     std::shared_ptr<ModelDiffRun> m_result;
     std::string m_filter;
+    bool m_show_tensors = false;  // a value comparison just finished: bring its tab forward
     std::string m_status;  // how the last job ended when it left no result
 };
 

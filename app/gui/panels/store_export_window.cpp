@@ -1,6 +1,7 @@
 #include "panels/store_export_window.h"
 
 #include <optional>
+#include <algorithm>
 #include <filesystem>
 
 #include <imgui.h>
@@ -109,8 +110,9 @@ void StoreExportWindow::plan_view() {
 
 void StoreExportWindow::readme_view() {
     if (m_readme.empty() || !ImGui::CollapsingHeader("README.md", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    ImGui::BeginChild("export_readme", ImVec2(0, 12 * ImGui::GetTextLineHeightWithSpacing()), true,
-                      ImGuiWindowFlags_HorizontalScrollbar);
+    // The rest of the body, at least eight lines: the body scrolls when less is left.
+    const float height = std::max(ImGui::GetContentRegionAvail().y, 8 * ImGui::GetTextLineHeightWithSpacing());
+    ImGui::BeginChild("export_readme", ImVec2(0, height), true, ImGuiWindowFlags_HorizontalScrollbar);
     ImGui::TextUnformatted(m_readme.c_str(), m_readme.c_str() + m_readme.size());
     ImGui::EndChild();
 }

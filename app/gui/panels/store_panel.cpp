@@ -55,15 +55,17 @@ void verdict_text(const ModelCheck& c, bool digests_pending) {
 }
 
 constexpr std::string_view kModelScheme = "store-model:";
+constexpr std::string_view kExportScheme = "export:";  // the model, with its Export window open
 
 std::string model_link(const StoreListing& l, std::optional<size_t> model) {
     return std::string(kModelScheme) + (model ? l.models[*model].ref.name.full() : std::string());
 }
 
-// The model a link names ("store-model:NAME", or the bare NAME as --select gives it; NAME in
-// short or full form); an empty index for "store-model:" (every model); nothing when the link
+// The model a link names ("store-model:NAME", "export:NAME", or the bare NAME as --select gives
+// it; NAME in short or full form); an empty index for "store-model:" (every model); nothing when the link
 // names no model of the store.
 std::optional<std::optional<size_t>> linked_model(std::string_view link, const StoreListing& l) {
+    if (link.starts_with(kExportScheme) && link.size() > kExportScheme.size()) link.remove_prefix(kExportScheme.size());
     bool scheme = link.starts_with(kModelScheme);
     if (scheme) link.remove_prefix(kModelScheme.size());
     if (scheme && link.empty()) return std::optional<size_t>();
@@ -81,9 +83,7 @@ bool StoreModelsPanel::accept_link(std::string_view link, Document& doc) {
 }
 
 bool StorePanel::accept_link(std::string_view link, Document& doc) {
-    constexpr std::string_view kExport = "export:";
-    const bool open_export = link.starts_with(kExport) && link.size() > kExport.size();
-    if (open_export) link.remove_prefix(kExport.size());
+    const bool open_export = link.starts_with(kExportScheme);
     std::optional<std::optional<size_t>> model = linked_model(link, listing_of(doc));
     m_open_export = open_export && model && *model;
     if (model) m_model = *model;
