@@ -8,6 +8,7 @@
 #include "mlens/text/escape.h"
 #include "mlens/text/plural.h"
 #include "panels/weights_tables.h"
+#include "state/job_outcome.h"
 #include "state/workspace.h"
 #include "theme.h"
 #include "widgets/document_picker.h"
@@ -75,15 +76,11 @@ void DiffPanel::start(PanelContext& ctx, bool numeric) {
 }
 
 void DiffPanel::poll() {
-    std::optional<Result<ModelDiffRun>> taken = m_job.try_take();
-    if (!taken) return;
+    std::optional<ModelDiffRun> run;
+    if (!take_finished(m_job, run, m_status)) return;
     m_running.reset();
-    if (!*taken) {
-        const Error& e = taken->error();
-        m_status = e.code == ErrorCode::E_CANCELLED ? "Cancelled." : escape_for_display(e.to_string(), 300);
-        return;
-    }
-    m_result = std::make_shared<ModelDiffRun>(std::move(*taken).value());
+    if (!run) return;
+    m_result = std::make_shared<ModelDiffRun>(std::move(*run));
     m_show_tensors = m_result->numeric;
 }
 

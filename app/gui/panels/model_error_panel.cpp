@@ -7,6 +7,7 @@
 #include "mlens/text/escape.h"
 #include "mlens/text/plural.h"
 #include "panels/weights_tables.h"
+#include "state/job_outcome.h"
 #include "state/workspace.h"
 #include "theme.h"
 #include "widgets/document_picker.h"
@@ -15,17 +16,12 @@
 namespace mlens {
 
 void ModelErrorPanel::poll() {
-    std::optional<Result<ModelErrorRun>> taken = m_job.try_take();
-    if (!taken) return;
+    std::optional<ModelErrorRun> run;
+    if (!take_finished(m_job, run, m_status)) return;
     m_running.reset();
-    if (!*taken) {
-        const Error& e = taken->error();
-        m_status = e.code == ErrorCode::E_CANCELLED ? "Cancelled." : escape_for_display(e.to_string(), 300);
-        return;
-    }
-    m_result = std::make_shared<ModelErrorRun>(std::move(*taken).value());
+    if (!run) return;
+    m_result = std::make_shared<ModelErrorRun>(std::move(*run));
     m_table.reset();
-    m_status.clear();
 }
 
 void ModelErrorPanel::forget_closed(PanelContext& ctx) {
