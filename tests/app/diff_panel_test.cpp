@@ -67,6 +67,13 @@ TEST_CASE("run_model_diff answers what diff_models and the recipes answer", "[gu
     for (size_t i : attn) CHECK(r->diff.tensors[i].name_a.find("attn_q") != std::string::npos);
     CHECK(tensor_rows_matching(r->diff, "").size() == r->diff.tensors.size());
     CHECK(tensor_rows_matching(r->diff, "no such tensor").empty());
+    // Same names on both sides: one name column. A renamed pair needs two.
+    CHECK_FALSE(tensor_names_differ(r->diff));
+    ModelDiff renamed;
+    renamed.tensors.push_back({});
+    renamed.tensors.back().name_a = "model.layers.0.self_attn.q_proj.weight";
+    renamed.tensors.back().name_b = "blk.0.attn_q.weight";
+    CHECK(tensor_names_differ(renamed));
 }
 
 TEST_CASE("the Diff panel diffs with the other tab at once and compares values on demand", "[gui-diff]") {

@@ -22,6 +22,9 @@ namespace {
 constexpr std::string_view kDiffLink = "diff:";
 constexpr std::string_view kDiffValuesLink = "diff-values:";
 
+// Column widths are fitted to the first rows shown (a long list is not measured whole each frame).
+constexpr size_t kMeasuredRows = 2000;
+
 constexpr ImGuiTableFlags kTableFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                         ImGuiTableFlags_ScrollX | ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit;
 
@@ -176,19 +179,30 @@ void DiffPanel::tensors_tab(PanelContext& ctx) {
         ui::text_dim(d.tensors.empty() ? "Every tensor pairs by name with the same type and shape." : "No tensor matches the filter.");
         return;
     }
-    const int columns = r.numeric ? 8 : 5;
+    // One name column unless a pair has two names; every column sized to the rows it shows.
+    const bool two_names = tensor_names_differ(d);
+    auto name_of = [](const std::string& name) { return name.empty() ? std::string("\xE2\x80\x94") : escape_for_display(name, 200); };
+    std::vector<std::string> changes, names_a, names_b, types, shapes;
+    for (size_t k = 0; k < rows.size() && k < kMeasuredRows; ++k) {
+        const TensorChange& c = d.tensors[rows[k]];
+        changes.push_back(joined(tensor_change_names(c)));
+        names_a.push_back(name_of(two_names || !c.name_a.empty() ? c.name_a : c.name_b));
+        if (two_names) names_b.push_back(name_of(c.name_b));
+        types.push_back(tensor_type_text(c));
+        shapes.push_back(tensor_shape_text(c));
+    }
+    const float room = ImGui::GetContentRegionAvail().x;
+    const int columns = 4 + (two_names ? 1 : 0) + (r.numeric ? 3 : 0);
     if (!ImGui::BeginTable("diff_tensors", columns, kTableFlags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthFixed, 120);
-    ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthFixed, 300);
-    ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthFixed, 300);
-    ImGui::TableSetupColumn("type", ImGuiTableColumnFlags_WidthFixed, 110);
-    ImGui::TableSetupColumn("shape (ne, fastest first)", ImGuiTableColumnFlags_WidthFixed, 170);
-    if (r.numeric) {
-        ImGui::TableSetupColumn("RMSE", ImGuiTableColumnFlags_WidthFixed, 80);
-        ImGui::TableSetupColumn("NMSE", ImGuiTableColumnFlags_WidthFixed, 80);
-        ImGui::TableSetupColumn("cosine", ImGuiTableColumnFlags_WidthFixed, 80);
-    }
+    ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(changes, "change", room * 0.2f));
+    ImGui::TableSetupColumn(two_names ? "A" : "tensor", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(names_a, "tensor", room * 0.35f));
+    if (two_names) ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(names_b, "B", room * 0.35f));
+    ImGui::TableSetupColumn("type", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(types, "type", room * 0.2f));
+    ImGui::TableSetupColumn("shape (ne, fastest first)", ImGuiTableColumnFlags_WidthFixed,
+                            ui::fitted_width(shapes, "shape (ne, fastest first)", room * 0.3f));
+    if (r.numeric)
+        for (const char* metric : {"RMSE", "NMSE", "cosine"}) ImGui::TableSetupColumn(metric, ImGuiTableColumnFlags_WidthFixed, 80);
     ImGui::TableHeadersRow();
     const Model& model = *ctx.doc.model();
     ui::clipped_rows(rows, [&](size_t i) {
@@ -200,9 +214,11 @@ void DiffPanel::tensors_tab(PanelContext& ctx) {
         if (ui::cell_selectable(joined(tensor_change_names(c)), selected, ImGuiSelectableFlags_SpanAllColumns) && in_b)
             ctx.doc.select({SelectionKind::tensor, index});
         ImGui::TableNextColumn();
-        ui::cell_text(c.name_a.empty() ? "\xE2\x80\x94" : escape_for_display(c.name_a, 200), ui::Elide::middle);
-        ImGui::TableNextColumn();
-        ui::cell_text(c.name_b.empty() ? "\xE2\x80\x94" : escape_for_display(c.name_b, 200), ui::Elide::middle);
+        ui::cell_text(name_of(two_names || !c.name_a.empty() ? c.name_a : c.name_b), ui::Elide::middle);
+        if (two_names) {
+            ImGui::TableNextColumn();
+            ui::cell_text(name_of(c.name_b), ui::Elide::middle);
+        }
         ImGui::TableNextColumn();
         ui::cell_text(tensor_type_text(c));
         ImGui::TableNextColumn();

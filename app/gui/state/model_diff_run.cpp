@@ -39,4 +39,10 @@ std::vector<size_t> metadata_rows_matching(const ModelDiff& diff, std::string_vi
     return rows;
 }
 
+bool tensor_names_differ(const ModelDiff& diff) {
+    for (const TensorChange& c : diff.tensors)
+        if (!c.name_a.empty() && !c.name_b.empty() && c.name_a != c.name_b) return true;
+    return false;
+}
+
 }  // namespace mlens

@@ -15,6 +15,8 @@
 //  - tensor_rows_matching: indices into diff.tensors whose A or B name contains `filter`
 //    (case-insensitive, contains_folded; every row for an empty filter), in diff order;
 //    metadata_rows_matching likewise on the key.
+//  - tensor_names_differ: some listed tensor has a name on both sides and they differ (a name map
+//    aligned them); otherwise one name column says it all.
 #pragma once
 
 #include <cstdint>
@@ -46,5 +48,6 @@ Result<ModelDiffRun> run_model_diff(ModelDiffRun run, JobContext* job);
 
 std::vector<size_t> tensor_rows_matching(const ModelDiff& diff, std::string_view filter);
 std::vector<size_t> metadata_rows_matching(const ModelDiff& diff, std::string_view filter);
+bool tensor_names_differ(const ModelDiff& diff);
 
 }  // namespace mlens
