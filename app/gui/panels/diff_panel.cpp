@@ -242,7 +242,7 @@ void DiffPanel::recipe_tab(PanelContext& ctx) {
     ui::label_value("base", (r.base_a.empty() ? "\xE2\x80\x94" : r.base_a) + "  \xE2\x86\x92  " + (r.base_b.empty() ? "\xE2\x80\x94" : r.base_b));
     if (r.recipe_groups.empty()) {
         ui::text_dim("Every tensor present in both files has the same type.");
-    } else if (ImGui::BeginTable("diff_recipe", 3, kTableFlags & ~ImGuiTableFlags_ScrollY)) {
+    } else if (ImGui::BeginTable("diff_recipe", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit)) {
         ui::table_columns({{"tensor kind", ImGuiTableColumnFlags_WidthFixed, 260},
                            {"layers", ImGuiTableColumnFlags_WidthFixed, 320},
                            {"A \xE2\x86\x92 B", ImGuiTableColumnFlags_WidthStretch}});
