@@ -6,6 +6,7 @@
 #include "mlens/model/summary.h"
 #include "mlens/remote/range_cache.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 
 namespace mlens::cli {
 
@@ -23,7 +24,7 @@ void add_cache_command(CLI::App& app, int& exit_code) {
                 exit_code = fail(cache->folder(), s.error());
                 return;
             }
-            std::cout << "removed " << entries.size() << (entries.size() == 1 ? " entry, " : " entries, ") << human_bytes(bytes) << " (" << bytes << " bytes) from "
+            std::cout << "removed " << plural(entries.size(), "entry", "entries") << ", " << human_bytes(bytes) << " (" << bytes << " bytes) from "
                       << escape_for_display(cache->folder()) << "\n";
             return;
         }

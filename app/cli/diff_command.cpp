@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <map>
 
 #include "cli_common.h"
 #include "cli_job.h"
@@ -15,25 +14,11 @@
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 
 namespace mlens::cli {
 
 namespace {
-
-const char* kind_name(MetadataChangeKind k) {
-    return k == MetadataChangeKind::added ? "added" : k == MetadataChangeKind::removed ? "removed" : "changed";
-}
-
-std::vector<std::string> change_kinds(const TensorChange& c) {
-    std::vector<std::string> k;
-    if (c.added) k.push_back("added");
-    if (c.removed) k.push_back("removed");
-    if (c.renamed) k.push_back("renamed");
-    if (c.retyped) k.push_back("retyped");
-    if (c.reshaped) k.push_back("reshaped");
-    if (c.values_differ) k.push_back("values");
-    return k;
-}
 
 // The side a key or tensor is missing from reads null; value types are spelled as in dump
 // (type plus element_type), values as the text shows them. Both sides' shapes are in GGUF order
@@ -47,7 +32,7 @@ nlohmann::json diff_json(const ModelDiff& d) {
     nlohmann::json meta = nlohmann::json::array(), tensors = nlohmann::json::array(), layers = nlohmann::json::array();
     for (const MetadataChange& m : d.metadata) {
         const bool in_a = m.kind != MetadataChangeKind::added, in_b = m.kind != MetadataChangeKind::removed;
-        meta.push_back({{"change", kind_name(m.kind)},
+        meta.push_back({{"change", metadata_change_name(m.kind)},
                         {"key", m.key},
                         {"type_a", type(m.value_type_a)},
                         {"element_type_a", type(m.element_type_a)},
@@ -59,7 +44,7 @@ nlohmann::json diff_json(const ModelDiff& d) {
                         {"name_b", text(m.name_b)}});
     }
     for (const TensorChange& c : d.tensors) {
-        nlohmann::json t = {{"changes", change_kinds(c)},
+        nlohmann::json t = {{"changes", tensor_change_names(c)},
                             {"name_a", text(c.name_a)},
                             {"name_b", text(c.name_b)},
                             {"type_a", text(c.type_a)},
@@ -106,29 +91,12 @@ nlohmann::json recipe_json(const QuantRecipe& a, const QuantRecipe& b) {
 void print_recipe_difference(const QuantRecipe& a, const QuantRecipe& b) {
     const std::vector<RecipeChange> changes = recipe_difference(a, b);
     if (changes.empty() && a.base == b.base) return;
-    std::cout << "recipe (" << changes.size() << (changes.size() == 1 ? " tensor" : " tensors") << " typed differently)\n";
+    std::cout << "recipe (" << plural(changes.size(), "tensor") << " typed differently)\n";
     std::vector<std::vector<std::string>> rows = {{"  base", a.base.empty() ? "-" : a.base, b.base.empty() ? "-" : b.base}};
-    std::vector<std::pair<std::string, std::string>> order;  // (kind, from→to), first-seen
-    std::map<std::pair<std::string, std::string>, std::vector<std::string>> layers;
-    for (const RecipeChange& c : changes) {
-        const std::optional<uint32_t> layer = layer_of(std::string_view(c.tensor));
-        std::string kind = c.tensor, where;
-        if (layer) {
-            const size_t dot = c.tensor.find('.', c.tensor.find_first_of("0123456789"));
-            kind = dot == std::string::npos ? c.tensor : c.tensor.substr(dot + 1);
-            where = std::to_string(*layer);
-        }
-        auto key = std::make_pair(kind, (c.from.empty() ? "-" : c.from) + "\xE2\x86\x92" + (c.to.empty() ? "-" : c.to));
-        if (!layers.count(key)) order.push_back(key);
-        if (!where.empty())
-            layers[key].push_back(where);
-        else
-            layers[key];
-    }
-    for (const auto& key : order) {
-        std::string where;
-        for (const std::string& l : layers[key]) where += (where.empty() ? "layers " : ", ") + l;
-        rows.push_back({"  " + escape_for_display(key.first, 80), where.empty() ? "-" : where, key.second});
+    for (const RecipeChangeGroup& g : group_recipe_changes(changes)) {
+        const std::string where = recipe_group_layers_text(g);
+        rows.push_back({"  " + escape_for_display(g.kind, 80), where.empty() ? "-" : where,
+                        (g.from.empty() ? "-" : g.from) + "\xE2\x86\x92" + (g.to.empty() ? "-" : g.to)});
     }
     print_table(rows);
     std::cout << "  A: " << llama_quantize_command(a) << "\n  B: " << llama_quantize_command(b) << "\n";
@@ -141,34 +109,25 @@ void print_diff(const ModelDiff& d, bool numeric) {
     }
     if (!d.name_map.empty()) std::cout << "tensor names aligned by " << d.name_map << "\n";
     if (!d.metadata.empty()) {
-        std::cout << "metadata (" << d.metadata.size() << " differences)\n";
+        std::cout << "metadata (" << plural(d.metadata.size(), "difference") << ")\n";
         std::vector<std::vector<std::string>> rows;
         for (const MetadataChange& m : d.metadata) {
-            auto named = [](const std::string& value, const std::string& name) { return name.empty() ? value : value + " (" + name + ")"; };
-            std::string a = m.type_a.empty() ? "" : m.type_a + " " + named(m.value_a, m.name_a);
-            std::string b = m.type_b.empty() ? "" : m.type_b + " " + named(m.value_b, m.name_b);
-            rows.push_back({m.kind == MetadataChangeKind::added         ? "+"
-                                : m.kind == MetadataChangeKind::removed ? "-"
-                                                                        : "~",
-                            escape_for_display(m.key, 80), escape_for_display(a, 60), escape_for_display(b, 60)});
+            rows.push_back({metadata_change_mark(m.kind), escape_for_display(m.key, 80),
+                            escape_for_display(metadata_side_text(m, DiffSide::a), 60),
+                            escape_for_display(metadata_side_text(m, DiffSide::b), 60)});
         }
         print_table(rows);
     }
     if (!d.tensors.empty()) {
-        std::cout << "tensors (" << d.tensors.size() << " differences)\n";
+        std::cout << "tensors (" << plural(d.tensors.size(), "difference") << ")\n";
         std::vector<std::vector<std::string>> rows = {{"CHANGE", "A", "B", "TYPE", "SHAPE"}};
         if (numeric) rows[0].insert(rows[0].end(), {"RMSE", "NMSE", "COSINE"});
         for (const TensorChange& c : d.tensors) {
             std::string kinds;
-            for (const std::string& k : change_kinds(c)) kinds += (kinds.empty() ? "" : ",") + k;
-            std::string type = c.type_a == c.type_b || c.type_b.empty() ? c.type_a
-                : c.type_a.empty()                                      ? c.type_b
-                                                                        : c.type_a + "→" + c.type_b;
-            std::string sa = shape_text(c.shape_a, ShapeStyle::bracketed, ShapeOrder::fastest_first),
-                        sb = shape_text(c.shape_b, ShapeStyle::bracketed, ShapeOrder::fastest_first);
-            std::string shape = sa == sb || c.added ? sb : c.removed ? sa : sa + "→" + sb;
+            for (const std::string& k : tensor_change_names(c)) kinds += (kinds.empty() ? "" : ",") + k;
             std::vector<std::string> row = {kinds, c.name_a.empty() ? "-" : escape_for_display(c.name_a, 80),
-                                            c.name_b.empty() ? "-" : escape_for_display(c.name_b, 80), type, shape};
+                                            c.name_b.empty() ? "-" : escape_for_display(c.name_b, 80), tensor_type_text(c),
+                                            tensor_shape_text(c)};
             if (numeric) {
                 if (c.error)
                     row.insert(row.end(), {number_text(c.error->rmse), number_text(c.error->nmse), number_text(c.error->cosine)});

@@ -8,6 +8,7 @@
 #include "mlens/compat/upstream_export.h"
 #include "mlens/model/model_json.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 
 namespace mlens::cli {
 
@@ -67,7 +68,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
         std::cout << "clip: " << escape_for_display(plan.clip.summary(), 2000) << "\n";
         for (const compat::ExportedFile& f : report->files)
             std::cout << "wrote " << (f.side == compat::PlanSide::text ? "text GGUF " : "mmproj ") << escape_for_display(f.path) << ": "
-                      << f.metadata << " keys, " << f.tensors << " tensors (" << f.data_ops << " from data ops), " << f.bytes
+                      << plural(f.metadata, "key") << ", " << plural(f.tensors, "tensor") << " (" << f.data_ops << " from data ops), " << f.bytes
                       << " bytes; re-read and checked\n";
         for (const std::string& note : report->notes) std::cout << "note: " << note << "\n";
     });

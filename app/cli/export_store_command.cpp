@@ -10,6 +10,7 @@
 #include "mlens/model/model_json.h"
 #include "mlens/ollama/store_export.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 
 namespace mlens::cli {
 
@@ -119,15 +120,15 @@ int run_export(const ExportArgs& args) {
         print_json_result(out);
         return kExitOk;
     }
-    std::cout << "verified: " << report->files_verified << " files";
-    if (hf) std::cout << ", " << report->verification.tensors_checked << " tensors, " << report->verification.failures << " failures";
+    std::cout << "verified: " << plural(report->files_verified, "file");
+    if (hf) std::cout << ", " << plural(report->verification.tensors_checked, "tensor") << ", " << plural(report->verification.failures, "failure");
     std::cout << "\n";
     for (const QuantExactness& m : report->verification.modes) {
-        std::cout << "  " << m.mode << ": " << m.tensors << " tensors as " << hf_dtype_name(prepared->plan.hf.dtype) << ", ";
+        std::cout << "  " << m.mode << ": " << plural(m.tensors, "tensor") << " as " << hf_dtype_name(prepared->plan.hf.dtype) << ", ";
         if (m.exact())
             std::cout << "exact\n";
         else
-            std::cout << m.rounded << " of " << m.values << " values rounded, worst error " << number_text(m.worst_error, "%.6g") << "\n";
+            std::cout << m.rounded << " of " << plural(m.values, "value") << " rounded, worst error " << number_text(m.worst_error, "%.6g") << "\n";
     }
     std::cout << "wrote " << escape_for_display(args.out_dir) << "\n";
     return kExitOk;

@@ -17,6 +17,7 @@
 #include "mlens/quant/imatrix_statistics.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
+#include "mlens/text/plural.h"
 
 namespace mlens::cli {
 
@@ -159,10 +160,9 @@ int run_imatrix(const Options& o) {
         print_json_result(out);
         return kExitOk;
     }
-    std::cout << "importance matrix " << escape_for_display(o.path) << ": " << imatrix_format_name(m.format) << ", " << m.entries.size()
-              << (m.entries.size() == 1 ? " entry" : " entries");
-    if (m.chunk_count) std::cout << ", " << *m.chunk_count << " chunks";
-    if (m.chunk_size) std::cout << " of " << *m.chunk_size << " tokens";
+    std::cout << "importance matrix " << escape_for_display(o.path) << ": " << imatrix_format_name(m.format) << ", " << plural(m.entries.size(), "entry", "entries");
+    if (m.chunk_count) std::cout << ", " << plural(*m.chunk_count, "chunk");
+    if (m.chunk_size) std::cout << " of " << plural(*m.chunk_size, "token");
     std::cout << "\n";
     for (const std::string& d : m.datasets) std::cout << "dataset " << escape_for_display(d) << "\n";
     std::vector<std::vector<std::string>> table = {

@@ -12,6 +12,7 @@
 #include "mlens/ollama/store_summary.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
+#include "mlens/text/plural.h"
 #include "mlens/text/readable_text.h"
 #include "store_export_output.h"
 #include "store_output.h"
@@ -132,7 +133,7 @@ void print_layer_groups(const std::vector<const LayerView*>& all, const std::vec
             failed += check.failed_layers.count(all[i]->layer.field) || (all[i]->blob && !all[i]->blob->found());
         }
         std::cout << "\n"
-                  << layer_kind_name(first.kind) << " \xC2\xB7 " << group.size() << (group.size() == 1 ? " layer" : " layers")
+                  << layer_kind_name(first.kind) << " \xC2\xB7 " << plural(group.size(), "layer")
                   << " \xC2\xB7 " << human_bytes(bytes) << (failed ? " \xC2\xB7 " + std::to_string(failed) + " failed" : "") << "  "
                   << escape_for_display(first.media_type, 80) << "\n";
         std::vector<std::vector<std::string>> rows = {{"  NAME", "DIGEST", "SIZE", "FROM", "BLOB"}};
@@ -310,7 +311,7 @@ void print_text_layer(const LayerView& lv) {
         at = end + 1;
     }
     if (head.more_lines)
-        std::cout << "  \xE2\x80\xA6 " << head.more_lines << (head.more_lines == 1 ? " more line" : " more lines")
+        std::cout << "  \xE2\x80\xA6 " << plural(head.more_lines, "more line")
                   << " (--json holds the text)\n";
     else if (lv.text->truncated())
         std::cout << "  \xE2\x80\xA6 " << lv.text->size - lv.text->text.size() << " more bytes not read\n";
@@ -331,14 +332,14 @@ void print_verdict(const ModelCheck& check, const std::vector<const LayerView*>&
     if (broken) {
         std::cout << "rejected";
         if (mismatched)
-            std::cout << ", " << mismatched << " of " << blobs << (blobs == 1 ? " blob" : " blobs") << " do not match their digests";
+            std::cout << ", " << mismatched << " of " << plural(blobs, "blob") << " do not match their digests";
         // Where, not the whole message: the diagnostics on stderr carry it.
         std::cout << ": " << (check.errors ? check.short_reason() : std::string("the model's tensors could not be read")) << "\n";
         return;
     }
     std::cout << (check.warnings ? check.reason_text() : std::string("ok"));
     if (check.digests_verified)
-        std::cout << ", " << blobs << (blobs == 1 ? " blob matches its digest" : " blobs match their digests") << " (" << human_bytes(bytes)
+        std::cout << ", " << plural(blobs, "blob matches its digest", "blobs match their digests") << " (" << human_bytes(bytes)
                   << " hashed)\n";
     else
         std::cout << ", digests not verified (mlens verify hashes them)\n";

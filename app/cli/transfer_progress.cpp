@@ -9,13 +9,14 @@
 #include "cli_job.h"
 #include "mlens/model/summary.h"
 #include "mlens/remote/http_client.h"
+#include "mlens/text/plural.h"
 
 namespace mlens::cli {
 
 std::string transfer_text() {
     const HttpTotals http = http_totals();
     if (http.requests == 0) return {};
-    return "  \xC2\xB7 " + std::to_string(http.requests) + (http.requests == 1 ? " request \xC2\xB7 " : " requests \xC2\xB7 ") +
+    return "  \xC2\xB7 " + plural(http.requests, "request") + " \xC2\xB7 " +
            human_bytes(http.bytes);
 }
 

@@ -8,6 +8,7 @@
 
 #include "document_notice.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "state/output_inputs.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -73,7 +74,7 @@ void AppShell::close_confirmation() {
     if (!ImGui::IsPopupOpen(popup)) ImGui::OpenPopup(popup);
     if (!ImGui::BeginPopupModal(popup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
     const size_t staged = doc->edits.edits().edits.size();
-    ui::text(doc->title + " has " + std::to_string(staged) + (staged == 1 ? " metadata edit that was" : " metadata edits that were") + " not saved.");
+    ui::text(doc->title + " has " + plural(staged, "metadata edit that was", "metadata edits that were") + " not saved.");
     ui::text_dim("Save As\xE2\x80\xA6 in the Metadata panel writes them to a new file.");
     if (ImGui::Button("Discard and close")) {
         const uint64_t id = std::exchange(m_confirm_close, 0);

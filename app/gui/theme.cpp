@@ -10,12 +10,14 @@ const Palette kDarkPalette = {
     {0.60f, 0.63f, 0.68f, 1.0f}, {0.45f, 0.70f, 1.00f, 1.0f}, {0.98f, 0.75f, 0.30f, 1.0f},
     {1.00f, 0.42f, 0.42f, 1.0f}, {0.45f, 0.85f, 0.50f, 1.0f}, {0.95f, 0.55f, 0.85f, 1.0f},
     {0.98f, 0.70f, 0.35f, 1.0f}, {0.45f, 0.85f, 0.85f, 1.0f}, {0.85f, 0.55f, 0.10f, 0.22f},
+    {0.30f, 0.52f, 0.90f, 1.0f},
 };
 
 const Palette kLightPalette = {
     {0.38f, 0.40f, 0.45f, 1.0f}, {0.10f, 0.38f, 0.80f, 1.0f}, {0.70f, 0.42f, 0.00f, 1.0f},
     {0.80f, 0.10f, 0.10f, 1.0f}, {0.10f, 0.55f, 0.20f, 1.0f}, {0.70f, 0.15f, 0.60f, 1.0f},
     {0.75f, 0.35f, 0.00f, 1.0f}, {0.00f, 0.50f, 0.55f, 1.0f}, {1.00f, 0.75f, 0.20f, 0.35f},
+    {0.15f, 0.40f, 0.85f, 1.0f},
 };
 
 void common_style(ImGuiStyle& s) {
@@ -88,5 +90,14 @@ void apply_theme(bool light, float scale) {
 }
 
 const Palette& palette() { return g_palette; }
+
+ImU32 sequential_color(double t) {
+    // Opacity from 0.08 to 0.78: the lightest cells stay distinct from empty ones, and text keeps
+    // its contrast on the darkest in both themes.
+    const float clamped = static_cast<float>(t < 0 ? 0 : t > 1 ? 1 : t);
+    ImVec4 c = g_palette.magnitude;
+    c.w = 0.08f + 0.70f * clamped;
+    return ImGui::GetColorU32(c);
+}
 
 }  // namespace mlens

@@ -74,3 +74,15 @@ TEST_CASE_METHOD(OpenFixture, "the Recipe panel shows the recipe of its document
     CHECK(panel.recipe()->kinds == want.kinds);
     CHECK(panel.recipe()->rules == want.rules);
 }
+
+TEST_CASE("the Recipe heat map shades bits per weight on one ramp, deeper with more bits", "[app][recipe]") {
+    CHECK(bpw_ramp_position(1.0) == 0.0);
+    CHECK(bpw_ramp_position(0.5) == 0.0);
+    CHECK(bpw_ramp_position(32.0) == 1.0);
+    CHECK(bpw_ramp_position(64.0) == 1.0);
+    double previous = -1;
+    for (double bpw : {2.0, 3.0, 4.5, 5.5, 6.5625, 8.5, 16.0, 32.0}) {
+        CHECK(bpw_ramp_position(bpw) > previous);
+        previous = bpw_ramp_position(bpw);
+    }
+}

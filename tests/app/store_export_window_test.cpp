@@ -6,6 +6,8 @@
 #include <filesystem>
 
 #include "panels/store_panel.h"
+#include "mlens/text/readable_text.h"
+#include "state/output_folder.h"
 #include "workspace_harness.h"
 
 using namespace mlens;
@@ -54,7 +56,7 @@ TEST_CASE("the store panel's Export window plans, writes and verifies an hf expo
     const StoreExportPlan& plan = w.prepared()->plan;
     CHECK(plan.format == ExportFormat::hf);
     CHECK(plan.files.size() == 4);
-    CHECK(w.out_dir() == (fs::current_path() / "tiny-moe-int4-hf").string());
+    CHECK(w.out_dir() == (fs::path(default_output_folder()) / "tiny-moe-int4-hf").string());
 
     TempDir dir;
     w.set_out_dir(dir.file("hf"));
@@ -79,7 +81,7 @@ TEST_CASE("the store panel's Export window plans, writes and verifies an hf expo
     h.settle();
     REQUIRE(w.prepared());
     CHECK(w.prepared()->plan.format == ExportFormat::mlx);
-    CHECK(w.out_dir() == (fs::current_path() / "tiny-moe-int4-mlx").string());
+    CHECK(w.out_dir() == (fs::path(default_output_folder()) / "tiny-moe-int4-mlx").string());
 }
 
 TEST_CASE("the Export window of a GGUF store model; a cancelled export leaves nothing", "[gui-store][store_export]") {
@@ -114,4 +116,19 @@ TEST_CASE("the Export window of a GGUF store model; a cancelled export leaves no
     REQUIRE(w.outcome());
     REQUIRE(w.outcome()->ok());
     CHECK(fs::exists(dir.file("bundle2/Modelfile")));
+}
+
+TEST_CASE("the Export window shows the README it will write as text, and an export link opens it", "[gui-store][store_export]") {
+    ExportHarness h("export:tiny-llama:q4_0");
+    StoreExportWindow& w = h.panel.export_window();
+    h.settle();
+    REQUIRE(w.is_open());
+    REQUIRE(w.prepared());
+    // The README is shown before anything is written, with its line breaks as line breaks.
+    const std::string& readme = w.readme();
+    REQUIRE_FALSE(readme.empty());
+    CHECK(readme.find('\n') != std::string::npos);
+    CHECK(readme.find("\\x0A") == std::string::npos);
+    for (const ExportFile& f : w.prepared()->plan.files)
+        if (f.name == "README.md") CHECK(readme == readable_text(f.text, 1u << 20));
 }

@@ -39,6 +39,48 @@ Model open(const std::string& path) {
 
 }  // namespace
 
+TEST_CASE("diff changes read the same wherever they are shown", "[diff]") {
+    TensorChange retyped;
+    retyped.name_a = retyped.name_b = "blk.0.attn_q.weight";
+    retyped.type_a = "F16";
+    retyped.type_b = "Q4_K";
+    retyped.shape_a = retyped.shape_b = {256, 4};
+    retyped.retyped = retyped.values_differ = true;
+    CHECK(tensor_change_names(retyped) == std::vector<std::string>{"retyped", "values"});
+    CHECK(tensor_type_text(retyped) == "F16\xE2\x86\x92Q4_K");
+    CHECK(tensor_shape_text(retyped) == "[256, 4]");
+    TensorChange added;
+    added.name_b = "output.weight";
+    added.type_b = "Q6_K";
+    added.shape_b = {256, 8};
+    added.added = true;
+    CHECK(tensor_change_names(added) == std::vector<std::string>{"added"});
+    CHECK(tensor_type_text(added) == "Q6_K");
+    CHECK(tensor_shape_text(added) == "[256, 8]");
+    TensorChange reshaped = retyped;
+    reshaped.type_b = "F16";
+    reshaped.shape_b = {256, 8};
+    CHECK(tensor_type_text(reshaped) == "F16");
+    CHECK(tensor_shape_text(reshaped) == "[256, 4]\xE2\x86\x92[256, 8]");
+
+    MetadataChange m;
+    m.kind = MetadataChangeKind::changed;
+    m.key = "general.file_type";
+    m.type_a = m.type_b = "u32";
+    m.value_a = "1";
+    m.value_b = "7";
+    m.name_a = "MOSTLY_F16";
+    m.name_b = "MOSTLY_Q8_0";
+    CHECK(metadata_change_mark(m.kind) == std::string("~"));
+    CHECK(metadata_change_name(m.kind) == std::string("changed"));
+    CHECK(metadata_side_text(m, DiffSide::a) == "u32 1 (MOSTLY_F16)");
+    CHECK(metadata_side_text(m, DiffSide::b) == "u32 7 (MOSTLY_Q8_0)");
+    m.kind = MetadataChangeKind::added;
+    m.type_a.clear();
+    CHECK(metadata_side_text(m, DiffSide::a).empty());
+    CHECK(metadata_change_mark(m.kind) == std::string("+"));
+}
+
 TEST_CASE("diff of a model with itself is empty", "[diff]") {
     test::TempDir dir;
     test::write_fixture_model(dir.file("a.gguf"), fixture(GGML_TYPE_F16));

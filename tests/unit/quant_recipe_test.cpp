@@ -225,6 +225,30 @@ TEST_CASE("the recipe difference of two quantizations lists the retyped tensors"
     CHECK(recipe_difference(quant_recipe(a), quant_recipe(a)).empty());
 }
 
+TEST_CASE("recipe changes group by tensor kind and change, with their layers", "[recipe]") {
+    const std::vector<RecipeChange> changes = {{"blk.0.attn_v.weight", "Q6_K", "Q5_K"},
+                                               {"blk.1.ffn_down.weight", "Q6_K", "Q4_K"},
+                                               {"blk.2.attn_v.weight", "Q6_K", "Q5_K"},
+                                               {"blk.3.attn_v.weight", "Q6_K", "Q8_0"},
+                                               {"output.weight", "Q6_K", ""},
+                                               {"token_embd.weight", "", "Q8_0"}};
+    const std::vector<RecipeChangeGroup> g = group_recipe_changes(changes);
+    REQUIRE(g.size() == 5);
+    CHECK(g[0].kind == "attn_v.weight");
+    CHECK(g[0].from == "Q6_K");
+    CHECK(g[0].to == "Q5_K");
+    CHECK(g[0].layers == std::vector<uint32_t>{0, 2});
+    CHECK(recipe_group_layers_text(g[0]) == "layers 0, 2");
+    CHECK(g[1].kind == "ffn_down.weight");
+    CHECK(g[2].layers == std::vector<uint32_t>{3});
+    CHECK(g[3].kind == "output.weight");
+    CHECK(g[3].to.empty());
+    CHECK(g[3].layers.empty());
+    CHECK(recipe_group_layers_text(g[3]).empty());
+    CHECK(g[4].kind == "token_embd.weight");
+    CHECK(g[4].from.empty());
+}
+
 TEST_CASE("mlens recipe prints the map and the command; mlens diff the recipe difference", "[recipe][cli]") {
     test::TempDir dir;
     REQUIRE(test::write_raw_gguf(dir.file("a.gguf"), mix(false)).ok());

@@ -1,6 +1,6 @@
 #include "panels/compat_export.h"
 
-#include <cfloat>
+#include <optional>
 #include <filesystem>
 
 #include <imgui.h>
@@ -9,6 +9,7 @@
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
 #include "state/compat_rows.h"
+#include "state/output_folder.h"
 #include "state/output_inputs.h"
 #include "state/workspace.h"
 #include "theme.h"
@@ -21,8 +22,7 @@ namespace fs = std::filesystem;
 
 void CompatExport::open(const Document& doc, const CompatView& view) {
     fs::path input(doc.path);
-    std::error_code ec;
-    fs::path dir = input.extension() == ".gguf" ? input.parent_path() : fs::current_path(ec);
+    fs::path dir = output_folder_for(doc.path);
     std::string stem = input.extension() == ".gguf" ? input.stem().string() : input.filename().string();
     if (stem.empty()) stem = "model";
     m_vision = view.vision_export;
@@ -74,11 +74,11 @@ void CompatExport::report_view(PanelContext& ctx) {
             ui::text(human_bytes(f.bytes));
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s bytes", ui::with_separators(f.bytes).c_str());
             ImGui::TableNextColumn();
-            ui::text(std::to_string(f.metadata));
+            ui::text(ui::with_separators(f.metadata));
             ImGui::TableNextColumn();
-            ui::text(std::to_string(f.tensors));
+            ui::text(ui::with_separators(f.tensors));
             ImGui::TableNextColumn();
-            ui::text(std::to_string(f.data_ops));
+            ui::text(ui::with_separators(f.data_ops));
             ImGui::TableNextColumn();
             ImGui::BeginDisabled(!ctx.workspace);
             if (ImGui::SmallButton("Open exported file") && ctx.workspace) ctx.workspace->open(f.path);
@@ -90,43 +90,53 @@ void CompatExport::report_view(PanelContext& ctx) {
     for (const std::string& note : o->notes) ui::text_dim("note: " + escape_for_display(note, 300));
 }
 
-void CompatExport::draw(PanelContext& ctx, const std::shared_ptr<const CompatView>& view) {
-    poll();
-    if (!m_open) return;
-    // Sized to its content (the report appears below the paths), at least 720 wide.
-    const ImVec2 center = ImGui::GetMainViewport()->GetCenter();
-    ImGui::SetNextWindowPos(center, ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-    ImGui::SetNextWindowSizeConstraints(ImVec2(720, 0), ImVec2(FLT_MAX, FLT_MAX));
-    std::string title = "Export upstream GGUF \xE2\x80\x94 " + ctx.doc.title + "###compat_export_" + std::to_string(ctx.doc.id);
-    if (!ImGui::Begin(title.c_str(), &m_open, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_AlwaysAutoResize)) {
-        ImGui::End();
-        return;
-    }
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 700);
-    ui::text_dim(
-        "Writes what llama.cpp loads after Ollama's compatibility shim: the text model with the text "
-        "loader's keys and tensors (hidden ones left out)" +
-        std::string(m_vision ? ", and the vision part as an mmproj (the clip loader's view)." : "."));
-    ImGui::PopTextWrapPos();
+void CompatExport::paths_view() {
     ImGui::BeginDisabled(static_cast<bool>(m_job));
-    ImGui::SetNextItemWidth(-90);
+    const float label_width = ImGui::CalcTextSize("text GGUF").x + ImGui::GetStyle().ItemInnerSpacing.x;
+    ImGui::SetNextItemWidth(-label_width);
     ImGui::InputText("text GGUF", &m_text_path);
     if (m_vision) {
         ImGui::Checkbox("##write_mmproj", &m_write_mmproj);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Also write the mmproj");
         ImGui::SameLine();
         ImGui::BeginDisabled(!m_write_mmproj);
-        ImGui::SetNextItemWidth(-90);
+        ImGui::SetNextItemWidth(-label_width);
         ImGui::InputText("mmproj", &m_mmproj_path);
         ImGui::EndDisabled();
     }
+    if (ImGui::Button("Browse\xE2\x80\xA6")) m_chooser.open_folder(fs::path(m_text_path).parent_path().string());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Pick the folder to write into; the file names stay");
     ImGui::EndDisabled();
-    bool paths_ok = !m_text_path.empty() && (!m_vision || !m_write_mmproj || !m_mmproj_path.empty());
-    if (ui::write_job_row(paths_ok && !m_job, m_job, m_open)) start(ctx, view);
+    if (std::optional<std::string> folder = m_chooser.draw()) {
+        m_text_path = with_folder(m_text_path, *folder);
+        if (!m_mmproj_path.empty()) m_mmproj_path = with_folder(m_mmproj_path, *folder);
+    }
+}
+
+void CompatExport::draw(PanelContext& ctx, const std::shared_ptr<const CompatView>& view) {
+    poll();
+    if (!m_open) return;
+    ui::fit_next_window(820, 380);
+    std::string title = "Export upstream GGUF \xE2\x80\x94 " + ctx.doc.title + "###compat_export_" + std::to_string(ctx.doc.id);
+    if (!ImGui::Begin(title.c_str(), &m_open, ImGuiWindowFlags_NoCollapse)) {
+        ImGui::End();
+        return;
+    }
+    ui::begin_write_body();
+    ImGui::PushTextWrapPos(0);
+    ui::text_dim(
+        "Writes what llama.cpp loads after Ollama's compatibility shim: the text model with the text "
+        "loader's keys and tensors (hidden ones left out)" +
+        std::string(m_vision ? ", and the vision part as an mmproj (the clip loader's view)." : "."));
+    ImGui::PopTextWrapPos();
+    paths_view();
     if (m_outcome) {
         ImGui::Separator();
         report_view(ctx);
     }
+    ui::end_write_body();
+    bool paths_ok = !m_text_path.empty() && (!m_vision || !m_write_mmproj || !m_mmproj_path.empty());
+    if (ui::write_job_row(paths_ok && !m_job, m_job, m_open)) start(ctx, view);
     ImGui::End();
 }
 

@@ -5,8 +5,11 @@
 // Contract:
 //  - open() fills the default paths from the document: <stem>.upstream.gguf and, when the plan
 //    has a vision export, <stem>.mmproj.gguf, both in the input's folder (a document whose path is
-//    not a .gguf file, such as a store manifest, gets the current directory). The mmproj path is
-//    shown and written only when has_vision_export() holds.
+//    not a .gguf file, such as a store model, gets the downloads folder: state/output_folder.h).
+//    The mmproj path is shown and written only when has_vision_export() holds. Browse… picks
+//    another folder for both files with the folder chooser; their names stay.
+//  - The window fits the screen (write_job_row.h fit_next_window): its body scrolls and the
+//    Export / Cancel / Close row stays visible.
 //  - start() runs export_upstream on the JobRunner with the document's Model and the plan it was
 //    given (shared, so the document may close meanwhile); one export at a time.
 //  - Errors and paths are escaped before display. Opening a written file goes through the
@@ -20,6 +23,7 @@
 
 #include "mlens/compat/upstream_export.h"
 #include "panels/panel.h"
+#include "widgets/file_chooser.h"
 #include "widgets/write_job_row.h"
 
 namespace mlens {
@@ -48,6 +52,7 @@ public:
 
 private:
     void poll();
+    void paths_view();
     void report_view(PanelContext& ctx);
 
     bool m_open = false;
@@ -55,6 +60,7 @@ private:
     bool m_write_mmproj = true;
     std::string m_text_path;
     std::string m_mmproj_path;
+    FileChooser m_chooser;  // Browse…: the folder both files go in
     JobHandle<compat::ExportReport> m_job;
     std::shared_ptr<ExportOutcome> m_outcome;
 };

@@ -1,6 +1,7 @@
 #include "panels/compat_panel.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <imgui.h>
 
@@ -186,9 +187,16 @@ void CompatPanel::header(PanelContext& ctx) {
     ui::search_box("compat_filter", "filter keys, tensors, rules (Ctrl+F)", m_filter, 320, focus);
 }
 
+bool CompatPanel::accept_link(std::string_view link, Document&) {
+    if (link != "compat:export") return false;
+    m_open_export = true;
+    return true;
+}
+
 void CompatPanel::draw(PanelContext& ctx) {
     poll();
     if (!m_view && !m_job && !m_cancelled) start(ctx);
+    if (m_view && std::exchange(m_open_export, false)) open_export(ctx.doc);
     if (m_job) {
         ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(280, 0), "planning compat rewrites\xE2\x80\xA6");
         ImGui::SameLine();

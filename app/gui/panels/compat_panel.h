@@ -23,6 +23,7 @@
 //    tensor name on either side, rule and note; case-insensitive) apply to both tabs. Long lists
 //    are drawn with ImGuiListClipper. Clicking a row selects the stored key or tensor in the
 //    document.
+//  - The link "compat:export" (--select) opens the export window once the plan is ready.
 #pragma once
 
 #include <array>
@@ -40,6 +41,7 @@ class CompatPanel : public Panel {
 public:
     void draw(PanelContext& ctx) override;
     void draw_windows(PanelContext& ctx) override;
+    bool accept_link(std::string_view link, Document& doc) override;
 
     // For tests.
     const CompatView* view() const { return m_view.get(); }
@@ -66,6 +68,7 @@ private:
     JobHandle<CompatView> m_job;
     std::shared_ptr<const CompatView> m_view;
     bool m_cancelled = false;
+    bool m_open_export = false;  // a "compat:export" link waits for the plan
     bool m_only_changes = true;
     std::string m_filter;
     // Filter state the listed rows were made for.

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
@@ -148,8 +149,8 @@ void ImatrixPanel::entry_detail(const Imatrix& m, size_t entry) {
     const ImatrixEntrySummary& s = m_summaries->entries[entry];
     std::string line = escape_for_display(e.name, 200) + ": " + std::to_string(e.columns) + " columns";
     if (e.experts > 1)
-        line += " \xC2\xB7 " + std::to_string(e.experts) + " experts, " + std::to_string(s.inactive_experts) + " never activated";
-    line += " \xC2\xB7 " + std::to_string(s.zero_columns) + " columns never activated";
+        line += " \xC2\xB7 " + plural(e.experts, "expert") + ", " + std::to_string(s.inactive_experts) + " never activated";
+    line += " \xC2\xB7 " + plural(s.zero_columns, "column") + " never activated";
     ui::text(line);
     const float plot_width = e.experts > 1 ? ImGui::GetContentRegionAvail().x * 0.62f : ImGui::GetContentRegionAvail().x;
     const float height = std::max(160.0f, ImGui::GetContentRegionAvail().y);
@@ -199,10 +200,9 @@ void ImatrixPanel::draw(PanelContext& ctx) {
     if (!ctx.doc.imatrix()) return;
     const Imatrix& m = *ctx.doc.imatrix();
     if (!m_job && !m_done) start(ctx);
-    std::string head = std::string(imatrix_format_name(m.format)) + " importance matrix \xC2\xB7 " + std::to_string(m.entries.size()) +
-        (m.entries.size() == 1 ? " entry" : " entries");
-    if (m.chunk_count) head += " \xC2\xB7 " + std::to_string(*m.chunk_count) + " chunks";
-    if (m.chunk_size) head += " of " + std::to_string(*m.chunk_size) + " tokens";
+    std::string head = std::string(imatrix_format_name(m.format)) + " importance matrix \xC2\xB7 " + plural(m.entries.size(), "entry", "entries");
+    if (m.chunk_count) head += " \xC2\xB7 " + plural(*m.chunk_count, "chunk");
+    if (m.chunk_size) head += " of " + plural(*m.chunk_size, "token");
     ui::text(head);
     for (const std::string& d : m.datasets) ui::text_dim("dataset " + escape_for_display(d, 300));
     if (m_job) {

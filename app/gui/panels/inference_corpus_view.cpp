@@ -8,6 +8,7 @@
 #include <imgui_stdlib.h>
 
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "mlens/text/significant.h"
 #include "state/display_text.h"
 #include "state/workspace.h"
@@ -156,7 +157,7 @@ void InferenceCorpusView::summary(const KldOp::Outcome& k) {
     ui::text_dim("\xCE\x94p = p_B(next) - p_A(next): mean " + plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_mean, m.p_diff_err) + ", RMS " +
                  plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_rms, m.p_diff_rms_err) + ", median " + significant(k.p_diff_order.median, 3) +
                  ", p1 " + significant(k.p_diff_order.p1, 3) + ", p99 " + significant(k.p_diff_order.p99, 3) + "  \xC2\xB7  " +
-                 std::to_string(k.result.n_chunk) + " chunks of " + std::to_string(k.result.n_ctx) + " tokens (" +
+                 plural(k.result.n_chunk, "chunk") + " of " + plural(k.result.n_ctx, "token") + " (" +
                  ui::with_separators(k.result.text_tokens) + " in the text), " + ui::number_format("%.1f s", k.result.seconds));
     ImGui::PopTextWrapPos();
 }

@@ -8,6 +8,7 @@
 #include <imgui_stdlib.h>
 
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "mlens/text/significant.h"
 #include "theme.h"
 #include "widgets/plot_frame.h"
@@ -168,8 +169,8 @@ void InferenceDivergenceView::draw(PanelContext& ctx, InferenceController& c, In
     const auto& d = outcome_of(c.latest<DivergenceOp>());
     if (!d) return;
     const LayerDivergenceResult& r = d->result;
-    ui::text_dim("B: " + escape_for_display(d->b_model, 300) + "  \xC2\xB7  " + std::to_string(r.tokens.size()) +
-                 " tokens, a = A's row, b = B's");
+    ui::text_dim("B: " + escape_for_display(d->b_model, 300) + "  \xC2\xB7  " + plural(r.tokens.size(), "token") +
+                 ", a = A's row, b = B's");
     if (r.jump_layer < 0)
         ui::text_colored(palette().ok, "Every layer's output is identical in A and B.");
     else

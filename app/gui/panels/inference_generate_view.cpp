@@ -7,6 +7,7 @@
 #include <imgui_stdlib.h>
 
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "mlens/text/significant.h"
 #include "state/display_text.h"
 #include "theme.h"
@@ -90,8 +91,8 @@ void InferenceGenerateView::status(const InferenceController& c) {
     }
     if (const auto& g = outcome_of(c.latest<GenerateOp>())) {
         const GenerationResult& r = g->result;
-        ui::text("prompt " + std::to_string(r.prompt_tokens.size()) + " tokens at " + ui::number_format("%.1f", r.prompt_tokens_per_s) +
-                 " tokens/s \xC2\xB7 generated " + std::to_string(r.steps.size()) + " tokens at " +
+        ui::text("prompt " + plural(r.prompt_tokens.size(), "token") + " at " + ui::number_format("%.1f", r.prompt_tokens_per_s) +
+                 " tokens/s \xC2\xB7 generated " + plural(r.steps.size(), "token") + " at " +
                  ui::number_format("%.1f", r.generation_tokens_per_s) + " tokens/s");
         ImGui::SameLine();
         ui::text_dim("\xC2\xB7 stop: " + std::string(stop_reason_name(r.stop)));

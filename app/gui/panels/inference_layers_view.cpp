@@ -9,6 +9,7 @@
 
 #include "mlens/quant/stats.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "theme.h"
 #include "widgets/plot_frame.h"
 #include "widgets/table_cell.h"
@@ -240,7 +241,7 @@ void InferenceLayersView::draw(PanelContext& ctx, InferenceController& c) {
         const ActivationStats& a = r.activations[*m_selected];
         ui::text(escape_for_display(a.tensor, 60));
         ImGui::SameLine();
-        ui::text_dim(std::to_string(a.count) + " values");
+        ui::text_dim(plural(a.count, "value"));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("The last token's values; drag to zoom, double-click to reset");
         m_plot.x_title = "activation value";
         m_plot.draw("##activation_histogram", m_series, ImVec2(0, 0));

@@ -11,6 +11,7 @@
 #include "mlens/infer/threads.h"
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -65,7 +66,7 @@ void InferencePanel::facts_line(const ModelSummary& file) {
         parts.push_back(human_bytes(f.size_bytes));
         parts.push_back("ctx " + std::to_string(m_controller->n_ctx()) + " of " + std::to_string(f.n_ctx_train));
         parts.push_back("embd " + std::to_string(f.n_embd));
-        parts.push_back(std::to_string(f.n_layer) + " layers");
+        parts.push_back(plural(f.n_layer, "layer"));
         parts.push_back("heads " + std::to_string(f.n_head) + "/" + std::to_string(f.n_head_kv));
         parts.push_back(m_controller->thread_note().empty() ? std::to_string(m_controller->threads()) + " threads"
                                                             : m_controller->thread_note());

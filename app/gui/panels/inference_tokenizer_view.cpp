@@ -6,6 +6,7 @@
 #include <imgui_stdlib.h>
 
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "state/display_text.h"
 #include "theme.h"
 #include "widgets/token_chips.h"
@@ -58,8 +59,8 @@ void InferenceTokenizerView::draw_chat(PanelContext& ctx) {
         return;
     }
     const ChatRender& r = **m_chat;
-    ui::text_dim("sample conversation (system, user, assistant, user) rendered by llama.cpp: " + ui::with_separators(r.prompt.size()) +
-                 " bytes, " + std::to_string(r.tokens.size()) + " tokens");
+    ui::text_dim("sample conversation (system, user, assistant, user) rendered by llama.cpp: " + counted_as(ui::with_separators(r.prompt.size()), r.prompt.size(), "byte") +
+                 ", " + plural(r.tokens.size(), "token"));
     float h = std::clamp(ImGui::GetContentRegionAvail().y * 0.4f, 80.0f, 220.0f);
     ImGui::PushFont(ctx.fonts.mono());
     ImGui::InputTextMultiline("##chat_prompt", &m_chat_prompt, ImVec2(-1, h), ImGuiInputTextFlags_ReadOnly);

@@ -9,6 +9,7 @@
 #include "mlens/infer/worker_session.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "state/output_inputs.h"
 #include "state/workspace.h"
 #include "theme.h"
@@ -300,7 +301,7 @@ void MetadataEditor::preview_pane() {
         ui::text_colored(palette().error, "llama.cpp: " + escape_for_display(m_preview->error().message, 400));
         return;
     }
-    ui::text_dim("rendered by llama.cpp: " + std::to_string((*m_preview)->tokens.size()) + " tokens");
+    ui::text_dim("rendered by llama.cpp: " + plural((*m_preview)->tokens.size(), "token"));
     std::string shown = (*m_preview)->prompt;
     ImGui::InputTextMultiline("##preview", &shown, ImVec2(-1, height), ImGuiInputTextFlags_ReadOnly);
 }
@@ -347,9 +348,9 @@ void MetadataEditor::save_window(PanelContext& ctx) {
         const EditOutcome& o = **m_outcome;
         const EditVerification& v = o.verification;
         ui::text_colored(palette().ok, "\xE2\x9C\x93 Saved and verified: " + escape_for_display(o.path, 200));
-        ui::text_dim("re-opened, keys as planned, " + std::to_string(v.tensors_equal) + " of " + std::to_string(v.tensors) +
-                     " tensors byte-identical to the original, fsck " + std::to_string(v.fsck_errors) + " errors, " +
-                     std::to_string(v.fsck_warnings) + " warnings; data by " + data_path_name(o.data_path));
+        ui::text_dim("re-opened, keys as planned, " + std::to_string(v.tensors_equal) + " of " + plural(v.tensors, "tensor") +
+                     " byte-identical to the original, fsck " + plural(v.fsck_errors, "error") + ", " +
+                     plural(v.fsck_warnings, "warning") + "; data by " + data_path_name(o.data_path));
         ImGui::BeginDisabled(!ctx.workspace);
         if (ImGui::SmallButton("Open the saved file") && ctx.workspace) ctx.workspace->open(m_saved_path);
         ImGui::EndDisabled();

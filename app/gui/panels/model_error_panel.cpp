@@ -1,95 +1,51 @@
 #include "panels/model_error_panel.h"
 
 #include <algorithm>
-#include <filesystem>
 
 #include <imgui.h>
 
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "panels/weights_tables.h"
+#include "state/job_outcome.h"
 #include "state/workspace.h"
 #include "theme.h"
+#include "widgets/document_picker.h"
 #include "widgets/ui.h"
 
 namespace mlens {
 
-namespace {
-
-bool can_be_reference(const Document& d, const Document& self) {
-    return d.id != self.id && d.ready() && d.is_model() && !d.model()->tensors.empty();
-}
-
-// The reference document when it is still open with the model the run used.
-bool still_open(PanelContext& ctx, const ModelErrorRun& run) {
-    Document* d = ctx.workspace ? ctx.workspace->find(run.reference_id) : nullptr;
-    return d && d->ready() && d->model() == run.reference;
-}
-
-// Whether `wanted` names the document's file: its file name as the tab shows it, or a path to it.
-bool names_file(const Document& d, const std::string& wanted) {
-    namespace fs = std::filesystem;
-    const fs::path path(wanted);
-    if (!path.has_parent_path()) return fs::path(d.path).filename() == path;
-    std::error_code a, b;
-    return fs::weakly_canonical(path, a) == fs::weakly_canonical(d.path, b) && !a && !b;
-}
-
-}  // namespace
-
 void ModelErrorPanel::poll() {
-    std::optional<Result<ModelErrorRun>> taken = m_job.try_take();
-    if (!taken) return;
+    std::optional<ModelErrorRun> run;
+    if (!take_finished(m_job, run, m_status)) return;
     m_running.reset();
-    if (!*taken) {
-        const Error& e = taken->error();
-        m_status = e.code == ErrorCode::E_CANCELLED ? "Cancelled." : escape_for_display(e.to_string(), 300);
-        return;
-    }
-    m_result = std::make_shared<ModelErrorRun>(std::move(*taken).value());
+    if (!run) return;
+    m_result = std::make_shared<ModelErrorRun>(std::move(*run));
     m_table.reset();
-    m_status.clear();
 }
 
 void ModelErrorPanel::forget_closed(PanelContext& ctx) {
-    if (m_running && !still_open(ctx, *m_running)) m_job.cancel();
-    if (m_result && !still_open(ctx, *m_result)) {
+    if (m_running && !still_open(ctx.workspace, m_running->reference_id, m_running->reference)) m_job.cancel();
+    if (m_result && !still_open(ctx.workspace, m_result->reference_id, m_result->reference)) {
         m_result.reset();
         m_status = "The reference was closed; its results were cleared.";
     }
-    Document* ref = ctx.workspace ? ctx.workspace->find(m_reference) : nullptr;
-    if (ref && can_be_reference(*ref, ctx.doc)) return;
-    m_reference = 0;
-    if (ctx.workspace)
-        for (const auto& d : ctx.workspace->documents())
-            if (can_be_reference(*d, ctx.doc)) {
-                m_reference = d->id;
-                break;
-            }
+    m_reference.refresh(ctx.workspace, ctx.doc);
 }
 
 bool ModelErrorPanel::accept_link(std::string_view link, Document&) {
     if (!link.starts_with("error:")) return false;
-    m_linked_reference = std::string(link.substr(6));
+    m_reference.link(std::string(link.substr(6)));
     return true;
 }
 
 void ModelErrorPanel::follow_linked_reference(PanelContext& ctx) {
-    std::optional<std::string>& wanted = m_linked_reference;
-    if (!wanted || !ctx.workspace) return;
-    for (const auto& d : ctx.workspace->documents())
-        if (can_be_reference(*d, ctx.doc) && names_file(*d, *wanted)) {
-            m_reference = d->id;
-            wanted.reset();
-            start(ctx);
-            return;
-        }
-    // The named file may still be opening; otherwise it is not open (or is this file).
-    if (!ctx.workspace->opening()) wanted.reset();
+    if (m_reference.follow_link(ctx.workspace, ctx.doc)) start(ctx);
 }
 
 void ModelErrorPanel::start(PanelContext& ctx) {
-    Document* ref = ctx.workspace ? ctx.workspace->find(m_reference) : nullptr;
-    if (!ref || !can_be_reference(*ref, ctx.doc)) return;
+    Document* ref = m_reference.get(ctx.workspace);
+    if (!ref || !can_pair(*ref, ctx.doc)) return;
     m_job.cancel();
     ModelErrorRun run;
     run.reference_id = ref->id;
@@ -108,28 +64,17 @@ void ModelErrorPanel::show_row(Document& doc, size_t row) const {
 }
 
 void ModelErrorPanel::reference_picker(PanelContext& ctx) {
-    Document* ref = ctx.workspace ? ctx.workspace->find(m_reference) : nullptr;
     ImGui::AlignTextToFramePadding();
     ui::text_dim("Reference (A):");
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(260);
-    if (ImGui::BeginCombo("##reference", ref ? ref->title.c_str() : "no other model open")) {
-        if (ctx.workspace)
-            for (const auto& d : ctx.workspace->documents()) {
-                if (!can_be_reference(*d, ctx.doc)) continue;
-                ImGui::PushID(static_cast<int>(d->id));
-                if (ImGui::Selectable(d->title.c_str(), d->id == m_reference)) m_reference = d->id;
-                ImGui::PopID();
-            }
-        ImGui::EndCombo();
-    }
+    ui::document_picker("##reference", ctx, m_reference, 260);
     ImGui::SameLine();
     ui::text_dim("\xE2\x86\x92 candidate (B): this file, " + ctx.doc.title);
 }
 
 void ModelErrorPanel::toolbar(PanelContext& ctx) {
     reference_picker(ctx);
-    ImGui::BeginDisabled(m_reference == 0);
+    ImGui::BeginDisabled(m_reference.id() == 0);
     if (ImGui::Button("Compare all tensors")) start(ctx);
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -151,7 +96,7 @@ void ModelErrorPanel::summary(Document& doc) {
     if (stale())
         ui::text_colored(palette().warning,
                          "These results compare with " + r.reference_title + ", not the reference picked now: compare again to update.");
-    ui::text(ui::with_separators(r.compared) + " tensors compared \xC2\xB7 " + ui::with_separators(r.failed) + " failed \xC2\xB7 " +
+    ui::text(counted_as(ui::with_separators(r.compared), r.compared, "tensor") + " compared \xC2\xB7 " + ui::with_separators(r.failed) + " failed \xC2\xB7 " +
              ui::with_separators(r.only_reference) + " only in the reference \xC2\xB7 " + ui::with_separators(r.only_model) +
              " only in this file \xC2\xB7 overall pooled RMSE " + number_text(r.pooled_rmse));
     if (!r.name_alignment.empty())
@@ -178,7 +123,7 @@ void ModelErrorPanel::draw(PanelContext& ctx) {
     follow_linked_reference(ctx);
     toolbar(ctx);
     if (!m_result) {
-        if (m_reference == 0)
+        if (m_reference.id() == 0)
             ui::text_dim("Open another model (e.g. the unquantized original) to compare this one with it.");
         else if (!m_job)
             ui::text_dim("Press Compare all tensors to measure every tensor of this file against the reference.");

@@ -26,6 +26,7 @@
 #include "panels/model_error_table.h"
 #include "panels/panel.h"
 #include "state/model_error_run.h"
+#include "state/paired_document.h"
 
 namespace mlens {
 
@@ -36,8 +37,8 @@ public:
     bool accept_link(std::string_view link, Document& doc) override;
 
     // What the toolbar does (tests, other panels).
-    void set_reference(uint64_t document_id) { m_reference = document_id; }
-    uint64_t reference() const { return m_reference; }
+    void set_reference(uint64_t document_id) { m_reference.pick(document_id); }
+    uint64_t reference() const { return m_reference.id(); }
     void start(PanelContext& ctx);
     void cancel() { m_job.cancel(); }
     // Selects the tensor of row `row` (index into the result's tensors) and shows it.
@@ -45,11 +46,10 @@ public:
 
     // For tests: the result shown, whether it was computed for another reference, the job.
     const ModelErrorRun* result() const { return m_result.get(); }
-    bool stale() const { return m_result && m_result->reference_id != m_reference; }
+    bool stale() const { return m_result && m_result->reference_id != m_reference.id(); }
     bool running() const { return static_cast<bool>(m_job); }
 
 private:
-    std::optional<std::string> m_linked_reference;  // from an "error:FILE" link, until that file is open
     void poll();
     void forget_closed(PanelContext& ctx);
     void follow_linked_reference(PanelContext& ctx);
@@ -57,7 +57,7 @@ private:
     void reference_picker(PanelContext& ctx);
     void summary(Document& doc);
 
-    uint64_t m_reference = 0;
+    PairedDocument m_reference;  // A; an "error:FILE" link names it until that file is open
     JobHandle<ModelErrorRun> m_job;
     std::optional<ModelErrorRun> m_running;  // what the running job measures (its two models)
     std::shared_ptr<ModelErrorRun> m_result;

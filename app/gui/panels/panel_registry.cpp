@@ -2,6 +2,7 @@
 
 #include "panels/compat_panel.h"
 #include "panels/diagnostics_panel.h"
+#include "panels/diff_panel.h"
 #include "panels/health_panel.h"
 #include "panels/imatrix_panel.h"
 #include "panels/inference_panel.h"
@@ -59,8 +60,10 @@ const std::vector<PanelInfo>& panel_registry() {
          "corpus KLD of the A/B pair over a text file, their divergence layer by layer, and the memory plan against llama.cpp's buffers."},
         {"health", "Health", PanelSlot::center, make_panel<HealthPanel>, has_tensors,
          "Every tensor scanned once: NaN and Inf values, values beyond F16, zero rows and columns, broken block scales, dead and duplicated experts, duplicated tensors and region problems, each at its exact location; a click shows the bytes, Weights opens the tensor."},
+        {"diff", "Diff", PanelSlot::center, make_panel<DiffPanel>, has_tensors,
+         "mlens diff between this file (B) and another open tab (A, picked in the toolbar): the name map that aligned the tensors, metadata added, removed and changed, tensors renamed, retyped and reshaped, the recipe difference with both llama-quantize commands; Compare values measures every paired tensor (RMSE, NMSE, cosine, per layer) as a job with progress and cancel."},
         {"recipe", "Recipe", PanelSlot::center, make_panel<RecipePanel>, has_tensors,
-         "How the model was quantized: a layers × tensor-kinds heat map of types by bits per weight, the provenance keys, and the llama-quantize command that reproduces the mix."},
+         "How the model was quantized: a layers × tensor-kinds heat map of types shaded by bits per weight (deeper with more bits), the provenance keys, and the llama-quantize command that reproduces the mix."},
         {"diagnostics", "Diagnostics", PanelSlot::center, make_panel<DiagnosticsPanel>, is_model,
          "Every warning and error with its severity, field and byte offset; a click shows the bytes."},
         {"inspector", "Inspector", PanelSlot::right, make_panel<InspectorPanel>, is_model,

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
@@ -14,14 +15,7 @@ namespace mlens {
 
 namespace {
 
-// Bits per weight on a log scale from 1 (blue) to 32 (red), so 2-, 4- and 8-bit types sit apart.
-ImU32 bpw_color(double bpw, float alpha = 0.55f) {
-    const double t = std::clamp(std::log2(std::max(bpw, 1.0)) / 5.0, 0.0, 1.0);
-    ImVec4 c;
-    ImGui::ColorConvertHSVtoRGB(static_cast<float>(0.66 * (1.0 - t)), 0.75f, 0.85f, c.x, c.y, c.z);
-    c.w = alpha;
-    return ImGui::GetColorU32(c);
-}
+ImU32 bpw_color(double bpw) { return sequential_color(bpw_ramp_position(bpw)); }
 
 std::string bpw_text(double bpw) {
     char buf[32];
@@ -30,6 +24,8 @@ std::string bpw_text(double bpw) {
 }
 
 }  // namespace
+
+double bpw_ramp_position(double bpw) { return std::clamp(std::log2(std::max(bpw, 1.0)) / 5.0, 0.0, 1.0); }
 
 void RecipePanel::draw(PanelContext& ctx) {
     if (!m_recipe) {
@@ -47,8 +43,7 @@ void RecipePanel::draw(PanelContext& ctx) {
     const QuantRecipe& r = *m_recipe;
     if (r.no_command.empty()) {
         ui::text_colored(palette().accent,
-                         "llama-quantize command (base " + r.base + ", " + std::to_string(r.rules.size()) +
-                             (r.rules.size() == 1 ? " rule)" : " rules)"));
+                         "llama-quantize command (base " + r.base + ", " + plural(r.rules.size(), "rule") + ")");
         ImGui::PushFont(ctx.fonts.mono());
         ImGui::TextWrapped("%s", m_command.c_str());
         ImGui::PopFont();
@@ -70,13 +65,15 @@ void RecipePanel::draw_heat_map(PanelContext& ctx) {
     const QuantRecipe& r = *m_recipe;
     ui::text_colored(palette().accent, "Types by layer");
     ImGui::SameLine();
-    ui::text_dim("colour: bits per weight, " + bpw_text(m_min_bpw) + " to " + bpw_text(m_max_bpw) + " (log scale)");
-    // Legend: the common widths, coloured as the cells are.
+    ui::text_dim("here " + bpw_text(m_min_bpw) + " to " + bpw_text(m_max_bpw));
+    // Legend: the common widths, shaded as the cells are (more bits, deeper shade).
+    ImGui::AlignTextToFramePadding();
+    ui::text_dim("bits per weight (log scale):");
     for (double bpw : {2.0, 3.0, 4.5, 5.5, 6.5625, 8.5, 16.0, 32.0}) {
-        ImGui::SameLine();
+        ImGui::SameLine(0, 2);
         const ImVec2 p = ImGui::GetCursorScreenPos();
         const float h = ImGui::GetTextLineHeight();
-        ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + h * 2.6f, p.y + h), bpw_color(bpw, 0.9f));
+        ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + h * 2.6f, p.y + h), bpw_color(bpw));
         char label[16];
         std::snprintf(label, sizeof label, "%.3g", bpw);
         ImGui::GetWindowDrawList()->AddText(ImVec2(p.x + 3, p.y), ImGui::GetColorU32(ImGuiCol_Text), label);
@@ -126,7 +123,7 @@ void RecipePanel::draw_heat_map(PanelContext& ctx) {
     for (const RecipeCell& c : r.other) {
         const ImVec2 p = ImGui::GetCursorScreenPos();
         const float h = ImGui::GetTextLineHeight();
-        ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + h, p.y + h), bpw_color(c.bits_per_weight, 0.9f));
+        ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + h, p.y + h), bpw_color(c.bits_per_weight));
         ImGui::Dummy(ImVec2(h, h));
         ImGui::SameLine();
         ImGui::PushID(static_cast<int>(c.tensor_index));

@@ -1,10 +1,14 @@
 // RecipePanel (center): how the model was quantized (analysis/quant_recipe.h) — a heat map of
-// layers × tensor kinds, each cell the tensor's type coloured by its bits per weight (hover: the
+// layers × tensor kinds, each cell the tensor's type shaded by its bits per weight (hover: the
 // tensor), the tensors outside the layers, the provenance keys, and the llama-quantize command
 // that reproduces the mix (copyable).
 //
 // Contract: the recipe is computed once per document, on the first draw (it reads only the
 // tensor table and metadata, no tensor data). A click on a cell selects that tensor.
+// Bits per weight are a quantity, not a verdict: cells use the neutral sequential ramp
+// (theme.h sequential_color), deeper with more bits, at bpw_ramp_position — log2(bpw) / 5,
+// so 1 bpw is the faintest and 32 (F32) the deepest — and a legend of the common widths shows
+// the ramp. No red, amber or green: those mean error, warning and success everywhere else.
 #pragma once
 
 #include <optional>
@@ -13,6 +17,9 @@
 #include "panels/panel.h"
 
 namespace mlens {
+
+// Where `bpw` sits on the ramp, in [0, 1]: log2(bpw) / 5, clamped.
+double bpw_ramp_position(double bpw);
 
 class RecipePanel : public Panel {
 public:

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <ctime>
+#include <utility>
 
 #include <imgui.h>
 
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "panels/store_summary_view.h"
 #include "panels/store_tensors_view.h"
 #include "state/workspace.h"
@@ -53,15 +55,17 @@ void verdict_text(const ModelCheck& c, bool digests_pending) {
 }
 
 constexpr std::string_view kModelScheme = "store-model:";
+constexpr std::string_view kExportScheme = "export:";  // the model, with its Export window open
 
 std::string model_link(const StoreListing& l, std::optional<size_t> model) {
     return std::string(kModelScheme) + (model ? l.models[*model].ref.name.full() : std::string());
 }
 
-// The model a link names ("store-model:NAME", or the bare NAME as --select gives it; NAME in
-// short or full form); an empty index for "store-model:" (every model); nothing when the link
+// The model a link names ("store-model:NAME", "export:NAME", or the bare NAME as --select gives
+// it; NAME in short or full form); an empty index for "store-model:" (every model); nothing when the link
 // names no model of the store.
 std::optional<std::optional<size_t>> linked_model(std::string_view link, const StoreListing& l) {
+    if (link.starts_with(kExportScheme) && link.size() > kExportScheme.size()) link.remove_prefix(kExportScheme.size());
     bool scheme = link.starts_with(kModelScheme);
     if (scheme) link.remove_prefix(kModelScheme.size());
     if (scheme && link.empty()) return std::optional<size_t>();
@@ -79,7 +83,9 @@ bool StoreModelsPanel::accept_link(std::string_view link, Document& doc) {
 }
 
 bool StorePanel::accept_link(std::string_view link, Document& doc) {
+    const bool open_export = link.starts_with(kExportScheme);
     std::optional<std::optional<size_t>> model = linked_model(link, listing_of(doc));
+    m_open_export = open_export && model && *model;
     if (model) m_model = *model;
     return model.has_value();
 }
@@ -290,8 +296,7 @@ void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v, const Mo
     for (size_t g = 0; g < groups.size(); ++g) {
         const Group& group = groups[g];
         const size_t n = group.layers.size();
-        std::string title = std::string(layer_kind_name(group.first->kind)) + "  \xC2\xB7 " + std::to_string(n) +
-            (n == 1 ? " layer" : " layers") + " \xC2\xB7 " + human_bytes(group.bytes) +
+        std::string title = std::string(layer_kind_name(group.first->kind)) + "  \xC2\xB7 " + plural(n, "layer") + " \xC2\xB7 " + human_bytes(group.bytes) +
             (group.failed ? " \xC2\xB7 \xE2\x9C\x96 " + std::to_string(group.failed) + " failed" : "") + "###group" + std::to_string(g);
         ImGui::PushID(static_cast<int>(g));
         const bool open = ImGui::TreeNodeEx(title.c_str(), n <= kOpenLayerGroup || group.failed ? ImGuiTreeNodeFlags_DefaultOpen : 0);
@@ -367,7 +372,8 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     ImGui::SameLine();
     const std::vector<ExportFormat> formats = m.ok() ? export_formats_of(m.format) : std::vector<ExportFormat>{};
     ImGui::BeginDisabled(formats.empty() || m_export.busy());
-    if (ImGui::SmallButton("Export\xE2\x80\xA6")) m_export.open(ctx, doc.store()->store, m.ref.name, formats);
+    if (ImGui::SmallButton("Export\xE2\x80\xA6") || std::exchange(m_open_export, false))
+        if (!formats.empty()) m_export.open(ctx, doc.store()->store, m.ref.name, formats);
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip(formats.empty() ? "Only a model the check accepts can be exported"

@@ -12,7 +12,8 @@
 //    cut to 12 digits with the whole one on hover, size, blob path or the layer's first error, a
 //    verify button that hashes the blob as a job with progress). "Open model" opens it as a
 //    document of its own (by its manifest path); "Export…" (a model the check accepts) opens the
-//    export window with the formats that apply.
+//    export window with the formats that apply. The link "export:NAME" (--select) shows that
+//    model and opens its export window, as the button does.
 //
 // Contract: every verdict shown is the listing's ModelCheck (store_check.h), the one `mlens
 // check` gives; both panels advance the store's digest pass (store_document.h). The manifest view
@@ -78,6 +79,7 @@ private:
     std::optional<Result<Partial<StoreModelDetail>>> m_detail;
     std::map<std::string, Verification> m_verify;
     bool m_open_layers = false;
+    bool m_open_export = false;  // an "export:NAME" link: open the window when the model shows
     StoreExportWindow m_export;
 };
 

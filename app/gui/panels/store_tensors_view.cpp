@@ -9,6 +9,7 @@
 #include "mlens/model/logical_tensors.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
 #include "widgets/ui.h"
@@ -83,8 +84,8 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
             ++marked;
         }
     size_t unread = static_cast<size_t>(std::count(shown_layer.begin(), shown_layer.end(), false));
-    ui::text_dim(std::to_string(tensors.size()) + " tensors (" + std::to_string(quantized) + " quantized, " + std::to_string(companions) +
-                 " scale/bias entries folded into them) in " + std::to_string(m.files.size()) + " files");
+    ui::text_dim(plural(tensors.size(), "tensor") + " (" + std::to_string(quantized) + " quantized, " +
+                 plural(companions, "scale/bias entry", "scale/bias entries") + " folded into them) in " + plural(m.files.size(), "file"));
     if (marked || unread)
         ui::text_colored(palette().error,
                          std::to_string(marked) + " tensors from damaged blobs, " + std::to_string(unread) +

@@ -12,6 +12,7 @@
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "panels/panel_links.h"
 #include "state/output_inputs.h"
 #include "theme.h"
@@ -148,7 +149,7 @@ void TensorPanel::draw_layer_row(const Document& doc, const TensorRow& row) {
     ImGui::TableNextColumn();
     ui::text_dim(join_types(l.types));
     ImGui::TableNextColumn();
-    ui::text_dim(std::to_string(t.count) + (t.count == 1 ? " tensor" : " tensors"));
+    ui::text_dim(plural(t.count, "tensor"));
     ImGui::TableNextColumn();
     ui::text(human_count(t.elements));
     ImGui::TableNextColumn();
@@ -309,7 +310,7 @@ void TensorPanel::draw_totals(const Document& doc) {
     const ModelSummary& s = doc.index()->summary;
     std::string stored =
         s.stored_tensor_count == s.tensor_count ? std::string() : " (" + ui::with_separators(s.stored_tensor_count) + " stored entries)";
-    std::string line = "\xCE\xA3 " + ui::with_separators(t.count) + " of " + ui::with_separators(doc.index()->tensors.size()) + " tensors" +
+    std::string line = "\xCE\xA3 " + ui::with_separators(t.count) + " of " + counted_as(ui::with_separators(doc.index()->tensors.size()), doc.index()->tensors.size(), "tensor") +
         stored + " \xC2\xB7 " + human_count(t.elements) + " parameters \xC2\xB7 " + human_bytes(t.bytes) + " \xC2\xB7 " +
         bpw_text(t.bits_per_weight()) + " bits/weight";
     ui::text_dim(line);
@@ -317,7 +318,7 @@ void TensorPanel::draw_totals(const Document& doc) {
         return static_cast<uint64_t>(
             std::count_if(doc.model()->tensors.begin(), doc.model()->tensors.end(), [p](const TensorInfo& x) { return x.presence == p; }));
     };
-    auto tensors_text = [](uint64_t n) { return ui::with_separators(n) + (n == 1 ? " tensor" : " tensors"); };
+    auto tensors_text = [](uint64_t n) { return counted_as(ui::with_separators(n), n, "tensor"); };
     if (const uint64_t cut = count_of(DataPresence::partial) + count_of(DataPresence::missing); cut > 0) {
         ImGui::SameLine();
         ui::text_colored(palette().error, "\xC2\xB7 " + tensors_text(cut) + " missing data (the file is cut short)");

@@ -30,7 +30,12 @@ bool is_model_file(const fs::path& p) {
 
 }  // namespace
 
-void FileChooser::open(const std::string& folder) {
+void FileChooser::open(const std::string& folder) { start(folder, false); }
+
+void FileChooser::open_folder(const std::string& folder) { start(folder, true); }
+
+void FileChooser::start(const std::string& folder, bool folders_only) {
+    m_folders_only = folders_only;
     m_open = true;
     m_focus = true;
     std::error_code ec;
@@ -60,7 +65,7 @@ void FileChooser::load(const std::string& folder) {
         if (!m_hidden && !name.empty() && name[0] == '.') continue;
         std::error_code type_ec;
         bool folder_entry = e.is_directory(type_ec);
-        if (!folder_entry && !m_all_files && !is_model_file(e.path())) continue;
+        if (!folder_entry && (m_folders_only || (!m_all_files && !is_model_file(e.path())))) continue;
         Entry entry{name, escape_for_display(name, 120), folder_entry, 0};
         if (!folder_entry) entry.size = e.file_size(type_ec);
         m_entries.push_back(std::move(entry));
@@ -82,7 +87,8 @@ std::optional<std::string> FileChooser::draw() {
         ImGui::SetNextWindowFocus();
         m_focus = false;
     }
-    if (!ImGui::Begin("Open model file###file_chooser", &m_open, ImGuiWindowFlags_NoCollapse)) {
+    const char* title = m_folders_only ? "Choose a folder###folder_chooser" : "Open model file###file_chooser";
+    if (!ImGui::Begin(title, &m_open, ImGuiWindowFlags_NoCollapse)) {
         ImGui::End();
         return std::nullopt;
     }
@@ -94,16 +100,18 @@ std::optional<std::string> FileChooser::draw() {
     ImGui::SetNextItemWidth(-1);
     if (ImGui::InputText("##path", &m_path_input, ImGuiInputTextFlags_EnterReturnsTrue)) {
         std::error_code ec;
-        if (fs::is_directory(m_path_input, ec))
+        if (fs::is_directory(m_path_input, ec) && !m_folders_only)
             go_to = m_path_input;
         else
             chosen = m_path_input;
     }
-    if (ImGui::Checkbox("All files", &m_all_files)) go_to = m_folder;
-    ImGui::SameLine();
+    if (!m_folders_only) {
+        if (ImGui::Checkbox("All files", &m_all_files)) go_to = m_folder;
+        ImGui::SameLine();
+    }
     if (ImGui::Checkbox("Hidden", &m_hidden)) go_to = m_folder;
     ImGui::SameLine();
-    ui::text_dim(m_all_files ? "showing every file" : "showing *.gguf and *.safetensors");
+    ui::text_dim(m_folders_only ? "showing folders" : m_all_files ? "showing every file" : "showing *.gguf and *.safetensors");
 
     float footer = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
     if (!m_error.empty()) ui::text_colored(palette().error, m_error);
@@ -143,7 +151,7 @@ std::optional<std::string> FileChooser::draw() {
         if (m_entries.empty() && m_error.empty()) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ui::text_dim("(no model files here)");
+            ui::text_dim(m_folders_only ? "(no folders here)" : "(no model files here)");
         }
         ImGui::EndTable();
     }
@@ -159,8 +167,9 @@ std::optional<std::string> FileChooser::draw() {
     }
     ImGui::EndDisabled();
     ImGui::SameLine();
-    if (ImGui::Button("Open this folder")) chosen = m_folder;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("A safetensors folder (with its index and shards) or an Ollama store");
+    if (ImGui::Button(m_folders_only ? "Choose this folder" : "Open this folder")) chosen = m_folder;
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(m_folders_only ? "Write into the folder listed" : "A safetensors folder (with its index and shards) or an Ollama store");
     ImGui::SameLine();
     if (ImGui::Button("Cancel", ImVec2(100, 0)) ||
         (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)))

@@ -5,6 +5,9 @@
 // used as they are. Unreadable folders show their error instead of entries. draw() returns the
 // chosen file's path once (double-click, Enter in the path box, or the Open button), or the
 // listed folder itself ("Open this folder": a safetensors folder or an Ollama store), and closes.
+// open_folder() is the same window choosing a folder to write into (an export's Browse button):
+// only folders are listed, a double-click or Open goes into one, and "Choose this folder" returns
+// the folder listed; Enter on a typed folder path returns it.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +20,7 @@ namespace mlens {
 class FileChooser {
 public:
     void open(const std::string& folder);
+    void open_folder(const std::string& folder);
     bool is_open() const { return m_open; }
     std::optional<std::string> draw();
     const std::string& folder() const { return m_folder; }
@@ -30,8 +34,11 @@ private:
     };
     void load(const std::string& folder);
 
+    void start(const std::string& folder, bool folders_only);
+
     bool m_open = false;
     bool m_focus = false;
+    bool m_folders_only = false;
     bool m_all_files = false;
     bool m_hidden = false;
     std::string m_folder;

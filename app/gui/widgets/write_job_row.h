@@ -4,12 +4,18 @@
 //    job runs, its progress bar ("writing…") and a Cancel button, otherwise a Close button, which
 //    clears `open`; true when Export was pressed.
 //  - write_failure_text, which shows a job's Result when it was cancelled or failed.
+//  - fit_next_window: the window opens centred, `width` × `height` but never more than the work
+//    area less a margin (a 1366×768 screen holds it whole), and stays resizable; between
+//    begin_write_body and end_write_body its body scrolls, leaving room below for write_job_row,
+//    which therefore stays visible whatever the body holds.
 //
 // Contract: cancelling only asks the job to stop; its result still arrives through try_take().
 // write_failure_text draws nothing and returns false when the Result holds the report.
 #pragma once
 
 #include <imgui.h>
+
+#include <algorithm>
 
 #include "mlens/text/escape.h"
 #include "state/job_runner.h"
@@ -29,6 +35,27 @@ bool write_failure_text(const Result<Report>& outcome) {
     text_colored(palette().error, escape_for_display(outcome.error().to_string(), 600));
     ImGui::PopTextWrapPos();
     return true;
+}
+
+inline void fit_next_window(float width, float height) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float margin = 24;
+    const ImVec2 size(std::min(width, vp->WorkSize.x - 2 * margin), std::min(height, vp->WorkSize.y - 2 * margin));
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f), ImGuiCond_Appearing,
+                            ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSize(size, ImGuiCond_Appearing);
+    ImGui::SetNextWindowSizeConstraints(ImVec2(std::min(480.0f, size.x), std::min(240.0f, size.y)),
+                                        ImVec2(vp->WorkSize.x - margin, vp->WorkSize.y - margin));
+}
+
+inline void begin_write_body() {
+    const float footer = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
+    ImGui::BeginChild("write_body", ImVec2(0, -footer));
+}
+
+inline void end_write_body() {
+    ImGui::EndChild();
+    ImGui::Separator();
 }
 
 template <typename T>

@@ -10,6 +10,7 @@
 
 #include "fsck_plan.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "mlens/util/name_table.h"
 #include "mlens/util/parallel_job.h"
 
@@ -23,8 +24,6 @@ namespace {
 const std::set<ErrorCode> kRegionCodes = {
     ErrorCode::E_TENSOR_OVERLAP, ErrorCode::E_TENSOR_OUT_OF_BOUNDS, ErrorCode::E_TENSOR_MISALIGNED,     ErrorCode::E_TRUNCATED_DATA,
     ErrorCode::InvalidOffset,    ErrorCode::TensorInvalidInfo,      ErrorCode::MetadataIncompleteBuffer};
-
-std::string plural(uint64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
 std::string number(double v) {
     char buf[32];

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "mlens/model/enum_names.h"
+#include "mlens/model/shape_text.h"
 #include "mlens/model/value_format.h"
 
 namespace mlens {
@@ -96,6 +97,48 @@ void describe_whole_tensor(const Model& m, size_t tensor, std::string& name, std
 }
 
 }  // namespace
+
+const char* metadata_change_name(MetadataChangeKind kind) {
+    return kind == MetadataChangeKind::added ? "added" : kind == MetadataChangeKind::removed ? "removed" : "changed";
+}
+
+const char* metadata_change_mark(MetadataChangeKind kind) {
+    return kind == MetadataChangeKind::added ? "+" : kind == MetadataChangeKind::removed ? "-" : "~";
+}
+
+std::vector<std::string> tensor_change_names(const TensorChange& c) {
+    std::vector<std::string> names;
+    if (c.added) names.push_back("added");
+    if (c.removed) names.push_back("removed");
+    if (c.renamed) names.push_back("renamed");
+    if (c.retyped) names.push_back("retyped");
+    if (c.reshaped) names.push_back("reshaped");
+    if (c.values_differ) names.push_back("values");
+    return names;
+}
+
+std::string metadata_side_text(const MetadataChange& c, DiffSide side) {
+    const bool a = side == DiffSide::a;
+    const std::string& type = a ? c.type_a : c.type_b;
+    const std::string& value = a ? c.value_a : c.value_b;
+    const std::string& name = a ? c.name_a : c.name_b;
+    if (type.empty()) return {};
+    return type + " " + value + (name.empty() ? std::string() : " (" + name + ")");
+}
+
+std::string tensor_type_text(const TensorChange& c) {
+    if (c.type_a == c.type_b || c.type_b.empty()) return c.type_a;
+    if (c.type_a.empty()) return c.type_b;
+    return c.type_a + "\xE2\x86\x92" + c.type_b;
+}
+
+std::string tensor_shape_text(const TensorChange& c) {
+    const std::string a = shape_text(c.shape_a, ShapeStyle::bracketed, ShapeOrder::fastest_first),
+                      b = shape_text(c.shape_b, ShapeStyle::bracketed, ShapeOrder::fastest_first);
+    if (a == b || c.added) return b;
+    if (c.removed) return a;
+    return a + "\xE2\x86\x92" + b;
+}
 
 Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions& options, JobContext* job) {
     ModelDiff d;

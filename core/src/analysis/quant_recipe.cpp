@@ -6,6 +6,7 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "mlens/formats/ggml_type_table.h"
 #include "mlens/formats/ggml_types.h"
@@ -262,6 +263,29 @@ std::vector<RecipeChange> recipe_difference(const QuantRecipe& a, const QuantRec
     for (const auto& [name, type] : tb)
         if (!in_a.count(name)) changes.push_back({name, "", type});
     return changes;
+}
+
+std::vector<RecipeChangeGroup> group_recipe_changes(const std::vector<RecipeChange>& changes) {
+    std::vector<RecipeChangeGroup> groups;
+    std::map<std::tuple<std::string, std::string, std::string>, size_t> index;  // (kind, from, to) → group
+    for (const RecipeChange& c : changes) {
+        const std::optional<uint32_t> layer = layer_of(std::string_view(c.tensor));
+        std::string kind = c.tensor;
+        if (layer) {
+            const size_t dot = c.tensor.find('.', c.tensor.find_first_of("0123456789"));
+            if (dot != std::string::npos) kind = c.tensor.substr(dot + 1);
+        }
+        auto [it, added] = index.try_emplace({kind, c.from, c.to}, groups.size());
+        if (added) groups.push_back({kind, c.from, c.to, {}});
+        if (layer) groups[it->second].layers.push_back(*layer);
+    }
+    return groups;
+}
+
+std::string recipe_group_layers_text(const RecipeChangeGroup& group) {
+    std::string text;
+    for (uint32_t l : group.layers) text += (text.empty() ? "layers " : ", ") + std::to_string(l);
+    return text;
 }
 
 }  // namespace mlens

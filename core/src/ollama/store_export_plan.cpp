@@ -10,6 +10,7 @@
 #include "mlens/ollama/store_export.h"
 #include "mlens/ollama/store_model.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "store_export_readme.h"
 
 namespace mlens {
@@ -244,20 +245,19 @@ Status plan_folder(PreparedExport& p, const StoreExportOptions& options) {
         f.kind = ExportFileKind::safetensors_shard;
         f.shard = i;
         f.bytes = plan.hf.shards[i].bytes();
-        f.description = std::to_string(plan.hf.shards[i].tensors.size()) + " tensors" +
+        f.description = plural(plan.hf.shards[i].tensors.size(), "tensor") +
             (plan.format == ExportFormat::hf ? " (" + dtype_counts(plan.hf.shards[i]) + ")" : std::string(" in MLX layout"));
         plan.files.push_back(std::move(f));
     }
     plan.files.push_back(text_file("model.safetensors.index.json", plan.hf.index_json, "which shard holds each tensor"));
     if (plan.format == ExportFormat::mlx) return ok_status();
     if (plan.hf.dequantized)
-        plan.notes.push_back(std::to_string(plan.hf.dequantized) + (plan.hf.dequantized == 1 ? " quantized tensor" : " quantized tensors") +
+        plan.notes.push_back(plural(plan.hf.dequantized, "quantized tensor") +
                              " written dequantized as " + hf_dtype_name(plan.hf.dtype) + " (" + plan.hf.dtype_origin + ")");
     if (plan.hf.kept_float)
-        plan.notes.push_back(
-            std::to_string(plan.hf.kept_float) +
-            (plan.hf.kept_float == 1 ? " floating tensor copied in its own dtype" : " floating tensors copied in their own dtype") +
-            ", losslessly (--dtype converts them)");
+        plan.notes.push_back(plural(plan.hf.kept_float, "floating tensor copied in its own dtype",
+                                    "floating tensors copied in their own dtype") +
+                             ", losslessly (--dtype converts them)");
     else if (options.dtype)
         plan.notes.push_back(std::string("floating tensors converted to ") + hf_dtype_name(plan.hf.dtype) + " (--dtype)");
     if (plan.hf.unpacked_experts)

@@ -8,6 +8,7 @@
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/io/cursor.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "mlens/text/significant.h"
 #include "mlens/util/analysis_memory.h"
 
@@ -339,7 +340,7 @@ Result<ColumnImportance> importance_for(const Imatrix& m, std::string_view tenso
                      "the importance matrix has " + std::to_string(e->columns) + " columns for " + shown + ", whose rows have " +
                          std::to_string(row_length) + " values"};
     const uint64_t runs = split ? e->columns / row_length : e->experts;
-    const std::string experts_text = std::to_string(runs) + (runs == 1 ? " expert" : " experts");
+    const std::string experts_text = plural(runs, "expert");
     if (expert && *expert >= runs)
         return Error{ErrorCode::E_IMATRIX_SHAPE, "", std::nullopt,
                      "expert " + std::to_string(*expert) + " of " + shown + ": the importance matrix has " + experts_text};

@@ -17,6 +17,14 @@
 //    Callers with another map (e.g. Ollama→upstream through a compat plan) pass it with its side.
 //  - Numeric comparison runs as one job (progress, cancel → E_CANCELLED); without it the call is
 //    fast and reads no tensor data.
+//  - Names for display and JSON, shared by `mlens diff` and the app's Diff view:
+//    metadata_change_name ("added", "removed", "changed"), metadata_change_mark ("+", "-", "~"),
+//    tensor_change_names (the flags that hold, in the order added, removed, renamed, retyped,
+//    reshaped, values); metadata_side_text, one side of a metadata change as it reads: its type, a
+//    space and its value, with the enum name in parentheses when there is one ("u32 7 (Q8_0)");
+//    "" on the side the key is missing from; tensor_type_text and tensor_shape_text, a tensor
+//    change's type and shape as one text: the one value when both sides agree or one is missing,
+//    else "A→B" (shapes bracketed, GGUF order ne as ModelDiff holds them: "[64, 64]→[64, 128]").
 #pragma once
 
 #include <optional>
@@ -66,6 +74,14 @@ struct ModelDiff {
     std::string name_map;  // which map aligned the tensors, for display ("", "hf→gguf llama")
     bool empty() const { return metadata.empty() && tensors.empty(); }
 };
+
+const char* metadata_change_name(MetadataChangeKind kind);
+const char* metadata_change_mark(MetadataChangeKind kind);
+std::vector<std::string> tensor_change_names(const TensorChange& change);
+enum class DiffSide { a, b };
+std::string metadata_side_text(const MetadataChange& change, DiffSide side);
+std::string tensor_type_text(const TensorChange& change);
+std::string tensor_shape_text(const TensorChange& change);
 
 Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions& options = {}, JobContext* job = nullptr);
 

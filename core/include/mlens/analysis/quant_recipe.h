@@ -33,6 +33,12 @@
 //    does not make"), else "no quantized tensors of two or more dimensions".
 //  - recipe_difference lists the tensors present in both recipes whose types differ, in the first
 //    recipe's order, then tensors present in only one (type "" on the missing side).
+//  - group_recipe_changes folds those changes into one group per tensor kind and change
+//    (from → to), in the order first seen: a tensor with a block number (layer_of) counts under
+//    the part of its name after that number ("attn_v.weight") with its layer listed; any other
+//    under its whole name with no layers. `mlens diff` and the app's Diff view print these groups;
+//    recipe_group_layers_text gives a group's layers as they read there ("layers 0, 1, 5"; "" when
+//    it has none).
 #pragma once
 
 #include <cstdint>
@@ -91,5 +97,13 @@ struct RecipeChange {
     std::string from, to;  // "" where the tensor is missing
 };
 std::vector<RecipeChange> recipe_difference(const QuantRecipe& a, const QuantRecipe& b);
+
+struct RecipeChangeGroup {
+    std::string kind;  // "attn_v.weight", or a whole name outside the layers
+    std::string from, to;  // "" where the tensors are missing
+    std::vector<uint32_t> layers;  // ascending as found; empty outside the layers
+};
+std::vector<RecipeChangeGroup> group_recipe_changes(const std::vector<RecipeChange>& changes);
+std::string recipe_group_layers_text(const RecipeChangeGroup& group);
 
 }  // namespace mlens
