@@ -170,7 +170,7 @@ void print_diff(const ModelDiff& d, bool numeric) {
                                             c.name_b.empty() ? "-" : escape_for_display(c.name_b, 80), type, shape};
             if (numeric) {
                 if (c.error)
-                    row.insert(row.end(), {number_text(c.error->rmse), number_text(c.error->nmse), number_text(c.error->cosine)});
+                    row.insert(row.end(), {number_text(c.error->rmse), number_text(c.error->nmse), cosine_text(c.error->cosine)});
                 else if (!c.failed.empty())
                     row.push_back(escape_for_display(c.failed, 80));
             }

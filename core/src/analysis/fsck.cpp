@@ -9,7 +9,10 @@
 #include <tuple>
 
 #include "fsck_plan.h"
+#include "mlens/model/truncation.h"
+#include "mlens/text/count_text.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/natural_order.h"
 #include "mlens/util/name_table.h"
 #include "mlens/util/parallel_job.h"
 
@@ -24,8 +27,6 @@ const std::set<ErrorCode> kRegionCodes = {
     ErrorCode::E_TENSOR_OVERLAP, ErrorCode::E_TENSOR_OUT_OF_BOUNDS, ErrorCode::E_TENSOR_MISALIGNED,     ErrorCode::E_TRUNCATED_DATA,
     ErrorCode::InvalidOffset,    ErrorCode::TensorInvalidInfo,      ErrorCode::MetadataIncompleteBuffer};
 
-std::string plural(uint64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
-
 std::string number(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -37,15 +38,15 @@ std::string scale_message(ErrorCode code, const std::string& field, uint64_t n) 
         : code == ErrorCode::F_SCALE_INF              ? "is infinite"
         : code == ErrorCode::F_SCALE_SUBNORMAL        ? "is subnormal"
                                                       : "is zero while the block's values are not";
-    return plural(n, "block", "blocks") + " whose " + field + " " + what;
+    return count_text(n, "block", "blocks") + " whose " + field + " " + what;
 }
 
 std::string message_of(ErrorCode code, const std::string& field, const Accumulator& a) {
-    if (code == ErrorCode::F_NAN) return plural(a.count, "NaN value", "NaN values");
-    if (code == ErrorCode::F_INF) return plural(a.count, "infinite value", "infinite values");
+    if (code == ErrorCode::F_NAN) return count_text(a.count, "NaN value", "NaN values");
+    if (code == ErrorCode::F_INF) return count_text(a.count, "infinite value", "infinite values");
     if (code == ErrorCode::F_BEYOND_F16)
-        return plural(a.count, "value", "values") + " beyond the F16 range (|x| > 65504), first " + number(a.first_value.value_or(0));
-    if (code == ErrorCode::F_READ_FAILED) return plural(a.count, "chunk", "chunks") + " could not be read";
+        return count_text(a.count, "value", "values") + " beyond the F16 range (|x| > 65504), first " + number(a.first_value.value_or(0));
+    if (code == ErrorCode::F_READ_FAILED) return count_text(a.count, "chunk", "chunks") + " could not be read";
     return scale_message(code, field, a.count);
 }
 
@@ -89,12 +90,12 @@ void zero_findings(const Model& model, const Plan& p, std::vector<bool>& dead, s
     }
     if (rows.count)
         out.push_back(tensor_finding(model, p, FindingSeverity::warning, ErrorCode::F_ZERO_ROWS, "", rows.count, rows.locations,
-                                     plural(rows.count, "row is", "rows are") + " all zero"));
+                                     count_text(rows.count, "row is", "rows are") + " all zero"));
     if (!p.track_columns || all_zero) return;  // a dead per-expert tensor's columns say nothing more
     const Accumulator& columns = p.zero_columns;
     if (columns.count)
         out.push_back(tensor_finding(model, p, FindingSeverity::warning, ErrorCode::F_ZERO_COLUMNS, "", columns.count, columns.locations,
-                                     plural(columns.count, "column is", "columns are") + " zero in every row"));
+                                     count_text(columns.count, "column is", "columns are") + " zero in every row"));
 }
 
 // Whether two views hold the same stored bytes (MLX: the same values), read in bounded chunks.
@@ -201,16 +202,18 @@ void global_scale_findings(const Model& model, const Plan& p, std::vector<Findin
                                                     : ErrorCode::F_SCALE_ZERO;
         out.push_back(tensor_finding(model, p, c == ScaleClass::zero ? FindingSeverity::warning : FindingSeverity::error, code,
                                      "global_scale", acc.count, acc.locations,
-                                     plural(acc.count, "global scale value is ", "global scale values are ") +
+                                     count_text(acc.count, "global scale value is ", "global scale values are ") +
                                          (c == ScaleClass::nan       ? "NaN"
                                               : c == ScaleClass::inf ? "infinite"
                                                                      : "zero")));
     }
 }
 
+// The readers' region diagnostics; a truncation summary is followed by one finding per cut tensor
+// (truncation.h), and the per-tensor out-of-bounds rows it explains are not copied again.
 void region_findings(const Model& model, std::vector<Finding>& out) {
     for (const Diagnostic& d : model.diagnostics) {
-        if (!kRegionCodes.count(d.code)) continue;
+        if (!kRegionCodes.count(d.code) || explained_by_truncation(model, d)) continue;
         Finding f;
         f.severity = d.severity == Severity::error ? FindingSeverity::error : FindingSeverity::warning;
         f.code = d.code;
@@ -221,7 +224,35 @@ void region_findings(const Model& model, std::vector<Finding>& out) {
         f.locations.push_back(at);
         f.message = d.message;
         out.push_back(std::move(f));
+        if (d.code != ErrorCode::E_TRUNCATED_DATA || d.field != "data") continue;
+        for (size_t t : cut_tensors(model, d.file)) {
+            Finding cut;
+            cut.severity = FindingSeverity::error;
+            cut.code = ErrorCode::E_TRUNCATED_DATA;
+            cut.tensor = escape_for_display(model.tensors[t].name);
+            cut.tensor_index = t;
+            FsckLocation from;
+            from.file = d.file;
+            from.offset = model.tensors[t].data_offset;
+            cut.locations.push_back(from);
+            cut.message = "cut: " + cut_tensor_text(model, t);
+            out.push_back(std::move(cut));
+        }
     }
+}
+
+// Where a finding sorts: findings about no tensor (a truncation summary) first, then the tensors a
+// truncation cut (by name, natural order), then everything else in tensor order.
+int sort_group(const Finding& f) { return !f.tensor_index ? 0 : f.code == ErrorCode::E_TRUNCATED_DATA ? 1 : 2; }
+
+bool finding_before(const Finding& a, const Finding& b) {
+    const int ga = sort_group(a), gb = sort_group(b);
+    if (ga != gb) return ga < gb;
+    if (ga == 1 && a.tensor != b.tensor) return natural_less(a.tensor, b.tensor);
+    if (ga == 2 && *a.tensor_index != *b.tensor_index) return *a.tensor_index < *b.tensor_index;
+    if (a.severity != b.severity) return a.severity > b.severity;
+    if (a.code != b.code) return code_name(a.code) < code_name(b.code);
+    return natural_less(a.field, b.field);
 }
 
 }  // namespace
@@ -244,8 +275,8 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
     std::vector<Finding> findings;
     region_findings(model, findings);
     for (const LogicalTensor& lt : logical) {
-        // Cut data is reported once by the reader (E_TRUNCATED_DATA); data never located is
-        // reported per tensor, by plan_tensor's refusal.
+        // Cut data is reported by region_findings under the reader's summary; data never located
+        // is reported per tensor, by plan_tensor's refusal.
         const DataPresence presence = data_presence(model, lt);
         if (presence == DataPresence::partial || presence == DataPresence::missing) continue;
         auto plan = plan_tensor(model, lt);
@@ -286,11 +317,7 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
     }
     duplicate_tensors(model, scan.plans, all_zero, findings);
 
-    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-        const size_t ta = a.tensor_index ? *a.tensor_index + 1 : 0, tb = b.tensor_index ? *b.tensor_index + 1 : 0;
-        const std::string_view ca = code_name(a.code), cb = code_name(b.code);
-        return std::tie(ta, b.severity, ca, a.field) < std::tie(tb, a.severity, cb, b.field);
-    });
+    std::stable_sort(findings.begin(), findings.end(), finding_before);
     report.findings = std::move(findings);
     return report;
 }
