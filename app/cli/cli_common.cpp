@@ -174,26 +174,38 @@ void print_table(const std::vector<std::vector<std::string>>& rows, size_t heade
             if (r < header_rows) floors[c] = std::max(floors[c], display_width(rows[r][c]));
             else if (!rows[r][c].empty() && !numeric_cell(rows[r][c])) numeric[c] = false;
         }
-    // Over the terminal's width, the widest text columns give up columns first, down to their
-    // header's width (and at least 8): numbers and short codes keep theirs.
+    // Over the terminal's width, a last text column (a value, a message) keeps at least
+    // kLastRoom columns and is broken into lines; the widest other text columns give up columns
+    // first, down to their header's width (and at least 16): numbers and short codes keep theirs.
+    constexpr size_t kLastRoom = 24;
     const size_t columns = terminal_columns();
-    size_t total = 0;
-    for (size_t w : widths) total += w + 2;
-    total = total >= 2 ? total - 2 : 0;
-    for (size_t c = 0; c < widths.size(); ++c) floors[c] = numeric[c] ? widths[c] : std::min(widths[c], std::max<size_t>(floors[c], 8));
-    while (total > columns) {
+    const size_t last = widths.empty() ? 0 : widths.size() - 1;
+    const bool flexible_last = !widths.empty() && !numeric[last] && widths.size() > 1;
+    size_t before_last = 0;
+    for (size_t c = 0; c < last; ++c) before_last += widths[c] + 2;
+    for (size_t c = 0; c < widths.size(); ++c) floors[c] = numeric[c] ? widths[c] : std::min(widths[c], std::max<size_t>(floors[c], 16));
+    auto wanted_last = [&] { return flexible_last ? std::min(widths[last], kLastRoom) : widths[last]; };
+    while (!widths.empty() && before_last + wanted_last() > columns) {
         size_t widest = widths.size();
-        for (size_t c = 0; c < widths.size(); ++c)
+        for (size_t c = 0; c < (flexible_last ? last : widths.size()); ++c)
             if (widths[c] > floors[c] && (widest == widths.size() || widths[c] > widths[widest])) widest = c;
         if (widest == widths.size()) break;  // the lines are then broken by the line fitting
         --widths[widest];
-        --total;
+        if (widest != last) --before_last;
     }
+    if (flexible_last && before_last + widths[last] > columns) widths[last] = std::max(kLastRoom, columns > before_last ? columns - before_last : 0);
     std::string line;
     for (size_t r = 0; r < rows.size(); ++r) {
         line.clear();
+        std::vector<std::string> continued;  // the last cell's further lines
         for (size_t c = 0; c < rows[r].size(); ++c) {
-            const std::string cell = elide_middle(rows[r][c], widths[c]);
+            std::string cell = rows[r][c];
+            if (c == last && flexible_last && display_width(cell) > widths[c]) {
+                std::vector<std::string> pieces = wrap_words(cell, widths[c]);
+                cell = pieces.front();
+                continued.assign(pieces.begin() + 1, pieces.end());
+            }
+            cell = elide_middle(cell, widths[c]);
             const size_t pad = widths[c] - display_width(cell);
             const bool right = numeric[c] && rows.size() > header_rows;
             if (right) line.append(pad, ' ');
@@ -202,6 +214,7 @@ void print_table(const std::vector<std::vector<std::string>>& rows, size_t heade
         }
         line.erase(line.find_last_not_of(' ') + 1);  // an empty last cell leaves no padding
         std::cout << line << '\n';
+        for (const std::string& piece : continued) std::cout << std::string(before_last, ' ') << elide_middle(piece, widths[last]) << '\n';
     }
 }
 

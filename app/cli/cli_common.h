@@ -78,9 +78,11 @@ std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::stri
 // first `header_rows` rows are headings. A column whose every other non-empty cell is a number
 // (numeric_cell: digits with sign, point, exponent, a "%", "x" or "×" suffix; "-", "nan", "inf")
 // is right-aligned and never cut. When the table is wider than the terminal (terminal_output.h),
-// the widest other columns lose columns one at a time, not below their heading's width nor 8,
-// and their cells are cut in the middle (elide_middle, text/fit_width.h) so the end of a name
-// stays; a table that still does not fit is broken into lines by the line fitting.
+// a last column of text keeps at least 24 columns and its cells are broken between words onto
+// further lines under it (wrap_words); the widest other text columns lose columns one at a time,
+// not below their heading's width nor 16, and their cells are cut in the middle (elide_middle,
+// text/fit_width.h) so the end of a name stays; a table that still does not fit is broken into
+// lines by the line fitting.
 void print_table(const std::vector<std::vector<std::string>>& rows, size_t header_rows = 1);
 
 // A number as tables show it: 4 significant digits (significant.h); --json keeps full precision.

@@ -130,7 +130,7 @@ void print_recipe_difference(const QuantRecipe& a, const QuantRecipe& b) {
         for (const std::string& l : layers[key]) where += (where.empty() ? "layers " : ", ") + l;
         rows.push_back({"  " + escape_for_display(key.first, 80), where.empty() ? "-" : where, key.second});
     }
-    print_table(rows);
+    print_table(rows, 0);
     std::cout << "  A: " << llama_quantize_command(a) << "\n  B: " << llama_quantize_command(b) << "\n";
 }
 
@@ -152,7 +152,7 @@ void print_diff(const ModelDiff& d, bool numeric) {
                                                                         : "~",
                             escape_for_display(m.key, 80), escape_for_display(a, 60), escape_for_display(b, 60)});
         }
-        print_table(rows);
+        print_table(rows, 0);
     }
     if (!d.tensors.empty()) {
         std::cout << "tensors (" << d.tensors.size() << " differences)\n";

@@ -180,7 +180,7 @@ void add_stats(CLI::App& app, int& exit_code) {
             {"kurtosis", figure_text(s, s.kurtosis)}};
         for (size_t i = 0; i < s.percentiles.size(); ++i)
             rows.push_back({"p" + number_text(TensorStats::kPercentiles[i]), figure_text(s, s.percentiles[i])});
-        print_table(rows);
+        print_table(rows, 0);
         print_series("block scales", report->block_scales);
         print_series("rows", report->rows);
     });

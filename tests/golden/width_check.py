@@ -29,8 +29,9 @@ def display_width(text):
 
 def inference_commands():
     """The llama.cpp commands golden.py leaves out for their machine-dependent figures."""
-    return [["run", golden.F32, "Hello", "-n", "4"], ["ab", golden.F32, golden.Q8, "Hello", "-n", "4"],
-            ["layers", golden.F32, "Hello"], ["layer-divergence", golden.F32, golden.Q8, "Hello"], ["memory", golden.F32]]
+    return [["run", golden.F32, "-p", "Hello", "-n", "4"], ["ab", golden.F32, golden.Q8, "-p", "Hello", "-n", "4"],
+            ["layers", golden.F32, "-p", "Hello"], ["layer-divergence", golden.F32, golden.Q8, "-p", "Hello"],
+            ["memory", golden.F32]]
 
 
 def help_commands(mlens, work):

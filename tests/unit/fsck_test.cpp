@@ -249,7 +249,7 @@ TEST_CASE("mlens fsck prints the findings and exits 1 on errors, 0 on a clean fi
     auto bad = test::run_mlens({"fsck", dir.file("bad.gguf")});
     CHECK(bad.exit_status == 1);
     CHECK(bad.out.find("error F_SCALE_NAN d blk.0.ffn_gate_exps.weight expert 3 row 1 block 0 offset=") != std::string::npos);
-    CHECK(bad.out.find(": broken (2 errors, 5 warnings, 0 notes; 5 of 5 tensors, ") != std::string::npos);
+    CHECK(bad.out.find(": broken (2 errors, 5 warnings, 0 notes; 5 of 5 tensors scanned, ") != std::string::npos);
     auto json = test::run_mlens({"fsck", dir.file("bad.gguf"), "--json"});
     CHECK(json.exit_status == 1);
     const auto j = nlohmann::json::parse(json.out);
@@ -259,7 +259,7 @@ TEST_CASE("mlens fsck prints the findings and exits 1 on errors, 0 on a clean fi
     CHECK(j["findings"][3]["locations"][0]["expert"] == 2);
     auto good = test::run_mlens({"fsck", dir.file("good.gguf")});
     CHECK(good.exit_status == 0);
-    CHECK(good.out.find(": ok (0 errors, 0 warnings, 0 notes; 5 of 5 tensors, ") == good.out.find(": ok"));
+    CHECK(good.out.find(": ok (0 errors, 0 warnings, 0 notes; 5 of 5 tensors scanned, ") == good.out.find(": ok"));
     CHECK(good.out.rfind("\n", good.out.size() - 2) == std::string::npos);  // one line: no findings
 }
 

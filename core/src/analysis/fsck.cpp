@@ -241,6 +241,21 @@ void region_findings(const Model& model, std::vector<Finding>& out) {
     }
 }
 
+// A tensor the end of its file cuts: its rows whose bytes are all there are scanned. Only a
+// tensor of one entry and one expert is cut this way (the rows of stacked experts and of MLX
+// companions do not end where the file does); false when no whole row is there.
+bool limit_to_present_rows(const Model& model, Plan& p) {
+    if (p.experts != 1 || p.mlx || p.file >= model.files.size() || !model.files[p.file].source) return false;
+    const uint64_t size = model.files[p.file].source->size();
+    const uint64_t row_bytes = p.row_len / p.unit_elements * p.unit_bytes;
+    if (size <= p.data_offset || row_bytes == 0) return false;
+    const uint64_t rows = std::min(p.rows, (size - p.data_offset) / row_bytes);
+    if (rows == 0) return false;
+    p.rows = p.rows_per_expert = rows;
+    p.track_columns = p.track_columns && rows >= 2;
+    return true;
+}
+
 // Where a finding sorts: findings about no tensor (a truncation summary) first, then the tensors a
 // truncation cut (by name, natural order), then everything else in tensor order.
 int sort_group(const Finding& f) { return !f.tensor_index ? 0 : f.code == ErrorCode::E_TRUNCATED_DATA ? 1 : 2; }
@@ -278,8 +293,12 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
         // Cut data is reported by region_findings under the reader's summary; data never located
         // is reported per tensor, by plan_tensor's refusal.
         const DataPresence presence = data_presence(model, lt);
-        if (presence == DataPresence::partial || presence == DataPresence::missing) continue;
+        if (presence == DataPresence::missing) continue;
         auto plan = plan_tensor(model, lt);
+        if (presence == DataPresence::partial) {
+            if (plan && limit_to_present_rows(model, *plan)) scan.plans.push_back(std::move(*plan));
+            continue;
+        }
         if (!plan) {
             Finding f;
             f.code = ErrorCode::F_NOT_SCANNED;

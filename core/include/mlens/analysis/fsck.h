@@ -32,8 +32,10 @@
 //    file, truncated, misaligned) is copied with its code, severity, field and offset, except the
 //    per-tensor out-of-bounds rows a truncation summary explains (truncation.h): the summary is
 //    followed by one E_TRUNCATED_DATA error per cut tensor (tensor and index set, offset at its
-//    data, message "cut: N of M bytes present"). Tensors whose data is not all present are not
-//    scanned; every other tensor is, so a cut file has the bytes that exist checked. F_NOT_SCANNED (warning) names a tensor that
+//    data, message "cut: N of M bytes present"). A cut tensor of one entry and one expert has
+//    the rows whose bytes are all there scanned (and counts in tensors_scanned); a tensor with
+//    no bytes, or stacked experts or MLX companions cut short, is not scanned. Every other tensor
+//    is, so a cut file has the bytes that exist checked. F_NOT_SCANNED (warning) names a tensor that
 //    cannot be decoded; F_READ_FAILED (error) a chunk whose read failed.
 //  - Each finding is per tensor and code (and field): `count` occurrences and the locations of the
 //    first kFsckMaxLocations in tensor order, each with the element index in the logical tensor,
