@@ -36,7 +36,7 @@ MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::func
     write_whole_file(in_path, std::vector<uint8_t>(stdin_text.begin(), stdin_text.end()));
     const ExecArgs exec_args(MLENS_CLI_PATH, args);
     // Text output fits $COLUMNS (80 when unset): tests read it unbroken unless they set a width.
-    ::setenv("COLUMNS", kTestColumns, 0);
+    ::setenv("COLUMNS", "1000", 0);
 
     m_pid = ::fork();
     if (m_pid < 0) throw std::runtime_error("fork failed");

@@ -35,10 +35,6 @@ struct CliLimits {
     unsigned max_open_files = 0;
 };
 
-// The terminal width mlens is run with when the test process has no $COLUMNS: wide enough that
-// no line of text output is broken (terminal_output.h). Width tests set $COLUMNS themselves.
-inline constexpr const char* kTestColumns = "1000";
-
 // Runs `mlens args...` with no shell involved; stdout and stderr go through files in a fresh
 // temporary directory, and standard input reads `stdin_text` (empty: end of file at once).
 CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits = {}, const std::string& stdin_text = {});

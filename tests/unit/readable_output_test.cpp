@@ -2,6 +2,7 @@
 // file as one finding, the first facts of a model, units and uncertainties, recipes as runs.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -223,6 +224,7 @@ TEST_CASE("model_facts gives the first lines of info and the Inspector", "[facts
 }
 
 TEST_CASE("text output fits $COLUMNS; tables cut names in the middle and JSON is never wrapped", "[cli][width]") {
+    const std::string before = std::getenv("COLUMNS") ? std::getenv("COLUMNS") : "";
     for (const char* columns : {"80", "120"}) {
         setenv("COLUMNS", columns, 1);
         const size_t width = std::stoul(columns);
@@ -241,7 +243,10 @@ TEST_CASE("text output fits $COLUMNS; tables cut names in the middle and JSON is
     CHECK(header->ends_with("BPW"));
     CHECK((header + 1)->ends_with("32.00"));
     CHECK((header + 2)->ends_with(" 4.50"));
-    setenv("COLUMNS", kTestColumns, 1);
+    if (before.empty())
+        unsetenv("COLUMNS");
+    else
+        setenv("COLUMNS", before.c_str(), 1);
 }
 
 TEST_CASE("the Requantize reference: a float twin is found by name and shape, and equal rows are marked", "[requant]") {
