@@ -219,7 +219,7 @@ TEST_CASE("model_facts gives the first lines of info and the Inspector", "[facts
     CliRun info = run_mlens({"info", demo("tiny-llama-f32.gguf")});
     const std::vector<std::string> lines = lines_of(info.out);
     REQUIRE(lines.size() > 10);
-    CHECK(lines[4].starts_with("context length"));
+    CHECK(lines[4].starts_with("context  "));
     CHECK(lines[10].starts_with("Ollama-made"));
 }
 

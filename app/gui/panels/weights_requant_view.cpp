@@ -407,9 +407,11 @@ void WeightsRequantView::draw(PanelContext& ctx) {
     }
     const RequantResult& r = *m_result;
     if (m_subject.picked && ctx.workspace)
-        if (const Document* twin = ctx.workspace->find(m_subject.compared))
-            ui::text_colored(palette().accent, "Reference picked: " + twin->title + " has this tensor, same name and shape, in " +
-                                                   r.reference_type);
+        if (const Document* twin = ctx.workspace->find(m_subject.compared)) {
+            ImGui::PushTextWrapPos(0);
+            ui::text_colored(palette().accent, "Reference picked: " + twin->title + " (same tensor name and shape, " + r.reference_type + ")");
+            ImGui::PopTextWrapPos();
+        }
     ui::text_dim(m_result_label + ": reference " + r.reference + (r.imatrix_entry.empty() ? "" : ", importance " + r.imatrix_entry));
     if (!r.note.empty()) {
         ImGui::PushTextWrapPos(0);

@@ -89,8 +89,8 @@ ModelOverview model_overview(const Model& model) {
 std::vector<std::pair<std::string, std::string>> overview_rows(const ModelOverview& f) {
     std::string heads = number_or_dash(f.heads);
     if (f.heads && f.kv_heads && *f.kv_heads != *f.heads) heads += " (" + std::to_string(*f.kv_heads) + " KV)";
-    return {{"context length", number_or_dash(f.context_length)},
-            {"embedding length", number_or_dash(f.embedding_length)},
+    return {{"context", number_or_dash(f.context_length)},
+            {"embedding", number_or_dash(f.embedding_length)},
             {"layers", number_or_dash(f.layers)},
             {"heads", heads},
             {"vocabulary", number_or_dash(f.vocabulary)},
