@@ -158,6 +158,14 @@ bool numeric_cell(const std::string& cell) {
     });
 }
 
+// The width of column `c`'s headings.
+size_t floors_header(const std::vector<std::vector<std::string>>& rows, size_t header_rows, size_t c) {
+    size_t w = 0;
+    for (size_t r = 0; r < header_rows && r < rows.size(); ++r)
+        if (c < rows[r].size()) w = std::max(w, display_width(rows[r][c]));
+    return w;
+}
+
 }  // namespace
 
 void print_table(const std::vector<std::vector<std::string>>& rows, size_t header_rows) {
@@ -185,14 +193,22 @@ void print_table(const std::vector<std::vector<std::string>>& rows, size_t heade
     for (size_t c = 0; c < last; ++c) before_last += widths[c] + 2;
     for (size_t c = 0; c < widths.size(); ++c) floors[c] = numeric[c] ? widths[c] : std::min(widths[c], std::max<size_t>(floors[c], 16));
     auto wanted_last = [&] { return flexible_last ? std::min(widths[last], kLastRoom) : widths[last]; };
-    while (!widths.empty() && before_last + wanted_last() > columns) {
-        size_t widest = widths.size();
-        for (size_t c = 0; c < (flexible_last ? last : widths.size()); ++c)
-            if (widths[c] > floors[c] && (widest == widths.size() || widths[c] > widths[widest])) widest = c;
-        if (widest == widths.size()) break;  // the lines are then broken by the line fitting
-        --widths[widest];
-        if (widest != last) --before_last;
-    }
+    auto shrink = [&] {
+        while (!widths.empty() && before_last + wanted_last() > columns) {
+            size_t widest = widths.size();
+            for (size_t c = 0; c < (flexible_last ? last : widths.size()); ++c)
+                if (widths[c] > floors[c] && (widest == widths.size() || widths[c] > widths[widest])) widest = c;
+            if (widest == widths.size()) return;
+            --widths[widest];
+            if (widest != last) --before_last;
+        }
+    };
+    shrink();
+    // A table of many columns that still does not fit cuts every text column down to its heading
+    // (at least 4), so that each row stays one line; only then are lines broken by the line fitting.
+    for (size_t c = 0; c < widths.size(); ++c)
+        if (!numeric[c]) floors[c] = std::min(widths[c], std::max<size_t>(header_rows ? floors_header(rows, header_rows, c) : 0, 4));
+    shrink();
     if (flexible_last && before_last + widths[last] > columns) widths[last] = std::max(kLastRoom, columns > before_last ? columns - before_last : 0);
     std::string line;
     for (size_t r = 0; r < rows.size(); ++r) {
