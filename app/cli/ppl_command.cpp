@@ -9,7 +9,6 @@
 #include <memory>
 
 #include "cli_common.h"
-#include "mlens/text/significant.h"
 #include "mlens/infer/corpus_perplexity.h"
 #include "mlens/infer/worker_session.h"
 #include "mlens/io/text_file.h"
@@ -71,9 +70,8 @@ int run_ppl(const PplFlags& f) {
     std::cout << "\n"
               << r.text_tokens << " tokens in the text; " << r.n_chunk << " chunks of " << r.n_ctx << "; " << r.count
               << " positions scored in " << number_text(r.seconds, "%.2f") << " s\n";
-    // llama-perplexity's last line, with the digits the uncertainty supports (significant.h).
-    const auto [ppl, ppl_err] = plus_minus(r.ppl, r.ppl_err);
-    std::cout << "Final estimate: PPL = " << ppl << " +/- " << ppl_err << "\n";
+    // llama-perplexity's own last line, digit for digit, so the two can be compared as text.
+    std::cout << "Final estimate: PPL = " << number_text(r.ppl, "%.4f") << " +/- " << number_text(r.ppl_err, "%.5f") << "\n";
     return kExitOk;
 }
 
