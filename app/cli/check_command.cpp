@@ -57,15 +57,15 @@ int check_store_root(const std::string& path, const Store& store, bool json) {
     return errors ? kExitBroken : kExitOk;
 }
 
-// The diagnostics on stderr, one per line; a truncation summary is followed by the tensors it cut,
-// by name, instead of one out-of-bounds row per tensor (truncation.h).
+// The diagnostics on stderr, one per line (malformed-inputs.md A4); a truncation summary stands
+// for the out-of-bounds rows of the tensors it cut, which stdout lists by name (truncation.h).
 void print_diagnostics(const Model& model) {
     for (const Diagnostic& d : model.diagnostics) {
         if (explained_by_truncation(model, d)) continue;
         std::cerr << d.to_line() << "\n";
         if (d.code != ErrorCode::E_TRUNCATED_DATA || d.field != "data") continue;
         for (size_t t : cut_tensors(model, d.file))
-            std::cerr << "  cut " << escape_for_display(model.tensors[t].name, 200) << ": " << cut_tensor_text(model, t) << "\n";
+            std::cout << "cut " << escape_for_display(model.tensors[t].name, 200) << ": " << cut_tensor_text(model, t) << "\n";
     }
 }
 

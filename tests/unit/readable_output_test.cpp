@@ -165,9 +165,9 @@ TEST_CASE("check and fsck list a cut file's summary first and its tensors by nam
     CliRun check = run_mlens({"check", path});
     CHECK(check.exit_status == 1);
     const std::vector<std::string> err = check.err_lines();
-    REQUIRE(err.size() >= 3);
+    REQUIRE(!err.empty());
     CHECK(err[0].find("E_TRUNCATED_DATA") != std::string::npos);
-    CHECK(err[1].starts_with("  cut "));
+    CHECK(lines_of(check.out).front().starts_with("cut "));
     CHECK(check.err.find("E_TENSOR_OUT_OF_BOUNDS") == std::string::npos);
     CHECK(check.out.find("tensor values not scanned") != std::string::npos);
 
