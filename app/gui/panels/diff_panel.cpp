@@ -162,7 +162,7 @@ void DiffPanel::metadata_tab() {
         ui::text_colored(palette().accent, metadata_change_mark(m.kind));
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", metadata_change_name(m.kind));
         ImGui::TableNextColumn();
-        ui::cell_text(escape_for_display(m.key, 200), ui::Elide::middle);
+        ui::cell_text(escape_for_display(m.key, 200), ui::Elide::start);
         ImGui::TableNextColumn();
         ui::cell_text(escape_for_display(metadata_side_text(m, DiffSide::a), 300));
         ImGui::TableNextColumn();
@@ -214,10 +214,10 @@ void DiffPanel::tensors_tab(PanelContext& ctx) {
         if (ui::cell_selectable(joined(tensor_change_names(c)), selected, ImGuiSelectableFlags_SpanAllColumns) && in_b)
             ctx.doc.select({SelectionKind::tensor, index});
         ImGui::TableNextColumn();
-        ui::cell_text(name_of(two_names || !c.name_a.empty() ? c.name_a : c.name_b), ui::Elide::middle);
+        ui::cell_text(name_of(two_names || !c.name_a.empty() ? c.name_a : c.name_b), ui::Elide::start);
         if (two_names) {
             ImGui::TableNextColumn();
-            ui::cell_text(name_of(c.name_b), ui::Elide::middle);
+            ui::cell_text(name_of(c.name_b), ui::Elide::start);
         }
         ImGui::TableNextColumn();
         ui::cell_text(tensor_type_text(c));
@@ -249,7 +249,7 @@ void DiffPanel::recipe_tab(PanelContext& ctx) {
         for (const RecipeChangeGroup& g : r.recipe_groups) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ui::cell_text(escape_for_display(g.kind, 120), ui::Elide::middle);
+            ui::cell_text(escape_for_display(g.kind, 120), ui::Elide::start);
             ImGui::TableNextColumn();
             const std::string layers = recipe_group_layers_text(g);
             ui::cell_text(layers.empty() ? "\xE2\x80\x94" : layers);
@@ -288,7 +288,7 @@ void DiffPanel::layers_tab() {
         ImGui::TableNextColumn();
         ui::cell_text(number_text(l.max_abs));
         ImGui::TableNextColumn();
-        ui::cell_text(escape_for_display(l.worst_tensor, 200), ui::Elide::middle);
+        ui::cell_text(escape_for_display(l.worst_tensor, 200), ui::Elide::start);
     }
     ImGui::EndTable();
 }

@@ -124,7 +124,7 @@ void InferenceMemoryView::bar_chart(const MemoryEstimate& est, const MemoryMeasu
             const float w = ImGui::CalcTextSize(label.c_str()).x;
             dl->AddText(ImVec2(x - w / 2, f.y_of(std::max(e, m)) - ImGui::GetTextLineHeight() - 2), text, label.c_str());
         } else {
-            const std::string label = mib(est.terms.*kTerms[i].field);
+            const std::string label = mib_text(est.terms.*kTerms[i].field);
             const float w = ImGui::CalcTextSize(label.c_str()).x;
             dl->AddText(ImVec2(x - bar / 2 - w / 2, f.y_of(e) - ImGui::GetTextLineHeight() - 2), text, label.c_str());
         }
