@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include <algorithm>
-#include <cctype>
 #include <iostream>
 
 #include "mlens/infer/worker_session.h"
@@ -15,10 +14,7 @@
 #include "mlens/remote/source_opener.h"
 #include "mlens/text/display_width.h"
 #include "mlens/text/escape.h"
-#include "mlens/text/fit_width.h"
 #include "mlens/text/nearest_name.h"
-#include "mlens/text/significant.h"
-#include "terminal_output.h"
 
 namespace mlens::cli {
 
@@ -139,98 +135,23 @@ std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::stri
     return args;
 }
 
-namespace {
-
-// A cell that reads as a number: digits with an optional sign, point, exponent, and one of the
-// suffixes tables give numbers ("%", "×", "x"); "-", "nan" and "inf" too, as they stand for one.
-bool numeric_cell(const std::string& cell) {
-    if (cell == "-" || cell == "nan" || cell == "inf" || cell == "-inf" || cell == "+inf") return true;
-    std::string_view s(cell);
-    for (std::string_view suffix : {"%", "\xC3\x97", "x"})
-        if (s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix) {
-            s.remove_suffix(suffix.size());
-            break;
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+    std::vector<size_t> widths;
+    for (const auto& row : rows)
+        for (size_t c = 0; c < row.size(); ++c) {
+            if (widths.size() <= c) widths.push_back(0);
+            widths[c] = std::max(widths[c], display_width(row[c]));
         }
-    if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
-    if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) {
-        return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' || c == ',';
-    });
-}
-
-// The width of column `c`'s headings.
-size_t floors_header(const std::vector<std::vector<std::string>>& rows, size_t header_rows, size_t c) {
-    size_t w = 0;
-    for (size_t r = 0; r < header_rows && r < rows.size(); ++r)
-        if (c < rows[r].size()) w = std::max(w, display_width(rows[r][c]));
-    return w;
-}
-
-}  // namespace
-
-void print_table(const std::vector<std::vector<std::string>>& rows, size_t header_rows) {
-    std::vector<size_t> widths, floors;
-    std::vector<bool> numeric;
-    for (size_t r = 0; r < rows.size(); ++r)
-        for (size_t c = 0; c < rows[r].size(); ++c) {
-            if (widths.size() <= c) {
-                widths.push_back(0);
-                floors.push_back(0);
-                numeric.push_back(true);
-            }
-            widths[c] = std::max(widths[c], display_width(rows[r][c]));
-            if (r < header_rows) floors[c] = std::max(floors[c], display_width(rows[r][c]));
-            else if (!rows[r][c].empty() && !numeric_cell(rows[r][c])) numeric[c] = false;
-        }
-    // Over the terminal's width, a last text column (a value, a message) keeps at least
-    // kLastRoom columns and is broken into lines; the widest other text columns give up columns
-    // first, down to their header's width (and at least 16): numbers and short codes keep theirs.
-    constexpr size_t kLastRoom = 24;
-    const size_t columns = terminal_columns();
-    const size_t last = widths.empty() ? 0 : widths.size() - 1;
-    const bool flexible_last = !widths.empty() && !numeric[last] && widths.size() > 1;
-    size_t before_last = 0;
-    for (size_t c = 0; c < last; ++c) before_last += widths[c] + 2;
-    for (size_t c = 0; c < widths.size(); ++c) floors[c] = numeric[c] ? widths[c] : std::min(widths[c], std::max<size_t>(floors[c], 16));
-    auto wanted_last = [&] { return flexible_last ? std::min(widths[last], kLastRoom) : widths[last]; };
-    auto shrink = [&] {
-        while (!widths.empty() && before_last + wanted_last() > columns) {
-            size_t widest = widths.size();
-            for (size_t c = 0; c < (flexible_last ? last : widths.size()); ++c)
-                if (widths[c] > floors[c] && (widest == widths.size() || widths[c] > widths[widest])) widest = c;
-            if (widest == widths.size()) return;
-            --widths[widest];
-            if (widest != last) --before_last;
-        }
-    };
-    shrink();
-    // A table of many columns that still does not fit cuts every text column down to its heading
-    // (at least 4), so that each row stays one line; only then are lines broken by the line fitting.
-    for (size_t c = 0; c < widths.size(); ++c)
-        if (!numeric[c]) floors[c] = std::min(widths[c], std::max<size_t>(header_rows ? floors_header(rows, header_rows, c) : 0, 4));
-    shrink();
-    if (flexible_last && before_last + widths[last] > columns) widths[last] = std::max(kLastRoom, columns > before_last ? columns - before_last : 0);
     std::string line;
-    for (size_t r = 0; r < rows.size(); ++r) {
+    for (const auto& row : rows) {
         line.clear();
-        std::vector<std::string> continued;  // the last cell's further lines
-        for (size_t c = 0; c < rows[r].size(); ++c) {
-            std::string cell = rows[r][c];
-            if (c == last && flexible_last && display_width(cell) > widths[c]) {
-                std::vector<std::string> pieces = wrap_words(cell, widths[c]);
-                cell = pieces.front();
-                continued.assign(pieces.begin() + 1, pieces.end());
-            }
-            cell = elide_middle(cell, widths[c]);
-            const size_t pad = widths[c] - display_width(cell);
-            const bool right = numeric[c] && rows.size() > header_rows;
-            if (right) line.append(pad, ' ');
-            line += cell;
-            if (c + 1 < rows[r].size()) line.append((right ? 0 : pad) + 2, ' ');
+        for (size_t c = 0; c < row.size(); ++c) {
+            line += row[c];
+            if (c + 1 < row.size()) line.append(widths[c] - display_width(row[c]) + 2, ' ');
         }
         line.erase(line.find_last_not_of(' ') + 1);  // an empty last cell leaves no padding
-        std::cout << line << '\n';
-        for (const std::string& piece : continued) std::cout << std::string(before_last, ' ') << elide_middle(piece, widths[last]) << '\n';
+        line += '\n';
+        std::fwrite(line.data(), 1, line.size(), stdout);
     }
 }
 
@@ -258,10 +179,6 @@ void report_unknown_command(CLI::App& app, const std::string& name) {
     for (const std::string& n : names) std::cerr << " " << n;
     std::cerr << "\n(mlens --help describes each)\n";
 }
-
-std::string number_text(double v) { return significant(v, 4); }
-
-std::string cosine_text(double v) { return std::isfinite(v) ? number_text(v, "%.6f") : significant(v); }
 
 std::string number_text(double v, const char* format) {
     char buf[64];

@@ -74,23 +74,11 @@ struct PathArguments {
 std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::string& path_help, const std::string& json_help = "Print JSON");
 
 // Prints rows as columns separated by two spaces, the last column unpadded; cells are padded by
-// display width (text/display_width.h), so rows with CJK or combining characters line up. The
-// first `header_rows` rows are headings. A column whose every other non-empty cell is a number
-// (numeric_cell: digits with sign, point, exponent, a "%", "x" or "×" suffix; "-", "nan", "inf")
-// is right-aligned and never cut. When the table is wider than the terminal (terminal_output.h),
-// a last column of text keeps at least 24 columns and its cells are broken between words onto
-// further lines under it (wrap_words); the widest other text columns lose columns one at a time,
-// not below their heading's width nor 16, and their cells are cut in the middle (elide_middle,
-// text/fit_width.h) so the end of a name stays; a table that still does not fit is broken into
-// lines by the line fitting.
-void print_table(const std::vector<std::vector<std::string>>& rows, size_t header_rows = 1);
+// display width (text/display_width.h), so rows with CJK or combining characters line up.
+void print_table(const std::vector<std::vector<std::string>>& rows);
 
-// A number as tables show it: 4 significant digits (significant.h); --json keeps full precision.
-std::string number_text(double v);
-// A cosine similarity: six decimals, since the ones that matter sit just under 1 (0.999993).
-std::string cosine_text(double v);
-// `v` printed with a printf format for one double.
-std::string number_text(double v, const char* format);
+// `v` printed with a printf format for one double (default "%.6g").
+std::string number_text(double v, const char* format = "%.6g");
 // A JSON number, or "nan" / "inf" / "-inf" (JSON has no such numbers).
 nlohmann::json json_number(double v);
 

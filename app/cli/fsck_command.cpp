@@ -1,6 +1,5 @@
 // mlens fsck PATH [--json] [--threads N]: the health pass of analysis/fsck.h over every tensor.
-// Text: one line per finding (finding_line) on stdout, the tensors a truncation cut indented under
-// its summary, then a summary line (tensors scanned of all, how many cut, MiB read); the time the scan took
+// Text: one line per finding (finding_line) on stdout, then a summary line; the time the scan took
 // goes to stderr, so that stdout is the same on every run. Exit status 1 when a
 // finding is an error, the reader found errors (a region problem is both), or the model cannot be
 // opened; 2 on usage errors.
@@ -11,8 +10,6 @@
 #include "cli_job.h"
 #include "mlens/analysis/fsck.h"
 #include "mlens/model/model_json.h"
-#include "mlens/model/summary.h"
-#include "mlens/text/plural.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
@@ -87,18 +84,12 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
             print_json_result(out);
             return;
         }
-        size_t cut = 0;
-        for (const Finding& f : report->findings) {
-            const bool cut_tensor = f.code == ErrorCode::E_TRUNCATED_DATA && f.tensor_index;
-            cut += cut_tensor;
-            std::cout << (cut_tensor ? "  " : "") << finding_line(f) << "\n";  // a cut tensor sits under its summary
-        }
-        if (reader_errors) std::cout << plural(reader_errors, "reader error", "reader errors") << ": mlens check lists them\n";
-        std::cout << escape_for_display(shown_path(args->path)) << ": " << (exit_code ? "broken" : "ok") << " ("
-                  << plural(errors, "error", "errors") << ", " << plural(report->count(FindingSeverity::warning), "warning", "warnings")
-                  << ", " << plural(report->count(FindingSeverity::info), "note", "notes") << "; " << report->tensors_scanned << " of "
-                  << plural(report->tensors, "tensor", "tensors") << " scanned" << (cut ? ", " + std::to_string(cut) + " cut" : std::string())
-                  << ", " << mib_text(report->bytes_scanned) << ")\n";
+        for (const Finding& f : report->findings) std::cout << finding_line(f) << "\n";
+        if (reader_errors) std::cout << reader_errors << " reader errors: mlens check lists them\n";
+        std::cout << escape_for_display(shown_path(args->path)) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
+                  << report->count(FindingSeverity::warning) << " warnings, " << report->count(FindingSeverity::info) << " notes; "
+                  << report->tensors_scanned << " of " << report->tensors << " tensors, "
+                  << number_text(static_cast<double>(report->bytes_scanned) / 1e6, "%.1f") << " MB)\n";
         std::cerr << "fsck: " << number_text(seconds, "%.2f") << " s\n";
     });
 }

@@ -115,18 +115,15 @@ int run_requant(const Options& o) {
         print_json_result(out);
         return status;
     }
-    // A type without figures (or whose values equal the reference's) shows dashes and says why in
-    // NOTE, so the figure columns stay narrow.
+    // A type without figures shows dashes and says why in NOTE, so the figure columns stay narrow.
     std::vector<std::vector<std::string>> table = {{"TYPE", "BPW", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB", "NOTE"}};
     for (const RequantRow& r : *rows) {
         std::vector<std::string> line = {r.type_name, number_text(r.bits_per_weight, "%.4g")};
         const std::string note = r.needs_imatrix ? "needs an importance matrix (--imatrix FILE)"
-            : !r.skipped.empty()                 ? "skipped: " + r.skipped
-            : r.equals_reference()               ? "same values as the reference"
-                                                 : "";
-        for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs}) line.push_back(note.empty() ? number_text(v) : "-");
-        line.push_back(note.empty() ? cosine_text(r.error.cosine) : "-");
-        line.push_back(note.empty() ? number_text(r.error.snr_db) : "-");
+            : r.skipped.empty()                  ? ""
+                                                 : "skipped: " + r.skipped;
+        for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs, r.error.cosine, r.error.snr_db})
+            line.push_back(note.empty() ? number_text(v) : "-");
         line.push_back(note);
         table.push_back(std::move(line));
     }

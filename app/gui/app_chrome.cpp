@@ -7,7 +7,6 @@
 #include "mlens/infer/llama_log.h"
 #include "mlens/ollama/store.h"
 #include "mlens/remote/http_client.h"
-#include "mlens/text/plural.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/build_info.h"
 #include "theme.h"
@@ -130,34 +129,6 @@ void AppShell::welcome(float height) {
     ImGui::EndChild();
 }
 
-namespace {
-
-// The Health scan's counts once one ran: "values: 2 errors, 1 warning (21 of 21 tensors)", or
-// "values: no findings" in the ok colour; nothing before a scan, so "structure ok" is never
-// read as a verdict on the values.
-void value_scan_status(const std::optional<ValueScanCounts>& scan) {
-    if (!scan) return;
-    ImGui::SameLine();
-    ui::text_dim("\xC2\xB7 values:");
-    ImGui::SameLine();
-    const std::string scanned = " (" + std::to_string(scan->tensors_scanned) + " of " + plural(scan->tensors, "tensor", "tensors") + ")";
-    if (scan->errors == 0 && scan->warnings == 0) {
-        ui::text_colored(palette().ok, "no findings" + scanned);
-        return;
-    }
-    if (scan->errors) {
-        ui::text_colored(palette().error, plural(scan->errors, "error", "errors"));
-        ImGui::SameLine();
-    }
-    if (scan->warnings) {
-        ui::text_colored(palette().warning, plural(scan->warnings, "warning", "warnings"));
-        ImGui::SameLine();
-    }
-    ui::text_dim(scanned.substr(1));
-}
-
-}  // namespace
-
 void AppShell::status_bar() {
     ImGui::Separator();
     Document* doc = m_workspace.active();
@@ -180,7 +151,7 @@ void AppShell::status_bar() {
         ui::text(text);
         ImGui::SameLine();
         if (s.errors == 0 && s.warnings == 0) {
-            ui::text_colored(palette().ok, "\xC2\xB7 structure ok");
+            ui::text_colored(palette().ok, "\xC2\xB7 no diagnostics");
         } else {
             ui::text_dim("\xC2\xB7");
             if (s.warnings) {
@@ -192,7 +163,6 @@ void AppShell::status_bar() {
                 ui::text_colored(palette().error, std::to_string(s.errors) + (s.errors == 1 ? " error" : " errors"));
             }
         }
-        value_scan_status(doc->value_scan);
         const Loadability& loads = doc->index()->loads;
         ImGui::SameLine();
         ui::text_dim("\xC2\xB7");

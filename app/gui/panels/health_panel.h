@@ -4,8 +4,7 @@
 //
 // Contract: the scan runs as one job on the JobRunner with progress and cancel; it starts the
 // first time the panel is drawn for its document and again on "Scan again"; the report stays with
-// the panel, which the shell keeps per document; its counts go to Document::value_scan for the
-// status bar. The tensors a truncation cut are listed under its summary, indented (fsck.h). A click on a finding selects its bytes (the
+// the panel, which the shell keeps per document. A click on a finding selects its bytes (the
 // inspector's hex view shows the finding's offset: the value, block or scale concerned); its
 // "Weights" button posts finding_weights_link: the Weights panel opens the tensor at the finding's
 // expert (a stacked expert tensor), row and block.
@@ -36,7 +35,7 @@ public:
 
 private:
     void start(PanelContext& ctx);
-    void collect(Document& doc);
+    void collect();
     void draw_table(PanelContext& ctx);
 
     JobHandle<FsckReport> m_job;

@@ -8,7 +8,6 @@
 
 #include <imgui.h>
 
-#include "mlens/analysis/requant_reference.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
@@ -63,8 +62,7 @@ std::string bits_text(double bits) {
     return buf;
 }
 
-// A row equal to the reference has no error to show: its note says so instead of RMSE 0, SNR +inf.
-bool has_numbers(const RequantRow& r) { return !r.needs_imatrix && r.skipped.empty() && !r.equals_reference(); }
+bool has_numbers(const RequantRow& r) { return !r.needs_imatrix && r.skipped.empty(); }
 
 double column_value(const RequantRow& r, int column) {
     if (column == kBits) return r.bits_per_weight;
@@ -97,7 +95,6 @@ std::string metric_text(double v, int column) {
 std::string note_of(const RequantRow& r) {
     if (r.needs_imatrix) return "needs an importance matrix (open one and pick it above)";
     if (!r.skipped.empty()) return "skipped: " + escape_for_display(r.skipped, 200);
-    if (r.equals_reference()) return "same values as the reference: this type holds it exactly";
     return {};
 }
 
@@ -166,17 +163,10 @@ void WeightsRequantView::poll() {
     m_refold = true;
 }
 
-uint64_t float_twin_document(const Workspace& workspace, const Document& mine, size_t tensor) {
-    if (!mine.ready() || !mine.is_model()) return 0;
-    for (const auto& d : workspace.documents())
-        if (d.get() != &mine && d->ready() && d->is_model() && is_float_twin(*mine.model(), tensor, *d->model())) return d->id;
-    return 0;
-}
-
 void WeightsRequantView::follow(size_t tensor, std::optional<uint64_t> expert, std::string label, uint64_t row_length,
-                                uint64_t compared_document, const Workspace* workspace, bool picked) {
+                                uint64_t compared_document, const Workspace* workspace) {
     pick_imatrix(workspace);
-    Subject subject{tensor, expert, compared_document, m_imatrix_doc, picked};
+    Subject subject{tensor, expert, compared_document, m_imatrix_doc};
     if (!(subject == m_subject)) clear();
     m_subject = subject;
     m_label = std::move(label);
@@ -406,12 +396,6 @@ void WeightsRequantView::draw(PanelContext& ctx) {
         return;
     }
     const RequantResult& r = *m_result;
-    if (m_subject.picked && ctx.workspace)
-        if (const Document* twin = ctx.workspace->find(m_subject.compared)) {
-            ImGui::PushTextWrapPos(0);
-            ui::text_colored(palette().accent, "Reference picked: " + twin->title + " (same tensor name and shape, " + r.reference_type + ")");
-            ImGui::PopTextWrapPos();
-        }
     ui::text_dim(m_result_label + ": reference " + r.reference + (r.imatrix_entry.empty() ? "" : ", importance " + r.imatrix_entry));
     if (!r.note.empty()) {
         ImGui::PushTextWrapPos(0);

@@ -9,10 +9,8 @@
 #include <tuple>
 
 #include "fsck_plan.h"
-#include "mlens/model/truncation.h"
-#include "mlens/text/plural.h"
 #include "mlens/text/escape.h"
-#include "mlens/text/natural_order.h"
+#include "mlens/text/plural.h"
 #include "mlens/util/name_table.h"
 #include "mlens/util/parallel_job.h"
 
@@ -209,11 +207,9 @@ void global_scale_findings(const Model& model, const Plan& p, std::vector<Findin
     }
 }
 
-// The readers' region diagnostics; a truncation summary is followed by one finding per cut tensor
-// (truncation.h), and the per-tensor out-of-bounds rows it explains are not copied again.
 void region_findings(const Model& model, std::vector<Finding>& out) {
     for (const Diagnostic& d : model.diagnostics) {
-        if (!kRegionCodes.count(d.code) || explained_by_truncation(model, d)) continue;
+        if (!kRegionCodes.count(d.code)) continue;
         Finding f;
         f.severity = d.severity == Severity::error ? FindingSeverity::error : FindingSeverity::warning;
         f.code = d.code;
@@ -224,50 +220,7 @@ void region_findings(const Model& model, std::vector<Finding>& out) {
         f.locations.push_back(at);
         f.message = d.message;
         out.push_back(std::move(f));
-        if (d.code != ErrorCode::E_TRUNCATED_DATA || d.field != "data") continue;
-        for (size_t t : cut_tensors(model, d.file)) {
-            Finding cut;
-            cut.severity = FindingSeverity::error;
-            cut.code = ErrorCode::E_TRUNCATED_DATA;
-            cut.tensor = escape_for_display(model.tensors[t].name);
-            cut.tensor_index = t;
-            FsckLocation from;
-            from.file = d.file;
-            from.offset = model.tensors[t].data_offset;
-            cut.locations.push_back(from);
-            cut.message = "cut: " + cut_tensor_text(model, t);
-            out.push_back(std::move(cut));
-        }
     }
-}
-
-// A tensor the end of its file cuts: its rows whose bytes are all there are scanned. Only a
-// tensor of one entry and one expert is cut this way (the rows of stacked experts and of MLX
-// companions do not end where the file does); false when no whole row is there.
-bool limit_to_present_rows(const Model& model, Plan& p) {
-    if (p.experts != 1 || p.mlx || p.file >= model.files.size() || !model.files[p.file].source) return false;
-    const uint64_t size = model.files[p.file].source->size();
-    const uint64_t row_bytes = p.row_len / p.unit_elements * p.unit_bytes;
-    if (size <= p.data_offset || row_bytes == 0) return false;
-    const uint64_t rows = std::min(p.rows, (size - p.data_offset) / row_bytes);
-    if (rows == 0) return false;
-    p.rows = p.rows_per_expert = rows;
-    p.track_columns = p.track_columns && rows >= 2;
-    return true;
-}
-
-// Where a finding sorts: findings about no tensor (a truncation summary) first, then the tensors a
-// truncation cut (by name, natural order), then everything else in tensor order.
-int sort_group(const Finding& f) { return !f.tensor_index ? 0 : f.code == ErrorCode::E_TRUNCATED_DATA ? 1 : 2; }
-
-bool finding_before(const Finding& a, const Finding& b) {
-    const int ga = sort_group(a), gb = sort_group(b);
-    if (ga != gb) return ga < gb;
-    if (ga == 1 && a.tensor != b.tensor) return natural_less(a.tensor, b.tensor);
-    if (ga == 2 && *a.tensor_index != *b.tensor_index) return *a.tensor_index < *b.tensor_index;
-    if (a.severity != b.severity) return a.severity > b.severity;
-    if (a.code != b.code) return code_name(a.code) < code_name(b.code);
-    return natural_less(a.field, b.field);
 }
 
 }  // namespace
@@ -290,15 +243,11 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
     std::vector<Finding> findings;
     region_findings(model, findings);
     for (const LogicalTensor& lt : logical) {
-        // Cut data is reported by region_findings under the reader's summary; data never located
-        // is reported per tensor, by plan_tensor's refusal.
+        // Cut data is reported once by the reader (E_TRUNCATED_DATA); data never located is
+        // reported per tensor, by plan_tensor's refusal.
         const DataPresence presence = data_presence(model, lt);
-        if (presence == DataPresence::missing) continue;
+        if (presence == DataPresence::partial || presence == DataPresence::missing) continue;
         auto plan = plan_tensor(model, lt);
-        if (presence == DataPresence::partial) {
-            if (plan && limit_to_present_rows(model, *plan)) scan.plans.push_back(std::move(*plan));
-            continue;
-        }
         if (!plan) {
             Finding f;
             f.code = ErrorCode::F_NOT_SCANNED;
@@ -336,7 +285,11 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
     }
     duplicate_tensors(model, scan.plans, all_zero, findings);
 
-    std::stable_sort(findings.begin(), findings.end(), finding_before);
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+        const size_t ta = a.tensor_index ? *a.tensor_index + 1 : 0, tb = b.tensor_index ? *b.tensor_index + 1 : 0;
+        const std::string_view ca = code_name(a.code), cb = code_name(b.code);
+        return std::tie(ta, b.severity, ca, a.field) < std::tie(tb, a.severity, cb, b.field);
+    });
     report.findings = std::move(findings);
     return report;
 }

@@ -161,12 +161,6 @@ std::string human_bytes(uint64_t bytes) {
     return scaled(static_cast<double>(bytes), kUnits, 6, 1000.0);
 }
 
-std::string mib_text(uint64_t bytes) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
-    return buf;
-}
-
 std::string human_count(uint64_t count) {
     static const char* const kUnits[] = {"", " K", " M", " B", " T"};
     return scaled(static_cast<double>(count), kUnits, 5, 1000.0);

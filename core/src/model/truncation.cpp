@@ -7,7 +7,6 @@
 
 #include "mlens/io/checked_math.h"
 #include "mlens/text/escape.h"
-#include "mlens/text/natural_order.h"
 
 namespace mlens {
 
@@ -67,31 +66,6 @@ void mark_missing_data(Model& model) {
     }
     model.diagnostics.insert(model.diagnostics.begin(), std::make_move_iterator(summaries.begin()),
                              std::make_move_iterator(summaries.end()));
-}
-
-std::vector<size_t> cut_tensors(const Model& model, uint32_t file) {
-    std::vector<size_t> out;
-    for (size_t i = 0; i < model.tensors.size(); ++i) {
-        const TensorInfo& t = model.tensors[i];
-        if (t.file == file && (t.presence == DataPresence::partial || t.presence == DataPresence::missing)) out.push_back(i);
-    }
-    std::stable_sort(out.begin(), out.end(), [&](size_t a, size_t b) { return natural_less(model.tensors[a].name, model.tensors[b].name); });
-    return out;
-}
-
-bool explained_by_truncation(const Model& model, const Diagnostic& d) {
-    if (d.code != ErrorCode::E_TENSOR_OUT_OF_BOUNDS) return false;
-    return std::any_of(model.diagnostics.begin(), model.diagnostics.end(),
-                       [&](const Diagnostic& s) { return s.code == ErrorCode::E_TRUNCATED_DATA && s.field == "data" && s.file == d.file; });
-}
-
-std::string cut_tensor_text(const Model& model, size_t tensor) {
-    const TensorInfo& t = model.tensors[tensor];
-    const uint64_t size = t.file < model.files.size() && model.files[t.file].source ? model.files[t.file].source->size() : 0;
-    const uint64_t bytes = t.n_bytes.value_or(0);
-    if (t.data_offset >= size)
-        return "no bytes present (data at " + std::to_string(t.data_offset) + ", the file ends at " + std::to_string(size) + ")";
-    return std::to_string(std::min(bytes, size - t.data_offset)) + " of " + std::to_string(bytes) + " bytes present";
 }
 
 }  // namespace mlens

@@ -34,24 +34,4 @@ std::string significant(double v, int digits) {
     return buf;
 }
 
-std::pair<std::string, std::string> plus_minus(double v, double err) {
-    if (!(err > 0) || !std::isfinite(err) || !std::isfinite(v)) return {significant(v, 6), significant(err)};
-    // Decimals that leave two significant digits of err (none when err is 10 or more).
-    const int exponent = static_cast<int>(std::floor(std::log10(err)));
-    int decimals = std::clamp(1 - exponent, 0, 15);
-    char e[64], x[64];
-    std::snprintf(e, sizeof e, "%.*f", decimals, err);
-    // 0.0999 rounds to 0.10: two significant digits then need one decimal fewer.
-    if (decimals > 0 && std::strtod(e, nullptr) >= std::pow(10.0, exponent + 1)) std::snprintf(e, sizeof e, "%.*f", --decimals, err);
-    std::snprintf(x, sizeof x, "%.*f", decimals, v);
-    return {x, e};
-}
-
-std::string percent_text(double fraction) { return significant(100 * fraction, 3) + "%"; }
-
-std::string plus_minus_text(double v, double err) {
-    auto [value, error] = plus_minus(v, err);
-    return value + " \xC2\xB1 " + error;
-}
-
 }  // namespace mlens

@@ -29,22 +29,15 @@
 //    in the same pass and confirmed by comparing the bytes (MLX tensors: their values). All-zero
 //    tensors and dead experts are not reported as duplicates.
 //  - Region findings: every reader diagnostic about where tensor data lies (overlap, out of the
-//    file, truncated, misaligned) is copied with its code, severity, field and offset, except the
-//    per-tensor out-of-bounds rows a truncation summary explains (truncation.h): the summary is
-//    followed by one E_TRUNCATED_DATA error per cut tensor (tensor and index set, offset at its
-//    data, message "cut: N of M bytes present"). A cut tensor of one entry and one expert has
-//    the rows whose bytes are all there scanned (and counts in tensors_scanned); a tensor with
-//    no bytes, or stacked experts or MLX companions cut short, is not scanned. Every other tensor
-//    is, so a cut file has the bytes that exist checked. F_NOT_SCANNED (warning) names a tensor that
+//    file, truncated, misaligned) is copied with its code, severity, field and offset; tensors
+//    whose data is not all present are not scanned. F_NOT_SCANNED (warning) names a tensor that
 //    cannot be decoded; F_READ_FAILED (error) a chunk whose read failed.
 //  - Each finding is per tensor and code (and field): `count` occurrences and the locations of the
 //    first kFsckMaxLocations in tensor order, each with the element index in the logical tensor,
 //    expert, row (within the expert), column, block (within the row: ggml blocks, MLX groups) and
 //    the absolute offset in file `file` of the bytes concerned (the scale for scale findings).
-//  - Findings are sorted: those about no tensor first (a truncation summary above its cut tensors),
-//    then the cut tensors by name in natural order (natural_order.h), then the rest by tensor
-//    order; then severity (errors first), code name and field (natural order). The result is the
-//    same for any thread count. Cancel gives E_CANCELLED.
+//  - Findings are sorted by tensor order, then severity (errors first), then code name. The result
+//    is the same for any thread count. Cancel gives E_CANCELLED.
 #pragma once
 
 #include <cstdint>

@@ -68,9 +68,7 @@ std::vector<LayerSummary> summarize_layers(const Model& model);
 
 // "1.2 GB", "512 B" (decimal units, like the sizes in ux.md).
 std::string human_bytes(uint64_t bytes);
-// Memory as llama.cpp prints it: bytes / 2^20 with two decimals, "12.34 MiB".
-std::string mib_text(uint64_t bytes);
-// A parameter count, the one format of every view: "7.24 B", "125 M", "3.1 K".
+// "7.24 B", "125 M", "3.1 K".
 std::string human_count(uint64_t count);
 // One line naming a model for the inference views: "llama · 4.19 M parameters · F32", i.e. the
 // architecture ("unknown architecture" without one), the parameter count of the logical tensors

@@ -13,27 +13,12 @@
 //    that file), prefixed with the file's name when the model has several files. The readers'
 //    per-tensor errors stay after it.
 //  - Calling it again changes nothing.
-//
-// Contract of the cut as one finding (what `check`, `fsck` and the Health panel show):
-//  - cut_tensors(model, file) lists the tensors of `file` that mark_missing_data marked (partial
-//    or missing), by name in natural order (natural_order.h: blk.2 before blk.10).
-//  - explained_by_truncation(model, d) is true for a reader's E_TENSOR_OUT_OF_BOUNDS about a file
-//    that has an E_TRUNCATED_DATA summary: the summary and its list of cut tensors say it once, so
-//    such rows are not listed again one by one (JSON keeps every diagnostic).
-//  - cut_tensor_text(model, t) says how much of tensor t is there: "N of M bytes present" or
-//    "no bytes present (data at X, the file ends at Y)".
 #pragma once
-
-#include <string>
-#include <vector>
 
 #include "mlens/model/model.h"
 
 namespace mlens {
 
 void mark_missing_data(Model& model);
-std::vector<size_t> cut_tensors(const Model& model, uint32_t file);
-bool explained_by_truncation(const Model& model, const Diagnostic& d);
-std::string cut_tensor_text(const Model& model, size_t tensor);
 
 }  // namespace mlens
