@@ -97,7 +97,7 @@ TEST_CASE("mlens tensors names the expert groups of a tensor-blob model", "[logi
     REQUIRE(run.exit_status == 0);
     const std::string row = line_of(run.out, "model.layers.0.mlp.experts.gate_proj.weight");
     CHECK(row.find(" int4 g64 ") != std::string::npos);
-    CHECK(row.find(" [64, 64, 4] ") != std::string::npos);
+    CHECK(row.find(" [4, 64, 64] ") != std::string::npos);  // slowest first, as safetensors stores it
     const std::string group = line_of(run.out, "model.layers.0.mlp.experts");
     CHECK(group.find(" 4 ") != std::string::npos);
     CHECK(group.find("{down_proj,gate_proj,up_proj}") != std::string::npos);
@@ -155,7 +155,7 @@ TEST_CASE("a quant type the file declares is escaped in the tensor table", "[log
     INFO(run.out << run.err);
     REQUIRE(run.exit_status == 0);
     CHECK(run.out.find('\x1b') == std::string::npos);
-    CHECK(line_of(run.out, "w").find(" [32, 4] ") != std::string::npos);
+    CHECK(line_of(run.out, "w").find(" [4, 32] ") != std::string::npos);
     CliRun layers = run_mlens({"tensors", dir.file("blob"), "--by-layer"});
     REQUIRE(layers.exit_status == 0);
     CHECK(layers.out.find('\x1b') == std::string::npos);
