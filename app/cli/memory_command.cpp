@@ -37,7 +37,7 @@ double relative_error(uint64_t estimate, uint64_t actual) {
 int run_memory(const MemoryFlags& f) {
     auto model = open_or_report(f.path);
     if (!model) return kExitBroken;
-    auto estimate = estimate_memory(*model, f.options);
+    auto estimate = estimate_memory(*model, f.options, f.as_is);
     if (!estimate) return fail(f.path, estimate.error());
     SessionOptions so;
     so.n_threads = f.threads;

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "cli_runner.h"
+#include "mlens/infer/memory_plan.h"
 #include "mlens/open/target.h"
 #include "split_shards.h"
 #include "test_paths.h"
@@ -65,6 +66,31 @@ TEST_CASE("mlens memory: weights and KV exact, compute within 1% of llama.cpp's 
     nlohmann::json j = memory_json(demo("tiny-llama-q4_0.gguf"), 2048, "f32");
     CHECK(j["terms"]["kv"]["estimate"].get<uint64_t>() == j["terms"]["kv"]["llama_cpp"].get<uint64_t>());
     CHECK(j["terms"]["kv"]["llama_cpp"].get<uint64_t>() == demo_kv_bytes(2048, "f32"));
+}
+
+// The Ollama-made demos reach llama.cpp through their upstream export: the estimate is of that
+// export (the vision tensors of qwen25vl stay out), and their 324-token vocabularies put the
+// compute peak inside a layer (the graph's inputs, the mask and the layer's working set), which
+// the estimate models to the byte; qwen25vl adds its four positions per token.
+TEST_CASE("mlens memory: every term exact on the Ollama-made demos, estimated on the export llama.cpp is given", "[memory][infer][cli]") {
+    for (const char* model : {"ollama-gemma3.gguf", "ollama-qwen25vl.gguf"})
+        for (uint32_t ctx : {256u, 2048u, 8192u}) {
+            INFO(model << " ctx " << ctx);
+            nlohmann::json j = memory_json(demo(model), ctx, "f16");
+            check_terms(j, 0.0);
+            CHECK(j["terms"]["compute"]["estimate"].get<uint64_t>() == j["terms"]["compute"]["llama_cpp"].get<uint64_t>());
+            CHECK(j["note"].get<std::string>().find("upstream export") != std::string::npos);
+        }
+    // As stored (as_is), the estimate describes the stored file: qwen25vl's vision tower counts.
+    auto model = open_model(demo("ollama-qwen25vl.gguf"));
+    REQUIRE(model);
+    auto exported = estimate_memory(*model, MemoryPlanOptions{});
+    auto stored = estimate_memory(*model, MemoryPlanOptions{}, true);
+    REQUIRE(exported);
+    REQUIRE(stored);
+    CHECK(exported->through_export);
+    CHECK_FALSE(stored->through_export);
+    CHECK(stored->terms.weights > 2 * exported->terms.weights);
 }
 
 TEST_CASE("mlens memory: a quantized KV cache whose blocks straddle the demo's 16-value heads is refused", "[memory][infer][cli]") {

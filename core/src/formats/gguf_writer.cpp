@@ -138,6 +138,8 @@ Result<std::vector<uint64_t>> canonical_offsets(const Model& model, uint64_t ali
 
 }  // namespace
 
+Result<std::vector<uint64_t>> gguf_data_offsets(const Model& model) { return canonical_offsets(model, model_alignment(model)); }
+
 Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model, GgufByteOrder order) {
     const uint64_t alignment = model_alignment(model);
     auto offsets = canonical_offsets(model, alignment);

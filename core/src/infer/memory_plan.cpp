@@ -12,11 +12,14 @@
 #include "llama-ext.h"
 
 #include "infer_internal.h"
+#include "mlens/infer/model_loader.h"
 #include "weight_placement.h"
 
 namespace mlens {
 
 namespace {
+
+std::string join_note(const std::string& a, const std::string& b) { return a.empty() ? b : b.empty() ? a : a + "; " + b; }
 
 Error usage(std::string message) { return Error{ErrorCode::E_USAGE, "", std::nullopt, std::move(message)}; }
 
@@ -49,9 +52,7 @@ uint64_t layer_value(const Model& model, const std::string& key, uint64_t layer,
     return v->scalar.as_uint();
 }
 
-}  // namespace
-
-Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptions& o) {
+Result<MemoryEstimate> estimate_model(const Model& model, const MemoryPlanOptions& o) {
     auto k_type = cache_type(o.kv_type);
     if (!k_type) return k_type.error();
     if (o.n_ctx < 1 || o.n_ubatch < 1) return usage("the context and the micro-batch must be at least 1 token");
@@ -97,17 +98,41 @@ Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptio
     }
     const uint64_t ub = e.n_ubatch;
     // The allocator reuses memory between graph nodes; the peak is at the output (logits, the
-    // output norm's input and result, the positions) or inside a layer (FFN gate and up, the
-    // hidden state and attention output), whichever is wider.
-    // Inside the layers the attention mask (an input: F16 for flash attention, one row of n_ctx'
-    // cells per token) is live as well; it is freed before the output.
+    // output norm's input and result, the positions) or inside a layer, whichever is wider.
+    // Inside a layer the graph's inputs are live, each one row per token: the token ids and the
+    // embeddings input (1 + n_embd), the positions (4 per token under multi-section RoPE), the K
+    // and V cache rows to write (two int64 each) and the output ids (1), plus the attention mask
+    // (F16 for flash attention, n_ctx' cells per token). Beside them the layer's working set: FFN
+    // gate and up, the hidden state, its norm and the hole the attention output leaves (3·n_embd).
+    const uint64_t positions = value_of(model, p + "rope.dimension_sections") ? 4 : 1;
     const uint64_t output_stage = ub * (e.n_vocab + 2 * e.n_embd + 1) * 4;
     const uint64_t mask = e.n_embd_k_gqa ? n_ctx * ub * 2 : 0;
-    const uint64_t layer_stage = mask + ub * (3 * e.n_embd + 2 * e.n_ff + 1) * 4;
+    const uint64_t inputs = ub * (1 + e.n_embd + positions + 2 + 2 + 1) * 4;
+    const uint64_t layer_stage = mask + inputs + ub * (3 * e.n_embd + 2 * e.n_ff) * 4;
     e.terms.compute = std::max(output_stage, layer_stage);
     if (value_of(model, p + "ssm.state_size") || value_of(model, p + "shortconv.l_cache") || arch == "clip")
         e.note = "recurrent state and vision towers are not part of this estimate";
     return e;
+}
+
+}  // namespace
+
+Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptions& o, bool as_is) {
+    if (as_is) return estimate_model(model, o);
+    auto upstream = upstream_model_for_load(model);
+    if (!upstream) {
+        auto stored = estimate_model(model, o);
+        if (stored) stored->note = join_note(stored->note, "estimated as stored: the upstream export llama.cpp would be given fails (" +
+                                                                upstream.error().message + ")");
+        return stored;
+    }
+    if (!*upstream) return estimate_model(model, o);
+    auto exported = estimate_model(**upstream, o);
+    if (exported) {
+        exported->through_export = true;
+        exported->note = join_note("estimated on the upstream export llama.cpp is given, not on the file as stored", exported->note);
+    }
+    return exported;
 }
 
 Result<MemoryMeasure> measure_memory(Session& session, const MemoryPlanOptions& o) {

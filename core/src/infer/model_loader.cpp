@@ -9,6 +9,7 @@
 #include "mlens/compat/ollama_origin.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/compat/upstream_export.h"
+#include "mlens/formats/gguf_writer.h"
 #include "mlens/io/owner_stamp.h"
 #include "mlens/io/temp_registry.h"
 #include "mlens/open/target.h"
@@ -51,17 +52,16 @@ private:
 
 // A GGUF that is Ollama-made on evidence and whose text side the shim rewrites: what the export needs.
 struct ExportNeed {
-    Model model;
     compat::OllamaOrigin origin;
     compat::RewritePlan plan;
 };
 
-std::optional<ExportNeed> export_needed(Model model) {
+std::optional<ExportNeed> export_needed(const Model& model) {
     compat::OllamaOrigin origin = compat::detect_ollama_origin(model);
     if (!origin.ollama_made()) return std::nullopt;
     compat::RewritePlan plan = compat::plan_compat(model);
     if (plan.text.empty()) return std::nullopt;
-    return ExportNeed{std::move(model), std::move(origin), std::move(plan)};
+    return ExportNeed{std::move(origin), std::move(plan)};
 }
 
 std::string banner_for(const LoadRoute& route, const compat::OllamaOrigin& origin) {
@@ -90,7 +90,7 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
                      std::string("llama.cpp loads GGUF files; this is a ") + format_name(model->format) + " model"};
     const std::string file = gguf ? model->files[0].path : path;
     std::optional<ExportNeed> need;
-    if (gguf && !options.as_is) need = export_needed(std::move(model).value());
+    if (gguf && !options.as_is) need = export_needed(*model);
     if (!need) {
         auto session = Session::load(file, options, job, std::move(log));
         if (!session) return session.error();
@@ -103,7 +103,7 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
         return Error{ErrorCode::E_EXPORT_FOR_LOAD, "", std::nullopt, "cannot create a temporary directory for the upstream export"};
     compat::ExportOptions export_options;
     export_options.text_path = scratch.file();
-    auto exported = compat::export_upstream(need->model, need->plan, export_options, job);
+    auto exported = compat::export_upstream(*model, need->plan, export_options, job);
     if (!exported) {
         if (exported.error().code == ErrorCode::E_CANCELLED) return exported.error();
         return Error{ErrorCode::E_EXPORT_FOR_LOAD, "", std::nullopt,
@@ -117,6 +117,23 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     if (!session) return session.error();
     out.session = std::move(session).value();
     return out;
+}
+
+Result<std::optional<Model>> upstream_model_for_load(const Model& model) {
+    if (model.format != Format::gguf) return std::optional<Model>();
+    std::optional<ExportNeed> need = export_needed(model);
+    if (!need) return std::optional<Model>();
+    auto layout = compat::export_layout(model, need->plan.text);
+    if (!layout) return layout.error();
+    Model out = std::move(layout->model);
+    auto offsets = gguf_data_offsets(out);
+    if (!offsets) return offsets.error();
+    out.files.resize(1);
+    for (size_t i = 0; i < out.tensors.size(); ++i) {
+        out.tensors[i].file = 0;
+        out.tensors[i].relative_offset = out.tensors[i].data_offset = (*offsets)[i];
+    }
+    return std::optional<Model>(std::move(out));
 }
 
 }  // namespace mlens

@@ -45,6 +45,11 @@ Status write_gguf(const Model& model, const std::string& path, JobContext* job =
 Status write_gguf_into(SafeFileWriter& out, const Model& model, JobContext* job = nullptr, const TensorDataProvider& provider = nullptr,
                        GgufByteOrder order = GgufByteOrder::little);
 
+// Each tensor's offset from the start of the data section as write_gguf lays the data out
+// (canonical packed order, padded to the model's alignment). E_UNKNOWN_SIZE for a tensor of
+// unknown size, E_SIZE_OVERFLOW when the sum overflows.
+Result<std::vector<uint64_t>> gguf_data_offsets(const Model& model);
+
 // The header bytes (everything before the tensor data) exactly as write_gguf would write them.
 Result<std::vector<uint8_t>> gguf_header_bytes(const Model& model, GgufByteOrder order = GgufByteOrder::little);
 

@@ -14,14 +14,23 @@
 //      compute = an estimate of the scheduler's buffer for one micro-batch of
 //                ub = min(n_ubatch, n_batch, n_ctx') tokens, the wider of its two peaks, in floats:
 //                the output, ub · (n_vocab + 2·n_embd + 1) (logits of every token, the output
-//                norm's input and result, the positions), and a layer, ub · (3·n_embd + 2·n_ff + 1)
-//                plus the attention mask, n_ctx' · ub halves (flash attention's F16 mask over the
-//                whole cache, which llama.cpp reserves the graph for); the attention scores of
-//                flash attention never materialize. An approximation of ggml's allocator: exact
-//                where the logits dominate (every vocabulary of 32k tokens or more), short by the
-//                few rows a layer keeps beside the mask on models whose vocabulary is tiny.
+//                norm's input and result, the positions), and a layer: the graph's inputs,
+//                ub · (n_embd + 6 + positions) (token ids, the embeddings input, the positions —
+//                4 per token when the file has {arch}.rope.dimension_sections, llama.cpp's
+//                multi-section RoPE, else 1 —, the K and V rows to write as int64, the output ids),
+//                the attention mask, n_ctx' · ub halves (flash attention's F16 mask over the whole
+//                cache), and the layer's working set, ub · (3·n_embd + 2·n_ff) (FFN gate and up,
+//                the hidden state, its norm, and the hole the attention output leaves in ggml's
+//                allocator); the attention scores of flash attention never materialize. Measured
+//                against the pinned llama.cpp's graph allocation node by node on a gemma3 and a
+//                qwen2vl model whose tiny vocabulary makes the layer the peak: exact there; the
+//                output peak is exact wherever the vocabulary dominates (32k tokens or more).
 //    Architectures other than decoder-only transformers (recurrent state, vision towers) are out
 //    of the estimate's scope: it says so in `note`.
+//  - Which file is estimated: the one llama.cpp is handed (upstream_model_for_load,
+//    model_loader.h): for an Ollama-made GGUF that load_model_session exports, the text side of
+//    its upstream export (through_export, said in `note`), unless `as_is`. When that export
+//    fails the estimate falls back to the stored file and the note says why.
 //  - measure_memory creates a context on the loaded model with the same settings (CPU, flash
 //    attention as llama.cpp decides by default, the session's threads) and returns
 //    llama_get_memory_breakdown summed over buffer types: model, context (the KV cache) and
@@ -64,6 +73,7 @@ struct MemoryEstimate {
     uint64_t n_embd_k_gqa = 0, n_embd_v_gqa = 0;  // of one layer (the first, for per-layer arrays)
     uint64_t weights_mapped = 0;  // the weights left in the file mappings (the CPU buffer)
     std::map<std::string, uint64_t> weights_copied;  // extra buffer type -> weights copied there
+    bool through_export = false;  // estimated on the upstream export of an Ollama-made GGUF
     std::string note;
 };
 
@@ -78,7 +88,7 @@ struct MemoryMeasure {
     uint32_t n_ctx = 0;  // the context llama.cpp made
 };
 
-Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptions& options);
+Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptions& options, bool as_is = false);
 Result<MemoryMeasure> measure_memory(Session& session, const MemoryPlanOptions& options);
 
 }  // namespace mlens

@@ -28,6 +28,8 @@
 #include <vector>
 
 #include "mlens/infer/session.h"
+#include "mlens/model/model.h"
+#include "mlens/result.h"
 
 namespace mlens {
 
@@ -44,5 +46,12 @@ struct LoadedSession {
 
 Result<LoadedSession> load_model_session(const std::string& path, const SessionOptions& options, JobContext* job = nullptr,
                                          std::shared_ptr<LogCapture> log = nullptr);
+
+// The Model llama.cpp is handed for `model` by load_model_session without as_is, worked out
+// without writing a byte: for a file load_model_session exports, the text side of its upstream
+// export (export_layout) with every tensor in one file at the offset write_gguf gives it
+// (data_offset counted from the start of the data section, which is all a span needs); nullopt
+// when the file goes to llama.cpp as it is. An export the file cannot have is the exporter's error.
+Result<std::optional<Model>> upstream_model_for_load(const Model& model);
 
 }  // namespace mlens
