@@ -153,12 +153,23 @@ TEST_CASE("a recipe of NVFP4 tensors says that no llama-quantize ftype makes the
     CHECK(r.no_command == "no llama-quantize ftype makes NVFP4 tensors: the linked llama-quantize cannot reproduce this file");
 }
 
-TEST_CASE("a recipe of a model without quantized tensors says so", "[recipe]") {
+// llama-quantize's F16, BF16 and F32 ftypes make GGUFs of unquantized matrices: their recipe is
+// that ftype.
+TEST_CASE("a recipe of a GGUF of unquantized matrices names the F16, BF16 or F32 ftype", "[recipe]") {
     test::TempDir dir;
-    const QuantRecipe r = quant_recipe(open_written(dir, "f32.gguf", {zeros("blk.0.attn_q.weight", GGML_TYPE_F32, {256, 4})}));
-    CHECK(r.base.empty());
-    CHECK(llama_quantize_command(r).empty());
-    CHECK(r.no_command == "no quantized tensors of two or more dimensions");
+    const QuantRecipe f32 = quant_recipe(open_written(dir, "f32.gguf", {zeros("blk.0.attn_q.weight", GGML_TYPE_F32, {256, 4})}));
+    CHECK(f32.base == "F32");
+    CHECK(f32.ftype == "F32");
+    CHECK(f32.no_command.empty());
+    const QuantRecipe f16 = quant_recipe(open_written(dir, "f16.gguf",
+                                                      {zeros("blk.0.attn_q.weight", GGML_TYPE_F16, {256, 4}),
+                                                       zeros("blk.1.attn_q.weight", GGML_TYPE_F16, {256, 4}),
+                                                       zeros("blk.0.attn_norm.weight", GGML_TYPE_F32, {256}),
+                                                       zeros("blk.1.attn_k.weight", GGML_TYPE_BF16, {256, 4})}));
+    CHECK(f16.base == "F16");
+    CHECK(f16.ftype == "F16");
+    CHECK(llama_quantize_command(f16).ends_with(" F16"));
+    CHECK(f16.rules == std::vector<std::string>{"^blk\\.[0-9]+\\.attn_k\\.weight$=bf16"});
 }
 
 // MLX and Ollama tensor-blob models are quantized per tensor: the recipe lists the modes.

@@ -94,6 +94,19 @@ void choose_base(const Model& model, QuantRecipe& r, const std::vector<const Rec
         else
             ++it->second;
     }
+    // A GGUF with nothing block-quantized is still llama-quantize's work when its matrices are
+    // F16, BF16 or F32: those ftypes make exactly that.
+    if (counts.empty() && model.format == Format::gguf) {
+        for (const RecipeCell* c : all) {
+            const std::string& type = model.tensors[c->tensor_index].type.name;
+            if (c->dims < 2 || (type != "F16" && type != "BF16" && type != "F32")) continue;
+            auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& p) { return p.first == type; });
+            if (it == counts.end())
+                counts.push_back({type, 1});
+            else
+                ++it->second;
+        }
+    }
     if (counts.empty()) {
         r.no_command = per_tensor_modes(model, all);
         return;

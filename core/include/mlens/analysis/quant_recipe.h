@@ -27,7 +27,9 @@
 //    the source has them. Other tensors outside the layers (besides token_embd and output) of a
 //    type other than BASE get a rule of their exact name. Patterns are lowercase regexes
 //    (llama-quantize lowercases them) anchored at both ends.
-//  - A model without quantized tensors of two or more dimensions has no command (empty base);
+//  - A GGUF without quantized tensors of two or more dimensions takes as BASE the most common of
+//    F16, BF16 and F32 among them (llama-quantize's F16, BF16 and F32 ftypes make such files).
+//  - Any other model without quantized tensors of two or more dimensions has no command (empty base);
 //    no_command says why: the per-tensor modes of MLX and Ollama tensor-blob tensors with how
 //    many tensors each ("quantized per tensor (int4 g64 ×7, int8 g32 ×2), which llama-quantize
 //    does not make"), else "no quantized tensors of two or more dimensions".
