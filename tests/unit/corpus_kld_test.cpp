@@ -178,12 +178,15 @@ TEST_CASE("mlens kld agrees with llama-perplexity --kl-divergence on the demo mo
     SECTION("-c 128 -b 128") { check_setting({kCtx, {"-b", "128"}, kChunks}); }
     // A chunk longer than the batch: two passes per chunk, with a micro-batch of 64.
     SECTION("-c 256 -b 128 -ub 64") { check_setting({256, {"-b", "128", "-ub", "64"}, 5}); }
+    // -c 256 with the default batch of 2048 tokens: 8 chunks decoded together.
+    SECTION("-c 256, default batches") { check_setting({256, {}, 5}); }
 }
 
 TEST_CASE("mlens ppl prints llama-perplexity's running and final perplexity", "[kld][ppl][infer][cli]") {
     test::TempDir dir;
     const std::string text = corpus_file(dir, "text.txt", 1800);
-    for (const Setting& setting : {Setting{kCtx, {}, -1}, Setting{256, {"-b", "128", "-ub", "64"}, -1}}) {
+    for (const Setting& setting : {Setting{kCtx, {}, -1}, Setting{kCtx, {"-b", "128"}, -1}, Setting{256, {}, -1},
+                                   Setting{256, {"-b", "128", "-ub", "64"}, -1}}) {
         INFO(setting.perplexity_flags());
         test::ShellRun theirs =
             test::run_llama_tool(perplexity_command(demo("tiny-llama-q4_0.gguf"), setting, "-f " + text), "Final estimate");
