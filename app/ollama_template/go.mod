@@ -1,0 +1,3 @@
+module modellens/ollama_template
+
+go 1.19
