@@ -4,7 +4,8 @@
 // (no_alloc) in the same run, on (1) an upstream vocab GGUF (default: the pinned llama.cpp's
 // models/ggml-vocab-gemma-4.gguf, 262k tokens) and (2) a generated header of 1,000,000 tokens and
 // 10,000 tensors. Prints the best of several runs for each, the ratio, and the peak memory each
-// parser added (measured in a forked child, against an idle child's baseline).
+// parser added (measured in a forked child, against an idle child's baseline), and the machine's
+// 1-minute load average when the timing ended (other work on the 2 cores slows both parsers).
 #include <gguf.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -77,8 +79,10 @@ void bench(const char* label, const std::string& path) {
     long ggml_kib = child_peak_kib([&] { parse_ggml(path); }) - idle;
     std::ifstream f(path, std::ios::binary | std::ios::ate);
     double file_mib = static_cast<double>(f.tellg()) / (1 << 20);
-    std::printf("%-28s file %7.1f MiB | mlens %8.2f ms  ggml %8.2f ms  ratio %5.1fx | peak +%6.1f MiB (ggml +%6.1f MiB)\n", label, file_mib,
-                ours, ggml, ggml / ours, ours_kib / 1024.0, ggml_kib / 1024.0);
+    double load = 0;
+    getloadavg(&load, 1);
+    std::printf("%-28s file %7.1f MiB | mlens %8.2f ms  ggml %8.2f ms  ratio %5.1fx | peak +%6.1f MiB (ggml +%6.1f MiB) | load %.2f\n",
+                label, file_mib, ours, ggml, ggml / ours, ours_kib / 1024.0, ggml_kib / 1024.0, load);
 }
 
 }  // namespace

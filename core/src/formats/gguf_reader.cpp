@@ -4,13 +4,14 @@
 #include "mlens/formats/gguf_reader.h"
 
 #include <algorithm>
-#include <functional>
 #include <string_view>
 #include <vector>
 
 #include "gguf_layout_checks.h"
 #include "gguf_semantic_checks.h"
 #include "gguf_split.h"
+#include "gguf_string_scan.h"
+#include "name_index.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_byte_order.h"
 #include "mlens/io/checked_math.h"
@@ -49,60 +50,6 @@ bool key_charset_ok(const std::string& key) {
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-')) return false;
     return true;
 }
-
-// Positions in a vector whose elements hold a name (`Name`), hashed by that name: duplicates are
-// found in linear time without copying any name, and positions stay valid when the vector grows.
-// Open addressing with linear probing over (hash, position) slots, at most 3/4 full.
-template <typename T, std::string T::*Name>
-class NameIndex {
-public:
-    explicit NameIndex(const std::vector<T>& items) : m_items(items) {}
-
-    bool contains(std::string_view name) const {
-        if (m_slots.empty()) return false;
-        const size_t hash = std::hash<std::string_view>{}(name);
-        const size_t mask = m_slots.size() - 1;
-        for (size_t s = hash & mask;; s = (s + 1) & mask) {
-            const Slot& slot = m_slots[s];
-            if (slot.position == kEmpty) return false;
-            if (slot.hash == hash && name_at(slot.position) == name) return true;
-        }
-    }
-
-    // `position` holds a name not yet in the index.
-    void add(size_t position) {
-        if ((m_used + 1) * 4 > m_slots.size() * 3) grow();
-        place({std::hash<std::string_view>{}(name_at(position)), position});
-        ++m_used;
-    }
-
-private:
-    struct Slot {
-        size_t hash;
-        size_t position;
-    };
-    static constexpr size_t kEmpty = SIZE_MAX;
-
-    std::string_view name_at(size_t position) const { return m_items[position].*Name; }
-
-    void place(Slot slot) {
-        const size_t mask = m_slots.size() - 1;
-        size_t s = slot.hash & mask;
-        while (m_slots[s].position != kEmpty) s = (s + 1) & mask;
-        m_slots[s] = slot;
-    }
-
-    void grow() {
-        std::vector<Slot> old = std::move(m_slots);
-        m_slots.assign(old.empty() ? 64 : old.size() * 2, Slot{0, kEmpty});
-        for (const Slot& slot : old)
-            if (slot.position != kEmpty) place(slot);
-    }
-
-    const std::vector<T>& m_items;
-    std::vector<Slot> m_slots;  // size is 0 or a power of two
-    size_t m_used = 0;
-};
 
 class GgufParser {
 public:
@@ -234,21 +181,36 @@ private:
         return true;
     }
 
+    // A field's path, spelled out only when a diagnostic names it (a header of 10k tensors
+    // would otherwise build 10k paths that no one reads).
+    class FieldName {
+    public:
+        FieldName(const std::string& text) : m_text(&text) {}
+        FieldName(const char* base, uint64_t index, const char* suffix) : m_base(base), m_index(index), m_suffix(suffix) {}
+        std::string text() const { return m_text ? *m_text : indexed(m_base, m_index, m_suffix); }
+
+    private:
+        const std::string* m_text = nullptr;
+        const char* m_base = nullptr;
+        uint64_t m_index = 0;
+        const char* m_suffix = nullptr;
+    };
+
     // Reads a length-prefixed string into out. `cap` is the named limit for its length; a string
     // present in full but longer than the cap is rejected with `too_long_code`.
-    bool read_string(const std::string& field, std::string& out, uint64_t cap, const char* cap_name,
+    bool read_string(const FieldName& field, std::string& out, uint64_t cap, const char* cap_name,
                      ErrorCode too_long_code = ErrorCode::E_LIMIT) {
         uint64_t len_at = m_cur.position();
         uint64_t len;
-        if (!read_count(len)) return truncated(field, count_bytes());
+        if (!read_count(len)) return truncated(field.text(), count_bytes());
         if (len > m_cur.remaining()) {
             if (len > cap)
-                return fail(ErrorCode::E_STRING_LENGTH, field, len_at,
+                return fail(ErrorCode::E_STRING_LENGTH, field.text(), len_at,
                             "length " + std::to_string(len) + " exceeds the " + std::to_string(m_cur.remaining()) + " bytes remaining");
-            return truncated(field, len);
+            return truncated(field.text(), len);
         }
         if (len > cap)
-            return fail(too_long_code, field, len_at,
+            return fail(too_long_code, field.text(), len_at,
                         "length " + std::to_string(len) + " exceeds limit " + cap_name + "=" + std::to_string(cap));
         m_cur.read_string(out, len);
         return true;
@@ -314,8 +276,9 @@ private:
         if (!read_value_type(indexed("kv", i, ".type"), e.value.type)) return false;
         e.type_range = {type_at, 4};
         uint64_t value_at = m_cur.position();
-        auto element_check = e.value.type == ValueType::array ? string_array_check_for(e.key) : nullptr;
-        if (!read_value(i, e, element_check.get())) return false;
+        std::optional<StringArrayCheck> element_check;
+        if (e.value.type == ValueType::array) element_check = string_array_check_for(e.key);
+        if (!read_value(i, e, element_check ? &*element_check : nullptr)) return false;
         e.value_range = {value_at, m_cur.position() - value_at};
         if (element_check) element_check->finish(m_model, e);
         if (e.value.is_array()) {
@@ -415,39 +378,110 @@ private:
         m_cur.seek(index.data_offset);
     }
 
+    // Records where each element of a STRING array starts, checks its length, and checks the
+    // text: valid UTF-8 (the first invalid element is reported) and the key's element check.
+    // Elements that lie wholly in a window read at their start are scanned in place there
+    // (gguf_string_scan.h); any other element, and every element that breaks a rule, goes
+    // through index_one_string, which reports what is wrong.
     bool index_string_elements(const std::string& field, ArrayIndex& index, StringArrayCheck* element_check) {
         index.string_offsets.reserve(index.count);  // bounded: count × 8 <= bytes remaining
-        bool warned_utf8 = false;
-        for (uint64_t k = 0; k < index.count; ++k) {
-            uint64_t at = m_cur.position();
-            uint64_t len;
-            if (!read_count(len)) return truncated(field + "[" + std::to_string(k) + "]", count_bytes());
-            if (len > m_cur.remaining()) {
-                std::string f = field + "[" + std::to_string(k) + "]";
-                if (len > m_limits.max_string_bytes)
-                    return fail(ErrorCode::E_STRING_LENGTH, f, at,
-                                "length " + std::to_string(len) + " exceeds the " + std::to_string(m_cur.remaining()) + " bytes remaining");
-                return truncated(f, len);
-            }
-            if (len > m_limits.max_string_bytes)
-                return fail(
-                    ErrorCode::E_LIMIT, field + "[" + std::to_string(k) + "]", at,
-                    "length " + std::to_string(len) + " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
-            // Strings longer than the cursor window are not UTF-8 checked (no window holds them).
-            if (len <= Cursor::kWindowBytes && (!warned_utf8 || element_check)) {
-                const uint8_t* p = m_cur.peek(len);
-                if (p && !warned_utf8 && !utf8_valid(p, len)) {
-                    warn(ErrorCode::W_INVALID_UTF8, field + "[" + std::to_string(k) + "]", at, "string is not valid UTF-8");
-                    warned_utf8 = true;
-                }
-                if (p && element_check)
-                    element_check->visit(
-                        k, std::string_view(reinterpret_cast<const char*>(p), std::min(len, StringArrayCheck::kMaxVisitBytes)));
-            }
-            m_cur.skip(len);
-            index.string_offsets.push_back(at);
-            if ((k & 65535) == 65535 && job_cancelled(m_job)) return cancelled();
+        StringScan scan{field, index, element_check};
+        for (uint64_t k = 0; k < index.count;) {
+            const uint64_t stop = std::min(index.count, (k | kCancelCheckMask) + 1);
+            k = scan_buffered_strings(scan, k, stop);
+            if (k < stop && !index_one_string(scan, k++)) return false;
+            if ((k & kCancelCheckMask) == 0 && job_cancelled(m_job)) return cancelled();
         }
+        return true;
+    }
+
+    static constexpr uint64_t kCancelCheckMask = 65535;  // the job is asked after each 65,536 elements
+    static constexpr uint64_t kScanWindowBytes = Cursor::kWindowBytes;
+    static constexpr uint64_t kScanPieceBytes = 16 << 10;
+    static constexpr uint64_t kScanPieceElements = kScanPieceBytes / 8;  // what a piece holds in v3 (v1: two goes)
+
+    struct StringScan {
+        const std::string& field;
+        ArrayIndex& index;
+        StringArrayCheck* element_check;
+        bool warned_utf8 = false;
+    };
+
+    // Scans elements [k, stop) while each lies wholly in a window read at its start and within
+    // the limits; returns the first element not scanned. Each window is read once (an element
+    // cut by its end starts the next one) and taken a piece of kScanPieceBytes at a time (a
+    // larger piece for a larger element), so that the checks read what the offset scan just
+    // brought into the nearest cache.
+    uint64_t scan_buffered_strings(StringScan& scan, uint64_t k, uint64_t stop) {
+        while (k < stop && m_cur.remaining() >= count_bytes()) {
+            const uint64_t window_at = m_cur.position();
+            const uint64_t available = std::min(kScanWindowBytes, m_cur.remaining());
+            if (m_scan_window.size() < available) m_scan_window.resize(available);
+            if (!m_source->read(window_at, available, m_scan_window.data())) break;
+            const uint64_t first = k;
+            uint64_t done = 0;
+            while (k < stop) {
+                const uint64_t scanned_bytes = scan_piece(scan, k, stop, window_at, done, available);
+                if (scanned_bytes == 0) break;
+                done += scanned_bytes;
+            }
+            m_cur.skip(done);
+            if (k == first) break;
+        }
+        return k;
+    }
+
+    // The elements of the piece of the window from `done`; advances k, returns the bytes scanned.
+    uint64_t scan_piece(StringScan& scan, uint64_t& k, uint64_t stop, uint64_t window_at, uint64_t done, uint64_t available) {
+        BufferedStrings piece{m_scan_window.data() + done, window_at + done, std::min(kScanPieceBytes, available - done),
+                              static_cast<uint32_t>(count_bytes()), m_cur.swap_bytes()};
+        uint64_t offsets[kScanPieceElements];
+        const uint64_t max_count = std::min(stop - k, kScanPieceElements);
+        ScannedStrings scanned = scan_strings(piece, m_limits.max_string_bytes, max_count, k, offsets, scan.element_check);
+        if (scanned.count == 0 && piece.size < available - done) {
+            piece.size = available - done;
+            scanned = scan_strings(piece, m_limits.max_string_bytes, max_count, k, offsets, scan.element_check);
+        }
+        scan.index.string_offsets.insert(scan.index.string_offsets.end(), offsets, offsets + scanned.count);
+        if (!scan.warned_utf8) {
+            if (std::optional<uint64_t> bad = first_invalid_utf8(piece, offsets, scanned)) {
+                warn(ErrorCode::W_INVALID_UTF8, indexed(scan.field.c_str(), k + *bad), offsets[*bad], "string is not valid UTF-8");
+                scan.warned_utf8 = true;
+            }
+        }
+        k += scanned.count;
+        return scanned.bytes;
+    }
+
+    // Element k, read field by field: reports a length past the end or over the limit, checks a
+    // text that fits in the window (a longer one is not checked: no window holds it).
+    bool index_one_string(StringScan& scan, uint64_t k) {
+        const std::string& field = scan.field;
+        uint64_t at = m_cur.position();
+        uint64_t len;
+        if (!read_count(len)) return truncated(indexed(field.c_str(), k), count_bytes());
+        if (len > m_cur.remaining()) {
+            if (len > m_limits.max_string_bytes)
+                return fail(ErrorCode::E_STRING_LENGTH, indexed(field.c_str(), k), at,
+                            "length " + std::to_string(len) + " exceeds the " + std::to_string(m_cur.remaining()) + " bytes remaining");
+            return truncated(indexed(field.c_str(), k), len);
+        }
+        if (len > m_limits.max_string_bytes)
+            return fail(
+                ErrorCode::E_LIMIT, indexed(field.c_str(), k), at,
+                "length " + std::to_string(len) + " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
+        if (len <= Cursor::kWindowBytes && (!scan.warned_utf8 || scan.element_check)) {
+            const uint8_t* p = m_cur.peek(len);
+            if (p && !scan.warned_utf8 && !utf8_valid(p, len)) {
+                warn(ErrorCode::W_INVALID_UTF8, indexed(field.c_str(), k), at, "string is not valid UTF-8");
+                scan.warned_utf8 = true;
+            }
+            if (p && scan.element_check)
+                scan.element_check->visit(
+                    k, std::string_view(reinterpret_cast<const char*>(p), std::min(len, StringArrayCheck::kMaxVisitBytes)));
+        }
+        m_cur.skip(len);
+        scan.index.string_offsets.push_back(at);
         return true;
     }
 
@@ -477,16 +511,16 @@ private:
         TensorInfo t;
         t.file = m_file;
         uint64_t start = m_cur.position();
-        std::string name_field = indexed("tensors", i, ".name");
+        const FieldName name_field("tensors", i, ".name");
         if (!read_string(name_field, t.name, m_limits.max_tensor_name_bytes, "max_tensor_name_bytes", ErrorCode::E_TENSOR_NAME_TOO_LONG))
             return false;
         if (t.name.size() == m_limits.max_tensor_name_bytes)
-            warn(ErrorCode::W_TENSOR_NAME_LENGTH, name_field, start, "64-byte name: llama.cpp needs fewer than 64 bytes");
-        if (t.name.empty()) warn(ErrorCode::W_EMPTY_TENSOR_NAME, name_field, start, "empty tensor name");
-        if (!utf8_valid(t.name)) warn(ErrorCode::W_INVALID_UTF8, name_field, start, "tensor name is not valid UTF-8");
+            warn(ErrorCode::W_TENSOR_NAME_LENGTH, name_field.text(), start, "64-byte name: llama.cpp needs fewer than 64 bytes");
+        if (t.name.empty()) warn(ErrorCode::W_EMPTY_TENSOR_NAME, name_field.text(), start, "empty tensor name");
+        if (!utf8_valid(t.name)) warn(ErrorCode::W_INVALID_UTF8, name_field.text(), start, "tensor name is not valid UTF-8");
         const bool duplicate = m_tensor_names.contains(t.name);
         if (duplicate)
-            error(ErrorCode::E_DUPLICATE_TENSOR, name_field, start, "\"" + escape_for_display(t.name) + "\" appears more than once");
+            error(ErrorCode::E_DUPLICATE_TENSOR, name_field.text(), start, "\"" + escape_for_display(t.name) + "\" appears more than once");
 
         uint64_t dims_at = m_cur.position();
         uint32_t n_dims;
@@ -498,11 +532,11 @@ private:
         t.n_elements = 1;
         bool overflow = false;
         for (uint32_t j = 0; j < n_dims; ++j) {
-            std::string f = indexed("tensors", i, (".ne[" + std::to_string(j) + "]").c_str());
+            auto ne_field = [&] { return indexed("tensors", i, (".ne[" + std::to_string(j) + "]").c_str()); };
             uint64_t at = m_cur.position();
             uint64_t ne;
-            if (!read_count(ne)) return truncated(f, count_bytes());
-            if (ne >= (1ull << 63)) return fail(ErrorCode::E_DIM_RANGE, f, at, std::to_string(ne) + " is not below 2^63");
+            if (!read_count(ne)) return truncated(ne_field(), count_bytes());
+            if (ne >= (1ull << 63)) return fail(ErrorCode::E_DIM_RANGE, ne_field(), at, std::to_string(ne) + " is not below 2^63");
             t.ne.push_back(ne);
             auto product = checked_mul(t.n_elements, ne);
             overflow = overflow || !product;
@@ -550,6 +584,7 @@ private:
     uint64_t m_alignment = 32;
     NameIndex<MetadataEntry, &MetadataEntry::key> m_keys;
     NameIndex<TensorInfo, &TensorInfo::name> m_tensor_names;
+    std::vector<uint8_t> m_scan_window;  // what scan_buffered_strings reads, at most kScanWindowBytes
 };
 
 }  // namespace

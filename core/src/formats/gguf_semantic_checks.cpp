@@ -47,32 +47,6 @@ void check_token_ids(Model& m, uint64_t n_vocab) {
     }
 }
 
-// First element that fails a predicate, reported once as a tokenizer warning.
-class FirstFailureCheck : public StringArrayCheck {
-public:
-    using Predicate = bool (*)(std::string_view);
-    FirstFailureCheck(Predicate ok, const char* what) : m_ok(ok), m_what(what) {}
-    void visit(uint64_t index, std::string_view element) override {
-        if (!m_failed && !m_ok(element)) m_failed = index;
-    }
-    void finish(Model& m, const MetadataEntry& e) override {
-        if (m_failed) warn(m, e, ErrorCode::W_TOKENIZER_METADATA, "element " + std::to_string(*m_failed) + " " + m_what);
-    }
-
-private:
-    Predicate m_ok;
-    const char* m_what;
-    std::optional<uint64_t> m_failed;
-};
-
-bool merge_ok(std::string_view merge) { return merge.find(' ') != std::string_view::npos; }
-
-bool byte_token_ok(std::string_view piece) {
-    uint8_t byte;
-    bool looks_like_byte = piece.size() >= 4 && piece.size() <= 8 && piece.starts_with("<0x") && piece.back() == '>';
-    return !looks_like_byte || parse_byte_token(piece, byte);
-}
-
 void check_tokenizer(Model& m) {
     const MetadataEntry* tokens_entry = m.find("tokenizer.ggml.tokens");
     if (!tokens_entry) return;
@@ -135,11 +109,21 @@ bool parse_byte_token(std::string_view piece, uint8_t& byte) {
     return true;
 }
 
-std::unique_ptr<StringArrayCheck> string_array_check_for(std::string_view key) {
-    if (key == "tokenizer.ggml.merges") return std::make_unique<FirstFailureCheck>(merge_ok, "has no space between its two parts");
-    if (key == "tokenizer.ggml.tokens")
-        return std::make_unique<FirstFailureCheck>(byte_token_ok, "looks like a byte token but is not <0xNN>");
-    return nullptr;
+bool StringArrayCheck::is_byte_token(std::string_view piece) {
+    uint8_t byte;
+    return parse_byte_token(piece, byte);
+}
+
+void StringArrayCheck::finish(Model& m, const MetadataEntry& e) const {
+    if (!m_failed) return;
+    const char* what = m_rule == Rule::merge_has_space ? "has no space between its two parts" : "looks like a byte token but is not <0xNN>";
+    warn(m, e, ErrorCode::W_TOKENIZER_METADATA, "element " + std::to_string(*m_failed) + " " + what);
+}
+
+std::optional<StringArrayCheck> string_array_check_for(std::string_view key) {
+    if (key == "tokenizer.ggml.merges") return StringArrayCheck(StringArrayCheck::Rule::merge_has_space);
+    if (key == "tokenizer.ggml.tokens") return StringArrayCheck(StringArrayCheck::Rule::byte_token_form);
+    return std::nullopt;
 }
 
 void check_gguf_semantics(Model& model, const GgufLimits& limits) {

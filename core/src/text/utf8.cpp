@@ -1,5 +1,7 @@
 #include "mlens/text/utf8.h"
 
+#include <immintrin.h>
+
 #include <cstring>
 
 namespace mlens {
@@ -96,9 +98,107 @@ struct Utf8Tables {
 
 constexpr Utf8Tables kUtf8;
 
-}  // namespace
+// Vector validation after Keiser and Lemire, "Validating UTF-8 in less than one instruction per
+// byte" (2021): every pair (previous byte, byte) is classified by three 16-entry lookups (high and
+// low nibble of the previous byte, high nibble of the byte) whose AND has a bit set for each rule
+// the pair breaks; a continuation after a continuation (kTwoConts) is an error exactly when the
+// byte two or three back is not a 3- or 4-byte lead. It accepts exactly the texts the automaton
+// above accepts (tests/unit/utf8_test.cpp compares it with a decoder loop at every block
+// position). utf8_valid takes it for texts of kVectorMinBytes or more where the CPU has AVX2.
+constexpr uint8_t kTooShort = 1 << 0;  // a lead byte not followed by a continuation
+constexpr uint8_t kTooLong = 1 << 1;  // a continuation after ASCII
+constexpr uint8_t kOverlong3 = 1 << 2;  // E0 80..9F
+constexpr uint8_t kTooLarge = 1 << 3;  // F4 90..BF, F5..FF 90..BF
+constexpr uint8_t kSurrogate = 1 << 4;  // ED A0..BF
+constexpr uint8_t kOverlong2 = 1 << 5;  // C0, C1 before a continuation
+constexpr uint8_t kTooLarge1000 = 1 << 6;  // F5..FF 80..8F
+constexpr uint8_t kOverlong4 = 1 << 6;  // F0 80..8F
+constexpr uint8_t kTwoConts = 1 << 7;  // a continuation after a continuation
+constexpr uint8_t kCarry = kTooShort | kTooLong | kTwoConts;  // the low nibble plays no part
 
-bool utf8_valid(const uint8_t* data, size_t size) {
+// clang-format off
+alignas(32) constexpr uint8_t kPrevHigh[32] = {
+    kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong,
+    kTwoConts, kTwoConts, kTwoConts, kTwoConts,
+    kTooShort | kOverlong2, kTooShort, kTooShort | kOverlong3 | kSurrogate, kTooShort | kTooLarge | kTooLarge1000 | kOverlong4,
+    kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong,
+    kTwoConts, kTwoConts, kTwoConts, kTwoConts,
+    kTooShort | kOverlong2, kTooShort, kTooShort | kOverlong3 | kSurrogate, kTooShort | kTooLarge | kTooLarge1000 | kOverlong4};
+constexpr uint8_t kLarge = kCarry | kTooLarge | kTooLarge1000;
+alignas(32) constexpr uint8_t kPrevLow[32] = {
+    kCarry | kOverlong3 | kOverlong2 | kOverlong4, kCarry | kOverlong2, kCarry, kCarry, kCarry | kTooLarge,
+    kLarge, kLarge, kLarge, kLarge, kLarge, kLarge, kLarge, kLarge, kLarge | kSurrogate, kLarge, kLarge,
+    kCarry | kOverlong3 | kOverlong2 | kOverlong4, kCarry | kOverlong2, kCarry, kCarry, kCarry | kTooLarge,
+    kLarge, kLarge, kLarge, kLarge, kLarge, kLarge, kLarge, kLarge, kLarge | kSurrogate, kLarge, kLarge};
+constexpr uint8_t kCont80 = kTooLong | kOverlong2 | kTwoConts | kOverlong3 | kTooLarge1000 | kOverlong4;
+constexpr uint8_t kCont90 = kTooLong | kOverlong2 | kTwoConts | kOverlong3 | kTooLarge;
+constexpr uint8_t kContA0 = kTooLong | kOverlong2 | kTwoConts | kSurrogate | kTooLarge;
+alignas(32) constexpr uint8_t kHigh[32] = {
+    kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort,
+    kCont80, kCont90, kContA0, kContA0, kTooShort, kTooShort, kTooShort, kTooShort,
+    kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort,
+    kCont80, kCont90, kContA0, kContA0, kTooShort, kTooShort, kTooShort, kTooShort};
+// clang-format on
+
+class Utf8Avx2 {
+public:
+    __attribute__((target("avx2"))) Utf8Avx2() : m_prev(_mm256_setzero_si256()), m_error(_mm256_setzero_si256()) {}
+
+    __attribute__((target("avx2"))) void add(__m256i input) {
+        if (_mm256_movemask_epi8(input) == 0) {
+            // ASCII: only a sequence left open at the end of the previous block can be wrong.
+            m_error = _mm256_or_si256(m_error, _mm256_subs_epu8(m_prev, _mm256_load_si256(reinterpret_cast<const __m256i*>(kOpenAtEnd))));
+        } else {
+            const __m256i nibble = _mm256_set1_epi8(0x0F);
+            const __m256i joined = _mm256_permute2x128_si256(m_prev, input, 0x21);
+            const __m256i prev1 = _mm256_alignr_epi8(input, joined, 15);
+            const __m256i prev2 = _mm256_alignr_epi8(input, joined, 14);
+            const __m256i prev3 = _mm256_alignr_epi8(input, joined, 13);
+            const __m256i broken = _mm256_and_si256(
+                _mm256_and_si256(_mm256_shuffle_epi8(table(kPrevHigh), _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nibble)),
+                                 _mm256_shuffle_epi8(table(kPrevLow), _mm256_and_si256(prev1, nibble))),
+                _mm256_shuffle_epi8(table(kHigh), _mm256_and_si256(_mm256_srli_epi16(input, 4), nibble)));
+            const __m256i third = _mm256_subs_epu8(prev2, _mm256_set1_epi8(static_cast<char>(0xE0 - 0x80)));
+            const __m256i fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8(static_cast<char>(0xF0 - 0x80)));
+            const __m256i continues = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8(static_cast<char>(0x80)));
+            m_error = _mm256_or_si256(m_error, _mm256_xor_si256(continues, broken));
+        }
+        m_prev = input;
+    }
+
+    // After the last block: a zero block closes any sequence left open.
+    __attribute__((target("avx2"))) bool valid() {
+        add(_mm256_setzero_si256());
+        return _mm256_testz_si256(m_error, m_error);
+    }
+
+private:
+    // Bytes above these in the last three places of a block open a sequence the block does not end.
+    alignas(32) static constexpr uint8_t kOpenAtEnd[32] = {255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+                                                          255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+                                                          255, 255, 255, 255, 255, 255, 255, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1};
+
+    __attribute__((target("avx2"))) static __m256i table(const uint8_t* t) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(t)); }
+
+    __m256i m_prev;
+    __m256i m_error;
+};
+
+__attribute__((target("avx2"))) bool utf8_valid_avx2(const uint8_t* data, size_t size) {
+    Utf8Avx2 check;
+    size_t i = 0;
+    for (; i + 32 <= size; i += 32) check.add(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i)));
+    alignas(32) uint8_t tail[32] = {};
+    std::memcpy(tail, data + i, size - i);
+    check.add(_mm256_load_si256(reinterpret_cast<const __m256i*>(tail)));
+    return check.valid();
+}
+
+// Below this size the automaton's setup-free loop is faster than a vector pass.
+constexpr size_t kVectorMinBytes = 64;
+
+// The automaton alone: texts shorter than the vector pass needs, and CPUs without AVX2.
+bool utf8_valid_scalar(const uint8_t* data, size_t size) {
     size_t i = 0;
     while (i + 8 <= size) {  // leading ASCII, 8 bytes at a time
         uint64_t w;
@@ -109,6 +209,14 @@ bool utf8_valid(const uint8_t* data, size_t size) {
     uint64_t state = kAccept;
     for (; i < size; ++i) state = (kUtf8.rows[data[i]] >> state) & 63;
     return state == kAccept;
+}
+
+}  // namespace
+
+bool utf8_valid(const uint8_t* data, size_t size) {
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2 && size >= kVectorMinBytes) return utf8_valid_avx2(data, size);
+    return utf8_valid_scalar(data, size);
 }
 
 bool utf8_valid(std::string_view s) { return utf8_valid(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }

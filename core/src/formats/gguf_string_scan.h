@@ -1,0 +1,44 @@
+// The scan of a GGUF STRING array's elements held in one buffer (a piece of the reader's
+// window), so that a 262k-token vocabulary opens in about one pass over its bytes: one tight
+// loop over the length fields finds where each element starts and shows each element to its
+// key's check; a vector pass over the texts finds the first element that is not valid UTF-8.
+//
+// Contract: only elements that lie wholly in the buffer and whose length is within the limit
+// are scanned; the caller reads any other element field by field (and reports what is wrong
+// with it). Nothing is allocated; offsets are written where the caller says.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "gguf_semantic_checks.h"
+
+namespace mlens {
+
+// A buffer holding the file's bytes [at, at + size).
+struct BufferedStrings {
+    const uint8_t* data;
+    uint64_t at;
+    uint64_t size;
+    uint32_t length_bytes;  // 8, or 4 in GGUF v1
+    bool swap_bytes;  // big-endian lengths
+};
+
+struct ScannedStrings {
+    uint64_t count = 0;  // elements scanned
+    uint64_t bytes = 0;  // that they span from the buffer's start
+    uint64_t lengths_or = 0;  // every length OR-ed together
+};
+
+// Reads length fields from the buffer's start while fewer than max_count elements were read and
+// the next element lies wholly in the buffer with a length of at most max_length. Writes each
+// element's file offset (of its length field) to out and shows it, as element first_index + i,
+// to `check` (when there is one).
+ScannedStrings scan_strings(const BufferedStrings& buffer, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint64_t* out,
+                            StringArrayCheck* check);
+
+// Of the elements scan_strings found at offsets, the position of the first whose text is not
+// strict UTF-8 (utf8.h), or nullopt.
+std::optional<uint64_t> first_invalid_utf8(const BufferedStrings& buffer, const uint64_t* offsets, const ScannedStrings& scanned);
+
+}  // namespace mlens
