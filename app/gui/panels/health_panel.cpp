@@ -65,21 +65,24 @@ void HealthPanel::start(PanelContext& ctx) {
     m_job = ctx.jobs.start("Health check", [model](JobContext& job) { return fsck_model(*model, &job, 2); });
 }
 
-void HealthPanel::collect() {
+void HealthPanel::collect(Document& doc) {
     std::optional<Result<FsckReport>> taken = m_job.try_take();
     if (!taken) return;
     m_seconds = ImGui::GetTime() - m_started;
     Result<FsckReport>& r = *taken;
-    if (r)
+    if (r) {
         m_report = std::make_shared<const FsckReport>(std::move(*r));
-    else
+        doc.value_scan = ValueScanCounts{m_report->count(FindingSeverity::error), m_report->count(FindingSeverity::warning),
+                                         m_report->count(FindingSeverity::info), m_report->tensors_scanned, m_report->tensors};
+    } else {
         m_status =
             r.error().code == ErrorCode::E_CANCELLED ? "Scan cancelled." : "Scan failed: " + escape_for_display(r.error().to_string());
+    }
 }
 
 void HealthPanel::draw(PanelContext& ctx) {
     if (!m_started_once) start(ctx);
-    collect();
+    collect(ctx.doc);
     if (m_job) {
         if (ImGui::Button("Cancel")) m_job.cancel();
         ImGui::SameLine();
@@ -188,7 +191,9 @@ void HealthPanel::draw_table(PanelContext& ctx) {
         ui::text(code_name(f.code));
         ImGui::TableNextColumn();
         ImGui::PushFont(ctx.fonts.mono());
-        ui::cell_text(finding_subject(f), ui::Elide::start);
+        // A tensor a truncation cut sits under the summary row above it.
+        const bool cut_tensor = f.code == ErrorCode::E_TRUNCATED_DATA && f.tensor_index;
+        ui::cell_text((cut_tensor ? "\xE2\x94\x94 " : "") + finding_subject(f), ui::Elide::start);
         ImGui::TableNextColumn();
         ui::cell_text_dim(where_text(f));
         ImGui::PopFont();

@@ -62,7 +62,8 @@ std::string bits_text(double bits) {
     return buf;
 }
 
-bool has_numbers(const RequantRow& r) { return !r.needs_imatrix && r.skipped.empty(); }
+// A row equal to the reference has no error to show: its note says so instead of RMSE 0, SNR +inf.
+bool has_numbers(const RequantRow& r) { return !r.needs_imatrix && r.skipped.empty() && !r.equals_reference(); }
 
 double column_value(const RequantRow& r, int column) {
     if (column == kBits) return r.bits_per_weight;
@@ -95,6 +96,7 @@ std::string metric_text(double v, int column) {
 std::string note_of(const RequantRow& r) {
     if (r.needs_imatrix) return "needs an importance matrix (open one and pick it above)";
     if (!r.skipped.empty()) return "skipped: " + escape_for_display(r.skipped, 200);
+    if (r.equals_reference()) return "same values as the reference: this type holds it exactly";
     return {};
 }
 
@@ -164,9 +166,9 @@ void WeightsRequantView::poll() {
 }
 
 void WeightsRequantView::follow(size_t tensor, std::optional<uint64_t> expert, std::string label, uint64_t row_length,
-                                uint64_t compared_document, const Workspace* workspace) {
+                                uint64_t compared_document, const Workspace* workspace, bool picked) {
     pick_imatrix(workspace);
-    Subject subject{tensor, expert, compared_document, m_imatrix_doc};
+    Subject subject{tensor, expert, compared_document, m_imatrix_doc, picked};
     if (!(subject == m_subject)) clear();
     m_subject = subject;
     m_label = std::move(label);
@@ -396,6 +398,12 @@ void WeightsRequantView::draw(PanelContext& ctx) {
         return;
     }
     const RequantResult& r = *m_result;
+    if (m_subject.picked && ctx.workspace)
+        if (const Document* twin = ctx.workspace->find(m_subject.compared)) {
+            ImGui::PushTextWrapPos(0);
+            ui::text_colored(palette().accent, "Reference picked: " + twin->title + " (same tensor name and shape, " + r.reference_type + ")");
+            ImGui::PopTextWrapPos();
+        }
     ui::text_dim(m_result_label + ": reference " + r.reference + (r.imatrix_entry.empty() ? "" : ", importance " + r.imatrix_entry));
     if (!r.note.empty()) {
         ImGui::PushTextWrapPos(0);
