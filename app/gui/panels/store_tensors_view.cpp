@@ -95,18 +95,37 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
     size_t rows = tensors.size() + unread;
     float height =
         ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(rows, 16) + 1) + ImGui::GetStyle().ScrollbarSize + 4;
-    if (!ImGui::BeginTable("store_tensors", 7, flags, ImVec2(0, height))) return;
-    ImGui::TableSetupScrollFreeze(1, 1);
-    constexpr ImGuiTableColumnFlags stretch = ImGuiTableColumnFlags_WidthStretch;
+    // Names and shapes first: each sized to its widest text and header (within a share of the
+    // width); the blob digest gets 12 of its digits (whole on hover); companions and status share
+    // the rest.
     const std::string stored_header = shape_header("Stored", shape_order(m.format));
     const std::string logical_header = shape_header("Logical shape", shape_order(m.format));
-    ui::table_columns({{"Name", stretch, 2.4f},
-                       {stored_header.c_str(), stretch, 1.5f},
-                       {"Quantization", stretch, 1.1f},
-                       {logical_header.c_str(), stretch, 1.5f},
-                       {"Companions", stretch, 1.9f},
-                       {"Blob", stretch, 0.9f},
-                       {"Status", stretch, 1.0f}});
+    std::vector<std::string> names, stored, quants, logical;
+    for (const LogicalTensor& lt : tensors) {
+        const TensorInfo& t = m.tensors[lt.index];
+        names.push_back(escape_for_display(t.name, 160));
+        stored.push_back(t.type.name + " " + shape_text(t.ne, ShapeStyle::bracketed, shape_order(m.format)));
+        if (t.quant) quants.push_back(quant_text(*t.quant));
+        logical.push_back(shape_text(lt.ne, ShapeStyle::bracketed, shape_order(m.format)));
+    }
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float name_w = ui::fitted_width(names, "Name", avail * 0.3f);
+    ImGui::PushFont(fonts.mono());
+    const float stored_w = ui::fitted_width(stored, stored_header.c_str(), avail * 0.2f);
+    const float quant_w = ui::fitted_width(quants, "Quantization", avail * 0.15f);
+    const float logical_w = ui::fitted_width(logical, logical_header.c_str(), avail * 0.2f);
+    ImGui::PopFont();
+    const float blob_w = ui::fitted_width("sha256-0123456789ab\xE2\x80\xA6", "Blob", avail * 0.15f);
+    if (!ImGui::BeginTable("store_tensors", 7, flags, ImVec2(0, height))) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
+    constexpr ImGuiTableColumnFlags stretch = ImGuiTableColumnFlags_WidthStretch, fixed = ImGuiTableColumnFlags_WidthFixed;
+    ui::table_columns({{"Name", fixed, name_w},
+                       {stored_header.c_str(), fixed, stored_w},
+                       {"Quantization", fixed, quant_w},
+                       {logical_header.c_str(), fixed, logical_w},
+                       {"Companions", stretch, 1.6f},
+                       {"Blob", fixed, blob_w},
+                       {"Status", stretch, 0.6f}});
     for (size_t i = 0; i < failed.size(); ++i) {
         if (shown_layer[i]) continue;
         ImGui::TableNextRow();
@@ -126,10 +145,11 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         ImGui::TableNextRow();
         ImGui::PushID(static_cast<int>(i));
         ImGui::TableNextColumn();
-        ui::cell_text(escape_for_display(t.name, 160), ui::Elide::start);
+        const size_t row = static_cast<size_t>(&lt - tensors.data());
+        ui::cell_text(names[row], ui::Elide::start);
         ImGui::PushFont(fonts.mono());
         ImGui::TableNextColumn();
-        ui::cell_text(t.type.name + " " + shape_text(t.ne, ShapeStyle::bracketed, shape_order(m.format)));
+        ui::cell_text(stored[row]);
         ImGui::TableNextColumn();
         if (t.quant)
             ui::cell_text_colored(palette().accent, quant_text(*t.quant));
@@ -138,7 +158,7 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         if (t.quant && ImGui::IsItemHovered() && !t.quant->origin.empty())
             ImGui::SetTooltip("%s", escape_for_display(t.quant->origin, 200).c_str());
         ImGui::TableNextColumn();
-        ui::cell_text(shape_text(lt.ne, ShapeStyle::bracketed, shape_order(m.format)));
+        ui::cell_text(logical[row]);
         ImGui::TableNextColumn();
         if (t.quant) ui::cell_text_dim(companions_text(m, *t.quant));
         ImGui::PopFont();

@@ -25,6 +25,7 @@ uint8_t bit(EditKind k) { return static_cast<uint8_t>(1u << static_cast<unsigned
 class RuleText {
 public:
     void add(const std::string& rule, std::string part, const std::string& note) {
+        m_action += (m_action.empty() ? "" : ", ") + part;
         if (!m_rule.empty() && rule == m_last)
             m_rule += ", " + part;
         else
@@ -36,6 +37,7 @@ public:
     void note(const std::string& text) { m_notes.push_back(text); }
     void apply(CompatRow& row) const {
         row.rule = m_rule;
+        row.action = m_action;
         for (const std::string& n : m_notes) {
             row.note += (row.note.empty() ? "" : "; ") + escape_for_display(n, kNoteChars);
             if (n.starts_with("AMBIGUOUS:")) row.ambiguous = true;
@@ -43,7 +45,7 @@ public:
     }
 
 private:
-    std::string m_rule, m_last;
+    std::string m_rule, m_last, m_action;
     std::vector<std::string> m_notes;
 };
 
