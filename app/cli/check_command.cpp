@@ -99,7 +99,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
         std::cout << shown << ": " << (errors ? "rejected" : "structure ok") << " (" << errors << " errors, " << model->warning_count()
                   << " warnings)\n";
         std::cout << escape_for_display(assess_loadability(*model).summary()) << "\n";
-        std::cout << "tensor values not scanned (NaN, Inf, broken scales): mlens fsck " << shown << " scans them\n";
+        if (!errors) std::cout << "tensor values not scanned (NaN, Inf, broken scales): mlens fsck " << shown << " scans them\n";
     });
 }
 

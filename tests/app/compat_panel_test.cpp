@@ -183,7 +183,8 @@ TEST_CASE("the compat panel shows the qwen25vl demo's arch switch and prefix cop
     const CompatRow& copied = row_named(v->text.metadata, "qwen2vl.context_length");
     CHECK(copied.kind == EditKind::injected);
     CHECK(copied.rule == "handle_qwen25vl: copy from qwen25vl.context_length");
-    CHECK(copied.action == "copy from qwen25vl.context_length");
+    CHECK(copied.action == "copy");
+    CHECK(copied.copied_from == "qwen25vl.context_length");
     const CompatRow& sections = row_named(v->text.metadata, "qwen2vl.rope.dimension_sections");
     CHECK(sections.right_value == "[INT32 \xC3\x97 4] 2, 3, 3, 0");
     const CompatRow& arch = row_named(v->text.metadata, "general.architecture");

@@ -293,7 +293,7 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
     // Both sections use one table id, so their columns stay aligned (ImGui syncs same-id tables).
     // Names and rules first: the two name columns and the rule's operations get the width of their
-    // longest text in either section when that fits beside the value columns (each at most 15% of
+    // longest text in the rows either section lists when that fits beside the value columns (each at most 15% of
     // the width), else the room left in proportion to what each wants; the rule column takes the
     // rest, for the note too. Names beyond their width keep their end ("…").
     const float avail = ImGui::GetContentRegionAvail().x;
@@ -302,9 +302,10 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
     auto keep_longer = [](std::string& widest, const std::string& text) {
         if (text.size() > widest.size()) widest = text;
     };
-    for (const std::vector<CompatRow>* list : {&s.metadata, &s.tensors})
-        for (const CompatRow& row : *list) {
-            keep_longer(left_widest, row.left_name);
+    for (int sec = 0; sec < 2; ++sec)
+        for (size_t index : m_listed[side][sec]) {
+            const CompatRow& row = sec ? s.tensors[index] : s.metadata[index];
+            keep_longer(left_widest, row.left_name.empty() ? row.copied_from : row.left_name);
             keep_longer(right_widest, row.right_name);
             keep_longer(action_widest, row.action);
             keep_longer(left_value_widest, row.left_type + " " + row.left_value);
@@ -362,7 +363,9 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
 
             const ImVec4 accent = row.kind ? kind_color(*row.kind) : pal.dim;
             ImGui::TableNextColumn();
-            if (row.left_name.empty())
+            if (row.left_name.empty() && !row.copied_from.empty())
+                ui::text_dim(ui::elided_text(row.copied_from, ImGui::GetContentRegionAvail().x, ui::Elide::start));
+            else if (row.left_name.empty())
                 ui::text_dim("not in the file");
             else if (row.kind == EditKind::removed)
                 fitted_colored(accent, row.left_name);

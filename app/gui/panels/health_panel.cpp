@@ -129,18 +129,20 @@ void HealthPanel::draw_table(PanelContext& ctx) {
     Document& doc = ctx.doc;
     const FsckReport& r = *m_report;
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
-    // Names first: Code and Tensor are sized to their widest entry (Tensor up to a third of the
-    // width, elided in the middle beyond it); Where and Message share the rest, Message wrapping.
+    // Names first: Code, Tensor and Where are sized to their widest entry (Tensor up to a third of
+    // the width, elided at its start beyond it; Where up to a quarter); Message wraps in the rest.
     const float avail = ImGui::GetContentRegionAvail().x;
-    std::vector<std::string> codes, names, counts;
+    std::vector<std::string> codes, names, wheres, counts;
     for (const Finding& f : r.findings) {
         codes.emplace_back(code_name(f.code));
         names.push_back(finding_subject(f));
+        wheres.push_back(where_text(f));
         counts.push_back(ui::with_separators(f.count));
     }
     const float code_w = ui::fitted_width(codes, "Code", avail * 0.2f);
     ImGui::PushFont(ctx.fonts.mono());
     const float tensor_w = ui::fitted_width(names, "Tensor", avail * 0.33f);
+    const float where_w = ui::fitted_width(wheres, "Where (first)", avail * 0.25f);
     ImGui::PopFont();
     if (!ImGui::BeginTable("findings", 7, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
@@ -148,9 +150,9 @@ void HealthPanel::draw_table(PanelContext& ctx) {
     ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("warning", "Severity", avail));
     ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthFixed, code_w);
     ImGui::TableSetupColumn("Tensor", ImGuiTableColumnFlags_WidthFixed, tensor_w);
-    ImGui::TableSetupColumn("Where (first)", ImGuiTableColumnFlags_WidthStretch, 1.5f);
+    ImGui::TableSetupColumn("Where (first)", ImGuiTableColumnFlags_WidthFixed, where_w);
     ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(counts, "Count", avail));
-    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Weights").x + em);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < r.findings.size(); ++i) {

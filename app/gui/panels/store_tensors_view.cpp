@@ -63,6 +63,12 @@ const FailedTensorLayer* failed_blob_of(const Model& m, const TensorInfo& t, con
     return t.file < m.files.size() ? failed_layer_of(failed, m.files[t.file].path) : nullptr;
 }
 
+// "sha256-0123456789ab…": a blob's name cut to 12 digits of its digest (ux.md), other names whole.
+std::string short_digest(const std::string& name) {
+    constexpr size_t kShown = 7 + 12;  // "sha256-" and 12 digits
+    return name.starts_with("sha256-") && name.size() > kShown ? name.substr(0, kShown) + "\xE2\x80\xA6" : name;
+}
+
 void failure_cell(const FailedTensorLayer& f) {
     ui::text_colored(palette().error, "\xE2\x9C\x96 " + std::string(code_name(f.reason.code)));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(f.reason.field + ": " + f.reason.message, 400).c_str());
@@ -95,9 +101,9 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
     size_t rows = tensors.size() + unread;
     float height =
         ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(rows, 16) + 1) + ImGui::GetStyle().ScrollbarSize + 4;
-    // Names and shapes first: each sized to its widest text and header (within a share of the
-    // width); the blob digest gets 12 of its digits (whole on hover); companions and status share
-    // the rest.
+    // Names and shapes first: each sized to its widest text (drawn in the mono font) and its
+    // header (within a share of the width); the blob digest shows 12 of its digits (whole on
+    // hover) and the status its word; the companions take the rest.
     const std::string stored_header = shape_header("Stored", shape_order(m.format));
     const std::string logical_header = shape_header("Logical shape", shape_order(m.format));
     std::vector<std::string> names, stored, quants, logical;
@@ -110,12 +116,17 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
     }
     const float avail = ImGui::GetContentRegionAvail().x;
     const float name_w = ui::fitted_width(names, "Name", avail * 0.3f);
-    ImGui::PushFont(fonts.mono());
-    const float stored_w = ui::fitted_width(stored, stored_header.c_str(), avail * 0.2f);
-    const float quant_w = ui::fitted_width(quants, "Quantization", avail * 0.15f);
-    const float logical_w = ui::fitted_width(logical, logical_header.c_str(), avail * 0.2f);
-    ImGui::PopFont();
-    const float blob_w = ui::fitted_width("sha256-0123456789ab\xE2\x80\xA6", "Blob", avail * 0.15f);
+    auto mono_fitted = [&](const std::vector<std::string>& texts, const std::string& header, float share) {
+        ImGui::PushFont(fonts.mono());
+        const float content = ui::fitted_width(texts, "", avail);
+        ImGui::PopFont();
+        return std::min(avail * share, std::max(content, ui::fitted_width(header, header.c_str(), avail)));
+    };
+    const float stored_w = mono_fitted(stored, stored_header, 0.2f);
+    const float quant_w = mono_fitted(quants, "Quantization", 0.15f);
+    const float logical_w = mono_fitted(logical, logical_header, 0.2f);
+    const float blob_w = ui::fitted_width(short_digest("sha256-0123456789abcdef"), "Blob", avail * 0.15f);
+    const float status_w = ui::fitted_width("\xE2\x9C\x96 E_BLOB_MISSING", "Status", avail * 0.12f);
     if (!ImGui::BeginTable("store_tensors", 7, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
     constexpr ImGuiTableColumnFlags stretch = ImGuiTableColumnFlags_WidthStretch, fixed = ImGuiTableColumnFlags_WidthFixed;
@@ -123,9 +134,9 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
                        {stored_header.c_str(), fixed, stored_w},
                        {"Quantization", fixed, quant_w},
                        {logical_header.c_str(), fixed, logical_w},
-                       {"Companions", stretch, 1.6f},
+                       {"Companions", stretch, 1.0f},
                        {"Blob", fixed, blob_w},
-                       {"Status", stretch, 0.6f}});
+                       {"Status", fixed, status_w}});
     for (size_t i = 0; i < failed.size(); ++i) {
         if (shown_layer[i]) continue;
         ImGui::TableNextRow();
@@ -164,7 +175,8 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         ImGui::PopFont();
         ImGui::TableNextColumn();
         std::string blob = t.file < m.files.size() ? std::filesystem::path(m.files[t.file].path).filename().string() : "?";
-        ui::cell_text_dim(escape_for_display(blob, 200));
+        ui::text_dim(short_digest(escape_for_display(blob, 200)));
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(blob, 200).c_str());
         ImGui::TableNextColumn();
         if (const FailedTensorLayer* f = failed_blob_of(m, t, failed))
             failure_cell(*f);

@@ -398,13 +398,15 @@ void WeightsRequantView::draw(PanelContext& ctx) {
         return;
     }
     const RequantResult& r = *m_result;
-    if (m_subject.picked && ctx.workspace)
-        if (const Document* twin = ctx.workspace->find(m_subject.compared)) {
-            ImGui::PushTextWrapPos(0);
-            ui::text_colored(palette().accent, "Reference picked: " + twin->title + " (same tensor name and shape, " + r.reference_type + ")");
-            ImGui::PopTextWrapPos();
-        }
-    ui::text_dim(m_result_label + ": reference " + r.reference + (r.imatrix_entry.empty() ? "" : ", importance " + r.imatrix_entry));
+    const Document* twin = m_subject.picked && ctx.workspace ? ctx.workspace->find(m_subject.compared) : nullptr;
+    const std::string importance = r.imatrix_entry.empty() ? "" : ", importance " + r.imatrix_entry;
+    ImGui::PushTextWrapPos(0);
+    if (twin)
+        ui::text_colored(palette().accent, m_result_label + ": reference picked: " + r.reference_type + " in " + twin->title +
+                                               " (open, same tensor name and shape)" + importance);
+    else
+        ui::text_dim(m_result_label + ": reference " + r.reference + importance);
+    ImGui::PopTextWrapPos();
     if (!r.note.empty()) {
         ImGui::PushTextWrapPos(0);
         ui::text_colored(palette().warning, r.note);

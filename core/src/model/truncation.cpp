@@ -100,9 +100,8 @@ std::string cut_tensor_text(const Model& model, size_t tensor) {
     const TensorInfo& t = model.tensors[tensor];
     const uint64_t size = t.file < model.files.size() && model.files[t.file].source ? model.files[t.file].source->size() : 0;
     const uint64_t bytes = t.n_bytes.value_or(0);
-    if (t.data_offset >= size)
-        return "no bytes present (data at " + std::to_string(t.data_offset) + ", the file ends at " + std::to_string(size) + ")";
-    return std::to_string(std::min(bytes, size - t.data_offset)) + " of " + std::to_string(bytes) + " bytes present";
+    const uint64_t present = t.data_offset >= size ? 0 : std::min(bytes, size - t.data_offset);
+    return std::to_string(present) + " of " + std::to_string(bytes) + " bytes present";
 }
 
 }  // namespace mlens

@@ -22,8 +22,8 @@
 //  - A truncation summary (field "data") carries `cut`: the tensors of its file that
 //    mark_missing_data marked partial or missing, by name in natural order (natural_order.h:
 //    blk.2 before blk.10).
-// cut_tensor_text(model, t) says how much of tensor t is there: "N of M bytes present", or "no
-// bytes present (data at X, the file ends at Y)".
+// cut_tensor_text(model, t) says how much of tensor t is there: "N of M bytes present" (N is 0
+// when its data starts at or past the file's end).
 #pragma once
 
 #include <string>
