@@ -241,7 +241,10 @@ TEST_CASE("fsck summarizes the readers' region problems and skips tensors withou
     CHECK(r.findings[1].tensor == "output.weight");
     CHECK(r.findings[1].tensor_index == std::optional<size_t>(4));
     CHECK(r.findings[1].message == "cut: 924 of 1024 bytes present");
-    CHECK(r.tensors_scanned == 4);
+    // The four whole tensors, and the 7 whole rows of 32 values present of the cut one.
+    CHECK(r.tensors_scanned == 5);
+    CHECK(r.tensors_scanned_in_part == 1);
+    CHECK(r.values_scanned == 256 * 2 * 4 + 64 * 4 + 64 + 32 * 8 + 7 * 32);
 }
 
 TEST_CASE("mlens fsck prints the findings and exits 1 on errors, 0 on a clean file", "[fsck][cli]") {

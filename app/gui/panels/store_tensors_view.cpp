@@ -63,12 +63,6 @@ const FailedTensorLayer* failed_blob_of(const Model& m, const TensorInfo& t, con
     return t.file < m.files.size() ? failed_layer_of(failed, m.files[t.file].path) : nullptr;
 }
 
-// "sha256-0123456789ab…": a blob's name cut to 12 digits of its digest (ux.md), other names whole.
-std::string short_digest(const std::string& name) {
-    constexpr size_t kShown = 7 + 12;  // "sha256-" and 12 digits
-    return name.starts_with("sha256-") && name.size() > kShown ? name.substr(0, kShown) + "\xE2\x80\xA6" : name;
-}
-
 void failure_cell(const FailedTensorLayer& f) {
     ui::text_colored(palette().error, "\xE2\x9C\x96 " + std::string(code_name(f.reason.code)));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(f.reason.field + ": " + f.reason.message, 400).c_str());
@@ -125,7 +119,7 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
     const float stored_w = mono_fitted(stored, stored_header, 0.2f);
     const float quant_w = mono_fitted(quants, "Quantization", 0.15f);
     const float logical_w = mono_fitted(logical, logical_header, 0.2f);
-    const float blob_w = ui::fitted_width(short_digest("sha256-0123456789abcdef"), "Blob", avail * 0.15f);
+    const float blob_w = ui::fitted_width(short_digest("sha256-0123456789abcdef0123"), "Blob", avail * 0.15f);
     const float status_w = ui::fitted_width("\xE2\x9C\x96 E_BLOB_MISSING", "Status", avail * 0.12f);
     if (!ImGui::BeginTable("store_tensors", 7, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
