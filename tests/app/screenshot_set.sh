@@ -37,6 +37,9 @@ export XDG_CONFIG_HOME=$config
 # A file cut short (two thirds of the Q4_0 demo), and a tensor with two outlier columns.
 cp "$demo/tiny-llama-q4_0.gguf" "$work/cut-q4_0.gguf"
 truncate -s $(( $(stat -c %s "$work/cut-q4_0.gguf") * 2 / 3 )) "$work/cut-q4_0.gguf"
+# The F32 demo cut inside its first tensor's data: every tensor cut, the first in part.
+cp "$demo/tiny-llama-f32.gguf" "$work/cut-f32.gguf"
+truncate -s 8000000 "$work/cut-f32.gguf"
 "$tool" write-outliers "$work/outlier-columns.gguf"
 # A text of about 2,300 tokens for the Corpus view (17 chunks of 128 tokens).
 "$tool" write-corpus-text "$work/corpus.txt" 1800
@@ -75,7 +78,7 @@ shot imatrix-statistics --select imatrix:statistics "$demo/tiny-llama-f32.imatri
 shot diagnostics --panel diagnostics "$work/cut-q4_0.gguf"
 # The Health scan of the cut file: the truncation summary, the cut tensors under it by name, the
 # scan's counts in the status bar.
-shot health-cut --panel health "$work/cut-q4_0.gguf"
+shot health-cut --panel health "$work/cut-f32.gguf"
 shot loads --panel diagnostics "$demo/ollama-gemma3.gguf"
 shot store-model --select tiny-moe:int4 "$demo/ollama-store"
 shot store-export --select export:tiny-llama:q4_0 "$demo/ollama-store"

@@ -292,10 +292,10 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
     }
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
     // Both sections use one table id, so their columns stay aligned (ImGui syncs same-id tables).
-    // Names and rules first: the two name columns and the rule's operations get the width of their
-    // longest text in the rows either section lists when that fits beside the value columns (each at most 15% of
-    // the width), else the room left in proportion to what each wants; the rule column takes the
-    // rest, for the note too. Names beyond their width keep their end ("…").
+    // Names and rules first: the two name columns get the width of their longest text in the rows
+    // either section lists when that fits beside the value columns (each at most 15% of the width)
+    // and the rule's operations with the start of a note, else the room left in proportion to
+    // what each wants; the rule column takes the rest. Names beyond their width keep their end.
     const float avail = ImGui::GetContentRegionAvail().x;
     const float kind_w = ImGui::GetFontSize() * 2.2f;
     std::string left_widest, right_widest, action_widest, left_value_widest, right_value_widest;
@@ -316,11 +316,13 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
     const float right_value_w = ui::fitted_width(right_value_widest, value_header, avail * 0.15f);
     float name_w = ui::fitted_width(left_widest, "tensor as stored", avail);
     float upstream_w = ui::fitted_width(right_widest, "upstream view", avail);
-    const float rule_w = ui::fitted_width(action_widest, "rule", avail);
-    const float room = avail - kind_w - left_value_w - right_value_w;
-    if (const float wanted = name_w + upstream_w + rule_w; wanted > room && room > 0) {
-        name_w *= room / wanted;
-        upstream_w *= room / wanted;
+    // The rule keeps its operations and the start of a note; the names share what is left.
+    const float rule_w = ui::fitted_width(action_widest, "rule", avail) + ImGui::GetFontSize() * 8.0f;
+    const float padding = (ImGui::GetStyle().CellPadding.x * 2.0f + 1.0f) * 6.0f;
+    const float names_room = avail - padding - kind_w - left_value_w - right_value_w - rule_w;
+    if (const float wanted = name_w + upstream_w; wanted > names_room && names_room > 0) {
+        name_w *= names_room / wanted;
+        upstream_w *= names_room / wanted;
     }
     if (!ImGui::BeginTable("compat_rows", 6, flags)) return;
     ImGui::TableSetupColumn("##kind", ImGuiTableColumnFlags_WidthFixed, kind_w);
