@@ -3,13 +3,18 @@
 // manifest validated (check_store) and each model's verdict printed; anything else is opened as
 // one model (a file, a safetensors folder, a store model by reference or manifest).
 // A model also gets the one-line verdict of `mlens loads` (loadability.h); it does not change the
-// exit status, which is about the file's own validity.
+// exit status, which is about the file's own validity. check reads the structure (header, keys,
+// tensor regions), not the tensor values: a file without errors is "structure ok", and a last line
+// says that values were not scanned and that `mlens fsck PATH` scans them. A file cut short shows
+// its truncation summary with the cut tensors listed under it by name (truncation.h), not one
+// out-of-bounds row per tensor; --json keeps every diagnostic.
 // Exit status: 0 accepted (warnings allowed), 1 errors, 2 usage.
 #include <iostream>
 
 #include "cli_common.h"
 #include "mlens/analysis/loadability.h"
 #include "mlens/model/model_json.h"
+#include "mlens/model/truncation.h"
 #include "mlens/ollama/store_check.h"
 #include "mlens/text/escape.h"
 
@@ -52,6 +57,17 @@ int check_store_root(const std::string& path, const Store& store, bool json) {
     return errors ? kExitBroken : kExitOk;
 }
 
+// The diagnostics on stderr, one per line (malformed-inputs.md A4), in listed_diagnostics order: a
+// truncation summary stands for the out-of-bounds rows of the tensors it cut, which stdout lists
+// under it by name.
+void print_diagnostics(const Model& model) {
+    for (const ListedDiagnostic& listed : listed_diagnostics(model)) {
+        std::cerr << model.diagnostics[listed.diagnostic].to_line() << "\n";
+        for (size_t t : listed.cut)
+            std::cout << "  cut " << escape_for_display(model.tensors[t].name, 200) << ": " << cut_tensor_text(model, t) << std::endl;
+    }
+}
+
 }  // namespace
 
 void add_check_command(CLI::App& app, int& exit_code) {
@@ -78,10 +94,12 @@ void add_check_command(CLI::App& app, int& exit_code) {
             print_json_result(out);
             return;
         }
-        for (const Diagnostic& d : model->diagnostics) std::cerr << d.to_line() << "\n";
-        std::cout << escape_for_display(shown_path(args->path)) << ": " << (errors ? "rejected" : "ok") << " (" << errors << " errors, "
-                  << model->warning_count() << " warnings)\n";
+        print_diagnostics(*model);
+        const std::string shown = escape_for_display(shown_path(args->path));
+        std::cout << shown << ": " << (errors ? "rejected" : "structure ok") << " (" << errors << " errors, " << model->warning_count()
+                  << " warnings)\n";
         std::cout << escape_for_display(assess_loadability(*model).summary()) << "\n";
+        if (!errors) std::cout << "tensor values not scanned (NaN, Inf, broken scales): mlens fsck " << shown << " scans them\n";
     });
 }
 

@@ -1,6 +1,8 @@
 // mlens fsck PATH [--json] [--threads N]: the health pass of analysis/fsck.h over every tensor.
-// Text: one line per finding (finding_line) on stdout, then a summary line; the time the scan took
-// goes to stderr, so that stdout is the same on every run. Exit status 1 when a
+// Text: one line per finding (finding_line) on stdout, the tensors a truncation cut indented under
+// its summary (fsck.h), a count of the reader errors fsck does not list (`mlens check` does), then
+// a summary line (tensors scanned of all, and how many of them only in part: the whole rows a cut
+// left); the time the scan took goes to stderr, so that stdout is the same on every run. Exit status 1 when a
 // finding is an error, the reader found errors (a region problem is both), or the model cannot be
 // opened; 2 on usage errors.
 #include <chrono>
@@ -10,6 +12,7 @@
 #include "cli_job.h"
 #include "mlens/analysis/fsck.h"
 #include "mlens/model/model_json.h"
+#include "mlens/model/truncation.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
@@ -65,8 +68,12 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         const size_t errors = report->count(FindingSeverity::error);
         // Reader errors that are not about tensor regions (a cut header, a bad key) stop fsck from
         // seeing the whole file: they fail it too, and `mlens check` lists them.
-        size_t reader_errors = 0;
+        size_t reader_errors = 0, unlisted_errors = 0;
         for (const Diagnostic& d : model->diagnostics) reader_errors += d.severity == Severity::error;
+        for (const ListedDiagnostic& listed : listed_diagnostics(*model)) {
+            const Diagnostic& d = model->diagnostics[listed.diagnostic];
+            unlisted_errors += d.severity == Severity::error && !is_region_diagnostic(d.code);
+        }
         exit_code = errors || reader_errors ? kExitBroken : kExitOk;
         if (args->json) {
             nlohmann::json out = {{"path", shown_path(args->path)},
@@ -84,11 +91,17 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
             print_json_result(out);
             return;
         }
-        for (const Finding& f : report->findings) std::cout << finding_line(f) << "\n";
-        if (reader_errors) std::cout << reader_errors << " reader errors: mlens check lists them\n";
+        for (const Finding& f : report->findings) {
+            const bool cut_tensor = f.code == ErrorCode::E_TRUNCATED_DATA && f.tensor_index;
+            std::cout << (cut_tensor ? "  " : "") << finding_line(f) << "\n";  // a cut tensor sits under its summary
+        }
+        // The region errors are listed above; the others only by check.
+        if (unlisted_errors) std::cout << unlisted_errors << " reader errors: mlens check lists them\n";
         std::cout << escape_for_display(shown_path(args->path)) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
                   << report->count(FindingSeverity::warning) << " warnings, " << report->count(FindingSeverity::info) << " notes; "
-                  << report->tensors_scanned << " of " << report->tensors << " tensors, "
+                  << report->tensors_scanned << " of " << report->tensors << " tensors"
+                  << (report->tensors_scanned_in_part ? " (" + std::to_string(report->tensors_scanned_in_part) + " in part)" : std::string())
+                  << ", "
                   << number_text(static_cast<double>(report->bytes_scanned) / 1e6, "%.1f") << " MB)\n";
         std::cerr << "fsck: " << number_text(seconds, "%.2f") << " s\n";
     });

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "cli_common.h"
+#include "mlens/infer/dry_run.h"
 #include "mlens/infer/memory_plan.h"
 #include "mlens/infer/worker_session.h"
 #include "mlens/model/model_json.h"
@@ -48,10 +49,7 @@ int run_memory(const MemoryFlags& f) {
     if (!session) return fail(f.path, session.error());
     auto measured = (*session)->run<MemoryOp>(f.options);
     if (!measured) return fail(f.path, measured.error());
-    so.dry_run = true;
-    auto plan_session = WorkerSession::load(f.path, so);
-    if (!plan_session) return fail(f.path, plan_session.error());
-    auto plan = (*plan_session)->run<MemoryOp>(f.options);
+    auto plan = dry_run_memory(f.path, f.options, so);
     if (!plan) return fail(f.path, plan.error());
     const MemoryTerms& est = estimate->terms;
     const MemoryTerms& pl = plan->terms;

@@ -1,6 +1,8 @@
 // mlens requant PATH TENSOR [--types T1,T2,...] [--expert N] [--reference FILE] [--imatrix FILE] [--json]
 // Quantizes the best reference for the tensor (requant_reference.h) with ggml to each type and
-// prints the error against it; with an importance matrix, as llama-quantize --imatrix does.
+// prints the error against it; with an importance matrix, as llama-quantize --imatrix does. A type
+// whose requantized values equal the reference's (RequantRow::equals_reference) says so instead of
+// a perfect score.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -27,6 +29,7 @@ nlohmann::json row_json(const RequantRow& r) {
     if (!r.skipped.empty()) j["skipped"] = r.skipped;
     if (r.needs_imatrix || !r.skipped.empty()) return j;
     j["with_imatrix"] = r.with_importance;
+    j["equals_reference"] = r.equals_reference();
     j["rmse"] = r.error.rmse;
     j["nmse"] = json_number(r.error.nmse);
     j["max_abs"] = r.error.max_abs;
@@ -115,13 +118,15 @@ int run_requant(const Options& o) {
         print_json_result(out);
         return status;
     }
-    // A type without figures shows dashes and says why in NOTE, so the figure columns stay narrow.
+    // A type without figures (or whose values equal the reference's) shows dashes and says why in
+    // NOTE, so the figure columns stay narrow.
     std::vector<std::vector<std::string>> table = {{"TYPE", "BPW", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB", "NOTE"}};
     for (const RequantRow& r : *rows) {
         std::vector<std::string> line = {r.type_name, number_text(r.bits_per_weight, "%.4g")};
         const std::string note = r.needs_imatrix ? "needs an importance matrix (--imatrix FILE)"
-            : r.skipped.empty()                  ? ""
-                                                 : "skipped: " + r.skipped;
+            : !r.skipped.empty()                 ? "skipped: " + r.skipped
+            : r.equals_reference()               ? "same values as the reference"
+                                                 : "";
         for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs, r.error.cosine, r.error.snr_db})
             line.push_back(note.empty() ? number_text(v) : "-");
         line.push_back(note);

@@ -8,6 +8,7 @@
 #include "mlens/ollama/store.h"
 #include "mlens/remote/http_client.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "mlens/util/build_info.h"
 #include "theme.h"
 #include "widgets/load_verdict.h"
@@ -129,6 +130,34 @@ void AppShell::welcome(float height) {
     ImGui::EndChild();
 }
 
+namespace {
+
+// The Health scan's counts once one ran: "values: 2 errors, 1 warning (19 of 21 tensors)", or
+// "values ok (21 of 21 tensors)" in the ok colour; nothing before a scan, so that "structure ok"
+// is not read as a verdict on the values.
+void value_scan_status(const std::optional<ValueScanCounts>& scan) {
+    if (!scan) return;
+    ImGui::SameLine();
+    const std::string scanned = "(" + std::to_string(scan->tensors_scanned) + " of " + plural(scan->tensors, "tensor") + ")";
+    if (scan->errors == 0 && scan->warnings == 0) {
+        ui::text_colored(palette().ok, "\xC2\xB7 values ok " + scanned);
+        return;
+    }
+    ui::text_dim("\xC2\xB7 values:");
+    if (scan->errors) {
+        ImGui::SameLine();
+        ui::text_colored(palette().error, plural(scan->errors, "error"));
+    }
+    if (scan->warnings) {
+        ImGui::SameLine();
+        ui::text_colored(palette().warning, plural(scan->warnings, "warning"));
+    }
+    ImGui::SameLine();
+    ui::text_dim(scanned);
+}
+
+}  // namespace
+
 void AppShell::status_bar() {
     ImGui::Separator();
     Document* doc = m_workspace.active();
@@ -151,7 +180,7 @@ void AppShell::status_bar() {
         ui::text(text);
         ImGui::SameLine();
         if (s.errors == 0 && s.warnings == 0) {
-            ui::text_colored(palette().ok, "\xC2\xB7 no diagnostics");
+            ui::text_colored(palette().ok, "\xC2\xB7 structure ok");
         } else {
             ui::text_dim("\xC2\xB7");
             if (s.warnings) {
@@ -163,6 +192,7 @@ void AppShell::status_bar() {
                 ui::text_colored(palette().error, std::to_string(s.errors) + (s.errors == 1 ? " error" : " errors"));
             }
         }
+        value_scan_status(doc->value_scan);
         const Loadability& loads = doc->index()->loads;
         ImGui::SameLine();
         ui::text_dim("\xC2\xB7");

@@ -183,12 +183,15 @@ TEST_CASE("the compat panel shows the qwen25vl demo's arch switch and prefix cop
     const CompatRow& copied = row_named(v->text.metadata, "qwen2vl.context_length");
     CHECK(copied.kind == EditKind::injected);
     CHECK(copied.rule == "handle_qwen25vl: copy from qwen25vl.context_length");
+    CHECK(copied.action == "copy");
+    CHECK(copied.copied_from == "qwen25vl.context_length");
     const CompatRow& sections = row_named(v->text.metadata, "qwen2vl.rope.dimension_sections");
     CHECK(sections.right_value == "[INT32 \xC3\x97 4] 2, 3, 3, 0");
     const CompatRow& arch = row_named(v->text.metadata, "general.architecture");
     CHECK(arch.kind == EditKind::changed);
     CHECK(arch.right_value == "qwen2vl");
     CHECK(arch.rule == "handle_qwen25vl: set");
+    CHECK(arch.action == "set");
     CHECK(arch.note == "loader architecture qwen25vl \xE2\x86\x92 qwen2vl; moved to the end of the key list");
     const CompatRow& merger = row_named(v->clip.tensors, "v.merger.mlp.0.weight");
     CHECK(merger.kind == EditKind::renamed);

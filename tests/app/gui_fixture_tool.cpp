@@ -7,12 +7,15 @@
 //   gui_fixture_tool write-outliers OUT.gguf            writes blk.0.ffn_down.weight, F32 4096×16 values
 //       from N(0, 1) (seeded) whose columns 7 and 2900 are scaled by 80: outlier channels
 //   gui_fixture_tool write-corpus-text OUT.txt WORDS    writes corpus_text(WORDS) (tests/support/corpus_text.h)
+//   gui_fixture_tool write-cut IN OUT BYTES              writes the first BYTES bytes of IN to OUT (a file cut short)
 //   gui_fixture_tool check-png FILE W H                checks FILE is a W×H PNG that is not one flat colour
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -140,10 +143,18 @@ int main(int argc, char** argv) {
         out.write(text.data(), static_cast<std::streamsize>(text.size()));
         return write_status(static_cast<bool>(out.flush()), argv[2]);
     }
+    if (argc == 5 && std::strcmp(argv[1], "write-cut") == 0) {
+        std::ifstream in(argv[2], std::ios::binary);
+        std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        bytes.resize(std::min<size_t>(bytes.size(), static_cast<size_t>(std::atoll(argv[4]))));
+        std::ofstream out(argv[3], std::ios::binary);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        return write_status(static_cast<bool>(out.flush()), argv[3]);
+    }
     if (argc == 5 && std::strcmp(argv[1], "check-png") == 0) return check_png(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
     std::fprintf(stderr,
                  "usage: gui_fixture_tool write OUT.gguf | write-outliers OUT.gguf | write-corpus-text OUT.txt WORDS | "
                  "write-safetensors-folder DIR | "
-                 "write-broken-store DIR OUTSIDE | check-png FILE W H\n");
+                 "write-broken-store DIR OUTSIDE | write-cut IN OUT BYTES | check-png FILE W H\n");
     return 2;
 }

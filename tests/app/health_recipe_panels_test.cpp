@@ -58,6 +58,13 @@ TEST_CASE_METHOD(OpenFixture, "the Health panel scans as a job and keeps its fin
     CHECK(r.findings[0].code == ErrorCode::F_BEYOND_F16);
     CHECK(r.findings[1].code == ErrorCode::F_ZERO_ROWS);
     CHECK(panel.badge(doc) == "2");
+    // The status bar's counts: two warnings, no error, every tensor scanned.
+    REQUIRE(doc.value_scan.has_value());
+    CHECK(doc.value_scan->errors == 0);
+    CHECK(doc.value_scan->warnings == 2);
+    CHECK(doc.value_scan->notes == 0);
+    CHECK(doc.value_scan->tensors_scanned == r.tensors);
+    CHECK(doc.value_scan->tensors == r.tensors);
     // The report stays while the panel lives: more frames start no new scan.
     h.imgui.window_frame("health", 1400, 900, [&] { panel.draw(ctx); });
     CHECK(panel.report() == &r);

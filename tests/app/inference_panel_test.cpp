@@ -15,6 +15,7 @@
 #include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_divergence.h"
+#include "mlens/infer/dry_run.h"
 #include "mlens/infer/memory_plan.h"
 #include "mlens/infer/session.h"
 #include "mlens/infer/tokenizer.h"
@@ -573,5 +574,17 @@ TEST_CASE("the memory view sets the estimate beside llama.cpp's buffers with the
     CHECK(measured.terms.compute == reference->terms.compute);
     CHECK(measured.n_ctx == 512);
     CHECK(est.terms.kv == measured.terms.kv);
+    // llama.cpp's plan beside them: the dry-run result `mlens memory` prints, for the same settings.
+    REQUIRE(view.plan().has_value());
+    INFO((view.plan()->ok() ? std::string() : view.plan()->error().to_string()));
+    REQUIRE(view.plan()->ok());
+    SessionOptions plan_session;
+    plan_session.n_ctx = 16;
+    auto plan_reference = dry_run_memory(demo("tiny-llama-q4_0.gguf"), view.options, plan_session);
+    REQUIRE(plan_reference.ok());
+    CHECK(view.plan()->value().terms.weights == plan_reference->terms.weights);
+    CHECK(view.plan()->value().terms.kv == plan_reference->terms.kv);
+    CHECK(view.plan()->value().terms.compute == plan_reference->terms.compute);
+    CHECK(view.plan()->value().terms.kv == measured.terms.kv);
     h.every_tab();
 }

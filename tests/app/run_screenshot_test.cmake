@@ -6,6 +6,8 @@
 #   ARGS                  the app's arguments, separated by '|' (a CMake list cannot cross add_test)
 #   FIXTURE               when ON, the GUI fixture is written to WORK_DIR/tiny-fixture.gguf first
 #                         and opened after ARGS
+#   CUT_FROM, CUT_BYTES   optional: the first CUT_BYTES bytes of CUT_FROM are written to
+#                         WORK_DIR/cut.gguf first and opened after ARGS (a file cut short)
 #   FRAMES, TIMEOUT       optional: frames to render (4), seconds allowed (120)
 #   WIDTH, HEIGHT         optional: the window's size (1600x1000)
 include(${CMAKE_CURRENT_LIST_DIR}/fixture_steps.cmake)
@@ -27,6 +29,12 @@ if(FIXTURE)
   set(fixture ${WORK_DIR}/tiny-fixture.gguf)
   run_fixture_tool(${TOOL} "the fixture" write ${fixture})
   list(APPEND app_args ${fixture})
+endif()
+
+if(CUT_FROM)
+  set(cut ${WORK_DIR}/cut.gguf)
+  run_fixture_tool(${TOOL} "the cut file" write-cut ${CUT_FROM} ${cut} ${CUT_BYTES})
+  list(APPEND app_args ${cut})
 endif()
 
 set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/config)

@@ -3,14 +3,17 @@
 #include <cmath>
 #include <fstream>
 
+#include <ggml.h>
 #include <imgui.h>
 
 #include "gguf_builder.h"
 #include "headless.h"
 #include "mlens/analysis/weights_inspection.h"
 #include "mlens/formats/ggml_types.h"
+#include "model_fixture.h"
 #include "panels/weights_panel.h"
 #include "panels/weights_requant_view.h"
+#include "state/paired_document.h"
 #include "state/workspace.h"
 #include "workspace_harness.h"
 
@@ -210,4 +213,55 @@ TEST_CASE("a running requantization can be cancelled and is cancelled by a tenso
         if (job->name().starts_with("requantize")) CHECK(job->cancelled());
     h.settle();
     CHECK(view.result() == nullptr);
+}
+
+TEST_CASE("with no file chosen to compare with, the Requantize tab measures against an open float twin", "[gui-requant]") {
+    test::WorkspaceHarness h;
+    TempDir dir;
+    const std::vector<float> values = test::test_signal(256 * 4, 3);
+    // Opened first: the same name in F32 but another shape, which is no twin.
+    test::write_fixture_model(dir.file("wide.gguf"), {{"blk.0.attn_q.weight", GGML_TYPE_F32, {512, 2}, values}});
+    test::write_fixture_model(dir.file("q4.gguf"), {{"blk.0.attn_q.weight", GGML_TYPE_Q4_0, {256, 4}, values}});
+    test::write_fixture_model(dir.file("f32.gguf"), {{"blk.0.attn_q.weight", GGML_TYPE_F32, {256, 4}, values}});
+    std::vector<Document*> docs = h.open_all({dir.file("wide.gguf"), dir.file("q4.gguf"), dir.file("f32.gguf")});
+    Document& q4 = *docs[1];
+    CHECK(float_twin_document(h.workspace, q4, 0) == docs[2]->id);
+    CHECK(float_twin_document(h.workspace, *docs[2], 0) == 0);  // F32 has no more precise twin here
+    CHECK(float_twin_document(h.workspace, *docs[0], 0) == 0);
+
+    WeightsPanel panel;
+    q4.select({SelectionKind::tensor, 0});
+    PanelContext ctx = h.context_of(q4);
+    auto settle = [&] {
+        for (int i = 0; i < 5; ++i) {
+            h.imgui.window_frame("center", 1366, 768, [&] { panel.draw(ctx); });
+            h.jobs.wait_all();
+            h.workspace.poll();
+        }
+    };
+    settle();
+    WeightsRequantView& view = panel.requant_view();
+    view.check_only({"Q4_0", "Q8_0"});
+    view.run(ctx);
+    settle();
+    INFO(view.error_text());
+    REQUIRE(view.result() != nullptr);
+    const RequantResult& twin = *view.result();
+    CHECK(twin.reference == "blk.0.attn_q.weight (F32) of the compared file");
+    CHECK(twin.note.empty());
+    REQUIRE(twin.rows.size() == 2);
+    CHECK(twin.rows[0].error.rmse > 0);
+    CHECK_FALSE(twin.rows[0].equals_reference());
+    CHECK_FALSE(twin.rows[1].equals_reference());
+
+    // The tensor itself as the reference: its own type holds it exactly, and the row says so.
+    RequantRequest alone;
+    alone.model = q4.model();
+    alone.tensor = 0;
+    alone.ggml_types = {type_id("Q4_0"), type_id("Q8_0")};
+    Result<RequantResult> self = requantize_weights(alone, nullptr);
+    REQUIRE(self.ok());
+    CHECK(self->rows[0].equals_reference());
+    CHECK(self->rows[0].error.rmse == 0);
+    CHECK_FALSE(self->rows[1].equals_reference());
 }

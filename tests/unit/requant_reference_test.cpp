@@ -6,6 +6,7 @@
 #include <ggml.h>
 
 #include <cmath>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -137,6 +138,19 @@ TEST_CASE("the requantization reference is the more precise counterpart, else th
     Result<RequantReference> itself = open_requant_reference(*f32, 0, std::nullopt, &*q4);
     CHECK_FALSE(itself->counterpart);
     CHECK(itself->note.empty());
+
+    // The float twin the app picks among open files: same name and shape, a more precise float type.
+    test::write_fixture_model(dir.file("f32-wide.gguf"), {{"w", GGML_TYPE_F32, {kRow * 2, 2}, values}});
+    auto wide = open_gguf(dir.file("f32-wide.gguf"));
+    REQUIRE(wide.ok());
+    CHECK(is_float_twin(*q4, 0, *f32));
+    CHECK(is_float_twin(*q8, 0, *f32));
+    CHECK_FALSE(is_float_twin(*q4, 0, *q8));  // Q8_0 is no float type
+    CHECK_FALSE(is_float_twin(*f32, 0, *q4));
+    CHECK_FALSE(is_float_twin(*f32, 0, *f32));  // not more precise
+    CHECK_FALSE(is_float_twin(*q4, 0, *other));  // another name
+    CHECK_FALSE(is_float_twin(*q4, 0, *wide));  // another shape
+    CHECK_FALSE(is_float_twin(*q4, 1, *f32));  // no such tensor
 }
 
 TEST_CASE("mlens requant: reference choice, default types by row size, --imatrix", "[requant][cli]") {
@@ -152,8 +166,21 @@ TEST_CASE("mlens requant: reference choice, default types by row size, --imatrix
     std::vector<std::string> types;
     for (const auto& t : j["types"]) types.push_back(t["type"]);
     CHECK(types == std::vector<std::string>{"Q4_0", "Q8_0", "Q4_1", "Q5_0", "Q5_1", "IQ4_NL"});
-    // Q4_0 of Q4_0 values is lossless: the question was not answered.
+    // Q4_0 of Q4_0 values is lossless: the question was not answered, and the row says so.
     CHECK(j["types"][0]["rmse"] == 0.0);
+    CHECK(j["types"][0]["equals_reference"] == true);
+    CHECK(j["types"][1]["equals_reference"] == false);
+    auto self_text = test::run_mlens({"requant", q4, "blk.0.attn_q.weight", "--types", "Q4_0,Q8_0"});
+    REQUIRE(self_text.exit_status == 0);
+    std::vector<std::string> lines;
+    std::istringstream out(self_text.out);
+    for (std::string line; std::getline(out, line);) lines.push_back(line);
+    REQUIRE(lines.size() == 5);  // reference, note, header, Q4_0, Q8_0
+    CHECK(lines[3].starts_with("Q4_0 "));
+    CHECK(lines[3].ends_with("same values as the reference"));
+    CHECK(lines[3].find("inf") == std::string::npos);
+    CHECK(lines[4].starts_with("Q8_0 "));
+    CHECK(lines[4].find("same values") == std::string::npos);
 
     auto counterpart = test::run_mlens({"requant", q4, "blk.0.attn_q.weight", "--reference", f32, "--types", "Q4_0", "--json"});
     REQUIRE(counterpart.exit_status == 0);
@@ -163,6 +190,7 @@ TEST_CASE("mlens requant: reference choice, default types by row size, --imatrix
     CHECK(c["reference_type"] == "F32");
     CHECK_FALSE(c.contains("note"));
     CHECK(c["types"][0]["rmse"].get<double>() > 0);
+    CHECK(c["types"][0]["equals_reference"] == false);
     auto text = test::run_mlens({"requant", q4, "blk.0.attn_q.weight", "--reference", f32, "--types", "Q8_0"});
     CHECK(text.out.starts_with("reference blk.0.attn_q.weight (F32) in " + f32 + "\nTYPE "));
 

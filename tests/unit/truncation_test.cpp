@@ -15,12 +15,12 @@ using namespace mlens::test;
 namespace {
 
 // Three F32[16] tensors a, b, c (64 bytes each) at data offsets 0, 64, 128; data from byte 128 to 320.
-std::vector<uint8_t> three_tensor_gguf() {
+std::vector<uint8_t> three_tensor_gguf(const std::vector<std::string>& names = {"a", "b", "c"}) {
     GgufBuilder b;
     b.header(3, 0);
-    b.tensor_info("a", {16}, 0, 0).tensor_info("b", {16}, 0, 64).tensor_info("c", {16}, 0, 128);
+    b.tensor_info(names[0], {16}, 0, 0).tensor_info(names[1], {16}, 0, 64).tensor_info(names[2], {16}, 0, 128);
     b.pad_to(32);
-    REQUIRE(b.size() == 128);
+    REQUIRE(b.size() == (names[0] == "a" ? 128u : b.size()));
     b.f32_run(48);
     return b.bytes;
 }
@@ -50,6 +50,27 @@ TEST_CASE("a GGUF cut inside its tensor data is summarized once, first", "[trunc
     Model again = *m;
     mark_missing_data(again);
     CHECK(again.diagnostics.size() == 3);
+}
+
+TEST_CASE("a cut file is listed as its summary with the cut tensors under it, by name in natural order", "[truncation]") {
+    TempDir dir;
+    std::vector<uint8_t> bytes = three_tensor_gguf({"blk.1.w", "blk.10.w", "blk.9.w"});
+    bytes.resize(bytes.size() - 96);  // inside blk.10.w; blk.9.w is gone
+    write_whole_file(dir.file("cut.gguf"), bytes);
+    auto m = open_model(dir.file("cut.gguf"));
+    REQUIRE(m.ok());
+    REQUIRE(m->diagnostics.size() == 3);
+    const std::vector<ListedDiagnostic> listed = listed_diagnostics(*m);
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].diagnostic == 0);
+    CHECK(listed[0].cut == std::vector<size_t>{2, 1});
+    CHECK(cut_tensor_text(*m, 1) == "32 of 64 bytes present");
+    CHECK(cut_tensor_text(*m, 2) == "0 of 64 bytes present");
+
+    write_whole_file(dir.file("whole.gguf"), three_tensor_gguf());
+    auto whole = open_model(dir.file("whole.gguf"));
+    REQUIRE(whole.ok());
+    CHECK(listed_diagnostics(*whole).empty());
 }
 
 TEST_CASE("a whole file has no summary and a file cut in its header has none either", "[truncation]") {

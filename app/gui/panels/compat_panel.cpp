@@ -292,26 +292,44 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
     }
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
     // Both sections use one table id, so their columns stay aligned (ImGui syncs same-id tables).
-    // Names first: each name column is sized to the longest name of either section (the stored
-    // one up to a fifth of the width, the upstream one up to 30%); values get what their header
-    // needs; the rule the rest. Names beyond that keep their end ("…").
-    float avail = ImGui::GetContentRegionAvail().x;
-    std::string left_widest, right_widest;
-    for (const std::vector<CompatRow>* list : {&s.metadata, &s.tensors})
-        for (const CompatRow& row : *list) {
-            if (row.left_name.size() > left_widest.size()) left_widest = row.left_name;
-            if (row.right_name.size() > right_widest.size()) right_widest = row.right_name;
+    // Names and rules first: the two name columns get the width of their longest text in the rows
+    // either section lists when that fits beside the value columns (each at most 15% of the width)
+    // and the rule's operations with the start of a note, else the room left in proportion to
+    // what each wants; the rule column takes the rest. Names beyond their width keep their end.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float kind_w = ImGui::GetFontSize() * 2.2f;
+    std::string left_widest, right_widest, action_widest, left_value_widest, right_value_widest;
+    auto keep_longer = [](std::string& widest, const std::string& text) {
+        if (text.size() > widest.size()) widest = text;
+    };
+    for (int sec = 0; sec < 2; ++sec)
+        for (size_t index : m_listed[side][sec]) {
+            const CompatRow& row = sec ? s.tensors[index] : s.metadata[index];
+            keep_longer(left_widest, row.left_name.empty() ? row.copied_from : row.left_name);
+            keep_longer(right_widest, row.right_name);
+            keep_longer(action_widest, row.action);
+            keep_longer(left_value_widest, row.left_type + " " + row.left_value);
+            keep_longer(right_value_widest, row.right_type + " " + row.right_value);
         }
     const char* value_header = section ? "type \xC2\xB7 shape" : "type \xC2\xB7 value";
-    float name_w = ui::fitted_width(left_widest, "tensor as stored", avail * 0.2f);
-    float upstream_w = ui::fitted_width(right_widest, "upstream view", avail * 0.3f);
-    float value_w = ui::fitted_width(value_header, value_header, avail);
+    const float left_value_w = ui::fitted_width(left_value_widest, value_header, avail * 0.15f);
+    const float right_value_w = ui::fitted_width(right_value_widest, value_header, avail * 0.15f);
+    float name_w = ui::fitted_width(left_widest, "tensor as stored", avail);
+    float upstream_w = ui::fitted_width(right_widest, "upstream view", avail);
+    // The rule keeps its operations and the start of a note; the names share what is left.
+    const float rule_w = ui::fitted_width(action_widest, "rule", avail) + ImGui::GetFontSize() * 8.0f;
+    const float padding = (ImGui::GetStyle().CellPadding.x * 2.0f + 1.0f) * 6.0f;
+    const float names_room = avail - padding - kind_w - left_value_w - right_value_w - rule_w;
+    if (const float wanted = name_w + upstream_w; wanted > names_room && names_room > 0) {
+        name_w *= names_room / wanted;
+        upstream_w *= names_room / wanted;
+    }
     if (!ImGui::BeginTable("compat_rows", 6, flags)) return;
-    ImGui::TableSetupColumn("##kind", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 2.2f);
+    ImGui::TableSetupColumn("##kind", ImGuiTableColumnFlags_WidthFixed, kind_w);
     ImGui::TableSetupColumn(section ? "tensor as stored" : "key as stored", ImGuiTableColumnFlags_WidthFixed, name_w);
-    ImGui::TableSetupColumn(section ? "type \xC2\xB7 shape##l" : "type \xC2\xB7 value##l", ImGuiTableColumnFlags_WidthFixed, value_w);
+    ImGui::TableSetupColumn(section ? "type \xC2\xB7 shape##l" : "type \xC2\xB7 value##l", ImGuiTableColumnFlags_WidthFixed, left_value_w);
     ImGui::TableSetupColumn("upstream view", ImGuiTableColumnFlags_WidthFixed, upstream_w);
-    ImGui::TableSetupColumn(section ? "type \xC2\xB7 shape##r" : "type \xC2\xB7 value##r", ImGuiTableColumnFlags_WidthFixed, value_w);
+    ImGui::TableSetupColumn(section ? "type \xC2\xB7 shape##r" : "type \xC2\xB7 value##r", ImGuiTableColumnFlags_WidthFixed, right_value_w);
     ImGui::TableSetupColumn("rule", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     const Palette& pal = palette();
@@ -347,7 +365,9 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
 
             const ImVec4 accent = row.kind ? kind_color(*row.kind) : pal.dim;
             ImGui::TableNextColumn();
-            if (row.left_name.empty())
+            if (row.left_name.empty() && !row.copied_from.empty())
+                ui::text_dim(ui::elided_text(row.copied_from, ImGui::GetContentRegionAvail().x, ui::Elide::start));
+            else if (row.left_name.empty())
                 ui::text_dim("not in the file");
             else if (row.kind == EditKind::removed)
                 fitted_colored(accent, row.left_name);
@@ -378,8 +398,9 @@ void CompatPanel::rows_table(PanelContext& ctx, int side, int section) {
                 ui::text_colored(pal.warning, "\xE2\x9A\xA0 AMBIGUOUS");
                 ImGui::SameLine();
             }
-            if (!row.rule.empty()) {
-                fitted(row.rule);
+            // The operations; the handler is in the row's tooltip and above the table.
+            if (!row.action.empty()) {
+                fitted(row.action);
                 if (!row.note.empty() && ImGui::GetContentRegionAvail().x > ImGui::GetFontSize() * 8) {
                     ImGui::SameLine();
                     ui::text_dim(ui::elided_text("\xE2\x80\x94 " + row.note, ImGui::GetContentRegionAvail().x));

@@ -14,7 +14,9 @@
 //  - Each tab: a summary (handlers that fired, or the plan's summary saying what was checked for a
 //    file no handler touches; the architecture before → after), the edit counts coloured by kind
 //    (they double as the legend), then Metadata and Tensors sections in one column layout
-//    (marker · as stored · type and value · upstream view · type and value · rule) and the
+//    (marker · as stored · type and value · upstream view · type and value · rule: the row's
+//    operations and note, its handlers in the tooltip; names and operations are sized first; a key
+//    copied from a stored key shows that key, dim, as stored) and the
 //    collapsible detection checks, issues and skip prefixes. An empty clip side says so instead
 //    of listing rows.
 //  - Changed rows are tinted by their EditKind (colours chosen for the theme's background);

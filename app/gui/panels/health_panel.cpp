@@ -1,5 +1,6 @@
 #include "panels/health_panel.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ std::string finding_subject(const Finding& f) {
     if (f.tensor.empty()) return f.field;
     return f.field.empty() ? f.tensor : f.tensor + " " + f.field;
 }
+
+// A tensor a truncation cut: listed under the truncation summary (fsck.h).
+bool is_cut_tensor(const Finding& f) { return f.code == ErrorCode::E_TRUNCATED_DATA && f.tensor_index.has_value(); }
 
 std::string where_text(const Finding& f) {
     if (f.locations.empty()) return "-";
@@ -65,21 +69,24 @@ void HealthPanel::start(PanelContext& ctx) {
     m_job = ctx.jobs.start("Health check", [model](JobContext& job) { return fsck_model(*model, &job, 2); });
 }
 
-void HealthPanel::collect() {
+void HealthPanel::collect(Document& doc) {
     std::optional<Result<FsckReport>> taken = m_job.try_take();
     if (!taken) return;
     m_seconds = ImGui::GetTime() - m_started;
     Result<FsckReport>& r = *taken;
-    if (r)
+    if (r) {
         m_report = std::make_shared<const FsckReport>(std::move(*r));
-    else
+        doc.value_scan = ValueScanCounts{m_report->count(FindingSeverity::error), m_report->count(FindingSeverity::warning),
+                                         m_report->count(FindingSeverity::info), m_report->tensors_scanned, m_report->tensors};
+    } else {
         m_status =
             r.error().code == ErrorCode::E_CANCELLED ? "Scan cancelled." : "Scan failed: " + escape_for_display(r.error().to_string());
+    }
 }
 
 void HealthPanel::draw(PanelContext& ctx) {
     if (!m_started_once) start(ctx);
-    collect();
+    collect(ctx.doc);
     if (m_job) {
         if (ImGui::Button("Cancel")) m_job.cancel();
         ImGui::SameLine();
@@ -126,29 +133,38 @@ void HealthPanel::draw_table(PanelContext& ctx) {
     Document& doc = ctx.doc;
     const FsckReport& r = *m_report;
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
-    // Names first: Code and Tensor are sized to their widest entry (Tensor up to a third of the
-    // width, elided in the middle beyond it); Where and Message share the rest, Message wrapping.
+    // Names first: Code, Tensor and Where are sized to their widest entry (Tensor up to a third of
+    // the width, elided at its start beyond it; Where up to a quarter); Message wraps in the rest,
+    // which keeps at least 16 em.
     const float avail = ImGui::GetContentRegionAvail().x;
-    std::vector<std::string> codes, names, counts;
+    std::vector<std::string> codes, names, wheres, counts;
     for (const Finding& f : r.findings) {
         codes.emplace_back(code_name(f.code));
-        names.push_back(finding_subject(f));
+        names.push_back((is_cut_tensor(f) ? "\xE2\x94\x94 " : "") + finding_subject(f));
+        wheres.push_back(where_text(f));
         counts.push_back(ui::with_separators(f.count));
     }
     const float code_w = ui::fitted_width(codes, "Code", avail * 0.2f);
     ImGui::PushFont(ctx.fonts.mono());
-    const float tensor_w = ui::fitted_width(names, "Tensor", avail * 0.33f);
+    const float fitted_tensor_w = ui::fitted_width(names, "Tensor", avail * 0.33f);
+    const float where_w = ui::fitted_width(wheres, "Where (first)", avail * 0.25f);
     ImGui::PopFont();
+    const float em = ImGui::GetFontSize();
+    const float severity_w = ui::fitted_width("warning", "Severity", avail);
+    const float count_w = ui::fitted_width(counts, "Count", avail);
+    const float button_w = ImGui::CalcTextSize("Weights").x + em;
+    // The message keeps 16 em: the tensor name gives up width first (it keeps its end), to 10 em.
+    const float others = severity_w + code_w + where_w + count_w + button_w + (ImGui::GetStyle().CellPadding.x * 2.0f + 1.0f) * 7.0f;
+    const float tensor_w = std::max(std::min(fitted_tensor_w, avail - others - em * 16.0f), em * 10.0f);
     if (!ImGui::BeginTable("findings", 7, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
-    const float em = ImGui::GetFontSize();
-    ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width("warning", "Severity", avail));
+    ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, severity_w);
     ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthFixed, code_w);
     ImGui::TableSetupColumn("Tensor", ImGuiTableColumnFlags_WidthFixed, tensor_w);
-    ImGui::TableSetupColumn("Where (first)", ImGuiTableColumnFlags_WidthStretch, 1.5f);
-    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, ui::fitted_width(counts, "Count", avail));
-    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Weights").x + em);
+    ImGui::TableSetupColumn("Where (first)", ImGuiTableColumnFlags_WidthFixed, where_w);
+    ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, count_w);
+    ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, button_w);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < r.findings.size(); ++i) {
         const Finding& f = r.findings[i];
@@ -188,7 +204,8 @@ void HealthPanel::draw_table(PanelContext& ctx) {
         ui::text(code_name(f.code));
         ImGui::TableNextColumn();
         ImGui::PushFont(ctx.fonts.mono());
-        ui::cell_text(finding_subject(f), ui::Elide::start);
+        // A tensor a truncation cut sits under the summary row above it.
+        ui::cell_text(names[i], ui::Elide::start);
         ImGui::TableNextColumn();
         ui::cell_text_dim(where_text(f));
         ImGui::PopFont();
@@ -197,7 +214,8 @@ void HealthPanel::draw_table(PanelContext& ctx) {
         ImGui::TableNextColumn();
         ui::wrapped_text(f.message);
         ImGui::TableNextColumn();
-        if (f.tensor_index && *f.tensor_index < doc.model()->tensors.size() && ImGui::SmallButton("Weights"))
+        // A cut tensor's values are not all there to show.
+        if (f.tensor_index && !is_cut_tensor(f) && *f.tensor_index < doc.model()->tensors.size() && ImGui::SmallButton("Weights"))
             doc.follow(finding_weights_link(f, doc.model()->tensors[*f.tensor_index].name));
         ImGui::PopID();
     }

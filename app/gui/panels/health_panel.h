@@ -4,7 +4,9 @@
 //
 // Contract: the scan runs as one job on the JobRunner with progress and cancel; it starts the
 // first time the panel is drawn for its document and again on "Scan again"; the report stays with
-// the panel, which the shell keeps per document. A click on a finding selects its bytes (the
+// the panel, which the shell keeps per document; its counts go to Document::value_scan for the
+// status bar. The findings keep fsck's order: a truncation summary first with the tensors it cut
+// under it, marked "└", by name. A click on a finding selects its bytes (the
 // inspector's hex view shows the finding's offset: the value, block or scale concerned); its
 // "Weights" button posts finding_weights_link: the Weights panel opens the tensor at the finding's
 // expert (a stacked expert tensor), row and block.
@@ -35,7 +37,7 @@ public:
 
 private:
     void start(PanelContext& ctx);
-    void collect();
+    void collect(Document& doc);
     void draw_table(PanelContext& ctx);
 
     JobHandle<FsckReport> m_job;

@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include "mlens/infer/dry_run.h"
 #include "mlens/text/escape.h"
 #include "state/workspace.h"
 #include "theme.h"
@@ -70,17 +71,36 @@ void InferenceMemoryView::update_estimate(const Model& model) {
     m_estimate = estimate_memory(model, options);
 }
 
-void InferenceMemoryView::terms_table(const MemoryEstimate* est, const MemoryMeasure* measured) {
+void InferenceMemoryView::update_plan(PanelContext& ctx) {
+    if (std::optional<Result<MemoryMeasure>> taken = m_plan_job.try_take()) {
+        if (taken->ok() || !is_cancelled(taken->error())) m_plan = std::move(*taken);
+    }
+    const bool current = m_planned_path == ctx.doc.path && same_settings(m_planned_for, options);
+    if (current && (m_plan_job || m_plan)) return;
+    m_plan_job.cancel();
+    m_plan.reset();
+    m_planned_for = options;
+    m_planned_path = ctx.doc.path;
+    SessionOptions session;
+    session.n_ctx = 16;  // the session's own context is not planned: MemoryOp makes its own
+    m_plan_job = ctx.jobs.start("llama.cpp memory plan", [path = ctx.doc.path, opts = options, session](JobContext& job) {
+        return dry_run_memory(path, opts, session, &job);
+    });
+}
+
+void InferenceMemoryView::terms_table(const MemoryEstimate* est, const MemoryMeasure* plan, const MemoryMeasure* measured) {
     ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
-    if (!ImGui::BeginTable("memory_terms", 4, flags)) return;
-    for (const char* h : {"term", "estimate (from the file)", "measured (llama.cpp)", "error"}) ImGui::TableSetupColumn(h);
+    if (!ImGui::BeginTable("memory_terms", 5, flags)) return;
+    for (const char* h : {"term", "estimate (from the file)", "llama.cpp plan", "llama.cpp allocated", "error"}) ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
-    auto row = [&](const char* name, uint64_t e, std::optional<uint64_t> m) {
+    auto row = [&](const char* name, uint64_t e, std::optional<uint64_t> p, std::optional<uint64_t> m) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ui::text(name);
         ImGui::TableNextColumn();
         ui::text(est ? mib(e) : "-");
+        ImGui::TableNextColumn();
+        ui::text(p ? mib(*p) : m_plan_job ? "planning\xE2\x80\xA6" : "-");
         ImGui::TableNextColumn();
         ui::text(m ? mib(*m) : "-");
         ImGui::TableNextColumn();
@@ -92,9 +112,12 @@ void InferenceMemoryView::terms_table(const MemoryEstimate* est, const MemoryMea
             ui::text_dim("-");
         }
     };
-    for (const Term& t : kTerms)
-        row(t.name, est ? est->terms.*t.field : 0, measured ? std::optional<uint64_t>(measured->terms.*t.field) : std::nullopt);
-    row("total", est ? est->terms.total() : 0, measured ? std::optional<uint64_t>(measured->terms.total()) : std::nullopt);
+    auto term_of = [](const MemoryMeasure* m, uint64_t MemoryTerms::*field) {
+        return m ? std::optional<uint64_t>(m->terms.*field) : std::nullopt;
+    };
+    for (const Term& t : kTerms) row(t.name, est ? est->terms.*t.field : 0, term_of(plan, t.field), term_of(measured, t.field));
+    row("total", est ? est->terms.total() : 0, plan ? std::optional<uint64_t>(plan->terms.total()) : std::nullopt,
+        measured ? std::optional<uint64_t>(measured->terms.total()) : std::nullopt);
     ImGui::EndTable();
 }
 
@@ -166,10 +189,17 @@ void InferenceMemoryView::draw(PanelContext& ctx, InferenceController& c) {
     if (!c.can_decode() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("Load the model with its weights first");
     update_estimate(*ctx.doc.model());
+    update_plan(ctx);
 
     const MemoryEstimate* est = m_estimate && m_estimate->ok() ? &m_estimate->value() : nullptr;
     if (m_estimate && !m_estimate->ok()) ui::text_colored(palette().error, escape_for_display(m_estimate->error().to_string(), 1000));
     if (const auto& e = error_of(c.latest<MemoryOp>())) ui::job_error_text(*e);
+    const MemoryMeasure* plan = m_plan && m_plan->ok() ? &m_plan->value() : nullptr;
+    if (m_plan && !m_plan->ok()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ui::text_colored(palette().error, "llama.cpp plan: " + escape_for_display(m_plan->error().to_string(), 1000));
+        ImGui::PopTextWrapPos();
+    }
     const MemoryMeasure* measured = same_settings(m_measured_for, options) ? outcome_of(c.latest<MemoryOp>()) : nullptr;
     if (outcome_of(c.latest<MemoryOp>()) && !measured) ui::text_dim("The settings changed since the measure: press Measure again.");
     ImGui::PushTextWrapPos(0.0f);
@@ -181,7 +211,7 @@ void InferenceMemoryView::draw(PanelContext& ctx, InferenceController& c) {
         if (!est->note.empty()) ui::text_colored(palette().warning, escape_for_display(est->note, 400));
     }
     ImGui::PopTextWrapPos();
-    terms_table(est, measured);
+    terms_table(est, plan, measured);
     if (est) bar_chart(*est, measured, std::clamp(ImGui::GetContentRegionAvail().y * 0.6f, 140.0f, 320.0f));
     if (!measured) return;
     ui::text_dim("llama.cpp's buffers (context of " + std::to_string(measured->n_ctx) + " cells):");

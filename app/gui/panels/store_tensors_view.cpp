@@ -95,18 +95,50 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
     size_t rows = tensors.size() + unread;
     float height =
         ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(rows, 16) + 1) + ImGui::GetStyle().ScrollbarSize + 4;
-    if (!ImGui::BeginTable("store_tensors", 7, flags, ImVec2(0, height))) return;
-    ImGui::TableSetupScrollFreeze(1, 1);
-    constexpr ImGuiTableColumnFlags stretch = ImGuiTableColumnFlags_WidthStretch;
+    // Names and shapes first: each sized to its widest text (drawn in the mono font) and its
+    // header (within a share of the width); the blob digest shows 12 of its digits (whole on
+    // hover) and the status its word.
     const std::string stored_header = shape_header("Stored", shape_order(m.format));
     const std::string logical_header = shape_header("Logical shape", shape_order(m.format));
-    ui::table_columns({{"Name", stretch, 2.4f},
-                       {stored_header.c_str(), stretch, 1.5f},
-                       {"Quantization", stretch, 1.1f},
-                       {logical_header.c_str(), stretch, 1.5f},
-                       {"Companions", stretch, 1.9f},
-                       {"Blob", stretch, 0.9f},
-                       {"Status", stretch, 1.0f}});
+    std::vector<std::string> names, stored, quants, logical, companion_texts;
+    for (const LogicalTensor& lt : tensors) {
+        const TensorInfo& t = m.tensors[lt.index];
+        names.push_back(escape_for_display(t.name, 160));
+        stored.push_back(t.type.name + " " + shape_text(t.ne, ShapeStyle::bracketed, shape_order(m.format)));
+        if (t.quant) quants.push_back(quant_text(*t.quant));
+        companion_texts.push_back(t.quant ? companions_text(m, *t.quant) : std::string());
+        logical.push_back(shape_text(lt.ne, ShapeStyle::bracketed, shape_order(m.format)));
+    }
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float fitted_name_w = ui::fitted_width(names, "Name", avail * 0.3f);
+    auto mono_fitted = [&](const std::vector<std::string>& texts, const std::string& header, float share) {
+        ImGui::PushFont(fonts.mono());
+        const float content = ui::fitted_width(texts, "", avail);
+        ImGui::PopFont();
+        return std::min(avail * share, std::max(content, ui::fitted_width(header, header.c_str(), avail)));
+    };
+    const float stored_w = mono_fitted(stored, stored_header, 0.2f);
+    const float quant_w = mono_fitted(quants, "Quantization", 0.15f);
+    const float logical_w = mono_fitted(logical, logical_header, 0.2f);
+    const float blob_w = ui::fitted_width(short_digest("sha256-0123456789abcdef0123"), "Blob", avail * 0.15f);
+    const float status_w = ui::fitted_width("\xE2\x9C\x96 E_BLOB_MISSING", "Status", avail * 0.12f);
+    const float companions_w = mono_fitted(companion_texts, "Companions", 0.25f);
+    // When they do not all fit, the name gives up width first (it keeps its end), down to 14 em;
+    // beyond that the table scrolls sideways.
+    const float em = ImGui::GetFontSize();
+    const float others =
+        stored_w + quant_w + logical_w + companions_w + blob_w + status_w + (ImGui::GetStyle().CellPadding.x * 2.0f + 1.0f) * 7.0f;
+    const float name_w = std::max(std::min(fitted_name_w, avail - others), em * 14.0f);
+    if (!ImGui::BeginTable("store_tensors", 7, flags, ImVec2(0, height))) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
+    constexpr ImGuiTableColumnFlags fixed = ImGuiTableColumnFlags_WidthFixed;
+    ui::table_columns({{"Name", fixed, name_w},
+                       {stored_header.c_str(), fixed, stored_w},
+                       {"Quantization", fixed, quant_w},
+                       {logical_header.c_str(), fixed, logical_w},
+                       {"Companions", fixed, companions_w},
+                       {"Blob", fixed, blob_w},
+                       {"Status", fixed, status_w}});
     for (size_t i = 0; i < failed.size(); ++i) {
         if (shown_layer[i]) continue;
         ImGui::TableNextRow();
@@ -126,10 +158,11 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         ImGui::TableNextRow();
         ImGui::PushID(static_cast<int>(i));
         ImGui::TableNextColumn();
-        ui::cell_text(escape_for_display(t.name, 160), ui::Elide::start);
+        const size_t row = static_cast<size_t>(&lt - tensors.data());
+        ui::cell_text(names[row], ui::Elide::start);
         ImGui::PushFont(fonts.mono());
         ImGui::TableNextColumn();
-        ui::cell_text(t.type.name + " " + shape_text(t.ne, ShapeStyle::bracketed, shape_order(m.format)));
+        ui::cell_text(stored[row]);
         ImGui::TableNextColumn();
         if (t.quant)
             ui::cell_text_colored(palette().accent, quant_text(*t.quant));
@@ -138,13 +171,14 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         if (t.quant && ImGui::IsItemHovered() && !t.quant->origin.empty())
             ImGui::SetTooltip("%s", escape_for_display(t.quant->origin, 200).c_str());
         ImGui::TableNextColumn();
-        ui::cell_text(shape_text(lt.ne, ShapeStyle::bracketed, shape_order(m.format)));
+        ui::cell_text(logical[row]);
         ImGui::TableNextColumn();
-        if (t.quant) ui::cell_text_dim(companions_text(m, *t.quant));
+        if (t.quant) ui::cell_text_dim(companion_texts[row]);
         ImGui::PopFont();
         ImGui::TableNextColumn();
         std::string blob = t.file < m.files.size() ? std::filesystem::path(m.files[t.file].path).filename().string() : "?";
-        ui::cell_text_dim(escape_for_display(blob, 200));
+        ui::text_dim(short_digest(escape_for_display(blob, 200)));
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(blob, 200).c_str());
         ImGui::TableNextColumn();
         if (const FailedTensorLayer* f = failed_blob_of(m, t, failed))
             failure_cell(*f);

@@ -16,6 +16,7 @@
 #include "mlens/text/escape.h"
 #include "panels/weights_tables.h"
 #include "state/output_inputs.h"
+#include "state/paired_document.h"
 #include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -298,8 +299,10 @@ void WeightsPanel::draw(PanelContext& ctx) {
     if (m_want.expert) requant_label += " expert " + std::to_string(*m_want.expert);
     const TensorInfo& shown = m.tensors[m_want.tensor];
     const std::vector<uint64_t>& shape = shown.quant ? shown.quant->logical_ne : shown.ne;
-    m_requant.follow(m_want.tensor, m_want.expert, std::move(requant_label), shape.empty() ? 1 : shape[0], m_want.compare_doc,
-                     ctx.workspace);
+    // Requantize measures against the compared document, else against an open float twin.
+    const uint64_t twin = m_want.compare_doc || !ctx.workspace ? 0 : float_twin_document(*ctx.workspace, ctx.doc, m_want.tensor);
+    m_requant.follow(m_want.tensor, m_want.expert, std::move(requant_label), shape.empty() ? 1 : shape[0], twin ? twin : m_want.compare_doc,
+                     ctx.workspace, twin != 0);
     if (m_job) {
         double p = (m_running->stage.load() + m_job.progress()) / kWeightsStages;
         ImGui::ProgressBar(static_cast<float>(std::min(1.0, p)), ImVec2(240, 0), "decoding\xE2\x80\xA6");

@@ -62,7 +62,8 @@ std::string bits_text(double bits) {
     return buf;
 }
 
-bool has_numbers(const RequantRow& r) { return !r.needs_imatrix && r.skipped.empty(); }
+// A row equal to the reference has no error to show: its note says so instead of RMSE 0, SNR +inf.
+bool has_numbers(const RequantRow& r) { return !r.needs_imatrix && r.skipped.empty() && !r.equals_reference(); }
 
 double column_value(const RequantRow& r, int column) {
     if (column == kBits) return r.bits_per_weight;
@@ -95,6 +96,7 @@ std::string metric_text(double v, int column) {
 std::string note_of(const RequantRow& r) {
     if (r.needs_imatrix) return "needs an importance matrix (open one and pick it above)";
     if (!r.skipped.empty()) return "skipped: " + escape_for_display(r.skipped, 200);
+    if (r.equals_reference()) return "same values as the reference: this type holds it exactly";
     return {};
 }
 
@@ -164,9 +166,9 @@ void WeightsRequantView::poll() {
 }
 
 void WeightsRequantView::follow(size_t tensor, std::optional<uint64_t> expert, std::string label, uint64_t row_length,
-                                uint64_t compared_document, const Workspace* workspace) {
+                                uint64_t compared_document, const Workspace* workspace, bool picked) {
     pick_imatrix(workspace);
-    Subject subject{tensor, expert, compared_document, m_imatrix_doc};
+    Subject subject{tensor, expert, compared_document, m_imatrix_doc, picked};
     if (!(subject == m_subject)) clear();
     m_subject = subject;
     m_label = std::move(label);
@@ -396,7 +398,15 @@ void WeightsRequantView::draw(PanelContext& ctx) {
         return;
     }
     const RequantResult& r = *m_result;
-    ui::text_dim(m_result_label + ": reference " + r.reference + (r.imatrix_entry.empty() ? "" : ", importance " + r.imatrix_entry));
+    const Document* twin = m_subject.picked && ctx.workspace ? ctx.workspace->find(m_subject.compared) : nullptr;
+    const std::string importance = r.imatrix_entry.empty() ? "" : ", importance " + r.imatrix_entry;
+    ImGui::PushTextWrapPos(0);
+    if (twin)
+        ui::text_colored(palette().accent, m_result_label + ": reference picked: " + r.reference_type + " in " + twin->title +
+                                               " (open, same tensor name and shape)" + importance);
+    else
+        ui::text_dim(m_result_label + ": reference " + r.reference + importance);
+    ImGui::PopTextWrapPos();
     if (!r.note.empty()) {
         ImGui::PushTextWrapPos(0);
         ui::text_colored(palette().warning, r.note);

@@ -1,12 +1,16 @@
 // WeightsRequantView: the "Requantize" tab of the Weights panel — what-if requantization of the
 // shown tensor or expert slice (the interactive quantize-stats): a checkbox per offered ggml
 // type, grouped by family, a Run button, and a sortable table of type, bits per weight, RMSE,
-// NMSE, max |a-b|, cosine and SNR dB. A type without numbers has its note where they would be:
+// NMSE, max |a-b|, cosine and SNR dB. A row whose values equal the reference's
+// (RequantRow::equals_reference) says "same values as the reference" where its numbers would be,
+// instead of a perfect score. A type without numbers has its note where they would be:
 // it needs an importance matrix, or why it was skipped (so the note is never scrolled out of a
 // narrow panel).
 //
 // The reference is the one open_requant_reference (requant_reference.h) chooses with the
-// document chosen under "compare with"; the heading names it, and its note (the tensor itself
+// document chosen under "compare with", or, when none is chosen, with the first open document
+// holding the tensor under the same name and shape in a more precise float type
+// (float_twin_document, paired_document.h), which a line above the table names; the heading names it, and its note (the tensor itself
 // is the reference) is shown in the warning colour. An "importance matrix" picker lists the open
 // imatrix documents (the first one opened is picked until the picker says otherwise); with one,
 // every type is quantized with its importance for the tensor, so the IQ types run.
@@ -53,8 +57,10 @@ public:
 
     WeightsRequantView();
 
+    // `picked`: the compared document was not chosen but found by float_twin_document; the view
+    // then says so above the table.
     void follow(size_t tensor, std::optional<uint64_t> expert, std::string label, uint64_t row_length, uint64_t compared_document,
-                const Workspace* workspace = nullptr);
+                const Workspace* workspace = nullptr, bool picked = false);
     // The imatrix document requantization uses (0: none); choosing sets the picker.
     void use_imatrix(uint64_t document_id) {
         m_imatrix_doc = document_id;
@@ -82,6 +88,7 @@ private:
         std::optional<uint64_t> expert;
         uint64_t compared = 0;  // document id, 0: none
         uint64_t imatrix = 0;  // document id, 0: none
+        bool picked = false;  // `compared` found by float_twin_document
         bool operator==(const Subject&) const = default;
     };
 

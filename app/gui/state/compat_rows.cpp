@@ -24,7 +24,9 @@ uint8_t bit(EditKind k) { return static_cast<uint8_t>(1u << static_cast<unsigned
 // Rule parts of one row: consecutive parts of the same handler share its name.
 class RuleText {
 public:
-    void add(const std::string& rule, std::string part, const std::string& note) {
+    // `action`: the part as the rule column shows it (default: `part`).
+    void add(const std::string& rule, std::string part, const std::string& note, const std::string& action = {}) {
+        m_action += (m_action.empty() ? "" : ", ") + (action.empty() ? part : action);
         if (!m_rule.empty() && rule == m_last)
             m_rule += ", " + part;
         else
@@ -36,6 +38,7 @@ public:
     void note(const std::string& text) { m_notes.push_back(text); }
     void apply(CompatRow& row) const {
         row.rule = m_rule;
+        row.action = m_action;
         for (const std::string& n : m_notes) {
             row.note += (row.note.empty() ? "" : "; ") + escape_for_display(n, kNoteChars);
             if (n.starts_with("AMBIGUOUS:")) row.ambiguous = true;
@@ -43,7 +46,7 @@ public:
     }
 
 private:
-    std::string m_rule, m_last;
+    std::string m_rule, m_last, m_action;
     std::vector<std::string> m_notes;
 };
 
@@ -71,7 +74,10 @@ std::vector<CompatRow> metadata_rows(const Model& model, const SidePlan& plan, c
         for (size_t e : it->second) {
             const KvEdit& edit = plan.kv_edits[e];
             row.kinds |= bit(edit.kind);
-            rule.add(edit.rule, kv_part(edit), edit.note);
+            // A key copied from a stored one names its source as stored; the action is then "copy".
+            const bool copied = edit.op == KvOp::copy && !stored;
+            if (copied) row.copied_from = escape_for_display(edit.source_key, kNameChars);
+            rule.add(edit.rule, kv_part(edit), edit.note, copied ? kv_op_name(edit.op) : std::string());
         }
         if (stored && result_of.count(key) && !view.metadata[result_of.at(key)].stored) rule.note("moved to the end of the key list");
         rule.apply(row);

@@ -16,7 +16,9 @@
 //    `kind` is the one it is coloured by: hidden, else data op, else retyped, else renamed for
 //    tensors; for keys the kind of the edit that produced the result (removed when it is gone).
 //    Rows without edits are unchanged (no kinds).
-//  - `rule` joins "handler: op …" of each edit touching the row, in plan order; `note` joins their
+//  - `rule` joins "handler: op …" of each edit touching the row, in plan order, and `action` the
+//    same parts without the handlers' names ("set"; a key the plan copies from a stored key K has
+//    `copied_from` K and the action "copy"); `note` joins their
 //    notes (and last "moved to the end of the key list" for a stored key an overwrite moved);
 //    `ambiguous` is set when a note starts with "AMBIGUOUS:".
 //  - Every text comes from the file or the plan and is escaped (values as format_value renders
@@ -45,6 +47,8 @@ struct CompatRow {
     std::string right_name, right_type, right_value;  // right_name empty: absent in the upstream view
     bool hidden = false;  // tensor hidden from the text loader
     std::string rule;
+    std::string action;  // the rule's operations without the handlers' names
+    std::string copied_from;  // a created key copied from a stored key: that key, escaped
     std::string note;
     bool ambiguous = false;
     bool changed() const { return kinds != 0; }

@@ -56,6 +56,12 @@ struct ModelDocument {
     std::shared_ptr<const DocumentIndex> index;
 };
 
+// What the last finished health scan of a model (the Health panel's fsck pass) counted.
+struct ValueScanCounts {
+    size_t errors = 0, warnings = 0, notes = 0;
+    uint64_t tensors_scanned = 0, tensors = 0;
+};
+
 // An Ollama store's model list (store_document.h); replaced whole when its digest pass ends.
 using StoreDocumentPtr = std::shared_ptr<const StoreDocument>;
 
@@ -87,6 +93,9 @@ public:
     // header names its scheme); the shell offers them to the panels in order (route_link) before
     // the next panels draw and brings the taker forward.
     std::vector<std::string> pending_links;
+    // Set by the Health panel when a scan finishes: the status bar then shows the scan's counts
+    // after the reader's, since "structure ok" says nothing about the values.
+    std::optional<ValueScanCounts> value_scan;
     // Metadata edits staged in the Metadata panel, not yet saved (the tab marks them; closing asks).
     MetadataEdits edits;
 

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "mlens/analysis/requant_reference.h"
 #include "workspace.h"
 
 namespace mlens {
@@ -21,6 +22,13 @@ bool names_file(const Document& d, const std::string& wanted) {
 bool still_open(Workspace* workspace, uint64_t id, const std::shared_ptr<const Model>& model) {
     Document* d = workspace ? workspace->find(id) : nullptr;
     return d && d->ready() && d->model() == model;
+}
+
+uint64_t float_twin_document(const Workspace& workspace, const Document& mine, size_t tensor) {
+    if (!mine.ready() || !mine.is_model()) return 0;
+    for (const auto& d : workspace.documents())
+        if (can_pair(*d, mine) && is_float_twin(*mine.model(), tensor, *d->model())) return d->id;
+    return 0;
 }
 
 Document* PairedDocument::get(Workspace* workspace) const { return workspace ? workspace->find(m_id) : nullptr; }

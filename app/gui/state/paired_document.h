@@ -7,6 +7,10 @@
 //    it, or a path to it.
 //  - still_open(workspace, id, model): the document `id` is open, ready, and still holds `model`
 //    (it was not closed or reopened since a result was computed from it).
+//  - float_twin_document(workspace, mine, tensor): the id of the first open, ready model document
+//    other than `mine` that holds a float twin of tensor `tensor` of `mine` (is_float_twin,
+//    requant_reference.h: same name and shape, a more precise float type); 0 when there is none.
+//    The Requantize table measures against it when no document is chosen to compare with.
 //  - PairedDocument::refresh keeps the pick while it can pair, else picks the first document that
 //    can (0 when none). link(name) remembers a file named by a link; follow_link picks that file
 //    once it is open and ready and returns true then (once); the name is dropped when no open is
@@ -28,6 +32,7 @@ class Workspace;
 bool can_pair(const Document& d, const Document& self);
 bool names_file(const Document& d, const std::string& wanted);
 bool still_open(Workspace* workspace, uint64_t id, const std::shared_ptr<const Model>& model);
+uint64_t float_twin_document(const Workspace& workspace, const Document& mine, size_t tensor);
 
 class PairedDocument {
 public:

@@ -9,7 +9,9 @@
 #include <tuple>
 
 #include "fsck_plan.h"
+#include "mlens/model/truncation.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/natural_order.h"
 #include "mlens/text/plural.h"
 #include "mlens/util/name_table.h"
 #include "mlens/util/parallel_job.h"
@@ -66,7 +68,7 @@ Finding tensor_finding(const Model& model, const Plan& p, FindingSeverity sev, E
 // are all zero.
 void zero_findings(const Model& model, const Plan& p, std::vector<bool>& dead, std::vector<Finding>& out) {
     dead.assign(p.experts, false);
-    for (uint64_t e = 0; e < p.experts; ++e) dead[e] = p.rows_per_expert > 0 && p.expert_acc[e].zero_rows == p.rows_per_expert;
+    for (uint64_t e = 0; e < p.experts; ++e) dead[e] = !p.cut && p.rows_per_expert > 0 && p.expert_acc[e].zero_rows == p.rows_per_expert;
     const bool all_zero = std::all_of(dead.begin(), dead.end(), [](bool d) { return d; });
     if (all_zero && !p.expert_number) {
         out.push_back(tensor_finding(model, p, FindingSeverity::warning, ErrorCode::F_ZERO_TENSOR, "", 1, {p.location(0, 0, 0)},
@@ -148,7 +150,7 @@ void duplicate_tensors(const Model& model, const std::vector<Plan>& plans, const
     std::map<std::tuple<std::string, std::vector<uint64_t>, uint64_t>, std::vector<size_t>> by_key;
     for (size_t i = 0; i < plans.size(); ++i) {
         const Plan& p = plans[i];
-        if (all_zero[i]) continue;
+        if (all_zero[i] || p.cut) continue;
         std::vector<size_t>& earlier = by_key[{p.view->type_name(), p.view->shape(), p.hash}];
         for (size_t j : earlier) {
             const Plan& q = plans[j];
@@ -207,9 +209,12 @@ void global_scale_findings(const Model& model, const Plan& p, std::vector<Findin
     }
 }
 
+// The readers' region diagnostics in listed_diagnostics order: a truncation summary is followed
+// by one finding per tensor it cut, and the out-of-bounds rows it explains are not copied.
 void region_findings(const Model& model, std::vector<Finding>& out) {
-    for (const Diagnostic& d : model.diagnostics) {
-        if (!kRegionCodes.count(d.code)) continue;
+    for (const ListedDiagnostic& listed : listed_diagnostics(model)) {
+        const Diagnostic& d = model.diagnostics[listed.diagnostic];
+        if (!is_region_diagnostic(d.code)) continue;
         Finding f;
         f.severity = d.severity == Severity::error ? FindingSeverity::error : FindingSeverity::warning;
         f.code = d.code;
@@ -220,10 +225,41 @@ void region_findings(const Model& model, std::vector<Finding>& out) {
         f.locations.push_back(at);
         f.message = d.message;
         out.push_back(std::move(f));
+        for (size_t t : listed.cut) {
+            Finding cut;
+            cut.severity = FindingSeverity::error;
+            cut.code = ErrorCode::E_TRUNCATED_DATA;
+            cut.tensor = escape_for_display(model.tensors[t].name);
+            cut.tensor_index = t;
+            FsckLocation from;
+            from.file = d.file;
+            from.offset = model.tensors[t].data_offset;
+            cut.locations.push_back(from);
+            cut.message = "cut: " + cut_tensor_text(model, t);
+            out.push_back(std::move(cut));
+        }
     }
 }
 
+// A tensor the end of its file cuts: its rows whose bytes are all there are scanned. Only a tensor
+// of one entry and one expert is cut this way (the rows of stacked experts and of MLX companions
+// do not end where the file does); false when no whole row is there.
+bool limit_to_present_rows(const Model& model, Plan& p) {
+    if (p.experts != 1 || p.mlx || p.file >= model.files.size() || !model.files[p.file].source) return false;
+    const uint64_t size = model.files[p.file].source->size();
+    const uint64_t row_bytes = p.row_len / p.unit_elements * p.unit_bytes;
+    if (size <= p.data_offset || row_bytes == 0) return false;
+    const uint64_t rows = std::min(p.rows, (size - p.data_offset) / row_bytes);
+    if (rows == 0) return false;
+    p.rows = p.rows_per_expert = rows;
+    p.track_columns = false;
+    p.cut = true;
+    return true;
+}
+
 }  // namespace
+
+bool is_region_diagnostic(ErrorCode code) { return kRegionCodes.count(code) != 0; }
 
 const char* finding_severity_name(FindingSeverity s) {
     static constexpr NameRow<FindingSeverity> kNames[] = {
@@ -242,12 +278,18 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
     Scan scan{model, {}, {}, {}, {0}, {0}};
     std::vector<Finding> findings;
     region_findings(model, findings);
+    const size_t region_count = findings.size();
     for (const LogicalTensor& lt : logical) {
-        // Cut data is reported once by the reader (E_TRUNCATED_DATA); data never located is
-        // reported per tensor, by plan_tensor's refusal.
+        // Cut data is reported under the reader's summary (region_findings), and of a cut tensor
+        // the whole rows present are scanned; data never located is reported per tensor, by
+        // plan_tensor's refusal.
         const DataPresence presence = data_presence(model, lt);
-        if (presence == DataPresence::partial || presence == DataPresence::missing) continue;
+        if (presence == DataPresence::missing) continue;
         auto plan = plan_tensor(model, lt);
+        if (presence == DataPresence::partial) {
+            if (plan && limit_to_present_rows(model, *plan)) scan.plans.push_back(std::move(*plan));
+            continue;
+        }
         if (!plan) {
             Finding f;
             f.code = ErrorCode::F_NOT_SCANNED;
@@ -268,6 +310,8 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
     Status s = parallel_job(scan.items.size(), std::max(1u, threads), job, [&](uint64_t k) { return scan_item(scan, scan.items[k]); });
     if (!s) return s.error();
     report.tensors_scanned = scan.plans.size();
+    report.tensors_scanned_in_part =
+        static_cast<uint64_t>(std::count_if(scan.plans.begin(), scan.plans.end(), [](const Plan& p) { return p.cut; }));
     report.values_scanned = scan.values.load();
     report.bytes_scanned = scan.bytes.load();
 
@@ -285,10 +329,13 @@ Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned thre
     }
     duplicate_tensors(model, scan.plans, all_zero, findings);
 
-    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    // Region findings stay first, in their listed order; the rest by tensor, severity, code, field.
+    std::stable_sort(findings.begin() + static_cast<std::ptrdiff_t>(region_count), findings.end(), [](const Finding& a, const Finding& b) {
         const size_t ta = a.tensor_index ? *a.tensor_index + 1 : 0, tb = b.tensor_index ? *b.tensor_index + 1 : 0;
-        const std::string_view ca = code_name(a.code), cb = code_name(b.code);
-        return std::tie(ta, b.severity, ca, a.field) < std::tie(tb, a.severity, cb, b.field);
+        if (ta != tb) return ta < tb;
+        if (a.severity != b.severity) return a.severity > b.severity;
+        if (a.code != b.code) return code_name(a.code) < code_name(b.code);
+        return natural_less(a.field, b.field);
     });
     report.findings = std::move(findings);
     return report;

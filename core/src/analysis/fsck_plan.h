@@ -42,6 +42,9 @@ struct Plan {
     Path path = Path::decoded;
     uint64_t row_len = 1, rows = 0, experts = 1, rows_per_expert = 0, rows_per_item = 1, piece = 1;
     bool stacked = false, check_beyond = false, track_columns = false, mlx = false;
+    // Only the whole rows present of a tensor the end of its file cuts: no verdict on the whole
+    // tensor (all zero, duplicate, zero columns) is drawn from them.
+    bool cut = false;
     std::optional<uint64_t> expert_number;  // a per-expert tensor of an Ollama group
     uint32_t file = 0;
     uint64_t data_offset = 0;

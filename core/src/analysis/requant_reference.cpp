@@ -17,6 +17,13 @@ int precision_rank(const std::string& type) {
 
 }  // namespace
 
+bool is_float_twin(const Model& mine, size_t tensor, const Model& other) {
+    if (tensor >= mine.tensors.size()) return false;
+    const TensorInfo& t = mine.tensors[tensor];
+    const TensorInfo* twin = other.find_tensor(t.name);
+    return twin && twin->ne == t.ne && precision_rank(twin->type.name) > precision_rank(t.type.name);
+}
+
 std::optional<TensorPair> find_counterpart(const Model& mine, size_t tensor, std::optional<uint64_t> expert, const Model& other) {
     std::optional<NameAlignment> aligned = automatic_name_alignment(mine, other);
     const Pairing pairing = aligned ? pair_tensors(mine, other, aligned->map, aligned->side) : pair_tensors(mine, other);

@@ -23,6 +23,14 @@ nlohmann::json load_json(const DryRunLoad& load) {
 
 }  // namespace
 
+Result<MemoryMeasure> dry_run_memory(const std::string& text, const MemoryPlanOptions& options, SessionOptions session,
+                                     JobContext* job) {
+    session.dry_run = true;
+    auto loaded = WorkerSession::load(text, session, job);
+    if (!loaded) return loaded.error();
+    return (*loaded)->run<MemoryOp>(options, job);
+}
+
 Result<DryRun> dry_run_load(const std::string& text, const Loadability& verdict, JobContext* job) {
     DryRun run;
     auto as_is = load_once(text, true, job);

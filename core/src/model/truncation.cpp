@@ -7,6 +7,7 @@
 
 #include "mlens/io/checked_math.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/natural_order.h"
 
 namespace mlens {
 
@@ -30,6 +31,19 @@ uint64_t covered_bytes(std::vector<std::pair<uint64_t, uint64_t>> ranges) {
         reached = std::max(reached, end);
     }
     return total;
+}
+
+bool is_truncation_summary(const Diagnostic& d) { return d.code == ErrorCode::E_TRUNCATED_DATA && d.field == "data"; }
+
+// The tensors of `file` whose data the end of the file cuts, by name in natural order.
+std::vector<size_t> cut_tensors(const Model& model, uint32_t file) {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < model.tensors.size(); ++i) {
+        const TensorInfo& t = model.tensors[i];
+        if (t.file == file && (t.presence == DataPresence::partial || t.presence == DataPresence::missing)) out.push_back(i);
+    }
+    std::stable_sort(out.begin(), out.end(), [&](size_t a, size_t b) { return natural_less(model.tensors[a].name, model.tensors[b].name); });
+    return out;
 }
 
 }  // namespace
@@ -66,6 +80,28 @@ void mark_missing_data(Model& model) {
     }
     model.diagnostics.insert(model.diagnostics.begin(), std::make_move_iterator(summaries.begin()),
                              std::make_move_iterator(summaries.end()));
+}
+
+std::vector<ListedDiagnostic> listed_diagnostics(const Model& model) {
+    std::vector<bool> summarized(model.files.size());
+    for (const Diagnostic& d : model.diagnostics)
+        if (is_truncation_summary(d) && d.file < summarized.size()) summarized[d.file] = true;
+    std::vector<ListedDiagnostic> out;
+    for (size_t i = 0; i < model.diagnostics.size(); ++i) {
+        const Diagnostic& d = model.diagnostics[i];
+        const bool explained = d.code == ErrorCode::E_TENSOR_OUT_OF_BOUNDS && d.file < summarized.size() && summarized[d.file];
+        if (explained) continue;
+        out.push_back({i, is_truncation_summary(d) ? cut_tensors(model, d.file) : std::vector<size_t>()});
+    }
+    return out;
+}
+
+std::string cut_tensor_text(const Model& model, size_t tensor) {
+    const TensorInfo& t = model.tensors[tensor];
+    const uint64_t size = t.file < model.files.size() && model.files[t.file].source ? model.files[t.file].source->size() : 0;
+    const uint64_t bytes = t.n_bytes.value_or(0);
+    const uint64_t present = t.data_offset >= size ? 0 : std::min(bytes, size - t.data_offset);
+    return std::to_string(present) + " of " + std::to_string(bytes) + " bytes present";
 }
 
 }  // namespace mlens

@@ -29,15 +29,23 @@
 //    in the same pass and confirmed by comparing the bytes (MLX tensors: their values). All-zero
 //    tensors and dead experts are not reported as duplicates.
 //  - Region findings: every reader diagnostic about where tensor data lies (overlap, out of the
-//    file, truncated, misaligned) is copied with its code, severity, field and offset; tensors
-//    whose data is not all present are not scanned. F_NOT_SCANNED (warning) names a tensor that
+//    file, truncated, misaligned) that listed_diagnostics (truncation.h) lists is copied with its
+//    code, severity, field and offset; a truncation summary is followed by one E_TRUNCATED_DATA
+//    error per tensor it cut (tensor and index set, offset at its data, message "cut: " and
+//    cut_tensor_text), by name in natural order, in place of the readers' out-of-bounds rows.
+//    Every tensor wholly inside its file is scanned, and of a cut tensor of one entry and one
+//    expert the whole rows present (counted in tensors_scanned and tensors_scanned_in_part; they
+//    get no all-zero, zero-column or duplicate verdict), so a cut file has the bytes that exist
+//    checked; a tensor with no whole row present, or stacked experts or MLX companions cut short,
+//    is not scanned. F_NOT_SCANNED (warning) names a tensor that
 //    cannot be decoded; F_READ_FAILED (error) a chunk whose read failed.
 //  - Each finding is per tensor and code (and field): `count` occurrences and the locations of the
 //    first kFsckMaxLocations in tensor order, each with the element index in the logical tensor,
 //    expert, row (within the expert), column, block (within the row: ggml blocks, MLX groups) and
 //    the absolute offset in file `file` of the bytes concerned (the scale for scale findings).
-//  - Findings are sorted by tensor order, then severity (errors first), then code name. The result
-//    is the same for any thread count. Cancel gives E_CANCELLED.
+//  - Region findings come first, in the order above; the others follow sorted by tensor order, then
+//    severity (errors first), code name and field (natural order). The result is the same for any
+//    thread count. Cancel gives E_CANCELLED.
 #pragma once
 
 #include <cstdint>
@@ -83,10 +91,15 @@ struct FsckReport {
     std::vector<Finding> findings;
     uint64_t tensors = 0;  // logical tensors
     uint64_t tensors_scanned = 0;
+    uint64_t tensors_scanned_in_part = 0;  // of tensors_scanned: cut tensors of which the whole rows present were
     uint64_t values_scanned = 0;
     uint64_t bytes_scanned = 0;  // stored bytes read
     size_t count(FindingSeverity s) const;
 };
+
+// Whether fsck copies a reader diagnostic of this code as a region finding (overlap, out of the
+// file, truncated, misaligned).
+bool is_region_diagnostic(ErrorCode code);
 
 Result<FsckReport> fsck_model(const Model& model, JobContext* job = nullptr, unsigned threads = 2);
 

@@ -46,6 +46,11 @@ struct RequantRow {
     bool with_importance = false;  // quantized with an importance matrix
     std::string skipped;  // reason, when not run
     TensorComparison error;  // valid when !needs_imatrix && skipped.empty()
+    // The requantized values are the reference's exactly (largest difference 0): the type holds
+    // the reference as it is (the reference is already of that type, or is the tensor itself),
+    // which says nothing of its error on float weights, so views mark the row "same values as the
+    // reference" instead of printing RMSE 0 and SNR +inf.
+    bool equals_reference() const { return !needs_imatrix && skipped.empty() && error.max_abs == 0; }
 };
 
 // `importance`, when set, must outlive the source and have the reference's row length.

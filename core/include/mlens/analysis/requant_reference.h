@@ -11,6 +11,9 @@
 //    element count; otherwise this tensor is, with a `note` saying why whenever it is not a float
 //    type itself (no other model, no counterpart, a counterpart that is not F32/F16/BF16 or whose
 //    element count differs): the error is then measured from already-quantized values.
+//  - is_float_twin(mine, tensor, other): `other` holds a tensor of the same name and stored shape
+//    whose stored type ranks above this tensor's and is F64, F32, F16 or BF16: the reference the
+//    app's Requantize table picks among the open documents when none is chosen to compare with.
 //  - The reference's values are in this tensor's layout (PairSource), so rows are this tensor's.
 //    `other` must outlive the result. Errors are those of opening either tensor.
 #pragma once
@@ -32,6 +35,8 @@ struct RequantReference {
     std::string type_name;  // its stored type ("F16", "Q4_0", ...)
     std::string note;  // when this tensor is the reference and is not a float type
 };
+
+bool is_float_twin(const Model& mine, size_t tensor, const Model& other);
 
 Result<RequantReference> open_requant_reference(const Model& mine, size_t tensor, std::optional<uint64_t> expert, const Model* other);
 

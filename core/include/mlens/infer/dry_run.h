@@ -13,6 +13,10 @@
 //  - agrees: loads — the file loaded as is; loads_after_compat — as is it failed and through the
 //    export it loaded; does_not_load — as is it failed.
 //  - Errors: only when no load could be tried (no worker executable, E_NO_WORKER; cancelled).
+//  - dry_run_memory(text, options, session) is llama.cpp's own memory plan for those settings
+//    (the "llama.cpp plan" of `mlens memory` and the app's Memory view): a worker loads the file
+//    with `session` and dry_run set, so no weight is read or allocated, and runs MemoryOp
+//    (memory_plan.h) on it. Errors are those of the load and of the operation.
 #pragma once
 
 #include <optional>
@@ -21,6 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "mlens/analysis/loadability.h"
+#include "mlens/infer/memory_plan.h"
+#include "mlens/infer/session.h"
 #include "mlens/job.h"
 #include "mlens/result.h"
 
@@ -38,6 +44,9 @@ struct DryRun {
 };
 
 Result<DryRun> dry_run_load(const std::string& text, const Loadability& verdict, JobContext* job = nullptr);
+
+Result<MemoryMeasure> dry_run_memory(const std::string& text, const MemoryPlanOptions& options, SessionOptions session,
+                                     JobContext* job = nullptr);
 
 // {"as_is": {"loaded", "said"}, "after_compat": {...} or null, "agrees"}; said is null when loaded.
 nlohmann::json dry_run_json(const DryRun& run);

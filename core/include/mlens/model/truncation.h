@@ -13,12 +13,34 @@
 //    that file), prefixed with the file's name when the model has several files. The readers'
 //    per-tensor errors stay after it.
 //  - Calling it again changes nothing.
+//
+// Contract of listed_diagnostics(model), the one order every list of a model's diagnostics takes
+// (mlens check, mlens fsck and the Health panel through fsck.h, the Diagnostics panel):
+//  - Each diagnostic once, in the model's order (a truncation summary first, as above), except a
+//    reader's E_TENSOR_OUT_OF_BOUNDS about a file that has an E_TRUNCATED_DATA summary: the
+//    summary says it once, so such rows are left out (JSON output keeps every diagnostic).
+//  - A truncation summary (field "data") carries `cut`: the tensors of its file that
+//    mark_missing_data marked partial or missing, by name in natural order (natural_order.h:
+//    blk.2 before blk.10).
+// cut_tensor_text(model, t) says how much of tensor t is there: "N of M bytes present" (N is 0
+// when its data starts at or past the file's end).
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "mlens/model/model.h"
 
 namespace mlens {
 
 void mark_missing_data(Model& model);
+
+struct ListedDiagnostic {
+    size_t diagnostic = 0;  // into Model::diagnostics
+    std::vector<size_t> cut;  // into Model::tensors: the tensors a truncation summary stands for
+};
+
+std::vector<ListedDiagnostic> listed_diagnostics(const Model& model);
+std::string cut_tensor_text(const Model& model, size_t tensor);
 
 }  // namespace mlens
