@@ -64,24 +64,27 @@ bool InferenceMemoryView::run(PanelContext& ctx, InferenceController& c) {
     return true;
 }
 
-void InferenceMemoryView::update_estimate(const Model& model) {
-    if (m_estimate && m_model == &model && same_settings(m_estimated_for, options)) return;
+void InferenceMemoryView::update_estimate(const Model& model, bool as_is) {
+    if (m_estimate && m_model == &model && same_settings(m_estimated_for, options) && m_estimated_as_is == as_is) return;
     m_model = &model;
     m_estimated_for = options;
-    m_estimate = estimate_memory(model, options);
+    m_estimated_as_is = as_is;
+    m_estimate = estimate_memory(model, options, as_is);
 }
 
-void InferenceMemoryView::update_plan(PanelContext& ctx) {
+void InferenceMemoryView::update_plan(PanelContext& ctx, bool as_is) {
     if (std::optional<Result<MemoryMeasure>> taken = m_plan_job.try_take()) {
         if (taken->ok() || !is_cancelled(taken->error())) m_plan = std::move(*taken);
     }
-    const bool current = m_planned_path == ctx.doc.path && same_settings(m_planned_for, options);
+    const bool current = m_planned_path == ctx.doc.path && same_settings(m_planned_for, options) && m_planned_as_is == as_is;
     if (current && (m_plan_job || m_plan)) return;
     m_plan_job.cancel();
     m_plan.reset();
     m_planned_for = options;
     m_planned_path = ctx.doc.path;
+    m_planned_as_is = as_is;
     SessionOptions session;
+    session.as_is = as_is;
     session.n_ctx = 16;  // the session's own context is not planned: MemoryOp makes its own
     m_plan_job = ctx.jobs.start("llama.cpp memory plan", [path = ctx.doc.path, opts = options, session](JobContext& job) {
         return dry_run_memory(path, opts, session, &job);
@@ -188,8 +191,11 @@ void InferenceMemoryView::draw(PanelContext& ctx, InferenceController& c) {
     ImGui::EndDisabled();
     if (!c.can_decode() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("Load the model with its weights first");
-    update_estimate(*ctx.doc.model());
-    update_plan(ctx);
+    // The estimate and the plan describe the file llama.cpp is given: the loaded session's (an
+    // Ollama-made GGUF loaded as is, or through its upstream export), else the default route.
+    const bool as_is = c.loaded() && c.load_banner().empty();
+    update_estimate(*ctx.doc.model(), as_is);
+    update_plan(ctx, as_is);
 
     const MemoryEstimate* est = m_estimate && m_estimate->ok() ? &m_estimate->value() : nullptr;
     if (m_estimate && !m_estimate->ok()) ui::text_colored(palette().error, escape_for_display(m_estimate->error().to_string(), 1000));

@@ -36,18 +36,20 @@ public:
     const std::optional<Result<MemoryMeasure>>& plan() const { return m_plan; }
 
 private:
-    void update_estimate(const Model& model);
-    void update_plan(PanelContext& ctx);
+    void update_estimate(const Model& model, bool as_is);
+    void update_plan(PanelContext& ctx, bool as_is);
     void terms_table(const MemoryEstimate* est, const MemoryMeasure* plan, const MemoryMeasure* measured);
     void bar_chart(const MemoryEstimate& est, const MemoryMeasure* measured, float height);
 
     std::optional<Result<MemoryEstimate>> m_estimate;
     MemoryPlanOptions m_estimated_for;
+    bool m_estimated_as_is = false;
     MemoryPlanOptions m_measured_for;
     JobHandle<MemoryMeasure> m_plan_job;
     std::optional<Result<MemoryMeasure>> m_plan;
     MemoryPlanOptions m_planned_for;  // the settings of m_plan_job, then of m_plan
     std::string m_planned_path;
+    bool m_planned_as_is = false;
     const Model* m_model = nullptr;
 };
 
