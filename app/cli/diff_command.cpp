@@ -88,7 +88,7 @@ nlohmann::json recipe_json(const QuantRecipe& a, const QuantRecipe& b) {
             {"changes", changes}};
 }
 
-// Retyped tensors grouped by kind and change: "attn_v.weight  layers 0, 1  Q6_K → Q5_K".
+// Retyped tensors grouped by short kind and change: "attn_v  layers 0, 1  Q6_K → Q5_K".
 void print_recipe_difference(const QuantRecipe& a, const QuantRecipe& b) {
     const std::vector<RecipeChange> changes = recipe_difference(a, b);
     if (changes.empty() && a.base == b.base) return;
@@ -96,7 +96,7 @@ void print_recipe_difference(const QuantRecipe& a, const QuantRecipe& b) {
     std::vector<std::vector<std::string>> rows = {{"  base", a.base.empty() ? "-" : a.base, b.base.empty() ? "-" : b.base}};
     for (const RecipeChangeGroup& g : group_recipe_changes(changes)) {
         const std::string where = recipe_group_layers_text(g);
-        rows.push_back({"  " + escape_for_display(g.kind, 80), where.empty() ? "-" : where,
+        rows.push_back({"  " + escape_for_display(short_kind(g.kind), 80), where.empty() ? "-" : where,
                         (g.from.empty() ? "-" : g.from) + "\xE2\x86\x92" + (g.to.empty() ? "-" : g.to)});
     }
     print_table(rows, 0);

@@ -225,7 +225,7 @@ TEST_CASE("compare prints the pooled figures, the worst rows and blocks, and war
     CHECK(contains(one.out, "worst rows\nROW  RMSE"));
     CHECK(contains(one.out, "worst blocks of 32 values\nBLOCK  ROW  COLUMN  RMSE"));
     CHECK(contains(one.out,
-                   "\n" + std::to_string(rows[0]["worst_rows"][0]["row"].get<uint64_t>()) + "    " +
+                   "\n  " + std::to_string(rows[0]["worst_rows"][0]["row"].get<uint64_t>()) + "  " +
                        number(rows[0]["worst_rows"][0]["rmse"].get<double>())));
 
     // Another architecture, and a tensor only B has.

@@ -13,6 +13,7 @@
 #include "mlens/text/display_width.h"
 #include "mlens/text/fit_width.h"
 #include "mlens/text/number_format.h"
+#include "mlens/text/text_table.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -60,6 +61,26 @@ TEST_CASE("table_lines fits a table to the width, numbers right-aligned, nothing
     CHECK(numeric_cell("-"));
     CHECK_FALSE(numeric_cell("Q4_0"));
     CHECK_FALSE(numeric_cell("0x1F"));
+}
+
+TEST_CASE("a table too wide for its columns prints a stanza per row; an indented cell keeps its indent", "[text][width]") {
+    const std::vector<std::vector<std::string>> rows = {{"NAME", "SIZE", "FORMAT", "FAMILY"},
+                                                        {"tiny-llama:q4_0", "3.09 MB", "GGUF", "llama"},
+                                                        {"tiny-moe:int4", "36.1 kB", "safetensors", "qwen3moe"}};
+    CHECK(table_lines(rows, 1, 30) == std::vector<std::string>{"tiny-llama:q4_0", "  SIZE    3.09 MB", "  FORMAT  GGUF", "  FAMILY  llama",
+                                                               "tiny-moe:int4", "  SIZE    36.1 kB", "  FORMAT  safetensors",
+                                                               "  FAMILY  qwen3moe"});
+    CHECK(break_cell("  model.layers.0.mlp.experts.gate_proj.weight", 20) ==
+          std::vector<std::string>{"  model.layers.0.", "  mlp.experts.gate_", "  proj.weight"});
+}
+
+TEST_CASE("wrap_command keeps a long command pasteable", "[text][width]") {
+    CHECK(wrap_command("  llama-quantize --pure a.gguf b.gguf Q4_0", 80) == std::vector<std::string>{"  llama-quantize --pure a.gguf b.gguf Q4_0"});
+    CHECK(wrap_command("  llama-quantize --pure --output-tensor-type q6_k --tensor-type attn_q=q4_k "
+                       "--tensor-type 'blk\\.(0|1)\\.ffn_down=q6_k' MODEL-F32.gguf OUT.gguf Q4_K_M",
+                       60) == std::vector<std::string>{"  llama-quantize --pure --output-tensor-type q6_k \\", "      --tensor-type attn_q=q4_k \\",
+                                                       "      --tensor-type 'blk\\.(0|1)\\.ffn_down=q6_k' \\",
+                                                       "      MODEL-F32.gguf OUT.gguf Q4_K_M"});
 }
 
 TEST_CASE("wrap_words breaks long lines between words with a hanging indent", "[text][width]") {

@@ -68,6 +68,13 @@ std::vector<std::string> wrap_words(std::string_view line, size_t width) {
 
 std::vector<std::string> break_cell(std::string_view text, size_t width) {
     if (width == 0 || display_width(text) <= width) return {std::string(text)};
+    // Leading spaces indent the cell (a row under its group): every piece keeps them.
+    const size_t indent = std::min(text.find_first_not_of(' '), text.size());
+    if (indent > 0 && indent < width / 2) {
+        std::vector<std::string> out = break_cell(text.substr(indent), width - indent);
+        for (std::string& piece : out) piece.insert(0, indent, ' ');
+        return out;
+    }
     const std::vector<CodePoint> cps = code_points(text);
     auto is_space = [&](size_t i) { return cps[i].size == 1 && text[cps[i].begin] == ' '; };
     std::vector<std::string> out;

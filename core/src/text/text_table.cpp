@@ -24,6 +24,25 @@ bool numeric_cell(const std::string& cell) {
     });
 }
 
+namespace {
+
+// Each row below the headings as its first cell on a line, then one line per other cell: its
+// heading and its value, indented.
+std::vector<std::string> stanza_lines(const std::vector<std::vector<std::string>>& rows, size_t header_rows, size_t columns) {
+    const std::vector<std::string>& headings = rows[header_rows - 1];
+    std::vector<std::string> out;
+    for (size_t r = header_rows; r < rows.size(); ++r) {
+        if (rows[r].empty()) continue;
+        for (std::string& piece : break_cell(rows[r][0], columns)) out.push_back(std::move(piece));
+        std::vector<std::vector<std::string>> fields;
+        for (size_t c = 1; c < rows[r].size(); ++c) fields.push_back({"  " + (c < headings.size() ? headings[c] : std::string()), rows[r][c]});
+        for (std::string& line : table_lines(fields, 0, columns)) out.push_back(std::move(line));
+    }
+    return out;
+}
+
+}  // namespace
+
 std::vector<std::string> table_lines(const std::vector<std::vector<std::string>>& rows, size_t header_rows, size_t columns) {
     std::vector<size_t> widths, headings;
     std::vector<bool> numeric;
@@ -56,6 +75,7 @@ std::vector<std::string> table_lines(const std::vector<std::vector<std::string>>
         }
     };
     shrink([&](size_t c) { return std::max(headings[c], kMinTextColumn); });
+    if (total > columns && header_rows > 0 && widths.size() > 2) return stanza_lines(rows, header_rows, columns);
     shrink([&](size_t) { return kMinTextColumn; });
 
     std::vector<std::string> out;
@@ -72,7 +92,7 @@ std::vector<std::string> table_lines(const std::vector<std::vector<std::string>>
             for (size_t c = 0; c < row.size(); ++c) {
                 const std::string cell = i < pieces[c].size() ? pieces[c][i] : std::string();
                 const size_t pad = widths[c] - std::min(widths[c], display_width(cell));
-                const bool right = numeric[c];  // a number column's heading too
+                const bool right = numeric[c] && r >= header_rows;
                 if (right) line.append(pad, ' ');
                 line += cell;
                 if (c + 1 < row.size()) line.append((right ? 0 : pad) + 2, ' ');

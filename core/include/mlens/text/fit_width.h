@@ -12,7 +12,7 @@
 //    order. A piece ends, by preference, at a space (dropped there), else right after one of
 //    . _ / - : , = (names break where their parts meet: "blk.12.ffn_down." "weight"), else at the
 //    last code point that fits; a wide character is never split, and one wider than `width`
-//    takes a piece of its own.
+//    takes a piece of its own. Leading spaces narrower than half the width indent every piece.
 //  - wrap_command(line, width) breaks a shell command line (words separated by spaces, a word in
 //    single quotes kept whole) so it can still be pasted: `line` alone when it fits; otherwise
 //    lines that end in " \\" (a line continuation) but the last, each after the first starting

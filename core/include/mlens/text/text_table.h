@@ -8,8 +8,11 @@
 //  - A column whose every non-empty cell below the headings is a number (numeric_cell) is
 //    right-aligned there and keeps its full width.
 //  - When the table is wider than `columns`, the widest text columns give up one column at a
-//    time, first down to their heading's width (at least kMinTextColumn), then, when the table
-//    still does not fit, down to kMinTextColumn. A cell wider than its column is broken into lines
+//    time, first down to their heading's width (at least kMinTextColumn). A table of headings and
+//    more than two columns that still does not fit is printed as stanzas instead: per row below
+//    the headings its first cell on a line, then for each other cell the last heading row's
+//    heading (indented by two) and the value, as a two-column table. Any other table's text
+//    columns then shrink down to kMinTextColumn. A cell wider than its column is broken into lines
 //    inside it (break_cell, fit_width.h: at spaces, else where the parts of a name meet); the
 //    other cells of that row leave those lines blank. A table whose numeric columns alone are
 //    wider than `columns` stays wider.
