@@ -30,7 +30,8 @@ void add_cache_command(CLI::App& app, int& exit_code) {
         }
         print_table({{"cache", escape_for_display(cache->folder())},
                      {"entries", std::to_string(entries.size())},
-                     {"bytes", human_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)"}});
+                     {"bytes", human_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)"}},
+                    0);
         if (entries.empty()) return;
         std::vector<std::vector<std::string>> rows = {{"STORED", "RANGES", "FILE SIZE", "URL"}};
         for (const CacheEntryInfo& e : entries)

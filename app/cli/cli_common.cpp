@@ -14,7 +14,10 @@
 #include "mlens/remote/source_opener.h"
 #include "mlens/text/display_width.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/text_table.h"
 #include "mlens/text/nearest_name.h"
+#include "mlens/text/number_format.h"
+#include "terminal_output.h"
 
 namespace mlens::cli {
 
@@ -135,24 +138,8 @@ std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::stri
     return args;
 }
 
-void print_table(const std::vector<std::vector<std::string>>& rows) {
-    std::vector<size_t> widths;
-    for (const auto& row : rows)
-        for (size_t c = 0; c < row.size(); ++c) {
-            if (widths.size() <= c) widths.push_back(0);
-            widths[c] = std::max(widths[c], display_width(row[c]));
-        }
-    std::string line;
-    for (const auto& row : rows) {
-        line.clear();
-        for (size_t c = 0; c < row.size(); ++c) {
-            line += row[c];
-            if (c + 1 < row.size()) line.append(widths[c] - display_width(row[c]) + 2, ' ');
-        }
-        line.erase(line.find_last_not_of(' ') + 1);  // an empty last cell leaves no padding
-        line += '\n';
-        std::fwrite(line.data(), 1, line.size(), stdout);
-    }
+void print_table(const std::vector<std::vector<std::string>>& rows, size_t header_rows) {
+    for (const std::string& line : table_lines(rows, header_rows, terminal_columns())) std::cout << line << '\n';
 }
 
 namespace {
@@ -179,6 +166,8 @@ void report_unknown_command(CLI::App& app, const std::string& name) {
     for (const std::string& n : names) std::cerr << " " << n;
     std::cerr << "\n(mlens --help describes each)\n";
 }
+
+std::string number_text(double v) { return table_number(v); }
 
 std::string number_text(double v, const char* format) {
     char buf[64];

@@ -16,6 +16,7 @@
 #include "mlens/model/model.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/open/target.h"
+#include "mlens/text/number_format.h"
 
 namespace mlens::cli {
 
@@ -73,12 +74,16 @@ struct PathArguments {
 // Registers PATH with `path_help` and --json with `json_help` on `cmd`, in that order.
 std::shared_ptr<PathArguments> add_path_arguments(CLI::App* cmd, const std::string& path_help, const std::string& json_help = "Print JSON");
 
-// Prints rows as columns separated by two spaces, the last column unpadded; cells are padded by
-// display width (text/display_width.h), so rows with CJK or combining characters line up.
-void print_table(const std::vector<std::vector<std::string>>& rows);
+// Prints rows as a table fitted to the terminal (table_lines, text/text_table.h, at
+// terminal_columns(), terminal_output.h): numbers right-aligned, cells too wide for their column
+// broken into lines inside it, nothing cut. The first `header_rows` rows are headings.
+void print_table(const std::vector<std::vector<std::string>>& rows, size_t header_rows = 1);
 
-// `v` printed with a printf format for one double (default "%.6g").
-std::string number_text(double v, const char* format = "%.6g");
+// A number as tables show it (table_number, text/number_format.h: 4 significant digits; cosines
+// go through cosine_text); --json keeps full precision.
+std::string number_text(double v);
+// `v` printed with a printf format for one double.
+std::string number_text(double v, const char* format);
 // A JSON number, or "nan" / "inf" / "-inf" (JSON has no such numbers).
 nlohmann::json json_number(double v);
 

@@ -1,5 +1,6 @@
 #include "cli_error.h"
 
+#include <cstdio>
 #include <iostream>
 
 #include "mlens/model/model_json.h"
@@ -83,7 +84,11 @@ int fail(const std::string& path, ErrorCode code, const std::string& message) {
 int usage_error(const std::string& message) { return fail("", ErrorCode::E_USAGE, message); }
 
 void print_json_result(const nlohmann::json& result) {
-    std::cout << json_text(result) << "\n";
+    // Straight to stdout, around the line fitting of text output (terminal_output.h): a JSON
+    // string is never broken.
+    std::cout.flush();
+    const std::string text = json_text(result) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
     state().result_printed = true;
 }
 

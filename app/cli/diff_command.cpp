@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "terminal_output.h"
 #include "cli_job.h"
 #include "mlens/analysis/model_diff.h"
 #include "mlens/analysis/quant_recipe.h"
@@ -87,7 +88,7 @@ nlohmann::json recipe_json(const QuantRecipe& a, const QuantRecipe& b) {
             {"changes", changes}};
 }
 
-// Retyped tensors grouped by kind and change: "attn_v.weight  layers 0, 1  Q6_K → Q5_K".
+// Retyped tensors grouped by short kind and change: "attn_v  layers 0, 1  Q6_K → Q5_K".
 void print_recipe_difference(const QuantRecipe& a, const QuantRecipe& b) {
     const std::vector<RecipeChange> changes = recipe_difference(a, b);
     if (changes.empty() && a.base == b.base) return;
@@ -95,11 +96,12 @@ void print_recipe_difference(const QuantRecipe& a, const QuantRecipe& b) {
     std::vector<std::vector<std::string>> rows = {{"  base", a.base.empty() ? "-" : a.base, b.base.empty() ? "-" : b.base}};
     for (const RecipeChangeGroup& g : group_recipe_changes(changes)) {
         const std::string where = recipe_group_layers_text(g);
-        rows.push_back({"  " + escape_for_display(g.kind, 80), where.empty() ? "-" : where,
+        rows.push_back({"  " + escape_for_display(short_kind(g.kind), 80), where.empty() ? "-" : where,
                         (g.from.empty() ? "-" : g.from) + "\xE2\x86\x92" + (g.to.empty() ? "-" : g.to)});
     }
-    print_table(rows);
-    std::cout << "  A: " << llama_quantize_command(a) << "\n  B: " << llama_quantize_command(b) << "\n";
+    print_table(rows, 0);
+    print_command_line("  A: " + llama_quantize_command(a));
+    print_command_line("  B: " + llama_quantize_command(b));
 }
 
 void print_diff(const ModelDiff& d, bool numeric) {
@@ -116,7 +118,7 @@ void print_diff(const ModelDiff& d, bool numeric) {
                             escape_for_display(metadata_side_text(m, DiffSide::a), 60),
                             escape_for_display(metadata_side_text(m, DiffSide::b), 60)});
         }
-        print_table(rows);
+        print_table(rows, 0);
     }
     if (!d.tensors.empty()) {
         std::cout << "tensors (" << plural(d.tensors.size(), "difference") << ")\n";
@@ -130,7 +132,7 @@ void print_diff(const ModelDiff& d, bool numeric) {
                                             tensor_shape_text(c)};
             if (numeric) {
                 if (c.error)
-                    row.insert(row.end(), {number_text(c.error->rmse), number_text(c.error->nmse), number_text(c.error->cosine)});
+                    row.insert(row.end(), {number_text(c.error->rmse), number_text(c.error->nmse), cosine_text(c.error->cosine)});
                 else if (!c.failed.empty())
                     row.push_back(escape_for_display(c.failed, 80));
             }

@@ -1,4 +1,7 @@
-// mlens dump PATH [--json] [--full]: everything the reader found, for scripts.
+// mlens dump PATH [--json] [--full]: everything the reader found, for scripts. Text starts with
+// the header lines ("format GGUF v3", "alignment 32", "data_offset N" per file, "counts K kv,
+// T tensors, D diagnostics"), then one "kv" line per key, one "tensor" line per tensor and the
+// diagnostics.
 #include <iostream>
 
 #include "cli_common.h"
@@ -7,6 +10,25 @@
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
+
+namespace {
+
+// What a reader of the dump wants before the keys: the format and version, then per file its
+// alignment and where its tensor data starts, then the counts.
+void print_header_lines(const Model& model) {
+    const uint32_t version = model.files.empty() ? 0 : model.files[0].version;
+    std::cout << "format " << format_and_version(model.format, version) << "\n";
+    for (size_t i = 0; i < model.files.size(); ++i) {
+        const SourceFile& f = model.files[i];
+        const std::string which = model.files.size() > 1 ? " file " + std::to_string(i) : "";
+        if (model.format == Format::gguf) std::cout << "alignment" << which << " " << f.alignment << "\n";
+        std::cout << "data_offset" << which << " " << (f.data_start_known() ? std::to_string(f.data_start) : "unknown") << "\n";
+    }
+    std::cout << "counts " << model.metadata.size() << " kv, " << model.tensors.size() << " tensors, " << model.diagnostics.size()
+              << " diagnostics\n";
+}
+
+}  // namespace
 
 void add_dump_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("dump", "Every key (type, value) and tensor (type, ne, offset, size), complete");
@@ -20,6 +42,7 @@ void add_dump_command(CLI::App& app, int& exit_code) {
         if (args->json) {
             print_json_result(model_to_json(*model, items));
         } else {
+            print_header_lines(*model);
             for (const MetadataEntry& e : model->metadata)
                 std::cout << "kv " << escape_for_display(e.key) << " " << format_type(e.value) << " = "
                           << format_value(e.value, items, *full ? SIZE_MAX : 120) << "\n";

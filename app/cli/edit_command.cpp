@@ -138,7 +138,7 @@ void print_plan(const EditPlan& plan) {
                 break;
         }
     }
-    print_table(rows);
+    print_table(rows, 0);
     std::cout << "keys: " << plan.key_count_before << " → " << plan.key_count_after << "; header: " << plan.old_header_bytes << " → "
               << plan.new_header_bytes << " bytes; data start: " << plan.old_data_start << " → " << plan.new_data_start << " ("
               << signed_text(plan.data_shift()) << ", alignment " << plan.alignment << "); " << plan.tensors.size() << " tensors "

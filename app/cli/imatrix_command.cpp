@@ -95,6 +95,7 @@ nlohmann::json statistics_json(const ImatrixStatistics& s) {
 
 // llama-imatrix --show-statistics' two tables, row for row in its printf formats.
 void print_statistics(const ImatrixStatistics& s) {
+    std::cout.flush();  // printf writes around std::cout's line fitting
     std::printf("\n%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", " Layer", "       Tensor", "          Σ(Act²)", "  Min",
                 "            Max", "           μ", "   σ", " % Active", "N", "   Entropy", "E (norm)", "ZD", "  CosSim");
     for (const ImatrixTensorStatistics& t : s.tensors)

@@ -29,7 +29,7 @@
 #include "mlens/model/summary.h"
 #include "mlens/open/target.h"
 #include "mlens/text/escape.h"
-#include "mlens/text/significant.h"
+#include "mlens/text/number_format.h"
 #include "prompt_input.h"
 
 namespace mlens::cli {
@@ -187,9 +187,9 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
     size_t shown_steps = 0;
     auto print_step = [&](const GenerationStep& s) {
         std::string line = "#" + std::to_string(shown_steps++) + "  " + std::to_string(s.token) + "  " + shown(s.piece) +
-            "  p=" + significant(s.prob) + "  top:";
+            "  p=" + probability_text(s.prob) + "  top:";
         for (const TokenCandidate& c : s.candidates)
-            line += " " + std::to_string(c.id) + " " + shown(c.piece) + " " + significant(c.prob) + ",";
+            line += " " + std::to_string(c.id) + " " + shown(c.piece) + " " + probability_text(c.prob) + ",";
         if (!s.candidates.empty()) line.pop_back();
         std::cout << line << "\n" << std::flush;
     };
@@ -271,14 +271,14 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
         const AbPosition& p = r.positions[i];
         const std::string token = i < result->tokens.size() ? shown(result->tokens[i].piece) : std::string("?");
         rows.push_back({std::to_string(p.index) + (p.generated ? "*" : ""), token, significant(p.kld), shown(result->top_a[i]),
-                        shown(result->top_b[i]), significant(p.prob_top_a), significant(p.prob_top_b),
+                        shown(result->top_b[i]), probability_text(p.prob_top_a), probability_text(p.prob_top_b),
                         number_text(p.topk_overlap, "%.2f")});
     }
     std::cout << "A: " << model_line_of(path_a) << "\nB: " << model_line_of(path_b) << "\n";
     print_table(rows);
     std::cout << "continuation of A: " << escape_for_display(r.continuation, 4000) << "\n";
     std::cout << "KLD mean " << significant(s.mean_kld) << ", median " << significant(s.median_kld) << ", p99 " << significant(s.p99_kld)
-              << ", max " << significant(s.max_kld) << "; same top token " << number_text(s.same_top_share * 100.0, "%.2f") << "% of "
+              << ", max " << significant(s.max_kld) << "; same top token " << percent_text(s.same_top_share) << " of "
               << s.positions << " positions; first divergence "
               << (s.first_divergence < 0 ? std::string("none") : std::to_string(s.first_divergence)) << "\n";
     return kExitOk;

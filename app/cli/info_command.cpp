@@ -1,8 +1,12 @@
-// mlens info PATH [--json]: what the file is, in one screen.
+// mlens info PATH [--json]: what the file is, in one screen: file, format, architecture and name,
+// then the first lines people look for (model_overview.h: context, embedding, layers, heads,
+// vocabulary, chat template, Ollama-made and why), then parameters, type, tensors, size, bits per
+// weight, diagnostics and the loadability verdict. --json adds them as "overview".
 #include <iostream>
 
 #include "cli_common.h"
 #include "mlens/analysis/loadability.h"
+#include "mlens/analysis/model_overview.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
@@ -33,7 +37,20 @@ nlohmann::json summary_json(const std::string& path, const ModelSummary& s) {
     return j;
 }
 
-void print_summary(const std::string& path, const Model& model, const ModelSummary& s, const Loadability& loads) {
+nlohmann::json overview_json(const ModelOverview& f) {
+    auto number = [](const std::optional<uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    return {{"context_length", number(f.context_length)},
+            {"embedding_length", number(f.embedding_length)},
+            {"layers", number(f.layers)},
+            {"heads", number(f.heads)},
+            {"kv_heads", number(f.kv_heads)},
+            {"vocabulary", number(f.vocabulary)},
+            {"chat_template", f.chat_template},
+            {"ollama_made", f.ollama_made},
+            {"origin_reason", f.origin_reason}};
+}
+
+void print_summary(const std::string& path, const Model& model, const ModelSummary& s, const Loadability& loads, const ModelOverview& facts) {
     char bpw[32];
     std::snprintf(bpw, sizeof bpw, "%.2f", s.bits_per_weight);
     std::string format = format_and_version(s.format, s.version);
@@ -47,6 +64,9 @@ void print_summary(const std::string& path, const Model& model, const ModelSumma
                                 : escape_for_display(s.architecture) +
                  (s.architecture_source == "general.architecture" ? "" : " (" + s.architecture_source + ")")},
         {"name", s.name.empty() ? "-" : escape_for_display(s.name)},
+    };
+    for (auto& [label, value] : overview_rows(facts)) rows.push_back({label, escape_for_display(value)});
+    std::vector<std::vector<std::string>> rest = {
         {"parameters", human_count(s.parameters) + " (" + std::to_string(s.parameters) + ")"},
         {"file type", s.file_type ? s.file_type_name + " (" + std::to_string(*s.file_type) + ")" : "-"},
         {"tensors",
@@ -59,7 +79,8 @@ void print_summary(const std::string& path, const Model& model, const ModelSumma
         {"diagnostics", std::to_string(s.errors) + " errors, " + std::to_string(s.warnings) + " warnings"},
         {"will it load", escape_for_display(loads.summary())},
     };
-    print_table(rows);
+    rows.insert(rows.end(), rest.begin(), rest.end());
+    print_table(rows, 0);
 }
 
 }  // namespace
@@ -75,9 +96,10 @@ void add_info_command(CLI::App& app, int& exit_code) {
         if (args->json) {
             nlohmann::json j = summary_json(shown_path(args->path), s);
             j["loads"] = loadability_json(loads);
+            j["overview"] = overview_json(model_overview(*model));
             print_json_result(j);
         } else {
-            print_summary(shown_path(args->path), *model, s, loads);
+            print_summary(shown_path(args->path), *model, s, loads, model_overview(*model));
         }
         exit_code = exit_status_of(*model);
     });

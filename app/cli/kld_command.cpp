@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli_common.h"
+#include "mlens/text/number_format.h"
 #include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/worker_session.h"
 #include "mlens/io/text_file.h"
@@ -77,8 +78,8 @@ void print_summary(const CorpusKldResult& r) {
     std::cout << "\n"
               << r.text_tokens << " tokens in the text; " << r.n_chunk << " chunks of " << r.n_ctx << "; " << m.count
               << " positions scored in " << number_text(r.seconds, "%.2f") << " s\n\n";
-    std::cout << "PPL(A)            " << pm(m.ppl_a, m.ppl_a_err, "%.6f") << "   (from A's stored log-probabilities)\n";
-    std::cout << "PPL(B)            " << pm(m.ppl_b, m.ppl_b_err, "%.6f") << "\n";
+    std::cout << "PPL(A)            " << plus_minus_text(m.ppl_a, m.ppl_a_err) << "   (from A's stored log-probabilities)\n";
+    std::cout << "PPL(B)            " << plus_minus_text(m.ppl_b, m.ppl_b_err) << "\n";
     std::cout << "ln(PPL(B)/PPL(A)) " << pm(m.ln_ratio, m.ln_ratio_err, "%.6f") << "   correlation "
               << number_text(100 * m.ppl_correlation, "%.2f") << " %\n\n";
     std::cout << "KLD mean          " << pm(m.kld_mean, m.kld_err, "%.6f") << "\n";

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <string_view>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "mlens/remote/remote_source.h"
 #include "mlens/util/build_info.h"
 #include "mlens_reference.h"
+#include "terminal_output.h"
 #include "transfer_progress.h"
 
 namespace {
@@ -78,6 +80,8 @@ int main(int argc, char** argv) {
     mlens::cli::add_cache_command(app, exit_code);
     app.footer(mlens::help_footer(mlens::cli::mlens_reference().sections));
     if (auto status = mlens::cli::print_reference_if_asked(app, argc, argv)) return mlens::cli::exit_status_after_output(*status);
+    // From here every line of text output fits the terminal (terminal_output.h).
+    const mlens::cli::LineFitter fitted_lines(std::cout);
     // CLI11 reports a mistyped command as "A subcommand is required"; name it and the nearest one.
     if (argc > 1 && argv[1][0] != '-' && !mlens::cli::is_subcommand(app, argv[1])) {
         mlens::cli::report_unknown_command(app, argv[1]);

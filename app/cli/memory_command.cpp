@@ -14,6 +14,7 @@
 #include "mlens/infer/memory_plan.h"
 #include "mlens/infer/worker_session.h"
 #include "mlens/model/model_json.h"
+#include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
@@ -27,8 +28,6 @@ struct MemoryFlags {
     uint32_t worker_timeout = SessionOptions{}.worker_timeout_s;
     bool json = false, as_is = false;
 };
-
-std::string mib(uint64_t bytes) { return number_text(static_cast<double>(bytes) / (1 << 20), "%.2f") + " MiB"; }
 
 double relative_error(uint64_t estimate, uint64_t actual) {
     if (actual == 0) return estimate == 0 ? 0.0 : INFINITY;
@@ -93,15 +92,15 @@ int run_memory(const MemoryFlags& f) {
               << " layers, K/V width " << estimate->n_embd_k_gqa << "/" << estimate->n_embd_v_gqa << "\n";
     std::vector<std::vector<std::string>> table{{"term", "estimate", "llama.cpp plan", "llama.cpp", "error"}};
     for (const Row& r : rows)
-        table.push_back({r.name, mib(r.estimate), mib(r.plan), mib(r.actual) + " (" + std::to_string(r.actual) + ")",
+        table.push_back({r.name, mib_text(r.estimate), mib_text(r.plan), mib_text(r.actual) + " (" + std::to_string(r.actual) + ")",
                          number_text(100 * relative_error(r.estimate, r.actual), "%+.2f") + " %"});
     print_table(table);
-    std::cout << "estimate: weights mapped " << mib(estimate->weights_mapped);
-    for (const auto& [name, bytes] : estimate->weights_copied) std::cout << ", copied to " << name << " " << mib(bytes);
+    std::cout << "estimate: weights mapped " << mib_text(estimate->weights_mapped);
+    for (const auto& [name, bytes] : estimate->weights_copied) std::cout << ", copied to " << name << " " << mib_text(bytes);
     std::cout << "\n";
     for (const MemoryBuffer& b : measured->buffers)
-        std::cout << "llama.cpp buffer " << escape_for_display(b.name) << ": weights " << mib(b.terms.weights) << ", kv " << mib(b.terms.kv)
-                  << ", compute " << mib(b.terms.compute) << "\n";
+        std::cout << "llama.cpp buffer " << escape_for_display(b.name) << ": weights " << mib_text(b.terms.weights) << ", kv " << mib_text(b.terms.kv)
+                  << ", compute " << mib_text(b.terms.compute) << "\n";
     if (!estimate->note.empty()) std::cout << "note: " << estimate->note << "\n";
     return kExitOk;
 }

@@ -70,6 +70,7 @@ int run_ppl(const PplFlags& f) {
     std::cout << "\n"
               << r.text_tokens << " tokens in the text; " << r.n_chunk << " chunks of " << r.n_ctx << "; " << r.count
               << " positions scored in " << number_text(r.seconds, "%.2f") << " s\n";
+    // llama-perplexity's own last line, digit for digit, so the two can be compared as text.
     std::cout << "Final estimate: PPL = " << number_text(r.ppl, "%.4f") << " +/- " << number_text(r.ppl_err, "%.5f") << "\n";
     return kExitOk;
 }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -179,7 +180,7 @@ void add_stats(CLI::App& app, int& exit_code) {
             {"kurtosis", figure_text(s, s.kurtosis)}};
         for (size_t i = 0; i < s.percentiles.size(); ++i)
             rows.push_back({"p" + number_text(TensorStats::kPercentiles[i]), figure_text(s, s.percentiles[i])});
-        print_table(rows);
+        print_table(rows, 0);
         print_series("block scales", report->block_scales);
         print_series("rows", report->rows);
     });
@@ -188,7 +189,7 @@ void add_stats(CLI::App& app, int& exit_code) {
 std::string hist_csv(const Histogram& h) {
     std::string out = "bin_lo,bin_hi,count\n";
     for (size_t b = 0; b < h.counts.size(); ++b)
-        out += number_text(h.lo + b * h.bin_width()) + "," + number_text(h.lo + (b + 1) * h.bin_width()) + "," +
+        out += number_text(h.lo + b * h.bin_width(), "%.9g") + "," + number_text(h.lo + (b + 1) * h.bin_width(), "%.9g") + "," +
             std::to_string(h.counts[b]) + "\n";
     return out;
 }
@@ -218,8 +219,8 @@ int write_hist_files(const Model& model, const Histogram& h, const std::string& 
 
 // The range line of `mlens hist`'s text: the mode and the values that fall outside the bins.
 void print_outside_counts(const Histogram& h, const HistogramRange& chosen) {
-    std::printf("range %s .. %s (%s); below: %llu, above: %llu\n", number_text(h.lo).c_str(), number_text(h.hi).c_str(),
-                range_mode_caption(chosen).c_str(), static_cast<unsigned long long>(h.below), static_cast<unsigned long long>(h.above));
+    std::cout << "range " << number_text(h.lo) << " .. " << number_text(h.hi) << " (" << range_mode_caption(chosen) << "); below: " << h.below
+              << ", above: " << h.above << "\n";
 }
 
 void add_hist(CLI::App& app, int& exit_code) {
@@ -281,7 +282,10 @@ void add_hist(CLI::App& app, int& exit_code) {
         const HistogramRange& chosen = ranged->range;
         exit_code = exit_status_of(*model);
         if (!png->empty() || !csv->empty()) {
-            if (int written = write_hist_files(*model, *h, *tensor, range_mode_caption(chosen), *log_counts, *png, *csv);
+            // The title names what the picture is of once it is away from the command line.
+            const std::string title = std::filesystem::path(*path).filename().string() + " \xC2\xB7 " + *tensor + " \xC2\xB7 " +
+                view->type_name();
+            if (int written = write_hist_files(*model, *h, escape_for_display(title, 200), range_mode_caption(chosen), *log_counts, *png, *csv);
                 written != kExitOk)
                 exit_code = written;
             return;
@@ -299,9 +303,11 @@ void add_hist(CLI::App& app, int& exit_code) {
         print_outside_counts(*h, chosen);
         uint64_t peak = 1;
         for (uint64_t c : h->counts) peak = std::max(peak, c);
+        char numbers[64];
         for (size_t b = 0; b < h->counts.size(); ++b) {
-            std::printf("%12s %10llu ", number_text(h->lo + b * h->bin_width()).c_str(), static_cast<unsigned long long>(h->counts[b]));
-            std::puts(std::string(h->counts[b] * 50 / peak, '#').c_str());
+            std::snprintf(numbers, sizeof numbers, "%12s %10llu ", number_text(h->lo + b * h->bin_width()).c_str(),
+                          static_cast<unsigned long long>(h->counts[b]));
+            std::cout << numbers << std::string(h->counts[b] * 50 / peak, '#') << "\n";
         }
     });
 }
@@ -341,7 +347,7 @@ void warn_if_unlike(const Model& a, const Model& b, const Pairing* pairing) {
 void print_overall(const OverallError& o) {
     const ErrorFigures& f = o.figures;
     std::cout << "overall (" << o.tensors << " tensors, " << o.sums.count << " values pooled): RMSE " << number_text(f.rmse) << "  NMSE "
-              << number_text(f.nmse) << "  cosine " << number_text(f.cosine) << "  SNR " << number_text(f.snr_db) << " dB\n";
+              << number_text(f.nmse) << "  cosine " << cosine_text(f.cosine) << "  SNR " << number_text(f.snr_db) << " dB\n";
 }
 
 void print_worst(const TensorComparison& c) {
@@ -408,7 +414,7 @@ void add_compare(CLI::App& app, int& exit_code) {
             out.push_back(std::move(j));
             const TensorComparison& c = *t.error;
             rows.push_back({name, t.type_a + "\xE2\x86\x92" + t.type_b, number_text(c.rmse), number_text(c.nmse), number_text(c.max_abs),
-                            number_text(c.cosine), number_text(c.snr_db)});
+                            cosine_text(c.cosine), number_text(c.snr_db)});
         }
         warn_if_unlike(*a, *b, only->empty() ? &pairing : nullptr);
         if (out.empty()) {

@@ -1,9 +1,10 @@
 // mlens recipe PATH [--json]: how a model was quantized (analysis/quant_recipe.h): provenance
-// keys, the layer × tensor-kind map of types with bits per weight, and the llama-quantize command
-// that reproduces the mix.
+// keys, the types as runs of layers per tensor kind ("attn_q  0–31  Q4_K": recipe_runs) with bits per
+// weight, and the llama-quantize command that reproduces the mix. --json keeps the full layer map.
 #include <iostream>
 
 #include "cli_common.h"
+#include "terminal_output.h"
 #include "mlens/analysis/quant_recipe.h"
 #include "mlens/model/model_json.h"
 #include "mlens/text/escape.h"
@@ -45,23 +46,23 @@ void print_recipe(const std::string& path, const QuantRecipe& r) {
         std::cout << "provenance\n";
         std::vector<std::vector<std::string>> rows;
         for (const auto& [key, value] : r.provenance) rows.push_back({"  " + escape_for_display(key, 80), value});
-        print_table(rows);
+        print_table(rows, 0);
     }
     if (!r.layers.empty()) {
-        std::cout << "types by layer\n";
-        std::vector<std::vector<std::string>> rows = {{"LAYER"}};
-        for (const std::string& k : r.kinds) rows[0].push_back(escape_for_display(k, 40));
-        for (const RecipeLayerRow& row : r.layers) {
-            rows.push_back({std::to_string(row.layer)});
-            for (const auto& c : row.cells) rows.back().push_back(c ? c->type : "-");
+        std::cout << "types by kind and layer\n";
+        std::vector<std::vector<std::string>> rows = {{"  KIND", "LAYERS", "TYPE", "BPW"}};
+        for (const RecipeRun& run : recipe_runs(r)) {
+            std::string layers = std::to_string(run.first_layer);
+            if (run.last_layer != run.first_layer) layers += "\xE2\x80\x93" + std::to_string(run.last_layer);  // en dash
+            rows.push_back({"  " + escape_for_display(short_kind(run.kind), 80), layers, run.type, number_text(run.bits_per_weight, "%.2f")});
         }
         print_table(rows);
     }
     if (!r.other.empty()) {
         std::cout << "other tensors\n";
-        std::vector<std::vector<std::string>> rows;
+        std::vector<std::vector<std::string>> rows = {{"  TENSOR", "TYPE", "BPW"}};
         for (const RecipeCell& c : r.other)
-            rows.push_back({"  " + escape_for_display(c.tensor, 80), c.type, number_text(c.bits_per_weight, "%.2f") + " bpw"});
+            rows.push_back({"  " + escape_for_display(c.tensor, 200), c.type, number_text(c.bits_per_weight, "%.2f")});
         print_table(rows);
     }
     if (!r.no_command.empty()) {
@@ -69,7 +70,8 @@ void print_recipe(const std::string& path, const QuantRecipe& r) {
         return;
     }
     std::cout << "llama-quantize command (base " << r.base << ", " << r.rules.size() << (r.rules.size() == 1 ? " rule" : " rules")
-              << ")\n  " << llama_quantize_command(r) << "\n";
+              << ")\n";
+    print_command_line("  " + llama_quantize_command(r));
 }
 
 }  // namespace

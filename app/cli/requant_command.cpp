@@ -127,8 +127,9 @@ int run_requant(const Options& o) {
             : !r.skipped.empty()                 ? "skipped: " + r.skipped
             : r.equals_reference()               ? "same values as the reference"
                                                  : "";
-        for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs, r.error.cosine, r.error.snr_db})
-            line.push_back(note.empty() ? number_text(v) : "-");
+        for (double v : {r.error.rmse, r.error.nmse, r.error.max_abs}) line.push_back(note.empty() ? number_text(v) : "-");
+        line.push_back(note.empty() ? cosine_text(r.error.cosine) : "-");
+        line.push_back(note.empty() ? number_text(r.error.snr_db) : "-");
         line.push_back(note);
         table.push_back(std::move(line));
     }

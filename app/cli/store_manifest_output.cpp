@@ -295,7 +295,7 @@ void print_summary(const ModelName& name, const StoredManifest& sm, const StoreM
     rows.push_back({"status",
                     check.errors ? "rejected: " + check.short_reason()
                                  : check.reason_text() + (check.digests_verified ? ", digests verified" : ", digests not verified")});
-    print_table(rows);
+    print_table(rows, 0);
 }
 
 // A text layer as readable text, indented, cut after `lines` lines.
@@ -418,7 +418,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
         std::vector<std::vector<std::string>> rows;
         for (const auto& [k, v] : config_fields(*view->config))
             if (!v.empty()) rows.push_back({"  " + k, escape_for_display(v, 120)});
-        print_table(rows);
+        print_table(rows, 0);
     }
     print_layer_groups(all, verified, options.verify, check);
     for (const LayerView& lv : view->layers)

@@ -104,7 +104,8 @@ def record_name(args, used):
 
 
 def run_case(mlens, work, demo, args):
-    run = subprocess.run([mlens, *args], capture_output=True, cwd=work, timeout=kTimeoutSeconds)
+    # Text output fits the terminal ($COLUMNS): the records are made at 80 columns wherever they run.
+    run = subprocess.run([mlens, *args], capture_output=True, cwd=work, timeout=kTimeoutSeconds, env=dict(os.environ, COLUMNS="80"))
     text = run.stdout.decode("utf-8", errors="backslashreplace")
     names = {(os.path.realpath(work), "<work>"), (work, "<work>"), (os.path.realpath(demo), "<demo>"), (demo, "<demo>"),
              (mlens, "mlens")}

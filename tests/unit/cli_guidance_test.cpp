@@ -13,6 +13,7 @@
 #include <ggml.h>
 
 #include "cli_runner.h"
+#include "mlens/text/number_format.h"
 #include "gguf_builder.h"
 #include "mlens/text/nearest_name.h"
 #include "model_fixture.h"
@@ -26,11 +27,8 @@ namespace {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-std::string number(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
+// A figure as text tables print it (cli_common.h number_text): four significant digits.
+std::string number(double v) { return significant(v, 4); }
 
 // T1 (one llama tensor) with general.file_type set.
 std::string write_with_file_type(const TempDir& dir, const std::string& name, uint32_t file_type) {
@@ -227,7 +225,7 @@ TEST_CASE("compare prints the pooled figures, the worst rows and blocks, and war
     CHECK(contains(one.out, "worst rows\nROW  RMSE"));
     CHECK(contains(one.out, "worst blocks of 32 values\nBLOCK  ROW  COLUMN  RMSE"));
     CHECK(contains(one.out,
-                   "\n" + std::to_string(rows[0]["worst_rows"][0]["row"].get<uint64_t>()) + "    " +
+                   "\n  " + std::to_string(rows[0]["worst_rows"][0]["row"].get<uint64_t>()) + "  " +
                        number(rows[0]["worst_rows"][0]["rmse"].get<double>())));
 
     // Another architecture, and a tensor only B has.

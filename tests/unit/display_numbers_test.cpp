@@ -8,7 +8,7 @@
 #include "mlens/model/summary.h"
 #include "mlens/open/target.h"
 #include "mlens/text/display_width.h"
-#include "mlens/text/significant.h"
+#include "mlens/text/number_format.h"
 #include "test_paths.h"
 
 using namespace mlens;

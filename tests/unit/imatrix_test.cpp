@@ -214,7 +214,8 @@ TEST_CASE("mlens imatrix prints each entry's statistics, one entry's experts and
 
     auto one = test::run_mlens({"imatrix", dir.file("im.gguf"), "--tensor", "blk.0.ffn_down_exps.weight", "--bins", "4"});
     REQUIRE(one.exit_status == 0);
-    CHECK(one.out.find("blk.0.ffn_down_exps.weight  4        3        14") != std::string::npos);
+    INFO(one.out);
+    CHECK(one.out.find("blk.0.ffn_down_exps.weight        4        3              14") != std::string::npos);
     CHECK(one.out.find("1 activated columns with importance 0 are not in the histogram") != std::string::npos);
     auto missing = test::run_mlens({"imatrix", dir.file("im.gguf"), "--tensor", "nope"});
     CHECK(missing.exit_status == 1);

@@ -31,7 +31,7 @@ TEST_CASE("mlens tokenize prints ids, pieces and bytes", "[infer][cli]") {
     CHECK(special["tokens"][0]["id"] == 1);
     test::CliRun text = test::run_mlens({"tokenize", vocab, "Hello world"});
     CHECK(text.exit_status == 0);
-    CHECK_THAT(text.out, Catch::Contains("1      '<s>'     3C 73 3E"));
+    CHECK_THAT(text.out, Catch::Contains("0      1  '<s>'     3C 73 3E"));
     CHECK_THAT(text.out, Catch::Contains("3 tokens; detokenized: <s> Hello world"));
 }
 

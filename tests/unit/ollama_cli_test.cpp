@@ -294,7 +294,7 @@ TEST_CASE("mlens store MODEL --tensors lists logical tensors and expert groups",
     CHECK(run.exit_status == 0);
     CHECK(contains(run.out, "model.layers.3.mlp.experts.gate_proj.weight  int4 g64  [128, 12, 256]  "));
     CHECK(contains(run.out, "  U32 [128, 12, 32] + scale + bias"));
-    CHECK(contains(run.out, "model.layers.3.mlp.experts  128"));
+    CHECK(contains(run.out, "model.layers.3.mlp.experts      128"));  // counts right-aligned under EXPERTS
     CHECK(contains(run.out, "{gate_proj,up_proj,down_proj}"));
     CHECK(contains(run.out, "stacked, every projection in one group blob (current layout)"));
 

@@ -79,9 +79,9 @@ TEST_CASE("a cut file exits 1 from every reading command with its summary first"
     CliRun tensors = run_mlens({"tensors", dir.file("cut.gguf")});
     CHECK(tensors.out ==
           "NAME  TYPE  SHAPE (ne)  ELEMENTS  BYTES  OFFSET  BPW    DATA\n"
-          "a     F32   [16]        16        64     128     32.00  complete\n"
-          "b     F32   [16]        16        64     192     32.00  partial\n"
-          "c     F32   [16]        16        64     256     32.00  missing\n");
+          "a     F32   [16]              16     64     128  32.00  complete\n"
+          "b     F32   [16]              16     64     192  32.00  partial\n"
+          "c     F32   [16]              16     64     256  32.00  missing\n");
     CliRun json = run_mlens({"tensors", dir.file("cut.gguf"), "--json"});
     nlohmann::json j = nlohmann::json::parse(json.out);
     CHECK(j[0]["data"] == "complete");

@@ -191,7 +191,7 @@ TEST_CASE("mlens cache lists the ranges remote reads stored, and --clear removes
     const std::string folder = cache.folder.path() + "/modellens/http";
     const test::CliRun listed = test::run_mlens({"cache"});
     CHECK(listed.exit_status == 0);
-    CHECK(listed.out == "cache    " + folder + "\nentries  1\nbytes    2.10 MB (2097152 bytes)\n\nSTORED   RANGES  FILE SIZE  URL\n2.10 MB  2       3.09 MB    " +
+    CHECK(listed.out == "cache    " + folder + "\nentries  1\nbytes    2.10 MB (2097152 bytes)\n\nSTORED   RANGES  FILE SIZE  URL\n2.10 MB       2  3.09 MB    " +
                             server.url("/q4.gguf") + "\n");
     const test::CliRun cleared = test::run_mlens({"cache", "--clear"});
     CHECK(cleared.exit_status == 0);

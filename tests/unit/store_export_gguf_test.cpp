@@ -305,7 +305,9 @@ TEST_CASE("mlens export --dry-run lists the files of a GGUF bundle with their si
     INFO(run.err << run.out);
     CHECK(run.exit_status == 0);
     CHECK(run.out.starts_with("model: gemma-ollama:latest  format: gguf\nwould write:\n"));
-    CHECK(run.out.find("model.gguf      " + std::to_string(p.plan.files[0].bytes) + "   the upstream-shaped GGUF") != std::string::npos);
+    // BYTES is right-aligned to the widest size (the adapter's 8 digits).
+    const std::string bytes = std::to_string(p.plan.files[0].bytes);
+    CHECK(run.out.find("model.gguf      " + std::string(8 - bytes.size(), ' ') + bytes + "  the upstream-shaped GGUF") != std::string::npos);
     CHECK(run.out.find("total           " + std::to_string(p.plan.total_bytes())) != std::string::npos);
     CHECK_FALSE(fs::exists(s.dir.file("out")));
 

@@ -8,7 +8,7 @@
 #include <imgui_stdlib.h>
 
 #include "mlens/text/escape.h"
-#include "mlens/text/significant.h"
+#include "mlens/text/number_format.h"
 #include "state/display_text.h"
 #include "state/workspace.h"
 #include "theme.h"
@@ -96,7 +96,7 @@ void InferenceAbView::summary(const AbOp::Outcome& ab) {
         ui::text(significant(v));
     }
     ImGui::TableNextColumn();
-    ui::text(ui::number_format("%.1f%%", s.same_top_share * 100.0));
+    ui::text(percent_text(s.same_top_share));
     ImGui::TableNextColumn();
     ui::text(significant(s.mean_topk_overlap));
     ImGui::TableNextColumn();
@@ -145,8 +145,8 @@ void InferenceAbView::kld_chart(const AbOp::Outcome& ab, float height) {
             dl->AddRect(ImVec2(x - bar_w / 2 - 1, f.min.y), ImVec2(x + bar_w / 2 + 1, f.max.y), ImGui::GetColorU32(ImGuiCol_Text));
             std::string tip = "position " + std::to_string(p.index) + (p.generated ? " (generated)" : " (prompt)") + "\nafter " +
                 visible_piece_text(i < ab.tokens.size() ? ab.tokens[i].piece : "", 40) + "\nKLD " + significant(p.kld) + "\ntop A " +
-                visible_piece_text(ab.top_a[i], 40) + " " + significant(p.prob_top_a) + "\ntop B " + visible_piece_text(ab.top_b[i], 40) +
-                " " + significant(p.prob_top_b) + "\ntop-k overlap " + ui::number_format("%.2f", p.topk_overlap);
+                visible_piece_text(ab.top_a[i], 40) + " " + probability_text(p.prob_top_a) + "\ntop B " + visible_piece_text(ab.top_b[i], 40) +
+                " " + probability_text(p.prob_top_b) + "\ntop-k overlap " + ui::number_format("%.2f", p.topk_overlap);
             ImGui::BeginTooltip();
             ui::text(tip);
             ImGui::EndTooltip();
@@ -226,7 +226,7 @@ void InferenceAbView::positions_table(PanelContext& ctx, const AbOp::Outcome& ab
             ui::cell_piece(ab.top_a[i], 40);
             ImGui::TableNextColumn();
             ImGui::PushFont(mono);
-            ui::cell_text(significant(p.prob_top_a));
+            ui::cell_text(probability_text(p.prob_top_a));
             ImGui::PopFont();
             ImGui::TableNextColumn();
             if (p.top_a != p.top_b) ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
@@ -234,7 +234,7 @@ void InferenceAbView::positions_table(PanelContext& ctx, const AbOp::Outcome& ab
             if (p.top_a != p.top_b) ImGui::PopStyleColor();
             ImGui::TableNextColumn();
             ImGui::PushFont(mono);
-            ui::cell_text(significant(p.prob_top_b));
+            ui::cell_text(probability_text(p.prob_top_b));
             ImGui::TableNextColumn();
             ui::cell_text(ui::number_format("%.2f", p.topk_overlap));
             ImGui::PopFont();

@@ -9,7 +9,7 @@
 
 #include "mlens/text/escape.h"
 #include "mlens/text/plural.h"
-#include "mlens/text/significant.h"
+#include "mlens/text/number_format.h"
 #include "state/display_text.h"
 #include "state/workspace.h"
 #include "theme.h"
@@ -26,7 +26,7 @@ constexpr uint32_t kHistogramBins = 64;
 constexpr size_t kWindowTokens = 24;
 
 // "v ± err" in llama-perplexity's printf format.
-std::string plus_minus(const char* format, double v, double err) {
+std::string printf_pair(const char* format, double v, double err) {
     char buf[96];
     std::snprintf(buf, sizeof buf, format, v, err);
     return buf;
@@ -131,13 +131,13 @@ void InferenceCorpusView::summary(const KldOp::Outcome& k) {
         ImGui::TableNextColumn();
         ui::text(ui::with_separators(m.count));
         ImGui::TableNextColumn();
-        ui::text(plus_minus("%.4f \xC2\xB1 %.4f", m.ppl_a, m.ppl_a_err));
+        ui::text(plus_minus_text(m.ppl_a, m.ppl_a_err));
         ImGui::TableNextColumn();
-        ui::text(plus_minus("%.4f \xC2\xB1 %.4f", m.ppl_b, m.ppl_b_err));
+        ui::text(plus_minus_text(m.ppl_b, m.ppl_b_err));
         ImGui::TableNextColumn();
-        ui::text(plus_minus("%.6f \xC2\xB1 %.6f", m.ln_ratio, m.ln_ratio_err));
+        ui::text(printf_pair("%.6f \xC2\xB1 %.6f", m.ln_ratio, m.ln_ratio_err));
         ImGui::TableNextColumn();
-        ui::text(plus_minus("%.6f \xC2\xB1 %.6f", m.kld_mean, m.kld_err));
+        ui::text(printf_pair("%.6f \xC2\xB1 %.6f", m.kld_mean, m.kld_err));
         ImGui::EndTable();
     }
     if (ImGui::BeginTable("kld_order", 6, flags)) {
@@ -154,9 +154,10 @@ void InferenceCorpusView::summary(const KldOp::Outcome& k) {
         ImGui::EndTable();
     }
     ImGui::PushTextWrapPos(0.0f);
-    ui::text_dim("\xCE\x94p = p_B(next) - p_A(next): mean " + plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_mean, m.p_diff_err) + ", RMS " +
-                 plus_minus("%.3g \xC2\xB1 %.2g", m.p_diff_rms, m.p_diff_rms_err) + ", median " + significant(k.p_diff_order.median, 3) +
-                 ", p1 " + significant(k.p_diff_order.p1, 3) + ", p99 " + significant(k.p_diff_order.p99, 3) + "  \xC2\xB7  " +
+    // Δp in percent, as `mlens kld` prints it.
+    ui::text_dim("\xCE\x94p = p_B(next) - p_A(next): mean " + plus_minus_text(100 * m.p_diff_mean, 100 * m.p_diff_err) + " %, RMS " +
+                 plus_minus_text(100 * m.p_diff_rms, 100 * m.p_diff_rms_err) + " %, median " + percent_text(k.p_diff_order.median) +
+                 ", p1 " + percent_text(k.p_diff_order.p1) + ", p99 " + percent_text(k.p_diff_order.p99) + "  \xC2\xB7  " +
                  plural(k.result.n_chunk, "chunk") + " of " + plural(k.result.n_ctx, "token") + " (" +
                  ui::with_separators(k.result.text_tokens) + " in the text), " + ui::number_format("%.1f s", k.result.seconds));
     ImGui::PopTextWrapPos();
@@ -212,7 +213,7 @@ void InferenceCorpusView::position_plot(InferenceController& c, const KldOp::Out
     ScoredAt where = scored_at(r, i);
     ImGui::BeginTooltip();
     ui::text("position " + std::to_string(i) + ": chunk " + std::to_string(where.chunk_start / r.n_ctx) + ", token " +
-             std::to_string(where.position) + "\nKLD " + significant(r.kld[i], 4) + "\n\xCE\x94p " + significant(r.p_diff[i], 3) +
+             std::to_string(where.position) + "\nKLD " + significant(r.kld[i], 4) + "\n\xCE\x94p " + percent_text(r.p_diff[i]) +
              (r.top_a[i] == r.top_b[i] ? "\nsame top token" : "\ntop tokens differ") + "\nclick: the tokens there");
     ImGui::EndTooltip();
     if (clicked) select(c, i);
@@ -231,7 +232,7 @@ void InferenceCorpusView::position_detail(PanelContext& ctx, const KldOp::Outcom
     const size_t i = *m_selected;
     ScoredAt where = scored_at(r, i);
     ui::text("position " + std::to_string(i) + " (chunk " + std::to_string(where.chunk_start / r.n_ctx) + ", token " +
-             std::to_string(where.position) + "): KLD " + significant(r.kld[i], 4) + ", \xCE\x94p " + significant(r.p_diff[i], 3) +
+             std::to_string(where.position) + "): KLD " + significant(r.kld[i], 4) + ", \xCE\x94p " + percent_text(r.p_diff[i]) +
              ", top A " + visible_piece_text(m_top_a, 40) + ", top B " + visible_piece_text(m_top_b, 40));
     ImGui::SameLine(0, 16);
     if (ImGui::SmallButton("Compare in A/B")) compare_in_ab();

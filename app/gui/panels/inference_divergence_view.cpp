@@ -9,7 +9,7 @@
 
 #include "mlens/text/escape.h"
 #include "mlens/text/plural.h"
-#include "mlens/text/significant.h"
+#include "mlens/text/number_format.h"
 #include "theme.h"
 #include "widgets/plot_frame.h"
 #include "widgets/ui.h"

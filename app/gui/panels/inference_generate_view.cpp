@@ -8,7 +8,7 @@
 
 #include "mlens/text/escape.h"
 #include "mlens/text/plural.h"
-#include "mlens/text/significant.h"
+#include "mlens/text/number_format.h"
 #include "state/display_text.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
@@ -25,7 +25,7 @@ constexpr size_t kShownCandidates = 5;
 std::string candidates_text(const GenerationStep& s) {
     std::string out;
     for (const TokenCandidate& c : s.candidates)
-        out += "\n  " + std::to_string(c.id) + "  " + visible_piece_text(c.piece, 40) + "  " + significant(c.prob);
+        out += "\n  " + std::to_string(c.id) + "  " + visible_piece_text(c.piece, 40) + "  " + probability_text(c.prob);
     return out;
 }
 
@@ -136,7 +136,7 @@ void InferenceGenerateView::steps_table(PanelContext& ctx, const InferenceContro
             ImGui::TableNextColumn();
             ui::cell_text(std::to_string(s.token));
             ImGui::TableNextColumn();
-            ui::cell_text(significant(s.prob));
+            ui::cell_text(probability_text(s.prob));
             ImGui::PopFont();
             for (size_t k = 0; k < kShownCandidates; ++k) {
                 ImGui::TableNextColumn();
@@ -146,12 +146,12 @@ void InferenceGenerateView::steps_table(PanelContext& ctx, const InferenceContro
                 ImGui::BeginGroup();
                 ui::cell_piece(cand.piece, 24);
                 ImGui::PushFont(mono);
-                ui::cell_text_colored(cand.id == s.token ? pal.ok : pal.dim, significant(cand.prob));
+                ui::cell_text_colored(cand.id == s.token ? pal.ok : pal.dim, probability_text(cand.prob));
                 ImGui::PopFont();
                 ImGui::EndGroup();
                 if (ImGui::IsItemHovered())
                     ImGui::SetTooltip("id %d  logit %.3f  p %s%s", cand.id, static_cast<double>(cand.logit),
-                                      significant(cand.prob, 4).c_str(), cand.id == s.token ? "  (chosen)" : "");
+                                      probability_text(cand.prob).c_str(), cand.id == s.token ? "  (chosen)" : "");
             }
         }
     }
@@ -179,7 +179,7 @@ void InferenceGenerateView::draw(PanelContext& ctx, InferenceController& c) {
     const ImU32 generated = ImGui::ColorConvertFloat4ToU32(palette().accent);
     for (const TokenPiece& t : prompt_tokens) chips.push_back({t.piece, std::to_string(t.id), "prompt token", 0u, prompt_fill});
     for (size_t i = 0; i < steps.size(); ++i)
-        chips.push_back({steps[i].piece, significant(steps[i].prob),
+        chips.push_back({steps[i].piece, probability_text(steps[i].prob),
                          "step " + std::to_string(i) + " \xC2\xB7 id " + std::to_string(steps[i].token) +
                              " \xC2\xB7 top candidates:" + candidates_text(steps[i]),
                          generated, 0u});

@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include "mlens/infer/dry_run.h"
+#include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
 #include "state/workspace.h"
 #include "theme.h"
@@ -23,12 +24,6 @@ constexpr const char* kKvTypes[] = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1"
 
 bool same_settings(const MemoryPlanOptions& a, const MemoryPlanOptions& b) {
     return a.n_ctx == b.n_ctx && a.n_batch == b.n_batch && a.n_ubatch == b.n_ubatch && a.kv_type == b.kv_type;
-}
-
-std::string mib(uint64_t bytes) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
-    return buf;
 }
 
 std::string error_text(uint64_t estimate, uint64_t measured) {
@@ -101,11 +96,11 @@ void InferenceMemoryView::terms_table(const MemoryEstimate* est, const MemoryMea
         ImGui::TableNextColumn();
         ui::text(name);
         ImGui::TableNextColumn();
-        ui::text(est ? mib(e) : "-");
+        ui::text(est ? mib_text(e) : "-");
         ImGui::TableNextColumn();
-        ui::text(p ? mib(*p) : m_plan_job ? "planning\xE2\x80\xA6" : "-");
+        ui::text(p ? mib_text(*p) : m_plan_job ? "planning\xE2\x80\xA6" : "-");
         ImGui::TableNextColumn();
-        ui::text(m ? mib(*m) : "-");
+        ui::text(m ? mib_text(*m) : "-");
         ImGui::TableNextColumn();
         if (est && m) {
             const std::string text = error_text(e, *m);
@@ -155,7 +150,7 @@ void InferenceMemoryView::bar_chart(const MemoryEstimate& est, const MemoryMeasu
             const float w = ImGui::CalcTextSize(label.c_str()).x;
             dl->AddText(ImVec2(x - w / 2, f.y_of(std::max(e, m)) - ImGui::GetTextLineHeight() - 2), text, label.c_str());
         } else {
-            const std::string label = mib(est.terms.*kTerms[i].field);
+            const std::string label = mib_text(est.terms.*kTerms[i].field);
             const float w = ImGui::CalcTextSize(label.c_str()).x;
             dl->AddText(ImVec2(x - bar / 2 - w / 2, f.y_of(e) - ImGui::GetTextLineHeight() - 2), text, label.c_str());
         }
@@ -231,7 +226,7 @@ void InferenceMemoryView::draw(PanelContext& ctx, InferenceController& c) {
         ui::text(escape_for_display(b.name, 60));
         for (const Term& t : kTerms) {
             ImGui::TableNextColumn();
-            ui::text(mib(b.terms.*t.field));
+            ui::text(mib_text(b.terms.*t.field));
         }
     }
     ImGui::EndTable();

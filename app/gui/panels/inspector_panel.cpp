@@ -71,6 +71,13 @@ void header_fields(const Document& doc, ImFont* mono) {
     title("file", doc.title);
     Fields f(mono);
     f.row("path", escape_for_display(doc.path, 400));
+    // What people look for first (model_overview.h), before the layout of the file.
+    f.row("architecture",
+          s.architecture.empty() ? "-"
+                                 : escape_for_display(s.architecture, 80) +
+                  (s.architecture_source == "general.architecture" ? "" : " (" + s.architecture_source + ")"));
+    f.row("name", s.name.empty() ? "-" : escape_for_display(s.name, 200));
+    for (const auto& [label, value] : overview_rows(doc.index()->overview)) f.row(label, escape_for_display(value, 400));
     f.row("format", format_and_version(m.format, s.version));
     if (!m.files.empty()) {
         const SourceFile& sf = m.files[0];
@@ -85,11 +92,6 @@ void header_fields(const Document& doc, ImFont* mono) {
     }
     if (m.files.size() > 1) f.row("files", std::to_string(m.files.size()));
     f.row("file size", human_bytes(s.file_bytes) + " (" + ui::with_separators(s.file_bytes) + " bytes)");
-    f.row("architecture",
-          s.architecture.empty() ? "-"
-                                 : escape_for_display(s.architecture, 80) +
-                  (s.architecture_source == "general.architecture" ? "" : " (" + s.architecture_source + ")"));
-    f.row("name", s.name.empty() ? "-" : escape_for_display(s.name, 200));
     if (s.file_type) f.row("file type", s.file_type_name + " (" + std::to_string(*s.file_type) + ")");
     f.row("keys", std::to_string(m.metadata.size()));
     f.row("tensors",

@@ -107,6 +107,7 @@ DocumentIndex build_document_index(const Model& model, JobContext* job) {
     index.layers = summarize_layers(model, index.tensors);
     index.tokenizer = tokenizer_info(model);
     index.loads = assess_loadability(model);
+    index.overview = model_overview(model);
 
     std::unordered_set<uint32_t> cps;
     for (const MetadataEntry& e : model.metadata) {

@@ -301,4 +301,31 @@ std::string recipe_group_layers_text(const RecipeChangeGroup& group) {
     return text;
 }
 
+std::vector<RecipeRun> recipe_runs(const QuantRecipe& recipe) {
+    std::vector<RecipeRun> runs;
+    for (size_t k = 0; k < recipe.kinds.size(); ++k) {
+        std::optional<RecipeRun> open;
+        for (const RecipeLayerRow& row : recipe.layers) {
+            const std::optional<RecipeCell>& cell = k < row.cells.size() ? row.cells[k] : std::nullopt;
+            const bool continues = open && cell && row.layer == open->last_layer + 1 && cell->type == open->type &&
+                cell->bits_per_weight == open->bits_per_weight;
+            if (continues) {
+                open->last_layer = row.layer;
+                continue;
+            }
+            if (open) runs.push_back(std::move(*open));
+            open.reset();
+            if (cell) open = RecipeRun{recipe.kinds[k], row.layer, row.layer, cell->type, cell->bits_per_weight};
+        }
+        if (open) runs.push_back(std::move(*open));
+    }
+    return runs;
+}
+
+std::string short_kind(std::string_view kind) {
+    constexpr std::string_view kWeight = ".weight";
+    if (kind.size() > kWeight.size() && kind.substr(kind.size() - kWeight.size()) == kWeight) kind.remove_suffix(kWeight.size());
+    return std::string(kind);
+}
+
 }  // namespace mlens

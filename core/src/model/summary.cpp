@@ -22,20 +22,6 @@ uint64_t saturating_add(uint64_t a, uint64_t b, bool& overflow) {
     return r;
 }
 
-std::string scaled(double value, const char* const* units, int n_units, double step) {
-    int u = 0;
-    while (value >= step && u + 1 < n_units) {
-        value /= step;
-        ++u;
-    }
-    char buf[48];
-    if (u == 0)
-        std::snprintf(buf, sizeof buf, "%.0f%s", value, units[0]);
-    else
-        std::snprintf(buf, sizeof buf, value < 10 ? "%.2f%s" : value < 100 ? "%.1f%s" : "%.0f%s", value, units[u]);
-    return buf;
-}
-
 }  // namespace
 
 std::string file_type_name(uint64_t ftype) {
@@ -155,16 +141,6 @@ std::vector<LayerSummary> summarize_layers(const Model& model, const std::vector
 }
 
 std::vector<LayerSummary> summarize_layers(const Model& model) { return summarize_layers(model, logical_tensors(model)); }
-
-std::string human_bytes(uint64_t bytes) {
-    static const char* const kUnits[] = {" B", " kB", " MB", " GB", " TB", " PB"};
-    return scaled(static_cast<double>(bytes), kUnits, 6, 1000.0);
-}
-
-std::string human_count(uint64_t count) {
-    static const char* const kUnits[] = {"", " K", " M", " B", " T"};
-    return scaled(static_cast<double>(count), kUnits, 5, 1000.0);
-}
 
 std::string model_line(const ModelSummary& summary) {
     const char* dot = " \xC2\xB7 ";

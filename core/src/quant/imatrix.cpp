@@ -9,7 +9,7 @@
 #include "mlens/io/cursor.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/plural.h"
-#include "mlens/text/significant.h"
+#include "mlens/text/number_format.h"
 #include "mlens/util/analysis_memory.h"
 
 namespace mlens {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "mlens/analysis/loadability.h"
+#include "mlens/analysis/model_overview.h"
 #include "mlens/job.h"
 #include "mlens/model/model.h"
 #include "mlens/model/summary.h"
@@ -63,6 +64,7 @@ struct DocumentIndex {
     std::vector<LayerSummary> layers;
     TokenizerInfo tokenizer;
     Loadability loads;  // assess_loadability(model): the Inspector, status bar and Diagnostics show it
+    ModelOverview overview;  // model_overview(model): the first lines of the Inspector
     // Code points (sorted, unique, all >= 0x80) used by the file's strings: all of them (with the
     // text a byte-level vocabulary's pieces stand for, as the app shows them), and those of the
     // text shown in the monospace font (keys, string values, tensor names).

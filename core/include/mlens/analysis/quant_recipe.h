@@ -33,6 +33,10 @@
 //    no_command says why: the per-tensor modes of MLX and Ollama tensor-blob tensors with how
 //    many tensors each ("quantized per tensor (int4 g64 ×7, int8 g32 ×2), which llama-quantize
 //    does not make"), else "no quantized tensors of two or more dimensions".
+//  - recipe_runs reads the layer map as kind × layer ranges: per kind (in `kinds` order), each run
+//    of consecutive layers holding the kind with one type and bits per weight is one RecipeRun; a
+//    layer without the kind, a gap in the layer numbers or another type ends a run. short_kind
+//    drops a kind's ".weight" ending ("attn_q.weight" -> "attn_q"); other kinds stay whole.
 //  - recipe_difference lists the tensors present in both recipes whose types differ, in the first
 //    recipe's order, then tensors present in only one (type "" on the missing side).
 //  - group_recipe_changes folds those changes into one group per tensor kind and change
@@ -46,6 +50,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -93,6 +98,15 @@ std::vector<std::string> llama_quantize_arguments(const QuantRecipe& recipe, con
 // The command as one shell line (arguments quoted where a shell needs it); "" when there is none.
 std::string llama_quantize_command(const QuantRecipe& recipe, const std::string& input = "MODEL-F32.gguf",
                                    const std::string& output = "OUT.gguf");
+
+struct RecipeRun {
+    std::string kind;
+    uint32_t first_layer = 0, last_layer = 0;
+    std::string type;
+    double bits_per_weight = 0;
+};
+std::vector<RecipeRun> recipe_runs(const QuantRecipe& recipe);
+std::string short_kind(std::string_view kind);
 
 struct RecipeChange {
     std::string tensor;

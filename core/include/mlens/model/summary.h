@@ -19,6 +19,7 @@
 
 #include "mlens/model/logical_tensors.h"
 #include "mlens/model/model.h"
+#include "mlens/text/number_format.h"  // human_bytes, human_count, mib_text: the sizes and counts summaries show
 
 namespace mlens {
 
@@ -66,10 +67,6 @@ struct LayerSummary {
 std::vector<LayerSummary> summarize_layers(const Model& model, const std::vector<LogicalTensor>& tensors);
 std::vector<LayerSummary> summarize_layers(const Model& model);
 
-// "1.2 GB", "512 B" (decimal units, like the sizes in ux.md).
-std::string human_bytes(uint64_t bytes);
-// "7.24 B", "125 M", "3.1 K".
-std::string human_count(uint64_t count);
 // One line naming a model for the inference views: "llama · 4.19 M parameters · F32", i.e. the
 // architecture ("unknown architecture" without one), the parameter count of the logical tensors
 // ("no weights" for a vocabulary-only file) and general.file_type's name when the file has one.

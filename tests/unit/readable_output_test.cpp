@@ -1,0 +1,199 @@
+// Output people can read: text fitted to the terminal, the first facts of a model, units and
+// uncertainties, recipes as runs.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+#include "cli_runner.h"
+#include "mlens/analysis/model_overview.h"
+#include "mlens/analysis/quant_recipe.h"
+#include "mlens/model/summary.h"
+#include "mlens/open/target.h"
+#include "mlens/text/plural.h"
+#include "mlens/text/display_width.h"
+#include "mlens/text/fit_width.h"
+#include "mlens/text/number_format.h"
+#include "mlens/text/text_table.h"
+#include "test_paths.h"
+
+using namespace mlens;
+using namespace mlens::test;
+
+namespace {
+
+std::string demo(const char* name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
+
+size_t widest_line(const std::string& text) {
+    size_t widest = 0;
+    for (const std::string& line : lines_of(text)) widest = std::max(widest, display_width(line));
+    return widest;
+}
+
+}  // namespace
+
+TEST_CASE("break_cell keeps every character and breaks names where their parts meet", "[text][width]") {
+    CHECK(break_cell("blk.0.attn_q.weight", 40) == std::vector<std::string>{"blk.0.attn_q.weight"});
+    CHECK(break_cell("model.layers.12.mlp.experts.3.down_proj.weight", 20) ==
+          std::vector<std::string>{"model.layers.12.mlp.", "experts.3.down_proj.", "weight"});
+    CHECK(break_cell("needs an importance matrix", 12) == std::vector<std::string>{"needs an", "importance", "matrix"});
+    CHECK(break_cell("0123456789abcdef", 6) == std::vector<std::string>{"012345", "6789ab", "cdef"});
+    // 漢漢漢漢 is 8 columns: a wide character is never split.
+    CHECK(break_cell("\xE6\xBC\xA2\xE6\xBC\xA2\xE6\xBC\xA2\xE6\xBC\xA2", 5) ==
+          std::vector<std::string>{"\xE6\xBC\xA2\xE6\xBC\xA2", "\xE6\xBC\xA2\xE6\xBC\xA2"});
+    CHECK(break_cell("abc", 0) == std::vector<std::string>{"abc"});
+}
+
+TEST_CASE("table_lines fits a table to the width, numbers right-aligned, nothing cut", "[text][width]") {
+    const std::vector<std::vector<std::string>> rows = {{"NAME", "TYPE", "SIZE"},
+                                                        {"blk.0.attn_q.weight", "Q4_0", "2.5"},
+                                                        {"model.layers.12.mlp.experts.3.down_proj.weight", "Q4_K", "1024"}};
+    CHECK(table_lines(rows, 1, 120) == std::vector<std::string>{"NAME                                            TYPE  SIZE",
+                                                                "blk.0.attn_q.weight                             Q4_0   2.5",
+                                                                "model.layers.12.mlp.experts.3.down_proj.weight  Q4_K  1024"});
+    CHECK(table_lines(rows, 1, 40) == std::vector<std::string>{"NAME                          TYPE  SIZE",
+                                                               "blk.0.attn_q.weight           Q4_0   2.5",
+                                                               "model.layers.12.mlp.experts.  Q4_K  1024",
+                                                               "3.down_proj.weight"});
+    // Numbers keep their width when nothing else can give.
+    CHECK(table_lines({{"1234567890", "1234567890"}}, 0, 10) == std::vector<std::string>{"1234567890  1234567890"});
+    CHECK(numeric_cell("-1.5e-03"));
+    CHECK(numeric_cell("12.5%"));
+    CHECK(numeric_cell("-"));
+    CHECK_FALSE(numeric_cell("Q4_0"));
+    CHECK_FALSE(numeric_cell("0x1F"));
+}
+
+TEST_CASE("a table too wide for its columns prints a stanza per row; an indented cell keeps its indent", "[text][width]") {
+    const std::vector<std::vector<std::string>> rows = {{"NAME", "SIZE", "FORMAT", "FAMILY"},
+                                                        {"tiny-llama:q4_0", "3.09 MB", "GGUF", "llama"},
+                                                        {"tiny-moe:int4", "36.1 kB", "safetensors", "qwen3moe"}};
+    CHECK(table_lines(rows, 1, 30) == std::vector<std::string>{"tiny-llama:q4_0", "  SIZE    3.09 MB", "  FORMAT  GGUF", "  FAMILY  llama",
+                                                               "tiny-moe:int4", "  SIZE    36.1 kB", "  FORMAT  safetensors",
+                                                               "  FAMILY  qwen3moe"});
+    CHECK(break_cell("  model.layers.0.mlp.experts.gate_proj.weight", 20) ==
+          std::vector<std::string>{"  model.layers.0.", "  mlp.experts.gate_", "  proj.weight"});
+}
+
+TEST_CASE("wrap_command keeps a long command pasteable", "[text][width]") {
+    CHECK(wrap_command("  llama-quantize --pure a.gguf b.gguf Q4_0", 80) == std::vector<std::string>{"  llama-quantize --pure a.gguf b.gguf Q4_0"});
+    CHECK(wrap_command("  llama-quantize --pure --output-tensor-type q6_k --tensor-type attn_q=q4_k "
+                       "--tensor-type 'blk\\.(0|1)\\.ffn_down=q6_k' MODEL-F32.gguf OUT.gguf Q4_K_M",
+                       60) == std::vector<std::string>{"  llama-quantize --pure --output-tensor-type q6_k \\", "      --tensor-type attn_q=q4_k \\",
+                                                       "      --tensor-type 'blk\\.(0|1)\\.ffn_down=q6_k' \\",
+                                                       "      MODEL-F32.gguf OUT.gguf Q4_K_M"});
+}
+
+TEST_CASE("wrap_words breaks long lines between words with a hanging indent", "[text][width]") {
+    CHECK(wrap_words("short line", 80) == std::vector<std::string>{"short line"});
+    const std::vector<std::string> pieces = wrap_words("  evidence: one two three four five six", 20);
+    REQUIRE(pieces.size() == 3);
+    CHECK(pieces[0] == "  evidence: one two");
+    CHECK(pieces[1] == "    three four five");
+    CHECK(pieces[2] == "    six");
+    for (const std::string& p : pieces) CHECK(display_width(p) <= 20);
+    // One word wider than the room stays whole on a piece of its own.
+    const std::vector<std::string> token = wrap_words("a 0123456789012345678901234 b", 10);
+    CHECK(token == std::vector<std::string>{"a", "  0123456789012345678901234", "  b"});
+}
+
+TEST_CASE("a measurement shows the digits its uncertainty supports", "[text]") {
+    CHECK(plus_minus(12.3456, 0.0789) == std::make_pair(std::string("12.346"), std::string("0.079")));
+    CHECK(plus_minus(5012.3, 48.1) == std::make_pair(std::string("5012"), std::string("48")));
+    CHECK(plus_minus(0.5, 0.00012) == std::make_pair(std::string("0.50000"), std::string("0.00012")));
+    CHECK(plus_minus(3.0, 0.0999) == std::make_pair(std::string("3.00"), std::string("0.10")));
+    CHECK(plus_minus(7.25, 0) == std::make_pair(std::string("7.25"), std::string("0")));
+    CHECK(plus_minus_text(12.3456, 0.0789) == "12.346 \xC2\xB1 0.079");
+    CHECK(percent_text(0.01234) == "1.23%");
+    CHECK(percent_text(-0.0005) == "-0.05%");
+    CHECK(plural(1, "tensor", "tensors") == "1 tensor");
+    CHECK(plural(21, "tensor", "tensors") == "21 tensors");
+    CHECK(mib_text(3 << 20) == "3.00 MiB");
+    CHECK(mib_text(1536 * 1024) == "1.50 MiB");
+}
+
+TEST_CASE("a recipe reads as runs of layers per short kind", "[recipe][width]") {
+    auto m = open_model(demo("tiny-llama-q4_0.gguf"));
+    REQUIRE(m.ok());
+    const std::vector<RecipeRun> runs = recipe_runs(quant_recipe(*m));
+    REQUIRE(runs.size() == 9);  // nine kinds, both layers of one type each
+    CHECK(short_kind(runs[1].kind) == "attn_q");
+    CHECK(runs[1].first_layer == 0);
+    CHECK(runs[1].last_layer == 1);
+    CHECK(runs[1].type == "Q4_0");
+    CHECK(short_kind("attn_k.bias") == "attn_k.bias");
+    CHECK(short_kind(".weight") == ".weight");
+
+    QuantRecipe mixed;
+    mixed.kinds = {"ffn_down.weight"};
+    for (uint32_t layer : {0u, 1u, 2u, 4u}) {
+        RecipeCell c;
+        c.type = layer == 2 ? "Q6_K" : "Q4_K";
+        mixed.layers.push_back({layer, {c}});
+    }
+    const std::vector<RecipeRun> split = recipe_runs(mixed);
+    REQUIRE(split.size() == 3);
+    CHECK((split[0].first_layer == 0 && split[0].last_layer == 1 && split[0].type == "Q4_K"));
+    CHECK((split[1].first_layer == 2 && split[1].last_layer == 2 && split[1].type == "Q6_K"));
+    CHECK((split[2].first_layer == 4 && split[2].last_layer == 4));  // layer 3 is missing: a new run
+}
+
+TEST_CASE("model_facts gives the first lines of info and the Inspector", "[facts]") {
+    auto f32 = open_model(demo("tiny-llama-f32.gguf"));
+    REQUIRE(f32.ok());
+    const ModelOverview facts = model_overview(*f32);
+    CHECK(facts.context_length == 256u);
+    CHECK(facts.embedding_length == 64u);
+    CHECK(facts.layers == 2u);
+    CHECK(facts.heads == 4u);
+    CHECK(facts.kv_heads == 2u);
+    CHECK(facts.vocabulary == 32000u);
+    CHECK_FALSE(facts.chat_template);
+    CHECK_FALSE(facts.ollama_made);
+    const auto rows = overview_rows(facts);
+    REQUIRE(rows.size() == 7);
+    CHECK(rows[3] == std::make_pair(std::string("heads"), std::string("4 (2 KV)")));
+    CHECK(rows[5].second == "none");
+    CHECK(rows[6].second == "no: no marker of Ollama's writer");
+
+    auto gemma = open_model(demo("ollama-gemma3.gguf"));
+    REQUIRE(gemma.ok());
+    const ModelOverview g = model_overview(*gemma);
+    CHECK(g.ollama_made);
+    CHECK_FALSE(g.chat_template);  // Ollama keeps it in the manifest; the shim injects one
+    auto qwen = open_model(demo("ollama-qwen25vl.gguf"));
+    REQUIRE(qwen.ok());
+    CHECK(model_overview(*qwen).chat_template);
+    CHECK(overview_rows(g)[6].second.starts_with("yes: gemma3: "));
+
+    CliRun info = run_mlens({"info", demo("tiny-llama-f32.gguf")});
+    const std::vector<std::string> lines = lines_of(info.out);
+    REQUIRE(lines.size() > 10);
+    CHECK(lines[4].starts_with("context  "));
+    CHECK(lines[10].starts_with("Ollama-made"));
+}
+
+TEST_CASE("text output fits $COLUMNS; tables break cells inside their column and JSON is never wrapped", "[cli][width]") {
+    const std::string before = std::getenv("COLUMNS") ? std::getenv("COLUMNS") : "";
+    for (const char* columns : {"80", "120"}) {
+        setenv("COLUMNS", columns, 1);
+        const size_t width = std::stoul(columns);
+        CHECK(widest_line(run_mlens({"compat", demo("ollama-gemma3.gguf")}).out) <= width);
+        CHECK(widest_line(run_mlens({"kv", demo("ollama-qwen25vl.gguf")}).out) <= width);
+        CHECK(widest_line(run_mlens({"recipe", demo("ollama-gemma3.gguf")}).out) <= width);
+    }
+    setenv("COLUMNS", "80", 1);
+    const CliRun kv = run_mlens({"kv", demo("ollama-qwen25vl.gguf"), "--json"});
+    CHECK(widest_line(kv.out) > 80);  // the JSON keeps its long strings whole
+    CHECK(nlohmann::json::accept(kv.out));
+    // Numbers are right-aligned in their column.
+    const std::vector<std::string> recipe = lines_of(run_mlens({"recipe", demo("tiny-llama-q4_0.gguf")}).out);
+    const auto header = std::find_if(recipe.begin(), recipe.end(), [](const std::string& l) { return l.starts_with("  KIND"); });
+    REQUIRE(header != recipe.end());
+    CHECK(header->ends_with("BPW"));
+    CHECK((header + 1)->ends_with("32.00"));
+    CHECK((header + 2)->ends_with(" 4.50"));
+    if (before.empty())
+        unsetenv("COLUMNS");
+    else
+        setenv("COLUMNS", before.c_str(), 1);
+}
