@@ -14,6 +14,7 @@
 #include "mlens/model/model_json.h"
 #include "mlens/model/truncation.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/number_format.h"
 
 namespace mlens::cli {
 
@@ -102,7 +103,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
                   << report->tensors_scanned << " of " << report->tensors << " tensors"
                   << (report->tensors_scanned_in_part ? " (" + std::to_string(report->tensors_scanned_in_part) + " in part)" : std::string())
                   << ", "
-                  << number_text(static_cast<double>(report->bytes_scanned) / 1e6, "%.1f") << " MB)\n";
+                  << human_bytes(report->bytes_scanned) << ")\n";
         std::cerr << "fsck: " << number_text(seconds, "%.2f") << " s\n";
     });
 }

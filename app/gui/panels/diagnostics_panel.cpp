@@ -4,6 +4,7 @@
 
 #include <imgui.h>
 
+#include "mlens/model/truncation.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/text_search.h"
 #include "theme.h"
@@ -29,7 +30,10 @@ void DiagnosticsPanel::refresh(const Model& m) {
     m_rows.clear();
     m_codes.clear();
     m_fields.clear();
-    for (size_t i = 0; i < m.diagnostics.size(); ++i) {
+    // The one listing order (truncation.h): a cut file's summary once, without a row per tensor
+    // it stands for (the Health panel lists those tensors under it).
+    for (const ListedDiagnostic& listed : listed_diagnostics(m)) {
+        const size_t i = listed.diagnostic;
         const Diagnostic& d = m.diagnostics[i];
         if (d.severity == Severity::error ? !m_show_errors : !m_show_warnings) continue;
         if (!m_filter.empty() && !contains_folded(code_name(d.code), m_filter) && !contains_folded(d.field, m_filter) &&

@@ -4,6 +4,7 @@
 
 #include <imgui.h>
 
+#include "mlens/model/truncation.h"
 #include "mlens/text/escape.h"
 #include "panels/panel_links.h"
 #include "theme.h"
@@ -138,8 +139,11 @@ void diagnostics_section(Document& doc) {
     }
     if (errors) ui::text_colored(palette().error, "\xE2\x9C\x96 " + std::to_string(errors));
     if (!open) return;
-    size_t shown = std::min(m.diagnostics.size(), kMaxListedDiagnostics);
-    for (size_t i = 0; i < shown; ++i) {
+    // In the one listing order (truncation.h): a cut file's summary stands for its tensors' rows.
+    const std::vector<ListedDiagnostic> listed = listed_diagnostics(m);
+    size_t shown = std::min(listed.size(), kMaxListedDiagnostics);
+    for (size_t r = 0; r < shown; ++r) {
+        const size_t i = listed[r].diagnostic;
         const Diagnostic& d = m.diagnostics[i];
         ImGui::PushID(static_cast<int>(i));
         bool selected = doc.selection == Selection{SelectionKind::diagnostic, i};
@@ -150,7 +154,7 @@ void diagnostics_section(Document& doc) {
         if (clicked) doc.select({SelectionKind::diagnostic, i}, "diagnostics");
         ImGui::PopID();
     }
-    if (m.diagnostics.size() > shown) ui::text_dim("\xE2\x80\xA6 " + std::to_string(m.diagnostics.size() - shown) + " more");
+    if (listed.size() > shown) ui::text_dim("\xE2\x80\xA6 " + std::to_string(listed.size() - shown) + " more");
     ImGui::TreePop();
 }
 

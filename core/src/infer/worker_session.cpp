@@ -39,8 +39,6 @@ using Clock = std::chrono::steady_clock;
 // Bytes of the worker's stderr kept for the stop message and the log.
 constexpr size_t kStderrLineMax = 4000;
 
-bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
-
 std::string describe_status(int status) {
     if (WIFEXITED(status)) return "the worker exited with status " + std::to_string(WEXITSTATUS(status));
     if (!WIFSIGNALED(status)) return "the worker ended";
@@ -109,14 +107,7 @@ Result<FileVersion> regular_file_identity(const std::string& path) {
 }
 
 std::string llama_worker_executable() {
-    if (const char* env = std::getenv("MLENS_LLAMA_WORKER"); env && executable(env)) return env;
-    const std::string self = running_executable();
-    if (!self.empty()) {
-        std::string beside = (std::filesystem::path(self).parent_path() / "mlens-llama-worker").string();
-        if (executable(beside)) return beside;
-    }
-    std::string found = program_file(MLENS_LLAMA_WORKER_INSTALLED, MLENS_LLAMA_WORKER_BUILD_TREE);
-    return executable(found) ? found : std::string();
+    return helper_program("MLENS_LLAMA_WORKER", "mlens-llama-worker", MLENS_LLAMA_WORKER_INSTALLED, MLENS_LLAMA_WORKER_BUILD_TREE);
 }
 
 // Our end of the socket and of the worker's stderr pipe.

@@ -5,14 +5,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 
 #include "mlens/io/unique_fd.h"
 #include "mlens/util/program_files.h"
@@ -25,11 +23,6 @@ namespace {
 
 constexpr int kTimeoutMs = 10000;
 constexpr size_t kOutputCap = 64u << 20;
-
-bool executable(const std::string& path) {
-    struct stat st {};
-    return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
 
 Error usage(std::string message) { return Error{ErrorCode::E_USAGE, "", std::nullopt, std::move(message)}; }
 
@@ -140,14 +133,7 @@ Exchange exchange(Pipes& p, const std::string& input) {
 }  // namespace
 
 std::string go_template_helper() {
-    if (const char* env = std::getenv("MLENS_OLLAMA_TEMPLATE"); env && executable(env)) return env;
-    const std::string self = running_executable();
-    if (!self.empty()) {
-        std::string beside = (std::filesystem::path(self).parent_path() / "mlens-ollama-template").string();
-        if (executable(beside)) return beside;
-    }
-    std::string found = program_file(MLENS_OLLAMA_TEMPLATE_INSTALLED, MLENS_OLLAMA_TEMPLATE_BUILD_TREE);
-    return executable(found) ? found : std::string();
+    return helper_program("MLENS_OLLAMA_TEMPLATE", "mlens-ollama-template", MLENS_OLLAMA_TEMPLATE_INSTALLED, MLENS_OLLAMA_TEMPLATE_BUILD_TREE);
 }
 
 Result<std::string> render_go_template(const std::string& template_text, const nlohmann::json& conversation) {

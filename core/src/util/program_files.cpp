@@ -1,5 +1,8 @@
 #include "mlens/util/program_files.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -11,6 +14,8 @@ namespace {
 // are two below the build root; one more level of slack, and no further, so a program never
 // picks up files of an unrelated tree higher up.
 constexpr int kAncestorsSearched = 3;
+
+bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
 
 }  // namespace
 
@@ -34,6 +39,17 @@ std::string program_file(std::string_view installed, std::string_view build_tree
         folder = folder.parent_path();
     }
     return {};
+}
+
+std::string helper_program(const char* env_var, std::string_view file_name, std::string_view installed, std::string_view build_tree) {
+    if (const char* env = std::getenv(env_var); env && executable(env)) return env;
+    const std::string self = running_executable();
+    if (!self.empty()) {
+        std::string beside = (std::filesystem::path(self).parent_path() / file_name).string();
+        if (executable(beside)) return beside;
+    }
+    std::string found = program_file(installed, build_tree);
+    return executable(found) ? found : std::string();
 }
 
 }  // namespace mlens
