@@ -85,6 +85,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
                                   {"infos", report->count(FindingSeverity::info)},
                                   {"tensors", report->tensors},
                                   {"tensors_scanned", report->tensors_scanned},
+                                  {"tensors_scanned_in_part", report->tensors_scanned_in_part},
                                   {"values_scanned", report->values_scanned},
                                   {"bytes_scanned", report->bytes_scanned},
                                   {"findings", nlohmann::json::array()}};
