@@ -27,7 +27,11 @@ ProgramReference mlens_reference() {
                            {std::to_string(kExitUsage), "usage error: unknown command, missing or invalid argument"}}});
     r.sections.push_back({"Environment",
                           {{"OLLAMA_MODELS", "the Ollama store used instead of ~/.ollama/models and /usr/share/ollama/.ollama/models"},
+                           {"COLUMNS", "the width text output fits (default: the terminal's width when standard output is one, "
+                                       "else 80); --json output is never wrapped"},
                            {"MLENS_LLAMA_WORKER", "the mlens-llama-worker program to run instead of the installed one"},
+                           {"MLENS_OLLAMA_TEMPLATE", "the mlens-ollama-template program (Ollama's Go templates) to run instead of the "
+                                                     "installed one"},
                            {"HF_ENDPOINT", "the Hugging Face Hub that hf:// references name (default https://huggingface.co)"},
                            {"HF_TOKEN", "the token sent to the Hub (only to its host, never to a host it redirects to); default: "
                                         "the first line of $HF_HOME/token (HF_HOME default ~/.cache/huggingface)"},
@@ -42,7 +46,8 @@ ProgramReference mlens_reference() {
                           {{"PREFIX/share/modellens/schemas/mlens-COMMAND.schema.json",
                             "the JSON Schema (draft 2020-12) of each command's --json output; PREFIX is /usr for the Debian package"},
                            {"PREFIX/share/modellens/demo/", "demo models: small GGUF files and an Ollama store"},
-                           {"PREFIX/libexec/modellens/mlens-llama-worker", "the process that runs llama.cpp"}}});
+                           {"PREFIX/libexec/modellens/mlens-llama-worker", "the process that runs llama.cpp"},
+                           {"PREFIX/libexec/modellens/mlens-ollama-template", "Go's text/template, rendering Ollama's templates"}}});
     r.see_also = {"modellens(1)"};
     return r;
 }
