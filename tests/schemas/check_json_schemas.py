@@ -97,8 +97,10 @@ SCHEMA_OF = {"verify": "show"}
 
 def json_commands(mlens):
     """Each subcommand `mlens --help` lists whose own --help offers --json, with its positionals
-    (name, required) in the order of its usage line."""
-    listing = subprocess.run([mlens, "--help"], capture_output=True, text=True).stdout
+    (name, required) in the order of its usage line. The help is asked for at a width no usage line
+    reaches, so that a long path to mlens does not wrap one."""
+    wide = dict(os.environ, COLUMNS="1000")
+    listing = subprocess.run([mlens, "--help"], capture_output=True, text=True, env=wide).stdout
     names, in_list = [], False
     for line in listing.splitlines():
         if line.strip().lower().rstrip(":") == "subcommands":
@@ -109,7 +111,7 @@ def json_commands(mlens):
             break
     commands = {}
     for name in names:
-        usage = subprocess.run([mlens, name, "--help"], capture_output=True, text=True).stdout
+        usage = subprocess.run([mlens, name, "--help"], capture_output=True, text=True, env=wide).stdout
         if "--json" not in usage:
             continue
         line = next(l for l in usage.splitlines() if l.startswith("Usage:"))
