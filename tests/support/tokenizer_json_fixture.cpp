@@ -64,7 +64,7 @@ nlohmann::json byte_level_tokenizer_json(const Model& gguf, const std::string& s
           {"vocab", vocab},
           {"merges", merge_list}}}};
     const MetadataEntry* add_bos = gguf.find("tokenizer.ggml.add_bos_token");
-    if (add_bos && add_bos->value.scalar.as_int() != 0) {
+    if ((!add_bos || add_bos->value.scalar.as_int() != 0) && gguf.find("tokenizer.ggml.bos_token_id")) {
         const int64_t bos = entry(gguf, "tokenizer.ggml.bos_token_id").value.scalar.as_int();
         const std::string bos_text = tokens.string_at(static_cast<uint64_t>(bos));
         j["post_processor"] = {{"type", "TemplateProcessing"},
@@ -80,16 +80,18 @@ PlantedDifferences plant_differences(nlohmann::json& j) {
     nlohmann::json& vocab = j["model"]["vocab"];
     std::string token_300;
     for (auto& [token, id] : vocab.items()) {
-        if (id == 1000) planted.renamed = token;
+        if (id == 1000) planted.token_1000 = token;
+        if (id == 1001) planted.token_1001 = token;
         if (id == 300) token_300 = token;
     }
-    if (planted.renamed.empty() || token_300.empty()) throw std::runtime_error("the vocabulary has no ids 300 and 1000");
-    vocab.erase(planted.renamed);
-    vocab[planted.renamed + "X"] = 1000;
+    if (planted.token_1000.empty() || planted.token_1001.empty() || token_300.empty())
+        throw std::runtime_error("the vocabulary has no ids 300, 1000 and 1001");
+    vocab[planted.token_1000] = 1001;
+    vocab[planted.token_1001] = 1000;
     planted.dropped = j["model"]["merges"][5].get<std::string>();
     j["model"]["merges"].erase(5);
-    vocab.erase(token_300);
-    j["added_tokens"].push_back({{"id", 300}, {"content", token_300}, {"special", true}, {"normalized", false}});
+    j["added_tokens"].push_back({{"id", 300}, {"content", token_300}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
+                                 {"normalized", false}, {"special", true}});
     j["post_processor"] = nullptr;
     return planted;
 }

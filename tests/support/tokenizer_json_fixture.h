@@ -20,14 +20,15 @@ extern const char* const kLlama3PreTokenizerRegex;
 // added_tokens (special when CONTROL), all others model.vocab; merges as the GGUF lists them;
 // the pre-tokenizer Split(`split_regex`, Isolated) then ByteLevel; the BPE model with
 // ignore_merges as llama-bpe; a TemplateProcessing post-processor putting tokenizer.ggml.bos_token_id
-// before the text when add_bos_token is true.
+// before the text unless add_bos_token says false (llama.cpp adds BOS for llama-bpe by default).
 nlohmann::json byte_level_tokenizer_json(const Model& gguf, const std::string& split_regex);
 
-// The differences the parity tests plant in a byte_level_tokenizer_json: the token of id 1000
-// renamed (its string + "X"), the merge of rank 5 dropped, id 300 moved from the vocabulary to the
+// The differences the parity tests plant in a byte_level_tokenizer_json: the tokens of ids 1000
+// and 1001 swapped (every string still there, so the library still reads the merges), the merge
+// of rank 5 dropped, id 300 also listed among the
 // added tokens as special (the GGUF keeps it NORMAL), and the post-processor removed (no BOS).
 struct PlantedDifferences {
-    std::string renamed;  // id 1000's original string
+    std::string token_1000, token_1001;  // the original strings
     std::string dropped;  // the merge of rank 5
 };
 PlantedDifferences plant_differences(nlohmann::json& tokenizer_json);

@@ -223,7 +223,7 @@ void compare_special(const Model& m, const TokenizerJson& j, Collector& c) {
 
 void compare_pre(const std::vector<int32_t>& check_ids, TokenizerParity& p, Collector& c) {
     p.pre_checked = true;
-    p.pre_hash = sha256_hex(ids_text(check_ids));
+    p.pre_hash = sha256_hex_digest(ids_text(check_ids));
     for (size_t i = 0; i < kLlamaPreHashCount; ++i)
         if (p.pre_hash == kLlamaPreHashes[i].sha256) p.pre_names.push_back(kLlamaPreHashes[i].name);
     if (p.pre_names.empty()) {

@@ -25,7 +25,7 @@ struct MdCtxDeleter {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view bytes) {
+std::string sha256_hex_digest(std::string_view bytes) {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
     if (EVP_Digest(bytes.data(), bytes.size(), md, &n, EVP_sha256(), nullptr) != 1) return {};

@@ -147,7 +147,7 @@ StoredManifest Store::read_manifest(const ManifestRef& ref) const {
     out.found = true;
     out.ref.modified = st.st_mtime;
     out.ref.file_size = text->size();
-    out.digest = "sha256:" + sha256_hex(*text);
+    out.digest = "sha256:" + sha256_hex_digest(*text);
     out.manifest = parse_manifest(*text);
     return out;
 }

@@ -31,7 +31,7 @@ struct FileHash {
 };
 
 // The sha256 of bytes in memory, 64 lowercase hex digits.
-std::string sha256_hex(std::string_view bytes);
+std::string sha256_hex_digest(std::string_view bytes);
 
 Result<FileHash> sha256_file(const std::string& path, JobContext* job = nullptr, const std::function<void(uint64_t)>& on_progress = {});
 
