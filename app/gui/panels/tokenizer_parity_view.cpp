@@ -7,6 +7,7 @@
 
 #include "mlens/io/text_file.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/byte_level_bpe.h"
 #include "mlens/text/plural.h"
 #include "state/job_outcome.h"
 #include "theme.h"
@@ -21,13 +22,18 @@ namespace {
 
 const char* side_text(const std::string& s) { return s.empty() ? "(none)" : s.c_str(); }
 
+// "128,256 tokens": the count as the rest of the app writes it.
+std::string counted(uint64_t n, std::string_view noun) { return counted_as(ui::with_separators(n), n, noun); }
+
 bool is_token_kind(ParityKind k) { return k == ParityKind::token || k == ParityKind::token_missing || k == ParityKind::token_type || k == ParityKind::score; }
 
-std::vector<TokenChip> chips_of(const std::vector<ParityToken>& tokens, uint64_t start, std::optional<uint64_t> first) {
+// Chips for one side; `pieces` are the bytes each chip shows (a byte-level token decoded).
+std::vector<TokenChip> chips_of(const std::vector<ParityToken>& tokens, const std::vector<std::string>& pieces, uint64_t start,
+                                std::optional<uint64_t> first) {
     std::vector<TokenChip> chips;
     for (size_t i = 0; i < tokens.size(); ++i) {
         TokenChip c;
-        c.piece = tokens[i].piece;
+        c.piece = pieces[i];
         c.caption = std::to_string(tokens[i].id);
         c.tooltip = "token " + std::to_string(start + i);
         if (first && start + i >= *first) c.border = ImGui::GetColorU32(palette().warning);
@@ -112,10 +118,10 @@ void TokenizerParityView::draw_inputs(PanelContext& ctx) {
 void TokenizerParityView::draw_summary(const TokenizerParityResult& r) {
     const TokenizerParity& p = r.check.parity;
     ui::label_value("GGUF", std::string("model ") + side_text(p.gguf_model) + " \xC2\xB7 pre " + side_text(p.gguf_pre) + " \xC2\xB7 " +
-                                plural(p.gguf_tokens, "token") + " \xC2\xB7 " + plural(p.gguf_merges, "merge"));
+                                counted(p.gguf_tokens, "token") + " \xC2\xB7 " + counted(p.gguf_merges, "merge"));
     ui::label_value("tokenizer.json", std::string(side_text(p.json_model)) + (p.expected_model.empty() ? "" : " (converts to " + p.expected_model + ")") +
-                                          " \xC2\xB7 " + plural(p.json_tokens, "token") + " (" + std::to_string(p.json_added) + " added) \xC2\xB7 " +
-                                          plural(p.json_merges, "merge"));
+                                          " \xC2\xB7 " + counted(p.json_tokens, "token") + " (" + ui::with_separators(p.json_added) + " added) \xC2\xB7 " +
+                                          counted(p.json_merges, "merge"));
     if (p.pre_checked)
         ui::label_value("pre-tokenizer", p.pre_names.empty() ? "unknown to the pinned converter (chkhsh " + p.pre_hash.substr(0, 16) + "\xE2\x80\xA6)"
                                                              : "\"" + p.pre_names.back() + "\" by the converter's check text (" + r.check.library + ")");
@@ -197,18 +203,27 @@ void TokenizerParityView::draw_text(const TokenizerParityResult& r) {
     if (!r.text) return;
     const TextTokenParity& t = *r.text;
     ImGui::Separator();
-    ui::label_value("text", escape_for_display(r.text_path) + " \xC2\xB7 " + plural(t.text_bytes, "byte") + " \xC2\xB7 llama.cpp " +
-                                plural(t.llama_count, "token") + " \xC2\xB7 " + r.check.library + " " + plural(t.hf_count, "token"));
+    ui::label_value("text", escape_for_display(r.text_path) + " \xC2\xB7 " + counted(t.text_bytes, "byte") + " \xC2\xB7 llama.cpp " +
+                                counted(t.llama_count, "token") + " \xC2\xB7 " + r.check.library + " " + counted(t.hf_count, "token"));
     if (t.equal) {
         ui::text_colored(palette().ok, "The same ids on both sides.");
         return;
     }
     ui::text_colored(palette().warning, "First difference at token " + ui::with_separators(*t.first_token) + ", byte " +
                                             ui::with_separators(*t.first_byte) + " of the text (outlined from there on):");
+    // llama.cpp's pieces are bytes already; the library's token strings are decoded the way the
+    // Vocabulary tab decodes a byte-level vocabulary, so both rows show the same text.
+    std::vector<std::string> llama_pieces, hf_pieces;
+    for (const ParityToken& p : t.llama_context) llama_pieces.push_back(p.piece);
+    const bool byte_level = r.check.parity.expected_model == "gpt2";
+    for (const ParityToken& p : t.hf_context) {
+        std::optional<std::string> decoded = byte_level ? byte_level_decode(p.piece) : std::nullopt;
+        hf_pieces.push_back(decoded ? *decoded : p.piece);
+    }
     ui::text_dim("llama.cpp");
-    token_chips("parity_llama", chips_of(t.llama_context, t.context_start, t.first_token), ImGui::GetFont());
-    ui::text_dim("Hugging Face's tokenizers (token strings as stored)");
-    token_chips("parity_hf", chips_of(t.hf_context, t.context_start, t.first_token), ImGui::GetFont());
+    token_chips("parity_llama", chips_of(t.llama_context, llama_pieces, t.context_start, t.first_token), ImGui::GetFont());
+    ui::text_dim("Hugging Face's tokenizers");
+    token_chips("parity_hf", chips_of(t.hf_context, hf_pieces, t.context_start, t.first_token), ImGui::GetFont());
 }
 
 std::optional<uint64_t> TokenizerParityView::draw(PanelContext& ctx) {
