@@ -9,9 +9,10 @@ build="$1"; shift
 deps="$(bash "$root/third_party/setup.sh")"
 prefix="$(sed -n 's/^MLENS_DEPS_PREFIX=//p' <<<"$deps")"
 source_dir="$(sed -n 's/^MLENS_LLAMA_SOURCE=//p' <<<"$deps")"
+hf_tokenizers="$(sed -n 's/^MLENS_HF_TOKENIZERS=//p' <<<"$deps")"
 launcher=()
 if command -v ccache >/dev/null; then
     ccache_cmd="env;CCACHE_BASEDIR=$root;CCACHE_NOHASHDIR=1;ccache"
     launcher=(-DCMAKE_C_COMPILER_LAUNCHER="$ccache_cmd" -DCMAKE_CXX_COMPILER_LAUNCHER="$ccache_cmd")
 fi
-cmake -S "$root" -B "$build" -DMLENS_DEPS_PREFIX="$prefix" -DMLENS_LLAMA_SOURCE="$source_dir" "${launcher[@]}" "$@" >/dev/null
+cmake -S "$root" -B "$build" -DMLENS_DEPS_PREFIX="$prefix" -DMLENS_LLAMA_SOURCE="$source_dir" -DMLENS_HF_TOKENIZERS="$hf_tokenizers" "${launcher[@]}" "$@" >/dev/null

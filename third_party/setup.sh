@@ -9,7 +9,10 @@
 #  4. llama.cpp's own llama-perplexity, llama-quantize and llama-imatrix from the same build tree
 #     (the same ggml objects, so the same kernels), installed into <prefix>/bin: the references the
 #     corpus KL-divergence test and benchmark and the recipe test run against. A tool that does not
-#     build is left out with a note, and its test is not registered.
+#     build is left out with a note, and its test is not registered;
+#  5. the npm packages @huggingface/gguf (the remote-open benchmark's reference) and tokenizers
+#     (Hugging Face's tokenizers library as its Node binding: tokenizer-parity reads tokenizer.json
+#     with it), each into its own folder of the cache.
 # Prints nothing but progress; the cache prefix is written to stdout's last line as
 #   MLENS_DEPS_PREFIX=<dir>
 set -euo pipefail
@@ -18,6 +21,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 npm_package="node-llama-cpp@3.22.1"
 llama_version="0.5.0"
 hf_gguf_version="0.4.6"
+hf_tokenizers_version="0.23.2"
 cache="${MLENS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/modellens}"
 src="$cache/llama.cpp-$llama_version/src"
 build="$cache/llama.cpp-$llama_version/build"
@@ -105,11 +109,26 @@ install_hf_gguf() {
     fi
 }
 
+# Hugging Face's tokenizers (the Rust library, as its Node binding), which reads a tokenizer.json
+# for `mlens tokenizer-parity` (app/tokenizer_json).
+install_hf_tokenizers() {
+    [[ -f "$cache/hf-tokenizers/.mlens-complete" ]] && return
+    log "installing tokenizers@$hf_tokenizers_version from npm into $cache/hf-tokenizers"
+    mkdir -p "$cache/hf-tokenizers"
+    if npm install --silent --prefix "$cache/hf-tokenizers" "tokenizers@$hf_tokenizers_version" >/dev/null 2>&1; then
+        touch "$cache/hf-tokenizers/.mlens-complete"
+    else
+        log "tokenizers did not install: tokenizer-parity cannot read tokenizer.json files, and its tests are left out"
+    fi
+}
+
 install_debian_packages
 install_hf_gguf
+install_hf_tokenizers
 fetch_llama_source
 build_llama
 build_llama_tools
 echo "MLENS_LLAMA_SOURCE=$src"
 echo "MLENS_DEPS_PREFIX=$prefix"
 echo "MLENS_HF_GGUF=$cache/hf-gguf"
+echo "MLENS_HF_TOKENIZERS=$cache/hf-tokenizers"

@@ -129,6 +129,8 @@ void add_edit_command(CLI::App& app, int& exit_code);
 void add_export_store_command(CLI::App& app, int& exit_code);
 // tokenize, run, ab, layers (test inference through llama.cpp)
 void add_infer_commands(CLI::App& app, int& exit_code);
+// tokenizer-parity: a GGUF vocabulary against a Hugging Face tokenizer.json
+void add_tokenizer_parity_command(CLI::App& app, int& exit_code);
 // kld: KL divergence of two models over a text, as llama-perplexity measures it
 void add_kld_command(CLI::App& app, int& exit_code);
 // ppl: perplexity of a model over a text, as llama-perplexity computes it

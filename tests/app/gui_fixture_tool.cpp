@@ -8,6 +8,9 @@
 //       from N(0, 1) (seeded) whose columns 7 and 2900 are scaled by 80: outlier channels
 //   gui_fixture_tool write-corpus-text OUT.txt WORDS    writes corpus_text(WORDS) (tests/support/corpus_text.h)
 //   gui_fixture_tool write-cut IN OUT BYTES              writes the first BYTES bytes of IN to OUT (a file cut short)
+//   gui_fixture_tool write-parity VOCAB.gguf DIR          writes DIR/tokenizer.json from the byte-level
+//       vocabulary VOCAB with the planted differences of tokenizer_json_fixture.h and digits split one by
+//       one, and DIR/text.txt, a line of mixed text where the two tokenizers part
 //   gui_fixture_tool check-png FILE W H                checks FILE is a W×H PNG that is not one flat colour
 #include <algorithm>
 #include <cstdio>
@@ -26,7 +29,9 @@
 #include "broken_store.h"
 #include "corpus_text.h"
 #include "gui_fixture.h"
+#include "mlens/formats/gguf_reader.h"
 #include "model_fixture.h"
+#include "tokenizer_json_fixture.h"
 
 namespace {
 
@@ -118,6 +123,18 @@ bool write_outliers(const std::string& path) {
     return !mlens::test::write_fixture_model(path, {{"blk.0.ffn_down.weight", GGML_TYPE_F32, {4096, 16}, values}}).empty();
 }
 
+bool write_parity(const std::string& vocab, const std::filesystem::path& dir) {
+    auto model = mlens::open_gguf(vocab);
+    if (!model) return false;
+    std::string regex = mlens::test::kLlama3PreTokenizerRegex;
+    regex.replace(regex.find("\\p{N}{1,3}"), 10, "\\p{N}");
+    nlohmann::json j = mlens::test::byte_level_tokenizer_json(*model, regex);
+    mlens::test::plant_differences(j);
+    mlens::test::write_json_file((dir / "tokenizer.json").string(), j);
+    const std::string text = "I've been told he's there. In 2024, 人工智能 grew 12345 times \xF0\x9F\x9A\x80\n";
+    return write_file(dir / "text.txt", text.data(), text.size());
+}
+
 // The exit status of a write command: 0, or 1 after naming on stderr what could not be written.
 int write_status(bool written, const std::string& what) {
     if (written) return 0;
@@ -151,10 +168,11 @@ int main(int argc, char** argv) {
         out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
         return write_status(static_cast<bool>(out.flush()), argv[3]);
     }
+    if (argc == 4 && std::strcmp(argv[1], "write-parity") == 0) return write_status(write_parity(argv[2], argv[3]), argv[3]);
     if (argc == 5 && std::strcmp(argv[1], "check-png") == 0) return check_png(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
     std::fprintf(stderr,
                  "usage: gui_fixture_tool write OUT.gguf | write-outliers OUT.gguf | write-corpus-text OUT.txt WORDS | "
                  "write-safetensors-folder DIR | "
-                 "write-broken-store DIR OUTSIDE | write-cut IN OUT BYTES | check-png FILE W H\n");
+                 "write-broken-store DIR OUTSIDE | write-cut IN OUT BYTES | write-parity VOCAB.gguf DIR | check-png FILE W H\n");
     return 2;
 }

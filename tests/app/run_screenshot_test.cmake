@@ -8,6 +8,9 @@
 #                         and opened after ARGS
 #   CUT_FROM, CUT_BYTES   optional: the first CUT_BYTES bytes of CUT_FROM are written to
 #                         WORK_DIR/cut.gguf first and opened after ARGS (a file cut short)
+#   PARITY_FROM           optional: a byte-level vocabulary GGUF; WORK_DIR/tokenizer.json and
+#                         WORK_DIR/text.txt are written from it (gui_fixture_tool write-parity), and
+#                         @WORK@ in ARGS stands for WORK_DIR
 #   FRAMES, TIMEOUT       optional: frames to render (4), seconds allowed (120)
 #   WIDTH, HEIGHT         optional: the window's size (1600x1000)
 include(${CMAKE_CURRENT_LIST_DIR}/fixture_steps.cmake)
@@ -29,6 +32,11 @@ if(FIXTURE)
   set(fixture ${WORK_DIR}/tiny-fixture.gguf)
   run_fixture_tool(${TOOL} "the fixture" write ${fixture})
   list(APPEND app_args ${fixture})
+endif()
+
+if(PARITY_FROM)
+  run_fixture_tool(${TOOL} "the tokenizer.json" write-parity ${PARITY_FROM} ${WORK_DIR})
+  list(TRANSFORM app_args REPLACE "@WORK@" "${WORK_DIR}")
 endif()
 
 if(CUT_FROM)

@@ -10,6 +10,7 @@ command lines, the inference and corpus commands it leaves out, the commands tha
 printed for both widths.
 
 usage: width_check.py MLENS DEMO_DIR"""
+import json
 import os
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ import golden
 
 kWidths = (80, 120)
 kCorpus = "corpus.txt"
+kTokenizerJson = "tokenizer.json"
 
 
 def display_width(text):
@@ -37,7 +39,8 @@ def inference_commands():
     return [["run", golden.F32, "-p", "Hello", "-n", "4"], ["ab", golden.F32, golden.Q8, "-p", "Hello", "-n", "4"],
             ["layers", golden.F32, "-p", "Hello"], ["layer-divergence", golden.F32, golden.Q8, "-p", "Hello"],
             ["memory", golden.F32], ["ppl", golden.F32, "--text", kCorpus, "--ctx", "32"],
-            ["kld", golden.F32, golden.Q8, "--text", kCorpus, "--ctx", "32"], ["cache"]]
+            ["kld", golden.F32, golden.Q8, "--text", kCorpus, "--ctx", "32"], ["cache"],
+            ["tokenizer-parity", golden.Q8, kTokenizerJson, "--text", kCorpus]]
 
 
 def listed_commands(mlens, work):
@@ -76,6 +79,10 @@ def main():
         golden.prepare(work, demo, fixtures)
         with open(os.path.join(work, kCorpus), "w") as f:
             f.write("The quick brown fox jumps over the lazy dog. " * 40)
+        with open(os.path.join(work, kTokenizerJson), "w") as f:
+            json.dump({"model": {"type": "BPE", "vocab": {"The": 0, "Ġquick": 1, "<s>": 2}, "merges": ["T h", "Th e"]},
+                       "added_tokens": [{"id": 2, "content": "<s>", "special": True}],
+                       "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}}, f)
         names = listed_commands(mlens, work)
         common = golden.commands(golden.first_tensor_blob(mlens, work)) + inference_commands()
         common += [["--help"]] + [[name, "--help"] for name in names]

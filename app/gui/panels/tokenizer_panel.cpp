@@ -213,6 +213,12 @@ void TokenizerPanel::draw_template(PanelContext& ctx) {
 }
 
 bool TokenizerPanel::accept_link(std::string_view link, Document&) {
+    if (link.starts_with("parity:")) {
+        link.remove_prefix(7);
+        const size_t sep = link.find("::");
+        m_linked_parity.emplace(std::string(link.substr(0, sep)), sep == std::string_view::npos ? std::string() : std::string(link.substr(sep + 2)));
+        return true;
+    }
     if (!link.starts_with("token:")) return false;
     link.remove_prefix(6);
     uint64_t id = 0;
@@ -228,8 +234,13 @@ void TokenizerPanel::draw(PanelContext& ctx) {
     if (auto id = std::exchange(m_linked_token, std::nullopt)) {
         if (*id < t.count()) {
             m_scroll_to = *id;
+            m_select_vocabulary = true;
             doc.select({SelectionKind::token, static_cast<size_t>(*id)});
         }
+    }
+    if (auto parity = std::exchange(m_linked_parity, std::nullopt)) {
+        m_parity.start(ctx, parity->first, parity->second);
+        m_select_parity = true;
     }
     if (!t.tokens) {
         ui::text_dim("This file has no tokenizer.ggml.tokens array.");
@@ -238,7 +249,7 @@ void TokenizerPanel::draw(PanelContext& ctx) {
     }
     draw_summary(doc);
     if (!ImGui::BeginTabBar("tokenizer_tabs")) return;
-    if (ImGui::BeginTabItem("Vocabulary")) {
+    if (ImGui::BeginTabItem("Vocabulary", nullptr, std::exchange(m_select_vocabulary, false) ? ImGuiTabItemFlags_SetSelected : 0)) {
         draw_vocabulary(ctx);
         ImGui::EndTabItem();
     }
@@ -246,7 +257,13 @@ void TokenizerPanel::draw(PanelContext& ctx) {
         draw_template(ctx);
         ImGui::EndTabItem();
     }
+    if (ImGui::BeginTabItem("Parity", nullptr, std::exchange(m_select_parity, false) ? ImGuiTabItemFlags_SetSelected : 0)) {
+        if (auto id = m_parity.draw(ctx)) m_linked_token = *id;
+        ImGui::EndTabItem();
+    }
     ImGui::EndTabBar();
 }
+
+void TokenizerPanel::draw_windows(PanelContext&) { m_parity.draw_windows(); }
 
 }  // namespace mlens

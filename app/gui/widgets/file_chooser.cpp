@@ -34,6 +34,11 @@ void FileChooser::open(const std::string& folder) { start(folder, false); }
 
 void FileChooser::open_folder(const std::string& folder) { start(folder, true); }
 
+void FileChooser::open_any_file(const std::string& folder) {
+    m_all_files = true;
+    start(folder, false);
+}
+
 void FileChooser::start(const std::string& folder, bool folders_only) {
     m_folders_only = folders_only;
     m_open = true;

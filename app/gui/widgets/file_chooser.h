@@ -7,7 +7,8 @@
 // listed folder itself ("Open this folder": a safetensors folder or an Ollama store), and closes.
 // open_folder() is the same window choosing a folder to write into (an export's Browse button):
 // only folders are listed, a double-click or Open goes into one, and "Choose this folder" returns
-// the folder listed; Enter on a typed folder path returns it.
+// the folder listed; Enter on a typed folder path returns it. open_any_file() opens it with "All
+// files" ticked (a tokenizer.json, a text).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,7 @@ class FileChooser {
 public:
     void open(const std::string& folder);
     void open_folder(const std::string& folder);
+    void open_any_file(const std::string& folder);
     bool is_open() const { return m_open; }
     std::optional<std::string> draw();
     const std::string& folder() const { return m_folder; }

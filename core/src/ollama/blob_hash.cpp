@@ -25,6 +25,13 @@ struct MdCtxDeleter {
 
 }  // namespace
 
+std::string sha256_hex_digest(std::string_view bytes) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    if (EVP_Digest(bytes.data(), bytes.size(), md, &n, EVP_sha256(), nullptr) != 1) return {};
+    return to_hex(md, n);
+}
+
 Result<FileHash> sha256_file(const std::string& path, JobContext* job, const std::function<void(uint64_t)>& on_progress) {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     while (!fd.valid() && (errno == EMFILE || errno == ENFILE) && release_idle_descriptor())

@@ -7,13 +7,12 @@
 #include <pwd.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 
+#include "mlens/ollama/blob_hash.h"
 #include "mlens/text/escape.h"
 #include "posix_dir.h"
 
@@ -42,13 +41,6 @@ std::optional<std::string> real_path(const std::string& path) {
 bool inside(const std::string& path, const std::string& root) {
     if (root == "/") return path.size() > 1 && path[0] == '/';
     return path.size() > root.size() && path.starts_with(root) && path[root.size()] == '/';
-}
-
-std::string sha256_text(std::string_view bytes) {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    if (EVP_Digest(bytes.data(), bytes.size(), md, &n, EVP_sha256(), nullptr) != 1) return {};
-    return "sha256:" + to_hex(md, n);
 }
 
 Error blob_error(ErrorCode code, const std::string& name, const std::string& why) {
@@ -155,7 +147,7 @@ StoredManifest Store::read_manifest(const ManifestRef& ref) const {
     out.found = true;
     out.ref.modified = st.st_mtime;
     out.ref.file_size = text->size();
-    out.digest = sha256_text(*text);
+    out.digest = "sha256:" + sha256_hex_digest(*text);
     out.manifest = parse_manifest(*text);
     return out;
 }

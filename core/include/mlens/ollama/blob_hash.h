@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "mlens/job.h"
 #include "mlens/ollama/digest.h"
@@ -28,6 +29,9 @@ struct FileHash {
     std::string hex;  // 64 lowercase hex digits
     uint64_t bytes = 0;
 };
+
+// The sha256 of bytes in memory, 64 lowercase hex digits.
+std::string sha256_hex_digest(std::string_view bytes);
 
 Result<FileHash> sha256_file(const std::string& path, JobContext* job = nullptr, const std::function<void(uint64_t)>& on_progress = {});
 
