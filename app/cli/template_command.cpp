@@ -96,7 +96,8 @@ void print_rendering(const TemplateLabResult& lab, size_t i) {
     std::cout << label(lab, i) << ": " << escape_for_display(r.tmpl.where) << " of " << escape_for_display(r.model) << ", by the "
               << engine_name(r.tmpl.engine) << "\n";
     if (!r.rendered) {
-        std::cout << "  did not render: " << escape_for_display(r.failure->message, 600) << "\n";
+        std::cout << "  did not render; the engine says:\n";
+        print_prompt(r.failure->message);
         return;
     }
     if (r.chat) {

@@ -53,10 +53,13 @@ std::optional<size_t> excerpt_position(const std::string& message, const std::st
 TemplateFailure template_failure(const std::string& message, const std::string& source) {
     TemplateFailure failure{message, 0, 0};
     static const std::regex kLineColumn("line ([0-9]+), column ([0-9]+)");
+    static const std::regex kLine("\\(line ([0-9]+)\\)$");
     std::smatch m;
     if (std::regex_search(message, m, kLineColumn)) {
         failure.line = static_cast<uint32_t>(std::stoul(m[1].str()));
         failure.column = static_cast<uint32_t>(std::stoul(m[2].str()));
+    } else if (std::regex_search(message, m, kLine)) {
+        failure.line = static_cast<uint32_t>(std::stoul(m[1].str()));
     } else if (auto pos = excerpt_position(message, source)) {
         std::tie(failure.line, failure.column) = line_column(source, *pos);
     }

@@ -63,15 +63,15 @@ void check_generation_prompt(TemplateLabResult& result, size_t i) {
     if (r.chat) {
         const std::string& g = r.chat->generation_prompt;
         if (g.empty())
-            warn(result, "W_NO_GENERATION_PROMPT", i, r.tmpl.source + ": the template adds no assistant prefix for add_generation_prompt");
+            warn(result, "W_NO_GENERATION_PROMPT", i, "add_generation_prompt changes nothing: the template adds no assistant prefix for it");
         else if (!r.prompt.ends_with(g))
-            warn(result, "W_NO_GENERATION_PROMPT", i, r.tmpl.source + ": the rendering does not end with the assistant prefix " + shown(g));
+            warn(result, "W_NO_GENERATION_PROMPT", i, "the rendering does not end with the assistant prefix " + shown(g));
         return;
     }
     const std::string g = gguf_generation_prompt(result.renderings, r.side);
     if (!g.empty() && !r.prompt.ends_with(g))
         warn(result, "W_NO_GENERATION_PROMPT", i,
-             r.tmpl.source + ": the rendering does not end with the assistant prefix " + shown(g) + " of the GGUF's template");
+             "the rendering does not end with the assistant prefix " + shown(g) + " of the GGUF's template");
 }
 
 void check_stops(TemplateLabResult& result, size_t i) {
@@ -82,7 +82,7 @@ void check_stops(TemplateLabResult& result, size_t i) {
     for (const TokenPiece& t : r.tokens) {
         if (t.eog || !markers.count(t.piece) || !seen.insert(t.id).second) continue;
         warn(result, "W_STOP_NOT_EOG", i,
-             r.tmpl.source + ": the template ends turns with " + shown(t.piece) + " (token " + std::to_string(t.id) + "), which " +
+             "the template ends turns with " + shown(t.piece) + " (token " + std::to_string(t.id) + "), which " +
                  r.tokenized_by + " does not stop on (not an end-of-generation token)");
     }
 }
@@ -103,13 +103,17 @@ void compare_renderings(TemplateLabResult& result, const std::vector<int32_t>& b
         if (!r.rendered) {
             const TemplateFailure& f = *r.failure;
             std::string where = f.line ? " (line " + std::to_string(f.line) + (f.column ? ", column " + std::to_string(f.column) : "") + ")" : "";
-            warn(result, "W_TEMPLATE_FAILED", i, r.tmpl.source + " did not render" + where + ": " + escape_for_display(f.message, 600));
+            // The engine's message on one line: its source excerpt and caret lose their meaning
+            // there, the line above says where.
+            std::string message = f.message;
+            std::replace(message.begin(), message.end(), '\n', ' ');
+            warn(result, "W_TEMPLATE_FAILED", i, "did not render" + where + ": " + escape_for_display(message, 600));
             continue;
         }
         if (reference && i != *reference) result.differences.push_back(difference(all, *reference, i));
         if (i < bos.size() && bos[i] >= 0 && r.tokens.size() >= 2 && r.tokens[0].id == bos[i] && r.tokens[1].id == bos[i])
             warn(result, "W_DOUBLE_BOS", i,
-                 r.tmpl.source + ": the prompt starts with BOS twice: the template writes " + shown(r.tokens[0].piece) +
+                 "the prompt starts with BOS twice: the template writes " + shown(r.tokens[0].piece) +
                      " and the tokenizer adds BOS too");
         if (add_generation_prompt) check_generation_prompt(result, i);
         check_stops(result, i);

@@ -40,6 +40,27 @@ std::string source_to_check(const Session& session, const JinjaChatRequest& requ
     return "";
 }
 
+// The engine's parser names the position of most errors in its message, but not all ("Unexpected
+// token: %} of type 9"). For those, the line is found with the engine itself: the first line
+// after which the template cut there fails with the same message (cut earlier, it fails at its
+// end, or parses).
+std::string with_parse_line(const std::string& message, const std::string& source) {
+    if (message.find('^') != std::string::npos) return message;
+    uint32_t line = 0;
+    for (size_t start = 0;;) {
+        ++line;
+        const size_t end = source.find('\n', start);
+        try {
+            common_chat_template parsed(source.substr(0, end), "", "");
+        } catch (const std::exception& e) {
+            if (message == e.what()) return message + " (line " + std::to_string(line) + ")";
+        }
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return message;
+}
+
 }  // namespace
 
 Result<JinjaRender> render_jinja_chat(const Session& session, const JinjaChatRequest& request) {
@@ -58,7 +79,7 @@ Result<JinjaRender> render_jinja_chat(const Session& session, const JinjaChatReq
     if (!checked.empty()) {
         try {
             common_chat_template parsed(checked, request.bos_token, request.eos_token);
-        } catch (const std::exception& e) { return template_error(e.what()); }
+        } catch (const std::exception& e) { return template_error(with_parse_line(e.what(), checked)); }
     }
     if (request.template_source == JinjaTemplateSource::model && !llama_model_chat_template(session.model(), nullptr) &&
         !llama_model_chat_template(session.model(), "tool_use"))

@@ -35,7 +35,9 @@
 //  - A template that does not parse or fails to render is ErrorCode::E_TEMPLATE whose message is
 //    the engine's own text; TemplateFailure (template_failure) reads the line and column out of
 //    it: the engine's "line N, column M" for a render error, else the position its source
-//    excerpt points at (lexer and parser errors quote the source around it). line 0: unknown.
+//    excerpt points at (lexer and parser errors quote the source around it). A parser error
+//    without either gets " (line N)" appended in the worker: the first line after which the
+//    template cut there fails to parse with the same message. line 0: unknown.
 #pragma once
 
 #include <cstdint>
