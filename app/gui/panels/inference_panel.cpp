@@ -10,6 +10,7 @@
 
 #include "mlens/infer/threads.h"
 #include "mlens/model/summary.h"
+#include "mlens/open/target.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/plural.h"
 #include "state/paired_document.h"
@@ -165,9 +166,13 @@ void InferencePanel::run_pending(PanelContext& ctx) {
     if (*m_pending == InferenceTab::template_lab) {
         // The lab loads what it renders with itself; the other document must have opened.
         if (ctx.workspace && ctx.workspace->opening()) return;
-        if (!m_template_against.empty() && ctx.workspace)
+        if (!m_template_against.empty() && ctx.workspace) {
+            // A file by its name or path, or a store model by its reference (its manifest file).
+            const std::string named = resolve(m_template_against).path;
             for (const auto& d : ctx.workspace->documents())
-                if (d->id != ctx.doc.id && names_file(*d, m_template_against)) m_template.against_document = d->id;
+                if (d->id != ctx.doc.id && (names_file(*d, m_template_against) || (!named.empty() && named == d->path)))
+                    m_template.against_document = d->id;
+        }
         m_template.run(ctx);
         m_pending.reset();
         return;

@@ -19,7 +19,7 @@
 //    they wait until no document is still opening). "corpus:FILE" scores the text file FILE.
 //    "template" renders the templates without loading the model here (the lab loads what it
 //    needs itself); "template:FILE" renders against the open document FILE names
-//    (paired_document.h names_file).
+//    (paired_document.h names_file, or a store model reference naming its manifest).
 #pragma once
 
 #include <memory>
