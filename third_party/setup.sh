@@ -10,7 +10,12 @@
 #     (the same ggml objects, so the same kernels), installed into <prefix>/bin: the references the
 #     corpus KL-divergence test and benchmark and the recipe test run against. A tool that does not
 #     build is left out with a note, and its test is not registered;
-#  5. the npm packages @huggingface/gguf (the remote-open benchmark's reference) and tokenizers
+#  5. llama.cpp's common library (its chat layer and Jinja engine, libllama-common.a and
+#     libllama-common-base.a, with their headers in <prefix>/include/llama-common), which the
+#     llama.cpp worker links to render chat templates as llama-server does, and llama.cpp's own
+#     test-chat-template (installed as <prefix>/bin/llama-test-chat-template), which renders a
+#     template through the same library calls: the reference of the template tests;
+#  6. the npm packages @huggingface/gguf (the remote-open benchmark's reference) and tokenizers
 #     (Hugging Face's tokenizers library as its Node binding: tokenizer-parity reads tokenizer.json
 #     with it), each into its own folder of the cache.
 # Prints nothing but progress; the cache prefix is written to stdout's last line as
@@ -97,6 +102,42 @@ build_llama_tools() {
     ) 9>"$cache/llama.cpp-$llama_version/.tools.lock"
 }
 
+# The chat layer is required (the worker links it); its reference program is not: a reference that
+# does not build is left out with a note, and the tests that run it are not registered.
+build_llama_chat() {
+    local headers="$prefix/include/llama-common"
+    if [[ ! -f "$prefix/lib/libllama-common.a" || ! -f "$prefix/lib/libllama-common-base.a" || ! -f "$headers/chat.h" ]]; then
+        log "building llama.cpp's common library (chat templates) from $src"
+        (
+            flock 9
+            cmake -S "$src" -B "$build" -DLLAMA_BUILD_COMMON=ON >/dev/null
+            cmake --build "$build" -j2 --target llama-common llama-common-base >/dev/null
+            rm -rf "$headers.tmp"
+            mkdir -p "$prefix/lib" "$headers.tmp"
+            (cd "$src/common" && find . \( -name '*.h' -o -name '*.hpp' \) -exec cp --parents {} "$headers.tmp" \;)
+            rm -rf "$headers"
+            mv "$headers.tmp" "$headers"
+            for lib in libllama-common.a libllama-common-base.a; do
+                cp "$(find "$build" -name "$lib" | head -n1)" "$prefix/lib/$lib.tmp"
+                mv "$prefix/lib/$lib.tmp" "$prefix/lib/$lib"
+            done
+        ) 9>"$cache/llama.cpp-$llama_version/.tools.lock"
+    fi
+    [[ -x "$prefix/bin/llama-test-chat-template" ]] && return
+    log "building llama.cpp's test-chat-template from $src"
+    (
+        flock 9
+        if ! cmake -S "$src" -B "$build" -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TESTS=ON >/dev/null ||
+           ! cmake --build "$build" -j2 --target test-chat-template >/dev/null; then
+            log "test-chat-template did not build: the template reference tests are left out"
+            exit 0
+        fi
+        mkdir -p "$prefix/bin"
+        cp "$build/bin/test-chat-template" "$prefix/bin/llama-test-chat-template.tmp"
+        mv "$prefix/bin/llama-test-chat-template.tmp" "$prefix/bin/llama-test-chat-template"
+    ) 9>"$cache/llama.cpp-$llama_version/.tools.lock"
+}
+
 # @huggingface/gguf, the reference of the remote-open benchmark (tests/bench/remote_open_bench.cpp).
 install_hf_gguf() {
     [[ -f "$cache/hf-gguf/.mlens-complete" ]] && return
@@ -128,6 +169,7 @@ install_hf_tokenizers
 fetch_llama_source
 build_llama
 build_llama_tools
+build_llama_chat
 echo "MLENS_LLAMA_SOURCE=$src"
 echo "MLENS_DEPS_PREFIX=$prefix"
 echo "MLENS_HF_GGUF=$cache/hf-gguf"

@@ -141,5 +141,7 @@ void add_memory_command(CLI::App& app, int& exit_code);
 void add_divergence_command(CLI::App& app, int& exit_code);
 // cache: the cache of ranges read from remote models (remote/range_cache.h)
 void add_cache_command(CLI::App& app, int& exit_code);
+// template: a conversation rendered through every chat template of a model, compared (template_lab.h)
+void add_template_command(CLI::App& app, int& exit_code);
 
 }  // namespace mlens::cli

@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
     mlens::cli::add_divergence_command(app, exit_code);
     mlens::cli::add_loads_command(app, exit_code);
     mlens::cli::add_cache_command(app, exit_code);
+    mlens::cli::add_template_command(app, exit_code);
     mlens::cli::add_tokenizer_parity_command(app, exit_code);
     app.footer(mlens::help_footer(mlens::cli::mlens_reference().sections));
     if (auto status = mlens::cli::print_reference_if_asked(app, argc, argv)) return mlens::cli::exit_status_after_output(*status);

@@ -1,5 +1,5 @@
 // mlens-llama-worker: the process in which llama.cpp runs for mlens and modellens (llama_worker.h).
-#include "mlens/infer/llama_worker.h"
+#include "mlens/worker/llama_worker.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 // A SIGBUS here is a model file truncated under llama.cpp's mapping, which the worker exists to

@@ -18,6 +18,7 @@
 #include "mlens/infer/dry_run.h"
 #include "mlens/infer/memory_plan.h"
 #include "mlens/infer/session.h"
+#include "mlens/infer/template_lab.h"
 #include "mlens/infer/tokenizer.h"
 #include "mlens/open/target.h"
 #include "panels/inference_panel.h"
@@ -67,7 +68,8 @@ struct InferHarness : test::WorkspaceHarness {
     // Draws every sub-tab for a few frames.
     void every_tab() {
         for (InferenceTab t : {InferenceTab::tokenizer, InferenceTab::generate, InferenceTab::layers, InferenceTab::ab,
-                               InferenceTab::corpus, InferenceTab::divergence, InferenceTab::memory, InferenceTab::console}) {
+                               InferenceTab::corpus, InferenceTab::divergence, InferenceTab::memory, InferenceTab::template_lab,
+                               InferenceTab::console}) {
             panel.show(t);
             frame();
             frame();
@@ -172,6 +174,42 @@ TEST_CASE("the chat template is rendered by llama.cpp and tokenized", "[gui-infe
     REQUIRE(expected.ok());
     CHECK((*chat)->prompt == expected->prompt);
     CHECK(ids_of((*chat)->tokens) == ids_of(expected->tokens));
+    h.every_tab();
+}
+
+TEST_CASE("the Template tab shows the template lab's one answer, against another open model", "[gui-infer][template]") {
+    const std::string qwen = demo("ollama-qwen25vl.gguf");
+    const std::string store_model = demo("ollama-store") + "/tiny-llama:q4_0";
+    InferHarness h({qwen, store_model});
+    CHECK(parse_inference_request("template")->tab == InferenceTab::template_lab);
+    auto linked = parse_inference_request("template:tiny-llama:q4_0");
+    REQUIRE(linked.has_value());
+    CHECK(linked->argument == "tiny-llama:q4_0");
+    h.panel.show(InferenceTab::template_lab);
+    h.panel.template_view().against_document = h.docs[1]->id;
+    PanelContext ctx = h.context();
+    REQUIRE(h.panel.template_view().run(ctx));
+    h.frames_until_jobs_done(2, [&] { h.frame(); });
+    const auto& result = h.panel.template_view().result();
+    REQUIRE(result.has_value());
+    REQUIRE(result->ok());
+    TemplateLabRequest request;
+    request.model = qwen;
+    request.against = store_model;
+    auto expected = run_template_lab(request);
+    REQUIRE(expected.ok());
+    REQUIRE((*result)->renderings.size() == expected->renderings.size());
+    for (size_t i = 0; i < expected->renderings.size(); ++i) {
+        CHECK((*result)->renderings[i].prompt == expected->renderings[i].prompt);
+        CHECK(ids_of((*result)->renderings[i].tokens) == ids_of(expected->renderings[i].tokens));
+    }
+    CHECK((*result)->warnings.size() == expected->warnings.size());
+    // A messages file that is not a conversation is refused before anything runs.
+    TempDir dir;
+    const std::string bad = dir.file("messages.json");
+    std::ofstream(bad) << "{\"messages\": 3}";
+    h.panel.template_view().messages_path = bad;
+    CHECK_FALSE(h.panel.template_view().run(ctx));
     h.every_tab();
 }
 

@@ -86,3 +86,4 @@ shot inference-ab --select infer:ab "$demo/tiny-llama-f32.gguf" "$demo/tiny-llam
 shot inference-corpus --select "infer:corpus:$work/corpus.txt" "$demo/tiny-llama-f32.gguf" "$demo/tiny-llama-q4_0.gguf"
 shot inference-divergence --select infer:divergence "$demo/tiny-llama-f32.gguf" "$demo/tiny-llama-q4_0.gguf"
 shot inference-memory --select infer:memory "$demo/tiny-llama-q4_0.gguf"
+shot inference-template --select "infer:template:$demo/ollama-store/tiny-llama:q4_0" --wait-documents 2 "$demo/ollama-qwen25vl.gguf" "$demo/ollama-store/tiny-llama:q4_0"

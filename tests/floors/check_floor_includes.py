@@ -2,8 +2,8 @@
 
 Usage: check_floor_includes.py CORE_DIR
 
-The floors, lowest first, are util/text/io/remote, model/formats, quant, analysis/compat/ollama/edit, open
-and infer (core/CMakeLists.txt builds one library per floor). A file's floor is its area's: the
+The floors, lowest first, are util/text/io/remote, model/formats, quant, analysis/compat/ollama/edit, open,
+infer and worker (core/CMakeLists.txt builds one library per floor). A file's floor is its area's: the
 folder under core/include/mlens/ or core/src/; the headers directly in core/include/mlens/ are on
 the lowest floor. Every quoted include of an area's header ("mlens/<area>/...", or a private
 "<area>/..." or "../<area>/...") must name the file's own floor or one below. Each source must also
@@ -14,8 +14,8 @@ import os
 import re
 import sys
 
-FLOORS = [["util", "text", "io", "remote"], ["model", "formats"], ["quant"], ["analysis", "compat", "ollama", "edit"], ["open"], ["infer"]]
-FLOOR_LISTS = ["BASE", "MODEL", "QUANT", "ANALYSIS", "OPEN", "INFER"]
+FLOORS = [["util", "text", "io", "remote"], ["model", "formats"], ["quant"], ["analysis", "compat", "ollama", "edit"], ["open"], ["infer"], ["worker"]]
+FLOOR_LISTS = ["BASE", "MODEL", "QUANT", "ANALYSIS", "OPEN", "INFER", "WORKER"]
 FLOOR_OF = {area: n for n, areas in enumerate(FLOORS) for area in areas}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"(?:mlens/|(?:\.\./)+)?([a-z_0-9]+)/')
 

@@ -54,7 +54,8 @@ def commands(safetensors_blob):
             ["requant", Q4, "blk.0.attn_q.weight", "--reference", F32, "--imatrix", IMATRIX_GGUF],
             ["imatrix", IMATRIX_GGUF], ["imatrix", IMATRIX_DAT, "--tensor", "blk.0.attn_q.weight"],
             ["diff", F32, Q4, "--numeric"], ["diff", F32, GEMMA3],
-            ["tokenize", F32, "Hello world"]]
+            ["tokenize", F32, "Hello world"],
+            ["template", QWEN25VL], ["template", STORE + "/tiny-llama:q4_0", "--against", QWEN25VL]]
     return out
 
 

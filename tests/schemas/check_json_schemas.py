@@ -270,6 +270,8 @@ def main():
     check("kld", f32, q8, "--text", corpus, "--ctx", "32")
     check("ppl", q8, "--text", corpus, "--ctx", "32", "--batch", "64")
     check("memory", q4, "--ctx", "256")
+    check("template", qwen25vl)
+    check("template", os.path.join(store, "tiny-llama:q4_0"), "--against", qwen25vl)
     # Edge outputs: values JSON numbers cannot hold are the strings "nan", "inf", "-inf", and the
     # output still matches its schema whatever the exit status.
     non_finite, finite, zeros, all_nan = write_non_finite_models(out_dir)

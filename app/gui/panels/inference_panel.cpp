@@ -10,8 +10,10 @@
 
 #include "mlens/infer/threads.h"
 #include "mlens/model/summary.h"
+#include "mlens/open/target.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/plural.h"
+#include "state/paired_document.h"
 #include "state/workspace.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -27,7 +29,8 @@ struct TabName {
 constexpr TabName kTabs[] = {{InferenceTab::tokenizer, "tokenizer"}, {InferenceTab::generate, "generate"},
                              {InferenceTab::layers, "layers"},       {InferenceTab::ab, "ab"},
                              {InferenceTab::corpus, "corpus"},       {InferenceTab::divergence, "divergence"},
-                             {InferenceTab::memory, "memory"},       {InferenceTab::console, "console"}};
+                             {InferenceTab::memory, "memory"},       {InferenceTab::template_lab, "template"},
+                             {InferenceTab::console, "console"}};
 
 const std::string dot = " \xC2\xB7 ";
 // Log lines shown under "llama.cpp stopped" (the Console tab has them all).
@@ -46,11 +49,11 @@ std::optional<InferenceRequest> parse_inference_request(std::string_view request
     auto tab = inference_tab_named(request.substr(0, colon));
     if (!tab) return std::nullopt;
     if (colon == std::string_view::npos) return InferenceRequest{*tab, ""};
-    if (*tab != InferenceTab::corpus || colon + 1 == request.size()) return std::nullopt;
+    if ((*tab != InferenceTab::corpus && *tab != InferenceTab::template_lab) || colon + 1 == request.size()) return std::nullopt;
     return InferenceRequest{*tab, std::string(request.substr(colon + 1))};
 }
 
-const char* inference_tab_names() { return "tokenizer, generate, layers, ab, corpus, divergence, memory, console"; }
+const char* inference_tab_names() { return "tokenizer, generate, layers, ab, corpus, divergence, memory, template, console"; }
 
 void InferencePanel::request(InferenceTab tab) {
     m_select = tab;
@@ -160,6 +163,20 @@ void InferencePanel::stopped_box(PanelContext& ctx) {
 void InferencePanel::run_pending(PanelContext& ctx) {
     InferenceController& c = *m_controller;
     if (!m_pending || c.busy()) return;
+    if (*m_pending == InferenceTab::template_lab) {
+        // The lab loads what it renders with itself; the other document must have opened.
+        if (ctx.workspace && ctx.workspace->opening()) return;
+        if (!m_template_against.empty() && ctx.workspace) {
+            // A file by its name or path, or a store model by its reference (its manifest file).
+            const std::string named = resolve(m_template_against).path;
+            for (const auto& d : ctx.workspace->documents())
+                if (d->id != ctx.doc.id && (names_file(*d, m_template_against) || (!named.empty() && named == d->path)))
+                    m_template.against_document = d->id;
+        }
+        m_template.run(ctx);
+        m_pending.reset();
+        return;
+    }
     if (!c.loaded()) {
         // Load once; a failed load ends the request (its error is on screen). The tokenizer needs
         // no weights, so it loads the vocabulary only (a vocab-only GGUF works too).
@@ -197,6 +214,7 @@ void InferencePanel::run_pending(PanelContext& ctx) {
         case InferenceTab::memory:
             m_memory.run(ctx, c);
             break;
+        case InferenceTab::template_lab:
         case InferenceTab::console:
             break;
     }
@@ -219,7 +237,8 @@ void InferencePanel::draw(PanelContext& ctx) {
     if (!m_controller) m_controller = std::make_unique<InferenceController>(doc.path);
     if (auto view = std::exchange(m_linked_view, std::nullopt)) {
         if (auto r = parse_inference_request(*view)) {
-            if (!r->argument.empty()) m_corpus.text_path = r->argument;
+            if (!r->argument.empty() && r->tab == InferenceTab::corpus) m_corpus.text_path = r->argument;
+            if (!r->argument.empty() && r->tab == InferenceTab::template_lab) m_template_against = r->argument;
             request(r->tab);
         }
     }
@@ -234,7 +253,8 @@ void InferencePanel::draw(PanelContext& ctx) {
         {"Tokenizer", InferenceTab::tokenizer}, {"Generate", InferenceTab::generate},
         {"Layers", InferenceTab::layers},       {"A/B", InferenceTab::ab},
         {"Corpus", InferenceTab::corpus},       {"Divergence", InferenceTab::divergence},
-        {"Memory", InferenceTab::memory},       {"Console", InferenceTab::console}};
+        {"Memory", InferenceTab::memory},       {"Template", InferenceTab::template_lab},
+        {"Console", InferenceTab::console}};
     for (const auto& [label, which] : kTabs) {
         if (!tab(label, which)) continue;
         switch (which) {
@@ -258,6 +278,9 @@ void InferencePanel::draw(PanelContext& ctx) {
                 break;
             case InferenceTab::memory:
                 m_memory.draw(ctx, c);
+                break;
+            case InferenceTab::template_lab:
+                m_template.draw(ctx);
                 break;
             case InferenceTab::console:
                 m_console.draw(ctx, c);

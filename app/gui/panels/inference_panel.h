@@ -4,8 +4,9 @@
 // facts llama.cpp reports; llama.cpp's own error text when it cannot load; "llama.cpp stopped:
 // REASON" with the worker's last log lines and a Reload button when the worker process died; a
 // banner when the file went through the compat export — over sub-tabs: Tokenizer, Generate,
-// Layers, A/B, Corpus (KLD over a text), Divergence (per layer), Memory (plan vs llama.cpp) and the
-// Console of captured llama.cpp log lines.
+// Layers, A/B, Corpus (KLD over a text), Divergence (per layer), Memory (plan vs llama.cpp),
+// Template (every chat template of the model rendered and compared) and the Console of captured
+// llama.cpp log lines.
 //
 // Contract:
 //  - One InferenceController (one WorkerSession) per document panel, made on first draw. Every heavy
@@ -16,6 +17,9 @@
 //    loaded, shows VIEW and runs it on its default input (ab, corpus, divergence: against the B of the
 //    A/B view, by default the next ready GGUF document, or the file itself when no other is open;
 //    they wait until no document is still opening). "corpus:FILE" scores the text file FILE.
+//    "template" renders the templates without loading the model here (the lab loads what it
+//    needs itself); "template:FILE" renders against the open document FILE names
+//    (paired_document.h names_file, or a store model reference naming its manifest).
 #pragma once
 
 #include <memory>
@@ -30,19 +34,21 @@
 #include "panels/inference_generate_view.h"
 #include "panels/inference_layers_view.h"
 #include "panels/inference_memory_view.h"
+#include "panels/inference_template_view.h"
 #include "panels/inference_tokenizer_view.h"
 #include "panels/panel.h"
 #include "state/inference_controller.h"
 
 namespace mlens {
 
-enum class InferenceTab { tokenizer, generate, layers, ab, corpus, divergence, memory, console };
+enum class InferenceTab { tokenizer, generate, layers, ab, corpus, divergence, memory, template_lab, console };
 
-// "tokenizer", "generate", "layers", "ab", "corpus", "divergence", "memory", "console"; nullopt for
-// anything else.
+// "tokenizer", "generate", "layers", "ab", "corpus", "divergence", "memory", "template", "console";
+// nullopt for anything else.
 std::optional<InferenceTab> inference_tab_named(std::string_view name);
-// What "--select infer:REQUEST" asks for: "VIEW", or "corpus:FILE" (the text file to score);
-// nullopt for an unknown view or an argument to another view.
+// What "--select infer:REQUEST" asks for: "VIEW", "corpus:FILE" (the text file to score) or
+// "template:FILE" (the open model to compare with); nullopt for an unknown view or an argument
+// to another view.
 struct InferenceRequest {
     InferenceTab tab;
     std::string argument;
@@ -72,6 +78,7 @@ public:
     InferenceCorpusView& corpus_view() { return m_corpus; }
     InferenceDivergenceView& divergence_view() { return m_divergence; }
     InferenceMemoryView& memory_view() { return m_memory; }
+    InferenceTemplateView& template_view() { return m_template; }
 
 private:
     std::optional<std::string> m_linked_view;  // from an "infer:VIEW" link, run at the next draw
@@ -93,6 +100,8 @@ private:
     InferenceCorpusView m_corpus;
     InferenceDivergenceView m_divergence;
     InferenceMemoryView m_memory;
+    InferenceTemplateView m_template;
+    std::string m_template_against;  // "template:FILE": the document to compare with
     InferenceConsoleView m_console;
 };
 

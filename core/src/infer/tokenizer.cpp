@@ -47,7 +47,7 @@ Result<TokenPiece> token_piece(const Session& session, int32_t id) {
     if (!valid_id(session, id))
         return Error{ErrorCode::E_TOKEN_ID, "", std::nullopt,
                      "token id " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(session.facts().n_vocab)};
-    return TokenPiece{id, piece_of(session.vocab(), id), llama_vocab_is_control(session.vocab(), id)};
+    return TokenPiece{id, piece_of(session.vocab(), id), llama_vocab_is_control(session.vocab(), id), llama_vocab_is_eog(session.vocab(), id)};
 }
 
 std::vector<TokenPiece> token_pieces(const Session& session, std::span<const int32_t> ids) {

@@ -1,6 +1,6 @@
 // WorkerSession::run<Op> (not part of the public API): its definition, which needs the wire form
 // of Op's Options, Outcome and Step, and WorkerRunInstances, whose explicit instantiation for
-// AllOps (in worker_ops.cpp, where those wire forms are defined) gives every run<Op> the callers
+// AllOps (in worker_run_instances.cpp, where those wire forms are known) gives every run<Op> the callers
 // link against.
 #pragma once
 

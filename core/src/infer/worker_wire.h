@@ -8,7 +8,7 @@
 // socket, so a peer that died gives an error instead of SIGPIPE.
 //
 // Requests carry "op" (an operation's name, operations.h) and "options" (the wire forms of the
-// operations' Options, Outcome and Step are in worker_ops.cpp); an operation with a
+// operations' Options, Outcome and Step are in worker_op_wire.h); an operation with a
 // second model also carries "b_path" and "b_identity". Replies carry "type": "log" {level, text}
 // and "progress" {fraction} may come at any time, "steps" {steps: [step...]} streams what the
 // operation streams, and exactly one final frame ends a request: "error" {code, message} or
@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "mlens/infer/ab_compare.h"
+#include "mlens/infer/chat_render.h"
 #include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/corpus_perplexity.h"
 #include "mlens/infer/generate.h"
@@ -140,9 +141,12 @@ MLENS_WIRE_FIELDS(LoadRoute, through_export, handlers, banner)
 MLENS_WIRE_FIELDS(FileVersion, device, inode, size, mtime_ns)
 
 MLENS_WIRE_FIELDS(TokenizeOptions, add_special, parse_special)
-MLENS_WIRE_FIELDS(TokenPiece, id, piece, control)
+MLENS_WIRE_FIELDS(TokenPiece, id, piece, control, eog)
 MLENS_WIRE_FIELDS(ChatMessage, role, content)
 MLENS_WIRE_FIELDS(ChatRender, template_source, prompt, tokens)
+MLENS_WIRE_FIELDS(JinjaChatRequest, conversation, template_source, template_text, bos_token, eos_token, add_generation_prompt)
+MLENS_WIRE_FIELDS(JinjaRender, prompt, format, capabilities, supports_thinking, thinking_start_tag, thinking_end_tags, generation_prompt,
+                  additional_stops, preserved_tokens, has_grammar, grammar_lazy, bos_token, eos_token)
 
 MLENS_WIRE_FIELDS(SamplingParams, temperature, top_k, top_p, seed)
 MLENS_WIRE_FIELDS(GenerateOptions, max_tokens, n_candidates, sampling, tokenize, stop_at_eog)

@@ -2,7 +2,7 @@
 //
 // A descriptor names its operation on the wire (`name`), says what the caller gives (`Options`)
 // and what comes back (`Outcome`), and declares the function that runs it inside the worker
-// (`serve`, defined in core/src/infer/worker_ops.cpp). Optional members:
+// (`serve`, defined in core/src/worker/worker_ops.cpp). Optional members:
 //  - `title`: what a job running it is called (defaults to name);
 //  - `quick`: the call must answer within kQuickCallMs (tokenizer calls);
 //  - `Step`: what the worker streams while it runs (delivered to run<Op>'s on_step);
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mlens/infer/ab_compare.h"
+#include "mlens/infer/chat_render.h"
 #include "mlens/infer/corpus_kld.h"
 #include "mlens/infer/corpus_perplexity.h"
 #include "mlens/infer/generate.h"
@@ -103,6 +104,17 @@ struct ChatTemplateOp {
         std::string template_text;  // "" renders the file's template (apply_chat_template)
     };
     using Outcome = ChatRender;
+    static Result<Outcome> serve(const Options& options, WorkerCall& call);
+};
+
+// A Jinja chat template rendered by llama.cpp's chat layer as llama-server renders it
+// (chat_render.h); "chat" above is the legacy built-in matcher (llama_chat_apply_template).
+struct JinjaChatOp {
+    static constexpr std::string_view name = "jinja_chat";
+    static constexpr std::string_view title = "chat template";
+    static constexpr bool quick = true;
+    using Options = JinjaChatRequest;
+    using Outcome = JinjaRender;
     static Result<Outcome> serve(const Options& options, WorkerCall& call);
 };
 
@@ -230,7 +242,7 @@ struct MemoryOp {
     static Result<Outcome> serve(const Options& options, WorkerCall& call);
 };
 
-using AllOps = OpList<TokenizeOp, PiecesOp, DetokenizeOp, ChatTemplateOp, GenerateOp, LayersOp, AbOp, KldOp, PplOp, DivergenceOp, MemoryOp>;
+using AllOps = OpList<TokenizeOp, PiecesOp, DetokenizeOp, ChatTemplateOp, JinjaChatOp, GenerateOp, LayersOp, AbOp, KldOp, PplOp, DivergenceOp, MemoryOp>;
 
 // What a job running Op is called.
 template <typename Op>

@@ -33,6 +33,7 @@ struct TokenPiece {
     int32_t id = 0;
     std::string piece;  // bytes, special tokens rendered
     bool control = false;  // a control/special token (llama_vocab_is_control)
+    bool eog = false;  // the model stops generating on it (llama_vocab_is_eog)
 };
 
 Result<std::vector<int32_t>> tokenize_ids(const Session& session, std::string_view text, const TokenizeOptions& options);

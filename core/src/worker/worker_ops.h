@@ -16,7 +16,7 @@
 
 #include "mlens/infer/model_loader.h"
 #include "mlens/infer/operations.h"
-#include "worker_wire.h"
+#include "infer/worker_wire.h"
 
 namespace mlens {
 

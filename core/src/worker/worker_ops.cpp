@@ -1,7 +1,6 @@
-// Each operation's worker side (operations.h): the wire form of its Options, Outcome and Step, and
-// its worker function, which runs the in-process API of the same name on the worker's model, so
-// the worker gives exactly what that code gives. Also the instances, for every operation of
-// AllOps, of the worker's handler table and of WorkerSession::run.
+// Each operation's worker function (operations.h), which runs the in-process API of the same name
+// on the worker's model, so the worker gives exactly what that code gives, and the worker's
+// handler table of every operation of AllOps.
 #include <chrono>
 
 #include "mlens/infer/ab_compare.h"
@@ -11,27 +10,11 @@
 #include "mlens/infer/layer_divergence.h"
 #include "mlens/infer/memory_plan.h"
 #include "mlens/infer/tokenizer.h"
+#include "infer/worker_op_wire.h"
+#include "mlens/worker/jinja_chat.h"
 #include "worker_ops.h"
-#include "worker_run.h"
 
 namespace mlens {
-
-// The wire form of the operations' own types (worker_wire.h has those of the in-process API).
-MLENS_WIRE_FIELDS(TokenizeOp::Options, text, tokenize)
-MLENS_WIRE_FIELDS(PiecesOp::Options, ids)
-MLENS_WIRE_FIELDS(DetokenizeOp::Options, ids, remove_special, unparse_special)
-MLENS_WIRE_FIELDS(ChatTemplateOp::Options, messages, add_assistant_prefix, template_text)
-MLENS_WIRE_FIELDS(GenerationStream, prompt, steps)
-MLENS_WIRE_FIELDS(GenerateOp::Options, prompt, options)
-MLENS_WIRE_FIELDS(GenerateOp::Outcome, prompt, result)
-MLENS_WIRE_FIELDS(LayersOp::Options, prompt, options)
-MLENS_WIRE_FIELDS(AbOp::Options, b_model, prompt, options)
-MLENS_WIRE_FIELDS(AbOp::Outcome, result, tokens, top_a, top_b, b_model, b_route)
-MLENS_WIRE_FIELDS(KldOp::Options, b_model, text, text_path, options, inputs)
-MLENS_WIRE_FIELDS(PplOp::Options, text, text_path, options)
-MLENS_WIRE_FIELDS(KldOp::Outcome, result, moments, kld_order, p_diff_order, b_model, text_path, b_route)
-MLENS_WIRE_FIELDS(DivergenceOp::Options, b_model, prompt, options)
-MLENS_WIRE_FIELDS(DivergenceOp::Outcome, result, b_model)
 
 namespace {
 
@@ -60,8 +43,6 @@ const std::map<std::string, OperationHandler, std::less<>>& operation_handlers()
     return table;
 }
 
-template struct WorkerRunInstances<AllOps>;
-
 Result<TokenizeOp::Outcome> TokenizeOp::serve(const Options& options, WorkerCall& call) {
     return tokenize(call.model(), options.text, options.tokenize);
 }
@@ -75,6 +56,8 @@ Result<DetokenizeOp::Outcome> DetokenizeOp::serve(const Options& options, Worker
 Result<ChatTemplateOp::Outcome> ChatTemplateOp::serve(const Options& options, WorkerCall& call) {
     return apply_chat_template(call.model(), options.messages, options.add_assistant_prefix, options.template_text);
 }
+
+Result<JinjaChatOp::Outcome> JinjaChatOp::serve(const Options& options, WorkerCall& call) { return render_jinja_chat(call.model(), options); }
 
 Result<GenerateOp::Outcome> GenerateOp::serve(const Options& options, WorkerCall& call) {
     auto prompt = tokenize(call.model(), options.prompt, options.options.tokenize);

@@ -1,4 +1,4 @@
-#include "mlens/infer/llama_worker.h"
+#include "mlens/worker/llama_worker.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -16,7 +16,7 @@
 #include "mlens/io/owner_stamp.h"
 #include "mlens/io/temp_registry.h"
 #include "worker_ops.h"
-#include "worker_wire.h"
+#include "infer/worker_wire.h"
 
 namespace mlens {
 
