@@ -87,41 +87,50 @@ __attribute__((target("avx512bw,popcnt"))) void count_pairs_avx512(const uint8_t
 }
 
 // With GFNI and AVX-512 BITALG, no compare per code: each code of 32-code pieces, two per
-// vector, becomes one set bit of a byte (codes 0-7 in one vector, 8-15 in another); an 8x8 bit
-// transpose of each 8 bytes (gf2p8affine with the unit vectors as its input) gathers the bits
-// of each code into one byte, whose popcount counts the code among those 8; a piece's counts
-// are the sum of its four 8-byte quarters. Writes 16 counts per piece.
+// vector, becomes one set bit of a byte (codes 8j to 8j + 7 in vector j: a byte lookup of the
+// code's low four bits, kept where its fifth bit is j / 2); an 8x8 bit transpose of each 8 bytes
+// (gf2p8affine with the unit vectors as its input) gathers the bits of each code into one byte,
+// whose popcount counts the code among those 8; a piece's counts are the sum of its four 8-byte
+// quarters. Writes kCodes (16 or 32) counts per piece.
 #define MLENS_GFNI_TARGET __attribute__((target("avx512f,avx512bw,avx512bitalg,gfni")))
 
-// Of 64 codes (two pieces) as one set bit of a byte each (`bit` maps code to bit), how often each
-// bit is set in each piece: the piece's 8 counts in every 64-bit lane of its half.
-MLENS_GFNI_TARGET inline __m512i count_bits(__m512i codes, __m512i bit, __m512i units) {
-    const __m512i quarter = _mm512_popcnt_epi8(_mm512_gf2p8affine_epi64_epi8(units, _mm512_shuffle_epi8(bit, codes), 0));
+// Of 64 codes (two pieces) as one set bit of a byte each (`bit` maps a code to its bit, `keep`
+// the codes that have one here), how often each bit is set in each piece: the piece's 8 counts
+// in every 64-bit lane of its half.
+MLENS_GFNI_TARGET inline __m512i count_bits(__m512i codes, __mmask64 keep, __m512i bit, __m512i units) {
+    const __m512i onehot = _mm512_maskz_shuffle_epi8(keep, bit, codes);
+    const __m512i quarter = _mm512_popcnt_epi8(_mm512_gf2p8affine_epi64_epi8(units, onehot, 0));
     const __m512i half = _mm512_add_epi8(quarter, _mm512_shuffle_epi32(quarter, static_cast<_MM_PERM_ENUM>(0x4E)));
     return _mm512_add_epi8(half, _mm512_shuffle_i64x2(half, half, 0xB1));
 }
 
+template <uint32_t kCodes>
 MLENS_GFNI_TARGET void count_pieces_gfni(const uint8_t* code, uint64_t pieces, uint8_t* count) {
     const __m512i low_bit = _mm512_broadcast_i32x4(_mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0));
     const __m512i high_bit = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, -128));
     const __m512i units = _mm512_set1_epi64(static_cast<long long>(0x8040201008040201ull));
+    const __m512i fifth = _mm512_set1_epi8(16);
     for (uint64_t p = 0; p < pieces; p += 2) {
         const bool pair = p + 1 < pieces;
         const __m512i v = _mm512_maskz_loadu_epi8(pair ? ~0ull : 0xFFFFFFFFull, code + p * 32);
-        const __m512i both = _mm512_unpacklo_epi64(count_bits(v, low_bit, units), count_bits(v, high_bit, units));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(count + p * 16), _mm512_castsi512_si128(both));
-        if (pair) _mm_storeu_si128(reinterpret_cast<__m128i*>(count + (p + 1) * 16), _mm512_extracti32x4_epi32(both, 2));
+        const __mmask64 upper = kCodes == 32 ? _mm512_test_epi8_mask(v, fifth) : 0;
+        for (uint32_t part = 0; part < kCodes / 16; ++part) {
+            const __mmask64 keep = part == 0 ? ~upper : upper;
+            const __m512i both = _mm512_unpacklo_epi64(count_bits(v, keep, low_bit, units), count_bits(v, keep, high_bit, units));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(count + p * kCodes + 16 * part), _mm512_castsi512_si128(both));
+            if (pair) _mm_storeu_si128(reinterpret_cast<__m128i*>(count + (p + 1) * kCodes + 16 * part), _mm512_extracti32x4_epi32(both, 2));
+        }
     }
 }
 #undef MLENS_GFNI_TARGET
 
-// Each group's counts as the sum of its 32-code pieces' counts (`per_group` pieces a group).
-void add_pieces(const uint8_t* piece, uint64_t groups, uint32_t per_group, uint8_t* count) {
+// Each group's counts as the sum of its 32-value pieces' counts (`per_group` pieces a group).
+void add_pieces(const uint8_t* piece, uint64_t groups, uint32_t per_group, uint32_t codes, uint8_t* count) {
     for (uint64_t g = 0; g < groups; ++g)
-        for (uint32_t c = 0; c < 16; ++c) {
+        for (uint32_t c = 0; c < codes; ++c) {
             uint32_t n = 0;
-            for (uint32_t p = 0; p < per_group; ++p) n += piece[(g * per_group + p) * 16 + c];
-            count[g * 16 + c] = static_cast<uint8_t>(n);
+            for (uint32_t p = 0; p < per_group; ++p) n += piece[(g * per_group + p) * codes + c];
+            count[g * codes + c] = static_cast<uint8_t>(n);
         }
 }
 #endif
@@ -132,12 +141,13 @@ void count_group_codes(const CodeGroups& shape, GroupChunk& g) {
     static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
     static const bool avx512 = avx2 && __builtin_cpu_supports("avx512bw");
     static const bool gfni = avx512 && __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("gfni");
-    if (gfni && shape.length % 32 == 0 && shape.codes == 16) {
-        if (shape.length == 32) return count_pieces_gfni(g.code.data(), g.groups, g.count.data());
+    if (gfni && shape.length % 32 == 0 && (shape.codes == 16 || shape.codes == 32)) {
+        const auto count_pieces = shape.codes == 16 ? count_pieces_gfni<16> : count_pieces_gfni<32>;
+        if (shape.length == 32) return count_pieces(g.code.data(), g.groups, g.count.data());
         thread_local std::vector<uint8_t> piece;
-        piece.resize(g.groups * shape.length / 2);
-        count_pieces_gfni(g.code.data(), g.groups * shape.length / 32, piece.data());
-        return add_pieces(piece.data(), g.groups, shape.length / 32, g.count.data());
+        piece.resize(g.groups * shape.length / 32 * shape.codes);
+        count_pieces(g.code.data(), g.groups * shape.length / 32, piece.data());
+        return add_pieces(piece.data(), g.groups, shape.length / 32, shape.codes, g.count.data());
     }
     if (avx512 && shape.length == 32 && shape.codes == 16) {
         count_pairs_avx512(g.code.data(), g.groups, g.count.data());
@@ -148,21 +158,25 @@ void count_group_codes(const CodeGroups& shape, GroupChunk& g) {
         count_codes_avx2<16>(g.code.data(), g.groups, shape.length, g.count.data());
         return;
     }
+    if (avx2 && shape.length % 32 == 0 && shape.codes == 32) {
+        count_codes_avx2<32>(g.code.data(), g.groups, shape.length, g.count.data());
+        return;
+    }
 #endif
     count_codes_plainly(g.code.data(), g.groups, shape.length, shape.codes, g.count.data());
 }
 
-// The values of each group's least and greatest code, found from its code counts; nullopt when
-// one is NaN or infinite.
-MLENS_VECTOR_LOOP std::optional<ValueBounds> chunk_range(const CodeGroups& shape, GroupChunk& g) {
-    count_group_codes(shape, g);
+// The values of each group's least and greatest code; nullopt when one is NaN or infinite.
+MLENS_VECTOR_LOOP std::optional<ValueBounds> chunk_range(const CodeGroups& shape, const GroupChunk& g) {
     float lo = INFINITY, hi = -INFINITY;
     bool finite = true;
     for (uint64_t i = 0; i < g.groups; ++i) {
-        const uint8_t* count = g.count.data() + i * shape.codes;
-        uint32_t least = shape.codes, greatest = 0;
-        for (uint32_t c = shape.codes; c-- > 0;) least = count[c] != 0 ? c : least;
-        for (uint32_t c = 0; c < shape.codes; ++c) greatest = count[c] != 0 ? c : greatest;
+        const uint8_t* code = g.code.data() + i * shape.length;
+        uint8_t least = 255, greatest = 0;
+        for (uint32_t j = 0; j < shape.length; ++j) {
+            least = std::min(least, code[j]);
+            greatest = std::max(greatest, code[j]);
+        }
         const float a = g.value[i * shape.codes + least], b = g.value[i * shape.codes + greatest];
         finite = finite && finite_bits(a) && finite_bits(b);
         lo = std::min(lo, std::min(a, b));
@@ -247,12 +261,12 @@ MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uin
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// tally_batch and the bin counts for 16-code groups with AVX-512, one group per vector: its 16
-// values binned with BinSlots's operations in the same order (max and min with 0 and the last
+// tally_batch and the bin counts with AVX-512, 16 entries (all or half of a group's codes) per
+// vector: their values binned with BinSlots's operations in the same order (max and min with 0 and the last
 // bin select exactly as its compares do, NaN included), the power sums in double with fused
 // multiply-adds, and each code's count added to its slot.
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void tally_groups_avx512(const float* value, const uint8_t* count,
-                                                                                           uint64_t groups, const BinSlots& bin,
+                                                                                           uint64_t sixteens, const BinSlots& bin,
                                                                                            double centre, CodeSums& sums,
                                                                                            uint32_t* slot_counts) {
     const __m512 first = _mm512_set1_ps(bin.first), scale = _mm512_set1_ps(bin.scale), last = _mm512_set1_ps(bin.last);
@@ -263,7 +277,7 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void tally_gro
     __m512 lo = _mm512_set1_ps(INFINITY), hi = _mm512_set1_ps(-INFINITY), total = zero, zeros = zero;
     __m512d s1 = _mm512_setzero_pd(), s2 = s1, s3 = s1, s4 = s1, a = s1;
     alignas(64) uint32_t slot[16], times[16];
-    for (uint64_t g = 0; g < groups; ++g) {
+    for (uint64_t g = 0; g < sixteens; ++g) {
         const __m512 x = _mm512_loadu_ps(value + 16 * g);
         const __m512i k = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(count + 16 * g)));
         const __mmask16 present = _mm512_test_epi32_mask(k, k);
@@ -340,8 +354,8 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
 #if defined(__x86_64__) && defined(__GNUC__)
         static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-        if (avx512 && shape.codes == 16) {
-            tally_groups_avx512(g.value.data(), g.count.data(), g.groups, bin, centre, sums, counts);
+        if (avx512 && shape.codes % 16 == 0) {
+            tally_groups_avx512(g.value.data(), g.count.data(), g.groups * shape.codes / 16, bin, centre, sums, counts);
             std::lock_guard lock(m);
             all.merge(sums.summary(centre));
             for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];

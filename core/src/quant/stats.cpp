@@ -423,8 +423,9 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count, observer); !s) return s.error();
         all = summarize_codes(code_value, code_count);
     } else if (src.code_groups().codes != 0 && !observer) {
-        // The range of each group's least and greatest code, found from code counts.
-        auto range = code_group_range(src, job, threads, 0.0, kRangeProgress);
+        // The quick range where the source has one (it reads less), else the codes' range.
+        auto range = source_range(src, job, threads, kRangeProgress);
+        if (range && !*range) range = code_group_range(src, job, threads, 0.0, kRangeProgress);
         if (!range) return range.error();
         if (*range) {
             const HistogramBins bins((*range)->min, (*range)->max, histogram_bins);
