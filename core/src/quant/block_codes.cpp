@@ -75,59 +75,42 @@ MLENS_VECTOR_LOOP void q5_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t*
     }
 }
 
-// Q4_K: d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of codes; each 32 bytes hold two
-// sub-blocks (low nibbles, then high), decoded (d * sc) * q - (dmin * m).
-MLENS_VECTOR_LOOP void q4_k_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
-    const float* d = half_field(bytes, blocks, 144, 0, 0);
-    const float* dmin = half_field(bytes, blocks, 144, 2, 1);
+// Q4_K and Q5_K (kFifth): d, dmin, 12 bytes of 6-bit scales and mins, (Q5_K: 32 bytes of fifth
+// bits,) 128 bytes of nibbles; each 32 nibble bytes hold sub-blocks 2p (low nibbles; Q5_K's
+// fifth bit is bit 2p of qh[l]) and 2p + 1 (high nibbles, bit 2p + 1), decoded
+// (d * sc) * q - (dmin * m); 16 or 32 codes per group.
+template <bool kFifth>
+MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
+    constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16, kCodes = kFifth ? 32 : 16;
+    const float* d = half_field(bytes, blocks, kBytes, 0, 0);
+    const float* dmin = half_field(bytes, blocks, kBytes, 2, 1);
     for (uint64_t b = 0; b < blocks; ++b) {
-        const uint8_t* block = bytes + b * 144;
+        const uint8_t* block = bytes + b * kBytes;
+        const uint8_t* high = block + 16;
         for (int pair = 0; pair < 4; ++pair) {
-            const uint8_t* q = block + 16 + 32 * pair;
+            const uint8_t* q = block + kNibbles + 32 * pair;
             uint8_t* low = codes + (8 * b + 2 * pair) * kGroup;
-            uint8_t* high = low + kGroup;
+            uint8_t* up = low + kGroup;
             for (int l = 0; l < 32; ++l) {
                 low[l] = q[l] & 15;
-                high[l] = q[l] >> 4;
+                up[l] = q[l] >> 4;
+                if constexpr (kFifth) {
+                    low[l] = static_cast<uint8_t>(low[l] | (((high[l] >> (2 * pair)) & 1) << 4));
+                    up[l] = static_cast<uint8_t>(up[l] | (((high[l] >> (2 * pair + 1)) & 1) << 4));
+                }
             }
             for (int half = 0; half < 2; ++half) {
                 int sc = 0, m = 0;
                 k_quant_scale_min(block + 4, 2 * pair + half, sc, m);
                 const float step = d[b] * static_cast<float>(sc), shift = dmin[b] * static_cast<float>(m);
-                float* v = values + (8 * b + 2 * pair + half) * 16;
-                for (int c = 0; c < 16; ++c) v[c] = step * static_cast<float>(c) - shift;
+                float* v = values + (8 * b + 2 * pair + half) * kCodes;
+                for (uint32_t c = 0; c < kCodes; ++c) v[c] = step * static_cast<float>(c) - shift;
             }
         }
     }
 }
 
-// Q5_K: d, dmin, 12 bytes of 6-bit scales and mins, 32 bytes of fifth bits, 128 bytes of
-// nibbles; each 32 nibble bytes hold sub-blocks 2p (low nibbles, fifth bit 2p of qh[l]) and
-// 2p + 1 (high nibbles, bit 2p + 1), decoded (d * sc) * q - (dmin * m); 32 codes per group.
-MLENS_VECTOR_LOOP void q5_k_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
-    const float* d = half_field(bytes, blocks, 176, 0, 0);
-    const float* dmin = half_field(bytes, blocks, 176, 2, 1);
-    for (uint64_t b = 0; b < blocks; ++b) {
-        const uint8_t* block = bytes + b * 176;
-        const uint8_t* high = block + 16;
-        for (int pair = 0; pair < 4; ++pair) {
-            const uint8_t* q = block + 48 + 32 * pair;
-            uint8_t* low = codes + (8 * b + 2 * pair) * kGroup;
-            uint8_t* up = low + kGroup;
-            for (int l = 0; l < 32; ++l) {
-                low[l] = static_cast<uint8_t>((q[l] & 15) | (((high[l] >> (2 * pair)) & 1) << 4));
-                up[l] = static_cast<uint8_t>((q[l] >> 4) | (((high[l] >> (2 * pair + 1)) & 1) << 4));
-            }
-            for (int half = 0; half < 2; ++half) {
-                int sc = 0, m = 0;
-                k_quant_scale_min(block + 4, 2 * pair + half, sc, m);
-                const float step = d[b] * static_cast<float>(sc), shift = dmin[b] * static_cast<float>(m);
-                float* v = values + (8 * b + 2 * pair + half) * 32;
-                for (int c = 0; c < 32; ++c) v[c] = step * static_cast<float>(c) - shift;
-            }
-        }
-    }
-}
+
 
 // IQ4_XS: d, 16-bit high scale bits, 4 bytes of low scale bits, 128 bytes of codes; sub-block i
 // (16 bytes of nibble pairs) decodes (d * (ls - 32)) * table[q].
@@ -177,7 +160,7 @@ void read_block_code_groups(uint32_t ggml_type, const uint8_t* bytes, uint64_t b
         case BlockCodesKind::q4_1:
             return small_blocks<20, SmallDecode::offset>(bytes, blocks, codes, values);
         case BlockCodesKind::q4_k:
-            return q4_k_blocks(bytes, blocks, codes, values);
+            return k_quant_blocks<false>(bytes, blocks, codes, values);
         case BlockCodesKind::iq4_xs:
             return iq4_xs_blocks(bytes, blocks, codes, values);
         case BlockCodesKind::q5_0:
@@ -185,7 +168,7 @@ void read_block_code_groups(uint32_t ggml_type, const uint8_t* bytes, uint64_t b
         case BlockCodesKind::q5_1:
             return q5_blocks<true>(bytes, blocks, codes, values);
         case BlockCodesKind::q5_k:
-            return q5_k_blocks(bytes, blocks, codes, values);
+            return k_quant_blocks<true>(bytes, blocks, codes, values);
         case BlockCodesKind::none:
             break;
     }

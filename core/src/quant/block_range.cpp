@@ -33,6 +33,21 @@ template <int kBytes>
     return e;
 }
 
+// The same over 32 bytes of Q5_K nibbles with their fifth bits: bit 2p (low nibbles) and 2p + 1
+// (high nibbles) of each of 32 bytes at `high`.
+[[gnu::always_inline]] inline NibbleExtremes fifth_bit_extremes(const uint8_t* p, const uint8_t* high, int pair) {
+    NibbleExtremes e{31, 0, 31, 0};
+    for (int i = 0; i < 32; ++i) {
+        const auto low = static_cast<uint8_t>((p[i] & 15) | (((high[i] >> (2 * pair)) & 1) << 4));
+        const auto up = static_cast<uint8_t>((p[i] >> 4) | (((high[i] >> (2 * pair + 1)) & 1) << 4));
+        e.low_min = std::min(e.low_min, low);
+        e.low_max = std::max(e.low_max, low);
+        e.high_min = std::min(e.high_min, up);
+        e.high_max = std::max(e.high_max, up);
+    }
+    return e;
+}
+
 // Every group of a run of blocks, as the numbers its two end values come from: a group decodes
 // code value c to (d * scale) * c - dmin * min, which is ggml's arithmetic for each type here
 // (types without a min have dmin = min = 0, and x - 0 is x; without a sub-block scale, scale = 1
@@ -159,16 +174,24 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q8_0(const uint8_t* bytes, ui
     return group_range(g, blocks);
 }
 
-// Q4_K: 144-byte blocks of d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of codes; each
-// 32 bytes hold two 32-value sub-blocks (low nibbles, then high), decoded d*sc*q - dmin*m.
-MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q4_k(const uint8_t* bytes, uint64_t blocks) {
-    const float* d = half_field(bytes, blocks, 144, 0, 0);
-    const float* dmin = half_field(bytes, blocks, 144, 2, 1);
+// Q4_K and Q5_K (kFifth): 144- or 176-byte blocks of d, dmin, 12 bytes of 6-bit scales and mins,
+// (Q5_K: 32 bytes of fifth bits,) 128 bytes of nibbles; each 32 nibble bytes hold two 32-value
+// sub-blocks 2p (low nibbles; Q5_K's fifth bit is bit 2p of qh[l]) and 2p + 1 (high nibbles,
+// bit 2p + 1), decoded d*sc*q - dmin*m.
+template <bool kFifth>
+MLENS_VECTOR_LOOP std::optional<ValueBounds> range_k_quant(const uint8_t* bytes, uint64_t blocks) {
+    constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16;
+    const float* d = half_field(bytes, blocks, kBytes, 0, 0);
+    const float* dmin = half_field(bytes, blocks, kBytes, 2, 1);
     Groups& g = Groups::for_thread(8 * blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
-        const uint8_t* block = bytes + b * 144;
+        const uint8_t* block = bytes + b * kBytes;
         for (int pair = 0; pair < 4; ++pair) {
-            const NibbleExtremes e = nibble_extremes<32>(block + 16 + 32 * pair);
+            NibbleExtremes e;
+            if constexpr (kFifth)
+                e = fifth_bit_extremes(block + kNibbles + 32 * pair, block + 16, pair);
+            else
+                e = nibble_extremes<32>(block + kNibbles + 32 * pair);
             int sc = 0, m = 0;
             k_quant_scale_min(block + 4, 2 * pair, sc, m);
             g.set(8 * b + 2 * pair, d[b], sc, dmin[b], m, e.low_min, e.low_max);
@@ -179,36 +202,7 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q4_k(const uint8_t* bytes, ui
     return group_range(g, 8 * blocks);
 }
 
-// Q5_K: 176-byte blocks of d, dmin, 12 bytes of 6-bit scales and mins, 32 bytes of fifth bits,
-// 128 bytes of nibbles; each 32 nibble bytes hold sub-blocks 2p (low nibbles, fifth bit 2p of
-// qh[l]) and 2p + 1 (high nibbles, bit 2p + 1), decoded d*sc*q - dmin*m.
-MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q5_k(const uint8_t* bytes, uint64_t blocks) {
-    const float* d = half_field(bytes, blocks, 176, 0, 0);
-    const float* dmin = half_field(bytes, blocks, 176, 2, 1);
-    Groups& g = Groups::for_thread(8 * blocks);
-    for (uint64_t b = 0; b < blocks; ++b) {
-        const uint8_t* block = bytes + b * 176;
-        const uint8_t* high = block + 16;
-        for (int pair = 0; pair < 4; ++pair) {
-            const uint8_t* q = block + 48 + 32 * pair;
-            uint8_t low_min = 31, low_max = 0, high_min = 31, high_max = 0;
-            for (int l = 0; l < 32; ++l) {
-                const auto lo = static_cast<uint8_t>((q[l] & 15) | (((high[l] >> (2 * pair)) & 1) << 4));
-                const auto hi = static_cast<uint8_t>((q[l] >> 4) | (((high[l] >> (2 * pair + 1)) & 1) << 4));
-                low_min = std::min(low_min, lo);
-                low_max = std::max(low_max, lo);
-                high_min = std::min(high_min, hi);
-                high_max = std::max(high_max, hi);
-            }
-            int sc = 0, m = 0;
-            k_quant_scale_min(block + 4, 2 * pair, sc, m);
-            g.set(8 * b + 2 * pair, d[b], sc, dmin[b], m, low_min, low_max);
-            k_quant_scale_min(block + 4, 2 * pair + 1, sc, m);
-            g.set(8 * b + 2 * pair + 1, d[b], sc, dmin[b], m, high_min, high_max);
-        }
-    }
-    return group_range(g, 8 * blocks);
-}
+
 
 // Q6_K: 210-byte blocks of 128 bytes of low nibbles, 64 bytes of two-bit pairs, 16 signed
 // sub-block scales and d; 16 sub-blocks of 16 values, decoded d * sc * (q - 32). In each half
@@ -279,11 +273,11 @@ std::optional<ValueBounds> block_value_range(uint32_t ggml_type, const uint8_t* 
         case BlockRangeKind::q8_0:
             return range_q8_0(bytes, blocks);
         case BlockRangeKind::q5_k:
-            return range_q5_k(bytes, blocks);
+            return range_k_quant<true>(bytes, blocks);
         case BlockRangeKind::q6_k:
             return range_q6_k(bytes, blocks);
         case BlockRangeKind::q4_k:
-            return range_q4_k(bytes, blocks);
+            return range_k_quant<false>(bytes, blocks);
         case BlockRangeKind::iq4_xs:
             return range_iq4_xs(bytes, blocks);
         case BlockRangeKind::none:
