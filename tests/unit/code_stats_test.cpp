@@ -439,6 +439,62 @@ TEST_CASE("statistics equal those of the decoded values on every block type of s
     }
 }
 
+namespace {
+
+// Groups of 24 values from 12 codes, value c of group g being c * scale_g + offset_g (scales of
+// either sign, a zero one, offsets that put values on bin edges): a code-group shape that no
+// vector path takes, so statistics count and tally it with their plain loops.
+class PlainCodeGroups final : public FloatSource {
+public:
+    static constexpr uint32_t kLength = 24, kCodes = 12;
+
+    explicit PlainCodeGroups(uint64_t groups) : m_codes(groups * kLength), m_table(groups * kCodes) {
+        for (uint64_t g = 0; g < groups; ++g) {
+            const float scale = g % 5 == 0 ? 0.0f : (g % 3 == 0 ? -0.25f : 0.125f) * static_cast<float>(1 + g % 7);
+            const float offset = static_cast<float>(g % 11) - 5.0f;
+            for (uint32_t c = 0; c < kCodes; ++c) m_table[g * kCodes + c] = static_cast<float>(c) * scale + offset;
+            for (uint32_t i = 0; i < kLength; ++i) m_codes[g * kLength + i] = static_cast<uint8_t>((g * 7 + i * i) % kCodes);
+        }
+    }
+    uint64_t size() const override { return m_codes.size(); }
+    uint64_t granularity() const override { return kLength; }
+    Status read(uint64_t first, uint64_t count, float* out) const override {
+        m_reads += 1;
+        for (uint64_t i = 0; i < count; ++i) out[i] = m_table[(first + i) / kLength * kCodes + m_codes[first + i]];
+        return ok_status();
+    }
+    uint64_t reads() const { return m_reads; }
+    CodeGroups code_groups() const override { return {kCodes, kLength}; }
+    Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override {
+        std::memcpy(codes, m_codes.data() + first, count);
+        std::memcpy(values, m_table.data() + first / kLength * kCodes, count / kLength * kCodes * sizeof(float));
+        return ok_status();
+    }
+
+private:
+    std::vector<uint8_t> m_codes;
+    std::vector<float> m_table;
+    mutable std::atomic<uint64_t> m_reads{0};
+};
+
+}  // namespace
+
+TEST_CASE("code groups of a shape no vector path takes are counted and tallied plainly", "[stats][code_groups]") {
+    const PlainCodeGroups source(5000);  // 120,000 values: several chunks
+    std::vector<float> values(source.size());
+    REQUIRE(source.read(0, values.size(), values.data()).ok());
+    for (uint32_t bins : {1u, 7u, 256u})
+        for (unsigned threads : {1u, 2u}) require_same_figures(source, values, bins, threads);
+    const PlainCodeGroups counted(5000);
+    auto s = compute_stats(counted, nullptr, 2);
+    REQUIRE(s.ok());
+    CHECK(counted.reads() == 0);  // the code-group route: nothing decoded
+    CHECK(s->min == *std::min_element(values.begin(), values.end()));
+    CHECK(s->max == *std::max_element(values.begin(), values.end()));
+    CHECK(s->zeros == static_cast<uint64_t>(std::count(values.begin(), values.end(), 0.0f)));
+    CHECK(s->zeros > 0);
+}
+
 TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones are not", "[stats][code_groups]") {
     const auto values = test::test_signal(128 * 96, 6);
     for (uint64_t group : {32u, 64u, 128u}) {
