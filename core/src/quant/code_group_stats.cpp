@@ -9,6 +9,10 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+// GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which its
+// uninitialized-value warnings take for a read of an uninitialized variable.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 #include "mlens/util/parallel_job.h"
