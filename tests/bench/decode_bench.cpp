@@ -1,4 +1,4 @@
-// decode_bench [N_VALUES] [THREADS] [--keep PATH]
+// decode_bench [N_VALUES] [THREADS] [--keep PATH] [--only TYPE] [--cpu]
 //
 // Dequantization throughput of ModelLens against single-threaded ggml to_float on the same bytes
 // in the same run, for Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, IQ4_XS, Q6_K, Q8_0, BF16 and
@@ -21,8 +21,14 @@
 // THREADS threads) against ggml decoding both on one thread: the least any comparison must do.
 // --keep PATH keeps the benchmarked GGUF (one tensor per type, named by the type) at PATH and
 // writes the measured throughputs to PATH.tsv (tensor, ggml G/s, decode G/s), for comparing
-// other decoders on the same file.
+// other decoders on the same file. --only TYPE (a ggml type name, e.g. q4_K) benchmarks that
+// type alone, without the comparison and the MLX tensor: a short run to profile. --cpu times
+// each function by the CPU time of the whole process (every thread's) instead of the wall clock:
+// on a machine that other work keeps busy, a run then still measures how much work each route
+// does (its ratios are per core: a route on THREADS threads would take 1/THREADS of its CPU time
+// on idle cores).
 #include <ggml.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
@@ -48,7 +54,15 @@ using namespace mlens;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+bool g_cpu_time = false;  // --cpu
+
+// Seconds on the wall clock, or of the process's CPU time with --cpu.
+double now_s() {
+    if (!g_cpu_time) return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 // Best times of several functions over `rounds` rounds, each round running every function once
 // in turn, so that a change in the machine's speed during the run affects all of them alike.
@@ -56,9 +70,9 @@ std::vector<double> best_s(const std::vector<std::function<void()>>& fns, int ro
     std::vector<double> best(fns.size(), 1e300);
     for (int r = 0; r < rounds; ++r)
         for (size_t i = 0; i < fns.size(); ++i) {
-            auto t0 = Clock::now();
+            const double t0 = now_s();
             fns[i]();
-            best[i] = std::min(best[i], std::chrono::duration<double>(Clock::now() - t0).count());
+            best[i] = std::min(best[i], now_s() - t0);
         }
     return best;
 }
@@ -145,21 +159,33 @@ void analyze(const FloatSource& v, unsigned threads) {
 
 int main(int argc, char** argv) {
     std::vector<std::string> args;
-    std::string keep;
+    std::string keep, only;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
             keep = argv[++i];
+        else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else if (std::strcmp(argv[i], "--cpu") == 0)
+            g_cpu_time = true;
         else
             args.emplace_back(argv[i]);
     }
     const uint64_t n = args.size() > 0 ? std::stoull(args[0]) : (16u << 20);
     const unsigned threads = args.size() > 1 ? static_cast<unsigned>(std::stoul(args[1])) : 2;
     const uint64_t row = 4096;
-    std::printf("%llu values per tensor, %u threads\n", static_cast<unsigned long long>(n), threads);
+    std::printf("%llu values per tensor, %u threads, %s\n", static_cast<unsigned long long>(n), threads,
+                g_cpu_time ? "CPU time of all threads" : "wall clock");
     test::TempDir dir;
     const std::vector<float> values = test::test_signal(n, 7);
-    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K,
-                               GGML_TYPE_Q5_K, GGML_TYPE_IQ4_XS, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0, GGML_TYPE_BF16,   GGML_TYPE_F16};
+    std::vector<ggml_type> types = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K,
+                                    GGML_TYPE_Q5_K, GGML_TYPE_IQ4_XS, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0, GGML_TYPE_BF16,   GGML_TYPE_F16};
+    if (!only.empty()) {
+        std::erase_if(types, [&](ggml_type t) { return only != ggml_type_name(t); });
+        if (types.empty()) {
+            std::fprintf(stderr, "unknown type %s\n", only.c_str());
+            return 1;
+        }
+    }
     const std::string path = keep.empty() ? dir.file("decode.gguf") : keep;
     {
         std::vector<test::FixtureTensor> tensors;
@@ -185,7 +211,7 @@ int main(int argc, char** argv) {
         tsv +=
             std::string(ggml_type_name(type)) + "\t" + std::to_string(n / t_ref / 1e9) + "\t" + std::to_string(n / t_decode / 1e9) + "\n";
     }
-    {  // F16 reference against its Q4_K copy.
+    if (only.empty()) {  // F16 reference against its Q4_K copy.
         auto f16 = TensorView::open(*model, ggml_type_name(GGML_TYPE_F16));
         auto q4k = TensorView::open(*model, ggml_type_name(GGML_TYPE_Q4_K));
         const auto t = best_s({[&] {
@@ -203,7 +229,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "cannot write %s.tsv\n", keep.c_str());
         return 1;
     }
-    {  // MLX int4 (group 64) blob; reference: our decode on one thread.
+    if (only.empty()) {  // MLX int4 (group 64) blob; reference: our decode on one thread.
         auto q = mlx_quantize(MlxMode::affine, 4, 64, values.data(), n);
         std::vector<uint8_t> packed(q->packed.size() * 4), scales(q->scales.size() * 4), biases(q->biases.size() * 4);
         std::memcpy(packed.data(), q->packed.data(), packed.size());

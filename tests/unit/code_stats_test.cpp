@@ -1,7 +1,7 @@
 // Statistics take shortcuts: tensors stored as 8- or 16-bit codes (F16, BF16, I8, U8, F8) count
 // codes instead of decoding values, block-quantized tensors of 4-bit codes (Q4_0, Q4_1, IQ4_NL,
-// Q4_K, IQ4_XS, MLX affine int4) count each group's codes, and those
-// with a quick range (Q8_0, MLX affine int8) sum and bin in one pass. Every figure must equal the one
+// Q4_K, IQ4_XS, MLX affine int4) count each group's codes, and those with a quick range (Q5_0,
+// Q5_1, Q5_K, Q6_K, Q8_0, MLX affine int8) sum and bin in one pass. Every figure must equal the one
 // computed from the decoded values, and a wrong quick range must not change any.
 #include <catch2/catch.hpp>
 
@@ -15,6 +15,7 @@
 #include <functional>
 #include <limits>
 
+#include "mlens/formats/ggml_type_table.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/ollama/tensor_blobs.h"
@@ -184,11 +185,12 @@ TEST_CASE("8-bit codes: one expert of an I8 tensor, and U8 and F8 tensors", "[st
 TEST_CASE("block-quantized tensors give their exact range from codes and scales", "[stats]") {
     test::TempDir dir;
     const uint64_t ne0 = 1024, rows = 40;
-    const ggml_type with_range[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS};
+    const ggml_type with_range[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
+                                    GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS};
     std::vector<test::FixtureTensor> tensors;
     for (ggml_type t : with_range)
         tensors.push_back({ggml_type_name(t), static_cast<uint32_t>(t), {ne0, rows}, test::test_signal(ne0 * rows, t)});
-    tensors.push_back({"q6_K", GGML_TYPE_Q6_K, {ne0, rows}, test::test_signal(ne0 * rows, 3)});
+    tensors.push_back({"q3_K", GGML_TYPE_Q3_K, {ne0, rows}, test::test_signal(ne0 * rows, 3)});
     tensors.push_back({"f32", GGML_TYPE_F32, {ne0, rows}, test::test_signal(ne0 * rows, 4)});
     test::write_fixture_model(dir.file("r.gguf"), tensors);
     auto model = open_gguf(dir.file("r.gguf"));
@@ -211,7 +213,7 @@ TEST_CASE("block-quantized tensors give their exact range from codes and scales"
         // On one and two threads, over several chunks: the one-pass figures are the plain ones.
         for (unsigned threads : {1u, 2u}) require_same_figures(*view, 256, threads);
     }
-    for (const char* none : {"q6_K", "f32"}) {
+    for (const char* none : {"q3_K", "f32"}) {
         auto r = TensorView::open(*model, none)->quick_range(0, ne0);
         REQUIRE(r.ok());
         CHECK(!r->has_value());
@@ -349,14 +351,16 @@ void set_halves(std::vector<uint8_t>& bytes, uint64_t data, uint64_t blocks, uin
 
 }  // namespace
 
-TEST_CASE("code-group statistics equal those of the decoded values on every 4-bit block type", "[stats][code_groups]") {
+TEST_CASE("statistics equal those of the decoded values on every block type of scale times code", "[stats][code_groups]") {
     test::TempDir dir;
     const uint64_t ne0 = 1024, rows = 70;  // 71,680 values: two chunks of groups
-    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_XS};
+    // The types whose statistics count codes, then those that decode once after a quick range.
+    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_XS,
+                               GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0};
     // Per type: random values; random with adversarial blocks (zero, negative zero, negative
     // scales and offsets); every scale and offset 1, so that every value is an integer on a bin
-    // edge; and blocks whose scale is infinite or NaN.
-    const char* variants[] = {"random", "adversarial", "edges", "nonfinite"};
+    // edge; subnormal scales; and blocks whose scale is infinite or NaN.
+    const char* variants[] = {"random", "adversarial", "edges", "subnormal", "nonfinite"};
     std::vector<test::FixtureTensor> tensors;
     for (ggml_type t : types)
         for (const char* v : variants)
@@ -372,22 +376,30 @@ TEST_CASE("code-group statistics equal those of the decoded values on every 4-bi
         for (const TensorInfo& t : model->tensors) {
             const uint32_t bb = t.type.block_bytes;
             const uint64_t blocks = t.n_elements / t.type.block_size, at = t.data_offset;
-            // The types with a second float16 at offset 2: an offset (m) or a scale of mins (dmin).
-            const bool second = t.type.id == GGML_TYPE_Q4_1 || t.type.id == GGML_TYPE_Q4_K;
+            // The block's float16 scale d, and the second one where there is one: an offset (m)
+            // or a scale of mins (dmin).
+            const auto fields = ggml_type_row(t.type.id)->scales();
+            const uint32_t d = fields[0].offset;
+            const bool second = fields.size() == 2;
+            const uint32_t m = second ? fields[1].offset : 0;
             if (t.name.ends_with(".adversarial")) {
-                set_halves(bytes, at, blocks, bb, 0, 0x0000, 0, 7);  // d = 0
-                set_halves(bytes, at, blocks, bb, 0, 0x8000, 1, 7);  // d = -0
-                for (uint64_t b = 2; b < blocks; b += 7) bytes[at + b * bb + 1] ^= 0x80;  // d negated
+                set_halves(bytes, at, blocks, bb, d, 0x0000, 0, 7);  // d = 0
+                set_halves(bytes, at, blocks, bb, d, 0x8000, 1, 7);  // d = -0
+                for (uint64_t b = 2; b < blocks; b += 7) bytes[at + b * bb + d + 1] ^= 0x80;  // d negated
                 if (second) {
-                    for (uint64_t b = 3; b < blocks; b += 7) bytes[at + b * bb + 3] ^= 0x80;  // m or dmin negated
-                    set_halves(bytes, at, blocks, bb, 2, 0x0000, 4, 7);
+                    for (uint64_t b = 3; b < blocks; b += 7) bytes[at + b * bb + m + 1] ^= 0x80;  // m or dmin negated
+                    set_halves(bytes, at, blocks, bb, m, 0x0000, 4, 7);
                 }
             } else if (t.name.ends_with(".edges")) {
-                set_halves(bytes, at, blocks, bb, 0, 0x3C00, 0, 1);  // d = 1
-                if (second) set_halves(bytes, at, blocks, bb, 2, 0x3C00, 0, 1);
+                set_halves(bytes, at, blocks, bb, d, 0x3C00, 0, 1);  // d = 1
+                if (second) set_halves(bytes, at, blocks, bb, m, 0x3C00, 0, 1);
+            } else if (t.name.ends_with(".subnormal")) {
+                set_halves(bytes, at, blocks, bb, d, 0x0001, 0, 3);  // d = 2^-24, the least float16
+                set_halves(bytes, at, blocks, bb, d, 0x83FF, 1, 3);  // the greatest negative subnormal
+                if (second) set_halves(bytes, at, blocks, bb, m, 0x0200, 0, 2);
             } else if (t.name.ends_with(".nonfinite")) {
-                set_halves(bytes, at, blocks, bb, 0, 0x7C00, 5, 1000);  // +Inf
-                set_halves(bytes, at, blocks, bb, 0, 0x7E00, 9, 1000);  // NaN
+                set_halves(bytes, at, blocks, bb, d, 0x7C00, 5, 1000);  // +Inf
+                set_halves(bytes, at, blocks, bb, d, 0x7E00, 9, 1000);  // NaN
             }
         }
     }
@@ -398,24 +410,89 @@ TEST_CASE("code-group statistics equal those of the decoded values on every 4-bi
         INFO(t.name);
         auto view = TensorView::open(*model, t.name);
         REQUIRE(view.ok());
-        require_code_values_decode(*view);
+        const bool codes = view->code_groups().codes != 0;
+        if (codes) require_code_values_decode(*view);
         const std::vector<float> values = decoded(*view);
         const bool finite = std::all_of(values.begin(), values.end(), [](float x) { return std::isfinite(x); });
         CHECK(finite == !t.name.ends_with(".nonfinite"));
+        // The quick range is exact where every value is finite.
+        auto range = view->quick_range(0, values.size());
+        REQUIRE(range.ok());
+        REQUIRE(range->has_value() == finite);
+        if (finite) {
+            CHECK((*range)->min == *std::min_element(values.begin(), values.end()));
+            CHECK((*range)->max == *std::max_element(values.begin(), values.end()));
+        }
         // Bins whose edges fall on integers for the edge tensors, and a common count.
         const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-        const auto span = finite ? static_cast<uint32_t>(*hi - *lo) : 16u;
+        const auto span = finite ? static_cast<uint32_t>(std::min(*hi - *lo, 4096.0f)) : 16u;
         for (uint32_t bins : {1u, std::max(span, 1u), 256u})
             for (unsigned threads : {1u, 2u}) require_same_figures(*view, values, bins, threads);
         const ReadCountingSource counted(*view);
         auto s = compute_stats_and_histogram(counted, 256, nullptr, 2);
         REQUIRE(s.ok());
-        CHECK((counted.reads() == 0) == finite);  // decoded only when a scale is not finite
+        if (codes) CHECK((counted.reads() == 0) == finite);  // decoded only when a scale is not finite
         // Blocks with d = 0 or -0 are zeros where no offset is added.
-        const bool offset = t.type.id == GGML_TYPE_Q4_1 || t.type.id == GGML_TYPE_Q4_K;
+        const bool offset = ggml_type_row(t.type.id)->scales().size() == 2;
         if (t.name.ends_with(".adversarial") && !offset)
             CHECK(s->stats.zeros >= 2 * (t.n_elements / t.type.block_size / 7) * t.type.block_size);
     }
+}
+
+namespace {
+
+// Groups of 24 values from 12 codes, value c of group g being c * scale_g + offset_g (scales of
+// either sign, a zero one, offsets that put values on bin edges): a code-group shape that no
+// vector path takes, so statistics count and tally it with their plain loops.
+class PlainCodeGroups final : public FloatSource {
+public:
+    static constexpr uint32_t kLength = 24, kCodes = 12;
+
+    explicit PlainCodeGroups(uint64_t groups) : m_codes(groups * kLength), m_table(groups * kCodes) {
+        for (uint64_t g = 0; g < groups; ++g) {
+            const float scale = g % 5 == 0 ? 0.0f : (g % 3 == 0 ? -0.25f : 0.125f) * static_cast<float>(1 + g % 7);
+            const float offset = static_cast<float>(g % 11) - 5.0f;
+            for (uint32_t c = 0; c < kCodes; ++c) m_table[g * kCodes + c] = static_cast<float>(c) * scale + offset;
+            for (uint32_t i = 0; i < kLength; ++i) m_codes[g * kLength + i] = static_cast<uint8_t>((g * 7 + i * i) % kCodes);
+        }
+    }
+    uint64_t size() const override { return m_codes.size(); }
+    uint64_t granularity() const override { return kLength; }
+    Status read(uint64_t first, uint64_t count, float* out) const override {
+        m_reads += 1;
+        for (uint64_t i = 0; i < count; ++i) out[i] = m_table[(first + i) / kLength * kCodes + m_codes[first + i]];
+        return ok_status();
+    }
+    uint64_t reads() const { return m_reads; }
+    CodeGroups code_groups() const override { return {kCodes, kLength}; }
+    Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override {
+        std::memcpy(codes, m_codes.data() + first, count);
+        std::memcpy(values, m_table.data() + first / kLength * kCodes, count / kLength * kCodes * sizeof(float));
+        return ok_status();
+    }
+
+private:
+    std::vector<uint8_t> m_codes;
+    std::vector<float> m_table;
+    mutable std::atomic<uint64_t> m_reads{0};
+};
+
+}  // namespace
+
+TEST_CASE("code groups of a shape no vector path takes are counted and tallied plainly", "[stats][code_groups]") {
+    const PlainCodeGroups source(5000);  // 120,000 values: several chunks
+    std::vector<float> values(source.size());
+    REQUIRE(source.read(0, values.size(), values.data()).ok());
+    for (uint32_t bins : {1u, 7u, 256u})
+        for (unsigned threads : {1u, 2u}) require_same_figures(source, values, bins, threads);
+    const PlainCodeGroups counted(5000);
+    auto s = compute_stats(counted, nullptr, 2);
+    REQUIRE(s.ok());
+    CHECK(counted.reads() == 0);  // the code-group route: nothing decoded
+    CHECK(s->min == *std::min_element(values.begin(), values.end()));
+    CHECK(s->max == *std::max_element(values.begin(), values.end()));
+    CHECK(s->zeros == static_cast<uint64_t>(std::count(values.begin(), values.end(), 0.0f)));
+    CHECK(s->zeros > 0);
 }
 
 TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones are not", "[stats][code_groups]") {

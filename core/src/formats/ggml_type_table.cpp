@@ -29,14 +29,14 @@ constexpr GgmlTypeRow kRows[] = {
     // d, m, qs[16]
     {.id = GGML_TYPE_Q4_1, .name = "Q4_1", .block_elements = 32, .block_bytes = 20,
      .scale_fields = {half("d", 0, 32), half("m", 2, 32)}, .scale_count = 2, .scale_series = true,
-     .codes = BlockCodesKind::q4_1, .requant = true, .ftype_names = {"Q4_1"}},
+     .range = BlockRangeKind::q4_1, .codes = BlockCodesKind::q4_1, .requant = true, .ftype_names = {"Q4_1"}},
     // d, qh[4], qs[16]
     {.id = GGML_TYPE_Q5_0, .name = "Q5_0", .block_elements = 32, .block_bytes = 22, .scale_fields = {half("d", 0, 32)},
-     .scale_count = 1, .scale_series = true, .requant = true, .ftype_names = {"Q5_0"}},
+     .scale_count = 1, .scale_series = true, .range = BlockRangeKind::q5_0, .codes = BlockCodesKind::q5_0, .requant = true, .ftype_names = {"Q5_0"}},
     // d, m, qh[4], qs[16]
     {.id = GGML_TYPE_Q5_1, .name = "Q5_1", .block_elements = 32, .block_bytes = 24,
-     .scale_fields = {half("d", 0, 32), half("m", 2, 32)}, .scale_count = 2, .scale_series = true, .requant = true,
-     .ftype_names = {"Q5_1"}},
+     .scale_fields = {half("d", 0, 32), half("m", 2, 32)}, .scale_count = 2, .scale_series = true, .range = BlockRangeKind::q5_1,
+     .codes = BlockCodesKind::q5_1, .requant = true, .ftype_names = {"Q5_1"}},
     // d, qs[32]
     {.id = GGML_TYPE_Q8_0, .name = "Q8_0", .block_elements = 32, .block_bytes = 34, .scale_fields = {half("d", 0, 32)},
      .scale_count = 1, .scale_series = true, .big_endian = words(0, 2, 2), .range = BlockRangeKind::q8_0, .requant = true,
@@ -60,11 +60,12 @@ constexpr GgmlTypeRow kRows[] = {
     // d, dmin, scales[12], qh[32], qs[128]
     {.id = GGML_TYPE_Q5_K, .name = "Q5_K", .block_elements = 256, .block_bytes = 176,
      .scale_fields = {half("d", 0, 256), half("dmin", 2, 256)}, .scale_count = 2, .sub_scales = SubScales::k4,
-     .sub_scales_offset = 4, .scale_series = true, .requant = true, .ftype_names = {"Q5_K", "Q5_K_S", "Q5_K_M"}},
+     .sub_scales_offset = 4, .scale_series = true, .range = BlockRangeKind::q5_k, .codes = BlockCodesKind::q5_k, .requant = true,
+     .ftype_names = {"Q5_K", "Q5_K_S", "Q5_K_M"}},
     // ql[128], qh[64], scales[16], d
     {.id = GGML_TYPE_Q6_K, .name = "Q6_K", .block_elements = 256, .block_bytes = 210, .scale_fields = {half("d", 208, 256)},
      .scale_count = 1, .sub_scales = SubScales::q6_k, .sub_scales_offset = 192, .scale_series = true,
-     .big_endian = words(208, 2, 2), .requant = true, .ftype_names = {"Q6_K"}},
+     .big_endian = words(208, 2, 2), .range = BlockRangeKind::q6_k, .requant = true, .ftype_names = {"Q6_K"}},
     // d (f32), qs[256], bsums[16]
     {.id = GGML_TYPE_Q8_K, .name = "Q8_K", .block_elements = 256, .block_bytes = 292,
      .scale_fields = {GgmlScaleField{"d", 0, ScaleEncoding::f32, 256}}, .scale_count = 1, .scale_series = true},

@@ -37,8 +37,29 @@ struct Binning {
     // scale times 2^shift, so a value's fine bin shifted right by `shift` is its bin here.
     Binning refined(uint32_t shift) const { return {lo, hi, std::ldexp(scale, static_cast<int>(shift)), bins << shift}; }
 
-    // Defined in stats.cpp, a vector loop.
+    // Defined in stats.cpp, a vector loop over BinSlots.
     void bin_slots(const float* v, uint64_t n, uint32_t* slot) const;
+};
+
+// A Binning's constants in float, for loops that bin values one at a time: every path that bins
+// a value does it here, with the same float operations, so all put a value in the same slot.
+struct BinSlots {
+    float first, scale, last, lowest, highest;
+    int32_t above;
+
+    explicit BinSlots(const Binning& b)
+        : first(static_cast<float>(b.lo)), scale(b.scale), last(static_cast<float>(b.bins - 1)), lowest(float_at_least(b.lo)),
+          highest(float_at_most(b.hi)), above(static_cast<int32_t>(b.bins) + 1) {}
+
+    [[gnu::always_inline]] uint32_t operator()(float x) const {
+        float t = (x - first) * scale;
+        t = t > 0 ? t : 0;
+        t = t < last ? t : last;
+        int32_t s = static_cast<int32_t>(t) + 1;
+        s = x < lowest ? 0 : s;
+        s = x > highest ? above : s;
+        return static_cast<uint32_t>(s);
+    }
 };
 
 }  // namespace mlens

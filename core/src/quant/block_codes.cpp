@@ -1,5 +1,7 @@
 #include "block_codes.h"
 
+#include <cstring>
+
 #include "block_fields.h"
 #include "k_quant_scales.h"
 #include "mlens/formats/ggml_type_table.h"
@@ -47,31 +49,68 @@ MLENS_VECTOR_LOOP void small_blocks(const uint8_t* bytes, uint64_t blocks, uint8
     }
 }
 
-// Q4_K: d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of codes; each 32 bytes hold two
-// sub-blocks (low nibbles, then high), decoded (d * sc) * q - (dmin * m).
-MLENS_VECTOR_LOOP void q4_k_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
-    const float* d = half_field(bytes, blocks, 144, 0, 0);
-    const float* dmin = half_field(bytes, blocks, 144, 2, 1);
+// Q5_0 ((c - 16) * d) and Q5_1 (c * d + m): d (and m), 4 bytes of fifth bits (bit j for value
+// j), 16 bytes of nibble pairs (values j and j + 16); 32 codes, one group per block.
+template <bool kOffset>
+MLENS_VECTOR_LOOP void q5_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
+    constexpr uint32_t kBytes = kOffset ? 24 : 22, kHigh = kOffset ? 4 : 2;
+    const float* d = half_field(bytes, blocks, kBytes, 0, 0);
+    const float* m = kOffset ? half_field(bytes, blocks, kBytes, 2, 1) : nullptr;
     for (uint64_t b = 0; b < blocks; ++b) {
-        const uint8_t* block = bytes + b * 144;
+        const uint8_t* block = bytes + b * kBytes;
+        uint32_t high = 0;
+        std::memcpy(&high, block + kHigh, 4);  // as ggml reads it
+        const uint8_t* q = block + kHigh + 4;
+        uint8_t* c = codes + b * kGroup;
+        for (int j = 0; j < 16; ++j) {
+            c[j] = static_cast<uint8_t>((q[j] & 15) | (((high >> j) << 4) & 16));
+            c[j + 16] = static_cast<uint8_t>((q[j] >> 4) | ((high >> (j + 12)) & 16));
+        }
+        float* v = values + b * 32;
+        const float db = d[b];
+        if constexpr (kOffset)
+            for (int k = 0; k < 32; ++k) v[k] = static_cast<float>(k) * db + m[b];
+        else
+            for (int k = 0; k < 32; ++k) v[k] = static_cast<float>(k - 16) * db;
+    }
+}
+
+// Q4_K and Q5_K (kFifth): d, dmin, 12 bytes of 6-bit scales and mins, (Q5_K: 32 bytes of fifth
+// bits,) 128 bytes of nibbles; each 32 nibble bytes hold sub-blocks 2p (low nibbles; Q5_K's
+// fifth bit is bit 2p of qh[l]) and 2p + 1 (high nibbles, bit 2p + 1), decoded
+// (d * sc) * q - (dmin * m); 16 or 32 codes per group.
+template <bool kFifth>
+MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
+    constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16, kCodes = kFifth ? 32 : 16;
+    const float* d = half_field(bytes, blocks, kBytes, 0, 0);
+    const float* dmin = half_field(bytes, blocks, kBytes, 2, 1);
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * kBytes;
+        const uint8_t* high = block + 16;
         for (int pair = 0; pair < 4; ++pair) {
-            const uint8_t* q = block + 16 + 32 * pair;
+            const uint8_t* q = block + kNibbles + 32 * pair;
             uint8_t* low = codes + (8 * b + 2 * pair) * kGroup;
-            uint8_t* high = low + kGroup;
+            uint8_t* up = low + kGroup;
             for (int l = 0; l < 32; ++l) {
                 low[l] = q[l] & 15;
-                high[l] = q[l] >> 4;
+                up[l] = q[l] >> 4;
+                if constexpr (kFifth) {
+                    low[l] = static_cast<uint8_t>(low[l] | (((high[l] >> (2 * pair)) & 1) << 4));
+                    up[l] = static_cast<uint8_t>(up[l] | (((high[l] >> (2 * pair + 1)) & 1) << 4));
+                }
             }
             for (int half = 0; half < 2; ++half) {
                 int sc = 0, m = 0;
                 k_quant_scale_min(block + 4, 2 * pair + half, sc, m);
                 const float step = d[b] * static_cast<float>(sc), shift = dmin[b] * static_cast<float>(m);
-                float* v = values + (8 * b + 2 * pair + half) * 16;
-                for (int c = 0; c < 16; ++c) v[c] = step * static_cast<float>(c) - shift;
+                float* v = values + (8 * b + 2 * pair + half) * kCodes;
+                for (uint32_t c = 0; c < kCodes; ++c) v[c] = step * static_cast<float>(c) - shift;
             }
         }
     }
 }
+
+
 
 // IQ4_XS: d, 16-bit high scale bits, 4 bytes of low scale bits, 128 bytes of codes; sub-block i
 // (16 bytes of nibble pairs) decodes (d * (ls - 32)) * table[q].
@@ -101,6 +140,10 @@ CodeGroups block_code_groups(uint32_t ggml_type) {
         case BlockCodesKind::q4_k:
         case BlockCodesKind::iq4_xs:
             return {16, kGroup};
+        case BlockCodesKind::q5_0:
+        case BlockCodesKind::q5_1:
+        case BlockCodesKind::q5_k:
+            return {32, kGroup};
         case BlockCodesKind::none:
             break;
     }
@@ -117,9 +160,15 @@ void read_block_code_groups(uint32_t ggml_type, const uint8_t* bytes, uint64_t b
         case BlockCodesKind::q4_1:
             return small_blocks<20, SmallDecode::offset>(bytes, blocks, codes, values);
         case BlockCodesKind::q4_k:
-            return q4_k_blocks(bytes, blocks, codes, values);
+            return k_quant_blocks<false>(bytes, blocks, codes, values);
         case BlockCodesKind::iq4_xs:
             return iq4_xs_blocks(bytes, blocks, codes, values);
+        case BlockCodesKind::q5_0:
+            return q5_blocks<false>(bytes, blocks, codes, values);
+        case BlockCodesKind::q5_1:
+            return q5_blocks<true>(bytes, blocks, codes, values);
+        case BlockCodesKind::q5_k:
+            return k_quant_blocks<true>(bytes, blocks, codes, values);
         case BlockCodesKind::none:
             break;
     }

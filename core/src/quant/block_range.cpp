@@ -33,6 +33,21 @@ template <int kBytes>
     return e;
 }
 
+// The same over 32 bytes of Q5_K nibbles with their fifth bits: bit 2p (low nibbles) and 2p + 1
+// (high nibbles) of each of 32 bytes at `high`.
+[[gnu::always_inline]] inline NibbleExtremes fifth_bit_extremes(const uint8_t* p, const uint8_t* high, int pair) {
+    NibbleExtremes e{31, 0, 31, 0};
+    for (int i = 0; i < 32; ++i) {
+        const auto low = static_cast<uint8_t>((p[i] & 15) | (((high[i] >> (2 * pair)) & 1) << 4));
+        const auto up = static_cast<uint8_t>((p[i] >> 4) | (((high[i] >> (2 * pair + 1)) & 1) << 4));
+        e.low_min = std::min(e.low_min, low);
+        e.low_max = std::max(e.low_max, low);
+        e.high_min = std::min(e.high_min, up);
+        e.high_max = std::max(e.high_max, up);
+    }
+    return e;
+}
+
 // Every group of a run of blocks, as the numbers its two end values come from: a group decodes
 // code value c to (d * scale) * c - dmin * min, which is ggml's arithmetic for each type here
 // (types without a min have dmin = min = 0, and x - 0 is x; without a sub-block scale, scale = 1
@@ -100,6 +115,47 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_18_byte(const uint8_t* bytes,
     return group_range(g, blocks);
 }
 
+// Q4_1: q * d + m, 20-byte blocks of d, m and 16 bytes of two nibbles (one group of 32). The
+// offset is a min of -1 times m: x - (m * -1) is x + m, rounded once.
+MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q4_1(const uint8_t* bytes, uint64_t blocks) {
+    const float* d = half_field(bytes, blocks, 20, 0, 0);
+    const float* m = half_field(bytes, blocks, 20, 2, 1);
+    Groups& g = Groups::for_thread(blocks);
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const NibbleExtremes e = nibble_extremes<16>(bytes + b * 20 + 4);
+        g.set(b, d[b], 1, m[b], -1, std::min(e.low_min, e.high_min), std::max(e.low_max, e.high_max));
+    }
+    return group_range(g, blocks);
+}
+
+// Q5_0: (q - 16) * d; Q5_1: q * d + m. Blocks of d (and m), 4 bytes of fifth bits (qh, one per
+// value: bit j for value j), 16 bytes of two nibbles (values j and j + 16).
+template <bool kOffset>
+MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q5(const uint8_t* bytes, uint64_t blocks) {
+    constexpr uint32_t kBytes = kOffset ? 24 : 22, kHigh = kOffset ? 4 : 2;
+    const float* d = half_field(bytes, blocks, kBytes, 0, 0);
+    const float* m = kOffset ? half_field(bytes, blocks, kBytes, 2, 1) : nullptr;
+    Groups& g = Groups::for_thread(blocks);
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * kBytes;
+        uint32_t high = 0;
+        std::memcpy(&high, block + kHigh, 4);  // as ggml reads it
+        const uint8_t* q = block + kHigh + 4;
+        uint8_t least = 31, greatest = 0;
+        for (int j = 0; j < 16; ++j) {
+            const auto low = static_cast<uint8_t>((q[j] & 15) | (((high >> j) << 4) & 16));
+            const auto up = static_cast<uint8_t>((q[j] >> 4) | ((high >> (j + 12)) & 16));
+            least = std::min(least, std::min(low, up));
+            greatest = std::max(greatest, std::max(low, up));
+        }
+        if constexpr (kOffset)
+            g.set(b, d[b], 1, m[b], -1, least, greatest);
+        else
+            g.set(b, d[b], 1, 0.0f, 0, least - 16, greatest - 16);
+    }
+    return group_range(g, blocks);
+}
+
 // Q8_0: q * d, 34-byte blocks of d and 32 signed bytes.
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q8_0(const uint8_t* bytes, uint64_t blocks) {
     const float* d = half_field(bytes, blocks, 34, 0);
@@ -118,16 +174,24 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q8_0(const uint8_t* bytes, ui
     return group_range(g, blocks);
 }
 
-// Q4_K: 144-byte blocks of d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of codes; each
-// 32 bytes hold two 32-value sub-blocks (low nibbles, then high), decoded d*sc*q - dmin*m.
-MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q4_k(const uint8_t* bytes, uint64_t blocks) {
-    const float* d = half_field(bytes, blocks, 144, 0, 0);
-    const float* dmin = half_field(bytes, blocks, 144, 2, 1);
+// Q4_K and Q5_K (kFifth): 144- or 176-byte blocks of d, dmin, 12 bytes of 6-bit scales and mins,
+// (Q5_K: 32 bytes of fifth bits,) 128 bytes of nibbles; each 32 nibble bytes hold two 32-value
+// sub-blocks 2p (low nibbles; Q5_K's fifth bit is bit 2p of qh[l]) and 2p + 1 (high nibbles,
+// bit 2p + 1), decoded d*sc*q - dmin*m.
+template <bool kFifth>
+MLENS_VECTOR_LOOP std::optional<ValueBounds> range_k_quant(const uint8_t* bytes, uint64_t blocks) {
+    constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16;
+    const float* d = half_field(bytes, blocks, kBytes, 0, 0);
+    const float* dmin = half_field(bytes, blocks, kBytes, 2, 1);
     Groups& g = Groups::for_thread(8 * blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
-        const uint8_t* block = bytes + b * 144;
+        const uint8_t* block = bytes + b * kBytes;
         for (int pair = 0; pair < 4; ++pair) {
-            const NibbleExtremes e = nibble_extremes<32>(block + 16 + 32 * pair);
+            NibbleExtremes e;
+            if constexpr (kFifth)
+                e = fifth_bit_extremes(block + kNibbles + 32 * pair, block + 16, pair);
+            else
+                e = nibble_extremes<32>(block + kNibbles + 32 * pair);
             int sc = 0, m = 0;
             k_quant_scale_min(block + 4, 2 * pair, sc, m);
             g.set(8 * b + 2 * pair, d[b], sc, dmin[b], m, e.low_min, e.low_max);
@@ -136,6 +200,36 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q4_k(const uint8_t* bytes, ui
         }
     }
     return group_range(g, 8 * blocks);
+}
+
+
+
+// Q6_K: 210-byte blocks of 128 bytes of low nibbles, 64 bytes of two-bit pairs, 16 signed
+// sub-block scales and d; 16 sub-blocks of 16 values, decoded d * sc * (q - 32). In each half
+// (64 nibble bytes ql, 32 pair bytes qh, 8 scales), value l + 32k (l < 32, k < 4) takes the low
+// (k < 2) or high nibble of ql[l + 32 (k % 2)] and bits 2k, 2k + 1 of qh[l], with scale l / 16 + 2k.
+MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q6_k(const uint8_t* bytes, uint64_t blocks) {
+    const float* d = half_field(bytes, blocks, 210, 208);
+    Groups& g = Groups::for_thread(16 * blocks);
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * 210;
+        for (int half = 0; half < 2; ++half) {
+            const uint8_t* ql = block + 64 * half;
+            const uint8_t* qh = block + 128 + 32 * half;
+            const auto* sc = reinterpret_cast<const int8_t*>(block + 192 + 8 * half);
+            for (int k = 0; k < 4; ++k)
+                for (int part = 0; part < 2; ++part) {
+                    uint8_t least = 63, greatest = 0;
+                    for (int l = 16 * part; l < 16 * part + 16; ++l) {
+                        const auto q = static_cast<uint8_t>(((ql[l + 32 * (k % 2)] >> (4 * (k / 2))) & 15) | (((qh[l] >> (2 * k)) & 3) << 4));
+                        least = std::min(least, q);
+                        greatest = std::max(greatest, q);
+                    }
+                    g.set(16 * b + 8 * half + 2 * k + part, d[b], sc[part + 2 * k], 0.0f, 0, least - 32, greatest - 32);
+                }
+        }
+    }
+    return group_range(g, 16 * blocks);
 }
 
 // IQ4_XS: 136-byte blocks of d, 16-bit high scale bits, 4 bytes of low scale bits, 128 bytes of
@@ -170,10 +264,20 @@ std::optional<ValueBounds> block_value_range(uint32_t ggml_type, const uint8_t* 
             return range_18_byte(bytes, blocks, false);
         case BlockRangeKind::iq4_nl:
             return range_18_byte(bytes, blocks, true);
+        case BlockRangeKind::q4_1:
+            return range_q4_1(bytes, blocks);
+        case BlockRangeKind::q5_0:
+            return range_q5<false>(bytes, blocks);
+        case BlockRangeKind::q5_1:
+            return range_q5<true>(bytes, blocks);
         case BlockRangeKind::q8_0:
             return range_q8_0(bytes, blocks);
+        case BlockRangeKind::q5_k:
+            return range_k_quant<true>(bytes, blocks);
+        case BlockRangeKind::q6_k:
+            return range_q6_k(bytes, blocks);
         case BlockRangeKind::q4_k:
-            return range_q4_k(bytes, blocks);
+            return range_k_quant<false>(bytes, blocks);
         case BlockRangeKind::iq4_xs:
             return range_iq4_xs(bytes, blocks);
         case BlockRangeKind::none:

@@ -9,6 +9,10 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+// GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which its
+// uninitialized-value warnings take for a read of an uninitialized variable.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 #include "mlens/util/parallel_job.h"
@@ -85,6 +89,54 @@ __attribute__((target("avx512bw,popcnt"))) void count_pairs_avx512(const uint8_t
         }
     }
 }
+
+// With GFNI and AVX-512 BITALG, no compare per code: each code of 32-code pieces, two per
+// vector, becomes one set bit of a byte (codes 8j to 8j + 7 in vector j: a byte lookup of the
+// code's low four bits, kept where its fifth bit is j / 2); an 8x8 bit transpose of each 8 bytes
+// (gf2p8affine with the unit vectors as its input) gathers the bits of each code into one byte,
+// whose popcount counts the code among those 8; a piece's counts are the sum of its four 8-byte
+// quarters. Writes kCodes (16 or 32) counts per piece.
+#define MLENS_GFNI_TARGET __attribute__((target("avx512f,avx512bw,avx512bitalg,gfni")))
+
+// Of 64 codes (two pieces) as one set bit of a byte each (`bit` maps a code to its bit, `keep`
+// the codes that have one here), how often each bit is set in each piece: the piece's 8 counts
+// in every 64-bit lane of its half.
+MLENS_GFNI_TARGET inline __m512i count_bits(__m512i codes, __mmask64 keep, __m512i bit, __m512i units) {
+    const __m512i onehot = _mm512_maskz_shuffle_epi8(keep, bit, codes);
+    const __m512i quarter = _mm512_popcnt_epi8(_mm512_gf2p8affine_epi64_epi8(units, onehot, 0));
+    const __m512i half = _mm512_add_epi8(quarter, _mm512_shuffle_epi32(quarter, static_cast<_MM_PERM_ENUM>(0x4E)));
+    return _mm512_add_epi8(half, _mm512_shuffle_i64x2(half, half, 0xB1));
+}
+
+template <uint32_t kCodes>
+MLENS_GFNI_TARGET void count_pieces_gfni(const uint8_t* code, uint64_t pieces, uint8_t* count) {
+    const __m512i low_bit = _mm512_broadcast_i32x4(_mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0));
+    const __m512i high_bit = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, -128));
+    const __m512i units = _mm512_set1_epi64(static_cast<long long>(0x8040201008040201ull));
+    const __m512i fifth = _mm512_set1_epi8(16);
+    for (uint64_t p = 0; p < pieces; p += 2) {
+        const bool pair = p + 1 < pieces;
+        const __m512i v = _mm512_maskz_loadu_epi8(pair ? ~0ull : 0xFFFFFFFFull, code + p * 32);
+        const __mmask64 upper = kCodes == 32 ? _mm512_test_epi8_mask(v, fifth) : 0;
+        for (uint32_t part = 0; part < kCodes / 16; ++part) {
+            const __mmask64 keep = part == 0 ? ~upper : upper;
+            const __m512i both = _mm512_unpacklo_epi64(count_bits(v, keep, low_bit, units), count_bits(v, keep, high_bit, units));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(count + p * kCodes + 16 * part), _mm512_castsi512_si128(both));
+            if (pair) _mm_storeu_si128(reinterpret_cast<__m128i*>(count + (p + 1) * kCodes + 16 * part), _mm512_extracti32x4_epi32(both, 2));
+        }
+    }
+}
+#undef MLENS_GFNI_TARGET
+
+// Each group's counts as the sum of its 32-value pieces' counts (`per_group` pieces a group).
+void add_pieces(const uint8_t* piece, uint64_t groups, uint32_t per_group, uint32_t codes, uint8_t* count) {
+    for (uint64_t g = 0; g < groups; ++g)
+        for (uint32_t c = 0; c < codes; ++c) {
+            uint32_t n = 0;
+            for (uint32_t p = 0; p < per_group; ++p) n += piece[(g * per_group + p) * codes + c];
+            count[g * codes + c] = static_cast<uint8_t>(n);
+        }
+}
 #endif
 
 void count_group_codes(const CodeGroups& shape, GroupChunk& g) {
@@ -92,6 +144,15 @@ void count_group_codes(const CodeGroups& shape, GroupChunk& g) {
 #if defined(__x86_64__) && defined(__GNUC__)
     static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
     static const bool avx512 = avx2 && __builtin_cpu_supports("avx512bw");
+    static const bool gfni = avx512 && __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("gfni");
+    if (gfni && shape.length % 32 == 0 && (shape.codes == 16 || shape.codes == 32)) {
+        const auto count_pieces = shape.codes == 16 ? count_pieces_gfni<16> : count_pieces_gfni<32>;
+        if (shape.length == 32) return count_pieces(g.code.data(), g.groups, g.count.data());
+        thread_local std::vector<uint8_t> piece;
+        piece.resize(g.groups * shape.length / 32 * shape.codes);
+        count_pieces(g.code.data(), g.groups * shape.length / 32, piece.data());
+        return add_pieces(piece.data(), g.groups, shape.length / 32, shape.codes, g.count.data());
+    }
     if (avx512 && shape.length == 32 && shape.codes == 16) {
         count_pairs_avx512(g.code.data(), g.groups, g.count.data());
         if (g.groups % 2 != 0) count_codes_avx2<16>(g.code.data() + (g.groups - 1) * 32, 1, 32, g.count.data() + (g.groups - 1) * 16);
@@ -99,6 +160,10 @@ void count_group_codes(const CodeGroups& shape, GroupChunk& g) {
     }
     if (avx2 && shape.length % 32 == 0 && shape.codes == 16) {
         count_codes_avx2<16>(g.code.data(), g.groups, shape.length, g.count.data());
+        return;
+    }
+    if (avx2 && shape.length % 32 == 0 && shape.codes == 32) {
+        count_codes_avx2<32>(g.code.data(), g.groups, shape.length, g.count.data());
         return;
     }
 #endif
@@ -125,15 +190,41 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> chunk_range(const CodeGroups& shape
     return ValueBounds{lo, hi};
 }
 
-// The figures of n (value, count) pairs, taken `count` times each; a value counted 0 times is
-// left out (it may be infinite: a code no group uses). Counts and their sums (below 2^24) are
-// exact in float; each loop keeps to one width so that it vectorizes.
-MLENS_VECTOR_LOOP ValueSummary<double> weighted_summary(const float* value, const uint8_t* count, uint64_t n) {
-    thread_local std::vector<float> kept, times;
-    kept.resize(n);
-    times.resize(n);
-    float* x = kept.data();
-    float* w = times.data();
+// Entries (one code of one group: its value and count) tallied at a time: their slots, values
+// and weights stay in L1 between the loops over them.
+constexpr uint64_t kTallyBatch = 2048;
+
+// Counts, extremes and power sums of weighted values about one centre, so that batches add up
+// without a merge of moments.
+struct CodeSums {
+    double total = 0, zeros = 0, sum_abs = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+    float lo = INFINITY, hi = -INFINITY;
+
+    // The first pass's figures (value_summary.h) of the values summed.
+    ValueSummary<double> summary(double centre) const {
+        ValueSummary<double> out;
+        if (total == 0) return out;
+        const double shift = s1 / total, mean = centre + shift;
+        const double m2 = s2 - s1 * shift;
+        const double m3 = s3 - 3 * shift * s2 + 2 * shift * shift * s1;
+        const double m4 = s4 - 4 * shift * s3 + 6 * shift * shift * s2 - 3 * shift * shift * shift * s1;
+        out.zeros = static_cast<uint64_t>(zeros);
+        out.min = lo;
+        out.max = hi;
+        out.sum_abs = sum_abs;
+        out.moments.merge({static_cast<uint64_t>(total), mean, m2, m3, m4});
+        return out;
+    }
+};
+
+// Adds n <= kTallyBatch (value, count) entries, each value taken `count` times, to `sums` (power
+// sums about `centre`) and writes each value's slot; a value counted 0 times adds nothing (it may
+// be infinite: a code no group uses). Counts and their sums (below 2^24) are exact in float;
+// each loop keeps to one width so that it vectorizes. Power sums about the middle of the
+// source's range: every |x - centre| is at most half of it, so little cancels.
+MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uint64_t n, const BinSlots& bin, double centre, CodeSums& sums,
+                                   uint32_t* slot) {
+    float kept[kTallyBatch], times[kTallyBatch];
     float lo = INFINITY, hi = -INFINITY, total = 0, z = 0;
     const auto infinity = std::bit_cast<uint32_t>(INFINITY);
 #pragma omp simd reduction(min : lo) reduction(max : hi) reduction(+ : total, z)
@@ -144,39 +235,91 @@ MLENS_VECTOR_LOOP ValueSummary<double> weighted_summary(const float* value, cons
         const float v = std::bit_cast<float>(bits), k = static_cast<float>(count[i]);
         const float low = std::bit_cast<float>(bits | (infinity & ~present));
         const float high = std::bit_cast<float>(bits | ((infinity | 0x80000000u) & ~present));
-        x[i] = v;
-        w[i] = k;
+        slot[i] = bin(value[i]);
+        kept[i] = v;
+        times[i] = k;
         total += k;
         z += v == 0.0f ? k : 0.0f;
         lo = low < lo ? low : lo;
         hi = high > hi ? high : hi;
     }
-    ValueSummary<double> out;
-    if (total == 0) return out;
-    // Power sums about the middle of the chunk's range in one pass, then moved to the mean: every
-    // |x - c| is at most half the range, so little cancels (a constant chunk's sums are all 0).
-    const double c = (static_cast<double>(lo) + static_cast<double>(hi)) / 2;
     double s1 = 0, s2 = 0, s3 = 0, s4 = 0, a = 0;
 #pragma omp simd reduction(+ : s1, s2, s3, s4, a)
     for (uint64_t i = 0; i < n; ++i) {
-        const double k = w[i], v = x[i], d = v - c, kd = k * d, kd2 = kd * d;
+        const double k = times[i], v = kept[i], d = v - centre, kd = k * d, kd2 = kd * d;
         a += k * std::fabs(v);
         s1 += kd;
         s2 += kd2;
         s3 += kd2 * d;
         s4 += kd2 * d * d;
     }
-    const double shift = s1 / static_cast<double>(total), mean = c + shift;
-    const double m2 = s2 - s1 * shift;
-    const double m3 = s3 - 3 * shift * s2 + 2 * shift * shift * s1;
-    const double m4 = s4 - 4 * shift * s3 + 6 * shift * shift * s2 - 3 * shift * shift * shift * s1;
-    out.zeros = static_cast<uint64_t>(z);
-    out.min = lo;
-    out.max = hi;
-    out.sum_abs = a;
-    out.moments.merge({static_cast<uint64_t>(total), mean, m2, m3, m4});
-    return out;
+    sums.total += total;
+    sums.zeros += z;
+    sums.sum_abs += a;
+    sums.s1 += s1;
+    sums.s2 += s2;
+    sums.s3 += s3;
+    sums.s4 += s4;
+    sums.lo = std::min(sums.lo, lo);
+    sums.hi = std::max(sums.hi, hi);
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// tally_batch and the bin counts with AVX-512, 16 entries (all or half of a group's codes) per
+// vector: their values binned with BinSlots's operations in the same order (max and min with 0 and the last
+// bin select exactly as its compares do, NaN included), the power sums in double with fused
+// multiply-adds, and each code's count added to its slot.
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void tally_groups_avx512(const float* value, const uint8_t* count,
+                                                                                           uint64_t sixteens, const BinSlots& bin,
+                                                                                           double centre, CodeSums& sums,
+                                                                                           uint32_t* slot_counts) {
+    const __m512 first = _mm512_set1_ps(bin.first), scale = _mm512_set1_ps(bin.scale), last = _mm512_set1_ps(bin.last);
+    const __m512 lowest = _mm512_set1_ps(bin.lowest), highest = _mm512_set1_ps(bin.highest), zero = _mm512_setzero_ps();
+    const __m512i one = _mm512_set1_epi32(1), above = _mm512_set1_epi32(bin.above);
+    const __m512d middle = _mm512_set1_pd(centre);
+    const __m512d magnitude = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll));
+    __m512 lo = _mm512_set1_ps(INFINITY), hi = _mm512_set1_ps(-INFINITY), total = zero, zeros = zero;
+    __m512d s1 = _mm512_setzero_pd(), s2 = s1, s3 = s1, s4 = s1, a = s1;
+    alignas(64) uint32_t slot[16], times[16];
+    for (uint64_t g = 0; g < sixteens; ++g) {
+        const __m512 x = _mm512_loadu_ps(value + 16 * g);
+        const __m512i k = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(count + 16 * g)));
+        const __mmask16 present = _mm512_test_epi32_mask(k, k);
+        __m512 t = _mm512_mul_ps(_mm512_sub_ps(x, first), scale);
+        t = _mm512_min_ps(_mm512_max_ps(t, zero), last);
+        __m512i s = _mm512_add_epi32(_mm512_cvttps_epi32(t), one);
+        s = _mm512_maskz_mov_epi32(~_mm512_cmp_ps_mask(x, lowest, _CMP_LT_OQ), s);
+        s = _mm512_mask_mov_epi32(s, _mm512_cmp_ps_mask(x, highest, _CMP_GT_OQ), above);
+        _mm512_store_si512(slot, s);
+        _mm512_store_si512(times, k);
+        const __m512 kf = _mm512_cvtepi32_ps(k), v = _mm512_maskz_mov_ps(present, x);
+        total = _mm512_add_ps(total, kf);
+        zeros = _mm512_mask_add_ps(zeros, _mm512_mask_cmp_ps_mask(present, v, zero, _CMP_EQ_OQ), zeros, kf);
+        lo = _mm512_mask_min_ps(lo, present, lo, x);
+        hi = _mm512_mask_max_ps(hi, present, hi, x);
+        for (int half = 0; half < 2; ++half) {
+            const __m512d xd = _mm512_cvtps_pd(half ? _mm512_extractf32x8_ps(v, 1) : _mm512_castps512_ps256(v));
+            const __m512d kd = _mm512_cvtps_pd(half ? _mm512_extractf32x8_ps(kf, 1) : _mm512_castps512_ps256(kf));
+            const __m512d d = _mm512_sub_pd(xd, middle), w = _mm512_mul_pd(kd, d), w2 = _mm512_mul_pd(w, d);
+            a = _mm512_fmadd_pd(kd, _mm512_and_pd(xd, magnitude), a);
+            s1 = _mm512_add_pd(s1, w);
+            s2 = _mm512_add_pd(s2, w2);
+            s3 = _mm512_fmadd_pd(w2, d, s3);
+            s4 = _mm512_fmadd_pd(_mm512_mul_pd(w2, d), d, s4);
+        }
+        for (int c = 0; c < 16; ++c) slot_counts[slot[c]] += times[c];
+    }
+    sums.total += _mm512_reduce_add_ps(total);
+    sums.zeros += _mm512_reduce_add_ps(zeros);
+    sums.sum_abs += _mm512_reduce_add_pd(a);
+    sums.s1 += _mm512_reduce_add_pd(s1);
+    sums.s2 += _mm512_reduce_add_pd(s2);
+    sums.s3 += _mm512_reduce_add_pd(s3);
+    sums.s4 += _mm512_reduce_add_pd(s4);
+    sums.lo = std::min(sums.lo, _mm512_reduce_min_ps(lo));
+    sums.hi = std::max(sums.hi, _mm512_reduce_max_ps(hi));
+}
+#endif
 
 }  // namespace
 
@@ -204,17 +347,35 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
     const CodeGroups shape = src.code_groups();
     total.assign(binning.slots(), 0);
     std::mutex m;
+    const BinSlots bin(binning);
+    const double centre = (binning.lo + binning.hi) / 2;
     return for_each_group_chunk(src, job, threads, progress_from, progress_to, [&](GroupChunk& g) {
-        thread_local std::vector<uint32_t> slot, local;
+        thread_local std::vector<uint32_t> local;
         count_group_codes(shape, g);
-        const uint64_t n = g.groups * shape.codes;
-        const ValueSummary<double> summary = weighted_summary(g.value.data(), g.count.data(), n);
-        slot.resize(n);
-        binning.bin_slots(g.value.data(), n, slot.data());
         local.assign(binning.slots(), 0);
-        for (uint64_t i = 0; i < n; ++i) local[slot[i]] += g.count[i];
+        uint32_t* counts = local.data();
+        CodeSums sums;
+#if defined(__x86_64__) && defined(__GNUC__)
+        static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+        if (avx512 && shape.codes % 16 == 0) {
+            tally_groups_avx512(g.value.data(), g.count.data(), g.groups * shape.codes / 16, bin, centre, sums, counts);
+            std::lock_guard lock(m);
+            all.merge(sums.summary(centre));
+            for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
+            return;
+        }
+#endif
+        uint32_t slot[kTallyBatch];
+        const uint64_t n = g.groups * shape.codes;
+        for (uint64_t at = 0; at < n; at += kTallyBatch) {
+            const uint64_t len = std::min(kTallyBatch, n - at);
+            const uint8_t* times = g.count.data() + at;
+            tally_batch(g.value.data() + at, times, len, bin, centre, sums, slot);
+            for (uint64_t i = 0; i < len; ++i) counts[slot[i]] += times[i];
+        }
         std::lock_guard lock(m);
-        all.merge(summary);
+        all.merge(sums.summary(centre));
         for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
     });
 }

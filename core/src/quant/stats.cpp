@@ -17,20 +17,9 @@ namespace mlens {
 
 // Here, where the vector loops of statistics are compiled with their options (core/CMakeLists.txt).
 MLENS_VECTOR_LOOP void Binning::bin_slots(const float* v, uint64_t n, uint32_t* slot) const {
-    // Locals, so that stores to `slot` cannot alias them and the loop vectorizes.
-    const float first = static_cast<float>(lo), k = scale, last = static_cast<float>(bins - 1);
-    const float lowest = float_at_least(lo), highest = float_at_most(hi);
-    const int32_t above = static_cast<int32_t>(bins) + 1;
-    for (uint64_t i = 0; i < n; ++i) {
-        const float x = v[i];
-        float t = (x - first) * k;
-        t = t > 0 ? t : 0;
-        t = t < last ? t : last;
-        int32_t s = static_cast<int32_t>(t) + 1;
-        s = x < lowest ? 0 : s;
-        s = x > highest ? above : s;
-        slot[i] = static_cast<uint32_t>(s);
-    }
+    // A local copy, so that stores to `slot` cannot alias it and the loop vectorizes.
+    const BinSlots bin(*this);
+    for (uint64_t i = 0; i < n; ++i) slot[i] = bin(v[i]);
 }
 
 namespace {

@@ -67,10 +67,10 @@ struct BigEndianLayout {
 
 // Exact-range readers (block_range.h): q4_0 and iq4_nl share a block shape with different code
 // values.
-enum class BlockRangeKind : uint8_t { none, q4_0, iq4_nl, q8_0, q4_k, iq4_xs };
+enum class BlockRangeKind : uint8_t { none, q4_0, q4_1, q5_0, q5_1, iq4_nl, q8_0, q4_k, q5_k, q6_k, iq4_xs };
 
 // Code-group readers (block_codes.h), one per block layout.
-enum class BlockCodesKind : uint8_t { none, q4_0, q4_1, iq4_nl, q4_k, iq4_xs };
+enum class BlockCodesKind : uint8_t { none, q4_0, q4_1, q5_0, q5_1, iq4_nl, q4_k, q5_k, iq4_xs };
 
 struct GgmlTypeRow {
     uint32_t id = 0;

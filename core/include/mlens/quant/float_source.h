@@ -18,7 +18,7 @@
 // NaN or infinite. Statistics then bin values in the same pass that sums them.
 //
 // Code groups: a source whose values come, group after group of `length` values, from a code
-// below `codes` and the group's scales (block-quantized types of 4-bit codes) gives
+// below `codes` and the group's scales (block-quantized types of 4- and 5-bit codes) gives
 // code_groups() ({0, 0} for every other source; codes <= length, length a divisor of
 // granularity()) and read_code_groups(): for the whole groups of a range (read()'s alignment),
 // each group's `length` codes (in any order within the group) and its `codes` values, value c
