@@ -46,14 +46,14 @@ void add_cache_command(CLI::App& app, int& exit_code) {
                     return;
                 }
             std::cout << "removed " << plural(cleared, "database entry", "database entries") << " and "
-                      << plural(entries.size(), "range entry", "range entries") << " (" << bytes_text(range_bytes) << ") from "
+                      << plural(entries.size(), "range entry", "range entries") << " of " << bytes_text(range_bytes) << " from "
                       << escape_for_display(default_cache_root()) << "\n";
             return;
         }
         std::vector<std::vector<std::string>> rows = {{"cache folder", escape_for_display(default_cache_root())}};
         if (db->enabled()) {
             rows.push_back({"database", "cache.sqlite, " + bytes_text(db->bytes())});
-            for (const CacheKindCount& c : db->entry_counts()) rows.push_back({"  " + std::string(cache_kind_name(c.kind)), std::to_string(c.entries)});
+            for (const CacheKindCount& c : db->entry_counts()) rows.push_back({cache_kind_name(c.kind), std::to_string(c.entries)});
         } else {
             rows.push_back({"database", "unavailable (see the warning)"});
         }

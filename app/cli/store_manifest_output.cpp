@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "command_cache.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
 #include "mlens/ollama/manifest_view.h"

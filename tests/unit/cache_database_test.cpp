@@ -33,14 +33,14 @@ void write_text(const std::string& path, const std::string& text) {
     f << text;
 }
 
-FileIdentity identity_of(const std::string& path) {
-    std::optional<FileIdentity> id = file_identity(path);
+FileStamp stamp_of(const std::string& path) {
+    std::optional<FileStamp> id = file_stamp(path);
     REQUIRE(id);
     return *id;
 }
 
 // Stores "answer" for `path` and reports whether a fresh connection finds it again.
-bool remembered(const std::string& folder, const FileIdentity& stored, const FileIdentity& asked) {
+bool remembered(const std::string& folder, const FileStamp& stored, const FileStamp& asked) {
     CacheDatabase::open(folder)->store(CacheKind::blob_digest, stored, "sha256", "answer");
     return CacheDatabase::open(folder)->lookup(CacheKind::blob_digest, asked, "sha256") == std::optional<std::string>("answer");
 }
@@ -73,6 +73,13 @@ struct MixedStore {
     }
 };
 
+// The value of the row `label` of a two-column text table ("label   value"), or "" when absent.
+std::string row_value(const std::string& out, const std::string& label) {
+    for (const std::string& line : lines_of(out))
+        if (line.starts_with(label + "  ")) return line.substr(line.find_first_not_of(' ', label.size()));
+    return {};
+}
+
 // Runs `body` in a child process as user nobody when this one is root (so permissions bite) and
 // returns its exit status.
 template <typename F>
@@ -93,25 +100,25 @@ TEST_CASE("a cached answer is found only while the file keeps its identity", "[c
     TempDir dir;
     const std::string folder = dir.file("cache"), file = dir.file("blob");
     write_text(file, "0123456789");
-    const FileIdentity first = identity_of(file);
+    const FileStamp first = stamp_of(file);
     CHECK(remembered(folder, first, first));
 
     SECTION("touch") {
         struct timespec times[2] = {{0, UTIME_NOW}, {1'600'000'000, 123}};
         REQUIRE(::utimensat(AT_FDCWD, file.c_str(), times, 0) == 0);
-        CHECK(identity_of(file).mtime_ns != first.mtime_ns);
-        CHECK(!remembered(folder, first, identity_of(file)));
+        CHECK(stamp_of(file).mtime_ns != first.mtime_ns);
+        CHECK(!remembered(folder, first, stamp_of(file)));
     }
     SECTION("truncate") {
         REQUIRE(::truncate(file.c_str(), 4) == 0);
-        CHECK(identity_of(file).size == 4);
-        CHECK(!remembered(folder, first, identity_of(file)));
+        CHECK(stamp_of(file).size == 4);
+        CHECK(!remembered(folder, first, stamp_of(file)));
     }
     SECTION("replace by rename") {
         write_text(dir.file("new"), "0123456789");
         REQUIRE(::rename(dir.file("new").c_str(), file.c_str()) == 0);
-        CHECK(identity_of(file).inode != first.inode);
-        CHECK(!remembered(folder, first, identity_of(file)));
+        CHECK(stamp_of(file).inode != first.inode);
+        CHECK(!remembered(folder, first, stamp_of(file)));
     }
     SECTION("inode reuse") {
         // The file is removed and another of the same size and modification time created; when
@@ -120,14 +127,14 @@ TEST_CASE("a cached answer is found only while the file keeps its identity", "[c
         write_text(file, "abcdefghij");
         struct timespec times[2] = {{0, UTIME_OMIT}, {first.mtime_ns / 1'000'000'000, first.mtime_ns % 1'000'000'000}};
         REQUIRE(::utimensat(AT_FDCWD, file.c_str(), times, 0) == 0);
-        FileIdentity again = identity_of(file);
+        FileStamp again = stamp_of(file);
         CHECK(again.mtime_ns == first.mtime_ns);
         CHECK(again.size == first.size);
         INFO("inode reused: " << (again.inode == first.inode));
         CHECK(again.ctime_ns != first.ctime_ns);
         CHECK(!remembered(folder, first, again));
         // The same device, inode, size and modification time with another change time: a miss.
-        FileIdentity reused = first;
+        FileStamp reused = first;
         reused.ctime_ns += 1;
         CHECK(!remembered(folder, first, reused));
     }
@@ -152,7 +159,7 @@ TEST_CASE("a database of garbage bytes is rebuilt with a warning", "[cache]") {
     // Said once.
     CHECK(db->take_warnings().size() == 1);
     CHECK(db->take_warnings().empty());
-    const FileIdentity id{1, 2, 3, 4, 5};
+    const FileStamp id{1, 2, 3, 4, 5};
     db->store(CacheKind::fsck_summary, id, "fsck", "{}");
     db->flush();
     CHECK(CacheDatabase::open(folder)->lookup(CacheKind::fsck_summary, id, "fsck") == std::optional<std::string>("{}"));
@@ -169,7 +176,7 @@ TEST_CASE("a cache folder that cannot be written works uncached and says so", "[
         auto db = CacheDatabase::open(folder);
         if (db->enabled()) return 1;
         if (db->warnings().size() != 1 || db->warnings()[0].find("working uncached") == std::string::npos) return 2;
-        const FileIdentity id{1, 2, 3, 4, 5};
+        const FileStamp id{1, 2, 3, 4, 5};
         db->store(CacheKind::blob_digest, id, "sha256", "x");
         db->flush();
         if (db->lookup(CacheKind::blob_digest, id, "sha256")) return 3;
@@ -317,13 +324,16 @@ TEST_CASE("mlens store --cached lists from the cache; mlens cache counts and cle
     }
     const CliRun listed = run_mlens({"cache"});
     CHECK(listed.exit_status == 0);
-    CHECK(listed.out.find("cache folder   " + cache_dir.path() + "/modellens\n") == 0);
-    CHECK(listed.out.find("  fsck summaries") != std::string::npos);
-    CHECK(listed.out.find("remote ranges  0 entries, 0 B (0 bytes)") != std::string::npos);
+    CHECK(row_value(listed.out, "cache folder") == cache_dir.path() + "/modellens");
+    CHECK(row_value(listed.out, "database").starts_with("cache.sqlite, "));
+    CHECK(std::stoull(row_value(listed.out, "blob digests")) > 0);
+    CHECK(std::stoull(row_value(listed.out, "blob header verdicts")) > 0);
+    CHECK(row_value(listed.out, "fsck summaries") == "0");
+    CHECK(row_value(listed.out, "remote ranges") == "0 entries, 0 B (0 bytes)");
     const CliRun cleared = run_mlens({"cache", "--clear"});
     CHECK(cleared.exit_status == 0);
     CHECK(cleared.out.starts_with("removed "));
-    CHECK(cleared.out.find(" and 0 range entries (0 B (0 bytes)) from " + cache_dir.path() + "/modellens\n") != std::string::npos);
+    CHECK(cleared.out.find(" and 0 range entries of 0 B (0 bytes) from " + cache_dir.path() + "/modellens\n") != std::string::npos);
     auto db = CacheDatabase::open(cache_dir.path() + "/modellens");
     for (const CacheKindCount& c : db->entry_counts()) CHECK(c.entries == 0);
     CHECK(run_mlens({"store", store.root, "--cached"}).out == cold.out);

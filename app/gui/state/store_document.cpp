@@ -26,7 +26,7 @@ void advance_digest_pass(Document& doc, JobRunner& jobs) {
         });
         return;
     }
-    std::optional<Result<StoreCheckReport>> taken = pass.job.try_take();
+    std::optional<Result<StoreListing>> taken = pass.job.try_take();
     if (!taken) return;
     if (!*taken) {
         pass.ended_by = taken->error();

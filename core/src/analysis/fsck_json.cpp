@@ -99,18 +99,18 @@ struct Reader {
 };
 
 // The identity of every file of the model as opened, if each is a local file that still has it.
-std::optional<std::vector<FileIdentity>> current_identities(const Model& model) {
-    std::vector<FileIdentity> out;
+std::optional<std::vector<FileStamp>> current_stamps(const Model& model) {
+    std::vector<FileStamp> out;
     for (const SourceFile& f : model.files) {
-        std::optional<FileIdentity> opened = f.source ? f.source->identity() : std::nullopt;
-        if (!opened || file_identity(f.source->path()) != opened) return std::nullopt;
+        std::optional<FileStamp> opened = f.source ? f.source->stamp() : std::nullopt;
+        if (!opened || file_stamp(f.source->path()) != opened) return std::nullopt;
         out.push_back(*opened);
     }
     if (out.empty()) return std::nullopt;
     return out;
 }
 
-std::string identities_detail(const std::vector<FileIdentity>& ids) {
+std::string stamps_detail(const std::vector<FileStamp>& ids) {
     std::string detail = "fsck";
     for (size_t i = 1; i < ids.size(); ++i)
         detail += " " + std::to_string(ids[i].device) + ":" + std::to_string(ids[i].inode) + ":" + std::to_string(ids[i].size) + ":" +
@@ -148,13 +148,13 @@ std::optional<FsckReport> fsck_report_from_json(const nlohmann::json& j) {
 }
 
 Result<FsckReport> fsck_model_cached(const Model& model, CacheDatabase* cache, JobContext* job, unsigned threads) {
-    std::optional<std::vector<FileIdentity>> ids = cache && cache->enabled() ? current_identities(model) : std::nullopt;
+    std::optional<std::vector<FileStamp>> ids = cache && cache->enabled() ? current_stamps(model) : std::nullopt;
     if (!ids) return fsck_model(model, job, threads);
-    const std::string detail = identities_detail(*ids);
+    const std::string detail = stamps_detail(*ids);
     if (std::optional<std::string> text = cache->lookup(CacheKind::fsck_summary, ids->front(), detail))
         if (std::optional<FsckReport> cached = fsck_report_from_json(nlohmann::json::parse(*text, nullptr, false))) return *cached;
     Result<FsckReport> report = fsck_model(model, job, threads);
-    if (report && current_identities(model) == ids) {
+    if (report && current_stamps(model) == ids) {
         cache->store(CacheKind::fsck_summary, ids->front(), detail, fsck_report_json(*report).dump());
         cache->flush();
     }

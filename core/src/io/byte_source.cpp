@@ -77,7 +77,7 @@ private:
 class FileSource final : public ByteSource {
 public:
     FileSource(std::string path, int fd, const struct stat& st)
-        : ByteSource(std::move(path), static_cast<uint64_t>(st.st_size)), m_dev(st.st_dev), m_ino(st.st_ino), m_identity(file_identity(st)) {
+        : ByteSource(std::move(path), static_cast<uint64_t>(st.st_size)), m_dev(st.st_dev), m_ino(st.st_ino), m_stamp(file_stamp(st)) {
         DescriptorPool::instance().adopt(*this, fd);
     }
     ~FileSource() override { DescriptorPool::instance().forget(*this); }
@@ -105,7 +105,7 @@ public:
         return ok;
     }
 
-    std::optional<FileIdentity> identity() const override { return m_identity; }
+    std::optional<FileStamp> stamp() const override { return m_stamp; }
 
 private:
     friend class DescriptorPool;
@@ -126,7 +126,7 @@ private:
 
     dev_t m_dev;
     ino_t m_ino;
-    FileIdentity m_identity;
+    FileStamp m_stamp;
     // Guarded by the pool's mutex.
     mutable int m_fd = -1;
     mutable int m_users = 0;

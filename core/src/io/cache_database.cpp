@@ -50,15 +50,15 @@ std::string default_cache_root() {
     return base + "/modellens";
 }
 
-FileIdentity file_identity(const struct stat& st) {
+FileStamp file_stamp(const struct stat& st) {
     return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_size), nanoseconds(st.st_mtim),
             nanoseconds(st.st_ctim)};
 }
 
-std::optional<FileIdentity> file_identity(const std::string& path) {
+std::optional<FileStamp> file_stamp(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-    return file_identity(st);
+    return file_stamp(st);
 }
 
 const char* cache_kind_name(CacheKind kind) {
@@ -162,7 +162,7 @@ std::vector<std::string> CacheDatabase::take_warnings() {
     return out;
 }
 
-std::optional<std::string> CacheDatabase::lookup(CacheKind kind, const FileIdentity& file, std::string_view detail) {
+std::optional<std::string> CacheDatabase::lookup(CacheKind kind, const FileStamp& file, std::string_view detail) {
     std::lock_guard lock(m_mutex);
     if (!m_db) return std::nullopt;
     sqlite3_reset(m_lookup);
@@ -188,7 +188,7 @@ std::optional<std::string> CacheDatabase::lookup(CacheKind kind, const FileIdent
     return out;
 }
 
-void CacheDatabase::store(CacheKind kind, const FileIdentity& file, std::string_view detail, std::string value) {
+void CacheDatabase::store(CacheKind kind, const FileStamp& file, std::string_view detail, std::string value) {
     std::lock_guard lock(m_mutex);
     if (!m_db) return;
     m_pending.push_back({kind, file, std::string(detail), std::move(value)});

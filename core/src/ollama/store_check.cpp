@@ -159,13 +159,13 @@ private:
     // A blob's answer is stored only when the file is still the one that was found: a file
     // changed meanwhile keys nothing.
     void remember(const BlobState& b, CacheKind kind, std::string_view detail, std::string value) {
-        if (m_options.cache && file_identity(b.lookup.path) == b.lookup.identity())
-            m_options.cache->store(kind, b.lookup.identity(), detail, std::move(value));
+        if (m_options.cache && file_stamp(b.lookup.path) == b.lookup.stamp())
+            m_options.cache->store(kind, b.lookup.stamp(), detail, std::move(value));
     }
 
     std::optional<FileHash> cached_hash(const BlobState& b) {
         if (!m_options.cache) return std::nullopt;
-        std::optional<std::string> hex = m_options.cache->lookup(CacheKind::blob_digest, b.lookup.identity(), "sha256");
+        std::optional<std::string> hex = m_options.cache->lookup(CacheKind::blob_digest, b.lookup.stamp(), "sha256");
         if (!hex || !is_sha256_hex(*hex)) return std::nullopt;
         return FileHash{*hex, b.lookup.size};
     }
@@ -241,7 +241,7 @@ private:
     std::optional<std::vector<Diagnostic>> findings_for(const BlobState& b, LayerKind kind) {
         const std::string detail = header_detail(kind);
         if (m_options.cache)
-            if (std::optional<std::string> text = m_options.cache->lookup(CacheKind::blob_header, b.lookup.identity(), detail))
+            if (std::optional<std::string> text = m_options.cache->lookup(CacheKind::blob_header, b.lookup.stamp(), detail))
                 if (std::optional<std::vector<Diagnostic>> cached = findings_of(*text)) return cached;
         if (m_options.cached_only && kind != LayerKind::config) return std::nullopt;
         bool complete = true;

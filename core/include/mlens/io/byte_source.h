@@ -8,7 +8,7 @@
 //  - open_file refuses anything but a regular file (FIFOs, devices, directories, sockets) before
 //    any blocking open: it stats first and opens with O_NONBLOCK.
 //  - size() is the size at open time; thread-safe for concurrent reads.
-//  - identity() is a file source's identity as opened (device, inode, size, modification and
+//  - stamp() is a file source's identity as opened (device, inode, size, modification and
 //    change time: cache_database.h); other sources have none.
 //  - A file source does not hold a descriptor for its whole life: at most
 //    descriptor_pool_capacity() descriptors are open at once across all sources (a quarter of the
@@ -48,7 +48,7 @@ public:
     // source: the HTTP or network error); empty otherwise.
     virtual std::string read_failure() const { return {}; }
 
-    virtual std::optional<FileIdentity> identity() const { return std::nullopt; }
+    virtual std::optional<FileStamp> stamp() const { return std::nullopt; }
 
     // True if [offset, offset+length) lies inside the source (checked add).
     bool contains(uint64_t offset, uint64_t length) const;

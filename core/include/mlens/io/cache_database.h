@@ -10,7 +10,7 @@
 //    connection per CacheDatabase guarded by a mutex. Stores are buffered and written in one
 //    transaction by flush() (and by the destructor); a store that loses a race to another process
 //    writing the same key simply replaces it (both computed the same answer).
-//  - An entry is keyed by its kind, the file's identity (FileIdentity: device, inode, size,
+//  - An entry is keyed by its kind, the file's identity (FileStamp: device, inode, size,
 //    modification and change time in nanoseconds), a detail string (what was computed: "sha256",
 //    "header:gguf", ...) and the ModelLens version and git revision that computed it. lookup
 //    returns a value only when every part matches: a touched, truncated, replaced or recreated
@@ -48,14 +48,14 @@ constexpr int kBusyTimeoutMs = 10'000;
 // $XDG_CACHE_HOME/modellens, else $HOME/.cache/modellens.
 std::string default_cache_root();
 
-struct FileIdentity {
+struct FileStamp {
     uint64_t device = 0, inode = 0, size = 0;
     int64_t mtime_ns = 0, ctime_ns = 0;
-    bool operator==(const FileIdentity&) const = default;
+    bool operator==(const FileStamp&) const = default;
 };
-FileIdentity file_identity(const struct stat& st);
+FileStamp file_stamp(const struct stat& st);
 // The identity of the file at `path` (stat, links followed); nullopt when it cannot be stat'ed.
-std::optional<FileIdentity> file_identity(const std::string& path);
+std::optional<FileStamp> file_stamp(const std::string& path);
 
 enum class CacheKind { blob_digest, blob_header, fsck_summary };
 const char* cache_kind_name(CacheKind kind);  // "blob digests", "blob header verdicts", "fsck summaries"
@@ -82,8 +82,8 @@ public:
     // The warnings not handed out before (each is returned once per process).
     std::vector<std::string> take_warnings();
 
-    std::optional<std::string> lookup(CacheKind kind, const FileIdentity& file, std::string_view detail);
-    void store(CacheKind kind, const FileIdentity& file, std::string_view detail, std::string value);
+    std::optional<std::string> lookup(CacheKind kind, const FileStamp& file, std::string_view detail);
+    void store(CacheKind kind, const FileStamp& file, std::string_view detail, std::string value);
     void flush();
 
     std::vector<CacheKindCount> entry_counts();
@@ -93,7 +93,7 @@ public:
 private:
     struct Pending {
         CacheKind kind;
-        FileIdentity file;
+        FileStamp file;
         std::string detail, value;
     };
     CacheDatabase() = default;

@@ -101,7 +101,7 @@ struct BlobLookup {
     std::vector<Error> warnings;  // W_LEGACY_BLOB_NAME, W_BLOB_HARDLINKED, ...
     bool found() const { return !error; }
     // The cache key of the file as it was found (cache_database.h).
-    FileIdentity identity() const { return {device, inode, size, mtime_ns, ctime_ns}; }
+    FileStamp stamp() const { return {device, inode, size, mtime_ns, ctime_ns}; }
 };
 
 struct BlobFile {
