@@ -47,7 +47,7 @@ void verdict_text(const ModelCheck& c, bool digests_pending) {
             ui::cell_text_colored(palette().warning, "\xE2\x9A\xA0 " + c.reason_text());
             break;
         case Verdict::unverified:
-            ui::cell_text_dim(digests_pending ? "\xE2\x80\xA6 not yet verified (verifying)" : "\xE2\x80\xA6 not yet verified");
+            ui::cell_text_dim("\xE2\x80\xA6 not yet verified");
             break;
         default:
             ui::text_colored(palette().ok,
