@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "command_cache.h"
 #include "mlens/analysis/loadability.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/truncation.h"
@@ -22,8 +23,9 @@ namespace mlens::cli {
 
 namespace {
 
-int check_store_root(const std::string& path, const Store& store, bool json) {
-    StoreCheckReport report = check_store(store).value;
+int check_store_root(const std::string& path, const Store& store, bool json, bool no_cache) {
+    std::shared_ptr<CacheDatabase> cache = command_cache(no_cache);
+    StoreCheckReport report = check_store(store, full_check(cache.get())).value;
     const size_t errors = report.error_count();
     if (json) {
         nlohmann::json models = nlohmann::json::array();
@@ -73,10 +75,12 @@ void print_diagnostics(const Model& model) {
 void add_check_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("check", "Validate a file or an Ollama store; exit status 1 on errors");
     auto args = add_path_arguments(cmd, "Model file, safetensors folder, or Ollama store root", "Print diagnostics as JSON on stdout");
+    auto no_cache = std::make_shared<bool>(false);
+    add_no_cache_flag(cmd, *no_cache);
     cmd->callback([=, &exit_code] {
         const Target target = resolve(args->path);
         if (target.kind == TargetKind::store_root) {
-            exit_code = check_store_root(args->path, *target.store, args->json);
+            exit_code = check_store_root(args->path, *target.store, args->json, *no_cache);
             return;
         }
         auto model = open_or_fail(target, false, exit_code);

@@ -1,4 +1,6 @@
-// mlens fsck PATH [--json] [--threads N]: the health pass of analysis/fsck.h over every tensor.
+// mlens fsck PATH [--json] [--threads N] [--no-cache]: the health pass of analysis/fsck.h over
+// every tensor; a report the cache database holds for the same files is printed without a scan
+// (fsck_json.h).
 // Text: one line per finding (finding_line) on stdout, the tensors a truncation cut indented under
 // its summary (fsck.h), a count of the reader errors fsck does not list (`mlens check` does), then
 // a summary line (tensors scanned of all, and how many of them only in part: the whole rows a cut
@@ -10,7 +12,8 @@
 
 #include "cli_common.h"
 #include "cli_job.h"
-#include "mlens/analysis/fsck.h"
+#include "command_cache.h"
+#include "mlens/analysis/fsck_json.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/truncation.h"
 #include "mlens/text/escape.h"
@@ -18,40 +21,13 @@
 
 namespace mlens::cli {
 
-namespace {
-
-nlohmann::json location_json(const FsckLocation& at) {
-    nlohmann::json j = {{"element", at.element}, {"file", at.file}};
-    j["expert"] = at.expert ? nlohmann::json(*at.expert) : nlohmann::json();
-    j["row"] = at.row ? nlohmann::json(*at.row) : nlohmann::json();
-    j["column"] = at.column ? nlohmann::json(*at.column) : nlohmann::json();
-    j["block"] = at.block ? nlohmann::json(*at.block) : nlohmann::json();
-    j["offset"] = at.offset ? nlohmann::json(*at.offset) : nlohmann::json();
-    return j;
-}
-
-nlohmann::json finding_json(const Finding& f) {
-    nlohmann::json j = {{"severity", finding_severity_name(f.severity)},
-                        {"code", code_name(f.code)},
-                        {"field", f.field},
-                        {"tensor", f.tensor},
-                        {"count", f.count},
-                        {"message", f.message}};
-    j["tensor_index"] = f.tensor_index ? nlohmann::json(*f.tensor_index) : nlohmann::json();
-    j["other_tensor"] = f.other_tensor ? nlohmann::json(*f.other_tensor) : nlohmann::json();
-    j["other_expert"] = f.other_expert ? nlohmann::json(*f.other_expert) : nlohmann::json();
-    j["locations"] = nlohmann::json::array();
-    for (const FsckLocation& at : f.locations) j["locations"].push_back(location_json(at));
-    return j;
-}
-
-}  // namespace
-
 void add_fsck_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("fsck", "Scan every tensor for broken values, scales, experts and duplicates; exit 1 on errors");
     auto args = add_path_arguments(cmd, "Model file, safetensors folder, or Ollama store model", "Print the findings as JSON on stdout");
     auto threads = std::make_shared<unsigned>(2);
     cmd->add_option("--threads", *threads, "Threads that scan (default 2)")->check(CLI::Range(1u, 256u));
+    auto no_cache = std::make_shared<bool>(false);
+    add_no_cache_flag(cmd, *no_cache);
     cmd->callback([=, &exit_code] {
         auto model = open_or_fail(resolve(args->path), true, exit_code);
         if (!model) return;
@@ -60,7 +36,8 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         if (!within_download_limit(args->path, *model, every, exit_code)) return;
         const auto start = std::chrono::steady_clock::now();
         CliJob progress("fsck");
-        auto report = fsck_model(*model, progress.job(), *threads);
+        const std::shared_ptr<CacheDatabase> cache = command_cache(*no_cache);
+        auto report = fsck_model_cached(*model, cache.get(), progress.job(), *threads);
         if (!report) {
             exit_code = fail(args->path, report.error());
             return;
@@ -82,14 +59,8 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
                                   {"errors", errors},
                                   {"reader_errors", reader_errors},
                                   {"warnings", report->count(FindingSeverity::warning)},
-                                  {"infos", report->count(FindingSeverity::info)},
-                                  {"tensors", report->tensors},
-                                  {"tensors_scanned", report->tensors_scanned},
-                                  {"tensors_scanned_in_part", report->tensors_scanned_in_part},
-                                  {"values_scanned", report->values_scanned},
-                                  {"bytes_scanned", report->bytes_scanned},
-                                  {"findings", nlohmann::json::array()}};
-            for (const Finding& f : report->findings) out["findings"].push_back(finding_json(f));
+                                  {"infos", report->count(FindingSeverity::info)}};
+            out.update(fsck_report_json(*report));
             print_json_result(out);
             return;
         }

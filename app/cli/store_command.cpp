@@ -1,6 +1,7 @@
 // mlens store [PATH] [MODEL:TAG] [--json] [--verify] [--tensors]
 // mlens store [PATH] --names
-// mlens show MODEL[:TAG] [--store PATH] [--json] [--tensors]   (= store PATH MODEL)
+// mlens show MODEL[:TAG] [--store PATH] [--json] [--tensors]   (= store PATH MODEL; reads a
+//   tensor-blob model's blobs only with --tensors)
 // mlens verify MODEL[:TAG] [--store PATH] [--json]             (= store PATH MODEL --verify)
 // Without PATH the default stores are used ($OLLAMA_MODELS, ~/.ollama/models,
 // /usr/share/ollama/.ollama/models). A single argument (and `show`'s MODEL without --store) is
@@ -15,6 +16,7 @@
 #include <set>
 
 #include "cli_common.h"
+#include "command_cache.h"
 #include "mlens/open/store_input.h"
 #include "mlens/text/escape.h"
 #include "store_output.h"
@@ -123,6 +125,14 @@ void add_store_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--json", options->json, "Print JSON");
     cmd->add_flag("--verify", options->verify, "Hash every blob and compare it with its digest (the listing or one model)");
     cmd->add_flag("--tensors", options->tensors, "With a model: open it and list its logical tensors and expert groups");
+    add_no_cache_flag(cmd, options->no_cache);
+    cmd->add_flag("--cached", options->cached,
+                  "List from manifests, config blobs and the cache only: no blob is read; a model whose blobs the cache does not know "
+                  "is \"not yet verified\"")
+        ->excludes("--verify")
+        ->excludes("--no-cache")
+        ->excludes("--tensors")
+        ->excludes("MODEL");
     auto names_only = std::make_shared<bool>(false);
     cmd->add_flag("--names", *names_only, "Print only the references of the store's models, one a line (what shell completion offers)")
         ->excludes("MODEL")
@@ -156,6 +166,7 @@ void add_show_commands(CLI::App& app, int& exit_code) {
     cmd->add_option("--store", show->store, "Store root (default: the Ollama stores found)");
     cmd->add_flag("--json", show->options.json, "Print JSON");
     cmd->add_flag("--tensors", show->options.tensors, "Open the model and list its logical tensors and expert groups");
+    add_no_cache_flag(cmd, show->options.no_cache);
     cmd->callback([show, &exit_code] { exit_code = run_store(show->store_args(), show->options); });
 
     auto verify = std::make_shared<ShowArgs>();
@@ -164,6 +175,7 @@ void add_show_commands(CLI::App& app, int& exit_code) {
     vcmd->add_option("MODEL", verify->reference, "Model reference, e.g. gemma3:4b")->required();
     vcmd->add_option("--store", verify->store, "Store root (default: the Ollama stores found)");
     vcmd->add_flag("--json", verify->options.json, "Print JSON");
+    add_no_cache_flag(vcmd, verify->options.no_cache);
     vcmd->callback([verify, &exit_code] { exit_code = run_store(verify->store_args(), verify->options); });
 }
 

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "command_cache.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
 #include "mlens/ollama/manifest_view.h"
@@ -357,18 +358,24 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
     const StoredManifest& sm = view->stored;
     const Manifest& m = sm.manifest;
     // The verdict and its reasons come from the store check, as for the model list and `check`.
-    ModelCheck check = check_store_model(store, name, options.verify ? StoreCheckOptions{} : kStructureCheck);
+    std::shared_ptr<CacheDatabase> cache = command_cache(options.no_cache);
+    StoreCheckOptions check_options = options.verify ? full_check(cache.get()) : kStructureCheck;
+    check_options.cache = cache.get();
+    ModelCheck check = check_store_model(store, name, check_options);
     const std::vector<FailedTensorLayer> failed = failed_tensor_layers(m, check);
     std::vector<std::string> verified;
     std::vector<const LayerView*> all;
     if (m.has_config) all.push_back(&view->config_layer);
     for (const LayerView& lv : view->layers) all.push_back(&lv);
     for (const LayerView* lv : all) verified.push_back(options.verify ? verify_text(*lv, check) : "");
-    // The model is read for the summary (parameters, the GGUF's capabilities); its tensors are
-    // listed, and its own errors counted, with --tensors.
-    Result<Model> opened = open_store_model(store, name);
-    const StoreModelSummary summary = summarize_store_model(*view, opened ? &*opened : nullptr);
-    const Result<Model>* model = options.tensors ? &opened : nullptr;
+    // Without --tensors only a GGUF model is read for the summary, its one blob's header (the
+    // parameters, the capabilities Ollama reads there); a tensor-blob model's blobs, one per
+    // tensor, are read with --tensors, which lists them and counts their own errors. Without them
+    // the summary's parameters are the config's.
+    std::optional<Result<Model>> opened;
+    if (options.tensors || view->format == "gguf") opened = open_store_model(store, name);
+    const StoreModelSummary summary = summarize_store_model(*view, opened && *opened ? &**opened : nullptr);
+    const Result<Model>* model = options.tensors ? &*opened : nullptr;
 
     bool broken = check.verdict() == Verdict::errors;
     if (model && !*model) broken = true;

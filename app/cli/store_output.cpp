@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "command_cache.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
 #include "mlens/ollama/store_export.h"
@@ -127,16 +128,21 @@ void print_blob_summary(const StoreListing& l) {
               << " partial download files, " << temporary << " temporary, " << legacy << " legacy names, " << other << " other entries\n";
 }
 
-// The STATUS cell: "ok", "ok, N warnings", or the first error's code and where it is.
+// The STATUS cell: "ok", "ok, N warnings", "not yet verified", or the first error's code and
+// where it is.
 std::string status_text(const ModelCheck& c) {
     if (c.first_error()) return c.short_reason();
+    if (c.unverified) return "not yet verified";
     return c.warnings ? "ok, " + std::to_string(c.warnings) + (c.warnings == 1 ? " warning" : " warnings") : "ok";
 }
 
 }  // namespace
 
 int print_store_listing(const Store& store, const StoreShowOptions& options) {
-    StoreListing l = list_store(store, options.verify ? StoreCheckOptions{} : kStructureCheck).value;
+    std::shared_ptr<CacheDatabase> cache = command_cache(options.no_cache);
+    StoreCheckOptions check = options.cached ? cached_check(*cache) : options.verify ? full_check(cache.get()) : kStructureCheck;
+    check.cache = cache.get();
+    StoreListing l = list_store(store, check).value;
     const bool broken = l.error_count() > 0;
     const bool json = options.json;
     if (json) {
@@ -154,7 +160,9 @@ int print_store_listing(const Store& store, const StoreShowOptions& options) {
     }
     print_table(rows);
     print_blob_summary(l);
-    if (!l.digests_verified)
+    if (options.cached)
+        std::cout << "from manifests, config blobs and the cache only; \"not yet verified\": blobs the cache does not know\n";
+    else if (!l.digests_verified)
         std::cout << "digests not verified: every blob was found, read and parsed, not hashed (--verify hashes them)\n";
     return broken ? kExitBroken : kExitOk;
 }

@@ -11,6 +11,8 @@ struct StoreShowOptions {
     bool json = false;
     bool verify = false;  // hash every blob and compare with its digest
     bool tensors = false;  // open the model and list its logical tensors and groups
+    bool no_cache = false;  // neither read nor write the cache database
+    bool cached = false;  // a listing from manifests, config blobs and the cache only (cached_check)
 };
 
 // Each returns the exit code: kExitOk, or kExitBroken when something is wrong.

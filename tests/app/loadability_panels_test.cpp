@@ -36,6 +36,13 @@ TEST_CASE("the store panel lists each model's loadability", "[app][loadability]"
     test::WorkspaceHarness h;
     Document& doc = h.open_ready(std::string(MLENS_DEMO_DIR) + "/ollama-store");
     REQUIRE(doc.is_store());
+    // The list reads no blob: loadability comes with the verification job the panel starts.
+    for (const ModelListing& m : doc.store()->listing.models) CHECK(!m.loads);
+    StorePanel panel;
+    PanelContext ctx = h.context_of(doc);
+    h.imgui.window_frame("store", 1366, 768, [&] { panel.draw(ctx); });
+    h.jobs.wait_all();
+    for (int i = 0; i < 2; ++i) h.imgui.window_frame("store", 1366, 768, [&] { panel.draw(ctx); });
     const StoreListing& l = doc.store()->listing;
     REQUIRE(l.models.size() == 6);
     for (const ModelListing& m : l.models) {
@@ -43,7 +50,4 @@ TEST_CASE("the store panel lists each model's loadability", "[app][loadability]"
         REQUIRE(m.loads);
         CHECK(m.loads->label() == (m.format == "gguf" ? "loads" : "no: not_gguf"));
     }
-    StorePanel panel;
-    PanelContext ctx = h.context_of(doc);
-    for (int i = 0; i < 2; ++i) h.imgui.window_frame("store", 1366, 768, [&] { panel.draw(ctx); });
 }

@@ -46,6 +46,8 @@ if(CUT_FROM)
 endif()
 
 set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/config)
+# A cache database of its own, empty at first: the picture does not depend on what ran before.
+set(ENV{XDG_CACHE_HOME} ${WORK_DIR}/cache)
 execute_process(
   COMMAND ${XVFB_RUN} -a -s "-screen 0 ${WIDTH}x${HEIGHT}x24"
           ${APP} --screenshot ${png} --frames ${FRAMES} --size ${WIDTH}x${HEIGHT} ${app_args}

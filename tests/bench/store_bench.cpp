@@ -7,7 +7,14 @@
 //  (b) a store whose manifest is just under that cap: ~21,000 tensor layers, each its own small
 //      safetensors blob, the largest manifest ModelLens parses and opens;
 //  (c) a safetensors folder whose model.safetensors.index.json names 200 shards (small files
-//      written with the core safetensors writer).
+//      written with the core safetensors writer);
+//  (d) a store of 100,000 manifests (1,000 models × 100 tags), each a config and one tensor layer
+//      naming one of 1,000 small safetensors blobs.
+// For (b) and (d) the listing is timed as the app opens a store (cached_check: manifests, configs
+// and the cache database only) with an empty cache (first open) and after the app's verification
+// job filled it (second open), next to the whole check without a cache and `mlens store` on an
+// empty cache, a filled one and with --no-cache. The cache database lives in the temporary
+// directory (XDG_CACHE_HOME points there).
 // The fixtures are written by a child process, so this one stays small. Each case runs in a
 // forked child (twice; the faster is printed) that resets its peak resident size
 // (/proc/self/clear_refs 5) before the work, so the memory printed is what the case added to the
@@ -31,6 +38,7 @@
 
 #include "mlens/formats/safetensors_dtype.h"
 #include "mlens/formats/safetensors_writer.h"
+#include "mlens/io/cache_database.h"
 #include "mlens/ollama/manifest.h"
 #include "mlens/ollama/store.h"
 #include "mlens/ollama/store_listing.h"
@@ -47,6 +55,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kHugeManifestBytes = 50'000'000;
 constexpr int kShards = 200, kTensorsPerShard = 4, kRuns = 2;
+constexpr size_t kManyModels = 1000, kTagsPerModel = 100, kManyBlobs = 1000;
 
 long status_kib(const char* field) {
     std::ifstream f("/proc/self/status");
@@ -96,10 +105,10 @@ Measure in_child(const std::function<void()>& setup, const std::function<std::st
 }
 
 void report(
-    const std::string& label, const std::function<std::string()>& fn, const std::function<void()>& setup = [] {}) {
+    const std::string& label, const std::function<std::string()>& fn, const std::function<void()>& setup = [] {}, int runs = kRuns) {
     Measure best;
     best.ms = 1e300;
-    for (int i = 0; i < kRuns; ++i) {
+    for (int i = 0; i < runs; ++i) {
         Measure m = in_child(setup, fn);
         if (m.ms < best.ms) best = m;
     }
@@ -113,10 +122,11 @@ struct CliMeasure {
     int status = -1;
 };
 
-CliMeasure run_cli(const std::vector<std::string>& args) {
+CliMeasure run_cli(const std::vector<std::string>& args, int runs = kRuns, const std::function<void()>& before_each = [] {}) {
     CliMeasure best;
     best.ms = 1e300;
-    for (int i = 0; i < kRuns; ++i) {
+    for (int i = 0; i < runs; ++i) {
+        before_each();
         auto t0 = Clock::now();
         pid_t pid = fork();
         if (pid == 0) {
@@ -138,8 +148,9 @@ CliMeasure run_cli(const std::vector<std::string>& args) {
     return best;
 }
 
-void report_cli(const std::string& label, const std::vector<std::string>& args) {
-    CliMeasure m = run_cli(args);
+void report_cli(const std::string& label, const std::vector<std::string>& args, int runs = kRuns,
+                const std::function<void()>& before_each = [] {}) {
+    CliMeasure m = run_cli(args, runs, before_each);
     std::printf("  %-44s %9.1f ms   peak  %7.1f MiB   exit %d\n", label.c_str(), m.ms, m.peak_kib / 1024.0, m.status);
 }
 
@@ -286,11 +297,75 @@ void bench_store(const char* title, const std::string& root, const std::string& 
     report_cli("mlens store ROOT " + reference + " --tensors", {"store", root, reference, "--tensors"});
 }
 
+// Store (d): kManyModels × kTagsPerModel manifests over kManyBlobs tensor blobs and one config.
+size_t write_many_manifests_store(const std::string& root) {
+    OllamaStoreBuilder b(root);
+    LayerSpec config = b.blob(kImageConfigMediaType, config_json("safetensors", "llama", "", "1.00M"));
+    std::vector<LayerSpec> blobs;
+    for (size_t i = 0; i < kManyBlobs; ++i)
+        blobs.push_back(b.blob(kTensorMediaType, tensor_blob(tensor_name(0), static_cast<uint8_t>(i)), tensor_name(0)));
+    size_t n = 0;
+    for (size_t model = 0; model < kManyModels; ++model)
+        for (size_t tag = 0; tag < kTagsPerModel; ++tag, ++n)
+            b.write_manifest("registry.ollama.ai/library/m" + std::to_string(model) + "/t" + std::to_string(tag),
+                             manifest_json(config, {blobs[n % kManyBlobs]}));
+    return n;
+}
+
+std::string cache_folder() { return default_cache_root(); }
+
+void empty_cache() { fs::remove_all(cache_folder()); }
+
+// "21383 model(s): 21383 verified, 0 not yet verified, 0 rejected".
+std::string verdicts_of(const StoreListing& l) {
+    size_t unverified = 0, rejected = 0;
+    for (const ModelListing& m : l.models) {
+        unverified += m.check.verdict() == Verdict::unverified;
+        rejected += m.check.verdict() == Verdict::errors;
+    }
+    return std::to_string(l.models.size()) + " models: " + std::to_string(l.models.size() - unverified - rejected) + " verified, " +
+        std::to_string(unverified) + " not yet verified, " + std::to_string(rejected) + " rejected";
+}
+
+std::string listed(const std::string& root, const StoreCheckOptions& options) {
+    return verdicts_of(list_store(*Store::open(root), options).value);
+}
+
+// The cache as the app fills it: every blob parsed and hashed once, the answers stored.
+std::string fill_cache(const std::string& root) {
+    const std::shared_ptr<CacheDatabase> cache = CacheDatabase::open();
+    return listed(root, full_check(cache.get()));
+}
+
+// First and second open of a store, with and without the cache (a fresh cache before the first).
+void bench_cache(const char* title, const std::string& root, int runs) {
+    std::printf("%s\n", title);
+    report(
+        "first open, app (cached_check, empty cache)",
+        [&] {
+            const std::shared_ptr<CacheDatabase> cache = CacheDatabase::open();
+            return listed(root, cached_check(*cache));
+        },
+        empty_cache, runs);
+    report("verification job filling the cache", [&] { return fill_cache(root); }, empty_cache, runs);
+    report("second open, app (cached_check, filled cache)", [&] {
+        const std::shared_ptr<CacheDatabase> cache = CacheDatabase::open();
+        return listed(root, cached_check(*cache));
+    }, [] {}, runs);
+    report("every open without a cache (full check)", [&] { return listed(root, full_check(nullptr)); }, [] {}, runs);
+    report_cli("mlens store ROOT (empty cache)", {"store", root}, runs, empty_cache);
+    report_cli("mlens store ROOT (cache filled by the run before)", {"store", root}, runs);
+    report_cli("mlens store ROOT --cached (filled cache)", {"store", root, "--cached"}, runs);
+    report_cli("mlens store ROOT --no-cache", {"store", root, "--no-cache"}, runs);
+}
+
 }  // namespace
 
 int main() {
     TempDir dir;
-    const std::string huge = dir.file("huge-store"), capped = dir.file("capped-store"), folder = dir.file("sharded");
+    const std::string huge = dir.file("huge-store"), capped = dir.file("capped-store"), folder = dir.file("sharded"),
+                      many = dir.file("many-store");
+    ::setenv("XDG_CACHE_HOME", dir.file("cache").c_str(), 1);
     const std::string huge_manifest = huge + "/manifests/registry.ollama.ai/library/bench/huge";
     const std::string capped_manifest = capped + "/manifests/registry.ollama.ai/library/bench/capped";
     auto t0 = Clock::now();
@@ -299,10 +374,12 @@ int main() {
         fs::create_directories(huge);
         fs::create_directories(capped);
         fs::create_directories(folder);
+        fs::create_directories(many);
         size_t huge_layers = write_huge_store(huge), capped_layers = write_capped_store(capped);
         bool ok = write_sharded_folder(folder);
-        std::printf("fixtures: (a) %zu layers, (b) %zu layers, (c) %d shards%s\n", huge_layers, capped_layers, kShards,
-                    ok ? "" : " NOT WRITTEN");
+        size_t manifests = write_many_manifests_store(many);
+        std::printf("fixtures: (a) %zu layers, (b) %zu layers, (c) %d shards, (d) %zu manifests%s\n", huge_layers, capped_layers, kShards,
+                    manifests, ok ? "" : " NOT WRITTEN");
         std::fflush(stdout);
         _exit(ok ? 0 : 1);
     }
@@ -325,6 +402,12 @@ int main() {
     std::snprintf(title, sizeof title, "\n(b) store with a %.2f MB manifest of tensor layers, one blob each",
                   static_cast<double>(fs::file_size(capped_manifest)) / 1e6);
     bench_store(title, capped, "bench:capped");
+
+    std::snprintf(title, sizeof title, "\n(b) again: first and second open, with and without the cache database");
+    bench_cache(title, capped, kRuns);
+    std::snprintf(title, sizeof title, "\n(d) store of %zu manifests: first and second open, with and without the cache database",
+                  kManyModels * kTagsPerModel);
+    bench_cache(title, many, 1);
 
     std::printf("\n(c) safetensors folder, index.json naming %d shards (%d tensors each)\n", kShards, kTensorsPerShard);
     report("open_model(folder)", [&] { return outcome_of(open_model(folder)); });

@@ -70,7 +70,7 @@ TEST_CASE("the completion scripts name each command's options and argument kinds
     CHECK(bash.exit_status == 0);
     CHECK(bash.out.find("        stats) options='-h --help --expert --json' valued='--expert' kinds='path tensor' ;;\n") !=
           std::string::npos);
-    CHECK(bash.out.find("        show) options='-h --help --store --json --tensors' valued='--store' kinds='model' ;;\n") !=
+    CHECK(bash.out.find("        show) options='-h --help --store --json --tensors --no-cache' valued='--store' kinds='model' ;;\n") !=
           std::string::npos);
     CHECK(bash.out.rfind("complete -F _mlens mlens\n") == bash.out.size() - 25);
     test::CliRun zsh = test::run_mlens({"--reference", "zsh"});

@@ -183,20 +183,21 @@ TEST_CASE("a remote safetensors index opens its shards beside it", "[remote][cli
     }
 }
 
-TEST_CASE("mlens cache lists the ranges remote reads stored, and --clear removes them", "[remote][cli][cache]") {
+TEST_CASE("mlens cache lists the ranges remote reads stored next to the database, and --clear removes them", "[remote][cli][cache]") {
     test::PrivateHttpCache cache;
     test::LoopbackServer server;
     REQUIRE(server.serve_file("/q4.gguf", kDemo + "/tiny-llama-q4_0.gguf"));
     REQUIRE(test::run_mlens({"info", server.url("/q4.gguf")}).exit_status == 0);
-    const std::string folder = cache.folder.path() + "/modellens/http";
+    const std::string folder = cache.folder.path() + "/modellens";
     const test::CliRun listed = test::run_mlens({"cache"});
     CHECK(listed.exit_status == 0);
-    CHECK(listed.out == "cache    " + folder + "\nentries  1\nbytes    2.10 MB (2097152 bytes)\n\nSTORED   RANGES  FILE SIZE  URL\n2.10 MB       2  3.09 MB    " +
-                            server.url("/q4.gguf") + "\n");
+    const std::string ranges_row = "remote ranges         1 entry, 2.10 MB (2097152 bytes)\n";
+    CHECK(listed.out.starts_with("cache folder          " + folder + "\n"));
+    CHECK(listed.out.ends_with(ranges_row + "\nSTORED   RANGES  FILE SIZE  URL\n2.10 MB       2  3.09 MB    " + server.url("/q4.gguf") + "\n"));
     const test::CliRun cleared = test::run_mlens({"cache", "--clear"});
     CHECK(cleared.exit_status == 0);
-    CHECK(cleared.out == "removed 1 entry, 2.10 MB (2097152 bytes) from " + folder + "\n");
-    CHECK(test::run_mlens({"cache"}).out == "cache    " + folder + "\nentries  0\nbytes    0 B (0 bytes)\n");
+    CHECK(cleared.out == "removed 0 database entries and 1 range entry of 2.10 MB (2097152 bytes) from " + folder + "\n");
+    CHECK(test::run_mlens({"cache"}).out.ends_with("remote ranges         0 entries, 0 B (0 bytes)\n"));
 }
 
 TEST_CASE("the download limit refuses a command before it reads more than the limit", "[remote][cli]") {

@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include "mlens/analysis/fsck_json.h"
 #include "mlens/text/escape.h"
 #include "panels/panel_links.h"
 #include "theme.h"
@@ -66,7 +67,8 @@ void HealthPanel::start(PanelContext& ctx) {
     m_selected.reset();
     m_started = ImGui::GetTime();
     std::shared_ptr<const Model> model = ctx.doc.model();
-    m_job = ctx.jobs.start("Health check", [model](JobContext& job) { return fsck_model(*model, &job, 2); });
+    m_job = ctx.jobs.start("Health check",
+                           [model](JobContext& job) { return fsck_model_cached(*model, CacheDatabase::shared().get(), &job, 2); });
 }
 
 void HealthPanel::collect(Document& doc) {

@@ -3,7 +3,8 @@
 // the readers' region problems — as a table of findings with their severity and exact location.
 //
 // Contract: the scan runs as one job on the JobRunner with progress and cancel; it starts the
-// first time the panel is drawn for its document and again on "Scan again"; the report stays with
+// first time the panel is drawn for its document and again on "Scan again" (fsck_model_cached: a
+// report the cache database holds for the same unchanged files is taken from there); the report stays with
 // the panel, which the shell keeps per document; its counts go to Document::value_scan for the
 // status bar. The findings keep fsck's order: a truncation summary first with the tensors it cut
 // under it, marked "└", by name. A click on a finding selects its bytes (the

@@ -46,6 +46,9 @@ void verdict_text(const ModelCheck& c, bool digests_pending) {
         case Verdict::warnings:
             ui::cell_text_colored(palette().warning, "\xE2\x9A\xA0 " + c.reason_text());
             break;
+        case Verdict::unverified:
+            ui::cell_text_dim("\xE2\x80\xA6 not yet verified");
+            break;
         default:
             ui::text_colored(palette().ok,
                              c.digests_verified    ? "\xE2\x9C\x93 ok, digests verified"
@@ -128,6 +131,7 @@ void StorePanel::models_table(Document& doc) {
     }
     size_t rejected = 0;
     for (const ModelListing& m : l.models) rejected += !m.ok();
+    for (const std::string& w : doc.store()->cache_warnings) ui::text_colored(palette().warning, escape_for_display(w, 300));
     ui::text_dim(std::to_string(l.models.size()) + " models (" + std::to_string(rejected) + " rejected) \xC2\xB7 " +
                  std::to_string(l.blob_files.size()) + " files in blobs/ (" + std::to_string(unreferenced) + " unreferenced, " +
                  std::to_string(partial) + " partial downloads) \xC2\xB7 " + std::to_string(l.diagnostics.size()) +

@@ -3,7 +3,8 @@
 //    the reason; selecting one posts the link "store-model:NAME" ("store-model:" for every model),
 //    which both panels take (as they take the bare NAME --select gives); the StorePanel shows it.
 //  - StorePanel (center): without a selected model, the model table (name, size, format, family,
-//    parameters, quantization, modified, verdict with every reason) and the state of blobs/; with
+//    parameters, quantization, modified, verdict with every reason; "not yet verified" until the
+//    cache or the store's verification job knows the model's blobs) and the state of blobs/; with
 //    one, its verdict and reasons, then its summary (store_summary_view.h: format, family,
 //    parameters, quantization, capabilities, template and license heads), its tensor entries
 //    (quant metadata, logical vs stored shapes, expert groups as group → expert → projection;

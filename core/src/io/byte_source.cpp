@@ -76,7 +76,8 @@ private:
 
 class FileSource final : public ByteSource {
 public:
-    FileSource(std::string path, uint64_t size, int fd, dev_t dev, ino_t ino) : ByteSource(std::move(path), size), m_dev(dev), m_ino(ino) {
+    FileSource(std::string path, int fd, const struct stat& st)
+        : ByteSource(std::move(path), static_cast<uint64_t>(st.st_size)), m_dev(st.st_dev), m_ino(st.st_ino), m_stamp(file_stamp(st)) {
         DescriptorPool::instance().adopt(*this, fd);
     }
     ~FileSource() override { DescriptorPool::instance().forget(*this); }
@@ -104,6 +105,8 @@ public:
         return ok;
     }
 
+    std::optional<FileStamp> stamp() const override { return m_stamp; }
+
 private:
     friend class DescriptorPool;
     // Reopens the file; -1 unless it is still the same regular file. Called with the pool locked:
@@ -123,6 +126,7 @@ private:
 
     dev_t m_dev;
     ino_t m_ino;
+    FileStamp m_stamp;
     // Guarded by the pool's mutex.
     mutable int m_fd = -1;
     mutable int m_users = 0;
@@ -249,7 +253,7 @@ Result<ByteSourcePtr> open_file(const std::string& path) {
         ::close(fd);
         return Error{ErrorCode::E_NOT_REGULAR_FILE, "path", std::nullopt, "not a regular file"};
     }
-    return ByteSourcePtr(std::make_shared<FileSource>(path, static_cast<uint64_t>(st.st_size), fd, st.st_dev, st.st_ino));
+    return ByteSourcePtr(std::make_shared<FileSource>(path, fd, st));
 }
 
 ByteSourcePtr memory_source(std::vector<uint8_t> bytes, std::string name) {

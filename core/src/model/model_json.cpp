@@ -30,6 +30,31 @@ nlohmann::json diagnostic_to_json(const Diagnostic& d) {
     return j;
 }
 
+std::optional<Diagnostic> diagnostic_from_json(const nlohmann::json& j) {
+    if (!j.is_object()) return std::nullopt;
+    const auto text = [&](const char* key) -> const std::string* {
+        auto it = j.find(key);
+        return it != j.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
+    };
+    const std::string *severity = text("severity"), *format = text("format"), *code = text("code"), *field = text("field"),
+                      *message = text("message");
+    auto file = j.find("file"), offset = j.find("offset");
+    if (!severity || !format || !code || !field || !message || file == j.end() || !file->is_number_unsigned() || offset == j.end() ||
+        !(offset->is_null() || offset->is_number_unsigned()))
+        return std::nullopt;
+    std::optional<ErrorCode> parsed = code_from_name(*code);
+    if (!parsed || (*severity != "error" && *severity != "warning")) return std::nullopt;
+    Diagnostic d;
+    d.severity = *severity == "error" ? Severity::error : Severity::warning;
+    d.format = *format;
+    d.code = *parsed;
+    d.field = *field;
+    if (!offset->is_null()) d.offset = offset->get<uint64_t>();
+    d.message = *message;
+    d.file = file->get<uint32_t>();
+    return d;
+}
+
 
 nlohmann::json tensor_type_id_json(const StorageType& type, Format format) {
     // safetensors ids index our dtype table; printing them would collide with ggml's ids.

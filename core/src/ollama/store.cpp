@@ -212,6 +212,9 @@ BlobLookup Store::find_blob(const BlobDigest& digest) const {
     b.modified = st.st_mtime;
     b.device = st.st_dev;
     b.inode = st.st_ino;
+    const FileStamp id = file_stamp(st);
+    b.mtime_ns = id.mtime_ns;
+    b.ctime_ns = id.ctime_ns;
     describe_permissions(b, st);
     return b;
 }

@@ -8,6 +8,7 @@
 
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/model/model_json.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/config_blob.h"
 #include "mlens/ollama/text_blob.h"
@@ -26,7 +27,34 @@ struct BlobUse {
 struct BlobState {
     BlobLookup lookup;
     std::vector<BlobUse> uses;
+    bool digest_unknown = false;  // cached_only and the cache has no sha256 for it
+    bool header_unknown = false;  // cached_only and the cache has no parse answer for one of its kinds
 };
+
+// What parsing a blob as `kind` found, as the cache keeps it: the detail names the kind.
+std::string header_detail(LayerKind kind) { return std::string("header:") + layer_kind_name(kind); }
+
+std::string findings_text(const std::vector<Diagnostic>& findings) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Diagnostic& d : findings) out.push_back(diagnostic_to_json(d));
+    return out.dump();
+}
+
+std::optional<std::vector<Diagnostic>> findings_of(const std::string& text) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_array()) return std::nullopt;
+    std::vector<Diagnostic> out;
+    for (const nlohmann::json& item : j) {
+        std::optional<Diagnostic> d = diagnostic_from_json(item);
+        if (!d) return std::nullopt;
+        out.push_back(std::move(*d));
+    }
+    return out;
+}
+
+bool is_sha256_hex(const std::string& s) {
+    return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
 
 class Checker {
 public:
@@ -54,10 +82,17 @@ public:
                 parse_blob(b);
             }
         if (stop()) return;
+        if (m_options.cache) m_options.cache->flush();
         if (m_options.verify_digests) {
             m_report.digests_verified = true;
             for (ModelCheck& m : m_report.models) m.digests_verified = true;
         }
+        for (const BlobState& b : m_blobs)
+            for (const BlobUse& u : b.uses) {
+                ModelCheck& mc = m_report.models[u.model];
+                if (b.digest_unknown) mc.digests_verified = m_report.digests_verified = false;
+                mc.unverified += b.header_unknown;
+            }
         job_report(m_job, 1.0);
     }
 
@@ -121,14 +156,37 @@ private:
         m_blobs[it->second].uses.push_back({model, layer});
     }
 
+    // A blob's answer is stored only when the file is still the one that was found: a file
+    // changed meanwhile keys nothing.
+    void remember(const BlobState& b, CacheKind kind, std::string_view detail, std::string value) {
+        if (m_options.cache && file_stamp(b.lookup.path) == b.lookup.stamp())
+            m_options.cache->store(kind, b.lookup.stamp(), detail, std::move(value));
+    }
+
+    std::optional<FileHash> cached_hash(const BlobState& b) {
+        if (!m_options.cache) return std::nullopt;
+        std::optional<std::string> hex = m_options.cache->lookup(CacheKind::blob_digest, b.lookup.stamp(), "sha256");
+        if (!hex || !is_sha256_hex(*hex)) return std::nullopt;
+        return FileHash{*hex, b.lookup.size};
+    }
+
     void hash_blobs() {
         uint64_t total = 0, done = 0;
         for (const BlobState& b : m_blobs) total += b.lookup.size;
         for (BlobState& b : m_blobs) {
             if (stop()) return;
-            auto hash = sha256_file(b.lookup.path, m_job, [&](uint64_t n) {
-                if (total) job_report(m_job, static_cast<double>(done + n) / static_cast<double>(total));
-            });
+            Result<FileHash> hash = FileHash{};
+            if (std::optional<FileHash> cached = cached_hash(b)) {
+                hash = std::move(*cached);
+            } else if (m_options.cached_only) {
+                b.digest_unknown = true;
+                continue;
+            } else {
+                hash = sha256_file(b.lookup.path, m_job, [&](uint64_t n) {
+                    if (total) job_report(m_job, static_cast<double>(done + n) / static_cast<double>(total));
+                });
+                if (hash) remember(b, CacheKind::blob_digest, "sha256", hash->hex);
+            }
             ++m_report.blobs_checked;
             if (!hash) {
                 if (hash.error().code == ErrorCode::E_CANCELLED) {
@@ -158,7 +216,7 @@ private:
         add(u.model, std::move(d), &u.layer);
     }
 
-    void parse_blob(const BlobState& b) {
+    void parse_blob(BlobState& b) {
         std::vector<LayerKind> done;
         for (const BlobUse& u : b.uses) {
             if (!m_options.parse_weight_blobs && (u.layer.kind == LayerKind::model || u.layer.kind == LayerKind::tensor)) continue;
@@ -168,16 +226,37 @@ private:
                 continue;
             }
             done.push_back(kind);
-            m_findings[{&b, kind}] = parse_as(b, kind);
+            std::optional<std::vector<Diagnostic>> findings = findings_for(b, kind);
+            if (!findings) {
+                b.header_unknown = true;
+                continue;
+            }
+            m_findings[{&b, kind}] = std::move(*findings);
             replay(b, u, kind);
         }
+    }
+
+    // What parsing `b` as `kind` finds: from the cache, else parsed (and stored), else, with
+    // cached_only, unknown. The config is read by every listing anyway, so it is always parsed.
+    std::optional<std::vector<Diagnostic>> findings_for(const BlobState& b, LayerKind kind) {
+        const std::string detail = header_detail(kind);
+        if (m_options.cache)
+            if (std::optional<std::string> text = m_options.cache->lookup(CacheKind::blob_header, b.lookup.stamp(), detail))
+                if (std::optional<std::vector<Diagnostic>> cached = findings_of(*text)) return cached;
+        if (m_options.cached_only && kind != LayerKind::config) return std::nullopt;
+        bool complete = true;
+        std::vector<Diagnostic> findings = parse_as(b, kind, complete);
+        if (complete && !job_cancelled(m_job)) remember(b, CacheKind::blob_header, detail, findings_text(findings));
+        return findings;
     }
 
     void replay(const BlobState& b, const BlobUse& u, LayerKind kind) {
         for (const Diagnostic& d : m_findings[{&b, kind}]) blob_problem(b, u, d);
     }
 
-    std::vector<Diagnostic> parse_as(const BlobState& b, LayerKind kind) {
+    // `complete` turns false when the blob could not be read at all (an answer about this
+    // moment, not about the file's content, so not one to keep).
+    std::vector<Diagnostic> parse_as(const BlobState& b, LayerKind kind, bool& complete) {
         std::vector<Diagnostic> out;
         auto problem = [&](Severity s, ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
             out.push_back({s, "store", code, std::move(field), offset, std::move(message)});
@@ -185,6 +264,7 @@ private:
         if (kind == LayerKind::model || kind == LayerKind::tensor) {
             auto source = m_store.open_blob(b.lookup);
             if (!source) {
+                complete = false;
                 problem(Severity::error, source.error().code, "", std::nullopt, source.error().message);
                 return out;
             }
@@ -212,6 +292,7 @@ private:
         }
         auto text = read_text_blob(m_store, b.lookup, cap);
         if (!text) {
+            complete = false;
             problem(Severity::error, text.error().code, "", std::nullopt, text.error().message);
             return out;
         }
@@ -248,8 +329,13 @@ private:
 
 Verdict ModelCheck::verdict() const {
     if (errors) return Verdict::errors;
+    if (unverified) return Verdict::unverified;
     return warnings ? Verdict::warnings : Verdict::ok;
 }
+
+StoreCheckOptions cached_check(CacheDatabase& cache) { return {true, true, true, &cache, true}; }
+
+StoreCheckOptions full_check(CacheDatabase* cache) { return {true, true, true, cache, false}; }
 
 const Diagnostic* ModelCheck::first_error() const {
     for (const Diagnostic& d : reasons)
@@ -293,6 +379,7 @@ std::string ModelCheck::reason_text() const {
         if (errors > 1) text += " (+" + std::to_string(errors - 1) + " more)";
         return text;
     }
+    if (unverified) return "not yet verified";
     if (warnings) return std::to_string(warnings) + (warnings == 1 ? " warning" : " warnings");
     return "ok";
 }
@@ -315,7 +402,7 @@ const FailedTensorLayer* failed_layer_of(const std::vector<FailedTensorLayer>& f
 }
 
 const char* verdict_name(Verdict v) {
-    static constexpr NameRow<Verdict> kNames[] = {{Verdict::ok, "ok"}, {Verdict::warnings, "warnings"}, {Verdict::errors, "rejected"}};
+    static constexpr NameRow<Verdict> kNames[] = {{Verdict::ok, "ok"}, {Verdict::warnings, "warnings"}, {Verdict::errors, "rejected"}, {Verdict::unverified, "unverified"}};
     return name_of(kNames, v, "rejected");
 }
 

@@ -1,7 +1,6 @@
 #include "mlens/ollama/store_listing.h"
 
 #include <algorithm>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "mlens/ollama/manifest_view.h"
@@ -53,7 +52,7 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
             }
             row.format = model_format(m, config ? &*config : nullptr);
         }
-        if (check.verdict() != Verdict::errors)
+        if (check.verdict() != Verdict::errors && !options.cached_only)
             if (auto model = open_store_model(store, check.name)) row.loads = assess_loadability(*model);
         row.check = std::move(check);
         out.models.push_back(std::move(row));
@@ -65,14 +64,6 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
     }
     job_report(job, 1.0);
     return listed;
-}
-
-void apply_check(StoreListing& listing, const StoreCheckReport& report) {
-    std::unordered_map<std::string, const ModelCheck*> by_path;
-    for (const ModelCheck& check : report.models) by_path.emplace(check.manifest_path, &check);
-    for (ModelListing& row : listing.models)
-        if (auto it = by_path.find(row.check.manifest_path); it != by_path.end()) row.check = *it->second;
-    listing.digests_verified = report.digests_verified;
 }
 
 }  // namespace mlens

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "mlens/io/byte_source.h"
+#include "mlens/io/cache_database.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/unique_fd.h"
 
@@ -112,11 +113,7 @@ std::string environment(const char* name) {
 
 }  // namespace
 
-std::string default_cache_folder() {
-    std::string base = environment("XDG_CACHE_HOME");
-    if (base.empty()) base = environment("HOME") + "/.cache";
-    return base + "/modellens/http";
-}
+std::string default_cache_folder() { return default_cache_root() + "/http"; }
 
 uint64_t default_cache_max_bytes() {
     const std::string v = environment("MLENS_HTTP_CACHE_BYTES");

@@ -8,6 +8,8 @@
 //  - open_file refuses anything but a regular file (FIFOs, devices, directories, sockets) before
 //    any blocking open: it stats first and opens with O_NONBLOCK.
 //  - size() is the size at open time; thread-safe for concurrent reads.
+//  - stamp() is a file source's identity as opened (device, inode, size, modification and
+//    change time: cache_database.h); other sources have none.
 //  - A file source does not hold a descriptor for its whole life: at most
 //    descriptor_pool_capacity() descriptors are open at once across all sources (a quarter of the
 //    soft RLIMIT_NOFILE, between 4 and 1024, read when the pool starts), the least recently used
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "mlens/io/cache_database.h"
 #include "mlens/result.h"
 
 namespace mlens {
@@ -44,6 +47,8 @@ public:
     // Why the last failed read failed, when the source knows more than "it failed" (a remote
     // source: the HTTP or network error); empty otherwise.
     virtual std::string read_failure() const { return {}; }
+
+    virtual std::optional<FileStamp> stamp() const { return std::nullopt; }
 
     // True if [offset, offset+length) lies inside the source (checked add).
     bool contains(uint64_t offset, uint64_t length) const;

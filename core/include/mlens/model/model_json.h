@@ -30,6 +30,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include "mlens/model/logical_tensors.h"
 #include "mlens/model/model.h"
 
@@ -38,6 +40,8 @@ namespace mlens {
 // Arrays carry all elements when max_items is UINT64_MAX, else the first max_items.
 nlohmann::json model_to_json(const Model& model, uint64_t max_items);
 nlohmann::json diagnostic_to_json(const Diagnostic& d);
+// The inverse of diagnostic_to_json (every field round-trips); nullopt for JSON of another shape.
+std::optional<Diagnostic> diagnostic_from_json(const nlohmann::json& j);
 // {"name","type","type_id","shape","shape_order","n_elements","n_bytes","offset",
 //  "relative_offset","file","quant":{type,mode,bits,group_size,origin,declared,logical_shape,
 //  logical_elements,scale,bias,global_scale} or null,"part_of","data"}; `format` is the owning Model's.

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "mlens/io/byte_source.h"
+#include "mlens/io/cache_database.h"
 #include "mlens/io/store_shape.h"
 #include "mlens/job.h"
 #include "mlens/model/diagnostic.h"
@@ -95,9 +96,12 @@ struct BlobLookup {
     uint64_t size = 0;
     int64_t modified = 0;
     uint64_t device = 0, inode = 0;  // identity of the file (verification cache key)
+    int64_t mtime_ns = 0, ctime_ns = 0;
     bool legacy_name = false;
     std::vector<Error> warnings;  // W_LEGACY_BLOB_NAME, W_BLOB_HARDLINKED, ...
     bool found() const { return !error; }
+    // The cache key of the file as it was found (cache_database.h).
+    FileStamp stamp() const { return {device, inode, size, mtime_ns, ctime_ns}; }
 };
 
 struct BlobFile {

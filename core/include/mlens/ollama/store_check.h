@@ -27,6 +27,13 @@
 //    `mlens store`/`show` and the app's store views all take their verdict from here, so they
 //    agree. check_store_model judges one manifest by the same passes; kStructureCheck is the
 //    cheap pass (everything above but hashing), the default adds the digest pass.
+//  - With a cache (cache_database.h), a blob's sha256 and what parsing it as a kind found are
+//    looked up by the blob file's identity before anything is read, and stored once computed
+//    (only when the file still has the identity it had when it was found). A cached answer
+//    replaces the computation and nothing else: the report is the one a fresh check gives, byte
+//    counts included. With cached_only nothing inside a blob is read: a blob the cache has no
+//    header answer for leaves every model using it Verdict::unverified ("not yet verified"),
+//    unless an error is known already; a missing digest leaves digests_verified false.
 //  - Permission denied anywhere (a manifests directory, a manifest, blobs/, a blob) is an error
 //    naming the path, never a skip.
 #pragma once
@@ -49,13 +56,21 @@ struct StoreCheckOptions {
     // With parse_blobs: also parse GGUF model layers and tensor layers. Off for a caller that
     // reads those blobs itself (open_store_model) and wants the verdict on everything else.
     bool parse_weight_blobs = true;
+    CacheDatabase* cache = nullptr;  // where blob answers are looked up and stored; null: nowhere
+    bool cached_only = false;  // with a cache: read no blob content, take what the cache knows
 };
 
 // Manifests, blob presence, type, place, readability, size, and every blob parsed as its media
 // type; no hashing.
 constexpr StoreCheckOptions kStructureCheck{false, true, true};
 
-enum class Verdict { ok, warnings, errors };
+// What a listing knows without reading any blob: manifests, blob files' metadata and what the
+// cache holds (digests and header verdicts).
+StoreCheckOptions cached_check(CacheDatabase& cache);
+// Every pass, reading what `cache` (null: no cache) does not hold and storing it there.
+StoreCheckOptions full_check(CacheDatabase* cache);
+
+enum class Verdict { ok, warnings, errors, unverified };
 
 struct ModelCheck {
     ModelName name;
@@ -66,6 +81,7 @@ struct ModelCheck {
     std::vector<std::string> reason_layers;  // per reason: its layer ("config", "layers[i]"), "" for the manifest
     std::map<std::string, Diagnostic> failed_layers;  // "config" / "layers[i]" -> its first error
     bool digests_verified = false;  // the digest pass ran (and was not cancelled)
+    size_t unverified = 0;  // layers whose blob the cache had no header answer for (cached_only)
 
     Verdict verdict() const;
     const Diagnostic* first_error() const;
@@ -75,7 +91,8 @@ struct ModelCheck {
     std::string short_reason() const;
     // The same for any of its reasons.
     std::string place_text(const Diagnostic& d) const;
-    // "ok", "2 warnings", or the first error with its message: "E_BLOB_MISSING layers[0]: …". Escaped.
+    // "ok", "2 warnings", "not yet verified", or the first error with its message:
+    // "E_BLOB_MISSING layers[0]: …". Escaped.
     std::string reason_text() const;
 };
 
@@ -97,7 +114,7 @@ Partial<StoreCheckReport> check_store(const Store& store, const StoreCheckOption
 ModelCheck check_store_model(const Store& store, const ModelName& name, const StoreCheckOptions& options = kStructureCheck,
                              JobContext* job = nullptr);
 
-const char* verdict_name(Verdict v);  // "ok", "warnings", "rejected"
+const char* verdict_name(Verdict v);  // "ok", "warnings", "rejected", "unverified"
 
 // A tensor layer (or GGUF model layer) whose blob the check failed: what a tensor listing shows
 // for the tensors it could not read, and how it marks those read from a damaged blob.

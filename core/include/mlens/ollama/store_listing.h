@@ -8,7 +8,9 @@
 //    family, parameter size and quantization. Each row carries its ModelCheck (verdict and
 //    reasons), the same one `mlens check` gives. Models come sorted by full name.
 //  - Each model the check does not reject is opened (headers only) for its loadability verdict
-//    (loadability.h), the one `mlens loads` gives.
+//    (loadability.h), the one `mlens loads` gives. With options.cached_only (cached_check) the
+//    listing reads manifests, config blobs and blob metadata only: verdicts are what the cache
+//    knows ("not yet verified" where it knows nothing) and `loads` stays unset.
 //  - size: config + layer sizes as the manifest states them (checked sum; nullopt on overflow).
 //    modified: the manifest file's mtime, which is what Ollama reports.
 //  - A model whose manifest, config or blobs are broken is still listed, with what its config
@@ -57,8 +59,5 @@ struct StoreListing {
 };
 
 Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& options = kStructureCheck, JobContext* job = nullptr);
-
-// Replaces each row's verdict with the one `report` gives the same manifest (a later digest pass).
-void apply_check(StoreListing& listing, const StoreCheckReport& report);
 
 }  // namespace mlens

@@ -1,0 +1,276 @@
+// The cache database on SQLite. Every failure after the connection is made disables the cache
+// for the rest of the process instead of failing the caller: the cache only ever saves work.
+#include "mlens/io/cache_database.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "mlens/util/build_info.h"
+
+namespace mlens {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kSchemaVersion = 1;
+constexpr size_t kFlushEvery = 4096;  // pending stores written in one transaction
+
+const char* kSchema =
+    "CREATE TABLE IF NOT EXISTS entries("
+    " kind INTEGER NOT NULL, device INTEGER NOT NULL, inode INTEGER NOT NULL, detail TEXT NOT NULL,"
+    " size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, version TEXT NOT NULL, value BLOB NOT NULL,"
+    " PRIMARY KEY(kind, device, inode, detail)) WITHOUT ROWID";
+
+std::string environment(const char* name) {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+}
+
+int64_t as_int(uint64_t v) { return static_cast<int64_t>(v); }
+
+int64_t nanoseconds(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; }
+
+// Codes that mean the file is not a usable database (rather than "cannot be written").
+bool unreadable_database(int code) {
+    const int primary = code & 0xff;
+    return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_FORMAT || primary == SQLITE_SCHEMA;
+}
+
+}  // namespace
+
+std::string default_cache_root() {
+    std::string base = environment("XDG_CACHE_HOME");
+    if (base.empty()) base = environment("HOME") + "/.cache";
+    return base + "/modellens";
+}
+
+FileStamp file_stamp(const struct stat& st) {
+    return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_size), nanoseconds(st.st_mtim),
+            nanoseconds(st.st_ctim)};
+}
+
+std::optional<FileStamp> file_stamp(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+    return file_stamp(st);
+}
+
+const char* cache_kind_name(CacheKind kind) {
+    switch (kind) {
+        case CacheKind::blob_digest:
+            return "blob digests";
+        case CacheKind::blob_header:
+            return "blob header verdicts";
+        default:
+            return "fsck summaries";
+    }
+}
+
+std::shared_ptr<CacheDatabase> CacheDatabase::open(const std::string& folder) {
+    std::shared_ptr<CacheDatabase> db(new CacheDatabase());
+    db->m_folder = folder;
+    db->m_path = folder + "/cache.sqlite";
+    db->m_version = std::string(modellens_version()) + " " + modellens_revision();
+    db->connect(true);
+    return db;
+}
+
+std::shared_ptr<CacheDatabase> CacheDatabase::disabled() { return std::shared_ptr<CacheDatabase>(new CacheDatabase()); }
+
+std::shared_ptr<CacheDatabase> CacheDatabase::shared() {
+    static std::shared_ptr<CacheDatabase> db = open();
+    return db;
+}
+
+CacheDatabase::~CacheDatabase() {
+    std::lock_guard lock(m_mutex);
+    flush_locked();
+    close();
+}
+
+void CacheDatabase::close() {
+    sqlite3_finalize(m_lookup);
+    sqlite3_finalize(m_store);
+    sqlite3_close(m_db);
+    m_lookup = m_store = nullptr;
+    m_db = nullptr;
+}
+
+bool CacheDatabase::connect(bool may_rebuild) {
+    std::error_code ec;
+    fs::create_directories(m_folder, ec);
+    if (ec || ::access(m_folder.c_str(), W_OK) != 0) {
+        const std::string why = ec ? ec.message() : std::strerror(errno);
+        m_warnings.push_back("the cache folder " + m_folder + " cannot be written (" + why + "); working uncached");
+        return false;
+    }
+    int rc = sqlite3_open_v2(m_path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    auto fail = [&](const std::string& step) {
+        const std::string why = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
+        close();
+        if (may_rebuild && unreadable_database(rc)) {
+            for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((m_path + suffix).c_str());
+            m_warnings.push_back("the cache database " + m_path + " could not be read (" + why + "); rebuilt empty");
+            return connect(false);
+        }
+        m_warnings.push_back("the cache database " + m_path + " cannot be used (" + step + ": " + why + "); working uncached");
+        return false;
+    };
+    if (rc != SQLITE_OK) return fail("open");
+    sqlite3_busy_timeout(m_db, kBusyTimeoutMs);
+    sqlite3_stmt* version = nullptr;
+    for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"})
+        if ((rc = sqlite3_exec(m_db, pragma, nullptr, nullptr, nullptr)) != SQLITE_OK) return fail(pragma);
+    if ((rc = sqlite3_prepare_v2(m_db, "PRAGMA user_version", -1, &version, nullptr)) != SQLITE_OK) return fail("schema version");
+    rc = sqlite3_step(version);
+    const int found = rc == SQLITE_ROW ? sqlite3_column_int(version, 0) : -1;
+    sqlite3_finalize(version);
+    if (found < 0) return fail("schema version");
+    // Another schema's entries are dropped: they were computed by another build anyway.
+    const std::string setup = std::string(found != kSchemaVersion && found != 0 ? "DROP TABLE IF EXISTS entries; " : "") + kSchema +
+        "; PRAGMA user_version=" + std::to_string(kSchemaVersion);
+    if ((rc = sqlite3_exec(m_db, setup.c_str(), nullptr, nullptr, nullptr)) != SQLITE_OK) return fail("schema");
+    if ((rc = sqlite3_prepare_v2(m_db,
+                                 "SELECT size, mtime_ns, ctime_ns, version, value FROM entries WHERE kind=?1 AND device=?2 AND inode=?3 AND "
+                                 "detail=?4",
+                                 -1, &m_lookup, nullptr)) != SQLITE_OK)
+        return fail("lookup");
+    if ((rc = sqlite3_prepare_v2(m_db,
+                                 "INSERT OR REPLACE INTO entries(kind, device, inode, detail, size, mtime_ns, ctime_ns, version, value) "
+                                 "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                 -1, &m_store, nullptr)) != SQLITE_OK)
+        return fail("store");
+    return true;
+}
+
+void CacheDatabase::lost(const std::string& why) {
+    m_warnings.push_back("the cache database " + m_path + " failed (" + why + "); working uncached from here on");
+    m_pending.clear();
+    close();
+}
+
+std::vector<std::string> CacheDatabase::take_warnings() {
+    std::lock_guard lock(m_mutex);
+    std::vector<std::string> out(m_warnings.begin() + static_cast<std::ptrdiff_t>(m_warnings_taken), m_warnings.end());
+    m_warnings_taken = m_warnings.size();
+    return out;
+}
+
+std::optional<std::string> CacheDatabase::lookup(CacheKind kind, const FileStamp& file, std::string_view detail) {
+    std::lock_guard lock(m_mutex);
+    if (!m_db) return std::nullopt;
+    sqlite3_reset(m_lookup);
+    sqlite3_bind_int(m_lookup, 1, static_cast<int>(kind));
+    sqlite3_bind_int64(m_lookup, 2, as_int(file.device));
+    sqlite3_bind_int64(m_lookup, 3, as_int(file.inode));
+    sqlite3_bind_text(m_lookup, 4, detail.data(), static_cast<int>(detail.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(m_lookup);
+    std::optional<std::string> out;
+    if (rc == SQLITE_ROW) {
+        const auto text = [&](int column) {
+            const void* p = sqlite3_column_blob(m_lookup, column);
+            return std::string(static_cast<const char*>(p ? p : ""), static_cast<size_t>(sqlite3_column_bytes(m_lookup, column)));
+        };
+        if (sqlite3_column_int64(m_lookup, 0) == as_int(file.size) && sqlite3_column_int64(m_lookup, 1) == file.mtime_ns &&
+            sqlite3_column_int64(m_lookup, 2) == file.ctime_ns && text(3) == m_version)
+            out = text(4);
+    } else if (rc != SQLITE_DONE && rc != SQLITE_BUSY) {
+        lost(sqlite3_errmsg(m_db));
+        return std::nullopt;
+    }
+    sqlite3_reset(m_lookup);
+    return out;
+}
+
+void CacheDatabase::store(CacheKind kind, const FileStamp& file, std::string_view detail, std::string value) {
+    std::lock_guard lock(m_mutex);
+    if (!m_db) return;
+    m_pending.push_back({kind, file, std::string(detail), std::move(value)});
+    if (m_pending.size() >= kFlushEvery) flush_locked();
+}
+
+void CacheDatabase::flush() {
+    std::lock_guard lock(m_mutex);
+    flush_locked();
+}
+
+void CacheDatabase::flush_locked() {
+    if (!m_db || m_pending.empty()) return;
+    // BEGIN IMMEDIATE takes the write lock up front, so a busy database waits here (busy timeout)
+    // rather than failing halfway through the transaction.
+    if (sqlite3_exec(m_db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+        // Another writer held the database past the timeout: these answers are dropped, not wrong.
+        m_pending.clear();
+        return;
+    }
+    for (const Pending& p : m_pending) {
+        sqlite3_reset(m_store);
+        sqlite3_bind_int(m_store, 1, static_cast<int>(p.kind));
+        sqlite3_bind_int64(m_store, 2, as_int(p.file.device));
+        sqlite3_bind_int64(m_store, 3, as_int(p.file.inode));
+        sqlite3_bind_text(m_store, 4, p.detail.data(), static_cast<int>(p.detail.size()), SQLITE_STATIC);
+        sqlite3_bind_int64(m_store, 5, as_int(p.file.size));
+        sqlite3_bind_int64(m_store, 6, p.file.mtime_ns);
+        sqlite3_bind_int64(m_store, 7, p.file.ctime_ns);
+        sqlite3_bind_text(m_store, 8, m_version.data(), static_cast<int>(m_version.size()), SQLITE_STATIC);
+        sqlite3_bind_blob(m_store, 9, p.value.data(), static_cast<int>(p.value.size()), SQLITE_STATIC);
+        if (sqlite3_step(m_store) != SQLITE_DONE) {
+            const std::string why = sqlite3_errmsg(m_db);
+            sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+            lost(why);
+            return;
+        }
+    }
+    sqlite3_reset(m_store);
+    m_pending.clear();
+    if (sqlite3_exec(m_db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+        const std::string why = sqlite3_errmsg(m_db);
+        sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+        lost(why);
+    }
+}
+
+std::vector<CacheKindCount> CacheDatabase::entry_counts() {
+    std::lock_guard lock(m_mutex);
+    flush_locked();
+    std::vector<CacheKindCount> out;
+    for (CacheKind kind : kCacheKinds) out.push_back({kind, 0});
+    if (!m_db) return out;
+    sqlite3_stmt* count = nullptr;
+    if (sqlite3_prepare_v2(m_db, "SELECT kind, COUNT(*) FROM entries GROUP BY kind", -1, &count, nullptr) != SQLITE_OK) return out;
+    while (sqlite3_step(count) == SQLITE_ROW)
+        for (CacheKindCount& c : out)
+            if (static_cast<int>(c.kind) == sqlite3_column_int(count, 0)) c.entries = static_cast<uint64_t>(sqlite3_column_int64(count, 1));
+    sqlite3_finalize(count);
+    return out;
+}
+
+uint64_t CacheDatabase::bytes() const {
+    uint64_t total = 0;
+    if (m_path.empty()) return 0;
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+        struct stat st {};
+        if (::stat((m_path + suffix).c_str(), &st) == 0) total += static_cast<uint64_t>(st.st_size);
+    }
+    return total;
+}
+
+Status CacheDatabase::clear() {
+    std::lock_guard lock(m_mutex);
+    m_pending.clear();
+    if (!m_db) return ok_status();
+    if (sqlite3_exec(m_db, "DELETE FROM entries", nullptr, nullptr, nullptr) != SQLITE_OK)
+        return Error{ErrorCode::E_IO, "", std::nullopt, "cannot clear " + m_path + ": " + sqlite3_errmsg(m_db)};
+    // Giving the space back is a courtesy: another process reading at the same time keeps it.
+    sqlite3_exec(m_db, "VACUUM", nullptr, nullptr, nullptr);
+    sqlite3_exec(m_db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+    return ok_status();
+}
+
+}  // namespace mlens
