@@ -80,8 +80,9 @@ def main():
         with open(os.path.join(work, kCorpus), "w") as f:
             f.write("The quick brown fox jumps over the lazy dog. " * 40)
         with open(os.path.join(work, kTokenizerJson), "w") as f:
-            json.dump({"model": {"type": "BPE", "vocab": {"The": 0, "Ġquick": 1, "<s>": 2}, "merges": ["T h", "Th e"]},
-                       "added_tokens": [{"id": 2, "content": "<s>", "special": True}],
+            json.dump({"model": {"type": "BPE", "vocab": {"T": 0, "h": 1, "e": 2, "Th": 3, "The": 4, "<s>": 5}, "merges": ["T h", "Th e"]},
+                       "added_tokens": [{"id": 5, "content": "<s>", "special": True, "single_word": False, "lstrip": False,
+                                         "rstrip": False, "normalized": False}],
                        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}}, f)
         names = listed_commands(mlens, work)
         common = golden.commands(golden.first_tensor_blob(mlens, work)) + inference_commands()

@@ -272,6 +272,15 @@ def main():
     check("memory", q4, "--ctx", "256")
     check("template", qwen25vl)
     check("template", os.path.join(store, "tiny-llama:q4_0"), "--against", qwen25vl)
+    # A tokenizer.json that shares almost nothing with the demo vocabulary: every kind of
+    # difference, the text tokenized on both sides (exit status 1: they differ).
+    tokenizer_json = os.path.join(out_dir, "tokenizer.json")
+    with open(tokenizer_json, "w") as f:
+        json.dump({"model": {"type": "BPE", "vocab": {"t": 0, "h": 1, "e": 2, "th": 3, "the": 4, "<s>": 5}, "merges": ["t h", "th e"]},
+                   "added_tokens": [{"id": 5, "content": "<s>", "special": True, "single_word": False, "lstrip": False,
+                                     "rstrip": False, "normalized": False}],
+                   "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}}, f)
+    check("tokenizer-parity", f32, tokenizer_json, "--text", corpus, status=1)
     # Edge outputs: values JSON numbers cannot hold are the strings "nan", "inf", "-inf", and the
     # output still matches its schema whatever the exit status.
     non_finite, finite, zeros, all_nan = write_non_finite_models(out_dir)
