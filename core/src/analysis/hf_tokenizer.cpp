@@ -52,11 +52,12 @@ std::string hf_tokenizer_helper() {
 }
 
 Result<HfEncodings> hf_encode(const std::string& tokenizer_json, const std::vector<std::string>& texts, bool add_special_tokens) {
-    for (size_t t = 0; t < texts.size(); ++t)
-        if (!utf8_valid(texts[t]))
-            return Error{ErrorCode::E_INVALID_UTF8, "", first_invalid_utf8(texts[t]),
-                         "the text is not valid UTF-8 at byte " + std::to_string(first_invalid_utf8(texts[t])) +
-                             " (Hugging Face's tokenizers takes only text)"};
+    for (const std::string& text : texts)
+        if (!utf8_valid(text)) {
+            const size_t bad = first_invalid_utf8(text);
+            return Error{ErrorCode::E_INVALID_UTF8, "", bad,
+                         "the text is not valid UTF-8 at byte " + std::to_string(bad) + " (Hugging Face's tokenizers takes only text)"};
+        }
     const std::string helper = hf_tokenizer_helper();
     if (helper.empty())
         return Error{ErrorCode::E_NO_WORKER, "", std::nullopt,
