@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include "build_paths.h"
 #include "headless.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/formats/gguf_reader.h"

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "build_paths.h"
 #include "mlens/analysis/model_diff.h"
 #include "mlens/analysis/quant_recipe.h"
 #include "panels/diff_panel.h"

@@ -9,6 +9,7 @@
 
 #include <imgui.h>
 
+#include "build_paths.h"
 #include "app_shell.h"
 #include "corpus_text.h"
 #include "headless.h"

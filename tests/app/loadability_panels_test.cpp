@@ -2,6 +2,7 @@
 // that show it (Inspector, Diagnostics, the store's model table) draw it for every fixture cause.
 #include <catch2/catch.hpp>
 
+#include "build_paths.h"
 #include "headless.h"
 #include "loadability_fixtures.h"
 #include "mlens/analysis/loadability.h"

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "mlens/analysis/tensor_listing.h"
 #include "mlens/ollama/store.h"

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "build_paths.h"
 #include "mlens/formats/gguf_reader.h"
 #include "panels/metadata_editor.h"
 #include "panels/metadata_panel.h"

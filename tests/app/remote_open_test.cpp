@@ -2,6 +2,7 @@
 // the open job, never on the thread that draws; the document is named by its URL as shown.
 #include <catch2/catch.hpp>
 
+#include "build_paths.h"
 #include "loopback_server.h"
 #include "workspace_harness.h"
 

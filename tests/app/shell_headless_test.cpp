@@ -4,6 +4,7 @@
 
 #include <imgui_internal.h>
 
+#include "build_paths.h"
 #include "app_shell.h"
 #include "document_notice.h"
 #include "gguf_builder.h"

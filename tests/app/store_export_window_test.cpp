@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "build_paths.h"
 #include "panels/store_panel.h"
 #include "mlens/text/readable_text.h"
 #include "state/output_folder.h"

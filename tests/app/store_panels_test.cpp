@@ -5,6 +5,7 @@
 
 #include <imgui.h>
 
+#include "build_paths.h"
 #include "app_shell.h"
 #include "broken_store.h"
 #include "headless.h"

@@ -5,6 +5,7 @@
 #include <optional>
 #include <thread>
 
+#include "build_paths.h"
 #include "gui_fixture.h"
 #include "headless.h"
 #include "mlens/analysis/tensor_listing.h"

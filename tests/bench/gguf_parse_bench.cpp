@@ -18,6 +18,7 @@
 #include <functional>
 #include <string>
 
+#include "build_paths.h"
 #include "large_gguf.h"
 #include "mlens/formats/gguf_reader.h"
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "build_paths.h"
 #include "corpus_text.h"
 #include "test_paths.h"
 

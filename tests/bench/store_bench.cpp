@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "build_paths.h"
 #include "mlens/formats/safetensors_dtype.h"
 #include "mlens/formats/safetensors_writer.h"
 #include "mlens/io/cache_database.h"

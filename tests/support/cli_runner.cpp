@@ -1,5 +1,7 @@
 #include "cli_runner.h"
 
+#include "build_paths.h"
+
 #include <fstream>
 #include <catch2/catch.hpp>
 

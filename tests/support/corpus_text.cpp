@@ -1,5 +1,7 @@
 #include "corpus_text.h"
 
+#include "build_paths.h"
+
 #include <sys/wait.h>
 
 #include <array>

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
+#include "build_paths.h"
 #include "gguf_builder.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"

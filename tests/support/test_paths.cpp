@@ -1,5 +1,7 @@
 #include "test_paths.h"
 
+#include "build_paths.h"
+
 #include <stdlib.h>
 
 #include <algorithm>

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "build_paths.h"
 #include "broken_store.h"
 #include "cli_runner.h"
 #include "mlens/io/cache_database.h"

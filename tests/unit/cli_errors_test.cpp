@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "ollama_store_builder.h"
 #include "test_paths.h"

@@ -3,6 +3,7 @@
 // llama-quantize does, for a tensor the matrix has no entry for.
 #include <catch2/catch.hpp>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "test_paths.h"
 

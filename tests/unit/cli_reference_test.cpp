@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 
 using namespace mlens;

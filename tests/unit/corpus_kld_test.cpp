@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "corpus_text.h"
 #include "test_paths.h"

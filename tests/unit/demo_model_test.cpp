@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "build_paths.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/model/summary.h"
 

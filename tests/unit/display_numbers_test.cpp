@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "mlens/model/summary.h"
 #include "mlens/open/target.h"

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "test_paths.h"
 

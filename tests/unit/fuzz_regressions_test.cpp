@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "build_paths.h"
 #include "fuzz_pipelines.h"
 #include "mlens/quant/imatrix.h"
 #include "test_paths.h"

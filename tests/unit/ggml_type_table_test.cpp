@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "build_paths.h"
 #include "mlens/formats/ggml_type_table.h"
 #include "mlens/formats/gguf_byte_order.h"
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "build_paths.h"
 #include "mlens/ollama/go_template_render.h"
 #include "test_paths.h"
 

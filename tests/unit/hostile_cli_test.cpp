@@ -15,6 +15,7 @@
 #include <map>
 #include <thread>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "gguf_builder.h"
 #include "ollama_store_builder.h"

@@ -14,6 +14,7 @@
 #include <regex>
 #include <set>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "corpus_text.h"
 #include "model_fixture.h"

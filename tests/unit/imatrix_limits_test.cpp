@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "imatrix_fixture.h"
 #include "memory_watch.h"

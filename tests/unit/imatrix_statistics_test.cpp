@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "corpus_text.h"
 #include "mlens/quant/imatrix_statistics.h"

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "gguf_py.h"
 #include "mlens/open/target.h"

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "build_paths.h"
 #include "mlens/infer/ab_compare.h"
 #include "mlens/infer/distribution.h"
 #include "mlens/infer/layer_capture.h"

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "mlens/infer/generate.h"
 #include "test_paths.h"

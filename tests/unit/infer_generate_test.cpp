@@ -10,6 +10,7 @@
 #include <regex>
 #include <vector>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "llama_logits.h"
 #include "mlens/infer/generate.h"

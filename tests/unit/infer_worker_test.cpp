@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "mlens/infer/generate.h"
 #include "mlens/infer/layer_capture.h"

@@ -16,6 +16,7 @@
 #include <map>
 #include <thread>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "corpus_text.h"
 #include "mlens/io/owner_stamp.h"

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "compat_fixture.h"
 #include "mlens/compat/value_builders.h"

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "mlens/open/target.h"
 #include "mlens/quant/float_source.h"

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "gguf_builder.h"
 #include "large_gguf.h"

@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "safetensors_builder.h"
 #include "test_paths.h"

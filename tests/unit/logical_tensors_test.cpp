@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "build_paths.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/logical_tensors.h"
 #include "mlens/model/summary.h"

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "mlens/infer/memory_plan.h"
 #include "mlens/open/target.h"

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/logical_tensors.h"

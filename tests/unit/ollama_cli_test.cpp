@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "diagnostic_checks.h"
 #include "mlens/model/summary.h"

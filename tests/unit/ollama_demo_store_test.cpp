@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 
+#include "build_paths.h"
 #include "demo_source.h"
 #include "mlens/model/summary.h"
 #include "mlens/ollama/store.h"

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 
+#include "build_paths.h"
 #include "broken_store.h"
 #include "cli_runner.h"
 #include "mlens/ollama/store_check.h"

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "gguf_builder.h"
 #include "ollama_store_builder.h"

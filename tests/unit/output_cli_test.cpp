@@ -18,6 +18,7 @@
 #include <fstream>
 #include <thread>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "gguf_builder.h"
 #include "model_fixture.h"

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "build_paths.h"
 #include "mlens/infer/worker_session.h"
 #include "mlens/util/program_files.h"
 

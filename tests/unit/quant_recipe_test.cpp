@@ -11,6 +11,7 @@
 
 #include <regex>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "mlens/analysis/quant_recipe.h"
 #include "mlens/formats/gguf_reader.h"

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "mlens/analysis/model_overview.h"
 #include "mlens/analysis/quant_recipe.h"

@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "large_gguf.h"
 #include "loopback_server.h"

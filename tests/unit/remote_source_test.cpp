@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "build_paths.h"
 #include "large_gguf.h"
 #include "loopback_server.h"
 #include "mlens/ollama/registry_model.h"

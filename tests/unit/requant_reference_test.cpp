@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "imatrix_fixture.h"
 #include "mlens/analysis/requant.h"

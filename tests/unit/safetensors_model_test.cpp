@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "build_paths.h"
 #include "gguf_builder.h"
 #include "mlens/formats/safetensors_dtype.h"
 #include "mlens/formats/safetensors_reader.h"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "build_paths.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/model/shape_text.h"
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "diagnostic_checks.h"
 #include "mlens/formats/safetensors_reader.h"

@@ -4,6 +4,7 @@
 // mlens-ollama-template. Expected prompts were worked out by hand from the templates.
 #include <catch2/catch.hpp>
 
+#include "build_paths.h"
 #include "chat_fixtures.h"
 #include "mlens/infer/template_lab.h"
 #include "test_paths.h"

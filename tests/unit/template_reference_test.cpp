@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "build_paths.h"
 #include "chat_fixtures.h"
 #include "mlens/infer/template_lab.h"
 #include "mlens/open/target.h"

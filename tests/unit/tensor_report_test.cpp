@@ -10,6 +10,7 @@
 #include <mutex>
 #include <utility>
 
+#include "build_paths.h"
 #include "mlens/analysis/tensor_report.h"
 #include "mlens/compat/rewrite_plan.h"
 #include "mlens/formats/gguf_reader.h"

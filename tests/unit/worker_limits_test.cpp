@@ -7,6 +7,7 @@
 #include <chrono>
 #include <string>
 
+#include "build_paths.h"
 #include "cli_runner.h"
 #include "memory_watch.h"
 #include "mlens/infer/worker_session.h"
