@@ -26,6 +26,11 @@ std::string finding_subject(const Finding& f) {
 // A tensor a truncation cut: listed under the truncation summary (fsck.h).
 bool is_cut_tensor(const Finding& f) { return f.code == ErrorCode::E_TRUNCATED_DATA && f.tensor_index.has_value(); }
 
+// A finding about one whole tensor offers its values in Weights; a cut tensor's are not all there.
+bool has_weights_button(const Finding& f, const Document& doc) {
+    return f.tensor_index && !is_cut_tensor(f) && *f.tensor_index < doc.model()->tensors.size();
+}
+
 std::string where_text(const Finding& f) {
     if (f.locations.empty()) return "-";
     const FsckLocation& at = f.locations.front();
@@ -137,7 +142,7 @@ void HealthPanel::draw_table(PanelContext& ctx) {
     ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
     // Names first: Code, Tensor and Where are sized to their widest entry (Tensor up to a third of
     // the width, elided at its start beyond it; Where up to a quarter); Message wraps in the rest,
-    // which keeps at least 16 em.
+    // which keeps at least 12 em.
     const float avail = ImGui::GetContentRegionAvail().x;
     std::vector<std::string> codes, names, wheres, counts;
     for (const Finding& f : r.findings) {
@@ -154,11 +159,14 @@ void HealthPanel::draw_table(PanelContext& ctx) {
     const float em = ImGui::GetFontSize();
     const float severity_w = ui::fitted_width("warning", "Severity", avail);
     const float count_w = ui::fitted_width(counts, "Count", avail);
-    const float button_w = ImGui::CalcTextSize("Weights").x + em;
-    // The message keeps 16 em: the tensor name gives up width first (it keeps its end), to 10 em.
-    const float others = severity_w + code_w + where_w + count_w + button_w + (ImGui::GetStyle().CellPadding.x * 2.0f + 1.0f) * 7.0f;
-    const float tensor_w = std::max(std::min(fitted_tensor_w, avail - others - em * 16.0f), em * 10.0f);
-    if (!ImGui::BeginTable("findings", 7, flags)) return;
+    // The Weights button column is there only when a row has the button.
+    const bool any_button = std::any_of(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return has_weights_button(f, doc); });
+    const int columns = any_button ? 7 : 6;
+    const float button_w = any_button ? ImGui::CalcTextSize("Weights").x + em : 0.0f;
+    // The message keeps 12 em (it wraps): the tensor name gives up width first (it keeps its end), to 10 em.
+    const float others = severity_w + code_w + where_w + count_w + button_w + (ImGui::GetStyle().CellPadding.x * 2.0f + 1.0f) * static_cast<float>(columns);
+    const float tensor_w = std::max(std::min(fitted_tensor_w, avail - others - em * 12.0f), em * 10.0f);
+    if (!ImGui::BeginTable("findings", columns, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("Severity", ImGuiTableColumnFlags_WidthFixed, severity_w);
     ImGui::TableSetupColumn("Code", ImGuiTableColumnFlags_WidthFixed, code_w);
@@ -166,7 +174,7 @@ void HealthPanel::draw_table(PanelContext& ctx) {
     ImGui::TableSetupColumn("Where (first)", ImGuiTableColumnFlags_WidthFixed, where_w);
     ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, count_w);
     ImGui::TableSetupColumn("Message", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, button_w);
+    if (any_button) ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, button_w);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < r.findings.size(); ++i) {
         const Finding& f = r.findings[i];
@@ -215,9 +223,7 @@ void HealthPanel::draw_table(PanelContext& ctx) {
         ui::text(ui::with_separators(f.count));
         ImGui::TableNextColumn();
         ui::wrapped_text(f.message);
-        ImGui::TableNextColumn();
-        // A cut tensor's values are not all there to show.
-        if (f.tensor_index && !is_cut_tensor(f) && *f.tensor_index < doc.model()->tensors.size() && ImGui::SmallButton("Weights"))
+        if (any_button && ImGui::TableNextColumn() && has_weights_button(f, doc) && ImGui::SmallButton("Weights"))
             doc.follow(finding_weights_link(f, doc.model()->tensors[*f.tensor_index].name));
         ImGui::PopID();
     }

@@ -110,7 +110,7 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         logical.push_back(shape_text(lt.ne, ShapeStyle::bracketed, shape_order(m.format)));
     }
     const float avail = ImGui::GetContentRegionAvail().x;
-    const float fitted_name_w = ui::fitted_width(names, "Name", avail * 0.3f);
+    const float fitted_name_w = ui::fitted_width(names, "Name", avail * 0.45f);
     auto mono_fitted = [&](const std::vector<std::string>& texts, const std::string& header, float share) {
         ImGui::PushFont(fonts.mono());
         const float content = ui::fitted_width(texts, "", avail);
@@ -122,13 +122,14 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
     const float logical_w = mono_fitted(logical, logical_header, 0.2f);
     const float blob_w = ui::fitted_width(short_digest("sha256-0123456789abcdef0123"), "Blob", avail * 0.15f);
     const float status_w = ui::fitted_width("\xE2\x9C\x96 E_BLOB_MISSING", "Status", avail * 0.12f);
-    const float companions_w = mono_fitted(companion_texts, "Companions", 0.25f);
-    // When they do not all fit, the name gives up width first (it keeps its end), down to 14 em;
-    // beyond that the table scrolls sideways.
+    const float fitted_companions_w = mono_fitted(companion_texts, "Companions", 0.25f);
+    // When they do not all fit, the companions (the last column, whole on hover) give up width
+    // first, down to 8 em, then the name (it keeps its end), down to 14 em; beyond that the table
+    // scrolls sideways.
     const float em = ImGui::GetFontSize();
-    const float others =
-        stored_w + quant_w + logical_w + companions_w + blob_w + status_w + (ImGui::GetStyle().CellPadding.x * 2.0f + 1.0f) * 7.0f;
-    const float name_w = std::max(std::min(fitted_name_w, avail - others), em * 14.0f);
+    const float others = stored_w + quant_w + logical_w + blob_w + status_w + (ImGui::GetStyle().CellPadding.x * 2.0f + 1.0f) * 7.0f;
+    const float companions_w = std::max(std::min(fitted_companions_w, avail - others - fitted_name_w), std::min(em * 8.0f, fitted_companions_w));
+    const float name_w = std::max(std::min(fitted_name_w, avail - others - companions_w), em * 14.0f);
     if (!ImGui::BeginTable("store_tensors", 7, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
     constexpr ImGuiTableColumnFlags fixed = ImGuiTableColumnFlags_WidthFixed;
@@ -136,9 +137,9 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
                        {stored_header.c_str(), fixed, stored_w},
                        {"Quantization", fixed, quant_w},
                        {logical_header.c_str(), fixed, logical_w},
-                       {"Companions", fixed, companions_w},
                        {"Blob", fixed, blob_w},
-                       {"Status", fixed, status_w}});
+                       {"Status", fixed, status_w},
+                       {"Companions", fixed, companions_w}});
     for (size_t i = 0; i < failed.size(); ++i) {
         if (shown_layer[i]) continue;
         ImGui::TableNextRow();
@@ -147,7 +148,7 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
         ui::cell_text_colored(palette().error, escape_for_display(failed[i].name, 160));
         ImGui::TableNextColumn();
         ui::cell_text_dim("not read (" + failed[i].field + ")");
-        for (int c = 0; c < 4; ++c) ImGui::TableNextColumn();
+        for (int c = 0; c < 3; ++c) ImGui::TableNextColumn();
         ImGui::TableNextColumn();
         failure_cell(failed[i]);
         ImGui::PopID();
@@ -172,8 +173,6 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
             ImGui::SetTooltip("%s", escape_for_display(t.quant->origin, 200).c_str());
         ImGui::TableNextColumn();
         ui::cell_text(logical[row]);
-        ImGui::TableNextColumn();
-        if (t.quant) ui::cell_text_dim(companion_texts[row]);
         ImGui::PopFont();
         ImGui::TableNextColumn();
         std::string blob = t.file < m.files.size() ? std::filesystem::path(m.files[t.file].path).filename().string() : "?";
@@ -184,6 +183,10 @@ void store_tensors_view(const Model& m, const std::vector<FailedTensorLayer>& fa
             failure_cell(*f);
         else
             ui::text_colored(palette().ok, "ok");
+        ImGui::TableNextColumn();
+        ImGui::PushFont(fonts.mono());
+        if (t.quant) ui::cell_text_dim(companion_texts[row]);
+        ImGui::PopFont();
         ImGui::PopID();
     }
     ImGui::EndTable();
