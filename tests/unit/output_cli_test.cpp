@@ -5,7 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include <ggml.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -245,21 +247,34 @@ TEST_CASE("SIGTERM during run on an Ollama-made GGUF removes its converted copy"
     const std::string model = std::string(MLENS_DEMO_DIR) + "/ollama-gemma3.gguf";
     // The converted copy goes under $TMPDIR: here, a folder of its own that must end up empty.
     ScopedEnv tmpdir("TMPDIR", tmp.path());
-    // The run holds the loaded copy for 10 s before generating: the copy cannot come and go
-    // between two looks, however busy the machine.
+    // The copy lives in a folder "mlens-load-..." from before the export until llama.cpp has
+    // loaded it (model_loader.h). The kernel reports the folder's creation (inotify), so the
+    // signal is sent at once however busy the machine, at the latest while the run waits 10 s
+    // between loading and generating.
+    const int watch = ::inotify_init1(IN_CLOEXEC);
+    REQUIRE(watch >= 0);
+    REQUIRE(::inotify_add_watch(watch, tmp.path().c_str(), IN_CREATE) >= 0);
     ScopedEnv pause("MLENS_RUN_PAUSE_MS", "10000");
     MlensProcess run({"run", model, "-p", "hello", "-n", "64"});
     bool seen = false, exited = false;
     const auto start = std::chrono::steady_clock::now();
     while (!seen && !exited && std::chrono::steady_clock::now() - start < std::chrono::seconds(120)) {
-        std::error_code ec;
-        for (const auto& e : fs::recursive_directory_iterator(tmp.path(), ec))
-            if (e.is_regular_file(ec) && e.path().extension() == ".gguf" && !contains(e.path().filename().string(), ".tmp-")) seen = true;
-        // A run that ended before its copy was seen is reported with its stderr, not waited for.
-        siginfo_t info{};
-        exited = !seen && ::waitid(P_PID, static_cast<id_t>(run.pid()), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0;
-        if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        pollfd p{watch, POLLIN, 0};
+        if (::poll(&p, 1, 200) <= 0) {
+            // A run that ended without making a copy is reported with its stderr, not waited for.
+            siginfo_t info{};
+            exited = ::waitid(P_PID, static_cast<id_t>(run.pid()), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0;
+            continue;
+        }
+        alignas(inotify_event) char events[4096];
+        const ssize_t n = ::read(watch, events, sizeof events);
+        for (ssize_t at = 0; at < n;) {
+            const auto* e = reinterpret_cast<const inotify_event*>(events + at);
+            if (e->len > 0 && std::string(e->name).rfind("mlens-load-", 0) == 0) seen = true;
+            at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+        }
     }
+    ::close(watch);
     INFO(run.err_so_far());
     REQUIRE(seen);
     REQUIRE(::kill(run.pid(), SIGTERM) == 0);
