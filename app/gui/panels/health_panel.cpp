@@ -65,7 +65,7 @@ std::string HealthPanel::badge(const Document&) const {
     return problems ? std::to_string(problems) : std::string();
 }
 
-void HealthPanel::start(PanelContext& ctx) {
+void HealthPanel::start(PanelContext& ctx, CachedScan mode) {
     if (m_job) m_job.cancel();
     m_started_once = true;
     m_status.clear();
@@ -73,7 +73,7 @@ void HealthPanel::start(PanelContext& ctx) {
     m_started = ImGui::GetTime();
     std::shared_ptr<const Model> model = ctx.doc.model();
     m_job = ctx.jobs.start("Health check",
-                           [model](JobContext& job) { return fsck_model_cached(*model, CacheDatabase::shared().get(), &job, 2); });
+                           [model, mode](JobContext& job) { return fsck_model_cached(*model, CacheDatabase::shared().get(), &job, 2, mode); });
 }
 
 void HealthPanel::collect(Document& doc) {
@@ -92,7 +92,7 @@ void HealthPanel::collect(Document& doc) {
 }
 
 void HealthPanel::draw(PanelContext& ctx) {
-    if (!m_started_once) start(ctx);
+    if (!m_started_once) start(ctx, CachedScan::reuse);
     collect(ctx.doc);
     if (m_job) {
         if (ImGui::Button("Cancel")) m_job.cancel();
@@ -101,7 +101,7 @@ void HealthPanel::draw(PanelContext& ctx) {
         ImGui::SameLine();
         ui::text_dim("scanning every tensor once, on two threads");
     } else if (ImGui::Button("Scan again")) {
-        start(ctx);
+        start(ctx, CachedScan::refresh);
     }
     if (!m_status.empty()) {
         ImGui::SameLine();

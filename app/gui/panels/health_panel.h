@@ -3,8 +3,9 @@
 // the readers' region problems — as a table of findings with their severity and exact location.
 //
 // Contract: the scan runs as one job on the JobRunner with progress and cancel; it starts the
-// first time the panel is drawn for its document and again on "Scan again" (fsck_model_cached: a
-// report the cache database holds for the same unchanged files is taken from there); the report stays with
+// first time the panel is drawn for its document (fsck_model_cached: a report the cache database
+// holds for the same unchanged files is taken from there) and again, reading every tensor and
+// replacing the stored report, on "Scan again"; the report stays with
 // the panel, which the shell keeps per document; its counts go to Document::value_scan for the
 // status bar. The findings keep fsck's order: a truncation summary first with the tensors it cut
 // under it, marked "└", by name. A click on a finding selects its bytes (the
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "mlens/analysis/fsck.h"
+#include "mlens/analysis/fsck_json.h"
 #include "panels/panel.h"
 
 namespace mlens {
@@ -37,7 +39,7 @@ public:
     bool running() const { return static_cast<bool>(m_job); }
 
 private:
-    void start(PanelContext& ctx);
+    void start(PanelContext& ctx, CachedScan mode);
     void collect(Document& doc);
     void draw_table(PanelContext& ctx);
 

@@ -147,12 +147,13 @@ std::optional<FsckReport> fsck_report_from_json(const nlohmann::json& j) {
     return report;
 }
 
-Result<FsckReport> fsck_model_cached(const Model& model, CacheDatabase* cache, JobContext* job, unsigned threads) {
+Result<FsckReport> fsck_model_cached(const Model& model, CacheDatabase* cache, JobContext* job, unsigned threads, CachedScan mode) {
     std::optional<std::vector<FileStamp>> ids = cache && cache->enabled() ? current_stamps(model) : std::nullopt;
     if (!ids) return fsck_model(model, job, threads);
     const std::string detail = stamps_detail(*ids);
-    if (std::optional<std::string> text = cache->lookup(CacheKind::fsck_summary, ids->front(), detail))
-        if (std::optional<FsckReport> cached = fsck_report_from_json(nlohmann::json::parse(*text, nullptr, false))) return *cached;
+    if (mode == CachedScan::reuse)
+        if (std::optional<std::string> text = cache->lookup(CacheKind::fsck_summary, ids->front(), detail))
+            if (std::optional<FsckReport> cached = fsck_report_from_json(nlohmann::json::parse(*text, nullptr, false))) return *cached;
     Result<FsckReport> report = fsck_model(model, job, threads);
     if (report && current_stamps(model) == ids) {
         cache->store(CacheKind::fsck_summary, ids->front(), detail, fsck_report_json(*report).dump());

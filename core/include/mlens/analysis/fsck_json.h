@@ -11,7 +11,9 @@
 //    opened, the identities of its other files in the detail, and the ModelLens version (the
 //    cache's). It is used only when every file of the model is a local file that still has the
 //    identity it was opened with; a report is stored only when that still holds after the scan.
-//    The report is the one fsck_model gives, whichever way it came.
+//    The report is the one fsck_model gives, whichever way it came. With CachedScan::refresh the
+//    stored report is not read: the model is scanned again and its report replaces the stored one
+//    (the app's "Scan again").
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -26,6 +28,8 @@ namespace mlens {
 nlohmann::json fsck_report_json(const FsckReport& report);
 std::optional<FsckReport> fsck_report_from_json(const nlohmann::json& j);
 
-Result<FsckReport> fsck_model_cached(const Model& model, CacheDatabase* cache, JobContext* job = nullptr, unsigned threads = 2);
+enum class CachedScan { reuse, refresh };
+Result<FsckReport> fsck_model_cached(const Model& model, CacheDatabase* cache, JobContext* job = nullptr, unsigned threads = 2,
+                                     CachedScan mode = CachedScan::reuse);
 
 }  // namespace mlens
