@@ -63,7 +63,9 @@ void check_generation_prompt(TemplateLabResult& result, size_t i) {
     if (r.chat) {
         const std::string& g = r.chat->generation_prompt;
         if (g.empty())
-            warn(result, "W_NO_GENERATION_PROMPT", i, "add_generation_prompt changes nothing: the template adds no assistant prefix for it");
+            warn(result, "W_NO_GENERATION_PROMPT", i,
+                 "add_generation_prompt changes nothing: the rendering is the same with and without it (the template writes no "
+                 "assistant prefix for it, or writes one every time)");
         else if (!r.prompt.ends_with(g))
             warn(result, "W_NO_GENERATION_PROMPT", i, "the rendering does not end with the assistant prefix " + shown(g));
         return;
