@@ -57,6 +57,17 @@ std::string verdicts(const StoreListing& l) {
     return out;
 }
 
+// What a listing shows beside the verdicts: each row's manifest facts and config fields, and
+// which blob files are referenced.
+std::string rows(const StoreListing& l) {
+    std::string out;
+    for (const ModelListing& m : l.models)
+        out += m.ref.name.display() + " " + m.ref.path + " " + std::to_string(m.ref.modified) + " " + std::to_string(m.ref.file_size) + " " +
+            (m.size ? std::to_string(*m.size) : "-") + " " + m.format + " " + m.family + " " + m.parameter_size + " " + m.quantization + "\n";
+    for (const ListedBlobFile& f : l.blob_files) out += f.file.name + " " + std::to_string(f.referenced) + "\n";
+    return out;
+}
+
 std::string report_text(const StoreCheckReport& r) {
     std::string out = std::to_string(r.blobs_checked) + " blobs, " + std::to_string(r.bytes_hashed) + " bytes\n";
     for (const Diagnostic& d : r.diagnostics) out += d.to_line() + "\n";
@@ -205,6 +216,7 @@ TEST_CASE("a cached store check is the fresh one, and a changed blob is judged a
     }
     CHECK(unverified > 0);
     CHECK(!cold.digests_verified);
+    CHECK(rows(cold) == rows(fresh));
 
     const StoreListing filling = list_store(*opened, full_check(cache.get())).value;
     CHECK(verdicts(filling) == verdicts(fresh));
@@ -226,6 +238,7 @@ TEST_CASE("a cached store check is the fresh one, and a changed blob is judged a
         CHECK(warm.models[i].check.digests_verified);
     }
     CHECK(warm.digests_verified);
+    CHECK(rows(warm) == rows(fresh));
 
     // A blob overwritten in place with other bytes of the same size: a miss, judged afresh.
     std::string largest;

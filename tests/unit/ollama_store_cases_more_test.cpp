@@ -365,3 +365,43 @@ TEST_CASE("O22 blob permissions are informational warnings", "[ollama]") {
     require_store_accepted(r, expected);
     for (const Diagnostic& d : r.diagnostics) CHECK(d.field == field("layers[0]"));
 }
+
+TEST_CASE("blobs/ reached through a symlink: followed inside the root, every blob outside it is E_OUTSIDE_ROOT", "[ollama]") {
+    StoreCase c;
+    LayerSpec model = c.b.blob(kModelMediaType, other_gguf());
+    c.evil({model});
+    const std::string blobs = c.root() + "/blobs";
+    SECTION("to a folder inside the root") {
+        std::filesystem::rename(blobs, c.root() + "/real-blobs");
+        std::filesystem::create_directory_symlink("real-blobs", blobs);
+        require_store_accepted(check_root(c.root()));
+        auto store = Store::open(c.root());
+        REQUIRE(store);
+        BlobLookup found = store->find_blob(*parse_blob_digest(model.digest));
+        REQUIRE(found.found());
+        CHECK(found.path == std::filesystem::canonical(c.root()).string() + "/real-blobs/sha256-" + model.digest.substr(7));
+    }
+    // Every model's blobs are behind the link, so every model is rejected.
+    const auto error_at = [](const StoreCheckReport& r, const std::string& code, const std::string& where) -> const Diagnostic* {
+        for (const ModelCheck& m : r.models) CHECK(m.errors > 0);
+        for (const Diagnostic& d : r.diagnostics)
+            if (d.severity == Severity::error && code_name(d.code) == code && d.field == where) return &d;
+        return nullptr;
+    };
+    SECTION("to a folder outside the root") {
+        TempDir outside;
+        std::filesystem::rename(blobs, outside.file("blobs"));
+        std::filesystem::create_directory_symlink(outside.file("blobs"), blobs);
+        StoreCheckReport r = check_root(c.root());
+        const Diagnostic* d = error_at(r, "E_OUTSIDE_ROOT", field("layers[0]"));
+        REQUIRE(d);
+        CHECK(d->message == blob_field(model, "") + ": resolves to " + std::filesystem::canonical(outside.file("blobs")).string() +
+                                "/sha256-" + model.digest.substr(7) + ", outside the store root");
+    }
+    SECTION("dangling") {
+        std::filesystem::remove_all(blobs);
+        std::filesystem::create_directory_symlink(c.root() + "/nowhere", blobs);
+        StoreCheckReport r = check_root(c.root());
+        CHECK(error_at(r, "E_BLOB_MISSING", field("layers[0]")));
+    }
+}

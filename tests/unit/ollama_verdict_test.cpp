@@ -384,3 +384,29 @@ TEST_CASE("running out of descriptors is reported as such", "[ollama][verdict][f
         });
     CHECK(text == "E_FD_LIMIT: cannot open: out of file descriptors (limit 32)");
 }
+
+TEST_CASE("a blob's readability: the mode bits grant it, the kernel confirms a refusal", "[ollama][verdict][permissions]") {
+    // As nobody (not the owner, not in the blob's group): which bits let the check read the blob.
+    if (::geteuid() != 0) {
+        WARN("needs root to read as another user than the blob's owner; skipped");
+        return;
+    }
+    const auto judged = [](mode_t mode) {
+        OpenStore s;
+        LayerSpec secret = s.b.blob(kModelMediaType, std::string("secret model bytes"));
+        std::filesystem::permissions(s.b.blob_path(secret), std::filesystem::perms(mode));
+        s.b.add_model("secret", {secret}, config_json("gguf", "llama", "F32"));
+        return as_unprivileged([&] { return errors_of(s.dir.path()); });
+    };
+    // Readable by the group only: refused, in the layer that names the blob.
+    CHECK(contains(judged(0640), "E_PERMISSION manifests/registry.ollama.ai/library/secret/latest layers[0]\n"));
+    // Everyone's bit without the group's: the bits alone do not decide; the kernel grants it, and
+    // the blob is read (and found not to be a GGUF).
+    const std::string others = judged(0604);
+    CHECK(!contains(others, "E_PERMISSION"));
+    CHECK(contains(others, "E_BAD_MAGIC"));
+    // The group's and everyone's bits: readable without asking.
+    const std::string everyone = judged(0044);
+    CHECK(!contains(everyone, "E_PERMISSION"));
+    CHECK(contains(everyone, "E_BAD_MAGIC"));
+}

@@ -1,6 +1,6 @@
 // Store roots, manifests by name and blob resolution. The checks on a blob all happen on its
-// path's metadata (lstat, stat, realpath) before anything is opened, so a FIFO or a device is
-// refused without a blocking open, and a symlink loop ends in ELOOP from the kernel.
+// metadata (fstatat in blobs/, realpath for a symlink) before anything is opened, so a FIFO or a
+// device is refused without a blocking open, and a symlink loop ends in ELOOP from the kernel.
 #include "mlens/ollama/store.h"
 
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "mlens/ollama/blob_hash.h"
+#include "mlens/ollama/store_lookup.h"
 #include "mlens/text/escape.h"
 #include "posix_dir.h"
 
@@ -45,6 +46,16 @@ bool inside(const std::string& path, const std::string& root) {
 
 Error blob_error(ErrorCode code, const std::string& name, const std::string& why) {
     return Error{code, "", std::nullopt, name + ": " + why};
+}
+
+// Whether the mode bits alone grant `euid`/`egid` reading the file: root reads everything, the
+// owner by the owner's bit, the file's group by the group's bit, anyone when both the group's and
+// everyone's bits are set. False means "ask the kernel", not "denied".
+bool readable_by_mode(const struct stat& st, uid_t euid, gid_t egid) {
+    if (euid == 0) return true;
+    if (st.st_uid == euid) return (st.st_mode & S_IRUSR) != 0;
+    if (st.st_gid == egid) return (st.st_mode & S_IRGRP) != 0;
+    return (st.st_mode & S_IRGRP) && (st.st_mode & S_IROTH);
 }
 
 void describe_permissions(BlobLookup& b, const struct stat& st) {
@@ -103,6 +114,12 @@ StoredManifest Store::read_manifest(const ModelName& name) const {
 }
 
 StoredManifest Store::read_manifest(const ManifestRef& ref) const {
+    ManifestFolder folder;
+    return read_manifest_in(*this, folder, ref);
+}
+
+StoredManifest read_manifest_in(const Store& store, ManifestFolder& folder, const ManifestRef& ref) {
+    const std::string& root = store.root();
     StoredManifest out;
     out.ref = ref;
     auto fail = [&](ErrorCode code, std::string message) {
@@ -110,14 +127,21 @@ StoredManifest Store::read_manifest(const ManifestRef& ref) const {
         return out;
     };
     if (!ref.name.valid()) return fail(ErrorCode::E_BAD_NAME, "the name is outside the manifest name grammar");
-    UniqueFd dir = open_directory_at(AT_FDCWD, m_root);
-    const std::string parts[] = {"manifests", ref.name.host, ref.name.name_space, ref.name.model};
-    for (const std::string& part : parts) {
-        if (!dir.valid()) break;
-        dir = open_directory_at(dir.get(), part);
+    const std::string key = ref.name.host + "/" + ref.name.name_space + "/" + ref.name.model;
+    if (folder.key != key) {
+        UniqueFd dir = open_directory_at(AT_FDCWD, root);
+        const std::string parts[] = {"manifests", ref.name.host, ref.name.name_space, ref.name.model};
+        for (const std::string& part : parts) {
+            if (!dir.valid()) break;
+            dir = open_directory_at(dir.get(), part);
+        }
+        folder.open_errno = dir.valid() ? 0 : errno;
+        folder.fd = std::move(dir);
+        folder.key = key;
     }
+    const UniqueFd& dir = folder.fd;
     if (!dir.valid()) {
-        int err = errno;
+        int err = folder.open_errno;
         if (err == ELOOP || err == ENOTDIR)
             return fail(ErrorCode::E_NOT_FOUND, "a directory on the way to the manifest is a symlink or not a directory; not followed");
         if (err == ENOENT) return fail(ErrorCode::E_NOT_FOUND, std::string("no manifest: ") + std::strerror(err));
@@ -152,19 +176,48 @@ StoredManifest Store::read_manifest(const ManifestRef& ref) const {
     return out;
 }
 
-BlobLookup Store::find_blob(const BlobDigest& digest) const {
+BlobDirectory open_blob_directory(const Store& store) {
+    const std::string& root = store.root();
+    BlobDirectory d;
+    d.euid = ::geteuid();
+    d.egid = ::getegid();
+    const std::string path = root == "/" ? "/blobs" : root + "/blobs";
+    d.fd.reset(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!d.fd.valid()) {
+        d.open_errno = errno;
+        return d;
+    }
+    if (auto real = real_path(path))
+        d.real_path = std::move(*real);
+    else
+        d.realpath_errno = errno;
+    return d;
+}
+
+BlobLookup Store::find_blob(const BlobDigest& digest) const { return find_blob_in(*this, open_blob_directory(*this), digest); }
+
+BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const BlobDigest& digest) {
+    const std::string& root = store.root();
     BlobLookup b;
-    const std::string blobs = m_root == "/" ? "/blobs/" : m_root + "/blobs/";
-    b.name = "blobs/" + blob_file_name(digest);
-    std::string path = blobs + blob_file_name(digest);
+    const std::string file = blob_file_name(digest);
+    b.name = "blobs/" + file;
+    std::string entry = file;
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) {
+    // A blobs/ that cannot be opened fails every lookup as a path through it would.
+    auto lstat_entry = [&](const std::string& name) {
+        if (!blobs.fd.valid()) {
+            errno = blobs.open_errno;
+            return -1;
+        }
+        return ::fstatat(blobs.fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW);
+    };
+    if (lstat_entry(entry) != 0) {
         int err = errno;
-        std::string legacy = blobs + legacy_blob_file_name(digest);
-        if ((err == ENOENT || err == ENOTDIR) && ::lstat(legacy.c_str(), &st) == 0) {
+        const std::string legacy = legacy_blob_file_name(digest);
+        if ((err == ENOENT || err == ENOTDIR) && lstat_entry(legacy) == 0) {
             b.legacy_name = true;
-            b.name = "blobs/" + legacy_blob_file_name(digest);
-            path = legacy;
+            b.name = "blobs/" + legacy;
+            entry = legacy;
             b.warnings.push_back(
                 {ErrorCode::W_LEGACY_BLOB_NAME, "", std::nullopt, b.name + " uses the legacy ':' name; read as is, not renamed"});
         } else if (err == ELOOP) {
@@ -176,7 +229,8 @@ BlobLookup Store::find_blob(const BlobDigest& digest) const {
             return b;
         }
     }
-    if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0) {
+    const bool symlink = S_ISLNK(st.st_mode);
+    if (symlink && ::fstatat(blobs.fd.get(), entry.c_str(), &st, 0) != 0) {
         int err = errno;
         if (err == ELOOP)
             b.error = blob_error(ErrorCode::E_SYMLINK_LOOP, b.name, "symlink loop");
@@ -191,23 +245,31 @@ BlobLookup Store::find_blob(const BlobDigest& digest) const {
                              std::string("is ") + file_type_text(st.st_mode) + ", not a regular file (not opened)");
         return b;
     }
-    auto real = real_path(path);
+    // A regular file directly in blobs/ is where blobs/ really is; a symlink is resolved itself.
+    std::optional<std::string> real;
+    if (symlink) {
+        real = real_path((root == "/" ? "/blobs/" : root + "/blobs/") + entry);
+    } else if (!blobs.real_path.empty()) {
+        real = blobs.real_path + "/" + entry;
+    } else {
+        errno = blobs.realpath_errno;
+    }
     if (!real) {
         b.error = blob_error(errno == ELOOP ? ErrorCode::E_SYMLINK_LOOP : ErrorCode::E_IO, b.name, std::strerror(errno));
         return b;
     }
-    if (!inside(*real, m_root)) {
+    if (!inside(*real, root)) {
         b.error = blob_error(ErrorCode::E_OUTSIDE_ROOT, b.name, "resolves to " + escape_for_display(*real) + ", outside the store root");
         return b;
     }
     // Readable by whom the check runs as (the effective ids): a blob this process cannot read is
     // an error here, before anything tries to parse it.
-    if (::faccessat(AT_FDCWD, real->c_str(), R_OK, AT_EACCESS) != 0) {
+    if (!readable_by_mode(st, blobs.euid, blobs.egid) && ::faccessat(AT_FDCWD, real->c_str(), R_OK, AT_EACCESS) != 0) {
         int err = errno;
         b.error = blob_error(open_error_code(err), b.name, "cannot be read: " + open_error_text(err));
         return b;
     }
-    b.path = *real;
+    b.path = std::move(*real);
     b.size = static_cast<uint64_t>(st.st_size);
     b.modified = st.st_mtime;
     b.device = st.st_dev;

@@ -1,19 +1,25 @@
 // The store check in three passes: manifests and blob resolution (cheap, metadata only), then
 // hashing each distinct blob once, then parsing contents. Every finding is attributed to the
 // models that reference the blob, so a shared corrupt blob fails every model using it.
+// The manifests are read and parsed first, on the machine's cores, each once (the listing shows
+// them from here); a blob is resolved once per digest, in one blobs/ directory opened for the run.
 #include "mlens/ollama/store_check.h"
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/model_json.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/config_blob.h"
+#include "mlens/ollama/store_lookup.h"
 #include "mlens/ollama/text_blob.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/name_table.h"
+#include "mlens/util/parallel.h"
+#include "store_check_manifests.h"
 
 namespace mlens {
 
@@ -21,11 +27,11 @@ namespace {
 
 struct BlobUse {
     size_t model;  // index into report.models
-    ManifestLayer layer;
+    const ManifestLayer* layer;  // in the checker's manifests, which hold every manifest the run reads
 };
 
 struct BlobState {
-    BlobLookup lookup;
+    const BlobLookup* lookup;  // in the checker's lookups by digest
     std::vector<BlobUse> uses;
     bool digest_unknown = false;  // cached_only and the cache has no sha256 for it
     bool header_unknown = false;  // cached_only and the cache has no parse answer for one of its kinds
@@ -41,6 +47,7 @@ std::string findings_text(const std::vector<Diagnostic>& findings) {
 }
 
 std::optional<std::vector<Diagnostic>> findings_of(const std::string& text) {
+    if (text == "[]") return std::vector<Diagnostic>{};
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_array()) return std::nullopt;
     std::vector<Diagnostic> out;
@@ -52,14 +59,17 @@ std::optional<std::vector<Diagnostic>> findings_of(const std::string& text) {
     return out;
 }
 
+constexpr size_t kManifestsPerTask = 64;  // manifests one reading task reads in a row
+
 bool is_sha256_hex(const std::string& s) {
     return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 class Checker {
 public:
-    Checker(const Store& store, const StoreCheckOptions& options, JobContext* job, Partial<StoreCheckReport>& out)
-        : m_store(store), m_options(options), m_job(job), m_report(out.value), m_stopped_by(out.stopped_by) {}
+    Checker(const Store& store, const StoreCheckOptions& options, JobContext* job, Partial<StoreCheckReport>& out,
+            std::vector<StoredManifest>& manifests)
+        : m_store(store), m_options(options), m_job(job), m_report(out.value), m_stopped_by(out.stopped_by), m_manifests(manifests) {}
 
     // The whole store: the scan, then every manifest it found.
     void run_store() {
@@ -70,9 +80,19 @@ public:
 
     void run(const std::vector<ManifestRef>& refs) {
         m_report.root = m_store.root();
-        for (const ManifestRef& ref : refs) {
-            if (stop()) return;
-            check_manifest(ref);
+        m_blob_directory = open_blob_directory(m_store);
+        const size_t first = m_manifests.size();
+        if (!read_manifests(refs)) {
+            m_manifests.resize(first);
+            stop();
+            return;
+        }
+        for (size_t i = 0; i < refs.size(); ++i) {
+            if (stop()) {
+                m_manifests.resize(first + i);
+                return;
+            }
+            check_manifest(refs[i], m_manifests[first + i]);
         }
         if (stop()) return;
         if (m_options.verify_digests) hash_blobs();
@@ -124,13 +144,29 @@ private:
         add(model, located({severity, "store", e.code, field, e.offset, e.message}, m_report.models[model].manifest_path), &layer);
     }
 
-    void check_manifest(const ManifestRef& ref) {
+    // Every manifest read and parsed, on the machine's cores (each task a run of consecutive
+    // manifests with its own model folder); appended to m_manifests in the order of `refs`, whose
+    // elements never move after (BlobUse points into them). False when cancelled.
+    bool read_manifests(const std::vector<ManifestRef>& refs) {
+        const size_t first = m_manifests.size();
+        m_manifests.resize(first + refs.size());
+        const uint64_t tasks = (refs.size() + kManifestsPerTask - 1) / kManifestsPerTask;
+        return parallel_for(tasks, 0, [&](uint64_t task) {
+            if (job_cancelled(m_job)) return false;
+            ManifestFolder folder;
+            const size_t end = std::min(refs.size(), static_cast<size_t>((task + 1) * kManifestsPerTask));
+            for (size_t i = static_cast<size_t>(task * kManifestsPerTask); i < end; ++i)
+                m_manifests[first + i] = read_manifest_in(m_store, folder, refs[i]);
+            return true;
+        });
+    }
+
+    void check_manifest(const ManifestRef& ref, const StoredManifest& stored) {
         size_t model = m_report.models.size();
         ModelCheck check;
         check.name = ref.name;
         check.manifest_path = ref.path;
         m_report.models.push_back(std::move(check));
-        StoredManifest stored = m_store.read_manifest(ref);
         for (const Diagnostic& d : stored.manifest.diagnostics) add(model, located(d, ref.path));
         if (!stored.found) return;
         const Manifest& m = stored.manifest;
@@ -140,7 +176,9 @@ private:
 
     void check_layer(size_t model, const ManifestLayer& layer) {
         if (!layer.blob || layer.kind == LayerKind::unknown || layer.kind == LayerKind::embed) return;
-        BlobLookup lookup = m_store.find_blob(*layer.blob);
+        auto [known, first] = m_lookups.try_emplace(layer.blob->hex);
+        if (first) known->second = find_blob_in(m_store, m_blob_directory, *layer.blob);
+        const BlobLookup& lookup = known->second;
         for (const Error& w : lookup.warnings) add_located(model, Severity::warning, w, layer.field, layer);
         if (!lookup.found()) {
             add_located(model, Severity::error, *lookup.error, layer.field, layer);
@@ -152,27 +190,33 @@ private:
                          "the layer says " + std::to_string(layer.size) + " bytes; " + lookup.name + " has " + std::to_string(lookup.size)},
                         layer.field + ".size", layer);
         auto [it, fresh] = m_index.emplace(lookup.path, m_blobs.size());
-        if (fresh) m_blobs.push_back({lookup, {}});
-        m_blobs[it->second].uses.push_back({model, layer});
+        if (fresh) m_blobs.push_back({&lookup, {}});
+        m_blobs[it->second].uses.push_back({model, &layer});
     }
 
     // A blob's answer is stored only when the file is still the one that was found: a file
     // changed meanwhile keys nothing.
     void remember(const BlobState& b, CacheKind kind, std::string_view detail, std::string value) {
-        if (m_options.cache && file_stamp(b.lookup.path) == b.lookup.stamp())
-            m_options.cache->store(kind, b.lookup.stamp(), detail, std::move(value));
+        if (m_options.cache && file_stamp(b.lookup->path) == b.lookup->stamp())
+            m_options.cache->store(kind, b.lookup->stamp(), detail, std::move(value));
     }
 
     std::optional<FileHash> cached_hash(const BlobState& b) {
         if (!m_options.cache) return std::nullopt;
-        std::optional<std::string> hex = m_options.cache->lookup(CacheKind::blob_digest, b.lookup.stamp(), "sha256");
+        std::optional<std::string> hex = m_options.cache->lookup(CacheKind::blob_digest, b.lookup->stamp(), "sha256");
         if (!hex || !is_sha256_hex(*hex)) return std::nullopt;
-        return FileHash{*hex, b.lookup.size};
+        return FileHash{*hex, b.lookup->size};
+    }
+
+    // The kind a use of a blob is parsed as; nullopt when this check does not parse it.
+    std::optional<LayerKind> parsed_kind(const BlobUse& u) const {
+        if (!m_options.parse_weight_blobs && (u.layer->kind == LayerKind::model || u.layer->kind == LayerKind::tensor)) return std::nullopt;
+        return layer_is_gguf(u.layer->kind) ? LayerKind::model : u.layer->kind;
     }
 
     void hash_blobs() {
         uint64_t total = 0, done = 0;
-        for (const BlobState& b : m_blobs) total += b.lookup.size;
+        for (const BlobState& b : m_blobs) total += b.lookup->size;
         for (BlobState& b : m_blobs) {
             if (stop()) return;
             Result<FileHash> hash = FileHash{};
@@ -182,7 +226,7 @@ private:
                 b.digest_unknown = true;
                 continue;
             } else {
-                hash = sha256_file(b.lookup.path, m_job, [&](uint64_t n) {
+                hash = sha256_file(b.lookup->path, m_job, [&](uint64_t n) {
                     if (total) job_report(m_job, static_cast<double>(done + n) / static_cast<double>(total));
                 });
                 if (hash) remember(b, CacheKind::blob_digest, "sha256", hash->hex);
@@ -195,32 +239,33 @@ private:
                 }
                 for (const BlobUse& u : b.uses)
                     add_located(u.model, Severity::error,
-                                {hash.error().code, "", std::nullopt, b.lookup.name + ": " + hash.error().message}, u.layer.field, u.layer);
+                                {hash.error().code, "", std::nullopt, b.lookup->name + ": " + hash.error().message}, u.layer->field, *u.layer);
                 continue;
             }
             done += hash->bytes;
             m_report.bytes_hashed += hash->bytes;
             for (const BlobUse& u : b.uses)
-                if (hash->hex != u.layer.blob->hex)
+                if (hash->hex != u.layer->blob->hex)
                     add_located(u.model, Severity::error,
-                                {ErrorCode::E_DIGEST_MISMATCH, "", u.layer.digest_at,
-                                 "expected sha256:" + u.layer.blob->hex + " actual sha256:" + hash->hex + " (" + b.lookup.name + ")"},
-                                u.layer.field + ".digest", u.layer);
+                                {ErrorCode::E_DIGEST_MISMATCH, "", u.layer->digest_at,
+                                 "expected sha256:" + u.layer->blob->hex + " actual sha256:" + hash->hex + " (" + b.lookup->name + ")"},
+                                u.layer->field + ".digest", *u.layer);
         }
     }
 
     // Problems inside the blob, reported once per reference, under the blob's path.
     void blob_problem(const BlobState& b, const BlobUse& u, Diagnostic d) {
-        d.field = d.field.empty() ? b.lookup.name : b.lookup.name + " " + d.field;
-        d.message += " (" + u.layer.field + " of " + m_report.models[u.model].name.display() + ")";
-        add(u.model, std::move(d), &u.layer);
+        d.field = d.field.empty() ? b.lookup->name : b.lookup->name + " " + d.field;
+        d.message += " (" + u.layer->field + " of " + m_report.models[u.model].name.display() + ")";
+        add(u.model, std::move(d), u.layer);
     }
 
     void parse_blob(BlobState& b) {
         std::vector<LayerKind> done;
         for (const BlobUse& u : b.uses) {
-            if (!m_options.parse_weight_blobs && (u.layer.kind == LayerKind::model || u.layer.kind == LayerKind::tensor)) continue;
-            LayerKind kind = layer_is_gguf(u.layer.kind) ? LayerKind::model : u.layer.kind;
+            std::optional<LayerKind> parsed = parsed_kind(u);
+            if (!parsed) continue;
+            const LayerKind kind = *parsed;
             if (std::find(done.begin(), done.end(), kind) != done.end()) {
                 replay(b, u, kind);
                 continue;
@@ -241,7 +286,7 @@ private:
     std::optional<std::vector<Diagnostic>> findings_for(const BlobState& b, LayerKind kind) {
         const std::string detail = header_detail(kind);
         if (m_options.cache)
-            if (std::optional<std::string> text = m_options.cache->lookup(CacheKind::blob_header, b.lookup.stamp(), detail))
+            if (std::optional<std::string> text = m_options.cache->lookup(CacheKind::blob_header, b.lookup->stamp(), detail))
                 if (std::optional<std::vector<Diagnostic>> cached = findings_of(*text)) return cached;
         if (m_options.cached_only && kind != LayerKind::config) return std::nullopt;
         bool complete = true;
@@ -262,7 +307,7 @@ private:
             out.push_back({s, "store", code, std::move(field), offset, std::move(message)});
         };
         if (kind == LayerKind::model || kind == LayerKind::tensor) {
-            auto source = m_store.open_blob(b.lookup);
+            auto source = m_store.open_blob(*b.lookup);
             if (!source) {
                 complete = false;
                 problem(Severity::error, source.error().code, "", std::nullopt, source.error().message);
@@ -278,19 +323,19 @@ private:
         }
         const uint64_t cap = kind == LayerKind::config ? kMaxConfigBytes : kMaxJsonBlobBytes;
         if (kind != LayerKind::config && kind != LayerKind::params && kind != LayerKind::json && kind != LayerKind::messages) return out;
-        if (b.lookup.size > cap) {
+        if (b.lookup->size > cap) {
             if (kind == LayerKind::json)
                 problem(Severity::warning, ErrorCode::W_NOT_CHECKED, "", std::nullopt,
-                        "JSON layer of " + std::to_string(b.lookup.size) + " bytes above limit max_json_blob_bytes=" + std::to_string(cap) +
+                        "JSON layer of " + std::to_string(b.lookup->size) + " bytes above limit max_json_blob_bytes=" + std::to_string(cap) +
                             " is not parsed");
             else if (kind != LayerKind::messages)
                 problem(Severity::error, kind == LayerKind::config ? ErrorCode::E_CONFIG_TOO_LARGE : ErrorCode::E_PARAMS_JSON, "",
                         std::nullopt,
-                        std::to_string(b.lookup.size) + " bytes exceeds limit " +
+                        std::to_string(b.lookup->size) + " bytes exceeds limit " +
                             (kind == LayerKind::config ? "max_config_bytes=" : "max_json_blob_bytes=") + std::to_string(cap));
             return out;
         }
-        auto text = read_text_blob(m_store, b.lookup, cap);
+        auto text = read_text_blob(m_store, *b.lookup, cap);
         if (!text) {
             complete = false;
             problem(Severity::error, text.error().code, "", std::nullopt, text.error().message);
@@ -320,8 +365,11 @@ private:
     JobContext* m_job;
     StoreCheckReport& m_report;
     std::optional<Error>& m_stopped_by;  // set once the check is cancelled
+    std::vector<StoredManifest>& m_manifests;  // per model of the report, the manifest read
+    BlobDirectory m_blob_directory;  // blobs/, opened once per run
+    std::unordered_map<std::string, BlobLookup> m_lookups;  // digest hex -> its blob, resolved once per run
     std::vector<BlobState> m_blobs;
-    std::map<std::string, size_t> m_index;  // canonical path -> m_blobs
+    std::unordered_map<std::string, size_t> m_index;  // canonical path -> m_blobs
     std::map<std::pair<const BlobState*, LayerKind>, std::vector<Diagnostic>> m_findings;
 };
 
@@ -412,8 +460,14 @@ size_t StoreCheckReport::error_count() const {
 }
 
 Partial<StoreCheckReport> check_store(const Store& store, const StoreCheckOptions& options, JobContext* job) {
+    std::vector<StoredManifest> manifests;
+    return check_store_keeping_manifests(store, options, job, manifests);
+}
+
+Partial<StoreCheckReport> check_store_keeping_manifests(const Store& store, const StoreCheckOptions& options, JobContext* job,
+                                                        std::vector<StoredManifest>& manifests) {
     Partial<StoreCheckReport> out;
-    Checker(store, options, job, out).run_store();
+    Checker(store, options, job, out, manifests).run_store();
     return out;
 }
 
@@ -421,7 +475,8 @@ ModelCheck check_store_model(const Store& store, const ModelName& name, const St
     Partial<StoreCheckReport> out;
     StoreCheckReport& report = out.value;
     ManifestRef ref{name, name.manifest_path(), 0, 0};
-    Checker(store, options, job, out).run({ref});
+    std::vector<StoredManifest> manifests;
+    Checker(store, options, job, out, manifests).run({ref});
     if (report.models.empty()) {  // cancelled before the manifest was read
         ModelCheck check;
         check.name = name;

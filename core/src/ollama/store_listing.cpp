@@ -1,10 +1,12 @@
 #include "mlens/ollama/store_listing.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "mlens/ollama/manifest_view.h"
 #include "mlens/ollama/store_model.h"
+#include "store_check_manifests.h"
 
 namespace mlens {
 
@@ -14,11 +16,28 @@ size_t StoreListing::error_count() const {
     return n + static_cast<size_t>(std::count_if(models.begin(), models.end(), [](const ModelListing& m) { return !m.ok(); }));
 }
 
+namespace {
+
+// Sorted by full name (ModelName's order), each name spelled out once rather than per comparison.
+void sort_by_name(std::vector<ModelListing>& models) {
+    std::vector<std::pair<std::string, size_t>> keys;
+    keys.reserve(models.size());
+    for (size_t i = 0; i < models.size(); ++i) keys.emplace_back(models[i].ref.name.full(), i);
+    std::sort(keys.begin(), keys.end());
+    std::vector<ModelListing> sorted;
+    sorted.reserve(models.size());
+    for (const auto& key : keys) sorted.push_back(std::move(models[key.second]));
+    models = std::move(sorted);
+}
+
+}  // namespace
+
 Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& options, JobContext* job) {
     Partial<StoreListing> listed;
     StoreListing& out = listed.value;
     out.root = store.root();
-    Partial<StoreCheckReport> checked = check_store(store, options, job);
+    std::vector<StoredManifest> manifests;  // per model, read once by the check
+    Partial<StoreCheckReport> checked = check_store_keeping_manifests(store, options, job, manifests);
     StoreCheckReport& report = checked.value;
     out.diagnostics = std::move(report.store_diagnostics);
     out.digests_verified = report.digests_verified;
@@ -27,12 +46,15 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         return listed;
     }
     std::unordered_set<std::string> referenced;
-    for (ModelCheck& check : report.models) {
+    // Configs are shared by many models: each distinct one is read and parsed once.
+    std::unordered_map<std::string, Result<ModelConfig>> configs;
+    for (size_t i = 0; i < report.models.size(); ++i) {
         if (job_cancelled(job)) {
             listed.stopped_by = cancelled_error("listing");
             break;
         }
-        StoredManifest stored = store.read_manifest(check.name);
+        ModelCheck& check = report.models[i];
+        const StoredManifest& stored = manifests[i];
         ModelListing row;
         row.ref = stored.ref;
         row.ref.path = check.manifest_path;
@@ -44,20 +66,29 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
                 if (l.blob) referenced.insert(l.blob->hex);
             // What the config says is shown even for a model whose blobs are broken; the config's
             // own problems are among the check's reasons.
-            auto config = read_model_config(store, m);
-            if (config) {
-                row.family = config->model_family;
-                row.parameter_size = config->model_type;
-                row.quantization = config->file_type;
+            const Result<ModelConfig>* config = nullptr;
+            if (m.has_config && m.config.blob) {
+                auto [known, first] = configs.try_emplace(m.config.blob->hex, ModelConfig{});
+                if (first) known->second = read_model_config(store, m);
+                config = &known->second;
             }
-            row.format = model_format(m, config ? &*config : nullptr);
+            if (config && *config) {
+                row.family = (*config)->model_family;
+                row.parameter_size = (*config)->model_type;
+                row.quantization = (*config)->file_type;
+            }
+            row.format = model_format(m, config && *config ? &**config : nullptr);
+        } else {
+            // A manifest that was not read shows no time or size, whatever the scan saw.
+            row.ref.modified = 0;
+            row.ref.file_size = 0;
         }
         if (check.verdict() != Verdict::errors && !options.cached_only)
             if (auto model = open_store_model(store, check.name)) row.loads = assess_loadability(*model);
         row.check = std::move(check);
         out.models.push_back(std::move(row));
     }
-    std::sort(out.models.begin(), out.models.end(), [](const ModelListing& a, const ModelListing& b) { return a.ref.name < b.ref.name; });
+    sort_by_name(out.models);
     for (BlobFile& f : store.blob_files()) {
         bool used = (f.kind.kind == BlobFileKind::blob || f.kind.kind == BlobFileKind::legacy_name) && referenced.count(f.kind.hex);
         out.blob_files.push_back({std::move(f), used});

@@ -8,6 +8,7 @@
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/formats/strict_json.h"
 #include "mlens/ollama/store_check.h"
+#include "mlens/ollama/store_lookup.h"
 #include "mlens/ollama/tensor_blobs.h"
 #include "mlens/ollama/text_blob.h"
 #include "mlens/text/escape.h"
@@ -65,8 +66,8 @@ void name_layer_in_diagnostics(Model& model, size_t first, const ManifestLayer& 
 }
 
 // A layer's blob in the store, checked before it is opened (find_blob).
-std::optional<ByteSourcePtr> open_store_layer(const Store& store, Model& model, const ManifestLayer& layer) {
-    BlobLookup blob = store.find_blob(*layer.blob);
+std::optional<ByteSourcePtr> open_store_layer(const Store& store, const BlobDirectory& blobs, Model& model, const ManifestLayer& layer) {
+    BlobLookup blob = find_blob_in(store, blobs, *layer.blob);
     for (const Error& w : blob.warnings)
         model.diagnostics.push_back({Severity::warning, "store", w.code, layer.field, std::nullopt, w.message});
     if (!blob.found()) {
@@ -198,9 +199,10 @@ Result<Model> open_store_model(const Store& store, const ModelName& name, JobCon
     for (const Diagnostic& d : stored.manifest.diagnostics)
         if (d.severity == Severity::error) return Error{d.code, d.field, d.offset, name.display() + ": " + d.message};
     std::vector<const ManifestLayer*> read;
+    const BlobDirectory blobs = open_blob_directory(store);
     auto model = open_manifest_model(
         name.display(), stored.manifest,
-        [&store](Model& m, const ManifestLayer& layer) { return open_store_layer(store, m, layer); }, read, job);
+        [&store, &blobs](Model& m, const ManifestLayer& layer) { return open_store_layer(store, blobs, m, layer); }, read, job);
     if (model) add_check_of_other_layers(store, name, read, *model, job);
     return model;
 }

@@ -24,8 +24,8 @@
 //    lstat; a symlink is followed only by stat/realpath (E_SYMLINK_LOOP on a loop, E_BLOB_MISSING
 //    when dangling); the target must be a regular file (E_NOT_REGULAR_FILE: FIFOs, devices,
 //    sockets, directories, whatever a symlink points at) and its realpath must lie inside the
-//    root (E_OUTSIDE_ROOT) and be readable by the effective user (E_PERMISSION, checked with
-//    faccessat). When only the legacy name blobs/sha256:<hex> exists it is used with
+//    root (E_OUTSIDE_ROOT) and be readable by the effective user (E_PERMISSION; how, and at what
+//    cost: store_lookup.h). When only the legacy name blobs/sha256:<hex> exists it is used with
 //    W_LEGACY_BLOB_NAME (never renamed). Informational warnings: W_BLOB_HARDLINKED (st_nlink > 1),
 //    W_BLOB_WORLD_WRITABLE, W_BLOB_OTHER_OWNER. No digest reaches a path unless
 //    parse_blob_digest accepted it.
