@@ -15,6 +15,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+#include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
@@ -194,35 +195,12 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> chunk_range(const CodeGroups& shape
 // and weights stay in L1 between the loops over them.
 constexpr uint64_t kTallyBatch = 2048;
 
-// Counts, extremes and power sums of weighted values about one centre, so that batches add up
-// without a merge of moments.
-struct CodeSums {
-    double total = 0, zeros = 0, sum_abs = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
-    float lo = INFINITY, hi = -INFINITY;
-
-    // The first pass's figures (value_summary.h) of the values summed.
-    ValueSummary<double> summary(double centre) const {
-        ValueSummary<double> out;
-        if (total == 0) return out;
-        const double shift = s1 / total, mean = centre + shift;
-        const double m2 = s2 - s1 * shift;
-        const double m3 = s3 - 3 * shift * s2 + 2 * shift * shift * s1;
-        const double m4 = s4 - 4 * shift * s3 + 6 * shift * shift * s2 - 3 * shift * shift * shift * s1;
-        out.zeros = static_cast<uint64_t>(zeros);
-        out.min = lo;
-        out.max = hi;
-        out.sum_abs = sum_abs;
-        out.moments.merge({static_cast<uint64_t>(total), mean, m2, m3, m4});
-        return out;
-    }
-};
-
 // Adds n <= kTallyBatch (value, count) entries, each value taken `count` times, to `sums` (power
 // sums about `centre`) and writes each value's slot; a value counted 0 times adds nothing (it may
 // be infinite: a code no group uses). Counts and their sums (below 2^24) are exact in float;
 // each loop keeps to one width so that it vectorizes. Power sums about the middle of the
 // source's range: every |x - centre| is at most half of it, so little cancels.
-MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uint64_t n, const BinSlots& bin, double centre, CodeSums& sums,
+MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uint64_t n, const BinSlots& bin, double centre, CentredSums& sums,
                                    uint32_t* slot) {
     float kept[kTallyBatch], times[kTallyBatch];
     float lo = INFINITY, hi = -INFINITY, total = 0, z = 0;
@@ -271,7 +249,7 @@ MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uin
 // multiply-adds, and each code's count added to its slot.
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void tally_groups_avx512(const float* value, const uint8_t* count,
                                                                                            uint64_t sixteens, const BinSlots& bin,
-                                                                                           double centre, CodeSums& sums,
+                                                                                           double centre, CentredSums& sums,
                                                                                            uint32_t* slot_counts) {
     const __m512 first = _mm512_set1_ps(bin.first), scale = _mm512_set1_ps(bin.scale), last = _mm512_set1_ps(bin.last);
     const __m512 lowest = _mm512_set1_ps(bin.lowest), highest = _mm512_set1_ps(bin.highest), zero = _mm512_setzero_ps();
@@ -354,7 +332,7 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
         count_group_codes(shape, g);
         local.assign(binning.slots(), 0);
         uint32_t* counts = local.data();
-        CodeSums sums;
+        CentredSums sums;
 #if defined(__x86_64__) && defined(__GNUC__)
         static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");

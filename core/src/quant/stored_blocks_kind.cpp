@@ -5,6 +5,7 @@
 
 #include "block_codes.h"
 #include "block_range.h"
+#include "block_steps.h"
 #include "tensor_view_kinds.h"
 
 namespace mlens {
@@ -88,6 +89,19 @@ Status GgmlBlocksKind::read_code_groups(uint64_t first, uint64_t count, uint8_t*
     bytes.resize(blocks * m_block_bytes);
     if (Status s = read_blocks(first / m_block, blocks, bytes.data()); !s) return s;
     read_block_code_groups(info().type.id, bytes.data(), blocks, codes, values);
+    return ok_status();
+}
+
+uint32_t GgmlBlocksKind::scaled_groups() const { return block_scaled_groups(info().type.id); }
+
+Status GgmlBlocksKind::read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const {
+    if (scaled_groups() == 0) return TensorViewKind::read_scaled_groups(first, count, codes, steps);
+    if (Status s = check_read_range(first, count); !s) return s;
+    const uint64_t blocks = (count + m_block - 1) / m_block;
+    thread_local std::vector<uint8_t> bytes;
+    bytes.resize(blocks * m_block_bytes);
+    if (Status s = read_blocks(first / m_block, blocks, bytes.data()); !s) return s;
+    read_block_scaled_groups(info().type.id, bytes.data(), blocks, codes, steps);
     return ok_status();
 }
 
