@@ -22,10 +22,9 @@ void q8_0_groups(const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* st
 }
 
 // Q6_K: 210-byte blocks of 128 bytes of low nibbles, 64 bytes of two-bit pairs, 16 signed
-// sub-block scales and d. In each half (64 nibble bytes ql, 32 pair bytes qh, 8 scales), value
-// l + 32k (l < 32, k < 4) takes the low (k < 2) or high nibble of ql[l + 32 (k % 2)] and bits 2k,
-// 2k + 1 of qh[l], with scale l / 16 + 2k: group 8 * half + 2k + l / 16 holds values 32k + l of
-// the half, 16 at a time, whose 32 codes are contiguous here.
+// sub-block scales and d. In each half (64 nibble bytes, 32 pair bytes, 8 scales), value l + 32k
+// (q6_k_code) has scale l / 16 + 2k: group 8 * half + 2k + l / 16 holds values 32k + l of the
+// half, 16 at a time, whose 32 codes are contiguous here.
 MLENS_VECTOR_LOOP void q6_k_groups(const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* steps) {
     const float* d = half_field(bytes, blocks, 210, 208);
     for (uint64_t b = 0; b < blocks; ++b) {
@@ -38,7 +37,7 @@ MLENS_VECTOR_LOOP void q6_k_groups(const uint8_t* bytes, uint64_t blocks, int8_t
             for (int k = 0; k < 4; ++k) {
                 int8_t* q = out + 32 * k;
                 for (int l = 0; l < 32; ++l)
-                    q[l] = static_cast<int8_t>((((ql[l + 32 * (k % 2)] >> (4 * (k / 2))) & 15) | (((qh[l] >> (2 * k)) & 3) << 4)) - 32);
+                    q[l] = static_cast<int8_t>(q6_k_code(ql, qh, l, k) - 32);
             }
             for (int g = 0; g < 8; ++g) steps[16 * b + 8 * half + g] = d[b] * static_cast<float>(sc[g]);
         }

@@ -7,14 +7,7 @@
 #include <functional>
 #include <mutex>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-// GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which its
-// uninitialized-value warnings take for a read of an uninitialized variable.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
+#include "binning_avx512.h"
 #include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
 #include "util/finite_floats.h"
@@ -247,13 +240,11 @@ MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uin
 // vector: their values binned with BinSlots's operations in the same order (max and min with 0 and the last
 // bin select exactly as its compares do, NaN included), the power sums in double with fused
 // multiply-adds, and each code's count added to its slot.
-__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void tally_groups_avx512(const float* value, const uint8_t* count,
+MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* count,
                                                                                            uint64_t sixteens, const BinSlots& bin,
                                                                                            double centre, CentredSums& sums,
                                                                                            uint32_t* slot_counts) {
-    const __m512 first = _mm512_set1_ps(bin.first), scale = _mm512_set1_ps(bin.scale), last = _mm512_set1_ps(bin.last);
-    const __m512 lowest = _mm512_set1_ps(bin.lowest), highest = _mm512_set1_ps(bin.highest), zero = _mm512_setzero_ps();
-    const __m512i one = _mm512_set1_epi32(1), above = _mm512_set1_epi32(bin.above);
+    const __m512 zero = _mm512_setzero_ps();
     const __m512d middle = _mm512_set1_pd(centre);
     const __m512d magnitude = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll));
     __m512 lo = _mm512_set1_ps(INFINITY), hi = _mm512_set1_ps(-INFINITY), total = zero, zeros = zero;
@@ -263,12 +254,7 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void tally_gro
         const __m512 x = _mm512_loadu_ps(value + 16 * g);
         const __m512i k = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(count + 16 * g)));
         const __mmask16 present = _mm512_test_epi32_mask(k, k);
-        __m512 t = _mm512_mul_ps(_mm512_sub_ps(x, first), scale);
-        t = _mm512_min_ps(_mm512_max_ps(t, zero), last);
-        __m512i s = _mm512_add_epi32(_mm512_cvttps_epi32(t), one);
-        s = _mm512_maskz_mov_epi32(~_mm512_cmp_ps_mask(x, lowest, _CMP_LT_OQ), s);
-        s = _mm512_mask_mov_epi32(s, _mm512_cmp_ps_mask(x, highest, _CMP_GT_OQ), above);
-        _mm512_store_si512(slot, s);
+        _mm512_store_si512(slot, bin_slots16(x, bin));
         _mm512_store_si512(times, k);
         const __m512 kf = _mm512_cvtepi32_ps(k), v = _mm512_maskz_mov_ps(present, x);
         total = _mm512_add_ps(total, kf);

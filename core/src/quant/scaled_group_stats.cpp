@@ -4,14 +4,7 @@
 #include <cmath>
 #include <mutex>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-// GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which its
-// uninitialized-value warnings take for a read of an uninitialized variable.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
+#include "binning_avx512.h"
 #include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
 #include "slot_copies.h"
@@ -21,8 +14,9 @@ namespace mlens {
 
 namespace {
 
-// Values per chunk: a chunk's codes, steps and the counts stay in L2 together.
-constexpr uint64_t kChunkTarget = 1u << 16;
+// Values per chunk: a chunk's codes (a byte each) and steps stay in L2 with the counts, and the
+// per-chunk work (clearing, adding up and merging 4,098 counters) is spread over many values.
+constexpr uint64_t kChunkTarget = 1u << 18;
 // Values tallied at a time by the plain loops: their values and slots stay in L1.
 constexpr uint64_t kTile = 2048;
 
@@ -68,13 +62,9 @@ MLENS_VECTOR_LOOP void tally_plainly(const int8_t* code, const float* step, uint
 // operations in the same order (max and min with 0 and the last-bin select exactly as its
 // compares do), the power sums in double with fused multiply-adds; the slots are stored, then
 // counted in a loop of their own, so that the vector work is not held up by the increments.
-__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void tally_avx512(const int8_t* code, const float* step, uint64_t groups,
-                                                                                    uint32_t length, const BinSlots& bin, double centre,
-                                                                                    CentredSums& sums, SlotCopies& copies,
-                                                                                    uint32_t* counts) {
-    const __m512 first = _mm512_set1_ps(bin.first), scale = _mm512_set1_ps(bin.scale), last = _mm512_set1_ps(bin.last);
-    const __m512 lowest = _mm512_set1_ps(bin.lowest), highest = _mm512_set1_ps(bin.highest), zero = _mm512_setzero_ps();
-    const __m512i one = _mm512_set1_epi32(1), above = _mm512_set1_epi32(bin.above);
+MLENS_AVX512_TARGET void tally_avx512(const int8_t* code, const float* step, uint64_t groups, uint32_t length, const BinSlots& bin,
+                                      double centre, CentredSums& sums, SlotCopies& copies, uint32_t* counts) {
+    const __m512 zero = _mm512_setzero_ps();
     const __m512d middle = _mm512_set1_pd(centre);
     const __m512d magnitude = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll));
     __m512 lo = _mm512_set1_ps(INFINITY), hi = _mm512_set1_ps(-INFINITY);
@@ -87,12 +77,7 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void tally_avx
         for (uint32_t at = 0; at < length; at += 16, next += 16) {
             const __m512i q = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + g * length + at)));
             const __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(q), times);
-            __m512 t = _mm512_mul_ps(_mm512_sub_ps(x, first), scale);
-            t = _mm512_min_ps(_mm512_max_ps(t, zero), last);
-            __m512i s = _mm512_add_epi32(_mm512_cvttps_epi32(t), one);
-            s = _mm512_maskz_mov_epi32(~_mm512_cmp_ps_mask(x, lowest, _CMP_LT_OQ), s);
-            s = _mm512_mask_mov_epi32(s, _mm512_cmp_ps_mask(x, highest, _CMP_GT_OQ), above);
-            _mm512_store_si512(next, s);
+            _mm512_store_si512(next, bin_slots16(x, bin));
             zeros += static_cast<uint64_t>(__builtin_popcount(_mm512_cmp_ps_mask(x, zero, _CMP_EQ_OQ)));
             lo = _mm512_min_ps(lo, x);
             hi = _mm512_max_ps(hi, x);
