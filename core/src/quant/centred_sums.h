@@ -4,10 +4,11 @@
 //
 // Contract: total and zeros count values (weighted where a value stands for several), sum_abs is
 // the sum of |x|, s1..s4 the sums of (x - centre)^k, lo and hi the least and greatest value
-// (±infinity when none). Batches add up by adding their fields, without a merge of moments;
+// (±infinity when none). Batches add up field by field (add), without a merge of moments;
 // summary(centre) gives the first pass's figures (value_summary.h) of every value summed.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -18,6 +19,18 @@ namespace mlens {
 struct CentredSums {
     double total = 0, zeros = 0, sum_abs = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
     float lo = INFINITY, hi = -INFINITY;
+
+    void add(const CentredSums& o) {
+        total += o.total;
+        zeros += o.zeros;
+        sum_abs += o.sum_abs;
+        s1 += o.s1;
+        s2 += o.s2;
+        s3 += o.s3;
+        s4 += o.s4;
+        lo = std::min(lo, o.lo);
+        hi = std::max(hi, o.hi);
+    }
 
     ValueSummary<double> summary(double centre) const {
         ValueSummary<double> out;

@@ -224,15 +224,7 @@ MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uin
         s3 += kd2 * d;
         s4 += kd2 * d * d;
     }
-    sums.total += total;
-    sums.zeros += z;
-    sums.sum_abs += a;
-    sums.s1 += s1;
-    sums.s2 += s2;
-    sums.s3 += s3;
-    sums.s4 += s4;
-    sums.lo = std::min(sums.lo, lo);
-    sums.hi = std::max(sums.hi, hi);
+    sums.add({total, z, a, s1, s2, s3, s4, lo, hi});
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -273,15 +265,9 @@ MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* 
         }
         for (int c = 0; c < 16; ++c) slot_counts[slot[c]] += times[c];
     }
-    sums.total += _mm512_reduce_add_ps(total);
-    sums.zeros += _mm512_reduce_add_ps(zeros);
-    sums.sum_abs += _mm512_reduce_add_pd(a);
-    sums.s1 += _mm512_reduce_add_pd(s1);
-    sums.s2 += _mm512_reduce_add_pd(s2);
-    sums.s3 += _mm512_reduce_add_pd(s3);
-    sums.s4 += _mm512_reduce_add_pd(s4);
-    sums.lo = std::min(sums.lo, _mm512_reduce_min_ps(lo));
-    sums.hi = std::max(sums.hi, _mm512_reduce_max_ps(hi));
+    sums.add({_mm512_reduce_add_ps(total), _mm512_reduce_add_ps(zeros), _mm512_reduce_add_pd(a), _mm512_reduce_add_pd(s1),
+              _mm512_reduce_add_pd(s2), _mm512_reduce_add_pd(s3), _mm512_reduce_add_pd(s4), _mm512_reduce_min_ps(lo),
+              _mm512_reduce_max_ps(hi)});
 }
 #endif
 

@@ -45,15 +45,7 @@ MLENS_VECTOR_LOOP void tally_plainly(const int8_t* code, const float* step, uint
         s4 += d2 * d2;
     }
     copies.add(slot, n, counts);
-    sums.total += static_cast<double>(n);
-    sums.zeros += z;
-    sums.sum_abs += a;
-    sums.s1 += s1;
-    sums.s2 += s2;
-    sums.s3 += s3;
-    sums.s4 += s4;
-    sums.lo = std::min(sums.lo, lo);
-    sums.hi = std::max(sums.hi, hi);
+    sums.add({static_cast<double>(n), static_cast<double>(z), a, s1, s2, s3, s4, lo, hi});
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -94,15 +86,9 @@ MLENS_AVX512_TARGET void tally_avx512(const int8_t* code, const float* step, uin
     }
     const uint64_t n = groups * length;
     copies.add(slot, n, counts);
-    sums.total += static_cast<double>(n);
-    sums.zeros += static_cast<double>(zeros);
-    sums.sum_abs += _mm512_reduce_add_pd(a);
-    sums.s1 += _mm512_reduce_add_pd(s1);
-    sums.s2 += _mm512_reduce_add_pd(s2);
-    sums.s3 += _mm512_reduce_add_pd(s3);
-    sums.s4 += _mm512_reduce_add_pd(s4);
-    sums.lo = std::min(sums.lo, _mm512_reduce_min_ps(lo));
-    sums.hi = std::max(sums.hi, _mm512_reduce_max_ps(hi));
+    sums.add({static_cast<double>(n), static_cast<double>(zeros), _mm512_reduce_add_pd(a), _mm512_reduce_add_pd(s1),
+              _mm512_reduce_add_pd(s2), _mm512_reduce_add_pd(s3), _mm512_reduce_add_pd(s4), _mm512_reduce_min_ps(lo),
+              _mm512_reduce_max_ps(hi)});
 }
 #endif
 
