@@ -47,7 +47,8 @@ MLENS_VECTOR_LOOP void q6_k_groups(const uint8_t* bytes, uint64_t blocks, int8_t
 }  // namespace
 
 uint32_t block_scaled_groups(uint32_t ggml_type) {
-    switch (steps_kind(ggml_type)) {
+    const BlockStepsKind kind = steps_kind(ggml_type);
+    switch (kind) {
         case BlockStepsKind::q8_0:
             return 32;
         case BlockStepsKind::q6_k:
@@ -59,7 +60,8 @@ uint32_t block_scaled_groups(uint32_t ggml_type) {
 }
 
 void read_block_scaled_groups(uint32_t ggml_type, const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* steps) {
-    switch (steps_kind(ggml_type)) {
+    const BlockStepsKind kind = steps_kind(ggml_type);
+    switch (kind) {
         case BlockStepsKind::q8_0:
             return q8_0_groups(bytes, blocks, codes, steps);
         case BlockStepsKind::q6_k:
