@@ -12,18 +12,20 @@
 //   decode    TensorView::read over the same chunks on THREADS threads (default 2)
 //   analyze   compute_stats_and_histogram(256 bins) on THREADS threads; "codes" after the type
 //             says that statistics count each group's codes (float_source.h: code groups) and
-//             decode nothing, "values" that they decode
-//   by values for a type with code groups, the same statistics taken from decoded values (the
-//             view without its code groups), as they were before code groups
+//             decode nothing, "steps" that they bin each code times its group's step (scaled
+//             groups), "values" that they decode
+//   by values for a type with code or scaled groups, the same statistics taken from decoded
+//             values (the view without its groups), as they were before those routes
 // They run in turn, fifteen rounds; prints the best of each in G values/s and the ratios of decode
-// and analyze to each reference.
+// and analyze to each reference, then a "statistics" line: analyze against "ggml whole" on both
+// clocks of the same rounds, on THREADS threads by the wall clock and per core by CPU time.
 // Then a comparison of the F16 tensor with the Q4_K one (compare_sources with 256-value blocks,
 // THREADS threads) against ggml decoding both on one thread: the least any comparison must do.
 // --keep PATH keeps the benchmarked GGUF (one tensor per type, named by the type) at PATH and
 // writes the measured throughputs to PATH.tsv (tensor, ggml G/s, decode G/s), for comparing
 // other decoders on the same file. --only TYPE (a ggml type name, e.g. q4_K) benchmarks that
 // type alone, without the comparison and the MLX tensor: a short run to profile. --cpu times
-// each function by the CPU time of the whole process (every thread's) instead of the wall clock:
+// the main columns by the CPU time of the whole process (every thread's) instead of the wall clock:
 // on a machine that other work keeps busy, a run then still measures how much work each route
 // does (its ratios are per core: a route on THREADS threads would take 1/THREADS of its CPU time
 // on idle cores).
@@ -56,23 +58,33 @@ namespace {
 
 bool g_cpu_time = false;  // --cpu
 
-// Seconds on the wall clock, or of the process's CPU time with --cpu.
-double now_s() {
-    if (!g_cpu_time) return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+double wall_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Seconds of the process's CPU time (every thread's).
+double cpu_s() {
     timespec t{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
+// A function's best wall-clock and best CPU time over the rounds, each the least of its own clock.
+struct Timing {
+    double wall = 1e300, cpu = 1e300;
+    // The clock the main columns use: CPU time with --cpu, else the wall clock.
+    double chosen() const { return g_cpu_time ? cpu : wall; }
+};
+
 // Best times of several functions over `rounds` rounds, each round running every function once
 // in turn, so that a change in the machine's speed during the run affects all of them alike.
-std::vector<double> best_s(const std::vector<std::function<void()>>& fns, int rounds = 15) {
-    std::vector<double> best(fns.size(), 1e300);
+std::vector<Timing> best_s(const std::vector<std::function<void()>>& fns, int rounds = 15) {
+    std::vector<Timing> best(fns.size());
     for (int r = 0; r < rounds; ++r)
         for (size_t i = 0; i < fns.size(); ++i) {
-            const double t0 = now_s();
+            const double w0 = wall_s(), c0 = cpu_s();
             fns[i]();
-            best[i] = std::min(best[i], now_s() - t0);
+            const double c1 = cpu_s(), w1 = wall_s();
+            best[i].wall = std::min(best[i].wall, w1 - w0);
+            best[i].cpu = std::min(best[i].cpu, c1 - c0);
         }
     return best;
 }
@@ -120,7 +132,7 @@ void ggml_decode_whole(const TensorView& v, std::vector<uint8_t>& bytes, std::ve
     sink += out[n / 2] == out[n / 2] ? 0 : 1;
 }
 
-// A view without its code groups: statistics decode its values.
+// A view without its code and scaled groups: statistics decode its values.
 class WithoutCodeGroups final : public FloatSource {
 public:
     explicit WithoutCodeGroups(const TensorView& view) : m_view(view) {}
@@ -137,9 +149,10 @@ private:
 
 // Times in seconds; t_whole <= 0 when there is no whole-tensor reference, t_values <= 0 when
 // statistics did not count codes.
-void report(const char* name, bool codes, uint64_t n, double t_ref, double t_whole, double t_decode, double t_analyze, double t_values) {
+void report(const char* name, const char* route, uint64_t n, double t_ref, double t_whole, double t_decode, double t_analyze,
+            double t_values) {
     auto gps = [n](double t) { return static_cast<double>(n) / t / 1e9; };
-    std::printf("%-8s %-6s ref %6.3f G/s", name, codes ? "codes" : "values", gps(t_ref));
+    std::printf("%-8s %-6s ref %6.3f G/s", name, route, gps(t_ref));
     if (t_whole > 0) std::printf(" (whole tensor %6.3f)", gps(t_whole));
     std::printf("   decode %6.3f G/s (%.2fx", gps(t_decode), t_ref / t_decode);
     if (t_whole > 0) std::printf(", %.2fx whole", t_whole / t_decode);
@@ -148,6 +161,17 @@ void report(const char* name, bool codes, uint64_t n, double t_ref, double t_who
     std::printf(")");
     if (t_values > 0) std::printf("   by values %6.3f G/s (%.2fx)", gps(t_values), t_ref / t_values);
     std::printf("\n");
+}
+
+// The statistics (decode + statistics + 256-bin histogram) against single-threaded ggml to_float
+// over the whole tensor, on both clocks: at THREADS threads on the wall clock, and per core by
+// CPU time (the work done, whatever else loads the machine).
+void report_statistics(uint64_t n, unsigned threads, const Timing& whole, const Timing& analyzed) {
+    auto gps = [n](double t) { return static_cast<double>(n) / t / 1e9; };
+    std::printf("         statistics: %u threads %6.3f G/s wall (%.2fx ggml whole %6.3f)   "
+                "per core %6.3f G/s CPU (%.2fx ggml whole %6.3f)\n",
+                threads, gps(analyzed.wall), whole.wall / analyzed.wall, gps(whole.wall), gps(analyzed.cpu), whole.cpu / analyzed.cpu,
+                gps(whole.cpu));
 }
 
 void analyze(const FloatSource& v, unsigned threads) {
@@ -199,15 +223,17 @@ int main(int argc, char** argv) {
         std::vector<uint8_t> whole_bytes;
         std::vector<float> whole_out;
         ggml_decode_whole(*view, whole_bytes, whole_out);  // allocates and faults the buffers in
-        const bool codes = view->code_groups().codes != 0;
+        const bool codes = view->code_groups().codes != 0 || view->scaled_groups() != 0;
+        const char* route = view->code_groups().codes != 0 ? "codes" : codes ? "steps" : "values";
         const WithoutCodeGroups by_values(*view);
         const auto t = best_s({[&] { ggml_decode(*view); }, [&] { ggml_decode_whole(*view, whole_bytes, whole_out); },
                                [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); },
                                [&] {
                                    if (codes) analyze(by_values, threads);
                                }});
-        const double t_ref = t[0], t_decode = t[2];
-        report(ggml_type_name(type), codes, n, t_ref, t[1], t_decode, t[3], codes ? t[4] : 0);
+        const double t_ref = t[0].chosen(), t_decode = t[2].chosen();
+        report(ggml_type_name(type), route, n, t_ref, t[1].chosen(), t_decode, t[3].chosen(), codes ? t[4].chosen() : 0);
+        report_statistics(n, threads, t[1], t[3]);
         tsv +=
             std::string(ggml_type_name(type)) + "\t" + std::to_string(n / t_ref / 1e9) + "\t" + std::to_string(n / t_decode / 1e9) + "\n";
     }
@@ -222,8 +248,9 @@ int main(int argc, char** argv) {
                                    auto c = compare_sources(*f16, *q4k, row, 10, nullptr, threads, 0.0, 1.0, 256);
                                    sink += c && c->count == n ? 0 : 1;
                                }});
-        std::printf("compare F16 with Q4_K: ggml decoding both %6.3f G pairs/s   compare_sources %6.3f G pairs/s (%.2fx)\n", n / t[0] / 1e9,
-                    n / t[1] / 1e9, t[0] / t[1]);
+        const double both = t[0].chosen(), compared = t[1].chosen();
+        std::printf("compare F16 with Q4_K: ggml decoding both %6.3f G pairs/s   compare_sources %6.3f G pairs/s (%.2fx)\n", n / both / 1e9,
+                    n / compared / 1e9, both / compared);
     }
     if (!keep.empty() && !(std::ofstream(keep + ".tsv") << tsv)) {
         std::fprintf(stderr, "cannot write %s.tsv\n", keep.c_str());
@@ -262,7 +289,8 @@ int main(int argc, char** argv) {
         const WithoutCodeGroups by_values(*view);
         const auto t = best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); },
                                [&] { analyze(*view, threads); }, [&] { analyze(by_values, threads); }});
-        report("int4 MLX", view->code_groups().codes != 0, n, t[0], 0, t[1], t[2], t[3]);
+        const char* route = view->code_groups().codes != 0 ? "codes" : "values";
+        report("int4 MLX", route, n, t[0].chosen(), 0, t[1].chosen(), t[2].chosen(), t[3].chosen());
     }
     return sink == 0 ? 0 : 1;  // NaN-free signal: every decoded value equals itself
 }

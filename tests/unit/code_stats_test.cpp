@@ -1,8 +1,9 @@
 // Statistics take shortcuts: tensors stored as 8- or 16-bit codes (F16, BF16, I8, U8, F8) count
-// codes instead of decoding values, block-quantized tensors of 4-bit codes (Q4_0, Q4_1, IQ4_NL,
-// Q4_K, IQ4_XS, MLX affine int4) count each group's codes, and those with a quick range (Q5_0,
-// Q5_1, Q5_K, Q6_K, Q8_0, MLX affine int8) sum and bin in one pass. Every figure must equal the one
-// computed from the decoded values, and a wrong quick range must not change any.
+// codes instead of decoding values, block-quantized tensors of 4- and 5-bit codes (Q4_0, Q4_1,
+// IQ4_NL, Q4_K, IQ4_XS, Q5_0, Q5_1, Q5_K, MLX affine int4) count each group's codes, those of a
+// code times a step (Q6_K, Q8_0) bin each code times its step after a quick range, and the other
+// sources with a quick range (MLX affine int8) sum and bin in one pass. Every figure must equal
+// the one computed from the decoded values, and a wrong quick range must not change any.
 #include <catch2/catch.hpp>
 
 #include <ggml.h>
@@ -309,9 +310,16 @@ public:
         m_reads += 1;
         return m_view.read(first, count, out);
     }
+    Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override {
+        return m_view.quick_range(first, count);
+    }
     CodeGroups code_groups() const override { return m_view.code_groups(); }
     Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override {
         return m_view.read_code_groups(first, count, codes, values);
+    }
+    uint32_t scaled_groups() const override { return m_view.scaled_groups(); }
+    Status read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const override {
+        return m_view.read_scaled_groups(first, count, codes, steps);
     }
     uint64_t reads() const { return m_reads; }
 
@@ -339,6 +347,22 @@ void require_code_values_decode(const TensorView& view) {
     CHECK(differ == 0);
 }
 
+// Every value equals, bit for bit, its group's step times its code; a NaN is any NaN.
+void require_steps_decode(const TensorView& view) {
+    const uint32_t length = view.scaled_groups();
+    REQUIRE(length != 0);
+    const std::vector<float> values = decoded(view);
+    std::vector<int8_t> codes(values.size());
+    std::vector<float> steps(values.size() / length);
+    REQUIRE(view.read_scaled_groups(0, values.size(), codes.data(), steps.data()).ok());
+    uint64_t differ = 0;
+    for (uint64_t i = 0; i < values.size(); ++i) {
+        const float want = steps[i / length] * static_cast<float>(codes[i]);
+        differ += std::isnan(want) ? !std::isnan(values[i]) : std::bit_cast<uint32_t>(want) != std::bit_cast<uint32_t>(values[i]);
+    }
+    CHECK(differ == 0);
+}
+
 // Sets the float16 at `offset` of every `block_bytes`-byte block of `bytes` (blocks `from` to
 // `to`, one in `every`) to `half`.
 void set_halves(std::vector<uint8_t>& bytes, uint64_t data, uint64_t blocks, uint32_t block_bytes, uint32_t offset, uint16_t half,
@@ -354,7 +378,7 @@ void set_halves(std::vector<uint8_t>& bytes, uint64_t data, uint64_t blocks, uin
 TEST_CASE("statistics equal those of the decoded values on every block type of scale times code", "[stats][code_groups]") {
     test::TempDir dir;
     const uint64_t ne0 = 1024, rows = 70;  // 71,680 values: two chunks of groups
-    // The types whose statistics count codes, then those that decode once after a quick range.
+    // The types whose statistics count codes, then those that bin each code times its step.
     const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_XS,
                                GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0};
     // Per type: random values; random with adversarial blocks (zero, negative zero, negative
@@ -410,8 +434,10 @@ TEST_CASE("statistics equal those of the decoded values on every block type of s
         INFO(t.name);
         auto view = TensorView::open(*model, t.name);
         REQUIRE(view.ok());
-        const bool codes = view->code_groups().codes != 0;
+        const bool codes = view->code_groups().codes != 0, scaled = view->scaled_groups() != 0;
+        CHECK(codes != scaled);  // each type is one or the other
         if (codes) require_code_values_decode(*view);
+        if (scaled) require_steps_decode(*view);
         const std::vector<float> values = decoded(*view);
         const bool finite = std::all_of(values.begin(), values.end(), [](float x) { return std::isfinite(x); });
         CHECK(finite == !t.name.ends_with(".nonfinite"));
@@ -431,7 +457,7 @@ TEST_CASE("statistics equal those of the decoded values on every block type of s
         const ReadCountingSource counted(*view);
         auto s = compute_stats_and_histogram(counted, 256, nullptr, 2);
         REQUIRE(s.ok());
-        if (codes) CHECK((counted.reads() == 0) == finite);  // decoded only when a scale is not finite
+        CHECK((counted.reads() == 0) == finite);  // decoded only when a scale is not finite
         // Blocks with d = 0 or -0 are zeros where no offset is added.
         const bool offset = ggml_type_row(t.type.id)->scales().size() == 2;
         if (t.name.ends_with(".adversarial") && !offset)
@@ -493,6 +519,94 @@ TEST_CASE("code groups of a shape no vector path takes are counted and tallied p
     CHECK(s->max == *std::max_element(values.begin(), values.end()));
     CHECK(s->zeros == static_cast<uint64_t>(std::count(values.begin(), values.end(), 0.0f)));
     CHECK(s->zeros > 0);
+}
+
+namespace {
+
+// Groups of 24 values, value i of group g being step_g * code (steps of either sign, zero and
+// subnormal; codes over the whole int8 range, many on bin edges): a scaled-group length that the
+// AVX-512 pass does not take, so statistics bin and sum it with their plain loops. Its quick
+// range is exact.
+class PlainScaledGroups final : public FloatSource {
+public:
+    static constexpr uint32_t kLength = 24;
+
+    explicit PlainScaledGroups(uint64_t groups) : m_codes(groups * kLength), m_steps(groups) {
+        for (uint64_t g = 0; g < groups; ++g) {
+            m_steps[g] = g % 5 == 0 ? 0.0f : (g % 3 == 0 ? -0.25f : 0.125f) * static_cast<float>(1 + g % 7);
+            if (g % 13 == 0 && g % 5 != 0) m_steps[g] = std::numeric_limits<float>::denorm_min();
+            for (uint32_t i = 0; i < kLength; ++i) m_codes[g * kLength + i] = static_cast<int8_t>((g * 37 + i * i * 11) % 256 - 128);
+        }
+    }
+    uint64_t size() const override { return m_codes.size(); }
+    uint64_t granularity() const override { return kLength; }
+    Status read(uint64_t first, uint64_t count, float* out) const override {
+        m_reads += 1;
+        for (uint64_t i = 0; i < count; ++i) out[i] = m_steps[(first + i) / kLength] * static_cast<float>(m_codes[first + i]);
+        return ok_status();
+    }
+    Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override {
+        std::vector<float> v(count);
+        (void)read(first, count, v.data());
+        m_reads -= 1;  // a range, not a decoding pass
+        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        return std::optional<ValueBounds>{ValueBounds{*lo, *hi}};
+    }
+    uint32_t scaled_groups() const override { return kLength; }
+    Status read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const override {
+        std::memcpy(codes, m_codes.data() + first, count);
+        std::memcpy(steps, m_steps.data() + first / kLength, count / kLength * sizeof(float));
+        return ok_status();
+    }
+    uint64_t reads() const { return m_reads; }
+
+private:
+    std::vector<int8_t> m_codes;
+    std::vector<float> m_steps;
+    mutable std::atomic<int64_t> m_reads{0};
+};
+
+}  // namespace
+
+TEST_CASE("scaled groups of a length no vector path takes are binned and summed plainly", "[stats][scaled_groups]") {
+    const PlainScaledGroups source(12000);  // 288,000 values: two chunks of 2^18 values
+    std::vector<float> values(source.size());
+    REQUIRE(source.read(0, values.size(), values.data()).ok());
+    for (uint32_t bins : {1u, 7u, 256u})
+        for (unsigned threads : {1u, 2u}) require_same_figures(source, values, bins, threads);
+    const PlainScaledGroups counted(12000);
+    auto s = compute_stats(counted, nullptr, 2);
+    REQUIRE(s.ok());
+    CHECK(counted.reads() == 0);  // the scaled-group route: nothing decoded
+    CHECK(s->min == *std::min_element(values.begin(), values.end()));
+    CHECK(s->max == *std::max_element(values.begin(), values.end()));
+    CHECK(s->zeros == static_cast<uint64_t>(std::count(values.begin(), values.end(), 0.0f)));
+    CHECK(s->zeros >= 2400 * PlainScaledGroups::kLength);  // every fifth group has a zero step
+}
+
+TEST_CASE("Q8_0 and Q6_K are scaled groups of 32 and 16 values; other types are not", "[stats][scaled_groups]") {
+    test::TempDir dir;
+    const auto values = test::test_signal(512, 12);
+    test::write_fixture_model(dir.file("q.gguf"), {{"q8_0", GGML_TYPE_Q8_0, {512}, values},
+                                                   {"q6_K", GGML_TYPE_Q6_K, {512}, values},
+                                                   {"q5_K", GGML_TYPE_Q5_K, {512}, values}});
+    auto model = open_gguf(dir.file("q.gguf"));
+    REQUIRE(model.ok());
+    CHECK(TensorView::open(*model, "q8_0")->scaled_groups() == 32);
+    CHECK(TensorView::open(*model, "q6_K")->scaled_groups() == 16);
+    auto q5k = TensorView::open(*model, "q5_K");
+    CHECK(q5k->scaled_groups() == 0);
+    std::vector<int8_t> codes(256);
+    std::vector<float> steps(16);
+    CHECK(q5k->read_scaled_groups(0, 256, codes.data(), steps.data()).error().code == ErrorCode::E_UNSUPPORTED_TYPE);
+    auto q6k = TensorView::open(*model, "q6_K");
+    // Not on a block boundary.
+    CHECK(q6k->read_scaled_groups(1, 255, codes.data(), steps.data()).error().code == ErrorCode::E_RANGE);
+    // The first Q6_K group: values 0..15 of the block, codes in [-32, 31].
+    REQUIRE(q6k->read_scaled_groups(0, 256, codes.data(), steps.data()).ok());
+    CHECK(std::all_of(codes.begin(), codes.end(), [](int8_t c) { return c >= -32 && c < 32; }));
+    const std::vector<float> decoded_values = decoded(*q6k);
+    for (int i = 0; i < 16; ++i) CHECK(decoded_values[i] == steps[0] * static_cast<float>(codes[i]));
 }
 
 TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones are not", "[stats][code_groups]") {

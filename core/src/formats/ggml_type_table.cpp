@@ -39,7 +39,8 @@ constexpr GgmlTypeRow kRows[] = {
      .codes = BlockCodesKind::q5_1, .requant = true, .ftype_names = {"Q5_1"}},
     // d, qs[32]
     {.id = GGML_TYPE_Q8_0, .name = "Q8_0", .block_elements = 32, .block_bytes = 34, .scale_fields = {half("d", 0, 32)},
-     .scale_count = 1, .scale_series = true, .big_endian = words(0, 2, 2), .range = BlockRangeKind::q8_0, .requant = true,
+     .scale_count = 1, .scale_series = true, .big_endian = words(0, 2, 2), .range = BlockRangeKind::q8_0, .steps = BlockStepsKind::q8_0,
+     .requant = true,
      .ftype_names = {"Q8_0"}},
     // d, s (d times the sum of the codes), qs[32]
     {.id = GGML_TYPE_Q8_1, .name = "Q8_1", .block_elements = 32, .block_bytes = 36, .scale_fields = {half("d", 0, 32)},
@@ -65,7 +66,8 @@ constexpr GgmlTypeRow kRows[] = {
     // ql[128], qh[64], scales[16], d
     {.id = GGML_TYPE_Q6_K, .name = "Q6_K", .block_elements = 256, .block_bytes = 210, .scale_fields = {half("d", 208, 256)},
      .scale_count = 1, .sub_scales = SubScales::q6_k, .sub_scales_offset = 192, .scale_series = true,
-     .big_endian = words(208, 2, 2), .range = BlockRangeKind::q6_k, .requant = true, .ftype_names = {"Q6_K"}},
+     .big_endian = words(208, 2, 2), .range = BlockRangeKind::q6_k, .steps = BlockStepsKind::q6_k, .requant = true,
+     .ftype_names = {"Q6_K"}},
     // d (f32), qs[256], bsums[16]
     {.id = GGML_TYPE_Q8_K, .name = "Q8_K", .block_elements = 256, .block_bytes = 292,
      .scale_fields = {GgmlScaleField{"d", 0, ScaleEncoding::f32, 256}}, .scale_count = 1, .scale_series = true},

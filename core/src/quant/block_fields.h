@@ -1,6 +1,10 @@
-// Fields that ggml block readers take from many blocks at once. Internal to core/quant.
+// Fields that ggml block readers take from many blocks at once, and codes that several readers
+// unpack alike. Internal to core/quant.
 //
-// Contract: half_field gives the float16 stored at `offset` in each of `blocks` blocks of
+// Contract: q6_k_code is the 6-bit code (0..63) of value l + 32k (l < 32, k < 4) of a Q6_K
+// half whose 64 nibble bytes are at `ql` and 32 bytes of two-bit pairs at `qh`: the low (k < 2)
+// or high nibble of ql[l + 32 (k % 2)] and bits 2k, 2k + 1 of qh[l], as ggml unpacks it.
+// half_field gives the float16 stored at `offset` in each of `blocks` blocks of
 // `block_bytes` bytes, decoded exactly to float, in a per-thread buffer that the next call with
 // the same `which` (0 or 1, for types with two such fields) overwrites.
 #pragma once
@@ -15,6 +19,10 @@ namespace mlens {
 
 // ggml's IQ4_NL / IQ4_XS value table (increasing).
 inline constexpr int8_t kIq4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+[[gnu::always_inline]] inline uint8_t q6_k_code(const uint8_t* ql, const uint8_t* qh, int l, int k) {
+    return static_cast<uint8_t>(((ql[l + 32 * (k % 2)] >> (4 * (k / 2))) & 15) | (((qh[l] >> (2 * k)) & 3) << 4));
+}
 
 inline const float* half_field(const uint8_t* bytes, uint64_t blocks, uint32_t block_bytes, uint32_t offset, int which = 0) {
     thread_local std::vector<uint8_t> halves;

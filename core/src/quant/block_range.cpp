@@ -221,7 +221,7 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q6_k(const uint8_t* bytes, ui
                 for (int part = 0; part < 2; ++part) {
                     uint8_t least = 63, greatest = 0;
                     for (int l = 16 * part; l < 16 * part + 16; ++l) {
-                        const auto q = static_cast<uint8_t>(((ql[l + 32 * (k % 2)] >> (4 * (k / 2))) & 15) | (((qh[l] >> (2 * k)) & 3) << 4));
+                        const uint8_t q = q6_k_code(ql, qh, l, k);
                         least = std::min(least, q);
                         greatest = std::max(greatest, q);
                     }

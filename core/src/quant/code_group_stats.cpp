@@ -7,14 +7,8 @@
 #include <functional>
 #include <mutex>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-// GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which its
-// uninitialized-value warnings take for a read of an uninitialized variable.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
+#include "binning_avx512.h"
+#include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
@@ -194,35 +188,12 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> chunk_range(const CodeGroups& shape
 // and weights stay in L1 between the loops over them.
 constexpr uint64_t kTallyBatch = 2048;
 
-// Counts, extremes and power sums of weighted values about one centre, so that batches add up
-// without a merge of moments.
-struct CodeSums {
-    double total = 0, zeros = 0, sum_abs = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
-    float lo = INFINITY, hi = -INFINITY;
-
-    // The first pass's figures (value_summary.h) of the values summed.
-    ValueSummary<double> summary(double centre) const {
-        ValueSummary<double> out;
-        if (total == 0) return out;
-        const double shift = s1 / total, mean = centre + shift;
-        const double m2 = s2 - s1 * shift;
-        const double m3 = s3 - 3 * shift * s2 + 2 * shift * shift * s1;
-        const double m4 = s4 - 4 * shift * s3 + 6 * shift * shift * s2 - 3 * shift * shift * shift * s1;
-        out.zeros = static_cast<uint64_t>(zeros);
-        out.min = lo;
-        out.max = hi;
-        out.sum_abs = sum_abs;
-        out.moments.merge({static_cast<uint64_t>(total), mean, m2, m3, m4});
-        return out;
-    }
-};
-
 // Adds n <= kTallyBatch (value, count) entries, each value taken `count` times, to `sums` (power
 // sums about `centre`) and writes each value's slot; a value counted 0 times adds nothing (it may
 // be infinite: a code no group uses). Counts and their sums (below 2^24) are exact in float;
 // each loop keeps to one width so that it vectorizes. Power sums about the middle of the
 // source's range: every |x - centre| is at most half of it, so little cancels.
-MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uint64_t n, const BinSlots& bin, double centre, CodeSums& sums,
+MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uint64_t n, const BinSlots& bin, double centre, CentredSums& sums,
                                    uint32_t* slot) {
     float kept[kTallyBatch], times[kTallyBatch];
     float lo = INFINITY, hi = -INFINITY, total = 0, z = 0;
@@ -253,15 +224,7 @@ MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uin
         s3 += kd2 * d;
         s4 += kd2 * d * d;
     }
-    sums.total += total;
-    sums.zeros += z;
-    sums.sum_abs += a;
-    sums.s1 += s1;
-    sums.s2 += s2;
-    sums.s3 += s3;
-    sums.s4 += s4;
-    sums.lo = std::min(sums.lo, lo);
-    sums.hi = std::max(sums.hi, hi);
+    sums.add({total, z, a, s1, s2, s3, s4, lo, hi});
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -269,13 +232,11 @@ MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uin
 // vector: their values binned with BinSlots's operations in the same order (max and min with 0 and the last
 // bin select exactly as its compares do, NaN included), the power sums in double with fused
 // multiply-adds, and each code's count added to its slot.
-__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void tally_groups_avx512(const float* value, const uint8_t* count,
+MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* count,
                                                                                            uint64_t sixteens, const BinSlots& bin,
-                                                                                           double centre, CodeSums& sums,
+                                                                                           double centre, CentredSums& sums,
                                                                                            uint32_t* slot_counts) {
-    const __m512 first = _mm512_set1_ps(bin.first), scale = _mm512_set1_ps(bin.scale), last = _mm512_set1_ps(bin.last);
-    const __m512 lowest = _mm512_set1_ps(bin.lowest), highest = _mm512_set1_ps(bin.highest), zero = _mm512_setzero_ps();
-    const __m512i one = _mm512_set1_epi32(1), above = _mm512_set1_epi32(bin.above);
+    const __m512 zero = _mm512_setzero_ps();
     const __m512d middle = _mm512_set1_pd(centre);
     const __m512d magnitude = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll));
     __m512 lo = _mm512_set1_ps(INFINITY), hi = _mm512_set1_ps(-INFINITY), total = zero, zeros = zero;
@@ -285,12 +246,7 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void tally_gro
         const __m512 x = _mm512_loadu_ps(value + 16 * g);
         const __m512i k = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(count + 16 * g)));
         const __mmask16 present = _mm512_test_epi32_mask(k, k);
-        __m512 t = _mm512_mul_ps(_mm512_sub_ps(x, first), scale);
-        t = _mm512_min_ps(_mm512_max_ps(t, zero), last);
-        __m512i s = _mm512_add_epi32(_mm512_cvttps_epi32(t), one);
-        s = _mm512_maskz_mov_epi32(~_mm512_cmp_ps_mask(x, lowest, _CMP_LT_OQ), s);
-        s = _mm512_mask_mov_epi32(s, _mm512_cmp_ps_mask(x, highest, _CMP_GT_OQ), above);
-        _mm512_store_si512(slot, s);
+        _mm512_store_si512(slot, bin_slots16(x, bin));
         _mm512_store_si512(times, k);
         const __m512 kf = _mm512_cvtepi32_ps(k), v = _mm512_maskz_mov_ps(present, x);
         total = _mm512_add_ps(total, kf);
@@ -309,15 +265,9 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void tally_gro
         }
         for (int c = 0; c < 16; ++c) slot_counts[slot[c]] += times[c];
     }
-    sums.total += _mm512_reduce_add_ps(total);
-    sums.zeros += _mm512_reduce_add_ps(zeros);
-    sums.sum_abs += _mm512_reduce_add_pd(a);
-    sums.s1 += _mm512_reduce_add_pd(s1);
-    sums.s2 += _mm512_reduce_add_pd(s2);
-    sums.s3 += _mm512_reduce_add_pd(s3);
-    sums.s4 += _mm512_reduce_add_pd(s4);
-    sums.lo = std::min(sums.lo, _mm512_reduce_min_ps(lo));
-    sums.hi = std::max(sums.hi, _mm512_reduce_max_ps(hi));
+    sums.add({_mm512_reduce_add_ps(total), _mm512_reduce_add_ps(zeros), _mm512_reduce_add_pd(a), _mm512_reduce_add_pd(s1),
+              _mm512_reduce_add_pd(s2), _mm512_reduce_add_pd(s3), _mm512_reduce_add_pd(s4), _mm512_reduce_min_ps(lo),
+              _mm512_reduce_max_ps(hi)});
 }
 #endif
 
@@ -354,7 +304,7 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
         count_group_codes(shape, g);
         local.assign(binning.slots(), 0);
         uint32_t* counts = local.data();
-        CodeSums sums;
+        CentredSums sums;
 #if defined(__x86_64__) && defined(__GNUC__)
         static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");

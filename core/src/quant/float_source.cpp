@@ -21,6 +21,10 @@ Status FloatSource::read_code_groups(uint64_t, uint64_t, uint8_t*, float*) const
     return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "values are not stored as groups of codes"};
 }
 
+Status FloatSource::read_scaled_groups(uint64_t, uint64_t, int8_t*, float*) const {
+    return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "values are not stored as scaled integer groups"};
+}
+
 Result<std::optional<ValueBounds>> FloatSource::quick_range(uint64_t, uint64_t) const { return std::optional<ValueBounds>{}; }
 
 Status FloatSource::read_wide(uint64_t, uint64_t, long double*) const {

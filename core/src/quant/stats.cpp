@@ -7,6 +7,8 @@
 
 #include "binning.h"
 #include "code_group_stats.h"
+#include "scaled_group_stats.h"
+#include "slot_copies.h"
 #include "value_summary.h"
 #include "mlens/util/parallel_job.h"
 #include "util/finite_floats.h"
@@ -67,47 +69,19 @@ FiniteValues finite_values(const float* v, uint64_t n, std::vector<float>& scrat
 
 // Values binned at a time: a tile's slots stay in L1 between binning and counting.
 constexpr uint64_t kCountTile = 2048;
-// Values counted into the 16-bit copies before they are added up: each copy then holds at most
-// a quarter of them plus a tail of three, below 65536.
-constexpr uint64_t kCopyFlush = 4 * 60000;
-
-// Adds each value's slot to counts (binning.slots() entries). Four interleaved copies of 16-bit
-// counters (32 KiB for 4,098 slots, so they stay in L1) keep runs of equal values, common in
-// quantized data, from waiting on each other's increments.
+// Adds each value's slot to counts (binning.slots() entries), through interleaved copies
+// (slot_copies.h).
 void count_slots(const Binning& binning, const float* v, uint64_t n, uint32_t* counts) {
-    const uint32_t slots = binning.slots();
     thread_local std::vector<uint32_t> slot;
-    thread_local std::vector<uint16_t> copies;
+    thread_local SlotCopies copies;
     slot.resize(kCountTile);
-    copies.assign(4 * static_cast<size_t>(slots), 0);
-    uint16_t* c0 = copies.data();
-    uint16_t* c1 = c0 + slots;
-    uint16_t* c2 = c1 + slots;
-    uint16_t* c3 = c2 + slots;
-    auto add_copies = [&] {
-        for (uint32_t s = 0; s < slots; ++s) counts[s] += static_cast<uint32_t>(c0[s] + c1[s] + c2[s] + c3[s]);
-        std::fill(copies.begin(), copies.end(), 0);
-    };
-    uint64_t pending = 0;
+    copies.reset(binning.slots());
     for (uint64_t t = 0; t < n; t += kCountTile) {
         const uint64_t m = std::min(kCountTile, n - t);
-        if (pending + m > kCopyFlush) {
-            add_copies();
-            pending = 0;
-        }
         binning.bin_slots(v + t, m, slot.data());
-        const uint32_t* s = slot.data();
-        uint64_t i = 0;
-        for (; i + 4 <= m; i += 4) {
-            ++c0[s[i]];
-            ++c1[s[i + 1]];
-            ++c2[s[i + 2]];
-            ++c3[s[i + 3]];
-        }
-        for (; i < m; ++i) ++c0[s[i]];
-        pending += m;
+        copies.add(slot.data(), m, counts);
     }
-    add_copies();
+    copies.flush(counts);
 }
 
 using Moments = CentralMoments<double>;
@@ -409,7 +383,8 @@ struct HistogramBins {
 // Sources with stored codes count them in one pass; sources with code groups (unless an observer
 // wants decoded values) find their range from codes, then count each group's codes, summing and
 // binning its distinct values (code_group_stats.h); sources with a quick range sum and bin in one
-// pass, checked against the range found (counted again over the decoded extremes if they differ);
+// pass (from codes and steps for sources with scaled groups, scaled_group_stats.h), checked
+// against the range found (counted again over the decoded extremes if they differ);
 // any other source is summed, then binned, in two passes. The observer sees the first pass.
 Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_bins, JobContext* job, unsigned threads,
                                      const ValueObserver* observer) {
@@ -439,7 +414,12 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         if (!range) return range.error();
         if (*range) {
             const HistogramBins bins((*range)->min, (*range)->max, histogram_bins);
-            if (Status s = summarize_and_count(src, bins.fine, job, threads, kRangeProgress, all, counts, observer); !s) return s.error();
+            if (src.scaled_groups() != 0 && !observer) {
+                if (Status s = summarize_scaled_groups(src, bins.fine, job, threads, kRangeProgress, 1.0, all, counts); !s)
+                    return s.error();
+            } else if (Status s = summarize_and_count(src, bins.fine, job, threads, kRangeProgress, all, counts, observer); !s) {
+                return s.error();
+            }
             if (all.nan + all.inf != 0 || all.min != (*range)->min || all.max != (*range)->max) counts.clear();
         } else if (Status s = summarize_source(src, job, threads, 0.5, all, observer); !s) {
             return s.error();

@@ -5,6 +5,7 @@
 
 #include "block_codes.h"
 #include "block_range.h"
+#include "block_steps.h"
 #include "tensor_view_kinds.h"
 
 namespace mlens {
@@ -13,6 +14,16 @@ namespace {
 
 // Largest read whose byte buffer a thread keeps for its next read.
 constexpr uint64_t kKeptReadBytes = 16u << 20;
+
+// The blocks that hold values [first, first + count) of a kind (a range read() accepts), in a
+// per-thread buffer that the next call overwrites.
+Result<const uint8_t*> blocks_of(const StoredBlocksKind& kind, uint64_t first, uint64_t count) {
+    const uint64_t block = kind.granularity(), blocks = (count + block - 1) / block;
+    thread_local std::vector<uint8_t> bytes;
+    bytes.resize(blocks * kind.block_bytes());
+    if (Status s = kind.read_blocks(first / block, blocks, bytes.data()); !s) return s.error();
+    return static_cast<const uint8_t*>(bytes.data());
+}
 
 }  // namespace
 
@@ -71,11 +82,9 @@ GgmlBlocksKind::GgmlBlocksKind(const Model& model, size_t index)
 Result<std::optional<ValueBounds>> GgmlBlocksKind::quick_range(uint64_t first, uint64_t count) const {
     if (!has_block_value_range(info().type.id)) return TensorViewKind::quick_range(first, count);
     if (Status s = check_read_range(first, count); !s) return s.error();
-    const uint64_t blocks = (count + m_block - 1) / m_block;
-    thread_local std::vector<uint8_t> bytes;
-    bytes.resize(blocks * m_block_bytes);
-    if (Status s = read_blocks(first / m_block, blocks, bytes.data()); !s) return s.error();
-    return block_value_range(info().type.id, bytes.data(), blocks);
+    const Result<const uint8_t*> bytes = blocks_of(*this, first, count);
+    if (!bytes) return bytes.error();
+    return block_value_range(info().type.id, *bytes, (count + m_block - 1) / m_block);
 }
 
 CodeGroups GgmlBlocksKind::code_groups() const { return block_code_groups(info().type.id); }
@@ -83,11 +92,20 @@ CodeGroups GgmlBlocksKind::code_groups() const { return block_code_groups(info()
 Status GgmlBlocksKind::read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const {
     if (code_groups().codes == 0) return TensorViewKind::read_code_groups(first, count, codes, values);
     if (Status s = check_read_range(first, count); !s) return s;
-    const uint64_t blocks = (count + m_block - 1) / m_block;
-    thread_local std::vector<uint8_t> bytes;
-    bytes.resize(blocks * m_block_bytes);
-    if (Status s = read_blocks(first / m_block, blocks, bytes.data()); !s) return s;
-    read_block_code_groups(info().type.id, bytes.data(), blocks, codes, values);
+    const Result<const uint8_t*> bytes = blocks_of(*this, first, count);
+    if (!bytes) return bytes.error();
+    read_block_code_groups(info().type.id, *bytes, (count + m_block - 1) / m_block, codes, values);
+    return ok_status();
+}
+
+uint32_t GgmlBlocksKind::scaled_groups() const { return block_scaled_groups(info().type.id); }
+
+Status GgmlBlocksKind::read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const {
+    if (scaled_groups() == 0) return TensorViewKind::read_scaled_groups(first, count, codes, steps);
+    if (Status s = check_read_range(first, count); !s) return s;
+    const Result<const uint8_t*> bytes = blocks_of(*this, first, count);
+    if (!bytes) return bytes.error();
+    read_block_scaled_groups(info().type.id, *bytes, (count + m_block - 1) / m_block, codes, steps);
     return ok_status();
 }
 

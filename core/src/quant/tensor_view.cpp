@@ -90,6 +90,10 @@ CodeGroups TensorView::code_groups() const { return m_kind->code_groups(); }
 Status TensorView::read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const {
     return m_kind->read_code_groups(first, count, codes, values);
 }
+uint32_t TensorView::scaled_groups() const { return m_kind->scaled_groups(); }
+Status TensorView::read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const {
+    return m_kind->read_scaled_groups(first, count, codes, steps);
+}
 WideKind TensorView::wide_kind() const { return m_kind->wide_kind(); }
 Status TensorView::read_wide(uint64_t first, uint64_t count, long double* out) const { return m_kind->read_wide(first, count, out); }
 TensorView::Kind TensorView::kind() const { return m_kind->kind(); }

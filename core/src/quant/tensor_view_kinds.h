@@ -85,6 +85,8 @@ public:
     Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override;
     CodeGroups code_groups() const override;
     Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override;
+    uint32_t scaled_groups() const override;
+    Status read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const override;
 
 private:
     void decode(const uint8_t* bytes, uint64_t count, float* out) const override;

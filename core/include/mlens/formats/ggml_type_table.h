@@ -72,6 +72,9 @@ enum class BlockRangeKind : uint8_t { none, q4_0, q4_1, q5_0, q5_1, iq4_nl, q8_0
 // Code-group readers (block_codes.h), one per block layout.
 enum class BlockCodesKind : uint8_t { none, q4_0, q4_1, q5_0, q5_1, iq4_nl, q4_k, q5_k, iq4_xs };
 
+// Scaled-group readers (block_steps.h): values that are a code times its group's step, exactly.
+enum class BlockStepsKind : uint8_t { none, q8_0, q6_k };
+
 struct GgmlTypeRow {
     uint32_t id = 0;
     const char* name = "";
@@ -86,6 +89,7 @@ struct GgmlTypeRow {
     BigEndianLayout big_endian{};
     BlockRangeKind range = BlockRangeKind::none;
     BlockCodesKind codes = BlockCodesKind::none;
+    BlockStepsKind steps = BlockStepsKind::none;
     bool requant = false;
     std::array<const char*, 4> ftype_names{};
 

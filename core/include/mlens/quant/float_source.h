@@ -26,6 +26,15 @@
 // monotone in c. Statistics
 // count each group's codes and take each distinct value once, weighted by its count.
 //
+// Scaled groups: a source whose values are, group after group of `length` values, a signed
+// integer code times the group's step, the product exact in float (ggml's Q8_0 and Q6_K), gives
+// scaled_groups() (0 for every other source; a divisor of granularity()) and
+// read_scaled_groups(): for the whole groups of a range (read()'s alignment), each group's
+// `length` codes (in any order within the group) and its step, step * code computed in float
+// being what read() gives for that value, bit for bit (a NaN may differ in its payload).
+// Statistics compute each value from its code and bin and sum it in the same pass, decoding
+// nothing into memory.
+//
 // Wide values: a source whose values float cannot hold exactly (32- and 64-bit integers, F64)
 // says so in wide_kind() and gives them from read_wide() (same alignment as read()) as long
 // double, whose 64-bit significand holds every 64-bit integer and every double exactly (x86-64;
@@ -65,6 +74,9 @@ public:
 
     virtual CodeGroups code_groups() const { return {}; }
     virtual Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const;
+
+    virtual uint32_t scaled_groups() const { return 0; }
+    virtual Status read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const;
 
     virtual WideKind wide_kind() const { return WideKind::none; }
     virtual Status read_wide(uint64_t first, uint64_t count, long double* out) const;

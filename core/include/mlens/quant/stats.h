@@ -9,7 +9,9 @@
 //    that range. A source with code groups (float_source.h) and no observer finds that range
 //    from its codes and scales, then counts each group's codes in one pass, summing and binning
 //    each distinct value of a group once, weighted by its count (code_group_stats.h); it decodes
-//    values instead when a range end is NaN or infinite. Every route gives the same figures. NaN and ±Inf are counted and excluded from every other figure. Sums and
+//    values instead when a range end is NaN or infinite. A source with scaled groups
+//    (float_source.h) and a quick range bins each value from its code and step in that one pass
+//    instead of decoding it (scaled_group_stats.h). Every route gives the same figures. NaN and ±Inf are counted and excluded from every other figure. Sums and
 //    central moments are in double: each chunk's about its own mean, merged pairwise (Pébay), so
 //    the last bits depend on the order of the chunks. +Inf and -Inf are also counted apart.
 //  - A source with no finite value has no min, max, mean, std, mean |x|, kurtosis or

@@ -1,0 +1,74 @@
+#include "block_steps.h"
+
+#include <cstring>
+
+#include "block_fields.h"
+#include "mlens/formats/ggml_type_table.h"
+#include "util/vector_loop.h"
+
+namespace mlens {
+
+namespace {
+
+BlockStepsKind steps_kind(uint32_t ggml_type) {
+    const GgmlTypeRow* row = ggml_type_row(ggml_type);
+    return row ? row->steps : BlockStepsKind::none;
+}
+
+// Q8_0: 34-byte blocks of d and 32 signed codes.
+void q8_0_groups(const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* steps) {
+    std::memcpy(steps, half_field(bytes, blocks, 34, 0), blocks * sizeof(float));
+    for (uint64_t b = 0; b < blocks; ++b) std::memcpy(codes + 32 * b, bytes + 34 * b + 2, 32);
+}
+
+// Q6_K: 210-byte blocks of 128 bytes of low nibbles, 64 bytes of two-bit pairs, 16 signed
+// sub-block scales and d. In each half (64 nibble bytes, 32 pair bytes, 8 scales), value l + 32k
+// (q6_k_code) has scale l / 16 + 2k: group 8 * half + 2k + l / 16 holds values 32k + l of the
+// half, 16 at a time, whose 32 codes are contiguous here.
+MLENS_VECTOR_LOOP void q6_k_groups(const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* steps) {
+    const float* d = half_field(bytes, blocks, 210, 208);
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * 210;
+        for (int half = 0; half < 2; ++half) {
+            const uint8_t* ql = block + 64 * half;
+            const uint8_t* qh = block + 128 + 32 * half;
+            const auto* sc = reinterpret_cast<const int8_t*>(block + 192 + 8 * half);
+            int8_t* out = codes + (16 * b + 8 * half) * 16;
+            for (int k = 0; k < 4; ++k) {
+                int8_t* q = out + 32 * k;
+                for (int l = 0; l < 32; ++l)
+                    q[l] = static_cast<int8_t>(q6_k_code(ql, qh, l, k) - 32);
+            }
+            for (int g = 0; g < 8; ++g) steps[16 * b + 8 * half + g] = d[b] * static_cast<float>(sc[g]);
+        }
+    }
+}
+
+}  // namespace
+
+uint32_t block_scaled_groups(uint32_t ggml_type) {
+    const BlockStepsKind kind = steps_kind(ggml_type);
+    switch (kind) {
+        case BlockStepsKind::q8_0:
+            return 32;
+        case BlockStepsKind::q6_k:
+            return 16;
+        case BlockStepsKind::none:
+            break;
+    }
+    return 0;
+}
+
+void read_block_scaled_groups(uint32_t ggml_type, const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* steps) {
+    const BlockStepsKind kind = steps_kind(ggml_type);
+    switch (kind) {
+        case BlockStepsKind::q8_0:
+            return q8_0_groups(bytes, blocks, codes, steps);
+        case BlockStepsKind::q6_k:
+            return q6_k_groups(bytes, blocks, codes, steps);
+        case BlockStepsKind::none:
+            break;
+    }
+}
+
+}  // namespace mlens
