@@ -107,3 +107,14 @@ TEST_CASE("utf8_valid agrees with utf8_decode on random mixed text", "[text][utf
         if (intact) CHECK(utf8_valid(p, text.size()));
     }
 }
+
+TEST_CASE("utf8_first_invalid names the first byte utf8_decode refuses, past ASCII runs and valid sequences", "[text][utf8]") {
+    CHECK(utf8_first_invalid("") == 0);
+    CHECK(utf8_first_invalid("plain ASCII text longer than eight bytes") == 40);
+    CHECK(utf8_first_invalid("caf\xC3\xA9 \xE6\xBC\xA2 \xF0\x9F\x9A\x80") == 14);
+    // An overlong, a surrogate, a cut sequence: each at its first byte, after ASCII runs.
+    CHECK(utf8_first_invalid("0123456789abcdef\xC0\x80") == 16);
+    CHECK(utf8_first_invalid("0123456789\xED\xA0\x80tail") == 10);
+    CHECK(utf8_first_invalid("\xC3\xA9\xE6\xBC") == 2);
+    CHECK(utf8_first_invalid(std::string_view("ab\0cd\xFF", 6)) == 5);
+}

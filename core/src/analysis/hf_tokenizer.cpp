@@ -13,18 +13,6 @@ namespace {
 constexpr int kTimeoutMs = 120000;
 constexpr size_t kOutputCap = 1024u << 20;
 
-// The byte offset of the first sequence utf8_decode does not accept.
-size_t first_invalid_utf8(std::string_view s) {
-    size_t i = 0;
-    uint32_t cp = 0;
-    while (i < s.size()) {
-        const size_t n = utf8_decode(s.substr(i), cp);
-        if (n == 0) return i;
-        i += n;
-    }
-    return i;
-}
-
 Result<HfEncoding> read_encoding(const nlohmann::json& e, size_t text_bytes) {
     HfEncoding out;
     if (!e.is_object() || !e.contains("ids") || !e["ids"].is_array() || !e.contains("offsets") || !e["offsets"].is_array() ||
@@ -54,7 +42,7 @@ std::string hf_tokenizer_helper() {
 Result<HfEncodings> hf_encode(const std::string& tokenizer_json, const std::vector<std::string>& texts, bool add_special_tokens) {
     for (const std::string& text : texts)
         if (!utf8_valid(text)) {
-            const size_t bad = first_invalid_utf8(text);
+            const size_t bad = utf8_first_invalid(text);
             return Error{ErrorCode::E_INVALID_UTF8, "", bad,
                          "the text is not valid UTF-8 at byte " + std::to_string(bad) + " (Hugging Face's tokenizers takes only text)"};
         }

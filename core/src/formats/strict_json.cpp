@@ -36,27 +36,6 @@ bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_number_char(char c) { return is_digit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
 
-// Position of the first byte that does not begin a valid UTF-8 sequence (utf8_decode's strict
-// UTF-8), or size.
-size_t first_invalid_utf8(const uint8_t* p, size_t size) {
-    const std::string_view text(reinterpret_cast<const char*>(p), size);
-    size_t i = 0;
-    while (i < size) {
-        if (p[i] < 0x80) {
-            ++i;
-            // ASCII runs, 8 bytes at a time.
-            uint64_t word;
-            while (i + 8 <= size && (std::memcpy(&word, p + i, 8), (word & 0x8080808080808080ull) == 0)) i += 8;
-            continue;
-        }
-        uint32_t cp = 0;
-        const size_t len = utf8_decode(text.substr(i), cp);
-        if (len == 0) return i;
-        i += len;
-    }
-    return size;
-}
-
 // Keys of one open object. Tensor entries have three keys, so a short list is scanned linearly;
 // past kLinear keys an open-addressing table over a byte arena takes over, so a header with a
 // million tensor names costs one allocation-free probe per key.
@@ -270,8 +249,7 @@ Result<JsonTextInfo> parse_strict_json(std::string_view text, uint64_t base, Jso
         return Error{
             ErrorCode::E_LIMIT, handler.field(), base,
             "JSON text of " + std::to_string(text.size()) + " bytes exceeds limit max_json_text_bytes=" + std::to_string(kMaxTextBytes)};
-    const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
-    size_t bad = first_invalid_utf8(bytes, text.size());
+    size_t bad = utf8_first_invalid(text);
     if (bad != text.size())
         return Error{ErrorCode::E_JSON_UTF8, handler.field(), base + bad, "byte " + hex_bytes(text.substr(bad, 1)) + " is not valid UTF-8"};
     JsonTextInfo info;

@@ -221,4 +221,22 @@ bool utf8_valid(const uint8_t* data, size_t size) {
 
 bool utf8_valid(std::string_view s) { return utf8_valid(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
 
+size_t utf8_first_invalid(std::string_view s) {
+    const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+    size_t i = 0;
+    while (i < s.size()) {
+        if (p[i] < 0x80) {
+            ++i;
+            uint64_t word;
+            while (i + 8 <= s.size() && (std::memcpy(&word, p + i, 8), (word & 0x8080808080808080ull) == 0)) i += 8;
+            continue;
+        }
+        uint32_t cp = 0;
+        const size_t len = utf8_decode(s.substr(i), cp);
+        if (len == 0) return i;
+        i += len;
+    }
+    return s.size();
+}
+
 }  // namespace mlens
