@@ -20,7 +20,7 @@ void put_le(std::vector<uint8_t>& out, uint64_t v, uint32_t size) {
 }
 
 // An ArrayIndex over `bytes` (encoded elements only) held in a memory source.
-Value memory_array(ValueType element, uint64_t count, std::vector<uint8_t> bytes, std::vector<uint64_t> string_offsets) {
+Value memory_array(ValueType element, uint64_t count, std::vector<uint8_t> bytes, StringOffsets string_offsets) {
     auto index = std::make_shared<ArrayIndex>();
     index->element_type = element;
     index->count = count;
@@ -74,10 +74,9 @@ Value array_of_scalars(ValueType element, const std::vector<Scalar>& values) {
 
 Value array_strings(const std::vector<std::string>& v) {
     std::vector<uint8_t> bytes;
-    std::vector<uint64_t> offsets;
-    offsets.reserve(v.size());
+    StringOffsets offsets(0, v.size());
     for (const std::string& s : v) {
-        offsets.push_back(bytes.size());
+        offsets.append(bytes.size());
         put_le(bytes, s.size(), 8);
         bytes.insert(bytes.end(), s.begin(), s.end());
     }
@@ -90,7 +89,7 @@ Value truncated_array(const Value& v, uint64_t n) {
     index->count = n;
     if (index->element_type == ValueType::string) {
         uint64_t end = index->string_offsets[n];
-        index->string_offsets.resize(n);
+        index->string_offsets.truncate(n);
         index->data_length = end - index->data_offset;
     } else {
         index->data_length = n * value_type_size(index->element_type);

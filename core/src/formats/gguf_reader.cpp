@@ -384,7 +384,7 @@ private:
     // (gguf_string_scan.h); any other element, and every element that breaks a rule, goes
     // through index_one_string, which reports what is wrong.
     bool index_string_elements(const std::string& field, ArrayIndex& index, StringArrayCheck* element_check) {
-        index.string_offsets.reserve(index.count);  // bounded: count × 8 <= bytes remaining
+        index.string_offsets = StringOffsets(index.data_offset, index.count);  // bounded: count × 4 <= bytes remaining
         StringScan scan{field, index, element_check};
         for (uint64_t k = 0; k < index.count;) {
             const uint64_t stop = std::min(index.count, (k | kCancelCheckMask) + 1);
@@ -396,9 +396,8 @@ private:
     }
 
     static constexpr uint64_t kCancelCheckMask = 65535;  // the job is asked after each 65,536 elements
-    static constexpr uint64_t kScanWindowBytes = Cursor::kWindowBytes;
+    static constexpr uint64_t kScanWindowBytes = 256 << 10;  // stays in the core's cache between the read and the scan
     static constexpr uint64_t kScanPieceBytes = 16 << 10;
-    static constexpr uint64_t kScanPieceElements = kScanPieceBytes / 8;  // what a piece holds in v3 (v1: two goes)
 
     struct StringScan {
         const std::string& field;
@@ -416,8 +415,8 @@ private:
         while (k < stop && m_cur.remaining() >= count_bytes()) {
             const uint64_t window_at = m_cur.position();
             const uint64_t available = std::min(kScanWindowBytes, m_cur.remaining());
-            if (m_scan_window.size() < available) m_scan_window.resize(available);
-            if (!m_source->read(window_at, available, m_scan_window.data())) break;
+            if (!m_scan_window) m_scan_window.reset(new uint8_t[kScanWindowBytes]);  // not zero-filled: read into first
+            if (!m_source->read(window_at, available, m_scan_window.get())) break;
             const uint64_t first = k;
             uint64_t done = 0;
             while (k < stop) {
@@ -433,22 +432,26 @@ private:
 
     // The elements of the piece of the window from `done`; advances k, returns the bytes scanned.
     uint64_t scan_piece(StringScan& scan, uint64_t& k, uint64_t stop, uint64_t window_at, uint64_t done, uint64_t available) {
-        BufferedStrings piece{m_scan_window.data() + done, window_at + done, std::min(kScanPieceBytes, available - done),
-                              static_cast<uint32_t>(count_bytes()), m_cur.swap_bytes()};
-        uint64_t offsets[kScanPieceElements];
-        const uint64_t max_count = std::min(stop - k, kScanPieceElements);
-        ScannedStrings scanned = scan_strings(piece, m_limits.max_string_bytes, max_count, k, offsets, scan.element_check);
+        StringOffsets& offsets = scan.index.string_offsets;
+        BufferedStrings piece{m_scan_window.get() + done, window_at + done, std::min(kScanPieceBytes, available - done),
+                              static_cast<uint32_t>(count_bytes()), m_cur.swap_bytes(), offsets.base()};
+        const uint64_t max_count = std::min(stop - k, offsets.free_slots());
+        uint32_t* const slots = offsets.next_slots();
+        ScannedStrings scanned = scan_strings(piece, m_limits.max_string_bytes, max_count, k, slots, scan.element_check);
         if (scanned.count == 0 && piece.size < available - done) {
             piece.size = available - done;
-            scanned = scan_strings(piece, m_limits.max_string_bytes, max_count, k, offsets, scan.element_check);
+            scanned = scan_strings(piece, m_limits.max_string_bytes, max_count, k, slots, scan.element_check);
         }
-        scan.index.string_offsets.insert(scan.index.string_offsets.end(), offsets, offsets + scanned.count);
+        if (scanned.count == 0) return 0;
+        // The first element starts the piece; the others lie less than a piece after it.
+        auto offset_of = [&](uint64_t i) { return piece.at + static_cast<uint32_t>(slots[i] - slots[0]); };
         if (!scan.warned_utf8) {
-            if (std::optional<uint64_t> bad = first_invalid_utf8(piece, offsets, scanned)) {
-                warn(ErrorCode::W_INVALID_UTF8, indexed(scan.field.c_str(), k + *bad), offsets[*bad], "string is not valid UTF-8");
+            if (std::optional<uint64_t> bad = first_invalid_utf8(piece, slots, scanned)) {
+                warn(ErrorCode::W_INVALID_UTF8, indexed(scan.field.c_str(), k + *bad), offset_of(*bad), "string is not valid UTF-8");
                 scan.warned_utf8 = true;
             }
         }
+        offsets.commit(scanned.count, piece.at, offset_of(scanned.count - 1));
         k += scanned.count;
         return scanned.bytes;
     }
@@ -481,7 +484,7 @@ private:
                     k, std::string_view(reinterpret_cast<const char*>(p), std::min(len, StringArrayCheck::kMaxVisitBytes)));
         }
         m_cur.skip(len);
-        scan.index.string_offsets.push_back(at);
+        scan.index.string_offsets.append(at);
         return true;
     }
 
@@ -584,7 +587,7 @@ private:
     uint64_t m_alignment = 32;
     NameIndex<MetadataEntry, &MetadataEntry::key> m_keys;
     NameIndex<TensorInfo, &TensorInfo::name> m_tensor_names;
-    std::vector<uint8_t> m_scan_window;  // what scan_buffered_strings reads, at most kScanWindowBytes
+    std::unique_ptr<uint8_t[]> m_scan_window;  // what scan_buffered_strings reads: kScanWindowBytes
 };
 
 }  // namespace

@@ -15,9 +15,10 @@ constexpr uint64_t kHighBits = 0x8080808080808080ull;
 // The loop's only dependency chain is position -> length -> next position; everything else
 // (the offset, the check) runs beside it, in locals, so an element costs a few cycles.
 template <typename Length, bool Swap>
-ScannedStrings scan(const BufferedStrings& buffer, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint64_t* out,
+ScannedStrings scan(const BufferedStrings& buffer, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint32_t* out,
                     StringArrayCheck* check) {
     const uint8_t* const begin = buffer.data;
+    const uint32_t first_offset = static_cast<uint32_t>(buffer.at - buffer.origin);
     const uint8_t* const end = begin + buffer.size;
     const uint8_t* p = begin;
     uint64_t n = 0, lengths_or = 0;
@@ -28,7 +29,7 @@ ScannedStrings scan(const BufferedStrings& buffer, uint64_t max_length, uint64_t
         if constexpr (Swap) length = sizeof(Length) == 8 ? __builtin_bswap64(raw) : __builtin_bswap32(static_cast<uint32_t>(raw));
         const uint8_t* const text = p + sizeof(Length);
         if (length > max_length || length > static_cast<uint64_t>(end - text)) break;
-        out[n] = buffer.at + static_cast<uint64_t>(p - begin);
+        out[n] = first_offset + static_cast<uint32_t>(p - begin);
         lengths_or |= length;
         if (check) {
             if (static_cast<uint64_t>(end - text) >= StringArrayCheck::kReadableBytes)
@@ -45,10 +46,14 @@ ScannedStrings scan(const BufferedStrings& buffer, uint64_t max_length, uint64_t
 // Element i of the scanned ones: where its length field and its text start, and its length.
 struct FoundStrings {
     const BufferedStrings& buffer;
-    const uint64_t* offsets;
+    const uint32_t* offsets;
     const ScannedStrings& scanned;
+    const uint32_t first_offset = static_cast<uint32_t>(buffer.at - buffer.origin);
 
-    const uint8_t* start(uint64_t i) const { return buffer.data + (i < scanned.count ? offsets[i] - buffer.at : scanned.bytes); }
+    // (The buffer is far shorter than 4 GiB, so the distance in 32 bits is exact.)
+    const uint8_t* start(uint64_t i) const {
+        return buffer.data + (i < scanned.count ? static_cast<uint32_t>(offsets[i] - first_offset) : scanned.bytes);
+    }
     const uint8_t* text(uint64_t i) const { return start(i) + buffer.length_bytes; }
     uint64_t length(uint64_t i) const { return static_cast<uint64_t>(start(i + 1) - text(i)); }
 
@@ -64,7 +69,7 @@ struct FoundStrings {
 
 }  // namespace
 
-ScannedStrings scan_strings(const BufferedStrings& buffer, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint64_t* out,
+ScannedStrings scan_strings(const BufferedStrings& buffer, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint32_t* out,
                             StringArrayCheck* check) {
     if (buffer.length_bytes == 4)
         return buffer.swap_bytes ? scan<uint32_t, true>(buffer, max_length, max_count, first_index, out, check)
@@ -78,7 +83,7 @@ ScannedStrings scan_strings(const BufferedStrings& buffer, uint64_t max_length, 
 // can span an ASCII byte. (A length field's bytes are its length's bytes in some order.) So one
 // vector pass checks a run, runs are cut at the other length fields, and only a failing run is
 // checked element by element.
-std::optional<uint64_t> first_invalid_utf8(const BufferedStrings& buffer, const uint64_t* offsets, const ScannedStrings& scanned) {
+std::optional<uint64_t> first_invalid_utf8(const BufferedStrings& buffer, const uint32_t* offsets, const ScannedStrings& scanned) {
     const FoundStrings found{buffer, offsets, scanned};
     if ((scanned.lengths_or & kHighBits) == 0) return found.first_invalid_in_run(0, scanned.count);
     uint64_t run_first = 0;

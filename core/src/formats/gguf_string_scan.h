@@ -5,7 +5,8 @@
 //
 // Contract: only elements that lie wholly in the buffer and whose length is within the limit
 // are scanned; the caller reads any other element field by field (and reports what is wrong
-// with it). Nothing is allocated; offsets are written where the caller says.
+// with it). Nothing is allocated; offsets are written where the caller says, as the low 32 bits of
+// their distance from an origin (string_offsets.h).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,7 @@ struct BufferedStrings {
     uint64_t size;
     uint32_t length_bytes;  // 8, or 4 in GGUF v1
     bool swap_bytes;  // big-endian lengths
+    uint64_t origin;  // offsets are written as the low 32 bits of (offset − origin); origin <= at
 };
 
 struct ScannedStrings {
@@ -32,13 +34,13 @@ struct ScannedStrings {
 
 // Reads length fields from the buffer's start while fewer than max_count elements were read and
 // the next element lies wholly in the buffer with a length of at most max_length. Writes each
-// element's file offset (of its length field) to out and shows it, as element first_index + i,
-// to `check` (when there is one).
-ScannedStrings scan_strings(const BufferedStrings& buffer, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint64_t* out,
+// element's file offset (of its length field, from the origin) to out and shows it, as element
+// first_index + i, to `check` (when there is one).
+ScannedStrings scan_strings(const BufferedStrings& buffer, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint32_t* out,
                             StringArrayCheck* check);
 
 // Of the elements scan_strings found at offsets, the position of the first whose text is not
 // strict UTF-8 (utf8.h), or nullopt.
-std::optional<uint64_t> first_invalid_utf8(const BufferedStrings& buffer, const uint64_t* offsets, const ScannedStrings& scanned);
+std::optional<uint64_t> first_invalid_utf8(const BufferedStrings& buffer, const uint32_t* offsets, const ScannedStrings& scanned);
 
 }  // namespace mlens

@@ -1,16 +1,25 @@
 #include "mlens/io/cursor.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "mlens/io/checked_math.h"
 
 namespace mlens {
 
+namespace {
+
+// What a refill reads at least: a vocabulary or numeric array that a reader skips past (it scans
+// the elements from its own buffer) is read again only this far.
+constexpr uint64_t kRefillBytes = 64u << 10;
+
+}  // namespace
+
 Cursor::Cursor(const ByteSource& source, uint64_t start, bool swap_bytes) : m_source(source), m_pos(start), m_swap(swap_bytes) {}
 
 const uint8_t* Cursor::peek_slow(uint64_t n) {
     if (n > remaining() || n > kWindowBytes) return nullptr;
-    uint64_t len = std::min<uint64_t>(kWindowBytes, remaining());
+    const uint64_t len = std::min(std::max(n, kRefillBytes), remaining());
     if (m_window.size() < len) m_window.resize(len);
     if (!m_source.read(m_pos, len, m_window.data())) {
         m_window_len = 0;

@@ -3,7 +3,8 @@
 // Contract: every read either succeeds completely or returns false and leaves the position
 // unchanged; nothing is read past the source's end. Multi-byte integers are little-endian unless
 // the cursor was created with swap_bytes (big-endian files). The buffer window is bounded
-// (kWindowBytes), so memory does not depend on any length read from the input.
+// (kWindowBytes), so memory does not depend on any length read from the input. A refill reads
+// 64 KiB, or what the peek needs when that is more, so a value skipped over is mostly not read.
 #pragma once
 
 #include <cstdint>

@@ -6,7 +6,8 @@
 //  - Scalars are held decoded. Strings up to kInlineStringBytes are held as std::string; longer
 //    ones stay in the file as a LazyBytes range (previews read on demand, never copied whole).
 //  - Arrays are never materialized: an ArrayIndex remembers where the elements are (for string
-//    arrays, the offset of every element's length prefix) and hands out element i on request.
+//    arrays, the offset of every element's length prefix, string_offsets.h) and hands out element
+//    i on request.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "mlens/io/byte_source.h"
+#include "mlens/model/string_offsets.h"
 
 namespace mlens {
 
@@ -71,7 +73,7 @@ public:
     bool swap_bytes = false;
     uint64_t data_offset = 0;  // first element (numeric arrays)
     uint64_t data_length = 0;  // bytes spanned by all elements
-    std::vector<uint64_t> string_offsets;  // STRING arrays: offset of element i's length field
+    StringOffsets string_offsets;  // STRING arrays: offset of element i's length field
     uint32_t string_length_bytes = 8;  // 4 in GGUF v1
 
     Scalar scalar_at(uint64_t i) const;  // numeric/bool arrays; i < count
