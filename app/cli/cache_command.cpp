@@ -1,7 +1,9 @@
-// mlens cache [--clear]: what ModelLens keeps in its cache folder (io/cache_database.h): the
-// cache database (its size and its entries per kind: blob digests, blob header verdicts, fsck
+// mlens cache [--clear] [--json]: what ModelLens keeps in its cache folder (io/cache_database.h):
+// the cache database (its size and its entries per kind: blob digests, blob header verdicts, fsck
 // summaries) and the ranges read from remote models (range_cache.h: entries, bytes, one row per
-// URL); --clear empties both.
+// URL); --clear empties both and says what it removed. With --json the same facts as one object
+// (mlens-cache.schema.json): a database that cannot be opened is {"enabled": false} with the
+// warning in "warnings", as the text output says it on stderr.
 #include <iostream>
 
 #include "cli_common.h"
@@ -23,6 +25,33 @@ uint64_t database_entries(CacheDatabase& db) {
     return n;
 }
 
+const char* json_kind_key(CacheKind kind) {
+    switch (kind) {
+        case CacheKind::blob_digest: return "blob_digests";
+        case CacheKind::blob_header: return "blob_header_verdicts";
+        case CacheKind::fsck_summary: return "fsck_summaries";
+    }
+    return "unknown";
+}
+
+nlohmann::json cache_json(CacheDatabase& db, const std::vector<std::string>& warnings, const std::vector<CacheEntryInfo>& entries,
+                          uint64_t range_bytes) {
+    nlohmann::json database = {{"enabled", db.enabled()}};
+    if (db.enabled()) {
+        database["bytes"] = db.bytes();
+        nlohmann::json counts = nlohmann::json::object();
+        for (const CacheKindCount& c : db.entry_counts()) counts[json_kind_key(c.kind)] = c.entries;
+        database["entries"] = counts;
+    }
+    nlohmann::json urls = nlohmann::json::array();
+    for (const CacheEntryInfo& e : entries)
+        urls.push_back({{"url", e.url}, {"file_size", e.size}, {"ranges", e.ranges}, {"bytes", e.bytes}});
+    return {{"folder", default_cache_root()},
+            {"database", database},
+            {"remote_ranges", {{"entries", entries.size()}, {"bytes", range_bytes}, {"urls", urls}}},
+            {"warnings", warnings}};
+}
+
 }  // namespace
 
 void add_cache_command(CLI::App& app, int& exit_code) {
@@ -30,10 +59,13 @@ void add_cache_command(CLI::App& app, int& exit_code) {
                                    "The cache folder: the database of verified digests, blob verdicts and fsck summaries, and the ranges "
                                    "read from remote models");
     auto clear = std::make_shared<bool>(false);
+    auto json = std::make_shared<bool>(false);
     cmd->add_flag("--clear", *clear, "Remove everything the database and the range cache hold");
-    cmd->callback([clear, &exit_code] {
+    cmd->add_flag("--json", *json, "Print JSON");
+    cmd->callback([clear, json, &exit_code] {
         const std::shared_ptr<CacheDatabase> db = CacheDatabase::open();
-        for (const std::string& w : db->take_warnings()) std::cerr << "warning: cache: " << escape_for_display(w, 600) << "\n";
+        const std::vector<std::string> warnings = db->take_warnings();
+        for (const std::string& w : warnings) std::cerr << "warning: cache: " << escape_for_display(w, 600) << "\n";
         const auto ranges = RangeCache::open();
         const std::vector<CacheEntryInfo> entries = ranges->list_entries();
         uint64_t range_bytes = 0;
@@ -45,9 +77,19 @@ void add_cache_command(CLI::App& app, int& exit_code) {
                     exit_code = fail(default_cache_root(), s.error());
                     return;
                 }
+            if (*json) {
+                print_json_result({{"folder", default_cache_root()},
+                                   {"removed", {{"database_entries", cleared}, {"range_entries", entries.size()}, {"range_bytes", range_bytes}}},
+                                   {"warnings", warnings}});
+                return;
+            }
             std::cout << "removed " << plural(cleared, "database entry", "database entries") << " and "
                       << plural(entries.size(), "range entry", "range entries") << " of " << bytes_text(range_bytes) << " from "
                       << escape_for_display(default_cache_root()) << "\n";
+            return;
+        }
+        if (*json) {
+            print_json_result(cache_json(*db, warnings, entries, range_bytes));
             return;
         }
         std::vector<std::vector<std::string>> rows = {{"cache folder", escape_for_display(default_cache_root())}};

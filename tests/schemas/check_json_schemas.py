@@ -133,6 +133,8 @@ def check_error_outputs(mlens, validators, out_dir, failures):
         failures.append(f"mlens --help lists only {len(commands)} commands with --json: {sorted(commands)}")
     runs = 0
     for command, positionals in sorted(commands.items()):
+        if not positionals:  # `cache` reads no file: there is no missing one to give it
+            continue
         schema_name = "mlens-" + SCHEMA_OF.get(command, command) + ".schema.json"
         if schema_name not in validators:
             failures.append(f"{command}: no schema {schema_name}")
@@ -295,6 +297,28 @@ def main():
     check("requant", non_finite, "t.weight", "--types", "Q8_0", status=None)
     check("requant", zeros, "t.weight", "--types", "Q8_0", status=None)
     check("layer-divergence", f32, q4, "-p", "Hello world")
+    # The cache folder: a fresh one filled by a store listing, cleared; then one whose database
+    # cannot be created (the cache folder is a file), listed without it and with the warning.
+    saved_cache_home = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = os.path.join(out_dir, "cache-home")
+    subprocess.run([mlens, "store", store, "--verify"], capture_output=True, cwd=out_dir)
+    filled = check("cache")
+    if filled is not None and not filled["database"].get("entries", {}).get("blob_digests"):
+        failures.append(f"cache: no blob digest after a verified store listing: {filled['database']}")
+    cleared = check("cache", "--clear")
+    if filled is not None and cleared is not None and cleared["removed"]["database_entries"] != sum(filled["database"]["entries"].values()):
+        failures.append(f"cache --clear removed {cleared['removed']} of {filled['database']['entries']}")
+    blocked = os.path.join(out_dir, "cache-home-is-a-file")
+    with open(blocked, "w") as f:
+        f.write("not a folder\n")
+    os.environ["XDG_CACHE_HOME"] = blocked
+    unavailable = check("cache")
+    if unavailable is not None and (unavailable["database"]["enabled"] or not unavailable["warnings"]):
+        failures.append(f"cache in a folder that cannot be made: {unavailable}")
+    if saved_cache_home is None:
+        del os.environ["XDG_CACHE_HOME"]
+    else:
+        os.environ["XDG_CACHE_HOME"] = saved_cache_home
 
     check_error_outputs(mlens, validators, out_dir, failures)
 
