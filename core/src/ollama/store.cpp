@@ -209,6 +209,10 @@ BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const Bl
             errno = blobs.open_errno;
             return -1;
         }
+        if (auto seen = blobs.listed.find(name); seen != blobs.listed.end()) {
+            st = seen->second;
+            return 0;
+        }
         return ::fstatat(blobs.fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW);
     };
     if (lstat_entry(entry) != 0) {
@@ -286,22 +290,55 @@ Result<ByteSourcePtr> Store::open_blob(const BlobLookup& blob) const {
     return open_file(blob.path);
 }
 
-std::vector<BlobFile> Store::blob_files() const {
-    std::vector<BlobFile> out;
-    UniqueFd root = open_directory_at(AT_FDCWD, m_root);
-    if (!root.valid()) return out;
-    UniqueFd blobs = open_directory_at(root.get(), "blobs");
-    if (!blobs.valid()) return out;
+namespace {
+
+// blobs/ opened without following a symlink (as the manifest walk opens its directories) and
+// listed; `listing` receives the descriptor, invalid when blobs/ could not be opened.
+std::vector<DirEntry> list_blobs(const std::string& root_path, UniqueFd& listing) {
+    UniqueFd root = open_directory_at(AT_FDCWD, root_path);
+    if (!root.valid()) return {};
+    listing = open_directory_at(root.get(), "blobs");
+    if (!listing.valid()) return {};
     bool truncated = false;
-    for (DirEntry& e : list_directory(blobs.get(), kMaxDirectoryEntries, truncated)) {
-        BlobFile f;
-        f.kind = classify_blob_file(e.name);
-        f.regular = S_ISREG(e.st.st_mode);
-        f.size = f.regular ? static_cast<uint64_t>(e.st.st_size) : 0;
-        f.name = std::move(e.name);
-        out.push_back(std::move(f));
-    }
+    return list_directory(listing.get(), kMaxDirectoryEntries, truncated);
+}
+
+BlobFile blob_file_of(const DirEntry& e) {
+    BlobFile f;
+    f.kind = classify_blob_file(e.name);
+    f.regular = S_ISREG(e.st.st_mode);
+    f.size = f.regular ? static_cast<uint64_t>(e.st.st_size) : 0;
+    f.name = e.name;
+    return f;
+}
+
+bool same_directory(int a, int b) {
+    struct stat sa {};
+    struct stat sb {};
+    return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+}  // namespace
+
+std::vector<BlobFile> Store::blob_files() const {
+    UniqueFd listing;
+    std::vector<BlobFile> out;
+    for (const DirEntry& e : list_blobs(m_root, listing)) out.push_back(blob_file_of(e));
     return out;
+}
+
+BlobDirectory open_listed_blob_directory(const Store& store) {
+    BlobDirectory d = open_blob_directory(store);
+    UniqueFd listing;
+    std::vector<DirEntry> entries = list_blobs(store.root(), listing);
+    const bool same = d.fd.valid() && listing.valid() && same_directory(d.fd.get(), listing.get());
+    d.files.reserve(entries.size());
+    if (same) d.listed.reserve(entries.size());
+    for (DirEntry& e : entries) {
+        d.files.push_back(blob_file_of(e));
+        if (same && !e.stat_error) d.listed.emplace(std::move(e.name), e.st);
+    }
+    return d;
 }
 
 }  // namespace mlens

@@ -11,6 +11,12 @@
 //    every lookup fails as a path through it would (E_BLOB_MISSING when absent, E_SYMLINK_LOOP,
 //    E_PERMISSION); when blobs/ resolves outside the root, every blob is E_OUTSIDE_ROOT naming
 //    where it resolves to.
+//  - open_listed_blob_directory is open_blob_directory that also lists blobs/ once, every entry
+//    lstat'ed (list_directory): `files` is then what Store::blob_files gives, and find_blob_in
+//    takes an entry's metadata from that listing instead of asking again, so a store's check and
+//    list cost one stat per blob in all. The listing stands in for a lookup only when it is of
+//    the very directory the descriptor holds (blobs/ not a symlink, same device and inode); a
+//    name it did not see (created since, past kMaxDirectoryEntries) is stat'ed as before.
 //  - Readability (E_PERMISSION) is decided from the blob's mode and owner against the effective
 //    user and group taken when the BlobDirectory was opened: root reads everything; the owner by
 //    the owner's read bit; a member of the file's group (the effective group) by the group's bit;
@@ -27,9 +33,12 @@
 //    run, not across runs.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "mlens/io/unique_fd.h"
 #include "mlens/ollama/store.h"
@@ -43,9 +52,12 @@ struct BlobDirectory {
     int realpath_errno = 0;  // why realpath failed, when it did
     uid_t euid = 0;  // the effective ids readability is judged for
     gid_t egid = 0;
+    std::vector<BlobFile> files;  // open_listed_blob_directory: blobs/ as Store::blob_files lists it
+    std::unordered_map<std::string, struct stat> listed;  // name -> its lstat, when the listing is of `fd`'s directory
 };
 
 BlobDirectory open_blob_directory(const Store& store);
+BlobDirectory open_listed_blob_directory(const Store& store);
 BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const BlobDigest& digest);
 
 // The model folder (manifests/<host>/<namespace>/<model>) of the last manifest read through it.
