@@ -90,6 +90,8 @@ TEST_CASE("a listed blobs/ resolves every blob as a lookup of its own", "[ollama
     REQUIRE(store);
     const BlobDirectory listed = open_listed_blob_directory(*store);
     CHECK(listed.listed.size() == listed.files.size());
+    for (const BlobFile& f : listed.files) CHECK(listed.listed_stat(f.name) != nullptr);
+    CHECK(listed.listed_stat("sha256-absent") == nullptr);
     CHECK(listed.files.size() > 20);
     CHECK(compare_lookups(*store) > 20);
 }

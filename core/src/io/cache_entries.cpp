@@ -9,16 +9,19 @@
 namespace mlens {
 
 const std::string* CachedEntries::find(const FileStamp& file, std::string_view detail) const {
-    auto it = m_by_inode.find(file.inode);
-    if (it == m_by_inode.end()) return nullptr;
-    for (const Entry& e : it->second)
-        if (e.detail == detail) return e.stamp == file ? &e.value : nullptr;
+    auto it = m_first.find(file.inode);
+    for (uint32_t i = it == m_first.end() ? kEnd : it->second; i != kEnd; i = m_next[i])
+        if (m_entries[i].detail == detail) return m_entries[i].stamp == file ? &m_entries[i].value : nullptr;
     return nullptr;
 }
 
 void CachedEntries::add(Entry entry) {
-    m_by_inode[entry.stamp.inode].push_back(std::move(entry));
-    ++m_count;
+    if (m_entries.size() >= kEnd) return;  // beyond what an index holds: a miss, never a wrong answer
+    const uint32_t index = static_cast<uint32_t>(m_entries.size());
+    auto [first, fresh] = m_first.try_emplace(entry.stamp.inode, index);
+    m_next.push_back(fresh ? kEnd : first->second);
+    first->second = index;
+    m_entries.push_back(std::move(entry));
 }
 
 CachedEntries read_cached_entries(CacheDatabase& cache, CacheKind kind, uint64_t device) {

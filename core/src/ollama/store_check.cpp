@@ -80,8 +80,11 @@ public:
         run(scan.manifests, open_listed_blob_directory(m_store));
     }
 
-    // blobs/ as the run listed it (empty unless run_store listed it).
-    std::vector<BlobFile> take_blob_files() { return std::move(m_blob_directory.files); }
+    // blobs/ as the run listed it (empty unless run_store listed it). Lookups are over by then.
+    std::vector<BlobFile> take_blob_files() {
+        m_blob_directory.listed.clear();
+        return std::move(m_blob_directory.files);
+    }
 
     // The manifests `refs` name, their blobs looked up in `blobs`.
     void run(const std::vector<ManifestRef>& refs, BlobDirectory blobs) {
@@ -93,6 +96,7 @@ public:
             stop();
             return;
         }
+        m_report.models.reserve(m_report.models.size() + refs.size());
         for (size_t i = 0; i < refs.size(); ++i) {
             if (stop()) {
                 m_manifests.resize(first + i);
@@ -162,7 +166,7 @@ private:
             ManifestFolder folder;
             const size_t end = std::min(refs.size(), static_cast<size_t>((task + 1) * kManifestsPerTask));
             for (size_t i = static_cast<size_t>(task * kManifestsPerTask); i < end; ++i)
-                m_manifests[first + i] = read_manifest_in(m_store, folder, refs[i]);
+                m_manifests[first + i] = read_manifest_in(m_store, folder, refs[i], ManifestDigest::skipped);
             return true;
         });
     }

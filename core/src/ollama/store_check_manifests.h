@@ -3,7 +3,8 @@
 //
 // Contract: check_store_keeping_manifests is check_store (store_check.h) and fills `manifests`
 // with one StoredManifest per model of the report, in the report's order (a manifest that could
-// not be read is there with found false and its diagnostics), and `blob_files` (when given) with
+// not be read is there with found false and its diagnostics; its own sha256, `digest`, is left
+// empty, as nothing the check or the list shows uses it), and `blob_files` (when given) with
 // blobs/ as Store::blob_files lists it, from the one listing the check made. On cancellation the
 // report is partial and `manifests` holds those read so far.
 #pragma once

@@ -49,6 +49,7 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
     std::unordered_set<std::string> referenced;
     // Configs are shared by many models: each distinct one is read and parsed once.
     std::unordered_map<std::string, Result<ModelConfig>> configs;
+    out.models.reserve(report.models.size());
     for (size_t i = 0; i < report.models.size(); ++i) {
         if (job_cancelled(job)) {
             listed.stopped_by = cancelled_error("listing");

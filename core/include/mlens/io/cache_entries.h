@@ -28,7 +28,7 @@ public:
     // The value stored for the file with this stamp and detail; null when there is none or the
     // file's stamp differs from the one the value was computed for.
     const std::string* find(const FileStamp& file, std::string_view detail) const;
-    size_t size() const { return m_count; }
+    size_t size() const { return m_entries.size(); }
 
     struct Entry {
         FileStamp stamp;
@@ -37,8 +37,10 @@ public:
     void add(Entry entry);
 
 private:
-    std::unordered_map<uint64_t, std::vector<Entry>> m_by_inode;
-    size_t m_count = 0;
+    std::vector<Entry> m_entries;
+    std::vector<uint32_t> m_next;  // per entry: the next entry of the same inode, or kEnd
+    std::unordered_map<uint64_t, uint32_t> m_first;  // inode -> its first entry
+    static constexpr uint32_t kEnd = UINT32_MAX;
 };
 
 CachedEntries read_cached_entries(CacheDatabase& cache, CacheKind kind, uint64_t device);

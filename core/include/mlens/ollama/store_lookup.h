@@ -29,6 +29,8 @@
 //    the error opening it gave) when the manifest is in the same model folder as the one read
 //    before, instead of opening the four directories again; the scan lists manifests sorted by
 //    path, so a store's tags are read with one folder open per model.
+//    With ManifestDigest::skipped the manifest's own sha256 (StoredManifest::digest) is left
+//    empty: for a caller that never shows it (the store check and the list it hands manifests to).
 //  - A BlobDirectory or ManifestFolder describes the store as it was when opened: keep one for a
 //    run, not across runs.
 #pragma once
@@ -37,7 +39,6 @@
 #include <sys/types.h>
 
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "mlens/io/unique_fd.h"
@@ -52,8 +53,12 @@ struct BlobDirectory {
     int realpath_errno = 0;  // why realpath failed, when it did
     uid_t euid = 0;  // the effective ids readability is judged for
     gid_t egid = 0;
-    std::vector<BlobFile> files;  // open_listed_blob_directory: blobs/ as Store::blob_files lists it
-    std::unordered_map<std::string, struct stat> listed;  // name -> its lstat, when the listing is of `fd`'s directory
+    std::vector<BlobFile> files;  // open_listed_blob_directory: blobs/ as Store::blob_files lists it (sorted by name)
+    // Per entry of `files`, its lstat, when the listing is of `fd`'s directory (else empty); an
+    // entry that could not be stat'ed has st_mode 0 and is asked again.
+    std::vector<struct stat> listed;
+    // The listing's lstat of `name`, or null when the listing has none.
+    const struct stat* listed_stat(const std::string& name) const;
 };
 
 BlobDirectory open_blob_directory(const Store& store);
@@ -67,6 +72,9 @@ struct ManifestFolder {
     int open_errno = 0;  // why the folder could not be opened
 };
 
-StoredManifest read_manifest_in(const Store& store, ManifestFolder& folder, const ManifestRef& ref);
+enum class ManifestDigest { computed, skipped };
+
+StoredManifest read_manifest_in(const Store& store, ManifestFolder& folder, const ManifestRef& ref,
+                                ManifestDigest digest = ManifestDigest::computed);
 
 }  // namespace mlens
