@@ -17,39 +17,24 @@ public:
 
     bool manifest(Manifest& m) {
         enum : unsigned { kSchema = 1, kMediaType = 2, kConfig = 4, kLayers = 8 };
-        unsigned seen = 0;
         space();
-        if (!take('{')) return false;
-        do {
-            std::string_view key;
-            if (!key_colon(key)) return false;
-            unsigned bit = 0;
+        const bool read = object(kSchema | kConfig | kLayers, [&](std::string_view key) -> unsigned {
             if (key == "schemaVersion") {
-                bit = kSchema;
                 uint64_t at = 0;
-                if (!number(m.schema_version, at) || m.schema_version != 2) return false;
-            } else if (key == "mediaType") {
-                bit = kMediaType;
-                std::string_view value;
-                if (!string(value)) return false;
-                m.media_type = value;
-            } else if (key == "config") {
-                bit = kConfig;
-                if (!layer(m.config, "config", true)) return false;
-                m.has_config = true;
-            } else if (key == "layers") {
-                bit = kLayers;
-                if (!layers(m)) return false;
-            } else {
-                return false;
+                return number(m.schema_version, at) && m.schema_version == 2 ? kSchema : 0;
             }
-            if (seen & bit) return false;
-            seen |= bit;
-            space();
-        } while (take(','));
-        if (!take('}') || (seen | kMediaType) != (kSchema | kMediaType | kConfig | kLayers)) return false;
+            if (key == "mediaType") {
+                std::string_view value;
+                if (!string(value)) return 0;
+                m.media_type = value;
+                return kMediaType;
+            }
+            if (key == "config") return (m.has_config = layer(m.config, "config", true)) ? kConfig : 0;
+            if (key == "layers") return layers(m) ? kLayers : 0;
+            return 0;
+        });
         space();
-        return m_at == m_text.size();
+        return read && m_at == m_text.size();
     }
 
 private:
@@ -122,47 +107,57 @@ private:
 
     bool layer(ManifestLayer& l, std::string field, bool is_config) {
         enum : unsigned { kMedia = 1, kDigest = 2, kSize = 4, kFrom = 8, kName = 16 };
-        unsigned seen = 0;
         l.field = std::move(field);
         l.range.offset = offset();
+        const bool read = object(kMedia | kDigest | kSize, [&](std::string_view key) -> unsigned {
+            if (key == "size") {
+                l.has_size = number(l.size, l.size_at);
+                return l.has_size ? kSize : 0;
+            }
+            const uint64_t at = offset();
+            std::string_view value;
+            if (!string(value)) return 0;
+            if (key == "mediaType") {
+                l.media_type = value;
+                return kMedia;
+            }
+            if (key == "digest") {
+                l.digest = value;
+                l.digest_at = at;
+                return kDigest;
+            }
+            if (key == "from") {
+                l.from = std::string(value);
+                return kFrom;
+            }
+            if (key == "name") {
+                l.name = std::string(value);
+                return kName;
+            }
+            return 0;
+        });
+        if (!read) return false;
+        l.range.length = offset() - l.range.offset;
+        l.kind = is_config ? LayerKind::config : layer_kind(l.media_type);
+        return true;
+    }
+
+    // An object whose members read_member reads, given its key (the cursor at its value): it
+    // returns the member's bit, or 0 to decline (an unknown key, a value outside the subset).
+    // Each member at most once, and every bit of `required` there.
+    template <typename ReadMember>
+    bool object(unsigned required, ReadMember read_member) {
+        unsigned seen = 0;
         if (!take('{')) return false;
         do {
             std::string_view key;
             if (!key_colon(key)) return false;
-            unsigned bit = 0;
-            std::string_view value;
-            if (key == "size") {
-                bit = kSize;
-                if (!number(l.size, l.size_at)) return false;
-                l.has_size = true;
-            } else {
-                const uint64_t at = offset();
-                if (!string(value)) return false;
-                if (key == "mediaType") {
-                    bit = kMedia;
-                    l.media_type = value;
-                } else if (key == "digest") {
-                    bit = kDigest;
-                    l.digest = value;
-                    l.digest_at = at;
-                } else if (key == "from") {
-                    bit = kFrom;
-                    l.from = std::string(value);
-                } else if (key == "name") {
-                    bit = kName;
-                    l.name = std::string(value);
-                } else {
-                    return false;
-                }
-            }
-            if (seen & bit) return false;
+            const unsigned bit = read_member(key);
+            if (bit == 0 || (seen & bit)) return false;
             seen |= bit;
             space();
         } while (take(','));
-        if (!take('}') || (seen & (kMedia | kDigest | kSize)) != (kMedia | kDigest | kSize)) return false;
-        l.range.length = offset() - l.range.offset;
-        l.kind = is_config ? LayerKind::config : layer_kind(l.media_type);
-        return true;
+        return take('}') && (seen & required) == required;
     }
 
     std::string_view m_text;
