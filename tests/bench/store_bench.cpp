@@ -17,8 +17,10 @@
 // directory (XDG_CACHE_HOME points there).
 // Every figure is the wall time and beside it the CPU time (user + system) of the work, which a
 // loaded machine changes far less.
-// `store_bench [CASES]` runs the cases named by their letters (default "abcd"; "bd" runs the two
-// store-open cases only); only their fixtures are written.
+// `store_bench [CASES] [--keep DIR]` runs the cases named by their letters (default "abcd"; "bd"
+// runs the two store-open cases only); only their fixtures are written. With --keep the fixtures
+// (and the cache folder) are moved to DIR at the end instead of removed, to profile a command on
+// them (DIR must not exist and be on the file system of /tmp).
 // The fixtures are written by a child process, so this one stays small. Each case runs in a
 // forked child (twice; the faster is printed) that resets its peak resident size
 // (/proc/self/clear_refs 5) before the work, so the memory printed is what the case added to the
@@ -381,7 +383,13 @@ void bench_cache(const char* title, const std::string& root, int runs) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::string cases = argc > 1 ? argv[1] : "abcd";
+    std::string cases = "abcd", keep;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--keep" && i + 1 < argc)
+            keep = argv[++i];
+        else
+            cases = argv[i];
+    }
     const auto runs_case = [&](char c) { return cases.find(c) != std::string::npos; };
     TempDir dir;
     const std::string huge = dir.file("huge-store"), capped = dir.file("capped-store"), folder = dir.file("sharded"),
@@ -439,6 +447,15 @@ int main(int argc, char** argv) {
         std::printf("\n(c) safetensors folder, index.json naming %d shards (%d tensors each)\n", kShards, kTensorsPerShard);
         report("open_model(folder)", [&] { return outcome_of(open_model(folder)); });
         report_cli("mlens info FOLDER", {"info", folder});
+    }
+    if (!keep.empty()) {
+        std::error_code ec;
+        fs::rename(dir.path(), keep, ec);
+        if (ec)
+            std::fprintf(stderr, "store_bench: cannot keep the fixtures in %s: %s\n", keep.c_str(), ec.message().c_str());
+        else
+            std::printf("\nfixtures kept in %s\n", keep.c_str());
+        fs::create_directories(dir.path());  // for the temporary directory's own removal
     }
     return 0;
 }

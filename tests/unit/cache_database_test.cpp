@@ -16,6 +16,7 @@
 #include "broken_store.h"
 #include "cli_runner.h"
 #include "mlens/io/cache_database.h"
+#include "mlens/io/cache_entries.h"
 #include "mlens/ollama/store_listing.h"
 #include "ollama_store_builder.h"
 #include "test_paths.h"
@@ -239,6 +240,14 @@ TEST_CASE("a cached store check is the fresh one, and a changed blob is judged a
     }
     CHECK(warm.digests_verified);
     CHECK(rows(warm) == rows(fresh));
+    // The whole store reads the cache by device at once; one model looks its blobs up one by one:
+    // the same answers.
+    for (const ModelListing& m : warm.models) {
+        INFO(m.ref.name.display());
+        const ModelCheck one = check_store_model(*opened, m.ref.name, cached_check(*cache));
+        CHECK(one.reason_text() == m.check.reason_text());
+        CHECK(one.digests_verified == m.check.digests_verified);
+    }
 
     // A blob overwritten in place with other bytes of the same size: a miss, judged afresh.
     std::string largest;
@@ -258,6 +267,38 @@ TEST_CASE("a cached store check is the fresh one, and a changed blob is judged a
     const StoreListing changed_cached = list_store(*opened, full_check(cache.get())).value;
     CHECK(verdicts(changed_cached) == verdicts(changed_fresh));
     CHECK(verdicts(changed_cached) != verdicts(fresh));
+}
+
+TEST_CASE("the entries of a device read at once answer as lookups do", "[cache]") {
+    TempDir dir;
+    auto db = CacheDatabase::open(dir.path());
+    const FileStamp a{7, 100, 10, 1000, 2000}, b{7, 101, 10, 1000, 2000}, other_device{8, 100, 10, 1000, 2000};
+    db->store(CacheKind::blob_header, a, "header:tensor", "[]");
+    db->store(CacheKind::blob_header, a, "header:model", "[1]");
+    db->store(CacheKind::blob_digest, a, "sha256", "digest a");
+    db->store(CacheKind::blob_header, other_device, "header:tensor", "elsewhere");
+    db->flush();
+    db->store(CacheKind::blob_header, b, "header:tensor", "pending");  // not flushed yet: read_cached_entries writes it first
+    const CachedEntries headers = read_cached_entries(*db, CacheKind::blob_header, 7);
+    CHECK(headers.size() == 3);
+    for (const auto& [stamp, detail] : std::vector<std::pair<FileStamp, std::string>>{
+             {a, "header:tensor"}, {a, "header:model"}, {b, "header:tensor"}, {b, "header:model"}, {a, "sha256"}}) {
+        const std::optional<std::string> looked_up = db->lookup(CacheKind::blob_header, stamp, detail);
+        const std::string* found = headers.find(stamp, detail);
+        INFO(stamp.inode << " " << detail);
+        CHECK(looked_up.has_value() == (found != nullptr));
+        if (found && looked_up) CHECK(*found == *looked_up);
+    }
+    CHECK(*headers.find(a, "header:model") == "[1]");
+    CHECK(*headers.find(b, "header:tensor") == "pending");
+    // Any other size, modification or change time of the same inode is a miss.
+    for (FileStamp changed : {FileStamp{7, 100, 11, 1000, 2000}, FileStamp{7, 100, 10, 1001, 2000}, FileStamp{7, 100, 10, 1000, 2001}})
+        CHECK(headers.find(changed, "header:tensor") == nullptr);
+    CHECK(headers.find(other_device, "header:tensor") == nullptr);
+    CHECK(read_cached_entries(*db, CacheKind::blob_digest, 7).size() == 1);
+    CHECK(read_cached_entries(*db, CacheKind::blob_header, 8).size() == 1);
+    CHECK(read_cached_entries(*db, CacheKind::fsck_summary, 7).size() == 0);
+    CHECK(read_cached_entries(*CacheDatabase::disabled(), CacheKind::blob_header, 7).size() == 0);
 }
 
 TEST_CASE("two processes fill the cache at once", "[cache]") {

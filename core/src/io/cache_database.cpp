@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "cache_version.h"
 #include "mlens/util/build_info.h"
 
 namespace mlens {
@@ -44,6 +45,8 @@ bool unreadable_database(int code) {
 
 }  // namespace
 
+std::string cache_build_version() { return std::string(modellens_version()) + " " + modellens_revision(); }
+
 std::string default_cache_root() {
     std::string base = environment("XDG_CACHE_HOME");
     if (base.empty()) base = environment("HOME") + "/.cache";
@@ -76,7 +79,7 @@ std::shared_ptr<CacheDatabase> CacheDatabase::open(const std::string& folder) {
     std::shared_ptr<CacheDatabase> db(new CacheDatabase());
     db->m_folder = folder;
     db->m_path = folder + "/cache.sqlite";
-    db->m_version = std::string(modellens_version()) + " " + modellens_revision();
+    db->m_version = cache_build_version();
     db->connect(true);
     return db;
 }

@@ -7,6 +7,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -58,13 +59,13 @@ bool readable_by_mode(const struct stat& st, uid_t euid, gid_t egid) {
     return (st.st_mode & S_IRGRP) && (st.st_mode & S_IROTH);
 }
 
-void describe_permissions(BlobLookup& b, const struct stat& st) {
+void describe_permissions(BlobLookup& b, const struct stat& st, uid_t euid) {
     if (st.st_nlink > 1)
         b.warnings.push_back({ErrorCode::W_BLOB_HARDLINKED, "", std::nullopt,
                               b.name + " has " + std::to_string(st.st_nlink) + " hard links; its content is still judged by its hash"});
     if (st.st_mode & S_IWOTH)
         b.warnings.push_back({ErrorCode::W_BLOB_WORLD_WRITABLE, "", std::nullopt, b.name + " is writable by every user"});
-    if (st.st_uid != ::geteuid())
+    if (st.st_uid != euid)
         b.warnings.push_back({ErrorCode::W_BLOB_OTHER_OWNER, "", std::nullopt,
                               b.name + " is owned by user id " + std::to_string(st.st_uid) + ", not the current user"});
 }
@@ -118,7 +119,7 @@ StoredManifest Store::read_manifest(const ManifestRef& ref) const {
     return read_manifest_in(*this, folder, ref);
 }
 
-StoredManifest read_manifest_in(const Store& store, ManifestFolder& folder, const ManifestRef& ref) {
+StoredManifest read_manifest_in(const Store& store, ManifestFolder& folder, const ManifestRef& ref, ManifestDigest digest) {
     const std::string& root = store.root();
     StoredManifest out;
     out.ref = ref;
@@ -171,7 +172,7 @@ StoredManifest read_manifest_in(const Store& store, ManifestFolder& folder, cons
     out.found = true;
     out.ref.modified = st.st_mtime;
     out.ref.file_size = text->size();
-    out.digest = "sha256:" + sha256_hex_digest(*text);
+    if (digest == ManifestDigest::computed) out.digest = "sha256:" + sha256_hex_digest(*text);
     out.manifest = parse_manifest(*text);
     return out;
 }
@@ -199,15 +200,18 @@ BlobLookup Store::find_blob(const BlobDigest& digest) const { return find_blob_i
 BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const BlobDigest& digest) {
     const std::string& root = store.root();
     BlobLookup b;
-    const std::string file = blob_file_name(digest);
-    b.name = "blobs/" + file;
-    std::string entry = file;
+    std::string entry = blob_file_name(digest);  // the name in blobs/ (the legacy one, when only it exists)
+    b.name = "blobs/" + entry;
     struct stat st {};
     // A blobs/ that cannot be opened fails every lookup as a path through it would.
     auto lstat_entry = [&](const std::string& name) {
         if (!blobs.fd.valid()) {
             errno = blobs.open_errno;
             return -1;
+        }
+        if (const struct stat* seen = blobs.listed_stat(name)) {
+            st = *seen;
+            return 0;
         }
         return ::fstatat(blobs.fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW);
     };
@@ -277,7 +281,7 @@ BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const Bl
     const FileStamp id = file_stamp(st);
     b.mtime_ns = id.mtime_ns;
     b.ctime_ns = id.ctime_ns;
-    describe_permissions(b, st);
+    describe_permissions(b, st, blobs.euid);
     return b;
 }
 
@@ -286,22 +290,63 @@ Result<ByteSourcePtr> Store::open_blob(const BlobLookup& blob) const {
     return open_file(blob.path);
 }
 
-std::vector<BlobFile> Store::blob_files() const {
-    std::vector<BlobFile> out;
-    UniqueFd root = open_directory_at(AT_FDCWD, m_root);
-    if (!root.valid()) return out;
-    UniqueFd blobs = open_directory_at(root.get(), "blobs");
-    if (!blobs.valid()) return out;
+namespace {
+
+// blobs/ opened without following a symlink (as the manifest walk opens its directories) and
+// listed; `listing` receives the descriptor, invalid when blobs/ could not be opened.
+std::vector<DirEntry> list_blobs(const std::string& root_path, UniqueFd& listing) {
+    UniqueFd root = open_directory_at(AT_FDCWD, root_path);
+    if (!root.valid()) return {};
+    listing = open_directory_at(root.get(), "blobs");
+    if (!listing.valid()) return {};
     bool truncated = false;
-    for (DirEntry& e : list_directory(blobs.get(), kMaxDirectoryEntries, truncated)) {
-        BlobFile f;
-        f.kind = classify_blob_file(e.name);
-        f.regular = S_ISREG(e.st.st_mode);
-        f.size = f.regular ? static_cast<uint64_t>(e.st.st_size) : 0;
-        f.name = std::move(e.name);
-        out.push_back(std::move(f));
-    }
+    return list_directory(listing.get(), kMaxDirectoryEntries, truncated);
+}
+
+BlobFile blob_file_of(DirEntry&& e) {
+    BlobFile f;
+    f.kind = classify_blob_file(e.name);
+    f.regular = S_ISREG(e.st.st_mode);
+    f.size = f.regular ? static_cast<uint64_t>(e.st.st_size) : 0;
+    f.name = std::move(e.name);
+    return f;
+}
+
+bool same_directory(int a, int b) {
+    struct stat sa {};
+    struct stat sb {};
+    return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+}  // namespace
+
+std::vector<BlobFile> Store::blob_files() const {
+    UniqueFd listing;
+    std::vector<BlobFile> out;
+    for (DirEntry& e : list_blobs(m_root, listing)) out.push_back(blob_file_of(std::move(e)));
     return out;
+}
+
+BlobDirectory open_listed_blob_directory(const Store& store) {
+    BlobDirectory d = open_blob_directory(store);
+    UniqueFd listing;
+    std::vector<DirEntry> entries = list_blobs(store.root(), listing);
+    const bool same = d.fd.valid() && listing.valid() && same_directory(d.fd.get(), listing.get());
+    d.files.reserve(entries.size());
+    if (same) d.listed.reserve(entries.size());
+    for (DirEntry& e : entries) {
+        if (same) d.listed.push_back(e.st);  // zero (st_mode 0) when it could not be stat'ed
+        d.files.push_back(blob_file_of(std::move(e)));
+    }
+    return d;
+}
+
+const struct stat* BlobDirectory::listed_stat(const std::string& name) const {
+    if (listed.size() != files.size()) return nullptr;
+    auto it = std::lower_bound(files.begin(), files.end(), name, [](const BlobFile& f, const std::string& n) { return f.name < n; });
+    if (it == files.end() || it->name != name) return nullptr;
+    const struct stat& st = listed[static_cast<size_t>(it - files.begin())];
+    return st.st_mode != 0 ? &st : nullptr;
 }
 
 }  // namespace mlens

@@ -11,6 +11,7 @@
 
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/io/cache_entries.h"
 #include "mlens/model/model_json.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/config_blob.h"
@@ -71,22 +72,31 @@ public:
             std::vector<StoredManifest>& manifests)
         : m_store(store), m_options(options), m_job(job), m_report(out.value), m_stopped_by(out.stopped_by), m_manifests(manifests) {}
 
-    // The whole store: the scan, then every manifest it found.
+    // The whole store: the scan, blobs/ listed once, then every manifest it found.
     void run_store() {
         StoreScan scan = m_store.scan(m_job);
         for (Diagnostic& d : scan.diagnostics) add_store_diagnostic(std::move(d));
-        run(scan.manifests);
+        m_batch_cache_reads = true;
+        run(scan.manifests, open_listed_blob_directory(m_store));
     }
 
-    void run(const std::vector<ManifestRef>& refs) {
+    // blobs/ as the run listed it (empty unless run_store listed it). Lookups are over by then.
+    std::vector<BlobFile> take_blob_files() {
+        m_blob_directory.listed.clear();
+        return std::move(m_blob_directory.files);
+    }
+
+    // The manifests `refs` name, their blobs looked up in `blobs`.
+    void run(const std::vector<ManifestRef>& refs, BlobDirectory blobs) {
         m_report.root = m_store.root();
-        m_blob_directory = open_blob_directory(m_store);
+        m_blob_directory = std::move(blobs);
         const size_t first = m_manifests.size();
         if (!read_manifests(refs)) {
             m_manifests.resize(first);
             stop();
             return;
         }
+        m_report.models.reserve(m_report.models.size() + refs.size());
         for (size_t i = 0; i < refs.size(); ++i) {
             if (stop()) {
                 m_manifests.resize(first + i);
@@ -156,7 +166,7 @@ private:
             ManifestFolder folder;
             const size_t end = std::min(refs.size(), static_cast<size_t>((task + 1) * kManifestsPerTask));
             for (size_t i = static_cast<size_t>(task * kManifestsPerTask); i < end; ++i)
-                m_manifests[first + i] = read_manifest_in(m_store, folder, refs[i]);
+                m_manifests[first + i] = read_manifest_in(m_store, folder, refs[i], ManifestDigest::skipped);
             return true;
         });
     }
@@ -189,7 +199,7 @@ private:
                         {ErrorCode::E_SIZE_MISMATCH, "", layer.size_at,
                          "the layer says " + std::to_string(layer.size) + " bytes; " + lookup.name + " has " + std::to_string(lookup.size)},
                         layer.field + ".size", layer);
-        auto [it, fresh] = m_index.emplace(lookup.path, m_blobs.size());
+        auto [it, fresh] = m_index.try_emplace(lookup.path, m_blobs.size());
         if (fresh) m_blobs.push_back({&lookup, {}});
         m_blobs[it->second].uses.push_back({model, &layer});
     }
@@ -201,9 +211,20 @@ private:
             m_options.cache->store(kind, b.lookup->stamp(), detail, std::move(value));
     }
 
-    std::optional<FileHash> cached_hash(const BlobState& b) {
+    // What the cache holds for the blob: looked up on its own, or, when the whole store is
+    // checked, in the entries of its device read at once.
+    std::optional<std::string> cached(const BlobState& b, CacheKind kind, std::string_view detail) {
         if (!m_options.cache) return std::nullopt;
-        std::optional<std::string> hex = m_options.cache->lookup(CacheKind::blob_digest, b.lookup->stamp(), "sha256");
+        const FileStamp stamp = b.lookup->stamp();
+        if (!m_batch_cache_reads) return m_options.cache->lookup(kind, stamp, detail);
+        auto [entries, first] = m_cached.try_emplace({kind, stamp.device});
+        if (first) entries->second = read_cached_entries(*m_options.cache, kind, stamp.device);
+        const std::string* value = entries->second.find(stamp, detail);
+        return value ? std::optional<std::string>(*value) : std::nullopt;
+    }
+
+    std::optional<FileHash> cached_hash(const BlobState& b) {
+        std::optional<std::string> hex = cached(b, CacheKind::blob_digest, "sha256");
         if (!hex || !is_sha256_hex(*hex)) return std::nullopt;
         return FileHash{*hex, b.lookup->size};
     }
@@ -285,9 +306,8 @@ private:
     // cached_only, unknown. The config is read by every listing anyway, so it is always parsed.
     std::optional<std::vector<Diagnostic>> findings_for(const BlobState& b, LayerKind kind) {
         const std::string detail = header_detail(kind);
-        if (m_options.cache)
-            if (std::optional<std::string> text = m_options.cache->lookup(CacheKind::blob_header, b.lookup->stamp(), detail))
-                if (std::optional<std::vector<Diagnostic>> cached = findings_of(*text)) return cached;
+        if (std::optional<std::string> text = cached(b, CacheKind::blob_header, detail))
+            if (std::optional<std::vector<Diagnostic>> known = findings_of(*text)) return known;
         if (m_options.cached_only && kind != LayerKind::config) return std::nullopt;
         bool complete = true;
         std::vector<Diagnostic> findings = parse_as(b, kind, complete);
@@ -366,11 +386,13 @@ private:
     StoreCheckReport& m_report;
     std::optional<Error>& m_stopped_by;  // set once the check is cancelled
     std::vector<StoredManifest>& m_manifests;  // per model of the report, the manifest read
-    BlobDirectory m_blob_directory;  // blobs/, opened once per run
+    BlobDirectory m_blob_directory;  // blobs/, opened (for the whole store: and listed) once per run
     std::unordered_map<std::string, BlobLookup> m_lookups;  // digest hex -> its blob, resolved once per run
     std::vector<BlobState> m_blobs;
     std::unordered_map<std::string, size_t> m_index;  // canonical path -> m_blobs
     std::map<std::pair<const BlobState*, LayerKind>, std::vector<Diagnostic>> m_findings;
+    bool m_batch_cache_reads = false;  // the whole store: the cache read by device (m_cached), not per blob
+    std::map<std::pair<CacheKind, uint64_t>, CachedEntries> m_cached;  // (kind, device) -> its entries, read once per run
 };
 
 }  // namespace
@@ -465,9 +487,11 @@ Partial<StoreCheckReport> check_store(const Store& store, const StoreCheckOption
 }
 
 Partial<StoreCheckReport> check_store_keeping_manifests(const Store& store, const StoreCheckOptions& options, JobContext* job,
-                                                        std::vector<StoredManifest>& manifests) {
+                                                        std::vector<StoredManifest>& manifests, std::vector<BlobFile>* blob_files) {
     Partial<StoreCheckReport> out;
-    Checker(store, options, job, out, manifests).run_store();
+    Checker checker(store, options, job, out, manifests);
+    checker.run_store();
+    if (blob_files) *blob_files = checker.take_blob_files();
     return out;
 }
 
@@ -476,7 +500,7 @@ ModelCheck check_store_model(const Store& store, const ModelName& name, const St
     StoreCheckReport& report = out.value;
     ManifestRef ref{name, name.manifest_path(), 0, 0};
     std::vector<StoredManifest> manifests;
-    Checker(store, options, job, out, manifests).run({ref});
+    Checker(store, options, job, out, manifests).run({ref}, open_blob_directory(store));
     if (report.models.empty()) {  // cancelled before the manifest was read
         ModelCheck check;
         check.name = name;

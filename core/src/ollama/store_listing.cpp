@@ -37,7 +37,8 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
     StoreListing& out = listed.value;
     out.root = store.root();
     std::vector<StoredManifest> manifests;  // per model, read once by the check
-    Partial<StoreCheckReport> checked = check_store_keeping_manifests(store, options, job, manifests);
+    std::vector<BlobFile> blob_files;  // blobs/, listed once by the check
+    Partial<StoreCheckReport> checked = check_store_keeping_manifests(store, options, job, manifests, &blob_files);
     StoreCheckReport& report = checked.value;
     out.diagnostics = std::move(report.store_diagnostics);
     out.digests_verified = report.digests_verified;
@@ -48,6 +49,7 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
     std::unordered_set<std::string> referenced;
     // Configs are shared by many models: each distinct one is read and parsed once.
     std::unordered_map<std::string, Result<ModelConfig>> configs;
+    out.models.reserve(report.models.size());
     for (size_t i = 0; i < report.models.size(); ++i) {
         if (job_cancelled(job)) {
             listed.stopped_by = cancelled_error("listing");
@@ -89,7 +91,7 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         out.models.push_back(std::move(row));
     }
     sort_by_name(out.models);
-    for (BlobFile& f : store.blob_files()) {
+    for (BlobFile& f : blob_files) {
         bool used = (f.kind.kind == BlobFileKind::blob || f.kind.kind == BlobFileKind::legacy_name) && referenced.count(f.kind.hex);
         out.blob_files.push_back({std::move(f), used});
     }

@@ -104,8 +104,11 @@ int code_point_width(uint32_t cp) {
 }
 
 size_t display_width(std::string_view utf8) {
-    size_t width = 0;
-    for (size_t i = 0; i < utf8.size();) {
+    // Printable ASCII is one column a byte; the first other byte hands over to the decoder.
+    size_t i = 0;
+    while (i < utf8.size() && utf8[i] >= 0x20 && utf8[i] < 0x7F) ++i;
+    size_t width = i;
+    for (; i < utf8.size();) {
         uint32_t cp = 0;
         const size_t len = utf8_decode(utf8.substr(i), cp);
         width += len == 0 ? 1 : static_cast<size_t>(code_point_width(cp));

@@ -11,6 +11,12 @@
 //    every lookup fails as a path through it would (E_BLOB_MISSING when absent, E_SYMLINK_LOOP,
 //    E_PERMISSION); when blobs/ resolves outside the root, every blob is E_OUTSIDE_ROOT naming
 //    where it resolves to.
+//  - open_listed_blob_directory is open_blob_directory that also lists blobs/ once, every entry
+//    lstat'ed (list_directory): `files` is then what Store::blob_files gives, and find_blob_in
+//    takes an entry's metadata from that listing instead of asking again, so a store's check and
+//    list cost one stat per blob in all. The listing stands in for a lookup only when it is of
+//    the very directory the descriptor holds (blobs/ not a symlink, same device and inode); a
+//    name it did not see (created since, past kMaxDirectoryEntries) is stat'ed as before.
 //  - Readability (E_PERMISSION) is decided from the blob's mode and owner against the effective
 //    user and group taken when the BlobDirectory was opened: root reads everything; the owner by
 //    the owner's read bit; a member of the file's group (the effective group) by the group's bit;
@@ -23,13 +29,17 @@
 //    the error opening it gave) when the manifest is in the same model folder as the one read
 //    before, instead of opening the four directories again; the scan lists manifests sorted by
 //    path, so a store's tags are read with one folder open per model.
+//    With ManifestDigest::skipped the manifest's own sha256 (StoredManifest::digest) is left
+//    empty: for a caller that never shows it (the store check and the list it hands manifests to).
 //  - A BlobDirectory or ManifestFolder describes the store as it was when opened: keep one for a
 //    run, not across runs.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "mlens/io/unique_fd.h"
 #include "mlens/ollama/store.h"
@@ -43,9 +53,16 @@ struct BlobDirectory {
     int realpath_errno = 0;  // why realpath failed, when it did
     uid_t euid = 0;  // the effective ids readability is judged for
     gid_t egid = 0;
+    std::vector<BlobFile> files;  // open_listed_blob_directory: blobs/ as Store::blob_files lists it (sorted by name)
+    // Per entry of `files`, its lstat, when the listing is of `fd`'s directory (else empty); an
+    // entry that could not be stat'ed has st_mode 0 and is asked again.
+    std::vector<struct stat> listed;
+    // The listing's lstat of `name`, or null when the listing has none.
+    const struct stat* listed_stat(const std::string& name) const;
 };
 
 BlobDirectory open_blob_directory(const Store& store);
+BlobDirectory open_listed_blob_directory(const Store& store);
 BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const BlobDigest& digest);
 
 // The model folder (manifests/<host>/<namespace>/<model>) of the last manifest read through it.
@@ -55,6 +72,9 @@ struct ManifestFolder {
     int open_errno = 0;  // why the folder could not be opened
 };
 
-StoredManifest read_manifest_in(const Store& store, ManifestFolder& folder, const ManifestRef& ref);
+enum class ManifestDigest { computed, skipped };
+
+StoredManifest read_manifest_in(const Store& store, ManifestFolder& folder, const ManifestRef& ref,
+                                ManifestDigest digest = ManifestDigest::computed);
 
 }  // namespace mlens

@@ -1,0 +1,111 @@
+// Blob lookups through a listed blobs/ (store_lookup.h): the listing's metadata stands in for a
+// stat of each blob, so every lookup must come out exactly as one that asks the file system —
+// for healthy blobs, missing ones, FIFOs, directories, symlinks inside and outside the root,
+// legacy names and hard links — and when blobs/ is a symlink the listing is not used at all.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "broken_store.h"
+#include "build_paths.h"
+#include "mlens/ollama/store_lookup.h"
+#include "ollama_store_builder.h"
+#include "test_paths.h"
+
+using namespace mlens;
+using namespace mlens::test;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string lookup_text(const BlobLookup& b) {
+    std::string out = b.name + " ";
+    if (b.error) out += std::string(code_name(b.error->code)) + " " + b.error->message;
+    out += " " + b.path + " " + std::to_string(b.size) + " " + std::to_string(b.modified) + " " + std::to_string(b.device) + ":" +
+        std::to_string(b.inode) + " " + std::to_string(b.mtime_ns) + " " + std::to_string(b.ctime_ns) + " " + std::to_string(b.legacy_name);
+    for (const Error& w : b.warnings) out += "\n  " + std::string(code_name(w.code)) + " " + w.message;
+    return out;
+}
+
+std::vector<std::string> names(const std::vector<BlobFile>& files) {
+    std::vector<std::string> out;
+    for (const BlobFile& f : files) out.push_back(f.name + " " + std::to_string(f.regular) + " " + std::to_string(f.size));
+    return out;
+}
+
+// Every digest the store's manifests name, and one no blob has.
+std::vector<BlobDigest> digests_of(const Store& store) {
+    std::vector<BlobDigest> out = {*parse_blob_digest("sha256:" + std::string(64, 'e'))};
+    for (const ManifestRef& ref : store.scan().manifests) {
+        const StoredManifest m = store.read_manifest(ref);
+        if (m.manifest.has_config && m.manifest.config.blob) out.push_back(*m.manifest.config.blob);
+        for (const ManifestLayer& l : m.manifest.layers)
+            if (l.blob) out.push_back(*l.blob);
+    }
+    return out;
+}
+
+// Lookups through the listing against lookups of their own; returns how many blobs were found.
+size_t compare_lookups(const Store& store) {
+    const BlobDirectory listed = open_listed_blob_directory(store);
+    const BlobDirectory plain = open_blob_directory(store);
+    CHECK(plain.listed.empty());
+    CHECK(names(listed.files) == names(store.blob_files()));
+    size_t found = 0;
+    for (const BlobDigest& d : digests_of(store)) {
+        const BlobLookup a = find_blob_in(store, listed, d), b = find_blob_in(store, plain, d);
+        CHECK(lookup_text(a) == lookup_text(b));
+        found += a.found();
+    }
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("a listed blobs/ resolves every blob as a lookup of its own", "[ollama]") {
+    TempDir dir, outside;
+    const std::string root = dir.file("store");
+    fs::copy(std::string(MLENS_DEMO_DIR) + "/ollama-store", root, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    OllamaStoreBuilder b(root);
+    write_broken_store(b, outside.path());
+    // A blob under its legacy name, one reached by a symlink inside the root, one hard-linked.
+    const LayerSpec legacy = b.blob(kLicenseMediaType, "legacy license");
+    const std::string hex = legacy.digest.substr(7);
+    fs::rename(root + "/blobs/sha256-" + hex, root + "/blobs/sha256:" + hex);
+    const LayerSpec linked = b.blob(kLicenseMediaType, "linked license");
+    const std::string linked_hex = linked.digest.substr(7);
+    fs::create_directories(root + "/elsewhere");
+    fs::rename(root + "/blobs/sha256-" + linked_hex, root + "/elsewhere/blob");
+    fs::create_symlink("../elsewhere/blob", root + "/blobs/sha256-" + linked_hex);
+    const LayerSpec hard = b.blob(kLicenseMediaType, "hard license");
+    fs::create_hard_link(root + "/blobs/sha256-" + hard.digest.substr(7), root + "/hard-copy");
+    const LayerSpec config = b.blob(kImageConfigMediaType, config_json("gguf", "llama", "F32"));
+    b.write_manifest("registry.ollama.ai/library/lookups/latest", manifest_json(config, {legacy, linked, hard}));
+
+    auto store = Store::open(root);
+    REQUIRE(store);
+    const BlobDirectory listed = open_listed_blob_directory(*store);
+    CHECK(listed.listed.size() == listed.files.size());
+    for (const BlobFile& f : listed.files) CHECK(listed.listed_stat(f.name) != nullptr);
+    CHECK(listed.listed_stat("sha256-absent") == nullptr);
+    CHECK(listed.files.size() > 20);
+    CHECK(compare_lookups(*store) > 20);
+}
+
+TEST_CASE("a blobs/ that is a symlink is looked up without its listing", "[ollama]") {
+    TempDir dir;
+    const std::string root = dir.file("store");
+    fs::copy(std::string(MLENS_DEMO_DIR) + "/ollama-store", root, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    fs::rename(root + "/blobs", root + "/real-blobs");
+    fs::create_directory_symlink("real-blobs", root + "/blobs");
+    auto store = Store::open(root);
+    REQUIRE(store);
+    const BlobDirectory listed = open_listed_blob_directory(*store);
+    CHECK(listed.listed.empty());
+    CHECK(listed.files.empty());
+    CHECK(compare_lookups(*store) > 5);
+}
