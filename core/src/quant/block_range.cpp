@@ -8,6 +8,7 @@
 #include "block_fields.h"
 #include "k_quant_scales.h"
 #include "mlens/formats/ggml_type_table.h"
+#include "small_block_range.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
 
@@ -102,6 +103,8 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> group_range(const Groups& g, uint64
 // Q4_0: (q - 8) * d; IQ4_NL: d * table[q]. 18-byte blocks: d, then 16 bytes of two nibbles that
 // share d (one group of 32).
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_18_byte(const uint8_t* bytes, uint64_t blocks, bool iq4) {
+    if (small_block_range_available())
+        return small_block_range(bytes, blocks, {.block_bytes = 18, .codes_at = 2, .iq4 = iq4, .bias = iq4 ? 0 : 8});
     const float* d = half_field(bytes, blocks, 18, 0);
     Groups& g = Groups::for_thread(blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
@@ -118,6 +121,7 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_18_byte(const uint8_t* bytes,
 // Q4_1: q * d + m, 20-byte blocks of d, m and 16 bytes of two nibbles (one group of 32). The
 // offset is a min of -1 times m: x - (m * -1) is x + m, rounded once.
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q4_1(const uint8_t* bytes, uint64_t blocks) {
+    if (small_block_range_available()) return small_block_range(bytes, blocks, {.block_bytes = 20, .codes_at = 4, .offset = true});
     const float* d = half_field(bytes, blocks, 20, 0, 0);
     const float* m = half_field(bytes, blocks, 20, 2, 1);
     Groups& g = Groups::for_thread(blocks);
@@ -133,6 +137,10 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q4_1(const uint8_t* bytes, ui
 template <bool kOffset>
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q5(const uint8_t* bytes, uint64_t blocks) {
     constexpr uint32_t kBytes = kOffset ? 24 : 22, kHigh = kOffset ? 4 : 2;
+    if (small_block_range_available())
+        return small_block_range(
+            bytes, blocks,
+            {.block_bytes = kBytes, .codes_at = kHigh + 4, .fifth = true, .fifth_at = kHigh, .offset = kOffset, .bias = kOffset ? 0 : 16});
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* m = kOffset ? half_field(bytes, blocks, kBytes, 2, 1) : nullptr;
     Groups& g = Groups::for_thread(blocks);

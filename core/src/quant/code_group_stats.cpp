@@ -246,7 +246,7 @@ MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* 
         const __m512 x = _mm512_loadu_ps(value + 16 * g);
         const __m512i k = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(count + 16 * g)));
         const __mmask16 present = _mm512_test_epi32_mask(k, k);
-        _mm512_store_si512(slot, bin_slots16(x, bin));
+        _mm512_store_si512(slot, bin_in_range16(x, bin));
         _mm512_store_si512(times, k);
         const __m512 kf = _mm512_cvtepi32_ps(k), v = _mm512_maskz_mov_ps(present, x);
         total = _mm512_add_ps(total, kf);

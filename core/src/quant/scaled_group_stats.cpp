@@ -69,7 +69,7 @@ MLENS_AVX512_TARGET void tally_avx512(const int8_t* code, const float* step, uin
         for (uint32_t at = 0; at < length; at += 16, next += 16) {
             const __m512i q = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + g * length + at)));
             const __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(q), times);
-            _mm512_store_si512(next, bin_slots16(x, bin));
+            _mm512_store_si512(next, bin_in_range16(x, bin));
             zeros += static_cast<uint64_t>(__builtin_popcount(_mm512_cmp_ps_mask(x, zero, _CMP_EQ_OQ)));
             lo = _mm512_min_ps(lo, x);
             hi = _mm512_max_ps(hi, x);
