@@ -635,16 +635,19 @@ TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones a
     CHECK(view->read_code_groups(0, 64, codes.data(), table.data()).error().code == ErrorCode::E_UNSUPPORTED_TYPE);
 }
 
-TEST_CASE("the range of 32-value blocks equals the decoded extremes for any run of blocks", "[stats][code_groups]") {
-    // Q4_0, Q4_1, IQ4_NL, Q5_0 and Q5_1 find their range sixteen blocks at a time where the CPU
-    // has AVX-512: runs of every length around that, over random code bytes and fifth bits, with
-    // negated scales and offsets, blocks of one code (the least and the greatest), and a NaN d.
+TEST_CASE("the range of 4- and 5-bit blocks equals the decoded extremes for any run of blocks", "[stats][code_groups]") {
+    // Q4_0, Q4_1, IQ4_NL, Q5_0 and Q5_1 find their range sixteen blocks at a time, Q4_K and Q5_K
+    // two at a time, where the CPU has AVX-512: runs of every length around that, over quantized and
+    // random code bytes, fifth bits and K-quant scales and mins, with negated scales and offsets, blocks of one
+    // code (the least and the greatest), and a NaN d.
     test::TempDir dir;
-    const uint64_t ne0 = 1024, rows = 2;  // 64 blocks
-    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1};
+    const uint64_t ne0 = 1024;  // 64 blocks of each type
+    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K};
     std::vector<test::FixtureTensor> tensors;
-    for (ggml_type t : types)
+    for (ggml_type t : types) {
+        const uint64_t rows = 64 * ggml_blck_size(t) / ne0;
         tensors.push_back({ggml_type_name(t), static_cast<uint32_t>(t), {ne0, rows}, test::test_signal(ne0 * rows, t + 40)});
+    }
     test::write_fixture_model(dir.file("b.gguf"), tensors);
     std::vector<uint8_t> bytes = test::read_whole_file(dir.file("b.gguf"));
     {
@@ -655,10 +658,12 @@ TEST_CASE("the range of 32-value blocks equals the decoded extremes for any run 
             const uint32_t bb = t.type.block_bytes;
             const uint64_t blocks = t.n_elements / t.type.block_size, at = t.data_offset;
             const auto fields = ggml_type_row(t.type.id)->scales();
-            const uint32_t codes_from = fields.back().offset + 2;  // fifth bits (Q5), then nibbles
+            const uint32_t codes_from = fields.back().offset + 2;  // fifth bits (Q5), K scales, then nibbles
             for (uint64_t b = 0; b < blocks; ++b) {
                 uint8_t* block = bytes.data() + at + b * bb;
-                for (uint32_t i = codes_from; i < bb; ++i) {
+                // A third of the blocks random; the others keep their quantized codes, whose least
+                // and greatest differ from one 32-value group to the next.
+                for (uint32_t i = codes_from; i < bb && b % 3 == 0; ++i) {
                     state = state * 6364136223846793005ull + 1442695040888963407ull;
                     block[i] = static_cast<uint8_t>(state >> 56);
                 }
@@ -686,12 +691,14 @@ TEST_CASE("the range of 32-value blocks equals the decoded extremes for any run 
             auto view = TensorView::open(*model, ggml_type_name(t));
             REQUIRE(view.ok());
             const std::vector<float> values = decoded(*view);
+            const uint64_t block = ggml_blck_size(t);
             for (uint64_t first : {0u, 5u, 23u})
                 for (uint64_t count : {1u, 2u, 3u, 15u, 16u, 17u, 31u, 32u, 33u, 41u}) {
                     INFO("blocks " << first << " to " << first + count);
-                    auto r = view->quick_range(32 * first, 32 * count);
+                    auto r = view->quick_range(block * first, block * count);
                     REQUIRE(r.ok());
-                    const auto from = values.begin() + static_cast<int64_t>(32 * first), to = from + static_cast<int64_t>(32 * count);
+                    const auto from = values.begin() + static_cast<int64_t>(block * first);
+                    const auto to = from + static_cast<int64_t>(block * count);
                     const bool finite = std::all_of(from, to, [](float x) { return std::isfinite(x); });
                     CHECK(finite == (!with_nan || first + count <= 40 || first > 40));
                     REQUIRE(r->has_value() == finite);

@@ -8,6 +8,7 @@
 #include "block_fields.h"
 #include "k_quant_scales.h"
 #include "mlens/formats/ggml_type_table.h"
+#include "k_quant_range.h"
 #include "small_block_range.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
@@ -189,6 +190,7 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q8_0(const uint8_t* bytes, ui
 template <bool kFifth>
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_k_quant(const uint8_t* bytes, uint64_t blocks) {
     constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16;
+    if (k_quant_range_available()) return k_quant_range(bytes, blocks, kFifth);
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* dmin = half_field(bytes, blocks, kBytes, 2, 1);
     Groups& g = Groups::for_thread(8 * blocks);

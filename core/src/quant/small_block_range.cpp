@@ -78,7 +78,8 @@ MLENS_SMALL_RANGE_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* 
         const auto lanes = static_cast<__mmask16>(n == 16 ? 0xFFFF : (1u << n) - 1);
         if (n == 16) {
             for (uint32_t q = 0; q < 4; ++q)
-                _mm_storel_epi64(reinterpret_cast<__m128i*>(folded + 8 * q), _mm512_cvtepi64_epi8(fold_four(p + 4 * q * s.block_bytes, s, top)));
+                _mm_storel_epi64(reinterpret_cast<__m128i*>(folded + 8 * q),
+                                 _mm512_cvtepi64_epi8(fold_four(p + 4 * q * s.block_bytes, s, top)));
         } else {
             // The last blocks one at a time: each block's codes as four copies of itself.
             for (uint64_t i = 0; i < n; ++i) {
@@ -116,7 +117,7 @@ MLENS_SMALL_RANGE_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* 
 
 bool small_block_range_available() {
     static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("f16c");
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("f16c");
     return avx512;
 }
 
