@@ -229,13 +229,11 @@ MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uin
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // tally_batch and the bin counts with AVX-512, 16 entries (all or half of a group's codes) per
-// vector: their values binned with BinSlots's operations in the same order (max and min with 0 and the last
-// bin select exactly as its compares do, NaN included), the power sums in double with fused
-// multiply-adds, and each code's count added to its slot.
-MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* count,
-                                                                                           uint64_t sixteens, const BinSlots& bin,
-                                                                                           double centre, CentredSums& sums,
-                                                                                           uint32_t* slot_counts) {
+// vector: their values binned with bin_in_range16 (the pass compares its extremes with the range
+// it was given), the power sums in double with fused multiply-adds, and each code's count added to
+// its slot.
+MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* count, uint64_t sixteens, const BinSlots& bin,
+                                             double centre, CentredSums& sums, uint32_t* slot_counts) {
     const __m512 zero = _mm512_setzero_ps();
     const __m512d middle = _mm512_set1_pd(centre);
     const __m512d magnitude = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll));

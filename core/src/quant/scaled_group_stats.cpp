@@ -50,10 +50,10 @@ MLENS_VECTOR_LOOP void tally_plainly(const int8_t* code, const float* step, uint
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // The same with AVX-512 over `groups` groups (groups * length <= kTile values), 16 values (all or
-// part of one group) per vector: each value step * code binned with BinSlots's
-// operations in the same order (max and min with 0 and the last-bin select exactly as its
-// compares do), the power sums in double with fused multiply-adds; the slots are stored, then
-// counted in a loop of their own, so that the vector work is not held up by the increments.
+// part of one group) per vector: each value step * code binned with bin_in_range16 (the pass
+// compares its extremes with the quick range it was given), the power sums in double with fused
+// multiply-adds; the slots are stored, then counted in a loop of their own, so that the vector
+// work is not held up by the increments.
 MLENS_AVX512_TARGET void tally_avx512(const int8_t* code, const float* step, uint64_t groups, uint32_t length, const BinSlots& bin,
                                       double centre, CentredSums& sums, SlotCopies& copies, uint32_t* counts) {
     const __m512 zero = _mm512_setzero_ps();
