@@ -42,8 +42,8 @@ enum class SmallDecode { biased, offset, iq4 };
 #define MLENS_CODES_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
 
 bool small_blocks_vectorized() {
-    static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                               __builtin_cpu_supports("avx512vl");
+    static const bool avx512 =
+        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
     return avx512;
 }
 
@@ -61,13 +61,14 @@ MLENS_CODES_TARGET void small_blocks_avx512(const uint8_t* bytes, uint64_t block
     std::memcpy(table, kIq4Values, sizeof table);
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512 low_factor = kDecode == SmallDecode::iq4
-                                  ? _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(table))))
-                                  : _mm512_cvtepi32_ps(_mm512_sub_epi32(iota, _mm512_set1_epi32(kBias)));
+        ? _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(table))))
+        : _mm512_cvtepi32_ps(_mm512_sub_epi32(iota, _mm512_set1_epi32(kBias)));
     const __m512 high_factor = _mm512_cvtepi32_ps(_mm512_sub_epi32(iota, _mm512_set1_epi32(kBias - 16)));
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * kBytes;
         const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + kCodesAt));
-        __m256i c = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_and_si128(q, nibble)), _mm_and_si128(_mm_srli_epi16(q, 4), nibble), 1);
+        __m256i c =
+            _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_and_si128(q, nibble)), _mm_and_si128(_mm_srli_epi16(q, 4), nibble), 1);
         if constexpr (kFifthAt >= 0) {
             uint32_t high = 0;
             std::memcpy(&high, block + kFifthAt, 4);  // as ggml reads it
@@ -94,9 +95,8 @@ MLENS_VECTOR_LOOP void small_blocks(const uint8_t* bytes, uint64_t blocks, uint8
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* m = kDecode == SmallDecode::offset ? half_field(bytes, blocks, kBytes, 2, 1) : nullptr;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (small_blocks_vectorized())
-        return small_blocks_avx512<kBytes, kCodesAt, -1, kDecode, kDecode == SmallDecode::biased ? 8 : 0>(bytes, blocks, d, m, codes,
-                                                                                                          values);
+    constexpr int kBias = kDecode == SmallDecode::biased ? 8 : 0;
+    if (small_blocks_vectorized()) return small_blocks_avx512<kBytes, kCodesAt, -1, kDecode, kBias>(bytes, blocks, d, m, codes, values);
 #endif
     for (uint64_t b = 0; b < blocks; ++b) {
         nibble_codes(bytes + b * kBytes + kCodesAt, codes + b * kGroup);
@@ -119,9 +119,10 @@ MLENS_VECTOR_LOOP void q5_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t*
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* m = kOffset ? half_field(bytes, blocks, kBytes, 2, 1) : nullptr;
 #if defined(__x86_64__) && defined(__GNUC__)
+    constexpr SmallDecode kDecode = kOffset ? SmallDecode::offset : SmallDecode::biased;
+    constexpr int kFifthAt = static_cast<int>(kHigh), kBias = kOffset ? 0 : 16;
     if (small_blocks_vectorized())
-        return small_blocks_avx512<kBytes, kHigh + 4, static_cast<int>(kHigh), kOffset ? SmallDecode::offset : SmallDecode::biased,
-                                   kOffset ? 0 : 16>(bytes, blocks, d, m, codes, values);
+        return small_blocks_avx512<kBytes, kHigh + 4, kFifthAt, kDecode, kBias>(bytes, blocks, d, m, codes, values);
 #endif
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * kBytes;
@@ -176,8 +177,6 @@ MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uin
         }
     }
 }
-
-
 
 // IQ4_XS: d, 16-bit high scale bits, 4 bytes of low scale bits, 128 bytes of codes; sub-block i
 // (16 bytes of nibble pairs) decodes (d * (ls - 32)) * table[q].
