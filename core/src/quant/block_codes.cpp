@@ -147,11 +147,52 @@ MLENS_VECTOR_LOOP void q5_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t*
 // bits,) 128 bytes of nibbles; each 32 nibble bytes hold sub-blocks 2p (low nibbles; Q5_K's
 // fifth bit is bit 2p of qh[l]) and 2p + 1 (high nibbles, bit 2p + 1), decoded
 // (d * sc) * q - (dmin * m); 16 or 32 codes per group.
+#if defined(__x86_64__) && defined(__GNUC__)
+// k_quant_blocks with AVX-512, one 32-byte run of nibbles (two sub-blocks) per step: its low and
+// high nibbles as two sub-blocks' 32 codes (Q5_K: bit 4 added under a mask of the fifth-bit
+// bytes' bit 2p or 2p + 1), each sub-block's code values step * c - shift 16 at a time.
+template <bool kFifth>
+MLENS_CODES_TARGET void k_quant_blocks_avx512(const uint8_t* bytes, uint64_t blocks, const float* d, const float* dmin, uint8_t* codes,
+                                              float* values) {
+    constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16, kCodes = kFifth ? 32 : 16;
+    const __m256i nibble = _mm256_set1_epi8(15), bit4 = _mm256_set1_epi8(16);
+    const __m512 low_codes = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512 high_codes = _mm512_add_ps(low_codes, _mm512_set1_ps(16));
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * kBytes;
+        const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 16));
+        for (int pair = 0; pair < 4; ++pair) {
+            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + kNibbles + 32 * pair));
+            __m256i low = _mm256_and_si256(q, nibble), up = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
+            if constexpr (kFifth) {
+                low =
+                    _mm256_mask_add_epi8(low, _mm256_test_epi8_mask(high, _mm256_set1_epi8(static_cast<char>(1 << (2 * pair)))), low, bit4);
+                up = _mm256_mask_add_epi8(up, _mm256_test_epi8_mask(high, _mm256_set1_epi8(static_cast<char>(2 << (2 * pair)))), up, bit4);
+            }
+            uint8_t* out = codes + (8 * b + 2 * pair) * kGroup;
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), low);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + kGroup), up);
+            for (int half = 0; half < 2; ++half) {
+                int sc = 0, m = 0;
+                k_quant_scale_min(block + 4, 2 * pair + half, sc, m);
+                const __m512 step = _mm512_set1_ps(d[b] * static_cast<float>(sc)), shift = _mm512_set1_ps(dmin[b] * static_cast<float>(m));
+                float* v = values + (8 * b + 2 * pair + half) * kCodes;
+                _mm512_storeu_ps(v, _mm512_sub_ps(_mm512_mul_ps(step, low_codes), shift));
+                if constexpr (kFifth) _mm512_storeu_ps(v + 16, _mm512_sub_ps(_mm512_mul_ps(step, high_codes), shift));
+            }
+        }
+    }
+}
+#endif
+
 template <bool kFifth>
 MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
     constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16, kCodes = kFifth ? 32 : 16;
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* dmin = half_field(bytes, blocks, kBytes, 2, 1);
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (small_blocks_vectorized()) return k_quant_blocks_avx512<kFifth>(bytes, blocks, d, dmin, codes, values);
+#endif
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * kBytes;
         const uint8_t* high = block + 16;
