@@ -3,13 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-// GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which its
-// uninitialized-value warnings take for a read of an uninitialized variable.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "vector_extremes.h"
 
 namespace mlens {
 
@@ -42,13 +36,7 @@ MLENS_K_RANGE_TARGET inline __m512i fold_pairs(const uint8_t* q, const uint8_t* 
     const __m512i least_low = fold_halves(low), least_up = fold_halves(up);
     const __m512i most_low = fold_halves(_mm512_sub_epi8(top, low)), most_up = fold_halves(_mm512_sub_epi8(top, up));
     // 128-bit lanes in sub-block order: 2p (low nibbles of pair p), 2p + 1, 2p + 2, 2p + 3.
-    __m512i least = _mm512_mask_blend_epi64(0xCC, least_low, least_up), most = _mm512_mask_blend_epi64(0xCC, most_low, most_up);
-    least = _mm512_min_epu8(least, _mm512_bsrli_epi128(least, 8));
-    most = _mm512_min_epu8(most, _mm512_bsrli_epi128(most, 8));
-    __m512i both = _mm512_unpacklo_epi64(least, most);
-    both = _mm512_min_epu8(both, _mm512_srli_epi64(both, 32));
-    both = _mm512_min_epu8(both, _mm512_srli_epi64(both, 16));
-    return _mm512_min_epu8(both, _mm512_srli_epi64(both, 8));
+    return fold_lane_ends(_mm512_mask_blend_epi64(0xCC, least_low, least_up), _mm512_mask_blend_epi64(0xCC, most_low, most_up));
 }
 
 // For _mm512_maskz_permutexvar_epi8 over the two blocks' scale bytes (block i's 12 at 16 * i):
@@ -64,8 +52,7 @@ MLENS_K_RANGE_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byte
     const uint32_t block_bytes = fifth ? 176 : 144, nibbles = fifth ? 48 : 16;
     const int top_code = fifth ? 31 : 15;
     const __m512i top = _mm512_set1_epi8(static_cast<char>(top_code));
-    __m512 lo = _mm512_set1_ps(INFINITY), hi = _mm512_set1_ps(-INFINITY);
-    __mmask16 bad = 0;
+    VectorExtremes extremes;
     const __mmask16 upper_four = 0xF0F0;
     const __mmask64 byte0 = 0x1111111111111111ull;
     // get_scale_min_k4's bytes: a = byte j (j < 4) or j + 4, b = byte j + 4 or j - 4, c = byte j.
@@ -111,14 +98,9 @@ MLENS_K_RANGE_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byte
         const __m512 step = _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc)), shift = _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(m));
         const __m512 x = _mm512_sub_ps(_mm512_mul_ps(step, _mm512_cvtepi32_ps(least)), shift);
         const __m512 z = _mm512_sub_ps(_mm512_mul_ps(step, _mm512_cvtepi32_ps(greatest)), shift);
-        // x - x is NaN exactly when x is NaN or infinite.
-        bad |= _mm512_mask_cmp_ps_mask(lanes, _mm512_sub_ps(x, x), _mm512_setzero_ps(), _CMP_NEQ_UQ);
-        bad |= _mm512_mask_cmp_ps_mask(lanes, _mm512_sub_ps(z, z), _mm512_setzero_ps(), _CMP_NEQ_UQ);
-        lo = _mm512_mask_min_ps(lo, lanes, lo, _mm512_min_ps(x, z));
-        hi = _mm512_mask_max_ps(hi, lanes, hi, _mm512_max_ps(x, z));
+        extremes.add(lanes, x, z);
     }
-    if (bad != 0 || blocks == 0) return std::nullopt;
-    return ValueBounds{_mm512_reduce_min_ps(lo), _mm512_reduce_max_ps(hi)};
+    return extremes.bounds();
 }
 
 }  // namespace

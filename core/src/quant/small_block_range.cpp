@@ -4,14 +4,7 @@
 #include <cstring>
 
 #include "block_fields.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-// GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which its
-// uninitialized-value warnings take for a read of an uninitialized variable.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "vector_extremes.h"
 
 namespace mlens {
 
@@ -22,9 +15,8 @@ namespace {
 #define MLENS_SMALL_RANGE_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,f16c")))
 
 // Of four blocks at `p`, each block's least code and the complement (top - code) of its greatest,
-// in byte 0 of 64-bit lanes 2i and 2i + 1: the nibbles split (with their fifth bits), each block's
-// 16 bytes of lesser and complemented greater codes halved onto 8, both put in one 128-bit lane,
-// then folded with one unsigned minimum per step.
+// in byte 0 of 64-bit lanes 2i and 2i + 1: the nibbles split (with their fifth bits), the lesser
+// and the complemented greater code of each byte folded over the block's 128-bit lane.
 MLENS_SMALL_RANGE_TARGET inline __m512i fold_four(const uint8_t* p, const SmallBlockLayout& s, __m512i top) {
     const __m512i nibble = _mm512_set1_epi8(15), bit4 = _mm512_set1_epi8(16);
     __m512i v = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + s.codes_at)));
@@ -43,13 +35,7 @@ MLENS_SMALL_RANGE_TARGET inline __m512i fold_four(const uint8_t* p, const SmallB
         low = _mm512_mask_add_epi8(low, low_fifth, low, bit4);
         up = _mm512_mask_add_epi8(up, high_fifth, up, bit4);
     }
-    __m512i least = _mm512_min_epu8(low, up), most = _mm512_sub_epi8(top, _mm512_max_epu8(low, up));
-    least = _mm512_min_epu8(least, _mm512_bsrli_epi128(least, 8));
-    most = _mm512_min_epu8(most, _mm512_bsrli_epi128(most, 8));
-    __m512i both = _mm512_unpacklo_epi64(least, most);
-    both = _mm512_min_epu8(both, _mm512_srli_epi64(both, 32));
-    both = _mm512_min_epu8(both, _mm512_srli_epi64(both, 16));
-    return _mm512_min_epu8(both, _mm512_srli_epi64(both, 8));
+    return fold_lane_ends(_mm512_min_epu8(low, up), _mm512_sub_epi8(top, _mm512_max_epu8(low, up)));
 }
 
 // The value of code c (16 lanes) for 16 blocks' d (and m).
@@ -67,8 +53,7 @@ MLENS_SMALL_RANGE_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* 
     alignas(16) int8_t iq4[16];
     std::memcpy(iq4, kIq4Values, sizeof iq4);
     const __m512 table = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(iq4))));
-    __m512 lo = _mm512_set1_ps(INFINITY), hi = _mm512_set1_ps(-INFINITY);
-    __mmask16 bad = 0;
+    VectorExtremes extremes;
     // Lanes past the last block stay zero (masked out below).
     alignas(32) uint8_t folded[32] = {};
     alignas(32) uint16_t d16[16] = {}, m16[16] = {};
@@ -103,14 +88,9 @@ MLENS_SMALL_RANGE_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* 
         const __m512i least = _mm512_and_si512(pairs, _mm512_set1_epi32(0xFF));
         const __m512i greatest = _mm512_sub_epi32(_mm512_set1_epi32(top_code), _mm512_srli_epi32(pairs, 8));
         const __m512 a = code_values(least, d, m, s, table), z = code_values(greatest, d, m, s, table);
-        // x - x is NaN exactly when x is NaN or infinite.
-        bad |= _mm512_mask_cmp_ps_mask(lanes, _mm512_sub_ps(a, a), _mm512_setzero_ps(), _CMP_NEQ_UQ);
-        bad |= _mm512_mask_cmp_ps_mask(lanes, _mm512_sub_ps(z, z), _mm512_setzero_ps(), _CMP_NEQ_UQ);
-        lo = _mm512_mask_min_ps(lo, lanes, lo, _mm512_min_ps(a, z));
-        hi = _mm512_mask_max_ps(hi, lanes, hi, _mm512_max_ps(a, z));
+        extremes.add(lanes, a, z);
     }
-    if (bad != 0 || blocks == 0) return std::nullopt;
-    return ValueBounds{_mm512_reduce_min_ps(lo), _mm512_reduce_max_ps(hi)};
+    return extremes.bounds();
 }
 
 }  // namespace
