@@ -1,9 +1,8 @@
 // Exact extremes of the 32-value ggml block types whose 32 codes are the two nibbles of 16 bytes
 // (Q4_0, Q4_1, IQ4_NL), with a fifth bit for the 5-bit ones (Q5_0, Q5_1), with AVX-512: sixteen
 // blocks at a time, no per-block scalar work but the copy of their float16 fields (and fifth-bit
-// fields). Internal to
-// core/quant; block_range.cpp calls it where the CPU has AVX-512 and reads block by block
-// otherwise.
+// fields). Internal to core/quant; block_range.cpp calls it where the CPU has AVX-512 and reads
+// block by block otherwise.
 //
 // Contract: small_block_range(bytes, blocks, layout) is the least and greatest value that ggml's
 // to_float decodes from `blocks` blocks at `bytes` of the layout's type, computed with ggml's
