@@ -64,15 +64,6 @@ MLENS_K_RANGE_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byte
         const bool pair = b + 1 < blocks;
         const uint8_t* second = pair ? first + block_bytes : first;
         const auto lanes = static_cast<__mmask16>(pair ? 0xFFFF : 0x00FF);
-        alignas(32) uint8_t folded[32];
-        const uint8_t* block[2] = {first, second};
-        for (int i = 0; i < 2; ++i)
-            for (int p = 0; p < 4; p += 2)
-                _mm_storel_epi64(reinterpret_cast<__m128i*>(folded + 16 * i + 4 * p),
-                                 _mm512_cvtepi64_epi8(fold_pairs(block[i] + nibbles + 32 * p, fifth ? block[i] + 16 : nullptr, p, top)));
-        const __m512i ends = _mm512_cvtepu16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(folded)));
-        const __m512i least = _mm512_and_si512(ends, _mm512_set1_epi32(0xFF));
-        const __m512i greatest = _mm512_sub_epi32(_mm512_set1_epi32(top_code), _mm512_srli_epi32(ends, 8));
         alignas(64) uint8_t raw[64] = {};
         std::memcpy(raw, first + 4, 12);
         std::memcpy(raw + 16, second + 4, 12);
@@ -96,9 +87,30 @@ MLENS_K_RANGE_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byte
         const __m512 dmin =
             _mm512_cvtph_ps(_mm256_set_m128i(_mm_set1_epi16(static_cast<short>(h[3])), _mm_set1_epi16(static_cast<short>(h[1]))));
         const __m512 step = _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc)), shift = _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(m));
+        // Each sub-block's values lie between those of codes 0 and top (values are monotone in
+        // the code): a block all of whose sub-blocks lie within the extremes seen changes nothing,
+        // and its codes are not read.
+        const __m512 none = _mm512_sub_ps(_mm512_mul_ps(step, _mm512_setzero_ps()), shift);
+        const __m512 all = _mm512_sub_ps(_mm512_mul_ps(step, _mm512_set1_ps(static_cast<float>(top_code))), shift);
+        const __m512 lower = _mm512_min_ps(none, all), upper = _mm512_max_ps(none, all);
+        __mmask16 read = 0;
+        for (int i = 0; i < 2; ++i) {
+            const auto own = static_cast<__mmask16>(lanes & (0xFFu << (8 * i)));
+            if (own != 0 && !extremes.covers(own, lower, upper)) read = static_cast<__mmask16>(read | own);
+        }
+        if (read == 0) continue;
+        alignas(32) uint8_t folded[32] = {};
+        const uint8_t* block[2] = {first, second};
+        for (int i = 0; i < 2; ++i)
+            for (int p = 0; p < 4 && ((read >> (8 * i)) & 0xFF) != 0; p += 2)
+                _mm_storel_epi64(reinterpret_cast<__m128i*>(folded + 16 * i + 4 * p),
+                                 _mm512_cvtepi64_epi8(fold_pairs(block[i] + nibbles + 32 * p, fifth ? block[i] + 16 : nullptr, p, top)));
+        const __m512i ends = _mm512_cvtepu16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(folded)));
+        const __m512i least = _mm512_and_si512(ends, _mm512_set1_epi32(0xFF));
+        const __m512i greatest = _mm512_sub_epi32(_mm512_set1_epi32(top_code), _mm512_srli_epi32(ends, 8));
         const __m512 x = _mm512_sub_ps(_mm512_mul_ps(step, _mm512_cvtepi32_ps(least)), shift);
         const __m512 z = _mm512_sub_ps(_mm512_mul_ps(step, _mm512_cvtepi32_ps(greatest)), shift);
-        extremes.add(lanes, x, z);
+        extremes.add(read, x, z);
     }
     return extremes.bounds();
 }

@@ -1,6 +1,7 @@
 // Exact extremes of Q4_K and Q5_K blocks with AVX-512: two 256-value blocks (sixteen 32-value
 // sub-blocks) at a time, their codes' least and greatest and their 6-bit scales and mins unpacked
-// in vectors. Internal to core/quant; block_range.cpp calls it where the CPU has AVX-512 and
+// in vectors; a block whose sub-blocks' values at codes 0 and top (between which all of its values
+// lie) are within the extremes already seen is not read further. Internal to core/quant; block_range.cpp calls it where the CPU has AVX-512 and
 // reads sub-block by sub-block otherwise.
 //
 // Contract: k_quant_range(bytes, blocks, fifth) is the least and greatest value that ggml's

@@ -6,9 +6,11 @@
 // (`least`) and of the complements of its codes (`most`, top - code) and gives that lane's least
 // code in byte 0 of its lower 64-bit half and least complement (top - its greatest code) in byte 0
 // of its upper half. VectorExtremes::add(lanes, a, z) folds the lanes of a and z that `lanes` selects into
-// the least and greatest seen and notes whether any of them is NaN or infinite; bounds() is
-// nullopt when one was or when nothing was added, else the least and greatest. For callers
-// compiled with MLENS_EXTREMES_TARGET; x86-64 with GCC only. Including it turns off GCC's
+// the least and greatest seen and notes whether any of them is NaN or infinite; covers(lanes,
+// lower, upper) is whether every selected lane's [lower, upper] lies within the least and greatest
+// seen (never for a NaN bound), so that a reader may skip groups whose values it bounds so;
+// bounds() is nullopt when a value added was NaN or infinite or when nothing was added, else the
+// least and greatest. For callers compiled with MLENS_EXTREMES_TARGET; x86-64 with GCC only. Including it turns off GCC's
 // uninitialized-value warnings for the rest of the file: GCC 12's AVX-512 intrinsics start their
 // results from _mm512_undefined_*(), which those warnings take for a read of an uninitialized
 // variable.
@@ -41,6 +43,7 @@ struct VectorExtremes {
     __m512 lo, hi;
     __mmask16 bad = 0;
     bool any = false;
+    float least = INFINITY, greatest = -INFINITY;
 
     MLENS_EXTREMES_TARGET VectorExtremes() : lo(_mm512_set1_ps(INFINITY)), hi(_mm512_set1_ps(-INFINITY)) {}
 
@@ -51,6 +54,14 @@ struct VectorExtremes {
         lo = _mm512_mask_min_ps(lo, lanes, lo, _mm512_min_ps(a, z));
         hi = _mm512_mask_max_ps(hi, lanes, hi, _mm512_max_ps(a, z));
         any = any || lanes != 0;
+        least = _mm512_reduce_min_ps(lo);
+        greatest = _mm512_reduce_max_ps(hi);
+    }
+
+    [[gnu::always_inline]] MLENS_EXTREMES_TARGET bool covers(__mmask16 lanes, __m512 lower, __m512 upper) const {
+        const __mmask16 above = _mm512_mask_cmp_ps_mask(lanes, lower, _mm512_set1_ps(least), _CMP_GE_OQ);
+        const __mmask16 below = _mm512_mask_cmp_ps_mask(lanes, upper, _mm512_set1_ps(greatest), _CMP_LE_OQ);
+        return (above & below) == lanes;
     }
 
     MLENS_EXTREMES_TARGET std::optional<ValueBounds> bounds() const {
