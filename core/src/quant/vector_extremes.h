@@ -5,14 +5,15 @@
 // Contract: fold_lane_ends(least, most) takes, in each 128-bit lane, 16 bytes of one group's codes
 // (`least`) and of the complements of its codes (`most`, top - code) and gives that lane's least
 // code in byte 0 of its lower 64-bit half and least complement (top - its greatest code) in byte 0
-// of its upper half. VectorExtremes::add(lanes, a, z) folds the lanes of a and z that `lanes` selects into
-// the least and greatest seen and notes whether any of them is NaN or infinite; covers(lanes,
-// lower, upper) is whether every selected lane's [lower, upper] lies within the least and greatest
-// seen (never for a NaN bound), so that a reader may skip groups whose values it bounds so;
-// bounds() is nullopt when a value added was NaN or infinite or when nothing was added, else the
-// least and greatest. For callers compiled with MLENS_EXTREMES_TARGET; x86-64 with GCC only. Including it turns off GCC's
-// uninitialized-value warnings for the rest of the file: GCC 12's AVX-512 intrinsics start their
-// results from _mm512_undefined_*(), which those warnings take for a read of an uninitialized
+// of its upper half. VectorExtremes::add(lanes, a, z) folds the lanes of a and z that `lanes`
+// selects into the least and greatest seen and notes whether any of them is NaN or infinite;
+// covers(lanes, lower, upper) is whether every selected lane's [lower, upper] lies within the
+// least and greatest seen (never for a NaN bound), so that a reader may skip groups whose values
+// it bounds so; bounds() is nullopt when a value added was NaN or infinite or when nothing was
+// added, else the least and greatest. For callers compiled with MLENS_EXTREMES_TARGET; x86-64
+// with GCC only. Including it turns off GCC's uninitialized-value warnings for the rest of the
+// file: GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which those
+// warnings take for a read of an uninitialized
 // variable.
 #pragma once
 
