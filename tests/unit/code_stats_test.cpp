@@ -635,14 +635,15 @@ TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones a
     CHECK(view->read_code_groups(0, 64, codes.data(), table.data()).error().code == ErrorCode::E_UNSUPPORTED_TYPE);
 }
 
-TEST_CASE("the range of 4- and 5-bit blocks equals the decoded extremes for any run of blocks", "[stats][code_groups]") {
-    // Q4_0, Q4_1, IQ4_NL, Q5_0 and Q5_1 find their range sixteen blocks at a time, Q4_K and Q5_K
-    // two at a time, where the CPU has AVX-512: runs of every length around that, over quantized and
+TEST_CASE("the range of the block types read in vectors equals the decoded extremes for any run of blocks", "[stats][code_groups]") {
+    // Q4_0, Q4_1, IQ4_NL, Q5_0, Q5_1 and Q8_0 find their range sixteen blocks at a time, Q4_K and
+    // Q5_K two at a time, where the CPU has AVX-512: runs of every length around that, over quantized and
     // random code bytes, fifth bits and K-quant scales and mins, with negated scales and offsets, blocks of one
     // code (the least and the greatest), and a NaN d.
     test::TempDir dir;
     const uint64_t ne0 = 1024;  // 64 blocks of each type
-    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K};
+    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0,
+                               GGML_TYPE_Q5_1, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q8_0};
     std::vector<test::FixtureTensor> tensors;
     for (ggml_type t : types) {
         const uint64_t rows = 64 * ggml_blck_size(t) / ne0;

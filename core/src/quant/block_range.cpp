@@ -9,6 +9,7 @@
 #include "k_quant_scales.h"
 #include "mlens/formats/ggml_type_table.h"
 #include "k_quant_range.h"
+#include "q8_0_range.h"
 #include "small_block_range.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
@@ -167,6 +168,7 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q5(const uint8_t* bytes, uint
 
 // Q8_0: q * d, 34-byte blocks of d and 32 signed bytes.
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q8_0(const uint8_t* bytes, uint64_t blocks) {
+    if (q8_0_range_available()) return q8_0_range(bytes, blocks);
     const float* d = half_field(bytes, blocks, 34, 0);
     Groups& g = Groups::for_thread(blocks);
     for (uint64_t b = 0; b < blocks; ++b) {

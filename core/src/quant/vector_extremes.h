@@ -13,8 +13,7 @@
 // added, else the least and greatest. For callers compiled with MLENS_EXTREMES_TARGET; x86-64
 // with GCC only. Including it turns off GCC's uninitialized-value warnings for the rest of the
 // file: GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which those
-// warnings take for a read of an uninitialized
-// variable.
+// warnings take for a read of an uninitialized variable.
 #pragma once
 
 #if defined(__x86_64__) && defined(__GNUC__)
