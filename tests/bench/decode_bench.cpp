@@ -2,8 +2,8 @@
 //
 // Dequantization throughput of ModelLens against single-threaded ggml to_float on the same bytes
 // in the same run, for Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, IQ4_XS, Q6_K, Q8_0, BF16 and
-// F16 GGUF tensors and an Ollama/MLX int4 tensor blob (whose reference is our own single-threaded
-// decode, as ggml has no such type). For each:
+// F16 GGUF tensors and Ollama/MLX int4 and int8 tensor blobs (whose reference is our own
+// single-threaded decode, as ggml has no such type). For each:
 //   ggml      one thread, to_float over the tensor in 1M-value chunks (read from the file), each
 //             chunk's output reused while it is still in cache: the strict reference
 //   ggml whole one thread, the tensor read from the file and to_float over all of it into one
@@ -17,18 +17,19 @@
 //   by values for a type with code or scaled groups, the same statistics taken from decoded
 //             values (the view without its groups), as they were before those routes
 // They run in turn, fifteen rounds; prints the best of each in G values/s and the ratios of decode
-// and analyze to each reference, then a "statistics" line: analyze against "ggml whole" on both
-// clocks of the same rounds, on THREADS threads by the wall clock and per core by CPU time.
+// and analyze to each reference, then a "statistics" line: analyze against "ggml whole" (for MLX,
+// our single-threaded decode) on both clocks of the same rounds, on THREADS threads by the wall
+// clock and per core by CPU time.
 // Then a comparison of the F16 tensor with the Q4_K one (compare_sources with 256-value blocks,
 // THREADS threads) against ggml decoding both on one thread: the least any comparison must do.
 // --keep PATH keeps the benchmarked GGUF (one tensor per type, named by the type) at PATH and
 // writes the measured throughputs to PATH.tsv (tensor, ggml G/s, decode G/s), for comparing
-// other decoders on the same file. --only TYPE (a ggml type name, e.g. q4_K) benchmarks that
-// type alone, without the comparison and the MLX tensor: a short run to profile. --cpu times
-// the main columns by the CPU time of the whole process (every thread's) instead of the wall clock:
-// on a machine that other work keeps busy, a run then still measures how much work each route
-// does (its ratios are per core: a route on THREADS threads would take 1/THREADS of its CPU time
-// on idle cores).
+// other decoders on the same file. --only TYPE (a ggml type name, e.g. q4_K, or mlx_int4 or
+// mlx_int8) benchmarks that type alone, without the comparison and the other tensors: a short
+// run to profile. --cpu times the main columns by the CPU time of the whole process (every
+// thread's) instead of the wall clock: on a machine that other work keeps busy, a run then still
+// measures how much work each route does (its ratios are per core: a route on THREADS threads
+// would take 1/THREADS of its CPU time on idle cores).
 #include <ggml.h>
 #include <time.h>
 
@@ -163,15 +164,17 @@ void report(const char* name, const char* route, uint64_t n, double t_ref, doubl
     std::printf("\n");
 }
 
-// The statistics (decode + statistics + 256-bin histogram) against single-threaded ggml to_float
-// over the whole tensor, on both clocks: at THREADS threads on the wall clock, and per core by
-// CPU time (the work done, whatever else loads the machine).
-void report_statistics(uint64_t n, unsigned threads, const Timing& whole, const Timing& analyzed) {
+// The statistics (decode + statistics + 256-bin histogram) against a single-threaded reference
+// decode over the whole tensor (ggml to_float, or ours for MLX), on both clocks: at THREADS
+// threads on the wall clock, and per core by CPU time (the work done, whatever else loads the
+// machine).
+void report_statistics(uint64_t n, unsigned threads, const Timing& whole, const Timing& analyzed, const char* reference = "ggml whole") {
     auto gps = [n](double t) { return static_cast<double>(n) / t / 1e9; };
-    std::printf("         statistics: %u threads %6.3f G/s wall (%.2fx ggml whole %6.3f)   "
-                "per core %6.3f G/s CPU (%.2fx ggml whole %6.3f)\n",
-                threads, gps(analyzed.wall), whole.wall / analyzed.wall, gps(whole.wall), gps(analyzed.cpu), whole.cpu / analyzed.cpu,
-                gps(whole.cpu));
+    std::printf(
+        "         statistics: %u threads %6.3f G/s wall (%.2fx %s %6.3f)   "
+        "per core %6.3f G/s CPU (%.2fx %s %6.3f)\n",
+        threads, gps(analyzed.wall), whole.wall / analyzed.wall, reference, gps(whole.wall), gps(analyzed.cpu), whole.cpu / analyzed.cpu,
+        reference, gps(whole.cpu));
 }
 
 void analyze(const FloatSource& v, unsigned threads) {
@@ -205,7 +208,7 @@ int main(int argc, char** argv) {
                                     GGML_TYPE_Q5_K, GGML_TYPE_IQ4_XS, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0, GGML_TYPE_BF16,   GGML_TYPE_F16};
     if (!only.empty()) {
         std::erase_if(types, [&](ggml_type t) { return only != ggml_type_name(t); });
-        if (types.empty()) {
+        if (types.empty() && only != "mlx_int4" && only != "mlx_int8") {
             std::fprintf(stderr, "unknown type %s\n", only.c_str());
             return 1;
         }
@@ -256,8 +259,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "cannot write %s.tsv\n", keep.c_str());
         return 1;
     }
-    if (only.empty()) {  // MLX int4 (group 64) blob; reference: our decode on one thread.
-        auto q = mlx_quantize(MlxMode::affine, 4, 64, values.data(), n);
+    // MLX int4 and int8 (group 64) blobs; reference: our decode on one thread. --only mlx_int4 or
+    // mlx_int8 runs one of them alone.
+    for (uint32_t bits : {4u, 8u}) {
+        const std::string name = "mlx_int" + std::to_string(bits);
+        if (!only.empty() && only != name) continue;
+        auto q = mlx_quantize(MlxMode::affine, bits, 64, values.data(), n);
         std::vector<uint8_t> packed(q->packed.size() * 4), scales(q->scales.size() * 4), biases(q->biases.size() * 4);
         std::memcpy(packed.data(), q->packed.data(), packed.size());
         std::memcpy(scales.data(), q->scales.data(), scales.size());
@@ -266,10 +273,10 @@ int main(int argc, char** argv) {
         // One safetensors blob as Ollama writes it: packed words, then scales, then biases.
         const std::string sshape = "[" + rows + "," + std::to_string(row / 64) + "]";
         const size_t p = packed.size(), s = scales.size();
-        std::string header =
-            "{\"__metadata__\":{\"quant_type\":\"int4\",\"group_size\":\"64\"},"
+        std::string header = "{\"__metadata__\":{\"quant_type\":\"int" + std::to_string(bits) +
+            "\",\"group_size\":\"64\"},"
             "\"w\":{\"dtype\":\"U32\",\"shape\":[" +
-            rows + "," + std::to_string(row / 8) + "],\"data_offsets\":[0," + std::to_string(p) +
+            rows + "," + std::to_string(row * bits / 32) + "],\"data_offsets\":[0," + std::to_string(p) +
             "]},"
             "\"w.scale\":{\"dtype\":\"F32\",\"shape\":" +
             sshape + ",\"data_offsets\":[" + std::to_string(p) + "," + std::to_string(p + s) +
@@ -282,15 +289,20 @@ int main(int argc, char** argv) {
         std::memcpy(file.data(), &len, 8);
         file.insert(file.end(), header.begin(), header.end());
         for (const auto* part : {&packed, &scales, &biases}) file.insert(file.end(), part->begin(), part->end());
-        test::write_whole_file(dir.file("int4.safetensors"), file);
-        auto model = open_safetensors(dir.file("int4.safetensors"));
+        test::write_whole_file(dir.file(name + ".safetensors"), file);
+        auto model = open_safetensors(dir.file(name + ".safetensors"));
         describe_tensor_blobs(*model);
         auto view = TensorView::open(*model, "w");
         const WithoutCodeGroups by_values(*view);
-        const auto t = best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); },
-                               [&] { analyze(*view, threads); }, [&] { analyze(by_values, threads); }});
-        const char* route = view->code_groups().codes != 0 ? "codes" : "values";
-        report("int4 MLX", route, n, t[0].chosen(), 0, t[1].chosen(), t[2].chosen(), t[3].chosen());
+        const bool codes = view->code_groups().codes != 0;
+        const auto t =
+            best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); },
+                    [&] {
+                        if (codes) analyze(by_values, threads);
+                    }});
+        report(bits == 4 ? "int4 MLX" : "int8 MLX", codes ? "codes" : "values", n, t[0].chosen(), 0, t[1].chosen(), t[2].chosen(),
+               codes ? t[3].chosen() : 0);
+        report_statistics(n, threads, t[0], t[2], "our decode");
     }
     return sink == 0 ? 0 : 1;  // NaN-free signal: every decoded value equals itself
 }

@@ -634,3 +634,82 @@ TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones a
     std::vector<float> table(256);
     CHECK(view->read_code_groups(0, 64, codes.data(), table.data()).error().code == ErrorCode::E_UNSUPPORTED_TYPE);
 }
+
+TEST_CASE("the range of the block types read in vectors equals the decoded extremes for any run of blocks", "[stats][code_groups]") {
+    // Q4_0, Q4_1, IQ4_NL, Q5_0, Q5_1 and Q8_0 find their range sixteen blocks at a time, Q4_K and
+    // Q5_K two at a time, where the CPU has AVX-512: runs of every length around that, over quantized and
+    // random code bytes, fifth bits and K-quant scales and mins, with negated scales and offsets, blocks of one
+    // code (the least and the greatest), and a NaN d.
+    test::TempDir dir;
+    const uint64_t ne0 = 1024;  // 64 blocks of each type
+    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0,
+                               GGML_TYPE_Q5_1, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q8_0};
+    std::vector<test::FixtureTensor> tensors;
+    for (ggml_type t : types) {
+        const uint64_t rows = 64 * ggml_blck_size(t) / ne0;
+        tensors.push_back({ggml_type_name(t), static_cast<uint32_t>(t), {ne0, rows}, test::test_signal(ne0 * rows, t + 40)});
+    }
+    test::write_fixture_model(dir.file("b.gguf"), tensors);
+    std::vector<uint8_t> bytes = test::read_whole_file(dir.file("b.gguf"));
+    {
+        auto model = open_gguf(dir.file("b.gguf"));
+        REQUIRE(model.ok());
+        uint64_t state = 0x9E3779B97F4A7C15ull;
+        for (const TensorInfo& t : model->tensors) {
+            const uint32_t bb = t.type.block_bytes;
+            const uint64_t blocks = t.n_elements / t.type.block_size, at = t.data_offset;
+            const auto fields = ggml_type_row(t.type.id)->scales();
+            const uint32_t codes_from = fields.back().offset + 2;  // fifth bits (Q5), K scales, then nibbles
+            for (uint64_t b = 0; b < blocks; ++b) {
+                uint8_t* block = bytes.data() + at + b * bb;
+                // A third of the blocks random; the others keep their quantized codes, whose least
+                // and greatest differ from one 32-value group to the next.
+                for (uint32_t i = codes_from; i < bb && b % 3 == 0; ++i) {
+                    state = state * 6364136223846793005ull + 1442695040888963407ull;
+                    block[i] = static_cast<uint8_t>(state >> 56);
+                }
+                if (b % 9 == 4) std::memset(block + codes_from, 0x00, bb - codes_from);  // every code 0
+                if (b % 9 == 5) std::memset(block + codes_from, 0xFF, bb - codes_from);  // every code the greatest
+            }
+            set_halves(bytes, at, blocks, bb, fields[0].offset, 0x3C00, 11, 1000);  // d = 1
+            for (uint64_t b = 2; b < blocks; b += 3) bytes[at + b * bb + fields[0].offset + 1] ^= 0x80;  // d negated
+            if (fields.size() == 2)
+                for (uint64_t b = 1; b < blocks; b += 5) bytes[at + b * bb + fields[1].offset + 1] ^= 0x80;  // m negated
+        }
+    }
+    test::write_whole_file(dir.file("b.gguf"), bytes);
+    for (bool with_nan : {false, true}) {
+        if (with_nan) {
+            auto model = open_gguf(dir.file("b.gguf"));
+            for (const TensorInfo& t : model->tensors)
+                set_halves(bytes, t.data_offset, 41, t.type.block_bytes, ggml_type_row(t.type.id)->scales()[0].offset, 0x7E00, 40, 1000);
+            test::write_whole_file(dir.file("b.gguf"), bytes);
+        }
+        auto model = open_gguf(dir.file("b.gguf"));
+        REQUIRE(model.ok());
+        for (ggml_type t : types) {
+            INFO(ggml_type_name(t) << (with_nan ? " with a NaN d in block 40" : ""));
+            auto view = TensorView::open(*model, ggml_type_name(t));
+            REQUIRE(view.ok());
+            const std::vector<float> values = decoded(*view);
+            const uint64_t block = ggml_blck_size(t);
+            for (uint64_t first : {0u, 5u, 23u})
+                for (uint64_t count : {1u, 2u, 3u, 15u, 16u, 17u, 31u, 32u, 33u, 41u}) {
+                    INFO("blocks " << first << " to " << first + count);
+                    auto r = view->quick_range(block * first, block * count);
+                    REQUIRE(r.ok());
+                    const auto from = values.begin() + static_cast<int64_t>(block * first);
+                    const auto to = from + static_cast<int64_t>(block * count);
+                    const bool finite = std::all_of(from, to, [](float x) { return std::isfinite(x); });
+                    CHECK(finite == (!with_nan || first + count <= 40 || first > 40));
+                    REQUIRE(r->has_value() == finite);
+                    if (!finite) continue;
+                    const auto [lo, hi] = std::minmax_element(from, to);
+                    CHECK((*r)->min == *lo);
+                    CHECK((*r)->max == *hi);
+                }
+            if (!with_nan)
+                for (unsigned threads : {1u, 2u}) require_same_figures(*view, values, 256, threads);
+        }
+    }
+}

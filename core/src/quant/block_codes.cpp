@@ -2,6 +2,14 @@
 
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+// GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which its
+// uninitialized-value warnings take for a read of an uninitialized variable.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #include "block_fields.h"
 #include "k_quant_scales.h"
 #include "mlens/formats/ggml_type_table.h"
@@ -27,8 +35,58 @@ BlockCodesKind codes_kind(uint32_t ggml_type) {
 }
 
 // How a 32-value block decodes code c with its d (and m): Q4_0 (c - 8) * d, Q4_1 c * d + m,
-// IQ4_NL d * table[c].
+// IQ4_NL d * table[c], Q5_0 (c - 16) * d, Q5_1 c * d + m.
 enum class SmallDecode { biased, offset, iq4 };
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MLENS_CODES_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
+
+bool small_blocks_vectorized() {
+    static const bool avx512 =
+        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    return avx512;
+}
+
+// small_blocks and q5_blocks with AVX-512, one block per step: the 16 nibble bytes at kCodesAt
+// split into 32 codes in one 256-bit vector (with kFifthAt >= 0, the 32-bit field there adds bit 4
+// to code j where its bit j is set), and the block's kCodes code values computed 16 at a time from
+// the codes' factors (c - kBias, or table[c]) times d, plus m, in ggml's order.
+template <uint32_t kBytes, uint32_t kCodesAt, int kFifthAt, SmallDecode kDecode, int kBias>
+MLENS_CODES_TARGET void small_blocks_avx512(const uint8_t* bytes, uint64_t blocks, const float* d, const float* m, uint8_t* codes,
+                                            float* values) {
+    constexpr uint32_t kCodes = kFifthAt >= 0 ? 32 : 16;
+    const __m128i nibble = _mm_set1_epi8(15);
+    const __m256i bit4 = _mm256_set1_epi8(16);
+    alignas(16) int8_t table[16];
+    std::memcpy(table, kIq4Values, sizeof table);
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512 low_factor = kDecode == SmallDecode::iq4
+        ? _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(table))))
+        : _mm512_cvtepi32_ps(_mm512_sub_epi32(iota, _mm512_set1_epi32(kBias)));
+    const __m512 high_factor = _mm512_cvtepi32_ps(_mm512_sub_epi32(iota, _mm512_set1_epi32(kBias - 16)));
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * kBytes;
+        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + kCodesAt));
+        __m256i c =
+            _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_and_si128(q, nibble)), _mm_and_si128(_mm_srli_epi16(q, 4), nibble), 1);
+        if constexpr (kFifthAt >= 0) {
+            uint32_t high = 0;
+            std::memcpy(&high, block + kFifthAt, 4);  // as ggml reads it
+            c = _mm256_mask_add_epi8(c, high, c, bit4);
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(codes + b * kGroup), c);
+        const __m512 step = _mm512_set1_ps(d[b]);
+        __m512 low = _mm512_mul_ps(low_factor, step);
+        if constexpr (kDecode == SmallDecode::offset) low = _mm512_add_ps(low, _mm512_set1_ps(m[b]));
+        _mm512_storeu_ps(values + b * kCodes, low);
+        if constexpr (kCodes == 32) {
+            __m512 high = _mm512_mul_ps(high_factor, step);
+            if constexpr (kDecode == SmallDecode::offset) high = _mm512_add_ps(high, _mm512_set1_ps(m[b]));
+            _mm512_storeu_ps(values + b * kCodes + 16, high);
+        }
+    }
+}
+#endif
 
 // The 32-value types: `kBytes` bytes of d (and m at 2 for Q4_1), then 16 bytes of nibbles.
 template <uint32_t kBytes, SmallDecode kDecode>
@@ -36,6 +94,10 @@ MLENS_VECTOR_LOOP void small_blocks(const uint8_t* bytes, uint64_t blocks, uint8
     constexpr uint32_t kCodesAt = kDecode == SmallDecode::offset ? 4 : 2;
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* m = kDecode == SmallDecode::offset ? half_field(bytes, blocks, kBytes, 2, 1) : nullptr;
+#if defined(__x86_64__) && defined(__GNUC__)
+    constexpr int kBias = kDecode == SmallDecode::biased ? 8 : 0;
+    if (small_blocks_vectorized()) return small_blocks_avx512<kBytes, kCodesAt, -1, kDecode, kBias>(bytes, blocks, d, m, codes, values);
+#endif
     for (uint64_t b = 0; b < blocks; ++b) {
         nibble_codes(bytes + b * kBytes + kCodesAt, codes + b * kGroup);
         float* v = values + b * 16;
@@ -56,6 +118,12 @@ MLENS_VECTOR_LOOP void q5_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t*
     constexpr uint32_t kBytes = kOffset ? 24 : 22, kHigh = kOffset ? 4 : 2;
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* m = kOffset ? half_field(bytes, blocks, kBytes, 2, 1) : nullptr;
+#if defined(__x86_64__) && defined(__GNUC__)
+    constexpr SmallDecode kDecode = kOffset ? SmallDecode::offset : SmallDecode::biased;
+    constexpr int kFifthAt = static_cast<int>(kHigh), kBias = kOffset ? 0 : 16;
+    if (small_blocks_vectorized())
+        return small_blocks_avx512<kBytes, kHigh + 4, kFifthAt, kDecode, kBias>(bytes, blocks, d, m, codes, values);
+#endif
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * kBytes;
         uint32_t high = 0;
@@ -79,11 +147,52 @@ MLENS_VECTOR_LOOP void q5_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t*
 // bits,) 128 bytes of nibbles; each 32 nibble bytes hold sub-blocks 2p (low nibbles; Q5_K's
 // fifth bit is bit 2p of qh[l]) and 2p + 1 (high nibbles, bit 2p + 1), decoded
 // (d * sc) * q - (dmin * m); 16 or 32 codes per group.
+#if defined(__x86_64__) && defined(__GNUC__)
+// k_quant_blocks with AVX-512, one 32-byte run of nibbles (two sub-blocks) per step: its low and
+// high nibbles as two sub-blocks' 32 codes (Q5_K: bit 4 added under a mask of the fifth-bit
+// bytes' bit 2p or 2p + 1), each sub-block's code values step * c - shift 16 at a time.
+template <bool kFifth>
+MLENS_CODES_TARGET void k_quant_blocks_avx512(const uint8_t* bytes, uint64_t blocks, const float* d, const float* dmin, uint8_t* codes,
+                                              float* values) {
+    constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16, kCodes = kFifth ? 32 : 16;
+    const __m256i nibble = _mm256_set1_epi8(15), bit4 = _mm256_set1_epi8(16);
+    const __m512 low_codes = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512 high_codes = _mm512_add_ps(low_codes, _mm512_set1_ps(16));
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * kBytes;
+        const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 16));
+        for (int pair = 0; pair < 4; ++pair) {
+            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + kNibbles + 32 * pair));
+            __m256i low = _mm256_and_si256(q, nibble), up = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
+            if constexpr (kFifth) {
+                low =
+                    _mm256_mask_add_epi8(low, _mm256_test_epi8_mask(high, _mm256_set1_epi8(static_cast<char>(1 << (2 * pair)))), low, bit4);
+                up = _mm256_mask_add_epi8(up, _mm256_test_epi8_mask(high, _mm256_set1_epi8(static_cast<char>(2 << (2 * pair)))), up, bit4);
+            }
+            uint8_t* out = codes + (8 * b + 2 * pair) * kGroup;
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), low);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + kGroup), up);
+            for (int half = 0; half < 2; ++half) {
+                int sc = 0, m = 0;
+                k_quant_scale_min(block + 4, 2 * pair + half, sc, m);
+                const __m512 step = _mm512_set1_ps(d[b] * static_cast<float>(sc)), shift = _mm512_set1_ps(dmin[b] * static_cast<float>(m));
+                float* v = values + (8 * b + 2 * pair + half) * kCodes;
+                _mm512_storeu_ps(v, _mm512_sub_ps(_mm512_mul_ps(step, low_codes), shift));
+                if constexpr (kFifth) _mm512_storeu_ps(v + 16, _mm512_sub_ps(_mm512_mul_ps(step, high_codes), shift));
+            }
+        }
+    }
+}
+#endif
+
 template <bool kFifth>
 MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
     constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16, kCodes = kFifth ? 32 : 16;
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* dmin = half_field(bytes, blocks, kBytes, 2, 1);
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (small_blocks_vectorized()) return k_quant_blocks_avx512<kFifth>(bytes, blocks, d, dmin, codes, values);
+#endif
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * kBytes;
         const uint8_t* high = block + 16;
@@ -109,8 +218,6 @@ MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uin
         }
     }
 }
-
-
 
 // IQ4_XS: d, 16-bit high scale bits, 4 bytes of low scale bits, 128 bytes of codes; sub-block i
 // (16 bytes of nibble pairs) decodes (d * (ls - 32)) * table[q].

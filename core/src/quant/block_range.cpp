@@ -8,6 +8,9 @@
 #include "block_fields.h"
 #include "k_quant_scales.h"
 #include "mlens/formats/ggml_type_table.h"
+#include "k_quant_range.h"
+#include "q8_0_range.h"
+#include "small_block_range.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
 
@@ -102,6 +105,8 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> group_range(const Groups& g, uint64
 // Q4_0: (q - 8) * d; IQ4_NL: d * table[q]. 18-byte blocks: d, then 16 bytes of two nibbles that
 // share d (one group of 32).
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_18_byte(const uint8_t* bytes, uint64_t blocks, bool iq4) {
+    if (small_block_range_available())
+        return small_block_range(bytes, blocks, {.block_bytes = 18, .codes_at = 2, .iq4 = iq4, .bias = iq4 ? 0 : 8});
     const float* d = half_field(bytes, blocks, 18, 0);
     Groups& g = Groups::for_thread(blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
@@ -118,6 +123,7 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_18_byte(const uint8_t* bytes,
 // Q4_1: q * d + m, 20-byte blocks of d, m and 16 bytes of two nibbles (one group of 32). The
 // offset is a min of -1 times m: x - (m * -1) is x + m, rounded once.
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q4_1(const uint8_t* bytes, uint64_t blocks) {
+    if (small_block_range_available()) return small_block_range(bytes, blocks, {.block_bytes = 20, .codes_at = 4, .offset = true});
     const float* d = half_field(bytes, blocks, 20, 0, 0);
     const float* m = half_field(bytes, blocks, 20, 2, 1);
     Groups& g = Groups::for_thread(blocks);
@@ -133,6 +139,10 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q4_1(const uint8_t* bytes, ui
 template <bool kOffset>
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q5(const uint8_t* bytes, uint64_t blocks) {
     constexpr uint32_t kBytes = kOffset ? 24 : 22, kHigh = kOffset ? 4 : 2;
+    if (small_block_range_available())
+        return small_block_range(
+            bytes, blocks,
+            {.block_bytes = kBytes, .codes_at = kHigh + 4, .fifth = true, .fifth_at = kHigh, .offset = kOffset, .bias = kOffset ? 0 : 16});
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* m = kOffset ? half_field(bytes, blocks, kBytes, 2, 1) : nullptr;
     Groups& g = Groups::for_thread(blocks);
@@ -158,6 +168,7 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q5(const uint8_t* bytes, uint
 
 // Q8_0: q * d, 34-byte blocks of d and 32 signed bytes.
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q8_0(const uint8_t* bytes, uint64_t blocks) {
+    if (q8_0_range_available()) return q8_0_range(bytes, blocks);
     const float* d = half_field(bytes, blocks, 34, 0);
     Groups& g = Groups::for_thread(blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
@@ -181,6 +192,7 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q8_0(const uint8_t* bytes, ui
 template <bool kFifth>
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_k_quant(const uint8_t* bytes, uint64_t blocks) {
     constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16;
+    if (k_quant_range_available()) return k_quant_range(bytes, blocks, kFifth);
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* dmin = half_field(bytes, blocks, kBytes, 2, 1);
     Groups& g = Groups::for_thread(8 * blocks);

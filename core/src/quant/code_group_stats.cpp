@@ -229,13 +229,11 @@ MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uin
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // tally_batch and the bin counts with AVX-512, 16 entries (all or half of a group's codes) per
-// vector: their values binned with BinSlots's operations in the same order (max and min with 0 and the last
-// bin select exactly as its compares do, NaN included), the power sums in double with fused
-// multiply-adds, and each code's count added to its slot.
-MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* count,
-                                                                                           uint64_t sixteens, const BinSlots& bin,
-                                                                                           double centre, CentredSums& sums,
-                                                                                           uint32_t* slot_counts) {
+// vector: their values binned with bin_in_range16 (the pass compares its extremes with the range
+// it was given), the power sums in double with fused multiply-adds, and each code's count added to
+// its slot.
+MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* count, uint64_t sixteens, const BinSlots& bin,
+                                             double centre, CentredSums& sums, uint32_t* slot_counts) {
     const __m512 zero = _mm512_setzero_ps();
     const __m512d middle = _mm512_set1_pd(centre);
     const __m512d magnitude = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll));
@@ -246,7 +244,7 @@ MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* 
         const __m512 x = _mm512_loadu_ps(value + 16 * g);
         const __m512i k = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(count + 16 * g)));
         const __mmask16 present = _mm512_test_epi32_mask(k, k);
-        _mm512_store_si512(slot, bin_slots16(x, bin));
+        _mm512_store_si512(slot, bin_in_range16(x, bin));
         _mm512_store_si512(times, k);
         const __m512 kf = _mm512_cvtepi32_ps(k), v = _mm512_maskz_mov_ps(present, x);
         total = _mm512_add_ps(total, kf);

@@ -50,10 +50,10 @@ MLENS_VECTOR_LOOP void tally_plainly(const int8_t* code, const float* step, uint
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // The same with AVX-512 over `groups` groups (groups * length <= kTile values), 16 values (all or
-// part of one group) per vector: each value step * code binned with BinSlots's
-// operations in the same order (max and min with 0 and the last-bin select exactly as its
-// compares do), the power sums in double with fused multiply-adds; the slots are stored, then
-// counted in a loop of their own, so that the vector work is not held up by the increments.
+// part of one group) per vector: each value step * code binned with bin_in_range16 (the pass
+// compares its extremes with the quick range it was given), the power sums in double with fused
+// multiply-adds; the slots are stored, then counted in a loop of their own, so that the vector
+// work is not held up by the increments.
 MLENS_AVX512_TARGET void tally_avx512(const int8_t* code, const float* step, uint64_t groups, uint32_t length, const BinSlots& bin,
                                       double centre, CentredSums& sums, SlotCopies& copies, uint32_t* counts) {
     const __m512 zero = _mm512_setzero_ps();
@@ -69,7 +69,7 @@ MLENS_AVX512_TARGET void tally_avx512(const int8_t* code, const float* step, uin
         for (uint32_t at = 0; at < length; at += 16, next += 16) {
             const __m512i q = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + g * length + at)));
             const __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(q), times);
-            _mm512_store_si512(next, bin_slots16(x, bin));
+            _mm512_store_si512(next, bin_in_range16(x, bin));
             zeros += static_cast<uint64_t>(__builtin_popcount(_mm512_cmp_ps_mask(x, zero, _CMP_EQ_OQ)));
             lo = _mm512_min_ps(lo, x);
             hi = _mm512_max_ps(hi, x);
