@@ -16,7 +16,7 @@ namespace mlens {
 namespace {
 
 // A large directory's entries are stat'ed on two threads, in runs of this many names.
-constexpr uint64_t kEntriesPerStatTask = 2048;
+constexpr uint64_t kEntriesPerStatTask = 1024;
 constexpr unsigned kStatThreads = 2;
 
 }  // namespace
