@@ -133,7 +133,7 @@ TEST_CASE("a blobs/ of thousands of entries is listed in name order, each with i
         std::ofstream(root + "/blobs/" + name) << std::string(i % 97, 'x');
         expected.push_back(name + " 1 " + std::to_string(i % 97));
     }
-    for (const char* other : {"sha256-12345", "notes.txt", "sha256:0"}) {
+    for (const char* other : {"sha256-12345", "notes.txt", "sha256:0", "sha256-fff", "sha256-A0f", "sha256-ffg0"}) {
         std::ofstream(root + "/blobs/" + other) << other;
         expected.push_back(std::string(other) + " 1 " + std::to_string(std::strlen(other)));
     }
@@ -148,6 +148,7 @@ TEST_CASE("a blobs/ of thousands of entries is listed in name order, each with i
     const BlobDirectory listed = open_listed_blob_directory(*store);
     CHECK(names(listed.files) == expected);
     REQUIRE(listed.listed.size() == listed.files.size());
+    CHECK(listed.listed_from.size() == 4097);  // blob names searched among those sharing their first 3 digits
     size_t same = 0;
     for (size_t i = 0; i < listed.files.size(); ++i) {
         struct stat st {};
@@ -159,5 +160,7 @@ TEST_CASE("a blobs/ of thousands of entries is listed in name order, each with i
     CHECK(same == listed.files.size());
     CHECK(listed.listed_stat("sha256-" + std::string(64, 'f')) == nullptr);
     CHECK(listed.listed_stat("sha256-") == nullptr);
+    CHECK(listed.listed_stat("sha256-ff") == nullptr);
+    CHECK(listed.listed_stat("sha256-fffa") == nullptr);
     CHECK(listed.listed_stat("") == nullptr);
 }

@@ -5,6 +5,8 @@
 // them from here); a blob is resolved once per digest, in one blobs/ directory opened for the run.
 #include "mlens/ollama/store_check.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -87,12 +89,29 @@ public:
             std::vector<StoredManifest>& manifests)
         : m_store(store), m_options(options), m_job(job), m_report(out.value), m_stopped_by(out.stopped_by), m_manifests(manifests) {}
 
-    // The whole store: the scan, blobs/ listed once, then every manifest it found.
+    // The whole store: the scan, blobs/ listed once, then every manifest it found. While blobs/
+    // is listed, the cache's entries of both blob kinds on blobs/'s device are read, each on a
+    // thread of its own (what it holds is checked against each blob's stamp when looked up).
     void run_store() {
         StoreScan scan = m_store.scan(m_job);
         for (Diagnostic& d : scan.diagnostics) add_store_diagnostic(std::move(d));
         m_batch_cache_reads = true;
-        run(scan.manifests, open_listed_blob_directory(m_store));
+        BlobDirectory blobs;
+        const std::string blobs_path = m_store.root() == "/" ? "/blobs" : m_store.root() + "/blobs";
+        struct stat st {};
+        const bool prefetch = m_options.cache && m_options.cache->enabled() && ::stat(blobs_path.c_str(), &st) == 0;
+        const CacheKind kinds[] = {CacheKind::blob_digest, CacheKind::blob_header};
+        CachedEntries read[2];
+        parallel_for(prefetch ? 3 : 1, 0, [&](uint64_t task) {
+            if (task == 0)
+                blobs = open_listed_blob_directory(m_store);
+            else
+                read[task - 1] = read_cached_entries(*m_options.cache, kinds[task - 1], static_cast<uint64_t>(st.st_dev));
+            return true;
+        });
+        if (prefetch)
+            for (size_t k = 0; k < 2; ++k) m_cached[{kinds[k], static_cast<uint64_t>(st.st_dev)}] = std::move(read[k]);
+        run(scan.manifests, std::move(blobs));
     }
 
     // blobs/ as the run listed it (empty unless run_store listed it). Lookups are over by then.
