@@ -251,8 +251,7 @@ private:
     }
 
     // What the cache holds for the blob: looked up on its own, or, when the whole store is
-    // checked, in the entries of its device read at once.
-    // The value is valid until the next call.
+    // checked, in the entries of its device read at once. The value is valid until the next call.
     std::optional<std::string_view> cached(const BlobState& b, CacheKind kind, std::string_view detail) {
         if (!m_options.cache) return std::nullopt;
         const FileStamp stamp = b.lookup->stamp();
