@@ -1,13 +1,18 @@
 // Blob lookups through a listed blobs/ (store_lookup.h): the listing's metadata stands in for a
 // stat of each blob, so every lookup must come out exactly as one that asks the file system —
 // for healthy blobs, missing ones, FIFOs, directories, symlinks inside and outside the root,
-// legacy names and hard links — and when blobs/ is a symlink the listing is not used at all.
+// legacy names and hard links — and when blobs/ is a symlink the listing is not used at all. A
+// blobs/ of thousands of entries (stat'ed on several threads) is listed as a small one is.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "broken_store.h"
 #include "build_paths.h"
@@ -108,4 +113,54 @@ TEST_CASE("a blobs/ that is a symlink is looked up without its listing", "[ollam
     CHECK(listed.listed.empty());
     CHECK(listed.files.empty());
     CHECK(compare_lookups(*store) > 5);
+}
+
+TEST_CASE("a blobs/ of thousands of entries is listed in name order, each with its own stat", "[ollama]") {
+    TempDir dir;
+    const std::string root = dir.file("store");
+    fs::create_directories(root + "/manifests");
+    fs::create_directories(root + "/blobs");
+    // 2,100 blob names spread over the whole hex range (more than one stat thread's share), their
+    // sizes telling them apart, plus names that are no blob.
+    std::vector<std::string> expected;
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < 2100; ++i) {
+        std::string name = "sha256-";
+        for (int digit = 0; digit < 64; ++digit) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            name += "0123456789abcdef"[state >> 60];
+        }
+        std::ofstream(root + "/blobs/" + name) << std::string(i % 97, 'x');
+        expected.push_back(name + " 1 " + std::to_string(i % 97));
+    }
+    for (const char* other : {"sha256-12345", "notes.txt", "sha256:0", "sha256-fff", "sha256-A0f", "sha256-ffg0"}) {
+        std::ofstream(root + "/blobs/" + other) << other;
+        expected.push_back(std::string(other) + " 1 " + std::to_string(std::strlen(other)));
+    }
+    fs::create_directory(root + "/blobs/sha256-dir");
+    expected.push_back("sha256-dir 0 0");
+    std::sort(expected.begin(), expected.end(), [](const std::string& a, const std::string& b) {
+        return a.substr(0, a.find(' ')) < b.substr(0, b.find(' '));
+    });
+
+    auto store = Store::open(root);
+    REQUIRE(store);
+    const BlobDirectory listed = open_listed_blob_directory(*store);
+    CHECK(names(listed.files) == expected);
+    REQUIRE(listed.listed.size() == listed.files.size());
+    CHECK(listed.listed_from.size() == 4097);  // blob names searched among those sharing their first 3 digits
+    size_t same = 0;
+    for (size_t i = 0; i < listed.files.size(); ++i) {
+        struct stat st {};
+        REQUIRE(::fstatat(listed.fd.get(), listed.files[i].name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0);
+        const struct stat* seen = listed.listed_stat(listed.files[i].name);
+        REQUIRE(seen != nullptr);
+        same += seen == &listed.listed[i] && seen->st_ino == st.st_ino && seen->st_size == st.st_size && seen->st_mode == st.st_mode;
+    }
+    CHECK(same == listed.files.size());
+    CHECK(listed.listed_stat("sha256-" + std::string(64, 'f')) == nullptr);
+    CHECK(listed.listed_stat("sha256-") == nullptr);
+    CHECK(listed.listed_stat("sha256-ff") == nullptr);
+    CHECK(listed.listed_stat("sha256-fffa") == nullptr);
+    CHECK(listed.listed_stat("") == nullptr);
 }

@@ -6,10 +6,20 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include "mlens/io/byte_source.h"
+#include "mlens/util/parallel.h"
 
 namespace mlens {
+
+namespace {
+
+// A large directory's entries are stat'ed on two threads, in runs of this many names.
+constexpr uint64_t kEntriesPerStatTask = 1024;
+constexpr unsigned kStatThreads = 2;
+
+}  // namespace
 
 UniqueFd open_directory_at(int parent, const std::string& name) {
     int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -37,26 +47,35 @@ std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& trunca
         errno = err;
         return fail();
     }
+    std::vector<std::string> names;
     errno = 0;
     while (dirent* e = ::readdir(d)) {
-        std::string name = e->d_name;
-        if (name == "." || name == "..") continue;
-        if (entries.size() >= max_entries) {
+        if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+        if (names.size() >= max_entries) {
             truncated = true;
             break;
         }
-        DirEntry entry{name, {}, 0};
-        if (::fstatat(dir, name.c_str(), &entry.st, AT_SYMLINK_NOFOLLOW) != 0) {
-            if (errno == ENOENT) continue;
-            entry.stat_error = errno;
-            entry.st = {};
-        }
-        entries.push_back(std::move(entry));
+        names.emplace_back(e->d_name);
         errno = 0;
     }
     if (errno != 0 && error) *error = errno;
     ::closedir(d);
-    std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    std::sort(names.begin(), names.end());
+    entries.resize(names.size());
+    const uint64_t tasks = (names.size() + kEntriesPerStatTask - 1) / kEntriesPerStatTask;
+    parallel_for(tasks, kStatThreads, [&](uint64_t task) {
+        const size_t end = std::min(names.size(), static_cast<size_t>((task + 1) * kEntriesPerStatTask));
+        for (size_t i = static_cast<size_t>(task * kEntriesPerStatTask); i < end; ++i) {
+            DirEntry& entry = entries[i];
+            entry.name = std::move(names[i]);
+            if (::fstatat(dir, entry.name.c_str(), &entry.st, AT_SYMLINK_NOFOLLOW) != 0) {
+                entry.stat_error = errno;
+                entry.st = {};
+            }
+        }
+        return true;
+    });
+    std::erase_if(entries, [](const DirEntry& e) { return e.stat_error == ENOENT; });
     return entries;
 }
 

@@ -24,10 +24,12 @@ struct DirEntry {
     int stat_error = 0;  // errno when the entry could not be stat'ed (st is then zero)
 };
 
-// The entries of an open directory ("." and ".." left out), sorted by name, at most max_entries;
-// `truncated` tells whether more were there. Each entry is fstatat'ed without following links;
-// entries that vanish meanwhile are left out, entries that cannot be stat'ed for another reason
-// (EACCES) are kept with stat_error. When the directory cannot be read at all, `error` gets errno.
+// The entries of an open directory ("." and ".." left out), sorted by name, at most max_entries
+// names read; `truncated` tells whether more were there. Each entry is fstatat'ed without following
+// links (a large directory's on two threads; the result does not depend on it); entries that
+// vanish meanwhile are left out (they count against max_entries all the same), entries that
+// cannot be stat'ed for another reason (EACCES) are kept with stat_error. When the directory
+// cannot be read at all, `error` gets errno.
 std::vector<DirEntry> list_directory(int dir, uint64_t max_entries, bool& truncated, int* error = nullptr);
 
 // Reads a whole regular file opened from `dir` without following symlinks, at most max_bytes;

@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/store_lookup.h"
@@ -312,6 +313,41 @@ BlobFile blob_file_of(DirEntry&& e) {
     return f;
 }
 
+constexpr std::string_view kBlobPrefix = "sha256-";
+constexpr size_t kPrefixDigits = 3;  // hex digits after kBlobPrefix that index BlobDirectory::listed_from
+constexpr size_t kPrefixValues = size_t{1} << (4 * kPrefixDigits);
+
+// The value of the kPrefixDigits lowercase hex digits after kBlobPrefix; -1 when `name` has none
+// there (lowercase only: their order is that of the values).
+int blob_name_prefix(std::string_view name) {
+    if (name.size() < kBlobPrefix.size() + kPrefixDigits || !name.starts_with(kBlobPrefix)) return -1;
+    int value = 0;
+    for (size_t i = kBlobPrefix.size(); i < kBlobPrefix.size() + kPrefixDigits; ++i) {
+        const char c = name[i];
+        const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (digit < 0) return -1;
+        value = value * 16 + digit;
+    }
+    return value;
+}
+
+// BlobDirectory::listed_from of the sorted `files`.
+std::vector<uint32_t> prefix_starts(const std::vector<BlobFile>& files) {
+    std::vector<uint32_t> starts(kPrefixValues + 1);
+    std::string key(kBlobPrefix);
+    key.resize(kBlobPrefix.size() + kPrefixDigits);
+    size_t at = 0;
+    for (size_t value = 0; value <= kPrefixValues; ++value) {
+        for (size_t i = 0; i < kPrefixDigits; ++i) {
+            const size_t digit = value == kPrefixValues ? (i + 1 == kPrefixDigits ? 16 : 15) : (value >> (4 * (kPrefixDigits - 1 - i))) & 15;
+            key[kBlobPrefix.size() + i] = digit == 16 ? 'g' : "0123456789abcdef"[digit];
+        }
+        while (at < files.size() && files[at].name < key) ++at;
+        starts[value] = static_cast<uint32_t>(at);
+    }
+    return starts;
+}
+
 bool same_directory(int a, int b) {
     struct stat sa {};
     struct stat sb {};
@@ -338,13 +374,20 @@ BlobDirectory open_listed_blob_directory(const Store& store) {
         if (same) d.listed.push_back(e.st);  // zero (st_mode 0) when it could not be stat'ed
         d.files.push_back(blob_file_of(std::move(e)));
     }
+    if (same && d.files.size() < UINT32_MAX) d.listed_from = prefix_starts(d.files);
     return d;
 }
 
 const struct stat* BlobDirectory::listed_stat(const std::string& name) const {
     if (listed.size() != files.size()) return nullptr;
-    auto it = std::lower_bound(files.begin(), files.end(), name, [](const BlobFile& f, const std::string& n) { return f.name < n; });
-    if (it == files.end() || it->name != name) return nullptr;
+    auto from = files.begin(), to = files.end();
+    const int prefix = blob_name_prefix(name);
+    if (prefix >= 0 && listed_from.size() == kPrefixValues + 1) {
+        from = files.begin() + listed_from[static_cast<size_t>(prefix)];
+        to = files.begin() + listed_from[static_cast<size_t>(prefix) + 1];
+    }
+    auto it = std::lower_bound(from, to, name, [](const BlobFile& f, const std::string& n) { return f.name < n; });
+    if (it == to || it->name != name) return nullptr;
     const struct stat& st = listed[static_cast<size_t>(it - files.begin())];
     return st.st_mode != 0 ? &st : nullptr;
 }

@@ -5,8 +5,12 @@
 // them from here); a blob is resolved once per digest, in one blobs/ directory opened for the run.
 #include "mlens/ollama/store_check.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cstring>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include "mlens/formats/gguf_reader.h"
@@ -36,6 +40,19 @@ struct BlobState {
     std::vector<BlobUse> uses;
     bool digest_unknown = false;  // cached_only and the cache has no sha256 for it
     bool header_unknown = false;  // cached_only and the cache has no parse answer for one of its kinds
+    std::vector<std::pair<LayerKind, std::vector<Diagnostic>>> findings;  // per kind it was parsed as, what that found
+};
+
+// A digest's hex digits are uniformly distributed: their first 16 are hash enough for a table
+// keyed by them (anything shorter is hashed whole).
+struct DigestHexHash {
+    size_t operator()(std::string_view hex) const {
+        if (hex.size() < 16) return std::hash<std::string_view>{}(hex);
+        uint64_t a = 0, b = 0;
+        std::memcpy(&a, hex.data(), 8);
+        std::memcpy(&b, hex.data() + 8, 8);
+        return static_cast<size_t>((a * 0x9E3779B97F4A7C15ull) ^ (b + (a >> 29)));
+    }
 };
 
 // What parsing a blob as `kind` found, as the cache keeps it: the detail names the kind.
@@ -47,7 +64,7 @@ std::string findings_text(const std::vector<Diagnostic>& findings) {
     return out.dump();
 }
 
-std::optional<std::vector<Diagnostic>> findings_of(const std::string& text) {
+std::optional<std::vector<Diagnostic>> findings_of(std::string_view text) {
     if (text == "[]") return std::vector<Diagnostic>{};
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_array()) return std::nullopt;
@@ -62,7 +79,7 @@ std::optional<std::vector<Diagnostic>> findings_of(const std::string& text) {
 
 constexpr size_t kManifestsPerTask = 64;  // manifests one reading task reads in a row
 
-bool is_sha256_hex(const std::string& s) {
+bool is_sha256_hex(std::string_view s) {
     return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
@@ -72,12 +89,29 @@ public:
             std::vector<StoredManifest>& manifests)
         : m_store(store), m_options(options), m_job(job), m_report(out.value), m_stopped_by(out.stopped_by), m_manifests(manifests) {}
 
-    // The whole store: the scan, blobs/ listed once, then every manifest it found.
+    // The whole store: the scan, blobs/ listed once, then every manifest it found. While blobs/
+    // is listed, the cache's entries of both blob kinds on blobs/'s device are read, each on a
+    // thread of its own (what it holds is checked against each blob's stamp when looked up).
     void run_store() {
         StoreScan scan = m_store.scan(m_job);
         for (Diagnostic& d : scan.diagnostics) add_store_diagnostic(std::move(d));
         m_batch_cache_reads = true;
-        run(scan.manifests, open_listed_blob_directory(m_store));
+        BlobDirectory blobs;
+        const std::string blobs_path = m_store.root() == "/" ? "/blobs" : m_store.root() + "/blobs";
+        struct stat st {};
+        const bool prefetch = m_options.cache && m_options.cache->enabled() && ::stat(blobs_path.c_str(), &st) == 0;
+        const CacheKind kinds[] = {CacheKind::blob_digest, CacheKind::blob_header};
+        CachedEntries read[2];
+        parallel_for(prefetch ? 3 : 1, 0, [&](uint64_t task) {
+            if (task == 0)
+                blobs = open_listed_blob_directory(m_store);
+            else
+                read[task - 1] = read_cached_entries(*m_options.cache, kinds[task - 1], static_cast<uint64_t>(st.st_dev));
+            return true;
+        });
+        if (prefetch)
+            for (size_t k = 0; k < 2; ++k) m_cached[{kinds[k], static_cast<uint64_t>(st.st_dev)}] = std::move(read[k]);
+        run(scan.manifests, std::move(blobs));
     }
 
     // blobs/ as the run listed it (empty unless run_store listed it). Lookups are over by then.
@@ -97,6 +131,11 @@ public:
             return;
         }
         m_report.models.reserve(m_report.models.size() + refs.size());
+        size_t layers = 0;
+        for (size_t i = first; i < m_manifests.size(); ++i) layers += m_manifests[i].manifest.layers.size() + 1;
+        m_lookups.reserve(layers);
+        m_index.reserve(layers);
+        m_blobs.reserve(layers);
         for (size_t i = 0; i < refs.size(); ++i) {
             if (stop()) {
                 m_manifests.resize(first + i);
@@ -186,7 +225,7 @@ private:
 
     void check_layer(size_t model, const ManifestLayer& layer) {
         if (!layer.blob || layer.kind == LayerKind::unknown || layer.kind == LayerKind::embed) return;
-        auto [known, first] = m_lookups.try_emplace(layer.blob->hex);
+        auto [known, first] = m_lookups.try_emplace(std::string_view(layer.blob->hex));
         if (first) known->second = find_blob_in(m_store, m_blob_directory, *layer.blob);
         const BlobLookup& lookup = known->second;
         for (const Error& w : lookup.warnings) add_located(model, Severity::warning, w, layer.field, layer);
@@ -200,7 +239,7 @@ private:
                          "the layer says " + std::to_string(layer.size) + " bytes; " + lookup.name + " has " + std::to_string(lookup.size)},
                         layer.field + ".size", layer);
         auto [it, fresh] = m_index.try_emplace(lookup.path, m_blobs.size());
-        if (fresh) m_blobs.push_back({&lookup, {}});
+        if (fresh) m_blobs.push_back({&lookup, {}, false, false, {}});
         m_blobs[it->second].uses.push_back({model, &layer});
     }
 
@@ -212,21 +251,27 @@ private:
     }
 
     // What the cache holds for the blob: looked up on its own, or, when the whole store is
-    // checked, in the entries of its device read at once.
-    std::optional<std::string> cached(const BlobState& b, CacheKind kind, std::string_view detail) {
+    // checked, in the entries of its device read at once. The value is valid until the next call.
+    std::optional<std::string_view> cached(const BlobState& b, CacheKind kind, std::string_view detail) {
         if (!m_options.cache) return std::nullopt;
         const FileStamp stamp = b.lookup->stamp();
-        if (!m_batch_cache_reads) return m_options.cache->lookup(kind, stamp, detail);
+        if (!m_batch_cache_reads) {
+            std::optional<std::string> value = m_options.cache->lookup(kind, stamp, detail);
+            if (!value) return std::nullopt;
+            m_looked_up = std::move(*value);
+            return std::string_view(m_looked_up);
+        }
         auto [entries, first] = m_cached.try_emplace({kind, stamp.device});
         if (first) entries->second = read_cached_entries(*m_options.cache, kind, stamp.device);
         const std::string* value = entries->second.find(stamp, detail);
-        return value ? std::optional<std::string>(*value) : std::nullopt;
+        return value ? std::optional<std::string_view>(*value) : std::nullopt;
     }
 
-    std::optional<FileHash> cached_hash(const BlobState& b) {
-        std::optional<std::string> hex = cached(b, CacheKind::blob_digest, "sha256");
+    // The blob's sha256 the cache holds (valid until the next lookup in the cache).
+    std::optional<std::string_view> cached_hash(const BlobState& b) {
+        std::optional<std::string_view> hex = cached(b, CacheKind::blob_digest, "sha256");
         if (!hex || !is_sha256_hex(*hex)) return std::nullopt;
-        return FileHash{*hex, b.lookup->size};
+        return hex;
     }
 
     // The kind a use of a blob is parsed as; nullopt when this check does not parse it.
@@ -241,8 +286,9 @@ private:
         for (BlobState& b : m_blobs) {
             if (stop()) return;
             Result<FileHash> hash = FileHash{};
-            if (std::optional<FileHash> cached = cached_hash(b)) {
-                hash = std::move(*cached);
+            std::optional<std::string_view> known = cached_hash(b);
+            if (known) {
+                hash->bytes = b.lookup->size;
             } else if (m_options.cached_only) {
                 b.digest_unknown = true;
                 continue;
@@ -265,11 +311,12 @@ private:
             }
             done += hash->bytes;
             m_report.bytes_hashed += hash->bytes;
+            const std::string_view actual = known ? *known : std::string_view(hash->hex);
             for (const BlobUse& u : b.uses)
-                if (hash->hex != u.layer->blob->hex)
+                if (actual != u.layer->blob->hex)
                     add_located(u.model, Severity::error,
                                 {ErrorCode::E_DIGEST_MISMATCH, "", u.layer->digest_at,
-                                 "expected sha256:" + u.layer->blob->hex + " actual sha256:" + hash->hex + " (" + b.lookup->name + ")"},
+                                 "expected sha256:" + u.layer->blob->hex + " actual sha256:" + std::string(actual) + " (" + b.lookup->name + ")"},
                                 u.layer->field + ".digest", *u.layer);
         }
     }
@@ -297,7 +344,7 @@ private:
                 b.header_unknown = true;
                 continue;
             }
-            m_findings[{&b, kind}] = std::move(*findings);
+            b.findings.emplace_back(kind, std::move(*findings));
             replay(b, u, kind);
         }
     }
@@ -306,7 +353,7 @@ private:
     // cached_only, unknown. The config is read by every listing anyway, so it is always parsed.
     std::optional<std::vector<Diagnostic>> findings_for(const BlobState& b, LayerKind kind) {
         const std::string detail = header_detail(kind);
-        if (std::optional<std::string> text = cached(b, CacheKind::blob_header, detail))
+        if (std::optional<std::string_view> text = cached(b, CacheKind::blob_header, detail))
             if (std::optional<std::vector<Diagnostic>> known = findings_of(*text)) return known;
         if (m_options.cached_only && kind != LayerKind::config) return std::nullopt;
         bool complete = true;
@@ -316,7 +363,9 @@ private:
     }
 
     void replay(const BlobState& b, const BlobUse& u, LayerKind kind) {
-        for (const Diagnostic& d : m_findings[{&b, kind}]) blob_problem(b, u, d);
+        for (const auto& [parsed, findings] : b.findings)
+            if (parsed == kind)
+                for (const Diagnostic& d : findings) blob_problem(b, u, d);
     }
 
     // `complete` turns false when the blob could not be read at all (an answer about this
@@ -387,10 +436,11 @@ private:
     std::optional<Error>& m_stopped_by;  // set once the check is cancelled
     std::vector<StoredManifest>& m_manifests;  // per model of the report, the manifest read
     BlobDirectory m_blob_directory;  // blobs/, opened (for the whole store: and listed) once per run
-    std::unordered_map<std::string, BlobLookup> m_lookups;  // digest hex -> its blob, resolved once per run
+    // Digest hex (in the layer of m_manifests that named it first) -> its blob, resolved once per run.
+    std::unordered_map<std::string_view, BlobLookup, DigestHexHash> m_lookups;
     std::vector<BlobState> m_blobs;
-    std::unordered_map<std::string, size_t> m_index;  // canonical path -> m_blobs
-    std::map<std::pair<const BlobState*, LayerKind>, std::vector<Diagnostic>> m_findings;
+    std::unordered_map<std::string_view, size_t> m_index;  // canonical path (in m_lookups) -> m_blobs
+    std::string m_looked_up;  // the last value looked up in the cache on its own
     bool m_batch_cache_reads = false;  // the whole store: the cache read by device (m_cached), not per blob
     std::map<std::pair<CacheKind, uint64_t>, CachedEntries> m_cached;  // (kind, device) -> its entries, read once per run
 };

@@ -1,6 +1,7 @@
 #include "mlens/ollama/store_listing.h"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -46,7 +47,11 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         listed.stopped_by = std::move(checked.stopped_by);
         return listed;
     }
-    std::unordered_set<std::string> referenced;
+    // Digests the manifests name, viewed in `manifests` (which outlives the set).
+    std::unordered_set<std::string_view> referenced;
+    size_t layers = 0;
+    for (const StoredManifest& stored : manifests) layers += stored.manifest.layers.size() + 1;
+    referenced.reserve(layers);
     // Configs are shared by many models: each distinct one is read and parsed once.
     std::unordered_map<std::string, Result<ModelConfig>> configs;
     out.models.reserve(report.models.size());
@@ -63,9 +68,9 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         if (stored.found) {
             const Manifest& m = stored.manifest;
             row.size = m.total_size();
-            if (m.has_config && m.config.blob) referenced.insert(m.config.blob->hex);
+            if (m.has_config && m.config.blob) referenced.insert(std::string_view(m.config.blob->hex));
             for (const ManifestLayer& l : m.layers)
-                if (l.blob) referenced.insert(l.blob->hex);
+                if (l.blob) referenced.insert(std::string_view(l.blob->hex));
             // What the config says is shown even for a model whose blobs are broken; the config's
             // own problems are among the check's reasons.
             const Result<ModelConfig>* config = nullptr;
@@ -91,6 +96,7 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         out.models.push_back(std::move(row));
     }
     sort_by_name(out.models);
+    out.blob_files.reserve(blob_files.size());
     for (BlobFile& f : blob_files) {
         bool used = (f.kind.kind == BlobFileKind::blob || f.kind.kind == BlobFileKind::legacy_name) && referenced.count(f.kind.hex);
         out.blob_files.push_back({std::move(f), used});

@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,10 @@ struct BlobDirectory {
     // Per entry of `files`, its lstat, when the listing is of `fd`'s directory (else empty); an
     // entry that could not be stat'ed has st_mode 0 and is asked again.
     std::vector<struct stat> listed;
+    // With `listed`: per value p of the three hex digits after "sha256-", the first entry of `files`
+    // whose name is not below "sha256-<p>" (and one more: the first not below "sha256-ffg"), so a
+    // blob name is searched for among the few entries sharing its first digits.
+    std::vector<uint32_t> listed_from;
     // The listing's lstat of `name`, or null when the listing has none.
     const struct stat* listed_stat(const std::string& name) const;
 };

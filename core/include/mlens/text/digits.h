@@ -15,10 +15,15 @@ constexpr bool all_decimal_digits(std::string_view s) {
 }
 
 // True when every character of `s` is one of 0-9a-f (an empty `s` too; callers check the length).
+// Free of a branch per character: the digits of a digest are random, so such a branch would be
+// mispredicted about every other character.
 constexpr bool all_lower_hex_digits(std::string_view s) {
-    for (char c : s)
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    return true;
+    bool all = true;
+    for (char c : s) {
+        const unsigned char u = static_cast<unsigned char>(c);
+        all &= (static_cast<unsigned char>(u - '0') < 10) | (static_cast<unsigned char>(u - 'a') < 6);
+    }
+    return all;
 }
 
 // The value of one hex digit (either case), -1 for any other character.
