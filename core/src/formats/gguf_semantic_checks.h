@@ -44,6 +44,15 @@ public:
     }
     // Adds the warning, if any, about entry `e` to the model.
     void finish(Model& model, const MetadataEntry& e) const;
+
+    // For a part of the array checked apart (gguf_string_split.h): a check of the same rule that
+    // has seen nothing, the first element this one found failing, and a failure found by such a
+    // check, kept when this one has none.
+    StringArrayCheck fresh() const { return StringArrayCheck(m_rule); }
+    std::optional<uint64_t> first_failure() const { return m_failed; }
+    void note_failure(uint64_t index) {
+        if (!m_failed) m_failed = index;
+    }
     static constexpr uint64_t kMaxVisitBytes = 4096;
 
 private:

@@ -20,9 +20,14 @@ ScannedStrings scan(const BufferedStrings& buffer, uint64_t max_length, uint64_t
     const uint8_t* const begin = buffer.data;
     const uint32_t first_offset = static_cast<uint32_t>(buffer.at - buffer.origin);
     const uint8_t* const end = begin + buffer.size;
+    // Where the elements that may be scanned start: their length field lies in the buffer, and
+    // they start before the limit.
+    const uint64_t fields_fit = buffer.size >= sizeof(Length) ? buffer.size - sizeof(Length) + 1 : 0;
+    const uint64_t before_limit = buffer.starts_before > buffer.at ? buffer.starts_before - buffer.at : 0;
+    const uint8_t* const starts_end = begin + std::min(fields_fit, before_limit);
     const uint8_t* p = begin;
     uint64_t n = 0, lengths_or = 0;
-    for (; n < max_count && static_cast<uint64_t>(end - p) >= sizeof(Length); ++n) {
+    for (; n < max_count && p < starts_end; ++n) {
         Length raw;
         std::memcpy(&raw, p, sizeof(Length));
         uint64_t length = raw;
@@ -93,6 +98,31 @@ std::optional<uint64_t> first_invalid_utf8(const BufferedStrings& buffer, const 
         run_first = i;
     }
     return found.first_invalid_in_run(run_first, scanned.count);
+}
+
+WindowScan scan_window(const BufferedStrings& window, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint32_t* out,
+                       StringArrayCheck* check, bool find_invalid_utf8) {
+    WindowScan result;
+    while (result.count < max_count && result.bytes < window.size) {
+        BufferedStrings piece = window;
+        piece.data += result.bytes;
+        piece.at += result.bytes;
+        piece.size = std::min(kScanPieceBytes, window.size - result.bytes);
+        uint32_t* const slots = out + result.count;
+        const uint64_t piece_max = max_count - result.count;
+        ScannedStrings scanned = scan_strings(piece, max_length, piece_max, first_index + result.count, slots, check);
+        if (scanned.count == 0 && piece.size < window.size - result.bytes) {
+            piece.size = window.size - result.bytes;
+            scanned = scan_strings(piece, max_length, piece_max, first_index + result.count, slots, check);
+        }
+        if (scanned.count == 0) break;
+        if (find_invalid_utf8 && !result.first_invalid_utf8) {
+            if (std::optional<uint64_t> bad = first_invalid_utf8(piece, slots, scanned)) result.first_invalid_utf8 = result.count + *bad;
+        }
+        result.count += scanned.count;
+        result.bytes += scanned.bytes;
+    }
+    return result;
 }
 
 }  // namespace mlens
