@@ -43,19 +43,26 @@ ArrayFile array_file(const std::string& key, const std::vector<std::string>& ele
     return file;
 }
 
-// `count` merges ("a b"): the first `switch_at` of at least `bytes_before` bytes, the others of at
-// least `bytes_after`.
-std::vector<std::string> merges(std::mt19937& rng, size_t count, size_t switch_at = 0, size_t bytes_before = 0, size_t bytes_after = 0) {
+// Merges ("a b") in runs: `count` of at least `bytes` bytes before the space, for each run.
+struct Run {
+    size_t count, bytes;
+};
+
+std::vector<std::string> merges(std::mt19937& rng, const std::vector<Run>& runs) {
     const std::string pieces[] = {"a", "th", "\xE2\x96\x81", "\xC3\xA9", "\xE4\xB8\xAD", "<0x41>", "_", "0"};
     std::vector<std::string> elements;
-    for (size_t k = 0; k < count; ++k) {
-        std::string e = pieces[rng() % std::size(pieces)];
-        while (e.size() < (k < switch_at ? bytes_before : bytes_after)) e += pieces[rng() % std::size(pieces)];
-        for (unsigned n = rng() % 3; n > 0; --n) e += pieces[rng() % std::size(pieces)];
-        elements.push_back(e + " " + pieces[rng() % std::size(pieces)]);
+    for (const Run& run : runs) {
+        for (size_t k = 0; k < run.count; ++k) {
+            std::string e = pieces[rng() % std::size(pieces)];
+            while (e.size() < run.bytes) e += pieces[rng() % std::size(pieces)];
+            for (unsigned n = rng() % 3; n > 0; --n) e += pieces[rng() % std::size(pieces)];
+            elements.push_back(e + " " + pieces[rng() % std::size(pieces)]);
+        }
     }
     return elements;
 }
+
+std::vector<std::string> merges(std::mt19937& rng, size_t count) { return merges(rng, {{count, 0}}); }
 
 std::vector<std::string> lines(const Model& m) {
     std::vector<std::string> out;
@@ -103,14 +110,18 @@ TEST_CASE("string array split: offsets of arrays whose first elements are as lon
           "[gguf][scan][split]") {
     TempDir dir;
     std::mt19937 rng(35);
-    struct Shape {
-        size_t count, switch_at, bytes_before, bytes_after;
-    };
-    for (const Shape shape : {Shape{300000, 0, 0, 0}, Shape{300000, 40000, 48, 0}, Shape{300000, 40000, 0, 24},
-                              Shape{200000, 150000, 30, 0}, Shape{100000, 20000, 60, 0}}) {
-        INFO(shape.count << " elements, the first " << shape.switch_at << " of " << shape.bytes_before << " bytes, the others of "
-                         << shape.bytes_after);
-        const std::vector<std::string> elements = merges(rng, shape.count, shape.switch_at, shape.bytes_before, shape.bytes_after);
+    // Uniform; longer first (the second part starts before the guess); shorter first (the second
+    // part holds more than its place in the table); the middle much shorter than the rest (the
+    // first part holds more elements than guessed); longer first by far (the estimate passes the
+    // array's end: one scan).
+    const std::vector<std::vector<Run>> shapes = {{{300000, 0}},
+                                                  {{40000, 48}, {260000, 0}},
+                                                  {{40000, 0}, {260000, 24}},
+                                                  {{20000, 8}, {230000, 0}, {50000, 100}},
+                                                  {{20000, 60}, {80000, 0}}};
+    for (size_t s = 0; s < shapes.size(); ++s) {
+        INFO("shape " << s);
+        const std::vector<std::string> elements = merges(rng, shapes[s]);
         const ArrayFile file = array_file("tokenizer.ggml.merges", elements);
         const Opened opened = open_both(dir, file.bytes);
         CHECK(lines(opened.from_file).empty());

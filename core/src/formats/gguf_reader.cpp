@@ -400,6 +400,7 @@ private:
     static constexpr uint64_t kScanWindowBytes = 256 << 10;  // stays in the core's cache between the read and the scan
     static constexpr uint64_t kSplitMinBytes = 1 << 20;
     static constexpr uint64_t kTailMargin = 4096;
+    static constexpr double kTailSlotShare = 0.6;
 
     struct StringScan {
         const std::string& field;
@@ -427,11 +428,11 @@ private:
     // middle of what remains while a second one scans a StringArrayTail from there
     // (gguf_string_split.h), then takes the tail's elements where its own scan arrives at one.
     // The tail writes its offsets straight into the table, from a guess of its first element's
-    // index a little below the estimate, and the head writes below that slot. A head that has
-    // more elements than guessed moves the tail's offsets to the table's end to go on; either way
-    // they are moved down once to where they belong. The move keeps all but the tail's last
-    // kTailMargin elements (it may have read on past the array, and the head goes on with any
-    // element not taken).
+    // index above the estimate (kTailSlotShare of what remains), and the head writes below that
+    // slot; the tail's elements that do not fit above it go to a buffer of its own. They are moved
+    // down to where they belong once. A head that has more elements than guessed moves the tail's
+    // offsets to the table's end to go on, keeping all but the tail's last kTailMargin elements
+    // (it may have read on past the array, and the head goes on with any element not taken).
     bool scan_in_two_parts(StringScan& scan, uint64_t& k) {
         ArrayIndex& index = scan.index;
         const uint64_t count = index.count;
@@ -440,11 +441,11 @@ private:
         const double rest_estimate = static_cast<double>(done_bytes) / static_cast<double>(k) * static_cast<double>(count - k);
         if (rest_estimate < kSplitMinBytes || rest_estimate / 2 >= static_cast<double>(m_cur.remaining())) return true;
         const uint64_t from = m_cur.position() + static_cast<uint64_t>(rest_estimate / 2);
-        const uint64_t tail_slot = k + (count - k) / 20 * 9;
+        const uint64_t tail_slot = k + static_cast<uint64_t>(static_cast<double>(count - k) * kTailSlotShare);
         uint32_t* const table = index.string_offsets.next_slots() - k;  // slot i of the table
         std::optional<StringArrayCheck> tail_check;
         if (scan.element_check) tail_check = scan.element_check->fresh();
-        StringArrayTail tail(*m_source, index.data_offset, from, m_limits.max_string_bytes, count - tail_slot, table + tail_slot,
+        StringArrayTail tail(*m_source, index.data_offset, from, m_limits.max_string_bytes, count - k, table + tail_slot, count - tail_slot,
                              std::move(tail_check), m_job);
         bool head_ok = true;
         parallel_for(2, 2, [&](uint64_t part) {
@@ -459,9 +460,9 @@ private:
         if (tail.count() == 0) return true;
         uint64_t head_end = tail_slot;
         if (!scan_elements(scan, k, tail.start(), head_end)) return false;  // the tail's first element may lie past `from`
-        if (m_cur.position() < tail.start() && k == head_end && tail.count() > kTailMargin && count - tail.count() > head_end) {
-            head_end = count - tail.count() + kTailMargin;
-            const uint64_t kept = tail.count() - kTailMargin;
+        if (m_cur.position() < tail.start() && k == head_end && tail.in_place() > kTailMargin && count - tail.in_place() > head_end) {
+            head_end = count - tail.in_place() + kTailMargin;
+            const uint64_t kept = tail.in_place() - kTailMargin;
             const uint32_t* const moved = tail.slots();
             tail.first_moving_to(table + head_end, kept);
             std::memmove(table + head_end, moved, kept * sizeof(uint32_t));
@@ -484,7 +485,7 @@ private:
         const bool warn_utf8 = bad_text && *bad_text < *first + n;
         const uint64_t bad_text_at = warn_utf8 ? tail.offset(*bad_text) : 0;
         const uint64_t first_at = tail.offset(*first), last_at = tail.offset(*first + n - 1), end_at = tail.offset(*first + n);
-        std::memmove(offsets.next_slots(), tail.slots() + *first, n * sizeof(uint32_t));
+        tail.copy_to(offsets.next_slots(), *first, n);
         offsets.commit(n, first_at, last_at);
         if (warn_utf8) {
             warn(ErrorCode::W_INVALID_UTF8, indexed(scan.field.c_str(), k + *bad_text - *first), bad_text_at, "string is not valid UTF-8");

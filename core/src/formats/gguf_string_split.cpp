@@ -27,7 +27,7 @@ uint64_t load_length(const uint8_t* p) {
 }  // namespace
 
 StringArrayTail::StringArrayTail(const ByteSource& source, uint64_t origin, uint64_t from, uint64_t max_length, uint64_t max_count,
-                                 uint32_t* slots, std::optional<StringArrayCheck> check, const JobContext* job)
+                                 uint32_t* slots, uint64_t in_place, std::optional<StringArrayCheck> check, const JobContext* job)
     : m_source(source),
       m_origin(origin),
       m_from(from),
@@ -35,7 +35,8 @@ StringArrayTail::StringArrayTail(const ByteSource& source, uint64_t origin, uint
       m_max_count(max_count),
       m_check(std::move(check)),
       m_job(job),
-      m_slots(slots) {}
+      m_slots(slots),
+      m_in_place(in_place) {}
 
 // A position starts kConfirmElements elements in a row that lie in the window with lengths within
 // the limit. A length field read from inside a text is the text's bytes: almost never a small
@@ -69,7 +70,16 @@ void StringArrayTail::scan() {
             m_start = at + skip;
         }
         const BufferedStrings buffer{window + skip, at + skip, available - skip, 8, false, m_origin, m_start + kTailSpanBytes};
-        const WindowScan scanned = scan_window(buffer, m_max_length, m_max_count - m_count, m_count, m_slots + m_count,
+        // The table's slots, then the overflow, grown by what the window can hold (8 bytes or more an element).
+        uint32_t* out = m_slots + m_count;
+        uint64_t room = m_in_place - std::min(m_count, m_in_place);
+        if (room == 0) {
+            const uint64_t used = m_count - m_in_place;
+            room = std::min(m_max_count - m_count, buffer.size / 8 + 1);
+            m_overflow.resize(used + room);
+            out = m_overflow.data() + used;
+        }
+        const WindowScan scanned = scan_window(buffer, m_max_length, std::min(room, m_max_count - m_count), m_count, out,
                                                m_check ? &*m_check : nullptr, !m_first_invalid_utf8);
         if (scanned.first_invalid_utf8) m_first_invalid_utf8 = m_count + *scanned.first_invalid_utf8;
         m_count += scanned.count;
@@ -77,6 +87,13 @@ void StringArrayTail::scan() {
         m_end = at;
         if (scanned.count == 0) return;
     }
+}
+
+void StringArrayTail::copy_to(uint32_t* out, uint64_t first, uint64_t n) const {
+    const uint64_t from_slots = first < m_in_place ? std::min(n, m_in_place - first) : 0;
+    std::memmove(out, m_slots + first, from_slots * sizeof(uint32_t));
+    if (n > from_slots)
+        std::memcpy(out + from_slots, m_overflow.data() + (first + from_slots - m_in_place), (n - from_slots) * sizeof(uint32_t));
 }
 
 std::optional<uint64_t> StringArrayTail::index_of(uint64_t offset) const {

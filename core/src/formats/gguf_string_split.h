@@ -16,13 +16,16 @@
 //    wrong guess of where an element starts costs time, never a different result, and every
 //    diagnostic is the one a scan on one thread reports, for the same element.
 //  - Only 8-byte little-endian lengths (GGUF v2 and v3 little-endian files) are split.
-//  - It writes the offsets of its elements where the caller says (max_count slots, a part of the
-//    caller's table that the caller leaves alone meanwhile) and allocates nothing but one window
-//    per thread that runs tails, kept for that thread's life.
+//  - It writes the offsets of its first elements where the caller says (a part of the caller's
+//    table that the caller leaves alone meanwhile), and those of any more, up to max_count in all,
+//    to a buffer of its own (4 bytes each; max_count is bounded by the caller's table); beside that
+//    it allocates one window per thread that runs tails, kept for that thread's life.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "gguf_semantic_checks.h"
 #include "mlens/io/byte_source.h"
@@ -36,9 +39,10 @@ public:
     static constexpr uint64_t kSearchBytes = 64 << 10;
     static constexpr uint64_t kConfirmElements = 16;
 
-    // origin: the array's first element (offsets are kept as in StringOffsets, from it).
+    // origin: the array's first element (offsets are kept as in StringOffsets, from it); the first
+    // in_place of at most max_count elements are written to `slots`.
     StringArrayTail(const ByteSource& source, uint64_t origin, uint64_t from, uint64_t max_length, uint64_t max_count, uint32_t* slots,
-                    std::optional<StringArrayCheck> check, const JobContext* job);
+                    uint64_t in_place, std::optional<StringArrayCheck> check, const JobContext* job);
 
     void scan();  // on the second thread; once
 
@@ -46,10 +50,14 @@ public:
     uint64_t count() const { return m_count; }
     uint64_t start() const { return m_start; }  // the first element's offset, when count() > 0
     uint64_t offset(uint64_t i) const {  // i <= count(); count() gives where the last one ends
-        return i == m_count ? m_end : m_start + static_cast<uint32_t>(m_slots[i] - m_slots[0]);
+        return i == m_count ? m_end : m_start + static_cast<uint32_t>(slot(i) - m_slots[0]);
     }
+    uint64_t in_place() const { return std::min(m_count, m_in_place); }  // elements written to `slots`
     const uint32_t* slots() const { return m_slots; }  // the low 32 bits of (offset − origin)
-    // Before the caller moves the first n offsets to `slots`: the tail becomes those n elements.
+    // Copies elements [first, first + n) to `out`, which may overlap `slots`.
+    void copy_to(uint32_t* out, uint64_t first, uint64_t n) const;
+    // Before the caller moves the first n <= in_place() offsets to `slots`: the tail becomes those
+    // n elements.
     void first_moving_to(uint32_t* slots, uint64_t n) {
         m_end = offset(n);
         m_count = n;
@@ -61,6 +69,7 @@ public:
 
 private:
     std::optional<uint64_t> find_start(const uint8_t* window, uint64_t size) const;
+    uint32_t slot(uint64_t i) const { return i < m_in_place ? m_slots[i] : m_overflow[i - m_in_place]; }
 
     const ByteSource& m_source;
     const uint64_t m_origin;
@@ -70,6 +79,8 @@ private:
     std::optional<StringArrayCheck> m_check;
     const JobContext* m_job;
     uint32_t* m_slots;
+    const uint64_t m_in_place;
+    std::vector<uint32_t> m_overflow;  // elements in_place and on
     uint64_t m_count = 0;
     uint64_t m_start = 0;
     uint64_t m_end = 0;
