@@ -35,7 +35,7 @@ public:
     // Elements of at most this many bytes are checked by passes_short_as, which reads this many
     // bytes from their start (the element may be shorter) without a branch on the length
     // (vocabulary elements are short and their lengths unpredictable).
-    static constexpr uint64_t kReadableBytes = 16;
+    static constexpr uint64_t kReadableBytes = 32;
     // The check of an element of at most kReadableBytes bytes at `text` (from which kReadableBytes
     // bytes may be read) under rule R, for a caller that keeps the first failure itself and hands
     // it to note_failure.
@@ -43,9 +43,12 @@ public:
     static bool passes_short_as(const uint8_t* text, uint64_t length) {
         if constexpr (R == Rule::merge_has_space) {
             // One bit per byte that is a space, of the first `length` bytes (SSE2, every x86-64 CPU).
-            const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text));
-            const uint32_t spaces = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(' '))));
-            return (spaces & ((1u << length) - 1)) != 0;
+            const __m128i space = _mm_set1_epi8(' ');
+            const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text));
+            const __m128i high = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + 16));
+            const uint64_t spaces = static_cast<uint64_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(low, space))) |
+                                    static_cast<uint64_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(high, space))) << 16;
+            return (spaces & ((uint64_t{1} << length) - 1)) != 0;
         } else {
             const bool looks_like_byte = (length - 4 <= 4) & (text[0] == '<') & (text[1] == '0') & (text[2] == 'x') &
                                          (text[length == 0 ? 0 : length - 1] == '>');
