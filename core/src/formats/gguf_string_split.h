@@ -9,7 +9,7 @@
 //    there; from there it scans elements as the reader does (gguf_string_scan.h), with a fresh
 //    copy of the key's element check and its own UTF-8 search, until an element breaks a rule or
 //    does not fit in a window, max_count elements, or 4 GiB past its start. It reads only through
-//    the source (thread-safe) and writes only its own members.
+//    the source (thread-safe) and writes only its own members and the slots it is given.
 //  - Nothing it finds is an answer by itself: the reader, having scanned the first part up to an
 //    element start at or after start(), takes the tail's elements from the one that starts exactly
 //    there (index_of), only when the tail saw no UTF-8 or check failure before that element. So a
