@@ -172,3 +172,22 @@ TEST_CASE("string array: random vocabularies give the findings worked out elemen
         require_offsets(m, key, file);
     }
 }
+
+TEST_CASE("string array: a merge of 1 to 40 bytes is checked for its space wherever the space is, and wherever it ends",
+          "[gguf][scan]") {
+    for (size_t length = 1; length <= 40; ++length) {
+        for (size_t space = 0; space <= length; ++space) {  // space == length: no space
+            std::string merge(length, 'm');
+            if (space < length) merge[space] = ' ';
+            for (size_t after : {0, 10}) {  // the last element (fewer than 32 bytes follow it), or 10 more after it
+                INFO("length " << length << ", space at " << space << ", " << after << " elements after it");
+                std::vector<std::string> elements = {"a b", merge};
+                elements.insert(elements.end(), after, "x y");
+                const ArrayFile file = string_array_file("tokenizer.ggml.merges", elements);
+                const Model m = read_gguf_bytes(file.bytes);
+                CHECK(reported_lines(m) == expected_lines("tokenizer.ggml.merges", elements, file));
+                CHECK(lines_with(m, ErrorCode::W_TOKENIZER_METADATA).size() == (space == length ? 1u : 0u));
+            }
+        }
+    }
+}

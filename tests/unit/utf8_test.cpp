@@ -1,6 +1,6 @@
 // utf8_valid (an automaton for short texts, a vector pass for long ones) accepts exactly the texts
 // that utf8_decode reads to their end, wherever a sequence falls relative to the vector pass's
-// 32-byte blocks, and follows Unicode's table of well-formed sequences.
+// 32-byte (AVX2) or 64-byte (AVX-512) blocks, and follows Unicode's table of well-formed sequences.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -73,7 +73,7 @@ TEST_CASE("utf8_valid rejects a sequence left open at the very end of a long tex
 }
 
 TEST_CASE("utf8_valid agrees with utf8_decode on every pair and on 4-byte runs of edge bytes", "[text][utf8]") {
-    for (size_t at : {0, 29, 30, 31, 32, 33, 63}) {
+    for (size_t at : {0, 29, 30, 31, 32, 33, 61, 62, 63, 64}) {
         size_t accepted = 0;
         for (unsigned a = 0; a < 256; ++a)
             for (unsigned b = 0; b < 256; ++b) accepted += agreed_verdict({uint8_t(a), uint8_t(b)}, at);
@@ -82,7 +82,7 @@ TEST_CASE("utf8_valid agrees with utf8_decode on every pair and on 4-byte runs o
     }
     const uint8_t edges[] = {0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF,
                              0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
-    for (size_t at : {0, 30, 31}) {
+    for (size_t at : {0, 30, 31, 61, 62}) {
         size_t accepted = 0;
         for (uint8_t a : edges)
             for (uint8_t b : edges)

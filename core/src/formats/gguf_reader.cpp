@@ -4,6 +4,7 @@
 #include "mlens/formats/gguf_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -11,12 +12,14 @@
 #include "gguf_semantic_checks.h"
 #include "gguf_split.h"
 #include "gguf_string_scan.h"
+#include "gguf_string_split.h"
 #include "name_index.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_byte_order.h"
 #include "mlens/io/checked_math.h"
 #include "mlens/io/cursor.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/parallel.h"
 
 namespace mlens {
 
@@ -382,22 +385,22 @@ private:
     // text: valid UTF-8 (the first invalid element is reported) and the key's element check.
     // Elements that lie wholly in a window read at their start are scanned in place there
     // (gguf_string_scan.h); any other element, and every element that breaks a rule, goes
-    // through index_one_string, which reports what is wrong.
+    // through index_one_string, which reports what is wrong. After the first window, an array
+    // estimated to hold kSplitMinBytes more is scanned in two parts at once (scan_in_two_parts).
     bool index_string_elements(const std::string& field, ArrayIndex& index, StringArrayCheck* element_check) {
         index.string_offsets = StringOffsets(index.data_offset, index.count);  // bounded: count × 4 <= bytes remaining
         StringScan scan{field, index, element_check};
-        for (uint64_t k = 0; k < index.count;) {
-            const uint64_t stop = std::min(index.count, (k | kCancelCheckMask) + 1);
-            k = scan_buffered_strings(scan, k, stop);
-            if (k < stop && !index_one_string(scan, k++)) return false;
-            if ((k & kCancelCheckMask) == 0 && job_cancelled(m_job)) return cancelled();
-        }
-        return true;
+        uint64_t k = 0;
+        if (!scan_elements(scan, k, index.data_offset + kScanWindowBytes, index.count)) return false;
+        if (!scan_in_two_parts(scan, k)) return false;
+        return scan_elements(scan, k, UINT64_MAX, index.count);
     }
 
     static constexpr uint64_t kCancelCheckMask = 65535;  // the job is asked after each 65,536 elements
     static constexpr uint64_t kScanWindowBytes = 256 << 10;  // stays in the core's cache between the read and the scan
-    static constexpr uint64_t kScanPieceBytes = 16 << 10;
+    static constexpr uint64_t kSplitMinBytes = 1 << 20;
+    static constexpr uint64_t kTailMargin = 4096;
+    static constexpr double kTailSlotShare = 0.6;
 
     struct StringScan {
         const std::string& field;
@@ -406,54 +409,124 @@ private:
         bool warned_utf8 = false;
     };
 
-    // Scans elements [k, stop) while each lies wholly in a window read at its start and within
-    // the limits; returns the first element not scanned. Each window is read once (an element
-    // cut by its end starts the next one) and taken a piece of kScanPieceBytes at a time (a
-    // larger piece for a larger element), so that the checks read what the offset scan just
-    // brought into the nearest cache.
-    uint64_t scan_buffered_strings(StringScan& scan, uint64_t k, uint64_t stop) {
-        while (k < stop && m_cur.remaining() >= count_bytes()) {
-            const uint64_t window_at = m_cur.position();
-            const uint64_t available = std::min(kScanWindowBytes, m_cur.remaining());
-            if (!m_scan_window) m_scan_window.reset(new uint8_t[kScanWindowBytes]);  // not zero-filled: read into first
-            if (!m_source->read(window_at, available, m_scan_window.get())) break;
-            const uint64_t first = k;
-            uint64_t done = 0;
-            while (k < stop) {
-                const uint64_t scanned_bytes = scan_piece(scan, k, stop, window_at, done, available);
-                if (scanned_bytes == 0) break;
-                done += scanned_bytes;
-            }
-            m_cur.skip(done);
-            if (k == first) break;
+    // Indexes elements from k on, up to element_end, while they start before byte_end; false once
+    // one breaks a rule (reported) or the job is cancelled.
+    bool scan_elements(StringScan& scan, uint64_t& k, uint64_t byte_end, uint64_t element_end) {
+        while (k < element_end && m_cur.position() < byte_end) {
+            const uint64_t stop = std::min(element_end, (k | kCancelCheckMask) + 1);
+            k = scan_buffered_strings(scan, k, stop, byte_end);
+            if (k < stop && m_cur.position() < byte_end && !index_one_string(scan, k++)) return false;
+            if ((k & kCancelCheckMask) == 0 && job_cancelled(m_job)) return cancelled();
         }
-        return k;
+        return true;
     }
 
-    // The elements of the piece of the window from `done`; advances k, returns the bytes scanned.
-    uint64_t scan_piece(StringScan& scan, uint64_t& k, uint64_t stop, uint64_t window_at, uint64_t done, uint64_t available) {
-        StringOffsets& offsets = scan.index.string_offsets;
-        BufferedStrings piece{m_scan_window.get() + done, window_at + done, std::min(kScanPieceBytes, available - done),
-                              static_cast<uint32_t>(count_bytes()), m_cur.swap_bytes(), offsets.base()};
-        const uint64_t max_count = std::min(stop - k, offsets.free_slots());
-        uint32_t* const slots = offsets.next_slots();
-        ScannedStrings scanned = scan_strings(piece, m_limits.max_string_bytes, max_count, k, slots, scan.element_check);
-        if (scanned.count == 0 && piece.size < available - done) {
-            piece.size = available - done;
-            scanned = scan_strings(piece, m_limits.max_string_bytes, max_count, k, slots, scan.element_check);
+    // With the first elements scanned, an array of 8-byte little-endian lengths in a file (a
+    // source with a file's identity: a read costs a copy out of the page cache, whereas a remote
+    // source fetches ahead in order) estimated (from its first elements' mean size) to hold
+    // kSplitMinBytes more is scanned in two parts: this thread (the head) scans up to about the
+    // middle of what remains while a second one scans a StringArrayTail from there
+    // (gguf_string_split.h), then takes the tail's elements where its own scan arrives at one.
+    // The tail writes its offsets straight into the table, from a guess of its first element's
+    // index above the estimate (kTailSlotShare of what remains), and the head writes below that
+    // slot; the tail's elements that do not fit above it go to a buffer of its own. They are moved
+    // down to where they belong once. A head that has more elements than guessed moves the tail's
+    // offsets to the table's end to go on, keeping all but the tail's last kTailMargin elements
+    // (it may have read on past the array, and the head goes on with any element not taken).
+    bool scan_in_two_parts(StringScan& scan, uint64_t& k) {
+        ArrayIndex& index = scan.index;
+        const uint64_t count = index.count;
+        if (k == 0 || k >= count || m_version == 1 || m_cur.swap_bytes() || !m_source->stamp()) return true;
+        const uint64_t done_bytes = m_cur.position() - index.data_offset;
+        const double rest_estimate = static_cast<double>(done_bytes) / static_cast<double>(k) * static_cast<double>(count - k);
+        if (rest_estimate < kSplitMinBytes || rest_estimate / 2 >= static_cast<double>(m_cur.remaining())) return true;
+        const uint64_t from = m_cur.position() + static_cast<uint64_t>(rest_estimate / 2);
+        const uint64_t tail_slot = k + static_cast<uint64_t>(static_cast<double>(count - k) * kTailSlotShare);
+        uint32_t* const table = index.string_offsets.next_slots() - k;  // slot i of the table
+        std::optional<StringArrayCheck> tail_check;
+        if (scan.element_check) tail_check = scan.element_check->fresh();
+        StringArrayTail tail(*m_source, index.data_offset, from, m_limits.max_string_bytes, count - k, table + tail_slot, count - tail_slot,
+                             std::move(tail_check), m_job);
+        bool head_ok = true;
+        parallel_for(2, 2, [&](uint64_t part) {
+            if (part == 1) {
+                tail.scan();
+                return true;
+            }
+            head_ok = scan_elements(scan, k, from, tail_slot);
+            return head_ok;
+        });
+        if (!head_ok) return false;
+        if (tail.count() == 0) return true;
+        uint64_t head_end = tail_slot;
+        if (!scan_elements(scan, k, tail.start(), head_end)) return false;  // the tail's first element may lie past `from`
+        if (m_cur.position() < tail.start() && k == head_end && tail.in_place() > kTailMargin && count - tail.in_place() > head_end) {
+            head_end = count - tail.in_place() + kTailMargin;
+            const uint64_t kept = tail.in_place() - kTailMargin;
+            const uint32_t* const moved = tail.slots();
+            tail.first_moving_to(table + head_end, kept);
+            std::memmove(table + head_end, moved, kept * sizeof(uint32_t));
+            if (!scan_elements(scan, k, tail.start(), head_end)) return false;
         }
-        if (scanned.count == 0) return 0;
-        // The first element starts the piece; the others lie less than a piece after it.
-        auto offset_of = [&](uint64_t i) { return piece.at + static_cast<uint32_t>(slots[i] - slots[0]); };
-        if (!scan.warned_utf8) {
-            if (std::optional<uint64_t> bad = first_invalid_utf8(piece, slots, scanned)) {
-                warn(ErrorCode::W_INVALID_UTF8, indexed(scan.field.c_str(), k + *bad), offset_of(*bad), "string is not valid UTF-8");
+        take_tail(scan, tail, k);
+        return true;
+    }
+
+    // The tail's elements from the one at the cursor, when there is one and the tail saw nothing
+    // wrong before it: they become elements k, k+1, ... (at most the array's count).
+    void take_tail(StringScan& scan, const StringArrayTail& tail, uint64_t& k) {
+        StringOffsets& offsets = scan.index.string_offsets;
+        const std::optional<uint64_t> first = tail.index_of(m_cur.position());
+        const std::optional<uint64_t> bad_text = scan.warned_utf8 ? std::nullopt : tail.first_invalid_utf8();
+        const std::optional<uint64_t> failed = tail.first_check_failure();
+        if ((bad_text && *bad_text < *first) || (failed && *failed < *first)) return;
+        const uint64_t n = std::min({tail.count() - *first, scan.index.count - k, offsets.free_slots()});
+        // The tail's offsets are read before the move, which may write over them.
+        const bool warn_utf8 = bad_text && *bad_text < *first + n;
+        const uint64_t bad_text_at = warn_utf8 ? tail.offset(*bad_text) : 0;
+        const uint64_t first_at = tail.offset(*first), last_at = tail.offset(*first + n - 1), end_at = tail.offset(*first + n);
+        tail.copy_to(offsets.next_slots(), *first, n);
+        offsets.commit(n, first_at, last_at);
+        if (warn_utf8) {
+            warn(ErrorCode::W_INVALID_UTF8, indexed(scan.field.c_str(), k + *bad_text - *first), bad_text_at, "string is not valid UTF-8");
+            scan.warned_utf8 = true;
+        }
+        if (failed && *failed < *first + n) scan.element_check->note_failure(k + *failed - *first);
+        m_cur.seek(end_at);
+        k += n;
+    }
+
+    // Scans elements [k, stop) that start before byte_end while each lies wholly in a window read
+    // at its start and within the limits; returns the first element not scanned. Each window is
+    // read once (an element cut by its end starts the next one).
+    uint64_t scan_buffered_strings(StringScan& scan, uint64_t k, uint64_t stop, uint64_t byte_end) {
+        StringOffsets& offsets = scan.index.string_offsets;
+        while (k < stop && m_cur.remaining() >= count_bytes() && m_cur.position() < byte_end) {
+            const uint64_t window_at = m_cur.position();
+            // Near byte_end, little more than the elements that start before it is read.
+            const uint64_t to_end = byte_end - window_at;
+            const uint64_t available =
+                std::min({kScanWindowBytes, m_cur.remaining(), to_end > kScanWindowBytes ? to_end : to_end + kScanPieceBytes});
+            if (!m_scan_window) m_scan_window.reset(new uint8_t[kScanWindowBytes]);  // not zero-filled: read into first
+            if (!m_source->read(window_at, available, m_scan_window.get())) break;
+            const BufferedStrings window{m_scan_window.get(), window_at,      available, static_cast<uint32_t>(count_bytes()),
+                                         m_cur.swap_bytes(),  offsets.base(), byte_end};
+            uint32_t* const slots = offsets.next_slots();
+            const WindowScan scanned = scan_window(window, m_limits.max_string_bytes, std::min(stop - k, offsets.free_slots()), k, slots,
+                                                   scan.element_check, !scan.warned_utf8);
+            if (scanned.count == 0) break;
+            // The first element starts the window; the others lie less than a window after it.
+            auto offset_of = [&](uint64_t i) { return window_at + static_cast<uint32_t>(slots[i] - slots[0]); };
+            if (scanned.first_invalid_utf8) {
+                warn(ErrorCode::W_INVALID_UTF8, indexed(scan.field.c_str(), k + *scanned.first_invalid_utf8),
+                     offset_of(*scanned.first_invalid_utf8), "string is not valid UTF-8");
                 scan.warned_utf8 = true;
             }
+            offsets.commit(scanned.count, window_at, offset_of(scanned.count - 1));
+            k += scanned.count;
+            m_cur.skip(scanned.bytes);
         }
-        offsets.commit(scanned.count, piece.at, offset_of(scanned.count - 1));
-        k += scanned.count;
-        return scanned.bytes;
+        return k;
     }
 
     // Element k, read field by field: reports a length past the end or over the limit, checks a

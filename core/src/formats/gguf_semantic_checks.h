@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <emmintrin.h>
 #include <optional>
 #include <string_view>
 
@@ -31,19 +32,41 @@ public:
     void visit(uint64_t index, std::string_view element) {
         if (!m_failed && !passes(element)) m_failed = index;
     }
-    // visit() for an element of `length` bytes at `text`, from which kReadableBytes bytes may be
-    // read (the element may be shorter): a short element is checked without a branch on its
-    // length (vocabulary elements are short and their lengths unpredictable).
-    static constexpr uint64_t kReadableBytes = 16;
-    void visit_readable(uint64_t index, const uint8_t* text, uint64_t length) {
-        if (m_failed) return;
-        if (length > kReadableBytes)
-            visit(index, std::string_view(reinterpret_cast<const char*>(text), std::min(length, kMaxVisitBytes)));
-        else if (!passes_short(text, length))
-            m_failed = index;
+    // Elements of at most this many bytes are checked by passes_short_as, which reads this many
+    // bytes from their start (the element may be shorter) without a branch on the length
+    // (vocabulary elements are short and their lengths unpredictable).
+    static constexpr uint64_t kReadableBytes = 32;
+    // The check of an element of at most kReadableBytes bytes at `text` (from which kReadableBytes
+    // bytes may be read) under rule R, for a caller that keeps the first failure itself and hands
+    // it to note_failure.
+    template <Rule R>
+    static bool passes_short_as(const uint8_t* text, uint64_t length) {
+        if constexpr (R == Rule::merge_has_space) {
+            // One bit per byte that is a space, of the first `length` bytes (SSE2, every x86-64 CPU).
+            const __m128i space = _mm_set1_epi8(' ');
+            const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text));
+            const __m128i high = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + 16));
+            const uint64_t spaces = static_cast<uint64_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(low, space))) |
+                                    static_cast<uint64_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(high, space))) << 16;
+            return (spaces & ((uint64_t{1} << length) - 1)) != 0;
+        } else {
+            const bool looks_like_byte = (length - 4 <= 4) & (text[0] == '<') & (text[1] == '0') & (text[2] == 'x') &
+                                         (text[length == 0 ? 0 : length - 1] == '>');
+            return !looks_like_byte || is_byte_token(std::string_view(reinterpret_cast<const char*>(text), length));
+        }
     }
+    Rule rule() const { return m_rule; }
     // Adds the warning, if any, about entry `e` to the model.
     void finish(Model& model, const MetadataEntry& e) const;
+
+    // For a part of the array checked apart (gguf_string_split.h): a check of the same rule that
+    // has seen nothing, and the first element this one found failing. note_failure records a
+    // failure found elsewhere; the first failure is the least index recorded.
+    StringArrayCheck fresh() const { return StringArrayCheck(m_rule); }
+    std::optional<uint64_t> first_failure() const { return m_failed; }
+    void note_failure(uint64_t index) {
+        if (!m_failed || index < *m_failed) m_failed = index;
+    }
     static constexpr uint64_t kMaxVisitBytes = 4096;
 
 private:
@@ -51,40 +74,6 @@ private:
         if (m_rule == Rule::merge_has_space) return element.find(' ') != std::string_view::npos;
         const bool looks_like_byte = element.size() >= 4 && element.size() <= 8 && element.starts_with("<0x") && element.back() == '>';
         return !looks_like_byte || is_byte_token(element);
-    }
-    bool passes_short(const uint8_t* text, uint64_t length) const {
-        if (m_rule == Rule::merge_has_space) {
-            const uint64_t low = std::min<uint64_t>(length, 8), high = length - low;
-            return ((space_bytes(load_word(text)) & first_bytes(low)) | (space_bytes(load_word(text + 8)) & first_bytes(high))) != 0;
-        }
-        const bool looks_like_byte = (length - 4 <= 4) & (text[0] == '<') & (text[1] == '0') & (text[2] == 'x') &
-                                     (text[length == 0 ? 0 : length - 1] == '>');
-        return !looks_like_byte || is_byte_token(std::string_view(reinterpret_cast<const char*>(text), length));
-    }
-    // Words are read as the file's bytes in order, little-endian (as the reader reads lengths).
-    static uint64_t load_word(const uint8_t* p) {
-        uint64_t w;
-        std::memcpy(&w, p, 8);
-        return w;
-    }
-    // 0x80 in each byte of the word that is a space, 0 elsewhere.
-    static uint64_t space_bytes(uint64_t word) {
-        constexpr uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
-        const uint64_t x = word ^ 0x2020202020202020ull;
-        return ~(((x & kLow7) + kLow7) | x | kLow7);
-    }
-    // A mask of the first n (<= 8) bytes of a word, looked up rather than branched on.
-    static uint64_t first_bytes(uint64_t n) {
-        static constexpr uint64_t kMasks[9] = {0,
-                                               0xFFull,
-                                               0xFFFFull,
-                                               0xFFFFFFull,
-                                               0xFFFFFFFFull,
-                                               0xFFFFFFFFFFull,
-                                               0xFFFFFFFFFFFFull,
-                                               0xFFFFFFFFFFFFFFull,
-                                               ~0ull};
-        return kMasks[n];
     }
     static bool is_byte_token(std::string_view piece);
 

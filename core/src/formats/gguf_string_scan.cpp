@@ -13,16 +13,23 @@ namespace {
 constexpr uint64_t kHighBits = 0x8080808080808080ull;
 
 // The loop's only dependency chain is position -> length -> next position; everything else
-// (the offset, the check) runs beside it, in locals, so an element costs a few cycles.
-template <typename Length, bool Swap>
+// (the offset, the check) runs beside it, in locals, so an element costs a few cycles. The loop
+// is made once per rule of the key's check and once without one, and a short element's check keeps
+// its first failure in a register without a branch.
+template <typename Length, bool Swap, bool Checked, StringArrayCheck::Rule Rule>
 ScannedStrings scan(const BufferedStrings& buffer, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint32_t* out,
                     StringArrayCheck* check) {
     const uint8_t* const begin = buffer.data;
     const uint32_t first_offset = static_cast<uint32_t>(buffer.at - buffer.origin);
     const uint8_t* const end = begin + buffer.size;
+    // Where the elements that may be scanned start: their length field lies in the buffer, and
+    // they start before the limit.
+    const uint64_t fields_fit = buffer.size >= sizeof(Length) ? buffer.size - sizeof(Length) + 1 : 0;
+    const uint64_t before_limit = buffer.starts_before > buffer.at ? buffer.starts_before - buffer.at : 0;
+    const uint8_t* const starts_end = begin + std::min(fields_fit, before_limit);
     const uint8_t* p = begin;
-    uint64_t n = 0, lengths_or = 0;
-    for (; n < max_count && static_cast<uint64_t>(end - p) >= sizeof(Length); ++n) {
+    uint64_t n = 0, lengths_or = 0, first_failed = UINT64_MAX;
+    for (; n < max_count && p < starts_end; ++n) {
         Length raw;
         std::memcpy(&raw, p, sizeof(Length));
         uint64_t length = raw;
@@ -31,16 +38,29 @@ ScannedStrings scan(const BufferedStrings& buffer, uint64_t max_length, uint64_t
         if (length > max_length || length > static_cast<uint64_t>(end - text)) break;
         out[n] = first_offset + static_cast<uint32_t>(p - begin);
         lengths_or |= length;
-        if (check) {
-            if (static_cast<uint64_t>(end - text) >= StringArrayCheck::kReadableBytes)
-                check->visit_readable(first_index + n, text, length);
-            else
+        if constexpr (Checked) {
+            if (length <= StringArrayCheck::kReadableBytes && static_cast<uint64_t>(end - text) >= StringArrayCheck::kReadableBytes) {
+                const bool passes = StringArrayCheck::passes_short_as<Rule>(text, length);
+                first_failed = passes ? first_failed : std::min(first_failed, n);
+            } else {
                 check->visit(first_index + n,
                              std::string_view(reinterpret_cast<const char*>(text), std::min(length, StringArrayCheck::kMaxVisitBytes)));
+            }
         }
         p = text + length;
     }
+    if (Checked && first_failed != UINT64_MAX) check->note_failure(first_index + first_failed);
     return {n, static_cast<uint64_t>(p - begin), lengths_or};
+}
+
+template <typename Length, bool Swap>
+ScannedStrings scan_checked(const BufferedStrings& buffer, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint32_t* out,
+                            StringArrayCheck* check) {
+    using Rule = StringArrayCheck::Rule;
+    if (!check) return scan<Length, Swap, false, Rule::merge_has_space>(buffer, max_length, max_count, first_index, out, check);
+    if (check->rule() == Rule::merge_has_space)
+        return scan<Length, Swap, true, Rule::merge_has_space>(buffer, max_length, max_count, first_index, out, check);
+    return scan<Length, Swap, true, Rule::byte_token_form>(buffer, max_length, max_count, first_index, out, check);
 }
 
 // Element i of the scanned ones: where its length field and its text start, and its length.
@@ -72,10 +92,10 @@ struct FoundStrings {
 ScannedStrings scan_strings(const BufferedStrings& buffer, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint32_t* out,
                             StringArrayCheck* check) {
     if (buffer.length_bytes == 4)
-        return buffer.swap_bytes ? scan<uint32_t, true>(buffer, max_length, max_count, first_index, out, check)
-                                 : scan<uint32_t, false>(buffer, max_length, max_count, first_index, out, check);
-    return buffer.swap_bytes ? scan<uint64_t, true>(buffer, max_length, max_count, first_index, out, check)
-                             : scan<uint64_t, false>(buffer, max_length, max_count, first_index, out, check);
+        return buffer.swap_bytes ? scan_checked<uint32_t, true>(buffer, max_length, max_count, first_index, out, check)
+                                 : scan_checked<uint32_t, false>(buffer, max_length, max_count, first_index, out, check);
+    return buffer.swap_bytes ? scan_checked<uint64_t, true>(buffer, max_length, max_count, first_index, out, check)
+                             : scan_checked<uint64_t, false>(buffer, max_length, max_count, first_index, out, check);
 }
 
 // A run of elements whose length fields between them have no byte >= 0x80 is valid UTF-8 from
@@ -93,6 +113,31 @@ std::optional<uint64_t> first_invalid_utf8(const BufferedStrings& buffer, const 
         run_first = i;
     }
     return found.first_invalid_in_run(run_first, scanned.count);
+}
+
+WindowScan scan_window(const BufferedStrings& window, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint32_t* out,
+                       StringArrayCheck* check, bool find_invalid_utf8) {
+    WindowScan result;
+    while (result.count < max_count && result.bytes < window.size) {
+        BufferedStrings piece = window;
+        piece.data += result.bytes;
+        piece.at += result.bytes;
+        piece.size = std::min(kScanPieceBytes, window.size - result.bytes);
+        uint32_t* const slots = out + result.count;
+        const uint64_t piece_max = max_count - result.count;
+        ScannedStrings scanned = scan_strings(piece, max_length, piece_max, first_index + result.count, slots, check);
+        if (scanned.count == 0 && piece.size < window.size - result.bytes) {
+            piece.size = window.size - result.bytes;
+            scanned = scan_strings(piece, max_length, piece_max, first_index + result.count, slots, check);
+        }
+        if (scanned.count == 0) break;
+        if (find_invalid_utf8 && !result.first_invalid_utf8) {
+            if (std::optional<uint64_t> bad = first_invalid_utf8(piece, slots, scanned)) result.first_invalid_utf8 = result.count + *bad;
+        }
+        result.count += scanned.count;
+        result.bytes += scanned.bytes;
+    }
+    return result;
 }
 
 }  // namespace mlens

@@ -3,9 +3,9 @@
 // loop over the length fields finds where each element starts and shows each element to its
 // key's check; a vector pass over the texts finds the first element that is not valid UTF-8.
 //
-// Contract: only elements that lie wholly in the buffer and whose length is within the limit
-// are scanned; the caller reads any other element field by field (and reports what is wrong
-// with it). Nothing is allocated; offsets are written where the caller says, as the low 32 bits of
+// Contract: only elements that start before the buffer's start limit, lie wholly in the buffer
+// and whose length is within the limit are scanned; the caller reads any other element field by
+// field (and reports what is wrong with it). Nothing is allocated; offsets are written where the caller says, as the low 32 bits of
 // their distance from an origin (string_offsets.h).
 #pragma once
 
@@ -24,6 +24,7 @@ struct BufferedStrings {
     uint32_t length_bytes;  // 8, or 4 in GGUF v1
     bool swap_bytes;  // big-endian lengths
     uint64_t origin;  // offsets are written as the low 32 bits of (offset − origin); origin <= at
+    uint64_t starts_before = UINT64_MAX;  // no element starting at or after this file offset is scanned
 };
 
 struct ScannedStrings {
@@ -42,5 +43,20 @@ ScannedStrings scan_strings(const BufferedStrings& buffer, uint64_t max_length, 
 // Of the elements scan_strings found at offsets, the position of the first whose text is not
 // strict UTF-8 (utf8.h), or nullopt.
 std::optional<uint64_t> first_invalid_utf8(const BufferedStrings& buffer, const uint32_t* offsets, const ScannedStrings& scanned);
+
+// A window is scanned a piece of kScanPieceBytes at a time (a larger piece for a larger element),
+// so that the checks read what the offset scan just brought into the nearest cache.
+inline constexpr uint64_t kScanPieceBytes = 16 << 10;
+
+struct WindowScan {
+    uint64_t count = 0;  // elements scanned
+    uint64_t bytes = 0;  // that they span from the window's start
+    std::optional<uint64_t> first_invalid_utf8;  // of those elements, when asked for
+};
+
+// scan_strings over a whole window, piece by piece; with find_invalid_utf8, also the position of
+// the first element that is not UTF-8.
+WindowScan scan_window(const BufferedStrings& window, uint64_t max_length, uint64_t max_count, uint64_t first_index, uint32_t* out,
+                       StringArrayCheck* check, bool find_invalid_utf8);
 
 }  // namespace mlens

@@ -104,7 +104,8 @@ constexpr Utf8Tables kUtf8;
 // the pair breaks; a continuation after a continuation (kTwoConts) is an error exactly when the
 // byte two or three back is not a 3- or 4-byte lead. It accepts exactly the texts the automaton
 // above accepts (tests/unit/utf8_test.cpp compares it with a decoder loop at every block
-// position). utf8_valid takes it for texts of kVectorMinBytes or more where the CPU has AVX2.
+// position). utf8_valid takes it for texts of kVectorMinBytes or more where the CPU has AVX2 (and
+// its AVX-512 form below where the CPU has AVX-512 BW and VBMI).
 constexpr uint8_t kTooShort = 1 << 0;  // a lead byte not followed by a continuation
 constexpr uint8_t kTooLong = 1 << 1;  // a continuation after ASCII
 constexpr uint8_t kOverlong3 = 1 << 2;  // E0 80..9F
@@ -194,6 +195,77 @@ __attribute__((target("avx2"))) bool utf8_valid_avx2(const uint8_t* data, size_t
     return check.valid();
 }
 
+// The same classification 64 bytes at a time with AVX-512: the bytes one, two and three places
+// back come from one two-register byte permute (VBMI) of the previous block and this one.
+#define MLENS_AVX512_UTF8 __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+
+struct Utf8Avx512Tables {
+    alignas(64) uint8_t back[3][64];  // back[k - 1][i] picks byte i - k of (previous block, block)
+    alignas(64) uint8_t open_at_end[64];
+    alignas(64) uint8_t prev_high[64];  // the 16-entry tables, in each 128-bit lane
+    alignas(64) uint8_t prev_low[64];
+    alignas(64) uint8_t high[64];
+    constexpr Utf8Avx512Tables() : back{}, open_at_end{}, prev_high{}, prev_low{}, high{} {
+        for (int i = 0; i < 64; ++i) {
+            prev_high[i] = kPrevHigh[i % 16];
+            prev_low[i] = kPrevLow[i % 16];
+            high[i] = kHigh[i % 16];
+        }
+        for (int k = 1; k <= 3; ++k)
+            for (int i = 0; i < 64; ++i) back[k - 1][i] = static_cast<uint8_t>(64 + i - k);
+        for (auto& b : open_at_end) b = 255;
+        open_at_end[61] = 0xF0 - 1;
+        open_at_end[62] = 0xE0 - 1;
+        open_at_end[63] = 0xC0 - 1;
+    }
+};
+
+constexpr Utf8Avx512Tables kAvx512;
+
+class Utf8Avx512 {
+public:
+    MLENS_AVX512_UTF8 Utf8Avx512() : m_prev(_mm512_setzero_si512()), m_error(_mm512_setzero_si512()) {}
+
+    MLENS_AVX512_UTF8 void add(__m512i input) {
+        if (_mm512_movepi8_mask(input) == 0) {
+            m_error = _mm512_or_si512(m_error, _mm512_subs_epu8(m_prev, _mm512_load_si512(kAvx512.open_at_end)));
+        } else {
+            const __m512i nibble = _mm512_set1_epi8(0x0F);
+            const __m512i prev1 = _mm512_permutex2var_epi8(m_prev, _mm512_load_si512(kAvx512.back[0]), input);
+            const __m512i prev2 = _mm512_permutex2var_epi8(m_prev, _mm512_load_si512(kAvx512.back[1]), input);
+            const __m512i prev3 = _mm512_permutex2var_epi8(m_prev, _mm512_load_si512(kAvx512.back[2]), input);
+            const __m512i broken = _mm512_and_si512(
+                _mm512_and_si512(_mm512_shuffle_epi8(table(kAvx512.prev_high), _mm512_and_si512(_mm512_srli_epi16(prev1, 4), nibble)),
+                                 _mm512_shuffle_epi8(table(kAvx512.prev_low), _mm512_and_si512(prev1, nibble))),
+                _mm512_shuffle_epi8(table(kAvx512.high), _mm512_and_si512(_mm512_srli_epi16(input, 4), nibble)));
+            const __m512i third = _mm512_subs_epu8(prev2, _mm512_set1_epi8(static_cast<char>(0xE0 - 0x80)));
+            const __m512i fourth = _mm512_subs_epu8(prev3, _mm512_set1_epi8(static_cast<char>(0xF0 - 0x80)));
+            const __m512i continues = _mm512_and_si512(_mm512_or_si512(third, fourth), _mm512_set1_epi8(static_cast<char>(0x80)));
+            m_error = _mm512_or_si512(m_error, _mm512_xor_si512(continues, broken));
+        }
+        m_prev = input;
+    }
+
+    MLENS_AVX512_UTF8 bool valid() {
+        add(_mm512_setzero_si512());
+        return _mm512_test_epi8_mask(m_error, m_error) == 0;
+    }
+
+private:
+    MLENS_AVX512_UTF8 static __m512i table(const uint8_t* t) { return _mm512_load_si512(t); }
+
+    __m512i m_prev;
+    __m512i m_error;
+};
+
+MLENS_AVX512_UTF8 bool utf8_valid_avx512(const uint8_t* data, size_t size) {
+    Utf8Avx512 check;
+    size_t i = 0;
+    for (; i + 64 <= size; i += 64) check.add(_mm512_loadu_si512(data + i));
+    check.add(_mm512_maskz_loadu_epi8((uint64_t{1} << (size - i)) - 1, data + i));
+    return check.valid();
+}
+
 // Below this size the automaton's setup-free loop is faster than a vector pass.
 constexpr size_t kVectorMinBytes = 64;
 
@@ -214,8 +286,11 @@ bool utf8_valid_scalar(const uint8_t* data, size_t size) {
 }  // namespace
 
 bool utf8_valid(const uint8_t* data, size_t size) {
+    static const bool avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
     static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2 && size >= kVectorMinBytes) return utf8_valid_avx2(data, size);
+    if (size < kVectorMinBytes) return utf8_valid_scalar(data, size);
+    if (avx512) return utf8_valid_avx512(data, size);
+    if (avx2) return utf8_valid_avx2(data, size);
     return utf8_valid_scalar(data, size);
 }
 

@@ -15,6 +15,10 @@
 //    GGUF v1 uses 32-bit counts and string lengths (W_GGUF_V1).
 //  - Arrays are indexed, not materialized; strings longer than Value::kInlineStringBytes stay
 //    lazy.
+//  - Decision: a STRING array of a file (not a remote or in-memory source) estimated to hold more
+//    than 1 MiB past its first 256 KiB is scanned in two parts at once, the second on a thread of
+//    the pool of parallel.h; the offsets and diagnostics are exactly those of a scan on one thread
+//    (gguf_string_split.h).
 //  - Tensor types ggml does not know keep the file open (W_UNKNOWN_TENSOR_TYPE), except the
 //    absurd ids >= 0x80000000 which are rejected (E_TENSOR_TYPE).
 //  - Decision: tensor data bounds and overlaps are checked at open; a layout that is valid but
