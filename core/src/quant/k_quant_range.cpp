@@ -118,10 +118,8 @@ MLENS_K_RANGE_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byte
 }  // namespace
 
 bool k_quant_range_available() {
-    static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
-        __builtin_cpu_supports("f16c");
-    return avx512;
+    static const bool supported = extremes_target_supported() && __builtin_cpu_supports("avx512vbmi");
+    return supported;
 }
 
 std::optional<ValueBounds> k_quant_range(const uint8_t* bytes, uint64_t blocks, bool fifth) { return range_avx512(bytes, blocks, fifth); }

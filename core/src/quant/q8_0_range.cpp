@@ -57,11 +57,7 @@ MLENS_EXTREMES_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byt
 
 }  // namespace
 
-bool q8_0_range_available() {
-    static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("f16c");
-    return avx512;
-}
+bool q8_0_range_available() { return extremes_target_supported(); }
 
 std::optional<ValueBounds> q8_0_range(const uint8_t* bytes, uint64_t blocks) { return range_avx512(bytes, blocks); }
 

@@ -95,11 +95,7 @@ MLENS_SMALL_RANGE_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* 
 
 }  // namespace
 
-bool small_block_range_available() {
-    static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("f16c");
-    return avx512;
-}
+bool small_block_range_available() { return extremes_target_supported(); }
 
 std::optional<ValueBounds> small_block_range(const uint8_t* bytes, uint64_t blocks, const SmallBlockLayout& layout) {
     return range_avx512(bytes, blocks, layout);

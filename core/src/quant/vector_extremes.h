@@ -30,6 +30,13 @@
 
 namespace mlens {
 
+// Whether this CPU runs code compiled with MLENS_EXTREMES_TARGET.
+inline bool extremes_target_supported() {
+    static const bool supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("f16c");
+    return supported;
+}
+
 [[gnu::always_inline]] MLENS_EXTREMES_TARGET inline __m512i fold_lane_ends(__m512i least, __m512i most) {
     least = _mm512_min_epu8(least, _mm512_bsrli_epi128(least, 8));
     most = _mm512_min_epu8(most, _mm512_bsrli_epi128(most, 8));
