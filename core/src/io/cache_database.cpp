@@ -1,14 +1,22 @@
 // The cache database on SQLite. Every failure after the connection is made disables the cache
 // for the rest of the process instead of failing the caller: the cache only ever saves work.
+// Setting the connection up (WAL, the schema) waits out another process doing the same: SQLite
+// returns SQLITE_BUSY there without calling the busy handler when waiting could deadlock (two
+// connections making a new database WAL at once), so those steps are retried until
+// kBusyTimeoutMs has passed. SQLITE_SCHEMA (another connection changed the schema) is such a
+// race too, never a sign of a damaged file: only NOTADB, CORRUPT and FORMAT rebuild the file.
 #include "mlens/io/cache_database.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "cache_version.h"
 #include "mlens/util/build_info.h"
@@ -40,7 +48,26 @@ int64_t nanoseconds(const struct timespec& t) { return static_cast<int64_t>(t.tv
 // Codes that mean the file is not a usable database (rather than "cannot be written").
 bool unreadable_database(int code) {
     const int primary = code & 0xff;
-    return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_FORMAT || primary == SQLITE_SCHEMA;
+    return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_FORMAT;
+}
+
+// Runs `step` (an SQLite call returning a result code) again while another connection holds the
+// database (BUSY, LOCKED) or has just changed its schema (SCHEMA), for up to kBusyTimeoutMs.
+template <typename Step>
+int retrying_contention(Step step) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (int pause_ms = 1;; pause_ms = std::min(pause_ms * 2, 50)) {
+        const int rc = step();
+        const int primary = rc & 0xff;
+        if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED && primary != SQLITE_SCHEMA) ||
+            std::chrono::steady_clock::now() >= deadline)
+            return rc;
+        std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    }
+}
+
+int exec_retrying(sqlite3* db, const char* sql) {
+    return retrying_contention([&] { return sqlite3_exec(db, sql, nullptr, nullptr, nullptr); });
 }
 
 }  // namespace
@@ -129,16 +156,21 @@ bool CacheDatabase::connect(bool may_rebuild) {
     sqlite3_busy_timeout(m_db, kBusyTimeoutMs);
     sqlite3_stmt* version = nullptr;
     for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"})
-        if ((rc = sqlite3_exec(m_db, pragma, nullptr, nullptr, nullptr)) != SQLITE_OK) return fail(pragma);
-    if ((rc = sqlite3_prepare_v2(m_db, "PRAGMA user_version", -1, &version, nullptr)) != SQLITE_OK) return fail("schema version");
-    rc = sqlite3_step(version);
-    const int found = rc == SQLITE_ROW ? sqlite3_column_int(version, 0) : -1;
-    sqlite3_finalize(version);
+        if ((rc = exec_retrying(m_db, pragma)) != SQLITE_OK) return fail(pragma);
+    int found = -1;
+    rc = retrying_contention([&] {
+        int step_rc = sqlite3_prepare_v2(m_db, "PRAGMA user_version", -1, &version, nullptr);
+        if (step_rc == SQLITE_OK) step_rc = sqlite3_step(version);
+        if (step_rc == SQLITE_ROW) found = sqlite3_column_int(version, 0);
+        sqlite3_finalize(version);
+        version = nullptr;
+        return step_rc;
+    });
     if (found < 0) return fail("schema version");
     // Another schema's entries are dropped: they were computed by another build anyway.
     const std::string setup = std::string(found != kSchemaVersion && found != 0 ? "DROP TABLE IF EXISTS entries; " : "") + kSchema +
         "; PRAGMA user_version=" + std::to_string(kSchemaVersion);
-    if ((rc = sqlite3_exec(m_db, setup.c_str(), nullptr, nullptr, nullptr)) != SQLITE_OK) return fail("schema");
+    if ((rc = exec_retrying(m_db, setup.c_str())) != SQLITE_OK) return fail("schema");
     if ((rc = sqlite3_prepare_v2(m_db,
                                  "SELECT size, mtime_ns, ctime_ns, version, value FROM entries WHERE kind=?1 AND device=?2 AND inode=?3 AND "
                                  "detail=?4",
