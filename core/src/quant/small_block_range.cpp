@@ -19,10 +19,12 @@ namespace {
 // and the complemented greater code of each byte folded over the block's 128-bit lane.
 MLENS_SMALL_RANGE_TARGET inline __m512i fold_four(const uint8_t* p, const SmallBlockLayout& s, __m512i top) {
     const __m512i nibble = _mm512_set1_epi8(15), bit4 = _mm512_set1_epi8(16);
-    __m512i v = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + s.codes_at)));
-    for (uint32_t i = 1; i < 4; ++i)
-        v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i * s.block_bytes + s.codes_at)),
-                               static_cast<int>(i));
+    auto codes = [&](uint32_t i) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i * s.block_bytes + s.codes_at)); };
+    // Lane numbers are immediates: written out, so that no build (sanitizers, -O0) sees a variable.
+    __m512i v = _mm512_castsi128_si512(codes(0));
+    v = _mm512_inserti32x4(v, codes(1), 1);
+    v = _mm512_inserti32x4(v, codes(2), 2);
+    v = _mm512_inserti32x4(v, codes(3), 3);
     __m512i low = _mm512_and_si512(v, nibble), up = _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
     if (s.fifth) {
         uint64_t low_fifth = 0, high_fifth = 0;
