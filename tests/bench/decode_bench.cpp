@@ -2,8 +2,10 @@
 //
 // Dequantization throughput of ModelLens against single-threaded ggml to_float on the same bytes
 // in the same run, for Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, IQ4_XS, Q6_K, Q8_0, BF16 and
-// F16 GGUF tensors and Ollama/MLX int4 and int8 tensor blobs (whose reference is our own
-// single-threaded decode, as ggml has no such type). For each:
+// F16 GGUF tensors and Ollama/MLX int4 and int8 tensor blobs. ggml has no MLX type: an MLX blob's
+// reference is ggml's to_float of the ggml type of the same layout, over the same values (Q4_1,
+// a scale and an offset per group of 4-bit codes, for int4; Q8_0, a scale per group of 8-bit
+// codes, for int8), with our own single-threaded decode of the blob printed beside it. For each:
 //   ggml      one thread, to_float over the tensor in 1M-value chunks (read from the file), each
 //             chunk's output reused while it is still in cache: the strict reference
 //   ggml whole one thread, the tensor read from the file and to_float over all of it into one
@@ -18,8 +20,8 @@
 //             values (the view without its groups), as they were before those routes
 // They run in turn, fifteen rounds; prints the best of each in G values/s and the ratios of decode
 // and analyze to each reference, then a "statistics" line: analyze against "ggml whole" (for MLX,
-// our single-threaded decode) on both clocks of the same rounds, on THREADS threads by the wall
-// clock and per core by CPU time.
+// ggml whole of the same-layout type, then our single-threaded decode) on both clocks of the same
+// rounds, on THREADS threads by the wall clock and per core by CPU time.
 // Then a comparison of the F16 tensor with the Q4_K one (compare_sources with 256-value blocks,
 // THREADS threads) against ggml decoding both on one thread: the least any comparison must do.
 // --keep PATH keeps the benchmarked GGUF (one tensor per type, named by the type) at PATH and
@@ -165,7 +167,7 @@ void report(const char* name, const char* route, uint64_t n, double t_ref, doubl
 }
 
 // The statistics (decode + statistics + 256-bin histogram) against a single-threaded reference
-// decode over the whole tensor (ggml to_float, or ours for MLX), on both clocks: at THREADS
+// decode over the whole tensor (ggml to_float, or another decode named by `reference`), on both clocks: at THREADS
 // threads on the wall clock, and per core by CPU time (the work done, whatever else loads the
 // machine).
 void report_statistics(uint64_t n, unsigned threads, const Timing& whole, const Timing& analyzed, const char* reference = "ggml whole") {
@@ -259,11 +261,19 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "cannot write %s.tsv\n", keep.c_str());
         return 1;
     }
-    // MLX int4 and int8 (group 64) blobs; reference: our decode on one thread. --only mlx_int4 or
-    // mlx_int8 runs one of them alone.
+    // MLX int4 and int8 (group 64) blobs; references: ggml whole of the same-layout type, our
+    // decode on one thread. --only mlx_int4 or mlx_int8 runs one of them alone.
     for (uint32_t bits : {4u, 8u}) {
         const std::string name = "mlx_int" + std::to_string(bits);
         if (!only.empty() && only != name) continue;
+        const ggml_type same_layout = bits == 4 ? GGML_TYPE_Q4_1 : GGML_TYPE_Q8_0;
+        const std::string same_path = dir.file(name + "_ggml.gguf");
+        test::write_fixture_model(same_path, {{"w", static_cast<uint32_t>(same_layout), {row, n / row}, values}});
+        auto same_model = open_gguf(same_path);
+        auto same_view = TensorView::open(*same_model, "w");
+        std::vector<uint8_t> whole_bytes;
+        std::vector<float> whole_out;
+        ggml_decode_whole(*same_view, whole_bytes, whole_out);  // allocates and faults the buffers in
         auto q = mlx_quantize(MlxMode::affine, bits, 64, values.data(), n);
         std::vector<uint8_t> packed(q->packed.size() * 4), scales(q->scales.size() * 4), biases(q->biases.size() * 4);
         std::memcpy(packed.data(), q->packed.data(), packed.size());
@@ -299,9 +309,11 @@ int main(int argc, char** argv) {
             best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); },
                     [&] {
                         if (codes) analyze(by_values, threads);
-                    }});
+                    },
+                    [&] { ggml_decode_whole(*same_view, whole_bytes, whole_out); }});
         report(bits == 4 ? "int4 MLX" : "int8 MLX", codes ? "codes" : "values", n, t[0].chosen(), 0, t[1].chosen(), t[2].chosen(),
                codes ? t[3].chosen() : 0);
+        report_statistics(n, threads, t[4], t[2], bits == 4 ? "ggml Q4_1 whole" : "ggml Q8_0 whole");
         report_statistics(n, threads, t[0], t[2], "our decode");
     }
     return sink == 0 ? 0 : 1;  // NaN-free signal: every decoded value equals itself
