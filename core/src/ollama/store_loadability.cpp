@@ -34,8 +34,9 @@ std::optional<Loadability> StoreLoadability::known(const StoredManifest& manifes
         return std::nullopt;
     const std::string* value = entries(CacheKind::model_loadability, manifest.stamp.device).find(manifest.stamp, kDetail);
     if (!value) return std::nullopt;
-    nlohmann::json j = nlohmann::json::parse(*value, nullptr, false);
-    return loadability_from_json(j);
+    auto [decoded, first] = m_decoded.try_emplace(*value);
+    if (first) decoded->second = loadability_from_json(nlohmann::json::parse(*value, nullptr, false));
+    return decoded->second;
 }
 
 std::optional<Loadability> StoreLoadability::assess(const StoredManifest& manifest, const ModelCheck& check) {

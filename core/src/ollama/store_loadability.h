@@ -15,12 +15,15 @@
 //    sha256 is that blob's digest, and after the verdict the manifest and every blob still have
 //    the stamps seen before: a file changed during the open keys nothing, so a cached verdict is
 //    always the one a fresh open gives. nullopt when the model does not open.
-//  - Entries are read once per device, in one query (cache_entries.h). Without a cache (null or
+//  - Entries are read once per device, in one query (cache_entries.h), and each distinct value is
+//    decoded once (the models of a store share a few verdicts). Without a cache (null or
 //    disabled) known() is always nullopt and assess() stores nothing.
 #pragma once
 
 #include <map>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "mlens/analysis/loadability.h"
 #include "mlens/io/cache_entries.h"
@@ -42,6 +45,8 @@ private:
     const Store& m_store;
     CacheDatabase* m_cache;
     std::map<std::pair<CacheKind, uint64_t>, CachedEntries> m_entries;
+    // Decoded values, keyed by their text in m_entries (which outlives it); nullopt: unreadable.
+    std::unordered_map<std::string_view, std::optional<Loadability>> m_decoded;
 };
 
 }  // namespace mlens
