@@ -1,6 +1,6 @@
 // mlens cache [--clear] [--json]: what ModelLens keeps in its cache folder (io/cache_database.h):
 // the cache database (its size and its entries per kind: blob digests, blob header verdicts, fsck
-// summaries) and the ranges read from remote models (range_cache.h: entries, bytes, one row per
+// summaries, store models' loadability verdicts) and the ranges read from remote models (range_cache.h: entries, bytes, one row per
 // URL); --clear empties both and says what it removed. With --json the same facts as one object
 // (mlens-cache.schema.json): a database that cannot be opened is {"enabled": false} with the
 // warning in "warnings", as the text output says it on stderr.
@@ -30,6 +30,7 @@ const char* json_kind_key(CacheKind kind) {
         case CacheKind::blob_digest: return "blob_digests";
         case CacheKind::blob_header: return "blob_header_verdicts";
         case CacheKind::fsck_summary: return "fsck_summaries";
+        case CacheKind::model_loadability: return "model_loadability_verdicts";
     }
     return "unknown";
 }
@@ -56,8 +57,8 @@ nlohmann::json cache_json(CacheDatabase& db, const std::vector<std::string>& war
 
 void add_cache_command(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand("cache",
-                                   "The cache folder: the database of verified digests, blob verdicts and fsck summaries, and the ranges "
-                                   "read from remote models");
+                                   "The cache folder: the database of verified digests, blob and loadability verdicts and fsck summaries, and "
+                                   "the ranges read from remote models");
     auto clear = std::make_shared<bool>(false);
     auto json = std::make_shared<bool>(false);
     cmd->add_flag("--clear", *clear, "Remove everything the database and the range cache hold");

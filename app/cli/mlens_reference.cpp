@@ -37,7 +37,7 @@ ProgramReference mlens_reference() {
                                         "the first line of $HF_HOME/token (HF_HOME default ~/.cache/huggingface)"},
                            {"HTTPS_PROXY, HTTP_PROXY, NO_PROXY", "proxies for remote models, as libcurl reads them"},
                            {"XDG_CACHE_HOME", "the cache folder is $XDG_CACHE_HOME/modellens (default ~/.cache/modellens): the "
-                                              "cache database of verified digests, blob verdicts and fsck summaries (cache.sqlite) "
+                                              "cache database of verified digests, blob and loadability verdicts and fsck summaries (cache.sqlite) "
                                               "and the ranges read from remote models (http/); `mlens cache` shows both"},
                            {"MLENS_HTTP_CACHE_BYTES", "the most the cache of remote ranges keeps (default 4 GiB)"},
                            {"MLENS_HTTP_CONNECT_SECONDS, MLENS_HTTP_STALL_SECONDS, MLENS_HTTP_RETRIES, MLENS_HTTP_RETRY_MS",

@@ -5,10 +5,12 @@
 #include "build_paths.h"
 #include "headless.h"
 #include "loadability_fixtures.h"
+#include "mlens/io/cache_database.h"
 #include "mlens/analysis/loadability.h"
 #include "panels/diagnostics_panel.h"
 #include "panels/inspector_panel.h"
 #include "panels/store_panel.h"
+#include "state/store_document.h"
 #include "workspace_harness.h"
 
 using namespace mlens;
@@ -34,11 +36,15 @@ TEST_CASE("the Inspector and Diagnostics draw the loadability verdict of every f
 }
 
 TEST_CASE("the store panel lists each model's loadability", "[app][loadability]") {
+    const std::string root = std::string(MLENS_DEMO_DIR) + "/ollama-store";
     test::WorkspaceHarness h;
-    Document& doc = h.open_ready(std::string(MLENS_DEMO_DIR) + "/ollama-store");
+    Document& doc = h.open_ready(root);
     REQUIRE(doc.is_store());
-    // The list reads no blob: loadability comes with the verification job the panel starts.
-    for (const ModelListing& m : doc.store()->listing.models) CHECK(!m.loads);
+    // The list reads no blob: a model's loadability is there at once only when the process's
+    // cache holds it (an earlier opening's job stored it), else it comes with the verification
+    // job the panel starts.
+    std::vector<std::optional<Loadability>> before;
+    for (const ModelListing& m : doc.store()->listing.models) before.push_back(m.loads);
     StorePanel panel;
     PanelContext ctx = h.context_of(doc);
     h.imgui.window_frame("store", 1366, 768, [&] { panel.draw(ctx); });
@@ -46,9 +52,24 @@ TEST_CASE("the store panel lists each model's loadability", "[app][loadability]"
     for (int i = 0; i < 2; ++i) h.imgui.window_frame("store", 1366, 768, [&] { panel.draw(ctx); });
     const StoreListing& l = doc.store()->listing;
     REQUIRE(l.models.size() == 6);
-    for (const ModelListing& m : l.models) {
+    REQUIRE(before.size() == 6);
+    for (size_t i = 0; i < l.models.size(); ++i) {
+        const ModelListing& m = l.models[i];
         INFO(m.ref.name.display());
         REQUIRE(m.loads);
         CHECK(m.loads->label() == (m.format == "gguf" ? "loads" : "no: not_gguf"));
+        if (before[i]) CHECK(loadability_json(*before[i]) == loadability_json(*m.loads));
+    }
+    if (!CacheDatabase::shared()->enabled()) return;
+    // The job stored every verdict: the store opened again shows each before its own job runs.
+    auto store = Store::open(root);
+    REQUIRE(store);
+    auto second = open_store_document(*store);
+    REQUIRE(second);
+    REQUIRE(second->listing.models.size() == 6);
+    for (size_t i = 0; i < l.models.size(); ++i) {
+        INFO(l.models[i].ref.name.display());
+        REQUIRE(second->listing.models[i].loads);
+        CHECK(loadability_json(*second->listing.models[i].loads) == loadability_json(*l.models[i].loads));
     }
 }

@@ -228,9 +228,10 @@ TEST_CASE("a cached store check is the fresh one, and a changed blob is judged a
     CHECK(counts[0].entries > 0);
     CHECK(counts[1].entries > 0);
 
-    // Once filled, the cache-only listing has every verdict the full check gives (the loadability
-    // column aside, which it leaves to the verification job).
+    // Once filled, the cache-only listing has every verdict the full check gives, the loadability
+    // verdicts included.
     const StoreListing warm = list_store(*opened, cached_check(*cache)).value;
+    CHECK(verdicts(warm) == verdicts(fresh));
     REQUIRE(warm.models.size() == fresh.models.size());
     for (size_t i = 0; i < warm.models.size(); ++i) {
         INFO(warm.models[i].ref.name.display());
@@ -376,6 +377,7 @@ TEST_CASE("mlens store --cached lists from the cache; mlens cache counts and cle
         INFO(m["name"]);
         CHECK(m["verdict"] != "unverified");
         CHECK(m["digests_verified"] == true);
+        CHECK(m["loads"].is_null() == (m["verdict"] == "rejected"));  // the verdict --verify stored
     }
     const CliRun listed = run_mlens({"cache"});
     CHECK(listed.exit_status == 0);
@@ -384,6 +386,7 @@ TEST_CASE("mlens store --cached lists from the cache; mlens cache counts and cle
     CHECK(std::stoull(row_value(listed.out, "blob digests")) > 0);
     CHECK(std::stoull(row_value(listed.out, "blob header verdicts")) > 0);
     CHECK(row_value(listed.out, "fsck summaries") == "0");
+    CHECK(std::stoull(row_value(listed.out, "model loadability verdicts")) > 0);
     CHECK(row_value(listed.out, "remote ranges") == "0 entries, 0 B (0 bytes)");
     const CliRun cleared = run_mlens({"cache", "--clear"});
     CHECK(cleared.exit_status == 0);

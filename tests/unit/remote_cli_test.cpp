@@ -192,13 +192,13 @@ TEST_CASE("mlens cache lists the ranges remote reads stored next to the database
     const std::string folder = cache.folder.path() + "/modellens";
     const test::CliRun listed = test::run_mlens({"cache"});
     CHECK(listed.exit_status == 0);
-    const std::string ranges_row = "remote ranges         1 entry, 2.10 MB (2097152 bytes)\n";
-    CHECK(listed.out.starts_with("cache folder          " + folder + "\n"));
+    const std::string ranges_row = "remote ranges               1 entry, 2.10 MB (2097152 bytes)\n";
+    CHECK(listed.out.starts_with("cache folder                " + folder + "\n"));
     CHECK(listed.out.ends_with(ranges_row + "\nSTORED   RANGES  FILE SIZE  URL\n2.10 MB       2  3.09 MB    " + server.url("/q4.gguf") + "\n"));
     const test::CliRun cleared = test::run_mlens({"cache", "--clear"});
     CHECK(cleared.exit_status == 0);
     CHECK(cleared.out == "removed 0 database entries and 1 range entry of 2.10 MB (2097152 bytes) from " + folder + "\n");
-    CHECK(test::run_mlens({"cache"}).out.ends_with("remote ranges         0 entries, 0 B (0 bytes)\n"));
+    CHECK(test::run_mlens({"cache"}).out.ends_with("remote ranges               0 entries, 0 B (0 bytes)\n"));
 }
 
 TEST_CASE("the download limit refuses a command before it reads more than the limit", "[remote][cli]") {

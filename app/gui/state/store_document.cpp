@@ -1,6 +1,7 @@
 #include "store_document.h"
 
 #include "document.h"
+#include "mlens/io/cache_database.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {

@@ -6,15 +6,17 @@
 //    by its manifest file, so recent files and drag and drop name it by that path.
 //  - open_store_document lists a store resolve found, read-only (store_listing.h), from its
 //    manifests, config blobs and the process's cache database only (cached_check): no blob is
-//    read, so a store opened before shows every verdict the cache holds at once, and a model
-//    whose blobs the cache does not know is "not yet verified". Cancellable. The cache's
-//    warnings (rebuilt, working uncached) are kept in cache_warnings, shown above the list.
+//    read, so a store opened before shows every verdict the cache holds at once (whether each
+//    model loads included), and a model whose blobs the cache does not know is "not yet
+//    verified". Cancellable. The cache's warnings (rebuilt, working uncached) are kept in
+//    cache_warnings, shown above the list.
 //  - advance_digest_pass runs the whole check once per store document (every blob parsed and
 //    hashed unless the cache knows it, the answers stored in the cache) and the loadability of
-//    each model, as a job (progress and cancel in the status bar) whose result is the complete
-//    listing, or E_CANCELLED; once it is taken (on the main thread), the document's listing is
-//    replaced by it, so the list, the navigator and the model page show the verified verdict.
-//    Panels call it every frame; it never blocks.
+//    each model (opened only when the cache does not hold its verdict), as a job (progress and
+//    cancel in the status bar) whose result is the complete listing, or E_CANCELLED; once it is
+//    taken (on the main thread), the document's listing is replaced by it, so the list, the
+//    navigator and the model page show the verified verdict. Panels call it every frame; it
+//    never blocks.
 #pragma once
 
 #include <memory>

@@ -413,6 +413,45 @@ nlohmann::json loadability_json(const Loadability& l) {
     return {{"verdict", load_verdict_name(l.verdict)}, {"summary", l.summary()}, {"reasons", reasons(l.reasons)}, {"warnings", reasons(l.warnings)}};
 }
 
+std::optional<Loadability> loadability_from_json(const nlohmann::json& j) {
+    if (!j.is_object() || !j.contains("verdict") || !j["verdict"].is_string()) return std::nullopt;
+    const std::optional<LoadVerdict> verdict = value_of(kVerdictNames, j["verdict"].get<std::string>());
+    if (!verdict) return std::nullopt;
+    auto reasons = [](const nlohmann::json& list, std::vector<LoadReason>& out) {
+        if (!list.is_array()) return false;
+        for (const nlohmann::json& r : list) {
+            if (!r.is_object()) return false;
+            auto text_of = [&](const char* key, bool may_be_null, std::string& into) {
+                const auto it = r.find(key);
+                if (it == r.end()) return false;
+                if (it->is_null()) return may_be_null;
+                if (!it->is_string()) return false;
+                into = it->get<std::string>();
+                return true;
+            };
+            LoadReason reason;
+            std::string problem, subject;
+            if (!text_of("problem", false, problem) || !text_of("subject", false, subject) || !text_of("name", true, reason.name) ||
+                !text_of("text", false, reason.text) || !text_of("fix", true, reason.fix))
+                return false;
+            const auto p = value_of(kProblemNames, problem);
+            const auto s = value_of(kSubjectNames, subject);
+            const auto offset = r.find("offset");
+            if (!p || !s || offset == r.end() || !(offset->is_null() || offset->is_number_unsigned())) return false;
+            reason.problem = *p;
+            reason.subject = *s;
+            if (!offset->is_null()) reason.offset = offset->get<uint64_t>();
+            out.push_back(std::move(reason));
+        }
+        return true;
+    };
+    Loadability l;
+    l.verdict = *verdict;
+    if (!j.contains("reasons") || !j.contains("warnings") || !reasons(j["reasons"], l.reasons) || !reasons(j["warnings"], l.warnings))
+        return std::nullopt;
+    return l;
+}
+
 std::string Loadability::label() const {
     if (verdict == LoadVerdict::loads) return "loads";
     if (verdict == LoadVerdict::loads_after_compat) return "after compat";

@@ -97,8 +97,10 @@ const char* cache_kind_name(CacheKind kind) {
             return "blob digests";
         case CacheKind::blob_header:
             return "blob header verdicts";
-        default:
+        case CacheKind::fsck_summary:
             return "fsck summaries";
+        default:
+            return "model loadability verdicts";
     }
 }
 

@@ -171,6 +171,7 @@ StoredManifest read_manifest_in(const Store& store, ManifestFolder& folder, cons
         return fail(open_error_code(err), "cannot read the manifest: " + open_error_text(err));
     }
     out.found = true;
+    out.stamp = file_stamp(st);
     out.ref.modified = st.st_mtime;
     out.ref.file_size = text->size();
     if (digest == ManifestDigest::computed) out.digest = "sha256:" + sha256_hex_digest(*text);

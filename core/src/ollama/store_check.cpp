@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/io/cache_database.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/io/cache_entries.h"
 #include "mlens/model/model_json.h"

@@ -8,6 +8,7 @@
 #include "mlens/ollama/manifest_view.h"
 #include "mlens/ollama/store_model.h"
 #include "store_check_manifests.h"
+#include "store_loadability.h"
 
 namespace mlens {
 
@@ -54,6 +55,7 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
     referenced.reserve(layers);
     // Configs are shared by many models: each distinct one is read and parsed once.
     std::unordered_map<std::string, Result<ModelConfig>> configs;
+    StoreLoadability loadability(store, options.cache);
     out.models.reserve(report.models.size());
     for (size_t i = 0; i < report.models.size(); ++i) {
         if (job_cancelled(job)) {
@@ -90,8 +92,10 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
             row.ref.modified = 0;
             row.ref.file_size = 0;
         }
-        if (check.verdict() != Verdict::errors && !options.cached_only)
-            if (auto model = open_store_model(store, check.name)) row.loads = assess_loadability(*model);
+        if (check.verdict() != Verdict::errors) {
+            row.loads = loadability.known(stored, check);
+            if (!row.loads && !options.cached_only) row.loads = loadability.assess(stored, check);
+        }
         row.check = std::move(check);
         out.models.push_back(std::move(row));
     }

@@ -121,5 +121,8 @@ Loadability assess_loadability(const Model& model);
 // {"verdict", "summary", "reasons": [{"problem", "subject", "name", "offset", "text", "fix"}],
 // "warnings": [...]}; name, offset and fix are null when absent.
 nlohmann::json loadability_json(const Loadability& l);
+// The Loadability that loadability_json wrote (summary ignored: it follows from the rest);
+// nullopt for anything else.
+std::optional<Loadability> loadability_from_json(const nlohmann::json& j);
 
 }  // namespace mlens

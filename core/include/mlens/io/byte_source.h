@@ -9,7 +9,7 @@
 //    any blocking open: it stats first and opens with O_NONBLOCK.
 //  - size() is the size at open time; thread-safe for concurrent reads.
 //  - stamp() is a file source's identity as opened (device, inode, size, modification and
-//    change time: cache_database.h); other sources have none.
+//    change time: file_stamp.h); other sources have none.
 //  - A file source does not hold a descriptor for its whole life: at most
 //    descriptor_pool_capacity() descriptors are open at once across all sources (a quarter of the
 //    soft RLIMIT_NOFILE, between 4 and 1024, read when the pool starts), the least recently used
@@ -21,10 +21,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "mlens/io/cache_database.h"
+#include "mlens/io/file_stamp.h"
 #include "mlens/result.h"
 
 namespace mlens {

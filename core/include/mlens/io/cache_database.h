@@ -1,6 +1,6 @@
 // CacheDatabase: the one SQLite database where ModelLens keeps answers that are expensive to
 // recompute and cheap to validate (a blob's sha256, a blob's header verdict, a file's fsck
-// summary), shared by the app and every mlens process.
+// summary, a store model's loadability verdict), shared by the app and every mlens process.
 //
 // Contract:
 //  - Where: <cache folder>/cache.sqlite, the cache folder being $XDG_CACHE_HOME/modellens, else
@@ -26,8 +26,6 @@
 //    removed, the file kept) serve `mlens cache`.
 #pragma once
 
-#include <sys/stat.h>
-
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -36,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mlens/io/file_stamp.h"
 #include "mlens/result.h"
 
 struct sqlite3;
@@ -48,18 +47,11 @@ constexpr int kBusyTimeoutMs = 10'000;
 // $XDG_CACHE_HOME/modellens, else $HOME/.cache/modellens.
 std::string default_cache_root();
 
-struct FileStamp {
-    uint64_t device = 0, inode = 0, size = 0;
-    int64_t mtime_ns = 0, ctime_ns = 0;
-    bool operator==(const FileStamp&) const = default;
-};
-FileStamp file_stamp(const struct stat& st);
-// The identity of the file at `path` (stat, links followed); nullopt when it cannot be stat'ed.
-std::optional<FileStamp> file_stamp(const std::string& path);
-
-enum class CacheKind { blob_digest, blob_header, fsck_summary };
-const char* cache_kind_name(CacheKind kind);  // "blob digests", "blob header verdicts", "fsck summaries"
-constexpr CacheKind kCacheKinds[] = {CacheKind::blob_digest, CacheKind::blob_header, CacheKind::fsck_summary};
+enum class CacheKind { blob_digest, blob_header, fsck_summary, model_loadability };
+// "blob digests", "blob header verdicts", "fsck summaries", "model loadability verdicts"
+const char* cache_kind_name(CacheKind kind);
+constexpr CacheKind kCacheKinds[] = {CacheKind::blob_digest, CacheKind::blob_header, CacheKind::fsck_summary,
+                                     CacheKind::model_loadability};
 
 struct CacheKindCount {
     CacheKind kind;

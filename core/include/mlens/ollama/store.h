@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "mlens/io/byte_source.h"
-#include "mlens/io/cache_database.h"
+#include "mlens/io/file_stamp.h"
 #include "mlens/io/store_shape.h"
 #include "mlens/job.h"
 #include "mlens/model/diagnostic.h"
@@ -80,6 +80,7 @@ struct StoreScan {
 struct StoredManifest {
     ManifestRef ref;
     bool found = false;
+    FileStamp stamp;  // the manifest file's identity as read (zero when it was not read)
     std::string digest;  // sha256 of the manifest bytes, "sha256:<hex>"
     Manifest manifest;  // diagnostics: file-level ones first, then the parse's
     bool valid() const { return found && manifest.valid; }
@@ -100,7 +101,7 @@ struct BlobLookup {
     bool legacy_name = false;
     std::vector<Error> warnings;  // W_LEGACY_BLOB_NAME, W_BLOB_HARDLINKED, ...
     bool found() const { return !error; }
-    // The cache key of the file as it was found (cache_database.h).
+    // The cache key of the file as it was found (file_stamp.h).
     FileStamp stamp() const { return {device, inode, size, mtime_ns, ctime_ns}; }
 };
 

@@ -48,6 +48,8 @@
 
 namespace mlens {
 
+class CacheDatabase;  // cache_database.h
+
 constexpr uint64_t kMaxJsonBlobBytes = 64ull << 20;  // max_json_blob_bytes (params, HF JSON layers)
 
 struct StoreCheckOptions {

@@ -1,0 +1,52 @@
+// The loadability verdicts of a store's models (loadability.h) kept in the cache database
+// (CacheKind::model_loadability), so that a store opened again knows whether each model loads
+// without opening it. Internal to core/ollama; store_listing.h states what a listing shows.
+//
+// Contract:
+//  - An entry is keyed by the manifest file's stamp (StoredManifest::stamp) with the detail
+//    "loads"; its value is loadability_json's text. The manifest names every blob by its sha256,
+//    so the manifest's stamp pins everything a verdict reads as long as each blob holds the
+//    content its digest names. Hence:
+//  - known() answers only for a model whose check found no error, verified every digest
+//    (ModelCheck::digests_verified) and knows every blob's header verdict (unverified == 0), and
+//    whose manifest was read; otherwise, or without an entry, nullopt.
+//  - assess() opens the model (open_store_model) and judges it (assess_loadability); it stores the
+//    verdict only when, before the open, every blob the manifest names had a stamp whose cached
+//    sha256 is that blob's digest, and after the verdict the manifest and every blob still have
+//    the stamps seen before: a file changed during the open keys nothing, so a cached verdict is
+//    always the one a fresh open gives. nullopt when the model does not open.
+//  - Entries are read once per device, in one query (cache_entries.h), and each distinct value is
+//    decoded once (the models of a store share a few verdicts). Without a cache (null or
+//    disabled) known() is always nullopt and assess() stores nothing.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+
+#include "mlens/analysis/loadability.h"
+#include "mlens/io/cache_entries.h"
+#include "mlens/ollama/store.h"
+#include "mlens/ollama/store_check.h"
+
+namespace mlens {
+
+class StoreLoadability {
+public:
+    StoreLoadability(const Store& store, CacheDatabase* cache) : m_store(store), m_cache(cache) {}
+
+    std::optional<Loadability> known(const StoredManifest& manifest, const ModelCheck& check);
+    std::optional<Loadability> assess(const StoredManifest& manifest, const ModelCheck& check);
+
+private:
+    const CachedEntries& entries(CacheKind kind, uint64_t device);
+
+    const Store& m_store;
+    CacheDatabase* m_cache;
+    std::map<std::pair<CacheKind, uint64_t>, CachedEntries> m_entries;
+    // Decoded values, keyed by their text in m_entries (which outlives it); nullopt: unreadable.
+    std::unordered_map<std::string_view, std::optional<Loadability>> m_decoded;
+};
+
+}  // namespace mlens
