@@ -1,6 +1,7 @@
 // The TensorView kind of an Ollama/MLX quantized tensor: packed codes decoded group by group with
 // their scale, bias and global scale companions (mlx_quant.h).
 #include <algorithm>
+#include <cstring>
 
 #include "mlens/io/checked_math.h"
 #include "mlens/quant/mlx_quant.h"
@@ -176,6 +177,28 @@ Status MlxGroupsKind::read_code_groups(uint64_t first, uint64_t count, uint8_t* 
     auto g = read_groups(first / m_block, groups);
     if (!g) return g.error();
     mlx_affine4_code_groups(m_block, g->packed, g->scales, g->biases, groups, codes, values);
+    return ok_status();
+}
+
+}  // namespace mlens
+
+namespace mlens {
+
+OffsetGroups MlxGroupsKind::offset_groups() const {
+    if (static_cast<MlxMode>(m_mode) != MlxMode::affine || m_bits != 8 || m_global) return {};
+    return {static_cast<uint32_t>(m_block), 256};
+}
+
+Status MlxGroupsKind::read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const {
+    if (offset_groups().length == 0) return TensorViewKind::read_offset_groups(first, count, codes, steps, offsets);
+    if (Status s = check_read_range(first, count); !s) return s;
+    const uint64_t groups = count / m_block;
+    auto g = read_groups(first / m_block, groups);
+    if (!g) return g.error();
+    // 8-bit codes are a byte each, in value order; the value is code * scale + bias (mlx_quant.h).
+    std::memcpy(codes, g->packed, groups * m_block);
+    std::memcpy(steps, g->scales, groups * sizeof(float));
+    std::memcpy(offsets, g->biases, groups * sizeof(float));
     return ok_status();
 }
 
