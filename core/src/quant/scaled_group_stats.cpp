@@ -17,8 +17,11 @@ namespace {
 // Values per chunk: a chunk's codes (a byte each) and steps stay in L2 with the counts, and the
 // per-chunk work (clearing, adding up and merging 4,098 counters) is spread over many values.
 constexpr uint64_t kChunkTarget = 1u << 18;
-// Values tallied at a time: their codes and slots stay in L1.
+// Values tallied at a time by the plain loops: their values and slots stay in L1.
 constexpr uint64_t kTile = 2048;
+// Values tallied at a time by the AVX-512 pass: each call's set-up, reductions and last bins are
+// spread over many values, and its counts stay below SlotCopies::kFlushAfter.
+constexpr uint64_t kSpan = 1u << 16;
 
 // Adds n <= kTile values, value i being step[(first + i) / length] * code[i] (+ offset[...]),
 // computed in float one rounding per operation, to `sums` (power sums in double, value by value)
@@ -58,7 +61,7 @@ MLENS_VECTOR_LOOP void tally_plainly(const uint8_t* code, bool is_signed, const 
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// One tile of `groups` groups (groups * length <= kTile values, length a multiple of 16) with
+// One span of `groups` groups (groups * length <= kSpan values, length a multiple of 16) with
 // AVX-512, 16 values (all or part of one group) per vector: each value step * code (+ offset)
 // computed in float, binned with bin_index16 (the pass compares its extremes with the quick
 // range it was given), its zero, extremes and power sums (in double, fused multiply-adds)
@@ -75,7 +78,10 @@ MLENS_AVX512_TARGET void tally_avx512(const uint8_t* code, const float* step, co
     const __m512i one = _mm512_set1_epi32(1);
     __m512 lo = _mm512_set1_ps(INFINITY), hi = _mm512_set1_ps(-INFINITY);
     __m512i zeros = _mm512_setzero_si512();
-    __m512d s1 = _mm512_setzero_pd(), s2 = s1, s3 = s1, s4 = s1, a = s1;
+    // Power sums in two sets, one for each half of a vector, so that each sum's chain of
+    // dependent adds is half as long: bound by its latency, it would hold the increments back.
+    __m512d s1[2], s2[2], s3[2], s4[2], a[2];
+    for (int h = 0; h < 2; ++h) s1[h] = s2[h] = s3[h] = s4[h] = a[h] = _mm512_setzero_pd();
     alignas(64) uint32_t slot[kRing];
     uint64_t done = 0, counted = 0;
     const uint64_t n = groups * length;
@@ -108,19 +114,20 @@ MLENS_AVX512_TARGET void tally_avx512(const uint8_t* code, const float* step, co
             for (int half = 0; half < 2; ++half) {
                 const __m512d xd = _mm512_cvtps_pd(half ? _mm512_extractf32x8_ps(x, 1) : _mm512_castps512_ps256(x));
                 const __m512d d = _mm512_sub_pd(xd, middle), d2 = _mm512_mul_pd(d, d);
-                a = _mm512_add_pd(a, _mm512_and_pd(xd, magnitude));
-                s1 = _mm512_add_pd(s1, d);
-                s2 = _mm512_add_pd(s2, d2);
-                s3 = _mm512_fmadd_pd(d2, d, s3);
-                s4 = _mm512_fmadd_pd(d2, d2, s4);
+                a[half] = _mm512_add_pd(a[half], _mm512_and_pd(xd, magnitude));
+                s1[half] = _mm512_add_pd(s1[half], d);
+                s2[half] = _mm512_add_pd(s2[half], d2);
+                s3[half] = _mm512_fmadd_pd(d2, d, s3[half]);
+                s4[half] = _mm512_fmadd_pd(d2, d2, s4[half]);
             }
         }
     }
     // The bins not yet counted, each to its copy as above.
     uint16_t* const copy[4] = {c0, c1, c2, c3};
     for (uint64_t i = counted; i < done; ++i) ++copy[i & 3][slot[i & (kRing - 1)]];
-    sums.add({static_cast<double>(n), static_cast<double>(_mm512_reduce_add_epi32(zeros)), _mm512_reduce_add_pd(a),
-              _mm512_reduce_add_pd(s1), _mm512_reduce_add_pd(s2), _mm512_reduce_add_pd(s3), _mm512_reduce_add_pd(s4),
+    sums.add({static_cast<double>(n), static_cast<double>(_mm512_reduce_add_epi32(zeros)), _mm512_reduce_add_pd(_mm512_add_pd(a[0], a[1])),
+              _mm512_reduce_add_pd(_mm512_add_pd(s1[0], s1[1])), _mm512_reduce_add_pd(_mm512_add_pd(s2[0], s2[1])),
+              _mm512_reduce_add_pd(_mm512_add_pd(s3[0], s3[1])), _mm512_reduce_add_pd(_mm512_add_pd(s4[0], s4[1])),
               _mm512_reduce_min_ps(lo), _mm512_reduce_max_ps(hi)});
 }
 
@@ -135,8 +142,8 @@ bool avx512_usable() {
 void tally_chunk(const uint8_t* code, const float* step, const float* offset, uint64_t count, uint32_t length, bool is_signed, bool vectors,
                  const BinSlots& bin, double centre, CentredSums& sums, SlotCopies& copies, uint32_t* counts) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (vectors && length % 16 == 0 && length <= kTile) {
-        const uint64_t groups = count / length, per_tile = kTile / length;
+    if (vectors && length % 16 == 0 && length <= kSpan) {
+        const uint64_t groups = count / length, per_tile = kSpan / length;
         for (uint64_t g = 0; g < groups; g += per_tile) {
             const uint64_t here = std::min(per_tile, groups - g);
             const uint8_t* c = code + g * length;
