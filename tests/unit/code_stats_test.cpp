@@ -616,6 +616,19 @@ TEST_CASE("Q8_0 and Q6_K are scaled groups of 32 and 16 values; other types are 
     for (int i = 0; i < 16; ++i) CHECK(decoded_values[i] == steps[0] * static_cast<float>(codes[i]));
 }
 
+namespace {
+
+// Statistics of a view with code, scaled or offset groups equal those of its decoded values, and
+// decode nothing.
+void require_grouped_statistics(const TensorView& view) {
+    for (uint32_t bins : {1u, 256u}) require_same_figures(view, bins, 2);
+    const ReadCountingSource counted(view);
+    REQUIRE(compute_stats(counted).ok());
+    CHECK(counted.reads() == 0);
+}
+
+}  // namespace
+
 TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones are not", "[stats][code_groups]") {
     const auto values = test::test_signal(128 * 96, 6);
     for (uint64_t group : {32u, 64u, 128u}) {
@@ -627,11 +640,9 @@ TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones a
         auto view = TensorView::open(m, "w");
         REQUIRE(view.ok());
         CHECK(view->code_groups().length == group);
+        CHECK(view->offset_groups().length == 0);
         require_code_values_decode(*view);
-        for (uint32_t bins : {1u, 256u}) require_same_figures(*view, bins, 2);
-        const ReadCountingSource counted(*view);
-        REQUIRE(compute_stats(counted).ok());
-        CHECK(counted.reads() == 0);
+        require_grouped_statistics(*view);
     }
     const Model m = mlx_affine_blob(8, 64, 96, 128, values);
     auto view = TensorView::open(m, "w");
@@ -875,9 +886,7 @@ TEST_CASE("Q8_0, Q6_K and Q5_K statistics take the same figures in vectors and i
     CHECK(q5k->offset_groups().codes == 32);
     CHECK(q5k->code_groups().codes == 32);  // also code groups; statistics take the offset groups
     require_offsets_decode(*q5k);
-    const ReadCountingSource counted(*q5k);
-    REQUIRE(compute_stats(counted, nullptr, 2).ok());
-    CHECK(counted.reads() == 0);
+    require_grouped_statistics(*q5k);
     // Q4_K stays code groups; Q8_0 is scaled groups only.
     auto q4k = TensorView::open(*model, "q4_K");
     CHECK(q4k->offset_groups().length == 0);
@@ -888,7 +897,7 @@ TEST_CASE("Q8_0, Q6_K and Q5_K statistics take the same figures in vectors and i
     CHECK(q5k->read_offset_groups(1, 255, codes.data(), steps.data(), offsets.data()).error().code == ErrorCode::E_RANGE);
 }
 
-TEST_CASE("MLX affine int8 groups are offset groups", "[stats][offset_groups]") {
+TEST_CASE("MLX affine int8 groups are offset groups; int4 ones are not (above)", "[stats][offset_groups]") {
     const auto values = test::test_signal(128 * 96, 16);
     for (uint64_t group : {32u, 64u, 128u}) {
         INFO(group);
@@ -903,18 +912,7 @@ TEST_CASE("MLX affine int8 groups are offset groups", "[stats][offset_groups]") 
         CHECK(view->offset_groups().length == group);
         CHECK(view->offset_groups().codes == 256);
         require_offsets_decode(*view);
-        for (uint32_t bins : {1u, 256u}) require_same_figures(*view, bins, 2);
+        require_grouped_statistics(*view);
         for (unsigned threads : {1u, 2u}) require_same_routes(*view, 4096, threads);
-        const ReadCountingSource counted(*view);
-        REQUIRE(compute_stats(counted).ok());
-        CHECK(counted.reads() == 0);
     }
-    // int4 is code groups, not offset groups.
-    const Model m = mlx_affine_blob(4, 64, 96, 128, values);
-    auto view = TensorView::open(m, "w");
-    REQUIRE(view.ok());
-    CHECK(view->offset_groups().length == 0);
-    std::vector<uint8_t> codes(64);
-    std::vector<float> steps(1), offsets(1);
-    CHECK(view->read_offset_groups(0, 64, codes.data(), steps.data(), offsets.data()).error().code == ErrorCode::E_UNSUPPORTED_TYPE);
 }
