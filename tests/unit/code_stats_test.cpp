@@ -530,6 +530,14 @@ TEST_CASE("code groups of a shape no vector path takes are counted and tallied p
 
 namespace {
 
+// The least and greatest of `count` values of a source from `first`, read (one read()).
+ValueBounds read_range(const FloatSource& source, uint64_t first, uint64_t count) {
+    std::vector<float> v(count);
+    (void)source.read(first, count, v.data());
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return {*lo, *hi};
+}
+
 // Groups of 24 values, value i of group g being step_g * code (steps of either sign, zero and
 // subnormal; codes over the whole int8 range, many on bin edges): a scaled-group length that the
 // AVX-512 pass does not take, so statistics bin and sum it with their plain loops. Its quick
@@ -553,11 +561,9 @@ public:
         return ok_status();
     }
     Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override {
-        std::vector<float> v(count);
-        (void)read(first, count, v.data());
+        const ValueBounds range = read_range(*this, first, count);
         m_reads -= 1;  // a range, not a decoding pass
-        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-        return std::optional<ValueBounds>{ValueBounds{*lo, *hi}};
+        return std::optional<ValueBounds>{range};
     }
     uint32_t scaled_groups() const override { return kLength; }
     Status read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const override {
@@ -789,11 +795,9 @@ public:
         return ok_status();
     }
     Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override {
-        std::vector<float> v(count);
-        (void)read(first, count, v.data());
+        const ValueBounds range = read_range(*this, first, count);
         m_reads -= 1;  // a range, not a decoding pass
-        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-        return std::optional<ValueBounds>{ValueBounds{*lo, *hi}};
+        return std::optional<ValueBounds>{range};
     }
     OffsetGroups offset_groups() const override { return {m_length, 256}; }
     Status read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const override {
