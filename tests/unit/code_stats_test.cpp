@@ -740,11 +740,10 @@ TEST_CASE("the range of the block types read in vectors equals the decoded extre
 
 namespace {
 
-// step * code rounded to float, then + offset rounded to float: the barrier keeps the compiler
-// from fusing them, as read() never does.
+// step * code rounded to float, then + offset rounded to float: the product stored in a volatile
+// keeps the compiler from fusing them, as read() never does.
 float offset_value(float step, uint8_t code, float offset) {
-    float product = step * static_cast<float>(code);
-    __asm__("" : "+x"(product));
+    const volatile float product = step * static_cast<float>(code);
     return product + offset;
 }
 
