@@ -1,7 +1,6 @@
 // The TensorView kind of an Ollama/MLX quantized tensor: packed codes decoded group by group with
 // their scale, bias and global scale companions (mlx_quant.h).
 #include <algorithm>
-#include <cstring>
 
 #include "mlens/io/checked_math.h"
 #include "mlens/quant/mlx_quant.h"
@@ -192,14 +191,12 @@ OffsetGroups MlxGroupsKind::offset_groups() const {
 Status MlxGroupsKind::read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const {
     if (offset_groups().length == 0) return TensorViewKind::read_offset_groups(first, count, codes, steps, offsets);
     if (Status s = check_read_range(first, count); !s) return s;
+    // 8-bit codes are a byte each, in value order, read straight into `codes`; the value is
+    // code * scale + bias (mlx_quant.h).
     const uint64_t groups = count / m_block;
-    auto g = read_groups(first / m_block, groups);
-    if (!g) return g.error();
-    // 8-bit codes are a byte each, in value order; the value is code * scale + bias (mlx_quant.h).
-    std::memcpy(codes, g->packed, groups * m_block);
-    std::memcpy(steps, g->scales, groups * sizeof(float));
-    std::memcpy(offsets, g->biases, groups * sizeof(float));
-    return ok_status();
+    if (Status s = m_model->read_tensor_bytes(m_index, m_first_byte + first / m_block * m_block_bytes, groups * m_block_bytes, codes); !s)
+        return s;
+    return read_group_params(first / m_block, groups, steps, offsets);
 }
 
 }  // namespace mlens
