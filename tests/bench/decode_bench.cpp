@@ -15,7 +15,8 @@
 //   analyze   compute_stats_and_histogram(256 bins) on THREADS threads; "codes" after the type
 //             says that statistics count each group's codes (float_source.h: code groups) and
 //             decode nothing, "steps" that they bin each code times its group's step (scaled
-//             groups), "values" that they decode
+//             groups), "offset" that they bin each code times its group's step plus its offset
+//             (offset groups), "values" that they decode
 //   by values for a type with code or scaled groups, the same statistics taken from decoded
 //             values (the view without its groups), as they were before those routes
 // They run in turn, fifteen rounds; prints the best of each in G values/s and the ratios of decode
@@ -135,7 +136,7 @@ void ggml_decode_whole(const TensorView& v, std::vector<uint8_t>& bytes, std::ve
     sink += out[n / 2] == out[n / 2] ? 0 : 1;
 }
 
-// A view without its code and scaled groups: statistics decode its values.
+// A view without its code, scaled and offset groups: statistics decode its values.
 class WithoutCodeGroups final : public FloatSource {
 public:
     explicit WithoutCodeGroups(const TensorView& view) : m_view(view) {}
@@ -149,6 +150,14 @@ public:
 private:
     const TensorView& m_view;
 };
+
+// The statistics' route for a source (float_source.h: the first of these that it offers).
+const char* route_of(const FloatSource& v) {
+    if (v.offset_groups().length != 0) return "offset";
+    if (v.code_groups().codes != 0) return "codes";
+    if (v.scaled_groups() != 0) return "steps";
+    return "values";
+}
 
 // Times in seconds; t_whole <= 0 when there is no whole-tensor reference, t_values <= 0 when
 // statistics did not count codes.
@@ -228,8 +237,8 @@ int main(int argc, char** argv) {
         std::vector<uint8_t> whole_bytes;
         std::vector<float> whole_out;
         ggml_decode_whole(*view, whole_bytes, whole_out);  // allocates and faults the buffers in
-        const bool codes = view->code_groups().codes != 0 || view->scaled_groups() != 0;
-        const char* route = view->code_groups().codes != 0 ? "codes" : codes ? "steps" : "values";
+        const char* route = route_of(*view);
+        const bool codes = std::strcmp(route, "values") != 0;
         const WithoutCodeGroups by_values(*view);
         const auto t = best_s({[&] { ggml_decode(*view); }, [&] { ggml_decode_whole(*view, whole_bytes, whole_out); },
                                [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); },
@@ -304,14 +313,15 @@ int main(int argc, char** argv) {
         describe_tensor_blobs(*model);
         auto view = TensorView::open(*model, "w");
         const WithoutCodeGroups by_values(*view);
-        const bool codes = view->code_groups().codes != 0;
+        const char* route = route_of(*view);
+        const bool codes = std::strcmp(route, "values") != 0;
         const auto t =
             best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); },
                     [&] {
                         if (codes) analyze(by_values, threads);
                     },
                     [&] { ggml_decode_whole(*same_view, whole_bytes, whole_out); }});
-        report(bits == 4 ? "int4 MLX" : "int8 MLX", codes ? "codes" : "values", n, t[0].chosen(), 0, t[1].chosen(), t[2].chosen(),
+        report(bits == 4 ? "int4 MLX" : "int8 MLX", route, n, t[0].chosen(), 0, t[1].chosen(), t[2].chosen(),
                codes ? t[3].chosen() : 0);
         report_statistics(n, threads, t[4], t[2], bits == 4 ? "ggml Q4_1 whole" : "ggml Q8_0 whole");
         report_statistics(n, threads, t[0], t[2], "our decode");

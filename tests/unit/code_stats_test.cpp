@@ -1,9 +1,11 @@
 // Statistics take shortcuts: tensors stored as 8- or 16-bit codes (F16, BF16, I8, U8, F8) count
 // codes instead of decoding values, block-quantized tensors of 4- and 5-bit codes (Q4_0, Q4_1,
 // IQ4_NL, Q4_K, IQ4_XS, Q5_0, Q5_1, Q5_K, MLX affine int4) count each group's codes, those of a
-// code times a step (Q6_K, Q8_0) bin each code times its step after a quick range, and the other
-// sources with a quick range (MLX affine int8) sum and bin in one pass. Every figure must equal
-// the one computed from the decoded values, and a wrong quick range must not change any.
+// code times a step (Q6_K, Q8_0) bin each code times its step after a quick range, those of a
+// code times a step plus an offset (Q5_K, MLX affine int8) likewise, and the other sources with a
+// quick range sum and bin in one pass. Every figure must equal the one computed from the decoded
+// values, the AVX-512 pass the one of the plain loops (reached through the internal
+// scaled_group_stats.h), and a wrong quick range must not change any.
 #include <catch2/catch.hpp>
 
 #include <ggml.h>
@@ -25,6 +27,7 @@
 #include "mlens/quant/tensor_view.h"
 #include "model_fixture.h"
 #include "safetensors_builder.h"
+#include "scaled_group_stats.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -321,6 +324,10 @@ public:
     Status read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const override {
         return m_view.read_scaled_groups(first, count, codes, steps);
     }
+    OffsetGroups offset_groups() const override { return m_view.offset_groups(); }
+    Status read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const override {
+        return m_view.read_offset_groups(first, count, codes, steps, offsets);
+    }
     uint64_t reads() const { return m_reads; }
 
 private:
@@ -523,6 +530,14 @@ TEST_CASE("code groups of a shape no vector path takes are counted and tallied p
 
 namespace {
 
+// The least and greatest of `count` values of a source from `first`, read (one read()).
+ValueBounds read_range(const FloatSource& source, uint64_t first, uint64_t count) {
+    std::vector<float> v(count);
+    (void)source.read(first, count, v.data());
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return {*lo, *hi};
+}
+
 // Groups of 24 values, value i of group g being step_g * code (steps of either sign, zero and
 // subnormal; codes over the whole int8 range, many on bin edges): a scaled-group length that the
 // AVX-512 pass does not take, so statistics bin and sum it with their plain loops. Its quick
@@ -546,11 +561,9 @@ public:
         return ok_status();
     }
     Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override {
-        std::vector<float> v(count);
-        (void)read(first, count, v.data());
+        const ValueBounds range = read_range(*this, first, count);
         m_reads -= 1;  // a range, not a decoding pass
-        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-        return std::optional<ValueBounds>{ValueBounds{*lo, *hi}};
+        return std::optional<ValueBounds>{range};
     }
     uint32_t scaled_groups() const override { return kLength; }
     Status read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const override {
@@ -609,6 +622,19 @@ TEST_CASE("Q8_0 and Q6_K are scaled groups of 32 and 16 values; other types are 
     for (int i = 0; i < 16; ++i) CHECK(decoded_values[i] == steps[0] * static_cast<float>(codes[i]));
 }
 
+namespace {
+
+// Statistics of a view with code, scaled or offset groups equal those of its decoded values, and
+// decode nothing.
+void require_grouped_statistics(const TensorView& view) {
+    for (uint32_t bins : {1u, 256u}) require_same_figures(view, bins, 2);
+    const ReadCountingSource counted(view);
+    REQUIRE(compute_stats(counted).ok());
+    CHECK(counted.reads() == 0);
+}
+
+}  // namespace
+
 TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones are not", "[stats][code_groups]") {
     const auto values = test::test_signal(128 * 96, 6);
     for (uint64_t group : {32u, 64u, 128u}) {
@@ -620,11 +646,9 @@ TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones a
         auto view = TensorView::open(m, "w");
         REQUIRE(view.ok());
         CHECK(view->code_groups().length == group);
+        CHECK(view->offset_groups().length == 0);
         require_code_values_decode(*view);
-        for (uint32_t bins : {1u, 256u}) require_same_figures(*view, bins, 2);
-        const ReadCountingSource counted(*view);
-        REQUIRE(compute_stats(counted).ok());
-        CHECK(counted.reads() == 0);
+        require_grouped_statistics(*view);
     }
     const Model m = mlx_affine_blob(8, 64, 96, 128, values);
     auto view = TensorView::open(m, "w");
@@ -711,5 +735,187 @@ TEST_CASE("the range of the block types read in vectors equals the decoded extre
             if (!with_nan)
                 for (unsigned threads : {1u, 2u}) require_same_figures(*view, values, 256, threads);
         }
+    }
+}
+
+namespace {
+
+// step * code rounded to float, then + offset rounded to float: the product stored in a volatile
+// keeps the compiler from fusing them, as read() never does.
+float offset_value(float step, uint8_t code, float offset) {
+    const volatile float product = step * static_cast<float>(code);
+    return product + offset;
+}
+
+// Every value equals, bit for bit, its group's step times its code plus its offset; a NaN is any NaN.
+void require_offsets_decode(const FloatSource& view) {
+    const uint32_t length = view.offset_groups().length;
+    REQUIRE(length != 0);
+    std::vector<float> values(view.size());
+    REQUIRE(view.read(0, values.size(), values.data()).ok());
+    std::vector<uint8_t> codes(values.size());
+    std::vector<float> steps(values.size() / length), offsets(steps.size());
+    REQUIRE(view.read_offset_groups(0, values.size(), codes.data(), steps.data(), offsets.data()).ok());
+    uint64_t differ = 0;
+    for (uint64_t i = 0; i < values.size(); ++i) {
+        REQUIRE(codes[i] < view.offset_groups().codes);
+        const float want = offset_value(steps[i / length], codes[i], offsets[i / length]);
+        differ += std::isnan(want) ? !std::isnan(values[i]) : std::bit_cast<uint32_t>(want) != std::bit_cast<uint32_t>(values[i]);
+    }
+    CHECK(differ == 0);
+}
+
+// Groups of `length` values, value i of group g being step_g * code + offset_g over every 8-bit
+// code: steps of either sign, zero, subnormal, tiny and huge; offsets zero, far from zero against
+// their step (their sums round), and on bin edges; some groups of one code. Its quick range is
+// exact.
+class OffsetGroupsSource final : public FloatSource {
+public:
+    OffsetGroupsSource(uint32_t length, uint64_t groups) : m_length(length), m_codes(groups * length), m_steps(groups), m_offsets(groups) {
+        uint64_t state = 0x2545F4914F6CDD1Dull;
+        for (uint64_t g = 0; g < groups; ++g) {
+            const float steps[] = {0.125f, -0.375f, 0.0f, std::numeric_limits<float>::denorm_min(), 1e-30f, 3e25f, 0.0078125f, -1.0f};
+            const float offsets[] = {0.0f, -5.0f, 1e4f, -3e5f, 0.5f, 1.0f / 3.0f, -1e-30f, 7.0f};
+            m_steps[g] = steps[g % 8];
+            m_offsets[g] = offsets[(g / 8 + g) % 8];
+            if (m_steps[g] == 3e25f) m_offsets[g] = 0.0f;  // values up to 7.7e27: the huge end of the range
+            for (uint32_t i = 0; i < length; ++i) {
+                state = state * 6364136223846793005ull + 1442695040888963407ull;
+                m_codes[g * length + i] = g % 13 == 0 ? static_cast<uint8_t>(g) : static_cast<uint8_t>(state >> 56);
+            }
+        }
+    }
+    uint64_t size() const override { return m_codes.size(); }
+    uint64_t granularity() const override { return m_length; }
+    Status read(uint64_t first, uint64_t count, float* out) const override {
+        m_reads += 1;
+        for (uint64_t i = 0; i < count; ++i)
+            out[i] = offset_value(m_steps[(first + i) / m_length], m_codes[first + i], m_offsets[(first + i) / m_length]);
+        return ok_status();
+    }
+    Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override {
+        const ValueBounds range = read_range(*this, first, count);
+        m_reads -= 1;  // a range, not a decoding pass
+        return std::optional<ValueBounds>{range};
+    }
+    OffsetGroups offset_groups() const override { return {m_length, 256}; }
+    Status read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const override {
+        std::memcpy(codes, m_codes.data() + first, count);
+        std::memcpy(steps, m_steps.data() + first / m_length, count / m_length * sizeof(float));
+        std::memcpy(offsets, m_offsets.data() + first / m_length, count / m_length * sizeof(float));
+        return ok_status();
+    }
+    uint64_t reads() const { return static_cast<uint64_t>(m_reads.load()); }
+
+private:
+    uint32_t m_length;
+    std::vector<uint8_t> m_codes;
+    std::vector<float> m_steps, m_offsets;
+    mutable std::atomic<int64_t> m_reads{0};
+};
+
+// The scaled- or offset-group pass with AVX-512 (where the CPU has it) and with its plain loops
+// over `src`, binned over its quick range: the same counts, zeros and extremes, sums and moments
+// equal up to rounding.
+void require_same_routes(const FloatSource& src, uint32_t bins, unsigned threads) {
+    auto range = src.quick_range(0, src.size());
+    REQUIRE(range.ok());
+    REQUIRE(range->has_value());
+    const Binning binning = Binning::over((*range)->min, (*range)->max > (*range)->min ? (*range)->max : (*range)->min + 1.0, bins);
+    ValueSummary<double> vector_figures, plain_figures;
+    std::vector<uint64_t> vector_counts, plain_counts;
+    REQUIRE(summarize_scaled_groups(src, binning, nullptr, threads, 0, 1, vector_figures, vector_counts, true).ok());
+    REQUIRE(summarize_scaled_groups(src, binning, nullptr, threads, 0, 1, plain_figures, plain_counts, false).ok());
+    CHECK(vector_counts == plain_counts);
+    uint64_t total = 0;
+    for (uint64_t c : plain_counts) total += c;
+    CHECK(total == src.size());
+    CHECK(vector_figures.zeros == plain_figures.zeros);
+    CHECK(vector_figures.min == plain_figures.min);
+    CHECK(vector_figures.max == plain_figures.max);
+    CHECK(vector_figures.min == (*range)->min);
+    CHECK(vector_figures.max == (*range)->max);
+    CHECK(vector_figures.sum_abs == Approx(plain_figures.sum_abs));
+    const auto& a = vector_figures.moments;
+    const auto& b = plain_figures.moments;
+    CHECK(a.n == b.n);
+    CHECK(a.mean == Approx(b.mean).margin(1e-12));
+    CHECK(a.m2 == Approx(b.m2));
+    CHECK(a.m3 == Approx(b.m3).margin(1e-9 * std::pow(std::max(b.m2, 1e-300), 1.5)));
+    CHECK(a.m4 == Approx(b.m4));
+}
+
+}  // namespace
+
+TEST_CASE("offset groups bin and sum each value as read() gives it, in vectors and in the plain loops", "[stats][offset_groups]") {
+    // 16 and multiples of 32 take the AVX-512 pass where the CPU has it, 24 the plain loops.
+    for (uint32_t length : {16u, 24u, 32u, 64u, 128u}) {
+        INFO("groups of " << length);
+        const OffsetGroupsSource source(length, 300000 / length);  // two chunks of 2^18 values
+        require_offsets_decode(source);
+        std::vector<float> values(source.size());
+        REQUIRE(source.read(0, values.size(), values.data()).ok());
+        for (uint32_t bins : {1u, 7u, 256u})
+            for (unsigned threads : {1u, 2u}) require_same_figures(source, values, bins, threads);
+        for (uint32_t bins : {3u, 4096u}) require_same_routes(source, bins, 2);
+        const OffsetGroupsSource counted(length, 300000 / length);
+        auto s = compute_stats(counted, nullptr, 2);
+        REQUIRE(s.ok());
+        CHECK(counted.reads() == 0);  // the offset-group route: nothing decoded
+        CHECK(s->zeros == static_cast<uint64_t>(std::count(values.begin(), values.end(), 0.0f)));
+        CHECK(s->min == *std::min_element(values.begin(), values.end()));
+        CHECK(s->max == *std::max_element(values.begin(), values.end()));
+    }
+}
+
+TEST_CASE("Q8_0, Q6_K and Q5_K statistics take the same figures in vectors and in the plain loops", "[stats][scaled_groups][offset_groups]") {
+    test::TempDir dir;
+    const uint64_t ne0 = 1024, rows = 70;
+    std::vector<test::FixtureTensor> tensors;
+    for (ggml_type t : {GGML_TYPE_Q8_0, GGML_TYPE_Q6_K, GGML_TYPE_Q5_K, GGML_TYPE_Q4_K})
+        tensors.push_back({ggml_type_name(t), static_cast<uint32_t>(t), {ne0, rows}, test::test_signal(ne0 * rows, t + 90)});
+    test::write_fixture_model(dir.file("v.gguf"), tensors);
+    auto model = open_gguf(dir.file("v.gguf"));
+    REQUIRE(model.ok());
+    for (ggml_type t : {GGML_TYPE_Q8_0, GGML_TYPE_Q6_K, GGML_TYPE_Q5_K}) {
+        INFO(ggml_type_name(t));
+        auto view = TensorView::open(*model, ggml_type_name(t));
+        REQUIRE(view.ok());
+        for (uint32_t bins : {1u, 256u, 4096u})
+            for (unsigned threads : {1u, 2u}) require_same_routes(*view, bins, threads);
+    }
+    auto q5k = TensorView::open(*model, "q5_K");
+    CHECK(q5k->offset_groups().length == 32);
+    CHECK(q5k->offset_groups().codes == 32);
+    CHECK(q5k->code_groups().codes == 32);  // also code groups; statistics take the offset groups
+    require_offsets_decode(*q5k);
+    require_grouped_statistics(*q5k);
+    // Q4_K stays code groups; Q8_0 is scaled groups only.
+    auto q4k = TensorView::open(*model, "q4_K");
+    CHECK(q4k->offset_groups().length == 0);
+    std::vector<uint8_t> codes(256);
+    std::vector<float> steps(8), offsets(8);
+    CHECK(q4k->read_offset_groups(0, 256, codes.data(), steps.data(), offsets.data()).error().code == ErrorCode::E_UNSUPPORTED_TYPE);
+    CHECK(TensorView::open(*model, "q8_0")->offset_groups().length == 0);
+    CHECK(q5k->read_offset_groups(1, 255, codes.data(), steps.data(), offsets.data()).error().code == ErrorCode::E_RANGE);
+}
+
+TEST_CASE("MLX affine int8 groups are offset groups; int4 ones are not (above)", "[stats][offset_groups]") {
+    const auto values = test::test_signal(128 * 96, 16);
+    for (uint64_t group : {32u, 64u, 128u}) {
+        INFO(group);
+        const Model m = mlx_affine_blob(8, group, 96, 128, values, [](MlxQuantized& q) {
+            q.scales[3] = -q.scales[3];  // a negative scale
+            q.scales[5] = 0.0f;  // a group of one value
+            q.biases[7] = 12345.0f;  // far from zero: its sums round
+            q.scales[9] = std::numeric_limits<float>::denorm_min();
+        });
+        auto view = TensorView::open(m, "w");
+        REQUIRE(view.ok());
+        CHECK(view->offset_groups().length == group);
+        CHECK(view->offset_groups().codes == 256);
+        require_offsets_decode(*view);
+        require_grouped_statistics(*view);
+        for (unsigned threads : {1u, 2u}) require_same_routes(*view, 4096, threads);
     }
 }

@@ -153,7 +153,7 @@ MLENS_VECTOR_LOOP void q5_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t*
 // bytes' bit 2p or 2p + 1), each sub-block's code values step * c - shift 16 at a time.
 template <bool kFifth>
 MLENS_CODES_TARGET void k_quant_blocks_avx512(const uint8_t* bytes, uint64_t blocks, const float* d, const float* dmin, uint8_t* codes,
-                                              float* values) {
+                                              float* values, float* steps, float* offsets) {
     constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16, kCodes = kFifth ? 32 : 16;
     const __m256i nibble = _mm256_set1_epi8(15), bit4 = _mm256_set1_epi8(16);
     const __m512 low_codes = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -175,6 +175,11 @@ MLENS_CODES_TARGET void k_quant_blocks_avx512(const uint8_t* bytes, uint64_t blo
             for (int half = 0; half < 2; ++half) {
                 int sc = 0, m = 0;
                 k_quant_scale_min(block + 4, 2 * pair + half, sc, m);
+                if (steps) {
+                    steps[8 * b + 2 * pair + half] = d[b] * static_cast<float>(sc);
+                    offsets[8 * b + 2 * pair + half] = -(dmin[b] * static_cast<float>(m));
+                    continue;
+                }
                 const __m512 step = _mm512_set1_ps(d[b] * static_cast<float>(sc)), shift = _mm512_set1_ps(dmin[b] * static_cast<float>(m));
                 float* v = values + (8 * b + 2 * pair + half) * kCodes;
                 _mm512_storeu_ps(v, _mm512_sub_ps(_mm512_mul_ps(step, low_codes), shift));
@@ -185,13 +190,16 @@ MLENS_CODES_TARGET void k_quant_blocks_avx512(const uint8_t* bytes, uint64_t blo
 }
 #endif
 
+// With `steps` (and `offsets`), each sub-block's step d * sc and offset -(dmin * m) instead of
+// its code values (offset groups, block_steps.h).
 template <bool kFifth>
-MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
+MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values, float* steps = nullptr,
+                                      float* offsets = nullptr) {
     constexpr uint32_t kBytes = kFifth ? 176 : 144, kNibbles = kFifth ? 48 : 16, kCodes = kFifth ? 32 : 16;
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* dmin = half_field(bytes, blocks, kBytes, 2, 1);
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (small_blocks_vectorized()) return k_quant_blocks_avx512<kFifth>(bytes, blocks, d, dmin, codes, values);
+    if (small_blocks_vectorized()) return k_quant_blocks_avx512<kFifth>(bytes, blocks, d, dmin, codes, values, steps, offsets);
 #endif
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * kBytes;
@@ -212,6 +220,11 @@ MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uin
                 int sc = 0, m = 0;
                 k_quant_scale_min(block + 4, 2 * pair + half, sc, m);
                 const float step = d[b] * static_cast<float>(sc), shift = dmin[b] * static_cast<float>(m);
+                if (steps) {
+                    steps[8 * b + 2 * pair + half] = step;
+                    offsets[8 * b + 2 * pair + half] = -shift;
+                    continue;
+                }
                 float* v = values + (8 * b + 2 * pair + half) * kCodes;
                 for (uint32_t c = 0; c < kCodes; ++c) v[c] = step * static_cast<float>(c) - shift;
             }
@@ -255,6 +268,12 @@ CodeGroups block_code_groups(uint32_t ggml_type) {
             break;
     }
     return {};
+}
+
+OffsetGroups block_offset_groups(uint32_t ggml_type) { return codes_kind(ggml_type) == BlockCodesKind::q5_k ? OffsetGroups{kGroup, 32} : OffsetGroups{}; }
+
+void read_block_offset_groups(uint32_t ggml_type, const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* steps, float* offsets) {
+    if (codes_kind(ggml_type) == BlockCodesKind::q5_k) k_quant_blocks<true>(bytes, blocks, codes, nullptr, steps, offsets);
 }
 
 void read_block_code_groups(uint32_t ggml_type, const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {

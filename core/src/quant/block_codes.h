@@ -5,10 +5,11 @@
 // codes) — the rows of ggml_type_table.h whose `codes` names a reader here —
 // block_code_groups(type) is the group shape (32 values per group: a whole block of the
 // 32-value types, one sub-block of the 256-value ones, whose sub-block scale the group's values
-// carry), and {0, 0} for every other type. Decision: the 5-bit types are code groups although a
+// carry), and {0, 0} for every other type. Decision: Q5_0 and Q5_1 are code groups although a
 // group has as many codes as values (so as many weighted entries as values): their entries are
 // tallied in one vector pass (code_group_stats.cpp), which costs less than ggml's decoding of
-// them followed by the statistics of the decoded values (decode_bench: "by values").
+// them followed by the statistics of the decoded values (decode_bench: "by values"). Q5_K is
+// also offset groups (below), which statistics take instead.
 // read_block_code_groups writes, for `blocks` consecutive blocks at `bytes`, each group's 32 codes
 // (in the order ggml lays the values out) to `codes` and its code values to
 // `values` (`codes` floats per group): value c is what ggml's to_float gives for code c there (a
@@ -27,6 +28,17 @@
 namespace mlens {
 
 CodeGroups block_code_groups(uint32_t ggml_type);
+
+// Q5_K as offset groups (float_source.h) of 32 values (a sub-block) and 32 codes:
+// block_offset_groups(type) is that shape ({0, 0} for every other type), and
+// read_block_offset_groups writes each group's codes as read_block_code_groups does, its step
+// d * sc and its offset -(dmin * m): ggml's value (d * sc) * q - dmin * m is step * q + offset,
+// the product exact in float. Decision (decode_bench): Q5_K's statistics bin each of its values
+// (32 distinct codes a group: no fewer entries than values) faster than they tally its code
+// groups; Q4_K (16 codes a group) stays code groups, which tally half as many entries as values.
+OffsetGroups block_offset_groups(uint32_t ggml_type);
+
+void read_block_offset_groups(uint32_t ggml_type, const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* steps, float* offsets);
 
 void read_block_code_groups(uint32_t ggml_type, const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values);
 

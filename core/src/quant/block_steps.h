@@ -10,9 +10,8 @@
 // to_float computes each value as that product, from a float16 d (11 significant bits): a step
 // has at most 18 significant bits (Q6_K's d times an 8-bit sc) and a product at most 23 (Q6_K:
 // 18 bits times |code - 32| <= 32; Q8_0: 11 bits times 8), so it is exact in float and step *
-// code computed here is ggml's value bit for bit. Decision: the 5-bit types, whose values add an
-// offset that rounds, stay code groups (block_codes.h): binned value by value they measured no
-// faster (decode_bench).
+// code computed here is ggml's value bit for bit. Types whose values add an offset are not
+// scaled groups: Q5_K is offset groups, the others code groups (block_codes.h).
 #pragma once
 
 #include <cstdint>

@@ -238,7 +238,10 @@ MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* 
     const __m512d middle = _mm512_set1_pd(centre);
     const __m512d magnitude = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll));
     __m512 lo = _mm512_set1_ps(INFINITY), hi = _mm512_set1_ps(-INFINITY), total = zero, zeros = zero;
-    __m512d s1 = _mm512_setzero_pd(), s2 = s1, s3 = s1, s4 = s1, a = s1;
+    // Power sums in two sets, one for each half of a vector, so that each sum's chain of
+    // dependent adds is half as long (bound by its latency, it would hold the rest back).
+    __m512d s1[2], s2[2], s3[2], s4[2], a[2];
+    for (int h = 0; h < 2; ++h) s1[h] = s2[h] = s3[h] = s4[h] = a[h] = _mm512_setzero_pd();
     alignas(64) uint32_t slot[16], times[16];
     for (uint64_t g = 0; g < sixteens; ++g) {
         const __m512 x = _mm512_loadu_ps(value + 16 * g);
@@ -255,17 +258,18 @@ MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* 
             const __m512d xd = _mm512_cvtps_pd(half ? _mm512_extractf32x8_ps(v, 1) : _mm512_castps512_ps256(v));
             const __m512d kd = _mm512_cvtps_pd(half ? _mm512_extractf32x8_ps(kf, 1) : _mm512_castps512_ps256(kf));
             const __m512d d = _mm512_sub_pd(xd, middle), w = _mm512_mul_pd(kd, d), w2 = _mm512_mul_pd(w, d);
-            a = _mm512_fmadd_pd(kd, _mm512_and_pd(xd, magnitude), a);
-            s1 = _mm512_add_pd(s1, w);
-            s2 = _mm512_add_pd(s2, w2);
-            s3 = _mm512_fmadd_pd(w2, d, s3);
-            s4 = _mm512_fmadd_pd(_mm512_mul_pd(w2, d), d, s4);
+            a[half] = _mm512_fmadd_pd(kd, _mm512_and_pd(xd, magnitude), a[half]);
+            s1[half] = _mm512_add_pd(s1[half], w);
+            s2[half] = _mm512_add_pd(s2[half], w2);
+            s3[half] = _mm512_fmadd_pd(w2, d, s3[half]);
+            s4[half] = _mm512_fmadd_pd(_mm512_mul_pd(w2, d), d, s4[half]);
         }
         for (int c = 0; c < 16; ++c) slot_counts[slot[c]] += times[c];
     }
-    sums.add({_mm512_reduce_add_ps(total), _mm512_reduce_add_ps(zeros), _mm512_reduce_add_pd(a), _mm512_reduce_add_pd(s1),
-              _mm512_reduce_add_pd(s2), _mm512_reduce_add_pd(s3), _mm512_reduce_add_pd(s4), _mm512_reduce_min_ps(lo),
-              _mm512_reduce_max_ps(hi)});
+    sums.add({_mm512_reduce_add_ps(total), _mm512_reduce_add_ps(zeros), _mm512_reduce_add_pd(_mm512_add_pd(a[0], a[1])),
+              _mm512_reduce_add_pd(_mm512_add_pd(s1[0], s1[1])), _mm512_reduce_add_pd(_mm512_add_pd(s2[0], s2[1])),
+              _mm512_reduce_add_pd(_mm512_add_pd(s3[0], s3[1])), _mm512_reduce_add_pd(_mm512_add_pd(s4[0], s4[1])),
+              _mm512_reduce_min_ps(lo), _mm512_reduce_max_ps(hi)});
 }
 #endif
 

@@ -25,6 +25,10 @@ Status FloatSource::read_scaled_groups(uint64_t, uint64_t, int8_t*, float*) cons
     return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "values are not stored as scaled integer groups"};
 }
 
+Status FloatSource::read_offset_groups(uint64_t, uint64_t, uint8_t*, float*, float*) const {
+    return Error{ErrorCode::E_UNSUPPORTED_TYPE, "", std::nullopt, "values are not stored as groups of codes with a step and an offset"};
+}
+
 Result<std::optional<ValueBounds>> FloatSource::quick_range(uint64_t, uint64_t) const { return std::optional<ValueBounds>{}; }
 
 Status FloatSource::read_wide(uint64_t, uint64_t, long double*) const {

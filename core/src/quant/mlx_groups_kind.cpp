@@ -180,3 +180,23 @@ Status MlxGroupsKind::read_code_groups(uint64_t first, uint64_t count, uint8_t* 
 }
 
 }  // namespace mlens
+
+namespace mlens {
+
+OffsetGroups MlxGroupsKind::offset_groups() const {
+    if (static_cast<MlxMode>(m_mode) != MlxMode::affine || m_bits != 8 || m_global) return {};
+    return {static_cast<uint32_t>(m_block), 256};
+}
+
+Status MlxGroupsKind::read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const {
+    if (offset_groups().length == 0) return TensorViewKind::read_offset_groups(first, count, codes, steps, offsets);
+    if (Status s = check_read_range(first, count); !s) return s;
+    // 8-bit codes are a byte each, in value order, read straight into `codes`; the value is
+    // code * scale + bias (mlx_quant.h).
+    const uint64_t groups = count / m_block;
+    if (Status s = m_model->read_tensor_bytes(m_index, m_first_byte + first / m_block * m_block_bytes, groups * m_block_bytes, codes); !s)
+        return s;
+    return read_group_params(first / m_block, groups, steps, offsets);
+}
+
+}  // namespace mlens

@@ -8,6 +8,9 @@
 // copies into `counts` and clearing them when the counts pending would pass kFlushAfter (each
 // copy then holds at most a quarter of them plus a tail of three, below 65536); flush(counts)
 // adds what is pending. After flush, counts[s] has grown by the number of indices s added.
+// reserve(n, counts), for loops that increment the copies themselves, flushes as add would and
+// returns the first copy (the others follow, slots() counters apart): the caller then adds n
+// indices, a quarter of them to each copy.
 #pragma once
 
 #include <algorithm>
@@ -42,6 +45,13 @@ public:
         for (; i < n; ++i) ++c0[slot[i]];
         m_pending += n;
     }
+
+    uint16_t* reserve(uint64_t n, uint32_t* counts) {
+        if (m_pending + n > kFlushAfter) flush(counts);
+        m_pending += n;
+        return m_copies.data();
+    }
+    uint32_t slots() const { return m_slots; }
 
     void flush(uint32_t* counts) {
         const uint16_t* c0 = m_copies.data();

@@ -383,7 +383,8 @@ struct HistogramBins {
 // Sources with stored codes count them in one pass; sources with code groups (unless an observer
 // wants decoded values) find their range from codes, then count each group's codes, summing and
 // binning its distinct values (code_group_stats.h); sources with a quick range sum and bin in one
-// pass (from codes and steps for sources with scaled groups, scaled_group_stats.h), checked
+// pass (from codes, steps and offsets for sources with scaled or offset groups,
+// scaled_group_stats.h, which a source with offset groups takes over its code groups), checked
 // against the range found (counted again over the decoded extremes if they differ);
 // any other source is summed, then binned, in two passes. The observer sees the first pass.
 Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_bins, JobContext* job, unsigned threads,
@@ -397,7 +398,7 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     if (!code_value.empty()) {
         if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count, observer); !s) return s.error();
         all = summarize_codes(code_value, code_count);
-    } else if (src.code_groups().codes != 0 && !observer) {
+    } else if (src.code_groups().codes != 0 && src.offset_groups().length == 0 && !observer) {
         // The quick range where the source has one (it reads less), else the codes' range.
         auto range = source_range(src, job, threads, kRangeProgress);
         if (range && !*range) range = code_group_range(src, job, threads, 0.0, kRangeProgress);
@@ -414,7 +415,7 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         if (!range) return range.error();
         if (*range) {
             const HistogramBins bins((*range)->min, (*range)->max, histogram_bins);
-            if (src.scaled_groups() != 0 && !observer) {
+            if ((src.scaled_groups() != 0 || src.offset_groups().length != 0) && !observer) {
                 if (Status s = summarize_scaled_groups(src, bins.fine, job, threads, kRangeProgress, 1.0, all, counts); !s)
                     return s.error();
             } else if (Status s = summarize_and_count(src, bins.fine, job, threads, kRangeProgress, all, counts, observer); !s) {

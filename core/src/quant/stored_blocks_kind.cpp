@@ -109,6 +109,17 @@ Status GgmlBlocksKind::read_scaled_groups(uint64_t first, uint64_t count, int8_t
     return ok_status();
 }
 
+OffsetGroups GgmlBlocksKind::offset_groups() const { return block_offset_groups(info().type.id); }
+
+Status GgmlBlocksKind::read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const {
+    if (offset_groups().length == 0) return TensorViewKind::read_offset_groups(first, count, codes, steps, offsets);
+    if (Status s = check_read_range(first, count); !s) return s;
+    const Result<const uint8_t*> bytes = blocks_of(*this, first, count);
+    if (!bytes) return bytes.error();
+    read_block_offset_groups(info().type.id, *bytes, (count + m_block - 1) / m_block, codes, steps, offsets);
+    return ok_status();
+}
+
 void GgmlBlocksKind::decode(const uint8_t* bytes, uint64_t count, float* out) const {
     if (info().type.id == GGML_TYPE_F16)
         decode_elements(ElementType::f16, bytes, count, out);

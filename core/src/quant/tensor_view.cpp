@@ -94,6 +94,10 @@ uint32_t TensorView::scaled_groups() const { return m_kind->scaled_groups(); }
 Status TensorView::read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const {
     return m_kind->read_scaled_groups(first, count, codes, steps);
 }
+OffsetGroups TensorView::offset_groups() const { return m_kind->offset_groups(); }
+Status TensorView::read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const {
+    return m_kind->read_offset_groups(first, count, codes, steps, offsets);
+}
 WideKind TensorView::wide_kind() const { return m_kind->wide_kind(); }
 Status TensorView::read_wide(uint64_t first, uint64_t count, long double* out) const { return m_kind->read_wide(first, count, out); }
 TensorView::Kind TensorView::kind() const { return m_kind->kind(); }

@@ -87,6 +87,8 @@ public:
     Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override;
     uint32_t scaled_groups() const override;
     Status read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const override;
+    OffsetGroups offset_groups() const override;
+    Status read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const override;
 
 private:
     void decode(const uint8_t* bytes, uint64_t count, float* out) const override;
@@ -119,6 +121,8 @@ public:
     Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override;
     CodeGroups code_groups() const override;
     Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override;
+    OffsetGroups offset_groups() const override;
+    Status read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const override;
     Status read_group_params(uint64_t first, uint64_t count, float* scales, float* biases) const override;
 
     MlxGroupsKind(const Model& model, size_t index, const QuantLayout& q, int mode);

@@ -35,6 +35,21 @@
 // Statistics compute each value from its code and bin and sum it in the same pass, decoding
 // nothing into memory.
 //
+// Offset groups: a source whose values are, group after group of `length` values, an unsigned
+// code below `codes` times the group's step plus the group's offset (ggml's Q5_K, whose offset
+// is -dmin * m; MLX affine int8, whose offset is the bias) gives offset_groups() ({0, 0}
+// for every other source; codes <= 256, length a divisor of granularity()) and
+// read_offset_groups(): for the whole groups of a range (read()'s alignment), each group's
+// `length` codes (in any order within the group), its step and its offset, step * code rounded
+// to float, then that plus offset rounded to float, being what read() gives for that value, bit
+// for bit (a NaN may differ in its payload). Statistics take them as they take scaled groups.
+//
+// Routes (stats.h), decided per type by decode_bench: Q8_0 and Q6_K are scaled groups; Q5_K and
+// MLX affine int8 offset groups (each value binned from its code, one pass); Q4_0, Q4_1, Q5_0,
+// Q5_1, IQ4_NL, Q4_K, IQ4_XS and MLX affine int4 code groups (each group's codes counted, then
+// each distinct code tallied once: 16 entries for 32 values for the 4-bit types). A source that
+// offers offset groups may offer code groups too (Q5_K): statistics take the offset groups.
+//
 // Wide values: a source whose values float cannot hold exactly (32- and 64-bit integers, F64)
 // says so in wide_kind() and gives them from read_wide() (same alignment as read()) as long
 // double, whose 64-bit significand holds every 64-bit integer and every double exactly (x86-64;
@@ -58,6 +73,10 @@ struct CodeGroups {
     uint32_t codes = 0, length = 0;
 };
 
+struct OffsetGroups {
+    uint32_t length = 0, codes = 0;
+};
+
 enum class WideKind { none, integer, float64 };
 
 class FloatSource {
@@ -77,6 +96,9 @@ public:
 
     virtual uint32_t scaled_groups() const { return 0; }
     virtual Status read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const;
+
+    virtual OffsetGroups offset_groups() const { return {}; }
+    virtual Status read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const;
 
     virtual WideKind wide_kind() const { return WideKind::none; }
     virtual Status read_wide(uint64_t first, uint64_t count, long double* out) const;

@@ -70,6 +70,8 @@ public:
     Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override;
     uint32_t scaled_groups() const override;
     Status read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const override;
+    OffsetGroups offset_groups() const override;
+    Status read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const override;
     WideKind wide_kind() const override;
     Status read_wide(uint64_t first, uint64_t count, long double* out) const override;
 
