@@ -284,17 +284,17 @@ TEST_CASE("the entries of a device read at once answer as lookups do", "[cache]"
     for (const auto& [stamp, detail] : std::vector<std::pair<FileStamp, std::string>>{
              {a, "header:tensor"}, {a, "header:model"}, {b, "header:tensor"}, {b, "header:model"}, {a, "sha256"}}) {
         const std::optional<std::string> looked_up = db->lookup(CacheKind::blob_header, stamp, detail);
-        const std::string* found = headers.find(stamp, detail);
+        const std::optional<std::string_view> found = headers.find(stamp, detail);
         INFO(stamp.inode << " " << detail);
-        CHECK(looked_up.has_value() == (found != nullptr));
+        CHECK(looked_up.has_value() == found.has_value());
         if (found && looked_up) CHECK(*found == *looked_up);
     }
     CHECK(*headers.find(a, "header:model") == "[1]");
     CHECK(*headers.find(b, "header:tensor") == "pending");
     // Any other size, modification or change time of the same inode is a miss.
     for (FileStamp changed : {FileStamp{7, 100, 11, 1000, 2000}, FileStamp{7, 100, 10, 1001, 2000}, FileStamp{7, 100, 10, 1000, 2001}})
-        CHECK(headers.find(changed, "header:tensor") == nullptr);
-    CHECK(headers.find(other_device, "header:tensor") == nullptr);
+        CHECK(!headers.find(changed, "header:tensor"));
+    CHECK(!headers.find(other_device, "header:tensor"));
     CHECK(read_cached_entries(*db, CacheKind::blob_digest, 7).size() == 1);
     CHECK(read_cached_entries(*db, CacheKind::blob_header, 8).size() == 1);
     CHECK(read_cached_entries(*db, CacheKind::fsck_summary, 7).size() == 0);

@@ -2,6 +2,7 @@
 // outside the subset manifest_scan.h describes, so it never has to report anything itself.
 #include "manifest_scan.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -170,6 +171,8 @@ private:
 std::optional<Manifest> scan_plain_manifest(std::string_view text, uint64_t base) {
     if (text.size() > kMaxManifestBytes) return std::nullopt;
     Manifest m;
+    // Every layer object opens with a brace: their count bounds the layers, reserved at once.
+    m.layers.reserve(std::min<size_t>(static_cast<size_t>(std::count(text.begin(), text.end(), '{')), kMaxLayers));
     if (!PlainScanner(text, base).manifest(m)) return std::nullopt;
     finish_manifest(m);
     return m;

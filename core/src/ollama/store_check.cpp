@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <map>
 #include <string_view>
-#include <unordered_map>
 
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
@@ -19,6 +19,7 @@
 #include "mlens/model/model_json.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/config_blob.h"
+#include "mlens/ollama/digest_index.h"
 #include "mlens/ollama/store_lookup.h"
 #include "mlens/ollama/text_blob.h"
 #include "mlens/text/escape.h"
@@ -30,27 +31,59 @@ namespace mlens {
 
 namespace {
 
+constexpr uint32_t kNoUse = UINT32_MAX;
+
 struct BlobUse {
     size_t model;  // index into report.models
     const ManifestLayer* layer;  // in the checker's manifests, which hold every manifest the run reads
+    uint32_t next = kNoUse;  // the blob's next use in the checker's array of every use
+};
+
+// A blob's uses, in the order the layers name it: a chain through the checker's array of every
+// use (one array for the run instead of one per blob).
+class UseChain {
+public:
+    class iterator {
+    public:
+        iterator(const std::vector<BlobUse>& all, uint32_t at) : m_all(&all), m_at(at) {}
+        const BlobUse& operator*() const { return (*m_all)[m_at]; }
+        iterator& operator++() {
+            m_at = (*m_all)[m_at].next;
+            return *this;
+        }
+        bool operator!=(const iterator& other) const { return m_at != other.m_at; }
+
+    private:
+        const std::vector<BlobUse>* m_all;
+        uint32_t m_at;
+    };
+    UseChain(const std::vector<BlobUse>& all, uint32_t first) : m_all(all), m_first(first) {}
+    iterator begin() const { return {m_all, m_first}; }
+    iterator end() const { return {m_all, kNoUse}; }
+
+private:
+    const std::vector<BlobUse>& m_all;
+    uint32_t m_first;
 };
 
 struct BlobState {
     const BlobLookup* lookup;  // in the checker's lookups by digest
-    std::vector<BlobUse> uses;
+    uint32_t first_use = kNoUse, last_use = kNoUse;  // its chain of uses
     bool digest_unknown = false;  // cached_only and the cache has no sha256 for it
     bool header_unknown = false;  // cached_only and the cache has no parse answer for one of its kinds
-    std::vector<std::pair<LayerKind, std::vector<Diagnostic>>> findings;  // per kind it was parsed as, what that found
+    // Per kind it was parsed as, what that found, when it found anything (a kind parsed without
+    // findings is not kept: nothing to replay).
+    std::vector<std::pair<LayerKind, std::vector<Diagnostic>>> findings;
 };
 
-// A digest's hex digits are uniformly distributed: their first 16 are hash enough for a table
-// keyed by them (anything shorter is hashed whole).
-struct DigestHexHash {
-    size_t operator()(std::string_view hex) const {
-        if (hex.size() < 16) return std::hash<std::string_view>{}(hex);
+// A blob's canonical path ends in its digest's hex digits, uniformly distributed: the last 16
+// bytes are hash enough (a shorter path is hashed whole).
+struct BlobPathHash {
+    size_t operator()(std::string_view path) const {
+        if (path.size() < 16) return std::hash<std::string_view>{}(path);
         uint64_t a = 0, b = 0;
-        std::memcpy(&a, hex.data(), 8);
-        std::memcpy(&b, hex.data() + 8, 8);
+        std::memcpy(&a, path.data() + path.size() - 16, 8);
+        std::memcpy(&b, path.data() + path.size() - 8, 8);
         return static_cast<size_t>((a * 0x9E3779B97F4A7C15ull) ^ (b + (a >> 29)));
     }
 };
@@ -89,29 +122,36 @@ public:
             std::vector<StoredManifest>& manifests)
         : m_store(store), m_options(options), m_job(job), m_report(out.value), m_stopped_by(out.stopped_by), m_manifests(manifests) {}
 
-    // The whole store: the scan, blobs/ listed once, then every manifest it found. While blobs/
-    // is listed, the cache's entries of both blob kinds on blobs/'s device are read, each on a
-    // thread of its own (what it holds is checked against each blob's stamp when looked up).
+    // The whole store: blobs/ listed once, the scan and every manifest it found read, and the
+    // cache's entries of both blob kinds on blobs/'s device read, each on a thread of its own
+    // (what the cache holds is checked against each blob's stamp when looked up).
     void run_store() {
-        StoreScan scan = m_store.scan(m_job);
-        for (Diagnostic& d : scan.diagnostics) add_store_diagnostic(std::move(d));
         m_batch_cache_reads = true;
         BlobDirectory blobs;
+        StoreScan scan;
+        bool read = true;
+        const size_t first = m_manifests.size();
         const std::string blobs_path = m_store.root() == "/" ? "/blobs" : m_store.root() + "/blobs";
         struct stat st {};
         const bool prefetch = m_options.cache && m_options.cache->enabled() && ::stat(blobs_path.c_str(), &st) == 0;
         const CacheKind kinds[] = {CacheKind::blob_digest, CacheKind::blob_header};
-        CachedEntries read[2];
-        parallel_for(prefetch ? 3 : 1, 0, [&](uint64_t task) {
-            if (task == 0)
+        CachedEntries cached[2];
+        const uint64_t tasks = prefetch ? 4 : 2;
+        parallel_for(tasks, static_cast<unsigned>(tasks), [&](uint64_t task) {
+            if (task == 0) {
+                scan = m_store.scan(m_job);
+                read = read_manifests(scan.manifests);
+            } else if (task == 1) {
                 blobs = open_listed_blob_directory(m_store);
-            else
-                read[task - 1] = read_cached_entries(*m_options.cache, kinds[task - 1], static_cast<uint64_t>(st.st_dev));
+            } else {
+                cached[task - 2] = read_cached_entries(*m_options.cache, kinds[task - 2], static_cast<uint64_t>(st.st_dev));
+            }
             return true;
         });
+        for (Diagnostic& d : scan.diagnostics) add_store_diagnostic(std::move(d));
         if (prefetch)
-            for (size_t k = 0; k < 2; ++k) m_cached[{kinds[k], static_cast<uint64_t>(st.st_dev)}] = std::move(read[k]);
-        run(scan.manifests, std::move(blobs));
+            for (size_t k = 0; k < 2; ++k) m_cached[{kinds[k], static_cast<uint64_t>(st.st_dev)}] = std::move(cached[k]);
+        check(scan.manifests, first, read, std::move(blobs));
     }
 
     // blobs/ as the run listed it (empty unless run_store listed it). Lookups are over by then.
@@ -122,10 +162,18 @@ public:
 
     // The manifests `refs` name, their blobs looked up in `blobs`.
     void run(const std::vector<ManifestRef>& refs, BlobDirectory blobs) {
+        const size_t first = m_manifests.size();
+        const bool read = read_manifests(refs);
+        check(refs, first, read, std::move(blobs));
+    }
+
+private:
+    // The manifests of `refs`, read (`read` false when cancelled meanwhile) into m_manifests from
+    // `first` on, checked with their blobs looked up in `blobs`.
+    void check(const std::vector<ManifestRef>& refs, size_t first, bool read, BlobDirectory blobs) {
         m_report.root = m_store.root();
         m_blob_directory = std::move(blobs);
-        const size_t first = m_manifests.size();
-        if (!read_manifests(refs)) {
+        if (!read) {
             m_manifests.resize(first);
             stop();
             return;
@@ -134,8 +182,10 @@ public:
         size_t layers = 0;
         for (size_t i = first; i < m_manifests.size(); ++i) layers += m_manifests[i].manifest.layers.size() + 1;
         m_lookups.reserve(layers);
-        m_index.reserve(layers);
+        m_digests = DigestIndex(layers);
+        m_path_slots.assign(std::bit_ceil(std::max<size_t>(2 * layers, 16)), PathSlot{});
         m_blobs.reserve(layers);
+        m_uses.reserve(layers);
         for (size_t i = 0; i < refs.size(); ++i) {
             if (stop()) {
                 m_manifests.resize(first + i);
@@ -157,7 +207,7 @@ public:
             for (ModelCheck& m : m_report.models) m.digests_verified = true;
         }
         for (const BlobState& b : m_blobs)
-            for (const BlobUse& u : b.uses) {
+            for (const BlobUse& u : uses_of(b)) {
                 ModelCheck& mc = m_report.models[u.model];
                 if (b.digest_unknown) mc.digests_verified = m_report.digests_verified = false;
                 mc.unverified += b.header_unknown;
@@ -165,7 +215,6 @@ public:
         job_report(m_job, 1.0);
     }
 
-private:
     bool stop() {
         if (m_stopped_by) return true;
         if (!job_cancelled(m_job)) return false;
@@ -225,9 +274,7 @@ private:
 
     void check_layer(size_t model, const ManifestLayer& layer) {
         if (!layer.blob || layer.kind == LayerKind::unknown || layer.kind == LayerKind::embed) return;
-        auto [known, first] = m_lookups.try_emplace(std::string_view(layer.blob->hex));
-        if (first) known->second = find_blob_in(m_store, m_blob_directory, *layer.blob);
-        const BlobLookup& lookup = known->second;
+        const BlobLookup& lookup = lookup_of(*layer.blob);
         for (const Error& w : lookup.warnings) add_located(model, Severity::warning, w, layer.field, layer);
         if (!lookup.found()) {
             add_located(model, Severity::error, *lookup.error, layer.field, layer);
@@ -238,9 +285,44 @@ private:
                         {ErrorCode::E_SIZE_MISMATCH, "", layer.size_at,
                          "the layer says " + std::to_string(layer.size) + " bytes; " + lookup.name + " has " + std::to_string(lookup.size)},
                         layer.field + ".size", layer);
-        auto [it, fresh] = m_index.try_emplace(lookup.path, m_blobs.size());
-        if (fresh) m_blobs.push_back({&lookup, {}, false, false, {}});
-        m_blobs[it->second].uses.push_back({model, &layer});
+        BlobState& b = m_blobs[state_of(lookup)];
+        const uint32_t use = static_cast<uint32_t>(m_uses.size());
+        m_uses.push_back({model, &layer});
+        if (b.last_use == kNoUse)
+            b.first_use = use;
+        else
+            m_uses[b.last_use].next = use;
+        b.last_use = use;
+    }
+
+    // The blob state of the file `lookup` found, one per canonical path (two digests may resolve
+    // to one file through a symlink): open addressing over m_blobs, sized for every layer.
+    size_t state_of(const BlobLookup& lookup) {
+        const size_t mask = m_path_slots.size() - 1;
+        const size_t hash = BlobPathHash{}(lookup.path);
+        const uint32_t tag = static_cast<uint32_t>(hash >> 32);
+        for (size_t at = hash & mask;; at = (at + 1) & mask) {
+            PathSlot& slot = m_path_slots[at];
+            if (slot.state == 0) {
+                m_blobs.push_back({&lookup});
+                slot = {tag, static_cast<uint32_t>(m_blobs.size())};
+                return m_blobs.size() - 1;
+            }
+            if (slot.tag == tag && m_blobs[slot.state - 1].lookup->path == lookup.path) return slot.state - 1;
+        }
+    }
+
+    UseChain uses_of(const BlobState& b) const { return {m_uses, b.first_use}; }
+
+    // The blob of `digest`, resolved once per run (m_lookups never grows past the layer count it
+    // was reserved for, so what it holds never moves).
+    const BlobLookup& lookup_of(const BlobDigest& digest) {
+        const std::optional<Sha256Bytes> key = sha256_bytes(digest.hex);
+        const auto [at, fresh] = key ? m_digests.insert(*key, static_cast<uint32_t>(m_lookups.size()))
+                                     : std::pair<uint32_t, bool>{DigestIndex::kNoValue, false};
+        if (!fresh && at != DigestIndex::kNoValue) return m_lookups[at];
+        m_lookups.push_back(find_blob_in(m_store, m_blob_directory, digest));
+        return m_lookups.back();
     }
 
     // A blob's answer is stored only when the file is still the one that was found: a file
@@ -263,8 +345,7 @@ private:
         }
         auto [entries, first] = m_cached.try_emplace({kind, stamp.device});
         if (first) entries->second = read_cached_entries(*m_options.cache, kind, stamp.device);
-        const std::string* value = entries->second.find(stamp, detail);
-        return value ? std::optional<std::string_view>(*value) : std::nullopt;
+        return entries->second.find(stamp, detail);
     }
 
     // The blob's sha256 the cache holds (valid until the next lookup in the cache).
@@ -304,7 +385,7 @@ private:
                     stop();
                     return;
                 }
-                for (const BlobUse& u : b.uses)
+                for (const BlobUse& u : uses_of(b))
                     add_located(u.model, Severity::error,
                                 {hash.error().code, "", std::nullopt, b.lookup->name + ": " + hash.error().message}, u.layer->field, *u.layer);
                 continue;
@@ -312,7 +393,7 @@ private:
             done += hash->bytes;
             m_report.bytes_hashed += hash->bytes;
             const std::string_view actual = known ? *known : std::string_view(hash->hex);
-            for (const BlobUse& u : b.uses)
+            for (const BlobUse& u : uses_of(b))
                 if (actual != u.layer->blob->hex)
                     add_located(u.model, Severity::error,
                                 {ErrorCode::E_DIGEST_MISMATCH, "", u.layer->digest_at,
@@ -329,21 +410,23 @@ private:
     }
 
     void parse_blob(BlobState& b) {
-        std::vector<LayerKind> done;
-        for (const BlobUse& u : b.uses) {
+        uint32_t done = 0;  // bit k: the kinds parsed (LayerKind k)
+        for (const BlobUse& u : uses_of(b)) {
             std::optional<LayerKind> parsed = parsed_kind(u);
             if (!parsed) continue;
             const LayerKind kind = *parsed;
-            if (std::find(done.begin(), done.end(), kind) != done.end()) {
+            const uint32_t bit = uint32_t{1} << static_cast<unsigned>(kind);
+            if (done & bit) {
                 replay(b, u, kind);
                 continue;
             }
-            done.push_back(kind);
+            done |= bit;
             std::optional<std::vector<Diagnostic>> findings = findings_for(b, kind);
             if (!findings) {
                 b.header_unknown = true;
                 continue;
             }
+            if (findings->empty()) continue;
             b.findings.emplace_back(kind, std::move(*findings));
             replay(b, u, kind);
         }
@@ -436,10 +519,15 @@ private:
     std::optional<Error>& m_stopped_by;  // set once the check is cancelled
     std::vector<StoredManifest>& m_manifests;  // per model of the report, the manifest read
     BlobDirectory m_blob_directory;  // blobs/, opened (for the whole store: and listed) once per run
-    // Digest hex (in the layer of m_manifests that named it first) -> its blob, resolved once per run.
-    std::unordered_map<std::string_view, BlobLookup, DigestHexHash> m_lookups;
+    std::vector<BlobLookup> m_lookups;  // every blob resolved in the run, once per digest
+    DigestIndex m_digests;  // digest -> its blob in m_lookups
     std::vector<BlobState> m_blobs;
-    std::unordered_map<std::string_view, size_t> m_index;  // canonical path (in m_lookups) -> m_blobs
+    std::vector<BlobUse> m_uses;  // every use of every blob, chained per blob
+    struct PathSlot {
+        uint32_t tag = 0;  // the high half of the path's hash
+        uint32_t state = 0;  // index into m_blobs + 1; 0 for an empty slot
+    };
+    std::vector<PathSlot> m_path_slots;  // canonical path -> m_blobs (state_of)
     std::string m_looked_up;  // the last value looked up in the cache on its own
     bool m_batch_cache_reads = false;  // the whole store: the cache read by device (m_cached), not per blob
     std::map<std::pair<CacheKind, uint64_t>, CachedEntries> m_cached;  // (kind, device) -> its entries, read once per run
