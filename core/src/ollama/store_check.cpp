@@ -32,6 +32,7 @@ namespace mlens {
 namespace {
 
 constexpr uint32_t kNoUse = UINT32_MAX;
+constexpr uint32_t kNoState = UINT32_MAX;
 
 struct BlobUse {
     size_t model;  // index into report.models
@@ -111,6 +112,8 @@ std::optional<std::vector<Diagnostic>> findings_of(std::string_view text) {
 }
 
 constexpr size_t kManifestsPerTask = 64;  // manifests one reading task reads in a row
+constexpr size_t kLookupsPerTask = 2048;  // blobs one lookup task resolves in a row
+constexpr unsigned kLookupThreads = 2;
 
 bool is_sha256_hex(std::string_view s) {
     return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
@@ -179,13 +182,9 @@ private:
             return;
         }
         m_report.models.reserve(m_report.models.size() + refs.size());
-        size_t layers = 0;
-        for (size_t i = first; i < m_manifests.size(); ++i) layers += m_manifests[i].manifest.layers.size() + 1;
-        m_lookups.reserve(layers);
-        m_digests = DigestIndex(layers);
-        m_path_slots.assign(std::bit_ceil(std::max<size_t>(2 * layers, 16)), PathSlot{});
-        m_blobs.reserve(layers);
-        m_uses.reserve(layers);
+        resolve_blobs(first);
+        m_blobs.reserve(m_lookups.size());
+        m_uses.reserve(m_layer_lookup.size());
         for (size_t i = 0; i < refs.size(); ++i) {
             if (stop()) {
                 m_manifests.resize(first + i);
@@ -272,9 +271,96 @@ private:
         for (const ManifestLayer& l : m.layers) check_layer(model, l);
     }
 
+    // Whether the check looks the layer's blob up at all.
+    static bool resolved(const ManifestLayer& layer) {
+        return layer.blob && layer.kind != LayerKind::unknown && layer.kind != LayerKind::embed;
+    }
+
+    // Every blob the manifests from m_manifests[first] on name, looked up once per digest and in
+    // the digests' order: the listing's names, its index and its stats are in that order too, so
+    // the lookups walk them front to back instead of at random. Each layer gets its lookup
+    // (m_layer_lookup, in the order check_layer meets the layers), each lookup the first lookup
+    // of the same canonical path (two digests may resolve to one file through a symlink).
+    void resolve_blobs(size_t first) {
+        struct Named {
+            Sha256Bytes key;  // zero when the hex has none (never for a digest the grammar accepted)
+            bool keyed;
+            uint32_t layer;  // the layer's place in m_layer_lookup
+            const BlobDigest* digest;
+        };
+        std::vector<Named> named;
+        size_t layers = 0;
+        for (size_t i = first; i < m_manifests.size(); ++i) layers += m_manifests[i].manifest.layers.size() + 1;
+        named.reserve(layers);
+        const auto name = [&](const ManifestLayer& layer) {
+            if (!resolved(layer)) return;
+            const std::optional<Sha256Bytes> key = sha256_bytes(layer.blob->hex);
+            named.push_back({key.value_or(Sha256Bytes{}), key.has_value(), static_cast<uint32_t>(named.size()), &*layer.blob});
+        };
+        for (size_t i = first; i < m_manifests.size(); ++i) {
+            if (!m_manifests[i].found) continue;
+            const Manifest& m = m_manifests[i].manifest;
+            if (m.has_config) name(m.config);
+            for (const ManifestLayer& l : m.layers) name(l);
+        }
+        std::sort(named.begin(), named.end(), [](const Named& a, const Named& b) { return a.key < b.key; });
+        m_layer_lookup.assign(named.size(), 0);
+        std::vector<uint32_t> distinct;  // per lookup, its first entry of `named`
+        distinct.reserve(named.size());
+        for (size_t i = 0; i < named.size(); ++i) {
+            const bool same = i > 0 && named[i].keyed && named[i - 1].keyed && named[i].key == named[i - 1].key;
+            if (!same) distinct.push_back(static_cast<uint32_t>(i));
+            m_layer_lookup[named[i].layer] = static_cast<uint32_t>(distinct.size() - 1);
+        }
+        // The lookups on two threads, in runs of consecutive digests (each thread still walks the
+        // listing front to back); every lookup is independent of the others.
+        m_lookups.resize(distinct.size());
+        const uint64_t runs = (distinct.size() + kLookupsPerTask - 1) / kLookupsPerTask;
+        parallel_for(runs, kLookupThreads, [&](uint64_t run) {
+            const size_t end = std::min(distinct.size(), static_cast<size_t>((run + 1) * kLookupsPerTask));
+            for (size_t i = static_cast<size_t>(run * kLookupsPerTask); i < end; ++i)
+                m_lookups[i] = find_blob_in(m_store, m_blob_directory, *named[distinct[i]].digest);
+            return true;
+        });
+        m_next_layer = 0;
+        same_files();
+    }
+
+    // m_file_of: per lookup, the first lookup that found the same canonical path (itself for a
+    // path seen first, and for a blob not found); open addressing by the path, sized once.
+    void same_files() {
+        struct PathSlot {
+            uint32_t tag = 0;  // the high half of the path's hash
+            uint32_t lookup = 0;  // index into m_lookups + 1; 0 for an empty slot
+        };
+        std::vector<PathSlot> slots(std::bit_ceil(std::max<size_t>(2 * m_lookups.size(), 16)));
+        const size_t mask = slots.size() - 1;
+        m_file_of.resize(m_lookups.size());
+        for (size_t i = 0; i < m_lookups.size(); ++i) {
+            m_file_of[i] = static_cast<uint32_t>(i);
+            const BlobLookup& lookup = m_lookups[i];
+            if (!lookup.found()) continue;
+            const size_t hash = BlobPathHash{}(lookup.path);
+            const uint32_t tag = static_cast<uint32_t>(hash >> 32);
+            for (size_t at = hash & mask;; at = (at + 1) & mask) {
+                PathSlot& slot = slots[at];
+                if (slot.lookup == 0) {
+                    slot = {tag, static_cast<uint32_t>(i + 1)};
+                    break;
+                }
+                if (slot.tag == tag && m_lookups[slot.lookup - 1].path == lookup.path) {
+                    m_file_of[i] = slot.lookup - 1;
+                    break;
+                }
+            }
+        }
+        m_state_of_file.assign(m_lookups.size(), kNoState);
+    }
+
     void check_layer(size_t model, const ManifestLayer& layer) {
-        if (!layer.blob || layer.kind == LayerKind::unknown || layer.kind == LayerKind::embed) return;
-        const BlobLookup& lookup = lookup_of(*layer.blob);
+        if (!resolved(layer)) return;
+        const uint32_t at = m_layer_lookup[m_next_layer++];
+        const BlobLookup& lookup = m_lookups[at];
         for (const Error& w : lookup.warnings) add_located(model, Severity::warning, w, layer.field, layer);
         if (!lookup.found()) {
             add_located(model, Severity::error, *lookup.error, layer.field, layer);
@@ -285,7 +371,12 @@ private:
                         {ErrorCode::E_SIZE_MISMATCH, "", layer.size_at,
                          "the layer says " + std::to_string(layer.size) + " bytes; " + lookup.name + " has " + std::to_string(lookup.size)},
                         layer.field + ".size", layer);
-        BlobState& b = m_blobs[state_of(lookup)];
+        uint32_t& state = m_state_of_file[m_file_of[at]];
+        if (state == kNoState) {
+            state = static_cast<uint32_t>(m_blobs.size());
+            m_blobs.push_back({&lookup, kNoUse, kNoUse, false, false, {}});
+        }
+        BlobState& b = m_blobs[state];
         const uint32_t use = static_cast<uint32_t>(m_uses.size());
         m_uses.push_back({model, &layer});
         if (b.last_use == kNoUse)
@@ -295,35 +386,7 @@ private:
         b.last_use = use;
     }
 
-    // The blob state of the file `lookup` found, one per canonical path (two digests may resolve
-    // to one file through a symlink): open addressing over m_blobs, sized for every layer.
-    size_t state_of(const BlobLookup& lookup) {
-        const size_t mask = m_path_slots.size() - 1;
-        const size_t hash = BlobPathHash{}(lookup.path);
-        const uint32_t tag = static_cast<uint32_t>(hash >> 32);
-        for (size_t at = hash & mask;; at = (at + 1) & mask) {
-            PathSlot& slot = m_path_slots[at];
-            if (slot.state == 0) {
-                m_blobs.push_back({&lookup});
-                slot = {tag, static_cast<uint32_t>(m_blobs.size())};
-                return m_blobs.size() - 1;
-            }
-            if (slot.tag == tag && m_blobs[slot.state - 1].lookup->path == lookup.path) return slot.state - 1;
-        }
-    }
-
     UseChain uses_of(const BlobState& b) const { return {m_uses, b.first_use}; }
-
-    // The blob of `digest`, resolved once per run (m_lookups never grows past the layer count it
-    // was reserved for, so what it holds never moves).
-    const BlobLookup& lookup_of(const BlobDigest& digest) {
-        const std::optional<Sha256Bytes> key = sha256_bytes(digest.hex);
-        const auto [at, fresh] = key ? m_digests.insert(*key, static_cast<uint32_t>(m_lookups.size()))
-                                     : std::pair<uint32_t, bool>{DigestIndex::kNoValue, false};
-        if (!fresh && at != DigestIndex::kNoValue) return m_lookups[at];
-        m_lookups.push_back(find_blob_in(m_store, m_blob_directory, digest));
-        return m_lookups.back();
-    }
 
     // A blob's answer is stored only when the file is still the one that was found: a file
     // changed meanwhile keys nothing.
@@ -519,15 +582,13 @@ private:
     std::optional<Error>& m_stopped_by;  // set once the check is cancelled
     std::vector<StoredManifest>& m_manifests;  // per model of the report, the manifest read
     BlobDirectory m_blob_directory;  // blobs/, opened (for the whole store: and listed) once per run
-    std::vector<BlobLookup> m_lookups;  // every blob resolved in the run, once per digest
-    DigestIndex m_digests;  // digest -> its blob in m_lookups
-    std::vector<BlobState> m_blobs;
+    std::vector<BlobLookup> m_lookups;  // every blob resolved in the run, once per digest, in the digests' order
+    std::vector<uint32_t> m_layer_lookup;  // per layer check_layer meets, its lookup
+    size_t m_next_layer = 0;  // the next layer check_layer meets
+    std::vector<uint32_t> m_file_of;  // per lookup, the first lookup of the same file (same_files)
+    std::vector<uint32_t> m_state_of_file;  // per such first lookup, its blob in m_blobs (or kNoState)
+    std::vector<BlobState> m_blobs;  // per file, in the order the layers first name it
     std::vector<BlobUse> m_uses;  // every use of every blob, chained per blob
-    struct PathSlot {
-        uint32_t tag = 0;  // the high half of the path's hash
-        uint32_t state = 0;  // index into m_blobs + 1; 0 for an empty slot
-    };
-    std::vector<PathSlot> m_path_slots;  // canonical path -> m_blobs (state_of)
     std::string m_looked_up;  // the last value looked up in the cache on its own
     bool m_batch_cache_reads = false;  // the whole store: the cache read by device (m_cached), not per blob
     std::map<std::pair<CacheKind, uint64_t>, CachedEntries> m_cached;  // (kind, device) -> its entries, read once per run

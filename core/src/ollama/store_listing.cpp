@@ -1,10 +1,9 @@
 #include "mlens/ollama/store_listing.h"
 
 #include <algorithm>
-#include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
+#include "mlens/ollama/digest_index.h"
 #include "mlens/ollama/manifest_view.h"
 #include "mlens/ollama/store_model.h"
 #include "store_check_manifests.h"
@@ -47,11 +46,13 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         listed.stopped_by = std::move(checked.stopped_by);
         return listed;
     }
-    // Digests the manifests name, viewed in `manifests` (which outlives the set).
-    std::unordered_set<std::string_view> referenced;
+    // Digests the manifests name.
     size_t layers = 0;
     for (const StoredManifest& stored : manifests) layers += stored.manifest.layers.size() + 1;
-    referenced.reserve(layers);
+    DigestIndex referenced(layers);
+    const auto reference = [&](const BlobDigest& digest) {
+        if (std::optional<Sha256Bytes> key = sha256_bytes(digest.hex)) referenced.insert(*key, 0);
+    };
     // Configs are shared by many models: each distinct one is read and parsed once.
     std::unordered_map<std::string, Result<ModelConfig>> configs;
     out.models.reserve(report.models.size());
@@ -68,9 +69,9 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         if (stored.found) {
             const Manifest& m = stored.manifest;
             row.size = m.total_size();
-            if (m.has_config && m.config.blob) referenced.insert(std::string_view(m.config.blob->hex));
+            if (m.has_config && m.config.blob) reference(*m.config.blob);
             for (const ManifestLayer& l : m.layers)
-                if (l.blob) referenced.insert(std::string_view(l.blob->hex));
+                if (l.blob) reference(*l.blob);
             // What the config says is shown even for a model whose blobs are broken; the config's
             // own problems are among the check's reasons.
             const Result<ModelConfig>* config = nullptr;
@@ -98,7 +99,9 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
     sort_by_name(out.models);
     out.blob_files.reserve(blob_files.size());
     for (BlobFile& f : blob_files) {
-        bool used = (f.kind.kind == BlobFileKind::blob || f.kind.kind == BlobFileKind::legacy_name) && referenced.count(f.kind.hex);
+        std::optional<Sha256Bytes> key;
+        if (f.kind.kind == BlobFileKind::blob || f.kind.kind == BlobFileKind::legacy_name) key = sha256_bytes(f.kind.hex);
+        const bool used = key && referenced.find(*key);
         out.blob_files.push_back({std::move(f), used});
     }
     job_report(job, 1.0);
