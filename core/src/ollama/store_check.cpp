@@ -144,6 +144,7 @@ public:
             if (task == 0) {
                 scan = m_store.scan(m_job);
                 read = read_manifests(scan.manifests);
+                if (read) name_blobs(first);
             } else if (task == 1) {
                 blobs = open_listed_blob_directory(m_store);
             } else {
@@ -167,6 +168,7 @@ public:
     void run(const std::vector<ManifestRef>& refs, BlobDirectory blobs) {
         const size_t first = m_manifests.size();
         const bool read = read_manifests(refs);
+        if (read) name_blobs(first);
         check(refs, first, read, std::move(blobs));
     }
 
@@ -182,7 +184,7 @@ private:
             return;
         }
         m_report.models.reserve(m_report.models.size() + refs.size());
-        resolve_blobs(first);
+        look_up_blobs();
         m_blobs.reserve(m_lookups.size());
         m_uses.reserve(m_layer_lookup.size());
         for (size_t i = 0; i < refs.size(); ++i) {
@@ -276,12 +278,12 @@ private:
         return layer.blob && layer.kind != LayerKind::unknown && layer.kind != LayerKind::embed;
     }
 
-    // Every blob the manifests from m_manifests[first] on name, looked up once per digest and in
-    // the digests' order: the listing's names, its index and its stats are in that order too, so
-    // the lookups walk them front to back instead of at random. Each layer gets its lookup
-    // (m_layer_lookup, in the order check_layer meets the layers), each lookup the first lookup
-    // of the same canonical path (two digests may resolve to one file through a symlink).
-    void resolve_blobs(size_t first) {
+    // The blobs the manifests from m_manifests[first] on name, once per digest and in the
+    // digests' order (m_distinct): the listing's names, its index and its stats are in that order
+    // too, so the lookups walk them front to back instead of at random. Each layer gets its
+    // lookup (m_layer_lookup, in the order check_layer meets the layers). Needs the manifests
+    // only: it runs while blobs/ is still being listed.
+    void name_blobs(size_t first) {
         struct Named {
             Sha256Bytes key;  // zero when the hex has none (never for a digest the grammar accepted)
             bool keyed;
@@ -305,29 +307,34 @@ private:
         }
         std::sort(named.begin(), named.end(), [](const Named& a, const Named& b) { return a.key < b.key; });
         m_layer_lookup.assign(named.size(), 0);
-        std::vector<uint32_t> distinct;  // per lookup, its first entry of `named`
-        distinct.reserve(named.size());
+        m_distinct.clear();
+        m_distinct.reserve(named.size());
         for (size_t i = 0; i < named.size(); ++i) {
             const bool same = i > 0 && named[i].keyed && named[i - 1].keyed && named[i].key == named[i - 1].key;
-            if (!same) distinct.push_back(static_cast<uint32_t>(i));
-            m_layer_lookup[named[i].layer] = static_cast<uint32_t>(distinct.size() - 1);
+            if (!same) m_distinct.push_back(named[i].digest);
+            m_layer_lookup[named[i].layer] = static_cast<uint32_t>(m_distinct.size() - 1);
         }
-        // The lookups on two threads, in runs of consecutive digests (each thread still walks the
-        // listing front to back); every lookup is independent of the others.
-        m_lookups.resize(distinct.size());
-        const uint64_t runs = (distinct.size() + kLookupsPerTask - 1) / kLookupsPerTask;
+    }
+
+    // The lookups of m_distinct, on two threads in runs of consecutive digests (each thread still
+    // walks the listing front to back; every lookup is independent of the others), then each
+    // lookup's file.
+    void look_up_blobs() {
+        m_lookups.resize(m_distinct.size());
+        const uint64_t runs = (m_distinct.size() + kLookupsPerTask - 1) / kLookupsPerTask;
         parallel_for(runs, kLookupThreads, [&](uint64_t run) {
-            const size_t end = std::min(distinct.size(), static_cast<size_t>((run + 1) * kLookupsPerTask));
+            const size_t end = std::min(m_distinct.size(), static_cast<size_t>((run + 1) * kLookupsPerTask));
             for (size_t i = static_cast<size_t>(run * kLookupsPerTask); i < end; ++i)
-                m_lookups[i] = find_blob_in(m_store, m_blob_directory, *named[distinct[i]].digest);
+                m_lookups[i] = find_blob_in(m_store, m_blob_directory, *m_distinct[i]);
             return true;
         });
         m_next_layer = 0;
         same_files();
     }
 
-    // m_file_of: per lookup, the first lookup that found the same canonical path (itself for a
-    // path seen first, and for a blob not found); open addressing by the path, sized once.
+    // m_file_of: per lookup, the first lookup that found the same canonical path (two digests may
+    // resolve to one file through a symlink; itself for a path seen first, and for a blob not
+    // found); open addressing by the path, sized once.
     void same_files() {
         struct PathSlot {
             uint32_t tag = 0;  // the high half of the path's hash
@@ -583,6 +590,7 @@ private:
     std::vector<StoredManifest>& m_manifests;  // per model of the report, the manifest read
     BlobDirectory m_blob_directory;  // blobs/, opened (for the whole store: and listed) once per run
     std::vector<BlobLookup> m_lookups;  // every blob resolved in the run, once per digest, in the digests' order
+    std::vector<const BlobDigest*> m_distinct;  // per lookup, its digest (in m_manifests)
     std::vector<uint32_t> m_layer_lookup;  // per layer check_layer meets, its lookup
     size_t m_next_layer = 0;  // the next layer check_layer meets
     std::vector<uint32_t> m_file_of;  // per lookup, the first lookup of the same file (same_files)
