@@ -67,9 +67,9 @@ DirectoryNames read_directory_names(int dir, uint64_t max_entries, bool& truncat
     truncated = false;
     if (error) *error = 0;
     DirectoryNames out;
-    // The reading moves the descriptor's position: a duplicate reads, as a DIR stream would.
+    // A duplicate reads (as a DIR stream would), from the start whatever was read before.
     UniqueFd copy(::fcntl(dir, F_DUPFD_CLOEXEC, 0));
-    if (!copy.valid()) {
+    if (!copy.valid() || ::lseek(copy.get(), 0, SEEK_SET) != 0) {
         if (error) *error = errno;
         return out;
     }

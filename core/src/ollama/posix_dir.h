@@ -29,7 +29,7 @@ struct DirectoryNames {
     std::string_view name(size_t i) const { return c_str(i); }
 };
 
-// The names of an open directory, at most max_entries read; `truncated` tells whether more were
+// The names of an open directory (read from its start, each call), at most max_entries read; `truncated` tells whether more were
 // there. When the directory cannot be read at all (or fails halfway), `error` gets errno; the
 // names read before a failure are kept.
 DirectoryNames read_directory_names(int dir, uint64_t max_entries, bool& truncated, int* error = nullptr);
