@@ -14,6 +14,7 @@
 
 #include "../../core/src/ollama/posix_dir.h"
 #include "mlens/io/unique_fd.h"
+#include "mlens/ollama/digest.h"
 #include "mlens/ollama/digest_index.h"
 #include "test_paths.h"
 
@@ -38,6 +39,18 @@ TEST_CASE("sha256_bytes reads 64 lowercase hex digits and nothing else", "[ollam
     CHECK((*key)[2] == 0x10);
     CHECK((*key)[3] == 0xa0);
     CHECK((*key)[31] == 0x99);
+    // Every byte value, in every place, back from its hex.
+    for (int round = 0; round < 8; ++round) {
+        Sha256Bytes bytes{};
+        for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(round * 32 + i);
+        CHECK(sha256_bytes(to_hex(bytes.data(), bytes.size())) == std::optional<Sha256Bytes>(bytes));
+    }
+    for (size_t at = 0; at < 64; ++at)
+        for (char bad : {'A', 'F', 'g', '/', ':', '`', '\x80'}) {
+            std::string hex(64, '5');
+            hex[at] = bad;
+            CHECK(!sha256_bytes(hex));
+        }
     CHECK(!sha256_bytes(std::string(63, 'a')));
     CHECK(!sha256_bytes(std::string(65, 'a')));
     CHECK(!sha256_bytes(std::string(63, 'a') + "A"));  // uppercase is not the digest grammar

@@ -10,14 +10,22 @@ namespace mlens {
 
 namespace {
 
-// Per byte: its value as a lowercase hex digit, or 0x10 (a bit no digit has) for any other byte.
-constexpr std::array<uint8_t, 256> kHexValues = [] {
-    std::array<uint8_t, 256> values{};
-    values.fill(0x10);
-    for (int c = '0'; c <= '9'; ++c) values[static_cast<size_t>(c)] = static_cast<uint8_t>(c - '0');
-    for (int c = 'a'; c <= 'f'; ++c) values[static_cast<size_t>(c)] = static_cast<uint8_t>(c - 'a' + 10);
-    return values;
-}();
+// Eight hex digits (as loaded little-endian: the first digit in the low byte) to their four bytes
+// in the digits' order; false when any of the eight is not a lowercase hex digit. Each byte's
+// range is tested in the whole word at once: with the high bit set first, subtracting a bound
+// leaves that bit set exactly where the byte is at least the bound.
+bool hex8(uint64_t x, uint8_t* out) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    const uint64_t high = x | kHigh;
+    const uint64_t at_least_0 = (high - '0' * kOnes) & kHigh, above_9 = (high - ('9' + 1) * kOnes) & kHigh;
+    const uint64_t at_least_a = (high - 'a' * kOnes) & kHigh, above_f = (high - ('f' + 1) * kOnes) & kHigh;
+    const uint64_t digit = at_least_0 & ~above_9, letter = at_least_a & ~above_f;
+    if ((x & kHigh) != 0 || (digit | letter) != kHigh) return false;
+    // '0'-'9' carry their value in the low nibble, 'a'-'f' theirs minus 9.
+    const uint64_t nibbles = (x & 0x0F0F0F0F0F0F0F0Full) + (letter >> 7) * 9;
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(((nibbles >> (16 * i)) & 0x0F) << 4 | ((nibbles >> (16 * i + 8)) & 0x0F));
+    return true;
+}
 
 uint64_t slot_hash(const Sha256Bytes& digest) {
     uint64_t h = 0;
@@ -36,13 +44,12 @@ uint32_t slot_tag(const Sha256Bytes& digest) {
 std::optional<Sha256Bytes> sha256_bytes(std::string_view hex) {
     if (hex.size() != 64) return std::nullopt;
     Sha256Bytes out{};
-    uint8_t bad = 0;
-    for (size_t i = 0; i < out.size(); ++i) {
-        const uint8_t hi = kHexValues[static_cast<unsigned char>(hex[2 * i])], lo = kHexValues[static_cast<unsigned char>(hex[2 * i + 1])];
-        bad |= hi | lo;
-        out[i] = static_cast<uint8_t>((hi << 4) | (lo & 15));
+    for (size_t i = 0; i < 8; ++i) {
+        uint64_t word = 0;
+        std::memcpy(&word, hex.data() + 8 * i, sizeof word);
+        if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
+        if (!hex8(word, out.data() + 4 * i)) return std::nullopt;
     }
-    if (bad & 0x10) return std::nullopt;
     return out;
 }
 
