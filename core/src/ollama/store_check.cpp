@@ -1,8 +1,9 @@
 // The store check in three passes: manifests and blob resolution (cheap, metadata only), then
 // hashing each distinct blob once, then parsing contents. Every finding is attributed to the
 // models that reference the blob, so a shared corrupt blob fails every model using it.
-// The manifests are read and parsed first, on the machine's cores, each once (the listing shows
-// them from here); a blob is resolved once per digest, in one blobs/ directory opened for the run.
+// The manifests are read and parsed on the machine's cores, each once (the listing shows them
+// from here), while blobs/ is listed and the cache read; a blob is resolved once per digest, in
+// one blobs/ directory opened for the run, the digests in their sorted order (the listing's).
 #include "mlens/ollama/store_check.h"
 
 #include <sys/stat.h>

@@ -46,12 +46,21 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         listed.stopped_by = std::move(checked.stopped_by);
         return listed;
     }
-    // Digests the manifests name.
-    size_t layers = 0;
-    for (const StoredManifest& stored : manifests) layers += stored.manifest.layers.size() + 1;
-    DigestIndex referenced(layers);
+    // Which blob files the manifests name: the files by the digest their name spells (a blob and
+    // its legacy name share one), each digest a layer names looked up among them. Sized by the
+    // files, not by the layers, which may name the same few blobs many times over.
+    DigestIndex file_digests(blob_files.size());
+    std::vector<uint32_t> digest_of_file(blob_files.size(), DigestIndex::kNoValue);
+    for (size_t i = 0; i < blob_files.size(); ++i) {
+        const BlobFileName& kind = blob_files[i].kind;
+        if (kind.kind != BlobFileKind::blob && kind.kind != BlobFileKind::legacy_name) continue;
+        if (std::optional<Sha256Bytes> key = sha256_bytes(kind.hex))
+            digest_of_file[i] = file_digests.insert(*key, static_cast<uint32_t>(file_digests.size())).first;
+    }
+    std::vector<uint8_t> digest_referenced(file_digests.size());
     const auto reference = [&](const BlobDigest& digest) {
-        if (std::optional<Sha256Bytes> key = sha256_bytes(digest.hex)) referenced.insert(*key, 0);
+        if (std::optional<Sha256Bytes> key = sha256_bytes(digest.hex))
+            if (std::optional<uint32_t> named = file_digests.find(*key)) digest_referenced[*named] = 1;
     };
     // Configs are shared by many models: each distinct one is read and parsed once.
     std::unordered_map<std::string, Result<ModelConfig>> configs;
@@ -98,11 +107,9 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
     }
     sort_by_name(out.models);
     out.blob_files.reserve(blob_files.size());
-    for (BlobFile& f : blob_files) {
-        std::optional<Sha256Bytes> key;
-        if (f.kind.kind == BlobFileKind::blob || f.kind.kind == BlobFileKind::legacy_name) key = sha256_bytes(f.kind.hex);
-        const bool used = key && referenced.find(*key);
-        out.blob_files.push_back({std::move(f), used});
+    for (size_t i = 0; i < blob_files.size(); ++i) {
+        const bool used = digest_of_file[i] != DigestIndex::kNoValue && digest_referenced[digest_of_file[i]];
+        out.blob_files.push_back({std::move(blob_files[i]), used});
     }
     job_report(job, 1.0);
     return listed;
