@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
+#include <map>
 #include <fstream>
 
 #include "build_paths.h"
@@ -270,6 +272,87 @@ TEST_CASE("a cached store check is the fresh one, and a changed blob is judged a
     CHECK(verdicts(changed_cached) != verdicts(fresh));
 }
 
+TEST_CASE("a cached listing is the fresh one for digests sharing a prefix, names that are no digest and two digests of one file",
+          "[cache][ollama]") {
+    TempDir dir, cache_dir;
+    const std::string root = dir.file("store");
+    fs::create_directories(root);
+    OllamaStoreBuilder b(root);
+    b.add_tiny();
+    const std::string config = config_json("safetensors", "llama", "F32");
+    // Two blob names whose digests share their first 62 hex digits (and 8-byte slot key), each
+    // holding bytes of another digest: both are mismatches, each of its own.
+    const std::string shared(62, 'c');
+    std::vector<LayerSpec> twins;
+    for (const char* tail : {"01", "02"}) {
+        const std::string hex = shared + tail, bytes = std::string("twin ") + tail;
+        write_text(root + "/blobs/sha256-" + hex, bytes);
+        twins.push_back(LayerSpec(std::string(kTensorMediaType), "sha256:" + hex, bytes.size(), std::nullopt, std::string("twin.") + tail));
+    }
+    b.add_model("twins", twins, config);
+    // A layer naming its blob in uppercase hex (not a digest), the file of that name beside the
+    // blobs, and a file whose name is 63 hex digits and a 'g'.
+    const LayerSpec upper_source = b.blob(kLicenseMediaType, "an uppercase license");
+    std::string upper_hex = upper_source.digest.substr(7);
+    for (char& c : upper_hex) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    write_text(root + "/blobs/sha256-" + upper_hex, "an uppercase license");
+    write_text(root + "/blobs/sha256-" + std::string(63, 'a') + "g", "no digest");
+    b.add_model("upper", {LayerSpec(std::string(kLicenseMediaType), "sha256:" + upper_hex, upper_source.size)}, config);
+    // Two digests of one file: the second name a symlink to the first; and a missing blob.
+    const LayerSpec first = b.blob(kLicenseMediaType, "one file under two names");
+    const std::string alias_hex = std::string(64, 'd');
+    fs::create_symlink("sha256-" + first.digest.substr(7), root + "/blobs/sha256-" + alias_hex);
+    const LayerSpec alias(std::string(kLicenseMediaType), "sha256:" + alias_hex, first.size);
+    const LayerSpec missing(std::string(kLicenseMediaType), "sha256:" + std::string(64, 'e'), 3);
+    b.add_model("aliases", {alias, first, missing}, config);
+
+    auto opened = Store::open(root);
+    REQUIRE(opened);
+    const auto cache = CacheDatabase::open(cache_dir.path());
+    const StoreListing fresh = list_store(*opened, full_check(nullptr)).value;
+    const StoreListing filling = list_store(*opened, full_check(cache.get())).value;
+    const StoreListing warm = list_store(*opened, cached_check(*cache)).value;
+    CHECK(verdicts(filling) == verdicts(fresh));
+    CHECK(rows(warm) == rows(fresh));
+    REQUIRE(warm.models.size() == fresh.models.size());
+    for (size_t i = 0; i < warm.models.size(); ++i) {
+        INFO(warm.models[i].ref.name.display());
+        CHECK(warm.models[i].check.verdict() == fresh.models[i].check.verdict());
+        CHECK(warm.models[i].check.reason_text() == fresh.models[i].check.reason_text());
+    }
+    // What each model is told, exactly.
+    std::map<std::string, std::vector<std::string>> codes;
+    for (const ModelListing& m : warm.models)
+        for (const Diagnostic& d : m.check.reasons) codes[m.ref.name.display()].push_back(std::string(code_name(d.code)) + " " + d.field);
+    CHECK(codes["twins:latest"] == std::vector<std::string>{
+                                       "E_DIGEST_MISMATCH manifests/registry.ollama.ai/library/twins/latest layers[0].digest",
+                                       "E_DIGEST_MISMATCH manifests/registry.ollama.ai/library/twins/latest layers[1].digest",
+                                       "HeaderTooSmall blobs/sha256-" + shared + "01 header",
+                                       "HeaderTooSmall blobs/sha256-" + shared + "02 header"});
+    CHECK(codes["upper:latest"] == std::vector<std::string>{"E_BAD_DIGEST manifests/registry.ollama.ai/library/upper/latest layers[0].digest"});
+    CHECK(codes["aliases:latest"] == std::vector<std::string>{
+                                         "E_BLOB_MISSING manifests/registry.ollama.ai/library/aliases/latest layers[2]",
+                                         "E_DIGEST_MISMATCH manifests/registry.ollama.ai/library/aliases/latest layers[0].digest"});
+    CHECK(codes["tiny:latest"].empty());
+    // The twins are told apart: each one's own bytes were hashed.
+    for (const ModelListing& m : warm.models)
+        if (m.ref.name.display() == "twins:latest") {
+            REQUIRE(m.check.reasons.size() == 4);
+            CHECK(m.check.reasons[0].message.find("actual sha256:" + sha256_hex(std::string("twin 01"))) != std::string::npos);
+            CHECK(m.check.reasons[1].message.find("actual sha256:" + sha256_hex(std::string("twin 02"))) != std::string::npos);
+        }
+    // Which files the listing calls referenced: the twins, the alias and its target, not the
+    // uppercase name nor the one with a 'g'.
+    std::map<std::string, bool> referenced;
+    for (const ListedBlobFile& f : warm.blob_files) referenced[f.file.name] = f.referenced;
+    CHECK(referenced.at("sha256-" + shared + "01"));
+    CHECK(referenced.at("sha256-" + shared + "02"));
+    CHECK(referenced.at("sha256-" + alias_hex));
+    CHECK(referenced.at("sha256-" + first.digest.substr(7)));
+    CHECK(!referenced.at("sha256-" + upper_hex));
+    CHECK(!referenced.at("sha256-" + std::string(63, 'a') + "g"));
+}
+
 TEST_CASE("the entries of a device read at once answer as lookups do", "[cache]") {
     TempDir dir;
     auto db = CacheDatabase::open(dir.path());
@@ -285,17 +368,17 @@ TEST_CASE("the entries of a device read at once answer as lookups do", "[cache]"
     for (const auto& [stamp, detail] : std::vector<std::pair<FileStamp, std::string>>{
              {a, "header:tensor"}, {a, "header:model"}, {b, "header:tensor"}, {b, "header:model"}, {a, "sha256"}}) {
         const std::optional<std::string> looked_up = db->lookup(CacheKind::blob_header, stamp, detail);
-        const std::string* found = headers.find(stamp, detail);
+        const std::optional<std::string_view> found = headers.find(stamp, detail);
         INFO(stamp.inode << " " << detail);
-        CHECK(looked_up.has_value() == (found != nullptr));
+        CHECK(looked_up.has_value() == found.has_value());
         if (found && looked_up) CHECK(*found == *looked_up);
     }
     CHECK(*headers.find(a, "header:model") == "[1]");
     CHECK(*headers.find(b, "header:tensor") == "pending");
     // Any other size, modification or change time of the same inode is a miss.
     for (FileStamp changed : {FileStamp{7, 100, 11, 1000, 2000}, FileStamp{7, 100, 10, 1001, 2000}, FileStamp{7, 100, 10, 1000, 2001}})
-        CHECK(headers.find(changed, "header:tensor") == nullptr);
-    CHECK(headers.find(other_device, "header:tensor") == nullptr);
+        CHECK(!headers.find(changed, "header:tensor"));
+    CHECK(!headers.find(other_device, "header:tensor"));
     CHECK(read_cached_entries(*db, CacheKind::blob_digest, 7).size() == 1);
     CHECK(read_cached_entries(*db, CacheKind::blob_header, 8).size() == 1);
     CHECK(read_cached_entries(*db, CacheKind::fsck_summary, 7).size() == 0);

@@ -169,9 +169,11 @@ bool CacheDatabase::connect(bool may_rebuild) {
         return step_rc;
     });
     if (found < 0) return fail("schema version");
-    // Another schema's entries are dropped: they were computed by another build anyway.
+    // Another schema's entries are dropped: they were computed by another build anyway. The
+    // version is written only when it changes: a database already at this schema is opened
+    // without a write (a write here would cost a commit now and a checkpoint at the close).
     const std::string setup = std::string(found != kSchemaVersion && found != 0 ? "DROP TABLE IF EXISTS entries; " : "") + kSchema +
-        "; PRAGMA user_version=" + std::to_string(kSchemaVersion);
+        (found != kSchemaVersion ? "; PRAGMA user_version=" + std::to_string(kSchemaVersion) : std::string());
     if ((rc = exec_retrying(m_db, setup.c_str())) != SQLITE_OK) return fail("schema");
     if ((rc = sqlite3_prepare_v2(m_db,
                                  "SELECT size, mtime_ns, ctime_ns, version, value FROM entries WHERE kind=?1 AND device=?2 AND inode=?3 AND "

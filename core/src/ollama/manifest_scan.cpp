@@ -2,12 +2,15 @@
 // outside the subset manifest_scan.h describes, so it never has to report anything itself.
 #include "manifest_scan.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
 namespace mlens {
 
 namespace {
+
+constexpr size_t kReservedLayersFrom = 64;  // braces in a manifest above which its layers are reserved
 
 bool json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -170,6 +173,11 @@ private:
 std::optional<Manifest> scan_plain_manifest(std::string_view text, uint64_t base) {
     if (text.size() > kMaxManifestBytes) return std::nullopt;
     Manifest m;
+    // A manifest of many layers has them reserved at once (grown, they would be moved over and
+    // over): every layer object opens with a brace, and the root object is none. A small one
+    // grows as it is read, so that the reserve never outweighs its few layers.
+    const size_t braces = static_cast<size_t>(std::count(text.begin(), text.end(), '{'));
+    if (braces > kReservedLayersFrom) m.layers.reserve(std::min<size_t>(braces - 1, kMaxLayers));
     if (!PlainScanner(text, base).manifest(m)) return std::nullopt;
     finish_manifest(m);
     return m;

@@ -294,59 +294,49 @@ Result<ByteSourcePtr> Store::open_blob(const BlobLookup& blob) const {
 
 namespace {
 
-// blobs/ opened without following a symlink (as the manifest walk opens its directories) and
-// listed; `listing` receives the descriptor, invalid when blobs/ could not be opened.
-std::vector<DirEntry> list_blobs(const std::string& root_path, UniqueFd& listing) {
+// blobs/ as Store::blob_files lists it, opened without following a symlink (as the manifest walk
+// opens its directories); `listing` receives its descriptor, invalid when it could not be opened.
+// Each entry is described on the thread that stat'ed it; with `stats`, its lstat is kept too (zero,
+// st_mode 0, when it could not be stat'ed). Entries that vanished meanwhile are left out.
+std::vector<BlobFile> list_blob_files(const std::string& root_path, UniqueFd& listing, std::vector<struct stat>* stats) {
     UniqueFd root = open_directory_at(AT_FDCWD, root_path);
     if (!root.valid()) return {};
     listing = open_directory_at(root.get(), "blobs");
     if (!listing.valid()) return {};
     bool truncated = false;
-    return list_directory(listing.get(), kMaxDirectoryEntries, truncated);
-}
-
-BlobFile blob_file_of(DirEntry&& e) {
-    BlobFile f;
-    f.kind = classify_blob_file(e.name);
-    f.regular = S_ISREG(e.st.st_mode);
-    f.size = f.regular ? static_cast<uint64_t>(e.st.st_size) : 0;
-    f.name = std::move(e.name);
-    return f;
+    const DirectoryNames names = read_directory_names(listing.get(), kMaxDirectoryEntries, truncated);
+    std::vector<BlobFile> files(names.size());
+    std::vector<uint8_t> vanished(names.size());
+    if (stats) stats->assign(names.size(), {});
+    stat_directory_names(listing.get(), names, [&](size_t i, const struct stat& st, int err) {
+        BlobFile& f = files[i];
+        f.name = names.name(i);
+        f.kind = classify_blob_file(f.name);
+        f.regular = S_ISREG(st.st_mode);
+        f.size = f.regular ? static_cast<uint64_t>(st.st_size) : 0;
+        vanished[i] = err == ENOENT;
+        if (stats) (*stats)[i] = st;
+    });
+    size_t kept = 0;
+    for (size_t i = 0; i < files.size(); ++i) {
+        if (vanished[i]) continue;
+        if (kept != i) {
+            files[kept] = std::move(files[i]);
+            if (stats) (*stats)[kept] = (*stats)[i];
+        }
+        ++kept;
+    }
+    files.resize(kept);
+    if (stats) stats->resize(kept);
+    return files;
 }
 
 constexpr std::string_view kBlobPrefix = "sha256-";
-constexpr size_t kPrefixDigits = 3;  // hex digits after kBlobPrefix that index BlobDirectory::listed_from
-constexpr size_t kPrefixValues = size_t{1} << (4 * kPrefixDigits);
 
-// The value of the kPrefixDigits lowercase hex digits after kBlobPrefix; -1 when `name` has none
-// there (lowercase only: their order is that of the values).
-int blob_name_prefix(std::string_view name) {
-    if (name.size() < kBlobPrefix.size() + kPrefixDigits || !name.starts_with(kBlobPrefix)) return -1;
-    int value = 0;
-    for (size_t i = kBlobPrefix.size(); i < kBlobPrefix.size() + kPrefixDigits; ++i) {
-        const char c = name[i];
-        const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-        if (digit < 0) return -1;
-        value = value * 16 + digit;
-    }
-    return value;
-}
-
-// BlobDirectory::listed_from of the sorted `files`.
-std::vector<uint32_t> prefix_starts(const std::vector<BlobFile>& files) {
-    std::vector<uint32_t> starts(kPrefixValues + 1);
-    std::string key(kBlobPrefix);
-    key.resize(kBlobPrefix.size() + kPrefixDigits);
-    size_t at = 0;
-    for (size_t value = 0; value <= kPrefixValues; ++value) {
-        for (size_t i = 0; i < kPrefixDigits; ++i) {
-            const size_t digit = value == kPrefixValues ? (i + 1 == kPrefixDigits ? 16 : 15) : (value >> (4 * (kPrefixDigits - 1 - i))) & 15;
-            key[kBlobPrefix.size() + i] = digit == 16 ? 'g' : "0123456789abcdef"[digit];
-        }
-        while (at < files.size() && files[at].name < key) ++at;
-        starts[value] = static_cast<uint32_t>(at);
-    }
-    return starts;
+// The digest a blob name "sha256-<64 lowercase hex>" spells; nullopt for any other name.
+std::optional<Sha256Bytes> blob_name_digest(std::string_view name) {
+    if (!name.starts_with(kBlobPrefix)) return std::nullopt;
+    return sha256_bytes(name.substr(kBlobPrefix.size()));
 }
 
 bool same_directory(int a, int b) {
@@ -359,37 +349,33 @@ bool same_directory(int a, int b) {
 
 std::vector<BlobFile> Store::blob_files() const {
     UniqueFd listing;
-    std::vector<BlobFile> out;
-    for (DirEntry& e : list_blobs(m_root, listing)) out.push_back(blob_file_of(std::move(e)));
-    return out;
+    return list_blob_files(m_root, listing, nullptr);
 }
 
 BlobDirectory open_listed_blob_directory(const Store& store) {
     BlobDirectory d = open_blob_directory(store);
     UniqueFd listing;
-    std::vector<DirEntry> entries = list_blobs(store.root(), listing);
-    const bool same = d.fd.valid() && listing.valid() && same_directory(d.fd.get(), listing.get());
-    d.files.reserve(entries.size());
-    if (same) d.listed.reserve(entries.size());
-    for (DirEntry& e : entries) {
-        if (same) d.listed.push_back(e.st);  // zero (st_mode 0) when it could not be stat'ed
-        d.files.push_back(blob_file_of(std::move(e)));
-    }
-    if (same && d.files.size() < UINT32_MAX) d.listed_from = prefix_starts(d.files);
+    std::vector<struct stat> stats;
+    d.files = list_blob_files(store.root(), listing, &stats);
+    if (!d.fd.valid() || !listing.valid() || !same_directory(d.fd.get(), listing.get())) return d;
+    d.listed = std::move(stats);
+    d.listed_index = DigestIndex(d.files.size());
+    for (size_t i = 0; i < d.files.size(); ++i)
+        if (std::optional<Sha256Bytes> digest = blob_name_digest(d.files[i].name)) d.listed_index.insert(*digest, static_cast<uint32_t>(i));
     return d;
 }
 
 const struct stat* BlobDirectory::listed_stat(const std::string& name) const {
     if (listed.size() != files.size()) return nullptr;
-    auto from = files.begin(), to = files.end();
-    const int prefix = blob_name_prefix(name);
-    if (prefix >= 0 && listed_from.size() == kPrefixValues + 1) {
-        from = files.begin() + listed_from[static_cast<size_t>(prefix)];
-        to = files.begin() + listed_from[static_cast<size_t>(prefix) + 1];
+    size_t at = files.size();
+    if (std::optional<Sha256Bytes> digest = blob_name_digest(name)) {
+        if (std::optional<uint32_t> found = listed_index.find(*digest)) at = *found;
+    } else {
+        auto it = std::lower_bound(files.begin(), files.end(), name, [](const BlobFile& f, const std::string& n) { return f.name < n; });
+        if (it != files.end() && it->name == name) at = static_cast<size_t>(it - files.begin());
     }
-    auto it = std::lower_bound(from, to, name, [](const BlobFile& f, const std::string& n) { return f.name < n; });
-    if (it == to || it->name != name) return nullptr;
-    const struct stat& st = listed[static_cast<size_t>(it - files.begin())];
+    if (at == files.size()) return nullptr;
+    const struct stat& st = listed[at];
     return st.st_mode != 0 ? &st : nullptr;
 }
 

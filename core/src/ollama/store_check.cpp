@@ -1,17 +1,18 @@
 // The store check in three passes: manifests and blob resolution (cheap, metadata only), then
 // hashing each distinct blob once, then parsing contents. Every finding is attributed to the
 // models that reference the blob, so a shared corrupt blob fails every model using it.
-// The manifests are read and parsed first, on the machine's cores, each once (the listing shows
-// them from here); a blob is resolved once per digest, in one blobs/ directory opened for the run.
+// The manifests are read and parsed on the machine's cores, each once (the listing shows them
+// from here), while blobs/ is listed and the cache read; a blob is resolved once per digest, in
+// one blobs/ directory opened for the run, the digests in their sorted order (the listing's).
 #include "mlens/ollama/store_check.h"
 
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <map>
 #include <string_view>
-#include <unordered_map>
 
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/io/cache_database.h"
@@ -20,6 +21,7 @@
 #include "mlens/model/model_json.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/config_blob.h"
+#include "mlens/ollama/digest_index.h"
 #include "mlens/ollama/store_lookup.h"
 #include "mlens/ollama/text_blob.h"
 #include "mlens/text/escape.h"
@@ -31,27 +33,60 @@ namespace mlens {
 
 namespace {
 
+constexpr uint32_t kNoUse = UINT32_MAX;
+constexpr uint32_t kNoState = UINT32_MAX;
+
 struct BlobUse {
     size_t model;  // index into report.models
     const ManifestLayer* layer;  // in the checker's manifests, which hold every manifest the run reads
+    uint32_t next = kNoUse;  // the blob's next use in the checker's array of every use
+};
+
+// A blob's uses, in the order the layers name it: a chain through the checker's array of every
+// use (one array for the run instead of one per blob).
+class UseChain {
+public:
+    class iterator {
+    public:
+        iterator(const std::vector<BlobUse>& all, uint32_t at) : m_all(&all), m_at(at) {}
+        const BlobUse& operator*() const { return (*m_all)[m_at]; }
+        iterator& operator++() {
+            m_at = (*m_all)[m_at].next;
+            return *this;
+        }
+        bool operator!=(const iterator& other) const { return m_at != other.m_at; }
+
+    private:
+        const std::vector<BlobUse>* m_all;
+        uint32_t m_at;
+    };
+    UseChain(const std::vector<BlobUse>& all, uint32_t first) : m_all(all), m_first(first) {}
+    iterator begin() const { return {m_all, m_first}; }
+    iterator end() const { return {m_all, kNoUse}; }
+
+private:
+    const std::vector<BlobUse>& m_all;
+    uint32_t m_first;
 };
 
 struct BlobState {
     const BlobLookup* lookup;  // in the checker's lookups by digest
-    std::vector<BlobUse> uses;
+    uint32_t first_use = kNoUse, last_use = kNoUse;  // its chain of uses
     bool digest_unknown = false;  // cached_only and the cache has no sha256 for it
     bool header_unknown = false;  // cached_only and the cache has no parse answer for one of its kinds
-    std::vector<std::pair<LayerKind, std::vector<Diagnostic>>> findings;  // per kind it was parsed as, what that found
+    // Per kind it was parsed as, what that found, when it found anything (a kind parsed without
+    // findings is not kept: nothing to replay).
+    std::vector<std::pair<LayerKind, std::vector<Diagnostic>>> findings;
 };
 
-// A digest's hex digits are uniformly distributed: their first 16 are hash enough for a table
-// keyed by them (anything shorter is hashed whole).
-struct DigestHexHash {
-    size_t operator()(std::string_view hex) const {
-        if (hex.size() < 16) return std::hash<std::string_view>{}(hex);
+// A blob's canonical path ends in its digest's hex digits, uniformly distributed: the last 16
+// bytes are hash enough (a shorter path is hashed whole).
+struct BlobPathHash {
+    size_t operator()(std::string_view path) const {
+        if (path.size() < 16) return std::hash<std::string_view>{}(path);
         uint64_t a = 0, b = 0;
-        std::memcpy(&a, hex.data(), 8);
-        std::memcpy(&b, hex.data() + 8, 8);
+        std::memcpy(&a, path.data() + path.size() - 16, 8);
+        std::memcpy(&b, path.data() + path.size() - 8, 8);
         return static_cast<size_t>((a * 0x9E3779B97F4A7C15ull) ^ (b + (a >> 29)));
     }
 };
@@ -79,6 +114,8 @@ std::optional<std::vector<Diagnostic>> findings_of(std::string_view text) {
 }
 
 constexpr size_t kManifestsPerTask = 64;  // manifests one reading task reads in a row
+constexpr size_t kLookupsPerTask = 2048;  // blobs one lookup task resolves in a row
+constexpr unsigned kLookupThreads = 2;
 
 bool is_sha256_hex(std::string_view s) {
     return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
@@ -90,29 +127,37 @@ public:
             std::vector<StoredManifest>& manifests)
         : m_store(store), m_options(options), m_job(job), m_report(out.value), m_stopped_by(out.stopped_by), m_manifests(manifests) {}
 
-    // The whole store: the scan, blobs/ listed once, then every manifest it found. While blobs/
-    // is listed, the cache's entries of both blob kinds on blobs/'s device are read, each on a
-    // thread of its own (what it holds is checked against each blob's stamp when looked up).
+    // The whole store: blobs/ listed once, the scan and every manifest it found read, and the
+    // cache's entries of both blob kinds on blobs/'s device read, each on a thread of its own
+    // (what the cache holds is checked against each blob's stamp when looked up).
     void run_store() {
-        StoreScan scan = m_store.scan(m_job);
-        for (Diagnostic& d : scan.diagnostics) add_store_diagnostic(std::move(d));
         m_batch_cache_reads = true;
         BlobDirectory blobs;
+        StoreScan scan;
+        bool read = true;
+        const size_t first = m_manifests.size();
         const std::string blobs_path = m_store.root() == "/" ? "/blobs" : m_store.root() + "/blobs";
         struct stat st {};
         const bool prefetch = m_options.cache && m_options.cache->enabled() && ::stat(blobs_path.c_str(), &st) == 0;
         const CacheKind kinds[] = {CacheKind::blob_digest, CacheKind::blob_header};
-        CachedEntries read[2];
-        parallel_for(prefetch ? 3 : 1, 0, [&](uint64_t task) {
-            if (task == 0)
+        CachedEntries cached[2];
+        const uint64_t tasks = prefetch ? 4 : 2;
+        parallel_for(tasks, static_cast<unsigned>(tasks), [&](uint64_t task) {
+            if (task == 0) {
+                scan = m_store.scan(m_job);
+                read = read_manifests(scan.manifests);
+                if (read) name_blobs(first);
+            } else if (task == 1) {
                 blobs = open_listed_blob_directory(m_store);
-            else
-                read[task - 1] = read_cached_entries(*m_options.cache, kinds[task - 1], static_cast<uint64_t>(st.st_dev));
+            } else {
+                cached[task - 2] = read_cached_entries(*m_options.cache, kinds[task - 2], static_cast<uint64_t>(st.st_dev));
+            }
             return true;
         });
+        for (Diagnostic& d : scan.diagnostics) add_store_diagnostic(std::move(d));
         if (prefetch)
-            for (size_t k = 0; k < 2; ++k) m_cached[{kinds[k], static_cast<uint64_t>(st.st_dev)}] = std::move(read[k]);
-        run(scan.manifests, std::move(blobs));
+            for (size_t k = 0; k < 2; ++k) m_cached[{kinds[k], static_cast<uint64_t>(st.st_dev)}] = std::move(cached[k]);
+        check(scan.manifests, first, read, std::move(blobs));
     }
 
     // blobs/ as the run listed it (empty unless run_store listed it). Lookups are over by then.
@@ -123,20 +168,27 @@ public:
 
     // The manifests `refs` name, their blobs looked up in `blobs`.
     void run(const std::vector<ManifestRef>& refs, BlobDirectory blobs) {
+        const size_t first = m_manifests.size();
+        const bool read = read_manifests(refs);
+        if (read) name_blobs(first);
+        check(refs, first, read, std::move(blobs));
+    }
+
+private:
+    // The manifests of `refs`, read (`read` false when cancelled meanwhile) into m_manifests from
+    // `first` on, checked with their blobs looked up in `blobs`.
+    void check(const std::vector<ManifestRef>& refs, size_t first, bool read, BlobDirectory blobs) {
         m_report.root = m_store.root();
         m_blob_directory = std::move(blobs);
-        const size_t first = m_manifests.size();
-        if (!read_manifests(refs)) {
+        if (!read) {
             m_manifests.resize(first);
             stop();
             return;
         }
         m_report.models.reserve(m_report.models.size() + refs.size());
-        size_t layers = 0;
-        for (size_t i = first; i < m_manifests.size(); ++i) layers += m_manifests[i].manifest.layers.size() + 1;
-        m_lookups.reserve(layers);
-        m_index.reserve(layers);
-        m_blobs.reserve(layers);
+        look_up_blobs();
+        m_blobs.reserve(m_lookups.size());
+        m_uses.reserve(m_layer_lookup.size());
         for (size_t i = 0; i < refs.size(); ++i) {
             if (stop()) {
                 m_manifests.resize(first + i);
@@ -158,7 +210,7 @@ public:
             for (ModelCheck& m : m_report.models) m.digests_verified = true;
         }
         for (const BlobState& b : m_blobs)
-            for (const BlobUse& u : b.uses) {
+            for (const BlobUse& u : uses_of(b)) {
                 ModelCheck& mc = m_report.models[u.model];
                 if (b.digest_unknown) mc.digests_verified = m_report.digests_verified = false;
                 mc.unverified += b.header_unknown;
@@ -166,7 +218,6 @@ public:
         job_report(m_job, 1.0);
     }
 
-private:
     bool stop() {
         if (m_stopped_by) return true;
         if (!job_cancelled(m_job)) return false;
@@ -224,11 +275,101 @@ private:
         for (const ManifestLayer& l : m.layers) check_layer(model, l);
     }
 
+    // Whether the check looks the layer's blob up at all.
+    static bool resolved(const ManifestLayer& layer) {
+        return layer.blob && layer.kind != LayerKind::unknown && layer.kind != LayerKind::embed;
+    }
+
+    // The blobs the manifests from m_manifests[first] on name, once per digest and in the
+    // digests' order (m_distinct): the listing's names, its index and its stats are in that order
+    // too, so the lookups walk them front to back instead of at random. Each layer gets its
+    // lookup (m_layer_lookup, in the order check_layer meets the layers). Needs the manifests
+    // only: it runs while blobs/ is still being listed.
+    void name_blobs(size_t first) {
+        struct Named {
+            Sha256Bytes key;  // zero when the hex has none (never for a digest the grammar accepted)
+            bool keyed;
+            uint32_t layer;  // the layer's place in m_layer_lookup
+            const BlobDigest* digest;
+        };
+        std::vector<Named> named;
+        size_t layers = 0;
+        for (size_t i = first; i < m_manifests.size(); ++i) layers += m_manifests[i].manifest.layers.size() + 1;
+        named.reserve(layers);
+        const auto name = [&](const ManifestLayer& layer) {
+            if (!resolved(layer)) return;
+            const std::optional<Sha256Bytes> key = sha256_bytes(layer.blob->hex);
+            named.push_back({key.value_or(Sha256Bytes{}), key.has_value(), static_cast<uint32_t>(named.size()), &*layer.blob});
+        };
+        for (size_t i = first; i < m_manifests.size(); ++i) {
+            if (!m_manifests[i].found) continue;
+            const Manifest& m = m_manifests[i].manifest;
+            if (m.has_config) name(m.config);
+            for (const ManifestLayer& l : m.layers) name(l);
+        }
+        std::sort(named.begin(), named.end(), [](const Named& a, const Named& b) { return a.key < b.key; });
+        m_layer_lookup.assign(named.size(), 0);
+        m_distinct.clear();
+        m_distinct.reserve(named.size());
+        for (size_t i = 0; i < named.size(); ++i) {
+            const bool same = i > 0 && named[i].keyed && named[i - 1].keyed && named[i].key == named[i - 1].key;
+            if (!same) m_distinct.push_back(named[i].digest);
+            m_layer_lookup[named[i].layer] = static_cast<uint32_t>(m_distinct.size() - 1);
+        }
+    }
+
+    // The lookups of m_distinct, on two threads in runs of consecutive digests (each thread still
+    // walks the listing front to back; every lookup is independent of the others), then each
+    // lookup's file.
+    void look_up_blobs() {
+        m_lookups.resize(m_distinct.size());
+        const uint64_t runs = (m_distinct.size() + kLookupsPerTask - 1) / kLookupsPerTask;
+        parallel_for(runs, kLookupThreads, [&](uint64_t run) {
+            const size_t end = std::min(m_distinct.size(), static_cast<size_t>((run + 1) * kLookupsPerTask));
+            for (size_t i = static_cast<size_t>(run * kLookupsPerTask); i < end; ++i)
+                m_lookups[i] = find_blob_in(m_store, m_blob_directory, *m_distinct[i]);
+            return true;
+        });
+        m_next_layer = 0;
+        same_files();
+    }
+
+    // m_file_of: per lookup, the first lookup that found the same canonical path (two digests may
+    // resolve to one file through a symlink; itself for a path seen first, and for a blob not
+    // found); open addressing by the path, sized once.
+    void same_files() {
+        struct PathSlot {
+            uint32_t tag = 0;  // the high half of the path's hash
+            uint32_t lookup = 0;  // index into m_lookups + 1; 0 for an empty slot
+        };
+        std::vector<PathSlot> slots(std::bit_ceil(std::max<size_t>(2 * m_lookups.size(), 16)));
+        const size_t mask = slots.size() - 1;
+        m_file_of.resize(m_lookups.size());
+        for (size_t i = 0; i < m_lookups.size(); ++i) {
+            m_file_of[i] = static_cast<uint32_t>(i);
+            const BlobLookup& lookup = m_lookups[i];
+            if (!lookup.found()) continue;
+            const size_t hash = BlobPathHash{}(lookup.path);
+            const uint32_t tag = static_cast<uint32_t>(hash >> 32);
+            for (size_t at = hash & mask;; at = (at + 1) & mask) {
+                PathSlot& slot = slots[at];
+                if (slot.lookup == 0) {
+                    slot = {tag, static_cast<uint32_t>(i + 1)};
+                    break;
+                }
+                if (slot.tag == tag && m_lookups[slot.lookup - 1].path == lookup.path) {
+                    m_file_of[i] = slot.lookup - 1;
+                    break;
+                }
+            }
+        }
+        m_state_of_file.assign(m_lookups.size(), kNoState);
+    }
+
     void check_layer(size_t model, const ManifestLayer& layer) {
-        if (!layer.blob || layer.kind == LayerKind::unknown || layer.kind == LayerKind::embed) return;
-        auto [known, first] = m_lookups.try_emplace(std::string_view(layer.blob->hex));
-        if (first) known->second = find_blob_in(m_store, m_blob_directory, *layer.blob);
-        const BlobLookup& lookup = known->second;
+        if (!resolved(layer)) return;
+        const uint32_t at = m_layer_lookup[m_next_layer++];
+        const BlobLookup& lookup = m_lookups[at];
         for (const Error& w : lookup.warnings) add_located(model, Severity::warning, w, layer.field, layer);
         if (!lookup.found()) {
             add_located(model, Severity::error, *lookup.error, layer.field, layer);
@@ -239,10 +380,22 @@ private:
                         {ErrorCode::E_SIZE_MISMATCH, "", layer.size_at,
                          "the layer says " + std::to_string(layer.size) + " bytes; " + lookup.name + " has " + std::to_string(lookup.size)},
                         layer.field + ".size", layer);
-        auto [it, fresh] = m_index.try_emplace(lookup.path, m_blobs.size());
-        if (fresh) m_blobs.push_back({&lookup, {}, false, false, {}});
-        m_blobs[it->second].uses.push_back({model, &layer});
+        uint32_t& state = m_state_of_file[m_file_of[at]];
+        if (state == kNoState) {
+            state = static_cast<uint32_t>(m_blobs.size());
+            m_blobs.push_back({&lookup, kNoUse, kNoUse, false, false, {}});
+        }
+        BlobState& b = m_blobs[state];
+        const uint32_t use = static_cast<uint32_t>(m_uses.size());
+        m_uses.push_back({model, &layer});
+        if (b.last_use == kNoUse)
+            b.first_use = use;
+        else
+            m_uses[b.last_use].next = use;
+        b.last_use = use;
     }
+
+    UseChain uses_of(const BlobState& b) const { return {m_uses, b.first_use}; }
 
     // A blob's answer is stored only when the file is still the one that was found: a file
     // changed meanwhile keys nothing.
@@ -264,8 +417,7 @@ private:
         }
         auto [entries, first] = m_cached.try_emplace({kind, stamp.device});
         if (first) entries->second = read_cached_entries(*m_options.cache, kind, stamp.device);
-        const std::string* value = entries->second.find(stamp, detail);
-        return value ? std::optional<std::string_view>(*value) : std::nullopt;
+        return entries->second.find(stamp, detail);
     }
 
     // The blob's sha256 the cache holds (valid until the next lookup in the cache).
@@ -305,7 +457,7 @@ private:
                     stop();
                     return;
                 }
-                for (const BlobUse& u : b.uses)
+                for (const BlobUse& u : uses_of(b))
                     add_located(u.model, Severity::error,
                                 {hash.error().code, "", std::nullopt, b.lookup->name + ": " + hash.error().message}, u.layer->field, *u.layer);
                 continue;
@@ -313,7 +465,7 @@ private:
             done += hash->bytes;
             m_report.bytes_hashed += hash->bytes;
             const std::string_view actual = known ? *known : std::string_view(hash->hex);
-            for (const BlobUse& u : b.uses)
+            for (const BlobUse& u : uses_of(b))
                 if (actual != u.layer->blob->hex)
                     add_located(u.model, Severity::error,
                                 {ErrorCode::E_DIGEST_MISMATCH, "", u.layer->digest_at,
@@ -330,21 +482,23 @@ private:
     }
 
     void parse_blob(BlobState& b) {
-        std::vector<LayerKind> done;
-        for (const BlobUse& u : b.uses) {
+        uint32_t done = 0;  // bit k: the kinds parsed (LayerKind k)
+        for (const BlobUse& u : uses_of(b)) {
             std::optional<LayerKind> parsed = parsed_kind(u);
             if (!parsed) continue;
             const LayerKind kind = *parsed;
-            if (std::find(done.begin(), done.end(), kind) != done.end()) {
+            const uint32_t bit = uint32_t{1} << static_cast<unsigned>(kind);
+            if (done & bit) {
                 replay(b, u, kind);
                 continue;
             }
-            done.push_back(kind);
+            done |= bit;
             std::optional<std::vector<Diagnostic>> findings = findings_for(b, kind);
             if (!findings) {
                 b.header_unknown = true;
                 continue;
             }
+            if (findings->empty()) continue;
             b.findings.emplace_back(kind, std::move(*findings));
             replay(b, u, kind);
         }
@@ -437,10 +591,14 @@ private:
     std::optional<Error>& m_stopped_by;  // set once the check is cancelled
     std::vector<StoredManifest>& m_manifests;  // per model of the report, the manifest read
     BlobDirectory m_blob_directory;  // blobs/, opened (for the whole store: and listed) once per run
-    // Digest hex (in the layer of m_manifests that named it first) -> its blob, resolved once per run.
-    std::unordered_map<std::string_view, BlobLookup, DigestHexHash> m_lookups;
-    std::vector<BlobState> m_blobs;
-    std::unordered_map<std::string_view, size_t> m_index;  // canonical path (in m_lookups) -> m_blobs
+    std::vector<BlobLookup> m_lookups;  // every blob resolved in the run, once per digest, in the digests' order
+    std::vector<const BlobDigest*> m_distinct;  // per lookup, its digest (in m_manifests)
+    std::vector<uint32_t> m_layer_lookup;  // per layer check_layer meets, its lookup
+    size_t m_next_layer = 0;  // the next layer check_layer meets
+    std::vector<uint32_t> m_file_of;  // per lookup, the first lookup of the same file (same_files)
+    std::vector<uint32_t> m_state_of_file;  // per such first lookup, its blob in m_blobs (or kNoState)
+    std::vector<BlobState> m_blobs;  // per file, in the order the layers first name it
+    std::vector<BlobUse> m_uses;  // every use of every blob, chained per blob
     std::string m_looked_up;  // the last value looked up in the cache on its own
     bool m_batch_cache_reads = false;  // the whole store: the cache read by device (m_cached), not per blob
     std::map<std::pair<CacheKind, uint64_t>, CachedEntries> m_cached;  // (kind, device) -> its entries, read once per run

@@ -1,10 +1,9 @@
 #include "mlens/ollama/store_listing.h"
 
 #include <algorithm>
-#include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
+#include "mlens/ollama/digest_index.h"
 #include "mlens/ollama/manifest_view.h"
 #include "mlens/ollama/store_model.h"
 #include "store_check_manifests.h"
@@ -48,11 +47,22 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         listed.stopped_by = std::move(checked.stopped_by);
         return listed;
     }
-    // Digests the manifests name, viewed in `manifests` (which outlives the set).
-    std::unordered_set<std::string_view> referenced;
-    size_t layers = 0;
-    for (const StoredManifest& stored : manifests) layers += stored.manifest.layers.size() + 1;
-    referenced.reserve(layers);
+    // Which blob files the manifests name: the files by the digest their name spells (a blob and
+    // its legacy name share one), each digest a layer names looked up among them. Sized by the
+    // files, not by the layers, which may name the same few blobs many times over.
+    DigestIndex file_digests(blob_files.size());
+    std::vector<uint32_t> digest_of_file(blob_files.size(), DigestIndex::kNoValue);
+    for (size_t i = 0; i < blob_files.size(); ++i) {
+        const BlobFileName& kind = blob_files[i].kind;
+        if (kind.kind != BlobFileKind::blob && kind.kind != BlobFileKind::legacy_name) continue;
+        if (std::optional<Sha256Bytes> key = sha256_bytes(kind.hex))
+            digest_of_file[i] = file_digests.insert(*key, static_cast<uint32_t>(file_digests.size())).first;
+    }
+    std::vector<uint8_t> digest_referenced(file_digests.size());
+    const auto reference = [&](const BlobDigest& digest) {
+        if (std::optional<Sha256Bytes> key = sha256_bytes(digest.hex))
+            if (std::optional<uint32_t> named = file_digests.find(*key)) digest_referenced[*named] = 1;
+    };
     // Configs are shared by many models: each distinct one is read and parsed once.
     std::unordered_map<std::string, Result<ModelConfig>> configs;
     StoreLoadability loadability(store, options.cache);
@@ -70,9 +80,9 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         if (stored.found) {
             const Manifest& m = stored.manifest;
             row.size = m.total_size();
-            if (m.has_config && m.config.blob) referenced.insert(std::string_view(m.config.blob->hex));
+            if (m.has_config && m.config.blob) reference(*m.config.blob);
             for (const ManifestLayer& l : m.layers)
-                if (l.blob) referenced.insert(std::string_view(l.blob->hex));
+                if (l.blob) reference(*l.blob);
             // What the config says is shown even for a model whose blobs are broken; the config's
             // own problems are among the check's reasons.
             const Result<ModelConfig>* config = nullptr;
@@ -101,9 +111,9 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
     }
     sort_by_name(out.models);
     out.blob_files.reserve(blob_files.size());
-    for (BlobFile& f : blob_files) {
-        bool used = (f.kind.kind == BlobFileKind::blob || f.kind.kind == BlobFileKind::legacy_name) && referenced.count(f.kind.hex);
-        out.blob_files.push_back({std::move(f), used});
+    for (size_t i = 0; i < blob_files.size(); ++i) {
+        const bool used = digest_of_file[i] != DigestIndex::kNoValue && digest_referenced[digest_of_file[i]];
+        out.blob_files.push_back({std::move(blob_files[i]), used});
     }
     job_report(job, 1.0);
     return listed;

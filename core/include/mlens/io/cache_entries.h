@@ -8,6 +8,9 @@
 //    and git revision) computed. find then answers exactly as CacheDatabase::lookup would at that
 //    moment: a value only when the file's whole stamp (device, inode, size, modification and
 //    change time) and the detail match, so a changed file is a miss, never a stale answer.
+//  - Held flat: one buffer for every detail and value and a table by inode sized as it fills, not
+//    a string and a node per entry; past UINT32_MAX entries or bytes, rows are left out (a miss,
+//    never a wrong answer).
 //  - Never fatal: a disabled database, or one that cannot be opened or read, gives no entries
 //    (every find a miss); a read that fails halfway keeps the rows read before it.
 #pragma once
@@ -16,7 +19,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <optional>
 #include <vector>
 
 #include "mlens/io/cache_database.h"
@@ -25,21 +28,32 @@ namespace mlens {
 
 class CachedEntries {
 public:
-    // The value stored for the file with this stamp and detail; null when there is none or the
-    // file's stamp differs from the one the value was computed for.
-    const std::string* find(const FileStamp& file, std::string_view detail) const;
+    // The value stored for the file with this stamp and detail; nullopt when there is none or the
+    // file's stamp differs from the one the value was computed for. The view lives as long as the
+    // CachedEntries.
+    std::optional<std::string_view> find(const FileStamp& file, std::string_view detail) const;
     size_t size() const { return m_entries.size(); }
 
-    struct Entry {
-        FileStamp stamp;
-        std::string detail, value;
-    };
-    void add(Entry entry);
+    // One more entry (a later one of the same inode and detail is found first).
+    void add(const FileStamp& stamp, std::string_view detail, std::string_view value);
 
 private:
+    struct Entry {
+        FileStamp stamp;
+        uint32_t detail_at, detail_size, value_at, value_size;  // in m_text
+        uint32_t next;  // the next entry of the same inode, or kEnd
+    };
+    struct Slot {
+        uint64_t inode = 0;
+        uint32_t first = kEnd;  // the inode's latest entry; kEnd for an empty slot
+    };
+    size_t slot_of(uint64_t inode) const;  // the inode's slot, or the empty one where it belongs
+    void grow();
+
+    std::string m_text;  // every detail and value, one after the other
     std::vector<Entry> m_entries;
-    std::vector<uint32_t> m_next;  // per entry: the next entry of the same inode, or kEnd
-    std::unordered_map<uint64_t, uint32_t> m_first;  // inode -> its first entry
+    std::vector<Slot> m_slots;  // open addressing by inode, at most half full
+    size_t m_inodes = 0;  // slots in use
     static constexpr uint32_t kEnd = UINT32_MAX;
 };
 

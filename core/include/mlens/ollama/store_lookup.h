@@ -12,9 +12,10 @@
 //    E_PERMISSION); when blobs/ resolves outside the root, every blob is E_OUTSIDE_ROOT naming
 //    where it resolves to.
 //  - open_listed_blob_directory is open_blob_directory that also lists blobs/ once, every entry
-//    lstat'ed (list_directory): `files` is then what Store::blob_files gives, and find_blob_in
+//    lstat'ed (on two threads): `files` is then what Store::blob_files gives, and find_blob_in
 //    takes an entry's metadata from that listing instead of asking again, so a store's check and
-//    list cost one stat per blob in all. The listing stands in for a lookup only when it is of
+//    list cost one stat per blob in all. A blob name is found in the listing by its digest
+//    (DigestIndex), any other name by a search of the sorted names. The listing stands in for a lookup only when it is of
 //    the very directory the descriptor holds (blobs/ not a symlink, same device and inode); a
 //    name it did not see (created since, past kMaxDirectoryEntries) is stat'ed as before.
 //  - Readability (E_PERMISSION) is decided from the blob's mode and owner against the effective
@@ -43,6 +44,7 @@
 #include <vector>
 
 #include "mlens/io/unique_fd.h"
+#include "mlens/ollama/digest_index.h"
 #include "mlens/ollama/store.h"
 
 namespace mlens {
@@ -58,10 +60,9 @@ struct BlobDirectory {
     // Per entry of `files`, its lstat, when the listing is of `fd`'s directory (else empty); an
     // entry that could not be stat'ed has st_mode 0 and is asked again.
     std::vector<struct stat> listed;
-    // With `listed`: per value p of the three hex digits after "sha256-", the first entry of `files`
-    // whose name is not below "sha256-<p>" (and one more: the first not below "sha256-ffg"), so a
-    // blob name is searched for among the few entries sharing its first digits.
-    std::vector<uint32_t> listed_from;
+    // With `listed`: every entry named "sha256-<64 lowercase hex>" by its digest (its index in
+    // `files`), so a blob name is found by its digest; other names are searched for by name.
+    DigestIndex listed_index;
     // The listing's lstat of `name`, or null when the listing has none.
     const struct stat* listed_stat(const std::string& name) const;
 };
