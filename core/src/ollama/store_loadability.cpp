@@ -32,7 +32,8 @@ std::optional<Loadability> StoreLoadability::known(const StoredManifest& manifes
     if (!m_cache || !m_cache->enabled() || !manifest.found || check.verdict() == Verdict::errors || !check.digests_verified ||
         check.unverified != 0)
         return std::nullopt;
-    const std::string* value = entries(CacheKind::model_loadability, manifest.stamp.device).find(manifest.stamp, kDetail);
+    const std::optional<std::string_view> value =
+        entries(CacheKind::model_loadability, manifest.stamp.device).find(manifest.stamp, kDetail);
     if (!value) return std::nullopt;
     auto [decoded, first] = m_decoded.try_emplace(*value);
     if (first) decoded->second = loadability_from_json(nlohmann::json::parse(*value, nullptr, false));
@@ -46,7 +47,8 @@ std::optional<Loadability> StoreLoadability::assess(const StoredManifest& manife
     const std::vector<const BlobDigest*> blobs = named_blobs(manifest.manifest);
     for (size_t i = 0; verified && i < blobs.size(); ++i) {
         const BlobLookup found = m_store.find_blob(*blobs[i]);
-        const std::string* hex = found.found() ? entries(CacheKind::blob_digest, found.device).find(found.stamp(), "sha256") : nullptr;
+        const std::optional<std::string_view> hex =
+            found.found() ? entries(CacheKind::blob_digest, found.device).find(found.stamp(), "sha256") : std::nullopt;
         verified = hex && *hex == blobs[i]->hex;
         before.push_back(found.stamp());
     }
