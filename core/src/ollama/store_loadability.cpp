@@ -45,8 +45,9 @@ std::optional<Loadability> StoreLoadability::assess(const StoredManifest& manife
     std::vector<FileStamp> before;
     bool verified = m_cache && m_cache->enabled() && manifest.found && check.digests_verified;
     const std::vector<const BlobDigest*> blobs = named_blobs(manifest.manifest);
+    if (verified && !m_blobs) m_blobs = open_blob_directory(m_store);
     for (size_t i = 0; verified && i < blobs.size(); ++i) {
-        const BlobLookup found = m_store.find_blob(*blobs[i]);
+        const BlobLookup found = find_blob_in(m_store, *m_blobs, *blobs[i]);
         const std::optional<std::string_view> hex =
             found.found() ? entries(CacheKind::blob_digest, found.device).find(found.stamp(), "sha256") : std::nullopt;
         verified = hex && *hex == blobs[i]->hex;
@@ -56,8 +57,10 @@ std::optional<Loadability> StoreLoadability::assess(const StoredManifest& manife
     if (!model) return std::nullopt;
     Loadability verdict = assess_loadability(*model);
     if (!verified || file_stamp(m_store.root() + "/" + check.manifest_path) != manifest.stamp) return verdict;
+    // blobs/ opened again: a blobs/ replaced during the open shows its own files' stamps.
+    const BlobDirectory now = open_blob_directory(m_store);
     for (size_t i = 0; i < blobs.size(); ++i) {
-        const BlobLookup found = m_store.find_blob(*blobs[i]);
+        const BlobLookup found = find_blob_in(m_store, now, *blobs[i]);
         if (!found.found() || found.stamp() != before[i]) return verdict;
     }
     m_cache->store(CacheKind::model_loadability, manifest.stamp, kDetail, loadability_json(verdict).dump());

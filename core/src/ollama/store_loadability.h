@@ -12,9 +12,10 @@
 //    whose manifest was read; otherwise, or without an entry, nullopt.
 //  - assess() opens the model (open_store_model) and judges it (assess_loadability); it stores the
 //    verdict only when, before the open, every blob the manifest names had a stamp whose cached
-//    sha256 is that blob's digest, and after the verdict the manifest and every blob still have
-//    the stamps seen before: a file changed during the open keys nothing, so a cached verdict is
-//    always the one a fresh open gives. nullopt when the model does not open.
+//    sha256 is that blob's digest, and after the verdict the manifest and every blob (looked up in
+//    blobs/ opened again) still have the stamps seen before: a file changed during the open keys
+//    nothing, so a cached verdict is always the one a fresh open gives. nullopt when the model
+//    does not open.
 //  - Entries are read once per device, in one query (cache_entries.h), and each distinct value is
 //    decoded once (the models of a store share a few verdicts). Without a cache (null or
 //    disabled) known() is always nullopt and assess() stores nothing.
@@ -29,6 +30,7 @@
 #include "mlens/io/cache_entries.h"
 #include "mlens/ollama/store.h"
 #include "mlens/ollama/store_check.h"
+#include "mlens/ollama/store_lookup.h"
 
 namespace mlens {
 
@@ -44,6 +46,7 @@ private:
 
     const Store& m_store;
     CacheDatabase* m_cache;
+    std::optional<BlobDirectory> m_blobs;  // opened by the first assess(): one fstatat per blob
     std::map<std::pair<CacheKind, uint64_t>, CachedEntries> m_entries;
     // Decoded values, keyed by their text in m_entries (which outlives it); nullopt: unreadable.
     std::unordered_map<std::string_view, std::optional<Loadability>> m_decoded;
