@@ -42,7 +42,7 @@ void sort_names(DirectoryNames& names) {
         const char* p = text + start + shared;
         size_t n = 0;
         for (; n < 8 && p[n] != '\0'; ++n) bytes = (bytes << 8) | static_cast<unsigned char>(p[n]);
-        keys.push_back({bytes << (8 * (8 - n)), start});
+        keys.push_back({n == 0 ? 0 : bytes << (8 * (8 - n)), start});  // a shift by 64 is undefined
     }
     std::sort(keys.begin(), keys.end(), [text, shared](const Key& a, const Key& b) {
         if (a.bytes != b.bytes) return a.bytes < b.bytes;
