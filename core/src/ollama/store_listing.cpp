@@ -5,7 +5,6 @@
 
 #include "mlens/ollama/digest_index.h"
 #include "mlens/ollama/manifest_view.h"
-#include "mlens/ollama/store_model.h"
 #include "store_check_manifests.h"
 #include "store_loadability.h"
 
