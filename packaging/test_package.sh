@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# test_package.sh BUILD_DIR XVFB_RUN: builds the Debian package of BUILD_DIR with CPack, unpacks it
-# into a temporary root (dpkg -x) and runs the installed programs from outside the source and
-# build trees: mlens on an installed demo model (through the installed llama.cpp worker too),
-# and modellens rendering its window to a PNG under Xvfb. Also checks that the dependencies were
-# computed and that no build-folder path is compiled into the installed programs.
+# test_package.sh BUILD_DIR XVFB_SESSION: builds the Debian package of BUILD_DIR with CPack,
+# unpacks it into a temporary root (dpkg -x) and runs the installed programs from outside the
+# source and build trees: mlens on an installed demo model (through the installed llama.cpp worker
+# too), and modellens rendering its window to a PNG under Xvfb (XVFB_SESSION is
+# tests/xvfb_session.sh). Also checks that the dependencies were computed and that no build-folder
+# path is compiled into the installed programs.
 set -euo pipefail
 build="$(cd "$1" && pwd)"
-xvfb_run="$2"
+xvfb_session="$2"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -36,7 +37,7 @@ grep -q "2 tokens; detokenized: <s> hello" <<<"$tokens" || fail "mlens tokenize:
 zcat "$root/share/man/man1/mlens.1.gz" | head -1 | grep -qx '.TH MLENS 1 "" "ModelLens [0-9.]*" "User Commands"' ||
     fail "mlens.1"
 
-shot="$("$xvfb_run" -a "$root/bin/modellens" --screenshot "$work/window.png" --size 1200x800)"
+shot="$("$xvfb_session" 1280x1024x24 "$root/bin/modellens" --screenshot "$work/window.png" --size 1200x800)"
 grep -qx "document ready front $root/share/modellens/demo/ollama-store" <<<"$shot" || fail "modellens: $shot"
 grep -qx "document ready $demo" <<<"$shot" || fail "modellens: $shot"
 [[ "$(head -c 8 "$work/window.png" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]] || fail "window.png is no PNG"

@@ -3,15 +3,16 @@
 # path; xdnd_drop_source drops DROP on the window in one drag. Passes when the drop source saw
 # the drop accepted, the app reports every dropped path ready with the first one's tab in front,
 # the PNG is a rendered 1600x1000 frame and no settings were written. Inputs:
-#   XVFB_RUN, APP, TOOL, DROP_SOURCE   xvfb-run, modellens, gui_fixture_tool, xdnd_drop_source
+#   XVFB_SESSION, APP, TOOL, DROP_SOURCE
+#              xvfb_session.sh, modellens, gui_fixture_tool, xdnd_drop_source
 #   WORK_DIR   emptied first; holds the PNG NAME.png, the config folder, the GUI fixture and the
 #              safetensors folder fixture "WORK_DIR/safetensors model", which DROP may name
 #   NAME       the PNG's name
 #   DROP       absolute, normalized paths to drop, separated by '|'
 #   TIMEOUT    optional: seconds the app and the drop source may take (120)
 # The app and the drop source must share one X display, so the script runs itself again under
-# xvfb-run with STAGE=display, where the two run side by side as one pipeline (the drop source
-# writes nothing to stdout, and the app reads nothing from stdin).
+# xvfb_session.sh with STAGE=display, where the two run side by side as one pipeline (the drop
+# source writes nothing to stdout, and the app reads nothing from stdin).
 string(REPLACE "|" ";" drop "${DROP}")
 set(png ${WORK_DIR}/${NAME}.png)
 set(fixture ${WORK_DIR}/tiny-fixture.gguf)
@@ -60,7 +61,7 @@ run_fixture_tool(${TOOL} "the safetensors folder fixture" write-safetensors-fold
 set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/config)
 math(EXPR limit "${TIMEOUT} + 60")
 execute_process(
-  COMMAND ${XVFB_RUN} -a -s "-screen 0 1600x1000x24"
+  COMMAND ${XVFB_SESSION} 1600x1000x24
           ${CMAKE_COMMAND} -DSTAGE=display -DAPP=${APP} -DDROP_SOURCE=${DROP_SOURCE} -DWORK_DIR=${WORK_DIR}
           -DNAME=${NAME} "-DDROP=${DROP}" -DTIMEOUT=${TIMEOUT} -P ${CMAKE_CURRENT_LIST_FILE}
   RESULT_VARIABLE rc

@@ -1,7 +1,7 @@
 # `modellens --screenshot` with a document that fails to open still writes the picture and lists
 # the document as failed, but exits 1 and names it, so a script does not take the error page for
 # the model it asked for. Inputs:
-#   XVFB_RUN, APP, TOOL   xvfb-run, modellens, gui_fixture_tool
+#   XVFB_SESSION, APP, TOOL   xvfb_session.sh, modellens, gui_fixture_tool
 #   WORK_DIR              emptied first; holds the fixture, the PNG and the config folder
 include(${CMAKE_CURRENT_LIST_DIR}/fixture_steps.cmake)
 fresh_work_dir(${WORK_DIR})
@@ -10,7 +10,7 @@ run_fixture_tool(${TOOL} "the fixture" write ${fixture})
 set(missing ${WORK_DIR}/missing.gguf)
 set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/config)
 execute_process(
-  COMMAND ${XVFB_RUN} -a -s "-screen 0 800x600x24"
+  COMMAND ${XVFB_SESSION} 800x600x24
           ${APP} --screenshot ${WORK_DIR}/shot.png --frames 2 --size 800x600 ${fixture} ${missing}
   RESULT_VARIABLE rc
   OUTPUT_VARIABLE out

@@ -3,7 +3,7 @@
 # from fails, leaves the bytes as they were and leaves no temporary file; under a file-size limit
 # (standing in for a full disk) it fails naming the reason and leaves no file.
 # Inputs:
-#   XVFB_RUN, APP, TOOL   xvfb-run, modellens, gui_fixture_tool
+#   XVFB_SESSION, APP, TOOL   xvfb_session.sh, modellens, gui_fixture_tool
 #   DEMO_STORE            the demo Ollama store, copied into WORK_DIR
 #   WORK_DIR              emptied first; holds the fixture, its links and the config folder
 include(${CMAKE_CURRENT_LIST_DIR}/fixture_steps.cmake)
@@ -17,7 +17,7 @@ file(SHA256 ${fixture} before)
 set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/config)
 foreach(target ${fixture} ${WORK_DIR}/symlink.gguf ${WORK_DIR}/hardlink.gguf)
   execute_process(
-    COMMAND ${XVFB_RUN} -a -s "-screen 0 800x600x24"
+    COMMAND ${XVFB_SESSION} 800x600x24
             ${APP} --screenshot ${target} --frames 2 --size 800x600 ${fixture}
     RESULT_VARIABLE rc
     ERROR_VARIABLE err
@@ -52,7 +52,7 @@ endfunction()
 folder_sums(${store} store_files_before)
 foreach(target ${manifest} ${store}/new.png ${store}/manifests/new.png)
   execute_process(
-    COMMAND ${XVFB_RUN} -a -s "-screen 0 800x600x24"
+    COMMAND ${XVFB_SESSION} 800x600x24
             ${APP} --screenshot ${target} --frames 2 --size 800x600 ${store}/tiny-llama:q4_0
     RESULT_VARIABLE rc
     ERROR_VARIABLE err
@@ -68,7 +68,7 @@ endif()
 # 1024 bytes (ulimit counts 512-byte blocks) for modellens alone, with SIGXFSZ ignored so a write
 # past it fails with EFBIG instead of ending the process.
 execute_process(
-  COMMAND ${XVFB_RUN} -a -s "-screen 0 800x600x24"
+  COMMAND ${XVFB_SESSION} 800x600x24
           sh -c "trap '' XFSZ; ulimit -f 2; exec \"$0\" \"$@\"" ${APP} --screenshot ${WORK_DIR}/limited.png --frames 2
           --size 800x600 ${fixture}
   RESULT_VARIABLE rc

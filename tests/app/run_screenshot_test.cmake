@@ -1,6 +1,6 @@
 # Renders the real window under Xvfb in screenshot mode and checks the PNG: a rendered frame of
 # WIDTHxHEIGHT, and no settings written. Inputs:
-#   XVFB_RUN, APP, TOOL   xvfb-run, modellens, gui_fixture_tool
+#   XVFB_SESSION, APP, TOOL   xvfb_session.sh, modellens, gui_fixture_tool
 #   WORK_DIR              emptied first; holds the PNG NAME.png and the config folder
 #   NAME                  the PNG's name
 #   ARGS                  the app's arguments, separated by '|' (a CMake list cannot cross add_test)
@@ -49,7 +49,7 @@ set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/config)
 # A cache database of its own, empty at first: the picture does not depend on what ran before.
 set(ENV{XDG_CACHE_HOME} ${WORK_DIR}/cache)
 execute_process(
-  COMMAND ${XVFB_RUN} -a -s "-screen 0 ${WIDTH}x${HEIGHT}x24"
+  COMMAND ${XVFB_SESSION} ${WIDTH}x${HEIGHT}x24
           ${APP} --screenshot ${png} --frames ${FRAMES} --size ${WIDTH}x${HEIGHT} ${app_args}
   RESULT_VARIABLE rc
   TIMEOUT ${TIMEOUT})

@@ -2,7 +2,7 @@
 # Regenerates the README's screenshot set: each view below at 1366x768 and 1920x1080, in the dark
 # and the light theme, as OUT_DIR/VIEW-WxH-THEME.png, rendered by the real window under Xvfb.
 #   tests/app/screenshot_set.sh [BUILD_DIR] [OUT_DIR]     (defaults: build, assets/screenshots)
-# Needs the targets modellens and gui_fixture_tool built, xvfb-run, and the pinned llama.cpp
+# Needs the targets modellens and gui_fixture_tool built, Xvfb, and the pinned llama.cpp
 # source for its gemma-4 vocabulary (MLENS_LLAMA_SRC, default ~/.cache/modellens/llama.cpp-0.5.0/src).
 # The pictures show paths: the demo files are copied to a folder that names no checkout
 # (MLENS_SCREENSHOT_FILES, default /tmp/demo), the app runs from there, and every file made for
@@ -51,7 +51,7 @@ shot() {
     for size in 1366x768 1920x1080; do
         for theme in dark light; do
             local png=$out/$view-$size-$theme.png
-            if ! timeout 600 xvfb-run -a -s "-screen 0 2000x1200x24" \
+            if ! timeout 600 "$root/tests/xvfb_session.sh" 2000x1200x24 \
                 "$app" --screenshot "$png" --size "$size" --theme "$theme" --frames 6 "$@" > "$work/log" 2>&1; then
                 echo "screenshot_set: $view $size $theme failed:" >&2
                 cat "$work/log" >&2
