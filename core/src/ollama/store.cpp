@@ -202,11 +202,18 @@ BlobLookup Store::find_blob(const BlobDigest& digest) const { return find_blob_i
 BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const BlobDigest& digest) {
     const std::string& root = store.root();
     BlobLookup b;
-    std::string entry = blob_file_name(digest);  // the name in blobs/ (the legacy one, when only it exists)
-    b.name = "blobs/" + entry;
+    // b.name is "blobs/" and the entry's name in blobs/ (the legacy one, when only it exists),
+    // each spelled once; `entry` is its part after "blobs/" (NUL-terminated, as b.name is).
+    constexpr std::string_view kBlobsPrefix = "blobs/";
+    const auto spell = [&](std::string_view separator) {
+        b.name.reserve(kBlobsPrefix.size() + 7 + digest.hex.size());
+        b.name.assign(kBlobsPrefix).append("sha256").append(separator).append(digest.hex);
+        return std::string_view(b.name).substr(kBlobsPrefix.size());
+    };
+    std::string_view entry = spell("-");
     struct stat st {};
     // A blobs/ that cannot be opened fails every lookup as a path through it would.
-    auto lstat_entry = [&](const std::string& name) {
+    auto lstat_entry = [&](std::string_view name) {
         if (!blobs.fd.valid()) {
             errno = blobs.open_errno;
             return -1;
@@ -215,15 +222,14 @@ BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const Bl
             st = *seen;
             return 0;
         }
-        return ::fstatat(blobs.fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW);
+        return ::fstatat(blobs.fd.get(), name.data(), &st, AT_SYMLINK_NOFOLLOW);
     };
     if (lstat_entry(entry) != 0) {
         int err = errno;
         const std::string legacy = legacy_blob_file_name(digest);
         if ((err == ENOENT || err == ENOTDIR) && lstat_entry(legacy) == 0) {
             b.legacy_name = true;
-            b.name = "blobs/" + legacy;
-            entry = legacy;
+            entry = spell(":");
             b.warnings.push_back(
                 {ErrorCode::W_LEGACY_BLOB_NAME, "", std::nullopt, b.name + " uses the legacy ':' name; read as is, not renamed"});
         } else if (err == ELOOP) {
@@ -236,7 +242,7 @@ BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const Bl
         }
     }
     const bool symlink = S_ISLNK(st.st_mode);
-    if (symlink && ::fstatat(blobs.fd.get(), entry.c_str(), &st, 0) != 0) {
+    if (symlink && ::fstatat(blobs.fd.get(), entry.data(), &st, 0) != 0) {
         int err = errno;
         if (err == ELOOP)
             b.error = blob_error(ErrorCode::E_SYMLINK_LOOP, b.name, "symlink loop");
@@ -254,9 +260,11 @@ BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const Bl
     // A regular file directly in blobs/ is where blobs/ really is; a symlink is resolved itself.
     std::optional<std::string> real;
     if (symlink) {
-        real = real_path((root == "/" ? "/blobs/" : root + "/blobs/") + entry);
+        real = real_path((root == "/" ? "/blobs/" : root + "/blobs/") + std::string(entry));
     } else if (!blobs.real_path.empty()) {
-        real = blobs.real_path + "/" + entry;
+        real.emplace();
+        real->reserve(blobs.real_path.size() + 1 + entry.size());
+        real->assign(blobs.real_path).append("/").append(entry);
     } else {
         errno = blobs.realpath_errno;
     }
@@ -365,13 +373,13 @@ BlobDirectory open_listed_blob_directory(const Store& store) {
     return d;
 }
 
-const struct stat* BlobDirectory::listed_stat(const std::string& name) const {
+const struct stat* BlobDirectory::listed_stat(std::string_view name) const {
     if (listed.size() != files.size()) return nullptr;
     size_t at = files.size();
     if (std::optional<Sha256Bytes> digest = blob_name_digest(name)) {
         if (std::optional<uint32_t> found = listed_index.find(*digest)) at = *found;
     } else {
-        auto it = std::lower_bound(files.begin(), files.end(), name, [](const BlobFile& f, const std::string& n) { return f.name < n; });
+        auto it = std::lower_bound(files.begin(), files.end(), name, [](const BlobFile& f, std::string_view n) { return f.name < n; });
         if (it != files.end() && it->name == name) at = static_cast<size_t>(it - files.begin());
     }
     if (at == files.size()) return nullptr;

@@ -24,6 +24,7 @@
 #include "mlens/ollama/digest_index.h"
 #include "mlens/ollama/store_lookup.h"
 #include "mlens/ollama/text_blob.h"
+#include "mlens/text/digits.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/name_table.h"
 #include "mlens/util/parallel.h"
@@ -117,9 +118,7 @@ constexpr size_t kManifestsPerTask = 64;  // manifests one reading task reads in
 constexpr size_t kLookupsPerTask = 2048;  // blobs one lookup task resolves in a row
 constexpr unsigned kLookupThreads = 2;
 
-bool is_sha256_hex(std::string_view s) {
-    return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
-}
+bool is_sha256_hex(std::string_view s) { return s.size() == 64 && all_lower_hex_digits(s); }
 
 class Checker {
 public:

@@ -41,6 +41,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mlens/io/unique_fd.h"
@@ -64,7 +65,7 @@ struct BlobDirectory {
     // `files`), so a blob name is found by its digest; other names are searched for by name.
     DigestIndex listed_index;
     // The listing's lstat of `name`, or null when the listing has none.
-    const struct stat* listed_stat(const std::string& name) const;
+    const struct stat* listed_stat(std::string_view name) const;
 };
 
 BlobDirectory open_blob_directory(const Store& store);
