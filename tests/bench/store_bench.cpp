@@ -13,8 +13,10 @@
 // For (b) and (d) the listing is timed as the app opens a store (cached_check: manifests, configs
 // and the cache database only) with an empty cache (first open) and after the app's verification
 // job filled it (second open), the verification job of the second open (which finds every
-// answer, loadability verdicts included, in the cache), next to the whole check without a cache and `mlens store` on an
-// empty cache, a filled one and with --no-cache. The cache database lives in the temporary
+// answer, loadability verdicts included, in the cache), next to the whole check without a cache
+// and `mlens store` on an empty cache, on the cache its structure pass filled (header answers), on
+// one `mlens store --verify` filled (whose digests let the listing take each model's cached
+// loadability verdict) and with --no-cache. The cache database lives in the temporary
 // directory (XDG_CACHE_HOME points there). A listing is kept until its child ends, as the app
 // keeps the list it shows, so its release is not timed.
 // Every figure is the wall time and beside it the CPU time (user + system) of the work, which a
@@ -385,6 +387,8 @@ void bench_cache(const char* title, const std::string& root, int runs) {
     report("every open without a cache (full check)", [&] { return listed(root, full_check(nullptr)); }, [] {}, runs);
     report_cli("mlens store ROOT (empty cache)", {"store", root}, runs, empty_cache);
     report_cli("mlens store ROOT (cache filled by the run before)", {"store", root}, runs);
+    report_cli("mlens store ROOT --verify (filling the cache)", {"store", root, "--verify"}, runs, empty_cache);
+    report_cli("mlens store ROOT (cache filled by --verify)", {"store", root}, runs);
     report_cli("mlens store ROOT --cached (filled cache)", {"store", root, "--cached"}, runs);
     report_cli("mlens store ROOT --no-cache", {"store", root, "--no-cache"}, runs);
 }

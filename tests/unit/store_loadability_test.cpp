@@ -1,6 +1,7 @@
 // A store model's loadability verdict kept in the cache database (core/src/ollama/
-// store_loadability.h): the cached verdict is the fresh one, a cache-only listing shows it, a
-// touched manifest or blob is a miss, and a verdict read while a blob changed is never stored.
+// store_loadability.h): the cached verdict is the fresh one, a cache-only listing shows it, so
+// does a structure listing of blobs whose sha256 the cache knows, a touched manifest or blob is a
+// miss, and a verdict read while a blob changed is never stored.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -125,6 +126,59 @@ TEST_CASE("a cached loadability verdict is the fresh one and a cache-only listin
     }
 }
 
+TEST_CASE("a structure listing with a cache takes the cached verdict of a model whose blobs the cache knows", "[cache][ollama]") {
+    CachedStore s;
+    const Store store = s.store();
+    // Fresh: the structure pass without a cache (which, hashing nothing, also opens the models
+    // whose blobs do not match their digests).
+    const auto fresh_loads = loads_of(list_store(store, kStructureCheck).value);
+    StoreCheckOptions structure = kStructureCheck;
+    structure.cache = s.cache.get();
+
+    // Before any digest is cached nothing is known, so every verdict is judged afresh.
+    const StoreListing before = list_store(store, structure).value;
+    CHECK(loads_of(before) == fresh_loads);
+    CHECK(!row_of(before, "tiny-llama:q4_0").check.digests_known);
+    (void)list_store(store, full_check(s.cache.get()));
+    s.cache->flush();
+
+    // A verdict stored by hand under the manifest's stamp shows that the listing reads it rather
+    // than opening the model; the structure pass's own report stays the one without a cache.
+    auto name = parse_model_reference("tiny-llama:q4_0");
+    REQUIRE(name);
+    const StoredManifest manifest = store.read_manifest(*name);
+    Loadability marked;
+    marked.verdict = LoadVerdict::loads_after_compat;
+    s.cache->store(CacheKind::model_loadability, manifest.stamp, "loads", loadability_json(marked).dump());
+    s.cache->flush();
+    const StoreListing after = list_store(store, structure).value;
+    const ModelListing& row = row_of(after, "tiny-llama:q4_0");
+    CHECK(row.check.digests_known);
+    CHECK(!row.check.digests_verified);
+    CHECK(!after.digests_verified);
+    REQUIRE(row.loads);
+    CHECK(row.loads->verdict == LoadVerdict::loads_after_compat);
+    CHECK(loads_of(list_store(store, kStructureCheck).value) == fresh_loads);
+
+    SECTION("a blob touched since its digest was cached: not known, the verdict is judged again") {
+        touch(model_blob(store, "tiny-llama:q4_0"));
+        const StoreListing touched = list_store(store, structure).value;
+        CHECK(!row_of(touched, "tiny-llama:q4_0").check.digests_known);
+        CHECK(row_of(touched, "tiny-mlx:mixed").check.digests_known);
+        CHECK(loads_of(touched) == fresh_loads);
+    }
+    SECTION("a model blob replaced by another model's: its cached sha256 is not the digest") {
+        const std::string blob = model_blob(store, "tiny-llama:q4_0");
+        fs::remove(blob);
+        fs::copy_file(model_blob(store, "tiny:latest"), blob);
+        (void)list_store(store, full_check(s.cache.get()));
+        s.cache->flush();
+        const StoreListing replaced = list_store(store, structure).value;
+        CHECK(!row_of(replaced, "tiny-llama:q4_0").check.digests_known);
+        CHECK(loads_of(replaced).at("tiny-llama:q4_0") == loads_of(list_store(store, kStructureCheck).value).at("tiny-llama:q4_0"));
+    }
+}
+
 TEST_CASE("a loadability verdict is stored only when every blob was verified and unchanged through the open", "[cache][ollama]") {
     CachedStore s;
     const Store store = s.store();
@@ -135,6 +189,7 @@ TEST_CASE("a loadability verdict is stored only when every blob was verified and
     CHECK(manifest.stamp == file_stamp(store.root() + "/" + name->manifest_path()));
     const ModelCheck verified = check_store_model(store, *name, full_check(nullptr));
     REQUIRE(verified.digests_verified);
+    REQUIRE(verified.digests_known);
 
     SECTION("the cache has no digest of the blobs: the verdict is given, not stored") {
         StoreLoadability loads(store, s.cache.get());
@@ -174,8 +229,12 @@ TEST_CASE("a loadability verdict is stored only when every blob was verified and
         REQUIRE(known);
         CHECK(loadability_json(*known) == loadability_json(*verdict));
         ModelCheck unverified = verified;
-        unverified.digests_verified = false;
+        unverified.digests_verified = unverified.digests_known = false;
         CHECK(!StoreLoadability(store, s.cache.get()).known(manifest, unverified));
+        // A structure pass over blobs the cache knows: the digests are known, not verified.
+        ModelCheck known_by_cache = unverified;
+        known_by_cache.digests_known = true;
+        CHECK(StoreLoadability(store, s.cache.get()).known(manifest, known_by_cache));
         CHECK(!StoreLoadability(store, nullptr).known(manifest, verified));
     }
 }

@@ -29,7 +29,7 @@ const CachedEntries& StoreLoadability::entries(CacheKind kind, uint64_t device) 
 }
 
 std::optional<Loadability> StoreLoadability::known(const StoredManifest& manifest, const ModelCheck& check) {
-    if (!m_cache || !m_cache->enabled() || !manifest.found || check.verdict() == Verdict::errors || !check.digests_verified ||
+    if (!m_cache || !m_cache->enabled() || !manifest.found || check.verdict() == Verdict::errors || !check.digests_known ||
         check.unverified != 0)
         return std::nullopt;
     const std::optional<std::string_view> value =
@@ -43,7 +43,7 @@ std::optional<Loadability> StoreLoadability::known(const StoredManifest& manifes
 std::optional<Loadability> StoreLoadability::assess(const StoredManifest& manifest, const ModelCheck& check) {
     // The stamps of the named blobs, when each holds the content its digest names.
     std::vector<FileStamp> before;
-    bool verified = m_cache && m_cache->enabled() && manifest.found && check.digests_verified;
+    bool verified = m_cache && m_cache->enabled() && manifest.found && check.digests_known;
     const std::vector<const BlobDigest*> blobs = named_blobs(manifest.manifest);
     if (verified && !m_blobs) m_blobs = open_blob_directory(m_store);
     for (size_t i = 0; verified && i < blobs.size(); ++i) {

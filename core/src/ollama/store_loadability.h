@@ -7,9 +7,10 @@
 //    "loads"; its value is loadability_json's text. The manifest names every blob by its sha256,
 //    so the manifest's stamp pins everything a verdict reads as long as each blob holds the
 //    content its digest names. Hence:
-//  - known() answers only for a model whose check found no error, verified every digest
-//    (ModelCheck::digests_verified) and knows every blob's header verdict (unverified == 0), and
-//    whose manifest was read; otherwise, or without an entry, nullopt.
+//  - known() answers only for a model whose check found no error, knows every blob to hold what
+//    its digest names (ModelCheck::digests_known: hashed by the digest pass, or the sha256 the
+//    cache holds for the file as it is now) and knows every blob's header verdict
+//    (unverified == 0), and whose manifest was read; otherwise, or without an entry, nullopt.
 //  - assess() opens the model (open_store_model) and judges it (assess_loadability); it stores the
 //    verdict only when, before the open, every blob the manifest names had a stamp whose cached
 //    sha256 is that blob's digest, and after the verdict the manifest and every blob (looked up in

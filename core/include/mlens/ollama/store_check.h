@@ -83,6 +83,11 @@ struct ModelCheck {
     std::vector<std::string> reason_layers;  // per reason: its layer ("config", "layers[i]"), "" for the manifest
     std::map<std::string, Diagnostic> failed_layers;  // "config" / "layers[i]" -> its first error
     bool digests_verified = false;  // the digest pass ran (and was not cancelled)
+    // Every blob the check resolved holds the content its digest names: by the digest pass
+    // (digests_verified), or, in a pass without it but with a cache, by the sha256 the cache holds
+    // for each blob file as it is now. Shown nowhere (a structure pass reports the same with or
+    // without a cache); it lets a listing take the model's cached loadability verdict.
+    bool digests_known = false;
     size_t unverified = 0;  // layers whose blob the cache had no header answer for (cached_only)
 
     Verdict verdict() const;

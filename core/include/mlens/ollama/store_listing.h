@@ -9,8 +9,9 @@
 //    reasons), the same one `mlens check` gives. Models come sorted by full name.
 //  - Each model the check does not reject is opened (headers only) for its loadability verdict
 //    (loadability.h), the one `mlens loads` gives, unless the cache holds that verdict for the
-//    model's manifest (store_loadability.h: only for a model whose digests the check verified,
-//    and stored only when no file changed during the open). With options.cached_only
+//    model's manifest (store_loadability.h: only for a model whose blobs the check knows to hold
+//    what their digests name, hashed or by the cache, and stored only when no file changed during
+//    the open). With options.cached_only
 //    (cached_check) the listing reads manifests, config blobs and blob metadata only: verdicts are
 //    what the cache knows ("not yet verified" where it knows nothing) and `loads` is the cached
 //    verdict, or unset.
