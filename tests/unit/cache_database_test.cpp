@@ -385,6 +385,27 @@ TEST_CASE("the entries of a device read at once answer as lookups do", "[cache]"
     CHECK(read_cached_entries(*CacheDatabase::disabled(), CacheKind::blob_header, 7).size() == 0);
 }
 
+TEST_CASE("long values shared by many entries are each answered whole", "[cache]") {
+    // Three verdict-sized texts given to 3,000 entries in turn, one a prefix of another, and
+    // values just below and at the length from which equal texts are kept once.
+    const std::string verdict(CachedEntries::kSharedValueBytes + 200, 'v');
+    const std::string longer = verdict + "w";
+    const std::string other = std::string(CachedEntries::kSharedValueBytes, 'o');
+    const std::string below = std::string(CachedEntries::kSharedValueBytes - 1, 'b');
+    const std::vector<const std::string*> values = {&verdict, &longer, &other, &below};
+    CachedEntries entries;
+    for (uint64_t inode = 0; inode < 3000; ++inode) entries.add({7, inode, 1, 2, 3}, "loads", *values[inode % values.size()]);
+    entries.add({7, 5000, 1, 2, 3}, "sha256", "digest");
+    CHECK(entries.size() == 3001);
+    for (uint64_t inode = 0; inode < 3000; ++inode) {
+        const std::optional<std::string_view> found = entries.find({7, inode, 1, 2, 3}, "loads");
+        REQUIRE(found);
+        CHECK(*found == *values[inode % values.size()]);
+    }
+    CHECK(*entries.find({7, 5000, 1, 2, 3}, "sha256") == "digest");
+    CHECK(!entries.find({7, 5000, 1, 2, 3}, "loads"));
+}
+
 TEST_CASE("two processes fill the cache at once", "[cache]") {
     TempDir dir;
     const std::string folder = dir.file("cache");

@@ -51,10 +51,22 @@ void CachedEntries::add(const FileStamp& stamp, std::string_view detail, std::st
     }
     const uint32_t detail_at = static_cast<uint32_t>(m_text.size());
     m_text.append(detail);
-    const uint32_t value_at = static_cast<uint32_t>(m_text.size());
-    m_text.append(value);
+    const uint32_t value_at = place_value(value);
     m_entries.push_back({stamp, detail_at, static_cast<uint32_t>(detail.size()), value_at, static_cast<uint32_t>(value.size()), slot.first});
     slot.first = static_cast<uint32_t>(m_entries.size() - 1);
+}
+
+uint32_t CachedEntries::place_value(std::string_view value) {
+    std::vector<uint32_t>* same_hash = nullptr;
+    if (value.size() >= kSharedValueBytes) {
+        same_hash = &m_shared[std::hash<std::string_view>{}(value)];
+        for (uint32_t at : *same_hash)
+            if (std::string_view(m_text).substr(at, value.size()) == value) return at;
+    }
+    const uint32_t at = static_cast<uint32_t>(m_text.size());
+    m_text.append(value);
+    if (same_hash) same_hash->push_back(at);
+    return at;
 }
 
 CachedEntries read_cached_entries(CacheDatabase& cache, CacheKind kind, uint64_t device) {

@@ -10,7 +10,9 @@
 //    change time) and the detail match, so a changed file is a miss, never a stale answer.
 //  - Held flat: one buffer for every detail and value and a table by inode sized as it fills, not
 //    a string and a node per entry; past UINT32_MAX entries or bytes, rows are left out (a miss,
-//    never a wrong answer).
+//    never a wrong answer). A value of kSharedValueBytes or more is kept once per distinct text
+//    (the models of a store share a few loadability verdicts of a few hundred bytes each); shorter
+//    ones (digests, most header answers) are appended as they come.
 //  - Never fatal: a disabled database, or one that cannot be opened or read, gives no entries
 //    (every find a miss); a read that fails halfway keeps the rows read before it.
 #pragma once
@@ -20,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "mlens/io/cache_database.h"
@@ -37,7 +40,12 @@ public:
     // One more entry (a later one of the same inode and detail is found first).
     void add(const FileStamp& stamp, std::string_view detail, std::string_view value);
 
+    static constexpr size_t kSharedValueBytes = 128;
+
 private:
+    // Where `value` starts in m_text, appended unless an equal long value is there already.
+    uint32_t place_value(std::string_view value);
+
     struct Entry {
         FileStamp stamp;
         uint32_t detail_at, detail_size, value_at, value_size;  // in m_text
@@ -53,6 +61,8 @@ private:
     std::string m_text;  // every detail and value, one after the other
     std::vector<Entry> m_entries;
     std::vector<Slot> m_slots;  // open addressing by inode, at most half full
+    // Long values by the hash of their text: where each distinct one starts in m_text.
+    std::unordered_map<size_t, std::vector<uint32_t>> m_shared;
     size_t m_inodes = 0;  // slots in use
     static constexpr uint32_t kEnd = UINT32_MAX;
 };
