@@ -126,11 +126,15 @@ void shut_down(GLFWwindow* window) {
     glfwTerminate();
 }
 
-// Waits for what the next frame needs: nothing while taking a screenshot or right after a wake,
-// else events, job progress or a timeout.
+// Waits for what the next frame needs: nothing while taking a screenshot of settled documents or
+// right after a wake, else events, job progress or a timeout. A screenshot counts only frames
+// drawn once nothing opens or runs, so while something does the loop waits for the job's wake
+// (or the progress interval) instead of drawing frames that would take the cores from the work.
 void wait_for_frame(AppShell& shell, const std::optional<ScreenshotDriver>& driver, bool screenshot, int& frames_left) {
     // Waiting for documents from outside (a drop): nothing to draw until an event comes.
     if (driver && driver->awaiting_documents(shell)) {
+        glfwWaitEventsTimeout(kProgressWakeSeconds);
+    } else if (screenshot && (shell.workspace().opening() || shell.busy())) {
         glfwWaitEventsTimeout(kProgressWakeSeconds);
     } else if (screenshot || frames_left > 0) {
         glfwPollEvents();
