@@ -196,6 +196,7 @@ TEST_CASE("a loadability verdict is stored only when every blob was verified and
         const auto verdict = loads.assess(manifest, verified);
         REQUIRE(verdict);
         CHECK(verdict->verdict == LoadVerdict::loads);
+        loads.finish();
         s.cache->flush();
         CHECK(s.cached_verdicts() == 0);
         CHECK(!StoreLoadability(store, s.cache.get()).known(manifest, verified));
@@ -206,6 +207,7 @@ TEST_CASE("a loadability verdict is stored only when every blob was verified and
         touch(model_blob(store, "tiny-llama:q4_0"));
         StoreLoadability loads(store, s.cache.get());
         CHECK(loads.assess(manifest, verified));
+        loads.finish();
         s.cache->flush();
         CHECK(s.cached_verdicts() == 0);
     }
@@ -215,14 +217,31 @@ TEST_CASE("a loadability verdict is stored only when every blob was verified and
         touch(store.root() + "/" + name->manifest_path());
         StoreLoadability loads(store, s.cache.get());
         CHECK(loads.assess(manifest, verified));
+        loads.finish();
         s.cache->flush();
         CHECK(s.cached_verdicts() == 0);
     }
-    SECTION("every blob verified and unchanged: stored, and known by the manifest's stamp") {
+    SECTION("a blob or the manifest changed between the open and finish(): not stored") {
+        (void)check_store_model(store, *name, full_check(s.cache.get()));
+        s.cache->flush();
+        const bool blob = GENERATE(true, false);
+        StoreLoadability loads(store, s.cache.get());
+        CHECK(loads.assess(manifest, verified));
+        touch(blob ? model_blob(store, "tiny-llama:q4_0") : store.root() + "/" + name->manifest_path());
+        loads.finish();
+        s.cache->flush();
+        CHECK(s.cached_verdicts() == 0);
+    }
+    SECTION("every blob verified and unchanged: stored by finish(), and known by the manifest's stamp") {
         (void)check_store_model(store, *name, full_check(s.cache.get()));
         StoreLoadability loads(store, s.cache.get());
         const auto verdict = loads.assess(manifest, verified);
         REQUIRE(verdict);
+        s.cache->flush();
+        CHECK(s.cached_verdicts() == 0);
+        // A second model naming the same blobs takes their stamps from the first open.
+        CHECK(loads.assess(manifest, verified));
+        loads.finish();
         s.cache->flush();
         CHECK(s.cached_verdicts() == 1);
         const auto known = StoreLoadability(store, s.cache.get()).known(manifest, verified);

@@ -108,6 +108,7 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         row.check = std::move(check);
         out.models.push_back(std::move(row));
     }
+    if (!listed.stopped_by) loadability.finish();
     sort_by_name(out.models);
     out.blob_files.reserve(blob_files.size());
     for (size_t i = 0; i < blob_files.size(); ++i) {

@@ -40,31 +40,68 @@ std::optional<Loadability> StoreLoadability::known(const StoredManifest& manifes
     return decoded->second;
 }
 
-std::optional<Loadability> StoreLoadability::assess(const StoredManifest& manifest, const ModelCheck& check) {
-    // The stamps of the named blobs, when each holds the content its digest names.
-    std::vector<FileStamp> before;
-    bool verified = m_cache && m_cache->enabled() && manifest.found && check.digests_known;
-    const std::vector<const BlobDigest*> blobs = named_blobs(manifest.manifest);
-    if (verified && !m_blobs) m_blobs = open_blob_directory(m_store);
-    for (size_t i = 0; verified && i < blobs.size(); ++i) {
-        const BlobLookup found = find_blob_in(m_store, *m_blobs, *blobs[i]);
-        const std::optional<std::string_view> hex =
-            found.found() ? entries(CacheKind::blob_digest, found.device).find(found.stamp(), "sha256") : std::nullopt;
-        verified = hex && *hex == blobs[i]->hex;
-        before.push_back(found.stamp());
+uint32_t StoreLoadability::named_blob(const BlobDigest& digest) {
+    auto [it, first] = m_named_index.try_emplace(digest.hex, static_cast<uint32_t>(m_named.size()));
+    if (!first) return it->second;
+    if (!m_blobs) m_blobs = open_blob_directory(m_store);
+    NamedBlob named{digest, {}, false};
+    const BlobLookup found = find_blob_in(m_store, *m_blobs, digest);
+    if (found.found()) {
+        named.before = found.stamp();
+        const std::optional<std::string_view> hex = entries(CacheKind::blob_digest, found.device).find(found.stamp(), "sha256");
+        named.verified = hex && *hex == digest.hex;
     }
+    m_named.push_back(std::move(named));
+    return it->second;
+}
+
+std::optional<Loadability> StoreLoadability::assess(const StoredManifest& manifest, const ModelCheck& check) {
+    // Each named blob's stamp, taken before this open (or an earlier one), when the cache vouches
+    // that it holds the content its digest names.
+    bool verified = m_cache && m_cache->enabled() && manifest.found && check.digests_known;
+    KeptVerdict kept;
+    if (verified)
+        for (const BlobDigest* blob : named_blobs(manifest.manifest)) {
+            const uint32_t at = named_blob(*blob);
+            if (!m_named[at].verified) {
+                verified = false;
+                break;
+            }
+            kept.blobs.push_back(at);
+        }
     auto model = open_store_model(m_store, check.name);
     if (!model) return std::nullopt;
     Loadability verdict = assess_loadability(*model);
-    if (!verified || file_stamp(m_store.root() + "/" + check.manifest_path) != manifest.stamp) return verdict;
-    // blobs/ opened again: a blobs/ replaced during the open shows its own files' stamps.
-    const BlobDirectory now = open_blob_directory(m_store);
-    for (size_t i = 0; i < blobs.size(); ++i) {
-        const BlobLookup found = find_blob_in(m_store, now, *blobs[i]);
-        if (!found.found() || found.stamp() != before[i]) return verdict;
+    if (verified) {
+        kept.manifest_path = check.manifest_path;
+        kept.manifest = manifest.stamp;
+        kept.value = loadability_json(verdict).dump();
+        m_kept.push_back(std::move(kept));
     }
-    m_cache->store(CacheKind::model_loadability, manifest.stamp, kDetail, loadability_json(verdict).dump());
     return verdict;
+}
+
+void StoreLoadability::finish() {
+    if (m_kept.empty()) return;
+    // blobs/ opened again: a blobs/ replaced meanwhile shows its own files' stamps. Each blob is
+    // looked up once (0: not yet, 1: unchanged, 2: changed or gone).
+    const BlobDirectory now = open_blob_directory(m_store);
+    std::vector<uint8_t> state(m_named.size(), 0);
+    const std::string root = m_store.root() == "/" ? "" : m_store.root();
+    for (const KeptVerdict& kept : m_kept) {
+        bool unchanged = file_stamp(root + "/" + kept.manifest_path) == kept.manifest;
+        for (size_t i = 0; unchanged && i < kept.blobs.size(); ++i) {
+            uint8_t& s = state[kept.blobs[i]];
+            if (s == 0) {
+                const NamedBlob& named = m_named[kept.blobs[i]];
+                const BlobLookup found = find_blob_in(m_store, now, named.digest);
+                s = found.found() && found.stamp() == named.before ? 1 : 2;
+            }
+            unchanged = s == 1;
+        }
+        if (unchanged) m_cache->store(CacheKind::model_loadability, kept.manifest, kDetail, kept.value);
+    }
+    m_kept.clear();
 }
 
 }  // namespace mlens

@@ -11,12 +11,14 @@
 //    its digest names (ModelCheck::digests_known: hashed by the digest pass, or the sha256 the
 //    cache holds for the file as it is now) and knows every blob's header verdict
 //    (unverified == 0), and whose manifest was read; otherwise, or without an entry, nullopt.
-//  - assess() opens the model (open_store_model) and judges it (assess_loadability); it stores the
-//    verdict only when, before the open, every blob the manifest names had a stamp whose cached
-//    sha256 is that blob's digest, and after the verdict the manifest and every blob (looked up in
-//    blobs/ opened again) still have the stamps seen before: a file changed during the open keys
-//    nothing, so a cached verdict is always the one a fresh open gives. nullopt when the model
-//    does not open.
+//  - assess() opens the model (open_store_model) and judges it (assess_loadability). The verdict
+//    is kept for finish() only when, before the open, every blob the manifest names had a stamp
+//    whose cached sha256 is that blob's digest (a blob's stamp is taken once, before the first
+//    open that names it, and serves every later one). finish() opens blobs/ again once and stores
+//    each kept verdict whose manifest and blobs still have the stamps seen before: a stamp holds
+//    the change time, so a file changed at any moment between its first stamp and finish() keys
+//    nothing, and a cached verdict is always the one a fresh open gives. assess() gives nullopt
+//    when the model does not open; without finish() nothing is stored.
 //  - Entries are read once per device, in one query (cache_entries.h), and each distinct value is
 //    decoded once (the models of a store share a few verdicts). Without a cache (null or
 //    disabled) known() is always nullopt and assess() stores nothing.
@@ -24,8 +26,10 @@
 
 #include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "mlens/analysis/loadability.h"
 #include "mlens/io/cache_entries.h"
@@ -41,13 +45,32 @@ public:
 
     std::optional<Loadability> known(const StoredManifest& manifest, const ModelCheck& check);
     std::optional<Loadability> assess(const StoredManifest& manifest, const ModelCheck& check);
+    void finish();
 
 private:
     const CachedEntries& entries(CacheKind kind, uint64_t device);
+    // The blob's place in m_named, its stamp and whether the cache vouches for it taken the first
+    // time a model names it.
+    uint32_t named_blob(const BlobDigest& digest);
+
+    struct NamedBlob {
+        BlobDigest digest;
+        FileStamp before;  // zero when the blob was not found
+        bool verified = false;  // found, and the cache's sha256 for that stamp is the digest
+    };
+    struct KeptVerdict {
+        std::string manifest_path;  // relative to the root
+        FileStamp manifest;
+        std::vector<uint32_t> blobs;  // in m_named
+        std::string value;  // loadability_json's text
+    };
 
     const Store& m_store;
     CacheDatabase* m_cache;
     std::optional<BlobDirectory> m_blobs;  // opened by the first assess(): one fstatat per blob
+    std::vector<NamedBlob> m_named;
+    std::unordered_map<std::string, uint32_t> m_named_index;  // by digest hex
+    std::vector<KeptVerdict> m_kept;  // for finish()
     std::map<std::pair<CacheKind, uint64_t>, CachedEntries> m_entries;
     // Decoded values, keyed by their text in m_entries (which outlives it); nullopt: unreadable.
     std::unordered_map<std::string_view, std::optional<Loadability>> m_decoded;
