@@ -75,7 +75,10 @@ std::optional<Loadability> StoreLoadability::assess(const StoredManifest& manife
     if (verified) {
         kept.manifest_path = check.manifest_path;
         kept.manifest = manifest.stamp;
-        kept.value = loadability_json(verdict).dump();
+        auto [value, first] =
+            m_kept_value_index.try_emplace(loadability_json(verdict).dump(), static_cast<uint32_t>(m_kept_values.size()));
+        if (first) m_kept_values.push_back(value->first);
+        kept.value = value->second;
         m_kept.push_back(std::move(kept));
     }
     return verdict;
@@ -99,9 +102,11 @@ void StoreLoadability::finish() {
             }
             unchanged = s == 1;
         }
-        if (unchanged) m_cache->store(CacheKind::model_loadability, kept.manifest, kDetail, kept.value);
+        if (unchanged) m_cache->store(CacheKind::model_loadability, kept.manifest, kDetail, m_kept_values[kept.value]);
     }
     m_kept.clear();
+    m_kept_values.clear();
+    m_kept_value_index.clear();
 }
 
 }  // namespace mlens
