@@ -75,10 +75,7 @@ std::optional<Loadability> StoreLoadability::assess(const StoredManifest& manife
     if (verified) {
         kept.manifest_path = check.manifest_path;
         kept.manifest = manifest.stamp;
-        auto [value, first] =
-            m_kept_value_index.try_emplace(loadability_json(verdict).dump(), static_cast<uint32_t>(m_kept_values.size()));
-        if (first) m_kept_values.push_back(value->first);
-        kept.value = value->second;
+        kept.value = &*m_kept_values.insert(loadability_json(verdict).dump()).first;
         m_kept.push_back(std::move(kept));
     }
     return verdict;
@@ -90,9 +87,8 @@ void StoreLoadability::finish() {
     // looked up once (0: not yet, 1: unchanged, 2: changed or gone).
     const BlobDirectory now = open_blob_directory(m_store);
     std::vector<uint8_t> state(m_named.size(), 0);
-    const std::string root = m_store.root() == "/" ? "" : m_store.root();
     for (const KeptVerdict& kept : m_kept) {
-        bool unchanged = file_stamp(root + "/" + kept.manifest_path) == kept.manifest;
+        bool unchanged = file_stamp(m_store.root() + "/" + kept.manifest_path) == kept.manifest;
         for (size_t i = 0; unchanged && i < kept.blobs.size(); ++i) {
             uint8_t& s = state[kept.blobs[i]];
             if (s == 0) {
@@ -102,11 +98,10 @@ void StoreLoadability::finish() {
             }
             unchanged = s == 1;
         }
-        if (unchanged) m_cache->store(CacheKind::model_loadability, kept.manifest, kDetail, m_kept_values[kept.value]);
+        if (unchanged) m_cache->store(CacheKind::model_loadability, kept.manifest, kDetail, *kept.value);
     }
     m_kept.clear();
     m_kept_values.clear();
-    m_kept_value_index.clear();
 }
 
 }  // namespace mlens

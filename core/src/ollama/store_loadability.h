@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "mlens/analysis/loadability.h"
@@ -62,7 +63,7 @@ private:
         std::string manifest_path;  // relative to the root
         FileStamp manifest;
         std::vector<uint32_t> blobs;  // in m_named
-        uint32_t value;  // in m_kept_values
+        const std::string* value;  // loadability_json's text, in m_kept_values
     };
 
     const Store& m_store;
@@ -71,8 +72,7 @@ private:
     std::vector<NamedBlob> m_named;
     std::unordered_map<std::string, uint32_t> m_named_index;  // by digest hex
     std::vector<KeptVerdict> m_kept;  // for finish()
-    std::vector<std::string> m_kept_values;  // each distinct verdict's loadability_json text once
-    std::unordered_map<std::string, uint32_t> m_kept_value_index;
+    std::unordered_set<std::string> m_kept_values;  // each distinct verdict's text once (nodes never move)
     std::map<std::pair<CacheKind, uint64_t>, CachedEntries> m_entries;
     // Decoded values, keyed by their text in m_entries (which outlives it); nullopt: unreadable.
     std::unordered_map<std::string_view, std::optional<Loadability>> m_decoded;
