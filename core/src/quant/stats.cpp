@@ -33,8 +33,9 @@ constexpr uint64_t kChunkTarget = 1u << 16;
 constexpr uint64_t kCodeChunkMin = 1u << 20, kCodeChunkMax = 1u << 22;
 // Percentiles are read from a histogram of at least this many bins over [min, max].
 constexpr uint32_t kPercentileBins = 4096;
-// Values per quick_range request, and the share of a job's progress that finding the range takes.
-constexpr uint64_t kRangeChunk = 1u << 20;
+// Values per quick_range request (a Q8_0 chunk's bytes, read into a per-thread buffer, stay in
+// L2 while its range is found), and the share of a job's progress that finding the range takes.
+constexpr uint64_t kRangeChunk = 1u << 17;
 constexpr double kRangeProgress = 0.1;
 
 // A chunk's values with NaN and ±Inf moved out (counted), so the loops below see finite values only.
@@ -320,16 +321,15 @@ Status summarize_source(const FloatSource& src, JobContext* job, unsigned thread
 }
 
 // The source's least and greatest value from quick_range over its chunks; nullopt when the source
-// has none (asked of the first chunk alone) or any chunk has none.
+// has none (asked of its first granule alone, before any chunk is read) or any chunk has none.
 Result<std::optional<ValueBounds>> source_range(const FloatSource& src, JobContext* job, unsigned threads, double progress_to) {
-    const uint64_t chunk = src.chunk_length(kRangeChunk);
-    auto first = src.quick_range(0, std::min(chunk, src.size()));
+    auto first = src.quick_range(0, std::min(src.chunk_length(1), src.size()));
     if (!first || !*first) return first;
     ValueBounds range = **first;
     bool complete = true;
     std::mutex m;
+    const uint64_t chunk = src.chunk_length(kRangeChunk);
     Status s = for_each_range(src.size(), chunk, job, threads, 0.0, progress_to, [&](uint64_t from, uint64_t count) -> Status {
-        if (from == 0) return ok_status();
         auto r = src.quick_range(from, count);
         if (!r) return r.error();
         std::lock_guard lock(m);
