@@ -115,6 +115,21 @@ TEST_CASE("a blobs/ that is a symlink is looked up without its listing", "[ollam
     CHECK(compare_lookups(*store) > 5);
 }
 
+TEST_CASE("a store spells a path under its root with one slash, however the store was named", "[ollama]") {
+    TempDir dir;
+    const std::string root = dir.file("store");
+    fs::copy(std::string(MLENS_DEMO_DIR) + "/ollama-store", root, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    auto store = Store::open(root + "//");
+    REQUIRE(store);
+    const std::string canonical = fs::canonical(root).string();
+    CHECK(store->root() == canonical);
+    CHECK(store->path_of("blobs") == canonical + "/blobs");
+    CHECK(store->path_of("blobs/").append("sha256-x") == canonical + "/blobs/sha256-x");
+    const StoreScan scan = store->scan();
+    REQUIRE_FALSE(scan.manifests.empty());
+    CHECK(fs::is_regular_file(store->path_of(scan.manifests.front().path)));
+}
+
 TEST_CASE("a blobs/ of thousands of entries is listed in name order, each with its own stat", "[ollama]") {
     TempDir dir;
     const std::string root = dir.file("store");

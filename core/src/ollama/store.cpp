@@ -93,6 +93,14 @@ Diagnostic located(Diagnostic d, const std::string& location) {
     return d;
 }
 
+std::string Store::path_of(std::string_view relative) const {
+    std::string path;
+    path.reserve(m_root.size() + 1 + relative.size());
+    path.assign(m_root);
+    if (path.empty() || path.back() != '/') path.push_back('/');
+    return path.append(relative);
+}
+
 Result<Store> Store::open(const std::string& path) {
     auto root = real_path(path);
     if (!root)
@@ -180,11 +188,10 @@ StoredManifest read_manifest_in(const Store& store, ManifestFolder& folder, cons
 }
 
 BlobDirectory open_blob_directory(const Store& store) {
-    const std::string& root = store.root();
     BlobDirectory d;
     d.euid = ::geteuid();
     d.egid = ::getegid();
-    const std::string path = root == "/" ? "/blobs" : root + "/blobs";
+    const std::string path = store.path_of("blobs");
     d.fd.reset(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!d.fd.valid()) {
         d.open_errno = errno;
@@ -200,7 +207,6 @@ BlobDirectory open_blob_directory(const Store& store) {
 BlobLookup Store::find_blob(const BlobDigest& digest) const { return find_blob_in(*this, open_blob_directory(*this), digest); }
 
 BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const BlobDigest& digest) {
-    const std::string& root = store.root();
     BlobLookup b;
     // b.name is "blobs/" and the entry's name in blobs/ (the legacy one, when only it exists),
     // each spelled once; `entry` is its part after "blobs/" (NUL-terminated, as b.name is).
@@ -260,7 +266,7 @@ BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const Bl
     // A regular file directly in blobs/ is where blobs/ really is; a symlink is resolved itself.
     std::optional<std::string> real;
     if (symlink) {
-        real = real_path((root == "/" ? "/blobs/" : root + "/blobs/") + std::string(entry));
+        real = real_path(store.path_of("blobs/").append(entry));
     } else if (!blobs.real_path.empty()) {
         real.emplace();
         real->reserve(blobs.real_path.size() + 1 + entry.size());
@@ -272,7 +278,7 @@ BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const Bl
         b.error = blob_error(errno == ELOOP ? ErrorCode::E_SYMLINK_LOOP : ErrorCode::E_IO, b.name, std::strerror(errno));
         return b;
     }
-    if (!inside(*real, root)) {
+    if (!inside(*real, store.root())) {
         b.error = blob_error(ErrorCode::E_OUTSIDE_ROOT, b.name, "resolves to " + escape_for_display(*real) + ", outside the store root");
         return b;
     }

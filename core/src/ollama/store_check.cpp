@@ -135,7 +135,7 @@ public:
         StoreScan scan;
         bool read = true;
         const size_t first = m_manifests.size();
-        const std::string blobs_path = m_store.root() == "/" ? "/blobs" : m_store.root() + "/blobs";
+        const std::string blobs_path = m_store.path_of("blobs");
         struct stat st {};
         const bool prefetch = m_options.cache && m_options.cache->enabled() && ::stat(blobs_path.c_str(), &st) == 0;
         const CacheKind kinds[] = {CacheKind::blob_digest, CacheKind::blob_header};

@@ -88,7 +88,7 @@ void StoreLoadability::finish() {
     const BlobDirectory now = open_blob_directory(m_store);
     std::vector<uint8_t> state(m_named.size(), 0);
     for (const KeptVerdict& kept : m_kept) {
-        bool unchanged = file_stamp(m_store.root() + "/" + kept.manifest_path) == kept.manifest;
+        bool unchanged = file_stamp(m_store.path_of(kept.manifest_path)) == kept.manifest;
         for (size_t i = 0; unchanged && i < kept.blobs.size(); ++i) {
             uint8_t& s = state[kept.blobs[i]];
             if (s == 0) {

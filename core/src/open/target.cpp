@@ -147,7 +147,7 @@ Target resolve_reference(Target t) {
         if (auto store = store_with(root, *name)) {
             t.kind = TargetKind::store_model;
             t.name = std::move(*name);
-            t.path = store->root() + "/" + t.name.manifest_path();
+            t.path = store->path_of(t.name.manifest_path());
             t.store = std::move(store);
             return t;
         }
@@ -165,7 +165,7 @@ Target resolve_reference(Target t) {
             if (auto store = store_with(location.path, *name)) {
                 t.kind = TargetKind::store_model;
                 t.name = std::move(*name);
-                t.path = store->root() + "/" + t.name.manifest_path();
+                t.path = store->path_of(t.name.manifest_path());
                 t.store = std::move(store);
                 return t;
             }

@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mlens/io/byte_source.h"
@@ -117,6 +118,9 @@ public:
     static Result<Store> open(const std::string& path);
 
     const std::string& root() const { return m_root; }
+    // The absolute path of `relative` (a path relative to the root, e.g. "blobs"), spelled with
+    // one slash between the two whatever the root (a root of "/" included).
+    std::string path_of(std::string_view relative) const;
     StoreScan scan(JobContext* job = nullptr) const;
     StoredManifest read_manifest(const ModelName& name) const;
     StoredManifest read_manifest(const ManifestRef& ref) const;
