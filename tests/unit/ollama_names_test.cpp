@@ -57,7 +57,9 @@ TEST_CASE("O01/O02 digests outside the grammar are refused", "[ollama]") {
 
 TEST_CASE("O18 blob file names are classified, leftovers labelled", "[ollama]") {
     CHECK(classify_blob_file("sha256-" + kHex).kind == BlobFileKind::blob);
-    CHECK(classify_blob_file("sha256-" + kHex).hex == kHex);
+    for (const std::string name : {"sha256-" + kHex, "sha256:" + kHex, "sha256-" + kHex + "-partial", "sha256-" + kHex + "-partial-3"})
+        CHECK(classify_blob_file(name).hex_in(name) == kHex);
+    for (const std::string name : {std::string("sha256-123456789"), std::string("README"), "sha256-" + kHex + ".tmp"}) CHECK(classify_blob_file(name).hex_in(name).empty());
     CHECK(classify_blob_file("sha256-" + kHex + "-partial").kind == BlobFileKind::partial);
     CHECK(classify_blob_file("sha256-" + kHex + "-partial-0").kind == BlobFileKind::partial_part);
     CHECK(classify_blob_file("sha256-" + kHex + "-partial-17").kind == BlobFileKind::partial_part);

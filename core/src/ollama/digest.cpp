@@ -35,25 +35,29 @@ const char* blob_file_kind_name(BlobFileKind kind) {
 
 BlobFileName classify_blob_file(std::string_view name) {
     const size_t prefix = kAlgorithm.size() + 1;
-    if (is_blob_file_name(name)) return {BlobFileKind::blob, std::string(name.substr(prefix))};
+    if (is_blob_file_name(name)) return {BlobFileKind::blob};
     if (name.size() <= prefix || !name.starts_with(kAlgorithm)) return {};
     char sep = name[kAlgorithm.size()];
     std::string_view rest = name.substr(prefix);
     if (sep == ':') {
-        if (rest.size() == kHexDigits && all_lower_hex_digits(rest)) return {BlobFileKind::legacy_name, std::string(rest)};
+        if (rest.size() == kHexDigits && all_lower_hex_digits(rest)) return {BlobFileKind::legacy_name};
         return {};
     }
     if (sep != '-') return {};
     if (rest.size() >= kHexDigits && all_lower_hex_digits(rest.substr(0, kHexDigits))) {
-        std::string hex(rest.substr(0, kHexDigits));
         std::string_view tail = rest.substr(kHexDigits);
-        if (tail == "-partial") return {BlobFileKind::partial, hex};
+        if (tail == "-partial") return {BlobFileKind::partial};
         constexpr std::string_view kPart = "-partial-";
-        if (tail.starts_with(kPart) && all_decimal_digits(tail.substr(kPart.size()))) return {BlobFileKind::partial_part, hex};
+        if (tail.starts_with(kPart) && all_decimal_digits(tail.substr(kPart.size()))) return {BlobFileKind::partial_part};
         return {};
     }
-    if (all_decimal_digits(rest)) return {BlobFileKind::temporary, {}};
+    if (all_decimal_digits(rest)) return {BlobFileKind::temporary};
     return {};
+}
+
+std::string_view BlobFileName::hex_in(std::string_view name) const {
+    if (kind == BlobFileKind::temporary || kind == BlobFileKind::other) return {};
+    return name.substr(kAlgorithm.size() + 1, kHexDigits);
 }
 
 std::string to_hex(const unsigned char* bytes, size_t size) {

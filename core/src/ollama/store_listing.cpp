@@ -54,7 +54,7 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
     for (size_t i = 0; i < blob_files.size(); ++i) {
         const BlobFileName& kind = blob_files[i].kind;
         if (kind.kind != BlobFileKind::blob && kind.kind != BlobFileKind::legacy_name) continue;
-        if (std::optional<Sha256Bytes> key = sha256_bytes(kind.hex))
+        if (std::optional<Sha256Bytes> key = sha256_bytes(kind.hex_in(blob_files[i].name)))
             digest_of_file[i] = file_digests.insert(*key, static_cast<uint32_t>(file_digests.size())).first;
     }
     std::vector<uint8_t> digest_referenced(file_digests.size());

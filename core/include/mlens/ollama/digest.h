@@ -37,9 +37,14 @@ std::string legacy_blob_file_name(const BlobDigest& digest);
 enum class BlobFileKind { blob, partial, partial_part, temporary, legacy_name, other };
 const char* blob_file_kind_name(BlobFileKind kind);  // "blob", "partial download", ...
 
+// What a name in blobs/ is. The digest it spells, for a blob, partial, partial_part or
+// legacy_name, is read from the name itself (hex_in), so that labelling a listing of many
+// thousands of names copies none of them.
 struct BlobFileName {
     BlobFileKind kind = BlobFileKind::other;
-    std::string hex;  // for blob, partial, partial_part and legacy_name
+    // The 64 hex digits of `name`, the name this label was given for; empty for a temporary or
+    // other file.
+    std::string_view hex_in(std::string_view name) const;
 };
 
 BlobFileName classify_blob_file(std::string_view name);
