@@ -30,7 +30,9 @@ stop_server() {
 trap stop_server EXIT
 trap 'exit 143' TERM INT HUP
 
-Xvfb -displayfd 3 -screen 0 "$screen" -nolisten tcp 3> "$work/display" 2> "$work/log" &
+# The file exists before the server starts, so the first read below never races its creation.
+: > "$work/display"
+Xvfb -displayfd 3 -screen 0 "$screen" -nolisten tcp 3>> "$work/display" 2> "$work/log" &
 server=$!
 
 display=

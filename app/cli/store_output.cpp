@@ -92,40 +92,21 @@ nlohmann::json listing_json(const StoreListing& l) {
                          {"kind", blob_file_kind_name(b.file.kind.kind)},
                          {"regular", b.file.regular},
                          {"size", b.file.size},
-                         {"referenced", b.referenced}});
+                         {"referenced", b.referenced || l.references_known ? nlohmann::json(b.referenced) : nlohmann::json(nullptr)}});
     return {{"root", l.root},
             {"models", models},
             {"diagnostics", diagnostics_json(l.diagnostics)},
             {"blob_files", blobs},
+            {"references_known", l.references_known},
             {"digests_verified", l.digests_verified}};
 }
 
 void print_blob_summary(const StoreListing& l) {
-    uint64_t blobs = 0, bytes = 0, unreferenced = 0, partial = 0, temporary = 0, legacy = 0, other = 0;
-    for (const ListedBlobFile& b : l.blob_files) {
-        switch (b.file.kind.kind) {
-            case BlobFileKind::blob:
-                ++blobs;
-                bytes += b.file.size;
-                unreferenced += !b.referenced;
-                break;
-            case BlobFileKind::partial:
-            case BlobFileKind::partial_part:
-                ++partial;
-                break;
-            case BlobFileKind::temporary:
-                ++temporary;
-                break;
-            case BlobFileKind::legacy_name:
-                ++legacy;
-                break;
-            default:
-                ++other;
-                break;
-        }
-    }
-    std::cout << "blobs: " << blobs << " (" << human_bytes(bytes) << "), " << unreferenced << " unreferenced, " << partial
-              << " partial download files, " << temporary << " temporary, " << legacy << " legacy names, " << other << " other entries\n";
+    const BlobFilesSummary s = l.blob_summary();
+    std::cout << "blobs: " << s.blobs << " (" << human_bytes(s.bytes) << "), "
+              << (s.unreferenced ? std::to_string(*s.unreferenced) + " unreferenced" : std::string("unreferenced unknown (not every manifest was read)"))
+              << ", " << s.partial << " partial download files, " << s.temporary << " temporary, " << s.legacy << " legacy names, " << s.other
+              << " other entries\n";
 }
 
 // The STATUS cell: "ok", "ok, N warnings", "not yet verified", or the first error's code and

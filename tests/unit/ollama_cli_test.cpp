@@ -61,6 +61,37 @@ TEST_CASE("mlens store PATH lists the models", "[ollama][cli]") {
     CHECK(j["blob_files"].size() == 2);
 }
 
+TEST_CASE("mlens store calls a blob unreferenced only when every manifest was read", "[ollama][cli]") {
+    CliStore s;
+    const LayerSpec stray = s.b.blob(kSystemMediaType, "named by no manifest");
+    const std::string stray_name = "sha256-" + stray.digest.substr(7);
+    const auto referenced_of = [](const nlohmann::json& j, const std::string& name) {
+        for (const auto& b : j["blob_files"])
+            if (b["name"] == name) return b["referenced"];
+        return nlohmann::json("absent");
+    };
+
+    CliRun known = run_mlens({"store", s.root()});
+    INFO(known.out << known.err);
+    CHECK(contains(known.out, "blobs: 3 ("));
+    CHECK(contains(known.out, "), 1 unreferenced, 0 partial"));
+    auto j = nlohmann::json::parse(run_mlens({"store", s.root(), "--json"}).out);
+    CHECK(j["references_known"] == true);
+    CHECK(referenced_of(j, stray_name) == false);
+
+    // A manifest that does not parse may name the stray blob: its state is unknown, not
+    // "unreferenced"; the blobs a valid manifest names stay referenced.
+    s.b.write_manifest("registry.ollama.ai/library/broken/latest", "{\"layers\": [");
+    CliRun unknown = run_mlens({"store", s.root()});
+    INFO(unknown.out << unknown.err);
+    CHECK(contains(unknown.out, "blobs: 3 ("));
+    CHECK(contains(unknown.out, "), unreferenced unknown (not every manifest was read), 0 partial"));
+    j = nlohmann::json::parse(run_mlens({"store", s.root(), "--json"}).out);
+    CHECK(j["references_known"] == false);
+    CHECK(referenced_of(j, stray_name).is_null());
+    CHECK(referenced_of(j, "sha256-" + s.b.tiny_model_layer().digest.substr(7)) == true);
+}
+
 TEST_CASE("mlens store PATH MODEL shows the manifest, layers and text", "[ollama][cli]") {
     CliStore s;
     const char hostile[] = "You are \x1B[31mred\x1B[0m\xE2\x80\xAE and \x07 loud";

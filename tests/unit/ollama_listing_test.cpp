@@ -138,6 +138,12 @@ TEST_CASE("the model list: names, sizes, format, family, quantization, times, pr
     CHECK(blobs == 4);
     CHECK(partial == 1);
     CHECK(unreferenced == 0);
+    // The evil manifest has an error: a blob it might have named is not called unreferenced.
+    CHECK_FALSE(l.references_known);
+    const BlobFilesSummary summary = l.blob_summary();
+    CHECK(summary.blobs == blobs);
+    CHECK(summary.partial == partial);
+    CHECK_FALSE(summary.unreferenced);
 }
 
 TEST_CASE("one manifest's view: config fields, blobs and text layers", "[ollama]") {

@@ -259,6 +259,14 @@ TEST_CASE("O18 leftovers in blobs/ are labelled and left alone", "[ollama]") {
     const std::string tiny_model = "sha256-" + c.b.tiny_model_layer().digest.substr(7);
     CHECK(kinds[tiny_model] == std::make_pair(BlobFileKind::blob, true));
     CHECK(kinds.size() == 8);
+    REQUIRE(l.references_known);
+    const BlobFilesSummary summary = l.blob_summary();
+    CHECK(summary.unreferenced == 0u);
+    CHECK(summary.partial == 2);
+    CHECK(summary.temporary == 1);
+    CHECK(summary.legacy == 0);
+    CHECK(summary.other == 3);
+    CHECK(summary.blobs == 2);
 }
 
 TEST_CASE("O19 store root variants", "[ollama]") {

@@ -124,17 +124,14 @@ void StoreModelsPanel::draw(PanelContext& ctx) {
 
 void StorePanel::models_table(Document& doc) {
     const StoreListing& l = listing_of(doc);
-    size_t unreferenced = 0, partial = 0;
-    for (const ListedBlobFile& b : l.blob_files) {
-        if (b.file.kind.kind == BlobFileKind::blob && !b.referenced) ++unreferenced;
-        if (b.file.kind.kind == BlobFileKind::partial || b.file.kind.kind == BlobFileKind::partial_part) ++partial;
-    }
+    const BlobFilesSummary blobs = l.blob_summary();
     size_t rejected = 0;
     for (const ModelListing& m : l.models) rejected += !m.ok();
     for (const std::string& w : doc.store()->cache_warnings) ui::text_colored(palette().warning, escape_for_display(w, 300));
     ui::text_dim(std::to_string(l.models.size()) + " models (" + std::to_string(rejected) + " rejected) \xC2\xB7 " +
-                 std::to_string(l.blob_files.size()) + " files in blobs/ (" + std::to_string(unreferenced) + " unreferenced, " +
-                 std::to_string(partial) + " partial downloads) \xC2\xB7 " + std::to_string(l.diagnostics.size()) +
+                 std::to_string(l.blob_files.size()) + " files in blobs/ (" +
+                 (blobs.unreferenced ? std::to_string(*blobs.unreferenced) + " unreferenced" : std::string("unreferenced unknown")) + ", " +
+                 std::to_string(blobs.partial) + " partial downloads) \xC2\xB7 " + std::to_string(l.diagnostics.size()) +
                  " scan findings \xC2\xB7 " + digest_pass_text(*doc.store()));
     for (const Diagnostic& d : l.diagnostics)
         ui::text_colored(d.severity == Severity::error ? palette().error : palette().warning,

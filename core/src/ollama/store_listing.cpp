@@ -16,6 +16,35 @@ size_t StoreListing::error_count() const {
     return n + static_cast<size_t>(std::count_if(models.begin(), models.end(), [](const ModelListing& m) { return !m.ok(); }));
 }
 
+BlobFilesSummary StoreListing::blob_summary() const {
+    BlobFilesSummary s;
+    uint64_t unreferenced = 0;
+    for (const ListedBlobFile& b : blob_files) {
+        switch (b.file.kind.kind) {
+            case BlobFileKind::blob:
+                ++s.blobs;
+                s.bytes += b.file.size;
+                unreferenced += !b.referenced;
+                break;
+            case BlobFileKind::partial:
+            case BlobFileKind::partial_part:
+                ++s.partial;
+                break;
+            case BlobFileKind::temporary:
+                ++s.temporary;
+                break;
+            case BlobFileKind::legacy_name:
+                ++s.legacy;
+                break;
+            case BlobFileKind::other:
+                ++s.other;
+                break;
+        }
+    }
+    if (references_known) s.unreferenced = unreferenced;
+    return s;
+}
+
 namespace {
 
 // Sorted by full name (ModelName's order), each name spelled out once rather than per comparison.
@@ -109,6 +138,10 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
         out.models.push_back(std::move(row));
     }
     if (!listed.stopped_by) loadability.finish();
+    out.references_known =
+        !listed.stopped_by &&
+        std::none_of(out.diagnostics.begin(), out.diagnostics.end(), [](const Diagnostic& d) { return d.severity == Severity::error; }) &&
+        std::all_of(manifests.begin(), manifests.end(), [](const StoredManifest& m) { return m.valid(); });
     sort_by_name(out.models);
     out.blob_files.reserve(blob_files.size());
     for (size_t i = 0; i < blob_files.size(); ++i) {

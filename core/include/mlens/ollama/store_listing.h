@@ -20,7 +20,15 @@
 //  - A model whose manifest, config or blobs are broken is still listed, with what its config
 //    says, and ok() false; its reasons name the files (fields under the manifest or blob path).
 //  - blob_files labels every entry of blobs/ (blob, partial download, temporary, legacy name,
-//    other); `referenced` tells which blobs a listed manifest names.
+//    other); `referenced` tells which blobs a listed manifest names. references_known says
+//    whether a blob no manifest names is unreferenced: only when every manifest was read and is
+//    valid, no directory of manifests/ failed to read and the listing was not stopped. Decided:
+//    a manifest with any error (bad JSON, too large, unreadable, a bad digest) may have named a
+//    blob ModelLens cannot see, so one such manifest makes every unnamed blob's state unknown,
+//    never "unreferenced" (a word a user may take as "safe to delete").
+//  - blob_summary() is the one count of blobs/ every view shows: blobs and their bytes, partial
+//    downloads, temporary files, legacy names, other entries, and the unreferenced blobs
+//    (nullopt unless references_known).
 //  - Cancellable between manifests: the listing is then partial, stopped by E_CANCELLED.
 #pragma once
 
@@ -53,13 +61,21 @@ struct ListedBlobFile {
     bool referenced = false;
 };
 
+struct BlobFilesSummary {
+    uint64_t blobs = 0, bytes = 0;  // entries named as blobs, and their sizes
+    std::optional<uint64_t> unreferenced;  // blobs no manifest names; nullopt when that is unknown
+    uint64_t partial = 0, temporary = 0, legacy = 0, other = 0;  // partial counts both partial kinds
+};
+
 struct StoreListing {
     std::string root;
     std::vector<ModelListing> models;
     std::vector<Diagnostic> diagnostics;  // not about one model: the scan's
     std::vector<ListedBlobFile> blob_files;
+    bool references_known = false;  // see the contract: a blob `referenced` false is unreferenced
     bool digests_verified = false;
     size_t error_count() const;  // store-level errors plus models rejected
+    BlobFilesSummary blob_summary() const;
 };
 
 Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& options = kStructureCheck, JobContext* job = nullptr);
