@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <new>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "cli_common.h"
 #include "mlens/io/owner_stamp.h"
@@ -14,6 +16,7 @@
 #include "mlens/io/temp_registry.h"
 #include "mlens/remote/remote_source.h"
 #include "mlens/util/build_info.h"
+#include "mlens/util/out_of_memory.h"
 #include "mlens_reference.h"
 #include "terminal_output.h"
 #include "transfer_progress.h"
@@ -97,6 +100,10 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::CallForVersion& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
         return mlens::cli::exit_status_after_output(mlens::cli::finish_usage_error(app, e, mlens::cli::json_requested(app)));
+    } catch (const std::bad_alloc&) {
+        // An allocation the command needed failed (a memory limit, ulimit -v): said, not aborted.
+        const std::vector<CLI::App*> command = app.get_subcommands();
+        exit_code = mlens::cli::fail("", mlens::out_of_memory_error("running mlens" + (command.empty() ? "" : " " + command.front()->get_name())));
     }
     return mlens::cli::exit_status_after_output(mlens::cli::finish_command(exit_code, mlens::cli::json_requested(app)));
 }

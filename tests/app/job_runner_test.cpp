@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <new>
 #include <thread>
 
 #include "state/job_runner.h"
@@ -61,6 +62,21 @@ TEST_CASE("jobs beyond the pool's threads wait their turn and all deliver their 
         REQUIRE(r.has_value());
         CHECK(r->value() == i * i);
     }
+}
+
+TEST_CASE("a job whose work runs out of memory ends with E_NO_MEMORY, the runner going on") {
+    JobRunner runner;
+    JobHandle<int> starved = runner.start("Health check", [](JobContext&) -> Result<int> { throw std::bad_alloc(); });
+    JobHandle<int> next = runner.start("next", [](JobContext&) -> Result<int> { return 7; });
+    runner.wait_all();
+    std::optional<Result<int>> r = starved.try_take();
+    REQUIRE(r.has_value());
+    REQUIRE_FALSE(r->ok());
+    CHECK(r->error().code == ErrorCode::E_NO_MEMORY);
+    CHECK(r->error().message.starts_with("out of memory while running Health check"));
+    std::optional<Result<int>> after = next.try_take();
+    REQUIRE(after.has_value());
+    CHECK(after->value() == 7);
 }
 
 TEST_CASE("destroying the runner cancels running and queued jobs and finishes them") {

@@ -271,6 +271,40 @@ TEST_CASE("mlens kld with a context beyond the address space says the worker ran
     CHECK(contains(run.err, "error: " + a + ": E_NO_MEMORY: the llama.cpp worker ran out of memory for this request"));
     CHECK(leftovers_in(dir.path()) == 0);
 }
+
+// Under 50 MiB of address space mlens starts, but no helper thread gets its stack and large
+// buffers are refused.
+constexpr uint64_t kTightAddressSpace = 50ull << 20;
+
+TEST_CASE("mlens under a tight address-space limit works on the threads it can start", "[cli][bounded]") {
+    const std::vector<std::string> args = {"store", std::string(MLENS_DEMO_DIR) + "/ollama-store"};
+    CliLimits limits;
+    limits.address_space_bytes = kTightAddressSpace;
+    limits.seconds = 60;
+    const CliRun tight = run_mlens(args, limits);
+    const CliRun free = run_mlens(args);
+    INFO(tight.err);
+    CHECK(tight.signal == 0);
+    CHECK(tight.exit_status == 0);
+    CHECK(tight.out == free.out);
+}
+
+TEST_CASE("an allocation a tight address-space limit refuses ends the command with E_NO_MEMORY", "[cli][bounded]") {
+    // A histogram of 2^20 bins counts into several tables of that many counters.
+    const std::vector<std::string> args = {"hist", std::string(MLENS_DEMO_DIR) + "/tiny-llama-f32.gguf", "token_embd.weight", "--bins",
+                                           "1048576", "--json"};
+    CliLimits limits;
+    limits.address_space_bytes = kTightAddressSpace;
+    limits.seconds = 60;
+    const CliRun run = run_mlens(args, limits);
+    INFO(run.out << run.err);
+    CHECK(run.signal == 0);
+    CHECK(run.exit_status == 1);
+    CHECK(contains(run.err, "error: E_NO_MEMORY: out of memory while running mlens hist (the address space is limited to 52.4 MB by ulimit -v)"));
+    const auto j = nlohmann::json::parse(run.out);
+    CHECK(j["error"]["code"] == "E_NO_MEMORY");
+    CHECK(run_mlens(args).exit_status == 0);
+}
 #endif
 
 TEST_CASE("mlens imatrix on a sparse file claiming 2^38 columns or experts stays in bounded memory", "[cli][imatrix][bounded]") {

@@ -2,6 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <new>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -34,6 +38,40 @@ TEST_CASE("parallel_for stops starting items after one fails", "[parallel]") {
         return i < 10;
     }));
     CHECK(started < 100000);
+}
+
+TEST_CASE("an exception thrown by an item reaches the caller, from a helper thread too", "[parallel]") {
+    SECTION("thrown on a helper thread while the caller works on its own item") {
+        const std::thread::id caller = std::this_thread::get_id();
+        std::atomic<bool> helper_threw{false};
+        std::atomic<uint64_t> after{0};
+        CHECK_THROWS_AS(parallel_for(1000, 2,
+                                     [&](uint64_t i) {
+                                         if (std::this_thread::get_id() != caller) {
+                                             if (!helper_threw.exchange(true)) throw std::bad_alloc();
+                                             ++after;
+                                             return true;
+                                         }
+                                         // The caller's first item waits until a helper has thrown.
+                                         for (int wait = 0; i == 0 && !helper_threw && wait < 5000; ++wait)
+                                             std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                         return true;
+                                     }),
+                        std::bad_alloc);
+        CHECK(helper_threw);
+        CHECK(after < 999);  // the items stopped
+    }
+    SECTION("thrown on the calling thread") {
+        CHECK_THROWS_AS(parallel_for(10, 1, [](uint64_t i) -> bool { throw std::runtime_error("item " + std::to_string(i)); }),
+                        std::runtime_error);
+    }
+    // The pool still serves calls afterwards.
+    std::atomic<uint64_t> calls{0};
+    CHECK(parallel_for(100, 4, [&](uint64_t) {
+        ++calls;
+        return true;
+    }));
+    CHECK(calls == 100);
 }
 
 TEST_CASE("parallel_for nests and serves concurrent callers", "[parallel]") {

@@ -6,6 +6,8 @@
 //    pool has a fixed number of threads (twice the online cores, at least kMinPoolThreads): jobs
 //    such as a generation or a health scan run for minutes, and opening a file must not wait
 //    behind two of them; jobs beyond that wait in order. The work reports progress and checks cancellation through its context (mlens/job.h).
+//  - Work that throws std::bad_alloc (a memory limit) ends its job with E_NO_MEMORY
+//    (out_of_memory.h) as its result instead of ending the program.
 //  - Job::done() becomes true (release) after the work returned and its result was stored, so the
 //    result is safe to read on the main thread once done() is seen (acquire).
 //  - JobHandle<T>::try_take() returns nothing while the job runs; once it is done it returns the
@@ -23,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <string>
 #include <thread>
@@ -32,6 +35,7 @@
 
 #include "mlens/job.h"
 #include "mlens/result.h"
+#include "mlens/util/out_of_memory.h"
 
 namespace mlens {
 
@@ -73,7 +77,12 @@ public:
 
 private:
     void run() override {
-        m_result.emplace(m_work(context()));
+        try {
+            m_result.emplace(m_work(context()));
+        } catch (const std::bad_alloc&) {
+            // The window stays: the job's panel shows why it stopped, as for any other error.
+            m_result.emplace(out_of_memory_error("running " + name()));
+        }
         m_work = nullptr;  // release what the work captured as soon as it has run
     }
 

@@ -4,8 +4,10 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -27,12 +29,25 @@ struct Batch {
     std::atomic<bool> stopped{false};
     std::mutex mutex;
     std::condition_variable all_settled;
+    std::exception_ptr thrown;  // the first exception an item threw (under `mutex`)
+
+    // fn(i), an exception it throws kept for the caller (on a pool thread it would end the
+    // program) and taken as a failure.
+    bool run(uint64_t i) {
+        try {
+            return fn(i);
+        } catch (...) {
+            std::lock_guard lock(mutex);
+            if (!thrown) thrown = std::current_exception();
+            return false;
+        }
+    }
 
     void work() {
         for (;;) {
             const uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
             if (i >= count) return;
-            if (!stopped.load(std::memory_order_relaxed) && !fn(i)) stopped.store(true, std::memory_order_relaxed);
+            if (!stopped.load(std::memory_order_relaxed) && !run(i)) stopped.store(true, std::memory_order_relaxed);
             if (settled.fetch_add(1, std::memory_order_acq_rel) + 1 == count) {
                 std::lock_guard lock(mutex);
                 all_settled.notify_all();
@@ -59,13 +74,19 @@ public:
         for (auto& t : m_threads) t.join();
     }
 
-    // Offers the batch to `helpers` pool threads, starting threads up to that many.
+    // Offers the batch to `helpers` pool threads, starting threads up to that many; when no more
+    // can be started (a thread or memory limit), to the threads there are, if any.
     void offer(const std::shared_ptr<Batch>& batch, unsigned helpers) {
         {
             std::lock_guard lock(m_mutex);
-            while (m_threads.size() < helpers) m_threads.emplace_back([this] { run(); });
+            try {
+                while (m_threads.size() < helpers) m_threads.emplace_back([this] { run(); });
+            } catch (const std::system_error&) {
+                helpers = static_cast<unsigned>(m_threads.size());
+            }
             for (unsigned h = 0; h < helpers; ++h) m_queue.push_back(batch);
         }
+        if (helpers == 0) return;
         if (helpers == 1)
             m_wake.notify_one();
         else
@@ -108,6 +129,7 @@ bool parallel_for(uint64_t count, unsigned threads, const std::function<bool(uin
     if (threads > 1) pool().offer(batch, threads - 1);
     batch->work();
     batch->wait();
+    if (batch->thrown) std::rethrow_exception(batch->thrown);
     return !batch->stopped.load();
 }
 
