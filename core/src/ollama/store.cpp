@@ -266,7 +266,7 @@ BlobLookup find_blob_in(const Store& store, const BlobDirectory& blobs, const Bl
     // A regular file directly in blobs/ is where blobs/ really is; a symlink is resolved itself.
     std::optional<std::string> real;
     if (symlink) {
-        real = real_path(store.path_of("blobs/").append(entry));
+        real = real_path(store.path_of(b.name));
     } else if (!blobs.real_path.empty()) {
         real.emplace();
         real->reserve(blobs.real_path.size() + 1 + entry.size());
