@@ -468,7 +468,7 @@ TEST_CASE("mlens check on a store twice at once, with the cache and with --no-ca
     }
 }
 
-TEST_CASE("mlens store --cached lists from the cache; mlens cache counts and clears it", "[cache][cli]") {
+TEST_CASE("mlens store --cached lists from the cache - mlens cache counts and clears it", "[cache][cli]") {
     MixedStore store;
     TempDir cache_dir;
     ScopedEnv xdg("XDG_CACHE_HOME", cache_dir.path());

@@ -123,7 +123,7 @@ TEST_CASE("numeric options outside their range are usage errors", "[cli_guidance
     }
 }
 
-TEST_CASE("a missing tag lists the tags the store holds; a near name is suggested", "[cli_guidance][cli]") {
+TEST_CASE("a missing tag lists the tags the store holds - a near name is suggested", "[cli_guidance][cli]") {
     TempDir dir;
     OllamaStoreBuilder b{dir.path()};
     b.add_tiny();

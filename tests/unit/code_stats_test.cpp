@@ -597,7 +597,7 @@ TEST_CASE("scaled groups of a length no vector path takes are binned and summed 
     CHECK(s->zeros >= 2400 * PlainScaledGroups::kLength);  // every fifth group has a zero step
 }
 
-TEST_CASE("Q8_0 and Q6_K are scaled groups of 32 and 16 values; other types are not", "[stats][scaled_groups]") {
+TEST_CASE("Q8_0 and Q6_K are scaled groups of 32 and 16 values - other types are not", "[stats][scaled_groups]") {
     test::TempDir dir;
     const auto values = test::test_signal(512, 12);
     test::write_fixture_model(dir.file("q.gguf"), {{"q8_0", GGML_TYPE_Q8_0, {512}, values},
@@ -635,7 +635,7 @@ void require_grouped_statistics(const TensorView& view) {
 
 }  // namespace
 
-TEST_CASE("MLX affine int4 groups are code groups; int8 and global-scaled ones are not", "[stats][code_groups]") {
+TEST_CASE("MLX affine int4 groups are code groups - int8 and global-scaled ones are not", "[stats][code_groups]") {
     const auto values = test::test_signal(128 * 96, 6);
     for (uint64_t group : {32u, 64u, 128u}) {
         INFO(group);
@@ -900,7 +900,7 @@ TEST_CASE("Q8_0, Q6_K and Q5_K statistics take the same figures in vectors and i
     CHECK(q5k->read_offset_groups(1, 255, codes.data(), steps.data(), offsets.data()).error().code == ErrorCode::E_RANGE);
 }
 
-TEST_CASE("MLX affine int8 groups are offset groups; int4 ones are not (above)", "[stats][offset_groups]") {
+TEST_CASE("MLX affine int8 groups are offset groups - int4 ones are not (above)", "[stats][offset_groups]") {
     const auto values = test::test_signal(128 * 96, 16);
     for (uint64_t group : {32u, 64u, 128u}) {
         INFO(group);

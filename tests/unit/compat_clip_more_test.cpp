@@ -224,7 +224,7 @@ TEST_CASE("glmocr clip: temporal patch pair, FLOAT32 mean copy, use_silu", "[com
           });
 }
 
-TEST_CASE("qwen25vl clip: n_wa_pattern from fullatt_block_indexes, else 8; merger renames", "[compat-clip]") {
+TEST_CASE("qwen25vl clip: n_wa_pattern from fullatt_block_indexes, else 8 - merger renames", "[compat-clip]") {
     TempDir dir;
     Model m = OllamaGguf("qwen25vl")
                   .u32("qwen25vl.embedding_length", 16)

@@ -128,7 +128,7 @@ TEST_CASE("qwen25vl: becomes qwen2vl with padded sections", "[compat]") {
     CHECK(result_tensors(m, t) == strings({"blk.0.attn_q.weight F32 [8,8]", "v.merger.ln_q.weight F32 [8] hidden"}));
 }
 
-TEST_CASE("qwen3vlmoe: hard-coded sections and deepstack count; gated on missing sections", "[compat]") {
+TEST_CASE("qwen3vlmoe: hard-coded sections and deepstack count - gated on missing sections", "[compat]") {
     TempDir dir;
     Model m = OllamaGguf("qwen3vlmoe")
                   .kv("qwen3vlmoe.vision.deepstack_visual_indexes", array_i32({8, 16, 24}))

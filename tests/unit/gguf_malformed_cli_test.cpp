@@ -73,7 +73,7 @@ TEST_CASE("A4 warnings alone keep exit status 0", "[gguf][malformed][cli]") {
     CHECK(has_line(run, "warning: GGUF W_TRAILING_DATA offset=256: 22 bytes after the last tensor"));
 }
 
-TEST_CASE("A4 rejections print the field and the offset; hostile bytes never reach the terminal", "[gguf][malformed][cli]") {
+TEST_CASE("A4 rejections print the field and the offset - hostile bytes never reach the terminal", "[gguf][malformed][cli]") {
     TempDir dir;
     auto magic = t1_bytes();
     std::memcpy(magic.data(), "\x1B[2J", 4);

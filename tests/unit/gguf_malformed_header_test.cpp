@@ -78,7 +78,7 @@ TEST_CASE("G04 file ends inside the version: E_TRUNCATED version", "[gguf][malfo
     }
 }
 
-TEST_CASE("G05 version 0: E_BAD_VERSION; other versions E_UNSUPPORTED_VERSION", "[gguf][malformed]") {
+TEST_CASE("G05 version 0: E_BAD_VERSION - other versions E_UNSUPPORTED_VERSION", "[gguf][malformed]") {
     auto bytes = t1_bytes();
     for (uint32_t v : {0u, 4u, 0xFFFFFFFFu, 0x00010000u}) {
         INFO(v);

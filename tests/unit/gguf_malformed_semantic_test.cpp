@@ -286,7 +286,7 @@ TEST_CASE("G58 a 3-shard split model opens as one Model from any shard", "[gguf]
     }
 }
 
-TEST_CASE("G58 a missing shard is E_SPLIT_MISSING; the other shards stay readable", "[gguf][malformed][split]") {
+TEST_CASE("G58 a missing shard is E_SPLIT_MISSING - the other shards stay readable", "[gguf][malformed][split]") {
     TempDir dir;
     for (uint16_t no = 0; no < 3; ++no) write_shard(dir.file("name-0000" + std::to_string(no + 1) + "-of-00003.gguf"), no);
     std::filesystem::remove(dir.file("name-00003-of-00003.gguf"));

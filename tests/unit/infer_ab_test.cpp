@@ -199,7 +199,7 @@ TEST_CASE("layer capture gives per-layer statistics of the last prompt token", "
     CHECK(split_layer_name("a-b") == std::pair<std::string, int32_t>{"a-b", -1});
 }
 
-TEST_CASE("top-k's one-pass path equals a full sort; log_sum_exp gives log_softmax's probabilities", "[infer]") {
+TEST_CASE("top-k's one-pass path equals a full sort - log_sum_exp gives log_softmax's probabilities", "[infer]") {
     std::vector<float> logits(5000);
     uint32_t state = 12345;
     for (float& v : logits) {

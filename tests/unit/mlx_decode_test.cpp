@@ -366,7 +366,7 @@ TEST_CASE("group decoding equals the per-value definition bit for bit, in every 
         }
 }
 
-TEST_CASE("MLX mode names read back to their mode; an unknown name is no mode", "[mlx]") {
+TEST_CASE("MLX mode names read back to their mode - an unknown name is no mode", "[mlx]") {
     for (MlxMode m : {MlxMode::affine, MlxMode::nvfp4, MlxMode::mxfp4, MlxMode::mxfp8}) CHECK(mlx_mode_from_name(mlx_mode_name(m)) == m);
     CHECK(std::string(mlx_mode_name(MlxMode::mxfp8)) == "mxfp8");
     CHECK_FALSE(mlx_mode_from_name("fp8"));

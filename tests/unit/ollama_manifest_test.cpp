@@ -80,7 +80,7 @@ TEST_CASE("O1's manifest parses field by field", "[ollama]") {
     CHECK(m.total_size() == 188u + 256u);
 }
 
-TEST_CASE("layers keep from and name; every media type has its kind", "[ollama]") {
+TEST_CASE("layers keep from and name - every media type has its kind", "[ollama]") {
     std::vector<LayerSpec> layers;
     // Each media type is "application/vnd.ollama.image." followed by the name here.
     const std::pair<const char*, LayerKind> kinds[] = {

@@ -165,7 +165,7 @@ TEST_CASE("O15 a model layer whose blob is not GGUF is rejected by the GGUF pars
     }
 }
 
-TEST_CASE("O16 other blobs: huge, hostile text, deep JSON; never interpreted", "[ollama]") {
+TEST_CASE("O16 other blobs: huge, hostile text, deep JSON - never interpreted", "[ollama]") {
     StoreCase c;
     LayerSpec model = c.b.blob(kModelMediaType, other_gguf());
     SECTION("a 1 GiB sparse template blob") {

@@ -107,7 +107,7 @@ TEST_CASE("O02 digest variants outside the grammar are E_BAD_DIGEST", "[ollama]"
     }
 }
 
-TEST_CASE("O03 dash digests are accepted; legacy colon blob names are read, never renamed", "[ollama]") {
+TEST_CASE("O03 dash digests are accepted - legacy colon blob names are read, never renamed", "[ollama]") {
     SECTION("manifest digests written sha256-<hex>") {
         StoreCase c;
         LayerSpec model = c.b.blob(kModelMediaType, other_gguf());

@@ -64,7 +64,7 @@ TEST_CASE("table_lines fits a table to the width, numbers right-aligned, nothing
     CHECK_FALSE(numeric_cell("0x1F"));
 }
 
-TEST_CASE("a table too wide for its columns prints a stanza per row; an indented cell keeps its indent", "[text][width]") {
+TEST_CASE("a table too wide for its columns prints a stanza per row - an indented cell keeps its indent", "[text][width]") {
     const std::vector<std::vector<std::string>> rows = {{"NAME", "SIZE", "FORMAT", "FAMILY"},
                                                         {"tiny-llama:q4_0", "3.09 MB", "GGUF", "llama"},
                                                         {"tiny-moe:int4", "36.1 kB", "safetensors", "qwen3moe"}};
@@ -173,7 +173,7 @@ TEST_CASE("model_facts gives the first lines of info and the Inspector", "[facts
     CHECK(lines[10].starts_with("Ollama-made"));
 }
 
-TEST_CASE("text output fits $COLUMNS; tables break cells inside their column and JSON is never wrapped", "[cli][width]") {
+TEST_CASE("text output fits $COLUMNS - tables break cells inside their column and JSON is never wrapped", "[cli][width]") {
     const std::string before = std::getenv("COLUMNS") ? std::getenv("COLUMNS") : "";
     for (const char* columns : {"80", "120"}) {
         setenv("COLUMNS", columns, 1);

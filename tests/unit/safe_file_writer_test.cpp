@@ -360,7 +360,7 @@ TEST_CASE("an output anywhere inside an Ollama store an input lies in is refused
     CHECK(write_text(dir.file("loose/z"), loose, "x"));
 }
 
-TEST_CASE("temporary names carry their owner; only a gone owner's temporaries are swept", "[output]") {
+TEST_CASE("temporary names carry their owner - only a gone owner's temporaries are swept", "[output]") {
     const std::string me = owner_stamp();
     auto parsed = parse_temp_name(".out.gguf.tmp-" + me + "-Ab12cd");
     REQUIRE(parsed);

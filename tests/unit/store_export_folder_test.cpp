@@ -278,7 +278,7 @@ TEST_CASE("store export mlx: per-expert and stacked groups become switch_mlp, qu
     CHECK(tensor(c.folder, "model.layers.0.mlp.switch_mlp.down_proj.scales").type.name == "F16");
 }
 
-TEST_CASE("store export mlx: mixed precision in config.json; a global-scale nvfp4 tensor dequantized", "[store_export]") {
+TEST_CASE("store export mlx: mixed precision in config.json - a global-scale nvfp4 tensor dequantized", "[store_export]") {
     TempDir dir;
     Exported e = export_model(kDemoStore, "tiny-mlx:mixed", dir.file("out"), options_for(ExportFormat::mlx));
     CHECK(e.report.verification.failures == 0);

@@ -324,7 +324,7 @@ TEST_CASE("mlens export --dry-run lists the files of a GGUF bundle with their si
     CHECK(wrong.err.find("format hf does not apply to this model") != std::string::npos);
 }
 
-TEST_CASE("export format names read back to their format; an unknown name is no format", "[store_export]") {
+TEST_CASE("export format names read back to their format - an unknown name is no format", "[store_export]") {
     CHECK(parse_export_format("gguf") == ExportFormat::gguf);
     CHECK(parse_export_format("hf") == ExportFormat::hf);
     CHECK(parse_export_format("mlx") == ExportFormat::mlx);
