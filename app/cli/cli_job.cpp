@@ -34,7 +34,7 @@ CliJob::CliJob(std::string label) : m_label(std::move(label)) {
     // folder; under nohup (SIGHUP ignored) the job runs on.
     sigaction(SIGHUP, nullptr, &m_old_hup);
     if (m_old_hup.sa_handler != SIG_IGN) sigaction(SIGHUP, &cancel, nullptr);
-    if (::isatty(STDERR_FILENO)) m_progress = std::thread([this] { draw_progress(); });
+    if (::isatty(STDERR_FILENO)) m_progress = start_progress_thread([this] { draw_progress(); });
 }
 
 CliJob::~CliJob() {

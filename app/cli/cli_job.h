@@ -3,10 +3,11 @@
 //
 // Contract: while a CliJob lives, SIGINT, SIGTERM and SIGHUP (unless ignored, as under nohup)
 // cancel its job instead of ending the process: the analysis stops at its next chunk with
-// E_CANCELLED, and the command reports "cancelled" and exits 1. When stderr is a terminal, a line "LABEL  NN%" is redrawn there four
-// times a second and cleared when the CliJob ends; otherwise nothing is printed. One CliJob at a
-// time; the previous signal dispositions come back when it ends. The line ends with what remote
-// reads downloaded so far (transfer_text, transfer_progress.h) once there is any.
+// E_CANCELLED, and the command reports "cancelled" and exits 1. When stderr is a terminal, a line
+// "LABEL  NN%" is redrawn there four times a second and cleared when the CliJob ends, unless no
+// thread can be started for it (start_progress_thread); otherwise nothing is printed. One CliJob
+// at a time; the previous signal dispositions come back when it ends. The line ends with what
+// remote reads downloaded so far (transfer_text, transfer_progress.h) once there is any.
 #pragma once
 
 #include <signal.h>

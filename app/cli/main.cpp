@@ -3,6 +3,7 @@
 // script written from these same definitions; the build installs what it prints.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <new>
@@ -34,9 +35,8 @@ mlens::Status pause_at_commit_step(mlens::CommitStep step, size_t index) {
     return mlens::ok_status();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line's whole run: its commands defined, the one asked for parsed and run.
+int run_command_line(int argc, char** argv) {
     // An interrupted export or histogram leaves no partial file behind; one left by a killed run
     // is removed by the next and reported.
     mlens::remove_temp_files_on_signals();
@@ -106,4 +106,21 @@ int main(int argc, char** argv) {
         exit_code = mlens::cli::fail("", mlens::out_of_memory_error("running mlens" + (command.empty() ? "" : " " + command.front()->get_name())));
     }
     return mlens::cli::exit_status_after_output(mlens::cli::finish_command(exit_code, mlens::cli::json_requested(app)));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // A run that cannot get the memory to define its commands (a tight ulimit -v) says so rather
+    // than ending by abort; a command's own allocations are reported by the command (above).
+    try {
+        return run_command_line(argc, argv);
+    } catch (const std::bad_alloc&) {
+        try {
+            std::fprintf(stderr, "error: %s\n", mlens::out_of_memory_error("running mlens").to_string().c_str());
+        } catch (const std::bad_alloc&) {
+            std::fputs("error: E_NO_MEMORY: out of memory while running mlens\n", stderr);
+        }
+        return mlens::cli::kExitBroken;
+    }
 }

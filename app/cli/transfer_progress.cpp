@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <system_error>
 
 #include "cli_job.h"
 #include "mlens/model/summary.h"
@@ -20,8 +21,16 @@ std::string transfer_text() {
            human_bytes(http.bytes);
 }
 
+std::thread start_progress_thread(std::function<void()> draw) {
+    try {
+        return std::thread(std::move(draw));
+    } catch (const std::system_error&) {
+        return {};
+    }
+}
+
 TransferProgress::TransferProgress() {
-    if (::isatty(STDERR_FILENO)) m_thread = std::thread([this] { draw(); });
+    if (::isatty(STDERR_FILENO)) m_thread = start_progress_thread([this] { draw(); });
 }
 
 TransferProgress::~TransferProgress() {

@@ -8,13 +8,16 @@
 // --select error:FILE opens the Model error panel and compares every tensor with the open file
 // named FILE (its file name, as its tab shows it, or its path).
 #include <cstdio>
+#include <new>
 #include <string>
+#include <system_error>
 
 #include <CLI/CLI.hpp>
 
 #include "cli_reference.h"
 #include "mlens/io/owner_stamp.h"
 #include "mlens/util/build_info.h"
+#include "mlens/util/out_of_memory.h"
 #include "panels/inference_panel.h"
 #include "panels/panel.h"
 #include "window_loop.h"
@@ -106,5 +109,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "modellens: unknown panel '%s' (one of: %s)\n", options.panel.c_str(), panels.c_str());
         return 2;
     }
-    return mlens::run_window(options);
+    // A process that cannot start its job threads or get the memory to begin (a thread limit, a
+    // tight ulimit -v) says why rather than ending by abort.
+    try {
+        return mlens::run_window(options);
+    } catch (const std::system_error& e) {
+        std::fprintf(stderr, "modellens: cannot start: %s (a thread or memory limit)\n", e.what());
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "modellens: cannot start: %s\n", mlens::out_of_memory_error("starting the window").message.c_str());
+    }
+    return 1;
 }

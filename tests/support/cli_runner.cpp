@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -98,16 +99,69 @@ CliRun MlensProcess::wait(const CliLimits& limits) {
     return run;
 }
 
+namespace {
+
+// A pseudo-terminal for a child's standard error: this process holds both sides, a thread reads
+// all the master shows until the slave is closed by the child and by close_slave().
+class TerminalCapture {
+public:
+    TerminalCapture() {
+        m_master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+        if (m_master < 0 || ::grantpt(m_master) != 0 || ::unlockpt(m_master) != 0) throw std::runtime_error("no pseudo-terminal");
+        m_slave = ::open(::ptsname(m_master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+        if (m_slave < 0) throw std::runtime_error("cannot open the pseudo-terminal's slave");
+        m_reader = std::thread([this] {
+            char buffer[4096];
+            for (;;) {
+                const ssize_t n = ::read(m_master, buffer, sizeof buffer);
+                if (n > 0)
+                    m_shown.append(buffer, static_cast<size_t>(n));
+                else if (n == 0 || errno != EINTR)
+                    break;  // EIO: every holder of the slave closed it
+            }
+        });
+    }
+    ~TerminalCapture() {
+        close_slave();
+        if (m_reader.joinable()) m_reader.join();
+        ::close(m_master);
+    }
+    int slave() const { return m_slave; }
+    // Once the child has ended: everything it showed.
+    std::string shown() {
+        close_slave();
+        m_reader.join();
+        return m_shown;
+    }
+
+private:
+    void close_slave() {
+        if (m_slave >= 0) ::close(m_slave);
+        m_slave = -1;
+    }
+    int m_master = -1, m_slave = -1;
+    std::string m_shown;
+    std::thread m_reader;
+};
+
+}  // namespace
+
 CliRun run_mlens(const std::vector<std::string>& args, const CliLimits& limits, const std::string& stdin_text) {
     const uint64_t address_space = limits.address_space_bytes;
     const unsigned open_files = limits.max_open_files;
-    auto apply_limits = [address_space, open_files] {
+    std::optional<TerminalCapture> terminal;
+    if (limits.stderr_terminal) terminal.emplace();
+    const int terminal_fd = terminal ? terminal->slave() : -1;
+    auto apply_limits = [address_space, open_files, terminal_fd] {
+        if (terminal_fd >= 0 && ::dup2(terminal_fd, STDERR_FILENO) < 0) ::_exit(125);
         const rlimit as{address_space, address_space};
         if (address_space && ::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(127);
         const rlimit files{open_files, open_files};
         if (open_files && ::setrlimit(RLIMIT_NOFILE, &files) != 0) ::_exit(126);
     };
-    return MlensProcess(args, apply_limits, stdin_text).wait(limits);
+    CliRun run = MlensProcess(args, apply_limits, stdin_text).wait(limits);
+    if (terminal) run.err = terminal->shown();
+    return run;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

@@ -27,12 +27,15 @@ struct CliRun {
 
 // What a run may use: an address-space limit (RLIMIT_AS, bytes; 0: none), a time after which the
 // process is sent `stop_signal` (seconds; 0: none; a process still running 30 s after that signal
-// is killed) and a descriptor limit (soft and hard RLIMIT_NOFILE; 0: inherited).
+// is killed) and a descriptor limit (soft and hard RLIMIT_NOFILE; 0: inherited). With
+// stderr_terminal, standard error is a pseudo-terminal, as in an interactive shell (progress
+// lines drawn): CliRun::err is what it showed there, each newline as "\r\n".
 struct CliLimits {
     uint64_t address_space_bytes = 0;
     double seconds = 0;
     int stop_signal = SIGKILL;
     unsigned max_open_files = 0;
+    bool stderr_terminal = false;
 };
 
 // Runs `mlens args...` with no shell involved; stdout and stderr go through files in a fresh

@@ -305,6 +305,39 @@ TEST_CASE("an allocation a tight address-space limit refuses ends the command wi
     CHECK(j["error"]["code"] == "E_NO_MEMORY");
     CHECK(run_mlens(args).exit_status == 0);
 }
+
+TEST_CASE("mlens on a terminal under a tight address-space limit runs without its progress lines", "[cli][bounded]") {
+    // On a terminal every command starts a thread for the download line, and statistics one for
+    // their progress line. Under the least address space in which a command runs with standard
+    // error in a file (found by steps of 1 MiB down from 50 MiB), there is no room for their stacks:
+    // on a terminal it must run on without them, printing the same.
+    const std::string model = std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf";
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"info", model}, {"stats", model, "blk.0.attn_q.weight"}, {"store", kDemoStore}}) {
+        INFO(args[0]);
+        const CliRun free = run_mlens(args);
+        REQUIRE(free.exit_status == 0);
+        CliLimits limits;
+        limits.seconds = 60;
+        uint64_t least = 0;
+        for (uint64_t mib = 50; mib >= 30; --mib) {
+            limits.address_space_bytes = mib << 20;
+            const CliRun run = run_mlens(args, limits);
+            if (run.exit_status != 0 || run.out != free.out) break;
+            least = limits.address_space_bytes;
+        }
+        REQUIRE(least != 0);
+        INFO("address space " << (least >> 20) << " MiB");
+        limits.address_space_bytes = least;
+        limits.stderr_terminal = true;
+        const CliRun tight = run_mlens(args, limits);
+        INFO(tight.err);
+        CHECK(tight.signal == 0);
+        CHECK(tight.exit_status == 0);
+        CHECK(tight.out == free.out);
+        CHECK(tight.err.empty());
+    }
+}
 #endif
 
 TEST_CASE("mlens imatrix on a sparse file claiming 2^38 columns or experts stays in bounded memory", "[cli][imatrix][bounded]") {

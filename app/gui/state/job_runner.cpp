@@ -1,12 +1,21 @@
 #include "job_runner.h"
 
 #include <algorithm>
+#include <system_error>
 
 namespace mlens {
 
 JobRunner::JobRunner(std::function<void()> wake) : m_wake(std::move(wake)) {
     const size_t count = std::max<size_t>(kMinPoolThreads, 2 * std::thread::hardware_concurrency());
-    for (size_t i = 0; i < count; ++i) m_threads.emplace_back([this] { work_loop(); });
+    for (size_t i = 0; i < count; ++i) {
+        try {
+            m_threads.emplace_back([this] { work_loop(); });
+        } catch (const std::system_error&) {
+            // A thread limit or a tight address space: the jobs run on the threads there are.
+            if (m_threads.empty()) throw;
+            break;
+        }
+    }
 }
 
 JobRunner::~JobRunner() {
