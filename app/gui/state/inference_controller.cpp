@@ -119,7 +119,9 @@ Result<std::vector<TokenPiece>> InferenceController::pieces(std::span<const int3
 
 Result<ChatRender> InferenceController::chat_template() const {
     if (m_job || !m_session) return refusal();
-    return m_session->run<ChatTemplateOp>({sample_conversation()});
+    ChatTemplateOp::Options options;
+    options.messages = sample_conversation();
+    return m_session->run<ChatTemplateOp>(options);
 }
 
 }  // namespace mlens
