@@ -109,14 +109,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "modellens: unknown panel '%s' (one of: %s)\n", options.panel.c_str(), panels.c_str());
         return 2;
     }
-    // A process that cannot start its job threads or get the memory to begin (a thread limit, a
-    // tight ulimit -v) says why rather than ending by abort.
+    // A process that cannot start its job threads or get the memory it needs (a thread limit, a
+    // tight ulimit -v) says why and exits 1 rather than ending by abort.
     try {
         return mlens::run_window(options);
     } catch (const std::system_error& e) {
-        std::fprintf(stderr, "modellens: cannot start: %s (a thread or memory limit)\n", e.what());
+        std::fprintf(stderr, "modellens: error: %s\n", e.what());
     } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "modellens: cannot start: %s\n", mlens::out_of_memory_error("starting the window").message.c_str());
+        std::fprintf(stderr, "modellens: error: %s\n", mlens::out_of_memory_error("running the window").to_string().c_str());
     }
     return 1;
 }

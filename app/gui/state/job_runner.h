@@ -7,7 +7,8 @@
 //    such as a generation or a health scan run for minutes, and opening a file must not wait
 //    behind two of them; jobs beyond that wait in order. When the process cannot start that many
 //    (a thread limit, a tight ulimit -v), the pool is the threads it could start; with none, the
-//    constructor throws the std::system_error. The work reports progress and checks cancellation through its context (mlens/job.h).
+//    constructor throws the std::system_error. The work reports progress and checks cancellation
+//    through its context (mlens/job.h).
 //  - Work that throws std::bad_alloc (a memory limit) ends its job with E_NO_MEMORY
 //    (out_of_memory.h) as its result instead of ending the program.
 //  - Job::done() becomes true (release) after the work returned and its result was stored, so the
