@@ -46,6 +46,7 @@ nlohmann::json overview_json(const ModelOverview& f) {
             {"kv_heads", number(f.kv_heads)},
             {"vocabulary", number(f.vocabulary)},
             {"chat_template", f.chat_template},
+            {"chat_template_rewrite", f.chat_template_rewrite.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.chat_template_rewrite)},
             {"ollama_made", f.ollama_made},
             {"origin_reason", f.origin_reason}};
 }

@@ -55,7 +55,7 @@ def commands(safetensors_blob):
             ["imatrix", IMATRIX_GGUF], ["imatrix", IMATRIX_DAT, "--tensor", "blk.0.attn_q.weight"],
             ["diff", F32, Q4, "--numeric"], ["diff", F32, GEMMA3],
             ["tokenize", F32, "Hello world"],
-            ["template", QWEN25VL], ["template", STORE + "/tiny-llama:q4_0", "--against", QWEN25VL]]
+            ["template", QWEN25VL], ["template", GEMMA3], ["template", STORE + "/tiny-llama:q4_0", "--against", QWEN25VL]]
     return out
 
 

@@ -161,9 +161,12 @@ TEST_CASE("model_facts gives the first lines of info and the Inspector", "[facts
     const ModelOverview g = model_overview(*gemma);
     CHECK(g.ollama_made);
     CHECK_FALSE(g.chat_template);  // Ollama keeps it in the manifest; the shim injects one
+    CHECK(g.chat_template_rewrite == "handle_gemma3");
+    CHECK(overview_rows(g)[5].second == "none in the file; the compat rewrite adds one on load (handle_gemma3)");
     auto qwen = open_model(demo("ollama-qwen25vl.gguf"));
     REQUIRE(qwen.ok());
     CHECK(model_overview(*qwen).chat_template);
+    CHECK(model_overview(*qwen).chat_template_rewrite.empty());  // Ollama-made, its own template kept
     CHECK(overview_rows(g)[6].second.starts_with("yes: gemma3: "));
 
     CliRun info = run_mlens({"info", demo("tiny-llama-f32.gguf")});

@@ -341,3 +341,31 @@ TEST_CASE("a store model renders its Ollama TEMPLATE layer by Go's engine, as Ol
           "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!"
           "<|im_start|>user\n2+2?<|im_end|>\n<|im_start|>assistant\n");
 }
+
+TEST_CASE("an Ollama-made GGUF renders the template llama.cpp reads after the compat rewrite, named as added by it", "[template][llama]") {
+    const std::string gemma = std::string(MLENS_DEMO_DIR) + "/ollama-gemma3.gguf";
+    auto templates = find_templates(gemma);
+    REQUIRE(templates);
+    REQUIRE(templates->templates.size() == 1);
+    CHECK(templates->templates[0].source == "gguf");
+    CHECK(templates->templates[0].where == "tokenizer.chat_template, added by the compat rewrite (handle_gemma3)");
+    CHECK(templates->templates[0].text.starts_with("{{ bos_token }}{% if messages[0]['role'] == 'system' %}"));
+    // Loaded as it is, llama.cpp reads the file's keys: it has no template.
+    auto as_is = find_templates(gemma, true);
+    REQUIRE(as_is);
+    CHECK(as_is->templates.empty());
+
+    TemplateLabRequest request;
+    request.model = gemma;
+    auto lab = run_template_lab(request);
+    REQUIRE(lab);
+    REQUIRE(lab->renderings.size() == 1);
+    const TemplateRendering& r = lab->renderings[0];
+    REQUIRE(r.rendered);
+    // The template refuses a system turn; llama.cpp's chat layer folds it into the first user turn.
+    CHECK(r.prompt == "<start_of_turn>user\nYou are a helpful assistant.\nWhat is in a GGUF file?<end_of_turn>\n<start_of_turn>model\n");
+    request.session.as_is = true;
+    auto plain = run_template_lab(request);
+    REQUIRE(plain);
+    CHECK(plain->renderings.empty());
+}

@@ -5,8 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "mlens/compat/ollama_origin.h"
-#include "mlens/compat/rewrite_plan.h"
+#include "mlens/compat/load_rewrite.h"
 #include "mlens/formats/llama_asserts.h"
 #include "mlens/formats/llama_requirements.h"
 #include "mlens/model/summary.h"
@@ -474,11 +473,10 @@ Loadability assess_loadability(const Model& model) {
     check_loader(model, l.reasons, l.warnings);
     if (l.reasons.empty()) return l;
     l.verdict = LoadVerdict::does_not_load;
-    if (!compat::detect_ollama_origin(model).ollama_made()) return l;
-    const compat::RewritePlan plan = compat::plan_compat(model);
-    if (plan.text.empty()) return l;
+    const std::optional<compat::LoadRewrite> rewrite = compat::load_rewrite(model);
+    if (!rewrite) return l;
     std::vector<LoadReason> after, after_warnings;
-    check_loader(rewritten_model(model, plan.text), after, after_warnings);
+    check_loader(rewritten_model(model, rewrite->plan.text), after, after_warnings);
     if (!after.empty()) return l;
     l.verdict = LoadVerdict::loads_after_compat;
     l.warnings = std::move(after_warnings);

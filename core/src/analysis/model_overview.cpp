@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mlens/compat/ollama_origin.h"
+#include "mlens/compat/load_rewrite.h"
 
 namespace mlens {
 
@@ -70,6 +70,12 @@ void config_facts(const Model& model, ModelOverview& f) {
 
 std::string number_or_dash(const std::optional<uint64_t>& v) { return v ? std::to_string(*v) : "-"; }
 
+std::string chat_template_row(const ModelOverview& f) {
+    if (f.chat_template_rewrite.empty()) return f.chat_template ? "present" : "none";
+    return (f.chat_template ? "present; the compat rewrite replaces it on load (" : "none in the file; the compat rewrite adds one on load (") +
+        f.chat_template_rewrite + ")";
+}
+
 }  // namespace
 
 ModelOverview model_overview(const Model& model) {
@@ -78,11 +84,14 @@ ModelOverview model_overview(const Model& model) {
         gguf_facts(model, f);
     else
         config_facts(model, f);
-    const compat::OllamaOrigin origin = compat::detect_ollama_origin(model);
+    compat::OllamaOrigin origin = compat::detect_ollama_origin(model);
     f.ollama_made = origin.ollama_made();
     f.origin_reason = f.ollama_made                 ? origin.evidence.front().marker
         : model.format == Format::gguf ? "no marker of Ollama's writer"
                                                     : "not a GGUF: Ollama's GGUF writer did not make it";
+    if (const auto rewrite = compat::load_rewrite(model, std::move(origin)))
+        if (const compat::KvEdit* edit = compat::key_after(model, rewrite->plan.text, "tokenizer.chat_template").edit)
+            f.chat_template_rewrite = edit->rule;
     return f;
 }
 
@@ -94,7 +103,7 @@ std::vector<std::pair<std::string, std::string>> overview_rows(const ModelOvervi
             {"layers", number_or_dash(f.layers)},
             {"heads", heads},
             {"vocabulary", number_or_dash(f.vocabulary)},
-            {"chat template", f.chat_template ? "present" : "none"},
+            {"chat template", chat_template_row(f)},
             {"Ollama-made", (f.ollama_made ? "yes: " : "no: ") + f.origin_reason}};
 }
 

@@ -6,8 +6,7 @@
 #include <optional>
 #include <system_error>
 
-#include "mlens/compat/ollama_origin.h"
-#include "mlens/compat/rewrite_plan.h"
+#include "mlens/compat/load_rewrite.h"
 #include "mlens/compat/upstream_export.h"
 #include "mlens/formats/gguf_writer.h"
 #include "mlens/io/owner_stamp.h"
@@ -50,20 +49,6 @@ private:
     int m_slots[2] = {-1, -1};
 };
 
-// A GGUF that is Ollama-made on evidence and whose text side the shim rewrites: what the export needs.
-struct ExportNeed {
-    compat::OllamaOrigin origin;
-    compat::RewritePlan plan;
-};
-
-std::optional<ExportNeed> export_needed(const Model& model) {
-    compat::OllamaOrigin origin = compat::detect_ollama_origin(model);
-    if (!origin.ollama_made()) return std::nullopt;
-    compat::RewritePlan plan = compat::plan_compat(model);
-    if (plan.text.empty()) return std::nullopt;
-    return ExportNeed{std::move(origin), std::move(plan)};
-}
-
 std::string banner_for(const LoadRoute& route, const compat::OllamaOrigin& origin) {
     std::string text = "Ollama-made GGUF: loaded through the upstream export (";
     for (size_t i = 0; i < route.handlers.size(); ++i) text += (i ? ", " : "") + route.handlers[i];
@@ -89,8 +74,8 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
         return Error{ErrorCode::E_NOT_GGUF, "", std::nullopt,
                      std::string("llama.cpp loads GGUF files; this is a ") + format_name(model->format) + " model"};
     const std::string file = gguf ? model->files[0].path : path;
-    std::optional<ExportNeed> need;
-    if (gguf && !options.as_is) need = export_needed(*model);
+    std::optional<compat::LoadRewrite> need;
+    if (gguf && !options.as_is) need = compat::load_rewrite(*model);
     if (!need) {
         auto session = Session::load(file, options, job, std::move(log));
         if (!session) return session.error();
@@ -121,7 +106,7 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
 
 Result<std::optional<Model>> upstream_model_for_load(const Model& model) {
     if (model.format != Format::gguf) return std::optional<Model>();
-    std::optional<ExportNeed> need = export_needed(model);
+    std::optional<compat::LoadRewrite> need = compat::load_rewrite(model);
     if (!need) return std::optional<Model>();
     auto layout = compat::export_layout(model, need->plan.text);
     if (!layout) return layout.error();

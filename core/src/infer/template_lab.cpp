@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 
+#include "mlens/compat/load_rewrite.h"
 #include "mlens/infer/worker_session.h"
 #include "mlens/io/text_file.h"
 #include "mlens/ollama/go_template_render.h"
@@ -132,14 +133,27 @@ Status add_hub_templates(const std::string& folder, ModelTemplates& out) {
     return ok_status();
 }
 
-void add_gguf_templates(const Model& model, ModelTemplates& out) {
+// The value llama.cpp reads for `key`: the stored one, or after the rewrite it is given (with the
+// edit that gave it).
+compat::KeyAfterRewrite key_for_llama(const Model& model, const std::optional<compat::LoadRewrite>& rewrite, const std::string& key) {
+    if (rewrite) return compat::key_after(model, rewrite->plan.text, key);
+    const MetadataEntry* e = model.find(key);
+    return {e ? &e->value : nullptr, nullptr};
+}
+
+void add_gguf_templates(const Model& model, bool as_is, ModelTemplates& out) {
+    const std::optional<compat::LoadRewrite> rewrite = as_is ? std::nullopt : compat::load_rewrite(model);
+    auto add = [&](std::string source, const std::string& key, JinjaTemplateSource how) {
+        const compat::KeyAfterRewrite after = key_for_llama(model, rewrite, key);
+        if (!after.value || !after.value->is_string()) return;
+        std::string where = key;
+        if (after.edit) where += std::string(model.find(key) ? ", replaced" : ", added") + " by the compat rewrite (" + after.edit->rule + ")";
+        out.templates.push_back({std::move(source), std::move(where), TemplateEngine::llama_jinja, how, after.value->string_value(kMaxTemplateFileBytes), "", ""});
+    };
     const std::string key = "tokenizer.chat_template";
-    if (const MetadataEntry* e = model.find(key); e && e->value.is_string())
-        out.templates.push_back({"gguf", key, TemplateEngine::llama_jinja, JinjaTemplateSource::model, e->value.string_value(kMaxTemplateFileBytes), "", ""});
+    add("gguf", key, JinjaTemplateSource::model);
     for (const MetadataEntry& e : model.metadata)
-        if (e.key.starts_with(key + ".") && e.value.is_string())
-            out.templates.push_back({"gguf:" + e.key.substr(key.size() + 1), e.key, TemplateEngine::llama_jinja, JinjaTemplateSource::text_with_model,
-                                     e.value.string_value(kMaxTemplateFileBytes), "", ""});
+        if (e.key.starts_with(key + ".")) add("gguf:" + e.key.substr(key.size() + 1), e.key, JinjaTemplateSource::text_with_model);
 }
 
 }  // namespace
@@ -224,7 +238,7 @@ json ollama_conversation(const json& conversation) {
     return out;
 }
 
-Result<ModelTemplates> find_templates(const std::string& text) {
+Result<ModelTemplates> find_templates(const std::string& text, bool as_is) {
     const Target target = resolve(text);
     ModelTemplates out;
     out.model = text;
@@ -235,7 +249,7 @@ Result<ModelTemplates> find_templates(const std::string& text) {
             if (!model) return model.error();
             if (model->format == Format::gguf) {
                 out.has_gguf = true;
-                add_gguf_templates(*model, out);
+                add_gguf_templates(*model, as_is, out);
             }
             return out;
         }
@@ -246,7 +260,7 @@ Result<ModelTemplates> find_templates(const std::string& text) {
             if (!view) return view.error();
             if (model->format == Format::gguf && view->format == "gguf") {
                 out.has_gguf = true;
-                add_gguf_templates(*model, out);
+                add_gguf_templates(*model, as_is, out);
             }
             const LayerView* layer = nullptr;
             for (const LayerView& lv : view->layers)
@@ -325,11 +339,11 @@ Result<TemplateLabResult> run_template_lab(const TemplateLabRequest& request, Jo
     const bool add_generation_prompt = result.conversation.value("add_generation_prompt", true);
 
     std::vector<Side> sides;
-    auto model = find_templates(request.model);
+    auto model = find_templates(request.model, request.session.as_is);
     if (!model) return model.error();
     sides.push_back({"model", std::move(model).value(), nullptr, ""});
     if (!request.against.empty()) {
-        auto against = find_templates(request.against);
+        auto against = find_templates(request.against, request.session.as_is);
         if (!against) return against.error();
         sides.push_back({"against", std::move(against).value(), nullptr, ""});
     }

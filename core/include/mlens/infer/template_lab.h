@@ -106,9 +106,9 @@ struct ModelTemplates {
     std::vector<ModelTemplate> templates;
 };
 
-// The templates of the model `text` names (open/target.h), as listed above. A model with none is
-// not an error: its list is empty.
-Result<ModelTemplates> find_templates(const std::string& text);
+// The templates of the model `text` names (open/target.h), as listed above, for a load with
+// SessionOptions::as_is as given. A model with none is not an error: its list is empty.
+Result<ModelTemplates> find_templates(const std::string& text, bool as_is = false);
 
 struct TemplateRendering {
     std::string side;  // "model" or "against"
