@@ -14,6 +14,7 @@
 #include "mlens/edit/edit_in_place.h"
 #include "mlens/edit/edit_write.h"
 #include "mlens/io/text_file.h"
+#include "mlens/model/model_inputs.h"
 #include "mlens/model/model_json.h"
 #include "mlens/text/escape.h"
 
@@ -146,10 +147,12 @@ void print_plan(const EditPlan& plan) {
     std::cout << "fits in place: " << (plan.fits_in_place ? "yes" : "no") << "; data: " << planned_data_path_name(plan.data_path) << "\n";
 }
 
-void print_verification(const EditVerification& v) {
+// In place, the tensors' bytes are not written: the check is that the new header places every one
+// where it was, over the same bytes.
+void print_verification(const EditVerification& v, bool in_place) {
     std::cout << "verified: re-opened, keys as planned, " << v.tensors_equal << " of " << v.tensors
-              << " tensors byte-identical to the input, fsck " << v.fsck_errors << " errors " << v.fsck_warnings
-              << " warnings (in the tensor values, as in the input)\n";
+              << (in_place ? " tensors where they were (their bytes not written)" : " tensors byte-identical to the input") << ", fsck "
+              << v.fsck_errors << " errors " << v.fsck_warnings << " warnings (in the tensor values, as in the input)\n";
     if (v.output_loads) std::cout << "the output " << v.output_loads->summary() << "\n";
 }
 
@@ -213,12 +216,16 @@ int run_edit(const EditArguments& a) {
         else {
             std::cout << "edited " << escape_for_display(a.path) << " in place: " << done->span_bytes << " header bytes at offset "
                       << done->span_offset << "; the old bytes are in " << escape_for_display(done->undo_path) << " (mlens edit --undo)\n";
-            print_verification(done->verification);
+            print_verification(done->verification, true);
         }
         return kExitOk;
     }
     WriteEditOptions options;
     if (const char* forced = std::getenv("MLENS_EDIT_DATA_PATH")) options.force_path = data_path_from_name(forced);
+    // The files the edits came from are inputs too: -o naming one of them is E_OUTPUT_IS_INPUT.
+    options.guard = output_guard_for(*model);
+    for (const std::string* source : {&a.chat_template_file, &a.from_json})
+        if (!source->empty()) options.guard->add_input(*source);
     auto written = write_edit(*model, *plan, a.out, nullptr, options);
     if (!written) return fail(a.out, written.error());
     out["output"] = written->path;
@@ -232,7 +239,7 @@ int run_edit(const EditArguments& a) {
     else {
         std::cout << "wrote " << escape_for_display(written->path) << ": " << written->bytes << " bytes; data by "
                   << data_path_name(written->data_path) << " (" << written->data_bytes_copied << " bytes copied, holes kept)\n";
-        print_verification(written->verification);
+        print_verification(written->verification, false);
     }
     return kExitOk;
 }
@@ -247,7 +254,7 @@ void add_edit_command(CLI::App& app, int& exit_code) {
     cmd->add_option("-o,--output", a->out, "Write the edited file here (verified, then placed)");
     cmd->add_option("--set", a->sets, "KEY=VALUE or KEY:TYPE=VALUE (TYPE: UINT32, STRING, ARRAY[INT32], ...; arrays as JSON)");
     cmd->add_option("--delete", a->deletes, "Delete KEY");
-    cmd->add_option("--rename", a->renames, "Rename KEY to NEW")->expected(2);
+    cmd->add_option("--rename", a->renames, "Rename KEY to NEW (repeatable)")->type_size(2)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cmd->add_option("--chat-template-file", a->chat_template_file, "Set tokenizer.chat_template to this file's text");
     cmd->add_option("--from-json", a->from_json, "Edits from a JSON file: {\"set\": {...}, \"delete\": [...], \"rename\": {...}}");
     cmd->add_flag("--dry-run", a->dry_run, "Print the diff of the header and write nothing");

@@ -137,7 +137,9 @@ int run_tokenize(const std::string& path, const std::string& text, bool no_speci
     auto session = load_or_report(path, f, true);
     if (!session) return kExitBroken;
     if (chat) {
-        auto render = session->run<ChatTemplateOp>({sample_conversation()});
+        ChatTemplateOp::Options options;
+        options.messages = sample_conversation();
+        auto render = session->run<ChatTemplateOp>(options);
         if (f.log) print_log(session->log());
         if (!render) return fail(path, render.error());
         if (f.json) {

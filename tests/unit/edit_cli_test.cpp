@@ -180,3 +180,72 @@ TEST_CASE("an edit is verified with the loadability verdict: one that breaks loa
     const nlohmann::json j = test::run_mlens_json({"edit", in, "-o", dir.file("renamed2.gguf"), "--set", "general.name=renamed", "--json"});
     CHECK(j["result"]["verification"]["loads"]["verdict"] == "loads");
 }
+
+TEST_CASE("an in-place edit is refused for a hard-linked file and while another edits it, and fails when the file is replaced meanwhile", "[edit][cli]") {
+    test::TempDir dir;
+    const std::string in = copy_demo(dir);
+    const std::vector<uint8_t> before = test::read_whole_file(in);
+    // Same length: the new header takes the old one's space.
+    const std::string same_length = "general.name=ModelLens tiny llama demo (F32)XXXXXX";
+
+    SECTION("hard-linked: every name would change, a store blob's among them") {
+        REQUIRE(::link(in.c_str(), dir.file("other-name.gguf").c_str()) == 0);
+        CHECK(refused({"edit", in, "--in-place", "--set", same_length, "--json"}, dir, before, in) == "E_HARD_LINKED");
+    }
+    SECTION("another process is editing it in place: E_BUSY, its edit alone lands") {
+        test::ScopedEnv pause("MLENS_EDIT_PAUSE_MS", "3000");
+        test::MlensProcess first({"edit", in, "--in-place", "--set", same_length});
+        const auto start = std::chrono::steady_clock::now();
+        while (!contains(first.err_so_far(), "in-place step undo_saved") && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        REQUIRE(contains(first.err_so_far(), "in-place step undo_saved"));
+        test::CliRun second = test::run_mlens({"edit", in, "--in-place", "--set", "general.name=ModelLens tiny llama demo (F32)YYYYYY", "--json"});
+        CHECK(second.exit_status == 1);
+        CHECK(contains(second.out, "E_BUSY"));
+        test::CliRun ended = first.wait();
+        CHECK(ended.exit_status == 0);
+        CHECK(test::run_mlens_json({"kv", in, "--json"}).dump().find("(F32)XXXXXX") != std::string::npos);
+    }
+    SECTION("replaced by another writer mid-edit: E_OUTPUT_REPLACED, the new file untouched, no undo file left") {
+        test::ScopedEnv pause("MLENS_EDIT_PAUSE_MS", "3000");
+        test::MlensProcess edit({"edit", in, "--in-place", "--set", same_length});
+        const auto start = std::chrono::steady_clock::now();
+        while (!contains(edit.err_so_far(), "in-place step undo_saved") && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        REQUIRE(contains(edit.err_so_far(), "in-place step undo_saved"));
+        fs::copy_file(demo("tiny-llama-q8_0.gguf"), dir.file("replacement.gguf"));
+        REQUIRE(::rename(dir.file("replacement.gguf").c_str(), in.c_str()) == 0);
+        test::CliRun ended = edit.wait();
+        CHECK(ended.exit_status == 1);
+        CHECK(contains(ended.err, "E_OUTPUT_REPLACED"));
+        CHECK(test::read_whole_file(in) == test::read_whole_file(demo("tiny-llama-q8_0.gguf")));
+        CHECK_FALSE(fs::exists(in + ".mlens-undo"));
+    }
+}
+
+TEST_CASE("--undo refuses a damaged undo file by its checksum, restores nothing and keeps it", "[edit][cli]") {
+    test::TempDir dir;
+    const std::string in = copy_demo(dir);
+    const std::vector<uint8_t> original = test::read_whole_file(in);
+    test::CliRun edited = test::run_mlens({"edit", in, "--in-place", "--set", "general.name=ModelLens tiny llama demo (F32)XXXXXX"});
+    REQUIRE(edited.exit_status == 0);
+    const std::vector<uint8_t> after_edit = test::read_whole_file(in);
+    const std::string undo = in + ".mlens-undo";
+    std::vector<uint8_t> saved = test::read_whole_file(undo);
+    // A flipped byte in the span's offset (bytes 16-23), in the checksum (32-95), in the old bytes
+    // (from 96) and in the new bytes (the last).
+    for (const size_t at : {size_t{20}, size_t{40}, size_t{100}, saved.size() - 1}) {
+        std::vector<uint8_t> damaged = saved;
+        damaged[at] ^= 0x5A;
+        test::write_whole_file(undo, damaged);
+        test::CliRun run = test::run_mlens({"edit", "--undo", in, "--json"});
+        CHECK(run.exit_status == 1);
+        CHECK(contains(run.out, "E_UNDO_MISMATCH"));
+        CHECK(test::read_whole_file(in) == after_edit);
+        CHECK(fs::exists(undo));
+    }
+    test::write_whole_file(undo, saved);
+    CHECK(test::run_mlens({"edit", "--undo", in}).exit_status == 0);
+    CHECK(test::read_whole_file(in) == original);
+    CHECK_FALSE(fs::exists(undo));
+}

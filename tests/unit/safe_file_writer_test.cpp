@@ -143,6 +143,29 @@ TEST_CASE("a symbolic link to a regular file is written through and stays a link
     CHECK(test::leftovers_in(dir.file("real")) == 0);
 }
 
+TEST_CASE("a new file gets the permissions open(2) would give it under the umask; a replaced one keeps its own", "[output]") {
+    test::TempDir dir;
+    const mode_t old_mask = ::umask(077);
+    OutputGuard guard;
+    const Status written = write_text(dir.file("private.csv"), guard, "new\n");
+    ::umask(old_mask);
+    REQUIRE(written);
+    struct stat st {};
+    REQUIRE(::stat(dir.file("private.csv").c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0600);
+    const mode_t mask = ::umask(022);
+    OutputGuard second;
+    REQUIRE(write_text(dir.file("shared.csv"), second, "new\n"));
+    REQUIRE(::chmod(dir.file("private.csv").c_str(), 0640) == 0);
+    OutputGuard third;
+    REQUIRE(write_text(dir.file("private.csv"), third, "newer\n"));
+    ::umask(mask);
+    REQUIRE(::stat(dir.file("shared.csv").c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0644);
+    REQUIRE(::stat(dir.file("private.csv").c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0640);
+}
+
 TEST_CASE("two outputs of one operation may not be the same file", "[output]") {
     test::TempDir dir;
     fs::create_directory(dir.file("sub"));

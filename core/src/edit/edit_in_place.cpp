@@ -1,6 +1,7 @@
 #include "mlens/edit/edit_in_place.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/unique_fd.h"
+#include "mlens/ollama/blob_hash.h"
 #include "mlens/text/escape.h"
 #include "edit_steps.h"
 
@@ -18,8 +20,10 @@ namespace mlens {
 
 namespace {
 
-constexpr char kUndoMagic[8] = {'M', 'L', 'U', 'N', 'D', 'O', '0', '1'};
-constexpr uint64_t kUndoHeaderBytes = 32;
+constexpr char kUndoMagic[8] = {'M', 'L', 'U', 'N', 'D', 'O', '0', '2'};
+constexpr uint64_t kUndoFieldBytes = 32;  // the magic and the three sizes
+constexpr uint64_t kUndoChecksumBytes = 64;  // SHA-256 in hex
+constexpr uint64_t kUndoHeaderBytes = kUndoFieldBytes + kUndoChecksumBytes;
 
 std::atomic<InPlaceStepHook> g_step_hook{nullptr};
 
@@ -55,7 +59,9 @@ Status write_and_flush(int fd, const uint8_t* p, uint64_t length, uint64_t offse
     return ok_status();
 }
 
-// A file without write permission is read-only for everyone here, root included.
+// A file without write permission is read-only for everyone here, root included. The file is
+// locked (flock, exclusive) for as long as the descriptor is open: another ModelLens editing or
+// undoing it in place meanwhile is E_BUSY.
 Result<UniqueFd> open_for_writing(const std::string& path, uint64_t expected_size) {
     struct stat before {};
     if (::stat(path.c_str(), &before) == 0 && (before.st_mode & 0222) == 0)
@@ -69,9 +75,30 @@ Result<UniqueFd> open_for_writing(const std::string& path, uint64_t expected_siz
     struct stat st {};
     if (::fstat(fd, &st) != 0) return errno_failure("cannot stat", path);
     if (!S_ISREG(st.st_mode)) return failure(ErrorCode::E_OUTPUT_NOT_REGULAR, escape_for_display(path) + " is not a regular file");
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK)
+            return failure(ErrorCode::E_BUSY, "another process is editing " + escape_for_display(path) + " in place; nothing was written");
+        return errno_failure("cannot lock", path);
+    }
     if (static_cast<uint64_t>(st.st_size) != expected_size)
         return failure(ErrorCode::E_FILE_CHANGED, escape_for_display(path) + " changed since it was opened");
     return owned;
+}
+
+// E_OUTPUT_REPLACED when `path` no longer names the open file (renamed over, or removed).
+Status still_at_path(int fd, const std::string& path) {
+    struct stat open_st {}, path_st {};
+    if (::fstat(fd, &open_st) != 0) return errno_failure("cannot stat", path);
+    if (open_st.st_nlink == 0 || ::stat(path.c_str(), &path_st) != 0 || path_st.st_dev != open_st.st_dev || path_st.st_ino != open_st.st_ino)
+        return failure(ErrorCode::E_OUTPUT_REPLACED, escape_for_display(path) + " was replaced or removed while it was edited");
+    return ok_status();
+}
+
+// The undo file's checksum: SHA-256 of its fields and of the old and new bytes.
+std::string undo_checksum(const uint8_t* fields, const uint8_t* spans, uint64_t span_bytes) {
+    std::string text(reinterpret_cast<const char*>(fields), kUndoFieldBytes);
+    text.append(reinterpret_cast<const char*>(spans), 2 * span_bytes);
+    return sha256_hex_digest(text);
 }
 
 // The file as it reads once the new header is laid over its first bytes.
@@ -134,19 +161,26 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
     if (Status s = guard.check_folder(parent_folder(path), path); !s) return s.error();
     if (!plan.fits_in_place) return no_fit(plan);
     const std::string undo_path = undo_path_for(path);
+    auto fd = open_for_writing(path, plan.old_file_bytes);
+    if (!fd) return fd.error();
+    struct stat st {};
+    if (::fstat(fd->get(), &st) != 0) return errno_failure("cannot stat", path);
+    if (st.st_nlink > 1)
+        return failure(ErrorCode::E_HARD_LINKED, escape_for_display(path) + " has " + std::to_string(st.st_nlink) +
+                                                     " names (hard links): an edit in place would change the file under every one of them (an "
+                                                     "Ollama store's blob, say); write a copy with -o. Nothing was written");
+    // Checked under the lock: an edit that finished meanwhile left its undo file.
     struct stat undo_st {};
     if (::lstat(undo_path.c_str(), &undo_st) == 0)
         return failure(ErrorCode::E_OUTPUT_EXISTS,
                        escape_for_display(undo_path) + " exists from an earlier edit: run `mlens edit --undo` on the file or remove it first");
-    auto fd = open_for_writing(path, plan.old_file_bytes);
-    if (!fd) return fd.error();
 
     const uint64_t span_at = plan.first_changed;
     const uint64_t span = plan.end_changed - plan.first_changed;
     std::vector<uint8_t> current(plan.header.size());
     if (Status s = read_exact(fd->get(), current.data(), current.size(), 0, path); !s) return s.error();
     for (uint64_t i = 0; i < current.size(); ++i)
-        if ((i < span_at || i >= plan.end_changed) && current[i] != plan.header[i])
+        if (i < span_at || i >= plan.end_changed ? current[i] != plan.header[i] : current[i] != plan.old_span[i - span_at])
             return failure(ErrorCode::E_FILE_CHANGED, escape_for_display(path) + " changed since it was opened");
 
     InPlaceOutcome outcome;
@@ -166,8 +200,12 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
     put_u64(undo, plan.old_file_bytes);
     put_u64(undo, span_at);
     put_u64(undo, span);
-    undo.insert(undo.end(), current.begin() + static_cast<std::ptrdiff_t>(span_at), current.begin() + static_cast<std::ptrdiff_t>(plan.end_changed));
-    undo.insert(undo.end(), plan.header.begin() + static_cast<std::ptrdiff_t>(span_at), plan.header.begin() + static_cast<std::ptrdiff_t>(plan.end_changed));
+    std::vector<uint8_t> spans(plan.old_span);
+    spans.insert(spans.end(), plan.header.begin() + static_cast<std::ptrdiff_t>(span_at), plan.header.begin() + static_cast<std::ptrdiff_t>(plan.end_changed));
+    const std::string checksum = undo_checksum(undo.data(), spans.data(), span);
+    undo.insert(undo.end(), checksum.begin(), checksum.end());
+    undo.insert(undo.end(), spans.begin(), spans.end());
+    if (Status s = still_at_path(fd->get(), path); !s) return s.error();
     if (Status s = write_files_safely(guard, {{undo_path, undo.data(), undo.size()}}); !s) return s.error();
     step_done(InPlaceStep::undo_saved);
 
@@ -178,6 +216,14 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
     if (Status s = read_exact(fd->get(), back.data(), span, span_at, path); !s) return s.error();
     if (std::memcmp(back.data(), span_bytes, span) != 0)
         return failure(ErrorCode::E_EDIT_VERIFY, "the header read back differs from what was written; `mlens edit --undo` restores it");
+    // Replaced by another writer during the edit: the edit went to a file no longer at `path`,
+    // and the undo file beside it would only stand in the way of the file there now.
+    if (Status s = still_at_path(fd->get(), path); !s) {
+        ::unlink(undo_path.c_str());
+        Error e = s.error();
+        e.message += ": the edit went to the file that was there, which no longer is; the file now at that path was not edited";
+        return e;
+    }
     return outcome;
 }
 
@@ -187,20 +233,26 @@ Result<UndoOutcome> undo_edit(const std::string& path) {
     if (!undo_source) return failure(ErrorCode::E_NOT_FOUND, "no undo file " + escape_for_display(undo_path) + ": " + undo_source.error().message);
     const ByteSource& src = **undo_source;
     uint8_t head[kUndoHeaderBytes];
-    if (!src.read(0, kUndoHeaderBytes, head) || std::memcmp(head, kUndoMagic, sizeof kUndoMagic) != 0)
-        return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(undo_path) + " is not a ModelLens undo file");
+    if (!src.read(0, std::min<uint64_t>(src.size(), kUndoHeaderBytes), head) || src.size() < kUndoHeaderBytes ||
+        std::memcmp(head, kUndoMagic, sizeof kUndoMagic) != 0)
+        return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(undo_path) + " is not an undo file of this ModelLens; nothing restored");
     const uint64_t file_bytes = get_u64(head + 8), span_at = get_u64(head + 16), span = get_u64(head + 24);
-    if (span > file_bytes || span_at > file_bytes - span || src.size() != kUndoHeaderBytes + 2 * span)
-        return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(undo_path) + " is damaged: its sizes do not add up");
+    if (span > file_bytes || span_at > file_bytes - span || (src.size() - kUndoHeaderBytes) / 2 != span ||
+        src.size() != kUndoHeaderBytes + 2 * span)
+        return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(undo_path) + " is damaged: its sizes do not add up; nothing restored");
+    std::vector<uint8_t> spans(2 * span);
+    if (!src.read(kUndoHeaderBytes, spans.size(), spans.data())) return failure(ErrorCode::E_IO, "cannot read " + escape_for_display(undo_path));
+    if (undo_checksum(head, spans.data(), span) != std::string(reinterpret_cast<const char*>(head) + kUndoFieldBytes, kUndoChecksumBytes))
+        return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(undo_path) + " is damaged: its checksum does not match; nothing restored");
     auto fd = open_for_writing(path, file_bytes);
     if (!fd) {
         if (fd.error().code == ErrorCode::E_FILE_CHANGED)
             return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(path) + " is not the size the undo file records; nothing restored");
         return fd.error();
     }
-    std::vector<uint8_t> old_bytes(span), new_bytes(span), current(span);
-    if (!src.read(kUndoHeaderBytes, span, old_bytes.data()) || !src.read(kUndoHeaderBytes + span, span, new_bytes.data()))
-        return failure(ErrorCode::E_IO, "cannot read " + escape_for_display(undo_path));
+    const std::vector<uint8_t> old_bytes(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(span));
+    const std::vector<uint8_t> new_bytes(spans.begin() + static_cast<std::ptrdiff_t>(span), spans.end());
+    std::vector<uint8_t> current(span);
     if (Status s = read_exact(fd->get(), current.data(), span, span_at, path); !s) return s.error();
     UndoOutcome outcome;
     outcome.path = path;

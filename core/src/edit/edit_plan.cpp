@@ -234,6 +234,7 @@ void finish_plan(EditPlan& plan, const Model& model, const std::vector<uint8_t>&
     while (last > first && plan.header[last - 1] == old_region[last - 1]) --last;
     plan.first_changed = first;
     plan.end_changed = last;
+    plan.old_span.assign(old_region.begin() + static_cast<std::ptrdiff_t>(first), old_region.begin() + static_cast<std::ptrdiff_t>(last));
 }
 
 }  // namespace mlens

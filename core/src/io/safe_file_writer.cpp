@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "mlens/io/owner_stamp.h"
@@ -20,6 +21,18 @@
 namespace mlens {
 
 namespace {
+
+// The process's file-creation mask, read from /proc/self/status ("Umask:", Linux 4.7 on) so that
+// no other thread sees it changed; where that line is missing, umask(2) set and put back.
+mode_t process_umask() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+    const mode_t mask = ::umask(022);
+    ::umask(mask);
+    return mask;
+}
 
 // Long enough for any name; keeps ".<name>.tmp-XXXXXX" within NAME_MAX for the longest names.
 constexpr size_t kTempNameKeep = 200;
@@ -209,7 +222,7 @@ Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, OutputGua
     w.m_fd = fd;
     w.m_temp_slot = register_temp_file(w.m_temp);
     w.m_written_id = identity_of(temp_st);
-    if (target->existing) w.m_mode = target->existing->st_mode & 07777;
+    w.m_mode = target->existing ? target->existing->st_mode & 07777 : 0666 & ~process_umask();
     for (const OutputGuard::Input& in : guard.m_inputs) w.m_inputs.push_back(in.id);
     guard.m_outputs.push_back({folder, target->name, existing, path});
     return w;
@@ -234,12 +247,15 @@ SafeFileWriter::SafeFileWriter(SafeFileWriter&& other) noexcept
 
 SafeFileWriter::~SafeFileWriter() { discard(); }
 
-void SafeFileWriter::discard() {
+std::string SafeFileWriter::discard() {
     if (m_fd >= 0) ::close(m_fd);
     m_fd = -1;
-    if (!m_committed && !m_temp.empty()) ::unlink(m_temp.c_str());
+    std::string left;
+    if (!m_committed && !m_temp.empty() && ::unlink(m_temp.c_str()) != 0 && errno != ENOENT)
+        left = "; the temporary file " + escape_for_display(m_temp) + " was left: it cannot be removed (" + std::strerror(errno) + ")";
     unregister_temp_file(m_temp_slot);
     m_temp_slot = -1;
+    return left;
 }
 
 Status SafeFileWriter::write(const void* data, uint64_t length) {
@@ -251,7 +267,7 @@ Status SafeFileWriter::write(const void* data, uint64_t length) {
         if (n == 0) errno = ENOSPC;  // a regular file takes nothing only when the disk is full
         if (n <= 0) {
             Error e = io_error("cannot write", m_shown);
-            discard();
+            e.message += discard();
             return e;
         }
         p += n;
@@ -264,7 +280,7 @@ Status SafeFileWriter::write(const void* data, uint64_t length) {
 Status SafeFileWriter::commit() {
     if (m_fd < 0) return output_error(ErrorCode::E_IO, "cannot finish " + escape_for_display(m_shown) + ": the file is already closed");
     auto fail = [this](Error e) -> Status {
-        discard();
+        e.message += discard();
         return e;
     };
     if (::fchmod(m_fd, static_cast<mode_t>(m_mode)) != 0) return fail(io_error("cannot set the permissions of", m_shown));
@@ -288,13 +304,7 @@ Status SafeFileWriter::commit() {
     unregister_temp_file(m_temp_slot);
     m_temp_slot = -1;
 
-    // Durability of the rename itself; a folder that cannot be opened or synced changes nothing
-    // about what was written.
-    const int dir = ::open(m_folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-        ::fsync(dir);
-        ::close(dir);
-    }
+    sync_folder(m_folder);  // durability of the rename itself
 
     auto now = file_identity(m_target);
     if (!now || !(*now == m_written_id))
@@ -401,6 +411,13 @@ Status write_files_safely(OutputGuard& guard, const std::vector<OutputBytes>& fi
     for (size_t i = 0; i < files.size(); ++i)
         if (Status s = writers[i].write(files[i].data, files[i].length); !s) return s;
     return commit_all(writers);
+}
+
+void sync_folder(const std::string& folder) {
+    const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return;
+    ::fsync(dir);
+    ::close(dir);
 }
 
 }  // namespace mlens

@@ -19,7 +19,7 @@ public:
     PlainScanner(std::string_view text, uint64_t base) : m_text(text), m_base(base) {}
 
     bool manifest(Manifest& m) {
-        enum : unsigned { kSchema = 1, kMediaType = 2, kConfig = 4, kLayers = 8 };
+        constexpr unsigned kSchema = 1, kMediaType = 2, kConfig = 4, kLayers = 8;
         space();
         const bool read = object(kSchema | kConfig | kLayers, [&](std::string_view key) -> unsigned {
             if (key == "schemaVersion") {
@@ -109,7 +109,7 @@ private:
     }
 
     bool layer(ManifestLayer& l, std::string field, bool is_config) {
-        enum : unsigned { kMedia = 1, kDigest = 2, kSize = 4, kFrom = 8, kName = 16 };
+        constexpr unsigned kMedia = 1, kDigest = 2, kSize = 4, kFrom = 8, kName = 16;
         l.field = std::move(field);
         l.range.offset = offset();
         const bool read = object(kMedia | kDigest | kSize, [&](std::string_view key) -> unsigned {

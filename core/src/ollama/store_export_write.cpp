@@ -243,9 +243,13 @@ Result<StoreExportReport> write_store_export(const PreparedExport& p, const std:
         report.files_verified += plan.hf.shards.size();
     }
     if (job_cancelled(job)) return cancelled_error("export");
+    sync_folder(scratch.path());
     if (rename(scratch.path().c_str(), out_dir.c_str()) != 0)
         return write_error(errno == ENOTEMPTY || errno == EEXIST ? ErrorCode::E_OUTPUT_EXISTS : ErrorCode::E_IO, out_dir,
                            std::string("cannot place the folder: ") + std::strerror(errno));
+    std::filesystem::path placed = std::filesystem::path(out_dir).lexically_normal();
+    if (!placed.has_filename()) placed = placed.parent_path();  // "out/" names out
+    sync_folder(placed.has_parent_path() ? placed.parent_path().string() : ".");
     scratch.placed();
     report.files = plan.files;
     job_report(job, 1.0);

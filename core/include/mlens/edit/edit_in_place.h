@@ -6,8 +6,12 @@
 //    why the data would move). Refused before any byte is written: a file that cannot be opened for
 //    writing (E_PERMISSION: a read-only filesystem, or a file with no write permission bit, which is
 //    refused for root too), a file inside an Ollama store
-//    (E_OUTPUT_IN_STORE), a file that changed since it was opened (E_FILE_CHANGED), an undo file
-//    already beside it (E_OUTPUT_EXISTS: undo or remove it first).
+//    (E_OUTPUT_IN_STORE), a file with more than one name (E_HARD_LINKED: an edit in place would
+//    change it under every name, a store blob linked out of its store among them), a file another
+//    process is editing or undoing in place (E_BUSY: each holds an exclusive flock on the file
+//    from its open to its end), a file whose header changed since it was planned (E_FILE_CHANGED:
+//    every byte of the header is compared with what the plan was made from), an undo file already
+//    beside it (E_OUTPUT_EXISTS: undo or remove it first; checked under the lock).
 //  - Before writing, the edited file is verified as write_edit verifies an output (edit_write.h),
 //    on the file as it will read with the new header laid over it; a failure is E_EDIT_VERIFY.
 //  - Then, in order: the bytes of the header that change (the span from the first to the last
@@ -15,14 +19,19 @@
 //    so it exists whole or not at all); the span is written with one positioned write and flushed;
 //    it is read back and compared. A process killed before the write leaves the old header, after
 //    it the new one, with the undo file beside it in both cases. Bytes written: the span once, and
-//    the undo file (twice the span and 32 bytes).
-//  - undo_edit puts the saved bytes back when the file's size is the one recorded and every byte of
+//    the undo file (twice the span and 96 bytes).
+//  - A file replaced or removed at its path by another writer during the edit (the path no longer
+//    names the open file) is E_OUTPUT_REPLACED, checked before the undo file is written and after
+//    the header is: the edit went to a file no longer there, and its undo file is removed.
+//  - undo_edit puts the saved bytes back when the undo file's checksum holds (else E_UNDO_MISMATCH:
+//    damaged, nothing restored, the undo file kept), the file's size is the one recorded and every byte of
 //    the span holds its old or its new value (a write cut short included), then removes the undo
 //    file; a span already holding the old bytes is left alone (already_original). Anything else is
 //    E_UNDO_MISMATCH and nothing is written; no undo file is E_NOT_FOUND.
 //  - The step hook runs after each step (tests stop or kill the process there).
-//  Undo file layout (little-endian): "MLUNDO01", u64 file size, u64 span offset, u64 span length,
-//  the old bytes, the new bytes.
+//  Undo file layout (little-endian): "MLUNDO02", u64 file size, u64 span offset, u64 span length,
+//  the SHA-256 in 64 lowercase hex digits of those 32 bytes followed by the old and the new bytes,
+//  the old bytes, the new bytes. Any other magic (an earlier layout) is E_UNDO_MISMATCH.
 #pragma once
 
 #include <cstdint>

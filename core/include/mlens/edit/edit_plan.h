@@ -83,6 +83,7 @@ struct EditPlan {
     // The first and one-past-last byte where the new header differs from the file's (equal when
     // it does not differ); meaningful when fits_in_place.
     uint64_t first_changed = 0, end_changed = 0;
+    std::vector<uint8_t> old_span;  // the file's bytes in [first_changed, end_changed) when planned
 };
 
 Result<EditPlan> plan_edit(const Model& model, const EditList& edits);

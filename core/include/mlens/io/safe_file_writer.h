@@ -35,7 +35,7 @@
 //    atomically. After the rename it checks that the target is still the file it wrote (same
 //    device and inode): when another writer replaced it first, commit() fails with
 //    E_OUTPUT_REPLACED and leaves that other file alone. Permissions are the replaced file's, or
-//    0644 for a new file.
+//    for a new file 0666 less the process's umask, as open(2) would create it.
 //  - A writer destroyed before commit() (error, cancel, exception) removes its temporary file.
 //    While it exists, the temporary file is listed in the temporary-file registry
 //    (temp_registry.h), so a CLI interrupted by SIGINT/SIGTERM removes it too.
@@ -117,7 +117,9 @@ public:
 private:
     friend Status commit_all(std::vector<SafeFileWriter>& writers);
     SafeFileWriter() = default;
-    void discard();
+    // Closes and removes the temporary file; what to add to an error when it could not be
+    // removed ("; the temporary file ... was left: ..."), else "".
+    std::string discard();
 
     std::string m_shown;  // the path as given, for messages
     std::string m_target;
@@ -126,7 +128,7 @@ private:
     std::vector<FileIdentity> m_inputs;  // checked again just before the rename
     int m_fd = -1;
     int m_temp_slot = -1;  // temp_registry slot, -1 when not registered
-    unsigned m_mode = 0644;
+    unsigned m_mode = 0;  // set by create()
     FileIdentity m_written_id;
     uint64_t m_written = 0;
     bool m_committed = false;
@@ -162,5 +164,10 @@ struct OutputBytes {
 // Writes the files of one operation: every target is claimed first (a conflict fails before
 // anything is written), then each is written, then all are committed (commit_all).
 Status write_files_safely(OutputGuard& guard, const std::vector<OutputBytes>& files);
+
+// Flushes a folder's entries (fsync of the folder), so that a rename into it or the files made in
+// it survive a crash; a folder that cannot be opened or flushed changes nothing written, and is
+// not an error.
+void sync_folder(const std::string& folder);
 
 }  // namespace mlens
