@@ -53,6 +53,14 @@ std::string refused(const std::vector<std::string>& args, const test::TempDir& d
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// Waits (up to a minute) until an in-place edit run with MLENS_EDIT_PAUSE_MS says it finished `step`.
+bool reached_step(const test::MlensProcess& run, const std::string& step) {
+    const auto start = std::chrono::steady_clock::now();
+    while (!contains(run.err_so_far(), "in-place step " + step) && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return contains(run.err_so_far(), "in-place step " + step);
+}
+
 }  // namespace
 
 TEST_CASE("mlens edit --dry-run prints the header diff and writes nothing", "[edit][cli]") {
@@ -139,11 +147,7 @@ TEST_CASE("an in-place edit killed at any step leaves the old or the new header,
             const auto original = test::read_whole_file(in);
             test::ScopedEnv pause("MLENS_EDIT_PAUSE_MS", "5000");
             test::MlensProcess run({"edit", in, "--in-place", "--set", "tokenizer.ggml.eos_token_id=3"});
-            const auto start = std::chrono::steady_clock::now();
-            while (!contains(run.err_so_far(), std::string("in-place step ") + step) &&
-                   std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
-                std::this_thread::sleep_for(std::chrono::milliseconds(5));
-            REQUIRE(contains(run.err_so_far(), std::string("in-place step ") + step));
+            REQUIRE(reached_step(run, step));
             REQUIRE(::kill(run.pid(), SIGKILL) == 0);
             test::CliRun ended = run.wait();
             CHECK(ended.signal == SIGKILL);
@@ -195,10 +199,7 @@ TEST_CASE("an in-place edit is refused for a hard-linked file and while another 
     SECTION("another process is editing it in place: E_BUSY, its edit alone lands") {
         test::ScopedEnv pause("MLENS_EDIT_PAUSE_MS", "3000");
         test::MlensProcess first({"edit", in, "--in-place", "--set", same_length});
-        const auto start = std::chrono::steady_clock::now();
-        while (!contains(first.err_so_far(), "in-place step undo_saved") && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        REQUIRE(contains(first.err_so_far(), "in-place step undo_saved"));
+        REQUIRE(reached_step(first, "undo_saved"));
         test::CliRun second = test::run_mlens({"edit", in, "--in-place", "--set", "general.name=ModelLens tiny llama demo (F32)YYYYYY", "--json"});
         CHECK(second.exit_status == 1);
         CHECK(contains(second.out, "E_BUSY"));
@@ -209,10 +210,7 @@ TEST_CASE("an in-place edit is refused for a hard-linked file and while another 
     SECTION("replaced by another writer mid-edit: E_OUTPUT_REPLACED, the new file untouched, no undo file left") {
         test::ScopedEnv pause("MLENS_EDIT_PAUSE_MS", "3000");
         test::MlensProcess edit({"edit", in, "--in-place", "--set", same_length});
-        const auto start = std::chrono::steady_clock::now();
-        while (!contains(edit.err_so_far(), "in-place step undo_saved") && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        REQUIRE(contains(edit.err_so_far(), "in-place step undo_saved"));
+        REQUIRE(reached_step(edit, "undo_saved"));
         fs::copy_file(demo("tiny-llama-q8_0.gguf"), dir.file("replacement.gguf"));
         REQUIRE(::rename(dir.file("replacement.gguf").c_str(), in.c_str()) == 0);
         test::CliRun ended = edit.wait();
