@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "mlens/remote/range_cache.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
@@ -14,7 +15,14 @@ std::shared_ptr<CacheDatabase> command_cache(bool no_cache) {
 }
 
 void add_no_cache_flag(CLI::App* cmd, bool& no_cache) {
-    cmd->add_flag("--no-cache", no_cache, "Neither read nor write the cache of verified digests and verdicts; compute everything");
+    // Set while the arguments are parsed, before any remote model is opened.
+    cmd->add_flag_function(
+        "--no-cache",
+        [&no_cache](std::int64_t count) {
+            no_cache = count > 0;
+            if (no_cache) set_range_cache_enabled(false);
+        },
+        "Neither read nor write the cache of verified digests, verdicts and remote ranges; compute and fetch everything");
 }
 
 }  // namespace mlens::cli

@@ -5,7 +5,8 @@
 // rebuilt, a cache folder that cannot be written so the command works uncached) go to stderr as
 // "warning: cache: …", each once per process. command_cache(true) is a disabled database: nothing
 // is looked up, nothing is written, no file is touched. The answers a command prints are the same
-// either way.
+// either way. add_no_cache_flag's --no-cache also turns the remote range cache off for the process
+// as it is parsed (set_range_cache_enabled), before the command opens anything.
 #pragma once
 
 #include <CLI/CLI.hpp>

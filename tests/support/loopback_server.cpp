@@ -46,7 +46,18 @@ LoopbackServer::~LoopbackServer() {
 
 void LoopbackServer::serve(const std::string& url_path, std::string bytes) {
     std::lock_guard lock(m_mutex);
-    m_files[url_path] = File{std::move(bytes), "\"v" + std::to_string(m_next_etag++) + "\"", false};
+    File file;
+    file.bytes = std::move(bytes);
+    file.etag = "\"v" + std::to_string(m_next_etag++) + "\"";
+    m_files[url_path] = std::move(file);
+}
+
+void LoopbackServer::set_validators(const std::string& url_path, std::string etag, std::string last_modified, std::string date) {
+    std::lock_guard lock(m_mutex);
+    File& file = m_files[url_path];
+    file.etag = std::move(etag);
+    file.last_modified = std::move(last_modified);
+    file.date = std::move(date);
 }
 
 bool LoopbackServer::serve_file(const std::string& url_path, const std::string& file) {
@@ -66,7 +77,10 @@ void LoopbackServer::redirect_to(const std::string& base) {
 void LoopbackServer::require_bearer(const std::string& token) {
     std::lock_guard lock(m_mutex);
     m_bearer = token;
-    m_files["/token"] = File{"{\"token\": \"" + token + "\"}", "\"token\"", false};
+    File answer;
+    answer.bytes = "{\"token\": \"" + token + "\"}";
+    answer.etag = "\"token\"";
+    m_files["/token"] = std::move(answer);
 }
 
 std::string LoopbackServer::base_url() const { return "http://" + m_address + ":" + std::to_string(m_port); }
@@ -115,7 +129,8 @@ void LoopbackServer::answer(const void* request, void* response) {
                                                req.path.substr(4, model_end - 4) + ":pull\"");
         return record(401, 0);
     }
-    auto found = m_files.find(req.path);
+    auto found = m_files.find(req.target);
+    if (found == m_files.end()) found = m_files.find(req.path);
     if (found == m_files.end()) {
         res.status = 404;
         return record(404, 0);
@@ -128,14 +143,18 @@ void LoopbackServer::answer(const void* request, void* response) {
     }
     const std::string if_range = req.get_header_value("If-Range");
     uint64_t first = 0, last = file.bytes.empty() ? 0 : file.bytes.size() - 1;
-    const bool ranged = m_serving != Serving::ignore_range && !logged.range.empty() && (if_range.empty() || if_range == file.etag);
+    const bool validated = if_range.empty() || (!file.etag.empty() && if_range == file.etag) ||
+        (!file.last_modified.empty() && if_range == file.last_modified);
+    const bool ranged = m_serving != Serving::ignore_range && !logged.range.empty() && validated;
     if (ranged && !parse_range(logged.range, file.bytes.size(), first, last)) {
         res.status = 416;
         res.set_header("Content-Range", "bytes */" + std::to_string(file.bytes.size()));
         return record(416, 0);
     }
     res.status = ranged ? 206 : 200;
-    res.set_header("ETag", file.etag);
+    if (!file.etag.empty()) res.set_header("ETag", file.etag);
+    if (!file.last_modified.empty()) res.set_header("Last-Modified", file.last_modified);
+    if (!file.date.empty()) res.set_header("Date", file.date);
     if (ranged)
         res.set_header("Content-Range",
                        "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(file.bytes.size()));

@@ -17,6 +17,10 @@
 // "Authorization: Bearer TOKEN" answers 401 with "WWW-Authenticate: Bearer realm=BASE/token,
 // service=loopback-registry,scope=repository:NAMESPACE/MODEL:pull", and /token answers
 // {"token": TOKEN} (its query, service and scope, is in the log's target).
+// A file is found by the request's path and query first, then by its path alone, so "/dl?f=a"
+// and "/dl?f=b" may be two files. set_validators(url_path, etag, last_modified, date) sets the
+// validators a file's answers carry: its ETag ("" for none; If-Range matches it or the
+// Last-Modified), and Last-Modified and Date headers when not empty.
 // redirect_to(base) makes every request answer 302 to base + the same target (the Hub's resolve
 // endpoint sending clients to its CDN on another host). serve() may be called before or while the
 // server runs; the log is the answers in order.
@@ -60,6 +64,7 @@ public:
     void serve(const std::string& url_path, std::string bytes);
     // Serves the file at `file` (read now) at `url_path`; false when it cannot be read.
     bool serve_file(const std::string& url_path, const std::string& file);
+    void set_validators(const std::string& url_path, std::string etag, std::string last_modified, std::string date);
     void redirect_to(const std::string& base);
     void require_bearer(const std::string& token);
 
@@ -75,6 +80,7 @@ private:
         std::string bytes;
         std::string etag;
         bool answered = false;
+        std::string last_modified, date;
     };
     void answer(const void* request, void* response);
 

@@ -4,6 +4,9 @@
 // the local run shows the local path (normalised here, nothing else is).
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <filesystem>
+#include <limits>
 #include <map>
 
 #include "build_paths.h"
@@ -232,4 +235,29 @@ TEST_CASE("a token in a URL's query is never printed", "[remote][cli]") {
         CHECK(run.err.find("s3cr3t") == std::string::npos);
         CHECK((run.out + run.err).find(server.base_url()) != std::string::npos);
     }
+}
+
+TEST_CASE("--no-cache reads a remote model from its server alone: the ranges cached are neither read nor written", "[remote][cli][cache]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/q8.gguf", kDemo + "/tiny-llama-q8_0.gguf"));
+    test::CliRun fresh = test::run_mlens({"fsck", "--no-cache", server.url("/q8.gguf")});
+    CHECK(fresh.exit_status == 0);
+    CHECK_FALSE(std::filesystem::exists(cache.folder.file("modellens/http")));
+    // Cached, then served with other bytes under the same ETag (a server that reuses it): the
+    // cached run answers from the ranges it stored, --no-cache from the server's bytes.
+    REQUIRE(test::run_mlens({"fsck", server.url("/q8.gguf")}).exit_status == 0);
+    const std::vector<uint8_t> file = test::read_whole_file(kDemo + "/tiny-llama-q8_0.gguf");
+    std::string bytes(file.begin(), file.end());
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    auto model = open_model(kDemo + "/tiny-llama-q8_0.gguf");
+    REQUIRE(model);
+    const TensorInfo* norm = model->find_tensor("output_norm.weight");
+    REQUIRE(norm);
+    std::memcpy(bytes.data() + norm->data_offset, &nan, sizeof nan);
+    server.serve("/q8.gguf", bytes);
+    server.set_validators("/q8.gguf", "\"v1\"", "", "");
+    test::CliRun uncached = test::run_mlens({"fsck", "--no-cache", server.url("/q8.gguf")});
+    CHECK(uncached.exit_status == 1);
+    CHECK(uncached.out.find("F_NAN output_norm.weight") != std::string::npos);
 }

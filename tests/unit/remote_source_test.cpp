@@ -324,3 +324,74 @@ TEST_CASE("a 5xx answer is tried again after a wait, and a lasting one fails wit
     CHECK(t.problem.code == ErrorCode::E_HTTP);
     CHECK(t.problem.message == server.url("/n.gguf") + ": HTTP 503 Service Unavailable");
 }
+
+TEST_CASE("a version named by a date of the second its answer was made is never stored", "[remote][cache]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/m.gguf", kDemo + "/ollama-gemma3.gguf"));
+    // Modified in the second the answer was made: a change later in that second would keep the
+    // same Last-Modified (and an ETag made from the same clock).
+    const std::string date = "Tue, 01 Dec 2026 10:00:00 GMT";
+    for (const std::string& etag : {std::string(), std::string("\"1700000000-5a0\"")}) {
+        server.set_validators("/m.gguf", etag, date, date);
+        REQUIRE(open_model(server.url("/m.gguf")));
+        CHECK(RangeCache::open()->list_entries().empty());
+        // Without a Date to tell, nor.
+        server.set_validators("/m.gguf", etag, date, "");
+        REQUIRE(open_model(server.url("/m.gguf")));
+        CHECK(RangeCache::open()->list_entries().empty());
+    }
+    // Modified a second before: stored, under the ETag when there is one, else the date.
+    server.set_validators("/m.gguf", "", "Tue, 01 Dec 2026 09:59:59 GMT", date);
+    REQUIRE(open_model(server.url("/m.gguf")));
+    std::vector<CacheEntryInfo> entries = RangeCache::open()->list_entries();
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].validator == "Tue, 01 Dec 2026 09:59:59 GMT");
+    server.clear_log();
+    REQUIRE(open_model(server.url("/m.gguf")));
+    CHECK(ranges_of(server) == std::vector<std::string>{"bytes=0-0"});
+}
+
+TEST_CASE("two queries of one path are two files in the cache, whatever their validators", "[remote][cache]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    // Two files of one size that differ in one tensor byte, served under one ETag (as a server may
+    // give every answer of one resource).
+    const std::vector<uint8_t> file = test::read_whole_file(kDemo + "/ollama-gemma3.gguf");
+    auto local = open_model(kDemo + "/ollama-gemma3.gguf");
+    REQUIRE(local);
+    const TensorInfo& first = local->tensors[0];
+    std::string a(file.begin(), file.end()), b = a;
+    b[first.data_offset] = static_cast<char>(~b[first.data_offset]);
+    server.serve("/dl?f=a", a);
+    server.serve("/dl?f=b", b);
+    server.set_validators("/dl?f=a", "\"same\"", "", "");
+    server.set_validators("/dl?f=b", "\"same\"", "", "");
+    for (int round = 0; round < 2; ++round) {
+        for (const auto& [query, bytes] : {std::pair{"/dl?f=a", &a}, std::pair{"/dl?f=b", &b}}) {
+            auto model = open_model(server.url(query));
+            REQUIRE(model);
+            uint8_t byte = 0;
+            REQUIRE(model->read_tensor_bytes(0, 0, 1, &byte));
+            CHECK(byte == static_cast<uint8_t>((*bytes)[first.data_offset]));
+        }
+    }
+    const std::vector<CacheEntryInfo> entries = RangeCache::open()->list_entries();
+    REQUIRE(entries.size() == 2);
+    for (const CacheEntryInfo& e : entries) {
+        CHECK(e.url.rfind(server.url("/dl?query-"), 0) == 0);  // a digest of the query, not the query
+        CHECK(e.url.find("f=") == std::string::npos);
+    }
+}
+
+TEST_CASE("a download limit below the header fails the open with E_DOWNLOAD_LIMIT, never a verdict on the file", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/q8.gguf", kDemo + "/tiny-llama-q8_0.gguf"));
+    set_download_budget(600u << 10);  // the header is about 725 KB
+    auto model = open_model(server.url("/q8.gguf"));
+    set_download_budget(0);
+    REQUIRE_FALSE(model);
+    CHECK(model.error().code == ErrorCode::E_DOWNLOAD_LIMIT);
+    CHECK(model.error().message.find("download limit") != std::string::npos);
+}

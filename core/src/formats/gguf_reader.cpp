@@ -115,9 +115,18 @@ private:
         m_model.diagnostics.push_back({Severity::warning, "GGUF", std::move(code), std::move(field), offset, std::move(message), m_file});
     }
 
+    // A read that failed: past the end (E_TRUNCATED), or of bytes the file holds that its source
+    // could not give (a remote source's download limit or network error, an I/O error): that
+    // reason, with its code, never a truncation.
     bool truncated(const std::string& field, uint64_t need) {
-        return fail(ErrorCode::E_TRUNCATED, field, m_cur.position(),
-                    "need " + std::to_string(need) + " bytes, have " + std::to_string(m_cur.remaining()));
+        if (need > m_cur.remaining())
+            return fail(ErrorCode::E_TRUNCATED, field, m_cur.position(),
+                        "need " + std::to_string(need) + " bytes, have " + std::to_string(m_cur.remaining()));
+        const std::string why = m_source->read_failure();
+        const size_t colon = why.find(": ");
+        const std::optional<ErrorCode> code = colon == std::string::npos ? std::nullopt : code_from_name(why.substr(0, colon));
+        return fail(code.value_or(ErrorCode::E_IO), field, m_cur.position(),
+                    "cannot read " + std::to_string(need) + " bytes: " + (code ? why.substr(colon + 2) : why.empty() ? "the read failed" : why));
     }
 
     // A count or length: u64, or u32 in GGUF v1.

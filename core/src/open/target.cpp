@@ -240,6 +240,11 @@ Target resolve(const std::string& text) {
     return resolve_file(std::move(t));
 }
 
+bool is_transport_code(ErrorCode code) {
+    return code == ErrorCode::E_DOWNLOAD_LIMIT || code == ErrorCode::E_NETWORK || code == ErrorCode::E_HTTP ||
+        code == ErrorCode::E_REMOTE_CHANGED || code == ErrorCode::E_NO_RANGE;
+}
+
 Result<Model> open_target(const Target& target, JobContext* job) {
     Result<Model> model = Error{};
     switch (target.kind) {
@@ -275,7 +280,12 @@ Result<Model> open_target(const Target& target, JobContext* job) {
         case TargetKind::not_a_model:
             return target.problem;
     }
-    if (model) mark_missing_data(*model);
+    if (!model) return model;
+    // A read the transport refused (a download limit, the network, a file that changed on its
+    // server) says nothing about the file: the open fails with it instead of a verdict.
+    for (const Diagnostic& d : model->diagnostics)
+        if (d.severity == Severity::error && is_transport_code(d.code)) return Error{d.code, d.field, d.offset, d.message};
+    mark_missing_data(*model);
     return model;
 }
 

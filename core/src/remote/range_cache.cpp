@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -156,6 +157,13 @@ Status CacheEntry::store(uint64_t first, const std::vector<uint8_t>& bytes) {
     m_cache->evict();
     return ok_status();
 }
+
+namespace {
+std::atomic<bool> g_range_cache_enabled{true};
+}  // namespace
+
+void set_range_cache_enabled(bool enabled) { g_range_cache_enabled.store(enabled); }
+bool range_cache_enabled() { return g_range_cache_enabled.load(); }
 
 std::shared_ptr<RangeCache> RangeCache::open(std::string folder, uint64_t max_bytes) {
     return std::shared_ptr<RangeCache>(new RangeCache(std::move(folder), max_bytes));

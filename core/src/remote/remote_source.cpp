@@ -1,7 +1,10 @@
 #include "mlens/remote/remote_source.h"
 
+#include <curl/curl.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -41,10 +44,39 @@ struct Held {
     uint64_t last_use = 0;
 };
 
+// The name a URL's ranges are kept under (range_cache.h): display_url, plus for a URL with a
+// query a digest of it (FNV-1a 64): two queries may be two files, and the query itself, which may
+// carry a token, is not kept.
+std::string cache_name(const std::string& url) {
+    const size_t start = url.find('?');
+    if (start == std::string::npos) return display_url(url);
+    const size_t end = std::min(url.find('#', start), url.size());
+    uint64_t hash = 1469598103934665603ull;
+    for (size_t i = start + 1; i < end; ++i) {
+        hash ^= static_cast<unsigned char>(url[i]);
+        hash *= 1099511628211ull;
+    }
+    char tag[32];
+    std::snprintf(tag, sizeof tag, "?query-%016llx", static_cast<unsigned long long>(hash));
+    return display_url(url) + tag;
+}
+
+// The version a response names: its strong ETag, else its Last-Modified ("" without either).
 std::string validator_of(const HttpResponse& r) {
     std::string etag = r.header("etag");
     if (!etag.empty() && etag.rfind("W/", 0) != 0) return etag;
     return r.header("last-modified");
+}
+
+// Whether that version may be stored: not for a file modified in the second its answer was made
+// (Last-Modified not a whole second before Date, or no Date to tell): such a date is weak (RFC 9110
+// 8.8.2.2), and an ETag made from the same clock (nginx's "<mtime>-<size>") would name a change
+// later in that second the same.
+bool storable_version(const HttpResponse& r) {
+    const std::string modified = r.header("last-modified");
+    if (modified.empty()) return true;
+    const time_t at = curl_getdate(modified.c_str(), nullptr), date = curl_getdate(r.header("date").c_str(), nullptr);
+    return at != -1 && date != -1 && date - at >= 1;
 }
 
 class RemoteSource final : public ByteSource {
@@ -225,14 +257,14 @@ Result<HttpResponse> fetch_head(const std::string& url, const RemoteOptions& opt
 }  // namespace
 
 Result<ByteSourcePtr> open_remote(const std::string& url, const RemoteOptions& options, JobContext* job) {
-    const std::string shown = display_url(url);
+    const std::string shown = cache_name(url);
     if (options.cache && options.cache->has_url(shown)) {
         // One byte tells the current version; when it is stored, nothing else is fetched now.
         auto check = fetch_head(url, options, 1, job);
         if (!check) return check.error();
         const uint64_t size = *check->content_range_total();
         const std::string validator = validator_of(*check);
-        auto entry = options.cache->open_entry(shown, size, validator);
+        auto entry = options.cache->open_entry(shown, size, storable_version(*check) ? validator : "");
         if (entry && entry->range_at(0))
             return ByteSourcePtr(std::make_shared<RemoteSource>(url, options, size, validator, std::move(entry), std::vector<uint8_t>{}));
     }
@@ -240,7 +272,8 @@ Result<ByteSourcePtr> open_remote(const std::string& url, const RemoteOptions& o
     if (!response) return response.error();
     const uint64_t size = *response->content_range_total();
     const std::string validator = validator_of(*response);
-    std::optional<CacheEntry> entry = options.cache ? options.cache->open_entry(shown, size, validator) : std::nullopt;
+    std::optional<CacheEntry> entry =
+        options.cache ? options.cache->open_entry(shown, size, storable_version(*response) ? validator : "") : std::nullopt;
     return ByteSourcePtr(std::make_shared<RemoteSource>(url, options, size, validator, std::move(entry), std::move(response->body)));
 }
 

@@ -7,7 +7,7 @@ bool is_http_url(const std::string& text) { return text.rfind("http://", 0) == 0
 RemoteOptions remote_options_for(const HttpUrl& url) {
     RemoteOptions options;
     options.credential = hub_credential_for(url);
-    options.cache = RangeCache::open();
+    if (range_cache_enabled()) options.cache = RangeCache::open();
     return options;
 }
 

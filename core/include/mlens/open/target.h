@@ -40,7 +40,9 @@
 // open_store_model. A store root is not one model (E_STORE_ROOT), nor a legacy imatrix
 // (E_NOT_A_MODEL, naming `mlens imatrix`); missing and not-a-model targets
 // fail with their reason. Parse problems are diagnostics in the Model, and tensor data past the
-// end of a file is summarized (truncation.h).
+// end of a file is summarized (truncation.h); a read the transport refused (is_transport_code:
+// the download limit, the network, an HTTP error, a remote file that changed or ignores ranges)
+// fails the open with that error, since it says nothing of the file.
 #pragma once
 
 #include <optional>
@@ -74,6 +76,7 @@ const char* target_kind_name(const Target& target);
 
 Target resolve(const std::string& text);
 Result<Model> open_target(const Target& target, JobContext* job = nullptr);
+bool is_transport_code(ErrorCode code);
 // open_target(resolve(text), job).
 Result<Model> open_model(const std::string& text, JobContext* job = nullptr);
 

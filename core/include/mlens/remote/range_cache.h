@@ -6,9 +6,11 @@
 //    4 GiB) are kept: past that, whole entries are removed, least recently used first (an entry's
 //    use is the modification time of its "entry" file, touched whenever it is opened).
 //  - An entry is one version of one file: its folder "<url key>-<version key>" (FNV-1a 64 of the
-//    URL as shown, and of size and validator, in hex) holds "entry" (the URL as shown, the size
-//    and the validator, one a line) and one file per stored range named "<first>-<length>". A file
-//    without a validator (no strong ETag, no Last-Modified) is never stored.
+//    URL as the source names it — display_url, plus "?query-<FNV-1a 64 of the query>" for a URL
+//    with a query — and of size and validator, in hex) holds "entry" (that name, the size and the
+//    validator, one a line) and one file per stored range named "<first>-<length>". A file
+//    without a validator (no strong ETag, no Last-Modified), or whose version may not be stored
+//    (remote_source.h), is never stored.
 //  - Versions never mix: a source reads and stores only in the entry of the size and validator
 //    it opened with (remote_source.h checks every answer against them); open_entry removes the
 //    other versions of the URL, which are the file as it was before it changed.
@@ -32,6 +34,11 @@ namespace mlens {
 
 std::string default_cache_folder();
 uint64_t default_cache_max_bytes();
+
+// Whether remote opens of this process use the cache (remote_options_for); the CLI's --no-cache
+// turns it off, so that a remote model is read from its server alone. On by default.
+void set_range_cache_enabled(bool enabled);
+bool range_cache_enabled();
 
 struct StoredRange {
     uint64_t first = 0;

@@ -22,6 +22,9 @@
 //    E_REMOTE_CHANGED, and nothing of the new file is ever mixed with the bytes held.
 //  - read() is const and thread-safe (one mutex; a fetch holds it). A failed read returns false
 //    and read_failure() says why (the HTTP error's text).
+//  - A version is stored only when its answer shows it could not change unseen: without a
+//    Last-Modified, or with one a whole second or more before the answer's Date (a date in the
+//    answer's own second, or no Date, is weak: RFC 9110 8.8.2.2).
 //  - With a cache (range_cache.h): an open of a URL the cache has asks the server for one byte
 //    (bytes=0-0) to learn the current size and validator; when that version is stored, the open
 //    transfers nothing more and every stored range is read from disk, so a second run costs one

@@ -6,7 +6,8 @@
 // and remote_options_for its URL; anything else is open_file's.
 // remote_options_for(url): the options every remote open of ModelLens uses: HTTP options from the
 // environment (http_options_from_environment), the Hugging Face token when the URL is on the Hub
-// endpoint's origin (hub_credential_for), and the cache in default_cache_folder().
+// endpoint's origin (hub_credential_for), and the cache in default_cache_folder() unless
+// range_cache_enabled() is false.
 #pragma once
 
 #include <string>
