@@ -17,6 +17,8 @@
 #include "build_paths.h"
 #include "broken_store.h"
 #include "cli_runner.h"
+#include <sqlite3.h>
+
 #include "mlens/io/cache_database.h"
 #include "mlens/io/cache_entries.h"
 #include "mlens/ollama/store_listing.h"
@@ -179,6 +181,46 @@ TEST_CASE("a database of garbage bytes is rebuilt with a warning", "[cache]") {
     db->flush();
     CHECK(CacheDatabase::open(folder)->lookup(CacheKind::fsck_summary, id, "fsck") == std::optional<std::string>("{}"));
     CHECK(CacheDatabase::open(folder)->warnings().empty());
+}
+
+TEST_CASE("a database whose entries table is another program's is rebuilt with a warning", "[cache]") {
+    TempDir dir;
+    const std::string folder = dir.file("cache");
+    fs::create_directories(folder);
+    sqlite3* other = nullptr;
+    REQUIRE(sqlite3_open((folder + "/cache.sqlite").c_str(), &other) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(other, "CREATE TABLE entries(name TEXT, note TEXT); INSERT INTO entries VALUES('a', 'b')", nullptr, nullptr, nullptr) ==
+            SQLITE_OK);
+    sqlite3_close(other);
+    auto db = CacheDatabase::open(folder);
+    CHECK(db->enabled());
+    REQUIRE(db->warnings().size() == 1);
+    CHECK(db->warnings()[0].find("rebuilt empty") != std::string::npos);
+    const FileStamp id{1, 2, 3, 4, 5};
+    db->store(CacheKind::fsck_summary, id, "fsck", "{}");
+    db->flush();
+    CHECK(CacheDatabase::open(folder)->lookup(CacheKind::fsck_summary, id, "fsck") == std::optional<std::string>("{}"));
+}
+
+TEST_CASE("a database file that cannot be written works uncached and says so", "[cache]") {
+    TempDir dir;
+    const std::string folder = dir.file("cache");
+    fs::create_directories(folder);
+    const FileStamp id{1, 2, 3, 4, 5};
+    {
+        auto db = CacheDatabase::open(folder);
+        db->store(CacheKind::blob_digest, id, "sha256", "x");
+    }
+    REQUIRE(::chmod(dir.path().c_str(), 0755) == 0);
+    REQUIRE(::chmod(folder.c_str(), 0777) == 0);
+    REQUIRE(::chmod((folder + "/cache.sqlite").c_str(), 0444) == 0);
+    const int status = as_unprivileged_child([&] {
+        auto db = CacheDatabase::open(folder);
+        if (db->enabled()) return 1;
+        if (db->warnings().size() != 1 || db->warnings()[0].find("cannot be written") == std::string::npos) return 2;
+        return db->lookup(CacheKind::blob_digest, id, "sha256") ? 3 : 0;
+    });
+    CHECK(status == 0);
 }
 
 TEST_CASE("a cache folder that cannot be written works uncached and says so", "[cache]") {

@@ -143,10 +143,12 @@ bool CacheDatabase::connect(bool may_rebuild) {
         return false;
     }
     int rc = sqlite3_open_v2(m_path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-    auto fail = [&](const std::string& step) {
+    // `foreign`: the file is a database, but its entries table is not ours (a prepared statement
+    // names a column it lacks): rebuilt like an unreadable one.
+    auto fail = [&](const std::string& step, bool foreign = false) {
         const std::string why = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
         close();
-        if (may_rebuild && unreadable_database(rc)) {
+        if (may_rebuild && (unreadable_database(rc) || foreign)) {
             for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((m_path + suffix).c_str());
             m_warnings.push_back("the cache database " + m_path + " could not be read (" + why + "); rebuilt empty");
             return connect(false);
@@ -155,6 +157,12 @@ bool CacheDatabase::connect(bool may_rebuild) {
         return false;
     };
     if (rc != SQLITE_OK) return fail("open");
+    // SQLite opens a file it may not write read-only, without an error: nothing could be stored.
+    if (sqlite3_db_readonly(m_db, "main") == 1) {
+        close();
+        m_warnings.push_back("the cache database " + m_path + " cannot be written (read-only); working uncached");
+        return false;
+    }
     sqlite3_busy_timeout(m_db, kBusyTimeoutMs);
     sqlite3_stmt* version = nullptr;
     for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"})
@@ -179,12 +187,12 @@ bool CacheDatabase::connect(bool may_rebuild) {
                                  "SELECT size, mtime_ns, ctime_ns, version, value FROM entries WHERE kind=?1 AND device=?2 AND inode=?3 AND "
                                  "detail=?4",
                                  -1, &m_lookup, nullptr)) != SQLITE_OK)
-        return fail("lookup");
+        return fail("lookup", rc == SQLITE_ERROR);
     if ((rc = sqlite3_prepare_v2(m_db,
                                  "INSERT OR REPLACE INTO entries(kind, device, inode, detail, size, mtime_ns, ctime_ns, version, value) "
                                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                                  -1, &m_store, nullptr)) != SQLITE_OK)
-        return fail("store");
+        return fail("store", rc == SQLITE_ERROR);
     return true;
 }
 
