@@ -919,3 +919,33 @@ TEST_CASE("MLX affine int8 groups are offset groups - int4 ones are not (above)"
         for (unsigned threads : {1u, 2u}) require_same_routes(*view, 4096, threads);
     }
 }
+
+TEST_CASE("statistics are the same to the last bit on every run, whichever thread finishes a chunk first", "[stats]") {
+    test::TempDir dir;
+    const uint64_t ne0 = 4096, rows = 512;  // 2M values: many chunks on every route
+    const ggml_type types[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q8_0, GGML_TYPE_Q6_K};
+    std::vector<test::FixtureTensor> tensors;
+    for (ggml_type t : types)
+        tensors.push_back({ggml_type_name(t), static_cast<uint32_t>(t), {ne0, rows}, test::test_signal(ne0 * rows, 11 + t)});
+    test::write_fixture_model(dir.file("d.gguf"), tensors);
+    auto model = open_gguf(dir.file("d.gguf"));
+    REQUIRE(model.ok());
+    for (ggml_type t : types) {
+        DYNAMIC_SECTION(ggml_type_name(t)) {
+            auto view = TensorView::open(*model, ggml_type_name(t));
+            REQUIRE(view.ok());
+            auto first = compute_stats_and_histogram(*view, 256, nullptr, 4);
+            REQUIRE(first.ok());
+            auto same_bits = [](double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); };
+            for (int run = 0; run < 12; ++run) {
+                auto again = compute_stats_and_histogram(*view, 256, nullptr, run % 2 ? 4 : 3);
+                REQUIRE(again.ok());
+                CHECK(same_bits(again->stats.mean, first->stats.mean));
+                CHECK(same_bits(again->stats.std, first->stats.std));
+                CHECK(same_bits(again->stats.kurtosis, first->stats.kurtosis));
+                CHECK(same_bits(again->stats.mean_abs, first->stats.mean_abs));
+                CHECK(again->histogram.counts == first->histogram.counts);
+            }
+        }
+    }
+}

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <optional>
+#include <vector>
 
 #include "chunk_batches.h"
 #include "infer_internal.h"
@@ -200,13 +200,14 @@ Result<KldChunk> score_chunk(const float* lb, const int32_t* text_tokens, const 
                              int32_t c, CorpusKldResult& r, JobContext* job) {
     KldChunk chunk;
     chunk.index = c;
-    std::mutex sums_mutex;
     const size_t out0 = static_cast<size_t>(c) * L.n_scored;
-    // One task per block of positions, each with its own sums, as llama-perplexity's workers.
+    // One task per block of positions, each with its own sums, as llama-perplexity's workers; the
+    // sums are added in block order, so a run gives the same digits whichever thread was first.
     const uint64_t block = 16;
     const uint64_t n_blocks = (L.n_scored + block - 1) / block;
+    std::vector<KldSums> sums(n_blocks);
     bool finished = parallel_for(n_blocks, L.threads, [&](uint64_t blk) {
-        KldSums local;
+        KldSums& local = sums[blk];
         const uint64_t end = std::min<uint64_t>(L.n_scored, (blk + 1) * block);
         for (uint64_t i = blk * block; i < end; ++i) {
             KldPoint p =
@@ -216,11 +217,10 @@ Result<KldChunk> score_chunk(const float* lb, const int32_t* text_tokens, const 
             r.top_a[out0 + i] = p.top_a;
             r.top_b[out0 + i] = p.top_b;
         }
-        std::lock_guard lock(sums_mutex);
-        chunk.sums.add(local);
         return !job_cancelled(job);
     });
     if (!finished) return cancelled_error();
+    for (const KldSums& local : sums) chunk.sums.add(local);
     return chunk;
 }
 

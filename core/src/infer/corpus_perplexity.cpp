@@ -4,8 +4,8 @@
 
 #include <chrono>
 #include <cmath>
-#include <mutex>
 #include <optional>
+#include <vector>
 
 #include "chunk_batches.h"
 #include "mlens/infer/corpus_kld.h"
@@ -24,11 +24,11 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 Result<std::pair<double, double>> score_chunk(const float* rows, const int32_t* chunk_tokens, uint32_t n_ctx, size_t n_vocab,
                                               unsigned threads, JobContext* job) {
     const uint32_t first = kld_first_scored(n_ctx), n_scored = kld_scored_per_chunk(n_ctx);
-    double nll = 0, nll2 = 0;
-    std::mutex sums_mutex;
-    // One task per block of positions, each with its own sums, as llama-perplexity's workers.
+    // One task per block of positions, each with its own sums, as llama-perplexity's workers; the
+    // sums are added in block order, so a run gives the same digits whichever thread was first.
     const uint64_t block = 16;
     const uint64_t n_blocks = (n_scored + block - 1) / block;
+    std::vector<std::pair<double, double>> sums(n_blocks);
     const bool finished = parallel_for(n_blocks, threads, [&](uint64_t blk) {
         double local = 0, local2 = 0;
         const uint64_t end = std::min<uint64_t>(n_scored, (blk + 1) * block);
@@ -37,12 +37,15 @@ Result<std::pair<double, double>> score_chunk(const float* rows, const int32_t* 
             local += v;
             local2 += v * v;
         }
-        std::lock_guard lock(sums_mutex);
-        nll += local;
-        nll2 += local2;
+        sums[blk] = {local, local2};
         return !job_cancelled(job);
     });
     if (!finished) return cancelled_error();
+    double nll = 0, nll2 = 0;
+    for (const auto& [one, two] : sums) {
+        nll += one;
+        nll2 += two;
+    }
     return std::pair{nll, nll2};
 }
 

@@ -10,6 +10,7 @@
 #include "binning_avx512.h"
 #include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
+#include "util/ordered_parts.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
 
@@ -23,6 +24,7 @@ constexpr uint64_t kChunkTarget = 1u << 16;
 // One chunk of groups, in per-thread buffers: codes (`length` per group), code values and their
 // counts (`codes` per group).
 struct GroupChunk {
+    uint64_t first = 0;  // the chunk's first value
     uint64_t groups = 0;
     std::vector<uint8_t> code, count;
     std::vector<float> value;
@@ -37,6 +39,7 @@ Status for_each_group_chunk(const FloatSource& src, JobContext* job, unsigned th
                         [&](uint64_t c) -> Status {
                             thread_local GroupChunk g;
                             const uint64_t first = c * chunk, count = std::min(chunk, total - first);
+                            g.first = first;
                             g.groups = count / shape.length;
                             g.code.resize(count);
                             g.value.resize(g.groups * shape.codes);
@@ -299,9 +302,10 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
     const CodeGroups shape = src.code_groups();
     total.assign(binning.slots(), 0);
     std::mutex m;
+    OrderedParts<ValueSummary<double>> parts;
     const BinSlots bin(binning);
     const double centre = (binning.lo + binning.hi) / 2;
-    return for_each_group_chunk(src, job, threads, progress_from, progress_to, [&](GroupChunk& g) {
+    Status run = for_each_group_chunk(src, job, threads, progress_from, progress_to, [&](GroupChunk& g) {
         thread_local std::vector<uint32_t> local;
         count_group_codes(shape, g);
         local.assign(binning.slots(), 0);
@@ -312,8 +316,8 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
                                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
         if (avx512 && shape.codes % 16 == 0) {
             tally_groups_avx512(g.value.data(), g.count.data(), g.groups * shape.codes / 16, bin, centre, sums, counts);
+            parts.put(g.first, sums.summary(centre));
             std::lock_guard lock(m);
-            all.merge(sums.summary(centre));
             for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
             return;
         }
@@ -326,10 +330,12 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
             tally_batch(g.value.data() + at, times, len, bin, centre, sums, slot);
             for (uint64_t i = 0; i < len; ++i) counts[slot[i]] += times[i];
         }
+        parts.put(g.first, sums.summary(centre));
         std::lock_guard lock(m);
-        all.merge(sums.summary(centre));
         for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
     });
+    parts.merge_into(all);
+    return run;
 }
 
 }  // namespace mlens

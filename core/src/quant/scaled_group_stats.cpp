@@ -8,6 +8,7 @@
 #include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
 #include "slot_copies.h"
+#include "util/ordered_parts.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -175,7 +176,8 @@ Status summarize_scaled_groups(const FloatSource& src, const Binning& binning, J
 #if defined(__x86_64__) && defined(__GNUC__)
     vectors = vectors && avx512_usable();
 #endif
-    return parallel_job((size + chunk - 1) / chunk, threads, job,
+    OrderedParts<ValueSummary<double>> parts;
+    Status run = parallel_job((size + chunk - 1) / chunk, threads, job,
                         [&](uint64_t c) -> Status {
                             thread_local std::vector<uint8_t> code;
                             thread_local std::vector<float> step, offset;
@@ -197,12 +199,14 @@ Status summarize_scaled_groups(const FloatSource& src, const Binning& binning, J
                             tally_chunk(code.data(), step.data(), scaled ? nullptr : offset.data(), count, length, scaled, vectors, bin, centre,
                                         sums, copies, local.data());
                             copies.flush(local.data());
+                            parts.put(first, sums.summary(centre));
                             std::lock_guard lock(m);
-                            all.merge(sums.summary(centre));
                             for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
                             return ok_status();
                         },
                         progress_from, progress_to);
+    parts.merge_into(all);
+    return run;
 }
 
 }  // namespace mlens

@@ -11,6 +11,7 @@
 #include "slot_copies.h"
 #include "value_summary.h"
 #include "mlens/util/parallel_job.h"
+#include "util/ordered_parts.h"
 #include "util/finite_floats.h"
 #include "util/vector_loop.h"
 #include "wide_stats.h"
@@ -306,18 +307,18 @@ ChunkSummary summarize_chunk(const float* v, uint64_t n, std::vector<float>& scr
 // First pass without a known range: extremes, counts and moments of every value.
 Status summarize_source(const FloatSource& src, JobContext* job, unsigned threads, double progress_to, ChunkSummary& all,
                         const ValueObserver* observer) {
-    std::mutex m;
-    return for_each_chunk(
+    OrderedParts<ChunkSummary> parts;
+    Status s = for_each_chunk(
         src, job, threads, 0.0, progress_to,
         [&](uint64_t first, const float* v, uint64_t n) {
             if (observer) observer->see(first, v, n);
             thread_local std::vector<float> scratch;
             FiniteValues finite;
-            const ChunkSummary local = summarize_chunk(v, n, scratch, finite);
-            std::lock_guard lock(m);
-            all.merge(local);
+            parts.put(first, summarize_chunk(v, n, scratch, finite));
         },
         observer);
+    parts.merge_into(all);
+    return s;
 }
 
 // The source's least and greatest value from quick_range over its chunks; nullopt when the source
@@ -350,21 +351,23 @@ Status summarize_and_count(const FloatSource& src, const Binning& binning, JobCo
                            ChunkSummary& all, std::vector<uint64_t>& total, const ValueObserver* observer) {
     total.assign(binning.slots(), 0);
     std::mutex m;
-    return for_each_chunk(
+    OrderedParts<ChunkSummary> parts;
+    Status s = for_each_chunk(
         src, job, threads, progress_from, 1.0,
         [&](uint64_t first, const float* v, uint64_t n) {
             if (observer) observer->see(first, v, n);
             thread_local std::vector<float> scratch;
             thread_local std::vector<uint32_t> local;
             FiniteValues finite;
-            const ChunkSummary summary = summarize_chunk(v, n, scratch, finite);
+            parts.put(first, summarize_chunk(v, n, scratch, finite));
             local.assign(binning.slots(), 0);
             count_slots(binning, finite.values, finite.count, local.data());
             std::lock_guard lock(m);
-            all.merge(summary);
-            for (size_t s = 0; s < local.size(); ++s) total[s] += local[s];
+            for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
         },
         observer);
+    parts.merge_into(all);
+    return s;
 }
 
 // The fine bins for percentiles over the data's [min, max], whose bins add up to `bins`

@@ -7,6 +7,7 @@
 
 #include "value_summary.h"
 #include "mlens/util/parallel_job.h"
+#include "util/ordered_parts.h"
 
 namespace mlens {
 
@@ -71,18 +72,17 @@ Status apply_wide_figures(const FloatSource& src, TensorStats& st, JobContext* j
     const bool integer = src.wide_kind() == WideKind::integer;
     const uint64_t chunk = src.chunk_length(kChunkTarget);
     WideSummary all;
-    std::mutex m;
+    OrderedParts<WideSummary> parts;
     Status run = parallel_job((src.size() + chunk - 1) / chunk, threads, job, [&](uint64_t c) -> Status {
         const uint64_t first = c * chunk, count = std::min(chunk, src.size() - first);
         thread_local std::vector<long double> values;
         values.resize(count);
         if (Status s = src.read_wide(first, count, values.data()); !s) return s;
-        const WideSummary local = summarize(values.data(), count, integer);
-        std::lock_guard lock(m);
-        all.merge(local);
+        parts.put(first, summarize(values.data(), count, integer));
         return ok_status();
     });
     if (!run) return run;
+    parts.merge_into(all);
     const CentralMoments<long double>& mo = all.moments;
     st.finite = mo.n;
     st.nan = all.nan;
