@@ -113,6 +113,18 @@ std::vector<LoadFixture> load_fixtures(const TempDir& dir) {
                 t.n_elements = t.n_elements / t.ne[1] * (t.ne[1] - 1);
                 t.ne[1] -= 1;
             });
+    variant({"embedding-length", "", "does_not_load", 7, "wrong_shape", "token_embd.weight",
+             "tensor 'token_embd.weight' has wrong shape: its first dimension is 64, the embedding length (llama.embedding_length = 65) is expected",
+             "llama.embedding_length and the tensors disagree: one was changed without the other", "tensor 'token_embd.weight' has wrong shape"},
+            [](Model& m) { set_metadata(m, "llama.embedding_length", Value::of_u32(65)); });
+    variant({"no-token-list", "", "does_not_load", 1, "bad_vocabulary", "tokenizer.ggml.tokens", "cannot find tokenizer vocab in model file",
+             "the token list (tokenizer.ggml.tokens) is missing: put back the vocabulary the file was converted with",
+             "cannot find tokenizer vocab in model file"},
+            [](Model& m) { remove_metadata(m, "tokenizer.ggml.tokens"); });
+    variant({"no-tokenizer-model", "", "does_not_load", 1, "missing_key", "tokenizer.ggml.model", "key not found in model: tokenizer.ggml.model",
+             "convert_hf_to_gguf.py writes it with the vocabulary (\"llama\", \"gpt2\", ...; \"none\" for a model without one)",
+             "key not found in model: tokenizer.ggml.model"},
+            [](Model& m) { remove_metadata(m, "tokenizer.ggml.model"); });
     variant({"load-assert", "", "does_not_load", 1, "load_assert", "llama.expert_used_count",
              "llama.cpp aborts while loading: GGML_ASSERT(n_expert_used_max <= hparams.n_expert) at src/llama-model.cpp:1294 "
              "(llama_model_base::load_hparams)",

@@ -284,13 +284,14 @@ class TensorNeeds:
         self.by_name = {}
         self.complete = True
 
-    def add(self, name, need, layers, op, vocab_rows):
+    def add(self, name, need, layers, op, vocab_rows, embd_cols):
         old = self.by_name.get(name)
         vocab_rows = vocab_rows or (old is not None and old[3])
+        embd_cols = embd_cols and (old is None or old[4])  # every creation of the name agrees
         if old is None or NEED_ORDER[need] < NEED_ORDER[old[0]]:
-            self.by_name[name] = (need, layers, op, vocab_rows)
+            self.by_name[name] = (need, layers, op, vocab_rows, embd_cols)
         else:
-            self.by_name[name] = (old[0], old[1], old[2], vocab_rows)
+            self.by_name[name] = (old[0], old[1], old[2], vocab_rows, embd_cols)
 
 def flags_need(flags):
     flags = " ".join(flags.split())
@@ -300,7 +301,16 @@ def flags_need(flags):
         return "required"
     return "conditional"
 
+def n_embd_is_hparams(body):
+    """True when every n_embd of `body` is hparams.n_embd: LLAMA_LOAD_LOCALS's, or a local
+    `n_embd = hparams.n_embd` (and no other definition)."""
+    defs = [d.strip() for d in re.findall(r"\bn_embd\s*=(?!=)\s*([^;]+);", body)]
+    if any(d != "hparams.n_embd" for d in defs):
+        return False
+    return "LLAMA_LOAD_LOCALS" in body or bool(defs)
+
 def collect_tensors(body, arch, tensor_names, ops, helpers, needs, subst=None, index_param=None, forced_conditional=False):
+    embd_ok = n_embd_is_hparams(body)
     for text, conditional, loop_var, bound in statements(body, arch):
         for hname, (hbody, params) in helpers.items():
             for args in calls(text, hname):
@@ -350,7 +360,9 @@ def collect_tensors(body, arch, tensor_names, ops, helpers, needs, subst=None, i
                     need = "conditional"
             shape = args[1] if len(args) > 1 else ""
             dims = split_args(shape[1:-1]) if shape.startswith("{") and shape.endswith("}") else []
-            needs.add(name, need, layers, weight_op(ops.get(tn[0], "GGML_OP_NONE"), suffix), bool(dims) and dims[-1] == "n_vocab")
+            embd_cols = embd_ok and bool(dims) and dims[0] == "n_embd" and "TENSOR_ALLOW_RESHAPE" not in flags
+            needs.add(name, need, layers, weight_op(ops.get(tn[0], "GGML_OP_NONE"), suffix), bool(dims) and dims[-1] == "n_vocab",
+                      embd_cols)
 
 def helper_functions(model_src):
     helpers = {}
@@ -384,6 +396,22 @@ def collect_keys(body, arch, kv_names, arch_name, keys):
                 old = keys.get(key)
                 if old is None or NEED_ORDER[need] < NEED_ORDER[old]:
                     keys[key] = need
+
+def embd_key(bodies, arch, kv_names, arch_name):
+    """The key hparams.n_embd is read from for `arch`: the one read unconditionally into it, when
+    it is the only read or write of hparams.n_embd of the loader's hparams bodies; else ""."""
+    sources = []
+    for body in bodies:
+        for text, conditional, _, _ in statements(body, arch):
+            for reader in KEY_READERS:
+                for args in calls(text, r"ml\.%s" % reader):
+                    if len(args) > 1 and args[1].strip() == "hparams.n_embd":
+                        sources.append(kv_names.get(args[0]) if not conditional else None)
+            if re.search(r"hparams\.n_embd\s*=(?!=)", text):
+                sources.append(None)
+    if len(sources) != 1 or not sources[0]:
+        return ""
+    return sources[0].replace("%s", arch_name)
 
 # --- the rest -------------------------------------------------------------------------------------
 
@@ -479,12 +507,13 @@ def main():
         if enum == "LLM_ARCH_UNKNOWN":
             continue  # the loader's name for an unknown architecture, not one it loads
         cls = classes.get(enum)
-        keys, needs = {}, TensorNeeds()
+        keys, needs, embd = {}, TensorNeeds(), ""
         if cls:
             collect_keys(base_hparams[0], enum, kv_names, name, keys)
             hp = find_method(cls, "load_arch_hparams")
             if hp:
                 collect_keys(hp[0], enum, kv_names, name, keys)
+            embd = embd_key([base_hparams[0]] + ([hp[0]] if hp else []), enum, kv_names, name)
             tl = find_method(cls, "load_arch_tensors")
             if tl:
                 collect_tensors(base_tensors[0], enum, tensor_names, ops, helpers, needs)
@@ -496,7 +525,7 @@ def main():
             if rel:
                 for a in re.findall(r"GGML_ASSERT\(([^;]*)\);", model_files[rel]):
                     graph_asserts.setdefault((" ".join(a.split()), rel), set()).add(name)
-        archs.append((name, cls or "", keys, needs))
+        archs.append((name, cls or "", keys, needs, embd))
     if n_tensor_lists < 50:
         fail("only %d architectures have a tensor loader; the loader patterns no longer match" % n_tensor_lists)
 
@@ -522,7 +551,7 @@ def main():
     w("namespace mlens {")
     w("namespace {")
     w("using N = Need;")
-    for i, (name, cls, keys, needs) in enumerate(archs):
+    for i, (name, cls, keys, needs, embd) in enumerate(archs):
         w("constexpr LlamaKeyNeed kKeys%d[] = {" % i)
         for key in sorted(keys):
             w("    {%s, N::%s}," % (c_string(key), keys[key]))
@@ -531,17 +560,18 @@ def main():
         w("};")
         w("constexpr LlamaTensorNeed kTensors%d[] = {" % i)
         for tname in sorted(needs.by_name):
-            need, layers, op, vocab_rows = needs.by_name[tname]
+            need, layers, op, vocab_rows, embd_cols = needs.by_name[tname]
             lk = {"": "none", "n_layer": "main", "n_layer_all": "all", "some": "some"}[layers]
-            w("    {%s, N::%s, LayerSpan::%s, %s, %s}," % (c_string(tname), need, lk, op, "true" if vocab_rows else "false"))
+            w("    {%s, N::%s, LayerSpan::%s, %s, %s, %s}," % (c_string(tname), need, lk, op, "true" if vocab_rows else "false",
+                                                         "true" if embd_cols else "false"))
         if not needs.by_name:  # as above
-            w("    {nullptr, N::optional, LayerSpan::none, GGML_OP_NONE, false},")
+            w("    {nullptr, N::optional, LayerSpan::none, GGML_OP_NONE, false, false},")
         w("};")
     w("constexpr LlamaArchRequirements kArchs[] = {")
-    for i, (name, cls, keys, needs) in enumerate(archs):
-        w("    {%s, %s, %s, std::span(kKeys%d, %d), std::span(kTensors%d, %d)}," % (
+    for i, (name, cls, keys, needs, embd) in enumerate(archs):
+        w("    {%s, %s, %s, std::span(kKeys%d, %d), std::span(kTensors%d, %d), %s}," % (
             c_string(name), c_string(cls), "true" if (cls and needs.complete and needs.by_name) else "false",
-            i, len(keys), i, len(needs.by_name)))
+            i, len(keys), i, len(needs.by_name), c_string(embd)))
     w("};")
     w("constexpr GgmlTypeFacts kTypes[] = {")
     for tid, tname, blck, size in types:

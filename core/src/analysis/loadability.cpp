@@ -190,7 +190,24 @@ std::string layer_name(std::string_view pattern, uint64_t layer) {
 
 // llama_vocab::load's type check of the T5 (Unigram) charsmap, which it reads as raw bytes.
 void check_vocabulary(const Model& model, std::vector<LoadReason>& out) {
-    if (model.get_string("tokenizer.ggml.model") != "t5") return;
+    // llama_vocab::impl::load (llama-vocab.cpp): the tokenizer model is a required key; "no_vocab"
+    // and "none" need nothing more; every other model needs the token list.
+    const MetadataEntry* tokenizer = model.find("tokenizer.ggml.model");
+    if (!tokenizer) {
+        out.push_back({LoadProblem::missing_key, LoadSubject::key, "tokenizer.ggml.model", std::nullopt,
+                       "key not found in model: tokenizer.ggml.model",
+                       "convert_hf_to_gguf.py writes it with the vocabulary (\"llama\", \"gpt2\", ...; \"none\" for a model without one)"});
+        return;
+    }
+    const std::optional<std::string> kind = model.get_string("tokenizer.ggml.model");
+    if (kind == "no_vocab" || kind == "none") return;
+    if (!model.find("tokenizer.ggml.tokens")) {
+        out.push_back({LoadProblem::bad_vocabulary, LoadSubject::key, "tokenizer.ggml.tokens", std::nullopt,
+                       "cannot find tokenizer vocab in model file",
+                       "the token list (tokenizer.ggml.tokens) is missing: put back the vocabulary the file was converted with"});
+        return;
+    }
+    if (kind != "t5") return;
     const MetadataEntry* charsmap = model.find("tokenizer.ggml.precompiled_charsmap");
     if (!charsmap) return;
     const Value& v = charsmap->value;
@@ -227,6 +244,26 @@ void check_vocabulary_rows(const Model& model, const LlamaArchRequirements& req,
                                         ", the vocabulary's token count (" + std::to_string(*n_vocab) + ") is expected",
                                     "the vocabulary arrays (tokenizer.ggml.*) and the tensor disagree: one of them was cut or padded without "
                                     "the other"));
+    }
+}
+
+// Tensors whose first dimension the loader gives as n_embd (LlamaTensorNeed::embd_cols), against
+// the embedding length the loader reads (embd_key), in file order; only for tensors the loader
+// creates when the file has them (required or optional ones).
+void check_embedding_cols(const Model& model, const LlamaArchRequirements& req, std::vector<LoadReason>& out) {
+    if (!*req.embd_key) return;
+    const std::optional<uint64_t> n_embd = model.get_uint(req.embd_key);
+    if (!n_embd) return;
+    for (const TensorInfo& t : model.tensors) {
+        if (t.ne.empty() || t.ne[0] == *n_embd) continue;
+        const bool embd_cols = std::any_of(req.tensors.begin(), req.tensors.end(), [&](const LlamaTensorNeed& need) {
+            return need.embd_cols && need.need != Need::conditional && tensor_name_matches(need.name, t.name);
+        });
+        if (!embd_cols) continue;
+        out.push_back(tensor_reason(LoadProblem::wrong_shape, t,
+                                    "tensor '" + t.name + "' has wrong shape: its first dimension is " + std::to_string(t.ne[0]) +
+                                        ", the embedding length (" + req.embd_key + " = " + std::to_string(*n_embd) + ") is expected",
+                                    std::string(req.embd_key) + " and the tensors disagree: one was changed without the other"));
     }
 }
 
@@ -267,6 +304,7 @@ void check_tensors(const Model& model, const LlamaArchRequirements& req, std::ve
         }
     }
     check_vocabulary_rows(model, req, out);
+    check_embedding_cols(model, req, out);
     check_uneven_layers(model, req, n_main, n_all, warnings);
     if (!req.tensors_complete) return;
     // Tensors the loader never creates, one reason per leading name part ("v", "mm", "blk"), so a

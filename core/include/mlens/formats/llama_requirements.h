@@ -29,6 +29,11 @@
 //    vocab_rows: the shape the loader gives the tensor ends in n_vocab (the vocabulary's token
 //    count), written as such in the create_tensor call (`{n_embd, n_vocab}`); llama.cpp refuses a
 //    tensor whose last dimension differs ("wrong shape").
+//    embd_cols: every create_tensor call of the name gives its first dimension as n_embd, in a
+//    body whose n_embd is hparams.n_embd (LLAMA_LOAD_LOCALS, or a local of that value), without
+//    TENSOR_ALLOW_RESHAPE; embd_key names the key hparams.n_embd comes from, when it is read
+//    unconditionally from that one key and never assigned otherwise ("" else): llama.cpp refuses
+//    such a tensor whose first dimension differs from the key's value ("wrong shape").
 //    tensors_complete is false when some create_tensor call of the loader does not name its
 //    tensor through tn(LLM_TENSOR_...): then the list may lack names and no tensor of the file may
 //    be called extra.
@@ -62,6 +67,7 @@ struct LlamaTensorNeed {
     LayerSpan layers;
     int op;  // ggml.h's enum ggml_op the loader picks the weight's buffer type with
     bool vocab_rows;  // its last dimension is the vocabulary size
+    bool embd_cols;  // its first dimension is n_embd (hparams.n_embd) in every creation, none with TENSOR_ALLOW_RESHAPE
 };
 
 struct LlamaArchRequirements {
@@ -70,6 +76,7 @@ struct LlamaArchRequirements {
     bool tensors_complete;
     std::span<const LlamaKeyNeed> keys;
     std::span<const LlamaTensorNeed> tensors;
+    const char* embd_key;  // the key hparams.n_embd is read from ("llama.embedding_length"); "" when not that alone
 };
 
 struct GgmlTypeFacts {
