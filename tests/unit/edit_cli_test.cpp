@@ -221,7 +221,7 @@ TEST_CASE("an in-place edit is refused for a hard-linked file and while another 
     }
 }
 
-TEST_CASE("--undo refuses a damaged undo file by its checksum, restores nothing and keeps it", "[edit][cli]") {
+TEST_CASE("mlens edit --undo refuses a damaged undo file by its checksum, restores nothing and keeps it", "[edit][cli]") {
     test::TempDir dir;
     const std::string in = copy_demo(dir);
     const std::vector<uint8_t> original = test::read_whole_file(in);

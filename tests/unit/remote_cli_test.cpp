@@ -237,7 +237,7 @@ TEST_CASE("a token in a URL's query is never printed", "[remote][cli]") {
     }
 }
 
-TEST_CASE("--no-cache reads a remote model from its server alone: the ranges cached are neither read nor written", "[remote][cli][cache]") {
+TEST_CASE("mlens fsck --no-cache reads a remote model from its server alone - the ranges cached are neither read nor written", "[remote][cli][cache]") {
     test::PrivateHttpCache cache;
     test::LoopbackServer server;
     REQUIRE(server.serve_file("/q8.gguf", kDemo + "/tiny-llama-q8_0.gguf"));

@@ -143,7 +143,7 @@ TEST_CASE("a symbolic link to a regular file is written through and stays a link
     CHECK(test::leftovers_in(dir.file("real")) == 0);
 }
 
-TEST_CASE("a new file gets the permissions open(2) would give it under the umask; a replaced one keeps its own", "[output]") {
+TEST_CASE("a new file gets the permissions open(2) would give it under the umask - a replaced one keeps its own", "[output]") {
     test::TempDir dir;
     const mode_t old_mask = ::umask(077);
     OutputGuard guard;
