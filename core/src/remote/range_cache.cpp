@@ -19,13 +19,7 @@
 
 namespace mlens {
 
-namespace {
-
-namespace fs = std::filesystem;
-
-constexpr uint64_t kDefaultMaxBytes = 4ull << 30;
-
-std::string fnv_hex(const std::string& text) {
+std::string fnv_hex(std::string_view text) {
     uint64_t h = 1469598103934665603ull;
     for (unsigned char c : text) {
         h ^= c;
@@ -35,6 +29,12 @@ std::string fnv_hex(const std::string& text) {
     std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
     return out;
 }
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint64_t kDefaultMaxBytes = 4ull << 30;
 
 std::string url_key(const std::string& url) { return fnv_hex(url); }
 

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 
+#include "mlens/remote/range_cache.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -51,14 +51,7 @@ std::string cache_name(const std::string& url) {
     const size_t start = url.find('?');
     if (start == std::string::npos) return display_url(url);
     const size_t end = std::min(url.find('#', start), url.size());
-    uint64_t hash = 1469598103934665603ull;
-    for (size_t i = start + 1; i < end; ++i) {
-        hash ^= static_cast<unsigned char>(url[i]);
-        hash *= 1099511628211ull;
-    }
-    char tag[32];
-    std::snprintf(tag, sizeof tag, "?query-%016llx", static_cast<unsigned long long>(hash));
-    return display_url(url) + tag;
+    return display_url(url) + "?query-" + fnv_hex(std::string_view(url).substr(start + 1, end - start - 1));
 }
 
 // The version a response names: its strong ETag, else its Last-Modified ("" without either).

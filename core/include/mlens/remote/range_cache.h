@@ -26,11 +26,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mlens/result.h"
 
 namespace mlens {
+
+// FNV-1a 64 of `text` in 16 hex digits: the digest entry names (and a URL's query) are kept as.
+std::string fnv_hex(std::string_view text);
 
 std::string default_cache_folder();
 uint64_t default_cache_max_bytes();
