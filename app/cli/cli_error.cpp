@@ -44,7 +44,6 @@ bool is_usage_code(ErrorCode code) {
         case ErrorCode::E_ARGS:
         case ErrorCode::E_NO_VISION:
         case ErrorCode::E_OUTPUTS_SAME_FILE:
-        case ErrorCode::E_OUTPUT_EXISTS:
             return true;
         default:
             return false;

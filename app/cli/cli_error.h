@@ -11,10 +11,13 @@
 //    failure reported (offset absent when the error has none; path "" when it is about no file).
 //    finish_command prints that object once the command returned; the schemas in assets/schemas
 //    admit it (mlens-common.schema.json#/$defs/error_output).
-//  - the exit status is kExitUsage (2) for a usage error — a bad option value, options that
-//    contradict each other, names that match nothing, anything CLI11 refuses; code E_USAGE, or the
-//    core's E_USAGE, E_ARGS, E_NO_VISION, E_OUTPUTS_SAME_FILE, E_OUTPUT_EXISTS — and kExitBroken
-//    (1) otherwise.
+//  - the exit status is kExitUsage (2) for a usage error, one the command line alone shows — a bad
+//    option value, options that contradict each other, names that match nothing, anything CLI11
+//    refuses, two outputs that are one file; code E_USAGE, or the core's E_USAGE, E_ARGS,
+//    E_NO_VISION, E_OUTPUTS_SAME_FILE — and kExitBroken (1) otherwise. An output refused for what
+//    is on disk at its path (E_OUTPUT_EXISTS, E_OUTPUT_IS_INPUT, E_OUTPUT_IN_STORE,
+//    E_OUTPUT_NOT_REGULAR, E_HARD_LINKED) is the second kind: the same command line succeeds
+//    elsewhere.
 // A command that fails with exit status 1 and --json but reported nothing gets the error object
 // with code E_FAILED, so the contract holds for it too.
 #pragma once

@@ -13,6 +13,8 @@
 //    (every byte from offset 64 on is flipped).
 //  - unavailable_first: the first request for each path answers 503 Service Unavailable; later
 //    ones are served as by `ranges`.
+//  - shifted_after_first: the first answer for each path as by `ranges`; later ranged answers
+//    start one byte after the asked start (their Content-Range says so), as a broken proxy may.
 // require_bearer(token) makes it a registry that wants a token: a request under /v2/ without
 // "Authorization: Bearer TOKEN" answers 401 with "WWW-Authenticate: Bearer realm=BASE/token,
 // service=loopback-registry,scope=repository:NAMESPACE/MODEL:pull", and /token answers
@@ -43,7 +45,7 @@ class Server;
 
 namespace mlens::test {
 
-enum class Serving { ranges, ignore_range, stall, drop_mid_body, change_after_first, unavailable_first };
+enum class Serving { ranges, ignore_range, stall, drop_mid_body, change_after_first, unavailable_first, shifted_after_first };
 
 struct LoggedRequest {
     std::string target;  // path and query

@@ -395,3 +395,30 @@ TEST_CASE("a download limit below the header fails the open with E_DOWNLOAD_LIMI
     CHECK(model.error().code == ErrorCode::E_DOWNLOAD_LIMIT);
     CHECK(model.error().message.find("download limit") != std::string::npos);
 }
+
+TEST_CASE("an answer that starts at another byte than asked fails the open with E_HTTP, never a verdict on the file", "[remote]") {
+    test::PrivateHttpCache cache;
+    const std::vector<uint8_t> bytes = vocab_262k();
+    test::LoopbackServer server("127.0.0.1", test::Serving::shifted_after_first);
+    server.serve("/vocab.gguf", as_text(bytes));
+    auto model = open_model(server.url("/vocab.gguf"));
+    REQUIRE_FALSE(model);
+    CHECK(model.error().code == ErrorCode::E_HTTP);
+    // The failed request is the source's last: the reader's later reads send none (they sent
+    // over 11,000, one per token, before fetching ended at the first failure).
+    CHECK(server.log().size() <= 4);
+    CHECK(model.error().message.find("asked for bytes 524288-2097151, the server answered 206 with Content-Range \"bytes 524289-2097151/6705632\"") !=
+          std::string::npos);
+    // The same answer to a later read is that read's failure, by the same code.
+    server.serve("/again.gguf", as_text(bytes));
+    auto source = open_remote(server.url("/again.gguf"), RemoteOptions{});
+    REQUIRE(source);
+    uint8_t part[16];
+    CHECK_FALSE((*source)->read(5u << 20, 16, part));
+    CHECK((*source)->read_failure().starts_with("E_HTTP: "));
+    const size_t requests = server.log().size();
+    CHECK_FALSE((*source)->read(6u << 20, 16, part));
+    CHECK(server.log().size() == requests);
+    CHECK((*source)->read(100, 16, part));  // held since the open
+    CHECK(std::equal(part, part + 16, bytes.begin() + 100));
+}

@@ -317,8 +317,24 @@ TEST_CASE("mlens export --dry-run lists the files of a GGUF bundle with their si
     CHECK(fs::file_size(s.dir.file("out/model.gguf")) == p.plan.files[0].bytes);
 
     CliRun again = run_mlens({"export", "gemma-ollama", s.dir.file("out"), "--store", s.root});
-    CHECK(again.exit_status == 2);
+    // The folder on disk refuses it, as the store refuses a folder inside it: exit 1, like
+    // E_OUTPUT_IN_STORE (cli_error.h).
+    CHECK(again.exit_status == 1);
     CHECK(again.err.find("E_OUTPUT_EXISTS") != std::string::npos);
+    // "." and ".." can never be renamed onto: refused before any byte is written, though the
+    // folder they name is empty.
+    fs::create_directories(s.dir.file("empty/sub"));
+    for (const std::string& dot : {s.dir.file("empty/sub/."), s.dir.file("empty/sub/.."), s.dir.file("empty/sub/./")}) {
+        INFO(dot);
+        fs::remove_all(s.dir.file("empty/sub"));
+        fs::create_directories(s.dir.file("empty/sub"));
+        CliRun here = run_mlens({"export", "gemma-ollama", dot, "--store", s.root});
+        CHECK(here.exit_status == 2);
+        CHECK(here.err.find("E_ARGS") != std::string::npos);
+        CHECK(here.err.find("names no new folder") != std::string::npos);
+        CHECK(leftovers_in(s.dir.file("empty")) == 0);
+        CHECK(fs::is_empty(s.dir.file("empty/sub")));
+    }
     CliRun wrong = run_mlens({"export", "gemma-ollama", s.dir.file("out2"), "--store", s.root, "--format", "hf"});
     CHECK(wrong.exit_status == 2);
     CHECK(wrong.err.find("format hf does not apply to this model") != std::string::npos);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <string_view>
 
 #include "mlens/compat/upstream_export.h"
 #include "mlens/io/byte_source.h"
@@ -80,6 +81,12 @@ private:
 // OUT_DIR must be new or an empty folder, under an existing folder outside the store.
 Status check_out_dir(const std::string& out_dir, const OutputGuard& guard, std::string& parent_real, std::string& name) {
     if (out_dir.empty()) return write_error(ErrorCode::E_ARGS, out_dir, "no output folder");
+    // The folder is placed by renaming into its path, which "." and ".." can never be: refused
+    // here, before anything is written, not by the rename at the end.
+    const std::string_view trimmed(out_dir.data(), out_dir.find_last_not_of('/') + 1);
+    const std::string_view last = trimmed.substr(trimmed.find_last_of('/') + 1);
+    if (last == "." || last == "..")
+        return write_error(ErrorCode::E_ARGS, out_dir, "names no new folder (\".\" or \"..\"); give the name of the folder to create");
     struct stat st {};
     if (lstat(out_dir.c_str(), &st) == 0) {
         if (!S_ISDIR(st.st_mode)) return write_error(ErrorCode::E_OUTPUT_EXISTS, out_dir, "exists and is not a folder");

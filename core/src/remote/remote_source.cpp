@@ -124,6 +124,7 @@ private:
             want = std::min({std::max(want, needed), limit - pos, std::max(budget_left(), needed)});
             // Read-ahead stops at the end of the first request; what was asked for is fetched whole.
             const uint64_t n = std::max(needed, std::min(want, kMaxFetchBytes));
+            if (m_fetching_ended) return false;
             if (!fetch(pos, n)) return false;
             pos += n;
         }
@@ -179,6 +180,7 @@ private:
     bool failed(const Error& e) const {
         m_failure = code_name(e.code);
         m_failure += ": " + e.message;
+        m_fetching_ended = e.code != ErrorCode::E_CANCELLED;
         return false;
     }
 
@@ -226,6 +228,7 @@ private:
     mutable uint64_t m_run_end = 0;  // where the last fetch ended
     mutable uint64_t m_run_bytes = 0;  // what the run of fetches ending there fetched
     mutable std::string m_failure;
+    mutable bool m_fetching_ended = false;  // a fetch failed (not by cancellation): m_failure says how
 };
 
 }  // namespace

@@ -28,7 +28,8 @@
 //    compat files by the compat export's own re-read, hf tensors by re-opening the folder with the
 //    safetensors folder reader: values bit-equal to ModelLens's dequantization rounded to the
 //    dtype, copies — every MLX tensor but the dequantized ones — byte-equal), and only then renames the folder to OUT_DIR. OUT_DIR must
-//    not exist or be an empty folder (E_OUTPUT_EXISTS otherwise), its parent must exist, and it
+//    not exist or be an empty folder (E_OUTPUT_EXISTS otherwise), may not end in "." or ".."
+//    (E_ARGS before anything is written: no rename can place a folder there), its parent must exist, and it
 //    may not lie inside the store (E_OUTPUT_IN_STORE: any folder above it is the store root by
 //    device and inode, OutputGuard::check_folder). On any error, verification failure
 //    (E_EXPORT_CHECK) or cancel (E_CANCELLED) the scratch folder is removed and nothing is left;

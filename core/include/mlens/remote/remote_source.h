@@ -21,7 +21,11 @@
 //    (200 to If-Range, or another ETag, Last-Modified or size in a 206) fails the read with
 //    E_REMOTE_CHANGED, and nothing of the new file is ever mixed with the bytes held.
 //  - read() is const and thread-safe (one mutex; a fetch holds it). A failed read returns false
-//    and read_failure() says why (the HTTP error's text).
+//    and read_failure() says why (the HTTP error's text). A fetch that failed for any reason but a
+//    cancellation ends the source's fetching: later reads of bytes not held fail at once with the
+//    same failure and send nothing (a reader that goes on after a failed read, a token at a time,
+//    would otherwise send a request per read). Bytes already held are still read. Opening the
+//    URL again starts afresh.
 //  - A version is stored only when its answer shows it could not change unseen: without a
 //    Last-Modified, or with one a whole second or more before the answer's Date (a date in the
 //    answer's own second, or no Date, is weak: RFC 9110 8.8.2.2).
