@@ -239,6 +239,25 @@ TEST_CASE("store export refuses a used or in-store OUT_DIR and leaves nothing wh
     REQUIRE_FALSE(in_store);
     CHECK(in_store.error().code == ErrorCode::E_OUTPUT_IN_STORE);
     CHECK_FALSE(fs::exists(s.root + "/blobs/export"));
+    // "link/.." is the parent of the link's target on disk, not the folder the link sits in: a
+    // link to the store's blobs makes link/../x a folder in the store root, refused as such.
+    fs::create_directories(s.dir.file("work"));
+    fs::create_directory_symlink(s.root + "/blobs", s.dir.file("work/sl"));
+    for (const std::string& through_link : {s.dir.file("work/sl/../export"), s.dir.file("work/sl/../manifests/export")}) {
+        INFO(through_link);
+        auto linked = write_store_export(p, through_link);
+        REQUIRE_FALSE(linked);
+        CHECK(linked.error().code == ErrorCode::E_OUTPUT_IN_STORE);
+    }
+    CHECK_FALSE(fs::exists(s.root + "/export"));
+    CHECK_FALSE(fs::exists(s.root + "/manifests/export"));
+    CHECK(leftovers_in(s.root) == 0);
+    // The same text, with the link to a folder outside the store, writes where the kernel goes.
+    fs::create_directories(s.dir.file("elsewhere/in"));
+    fs::create_directory_symlink(s.dir.file("elsewhere/in"), s.dir.file("work/out_link"));
+    REQUIRE(write_store_export(p, s.dir.file("work/out_link/../placed")));
+    CHECK(fs::exists(s.dir.file("elsewhere/placed/model.gguf")));
+    CHECK_FALSE(fs::exists(s.dir.file("work/placed")));
 
     // An empty folder is taken and filled.
     fs::create_directories(s.dir.file("empty"));

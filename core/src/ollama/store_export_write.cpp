@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <string_view>
 
 #include "mlens/compat/upstream_export.h"
 #include "mlens/io/byte_source.h"
@@ -78,34 +77,38 @@ private:
     int m_slot = -1;
 };
 
-// OUT_DIR must be new or an empty folder, under an existing folder outside the store.
+// OUT_DIR must be new or an empty folder, under an existing folder outside the store. Its parent
+// is the folder the kernel resolves OUT_DIR's path up to its last name in, symlinks and ".." as on
+// disk ("link/../x" is in the link's target's parent, wherever the link sits), found by realpath
+// of that text, never by normalizing it; the folder is created in, checked in and renamed into
+// that folder, by its real path.
 Status check_out_dir(const std::string& out_dir, const OutputGuard& guard, std::string& parent_real, std::string& name) {
     if (out_dir.empty()) return write_error(ErrorCode::E_ARGS, out_dir, "no output folder");
+    const size_t kept = out_dir.find_last_not_of('/');
+    if (kept == std::string::npos) return write_error(ErrorCode::E_ARGS, out_dir, "names no new folder; give the name of the folder to create");
+    const std::string trimmed = out_dir.substr(0, kept + 1);
+    const size_t slash = trimmed.find_last_of('/');
+    name = trimmed.substr(slash == std::string::npos ? 0 : slash + 1);
     // The folder is placed by renaming into its path, which "." and ".." can never be: refused
     // here, before anything is written, not by the rename at the end.
-    const std::string_view trimmed(out_dir.data(), out_dir.find_last_not_of('/') + 1);
-    const std::string_view last = trimmed.substr(trimmed.find_last_of('/') + 1);
-    if (last == "." || last == "..")
+    if (name == "." || name == "..")
         return write_error(ErrorCode::E_ARGS, out_dir, "names no new folder (\".\" or \"..\"); give the name of the folder to create");
+    const std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : trimmed.substr(0, slash);
+    char* real = realpath(parent.c_str(), nullptr);
+    if (!real) return write_error(ErrorCode::E_NOT_FOUND, parent, std::string("the folder to write into: ") + std::strerror(errno));
+    parent_real = real;
+    free(real);
+    if (Status s = guard.check_folder(parent_real, out_dir); !s) return s;
+    const std::string placed = parent_real + (parent_real == "/" ? "" : "/") + name;
     struct stat st {};
-    if (lstat(out_dir.c_str(), &st) == 0) {
+    if (lstat(placed.c_str(), &st) == 0) {
         if (!S_ISDIR(st.st_mode)) return write_error(ErrorCode::E_OUTPUT_EXISTS, out_dir, "exists and is not a folder");
         std::error_code ec;
-        if (!fs::is_empty(out_dir, ec) || ec) return write_error(ErrorCode::E_OUTPUT_EXISTS, out_dir, "the folder exists and is not empty");
+        if (!fs::is_empty(placed, ec) || ec) return write_error(ErrorCode::E_OUTPUT_EXISTS, out_dir, "the folder exists and is not empty");
     } else if (errno != ENOENT) {
         return write_error(ErrorCode::E_IO, out_dir, std::strerror(errno));
     }
-    fs::path parent = fs::absolute(fs::path(out_dir)).lexically_normal();
-    if (!parent.has_filename()) parent = parent.parent_path();
-    name = parent.filename().string();
-    if (name.empty() || name == "." || name == "..") return write_error(ErrorCode::E_ARGS, out_dir, "names no folder");
-    parent = parent.parent_path();
-    char* real = realpath(parent.c_str(), nullptr);
-    if (!real)
-        return write_error(ErrorCode::E_NOT_FOUND, parent.string(), std::string("the folder to write into: ") + std::strerror(errno));
-    parent_real = real;
-    free(real);
-    return guard.check_folder(parent_real, out_dir);
+    return ok_status();
 }
 
 Status make_parents(const std::string& root, const std::string& relative) {
@@ -251,12 +254,11 @@ Result<StoreExportReport> write_store_export(const PreparedExport& p, const std:
     }
     if (job_cancelled(job)) return cancelled_error("export");
     sync_folder(scratch.path());
-    if (rename(scratch.path().c_str(), out_dir.c_str()) != 0)
+    const std::string placed = parent + (parent == "/" ? "" : "/") + name;
+    if (rename(scratch.path().c_str(), placed.c_str()) != 0)
         return write_error(errno == ENOTEMPTY || errno == EEXIST ? ErrorCode::E_OUTPUT_EXISTS : ErrorCode::E_IO, out_dir,
                            std::string("cannot place the folder: ") + std::strerror(errno));
-    std::filesystem::path placed = std::filesystem::path(out_dir).lexically_normal();
-    if (!placed.has_filename()) placed = placed.parent_path();  // "out/" names out
-    sync_folder(placed.has_parent_path() ? placed.parent_path().string() : ".");
+    sync_folder(parent);
     scratch.placed();
     report.files = plan.files;
     job_report(job, 1.0);
