@@ -209,13 +209,16 @@ int run_edit(const EditArguments& a) {
         out["output"] = a.path;
         out["result"] = {{"data_path", nullptr},
                          {"bytes_written", done->span_bytes},
-                         {"undo_file", done->undo_path},
+                         {"undo_file", done->undo_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(done->undo_path)},
                          {"verification", verification_json(done->verification)}};
         if (a.json)
             print_json_result(out);
         else {
-            std::cout << "edited " << escape_for_display(a.path) << " in place: " << done->span_bytes << " header bytes at offset "
-                      << done->span_offset << "; the old bytes are in " << escape_for_display(done->undo_path) << " (mlens edit --undo)\n";
+            if (done->undo_path.empty())
+                std::cout << "left " << escape_for_display(a.path) << " as it was: its header already holds these values (nothing written, no undo file)\n";
+            else
+                std::cout << "edited " << escape_for_display(a.path) << " in place: " << done->span_bytes << " header bytes at offset "
+                          << done->span_offset << "; the old bytes are in " << escape_for_display(done->undo_path) << " (mlens edit --undo)\n";
             print_verification(done->verification, true);
         }
         return kExitOk;

@@ -219,6 +219,22 @@ TEST_CASE("an in-place edit is refused for a hard-linked file and while another 
         CHECK(test::read_whole_file(in) == test::read_whole_file(demo("tiny-llama-q8_0.gguf")));
         CHECK_FALSE(fs::exists(in + ".mlens-undo"));
     }
+    SECTION("renamed away mid-edit: E_OUTPUT_REPLACED, the undo file kept, and it restores the renamed file") {
+        test::ScopedEnv pause("MLENS_EDIT_PAUSE_MS", "3000");
+        test::MlensProcess edit({"edit", in, "--in-place", "--set", same_length});
+        REQUIRE(reached_step(edit, "undo_saved"));
+        const std::string kept = dir.file("kept.gguf");
+        REQUIRE(::rename(in.c_str(), kept.c_str()) == 0);
+        test::CliRun ended = edit.wait();
+        CHECK(ended.exit_status == 1);
+        CHECK(contains(ended.err, "E_OUTPUT_REPLACED"));
+        CHECK(contains(ended.err, "which now has another name; its old header bytes are kept in " + in + ".mlens-undo"));
+        REQUIRE(fs::exists(in + ".mlens-undo"));
+        CHECK(test::read_whole_file(kept) != before);
+        REQUIRE(::rename((in + ".mlens-undo").c_str(), (kept + ".mlens-undo").c_str()) == 0);
+        CHECK(test::run_mlens({"edit", kept, "--undo"}).exit_status == 0);
+        CHECK(test::read_whole_file(kept) == before);
+    }
 }
 
 TEST_CASE("mlens edit --undo refuses a damaged undo file by its checksum, restores nothing and keeps it", "[edit][cli]") {
@@ -246,4 +262,19 @@ TEST_CASE("mlens edit --undo refuses a damaged undo file by its checksum, restor
     CHECK(test::run_mlens({"edit", "--undo", in}).exit_status == 0);
     CHECK(test::read_whole_file(in) == original);
     CHECK_FALSE(fs::exists(undo));
+}
+
+TEST_CASE("an in-place edit that changes no byte writes nothing and names no undo file", "[edit][cli]") {
+    test::TempDir dir;
+    const std::string in = copy_demo(dir);
+    const std::vector<uint8_t> before = test::read_whole_file(in);
+    test::CliRun same = test::run_mlens({"edit", in, "--in-place", "--set", "general.name=ModelLens tiny llama demo (F32)"});
+    CHECK(same.exit_status == 0);
+    CHECK(contains(same.out, "left " + in + " as it was: its header already holds these values (nothing written, no undo file)"));
+    CHECK_FALSE(contains(same.out, ".mlens-undo"));
+    const nlohmann::json j = test::run_mlens_json({"edit", in, "--in-place", "--set", "general.name=ModelLens tiny llama demo (F32)", "--json"});
+    CHECK(j["result"]["undo_file"].is_null());
+    CHECK(j["result"]["bytes_written"] == 0);
+    CHECK_FALSE(fs::exists(in + ".mlens-undo"));
+    CHECK(test::read_whole_file(in) == before);
 }

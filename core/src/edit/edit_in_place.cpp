@@ -185,7 +185,7 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
 
     InPlaceOutcome outcome;
     outcome.path = path;
-    outcome.undo_path = undo_path;
+    outcome.undo_path = span == 0 ? std::string() : undo_path;
     outcome.span_offset = span_at;
     outcome.span_bytes = span;
     auto overlay = std::make_shared<HeaderOverlay>(model.files[0].source, plan.header);
@@ -216,12 +216,21 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
     if (Status s = read_exact(fd->get(), back.data(), span, span_at, path); !s) return s.error();
     if (std::memcmp(back.data(), span_bytes, span) != 0)
         return failure(ErrorCode::E_EDIT_VERIFY, "the header read back differs from what was written; `mlens edit --undo` restores it");
-    // Replaced by another writer during the edit: the edit went to a file no longer at `path`,
-    // and the undo file beside it would only stand in the way of the file there now.
+    // No longer at `path`: the edit went to the file that was there. Removed (no name left), it
+    // is gone and so is the use of its undo file; renamed, it lives on under another name with
+    // the new header, and the undo file holds the only copy of its old bytes.
     if (Status s = still_at_path(fd->get(), path); !s) {
-        ::unlink(undo_path.c_str());
+        struct stat open_st {};
+        const bool named_elsewhere = ::fstat(fd->get(), &open_st) == 0 && open_st.st_nlink > 0;
         Error e = s.error();
-        e.message += ": the edit went to the file that was there, which no longer is; the file now at that path was not edited";
+        if (named_elsewhere) {
+            e.message += ": the edit went to the file that was there, which now has another name; its old header bytes are kept in " +
+                         escape_for_display(undo_path) + " (name it FILE.mlens-undo beside that file and run `mlens edit FILE --undo` to " +
+                         "restore them); the file now at that path was not edited";
+        } else {
+            ::unlink(undo_path.c_str());
+            e.message += ": the edit went to the file that was there, which no longer is; the file now at that path was not edited";
+        }
         return e;
     }
     return outcome;

@@ -20,9 +20,12 @@
 //    it is read back and compared. A process killed before the write leaves the old header, after
 //    it the new one, with the undo file beside it in both cases. Bytes written: the span once, and
 //    the undo file (twice the span and 96 bytes).
-//  - A file replaced or removed at its path by another writer during the edit (the path no longer
-//    names the open file) is E_OUTPUT_REPLACED, checked before the undo file is written and after
-//    the header is: the edit went to a file no longer there, and its undo file is removed.
+//  - A file replaced, renamed or removed at its path by another writer during the edit (the path
+//    no longer names the open file) is E_OUTPUT_REPLACED, checked before the undo file is written
+//    (nothing is written) and after the header is: the edit went to the file that was there. When
+//    that file has no name left, its undo file is removed; when it lives on under another name
+//    (renamed, or moved aside for a replacement), the undo file is kept, being the only copy of
+//    its old bytes, and the message says so.
 //  - undo_edit puts the saved bytes back when the undo file's checksum holds (else E_UNDO_MISMATCH:
 //    damaged, nothing restored, the undo file kept), the file's size is the one recorded and every byte of
 //    the span holds its old or its new value (a write cut short included), then removes the undo
@@ -53,7 +56,7 @@ void set_in_place_step_hook(InPlaceStepHook hook);
 
 struct InPlaceOutcome {
     std::string path;
-    std::string undo_path;
+    std::string undo_path;  // "" when the header already held every value: nothing written, no undo file
     uint64_t span_offset = 0;
     uint64_t span_bytes = 0;  // bytes of the header written
     EditVerification verification;
