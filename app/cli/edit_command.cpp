@@ -13,6 +13,7 @@
 #include "cli_common.h"
 #include "mlens/edit/edit_in_place.h"
 #include "mlens/edit/edit_write.h"
+#include "mlens/infer/dry_run.h"
 #include "mlens/io/text_file.h"
 #include "mlens/model/model_inputs.h"
 #include "mlens/model/model_json.h"
@@ -112,7 +113,10 @@ nlohmann::json verification_json(const EditVerification& v) {
             {"fsck_errors", v.fsck_errors},
             {"fsck_warnings", v.fsck_warnings},
             {"problem", v.passed() ? nlohmann::json() : nlohmann::json(v.first_problem())},
-            {"loads", v.output_loads ? loadability_json(*v.output_loads) : nlohmann::json()}};
+            {"loads", v.output_loads ? loadability_json(*v.output_loads) : nlohmann::json()},
+            {"llama_dry_run", v.llama_output ? nlohmann::json{{"output", dry_load_json(*v.llama_output)},
+                                                              {"input", v.llama_input ? dry_load_json(*v.llama_input) : nlohmann::json()}}
+                                             : nlohmann::json()}};
 }
 
 std::string signed_text(int64_t v) { return (v > 0 ? "+" : "") + std::to_string(v); }
@@ -153,7 +157,7 @@ void print_verification(const EditVerification& v, bool in_place) {
     std::cout << "verified: re-opened, keys as planned, " << v.tensors_equal << " of " << v.tensors
               << (in_place ? " tensors where they were (their bytes not written)" : " tensors byte-identical to the input") << ", fsck "
               << v.fsck_errors << " errors " << v.fsck_warnings << " warnings (in the tensor values, as in the input)\n";
-    if (v.output_loads) std::cout << "the output " << v.output_loads->summary() << "\n";
+    if (const std::string loads = v.load_summary(); !loads.empty()) std::cout << "the output " << escape_for_display(loads) << "\n";
 }
 
 int run_undo(const EditArguments& a) {
@@ -204,7 +208,7 @@ int run_edit(const EditArguments& a) {
             g_pause_ms = std::atoi(pause);
             set_in_place_step_hook(pause_after_step);
         }
-        auto done = edit_in_place(*model, *plan);
+        auto done = edit_in_place(*model, *plan, nullptr, 2, dry_run_checker());
         if (!done) return fail(a.path, done.error());
         out["output"] = a.path;
         out["result"] = {{"data_path", nullptr},
@@ -227,6 +231,7 @@ int run_edit(const EditArguments& a) {
     if (const char* forced = std::getenv("MLENS_EDIT_DATA_PATH")) options.force_path = data_path_from_name(forced);
     // The files the edits came from are inputs too: -o naming one of them is E_OUTPUT_IS_INPUT.
     options.guard = output_guard_for(*model);
+    options.dry_run = dry_run_checker();
     for (const std::string* source : {&a.chat_template_file, &a.from_json})
         if (!source->empty()) options.guard->add_input(*source);
     auto written = write_edit(*model, *plan, a.out, nullptr, options);

@@ -183,6 +183,43 @@ TEST_CASE("an edit is verified with the loadability verdict: one that breaks loa
     CHECK(contains(renamed.out, "the output loads in llama.cpp"));
     const nlohmann::json j = test::run_mlens_json({"edit", in, "-o", dir.file("renamed2.gguf"), "--set", "general.name=renamed", "--json"});
     CHECK(j["result"]["verification"]["loads"]["verdict"] == "loads");
+    CHECK(j["result"]["verification"]["llama_dry_run"]["output"]["loaded"] == true);
+    CHECK(j["result"]["verification"]["llama_dry_run"]["input"].is_null());
+}
+
+TEST_CASE("llama.cpp's own dry run refuses the edits the static verdict does not check, with -o and in place", "[edit][cli][loadability]") {
+    test::TempDir dir;
+    const std::string in = copy_demo(dir);
+    const std::vector<uint8_t> before = test::read_whole_file(in);
+    test::ScopedEnv tmp("TMPDIR", dir.file("tmp"));
+    fs::create_directories(dir.file("tmp"));
+    // Each: the edit (same length as the value it replaces, so it also fits in place) and what
+    // llama.cpp says of the output.
+    const std::vector<std::pair<std::string, std::string>> refusals = {
+        {"tokenizer.ggml.model=zzzzz", "unknown tokenizer: 'zzzzz'"},
+        {"tokenizer.ggml.model=gpt2", "cannot find tokenizer merges in model file"},
+        {"tokenizer.ggml.model=none", "tensor 'token_embd.weight' has wrong shape"},
+        {"llama.block_count:UINT64=2", "key llama.block_count has wrong type u64 but expected type u32"},
+        {"llama.feed_forward_length=128", "tensor 'blk.0.ffn_gate.weight' has wrong shape"}};
+    for (const auto& [edit, said] : refusals) {
+        for (const bool in_place : {false, true}) {
+            INFO(edit << (in_place ? " in place" : " -o"));
+            std::vector<std::string> args = {"edit", in, "--set", edit, "--json"};
+            if (in_place)
+                args.push_back("--in-place");
+            else
+                args.insert(args.end(), {"-o", dir.file("out.gguf")});
+            test::CliRun run = test::run_mlens(args);
+            CHECK(run.exit_status == 1);
+            CHECK(contains(run.out, "E_EDIT_VERIFY"));
+            CHECK(contains(run.err, "the input loads in llama.cpp and llama.cpp refuses the output: "));
+            CHECK(contains(run.err, said));
+            CHECK_FALSE(fs::exists(dir.file("out.gguf")));
+            CHECK_FALSE(fs::exists(in + ".mlens-undo"));
+            CHECK(test::read_whole_file(in) == before);
+            CHECK(fs::is_empty(dir.file("tmp")));  // the in-place check's sparse copy removed
+        }
+    }
 }
 
 TEST_CASE("an in-place edit is refused for a hard-linked file and while another edits it, and fails when the file is replaced meanwhile", "[edit][cli]") {

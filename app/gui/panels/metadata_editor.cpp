@@ -6,6 +6,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "mlens/infer/dry_run.h"
 #include "mlens/infer/worker_session.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
@@ -317,7 +318,10 @@ void MetadataEditor::save_as(PanelContext& ctx, std::string path) {
     m_saved_path.clear();
     m_job = ctx.jobs.start(
         "save " + escape_for_display(fs::path(m_save_path).filename().string(), 60),
-        [model, plan, path = m_save_path, options](JobContext& job) { return write_edit(*model, **plan, path, &job, options); });
+        [model, plan, path = m_save_path, options](JobContext& job) mutable {
+            options.dry_run = dry_run_checker(&job);
+            return write_edit(*model, **plan, path, &job, options);
+        });
 }
 
 void MetadataEditor::save_window(PanelContext& ctx) {
@@ -351,6 +355,7 @@ void MetadataEditor::save_window(PanelContext& ctx) {
         ui::text_dim("re-opened, keys as planned, " + std::to_string(v.tensors_equal) + " of " + plural(v.tensors, "tensor") +
                      " byte-identical to the original, fsck " + plural(v.fsck_errors, "error") + ", " +
                      plural(v.fsck_warnings, "warning") + "; data by " + data_path_name(o.data_path));
+        if (const std::string loads = v.load_summary(); !loads.empty()) ui::text_dim("the output " + escape_for_display(loads, 400));
         ImGui::BeginDisabled(!ctx.workspace);
         if (ImGui::SmallButton("Open the saved file") && ctx.workspace) ctx.workspace->open(m_saved_path);
         ImGui::EndDisabled();

@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "mlens/io/safe_file_writer.h"
+#include "mlens/io/temp_registry.h"
 #include "mlens/io/unique_fd.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/text/escape.h"
@@ -85,6 +88,37 @@ Result<UniqueFd> open_for_writing(const std::string& path, uint64_t expected_siz
     return owned;
 }
 
+// The file as an in-place edit will leave it, for llama.cpp's dry run to load: `header`, then a
+// hole up to `size` bytes (no data written), in the temporary folder; removed when destroyed.
+class SparseCopy {
+public:
+    static Result<SparseCopy> make(const std::vector<uint8_t>& header, uint64_t size) {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/.mlens-edit-check-XXXXXX.gguf";
+        UniqueFd fd(::mkstemps(path.data(), 5));
+        if (fd.get() < 0) return errno_failure("cannot create a scratch file for llama.cpp's check", path);
+        SparseCopy copy(path);
+        if (Status s = write_and_flush(fd.get(), header.data(), header.size(), 0, path); !s) return s.error();
+        if (::ftruncate(fd.get(), static_cast<off_t>(size)) != 0) return errno_failure("cannot size", path);
+        return copy;
+    }
+    SparseCopy(SparseCopy&& other) noexcept : m_path(std::move(other.m_path)), m_slot(std::exchange(other.m_slot, -1)) { other.m_path.clear(); }
+    SparseCopy(const SparseCopy&) = delete;
+    SparseCopy& operator=(const SparseCopy&) = delete;
+    SparseCopy& operator=(SparseCopy&&) = delete;
+    ~SparseCopy() {
+        if (m_path.empty()) return;
+        ::unlink(m_path.c_str());
+        unregister_temp_file(m_slot);
+    }
+    const std::string& path() const { return m_path; }
+
+private:
+    explicit SparseCopy(std::string path) : m_path(std::move(path)), m_slot(register_temp_file(m_path)) {}
+    std::string m_path;
+    int m_slot = -1;
+};
+
 // E_OUTPUT_REPLACED when `path` no longer names the open file (renamed over, or removed).
 Status still_at_path(int fd, const std::string& path) {
     struct stat open_st {}, path_st {};
@@ -154,7 +188,8 @@ const char* in_place_step_name(InPlaceStep step) { return step == InPlaceStep::u
 
 void set_in_place_step_hook(InPlaceStepHook hook) { g_step_hook.store(hook); }
 
-Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, JobContext* job, unsigned fsck_threads) {
+Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, JobContext* job, unsigned fsck_threads,
+                                      const DryRunChecker& dry_run) {
     const std::string& path = plan.path;
     OutputGuard guard;
     guard.add_input(path);
@@ -191,6 +226,11 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
     auto overlay = std::make_shared<HeaderOverlay>(model.files[0].source, plan.header);
     Model edited = read_edited(plan, overlay);
     outcome.verification = verify_edit(model, plan, edited, job, fsck_threads);
+    if (dry_run && outcome.verification.passed()) {
+        auto scratch = SparseCopy::make(plan.header, plan.old_file_bytes);
+        if (!scratch) return scratch.error();
+        outcome.verification.ask_llama(dry_run, scratch->path(), path);
+    }
     if (job_cancelled(job)) return cancelled_error("edit");
     if (!outcome.verification.passed())
         return failure(ErrorCode::E_EDIT_VERIFY, outcome.verification.first_problem() + "; nothing was written");

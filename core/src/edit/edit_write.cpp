@@ -252,8 +252,25 @@ std::string EditVerification::first_problem() const {
     if (input_loads && output_loads && input_loads->verdict != LoadVerdict::does_not_load &&
         output_loads->verdict == LoadVerdict::does_not_load)
         return "the input loads in llama.cpp and the output would not: " + output_loads->summary();
+    if (llama_output && !llama_output->loaded && llama_input && llama_input->loaded)
+        return "the input loads in llama.cpp and llama.cpp refuses the output: " + llama_output->said;
     if (!fsck_region_findings.empty()) return "fsck: " + fsck_region_findings[0];
     return "";
+}
+
+std::string EditVerification::load_summary() const {
+    const std::string verdict = output_loads ? output_loads->summary() : std::string();
+    if (!llama_output) return verdict;
+    return llama_output->loaded ? verdict + "; llama.cpp's own dry run loaded it" : "is refused by llama.cpp's own dry run: " + llama_output->said;
+}
+
+void EditVerification::ask_llama(const DryRunChecker& check, const std::string& output_path, const std::string& input_path) {
+    if (!check || !input_loads || input_loads->verdict != LoadVerdict::loads) return;
+    auto out = check(output_path);
+    if (!out) return;  // no load could be tried: the static verdict stands
+    llama_output = *out;
+    if (llama_output->loaded) return;
+    if (auto in = check(input_path)) llama_input = *in;
 }
 
 EditVerification verify_edit(const Model& input, const EditPlan& plan, const Model& output, JobContext* job, unsigned fsck_threads) {
@@ -325,6 +342,7 @@ Result<EditOutcome> write_edit(const Model& model, const EditPlan& plan, const s
         outcome.verification.reopen_problem = reopened.error().message;
     else
         outcome.verification = verify_edit(model, plan, read_edited(plan, *reopened), job, options.fsck_threads);
+    if (outcome.verification.passed()) outcome.verification.ask_llama(options.dry_run, writer->temp_path(), model.files[0].path);
     if (job_cancelled(job)) return cancelled_error("edit");
     if (!outcome.verification.passed())
         return Error{ErrorCode::E_EDIT_VERIFY, "output", std::nullopt, outcome.verification.first_problem() + "; nothing was written"};

@@ -17,11 +17,11 @@ Result<DryRunLoad> load_once(const std::string& text, bool as_is, JobContext* jo
     return DryRunLoad{false, e.message};
 }
 
-nlohmann::json load_json(const DryRunLoad& load) {
+}  // namespace
+
+nlohmann::json dry_load_json(const DryRunLoad& load) {
     return {{"loaded", load.loaded}, {"said", load.loaded ? nlohmann::json(nullptr) : nlohmann::json(load.said)}};
 }
-
-}  // namespace
 
 Result<MemoryMeasure> dry_run_memory(const std::string& text, const MemoryPlanOptions& options, SessionOptions session,
                                      JobContext* job) {
@@ -55,9 +55,13 @@ Result<DryRun> dry_run_load(const std::string& text, const Loadability& verdict,
     return run;
 }
 
+DryRunChecker dry_run_checker(JobContext* job) {
+    return [job](const std::string& path) { return load_once(path, true, job); };
+}
+
 nlohmann::json dry_run_json(const DryRun& run) {
-    return {{"as_is", load_json(run.as_is)},
-            {"after_compat", run.after_compat ? load_json(*run.after_compat) : nlohmann::json(nullptr)},
+    return {{"as_is", dry_load_json(run.as_is)},
+            {"after_compat", run.after_compat ? dry_load_json(*run.after_compat) : nlohmann::json(nullptr)},
             {"agrees", run.agrees}};
 }
 

@@ -59,6 +59,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlens/model/model.h"
+#include "mlens/result.h"
 
 namespace mlens {
 
@@ -117,6 +119,16 @@ struct Loadability {
 };
 
 Loadability assess_loadability(const Model& model);
+
+// What the linked llama.cpp itself said when it loaded a file with no tensor memory (a dry run,
+// dry_run.h): loaded, or its error's words.
+struct DryRunLoad {
+    bool loaded = false;
+    std::string said;  // llama.cpp's error when it did not load; empty when it did
+};
+// Loads the GGUF at a path that way. Made by dry_run_checker() (dry_run.h) where llama.cpp's worker
+// is linked; an error (no worker, cancelled) means no load could be tried.
+using DryRunChecker = std::function<Result<DryRunLoad>(const std::string& path)>;
 
 // {"verdict", "summary", "reasons": [{"problem", "subject", "name", "offset", "text", "fix"}],
 // "warnings": [...]}; name, offset and fix are null when absent.

@@ -52,6 +52,8 @@ struct WriteEditOptions {
     // (the app: every open document); it must list the model's files too. Unset: the model's.
     std::optional<OutputGuard> guard;
     unsigned fsck_threads = 2;
+    // llama.cpp's own load of the output (dry_run_checker(), dry_run.h); unset: the static verdict alone.
+    DryRunChecker dry_run;
 };
 
 // What verification found. The loadability verdicts of the input and the output
@@ -59,6 +61,12 @@ struct WriteEditOptions {
 // llama.cpp (as it is or after the compat rewrite) and the output does not: a metadata edit
 // that breaks loading is refused before it is placed. An input that did not load may stay so,
 // or be fixed by the edit; either way the output's verdict is reported.
+// With a dry-run checker, llama.cpp itself has the last word where the static verdict calls the
+// input loadable as it is: the output (as it will be on disk) is loaded with no tensor memory,
+// and when llama.cpp refuses it the input is loaded the same way; an output refused where the
+// input loaded fails verification with llama.cpp's words, whatever the static verdict said.
+// The static verdict checks what it names (loadability.h); the dry run catches the rest (a
+// key's type, a tokenizer llama.cpp does not know, a tensor dimension it does not check).
 struct EditVerification {
     bool reopened = false;
     std::string reopen_problem;  // why the output did not read back cleanly, when it did not
@@ -71,7 +79,15 @@ struct EditVerification {
     size_t fsck_errors = 0, fsck_warnings = 0;
     std::vector<std::string> fsck_region_findings;  // finding lines that fail verification
     std::optional<Loadability> input_loads, output_loads;  // GGUF only
+    std::optional<DryRunLoad> llama_output, llama_input;  // the dry runs made (input only when the output was refused)
     static constexpr size_t kMaxListed = 16;
+
+    // The output's static verdict ("loads in llama.cpp 0.5.0 ..."), with what llama.cpp's dry run
+    // said when it was asked (its words when it refused); "" for a file with none (safetensors).
+    std::string load_summary() const;
+    // Runs the dry runs above when `check` is set and the input's static verdict is loads as it
+    // is; `output_path` holds the output as it will be placed.
+    void ask_llama(const DryRunChecker& check, const std::string& output_path, const std::string& input_path);
 
     bool passed() const;
     std::string first_problem() const;  // "" when passed

@@ -13,6 +13,7 @@
 //  - agrees: loads — the file loaded as is; loads_after_compat — as is it failed and through the
 //    export it loaded; does_not_load — as is it failed.
 //  - Errors: only when no load could be tried (no worker executable, E_NO_WORKER; cancelled).
+//  - dry_run_checker(job) is the as-is load of one file, for callers below this library.
 //  - dry_run_memory(text, options, session) is llama.cpp's own memory plan for those settings
 //    (the "llama.cpp plan" of `mlens memory` and the app's Memory view): a worker loads the file
 //    with `session` and dry_run set, so no weight is read or allocated, and runs MemoryOp
@@ -32,11 +33,6 @@
 
 namespace mlens {
 
-struct DryRunLoad {
-    bool loaded = false;
-    std::string said;  // llama.cpp's error when it did not load; empty when it did
-};
-
 struct DryRun {
     DryRunLoad as_is;
     std::optional<DryRunLoad> after_compat;
@@ -45,10 +41,16 @@ struct DryRun {
 
 Result<DryRun> dry_run_load(const std::string& text, const Loadability& verdict, JobContext* job = nullptr);
 
+// A checker that dry-runs a file as it is, each call in its own worker (the edit's verification,
+// edit_write.h).
+DryRunChecker dry_run_checker(JobContext* job = nullptr);
+
 Result<MemoryMeasure> dry_run_memory(const std::string& text, const MemoryPlanOptions& options, SessionOptions session,
                                      JobContext* job = nullptr);
 
 // {"as_is": {"loaded", "said"}, "after_compat": {...} or null, "agrees"}; said is null when loaded.
 nlohmann::json dry_run_json(const DryRun& run);
+// {"loaded", "said"} of one load, as in dry_run_json.
+nlohmann::json dry_load_json(const DryRunLoad& load);
 
 }  // namespace mlens
