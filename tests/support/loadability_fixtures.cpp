@@ -125,6 +125,25 @@ std::vector<LoadFixture> load_fixtures(const TempDir& dir) {
              "convert_hf_to_gguf.py writes it with the vocabulary (\"llama\", \"gpt2\", ...; \"none\" for a model without one)",
              "key not found in model: tokenizer.ggml.model"},
             [](Model& m) { remove_metadata(m, "tokenizer.ggml.model"); });
+    variant({"unknown-tokenizer", "", "does_not_load", 1, "bad_vocabulary", "tokenizer.ggml.model", "unknown tokenizer: 'sentencepiece'",
+             "the linked llama.cpp knows bert, gemma4, gpt2, hybriddna, llama, no_vocab, none, plamo2, rwkv, t5, test, whitespace",
+             "unknown tokenizer: 'sentencepiece'"},
+            [](Model& m) { set_metadata(m, "tokenizer.ggml.model", Value::of_string("sentencepiece")); });
+    variant({"tokenizer-model-type", "", "does_not_load", 1, "bad_vocabulary", "tokenizer.ggml.model",
+             "key tokenizer.ggml.model has wrong type u32 but expected type str", "store the tokenizer model's name as a STRING",
+             "key tokenizer.ggml.model has wrong type u32 but expected type str"},
+            [](Model& m) { set_metadata(m, "tokenizer.ggml.model", Value::of_u32(1)); });
+    variant({"bpe-without-merges", "", "does_not_load", 1, "bad_vocabulary", "tokenizer.ggml.merges", "cannot find tokenizer merges in model file",
+             "a gpt2 tokenizer needs its BPE merges (tokenizer.ggml.merges): put back the ones the file was converted with",
+             "cannot find tokenizer merges in model file"},
+            [](Model& m) { set_metadata(m, "tokenizer.ggml.model", Value::of_string("gpt2")); });
+    // A "none" tokenizer: llama.cpp never reads the token list, so its token count is
+    // llama.vocab_size (absent: 0) and the 32000-row embeddings no longer fit.
+    variant({"no-vocab-tokenizer", "", "does_not_load", 2, "wrong_shape", "token_embd.weight",
+             "tensor 'token_embd.weight' has wrong shape: its last dimension is 32000, the vocabulary's token count (0) is expected",
+             "the vocabulary arrays (tokenizer.ggml.*) and the tensor disagree: one of them was cut or padded without the other",
+             "tensor 'token_embd.weight' has wrong shape"},
+            [](Model& m) { set_metadata(m, "tokenizer.ggml.model", Value::of_string("none")); });
     variant({"load-assert", "", "does_not_load", 1, "load_assert", "llama.expert_used_count",
              "llama.cpp aborts while loading: GGML_ASSERT(n_expert_used_max <= hparams.n_expert) at src/llama-model.cpp:1294 "
              "(llama_model_base::load_hparams)",

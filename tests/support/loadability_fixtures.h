@@ -27,7 +27,9 @@ struct LoadFixture {
 
 // Writes the fixtures into `dir`: unknown architecture, a near-miss architecture name, a missing
 // required key, an extra tensor, a missing tensor, a token_embd one row short of the vocabulary, an
-// embedding length the tensors do not have, no token list, no tokenizer model, a
+// embedding length the tensors do not have, no token list, no tokenizer model, a tokenizer
+// model llama.cpp does not know, one stored as a number, a gpt2 tokenizer without merges, a
+// "none" tokenizer beside 32000-row embeddings, a
 // load-time assert, a type id the linked ggml
 // does not know, a Q4_K tensor written with a 128-weight block.
 std::vector<LoadFixture> load_fixtures(const TempDir& dir);

@@ -193,14 +193,12 @@ TEST_CASE("llama.cpp's own dry run refuses the edits the static verdict does not
     const std::vector<uint8_t> before = test::read_whole_file(in);
     test::ScopedEnv tmp("TMPDIR", dir.file("tmp"));
     fs::create_directories(dir.file("tmp"));
-    // Each: the edit (same length as the value it replaces, so it also fits in place) and what
-    // llama.cpp says of the output.
+    // Each: the edit (close enough in length to the value it replaces to fit in place), which
+    // the static verdict does not check, and what llama.cpp says of the output.
     const std::vector<std::pair<std::string, std::string>> refusals = {
-        {"tokenizer.ggml.model=zzzzz", "unknown tokenizer: 'zzzzz'"},
-        {"tokenizer.ggml.model=gpt2", "cannot find tokenizer merges in model file"},
-        {"tokenizer.ggml.model=none", "tensor 'token_embd.weight' has wrong shape"},
         {"llama.block_count:UINT64=2", "key llama.block_count has wrong type u64 but expected type u32"},
-        {"llama.feed_forward_length=128", "tensor 'blk.0.ffn_gate.weight' has wrong shape"}};
+        {"llama.feed_forward_length=128", "tensor 'blk.0.ffn_gate.weight' has wrong shape"},
+        {"llama.attention.head_count_kv=4", "tensor 'blk.0.attn_k.weight' has wrong shape"}};
     for (const auto& [edit, said] : refusals) {
         for (const bool in_place : {false, true}) {
             INFO(edit << (in_place ? " in place" : " -o"));

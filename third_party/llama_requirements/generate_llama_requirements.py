@@ -466,6 +466,33 @@ def registered_hf_classes(root):
             names.update(re.findall(r"\"([^\"]+)\"", m.group(1)))
     return sorted(require(names, "@ModelBase.register(\"...\") in convert_hf_to_gguf.py / conversion/*.py"))
 
+def tokenizer_models(vocab_src):
+    """[(name, needs_merges, merges_exempt_pre)] of the chain `if (tokenizer_model == "X" ...) {...}
+    else if ...` in llama_vocab::impl::load that decides the vocabulary type, up to its "unknown
+    tokenizer" throw: every name it knows. needs_merges: the branch throws "cannot find tokenizer
+    merges"; merges_exempt_pre: the tokenizer_pre value that branch lets go without them ("" for none)."""
+    found = function_body(vocab_src, "llama_vocab::impl::load")
+    if not found:
+        fail("llama_vocab::impl::load not found in src/llama-vocab.cpp")
+    body = found[0]
+    end = body.find('"unknown tokenizer')
+    if end < 0:
+        fail("the \"unknown tokenizer\" throw of llama_vocab::impl::load not found")
+    models = {}
+    for m in re.finditer(r"\bif\s*\(", body[:end]):
+        close = matching_close(body, m.end(), "(", ")")
+        names = re.findall(r'tokenizer_model\s*==\s*"([^"]+)"', body[m.end():close])
+        if not names:
+            continue
+        brace = body.find("{", close)
+        block = body[brace + 1:matching_close(body, brace + 1, "{", "}")]
+        needs = "cannot find tokenizer merges" in block
+        exempt = re.search(r'tokenizer_pre\s*==\s*"([^"]+)"', block) if needs else None
+        for n in names:
+            models.setdefault(n, (needs, exempt.group(1) if exempt else ""))
+    require([n for n, (needs, _) in models.items() if needs], "a tokenizer whose branch needs merges in llama_vocab::impl::load")
+    return [(n, needs, exempt) for n, (needs, exempt) in require(sorted(models.items()), "tokenizer_model == \"...\" in llama_vocab::impl::load")]
+
 def main():
     if len(sys.argv) != 3:
         fail("usage: generate_llama_requirements.py LLAMA_SOURCE_DIR OUTPUT_CPP")
@@ -537,6 +564,7 @@ def main():
     sites += assert_sites(ops_cpp, "ggml/src/ggml-cpu/ops.cpp", "ggml_compute_forward_norm, at the first decode", "ggml_compute_forward_norm_f32")
     sites += assert_sites(ggml_c, "ggml/src/ggml.c", "ggml_mul_mat", "ggml_mul_mat")
     hf = registered_hf_classes(root)
+    tokenizers = tokenizer_models(strip_comments(read(root, "src/llama-vocab.cpp")))
 
     out = []
     w = out.append
@@ -592,9 +620,14 @@ def main():
     for c in hf:
         w("    %s," % c_string(c))
     w("};")
+    w("constexpr LlamaTokenizerModel kTokenizers[] = {")
+    for name, needs, exempt in tokenizers:
+        w("    {%s, %s, %s}," % (c_string(name), "true" if needs else "false", c_string(exempt)))
+    w("};")
     w("}  // namespace")
     w("")
     w("std::span<const LlamaArchRequirements> llama_arch_requirements() { return kArchs; }")
+    w("std::span<const LlamaTokenizerModel> llama_tokenizer_models() { return kTokenizers; }")
     w("std::span<const GgmlTypeFacts> linked_ggml_types() { return kTypes; }")
     w("std::span<const LlamaAssertSite> llama_assert_sites() { return kSites; }")
     w("std::span<const GraphAssertArchs> llama_graph_asserts() { return kGraphAsserts; }")

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
@@ -189,9 +190,18 @@ std::string layer_name(std::string_view pattern, uint64_t layer) {
 }
 
 // llama_vocab::load's type check of the T5 (Unigram) charsmap, which it reads as raw bytes.
+// The name llama.cpp's gguf_type_name gives a value type ("u32", "str"), for its own words.
+const char* gguf_type_word(ValueType t) {
+    static constexpr const char* kWords[] = {"u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "str", "arr", "u64", "i64", "f64"};
+    const auto i = static_cast<uint32_t>(t);
+    return i < std::size(kWords) ? kWords[i] : "?";
+}
+
 void check_vocabulary(const Model& model, std::vector<LoadReason>& out) {
-    // llama_vocab::impl::load (llama-vocab.cpp): the tokenizer model is a required key; "no_vocab"
-    // and "none" need nothing more; every other model needs the token list.
+    // llama_vocab::impl::load (llama-vocab.cpp): the tokenizer model is a required STRING key, one
+    // of the names the loader knows (llama_tokenizer_models, generated); "no_vocab" and "none" need
+    // nothing more; the BPE-like models need their merges (as an array of strings); every other
+    // model needs the token list.
     const MetadataEntry* tokenizer = model.find("tokenizer.ggml.model");
     if (!tokenizer) {
         out.push_back({LoadProblem::missing_key, LoadSubject::key, "tokenizer.ggml.model", std::nullopt,
@@ -199,8 +209,40 @@ void check_vocabulary(const Model& model, std::vector<LoadReason>& out) {
                        "convert_hf_to_gguf.py writes it with the vocabulary (\"llama\", \"gpt2\", ...; \"none\" for a model without one)"});
         return;
     }
-    const std::optional<std::string> kind = model.get_string("tokenizer.ggml.model");
+    if (!tokenizer->value.is_string()) {
+        out.push_back({LoadProblem::bad_vocabulary, LoadSubject::key, tokenizer->key, tokenizer->key_range.offset,
+                       std::string("key tokenizer.ggml.model has wrong type ") + gguf_type_word(tokenizer->value.type) +
+                           " but expected type str",
+                       "store the tokenizer model's name as a STRING"});
+        return;
+    }
+    const std::string kind = model.get_string("tokenizer.ggml.model").value_or("");
+    const auto known = llama_tokenizer_models();
+    const auto model_entry = std::find_if(known.begin(), known.end(), [&](const LlamaTokenizerModel& m) { return kind == m.name; });
+    if (model_entry == known.end()) {
+        std::string names;
+        for (const LlamaTokenizerModel& m : known) names += (names.empty() ? "" : ", ") + std::string(m.name);
+        out.push_back({LoadProblem::bad_vocabulary, LoadSubject::key, tokenizer->key, tokenizer->key_range.offset,
+                       "unknown tokenizer: '" + kind + "'", "the linked llama.cpp knows " + names});
+        return;
+    }
     if (kind == "no_vocab" || kind == "none") return;
+    if (model_entry->needs_merges) {
+        const MetadataEntry* merges = model.find("tokenizer.ggml.merges");
+        const bool exempt = *model_entry->merges_exempt_pre && model.get_string("tokenizer.ggml.pre") == model_entry->merges_exempt_pre;
+        if (!merges && !exempt) {
+            out.push_back({LoadProblem::bad_vocabulary, LoadSubject::key, "tokenizer.ggml.merges", std::nullopt,
+                           "cannot find tokenizer merges in model file",
+                           "a " + kind + " tokenizer needs its BPE merges (tokenizer.ggml.merges): put back the ones the file was converted with"});
+            return;
+        }
+        if (merges && !(merges->value.is_array() && merges->value.array && merges->value.array->element_type == ValueType::string)) {
+            out.push_back({LoadProblem::bad_vocabulary, LoadSubject::key, merges->key, merges->key_range.offset,
+                           "invalid gguf type for tokenizer.ggml.merges (llama.cpp reads it as an array of strings)",
+                           "store the merges as an ARRAY of STRING"});
+            return;
+        }
+    }
     if (!model.find("tokenizer.ggml.tokens")) {
         out.push_back({LoadProblem::bad_vocabulary, LoadSubject::key, "tokenizer.ggml.tokens", std::nullopt,
                        "cannot find tokenizer vocab in model file",
@@ -218,9 +260,12 @@ void check_vocabulary(const Model& model, std::vector<LoadReason>& out) {
                    "store the charsmap's bytes as a UINT8 array (convert_hf_to_gguf.py writes it so)"});
 }
 
-// The vocabulary's token count as llama.cpp takes it: the tokenizer.ggml.tokens array, or
-// <arch>.vocab_size for a file without one; nullopt when the file has neither.
+// The vocabulary's token count as llama.cpp takes it: for a "none" or "no_vocab" tokenizer
+// <arch>.vocab_size, else 0 (the token list is never read); otherwise the tokenizer.ggml.tokens
+// array, or <arch>.vocab_size for a file without one; nullopt when the file has neither.
 std::optional<uint64_t> vocabulary_size(const Model& model, const std::string& arch) {
+    const std::optional<std::string> kind = model.get_string("tokenizer.ggml.model");
+    if (kind == "no_vocab" || kind == "none") return model.get_uint(arch + ".vocab_size").value_or(0);
     if (const MetadataEntry* tokens = model.find("tokenizer.ggml.tokens"))
         return tokens->value.is_array() && tokens->value.array ? std::optional<uint64_t>(tokens->value.array->count) : std::nullopt;
     return model.get_uint(arch + ".vocab_size");

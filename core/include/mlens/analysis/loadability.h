@@ -26,12 +26,18 @@
 //        value usually comes from in a Hugging Face config.json when we know it).
 //      asserts: a load_hparams GGML_ASSERT the hyperparameters trip (llama_asserts.h), which
 //        aborts the process (load_assert).
-//      vocabulary: a T5 (Unigram) charsmap stored other than as an INT8/UINT8 array, which
-//        llama.cpp's vocabulary loader refuses with "invalid gguf type" (bad_vocabulary; Ollama's
-//        writer, which has no byte arrays, stored snowflake-arctic-embed2's as base64 strings).
-//        Decision: this one vocabulary check is written by hand from llama-vocab.cpp (the
-//        generator reads the model loader, not the vocabulary loader); it is the one a fixture
-//        showed the dry run failing on while the rest of the header was fine.
+//      vocabulary (llama_vocab::impl::load, in its order): tokenizer.ggml.model absent
+//        (missing_key), not a STRING ("wrong type ... but expected type str") or a name the
+//        loader does not know ("unknown tokenizer", the names generated, llama_requirements.h);
+//        a tokenizer whose branch needs merges without tokenizer.ggml.merges (unless its exempt
+//        pre-tokenizer) or with merges other than an array of strings; no token list for any
+//        tokenizer but "none" / "no_vocab"; a T5 (Unigram) charsmap stored other than as an
+//        INT8/UINT8 array, which llama.cpp refuses with "invalid gguf type" (Ollama's writer,
+//        which has no byte arrays, stored snowflake-arctic-embed2's as base64 strings). All
+//        bad_vocabulary but the absent key. The charsmap rule is written by hand from
+//        llama-vocab.cpp; the names and the merges rule are generated. Other vocabulary arrays'
+//        types and lengths are not checked here: llama.cpp's dry run (dry_run.h) is the check
+//        for those, and edits ask it (edit_write.h).
 //      tensors: a required tensor absent (missing_tensor, llama.cpp's "tensor 'X' not found"), for
 //        per-layer names every layer of block_count (minus nextn_predict_layers for `main`); a
 //        tensor the loader never creates (extra_tensor: llama.cpp counts it and stops with "wrong
@@ -40,7 +46,9 @@
 //        the loader shapes with the vocabulary's token count last (llama_requirements.h
 //        vocab_rows: token_embd, output, per_layer_token_embd, ...) whose last dimension is another
 //        (wrong_shape, llama.cpp's "wrong shape"; the token count is the tokenizer.ggml.tokens
-//        array's length, or <arch>.vocab_size without one; other shapes are not checked). Extra
+//        array's length, or <arch>.vocab_size without one; for a "none" / "no_vocab" tokenizer
+//        <arch>.vocab_size or 0, as llama.cpp never reads its token list; other shapes are not
+//        checked). Extra
 //        tensors are one reason per leading name part ("v", "mm", "blk"), naming the first.
 //        Conditional tensors and keys are never claimed missing (see llama_requirements.h).
 //  - A conditional per-layer tensor (llama_requirements.h) is never a reason; when some layers of

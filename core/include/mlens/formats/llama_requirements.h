@@ -45,6 +45,10 @@
 //    builder file (src/models/*.cpp) with the architectures whose loader class is defined there.
 //  - converter_hf_classes(): the Hugging Face architecture classes convert_hf_to_gguf.py (and its
 //    conversion/ modules) registers with @ModelBase.register, sorted.
+//  - llama_tokenizer_models(): every tokenizer.ggml.model value llama_vocab::impl::load
+//    (llama-vocab.cpp) knows, sorted (any other is its "unknown tokenizer"), each with whether its
+//    branch refuses a file without tokenizer.ggml.merges ("cannot find tokenizer merges in model
+//    file") and the tokenizer.ggml.pre value it lets go without them ("" for none).
 #pragma once
 
 #include <cstdint>
@@ -79,6 +83,12 @@ struct LlamaArchRequirements {
     const char* embd_key;  // the key hparams.n_embd is read from ("llama.embedding_length"); "" when not that alone
 };
 
+struct LlamaTokenizerModel {
+    const char* name;  // "gpt2"
+    bool needs_merges;
+    const char* merges_exempt_pre;  // "kimi-k2"; "" for none
+};
+
 struct GgmlTypeFacts {
     uint32_t id;
     const char* name;  // ggml's type_name: "q4_K"
@@ -102,6 +112,7 @@ std::span<const GgmlTypeFacts> linked_ggml_types();
 std::span<const LlamaAssertSite> llama_assert_sites();
 std::span<const GraphAssertArchs> llama_graph_asserts();
 std::span<const char* const> converter_hf_classes();
+std::span<const LlamaTokenizerModel> llama_tokenizer_models();
 
 // Lookups over the tables above; null when absent.
 const LlamaArchRequirements* find_llama_arch(std::string_view name);
