@@ -1,7 +1,8 @@
 // mlens diff A B [--numeric] [--json]
 // Metadata and tensor differences of two models; with --numeric, the error of every paired tensor;
 // then the difference of their quantization recipes (quant_recipe.h): bases, retyped tensors by kind
-// and layers, and both llama-quantize commands.
+// and layers, and both llama-quantize commands. Exit 1 when a model did not open cleanly or a
+// tensor's data could not be read for --numeric (each such tensor's error on stderr).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -177,6 +178,10 @@ void add_diff_command(CLI::App& app, int& exit_code) {
             return;
         }
         exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
+        // A tensor whose data could not be read leaves the comparison incomplete: its error on
+        // stderr and exit status 1, beside the result (the cell says the same).
+        for (const TensorChange& c : d->tensors)
+            if (c.read_error) exit_code = std::max(exit_code, fail("", c.name_a, *c.read_error));
         const QuantRecipe recipe_a = quant_recipe(*a), recipe_b = quant_recipe(*b);
         if (*json) {
             nlohmann::json out = diff_json(*d);

@@ -104,7 +104,7 @@ nlohmann::json listing_json(const StoreListing& l) {
 void print_blob_summary(const StoreListing& l) {
     const BlobFilesSummary s = l.blob_summary();
     std::cout << "blobs: " << s.blobs << " (" << human_bytes(s.bytes) << "), "
-              << (s.unreferenced ? std::to_string(*s.unreferenced) + " unreferenced" : std::string("unreferenced unknown (not every manifest was read)"))
+              << (s.unreferenced ? std::to_string(*s.unreferenced) + " unreferenced" : std::string("unreferenced unknown (not every manifest was seen and read)"))
               << ", " << s.partial << " partial download files, " << s.temporary << " temporary, " << s.legacy << " legacy names, " << s.other
               << " other entries\n";
 }
@@ -144,7 +144,8 @@ int print_store_listing(const Store& store, const StoreShowOptions& options) {
     if (options.cached)
         std::cout << "from manifests, config blobs and the cache only; \"not yet verified\": blobs the cache does not know\n";
     else if (!l.digests_verified)
-        std::cout << "digests not verified: every blob was found, read and parsed, not hashed (--verify hashes them)\n";
+        std::cout << (broken ? "digests not verified: the blobs found were read and parsed, not hashed (--verify hashes them)\n"
+                             : "digests not verified: every blob was found, read and parsed, not hashed (--verify hashes them)\n");
     return broken ? kExitBroken : kExitOk;
 }
 

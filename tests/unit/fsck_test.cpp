@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -155,6 +156,25 @@ TEST_CASE("fsck of the same model without defects finds nothing", "[fsck]") {
     INFO(all_lines(r));
     CHECK(r.findings.empty());
     CHECK(r.bytes_scanned == 144 * 8 + 64 * 4 * 2 + 64 * 4 + 2 * 32 * 8 * 4);
+}
+
+TEST_CASE("fsck draws no zero-column verdict from a tensor whose rows could not be read", "[fsck]") {
+    test::TempDir dir;
+    const Model m = write_and_open(dir, model_tensors(false));
+    // Opened whole, then cut under the open model: the last tensors' reads fail.
+    const TensorInfo* output = m.find_tensor("output.weight");
+    REQUIRE(output);
+    std::filesystem::resize_file(dir.file("model.gguf"), output->data_offset + 32 * 4);
+    const FsckReport r = scan(m);
+    INFO(all_lines(r));
+    bool read_failed = false;
+    for (const Finding& f : r.findings) {
+        if (f.tensor != "output.weight") continue;
+        read_failed |= f.code == ErrorCode::F_READ_FAILED;
+        CHECK(f.code != ErrorCode::F_ZERO_COLUMNS);
+        CHECK(f.code != ErrorCode::F_ZERO_TENSOR);
+    }
+    CHECK(read_failed);
 }
 
 TEST_CASE("ggml_validate_row_data agrees with every NaN and Inf finding", "[fsck]") {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -98,6 +99,29 @@ TEST_CASE("diff of a model with itself is empty", "[diff]") {
     auto cli = test::run_mlens({"diff", dir.file("a.gguf"), dir.file("a.gguf"), "--numeric"});
     CHECK(cli.exit_status == 0);
     CHECK(cli.out == "no differences\n");
+}
+
+TEST_CASE("diff --numeric of a file cut after it was opened names each unreadable tensor's read error", "[diff]") {
+    test::TempDir dir;
+    test::write_fixture_model(dir.file("a.gguf"), fixture(GGML_TYPE_F16));
+    test::write_fixture_model(dir.file("b.gguf"), fixture(GGML_TYPE_Q4_K));
+    Model a = open(dir.file("a.gguf")), b = open(dir.file("b.gguf"));
+    // Opened whole; then the tensor data is cut from under the open model.
+    std::filesystem::resize_file(dir.file("a.gguf"), a.tensors.front().data_offset + 16);
+    DiffOptions numeric;
+    numeric.numeric = true;
+    auto d = diff_models(a, b, numeric);
+    REQUIRE(d.ok());
+    size_t unreadable = 0;
+    for (const TensorChange& c : d->tensors) {
+        INFO(c.name_a);
+        if (!c.read_error) continue;
+        ++unreadable;
+        CHECK(c.values_differ);
+        CHECK_FALSE(c.error);
+        CHECK(c.failed == c.read_error->to_string());
+    }
+    CHECK(unreadable == a.tensors.size());  // every tensor lies past the cut
 }
 
 TEST_CASE("F16 model against its Q4_K quantization lists retyped tensors with their error", "[diff]") {

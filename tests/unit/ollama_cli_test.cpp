@@ -4,7 +4,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "build_paths.h"
@@ -85,11 +88,33 @@ TEST_CASE("mlens store calls a blob unreferenced only when every manifest was re
     CliRun unknown = run_mlens({"store", s.root()});
     INFO(unknown.out << unknown.err);
     CHECK(contains(unknown.out, "blobs: 3 ("));
-    CHECK(contains(unknown.out, "), unreferenced unknown (not every manifest was read), 0 partial"));
+    CHECK(contains(unknown.out, "), unreferenced unknown (not every manifest was seen and read), 0 partial"));
     j = nlohmann::json::parse(run_mlens({"store", s.root(), "--json"}).out);
     CHECK(j["references_known"] == false);
     CHECK(referenced_of(j, stray_name).is_null());
     CHECK(referenced_of(j, "sha256-" + s.b.tiny_model_layer().digest.substr(7)) == true);
+}
+
+TEST_CASE("mlens store calls no blob unreferenced when the scan skipped an entry under manifests/", "[ollama][cli]") {
+    CliStore s;
+    const LayerSpec stray = s.b.blob(kSystemMediaType, "named by no manifest");
+    const std::string manifests = s.root() + "/manifests", tiny = manifests + "/registry.ollama.ai/library/tiny/latest";
+    const std::string skipped_tag = manifests + "/registry.ollama.ai/library/tiny/other";
+    // Each entry may hold a manifest another program reads (Ollama follows symlinks): the blobs
+    // no manifest seen names are of unknown state, not unreferenced.
+    SECTION("a tag file that is a symlink") { std::filesystem::create_symlink(tiny, skipped_tag); }
+    SECTION("a tag file that is a FIFO") { REQUIRE(::mkfifo(skipped_tag.c_str(), 0600) == 0); }
+    SECTION("a folder where a tag file belongs") { std::filesystem::create_directory(skipped_tag); }
+    SECTION("manifests/ itself a symlink") {
+        std::filesystem::rename(manifests, s.root() + "/real-manifests");
+        std::filesystem::create_directory_symlink(s.root() + "/real-manifests", manifests);
+    }
+    CliRun run = run_mlens({"store", s.root()});
+    INFO(run.out << run.err);
+    CHECK(contains(run.out, "unreferenced unknown (not every manifest was seen and read)"));
+    const auto j = nlohmann::json::parse(run_mlens({"store", s.root(), "--json"}).out);
+    CHECK(j["references_known"] == false);
+    for (const auto& b : j["blob_files"]) CHECK(b["referenced"] != false);
 }
 
 TEST_CASE("mlens store PATH MODEL shows the manifest, layers and text", "[ollama][cli]") {

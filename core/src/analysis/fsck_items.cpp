@@ -274,7 +274,10 @@ void flush_item(Scan& scan, Plan& p, const Item& item, ItemState& st) {
         for (size_t i = 0; i < st.columns.size(); ++i) p.columns[i] |= st.columns[i];
     }
     if (--p.items_left > 0 || !p.track_columns) return;
-    for (uint64_t c = 0; c < p.row_len; ++c)
+    // A column is zero in every row only when every row was read: rows a read failed on may hold
+    // its non-zero values.
+    const bool every_row_read = p.findings.by_key.count({ErrorCode::F_READ_FAILED, ""}) == 0;
+    for (uint64_t c = 0; c < p.row_len && every_row_read; ++c)
         if (!p.columns[c]) p.zero_columns.add(p.location(0, 0, c));
     std::vector<uint8_t>().swap(p.columns);
 }

@@ -173,6 +173,7 @@ Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions&
             c.name_b = e.name_b;
             c.error = e.error;
             c.failed = e.failed;
+            c.read_error = e.read_error;
             c.values_differ = !e.failed.empty() || (e.error && e.error->max_abs > 0);
         } else {
             c.name_a = slice_label(a.tensors[p.a.tensor].name, p.a.slice);

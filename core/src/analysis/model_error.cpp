@@ -205,10 +205,12 @@ Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing&
         const uint64_t block = comparison_block_length(sources[i].first->view().block_length(), sources[i].second->view().block_length());
         auto c = compare_sources(sa, sb, sources[i].first->view().row_length(), 10, job, threads, from, to, block);
         if (!c && c.error().code == ErrorCode::E_CANCELLED) return c.error();
-        if (c)
+        if (c) {
             r.tensors[i].error = std::move(*c);
-        else
+        } else {
             r.tensors[i].failed = c.error().to_string();
+            r.tensors[i].read_error = c.error();
+        }
         sources[i] = {nullptr, nullptr};
     }
     std::map<int, std::pair<LayerError, double>> layers;  // layer -> (aggregate, sum of rmse^2 * count)

@@ -153,6 +153,7 @@ public:
             }
             return true;
         });
+        m_report.manifests_complete = scan.complete;
         for (Diagnostic& d : scan.diagnostics) add_store_diagnostic(std::move(d));
         if (prefetch)
             for (size_t k = 0; k < 2; ++k) m_cached[{kinds[k], static_cast<uint64_t>(st.st_dev)}] = std::move(cached[k]);

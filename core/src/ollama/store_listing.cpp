@@ -71,6 +71,7 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
     StoreCheckReport& report = checked.value;
     out.diagnostics = std::move(report.store_diagnostics);
     out.digests_verified = report.digests_verified;
+    const bool every_manifest_seen = report.manifests_complete;
     if (!checked.complete()) {
         listed.stopped_by = std::move(checked.stopped_by);
         return listed;
@@ -139,7 +140,7 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
     }
     if (!listed.stopped_by) loadability.finish();
     out.references_known =
-        !listed.stopped_by &&
+        !listed.stopped_by && every_manifest_seen &&
         std::none_of(out.diagnostics.begin(), out.diagnostics.end(), [](const Diagnostic& d) { return d.severity == Severity::error; }) &&
         std::all_of(manifests.begin(), manifests.end(), [](const StoredManifest& m) { return m.valid(); });
     sort_by_name(out.models);

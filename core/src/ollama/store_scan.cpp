@@ -32,7 +32,7 @@ public:
         std::vector<DirEntry> entries = list_directory(dir, kMaxDirectoryEntries, truncated, &list_error);
         if (list_error) unreadable(path, list_error);
         if (truncated)
-            warn(ErrorCode::W_SCAN_LIMIT, path,
+            skip(ErrorCode::W_SCAN_LIMIT, path,
                  "more than " + std::to_string(kMaxDirectoryEntries) +
                      " entries; the rest skipped (limit max_directory_entries=" + std::to_string(kMaxDirectoryEntries) + ")");
         warn_case_collisions(entries, path);
@@ -45,11 +45,11 @@ public:
                 continue;
             }
             if (S_ISLNK(e.st.st_mode)) {
-                warn(ErrorCode::W_SYMLINK_SKIPPED, entry_path, "a symlink; symlinks under manifests/ are never followed");
+                skip(ErrorCode::W_SYMLINK_SKIPPED, entry_path, "a symlink; symlinks under manifests/ are never followed");
                 continue;
             }
             if (!name_part_valid(part, e.name)) {
-                warn(ErrorCode::W_INVALID_NAME, entry_path, std::string("not a valid ") + name_part_label(part) + " name; skipped");
+                skip(ErrorCode::W_INVALID_NAME, entry_path, std::string("not a valid ") + name_part_label(part) + " name; skipped");
                 continue;
             }
             if (auto why = nonportable_reason(e.name)) warn(ErrorCode::W_NONPORTABLE_NAME, entry_path, *why);
@@ -59,7 +59,7 @@ public:
                 continue;
             }
             if (!S_ISDIR(e.st.st_mode)) {
-                warn(ErrorCode::W_INVALID_NAME, entry_path,
+                skip(ErrorCode::W_INVALID_NAME, entry_path,
                      std::string("is ") + file_type_text(e.st.st_mode) + " where a " + name_part_label(part) +
                          " directory belongs; skipped");
                 continue;
@@ -68,7 +68,7 @@ public:
             if (!child.valid()) {
                 int err = errno;
                 if (err == ELOOP || err == ENOTDIR)
-                    warn(ErrorCode::W_SYMLINK_SKIPPED, entry_path, "could not be opened as a directory without following links; skipped");
+                    skip(ErrorCode::W_SYMLINK_SKIPPED, entry_path, "could not be opened as a directory without following links; skipped");
                 else
                     unreadable(entry_path, err);
                 continue;
@@ -80,18 +80,18 @@ public:
 private:
     void add_manifest(const DirEntry& e, const std::string& entry_path, const ModelName& name) {
         if (S_ISDIR(e.st.st_mode)) {
-            warn(ErrorCode::W_INVALID_NAME, entry_path,
+            skip(ErrorCode::W_INVALID_NAME, entry_path,
                  "a directory where the tag file belongs: manifests are exactly four levels "
                  "deep; not descended");
             return;
         }
         if (!S_ISREG(e.st.st_mode)) {
-            warn(ErrorCode::W_NOT_REGULAR_FILE, entry_path,
+            skip(ErrorCode::W_NOT_REGULAR_FILE, entry_path,
                  std::string("is ") + file_type_text(e.st.st_mode) + ", not a manifest file; skipped");
             return;
         }
         if (m_out.manifests.size() >= kMaxManifests) {
-            warn(ErrorCode::W_SCAN_LIMIT, entry_path,
+            skip(ErrorCode::W_SCAN_LIMIT, entry_path,
                  "more than " + std::to_string(kMaxManifests) +
                      " manifests; the rest skipped (limit max_manifests=" + std::to_string(kMaxManifests) + ")");
             m_stopped = true;
@@ -132,12 +132,20 @@ private:
     // A directory of the walk that cannot be read: the models below it cannot be listed, which is
     // an error naming it, never a silent skip.
     void unreadable(const std::string& field, int err) {
+        m_out.complete = false;
         m_out.diagnostics.push_back({Severity::error, "store", open_error_code(err), field, std::nullopt,
                                      "cannot be read: " + open_error_text(err) + "; the models below it are not checked"});
     }
 
     void warn(ErrorCode code, const std::string& field, std::string message) {
         m_out.diagnostics.push_back({Severity::warning, "store", code, field, std::nullopt, std::move(message)});
+    }
+
+    // A warning for an entry the walk leaves out: a manifest may be behind it, so the scan no
+    // longer sees every manifest (StoreScan::complete).
+    void skip(ErrorCode code, const std::string& field, std::string message) {
+        m_out.complete = false;
+        warn(code, field, std::move(message));
     }
 
     StoreScan& m_out;
@@ -153,6 +161,9 @@ StoreScan Store::scan(JobContext* job) const {
     UniqueFd manifests = root.valid() ? open_directory_at(root.get(), "manifests") : UniqueFd();
     if (!manifests.valid()) {
         int err = errno;
+        // No manifests/ at all: no blob is referenced. One that is a symlink or not a folder may
+        // hold manifests another program reads.
+        out.complete = err == ENOENT;
         if (err == ENOENT || err == ELOOP || err == ENOTDIR)
             out.diagnostics.push_back({Severity::warning, "store", ErrorCode::W_NO_MANIFESTS, "manifests", std::nullopt,
                                        "no manifests directory (or it is a symlink, which is not followed)"});

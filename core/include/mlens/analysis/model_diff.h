@@ -57,6 +57,7 @@ struct TensorChange {
     bool added = false, removed = false, renamed = false, retyped = false, reshaped = false, values_differ = false;
     std::optional<TensorComparison> error;
     std::string failed;  // why numeric comparison did not run
+    std::optional<Error> read_error;  // when that is the data failing to read (TensorError::read_error)
 };
 
 struct DiffOptions {

@@ -83,6 +83,7 @@ struct TensorError {
     int layer = -1;
     std::optional<TensorComparison> error;
     std::string failed;  // why no error was computed
+    std::optional<Error> read_error;  // set when that is the tensors' data failing to read or decode
 };
 
 struct LayerError {

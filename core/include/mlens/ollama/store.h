@@ -76,6 +76,11 @@ struct ManifestRef {
 struct StoreScan {
     std::vector<ManifestRef> manifests;  // sorted by path
     std::vector<Diagnostic> diagnostics;  // fields: paths relative to the root
+    // Every entry under manifests/ was taken: none was skipped (a symlink, an invalid name, a
+    // file that is not regular, a folder where a tag file belongs, a scan limit) and no folder was
+    // unreadable; false too when manifests/ itself is a symlink or not a folder. Only then can a
+    // blob no manifest names be called unreferenced (StoreListing::references_known).
+    bool complete = true;
 };
 
 struct StoredManifest {

@@ -111,6 +111,7 @@ struct StoreCheckReport {
     uint64_t bytes_hashed = 0;
     std::vector<Diagnostic> store_diagnostics;  // not about one model: the scan's, a cancellation
     bool digests_verified = false;
+    bool manifests_complete = true;  // the scan took every entry under manifests/ (StoreScan::complete)
     size_t error_count() const;
     size_t warning_count() const { return diagnostics.size() - error_count(); }
 };

@@ -22,7 +22,9 @@
 //  - blob_files labels every entry of blobs/ (blob, partial download, temporary, legacy name,
 //    other); `referenced` tells which blobs a listed manifest names. references_known says
 //    whether a blob no manifest names is unreferenced: only when every manifest was read and is
-//    valid, no directory of manifests/ failed to read and the listing was not stopped. Decided:
+//    valid, no directory of manifests/ failed to read, the scan skipped no entry there (a
+//    symlink, manifests/ itself a symlink, a FIFO or folder where a tag file belongs, an invalid
+//    name: StoreScan::complete) and the listing was not stopped. Decided:
 //    a manifest with any error (bad JSON, too large, unreadable, a bad digest) may have named a
 //    blob ModelLens cannot see, so one such manifest makes every unnamed blob's state unknown,
 //    never "unreferenced" (a word a user may take as "safe to delete").
