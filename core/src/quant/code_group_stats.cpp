@@ -231,10 +231,16 @@ MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uin
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// Entries whose slots and counts the AVX-512 pass keeps before it adds them to the counters.
+constexpr uint64_t kCountTile = 1024;
+
 // tally_batch and the bin counts with AVX-512, 16 entries (all or half of a group's codes) per
 // vector: their values binned with bin_in_range16 (the pass compares its extremes with the range
-// it was given), the power sums in double with fused multiply-adds, and each code's count added to
-// its slot.
+// it was given), the power sums in double with fused multiply-adds. Each vector's slots and
+// counts are stored to a tile, and the tile's counts are added to their slots by a scalar loop
+// once it is full: kept in registers instead, the compiler takes each lane out with a vector
+// extract before its increment, which costs four times as much on AMD's Zen 4 (measured: 14.5
+// against 3.5 ms per 8M Q4_K values, one core).
 MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* count, uint64_t sixteens, const BinSlots& bin,
                                              double centre, CentredSums& sums, uint32_t* slot_counts) {
     const __m512 zero = _mm512_setzero_ps();
@@ -245,13 +251,19 @@ MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* 
     // dependent adds is half as long (bound by its latency, it would hold the rest back).
     __m512d s1[2], s2[2], s3[2], s4[2], a[2];
     for (int h = 0; h < 2; ++h) s1[h] = s2[h] = s3[h] = s4[h] = a[h] = _mm512_setzero_pd();
-    alignas(64) uint32_t slot[16], times[16];
+    alignas(64) uint32_t slot[kCountTile], times[kCountTile];
+    uint64_t held = 0;
+    auto count_tile = [&] {
+        for (uint64_t i = 0; i < held; ++i) slot_counts[slot[i]] += times[i];
+        held = 0;
+    };
     for (uint64_t g = 0; g < sixteens; ++g) {
         const __m512 x = _mm512_loadu_ps(value + 16 * g);
         const __m512i k = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(count + 16 * g)));
         const __mmask16 present = _mm512_test_epi32_mask(k, k);
-        _mm512_store_si512(slot, bin_in_range16(x, bin));
-        _mm512_store_si512(times, k);
+        _mm512_store_si512(slot + held, bin_in_range16(x, bin));
+        _mm512_store_si512(times + held, k);
+        held += 16;
         const __m512 kf = _mm512_cvtepi32_ps(k), v = _mm512_maskz_mov_ps(present, x);
         total = _mm512_add_ps(total, kf);
         zeros = _mm512_mask_add_ps(zeros, _mm512_mask_cmp_ps_mask(present, v, zero, _CMP_EQ_OQ), zeros, kf);
@@ -267,8 +279,9 @@ MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* 
             s3[half] = _mm512_fmadd_pd(w2, d, s3[half]);
             s4[half] = _mm512_fmadd_pd(_mm512_mul_pd(w2, d), d, s4[half]);
         }
-        for (int c = 0; c < 16; ++c) slot_counts[slot[c]] += times[c];
+        if (held == kCountTile) count_tile();
     }
+    count_tile();
     sums.add({_mm512_reduce_add_ps(total), _mm512_reduce_add_ps(zeros), _mm512_reduce_add_pd(_mm512_add_pd(a[0], a[1])),
               _mm512_reduce_add_pd(_mm512_add_pd(s1[0], s1[1])), _mm512_reduce_add_pd(_mm512_add_pd(s2[0], s2[1])),
               _mm512_reduce_add_pd(_mm512_add_pd(s3[0], s3[1])), _mm512_reduce_add_pd(_mm512_add_pd(s4[0], s4[1])),
