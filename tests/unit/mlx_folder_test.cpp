@@ -5,6 +5,8 @@
 // export and finds no difference but the tensor the export writes dequantized.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -218,5 +220,35 @@ TEST_CASE("mlens diff of a store model and its MLX export finds only the tensor 
         // The export README: nvfp4 with a global scale, which MLX cannot hold, is written as BF16.
         CHECK(differing ==
               (ref == "tiny-mlx:mixed" ? std::vector<std::string>{"model.layers.0.self_attn.o_proj.weight"} : std::vector<std::string>{}));
+    }
+}
+
+TEST_CASE("a config.json that cannot be read or is no JSON object is a warning, never silently ignored", "[mlx][folder]") {
+    const std::string quantized = R"({"quantization":{"group_size":32,"bits":4}})";
+    // Not JSON: the folder shows its raw entries, and says why.
+    TempDir broken;
+    auto m = open_safetensors_folder(hand_folder(broken, R"({"quantization":{"group_size":32,)"));
+    REQUIRE(m);
+    REQUIRE(m->diagnostics.size() == 1);
+    CHECK(m->diagnostics[0].code == ErrorCode::W_SIDE_FILE_SKIPPED);
+    CHECK(m->diagnostics[0].field == "file:config.json");
+    CHECK(m->diagnostics[0].message.find("config.json is not a JSON object") != std::string::npos);
+    for (const TensorInfo& t : m->tensors) CHECK_FALSE(t.quant);
+    // A FIFO, a folder and a dangling symlink in its place: never opened for reading (no hang),
+    // each named.
+    for (const std::string kind : {"fifo", "folder", "dangling"}) {
+        INFO(kind);
+        TempDir dir;
+        const std::string folder = hand_folder(dir, quantized);
+        fs::remove(folder + "/config.json");
+        if (kind == "fifo") REQUIRE(::mkfifo((folder + "/config.json").c_str(), 0600) == 0);
+        if (kind == "folder") fs::create_directory(folder + "/config.json");
+        if (kind == "dangling") fs::create_symlink(folder + "/absent.json", folder + "/config.json");
+        auto opened = open_safetensors_folder(folder);
+        REQUIRE(opened);
+        REQUIRE(opened->diagnostics.size() == 1);
+        CHECK(opened->diagnostics[0].code == ErrorCode::W_SIDE_FILE_SKIPPED);
+        CHECK(opened->diagnostics[0].field == "file:config.json");
+        CHECK(opened->diagnostics[0].message.starts_with("cannot be read: "));
     }
 }

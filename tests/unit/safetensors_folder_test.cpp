@@ -57,7 +57,11 @@ TEST_CASE("a folder with model.safetensors and its json files", "[safetensors][f
     std::filesystem::create_directory(dir.file("sub.json"));
     Model m = open_dir(dir);
     for (const Diagnostic& d : m.diagnostics) UNSCOPED_INFO(d.to_line());
-    CHECK(m.diagnostics.empty());
+    // A *.json entry that is no file is named, never opened.
+    REQUIRE(m.diagnostics.size() == 1);
+    CHECK(m.diagnostics[0].code == ErrorCode::W_SIDE_FILE_SKIPPED);
+    CHECK(m.diagnostics[0].field == "file:sub.json");
+    CHECK(m.diagnostics[0].message == "cannot be read: a folder, not a file");
     CHECK(m.format == Format::safetensors);
     REQUIRE(m.files.size() == 3);
     CHECK(m.files[0].path == dir.file("model.safetensors"));

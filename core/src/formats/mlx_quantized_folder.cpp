@@ -126,6 +126,12 @@ private:
 
 void describe_mlx_quantization(Model& model) {
     const MetadataEntry* config = model.find("file:config.json");
+    if (config && config->value.is_string() &&
+        !nlohmann::json::parse(config->value.string_value(kMaxConfigBytes), nullptr, false).is_object())
+        model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_SIDE_FILE_SKIPPED, config->key, std::nullopt,
+                                     "config.json is not a JSON object: the architecture and any quantization it would give are not "
+                                     "read",
+                                     config->file});
     const nlohmann::json quantization = quantization_of(config);
     if (quantization.is_object()) MlxDescriber(model, config->file).run(quantization);
 }

@@ -15,6 +15,8 @@ namespace mlens {
 // part_of = P.weight. Type: "int<bits>" for affine, else the mode. A quantization object without
 // a usable group size and bit count is W_QUANT_UNKNOWN; a scale whose shape does not cover the
 // unpacked rows in groups W_QUANT_SHAPE_MISMATCH (the tensor keeps its layout; TensorView refuses it).
+// A config.json that is not a JSON object is W_SIDE_FILE_SKIPPED: nothing of it is read, so its
+// quantization, if any, is not applied and the folder shows its raw entries.
 void describe_mlx_quantization(Model& model);
 
 }  // namespace mlens

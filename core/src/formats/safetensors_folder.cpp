@@ -30,7 +30,28 @@ bool is_plain_file_name(const std::string& name) {
 struct Listing {
     std::vector<std::string> json;  // *.json regular files (symlinks followed), sorted
     std::vector<std::string> safetensors;  // *.safetensors regular files, sorted
+    std::vector<std::pair<std::string, std::string>> other_json;  // *.json entries of another kind, with what they are
 };
+
+// What a directory entry that is no regular file is, in words.
+std::string entry_kind(const fs::directory_entry& e) {
+    std::error_code ec;
+    switch (e.status(ec).type()) {
+        case fs::file_type::directory:
+            return "a folder";
+        case fs::file_type::fifo:
+            return "a FIFO";
+        case fs::file_type::socket:
+            return "a socket";
+        case fs::file_type::block:
+        case fs::file_type::character:
+            return "a device";
+        case fs::file_type::not_found:
+            return "a symlink to nothing";
+        default:
+            return "not a regular file";
+    }
+}
 
 Result<Listing> list_folder(const std::string& dir) {
     Listing l;
@@ -40,8 +61,11 @@ Result<Listing> list_folder(const std::string& dir) {
     for (; it != fs::directory_iterator(); it.increment(ec)) {
         if (ec) return Error{ErrorCode::E_IO, "path", std::nullopt, "cannot list the folder: " + ec.message()};
         std::error_code type_ec;
-        if (!it->is_regular_file(type_ec)) continue;
         std::string name = it->path().filename().string();
+        if (!it->is_regular_file(type_ec)) {
+            if (name.ends_with(".json")) l.other_json.emplace_back(name, entry_kind(*it));
+            continue;
+        }
         if (name.ends_with(".json"))
             l.json.push_back(std::move(name));
         else if (name.ends_with(".safetensors"))
@@ -83,6 +107,11 @@ public:
             m_shards.push_back(choice.weights);
         read_shards();
         add_side_files(listing.json, choice.index);
+        // Never opened (a FIFO would block the open): named, as config.json decides how the
+        // tensors are read.
+        for (const auto& [name, kind] : listing.other_json)
+            m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_SIDE_FILE_SKIPPED, "file:" + escape_for_display(name),
+                                           std::nullopt, "cannot be read: " + kind + ", not a file", 0});
         for (Diagnostic& d : m_index_diagnostics) {
             d.file = m_index_file;
             m_model.diagnostics.push_back(std::move(d));
@@ -187,7 +216,14 @@ private:
                     continue;
                 }
                 auto opened = open_source(path_of(name));
-                if (!opened) continue;  // gone or replaced since the listing
+                if (!opened) {
+                    // A FIFO, a folder, a dangling symlink, an unreadable file or one gone since the
+                    // listing: said, as config.json decides how the tensors are read.
+                    m_model.diagnostics.push_back({Severity::warning, "safetensors", ErrorCode::W_SIDE_FILE_SKIPPED,
+                                                   "file:" + escape_for_display(name), std::nullopt,
+                                                   "cannot be read: " + opened.error().message, 0});
+                    continue;
+                }
                 source = *opened;
                 if (source->size() > m_limits.max_side_file_bytes) {
                     m_model.diagnostics.push_back(

@@ -47,8 +47,9 @@
 //    "quantization", mlx_quantized_folder.h) gives each quantized module's P.weight the logical
 //    view of an Ollama tensor blob (TensorInfo::quant; P.scales and P.biases its companions), so
 //    it lists, decodes and compares as one quantized tensor. At most max_side_files files of at most
-//    max_side_file_bytes each are kept (W_SIDE_FILE_SKIPPED for the rest); texts longer than
-//    Value::kInlineStringBytes stay lazy.
+//    max_side_file_bytes each are kept (W_SIDE_FILE_SKIPPED for the rest, and for a *.json entry
+//    that cannot be read: a FIFO, a folder, a dangling symlink, an unreadable file); texts longer
+//    than Value::kInlineStringBytes stay lazy.
 #pragma once
 
 #include <string>
