@@ -117,6 +117,18 @@ TEST_CASE("mlens store calls no blob unreferenced when the scan skipped an entry
     for (const auto& b : j["blob_files"]) CHECK(b["referenced"] != false);
 }
 
+TEST_CASE("mlens store on a folder with neither manifests/ nor blobs/ says it is no store, never lists it empty", "[ollama][cli]") {
+    TempDir dir;
+    std::filesystem::create_directory(dir.file("downloads"));
+    CliRun run = run_mlens({"store", dir.file("downloads")});
+    CHECK(run.exit_status == 1);
+    CHECK(run.out.empty());
+    CHECK(contains(run.err, dir.file("downloads") + " is not an Ollama store (it has neither a manifests/ nor a blobs/ folder)"));
+    // A store whose models were all removed still has its blobs/ folder: listed, empty.
+    std::filesystem::create_directory(dir.file("downloads/blobs"));
+    CHECK(run_mlens({"store", dir.file("downloads")}).exit_status == 0);
+}
+
 TEST_CASE("mlens store PATH MODEL shows the manifest, layers and text", "[ollama][cli]") {
     CliStore s;
     const char hostile[] = "You are \x1B[31mred\x1B[0m\xE2\x80\xAE and \x07 loud";

@@ -37,6 +37,14 @@ StoreInput open_store_input(const std::string& path) {
                                       escape_for_display(*below)};
             return input;
         }
+    std::error_code ec;
+    const std::filesystem::path root(path);
+    if (std::filesystem::is_directory(root, ec) && !std::filesystem::exists(root / "manifests", ec) &&
+        !std::filesystem::exists(root / "blobs", ec)) {
+        input.problem = Error{ErrorCode::E_NOT_DIRECTORY, "", std::nullopt,
+                              escape_for_display(path) + " is not an Ollama store (it has neither a manifests/ nor a blobs/ folder)"};
+        return input;
+    }
     Result<Store> store = Store::open(path);
     if (store)
         input.store = std::move(*store);

@@ -8,6 +8,9 @@
 //    entries, that is a store root), and `problem` is E_NOT_DIRECTORY saying "<path> is not an
 //    Ollama store (it has no manifests/ folder); the store below it is <store>", so the command
 //    points to it. Only those entries are looked at, so a huge folder costs nothing.
+//  - A folder with neither manifests/ nor blobs/ (any folder that is no store: /etc, Downloads)
+//    is not opened either: `problem` is E_NOT_DIRECTORY "<path> is not an Ollama store (it has
+//    neither a manifests/ nor a blobs/ folder)", never an empty listing.
 //  - Anything else is opened with Store::open: `store`, or its error in `problem`.
 #pragma once
 
