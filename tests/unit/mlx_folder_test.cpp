@@ -72,6 +72,16 @@ std::string hand_folder(const TempDir& dir, const std::string& config) {
     return folder;
 }
 
+// The one diagnostic of a folder opened with `code` about its config.json; its message.
+std::string only_config_warning(const Result<Model>& m, ErrorCode code) {
+    REQUIRE(m);
+    REQUIRE(m->diagnostics.size() == 1);
+    CHECK(m->diagnostics[0].code == code);
+    CHECK(m->diagnostics[0].field == "file:config.json");
+    for (const TensorInfo& t : m->tensors) CHECK_FALSE(t.quant);
+    return m->diagnostics[0].message;
+}
+
 }  // namespace
 
 TEST_CASE("a hand-written MLX folder opens with its quantized modules as logical tensors", "[mlx][folder]") {
@@ -126,12 +136,7 @@ TEST_CASE("a hand-written MLX folder opens with its quantized modules as logical
 
 TEST_CASE("an MLX folder whose quantization has no usable group size and bits keeps its packed tensors", "[mlx][folder]") {
     TempDir dir;
-    auto m = open_safetensors_folder(hand_folder(dir, R"({"quantization":{"bits":4}})"));
-    REQUIRE(m);
-    REQUIRE(m->diagnostics.size() == 1);
-    CHECK(m->diagnostics[0].code == ErrorCode::W_QUANT_UNKNOWN);
-    CHECK(m->diagnostics[0].field == "file:config.json");
-    for (const TensorInfo& t : m->tensors) CHECK_FALSE(t.quant);
+    only_config_warning(open_safetensors_folder(hand_folder(dir, R"({"quantization":{"bits":4}})")), ErrorCode::W_QUANT_UNKNOWN);
     // A Hugging Face quantization_config of another method is not MLX's.
     TempDir other;
     auto hf = open_safetensors_folder(hand_folder(other, R"({"quantization_config":{"quant_method":"gptq","bits":4,"group_size":32}})"));
@@ -227,13 +232,9 @@ TEST_CASE("a config.json that cannot be read or is no JSON object is a warning, 
     const std::string quantized = R"({"quantization":{"group_size":32,"bits":4}})";
     // Not JSON: the folder shows its raw entries, and says why.
     TempDir broken;
-    auto m = open_safetensors_folder(hand_folder(broken, R"({"quantization":{"group_size":32,)"));
-    REQUIRE(m);
-    REQUIRE(m->diagnostics.size() == 1);
-    CHECK(m->diagnostics[0].code == ErrorCode::W_SIDE_FILE_SKIPPED);
-    CHECK(m->diagnostics[0].field == "file:config.json");
-    CHECK(m->diagnostics[0].message.find("config.json is not a JSON object") != std::string::npos);
-    for (const TensorInfo& t : m->tensors) CHECK_FALSE(t.quant);
+    const std::string said =
+        only_config_warning(open_safetensors_folder(hand_folder(broken, R"({"quantization":{"group_size":32,)")), ErrorCode::W_SIDE_FILE_SKIPPED);
+    CHECK(said.find("config.json is not a JSON object") != std::string::npos);
     // A FIFO, a folder and a dangling symlink in its place: never opened for reading (no hang),
     // each named.
     for (const std::string kind : {"fifo", "folder", "dangling"}) {
@@ -244,11 +245,6 @@ TEST_CASE("a config.json that cannot be read or is no JSON object is a warning, 
         if (kind == "fifo") REQUIRE(::mkfifo((folder + "/config.json").c_str(), 0600) == 0);
         if (kind == "folder") fs::create_directory(folder + "/config.json");
         if (kind == "dangling") fs::create_symlink(folder + "/absent.json", folder + "/config.json");
-        auto opened = open_safetensors_folder(folder);
-        REQUIRE(opened);
-        REQUIRE(opened->diagnostics.size() == 1);
-        CHECK(opened->diagnostics[0].code == ErrorCode::W_SIDE_FILE_SKIPPED);
-        CHECK(opened->diagnostics[0].field == "file:config.json");
-        CHECK(opened->diagnostics[0].message.starts_with("cannot be read: "));
+        CHECK(only_config_warning(open_safetensors_folder(folder), ErrorCode::W_SIDE_FILE_SKIPPED).starts_with("cannot be read: "));
     }
 }
