@@ -102,12 +102,16 @@ TEST_CASE("mlens store calls no blob unreferenced when the scan skipped an entry
     const std::string skipped_tag = manifests + "/registry.ollama.ai/library/tiny/other";
     // Each entry may hold a manifest another program reads (Ollama follows symlinks): the blobs
     // no manifest seen names are of unknown state, not unreferenced.
-    SECTION("a tag file that is a symlink") { std::filesystem::create_symlink(tiny, skipped_tag); }
+    SECTION("a tag file that is a symlink") {
+        std::filesystem::create_symlink(tiny, skipped_tag);
+        REQUIRE(std::filesystem::is_symlink(skipped_tag));
+    }
     SECTION("a tag file that is a FIFO") { REQUIRE(::mkfifo(skipped_tag.c_str(), 0600) == 0); }
-    SECTION("a folder where a tag file belongs") { std::filesystem::create_directory(skipped_tag); }
+    SECTION("a folder where a tag file belongs") { REQUIRE(std::filesystem::create_directory(skipped_tag)); }
     SECTION("manifests/ itself a symlink") {
         std::filesystem::rename(manifests, s.root() + "/real-manifests");
         std::filesystem::create_directory_symlink(s.root() + "/real-manifests", manifests);
+        REQUIRE(std::filesystem::is_symlink(manifests));
     }
     CliRun run = run_mlens({"store", s.root()});
     INFO(run.out << run.err);
