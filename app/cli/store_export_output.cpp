@@ -22,10 +22,7 @@ std::vector<FormatPlan> export_plans(const Store& store, const ModelName& name) 
         StoreExportOptions options;
         options.format = format;
         auto prepared = prepare_store_export(store, name, options);
-        if (prepared)
-            out.push_back({format, std::move(prepared->plan)});
-        else
-            out.push_back({format, prepared.error()});
+        out.push_back({format, prepared ? Result<StoreExportPlan>(std::move(prepared->plan)) : Result<StoreExportPlan>(prepared.error())});
     }
     return out;
 }
