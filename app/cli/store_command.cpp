@@ -7,10 +7,12 @@
 // /usr/share/ollama/.ollama/models). A single argument (and `show`'s MODEL without --store) is
 // resolved as every command resolves a path (open/target.h): a store root is listed, a store model
 // (STORE/MODEL:TAG, MODEL:TAG, a manifest file) is shown. `verify` exits 1 when a
-// blob is missing or its content does not match its digest.
+// blob is missing or its content does not match its digest. A single argument that is a path
+// ("/", "./" or "../" first) naming nothing is E_NOT_FOUND "no such file or folder".
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -64,6 +66,11 @@ int run_store(const std::vector<std::string>& args, const StoreShowOptions& opti
         if (target.kind == TargetKind::missing && target.store) return fail(args[0], target.problem);
         // A file wins over a reference of the same text: one that is no model is the answer.
         if (target.kind == TargetKind::not_a_model && !is_directory(args[0])) return fail(args[0], target.problem);
+        // A path (no model reference starts with "/", "./" or "../") that names nothing.
+        const std::string& text = args[0];
+        std::error_code ec;
+        if ((text.starts_with('/') || text.starts_with("./") || text.starts_with("../")) && !std::filesystem::exists(text, ec))
+            return fail(text, ErrorCode::E_NOT_FOUND, escape_for_display(text) + ": no such file or folder");
         (is_directory(args[0]) ? path : reference) = args[0];
     }
     const std::vector<std::string> roots = store_roots(path);

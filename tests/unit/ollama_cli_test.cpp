@@ -430,3 +430,11 @@ TEST_CASE("a store model named without a tag it has lists the tags it has", "[ol
     CHECK(none.exit_status == 1);
     CHECK(none.err.find("its tags") == std::string::npos);
 }
+
+TEST_CASE("mlens store on a path that names nothing says so, not that no store was found", "[ollama][cli]") {
+    TempDir dir;
+    CliRun run = run_mlens({"store", dir.file("absent")});
+    CHECK(run.exit_status == 1);
+    CHECK(contains(run.err, dir.file("absent") + ": no such file or folder"));
+    CHECK_FALSE(contains(run.err, "no Ollama store found"));
+}
