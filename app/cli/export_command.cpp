@@ -56,7 +56,10 @@ void add_export_command(CLI::App& app, int& exit_code) {
         compat::ExportOptions options{*out, *mmproj, {}};
         auto report = compat::export_upstream(*model, plan, options);
         if (!report) {
-            exit_code = fail(*path, report.error());
+            // A failure of an output is about that file: OUT, or with --mmproj the file its
+            // message names (both could be), not the input.
+            const bool about_output = report.error().field == "output";
+            exit_code = fail(about_output ? (mmproj->empty() ? *out : std::string()) : *path, report.error());
             return;
         }
         exit_code = kExitOk;
