@@ -144,8 +144,8 @@ int print_store_listing(const Store& store, const StoreShowOptions& options) {
     if (options.cached)
         std::cout << "from manifests, config blobs and the cache only; \"not yet verified\": blobs the cache does not know\n";
     else if (!l.digests_verified)
-        std::cout << (broken ? "digests not verified: the blobs found were read and parsed, not hashed (--verify hashes them)\n"
-                             : "digests not verified: every blob was found, read and parsed, not hashed (--verify hashes them)\n");
+        std::cout << "digests not verified: " << (broken ? "the blobs found were" : "every blob was found,")
+                  << " read and parsed, not hashed (--verify hashes them)\n";
     return broken ? kExitBroken : kExitOk;
 }
 

@@ -61,7 +61,7 @@ TEST_CASE("a folder with model.safetensors and its json files", "[safetensors][f
     REQUIRE(m.diagnostics.size() == 1);
     CHECK(m.diagnostics[0].code == ErrorCode::W_SIDE_FILE_SKIPPED);
     CHECK(m.diagnostics[0].field == "file:sub.json");
-    CHECK(m.diagnostics[0].message == "cannot be read: a folder, not a file");
+    CHECK(m.diagnostics[0].message == "cannot be read: a directory, not a file");
     CHECK(m.format == Format::safetensors);
     REQUIRE(m.files.size() == 3);
     CHECK(m.files[0].path == dir.file("model.safetensors"));

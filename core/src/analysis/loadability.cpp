@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <iterator>
 #include <optional>
 #include <string_view>
+
+#include <gguf.h>
 
 #include "mlens/compat/load_rewrite.h"
 #include "mlens/formats/llama_asserts.h"
@@ -190,13 +191,6 @@ std::string layer_name(std::string_view pattern, uint64_t layer) {
 }
 
 // llama_vocab::load's type check of the T5 (Unigram) charsmap, which it reads as raw bytes.
-// The name llama.cpp's gguf_type_name gives a value type ("u32", "str"), for its own words.
-const char* gguf_type_word(ValueType t) {
-    static constexpr const char* kWords[] = {"u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "str", "arr", "u64", "i64", "f64"};
-    const auto i = static_cast<uint32_t>(t);
-    return i < std::size(kWords) ? kWords[i] : "?";
-}
-
 void check_vocabulary(const Model& model, std::vector<LoadReason>& out) {
     // llama_vocab::impl::load (llama-vocab.cpp): the tokenizer model is a required STRING key, one
     // of the names the loader knows (llama_tokenizer_models, generated); "no_vocab" and "none" need
@@ -211,7 +205,7 @@ void check_vocabulary(const Model& model, std::vector<LoadReason>& out) {
     }
     if (!tokenizer->value.is_string()) {
         out.push_back({LoadProblem::bad_vocabulary, LoadSubject::key, tokenizer->key, tokenizer->key_range.offset,
-                       std::string("key tokenizer.ggml.model has wrong type ") + gguf_type_word(tokenizer->value.type) +
+                       std::string("key tokenizer.ggml.model has wrong type ") + gguf_type_name(static_cast<gguf_type>(tokenizer->value.type)) +
                            " but expected type str",
                        "store the tokenizer model's name as a STRING"});
         return;

@@ -10,10 +10,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <utility>
 
 #include "mlens/io/safe_file_writer.h"
-#include "mlens/io/temp_registry.h"
+#include "mlens/io/path_parts.h"
 #include "mlens/io/unique_fd.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/text/escape.h"
@@ -88,37 +87,6 @@ Result<UniqueFd> open_for_writing(const std::string& path, uint64_t expected_siz
     return owned;
 }
 
-// The file as an in-place edit will leave it, for llama.cpp's dry run to load: `header`, then a
-// hole up to `size` bytes (no data written), in the temporary folder; removed when destroyed.
-class SparseCopy {
-public:
-    static Result<SparseCopy> make(const std::vector<uint8_t>& header, uint64_t size) {
-        const char* tmp = std::getenv("TMPDIR");
-        std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/.mlens-edit-check-XXXXXX.gguf";
-        UniqueFd fd(::mkstemps(path.data(), 5));
-        if (fd.get() < 0) return errno_failure("cannot create a scratch file for llama.cpp's check", path);
-        SparseCopy copy(path);
-        if (Status s = write_and_flush(fd.get(), header.data(), header.size(), 0, path); !s) return s.error();
-        if (::ftruncate(fd.get(), static_cast<off_t>(size)) != 0) return errno_failure("cannot size", path);
-        return copy;
-    }
-    SparseCopy(SparseCopy&& other) noexcept : m_path(std::move(other.m_path)), m_slot(std::exchange(other.m_slot, -1)) { other.m_path.clear(); }
-    SparseCopy(const SparseCopy&) = delete;
-    SparseCopy& operator=(const SparseCopy&) = delete;
-    SparseCopy& operator=(SparseCopy&&) = delete;
-    ~SparseCopy() {
-        if (m_path.empty()) return;
-        ::unlink(m_path.c_str());
-        unregister_temp_file(m_slot);
-    }
-    const std::string& path() const { return m_path; }
-
-private:
-    explicit SparseCopy(std::string path) : m_path(std::move(path)), m_slot(register_temp_file(m_path)) {}
-    std::string m_path;
-    int m_slot = -1;
-};
-
 // E_OUTPUT_REPLACED when `path` no longer names the open file (renamed over, or removed).
 Status still_at_path(int fd, const std::string& path) {
     struct stat open_st {}, path_st {};
@@ -167,11 +135,6 @@ uint64_t get_u64(const uint8_t* p) {
     return v;
 }
 
-std::string parent_folder(const std::string& path) {
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-
 Error no_fit(const EditPlan& plan) {
     if (plan.new_data_start > plan.old_data_start)
         return failure(ErrorCode::E_IN_PLACE_NO_FIT, "the new header needs " + std::to_string(plan.new_data_start - plan.old_data_start) +
@@ -193,7 +156,7 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
     const std::string& path = plan.path;
     OutputGuard guard;
     guard.add_input(path);
-    if (Status s = guard.check_folder(parent_folder(path), path); !s) return s.error();
+    if (Status s = guard.check_folder(parent_of(path), path); !s) return s.error();
     if (!plan.fits_in_place) return no_fit(plan);
     const std::string undo_path = undo_path_for(path);
     auto fd = open_for_writing(path, plan.old_file_bytes);
@@ -227,9 +190,17 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
     Model edited = read_edited(plan, overlay);
     outcome.verification = verify_edit(model, plan, edited, job, fsck_threads);
     if (dry_run && outcome.verification.passed()) {
-        auto scratch = SparseCopy::make(plan.header, plan.old_file_bytes);
+        // The file as the edit will leave it, for llama.cpp to load: the new header, then a hole
+        // to the file's size, in a temporary file of the one output path that is never committed
+        // (the writer removes it).
+        const char* tmp = std::getenv("TMPDIR");
+        auto scratch = SafeFileWriter::create(std::string(tmp && *tmp ? tmp : "/tmp") + "/mlens-edit-check.gguf", guard);
         if (!scratch) return scratch.error();
-        outcome.verification.ask_llama(dry_run, scratch->path(), path);
+        const std::string& scratch_path = scratch->temp_path();
+        if (Status s = write_and_flush(scratch->descriptor(), plan.header.data(), plan.header.size(), 0, scratch_path); !s) return s.error();
+        if (::ftruncate(scratch->descriptor(), static_cast<off_t>(plan.old_file_bytes)) != 0)
+            return errno_failure("cannot size", scratch_path);
+        outcome.verification.ask_llama(dry_run, scratch_path, path);
     }
     if (job_cancelled(job)) return cancelled_error("edit");
     if (!outcome.verification.passed())

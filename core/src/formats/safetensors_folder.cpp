@@ -1,12 +1,17 @@
 // A folder of safetensors weights: one file or index + shards, plus the *.json files beside
 // them. safetensors_reader.h states the contract and the decisions.
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "keyed_hash.h"
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/io/file_type.h"
 #include "mlens/remote/source_opener.h"
 #include "mlens/text/escape.h"
 #include "mlx_quantized_folder.h"
@@ -33,24 +38,11 @@ struct Listing {
     std::vector<std::pair<std::string, std::string>> other_json;  // *.json entries of another kind, with what they are
 };
 
-// What a directory entry that is no regular file is, in words.
-std::string entry_kind(const fs::directory_entry& e) {
-    std::error_code ec;
-    switch (e.status(ec).type()) {
-        case fs::file_type::directory:
-            return "a folder";
-        case fs::file_type::fifo:
-            return "a FIFO";
-        case fs::file_type::socket:
-            return "a socket";
-        case fs::file_type::block:
-        case fs::file_type::character:
-            return "a device";
-        case fs::file_type::not_found:
-            return "a symlink to nothing";
-        default:
-            return "not a regular file";
-    }
+// What a directory entry that is no regular file is, in words (file_type.h), symlinks followed.
+std::string entry_kind(const fs::path& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return std::string("unreachable (") + std::strerror(errno) + ")";
+    return file_type_text(st.st_mode);
 }
 
 Result<Listing> list_folder(const std::string& dir) {
@@ -63,7 +55,7 @@ Result<Listing> list_folder(const std::string& dir) {
         std::error_code type_ec;
         std::string name = it->path().filename().string();
         if (!it->is_regular_file(type_ec)) {
-            if (name.ends_with(".json")) l.other_json.emplace_back(name, entry_kind(*it));
+            if (name.ends_with(".json")) l.other_json.emplace_back(name, entry_kind(it->path()));
             continue;
         }
         if (name.ends_with(".json"))

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "mlens/io/owner_stamp.h"
+#include "mlens/io/path_parts.h"
 #include "mlens/io/temp_registry.h"
 #include "mlens/io/store_shape.h"
 #include "mlens/text/escape.h"
@@ -51,16 +52,6 @@ Error not_regular(const std::string& shown, mode_t mode) {
     return output_error(ErrorCode::E_OUTPUT_NOT_REGULAR,
                         "refusing to write to " + escape_for_display(shown) + ": it is " + file_type_text(mode) +
                             ", and only a regular file is ever replaced");
-}
-
-std::string parent_of(const std::string& path) {
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string base_name(const std::string& path) {
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // Where the output really goes: the path itself, or the regular file its symbolic link leads to.

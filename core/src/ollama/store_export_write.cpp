@@ -13,6 +13,7 @@
 #include "mlens/compat/upstream_export.h"
 #include "mlens/io/byte_source.h"
 #include "mlens/io/owner_stamp.h"
+#include "mlens/io/path_parts.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/temp_registry.h"
 #include "mlens/model/model_inputs.h"
@@ -87,13 +88,12 @@ Status check_out_dir(const std::string& out_dir, const OutputGuard& guard, std::
     const size_t kept = out_dir.find_last_not_of('/');
     if (kept == std::string::npos) return write_error(ErrorCode::E_ARGS, out_dir, "names no new folder; give the name of the folder to create");
     const std::string trimmed = out_dir.substr(0, kept + 1);
-    const size_t slash = trimmed.find_last_of('/');
-    name = trimmed.substr(slash == std::string::npos ? 0 : slash + 1);
+    name = base_name(trimmed);
     // The folder is placed by renaming into its path, which "." and ".." can never be: refused
     // here, before anything is written, not by the rename at the end.
     if (name == "." || name == "..")
         return write_error(ErrorCode::E_ARGS, out_dir, "names no new folder (\".\" or \"..\"); give the name of the folder to create");
-    const std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : trimmed.substr(0, slash);
+    const std::string parent = parent_of(trimmed);
     char* real = realpath(parent.c_str(), nullptr);
     if (!real) return write_error(ErrorCode::E_NOT_FOUND, parent, std::string("the folder to write into: ") + std::strerror(errno));
     parent_real = real;

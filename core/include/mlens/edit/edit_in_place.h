@@ -15,8 +15,8 @@
 //  - Before writing, the edited file is verified as write_edit verifies an output (edit_write.h),
 //    on the file as it will read with the new header laid over it; a failure is E_EDIT_VERIFY.
 //    llama.cpp's dry run, when asked for, loads a sparse scratch copy of that file (the new header,
-//    then a hole to the file's size) made in the temporary folder ($TMPDIR, else /tmp) and
-//    removed after (by the signal handlers too, temp_registry.h).
+//    then a hole to the file's size): a SafeFileWriter temporary in the temporary folder ($TMPDIR,
+//    else /tmp) that is never committed, so it is removed after (by the signal handlers too).
 //  - Then, in order: the bytes of the header that change (the span from the first to the last
 //    differing byte) are saved, old and new, in "FILE.mlens-undo" (written through SafeFileWriter,
 //    so it exists whole or not at all); the span is written with one positioned write and flushed;
