@@ -181,7 +181,7 @@ void add_diff_command(CLI::App& app, int& exit_code) {
         // A tensor whose data could not be read leaves the comparison incomplete: its error on
         // stderr and exit status 1, beside the result (the cell says the same).
         for (const TensorChange& c : d->tensors)
-            if (c.read_error) exit_code = std::max(exit_code, fail("", c.name_a, *c.read_error));
+            if (c.read_error) exit_code = std::max(exit_code, fail(c.read_error_path, c.name_a, *c.read_error));
         const QuantRecipe recipe_a = quant_recipe(*a), recipe_b = quant_recipe(*b);
         if (*json) {
             nlohmann::json out = diff_json(*d);

@@ -400,7 +400,15 @@ void add_compare(CLI::App& app, int& exit_code) {
         }
         nlohmann::json out = nlohmann::json::array();
         std::vector<std::vector<std::string>> rows = {{"TENSOR", "TYPES", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB"}};
+        // A pair whose data could not be read leaves the comparison incomplete: its error on
+        // stderr and exit status 1, beside the result; a pair that cannot be compared at all
+        // (types, element counts) is skipped with its reason.
+        int read_failure = kExitOk;
         for (const TensorError& t : compared->tensors) {
+            if (t.read_error) {
+                read_failure = fail(t.read_error_path, t.name_a, *t.read_error);
+                continue;
+            }
             if (!t.error) {
                 std::cerr << "skipped " << escape_for_display(t.name_a) << ": " << escape_for_display(t.failed) << "\n";
                 continue;
@@ -418,11 +426,12 @@ void add_compare(CLI::App& app, int& exit_code) {
         }
         warn_if_unlike(*a, *b, only->empty() ? &pairing : nullptr);
         if (out.empty()) {
-            fail("", ErrorCode::E_NOT_FOUND,
-                 "no tensor of the same name and size in " + escape_for_display(*a_path) + " and " + escape_for_display(*b_path));
+            if (read_failure == kExitOk)
+                fail("", ErrorCode::E_NOT_FOUND,
+                     "no tensor of the same name and size in " + escape_for_display(*a_path) + " and " + escape_for_display(*b_path));
             return;
         }
-        exit_code = std::max(exit_status_of(*a), exit_status_of(*b));
+        exit_code = std::max({exit_status_of(*a), exit_status_of(*b), read_failure});
         if (*json) {
             const OverallError& o = compared->overall;
             print_json_result({{"tensors", out},

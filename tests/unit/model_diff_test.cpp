@@ -3,6 +3,8 @@
 // would make of it (names, stacked experts, Q/K row permutation).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <ggml.h>
 
 #include <cmath>
@@ -120,8 +122,19 @@ TEST_CASE("diff --numeric of a file cut after it was opened names each unreadabl
         CHECK(c.values_differ);
         CHECK_FALSE(c.error);
         CHECK(c.failed == c.read_error->to_string());
+        CHECK(c.read_error_path == a.files.front().path);  // the file cut, not its counterpart
     }
     CHECK(unreadable == a.tensors.size());  // every tensor lies past the cut
+    // Cut on the other side, the other file is named.
+    test::write_fixture_model(dir.file("a.gguf"), fixture(GGML_TYPE_F16));
+    Model whole = open(dir.file("a.gguf"));
+    std::filesystem::resize_file(dir.file("b.gguf"), b.tensors.front().data_offset + 16);
+    auto cut_b = diff_models(whole, b, numeric);
+    REQUIRE(cut_b.ok());
+    for (const TensorChange& c : cut_b->tensors)
+        if (c.read_error) CHECK(c.read_error_path == b.files.front().path);
+    CHECK(std::count_if(cut_b->tensors.begin(), cut_b->tensors.end(), [](const TensorChange& c) { return c.read_error.has_value(); }) ==
+          static_cast<long>(b.tensors.size()));
 }
 
 TEST_CASE("F16 model against its Q4_K quantization lists retyped tensors with their error", "[diff]") {

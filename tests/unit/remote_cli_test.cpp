@@ -3,6 +3,7 @@
 // command shows the reference as it was typed, so the only difference allowed is the URL where
 // the local run shows the local path (normalised here, nothing else is).
 #include <catch2/catch.hpp>
+#include <ggml.h>
 
 #include <cstring>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "cli_runner.h"
 #include "large_gguf.h"
 #include "loopback_server.h"
+#include "model_fixture.h"
 #include "mlens/open/target.h"
 #include "safetensors_builder.h"
 #include "split_shards.h"
@@ -260,4 +262,36 @@ TEST_CASE("mlens fsck --no-cache reads a remote model from its server alone - th
     test::CliRun uncached = test::run_mlens({"fsck", "--no-cache", server.url("/q8.gguf")});
     CHECK(uncached.exit_status == 1);
     CHECK(uncached.out.find("F_NAN output_norm.weight") != std::string::npos);
+}
+
+TEST_CASE("compare names each tensor it could not read and exits 1 - never 'no tensor of the same name'", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    // The open's first answer holds the header; every later range comes back shifted (E_HTTP).
+    test::LoopbackServer server("127.0.0.1", test::Serving::shifted_after_first);
+    // A small tensor inside that first answer, a 2 MiB one past it.
+    test::TempDir dir;
+    const std::string local = dir.file("two.gguf");
+    test::write_fixture_model(local, {{"blk.0.attn_norm.weight", GGML_TYPE_F32, {256}, test::test_signal(256, 3)},
+                                      {"output.weight", GGML_TYPE_F32, {1024, 512}, test::test_signal(1024 * 512, 5)}});
+    REQUIRE(server.serve_file("/tiny.gguf", local));
+    const std::string url = server.url("/tiny.gguf");
+    const test::CliRun one = test::run_mlens({"compare", local, url, "--tensor", "output.weight"});
+    INFO(one.err);
+    CHECK(one.exit_status == 1);
+    // The file that failed is named first, then the tensor and the server's answer.
+    CHECK(one.err.starts_with("error: " + url + ": output.weight: E_IO "));
+    CHECK(one.err.find("E_HTTP") != std::string::npos);
+    CHECK(one.err.find("no tensor of the same name") == std::string::npos);
+    CHECK(one.out.empty());
+    const test::CliRun all = test::run_mlens({"compare", local, url, "--json"});
+    INFO(all.err);
+    CHECK(all.exit_status == 1);
+    CHECK(all.err.starts_with("error: " + url + ": output.weight: E_IO "));
+    CHECK(all.err.find("no tensor of the same name") == std::string::npos);
+    // The tensors held by the first answer were compared; the result says so.
+    const nlohmann::json result = nlohmann::json::parse(all.out);
+    REQUIRE(result.contains("tensors"));
+    REQUIRE(result["tensors"].size() == 1);
+    CHECK(result["tensors"][0]["tensor"] == "blk.0.attn_norm.weight");
+    CHECK(result["tensors"][0]["rmse"] == 0.0);
 }

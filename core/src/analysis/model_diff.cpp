@@ -174,6 +174,7 @@ Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions&
             c.error = e.error;
             c.failed = e.failed;
             c.read_error = e.read_error;
+            c.read_error_path = e.read_error_path;
             c.values_differ = !e.failed.empty() || (e.error && e.error->max_abs > 0);
         } else {
             c.name_a = slice_label(a.tensors[p.a.tensor].name, p.a.slice);

@@ -1,6 +1,7 @@
 #include "mlens/analysis/model_error.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -53,6 +54,25 @@ private:
     uint32_t m_heads;
     float m_add;
     uint64_t m_rows = 1, m_unit = 1;
+};
+
+// A side's values as read, noting whether a read of it failed: a comparison's error names the
+// file that could not be read.
+class ReadWatch final : public FloatSource {
+public:
+    explicit ReadWatch(const FloatSource& source) : m_source(source) {}
+    uint64_t size() const override { return m_source.size(); }
+    uint64_t granularity() const override { return m_source.granularity(); }
+    Status read(uint64_t first, uint64_t count, float* out) const override {
+        Status s = m_source.read(first, count, out);
+        if (!s && s.error().code != ErrorCode::E_CANCELLED) m_failed = true;
+        return s;
+    }
+    bool failed() const { return m_failed; }
+
+private:
+    const FloatSource& m_source;
+    mutable std::atomic<bool> m_failed{false};
 };
 
 class OpenSide final : public PairSource {
@@ -197,8 +217,7 @@ Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing&
     for (size_t i = 0; i < r.tensors.size(); ++i) {
         if (job_cancelled(job)) return cancelled_error();
         if (!sources[i].first) continue;
-        const FloatSource& sa = sources[i].first->source();
-        const FloatSource& sb = sources[i].second->source();
+        const ReadWatch sa(sources[i].first->source()), sb(sources[i].second->source());
         const double from = total ? static_cast<double>(done) / static_cast<double>(total) : 0.0;
         done += sa.size();
         const double to = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
@@ -208,8 +227,13 @@ Result<ModelError> compare_models(const Model& a, const Model& b, const Pairing&
         if (c) {
             r.tensors[i].error = std::move(*c);
         } else {
-            r.tensors[i].failed = c.error().to_string();
-            r.tensors[i].read_error = c.error();
+            TensorError& e = r.tensors[i];
+            e.failed = c.error().to_string();
+            e.read_error = c.error();
+            const bool in_b = sb.failed() && !sa.failed();
+            const Model& failing = in_b ? b : a;
+            const size_t file = failing.tensors[in_b ? e.pair.b.tensor : e.pair.a.tensor].file;
+            if (file < failing.files.size()) e.read_error_path = failing.files[file].path;
         }
         sources[i] = {nullptr, nullptr};
     }

@@ -58,6 +58,7 @@ struct TensorChange {
     std::optional<TensorComparison> error;
     std::string failed;  // why numeric comparison did not run
     std::optional<Error> read_error;  // when that is the data failing to read (TensorError::read_error)
+    std::string read_error_path;  // TensorError::read_error_path
 };
 
 struct DiffOptions {

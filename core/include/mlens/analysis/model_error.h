@@ -84,6 +84,7 @@ struct TensorError {
     std::optional<TensorComparison> error;
     std::string failed;  // why no error was computed
     std::optional<Error> read_error;  // set when that is the tensors' data failing to read or decode
+    std::string read_error_path;  // with read_error: the file (SourceFile::path) whose read failed
 };
 
 struct LayerError {
