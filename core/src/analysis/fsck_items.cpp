@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "fsck_plan.h"
+#include "util/thread_scratch.h"
 
 namespace mlens::fsck_detail {
 
@@ -149,7 +150,8 @@ void check_ggml_scales(const Plan& p, const PieceInput& in, ItemState& st) {
 Status check_mlx_scales(const Scan& scan, const Plan& p, const PieceInput& in, ItemState& st) {
     const uint64_t g = p.view->block_length(), groups = in.n / g;
     const uint64_t first_group = (in.expert * p.rows_per_expert + in.row) * (p.row_len / g) + in.column / g;
-    thread_local std::vector<float> scales, biases;
+    std::vector<float>& scales = thread_scratch<std::vector<float>>([] {});
+    std::vector<float>& biases = thread_scratch<std::vector<float>>([] {});
     scales.resize(groups);
     biases.resize(groups);
     if (Status s = p.view->read_group_params(first_group, groups, scales.data(), biases.data()); !s) return s;
@@ -289,8 +291,8 @@ Status scan_item(Scan& scan, const Item& item) {
     const TensorView& v = *p.view;
     ItemState st;
     if (p.track_columns) st.columns.assign(p.row_len, 0);
-    thread_local std::vector<uint32_t> raw_words;
-    thread_local std::vector<float> values;
+    std::vector<uint32_t>& raw_words = thread_scratch<std::vector<uint32_t>>([] {});
+    std::vector<float>& values = thread_scratch<std::vector<float>>([] {});
     const uint64_t rows = item.row_end - item.row_begin;
     const bool whole_rows = p.piece == p.row_len;
     const uint64_t span = whole_rows ? rows * p.row_len : p.piece;
@@ -299,7 +301,7 @@ Status scan_item(Scan& scan, const Item& item) {
     if (p.path == Path::decoded) values.resize(span);
     // ggml blocks decode one row (or piece) at a time, into a buffer that stays in cache while
     // it is scanned.
-    thread_local std::vector<float> row_values;
+    std::vector<float>& row_values = thread_scratch<std::vector<float>>([] {});
     if (p.path == Path::ggml_blocks) row_values.resize(p.piece);
     auto decoded = [&](const uint8_t* bytes, uint64_t k, uint64_t n) -> const float* {
         if (p.path == Path::decoded) return values.data() + k;

@@ -10,6 +10,7 @@
 #include "mlens/formats/ggml_type_table.h"
 #include "mlens/formats/ggml_types.h"
 #include "mlens/util/analysis_memory.h"
+#include "util/thread_scratch.h"
 
 namespace mlens {
 
@@ -41,7 +42,7 @@ public:
             return Error{ErrorCode::E_RANGE, "", std::nullopt, "requantization reads whole rows or blocks"};
         if (!m_store) {
             if (Status s = m_ref.read(first, count, out); !s) return s;
-            thread_local std::vector<uint8_t> q;
+            std::vector<uint8_t>& q = thread_scratch<std::vector<uint8_t>>([] {});
             q.resize(ggml_row_size(m_type, static_cast<int64_t>(count)));
             quantize(first, out, count, q.data());
             decode(q.data(), count, out);

@@ -11,6 +11,7 @@
 #include "mlens/util/analysis_memory.h"
 #include "mlens/util/parallel_job.h"
 #include "util/finite_floats.h"
+#include "util/thread_scratch.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -178,7 +179,7 @@ void compare_chunk(const float* a, const float* b, uint64_t first, uint64_t coun
         add_pair_sums<true>(a, b, count, out);
     else
         add_pair_sums<false>(a, b, count, out);
-    thread_local std::vector<SpanError> spans;
+    std::vector<SpanError>& spans = thread_scratch<std::vector<SpanError>>([] {});
     for (uint64_t at = 0; at < count;) {
         // The part of one row in this chunk: [at, end).
         const uint64_t row = (first + at) / row_length, row_start = row * row_length;
@@ -240,8 +241,9 @@ Result<TensorComparison> compare_sources(const FloatSource& a, const FloatSource
         [&](uint64_t c) -> Status {
             const uint64_t first = c * chunk, count = std::min(chunk, size - first);
             // Per-thread buffers: chunk after chunk reuses their pages.
-            thread_local std::vector<float> va, vb;
-            thread_local Sums local;
+            std::vector<float>& va = thread_scratch<std::vector<float>>([] {});
+            std::vector<float>& vb = thread_scratch<std::vector<float>>([] {});
+            Sums& local = thread_scratch<Sums>([] {});
             va.resize(count);
             vb.resize(count);
             if (Status s = a.read(first, count, va.data()); !s) return s;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "gguf_string_scan.h"
+#include "util/thread_scratch.h"
 
 namespace mlens {
 
@@ -13,10 +14,10 @@ namespace {
 constexpr uint64_t kTailSpanBytes = (uint64_t{1} << 32) - StringArrayTail::kWindowBytes;  // offsets stay exact in 32 bits
 
 // The window a thread reads tails into, kept for the thread's life (a pool thread runs many).
-uint8_t* thread_window() {
-    thread_local std::unique_ptr<uint8_t[]> window(new uint8_t[StringArrayTail::kWindowBytes]);  // not zero-filled: read into first
-    return window.get();
-}
+struct TailWindow {
+    std::unique_ptr<uint8_t[]> bytes{new uint8_t[StringArrayTail::kWindowBytes]};  // not zero-filled: read into first
+};
+uint8_t* thread_window() { return thread_scratch<TailWindow>([] {}).bytes.get(); }
 
 uint64_t load_length(const uint8_t* p) {
     uint64_t length;

@@ -9,11 +9,13 @@
 // the same `which` (0 or 1, for types with two such fields) overwrites.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "element_decode.h"
+#include "util/thread_scratch.h"
 
 namespace mlens {
 
@@ -25,8 +27,8 @@ inline constexpr int8_t kIq4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -
 }
 
 inline const float* half_field(const uint8_t* bytes, uint64_t blocks, uint32_t block_bytes, uint32_t offset, int which = 0) {
-    thread_local std::vector<uint8_t> halves;
-    thread_local std::vector<float> values[2];
+    std::vector<uint8_t>& halves = thread_scratch<std::vector<uint8_t>>([] {});
+    auto& values = thread_scratch<std::array<std::vector<float>, 2>>([] {});
     halves.resize(2 * blocks);
     values[which].resize(blocks);
     for (uint64_t b = 0; b < blocks; ++b) std::memcpy(&halves[2 * b], bytes + b * block_bytes + offset, 2);

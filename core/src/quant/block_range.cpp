@@ -6,12 +6,13 @@
 #include <vector>
 
 #include "block_fields.h"
+#include "k_quant_range.h"
 #include "k_quant_scales.h"
 #include "mlens/formats/ggml_type_table.h"
-#include "k_quant_range.h"
 #include "q8_0_range.h"
 #include "small_block_range.h"
 #include "util/finite_floats.h"
+#include "util/thread_scratch.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -62,7 +63,7 @@ struct Groups {
     std::vector<int8_t> scale, min, least, greatest;
 
     static Groups& for_thread(uint64_t count) {
-        thread_local Groups g;
+        Groups& g = thread_scratch<Groups>([] {});
         for (auto* v : {&g.d, &g.dmin}) v->resize(count);
         for (auto* v : {&g.scale, &g.min, &g.least, &g.greatest}) v->resize(count);
         return g;

@@ -10,8 +10,9 @@
 #include "binning_avx512.h"
 #include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
-#include "util/ordered_parts.h"
 #include "util/finite_floats.h"
+#include "util/ordered_parts.h"
+#include "util/thread_scratch.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -37,7 +38,7 @@ Status for_each_group_chunk(const FloatSource& src, JobContext* job, unsigned th
     const uint64_t total = src.size(), chunk = src.chunk_length(kChunkTarget);
     return parallel_job((total + chunk - 1) / chunk, threads, job,
                         [&](uint64_t c) -> Status {
-                            thread_local GroupChunk g;
+                            GroupChunk& g = thread_scratch<GroupChunk>([] {});
                             const uint64_t first = c * chunk, count = std::min(chunk, total - first);
                             g.first = first;
                             g.groups = count / shape.length;
@@ -145,7 +146,7 @@ void count_group_codes(const CodeGroups& shape, GroupChunk& g) {
     if (gfni && shape.length % 32 == 0 && (shape.codes == 16 || shape.codes == 32)) {
         const auto count_pieces = shape.codes == 16 ? count_pieces_gfni<16> : count_pieces_gfni<32>;
         if (shape.length == 32) return count_pieces(g.code.data(), g.groups, g.count.data());
-        thread_local std::vector<uint8_t> piece;
+        std::vector<uint8_t>& piece = thread_scratch<std::vector<uint8_t>>([] {});
         piece.resize(g.groups * shape.length / 32 * shape.codes);
         count_pieces(g.code.data(), g.groups * shape.length / 32, piece.data());
         return add_pieces(piece.data(), g.groups, shape.length / 32, shape.codes, g.count.data());
@@ -319,7 +320,7 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
     const BinSlots bin(binning);
     const double centre = (binning.lo + binning.hi) / 2;
     Status run = for_each_group_chunk(src, job, threads, progress_from, progress_to, [&](GroupChunk& g) {
-        thread_local std::vector<uint32_t> local;
+        std::vector<uint32_t>& local = thread_scratch<std::vector<uint32_t>>([] {});
         count_group_codes(shape, g);
         local.assign(binning.slots(), 0);
         uint32_t* counts = local.data();

@@ -6,6 +6,7 @@
 #include "mlens/quant/mlx_quant.h"
 #include "mlens/util/analysis_memory.h"
 #include "tensor_view_kinds.h"
+#include "util/thread_scratch.h"
 
 namespace mlens {
 
@@ -102,7 +103,7 @@ Status MlxGroupsKind::read_companion(size_t index, uint64_t first, uint64_t coun
     const TensorInfo& c = m_model->tensors[index];
     ElementType e = *element_type_of(m_model->format, c.type);
     const uint32_t width = element_bytes(e);
-    thread_local std::vector<uint8_t> bytes;
+    std::vector<uint8_t>& bytes = thread_scratch<std::vector<uint8_t>>([] {});
     bytes.resize(count * width);
     if (Status s = m_model->read_tensor_bytes(index, first * width, bytes.size(), bytes.data()); !s) return s;
     auto mode = static_cast<MlxMode>(m_mode);
@@ -128,8 +129,9 @@ Status MlxGroupsKind::read_group_params(uint64_t first, uint64_t count, float* s
 
 Result<MlxGroupsKind::Groups> MlxGroupsKind::read_groups(uint64_t first_group, uint64_t groups) const {
     // Per-thread buffers, as in read(): chunk after chunk reuses their pages.
-    thread_local std::vector<uint8_t> packed;
-    thread_local std::vector<float> scales, biases;
+    std::vector<uint8_t>& packed = thread_scratch<std::vector<uint8_t>>([] {});
+    std::vector<float>& scales = thread_scratch<std::vector<float>>([] {});
+    std::vector<float>& biases = thread_scratch<std::vector<float>>([] {});
     packed.resize(groups * m_block_bytes);
     scales.resize(groups);
     biases.resize(groups);

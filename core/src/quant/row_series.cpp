@@ -6,6 +6,7 @@
 
 #include "mlens/util/analysis_memory.h"
 #include "mlens/util/parallel_job.h"
+#include "util/thread_scratch.h"
 
 namespace mlens {
 
@@ -97,7 +98,7 @@ Result<std::vector<ScaleSeries>> row_series(const TensorView& view, JobContext* 
         // Whole entries per task.
         const uint64_t per_task = piece / entry_values, tasks = (entries + per_task - 1) / per_task;
         run = parallel_job(tasks, threads, job, [&](uint64_t task) -> Status {
-            thread_local std::vector<float> values;
+            std::vector<float>& values = thread_scratch<std::vector<float>>([] {});
             const uint64_t first = task * per_task, end = std::min(entries, first + per_task);
             values.resize(std::min(view.size() - first * entry_values, (end - first) * entry_values));
             if (Status s = view.read(first * entry_values, values.size(), values.data()); !s) return s;
@@ -108,7 +109,7 @@ Result<std::vector<ScaleSeries>> row_series(const TensorView& view, JobContext* 
         // Pieces of an entry per task, added to the entry's sums as they finish.
         const uint64_t pieces = (entry_values + piece - 1) / piece;
         run = parallel_job(entries * pieces, threads, job, [&](uint64_t task) -> Status {
-            thread_local std::vector<float> values;
+            std::vector<float>& values = thread_scratch<std::vector<float>>([] {});
             const uint64_t entry = task / pieces, at = task % pieces * piece;
             if (at >= values_of(entry)) return ok_status();
             values.resize(std::min(piece, values_of(entry) - at));

@@ -9,6 +9,7 @@
 #include "mlens/util/parallel_job.h"
 #include "slot_copies.h"
 #include "util/ordered_parts.h"
+#include "util/thread_scratch.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -179,9 +180,10 @@ Status summarize_scaled_groups(const FloatSource& src, const Binning& binning, J
     OrderedParts<ValueSummary<double>> parts;
     Status run = parallel_job((size + chunk - 1) / chunk, threads, job,
                         [&](uint64_t c) -> Status {
-                            thread_local std::vector<uint8_t> code;
-                            thread_local std::vector<float> step, offset;
-                            thread_local std::vector<uint32_t> local;
+                            std::vector<uint8_t>& code = thread_scratch<std::vector<uint8_t>>([] {});
+                            std::vector<float>& step = thread_scratch<std::vector<float>>([] {});
+                            std::vector<float>& offset = thread_scratch<std::vector<float>>([] {});
+                            std::vector<uint32_t>& local = thread_scratch<std::vector<uint32_t>>([] {});
                             const uint64_t first = c * chunk, count = std::min(chunk, size - first), groups = count / length;
                             code.resize(count);
                             step.resize(groups);
@@ -192,7 +194,7 @@ Status summarize_scaled_groups(const FloatSource& src, const Binning& binning, J
                                 offset.resize(groups);
                                 if (Status s = src.read_offset_groups(first, count, code.data(), step.data(), offset.data()); !s) return s;
                             }
-                            thread_local SlotCopies copies;
+                            SlotCopies& copies = thread_scratch<SlotCopies>([] {});
                             local.assign(binning.slots(), 0);
                             copies.reset(binning.slots());
                             CentredSums sums;

@@ -7,13 +7,14 @@
 
 #include "binning.h"
 #include "code_group_stats.h"
+#include "mlens/util/parallel_job.h"
 #include "scaled_group_stats.h"
 #include "slot_copies.h"
-#include "value_summary.h"
-#include "mlens/util/parallel_job.h"
-#include "util/ordered_parts.h"
 #include "util/finite_floats.h"
+#include "util/ordered_parts.h"
+#include "util/thread_scratch.h"
 #include "util/vector_loop.h"
+#include "value_summary.h"
 #include "wide_stats.h"
 
 namespace mlens {
@@ -74,8 +75,8 @@ constexpr uint64_t kCountTile = 2048;
 // Adds each value's slot to counts (binning.slots() entries), through interleaved copies
 // (slot_copies.h).
 void count_slots(const Binning& binning, const float* v, uint64_t n, uint32_t* counts) {
-    thread_local std::vector<uint32_t> slot;
-    thread_local SlotCopies copies;
+    std::vector<uint32_t>& slot = thread_scratch<std::vector<uint32_t>>([] {});
+    SlotCopies& copies = thread_scratch<SlotCopies>([] {});
     slot.resize(kCountTile);
     copies.reset(binning.slots());
     for (uint64_t t = 0; t < n; t += kCountTile) {
@@ -150,7 +151,7 @@ Status for_each_chunk(const FloatSource& src, JobContext* job, unsigned threads,
                       const std::function<void(uint64_t, const float*, uint64_t)>& fn, const ValueObserver* observer = nullptr) {
     const uint64_t chunk = observed_chunk(src.chunk_length(kChunkTarget), src.granularity(), observer);
     return for_each_range(src.size(), chunk, job, threads, progress_from, progress_to, [&](uint64_t first, uint64_t count) {
-        thread_local std::vector<float> values;
+        std::vector<float>& values = thread_scratch<std::vector<float>>([] {});
         values.resize(count);
         if (Status s = src.read(first, count, values.data()); !s) return s;
         fn(first, values.data(), count);
@@ -168,15 +169,15 @@ Status count_codes(const FloatSource& src, size_t codes, JobContext* job, unsign
     const uint64_t per_thread = src.size() / (2 * std::max(threads, 1u)) + 1;
     const uint64_t chunk = observed_chunk(std::clamp(per_thread, kCodeChunkMin, kCodeChunkMax), src.granularity(), observer);
     return for_each_range(src.size(), chunk, job, threads, 0.0, progress_to, [&](uint64_t first, uint64_t count) {
-        thread_local std::vector<uint16_t> code;
-        thread_local std::vector<uint32_t> local;
+        std::vector<uint16_t>& code = thread_scratch<std::vector<uint16_t>>([] {});
+        std::vector<uint32_t>& local = thread_scratch<std::vector<uint32_t>>([] {});
         code.resize(count);
         if (Status s = src.read_codes(first, count, code.data()); !s) return s;
         if (observer) {
             // Decoded a cache-sized piece at a time, on whole units: F16 and BF16 decode faster
             // than a table lookup per code.
             const uint64_t piece = observed_chunk(src.chunk_length(kChunkTarget), src.granularity(), observer);
-            thread_local std::vector<float> values;
+            std::vector<float>& values = thread_scratch<std::vector<float>>([] {});
             values.resize(std::min(piece, count));
             for (uint64_t at = 0; at < count; at += piece) {
                 const uint64_t n = std::min(piece, count - at);
@@ -260,8 +261,8 @@ Status count_source(const FloatSource& src, const Binning& binning, bool all_fin
     total.assign(binning.slots(), 0);
     std::mutex m;
     return for_each_chunk(src, job, threads, progress_from, 1.0, [&](uint64_t, const float* v, uint64_t n) {
-        thread_local std::vector<float> scratch;
-        thread_local std::vector<uint32_t> local;
+        std::vector<float>& scratch = thread_scratch<std::vector<float>>([] {});
+        std::vector<uint32_t>& local = thread_scratch<std::vector<uint32_t>>([] {});
         FiniteValues f = all_finite_known ? FiniteValues{v, n, 0, 0, 0} : finite_values(v, n, scratch);
         local.assign(binning.slots(), 0);
         count_slots(binning, f.values, f.count, local.data());
@@ -312,7 +313,7 @@ Status summarize_source(const FloatSource& src, JobContext* job, unsigned thread
         src, job, threads, 0.0, progress_to,
         [&](uint64_t first, const float* v, uint64_t n) {
             if (observer) observer->see(first, v, n);
-            thread_local std::vector<float> scratch;
+            std::vector<float>& scratch = thread_scratch<std::vector<float>>([] {});
             FiniteValues finite;
             parts.put(first, summarize_chunk(v, n, scratch, finite));
         },
@@ -356,8 +357,8 @@ Status summarize_and_count(const FloatSource& src, const Binning& binning, JobCo
         src, job, threads, progress_from, 1.0,
         [&](uint64_t first, const float* v, uint64_t n) {
             if (observer) observer->see(first, v, n);
-            thread_local std::vector<float> scratch;
-            thread_local std::vector<uint32_t> local;
+            std::vector<float>& scratch = thread_scratch<std::vector<float>>([] {});
+            std::vector<uint32_t>& local = thread_scratch<std::vector<uint32_t>>([] {});
             FiniteValues finite;
             parts.put(first, summarize_chunk(v, n, scratch, finite));
             local.assign(binning.slots(), 0);

@@ -7,6 +7,7 @@
 #include "block_range.h"
 #include "block_steps.h"
 #include "tensor_view_kinds.h"
+#include "util/thread_scratch.h"
 
 namespace mlens {
 
@@ -19,7 +20,7 @@ constexpr uint64_t kKeptReadBytes = 16u << 20;
 // per-thread buffer that the next call overwrites.
 Result<const uint8_t*> blocks_of(const StoredBlocksKind& kind, uint64_t first, uint64_t count) {
     const uint64_t block = kind.granularity(), blocks = (count + block - 1) / block;
-    thread_local std::vector<uint8_t> bytes;
+    std::vector<uint8_t>& bytes = thread_scratch<std::vector<uint8_t>>([] {});
     bytes.resize(blocks * kind.block_bytes());
     if (Status s = kind.read_blocks(first / block, blocks, bytes.data()); !s) return s.error();
     return static_cast<const uint8_t*>(bytes.data());
@@ -38,7 +39,7 @@ Status StoredBlocksKind::read(uint64_t first, uint64_t count, float* out) const 
     // One read per request (a system call each), into a per-thread buffer that keeps its pages
     // (requests of chunk size; a larger one gets a buffer of its own).
     const uint64_t blocks = (count + m_block - 1) / m_block;
-    thread_local std::vector<uint8_t> kept;
+    std::vector<uint8_t>& kept = thread_scratch<std::vector<uint8_t>>([] {});
     std::vector<uint8_t> own;
     std::vector<uint8_t>& bytes = blocks * m_block_bytes <= kKeptReadBytes ? kept : own;
     bytes.resize(blocks * m_block_bytes);
@@ -134,7 +135,7 @@ ElementKind::ElementKind(const Model& model, size_t index, ElementType element)
 Status ElementKind::read_wide(uint64_t first, uint64_t count, long double* out) const {
     if (wide_kind() == WideKind::none) return FloatSource::read_wide(first, count, out);
     if (Status s = check_read_range(first, count); !s) return s;
-    thread_local std::vector<uint8_t> bytes;
+    std::vector<uint8_t>& bytes = thread_scratch<std::vector<uint8_t>>([] {});
     bytes.resize(count * m_block_bytes);
     if (Status s = read_blocks(first, count, bytes.data()); !s) return s;
     decode_wide_elements(m_element, bytes.data(), count, out);

@@ -5,9 +5,10 @@
 #include <mutex>
 #include <vector>
 
-#include "value_summary.h"
 #include "mlens/util/parallel_job.h"
 #include "util/ordered_parts.h"
+#include "util/thread_scratch.h"
+#include "value_summary.h"
 
 namespace mlens {
 
@@ -75,7 +76,7 @@ Status apply_wide_figures(const FloatSource& src, TensorStats& st, JobContext* j
     OrderedParts<WideSummary> parts;
     Status run = parallel_job((src.size() + chunk - 1) / chunk, threads, job, [&](uint64_t c) -> Status {
         const uint64_t first = c * chunk, count = std::min(chunk, src.size() - first);
-        thread_local std::vector<long double> values;
+        std::vector<long double>& values = thread_scratch<std::vector<long double>>([] {});
         values.resize(count);
         if (Status s = src.read_wide(first, count, values.data()); !s) return s;
         parts.put(first, summarize(values.data(), count, integer));
