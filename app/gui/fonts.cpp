@@ -1,9 +1,12 @@
 #include "fonts.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <iterator>
+#include <utility>
 
 #include <imgui_freetype.h>
 
@@ -86,6 +89,27 @@ std::vector<ImWchar> script_ranges(const ScriptFont& script, const std::set<uint
     return ranges;
 }
 
+// A font file's bytes in a buffer of ImGui's allocator, for the atlas to own; {nullptr, 0} when
+// it cannot be read (the font is then left out). ImGui's own file loading asserts when its
+// allocation fails: here the allocator throws std::bad_alloc instead (window_loop.cpp).
+std::pair<void*, int> read_font_file(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (!file) return {nullptr, 0};
+    std::pair<void*, int> out{nullptr, 0};
+    if (std::fseek(file, 0, SEEK_END) == 0) {
+        const long size = std::ftell(file);
+        if (size > 0 && size <= INT_MAX && std::fseek(file, 0, SEEK_SET) == 0) {
+            void* data = IM_ALLOC(static_cast<size_t>(size));
+            if (std::fread(data, 1, static_cast<size_t>(size), file) == static_cast<size_t>(size))
+                out = {data, static_cast<int>(size)};
+            else
+                IM_FREE(data);
+        }
+    }
+    std::fclose(file);
+    return out;
+}
+
 }  // namespace
 
 ImFont* FontSet::load(const char* primary, bool mono, float px, const std::vector<ImWchar>& ranges, const std::set<uint32_t>& extra) {
@@ -97,7 +121,9 @@ ImFont* FontSet::load(const char* primary, bool mono, float px, const std::vecto
         config.MergeMode = font != nullptr;
         config.OversampleH = 1;
         config.PixelSnapH = true;
-        if (ImFont* added = atlas->AddFontFromFileTTF(f.path.c_str(), size, &config, glyphs)) {
+        auto [data, bytes] = read_font_file(f.path);
+        if (!data) return;
+        if (ImFont* added = atlas->AddFontFromMemoryTTF(data, bytes, size, &config, glyphs)) {
             font = added;
             m_files.push_back(f);
         }

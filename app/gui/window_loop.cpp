@@ -4,7 +4,9 @@
 #include <cfloat>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <new>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -102,9 +104,19 @@ GLFWwindow* create_window(int width, int height, bool screenshot) {
     return window;
 }
 
+// ImGui's allocations: an allocation that fails throws std::bad_alloc (main says E_NO_MEMORY and
+// exits 1), where ImGui would use the null pointer or assert.
+void* imgui_allocate(size_t size, void*) {
+    void* p = std::malloc(size);
+    if (!p && size != 0) throw std::bad_alloc();
+    return p;
+}
+void imgui_release(void* p, void*) { std::free(p); }
+
 // ImGui with its GLFW and OpenGL backends; a screenshot neither reads nor writes the layout file.
 void init_imgui(GLFWwindow* window, const std::filesystem::path& config, const std::string& ini_path, bool screenshot) {
     IMGUI_CHECKVERSION();
+    ImGui::SetAllocatorFunctions(imgui_allocate, imgui_release);
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;

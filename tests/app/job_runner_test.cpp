@@ -1,10 +1,19 @@
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdlib>
+#include <fstream>
 #include <new>
 #include <thread>
 
+#include "large_gguf.h"
 #include "state/job_runner.h"
+#include "test_paths.h"
+#include "workspace_harness.h"
 
 using namespace mlens;
 
@@ -95,3 +104,64 @@ TEST_CASE("destroying the runner cancels running and queued jobs and finishes th
         CHECK(h.try_take().has_value());
     }
 }
+
+// AddressSanitizer reserves terabytes of shadow address space: no address-space limit there.
+#ifndef __SANITIZE_ADDRESS__
+namespace {
+
+constexpr const char* kFreshProcess = "MLENS_TEST_FRESH_PROCESS";
+
+// Runs this test binary again on test `name` alone, with kFreshProcess set; its exit status. A
+// fresh process has no memory freed by earlier tests that a limit on new address space could not
+// stop it from using.
+int run_in_fresh_process(const std::string& name) {
+    std::string exe(4096, '\0');
+    const ssize_t n = readlink("/proc/self/exe", exe.data(), exe.size() - 1);
+    if (n <= 0) return -1;
+    exe.resize(static_cast<size_t>(n));
+    const pid_t pid = fork();
+    if (pid == 0) {
+        setenv(kFreshProcess, "1", 1);
+        execl(exe.c_str(), exe.c_str(), name.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+TEST_CASE("a document whose opening runs out of memory fails with E_NO_MEMORY - the workspace goes on") {
+    if (!std::getenv(kFreshProcess)) {
+        CHECK(run_in_fresh_process("a document whose opening runs out of memory fails with E_NO_MEMORY - the workspace goes on") == 0);
+        return;
+    }
+    test::TempDir dir;
+    // A vocabulary of 4M tokens: its open needs far more than the room left below.
+    REQUIRE(test::write_large_gguf(dir.file("vocab.gguf"), {4u << 20, false, 0}));
+    test::WorkspaceHarness h;
+    // The address space this process has, plus 8 MiB, while the open runs.
+    std::ifstream statm("/proc/self/statm");
+    uint64_t pages = 0;
+    statm >> pages;
+    rlimit before{};
+    REQUIRE(getrlimit(RLIMIT_AS, &before) == 0);
+    rlimit tight = before;
+    tight.rlim_cur = pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) + (8u << 20);
+    REQUIRE(setrlimit(RLIMIT_AS, &tight) == 0);
+    Document& starved = h.workspace.open(dir.file("vocab.gguf"));
+    h.jobs.wait_all();
+    REQUIRE(setrlimit(RLIMIT_AS, &before) == 0);
+    h.workspace.poll();
+    INFO(starved.error);
+    CHECK(starved.state == DocumentState::failed);
+    CHECK(starved.error_code == ErrorCode::E_NO_MEMORY);
+    CHECK(starved.error.starts_with("out of memory while running open"));
+    // With room again, the same document opens.
+    Document& again = h.workspace.open(dir.file("vocab.gguf"));
+    h.jobs.wait_all();
+    h.workspace.poll();
+    CHECK(again.ready());
+}
+#endif

@@ -107,6 +107,7 @@ void CompatPanel::poll() {
     if (!taken) return;
     if (!*taken) {
         m_cancelled = true;
+        if (taken->error().code != ErrorCode::E_CANCELLED) m_failure = escape_for_display(taken->error().to_string(), 400);
         return;
     }
     CompatView& built = taken->value();
@@ -120,6 +121,7 @@ void CompatPanel::start(PanelContext& ctx) {
     m_job = ctx.jobs.start("compat plan " + ctx.doc.title,
                            [model](JobContext& job) -> Result<CompatView> { return build_compat_view(*model, &job); });
     m_cancelled = false;
+    m_failure.clear();
 }
 
 void CompatPanel::refresh() {
@@ -204,7 +206,10 @@ void CompatPanel::draw(PanelContext& ctx) {
         return;
     }
     if (!m_view) {
-        ui::text_dim("Planning was cancelled.");
+        if (m_failure.empty())
+            ui::text_dim("Planning was cancelled.");
+        else
+            ui::text_colored(palette().error, "Planning failed: " + m_failure);
         ImGui::SameLine();
         if (ImGui::SmallButton("Plan again")) start(ctx);
         return;

@@ -69,7 +69,8 @@ private:
 
     JobHandle<CompatView> m_job;
     std::shared_ptr<const CompatView> m_view;
-    bool m_cancelled = false;
+    bool m_cancelled = false;  // planning ended without a view: cancelled, or failed
+    std::string m_failure;  // why planning failed (display-safe), empty when it was cancelled
     bool m_open_export = false;  // a "compat:export" link waits for the plan
     bool m_only_changes = true;
     std::string m_filter;

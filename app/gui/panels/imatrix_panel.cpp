@@ -211,7 +211,12 @@ void ImatrixPanel::draw(PanelContext& ctx) {
             ImGui::ProgressBar(static_cast<float>(m_job.progress()), ImVec2(240, 0), "summarizing\xE2\x80\xA6");
             return;
         }
-        m_summaries = std::make_shared<ImatrixSummaries>(std::move(*taken).value());
+        if (*taken) {
+            m_summaries = std::make_shared<ImatrixSummaries>(std::move(*taken).value());
+        } else {  // the job itself failed (out of memory)
+            m_summaries = std::make_shared<ImatrixSummaries>();
+            m_summaries->error = escape_for_display(taken->error().to_string(), 400);
+        }
         m_done = true;
     }
     if (!m_summaries->error.empty()) {

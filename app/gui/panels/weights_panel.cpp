@@ -66,7 +66,13 @@ void WeightsPanel::poll() {
     std::optional<Result<std::shared_ptr<WeightsResult>>> taken = m_job.try_take();
     if (!taken) return;
     m_running.reset();
-    if (!*taken) return;  // cancelled
+    if (!*taken) {
+        // Cancelled, or the job itself failed (out of memory): that is shown in the result's place.
+        if (taken->error().code == ErrorCode::E_CANCELLED) return;
+        m_result = std::make_shared<WeightsResult>();
+        m_result->error = escape_for_display(taken->error().to_string(), 400);
+        return;
+    }
     std::shared_ptr<WeightsResult> done = std::move(*taken).value();
     // A histogram-only result keeps the statistics it was asked to reuse.
     if (!done->stats && m_result && m_result->stats) done->stats = m_result->stats;

@@ -136,6 +136,15 @@ bool Workspace::poll() {
             ++it;
             continue;
         }
+        if (!*taken) {  // the job itself failed (out of memory): the document did not open
+            doc->state = DocumentState::failed;
+            doc->error = escape_for_display(taken->error().message, 400);
+            doc->error_code = taken->error().code;
+            doc->job.reset();
+            it = m_pending.erase(it);
+            changed = true;
+            continue;
+        }
         OpenOutcome& out = taken->value();
         doc->parse_ms = out.parse_ms;
         if (out.cancelled) {
