@@ -22,7 +22,11 @@
 // They run in turn, fifteen rounds; prints the best of each in G values/s and the ratios of decode
 // and analyze to each reference, then a "statistics" line: analyze against "ggml whole" (for MLX,
 // ggml whole of the same-layout type, then our single-threaded decode) on both clocks of the same
-// rounds, on THREADS threads by the wall clock and per core by CPU time.
+// rounds, on THREADS threads by the wall clock and per core by CPU time. For a route that bins
+// every value (steps, offset, values), a "floor" line: the statistics' counting alone, one
+// increment per value into their 4,096 fine bins (timed on one core, the bins found beforehand),
+// and the most that counting alone would let such a route reach against ggml whole on THREADS
+// threads.
 // Then a comparison of the F16 tensor with the Q4_K one (compare_sources with 256-value blocks,
 // THREADS threads) against ggml decoding both on one thread: the least any comparison must do.
 // --keep PATH keeps the benchmarked GGUF (one tensor per type, named by the type) at PATH and
@@ -36,8 +40,10 @@
 #include <ggml.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -188,6 +194,48 @@ void report_statistics(uint64_t n, unsigned threads, const Timing& whole, const 
         reference, gps(whole.cpu));
 }
 
+// The fine bins (4,096 over [min, max]: the statistics' percentile bins) of every decoded value,
+// as counter indices 1..4096, computed once before timing.
+std::vector<uint16_t> fine_slots(const std::vector<float>& values) {
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    const double low = *lo, scale = *hi > *lo ? 4096.0 / (static_cast<double>(*hi) - low) : 0.0;
+    std::vector<uint16_t> slots(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+        slots[i] = static_cast<uint16_t>(1 + std::min(4095.0, std::floor((static_cast<double>(values[i]) - low) * scale)));
+    return slots;
+}
+
+// What counting alone costs: one counter increment per value into the statistics' four
+// interleaved copies of 16-bit counters (slot_copies.h), added up before they could overflow.
+// A pass that bins every value (the steps, offset and values routes) does at least this.
+void count_slots_only(const std::vector<uint16_t>& slots) {
+    constexpr size_t kSlots = 4098, kFlushAfter = 4 * 60000;
+    std::vector<uint16_t> copies(4 * kSlots, 0);
+    std::vector<uint32_t> total(kSlots, 0);
+    uint16_t* c[4] = {copies.data(), copies.data() + kSlots, copies.data() + 2 * kSlots, copies.data() + 3 * kSlots};
+    for (size_t at = 0; at < slots.size(); at += kFlushAfter) {
+        const size_t end = std::min(slots.size(), at + kFlushAfter);
+        size_t i = at;
+        for (; i + 4 <= end; i += 4) {
+            ++c[0][slots[i]];
+            ++c[1][slots[i + 1]];
+            ++c[2][slots[i + 2]];
+            ++c[3][slots[i + 3]];
+        }
+        for (; i < end; ++i) ++c[0][slots[i]];
+        for (size_t k = 0; k < kSlots; ++k) total[k] += c[0][k] + c[1][k] + c[2][k] + c[3][k];
+        std::fill(copies.begin(), copies.end(), 0);
+    }
+    sink += total[2048];
+}
+
+// The counting floor against the reference: the G values/s one core counts at, and the ratio to
+// ggml whole that counting alone would reach on THREADS threads.
+void report_floor(uint64_t n, unsigned threads, const Timing& whole, const Timing& counting) {
+    std::printf("         floor: counting alone (one increment per value, one core) %6.3f G/s CPU: at most %.2fx ggml whole on %u threads\n",
+                static_cast<double>(n) / counting.cpu / 1e9, whole.cpu * threads / counting.cpu, threads);
+}
+
 void analyze(const FloatSource& v, unsigned threads) {
     auto r = compute_stats_and_histogram(v, 256, nullptr, threads);
     sink += r->histogram.total() == v.size() ? 0 : 1;
@@ -248,6 +296,11 @@ int main(int argc, char** argv) {
         const double t_ref = t[0].chosen(), t_decode = t[2].chosen();
         report(ggml_type_name(type), route, n, t_ref, t[1].chosen(), t_decode, t[3].chosen(), codes ? t[4].chosen() : 0);
         report_statistics(n, threads, t[1], t[3]);
+        if (std::strcmp(route, "codes") != 0) {
+            const std::vector<uint16_t> slots = fine_slots(whole_out);
+            const auto floor = best_s({[&] { count_slots_only(slots); }});
+            report_floor(n, threads, t[1], floor[0]);
+        }
         tsv +=
             std::string(ggml_type_name(type)) + "\t" + std::to_string(n / t_ref / 1e9) + "\t" + std::to_string(n / t_decode / 1e9) + "\n";
     }
@@ -325,6 +378,11 @@ int main(int argc, char** argv) {
                codes ? t[3].chosen() : 0);
         report_statistics(n, threads, t[4], t[2], bits == 4 ? "ggml Q4_1 whole" : "ggml Q8_0 whole");
         report_statistics(n, threads, t[0], t[2], "our decode");
+        if (std::strcmp(route, "codes") != 0) {
+            const std::vector<uint16_t> slots = fine_slots(whole_out);
+            const auto floor = best_s({[&] { count_slots_only(slots); }});
+            report_floor(n, threads, t[4], floor[0]);
+        }
     }
     return sink == 0 ? 0 : 1;  // NaN-free signal: every decoded value equals itself
 }
