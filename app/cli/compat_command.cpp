@@ -175,7 +175,7 @@ void add_compat_command(CLI::App& app, int& exit_code) {
         RewritePlan plan = plan_compat(*model);
         OllamaOrigin origin = detect_ollama_origin(*model);
         if (*json) {
-            nlohmann::json out = {{"path", *path},
+            nlohmann::json out = {{"path", shown_path(*path)},
                                   {"origin", origin_json(origin)},
                                   {"empty", plan.empty()},
                                   {"shape_order", shape_order_name(ShapeOrder::fastest_first)},

@@ -30,7 +30,7 @@ nlohmann::json export_json(const std::string& path, const compat::RewritePlan& p
                          {"metadata", f.metadata},
                          {"tensors", f.tensors},
                          {"data_ops", f.data_ops}});
-    return {{"path", path}, {"text", side(plan.text)}, {"clip", side(plan.clip)}, {"files", files}, {"notes", report.notes}};
+    return {{"path", shown_path(path)}, {"text", side(plan.text)}, {"clip", side(plan.clip)}, {"files", files}, {"notes", report.notes}};
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
         auto model = open_or_fail(*path, exit_code);
         if (!model) return;
         if (model->partial || model->error_count() > 0) {
-            exit_code = fail(*path, ErrorCode::E_INVALID, escape_for_display(*path) + " has errors; run `mlens check` for details");
+            exit_code = fail(*path, ErrorCode::E_INVALID, escape_for_display(shown_path(*path)) + " has errors; run `mlens check` for details");
             return;
         }
         compat::RewritePlan plan = compat::plan_compat(*model);

@@ -118,7 +118,7 @@ int run_imatrix(const Options& o) {
     const ImatrixEntry* only = nullptr;
     if (!o.tensor.empty() && !(only = m.find(o.tensor)))
         return fail(o.path, ErrorCode::E_NOT_FOUND,
-                    escape_for_display(o.path) + " has no entry " + escape_for_display(o.tensor) + did_you_mean(o.tensor, entry_names(m)));
+                    escape_for_display(shown_path(o.path)) + " has no entry " + escape_for_display(o.tensor) + did_you_mean(o.tensor, entry_names(m)));
     std::vector<const ImatrixEntry*> entries;
     if (only)
         entries.push_back(only);
@@ -139,7 +139,7 @@ int run_imatrix(const Options& o) {
     }
     const char* count_unit = m.format == ImatrixFormat::gguf ? "tokens" : "calls";
     if (o.json) {
-        nlohmann::json out = {{"file", o.path},
+        nlohmann::json out = {{"file", shown_path(o.path)},
                               {"format", imatrix_format_name(m.format)},
                               {"count_unit", count_unit},
                               {"datasets", m.datasets},
@@ -161,7 +161,7 @@ int run_imatrix(const Options& o) {
         print_json_result(out);
         return kExitOk;
     }
-    std::cout << "importance matrix " << escape_for_display(o.path) << ": " << imatrix_format_name(m.format) << ", " << plural(m.entries.size(), "entry", "entries");
+    std::cout << "importance matrix " << escape_for_display(shown_path(o.path)) << ": " << imatrix_format_name(m.format) << ", " << plural(m.entries.size(), "entry", "entries");
     if (m.chunk_count) std::cout << ", " << plural(*m.chunk_count, "chunk");
     if (m.chunk_size) std::cout << " of " << plural(*m.chunk_size, "token");
     std::cout << "\n";

@@ -70,7 +70,7 @@ std::string shown(const std::string& piece) {
 // llama.cpp's own description says "?B" for models below its size classes.
 std::string model_line_of(const std::string& path) {
     auto model = open_model(path);
-    if (!model) return escape_for_display(path);
+    if (!model) return escape_for_display(shown_path(path));
     return model_line(summarize(*model));
 }
 
@@ -96,7 +96,7 @@ std::unique_ptr<WorkerSession> load_or_report(const std::string& path, const Com
     WorkerSession& session = **loaded;
     if (!session.thread_note().empty() && (f.threads > 0 || f.log)) std::cerr << "note: " << session.thread_note() << "\n";
     if (session.route().through_export)
-        std::cerr << "note: " << escape_for_display(path) << ": " << escape_for_display(session.route().banner, 400) << "\n";
+        std::cerr << "note: " << escape_for_display(shown_path(path)) << ": " << escape_for_display(session.route().banner, 400) << "\n";
     return std::move(loaded).value();
 }
 
@@ -165,7 +165,7 @@ int run_tokenize(const std::string& path, const std::string& text, bool no_speci
     if (f.json) {
         nlohmann::json toks = nlohmann::json::array();
         for (const TokenPiece& t : *tokens) toks.push_back(piece_json(t));
-        print_json_result({{"path", path}, {"count", tokens->size()}, {"tokens", toks}, {"detokenized", *round_trip}});
+        print_json_result({{"path", shown_path(path)}, {"count", tokens->size()}, {"tokens", toks}, {"detokenized", *round_trip}});
     } else {
         print_pieces(*tokens);
         std::cout << tokens->size() << " tokens; detokenized: " << escape_for_display(*round_trip, 4000) << "\n";
@@ -209,7 +209,7 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
         const ModelFacts& m = session->facts();
         nlohmann::json model = {{"description", m.description}, {"n_params", m.n_params}, {"n_vocab", m.n_vocab},
                                 {"n_layer", m.n_layer},         {"n_embd", m.n_embd},     {"n_ctx_train", m.n_ctx_train}};
-        print_json_result({{"path", path},
+        print_json_result({{"path", shown_path(path)},
                            {"model", model},
                            {"prompt_tokens", r.prompt_tokens},
                            {"steps", steps},
@@ -308,7 +308,7 @@ int run_layers(const std::string& path, const std::string& prompt, const LayerCa
                             {"mean", s.mean},
                             {"std", s.std}});
         print_json_result(
-            {{"path", path}, {"tokens", r.tokens}, {"activations", acts}, {"capture_ms", r.capture_ms}, {"plain_ms", r.plain_ms}});
+            {{"path", shown_path(path)}, {"tokens", r.tokens}, {"activations", acts}, {"capture_ms", r.capture_ms}, {"plain_ms", r.plain_ms}});
         return kExitOk;
     }
     std::vector<std::vector<std::string>> rows{{"tensor", "layer", "count", "l2", "min", "max", "mean", "std"}};

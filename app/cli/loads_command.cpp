@@ -52,11 +52,11 @@ void add_loads_command(CLI::App& app, int& exit_code) {
         }
         if (args->json) {
             nlohmann::json j = loadability_json(l);
-            j["path"] = args->path;
+            j["path"] = shown_path(args->path);
             if (run) j["dry_run"] = dry_run_json(*run);
             print_json_result(j);
         } else {
-            std::cout << escape_for_display(args->path) << ": " << escape_for_display(l.summary()) << '\n';
+            std::cout << escape_for_display(shown_path(args->path)) << ": " << escape_for_display(l.summary()) << '\n';
             print_reasons("reason", l.reasons);
             print_reasons("warning", l.warnings);
             if (run) {

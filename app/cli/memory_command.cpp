@@ -74,7 +74,7 @@ int run_memory(const MemoryFlags& f) {
                              {"plan", r.plan},
                              {"llama_cpp", r.actual},
                              {"relative_error", json_number(relative_error(r.estimate, r.actual))}};
-        print_json_result({{"path", f.path},
+        print_json_result({{"path", shown_path(f.path)},
                            {"n_ctx", f.options.n_ctx},
                            {"n_ctx_padded", estimate->n_ctx_padded},
                            {"n_batch", f.options.n_batch},

@@ -428,7 +428,7 @@ void add_compare(CLI::App& app, int& exit_code) {
         if (out.empty()) {
             if (read_failure == kExitOk)
                 fail("", ErrorCode::E_NOT_FOUND,
-                     "no tensor of the same name and size in " + escape_for_display(*a_path) + " and " + escape_for_display(*b_path));
+                     "no tensor of the same name and size in " + escape_for_display(shown_path(*a_path)) + " and " + escape_for_display(shown_path(*b_path)));
             return;
         }
         exit_code = std::max({exit_status_of(*a), exit_status_of(*b), read_failure});

@@ -85,9 +85,9 @@ void add_recipe_command(CLI::App& app, int& exit_code) {
         exit_code = exit_status_of(*model);
         const QuantRecipe r = quant_recipe(*model);
         if (args->json)
-            print_json_result(recipe_json(args->path, r));
+            print_json_result(recipe_json(shown_path(args->path), r));
         else
-            print_recipe(args->path, r);
+            print_recipe(shown_path(args->path), r);
     });
 }
 

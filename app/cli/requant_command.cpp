@@ -68,7 +68,7 @@ int run_requant(const Options& o) {
     const TensorInfo* info = model->find_tensor(o.tensor);
     if (!info)
         return fail(o.path, ErrorCode::E_NOT_FOUND,
-                    escape_for_display(o.tensor) + ": no such tensor in " + escape_for_display(o.path) + did_you_mean(o.tensor, model->tensor_names()));
+                    escape_for_display(o.tensor) + ": no such tensor in " + escape_for_display(shown_path(o.path)) + did_you_mean(o.tensor, model->tensor_names()));
     const size_t index = static_cast<size_t>(info - model->tensors.data());
     const std::optional<uint64_t> expert = o.expert >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(o.expert)) : std::nullopt;
     Result<RequantReference> reference = open_requant_reference(*model, index, expert, other ? &*other : nullptr);
@@ -98,7 +98,7 @@ int run_requant(const Options& o) {
         return requantize(values, row_length, ids, progress.job(), 0, importance ? &*importance : nullptr);
     }();
     if (!rows) return fail(o.path, escape_for_display(o.tensor), rows.error());
-    const std::string reference_file = reference->counterpart ? o.reference : o.path;
+    const std::string reference_file = shown_path(reference->counterpart ? o.reference : o.path);
     // Errors in either file were reported on stderr: the figures still print, the status says so.
     const int status = other && exit_status_of(*other) != kExitOk ? kExitBroken : exit_status_of(*model);
     if (o.json) {
@@ -113,7 +113,7 @@ int run_requant(const Options& o) {
                               {"types", nlohmann::json::array()}};
         if (!reference->note.empty()) out["note"] = reference->note;
         if (importance)
-            out["imatrix"] = {{"file", o.imatrix}, {"format", imatrix_format_name(imatrix->format)}, {"entry", importance->entry}};
+            out["imatrix"] = {{"file", shown_path(o.imatrix)}, {"format", imatrix_format_name(imatrix->format)}, {"entry", importance->entry}};
         for (const RequantRow& r : *rows) out["types"].push_back(row_json(r));
         print_json_result(out);
         return status;
@@ -137,7 +137,7 @@ int run_requant(const Options& o) {
               << escape_for_display(reference_file) << "\n";
     if (!reference->note.empty()) std::cout << "note: " << escape_for_display(reference->note) << "\n";
     if (importance)
-        std::cout << "importance matrix " << escape_for_display(o.imatrix) << " (" << imatrix_format_name(imatrix->format) << "), entry "
+        std::cout << "importance matrix " << escape_for_display(shown_path(o.imatrix)) << " (" << imatrix_format_name(imatrix->format) << "), entry "
                   << escape_for_display(importance->entry) << "\n";
     if (rows->empty())
         std::cout << "no ggml type splits rows of " << row_length << " values into whole blocks\n";

@@ -46,7 +46,7 @@ json chat_json(const JinjaRender& c) {
 json rendering_json(const TemplateRendering& r) {
     json tokens = json::array();
     for (const TokenPiece& t : r.tokens) tokens.push_back({{"id", t.id}, {"piece", t.piece}, {"control", t.control}, {"eog", t.eog}});
-    json out = {{"side", r.side},     {"model", r.model},       {"source", r.tmpl.source},    {"where", r.tmpl.where},
+    json out = {{"side", r.side},     {"model", shown_path(r.model)},       {"source", r.tmpl.source},    {"where", r.tmpl.where},
                 {"engine", r.tmpl.engine == TemplateEngine::llama_jinja ? "llama.cpp" : "go"},    {"template", r.tmpl.text},
                 {"rendered", r.rendered}, {"prompt", r.prompt}, {"tokens", tokens},          {"tokenized_by", r.tokenized_by}};
     if (r.chat) out["chat"] = chat_json(*r.chat);
@@ -93,7 +93,7 @@ std::string label(const TemplateLabResult& lab, size_t i) {
 
 void print_rendering(const TemplateLabResult& lab, size_t i) {
     const TemplateRendering& r = lab.renderings[i];
-    std::cout << label(lab, i) << ": " << escape_for_display(r.tmpl.where) << " of " << escape_for_display(r.model) << ", by the "
+    std::cout << label(lab, i) << ": " << escape_for_display(r.tmpl.where) << " of " << escape_for_display(shown_path(r.model)) << ", by the "
               << engine_name(r.tmpl.engine) << "\n";
     if (!r.rendered) {
         std::cout << "  did not render; the engine says:\n";

@@ -58,7 +58,7 @@ nlohmann::json text_json(const TextTokenParity& t) {
 
 nlohmann::json report_json(const ParityArguments& a, const TokenizerParityCheck& c, const std::optional<TextTokenParity>& text) {
     const TokenizerParity& p = c.parity;
-    nlohmann::json j = {{"path", a.model},
+    nlohmann::json j = {{"path", shown_path(a.model)},
                         {"tokenizer_json", a.tokenizer_json},
                         {"library", c.library},
                         {"gguf", {{"model", p.gguf_model}, {"pre", p.gguf_pre}, {"tokens", p.gguf_tokens}, {"merges", p.gguf_merges}}},
@@ -82,7 +82,7 @@ void print_context(const char* who, const std::vector<ParityToken>& tokens) {
 
 void print_report(const ParityArguments& a, const TokenizerParityCheck& c, const std::optional<TextTokenParity>& text) {
     const TokenizerParity& p = c.parity;
-    std::cout << "GGUF: " << escape_for_display(a.model) << '\n'
+    std::cout << "GGUF: " << escape_for_display(shown_path(a.model)) << '\n'
               << "  model " << (p.gguf_model.empty() ? "(none)" : p.gguf_model) << ", pre " << (p.gguf_pre.empty() ? "(none)" : p.gguf_pre) << ", "
               << plural(p.gguf_tokens, "token") << ", " << plural(p.gguf_merges, "merge") << '\n'
               << "tokenizer.json: " << escape_for_display(a.tokenizer_json) << '\n'

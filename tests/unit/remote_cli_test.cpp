@@ -156,6 +156,20 @@ TEST_CASE("naming any shard of a remote split GGUF opens every shard", "[remote]
     }
     const test::CliRun info = test::run_mlens({"info", server.url("/split/tiny-00002-of-00002.gguf")});
     CHECK(info.out.find("GGUF v3, 2 files") != std::string::npos);
+    // A signed URL's query goes to the other shard too, and is never shown.
+    const size_t before = server.log().size();
+    const test::CliRun signed_info = test::run_mlens({"info", server.url("/split/tiny-00001-of-00002.gguf?sig=s3cr3t")});
+    INFO(signed_info.err);
+    CHECK(signed_info.out.find("GGUF v3, 2 files") != std::string::npos);
+    CHECK(signed_info.out.find("s3cr3t") == std::string::npos);
+    bool second_shard = false;
+    const std::vector<test::LoggedRequest> log = server.log();
+    for (size_t i = before; i < log.size(); ++i) {
+        const std::string& target = log[i].target;
+        CHECK(target.ends_with("?sig=s3cr3t"));
+        second_shard = second_shard || target.starts_with("/split/tiny-00002-of-00002.gguf");
+    }
+    CHECK(second_shard);
 }
 
 TEST_CASE("a remote safetensors index opens its shards beside it", "[remote][cli]") {
@@ -187,6 +201,19 @@ TEST_CASE("a remote safetensors index opens its shards beside it", "[remote][cli
         // read (the folder's files, the URLs beside the index).
         CHECK((command[0] == "info" ? replaced(b.out, url, dir.path()) : replaced(b.out, server.url("/st/"), dir.path() + "/")) == a.out);
     }
+    // The config.json beside the index is read when the server has it, and a signed index URL's
+    // query goes with every request, shown nowhere.
+    const std::string config = "{\"model_type\":\"llama\"}";
+    server.serve("/st/config.json", config);
+    const size_t before = server.log().size();
+    const test::CliRun info = test::run_mlens({"info", server.url("/st/model.safetensors.index.json?sig=s3cr3t")});
+    INFO(info.err);
+    CHECK(info.exit_status == 0);
+    CHECK(info.out.find("llama (config.json model_type)") != std::string::npos);
+    CHECK(info.out.find("4 files") != std::string::npos);
+    CHECK((info.out + info.err).find("s3cr3t") == std::string::npos);
+    const std::vector<test::LoggedRequest> log = server.log();
+    for (size_t i = before; i < log.size(); ++i) CHECK(log[i].target.ends_with("?sig=s3cr3t"));
 }
 
 TEST_CASE("mlens cache lists the ranges remote reads stored next to the database, and --clear removes them", "[remote][cli][cache]") {
@@ -226,16 +253,28 @@ TEST_CASE("a token in a URL's query is never printed", "[remote][cli]") {
     test::PrivateHttpCache cache;
     test::LoopbackServer server;
     REQUIRE(server.serve_file("/q4.gguf", kDemo + "/tiny-llama-q4_0.gguf"));
-    for (const auto& args : std::vector<std::vector<std::string>>{{"info", server.url("/q4.gguf?token=s3cr3t")},
-                                                                   {"info", "--json", server.url("/q4.gguf?token=s3cr3t")},
-                                                                   {"fsck", server.url("/q4.gguf?token=s3cr3t")},
+    const std::string signed_url = server.url("/q4.gguf?token=s3cr3t");
+    for (const auto& args : std::vector<std::vector<std::string>>{{"info", signed_url},
+                                                                   {"info", "--json", signed_url},
+                                                                   {"fsck", signed_url},
                                                                    {"info", "--json", server.url("/none.gguf?token=s3cr3t")},
-                                                                   {"dump", server.url("/none.gguf?token=s3cr3t")}}) {
+                                                                   {"dump", server.url("/none.gguf?token=s3cr3t")},
+                                                                   {"loads", signed_url},
+                                                                   {"loads", "--json", signed_url},
+                                                                   {"compat", "--json", signed_url},
+                                                                   {"recipe", signed_url},
+                                                                   {"recipe", "--json", signed_url},
+                                                                   {"requant", signed_url, "blk.0.attn_q.weight", "--json"},
+                                                                   {"requant", signed_url, "no.such.tensor"},
+                                                                   {"stats", signed_url, "blk.0.attn_q.weight", "--json"},
+                                                                   {"compare", signed_url, signed_url, "--tensor", "blk.0.attn_q.weight"},
+                                                                   {"tokenize", signed_url, "hello", "--json"},
+                                                                   {"template", signed_url, "--json"}}) {
         const test::CliRun run = test::run_mlens(args);
-        INFO(args[0] << " " << args.back() << "\n" << run.out << run.err);
+        INFO(args[0] << " " << args[1] << "\n" << run.out << run.err);
         CHECK(run.out.find("s3cr3t") == std::string::npos);
         CHECK(run.err.find("s3cr3t") == std::string::npos);
-        CHECK((run.out + run.err).find(server.base_url()) != std::string::npos);
+        if (args[0] != "stats" && args[0] != "compare") CHECK((run.out + run.err).find(server.base_url()) != std::string::npos);  // shown without it
     }
 }
 

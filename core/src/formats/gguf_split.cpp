@@ -57,6 +57,7 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
     // Every shard has its file entry, so each diagnostic's file index is valid even for a
     // missing shard (its source stays null).
     whole.files.resize(split->count);
+    const std::string query = model.files[0].source ? model.files[0].source->reference_query() : std::string();
     for (uint32_t n = 1; n <= split->count; ++n) {
         std::string shard = split->shard_path(n);
         uint32_t file = n - 1;
@@ -65,7 +66,7 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
         if (n == split->number) {
             source = model.files[0].source;
         } else {
-            auto opened = open_source(shard);
+            auto opened = open_source(shard + query);
             if (!opened) {
                 whole.diagnostics.push_back({Severity::error, "GGUF", ErrorCode::E_SPLIT_MISSING, "split", std::nullopt,
                                              "shard " + std::to_string(n) + " of " + std::to_string(split->count) + " (" +

@@ -12,6 +12,7 @@
 #include "keyed_hash.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/io/file_type.h"
+#include "mlens/remote/remote_url.h"
 #include "mlens/remote/source_opener.h"
 #include "mlens/text/escape.h"
 #include "mlx_quantized_folder.h"
@@ -88,7 +89,9 @@ std::optional<Choice> choose_weights(const Listing& l) {
 
 class FolderReader {
 public:
-    FolderReader(std::string dir, const SafetensorsLimits& limits, JobContext* job) : m_dir(std::move(dir)), m_limits(limits), m_job(job) {
+    FolderReader(std::string dir, const SafetensorsLimits& limits, JobContext* job, std::string query = {},
+                 std::vector<std::string> optional_files = {})
+        : m_dir(std::move(dir)), m_query(std::move(query)), m_optional(std::move(optional_files)), m_limits(limits), m_job(job) {
         m_model.format = Format::safetensors;
     }
 
@@ -115,6 +118,8 @@ public:
 
 private:
     std::string path_of(const std::string& name) const { return m_dir + "/" + name; }
+    // What a file beside the index is opened by: its path, with the index URL's query.
+    Result<ByteSourcePtr> open_beside(const std::string& name) const { return open_source(path_of(name) + m_query); }
 
     void index_diagnostic(Severity s, ErrorCode code, std::string field, std::optional<uint64_t> offset, std::string message) {
         m_index_diagnostics.push_back({s, "safetensors", code, std::move(field), offset, std::move(message), 0});
@@ -122,7 +127,7 @@ private:
     }
 
     void read_index(const std::string& name) {
-        auto source = open_source(path_of(name));
+        auto source = open_beside(name);
         if (!source)
             return index_diagnostic(Severity::error, source.error().code, "index", std::nullopt,
                                     escape_for_display(name) + ": " + source.error().message);
@@ -176,7 +181,7 @@ private:
             }
             m_model.files.resize(k + 1);
             m_model.files[k].path = path_of(m_shards[k]);
-            auto source = open_source(m_model.files[k].path);
+            auto source = open_beside(m_shards[k]);
             if (!source) {
                 index_diagnostic(Severity::error, ErrorCode::E_SHARD_MISSING, m_index ? "weight_map" : "path",
                                  m_index ? std::optional<uint64_t>(m_first_reference[m_shards[k]]) : std::nullopt,
@@ -207,7 +212,10 @@ private:
                     ++skipped;
                     continue;
                 }
-                auto opened = open_source(path_of(name));
+                auto opened = open_beside(name);
+                if (!opened && opened.error().code == ErrorCode::E_NOT_FOUND &&
+                    std::find(m_optional.begin(), m_optional.end(), name) != m_optional.end())
+                    continue;
                 if (!opened) {
                     // A FIFO, a folder, a dangling symlink, an unreadable file or one gone since the
                     // listing: said, as config.json decides how the tensors are read.
@@ -306,6 +314,8 @@ private:
     }
 
     std::string m_dir;
+    std::string m_query;  // of a remote index's URL, for the files beside it
+    std::vector<std::string> m_optional;  // side files tried without being listed: missing is no finding
     const SafetensorsLimits& m_limits;
     JobContext* m_job;
     Model m_model;
@@ -322,10 +332,14 @@ private:
 }  // namespace
 
 Result<Model> open_safetensors_index(const std::string& index_url, const SafetensorsLimits& limits, JobContext* job) {
-    const size_t slash = index_url.rfind('/');
+    const std::string query = url_query(index_url);
+    const std::string base = index_url.substr(0, index_url.find_first_of("?#"));
+    const size_t slash = base.rfind('/');
+    // No listing of a folder over HTTP: the index, and the config.json a checkpoint has beside
+    // it when the server has one (its absence is no finding).
     Listing listing;
-    listing.json = {index_url.substr(slash + 1)};
-    return FolderReader(index_url.substr(0, slash), limits, job).run(listing, Choice{listing.json[0], ""});
+    listing.json = {base.substr(slash + 1), "config.json"};
+    return FolderReader(base.substr(0, slash), limits, job, query, {"config.json"}).run(listing, Choice{listing.json[0], ""});
 }
 
 Result<Model> open_safetensors_folder(const std::string& dir, const SafetensorsLimits& limits, JobContext* job) {

@@ -96,6 +96,8 @@ public:
         return m_failure;
     }
 
+    std::string reference_query() const override { return url_query(m_url); }
+
 private:
     bool read_bounded(uint64_t offset, uint64_t length, void* dst, std::optional<uint64_t> ahead_end) const {
         if (!contains(offset, length)) return false;

@@ -131,6 +131,12 @@ Result<HttpUrl> parse_http_url(std::string_view text) {
     return url;
 }
 
+std::string url_query(std::string_view url) {
+    const size_t query = url.find('?');
+    if (query == std::string_view::npos) return {};
+    return std::string(url.substr(query, url.find('#', query) - query));
+}
+
 std::string display_url(std::string_view url) {
     std::string_view shown = url.substr(0, url.find_first_of("?#"));
     const size_t scheme_end = shown.find("://");

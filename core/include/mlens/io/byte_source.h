@@ -49,6 +49,11 @@ public:
     // source: the HTTP or network error); empty otherwise.
     virtual std::string read_failure() const { return {}; }
 
+    // The query ("?...", without a fragment) of the reference the source was opened by, which the
+    // files beside it are opened with too (a signed or token-carrying URL: the shards of a split
+    // model, the files of a safetensors index); empty for a file. Never shown: path() has none.
+    virtual std::string reference_query() const { return {}; }
+
     virtual std::optional<FileStamp> stamp() const { return std::nullopt; }
 
     // True if [offset, offset+length) lies inside the source (checked add).

@@ -10,7 +10,9 @@
 //    or the Hugging Face token file, never from the URL text, so they never reach the output.
 //    Whitespace, control characters and a fragment are refused too.
 //  - display_url is what every path(), message, log and JSON shows of a URL: the URL without its
-//    query string (where signed URLs and ?token= carry credentials) and without userinfo.
+//    query string (where signed URLs and ?token= carry credentials) and without userinfo;
+//    url_query is that query ("?..." up to a fragment, empty when there is none), which the files
+//    beside the URL (shards, a safetensors index's files) are fetched with too.
 //  - An origin is "scheme://host:port" with the default port filled in; credentials belong to one
 //    origin and are sent to no other (http_client.h).
 //  - hf://OWNER/REPO[@REVISION]/PATH is {endpoint}/OWNER/REPO/resolve/{REVISION or main}/PATH,
@@ -45,6 +47,7 @@ bool is_remote_reference(std::string_view text);
 Result<HttpUrl> parse_http_url(std::string_view text);
 
 std::string display_url(std::string_view url);
+std::string url_query(std::string_view url);
 
 // A header value that goes with requests to one origin only.
 struct Credential {
