@@ -96,14 +96,16 @@ std::optional<Model> open_or_report(const Target& target, bool report_errors) {
 bool within_download_limit(const std::string& path, const Model& model, const std::vector<const TensorInfo*>& tensors, int& exit_code) {
     const uint64_t budget = download_budget();
     if (budget == 0) return true;
+    const uint64_t left = download_budget_left();
     uint64_t remote = 0;
     for (const TensorInfo* t : tensors)
         if (t->n_bytes && t->file < model.files.size() && model.files[t->file].source && is_http_url(model.files[t->file].source->path()))
             remote += *t->n_bytes;
-    if (remote <= budget) return true;
+    if (remote <= left) return true;
     auto amount = [](uint64_t bytes) { return human_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)"; };
     exit_code = fail(path, ErrorCode::E_DOWNLOAD_LIMIT,
-                     "this would download up to " + amount(remote) + " of tensor data, more than --max-download " + amount(budget));
+                     "this would download up to " + amount(remote) + " of tensor data, more than the " + amount(left) +
+                         " left of --max-download " + amount(budget));
     return false;
 }
 

@@ -240,13 +240,22 @@ TEST_CASE("the download limit refuses a command before it reads more than the li
     const test::CliRun run = test::run_mlens({"stats", server.url("/f32.gguf"), "output.weight", "--max-download", "1M"});
     CHECK(run.exit_status == 1);
     CHECK(run.err == "error: " + server.url("/f32.gguf") +
-                         ": this would download up to 8.19 MB (8192000 bytes) of tensor data, more than --max-download 1.05 MB (1048576 bytes)\n");
+                         ": this would download up to 8.19 MB (8192000 bytes) of tensor data, more than the 0 B (0 bytes) left of "
+                         "--max-download 1.05 MB (1048576 bytes)\n");
     // The header was read, its read-ahead shrunk to the limit: 512 KiB and 512 KiB. No tensor
     // data was asked for.
     CHECK(server.body_bytes() == 1048576);
     const test::CliRun fsck = test::run_mlens({"--max-download", "4M", "fsck", server.url("/f32.gguf")});
     CHECK(fsck.exit_status == 1);
-    CHECK(fsck.err.find("of tensor data, more than --max-download 4.19 MB (4194304 bytes)") != std::string::npos);
+    CHECK(fsck.err.find(" left of --max-download 4.19 MB (4194304 bytes)") != std::string::npos);
+    // A file shorter than the open's first request is charged what it sent: a 1 KiB limit opens it.
+    test::TempDir dir;
+    test::write_fixture_model(dir.file("small.gguf"), {{"w", GGML_TYPE_F32, {16}, test::test_signal(16, 1)}});
+    REQUIRE(std::filesystem::file_size(dir.file("small.gguf")) < 1024);
+    REQUIRE(server.serve_file("/small.gguf", dir.file("small.gguf")));
+    const test::CliRun small = test::run_mlens({"--max-download", "1K", "stats", server.url("/small.gguf"), "w"});
+    INFO(small.err);
+    CHECK(small.exit_status == 0);
 }
 
 TEST_CASE("a token in a URL's query is never printed", "[remote][cli]") {

@@ -31,6 +31,11 @@ bool take_from_budget(uint64_t bytes, std::string& why) {
     return false;
 }
 
+// Gives back to the budget bytes taken for a request and not received.
+void return_to_budget(uint64_t bytes) {
+    if (g_budget.load() != 0) g_fetched_since_budget.fetch_sub(bytes);
+}
+
 // What the budget still allows; UINT64_MAX without a budget.
 uint64_t budget_left() {
     const uint64_t budget = g_budget.load();
@@ -240,6 +245,7 @@ namespace {
 // The answer to the first bytes of `url`: `length` of them from 0, checked for a Content-Range.
 Result<HttpResponse> fetch_head(const std::string& url, const RemoteOptions& options, uint64_t length, JobContext* job) {
     std::string why;
+    length = std::max<uint64_t>(1, std::min(length, budget_left()));
     if (!take_from_budget(length, why)) return Error{ErrorCode::E_DOWNLOAD_LIMIT, "", std::nullopt, why};
     HttpRequest request;
     request.url = url;
@@ -247,6 +253,8 @@ Result<HttpResponse> fetch_head(const std::string& url, const RemoteOptions& opt
     request.max_body = length;
     request.credential = options.credential;
     auto response = http_get(request, options.http, job);
+    // A file shorter than the request sent less than was taken from the budget.
+    if (response && response->body.size() < length) return_to_budget(length - response->body.size());
     if (response && !response->content_range_total())
         return Error{ErrorCode::E_HTTP, "", std::nullopt, escape_for_display(display_url(url)) + ": the answer has no Content-Range with the file's size"};
     return response;
@@ -276,6 +284,8 @@ Result<ByteSourcePtr> open_remote(const std::string& url, const RemoteOptions& o
 }
 
 uint64_t download_budget() { return g_budget.load(); }
+
+uint64_t download_budget_left() { return budget_left(); }
 
 void set_download_budget(uint64_t bytes) {
     g_budget.store(bytes);

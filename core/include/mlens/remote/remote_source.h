@@ -37,7 +37,9 @@
 //  - Download budget: set_download_budget(bytes) bounds what all remote sources of the process
 //    fetch from then on (the CLI's --max-download); a fetch that would go past it fails with
 //    E_DOWNLOAD_LIMIT naming the amounts; read-ahead shrinks to what the budget has left, so
-//    only bytes a read asks for can fail it. Budget 0 means none.
+//    only bytes a read asks for can fail it. What the budget is charged is what was received: an
+//    open asks for its first bytes (at most what is left) and what a shorter file did not send
+//    goes back. Budget 0 means none.
 #pragma once
 
 #include <optional>
@@ -67,5 +69,7 @@ Result<ByteSourcePtr> open_remote(const std::string& url, const RemoteOptions& o
 void set_download_budget(uint64_t bytes);
 // The budget set last (0: none).
 uint64_t download_budget();
+// What the budget has left (UINT64_MAX without one).
+uint64_t download_budget_left();
 
 }  // namespace mlens
