@@ -41,8 +41,8 @@ ProgramReference mlens_reference() {
                                               "and the ranges read from remote models (http/); `mlens cache` shows both"},
                            {"MLENS_HTTP_CACHE_BYTES", "the most the cache of remote ranges keeps (default 4 GiB)"},
                            {"MLENS_HTTP_CONNECT_SECONDS, MLENS_HTTP_STALL_SECONDS, MLENS_HTTP_RETRIES, MLENS_HTTP_RETRY_MS",
-                            "remote reads: connect timeout (default 15), stall time under 1 byte/s (30), retries after a "
-                            "5xx answer or a dropped connection (3), first wait between them, doubling (250)"}}});
+                            "remote reads: connect timeout (default 15), stall time under 1 KiB/s (30), retries after a "
+                            "5xx or 429 answer or a dropped connection (3), first wait between them, doubling (250)"}}});
     r.sections.push_back({"Files",
                           {{"PREFIX/share/modellens/schemas/mlens-COMMAND.schema.json",
                             "the JSON Schema (draft 2020-12) of each command's --json output; PREFIX is /usr for the Debian package"},

@@ -122,6 +122,13 @@ void LoopbackServer::answer(const void* request, void* response) {
     if (!m_redirect.empty()) {
         res.status = 302;
         res.set_header("Location", m_redirect + req.target);
+        auto stopping = m_stopping;
+        res.set_chunked_content_provider("text/html", [stopping](size_t, httplib::DataSink& sink) {
+            const std::string page(64 << 10, 'r');
+            while (!stopping->load())
+                if (!sink.write(page.data(), page.size())) return false;
+            return false;
+        });
         return record(302, 0);
     }
     if (!m_bearer.empty() && req.path.rfind("/v2/", 0) == 0 && req.get_header_value("Authorization") != "Bearer " + m_bearer) {
@@ -144,6 +151,13 @@ void LoopbackServer::answer(const void* request, void* response) {
         res.status = 503;
         return record(503, 0);
     }
+    if (m_serving == Serving::throttled_first && !file.answered) {
+        file.answered = true;
+        res.status = 429;
+        res.set_header("Retry-After", "1");
+        res.set_content(std::string(2u << 20, 'p'), "text/html");
+        return record(429, 2u << 20);
+    }
     const std::string if_range = req.get_header_value("If-Range");
     uint64_t first = 0, last = file.bytes.empty() ? 0 : file.bytes.size() - 1;
     const bool validated = if_range.empty() || (!file.etag.empty() && if_range == file.etag) ||
@@ -165,7 +179,14 @@ void LoopbackServer::answer(const void* request, void* response) {
     const uint64_t length = file.bytes.empty() ? 0 : last - first + 1;
     const bool cut = m_serving == Serving::stall || (m_serving == Serving::drop_mid_body && !file.answered);
     auto body = std::make_shared<std::string>(file.bytes.substr(first, length));
-    if (cut) {
+    if (m_serving == Serving::trickle) {
+        auto stopping = m_stopping;
+        res.set_content_provider(length, "application/octet-stream", [body, stopping](size_t offset, size_t, httplib::DataSink& sink) {
+            for (int i = 0; i < 10 && !stopping->load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            return !stopping->load() && sink.write(body->data() + offset, 1);
+        });
+        record(res.status, length);
+    } else if (cut) {
         const uint64_t half = length / 2;
         auto stopping = m_stopping;
         const bool stall = m_serving == Serving::stall;

@@ -15,6 +15,9 @@
 //    ones are served as by `ranges`.
 //  - shifted_after_first: the first answer for each path as by `ranges`; later ranged answers
 //    start one byte after the asked start (their Content-Range says so), as a broken proxy may.
+//  - throttled_first: the first request for each path answers 429 Too Many Requests with
+//    "Retry-After: 1" and a 2 MiB error page; later ones are served as by `ranges`.
+//  - trickle: sends the range one byte every 200 ms.
 // require_bearer(token) makes it a registry that wants a token: a request under /v2/ without
 // "Authorization: Bearer TOKEN" answers 401 with "WWW-Authenticate: Bearer realm=BASE/token,
 // service=loopback-registry,scope=repository:NAMESPACE/MODEL:pull", and /token answers
@@ -24,7 +27,8 @@
 // validators a file's answers carry: its ETag ("" for none; If-Range matches it or the
 // Last-Modified), and Last-Modified and Date headers when not empty.
 // redirect_to(base) makes every request answer 302 to base + the same target (the Hub's resolve
-// endpoint sending clients to its CDN on another host). serve() may be called before or while the
+// endpoint sending clients to its CDN on another host), with a body that never ends (until the
+// client stops reading it or the server stops). serve() may be called before or while the
 // server runs; the log is the answers in order.
 #pragma once
 
@@ -45,7 +49,17 @@ class Server;
 
 namespace mlens::test {
 
-enum class Serving { ranges, ignore_range, stall, drop_mid_body, change_after_first, unavailable_first, shifted_after_first };
+enum class Serving {
+    ranges,
+    ignore_range,
+    stall,
+    drop_mid_body,
+    change_after_first,
+    unavailable_first,
+    shifted_after_first,
+    throttled_first,
+    trickle
+};
 
 struct LoggedRequest {
     std::string target;  // path and query

@@ -133,9 +133,39 @@ TEST_CASE("a stalled transfer stops after the stall time", "[remote]") {
     const Target t = resolve(server.url("/m.gguf"));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CHECK(t.problem.code == ErrorCode::E_NETWORK);
-    CHECK(t.problem.message == server.url("/m.gguf") + ": the transfer stalled (under 1 byte/s for 1 s)");
+    CHECK(t.problem.message == server.url("/m.gguf") + ": the transfer stalled (under 1 KiB/s for 1 s)");
     CHECK(seconds < 10);
     CHECK(server.log().size() == 1);
+}
+
+TEST_CASE("a trickle of a few bytes a second stops after the stall time", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server("127.0.0.1", test::Serving::trickle);
+    server.serve("/m.gguf", as_text(test::read_whole_file(kDemo + "/ollama-gemma3.gguf")));
+    test::ScopedEnv stall("MLENS_HTTP_STALL_SECONDS", std::string("1"));
+    const auto start = std::chrono::steady_clock::now();
+    const Target t = resolve(server.url("/m.gguf"));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(t.problem.code == ErrorCode::E_NETWORK);
+    CHECK(t.problem.message == server.url("/m.gguf") + ": the transfer stalled (under 1 KiB/s for 1 s)");
+    CHECK(seconds < 10);
+}
+
+TEST_CASE("a 429 with a large page is tried again after its Retry-After - never E_TOO_LARGE", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server("127.0.0.1", test::Serving::throttled_first);
+    REQUIRE(server.serve_file("/m.gguf", kDemo + "/ollama-gemma3.gguf"));
+    test::ScopedEnv retry("MLENS_HTTP_RETRY_MS", std::string("10"));
+    const auto start = std::chrono::steady_clock::now();
+    auto model = open_model(server.url("/m.gguf"));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    REQUIRE(model);
+    CHECK(model->error_count() == 0);
+    CHECK(seconds >= 1.0);  // the Retry-After, not the 10 ms backoff
+    const std::vector<test::LoggedRequest> log = server.log();
+    REQUIRE(log.size() >= 2);
+    CHECK(log[0].status == 429);
+    CHECK(log[1].status == 206);
 }
 
 TEST_CASE("a connection dropped mid-body is tried again", "[remote]") {

@@ -17,6 +17,11 @@ namespace mlens {
 namespace {
 
 constexpr size_t kIdleHandlesPerOrigin = 4;
+// A transfer slower than this for HttpOptions::stall_seconds has stalled: a trickle of a few
+// bytes a second would otherwise hold a command for days.
+constexpr long kStallBytesPerSecond = 1024;
+// The longest wait a Retry-After may ask for before the next attempt.
+constexpr long kMaxRetryAfterSeconds = 30;
 
 thread_local JobContext* t_transfer_job = nullptr;
 std::atomic<uint64_t> g_requests{0};
@@ -69,6 +74,7 @@ struct Transfer {
     std::vector<uint8_t> body;
     bool whole_file_answer = false;  // 200 to a ranged request: stopped at its first bytes
     bool too_large = false;
+    bool body_unwanted = false;  // a redirect's or an error's body: stopped at its first bytes
 };
 
 std::string lower(std::string s) {
@@ -101,7 +107,14 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
 size_t on_body(char* data, size_t size, size_t count, void* user) {
     auto* t = static_cast<Transfer*>(user);
     const size_t n = size * count;
-    if (t->status >= 300 && t->status < 400) return n;  // a redirect's body is not wanted
+    // A redirect's or an error's body is not wanted: the transfer stops at it (an endless or
+    // oversized one then costs nothing), and the status is the answer.
+    const bool accepted =
+        std::find(t->request->accept_status.begin(), t->request->accept_status.end(), t->status) != t->request->accept_status.end();
+    if (t->status >= 300 && !accepted) {
+        t->body_unwanted = true;
+        return 0;
+    }
     if (t->request->range && t->status == 200) {
         t->whole_file_answer = true;
         return 0;
@@ -167,6 +180,23 @@ bool ranged_answer_matches(const Transfer& t, const ByteSpan& range) {
     return first == range.first && last == expected_last && t.body.size() == expected_last - first + 1;
 }
 
+// Where a redirect's Location (absolute, or relative to `url`) sends, by libcurl's URL parser;
+// empty when there is none or it does not parse.
+std::string resolved_location(const std::string& url, const std::string& location) {
+    if (location.empty()) return {};
+    CURLU* u = curl_url();
+    if (!u) return {};
+    std::string out;
+    char* text = nullptr;
+    if (curl_url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK && curl_url_set(u, CURLUPART_URL, location.c_str(), 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_URL, &text, 0) == CURLUE_OK) {
+        out = text;
+        curl_free(text);
+    }
+    curl_url_cleanup(u);
+    return out;
+}
+
 // The outcome of one attempt at one URL: an answer, a redirect to follow, or a failure that may
 // be worth another attempt.
 struct Attempt {
@@ -174,7 +204,15 @@ struct Attempt {
     std::string redirect;
     std::optional<Error> error;
     bool retry = false;
+    int retry_after_ms = 0;  // the wait a 429 or 5xx answer asked for (Retry-After in seconds)
 };
+
+// A Retry-After of delay-seconds, in milliseconds, at most kMaxRetryAfterSeconds; 0 for none or
+// an HTTP date (then the usual backoff applies).
+int retry_after_ms(const std::string& value) {
+    if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 6) return 0;
+    return static_cast<int>(std::min<long>(std::stol(value), kMaxRetryAfterSeconds)) * 1000;
+}
 
 Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOptions& options, JobContext* job) {
     auto parsed = parse_http_url(url);
@@ -199,7 +237,7 @@ Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOp
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "modellens");
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, options.connect_seconds);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, kStallBytesPerSecond);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, options.stall_seconds);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     if (request.range) curl_easy_setopt(h, CURLOPT_RANGE, range_text.c_str());
@@ -211,11 +249,10 @@ Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOp
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     g_requests.fetch_add(1, std::memory_order_relaxed);
-    const CURLcode rc = curl_easy_perform(h);
-    char* redirect = nullptr;
-    if (rc == CURLE_OK) curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &redirect);
+    CURLcode rc = curl_easy_perform(h);
+    if (rc == CURLE_WRITE_ERROR && t.body_unwanted) rc = CURLE_OK;  // stopped on purpose, after the headers
     Attempt a;
-    if (redirect && t.status >= 300 && t.status < 400) a.redirect = redirect;
+    if (rc == CURLE_OK && t.status >= 300 && t.status < 400) a.redirect = resolved_location(url, header_of(t.headers, "location"));
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
     curl_slist_free_all(headers);
     pool.give_back(origin, h);
@@ -237,12 +274,15 @@ Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOp
     if (rc == CURLE_ABORTED_BY_CALLBACK) return fail(cancelled_error("download"));
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return fail(http_error(ErrorCode::E_NETWORK, url,
-                               t.status ? "the transfer stalled (under 1 byte/s for " + std::to_string(options.stall_seconds) + " s)"
+                               t.status ? "the transfer stalled (under 1 KiB/s for " + std::to_string(options.stall_seconds) + " s)"
                                         : std::string("timed out: ") + curl_easy_strerror(rc)));
     if (dropped_connection(rc)) return fail(http_error(ErrorCode::E_NETWORK, url, std::string("connection dropped: ") + curl_easy_strerror(rc)), true);
     if (rc != CURLE_OK) return fail(http_error(ErrorCode::E_NETWORK, url, curl_easy_strerror(rc)));
     if (!a.redirect.empty()) return a;
-    if (t.status >= 500) return fail(status_error(t.status, url), true);
+    if (t.status >= 500 || t.status == 429) {
+        a.retry_after_ms = retry_after_ms(header_of(t.headers, "retry-after"));
+        return fail(status_error(t.status, url), true);
+    }
     const bool accepted = std::find(request.accept_status.begin(), request.accept_status.end(), t.status) != request.accept_status.end();
     if (!accepted && (t.status < 200 || t.status >= 300)) return fail(status_error(t.status, url));
     if (request.range && !accepted && (t.status != 206 || !ranged_answer_matches(t, *request.range)))
@@ -313,7 +353,7 @@ Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& opt
             continue;
         }
         if (!a.retry || retries_left-- <= 0) return *a.error;
-        back_off(delay_ms, job);
+        back_off(std::max(delay_ms, a.retry_after_ms), job);
         delay_ms *= 2;
     }
 }

@@ -9,12 +9,15 @@
 //  - Redirects are followed by hand, at most HttpOptions::max_redirects (E_HTTP past that), so
 //    that the credential (remote_url.h) goes only with a request whose origin is the
 //    credential's: a redirect to another origin is requested without it.
-//  - Timeouts: connecting may take HttpOptions::connect_seconds; a transfer slower than one byte
+//  - Timeouts: connecting may take HttpOptions::connect_seconds; a transfer slower than 1 KiB
 //    per second for HttpOptions::stall_seconds is stopped (E_NETWORK, "stalled"). Neither is
 //    retried: each already cost its whole time.
-//  - Retries: a 5xx answer or a connection dropped before the body was whole (libcurl's
+//  - Retries: a 5xx or 429 answer or a connection dropped before the body was whole (libcurl's
 //    receive/send errors, partial file, empty reply) is tried again up to HttpOptions::retries
-//    times, waiting retry_delay_ms, then twice that, and so on. The last failure is the error.
+//    times, waiting retry_delay_ms, then twice that, and so on, or the Retry-After seconds the
+//    answer asked for when longer (at most 30). The last failure is the error.
+//  - The body of a redirect or of an error answer is never read: the transfer stops at its
+//    headers, and the status is the answer (an endless or oversized error page costs nothing).
 //  - A ranged request (HttpRequest::range) accepts only 206 with a Content-Range of exactly that
 //    range; an answer of 200 is a server that ignores Range (or, when If-Range was sent and the
 //    validator differs, a file that changed): its transfer is stopped from the write callback at
