@@ -170,7 +170,12 @@ TEST_CASE("fsck draws no zero-column verdict from a tensor whose rows could not 
     bool read_failed = false;
     for (const Finding& f : r.findings) {
         if (f.tensor != "output.weight") continue;
-        read_failed |= f.code == ErrorCode::F_READ_FAILED;
+        if (f.code == ErrorCode::F_READ_FAILED) {
+            read_failed = true;
+            // The finding says why: the read's own error (on a remote model, the network's).
+            CHECK(f.message.find("could not be read: cannot read ") != std::string::npos);
+            CHECK(f.message.find("bytes of output.weight") != std::string::npos);
+        }
         CHECK(f.code != ErrorCode::F_ZERO_COLUMNS);
         CHECK(f.code != ErrorCode::F_ZERO_TENSOR);
     }

@@ -46,7 +46,8 @@ std::string message_of(ErrorCode code, const std::string& field, const Accumulat
     if (code == ErrorCode::F_INF) return plural(a.count, "infinite value", "infinite values");
     if (code == ErrorCode::F_BEYOND_F16)
         return plural(a.count, "value", "values") + " beyond the F16 range (|x| > 65504), first " + number(a.first_value.value_or(0));
-    if (code == ErrorCode::F_READ_FAILED) return plural(a.count, "chunk", "chunks") + " could not be read";
+    if (code == ErrorCode::F_READ_FAILED)
+        return plural(a.count, "chunk", "chunks") + " could not be read" + (a.first_reason.empty() ? "" : ": " + escape_for_display(a.first_reason, 300));
     return scale_message(code, field, a.count);
 }
 

@@ -327,9 +327,12 @@ Status scan_item(Scan& scan, const Item& item) {
         if (p.path == Path::decoded) return {reinterpret_cast<const uint8_t*>(values.data() + k), n * 4};
         return {raw + k / p.unit_elements * p.unit_bytes, n / p.unit_elements * p.unit_bytes};
     };
-    // A read that fails is counted at its row; the scan goes on with the next item.
-    auto fail = [&](uint64_t row) {
-        st.findings.at(ErrorCode::F_READ_FAILED, "", FindingSeverity::error).add(p.location(item.expert, row, 0), 1);
+    // A read that fails is counted at its row, with why (the first failure of the tensor is
+    // shown: a network error is the network's, not the model's); the scan goes on with the next item.
+    auto fail = [&](uint64_t row, const Status& why) {
+        Accumulator& failed = st.findings.at(ErrorCode::F_READ_FAILED, "", FindingSeverity::error);
+        if (failed.count == 0) failed.first_reason = why.error().message;
+        failed.add(p.location(item.expert, row, 0), 1);
     };
     const uint64_t first_row = item.expert * p.rows_per_expert;
     auto finish_row = [&](uint64_t row, bool nonzero, uint64_t row_hash) {
@@ -343,7 +346,7 @@ Status scan_item(Scan& scan, const Item& item) {
     };
     if (whole_rows) {
         if (Status s = read((first_row + item.row_begin) * p.row_len, span); !s) {
-            fail(item.row_begin);
+            fail(item.row_begin, s);
         } else {
             for (uint64_t r = 0; r < rows; ++r) {
                 const uint64_t k = r * p.row_len;
@@ -351,7 +354,7 @@ Status scan_item(Scan& scan, const Item& item) {
                 PieceInput in{item.expert, item.row_begin + r, 0, p.row_len, stored, decoded(stored, k, p.row_len)};
                 bool nonzero = scan_piece(p, in, st);
                 if (p.mlx)
-                    if (!check_mlx_scales(scan, p, in, st)) fail(in.row);
+                    if (Status s = check_mlx_scales(scan, p, in, st); !s) fail(in.row, s);
                 auto [bytes, length] = row_bytes(k, p.row_len);
                 finish_row(in.row, nonzero, hash_bytes(bytes, length, 0));
             }
@@ -363,14 +366,14 @@ Status scan_item(Scan& scan, const Item& item) {
         for (uint64_t c = 0; c < p.row_len && ok; c += p.piece) {
             const uint64_t n = std::min(p.piece, p.row_len - c);
             if (Status s = read((first_row + row) * p.row_len + c, n); !s) {
-                fail(row);
+                fail(row, s);
                 ok = false;
                 break;
             }
             PieceInput in{item.expert, row, c, n, raw, decoded(raw, 0, n)};
             nonzero |= scan_piece(p, in, st);
             if (p.mlx)
-                if (!check_mlx_scales(scan, p, in, st)) fail(row);
+                if (Status s = check_mlx_scales(scan, p, in, st); !s) fail(row, s);
             auto [bytes, length] = row_bytes(0, n);
             row_hash = hash_bytes(bytes, length, row_hash);
         }

@@ -18,7 +18,10 @@ void Accumulator::merge(Accumulator&& other) {
     if (other.count == 0) return;
     const bool other_first =
         count == 0 || (!other.locations.empty() && !locations.empty() && other.locations.front().element < locations.front().element);
-    if (other_first) first_value = other.first_value;
+    if (other_first) {
+        first_value = other.first_value;
+        if (!other.first_reason.empty()) first_reason = std::move(other.first_reason);
+    }
     count += other.count;
     locations.insert(locations.end(), other.locations.begin(), other.locations.end());
     std::stable_sort(locations.begin(), locations.end(),

@@ -32,6 +32,7 @@ struct Accumulator {
     uint64_t count = 0;
     std::vector<FsckLocation> locations;
     std::optional<double> first_value;  // the value at locations[0], where the finding has one
+    std::string first_reason;  // why the first failed (F_READ_FAILED: the read's error), else empty
 
     void add(const FsckLocation& at, uint64_t n = 1, std::optional<double> value = std::nullopt);
     void merge(Accumulator&& other);
