@@ -160,7 +160,7 @@ void LoopbackServer::answer(const void* request, void* response) {
     }
     const std::string if_range = req.get_header_value("If-Range");
     uint64_t first = 0, last = file.bytes.empty() ? 0 : file.bytes.size() - 1;
-    const bool validated = if_range.empty() || (!file.etag.empty() && if_range == file.etag) ||
+    const bool validated = if_range.empty() || m_serving == Serving::ignore_if_range || (!file.etag.empty() && if_range == file.etag) ||
         (!file.last_modified.empty() && if_range == file.last_modified);
     const bool ranged = m_serving != Serving::ignore_range && !logged.range.empty() && validated;
     if (ranged && !parse_range(logged.range, file.bytes.size(), first, last)) {

@@ -18,6 +18,7 @@
 //  - throttled_first: the first request for each path answers 429 Too Many Requests with
 //    "Retry-After: 1" and a 2 MiB error page; later ones are served as by `ranges`.
 //  - trickle: sends the range one byte every 200 ms.
+//  - ignore_if_range: as `ranges`, but If-Range is ignored (a range of whatever the file is now).
 // require_bearer(token) makes it a registry that wants a token: a request under /v2/ without
 // "Authorization: Bearer TOKEN" answers 401 with "WWW-Authenticate: Bearer realm=BASE/token,
 // service=loopback-registry,scope=repository:NAMESPACE/MODEL:pull", and /token answers
@@ -58,7 +59,8 @@ enum class Serving {
     unavailable_first,
     shifted_after_first,
     throttled_first,
-    trickle
+    trickle,
+    ignore_if_range
 };
 
 struct LoggedRequest {

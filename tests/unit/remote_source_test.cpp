@@ -197,6 +197,23 @@ TEST_CASE("a file that changes on the server is detected and never mixed", "[rem
     CHECK(log[1].status == 200);
 }
 
+TEST_CASE("an answer without the validator the file was opened with is never used", "[remote]") {
+    // A server that ignores If-Range and, for a file that changed, drops its ETag.
+    test::PrivateHttpCache cache;
+    const std::vector<uint8_t> bytes = vocab_262k();
+    test::LoopbackServer server("127.0.0.1", test::Serving::ignore_if_range);
+    server.serve("/vocab.gguf", as_text(bytes));
+    auto source = open_remote(server.url("/vocab.gguf"), RemoteOptions{});
+    REQUIRE(source);
+    std::string other = as_text(bytes);
+    for (size_t i = 64; i < other.size(); ++i) other[i] = static_cast<char>(~other[i]);
+    server.serve("/vocab.gguf", other);
+    server.set_validators("/vocab.gguf", "", "", "");
+    uint8_t fresh[16];
+    CHECK_FALSE((*source)->read(3u << 20, 16, fresh));
+    CHECK((*source)->read_failure() == "E_REMOTE_CHANGED: " + server.url("/vocab.gguf") + ": the file changed on the server since it was opened");
+}
+
 TEST_CASE("a remote file that does not exist is a missing target", "[remote]") {
     test::PrivateHttpCache cache;
     test::LoopbackServer server;

@@ -174,7 +174,9 @@ private:
         if (!response) return failed(response.error());
         const std::string validator = validator_of(*response);
         const auto total = response->content_range_total();
-        if ((!validator.empty() && validator != m_validator) || !total || *total != size())
+        // An answer without the validator the file was opened with cannot be told to be of the
+        // same version (a server that drops its ETag may serve another file): it is not used.
+        if (validator != m_validator || !total || *total != size())
             return failed(Error{ErrorCode::E_REMOTE_CHANGED, "", pos,
                                 escape_for_display(path()) + ": the file changed on the server since it was opened"});
         m_run_bytes = pos == m_run_end ? m_run_bytes + length : length;
