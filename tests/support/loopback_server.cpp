@@ -55,6 +55,12 @@ void LoopbackServer::serve(const std::string& url_path, std::string bytes) {
     m_files[url_path] = std::move(file);
 }
 
+void LoopbackServer::fail_paths_containing(const std::string& part, int status) {
+    std::lock_guard lock(m_mutex);
+    m_failing_part = part;
+    m_failing_status = status;
+}
+
 void LoopbackServer::set_validators(const std::string& url_path, std::string etag, std::string last_modified, std::string date) {
     std::lock_guard lock(m_mutex);
     File& file = m_files[url_path];
@@ -138,6 +144,10 @@ void LoopbackServer::answer(const void* request, void* response) {
         res.set_header("WWW-Authenticate", "Bearer realm=\"" + base_url() + "/token\",service=\"loopback-registry\",scope=\"repository:" +
                                                req.path.substr(4, model_end - 4) + ":pull\"");
         return record(401, 0);
+    }
+    if (!m_failing_part.empty() && req.path.find(m_failing_part) != std::string::npos) {
+        res.status = m_failing_status;
+        return record(m_failing_status, 0);
     }
     auto found = m_files.find(req.target);
     if (found == m_files.end()) found = m_files.find(req.path);

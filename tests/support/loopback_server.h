@@ -84,6 +84,8 @@ public:
     bool serve_file(const std::string& url_path, const std::string& file);
     void set_validators(const std::string& url_path, std::string etag, std::string last_modified, std::string date);
     void redirect_to(const std::string& base);
+    // Every request whose path contains `part` answers `status` (an error, no body).
+    void fail_paths_containing(const std::string& part, int status);
     void require_bearer(const std::string& token);
 
     std::string base_url() const;  // "http://127.0.0.1:PORT"
@@ -110,6 +112,8 @@ private:
     mutable std::mutex m_mutex;
     std::map<std::string, File> m_files;
     std::string m_redirect;
+    std::string m_failing_part;  // fail_paths_containing
+    int m_failing_status = 0;
     std::string m_bearer;
     std::vector<LoggedRequest> m_log;
     std::shared_ptr<std::atomic<bool>> m_stopping = std::make_shared<std::atomic<bool>>(false);

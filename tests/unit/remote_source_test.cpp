@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include "build_paths.h"
@@ -316,6 +317,27 @@ TEST_CASE("an ollama:// model opens through the registry's 401 challenge, its to
         CHECK(log[i].authorization);
         CHECK(log[i].status / 100 == 2);
     }
+}
+
+TEST_CASE("after a blob the registry fails to deliver, no other blob is asked for", "[remote][ollama]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    test::serve_store_as_registry(registry, kDemo + "/ollama-store");
+    registry.fail_paths_containing("/blobs/", 503);
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    test::ScopedEnv retry("MLENS_HTTP_RETRY_MS", std::string("10"));
+    auto model = open_target(resolve("ollama://tiny-mlx:mixed"));
+    // The open fails with that blob's error (or, had it gone on, a model with every layer failed).
+    if (!model) {
+        CHECK(model.error().code == ErrorCode::E_HTTP);
+        CHECK(model.error().message.find("HTTP 503") != std::string::npos);
+    } else {
+        CHECK(model->error_count() > 1);
+    }
+    std::set<std::string> blobs_asked;
+    for (const test::LoggedRequest& r : registry.log())
+        if (r.target.find("/blobs/") != std::string::npos) blobs_asked.insert(r.target);
+    CHECK(blobs_asked.size() == 1);  // that blob, with its retries
 }
 
 TEST_CASE("ollama:// references name the registry, namespace, model and tag", "[remote][ollama]") {

@@ -1,9 +1,11 @@
 #include "gguf_split.h"
 
 #include <cstdio>
+#include <optional>
 #include <string_view>
 
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/remote/http_client.h"
 #include "mlens/remote/source_opener.h"
 #include "mlens/text/escape.h"
 
@@ -58,6 +60,7 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
     // missing shard (its source stays null).
     whole.files.resize(split->count);
     const std::string query = model.files[0].source ? model.files[0].source->reference_query() : std::string();
+    std::optional<Error> unreachable;  // a shard the server could not deliver: the rest are not asked for (http_client.h)
     for (uint32_t n = 1; n <= split->count; ++n) {
         std::string shard = split->shard_path(n);
         uint32_t file = n - 1;
@@ -66,7 +69,11 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
         if (n == split->number) {
             source = model.files[0].source;
         } else {
-            auto opened = open_source(shard + query);
+            Result<ByteSourcePtr> opened =
+                unreachable ? Result<ByteSourcePtr>(Error{unreachable->code, "", std::nullopt,
+                                                          "not fetched after an earlier shard failed: " + unreachable->message})
+                            : open_source(shard + query);
+            if (!opened && !unreachable && is_transport_failure(opened.error())) unreachable = opened.error();
             if (!opened) {
                 whole.diagnostics.push_back({Severity::error, "GGUF", ErrorCode::E_SPLIT_MISSING, "split", std::nullopt,
                                              "shard " + std::to_string(n) + " of " + std::to_string(split->count) + " (" +

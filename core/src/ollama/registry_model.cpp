@@ -121,9 +121,17 @@ Result<Model> open_registry_model(const RegistryReference& ref, JobContext* job)
         if (d.severity == Severity::error) return Error{d.code, d.field, d.offset, "ollama://" + ref.name.display() + ": " + d.message};
     RemoteOptions blob_options = remote_options_for(*parse_http_url(ref.base));
     blob_options.credential = request.credential;
+    // After a blob the registry could not deliver (the network, a server error), the others are
+    // not asked for: each would cost its own stall time and retries.
+    std::optional<Error> unreachable;
     auto open_blob = [&](Model& model, const ManifestLayer& layer) -> std::optional<ByteSourcePtr> {
+        if (unreachable) {
+            fail_layer(model, layer, Error{unreachable->code, "", std::nullopt, "not fetched after an earlier blob failed: " + unreachable->message});
+            return std::nullopt;
+        }
         auto source = open_remote(repository + "/blobs/" + layer.blob->text(), blob_options, job);
         if (!source) {
+            if (is_transport_failure(source.error())) unreachable = source.error();
             fail_layer(model, layer, source.error());
             return std::nullopt;
         }

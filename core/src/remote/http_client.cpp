@@ -358,6 +358,8 @@ Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& opt
     }
 }
 
+bool is_transport_failure(const Error& error) { return error.code == ErrorCode::E_NETWORK || error.code == ErrorCode::E_HTTP; }
+
 HttpTotals http_totals() { return {g_requests.load(std::memory_order_relaxed), g_bytes.load(std::memory_order_relaxed)}; }
 
 }  // namespace mlens

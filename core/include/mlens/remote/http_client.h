@@ -85,6 +85,11 @@ struct HttpResponse {
 
 Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& options, JobContext* job = nullptr);
 
+// Whether an error is the server's or the network's rather than one file's (E_NETWORK, E_HTTP):
+// after one, a reader of several files from that server (shards, a registry's blobs) asks for no
+// more, each of which would cost its own stall time and retries. A missing file (E_NOT_FOUND) is not.
+bool is_transport_failure(const Error& error);
+
 // While one lives, every transfer made on its thread without a job of its own stops when `job` is
 // cancelled (E_CANCELLED): the reads of a remote source inside an open job, say, which reach the
 // network through ByteSource::read and carry no job. They nest; the previous job comes back.
