@@ -317,3 +317,18 @@ TEST_CASE("X09 caps name themselves: max_array_elements and max_string_bytes", "
     require_accepted(*m);
     CHECK(m->find("test.big")->value.lazy_text.has_value());
 }
+
+TEST_CASE("X10 a header of more than 2^19 tensor infos is E_LIMIT before any is read", "[gguf][malformed]") {
+    // The count fits in the file's bytes (sparse zeros), but read they would take gigabytes.
+    TempDir dir;
+    const uint64_t count = (1ull << 19) + 1;
+    GgufBuilder tensors;
+    tensors.header(count, 0);
+    write_sparse(dir.file("tensors.gguf"), tensors.bytes, tensors.size() + count * 32);
+    auto m = open_gguf(dir.file("tensors.gguf"));
+    REQUIRE(m.ok());
+    require_error(*m, "E_LIMIT", "n_tensors", 8);
+    CHECK(first_error(*m)->message == "524289 exceeds limit max_tensors=524288");
+    CHECK(m->tensors.empty());
+    CHECK(m->files.front().version == 3);  // the version read, though the count stopped the open
+}

@@ -166,6 +166,7 @@ private:
         if (version > 3)
             return fail(ErrorCode::E_UNSUPPORTED_VERSION, "version", 4, "version " + std::to_string(version) + " (supported: 1, 2, 3)");
         m_version = version;
+        m_model.files[m_file].version = version;  // known even when a count below fails
         if (version == 1) warn(ErrorCode::W_GGUF_V1, "version", 4, "GGUF v1 (32-bit counts and lengths); llama.cpp no longer loads it");
 
         uint64_t at = m_cur.position();

@@ -14,7 +14,10 @@ struct GgufLimits {
     uint64_t max_tensor_dims = 4;
     uint64_t max_alignment = 1ull << 20;
     uint64_t max_kv = 16ull << 20;  // E_LIMIT n_kv above this
-    uint64_t max_tensors = 4ull << 20;  // E_LIMIT n_tensors above this
+    // A tensor info takes about a kilobyte once read (its diagnostics included), some 40 times
+    // the 25 bytes a file can spend on it: at most about half a gigabyte here. Real files have
+    // hundreds of tensors, some thousands at most.
+    uint64_t max_tensors = 1ull << 19;  // E_LIMIT n_tensors above this
     uint64_t max_split_count = 1024;  // shards opened for one split model
 };
 
