@@ -125,31 +125,20 @@ TEST_CASE("redirects stop after five", "[remote]") {
     CHECK(loop.log().size() == 6);
 }
 
-TEST_CASE("a stalled transfer stops after the stall time", "[remote]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer server("127.0.0.1", test::Serving::stall);
-    server.serve("/m.gguf", as_text(test::read_whole_file(kDemo + "/ollama-gemma3.gguf")));
-    test::ScopedEnv stall("MLENS_HTTP_STALL_SECONDS", std::string("1"));
-    const auto start = std::chrono::steady_clock::now();
-    const Target t = resolve(server.url("/m.gguf"));
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    CHECK(t.problem.code == ErrorCode::E_NETWORK);
-    CHECK(t.problem.message == server.url("/m.gguf") + ": the transfer stalled (under 1 KiB/s for 1 s)");
-    CHECK(seconds < 10);
-    CHECK(server.log().size() == 1);
-}
-
-TEST_CASE("a trickle of a few bytes a second stops after the stall time", "[remote]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer server("127.0.0.1", test::Serving::trickle);
-    server.serve("/m.gguf", as_text(test::read_whole_file(kDemo + "/ollama-gemma3.gguf")));
-    test::ScopedEnv stall("MLENS_HTTP_STALL_SECONDS", std::string("1"));
-    const auto start = std::chrono::steady_clock::now();
-    const Target t = resolve(server.url("/m.gguf"));
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    CHECK(t.problem.code == ErrorCode::E_NETWORK);
-    CHECK(t.problem.message == server.url("/m.gguf") + ": the transfer stalled (under 1 KiB/s for 1 s)");
-    CHECK(seconds < 10);
+TEST_CASE("a stalled transfer, or a trickle of a few bytes a second, stops after the stall time", "[remote]") {
+    for (const test::Serving serving : {test::Serving::stall, test::Serving::trickle}) {
+        test::PrivateHttpCache cache;
+        test::LoopbackServer server("127.0.0.1", serving);
+        server.serve("/m.gguf", as_text(test::read_whole_file(kDemo + "/ollama-gemma3.gguf")));
+        test::ScopedEnv stall("MLENS_HTTP_STALL_SECONDS", std::string("1"));
+        const auto start = std::chrono::steady_clock::now();
+        const Target t = resolve(server.url("/m.gguf"));
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        CHECK(t.problem.code == ErrorCode::E_NETWORK);
+        CHECK(t.problem.message == server.url("/m.gguf") + ": the transfer stalled (under 1 KiB/s for 1 s)");
+        CHECK(seconds < 10);
+        CHECK(server.log().size() == 1);
+    }
 }
 
 TEST_CASE("a 429 with a large page is tried again after its Retry-After - never E_TOO_LARGE", "[remote]") {
