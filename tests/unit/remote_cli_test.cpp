@@ -170,6 +170,12 @@ TEST_CASE("naming any shard of a remote split GGUF opens every shard", "[remote]
         second_shard = second_shard || target.starts_with("/split/tiny-00002-of-00002.gguf");
     }
     CHECK(second_shard);
+    // Without its second shard, a tensor not found may be in what was not read: the error says so.
+    std::filesystem::remove(dir.file("tiny-00002-of-00002.gguf"));
+    const test::CliRun missing = test::run_mlens({"stats", dir.file("tiny-00001-of-00002.gguf"), "no.such.tensor"});
+    CHECK(missing.exit_status == 1);
+    CHECK(missing.err.find("no tensor named no.such.tensor (the model was read only in part: its errors say what is missing)") !=
+          std::string::npos);
 }
 
 TEST_CASE("a remote safetensors index opens its shards beside it", "[remote][cli]") {

@@ -45,7 +45,10 @@ Result<std::optional<ValueBounds>> TensorViewKind::quick_range(uint64_t first, u
 Result<TensorView> TensorView::open(const Model& model, const std::string& name) {
     for (size_t i = 0; i < model.tensors.size(); ++i)
         if (model.tensors[i].name == name) return open(model, i);
-    return Error{ErrorCode::E_NOT_FOUND, "tensor", std::nullopt, "no tensor named " + name + did_you_mean(name, model.tensor_names())};
+    // A model read only in part (a shard or blob missing) may have the tensor in what was not read.
+    return Error{ErrorCode::E_NOT_FOUND, "tensor", std::nullopt,
+                 "no tensor named " + name + did_you_mean(name, model.tensor_names()) +
+                     (model.partial ? " (the model was read only in part: its errors say what is missing)" : "")};
 }
 
 Result<TensorView> TensorView::open(const Model& model, size_t index) {
