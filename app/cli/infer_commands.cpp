@@ -79,7 +79,8 @@ void print_log(const LogCapture& log) {
         std::cerr << "llama.cpp " << llama_log_level_name(line.level) << ": " << escape_for_display(line.text, 400) << "\n";
 }
 
-std::unique_ptr<WorkerSession> load_or_report(const std::string& path, const CommonFlags& f, bool vocab_only) {
+// A loaded session, or null with the failure reported and its exit status in `status`.
+std::unique_ptr<WorkerSession> load_or_report(const std::string& path, const CommonFlags& f, bool vocab_only, int& status) {
     SessionOptions options;
     options.vocab_only = vocab_only;
     options.n_threads = f.threads;
@@ -90,7 +91,7 @@ std::unique_ptr<WorkerSession> load_or_report(const std::string& path, const Com
     auto loaded = WorkerSession::load(path, options, nullptr, log);
     if (!loaded) {
         if (f.log) print_log(*log);
-        fail(path, loaded.error());
+        status = fail(path, loaded.error());
         return nullptr;
     }
     WorkerSession& session = **loaded;
@@ -134,8 +135,9 @@ void print_pieces(const std::vector<TokenPiece>& tokens) {
 }
 
 int run_tokenize(const std::string& path, const std::string& text, bool no_special, bool no_bos, bool chat, const CommonFlags& f) {
-    auto session = load_or_report(path, f, true);
-    if (!session) return kExitBroken;
+    int status = kExitBroken;
+    auto session = load_or_report(path, f, true, status);
+    if (!session) return status;
     if (chat) {
         ChatTemplateOp::Options options;
         options.messages = sample_conversation();
@@ -180,8 +182,9 @@ nlohmann::json step_json(const GenerationStep& s) {
 }
 
 int run_generate(const std::string& path, const std::string& prompt, const GenerateOptions& options, const CommonFlags& f) {
-    auto session = load_or_report(path, f, false);
-    if (!session) return kExitBroken;
+    int status = kExitBroken;
+    auto session = load_or_report(path, f, false, status);
+    if (!session) return status;
     // MLENS_RUN_PAUSE_MS=N (for the signal tests): wait N milliseconds between loading and
     // generating, so that a signal arrives while the worker holds the model.
     if (const char* pause = std::getenv("MLENS_RUN_PAUSE_MS")) std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(pause)));
@@ -230,8 +233,9 @@ int run_generate(const std::string& path, const std::string& prompt, const Gener
 
 int run_ab(const std::string& path_a, const std::string& path_b, const std::string& prompt, const AbOptions& options,
            const CommonFlags& f) {
-    auto a = load_or_report(path_a, f, false);
-    if (!a) return kExitBroken;
+    int status = kExitBroken;
+    auto a = load_or_report(path_a, f, false, status);
+    if (!a) return status;
     auto result = a->run<AbOp>({path_b, prompt, options});
     if (f.log) print_log(a->log());
     if (!result) return fail_comparison(result.error(), path_a, path_b);
@@ -287,8 +291,9 @@ int run_ab(const std::string& path_a, const std::string& path_b, const std::stri
 }
 
 int run_layers(const std::string& path, const std::string& prompt, const LayerCaptureOptions& options, const CommonFlags& f) {
-    auto session = load_or_report(path, f, false);
-    if (!session) return kExitBroken;
+    int status = kExitBroken;
+    auto session = load_or_report(path, f, false, status);
+    if (!session) return status;
     auto result = session->run<LayersOp>({prompt, options});
     if (f.log) print_log(session->log());
     if (!result) return fail(path, result.error());

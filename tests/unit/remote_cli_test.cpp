@@ -349,3 +349,17 @@ TEST_CASE("compare names each tensor it could not read and exits 1 - never 'no t
     CHECK(result["tensors"][0]["tensor"] == "blk.0.attn_norm.weight");
     CHECK(result["tensors"][0]["rmse"] == 0.0);
 }
+
+TEST_CASE("commands that run llama.cpp refuse a remote model - it is never downloaded whole", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/q4.gguf", kDemo + "/tiny-llama-q4_0.gguf"));
+    for (const auto& args : std::vector<std::vector<std::string>>{{"tokenize", server.url("/q4.gguf"), "hello"}, {"memory", server.url("/q4.gguf")}}) {
+        const test::CliRun run = test::run_mlens(args);
+        INFO(args[0] << "\n" << run.err);
+        CHECK(run.exit_status == 2);
+        CHECK(run.err == "error: " + server.url("/q4.gguf") +
+                             ": E_ARGS: llama.cpp runs on a local file; a remote model is read by ranges, never downloaded whole "
+                             "(download it to run it)\n");
+    }
+}

@@ -24,6 +24,7 @@
 #include "mlens/io/owner_stamp.h"
 #include "mlens/io/unique_fd.h"
 #include "mlens/open/target.h"
+#include "mlens/remote/remote_url.h"
 #include "mlens/util/program_files.h"
 #include "worker_wire.h"
 
@@ -97,6 +98,10 @@ bool is_about_model_b(const Error& e) { return e.message.starts_with(kModelBPref
 
 Result<FileVersion> regular_file_identity(const std::string& path) {
     struct stat st {};
+    // A remote model is read by ranges, never downloaded whole: llama.cpp cannot be given it.
+    if (::stat(path.c_str(), &st) != 0 && is_remote_reference(path))
+        return Error{ErrorCode::E_ARGS, "", std::nullopt,
+                     "llama.cpp runs on a local file; a remote model is read by ranges, never downloaded whole (download it to run it)"};
     if (::stat(path.c_str(), &st) != 0)
         return Error{ErrorCode::E_IO, "", std::nullopt, "cannot examine the file: " + std::string(std::strerror(errno))};
     if (!S_ISREG(st.st_mode))
