@@ -169,6 +169,17 @@ TEST_CASE("a connection dropped mid-body is tried again", "[remote]") {
     CHECK(ranges_of(server) == std::vector<std::string>{"bytes=0-524287", "bytes=0-524287"});
 }
 
+namespace {
+
+// A read past what the open fetched fails: the file at `url` changed since `source` opened it.
+void check_changed_on_server(const ByteSource& source, const std::string& url) {
+    uint8_t fresh[16];
+    CHECK_FALSE(source.read(3u << 20, 16, fresh));
+    CHECK(source.read_failure() == "E_REMOTE_CHANGED: " + url + ": the file changed on the server since it was opened");
+}
+
+}  // namespace
+
 TEST_CASE("a file that changes on the server is detected and never mixed", "[remote]") {
     test::PrivateHttpCache cache;
     const std::vector<uint8_t> bytes = vocab_262k();
@@ -179,9 +190,7 @@ TEST_CASE("a file that changes on the server is detected and never mixed", "[rem
     uint8_t held[16];
     CHECK((*source)->read(100, 16, held));
     CHECK(std::equal(held, held + 16, bytes.begin() + 100));
-    uint8_t fresh[16];
-    CHECK_FALSE((*source)->read(3u << 20, 16, fresh));
-    CHECK((*source)->read_failure() == "E_REMOTE_CHANGED: " + server.url("/vocab.gguf") + ": the file changed on the server since it was opened");
+    check_changed_on_server(**source, server.url("/vocab.gguf"));
     const auto log = server.log();
     REQUIRE(log.size() == 2);
     CHECK(log[1].status == 200);
@@ -199,9 +208,7 @@ TEST_CASE("an answer without the validator the file was opened with is never use
     for (size_t i = 64; i < other.size(); ++i) other[i] = static_cast<char>(~other[i]);
     server.serve("/vocab.gguf", other);
     server.set_validators("/vocab.gguf", "", "", "");
-    uint8_t fresh[16];
-    CHECK_FALSE((*source)->read(3u << 20, 16, fresh));
-    CHECK((*source)->read_failure() == "E_REMOTE_CHANGED: " + server.url("/vocab.gguf") + ": the file changed on the server since it was opened");
+    check_changed_on_server(**source, server.url("/vocab.gguf"));
 }
 
 TEST_CASE("a remote file that does not exist is a missing target", "[remote]") {
