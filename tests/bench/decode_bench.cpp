@@ -206,8 +206,10 @@ std::vector<uint16_t> fine_slots(const std::vector<float>& values) {
 }
 
 // What counting alone costs: one counter increment per value into the statistics' four
-// interleaved copies of 16-bit counters (slot_copies.h), added up before they could overflow.
-// A pass that bins every value (the steps, offset and values routes) does at least this.
+// interleaved copies of 16-bit counters (slot_copies.h), added up before they could overflow,
+// written out as the AVX-512 tallies increment them (SlotCopies::reserve, then inline
+// increments); SlotCopies::add, the plain loops' route, runs slower. A pass that bins every value
+// (the steps, offset and values routes) does at least this.
 void count_slots_only(const std::vector<uint16_t>& slots) {
     constexpr size_t kSlots = 4098, kFlushAfter = 4 * 60000;
     std::vector<uint16_t> copies(4 * kSlots, 0);

@@ -98,12 +98,13 @@ bool is_about_model_b(const Error& e) { return e.message.starts_with(kModelBPref
 
 Result<FileVersion> regular_file_identity(const std::string& path) {
     struct stat st {};
-    // A remote model is read by ranges, never downloaded whole: llama.cpp cannot be given it.
-    if (::stat(path.c_str(), &st) != 0 && is_remote_reference(path))
-        return Error{ErrorCode::E_ARGS, "", std::nullopt,
-                     "llama.cpp runs on a local file; a remote model is read by ranges, never downloaded whole (download it to run it)"};
-    if (::stat(path.c_str(), &st) != 0)
+    if (::stat(path.c_str(), &st) != 0) {
+        // A remote model is read by ranges, never downloaded whole: llama.cpp cannot be given it.
+        if (is_remote_reference(path))
+            return Error{ErrorCode::E_ARGS, "", std::nullopt,
+                         "llama.cpp runs on a local file; a remote model is read by ranges, never downloaded whole (download it to run it)"};
         return Error{ErrorCode::E_IO, "", std::nullopt, "cannot examine the file: " + std::string(std::strerror(errno))};
+    }
     if (!S_ISREG(st.st_mode))
         return Error{ErrorCode::E_NOT_REGULAR, "", std::nullopt,
                      "not a regular file (" + std::string(file_type_text(st.st_mode)) + "); llama.cpp is not asked to open it"};

@@ -104,14 +104,17 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     return size * count;
 }
 
+// Whether the caller takes an answer of this status as it is (HttpRequest::accept_status).
+bool accepts(const HttpRequest& request, long status) {
+    return std::find(request.accept_status.begin(), request.accept_status.end(), status) != request.accept_status.end();
+}
+
 size_t on_body(char* data, size_t size, size_t count, void* user) {
     auto* t = static_cast<Transfer*>(user);
     const size_t n = size * count;
     // A redirect's or an error's body is not wanted: the transfer stops at it (an endless or
     // oversized one then costs nothing), and the status is the answer.
-    const bool accepted =
-        std::find(t->request->accept_status.begin(), t->request->accept_status.end(), t->status) != t->request->accept_status.end();
-    if (t->status >= 300 && !accepted) {
+    if (t->status >= 300 && !accepts(*t->request, t->status)) {
         t->body_unwanted = true;
         return 0;
     }
@@ -283,7 +286,7 @@ Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOp
         a.retry_after_ms = retry_after_ms(header_of(t.headers, "retry-after"));
         return fail(status_error(t.status, url), true);
     }
-    const bool accepted = std::find(request.accept_status.begin(), request.accept_status.end(), t.status) != request.accept_status.end();
+    const bool accepted = accepts(request, t.status);
     if (!accepted && (t.status < 200 || t.status >= 300)) return fail(status_error(t.status, url));
     if (request.range && !accepted && (t.status != 206 || !ranged_answer_matches(t, *request.range)))
         return fail(http_error(ErrorCode::E_HTTP, url,
