@@ -5,7 +5,9 @@
 // A model also gets the one-line verdict of `mlens loads` (loadability.h); it does not change the
 // exit status, which is about the file's own validity. check reads the structure (header, keys,
 // tensor regions), not the tensor values: a file without errors is "structure ok", and a last line
-// says that values were not scanned and that `mlens fsck PATH` scans them. A file cut short shows
+// says that values were not scanned and that `mlens fsck PATH` scans them (for an Ollama model,
+// of a store or a registry, another that blob digests were not verified and that `mlens verify
+// PATH` hashes them). A file cut short shows
 // its truncation summary with the cut tensors listed under it by name (truncation.h), not one
 // out-of-bounds row per tensor; --json keeps every diagnostic.
 // Exit status: 0 accepted (warnings allowed), 1 errors, 2 usage.
@@ -103,7 +105,10 @@ void add_check_command(CLI::App& app, int& exit_code) {
         std::cout << shown << ": " << (errors ? "rejected" : "structure ok") << " (" << errors << " errors, " << model->warning_count()
                   << " warnings)\n";
         std::cout << escape_for_display(assess_loadability(*model).summary()) << "\n";
-        if (!errors) std::cout << "tensor values not scanned (NaN, Inf, broken scales): mlens fsck " << shown << " scans them\n";
+        if (errors) return;
+        std::cout << "tensor values not scanned (NaN, Inf, broken scales): mlens fsck " << shown << " scans them\n";
+        if (target.kind == TargetKind::store_model || target.kind == TargetKind::registry_model)
+            std::cout << "blob digests not verified: mlens verify " << shown << " hashes them\n";
     });
 }
 

@@ -3,12 +3,14 @@
 // mlens show MODEL[:TAG] [--store PATH] [--json] [--tensors]   (= store PATH MODEL; reads a
 //   tensor-blob model's blobs only with --tensors)
 // mlens verify MODEL[:TAG] [--store PATH] [--json]             (= store PATH MODEL --verify)
+// mlens verify ollama://[REGISTRY/][NAMESPACE/]MODEL[:TAG] [--json]   (every blob fetched whole)
 // Without PATH the default stores are used ($OLLAMA_MODELS, ~/.ollama/models,
 // /usr/share/ollama/.ollama/models). A single argument (and `show`'s MODEL without --store) is
 // resolved as every command resolves a path (open/target.h): a store root is listed, a store model
 // (STORE/MODEL:TAG, MODEL:TAG, a manifest file) is shown. `verify` exits 1 when a
 // blob is missing or its content does not match its digest. A single argument that is a path
-// ("/", "./" or "../" first) naming nothing is E_NOT_FOUND "no such file or folder".
+// ("/", "./" or "../" first) naming nothing is E_NOT_FOUND "no such file or folder". An ollama://
+// reference is refused (E_ARGS) by store and show, naming the commands that read a registry's model.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -52,6 +54,11 @@ std::optional<Store> open_store_or_report(const std::string& root) {
 }
 
 int run_store(const std::vector<std::string>& args, const StoreShowOptions& options) {
+    for (const std::string& arg : args)
+        if (arg.starts_with("ollama://"))
+            return fail(arg, ErrorCode::E_ARGS,
+                        "store and show read a local Ollama store; a registry's model is read by info, kv and tensors, and its blobs "
+                        "are hashed by verify");
     std::string path, reference;
     if (args.size() >= 2) {
         path = args[0];
@@ -179,11 +186,19 @@ void add_show_commands(CLI::App& app, int& exit_code) {
     auto verify = std::make_shared<ShowArgs>();
     verify->options.verify = true;
     auto* vcmd = app.add_subcommand("verify", "Hash every blob of a store model and compare it with its digest");
-    vcmd->add_option("MODEL", verify->reference, "Model reference, e.g. gemma3:4b")->required();
+    vcmd->add_option("MODEL", verify->reference, "Model reference, e.g. gemma3:4b, or ollama://MODEL[:TAG] for a registry's")->required();
     vcmd->add_option("--store", verify->store, "Store root (default: the Ollama stores found)");
     vcmd->add_flag("--json", verify->options.json, "Print JSON");
     add_no_cache_flag(vcmd, verify->options.no_cache);
-    vcmd->callback([verify, &exit_code] { exit_code = run_store(verify->store_args(), verify->options); });
+    vcmd->callback([verify, &exit_code] {
+        // A model of a registry is verified where it lives: its blobs are fetched whole.
+        if (!verify->reference.starts_with("ollama://"))
+            exit_code = run_store(verify->store_args(), verify->options);
+        else if (!verify->store.empty())
+            exit_code = usage_error("--store: an ollama:// model is read from its registry, not from a store");
+        else
+            exit_code = print_registry_verification(verify->reference, verify->options.json);
+    });
 }
 
 }  // namespace mlens::cli

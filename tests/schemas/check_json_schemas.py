@@ -13,6 +13,8 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import jsonschema
 
@@ -172,6 +174,49 @@ def check_error_outputs(mlens, validators, out_dir, failures):
     return runs
 
 
+def serve_store_as_registry(store):
+    """A loopback Ollama registry (the v2 API's manifests and blobs, byte ranges answered with
+    206) over the store's models, in the namespace "library"; the namespace "tampered" serves the
+    same manifests with every blob above 100 kB changed in one byte. Returns the base URL; the
+    server runs on a daemon thread until the process ends."""
+    class Registry(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            parts = self.path.split("/")  # "", "v2", NAMESPACE, MODEL, "manifests"|"blobs", TAG|DIGEST
+            if len(parts) != 6 or parts[1] != "v2" or parts[2] not in ("library", "tampered"):
+                return self.send_error(404)
+            if parts[4] == "manifests":
+                path = os.path.join(store, "manifests", "registry.ollama.ai", "library", parts[3], parts[5])
+            elif parts[4] == "blobs" and parts[5].startswith("sha256:"):
+                path = os.path.join(store, "blobs", "sha256-" + parts[5][7:])
+            else:
+                return self.send_error(404)
+            if not os.path.isfile(path):
+                return self.send_error(404)
+            with open(path, "rb") as f:
+                data = bytearray(f.read())
+            if parts[2] == "tampered" and parts[4] == "blobs" and len(data) > 100000:
+                data[len(data) // 2] ^= 0xFF
+            first, last = 0, len(data) - 1
+            ranged = self.headers.get("Range", "").startswith("bytes=")
+            if ranged:
+                a, b = self.headers["Range"][6:].split("-")
+                first, last = int(a), min(int(b), len(data) - 1)
+            self.send_response(206 if ranged else 200)
+            self.send_header("ETag", '"' + parts[2] + "-" + parts[5].replace(":", "-") + '"')
+            self.send_header("Content-Length", str(last - first + 1))
+            if ranged:
+                self.send_header("Content-Range", f"bytes {first}-{last}/{len(data)}")
+            self.end_headers()
+            self.wfile.write(bytes(data[first:last + 1]))
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Registry)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
 def main():
     mlens, schema_dir, demo = (os.path.abspath(a) for a in sys.argv[1:4])
     schemas = load_schemas(schema_dir)
@@ -217,6 +262,14 @@ def main():
     check("show", "tiny-llama:q4_0", "--store", store)
     check("store", store, "tiny-moe:int4", "--verify", schema="show")
     check("verify", "tiny-mlx:mixed", "--store", store, schema="show")
+    # verify of a registry's model: every blob fetched whole and hashed, from the registry alone.
+    os.environ["OLLAMA_REGISTRY"] = serve_store_as_registry(store)
+    verified = check("verify", "ollama://tiny-llama:q4_0", "--no-cache", schema="show")
+    if verified and not (verified["ok"] and verified["mismatched"] == 0 and len(verified["layers"]) == 6):
+        failures.append(f"verify ollama://tiny-llama:q4_0: not every blob matched: {verified}")
+    tampered = check("verify", "ollama://tampered/tiny-llama:q4_0", "--no-cache", schema="show", status=1)
+    if tampered and [layer["verified"] for layer in tampered["layers"]] != ["ok", "MISMATCH", "ok", "ok", "ok", "ok"]:
+        failures.append(f"verify ollama://tampered/tiny-llama:q4_0: the changed model blob is not the one mismatch: {tampered['layers']}")
 
     models = [f32, q4, gemma3, qwen25vl] + ([safetensors_blob] if safetensors_blob else [])
     for path in models:

@@ -18,6 +18,7 @@
 #include "mlens/formats/gguf_byte_order.h"
 #include "mlens/io/checked_math.h"
 #include "mlens/io/cursor.h"
+#include "mlens/io/source_read_error.h"
 #include "mlens/text/escape.h"
 #include "mlens/util/parallel.h"
 
@@ -122,11 +123,8 @@ private:
         if (need > m_cur.remaining())
             return fail(ErrorCode::E_TRUNCATED, field, m_cur.position(),
                         "need " + std::to_string(need) + " bytes, have " + std::to_string(m_cur.remaining()));
-        const std::string why = m_source->read_failure();
-        const size_t colon = why.find(": ");
-        const std::optional<ErrorCode> code = colon == std::string::npos ? std::nullopt : code_from_name(why.substr(0, colon));
-        return fail(code.value_or(ErrorCode::E_IO), field, m_cur.position(),
-                    "cannot read " + std::to_string(need) + " bytes: " + (code ? why.substr(colon + 2) : why.empty() ? "the read failed" : why));
+        const Error e = source_read_error(*m_source, field, m_cur.position(), "cannot read " + std::to_string(need) + " bytes");
+        return fail(e.code, e.field, e.offset, e.message);
     }
 
     // A count or length: u64, or u32 in GGUF v1.

@@ -6,11 +6,13 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
 #include <vector>
 
+#include "mlens/io/source_read_error.h"
 #include "posix_dir.h"
 
 namespace mlens {
@@ -18,10 +20,25 @@ namespace mlens {
 namespace {
 
 constexpr size_t kChunkBytes = 1 << 20;
+constexpr uint64_t kSourceReadBytes = 4u << 20;
 
 struct MdCtxDeleter {
     void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
 };
+
+// A sha256 context, or nullptr when OpenSSL cannot make one.
+std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> sha256_context() {
+    std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
+    if (ctx && EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) ctx.reset();
+    return ctx;
+}
+
+Result<std::string> final_hex(EVP_MD_CTX* ctx) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    if (EVP_DigestFinal_ex(ctx, md, &n) != 1) return Error{ErrorCode::E_IO, "", std::nullopt, "sha256 failed"};
+    return to_hex(md, n);
+}
 
 }  // namespace
 
@@ -46,9 +63,8 @@ Result<FileHash> sha256_file(const std::string& path, JobContext* job, const std
         return Error{ErrorCode::E_NOT_REGULAR_FILE, "", std::nullopt, std::string("is ") + file_type_text(st.st_mode)};
     ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 
-    std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
-    if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
-        return Error{ErrorCode::E_IO, "", std::nullopt, "cannot initialise sha256"};
+    auto ctx = sha256_context();
+    if (!ctx) return Error{ErrorCode::E_IO, "", std::nullopt, "cannot initialise sha256"};
     std::vector<unsigned char> buf(kChunkBytes);
     FileHash out;
     while (true) {
@@ -67,10 +83,29 @@ Result<FileHash> sha256_file(const std::string& path, JobContext* job, const std
         return Error{ErrorCode::E_CHANGED, "", std::nullopt,
                      "the file changed while it was hashed (" + std::to_string(st.st_size) + " bytes at open, " +
                          std::to_string(out.bytes) + " read)"};
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    if (EVP_DigestFinal_ex(ctx.get(), md, &n) != 1) return Error{ErrorCode::E_IO, "", std::nullopt, "sha256 failed"};
-    out.hex = to_hex(md, n);
+    auto hex = final_hex(ctx.get());
+    if (!hex) return hex.error();
+    out.hex = *hex;
+    return out;
+}
+
+Result<FileHash> sha256_source(const ByteSource& source, JobContext* job, const std::function<void(uint64_t)>& on_progress) {
+    auto ctx = sha256_context();
+    if (!ctx) return Error{ErrorCode::E_IO, "", std::nullopt, "cannot initialise sha256"};
+    std::vector<unsigned char> buf(static_cast<size_t>(std::min(kSourceReadBytes, source.size())));
+    FileHash out;
+    while (out.bytes < source.size()) {
+        if (job_cancelled(job)) return cancelled_error("hashing", out.bytes);
+        const uint64_t n = std::min<uint64_t>(buf.size(), source.size() - out.bytes);
+        if (!source.read_ahead(out.bytes, n, buf.data(), source.size()))
+            return source_read_error(source, "", out.bytes, "cannot read " + std::to_string(n) + " bytes for hashing");
+        EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(n));
+        out.bytes += n;
+        if (on_progress) on_progress(out.bytes);
+    }
+    auto hex = final_hex(ctx.get());
+    if (!hex) return hex.error();
+    out.hex = *hex;
     return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/manifest.h"
 #include "mlens/ollama/store_model.h"
 #include "mlens/remote/remote_source.h"
@@ -97,11 +98,12 @@ Result<RegistryReference> parse_registry_reference(std::string_view text) {
     return ref;
 }
 
-Result<Model> open_registry_model(const RegistryReference& ref, JobContext* job) {
+Result<RegistryManifest> fetch_registry_manifest(const RegistryReference& ref, JobContext* job) {
     const HttpOptions options = http_options_from_environment();
-    const std::string repository = ref.base + "/v2/" + ref.name.name_space + "/" + ref.name.model;
+    RegistryManifest out;
+    out.repository = ref.base + "/v2/" + ref.name.name_space + "/" + ref.name.model;
     HttpRequest request;
-    request.url = repository + "/manifests/" + ref.name.tag;
+    request.url = out.repository + "/manifests/" + ref.name.tag;
     request.headers.emplace_back("Accept", kManifestType);
     request.max_body = kMaxManifestBytes;
     request.accept_status = {401};
@@ -116,11 +118,18 @@ Result<Model> open_registry_model(const RegistryReference& ref, JobContext* job)
         if (!answer) return answer.error();
     }
     const std::string text(answer->body.begin(), answer->body.end());
-    const Manifest manifest = parse_manifest(text);
-    for (const Diagnostic& d : manifest.diagnostics)
+    out.manifest = parse_manifest(text);
+    for (const Diagnostic& d : out.manifest.diagnostics)
         if (d.severity == Severity::error) return Error{d.code, d.field, d.offset, "ollama://" + ref.name.display() + ": " + d.message};
-    RemoteOptions blob_options = remote_options_for(*parse_http_url(ref.base));
-    blob_options.credential = request.credential;
+    out.digest = "sha256:" + sha256_hex_digest(text);
+    out.blob_options = remote_options_for(*parse_http_url(ref.base));
+    out.blob_options.credential = request.credential;
+    return out;
+}
+
+Result<Model> open_registry_model(const RegistryReference& ref, JobContext* job) {
+    auto registry = fetch_registry_manifest(ref, job);
+    if (!registry) return registry.error();
     // After a blob the registry could not deliver (the network, a server error), the others are
     // not asked for: each would cost its own stall time and retries.
     std::optional<Error> unreachable;
@@ -129,7 +138,7 @@ Result<Model> open_registry_model(const RegistryReference& ref, JobContext* job)
             fail_layer(model, layer, Error{unreachable->code, "", std::nullopt, "not fetched after an earlier blob failed: " + unreachable->message});
             return std::nullopt;
         }
-        auto source = open_remote(repository + "/blobs/" + layer.blob->text(), blob_options, job);
+        auto source = open_remote(registry->blob_url(*layer.blob), registry->blob_options, job);
         if (!source) {
             if (is_transport_failure(source.error())) unreachable = source.error();
             fail_layer(model, layer, source.error());
@@ -142,7 +151,7 @@ Result<Model> open_registry_model(const RegistryReference& ref, JobContext* job)
         return *source;
     };
     std::vector<const ManifestLayer*> read;
-    return open_manifest_model("ollama://" + ref.name.display(), manifest, open_blob, read, job);
+    return open_manifest_model("ollama://" + ref.name.display(), registry->manifest, open_blob, read, job);
 }
 
 }  // namespace mlens

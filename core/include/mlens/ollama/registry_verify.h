@@ -1,0 +1,55 @@
+// Verifying a model of an Ollama registry where it lives: every blob its manifest names read
+// whole and hashed, as `mlens verify` does for a store model's blob files.
+//
+// Contract:
+//  - verify_registry_model fetches the manifest (fetch_registry_manifest, registry_model.h; its
+//    errors are the call's), then checks the config blob and each layer's blob in manifest order.
+//  - Before any blob is read, the layers' sizes are added up and compared with what the download
+//    budget has left (remote_source.h): more is E_DOWNLOAD_LIMIT naming both, and nothing of the
+//    blobs is fetched. The sum counts ranges the range cache holds too: they are read from disk,
+//    not fetched, but which are held is not known before the reads.
+//  - A blob is opened with open_remote (the registry's token, the range cache as for any remote
+//    read) and hashed front to back (sha256_source, blob_hash.h). Its answer (BlobCheck::result):
+//    ok when its size is the layer's and its sha256 the digest's; else E_SIZE_MISMATCH (the
+//    layer's size and the blob's, not hashed), E_DIGEST_MISMATCH (expected and actual digests),
+//    E_BAD_DIGEST for a layer whose digest failed the manifest's grammar (never fetched), or the
+//    error of the open or of a read (E_NOT_FOUND, E_NETWORK, E_HTTP, E_REMOTE_CHANGED ...).
+//    After a blob fails with a transport error (E_NETWORK, E_HTTP), the blobs after it are not
+//    asked for: each is that error, "not fetched after an earlier blob failed".
+//  - Progress: bytes hashed over the layers' total, to the job; cancelled between reads
+//    (E_CANCELLED fails the call).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mlens/job.h"
+#include "mlens/ollama/registry_model.h"
+#include "mlens/result.h"
+
+namespace mlens {
+
+struct RegistryBlobCheck {
+    std::string field;  // "config" or "layers[i]"
+    std::string media_type;
+    std::string digest;  // as the manifest writes it
+    uint64_t size = 0;  // the layer's
+    std::string actual;  // "sha256:<hex>" of the bytes read, when the blob was hashed whole
+    Status result = ok_status();
+};
+
+struct RegistryVerification {
+    std::string repository;  // {base}/v2/NAMESPACE/MODEL
+    std::string manifest_digest;  // "sha256:<hex>"
+    std::vector<RegistryBlobCheck> blobs;  // config first, then the layers in manifest order
+    uint64_t bytes_hashed = 0;
+
+    bool ok() const;
+    // How many blobs failed with E_DIGEST_MISMATCH.
+    size_t mismatched() const;
+};
+
+Result<RegistryVerification> verify_registry_model(const RegistryReference& reference, JobContext* job = nullptr);
+
+}  // namespace mlens

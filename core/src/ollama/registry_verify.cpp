@@ -1,0 +1,82 @@
+#include "mlens/ollama/registry_verify.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "mlens/ollama/blob_hash.h"
+#include "mlens/remote/http_client.h"
+#include "mlens/text/number_format.h"
+
+namespace mlens {
+
+bool RegistryVerification::ok() const {
+    return std::all_of(blobs.begin(), blobs.end(), [](const RegistryBlobCheck& b) { return bool(b.result); });
+}
+
+size_t RegistryVerification::mismatched() const {
+    return static_cast<size_t>(std::count_if(blobs.begin(), blobs.end(), [](const RegistryBlobCheck& b) {
+        return !b.result && b.result.error().code == ErrorCode::E_DIGEST_MISMATCH;
+    }));
+}
+
+namespace {
+
+// The blob of one layer, opened and hashed; `done` is what earlier blobs hashed (for progress).
+Status check_blob(const RegistryManifest& registry, const ManifestLayer& layer, uint64_t done, uint64_t total, JobContext* job,
+                  RegistryBlobCheck& out) {
+    if (!layer.blob)
+        return Error{ErrorCode::E_BAD_DIGEST, layer.field + ".digest", std::nullopt, "not a sha256 digest; the blob is not fetched"};
+    auto source = open_remote(registry.blob_url(*layer.blob), registry.blob_options, job);
+    if (!source) return source.error();
+    if ((*source)->size() != layer.size)
+        return Error{ErrorCode::E_SIZE_MISMATCH, layer.field + ".size", std::nullopt,
+                     "the layer says " + std::to_string(layer.size) + " bytes; the registry's blob has " + std::to_string((*source)->size())};
+    auto progress = [&](uint64_t bytes) {
+        if (total) job_report(job, static_cast<double>(done + bytes) / static_cast<double>(total));
+    };
+    auto hash = sha256_source(**source, job, progress);
+    if (!hash) return hash.error();
+    out.actual = "sha256:" + hash->hex;
+    if (hash->hex != layer.blob->hex)
+        return Error{ErrorCode::E_DIGEST_MISMATCH, layer.field + ".digest", std::nullopt,
+                     "expected " + layer.blob->text() + " actual " + out.actual};
+    return ok_status();
+}
+
+}  // namespace
+
+Result<RegistryVerification> verify_registry_model(const RegistryReference& reference, JobContext* job) {
+    auto registry = fetch_registry_manifest(reference, job);
+    if (!registry) return registry.error();
+    std::vector<const ManifestLayer*> layers;
+    if (registry->manifest.has_config) layers.push_back(&registry->manifest.config);
+    for (const ManifestLayer& layer : registry->manifest.layers) layers.push_back(&layer);
+    const std::optional<uint64_t> total = registry->manifest.total_size();
+    const uint64_t left = download_budget_left();
+    if (!total || *total > left)
+        return Error{ErrorCode::E_DOWNLOAD_LIMIT, "", std::nullopt,
+                     "verifying reads every blob whole: " + (total ? human_bytes(*total) : std::string("more than 2^64 bytes")) +
+                         ", past the " + human_bytes(left) + " the download limit has left (--max-download)"};
+
+    RegistryVerification out;
+    out.repository = registry->repository;
+    out.manifest_digest = registry->digest;
+    std::optional<Error> unreachable;
+    for (const ManifestLayer* layer : layers) {
+        RegistryBlobCheck check{layer->field, layer->media_type, layer->digest, layer->size, "", ok_status()};
+        if (unreachable)
+            check.result = Error{unreachable->code, "", std::nullopt, "not fetched after an earlier blob failed: " + unreachable->message};
+        else
+            check.result = check_blob(*registry, *layer, out.bytes_hashed, *total, job, check);
+        if (!check.result) {
+            const Error& e = check.result.error();
+            if (e.code == ErrorCode::E_CANCELLED) return e;
+            if (!unreachable && is_transport_failure(e)) unreachable = e;
+        }
+        if (!check.actual.empty()) out.bytes_hashed += layer->size;
+        out.blobs.push_back(std::move(check));
+    }
+    return out;
+}
+
+}  // namespace mlens

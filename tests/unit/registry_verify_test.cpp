@@ -1,0 +1,181 @@
+// Verifying a registry's model where it lives (registry_verify.h) and the streaming hash of a
+// byte source it stands on (blob_hash.h): the demo store served as a loopback registry, one of its
+// blobs served changed, a registry that fails, and a download limit below the model's size.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "build_paths.h"
+#include "cli_runner.h"
+#include "loopback_server.h"
+#include "mlens/ollama/blob_hash.h"
+#include "mlens/ollama/registry_verify.h"
+#include "mlens/remote/remote_source.h"
+#include "test_paths.h"
+
+using namespace mlens;
+
+namespace {
+
+const std::string kStore = std::string(MLENS_DEMO_DIR) + "/ollama-store";
+
+// A source whose reads past `good` bytes fail with `failure` as their reason.
+class FailingSource : public ByteSource {
+public:
+    FailingSource(std::vector<uint8_t> bytes, uint64_t good, std::string failure)
+        : ByteSource("failing", bytes.size()), m_bytes(std::move(bytes)), m_good(good), m_failure(std::move(failure)) {}
+    bool read(uint64_t offset, uint64_t length, void* dst) const override {
+        if (!contains(offset, length) || offset + length > m_good) return false;
+        std::memcpy(dst, m_bytes.data() + offset, length);
+        return true;
+    }
+    std::string read_failure() const override { return m_failure; }
+
+private:
+    std::vector<uint8_t> m_bytes;
+    uint64_t m_good;
+    std::string m_failure;
+};
+
+std::string file_text(const std::string& path) {
+    const std::vector<uint8_t> bytes = test::read_whole_file(path);
+    return std::string(bytes.begin(), bytes.end());
+}
+
+std::vector<uint8_t> pattern(size_t n) {
+    std::vector<uint8_t> bytes(n);
+    for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<uint8_t>(i * 131 + (i >> 9));
+    return bytes;
+}
+
+RegistryReference reference(const test::LoopbackServer& registry, const std::string& text) {
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    auto parsed = parse_registry_reference(text);
+    REQUIRE(parsed);
+    return *parsed;
+}
+
+// The model blob (the largest) of tiny-llama:q4_0 in the demo store: its URL path and bytes.
+std::pair<std::string, std::string> model_blob() {
+    const nlohmann::json shown = test::run_mlens_json({"show", "tiny-llama:q4_0", "--store", kStore, "--json"});
+    for (const auto& layer : shown["layers"])
+        if (layer["kind"] == "model")
+            return {"/v2/library/tiny-llama/blobs/" + layer["digest"].get<std::string>(), file_text(kStore + "/" + layer["blob"].get<std::string>())};
+    FAIL("no model layer");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("sha256_source hashes a source in reads of 4 MiB and names the failure of a read", "[ollama][verify]") {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{4u << 20}, size_t{(9u << 20) + 3}}) {
+        const std::vector<uint8_t> bytes = pattern(n);
+        std::vector<uint64_t> progress;
+        auto hash = sha256_source(*memory_source(bytes), nullptr, [&](uint64_t done) { progress.push_back(done); });
+        REQUIRE(hash);
+        CHECK(hash->hex == sha256_hex_digest(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+        CHECK(hash->bytes == n);
+        CHECK(progress.size() == (n + (4u << 20) - 1) / (4u << 20));
+    }
+    const FailingSource limited(pattern(9u << 20), 5u << 20, "E_DOWNLOAD_LIMIT: the limit of 5 MiB is reached");
+    auto failed = sha256_source(limited);
+    REQUIRE_FALSE(failed);
+    CHECK(failed.error().code == ErrorCode::E_DOWNLOAD_LIMIT);
+    CHECK(failed.error().offset == std::optional<uint64_t>(4u << 20));
+    CHECK(failed.error().message == "cannot read 4194304 bytes for hashing: the limit of 5 MiB is reached");
+    const FailingSource silent(pattern(100), 0, "");
+    CHECK(sha256_source(silent).error().code == ErrorCode::E_IO);
+    CHECK(sha256_source(silent).error().message == "cannot read 100 bytes for hashing: the read failed");
+}
+
+TEST_CASE("a registry's model verifies where it lives: every blob fetched whole behind the token and hashed", "[remote][ollama][verify]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    registry.require_bearer("registry-token-3");
+    test::serve_store_as_registry(registry, kStore);
+    auto verified = verify_registry_model(reference(registry, "tiny-llama:q4_0"));
+    REQUIRE(verified);
+    CHECK(verified->ok());
+    CHECK(verified->mismatched() == 0);
+    REQUIRE(verified->blobs.size() == 6);
+    CHECK(verified->blobs[0].field == "config");
+    CHECK(verified->bytes_hashed == 3086062);  // the manifest's total
+    for (const RegistryBlobCheck& blob : verified->blobs) CHECK(blob.actual == blob.digest);
+    CHECK(verified->manifest_digest == "sha256:" + sha256_hex_digest(file_text(kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0")));
+}
+
+TEST_CASE("a registry blob served with other bytes is the one mismatch, named with both digests", "[remote][ollama][verify]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    test::serve_store_as_registry(registry, kStore);
+    auto [path, bytes] = model_blob();
+    bytes[bytes.size() / 2] ^= 0x01;
+    registry.serve(path, bytes);
+    auto verified = verify_registry_model(reference(registry, "tiny-llama:q4_0"));
+    REQUIRE(verified);
+    CHECK_FALSE(verified->ok());
+    CHECK(verified->mismatched() == 1);
+    for (const RegistryBlobCheck& blob : verified->blobs) {
+        INFO(blob.field);
+        CHECK(bool(blob.result) == (blob.field != "layers[0]"));
+    }
+    const Error& e = verified->blobs[1].result.error();
+    CHECK(e.code == ErrorCode::E_DIGEST_MISMATCH);
+    CHECK(e.message == "expected " + verified->blobs[1].digest + " actual sha256:" +
+                           sha256_hex_digest(bytes));
+
+    // The command: the MISMATCH row, the diagnostic on stderr, exit 1.
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    const test::CliRun run = test::run_mlens({"verify", "ollama://tiny-llama:q4_0"});
+    CHECK(run.exit_status == 1);
+    CHECK(run.out.find("model     sha256:a407bde6efaf…  3.09 MB  MISMATCH") != std::string::npos);
+    CHECK(run.out.find("verdict: rejected, 1 of 6 blobs do not match their digests") != std::string::npos);
+    CHECK(run.err.find("E_DIGEST_MISMATCH ollama://tiny-llama:q4_0 layers[0].digest: expected sha256:a407bde6efaf") != std::string::npos);
+}
+
+TEST_CASE("verify asks for no blob past the download limit, and for none after the registry failed one", "[remote][ollama][verify]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    test::serve_store_as_registry(registry, kStore);
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    const test::CliRun limited = test::run_mlens({"--max-download", "1M", "verify", "ollama://tiny-llama:q4_0"});
+    CHECK(limited.exit_status == 1);
+    CHECK(limited.err.find("E_DOWNLOAD_LIMIT") != std::string::npos);
+    CHECK(limited.err.find("verifying reads every blob whole: 3.09 MB, past the 1.05 MB the download limit has left") != std::string::npos);
+    for (const test::LoggedRequest& r : registry.log()) CHECK(r.target.find("/blobs/") == std::string::npos);
+
+    registry.clear_log();
+    registry.fail_paths_containing("/blobs/", 503);
+    test::ScopedEnv retry("MLENS_HTTP_RETRY_MS", std::string("10"));
+    const test::CliRun failing = test::run_mlens({"verify", "ollama://tiny-llama:q4_0", "--json"});
+    CHECK(failing.exit_status == 1);
+    const nlohmann::json out = nlohmann::json::parse(failing.out);
+    for (const auto& layer : out["layers"]) CHECK(layer["verified"] == "E_HTTP");
+    CHECK(out["diagnostics"][1]["message"].get<std::string>().starts_with("not fetched after an earlier blob failed: "));
+    std::set<std::string> blobs_asked;
+    for (const test::LoggedRequest& r : registry.log())
+        if (r.target.find("/blobs/") != std::string::npos) blobs_asked.insert(r.target);
+    CHECK(blobs_asked.size() == 1);
+}
+
+TEST_CASE("check of a store or registry model says its blob digests were not verified, and by what", "[remote][ollama][verify]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    test::serve_store_as_registry(registry, kStore);
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    test::ScopedEnv wide("COLUMNS", std::string("200"));
+    const test::CliRun remote = test::run_mlens({"check", "ollama://tiny-llama:q4_0"});
+    CHECK(remote.exit_status == 0);
+    CHECK(remote.out.find("blob digests not verified: mlens verify ollama://tiny-llama:q4_0 hashes them\n") != std::string::npos);
+    const test::CliRun local = test::run_mlens({"check", kStore + "/tiny-llama:q4_0"});
+    CHECK(local.out.find("blob digests not verified: mlens verify " + kStore + "/tiny-llama:q4_0 hashes them\n") != std::string::npos);
+    const test::CliRun file = test::run_mlens({"check", std::string(MLENS_DEMO_DIR) + "/tiny-llama-f32.gguf"});
+    CHECK(file.out.find("blob digests") == std::string::npos);
+    // store and show read a local store only, and say which commands read a registry's model.
+    const test::CliRun show = test::run_mlens({"show", "ollama://tiny-llama:q4_0"});
+    CHECK(show.exit_status == 2);
+    CHECK(show.err.find("store and show read a local Ollama store") != std::string::npos);
+    CHECK(test::run_mlens({"verify", "ollama://tiny-llama:q4_0", "--store", kStore}).exit_status == 2);
+}
