@@ -60,7 +60,7 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
     // missing shard (its source stays null).
     whole.files.resize(split->count);
     const std::string query = model.files[0].source ? model.files[0].source->reference_query() : std::string();
-    std::optional<Error> unreachable;  // a shard the server could not deliver: the rest are not asked for (http_client.h)
+    TransferBatch shards("shard");  // after a shard the server could not deliver, the rest are not asked for
     for (uint32_t n = 1; n <= split->count; ++n) {
         std::string shard = split->shard_path(n);
         uint32_t file = n - 1;
@@ -69,12 +69,10 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
         if (n == split->number) {
             source = model.files[0].source;
         } else {
-            Result<ByteSourcePtr> opened =
-                unreachable ? Result<ByteSourcePtr>(Error{unreachable->code, "", std::nullopt,
-                                                          "not fetched after an earlier shard failed: " + unreachable->message})
-                            : open_source(shard + query);
-            if (!opened && !unreachable && is_transport_failure(opened.error())) unreachable = opened.error();
+            const std::optional<Error> skipped = shards.skipped();
+            Result<ByteSourcePtr> opened = skipped ? Result<ByteSourcePtr>(*skipped) : open_source(shard + query);
             if (!opened) {
+                shards.note(opened.error());
                 whole.diagnostics.push_back({Severity::error, "GGUF", ErrorCode::E_SPLIT_MISSING, "split", std::nullopt,
                                              "shard " + std::to_string(n) + " of " + std::to_string(split->count) + " (" +
                                                  escape_for_display(shard) + "): " + opened.error().message,

@@ -132,15 +132,15 @@ Result<Model> open_registry_model(const RegistryReference& ref, JobContext* job)
     if (!registry) return registry.error();
     // After a blob the registry could not deliver (the network, a server error), the others are
     // not asked for: each would cost its own stall time and retries.
-    std::optional<Error> unreachable;
+    TransferBatch blobs("blob");
     auto open_blob = [&](Model& model, const ManifestLayer& layer) -> std::optional<ByteSourcePtr> {
-        if (unreachable) {
-            fail_layer(model, layer, Error{unreachable->code, "", std::nullopt, "not fetched after an earlier blob failed: " + unreachable->message});
+        if (const std::optional<Error> skipped = blobs.skipped()) {
+            fail_layer(model, layer, *skipped);
             return std::nullopt;
         }
         auto source = open_remote(registry->blob_url(*layer.blob), registry->blob_options, job);
         if (!source) {
-            if (is_transport_failure(source.error())) unreachable = source.error();
+            blobs.note(source.error());
             fail_layer(model, layer, source.error());
             return std::nullopt;
         }

@@ -61,17 +61,16 @@ Result<RegistryVerification> verify_registry_model(const RegistryReference& refe
     RegistryVerification out;
     out.repository = registry->repository;
     out.manifest_digest = registry->digest;
-    std::optional<Error> unreachable;
+    TransferBatch blobs("blob");
     for (const ManifestLayer* layer : layers) {
         RegistryBlobCheck check{layer->field, layer->media_type, layer->digest, layer->size, "", ok_status()};
-        if (unreachable)
-            check.result = Error{unreachable->code, "", std::nullopt, "not fetched after an earlier blob failed: " + unreachable->message};
+        if (const std::optional<Error> skipped = blobs.skipped())
+            check.result = *skipped;
         else
             check.result = check_blob(*registry, *layer, out.bytes_hashed, *total, job, check);
         if (!check.result) {
-            const Error& e = check.result.error();
-            if (e.code == ErrorCode::E_CANCELLED) return e;
-            if (!unreachable && is_transport_failure(e)) unreachable = e;
+            if (check.result.error().code == ErrorCode::E_CANCELLED) return check.result.error();
+            blobs.note(check.result.error());
         }
         if (!check.actual.empty()) out.bytes_hashed += layer->size;
         out.blobs.push_back(std::move(check));

@@ -363,6 +363,15 @@ Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& opt
 
 bool is_transport_failure(const Error& error) { return error.code == ErrorCode::E_NETWORK || error.code == ErrorCode::E_HTTP; }
 
+void TransferBatch::note(const Error& error) {
+    if (!m_failure && is_transport_failure(error)) m_failure = error;
+}
+
+std::optional<Error> TransferBatch::skipped() const {
+    if (!m_failure) return std::nullopt;
+    return Error{m_failure->code, "", std::nullopt, "not fetched after an earlier " + m_item + " failed: " + m_failure->message};
+}
+
 HttpTotals http_totals() { return {g_requests.load(std::memory_order_relaxed), g_bytes.load(std::memory_order_relaxed)}; }
 
 }  // namespace mlens

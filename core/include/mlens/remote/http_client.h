@@ -90,6 +90,21 @@ Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& opt
 // more, each of which would cost its own stall time and retries. A missing file (E_NOT_FOUND) is not.
 bool is_transport_failure(const Error& error);
 
+// The transfers of one batch from one server (the shards of a split model, a registry's blobs):
+// note() each failure; after the first transport failure (is_transport_failure), skipped() is
+// the error every later item gets without being asked for: that failure's code and "not fetched
+// after an earlier ITEM failed: " with its message. nullopt while none has failed so.
+class TransferBatch {
+public:
+    explicit TransferBatch(std::string item) : m_item(std::move(item)) {}
+    void note(const Error& error);
+    std::optional<Error> skipped() const;
+
+private:
+    std::string m_item;
+    std::optional<Error> m_failure;
+};
+
 // While one lives, every transfer made on its thread without a job of its own stops when `job` is
 // cancelled (E_CANCELLED): the reads of a remote source inside an open job, say, which reach the
 // network through ByteSource::read and carry no job. They nest; the previous job comes back.
