@@ -15,18 +15,11 @@
 #include "mlens/ollama/registry_verify.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/number_format.h"
-#include "mlens/text/plural.h"
 #include "store_output.h"
 
 namespace mlens::cli {
 
 namespace {
-
-std::string verify_cell(const RegistryBlobCheck& blob) {
-    if (blob.result) return "ok";
-    const ErrorCode code = blob.result.error().code;
-    return code == ErrorCode::E_DIGEST_MISMATCH ? "MISMATCH" : std::string(code_name(code));
-}
 
 // The failure of one blob as a diagnostic, its field after the reference ("ollama://m:t
 // layers[0].digest") as a store's is after its manifest's path.
@@ -46,7 +39,7 @@ void print_json(const std::string& reference, const RegistryVerification& v) {
                           {"digest", escape_for_display(blob.digest, 200)},
                           {"size", blob.size},
                           {"actual_digest", blob.actual.empty() ? nlohmann::json(nullptr) : nlohmann::json(blob.actual)},
-                          {"verified", verify_cell(blob)}});
+                          {"verified", blob.verdict()}});
         if (!blob.result) diagnostics.push_back(diagnostic_to_json(blob_diagnostic(reference, blob)));
     }
     print_json_result({{"reference", reference},
@@ -66,21 +59,9 @@ void print_text(const std::string& reference, const RegistryVerification& v) {
               << "manifest  " << short_digest(v.manifest_digest) << "\n\n";
     std::vector<std::vector<std::string>> rows = {{"KIND", "DIGEST", "SIZE", "VERIFY"}};
     for (const RegistryBlobCheck& blob : v.blobs)
-        rows.push_back({kind_text(blob), escape_for_display(short_digest(blob.digest), 80), human_bytes(blob.size), verify_cell(blob)});
+        rows.push_back({kind_text(blob), escape_for_display(short_digest(blob.digest), 80), human_bytes(blob.size), blob.verdict()});
     print_table(rows);
-    const size_t blobs = v.blobs.size(), failed = static_cast<size_t>(std::count_if(v.blobs.begin(), v.blobs.end(), [](const auto& b) {
-                                                  return !b.result;
-                                              }));
-    std::cout << "\nverdict: ";
-    if (v.ok()) {
-        std::cout << "ok, " << plural(blobs, "blob matches its digest", "blobs match their digests") << " (" << human_bytes(v.bytes_hashed)
-                  << " hashed)\n";
-        return;
-    }
-    std::cout << "rejected";
-    if (v.mismatched()) std::cout << ", " << v.mismatched() << " of " << plural(blobs, "blob") << " do not match their digests";
-    if (failed > v.mismatched()) std::cout << ", " << (failed - v.mismatched()) << " could not be checked";
-    std::cout << "\n";
+    std::cout << "\nverdict: " << v.verdict_text() << "\n";
 }
 
 }  // namespace

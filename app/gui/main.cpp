@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
             std::string(mlens::inference_tab_names()) +
             "; ab, corpus and divergence compare with the second file; infer:corpus:TEXT scores the text file TEXT), or error:FILE to "
             "compare every tensor with the open file FILE, or requant:TENSOR to show TENSOR in Weights and run its Requantize tab, or "
-            "help:shortcuts / help:panels to open that Help "
+            "health:verify-blobs to verify the blobs of a model opened from an Ollama registry, or help:shortcuts / help:panels to open that Help "
             "window");
     app.add_option("--theme", options.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     app.footer(mlens::help_footer(modellens_reference().sections));

@@ -1,9 +1,15 @@
 // The app opens remote references like files: resolving one fetches its first bytes, so it runs in
-// the open job, never on the thread that draws; the document is named by its URL as shown.
+// the open job, never on the thread that draws; the document is named by its URL as shown. A
+// registry's model verifies its blobs in the Health panel.
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 #include "build_paths.h"
+#include "headless.h"
 #include "loopback_server.h"
+#include "panels/health_panel.h"
+#include "test_paths.h"
 #include "workspace_harness.h"
 
 using namespace mlens;
@@ -34,4 +40,74 @@ TEST_CASE("a remote reference that fails leaves a failed document with the serve
     CHECK(doc.state == DocumentState::failed);
     CHECK(doc.error_code == ErrorCode::E_NOT_FOUND);
     CHECK(doc.error == server.url("/missing.gguf") + ": HTTP 404 Not Found");
+}
+
+namespace {
+
+// The demo store served as a registry, its model blob of tiny-llama:q4_0 with one byte changed
+// when `tampered`; the workspace opens ollama://tiny-llama:q4_0 from it.
+struct RegistryFixture {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    std::optional<test::ScopedEnv> address;
+    test::WorkspaceHarness h;
+
+    explicit RegistryFixture(bool tampered) {
+        const std::string store = std::string(MLENS_DEMO_DIR) + "/ollama-store";
+        test::serve_store_as_registry(registry, store);
+        if (tampered) {
+            const std::string digest = "a407bde6efaf23aedfa5099f27b86ef35d364fe284dfb85c7d1826e2a3d14180";
+            std::vector<uint8_t> bytes = test::read_whole_file(store + "/blobs/sha256-" + digest);
+            bytes[bytes.size() / 2] ^= 0x01;
+            registry.serve("/v2/library/tiny-llama/blobs/sha256:" + digest, std::string(bytes.begin(), bytes.end()));
+        }
+        address.emplace("OLLAMA_REGISTRY", registry.base_url());
+    }
+};
+
+// Draws the Health panel until its blob verification has ended.
+void verify_blobs(RegistryFixture& f, Document& doc, HealthPanel& panel) {
+    PanelContext ctx = f.h.context_of(doc);
+    REQUIRE(panel.accept_link(kVerifyBlobsLink, doc));
+    for (int i = 0; i < 4; ++i) {
+        f.h.imgui.window_frame("health", 1366, 768, [&] { panel.draw(ctx); });
+        f.h.jobs.wait_all();
+    }
+    CHECK_FALSE(panel.blobs().running());
+}
+
+}  // namespace
+
+TEST_CASE("the Health panel of a registry's model verifies its blobs on request, as mlens verify does", "[gui][remote][verify]") {
+    RegistryFixture f(false);
+    Document& doc = f.h.open_ready("ollama://tiny-llama:q4_0");
+    HealthPanel panel;
+    PanelContext ctx = f.h.context_of(doc);
+    f.h.imgui.window_frame("health", 1366, 768, [&] { panel.draw(ctx); });
+    f.h.jobs.wait_all();
+    // Nothing is hashed at open: no blob is fetched whole until asked.
+    CHECK(panel.blobs().result() == nullptr);
+    verify_blobs(f, doc, panel);
+    REQUIRE(panel.blobs().result() != nullptr);
+    CHECK(panel.blobs().result()->verdict_text() == "ok, 6 blobs match their digests (3.09 MB hashed)");
+    CHECK(panel.badge(doc).empty());
+}
+
+TEST_CASE("a registry blob served with other bytes is the Health panel's mismatch and counts in its badge", "[gui][remote][verify]") {
+    RegistryFixture f(true);
+    Document& doc = f.h.open_ready("ollama://tiny-llama:q4_0");
+    HealthPanel panel;
+    verify_blobs(f, doc, panel);
+    REQUIRE(panel.blobs().result() != nullptr);
+    CHECK(panel.blobs().result()->verdict_text() == "rejected, 1 of 6 blobs do not match their digests");
+    CHECK(panel.blobs().result()->blobs[1].verdict() == "MISMATCH");
+    CHECK(panel.badge(doc) == "1");
+}
+
+TEST_CASE("only a registry's model takes the link that verifies blobs", "[gui][remote][verify]") {
+    test::WorkspaceHarness h;
+    Document& doc = h.open_ready(std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf");
+    HealthPanel panel;
+    CHECK_FALSE(panel.accept_link(kVerifyBlobsLink, doc));
+    CHECK_FALSE(RegistryBlobsView::shows(doc));
 }

@@ -1,6 +1,7 @@
 #include "panels/health_panel.h"
 
 #include <algorithm>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,8 @@ std::string finding_weights_link(const Finding& f, const std::string& tensor) {
 }
 
 std::string HealthPanel::badge(const Document&) const {
-    if (!m_report) return {};
-    const size_t problems = m_report->count(FindingSeverity::error) + m_report->count(FindingSeverity::warning);
+    const size_t problems = m_blobs.failed() +
+        (m_report ? m_report->count(FindingSeverity::error) + m_report->count(FindingSeverity::warning) : 0);
     return problems ? std::to_string(problems) : std::string();
 }
 
@@ -91,7 +92,15 @@ void HealthPanel::collect(Document& doc) {
     }
 }
 
+bool HealthPanel::accept_link(std::string_view link, Document& doc) {
+    if (link != kVerifyBlobsLink || !RegistryBlobsView::shows(doc)) return false;
+    m_verify_linked = true;
+    return true;
+}
+
 void HealthPanel::draw(PanelContext& ctx) {
+    if (std::exchange(m_verify_linked, false)) m_blobs.start(ctx);
+    m_blobs.draw(ctx);
     if (!m_started_once) start(ctx, CachedScan::reuse);
     collect(ctx.doc);
     if (m_job) {

@@ -6,6 +6,7 @@
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/remote/http_client.h"
 #include "mlens/text/number_format.h"
+#include "mlens/text/plural.h"
 
 namespace mlens {
 
@@ -17,6 +18,21 @@ size_t RegistryVerification::mismatched() const {
     return static_cast<size_t>(std::count_if(blobs.begin(), blobs.end(), [](const RegistryBlobCheck& b) {
         return !b.result && b.result.error().code == ErrorCode::E_DIGEST_MISMATCH;
     }));
+}
+
+std::string RegistryBlobCheck::verdict() const {
+    if (result) return "ok";
+    const ErrorCode code = result.error().code;
+    return code == ErrorCode::E_DIGEST_MISMATCH ? "MISMATCH" : std::string(code_name(code));
+}
+
+std::string RegistryVerification::verdict_text() const {
+    if (ok()) return "ok, " + plural(blobs.size(), "blob matches its digest", "blobs match their digests") + " (" + human_bytes(bytes_hashed) + " hashed)";
+    const size_t failed = static_cast<size_t>(std::count_if(blobs.begin(), blobs.end(), [](const RegistryBlobCheck& b) { return !b.result; }));
+    std::string text = "rejected";
+    if (mismatched()) text += ", " + std::to_string(mismatched()) + " of " + plural(blobs.size(), "blob") + " do not match their digests";
+    if (failed > mismatched()) text += ", " + std::to_string(failed - mismatched()) + " could not be checked";
+    return text;
 }
 
 namespace {
@@ -58,6 +74,7 @@ Result<RegistryVerification> verify_registry_model(const RegistryReference& refe
                      "verifying reads every blob whole: " + (total ? human_bytes(*total) : std::string("more than 2^64 bytes")) +
                          ", past the " + human_bytes(left) + " the download limit has left (--max-download)"};
 
+    ScopedTransferJob transfers(job);  // a cancel stops the fetch under way, not only the next read
     RegistryVerification out;
     out.repository = registry->repository;
     out.manifest_digest = registry->digest;

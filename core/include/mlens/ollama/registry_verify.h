@@ -16,8 +16,12 @@
 //    error of the open or of a read (E_NOT_FOUND, E_NETWORK, E_HTTP, E_REMOTE_CHANGED ...).
 //    After a blob fails with a transport error (E_NETWORK, E_HTTP), the blobs after it are not
 //    asked for: each is that error, "not fetched after an earlier blob failed".
-//  - Progress: bytes hashed over the layers' total, to the job; cancelled between reads
-//    (E_CANCELLED fails the call).
+//  - Progress: bytes hashed over the layers' total, to the job; a cancel stops the transfer under
+//    way and fails the call (E_CANCELLED).
+//  - The words every view uses: RegistryBlobCheck::verdict() is "ok", "MISMATCH" or the error's
+//    code; RegistryVerification::verdict_text() is "ok, 6 blobs match their digests (3.09 MB
+//    hashed)" or "rejected, 1 of 6 blobs do not match their digests" (and ", N could not be
+//    checked" for the other failures).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +41,8 @@ struct RegistryBlobCheck {
     uint64_t size = 0;  // the layer's
     std::string actual;  // "sha256:<hex>" of the bytes read, when the blob was hashed whole
     Status result = ok_status();
+
+    std::string verdict() const;
 };
 
 struct RegistryVerification {
@@ -48,6 +54,7 @@ struct RegistryVerification {
     bool ok() const;
     // How many blobs failed with E_DIGEST_MISMATCH.
     size_t mismatched() const;
+    std::string verdict_text() const;
 };
 
 Result<RegistryVerification> verify_registry_model(const RegistryReference& reference, JobContext* job = nullptr);
