@@ -15,7 +15,9 @@
 #include "mlens/io/owner_stamp.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/temp_registry.h"
+#include "mlens/remote/range_cache.h"
 #include "mlens/remote/remote_source.h"
+#include "mlens/text/escape.h"
 #include "mlens/util/build_info.h"
 #include "mlens/util/out_of_memory.h"
 #include "mlens_reference.h"
@@ -105,6 +107,7 @@ int run_command_line(int argc, char** argv) {
         const std::vector<CLI::App*> command = app.get_subcommands();
         exit_code = mlens::cli::fail("", mlens::out_of_memory_error("running mlens" + (command.empty() ? "" : " " + command.front()->get_name())));
     }
+    for (const std::string& w : mlens::take_range_cache_warnings()) std::cerr << "warning: cache: " << mlens::escape_for_display(w, 600) << "\n";
     return mlens::cli::exit_status_after_output(mlens::cli::finish_command(exit_code, mlens::cli::json_requested(app)));
 }
 

@@ -363,3 +363,18 @@ TEST_CASE("commands that run llama.cpp refuse a remote model - it is never downl
                              "(download it to run it)\n");
     }
 }
+
+TEST_CASE("a range cache folder that cannot be made is said once, and the command reads uncached", "[remote][cli]") {
+    test::TempDir dir;
+    std::filesystem::create_directories(dir.file("modellens"));
+    test::write_whole_file(dir.file("modellens/http"), std::vector<uint8_t>{'x'});  // a file where the folder goes
+    test::ScopedEnv xdg("XDG_CACHE_HOME", dir.path());
+    test::LoopbackServer server;
+    const std::string local = kDemo + "/tiny-llama-q4_0.gguf";
+    REQUIRE(server.serve_file("/q4.gguf", local));
+    const auto [a, b] = run_both({"tensors"}, local, server.url("/q4.gguf"));
+    CHECK(b.exit_status == 0);
+    CHECK(replaced(b.out, server.url("/q4.gguf"), local) == a.out);
+    CHECK(b.err == "warning: cache: the cache folder " + dir.file("modellens/http") +
+                       " cannot be made (Not a directory); remote ranges are not kept\n");
+}

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
 #include "mlens/io/byte_source.h"
 #include "mlens/io/cache_database.h"
@@ -31,6 +32,23 @@ std::string fnv_hex(std::string_view text) {
 }
 
 namespace {
+
+struct CacheWarnings {
+    std::mutex mutex;
+    std::vector<std::string> texts;
+    size_t taken = 0;
+};
+
+CacheWarnings& cache_warnings() {
+    static CacheWarnings warnings;
+    return warnings;
+}
+
+void warn(const std::string& text) {
+    CacheWarnings& w = cache_warnings();
+    std::lock_guard lock(w.mutex);
+    if (std::find(w.texts.begin(), w.texts.end(), text) == w.texts.end()) w.texts.push_back(text);
+}
 
 namespace fs = std::filesystem;
 
@@ -148,8 +166,10 @@ Status CacheEntry::store(uint64_t first, const std::vector<uint8_t>& bytes) {
         FolderLock lock(m_cache->folder());
         std::error_code ec;
         if (!fs::is_directory(m_folder, ec)) return Error{ErrorCode::E_IO, "", std::nullopt, "the cache entry was removed"};
-        if (Status s = write_file(m_folder + "/" + std::to_string(first) + "-" + std::to_string(bytes.size()), bytes.data(), bytes.size()); !s)
+        if (Status s = write_file(m_folder + "/" + std::to_string(first) + "-" + std::to_string(bytes.size()), bytes.data(), bytes.size()); !s) {
+            warn("a range cannot be stored in " + m_cache->folder() + " (" + s.error().message + "); it is fetched again when read again");
             return s;
+        }
         touch(m_folder + "/entry");
     }
     StoredRange r{first, bytes.size()};
@@ -160,7 +180,16 @@ Status CacheEntry::store(uint64_t first, const std::vector<uint8_t>& bytes) {
 
 namespace {
 std::atomic<bool> g_range_cache_enabled{true};
+
 }  // namespace
+
+std::vector<std::string> take_range_cache_warnings() {
+    CacheWarnings& w = cache_warnings();
+    std::lock_guard lock(w.mutex);
+    std::vector<std::string> out(w.texts.begin() + static_cast<std::ptrdiff_t>(w.taken), w.texts.end());
+    w.taken = w.texts.size();
+    return out;
+}
 
 void set_range_cache_enabled(bool enabled) { g_range_cache_enabled.store(enabled); }
 bool range_cache_enabled() { return g_range_cache_enabled.load(); }
@@ -181,7 +210,11 @@ std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_
     if (validator.empty()) return std::nullopt;
     std::error_code ec;
     fs::create_directories(m_folder, ec);
-    if (ec) return std::nullopt;
+    if (ec || !fs::is_directory(m_folder, ec)) {
+        warn("the cache folder " + m_folder + " cannot be made (" + (ec ? ec.message() : std::string("a file is in its place")) +
+             "); remote ranges are not kept");
+        return std::nullopt;
+    }
     FolderLock lock(m_folder);
     const std::string prefix = url_key(url) + "-";
     const std::string name = prefix + version_key(size, validator);
@@ -193,10 +226,17 @@ std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_
     entry.m_cache = shared_from_this();
     entry.m_folder = m_folder + "/" + name;
     fs::create_directories(entry.m_folder, ec);
-    if (ec) return std::nullopt;
+    if (ec) {
+        warn("a cache entry cannot be made in " + m_folder + " (" + ec.message() + "); remote ranges are not kept");
+        return std::nullopt;
+    }
     const std::string text = url + "\n" + std::to_string(size) + "\n" + validator + "\n";
     std::error_code exists_ec;
-    if (!fs::exists(entry.m_folder + "/entry", exists_ec) && !write_file(entry.m_folder + "/entry", text.data(), text.size())) return std::nullopt;
+    if (!fs::exists(entry.m_folder + "/entry", exists_ec))
+        if (Status s = write_file(entry.m_folder + "/entry", text.data(), text.size()); !s) {
+            warn("a cache entry cannot be written in " + m_folder + " (" + s.error().message + "); remote ranges are not kept");
+            return std::nullopt;
+        }
     touch(entry.m_folder + "/entry");
     entry.m_ranges = ranges_in(entry.m_folder);
     return entry;

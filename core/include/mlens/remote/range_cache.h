@@ -44,6 +44,12 @@ uint64_t default_cache_max_bytes();
 void set_range_cache_enabled(bool enabled);
 bool range_cache_enabled();
 
+// What kept the range cache from working in this process (a cache folder that cannot be made, an
+// entry or range that cannot be written: a file where a folder should be, a full disk, no
+// permission), each text once and handed out once; the remote reads go on uncached meanwhile.
+// The CLI prints them as "warning: cache: ..." when its command ends.
+std::vector<std::string> take_range_cache_warnings();
+
 struct StoredRange {
     uint64_t first = 0;
     uint64_t length = 0;
