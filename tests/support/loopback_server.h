@@ -19,6 +19,8 @@
 //    "Retry-After: 1" and a 2 MiB error page; later ones are served as by `ranges`.
 //  - trickle: sends the range one byte every 200 ms.
 //  - ignore_if_range: as `ranges`, but If-Range is ignored (a range of whatever the file is now).
+//  - encoded_ranges: ranged answers say "Content-Encoding: gzip" and carry half the range's bytes
+//    (the length of a compressed range) under the Content-Range of the whole range.
 // require_bearer(token) makes it a registry that wants a token: a request under /v2/ without
 // "Authorization: Bearer TOKEN" answers 401 with "WWW-Authenticate: Bearer realm=BASE/token,
 // service=loopback-registry,scope=repository:NAMESPACE/MODEL:pull", and /token answers
@@ -60,7 +62,8 @@ enum class Serving {
     shifted_after_first,
     throttled_first,
     trickle,
-    ignore_if_range
+    ignore_if_range,
+    encoded_ranges
 };
 
 struct LoggedRequest {

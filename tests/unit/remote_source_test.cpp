@@ -125,6 +125,29 @@ TEST_CASE("redirects stop after five", "[remote]") {
     CHECK(loop.log().size() == 6);
 }
 
+TEST_CASE("a redirect to a file:// or ftp:// URL is the server's answer, not followed", "[remote]") {
+    for (const std::string target : {"file:///etc", "ftp://127.0.0.1"}) {
+        test::PrivateHttpCache cache;
+        test::LoopbackServer server("127.0.0.1");
+        server.redirect_to(target);
+        const Target t = resolve(server.url("/m.gguf"));
+        CHECK(t.problem.code == ErrorCode::E_HTTP);
+        CHECK(t.problem.message == server.url("/m.gguf") + ": redirected to " + target + "/m.gguf: not an http:// or https:// URL; not followed");
+        CHECK(server.log().size() == 1);
+    }
+}
+
+TEST_CASE("a range answered in a Content-Encoding never asked for says so", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server("127.0.0.1", test::Serving::encoded_ranges);
+    REQUIRE(server.serve_file("/m.gguf", kDemo + "/tiny-llama-q4_0.gguf"));
+    const Target t = resolve(server.url("/m.gguf"));
+    CHECK(t.problem.code == ErrorCode::E_HTTP);
+    CHECK(t.problem.message == server.url("/m.gguf") +
+              ": asked for bytes 0-524287, the server answered 206 with Content-Range \"bytes 0-524287/3085696\" and 262144 body bytes in "
+              "Content-Encoding gzip, never asked for");
+}
+
 TEST_CASE("a stalled transfer, or a trickle of a few bytes a second, stops after the stall time", "[remote]") {
     for (const test::Serving serving : {test::Serving::stall, test::Serving::trickle}) {
         test::PrivateHttpCache cache;

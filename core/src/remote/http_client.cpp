@@ -172,15 +172,22 @@ bool dropped_connection(CURLcode rc) {
     return rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_PARTIAL_FILE || rc == CURLE_GOT_NOTHING;
 }
 
-bool ranged_answer_matches(const Transfer& t, const ByteSpan& range) {
-    HttpResponse r;
-    r.headers = t.headers;
-    const std::string value = r.header("content-range");
+// What is wrong with the answer to a ranged request, as the error says it after "asked for bytes
+// A-B, "; empty when it is a 206 of exactly that range (a range past the end of the file is
+// answered up to its last byte) with as many body bytes.
+std::string ranged_answer_problem(const Transfer& t, const ByteSpan& range) {
+    if (t.status != 206) return "the server answered " + std::to_string(t.status);
+    const std::string value = header_of(t.headers, "content-range");
+    const std::string answered = "the server answered 206 with Content-Range \"" + escape_for_display(value, 80) + "\"";
     unsigned long long first = 0, last = 0, total = 0;
-    if (std::sscanf(value.c_str(), "bytes %llu-%llu/%llu", &first, &last, &total) != 3 || total == 0) return false;
-    // A range past the end of the file is answered up to its last byte.
+    if (std::sscanf(value.c_str(), "bytes %llu-%llu/%llu", &first, &last, &total) != 3 || total == 0) return answered;
     const uint64_t expected_last = std::min<uint64_t>(range.first + range.length - 1, total - 1);
-    return first == range.first && last == expected_last && t.body.size() == expected_last - first + 1;
+    if (first != range.first || last != expected_last) return answered;
+    if (t.body.size() == expected_last - first + 1) return {};
+    const std::string encoding = header_of(t.headers, "content-encoding");
+    return answered + " and " + std::to_string(t.body.size()) + " body bytes" +
+        (encoding.empty() || encoding == "identity" ? std::string()
+                                                     : " in Content-Encoding " + escape_for_display(encoding, 40) + ", never asked for");
 }
 
 // Where a redirect's Location (absolute, or relative to `url`) sends, by libcurl's URL parser;
@@ -288,10 +295,9 @@ Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOp
     }
     const bool accepted = accepts(request, t.status);
     if (!accepted && (t.status < 200 || t.status >= 300)) return fail(status_error(t.status, url));
-    if (request.range && !accepted && (t.status != 206 || !ranged_answer_matches(t, *request.range)))
-        return fail(http_error(ErrorCode::E_HTTP, url,
-                               "asked for bytes " + range_text + ", the server answered " + std::to_string(t.status) +
-                                   (t.status == 206 ? " with Content-Range \"" + escape_for_display(header_of(t.headers, "content-range"), 80) + "\"" : "")));
+    if (request.range && !accepted)
+        if (const std::string problem = ranged_answer_problem(t, *request.range); !problem.empty())
+            return fail(http_error(ErrorCode::E_HTTP, url, "asked for bytes " + range_text + ", " + problem));
     HttpResponse response;
     response.status = t.status;
     response.url = url;
@@ -352,6 +358,10 @@ Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& opt
         if (!a.redirect.empty()) {
             if (++redirects > options.max_redirects)
                 return http_error(ErrorCode::E_HTTP, request.url, "more than " + std::to_string(options.max_redirects) + " redirects");
+            // Only http:// and https:// are followed: a redirect elsewhere (file://, ftp://) is the
+            // server's answer, named as one (the target as display_url shows it).
+            if (auto target = parse_http_url(a.redirect); !target)
+                return http_error(ErrorCode::E_HTTP, url, "redirected to " + target.error().message + "; not followed");
             url = a.redirect;
             continue;
         }

@@ -8,7 +8,9 @@
 //    and reused by the next request to that origin.
 //  - Redirects are followed by hand, at most HttpOptions::max_redirects (E_HTTP past that), so
 //    that the credential (remote_url.h) goes only with a request whose origin is the
-//    credential's: a redirect to another origin is requested without it.
+//    credential's: a redirect to another origin is requested without it. A redirect to anything
+//    but http:// or https:// (file://, ftp://) is not followed: E_HTTP "redirected to TARGET: why;
+//    not followed".
 //  - Timeouts: connecting may take HttpOptions::connect_seconds; a transfer slower than 1 KiB
 //    per second for HttpOptions::stall_seconds is stopped (E_NETWORK, "stalled"). Neither is
 //    retried: each already cost its whole time.
