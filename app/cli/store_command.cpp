@@ -185,7 +185,7 @@ void add_show_commands(CLI::App& app, int& exit_code) {
 
     auto verify = std::make_shared<ShowArgs>();
     verify->options.verify = true;
-    auto* vcmd = app.add_subcommand("verify", "Hash every blob of a store model and compare it with its digest");
+    auto* vcmd = app.add_subcommand("verify", "Hash every blob of a store model, or of a registry's (ollama://), and compare it with its digest");
     vcmd->add_option("MODEL", verify->reference, "Model reference, e.g. gemma3:4b, or ollama://MODEL[:TAG] for a registry's")->required();
     vcmd->add_option("--store", verify->store, "Store root (default: the Ollama stores found)");
     vcmd->add_flag("--json", verify->options.json, "Print JSON");
