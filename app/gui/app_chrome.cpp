@@ -7,6 +7,7 @@
 #include "mlens/infer/llama_log.h"
 #include "mlens/ollama/store.h"
 #include "mlens/remote/http_client.h"
+#include "mlens/remote/range_cache.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/plural.h"
 #include "mlens/util/build_info.h"
@@ -206,6 +207,17 @@ void AppShell::status_bar() {
         ui::text_dim("opening " + doc->title + " \xE2\x80\xA6");
     } else {
         ui::text_dim("ModelLens " MLENS_VERSION);
+    }
+
+    for (std::string& w : take_range_cache_warnings()) m_cache_warnings.push_back(escape_for_display(w, 600));
+    if (!m_cache_warnings.empty()) {
+        ImGui::SameLine();
+        ui::text_colored(palette().warning, "\xC2\xB7 remote cache off");
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            for (const std::string& w : m_cache_warnings) ui::text(w);
+            ImGui::EndTooltip();
+        }
     }
 
     std::vector<JobPtr> running;

@@ -10,6 +10,8 @@
 //    open_all() opens several at once (command line, one drop) with the first one's tab in front.
 //  - The navigator and inspector panes are resizable (splitters) and collapsible; their widths
 //    follow pane_layout.h and their state is kept in Settings.
+//  - The status bar says "remote cache off" once the remote range cache could not be used
+//    (range_cache.h), its reasons on hover; remote reads go on uncached.
 //  - Settings changes (recent files, panels, theme, pane widths) are saved to `settings_path`
 //    when it is not empty: when a document opens and in save_settings().
 #pragma once
@@ -60,6 +62,8 @@ public:
     // Hands a link ("token:ID", "requant:TENSOR", ...) to the panel that accepts it and brings that
     // panel forward; false when no panel of the document takes it.
     bool follow_link(Document& doc, std::string_view link);
+    // The range cache's warnings gathered so far (the status bar's "remote cache off"), escaped.
+    const std::vector<std::string>& cache_warnings() const { return m_cache_warnings; }
 
 private:
     void on_documents_changed();
@@ -99,6 +103,9 @@ private:
     uint64_t m_select_tab = 0;  // document tab to bring forward next frame
     uint64_t m_confirm_close = 0;  // document with staged edits whose closing waits for an answer
     std::string m_platform_info;
+    // What kept the remote range cache from working (take_range_cache_warnings), gathered each
+    // frame: the status bar says "remote cache off" with them on hover.
+    std::vector<std::string> m_cache_warnings;
     bool m_show_about = false;
     bool m_show_shortcuts = false;
     bool m_show_panel_guide = false;

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 
 #include <imgui_internal.h>
@@ -10,6 +11,7 @@
 #include "gguf_builder.h"
 #include "gui_fixture.h"
 #include "headless.h"
+#include "loopback_server.h"
 #include "panels/panel.h"
 #include "panels/panel_links.h"
 #include "theme.h"
@@ -313,4 +315,19 @@ TEST_CASE("links reach the panel that accepts them, which the shell brings forwa
     CHECK(doc.focus_panel == "inference");
     CHECK_FALSE(h.shell.follow_link(doc, "nothing:1"));
     CHECK_FALSE(h.shell.follow_link(doc, ""));
+}
+
+TEST_CASE("a remote range cache that cannot be made is said in the status bar, once, and the model opens") {
+    TempDir cache_home;
+    std::filesystem::create_directories(cache_home.file("modellens"));
+    std::ofstream(cache_home.file("modellens/http")) << "a file where the folder goes";
+    test::ScopedEnv xdg("XDG_CACHE_HOME", cache_home.path());
+    test::LoopbackServer server;
+    REQUIRE(server.serve_file("/q4.gguf", std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf"));
+    ShellHarness h;
+    Document& doc = h.open(server.url("/q4.gguf"));
+    CHECK(doc.ready());
+    h.frames(2);
+    CHECK(h.shell.cache_warnings() ==
+          std::vector<std::string>{"the cache folder " + cache_home.file("modellens/http") + " cannot be made (Not a directory); remote ranges are not kept"});
 }
