@@ -10,7 +10,8 @@
 // (STORE/MODEL:TAG, MODEL:TAG, a manifest file) is shown. `verify` exits 1 when a
 // blob is missing or its content does not match its digest. A single argument that is a path
 // ("/", "./" or "../" first) naming nothing is E_NOT_FOUND "no such file or folder". An ollama://
-// reference is refused (E_ARGS) by store and show, naming the commands that read a registry's model.
+// reference alone shows that registry's model (print_registry_manifest); with a store path it is
+// refused (E_ARGS).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -54,11 +55,11 @@ std::optional<Store> open_store_or_report(const std::string& root) {
 }
 
 int run_store(const std::vector<std::string>& args, const StoreShowOptions& options) {
+    // A model of a registry is shown where it lives; a store is a local folder.
+    if (args.size() == 1 && args[0].starts_with("ollama://")) return print_registry_manifest(args[0], options);
     for (const std::string& arg : args)
         if (arg.starts_with("ollama://"))
-            return fail(arg, ErrorCode::E_ARGS,
-                        "store and show read a local Ollama store; a registry's model is read by info, kv and tensors, and its blobs "
-                        "are hashed by verify");
+            return fail(arg, ErrorCode::E_ARGS, "an ollama:// model is read from its registry, not from a store: give it alone");
     std::string path, reference;
     if (args.size() >= 2) {
         path = args[0];
@@ -175,8 +176,8 @@ void add_show_commands(CLI::App& app, int& exit_code) {
         }
     };
     auto show = std::make_shared<ShowArgs>();
-    auto* cmd = app.add_subcommand("show", "One model of an Ollama store: manifest, layers, config, text layers");
-    cmd->add_option("MODEL", show->reference, "Model reference, e.g. gemma3:4b or host/namespace/model:tag")->required();
+    auto* cmd = app.add_subcommand("show", "One model of an Ollama store or registry (ollama://): manifest, layers, config, text layers");
+    cmd->add_option("MODEL", show->reference, "Model reference, e.g. gemma3:4b or host/namespace/model:tag, or ollama://MODEL[:TAG] for a registry's")->required();
     cmd->add_option("--store", show->store, "Store root (default: the Ollama stores found)");
     cmd->add_flag("--json", show->options.json, "Print JSON");
     cmd->add_flag("--tensors", show->options.tensors, "Open the model and list its logical tensors and expert groups");

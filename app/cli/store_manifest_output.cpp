@@ -1,5 +1,9 @@
 // One model of a store: manifest, config, layers with their blobs, text layers, and on request
-// the blobs' verification and the model's logical tensors and expert groups.
+// the blobs' verification and the model's logical tensors and expert groups. A model of a
+// registry (ollama://) the same, read where it lives (registry_view.h): its manifest URL in
+// place of the manifest file, no modification time ("-", JSON null), "registry" in the BLOB
+// column, no export plans, and a verdict from what its manifest, config, text layers and opened
+// model report (its digests are hashed by `mlens verify ollama://...`).
 #include <algorithm>
 #include <iostream>
 
@@ -8,6 +12,7 @@
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
 #include "mlens/ollama/manifest_view.h"
+#include "mlens/ollama/registry_view.h"
 #include "mlens/ollama/store_check.h"
 #include "mlens/ollama/store_model.h"
 #include "mlens/ollama/store_summary.h"
@@ -94,9 +99,11 @@ nlohmann::json config_json(const ModelConfig& c) {
     return j;
 }
 
-// The BLOB cell: "found", or why not. The blob's file name is the digest again: --json has it.
-std::string blob_status(const LayerView& lv) {
+// The BLOB cell: "found", or why not ("registry" for a registry's model, whose blobs are no
+// files). The blob's file name is the digest again: --json has it.
+std::string blob_status(const LayerView& lv, bool registry) {
     if (!lv.layer.blob) return "invalid digest";
+    if (registry) return "registry";
     if (!lv.blob) return "skipped";
     return lv.blob->found() ? "found" : std::string(code_name(lv.blob->error->code));
 }
@@ -114,7 +121,7 @@ std::string verify_text(const LayerView& lv, const ModelCheck& check) {
 // first), as the app shows them: a line per group (kind, count, bytes, failures, media type),
 // then one row per layer with its digest cut to 12 digits (--json has it whole).
 void print_layer_groups(const std::vector<const LayerView*>& all, const std::vector<std::string>& verified, bool verify,
-                        const ModelCheck& check) {
+                        const ModelCheck& check, bool registry) {
     std::vector<std::vector<size_t>> groups;
     for (size_t i = 0; i < all.size(); ++i) {
         auto same_type = [&](const std::vector<size_t>& g) { return all[g.front()]->layer.media_type == all[i]->layer.media_type; };
@@ -143,7 +150,7 @@ void print_layer_groups(const std::vector<const LayerView*>& all, const std::vec
             const ManifestLayer& l = all[i]->layer;
             std::vector<std::string> row = {"  " + (l.name ? escape_for_display(*l.name, 80) : std::string("-")),
                                             escape_for_display(short_digest(l.digest), 40), human_bytes(l.size),
-                                            l.from ? escape_for_display(*l.from, 60) : "-", blob_status(*all[i])};
+                                            l.from ? escape_for_display(*l.from, 60) : "-", blob_status(*all[i], registry)};
             if (verify) row.push_back(verified[i]);
             rows.push_back(std::move(row));
         }
@@ -292,7 +299,7 @@ void print_summary(const ModelName& name, const StoredManifest& sm, const StoreM
     rows.push_back(
         {"manifest",
          sm.ref.path + "  " + escape_for_display(short_digest(sm.digest), 40) + "  " + std::to_string(sm.ref.file_size) + " bytes"});
-    rows.push_back({"modified", utc_time_text(sm.ref.modified)});
+    rows.push_back({"modified", sm.ref.modified ? utc_time_text(sm.ref.modified) : std::string("-")});
     rows.push_back({"status",
                     check.errors ? "rejected: " + check.short_reason()
                                  : check.reason_text() + (check.digests_verified ? ", digests verified" : ", digests not verified")});
@@ -346,34 +353,29 @@ void print_verdict(const ModelCheck& check, const std::vector<const LayerView*>&
         std::cout << ", digests not verified (mlens verify hashes them)\n";
 }
 
-}  // namespace
+// One model's manifest, as show prints it for a store's model and for a registry's.
+struct ShownManifest {
+    ModelName name;
+    const ManifestView* view = nullptr;
+    ModelCheck check;
+    std::optional<Result<Model>> opened;  // the model read (a GGUF's header for the summary, or --tensors)
+    const Store* store = nullptr;  // null for a registry's model: blobs are no files, nothing to export
+};
 
-int print_store_manifest(const Store& store, const ModelName& name, const StoreShowOptions& options) {
-    auto view = view_manifest(store, name);
-    if (!view) {
-        fail(store.root() + "/" + name.display(), view.error());
-        if (!store.read_manifest(name).present()) report_models_like(store, name);
-        return kExitBroken;
-    }
+int print_shown_manifest(const ShownManifest& shown, const StoreShowOptions& options) {
+    const ModelName& name = shown.name;
+    const ManifestView* view = shown.view;
+    const ModelCheck& check = shown.check;
+    const bool registry = shown.store == nullptr;
     const StoredManifest& sm = view->stored;
     const Manifest& m = sm.manifest;
-    // The verdict and its reasons come from the store check, as for the model list and `check`.
-    std::shared_ptr<CacheDatabase> cache = command_cache(options.no_cache);
-    StoreCheckOptions check_options = options.verify ? full_check(cache.get()) : kStructureCheck;
-    check_options.cache = cache.get();
-    ModelCheck check = check_store_model(store, name, check_options);
     const std::vector<FailedTensorLayer> failed = failed_tensor_layers(m, check);
     std::vector<std::string> verified;
     std::vector<const LayerView*> all;
     if (m.has_config) all.push_back(&view->config_layer);
     for (const LayerView& lv : view->layers) all.push_back(&lv);
     for (const LayerView* lv : all) verified.push_back(options.verify ? verify_text(*lv, check) : "");
-    // Without --tensors only a GGUF model is read for the summary, its one blob's header (the
-    // parameters, the capabilities Ollama reads there); a tensor-blob model's blobs, one per
-    // tensor, are read with --tensors, which lists them and counts their own errors. Without them
-    // the summary's parameters are the config's.
-    std::optional<Result<Model>> opened;
-    if (options.tensors || view->format == "gguf") opened = open_store_model(store, name);
+    const std::optional<Result<Model>>& opened = shown.opened;
     const StoreModelSummary summary = summarize_store_model(*view, opened && *opened ? &**opened : nullptr);
     const Result<Model>* model = options.tensors ? &*opened : nullptr;
 
@@ -392,7 +394,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
                               {"manifest", sm.ref.path},
                               {"manifest_digest", sm.digest},
                               {"manifest_bytes", sm.ref.file_size},
-                              {"modified", sm.ref.modified},
+                              {"modified", registry ? nlohmann::json(nullptr) : nlohmann::json(sm.ref.modified)},
                               {"schemaVersion", m.schema_version},
                               {"mediaType", escape_for_display(m.media_type, 200)},
                               {"format", view->format},
@@ -413,7 +415,7 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
         out["diagnostics"] = diags;
         if (model && *model) out.update(tensors_json(**model, failed));
         if (model && !*model) out["tensors_error"] = (*model).error().to_string();
-        out["export"] = broken ? nlohmann::json::array() : export_plans_json(store, name);
+        out["export"] = broken || registry ? nlohmann::json::array() : export_plans_json(*shown.store, name);
         print_json_result(out);
         return broken ? kExitBroken : kExitOk;
     }
@@ -427,10 +429,10 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
             if (!v.empty()) rows.push_back({"  " + k, escape_for_display(v, 120)});
         print_table(rows, 0);
     }
-    print_layer_groups(all, verified, options.verify, check);
+    print_layer_groups(all, verified, options.verify, check, registry);
     for (const LayerView& lv : view->layers)
         if (lv.text) print_text_layer(lv);
-    if (!broken) print_export_plans(store, name);
+    if (!broken && !registry) print_export_plans(*shown.store, name);
     if (model && *model) {
         std::cout << "\n";
         if (!check.errors)
@@ -442,6 +444,68 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
     }
     print_verdict(check, all, broken);
     return broken ? kExitBroken : kExitOk;
+}
+
+// The check of a registry's model: the manifest's warnings, the errors of its config and text
+// blobs, then what opening the model found (its blobs' sizes, their headers), each reason at the
+// layer its field names.
+ModelCheck registry_check(const ModelName& name, const ManifestView& view, const std::optional<Result<Model>>& opened) {
+    ModelCheck check;
+    check.name = name;
+    check.manifest_path = view.stored.ref.path;
+    auto add = [&](Diagnostic d) {
+        ++(d.severity == Severity::error ? check.errors : check.warnings);
+        const std::string layer = d.field.substr(0, d.field.find_first_of(". "));
+        const bool of_layer = layer == "config" || layer.starts_with("layers[");
+        if (d.severity == Severity::error && of_layer && !check.failed_layers.count(layer)) check.failed_layers.emplace(layer, d);
+        check.reason_layers.push_back(of_layer ? layer : "");
+        check.reasons.push_back(std::move(d));
+    };
+    for (const Diagnostic& d : view.stored.manifest.diagnostics) add(d);
+    if (view.config_error) add({Severity::error, "store", view.config_error->code, view.config_error->field, std::nullopt, view.config_error->message});
+    for (const LayerView& lv : view.layers)
+        if (lv.text_error) add({Severity::error, "store", lv.text_error->code, lv.layer.field, std::nullopt, lv.text_error->message});
+    if (opened && !*opened)
+        add({Severity::error, "store", opened->error().code, "", std::nullopt, opened->error().message});
+    else if (opened)
+        for (const Diagnostic& d : (*opened)->diagnostics)
+            if (d.format == "store") add(d);
+    return check;
+}
+
+}  // namespace
+
+int print_store_manifest(const Store& store, const ModelName& name, const StoreShowOptions& options) {
+    auto view = view_manifest(store, name);
+    if (!view) {
+        fail(store.root() + "/" + name.display(), view.error());
+        if (!store.read_manifest(name).present()) report_models_like(store, name);
+        return kExitBroken;
+    }
+    // The verdict and its reasons come from the store check, as for the model list and `check`.
+    std::shared_ptr<CacheDatabase> cache = command_cache(options.no_cache);
+    StoreCheckOptions check_options = options.verify ? full_check(cache.get()) : kStructureCheck;
+    check_options.cache = cache.get();
+    ShownManifest shown{name, &*view, check_store_model(store, name, check_options), std::nullopt, &store};
+    // Without --tensors only a GGUF model is read for the summary, its one blob's header (the
+    // parameters, the capabilities Ollama reads there); a tensor-blob model's blobs, one per
+    // tensor, are read with --tensors, which lists them and counts their own errors. Without them
+    // the summary's parameters are the config's.
+    if (options.tensors || view->format == "gguf") shown.opened = open_store_model(store, name);
+    return print_shown_manifest(shown, options);
+}
+
+int print_registry_manifest(const std::string& text, const StoreShowOptions& options) {
+    auto reference = parse_registry_reference(std::string_view(text).substr(std::string_view("ollama://").size()));
+    if (!reference) return fail(text, reference.error());
+    auto view = view_registry_model(*reference);
+    if (!view) return fail(text, view.error());
+    // As for a store's model: a GGUF model's header is read for the summary, a tensor-blob model's
+    // blobs only with --tensors.
+    std::optional<Result<Model>> opened;
+    if (options.tensors || view->format == "gguf") opened = open_registry_model(*reference);
+    ShownManifest shown{reference->name, &*view, registry_check(reference->name, *view, opened), std::move(opened), nullptr};
+    return print_shown_manifest(shown, options);
 }
 
 }  // namespace mlens::cli

@@ -19,6 +19,9 @@ struct StoreShowOptions {
 int print_store_listing(const Store& store, const StoreShowOptions& options);
 int print_store_manifest(const Store& store, const ModelName& name, const StoreShowOptions& options);
 
+// `show ollama://...`: a registry's model as print_store_manifest shows a store's.
+int print_registry_manifest(const std::string& reference, const StoreShowOptions& options);
+
 // `verify ollama://...`: every blob of a registry model hashed (registry_verify_output.cpp).
 int print_registry_verification(const std::string& reference, bool json);
 

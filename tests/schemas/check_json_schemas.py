@@ -267,6 +267,8 @@ def main():
     verified = check("verify", "ollama://tiny-llama:q4_0", "--no-cache", schema="show")
     if verified and not (verified["ok"] and verified["mismatched"] == 0 and len(verified["layers"]) == 6):
         failures.append(f"verify ollama://tiny-llama:q4_0: not every blob matched: {verified}")
+    check("show", "ollama://tiny-llama:q4_0", "--no-cache")
+    check("show", "ollama://tiny-mlx:mixed", "--tensors", "--no-cache")
     tampered = check("verify", "ollama://tampered/tiny-llama:q4_0", "--no-cache", schema="show", status=1)
     if tampered and [layer["verified"] for layer in tampered["layers"]] != ["ok", "MISMATCH", "ok", "ok", "ok", "ok"]:
         failures.append(f"verify ollama://tampered/tiny-llama:q4_0: the changed model blob is not the one mismatch: {tampered['layers']}")

@@ -378,3 +378,57 @@ TEST_CASE("a range cache folder that cannot be made is said once, and the comman
     CHECK(b.err == "warning: cache: the cache folder " + dir.file("modellens/http") +
                        " cannot be made (Not a directory); remote ranges are not kept\n");
 }
+
+TEST_CASE("show of every demo store model gives the same summary, config, layers, texts and tensors from a registry", "[remote][cli][ollama]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    registry.require_bearer("registry-token-4");
+    const std::string store = kDemo + "/ollama-store";
+    const std::vector<std::string> models = test::serve_store_as_registry(registry, store);
+    REQUIRE(models.size() == 6);
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    for (const std::string& model : models) {
+        INFO(model);
+        const nlohmann::json local = test::run_mlens_json({"show", store + "/" + model, "--tensors", "--json"});
+        const nlohmann::json remote = test::run_mlens_json({"show", "ollama://" + model, "--tensors", "--json"});
+        for (const char* field : {"name", "full_name", "manifest_digest", "manifest_bytes", "schemaVersion", "mediaType", "format", "size",
+                                  "summary", "config", "ok", "verdict", "reason", "tensors", "groups", "diagnostics"})
+            CHECK(remote[field] == local[field]);
+        // Where the two differ: the manifest is a URL with no date, a blob is no file, and a
+        // registry's model has nothing to export.
+        const std::string repository = registry.base_url() + "/v2/" + model.substr(0, model.find(':'));
+        CHECK(remote["manifest"] == repository + "/manifests/" + model.substr(model.find(':') + 1));
+        CHECK(remote["modified"].is_null());
+        CHECK(remote["export"] == nlohmann::json::array());
+        REQUIRE(remote["layers"].size() == local["layers"].size());
+        for (size_t i = 0; i < local["layers"].size(); ++i) {
+            nlohmann::json layer = local["layers"][i];
+            layer.erase("blob");
+            CHECK(remote["layers"][i] == layer);
+        }
+    }
+}
+
+TEST_CASE("show of a registry's model whose layer size is wrong is rejected at that layer", "[remote][cli][ollama]") {
+    test::PrivateHttpCache cache;
+    test::TempDir dir;
+    test::LoopbackServer registry;
+    const std::string store = kDemo + "/ollama-store";
+    test::serve_store_as_registry(registry, store);
+    // The manifest of tiny-llama:q4_0 with its model layer one byte longer than its blob.
+    std::string manifest;
+    {
+        const std::vector<uint8_t> bytes = test::read_whole_file(store + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0");
+        manifest.assign(bytes.begin(), bytes.end());
+    }
+    const std::string size = "\"size\":3085696";
+    REQUIRE(manifest.find(size) != std::string::npos);
+    manifest.replace(manifest.find(size), size.size(), "\"size\":3085697");
+    registry.serve("/v2/library/tiny-llama/manifests/q4_0", manifest);
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    const test::CliRun run = test::run_mlens({"show", "ollama://tiny-llama:q4_0"});
+    CHECK(run.exit_status == 1);
+    CHECK(run.out.find("status          rejected: E_SIZE_MISMATCH layers[0].size\n") != std::string::npos);
+    CHECK(run.out.find("verdict: rejected: E_SIZE_MISMATCH layers[0].size\n") != std::string::npos);
+    CHECK(run.err.find("E_SIZE_MISMATCH layers[0].size: the layer says 3085697 bytes; the registry's blob has 3085696") != std::string::npos);
+}

@@ -103,7 +103,7 @@ Result<RegistryManifest> fetch_registry_manifest(const RegistryReference& ref, J
     RegistryManifest out;
     out.repository = ref.base + "/v2/" + ref.name.name_space + "/" + ref.name.model;
     HttpRequest request;
-    request.url = out.repository + "/manifests/" + ref.name.tag;
+    request.url = out.manifest_url(ref.name.tag);
     request.headers.emplace_back("Accept", kManifestType);
     request.max_body = kMaxManifestBytes;
     request.accept_status = {401};
@@ -122,6 +122,7 @@ Result<RegistryManifest> fetch_registry_manifest(const RegistryReference& ref, J
     for (const Diagnostic& d : out.manifest.diagnostics)
         if (d.severity == Severity::error) return Error{d.code, d.field, d.offset, "ollama://" + ref.name.display() + ": " + d.message};
     out.digest = "sha256:" + sha256_hex_digest(text);
+    out.manifest_bytes = text.size();
     out.blob_options = remote_options_for(*parse_http_url(ref.base));
     out.blob_options.credential = request.credential;
     return out;

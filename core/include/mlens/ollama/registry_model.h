@@ -50,9 +50,11 @@ Result<RegistryReference> parse_registry_reference(std::string_view text);
 struct RegistryManifest {
     Manifest manifest;
     std::string digest;  // "sha256:<hex>" of the manifest's bytes as the registry sent them
+    uint64_t manifest_bytes = 0;  // the manifest's length as sent
     std::string repository;  // {base}/v2/NAMESPACE/MODEL
     RemoteOptions blob_options;
 
+    std::string manifest_url(const std::string& tag) const { return repository + "/manifests/" + tag; }
     std::string blob_url(const BlobDigest& blob) const { return repository + "/blobs/" + blob.text(); }
 };
 

@@ -1,0 +1,80 @@
+#include "mlens/ollama/registry_view.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "mlens/io/source_read_error.h"
+#include "mlens/remote/http_client.h"
+#include "mlens/remote/remote_url.h"
+
+namespace mlens {
+
+namespace {
+
+// The first `max_bytes` of a layer's blob, its size counted.
+Result<TextBlob> fetch_text_blob(const RegistryManifest& registry, const ManifestLayer& layer, uint64_t max_bytes, JobContext* job) {
+    auto source = open_remote(registry.blob_url(*layer.blob), registry.blob_options, job);
+    if (!source) return source.error();
+    TextBlob blob;
+    blob.size = (*source)->size();
+    blob.text.resize(static_cast<size_t>(std::min(blob.size, max_bytes)));
+    if (!blob.text.empty() && !(*source)->read(0, blob.text.size(), blob.text.data()))
+        return source_read_error(**source, layer.field, std::nullopt, "cannot read " + std::to_string(blob.text.size()) + " bytes");
+    return blob;
+}
+
+}  // namespace
+
+Result<ManifestView> view_registry_model(const RegistryReference& reference, JobContext* job, uint64_t text_bytes) {
+    auto registry = fetch_registry_manifest(reference, job);
+    if (!registry) return registry.error();
+    ManifestView view;
+    view.stored.found = true;
+    view.stored.ref.name = reference.name;
+    view.stored.ref.path = display_url(registry->manifest_url(reference.name.tag));
+    view.stored.ref.file_size = registry->manifest_bytes;
+    view.stored.digest = registry->digest;
+    view.stored.manifest = registry->manifest;
+    const Manifest& m = view.stored.manifest;
+    TransferBatch blobs("blob");
+    auto fetch = [&](const ManifestLayer& layer, uint64_t max_bytes) -> Result<TextBlob> {
+        if (const std::optional<Error> skipped = blobs.skipped()) return *skipped;
+        auto text = fetch_text_blob(*registry, layer, max_bytes, job);
+        if (!text) blobs.note(text.error());
+        return text;
+    };
+    auto text_layer = [&](const ManifestLayer& layer) {
+        LayerView lv{layer, std::nullopt, std::nullopt, std::nullopt};
+        if (!layer.blob || !layer_is_text(layer.kind)) return lv;
+        auto text = fetch(layer, text_bytes);
+        if (text)
+            lv.text = std::move(*text);
+        else
+            lv.text_error = text.error();
+        return lv;
+    };
+    if (m.has_config) view.config_layer = LayerView{m.config, std::nullopt, std::nullopt, std::nullopt};
+    for (const ManifestLayer& layer : m.layers) view.layers.push_back(text_layer(layer));
+    if (!m.has_config) {
+        view.config_error = Error{ErrorCode::E_CONFIG_MISSING, "config", std::nullopt, "the manifest has no config"};
+    } else if (!m.config.blob) {
+        view.config_error = Error{ErrorCode::E_BAD_DIGEST, "config.digest", m.config.digest_at, "invalid config digest"};
+    } else if (m.config.has_size && m.config.size > kMaxConfigBytes) {
+        view.config_error = Error{ErrorCode::E_CONFIG_TOO_LARGE, "config", std::nullopt,
+                                  std::to_string(m.config.size) + " bytes exceeds limit max_config_bytes=" + std::to_string(kMaxConfigBytes)};
+    } else if (auto text = fetch(m.config, kMaxConfigBytes); !text) {
+        view.config_error = text.error();
+    } else if (text->truncated()) {
+        view.config_error = Error{ErrorCode::E_CONFIG_TOO_LARGE, "config", std::nullopt,
+                                  std::to_string(text->size) + " bytes exceeds limit max_config_bytes=" + std::to_string(kMaxConfigBytes)};
+    } else if (auto config = parse_model_config(text->text)) {
+        view.config = std::move(*config);
+    } else {
+        view.config_error = config.error();
+        view.config_error->field = "config " + view.config_error->field;
+    }
+    view.format = model_format(m, view.config ? &*view.config : nullptr);
+    return view;
+}
+
+}  // namespace mlens
