@@ -498,13 +498,14 @@ int print_store_manifest(const Store& store, const ModelName& name, const StoreS
 int print_registry_manifest(const std::string& text, const StoreShowOptions& options) {
     auto reference = parse_registry_reference(std::string_view(text).substr(std::string_view("ollama://").size()));
     if (!reference) return fail(text, reference.error());
-    auto view = view_registry_model(*reference);
-    if (!view) return fail(text, view.error());
+    auto registry = fetch_registry_manifest(*reference);
+    if (!registry) return fail(text, registry.error());
+    const ManifestView view = view_registry_model(*reference, *registry);
     // As for a store's model: a GGUF model's header is read for the summary, a tensor-blob model's
     // blobs only with --tensors.
     std::optional<Result<Model>> opened;
-    if (options.tensors || view->format == "gguf") opened = open_registry_model(*reference);
-    ShownManifest shown{reference->name, &*view, registry_check(reference->name, *view, opened), std::move(opened), nullptr};
+    if (options.tensors || view.format == "gguf") opened = open_registry_model(*reference, *registry);
+    ShownManifest shown{reference->name, &view, registry_check(reference->name, view, opened), std::move(opened), nullptr};
     return print_shown_manifest(shown, options);
 }
 

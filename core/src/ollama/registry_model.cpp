@@ -131,6 +131,10 @@ Result<RegistryManifest> fetch_registry_manifest(const RegistryReference& ref, J
 Result<Model> open_registry_model(const RegistryReference& ref, JobContext* job) {
     auto registry = fetch_registry_manifest(ref, job);
     if (!registry) return registry.error();
+    return open_registry_model(ref, *registry, job);
+}
+
+Result<Model> open_registry_model(const RegistryReference& ref, const RegistryManifest& registry, JobContext* job) {
     // After a blob the registry could not deliver (the network, a server error), the others are
     // not asked for: each would cost its own stall time and retries.
     TransferBatch blobs("blob");
@@ -139,7 +143,7 @@ Result<Model> open_registry_model(const RegistryReference& ref, JobContext* job)
             fail_layer(model, layer, *skipped);
             return std::nullopt;
         }
-        auto source = open_remote(registry->blob_url(*layer.blob), registry->blob_options, job);
+        auto source = open_remote(registry.blob_url(*layer.blob), registry.blob_options, job);
         if (!source) {
             blobs.note(source.error());
             fail_layer(model, layer, source.error());
@@ -152,7 +156,7 @@ Result<Model> open_registry_model(const RegistryReference& ref, JobContext* job)
         return *source;
     };
     std::vector<const ManifestLayer*> read;
-    return open_manifest_model("ollama://" + ref.name.display(), registry->manifest, open_blob, read, job);
+    return open_manifest_model("ollama://" + ref.name.display(), registry.manifest, open_blob, read, job);
 }
 
 }  // namespace mlens

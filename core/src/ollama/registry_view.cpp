@@ -25,21 +25,19 @@ Result<TextBlob> fetch_text_blob(const RegistryManifest& registry, const Manifes
 
 }  // namespace
 
-Result<ManifestView> view_registry_model(const RegistryReference& reference, JobContext* job, uint64_t text_bytes) {
-    auto registry = fetch_registry_manifest(reference, job);
-    if (!registry) return registry.error();
+ManifestView view_registry_model(const RegistryReference& reference, const RegistryManifest& registry, JobContext* job, uint64_t text_bytes) {
     ManifestView view;
     view.stored.found = true;
     view.stored.ref.name = reference.name;
-    view.stored.ref.path = display_url(registry->manifest_url(reference.name.tag));
-    view.stored.ref.file_size = registry->manifest_bytes;
-    view.stored.digest = registry->digest;
-    view.stored.manifest = registry->manifest;
+    view.stored.ref.path = display_url(registry.manifest_url(reference.name.tag));
+    view.stored.ref.file_size = registry.manifest_bytes;
+    view.stored.digest = registry.digest;
+    view.stored.manifest = registry.manifest;
     const Manifest& m = view.stored.manifest;
     TransferBatch blobs("blob");
     auto fetch = [&](const ManifestLayer& layer, uint64_t max_bytes) -> Result<TextBlob> {
         if (const std::optional<Error> skipped = blobs.skipped()) return *skipped;
-        auto text = fetch_text_blob(*registry, layer, max_bytes, job);
+        auto text = fetch_text_blob(registry, layer, max_bytes, job);
         if (!text) blobs.note(text.error());
         return text;
     };

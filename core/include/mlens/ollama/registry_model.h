@@ -61,5 +61,7 @@ struct RegistryManifest {
 Result<RegistryManifest> fetch_registry_manifest(const RegistryReference& reference, JobContext* job = nullptr);
 
 Result<Model> open_registry_model(const RegistryReference& reference, JobContext* job = nullptr);
+// The same with the manifest already fetched.
+Result<Model> open_registry_model(const RegistryReference& reference, const RegistryManifest& registry, JobContext* job = nullptr);
 
 }  // namespace mlens

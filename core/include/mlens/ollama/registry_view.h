@@ -3,8 +3,8 @@
 // views read them from a store (manifest_view.h).
 //
 // Contract:
-//  - view_registry_model fetches the manifest (fetch_registry_manifest, registry_model.h; its
-//    errors are the call's) and gives its ManifestView: stored.ref.path is the manifest's URL as
+//  - view_registry_model gives the ManifestView of a manifest the registry sent
+//    (fetch_registry_manifest, registry_model.h): stored.ref.path is the manifest's URL as
 //    shown (display_url), stored.ref.file_size its bytes, stored.digest their sha256, and
 //    stored.ref.modified 0 (a registry does not date its manifests). No layer's blob is resolved
 //    in a store (LayerView::blob unset). Each text layer's blob is fetched (open_remote: the
@@ -25,7 +25,7 @@
 
 namespace mlens {
 
-Result<ManifestView> view_registry_model(const RegistryReference& reference, JobContext* job = nullptr,
-                                         uint64_t text_bytes = kMaxTextBlobBytes);
+ManifestView view_registry_model(const RegistryReference& reference, const RegistryManifest& registry, JobContext* job = nullptr,
+                                 uint64_t text_bytes = kMaxTextBlobBytes);
 
 }  // namespace mlens
