@@ -9,6 +9,7 @@
 #include "headless.h"
 #include "loopback_server.h"
 #include "panels/health_panel.h"
+#include "panels/registry_panel.h"
 #include "test_paths.h"
 #include "workspace_harness.h"
 
@@ -110,4 +111,39 @@ TEST_CASE("only a registry's model takes the link that verifies blobs", "[gui][r
     HealthPanel panel;
     CHECK_FALSE(panel.accept_link(kVerifyBlobsLink, doc));
     CHECK_FALSE(RegistryBlobsView::shows(doc));
+}
+
+TEST_CASE("the Ollama panel of a registry's model shows its manifest, config and text layers, fetched by a job", "[gui][remote]") {
+    RegistryFixture f(false);
+    Document& doc = f.h.open_ready("ollama://tiny-llama:q4_0");
+    RegistryPanel panel;
+    PanelContext ctx = f.h.context_of(doc);
+    for (int i = 0; i < 3; ++i) {
+        f.h.imgui.window_frame("ollama", 1366, 768, [&] { panel.draw(ctx); });
+        f.h.jobs.wait_all();
+    }
+    REQUIRE(panel.view() != nullptr);
+    const ManifestView& v = *panel.view();
+    CHECK(v.stored.ref.path == f.registry.base_url() + "/v2/library/tiny-llama/manifests/q4_0");
+    CHECK(v.format == "gguf");
+    REQUIRE(v.config.has_value());
+    CHECK(v.config->file_type == "Q4_0");
+    REQUIRE(v.layers.size() == 5);
+    REQUIRE(v.layers[1].text.has_value());
+    CHECK(v.layers[1].text->text.starts_with("{{- if .System }}"));
+    CHECK(v.layers[2].text->text == "You are a tiny demo model.");
+}
+
+TEST_CASE("the Ollama panel says why a registry that stopped answering could not be read", "[gui][remote]") {
+    RegistryFixture f(false);
+    Document& doc = f.h.open_ready("ollama://tiny-llama:q4_0");
+    f.registry.fail_paths_containing("/manifests/", 404);
+    RegistryPanel panel;
+    PanelContext ctx = f.h.context_of(doc);
+    for (int i = 0; i < 3; ++i) {
+        f.h.imgui.window_frame("ollama", 1366, 768, [&] { panel.draw(ctx); });
+        f.h.jobs.wait_all();
+    }
+    CHECK(panel.view() == nullptr);
+    CHECK(panel.status().find("HTTP 404 Not Found") != std::string::npos);
 }

@@ -11,6 +11,8 @@
 #include "panels/model_error_panel.h"
 #include "panels/navigator_panel.h"
 #include "panels/recipe_panel.h"
+#include "panels/registry_blobs_view.h"
+#include "panels/registry_panel.h"
 #include "panels/safetensors_panel.h"
 #include "panels/store_panel.h"
 #include "panels/tensor_panel.h"
@@ -27,6 +29,7 @@ bool is_model(const Document& d) { return d.is_model(); }
 bool has_tensors(const Document& d) { return is_model(d) && !d.model()->tensors.empty(); }
 bool is_safetensors(const Document& d) { return is_model(d) && d.model()->format == Format::safetensors; }
 bool is_gguf(const Document& d) { return is_model(d) && d.model()->format == Format::gguf; }
+bool is_registry_model(const Document& d) { return RegistryBlobsView::shows(d); }
 
 }  // namespace
 
@@ -41,6 +44,8 @@ const std::vector<PanelInfo>& panel_registry() {
          "An Ollama store: models, manifests, layers with digests and blob paths, sha256 verification, tensor blobs with their quantization and logical vs stored shapes, expert groups; Export… writes a model as a GGUF bundle or a Hugging Face or MLX folder, showing the files first and verifying them after."},
         {"imatrix", "Importance matrix", PanelSlot::center, make_panel<ImatrixPanel>, is_imatrix,
          "A llama-imatrix importance matrix (GGUF or legacy .dat): per tensor the counts, the mean, least and greatest column importance, columns and experts never activated; per expert its count and sum; a histogram of log10 importance. Open it next to a model to requantize IQ types with it."},
+        {"registry", "Ollama", PanelSlot::center, make_panel<RegistryPanel>, is_registry_model,
+         "A model of an Ollama registry as `mlens show ollama://` prints it, read where it lives: the manifest's URL and digest, the summary, the config, the template, system, params and license, and the layers; Health verifies the blobs' digests."},
         {"metadata", "Metadata", PanelSlot::center, make_panel<MetadataPanel>, is_model,
          "Every key with its type, count and value; enum names (general.file_type, token types, pooling, rope scaling); long arrays in a paged, searchable viewer (double-click). Right-click a key to edit its value, rename or delete it; Add key\xE2\x80\xA6 and Chat template\xE2\x80\xA6 add keys. Edits are staged with their header diff (undo, redo) and written by Save As\xE2\x80\xA6 to a new, verified file; the file itself is never changed."},
         {"tensors", "Tensors", PanelSlot::center, make_panel<TensorPanel>, is_model,
@@ -59,7 +64,7 @@ const std::vector<PanelInfo>& panel_registry() {
          "llama.cpp on this model: its log, a tokenizer tester and the chat template, generation with the top-5 candidates and speeds, per-layer activation statistics, A/B with per-position KL divergence, "
          "corpus KLD of the A/B pair over a text file, their divergence layer by layer, and the memory plan against llama.cpp's buffers."},
         {"health", "Health", PanelSlot::center, make_panel<HealthPanel>, has_tensors,
-         "Every tensor scanned once: NaN and Inf values, values beyond F16, zero rows and columns, broken block scales, dead and duplicated experts, duplicated tensors and region problems, each at its exact location; a click shows the bytes, Weights opens the tensor."},
+         "For a model of an Ollama registry, its blobs' digests verified on request. Every tensor scanned once: NaN and Inf values, values beyond F16, zero rows and columns, broken block scales, dead and duplicated experts, duplicated tensors and region problems, each at its exact location; a click shows the bytes, Weights opens the tensor."},
         {"diff", "Diff", PanelSlot::center, make_panel<DiffPanel>, has_tensors,
          "mlens diff between this file (B) and another open tab (A, picked in the toolbar): the name map that aligned the tensors, metadata added, removed and changed, tensors renamed, retyped and reshaped, the recipe difference with both llama-quantize commands; Compare values measures every paired tensor (RMSE, NMSE, cosine, per layer) as a job with progress and cancel."},
         {"recipe", "Recipe", PanelSlot::center, make_panel<RecipePanel>, has_tensors,

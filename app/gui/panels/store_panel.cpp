@@ -322,43 +322,6 @@ void StorePanel::layers_table(PanelContext& ctx, const ManifestView& v, const Mo
     }
 }
 
-void StorePanel::config_view(const ManifestView& v) {
-    if (v.config_error) ui::text_colored(palette().error, escape_for_display(v.config_error->to_string(), 400));
-    if (!v.config) return;
-    const ModelConfig& c = *v.config;
-    if (!ImGui::BeginTable("config", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) return;
-    ImGui::TableSetupColumn("field", ImGuiTableColumnFlags_WidthFixed, 160);
-    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
-    auto row = [](const char* k, const std::string& value) {
-        if (value.empty()) return;
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ui::text_dim(k);
-        ImGui::TableNextColumn();
-        ui::text(escape_for_display(value, 300));
-    };
-    auto list = [](const ConfigList& l) {
-        std::string out;
-        for (const std::string& s : l.items) out += (out.empty() ? "" : ", ") + s;
-        return out;
-    };
-    row("model_format", c.format());
-    row("model_family", c.model_family);
-    row("model_families", list(c.model_families));
-    row("model_type", c.model_type);
-    row("file_type", c.file_type);
-    row("architecture", c.architecture);
-    row("capabilities", list(c.capabilities));
-    row("renderer", c.renderer);
-    row("parser", c.parser);
-    row("requires", c.requires_version);
-    row("context_length", c.context_length ? std::to_string(*c.context_length) : "");
-    row("embedding_length", c.embedding_length ? std::to_string(*c.embedding_length) : "");
-    row("remote", c.remote_host.empty() ? "" : c.remote_host + " " + c.remote_model);
-    row("os", c.os);
-    row("rootfs", c.has_rootfs ? c.rootfs_type + " (" + std::to_string(c.rootfs_diff_ids.count) + " diff ids)" : "");
-    ImGui::EndTable();
-}
 
 void StorePanel::model_view(PanelContext& ctx, size_t index) {
     Document& doc = ctx.doc;
@@ -417,7 +380,7 @@ void StorePanel::model_view(PanelContext& ctx, size_t index) {
     } else if (ImGui::CollapsingHeader("Tensors###tensors", open)) {
         ui::text_colored(palette().error, escape_for_display(loaded.stopped_by->to_string(), 400));
     }
-    if (ImGui::CollapsingHeader("Config", open)) config_view(v);
+    if (ImGui::CollapsingHeader("Config", open)) store_config_view(v);
     if (ImGui::CollapsingHeader("Text layers", open)) store_text_layers_view(v, ctx.fonts);
     std::string layers = "Layers (" + std::to_string(v.layers.size()) + " + config, by media type)###layers";
     if (m_open_layers) ImGui::SetNextItemOpen(true);

@@ -72,7 +72,6 @@ private:
     void model_view(PanelContext& ctx, size_t index);
     void layers_table(PanelContext& ctx, const ManifestView& view, const ModelCheck& check);
     void layer_row(PanelContext& ctx, const LayerView& layer, int index, const ModelCheck& check);
-    void config_view(const ManifestView& view);
 
     std::optional<size_t> m_model;  // the model to show (index into the listing); empty: all
     std::optional<size_t> m_loaded;  // model index of m_detail / the running job

@@ -1,8 +1,10 @@
-// The store model page's summary and text layers:
+// The store model page's summary, config and text layers (the registry panel's too):
 //  - store_summary_view: what `ollama show` leads with, from the model's summary
 //    (store_summary.h): format, family, parameters, quantization, context length, capabilities,
 //    size, and the first line of the template, the system prompt and each license, the whole
 //    text on hover.
+//  - store_config_view: the config blob's fields (the empty ones left out), or why it could not
+//    be read.
 //  - store_text_layers_view: every text layer (template, system, params, messages, license) as
 //    readable text (readable_layer_text: lines kept, params and messages pretty-printed JSON),
 //    in the monospace font, each under a header with its size; long ones start closed.
@@ -18,6 +20,7 @@
 namespace mlens {
 
 void store_summary_view(const StoreModelSummary& summary, std::optional<uint64_t> size, const FontSet& fonts);
+void store_config_view(const ManifestView& view);
 void store_text_layers_view(const ManifestView& view, const FontSet& fonts);
 
 }  // namespace mlens
