@@ -20,6 +20,18 @@ constexpr std::string_view kScheme = "ollama://";
 
 bool RegistryBlobsView::shows(const Document& doc) { return doc.is_model() && std::string_view(doc.path).starts_with(kScheme); }
 
+void blob_cells(LayerKind kind, const std::string& digest, uint64_t size, const FontSet& fonts) {
+    ImGui::TableNextColumn();
+    ui::text(layer_kind_name(kind));
+    ImGui::TableNextColumn();
+    ImGui::PushFont(fonts.mono());
+    ui::text(escape_for_display(short_digest(digest), 80));
+    ImGui::PopFont();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(digest, 200).c_str());
+    ImGui::TableNextColumn();
+    ui::text(human_bytes(size));
+}
+
 size_t RegistryBlobsView::failed() const {
     if (!m_result) return 0;
     return static_cast<size_t>(std::count_if(m_result->blobs.begin(), m_result->blobs.end(), [](const RegistryBlobCheck& b) { return !b.result; }));
@@ -84,15 +96,7 @@ void RegistryBlobsView::draw_table(PanelContext& ctx) const {
     ImGui::TableHeadersRow();
     for (const RegistryBlobCheck& blob : v.blobs) {
         ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ui::text(layer_kind_name(layer_kind(blob.media_type)));
-        ImGui::TableNextColumn();
-        ImGui::PushFont(ctx.fonts.mono());
-        ui::text(escape_for_display(short_digest(blob.digest), 80));
-        ImGui::PopFont();
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(blob.digest, 200).c_str());
-        ImGui::TableNextColumn();
-        ui::text(human_bytes(blob.size));
+        blob_cells(layer_kind(blob.media_type), blob.digest, blob.size, ctx.fonts);
         ImGui::TableNextColumn();
         if (blob.result) {
             ui::text_colored(palette().ok, blob.verdict());

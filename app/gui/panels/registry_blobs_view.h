@@ -18,6 +18,10 @@
 
 namespace mlens {
 
+// The first three cells of a row about one blob, in the current table: its kind, its digest cut
+// to 12 digits in the monospace font (whole on hover) and its size.
+void blob_cells(LayerKind kind, const std::string& digest, uint64_t size, const FontSet& fonts);
+
 class RegistryBlobsView {
 public:
     // Whether `doc` is a registry's model, the documents the view draws for.

@@ -2,11 +2,9 @@
 
 #include <imgui.h>
 
-#include "mlens/ollama/digest.h"
 #include "mlens/ollama/registry_view.h"
 #include "mlens/ollama/store_summary.h"
 #include "mlens/text/escape.h"
-#include "mlens/text/number_format.h"
 #include "panels/registry_blobs_view.h"
 #include "panels/store_summary_view.h"
 #include "theme.h"
@@ -73,15 +71,7 @@ void RegistryPanel::layers_table(PanelContext& ctx) const {
     auto row = [&](const LayerView& lv) {
         const ManifestLayer& l = lv.layer;
         ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ui::text(layer_kind_name(l.kind));
-        ImGui::TableNextColumn();
-        ImGui::PushFont(ctx.fonts.mono());
-        ui::text(escape_for_display(short_digest(l.digest), 80));
-        ImGui::PopFont();
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", escape_for_display(l.digest, 200).c_str());
-        ImGui::TableNextColumn();
-        ui::text(human_bytes(l.size));
+        blob_cells(l.kind, l.digest, l.size, ctx.fonts);
         ImGui::TableNextColumn();
         ui::text_dim(escape_for_display(l.media_type, 200));
         if (lv.text_error) {
