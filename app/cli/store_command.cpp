@@ -10,8 +10,8 @@
 // (STORE/MODEL:TAG, MODEL:TAG, a manifest file) is shown. `verify` exits 1 when a
 // blob is missing or its content does not match its digest. A single argument that is a path
 // ("/", "./" or "../" first) naming nothing is E_NOT_FOUND "no such file or folder". An ollama://
-// reference alone shows that registry's model (print_registry_manifest); with a store path it is
-// refused (E_ARGS).
+// reference alone shows that registry's model (print_registry_manifest; with --verify,
+// print_registry_verification, as `verify` does); with a store path it is refused (E_ARGS).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -56,7 +56,8 @@ std::optional<Store> open_store_or_report(const std::string& root) {
 
 int run_store(const std::vector<std::string>& args, const StoreShowOptions& options) {
     // A model of a registry is shown where it lives; a store is a local folder.
-    if (args.size() == 1 && args[0].starts_with("ollama://")) return print_registry_manifest(args[0], options);
+    if (args.size() == 1 && args[0].starts_with("ollama://"))
+        return options.verify ? print_registry_verification(args[0], options.json) : print_registry_manifest(args[0], options);
     for (const std::string& arg : args)
         if (arg.starts_with("ollama://"))
             return fail(arg, ErrorCode::E_ARGS, "an ollama:// model is read from its registry, not from a store: give it alone");

@@ -152,6 +152,8 @@ TEST_CASE("verify asks for no blob past the download limit, and for none after t
     const test::CliRun failing = test::run_mlens({"verify", "ollama://tiny-llama:q4_0", "--json"});
     CHECK(failing.exit_status == 1);
     const nlohmann::json out = nlohmann::json::parse(failing.out);
+    // `store ollama://... --verify` is the same verification.
+    CHECK(test::run_mlens({"store", "ollama://tiny-llama:q4_0", "--verify", "--json"}).out == failing.out);
     for (const auto& layer : out["layers"]) CHECK(layer["verified"] == "E_HTTP");
     CHECK(out["diagnostics"][1]["message"].get<std::string>().starts_with("not fetched after an earlier blob failed: "));
     std::set<std::string> blobs_asked;
