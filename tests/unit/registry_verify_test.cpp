@@ -62,7 +62,8 @@ std::pair<std::string, std::string> model_blob() {
     const nlohmann::json shown = test::run_mlens_json({"show", "tiny-llama:q4_0", "--store", kStore, "--json"});
     for (const auto& layer : shown["layers"])
         if (layer["kind"] == "model")
-            return {"/v2/library/tiny-llama/blobs/" + layer["digest"].get<std::string>(), file_text(kStore + "/" + layer["blob"].get<std::string>())};
+            return {"/v2/library/tiny-llama/blobs/" + layer["digest"].get<std::string>(),
+                    file_text(kStore + "/" + layer["blob"].get<std::string>())};
     FAIL("no model layer");
     return {};
 }
@@ -103,7 +104,8 @@ TEST_CASE("a registry's model verifies where it lives: every blob fetched whole 
     CHECK(verified->blobs[0].field == "config");
     CHECK(verified->bytes_hashed == 3086062);  // the manifest's total
     for (const RegistryBlobCheck& blob : verified->blobs) CHECK(blob.actual == blob.digest);
-    CHECK(verified->manifest_digest == "sha256:" + sha256_hex_digest(file_text(kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0")));
+    CHECK(verified->manifest_digest ==
+          "sha256:" + sha256_hex_digest(file_text(kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0")));
 }
 
 TEST_CASE("a registry blob served with other bytes is the one mismatch, named with both digests", "[remote][ollama][verify]") {
@@ -123,8 +125,7 @@ TEST_CASE("a registry blob served with other bytes is the one mismatch, named wi
     }
     const Error& e = verified->blobs[1].result.error();
     CHECK(e.code == ErrorCode::E_DIGEST_MISMATCH);
-    CHECK(e.message == "expected " + verified->blobs[1].digest + " actual sha256:" +
-                           sha256_hex_digest(bytes));
+    CHECK(e.message == "expected " + verified->blobs[1].digest + " actual sha256:" + sha256_hex_digest(bytes));
 
     // The command: the MISMATCH row, the diagnostic on stderr, exit 1.
     test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());

@@ -34,7 +34,8 @@ void blob_cells(LayerKind kind, const std::string& digest, uint64_t size, const 
 
 size_t RegistryBlobsView::failed() const {
     if (!m_result) return 0;
-    return static_cast<size_t>(std::count_if(m_result->blobs.begin(), m_result->blobs.end(), [](const RegistryBlobCheck& b) { return !b.result; }));
+    return static_cast<size_t>(
+        std::count_if(m_result->blobs.begin(), m_result->blobs.end(), [](const RegistryBlobCheck& b) { return !b.result; }));
 }
 
 void RegistryBlobsView::start(PanelContext& ctx) {
@@ -55,7 +56,7 @@ void RegistryBlobsView::collect() {
         m_result = std::make_shared<const RegistryVerification>(std::move(**taken));
     else
         m_status = taken->error().code == ErrorCode::E_CANCELLED ? "Verification cancelled."
-                                                                  : "Verification failed: " + escape_for_display(taken->error().to_string());
+                                                                 : "Verification failed: " + escape_for_display(taken->error().to_string());
 }
 
 void RegistryBlobsView::draw(PanelContext& ctx) {

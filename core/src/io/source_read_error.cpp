@@ -9,7 +9,10 @@ Error source_read_error(const ByteSource& source, std::string field, std::option
     const size_t colon = why.find(": ");
     const std::optional<ErrorCode> code = colon == std::string::npos ? std::nullopt : code_from_name(why.substr(0, colon));
     return Error{code.value_or(ErrorCode::E_IO), std::move(field), offset,
-                 what + ": " + (code ? why.substr(colon + 2) : why.empty() ? "the read failed" : why)};
+                 what + ": " +
+                     (code              ? why.substr(colon + 2)
+                          : why.empty() ? "the read failed"
+                                        : why)};
 }
 
 }  // namespace mlens

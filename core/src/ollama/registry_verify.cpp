@@ -27,8 +27,11 @@ std::string RegistryBlobCheck::verdict() const {
 }
 
 std::string RegistryVerification::verdict_text() const {
-    if (ok()) return "ok, " + plural(blobs.size(), "blob matches its digest", "blobs match their digests") + " (" + human_bytes(bytes_hashed) + " hashed)";
-    const size_t failed = static_cast<size_t>(std::count_if(blobs.begin(), blobs.end(), [](const RegistryBlobCheck& b) { return !b.result; }));
+    if (ok())
+        return "ok, " + plural(blobs.size(), "blob matches its digest", "blobs match their digests") + " (" + human_bytes(bytes_hashed) +
+            " hashed)";
+    const size_t failed =
+        static_cast<size_t>(std::count_if(blobs.begin(), blobs.end(), [](const RegistryBlobCheck& b) { return !b.result; }));
     std::string text = "rejected";
     if (mismatched()) text += ", " + std::to_string(mismatched()) + " of " + plural(blobs.size(), "blob") + " do not match their digests";
     if (failed > mismatched()) text += ", " + std::to_string(failed - mismatched()) + " could not be checked";
@@ -45,8 +48,9 @@ Status check_blob(const RegistryManifest& registry, const ManifestLayer& layer, 
     auto source = open_remote(registry.blob_url(*layer.blob), registry.blob_options, job);
     if (!source) return source.error();
     if ((*source)->size() != layer.size)
-        return Error{ErrorCode::E_SIZE_MISMATCH, layer.field + ".size", std::nullopt,
-                     "the layer says " + std::to_string(layer.size) + " bytes; the registry's blob has " + std::to_string((*source)->size())};
+        return Error{
+            ErrorCode::E_SIZE_MISMATCH, layer.field + ".size", std::nullopt,
+            "the layer says " + std::to_string(layer.size) + " bytes; the registry's blob has " + std::to_string((*source)->size())};
     auto progress = [&](uint64_t bytes) {
         if (total) job_report(job, static_cast<double>(done + bytes) / static_cast<double>(total));
     };

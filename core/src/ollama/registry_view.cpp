@@ -25,7 +25,8 @@ Result<TextBlob> fetch_text_blob(const RegistryManifest& registry, const Manifes
 
 }  // namespace
 
-ManifestView view_registry_model(const RegistryReference& reference, const RegistryManifest& registry, JobContext* job, uint64_t text_bytes) {
+ManifestView view_registry_model(const RegistryReference& reference, const RegistryManifest& registry, JobContext* job,
+                                 uint64_t text_bytes) {
     ManifestView view;
     view.stored.found = true;
     view.stored.ref.name = reference.name;
@@ -58,8 +59,9 @@ ManifestView view_registry_model(const RegistryReference& reference, const Regis
     } else if (!m.config.blob) {
         view.config_error = Error{ErrorCode::E_BAD_DIGEST, "config.digest", m.config.digest_at, "invalid config digest"};
     } else if (m.config.has_size && m.config.size > kMaxConfigBytes) {
-        view.config_error = Error{ErrorCode::E_CONFIG_TOO_LARGE, "config", std::nullopt,
-                                  std::to_string(m.config.size) + " bytes exceeds limit max_config_bytes=" + std::to_string(kMaxConfigBytes)};
+        view.config_error =
+            Error{ErrorCode::E_CONFIG_TOO_LARGE, "config", std::nullopt,
+                  std::to_string(m.config.size) + " bytes exceeds limit max_config_bytes=" + std::to_string(kMaxConfigBytes)};
     } else if (auto text = fetch(m.config, kMaxConfigBytes); !text) {
         view.config_error = text.error();
     } else if (text->truncated()) {
