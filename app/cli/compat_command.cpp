@@ -65,7 +65,8 @@ void print_side(const Model& model, const SidePlan& p) {
         if (k == EditKind::data_op) {
             for (const DataOp& d : p.data_ops) {
                 std::string l = std::string(data_op_name(d.op)) + " → " + escape_for_display(names[d.dest]) + " (" +
-                    describe_ggml_type(d.dest_type).name + " " + shape_text(d.dest_ne, ShapeStyle::bracketed, ShapeOrder::fastest_first) + ") from";
+                    describe_ggml_type(d.dest_type).name + " " + shape_text(d.dest_ne, ShapeStyle::bracketed, ShapeOrder::fastest_first) +
+                    ") from";
                 for (size_t src : d.sources) l += " " + escape_for_display(model.tensors[src].name);
                 lines.push_back(l + suffix(d.rule, d.note));
             }
@@ -175,18 +176,26 @@ void add_compat_command(CLI::App& app, int& exit_code) {
         RewritePlan plan = plan_compat(*model);
         OllamaOrigin origin = detect_ollama_origin(*model);
         if (*json) {
-            nlohmann::json out = {{"path", shown_path(*path)},
-                                  {"origin", origin_json(origin)},
-                                  {"empty", plan.empty()},
-                                  {"shape_order", shape_order_name(ShapeOrder::fastest_first)},
-                                  {"text", side_json(*model, plan.text)},
-                                  {"clip", side_json(*model, plan.clip)}};
+            nlohmann::json out = {
+                {"path", shown_path(*path)},
+                {"origin", origin_json(origin)},
+                {"applies", plan.not_applicable.empty()},
+                {"not_applicable", plan.not_applicable.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.not_applicable)},
+                {"empty", plan.empty()},
+                {"shape_order", shape_order_name(ShapeOrder::fastest_first)},
+                {"text", side_json(*model, plan.text)},
+                {"clip", side_json(*model, plan.clip)}};
             print_json_result(out);
         } else {
             print_origin(origin, plan);
-            print_side(*model, plan.text);
-            print_side(*model, plan.clip);
-            std::cout << "summary: text: " << counts_text(plan.text) << "; clip: " << counts_text(plan.clip) << "\n";
+            if (!plan.not_applicable.empty()) {
+                std::cout << "summary: nothing to rewrite: " << plan.not_applicable
+                          << "; the shim rewrites GGUF files as llama.cpp loads them\n";
+            } else {
+                print_side(*model, plan.text);
+                print_side(*model, plan.clip);
+                std::cout << "summary: text: " << counts_text(plan.text) << "; clip: " << counts_text(plan.clip) << "\n";
+            }
         }
         exit_code = exit_status_of(*model);
     });

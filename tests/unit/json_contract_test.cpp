@@ -135,6 +135,29 @@ TEST_CASE("compat --json: types spelled like dump, tensors named by name", "[jso
           std::string::npos);
 }
 
+TEST_CASE("compat of a safetensors model says the shim does not apply, and why", "[json][compat]") {
+    TempDir dir;
+    SafetensorsBuilder b;
+    b.tensor("w", "F32", "[2]", std::vector<uint8_t>(8, 0));
+    std::vector<uint8_t> bytes = b.bytes();
+    write_file(dir.file("m.safetensors"), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+
+    json j = run_mlens_json({"compat", dir.file("m.safetensors"), "--json"});
+    CHECK(j["applies"] == false);
+    CHECK(j["not_applicable"] == "not a GGUF model (safetensors)");
+    CHECK(j["empty"] == true);
+    CliRun human = run_mlens({"compat", dir.file("m.safetensors")});
+    CHECK(human.exit_status == 0);
+    CHECK(human.out.find("nothing to rewrite: not a GGUF model (safetensors)") != std::string::npos);
+    // No loader view of an architecture the file cannot have.
+    CHECK(human.out.find("loader view") == std::string::npos);
+
+    write_glmocr(dir);
+    json gguf = run_mlens_json({"compat", dir.file("model.gguf"), "--json"});
+    CHECK(gguf["applies"] == true);
+    CHECK(gguf["not_applicable"].is_null());
+}
+
 TEST_CASE("export-upstream --json reports each file written", "[json][compat]") {
     TempDir dir;
     write_glmocr(dir);

@@ -74,8 +74,8 @@ RewritePlan plan_compat(const Model& model) {
     plan.text.side = PlanSide::text;
     plan.clip.side = PlanSide::clip;
     if (model.format != Format::gguf) {
-        for (SidePlan* side : {&plan.text, &plan.clip})
-            side->checks.push_back({"plan_compat", "", false, std::string("not a GGUF model (") + format_name(model.format) + ")"});
+        plan.not_applicable = std::string("not a GGUF model (") + format_name(model.format) + ")";
+        for (SidePlan* side : {&plan.text, &plan.clip}) side->checks.push_back({"plan_compat", "", false, plan.not_applicable});
         return plan;
     }
     PlanState text(model, plan.text);

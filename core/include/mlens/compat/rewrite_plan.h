@@ -158,11 +158,14 @@ struct SidePlan {
 struct RewritePlan {
     SidePlan text;
     SidePlan clip;
+    // Why the shim never sees this model, empty for a GGUF: it rewrites GGUF files as llama.cpp
+    // loads them, so a safetensors model is "not a GGUF model (safetensors)" and has no sides.
+    std::string not_applicable;
     bool empty() const { return text.empty() && clip.empty(); }
 };
 
 // Builds both sides for a GGUF Model (any other format gives two empty sides with one check
-// saying why).
+// saying why, and the same reason in not_applicable).
 RewritePlan plan_compat(const Model& model);
 
 // The upstream-shaped result of one side.
