@@ -113,17 +113,11 @@ TEST_CASE("only a registry's model takes the link that verifies blobs", "[gui][r
     CHECK_FALSE(RegistryBlobsView::shows(doc));
 }
 
-TEST_CASE("the Ollama panel of a registry's model shows its manifest, config and text layers, fetched by a job", "[gui][remote]") {
+TEST_CASE("the Ollama panel of a registry's model shows its manifest, config and text layers, fetched with the open", "[gui][remote]") {
     RegistryFixture f(false);
     Document& doc = f.h.open_ready("ollama://tiny-llama:q4_0");
-    RegistryPanel panel;
-    PanelContext ctx = f.h.context_of(doc);
-    for (int i = 0; i < 3; ++i) {
-        f.h.imgui.window_frame("ollama", 1366, 768, [&] { panel.draw(ctx); });
-        f.h.jobs.wait_all();
-    }
-    REQUIRE(panel.view() != nullptr);
-    const ManifestView& v = *panel.view();
+    REQUIRE(doc.registry() != nullptr);
+    const ManifestView& v = *doc.registry();
     CHECK(v.stored.ref.path == f.registry.base_url() + "/v2/library/tiny-llama/manifests/q4_0");
     CHECK(v.format == "gguf");
     REQUIRE(v.config.has_value());
@@ -132,18 +126,25 @@ TEST_CASE("the Ollama panel of a registry's model shows its manifest, config and
     REQUIRE(v.layers[1].text.has_value());
     CHECK(v.layers[1].text->text.starts_with("{{- if .System }}"));
     CHECK(v.layers[2].text->text == "You are a tiny demo model.");
-}
+    // The manifest was asked for once, for the model and the view alike.
+    size_t manifests = 0;
+    for (const test::LoggedRequest& r : f.registry.log()) manifests += r.target.find("/manifests/") != std::string::npos;
+    CHECK(manifests == 1);
 
-TEST_CASE("the Ollama panel says why a registry that stopped answering could not be read", "[gui][remote]") {
-    RegistryFixture f(false);
-    Document& doc = f.h.open_ready("ollama://tiny-llama:q4_0");
-    f.registry.fail_paths_containing("/manifests/", 404);
+    // Drawn, the panel asks the registry for nothing, even once it has stopped answering.
+    f.registry.clear_log();
+    f.registry.fail_paths_containing("/v2/", 404);
     RegistryPanel panel;
     PanelContext ctx = f.h.context_of(doc);
     for (int i = 0; i < 3; ++i) {
         f.h.imgui.window_frame("ollama", 1366, 768, [&] { panel.draw(ctx); });
         f.h.jobs.wait_all();
     }
-    CHECK(panel.view() == nullptr);
-    CHECK(panel.status().find("HTTP 404 Not Found") != std::string::npos);
+    CHECK(f.registry.log().empty());
+}
+
+TEST_CASE("a local model has no registry view and no Ollama panel", "[gui][remote]") {
+    test::WorkspaceHarness h;
+    Document& doc = h.open_ready(std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf");
+    CHECK(doc.registry() == nullptr);
 }

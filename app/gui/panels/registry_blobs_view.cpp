@@ -18,7 +18,7 @@ constexpr std::string_view kScheme = "ollama://";
 
 }  // namespace
 
-bool RegistryBlobsView::shows(const Document& doc) { return doc.is_model() && std::string_view(doc.path).starts_with(kScheme); }
+bool RegistryBlobsView::shows(const Document& doc) { return doc.registry() != nullptr; }
 
 void blob_cells(LayerKind kind, const std::string& digest, uint64_t size, const FontSet& fonts) {
     ImGui::TableNextColumn();

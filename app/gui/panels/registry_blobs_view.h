@@ -1,10 +1,11 @@
 // RegistryBlobsView: at the top of the Health panel of a model opened from an Ollama registry
-// (a document whose path is ollama://...), whether its blobs match their digests. A blob read by
-// ranges is never whole, so the open hashed none: the view says so, and "Verify blobs" runs
-// verify_registry_model (registry_verify.h) as a job with progress and cancel, fetching every blob
-// whole, then shows the verdict line and one row per blob (kind, digest cut to 12 digits and whole
-// on hover, size, verdict: for a mismatch the digest found, the whole message on hover; for another
-// failure its message), the words and figures of `mlens verify ollama://...`. A failed run
+// (a document with Document::registry: opened from ollama://...), whether its blobs match their
+// digests. A blob read by ranges is never whole, so the open hashed none: the view says so, and
+// "Verify blobs" runs verify_registry_model (registry_verify.h) as a job with progress and
+// cancel, fetching every blob whole, then shows the verdict line and one row per blob (kind,
+// digest cut to 12 digits and whole on hover, size, verdict: for a mismatch the digest found, the
+// whole message on hover; for another failure its message), the words and figures of
+// `mlens verify ollama://...`. A failed run
 // (the registry unreachable, the download limit) shows its error; the result stays with the view,
 // which the panel keeps per document.
 #pragma once

@@ -2,19 +2,15 @@
 // `mlens show ollama://...` prints, read where the model lives: the manifest's URL and digest,
 // the summary `ollama show` leads with, the config, the text layers (template, system, params,
 // messages, license) and the layers by media type (kind, digest cut to 12 digits and whole on
-// hover, size). The manifest, config and text blobs are fetched by a job (view_registry_model,
-// registry_view.h) the first time the panel is drawn for its document, with progress and cancel;
-// the summary's parameters and capabilities come from the document's model, already open. A
-// fetch that fails shows its error and a button to try again. Blob digests are verified in the
-// Health panel (registry_blobs_view.h).
+// hover, size). The manifest, config and text blobs were fetched with the document's open, from
+// the manifest its model was opened from (Document::registry, view_registry_model in
+// registry_view.h): the panel asks the registry for nothing. The summary's parameters and
+// capabilities come from the document's model. Blob digests are verified in the Health panel
+// (registry_blobs_view.h).
 #pragma once
-
-#include <memory>
-#include <string>
 
 #include "mlens/ollama/manifest_view.h"
 #include "panels/panel.h"
-#include "state/job_runner.h"
 
 namespace mlens {
 
@@ -22,18 +18,8 @@ class RegistryPanel : public Panel {
 public:
     void draw(PanelContext& ctx) override;
 
-    // For tests: the view fetched (null before it arrived) and why the last fetch failed.
-    const ManifestView* view() const { return m_view.get(); }
-    const std::string& status() const { return m_status; }
-
 private:
-    void start(PanelContext& ctx);
-    void layers_table(PanelContext& ctx) const;
-
-    JobHandle<ManifestView> m_job;
-    std::shared_ptr<const ManifestView> m_view;
-    std::string m_status;
-    bool m_started = false;
+    void layers_table(const ManifestView& v, PanelContext& ctx) const;
 };
 
 }  // namespace mlens

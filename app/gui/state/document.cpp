@@ -20,6 +20,7 @@ const Part& part_of(const DocumentContent& content, const Part Alt::*member) {
 
 const std::shared_ptr<const Model>& Document::model() const { return part_of(content, &ModelDocument::model); }
 const std::shared_ptr<const DocumentIndex>& Document::index() const { return part_of(content, &ModelDocument::index); }
+const std::shared_ptr<const ManifestView>& Document::registry() const { return part_of(content, &ModelDocument::registry); }
 const std::shared_ptr<const Imatrix>& Document::imatrix() const { return part_of(content, &ImatrixDocument::imatrix); }
 const StoreDocumentPtr& Document::store() const {
     static const StoreDocumentPtr none;

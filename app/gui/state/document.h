@@ -28,6 +28,7 @@
 #include "metadata_edits.h"
 #include "mlens/analysis/document_index.h"
 #include "mlens/model/model.h"
+#include "mlens/ollama/manifest_view.h"
 #include "mlens/quant/imatrix.h"
 #include "store_document.h"
 
@@ -54,6 +55,9 @@ struct ByteTarget {
 struct ModelDocument {
     std::shared_ptr<const Model> model;
     std::shared_ptr<const DocumentIndex> index;
+    // A registry's model (ollama://): its manifest, config and text layers as fetched with the
+    // open, from the manifest the model was opened from (registry_view.h); null for any other.
+    std::shared_ptr<const ManifestView> registry;
 };
 
 // What the last finished health scan of a model (the Health panel's fsck pass) counted.
@@ -105,6 +109,7 @@ public:
     bool is_imatrix() const { return std::holds_alternative<ImatrixDocument>(content); }
     const std::shared_ptr<const Model>& model() const;
     const std::shared_ptr<const DocumentIndex>& index() const;
+    const std::shared_ptr<const ManifestView>& registry() const;  // null unless a registry's model
     const StoreDocumentPtr& store() const;
     const std::shared_ptr<const Imatrix>& imatrix() const;
     // Selects and asks the shell to show `panel` (empty = leave the center panels alone).

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "mlens/ollama/registry_view.h"
 #include "mlens/open/target.h"
 #include "mlens/remote/http_client.h"
 #include "mlens/remote/remote_url.h"
@@ -92,8 +93,19 @@ Document& Workspace::open(const std::string& raw_path) {
             out.content = ImatrixDocument{std::make_shared<const Imatrix>(std::move(opened).value())};
             return out;
         }
+        // A registry's model: its manifest is fetched once, for the model and for the view of
+        // the Ollama panel, so that the two never show two versions of it.
+        std::shared_ptr<const ManifestView> registry_view;
+        auto open = [&]() -> Result<Model> {
+            if (target.kind != TargetKind::registry_model) return open_target(target, &ctx);
+            const RegistryReference reference{target.registry, target.name};
+            Result<RegistryManifest> registry = fetch_registry_manifest(reference, &ctx);
+            if (!registry) return registry.error();
+            registry_view = std::make_shared<const ManifestView>(view_registry_model(reference, *registry, &ctx));
+            return open_registry_target(target, *registry, &ctx);
+        };
         // Indexing (a scan of the vocabulary) reports the second half of the progress.
-        Result<Model> model = open_target(target, &ctx);
+        Result<Model> model = open();
         out.parse_ms = elapsed();
         if (!model) return fail(model.error());
         ctx.report(0.5);
@@ -103,7 +115,7 @@ Document& Workspace::open(const std::string& raw_path) {
             return out;
         }
         out.content = ModelDocument{std::make_shared<const Model>(std::move(model).value()),
-                                    std::make_shared<const DocumentIndex>(std::move(index))};
+                                    std::make_shared<const DocumentIndex>(std::move(index)), std::move(registry_view)};
         return out;
     });
     doc->job = job.job();

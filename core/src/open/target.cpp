@@ -245,6 +245,21 @@ bool is_transport_code(ErrorCode code) {
         code == ErrorCode::E_REMOTE_CHANGED || code == ErrorCode::E_NO_RANGE;
 }
 
+namespace {
+
+// A read the transport refused (a download limit, the network, a file that changed on its
+// server) says nothing about the file: the open fails with it instead of a verdict. Tensor data
+// past the end of a file is summarized.
+Result<Model> finish_open(Result<Model> model) {
+    if (!model) return model;
+    for (const Diagnostic& d : model->diagnostics)
+        if (d.severity == Severity::error && is_transport_code(d.code)) return Error{d.code, d.field, d.offset, d.message};
+    mark_missing_data(*model);
+    return model;
+}
+
+}  // namespace
+
 Result<Model> open_target(const Target& target, JobContext* job) {
     Result<Model> model = Error{};
     switch (target.kind) {
@@ -280,13 +295,11 @@ Result<Model> open_target(const Target& target, JobContext* job) {
         case TargetKind::not_a_model:
             return target.problem;
     }
-    if (!model) return model;
-    // A read the transport refused (a download limit, the network, a file that changed on its
-    // server) says nothing about the file: the open fails with it instead of a verdict.
-    for (const Diagnostic& d : model->diagnostics)
-        if (d.severity == Severity::error && is_transport_code(d.code)) return Error{d.code, d.field, d.offset, d.message};
-    mark_missing_data(*model);
-    return model;
+    return finish_open(std::move(model));
+}
+
+Result<Model> open_registry_target(const Target& target, const RegistryManifest& registry, JobContext* job) {
+    return finish_open(open_registry_model({target.registry, target.name}, registry, job));
 }
 
 Result<Model> open_model(const std::string& text, JobContext* job) { return open_target(resolve(text), job); }

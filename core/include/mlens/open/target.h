@@ -56,6 +56,8 @@
 
 namespace mlens {
 
+struct RegistryManifest;  // ollama/registry_model.h
+
 enum class TargetKind { model_file, safetensors_folder, store_root, store_model, imatrix, missing, not_a_model, registry_model };
 
 struct Target {
@@ -76,6 +78,9 @@ const char* target_kind_name(const Target& target);
 
 Target resolve(const std::string& text);
 Result<Model> open_target(const Target& target, JobContext* job = nullptr);
+// A registry model (TargetKind::registry_model) opened as open_target opens it, from its manifest
+// already fetched (fetch_registry_manifest): the registry is not asked for it again.
+Result<Model> open_registry_target(const Target& target, const RegistryManifest& registry, JobContext* job = nullptr);
 bool is_transport_code(ErrorCode code);
 // open_target(resolve(text), job).
 Result<Model> open_model(const std::string& text, JobContext* job = nullptr);
