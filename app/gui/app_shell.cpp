@@ -343,7 +343,18 @@ void AppShell::center_tabs(Document& doc) {
         std::string badge = panels[i]->badge(doc);
         std::string label = std::string(info.title) + (badge.empty() ? "" : " (" + badge + ")") + "###" + info.id;
         ImGuiTabItemFlags flags = doc.focus_panel == info.id ? ImGuiTabItemFlags_SetSelected : 0;
-        if (ImGui::BeginTabItem(label.c_str(), nullptr, flags)) {
+        const bool selected = ImGui::BeginTabItem(label.c_str(), nullptr, flags);
+        // Tabs narrow to fit the window and cut their titles: the tooltip says the whole title
+        // and what the panel shows.
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
+            ui::text(std::string(info.title) + (badge.empty() ? "" : " (" + badge + ")"));
+            if (*info.description) ui::text_dim(info.description);
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+        if (selected) {
             if (doc.focus_panel == info.id) doc.focus_panel.clear();
             panels[i]->draw(ctx);
             ImGui::EndTabItem();

@@ -331,3 +331,32 @@ TEST_CASE("a remote range cache that cannot be made is said in the status bar, o
     CHECK(h.shell.cache_warnings() ==
           std::vector<std::string>{"the cache folder " + cache_home.file("modellens/http") + " cannot be made (Not a directory); remote ranges are not kept"});
 }
+
+TEST_CASE("a center tab cut to fit names its whole title and what it shows on hover") {
+    TempDir dir;
+    REQUIRE(test::write_gui_fixture(dir.file("fixture.gguf")));
+    ShellHarness h;
+    Document& doc = h.open(dir.file("fixture.gguf"));
+    REQUIRE(doc.ready());
+    // The center tab bar: the one with the most tabs.
+    const ImGuiTabBar* center = nullptr;
+    ImGuiContext& g = *ImGui::GetCurrentContext();
+    for (int i = 0; i < g.TabBars.GetMapSize(); ++i)
+        if (const ImGuiTabBar* bar = g.TabBars.TryGetMapData(i); bar && (!center || bar->Tabs.Size > center->Tabs.Size)) center = bar;
+    REQUIRE(center != nullptr);
+    REQUIRE(center->Tabs.Size >= 8);
+    const ImGuiTabItem& last = center->Tabs.back();
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(center->BarRect.Min.x + last.Offset + last.Width / 2, (center->BarRect.Min.y + center->BarRect.Max.y) / 2);
+    ImGuiWindow* tooltip = nullptr;
+    for (int i = 0; i < 60 && !tooltip; ++i) {
+        h.frames(1);
+        ImGuiWindow* w = ImGui::FindWindowByName("##Tooltip_00");
+        if (w && w->WasActive) tooltip = w;
+    }
+    REQUIRE(tooltip != nullptr);
+    // The title and the panel's description, wrapped: more than one line.
+    CHECK(tooltip->Size.y > 2 * ImGui::GetFontSize());
+    io.MousePos = ImVec2(-1000, -1000);
+    h.frames(2);
+}
