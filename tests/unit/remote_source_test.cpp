@@ -338,6 +338,24 @@ TEST_CASE("an ollama:// model opens through the registry's 401 challenge, its to
     }
 }
 
+TEST_CASE("a registry token with a line break is refused, not sent as header lines of its own", "[remote][ollama]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    // The token endpoint's JSON is {"token": "registry-token\r\nX-Injected: 1"}.
+    registry.require_bearer("registry-token\\r\\nX-Injected: 1");
+    test::serve_store_as_registry(registry, kDemo + "/ollama-store");
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    auto reference = parse_registry_reference("tiny-llama:q4_0");
+    REQUIRE(reference);
+    auto manifest = fetch_registry_manifest(*reference);
+    REQUIRE_FALSE(manifest);
+    CHECK(manifest.error().code == ErrorCode::E_HTTP);
+    CHECK(manifest.error().message.find("gave a token with spaces, control characters") != std::string::npos);
+    const auto log = registry.log();
+    REQUIRE(log.size() == 2);  // the challenge and the token: the manifest is not asked for again
+    CHECK(log[1].target.rfind("/token?", 0) == 0);
+}
+
 TEST_CASE("after a blob the registry fails to deliver, no other blob is asked for", "[remote][ollama]") {
     test::PrivateHttpCache cache;
     test::LoopbackServer registry;

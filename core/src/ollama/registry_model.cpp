@@ -1,5 +1,6 @@
 #include "mlens/ollama/registry_model.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
@@ -69,8 +70,16 @@ Result<std::string> bearer_token(const RegistryReference& ref, const std::string
     if (!answer) return answer.error();
     const auto json = nlohmann::json::parse(answer->body.begin(), answer->body.end(), nullptr, false);
     for (const char* key : {"token", "access_token"})
-        if (json.is_object() && json.contains(key) && json[key].is_string() && !json[key].get<std::string>().empty())
-            return json[key].get<std::string>();
+        if (json.is_object() && json.contains(key) && json[key].is_string() && !json[key].get<std::string>().empty()) {
+            // The token becomes a header line: a CR, LF or any byte but visible ASCII would let the
+            // realm write headers of its own into every request to the registry.
+            const std::string token = json[key].get<std::string>();
+            if (!std::all_of(token.begin(), token.end(), [](unsigned char c) { return c > 0x20 && c < 0x7F; }))
+                return registry_error(ErrorCode::E_HTTP, ref,
+                                      "the token endpoint " + escape_for_display(display_url(realm)) +
+                                          " gave a token with spaces, control characters or bytes outside ASCII");
+            return token;
+        }
     return registry_error(ErrorCode::E_HTTP, ref, "the token endpoint " + escape_for_display(display_url(realm)) + " gave no token");
 }
 

@@ -13,7 +13,8 @@
 //    application/vnd.docker.distribution.manifest.v2+json (at most kMaxManifestBytes). A 401 with
 //    "WWW-Authenticate: Bearer realm=...,service=...,scope=..." is answered once: the realm is
 //    asked (GET realm?service=...&scope=..., without any credential, at most 64 KiB of JSON) for
-//    its "token" (or "access_token"), and the manifest asked again with "Authorization: Bearer
+//    its "token" (or "access_token"; E_HTTP when it holds anything but visible ASCII, which would
+//    make header lines of its own), and the manifest asked again with "Authorization: Bearer
 //    TOKEN". The token goes with requests to the registry's origin only (http_client.h): the
 //    blobs' redirects to a CDN go without it.
 //  - The manifest is parsed (manifest.h: its errors fail the fetch, named after the reference);
