@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <tuple>
 
 #include "build_paths.h"
 #include "cli_runner.h"
@@ -431,4 +432,30 @@ TEST_CASE("show of a registry's model whose layer size is wrong is rejected at t
     CHECK(run.out.find("status          rejected: E_SIZE_MISMATCH layers[0].size\n") != std::string::npos);
     CHECK(run.out.find("verdict: rejected: E_SIZE_MISMATCH layers[0].size\n") != std::string::npos);
     CHECK(run.err.find("E_SIZE_MISMATCH layers[0].size: the layer says 3085697 bytes; the registry's blob has 3085696") != std::string::npos);
+}
+
+TEST_CASE("show of a registry's model whose text layer or config says another size than its blob is rejected at that layer", "[remote][cli][ollama]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    const std::string store = kDemo + "/ollama-store";
+    test::serve_store_as_registry(registry, store);
+    std::string manifest;
+    {
+        const std::vector<uint8_t> bytes = test::read_whole_file(store + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0");
+        manifest.assign(bytes.begin(), bytes.end());
+    }
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    // The template layer (83 bytes), then the config (148 bytes), each said to be shorter than its blob.
+    for (const auto& [size, wrong, field] : {std::tuple<std::string, std::string, std::string>{"\"size\":83}", "\"size\":5}", "layers[1]"},
+                                             {"\"size\":148}", "\"size\":10}", "config.size"}}) {
+        INFO(field);
+        std::string changed = manifest;
+        REQUIRE(changed.find(size) != std::string::npos);
+        changed.replace(changed.find(size), size.size(), wrong);
+        registry.serve("/v2/library/tiny-llama/manifests/q4_0", changed);
+        const test::CliRun run = test::run_mlens({"show", "ollama://tiny-llama:q4_0"});
+        CHECK(run.exit_status == 1);
+        CHECK(run.out.find("status          rejected: E_SIZE_MISMATCH " + field + "\n") != std::string::npos);
+        CHECK(run.err.find("E_SIZE_MISMATCH " + field + ": the layer says ") != std::string::npos);
+    }
 }

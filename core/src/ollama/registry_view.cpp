@@ -42,14 +42,23 @@ ManifestView view_registry_model(const RegistryReference& reference, const Regis
         if (!text) blobs.note(text.error());
         return text;
     };
+    // A blob of another size than its layer's is an error of that layer, as a store's blob file is
+    // (the text is still shown): the registry answered, but not with what the manifest names.
+    auto size_error = [](const ManifestLayer& layer, uint64_t size) -> std::optional<Error> {
+        if (!layer.has_size || size == layer.size) return std::nullopt;
+        return Error{ErrorCode::E_SIZE_MISMATCH, layer.field + ".size", std::nullopt,
+                     "the layer says " + std::to_string(layer.size) + " bytes; the registry's blob has " + std::to_string(size)};
+    };
     auto text_layer = [&](const ManifestLayer& layer) {
         LayerView lv{layer, std::nullopt, std::nullopt, std::nullopt};
         if (!layer.blob || !layer_is_text(layer.kind)) return lv;
         auto text = fetch(layer, text_bytes);
-        if (text)
+        if (text) {
+            lv.text_error = size_error(layer, text->size);
             lv.text = std::move(*text);
-        else
+        } else {
             lv.text_error = text.error();
+        }
         return lv;
     };
     if (m.has_config) view.config_layer = LayerView{m.config, std::nullopt, std::nullopt, std::nullopt};
@@ -64,6 +73,8 @@ ManifestView view_registry_model(const RegistryReference& reference, const Regis
                   std::to_string(m.config.size) + " bytes exceeds limit max_config_bytes=" + std::to_string(kMaxConfigBytes)};
     } else if (auto text = fetch(m.config, kMaxConfigBytes); !text) {
         view.config_error = text.error();
+    } else if (std::optional<Error> mismatch = size_error(m.config, text->size)) {
+        view.config_error = std::move(mismatch);
     } else if (text->truncated()) {
         view.config_error = Error{ErrorCode::E_CONFIG_TOO_LARGE, "config", std::nullopt,
                                   std::to_string(text->size) + " bytes exceeds limit max_config_bytes=" + std::to_string(kMaxConfigBytes)};
