@@ -11,9 +11,10 @@
 //    registry's token, the range cache) up to text_bytes (TextBlob: the rest counted, not read);
 //    the config blob whole when at most kMaxConfigBytes (E_CONFIG_TOO_LARGE above) and parsed
 //    (config_blob.h). A blob that cannot be fetched is that layer's text_error or the
-//    config_error, never the call's. A blob of another size than its layer says is E_SIZE_MISMATCH:
-//    the text layer's text_error (its text still read), the config_error (the config not parsed). After a blob fails with a transport error, the others are not
-//    asked for (TransferBatch, http_client.h).
+//    config_error, never the call's. A blob of another size than its layer says is
+//    E_SIZE_MISMATCH: the text layer's text_error (its text still read), the config_error (the
+//    config not parsed). After a blob fails with a transport error, the others are not asked for
+//    (TransferBatch, http_client.h).
 //  - Model and tensor blobs are not fetched here: open_registry_model reads them by range.
 #pragma once
 
