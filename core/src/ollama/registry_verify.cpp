@@ -45,21 +45,34 @@ Status check_blob(const RegistryManifest& registry, const ManifestLayer& layer, 
                   RegistryBlobCheck& out) {
     if (!layer.blob)
         return Error{ErrorCode::E_BAD_DIGEST, layer.field + ".digest", std::nullopt, "not a sha256 digest; the blob is not fetched"};
-    auto source = open_remote(registry.blob_url(*layer.blob), registry.blob_options, job);
+    // What the registry serves now, never the range cache: a cached range is trusted on the
+    // server's validator alone, and verifying is what checks the bytes.
+    RemoteOptions uncached = registry.blob_options;
+    uncached.cache = nullptr;
+    const std::string url = registry.blob_url(*layer.blob);
+    auto source = open_remote(url, uncached, job);
     if (!source) return source.error();
-    if ((*source)->size() != layer.size)
+    // Bytes that are not the blob's are dropped from the cache, so that later reads fetch them again.
+    auto forget = [&] {
+        if (registry.blob_options.cache) registry.blob_options.cache->forget(url);
+    };
+    if ((*source)->size() != layer.size) {
+        forget();
         return Error{
             ErrorCode::E_SIZE_MISMATCH, layer.field + ".size", std::nullopt,
             "the layer says " + std::to_string(layer.size) + " bytes; the registry's blob has " + std::to_string((*source)->size())};
+    }
     auto progress = [&](uint64_t bytes) {
         if (total) job_report(job, static_cast<double>(done + bytes) / static_cast<double>(total));
     };
     auto hash = sha256_source(**source, job, progress);
     if (!hash) return hash.error();
     out.actual = "sha256:" + hash->hex;
-    if (hash->hex != layer.blob->hex)
+    if (hash->hex != layer.blob->hex) {
+        forget();
         return Error{ErrorCode::E_DIGEST_MISMATCH, layer.field + ".digest", std::nullopt,
                      "expected " + layer.blob->text() + " actual " + out.actual};
+    }
     return ok_status();
 }
 
@@ -68,6 +81,11 @@ Status check_blob(const RegistryManifest& registry, const ManifestLayer& layer, 
 Result<RegistryVerification> verify_registry_model(const RegistryReference& reference, JobContext* job) {
     auto registry = fetch_registry_manifest(reference, job);
     if (!registry) return registry.error();
+    // A manifest that names no weights is no model, whatever its blobs hold (as at an open).
+    if (std::none_of(registry->manifest.layers.begin(), registry->manifest.layers.end(),
+                     [](const ManifestLayer& l) { return l.kind == LayerKind::model || l.kind == LayerKind::tensor; }))
+        return Error{ErrorCode::E_NO_MODEL_LAYER, "layers", std::nullopt,
+                     "ollama://" + reference.name.display() + ": no model or tensor layer"};
     std::vector<const ManifestLayer*> layers;
     if (registry->manifest.has_config) layers.push_back(&registry->manifest.config);
     for (const ManifestLayer& layer : registry->manifest.layers) layers.push_back(&layer);

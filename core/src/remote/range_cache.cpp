@@ -206,6 +206,23 @@ bool RangeCache::has_url(const std::string& url) const {
     return false;
 }
 
+void RangeCache::remove_versions(const std::string& prefix, const std::string& keep) {
+    std::error_code ec;
+    std::vector<fs::path> doomed;
+    for (fs::directory_iterator it(m_folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const std::string other = it->path().filename().string();
+        if (other.rfind(prefix, 0) == 0 && other != keep) doomed.push_back(it->path());
+    }
+    for (const fs::path& p : doomed) fs::remove_all(p, ec);
+}
+
+void RangeCache::forget(const std::string& url) {
+    std::error_code ec;
+    if (!fs::is_directory(m_folder, ec)) return;
+    FolderLock lock(m_folder);
+    remove_versions(url_key(url) + "-", "");
+}
+
 std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_t size, const std::string& validator) {
     if (validator.empty()) return std::nullopt;
     std::error_code ec;
@@ -218,10 +235,7 @@ std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_
     FolderLock lock(m_folder);
     const std::string prefix = url_key(url) + "-";
     const std::string name = prefix + version_key(size, validator);
-    for (fs::directory_iterator it(m_folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        const std::string other = it->path().filename().string();
-        if (other.rfind(prefix, 0) == 0 && other != name) fs::remove_all(it->path(), ec);
-    }
+    remove_versions(prefix, name);
     CacheEntry entry;
     entry.m_cache = shared_from_this();
     entry.m_folder = m_folder + "/" + name;

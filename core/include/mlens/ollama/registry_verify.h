@@ -4,12 +4,16 @@
 // Contract:
 //  - verify_registry_model fetches the manifest (fetch_registry_manifest, registry_model.h; its
 //    errors are the call's), then checks the config blob and each layer's blob in manifest order.
+//    A manifest with no model or tensor layer is no model: E_NO_MODEL_LAYER, as at an open, and
+//    no blob is fetched.
 //  - Before any blob is read, the layers' sizes are added up and compared with what the download
 //    budget has left (remote_source.h): more is E_DOWNLOAD_LIMIT naming both, and nothing of the
-//    blobs is fetched. The sum counts ranges the range cache holds too: they are read from disk,
-//    not fetched, but which are held is not known before the reads.
-//  - A blob is opened with open_remote (the registry's token, the range cache as for any remote
-//    read) and hashed front to back (sha256_source, blob_hash.h). Its answer (BlobCheck::result):
+//    blobs is fetched.
+//  - A blob is opened with open_remote (the registry's token) without the range cache: what the
+//    registry serves now is hashed, never ranges kept from an earlier read, which the cache trusts
+//    on the server's validator alone. It is hashed front to back (sha256_source, blob_hash.h). A
+//    blob of another size or digest is removed from the range cache (RangeCache::forget), so that
+//    later reads fetch it again. Its answer (BlobCheck::result):
 //    ok when its size is the layer's and its sha256 the digest's; else E_SIZE_MISMATCH (the
 //    layer's size and the blob's, not hashed), E_DIGEST_MISMATCH (expected and actual digests),
 //    E_BAD_DIGEST for a layer whose digest failed the manifest's grammar (never fetched), or the

@@ -94,6 +94,9 @@ public:
     // The entry of this version of `url`, created when absent; the URL's other versions are
     // removed. nullopt when the validator is empty or the entry cannot be created.
     std::optional<CacheEntry> open_entry(const std::string& url, uint64_t size, const std::string& validator);
+    // Removes every stored version of `url` (bytes found not to be what they should: a blob that
+    // failed its digest), so that the next read fetches it again.
+    void forget(const std::string& url);
     std::vector<CacheEntryInfo> list_entries() const;
     Status clear();
     // Removes least recently used entries until at most max_bytes are stored.
@@ -101,6 +104,9 @@ public:
 
 private:
     RangeCache(std::string folder, uint64_t max_bytes) : m_folder(std::move(folder)), m_max_bytes(max_bytes) {}
+    // Removes the entries of the URL whose key starts `prefix`, but the one named `keep`; the caller
+    // holds the folder's lock.
+    void remove_versions(const std::string& prefix, const std::string& keep);
     std::string m_folder;
     uint64_t m_max_bytes;
 };
