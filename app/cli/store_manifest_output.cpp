@@ -504,7 +504,8 @@ int print_registry_manifest(const std::string& text, const StoreShowOptions& opt
     // As for a store's model: a GGUF model's header is read for the summary, a tensor-blob model's
     // blobs only with --tensors.
     std::optional<Result<Model>> opened;
-    if (options.tensors || view.format == "gguf") opened = open_registry_model(*reference, *registry);
+    // After the registry failed the view's fetches, the model's blobs are not asked for.
+    if ((options.tensors || view.format == "gguf") && !view_transport_failure(view)) opened = open_registry_model(*reference, *registry);
     ShownManifest shown{reference->name, &view, registry_check(reference->name, view, opened), std::move(opened), nullptr};
     return print_shown_manifest(shown, options);
 }

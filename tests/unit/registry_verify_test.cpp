@@ -12,6 +12,7 @@
 #include "loopback_server.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/registry_verify.h"
+#include "mlens/remote/range_cache.h"
 #include "mlens/remote/remote_source.h"
 #include "test_paths.h"
 
@@ -134,6 +135,71 @@ TEST_CASE("a registry blob served with other bytes is the one mismatch, named wi
     CHECK(run.out.find("model     sha256:a407bde6efaf…  3.09 MB  MISMATCH") != std::string::npos);
     CHECK(run.out.find("verdict: rejected, 1 of 6 blobs do not match their digests") != std::string::npos);
     CHECK(run.err.find("E_DIGEST_MISMATCH ollama://tiny-llama:q4_0 layers[0].digest: expected sha256:a407bde6efaf") != std::string::npos);
+}
+
+TEST_CASE("verify hashes what the registry serves now, never cached ranges, and drops a blob that failed from the cache",
+          "[remote][ollama][verify]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    test::serve_store_as_registry(registry, kStore);
+    auto [path, bytes] = model_blob();
+    registry.set_validators(path, "\"same\"", "", "");
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    // A read of the model keeps its blob's ranges in the cache.
+    REQUIRE(test::run_mlens({"info", "ollama://tiny-llama:q4_0"}).exit_status == 0);
+    const std::shared_ptr<RangeCache> ranges = RangeCache::open();
+    REQUIRE(ranges->has_url(registry.url(path)));
+
+    // The registry now serves other bytes under the same validator: the cache would answer with
+    // the old ones, verify fetches and hashes the new.
+    std::string changed = bytes;
+    changed[changed.size() - 2] ^= 0x01;
+    registry.serve(path, changed);
+    registry.set_validators(path, "\"same\"", "", "");
+    const test::CliRun run = test::run_mlens({"verify", "ollama://tiny-llama:q4_0"});
+    CHECK(run.exit_status == 1);
+    CHECK(run.out.find("verdict: rejected, 1 of 6 blobs do not match their digests") != std::string::npos);
+    CHECK_FALSE(ranges->has_url(registry.url(path)));
+
+    // Mended, the registry's blob verifies, from what it serves.
+    registry.serve(path, bytes);
+    registry.set_validators(path, "\"same\"", "", "");
+    CHECK(test::run_mlens({"verify", "ollama://tiny-llama:q4_0"}).exit_status == 0);
+}
+
+TEST_CASE("check of a registry's model whose config is not JSON is rejected as the same model in a store is", "[remote][ollama][verify]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    test::serve_store_as_registry(registry, kStore);
+    const nlohmann::json manifest = nlohmann::json::parse(file_text(kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0"));
+    const std::string digest = manifest["config"]["digest"];
+    // As long as the config it replaces: no size to blame, only its content.
+    registry.serve("/v2/library/tiny-llama/blobs/" + digest, std::string(manifest["config"]["size"].get<size_t>(), '{'));
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    for (const char* command : {"check", "info"}) {
+        INFO(command);
+        const test::CliRun run = test::run_mlens({command, "ollama://tiny-llama:q4_0"});
+        CHECK(run.exit_status == 1);
+        CHECK((run.out + run.err).find("E_CONFIG_JSON") != std::string::npos);
+    }
+    CHECK(test::run_mlens({"show", "ollama://tiny-llama:q4_0"}).exit_status == 1);
+}
+
+TEST_CASE("verify of a manifest that names no weights is no model and fetches no blob", "[remote][ollama][verify]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    test::serve_store_as_registry(registry, kStore);
+    nlohmann::json manifest = nlohmann::json::parse(file_text(kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0"));
+    nlohmann::json texts = nlohmann::json::array();
+    for (const auto& layer : manifest["layers"])
+        if (layer["mediaType"] != "application/vnd.ollama.image.model") texts.push_back(layer);
+    manifest["layers"] = texts;
+    registry.serve("/v2/library/tiny-llama/manifests/texts", manifest.dump());
+    registry.clear_log();
+    auto verified = verify_registry_model(reference(registry, "tiny-llama:texts"));
+    REQUIRE_FALSE(verified);
+    CHECK(verified.error().code == ErrorCode::E_NO_MODEL_LAYER);
+    for (const test::LoggedRequest& r : registry.log()) CHECK(r.target.find("/blobs/") == std::string::npos);
 }
 
 TEST_CASE("verify asks for no blob past the download limit, and for none after the registry failed one", "[remote][ollama][verify]") {

@@ -88,4 +88,20 @@ ManifestView view_registry_model(const RegistryReference& reference, const Regis
     return view;
 }
 
+void add_view_findings(const ManifestView& view, Model& model) {
+    auto add = [&](const Error& e, const std::string& field) {
+        model.diagnostics.push_back({Severity::error, "store", e.code, field, std::nullopt, e.message});
+    };
+    if (view.config_error) add(*view.config_error, view.config_error->field.empty() ? "config" : view.config_error->field);
+    for (const LayerView& lv : view.layers)
+        if (lv.text_error) add(*lv.text_error, lv.layer.field);
+}
+
+std::optional<Error> view_transport_failure(const ManifestView& view) {
+    if (view.config_error && is_transport_failure(*view.config_error)) return view.config_error;
+    for (const LayerView& lv : view.layers)
+        if (lv.text_error && is_transport_failure(*lv.text_error)) return lv.text_error;
+    return std::nullopt;
+}
+
 }  // namespace mlens

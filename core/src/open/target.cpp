@@ -9,6 +9,7 @@
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/model/truncation.h"
 #include "mlens/ollama/registry_model.h"
+#include "mlens/ollama/registry_view.h"
 #include "mlens/ollama/store_model.h"
 #include "mlens/ollama/tensor_blobs.h"
 #include "mlens/open/identify.h"
@@ -285,9 +286,12 @@ Result<Model> open_target(const Target& target, JobContext* job) {
         case TargetKind::store_model:
             model = open_store_model(*target.store, target.name, job);
             break;
-        case TargetKind::registry_model:
-            model = open_registry_model({target.registry, target.name}, job);
-            break;
+        case TargetKind::registry_model: {
+            const RegistryReference reference{target.registry, target.name};
+            auto registry = fetch_registry_manifest(reference, job);
+            if (!registry) return registry.error();
+            return open_registry_target(target, *registry, view_registry_model(reference, *registry, job), job);
+        }
         case TargetKind::store_root:
             return Error{ErrorCode::E_STORE_ROOT, "", std::nullopt,
                          "an Ollama store, not one model: `mlens store PATH` lists its models, PATH/MODEL:TAG names one"};
@@ -298,8 +302,11 @@ Result<Model> open_target(const Target& target, JobContext* job) {
     return finish_open(std::move(model));
 }
 
-Result<Model> open_registry_target(const Target& target, const RegistryManifest& registry, JobContext* job) {
-    return finish_open(open_registry_model({target.registry, target.name}, registry, job));
+Result<Model> open_registry_target(const Target& target, const RegistryManifest& registry, const ManifestView& view, JobContext* job) {
+    if (std::optional<Error> failed = view_transport_failure(view)) return *failed;
+    auto model = open_registry_model({target.registry, target.name}, registry, job);
+    if (model) add_view_findings(view, *model);
+    return finish_open(std::move(model));
 }
 
 Result<Model> open_model(const std::string& text, JobContext* job) { return open_target(resolve(text), job); }

@@ -30,8 +30,9 @@
 //    *.safetensors.index.json is a safetensors folder whose `path` is that URL: open_target reads
 //    it with open_safetensors_index (the index and its shards beside it). An ollama://
 //    reference is a registry model (ollama/registry_model.h) when it parses; nothing is fetched
-//    before open_target asks the registry for its manifest and opens its blobs like a store
-//    model's.
+//    before open_target asks the registry for its manifest, opens its blobs like a store
+//    model's and fetches its config and text layers (registry_view.h), whose errors join the
+//    model's diagnostics as a store model's store check does.
 //  - A file always wins over a reference of the same text.
 // open_target opens what resolve found, reading each file once: a model file or a GGUF imatrix
 // (a GGUF like any other: its keys and tensors) from its source
@@ -57,6 +58,7 @@
 namespace mlens {
 
 struct RegistryManifest;  // ollama/registry_model.h
+struct ManifestView;  // ollama/manifest_view.h
 
 enum class TargetKind { model_file, safetensors_folder, store_root, store_model, imatrix, missing, not_a_model, registry_model };
 
@@ -79,8 +81,12 @@ const char* target_kind_name(const Target& target);
 Target resolve(const std::string& text);
 Result<Model> open_target(const Target& target, JobContext* job = nullptr);
 // A registry model (TargetKind::registry_model) opened as open_target opens it, from its manifest
-// already fetched (fetch_registry_manifest): the registry is not asked for it again.
-Result<Model> open_registry_target(const Target& target, const RegistryManifest& registry, JobContext* job = nullptr);
+// already fetched (fetch_registry_manifest) and its view (view_registry_model, whose config and
+// text layer errors join the model's diagnostics, add_view_findings): the registry is not asked
+// for either again. After the view met a transport failure (view_transport_failure), the open
+// fails with it and asks for no blob.
+Result<Model> open_registry_target(const Target& target, const RegistryManifest& registry, const ManifestView& view,
+                                   JobContext* job = nullptr);
 bool is_transport_code(ErrorCode code);
 // open_target(resolve(text), job).
 Result<Model> open_model(const std::string& text, JobContext* job = nullptr);
