@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
             std::string(mlens::inference_tab_names()) +
             "; ab, corpus and divergence compare with the second file; infer:corpus:TEXT scores the text file TEXT), or error:FILE to "
             "compare every tensor with the open file FILE, or requant:TENSOR to show TENSOR in Weights and run its Requantize tab, or "
-            "health:verify-blobs to verify the blobs of a model opened from an Ollama registry, or help:shortcuts / help:panels to open that Help "
+            "health:verify-blobs to verify the blobs of a model opened from an Ollama registry, or help:shortcuts / help:panels to open "
+            "that Help "
             "window");
     app.add_option("--theme", options.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     app.footer(mlens::help_footer(modellens_reference().sections));
@@ -114,7 +115,13 @@ int main(int argc, char** argv) {
     try {
         return mlens::run_window(options);
     } catch (const std::system_error& e) {
-        std::fprintf(stderr, "modellens: error: %s\n", e.what());
+        // A thread that cannot start for want of resources (its stack under ulimit -v, or a
+        // thread limit) is the same answer as a failed allocation.
+        if (e.code() == std::errc::resource_unavailable_try_again)
+            std::fprintf(stderr, "modellens: error: %s\n",
+                         mlens::out_of_memory_error("starting a thread of the window").to_string().c_str());
+        else
+            std::fprintf(stderr, "modellens: error: %s\n", e.what());
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "modellens: error: %s\n", mlens::out_of_memory_error("running the window").to_string().c_str());
     }

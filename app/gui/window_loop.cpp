@@ -16,11 +16,13 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 #include <stb_image_write.h>
+#include <sys/mman.h>
 
 #include "app_shell.h"
 #include "capture.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/text/escape.h"
+#include "mlens/util/out_of_memory.h"
 #include "mlens/util/program_files.h"
 #include "screenshot_driver.h"
 #include "state/output_inputs.h"
@@ -65,8 +67,9 @@ Status write_screenshot(const std::string& path, OutputGuard guard, int width, i
         auto* out = static_cast<std::vector<unsigned char>*>(context);
         out->insert(out->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
     };
+    // The encoder fails only when its own allocation does.
     if (!stbi_write_png_to_func(append, &png, width, height, 4, flipped.data(), static_cast<int>(stride)))
-        return Error{ErrorCode::E_IO, "output", std::nullopt, "cannot encode the PNG for " + escape_for_display(path)};
+        return out_of_memory_error("encoding the PNG for " + escape_for_display(path));
     return write_files_safely(guard, {{path, png.data(), png.size()}});
 }
 
@@ -112,6 +115,20 @@ void* imgui_allocate(size_t size, void*) {
     return p;
 }
 void imgui_release(void* p, void*) { std::free(p); }
+
+// Address space the OpenGL driver may still take once the window is up: a software renderer
+// (Mesa's llvmpipe) maps memory to compile each shader and ends the process by a fault when that
+// mapping fails, so the window starts only with this much free under ulimit -v.
+constexpr size_t kDriverHeadroom = size_t{64} << 20;
+
+// ImGui's shaders, buffers and font texture (of the fonts built), made before any document opens: with kDriverHeadroom reserved
+// and given back first (std::bad_alloc when it cannot be, which main says as E_NO_MEMORY).
+void create_device_objects() {
+    void* probe = ::mmap(nullptr, kDriverHeadroom, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (probe == MAP_FAILED) throw std::bad_alloc();
+    ::munmap(probe, kDriverHeadroom);
+    ImGui_ImplOpenGL3_CreateDeviceObjects();
+}
 
 // ImGui with its GLFW and OpenGL backends; a screenshot neither reads nor writes the layout file.
 void init_imgui(GLFWwindow* window, const std::filesystem::path& config, const std::string& ini_path, bool screenshot) {
@@ -287,6 +304,7 @@ int run_window(const WindowOptions& options) {
     FontSet fonts;
     fonts.build(scale);
     apply_theme(settings.light_theme, scale);
+    create_device_objects();
 
     int result = run_shell({window, config, ini_path, scale}, options, settings, fonts);
     shut_down(window);
