@@ -190,6 +190,10 @@ std::string ranged_answer_problem(const Transfer& t, const ByteSpan& range) {
                                                      : " in Content-Encoding " + escape_for_display(encoding, 40) + ", never asked for");
 }
 
+// Whether the answer to a ranged request says the file is empty: a 416 whose Content-Range is
+// "bytes */0" (RFC 9110 14.4: the unsatisfied form names the file's length).
+bool empty_file_answer(const Transfer& t) { return t.status == 416 && header_of(t.headers, "content-range") == "bytes */0"; }
+
 // Where a redirect's Location (absolute, or relative to `url`) sends, by libcurl's URL parser;
 // empty when there is none or it does not parse.
 std::string resolved_location(const std::string& url, const std::string& location) {
@@ -293,7 +297,7 @@ Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOp
         a.retry_after_ms = retry_after_ms(header_of(t.headers, "retry-after"));
         return fail(status_error(t.status, url), true);
     }
-    const bool accepted = accepts(request, t.status);
+    const bool accepted = accepts(request, t.status) || (request.range && empty_file_answer(t));
     if (!accepted && (t.status < 200 || t.status >= 300)) return fail(status_error(t.status, url));
     if (request.range && !accepted)
         if (const std::string problem = ranged_answer_problem(t, *request.range); !problem.empty())
@@ -337,8 +341,10 @@ std::string HttpResponse::header(std::string_view name) const { return header_of
 std::optional<uint64_t> HttpResponse::content_range_total() const {
     const std::string value = header("content-range");
     unsigned long long first = 0, last = 0, total = 0;
-    if (std::sscanf(value.c_str(), "bytes %llu-%llu/%llu", &first, &last, &total) != 3) return std::nullopt;
-    return total;
+    if (std::sscanf(value.c_str(), "bytes %llu-%llu/%llu", &first, &last, &total) == 3 ||
+        std::sscanf(value.c_str(), "bytes */%llu", &total) == 1)
+        return total;
+    return std::nullopt;
 }
 
 ScopedTransferJob::ScopedTransferJob(JobContext* job) : m_previous(t_transfer_job) { t_transfer_job = job; }

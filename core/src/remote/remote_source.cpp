@@ -267,13 +267,14 @@ Result<HttpResponse> fetch_head(const std::string& url, const RemoteOptions& opt
 Result<ByteSourcePtr> open_remote(const std::string& url, const RemoteOptions& options, JobContext* job) {
     const std::string shown = cache_name(url);
     if (options.cache && options.cache->has_url(shown)) {
-        // One byte tells the current version; when it is stored, nothing else is fetched now.
+        // One byte tells the current version; when it is stored, or the file is empty, nothing else
+        // is fetched now.
         auto check = fetch_head(url, options, 1, job);
         if (!check) return check.error();
         const uint64_t size = *check->content_range_total();
         const std::string validator = validator_of(*check);
         auto entry = options.cache->open_entry(shown, size, storable_version(*check) ? validator : "");
-        if (entry && entry->range_at(0))
+        if (size == 0 || (entry && entry->range_at(0)))
             return ByteSourcePtr(std::make_shared<RemoteSource>(url, options, size, validator, std::move(entry), std::vector<uint8_t>{}));
     }
     auto response = fetch_head(url, options, kFirstFetchBytes, job);

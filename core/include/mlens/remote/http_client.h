@@ -26,6 +26,9 @@
 //    its first body bytes, so at most one receive buffer (< 1 MiB) of it is read; the error is
 //    E_NO_RANGE (or E_REMOTE_CHANGED). Any body is capped at HttpRequest::max_body bytes
 //    (E_TOO_LARGE past it); the body grows only as bytes arrive, never from Content-Length.
+//  - An empty file has no range to send: a ranged request answered 416 with a Content-Range of
+//    exactly "bytes */0" is that file's answer, handed back (status 416, no body,
+//    content_range_total() 0), never an error. Any other 416 is E_HTTP, as below.
 //  - 4xx answers are E_HTTP ("HTTP 404 Not Found"), E_NOT_FOUND for 404 and 410; except when
 //    HttpRequest::accept_status lists the status (the registry's 401 challenge).
 //  - A job that is cancelled stops the transfer from the progress callback (E_CANCELLED).
@@ -81,7 +84,7 @@ struct HttpResponse {
     std::vector<uint8_t> body;
     // The value of the header `name` (lower case), empty when absent.
     std::string header(std::string_view name) const;
-    // The total size a Content-Range "bytes A-B/TOTAL" names; nullopt without one.
+    // The total size a Content-Range "bytes A-B/TOTAL" or "bytes */TOTAL" names; nullopt without one.
     std::optional<uint64_t> content_range_total() const;
 };
 

@@ -6,6 +6,10 @@
 //    A server that answers 200 (ignores Range) fails the open with E_NO_RANGE after at most one
 //    receive buffer of the body (http_client.h). path() is display_url(url): no credential, no
 //    query.
+//  - An empty file (answered 416 with Content-Range "bytes */0", http_client.h) opens as a source
+//    of size 0 in that one request, never an error: a reader of several files from one server
+//    (TransferBatch) goes on to the next. An open that learns from the cache's one-byte check
+//    that the file is empty fetches nothing more.
 //  - read() serves what is held and fetches what is missing, in one request per gap. Reads that
 //    continue where the last fetch ended (a header parsed front to back) fetch ahead
 //    geometrically: each such request fetches three times what the run has fetched so far, so
