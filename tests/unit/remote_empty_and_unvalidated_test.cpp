@@ -1,5 +1,6 @@
 // Remote files at the edges of what a Range request can say: an empty file (answered 416 with
-// "Content-Range: bytes */0"), alone and as one blob among a registry model's others.
+// "Content-Range: bytes */0"), alone and as one blob among a registry model's others, and a file
+// served without a validator (no ETag, no Last-Modified) that changes on the server.
 #include <catch2/catch.hpp>
 
 #include "loopback_server.h"
@@ -11,6 +12,16 @@
 #include "test_paths.h"
 
 using namespace mlens;
+
+namespace {
+
+std::string pattern(size_t n) {
+    std::string bytes(n, '\0');
+    for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>(i * 131 + (i >> 9));
+    return bytes;
+}
+
+}  // namespace
 
 TEST_CASE("an empty remote file opens as an empty source in one request - never an HTTP error", "[remote]") {
     test::PrivateHttpCache cache;
@@ -64,4 +75,29 @@ TEST_CASE("an empty blob among a registry model's layers is an empty text and th
     CHECK(view.layers[3].text->text == "Answer briefly.");
     CHECK_FALSE(view.config_error);
     CHECK(view.config);
+}
+
+TEST_CASE("a file served without a validator fails a read with E_REMOTE_CHANGED once its length changes and is never cached",
+          "[remote][cache]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    const std::string bytes = pattern(3u << 20);
+    RemoteOptions options;
+    options.cache = RangeCache::open();
+    // Longer, and emptied (then the server answers 416 "bytes */0").
+    for (const std::string& changed : {bytes + "more", std::string()}) {
+        server.serve("/plain.bin", bytes);
+        server.set_validators("/plain.bin", "", "", "");
+        auto source = open_remote(server.url("/plain.bin"), options);
+        REQUIRE(source);
+        char part[16];
+        REQUIRE((*source)->read(100, 16, part));
+        CHECK(std::string(part, 16) == bytes.substr(100, 16));
+        server.serve("/plain.bin", changed);
+        server.set_validators("/plain.bin", "", "", "");
+        CHECK_FALSE((*source)->read(2u << 20, 16, part));
+        CHECK((*source)->read_failure() ==
+              "E_REMOTE_CHANGED: " + server.url("/plain.bin") + ": the file changed on the server since it was opened");
+        CHECK(options.cache->list_entries().empty());
+    }
 }

@@ -175,7 +175,8 @@ private:
         const std::string validator = validator_of(*response);
         const auto total = response->content_range_total();
         // An answer without the validator the file was opened with cannot be told to be of the
-        // same version (a server that drops its ETag may serve another file): it is not used.
+        // same version (a server that drops its ETag may serve another file): it is not used. Nor
+        // is one of another size: for a file opened without a validator, the one check there is.
         if (validator != m_validator || !total || *total != size())
             return failed(Error{ErrorCode::E_REMOTE_CHANGED, "", pos,
                                 escape_for_display(path()) + ": the file changed on the server since it was opened"});
