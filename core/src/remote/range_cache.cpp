@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 
 #include "mlens/io/byte_source.h"
 #include "mlens/io/cache_database.h"
@@ -57,6 +58,21 @@ constexpr uint64_t kDefaultMaxBytes = 4ull << 30;
 std::string url_key(const std::string& url) { return fnv_hex(url); }
 
 std::string version_key(uint64_t size, const std::string& validator) { return fnv_hex(std::to_string(size) + "\n" + validator); }
+
+std::string entry_text(const std::string& url, uint64_t size, const std::string& validator) {
+    return url + "\n" + std::to_string(size) + "\n" + validator + "\n";
+}
+
+// The text of the "entry" file in `folder`; nullopt when there is none.
+std::optional<std::string> stored_entry_text(const std::string& folder) {
+    std::ifstream in(folder + "/entry");
+    if (!in) return std::nullopt;
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+bool names_url(const std::string& text, const std::string& url) { return text.rfind(url + "\n", 0) == 0; }
 
 // Holds an exclusive flock on <folder>/lock while it lives (nothing when the folder has none yet).
 class FolderLock {
@@ -154,7 +170,10 @@ std::optional<StoredRange> CacheEntry::range_after(uint64_t offset) const {
     return *it;
 }
 
+bool CacheEntry::holds_own_entry() const { return stored_entry_text(m_folder) == m_text; }
+
 bool CacheEntry::read(const StoredRange& range, uint64_t offset, uint64_t length, void* dst) const {
+    if (!holds_own_entry()) return false;
     auto source = open_file(m_folder + "/" + std::to_string(range.first) + "-" + std::to_string(range.length));
     if (!source || (*source)->size() != range.length) return false;
     return (*source)->read(offset - range.first, length, dst);
@@ -164,8 +183,7 @@ Status CacheEntry::store(uint64_t first, const std::vector<uint8_t>& bytes) {
     if (bytes.empty()) return ok_status();
     {
         FolderLock lock(m_cache->folder());
-        std::error_code ec;
-        if (!fs::is_directory(m_folder, ec)) return Error{ErrorCode::E_IO, "", std::nullopt, "the cache entry was removed"};
+        if (!holds_own_entry()) return Error{ErrorCode::E_IO, "", std::nullopt, "the cache entry was removed"};
         if (Status s = write_file(m_folder + "/" + std::to_string(first) + "-" + std::to_string(bytes.size()), bytes.data(), bytes.size()); !s) {
             warn("a range cannot be stored in " + m_cache->folder() + " (" + s.error().message + "); it is fetched again when read again");
             return s;
@@ -201,17 +219,22 @@ std::shared_ptr<RangeCache> RangeCache::open(std::string folder, uint64_t max_by
 bool RangeCache::has_url(const std::string& url) const {
     const std::string prefix = url_key(url) + "-";
     std::error_code ec;
-    for (fs::directory_iterator it(m_folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-        if (it->path().filename().string().rfind(prefix, 0) == 0) return true;
+    for (fs::directory_iterator it(m_folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        if (it->path().filename().string().rfind(prefix, 0) != 0) continue;
+        if (const std::optional<std::string> text = stored_entry_text(it->path().string()); text && names_url(*text, url)) return true;
+    }
     return false;
 }
 
-void RangeCache::remove_versions(const std::string& prefix, const std::string& keep) {
+void RangeCache::remove_versions(const std::string& url, const std::string& keep) {
+    const std::string prefix = url_key(url) + "-";
     std::error_code ec;
     std::vector<fs::path> doomed;
     for (fs::directory_iterator it(m_folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
         const std::string other = it->path().filename().string();
-        if (other.rfind(prefix, 0) == 0 && other != keep) doomed.push_back(it->path());
+        if (other.rfind(prefix, 0) != 0 || other == keep) continue;
+        if (const std::optional<std::string> text = stored_entry_text(it->path().string()); !text || names_url(*text, url))
+            doomed.push_back(it->path());
     }
     for (const fs::path& p : doomed) fs::remove_all(p, ec);
 }
@@ -220,7 +243,7 @@ void RangeCache::forget(const std::string& url) {
     std::error_code ec;
     if (!fs::is_directory(m_folder, ec)) return;
     FolderLock lock(m_folder);
-    remove_versions(url_key(url) + "-", "");
+    remove_versions(url, "");
 }
 
 std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_t size, const std::string& validator) {
@@ -233,21 +256,22 @@ std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_
         return std::nullopt;
     }
     FolderLock lock(m_folder);
-    const std::string prefix = url_key(url) + "-";
-    const std::string name = prefix + version_key(size, validator);
-    remove_versions(prefix, name);
+    const std::string name = url_key(url) + "-" + version_key(size, validator);
+    remove_versions(url, name);
     CacheEntry entry;
     entry.m_cache = shared_from_this();
     entry.m_folder = m_folder + "/" + name;
+    entry.m_text = entry_text(url, size, validator);
     fs::create_directories(entry.m_folder, ec);
     if (ec) {
         warn("a cache entry cannot be made in " + m_folder + " (" + ec.message() + "); remote ranges are not kept");
         return std::nullopt;
     }
-    const std::string text = url + "\n" + std::to_string(size) + "\n" + validator + "\n";
-    std::error_code exists_ec;
-    if (!fs::exists(entry.m_folder + "/entry", exists_ec))
-        if (Status s = write_file(entry.m_folder + "/entry", text.data(), text.size()); !s) {
+    const std::optional<std::string> stored = stored_entry_text(entry.m_folder);
+    // Another file's entry under the same name (URLs, sizes or validators of one digest): a miss, left to it.
+    if (stored && *stored != entry.m_text) return std::nullopt;
+    if (!stored)
+        if (Status s = write_file(entry.m_folder + "/entry", entry.m_text.data(), entry.m_text.size()); !s) {
             warn("a cache entry cannot be written in " + m_folder + " (" + s.error().message + "); remote ranges are not kept");
             return std::nullopt;
         }

@@ -11,6 +11,11 @@
 //    validator, one a line) and one file per stored range named "<first>-<length>". A file
 //    without a validator (no strong ETag, no Last-Modified), or whose version may not be stored
 //    (remote_source.h), is never stored.
+//  - An entry is a URL's only when its "entry" file names that URL, size and validator: a folder of
+//    the same name made for another (two of them under one digest) is a miss, never read, written
+//    or removed for it: open_entry gives nullopt, has_url and forget pass it by. A CacheEntry
+//    checks its "entry" file before every read and store, so an entry removed and made again for
+//    another file meanwhile is never read or written as its own.
 //  - Versions never mix: a source reads and stores only in the entry of the size and validator
 //    it opened with (remote_source.h checks every answer against them); open_entry removes the
 //    other versions of the URL, which are the file as it was before it changed.
@@ -79,8 +84,12 @@ public:
 
 private:
     friend class RangeCache;
+    // Whether the folder still holds this entry: it may have been removed (evicted, forgotten) and
+    // made again since for another file of the same name.
+    bool holds_own_entry() const;
     std::shared_ptr<RangeCache> m_cache;
     std::string m_folder;
+    std::string m_text;  // of its "entry" file
     std::vector<StoredRange> m_ranges;  // sorted by first, as listed at open and stored since
 };
 
@@ -104,9 +113,9 @@ public:
 
 private:
     RangeCache(std::string folder, uint64_t max_bytes) : m_folder(std::move(folder)), m_max_bytes(max_bytes) {}
-    // Removes the entries of the URL whose key starts `prefix`, but the one named `keep`; the caller
-    // holds the folder's lock.
-    void remove_versions(const std::string& prefix, const std::string& keep);
+    // Removes the entries stored for `url` (and folders of its key left without an "entry" file), but
+    // the one named `keep`; the caller holds the folder's lock.
+    void remove_versions(const std::string& url, const std::string& keep);
     std::string m_folder;
     uint64_t m_max_bytes;
 };

@@ -1,0 +1,95 @@
+// The range cache's entries are named by a 64-bit digest of the URL: an entry found under a URL's
+// name that was stored for another URL (a digest both share) is a miss for it, and left to its own;
+// an entry opened before its folder was made again for another URL neither reads nor writes there.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "build_paths.h"
+#include "loopback_server.h"
+#include "mlens/remote/range_cache.h"
+#include "mlens/remote/remote_source.h"
+#include "test_paths.h"
+
+using namespace mlens;
+
+namespace {
+
+// The only entry folder in the cache.
+std::string only_entry_folder() {
+    std::vector<std::string> folders;
+    for (const auto& item : std::filesystem::directory_iterator(default_cache_folder()))
+        if (item.is_directory()) folders.push_back(item.path().string());
+    REQUIRE(folders.size() == 1);
+    return folders[0];
+}
+
+// Makes the entry at `folder` another URL's: the same name, size and validator, that URL in its
+// "entry" file and other bytes in its range files.
+void give_entry_to(const std::string& folder, const std::string& url) {
+    std::ifstream in(folder + "/entry");
+    std::string stored_url, size, validator;
+    REQUIRE(std::getline(in, stored_url));
+    REQUIRE(std::getline(in, size));
+    REQUIRE(std::getline(in, validator));
+    in.close();
+    std::ofstream(folder + "/entry", std::ios::trunc) << url << "\n" << size << "\n" << validator << "\n";
+    for (const auto& item : std::filesystem::directory_iterator(folder)) {
+        if (item.path().filename() == "entry") continue;
+        std::vector<uint8_t> bytes = test::read_whole_file(item.path().string());
+        for (uint8_t& b : bytes) b = static_cast<uint8_t>(~b);
+        test::write_whole_file(item.path().string(), bytes);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("a cache entry stored for another URL under the same name is a miss and stays that URL's", "[remote][cache]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server;
+    const std::string file = std::string(MLENS_DEMO_DIR) + "/ollama-gemma3.gguf";
+    REQUIRE(server.serve_file("/a.gguf", file));
+    const std::vector<uint8_t> bytes = test::read_whole_file(file);
+    RemoteOptions options;
+    options.cache = RangeCache::open();
+    REQUIRE(open_remote(server.url("/a.gguf"), options));
+    give_entry_to(only_entry_folder(), server.url("/b.gguf"));
+    CHECK_FALSE(options.cache->has_url(server.url("/a.gguf")));
+
+    server.clear_log();
+    auto source = open_remote(server.url("/a.gguf"), options);
+    REQUIRE(source);
+    std::vector<uint8_t> head(4096);
+    REQUIRE((*source)->read(0, head.size(), head.data()));
+    CHECK(std::equal(head.begin(), head.end(), bytes.begin()));
+    const auto log = server.log();
+    REQUIRE(log.size() == 1);
+    CHECK(log[0].range == "bytes=0-524287");
+
+    options.cache->forget(server.url("/a.gguf"));
+    const std::vector<CacheEntryInfo> entries = options.cache->list_entries();
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].url == server.url("/b.gguf"));
+    CHECK(entries[0].bytes == bytes.size());
+}
+
+TEST_CASE("an entry made again for another URL is neither read nor written by the entry opened before", "[remote][cache]") {
+    test::PrivateHttpCache cache;
+    const std::string a = "http://127.0.0.1:9/a.gguf", b = "http://127.0.0.1:9/b.gguf";
+    auto ranges = RangeCache::open();
+    auto entry = ranges->open_entry(a, 8, "\"v1\"");
+    REQUIRE(entry);
+    REQUIRE(entry->store(0, std::vector<uint8_t>(4, 'a')));
+    give_entry_to(only_entry_folder(), b);
+    const std::optional<StoredRange> stored = entry->range_at(0);
+    REQUIRE(stored);
+    uint8_t byte = 0;
+    CHECK_FALSE(entry->read(*stored, 0, 1, &byte));
+    CHECK_FALSE(entry->store(4, std::vector<uint8_t>(4, 'a')));
+    CHECK_FALSE(ranges->open_entry(a, 8, "\"v1\""));
+    const std::vector<CacheEntryInfo> entries = ranges->list_entries();
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].url == b);
+    CHECK(entries[0].ranges == 1);
+}
