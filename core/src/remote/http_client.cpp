@@ -190,9 +190,15 @@ std::string ranged_answer_problem(const Transfer& t, const ByteSpan& range) {
                                                      : " in Content-Encoding " + escape_for_display(encoding, 40) + ", never asked for");
 }
 
-// Whether the answer to a ranged request says the file is empty: a 416 whose Content-Range is
-// "bytes */0" (RFC 9110 14.4: the unsatisfied form names the file's length).
-bool empty_file_answer(const Transfer& t) { return t.status == 416 && header_of(t.headers, "content-range") == "bytes */0"; }
+// Whether the answer to a ranged request is a 416 that says the range starts at or past the end
+// of the file: its Content-Range "bytes */LENGTH" (RFC 9110 14.4) names a length of at most the
+// range's first byte (0 for an empty file).
+bool range_past_end_answer(const Transfer& t, const ByteSpan& range) {
+    unsigned long long length = 0;
+    char tail = 0;
+    return t.status == 416 && std::sscanf(header_of(t.headers, "content-range").c_str(), "bytes */%llu%c", &length, &tail) == 1 &&
+        range.first >= length;
+}
 
 // Where a redirect's Location (absolute, or relative to `url`) sends, by libcurl's URL parser;
 // empty when there is none or it does not parse.
@@ -297,7 +303,7 @@ Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOp
         a.retry_after_ms = retry_after_ms(header_of(t.headers, "retry-after"));
         return fail(status_error(t.status, url), true);
     }
-    const bool accepted = accepts(request, t.status) || (request.range && empty_file_answer(t));
+    const bool accepted = accepts(request, t.status) || (request.range && range_past_end_answer(t, *request.range));
     if (!accepted && (t.status < 200 || t.status >= 300)) return fail(status_error(t.status, url));
     if (request.range && !accepted)
         if (const std::string problem = ranged_answer_problem(t, *request.range); !problem.empty())

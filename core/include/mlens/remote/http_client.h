@@ -26,9 +26,10 @@
 //    its first body bytes, so at most one receive buffer (< 1 MiB) of it is read; the error is
 //    E_NO_RANGE (or E_REMOTE_CHANGED). Any body is capped at HttpRequest::max_body bytes
 //    (E_TOO_LARGE past it); the body grows only as bytes arrive, never from Content-Length.
-//  - An empty file has no range to send: a ranged request answered 416 with a Content-Range of
-//    exactly "bytes */0" is that file's answer, handed back (status 416, no body,
-//    content_range_total() 0), never an error. Any other 416 is E_HTTP, as below.
+//  - A range that starts at or past the end of the file has nothing to send: a 416 whose
+//    Content-Range "bytes */LENGTH" says so (LENGTH at most the range's first byte; 0 for an empty
+//    file) is handed back as the answer (status 416, no body, content_range_total() LENGTH), never
+//    an error. Any other 416 is E_HTTP, as below.
 //  - 4xx answers are E_HTTP ("HTTP 404 Not Found"), E_NOT_FOUND for 404 and 410; except when
 //    HttpRequest::accept_status lists the status (the registry's 401 challenge).
 //  - A job that is cancelled stops the transfer from the progress callback (E_CANCELLED).
