@@ -16,6 +16,7 @@
 #include "mlens/ollama/store_check.h"
 #include "mlens/ollama/store_model.h"
 #include "mlens/ollama/store_summary.h"
+#include "mlens/open/target.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
 #include "mlens/text/plural.h"
@@ -446,9 +447,10 @@ int print_shown_manifest(const ShownManifest& shown, const StoreShowOptions& opt
     return broken ? kExitBroken : kExitOk;
 }
 
-// The check of a registry's model: the manifest's warnings, the errors of its config and text
-// blobs, then what opening the model found (its blobs' sizes, their headers), each reason at the
-// layer its field names.
+// The check of a registry's model: the manifest's warnings, then the findings of its config and
+// text layers (view_findings) and what opening the model found (its blobs' sizes, their headers),
+// each reason at the layer its field names. A model that opened carries the view's findings
+// among its own (open_registry_target); without one they come from the view.
 ModelCheck registry_check(const ModelName& name, const ManifestView& view, const std::optional<Result<Model>>& opened) {
     ModelCheck check;
     check.name = name;
@@ -462,14 +464,13 @@ ModelCheck registry_check(const ModelName& name, const ManifestView& view, const
         check.reasons.push_back(std::move(d));
     };
     for (const Diagnostic& d : view.stored.manifest.diagnostics) add(d);
-    if (view.config_error) add({Severity::error, "store", view.config_error->code, view.config_error->field, std::nullopt, view.config_error->message});
-    for (const LayerView& lv : view.layers)
-        if (lv.text_error) add({Severity::error, "store", lv.text_error->code, lv.layer.field, std::nullopt, lv.text_error->message});
-    if (opened && !*opened)
-        add({Severity::error, "store", opened->error().code, "", std::nullopt, opened->error().message});
-    else if (opened)
+    if (opened && *opened) {
         for (const Diagnostic& d : (*opened)->diagnostics)
             if (d.format == "store") add(d);
+        return check;
+    }
+    for (Diagnostic& d : view_findings(view)) add(std::move(d));
+    if (opened) add({Severity::error, "store", opened->error().code, "", std::nullopt, opened->error().message});
     return check;
 }
 
@@ -502,10 +503,18 @@ int print_registry_manifest(const std::string& text, const StoreShowOptions& opt
     if (!registry) return fail(text, registry.error());
     const ManifestView view = view_registry_model(*reference, *registry);
     // As for a store's model: a GGUF model's header is read for the summary, a tensor-blob model's
-    // blobs only with --tensors.
+    // blobs only with --tensors. The model opens from the manifest and view fetched above, as
+    // every command opens it; after the registry failed the view's fetches, it is not opened
+    // (its blobs are not asked for) and the view's errors are the reasons.
     std::optional<Result<Model>> opened;
-    // After the registry failed the view's fetches, the model's blobs are not asked for.
-    if ((options.tensors || view.format == "gguf") && !view_transport_failure(view)) opened = open_registry_model(*reference, *registry);
+    if ((options.tensors || view.format == "gguf") && !view_transport_failure(view)) {
+        Target target;
+        target.kind = TargetKind::registry_model;
+        target.text = text;
+        target.registry = reference->base;
+        target.name = reference->name;
+        opened = open_registry_target(target, *registry, view);
+    }
     ShownManifest shown{reference->name, &view, registry_check(reference->name, view, opened), std::move(opened), nullptr};
     return print_shown_manifest(shown, options);
 }

@@ -183,6 +183,12 @@ TEST_CASE("check of a registry's model whose config is not JSON is rejected as t
         CHECK((run.out + run.err).find("E_CONFIG_JSON") != std::string::npos);
     }
     CHECK(test::run_mlens({"show", "ollama://tiny-llama:q4_0"}).exit_status == 1);
+    // show names the config's error once, whether the model was opened (a GGUF's header) or not.
+    const test::CliRun shown = test::run_mlens({"show", "ollama://tiny-llama:q4_0", "--json"});
+    const nlohmann::json out = nlohmann::json::parse(shown.out);
+    REQUIRE(out["diagnostics"].size() == 1);
+    CHECK(out["diagnostics"][0]["code"] == "E_CONFIG_JSON");
+    CHECK(out["reason"].get<std::string>().find("more)") == std::string::npos);
 }
 
 TEST_CASE("verify of a manifest that names no weights is no model and fetches no blob", "[remote][ollama][verify]") {

@@ -459,3 +459,28 @@ TEST_CASE("show of a registry's model whose text layer or config says another si
         CHECK(run.err.find("E_SIZE_MISMATCH " + field + ": the layer says ") != std::string::npos);
     }
 }
+
+TEST_CASE("show of a registry's model asks for its manifest once and for each config and text blob once", "[remote][cli][ollama]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    const std::string store = kDemo + "/ollama-store";
+    test::serve_store_as_registry(registry, store);
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    const std::vector<uint8_t> bytes = test::read_whole_file(store + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0");
+    const nlohmann::json manifest = nlohmann::json::parse(bytes.begin(), bytes.end());
+    std::vector<std::string> text_blobs = {manifest["config"]["digest"]};
+    for (const auto& layer : manifest["layers"])
+        if (layer["mediaType"] != "application/vnd.ollama.image.model") text_blobs.push_back(layer["digest"]);
+    REQUIRE(text_blobs.size() == 5);
+    for (const auto& args : std::vector<std::vector<std::string>>{{"show", "ollama://tiny-llama:q4_0"},
+                                                                  {"show", "ollama://tiny-llama:q4_0", "--tensors", "--json"}}) {
+        registry.clear_log();
+        const test::CliRun run = test::run_mlens(args);
+        INFO(args.size() << "\n" << run.err);
+        CHECK(run.exit_status == 0);
+        std::map<std::string, size_t> asked;
+        for (const test::LoggedRequest& r : registry.log()) ++asked[r.target];
+        CHECK(asked["/v2/library/tiny-llama/manifests/q4_0"] == 1);
+        for (const std::string& digest : text_blobs) CHECK(asked["/v2/library/tiny-llama/blobs/" + digest] == 1);
+    }
+}

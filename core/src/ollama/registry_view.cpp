@@ -88,13 +88,15 @@ ManifestView view_registry_model(const RegistryReference& reference, const Regis
     return view;
 }
 
-void add_view_findings(const ManifestView& view, Model& model) {
+std::vector<Diagnostic> view_findings(const ManifestView& view) {
+    std::vector<Diagnostic> findings;
     auto add = [&](const Error& e, const std::string& field) {
-        model.diagnostics.push_back({Severity::error, "store", e.code, field, std::nullopt, e.message});
+        findings.push_back({Severity::error, "store", e.code, field, std::nullopt, e.message});
     };
     if (view.config_error) add(*view.config_error, view.config_error->field.empty() ? "config" : view.config_error->field);
     for (const LayerView& lv : view.layers)
         if (lv.text_error) add(*lv.text_error, lv.layer.field);
+    return findings;
 }
 
 std::optional<Error> view_transport_failure(const ManifestView& view) {

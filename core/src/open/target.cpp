@@ -305,7 +305,11 @@ Result<Model> open_target(const Target& target, JobContext* job) {
 Result<Model> open_registry_target(const Target& target, const RegistryManifest& registry, const ManifestView& view, JobContext* job) {
     if (std::optional<Error> failed = view_transport_failure(view)) return *failed;
     auto model = open_registry_model({target.registry, target.name}, registry, job);
-    if (model) add_view_findings(view, *model);
+    // The view was read before the blobs: its findings come first, as `show` lists them.
+    if (model) {
+        const std::vector<Diagnostic> findings = view_findings(view);
+        model->diagnostics.insert(model->diagnostics.begin(), findings.begin(), findings.end());
+    }
     return finish_open(std::move(model));
 }
 

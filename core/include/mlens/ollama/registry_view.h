@@ -16,10 +16,11 @@
 //    config not parsed). After a blob fails with a transport error, the others are not asked for
 //    (TransferBatch, http_client.h).
 //  - Model and tensor blobs are not fetched here: open_registry_model reads them by range.
-//  - add_view_findings adds the view's config_error and each text layer's text_error to a model
-//    opened from the same manifest, as diagnostics (format "store", error, the layer's field), as
-//    a store model's open adds its store check's findings about the layers it did not read: the
-//    open of a registry's model then gives the verdict `show` gives.
+//  - view_findings are the view's config_error and each text layer's text_error as diagnostics
+//    (format "store", error, the layer's field: "config" for a config error that names none), in
+//    that order. A model opened from the same manifest gets them as a store model's open gets its
+//    store check's findings about the layers it did not read (open_registry_target, target.h):
+//    the open of a registry's model then gives the verdict `show` gives.
 //  - view_transport_failure is the first of the view's errors that is the registry's or the
 //    network's (is_transport_failure, http_client.h): after it, the model's blobs are not asked
 //    for either, each of which would cost its own stall time and retries.
@@ -27,6 +28,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "mlens/job.h"
 #include "mlens/ollama/manifest_view.h"
@@ -38,7 +40,7 @@ namespace mlens {
 ManifestView view_registry_model(const RegistryReference& reference, const RegistryManifest& registry, JobContext* job = nullptr,
                                  uint64_t text_bytes = kMaxTextBlobBytes);
 
-void add_view_findings(const ManifestView& view, Model& model);
+std::vector<Diagnostic> view_findings(const ManifestView& view);
 
 std::optional<Error> view_transport_failure(const ManifestView& view);
 

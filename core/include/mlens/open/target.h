@@ -82,8 +82,8 @@ Target resolve(const std::string& text);
 Result<Model> open_target(const Target& target, JobContext* job = nullptr);
 // A registry model (TargetKind::registry_model) opened as open_target opens it, from its manifest
 // already fetched (fetch_registry_manifest) and its view (view_registry_model, whose config and
-// text layer errors join the model's diagnostics, add_view_findings): the registry is not asked
-// for either again. After the view met a transport failure (view_transport_failure), the open
+// text layer errors lead the model's diagnostics, view_findings): the registry is not asked for
+// either again. After the view met a transport failure (view_transport_failure), the open
 // fails with it and asks for no blob.
 Result<Model> open_registry_target(const Target& target, const RegistryManifest& registry, const ManifestView& view,
                                    JobContext* job = nullptr);
