@@ -123,7 +123,7 @@ TEST_CASE("the Ollama panel of a registry's model shows its manifest, config and
     REQUIRE(v.config.has_value());
     CHECK(v.config->file_type == "Q4_0");
     REQUIRE(v.layers.size() == 5);
-    REQUIRE(v.layers[1].text.has_value());
+    REQUIRE(v.layers[1].text);
     CHECK(v.layers[1].text->text.starts_with("{{- if .System }}"));
     CHECK(v.layers[2].text->text == "You are a tiny demo model.");
     // The manifest was asked for once, for the model and the view alike.

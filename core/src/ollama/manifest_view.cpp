@@ -44,13 +44,13 @@ Result<ManifestView> view_manifest(const Store& store, const ModelName& name, ui
     }
     const Manifest& m = view.stored.manifest;
     auto resolve = [&](const ManifestLayer& layer) {
-        LayerView lv{layer, std::nullopt, std::nullopt, std::nullopt};
+        LayerView lv{layer, std::nullopt, nullptr, std::nullopt};
         if (!layer.blob || layer.kind == LayerKind::unknown) return lv;
         lv.blob = store.find_blob(*layer.blob);
         if (layer_is_text(layer.kind) && lv.blob->found()) {
             auto text = read_text_blob(store, *lv.blob, text_bytes);
             if (text)
-                lv.text = std::move(*text);
+                lv.text = std::make_shared<const TextBlob>(std::move(*text));
             else
                 lv.text_error = text.error();
         }

@@ -1,6 +1,8 @@
 #include "mlens/ollama/registry_view.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <vector>
 
 #include "mlens/io/source_read_error.h"
@@ -23,10 +25,17 @@ Result<TextBlob> fetch_text_blob(const RegistryManifest& registry, const Manifes
     return blob;
 }
 
+// A text layer the view has no room left for.
+Error budget_error(const ManifestLayer& layer, uint64_t held, uint64_t budget) {
+    return Error{ErrorCode::E_TOO_LARGE, layer.field, std::nullopt,
+                 "not fetched: the text layers before it hold " + std::to_string(held) + " bytes of the " + std::to_string(budget) +
+                     " all text layers may hold (max_registry_text_bytes)"};
+}
+
 }  // namespace
 
-ManifestView view_registry_model(const RegistryReference& reference, const RegistryManifest& registry, JobContext* job,
-                                 uint64_t text_bytes) {
+ManifestView view_registry_model(const RegistryReference& reference, const RegistryManifest& registry, JobContext* job, uint64_t text_bytes,
+                                 uint64_t text_budget) {
     ManifestView view;
     view.stored.found = true;
     view.stored.ref.name = reference.name;
@@ -49,19 +58,39 @@ ManifestView view_registry_model(const RegistryReference& reference, const Regis
         return Error{ErrorCode::E_SIZE_MISMATCH, layer.field + ".size", std::nullopt,
                      "the layer says " + std::to_string(layer.size) + " bytes; the registry's blob has " + std::to_string(size)};
     };
+    // Each distinct blob is fetched once and held once, however many layers name it; what the
+    // view holds of them all stays within text_budget.
+    std::map<std::string, Result<std::shared_ptr<const TextBlob>>> texts;  // by digest
+    uint64_t held = 0;
+    auto text_of = [&](const ManifestLayer& layer) -> Result<std::shared_ptr<const TextBlob>> {
+        if (auto known = texts.find(layer.blob->hex); known != texts.end()) return known->second;
+        const uint64_t left = text_budget - held;
+        Result<std::shared_ptr<const TextBlob>> text = budget_error(layer, held, text_budget);
+        if (std::min(layer.has_size ? layer.size : text_bytes, text_bytes) <= left) {
+            auto fetched = fetch(layer, std::min(text_bytes, left));
+            if (fetched) {
+                held += fetched->text.size();
+                text = std::make_shared<const TextBlob>(std::move(*fetched));
+            } else {
+                text = fetched.error();
+            }
+        }
+        texts.emplace(layer.blob->hex, text);
+        return text;
+    };
     auto text_layer = [&](const ManifestLayer& layer) {
-        LayerView lv{layer, std::nullopt, std::nullopt, std::nullopt};
+        LayerView lv{layer, std::nullopt, nullptr, std::nullopt};
         if (!layer.blob || !layer_is_text(layer.kind)) return lv;
-        auto text = fetch(layer, text_bytes);
+        auto text = text_of(layer);
         if (text) {
-            lv.text_error = size_error(layer, text->size);
+            lv.text_error = size_error(layer, (*text)->size);
             lv.text = std::move(*text);
         } else {
             lv.text_error = text.error();
         }
         return lv;
     };
-    if (m.has_config) view.config_layer = LayerView{m.config, std::nullopt, std::nullopt, std::nullopt};
+    if (m.has_config) view.config_layer = LayerView{m.config, std::nullopt, nullptr, std::nullopt};
     for (const ManifestLayer& layer : m.layers) view.layers.push_back(text_layer(layer));
     if (!m.has_config) {
         view.config_error = Error{ErrorCode::E_CONFIG_MISSING, "config", std::nullopt, "the manifest has no config"};

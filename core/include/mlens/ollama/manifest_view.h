@@ -16,6 +16,7 @@
 //    tensor layers mean safetensors and model layers gguf; "" when nothing tells.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,7 +30,7 @@ namespace mlens {
 struct LayerView {
     ManifestLayer layer;
     std::optional<BlobLookup> blob;  // unset when the digest failed the grammar
-    std::optional<TextBlob> text;  // text layers whose blob was readable
+    std::shared_ptr<const TextBlob> text;  // text layers whose blob was readable (a registry view shares one per blob)
     std::optional<Error> text_error;
 };
 
