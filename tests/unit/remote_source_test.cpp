@@ -4,15 +4,20 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstring>
 #include <set>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "build_paths.h"
 #include "large_gguf.h"
 #include "loopback_server.h"
+#include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/registry_model.h"
 #include "mlens/open/target.h"
 #include "mlens/remote/remote_source.h"
+#include "safetensors_builder.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -527,4 +532,58 @@ TEST_CASE("an answer that starts at another byte than asked fails the open with 
     CHECK(server.log().size() == requests);
     CHECK((*source)->read(100, 16, part));  // held since the open
     CHECK(std::equal(part, part + 16, bytes.begin() + 100));
+}
+
+TEST_CASE("a registry's model of many tensor blobs holds few of them open and opens one again when it is read", "[remote][ollama]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer registry;
+    nlohmann::json layers = nlohmann::json::array();
+    std::vector<std::string> paths;
+    const size_t blobs = kOpenRegistryBlobs + 4;
+    for (size_t i = 0; i < blobs; ++i) {
+        const std::vector<float> values(4, static_cast<float>(i));
+        std::vector<uint8_t> data(sizeof(float) * values.size());
+        std::memcpy(data.data(), values.data(), data.size());
+        test::SafetensorsBuilder builder;
+        builder.tensor("blk." + std::to_string(i) + ".w", "F32", "[4]", data);
+        const std::vector<uint8_t> bytes = builder.bytes();
+        const std::string digest = "sha256:" + sha256_hex_digest(as_text(bytes));
+        paths.push_back("/v2/library/many/blobs/" + digest);
+        registry.serve(paths.back(), as_text(bytes));
+        layers.push_back({{"mediaType", "application/vnd.ollama.image.tensor"},
+                          {"digest", digest},
+                          {"size", bytes.size()},
+                          {"name", "blk." + std::to_string(i) + ".w"}});
+    }
+    const std::string config = R"({"model_format":"safetensors","model_family":"llama"})";
+    const std::string config_digest = "sha256:" + sha256_hex_digest(config);
+    registry.serve("/v2/library/many/blobs/" + config_digest, config);
+    const nlohmann::json manifest = {
+        {"schemaVersion", 2},
+        {"mediaType", "application/vnd.docker.distribution.manifest.v2+json"},
+        {"config", {{"mediaType", "application/vnd.docker.container.image.v1+json"}, {"digest", config_digest}, {"size", config.size()}}},
+        {"layers", layers}};
+    registry.serve("/v2/library/many/manifests/latest", manifest.dump());
+    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    auto model = open_target(resolve("ollama://many"));
+    REQUIRE(model);
+    CHECK(model->error_count() == 0);
+    REQUIRE(model->tensors.size() == blobs);
+    auto value_of = [&](size_t blob) {
+        const TensorInfo* t = model->find_tensor("blk." + std::to_string(blob) + ".w");
+        REQUIRE(t);
+        float value = -1;
+        REQUIRE(model->read_tensor_bytes(static_cast<size_t>(t - model->tensors.data()), 0, sizeof value, &value));
+        return value;
+    };
+    // The blob opened last is still held: its bytes are read without asking the registry.
+    registry.clear_log();
+    CHECK(value_of(blobs - 1) == static_cast<float>(blobs - 1));
+    CHECK(registry.log().empty());
+    // The first was let go: reading it opens it again, once, and its bytes are the same.
+    CHECK(value_of(0) == 0.0f);
+    CHECK(value_of(0) == 0.0f);
+    const std::vector<test::LoggedRequest> log = registry.log();
+    REQUIRE(log.size() == 1);
+    CHECK(log[0].target == paths[0]);
 }

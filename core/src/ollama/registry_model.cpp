@@ -12,6 +12,7 @@
 #include "mlens/remote/remote_source.h"
 #include "mlens/remote/source_opener.h"
 #include "mlens/text/escape.h"
+#include "registry_blob_pool.h"
 
 namespace mlens {
 
@@ -147,12 +148,14 @@ Result<Model> open_registry_model(const RegistryReference& ref, const RegistryMa
     // After a blob the registry could not deliver (the network, a server error), the others are
     // not asked for: each would cost its own stall time and retries.
     TransferBatch blobs("blob");
+    const std::shared_ptr<RegistryBlobPool> pool = make_registry_blob_pool(kOpenRegistryBlobs);
     auto open_blob = [&](Model& model, const ManifestLayer& layer) -> std::optional<ByteSourcePtr> {
         if (const std::optional<Error> skipped = blobs.skipped()) {
             fail_layer(model, layer, *skipped);
             return std::nullopt;
         }
-        auto source = open_remote(registry.blob_url(*layer.blob), registry.blob_options, job);
+        const std::string url = registry.blob_url(*layer.blob);
+        auto source = open_remote(url, registry.blob_options, job);
         if (!source) {
             blobs.note(source.error());
             fail_layer(model, layer, source.error());
@@ -162,7 +165,7 @@ Result<Model> open_registry_model(const RegistryReference& ref, const RegistryMa
             model.diagnostics.push_back({Severity::error, "store", ErrorCode::E_SIZE_MISMATCH, layer.field + ".size", std::nullopt,
                                          "the layer says " + std::to_string(layer.size) + " bytes; the registry's blob has " +
                                              std::to_string((*source)->size())});
-        return *source;
+        return pooled_blob(pool, url, registry.blob_options, std::move(*source));
     };
     std::vector<const ManifestLayer*> read;
     return open_manifest_model("ollama://" + ref.name.display(), registry.manifest, open_blob, read, job);

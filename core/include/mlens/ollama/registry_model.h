@@ -25,7 +25,10 @@
 //    opened with open_remote (its first bytes fetched, the rest by range, the cache of
 //    range_cache.h), its size checked against the layer's (E_SIZE_MISMATCH). Nothing is hashed: a
 //    blob read by ranges is never whole (registry_verify.h reads and hashes every blob).
-//  - Blob files are named by their URL as shown (display_url) in the Model.
+//  - Blob files are named by their URL as shown (display_url) in the Model. The Model holds at
+//    most kOpenRegistryBlobs of its blobs' remote sources at once, those read last; another is
+//    opened again when it is read (src/ollama/registry_blob_pool.h), so that a model of many
+//    tensor blobs does not hold every blob's first fetch.
 #pragma once
 
 #include <string>
@@ -38,6 +41,8 @@
 #include "mlens/remote/remote_source.h"
 
 namespace mlens {
+
+constexpr size_t kOpenRegistryBlobs = 8;  // remote sources a registry's Model holds at once
 
 struct RegistryReference {
     std::string base;  // "https://registry.ollama.ai"
