@@ -3,13 +3,12 @@
 // registry's model verifies its blobs in the Health panel.
 #include <catch2/catch.hpp>
 
-#include <optional>
-
 #include "build_paths.h"
 #include "headless.h"
 #include "loopback_server.h"
 #include "panels/health_panel.h"
 #include "panels/registry_panel.h"
+#include "registry_fixture.h"
 #include "test_paths.h"
 #include "workspace_harness.h"
 
@@ -47,27 +46,20 @@ namespace {
 
 // The demo store served as a registry, its model blob of tiny-llama:q4_0 with one byte changed
 // when `tampered`; the workspace opens ollama://tiny-llama:q4_0 from it.
-struct RegistryFixture {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    std::optional<test::ScopedEnv> address;
+struct RegistryWorkspace : test::RegistryFixture {
     test::WorkspaceHarness h;
 
-    explicit RegistryFixture(bool tampered) {
-        const std::string store = std::string(MLENS_DEMO_DIR) + "/ollama-store";
-        test::serve_store_as_registry(registry, store);
-        if (tampered) {
-            const std::string digest = "a407bde6efaf23aedfa5099f27b86ef35d364fe284dfb85c7d1826e2a3d14180";
-            std::vector<uint8_t> bytes = test::read_whole_file(store + "/blobs/sha256-" + digest);
-            bytes[bytes.size() / 2] ^= 0x01;
-            registry.serve("/v2/library/tiny-llama/blobs/sha256:" + digest, std::string(bytes.begin(), bytes.end()));
-        }
-        address.emplace("OLLAMA_REGISTRY", registry.base_url());
+    explicit RegistryWorkspace(bool tampered) {
+        if (!tampered) return;
+        const std::string digest = "a407bde6efaf23aedfa5099f27b86ef35d364fe284dfb85c7d1826e2a3d14180";
+        std::vector<uint8_t> bytes = test::read_whole_file(store + "/blobs/sha256-" + digest);
+        bytes[bytes.size() / 2] ^= 0x01;
+        registry.serve("/v2/library/tiny-llama/blobs/sha256:" + digest, std::string(bytes.begin(), bytes.end()));
     }
 };
 
 // Draws the Health panel until its blob verification has ended.
-void verify_blobs(RegistryFixture& f, Document& doc, HealthPanel& panel) {
+void verify_blobs(RegistryWorkspace& f, Document& doc, HealthPanel& panel) {
     PanelContext ctx = f.h.context_of(doc);
     REQUIRE(panel.accept_link(kVerifyBlobsLink, doc));
     for (int i = 0; i < 4; ++i) {
@@ -80,7 +72,7 @@ void verify_blobs(RegistryFixture& f, Document& doc, HealthPanel& panel) {
 }  // namespace
 
 TEST_CASE("the Health panel of a registry's model verifies its blobs on request, as mlens verify does", "[gui][remote][verify]") {
-    RegistryFixture f(false);
+    RegistryWorkspace f(false);
     Document& doc = f.h.open_ready("ollama://tiny-llama:q4_0");
     HealthPanel panel;
     PanelContext ctx = f.h.context_of(doc);
@@ -95,7 +87,7 @@ TEST_CASE("the Health panel of a registry's model verifies its blobs on request,
 }
 
 TEST_CASE("a registry blob served with other bytes is the Health panel's mismatch and counts in its badge", "[gui][remote][verify]") {
-    RegistryFixture f(true);
+    RegistryWorkspace f(true);
     Document& doc = f.h.open_ready("ollama://tiny-llama:q4_0");
     HealthPanel panel;
     verify_blobs(f, doc, panel);
@@ -114,7 +106,7 @@ TEST_CASE("only a registry's model takes the link that verifies blobs", "[gui][r
 }
 
 TEST_CASE("the Ollama panel of a registry's model shows its manifest, config and text layers, fetched with the open", "[gui][remote]") {
-    RegistryFixture f(false);
+    RegistryWorkspace f(false);
     Document& doc = f.h.open_ready("ollama://tiny-llama:q4_0");
     REQUIRE(doc.registry() != nullptr);
     const ManifestView& v = *doc.registry();

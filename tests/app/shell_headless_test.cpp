@@ -23,6 +23,7 @@ using mlens::test::TempDir;
 namespace {
 
 struct ShellHarness {
+    TempDir fixture_dir;  // where open_fixture writes the fixture model, kept past the shell
     HeadlessImGui imgui;
     Settings settings;
     JobRunner jobs;
@@ -39,6 +40,11 @@ struct ShellHarness {
         Document* doc = shell.workspace().active();
         REQUIRE(doc != nullptr);
         return *doc;
+    }
+    // Writes the fixture model (gui_fixture.h) and opens it.
+    Document& open_fixture() {
+        REQUIRE(test::write_gui_fixture(fixture_dir.file("fixture.gguf")));
+        return open(fixture_dir.file("fixture.gguf"));
     }
     void every_panel(Document& doc) {
         for (const PanelInfo& p : panel_registry()) {
@@ -58,10 +64,8 @@ size_t key_index(const Model& m, const std::string& key) {
 }  // namespace
 
 TEST_CASE("every panel draws the fixture document with every kind of selection") {
-    TempDir dir;
-    REQUIRE(test::write_gui_fixture(dir.file("fixture.gguf")));
     ShellHarness h;
-    Document& doc = h.open(dir.file("fixture.gguf"));
+    Document& doc = h.open_fixture();
     REQUIRE(doc.ready());
     const Model& m = *doc.model();
     CHECK(m.tensors.size() == 17);
@@ -295,10 +299,8 @@ TEST_CASE("side panes collapse to strips and the center takes the width pane_lay
 }
 
 TEST_CASE("links reach the panel that accepts them, which the shell brings forward") {
-    TempDir dir;
-    REQUIRE(test::write_gui_fixture(dir.file("fixture.gguf")));
     ShellHarness h;
-    Document& doc = h.open(dir.file("fixture.gguf"));
+    Document& doc = h.open_fixture();
     const Model& m = *doc.model();
     REQUIRE_FALSE(m.tensors.empty());
     const size_t last = m.tensors.size() - 1;
@@ -333,10 +335,8 @@ TEST_CASE("a remote range cache that cannot be made is said in the status bar, o
 }
 
 TEST_CASE("a center tab cut to fit names its whole title and what it shows on hover") {
-    TempDir dir;
-    REQUIRE(test::write_gui_fixture(dir.file("fixture.gguf")));
     ShellHarness h;
-    Document& doc = h.open(dir.file("fixture.gguf"));
+    Document& doc = h.open_fixture();
     REQUIRE(doc.ready());
     // The center tab bar: the one with the most tabs.
     const ImGuiTabBar* center = nullptr;

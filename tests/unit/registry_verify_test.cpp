@@ -14,6 +14,7 @@
 #include "mlens/ollama/registry_verify.h"
 #include "mlens/remote/range_cache.h"
 #include "mlens/remote/remote_source.h"
+#include "registry_fixture.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -51,8 +52,8 @@ std::vector<uint8_t> pattern(size_t n) {
     return bytes;
 }
 
-RegistryReference reference(const test::LoopbackServer& registry, const std::string& text) {
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+// `text` of the registry OLLAMA_REGISTRY names.
+RegistryReference reference(const std::string& text) {
     auto parsed = parse_registry_reference(text);
     REQUIRE(parsed);
     return *parsed;
@@ -93,11 +94,8 @@ TEST_CASE("sha256_source hashes a source in reads of 4 MiB and names the failure
 }
 
 TEST_CASE("a registry's model verifies where it lives: every blob fetched whole behind the token and hashed", "[remote][ollama][verify]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    registry.require_bearer("registry-token-3");
-    test::serve_store_as_registry(registry, kStore);
-    auto verified = verify_registry_model(reference(registry, "tiny-llama:q4_0"));
+    const test::RegistryFixture served("registry-token-3");
+    auto verified = verify_registry_model(reference("tiny-llama:q4_0"));
     REQUIRE(verified);
     CHECK(verified->ok());
     CHECK(verified->mismatched() == 0);
@@ -105,18 +103,16 @@ TEST_CASE("a registry's model verifies where it lives: every blob fetched whole 
     CHECK(verified->blobs[0].field == "config");
     CHECK(verified->bytes_hashed == 3086062);  // the manifest's total
     for (const RegistryBlobCheck& blob : verified->blobs) CHECK(blob.actual == blob.digest);
-    CHECK(verified->manifest_digest ==
-          "sha256:" + sha256_hex_digest(file_text(kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0")));
+    CHECK(verified->manifest_digest == "sha256:" + sha256_hex_digest(served.manifest_text("library/tiny-llama/q4_0")));
 }
 
 TEST_CASE("a registry blob served with other bytes is the one mismatch, named with both digests", "[remote][ollama][verify]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    test::serve_store_as_registry(registry, kStore);
+    test::RegistryFixture served;
+    test::LoopbackServer& registry = served.registry;
     auto [path, bytes] = model_blob();
     bytes[bytes.size() / 2] ^= 0x01;
     registry.serve(path, bytes);
-    auto verified = verify_registry_model(reference(registry, "tiny-llama:q4_0"));
+    auto verified = verify_registry_model(reference("tiny-llama:q4_0"));
     REQUIRE(verified);
     CHECK_FALSE(verified->ok());
     CHECK(verified->mismatched() == 1);
@@ -129,7 +125,6 @@ TEST_CASE("a registry blob served with other bytes is the one mismatch, named wi
     CHECK(e.message == "expected " + verified->blobs[1].digest + " actual sha256:" + sha256_hex_digest(bytes));
 
     // The command: the MISMATCH row, the diagnostic on stderr, exit 1.
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
     const test::CliRun run = test::run_mlens({"verify", "ollama://tiny-llama:q4_0"});
     CHECK(run.exit_status == 1);
     CHECK(run.out.find("model     sha256:a407bde6efaf…  3.09 MB  MISMATCH") != std::string::npos);
@@ -139,12 +134,10 @@ TEST_CASE("a registry blob served with other bytes is the one mismatch, named wi
 
 TEST_CASE("verify hashes what the registry serves now, never cached ranges, and drops a blob that failed from the cache",
           "[remote][ollama][verify]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    test::serve_store_as_registry(registry, kStore);
+    test::RegistryFixture served;
+    test::LoopbackServer& registry = served.registry;
     auto [path, bytes] = model_blob();
     registry.set_validators(path, "\"same\"", "", "");
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
     // A read of the model keeps its blob's ranges in the cache.
     REQUIRE(test::run_mlens({"info", "ollama://tiny-llama:q4_0"}).exit_status == 0);
     const std::shared_ptr<RangeCache> ranges = RangeCache::open();
@@ -168,14 +161,12 @@ TEST_CASE("verify hashes what the registry serves now, never cached ranges, and 
 }
 
 TEST_CASE("check of a registry's model whose config is not JSON is rejected as the same model in a store is", "[remote][ollama][verify]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    test::serve_store_as_registry(registry, kStore);
-    const nlohmann::json manifest = nlohmann::json::parse(file_text(kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0"));
+    test::RegistryFixture served;
+    test::LoopbackServer& registry = served.registry;
+    const nlohmann::json manifest = nlohmann::json::parse(served.manifest_text("library/tiny-llama/q4_0"));
     const std::string digest = manifest["config"]["digest"];
     // As long as the config it replaces: no size to blame, only its content.
     registry.serve("/v2/library/tiny-llama/blobs/" + digest, std::string(manifest["config"]["size"].get<size_t>(), '{'));
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
     for (const char* command : {"check", "info"}) {
         INFO(command);
         const test::CliRun run = test::run_mlens({command, "ollama://tiny-llama:q4_0"});
@@ -192,27 +183,24 @@ TEST_CASE("check of a registry's model whose config is not JSON is rejected as t
 }
 
 TEST_CASE("verify of a manifest that names no weights is no model and fetches no blob", "[remote][ollama][verify]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    test::serve_store_as_registry(registry, kStore);
-    nlohmann::json manifest = nlohmann::json::parse(file_text(kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0"));
+    test::RegistryFixture served;
+    test::LoopbackServer& registry = served.registry;
+    nlohmann::json manifest = nlohmann::json::parse(served.manifest_text("library/tiny-llama/q4_0"));
     nlohmann::json texts = nlohmann::json::array();
     for (const auto& layer : manifest["layers"])
         if (layer["mediaType"] != "application/vnd.ollama.image.model") texts.push_back(layer);
     manifest["layers"] = texts;
     registry.serve("/v2/library/tiny-llama/manifests/texts", manifest.dump());
     registry.clear_log();
-    auto verified = verify_registry_model(reference(registry, "tiny-llama:texts"));
+    auto verified = verify_registry_model(reference("tiny-llama:texts"));
     REQUIRE_FALSE(verified);
     CHECK(verified.error().code == ErrorCode::E_NO_MODEL_LAYER);
     for (const test::LoggedRequest& r : registry.log()) CHECK(r.target.find("/blobs/") == std::string::npos);
 }
 
 TEST_CASE("verify asks for no blob past the download limit, and for none after the registry failed one", "[remote][ollama][verify]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    test::serve_store_as_registry(registry, kStore);
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    test::RegistryFixture served;
+    test::LoopbackServer& registry = served.registry;
     const test::CliRun limited = test::run_mlens({"--max-download", "1M", "verify", "ollama://tiny-llama:q4_0"});
     CHECK(limited.exit_status == 1);
     CHECK(limited.err.find("E_DOWNLOAD_LIMIT") != std::string::npos);
@@ -236,10 +224,7 @@ TEST_CASE("verify asks for no blob past the download limit, and for none after t
 }
 
 TEST_CASE("check of a store or registry model says its blob digests were not verified, and by what", "[remote][ollama][verify]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    test::serve_store_as_registry(registry, kStore);
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    test::RegistryFixture served;
     test::ScopedEnv wide("COLUMNS", std::string("200"));
     const test::CliRun remote = test::run_mlens({"check", "ollama://tiny-llama:q4_0"});
     CHECK(remote.exit_status == 0);

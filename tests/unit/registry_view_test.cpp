@@ -5,29 +5,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "build_paths.h"
-#include "loopback_server.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/registry_view.h"
-#include "test_paths.h"
+#include "registry_fixture.h"
 
 using namespace mlens;
 
 namespace {
 
-const std::string kStore = std::string(MLENS_DEMO_DIR) + "/ollama-store";
-
 // The demo store served as a registry, with the manifest of tiny-llama:q4_0 to add layers to.
-struct ServedStore {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    nlohmann::json manifest;
-
-    ServedStore() {
-        test::serve_store_as_registry(registry, kStore);
-        const std::vector<uint8_t> bytes = test::read_whole_file(kStore + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0");
-        manifest = nlohmann::json::parse(bytes.begin(), bytes.end());
-    }
+struct ServedStore : test::RegistryFixture {
+    nlohmann::json manifest = nlohmann::json::parse(manifest_text("library/tiny-llama/q4_0"));
 
     // Serves `text` as a blob of the model and gives a system layer naming it, of `size` bytes.
     nlohmann::json text_layer(const std::string& text, size_t size) {

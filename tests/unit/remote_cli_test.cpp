@@ -15,8 +15,9 @@
 #include "cli_runner.h"
 #include "large_gguf.h"
 #include "loopback_server.h"
-#include "model_fixture.h"
 #include "mlens/open/target.h"
+#include "model_fixture.h"
+#include "registry_fixture.h"
 #include "safetensors_builder.h"
 #include "split_shards.h"
 #include "test_paths.h"
@@ -106,15 +107,12 @@ TEST_CASE("stats of one remote tensor fetches the header and that tensor only", 
 }
 
 TEST_CASE("info, kv, tensors and dump of every demo store model print the same from a registry as from the store", "[remote][cli][ollama]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    registry.require_bearer("registry-token-2");
-    const std::string store = kDemo + "/ollama-store";
-    const std::vector<std::string> models = test::serve_store_as_registry(registry, store);
+    const test::RegistryFixture served("registry-token-2");
+    const std::string& store = served.store;
+    const std::vector<std::string>& models = served.models;
     REQUIRE(models.size() == 6);
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
     for (const std::string& model : models) {
-        const std::string repository = registry.base_url() + "/v2/" + model.substr(0, model.find(':'));
+        const std::string repository = served.registry.base_url() + "/v2/" + model.substr(0, model.find(':'));
         for (const auto& command : std::vector<std::vector<std::string>>{{"info"}, {"kv", "--json"}, {"tensors"}, {"dump", "--json"}}) {
             const auto [a, b] = run_both(command, store + "/" + model, "ollama://" + model);
             // What differs is where the blobs are: the store's files, the registry's URLs.
@@ -381,13 +379,10 @@ TEST_CASE("a range cache folder that cannot be made is said once, and the comman
 }
 
 TEST_CASE("show of every demo store model gives the same summary, config, layers, texts and tensors from a registry", "[remote][cli][ollama]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    registry.require_bearer("registry-token-4");
-    const std::string store = kDemo + "/ollama-store";
-    const std::vector<std::string> models = test::serve_store_as_registry(registry, store);
+    const test::RegistryFixture served("registry-token-4");
+    const std::string& store = served.store;
+    const std::vector<std::string>& models = served.models;
     REQUIRE(models.size() == 6);
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
     for (const std::string& model : models) {
         INFO(model);
         const nlohmann::json local = test::run_mlens_json({"show", store + "/" + model, "--tensors", "--json"});
@@ -397,7 +392,7 @@ TEST_CASE("show of every demo store model gives the same summary, config, layers
             CHECK(remote[field] == local[field]);
         // Where the two differ: the manifest is a URL with no date, a blob is no file, and a
         // registry's model has nothing to export.
-        const std::string repository = registry.base_url() + "/v2/" + model.substr(0, model.find(':'));
+        const std::string repository = served.registry.base_url() + "/v2/" + model.substr(0, model.find(':'));
         CHECK(remote["manifest"] == repository + "/manifests/" + model.substr(model.find(':') + 1));
         CHECK(remote["modified"].is_null());
         CHECK(remote["export"] == nlohmann::json::array());
@@ -411,22 +406,13 @@ TEST_CASE("show of every demo store model gives the same summary, config, layers
 }
 
 TEST_CASE("show of a registry's model whose layer size is wrong is rejected at that layer", "[remote][cli][ollama]") {
-    test::PrivateHttpCache cache;
-    test::TempDir dir;
-    test::LoopbackServer registry;
-    const std::string store = kDemo + "/ollama-store";
-    test::serve_store_as_registry(registry, store);
+    test::RegistryFixture served;
     // The manifest of tiny-llama:q4_0 with its model layer one byte longer than its blob.
-    std::string manifest;
-    {
-        const std::vector<uint8_t> bytes = test::read_whole_file(store + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0");
-        manifest.assign(bytes.begin(), bytes.end());
-    }
+    std::string manifest = served.manifest_text("library/tiny-llama/q4_0");
     const std::string size = "\"size\":3085696";
     REQUIRE(manifest.find(size) != std::string::npos);
     manifest.replace(manifest.find(size), size.size(), "\"size\":3085697");
-    registry.serve("/v2/library/tiny-llama/manifests/q4_0", manifest);
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    served.registry.serve("/v2/library/tiny-llama/manifests/q4_0", manifest);
     const test::CliRun run = test::run_mlens({"show", "ollama://tiny-llama:q4_0"});
     CHECK(run.exit_status == 1);
     CHECK(run.out.find("status          rejected: E_SIZE_MISMATCH layers[0].size\n") != std::string::npos);
@@ -435,16 +421,8 @@ TEST_CASE("show of a registry's model whose layer size is wrong is rejected at t
 }
 
 TEST_CASE("show of a registry's model whose text layer or config says another size than its blob is rejected at that layer", "[remote][cli][ollama]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    const std::string store = kDemo + "/ollama-store";
-    test::serve_store_as_registry(registry, store);
-    std::string manifest;
-    {
-        const std::vector<uint8_t> bytes = test::read_whole_file(store + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0");
-        manifest.assign(bytes.begin(), bytes.end());
-    }
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    test::RegistryFixture served;
+    const std::string manifest = served.manifest_text("library/tiny-llama/q4_0");
     // The template layer (83 bytes), then the config (148 bytes), each said to be shorter than its blob.
     for (const auto& [size, wrong, field] : {std::tuple<std::string, std::string, std::string>{"\"size\":83}", "\"size\":5}", "layers[1]"},
                                              {"\"size\":148}", "\"size\":10}", "config.size"}}) {
@@ -452,7 +430,7 @@ TEST_CASE("show of a registry's model whose text layer or config says another si
         std::string changed = manifest;
         REQUIRE(changed.find(size) != std::string::npos);
         changed.replace(changed.find(size), size.size(), wrong);
-        registry.serve("/v2/library/tiny-llama/manifests/q4_0", changed);
+        served.registry.serve("/v2/library/tiny-llama/manifests/q4_0", changed);
         const test::CliRun run = test::run_mlens({"show", "ollama://tiny-llama:q4_0"});
         CHECK(run.exit_status == 1);
         CHECK(run.out.find("status          rejected: E_SIZE_MISMATCH " + field + "\n") != std::string::npos);
@@ -461,13 +439,9 @@ TEST_CASE("show of a registry's model whose text layer or config says another si
 }
 
 TEST_CASE("show of a registry's model asks for its manifest once and for each config and text blob once", "[remote][cli][ollama]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    const std::string store = kDemo + "/ollama-store";
-    test::serve_store_as_registry(registry, store);
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
-    const std::vector<uint8_t> bytes = test::read_whole_file(store + "/manifests/registry.ollama.ai/library/tiny-llama/q4_0");
-    const nlohmann::json manifest = nlohmann::json::parse(bytes.begin(), bytes.end());
+    test::RegistryFixture served;
+    test::LoopbackServer& registry = served.registry;
+    const nlohmann::json manifest = nlohmann::json::parse(served.manifest_text("library/tiny-llama/q4_0"));
     std::vector<std::string> text_blobs = {manifest["config"]["digest"]};
     for (const auto& layer : manifest["layers"])
         if (layer["mediaType"] != "application/vnd.ollama.image.model") text_blobs.push_back(layer["digest"]);

@@ -17,6 +17,7 @@
 #include "mlens/ollama/registry_model.h"
 #include "mlens/open/target.h"
 #include "mlens/remote/remote_source.h"
+#include "registry_fixture.h"
 #include "safetensors_builder.h"
 #include "test_paths.h"
 
@@ -312,11 +313,8 @@ TEST_CASE("the cache keeps under its bound by removing the least recently used e
 }
 
 TEST_CASE("an ollama:// model opens through the registry's 401 challenge, its token, manifest and blobs", "[remote][ollama]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    registry.require_bearer("registry-token-1");
-    test::serve_store_as_registry(registry, kDemo + "/ollama-store");
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    test::RegistryFixture served("registry-token-1");
+    const test::LoopbackServer& registry = served.registry;
     const Target t = resolve("ollama://tiny-llama:q4_0");
     CHECK(t.kind == TargetKind::registry_model);
     CHECK(t.registry == registry.base_url());
@@ -344,12 +342,9 @@ TEST_CASE("an ollama:// model opens through the registry's 401 challenge, its to
 }
 
 TEST_CASE("a registry token with a line break is refused, not sent as header lines of its own", "[remote][ollama]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
     // The token endpoint's JSON is {"token": "registry-token\r\nX-Injected: 1"}.
-    registry.require_bearer("registry-token\\r\\nX-Injected: 1");
-    test::serve_store_as_registry(registry, kDemo + "/ollama-store");
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
+    test::RegistryFixture served("registry-token\\r\\nX-Injected: 1");
+    const test::LoopbackServer& registry = served.registry;
     auto reference = parse_registry_reference("tiny-llama:q4_0");
     REQUIRE(reference);
     auto manifest = fetch_registry_manifest(*reference);
@@ -362,11 +357,9 @@ TEST_CASE("a registry token with a line break is refused, not sent as header lin
 }
 
 TEST_CASE("after a blob the registry fails to deliver, no other blob is asked for", "[remote][ollama]") {
-    test::PrivateHttpCache cache;
-    test::LoopbackServer registry;
-    test::serve_store_as_registry(registry, kDemo + "/ollama-store");
+    test::RegistryFixture served;
+    test::LoopbackServer& registry = served.registry;
     registry.fail_paths_containing("/blobs/", 503);
-    test::ScopedEnv address("OLLAMA_REGISTRY", registry.base_url());
     test::ScopedEnv retry("MLENS_HTTP_RETRY_MS", std::string("10"));
     auto model = open_target(resolve("ollama://tiny-mlx:mixed"));
     // The open fails with that blob's error (or, had it gone on, a model with every layer failed).
