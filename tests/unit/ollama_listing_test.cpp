@@ -189,6 +189,39 @@ TEST_CASE("one manifest's view: config fields, blobs and text layers", "[ollama]
     CHECK(absent.error().code == ErrorCode::E_NOT_FOUND);
 }
 
+TEST_CASE("a store model's view reads a text blob its layers name many times once and holds its text layers to a budget", "[ollama]") {
+    TempDir dir;
+    OllamaStoreBuilder b(dir.path());
+    b.add_tiny();
+    const LayerSpec license = b.blob(kLicenseMediaType, std::string(3000, 'l'));
+    const LayerSpec tmpl = b.blob(kTemplateMediaType, std::string(2000, 't'));
+    const LayerSpec system = b.blob(kSystemMediaType, "be brief");
+    std::vector<LayerSpec> layers = {b.tiny_model_layer()};
+    for (int i = 0; i < 200; ++i) layers.push_back(license);
+    layers.push_back(tmpl);
+    layers.push_back(system);
+    b.write_manifest("registry.ollama.ai/library/many/v1", manifest_json(b.tiny_config_layer(), layers));
+    auto store = Store::open(b.root());
+    REQUIRE(store);
+    auto view = view_manifest(*store, *parse_model_reference("many:v1"), kMaxTextBlobBytes, 4000);
+    REQUIRE(view);
+    REQUIRE(view->layers.size() == 203);
+    // The license is read once: every layer naming it holds the same text.
+    REQUIRE(view->layers[1].text);
+    CHECK(view->layers[1].text->text.size() == 3000);
+    for (size_t i = 2; i <= 200; ++i) CHECK(view->layers[i].text == view->layers[1].text);
+    // The template would take the 4,000 bytes past what is left: not read, E_TOO_LARGE at its layer.
+    CHECK(!view->layers[201].text);
+    REQUIRE(view->layers[201].text_error);
+    CHECK(view->layers[201].text_error->code == ErrorCode::E_TOO_LARGE);
+    CHECK(view->layers[201].text_error->field == "layers[201]");
+    CHECK(view->layers[201].text_error->message ==
+          "not read: the text layers before it hold 3000 bytes of the 4000 all text layers may hold (max_view_text_bytes)");
+    // A smaller one after it still fits.
+    REQUIRE(view->layers[202].text);
+    CHECK(view->layers[202].text->text == "be brief");
+}
+
 TEST_CASE("config blobs parse every ConfigV2 field and refuse wrong types", "[ollama]") {
     const std::string text =
         "{\"model_format\":\"safetensors\",\"model_family\":\"qwen3\",\"model_families\":null,\"model_type\":\"8.0B\","

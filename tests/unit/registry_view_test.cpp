@@ -48,7 +48,7 @@ TEST_CASE("a text blob a registry's manifest names many times is fetched once an
     const nlohmann::json repeated = served.text_layer(std::string(300000, 's'), 300000);
     const size_t first = served.manifest["layers"].size();
     for (int i = 0; i < 100; ++i) served.manifest["layers"].push_back(repeated);
-    const ManifestView view = served.view(kMaxRegistryTextBytes);
+    const ManifestView view = served.view(kMaxViewTextBytes);
     CHECK(served.requests_for(repeated) == 1);
     REQUIRE(view.layers.size() == first + 100);
     REQUIRE(view.layers[first].text);
@@ -84,8 +84,8 @@ TEST_CASE("text layers past what a registry's view holds are E_TOO_LARGE at thei
         REQUIRE(view.layers[i].text_error);
         CHECK(view.layers[i].text_error->code == ErrorCode::E_TOO_LARGE);
         CHECK(view.layers[i].text_error->message ==
-              "not fetched: the text layers before it hold " + std::to_string(demo_texts + 2000) + " bytes of the " +
-                  std::to_string(demo_texts + 2500) + " all text layers may hold (max_registry_text_bytes)");
+              "not read: the text layers before it hold " + std::to_string(demo_texts + 2000) + " bytes of the " +
+                  std::to_string(demo_texts + 2500) + " all text layers may hold (max_view_text_bytes)");
     }
     CHECK(served.requests_for(a) == 1);
     CHECK(served.requests_for(c) == 0);

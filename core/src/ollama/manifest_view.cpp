@@ -1,5 +1,7 @@
 #include "mlens/ollama/manifest_view.h"
 
+#include "text_layer_holder.h"
+
 namespace mlens {
 
 Result<ModelConfig> read_model_config(const Store& store, const Manifest& manifest) {
@@ -33,7 +35,7 @@ std::string model_format(const Manifest& manifest, const ModelConfig* config) {
     return "";
 }
 
-Result<ManifestView> view_manifest(const Store& store, const ModelName& name, uint64_t text_bytes) {
+Result<ManifestView> view_manifest(const Store& store, const ModelName& name, uint64_t text_bytes, uint64_t text_budget) {
     ManifestView view;
     view.stored = store.read_manifest(name);
     if (!view.stored.found) {
@@ -43,14 +45,16 @@ Result<ManifestView> view_manifest(const Store& store, const ModelName& name, ui
         return e;
     }
     const Manifest& m = view.stored.manifest;
+    TextLayerHolder texts(text_bytes, text_budget);
     auto resolve = [&](const ManifestLayer& layer) {
         LayerView lv{layer, std::nullopt, nullptr, std::nullopt};
         if (!layer.blob || layer.kind == LayerKind::unknown) return lv;
         lv.blob = store.find_blob(*layer.blob);
         if (layer_is_text(layer.kind) && lv.blob->found()) {
-            auto text = read_text_blob(store, *lv.blob, text_bytes);
+            const BlobLookup& blob = *lv.blob;
+            auto text = texts.text_of(layer, blob.size, [&](uint64_t max_bytes) { return read_text_blob(store, blob, max_bytes); });
             if (text)
-                lv.text = std::make_shared<const TextBlob>(std::move(*text));
+                lv.text = std::move(*text);
             else
                 lv.text_error = text.error();
         }

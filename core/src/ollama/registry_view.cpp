@@ -1,13 +1,13 @@
 #include "mlens/ollama/registry_view.h"
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <vector>
 
 #include "mlens/io/source_read_error.h"
 #include "mlens/remote/http_client.h"
 #include "mlens/remote/remote_url.h"
+#include "text_layer_holder.h"
 
 namespace mlens {
 
@@ -23,13 +23,6 @@ Result<TextBlob> fetch_text_blob(const RegistryManifest& registry, const Manifes
     if (!blob.text.empty() && !(*source)->read(0, blob.text.size(), blob.text.data()))
         return source_read_error(**source, layer.field, std::nullopt, "cannot read " + std::to_string(blob.text.size()) + " bytes");
     return blob;
-}
-
-// A text layer the view has no room left for.
-Error budget_error(const ManifestLayer& layer, uint64_t held, uint64_t budget) {
-    return Error{ErrorCode::E_TOO_LARGE, layer.field, std::nullopt,
-                 "not fetched: the text layers before it hold " + std::to_string(held) + " bytes of the " + std::to_string(budget) +
-                     " all text layers may hold (max_registry_text_bytes)"};
 }
 
 }  // namespace
@@ -60,28 +53,11 @@ ManifestView view_registry_model(const RegistryReference& reference, const Regis
     };
     // Each distinct blob is fetched once and held once, however many layers name it; what the
     // view holds of them all stays within text_budget.
-    std::map<std::string, Result<std::shared_ptr<const TextBlob>>> texts;  // by digest
-    uint64_t held = 0;
-    auto text_of = [&](const ManifestLayer& layer) -> Result<std::shared_ptr<const TextBlob>> {
-        if (auto known = texts.find(layer.blob->hex); known != texts.end()) return known->second;
-        const uint64_t left = text_budget - held;
-        Result<std::shared_ptr<const TextBlob>> text = budget_error(layer, held, text_budget);
-        if (std::min(layer.has_size ? layer.size : text_bytes, text_bytes) <= left) {
-            auto fetched = fetch(layer, std::min(text_bytes, left));
-            if (fetched) {
-                held += fetched->text.size();
-                text = std::make_shared<const TextBlob>(std::move(*fetched));
-            } else {
-                text = fetched.error();
-            }
-        }
-        texts.emplace(layer.blob->hex, text);
-        return text;
-    };
+    TextLayerHolder texts(text_bytes, text_budget);
     auto text_layer = [&](const ManifestLayer& layer) {
         LayerView lv{layer, std::nullopt, nullptr, std::nullopt};
         if (!layer.blob || !layer_is_text(layer.kind)) return lv;
-        auto text = text_of(layer);
+        auto text = texts.text_of(layer, layer.has_size ? layer.size : text_bytes, [&](uint64_t max_bytes) { return fetch(layer, max_bytes); });
         if (text) {
             lv.text_error = size_error(layer, (*text)->size);
             lv.text = std::move(*text);

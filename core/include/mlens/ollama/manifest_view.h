@@ -9,7 +9,10 @@
 //    the manifest.
 //  - view_manifest reads the manifest of `name`, resolves every layer's blob (never opening one
 //    that failed the checks), parses the config and reads each text layer (template, system,
-//    params, messages, license) up to text_bytes, raw: callers escape for display. No blob is
+//    params, messages, license) up to text_bytes, raw: callers escape for display. A blob that
+//    several layers name is read once, its TextBlob shared by them; all text read stays within
+//    text_budget (kMaxViewTextBytes), a blob that would go past it is not read and its layers'
+//    text_error is E_TOO_LARGE (src/ollama/text_layer_holder.h). No blob is
 //    hashed here (verify with blob_hash.h). It fails only when the manifest is missing or
 //    cannot be read; a broken manifest is returned with its diagnostics.
 //  - model_format decides GGUF or safetensors: the config's model_format ("" is gguf), else
@@ -30,7 +33,7 @@ namespace mlens {
 struct LayerView {
     ManifestLayer layer;
     std::optional<BlobLookup> blob;  // unset when the digest failed the grammar
-    std::shared_ptr<const TextBlob> text;  // text layers whose blob was readable (a registry view shares one per blob)
+    std::shared_ptr<const TextBlob> text;  // text layers whose blob was readable (one shared by the layers naming it)
     std::optional<Error> text_error;
 };
 
@@ -46,6 +49,9 @@ struct ManifestView {
 Result<ModelConfig> read_model_config(const Store& store, const Manifest& manifest);
 std::string model_format(const Manifest& manifest, const ModelConfig* config);
 
-Result<ManifestView> view_manifest(const Store& store, const ModelName& name, uint64_t text_bytes = kMaxTextBlobBytes);
+constexpr uint64_t kMaxViewTextBytes = 64ull << 20;  // max_view_text_bytes: 64 text layers read to kMaxTextBlobBytes
+
+Result<ManifestView> view_manifest(const Store& store, const ModelName& name, uint64_t text_bytes = kMaxTextBlobBytes,
+                                   uint64_t text_budget = kMaxViewTextBytes);
 
 }  // namespace mlens

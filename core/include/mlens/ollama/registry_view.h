@@ -10,10 +10,10 @@
 //    in a store (LayerView::blob unset). Each text layer's blob is fetched (open_remote: the
 //    registry's token, the range cache) up to text_bytes (TextBlob: the rest counted, not read),
 //    once per distinct digest: layers that name one blob share its TextBlob (and its fetch error).
-//    The text held for all text layers together stays within text_budget (kMaxRegistryTextBytes,
-//    64 MiB: 64 text layers read to text_bytes): a blob that would go past what is left (the
-//    smaller of its layer's size and text_bytes) is not fetched, and its layers' text_error is
-//    E_TOO_LARGE; a blob larger than its layer says is read only to what is left. The config blob
+//    The text held for all text layers together stays within text_budget (kMaxViewTextBytes,
+//    manifest_view.h): a blob that would go past what is left (the smaller of its layer's size
+//    and text_bytes) is not fetched, and its layers' text_error is E_TOO_LARGE; a blob larger
+//    than its layer says is read only to what is left. The config blob
 //    (not counted) whole when at most kMaxConfigBytes (E_CONFIG_TOO_LARGE above) and parsed
 //    (config_blob.h). A blob that cannot be fetched is that layer's text_error or the
 //    config_error, never the call's. A blob of another size than its layer says is
@@ -42,10 +42,8 @@
 
 namespace mlens {
 
-constexpr uint64_t kMaxRegistryTextBytes = 64ull << 20;  // max_registry_text_bytes
-
 ManifestView view_registry_model(const RegistryReference& reference, const RegistryManifest& registry, JobContext* job = nullptr,
-                                 uint64_t text_bytes = kMaxTextBlobBytes, uint64_t text_budget = kMaxRegistryTextBytes);
+                                 uint64_t text_bytes = kMaxTextBlobBytes, uint64_t text_budget = kMaxViewTextBytes);
 
 std::vector<Diagnostic> view_findings(const ManifestView& view);
 
