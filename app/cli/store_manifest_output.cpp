@@ -470,7 +470,7 @@ ModelCheck registry_check(const ModelName& name, const ManifestView& view, const
         return check;
     }
     for (Diagnostic& d : view_findings(view)) add(std::move(d));
-    if (opened) add({Severity::error, "store", opened->error().code, "", std::nullopt, opened->error().message});
+    if (opened) add({Severity::error, "store", opened->error().code, opened->error().field, opened->error().offset, opened->error().message});
     return check;
 }
 

@@ -438,6 +438,25 @@ TEST_CASE("show of a registry's model whose text layer or config says another si
     }
 }
 
+TEST_CASE("show of a registry's model whose weights the registry fails names the model layer and marks it failed", "[remote][cli][ollama]") {
+    test::RegistryFixture served;
+    const nlohmann::json manifest = nlohmann::json::parse(served.manifest_text("library/tiny-llama/q4_0"));
+    std::string weights;
+    for (const auto& layer : manifest["layers"])
+        if (layer["mediaType"] == "application/vnd.ollama.image.model") weights = layer["digest"];
+    REQUIRE(!weights.empty());
+    served.registry.fail_paths_containing(weights.substr(7), 500);
+    test::ScopedEnv no_retries("MLENS_HTTP_RETRIES", "0");
+    const test::CliRun run = test::run_mlens({"show", "ollama://tiny-llama:q4_0"});
+    INFO(run.err << run.out);
+    CHECK(run.exit_status == 1);
+    CHECK(run.err.find("error: store E_HTTP layers[0]: ") != std::string::npos);
+    CHECK(run.out.find("status          rejected: E_HTTP layers[0]") != std::string::npos);
+    CHECK(run.out.find("model · 1 layer · 3.09 MB · 1 failed") != std::string::npos);
+    // The view's text layers are still shown.
+    CHECK(run.out.find("system          You are a tiny demo model.") != std::string::npos);
+}
+
 TEST_CASE("show of a registry's model asks for its manifest once and for each config and text blob once", "[remote][cli][ollama]") {
     test::RegistryFixture served;
     test::LoopbackServer& registry = served.registry;
