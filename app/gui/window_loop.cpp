@@ -16,7 +16,6 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 #include <stb_image_write.h>
-#include <sys/mman.h>
 
 #include "app_shell.h"
 #include "capture.h"
@@ -124,9 +123,7 @@ constexpr size_t kDriverHeadroom = size_t{64} << 20;
 // ImGui's shaders, buffers and font texture (of the fonts built), made before any document opens: with kDriverHeadroom reserved
 // and given back first (std::bad_alloc when it cannot be, which main says as E_NO_MEMORY).
 void create_device_objects() {
-    void* probe = ::mmap(nullptr, kDriverHeadroom, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (probe == MAP_FAILED) throw std::bad_alloc();
-    ::munmap(probe, kDriverHeadroom);
+    if (!address_space_free(kDriverHeadroom)) throw std::bad_alloc();
     ImGui_ImplOpenGL3_CreateDeviceObjects();
 }
 

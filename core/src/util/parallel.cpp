@@ -1,5 +1,7 @@
 #include "mlens/util/parallel.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -10,6 +12,8 @@
 #include <system_error>
 #include <thread>
 #include <vector>
+
+#include "mlens/util/out_of_memory.h"
 
 namespace mlens {
 
@@ -63,6 +67,11 @@ struct Batch {
 
 // Threads that live as long as the program, so that their per-thread buffers (decode and count
 // buffers of several MB) are allocated once instead of at every call.
+//
+// A thread starts only while the address space could hold its stack and kThreadHeadroom beyond
+// (for its first buffers and the rest of the program): under ulimit -v, what a command has left
+// once its threads are up then no longer depends on how many stacks happened to fit. With too
+// little, the calling thread does the work alone.
 class Pool {
 public:
     ~Pool() {
@@ -75,15 +84,17 @@ public:
     }
 
     // Offers the batch to `helpers` pool threads, starting threads up to that many; when no more
-    // can be started (a thread or memory limit), to the threads there are, if any.
+    // can be started (a thread limit, or too little address space left beside a new thread's
+    // reserve), to the threads there are, if any.
     void offer(const std::shared_ptr<Batch>& batch, unsigned helpers) {
         {
             std::lock_guard lock(m_mutex);
             try {
-                while (m_threads.size() < helpers) m_threads.emplace_back([this] { run(); });
+                while (m_threads.size() < helpers && address_space_free(thread_reserve()))
+                    m_threads.emplace_back([this] { run(); });
             } catch (const std::system_error&) {
-                helpers = static_cast<unsigned>(m_threads.size());
             }
+            helpers = std::min(helpers, static_cast<unsigned>(m_threads.size()));
             for (unsigned h = 0; h < helpers; ++h) m_queue.push_back(batch);
         }
         if (helpers == 0) return;
@@ -94,6 +105,21 @@ public:
     }
 
 private:
+    // Address space that must stay free beside a new thread's stack.
+    static constexpr size_t kThreadHeadroom = size_t{24} << 20;
+
+    // A new thread's stack (glibc's default, from RLIMIT_STACK) plus kThreadHeadroom.
+    static size_t thread_reserve() {
+        size_t stack = size_t{8} << 20;
+        pthread_attr_t attr;
+        if (::pthread_getattr_default_np(&attr) == 0) {
+            size_t size = 0;
+            if (::pthread_attr_getstacksize(&attr, &size) == 0 && size != 0) stack = size;
+            ::pthread_attr_destroy(&attr);
+        }
+        return stack + kThreadHeadroom;
+    }
+
     void run() {
         for (;;) {
             std::shared_ptr<Batch> batch;
