@@ -450,7 +450,7 @@ int print_shown_manifest(const ShownManifest& shown, const StoreShowOptions& opt
 // The check of a registry's model: the manifest's warnings, then the findings of its config and
 // text layers (view_findings) and what opening the model found (its blobs' sizes, their headers),
 // each reason at the layer its field names. A model that opened carries the view's findings
-// among its own (open_registry_target); without one they come from the view.
+// among its own (open_fetched_registry_model); without one they come from the view.
 ModelCheck registry_check(const ModelName& name, const ManifestView& view, const std::optional<Result<Model>>& opened) {
     ModelCheck check;
     check.name = name;
@@ -507,14 +507,7 @@ int print_registry_manifest(const std::string& text, const StoreShowOptions& opt
     // every command opens it; after the registry failed the view's fetches, it is not opened
     // (its blobs are not asked for) and the view's errors are the reasons.
     std::optional<Result<Model>> opened;
-    if ((options.tensors || view.format == "gguf") && !view_transport_failure(view)) {
-        Target target;
-        target.kind = TargetKind::registry_model;
-        target.text = text;
-        target.registry = reference->base;
-        target.name = reference->name;
-        opened = open_registry_target(target, *registry, view);
-    }
+    if ((options.tensors || view.format == "gguf") && !view_transport_failure(view)) opened = open_fetched_registry_model(*reference, *registry, view);
     ShownManifest shown{reference->name, &view, registry_check(reference->name, view, opened), std::move(opened), nullptr};
     return print_shown_manifest(shown, options);
 }

@@ -102,7 +102,7 @@ Document& Workspace::open(const std::string& raw_path) {
             Result<RegistryManifest> registry = fetch_registry_manifest(reference, &ctx);
             if (!registry) return registry.error();
             registry_view = std::make_shared<const ManifestView>(view_registry_model(reference, *registry, &ctx));
-            return open_registry_target(target, *registry, *registry_view, &ctx);
+            return open_fetched_registry_model(reference, *registry, *registry_view, &ctx);
         };
         // Indexing (a scan of the vocabulary) reports the second half of the progress.
         Result<Model> model = open();

@@ -290,7 +290,7 @@ Result<Model> open_target(const Target& target, JobContext* job) {
             const RegistryReference reference{target.registry, target.name};
             auto registry = fetch_registry_manifest(reference, job);
             if (!registry) return registry.error();
-            return open_registry_target(target, *registry, view_registry_model(reference, *registry, job), job);
+            return open_fetched_registry_model(reference, *registry, view_registry_model(reference, *registry, job), job);
         }
         case TargetKind::store_root:
             return Error{ErrorCode::E_STORE_ROOT, "", std::nullopt,
@@ -302,9 +302,10 @@ Result<Model> open_target(const Target& target, JobContext* job) {
     return finish_open(std::move(model));
 }
 
-Result<Model> open_registry_target(const Target& target, const RegistryManifest& registry, const ManifestView& view, JobContext* job) {
+Result<Model> open_fetched_registry_model(const RegistryReference& reference, const RegistryManifest& registry, const ManifestView& view,
+                                          JobContext* job) {
     if (std::optional<Error> failed = view_transport_failure(view)) return *failed;
-    auto model = open_registry_model({target.registry, target.name}, registry, job);
+    auto model = open_registry_model(reference, registry, job);
     // The view was read before the blobs: its findings come first, as `show` lists them.
     if (model) {
         const std::vector<Diagnostic> findings = view_findings(view);

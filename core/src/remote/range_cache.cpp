@@ -6,17 +6,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include "mlens/io/byte_source.h"
 #include "mlens/io/cache_database.h"
 #include "mlens/io/safe_file_writer.h"
+#include "mlens/io/text_file.h"
 #include "mlens/io/unique_fd.h"
 
 namespace mlens {
@@ -64,15 +64,34 @@ std::string entry_text(const std::string& url, uint64_t size, const std::string&
 }
 
 // The text of the "entry" file in `folder`; nullopt when there is none.
+// An entry file is three short lines; anything longer was not written by entry_text.
+constexpr uint64_t kMaxEntryFileBytes = 1u << 20;
+
 std::optional<std::string> stored_entry_text(const std::string& folder) {
-    std::ifstream in(folder + "/entry");
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    Result<std::string> text = read_text_file(folder + "/entry", kMaxEntryFileBytes);
+    if (!text) return std::nullopt;
+    return std::move(text).value();
 }
 
-bool names_url(const std::string& text, const std::string& url) { return text.rfind(url + "\n", 0) == 0; }
+// The URL, size and validator an entry_text names; nullopt for any other text.
+std::optional<CacheEntryInfo> parse_entry_text(const std::string& text) {
+    const size_t url_end = text.find('\n');
+    const size_t size_end = url_end == std::string::npos ? url_end : text.find('\n', url_end + 1);
+    const size_t validator_end = size_end == std::string::npos ? size_end : text.find('\n', size_end + 1);
+    if (validator_end == std::string::npos || validator_end + 1 != text.size()) return std::nullopt;
+    CacheEntryInfo info;
+    info.url = text.substr(0, url_end);
+    const char* size_first = text.data() + url_end + 1;
+    const char* size_last = text.data() + size_end;
+    if (size_first == size_last || std::from_chars(size_first, size_last, info.size).ptr != size_last) return std::nullopt;
+    info.validator = text.substr(size_end + 1, validator_end - size_end - 1);
+    return info;
+}
+
+bool names_url(const std::string& text, const std::string& url) {
+    const std::optional<CacheEntryInfo> info = parse_entry_text(text);
+    return info && info->url == url;
+}
 
 // Holds an exclusive flock on <folder>/lock while it lives (nothing when the folder has none yet).
 class FolderLock {
@@ -125,10 +144,10 @@ std::vector<EntryFolder> entry_folders(const std::string& folder) {
         if (!it->is_directory(ec)) continue;
         EntryFolder e;
         e.path = it->path().string();
-        std::ifstream entry(e.path + "/entry");
-        std::string size;
-        if (!std::getline(entry, e.info.url) || !std::getline(entry, size) || !std::getline(entry, e.info.validator)) continue;
-        e.info.size = std::strtoull(size.c_str(), nullptr, 10);
+        const std::optional<std::string> text = stored_entry_text(e.path);
+        std::optional<CacheEntryInfo> info = text ? parse_entry_text(*text) : std::nullopt;
+        if (!info) continue;
+        e.info = std::move(*info);
         for (const StoredRange& r : ranges_in(e.path)) {
             ++e.info.ranges;
             e.info.bytes += r.length;

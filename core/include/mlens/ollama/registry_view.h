@@ -24,7 +24,7 @@
 //  - view_findings are the view's config_error and each text layer's text_error as diagnostics
 //    (format "store", error, the layer's field: "config" for a config error that names none), in
 //    that order. A model opened from the same manifest gets them as a store model's open gets its
-//    store check's findings about the layers it did not read (open_registry_target, target.h):
+//    store check's findings about the layers it did not read (open_fetched_registry_model, target.h):
 //    the open of a registry's model then gives the verdict `show` gives.
 //  - view_transport_failure is the first of the view's errors that is the registry's or the
 //    network's (is_transport_failure, http_client.h): after it, the model's blobs are not asked

@@ -58,6 +58,7 @@
 namespace mlens {
 
 struct RegistryManifest;  // ollama/registry_model.h
+struct RegistryReference;  // ollama/registry_model.h
 struct ManifestView;  // ollama/manifest_view.h
 
 enum class TargetKind { model_file, safetensors_folder, store_root, store_model, imatrix, missing, not_a_model, registry_model };
@@ -80,13 +81,13 @@ const char* target_kind_name(const Target& target);
 
 Target resolve(const std::string& text);
 Result<Model> open_target(const Target& target, JobContext* job = nullptr);
-// A registry model (TargetKind::registry_model) opened as open_target opens it, from its manifest
+// The registry model `reference` names (TargetKind::registry_model) opened as open_target opens it, from its manifest
 // already fetched (fetch_registry_manifest) and its view (view_registry_model, whose config and
 // text layer errors lead the model's diagnostics, view_findings): the registry is not asked for
 // either again. After the view met a transport failure (view_transport_failure), the open
 // fails with it and asks for no blob.
-Result<Model> open_registry_target(const Target& target, const RegistryManifest& registry, const ManifestView& view,
-                                   JobContext* job = nullptr);
+Result<Model> open_fetched_registry_model(const RegistryReference& reference, const RegistryManifest& registry,
+                                          const ManifestView& view, JobContext* job = nullptr);
 bool is_transport_code(ErrorCode code);
 // open_target(resolve(text), job).
 Result<Model> open_model(const std::string& text, JobContext* job = nullptr);
