@@ -15,6 +15,7 @@
 #include "mlens/io/owner_stamp.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/temp_registry.h"
+#include "mlens/remote/http_client.h"
 #include "mlens/remote/range_cache.h"
 #include "mlens/remote/remote_source.h"
 #include "mlens/text/escape.h"
@@ -58,6 +59,11 @@ int run_command_line(int argc, char** argv) {
                    "Download at most SIZE from remote models in this run (default 1GiB; K, M, G are 1024-based; 0: no limit)")
         ->transform(CLI::AsSizeValue(false))
         ->each([](const std::string& value) { mlens::set_download_budget(std::stoull(value)); });
+    // Remote models: how long all of one run's network transfers may take together.
+    double max_time = 0;
+    app.add_option("--max-time", max_time, "Stop this run's network transfers after SECONDS in all, retries included (default: no limit)")
+        ->check(CLI::NonNegativeNumber)
+        ->each([](const std::string& value) { mlens::set_network_time_limit(std::stod(value)); });
     app.fallthrough();
     mlens::cli::add_info_command(app, exit_code);
     mlens::cli::add_kv_command(app, exit_code);

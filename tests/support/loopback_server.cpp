@@ -189,11 +189,12 @@ void LoopbackServer::answer(const void* request, void* response) {
     const uint64_t length = file.bytes.empty() ? 0 : last - first + 1;
     const bool cut = m_serving == Serving::stall || (m_serving == Serving::drop_mid_body && !file.answered);
     auto body = std::make_shared<std::string>(file.bytes.substr(first, length));
-    if (m_serving == Serving::trickle) {
+    if (m_serving == Serving::trickle || m_serving == Serving::slow) {
         auto stopping = m_stopping;
-        res.set_content_provider(length, "application/octet-stream", [body, stopping](size_t offset, size_t, httplib::DataSink& sink) {
-            for (int i = 0; i < 10 && !stopping->load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            return !stopping->load() && sink.write(body->data() + offset, 1);
+        const bool trickle = m_serving == Serving::trickle;
+        res.set_content_provider(length, "application/octet-stream", [body, stopping, trickle](size_t offset, size_t, httplib::DataSink& sink) {
+            for (int i = 0; i < (trickle ? 10 : 50) && !stopping->load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            return !stopping->load() && sink.write(body->data() + offset, std::min<size_t>(trickle ? 1 : 4096, body->size() - offset));
         });
         record(res.status, length);
     } else if (cut) {

@@ -18,6 +18,7 @@
 //  - throttled_first: the first request for each path answers 429 Too Many Requests with
 //    "Retry-After: 1" and a 2 MiB error page; later ones are served as by `ranges`.
 //  - trickle: sends the range one byte every 200 ms.
+//  - slow: sends the range 4 KiB every second, above any stall rate but never done quickly.
 //  - ignore_if_range: as `ranges`, but If-Range is ignored (a range of whatever the file is now).
 //  - encoded_ranges: ranged answers say "Content-Encoding: gzip" and carry half the range's bytes
 //    (the length of a compressed range) under the Content-Range of the whole range.
@@ -62,6 +63,7 @@ enum class Serving {
     shifted_after_first,
     throttled_first,
     trickle,
+    slow,
     ignore_if_range,
     encoded_ranges
 };

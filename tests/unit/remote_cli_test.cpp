@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <ggml.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -261,6 +262,23 @@ TEST_CASE("the download limit refuses a command before it reads more than the li
     const test::CliRun small = test::run_mlens({"--max-download", "1K", "stats", server.url("/small.gguf"), "w"});
     INFO(small.err);
     CHECK(small.exit_status == 0);
+}
+
+TEST_CASE("--max-time ends a run whose server sends just above the stall rate", "[remote][cli]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server("127.0.0.1", test::Serving::slow);
+    // The first request (the file: 357 KB) would take 87 s at 4 KiB a second.
+    REQUIRE(server.serve_file("/m.gguf", kDemo + "/ollama-gemma3.gguf"));
+    const auto start = std::chrono::steady_clock::now();
+    const test::CliRun run = test::run_mlens({"--max-time", "1.5", "info", server.url("/m.gguf"), "--json"});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(run.exit_status == 1);
+    CHECK(run.err == "error: E_NETWORK: " + server.url("/m.gguf") + ": the network time limit of 1.5 s ran out\n");
+    CHECK(nlohmann::json::parse(run.out)["error"]["code"] == "E_NETWORK");
+    CHECK(seconds >= 1.4);
+    CHECK(seconds < 10);
+    CHECK(server.log().size() == 1);
+    CHECK(test::run_mlens({"--max-time", "-1", "info", server.url("/m.gguf")}).exit_status == 2);
 }
 
 TEST_CASE("a token in a URL's query is never printed", "[remote][cli]") {

@@ -15,6 +15,7 @@
 #include "loopback_server.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/registry_model.h"
+#include "mlens/remote/http_client.h"
 #include "mlens/open/target.h"
 #include "mlens/remote/remote_source.h"
 #include "registry_fixture.h"
@@ -168,6 +169,46 @@ TEST_CASE("a stalled transfer, or a trickle of a few bytes a second, stops after
         CHECK(seconds < 10);
         CHECK(server.log().size() == 1);
     }
+}
+
+// The network time limit for one test, lifted when it ends.
+struct ScopedNetworkTimeLimit {
+    explicit ScopedNetworkTimeLimit(double seconds) { set_network_time_limit(seconds); }
+    ~ScopedNetworkTimeLimit() { set_network_time_limit(0); }
+};
+
+TEST_CASE("the network time limit stops a transfer that never stalls and refuses every request after it", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server("127.0.0.1", test::Serving::slow);
+    server.serve("/m.gguf", as_text(test::read_whole_file(kDemo + "/ollama-gemma3.gguf")));
+    const ScopedNetworkTimeLimit limit(1.5);
+    const auto start = std::chrono::steady_clock::now();
+    const Target t = resolve(server.url("/m.gguf"));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(t.problem.code == ErrorCode::E_NETWORK);
+    CHECK(t.problem.message == server.url("/m.gguf") + ": the network time limit of 1.5 s ran out");
+    CHECK(seconds >= 1.4);
+    CHECK(seconds < 6);
+    CHECK(server.log().size() == 1);
+    // After the limit nothing is sent.
+    CHECK(resolve(server.url("/m.gguf")).problem.message == t.problem.message);
+    CHECK(server.log().size() == 1);
+}
+
+TEST_CASE("a retry never waits past the network time limit", "[remote]") {
+    test::PrivateHttpCache cache;
+    test::LoopbackServer server("127.0.0.1", test::Serving::unavailable_first);
+    REQUIRE(server.serve_file("/m.gguf", kDemo + "/ollama-gemma3.gguf"));
+    test::ScopedEnv retry("MLENS_HTTP_RETRY_MS", std::string("20000"));
+    const ScopedNetworkTimeLimit limit(1);
+    const auto start = std::chrono::steady_clock::now();
+    const Target t = resolve(server.url("/m.gguf"));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(t.problem.message == server.url("/m.gguf") + ": the network time limit of 1 s ran out");
+    CHECK(seconds < 5);
+    const std::vector<test::LoggedRequest> log = server.log();
+    REQUIRE(log.size() == 1);
+    CHECK(log[0].status == 503);
 }
 
 TEST_CASE("a 429 with a large page is tried again after its Retry-After - never E_TOO_LARGE", "[remote]") {

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "mlens/text/escape.h"
@@ -24,6 +26,42 @@ constexpr long kStallBytesPerSecond = 1024;
 constexpr long kMaxRetryAfterSeconds = 30;
 
 thread_local JobContext* t_transfer_job = nullptr;
+
+using Clock = std::chrono::steady_clock;
+
+// The network time limit (set_network_time_limit): when it ends, and its length for messages.
+struct TimeLimit {
+    std::mutex mutex;
+    std::optional<Clock::time_point> end;
+    double seconds = 0;
+};
+
+TimeLimit& time_limit() {
+    static TimeLimit limit;
+    return limit;
+}
+
+// Milliseconds left before the time limit ends (at most 0 once it has); nullopt without a limit.
+std::optional<long> time_left_ms() {
+    TimeLimit& limit = time_limit();
+    std::lock_guard lock(limit.mutex);
+    if (!limit.end) return std::nullopt;
+    return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(*limit.end - Clock::now()).count());
+}
+
+// What a transfer the time limit stopped, or one asked for after it, says.
+std::string time_limit_text() {
+    double seconds = 0;
+    {
+        TimeLimit& limit = time_limit();
+        std::lock_guard lock(limit.mutex);
+        seconds = limit.seconds;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", seconds);
+    return "the network time limit of " + std::string(text) + " s ran out";
+}
+
 std::atomic<uint64_t> g_requests{0};
 std::atomic<uint64_t> g_bytes{0};
 
@@ -237,6 +275,8 @@ int retry_after_ms(const std::string& value) {
 Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOptions& options, JobContext* job) {
     auto parsed = parse_http_url(url);
     if (!parsed) return {std::nullopt, {}, parsed.error(), false};
+    const std::optional<long> left_ms = time_left_ms();
+    if (left_ms && *left_ms <= 0) return {std::nullopt, {}, http_error(ErrorCode::E_NETWORK, url, time_limit_text()), false};
     const std::string origin = parsed->origin();
     HandlePool& pool = handle_pool();
     CURL* h = pool.take(origin);
@@ -259,6 +299,7 @@ Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOp
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, options.connect_seconds);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, kStallBytesPerSecond);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, options.stall_seconds);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, left_ms.value_or(0L));
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     if (request.range) curl_easy_setopt(h, CURLOPT_RANGE, range_text.c_str());
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
@@ -292,6 +333,7 @@ Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOp
     if (t.too_large)
         return fail(http_error(ErrorCode::E_TOO_LARGE, url, "the answer is larger than the " + std::to_string(request.max_body) + " bytes expected"));
     if (rc == CURLE_ABORTED_BY_CALLBACK) return fail(cancelled_error("download"));
+    if (rc == CURLE_OPERATION_TIMEDOUT && left_ms && time_left_ms().value_or(1) <= 0) return fail(http_error(ErrorCode::E_NETWORK, url, time_limit_text()));
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return fail(http_error(ErrorCode::E_NETWORK, url,
                                t.status ? "the transfer stalled (under 1 KiB/s for " + std::to_string(options.stall_seconds) + " s)"
@@ -325,9 +367,10 @@ long environment_number(const char* name, long fallback) {
     return (*end == '\0' && n >= 0) ? n : fallback;
 }
 
-// Waits `ms` milliseconds, or less when the job is cancelled meanwhile.
+// Waits `ms` milliseconds, or less when the job is cancelled or the time limit ends meanwhile.
 void back_off(int ms, JobContext* job) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    const std::optional<long> left_ms = time_left_ms();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(left_ms ? std::min<long>(ms, std::max(0L, *left_ms)) : ms);
     while (std::chrono::steady_clock::now() < until && !job_cancelled(job)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
@@ -351,6 +394,16 @@ std::optional<uint64_t> HttpResponse::content_range_total() const {
         std::sscanf(value.c_str(), "bytes */%llu", &total) == 1)
         return total;
     return std::nullopt;
+}
+
+void set_network_time_limit(double seconds) {
+    TimeLimit& limit = time_limit();
+    std::lock_guard lock(limit.mutex);
+    limit.seconds = seconds;
+    if (seconds > 0)
+        limit.end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    else
+        limit.end.reset();
 }
 
 ScopedTransferJob::ScopedTransferJob(JobContext* job) : m_previous(t_transfer_job) { t_transfer_job = job; }

@@ -14,6 +14,11 @@
 //  - Timeouts: connecting may take HttpOptions::connect_seconds; a transfer slower than 1 KiB
 //    per second for HttpOptions::stall_seconds is stopped (E_NETWORK, "stalled"). Neither is
 //    retried: each already cost its whole time.
+//  - Time limit: set_network_time_limit(seconds) (0, the default: none) bounds all the process's
+//    transfers together, from the call on: each attempt may take only the time left (libcurl's
+//    CURLOPT_TIMEOUT_MS), a retry never waits past it, and no request is sent after it. A transfer
+//    it stops, and any asked for after it, is E_NETWORK "the network time limit of N s ran out"
+//    (never retried, and a transport failure, so the rest of a batch is not asked for either).
 //  - Retries: a 5xx or 429 answer or a connection dropped before the body was whole (libcurl's
 //    receive/send errors, partial file, empty reply) is tried again up to HttpOptions::retries
 //    times, waiting retry_delay_ms, then twice that, and so on, or the Retry-After seconds the
@@ -90,6 +95,9 @@ struct HttpResponse {
 };
 
 Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& options, JobContext* job = nullptr);
+
+// Bounds this process's network transfers to `seconds` from now (0: no bound); see the contract.
+void set_network_time_limit(double seconds);
 
 // Whether an error is the server's or the network's rather than one file's (E_NETWORK, E_HTTP):
 // after one, a reader of several files from that server (shards, a registry's blobs) asks for no
