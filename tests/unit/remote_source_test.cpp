@@ -3,6 +3,7 @@
 // redirect a Hub request to another host.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <set>
@@ -209,6 +210,86 @@ TEST_CASE("a retry never waits past the network time limit", "[remote]") {
     const std::vector<test::LoggedRequest> log = server.log();
     REQUIRE(log.size() == 1);
     CHECK(log[0].status == 503);
+}
+
+// The held limit for one test, put back when it ends.
+struct ScopedHeldLimit {
+    explicit ScopedHeldLimit(uint64_t bytes) { set_remote_held_limit(bytes); }
+    ~ScopedHeldLimit() { set_remote_held_limit(kHeldBytes); }
+};
+
+// `size` bytes that differ from file to file (`seed`) and from place to place.
+std::string patterned(size_t size, uint32_t seed) {
+    std::string out(size, '\0');
+    uint32_t x = seed * 2654435761u + 1;
+    for (char& c : out) {
+        x = x * 1664525u + 1013904223u;
+        c = static_cast<char>(x >> 24);
+    }
+    return out;
+}
+
+TEST_CASE("remote sources hold at most the held limit together, dropping the least recently used ranges of any", "[remote]") {
+    test::LoopbackServer server;
+    std::vector<std::string> files;
+    for (uint32_t i = 0; i < 3; ++i) {
+        files.push_back(patterned(3u << 20, i));
+        server.serve("/f" + std::to_string(i), files.back());
+    }
+    const ScopedHeldLimit limit(4u << 20);
+    const uint64_t before = remote_held_bytes();
+    std::vector<ByteSourcePtr> sources;
+    for (uint32_t i = 0; i < 3; ++i) {
+        auto source = open_remote(server.url("/f" + std::to_string(i)), RemoteOptions{});
+        REQUIRE(source);
+        sources.push_back(*source);
+    }
+    CHECK(remote_held_bytes() - before == 3 * kFirstFetchBytes);
+    std::string bytes(3u << 20, '\0');
+    for (uint32_t round = 0; round < 2; ++round)
+        for (uint32_t i = 0; i < 3; ++i) {
+            server.clear_log();
+            REQUIRE(sources[i]->read_ahead(0, bytes.size(), bytes.data(), bytes.size()));
+            CHECK(bytes == files[i]);
+            // Each whole read drops the ranges of the others, least recently used first: the
+            // second read drops the third file's first bytes (held since its open) and then the
+            // first file, so that from the third read on every file is fetched whole again.
+            CHECK(remote_held_bytes() - before <= (4u << 20));
+            CHECK(server.body_bytes() == (round == 0 && i < 2 ? (3u << 20) - kFirstFetchBytes : 3u << 20));
+        }
+    sources.clear();
+    CHECK(remote_held_bytes() == before);
+}
+
+TEST_CASE("reads of several remote sources at once, under a held limit that drops ranges all the time, give their files' bytes", "[remote]") {
+    test::LoopbackServer server;
+    std::vector<std::string> files;
+    std::vector<ByteSourcePtr> sources;
+    for (uint32_t i = 0; i < 3; ++i) {
+        files.push_back(patterned(2u << 20, 10 + i));
+        server.serve("/f" + std::to_string(i), files.back());
+    }
+    for (uint32_t i = 0; i < 3; ++i) {
+        auto source = open_remote(server.url("/f" + std::to_string(i)), RemoteOptions{});
+        REQUIRE(source);
+        sources.push_back(*source);
+    }
+    const ScopedHeldLimit limit(1u << 20);
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> readers;
+    for (uint32_t t = 0; t < 4; ++t)
+        readers.emplace_back([&, t] {
+            uint32_t x = t + 1;
+            std::string got(64u << 10, '\0');
+            for (int k = 0; k < 60; ++k) {
+                x = x * 1664525u + 1013904223u;
+                const uint32_t file = (x >> 8) % 3;
+                const uint64_t offset = (x >> 12) % ((2u << 20) - got.size());
+                if (!sources[file]->read(offset, got.size(), got.data()) || got != files[file].substr(offset, got.size())) ++wrong;
+            }
+        });
+    for (std::thread& r : readers) r.join();
+    CHECK(wrong == 0);
 }
 
 TEST_CASE("a 429 with a large page is tried again after its Retry-After - never E_TOO_LARGE", "[remote]") {

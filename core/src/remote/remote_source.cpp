@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <mutex>
 
+#include "held_ranges.h"
 #include "mlens/remote/range_cache.h"
 #include "mlens/text/escape.h"
 
@@ -43,11 +43,6 @@ uint64_t budget_left() {
     const uint64_t fetched = g_fetched_since_budget.load();
     return fetched < budget ? budget - fetched : 0;
 }
-
-struct Held {
-    std::vector<uint8_t> bytes;
-    uint64_t last_use = 0;
-};
 
 // The name a URL's ranges are kept under (range_cache.h): display_url, plus for a URL with a
 // query a digest of it (FNV-1a 64): two queries may be two files, and the query itself, which may
@@ -86,7 +81,7 @@ public:
         m_run_bytes = first.size();
         if (!first.empty()) {
             if (m_entry) (void)m_entry->store(0, first);
-            hold(0, std::move(first));
+            m_held.hold(0, std::move(first));
         }
     }
 
@@ -109,15 +104,13 @@ private:
         std::lock_guard lock(m_mutex);
         const uint64_t end = offset + length;
         for (uint64_t pos = offset; pos < end;) {
-            auto held = held_at(pos);
-            if (held != m_held.end()) {
-                pos = held->first + held->second.bytes.size();
+            if (const uint64_t held_end = m_held.end_of_range_at(pos)) {
+                pos = held_end;
                 continue;
             }
             // A gap from pos to the next held range (or the read's end): fetch it and what the
             // read-ahead rule adds, up to the next held range.
-            auto next = m_held.upper_bound(pos);
-            uint64_t limit = next == m_held.end() ? size() : next->first;
+            uint64_t limit = std::min(size(), m_held.next_start(pos));
             if (load_stored(pos, limit)) continue;
             if (m_entry)
                 if (auto stored = m_entry->range_after(pos)) limit = std::min(limit, stored->first);
@@ -135,8 +128,8 @@ private:
             if (!fetch(pos, n)) return false;
             pos += n;
         }
-        copy_out(offset, length, static_cast<uint8_t*>(dst));
-        evict();
+        m_held.copy_out(offset, length, static_cast<uint8_t*>(dst));
+        m_held.settle();
         return true;
     }
 
@@ -147,7 +140,7 @@ private:
         if (!stored) return false;
         std::vector<uint8_t> bytes(std::min(stored->first + stored->length, limit) - pos);
         if (!m_entry->read(*stored, pos, bytes.size(), bytes.data())) return false;
-        hold(pos, std::move(bytes));
+        m_held.hold(pos, std::move(bytes));
         return true;
     }
 
@@ -183,7 +176,7 @@ private:
         m_run_bytes = pos == m_run_end ? m_run_bytes + length : length;
         m_run_end = pos + length;
         if (m_entry) (void)m_entry->store(pos, response->body);
-        hold(pos, std::move(response->body));
+        m_held.hold(pos, std::move(response->body));
         return true;
     }
 
@@ -194,47 +187,12 @@ private:
         return false;
     }
 
-    void hold(uint64_t pos, std::vector<uint8_t> bytes) const {
-        m_held_bytes += bytes.size();
-        m_held[pos] = Held{std::move(bytes), ++m_clock};
-    }
-
-    std::map<uint64_t, Held>::iterator held_at(uint64_t pos) const {
-        auto it = m_held.upper_bound(pos);
-        if (it == m_held.begin()) return m_held.end();
-        --it;
-        return pos < it->first + it->second.bytes.size() ? it : m_held.end();
-    }
-
-    void copy_out(uint64_t offset, uint64_t length, uint8_t* dst) const {
-        for (uint64_t pos = offset, end = offset + length; pos < end;) {
-            auto held = held_at(pos);
-            Held& h = held->second;
-            const uint64_t from = pos - held->first;
-            const uint64_t n = std::min<uint64_t>(h.bytes.size() - from, end - pos);
-            std::memcpy(dst + (pos - offset), h.bytes.data() + from, n);
-            h.last_use = ++m_clock;
-            pos += n;
-        }
-    }
-
-    void evict() const {
-        while (m_held_bytes > kHeldBytes && m_held.size() > 1) {
-            auto oldest = std::min_element(m_held.begin(), m_held.end(),
-                                           [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; });
-            m_held_bytes -= oldest->second.bytes.size();
-            m_held.erase(oldest);
-        }
-    }
-
     const std::string m_url;
     const RemoteOptions m_options;
     const std::string m_validator;
     mutable std::optional<CacheEntry> m_entry;  // where fetched ranges are kept; nullopt: no cache
     mutable std::mutex m_mutex;
-    mutable std::map<uint64_t, Held> m_held;  // by offset; never overlapping
-    mutable uint64_t m_held_bytes = 0;
-    mutable uint64_t m_clock = 0;
+    mutable HeldRanges m_held{m_mutex};  // under m_mutex
     mutable uint64_t m_run_end = 0;  // where the last fetch ended
     mutable uint64_t m_run_bytes = 0;  // what the run of fetches ending there fetched
     mutable std::string m_failure;

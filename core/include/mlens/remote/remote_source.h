@@ -18,9 +18,12 @@
 //    elsewhere starts a new run with kFirstFetchBytes.
 //  - read_ahead() (tensor data, byte_source.h) fetches up to its ahead_end and never past it, so
 //    reading one tensor's bytes transfers that tensor's bytes and no others.
-//  - One request fetches at most kMaxFetchBytes; more is more requests. At most kHeldBytes are
-//    held in memory; the least recently used ranges are dropped past that (and fetched again when
-//    read again).
+//  - One request fetches at most kMaxFetchBytes; more is more requests. All remote sources of the
+//    process together hold at most kHeldBytes in memory (or what set_remote_held_limit set) once
+//    their reads are done, beside the range each source used last: after a read, the least
+//    recently used ranges of any source not reading at that moment are dropped past it (and
+//    fetched again, or read from the cache, when read again). remote_held_bytes() is what they
+//    hold now.
 //  - Every answer is checked against the open's: its Content-Range must name the size seen at
 //    open (a 416's "bytes */LENGTH" names LENGTH, http_client.h) and it must carry the same
 //    validator, or none for a file opened without one; else the read fails with
@@ -74,6 +77,9 @@ struct RemoteOptions {
 };
 
 Result<ByteSourcePtr> open_remote(const std::string& url, const RemoteOptions& options, JobContext* job = nullptr);
+
+uint64_t remote_held_bytes();
+void set_remote_held_limit(uint64_t bytes);
 
 // Remote sources of this process fetch at most `bytes` more from now on (0: no limit).
 void set_download_budget(uint64_t bytes);
