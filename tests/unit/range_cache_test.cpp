@@ -93,3 +93,38 @@ TEST_CASE("an entry made again for another URL is neither read nor written by th
     CHECK(entries[0].url == b);
     CHECK(entries[0].ranges == 1);
 }
+
+TEST_CASE("clearing the range cache removes only what the cache wrote - never a user's files or what a link leads to", "[remote][cache]") {
+    namespace fs = std::filesystem;
+    test::PrivateHttpCache cache;
+    auto ranges = RangeCache::open();
+    auto entry = ranges->open_entry("http://127.0.0.1:9/a.gguf", 8, "\"v1\"");
+    REQUIRE(entry);
+    REQUIRE(entry->store(0, std::vector<uint8_t>(4, 'a')));
+    const std::string folder = default_cache_folder(), own = only_entry_folder();
+    // A user's files beside the entries and inside one, and a link shaped as an entry folder to a
+    // folder that looks like an entry.
+    test::TempDir elsewhere;
+    const std::vector<std::string> kept = {folder + "/notes.txt", folder + "/projects/thesis.tex", own + "/mine.txt",
+                                           elsewhere.file("looks/entry"), elsewhere.file("looks/0-4")};
+    for (const std::string& path : kept) {
+        fs::create_directories(fs::path(path).parent_path());
+        test::write_whole_file(path, std::vector<uint8_t>(3, 'u'));
+    }
+    fs::create_directory_symlink(elsewhere.file("looks"), folder + "/0123456789abcdef-0123456789abcdef");
+    REQUIRE(ranges->clear());
+    for (const std::string& path : kept) CHECK(fs::exists(path));
+    CHECK_FALSE(fs::exists(own + "/entry"));
+    CHECK_FALSE(fs::exists(own + "/0-4"));
+    CHECK(ranges->list_entries().empty());
+
+    // A cache folder that is a link to a user's folder: its files stay too.
+    test::TempDir user;
+    test::write_whole_file(user.file("thesis.tex"), std::vector<uint8_t>(3, 'u'));
+    fs::create_directories(user.file("sub"));
+    test::write_whole_file(user.file("sub/data.csv"), std::vector<uint8_t>(3, 'u'));
+    fs::create_directory_symlink(user.path(), elsewhere.file("http"));
+    REQUIRE(RangeCache::open(elsewhere.file("http"))->clear());
+    CHECK(fs::exists(user.file("thesis.tex")));
+    CHECK(fs::exists(user.file("sub/data.csv")));
+}

@@ -116,7 +116,7 @@ std::vector<StoredRange> ranges_in(const std::string& folder) {
     std::vector<StoredRange> out;
     std::error_code ec;
     for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-        if (auto r = range_of_name(it->path().filename().string()); r && it->is_regular_file(ec)) out.push_back(*r);
+        if (auto r = range_of_name(it->path().filename().string()); r && it->symlink_status(ec).type() == fs::file_type::regular) out.push_back(*r);
     std::sort(out.begin(), out.end(), [](const StoredRange& a, const StoredRange& b) { return a.first < b.first; });
     return out;
 }
@@ -131,6 +131,35 @@ Status write_file(const std::string& path, const void* data, uint64_t length) {
 
 void touch(const std::string& path) { ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }
 
+// Whether `name` is what an entry folder is called (url_key "-" version_key: 16 lower-case hex
+// digits, a dash, 16 more).
+bool is_entry_name(const std::string& name) {
+    if (name.size() != 33 || name[16] != '-') return false;
+    for (size_t i = 0; i < name.size(); ++i)
+        if (i != 16 && !((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f'))) return false;
+    return true;
+}
+
+// Whether `item` is a folder of the cache's own: named as an entry is, a folder and not a link to one.
+bool is_entry_folder(const fs::directory_entry& item) {
+    std::error_code ec;
+    return is_entry_name(item.path().filename().string()) && item.symlink_status(ec).type() == fs::file_type::directory;
+}
+
+// Removes what the cache wrote in an entry folder (its entry file and range files), then the
+// folder if that leaves it empty. Nothing else in it is touched, and no link is followed: a
+// folder that is not the cache's own keeps what it holds.
+Status remove_entry_folder(const std::string& folder) {
+    std::error_code ec;
+    for (const StoredRange& r : ranges_in(folder))
+        if (!fs::remove(folder + "/" + std::to_string(r.first) + "-" + std::to_string(r.length), ec) && ec)
+            return Error{ErrorCode::E_IO, "", std::nullopt, "cannot remove a range of " + folder + ": " + ec.message()};
+    if (fs::symlink_status(folder + "/entry", ec).type() == fs::file_type::regular && !fs::remove(folder + "/entry", ec) && ec)
+        return Error{ErrorCode::E_IO, "", std::nullopt, "cannot remove " + folder + "/entry: " + ec.message()};
+    if (fs::is_empty(folder, ec)) fs::remove(folder, ec);
+    return ok_status();
+}
+
 struct EntryFolder {
     std::string path;
     CacheEntryInfo info;
@@ -141,7 +170,7 @@ std::vector<EntryFolder> entry_folders(const std::string& folder) {
     std::vector<EntryFolder> out;
     std::error_code ec;
     for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        if (!it->is_directory(ec)) continue;
+        if (!is_entry_folder(*it)) continue;
         EntryFolder e;
         e.path = it->path().string();
         const std::optional<std::string> text = stored_entry_text(e.path);
@@ -251,11 +280,11 @@ void RangeCache::remove_versions(const std::string& url, const std::string& keep
     std::vector<fs::path> doomed;
     for (fs::directory_iterator it(m_folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
         const std::string other = it->path().filename().string();
-        if (other.rfind(prefix, 0) != 0 || other == keep) continue;
+        if (other.rfind(prefix, 0) != 0 || other == keep || !is_entry_folder(*it)) continue;
         if (const std::optional<std::string> text = stored_entry_text(it->path().string()); !text || names_url(*text, url))
             doomed.push_back(it->path());
     }
-    for (const fs::path& p : doomed) fs::remove_all(p, ec);
+    for (const fs::path& p : doomed) (void)remove_entry_folder(p.string());
 }
 
 void RangeCache::forget(const std::string& url) {
@@ -309,12 +338,8 @@ Status RangeCache::clear() {
     std::error_code ec;
     if (!fs::is_directory(m_folder, ec)) return ok_status();
     FolderLock lock(m_folder);
-    for (fs::directory_iterator it(m_folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        if (it->path().filename() == "lock") continue;
-        std::error_code remove_ec;
-        fs::remove_all(it->path(), remove_ec);
-        if (remove_ec) return Error{ErrorCode::E_IO, "", std::nullopt, "cannot remove " + it->path().string() + ": " + remove_ec.message()};
-    }
+    for (const EntryFolder& e : entry_folders(m_folder))
+        if (Status s = remove_entry_folder(e.path); !s) return s;
     return ok_status();
 }
 
@@ -326,8 +351,7 @@ void RangeCache::evict() {
     std::sort(entries.begin(), entries.end(), [](const EntryFolder& a, const EntryFolder& b) { return a.used < b.used; });
     for (const EntryFolder& e : entries) {
         if (total <= m_max_bytes) break;
-        std::error_code ec;
-        fs::remove_all(e.path, ec);
+        (void)remove_entry_folder(e.path);
         total -= e.info.bytes;
     }
 }

@@ -25,6 +25,11 @@
 //    another process) is a miss, fetched again.
 //  - Entries are listed (list_entries, for `mlens cache`) with their URL, size, stored ranges and
 //    bytes; clear() removes them all.
+//  - Only what the cache wrote is ever removed (clear, eviction, other versions): in a folder
+//    named as an entry is, and a folder rather than a link to one, its "entry" file and its range
+//    files, then the folder when that leaves it empty. Anything else below the cache folder (a
+//    user's files, a link to another folder, a folder the cache did not name) stays; no link is
+//    followed.
 #pragma once
 
 #include <cstdint>
