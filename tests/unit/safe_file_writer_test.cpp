@@ -399,3 +399,19 @@ TEST_CASE("temporary names carry their owner - only a gone owner's temporaries a
     // This process with another start time is a process that has ended.
     CHECK(owner_gone(std::to_string(::getpid()) + "-1"));
 }
+
+TEST_CASE("the sweep removes a gone owner's temporaries of this user only", "[output]") {
+    test::TempDir dir;
+    const std::string gone = std::to_string(::getpid()) + "-1";
+    const std::string mine = dir.file(".a.gguf.tmp-" + gone + "-Ab12cd"), theirs = dir.file(".b.gguf.tmp-" + gone + "-Ab12cd");
+    test::write_whole_file(mine, std::vector<uint8_t>(3, 'x'));
+    test::write_whole_file(theirs, std::vector<uint8_t>(3, 'x'));
+    // Another user's file (root may give it away; anyone else finds no other owner to give).
+    if (::chown(theirs.c_str(), 65534, 65534) != 0) {
+        WARN("cannot give a file to another user here; only this user's temporary is checked");
+        ::unlink(theirs.c_str());
+    }
+    CHECK(sweep_stale_temporaries(dir.path()) == 1);
+    CHECK(!std::filesystem::exists(mine));
+    if (::geteuid() == 0) CHECK(std::filesystem::exists(theirs));
+}

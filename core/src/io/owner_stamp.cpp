@@ -136,7 +136,7 @@ size_t sweep_stale_temporaries(const std::string& folder) {
         const std::string path = folder + "/" + name;
         const std::string owner = "process " + temp.stamp.substr(0, temp.stamp.find('-'));
         struct stat st {};
-        if (::lstat(path.c_str(), &st) != 0) continue;
+        if (::lstat(path.c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;
         if (temp.kind == TempKind::previous_file) {
             temp_notice("kept " + escape_for_display(path) + ": the previous content of " + escape_for_display(temp.target) + ", left by " +
                         owner + " (no longer running) when it was stopped while replacing it; rename it back to restore it");

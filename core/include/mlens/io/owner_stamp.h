@@ -19,7 +19,8 @@
 //    parse_temp_name() splits such a name into its kind, the target name it belongs to and the
 //    stamp; any other name is nullopt.
 //  - sweep_stale_temporaries(folder) removes, in `folder` only (never below it, never following a
-//    symbolic link), every temporary whose owner is gone: ".tmp-" files, "mlens-load-" and ".part-"
+//    symbolic link), every temporary of this user (owned by the effective user id: in a shared
+//    folder such as /tmp another user's files are never touched, even by root) whose owner is gone: ".tmp-" files, "mlens-load-" and ".part-"
 //    folders (with what they hold). A ".prev-" file of a gone owner is the previous content of its
 //    target left by a commit that was killed part way: it is never removed, it is reported so the
 //    user can restore it. Each removal and each kept previous file is one notice to the notice
