@@ -280,26 +280,34 @@ void add_hist(CLI::App& app, int& exit_code) {
         }
         const Histogram* h = &ranged->histogram;
         const HistogramRange& chosen = ranged->range;
-        exit_code = exit_status_of(*model);
+        // The files first: the output, text or JSON, then says what was written.
+        std::vector<std::string> written;
         if (!png->empty() || !csv->empty()) {
             // The title names what the picture is of once it is away from the command line.
             const std::string title = std::filesystem::path(*path).filename().string() + " \xC2\xB7 " + *tensor + " \xC2\xB7 " +
                 view->type_name();
-            if (int written = write_hist_files(*model, *h, escape_for_display(title, 200), range_mode_caption(chosen), *log_counts, *png, *csv);
-                written != kExitOk)
-                exit_code = written;
-            return;
+            if (int status = write_hist_files(*model, *h, escape_for_display(title, 200), range_mode_caption(chosen), *log_counts, *png, *csv);
+                status != kExitOk) {
+                exit_code = status;
+                return;
+            }
+            for (const std::string* file : {png.get(), csv.get()})
+                if (!file->empty()) written.push_back(*file);
         }
+        exit_code = exit_status_of(*model);
         if (*json) {
-            print_json_result({{"range_mode", range_mode_name(chosen.mode)},
-                                    {"range_resolved", range_mode_name(chosen.resolved)},
-                                    {"lo", h->lo},
-                                    {"hi", h->hi},
-                                    {"below", h->below},
-                                    {"above", h->above},
-                               {"counts", h->counts}});
+            nlohmann::json out = {{"range_mode", range_mode_name(chosen.mode)},
+                                  {"range_resolved", range_mode_name(chosen.resolved)},
+                                  {"lo", h->lo},
+                                  {"hi", h->hi},
+                                  {"below", h->below},
+                                  {"above", h->above},
+                                  {"counts", h->counts},
+                                  {"files", written}};
+            print_json_result(out);
             return;
         }
+        for (const std::string& file : written) std::cout << "wrote " << escape_for_display(file) << "\n";
         print_outside_counts(*h, chosen);
         uint64_t peak = 1;
         for (uint64_t c : h->counts) peak = std::max(peak, c);

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_runner.h"
 #include "model_fixture.h"
 #include "test_paths.h"
@@ -41,6 +43,18 @@ TEST_CASE("mlens hist exports PNG and CSV", "[hist_export]") {
     }
     CHECK(rows == 40);
     CHECK(total == 2048);
+    // The output says what was written, then is what it is without the files.
+    CHECK(run.out.rfind("wrote " + dir.file("h.png") + "\nwrote " + dir.file("h.csv") + "\nrange ", 0) == 0);
+    const auto plain = test::run_mlens({"hist", dir.file("m.gguf"), "w", "--bins", "40", "--json"});
+    auto with_files = test::run_mlens({"hist", dir.file("m.gguf"), "w", "--bins", "40", "--json", "--png", dir.file("h.png")});
+    REQUIRE(with_files.exit_status == 0);
+    nlohmann::json j = nlohmann::json::parse(with_files.out);
+    CHECK(j["files"] == nlohmann::json::array({dir.file("h.png")}));
+    CHECK(nlohmann::json::parse(plain.out)["files"].empty());
+    j.erase("files");
+    nlohmann::json p = nlohmann::json::parse(plain.out);
+    p.erase("files");
+    CHECK(j == p);
 
     auto bad = test::run_mlens({"hist", dir.file("m.gguf"), "w", "--png", dir.file("missing/dir/h.png")});
     CHECK(bad.exit_status == 1);
