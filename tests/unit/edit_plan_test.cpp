@@ -177,6 +177,31 @@ TEST_CASE("hostile edits are refused with their code before anything is planned"
     CHECK(plan_code(m, {Edit::set("general.alignment", "64")}) == ErrorCode::E_EDIT_UNSUPPORTED);
 }
 
+TEST_CASE("an edit adds no key with a control character - llama.cpp would read another key - and may remove one", "[edit]") {
+    test::TempDir dir;
+    Model m = open_fixture(dir, fixture_bytes());
+    const std::string nul_key("general.name\0hidden", 19);
+    CHECK(plan_code(m, {Edit::set(nul_key + ":STRING", "spoofed")}) == ErrorCode::E_BAD_NAME);
+    CHECK(plan_code(m, {Edit::set("my.key\nnext:STRING", "x")}) == ErrorCode::E_BAD_NAME);
+    CHECK(plan_code(m, {Edit::rename("general.name", nul_key)}) == ErrorCode::E_BAD_NAME);
+
+    // A file that has such a key: the reader says what llama.cpp reads, and the key can go.
+    test::GgufBuilder b;
+    b.header(1, 2);
+    b.kv_string("general.architecture", "llama");
+    b.kv_string(nul_key, "spoofed");
+    b.tensor_info("a", {8}, 0, 0);
+    b.pad_to(32);
+    for (int i = 0; i < 32; ++i) b.u8(0);
+    Model hostile = open_fixture(dir, b.bytes, "hostile.gguf");
+    REQUIRE(hostile.diagnostics.size() == 1);
+    CHECK(hostile.diagnostics[0].code == ErrorCode::W_KEY_CHARSET);
+    CHECK(hostile.diagnostics[0].message == "key \"general.name\\x00hidden\" holds a NUL byte: llama.cpp reads it as \"general.name\"");
+    auto removed = plan_edit(hostile, edits_of({Edit::remove(nul_key)}));
+    INFO((removed ? std::string() : removed.error().to_string()));
+    CHECK(removed);
+}
+
 TEST_CASE("a tensor of a type ggml does not know keeps its bytes and offset, with no overlap", "[edit]") {
     test::TempDir dir;
     Model m = open_fixture(dir, fixture_bytes());

@@ -1,6 +1,7 @@
 #include "mlens/edit/edit_plan.h"
 #include "edit_steps.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -40,6 +41,17 @@ Status check_key(const std::string& key, const char* what) {
     return ok_status();
 }
 
+// A key an edit adds (a set of a key the file lacks, a rename's new key) has no control character:
+// llama.cpp reads a key only up to its first NUL, so such a key would be another key to it. A key
+// the file already has may still be set, renamed or deleted, to repair the file.
+Status check_new_key(const std::string& key, const char* what) {
+    if (std::any_of(key.begin(), key.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }))
+        return plan_error(ErrorCode::E_BAD_NAME, what,
+                          "the key " + escape_for_display(key, 80) + " holds a control character (NUL, newline, ...): llama.cpp reads a "
+                          "key only up to its first NUL, and no key of its own has one");
+    return ok_status();
+}
+
 }  // namespace
 
 Status check_edits(const Model& model, const EditList& edits) {
@@ -56,8 +68,11 @@ Status check_edits(const Model& model, const EditList& edits) {
         if (Status s = name_once(e.key); !s) return s;
         if (e.kind != MetadataEditKind::set && !model.find(e.key))
             return plan_error(ErrorCode::E_NOT_FOUND, e.key, "the file has no key " + escape_for_display(e.key, 80));
+        if (e.kind == MetadataEditKind::set && !model.find(e.key))
+            if (Status s = check_new_key(e.key, "key"); !s) return s;
         if (e.kind != MetadataEditKind::rename) continue;
         if (Status s = check_key(e.new_key, "new key"); !s) return s;
+        if (Status s = check_new_key(e.new_key, "new key"); !s) return s;
         if (Status s = name_once(e.new_key); !s) return s;
         if (model.find(e.new_key))
             return plan_error(ErrorCode::E_DUPLICATE_KEY, e.new_key,

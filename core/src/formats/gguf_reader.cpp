@@ -276,7 +276,11 @@ private:
         m_cur.seek(key_at);
         if (!read_string(key_field, e.key, m_limits.max_key_bytes, "max_key_bytes", ErrorCode::E_KEY_TOO_LONG)) return false;
         e.key_range = {key_at, m_cur.position() - key_at};
-        if (!key_charset_ok(e.key))
+        if (const size_t nul = e.key.find('\0'); nul != std::string::npos)
+            warn(ErrorCode::W_KEY_CHARSET, key_field, key_at,
+                 "key \"" + escape_for_display(e.key) + "\" holds a NUL byte: llama.cpp reads it as \"" +
+                     escape_for_display(e.key.substr(0, nul)) + "\"");
+        else if (!key_charset_ok(e.key))
             warn(ErrorCode::W_KEY_CHARSET, key_field, key_at,
                  "key \"" + escape_for_display(e.key) + "\" has characters outside [a-z0-9_.-]");
         // A duplicate is reported and kept in file order; lookups find the first occurrence.

@@ -13,9 +13,12 @@
 //    (fits_in_place), else to a multiple of 8; the data section moves whole as for GGUF.
 //  - Each key may be named by at most one edit, as its key or a rename's new key (E_EDIT_CONFLICT).
 //    Keys (set, and a rename's new key) must be non-empty (E_EMPTY_KEY), valid UTF-8
-//    (E_INVALID_UTF8) and at most 65535 bytes (E_KEY_TOO_LONG). Delete and rename name a key the
-//    file has (E_NOT_FOUND); a rename onto a key the file has is E_DUPLICATE_KEY. general.alignment
-//    cannot be edited (E_EDIT_UNSUPPORTED): it places every tensor.
+//    (E_INVALID_UTF8) and at most 65535 bytes (E_KEY_TOO_LONG). A key an edit adds (a set of a key
+//    the file lacks, a rename's new key) has no control character, U+0000..U+001F or U+007F
+//    (E_BAD_NAME: llama.cpp reads a key up to its first NUL); one the file has may still be set,
+//    renamed or deleted. Delete and rename name a key the file has (E_NOT_FOUND); a rename onto a
+//    key the file has is E_DUPLICATE_KEY. general.alignment cannot be edited
+//    (E_EDIT_UNSUPPORTED): it places every tensor.
 //  - A set edit is typed as edit_list.h says; setting a key the file has keeps its place, a new key
 //    is appended after the file's keys. Setting a key to the value it has is still listed in the
 //    diff (as a change of the same bytes).
