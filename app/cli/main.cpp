@@ -2,6 +2,8 @@
 // `mlens --reference man|bash|zsh|fish` (not in --help) prints the man page or a completion
 // script written from these same definitions; the build installs what it prints.
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -58,12 +60,24 @@ int run_command_line(int argc, char** argv) {
     app.add_option("--max-download", max_download,
                    "Download at most SIZE from remote models in this run (default 1GiB; K, M, G are 1024-based; 0: no limit)")
         ->transform(CLI::AsSizeValue(false))
-        ->each([](const std::string& value) { mlens::set_download_budget(std::stoull(value)); });
+        ->each([](const std::string& value) {
+            uint64_t bytes = 0;
+            const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), bytes);
+            if (ec != std::errc() || end != value.data() + value.size())
+                throw CLI::ValidationError("--max-download", "SIZE is at most 16 EiB (18446744073709551615 bytes), got " + value);
+            mlens::set_download_budget(bytes);
+        });
     // Remote models: how long all of one run's network transfers may take together.
     double max_time = 0;
-    app.add_option("--max-time", max_time, "Stop this run's network transfers after SECONDS in all, retries included (default: no limit)")
-        ->check(CLI::NonNegativeNumber)
-        ->each([](const std::string& value) { mlens::set_network_time_limit(std::stod(value)); });
+    app.add_option("--max-time", max_time,
+                   "Stop this run's network transfers after SECONDS in all, retries included (default, or 0: no limit)")
+        ->each([](const std::string& value) {
+            char* end = nullptr;
+            const double seconds = std::strtod(value.c_str(), &end);
+            if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(seconds) || seconds < 0)
+                throw CLI::ValidationError("--max-time", "SECONDS is a number >= 0, got " + value);
+            mlens::set_network_time_limit(seconds);
+        });
     app.fallthrough();
     mlens::cli::add_info_command(app, exit_code);
     mlens::cli::add_kv_command(app, exit_code);

@@ -281,6 +281,32 @@ TEST_CASE("--max-time ends a run whose server sends just above the stall rate", 
     CHECK(test::run_mlens({"--max-time", "-1", "info", server.url("/m.gguf")}).exit_status == 2);
 }
 
+TEST_CASE("--max-time and --max-download values past what they can hold are usage errors - never an abort", "[remote][cli]") {
+    const std::string model = kDemo + "/tiny-llama-q4_0.gguf";
+    for (const std::vector<std::string>& options :
+         std::vector<std::vector<std::string>>{{"--max-time", "nan"},
+                                               {"--max-time", "inf"},
+                                               {"--max-time", "1e309"},
+                                               {"--max-time", "x"},
+                                               {"--max-download", "99999999999999999999"},
+                                               {"--max-download", "18446744073709551616"}}) {
+        std::vector<std::string> args = options;
+        args.insert(args.end(), {"info", "--json", model});
+        const test::CliRun run = test::run_mlens(args);
+        INFO(options[0] << " " << options[1] << ": " << run.err);
+        CHECK(run.signal == 0);
+        CHECK(run.exit_status == 2);
+        CHECK(nlohmann::json::parse(run.out)["error"]["code"] == "E_USAGE");
+    }
+    // Tiny or huge but finite: a limit met at once, or none.
+    for (const char* seconds : {"1e-320", "1e300", "0"}) {
+        const test::CliRun run = test::run_mlens({"--max-time", seconds, "info", model});
+        INFO(seconds << ": " << run.err);
+        CHECK(run.exit_status == 0);
+    }
+    CHECK(test::run_mlens({"info", "--max-download", "18446744073709551615", model}).exit_status == 0);
+}
+
 TEST_CASE("a token in a URL's query is never printed", "[remote][cli]") {
     test::PrivateHttpCache cache;
     test::LoopbackServer server;

@@ -22,6 +22,8 @@ constexpr size_t kIdleHandlesPerOrigin = 4;
 // A transfer slower than this for HttpOptions::stall_seconds has stalled: a trickle of a few
 // bytes a second would otherwise hold a command for days.
 constexpr long kStallBytesPerSecond = 1024;
+// A network time limit this long or longer is none.
+constexpr double kLongestTimeLimitSeconds = 365.0 * 24 * 3600;
 // The longest wait a Retry-After may ask for before the next attempt.
 constexpr long kMaxRetryAfterSeconds = 30;
 
@@ -400,7 +402,8 @@ void set_network_time_limit(double seconds) {
     TimeLimit& limit = time_limit();
     std::lock_guard lock(limit.mutex);
     limit.seconds = seconds;
-    if (seconds > 0)
+    // Past a year is no limit a run could meet (and far past it would not fit the clock).
+    if (seconds > 0 && seconds < kLongestTimeLimitSeconds)
         limit.end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     else
         limit.end.reset();

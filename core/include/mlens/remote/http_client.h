@@ -14,7 +14,7 @@
 //  - Timeouts: connecting may take HttpOptions::connect_seconds; a transfer slower than 1 KiB
 //    per second for HttpOptions::stall_seconds is stopped (E_NETWORK, "stalled"). Neither is
 //    retried: each already cost its whole time.
-//  - Time limit: set_network_time_limit(seconds) (0, the default: none) bounds all the process's
+//  - Time limit: set_network_time_limit(seconds) (0, the default, or a year or more: none) bounds all the process's
 //    transfers together, from the call on: each attempt may take only the time left (libcurl's
 //    CURLOPT_TIMEOUT_MS), a retry never waits past it, and no request is sent after it. A transfer
 //    it stops, and any asked for after it, is E_NETWORK "the network time limit of N s ran out"
