@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "failing_source.h"
 #include "gguf_builder.h"
 #include "mlens/open/identify.h"
 #include "mlens/open/target.h"
@@ -47,6 +48,14 @@ TEST_CASE("identify_file tells GGUF and safetensors by content and names everyth
           "not a model file: 11 bytes, starts with \"\\x1B]0;pwned\\x07\\x0A\"");
     CHECK(not_a_model_error(bytes_of(std::string_view("tjgg\x01\x00\x00\x00\xFF\xFF\xFF\xFF", 12))).message ==
           "legacy GGML/GGMF/GGJT/GGLA model file, not supported (12 bytes): magic 74 6A 67 67");
+}
+
+TEST_CASE("a source that cannot give its first bytes is identified by its own failure", "[open]") {
+    const test::FailingSource source(t1_bytes(), 0, "E_REMOTE_CHANGED: http://h/m.gguf: the file changed on the server since it was opened");
+    const auto format = identify_file(source);
+    REQUIRE_FALSE(format);
+    CHECK(format.error().code == ErrorCode::E_REMOTE_CHANGED);
+    CHECK(format.error().message == "cannot read the first 16 bytes: http://h/m.gguf: the file changed on the server since it was opened");
 }
 
 TEST_CASE("resolve names files, folders, stores and store models", "[open]") {

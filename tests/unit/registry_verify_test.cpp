@@ -9,6 +9,7 @@
 
 #include "build_paths.h"
 #include "cli_runner.h"
+#include "failing_source.h"
 #include "loopback_server.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/ollama/registry_verify.h"
@@ -23,23 +24,7 @@ namespace {
 
 const std::string kStore = std::string(MLENS_DEMO_DIR) + "/ollama-store";
 
-// A source whose reads past `good` bytes fail with `failure` as their reason.
-class FailingSource : public ByteSource {
-public:
-    FailingSource(std::vector<uint8_t> bytes, uint64_t good, std::string failure)
-        : ByteSource("failing", bytes.size()), m_bytes(std::move(bytes)), m_good(good), m_failure(std::move(failure)) {}
-    bool read(uint64_t offset, uint64_t length, void* dst) const override {
-        if (!contains(offset, length) || offset + length > m_good) return false;
-        std::memcpy(dst, m_bytes.data() + offset, length);
-        return true;
-    }
-    std::string read_failure() const override { return m_failure; }
-
-private:
-    std::vector<uint8_t> m_bytes;
-    uint64_t m_good;
-    std::string m_failure;
-};
+using test::FailingSource;
 
 std::string file_text(const std::string& path) {
     const std::vector<uint8_t> bytes = test::read_whole_file(path);

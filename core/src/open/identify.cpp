@@ -5,6 +5,7 @@
 
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/io/source_read_error.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -23,7 +24,7 @@ Result<Format> identify_file(const ByteSource& source) {
     const uint64_t size = source.size();
     char head[kShownBytes];
     const uint64_t n = std::min<uint64_t>(size, kShownBytes);
-    if (n > 0 && !source.read(0, n, head)) return Error{ErrorCode::E_IO, "", 0, "cannot read the first " + std::to_string(n) + " bytes"};
+    if (n > 0 && !source.read(0, n, head)) return source_read_error(source, "", 0, "cannot read the first " + std::to_string(n) + " bytes");
     const std::string_view first(head, n);
     if (first.starts_with("GGUF")) return Format::gguf;
     if (size == 0) return not_a_model("empty file (0 bytes)");

@@ -7,6 +7,7 @@
 
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/io/cursor.h"
+#include "mlens/io/source_read_error.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/plural.h"
 #include "mlens/text/number_format.h"
@@ -290,7 +291,7 @@ bool looks_like_imatrix(const ByteSource& source) {
 
 Result<Imatrix> read_imatrix(ByteSourcePtr source) {
     uint8_t magic[4] = {};
-    if (source->size() >= 4 && !source->read(0, 4, magic)) return Error{ErrorCode::E_IO, "", 0, "cannot read the first bytes"};
+    if (source->size() >= 4 && !source->read(0, 4, magic)) return source_read_error(*source, "", 0, "cannot read the first bytes");
     if (std::memcmp(magic, "GGUF", 4) == 0) return read_gguf_imatrix(source);
     Result<Imatrix> legacy = read_legacy(source);
     if (legacy) return legacy;
