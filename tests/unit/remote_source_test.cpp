@@ -172,6 +172,20 @@ TEST_CASE("a stalled transfer, or a trickle of a few bytes a second, stops after
     }
 }
 
+TEST_CASE("a Content-Range names a total only when it is exactly one that 64 bits hold", "[remote]") {
+    auto total = [](const std::string& value) {
+        HttpResponse r;
+        r.headers = {{"content-range", value}};
+        return r.content_range_total();
+    };
+    CHECK(total("bytes 0-524287/3085696") == 3085696u);
+    CHECK(total("bytes */0") == 0u);
+    CHECK(total("bytes 0-0/18446744073709551615") == UINT64_MAX);
+    for (const char* bad : {"bytes 0-524287/18446744073709551617", "bytes 0-524287/18446744073709551616", "bytes */18446744073709551616",
+                            "bytes 5-4/10", "bytes 0-1/2x", "bytes 0-1/", "bytes -1/2", "bytes +0-1/2", "items 0-1/2", "bytes 0-1/*", ""})
+        CHECK_FALSE(total(bad));
+}
+
 // The network time limit for one test, lifted when it ends.
 struct ScopedNetworkTimeLimit {
     explicit ScopedNetworkTimeLimit(double seconds) { set_network_time_limit(seconds); }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -212,6 +213,38 @@ bool dropped_connection(CURLcode rc) {
     return rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_PARTIAL_FILE || rc == CURLE_GOT_NOTHING;
 }
 
+// A Content-Range value (RFC 9110 14.4): "bytes FIRST-LAST/TOTAL" or "bytes */TOTAL", each number
+// decimal digits that fit 64 bits and FIRST <= LAST; nullopt for anything else (a total past
+// 2^64 - 1 included, which a lenient parse would clamp to a size).
+struct ContentRange {
+    std::optional<std::pair<uint64_t, uint64_t>> span;  // FIRST, LAST; none for "*"
+    uint64_t total = 0;
+};
+
+std::optional<ContentRange> parse_content_range(std::string_view value) {
+    if (!value.starts_with("bytes ")) return std::nullopt;
+    value.remove_prefix(6);
+    auto number = [&value](uint64_t& out) {
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+        if (ec != std::errc() || end == value.data()) return false;
+        value.remove_prefix(static_cast<size_t>(end - value.data()));
+        return true;
+    };
+    ContentRange out;
+    if (value.starts_with("*/")) {
+        value.remove_prefix(2);
+    } else {
+        uint64_t first = 0, last = 0;
+        if (!number(first) || !value.starts_with("-")) return std::nullopt;
+        value.remove_prefix(1);
+        if (!number(last) || !value.starts_with("/") || first > last) return std::nullopt;
+        value.remove_prefix(1);
+        out.span = std::make_pair(first, last);
+    }
+    if (!number(out.total) || !value.empty()) return std::nullopt;
+    return out;
+}
+
 // What is wrong with the answer to a ranged request, as the error says it after "asked for bytes
 // A-B, "; empty when it is a 206 of exactly that range (a range past the end of the file is
 // answered up to its last byte) with as many body bytes.
@@ -219,9 +252,10 @@ std::string ranged_answer_problem(const Transfer& t, const ByteSpan& range) {
     if (t.status != 206) return "the server answered " + std::to_string(t.status);
     const std::string value = header_of(t.headers, "content-range");
     const std::string answered = "the server answered 206 with Content-Range \"" + escape_for_display(value, 80) + "\"";
-    unsigned long long first = 0, last = 0, total = 0;
-    if (std::sscanf(value.c_str(), "bytes %llu-%llu/%llu", &first, &last, &total) != 3 || total == 0) return answered;
-    const uint64_t expected_last = std::min<uint64_t>(range.first + range.length - 1, total - 1);
+    const std::optional<ContentRange> parsed = parse_content_range(value);
+    if (!parsed || !parsed->span || parsed->total == 0) return answered;
+    const auto [first, last] = *parsed->span;
+    const uint64_t expected_last = std::min<uint64_t>(range.first + range.length - 1, parsed->total - 1);
     if (first != range.first || last != expected_last) return answered;
     if (t.body.size() == expected_last - first + 1) return {};
     const std::string encoding = header_of(t.headers, "content-encoding");
@@ -234,10 +268,9 @@ std::string ranged_answer_problem(const Transfer& t, const ByteSpan& range) {
 // of the file: its Content-Range "bytes */LENGTH" (RFC 9110 14.4) names a length of at most the
 // range's first byte (0 for an empty file).
 bool range_past_end_answer(const Transfer& t, const ByteSpan& range) {
-    unsigned long long length = 0;
-    char tail = 0;
-    return t.status == 416 && std::sscanf(header_of(t.headers, "content-range").c_str(), "bytes */%llu%c", &length, &tail) == 1 &&
-        range.first >= length;
+    if (t.status != 416) return false;
+    const std::optional<ContentRange> parsed = parse_content_range(header_of(t.headers, "content-range"));
+    return parsed && !parsed->span && range.first >= parsed->total;
 }
 
 // Where a redirect's Location (absolute, or relative to `url`) sends, by libcurl's URL parser;
@@ -390,12 +423,9 @@ HttpOptions http_options_from_environment() {
 std::string HttpResponse::header(std::string_view name) const { return header_of(headers, name); }
 
 std::optional<uint64_t> HttpResponse::content_range_total() const {
-    const std::string value = header("content-range");
-    unsigned long long first = 0, last = 0, total = 0;
-    if (std::sscanf(value.c_str(), "bytes %llu-%llu/%llu", &first, &last, &total) == 3 ||
-        std::sscanf(value.c_str(), "bytes */%llu", &total) == 1)
-        return total;
-    return std::nullopt;
+    const std::optional<ContentRange> parsed = parse_content_range(header("content-range"));
+    if (!parsed) return std::nullopt;
+    return parsed->total;
 }
 
 void set_network_time_limit(double seconds) {

@@ -90,7 +90,8 @@ struct HttpResponse {
     std::vector<uint8_t> body;
     // The value of the header `name` (lower case), empty when absent.
     std::string header(std::string_view name) const;
-    // The total size a Content-Range "bytes A-B/TOTAL" or "bytes */TOTAL" names; nullopt without one.
+    // The total size a Content-Range "bytes A-B/TOTAL" or "bytes */TOTAL" names; nullopt without
+    // one, or for one that is not exactly that (a number past 2^64 - 1, A > B, anything more).
     std::optional<uint64_t> content_range_total() const;
 };
 
