@@ -183,6 +183,27 @@ TEST_CASE("verify of a manifest that names no weights is no model and fetches no
     for (const test::LoggedRequest& r : registry.log()) CHECK(r.target.find("/blobs/") == std::string::npos);
 }
 
+TEST_CASE("verify fetches a blob that many layers name once, and answers for each layer", "[remote][ollama][verify]") {
+    test::RegistryFixture served;
+    test::LoopbackServer& registry = served.registry;
+    nlohmann::json manifest = nlohmann::json::parse(served.manifest_text("library/tiny-llama/q4_0"));
+    nlohmann::json text_layer;
+    for (const auto& layer : manifest["layers"])
+        if (layer["mediaType"] != "application/vnd.ollama.image.model") text_layer = layer;
+    REQUIRE(!text_layer.is_null());
+    for (int i = 0; i < 200; ++i) manifest["layers"].push_back(text_layer);
+    registry.serve("/v2/library/tiny-llama/manifests/repeated", manifest.dump());
+    registry.clear_log();
+    auto verified = verify_registry_model(reference("tiny-llama:repeated"));
+    REQUIRE(verified);
+    REQUIRE(verified->blobs.size() == manifest["layers"].size() + 1);
+    for (const RegistryBlobCheck& b : verified->blobs) CHECK(b.verdict() == "ok");
+    size_t asked = 0;
+    for (const test::LoggedRequest& r : registry.log())
+        if (r.target.find(text_layer["digest"].get<std::string>()) != std::string::npos) ++asked;
+    CHECK(asked == 1);
+}
+
 TEST_CASE("verify asks for no blob past the download limit, and for none after the registry failed one", "[remote][ollama][verify]") {
     test::RegistryFixture served;
     test::LoopbackServer& registry = served.registry;

@@ -1,6 +1,7 @@
 #include "mlens/ollama/registry_verify.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "mlens/ollama/blob_hash.h"
@@ -101,12 +102,20 @@ Result<RegistryVerification> verify_registry_model(const RegistryReference& refe
     out.repository = registry->repository;
     out.manifest_digest = registry->digest;
     TransferBatch blobs("blob");
+    // The blobs checked, by digest and size: one that several layers name is fetched once.
+    std::map<std::pair<std::string, uint64_t>, size_t> checked;
     for (const ManifestLayer* layer : layers) {
         RegistryBlobCheck check{layer->field, layer->media_type, layer->digest, layer->size, "", ok_status()};
-        if (const std::optional<Error> skipped = blobs.skipped())
+        const auto seen = checked.find({layer->digest, layer->size});
+        if (seen != checked.end()) {
+            check.actual = out.blobs[seen->second].actual;
+            check.result = out.blobs[seen->second].result;
+        } else if (const std::optional<Error> skipped = blobs.skipped()) {
             check.result = *skipped;
-        else
+        } else {
             check.result = check_blob(*registry, *layer, out.bytes_hashed, *total, job, check);
+            checked.emplace(std::make_pair(layer->digest, layer->size), out.blobs.size());
+        }
         if (!check.result) {
             if (check.result.error().code == ErrorCode::E_CANCELLED) return check.result.error();
             blobs.note(check.result.error());

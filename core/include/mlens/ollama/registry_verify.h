@@ -18,6 +18,8 @@
 //    layer's size and the blob's, not hashed), E_DIGEST_MISMATCH (expected and actual digests),
 //    E_BAD_DIGEST for a layer whose digest failed the manifest's grammar (never fetched), or the
 //    error of the open or of a read (E_NOT_FOUND, E_NETWORK, E_HTTP, E_REMOTE_CHANGED ...).
+//    A blob that several layers name (one digest and size) is fetched and hashed once; each of
+//    those layers gets its answer.
 //    After a blob fails with a transport error (E_NETWORK, E_HTTP), the blobs after it are not
 //    asked for: each is that error, "not fetched after an earlier blob failed".
 //  - Progress: bytes hashed over the layers' total, to the job; a cancel stops the transfer under
