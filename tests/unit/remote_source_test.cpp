@@ -306,6 +306,25 @@ TEST_CASE("reads of several remote sources at once, under a held limit that drop
     CHECK(wrong == 0);
 }
 
+TEST_CASE("a file served with only a weak ETag that changes is E_REMOTE_CHANGED - its two versions never mixed", "[remote]") {
+    test::LoopbackServer server;
+    const std::string before = patterned(3u << 20, 1), after = patterned(3u << 20, 2);
+    server.serve("/w.gguf", before);
+    server.set_validators("/w.gguf", "W/\"v1\"", "", "");
+    auto source = open_remote(server.url("/w.gguf"), RemoteOptions{});
+    REQUIRE(source);
+    server.serve("/w.gguf", after);
+    server.set_validators("/w.gguf", "W/\"v2\"", "", "");
+    std::string bytes(1u << 20, '\0');
+    CHECK_FALSE((*source)->read(2u << 20, bytes.size(), bytes.data()));
+    CHECK((*source)->read_failure() == "E_REMOTE_CHANGED: " + server.url("/w.gguf") + ": the file changed on the server since it was opened");
+    // The same weak ETag proves nothing either way: read as served.
+    auto again = open_remote(server.url("/w.gguf"), RemoteOptions{});
+    REQUIRE(again);
+    REQUIRE((*again)->read(2u << 20, bytes.size(), bytes.data()));
+    CHECK(bytes == after.substr(2u << 20, bytes.size()));
+}
+
 TEST_CASE("a 429 with a large page is tried again after its Retry-After - never E_TOO_LARGE", "[remote]") {
     test::PrivateHttpCache cache;
     test::LoopbackServer server("127.0.0.1", test::Serving::throttled_first);

@@ -61,6 +61,13 @@ std::string validator_of(const HttpResponse& r) {
     return r.header("last-modified");
 }
 
+// The ETag of an answer when it is weak ("W/..."), else "": never a validator, but a change of it
+// is a change of the file.
+std::string weak_etag_of(const HttpResponse& r) {
+    std::string etag = r.header("etag");
+    return etag.rfind("W/", 0) == 0 ? etag : std::string();
+}
+
 // Whether that version may be stored: not for a file modified in the second its answer was made
 // (Last-Modified not a whole second before Date, or no Date to tell): such a date is weak (RFC 9110
 // 8.8.2.2), and an ETag made from the same clock (nginx's "<mtime>-<size>") would name a change
@@ -74,9 +81,14 @@ bool storable_version(const HttpResponse& r) {
 
 class RemoteSource final : public ByteSource {
 public:
-    RemoteSource(std::string url, const RemoteOptions& options, uint64_t size, std::string validator, std::optional<CacheEntry> entry,
-                 std::vector<uint8_t> first)
-        : ByteSource(display_url(url), size), m_url(std::move(url)), m_options(options), m_validator(std::move(validator)), m_entry(std::move(entry)) {
+    RemoteSource(std::string url, const RemoteOptions& options, uint64_t size, std::string validator, std::string weak_etag,
+                 std::optional<CacheEntry> entry, std::vector<uint8_t> first)
+        : ByteSource(display_url(url), size),
+          m_url(std::move(url)),
+          m_options(options),
+          m_validator(std::move(validator)),
+          m_weak_etag(std::move(weak_etag)),
+          m_entry(std::move(entry)) {
         m_run_end = first.size();
         m_run_bytes = first.size();
         if (!first.empty()) {
@@ -169,8 +181,11 @@ private:
         const auto total = response->content_range_total();
         // An answer without the validator the file was opened with cannot be told to be of the
         // same version (a server that drops its ETag may serve another file): it is not used. Nor
-        // is one of another size: for a file opened without a validator, the one check there is.
-        if (validator != m_validator || !total || *total != size())
+        // is one of another size, or of another weak ETag than a file opened with one had: for a
+        // file opened without a validator, the checks there are.
+        const std::string etag = response->header("etag");
+        const bool weak_etag_changed = !m_weak_etag.empty() && !etag.empty() && etag != m_weak_etag;
+        if (validator != m_validator || weak_etag_changed || !total || *total != size())
             return failed(Error{ErrorCode::E_REMOTE_CHANGED, "", pos,
                                 escape_for_display(path()) + ": the file changed on the server since it was opened"});
         m_run_bytes = pos == m_run_end ? m_run_bytes + length : length;
@@ -190,6 +205,7 @@ private:
     const std::string m_url;
     const RemoteOptions m_options;
     const std::string m_validator;
+    const std::string m_weak_etag;  // the open's ETag when it was weak ("W/..."), else ""
     mutable std::optional<CacheEntry> m_entry;  // where fetched ranges are kept; nullopt: no cache
     mutable std::mutex m_mutex;
     mutable HeldRanges m_held{m_mutex};  // under m_mutex
@@ -234,7 +250,8 @@ Result<ByteSourcePtr> open_remote(const std::string& url, const RemoteOptions& o
         const std::string validator = validator_of(*check);
         auto entry = options.cache->open_entry(shown, size, storable_version(*check) ? validator : "");
         if (size == 0 || (entry && entry->range_at(0)))
-            return ByteSourcePtr(std::make_shared<RemoteSource>(url, options, size, validator, std::move(entry), std::vector<uint8_t>{}));
+            return ByteSourcePtr(std::make_shared<RemoteSource>(url, options, size, validator, weak_etag_of(*check), std::move(entry),
+                                                                 std::vector<uint8_t>{}));
     }
     auto response = fetch_head(url, options, kFirstFetchBytes, job);
     if (!response) return response.error();
@@ -242,7 +259,8 @@ Result<ByteSourcePtr> open_remote(const std::string& url, const RemoteOptions& o
     const std::string validator = validator_of(*response);
     std::optional<CacheEntry> entry =
         options.cache ? options.cache->open_entry(shown, size, storable_version(*response) ? validator : "") : std::nullopt;
-    return ByteSourcePtr(std::make_shared<RemoteSource>(url, options, size, validator, std::move(entry), std::move(response->body)));
+    return ByteSourcePtr(std::make_shared<RemoteSource>(url, options, size, validator, weak_etag_of(*response), std::move(entry),
+                                                         std::move(response->body)));
 }
 
 uint64_t download_budget() { return g_budget.load(); }

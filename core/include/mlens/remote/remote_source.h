@@ -30,9 +30,10 @@
 //    E_REMOTE_CHANGED. A file with a validator: every later request carries If-Range with it, so
 //    a change on the server (200 to If-Range, or another ETag, Last-Modified or size in a 206) is
 //    always seen and nothing of the new file is ever mixed with the bytes held. A file without
-//    one (no strong ETag, no Last-Modified) can be checked by its size alone: a change that keeps
-//    the size is not seen, and bytes of two versions of it may be mixed in one read; its ranges
-//    are never stored in the cache (range_cache.h), so no later open reads them.
+//    one (no strong ETag, no Last-Modified) can be checked only by its size and by its weak ETag
+//    when it has one (an answer with another weak ETag is E_REMOTE_CHANGED): a change that keeps
+//    both is not seen, and bytes of two versions of it may be mixed in one read; its ranges are
+//    never stored in the cache (range_cache.h), so no later open reads them.
 //  - read() is const and thread-safe (one mutex; a fetch holds it). A failed read returns false
 //    and read_failure() says why (the HTTP error's text). A fetch that failed for any reason but a
 //    cancellation ends the source's fetching: later reads of bytes not held fail at once with the
