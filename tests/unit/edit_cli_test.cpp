@@ -12,6 +12,7 @@
 
 #include "build_paths.h"
 #include "cli_runner.h"
+#include "mlens/ollama/blob_hash.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -297,6 +298,41 @@ TEST_CASE("mlens edit --undo refuses a damaged undo file by its checksum, restor
     CHECK(test::run_mlens({"edit", "--undo", in}).exit_status == 0);
     CHECK(test::read_whole_file(in) == original);
     CHECK_FALSE(fs::exists(undo));
+}
+
+// An undo file whose checksum holds, for `span` old and new bytes at `at` of a file of `size` bytes.
+std::vector<uint8_t> crafted_undo(uint64_t size, uint64_t at, const std::string& old_bytes, const std::string& new_bytes) {
+    std::string fields = "MLUNDO02";
+    for (const uint64_t v : {size, at, static_cast<uint64_t>(old_bytes.size())})
+        for (int b = 0; b < 8; ++b) fields.push_back(static_cast<char>((v >> (8 * b)) & 0xFF));
+    const std::string text = fields + sha256_hex_digest(fields + old_bytes + new_bytes) + old_bytes + new_bytes;
+    return std::vector<uint8_t>(text.begin(), text.end());
+}
+
+TEST_CASE("mlens edit --undo restores header bytes only - an undo file naming the magic or the data is refused", "[edit][cli]") {
+    test::TempDir dir;
+    const std::string in = copy_demo(dir);
+    const std::vector<uint8_t> original = test::read_whole_file(in);
+    const std::string undo = in + ".mlens-undo";
+    auto bytes_at = [&](uint64_t at, size_t n) { return std::string(original.begin() + at, original.begin() + at + n); };
+    for (const uint64_t at : {uint64_t{0}, uint64_t{1000000}}) {
+        INFO("span at " << at);
+        test::write_whole_file(undo, crafted_undo(original.size(), at, "XXXX", bytes_at(at, 4)));
+        test::CliRun run = test::run_mlens({"edit", "--undo", in, "--json"});
+        CHECK(run.exit_status == 1);
+        CHECK(contains(run.out, "E_UNDO_MISMATCH"));
+        CHECK(contains(run.out, "not header bytes an edit in place of"));
+        CHECK(test::read_whole_file(in) == original);
+        CHECK(fs::exists(undo));
+    }
+}
+
+TEST_CASE("a file named as an Ollama blob is never edited in place, wherever its folder is mounted", "[edit][cli][ollama]") {
+    test::TempDir dir;
+    const std::string blob = copy_demo(dir, "sha256-" + std::string(64, 'a'));
+    const std::vector<uint8_t> before = test::read_whole_file(blob);
+    CHECK(refused({"edit", blob, "--in-place", "--set", "general.name=x", "--json"}, dir, before, blob) == "E_OUTPUT_IN_STORE");
+    CHECK_FALSE(fs::exists(blob + ".mlens-undo"));
 }
 
 TEST_CASE("an in-place edit that changes no byte writes nothing and names no undo file", "[edit][cli]") {

@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "mlens/formats/gguf_reader.h"
 #include "mlens/io/safe_file_writer.h"
+#include "mlens/io/store_shape.h"
 #include "mlens/io/path_parts.h"
 #include "mlens/io/unique_fd.h"
 #include "mlens/ollama/blob_hash.h"
@@ -26,6 +28,7 @@ constexpr char kUndoMagic[8] = {'M', 'L', 'U', 'N', 'D', 'O', '0', '2'};
 constexpr uint64_t kUndoFieldBytes = 32;  // the magic and the three sizes
 constexpr uint64_t kUndoChecksumBytes = 64;  // SHA-256 in hex
 constexpr uint64_t kUndoHeaderBytes = kUndoFieldBytes + kUndoChecksumBytes;
+constexpr char kGgufMagic[] = "GGUF";  // the first bytes of every GGUF
 
 std::atomic<InPlaceStepHook> g_step_hook{nullptr};
 
@@ -157,6 +160,12 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
     OutputGuard guard;
     guard.add_input(path);
     if (Status s = guard.check_folder(parent_of(path), path); !s) return s.error();
+    // A blob reached without its store around it (the blobs folder mounted elsewhere, say) is
+    // still a blob: its name is its digest.
+    if (is_blob_file_name(base_name(path)))
+        return failure(ErrorCode::E_OUTPUT_IN_STORE, escape_for_display(path) +
+                                                         " is named as an Ollama store's blob (sha256-DIGEST): its name is the digest of its "
+                                                         "bytes, which an edit in place would change; write a copy with -o. Nothing was written");
     if (!plan.fits_in_place) return no_fit(plan);
     const std::string undo_path = undo_path_for(path);
     auto fd = open_for_writing(path, plan.old_file_bytes);
@@ -270,6 +279,14 @@ Result<UndoOutcome> undo_edit(const std::string& path) {
             return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(path) + " is not the size the undo file records; nothing restored");
         return fd.error();
     }
+    // An edit in place changes header bytes only: a span past the header, or bytes that would undo
+    // the magic, were never written by one.
+    auto header = open_gguf(path);
+    const uint64_t header_end = header && !header->files.empty() && header->files[0].data_start_known() ? header->files[0].data_start : 0;
+    if (span_at + span > header_end || (span_at < 4 && std::memcmp(spans.data(), kGgufMagic + span_at, std::min<uint64_t>(span, 4 - span_at)) != 0))
+        return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(undo_path) + " names bytes " + std::to_string(span_at) + ".." +
+                                                       std::to_string(span_at + span) + ", not header bytes an edit in place of " +
+                                                       escape_for_display(path) + " changes; nothing restored");
     const std::vector<uint8_t> old_bytes(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(span));
     const std::vector<uint8_t> new_bytes(spans.begin() + static_cast<std::ptrdiff_t>(span), spans.end());
     std::vector<uint8_t> current(span);

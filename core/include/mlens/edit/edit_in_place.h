@@ -5,7 +5,8 @@
 //    place (same data start; otherwise E_IN_PLACE_NO_FIT saying how many bytes the header grows or
 //    why the data would move). Refused before any byte is written: a file that cannot be opened for
 //    writing (E_PERMISSION: a read-only filesystem, or a file with no write permission bit, which is
-//    refused for root too), a file inside an Ollama store
+//    refused for root too), a file inside an Ollama store, or named as a store's blob
+//    ("sha256-" and 64 hex digits, wherever it is: a blobs folder mounted elsewhere)
 //    (E_OUTPUT_IN_STORE), a file with more than one name (E_HARD_LINKED: an edit in place would
 //    change it under every name, a store blob linked out of its store among them), a file another
 //    process is editing or undoing in place (E_BUSY: each holds an exclusive flock on the file
@@ -32,7 +33,9 @@
 //  - undo_edit puts the saved bytes back when the undo file's checksum holds (else E_UNDO_MISMATCH:
 //    damaged, nothing restored, the undo file kept), the file's size is the one recorded and every byte of
 //    the span holds its old or its new value (a write cut short included), then removes the undo
-//    file; a span already holding the old bytes is left alone (already_original). Anything else is
+//    file; a span already holding the old bytes is left alone (already_original). A span that is
+//    not within the file's header as it reads now (the GGUF's data start), or whose old bytes are
+//    not the magic where it covers it, was never written by an edit in place. Anything else is
 //    E_UNDO_MISMATCH and nothing is written; no undo file is E_NOT_FOUND.
 //  - The step hook runs after each step (tests stop or kill the process there).
 //  Undo file layout (little-endian): "MLUNDO02", u64 file size, u64 span offset, u64 span length,
