@@ -415,3 +415,17 @@ TEST_CASE("the sweep removes a gone owner's temporaries of this user only", "[ou
     CHECK(!std::filesystem::exists(mine));
     if (::geteuid() == 0) CHECK(std::filesystem::exists(theirs));
 }
+
+TEST_CASE("a kept previous file is noted once however many sweeps find it", "[output]") {
+    test::TempDir dir;
+    const std::string kept = dir.file(".out.gguf.prev-" + std::to_string(::getpid()) + "-1-Ab12cd");
+    test::write_whole_file(kept, std::vector<uint8_t>(3, 'x'));
+    std::vector<std::string> notes;
+    set_temp_notice_sink([&notes](const std::string& note) { notes.push_back(note); });
+    sweep_stale_temporaries(dir.path());
+    sweep_stale_temporaries(dir.path());
+    set_temp_notice_sink(nullptr);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0].starts_with("kept " + kept + ": the previous content of out.gguf"));
+    CHECK(std::filesystem::exists(kept));
+}

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "mlens/text/digits.h"
@@ -75,6 +76,7 @@ std::optional<std::string> stamp_before_random(std::string_view rest) {
 
 std::mutex g_sink_mutex;
 std::function<void(const std::string&)> g_sink;
+std::set<std::string> g_said;  // the notices given: each is given once (two sweeps of one folder find the same files)
 
 std::string kind_text(TempKind kind) {
     static constexpr NameRow<TempKind> kNames[] = {{TempKind::writer_file, "temporary file"},
@@ -175,7 +177,7 @@ void print_temp_notices(std::string program) {
 
 void temp_notice(const std::string& message) {
     std::lock_guard lock(g_sink_mutex);
-    if (g_sink) g_sink(message);
+    if (g_sink && g_said.insert(message).second) g_sink(message);
 }
 
 }  // namespace mlens

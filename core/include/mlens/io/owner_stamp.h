@@ -26,6 +26,7 @@
 //    user can restore it. Each removal and each kept previous file is one notice to the notice
 //    sink (set_temp_notice_sink); the sweep returns how many entries it removed. Errors (an
 //    unreadable folder, a file that vanished) are not reported: the sweep is best effort.
+//  - A notice is given once per process, however many sweeps find the same file.
 //  - The notice sink is process-wide; the CLI prints notices to stderr as "note: ...", the GUI
 //    logs them. Without a sink, notices are dropped. Thread-safe.
 #pragma once
