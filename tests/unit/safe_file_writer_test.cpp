@@ -337,6 +337,42 @@ TEST_CASE("commit_all places both files or keeps both previous ones, whichever s
         }
 }
 
+// At the second rename, another writer puts a folder where "b" was: "b"'s old content then has
+// no name left but the previous file commit_all kept.
+std::string g_replaced_target;
+Status replacing_hook(CommitStep step, size_t index) {
+    if (step == CommitStep::rename && index == 1) {
+        fs::remove(g_replaced_target);
+        fs::create_directory(g_replaced_target);
+    }
+    return ok_status();
+}
+
+TEST_CASE("commit_all keeps, and notes, a previous file whose target another writer replaced meanwhile", "[output]") {
+    test::TempDir dir;
+    test::write_whole_file(dir.file("a"), bytes_of("old a"));
+    test::write_whole_file(dir.file("b"), bytes_of("old b"));
+    OutputGuard guard;
+    auto writers = two_writers(dir, guard);
+    g_replaced_target = dir.file("b");
+    std::vector<std::string> notes;
+    set_temp_notice_sink([&notes](const std::string& note) { notes.push_back(note); });
+    set_commit_step_hook(replacing_hook);
+    Status s = commit_all(writers);
+    set_commit_step_hook(nullptr);
+    set_temp_notice_sink(nullptr);
+    REQUIRE(!s);
+    CHECK(test::read_whole_file(dir.file("a")) == bytes_of("old a"));
+    std::vector<std::string> previous;
+    for (const auto& item : fs::directory_iterator(dir.path()))
+        if (item.path().filename().string().starts_with(".b.prev-")) previous.push_back(item.path().string());
+    REQUIRE(previous.size() == 1);
+    CHECK(test::read_whole_file(previous[0]) == bytes_of("old b"));
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0] == "kept " + previous[0] + ": the previous content of " + dir.file("b") +
+                          ", which another writer replaced meanwhile; rename it back to restore it");
+}
+
 TEST_CASE("commit_all keeps a previous file by a hard link, so the file another path names is never emptied", "[output]") {
     test::TempDir dir;
     test::write_whole_file(dir.file("a"), bytes_of("old a"));

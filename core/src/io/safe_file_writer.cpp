@@ -349,12 +349,26 @@ Status commit_all(std::vector<SafeFileWriter>& writers) {
     if (writers.size() == 1) return writers[0].commit();
     SignalDeferral deferred;  // a signal now ends the process once every file is in place
     std::vector<std::string> previous(writers.size());
+    std::vector<std::optional<FileIdentity>> previous_id(writers.size());  // the target's file when it was kept
+    // Removes the previous files kept: each only while its target still names that file or this
+    // operation's new one; one whose target another writer replaced meanwhile may be the last
+    // name of the old file, and is kept and noted, as is one that cannot be removed.
     auto drop_previous = [&] {
-        for (const std::string& p : previous)
-            if (!p.empty()) ::unlink(p.c_str());
+        for (size_t j = 0; j < previous.size(); ++j) {
+            if (previous[j].empty()) continue;
+            const auto now = file_identity(writers[j].m_target);
+            const bool ours = now && ((previous_id[j] && *now == *previous_id[j]) || *now == writers[j].m_written_id);
+            if (!ours)
+                temp_notice("kept " + escape_for_display(previous[j]) + ": the previous content of " + escape_for_display(writers[j].m_target) +
+                            ", which another writer replaced meanwhile; rename it back to restore it");
+            else if (::unlink(previous[j].c_str()) != 0)
+                temp_notice("kept " + escape_for_display(previous[j]) + ": the previous content of " + escape_for_display(writers[j].m_target) +
+                            ", which cannot be removed (" + std::strerror(errno) + "); remove it by hand");
+        }
     };
     for (size_t i = 0; i < writers.size(); ++i) {
         Status hooked = commit_step(CommitStep::keep_previous, i);
+        const std::optional<FileIdentity> target_id = file_identity(writers[i].target_path());
         auto kept = hooked ? keep_previous(writers[i].target_path()) : Result<std::string>(hooked.error());
         if (!kept) {
             drop_previous();
@@ -362,6 +376,7 @@ Status commit_all(std::vector<SafeFileWriter>& writers) {
             return kept.error();
         }
         previous[i] = std::move(*kept);
+        previous_id[i] = target_id;
     }
     for (size_t i = 0; i < writers.size(); ++i) {
         Status s = commit_step(CommitStep::rename, i);
