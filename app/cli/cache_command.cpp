@@ -65,9 +65,10 @@ void add_cache_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--json", *json, "Print JSON");
     cmd->callback([clear, json, &exit_code] {
         const std::shared_ptr<CacheDatabase> db = CacheDatabase::open();
-        const std::vector<std::string> warnings = db->take_warnings();
-        for (const std::string& w : warnings) std::cerr << "warning: cache: " << escape_for_display(w, 600) << "\n";
+        std::vector<std::string> warnings = db->take_warnings();
         const auto ranges = RangeCache::open();
+        if (std::string reason = ranges->unusable_reason(); !reason.empty()) warnings.push_back(std::move(reason));
+        for (const std::string& w : warnings) std::cerr << "warning: cache: " << escape_for_display(w, 600) << "\n";
         const std::vector<CacheEntryInfo> entries = ranges->list_entries();
         uint64_t range_bytes = 0;
         for (const CacheEntryInfo& e : entries) range_bytes += e.bytes;

@@ -239,6 +239,20 @@ TEST_CASE("mlens cache lists the ranges remote reads stored next to the database
     CHECK(test::run_mlens({"cache"}).out.ends_with("remote ranges               0 entries, 0 B (0 bytes)\n"));
 }
 
+TEST_CASE("mlens cache says when the range cache's folder is a file, as a reading command does", "[remote][cli][cache]") {
+    test::PrivateHttpCache cache;
+    const std::string folder = cache.folder.path() + "/modellens";
+    std::filesystem::create_directories(folder);
+    test::write_whole_file(folder + "/http", std::vector<uint8_t>(3, 'x'));
+    const std::string warning = "the cache folder " + folder + "/http cannot be made (a file is in its place); remote ranges are not kept";
+    const test::CliRun listed = test::run_mlens({"cache"});
+    CHECK(listed.exit_status == 0);
+    CHECK(listed.err == "warning: cache: " + warning + "\n");
+    const nlohmann::json j = nlohmann::json::parse(test::run_mlens({"cache", "--clear", "--json"}).out);
+    CHECK(j["warnings"] == nlohmann::json::array({warning}));
+    CHECK(test::read_whole_file(folder + "/http") == std::vector<uint8_t>(3, 'x'));
+}
+
 TEST_CASE("the download limit refuses a command before it reads more than the limit", "[remote][cli]") {
     test::PrivateHttpCache cache;
     test::LoopbackServer server;
@@ -264,7 +278,7 @@ TEST_CASE("the download limit refuses a command before it reads more than the li
     CHECK(small.exit_status == 0);
 }
 
-TEST_CASE("--max-time ends a run whose server sends just above the stall rate", "[remote][cli]") {
+TEST_CASE("mlens --max-time ends a run whose server sends just above the stall rate", "[remote][cli]") {
     test::PrivateHttpCache cache;
     test::LoopbackServer server("127.0.0.1", test::Serving::slow);
     // The first request (the file: 357 KB) would take 87 s at 4 KiB a second.
@@ -281,7 +295,7 @@ TEST_CASE("--max-time ends a run whose server sends just above the stall rate", 
     CHECK(test::run_mlens({"--max-time", "-1", "info", server.url("/m.gguf")}).exit_status == 2);
 }
 
-TEST_CASE("--max-time and --max-download values past what they can hold are usage errors - never an abort", "[remote][cli]") {
+TEST_CASE("mlens --max-time and --max-download values past what they can hold are usage errors - never an abort", "[remote][cli]") {
     const std::string model = kDemo + "/tiny-llama-q4_0.gguf";
     for (const std::vector<std::string>& options :
          std::vector<std::vector<std::string>>{{"--max-time", "nan"},

@@ -299,8 +299,8 @@ std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_
     std::error_code ec;
     fs::create_directories(m_folder, ec);
     if (ec || !fs::is_directory(m_folder, ec)) {
-        warn("the cache folder " + m_folder + " cannot be made (" + (ec ? ec.message() : std::string("a file is in its place")) +
-             "); remote ranges are not kept");
+        const std::string reason = unusable_reason();
+        warn(reason.empty() ? "the cache folder " + m_folder + " cannot be made (" + ec.message() + "); remote ranges are not kept" : reason);
         return std::nullopt;
     }
     FolderLock lock(m_folder);
@@ -326,6 +326,13 @@ std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_
     touch(entry.m_folder + "/entry");
     entry.m_ranges = ranges_in(entry.m_folder);
     return entry;
+}
+
+std::string RangeCache::unusable_reason() const {
+    std::error_code ec;
+    const fs::file_status status = fs::status(m_folder, ec);
+    if (!fs::exists(status) || fs::is_directory(status)) return {};
+    return "the cache folder " + m_folder + " cannot be made (a file is in its place); remote ranges are not kept";
 }
 
 std::vector<CacheEntryInfo> RangeCache::list_entries() const {

@@ -112,6 +112,9 @@ public:
     // failed its digest), so that the next read fetches it again.
     void forget(const std::string& url);
     std::vector<CacheEntryInfo> list_entries() const;
+    // Why nothing can be kept in the folder (something else in its place), as the warning says it;
+    // "" when it is a folder or is not made yet.
+    std::string unusable_reason() const;
     Status clear();
     // Removes least recently used entries until at most max_bytes are stored.
     void evict();
