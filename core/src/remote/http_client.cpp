@@ -23,6 +23,8 @@ constexpr size_t kIdleHandlesPerOrigin = 4;
 // A transfer slower than this for HttpOptions::stall_seconds has stalled: a trickle of a few
 // bytes a second would otherwise hold a command for days.
 constexpr long kStallBytesPerSecond = 1024;
+// libcurl's timer may end a transfer this many milliseconds before the time limit's clock does.
+constexpr long kTimeLimitSlackMs = 100;
 // A network time limit this long or longer is none.
 constexpr double kLongestTimeLimitSeconds = 365.0 * 24 * 3600;
 // The longest wait a Retry-After may ask for before the next attempt.
@@ -368,7 +370,8 @@ Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOp
     if (t.too_large)
         return fail(http_error(ErrorCode::E_TOO_LARGE, url, "the answer is larger than the " + std::to_string(request.max_body) + " bytes expected"));
     if (rc == CURLE_ABORTED_BY_CALLBACK) return fail(cancelled_error("download"));
-    if (rc == CURLE_OPERATION_TIMEDOUT && left_ms && time_left_ms().value_or(1) <= 0) return fail(http_error(ErrorCode::E_NETWORK, url, time_limit_text()));
+    if (rc == CURLE_OPERATION_TIMEDOUT && left_ms && time_left_ms().value_or(kTimeLimitSlackMs + 1) <= kTimeLimitSlackMs)
+        return fail(http_error(ErrorCode::E_NETWORK, url, time_limit_text()));
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return fail(http_error(ErrorCode::E_NETWORK, url,
                                t.status ? "the transfer stalled (under 1 KiB/s for " + std::to_string(options.stall_seconds) + " s)"

@@ -299,8 +299,8 @@ std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_
     std::error_code ec;
     fs::create_directories(m_folder, ec);
     if (ec || !fs::is_directory(m_folder, ec)) {
-        const std::string reason = unusable_reason();
-        warn(reason.empty() ? "the cache folder " + m_folder + " cannot be made (" + ec.message() + "); remote ranges are not kept" : reason);
+        warn("the cache folder " + m_folder + " cannot be made (" + (ec ? ec.message() : std::string("a file is in its place")) +
+             "); remote ranges are not kept");
         return std::nullopt;
     }
     FolderLock lock(m_folder);

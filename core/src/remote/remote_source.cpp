@@ -93,6 +93,8 @@ public:
         m_run_bytes = first.size();
         if (!first.empty()) {
             if (m_entry) (void)m_entry->store(0, first);
+            // Under the lock: from its construction, another source's read may drop ranges here.
+            std::lock_guard lock(m_mutex);
             m_held.hold(0, std::move(first));
         }
     }
