@@ -52,6 +52,9 @@ int run_command_line(int argc, char** argv) {
     }
     CLI::App app{"mlens — inspect and debug LLM model files (GGUF, safetensors, Ollama stores)"};
     app.require_subcommand(1);
+    // --help's descriptions start within the first two fifths of the width, so a wrapped one
+    // continues under its column (terminal_output.h).
+    app.get_formatter()->column_width(std::clamp<size_t>(mlens::cli::terminal_columns() * 2 / 5, 16, 30));
     app.set_version_flag("--version", mlens::version_text("mlens"));
     int exit_code = mlens::cli::kExitOk;
     // Remote models (http://, https://, hf://): what one run may download at most, in any command.

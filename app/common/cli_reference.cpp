@@ -192,10 +192,23 @@ std::optional<std::string> reference_document(const CLI::App& app, const Program
 }
 
 std::string help_footer(const std::vector<ReferenceSection>& sections) {
+    // Terms up to this many characters share a section's description column.
+    constexpr size_t kWidestAlignedTerm = 24;
     std::string out;
     for (const ReferenceSection& section : sections) {
         out += (out.empty() ? "" : "\n") + section.title + ":\n";
-        for (const auto& [term, text] : section.entries) out += "  " + term + "  " + text + "\n";
+        size_t column = 0;
+        for (const auto& entry : section.entries)
+            if (entry.first.size() <= kWidestAlignedTerm) column = std::max(column, entry.first.size());
+        for (const auto& [term, text] : section.entries) {
+            // A description on a line of its own starts past eight columns, so that its wrapped
+            // lines keep its indent (wrap_words).
+            const std::string indent(std::max<size_t>(2 + column + 2, 10), ' ');
+            if (term.size() <= column)
+                out += "  " + term + std::string(column - term.size() + 2, ' ') + text + "\n";
+            else
+                out += "  " + term + "\n" + indent + text + "\n";
+        }
     }
     return out;
 }

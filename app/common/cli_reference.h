@@ -11,7 +11,9 @@
 //    (backslashes, lines starting with a dot or quote, the hyphens of option names); dashes,
 //    middle dots, arrows and ellipses become troff glyphs.
 //  - reference_document serves both through one switch, `PROG --reference FORMAT`.
-//  - help_footer: the same sections as plain text, for CLI11's footer, so --help shows them too.
+//  - help_footer: the same sections as plain text, for CLI11's footer, so --help shows them too:
+//    each section's descriptions in one column after its terms of up to 24 characters; a longer
+//    term has a line of its own, its description below it in that column.
 //  - completion_script completes subcommands, each one's options (with the choices of options
 //    limited to a set), and arguments by their name: TENSOR offers the tensor names of the first
 //    file on the line (`PROG tensors FILE --names`), MODEL the models of the default Ollama

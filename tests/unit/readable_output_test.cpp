@@ -97,6 +97,22 @@ TEST_CASE("wrap_words breaks long lines between words with a hanging indent", "[
     CHECK(token == std::vector<std::string>{"a", "  0123456789012345678901234", "  b"});
 }
 
+TEST_CASE("wrap_words keeps a line's spacing and hangs a description under its column", "[text][width]") {
+    // A term and its description, as --help lists commands: the continuation starts under the description.
+    CHECK(wrap_words("  info        Format, architecture, parameter count", 36) ==
+          std::vector<std::string>{"  info        Format, architecture,", "              parameter count"});
+    // Spaces between words stay as the line has them; the run at a break is dropped.
+    CHECK(wrap_words("  0  success   and more words here", 20) == std::vector<std::string>{"  0  success   and", "     more words here"});
+    // A description that starts past half the width hangs by the indent plus two.
+    CHECK(wrap_words("  MLENS_HTTP_CONNECT_SECONDS  connect timeout in seconds", 40) ==
+          std::vector<std::string>{"  MLENS_HTTP_CONNECT_SECONDS  connect", "    timeout in seconds"});
+    // A line indented past eight columns continues at its indent.
+    CHECK(wrap_words("            Download at most SIZE from remote models", 36) ==
+          std::vector<std::string>{"            Download at most SIZE", "            from remote models"});
+    // Single spaces only: the indent plus two, as before.
+    CHECK(wrap_words("  evidence: one two three four five six", 20)[1] == "    three four five");
+}
+
 TEST_CASE("a measurement shows the digits its uncertainty supports", "[text]") {
     CHECK(plus_minus(12.3456, 0.0789) == std::make_pair(std::string("12.346"), std::string("0.079")));
     CHECK(plus_minus(5012.3, 48.1) == std::make_pair(std::string("5012"), std::string("48")));

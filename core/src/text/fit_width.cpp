@@ -32,12 +32,28 @@ bool joins_parts(std::string_view text, const CodePoint& c) {
     return ch == '.' || ch == '_' || ch == '/' || ch == '-' || ch == ':' || ch == ',' || ch == '=';
 }
 
+// Where a continuation of `line` starts: the column of its description when the line is a term
+// and a description apart by two or more spaces ("  info    Format, ..."), the description
+// starting within the first half of `width`; a line indented by more than eight columns (itself
+// the continuation of an item above it) at its indent; else at its indent plus two.
+size_t hanging_indent(std::string_view line, size_t indent, size_t width) {
+    const size_t gap = line.find("  ", indent);
+    if (gap != std::string_view::npos) {
+        const size_t description = line.find_first_not_of(' ', gap);
+        if (description != std::string_view::npos) {
+            const size_t column = display_width(line.substr(0, description));
+            if (column <= width / 2) return column;
+        }
+    }
+    return indent > 8 ? indent : indent + 2;
+}
+
 }  // namespace
 
 std::vector<std::string> wrap_words(std::string_view line, size_t width) {
     if (display_width(line) <= width) return {std::string(line)};
     const size_t indent = line.find_first_not_of(' ') == std::string_view::npos ? line.size() : line.find_first_not_of(' ');
-    const std::string hanging(indent + 2, ' ');
+    const std::string hanging(hanging_indent(line, indent, width), ' ');
     std::vector<std::string> out;
     std::string piece(line.substr(0, indent));
     size_t piece_width = indent;
@@ -46,15 +62,17 @@ std::vector<std::string> wrap_words(std::string_view line, size_t width) {
         const size_t end = std::min(line.find(' ', i), line.size());
         const std::string_view word = line.substr(i, end - i);
         const size_t word_width = display_width(word);
-        if (piece_has_word && piece_width + 1 + word_width > width) {
+        // The spaces before this word as the line has them, unless the word starts a piece.
+        const size_t spaces = piece_has_word ? i - line.find_last_not_of(' ', i - 1) - 1 : 0;
+        if (piece_has_word && piece_width + spaces + word_width > width) {
             out.push_back(std::move(piece));
             piece = hanging;
             piece_width = hanging.size();
             piece_has_word = false;
         }
         if (piece_has_word) {
-            piece += ' ';
-            ++piece_width;
+            piece.append(spaces, ' ');
+            piece_width += spaces;
         }
         piece += word;
         piece_width += word_width;

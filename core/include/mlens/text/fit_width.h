@@ -3,10 +3,15 @@
 //
 // Contract:
 //  - wrap_words(line, width) returns `line` alone when it fits; otherwise the line broken at
-//    spaces into pieces of at most `width` columns. Every piece after the first starts with the
-//    line's own leading spaces plus two more (a hanging indent: the continuation reads as part of
-//    the item above). A word wider than the room left stays whole on a piece of its own, the one
-//    case where a piece is wider than `width`. Runs of spaces at a break are dropped.
+//    spaces into pieces of at most `width` columns, the spaces between the words of a piece kept
+//    as the line has them (aligned columns stay aligned) and the run of spaces at a break dropped.
+//    Every piece after the first starts with a hanging indent: where the line is a term and its
+//    description apart by two or more spaces ("  info      Format, ...", as --help lists
+//    commands) and the description starts within the first half of `width`, at the
+//    description's column; where the line is indented by more than eight columns (it continues
+//    an item above it, as a description under its option does), at its indent; else the line's
+//    own leading spaces plus two (the continuation reads as part of the item above). A word wider than the room left stays whole on a piece of its
+//    own, the one case where a piece is wider than `width`.
 //  - break_cell(text, width) returns `text` alone when it fits in `width` columns (or width is 0);
 //    otherwise pieces of at most `width` columns that together hold every character of `text` in
 //    order. A piece ends, by preference, at a space (dropped there), else right after one of
