@@ -67,14 +67,14 @@ void add_worker_timeout(CLI::App* cmd, uint32_t& seconds) {
         ->check(CLI::Range(2u, 86400u));
 }
 
-std::optional<Model> open_or_fail(const Target& target, bool report_errors, int& exit_code) {
-    std::optional<Model> model = open_or_report(target, report_errors);
+std::optional<Model> open_or_fail(const Target& target, bool report_errors, int& exit_code, SplitParts parts) {
+    std::optional<Model> model = open_or_report(target, report_errors, parts);
     if (!model) exit_code = kExitBroken;
     return model;
 }
 
-std::optional<Model> open_or_report(const Target& target, bool report_errors) {
-    auto model = open_target(target);
+std::optional<Model> open_or_report(const Target& target, bool report_errors, SplitParts parts) {
+    auto model = open_target(target, nullptr, parts);
     if (!model) {
         fail(target.text, model.error());
         return std::nullopt;

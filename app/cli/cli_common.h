@@ -24,11 +24,11 @@ namespace mlens::cli {
 // cannot be opened. When the Model has errors, their first (a truncation summary comes first) and
 // their count go to stderr too, unless `report_errors` is false (check prints them all itself).
 std::optional<Model> open_or_report(const std::string& path);
-std::optional<Model> open_or_report(const Target& target, bool report_errors = true);
+std::optional<Model> open_or_report(const Target& target, bool report_errors = true, SplitParts parts = SplitParts::joined);
 // open_or_report for a command's callback: when the model cannot be opened, also sets
 // exit_code to kExitBroken.
 std::optional<Model> open_or_fail(const std::string& path, int& exit_code);
-std::optional<Model> open_or_fail(const Target& target, bool report_errors, int& exit_code);
+std::optional<Model> open_or_fail(const Target& target, bool report_errors, int& exit_code, SplitParts parts = SplitParts::joined);
 // Opens A, then B when A opened, each reported when it fails; true when both are open.
 bool open_both(const std::string& a_path, const std::string& b_path, std::optional<Model>& a, std::optional<Model>& b);
 // fail() for an error of a comparison run in one worker session (ab, kld, layer-divergence): about

@@ -185,7 +185,8 @@ int run_edit(const EditArguments& a) {
     if (a.undo) return run_undo(a);
     if (modes == 0 && !a.dry_run) return usage_error("say where the edit goes: -o OUT, --in-place, or --dry-run to only show it");
     int exit_code = kExitOk;
-    auto model = open_or_fail(a.path, exit_code);
+    // A part of a split model is edited alone: its own header is what changes.
+    auto model = open_or_fail(resolve(a.path), true, exit_code, SplitParts::alone);
     if (!model) return exit_code;
     std::string about;
     auto edits = collect_edits(a, about);

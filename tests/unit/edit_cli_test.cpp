@@ -12,7 +12,10 @@
 
 #include "build_paths.h"
 #include "cli_runner.h"
+#include "mlens/formats/gguf_reader.h"
 #include "mlens/ollama/blob_hash.h"
+#include "safetensors_builder.h"
+#include "split_shards.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -315,7 +318,8 @@ TEST_CASE("mlens edit --undo restores header bytes only - an undo file naming th
     const std::vector<uint8_t> original = test::read_whole_file(in);
     const std::string undo = in + ".mlens-undo";
     auto bytes_at = [&](uint64_t at, size_t n) { return std::string(original.begin() + at, original.begin() + at + n); };
-    for (const uint64_t at : {uint64_t{0}, uint64_t{1000000}}) {
+    // The magic, the version (4), the tensor count (8) and the tensor data: no edit in place writes there.
+    for (const uint64_t at : {uint64_t{0}, uint64_t{4}, uint64_t{8}, uint64_t{1000000}}) {
         INFO("span at " << at);
         test::write_whole_file(undo, crafted_undo(original.size(), at, "XXXX", bytes_at(at, 4)));
         test::CliRun run = test::run_mlens({"edit", "--undo", in, "--json"});
@@ -325,6 +329,45 @@ TEST_CASE("mlens edit --undo restores header bytes only - an undo file naming th
         CHECK(test::read_whole_file(in) == original);
         CHECK(fs::exists(undo));
     }
+}
+
+TEST_CASE("an in-place edit of a safetensors file's __metadata__ is undone", "[edit][cli][safetensors]") {
+    test::TempDir dir;
+    test::SafetensorsBuilder b;
+    b.metadata("format", "pt").metadata("note", "a note with room for a shorter one");
+    b.tensor("w", "F32", "[2]", {0, 0, 192, 63, 0, 0, 0, 192});
+    const std::string in = dir.file("m.safetensors");
+    test::write_whole_file(in, b.bytes());
+    const std::vector<uint8_t> original = test::read_whole_file(in);
+    test::CliRun edited = test::run_mlens({"edit", in, "--in-place", "--set", "note=short"});
+    INFO(edited.out << edited.err);
+    REQUIRE(edited.exit_status == 0);
+    CHECK_FALSE(test::read_whole_file(in) == original);
+    test::CliRun undone = test::run_mlens({"edit", "--undo", in});
+    INFO(undone.out << undone.err);
+    CHECK(undone.exit_status == 0);
+    const bool restored = test::read_whole_file(in) == original;
+    CHECK(restored);
+    CHECK_FALSE(fs::exists(in + ".mlens-undo"));
+}
+
+TEST_CASE("an in-place edit of a split model's later shard is undone from that shard's own header", "[edit][cli]") {
+    test::TempDir dir;
+    auto whole = open_gguf(demo("tiny-llama-f32.gguf"));
+    REQUIRE(whole);
+    // The first shard holds only the keys, so its header ends far before the second's.
+    test::write_split_gguf(*whole, dir.path(), "tiny", 2, true);
+    const std::string second = dir.file("tiny-00002-of-00002.gguf");
+    const std::vector<uint8_t> original = test::read_whole_file(second);
+    test::CliRun edited = test::run_mlens({"edit", second, "--in-place", "--set", "split.no=0"});
+    INFO(edited.out << edited.err);
+    REQUIRE(edited.exit_status == 0);
+    CHECK_FALSE(test::read_whole_file(second) == original);
+    test::CliRun undone = test::run_mlens({"edit", "--undo", second});
+    INFO(undone.out << undone.err);
+    CHECK(undone.exit_status == 0);
+    const bool restored = test::read_whole_file(second) == original;
+    CHECK(restored);
 }
 
 TEST_CASE("a file named as an Ollama blob is never edited in place, wherever its folder is mounted", "[edit][cli][ollama]") {

@@ -11,14 +11,16 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "edit_steps.h"
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/safetensors_reader.h"
+#include "mlens/io/path_parts.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/store_shape.h"
-#include "mlens/io/path_parts.h"
 #include "mlens/io/unique_fd.h"
 #include "mlens/ollama/blob_hash.h"
+#include "mlens/open/identify.h"
 #include "mlens/text/escape.h"
-#include "edit_steps.h"
 
 namespace mlens {
 
@@ -28,7 +30,6 @@ constexpr char kUndoMagic[8] = {'M', 'L', 'U', 'N', 'D', 'O', '0', '2'};
 constexpr uint64_t kUndoFieldBytes = 32;  // the magic and the three sizes
 constexpr uint64_t kUndoChecksumBytes = 64;  // SHA-256 in hex
 constexpr uint64_t kUndoHeaderBytes = kUndoFieldBytes + kUndoChecksumBytes;
-constexpr char kGgufMagic[] = "GGUF";  // the first bytes of every GGUF
 
 std::atomic<InPlaceStepHook> g_step_hook{nullptr};
 
@@ -55,6 +56,37 @@ Status read_exact(int fd, uint8_t* p, uint64_t length, uint64_t offset, const st
         offset += static_cast<uint64_t>(n);
     }
     return ok_status();
+}
+
+// The file an undo holds open and locked, read through its descriptor: what is parsed is that
+// file alone (not its path's file of the moment, nor the shards beside a split model's part).
+class LockedFileSource final : public ByteSource {
+public:
+    LockedFileSource(int fd, const std::string& path, uint64_t size) : ByteSource(path, size), m_fd(fd) {}
+    bool read(uint64_t offset, uint64_t length, void* dst) const override {
+        return contains(offset, length) && read_exact(m_fd, static_cast<uint8_t*>(dst), length, offset, path()).ok();
+    }
+
+private:
+    int m_fd;
+};
+
+// The bytes of a file an edit in place may change, [from, to): a GGUF's from its key count (the
+// magic, version and tensor count never change) and a safetensors file's from after its header
+// length (the same whenever a header fits in place), up to the data. Empty for a file of
+// neither format or whose data start is unknown.
+struct HeaderSpan {
+    uint64_t from = 0, to = 0;
+};
+
+HeaderSpan editable_header_span(const ByteSourcePtr& file) {
+    constexpr uint64_t kGgufKeyCountAt = 16, kSafetensorsLengthBytes = 8;
+    auto format = identify_file(*file);
+    if (!format || *format == Format::unknown) return {};
+    const bool gguf = *format == Format::gguf;
+    const Model header = gguf ? read_gguf(file) : read_safetensors(file);
+    if (header.files.empty() || !header.files[0].data_start_known()) return {};
+    return {gguf ? kGgufKeyCountAt : kSafetensorsLengthBytes, header.files[0].data_start};
 }
 
 // One positioned write, then flushed.
@@ -279,11 +311,10 @@ Result<UndoOutcome> undo_edit(const std::string& path) {
             return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(path) + " is not the size the undo file records; nothing restored");
         return fd.error();
     }
-    // An edit in place changes header bytes only: a span past the header, or bytes that would undo
-    // the magic, were never written by one.
-    auto header = open_gguf(path);
-    const uint64_t header_end = header && !header->files.empty() && header->files[0].data_start_known() ? header->files[0].data_start : 0;
-    if (span_at + span > header_end || (span_at < 4 && std::memcmp(spans.data(), kGgufMagic + span_at, std::min<uint64_t>(span, 4 - span_at)) != 0))
+    // An edit in place changes header bytes only, never the fields before its keys: a span outside
+    // them was never written by one.
+    const HeaderSpan editable = editable_header_span(std::make_shared<LockedFileSource>(fd->get(), path, file_bytes));
+    if (span_at < editable.from || span_at + span > editable.to)
         return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(undo_path) + " names bytes " + std::to_string(span_at) + ".." +
                                                        std::to_string(span_at + span) + ", not header bytes an edit in place of " +
                                                        escape_for_display(path) + " changes; nothing restored");

@@ -261,7 +261,7 @@ Result<Model> finish_open(Result<Model> model) {
 
 }  // namespace
 
-Result<Model> open_target(const Target& target, JobContext* job) {
+Result<Model> open_target(const Target& target, JobContext* job, SplitParts parts) {
     Result<Model> model = Error{};
     switch (target.kind) {
         case TargetKind::model_file:
@@ -271,7 +271,7 @@ Result<Model> open_target(const Target& target, JobContext* job) {
                 describe_tensor_blobs(file);
                 model = std::move(file);
             } else {
-                model = read_gguf_with_siblings(target.source, {}, job);
+                model = parts == SplitParts::joined ? read_gguf_with_siblings(target.source, {}, job) : read_gguf(target.source, {}, job);
             }
             break;
         case TargetKind::imatrix:

@@ -79,8 +79,13 @@ struct Target {
 // "imatrix file", "missing", "not a model", "Ollama registry model".
 const char* target_kind_name(const Target& target);
 
+// How a GGUF file named as one part of a split model ("<stem>-0000N-of-0000M.gguf") opens:
+// joined with its sibling parts as one model (what every reading command shows), or alone (what
+// an edit changes: that file's own header and tensors).
+enum class SplitParts { joined, alone };
+
 Target resolve(const std::string& text);
-Result<Model> open_target(const Target& target, JobContext* job = nullptr);
+Result<Model> open_target(const Target& target, JobContext* job = nullptr, SplitParts parts = SplitParts::joined);
 // The registry model `reference` names (TargetKind::registry_model) opened as open_target opens it, from its manifest
 // already fetched (fetch_registry_manifest) and its view (view_registry_model, whose config and
 // text layer errors lead the model's diagnostics, view_findings): the registry is not asked for
