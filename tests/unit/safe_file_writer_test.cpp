@@ -143,6 +143,25 @@ TEST_CASE("a symbolic link to a regular file is written through and stays a link
     CHECK(test::leftovers_in(dir.file("real")) == 0);
 }
 
+TEST_CASE("an existing file named as an Ollama blob is never replaced, directly or through a link", "[output][ollama]") {
+    test::TempDir dir;
+    const std::string blob = dir.file("sha256-" + std::string(64, 'b'));
+    test::write_whole_file(blob, bytes_of("blob bytes\n"));
+    fs::create_symlink(blob, dir.file("out.csv"));
+    for (const std::string& target : {blob, dir.file("out.csv")}) {
+        INFO(target);
+        OutputGuard guard;
+        Status s = write_text(target, guard, "new\n");
+        REQUIRE_FALSE(s);
+        CHECK(s.error().code == ErrorCode::E_OUTPUT_IN_STORE);
+        CHECK(test::read_whole_file(blob) == bytes_of("blob bytes\n"));
+    }
+    CHECK(test::leftovers_in(dir.path()) == 0);
+    // A new file may carry such a name: nothing is replaced.
+    OutputGuard guard;
+    CHECK(write_text(dir.file("sha256-" + std::string(64, 'c')), guard, "new\n"));
+}
+
 TEST_CASE("a new file gets the permissions open(2) would give it under the umask - a replaced one keeps its own", "[output]") {
     test::TempDir dir;
     const mode_t old_mask = ::umask(077);

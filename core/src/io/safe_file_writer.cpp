@@ -183,6 +183,10 @@ Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, OutputGua
                 return output_error(
                     ErrorCode::E_OUTPUT_IS_INPUT,
                     "refusing to write " + escape_for_display(path) + " over the input file " + escape_for_display(in.path));
+    if (existing && is_blob_file_name(target->name))
+        return output_error(ErrorCode::E_OUTPUT_IN_STORE,
+                            "refusing to write over " + escape_for_display(path) +
+                                ": it is named as an Ollama blob, whose name is the digest of its bytes");
     struct stat folder_st {};
     if (::stat(target->folder.c_str(), &folder_st) != 0) return io_error("cannot use the folder", target->folder);
     const FileIdentity folder = identity_of(folder_st);

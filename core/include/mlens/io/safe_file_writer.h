@@ -21,7 +21,10 @@
 //          - the folder of a blob-named input ("sha256-<64 hex>") in a folder named "blobs"
 //            outside any store root.
 //        add_protected_folder protects a folder named by the caller (a store model's root when
-//        the input was a reference rather than a path).
+//        the input was a reference rather than a path);
+//      * an existing file named as an Ollama blob ("sha256-<64 hex>", the file a symbolic link
+//        leads to included), wherever it lies: its name is the digest of its bytes, so no output
+//        replaces it (E_OUTPUT_IN_STORE), as no edit in place changes it.
 //    A symbolic link to a regular file is written through: the file it leads to is replaced and
 //    the link stays.
 //  - Bytes go to a temporary file "<folder>/.<name>.tmp-<owner stamp>-XXXXXX" beside the target
