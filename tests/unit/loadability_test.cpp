@@ -22,6 +22,7 @@
 #include "mlens/infer/dry_run.h"
 #include "mlens/open/target.h"
 #include "mlens/util/build_info.h"
+#include "split_shards.h"
 #include "test_paths.h"
 #include "tiny_models.h"
 
@@ -288,6 +289,40 @@ TEST_CASE("loadability: llama.cpp's dry run agrees with the verdict on every fix
             CHECK(run->as_is.said.find(said) != std::string::npos);
         }
     }
+}
+
+TEST_CASE("loadability: a split model given by a later part, or with a part missing, does not load, and llama.cpp agrees",
+          "[loadability][llama]") {
+    TempDir dir;
+    auto whole = open_gguf(std::string(MLENS_DEMO_DIR) + "/tiny-llama-f32.gguf");
+    REQUIRE(whole);
+    const std::string first = test::write_split_gguf(*whole, dir.path(), "tiny", 3, false);
+    const std::string second = dir.file("tiny-00002-of-00003.gguf");
+    CHECK(assess_file(first).verdict == LoadVerdict::loads);
+    const Loadability later = assess_file(second);
+    CHECK(later.verdict == LoadVerdict::does_not_load);
+    REQUIRE(later.reasons.size() == 1);
+    CHECK(later.reasons[0].problem == LoadProblem::later_split_part);
+    CHECK(later.reasons[0].fix == "give llama.cpp the first part, " + first);
+    auto run = dry_run_load(second, later);
+    REQUIRE(run);
+    INFO(run->as_is.said);
+    CHECK_FALSE(run->as_is.loaded);
+    CHECK(run->as_is.said.find("first split") != std::string::npos);
+    CHECK(run->agrees);
+
+    std::filesystem::remove(dir.file("tiny-00003-of-00003.gguf"));
+    const Loadability missing = assess_file(first);
+    REQUIRE(missing.reasons.size() == 1);
+    CHECK(missing.reasons[0].problem == LoadProblem::missing_split_part);
+    CHECK(missing.reasons[0].text.find("shard 3 of 3") != std::string::npos);
+    // info counts the parts present and says so.
+    const auto info = nlohmann::json::parse(run_mlens({"info", first, "--json"}).out);
+    CHECK(info["missing_files"] == 1);
+    CHECK(info["declared_tensor_count"] == whole->tensors.size());
+    CHECK(info["tensor_count"].get<uint64_t>() < whole->tensors.size());
+    auto text = run_mlens({"info", first});
+    CHECK(text.out.find("in the 2 of 3 files present") != std::string::npos);
 }
 
 TEST_CASE("loadability: the generator stops the build when a pattern it relies on finds nothing", "[loadability]") {

@@ -11,6 +11,7 @@
 #include "mlens/formats/llama_asserts.h"
 #include "mlens/formats/llama_requirements.h"
 #include "mlens/model/summary.h"
+#include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
 #include "mlens/util/build_info.h"
 #include "mlens/util/name_table.h"
@@ -27,6 +28,8 @@ constexpr NameRow<LoadVerdict> kVerdictNames[] = {
 
 constexpr NameRow<LoadProblem> kProblemNames[] = {
     {LoadProblem::not_gguf, "not_gguf"},
+    {LoadProblem::later_split_part, "later_split_part"},
+    {LoadProblem::missing_split_part, "missing_split_part"},
     {LoadProblem::damaged_header, "damaged_header"},
     {LoadProblem::unknown_type, "unknown_type"},
     {LoadProblem::bad_row_size, "bad_row_size"},
@@ -425,6 +428,25 @@ Model rewritten_model(const Model& model, const compat::SidePlan& plan) {
     return out;
 }
 
+// What stops llama.cpp before it reads a split model's header: given by a later part, or with
+// parts missing (the contract). Empty for a whole model given by its first part.
+std::vector<LoadReason> split_reasons(const Model& model) {
+    std::vector<LoadReason> out;
+    if (model.opened_file > 0 && model.opened_file < model.files.size()) {
+        const std::string count = std::to_string(model.files.size());
+        out.push_back({LoadProblem::later_split_part, LoadSubject::file, "split.no", std::nullopt,
+                       "given by part " + std::to_string(model.opened_file + 1) + " of " + count +
+                           ": llama.cpp loads a split model from its first part only (\"model must be loaded with the first split\")",
+                       "give llama.cpp the first part, " + escape_for_display(model.files[0].path)});
+        return out;
+    }
+    for (const Diagnostic& d : model.diagnostics)
+        if (d.code == ErrorCode::E_SPLIT_MISSING)
+            out.push_back({LoadProblem::missing_split_part, LoadSubject::file, d.field, std::nullopt, d.message,
+                           "put every part of the split model beside the first: llama.cpp reads them all"});
+    return out;
+}
+
 // A header that did not parse to its end: gguf_init stops where our reader stopped.
 LoadReason damaged_header(const Model& model) {
     for (const Diagnostic& d : model.diagnostics)
@@ -537,6 +559,11 @@ std::string Loadability::label() const {
 Loadability assess_loadability(const Model& model) {
     if (model.format != Format::gguf) return not_gguf(model);
     Loadability l;
+    l.reasons = split_reasons(model);
+    if (!l.reasons.empty()) {
+        l.verdict = LoadVerdict::does_not_load;
+        return l;
+    }
     if (model.partial) {
         l.verdict = LoadVerdict::does_not_load;
         l.reasons.push_back(damaged_header(model));

@@ -90,6 +90,7 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
         if (!ok) { whole.partial = true; }
         if (job_cancelled(job)) break;
     }
+    whole.opened_file = split->number - 1;
     model = std::move(whole);
     return !model.partial;
 }

@@ -73,7 +73,9 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     if (model && !gguf)
         return Error{ErrorCode::E_NOT_GGUF, "", std::nullopt,
                      std::string("llama.cpp loads GGUF files; this is a ") + format_name(model->format) + " model"};
-    const std::string file = gguf ? model->files[0].path : path;
+    // The file the model was opened by: a split model's later part is given as it is, and llama.cpp
+    // refuses it as the loadability verdict says.
+    const std::string file = gguf ? model->files[model->opened_file].path : path;
     std::optional<compat::LoadRewrite> need;
     if (gguf && !options.as_is) need = compat::load_rewrite(*model);
     if (!need) {

@@ -112,6 +112,9 @@ ModelSummary summarize(const Model& model, const std::vector<LogicalTensor>& ten
         s.tensor_bytes = saturating_add(s.tensor_bytes, t.bytes.value_or(0), s.totals_overflow);
     }
     s.file_bytes = model.total_file_bytes();
+    s.missing_files =
+        static_cast<uint32_t>(std::count_if(model.files.begin(), model.files.end(), [](const SourceFile& f) { return !f.source; }));
+    if (s.missing_files > 0) s.declared_tensor_count = model.get_uint("split.tensors.count");
     if (s.parameters > 0 && !s.totals_overflow)
         s.bits_per_weight = static_cast<double>(s.tensor_bytes) * 8.0 / static_cast<double>(s.parameters);
     s.errors = model.error_count();

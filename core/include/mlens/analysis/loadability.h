@@ -7,6 +7,11 @@
 //  - A model that is not a GGUF (a safetensors file or folder, an Ollama tensor-blob model) does
 //    not load: llama.cpp reads only GGUF. The reason names the config.json class and whether the
 //    pinned convert_hf_to_gguf.py registers it (the fix: convert it with that script).
+//  - A split GGUF opened by a part other than its first does not load as given: llama.cpp loads
+//    a split model from its first part only ("model must be loaded with the first split"); one
+//    later_split_part reason whose fix names the first part. A split GGUF with parts missing does
+//    not load: one missing_split_part reason per part that could not be read. Nothing else is
+//    checked then.
 //  - A GGUF whose header did not parse to its end (Model::partial) does not load: one
 //    damaged_header reason with the reader's first error.
 //  - A GGUF is checked the way llama.cpp's loader proceeds, each problem one reason:
@@ -84,6 +89,8 @@ const char* load_verdict_name(LoadVerdict v);  // "loads", "loads_after_compat",
 
 enum class LoadProblem {
     not_gguf,
+    later_split_part,
+    missing_split_part,
     damaged_header,
     unknown_type,
     bad_row_size,

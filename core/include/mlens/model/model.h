@@ -151,6 +151,9 @@ public:
     std::vector<TensorGroup> groups;
     std::vector<Diagnostic> diagnostics;
     bool partial = false;
+    // The index in `files` of the file the model was opened by: a split model opened by its part
+    // N (of any) has its parts in order, files[0] the first, and this N - 1.
+    uint32_t opened_file = 0;
 
     const MetadataEntry* find(std::string_view key) const;
     std::optional<std::string> get_string(std::string_view key) const;

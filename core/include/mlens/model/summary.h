@@ -38,6 +38,9 @@ struct ModelSummary {
     uint64_t file_bytes = 0;
     double bits_per_weight = 0.0;  // tensor_bytes * 8 / parameters
     bool totals_overflow = false;
+    // Files of a split model that could not be read: their tensors are in none of the figures.
+    uint32_t missing_files = 0;
+    std::optional<uint64_t> declared_tensor_count;  // split.tensors.count, while files are missing
     size_t errors = 0;
     size_t warnings = 0;
 };
