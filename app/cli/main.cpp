@@ -67,7 +67,7 @@ int run_command_line(int argc, char** argv) {
             uint64_t bytes = 0;
             const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), bytes);
             if (ec != std::errc() || end != value.data() + value.size())
-                throw CLI::ValidationError("--max-download", "SIZE is at most 16 EiB (18446744073709551615 bytes), got " + value);
+                throw CLI::ValidationError("SIZE is at most 16 EiB (18446744073709551615 bytes), got " + value);
             mlens::set_download_budget(bytes);
         });
     // Remote models: how long all of one run's network transfers may take together.
@@ -75,10 +75,11 @@ int run_command_line(int argc, char** argv) {
     app.add_option("--max-time", max_time,
                    "Stop this run's network transfers after SECONDS in all, retries included (default, or 0: no limit)")
         ->each([](const std::string& value) {
-            char* end = nullptr;
-            const double seconds = std::strtod(value.c_str(), &end);
-            if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(seconds) || seconds < 0)
-                throw CLI::ValidationError("--max-time", "SECONDS is a number >= 0, got " + value);
+            // A decimal number and nothing else: a blank on either side, or a hexadecimal number, is refused.
+            double seconds = 0;
+            const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+            if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(seconds) || seconds < 0)
+                throw CLI::ValidationError("SECONDS is a number >= 0, got " + value);
             mlens::set_network_time_limit(seconds);
         });
     app.fallthrough();

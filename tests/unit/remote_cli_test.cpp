@@ -321,6 +321,25 @@ TEST_CASE("mlens --max-time and --max-download values past what they can hold ar
     CHECK(test::run_mlens({"info", "--max-download", "18446744073709551615", model}).exit_status == 0);
 }
 
+TEST_CASE("mlens --max-time takes a decimal number and nothing more - a refused value names its option once", "[remote][cli]") {
+    const std::string model = kDemo + "/tiny-llama-q4_0.gguf";
+    for (const char* seconds : {" 5", "5 ", "0x10", "+5", "5s", ""}) {
+        const test::CliRun run = test::run_mlens({"--max-time", seconds, "info", model});
+        INFO("[" << seconds << "]: " << run.err);
+        CHECK(run.exit_status == 2);
+        CHECK(run.err.starts_with("--max-time: SECONDS is a number >= 0, got " + std::string(seconds) + "\n"));
+    }
+    for (const char* seconds : {"5", "2.5", ".5", "1e2"}) {
+        INFO(seconds);
+        CHECK(test::run_mlens({"--max-time", seconds, "info", model}).exit_status == 0);
+    }
+    const test::CliRun nan = test::run_mlens({"--max-time", "nan", "info", model, "--json"});
+    CHECK(nlohmann::json::parse(nan.out)["error"]["message"] == "--max-time: SECONDS is a number >= 0, got nan");
+    const test::CliRun hex = test::run_mlens({"--max-download", "0x10", "info", model});
+    CHECK(hex.exit_status == 2);
+    CHECK(hex.err.starts_with("--max-download: SIZE is at most 16 EiB (18446744073709551615 bytes), got 0x10\n"));
+}
+
 TEST_CASE("a token in a URL's query is never printed", "[remote][cli]") {
     test::PrivateHttpCache cache;
     test::LoopbackServer server;
