@@ -139,8 +139,7 @@ private:
 
     bool read_preamble(uint64_t& n_tensors, uint64_t& n_kv) {
         std::string magic;
-        if (m_source->size() < 4) return truncated("magic", 4);
-        m_cur.read_string(magic, 4);
+        if (!m_cur.read_string(magic, 4)) return truncated("magic", 4);
         if (magic != "GGUF") {
             std::string what = "expected 47 47 55 46 (\"GGUF\"), found " + hex_bytes(magic);
             if (is_legacy_ggml_magic(magic)) what += ": legacy format not supported (GGML/GGMF/GGJT/GGLA)";
@@ -223,7 +222,7 @@ private:
         if (len > cap)
             return fail(too_long_code, field.text(), len_at,
                         "length " + std::to_string(len) + " exceeds limit " + cap_name + "=" + std::to_string(cap));
-        m_cur.read_string(out, len);
+        if (!m_cur.read_string(out, len)) return truncated(field.text(), len);
         return true;
     }
 
@@ -331,7 +330,7 @@ private:
                         "length " + std::to_string(len) + " exceeds limit max_string_bytes=" + std::to_string(m_limits.max_string_bytes));
         uint64_t text_at = m_cur.position();
         if (len <= Value::kInlineStringBytes) {
-            m_cur.read_string(v.text, len);
+            if (!m_cur.read_string(v.text, len)) return truncated(field, len);
             if (!utf8_valid(v.text)) warn(ErrorCode::W_INVALID_UTF8, field, text_at, "string is not valid UTF-8");
         } else {
             v.lazy_text = LazyBytes{m_source, text_at, len};
