@@ -204,6 +204,52 @@ TEST_CASE("verify fetches a blob that many layers name once, and answers for eac
     CHECK(asked == 1);
 }
 
+TEST_CASE("verify counts a blob that many layers name once against the download limit, and names each layer's own field",
+          "[remote][ollama][verify]") {
+    test::RegistryFixture served;
+    test::LoopbackServer& registry = served.registry;
+    nlohmann::json manifest = nlohmann::json::parse(served.manifest_text("library/tiny-llama/q4_0"));
+    const size_t layers = manifest["layers"].size();
+    nlohmann::json model_layer, text_layer;
+    for (const auto& layer : manifest["layers"]) {
+        if (layer["mediaType"] == "application/vnd.ollama.image.model")
+            model_layer = layer;
+        else
+            text_layer = layer;
+    }
+    manifest["layers"].push_back(model_layer);
+    manifest["layers"].push_back(text_layer);
+    registry.serve("/v2/library/tiny-llama/manifests/twice", manifest.dump());
+
+    // The text layer's blob served with other bytes: each layer naming it is a mismatch on its own field.
+    const std::string digest = text_layer["digest"];
+    const std::string path = "/v2/library/tiny-llama/blobs/" + digest;
+    const std::string bytes = file_text(kStore + "/blobs/sha256-" + digest.substr(7));
+    std::string changed = bytes;
+    changed[0] ^= 0x01;
+    registry.serve(path, changed);
+    auto verified = verify_registry_model(reference("tiny-llama:twice"));
+    REQUIRE(verified);
+    CHECK(verified->mismatched() == 2);
+    REQUIRE(verified->blobs.back().field == "layers[" + std::to_string(layers + 1) + "]");
+    CHECK_FALSE(verified->blobs.back().result);
+    for (const RegistryBlobCheck& blob : verified->blobs) {
+        if (blob.result) continue;
+        INFO(blob.field);
+        CHECK(blob.result.error().field == blob.field + ".digest");
+    }
+
+    // Twice the model's blob is past 5 MiB; it is fetched once, which is not.
+    registry.serve(path, bytes);
+    REQUIRE(model_layer["size"].get<uint64_t>() > (5u << 20) / 2);
+    set_download_budget(5u << 20);
+    verified = verify_registry_model(reference("tiny-llama:twice"));
+    set_download_budget(0);
+    REQUIRE(verified);
+    CHECK(verified->ok());
+    CHECK(verified->bytes_hashed == 3086062);  // the blobs of tiny-llama:q4_0, each once
+}
+
 TEST_CASE("verify asks for no blob past the download limit, and for none after the registry failed one", "[remote][ollama][verify]") {
     test::RegistryFixture served;
     test::LoopbackServer& registry = served.registry;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
+#include "mlens/io/checked_math.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/remote/http_client.h"
 #include "mlens/text/number_format.h"
@@ -77,6 +79,25 @@ Status check_blob(const RegistryManifest& registry, const ManifestLayer& layer, 
     return ok_status();
 }
 
+// What verifying fetches: each blob (digest and size) once, however many layers name it, and no
+// layer whose digest is not sha256 (never fetched). nullopt past 2^64 bytes.
+std::optional<uint64_t> bytes_to_fetch(const std::vector<const ManifestLayer*>& layers) {
+    std::set<std::pair<std::string, uint64_t>> counted;
+    std::optional<uint64_t> total = 0;
+    for (const ManifestLayer* layer : layers)
+        if (layer->blob && counted.emplace(layer->digest, layer->size).second && total) total = checked_add(*total, layer->size);
+    return total;
+}
+
+// The answer a blob checked for an earlier layer gives `field`, another layer naming it: an error
+// on a field of the earlier layer ("layers[4].digest") is on the same field of this one.
+Status answer_for(const RegistryBlobCheck& checked, const std::string& field) {
+    if (checked.result) return ok_status();
+    Error e = checked.result.error();
+    if (e.field.starts_with(checked.field + ".")) e.field = field + e.field.substr(checked.field.size());
+    return e;
+}
+
 }  // namespace
 
 Result<RegistryVerification> verify_registry_model(const RegistryReference& reference, JobContext* job) {
@@ -90,7 +111,7 @@ Result<RegistryVerification> verify_registry_model(const RegistryReference& refe
     std::vector<const ManifestLayer*> layers;
     if (registry->manifest.has_config) layers.push_back(&registry->manifest.config);
     for (const ManifestLayer& layer : registry->manifest.layers) layers.push_back(&layer);
-    const std::optional<uint64_t> total = registry->manifest.total_size();
+    const std::optional<uint64_t> total = bytes_to_fetch(layers);
     const uint64_t left = download_budget_left();
     if (!total || *total > left)
         return Error{ErrorCode::E_DOWNLOAD_LIMIT, "", std::nullopt,
@@ -109,18 +130,18 @@ Result<RegistryVerification> verify_registry_model(const RegistryReference& refe
         const auto seen = checked.find({layer->digest, layer->size});
         if (seen != checked.end()) {
             check.actual = out.blobs[seen->second].actual;
-            check.result = out.blobs[seen->second].result;
+            check.result = answer_for(out.blobs[seen->second], layer->field);
         } else if (const std::optional<Error> skipped = blobs.skipped()) {
             check.result = *skipped;
         } else {
             check.result = check_blob(*registry, *layer, out.bytes_hashed, *total, job, check);
             checked.emplace(std::make_pair(layer->digest, layer->size), out.blobs.size());
+            if (!check.actual.empty()) out.bytes_hashed += layer->size;
         }
         if (!check.result) {
             if (check.result.error().code == ErrorCode::E_CANCELLED) return check.result.error();
             blobs.note(check.result.error());
         }
-        if (!check.actual.empty()) out.bytes_hashed += layer->size;
         out.blobs.push_back(std::move(check));
     }
     return out;

@@ -6,9 +6,10 @@
 //    errors are the call's), then checks the config blob and each layer's blob in manifest order.
 //    A manifest with no model or tensor layer is no model: E_NO_MODEL_LAYER, as at an open, and
 //    no blob is fetched.
-//  - Before any blob is read, the layers' sizes are added up and compared with what the download
-//    budget has left (remote_source.h): more is E_DOWNLOAD_LIMIT naming both, and nothing of the
-//    blobs is fetched.
+//  - Before any blob is read, the sizes of the blobs to fetch (each digest and size once, however
+//    many layers name it; none for a digest that is not sha256) are added up and compared with
+//    what the download budget has left (remote_source.h): more is E_DOWNLOAD_LIMIT naming both,
+//    and nothing of the blobs is fetched.
 //  - A blob is opened with open_remote (the registry's token) without the range cache: what the
 //    registry serves now is hashed, never ranges kept from an earlier read, which the cache trusts
 //    on the server's validator alone. It is hashed front to back (sha256_source, blob_hash.h). A
@@ -19,10 +20,11 @@
 //    E_BAD_DIGEST for a layer whose digest failed the manifest's grammar (never fetched), or the
 //    error of the open or of a read (E_NOT_FOUND, E_NETWORK, E_HTTP, E_REMOTE_CHANGED ...).
 //    A blob that several layers name (one digest and size) is fetched and hashed once; each of
-//    those layers gets its answer.
+//    those layers gets its answer, an error on its own field ("layers[5].digest", not the first
+//    layer's).
 //    After a blob fails with a transport error (E_NETWORK, E_HTTP), the blobs after it are not
 //    asked for: each is that error, "not fetched after an earlier blob failed".
-//  - Progress: bytes hashed over the layers' total, to the job; a cancel stops the transfer under
+//  - Progress: bytes hashed over the bytes to fetch, to the job; a cancel stops the transfer under
 //    way and fails the call (E_CANCELLED).
 //  - The words every view uses: RegistryBlobCheck::verdict() is "ok", "MISMATCH" or the error's
 //    code; RegistryVerification::verdict_text() is "ok, 6 blobs match their digests (3.09 MB
@@ -55,7 +57,7 @@ struct RegistryVerification {
     std::string repository;  // {base}/v2/NAMESPACE/MODEL
     std::string manifest_digest;  // "sha256:<hex>"
     std::vector<RegistryBlobCheck> blobs;  // config first, then the layers in manifest order
-    uint64_t bytes_hashed = 0;
+    uint64_t bytes_hashed = 0;  // each blob once, however many layers name it
 
     bool ok() const;
     // How many blobs failed with E_DIGEST_MISMATCH.
