@@ -1,9 +1,10 @@
 // mlens cache [--clear] [--json]: what ModelLens keeps in its cache folder (io/cache_database.h):
 // the cache database (its size and its entries per kind: blob digests, blob header verdicts, fsck
 // summaries, store models' loadability verdicts) and the ranges read from remote models (range_cache.h: entries, bytes, one row per
-// URL); --clear empties both and says what it removed. With --json the same facts as one object
-// (mlens-cache.schema.json): a database that cannot be opened is {"enabled": false} with the
-// warning in "warnings", as the text output says it on stderr.
+// URL), and the bytes runs stopped while storing left (RangeCache::leftover_bytes, a row of its own
+// when there are any); --clear empties both and says what it removed. With --json the same facts as
+// one object (mlens-cache.schema.json): a database that cannot be opened is {"enabled": false} with
+// the warning in "warnings", as the text output says it on stderr.
 #include <iostream>
 
 #include "cli_common.h"
@@ -36,7 +37,7 @@ const char* json_kind_key(CacheKind kind) {
 }
 
 nlohmann::json cache_json(CacheDatabase& db, const std::vector<std::string>& warnings, const std::vector<CacheEntryInfo>& entries,
-                          uint64_t range_bytes) {
+                          uint64_t range_bytes, uint64_t leftover_bytes) {
     nlohmann::json database = {{"enabled", db.enabled()}};
     if (db.enabled()) {
         database["bytes"] = db.bytes();
@@ -49,7 +50,7 @@ nlohmann::json cache_json(CacheDatabase& db, const std::vector<std::string>& war
         urls.push_back({{"url", e.url}, {"file_size", e.size}, {"ranges", e.ranges}, {"bytes", e.bytes}});
     return {{"folder", default_cache_root()},
             {"database", database},
-            {"remote_ranges", {{"entries", entries.size()}, {"bytes", range_bytes}, {"urls", urls}}},
+            {"remote_ranges", {{"entries", entries.size()}, {"bytes", range_bytes}, {"leftover_bytes", leftover_bytes}, {"urls", urls}}},
             {"warnings", warnings}};
 }
 
@@ -72,6 +73,7 @@ void add_cache_command(CLI::App& app, int& exit_code) {
         const std::vector<CacheEntryInfo> entries = ranges->list_entries();
         uint64_t range_bytes = 0;
         for (const CacheEntryInfo& e : entries) range_bytes += e.bytes;
+        const uint64_t leftover_bytes = ranges->leftover_bytes();
         if (*clear) {
             const uint64_t cleared = database_entries(*db);
             for (Status s : {db->clear(), ranges->clear()})
@@ -81,17 +83,22 @@ void add_cache_command(CLI::App& app, int& exit_code) {
                 }
             if (*json) {
                 print_json_result({{"folder", default_cache_root()},
-                                   {"removed", {{"database_entries", cleared}, {"range_entries", entries.size()}, {"range_bytes", range_bytes}}},
+                                   {"removed",
+                                    {{"database_entries", cleared},
+                                     {"range_entries", entries.size()},
+                                     {"range_bytes", range_bytes},
+                                     {"leftover_bytes", leftover_bytes}}},
                                    {"warnings", warnings}});
                 return;
             }
             std::cout << "removed " << plural(cleared, "database entry", "database entries") << " and "
-                      << plural(entries.size(), "range entry", "range entries") << " of " << bytes_text(range_bytes) << " from "
+                      << plural(entries.size(), "range entry", "range entries") << " of " << bytes_text(range_bytes)
+                      << (leftover_bytes ? " and " + bytes_text(leftover_bytes) + " left by stopped runs" : "") << " from "
                       << escape_for_display(default_cache_root()) << "\n";
             return;
         }
         if (*json) {
-            print_json_result(cache_json(*db, warnings, entries, range_bytes));
+            print_json_result(cache_json(*db, warnings, entries, range_bytes, leftover_bytes));
             return;
         }
         std::vector<std::vector<std::string>> rows = {{"cache folder", escape_for_display(default_cache_root())}};
@@ -102,6 +109,7 @@ void add_cache_command(CLI::App& app, int& exit_code) {
             rows.push_back({"database", "unavailable (see the warning)"});
         }
         rows.push_back({"remote ranges", plural(entries.size(), "entry", "entries") + ", " + bytes_text(range_bytes)});
+        if (leftover_bytes) rows.push_back({"left by stopped runs", bytes_text(leftover_bytes) + ", removed by --clear"});
         print_table(rows, 0);
         if (entries.empty()) return;
         std::vector<std::vector<std::string>> urls = {{"STORED", "RANGES", "FILE SIZE", "URL"}};

@@ -15,6 +15,7 @@
 
 #include "mlens/io/byte_source.h"
 #include "mlens/io/cache_database.h"
+#include "mlens/io/owner_stamp.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/text_file.h"
 #include "mlens/io/unique_fd.h"
@@ -146,26 +147,63 @@ bool is_entry_folder(const fs::directory_entry& item) {
     return is_entry_name(item.path().filename().string()) && item.symlink_status(ec).type() == fs::file_type::directory;
 }
 
-// Removes what the cache wrote in an entry folder (its entry file and range files), then the
-// folder if that leaves it empty. Nothing else in it is touched, and no link is followed: a
-// folder that is not the cache's own keeps what it holds.
+struct StaleTemporaries {
+    std::vector<std::string> names;
+    uint64_t bytes = 0;
+};
+
+// The temporaries of the cache's own in an entry folder whose writing process is gone (a run
+// killed while it stored an entry file or a range): SafeFileWriter's files of a target named
+// "entry" or as a range is, regular files of this user. A live writer's are not among them.
+StaleTemporaries stale_temporaries_in(const std::string& folder) {
+    StaleTemporaries out;
+    std::error_code ec;
+    for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const std::optional<TempName> temp = parse_temp_name(name);
+        if (!temp || temp->kind != TempKind::writer_file || (temp->target != "entry" && !range_of_name(temp->target))) continue;
+        struct stat st {};
+        if (::lstat((folder + "/" + name).c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
+        if (!owner_gone(temp->stamp)) continue;
+        out.names.push_back(name);
+        out.bytes += static_cast<uint64_t>(st.st_size);
+    }
+    return out;
+}
+
+Status remove_stale_temporaries(const std::string& folder) {
+    std::error_code ec;
+    for (const std::string& name : stale_temporaries_in(folder).names)
+        if (!fs::remove(folder + "/" + name, ec) && ec)
+            return Error{ErrorCode::E_IO, "", std::nullopt, "cannot remove " + folder + "/" + name + ": " + ec.message()};
+    return ok_status();
+}
+
+// Removes what the cache wrote in an entry folder (its entry file, range files and the
+// temporaries of writers that are gone), then the folder if that leaves it empty. Nothing else in
+// it is touched, and no link is followed: a folder that is not the cache's own keeps what it holds.
 Status remove_entry_folder(const std::string& folder) {
     std::error_code ec;
     for (const StoredRange& r : ranges_in(folder))
         if (!fs::remove(folder + "/" + std::to_string(r.first) + "-" + std::to_string(r.length), ec) && ec)
             return Error{ErrorCode::E_IO, "", std::nullopt, "cannot remove a range of " + folder + ": " + ec.message()};
+    if (Status s = remove_stale_temporaries(folder); !s) return s;
     if (fs::symlink_status(folder + "/entry", ec).type() == fs::file_type::regular && !fs::remove(folder + "/entry", ec) && ec)
         return Error{ErrorCode::E_IO, "", std::nullopt, "cannot remove " + folder + "/entry: " + ec.message()};
     if (fs::is_empty(folder, ec)) fs::remove(folder, ec);
     return ok_status();
 }
 
+// A folder of the cache's own: an entry, or what is left of one without its "entry" file.
 struct EntryFolder {
     std::string path;
-    CacheEntryInfo info;
+    std::optional<CacheEntryInfo> info;  // nullopt: no "entry" file
+    uint64_t leftover_bytes = 0;  // stale temporaries, and the range files of a folder without an "entry" file
     int64_t used = 0;
 };
 
+// The entry folders, and the entry-named folders that have no "entry" file; a folder whose
+// "entry" file is not one the cache writes is not the cache's own and is left out.
 std::vector<EntryFolder> entry_folders(const std::string& folder) {
     std::vector<EntryFolder> out;
     std::error_code ec;
@@ -173,19 +211,28 @@ std::vector<EntryFolder> entry_folders(const std::string& folder) {
         if (!is_entry_folder(*it)) continue;
         EntryFolder e;
         e.path = it->path().string();
-        const std::optional<std::string> text = stored_entry_text(e.path);
-        std::optional<CacheEntryInfo> info = text ? parse_entry_text(*text) : std::nullopt;
-        if (!info) continue;
-        e.info = std::move(*info);
-        for (const StoredRange& r : ranges_in(e.path)) {
-            ++e.info.ranges;
-            e.info.bytes += r.length;
+        std::error_code status_ec;
+        if (fs::symlink_status(e.path + "/entry", status_ec).type() != fs::file_type::not_found) {
+            const std::optional<std::string> text = stored_entry_text(e.path);
+            e.info = text ? parse_entry_text(*text) : std::nullopt;
+            if (!e.info) continue;
         }
+        for (const StoredRange& r : ranges_in(e.path)) {
+            if (!e.info) {
+                e.leftover_bytes += r.length;
+                continue;
+            }
+            ++e.info->ranges;
+            e.info->bytes += r.length;
+        }
+        e.leftover_bytes += stale_temporaries_in(e.path).bytes;
         struct stat st {};
         if (::stat((e.path + "/entry").c_str(), &st) == 0) e.used = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
         out.push_back(std::move(e));
     }
-    std::sort(out.begin(), out.end(), [](const EntryFolder& a, const EntryFolder& b) { return a.info.url < b.info.url; });
+    std::sort(out.begin(), out.end(), [](const EntryFolder& a, const EntryFolder& b) {
+        return (a.info ? a.info->url : std::string()) < (b.info ? b.info->url : std::string());
+    });
     return out;
 }
 
@@ -337,8 +384,15 @@ std::string RangeCache::unusable_reason() const {
 
 std::vector<CacheEntryInfo> RangeCache::list_entries() const {
     std::vector<CacheEntryInfo> out;
-    for (EntryFolder& e : entry_folders(m_folder)) out.push_back(std::move(e.info));
+    for (EntryFolder& e : entry_folders(m_folder))
+        if (e.info) out.push_back(std::move(*e.info));
     return out;
+}
+
+uint64_t RangeCache::leftover_bytes() const {
+    uint64_t total = 0;
+    for (const EntryFolder& e : entry_folders(m_folder)) total += e.leftover_bytes;
+    return total;
 }
 
 Status RangeCache::clear() {
@@ -352,14 +406,23 @@ Status RangeCache::clear() {
 
 void RangeCache::evict() {
     FolderLock lock(m_folder);
-    std::vector<EntryFolder> entries = entry_folders(m_folder);
+    std::vector<EntryFolder> entries;
     uint64_t total = 0;
-    for (const EntryFolder& e : entries) total += e.info.bytes;
+    // What no entry lists serves no read: it goes first, whatever the bound.
+    for (EntryFolder& e : entry_folders(m_folder)) {
+        if (!e.info) {
+            (void)remove_entry_folder(e.path);
+            continue;
+        }
+        if (e.leftover_bytes) (void)remove_stale_temporaries(e.path);
+        total += e.info->bytes;
+        entries.push_back(std::move(e));
+    }
     std::sort(entries.begin(), entries.end(), [](const EntryFolder& a, const EntryFolder& b) { return a.used < b.used; });
     for (const EntryFolder& e : entries) {
         if (total <= m_max_bytes) break;
         (void)remove_entry_folder(e.path);
-        total -= e.info.bytes;
+        total -= e.info->bytes;
     }
 }
 

@@ -25,11 +25,19 @@
 //    another process) is a miss, fetched again.
 //  - Entries are listed (list_entries, for `mlens cache`) with their URL, size, stored ranges and
 //    bytes; clear() removes them all.
+//  - Leftovers: a run killed while it stored a range leaves the range's temporary
+//    ".<first>-<length>.tmp-<owner stamp>-XXXXXX" (safe_file_writer.h) in the entry folder, and a
+//    removal cut short may leave a folder named as an entry is without its "entry" file.
+//    leftover_bytes() counts what no entry lists: the temporaries of the cache's own files (an
+//    "entry" file's or a range file's) whose writing process is gone (owner_gone, owner_stamp.h),
+//    and the range files of folders without an "entry" file. clear(), evict() (before it counts
+//    entries against max_bytes) and the removal of a URL's other versions remove them, and such a
+//    folder when that leaves it empty. A temporary whose writer still runs is never removed.
 //  - Only what the cache wrote is ever removed (clear, eviction, other versions): in a folder
-//    named as an entry is, and a folder rather than a link to one, its "entry" file and its range
-//    files, then the folder when that leaves it empty. Anything else below the cache folder (a
-//    user's files, a link to another folder, a folder the cache did not name) stays; no link is
-//    followed.
+//    named as an entry is, and a folder rather than a link to one, its "entry" file, its range
+//    files and its stale temporaries as above, then the folder when that leaves it empty. Anything
+//    else below the cache folder (a user's files, a link to another folder, a folder the cache did
+//    not name, a folder whose "entry" file the cache did not write) stays; no link is followed.
 #pragma once
 
 #include <cstdint>
@@ -112,11 +120,13 @@ public:
     // failed its digest), so that the next read fetches it again.
     void forget(const std::string& url);
     std::vector<CacheEntryInfo> list_entries() const;
+    // The bytes of the cache's own files that no entry lists (see Leftovers in the contract).
+    uint64_t leftover_bytes() const;
     // Why nothing can be kept in the folder (something else in its place), as the warning says it;
     // "" when it is a folder or is not made yet.
     std::string unusable_reason() const;
     Status clear();
-    // Removes least recently used entries until at most max_bytes are stored.
+    // Removes the leftovers, then least recently used entries until at most max_bytes are stored.
     void evict();
 
 private:
