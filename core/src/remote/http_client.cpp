@@ -46,16 +46,16 @@ TimeLimit& time_limit() {
     return limit;
 }
 
-// Milliseconds left before the time limit ends (at most 0 once it has); nullopt without a limit.
-std::optional<long> time_left_ms() {
+}  // namespace
+
+std::optional<long> network_time_left_ms() {
     TimeLimit& limit = time_limit();
     std::lock_guard lock(limit.mutex);
     if (!limit.end) return std::nullopt;
     return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(*limit.end - Clock::now()).count());
 }
 
-// What a transfer the time limit stopped, or one asked for after it, says.
-std::string time_limit_text() {
+std::string network_time_limit_text() {
     double seconds = 0;
     {
         TimeLimit& limit = time_limit();
@@ -66,6 +66,8 @@ std::string time_limit_text() {
     std::snprintf(text, sizeof text, "%g", seconds);
     return "the network time limit of " + std::string(text) + " s ran out";
 }
+
+namespace {
 
 std::atomic<uint64_t> g_requests{0};
 std::atomic<uint64_t> g_bytes{0};
@@ -312,8 +314,8 @@ int retry_after_ms(const std::string& value) {
 Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOptions& options, JobContext* job) {
     auto parsed = parse_http_url(url);
     if (!parsed) return {std::nullopt, {}, parsed.error(), false};
-    const std::optional<long> left_ms = time_left_ms();
-    if (left_ms && *left_ms <= 0) return {std::nullopt, {}, http_error(ErrorCode::E_NETWORK, url, time_limit_text()), false};
+    const std::optional<long> left_ms = network_time_left_ms();
+    if (left_ms && *left_ms <= 0) return {std::nullopt, {}, http_error(ErrorCode::E_NETWORK, url, network_time_limit_text()), false};
     const std::string origin = parsed->origin();
     HandlePool& pool = handle_pool();
     CURL* h = pool.take(origin);
@@ -370,8 +372,8 @@ Attempt attempt(const HttpRequest& request, const std::string& url, const HttpOp
     if (t.too_large)
         return fail(http_error(ErrorCode::E_TOO_LARGE, url, "the answer is larger than the " + std::to_string(request.max_body) + " bytes expected"));
     if (rc == CURLE_ABORTED_BY_CALLBACK) return fail(cancelled_error("download"));
-    if (rc == CURLE_OPERATION_TIMEDOUT && left_ms && time_left_ms().value_or(kTimeLimitSlackMs + 1) <= kTimeLimitSlackMs)
-        return fail(http_error(ErrorCode::E_NETWORK, url, time_limit_text()));
+    if (rc == CURLE_OPERATION_TIMEDOUT && left_ms && network_time_left_ms().value_or(kTimeLimitSlackMs + 1) <= kTimeLimitSlackMs)
+        return fail(http_error(ErrorCode::E_NETWORK, url, network_time_limit_text()));
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return fail(http_error(ErrorCode::E_NETWORK, url,
                                t.status ? "the transfer stalled (under 1 KiB/s for " + std::to_string(options.stall_seconds) + " s)"
@@ -407,7 +409,7 @@ long environment_number(const char* name, long fallback) {
 
 // Waits `ms` milliseconds, or less when the job is cancelled or the time limit ends meanwhile.
 void back_off(int ms, JobContext* job) {
-    const std::optional<long> left_ms = time_left_ms();
+    const std::optional<long> left_ms = network_time_left_ms();
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(left_ms ? std::min<long>(ms, std::max(0L, *left_ms)) : ms);
     while (std::chrono::steady_clock::now() < until && !job_cancelled(job)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }

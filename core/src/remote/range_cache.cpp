@@ -1,7 +1,6 @@
 #include "mlens/remote/range_cache.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,12 +12,12 @@
 #include <filesystem>
 #include <mutex>
 
+#include "folder_lock.h"
 #include "mlens/io/byte_source.h"
 #include "mlens/io/cache_database.h"
 #include "mlens/io/owner_stamp.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/text_file.h"
-#include "mlens/io/unique_fd.h"
 
 namespace mlens {
 
@@ -93,17 +92,6 @@ bool names_url(const std::string& text, const std::string& url) {
     const std::optional<CacheEntryInfo> info = parse_entry_text(text);
     return info && info->url == url;
 }
-
-// Holds an exclusive flock on <folder>/lock while it lives (nothing when the folder has none yet).
-class FolderLock {
-public:
-    explicit FolderLock(const std::string& folder) : m_fd(::open((folder + "/lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)) {
-        if (m_fd.valid()) ::flock(m_fd.get(), LOCK_EX);
-    }
-
-private:
-    UniqueFd m_fd;
-};
 
 std::optional<StoredRange> range_of_name(const std::string& name) {
     unsigned long long first = 0, length = 0;
@@ -278,6 +266,10 @@ Status CacheEntry::store(uint64_t first, const std::vector<uint8_t>& bytes) {
     if (bytes.empty()) return ok_status();
     {
         FolderLock lock(m_cache->folder());
+        if (lock.timed_out()) {
+            warn(lock.timed_out_text() + "; remote ranges are not kept");
+            return Error{ErrorCode::E_NETWORK, "", std::nullopt, lock.timed_out_text()};
+        }
         if (!holds_own_entry()) return Error{ErrorCode::E_IO, "", std::nullopt, "the cache entry was removed"};
         if (Status s = write_file(m_folder + "/" + std::to_string(first) + "-" + std::to_string(bytes.size()), bytes.data(), bytes.size()); !s) {
             warn("a range cannot be stored in " + m_cache->folder() + " (" + s.error().message + "); it is fetched again when read again");
@@ -338,6 +330,10 @@ void RangeCache::forget(const std::string& url) {
     std::error_code ec;
     if (!fs::is_directory(m_folder, ec)) return;
     FolderLock lock(m_folder);
+    if (lock.timed_out()) {
+        warn(lock.timed_out_text() + "; ranges that proved wrong stay stored (mlens cache --clear removes them)");
+        return;
+    }
     remove_versions(url, "");
 }
 
@@ -351,6 +347,10 @@ std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_
         return std::nullopt;
     }
     FolderLock lock(m_folder);
+    if (lock.timed_out()) {
+        warn(lock.timed_out_text() + "; remote ranges are not kept");
+        return std::nullopt;
+    }
     const std::string name = url_key(url) + "-" + version_key(size, validator);
     remove_versions(url, name);
     CacheEntry entry;
@@ -399,6 +399,7 @@ Status RangeCache::clear() {
     std::error_code ec;
     if (!fs::is_directory(m_folder, ec)) return ok_status();
     FolderLock lock(m_folder);
+    if (lock.timed_out()) return Error{ErrorCode::E_NETWORK, "", std::nullopt, lock.timed_out_text()};
     for (const EntryFolder& e : entry_folders(m_folder))
         if (Status s = remove_entry_folder(e.path); !s) return s;
     return ok_status();
@@ -406,6 +407,10 @@ Status RangeCache::clear() {
 
 void RangeCache::evict() {
     FolderLock lock(m_folder);
+    if (lock.timed_out()) {
+        warn(lock.timed_out_text() + "; the cache is brought back within its bound by a later run");
+        return;
+    }
     std::vector<EntryFolder> entries;
     uint64_t total = 0;
     // What no entry lists serves no read: it goes first, whatever the bound.

@@ -99,6 +99,10 @@ Result<HttpResponse> http_get(const HttpRequest& request, const HttpOptions& opt
 
 // Bounds this process's network transfers to `seconds` from now (0: no bound); see the contract.
 void set_network_time_limit(double seconds);
+// Milliseconds left before the time limit runs out (0 or less once it has); nullopt without one.
+std::optional<long> network_time_left_ms();
+// What a step the time limit ended says: "the network time limit of N s ran out".
+std::string network_time_limit_text();
 
 // Whether an error is the server's or the network's rather than one file's (E_NETWORK, E_HTTP):
 // after one, a reader of several files from that server (shards, a registry's blobs) asks for no
