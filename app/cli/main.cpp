@@ -75,7 +75,7 @@ int run_command_line(int argc, char** argv) {
     // Remote models: how long all of one run's network transfers may take together.
     double max_time = 0;
     app.add_option("--max-time", max_time,
-                   "Stop this run's network transfers after SECONDS in all, retries included (default, or 0: no limit)")
+                   "Stop this run's network transfers after SECONDS in all, retries included (default 0: no limit)")
         ->each([](const std::string& value) {
             // A decimal number and nothing else: a blank on either side, or a hexadecimal number, is refused.
             double seconds = 0;

@@ -19,7 +19,6 @@
 #include "mlens/io/store_shape.h"
 #include "mlens/io/unique_fd.h"
 #include "mlens/ollama/blob_hash.h"
-#include "mlens/open/identify.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -80,10 +79,10 @@ struct HeaderSpan {
 };
 
 HeaderSpan editable_header_span(const ByteSourcePtr& file) {
+    // An edit in place is made to a little-endian GGUF (magic "GGUF") or a safetensors file.
     constexpr uint64_t kGgufKeyCountAt = 16, kSafetensorsLengthBytes = 8;
-    auto format = identify_file(*file);
-    if (!format || *format == Format::unknown) return {};
-    const bool gguf = *format == Format::gguf;
+    char magic[4] = {};
+    const bool gguf = file->read(0, sizeof magic, magic) && std::memcmp(magic, "GGUF", sizeof magic) == 0;
     const Model header = gguf ? read_gguf(file) : read_safetensors(file);
     if (header.files.empty() || !header.files[0].data_start_known()) return {};
     return {gguf ? kGgufKeyCountAt : kSafetensorsLengthBytes, header.files[0].data_start};
