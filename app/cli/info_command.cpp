@@ -70,17 +70,11 @@ void print_summary(const std::string& path, const Model& model, const ModelSumma
     };
     for (auto& [label, value] : overview_rows(facts)) rows.push_back({label, escape_for_display(value)});
     // A split model with parts missing: every figure counts the parts present only, and says so.
-    const std::string present = s.missing_files == 0 ? ""
-                                                     : " in the " + std::to_string(model.files.size() - s.missing_files) + " of " +
-            std::to_string(model.files.size()) + " files present";
+    const std::string present = s.present_files_text();
     std::vector<std::vector<std::string>> rest = {
         {"parameters", human_count(s.parameters) + " (" + std::to_string(s.parameters) + ")" + present},
         {"file type", s.file_type ? s.file_type_name + " (" + std::to_string(*s.file_type) + ")" : "-"},
-        {"tensors",
-         std::to_string(s.tensor_count) + (s.declared_tensor_count ? " of " + std::to_string(*s.declared_tensor_count) : "") + present +
-             (s.stored_tensor_count == s.tensor_count
-                  ? ""
-                  : " (stored as " + std::to_string(s.stored_tensor_count) + " entries with their scales and biases)")},
+        {"tensors", s.tensors_text()},
         {"size", human_bytes(s.file_bytes) + " (" + std::to_string(s.file_bytes) + " bytes)" + present},
         {"bits/weight", s.parameters ? bpw : "-"},
         {"diagnostics", std::to_string(s.errors) + " errors, " + std::to_string(s.warnings) + " warnings"},

@@ -94,13 +94,9 @@ void header_fields(const Document& doc, ImFont* mono) {
     f.row("file size", human_bytes(s.file_bytes) + " (" + ui::with_separators(s.file_bytes) + " bytes)");
     if (s.file_type) f.row("file type", s.file_type_name + " (" + std::to_string(*s.file_type) + ")");
     f.row("keys", std::to_string(m.metadata.size()));
-    f.row("tensors",
-          std::to_string(s.tensor_count) +
-              (s.stored_tensor_count == s.tensor_count
-                   ? ""
-                   : " (stored as " + std::to_string(s.stored_tensor_count) + " entries with their scales and biases)"));
-    f.row("parameters", human_count(s.parameters) + " (" + ui::with_separators(s.parameters) + ")");
-    f.row("tensor data", human_bytes(s.tensor_bytes));
+    f.row("tensors", s.tensors_text());
+    f.row("parameters", human_count(s.parameters) + " (" + ui::with_separators(s.parameters) + ")" + s.present_files_text());
+    f.row("tensor data", human_bytes(s.tensor_bytes) + s.present_files_text());
     if (s.parameters) {
         char bpw[32];
         std::snprintf(bpw, sizeof bpw, "%.3f", s.bits_per_weight);

@@ -112,6 +112,7 @@ ModelSummary summarize(const Model& model, const std::vector<LogicalTensor>& ten
         s.tensor_bytes = saturating_add(s.tensor_bytes, t.bytes.value_or(0), s.totals_overflow);
     }
     s.file_bytes = model.total_file_bytes();
+    s.files = static_cast<uint32_t>(model.files.size());
     s.missing_files =
         static_cast<uint32_t>(std::count_if(model.files.begin(), model.files.end(), [](const SourceFile& f) { return !f.source; }));
     if (s.missing_files > 0) s.declared_tensor_count = model.get_uint("split.tensors.count");
@@ -123,6 +124,19 @@ ModelSummary summarize(const Model& model, const std::vector<LogicalTensor>& ten
 }
 
 ModelSummary summarize(const Model& model) { return summarize(model, logical_tensors(model)); }
+
+std::string ModelSummary::present_files_text() const {
+    if (missing_files == 0) return "";
+    return " in the " + std::to_string(files - missing_files) + " of " + std::to_string(files) + " files present";
+}
+
+std::string ModelSummary::tensors_text() const {
+    return std::to_string(tensor_count) + (declared_tensor_count ? " of " + std::to_string(*declared_tensor_count) : "") +
+        present_files_text() +
+        (stored_tensor_count == tensor_count
+             ? ""
+             : " (stored as " + std::to_string(stored_tensor_count) + " entries with their scales and biases)");
+}
 
 std::vector<LayerSummary> summarize_layers(const Model& model, const std::vector<LogicalTensor>& tensors) {
     std::map<uint32_t, LayerSummary> blocks;

@@ -39,10 +39,18 @@ struct ModelSummary {
     double bits_per_weight = 0.0;  // tensor_bytes * 8 / parameters
     bool totals_overflow = false;
     // Files of a split model that could not be read: their tensors are in none of the figures.
+    uint32_t files = 0;
     uint32_t missing_files = 0;
     std::optional<uint64_t> declared_tensor_count;  // split.tensors.count, while files are missing
     size_t errors = 0;
     size_t warnings = 0;
+
+    // " in the 2 of 3 files present" while files are missing, else empty: what every figure of a
+    // partly read split model says after it.
+    std::string present_files_text() const;
+    // The tensor count as every view shows it: "21", "16 of 21 in the 2 of 3 files present", with
+    // " (stored as N entries with their scales and biases)" when entries hold companions.
+    std::string tensors_text() const;
 };
 
 // `tensors` is logical_tensors(model); the overloads without it compute it.
