@@ -27,8 +27,9 @@ ProgramReference mlens_reference() {
                            {std::to_string(kExitUsage), "usage error: unknown command, missing or invalid argument"}}});
     r.sections.push_back({"Environment",
                           {{"OLLAMA_MODELS", "the Ollama store used instead of ~/.ollama/models and /usr/share/ollama/.ollama/models"},
-                           {"COLUMNS", "the width text output fits (default: the terminal's width when standard output is one, "
-                                       "else 80); --json output is never wrapped"},
+                           {"COLUMNS", "the width text output fits (default: the terminal's width when standard output is one; "
+                                       "output to a pipe or a file is then not fitted to any width); --json output is "
+                                       "never wrapped"},
                            {"MLENS_LLAMA_WORKER", "the mlens-llama-worker program to run instead of the installed one"},
                            {"MLENS_OLLAMA_TEMPLATE", "the mlens-ollama-template program (Ollama's Go templates) to run instead of the "
                                                      "installed one"},

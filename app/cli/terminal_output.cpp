@@ -21,7 +21,7 @@ size_t read_terminal_columns() {
     }
     winsize ws{};
     if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
-    return 80;
+    return kUnfittedColumns;
 }
 
 }  // namespace

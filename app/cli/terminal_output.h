@@ -3,8 +3,9 @@
 //
 // Contract:
 //  - terminal_columns() is $COLUMNS when it holds a whole number from 20 to 1000; else the width of
-//    the terminal standard output is when it is one; else 80 (a pipe or a file: output then reads
-//    the same on every machine). Read once per run.
+//    the terminal standard output is when it is one; else kUnfittedColumns: output to a pipe or a
+//    file is not fitted to any width (tables at their natural width, no line broken), so a name in
+//    it is found whole by grep and it reads the same on every machine. Read once per run.
 //  - LineFitter, while it lives, sits between std::cout and standard output: a line of at most
 //    terminal_columns() columns (display_width.h) passes unchanged, a longer one is broken between
 //    words with a hanging indent (wrap_words, text/fit_width.h); a single word wider than the
@@ -18,11 +19,15 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <ostream>
 #include <streambuf>
 #include <string>
 
 namespace mlens::cli {
+
+// The width of output that is not fitted: wider than any line, with room to add widths to it.
+inline constexpr size_t kUnfittedColumns = std::numeric_limits<size_t>::max() / 4;
 
 size_t terminal_columns();
 void print_command_line(const std::string& line);

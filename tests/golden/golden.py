@@ -10,6 +10,9 @@ demo store with every file dated kStoreTime, so the MODIFIED column is the same 
 and the imatrix fixtures, and they name their inputs relative to it; the absolute paths of the
 scratch folder and of DEMO_DIR that an output still shows are written as <work> and <demo>.
 
+Text output is recorded at 80 columns ($COLUMNS), so the records show how it fits a terminal; a few
+(piped-*) are recorded without $COLUMNS, as a pipe gets them: at their natural width, names whole.
+
 Left out, because their output depends on the machine or the clock: `run` (tokens/s), `kld`
 (seconds), `memory` (llama.cpp's buffers depend on the CPU's repacking), and `ab`, `layers` and
 `layer-divergence` (activations from llama.cpp's CPU kernels differ in their last digits between
@@ -59,6 +62,12 @@ def commands(safetensors_blob):
     return out
 
 
+def piped_commands():
+    """Commands whose text is also recorded with $COLUMNS unset: tables of long names, not fitted to a width."""
+    return [["kv", GEMMA3], ["tensors", STORE + "/tiny-mlx:mixed"], ["show", "tiny-mlx:mixed", "--store", STORE, "--tensors"],
+            ["diff", F32, Q4, "--numeric"]]
+
+
 def writing_commands(json):
     """Commands that write files: each run once, into a folder of its own that does not exist yet."""
     tag = "-json" if json else ""
@@ -104,15 +113,20 @@ def record_name(args, used):
     return candidate + ".txt"
 
 
-def run_case(mlens, work, demo, args):
-    # Text output fits the terminal ($COLUMNS): the records are made at 80 columns wherever they run.
-    run = subprocess.run([mlens, *args], capture_output=True, cwd=work, timeout=kTimeoutSeconds, env=dict(os.environ, COLUMNS="80"))
+def run_case(mlens, work, demo, args, piped=False):
+    # Text output fits $COLUMNS: the records are made at 80 columns wherever they run, the piped ones
+    # without a width.
+    env = {name: value for name, value in os.environ.items() if name != "COLUMNS"}
+    if not piped:
+        env["COLUMNS"] = "80"
+    run = subprocess.run([mlens, *args], capture_output=True, cwd=work, timeout=kTimeoutSeconds, env=env)
     text = run.stdout.decode("utf-8", errors="backslashreplace")
     names = {(os.path.realpath(work), "<work>"), (work, "<work>"), (os.path.realpath(demo), "<demo>"), (demo, "<demo>"),
              (mlens, "mlens")}
     for path, token in sorted(names, key=lambda p: -len(p[0])):
         text = text.replace(path, token)
-    return f"$ mlens {' '.join(args)}\nexit {run.returncode}\n{text}"
+    command = f"env -u COLUMNS mlens {' '.join(args)}" if piped else f"mlens {' '.join(args)}"
+    return f"$ {command}\nexit {run.returncode}\n{text}"
 
 
 def main():
@@ -124,17 +138,18 @@ def main():
         prepare(work, demo, fixtures)
         cases = []
         for args in commands(first_tensor_blob(mlens, work)):
-            cases += [args, args + ["--json"]]
-        cases += writing_commands(False) + [args + ["--json"] for args in writing_commands(True)]
-        cases.append(["--help"])
+            cases += [(args, False), (args + ["--json"], False)]
+        cases += [(args, False) for args in writing_commands(False) + [args + ["--json"] for args in writing_commands(True)]]
+        cases.append((["--help"], False))
+        cases += [(args, True) for args in piped_commands()]
         used, expected_files, failures = set(), set(), []
         if record:
             shutil.rmtree(records, ignore_errors=True)
             os.makedirs(records)
-        for args in cases:
-            name = record_name(args, used)
+        for args, piped in cases:
+            name = record_name(["piped", *args] if piped else args, used)
             expected_files.add(name)
-            actual = run_case(mlens, work, demo, args)
+            actual = run_case(mlens, work, demo, args, piped)
             path = os.path.join(records, name)
             if record:
                 with open(path, "w", encoding="utf-8", newline="\n") as f:

@@ -38,9 +38,7 @@ MlensProcess::MlensProcess(const std::vector<std::string>& args, const std::func
     std::string out_path = m_dir.file("stdout"), err_path = m_dir.file("stderr"), in_path = m_dir.file("stdin");
     write_whole_file(in_path, std::vector<uint8_t>(stdin_text.begin(), stdin_text.end()));
     const ExecArgs exec_args(MLENS_CLI_PATH, args);
-    // Text output fits $COLUMNS (80 when unset): tests read it unbroken unless they set a width.
-    ::setenv("COLUMNS", "1000", 0);
-
+    // Standard output is a file: without $COLUMNS, which a test sets for a width, text is not fitted.
     m_pid = ::fork();
     if (m_pid < 0) throw std::runtime_error("fork failed");
     if (m_pid == 0) {

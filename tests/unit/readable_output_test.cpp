@@ -217,3 +217,16 @@ TEST_CASE("text output fits $COLUMNS - tables break cells inside their column an
     else
         setenv("COLUMNS", before.c_str(), 1);
 }
+
+TEST_CASE("piped text without COLUMNS is not fitted - a long name stays whole for grep", "[cli][width]") {
+    const ScopedEnv unset("COLUMNS", std::nullopt);
+    const std::string kv = run_mlens({"kv", demo("ollama-gemma3.gguf")}).out;
+    CHECK(widest_line(kv) > 80);
+    const std::vector<std::string> lines = lines_of(kv);
+    CHECK(std::any_of(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("tokenizer.ggml.add_padding_token "); }));
+    const std::string tensors = run_mlens({"tensors", std::string(MLENS_DEMO_DIR) + "/ollama-store/tiny-mlx:mixed"}).out;
+    CHECK(tensors.find("model.layers.0.self_attn.q_proj.weight ") != std::string::npos);
+    // COLUMNS still sets a width for a pipe.
+    const ScopedEnv narrow("COLUMNS", std::string("60"));
+    CHECK(widest_line(run_mlens({"kv", demo("ollama-gemma3.gguf")}).out) <= 60);
+}
