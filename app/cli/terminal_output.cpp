@@ -32,7 +32,13 @@ size_t terminal_columns() {
 }
 
 void print_command_line(const std::string& line) {
-    for (const std::string& piece : wrap_command(line, terminal_columns())) std::cout << piece << '\n';
+    auto* fitter = dynamic_cast<LineFitter*>(std::cout.rdbuf());
+    for (const std::string& piece : wrap_command(line, terminal_columns())) {
+        if (fitter)
+            fitter->write_whole_line(piece);
+        else
+            std::cout << piece << '\n';
+    }
 }
 
 LineFitter::LineFitter(std::ostream& out) : m_out(out), m_target(out.rdbuf()), m_columns(terminal_columns()) { m_out.rdbuf(this); }
@@ -51,6 +57,12 @@ void LineFitter::emit_line(bool with_newline) {
     }
     m_target->sputn(text.data(), static_cast<std::streamsize>(text.size()));
     m_line.clear();
+}
+
+void LineFitter::write_whole_line(std::string_view line) {
+    m_line.append(line);
+    m_line += '\n';
+    emit_line(false);
 }
 
 LineFitter::int_type LineFitter::overflow(int_type c) {

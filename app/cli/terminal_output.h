@@ -14,6 +14,8 @@
 //    flush. Tables (print_table) fit themselves to the width first, so they are never broken.
 //  - print_command_line prints a shell command (with its indentation) on std::cout as
 //    wrap_command (text/fit_width.h) breaks it: " \\" continuations, so the lines paste as one.
+//    Its lines pass a LineFitter whole: one wider than the terminal (an option and its value)
+//    is not broken again, which would cut the command.
 //  - JSON results (print_json_result) and the files `--reference` prints go around it: their text
 //    is never rewrapped.
 #pragma once
@@ -23,6 +25,7 @@
 #include <ostream>
 #include <streambuf>
 #include <string>
+#include <string_view>
 
 namespace mlens::cli {
 
@@ -38,6 +41,8 @@ public:
     ~LineFitter() override;
     LineFitter(const LineFitter&) = delete;
     LineFitter& operator=(const LineFitter&) = delete;
+    // Writes `line` and a newline after what came before, as they are.
+    void write_whole_line(std::string_view line);
 
 protected:
     int_type overflow(int_type c) override;

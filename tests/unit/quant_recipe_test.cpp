@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <regex>
+#include <sstream>
 
 #include "build_paths.h"
 #include "cli_runner.h"
@@ -295,4 +297,37 @@ TEST_CASE("mlens recipe prints the map and the command - mlens diff the recipe d
     REQUIRE(d["recipe"]["changes"].size() == 1);
     CHECK(d["recipe"]["changes"][0]["tensor"] == "blk.3.attn_v.weight");
     CHECK(d["recipe"]["base_b"] == "Q4_K");
+}
+
+TEST_CASE("mlens recipe's command pastes as one at 40, 60 and 80 columns - an option keeps its value on its line", "[recipe][cli][width]") {
+    test::TempDir dir;
+    REQUIRE(test::write_raw_gguf(dir.file("a.gguf"), mix(false)).ok());
+    // The command's lines: from its first to the end.
+    auto command_lines = [&](std::optional<std::string> columns) {
+        const test::ScopedEnv width("COLUMNS", columns);
+        const std::vector<std::string> lines = test::lines_of(test::run_mlens({"recipe", dir.file("a.gguf")}).out);
+        const auto first =
+            std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("  llama-quantize "); });
+        REQUIRE(first != lines.end());
+        return std::vector<std::string>(first, lines.end());
+    };
+    const std::vector<std::string> whole = command_lines(std::nullopt);
+    REQUIRE(whole.size() == 1);
+    for (const char* columns : {"40", "60", "80"}) {
+        INFO("COLUMNS=" << columns);
+        const std::vector<std::string> lines = command_lines(std::string(columns));
+        REQUIRE(lines.size() > 1);
+        // Joined as a shell joins " \\" continuations, the lines are the whole command.
+        std::string joined;
+        for (size_t i = 0; i < lines.size(); ++i) {
+            const bool continued = i + 1 < lines.size();
+            CHECK(lines[i].ends_with(" \\") == continued);
+            joined += (i ? " " : "") + (continued ? lines[i].substr(0, lines[i].size() - 2) : lines[i]);
+        }
+        std::istringstream pasted(joined), unbroken(whole[0]);
+        std::vector<std::string> pasted_words, words;
+        for (std::string w; pasted >> w;) pasted_words.push_back(w);
+        for (std::string w; unbroken >> w;) words.push_back(w);
+        CHECK(pasted_words == words);
+    }
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <sstream>
 
 #include "build_paths.h"
 #include "cli_runner.h"
@@ -82,6 +83,40 @@ TEST_CASE("wrap_command keeps a long command pasteable", "[text][width]") {
                        60) == std::vector<std::string>{"  llama-quantize --pure --output-tensor-type q6_k \\", "      --tensor-type attn_q=q4_k \\",
                                                        "      --tensor-type 'blk\\.(0|1)\\.ffn_down=q6_k' \\",
                                                        "      MODEL-F32.gguf OUT.gguf Q4_K_M"});
+}
+
+TEST_CASE("wrap_command never leaves an option without its value or its continuation - at 40, 60 and 80 columns", "[text][width]") {
+    const std::string command =
+        "  llama-quantize --pure --output-tensor-type q8_0 --tensor-type "
+        "'^blk\\.1\\.(attn_v\\.weight|ffn_down\\.weight)$=q8_0' --override-kv general.file_type=int:15 "
+        "MODEL-F32.gguf OUT.gguf Q5_0";
+    CHECK(wrap_command(command, 60) ==
+          std::vector<std::string>{"  llama-quantize --pure --output-tensor-type q8_0 \\",
+                                   "      --tensor-type '^blk\\.1\\.(attn_v\\.weight|ffn_down\\.weight)$=q8_0' \\",
+                                   "      --override-kv general.file_type=int:15 \\", "      MODEL-F32.gguf OUT.gguf Q5_0"});
+    for (size_t width : {40, 60, 80}) {
+        INFO("width " << width);
+        const std::vector<std::string> lines = wrap_command(command, width);
+        std::vector<std::string> words;
+        for (size_t i = 0; i < lines.size(); ++i) {
+            const bool continued = i + 1 < lines.size();
+            // Every line but the last continues, so the lines paste as one command.
+            CHECK(lines[i].ends_with(" \\") == continued);
+            std::vector<std::string> line_words;
+            std::istringstream in(continued ? lines[i].substr(0, lines[i].size() - 2) : lines[i]);
+            for (std::string w; in >> w;) line_words.push_back(w);
+            REQUIRE_FALSE(line_words.empty());
+            // An option that ends a line is a flag (the next line starts with an option), never one parted from its value.
+            if (continued && line_words.back().starts_with("--")) CHECK(lines[i + 1].substr(lines[i + 1].find_first_not_of(' '))[0] == '-');
+            // A line wider than the width is one option and its value.
+            if (display_width(lines[i]) > width) CHECK((line_words.size() == 2 && line_words[0].starts_with("--")));
+            words.insert(words.end(), line_words.begin(), line_words.end());
+        }
+        std::vector<std::string> expected;
+        std::istringstream in(command);
+        for (std::string w; in >> w;) expected.push_back(w);
+        CHECK(words == expected);
+    }
 }
 
 TEST_CASE("wrap_words breaks long lines between words with a hanging indent", "[text][width]") {
