@@ -11,6 +11,8 @@
 //   The histogram is ranged_histogram.h's, as in the app (default auto: p0.1-p99.9 widened when the tensor has
 //   outliers, else min..max; --range LO HI is the custom mode). Text and JSON name the mode asked
 //   and the one used ("range_mode", "range_resolved") and count the values below and above.
+//   Text then gives each bin's lower edge, its count and a bar; the longest bar is 50 columns, or
+//   what the terminal leaves after the edge and count columns.
 // mlens compare A B [--tensor NAME] [--json]  (JSON: {"tensors": [...], "overall": pooled figures})
 #include <algorithm>
 #include <cmath>
@@ -34,10 +36,14 @@
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
+#include "terminal_output.h"
 
 namespace mlens::cli {
 
 namespace {
+
+// The columns of `mlens hist`'s longest bar when the terminal has room for them.
+constexpr size_t kLongestHistogramBar = 50;
 
 // Opens TENSOR of the model at `path` (optionally one slice of its slowest dimension) or reports
 // why not.
@@ -311,12 +317,20 @@ void add_hist(CLI::App& app, int& exit_code) {
         print_outside_counts(*h, chosen);
         uint64_t peak = 1;
         for (uint64_t c : h->counts) peak = std::max(peak, c);
+        std::vector<std::string> labels;
+        size_t widest_label = 0;
         char numbers[64];
         for (size_t b = 0; b < h->counts.size(); ++b) {
             std::snprintf(numbers, sizeof numbers, "%12s %10llu ", number_text(h->lo + b * h->bin_width()).c_str(),
                           static_cast<unsigned long long>(h->counts[b]));
-            std::cout << numbers << std::string(h->counts[b] * 50 / peak, '#') << "\n";
+            labels.emplace_back(numbers);
+            widest_label = std::max(widest_label, labels.back().size());
         }
+        // The longest bar takes kLongestHistogramBar columns, fewer when the terminal leaves less room
+        // after the bin and count columns.
+        const size_t columns = terminal_columns();
+        const uint64_t longest_bar = std::min<size_t>(kLongestHistogramBar, columns > widest_label ? columns - widest_label : 0);
+        for (size_t b = 0; b < h->counts.size(); ++b) std::cout << labels[b] << std::string(h->counts[b] * longest_bar / peak, '#') << "\n";
     });
 }
 

@@ -265,3 +265,18 @@ TEST_CASE("piped text without COLUMNS is not fitted - a long name stays whole fo
     const ScopedEnv narrow("COLUMNS", std::string("60"));
     CHECK(widest_line(run_mlens({"kv", demo("ollama-gemma3.gguf")}).out) <= 60);
 }
+
+TEST_CASE("hist's longest bar takes the room the terminal leaves after the bin and count columns", "[cli][width]") {
+    for (const char* columns : {"40", "60", "80"}) {
+        INFO("COLUMNS=" << columns);
+        const ScopedEnv width("COLUMNS", std::string(columns));
+        const std::vector<std::string> lines = lines_of(run_mlens({"hist", demo("tiny-llama-q4_0.gguf"), "blk.0.ffn_up.weight"}).out);
+        size_t longest = 0;
+        for (const std::string& line : lines) {
+            CHECK(display_width(line) <= std::stoul(columns));
+            CHECK_FALSE(line.find_first_not_of(" #") == std::string::npos);  // no bar on a line of its own
+            longest = std::max(longest, display_width(line));
+        }
+        CHECK(longest == std::min<size_t>(std::stoul(columns), 24 + 50));  // 24 columns of bin and count, bars up to 50
+    }
+}
