@@ -132,6 +132,16 @@ TEST_CASE("wrap_words breaks long lines between words with a hanging indent", "[
     CHECK(token == std::vector<std::string>{"a", "  0123456789012345678901234", "  b"});
 }
 
+TEST_CASE("wrap_words never parts a number from its unit", "[text][width]") {
+    CHECK(wrap_words("tiny-llama:q4_0: broken (2 errors, 0 warnings, 0 notes; 21 of 21 tensors, 2.36 MB)", 80) ==
+          std::vector<std::string>{"tiny-llama:q4_0: broken (2 errors, 0 warnings, 0 notes; 21 of 21 tensors,", "  2.36 MB)"});
+    CHECK(wrap_words("  blob of 30.1 kB) and more", 17) == std::vector<std::string>{"  blob of", "    30.1 kB) and", "    more"});
+    CHECK(wrap_words("needs 4 GiB of memory", 8) == std::vector<std::string>{"needs", "  4 GiB", "  of", "  memory"});
+    CHECK(wrap_words("parameters 4.19 M, file 12,345 bytes", 20) == std::vector<std::string>{"parameters 4.19 M,", "  file 12,345 bytes"});
+    // A word after a number that is no unit is free to go on.
+    CHECK(wrap_words("found 21 tensors here", 10) == std::vector<std::string>{"found 21", "  tensors", "  here"});
+}
+
 TEST_CASE("wrap_words keeps a line's spacing and hangs a description under its column", "[text][width]") {
     // A term and its description, as --help lists commands: the continuation starts under the description.
     CHECK(wrap_words("  info        Format, architecture, parameter count", 36) ==

@@ -1,6 +1,8 @@
 #include "mlens/text/fit_width.h"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 
 #include "mlens/text/display_width.h"
 #include "mlens/text/utf8.h"
@@ -32,6 +34,24 @@ bool joins_parts(std::string_view text, const CodePoint& c) {
     return ch == '.' || ch == '_' || ch == '/' || ch == '-' || ch == ':' || ch == ',' || ch == '=';
 }
 
+// A number as text prints one: digits with a point or separators, after an optional sign or
+// opening bracket ("2.36", "(4", "-0.5", "12,345").
+bool is_number_word(std::string_view word) {
+    const size_t start = word.find_first_not_of("([~+-");
+    if (start == std::string_view::npos || !std::isdigit(static_cast<unsigned char>(word[start]))) return false;
+    return word.find_first_not_of("0123456789.,", start) == std::string_view::npos;
+}
+
+// A unit a number is printed with (number_format.h: sizes, memory, counts; seconds), before any
+// closing punctuation ("MB)", "GiB,").
+bool is_unit_word(std::string_view word) {
+    static constexpr std::string_view kUnits[] = {"B",   "kB",  "KB",  "MB", "GB", "TB", "PB",    "KiB", "MiB",
+                                                  "GiB", "TiB", "PiB", "K",  "M",  "T",  "bytes", "ms",  "s"};
+    const size_t end = word.find_last_not_of(")],;:.");
+    if (end == std::string_view::npos) return false;
+    return std::find(std::begin(kUnits), std::end(kUnits), word.substr(0, end + 1)) != std::end(kUnits);
+}
+
 // Where a continuation of `line` starts: the column of its description when the line is a term
 // and a description apart by two or more spaces ("  info    Format, ..."), the description
 // starting within the first half of `width`; a line indented by more than eight columns (itself
@@ -59,7 +79,13 @@ std::vector<std::string> wrap_words(std::string_view line, size_t width) {
     size_t piece_width = indent;
     bool piece_has_word = false;
     for (size_t i = indent; i < line.size();) {
-        const size_t end = std::min(line.find(' ', i), line.size());
+        size_t end = std::min(line.find(' ', i), line.size());
+        // A number and the unit after it are one word: a break never parts them.
+        if (const size_t next = line.find_first_not_of(' ', end);
+            next != std::string_view::npos && is_number_word(line.substr(i, end - i))) {
+            const size_t next_end = std::min(line.find(' ', next), line.size());
+            if (is_unit_word(line.substr(next, next_end - next))) end = next_end;
+        }
         const std::string_view word = line.substr(i, end - i);
         const size_t word_width = display_width(word);
         // The spaces before this word as the line has them, unless the word starts a piece.

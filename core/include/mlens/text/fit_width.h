@@ -10,8 +10,10 @@
 //    commands) and the description starts within the first half of `width`, at the
 //    description's column; where the line is indented by more than eight columns (it continues
 //    an item above it, as a description under its option does), at its indent; else the line's
-//    own leading spaces plus two (the continuation reads as part of the item above). A word wider than the room left stays whole on a piece of its
-//    own, the one case where a piece is wider than `width`.
+//    own leading spaces plus two (the continuation reads as part of the item above). A number and
+//    the unit after it ("2.36 MB)", "30.1 kB", "4 GiB": the units of number_format.h, bytes, s and
+//    ms) are never parted. A word (or a number and its unit) wider than the room left stays whole
+//    on a piece of its own, the one case where a piece is wider than `width`.
 //  - break_cell(text, width) returns `text` alone when it fits in `width` columns (or width is 0);
 //    otherwise pieces of at most `width` columns that together hold every character of `text` in
 //    order. A piece ends, by preference, at a space (dropped there), else right after one of
