@@ -20,6 +20,7 @@
 #include "mlens/model/truncation.h"
 #include "mlens/ollama/store_check.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 
 namespace mlens::cli {
 
@@ -54,10 +55,10 @@ int check_store_root(const std::string& path, const Store& store, bool json, boo
     }
     for (const Diagnostic& d : report.diagnostics) std::cerr << d.to_line() << "\n";
     for (const ModelCheck& m : report.models)
-        std::cout << m.name.display() << ": " << (m.errors ? "rejected" : "ok") << " (" << m.errors << " errors, " << m.warnings
-                  << " warnings)" << (m.errors ? ": " + m.reason_text() : std::string()) << "\n";
-    std::cout << escape_for_display(path) << ": " << (errors ? "rejected" : "ok") << " (store, " << report.models.size() << " models, "
-              << errors << " errors, " << report.warning_count() << " warnings)\n";
+        std::cout << m.name.display() << ": " << (m.errors ? "rejected" : "ok") << " (" << plural(m.errors, "error") << ", "
+                  << plural(m.warnings, "warning") << ")" << (m.errors ? ": " + m.reason_text() : std::string()) << "\n";
+    std::cout << escape_for_display(path) << ": " << (errors ? "rejected" : "ok") << " (store, " << plural(report.models.size(), "model")
+              << ", " << plural(errors, "error") << ", " << plural(report.warning_count(), "warning") << ")\n";
     return errors ? kExitBroken : kExitOk;
 }
 
@@ -102,8 +103,8 @@ void add_check_command(CLI::App& app, int& exit_code) {
         }
         print_diagnostics(*model);
         const std::string shown = escape_for_display(shown_path(args->path));
-        std::cout << shown << ": " << (errors ? "rejected" : "structure ok") << " (" << errors << " errors, " << model->warning_count()
-                  << " warnings)\n";
+        std::cout << shown << ": " << (errors ? "rejected" : "structure ok") << " (" << plural(errors, "error") << ", "
+                  << plural(model->warning_count(), "warning") << ")\n";
         std::cout << escape_for_display(assess_loadability(*model).summary()) << "\n";
         if (errors) return;
         std::cout << "tensor values not scanned (NaN, Inf, broken scales): mlens fsck " << shown << " scans them\n";

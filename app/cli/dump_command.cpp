@@ -8,6 +8,7 @@
 #include "mlens/model/model_json.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 
 namespace mlens::cli {
 
@@ -24,8 +25,8 @@ void print_header_lines(const Model& model) {
         if (model.format == Format::gguf) std::cout << "alignment" << which << " " << f.alignment << "\n";
         std::cout << "data_offset" << which << " " << (f.data_start_known() ? std::to_string(f.data_start) : "unknown") << "\n";
     }
-    std::cout << "counts " << model.metadata.size() << " kv, " << model.tensors.size() << " tensors, " << model.diagnostics.size()
-              << " diagnostics\n";
+    std::cout << "counts " << model.metadata.size() << " kv, " << plural(model.tensors.size(), "tensor") << ", "
+              << plural(model.diagnostics.size(), "diagnostic") << "\n";
 }
 
 }  // namespace

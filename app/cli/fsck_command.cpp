@@ -18,6 +18,7 @@
 #include "mlens/model/truncation.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/number_format.h"
+#include "mlens/text/plural.h"
 
 namespace mlens::cli {
 
@@ -69,13 +70,14 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
             std::cout << (cut_tensor ? "  " : "") << finding_line(f) << "\n";  // a cut tensor sits under its summary
         }
         // The region errors are listed above; the others only by check.
-        if (unlisted_errors) std::cout << unlisted_errors << " reader errors: mlens check lists them\n";
-        std::cout << escape_for_display(shown_path(args->path)) << ": " << (exit_code ? "broken" : "ok") << " (" << errors << " errors, "
-                  << report->count(FindingSeverity::warning) << " warnings, " << report->count(FindingSeverity::info) << " notes; "
-                  << report->tensors_scanned << " of " << report->tensors << " tensors"
-                  << (report->tensors_scanned_in_part ? " (" + std::to_string(report->tensors_scanned_in_part) + " in part)" : std::string())
-                  << ", "
-                  << human_bytes(report->bytes_scanned) << ")\n";
+        if (unlisted_errors) std::cout << plural(unlisted_errors, "reader error") << ": mlens check lists them\n";
+        std::cout << escape_for_display(shown_path(args->path)) << ": " << (exit_code ? "broken" : "ok") << " (" << plural(errors, "error")
+                  << ", " << plural(report->count(FindingSeverity::warning), "warning") << ", "
+                  << plural(report->count(FindingSeverity::info), "note") << "; " << report->tensors_scanned << " of "
+                  << plural(report->tensors, "tensor")
+                  << (report->tensors_scanned_in_part ? " (" + std::to_string(report->tensors_scanned_in_part) + " in part)"
+                                                      : std::string())
+                  << ", " << human_bytes(report->bytes_scanned) << ")\n";
         std::cerr << "fsck: " << number_text(seconds, "%.2f") << " s\n";
     });
 }

@@ -10,6 +10,7 @@
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 
 namespace mlens::cli {
 
@@ -77,7 +78,7 @@ void print_summary(const std::string& path, const Model& model, const ModelSumma
         {"tensors", s.tensors_text()},
         {"size", human_bytes(s.file_bytes) + " (" + std::to_string(s.file_bytes) + " bytes)" + present},
         {"bits/weight", s.parameters ? bpw : "-"},
-        {"diagnostics", std::to_string(s.errors) + " errors, " + std::to_string(s.warnings) + " warnings"},
+        {"diagnostics", plural(s.errors, "error") + ", " + plural(s.warnings, "warning")},
         {"will it load", escape_for_display(loads.summary())},
     };
     rows.insert(rows.end(), rest.begin(), rest.end());

@@ -36,6 +36,7 @@
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "terminal_output.h"
 
 namespace mlens::cli {
@@ -362,14 +363,15 @@ void warn_if_unlike(const Model& a, const Model& b, const Pairing* pairing) {
         std::cerr << "warning: the architectures differ: A is " << (arch_a.empty() ? "unnamed" : escape_for_display(arch_a)) << ", B is "
                   << (arch_b.empty() ? "unnamed" : escape_for_display(arch_b)) << "; the figures compare unrelated weights\n";
     if (pairing && (!pairing->only_a.empty() || !pairing->only_b.empty()))
-        std::cerr << "warning: the tensor sets differ: " << pairing->only_a.size() << " tensors only in A, " << pairing->only_b.size()
-                  << " only in B (mlens diff lists them)\n";
+        std::cerr << "warning: the tensor sets differ: " << plural(pairing->only_a.size(), "tensor") << " only in A, "
+                  << pairing->only_b.size() << " only in B (mlens diff lists them)\n";
 }
 
 void print_overall(const OverallError& o) {
     const ErrorFigures& f = o.figures;
-    std::cout << "overall (" << o.tensors << " tensors, " << o.sums.count << " values pooled): RMSE " << number_text(f.rmse) << "  NMSE "
-              << number_text(f.nmse) << "  cosine " << cosine_text(f.cosine) << "  SNR " << number_text(f.snr_db) << " dB\n";
+    std::cout << "overall (" << plural(o.tensors, "tensor") << ", " << plural(o.sums.count, "value") << " pooled): RMSE "
+              << number_text(f.rmse) << "  NMSE " << number_text(f.nmse) << "  cosine " << cosine_text(f.cosine) << "  SNR "
+              << number_text(f.snr_db) << " dB\n";
 }
 
 void print_worst(const TensorComparison& c) {

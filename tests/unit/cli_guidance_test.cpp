@@ -221,7 +221,7 @@ TEST_CASE("compare prints the pooled figures, the worst rows and blocks, and war
     CliRun one = run_mlens({"compare", dir.file("a.gguf"), dir.file("b.gguf"), "--tensor", "blk.0.attn_q.weight"});
     INFO(one.out);
     REQUIRE(one.exit_status == 0);
-    CHECK(contains(one.out, "overall (1 tensors, 256 values pooled): RMSE " + number(rows[0]["rmse"].get<double>())));
+    CHECK(contains(one.out, "overall (1 tensor, 256 values pooled): RMSE " + number(rows[0]["rmse"].get<double>())));
     CHECK(contains(one.out, "worst rows\nROW  RMSE"));
     CHECK(contains(one.out, "worst blocks of 32 values\nBLOCK  ROW  COLUMN  RMSE"));
     CHECK(contains(one.out,

@@ -400,7 +400,7 @@ TEST_CASE("mlens check DIR validates every manifest of a store", "[ollama][cli]"
           "error: store E_BAD_DIGEST manifests/registry.ollama.ai/library/evil/latest layers[0].digest offset=" +
               std::to_string(text.find("\"sha256:../")) +
               ": \"sha256:../../../../etc/ld.so.preload\" is not a digest of the form sha256:<64 lowercase hex digits>");
-    CHECK(contains(rejected.out, "evil:latest: rejected (1 errors, 0 warnings)"));
+    CHECK(contains(rejected.out, "evil:latest: rejected (1 error, 0 warnings)"));
     CHECK(contains(rejected.out, "tiny:latest: ok"));
 
     CliRun json = run_mlens({"check", s.root(), "--json"});

@@ -270,7 +270,7 @@ TEST_CASE("mlens store and mlens check give each broken model its verdict and re
     CliRun check = run_mlens({"check", s.root()});
     CHECK(check.exit_status == 1);
     for (const BrokenModel& m : s.models) CHECK(contains(check.out, m.name + ": rejected"));
-    CHECK(contains(check.out, "mismatch:latest: rejected (1 errors, 0 warnings): E_DIGEST_MISMATCH layers[0].digest: expected sha256:"));
+    CHECK(contains(check.out, "mismatch:latest: rejected (1 error, 0 warnings): E_DIGEST_MISMATCH layers[0].digest: expected sha256:"));
     CHECK(contains(check.out, "tiny:latest: ok"));
 }
 

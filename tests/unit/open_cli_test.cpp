@@ -101,7 +101,7 @@ TEST_CASE("check and store resolve store roots by one rule", "[cli][open]") {
     store.add_tiny();
     CliRun root = run_mlens({"check", store.root()});
     CHECK(root.exit_status == 0);
-    CHECK(root.out.find("(store, 1 models") != std::string::npos);
+    CHECK(root.out.find("(store, 1 model,") != std::string::npos);
 }
 
 TEST_CASE("show and info take STORE/MODEL:TAG with no default store", "[cli][open]") {

@@ -4,6 +4,7 @@
 
 #include "dispatch.h"
 #include "mlens/formats/ggml_types.h"
+#include "mlens/text/plural.h"
 #include "mlens/util/name_table.h"
 #include "plan_state.h"
 
@@ -65,7 +66,7 @@ std::string SidePlan::summary() const {
         tried += (tried.empty() ? "" : "; ") + c.rule + ": " + c.detail;
     }
     if (!tried.empty()) out += "; checked " + tried;
-    if (other) out += "; " + std::to_string(other) + " handlers gated on other architectures";
+    if (other) out += "; " + plural(other, "handler") + " gated on other architectures";
     return out;
 }
 
