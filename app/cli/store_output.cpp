@@ -11,6 +11,7 @@
 #include "mlens/model/summary.h"
 #include "mlens/ollama/store_export.h"
 #include "mlens/ollama/store_listing.h"
+#include "mlens/ollama/store_summary.h"
 #include "mlens/text/escape.h"
 
 namespace mlens::cli {
@@ -73,6 +74,7 @@ nlohmann::json listing_json(const StoreListing& l) {
                           {"size", m.size ? nlohmann::json(*m.size) : nlohmann::json(nullptr)},
                           {"format", or_null(m.format)},
                           {"family", or_null(m.family)},
+                          {"parameters", m.parameters ? nlohmann::json(*m.parameters) : nlohmann::json(nullptr)},
                           {"parameter_size", or_null(m.parameter_size)},
                           {"quantization", or_null(m.quantization)},
                           {"modified", m.ref.modified},
@@ -136,8 +138,8 @@ int print_store_listing(const Store& store, const StoreShowOptions& options) {
     for (const ModelListing& m : l.models) {
         for (const Diagnostic& d : m.check.reasons) std::cerr << d.to_line() << "\n";
         rows.push_back({m.ref.name.display(), m.size ? human_bytes(*m.size) : "unknown", format_label(m.format), or_dash(m.family),
-                        or_dash(m.parameter_size), or_dash(m.quantization), utc_time_text(m.ref.modified), export_formats_text(m),
-                        m.loads ? m.loads->label() : "-", status_text(m.check)});
+                        or_dash(escape_for_display(parameters_text(m.parameters, m.parameter_size), 60)), or_dash(m.quantization),
+                        utc_time_text(m.ref.modified), export_formats_text(m), m.loads ? m.loads->label() : "-", status_text(m.check)});
     }
     print_table(rows);
     print_blob_summary(l);

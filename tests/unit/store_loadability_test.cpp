@@ -55,6 +55,13 @@ std::map<std::string, std::string> loads_of(const StoreListing& l) {
     return out;
 }
 
+// Each model's parameter count (0 when the listing has none).
+std::map<std::string, uint64_t> parameters_of(const StoreListing& l) {
+    std::map<std::string, uint64_t> out;
+    for (const ModelListing& m : l.models) out[m.ref.name.display()] = m.parameters.value_or(0);
+    return out;
+}
+
 const ModelListing& row_of(const StoreListing& l, const std::string& name) {
     for (const ModelListing& m : l.models)
         if (m.ref.name.display() == name) return m;
@@ -80,7 +87,7 @@ std::string model_blob(const Store& store, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("a cached loadability verdict is the fresh one and a cache-only listing shows it", "[cache][ollama]") {
+TEST_CASE("a cached loadability verdict and parameter count are the fresh ones and a cache-only listing shows them", "[cache][ollama]") {
     CachedStore s;
     const Store store = s.store();
     const StoreListing fresh = list_store(store, full_check(nullptr)).value;
@@ -98,6 +105,11 @@ TEST_CASE("a cached loadability verdict is the fresh one and a cache-only listin
     CHECK(s.cached_verdicts() == opened);
     CHECK(loads_of(list_store(store, cached_check(*s.cache)).value) == fresh_loads);
     CHECK(loads_of(list_store(store, full_check(s.cache.get())).value) == fresh_loads);
+    // The parameter counts come with the verdicts: the ones `mlens show` counts.
+    const auto fresh_parameters = parameters_of(fresh);
+    CHECK(fresh_parameters.at("tiny-llama:q4_0") == 4194624);
+    CHECK(fresh_parameters.at("truncated:latest") == 0);
+    CHECK(parameters_of(list_store(store, cached_check(*s.cache)).value) == fresh_parameters);
 
     SECTION("a touched manifest is a miss until a full pass judges it again") {
         touch(store.root() + "/" + parse_model_reference("tiny-llama:q4_0")->manifest_path());
@@ -195,7 +207,8 @@ TEST_CASE("a loadability verdict is stored only when every blob was verified and
         StoreLoadability loads(store, s.cache.get());
         const auto verdict = loads.assess(manifest, verified);
         REQUIRE(verdict);
-        CHECK(verdict->verdict == LoadVerdict::loads);
+        CHECK(verdict->loads.verdict == LoadVerdict::loads);
+        CHECK(verdict->parameters == std::optional<uint64_t>(4194624));
         loads.finish();
         s.cache->flush();
         CHECK(s.cached_verdicts() == 0);
@@ -231,7 +244,8 @@ TEST_CASE("a loadability verdict is stored only when every blob was verified and
         CHECK(s.cached_verdicts() == 1);
         const auto known = StoreLoadability(store, s.cache.get()).known(manifest, verified);
         REQUIRE(known);
-        CHECK(loadability_json(*known) == loadability_json(*verdict));
+        CHECK(loadability_json(known->loads) == loadability_json(verdict->loads));
+        CHECK(known->parameters == verdict->parameters);
         ModelCheck unverified = verified;
         unverified.digests_verified = unverified.digests_known = false;
         CHECK(!StoreLoadability(store, s.cache.get()).known(manifest, unverified));

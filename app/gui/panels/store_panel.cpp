@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include "mlens/ollama/blob_hash.h"
+#include "mlens/ollama/store_summary.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/plural.h"
 #include "panels/store_summary_view.h"
@@ -144,7 +145,7 @@ void StorePanel::models_table(Document& doc) {
         column_texts[1].push_back(size_text(m.size));
         column_texts[2].push_back(m.format.empty() ? "?" : m.format);
         column_texts[3].push_back(escape_for_display(m.family, 40));
-        column_texts[4].push_back(escape_for_display(m.parameter_size, 40));
+        column_texts[4].push_back(escape_for_display(parameters_text(m.parameters, m.parameter_size), 40));
         column_texts[5].push_back(escape_for_display(m.quantization, 40));
         column_texts[6].push_back(date_text(m.ref.modified));
     }

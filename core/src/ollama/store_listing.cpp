@@ -132,8 +132,12 @@ Partial<StoreListing> list_store(const Store& store, const StoreCheckOptions& op
             row.ref.file_size = 0;
         }
         if (check.verdict() != Verdict::errors) {
-            row.loads = loadability.known(stored, check);
-            if (!row.loads && !options.cached_only) row.loads = loadability.assess(stored, check);
+            std::optional<OpenedModelFacts> facts = loadability.known(stored, check);
+            if (!facts && !options.cached_only) facts = loadability.assess(stored, check);
+            if (facts) {
+                row.loads = std::move(facts->loads);
+                row.parameters = facts->parameters;
+            }
         }
         row.check = std::move(check);
         out.models.push_back(std::move(row));

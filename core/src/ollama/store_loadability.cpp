@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "mlens/io/cache_database.h"
+#include "mlens/model/summary.h"
 #include "mlens/ollama/store_model.h"
 
 namespace mlens {
@@ -20,6 +21,25 @@ std::vector<const BlobDigest*> named_blobs(const Manifest& manifest) {
     return out;
 }
 
+// The cache entry's text of `facts`, and back (nullopt for any other text).
+std::string entry_text(const OpenedModelFacts& facts) {
+    nlohmann::json j = loadability_json(facts.loads);
+    if (facts.parameters) j["parameters"] = *facts.parameters;
+    return j.dump();
+}
+
+std::optional<OpenedModelFacts> facts_of_entry(std::string_view text) {
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    std::optional<Loadability> loads = loadability_from_json(j);
+    if (!loads) return std::nullopt;
+    OpenedModelFacts facts{std::move(*loads), std::nullopt};
+    if (const auto parameters = j.find("parameters"); parameters != j.end()) {
+        if (!parameters->is_number_unsigned()) return std::nullopt;
+        facts.parameters = parameters->get<uint64_t>();
+    }
+    return facts;
+}
+
 }  // namespace
 
 const CachedEntries& StoreLoadability::entries(CacheKind kind, uint64_t device) {
@@ -28,7 +48,7 @@ const CachedEntries& StoreLoadability::entries(CacheKind kind, uint64_t device) 
     return it->second;
 }
 
-std::optional<Loadability> StoreLoadability::known(const StoredManifest& manifest, const ModelCheck& check) {
+std::optional<OpenedModelFacts> StoreLoadability::known(const StoredManifest& manifest, const ModelCheck& check) {
     if (!m_cache || !m_cache->enabled() || !manifest.found || check.verdict() == Verdict::errors || !check.digests_known ||
         check.unverified != 0)
         return std::nullopt;
@@ -36,7 +56,7 @@ std::optional<Loadability> StoreLoadability::known(const StoredManifest& manifes
         entries(CacheKind::model_loadability, manifest.stamp.device).find(manifest.stamp, kDetail);
     if (!value) return std::nullopt;
     auto [decoded, first] = m_decoded.try_emplace(*value);
-    if (first) decoded->second = loadability_from_json(nlohmann::json::parse(*value, nullptr, false));
+    if (first) decoded->second = facts_of_entry(*value);
     return decoded->second;
 }
 
@@ -55,7 +75,7 @@ uint32_t StoreLoadability::named_blob(const BlobDigest& digest) {
     return it->second;
 }
 
-std::optional<Loadability> StoreLoadability::assess(const StoredManifest& manifest, const ModelCheck& check) {
+std::optional<OpenedModelFacts> StoreLoadability::assess(const StoredManifest& manifest, const ModelCheck& check) {
     // Each named blob's stamp, taken before this open (or an earlier one), when the cache vouches
     // that it holds the content its digest names.
     bool verified = m_cache && m_cache->enabled() && manifest.found && check.digests_known;
@@ -71,14 +91,15 @@ std::optional<Loadability> StoreLoadability::assess(const StoredManifest& manife
         }
     auto model = open_store_model(m_store, check.name);
     if (!model) return std::nullopt;
-    Loadability verdict = assess_loadability(*model);
+    OpenedModelFacts facts{assess_loadability(*model), std::nullopt};
+    if (const ModelSummary summary = summarize(*model); summary.tensor_count) facts.parameters = summary.parameters;
     if (verified) {
         kept.manifest_path = check.manifest_path;
         kept.manifest = manifest.stamp;
-        kept.value = &*m_kept_values.insert(loadability_json(verdict).dump()).first;
+        kept.value = &*m_kept_values.insert(entry_text(facts)).first;
         m_kept.push_back(std::move(kept));
     }
-    return verdict;
+    return facts;
 }
 
 void StoreLoadability::finish() {

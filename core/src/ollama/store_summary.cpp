@@ -106,10 +106,12 @@ StoreModelSummary summarize_store_model(const ManifestView& view, const Model* m
     return s;
 }
 
-std::string parameters_text(const StoreModelSummary& summary) {
-    if (summary.parameters) return human_count(*summary.parameters);
-    return summary.parameter_size.empty() ? "" : summary.parameter_size + " (config)";
+std::string parameters_text(std::optional<uint64_t> parameters, std::string_view parameter_size) {
+    if (parameters) return human_count(*parameters);
+    return parameter_size.empty() ? "" : std::string(parameter_size) + " (config)";
 }
+
+std::string parameters_text(const StoreModelSummary& summary) { return parameters_text(summary.parameters, summary.parameter_size); }
 
 std::string readable_layer_text(LayerKind kind, std::string_view text, size_t max_chars) {
     if (kind == LayerKind::params || kind == LayerKind::messages) return readable_json(text, max_chars);

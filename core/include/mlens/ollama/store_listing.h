@@ -8,13 +8,13 @@
 //    family, parameter size and quantization. Each row carries its ModelCheck (verdict and
 //    reasons), the same one `mlens check` gives. Models come sorted by full name.
 //  - Each model the check does not reject is opened (headers only) for its loadability verdict
-//    (loadability.h), the one `mlens loads` gives, unless the cache holds that verdict for the
+//    (loadability.h), the one `mlens loads` gives, and its parameter count (the elements of its
+//    logical tensors, summary.h, as `mlens show` counts them), unless the cache holds them for the
 //    model's manifest (store_loadability.h: only for a model whose blobs the check knows to hold
 //    what their digests name, hashed or by the cache, and stored only when no file changed during
-//    the open). With options.cached_only
-//    (cached_check) the listing reads manifests, config blobs and blob metadata only: verdicts are
-//    what the cache knows ("not yet verified" where it knows nothing) and `loads` is the cached
-//    verdict, or unset.
+//    the open). With options.cached_only (cached_check) the listing reads manifests, config blobs
+//    and blob metadata only: verdicts are what the cache knows ("not yet verified" where it knows
+//    nothing) and `loads` and `parameters` are the cached ones, or unset.
 //  - size: config + layer sizes as the manifest states them (checked sum; nullopt on overflow).
 //    modified: the manifest file's mtime, which is what Ollama reports.
 //  - A model whose manifest, config or blobs are broken is still listed, with what its config
@@ -52,6 +52,7 @@ struct ModelListing {
     std::string format;  // "gguf", "safetensors", or "" when unknown
     std::string family;
     std::string parameter_size;  // config model_type, e.g. "8.0B"
+    std::optional<uint64_t> parameters;  // counted when opened (see the contract); unset when not known or none
     std::string quantization;  // config file_type, e.g. "Q4_K_M", "int4"
     ModelCheck check;  // the verdict and its reasons
     std::optional<Loadability> loads;  // whether llama.cpp loads it; unset when the check rejected it

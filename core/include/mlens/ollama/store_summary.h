@@ -26,8 +26,10 @@
 //    and nemotron-3-nano (tools, thinking), passthrough (neither); another name adds nothing.
 //  - template_text, system_text: the last such layer's text; licenses: every license layer's
 //    text in manifest order. Raw, as read (manifest_view.h): display through readable_text.
-//  - parameters_text: human_count of the logical parameters ("4.19 M"), else the config's
-//    model_type followed by " (config)", else "".
+//  - parameters_text(parameters, parameter_size) is the one text of a store model's parameter
+//    count, in its summary and in store listings: human_count of the logical parameters
+//    ("4.19 M"), else the config's model_type followed by " (config)" ("4.2M (config)"), else "".
+//    parameters_text(summary) is that of the summary's two fields.
 //  - readable_layer_text: the text of a text layer as every view shows it (readable_text.h):
 //    params and messages pretty-printed as JSON, the others with their lines; at most max_chars
 //    code points.
@@ -60,6 +62,7 @@ StoreModelSummary summarize_store_model(const ManifestView& view, const Model* m
 
 std::vector<std::string> store_model_capabilities(const ManifestView& view, const Model* model);
 
+std::string parameters_text(std::optional<uint64_t> parameters, std::string_view parameter_size);
 std::string parameters_text(const StoreModelSummary& summary);
 
 std::string readable_layer_text(LayerKind kind, std::string_view text, size_t max_chars = 4000);
