@@ -11,6 +11,7 @@
 #include "command_cache.h"
 #include "mlens/model/model_json.h"
 #include "mlens/model/summary.h"
+#include "mlens/ollama/config_fields.h"
 #include "mlens/ollama/manifest_view.h"
 #include "mlens/ollama/registry_view.h"
 #include "mlens/ollama/store_check.h"
@@ -34,30 +35,6 @@ constexpr size_t kTextLines = 40;
 constexpr size_t kLicenseLines = 8;
 
 // safetensors shapes read slowest-first, GGUF ne fastest-first: each as its format writes it.
-
-std::vector<std::pair<std::string, std::string>> config_fields(const ModelConfig& c) {
-    std::vector<std::pair<std::string, std::string>> f = {
-        {"model_format", c.model_format}, {"model_family", c.model_family}, {"model_type", c.model_type},
-        {"file_type", c.file_type},       {"renderer", c.renderer},         {"parser", c.parser},
-        {"requires", c.requires_version}, {"remote_host", c.remote_host},   {"remote_model", c.remote_model},
-        {"base_name", c.base_name},       {"architecture", c.architecture}, {"os", c.os}};
-    auto list = [](const ConfigList& l) {
-        std::string s;
-        for (const std::string& i : l.items) s += (s.empty() ? "" : ", ") + i;
-        if (l.count > l.items.size()) s += ", … (" + std::to_string(l.count) + " in all)";
-        return s;
-    };
-    f.push_back({"model_families", list(c.model_families)});
-    f.push_back({"capabilities", list(c.capabilities)});
-    if (c.context_length) f.push_back({"context_length", std::to_string(*c.context_length)});
-    if (c.embedding_length) f.push_back({"embedding_length", std::to_string(*c.embedding_length)});
-    if (c.draft)
-        f.push_back(
-            {"draft",
-             c.draft->model_format + " " + c.draft->architecture + " prefix " + c.draft->tensor_prefix + " config " + c.draft->config});
-    if (c.has_rootfs) f.push_back({"rootfs", c.rootfs_type + ", " + std::to_string(c.rootfs_diff_ids.count) + " diff_ids"});
-    return f;
-}
 
 // The config as JSON: lists as lists with their full length beside them (a list holds at most
 // kMaxConfigListItems), and whatever the config does not say as null.
@@ -426,8 +403,7 @@ int print_shown_manifest(const ShownManifest& shown, const StoreShowOptions& opt
     if (view->config) {
         std::cout << "\nconfig\n";
         std::vector<std::vector<std::string>> rows;
-        for (const auto& [k, v] : config_fields(*view->config))
-            if (!v.empty()) rows.push_back({"  " + k, escape_for_display(v, 120)});
+        for (const ConfigField& f : config_fields(*view->config)) rows.push_back({"  " + f.label, escape_for_display(f.value, 120)});
         print_table(rows, 0);
     }
     print_layer_groups(all, verified, options.verify, check, registry);

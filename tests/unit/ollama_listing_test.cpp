@@ -10,6 +10,7 @@
 
 #include "gguf_builder.h"
 #include "mlens/ollama/blob_hash.h"
+#include "mlens/ollama/config_fields.h"
 #include "mlens/ollama/manifest_view.h"
 #include "mlens/ollama/store_check.h"
 #include "mlens/ollama/store_listing.h"
@@ -265,6 +266,25 @@ TEST_CASE("config blobs parse every ConfigV2 field and refuse wrong types", "[ol
     REQUIRE(big);
     CHECK(big->model_families.count == 5000);
     CHECK(big->model_families.items.size() == kMaxConfigListItems);
+}
+
+TEST_CASE("config_fields names what each config field is, beside Ollama's name for it", "[ollama]") {
+    auto c = parse_model_config(
+        "{\"model_format\":\"gguf\",\"model_family\":\"llama\",\"model_type\":\"4.2M\",\"file_type\":\"Q4_0\","
+        "\"architecture\":\"amd64\",\"os\":\"linux\",\"model_families\":[\"llama\",\"clip\"],\"context_length\":256}");
+    REQUIRE(c);
+    std::vector<std::pair<std::string, std::string>> fields;
+    for (const ConfigField& f : config_fields(*c)) fields.emplace_back(f.label, f.value);
+    CHECK(fields ==
+          std::vector<std::pair<std::string, std::string>>{{"format (model_format)", "gguf"},
+                                                           {"family (model_family)", "llama"},
+                                                           {"parameter size (model_type)", "4.2M"},
+                                                           {"quantization (file_type)", "Q4_0"},
+                                                           {"CPU architecture (architecture)", "amd64"},
+                                                           {"operating system (os)", "linux"},
+                                                           {"families (model_families)", "llama, clip"},
+                                                           {"context length (context_length)", "256"}});
+    CHECK(config_fields(*parse_model_config("{}")).empty());
 }
 
 TEST_CASE("sha256 of a blob: streamed, with progress, cancellable, regular files only", "[ollama]") {

@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include "mlens/model/summary.h"
+#include "mlens/ollama/config_fields.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/readable_text.h"
 #include "theme.h"
@@ -83,36 +84,15 @@ void store_config_view(const ManifestView& v) {
     if (!v.config) return;
     const ModelConfig& c = *v.config;
     if (!ImGui::BeginTable("config", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) return;
-    ImGui::TableSetupColumn("field", ImGuiTableColumnFlags_WidthFixed, 160);
+    ImGui::TableSetupColumn("field", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
-    auto row = [](const char* k, const std::string& value) {
-        if (value.empty()) return;
+    for (const ConfigField& f : config_fields(c)) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ui::text_dim(k);
+        ui::text_dim(f.label);
         ImGui::TableNextColumn();
-        ui::text(escape_for_display(value, 300));
-    };
-    auto list = [](const ConfigList& l) {
-        std::string out;
-        for (const std::string& s : l.items) out += (out.empty() ? "" : ", ") + s;
-        return out;
-    };
-    row("model_format", c.format());
-    row("model_family", c.model_family);
-    row("model_families", list(c.model_families));
-    row("model_type", c.model_type);
-    row("file_type", c.file_type);
-    row("architecture", c.architecture);
-    row("capabilities", list(c.capabilities));
-    row("renderer", c.renderer);
-    row("parser", c.parser);
-    row("requires", c.requires_version);
-    row("context_length", c.context_length ? std::to_string(*c.context_length) : "");
-    row("embedding_length", c.embedding_length ? std::to_string(*c.embedding_length) : "");
-    row("remote", c.remote_host.empty() ? "" : c.remote_host + " " + c.remote_model);
-    row("os", c.os);
-    row("rootfs", c.has_rootfs ? c.rootfs_type + " (" + std::to_string(c.rootfs_diff_ids.count) + " diff ids)" : "");
+        ui::text(escape_for_display(f.value, 300));
+    }
     ImGui::EndTable();
 }
 

@@ -3,8 +3,8 @@
 //    (store_summary.h): format, family, parameters, quantization, context length, capabilities,
 //    size, and the first line of the template, the system prompt and each license, the whole
 //    text on hover.
-//  - store_config_view: the config blob's fields (the empty ones left out), or why it could not
-//    be read.
+//  - store_config_view: the config blob's fields as config_fields (config_fields.h) lists them,
+//    or why it could not be read.
 //  - store_text_layers_view: every text layer (template, system, params, messages, license) as
 //    readable text (readable_layer_text: lines kept, params and messages pretty-printed JSON),
 //    in the monospace font, each under a header with its size; long ones start closed.
