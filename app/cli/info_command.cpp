@@ -54,9 +54,8 @@ nlohmann::json overview_json(const ModelOverview& f) {
             {"origin_reason", f.origin_reason}};
 }
 
-void print_summary(const std::string& path, const Model& model, const ModelSummary& s, const Loadability& loads, const ModelOverview& facts) {
-    char bpw[32];
-    std::snprintf(bpw, sizeof bpw, "%.2f", s.bits_per_weight);
+void print_summary(const std::string& path, const Model& model, const ModelSummary& s, const Loadability& loads,
+                   const ModelOverview& facts) {
     std::string format = format_and_version(s.format, s.version);
     if (!model.files.empty() && model.files[0].big_endian) format += " (big-endian)";
     if (model.files.size() > 1) format += ", " + std::to_string(model.files.size()) + " files";
@@ -77,7 +76,7 @@ void print_summary(const std::string& path, const Model& model, const ModelSumma
         {"file type", s.file_type ? s.file_type_name + " (" + std::to_string(*s.file_type) + ")" : "-"},
         {"tensors", s.tensors_text()},
         {"size", human_bytes(s.file_bytes) + " (" + std::to_string(s.file_bytes) + " bytes)" + present},
-        {"bits/weight", s.parameters ? bpw : "-"},
+        {"bits/weight", s.parameters ? bits_per_weight_text(s.bits_per_weight) : "-"},
         {"diagnostics", plural(s.errors, "error") + ", " + plural(s.warnings, "warning")},
         {"will it load", escape_for_display(loads.summary())},
     };

@@ -4,10 +4,11 @@
 #include <iostream>
 
 #include "cli_common.h"
-#include "terminal_output.h"
 #include "mlens/analysis/quant_recipe.h"
 #include "mlens/model/model_json.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/number_format.h"
+#include "terminal_output.h"
 
 namespace mlens::cli {
 
@@ -54,7 +55,8 @@ void print_recipe(const std::string& path, const QuantRecipe& r) {
         for (const RecipeRun& run : recipe_runs(r)) {
             std::string layers = std::to_string(run.first_layer);
             if (run.last_layer != run.first_layer) layers += "\xE2\x80\x93" + std::to_string(run.last_layer);  // en dash
-            rows.push_back({"  " + escape_for_display(short_kind(run.kind), 80), layers, run.type, number_text(run.bits_per_weight, "%.2f")});
+            rows.push_back(
+                {"  " + escape_for_display(short_kind(run.kind), 80), layers, run.type, bits_per_weight_text(run.bits_per_weight)});
         }
         print_table(rows);
     }
@@ -62,7 +64,7 @@ void print_recipe(const std::string& path, const QuantRecipe& r) {
         std::cout << "other tensors\n";
         std::vector<std::vector<std::string>> rows = {{"  TENSOR", "TYPE", "BPW"}};
         for (const RecipeCell& c : r.other)
-            rows.push_back({"  " + escape_for_display(c.tensor, 200), c.type, number_text(c.bits_per_weight, "%.2f")});
+            rows.push_back({"  " + escape_for_display(c.tensor, 200), c.type, bits_per_weight_text(c.bits_per_weight)});
         print_table(rows);
     }
     if (!r.no_command.empty()) {

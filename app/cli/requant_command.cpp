@@ -19,6 +19,7 @@
 #include "mlens/quant/tensor_view.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
+#include "mlens/text/number_format.h"
 
 namespace mlens::cli {
 
@@ -122,7 +123,7 @@ int run_requant(const Options& o) {
     // NOTE, so the figure columns stay narrow.
     std::vector<std::vector<std::string>> table = {{"TYPE", "BPW", "RMSE", "NMSE", "MAX|E|", "COSINE", "SNR dB", "NOTE"}};
     for (const RequantRow& r : *rows) {
-        std::vector<std::string> line = {r.type_name, number_text(r.bits_per_weight, "%.4g")};
+        std::vector<std::string> line = {r.type_name, bits_per_weight_text(r.bits_per_weight)};
         const std::string note = r.needs_imatrix ? "needs an importance matrix (--imatrix FILE)"
             : !r.skipped.empty()                 ? "skipped: " + r.skipped
             : r.equals_reference()               ? "same values as the reference"

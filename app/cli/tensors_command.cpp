@@ -1,6 +1,5 @@
 // mlens tensors PATH [--sort name|size|offset] [--by-layer] [--json] [--names]
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 
 #include "cli_common.h"
@@ -16,15 +15,13 @@ namespace {
 // A logical tensor: a quantized tensor stored as packed weights, scale and bias is one row.
 std::vector<std::string> tensor_row(const Model& model, const LogicalTensor& t) {
     const TensorInfo& main = model.tensors[t.index];
-    char bpw[32];
-    std::snprintf(bpw, sizeof bpw, "%.2f", t.bits_per_weight());
     return {escape_for_display(main.name, 80),
             escape_for_display(t.type, 60),
             shape_text(t.ne, ShapeStyle::bracketed, shape_order(model.format)),
             std::to_string(t.elements),
             t.bytes ? std::to_string(*t.bytes) : "?",
             main.presence == DataPresence::unknown ? "?" : std::to_string(main.data_offset),
-            bpw};
+            bits_per_weight_text(t.bits_per_weight())};
 }
 
 // The logical tensors in the order `key` names, as the tensor listing sorts them.

@@ -171,6 +171,10 @@ TEST_CASE("a measurement shows the digits its uncertainty supports", "[text]") {
     CHECK(plural(21, "tensor", "tensors") == "21 tensors");
     CHECK(mib_text(3 << 20) == "3.00 MiB");
     CHECK(mib_text(1536 * 1024) == "1.50 MiB");
+    // Bits per weight: two decimals in every view (tensors, recipe, requant, info).
+    CHECK(bits_per_weight_text(4.5) == "4.50");
+    CHECK(bits_per_weight_text(2.0625) == "2.06");
+    CHECK(bits_per_weight_text(16) == "16.00");
 }
 
 TEST_CASE("a recipe reads as runs of layers per short kind", "[recipe][width]") {
@@ -257,6 +261,12 @@ TEST_CASE("text output fits $COLUMNS - tables break cells inside their column an
     CHECK(header->ends_with("BPW"));
     CHECK((header + 1)->ends_with("32.00"));
     CHECK((header + 2)->ends_with(" 4.50"));
+    // requant's BPW column spells them as recipe does.
+    const std::vector<std::string> requant =
+        lines_of(run_mlens({"requant", demo("tiny-llama-f32.gguf"), "blk.0.attn_q.weight", "--types", "Q8_0,Q4_K"}).out);
+    CHECK(std::find(requant.begin(), requant.end(), "TYPE  BPW   RMSE      NMSE      MAX|E|    COSINE    SNR dB  NOTE") != requant.end());
+    CHECK(std::any_of(requant.begin(), requant.end(), [](const std::string& l) { return l.starts_with("Q8_0  8.50 "); }));
+    CHECK(std::any_of(requant.begin(), requant.end(), [](const std::string& l) { return l.starts_with("Q4_K  4.50 "); }));
     if (before.empty())
         unsetenv("COLUMNS");
     else

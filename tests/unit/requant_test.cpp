@@ -111,9 +111,9 @@ TEST_CASE("mlens requant prints the error table", "[requant]") {
     REQUIRE(iq2 != std::string::npos);
     std::istringstream words(text.out.substr(iq2 + 1, text.out.find('\n', iq2 + 1) - iq2 - 1));
     std::vector<std::string> cells{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
-    CHECK(cells ==
-          std::vector<std::string>{"IQ2_XXS", "2.062", "-", "-", "-", "-", "-", "needs", "an", "importance", "matrix", "(--imatrix",
-                                   "FILE)"});
+    CHECK(
+        cells ==
+        std::vector<std::string>{"IQ2_XXS", "2.06", "-", "-", "-", "-", "-", "needs", "an", "importance", "matrix", "(--imatrix", "FILE)"});
     auto bad = test::run_mlens({"requant", dir.file("ref.gguf"), "w", "--types", "Q9_9"});
     CHECK(bad.exit_status == 2);
     CHECK(bad.err == "error: unknown ggml type Q9_9\n");

@@ -1,6 +1,5 @@
 #include "panels/inspector_panel.h"
 
-#include <cstdio>
 #include <optional>
 #include <span>
 
@@ -11,6 +10,7 @@
 #include "mlens/model/shape_text.h"
 #include "mlens/model/value_format.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/number_format.h"
 #include "panels/panel_links.h"
 #include "state/display_text.h"
 #include "theme.h"
@@ -97,11 +97,7 @@ void header_fields(const Document& doc, ImFont* mono) {
     f.row("tensors", s.tensors_text());
     f.row("parameters", human_count(s.parameters) + " (" + ui::with_separators(s.parameters) + ")" + s.present_files_text());
     f.row("tensor data", human_bytes(s.tensor_bytes) + s.present_files_text());
-    if (s.parameters) {
-        char bpw[32];
-        std::snprintf(bpw, sizeof bpw, "%.3f", s.bits_per_weight);
-        f.row("bits/weight", bpw);
-    }
+    if (s.parameters) f.row("bits/weight", bits_per_weight_text(s.bits_per_weight));
     if (m.partial) f.row("parsing", "stopped early (see diagnostics)", false, &palette().error);
     const Loadability& loads = doc.index()->loads;
     f.row("llama.cpp", escape_for_display(loads.summary(), 1000), false, &ui::load_verdict_color(loads.verdict));
@@ -188,11 +184,7 @@ void tensor_fields(const Document& doc, size_t i, ImFont* mono) {
         f.row("bytes", ui::with_separators(*lt->bytes) + " (" + human_bytes(*lt->bytes) + ")", true);
     else
         f.row("bytes", "unknown (type not known to the pinned ggml)", false, &palette().warning);
-    if (double bpw = lt->bits_per_weight(); bpw > 0) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.3f", bpw);
-        f.row("bits/weight", buf, true);
-    }
+    if (double bpw = lt->bits_per_weight(); bpw > 0) f.row("bits/weight", bits_per_weight_text(bpw), true);
     if (lt->folded()) {
         f.row("stored as", escape_for_display(stored_as_text(m, *lt), 400), true);
         f.row("found by", escape_for_display(t.quant->origin, 200));

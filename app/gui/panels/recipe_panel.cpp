@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "mlens/text/escape.h"
+#include "mlens/text/number_format.h"
 #include "mlens/text/plural.h"
 #include "theme.h"
 #include "widgets/ui.h"
@@ -17,11 +18,7 @@ namespace {
 
 ImU32 bpw_color(double bpw) { return sequential_color(bpw_ramp_position(bpw)); }
 
-std::string bpw_text(double bpw) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f bpw", bpw);
-    return buf;
-}
+std::string bpw_text(double bpw) { return bits_per_weight_text(bpw) + " bpw"; }
 
 }  // namespace
 

@@ -1,7 +1,6 @@
 #include "panels/tensor_panel.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -12,6 +11,7 @@
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/model/shape_text.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/number_format.h"
 #include "mlens/text/plural.h"
 #include "panels/panel_links.h"
 #include "state/output_inputs.h"
@@ -26,12 +26,7 @@ namespace {
 constexpr TensorColumn kColumns[] = {TensorColumn::file_order, TensorColumn::name, TensorColumn::type,   TensorColumn::shape,
                                      TensorColumn::elements,   TensorColumn::size, TensorColumn::offset, TensorColumn::bits_per_weight};
 
-std::string bpw_text(double bpw) {
-    if (bpw <= 0.0) return "-";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", bpw);
-    return buf;
-}
+std::string bpw_text(double bpw) { return bpw > 0.0 ? bits_per_weight_text(bpw) : "-"; }
 
 std::string join_types(const std::vector<std::string>& types) {
     std::string out;

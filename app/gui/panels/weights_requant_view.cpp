@@ -10,6 +10,7 @@
 
 #include "mlens/formats/ggml_types.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/number_format.h"
 #include "panels/weights_tables.h"
 #include "state/workspace.h"
 #include "theme.h"
@@ -54,12 +55,6 @@ float column_width(const std::vector<std::string>& texts, const char* header) {
     float width = ImGui::CalcTextSize(header).x + std::floor(ImGui::GetFontSize() * 0.65f + ImGui::GetStyle().FramePadding.x);
     for (const std::string& t : texts) width = std::max(width, ImGui::CalcTextSize(t.c_str()).x);
     return width;
-}
-
-std::string bits_text(double bits) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", bits);
-    return buf;
 }
 
 // A row equal to the reference has no error to show: its note says so instead of RMSE 0, SNR +inf.
@@ -295,7 +290,7 @@ void WeightsRequantView::results_table(const RequantResult& r) {
     std::vector<std::string> texts[kColumns];
     for (const RequantRow& row : r.rows) {
         texts[kType].push_back(escape_for_display(row.type_name, 40));
-        texts[kBits].push_back(bits_text(row.bits_per_weight));
+        texts[kBits].push_back(bits_per_weight_text(row.bits_per_weight));
         if (has_numbers(row))
             for (int c = kRmse; c <= kSnr; ++c) texts[c].push_back(metric_text(column_value(row, c), c));
     }
@@ -334,7 +329,7 @@ void WeightsRequantView::results_table(const RequantResult& r) {
         ImGui::TableNextColumn();
         ui::text(escape_for_display(row.type_name, 40));
         ImGui::TableNextColumn();
-        ui::text(bits_text(row.bits_per_weight));
+        ui::text(bits_per_weight_text(row.bits_per_weight));
         if (!has_numbers(row)) {
             ImGui::TableNextColumn();
             row_note(row);

@@ -89,6 +89,12 @@ std::string mib_text(uint64_t bytes) {
     return buf;
 }
 
+std::string bits_per_weight_text(double bpw) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.2f", bpw);
+    return buf;
+}
+
 std::string human_bytes(uint64_t bytes) {
     static const char* const kUnits[] = {" B", " kB", " MB", " GB", " TB", " PB"};
     return scaled(static_cast<double>(bytes), kUnits, 6, 1000.0);

@@ -20,6 +20,7 @@
 //  - mib_text(bytes): memory as llama.cpp prints it, bytes / 2^20 with two decimals, "12.34 MiB".
 //  - human_bytes(bytes): a file or tensor size in decimal units, "1.2 GB", "512 B".
 //  - human_count(n): a parameter or element count, "7.24 B", "125 M", "3.1 K", "512".
+//  - bits_per_weight_text(bpw): bits per weight with two decimals, "4.50", "6.56", "16.00".
 #pragma once
 
 #include <cstdint>
@@ -38,5 +39,6 @@ std::string plus_minus_text(double v, double err);
 std::string mib_text(uint64_t bytes);
 std::string human_bytes(uint64_t bytes);
 std::string human_count(uint64_t count);
+std::string bits_per_weight_text(double bpw);
 
 }  // namespace mlens
