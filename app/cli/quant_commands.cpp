@@ -10,7 +10,8 @@
 //            [--png OUT [--log]] [--json]
 //   The histogram is ranged_histogram.h's, as in the app (default auto: p0.1-p99.9 widened when the tensor has
 //   outliers, else min..max; --range LO HI is the custom mode). Text and JSON name the mode asked
-//   and the one used ("range_mode", "range_resolved") and count the values below and above.
+//   and the one used in the same words ("mode auto, resolved full"; "range_mode", "range_resolved")
+//   and count the values below and above.
 //   Text then gives each bin's lower edge, its count and a bar; the longest bar is 50 columns, or
 //   what the terminal leaves after the edge and count columns.
 // mlens compare A B [--tensor NAME] [--json]  (JSON: {"tensors": [...], "overall": pooled figures})
@@ -224,10 +225,13 @@ int write_hist_files(const Model& model, const Histogram& h, const std::string& 
     return kExitOk;
 }
 
-// The range line of `mlens hist`'s text: the mode and the values that fall outside the bins.
+// The range line of `mlens hist`'s text: the mode asked for and the one it resolved to, in the
+// words of --range-mode and of JSON's "range_mode" and "range_resolved", and the values that fall
+// outside the bins.
 void print_outside_counts(const Histogram& h, const HistogramRange& chosen) {
-    std::cout << "range " << number_text(h.lo) << " .. " << number_text(h.hi) << " (" << range_mode_caption(chosen) << "); below: " << h.below
-              << ", above: " << h.above << "\n";
+    std::cout << "range " << number_text(h.lo) << " .. " << number_text(h.hi) << " (mode " << range_mode_name(chosen.mode);
+    if (chosen.resolved != chosen.mode) std::cout << ", resolved " << range_mode_name(chosen.resolved);
+    std::cout << "); below: " << h.below << ", above: " << h.above << "\n";
 }
 
 void add_hist(CLI::App& app, int& exit_code) {

@@ -93,7 +93,7 @@ TEST_CASE("hist --range wants LO < HI and counts the values outside it", "[cli_g
     CliRun text = run_mlens({"hist", dir.file("ramp.gguf"), "ramp", "--range", "10", "20", "--bins", "11"});
     INFO(text.out << text.err);
     REQUIRE(text.exit_status == 0);
-    CHECK(text.out.starts_with("range 10 .. 20 (custom"));
+    CHECK(text.out.starts_with("range 10 .. 20 (mode custom)"));
     CHECK(text.out.find("; below: 10, above: 235\n") != std::string::npos);
     CliRun json = run_mlens({"hist", dir.file("ramp.gguf"), "ramp", "--range", "10", "20", "--bins", "11", "--json"});
     REQUIRE(json.exit_status == 0);

@@ -235,7 +235,7 @@ TEST_CASE("mlens hist picks the automatic range by default and counts the outlie
 
     auto text = test::run_mlens({"hist", m.path, "blk.0.ffn_down.weight", "--bins", "8"});
     REQUIRE(text.exit_status == 0);
-    CHECK(text.out.find("(auto: p0.1-p99.9 widened, outliers outside); below: " + std::to_string(outside.below) +
+    CHECK(text.out.find("(mode auto, resolved p999); below: " + std::to_string(outside.below) +
                         ", above: " + std::to_string(outside.above) + "\n") != std::string::npos);
 
     auto bad = test::run_mlens({"hist", m.path, "blk.0.ffn_down.weight", "--range-mode", "p99"});
