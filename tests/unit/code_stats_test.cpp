@@ -26,6 +26,7 @@
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
 #include "model_fixture.h"
+#include "numpy_histogram.h"
 #include "safetensors_builder.h"
 #include "scaled_group_stats.h"
 #include "test_paths.h"
@@ -65,12 +66,20 @@ void require_same_figures(const FloatSource& view, const std::vector<float>& val
     CHECK(a->histogram.hi == b->histogram.hi);
     CHECK(a->histogram.counts == b->histogram.counts);
     CHECK(a->histogram.total() == a->stats.finite);
+    // Both in numpy's bins (compared to a bool first: Catch would print every count).
+    const bool numpy_bins = b->histogram.counts == test::numpy_histogram(values, b->histogram.lo, b->histogram.hi, bins).counts;
+    CHECK(numpy_bins);
     auto ranged_a = compute_histogram(view, bins, std::make_pair(-0.25, 0.5), nullptr, threads);
     auto ranged_b = compute_histogram(plain, bins, std::make_pair(-0.25, 0.5), nullptr, threads);
     REQUIRE(ranged_a.ok());
     CHECK(ranged_a->counts == ranged_b->counts);
     CHECK(ranged_a->below == ranged_b->below);
     CHECK(ranged_a->above == ranged_b->above);
+    const test::NumpyHistogram ranged_numpy = test::numpy_histogram(values, -0.25, 0.5, bins);
+    const bool ranged_numpy_bins = ranged_b->counts == ranged_numpy.counts;
+    CHECK(ranged_numpy_bins);
+    CHECK(ranged_b->below == ranged_numpy.below);
+    CHECK(ranged_b->above == ranged_numpy.above);
 }
 
 void require_same_figures(const TensorView& view, uint32_t bins, unsigned threads) {
@@ -292,6 +301,68 @@ TEST_CASE("MLX affine groups give their range, whatever the sign of the scale", 
     CHECK((*range)->min == *std::min_element(all.begin(), all.end()));
     CHECK((*range)->max == *std::max_element(all.begin(), all.end()));
     require_same_figures(*view, 64, 2);
+}
+
+namespace {
+
+// compute_histogram of `values` (auto range, then [lo, hi]) against numpy's counts.
+void require_numpy_bins(const std::vector<float>& values, uint32_t bins, std::pair<double, double> range) {
+    const VectorSource source(values);
+    for (unsigned threads : {1u, 2u}) {
+        auto whole = compute_histogram(source, bins, std::nullopt, nullptr, threads);
+        REQUIRE(whole.ok());
+        const bool numpy_bins = whole->counts == test::numpy_histogram(values, whole->lo, whole->hi, bins).counts;
+        CHECK(numpy_bins);
+        auto ranged = compute_histogram(source, bins, range, nullptr, threads);
+        REQUIRE(ranged.ok());
+        const test::NumpyHistogram want = test::numpy_histogram(values, range.first, range.second, bins);
+        const bool ranged_numpy_bins = ranged->counts == want.counts;
+        CHECK(ranged_numpy_bins);
+        CHECK(ranged->below == want.below);
+        CHECK(ranged->above == want.above);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("histogram bins are numpy's: values on every edge, exact zeros of a symmetric range, bins no float candidate finds", "[stats]") {
+    // The repro: 0 between the extremes of Q8_0 output.weight, whose float scale rounds down.
+    const float end = 0.19996357f;
+    auto three = compute_histogram(VectorSource(std::vector<float>{-end, 0.0f, end}), 64);
+    REQUIRE(three.ok());
+    CHECK(three->counts[31] == 0);
+    CHECK(three->counts[32] == 1);
+
+    // Multiples of a step from -127 to 127 (a symmetric range, many exact zeros), every edge of
+    // the bin counts tested and the floats on either side of it, and values that are not finite.
+    const float step = 0.0123f, lo = -127.0f * step, hi = 127.0f * step;
+    std::vector<float> values;
+    for (int k = -127; k <= 127; ++k) values.insert(values.end(), k == 0 ? 40 : 3, static_cast<float>(k) * step);
+    const uint32_t counts[] = {1, 7, 64, 256, 1000, 4096};
+    for (uint32_t bins : counts)
+        for (uint32_t j = 1; j < bins; ++j) {
+            const auto edge = static_cast<float>(static_cast<double>(j) * ((static_cast<double>(hi) - lo) / bins) + lo);
+            values.insert(values.end(), {edge, std::nextafter(edge, INFINITY), std::nextafter(edge, -INFINITY)});
+        }
+    values.insert(values.end(), {NAN, INFINITY, -INFINITY});
+    for (uint32_t bins : counts) {
+        INFO(bins << " bins");
+        require_numpy_bins(values, bins, {-0.3, 0.7});
+    }
+
+    // Ranges where a float candidate may be many bins off: narrow against their distance from 0,
+    // and subnormal (a float scale that overflows). Their bins are searched.
+    CHECK_FALSE(Binning::over(1000.0001, 1000.0002, 4096).settles_in_one);
+    CHECK_FALSE(Binning::over(0x1p-149, 0x1p-146, 256).settles_in_one);
+    CHECK(Binning::over(-1.0, 1.0, 4096).settles_in_one);
+    std::vector<float> near_thousand, subnormal;
+    for (float x = 999.99f; x < 1000.01f; x = std::nextafter(x, INFINITY)) near_thousand.push_back(x);
+    for (int k = 1; k <= 9; ++k) subnormal.push_back(static_cast<float>(k) * 0x1p-149f);
+    for (uint32_t bins : {3u, 256u, 4096u}) {
+        INFO(bins << " bins");
+        require_numpy_bins(near_thousand, bins, {1000.0001, 1000.0002});
+        require_numpy_bins(subnormal, bins, {0x1p-148, 0x1p-146});
+    }
 }
 
 TEST_CASE("a quick range that disagrees with the decoded values is counted again", "[stats]") {

@@ -9,7 +9,7 @@
 //    `all` and its count in `binning`'s slots to `total` (binning.slots() entries), from how often
 //    each code occurs in each group: each distinct value of a group is binned and summed once,
 //    weighted by its count, so bins, counts, zeros and extremes are those of the decoded values
-//    (each value binned with BinSlots's float operations) and the sums and moments equal theirs
+//    (each value binned by binning.h's rule) and the sums and moments equal theirs
 //    up to rounding: power sums in double about the middle of `binning`'s range, added in another
 //    order. For a source whose code_group_range is finite. Codes are counted with GFNI and
 //    AVX-512 BITALG where the CPU has them, else with AVX2 compares, else one at a time; entries

@@ -6,7 +6,7 @@
 // value to `all` and its count in `binning`'s slots to `total` (binning.slots() entries). Each
 // value is computed in float as read() computes it (step * code, rounded, plus offset, rounded;
 // this file is compiled without floating-point contraction), so bins, counts, zeros and extremes
-// are those of the decoded values (each binned with BinSlots's float operations); sums and
+// are those of the decoded values (each binned by binning.h's rule); sums and
 // moments are power sums in double about the middle of `binning`'s range (centred_sums.h), equal
 // to the decoded values' up to rounding. For a source whose quick range is finite (a step that is
 // NaN or infinite has none). Runs with AVX-512 where the CPU has it and the group length is a

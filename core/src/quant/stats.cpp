@@ -21,6 +21,11 @@ namespace mlens {
 
 // Here, where the vector loops of statistics are compiled with their options (core/CMakeLists.txt).
 MLENS_VECTOR_LOOP void Binning::bin_slots(const float* v, uint64_t n, uint32_t* slot) const {
+    if (!settles_in_one) {
+        const float lowest = float_at_least(lo), highest = float_at_most(hi);
+        for (uint64_t i = 0; i < n; ++i) slot[i] = v[i] < lowest ? 0 : v[i] > highest ? bins + 1 : searched_bin(v[i]) + 1;
+        return;
+    }
     // A local copy, so that stores to `slot` cannot alias it and the loop vectorizes.
     const BinSlots bin(*this);
     for (uint64_t i = 0; i < n; ++i) slot[i] = bin(v[i]);
@@ -390,7 +395,8 @@ struct HistogramBins {
 // pass (from codes, steps and offsets for sources with scaled or offset groups,
 // scaled_group_stats.h, which a source with offset groups takes over its code groups), checked
 // against the range found (counted again over the decoded extremes if they differ);
-// any other source is summed, then binned, in two passes. The observer sees the first pass.
+// any other source, and any whose bins do not settle in one (binning.h), is summed, then binned,
+// in two passes. The observer sees the first pass.
 Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_bins, JobContext* job, unsigned threads,
                                      const ValueObserver* observer) {
     StatsAndHistogram out;
@@ -407,9 +413,10 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         auto range = source_range(src, job, threads, kRangeProgress);
         if (range && !*range) range = code_group_range(src, job, threads, 0.0, kRangeProgress);
         if (!range) return range.error();
-        if (*range) {
-            const HistogramBins bins((*range)->min, (*range)->max, histogram_bins);
-            if (Status s = summarize_code_groups(src, bins.fine, job, threads, kRangeProgress, 1.0, all, counts); !s) return s.error();
+        std::optional<HistogramBins> bins;
+        if (*range) bins.emplace((*range)->min, (*range)->max, histogram_bins);
+        if (bins && bins->fine.settles_in_one) {
+            if (Status s = summarize_code_groups(src, bins->fine, job, threads, kRangeProgress, 1.0, all, counts); !s) return s.error();
             if (all.min != (*range)->min || all.max != (*range)->max) counts.clear();
         } else if (Status s = summarize_source(src, job, threads, 0.5, all, observer); !s) {
             return s.error();
@@ -419,7 +426,7 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         if (!range) return range.error();
         if (*range) {
             const HistogramBins bins((*range)->min, (*range)->max, histogram_bins);
-            if ((src.scaled_groups() != 0 || src.offset_groups().length != 0) && !observer) {
+            if ((src.scaled_groups() != 0 || src.offset_groups().length != 0) && !observer && bins.fine.settles_in_one) {
                 if (Status s = summarize_scaled_groups(src, bins.fine, job, threads, kRangeProgress, 1.0, all, counts); !s)
                     return s.error();
             } else if (Status s = summarize_and_count(src, bins.fine, job, threads, kRangeProgress, all, counts, observer); !s) {

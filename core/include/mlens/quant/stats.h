@@ -25,9 +25,9 @@
 //    [min, max].
 //  - compute_histogram counts finite values in `bins` equal bins over [lo, hi] (values outside
 //    are counted in below/above); with no range given it uses [min, max] of the data. A value's
-//    bin is floor((x - lo) * scale) with scale = bins / (hi - lo), both rounded to float and
-//    the product computed in float (the last bin also holds hi); hi <= lo is taken as
-//    [lo, lo + 1].
+//    bin is np.histogram's over the values as float64: bin j holds edge(j) <= x < edge(j + 1),
+//    edge(j) = j * ((hi - lo) / bins) + lo in double (numpy.linspace), the last bin also holding
+//    hi; hi <= lo is taken as [lo, lo + 1].
 //  - compute_stats_and_histogram gives compute_stats' figures and, from the same second pass,
 //    the histogram compute_histogram(source, bins) would give (equal counts, lo and hi), from the
 //    same passes. Its percentiles come from bins * 2^k fine
