@@ -15,6 +15,7 @@
 #include "command_cache.h"
 #include "mlens/analysis/fsck_json.h"
 #include "mlens/model/model_json.h"
+#include "mlens/model/summary.h"
 #include "mlens/model/truncation.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/number_format.h"
@@ -54,13 +55,18 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
             unlisted_errors += d.severity == Severity::error && !is_region_diagnostic(d.code);
         }
         exit_code = errors || reader_errors ? kExitBroken : kExitOk;
+        const ModelSummary summary = summarize(*model);
         if (args->json) {
-            nlohmann::json out = {{"path", shown_path(args->path)},
-                                  {"accepted", exit_code == kExitOk},
-                                  {"errors", errors},
-                                  {"reader_errors", reader_errors},
-                                  {"warnings", report->count(FindingSeverity::warning)},
-                                  {"infos", report->count(FindingSeverity::info)}};
+            nlohmann::json out = {
+                {"path", shown_path(args->path)},
+                {"accepted", exit_code == kExitOk},
+                {"errors", errors},
+                {"reader_errors", reader_errors},
+                {"warnings", report->count(FindingSeverity::warning)},
+                {"infos", report->count(FindingSeverity::info)},
+                {"missing_files", summary.missing_files},
+                {"declared_tensor_count",
+                 summary.declared_tensor_count ? nlohmann::json(*summary.declared_tensor_count) : nlohmann::json(nullptr)}};
             out.update(fsck_report_json(*report));
             print_json_result(out);
             return;
@@ -74,7 +80,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         std::cout << escape_for_display(shown_path(args->path)) << ": " << (exit_code ? "broken" : "ok") << " (" << plural(errors, "error")
                   << ", " << plural(report->count(FindingSeverity::warning), "warning") << ", "
                   << plural(report->count(FindingSeverity::info), "note") << "; " << report->tensors_scanned << " of "
-                  << plural(report->tensors, "tensor")
+                  << plural(report->tensors, "tensor") << summary.present_files_text()
                   << (report->tensors_scanned_in_part ? " (" + std::to_string(report->tensors_scanned_in_part) + " in part)"
                                                       : std::string())
                   << ", " << human_bytes(report->bytes_scanned) << ")\n";

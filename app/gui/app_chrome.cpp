@@ -134,12 +134,18 @@ void AppShell::welcome(float height) {
 namespace {
 
 // The Health scan's counts once one ran: "values: 2 errors, 1 warning (19 of 21 tensors)", or
-// "values ok (21 of 21 tensors)" in the ok colour; nothing before a scan, so that "structure ok"
-// is not read as a verdict on the values.
+// "values ok (21 of 21 tensors)" in the ok colour, unless parts of a split model are missing
+// ("(16 of 16 tensors in the 2 of 3 files present)"); nothing before a scan, so that "structure
+// ok" is not read as a verdict on the values.
 void value_scan_status(const std::optional<ValueScanCounts>& scan) {
     if (!scan) return;
     ImGui::SameLine();
-    const std::string scanned = "(" + std::to_string(scan->tensors_scanned) + " of " + plural(scan->tensors, "tensor") + ")";
+    const std::string scanned =
+        "(" + std::to_string(scan->tensors_scanned) + " of " + plural(scan->tensors, "tensor") + scan->present_files + ")";
+    if (scan->errors == 0 && scan->warnings == 0 && !scan->present_files.empty()) {
+        ui::text_colored(palette().warning, "\xC2\xB7 values: no findings " + scanned);
+        return;
+    }
     if (scan->errors == 0 && scan->warnings == 0) {
         ui::text_colored(palette().ok, "\xC2\xB7 values ok " + scanned);
         return;

@@ -323,6 +323,14 @@ TEST_CASE("loadability: a split model given by a later part, or with a part miss
     CHECK(info["tensor_count"].get<uint64_t>() < whole->tensors.size());
     auto text = run_mlens({"info", first});
     CHECK(text.out.find("in the 2 of 3 files present") != std::string::npos);
+    // So does fsck, which scans the parts present and fails on the missing one.
+    const auto fsck = run_mlens({"fsck", first, "--json"});
+    CHECK(fsck.exit_status == 1);
+    const auto scan = nlohmann::json::parse(fsck.out);
+    CHECK(scan["missing_files"] == 1);
+    CHECK(scan["declared_tensor_count"] == whole->tensors.size());
+    CHECK(scan["tensors_scanned"] == info["tensor_count"]);
+    CHECK(run_mlens({"fsck", first}).out.find("tensors in the 2 of 3 files present") != std::string::npos);
 }
 
 TEST_CASE("loadability: the generator stops the build when a pattern it relies on finds nothing", "[loadability]") {

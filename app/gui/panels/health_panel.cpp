@@ -84,8 +84,12 @@ void HealthPanel::collect(Document& doc) {
     Result<FsckReport>& r = *taken;
     if (r) {
         m_report = std::make_shared<const FsckReport>(std::move(*r));
-        doc.value_scan = ValueScanCounts{m_report->count(FindingSeverity::error), m_report->count(FindingSeverity::warning),
-                                         m_report->count(FindingSeverity::info), m_report->tensors_scanned, m_report->tensors};
+        doc.value_scan = ValueScanCounts{m_report->count(FindingSeverity::error),
+                                         m_report->count(FindingSeverity::warning),
+                                         m_report->count(FindingSeverity::info),
+                                         m_report->tensors_scanned,
+                                         m_report->tensors,
+                                         doc.index()->summary.present_files_text()};
     } else {
         m_status =
             r.error().code == ErrorCode::E_CANCELLED ? "Scan cancelled." : "Scan failed: " + escape_for_display(r.error().to_string());
@@ -118,10 +122,17 @@ void HealthPanel::draw(PanelContext& ctx) {
     }
     if (!m_report) return;
     const FsckReport& r = *m_report;
+    // " in the 2 of 3 files present" while parts of a split model are missing.
+    const std::string present = ctx.doc.index()->summary.present_files_text();
     if (!m_job) {
         ImGui::SameLine();
-        ui::text_dim(std::to_string(r.tensors_scanned) + " of " + std::to_string(r.tensors) + " tensors, " +
+        ui::text_dim(std::to_string(r.tensors_scanned) + " of " + std::to_string(r.tensors) + " tensors" + present + ", " +
                      ui::with_separators(r.values_scanned) + " values, " + ui::with_separators(r.bytes_scanned) + " bytes scanned");
+    }
+    if (r.findings.empty() && !present.empty()) {
+        ImGui::Spacing();
+        ui::text_colored(palette().warning, "No findings" + present + ": the tensors of the missing files were not scanned.");
+        return;
     }
     if (r.findings.empty()) {
         ImGui::Spacing();

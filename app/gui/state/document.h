@@ -64,6 +64,7 @@ struct ModelDocument {
 struct ValueScanCounts {
     size_t errors = 0, warnings = 0, notes = 0;
     uint64_t tensors_scanned = 0, tensors = 0;
+    std::string present_files;  // ModelSummary::present_files_text(): empty unless split parts are missing
 };
 
 // An Ollama store's model list (store_document.h); replaced whole when its digest pass ends.
