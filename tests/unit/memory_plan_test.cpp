@@ -11,6 +11,7 @@
 #include "cli_runner.h"
 #include "mlens/infer/memory_plan.h"
 #include "mlens/open/target.h"
+#include "safetensors_builder.h"
 #include "split_shards.h"
 #include "test_paths.h"
 #include "tiny_models.h"
@@ -106,6 +107,20 @@ TEST_CASE("mlens memory refuses an unknown KV cache type as a usage error", "[me
     test::CliRun r = test::run_mlens({"memory", demo("tiny-llama-f32.gguf"), "--kv-type", "q3_k"});
     CHECK(r.exit_status == 2);
     CHECK(r.err.find("unknown KV cache type") != std::string::npos);
+}
+
+TEST_CASE("mlens memory says llama.cpp does not load a safetensors model, not that it names no architecture", "[memory][cli]") {
+    test::TempDir dir;
+    test::write_whole_file(dir.file("model.safetensors"), test::s1_bytes());
+    const std::string config = R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"]})";
+    test::write_whole_file(dir.file("config.json"), std::vector<uint8_t>(config.begin(), config.end()));
+    for (const std::string& path : {dir.file("model.safetensors"), dir.path()}) {
+        INFO(path);
+        test::CliRun r = test::run_mlens({"memory", path});
+        CHECK(r.exit_status == 1);
+        CHECK(r.err.find("E_NOT_GGUF") != std::string::npos);
+        CHECK(r.err.find("this is a safetensors model") != std::string::npos);
+    }
 }
 
 TEST_CASE("mlens memory: repacked weights, a split model and an MoE model, term by term against llama.cpp", "[memory][infer][cli]") {

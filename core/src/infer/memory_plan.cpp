@@ -118,6 +118,10 @@ Result<MemoryEstimate> estimate_model(const Model& model, const MemoryPlanOption
 }  // namespace
 
 Result<MemoryEstimate> estimate_memory(const Model& model, const MemoryPlanOptions& o, bool as_is) {
+    if (model.format != Format::gguf)
+        return Error{ErrorCode::E_NOT_GGUF, "", std::nullopt,
+                     std::string("the estimate is of llama.cpp's memory, and llama.cpp loads GGUF files; this is a ") +
+                         format_name(model.format) + " model (mlens loads says how to convert it)"};
     if (as_is) return estimate_model(model, o);
     auto upstream = upstream_model_for_load(model);
     if (!upstream) {

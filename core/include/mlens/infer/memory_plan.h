@@ -30,7 +30,9 @@
 //  - Which file is estimated: the one llama.cpp is handed (upstream_model_for_load,
 //    model_loader.h): for an Ollama-made GGUF that load_model_session exports, the text side of
 //    its upstream export (through_export, said in `note`), unless `as_is`. When that export
-//    fails the estimate falls back to the stored file and the note says why.
+//    fails the estimate falls back to the stored file and the note says why. A model that is not
+//    a GGUF (safetensors, an Ollama tensor-blob model) is ErrorCode::E_NOT_GGUF: llama.cpp does
+//    not load it, and its hyperparameters are not GGUF keys.
 //  - measure_memory creates a context on the loaded model with the same settings (CPU, flash
 //    attention as llama.cpp decides by default, the session's threads) and returns
 //    llama_get_memory_breakdown summed over buffer types: model, context (the KV cache) and
