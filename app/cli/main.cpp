@@ -46,8 +46,6 @@ int run_command_line(int argc, char** argv) {
     // is removed by the next and reported.
     mlens::remove_temp_files_on_signals();
     mlens::print_temp_notices("mlens");
-    mlens::set_range_cache_notice_sink(
-        [](const std::string& message) { std::cerr << "mlens: note: " << mlens::escape_for_display(message, 600) << "\n"; });
     if (const char* pause = std::getenv("MLENS_COMMIT_PAUSE_MS")) {
         g_commit_pause_ms = std::atoi(pause);
         mlens::set_commit_step_hook(pause_at_commit_step);

@@ -18,6 +18,7 @@
 #include "build_paths.h"
 #include "cli_runner.h"
 #include "loopback_server.h"
+#include "mlens/io/owner_stamp.h"
 #include "mlens/remote/http_client.h"
 #include "mlens/remote/range_cache.h"
 #include "test_paths.h"
@@ -89,7 +90,7 @@ TEST_CASE("with a network time limit, a held cache lock is waited for until the 
         CHECK_FALSE(entry->store(0, std::vector<uint8_t>(4, 'a')));
         const Status cleared = ranges->clear();
         REQUIRE_FALSE(cleared);
-        CHECK(cleared.error().code == ErrorCode::E_NETWORK);
+        CHECK(cleared.error().code == ErrorCode::E_BUSY);
         CHECK(cleared.error().message ==
               "the range cache's lock " + lock + " was held by another process until the network time limit of 0.5 s ran out");
         CHECK(test::seconds_since(start) < 5);
@@ -109,7 +110,7 @@ TEST_CASE("without a time limit, a held cache lock is waited for and the wait is
     auto ranges = RangeCache::open();
     std::mutex mutex;
     std::vector<std::string> notices;
-    set_range_cache_notice_sink([&](const std::string& text) {
+    set_temp_notice_sink([&](const std::string& text) {
         std::lock_guard lock(mutex);
         notices.push_back(text);
     });
@@ -119,11 +120,28 @@ TEST_CASE("without a time limit, a held cache lock is waited for and the wait is
         HeldLock held(2.6);
         entry = ranges->open_entry(kUrl, 64, "\"v1\"");
     }
-    set_range_cache_notice_sink(nullptr);
+    set_temp_notice_sink(nullptr);
     CHECK(test::seconds_since(start) >= 2.5);
     REQUIRE(entry);  // the wait ended with the lock, and the cache in use
     CHECK(notices ==
           std::vector<std::string>{"waiting for the range cache's lock " + default_cache_folder() + "/lock, which another process holds"});
+}
+
+TEST_CASE("without a time limit, a lock held past 5 seconds is passed by: the step goes on without the cache, and says so",
+          "[remote][cache]") {
+    test::PrivateHttpCache cache;
+    auto ranges = RangeCache::open();
+    const auto start = std::chrono::steady_clock::now();
+    {
+        HeldLock held(7);
+        CHECK_FALSE(ranges->open_entry(kUrl, 64, "\"v1\""));
+    }
+    CHECK(test::seconds_since(start) >= 4.9);
+    CHECK(take_range_cache_warnings() ==
+          std::vector<std::string>{"the range cache's lock " + default_cache_folder() +
+                                   "/lock was held by another process for 5 s; remote ranges are not kept"});
+    // The lock let go, the cache is used again.
+    CHECK(ranges->open_entry(kUrl, 64, "\"v1\""));
 }
 
 TEST_CASE("mlens says it waits for a range cache lock another process holds, and --max-time ends the wait", "[remote][cache][cli]") {

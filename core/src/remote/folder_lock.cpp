@@ -7,12 +7,11 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <functional>
-#include <mutex>
 #include <thread>
 
+#include "mlens/io/owner_stamp.h"
 #include "mlens/remote/http_client.h"
-#include "mlens/remote/range_cache.h"
+#include "mlens/text/escape.h"
 
 namespace mlens {
 
@@ -22,39 +21,23 @@ using Clock = std::chrono::steady_clock;
 
 // A wait this long is said (a lock is held for milliseconds, unless its holder is stopped).
 constexpr std::chrono::seconds kLongLockWait{2};
+// A step that can go on without the cache stops waiting after this long.
+constexpr std::chrono::seconds kPassByAfter{5};
 
 // A holder is mostly another run storing one range: a few milliseconds. Pauses start short and
 // double up to this, so a released lock is taken soon without spinning on a long hold.
 constexpr std::chrono::milliseconds kLongestPause{16};
 
-struct NoticeSink {
-    std::mutex mutex;
-    std::function<void(const std::string&)> sink;
-};
-
-NoticeSink& notice_sink() {
-    static NoticeSink sink;
-    return sink;
-}
-
 std::atomic<bool> g_long_wait_said{false};
 
 void say_long_wait(const std::string& path) {
     if (g_long_wait_said.exchange(true)) return;
-    NoticeSink& n = notice_sink();
-    std::lock_guard lock(n.mutex);
-    if (n.sink) n.sink("waiting for the range cache's lock " + path + ", which another process holds");
+    temp_notice("waiting for the range cache's lock " + escape_for_display(path) + ", which another process holds");
 }
 
 }  // namespace
 
-void set_range_cache_notice_sink(std::function<void(const std::string&)> sink) {
-    NoticeSink& n = notice_sink();
-    std::lock_guard lock(n.mutex);
-    n.sink = std::move(sink);
-}
-
-FolderLock::FolderLock(const std::string& folder)
+FolderLock::FolderLock(const std::string& folder, LockWait wait)
     : m_path(folder + "/lock"), m_fd(::open(m_path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)) {
     if (!m_fd.valid()) return;
     const Clock::time_point start = Clock::now();
@@ -66,14 +49,20 @@ FolderLock::FolderLock(const std::string& folder)
             m_timed_out = true;
             return;
         }
-        if (Clock::now() - start >= kLongLockWait) say_long_wait(m_path);
+        const Clock::duration waited = Clock::now() - start;
+        if (!left_ms && wait == LockWait::may_pass_by && waited >= kPassByAfter) {
+            m_timed_out = m_passed_by = true;
+            return;
+        }
+        if (waited >= kLongLockWait) say_long_wait(m_path);
         std::this_thread::sleep_for(left_ms ? std::min(pause, std::chrono::milliseconds(*left_ms)) : pause);
         pause = std::min(pause * 2, kLongestPause);
     }
 }
 
 std::string FolderLock::timed_out_text() const {
-    return "the range cache's lock " + m_path + " was held by another process until " + network_time_limit_text();
+    return "the range cache's lock " + escape_for_display(m_path) + " was held by another process " +
+        (m_passed_by ? "for " + std::to_string(kPassByAfter.count()) + " s" : "until " + network_time_limit_text());
 }
 
 }  // namespace mlens

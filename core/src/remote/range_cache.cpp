@@ -265,10 +265,10 @@ bool CacheEntry::read(const StoredRange& range, uint64_t offset, uint64_t length
 Status CacheEntry::store(uint64_t first, const std::vector<uint8_t>& bytes) {
     if (bytes.empty()) return ok_status();
     {
-        FolderLock lock(m_cache->folder());
+        FolderLock lock(m_cache->folder(), LockWait::may_pass_by);
         if (lock.timed_out()) {
             warn(lock.timed_out_text() + "; remote ranges are not kept");
-            return Error{ErrorCode::E_NETWORK, "", std::nullopt, lock.timed_out_text()};
+            return Error{ErrorCode::E_BUSY, "", std::nullopt, lock.timed_out_text()};
         }
         if (!holds_own_entry()) return Error{ErrorCode::E_IO, "", std::nullopt, "the cache entry was removed"};
         if (Status s = write_file(m_folder + "/" + std::to_string(first) + "-" + std::to_string(bytes.size()), bytes.data(), bytes.size()); !s) {
@@ -329,7 +329,7 @@ void RangeCache::remove_versions(const std::string& url, const std::string& keep
 void RangeCache::forget(const std::string& url) {
     std::error_code ec;
     if (!fs::is_directory(m_folder, ec)) return;
-    FolderLock lock(m_folder);
+    FolderLock lock(m_folder, LockWait::may_pass_by);
     if (lock.timed_out()) {
         warn(lock.timed_out_text() + "; ranges that proved wrong stay stored (mlens cache --clear removes them)");
         return;
@@ -346,7 +346,7 @@ std::optional<CacheEntry> RangeCache::open_entry(const std::string& url, uint64_
              "); remote ranges are not kept");
         return std::nullopt;
     }
-    FolderLock lock(m_folder);
+    FolderLock lock(m_folder, LockWait::may_pass_by);
     if (lock.timed_out()) {
         warn(lock.timed_out_text() + "; remote ranges are not kept");
         return std::nullopt;
@@ -398,15 +398,15 @@ uint64_t RangeCache::leftover_bytes() const {
 Status RangeCache::clear() {
     std::error_code ec;
     if (!fs::is_directory(m_folder, ec)) return ok_status();
-    FolderLock lock(m_folder);
-    if (lock.timed_out()) return Error{ErrorCode::E_NETWORK, "", std::nullopt, lock.timed_out_text()};
+    FolderLock lock(m_folder, LockWait::while_held);
+    if (lock.timed_out()) return Error{ErrorCode::E_BUSY, "", std::nullopt, lock.timed_out_text()};
     for (const EntryFolder& e : entry_folders(m_folder))
         if (Status s = remove_entry_folder(e.path); !s) return s;
     return ok_status();
 }
 
 void RangeCache::evict() {
-    FolderLock lock(m_folder);
+    FolderLock lock(m_folder, LockWait::may_pass_by);
     if (lock.timed_out()) {
         warn(lock.timed_out_text() + "; the cache is brought back within its bound by a later run");
         return;

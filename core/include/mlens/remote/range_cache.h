@@ -23,16 +23,18 @@
 //    beside it, renamed into place), so a range file is whole or absent; open_entry, stores,
 //    evictions, forget and clear() hold an exclusive flock on "<folder>/lock"; a range file that
 //    disappears (evicted by another process) is a miss, fetched again.
-//  - Waiting for that lock (another process holds it: a stopped mlens, a long clear): without a
-//    network time limit (http_client.h), as long as the holder keeps it, said once as it happens
-//    after 2 seconds ("waiting for the range cache's lock FOLDER/lock, which another process
-//    holds", to set_range_cache_notice_sink's sink). With a limit, only until the limit runs out:
-//    then the step goes on without the cache, with a warning naming the lock and the limit
+//  - Waiting for that lock (another process holds it: a stopped mlens, a long clear) is said once
+//    as it happens after 2 seconds, as a notice (temp_notice, owner_stamp.h): "waiting for the
+//    range cache's lock FOLDER/lock, which another process holds". It ends when the network time
+//    limit (http_client.h) runs out, and, for every step but clear(), after 5 seconds without a
+//    limit (the app has none, and its jobs must stay cancellable): then the step goes on without
+//    the cache, with a warning naming the lock and what ended the wait
 //    (take_range_cache_warnings): open_entry gives nullopt (the reads go uncached), a store keeps
-//    nothing, an eviction waits for a later run, forget leaves the ranges stored (the warning says
-//    so); clear(), which has nothing to do without the lock, fails with E_NETWORK and the same
-//    text. A run past its time limit fails its next transfer anyway (E_NETWORK, the limit ran
-//    out), so the wait never holds a run with --max-time past its limit.
+//    nothing (E_BUSY), an eviction waits for a later run, forget leaves the ranges stored (the
+//    warning says so). clear(), which has nothing to do without the lock, waits while the lock is
+//    held, or until the limit runs out: then it fails with E_BUSY and the same text. A run past
+//    its time limit fails its next transfer anyway (E_NETWORK, the limit ran out), so the wait
+//    never holds a run with --max-time past its limit.
 //  - Entries are listed (list_entries, for `mlens cache`) with their URL, size, stored ranges and
 //    bytes; clear() removes them all.
 //  - Leftovers: a run killed while it stored a range leaves the range's temporary
@@ -51,7 +53,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -78,10 +79,6 @@ bool range_cache_enabled();
 // permission), each text once and handed out once; the remote reads go on uncached meanwhile.
 // The CLI prints them as "warning: cache: ..." when its command ends.
 std::vector<std::string> take_range_cache_warnings();
-
-// Where a long wait for the cache folder's lock is said as it happens (see the contract); the CLI
-// prints it on stderr as "mlens: note: ...". Without a sink it is not said. Thread-safe.
-void set_range_cache_notice_sink(std::function<void(const std::string&)> sink);
 
 struct StoredRange {
     uint64_t first = 0;
