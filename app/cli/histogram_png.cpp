@@ -144,7 +144,7 @@ Result<std::vector<uint8_t>> histogram_png(const Histogram& h, const std::string
     c.text(*face, kLabelPx, (l.plot_left + l.plot_right) / 2 - face->width(value_title, kLabelPx) / 2, kHeight - 10, value_title, kMuted);
 
     c.text(*face, kTitlePx, kLeft, 22, title, kInk);
-    c.text(*face, kLabelPx, kLeft, 42, "range " + range_caption, kMuted);
+    c.text(*face, kLabelPx, kLeft, 42, range_caption, kMuted);
     if (outside) {
         // Legend: what the orange end bins mean.
         const std::string legend = "outside [" + tick_label(h.lo, (hi - lo) / 1000) + ", " + tick_label(h.hi, (hi - lo) / 1000) +

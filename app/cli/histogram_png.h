@@ -3,7 +3,8 @@
 // a log count axis labelled in decades (1, 10, 100, 1k, ...; a bin of count 1 keeps a sliver so
 // it stays visible, an empty bin draws nothing), and — when values fall outside the range — two
 // marked end bins for them, in their own colour, with their counts written above and a legend.
-// The title (`mlens hist` passes "FILE · TENSOR · TYPE") and the range mode head the picture. Text is TrueType (png_canvas.h), in the face
+// The title (`mlens hist` passes "FILE · TENSOR · TYPE") and the range caption (the range line of
+// its text: "range LO .. HI (mode auto, resolved full)") head the picture. Text is TrueType (png_canvas.h), in the face
 // the app uses; encoded with stb_image_write in memory (the file is written by the caller through
 // the core's SafeFileWriter).
 #pragma once

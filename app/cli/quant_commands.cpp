@@ -9,9 +9,9 @@
 // mlens hist PATH TENSOR [--bins N] [--range-mode auto|full|p999|symmetric] [--range LO HI] [--csv OUT]
 //            [--png OUT [--log]] [--json]
 //   The histogram is ranged_histogram.h's, as in the app (default auto: p0.1-p99.9 widened when the tensor has
-//   outliers, else min..max; --range LO HI is the custom mode). Text and JSON name the mode asked
-//   and the one used in the same words ("mode auto, resolved full"; "range_mode", "range_resolved")
-//   and count the values below and above.
+//   outliers, else min..max; --range LO HI is the custom mode). Text, PNG and JSON name the mode
+//   asked and the one used in the same words ("mode auto, resolved full"; "range_mode",
+//   "range_resolved") and count the values below and above.
 //   Text then gives each bin's lower edge, its count and a bar; the longest bar is 50 columns, or
 //   what the terminal leaves after the edge and count columns.
 // mlens compare A B [--tensor NAME] [--json]  (JSON: {"tensors": [...], "overall": pooled figures})
@@ -225,13 +225,10 @@ int write_hist_files(const Model& model, const Histogram& h, const std::string& 
     return kExitOk;
 }
 
-// The range line of `mlens hist`'s text: the mode asked for and the one it resolved to, in the
-// words of --range-mode and of JSON's "range_mode" and "range_resolved", and the values that fall
-// outside the bins.
-void print_outside_counts(const Histogram& h, const HistogramRange& chosen) {
-    std::cout << "range " << number_text(h.lo) << " .. " << number_text(h.hi) << " (mode " << range_mode_name(chosen.mode);
-    if (chosen.resolved != chosen.mode) std::cout << ", resolved " << range_mode_name(chosen.resolved);
-    std::cout << "); below: " << h.below << ", above: " << h.above << "\n";
+// The range of `mlens hist`'s text and PNG: its ends, the mode asked for and the one it resolved
+// to in the words of --range-mode and of JSON's "range_mode" and "range_resolved".
+std::string range_line(const Histogram& h, const HistogramRange& chosen) {
+    return "range " + number_text(h.lo) + " .. " + number_text(h.hi) + " (" + range_mode_words(chosen) + ")";
 }
 
 void add_hist(CLI::App& app, int& exit_code) {
@@ -297,7 +294,7 @@ void add_hist(CLI::App& app, int& exit_code) {
             // The title names what the picture is of once it is away from the command line.
             const std::string title = std::filesystem::path(*path).filename().string() + " \xC2\xB7 " + *tensor + " \xC2\xB7 " +
                 view->type_name();
-            if (int status = write_hist_files(*model, *h, escape_for_display(title, 200), range_mode_caption(chosen), *log_counts, *png, *csv);
+            if (int status = write_hist_files(*model, *h, escape_for_display(title, 200), range_line(*h, chosen), *log_counts, *png, *csv);
                 status != kExitOk) {
                 exit_code = status;
                 return;
@@ -319,7 +316,7 @@ void add_hist(CLI::App& app, int& exit_code) {
             return;
         }
         for (const std::string& file : written) std::cout << "wrote " << escape_for_display(file) << "\n";
-        print_outside_counts(*h, chosen);
+        std::cout << range_line(*h, chosen) << "; below: " << h->below << ", above: " << h->above << "\n";
         uint64_t peak = 1;
         for (uint64_t c : h->counts) peak = std::max(peak, c);
         std::vector<std::string> labels;

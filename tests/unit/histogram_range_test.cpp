@@ -154,6 +154,8 @@ TEST_CASE("histogram range modes: full, p0.1-p99.9, symmetric, custom", "[histog
     HistogramRange automatic = pick_histogram_range(s, HistogramRangeMode::automatic);
     CHECK((automatic.lo == -3 - 5.5 * kAutoMargin && automatic.hi == 2.5 + 5.5 * kAutoMargin));
     CHECK(range_mode_caption(automatic) == "auto: p0.1-p99.9 widened, outliers outside");
+    CHECK(range_mode_words(automatic) == "mode auto, resolved p999");
+    CHECK(range_mode_words(full) == "mode full");
     // Custom without a range is automatic.
     HistogramRange no_custom = pick_histogram_range(s, HistogramRangeMode::custom);
     CHECK((no_custom.lo == automatic.lo && no_custom.hi == automatic.hi && no_custom.resolved == HistogramRangeMode::central));
@@ -164,6 +166,7 @@ TEST_CASE("histogram range modes: full, p0.1-p99.9, symmetric, custom", "[histog
     HistogramRange plain = pick_histogram_range(s, HistogramRangeMode::automatic);
     CHECK((plain.lo == -29 && plain.hi == 12 && plain.resolved == HistogramRangeMode::full));
     CHECK(range_mode_caption(plain) == "auto: min-max");
+    CHECK(range_mode_words(plain) == "mode auto, resolved full");
     // The widening never reaches past min..max.
     s.min = -3.1;
     s.max = 40;

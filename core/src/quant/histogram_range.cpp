@@ -85,4 +85,10 @@ std::string range_mode_caption(const HistogramRange& range) {
     return range.resolved == HistogramRangeMode::central ? "auto: " + resolved + " widened, outliers outside" : "auto: " + resolved;
 }
 
+std::string range_mode_words(const HistogramRange& range) {
+    std::string words = "mode " + std::string(range_mode_name(range.mode));
+    if (range.resolved != range.mode) words += ", resolved " + std::string(range_mode_name(range.resolved));
+    return words;
+}
+
 }  // namespace mlens

@@ -45,7 +45,12 @@ HistogramRange pick_histogram_range(const TensorStats& stats, HistogramRangeMode
 // "auto", "full", "p999", "symmetric", "custom": the names the CLI and JSON use.
 std::string_view range_mode_name(HistogramRangeMode mode);
 std::optional<HistogramRangeMode> range_mode_from_name(std::string_view name);
-// Short human text for labels: "auto: p0.1-p99.9", "min-max", "symmetric around 0", ...
+// Short human text for labels: "auto: p0.1-p99.9", "min-max", "symmetric around 0", ... (the
+// app's words, those of its range picker).
 std::string range_mode_caption(const HistogramRange& range);
+// The mode asked for and the one it resolved to in range_mode_name's words, those of
+// --range-mode and of JSON's "range_mode" and "range_resolved": "mode auto, resolved full",
+// "mode p999" (mlens hist's text and its PNG).
+std::string range_mode_words(const HistogramRange& range);
 
 }  // namespace mlens
