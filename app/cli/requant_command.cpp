@@ -4,7 +4,6 @@
 // whose requantized values equal the reference's (RequantRow::equals_reference) says so instead of
 // a perfect score.
 #include <cmath>
-#include <cstdio>
 #include <iostream>
 
 #include "cli_common.h"

@@ -34,8 +34,6 @@ constexpr size_t kTextChars = 20000;
 constexpr size_t kTextLines = 40;
 constexpr size_t kLicenseLines = 8;
 
-// safetensors shapes read slowest-first, GGUF ne fastest-first: each as its format writes it.
-
 // The config as JSON: lists as lists with their full length beside them (a list holds at most
 // kMaxConfigListItems), and whatever the config does not say as null.
 nlohmann::json config_json(const ModelConfig& c) {

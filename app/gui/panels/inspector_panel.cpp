@@ -91,7 +91,7 @@ void header_fields(const Document& doc, ImFont* mono) {
         }
     }
     if (m.files.size() > 1) f.row("files", std::to_string(m.files.size()));
-    f.row("file size", human_bytes(s.file_bytes) + " (" + ui::with_separators(s.file_bytes) + " bytes)");
+    f.row("file size", human_bytes(s.file_bytes) + " (" + ui::with_separators(s.file_bytes) + " bytes)" + s.present_files_text());
     if (s.file_type) f.row("file type", s.file_type_name + " (" + std::to_string(*s.file_type) + ")");
     f.row("keys", std::to_string(m.metadata.size()));
     f.row("tensors", s.tensors_text());

@@ -25,8 +25,8 @@ Status check_editable(const Model& model) {
     auto refuse = [](std::string why) { return plan_error(ErrorCode::E_EDIT_UNSUPPORTED, "file", std::move(why)); };
     if (model.files.size() != 1)
         return refuse(
-            "a split GGUF is edited one part at a time: `mlens edit PART.gguf` edits that part's own header (the first part holds "
-            "the metadata)");
+            "a split GGUF is edited one part at a time, each part's own header opened on its own (the first part holds the "
+            "metadata)");
     const SourceFile& f = model.files[0];
     if (f.big_endian) return refuse("a big-endian GGUF cannot be edited");
     if (f.version != 2 && f.version != 3) return refuse("GGUF v" + std::to_string(f.version) + " cannot be edited (v2 and v3 can)");

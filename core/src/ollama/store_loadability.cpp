@@ -91,8 +91,7 @@ std::optional<OpenedModelFacts> StoreLoadability::assess(const StoredManifest& m
         }
     auto model = open_store_model(m_store, check.name);
     if (!model) return std::nullopt;
-    OpenedModelFacts facts{assess_loadability(*model), std::nullopt};
-    if (const ModelSummary summary = summarize(*model); summary.tensor_count) facts.parameters = summary.parameters;
+    OpenedModelFacts facts{assess_loadability(*model), summarize(*model).parameter_count()};
     if (verified) {
         kept.manifest_path = check.manifest_path;
         kept.manifest = manifest.stamp;

@@ -90,7 +90,7 @@ StoreModelSummary summarize_store_model(const ManifestView& view, const Model* m
     std::optional<ModelSummary> facts;
     if (model) facts = summarize(*model);
     s.family = config && !config->model_family.empty() ? config->model_family : facts ? facts->architecture : "";
-    if (facts && facts->tensor_count) s.parameters = facts->parameters;
+    if (facts) s.parameters = facts->parameter_count();
     if (config) s.parameter_size = config->model_type;
     s.quantization = config ? config->file_type : "";
     if (s.quantization.empty() && facts && facts->file_type) s.quantization = facts->file_type_name;

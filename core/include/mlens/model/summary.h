@@ -38,8 +38,8 @@ struct ModelSummary {
     uint64_t file_bytes = 0;
     double bits_per_weight = 0.0;  // tensor_bytes * 8 / parameters
     bool totals_overflow = false;
+    uint32_t files = 0;  // the files of the model, a split model's parts all counted
     // Files of a split model that could not be read: their tensors are in none of the figures.
-    uint32_t files = 0;
     uint32_t missing_files = 0;
     std::optional<uint64_t> declared_tensor_count;  // split.tensors.count, while files are missing
     size_t errors = 0;
@@ -48,6 +48,12 @@ struct ModelSummary {
     // " in the 2 of 3 files present" while files are missing, else empty: what every figure of a
     // partly read split model says after it.
     std::string present_files_text() const;
+    // The parameter count a model list shows: nullopt when no tensor was read (a model whose
+    // weights are not tensors of its own) or the totals overflowed.
+    std::optional<uint64_t> parameter_count() const {
+        if (tensor_count == 0 || totals_overflow) return std::nullopt;
+        return parameters;
+    }
     // The tensor count as every view shows it: "21", "16 of 21 in the 2 of 3 files present", with
     // " (stored as N entries with their scales and biases)" when entries hold companions.
     std::string tensors_text() const;
