@@ -73,11 +73,12 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     if (model && !gguf)
         return Error{ErrorCode::E_NOT_GGUF, "", std::nullopt,
                      std::string("llama.cpp loads GGUF files; this is a ") + format_name(model->format) + " model"};
-    // The file the model was opened by: a split model's later part is given as it is, and llama.cpp
-    // refuses it as the loadability verdict says.
+    // The file the model was opened by: a split model's later part is given as it is (never an
+    // export of the whole model, which would load), and llama.cpp refuses it as the loadability
+    // verdict says.
     const std::string file = gguf ? model->files[model->opened_file].path : path;
     std::optional<compat::LoadRewrite> need;
-    if (gguf && !options.as_is) need = compat::load_rewrite(*model);
+    if (gguf && !options.as_is && model->opened_file == 0) need = compat::load_rewrite(*model);
     if (!need) {
         auto session = Session::load(file, options, job, std::move(log));
         if (!session) return session.error();
