@@ -285,6 +285,12 @@ TEST_CASE("config_fields names what each config field is, beside Ollama's name f
                                                            {"families (model_families)", "llama, clip"},
                                                            {"context length (context_length)", "256"}});
     CHECK(config_fields(*parse_model_config("{}")).empty());
+    // A draft names only the parts it sets; one that sets none is left out.
+    auto draft = parse_model_config("{\"draft\":{\"architecture\":\"llama\",\"tensor_prefix\":\"d.\"}}");
+    REQUIRE(draft);
+    REQUIRE(config_fields(*draft).size() == 1);
+    CHECK(config_fields(*draft)[0].value == "llama prefix d.");
+    CHECK(config_fields(*parse_model_config("{\"draft\":{}}")).empty());
 }
 
 TEST_CASE("sha256 of a blob: streamed, with progress, cancellable, regular files only", "[ollama]") {

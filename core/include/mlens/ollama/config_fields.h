@@ -13,8 +13,8 @@
 //    ("parameter size (model_type)", "capabilities").
 //  - value: the text as the config has it (raw: display it through escape_for_display); a list
 //    joined by ", ", followed by ", … (N in all)" when the config lists more than it keeps
-//    (kMaxConfigListItems); draft as "FORMAT ARCHITECTURE prefix PREFIX config CONFIG"; rootfs as
-//    "TYPE, N diff_ids".
+//    (kMaxConfigListItems); draft as "FORMAT ARCHITECTURE prefix PREFIX config CONFIG", the parts
+//    it leaves empty left out (a draft with none is left out); rootfs as "TYPE, N diff_ids".
 #pragma once
 
 #include <string>
