@@ -76,11 +76,13 @@ void add_cache_command(CLI::App& app, int& exit_code) {
         const uint64_t leftover_bytes = ranges->leftover_bytes();
         if (*clear) {
             const uint64_t cleared = database_entries(*db);
-            for (Status s : {db->clear(), ranges->clear()})
-                if (!s) {
-                    exit_code = fail(default_cache_root(), s.error());
-                    return;
-                }
+            // The range cache first: when its lock is not had, nothing is cleared.
+            Status cleared_all = ranges->clear();
+            if (cleared_all) cleared_all = db->clear();
+            if (!cleared_all) {
+                exit_code = fail(default_cache_root(), cleared_all.error());
+                return;
+            }
             if (*json) {
                 print_json_result({{"folder", default_cache_root()},
                                    {"removed",

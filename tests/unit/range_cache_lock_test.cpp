@@ -1,9 +1,11 @@
-// The range cache's lock held by another process (range_cache.h): with a network time limit, a
-// step waits for it only until the limit runs out, then goes on without the cache and says so (and
-// `cache --clear` fails with E_NETWORK); without one, it waits for the holder and says so once after
-// 2 seconds. The holder here is the test itself: a flock belongs to the open file, so the cache of
+// The range cache's lock held by another process (range_cache.h): a step waits for it until the
+// network time limit runs out, or at most 5 seconds without one, then goes on without the cache and
+// says so; `cache --clear` fails with E_BUSY when the limit runs out, and then clears nothing. A
+// wait is said once after 2 seconds. The holder here is the test itself: a flock belongs to the open file, so the cache of
 // this process and of the mlens it runs wait for it as for another process.
 #include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -164,4 +166,23 @@ TEST_CASE("mlens says it waits for a range cache lock another process holds, and
     CHECK(run.err.find("warning: cache: the range cache's lock " + lock +
                        " was held by another process until the network time limit of 2 s ran out; remote ranges are not kept\n") !=
           std::string::npos);
+}
+
+TEST_CASE("mlens cache --clear clears nothing while another process holds the range cache's lock past --max-time", "[remote][cache][cli]") {
+    test::PrivateHttpCache cache;
+    REQUIRE(test::run_mlens({"fsck", std::string(MLENS_DEMO_DIR) + "/tiny-llama-q4_0.gguf"}).exit_status == 0);
+    auto fsck_summaries = [] {
+        const nlohmann::json j = test::run_mlens_json({"cache", "--json"});
+        return j["database"]["entries"]["fsck_summaries"].get<uint64_t>();
+    };
+    REQUIRE(fsck_summaries() == 1);
+    {
+        HeldLock held(20);
+        const test::CliRun run = test::run_mlens({"--max-time", "0.5", "cache", "--clear"});
+        CHECK(run.exit_status == 1);
+        CHECK(run.err.find("E_BUSY") != std::string::npos);
+    }
+    CHECK(fsck_summaries() == 1);
+    REQUIRE(test::run_mlens({"cache", "--clear"}).exit_status == 0);
+    CHECK(fsck_summaries() == 0);
 }
