@@ -89,7 +89,8 @@ nlohmann::json stats_json(const TensorStats& s) {
             {"std", figure_json(s, s.std)},
             {"mean_abs", figure_json(s, s.mean_abs)},
             {"kurtosis", figure_json(s, s.kurtosis)},
-            {"percentiles", p}};
+            {"percentiles", p},
+            {"percentile_within", figure_json(s, s.percentile_within)}};
 }
 
 // A figure of the finite values as text; "none" when there is none.
@@ -186,6 +187,7 @@ void add_stats(CLI::App& app, int& exit_code) {
             {"zeros", std::to_string(s.zeros)},
             {"nan / +inf / -inf", std::to_string(s.nan) + " / " + std::to_string(s.pos_inf) + " / " + std::to_string(s.neg_inf)},
             {"kurtosis", figure_text(s, s.kurtosis)}};
+        if (s.finite) rows.push_back({"percentiles", "each within \xC2\xB1" + number_text(s.percentile_within) + " of the exact one"});
         for (size_t i = 0; i < s.percentiles.size(); ++i)
             rows.push_back({"p" + number_text(TensorStats::kPercentiles[i]), figure_text(s, s.percentiles[i])});
         print_table(rows, 0);

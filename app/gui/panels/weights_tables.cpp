@@ -119,8 +119,9 @@ void weights_stats_table(const TensorStats& s) {
     for (size_t i = 0; i < n / 2; ++i)
         pair_row({percentile_label(i).c_str(), figure_text(s, s.percentiles[i])},
                  {percentile_label(n - 1 - i).c_str(), figure_text(s, s.percentiles[n - 1 - i])});
-    ImGui::TableNextRow();
-    cells(percentile_label(n / 2).c_str(), figure_text(s, s.percentiles[n / 2]));
+    // Beside the median, how far every percentile may be from the exact one (the middle of a bin).
+    pair_row({percentile_label(n / 2).c_str(), figure_text(s, s.percentiles[n / 2])},
+             {"exact to", s.finite ? "\xC2\xB1" + figure_text(s, s.percentile_within) : "none"});
     ImGui::EndTable();
 }
 

@@ -447,7 +447,7 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     const HistogramBins bins(all.min, all.max, histogram_bins);
     out.histogram = coarsen(bins.user, std::vector<uint64_t>(bins.user.slots(), 0), 0);
     if (mo.n == 0) {
-        st.min = st.max = st.mean = st.std = st.mean_abs = st.kurtosis = NAN;
+        st.min = st.max = st.mean = st.std = st.mean_abs = st.kurtosis = st.percentile_within = NAN;
         st.percentiles.fill(NAN);
         return out;
     }
@@ -467,6 +467,7 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         if (Status s = count_source(src, bins.fine, all.nan + all.inf == 0, job, threads, 0.5, counts); !s) return s.error();
     out.histogram = coarsen(bins.user, counts, bins.shift);
     const double width = (st.max - st.min) / bins.fine.bins;
+    st.percentile_within = width / 2;
     for (size_t p = 0; p < TensorStats::kPercentiles.size(); ++p) {
         // Value at the middle of the bin holding the requested rank.
         const auto rank = std::max<uint64_t>(static_cast<uint64_t>(std::ceil(TensorStats::kPercentiles[p] / 100.0 * n)), 1);

@@ -93,7 +93,7 @@ Status apply_wide_figures(const FloatSource& src, TensorStats& st, JobContext* j
     st.zeros = all.zeros;
     st.integer_extremes.reset();
     if (mo.n == 0) {
-        st.min = st.max = st.mean = st.std = st.mean_abs = st.kurtosis = NAN;
+        st.min = st.max = st.mean = st.std = st.mean_abs = st.kurtosis = st.percentile_within = NAN;
         st.percentiles.fill(NAN);
         return ok_status();
     }

@@ -76,6 +76,9 @@ struct TensorStats {
     double kurtosis = 0;  // excess kurtosis (0 for a normal distribution)
     static constexpr std::array<double, 9> kPercentiles = {0.1, 1, 5, 25, 50, 75, 95, 99, 99.9};
     std::array<double, 9> percentiles{};
+    // How far each percentile may be from the exact one: half the width of the fine bins it is
+    // read from (the middle of the bin holding its rank); NaN with no finite value.
+    double percentile_within = 0;
     std::optional<IntegerExtremes> integer_extremes;  // integer sources with a finite value
 };
 
