@@ -219,6 +219,19 @@ TEST_CASE("loadability: a tensor-blob model names the converter's answer for its
     CHECK(l.reasons[0].problem == LoadProblem::not_gguf);
     CHECK(l.reasons[0].text == "llama.cpp loads only GGUF files; this is safetensors; the pinned converter knows Qwen3MoeForCausalLM");
     CHECK(l.reasons[0].fix == "convert it with the pinned llama.cpp's convert_hf_to_gguf.py");
+    // One of its blobs read alone has no config: the fix sends the user to its model, not to a
+    // config.json beside the blob.
+    size_t blobs = 0;
+    for (const auto& item : std::filesystem::directory_iterator(std::string(MLENS_DEMO_DIR) + "/ollama-store/blobs")) {
+        auto opened = open_model(item.path().string());
+        if (!opened) continue;
+        const Loadability blob = assess_loadability(*opened);
+        if (blob.reasons.size() != 1 || blob.reasons[0].problem != LoadProblem::not_gguf) continue;
+        CHECK(blob.reasons[0].fix ==
+              "open its model in the store (mlens show NAME), which has its config, and get it out with mlens export");
+        ++blobs;
+    }
+    CHECK(blobs > 0);
 }
 
 TEST_CASE("loadability: the verdict reads no tensor byte", "[loadability]") {

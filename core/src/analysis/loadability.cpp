@@ -10,6 +10,8 @@
 #include "mlens/compat/load_rewrite.h"
 #include "mlens/formats/llama_asserts.h"
 #include "mlens/formats/llama_requirements.h"
+#include "mlens/io/path_parts.h"
+#include "mlens/io/store_shape.h"
 #include "mlens/model/summary.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/nearest_name.h"
@@ -461,8 +463,13 @@ Loadability not_gguf(const Model& model) {
     const std::string hf = hf_architecture_class(model);
     std::string text = std::string("llama.cpp loads only GGUF files; this is ") + format_name(model.format);
     std::string fix;
-    if (hf.empty()) {
-        fix = "convert it to GGUF (convert_hf_to_gguf.py reads the config.json this model does not carry)";
+    if (hf.empty() && !model.files.empty() && is_blob_file_name(base_name(model.files[0].path))) {
+        // A store's tensor blob read alone: its config is in the store, beside the manifest.
+        fix = "open its model in the store (mlens show NAME), which has its config, and get it out with mlens export";
+    } else if (hf.empty()) {
+        fix =
+            "convert its folder with convert_hf_to_gguf.py, which reads the config.json beside the weights (open the folder "
+            "here to see what it names)";
     } else if (converter_knows_hf_class(hf)) {
         text += "; the pinned converter knows " + hf;
         fix = "convert it with the pinned llama.cpp's convert_hf_to_gguf.py";
