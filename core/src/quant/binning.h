@@ -82,15 +82,20 @@ struct BinSlots {
           low(b.lo),
           width((b.hi - b.lo) / b.bins) {}
 
+    // Candidate bin b of x (in [0, bins - 1]) settled against the edges: in [0, bins], `bins` only
+    // for x = +inf.
+    [[gnu::always_inline]] int32_t settled(float x, int32_t b) const {
+        b -= x < edge[b];
+        b += x >= edge[b + 1];
+        return b;
+    }
+
     // The bin of x in [lo, hi]; a bin in [0, bins - 1] for any other x, NaN included.
     [[gnu::always_inline]] int32_t bin(float x) const {
         float t = (x - first) * scale;
         t = t > 0 ? t : 0;
         t = t < last ? t : last;
-        int32_t b = static_cast<int32_t>(t);
-        b -= x < edge[b];
-        b += x >= edge[b + 1];
-        return b;
+        return settled(x, static_cast<int32_t>(t));
     }
 
     [[gnu::always_inline]] uint32_t operator()(float x) const {

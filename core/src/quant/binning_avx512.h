@@ -4,18 +4,23 @@
 // Contract: bin_in_range16(x, bin) gives each lane within [lo, hi] its slot exactly as
 // BinSlots::operator() does: the same float candidate (max and min with 0 and the last bin; the
 // below and above selects never apply there, and are left out), settled against the same edges.
-// Any other lane, NaN included, gets a slot in [1, bins + 1], never outside the counters.
-// bin_index16(x, bin) gives the same slot less one (the bin), its candidate clamped once, on the
-// truncated integer as unsigned (a negative, NaN or huge lane becomes the last bin; within
-// [lo, hi], truncating then clamping to the integer last bin equals clamping then truncating).
-// It is for passes over values whose range was found before them, which compare the least and
-// greatest value they saw with that range and discard their counts when either differs. Both
-// settle a candidate only where it is in doubt (BinSlots::doubt), against its two edges computed
+// Any other lane, NaN included, gets a slot in [1, bins + 1], never outside the counters. It
+// settles a candidate only where it is in doubt (BinSlots::doubt), against its two edges computed
 // in double as Binning::over computes them: gathers from the table were measured slower on Zen 4,
-// where a quarter of Q4_0's lanes over [-1, 1] lie on an edge. For binnings that settle in one, and callers compiled with MLENS_AVX512_TARGET, whose features it
-// needs; x86-64 with GCC only. Including it turns off GCC's uninitialized-value warnings for the
-// rest of the file: GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(),
-// which those warnings take for a read of an uninitialized variable.
+// where a quarter of Q4_0's lanes over [-1, 1] lie on an edge.
+// candidate_index16(x, bin, doubt) gives the candidate bins unsettled, clamped once, on the
+// truncated integer as unsigned (a negative, NaN or huge lane becomes the last bin; within
+// [lo, hi], truncating then clamping to the integer last bin equals clamping then truncating),
+// and in `doubt` the lanes settling may move: a pass settles those one at a time with
+// BinSlots::settled before it counts them, and then has each lane within [lo, hi] in its bin. It
+// is for passes over values whose range was found before them, which compare the least and
+// greatest value they saw with that range and discard their counts when either differs.
+// Decision (decode_bench): the scaled-group pass settles later, one lane at a time, and the
+// code-group pass in vectors as it goes; each was measured faster that way than the other.
+// For binnings that settle in one, and callers compiled with MLENS_AVX512_TARGET, whose features
+// they need; x86-64 with GCC only. Including it turns off GCC's uninitialized-value warnings for
+// the rest of the file: GCC 12's AVX-512 intrinsics start their results from
+// _mm512_undefined_*(), which those warnings take for a read of an uninitialized variable.
 #pragma once
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -70,9 +75,12 @@ namespace mlens {
     return _mm512_add_epi32(settled16(x, t, _mm512_cvttps_epi32(clamped), bin), _mm512_set1_epi32(1));
 }
 
-[[gnu::always_inline]] MLENS_AVX512_TARGET inline __m512i bin_index16(__m512 x, const BinSlots& bin) {
+// The candidate bins of x, unsettled, and in `doubt` the lanes settling may move (see the contract).
+[[gnu::always_inline]] MLENS_AVX512_TARGET inline __m512i candidate_index16(__m512 x, const BinSlots& bin, __mmask16& doubt) {
     const __m512 t = _mm512_mul_ps(_mm512_sub_ps(x, _mm512_set1_ps(bin.first)), _mm512_set1_ps(bin.scale));
-    return settled16(x, t, _mm512_min_epu32(_mm512_cvttps_epi32(t), _mm512_set1_epi32(static_cast<int>(bin.last))), bin);
+    const __m512 off = _mm512_reduce_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    doubt = _mm512_cmp_ps_mask(_mm512_abs_ps(off), _mm512_set1_ps(bin.doubt), _CMP_LT_OQ);
+    return _mm512_min_epu32(_mm512_cvttps_epi32(t), _mm512_set1_epi32(static_cast<int>(bin.last)));
 }
 
 }  // namespace mlens

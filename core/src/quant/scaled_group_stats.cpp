@@ -65,11 +65,11 @@ MLENS_VECTOR_LOOP void tally_plainly(const uint8_t* code, bool is_signed, const 
 #if defined(__x86_64__) && defined(__GNUC__)
 // One span of `groups` groups (groups * length <= kSpan values, length a multiple of 16) with
 // AVX-512, 16 values (all or part of one group) per vector: each value step * code (+ offset)
-// computed in float, binned with bin_index16 (the pass compares its extremes with the quick
-// range it was given), its zero, extremes and power sums (in double, fused multiply-adds)
+// computed in float, binned with candidate_index16 (the pass compares its extremes with the
+// quick range it was given), its zero, extremes and power sums (in double, fused multiply-adds)
 // tallied. Bins go to a ring of kRing slots and are counted in the four copies kLag at a time,
-// half a ring behind: the increments (two memory operations each, the pass's bound) then run
-// beside the vector work of the next vectors.
+// half a ring behind, once the lanes in doubt among them are settled: the increments (two memory
+// operations each, the pass's bound) then run beside the vector work of the next vectors.
 template <bool kSigned, bool kOffset>
 MLENS_AVX512_TARGET void tally_avx512(const uint8_t* code, const float* step, const float* offset, uint64_t groups, uint32_t length,
                                       const BinSlots& bin, double centre, CentredSums& sums, SlotCopies& copies, uint32_t* counts) {
@@ -85,6 +85,17 @@ MLENS_AVX512_TARGET void tally_avx512(const uint8_t* code, const float* step, co
     __m512d s1[2], s2[2], s3[2], s4[2], a[2];
     for (int h = 0; h < 2; ++h) s1[h] = s2[h] = s3[h] = s4[h] = a[h] = _mm512_setzero_pd();
     alignas(64) uint32_t slot[kRing];
+    // Beside each vector's bins in the ring: its values, and the lanes whose bins settling may
+    // move, settled one at a time before they are counted.
+    alignas(64) float held[kRing];
+    uint16_t doubt[kRing / 16];
+    auto settle = [&](uint64_t from, uint64_t to) {
+        for (uint64_t v = from; v < to; v += 16)
+            for (uint32_t lanes = doubt[(v & (kRing - 1)) / 16]; lanes != 0; lanes &= lanes - 1) {
+                const uint64_t i = (v & (kRing - 1)) + static_cast<uint64_t>(__builtin_ctz(lanes));
+                slot[i] = static_cast<uint32_t>(bin.settled(held[i], static_cast<int32_t>(slot[i])));
+            }
+    };
     uint64_t done = 0, counted = 0;
     const uint64_t n = groups * length;
     uint16_t* const c0 = copies.reserve(n, counts) + 1;  // from the first bin's slot
@@ -98,9 +109,13 @@ MLENS_AVX512_TARGET void tally_avx512(const uint8_t* code, const float* step, co
             const __m512i q = kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
             __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(q), times);
             if constexpr (kOffset) x = _mm512_add_ps(x, plus);
-            _mm512_store_si512(slot + (done & (kRing - 1)), bin_index16(x, bin));
+            __mmask16 in_doubt;
+            _mm512_store_si512(slot + (done & (kRing - 1)), candidate_index16(x, bin, in_doubt));
+            _mm512_store_ps(held + (done & (kRing - 1)), x);
+            doubt[(done & (kRing - 1)) / 16] = in_doubt;
             done += 16;
             if (done - counted == kRing) {
+                settle(counted, counted + kLag);
                 const uint32_t* ready = slot + (counted & (kRing - 1));
                 for (uint32_t i = 0; i < kLag; i += 4) {
                     ++c0[ready[i]];
@@ -125,6 +140,7 @@ MLENS_AVX512_TARGET void tally_avx512(const uint8_t* code, const float* step, co
         }
     }
     // The bins not yet counted, each to its copy as above.
+    settle(counted, done);
     uint16_t* const copy[4] = {c0, c1, c2, c3};
     for (uint64_t i = counted; i < done; ++i) ++copy[i & 3][slot[i & (kRing - 1)]];
     sums.add({static_cast<double>(n), static_cast<double>(_mm512_reduce_add_epi32(zeros)), _mm512_reduce_add_pd(_mm512_add_pd(a[0], a[1])),
