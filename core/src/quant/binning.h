@@ -10,7 +10,7 @@
 //
 // How a bin is found: a candidate floor((x - lo) * scale) in float, then settled against the
 // edges, each held as the least float at or above it (a float x >= edge exactly when x >= that
-// float). Where `settles_in_one()`, the candidate is at most one bin off, and only when it lies
+// float). Where `settles_in_one`, the candidate is at most one bin off, and only when it lies
 // within `doubt` of a whole number; elsewhere (a float scale that overflows, a range narrow
 // against its distance from 0, over 2^20 bins) bin_slots searches the edges instead, and the
 // passes that bin in vectors are not used (stats.cpp).
@@ -45,7 +45,8 @@ struct Binning {
     // Bins + 1 floats: entry j the least float at or above edge(j), for 0 < j < bins; entry 0 is
     // -inf and entry `bins` +inf, so that settling never leaves [0, bins - 1].
     std::shared_ptr<const std::vector<float>> edges;
-    // How far from a whole number a candidate may be and still be a bin off; settles_in_one.
+    // How near a whole number the unrounded candidate t must lie for the candidate to be a bin off
+    // (its proven error, twice over); settles_in_one: that error is under half a bin.
     float doubt = 0;
     bool settles_in_one = false;
 
