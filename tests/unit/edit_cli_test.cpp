@@ -12,6 +12,7 @@
 
 #include "build_paths.h"
 #include "cli_runner.h"
+#include "loadability_fixtures.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/ollama/blob_hash.h"
 #include "safetensors_builder.h"
@@ -235,6 +236,18 @@ TEST_CASE("an in-place edit is refused for a hard-linked file and while another 
         REQUIRE(::link(in.c_str(), dir.file("other-name.gguf").c_str()) == 0);
         CHECK(refused({"edit", in, "--in-place", "--set", same_length, "--json"}, dir, before, in) == "E_HARD_LINKED");
     }
+    SECTION("hard-linked after the edit: the undo is refused as the edit would be, the file and its undo file kept") {
+        REQUIRE(test::run_mlens({"edit", in, "--in-place", "--set", same_length}).exit_status == 0);
+        const std::vector<uint8_t> edited = test::read_whole_file(in);
+        REQUIRE(edited != before);
+        REQUIRE(::link(in.c_str(), dir.file("other-name.gguf").c_str()) == 0);
+        CHECK(refused({"edit", in, "--undo", "--json"}, dir, edited, in) == "E_HARD_LINKED");
+        CHECK(fs::exists(in + ".mlens-undo"));
+        // One name again: the undo goes through.
+        REQUIRE(::unlink(dir.file("other-name.gguf").c_str()) == 0);
+        CHECK(test::run_mlens({"edit", in, "--undo"}).exit_status == 0);
+        CHECK(test::read_whole_file(in) == before);
+    }
     SECTION("another process is editing it in place: E_BUSY, its edit alone lands") {
         test::ScopedEnv pause("MLENS_EDIT_PAUSE_MS", "3000");
         test::MlensProcess first({"edit", in, "--in-place", "--set", same_length});
@@ -355,11 +368,14 @@ TEST_CASE("an in-place edit of a split model's later shard is undone from that s
     test::TempDir dir;
     auto whole = open_gguf(demo("tiny-llama-f32.gguf"));
     REQUIRE(whole);
-    // The first shard holds only the keys, so its header ends far before the second's.
-    test::write_split_gguf(*whole, dir.path(), "tiny", 2, true);
+    // The first shard holds only the keys, so its header ends far before the second's. The second
+    // carries a name of its own, for the edit to change (its split keys cannot be edited).
+    test::write_split_gguf(*whole, dir.path(), "tiny", 2, true, [](Model& m, uint16_t no) {
+        if (no == 1) test::set_metadata(m, "general.name", Value::of_string("part two"));
+    });
     const std::string second = dir.file("tiny-00002-of-00002.gguf");
     const std::vector<uint8_t> original = test::read_whole_file(second);
-    test::CliRun edited = test::run_mlens({"edit", second, "--in-place", "--set", "split.no=0"});
+    test::CliRun edited = test::run_mlens({"edit", second, "--in-place", "--set", "general.name=part 2!!"});
     INFO(edited.out << edited.err);
     REQUIRE(edited.exit_status == 0);
     CHECK_FALSE(test::read_whole_file(second) == original);
@@ -368,6 +384,27 @@ TEST_CASE("an in-place edit of a split model's later shard is undone from that s
     CHECK(undone.exit_status == 0);
     const bool restored = test::read_whole_file(second) == original;
     CHECK(restored);
+}
+
+TEST_CASE("a split model's part is edited as part of the whole model, and its split keys are not edited", "[edit][cli]") {
+    test::TempDir dir;
+    auto whole = open_gguf(demo("tiny-llama-f32.gguf"));
+    REQUIRE(whole);
+    const std::string first = test::write_split_gguf(*whole, dir.path(), "tiny", 2, false);
+    const std::vector<uint8_t> before = test::read_whole_file(first);
+    // The split keys say how the parts fit together: no edit of one part may change them.
+    for (const char* edit : {"split.count=3", "split.no=1", "split.tensors.count=5"})
+        CHECK(refused({"edit", first, "--in-place", "--set", edit, "--json"}, dir, before, first) == "E_EDIT_UNSUPPORTED");
+    // An edit that breaks the whole model is refused though the part never loads alone.
+    test::CliRun broken = test::run_mlens({"edit", first, "-o", dir.file("out.gguf"), "--set", "general.architecture=mamba3000", "--json"});
+    CHECK(broken.exit_status == 1);
+    CHECK(contains(broken.err, "the input loads in llama.cpp and the output would not"));
+    CHECK_FALSE(fs::exists(dir.file("out.gguf")));
+    // One that keeps it loading is verified as the whole model's.
+    test::CliRun renamed = test::run_mlens({"edit", first, "-o", dir.file("out.gguf"), "--set", "general.name=tiny split"});
+    INFO(renamed.out << renamed.err);
+    CHECK(renamed.exit_status == 0);
+    CHECK(contains(renamed.out, "the split model, with this part edited: loads in llama.cpp"));
 }
 
 TEST_CASE("a file named as an Ollama blob is never edited in place, wherever its folder is mounted", "[edit][cli][ollama]") {

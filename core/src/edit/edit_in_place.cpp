@@ -10,13 +10,16 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "edit_steps.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
+#include "mlens/io/owner_stamp.h"
 #include "mlens/io/path_parts.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/io/store_shape.h"
+#include "mlens/io/temp_registry.h"
 #include "mlens/io/unique_fd.h"
 #include "mlens/ollama/blob_hash.h"
 #include "mlens/text/escape.h"
@@ -121,6 +124,69 @@ Result<UniqueFd> open_for_writing(const std::string& path, uint64_t expected_siz
     return owned;
 }
 
+// The file an edit or an undo writes in place, opened, locked and checked before any byte is
+// written (the refusals of the contract that do not depend on the plan): not inside an Ollama
+// store, not named as a blob, a regular file of `expected_size` with one name. `doing` names the
+// operation in the messages ("an edit in place", "an undo").
+Status refuse_store_file(const std::string& path, OutputGuard& guard, const char* doing) {
+    guard.add_input(path);
+    if (Status s = guard.check_folder(parent_of(path), path); !s) return s;
+    // A blob reached without its store around it (the blobs folder mounted elsewhere, say) is
+    // still a blob: its name is its digest.
+    if (is_blob_file_name(base_name(path)))
+        return failure(ErrorCode::E_OUTPUT_IN_STORE,
+                       escape_for_display(path) +
+                           " is named as an Ollama store's blob (sha256-DIGEST): its name is the digest of its bytes, which " + doing +
+                           " would change; write a copy with -o. Nothing was written");
+    return ok_status();
+}
+
+Result<UniqueFd> open_in_place(const std::string& path, uint64_t expected_size, OutputGuard& guard, const char* doing) {
+    if (Status s = refuse_store_file(path, guard, doing); !s) return s.error();
+    auto fd = open_for_writing(path, expected_size);
+    if (!fd) return fd.error();
+    struct stat st {};
+    if (::fstat(fd->get(), &st) != 0) return errno_failure("cannot stat", path);
+    if (st.st_nlink > 1)
+        return failure(
+            ErrorCode::E_HARD_LINKED,
+            escape_for_display(path) + " has " + std::to_string(st.st_nlink) + " names (hard links): " + doing +
+                " would change the file under every one of them (an Ollama store's blob, say); write a copy with -o. Nothing was written");
+    return fd;
+}
+
+// A sparse scratch file in the temporary folder for llama.cpp's dry run: a name of its own
+// (mkstemp, never a fixed name another user could plant a link or a folder at) that a sweep knows
+// as a temporary (owner_stamp.h: ".<name>.tmp-<stamp>-XXXXXX"), removed when this goes.
+class ScratchFile {
+public:
+    static Result<ScratchFile> create() {
+        ScratchFile f;
+        f.m_path = system_temp_folder() + "/.mlens-edit-check.gguf.tmp-" + owner_stamp() + "-XXXXXX";
+        const int fd = ::mkostemp(f.m_path.data(), O_CLOEXEC);
+        if (fd < 0) return errno_failure("cannot make a scratch file in", system_temp_folder());
+        f.m_fd = UniqueFd(fd);
+        f.m_slot = register_temp_file(f.m_path);  // a signal removes it too
+        return f;
+    }
+    ScratchFile(ScratchFile&& other) noexcept
+        : m_path(std::move(other.m_path)), m_fd(std::move(other.m_fd)), m_slot(std::exchange(other.m_slot, -1)) {}
+    ScratchFile& operator=(ScratchFile&&) = delete;
+    ~ScratchFile() {
+        if (!m_fd.valid()) return;
+        ::unlink(m_path.c_str());
+        if (m_slot >= 0) unregister_temp_file(m_slot);
+    }
+    int descriptor() const { return m_fd.get(); }
+    const std::string& path() const { return m_path; }
+
+private:
+    ScratchFile() = default;
+    std::string m_path;
+    UniqueFd m_fd;
+    int m_slot = -1;
+};
+
 // E_OUTPUT_REPLACED when `path` no longer names the open file (renamed over, or removed).
 Status still_at_path(int fd, const std::string& path) {
     struct stat open_st {}, path_st {};
@@ -189,24 +255,14 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
                                       const DryRunChecker& dry_run) {
     const std::string& path = plan.path;
     OutputGuard guard;
-    guard.add_input(path);
-    if (Status s = guard.check_folder(parent_of(path), path); !s) return s.error();
-    // A blob reached without its store around it (the blobs folder mounted elsewhere, say) is
-    // still a blob: its name is its digest.
-    if (is_blob_file_name(base_name(path)))
-        return failure(ErrorCode::E_OUTPUT_IN_STORE, escape_for_display(path) +
-                                                         " is named as an Ollama store's blob (sha256-DIGEST): its name is the digest of its "
-                                                         "bytes, which an edit in place would change; write a copy with -o. Nothing was written");
-    if (!plan.fits_in_place) return no_fit(plan);
+    if (!plan.fits_in_place) {
+        // The store and blob refusals come first: they hold whether or not the edit fits.
+        if (Status s = refuse_store_file(path, guard, "an edit in place"); !s) return s.error();
+        return no_fit(plan);
+    }
     const std::string undo_path = undo_path_for(path);
-    auto fd = open_for_writing(path, plan.old_file_bytes);
+    auto fd = open_in_place(path, plan.old_file_bytes, guard, "an edit in place");
     if (!fd) return fd.error();
-    struct stat st {};
-    if (::fstat(fd->get(), &st) != 0) return errno_failure("cannot stat", path);
-    if (st.st_nlink > 1)
-        return failure(ErrorCode::E_HARD_LINKED, escape_for_display(path) + " has " + std::to_string(st.st_nlink) +
-                                                     " names (hard links): an edit in place would change the file under every one of them (an "
-                                                     "Ollama store's blob, say); write a copy with -o. Nothing was written");
     // Checked under the lock: an edit that finished meanwhile left its undo file.
     struct stat undo_st {};
     if (::lstat(undo_path.c_str(), &undo_st) == 0)
@@ -233,10 +289,9 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
         // The file as the edit will leave it, for llama.cpp to load: the new header, then a hole
         // to the file's size, in a temporary file of the one output path that is never committed
         // (the writer removes it).
-        const char* tmp = std::getenv("TMPDIR");
-        auto scratch = SafeFileWriter::create(std::string(tmp && *tmp ? tmp : "/tmp") + "/mlens-edit-check.gguf", guard);
+        auto scratch = ScratchFile::create();
         if (!scratch) return scratch.error();
-        const std::string& scratch_path = scratch->temp_path();
+        const std::string& scratch_path = scratch->path();
         if (Status s = write_and_flush(scratch->descriptor(), plan.header.data(), plan.header.size(), 0, scratch_path); !s) return s.error();
         if (::ftruncate(scratch->descriptor(), static_cast<off_t>(plan.old_file_bytes)) != 0)
             return errno_failure("cannot size", scratch_path);
@@ -304,7 +359,8 @@ Result<UndoOutcome> undo_edit(const std::string& path) {
     if (!src.read(kUndoHeaderBytes, spans.size(), spans.data())) return failure(ErrorCode::E_IO, "cannot read " + escape_for_display(undo_path));
     if (undo_checksum(head, spans.data(), span) != std::string(reinterpret_cast<const char*>(head) + kUndoFieldBytes, kUndoChecksumBytes))
         return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(undo_path) + " is damaged: its checksum does not match; nothing restored");
-    auto fd = open_for_writing(path, file_bytes);
+    OutputGuard guard;
+    auto fd = open_in_place(path, file_bytes, guard, "an undo");
     if (!fd) {
         if (fd.error().code == ErrorCode::E_FILE_CHANGED)
             return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(path) + " is not the size the undo file records; nothing restored");

@@ -16,8 +16,10 @@
 //  - Before writing, the edited file is verified as write_edit verifies an output (edit_write.h),
 //    on the file as it will read with the new header laid over it; a failure is E_EDIT_VERIFY.
 //    llama.cpp's dry run, when asked for, loads a sparse scratch copy of that file (the new header,
-//    then a hole to the file's size): a SafeFileWriter temporary in the temporary folder ($TMPDIR,
-//    else /tmp) that is never committed, so it is removed after (by the signal handlers too).
+//    then a hole to the file's size) in the temporary folder ($TMPDIR, else /tmp), under a name of
+//    its own made by mkstemp (".mlens-edit-check.gguf.tmp-<owner stamp>-XXXXXX": never a fixed
+//    name, at which another user could plant a link or a folder), removed after (by the signal
+//    handlers too; one left by a killed run is swept as a stale temporary, owner_stamp.h).
 //  - Then, in order: the bytes of the header that change (the span from the first to the last
 //    differing byte) are saved, old and new, in "FILE.mlens-undo" (written through SafeFileWriter,
 //    so it exists whole or not at all); the span is written with one positioned write and flushed;
@@ -30,7 +32,10 @@
 //    that file has no name left, its undo file is removed; when it lives on under another name
 //    (renamed, or moved aside for a replacement), the undo file is kept, being the only copy of
 //    its old bytes, and the message says so.
-//  - undo_edit puts the saved bytes back when the undo file's checksum holds (else E_UNDO_MISMATCH:
+//  - undo_edit writes into the file as an edit in place does and is refused for the same files
+//    before anything is read: inside an Ollama store or named as a blob (E_OUTPUT_IN_STORE), with
+//    more than one name (E_HARD_LINKED), not writable (E_PERMISSION), being edited (E_BUSY).
+//    It puts the saved bytes back when the undo file's checksum holds (else E_UNDO_MISMATCH:
 //    damaged, nothing restored, the undo file kept), the file's size is the one recorded and every byte of
 //    the span holds its old or its new value (a write cut short included), then removes the undo
 //    file; a span already holding the old bytes is left alone (already_original). A span that is
