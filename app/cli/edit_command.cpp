@@ -236,7 +236,8 @@ int run_edit(const EditArguments& a) {
     for (const std::string* source : {&a.chat_template_file, &a.from_json})
         if (!source->empty()) options.guard->add_input(*source);
     auto written = write_edit(*model, *plan, a.out, nullptr, options);
-    if (!written) return fail(a.out, written.error());
+    // An error about the input (changed or cut short while it was copied) is said of the input.
+    if (!written) return fail(written.error().field == "input" ? a.path : a.out, written.error());
     out["output"] = written->path;
     out["result"] = {{"data_path", data_path_name(written->data_path)},
                      {"bytes_written", written->bytes},

@@ -26,7 +26,7 @@ void add(Model& shard, std::string key, Value value) {
 }  // namespace
 
 std::string write_split_gguf(const Model& whole, const std::string& dir, const std::string& prefix, uint16_t count,
-                             bool first_without_tensors) {
+                             bool first_without_tensors, const std::function<void(Model&, uint16_t)>& edit_shard) {
     const size_t n = whole.tensors.size();
     const uint16_t holders = first_without_tensors ? count - 1 : count;
     for (uint16_t no = 0; no < count; ++no) {
@@ -43,6 +43,7 @@ std::string write_split_gguf(const Model& whole, const std::string& dir, const s
             shard.tensors.assign(whole.tensors.begin() + static_cast<std::ptrdiff_t>(begin),
                                  whole.tensors.begin() + static_cast<std::ptrdiff_t>(end));
         }
+        if (edit_shard) edit_shard(shard, no);
         REQUIRE(write_gguf(shard, dir + "/" + shard_name(prefix, no, count)).ok());
     }
     return dir + "/" + shard_name(prefix, 0, count);

@@ -3,6 +3,7 @@
 // split.tensors.count in each, the tensors dealt out in file order.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "mlens/model/model.h"
@@ -10,9 +11,10 @@
 namespace mlens::test {
 
 // `count` shards of `whole` in `dir`; with `first_without_tensors` the first shard holds only the
-// keys (llama-gguf-split --no-tensor-first-split) and the tensors go to the others. Returns the
-// first shard's path.
+// keys (llama-gguf-split --no-tensor-first-split) and the tensors go to the others. `edit_shard`,
+// when given, changes each shard (its number from 0, its split keys included) before it is
+// written. Returns the first shard's path.
 std::string write_split_gguf(const Model& whole, const std::string& dir, const std::string& prefix, uint16_t count,
-                             bool first_without_tensors);
+                             bool first_without_tensors, const std::function<void(Model&, uint16_t)>& edit_shard = {});
 
 }  // namespace mlens::test

@@ -64,6 +64,11 @@ Status check_edits(const Model& model, const EditList& edits) {
             return plan_error(ErrorCode::E_EDIT_CONFLICT, key, escape_for_display(key, 80) + " is named by more than one edit");
         if (key == "general.alignment")
             return plan_error(ErrorCode::E_EDIT_UNSUPPORTED, key, "general.alignment places every tensor and cannot be edited");
+        if (key == "split.count" || key == "split.no" || key == "split.tensors.count")
+            return plan_error(ErrorCode::E_EDIT_UNSUPPORTED, key,
+                              key +
+                                  " says how the parts of a split model fit together, which an edit of one part cannot check; "
+                                  "llama-gguf-split writes the split keys (--split to split a model, --merge to join one)");
         return ok_status();
     };
     for (const Edit& e : edits.edits) {

@@ -260,12 +260,13 @@ std::string EditVerification::first_problem() const {
 
 std::string EditVerification::load_summary() const {
     const std::string verdict = output_loads ? output_loads->summary() : std::string();
+    if (split_part && !verdict.empty()) return "the split model, with this part edited: " + verdict;
     if (!llama_output) return verdict;
     return llama_output->loaded ? verdict + "; llama.cpp's own dry run loaded it" : "is refused by llama.cpp's own dry run: " + llama_output->said;
 }
 
 void EditVerification::ask_llama(const DryRunChecker& check, const std::string& output_path, const std::string& input_path) {
-    if (!check || !input_loads || input_loads->verdict != LoadVerdict::loads) return;
+    if (!check || split_part || !input_loads || input_loads->verdict != LoadVerdict::loads) return;
     auto out = check(output_path);
     if (!out) return;  // no load could be tried: the static verdict stands
     llama_output = *out;
@@ -287,8 +288,12 @@ EditVerification verify_edit(const Model& input, const EditPlan& plan, const Mod
     }
     v.reopened = true;
     if (input.format == Format::gguf) {
-        v.input_loads = assess_loadability(input);
-        v.output_loads = assess_loadability(output);
+        const std::string& part_path = input.files[0].path;
+        std::optional<Model> whole_in = read_split_model_with_part(input.files[0].source, part_path, {}, job);
+        std::optional<Model> whole_out = read_split_model_with_part(output.files[0].source, part_path, {}, job);
+        v.split_part = whole_in && whole_out;
+        v.input_loads = assess_loadability(v.split_part ? *whole_in : input);
+        v.output_loads = assess_loadability(v.split_part ? *whole_out : output);
     }
     v.key_problem = keys_problem(plan, output);
     v.keys_as_planned = v.key_problem.empty();

@@ -708,6 +708,19 @@ Model read_gguf_with_siblings(ByteSourcePtr source, const GgufLimits& limits, Jo
     return model;
 }
 
+std::optional<Model> read_split_model_with_part(ByteSourcePtr part, const std::string& part_path, const GgufLimits& limits,
+                                                JobContext* job) {
+    const std::optional<SplitName> name = parse_split_name(part_path);
+    if (!name) return std::nullopt;
+    Model model;
+    if (read_gguf_into(model, std::move(part), 0, limits, job) && open_split_siblings(model, part_path, limits, job))
+        check_gguf_semantics(model, limits);
+    // The part stands where part_path is, whatever its source is named (a temporary, an overlay).
+    if (name->number - 1 < model.files.size()) model.files[name->number - 1].path = part_path;
+    model.opened_file = 0;
+    return model;
+}
+
 Result<Model> open_gguf(const std::string& path, const GgufLimits& limits, JobContext* job) {
     auto source = open_file(path);
     if (!source) return source.error();

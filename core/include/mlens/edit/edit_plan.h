@@ -18,7 +18,10 @@
 //    (E_BAD_NAME: llama.cpp reads a key up to its first NUL); one the file has may still be set,
 //    renamed or deleted. Delete and rename name a key the file has (E_NOT_FOUND); a rename onto a
 //    key the file has is E_DUPLICATE_KEY. general.alignment cannot be edited
-//    (E_EDIT_UNSUPPORTED): it places every tensor.
+//    (E_EDIT_UNSUPPORTED): it places every tensor. Nor can split.count, split.no and
+//    split.tensors.count, in any file (E_EDIT_UNSUPPORTED): they say how the parts of a split
+//    model fit together (llama.cpp checks them against the parts' names and tensors), which an
+//    edit of one part cannot check; llama-gguf-split writes them.
 //  - A set edit is typed as edit_list.h says; setting a key the file has keeps its place, a new key
 //    is appended after the file's keys. Setting a key to the value it has is still listed in the
 //    diff (as a change of the same bytes).

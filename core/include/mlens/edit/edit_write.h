@@ -67,6 +67,11 @@ struct WriteEditOptions {
 // input loaded fails verification with llama.cpp's words, whatever the static verdict said.
 // The static verdict checks what it names (loadability.h); the dry run catches the rest (a
 // key's type, a tokenizer llama.cpp does not know, a tensor dimension it does not check).
+// A part of a split model (named "-0000N-of-0000M.gguf") does not load alone: both verdicts are
+// then the whole model's, loaded from its first part, with the other parts read from beside the
+// input and the output standing in for the input's part (split_part). llama.cpp's dry run is not
+// asked for a part: it finds the other parts by the loaded file's name, which a scratch or
+// temporary copy does not have.
 struct EditVerification {
     bool reopened = false;
     std::string reopen_problem;  // why the output did not read back cleanly, when it did not
@@ -79,11 +84,13 @@ struct EditVerification {
     size_t fsck_errors = 0, fsck_warnings = 0;
     std::vector<std::string> fsck_region_findings;  // finding lines that fail verification
     std::optional<Loadability> input_loads, output_loads;  // GGUF only
+    bool split_part = false;  // the verdicts are the whole split model's (above)
     std::optional<DryRunLoad> llama_output, llama_input;  // the dry runs made (input only when the output was refused)
     static constexpr size_t kMaxListed = 16;
 
     // The output's static verdict ("loads in llama.cpp 0.5.0 ..."), with what llama.cpp's dry run
     // said when it was asked (its words when it refused); "" for a file with none (safetensors).
+    // For a split part: "the split model, with this part edited: " and the whole model's verdict.
     std::string load_summary() const;
     // Runs the dry runs above when `check` is set and the input's static verdict is loads as it
     // is; `output_path` holds the output as it will be placed.

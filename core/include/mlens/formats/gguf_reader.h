@@ -28,6 +28,7 @@
 //    whose metadata is shard 1's and whose tensors are all shards' in order.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -51,6 +52,12 @@ Model read_gguf(ByteSourcePtr source, const GgufLimits& limits = {}, JobContext*
 
 // Reads an opened GGUF file with its sibling shards when its name (source->path()) says it is split.
 Model read_gguf_with_siblings(ByteSourcePtr source, const GgufLimits& limits = {}, JobContext* job = nullptr);
+
+// The split model a part belongs to, as llama.cpp loads it from its first part: `part` read in
+// place of the file at `part_path`, the other parts read from beside part_path, opened_file 0.
+// nullopt when part_path is not named as a part of a split model ("-0000N-of-0000M.gguf").
+std::optional<Model> read_split_model_with_part(ByteSourcePtr part, const std::string& part_path, const GgufLimits& limits = {},
+                                                JobContext* job = nullptr);
 
 // Opens a GGUF path and reads it with read_gguf_with_siblings. Fails only when the path cannot be
 // opened as a regular file; parse problems are diagnostics in the Model.
