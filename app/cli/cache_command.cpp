@@ -70,10 +70,11 @@ void add_cache_command(CLI::App& app, int& exit_code) {
         const auto ranges = RangeCache::open();
         if (std::string reason = ranges->unusable_reason(); !reason.empty()) warnings.push_back(std::move(reason));
         for (const std::string& w : warnings) std::cerr << "warning: cache: " << escape_for_display(w, 600) << "\n";
-        const std::vector<CacheEntryInfo> entries = ranges->list_entries();
+        const RangeCache::Contents contents = ranges->contents();
+        const std::vector<CacheEntryInfo>& entries = contents.entries;
+        const uint64_t leftover_bytes = contents.leftover_bytes;
         uint64_t range_bytes = 0;
         for (const CacheEntryInfo& e : entries) range_bytes += e.bytes;
-        const uint64_t leftover_bytes = ranges->leftover_bytes();
         if (*clear) {
             const uint64_t cleared = database_entries(*db);
             // The range cache first: when its lock is not had, nothing is cleared.

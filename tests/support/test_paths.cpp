@@ -1,6 +1,7 @@
 #include "test_paths.h"
 
 #include "build_paths.h"
+#include "mlens/io/owner_stamp.h"
 
 #include <stdlib.h>
 
@@ -89,6 +90,11 @@ ExecArgs::ExecArgs(std::string program, const std::vector<std::string>& args) {
     m_storage.insert(m_storage.end(), args.begin(), args.end());
     for (std::string& a : m_storage) m_argv.push_back(a.data());
     m_argv.push_back(nullptr);
+}
+
+std::string gone_owner_stamp(long pid) {
+    const std::string mine = owner_stamp();
+    return std::to_string(pid) + "-1" + mine.substr(mine.rfind('-'));
 }
 
 }  // namespace mlens::test

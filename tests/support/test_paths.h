@@ -37,6 +37,9 @@ std::map<std::string, std::vector<uint8_t>> folder_bytes(const std::string& dir)
 // Temporaries of the output path left anywhere under `dir`: writers' files (".tmp-"), previous
 // files a commit kept (".prev-"), export folders being assembled (".part-").
 int leftovers_in(const std::string& dir);
+// The owner stamp (owner_stamp.h) of a process of this pid space that is gone: `pid` (a reaped
+// child's, or this process's) with a start time no process of it had.
+std::string gone_owner_stamp(long pid);
 
 // Sets (or, given nullopt, unsets) an environment variable for its lifetime, then restores it.
 class ScopedEnv {

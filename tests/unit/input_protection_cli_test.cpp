@@ -185,8 +185,8 @@ TEST_CASE("a temporary left by a killed writer is removed by the next writing co
     if (child == 0) ::_exit(0);
     int status = 0;
     ::waitpid(child, &status, 0);
-    const std::string dead = ".h.csv.tmp-" + std::to_string(child) + "-1-abcdef";
-    const std::string previous = ".h.csv.prev-" + std::to_string(child) + "-1-abcdef";
+    const std::string dead = ".h.csv.tmp-" + gone_owner_stamp(child) + "-abcdef";
+    const std::string previous = ".h.csv.prev-" + gone_owner_stamp(child) + "-abcdef";
     const std::string live = ".h.csv.tmp-" + owner_stamp() + "-abcdef";
     for (const std::string& name : {dead, previous, live}) write_text(dir.file(name), "left behind");
     CliRun run = run_mlens({"hist", dir.file("in.gguf"), "w", "--csv", dir.file("h.csv")});

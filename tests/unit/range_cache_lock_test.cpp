@@ -103,8 +103,8 @@ TEST_CASE("with a network time limit, a held cache lock is waited for until the 
     }
     // The lock let go, the entry stores again.
     REQUIRE(entry->store(0, std::vector<uint8_t>(4, 'a')));
-    REQUIRE(ranges->list_entries().size() == 1);
-    CHECK(ranges->list_entries()[0].ranges == 1);
+    REQUIRE(ranges->contents().entries.size() == 1);
+    CHECK(ranges->contents().entries[0].ranges == 1);
 }
 
 TEST_CASE("without a time limit, a held cache lock is waited for and the wait is said once after 2 seconds", "[remote][cache]") {

@@ -50,7 +50,7 @@ void give_entry_to(const std::string& folder, const std::string& url) {
 }
 
 // The owner stamp of a process that is gone: this process's pid with another start time.
-std::string gone_owner() { return std::to_string(::getpid()) + "-1"; }
+std::string gone_owner() { return test::gone_owner_stamp(::getpid()); }
 
 // A writer's temporary of `target` in `folder` (as SafeFileWriter names it) holding `bytes` bytes.
 std::string temporary(const std::string& folder, const std::string& target, const std::string& owner, size_t bytes) {
@@ -84,7 +84,7 @@ TEST_CASE("a cache entry stored for another URL under the same name is a miss an
     CHECK(log[0].range == "bytes=0-524287");
 
     options.cache->forget(server.url("/a.gguf"));
-    const std::vector<CacheEntryInfo> entries = options.cache->list_entries();
+    const std::vector<CacheEntryInfo> entries = options.cache->contents().entries;
     REQUIRE(entries.size() == 1);
     CHECK(entries[0].url == server.url("/b.gguf"));
     CHECK(entries[0].bytes == bytes.size());
@@ -104,7 +104,7 @@ TEST_CASE("an entry made again for another URL is neither read nor written by th
     CHECK_FALSE(entry->read(*stored, 0, 1, &byte));
     CHECK_FALSE(entry->store(4, std::vector<uint8_t>(4, 'a')));
     CHECK_FALSE(ranges->open_entry(a, 8, "\"v1\""));
-    const std::vector<CacheEntryInfo> entries = ranges->list_entries();
+    const std::vector<CacheEntryInfo> entries = ranges->contents().entries;
     REQUIRE(entries.size() == 1);
     CHECK(entries[0].url == b);
     CHECK(entries[0].ranges == 1);
@@ -132,7 +132,7 @@ TEST_CASE("clearing the range cache removes only what the cache wrote - never a 
     for (const std::string& path : kept) CHECK(fs::exists(path));
     CHECK_FALSE(fs::exists(own + "/entry"));
     CHECK_FALSE(fs::exists(own + "/0-4"));
-    CHECK(ranges->list_entries().empty());
+    CHECK(ranges->contents().entries.empty());
 
     // A cache folder that is a link to a user's folder: its files stay too.
     test::TempDir user;
@@ -163,9 +163,9 @@ TEST_CASE("what runs killed while storing left is counted and cleared - a live w
     test::write_whole_file(orphan + "/0-16", std::vector<uint8_t>(16, 'r'));
     temporary(orphan, "entry", gone_owner(), 32);
 
-    CHECK(ranges->leftover_bytes() == 8 + 16 + 32);
-    REQUIRE(ranges->list_entries().size() == 1);
-    CHECK(ranges->list_entries()[0].bytes == 4);
+    CHECK(ranges->contents().leftover_bytes == 8 + 16 + 32);
+    REQUIRE(ranges->contents().entries.size() == 1);
+    CHECK(ranges->contents().entries[0].bytes == 4);
     const test::CliRun listed = test::run_mlens({"cache"});
     CHECK(listed.out.find("left by stopped runs        56 B (56 bytes), removed by --clear\n") != std::string::npos);
     CHECK(test::run_mlens_json({"cache", "--json"})["remote_ranges"]["leftover_bytes"] == 56);
@@ -179,7 +179,7 @@ TEST_CASE("what runs killed while storing left is counted and cleared - a live w
     CHECK(fs::exists(writing));
     CHECK(fs::exists(users));
     CHECK(fs::exists(own));  // it still holds them
-    CHECK(ranges->leftover_bytes() == 0);
+    CHECK(ranges->contents().leftover_bytes == 0);
 }
 
 TEST_CASE("eviction removes what killed runs left in any entry, and a newer version removes the older one whole", "[remote][cache]") {
@@ -210,10 +210,10 @@ TEST_CASE("eviction removes what killed runs left in any entry, and a newer vers
     const std::string orphan = default_cache_folder() + "/0123456789abcdef-fedcba9876543210";
     fs::create_directories(orphan);
     test::write_whole_file(orphan + "/0-16", std::vector<uint8_t>(16, 'r'));
-    CHECK(ranges->leftover_bytes() == 96);
+    CHECK(ranges->contents().leftover_bytes == 96);
     REQUIRE(v2->store(40, std::vector<uint8_t>(8, 'a')));
     CHECK_FALSE(fs::exists(stale));
     CHECK_FALSE(fs::exists(orphan));
-    CHECK(ranges->leftover_bytes() == 0);
-    CHECK(ranges->list_entries().size() == 2);
+    CHECK(ranges->contents().leftover_bytes == 0);
+    CHECK(ranges->contents().entries.size() == 2);
 }

@@ -98,6 +98,6 @@ TEST_CASE("a file served without a validator fails a read with E_REMOTE_CHANGED 
         CHECK_FALSE((*source)->read(2u << 20, 16, part));
         CHECK((*source)->read_failure() ==
               "E_REMOTE_CHANGED: " + server.url("/plain.bin") + ": the file changed on the server since it was opened");
-        CHECK(options.cache->list_entries().empty());
+        CHECK(options.cache->contents().entries.empty());
     }
 }

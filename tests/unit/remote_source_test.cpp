@@ -418,7 +418,7 @@ TEST_CASE("a second open is served from the cache after a one-byte validation re
     CHECK(ranges_of(server) == std::vector<std::string>{"bytes=0-0"});
     CHECK(server.body_bytes() == 1);
     CHECK(first_requests == 2);
-    const std::vector<CacheEntryInfo> entries = RangeCache::open()->list_entries();
+    const std::vector<CacheEntryInfo> entries = RangeCache::open()->contents().entries;
     REQUIRE(entries.size() == 1);
     CHECK(entries[0].url == server.url("/q8.gguf"));
     CHECK(entries[0].size == 5182848);
@@ -440,7 +440,7 @@ TEST_CASE("a file that changed on the server gets a new cache entry, never the o
     CHECK(model->files[0].source->size() == 727680);
     // The header lies in the first 512 KiB: the open fetches nothing past it.
     CHECK(ranges_of(server) == std::vector<std::string>{"bytes=0-0", "bytes=0-524287"});
-    const std::vector<CacheEntryInfo> entries = RangeCache::open()->list_entries();
+    const std::vector<CacheEntryInfo> entries = RangeCache::open()->contents().entries;
     REQUIRE(entries.size() == 1);
     CHECK(entries[0].validator == "\"v2\"");
     CHECK(entries[0].bytes == 524288);
@@ -459,12 +459,12 @@ TEST_CASE("the cache keeps under its bound by removing the least recently used e
     REQUIRE(b);
     std::vector<uint8_t> all((*b)->size());
     REQUIRE((*b)->read(0, all.size(), all.data()));
-    const std::vector<CacheEntryInfo> entries = options.cache->list_entries();
+    const std::vector<CacheEntryInfo> entries = options.cache->contents().entries;
     REQUIRE(entries.size() == 1);
     CHECK(entries[0].url == server.url("/b.gguf"));
     CHECK(entries[0].bytes == 727680);
     REQUIRE(options.cache->clear());
-    CHECK(options.cache->list_entries().empty());
+    CHECK(options.cache->contents().entries.empty());
 }
 
 TEST_CASE("an ollama:// model opens through the registry's 401 challenge, its token, manifest and blobs", "[remote][ollama]") {
@@ -594,16 +594,16 @@ TEST_CASE("a version named by a date of the second its answer was made is never 
     for (const std::string& etag : {std::string(), std::string("\"1700000000-5a0\"")}) {
         server.set_validators("/m.gguf", etag, date, date);
         REQUIRE(open_model(server.url("/m.gguf")));
-        CHECK(RangeCache::open()->list_entries().empty());
+        CHECK(RangeCache::open()->contents().entries.empty());
         // Without a Date to tell, nor.
         server.set_validators("/m.gguf", etag, date, "");
         REQUIRE(open_model(server.url("/m.gguf")));
-        CHECK(RangeCache::open()->list_entries().empty());
+        CHECK(RangeCache::open()->contents().entries.empty());
     }
     // Modified a second before: stored, under the ETag when there is one, else the date.
     server.set_validators("/m.gguf", "", "Tue, 01 Dec 2026 09:59:59 GMT", date);
     REQUIRE(open_model(server.url("/m.gguf")));
-    std::vector<CacheEntryInfo> entries = RangeCache::open()->list_entries();
+    std::vector<CacheEntryInfo> entries = RangeCache::open()->contents().entries;
     REQUIRE(entries.size() == 1);
     CHECK(entries[0].validator == "Tue, 01 Dec 2026 09:59:59 GMT");
     server.clear_log();
@@ -635,7 +635,7 @@ TEST_CASE("two queries of one path are two files in the cache, whatever their va
             CHECK(byte == static_cast<uint8_t>((*bytes)[first.data_offset]));
         }
     }
-    const std::vector<CacheEntryInfo> entries = RangeCache::open()->list_entries();
+    const std::vector<CacheEntryInfo> entries = RangeCache::open()->contents().entries;
     REQUIRE(entries.size() == 2);
     for (const CacheEntryInfo& e : entries) {
         CHECK(e.url.rfind(server.url("/dl?query-"), 0) == 0);  // a digest of the query, not the query

@@ -135,35 +135,22 @@ bool is_entry_folder(const fs::directory_entry& item) {
     return is_entry_name(item.path().filename().string()) && item.symlink_status(ec).type() == fs::file_type::directory;
 }
 
-struct StaleTemporaries {
-    std::vector<std::string> names;
-    uint64_t bytes = 0;
-};
-
 // The temporaries of the cache's own in an entry folder whose writing process is gone (a run
 // killed while it stored an entry file or a range): SafeFileWriter's files of a target named
-// "entry" or as a range is, regular files of this user. A live writer's are not among them.
-StaleTemporaries stale_temporaries_in(const std::string& folder) {
-    StaleTemporaries out;
-    std::error_code ec;
-    for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        const std::optional<TempName> temp = parse_temp_name(name);
-        if (!temp || temp->kind != TempKind::writer_file || (temp->target != "entry" && !range_of_name(temp->target))) continue;
-        struct stat st {};
-        if (::lstat((folder + "/" + name).c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
-        if (!owner_gone(temp->stamp)) continue;
-        out.names.push_back(name);
-        out.bytes += static_cast<uint64_t>(st.st_size);
-    }
+// "entry" or as a range is. A live writer's are not among them.
+std::vector<StaleTemporary> stale_temporaries_in(const std::string& folder) {
+    std::vector<StaleTemporary> out = stale_temporaries(folder);
+    std::erase_if(out, [](const StaleTemporary& s) {
+        return s.temp.kind != TempKind::writer_file || (s.temp.target != "entry" && !range_of_name(s.temp.target));
+    });
     return out;
 }
 
 Status remove_stale_temporaries(const std::string& folder) {
     std::error_code ec;
-    for (const std::string& name : stale_temporaries_in(folder).names)
-        if (!fs::remove(folder + "/" + name, ec) && ec)
-            return Error{ErrorCode::E_IO, "", std::nullopt, "cannot remove " + folder + "/" + name + ": " + ec.message()};
+    for (const StaleTemporary& stale : stale_temporaries_in(folder))
+        if (!fs::remove(folder + "/" + stale.name, ec) && ec)
+            return Error{ErrorCode::E_IO, "", std::nullopt, "cannot remove " + folder + "/" + stale.name + ": " + ec.message()};
     return ok_status();
 }
 
@@ -213,7 +200,7 @@ std::vector<EntryFolder> entry_folders(const std::string& folder) {
             ++e.info->ranges;
             e.info->bytes += r.length;
         }
-        e.leftover_bytes += stale_temporaries_in(e.path).bytes;
+        for (const StaleTemporary& stale : stale_temporaries_in(e.path)) e.leftover_bytes += stale.bytes;
         struct stat st {};
         if (::stat((e.path + "/entry").c_str(), &st) == 0) e.used = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
         out.push_back(std::move(e));
@@ -382,17 +369,13 @@ std::string RangeCache::unusable_reason() const {
     return "the cache folder " + m_folder + " cannot be made (a file is in its place); remote ranges are not kept";
 }
 
-std::vector<CacheEntryInfo> RangeCache::list_entries() const {
-    std::vector<CacheEntryInfo> out;
-    for (EntryFolder& e : entry_folders(m_folder))
-        if (e.info) out.push_back(std::move(*e.info));
+RangeCache::Contents RangeCache::contents() const {
+    Contents out;
+    for (EntryFolder& e : entry_folders(m_folder)) {
+        out.leftover_bytes += e.leftover_bytes;
+        if (e.info) out.entries.push_back(std::move(*e.info));
+    }
     return out;
-}
-
-uint64_t RangeCache::leftover_bytes() const {
-    uint64_t total = 0;
-    for (const EntryFolder& e : entry_folders(m_folder)) total += e.leftover_bytes;
-    return total;
 }
 
 Status RangeCache::clear() {

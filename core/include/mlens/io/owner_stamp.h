@@ -3,13 +3,19 @@
 // told from one that is still being written, and removed by the next run.
 //
 // Contract:
-//  - owner_stamp() is "<pid>-<start>" of the calling process: its pid and its start time in clock
-//    ticks since boot (field 22 of /proc/self/stat). The pair names one process for the machine's
-//    uptime: a pid reused by a later process has another start time.
-//  - stamp_of_process(pid) is the same for another process, nullopt when it does not exist.
-//  - owner_gone(stamp) is true only when it can be proved: no process has the stamp's pid, or the
-//    process with that pid started at another time. A stamp that does not parse, or a process
-//    whose /proc entry cannot be read, is never called gone.
+//  - owner_stamp() is "<pid>-<start>-<space>" of the calling process: its pid, its start time in
+//    clock ticks since boot (field 22 of /proc/self/stat), and the pid space the pid is counted
+//    in: the machine (/etc/machine-id) and the pid namespace (the inode of /proc/self/ns/pid) as
+//    one 32-bit FNV-1a number in decimal. The three name one process for the machine's uptime: a
+//    pid reused by a later process has another start time, and a process in a container (another
+//    pid namespace) or on another machine sharing the folder has another space.
+//  - stamp_of_process(pid) is the same for another process of this pid space, nullopt when it
+//    does not exist.
+//  - owner_gone(stamp) is true only when it can be proved: the stamp is of this pid space, and no
+//    process has its pid or the process with that pid started at another time. A stamp of another
+//    space, a stamp of two fields (older versions wrote "<pid>-<start>", which does not say its
+//    space), a stamp that does not parse, or a process whose /proc entry cannot be read, is never
+//    called gone.
 //  - Temporary names, each "<prefix><stamp>-<6 random characters>":
 //      ".<name>.tmp-"   a SafeFileWriter's file beside its target (safe_file_writer.h);
 //      ".<name>.prev-"  a previous file kept by commit_all until every file of the operation is
@@ -31,10 +37,12 @@
 //    logs them. Without a sink, notices are dropped. Thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -54,6 +62,18 @@ bool owner_gone(std::string_view stamp);
 
 std::optional<TempName> parse_temp_name(std::string_view name);
 
+// A temporary whose owner is gone, in one folder: its name, what the name says, and its size.
+struct StaleTemporary {
+    std::string name;
+    TempName temp;
+    uint64_t bytes = 0;  // the file's size; 0 for a folder
+};
+
+// The temporaries of `folder` (not below it) that a sweep may act on: names parse_temp_name
+// accepts, of this user, a regular file for the file kinds and a folder for the folder kinds (a
+// symbolic link never), whose owner is gone. sweep_stale_temporaries acts on these; a cache with
+// temporaries of its own (range_cache.h) counts and removes its kinds among them.
+std::vector<StaleTemporary> stale_temporaries(const std::string& folder);
 size_t sweep_stale_temporaries(const std::string& folder);
 // The system temp folder (TMPDIR, else /tmp), where converted copies go.
 std::string system_temp_folder();

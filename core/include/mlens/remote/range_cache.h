@@ -35,12 +35,12 @@
 //    held, or until the limit runs out: then it fails with E_BUSY and the same text. A run past
 //    its time limit fails its next transfer anyway (E_NETWORK, the limit ran out), so the wait
 //    never holds a run with --max-time past its limit.
-//  - Entries are listed (list_entries, for `mlens cache`) with their URL, size, stored ranges and
+//  - Entries are listed (contents(), for `mlens cache`) with their URL, size, stored ranges and
 //    bytes; clear() removes them all.
 //  - Leftovers: a run killed while it stored a range leaves the range's temporary
 //    ".<first>-<length>.tmp-<owner stamp>-XXXXXX" (safe_file_writer.h) in the entry folder, and a
 //    removal cut short may leave a folder named as an entry is without its "entry" file.
-//    leftover_bytes() counts what no entry lists: the temporaries of the cache's own files (an
+//    contents().leftover_bytes counts what no entry lists: the temporaries of the cache's own files (an
 //    "entry" file's or a range file's) whose writing process is gone (owner_gone, owner_stamp.h),
 //    and the range files of folders without an "entry" file. clear(), evict() (before it counts
 //    entries against max_bytes) and the removal of a URL's other versions remove them, and such a
@@ -131,9 +131,13 @@ public:
     // Removes every stored version of `url` (bytes found not to be what they should: a blob that
     // failed its digest), so that the next read fetches it again.
     void forget(const std::string& url);
-    std::vector<CacheEntryInfo> list_entries() const;
-    // The bytes of the cache's own files that no entry lists (see Leftovers in the contract).
-    uint64_t leftover_bytes() const;
+    // What the folder holds, in one pass over it: its entries, and the bytes of the cache's own
+    // files that no entry lists (see Leftovers in the contract).
+    struct Contents {
+        std::vector<CacheEntryInfo> entries;
+        uint64_t leftover_bytes = 0;
+    };
+    Contents contents() const;
     // Why nothing can be kept in the folder (something else in its place), as the warning says it;
     // "" when it is a folder or is not made yet.
     std::string unusable_reason() const;
