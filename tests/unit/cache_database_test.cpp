@@ -218,9 +218,13 @@ TEST_CASE("a database file that cannot be written works uncached and says so", "
         auto db = CacheDatabase::open(folder);
         if (db->enabled()) return 1;
         if (db->warnings().size() != 1 || db->warnings()[0].find("cannot be written") == std::string::npos) return 2;
-        return db->lookup(CacheKind::blob_digest, id, "sha256") ? 3 : 0;
+        if (db->lookup(CacheKind::blob_digest, id, "sha256")) return 3;
+        // Clearing it removes nothing, and says so: no success.
+        const Status cleared = db->clear();
+        return cleared ? 4 : cleared.error().code == ErrorCode::E_PERMISSION ? 0 : 5;
     });
     CHECK(status == 0);
+    CHECK(CacheDatabase::open(folder)->lookup(CacheKind::blob_digest, id, "sha256") == std::optional<std::string>("x"));
 }
 
 TEST_CASE("a cache folder that cannot be written works uncached and says so", "[cache]") {

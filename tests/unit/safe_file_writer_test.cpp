@@ -183,6 +183,12 @@ TEST_CASE("a new file gets the permissions open(2) would give it under the umask
     CHECK((st.st_mode & 07777) == 0644);
     REQUIRE(::stat(dir.file("private.csv").c_str(), &st) == 0);
     CHECK((st.st_mode & 07777) == 0640);
+    // A set-user-ID, set-group-ID or sticky bit never passes to the new file, which its writer owns.
+    REQUIRE(::chmod(dir.file("private.csv").c_str(), 07750) == 0);
+    OutputGuard fourth;
+    REQUIRE(write_text(dir.file("private.csv"), fourth, "newest\n"));
+    REQUIRE(::stat(dir.file("private.csv").c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0750);
 }
 
 TEST_CASE("two outputs of one operation may not be the same file", "[output]") {
@@ -414,7 +420,10 @@ TEST_CASE("an output anywhere inside an Ollama store an input lies in is refused
     const std::string blob = dir.file("store/blobs/sha256-" + std::string(64, 'a'));
     test::write_whole_file(blob, bytes_of("GGUF"));
     fs::create_directory_symlink(dir.file("store"), dir.file("store-link"));
-    for (const std::string& input : {blob, dir.file("store-link/blobs/sha256-" + std::string(64, 'a')), dir.file("store")}) {
+    // A file put directly in the store's root (beside blobs/ and manifests/) is in the store too.
+    test::write_whole_file(dir.file("store/extra.gguf"), bytes_of("GGUF"));
+    for (const std::string& input :
+         {blob, dir.file("store-link/blobs/sha256-" + std::string(64, 'a')), dir.file("store"), dir.file("store/extra.gguf")}) {
         OutputGuard guard;
         guard.add_input(input);
         for (const std::string& target :
@@ -452,12 +461,18 @@ TEST_CASE("temporary names carry their owner - only a gone owner's temporaries a
     CHECK(!parse_temp_name(".out.gguf.tmp-XXXXXX"));  // no owner: never swept
     CHECK(!owner_gone("not-a-stamp"));
     // This process with another start time is a process that has ended.
-    CHECK(owner_gone(std::to_string(::getpid()) + "-1"));
+    CHECK(owner_gone(test::gone_owner_stamp(::getpid())));
+    // The same pid and start time counted in another pid space (a container's namespace, another
+    // machine sharing the folder) proves nothing here; nor does a stamp that names no space.
+    const std::string space = me.substr(me.rfind('-') + 1);
+    CHECK(!owner_gone(std::to_string(::getpid()) + "-1-" + (space == "7" ? "8" : "7")));
+    CHECK(!owner_gone(std::to_string(::getpid()) + "-1"));
+    CHECK(parse_temp_name(".out.gguf.tmp-123-45-Ab12cd")->stamp == "123-45");  // an older version's name still parses
 }
 
 TEST_CASE("the sweep removes a gone owner's temporaries of this user only", "[output]") {
     test::TempDir dir;
-    const std::string gone = std::to_string(::getpid()) + "-1";
+    const std::string gone = test::gone_owner_stamp(::getpid());
     const std::string mine = dir.file(".a.gguf.tmp-" + gone + "-Ab12cd"), theirs = dir.file(".b.gguf.tmp-" + gone + "-Ab12cd");
     test::write_whole_file(mine, std::vector<uint8_t>(3, 'x'));
     test::write_whole_file(theirs, std::vector<uint8_t>(3, 'x'));
@@ -473,7 +488,7 @@ TEST_CASE("the sweep removes a gone owner's temporaries of this user only", "[ou
 
 TEST_CASE("a kept previous file is noted once however many sweeps find it", "[output]") {
     test::TempDir dir;
-    const std::string kept = dir.file(".out.gguf.prev-" + std::to_string(::getpid()) + "-1-Ab12cd");
+    const std::string kept = dir.file(".out.gguf.prev-" + test::gone_owner_stamp(::getpid()) + "-Ab12cd");
     test::write_whole_file(kept, std::vector<uint8_t>(3, 'x'));
     std::vector<std::string> notes;
     set_temp_notice_sink([&notes](const std::string& note) { notes.push_back(note); });

@@ -8,6 +8,7 @@
 #include "mlens/io/cache_database.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -311,7 +312,14 @@ uint64_t CacheDatabase::bytes() const {
 Status CacheDatabase::clear() {
     std::lock_guard lock(m_mutex);
     m_pending.clear();
-    if (!m_db) return ok_status();
+    if (!m_db) {
+        // Nothing to clear when there is no database (--no-cache, or none made yet); one that
+        // exists but could not be opened for writing keeps what it holds: that is no success.
+        struct stat st {};
+        if (m_path.empty() || ::stat(m_path.c_str(), &st) != 0) return ok_status();
+        return Error{ErrorCode::E_PERMISSION, "", std::nullopt,
+                     "cannot clear " + m_path + ": the database could not be opened for writing; nothing was removed from it"};
+    }
     if (sqlite3_exec(m_db, "DELETE FROM entries", nullptr, nullptr, nullptr) != SQLITE_OK)
         return Error{ErrorCode::E_IO, "", std::nullopt, "cannot clear " + m_path + ": " + sqlite3_errmsg(m_db)};
     // Giving the space back is a courtesy: another process reading at the same time keeps it.

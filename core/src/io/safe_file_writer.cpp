@@ -117,6 +117,7 @@ std::optional<std::string> protected_folder_of(const std::string& input) {
     const std::string path = real;
     std::free(real);
     if (is_store_root(path)) return path;
+    if (is_store_root(parent_of(path))) return parent_of(path);
     std::string folder = parent_of(path);
     while (folder != "/") {
         const std::string name = base_name(folder);
@@ -217,7 +218,7 @@ Result<SafeFileWriter> SafeFileWriter::create(const std::string& path, OutputGua
     w.m_fd = fd;
     w.m_temp_slot = register_temp_file(w.m_temp);
     w.m_written_id = identity_of(temp_st);
-    w.m_mode = target->existing ? target->existing->st_mode & 07777 : 0666 & ~process_umask();
+    w.m_mode = target->existing ? target->existing->st_mode & 0777 : 0666 & ~process_umask();
     for (const OutputGuard::Input& in : guard.m_inputs) w.m_inputs.push_back(in.id);
     guard.m_outputs.push_back({folder, target->name, existing, path});
     return w;

@@ -23,7 +23,8 @@
 //    a program says them once.
 //  - disabled() is the database --no-cache gives: no file touched, every lookup a miss.
 //  - entry_counts, bytes (database and its WAL and shared-memory files) and clear (every entry
-//    removed, the file kept) serve `mlens cache`.
+//    removed, the file kept) serve `mlens cache`. clear of a database file that exists but could
+//    not be opened for writing (a read-only cache folder) is E_PERMISSION: nothing was removed.
 #pragma once
 
 #include <cstdint>

@@ -17,7 +17,8 @@
 //        mount or a symlinked parent is the same store. add_input protects, besides the file:
 //          - the whole Ollama store an input lies in: an input inside <root>/blobs/ or
 //            <root>/manifests/ (symbolic links resolved) where <root> is a store root
-//            (is_store_root, store_shape.h), or an input that is a store root itself;
+//            (is_store_root, store_shape.h), an input lying directly in a store root (a GGUF
+//            put beside blobs/ and manifests/), or an input that is a store root itself;
 //          - the folder of a blob-named input ("sha256-<64 hex>") in a folder named "blobs"
 //            outside any store root.
 //        add_protected_folder protects a folder named by the caller (a store model's root when
@@ -37,8 +38,12 @@
 //    become an input or a non-regular file meanwhile) and renames the temporary file into place
 //    atomically. After the rename it checks that the target is still the file it wrote (same
 //    device and inode): when another writer replaced it first, commit() fails with
-//    E_OUTPUT_REPLACED and leaves that other file alone. Permissions are the replaced file's, or
-//    for a new file 0666 less the process's umask, as open(2) would create it.
+//    E_OUTPUT_REPLACED and leaves that other file alone. Permissions are the replaced file's read,
+//    write and execute bits (never its set-user-ID, set-group-ID or sticky bits: the new file is
+//    the writing user's, and a set-user-ID bit would pass to that owner), or for a new file 0666
+//    less the process's umask, as open(2) would create it. The new file is a new inode owned by
+//    the writer: the replaced file's owner, extended attributes and other names (hard links) stay
+//    with the old one.
 //  - A writer destroyed before commit() (error, cancel, exception) removes its temporary file.
 //    While it exists, the temporary file is listed in the temporary-file registry
 //    (temp_registry.h), so a CLI interrupted by SIGINT/SIGTERM removes it too.
