@@ -15,7 +15,7 @@ namespace mlens::test {
 
 namespace {
 
-std::string demo_file(const char* name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
+std::string demo_file(const std::string& name) { return std::string(MLENS_DEMO_DIR) + "/" + name; }
 
 // A llama header with `type` for token_embd.weight [256, 2] whose data takes `embd_bytes`, then
 // output_norm.weight F32 [256] right after it: the layout a writer with another block size makes.
@@ -57,8 +57,8 @@ void remove_metadata(Model& model, const std::string& key) {
     std::erase_if(model.metadata, [&](const MetadataEntry& e) { return e.key == key; });
 }
 
-void write_demo_variant(const std::string& path, const std::function<void(Model&)>& edit) {
-    auto demo = open_gguf(demo_file("tiny-llama-f32.gguf"));
+void write_demo_variant(const std::string& path, const std::function<void(Model&)>& edit, const std::string& demo_name) {
+    auto demo = open_gguf(demo_file(demo_name));
     REQUIRE(demo);
     Model edited = *demo;
     edit(edited);
@@ -86,6 +86,17 @@ std::vector<LoadFixture> load_fixtures(const TempDir& dir) {
     variant({"near-miss-architecture", "", "does_not_load", 1, "unknown_architecture", "general.architecture",
              "unknown model architecture: 'gpt_oss'", "the closest architecture the linked llama.cpp knows is 'gpt-oss'", "unknown model architecture: 'gpt_oss'"},
             [](Model& m) { set_metadata(m, "general.architecture", Value::of_string("gpt_oss")); });
+    variant({"duplicate-key", "", "does_not_load", 1, "duplicate_name", "llama.context_length",
+             "key 'llama.context_length' appears more than once: llama.cpp refuses the file (\"duplicate key\")",
+             "the writer gave the name twice: write the file again, keeping one of them", "duplicate key 'llama.context_length'"},
+            [](Model& m) { m.metadata.push_back(*m.find("llama.context_length")); });
+    variant({"duplicate-tensor", "", "does_not_load", 1, "duplicate_name", "blk.0.attn_k.weight",
+             "tensor 'blk.0.attn_k.weight' appears more than once: llama.cpp refuses the file (\"duplicate tensor name\")",
+             "the writer gave the name twice: write the file again, keeping one of them", "duplicate tensor name 'blk.0.attn_k.weight'"},
+            [](Model& m) {
+                for (TensorInfo& t : m.tensors)
+                    if (t.name == "blk.1.attn_k.weight") t.name = "blk.0.attn_k.weight";
+            });
     variant({"missing-key", "", "does_not_load", 1, "missing_key", "llama.attention.layer_norm_rms_epsilon",
              "key not found in model: llama.attention.layer_norm_rms_epsilon",
              "set it to the model's config.json \"rms_norm_eps\" (the value convert_hf_to_gguf.py writes there)",

@@ -25,7 +25,8 @@ struct LoadFixture {
     std::string said;  // what llama.cpp's own load says about it (part of its error)
 };
 
-// Writes the fixtures into `dir`: unknown architecture, a near-miss architecture name, a missing
+// Writes the fixtures into `dir`: unknown architecture, a near-miss architecture name, a key and
+// a tensor name given twice, a missing
 // required key, an extra tensor, a missing tensor, a token_embd one row short of the vocabulary, an
 // embedding length the tensors do not have, no token list, no tokenizer model, a tokenizer
 // model llama.cpp does not know, one stored as a number, a gpt2 tokenizer without merges, a
@@ -46,9 +47,9 @@ struct OllamaFixture {
 // loads as it is.
 std::vector<OllamaFixture> ollama_fixtures(const TempDir& dir);
 
-// The F32 demo model, edited, written to `path` (tensor bytes from the demo file; a tensor the
-// edit adds is zeros).
-void write_demo_variant(const std::string& path, const std::function<void(Model&)>& edit);
+// A demo model (the F32 one unless named), edited, written to `path` (tensor bytes from the demo
+// file; a tensor the edit adds is zeros).
+void write_demo_variant(const std::string& path, const std::function<void(Model&)>& edit, const std::string& demo = "tiny-llama-f32.gguf");
 void set_metadata(Model& model, const std::string& key, Value value);
 void remove_metadata(Model& model, const std::string& key);
 Value f32_value(float v);

@@ -346,6 +346,67 @@ TEST_CASE("loadability: a split model given by a later part, or with a part miss
     CHECK(run_mlens({"fsck", first}).out.find("tensors in the 2 of 3 files present") != std::string::npos);
 }
 
+TEST_CASE("loadability: a split model's keys are checked against its parts' names and tensors, and llama.cpp agrees",
+          "[loadability][llama]") {
+    TempDir dir;
+    auto whole = open_gguf(std::string(MLENS_DEMO_DIR) + "/tiny-llama-f32.gguf");
+    REQUIRE(whole);
+    const size_t n = whole->tensors.size();
+    auto u16 = [](uint64_t v) { return Value::of_scalar(Scalar{ValueType::u16, v}); };
+    struct Case {
+        std::string name;
+        std::function<void(Model&)> edit_first;
+        std::string key, text, said;
+    };
+    const std::vector<Case> cases = {
+        {"tensor-count",
+         [&](Model& m) {
+             set_metadata(m, "split.tensors.count", Value::of_scalar(Scalar{ValueType::i32, n + 1}));
+         },
+         "split.tensors.count", "corrupted model: " + std::to_string(n + 1) + " tensors expected but " + std::to_string(n) + " found",
+         "corrupted model"},
+        {"no-count", [](Model& m) { remove_metadata(m, "split.count"); }, "split.count",
+         "the file is named as part 1 of 2 but has no split.count: llama.cpp reads it alone, without the tensors of the other parts", "?"},
+        {"first-idx", [&](Model& m) { set_metadata(m, "split.no", u16(1)); }, "split.no",
+         "illegal split file idx: 1 (file: ", "illegal split file idx"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.name);
+        const std::string sub = dir.file(c.name);
+        std::filesystem::create_directories(sub);
+        const std::string first = test::write_split_gguf(*whole, sub, "tiny", 2, false, [&](Model& m, uint16_t no) {
+            if (no == 0) c.edit_first(m);
+        });
+        const Loadability l = assess_file(first);
+        CHECK(l.verdict == LoadVerdict::does_not_load);
+        REQUIRE(l.reasons.size() == 1);
+        CHECK(l.reasons[0].problem == LoadProblem::split_mismatch);
+        CHECK(l.reasons[0].name == c.key);
+        CHECK(l.reasons[0].text.starts_with(c.text));
+        auto run = dry_run_load(first, l);
+        REQUIRE(run);
+        INFO(run->as_is.said);
+        CHECK_FALSE(run->as_is.loaded);
+        if (c.said != "?") CHECK(run->as_is.said.find(c.said) != std::string::npos);
+        CHECK(run->agrees);
+    }
+    // A file not named as a part whose keys say it is one: llama.cpp looks for its parts by a name it does not have.
+    const std::string single = dir.file("single.gguf");
+    write_demo_variant(single, [&](Model& m) {
+        set_metadata(m, "split.no", u16(0));
+        set_metadata(m, "split.count", u16(2));
+    });
+    const Loadability l = assess_file(single);
+    REQUIRE(l.reasons.size() == 1);
+    CHECK(l.reasons[0].problem == LoadProblem::split_mismatch);
+    CHECK(l.reasons[0].text == "invalid split file name: " + single + " (split.count 2 asks for a name ending in -00001-of-00002.gguf)");
+    auto run = dry_run_load(single, l);
+    REQUIRE(run);
+    INFO(run->as_is.said);
+    CHECK(run->as_is.said.find("invalid split file name") != std::string::npos);
+    CHECK(run->agrees);
+}
+
 TEST_CASE("loadability: the generator stops the build when a pattern it relies on finds nothing", "[loadability]") {
     TempDir dir;
     const std::string source = llama_source_dir();

@@ -1,6 +1,7 @@
 #include "mlens/analysis/loadability.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -32,7 +33,9 @@ constexpr NameRow<LoadProblem> kProblemNames[] = {
     {LoadProblem::not_gguf, "not_gguf"},
     {LoadProblem::later_split_part, "later_split_part"},
     {LoadProblem::missing_split_part, "missing_split_part"},
+    {LoadProblem::split_mismatch, "split_mismatch"},
     {LoadProblem::damaged_header, "damaged_header"},
+    {LoadProblem::duplicate_name, "duplicate_name"},
     {LoadProblem::unknown_type, "unknown_type"},
     {LoadProblem::bad_row_size, "bad_row_size"},
     {LoadProblem::offset_mismatch, "offset_mismatch"},
@@ -430,6 +433,43 @@ Model rewritten_model(const Model& model, const compat::SidePlan& plan) {
     return out;
 }
 
+// The first part's split keys against its name and the parts, in the order llama.cpp's loader
+// checks them (the contract); nullopt when they agree.
+std::optional<LoadReason> split_keys_reason(const Model& model) {
+    if (model.files.empty()) return std::nullopt;
+    const std::string& first = model.files[0].path;
+    const std::string fix = "llama-gguf-split writes the split keys and names the parts: split the model again with it";
+    auto reason = [&](std::string key, std::string text) {
+        return LoadReason{LoadProblem::split_mismatch, LoadSubject::key, std::move(key), std::nullopt, std::move(text), fix};
+    };
+    const uint64_t count = model.get_uint("split.count").value_or(0);
+    if (count <= 1) {
+        if (model.files.size() <= 1) return std::nullopt;
+        return reason("split.count",
+                      "the file is named as part 1 of " + std::to_string(model.files.size()) + " but " +
+                          (model.find("split.count") ? "split.count is " + std::to_string(count) : std::string("has no split.count")) +
+                          ": llama.cpp reads it alone, without the tensors of the other parts");
+    }
+    const std::optional<uint64_t> no = model.get_uint("split.no");
+    if (!no) return reason("split.no", "key not found in model: split.no");
+    if (*no != 0)
+        return reason("split.no",
+                      "illegal split file idx: " + std::to_string(*no) + " (file: " + escape_for_display(first) +
+                          "), model must be loaded with the first split");
+    char postfix[64];
+    std::snprintf(postfix, sizeof postfix, "-%05d-of-%05llu.gguf", 1, static_cast<unsigned long long>(count));
+    if (first.size() <= std::strlen(postfix) || !first.ends_with(postfix))
+        return reason("split.count",
+                      "invalid split file name: " + escape_for_display(first) + " (split.count " + std::to_string(count) +
+                          " asks for a name ending in " + postfix + ")");
+    const std::optional<uint64_t> declared = model.get_uint("split.tensors.count");
+    if (declared && model.missing_files().empty() && *declared != model.tensors.size())
+        return reason(
+            "split.tensors.count",
+            "corrupted model: " + std::to_string(*declared) + " tensors expected but " + std::to_string(model.tensors.size()) + " found");
+    return std::nullopt;
+}
+
 // What stops llama.cpp before it reads a split model's header: given by a later part, or with
 // parts missing (the contract). Empty for a whole model given by its first part.
 std::vector<LoadReason> split_reasons(const Model& model) {
@@ -442,11 +482,47 @@ std::vector<LoadReason> split_reasons(const Model& model) {
                        "give llama.cpp the first part, " + escape_for_display(model.files[0].path)});
         return out;
     }
-    for (const Diagnostic& d : model.diagnostics)
-        if (d.code == ErrorCode::E_SPLIT_MISSING)
-            out.push_back({LoadProblem::missing_split_part, LoadSubject::file, d.field, std::nullopt, d.message,
-                           "put every part of the split model beside the first: llama.cpp reads them all"});
+    // A model of one file that could not be read (a store's GGUF blob) is no split model: its
+    // reader's error says why (damaged_header).
+    for (uint32_t file : model.files.size() > 1 ? model.missing_files() : std::vector<uint32_t>{}) {
+        const auto said = std::find_if(model.diagnostics.begin(), model.diagnostics.end(),
+                                       [&](const Diagnostic& d) { return d.code == ErrorCode::E_SPLIT_MISSING && d.file == file; });
+        std::string text = said != model.diagnostics.end() ? said->message
+                                                           : "part " + std::to_string(file + 1) + " of " +
+                std::to_string(model.files.size()) + " (" + escape_for_display(model.files[file].path) + ") is missing";
+        out.push_back({LoadProblem::missing_split_part, LoadSubject::file, "split", std::nullopt, std::move(text),
+                       "put every part of the split model beside the first: llama.cpp reads them all"});
+    }
+    if (out.empty())
+        if (std::optional<LoadReason> keys = split_keys_reason(model)) out.push_back(std::move(*keys));
     return out;
+}
+
+// A key, else a tensor name, the file gives twice (the reader's diagnostic, at the second):
+// gguf_init refuses the file at the first. The reason names the key or the tensor.
+std::optional<LoadReason> duplicate_name(const Model& model) {
+    for (ErrorCode code : {ErrorCode::E_DUPLICATE_KEY, ErrorCode::E_DUPLICATE_TENSOR})
+        for (const Diagnostic& d : model.diagnostics) {
+            if (d.code != code) continue;
+            const bool key = code == ErrorCode::E_DUPLICATE_KEY;
+            std::string name = d.field;
+            if (key) {
+                for (const MetadataEntry& e : model.metadata)
+                    if (e.file == d.file && d.offset == e.key_range.offset) name = e.key;
+            } else {
+                for (const TensorInfo& t : model.tensors)
+                    if (t.file == d.file && d.offset == t.info_range.offset) name = t.name;
+            }
+            return LoadReason{LoadProblem::duplicate_name,
+                              key ? LoadSubject::key : LoadSubject::tensor,
+                              name,
+                              d.offset,
+                              std::string(key ? "key '" : "tensor '") + name +
+                                  "' appears more than once: llama.cpp refuses the file (\"duplicate " + (key ? "key" : "tensor name") +
+                                  "\")",
+                              "the writer gave the name twice: write the file again, keeping one of them"};
+        }
+    return std::nullopt;
 }
 
 // A header that did not parse to its end: gguf_init stops where our reader stopped.
@@ -574,6 +650,11 @@ Loadability assess_loadability(const Model& model) {
     if (model.partial) {
         l.verdict = LoadVerdict::does_not_load;
         l.reasons.push_back(damaged_header(model));
+        return l;
+    }
+    if (std::optional<LoadReason> twice = duplicate_name(model)) {
+        l.verdict = LoadVerdict::does_not_load;
+        l.reasons.push_back(std::move(*twice));
         return l;
     }
     for (uint32_t f = 0; f < model.files.size(); ++f) check_file_layout(model, f, l.reasons);

@@ -64,9 +64,11 @@ Result<LoadedSession> load_model_session(const std::string& path, const SessionO
     LoadedSession out;
     auto model = open_model(path);
     // A store reference or manifest names a blob: llama.cpp is given the GGUF file itself.
-    const bool gguf = model && model->format == Format::gguf && !model->files.empty();
+    const bool opened =
+        model && !model->files.empty() && model->opened_file < model->files.size() && model->files[model->opened_file].source;
+    const bool gguf = model && model->format == Format::gguf && opened;
     // A GGUF store model whose blob could not be opened (gone, a FIFO, unreadable): its reason.
-    if (model && model->format == Format::gguf && model->files.empty())
+    if (model && model->format == Format::gguf && !opened)
         for (const Diagnostic& d : model->diagnostics)
             if (d.severity == Severity::error)
                 return Error{d.code, d.field, d.offset, "the model's GGUF blob cannot be opened: " + d.message};

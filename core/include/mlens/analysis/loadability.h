@@ -10,11 +10,21 @@
 //  - A split GGUF opened by a part other than its first does not load as given: llama.cpp loads
 //    a split model from its first part only ("model must be loaded with the first split"); one
 //    later_split_part reason whose fix names the first part. A split GGUF with parts missing does
-//    not load: one missing_split_part reason per part that could not be read. Nothing else is
-//    checked then.
+//    not load: one missing_split_part reason per part that could not be read. The split keys of
+//    the first part as llama.cpp's loader reads them (split_mismatch, its words): with split.count
+//    above 1, split.no absent ("key not found in model: split.no") or not 0 ("illegal split file
+//    idx"), a first part not named "-00001-of-<split.count, 5 digits>.gguf" ("invalid split file
+//    name"), split.tensors.count other than the tensors of the parts ("corrupted model: N tensors
+//    expected but M found", when every part is present); parts joined by their names while
+//    split.count is absent or 1 (llama.cpp reads the first part alone). The first such problem is
+//    the one reason. Nothing else is checked after a split reason.
 //  - A GGUF whose header did not parse to its end (Model::partial) does not load: one
 //    damaged_header reason with the reader's first error.
 //  - A GGUF is checked the way llama.cpp's loader proceeds, each problem one reason:
+//      names (gguf.cpp): a metadata key or a tensor name the file gives twice (duplicate_name,
+//        llama.cpp's "duplicate key" / "duplicate tensor name"; the reader's E_DUPLICATE_KEY and
+//        E_DUPLICATE_TENSOR): gguf_init fails on the first, keys before tensors, so the first is
+//        the one reason and nothing after it is checked.
 //      layout (gguf.cpp, per file in tensor-info order): a type id the linked ggml does not know
 //        (unknown_type; nothing after it is checked in that file); a row not a multiple of the
 //        block (bad_row_size); an offset other than the one the tensors before it give
@@ -91,7 +101,9 @@ enum class LoadProblem {
     not_gguf,
     later_split_part,
     missing_split_part,
+    split_mismatch,
     damaged_header,
+    duplicate_name,
     unknown_type,
     bad_row_size,
     offset_mismatch,
