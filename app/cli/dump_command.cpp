@@ -17,7 +17,7 @@ namespace {
 // What a reader of the dump wants before the keys: the format and version, then per file its
 // alignment and where its tensor data starts, then the counts.
 void print_header_lines(const Model& model) {
-    const uint32_t version = model.files.empty() ? 0 : model.files[0].version;
+    const uint32_t version = model.gguf_version();
     std::cout << "format " << format_and_version(model.format, version) << "\n";
     for (size_t i = 0; i < model.files.size(); ++i) {
         const SourceFile& f = model.files[i];

@@ -576,5 +576,12 @@ TEST_CASE("store models that cannot open say why", "[ollama]") {
         REQUIRE(model->error_count() == 1);
         CHECK(model->diagnostics[0].code == ErrorCode::E_BLOB_MISSING);
         CHECK(model->diagnostics[0].field == "layers[1]");
+        // The missing blob keeps its place among the files, so views say which files they describe.
+        REQUIRE(model->files.size() == 2);
+        CHECK(model->files[1].path == "sha256-" + sha256_hex(bytes));
+        CHECK(model->missing_files() == std::vector<uint32_t>{1});
+        const ModelSummary summary = summarize(*model);
+        CHECK(summary.missing_files == 1);
+        CHECK(summary.present_files_text() == " in the 1 of 2 files present");
     }
 }

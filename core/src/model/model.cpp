@@ -92,6 +92,19 @@ uint64_t Model::total_file_bytes() const {
     return total;
 }
 
+std::vector<uint32_t> Model::missing_files() const {
+    std::vector<uint32_t> out;
+    for (uint32_t f = 0; f < files.size(); ++f)
+        if (!files[f].source) out.push_back(f);
+    return out;
+}
+
+uint32_t Model::gguf_version() const {
+    for (const SourceFile& f : files)
+        if (f.source) return f.version;
+    return 0;
+}
+
 Status Model::check_tensor_data(size_t index) const {
     if (index >= tensors.size()) return Error{ErrorCode::E_RANGE, "tensor", std::nullopt, "no such tensor"};
     const TensorInfo& t = tensors[index];

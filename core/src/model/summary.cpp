@@ -93,7 +93,7 @@ std::string hf_architecture_class(const Model& model) {
 ModelSummary summarize(const Model& model, const std::vector<LogicalTensor>& tensors) {
     ModelSummary s;
     s.format = model.format;
-    s.version = model.files.empty() ? 0 : model.files[0].version;
+    s.version = model.gguf_version();
     if (auto arch = model.get_string("general.architecture")) {
         s.architecture = *arch;
         s.architecture_source = "general.architecture";
@@ -113,8 +113,7 @@ ModelSummary summarize(const Model& model, const std::vector<LogicalTensor>& ten
     }
     s.file_bytes = model.total_file_bytes();
     s.files = static_cast<uint32_t>(model.files.size());
-    s.missing_files =
-        static_cast<uint32_t>(std::count_if(model.files.begin(), model.files.end(), [](const SourceFile& f) { return !f.source; }));
+    s.missing_files = static_cast<uint32_t>(model.missing_files().size());
     if (s.missing_files > 0) s.declared_tensor_count = model.get_uint("split.tensors.count");
     if (s.parameters > 0 && !s.totals_overflow)
         s.bits_per_weight = static_cast<double>(s.tensor_bytes) * 8.0 / static_cast<double>(s.parameters);

@@ -7,6 +7,7 @@
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
 #include "mlens/formats/strict_json.h"
+#include "mlens/ollama/digest.h"
 #include "mlens/ollama/store_check.h"
 #include "mlens/ollama/store_lookup.h"
 #include "mlens/ollama/tensor_blobs.h"
@@ -137,6 +138,14 @@ void add_check_of_other_layers(const Store& store, const ModelName& name, const 
     }
 }
 
+// A blob that cannot be read keeps its place among the model's files, with no source
+// (Model::missing_files), so that views say which of the model's files they describe.
+void add_missing_blob(Model& model, const ManifestLayer& layer) {
+    SourceFile missing;
+    missing.path = blob_file_name(*layer.blob);
+    model.files.push_back(std::move(missing));
+}
+
 }  // namespace
 
 void fail_layer(Model& model, const ManifestLayer& layer, const Error& e) {
@@ -158,7 +167,10 @@ Result<Model> open_manifest_model(const std::string& shown, const Manifest& m, c
         if (!gguf) return Error{ErrorCode::E_NO_MODEL_LAYER, "layers", std::nullopt, shown + ": no model or tensor layer"};
         const size_t first = model.diagnostics.size();
         auto source = open_blob(model, *gguf);
-        if (source) read_gguf_into(model, *source, 0, {}, job);
+        if (source)
+            read_gguf_into(model, *source, 0, {}, job);
+        else
+            add_missing_blob(model, *gguf);
         name_layer_in_diagnostics(model, first, *gguf);
         model.format = Format::gguf;
         read = {gguf};
@@ -174,9 +186,12 @@ Result<Model> open_manifest_model(const std::string& shown, const Manifest& m, c
         if (!seen.insert(l.blob->hex).second) continue;
         const size_t first = model.diagnostics.size();
         auto source = open_blob(model, l);
-        if (source) read_safetensors_into(model, *source, static_cast<uint32_t>(model.files.size()), {}, job);
+        if (source) {
+            read_safetensors_into(model, *source, static_cast<uint32_t>(model.files.size()), {}, job);
+        } else {
+            add_missing_blob(model, l);
+        }
         name_layer_in_diagnostics(model, first, l);
-        if (!source) continue;
         blob_names.push_back(l.name.value_or(""));
     }
     std::optional<uint32_t> hint;

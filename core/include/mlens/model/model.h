@@ -164,6 +164,13 @@ public:
     size_t error_count() const;
     size_t warning_count() const;
     uint64_t total_file_bytes() const;
+    // The files of a split model that could not be opened (gguf_split.h: their source stays
+    // null and the open reports E_SPLIT_MISSING for each), in part order. The one rule for "a
+    // part is missing" that summaries, health and loadability all ask.
+    std::vector<uint32_t> missing_files() const;
+    // The GGUF version of the first file present (a split model's parts share one); 0 when no
+    // file is present or the model is no GGUF.
+    uint32_t gguf_version() const;
 
     // Moves the diagnostics and tensors of `part`, a model read from one file, to the end of
     // this model's as file `file` (their file index set to it), and the part's file record to

@@ -15,7 +15,9 @@
 //    quantization_config "bits" (also under text_config).
 //  - A blob that cannot be resolved or opened is an error diagnostic (format "store", field
 //    "layers[i]") and the Model is partial; a blob whose size differs from its layer's is
-//    E_SIZE_MISMATCH. The rest still opens. Every diagnostic from resolving or reading a layer's
+//    E_SIZE_MISMATCH. The rest still opens. A model or tensor blob that cannot be resolved or
+//    opened keeps its file slot with no source and its file name (sha256-<hex>) as path, so that
+//    Model::missing_files counts it and views say "in the N of M files present". Every diagnostic from resolving or reading a layer's
 //    blob ends with the layer, its media type and digest: "... (layers[0]:
 //    application/vnd.ollama.image.model sha256:<hex>)".
 //  - Every other layer (config, params, projector, adapter, text layers, a second model layer) is
