@@ -1,10 +1,15 @@
 #include "gguf_semantic_checks.h"
 
+#include "mlens/formats/ggml_type_table.h"
 #include "mlens/formats/llama_asserts.h"
+#include "mlens/model/summary.h"
 #include "mlens/text/digits.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mlens {
 
@@ -99,6 +104,54 @@ void check_split(Model& m, const GgufLimits& limits) {
     }
 }
 
+// The ggml type a llama-quantize ftype gives its tensors (its base type): the row whose ftype
+// names hold the ftype's name; nullptr for an ftype no row makes (F32, removed ftypes, GUESSED).
+const GgmlTypeRow* base_type_of_ftype(uint64_t ftype) {
+    const std::string name = file_type_name(ftype);
+    if (name == "F32") return nullptr;
+    for (const GgmlTypeRow& row : ggml_type_rows())
+        for (const char* f : row.ftype_names)
+            if (f && name == f) return &row;
+    return nullptr;
+}
+
+// general.file_type against the matrices: the label is wrong when no matrix holds its base type
+// though some could (the contract in the header).
+void check_file_type_label(Model& m) {
+    const MetadataEntry* e = m.find("general.file_type");
+    const std::optional<uint64_t> ftype = m.get_uint("general.file_type");
+    const GgmlTypeRow* base = ftype ? base_type_of_ftype(*ftype) : nullptr;
+    if (!e || !base) return;
+    // MXFP4_MOE quantizes the experts' matrices only (Q8_0 the rest): they are the ones it is about.
+    const bool experts_only = file_type_name(*ftype) == "MXFP4_MOE";
+    uint64_t could = 0;
+    std::vector<std::pair<std::string, uint64_t>> held;  // the matrices' types, first-seen order, with counts
+    for (const TensorInfo& t : m.tensors) {
+        if (t.ne.size() < 2 || t.quant || (t.type.known && t.type.id == 0)) continue;  // vectors, per-tensor quantization, F32
+        if (experts_only && t.name.find("_exps") == std::string::npos) continue;
+        if (t.type.known && t.type.id == base->id) return;
+        if (t.ne[0] % base->block_elements == 0) ++could;
+        auto it = std::find_if(held.begin(), held.end(), [&](const auto& h) { return h.first == t.type.name; });
+        if (it == held.end())
+            held.push_back({t.type.name, 1});
+        else
+            ++it->second;
+    }
+    if (could == 0) return;
+    uint64_t matrices = 0;
+    std::string types;
+    for (const auto& [type, n] : held) {
+        matrices += n;
+        types += (types.empty() ? "" : ", ") + type + " \xC3\x97" + std::to_string(n);
+    }
+    const std::string rows = base->block_elements == 1 ? "" : " (rows of whole " + std::to_string(base->block_elements) + "-value blocks)";
+    warn(m, *e, ErrorCode::W_FILE_TYPE_LABEL,
+         "general.file_type is " + std::to_string(*ftype) + " (" + file_type_name(*ftype) + "), but none of the file's " +
+             std::to_string(matrices) + " matrices is " + base->name + ", though " + (could == matrices ? "all " : "") +
+             std::to_string(could) + " could be" + rows + ": they are " + types +
+             ". llama.cpp and Ollama show this label as the file's quantization");
+}
+
 }  // namespace
 
 bool parse_byte_token(std::string_view piece, uint8_t& byte) {
@@ -130,6 +183,7 @@ void check_gguf_semantics(Model& model, const GgufLimits& limits) {
     check_tokenizer(model);
     check_split(model, limits);
     check_llama_asserts(model);
+    check_file_type_label(model);
 }
 
 }  // namespace mlens

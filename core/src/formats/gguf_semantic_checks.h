@@ -4,6 +4,19 @@
 // from the table in formats/llama_asserts.h). Everything found here is a warning naming
 // the key (malformed-inputs.md G57, G58): the file is valid GGUF, but a loader or a view would
 // misread it. Viewers must still check before indexing.
+//
+// general.file_type (W_FILE_TYPE_LABEL): llama.cpp and Ollama show this label as the file's
+// quantization, and nothing checks it against the tensors. Decision: the label is called wrong
+// only when it cannot be the tensors' ftype: no matrix (a tensor of two or more dimensions, not
+// F32, not quantized per tensor) holds the ftype's base type (the ggml type whose ftype names
+// include it, ggml_type_table.h: Q4_K for Q4_K_M, IQ3_S for IQ3_XS), while some matrix could hold
+// it (its rows a whole number of that type's blocks). llama-quantize gives the base type to the
+// matrices whose rows allow it and falls back to another type (Q5_0 for Q4_K, Q8_0 for Q6_K,
+// IQ4_NL for the IQ types) only where they do not, so its mixes, its fallbacks and a model too
+// narrow for the base type's blocks never draw the warning. MXFP4_MOE gives MXFP4 to the
+// experts' matrices only (names with "_exps"; Q8_0 to the rest): only those are counted, so a
+// dense model quantized with it (all Q8_0) draws none. F32, removed ftypes and GUESSED are not
+// checked. A split part read alone is checked on its own matrices.
 #pragma once
 
 #include <algorithm>
