@@ -77,10 +77,10 @@ nlohmann::json diff_json(const ModelDiff& d) {
 }
 
 // The quantization recipes of both sides and the tensors whose types differ (quant_recipe.h).
-nlohmann::json recipe_json(const QuantRecipe& a, const QuantRecipe& b) {
+nlohmann::json recipe_json(const QuantRecipe& a, const QuantRecipe& b, const std::map<std::string, std::string>& b_to_a) {
     auto text = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
     nlohmann::json changes = nlohmann::json::array();
-    for (const RecipeChange& c : recipe_difference(a, b))
+    for (const RecipeChange& c : recipe_difference(a, b, b_to_a))
         changes.push_back({{"tensor", c.tensor}, {"type_a", text(c.from)}, {"type_b", text(c.to)}});
     return {{"base_a", text(a.base)},
             {"base_b", text(b.base)},
@@ -90,8 +90,8 @@ nlohmann::json recipe_json(const QuantRecipe& a, const QuantRecipe& b) {
 }
 
 // Retyped tensors grouped by short kind and change: "attn_v  layers 0, 1  Q6_K → Q5_K".
-void print_recipe_difference(const QuantRecipe& a, const QuantRecipe& b) {
-    const std::vector<RecipeChange> changes = recipe_difference(a, b);
+void print_recipe_difference(const QuantRecipe& a, const QuantRecipe& b, const std::map<std::string, std::string>& b_to_a) {
+    const std::vector<RecipeChange> changes = recipe_difference(a, b, b_to_a);
     if (changes.empty() && a.base == b.base) return;
     std::cout << "recipe (" << plural(changes.size(), "tensor") << " typed differently)\n";
     std::vector<std::vector<std::string>> rows = {{"  base", a.base.empty() ? "-" : a.base, b.base.empty() ? "-" : b.base}};
@@ -185,11 +185,11 @@ void add_diff_command(CLI::App& app, int& exit_code) {
         const QuantRecipe recipe_a = quant_recipe(*a), recipe_b = quant_recipe(*b);
         if (*json) {
             nlohmann::json out = diff_json(*d);
-            out["recipe"] = recipe_json(recipe_a, recipe_b);
+            out["recipe"] = recipe_json(recipe_a, recipe_b, renamed_pairs(*d));
             print_json_result(out);
         } else {
             print_diff(*d, *numeric);
-            print_recipe_difference(recipe_a, recipe_b);
+            print_recipe_difference(recipe_a, recipe_b, renamed_pairs(*d));
         }
     });
 }

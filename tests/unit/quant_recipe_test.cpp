@@ -241,6 +241,24 @@ TEST_CASE("the recipe difference of two quantizations lists the retyped tensors"
     CHECK(recipe_difference(quant_recipe(a), quant_recipe(a)).empty());
 }
 
+TEST_CASE("the recipe difference pairs a renamed tensor as the diff paired it", "[recipe]") {
+    test::TempDir dir;
+    const Model a = open_written(dir, "a.gguf", mix(false));
+    std::vector<RawTensor> renamed = mix(false);
+    for (RawTensor& t : renamed)
+        if (t.name == "blk.3.attn_v.weight") t.name = "model.layers.3.self_attn.v_proj.weight";
+    const Model b = open_written(dir, "b.gguf", renamed);
+    // By name alone, one tensor is gone and another has come.
+    const auto unpaired = recipe_difference(quant_recipe(a), quant_recipe(b));
+    REQUIRE(unpaired.size() == 2);
+    CHECK(unpaired[0].tensor == "blk.3.attn_v.weight");
+    CHECK(unpaired[0].to.empty());
+    CHECK(unpaired[1].tensor == "model.layers.3.self_attn.v_proj.weight");
+    CHECK(unpaired[1].from.empty());
+    // Paired as a diff pairs them, the two are one tensor of one type.
+    CHECK(recipe_difference(quant_recipe(a), quant_recipe(b), {{"model.layers.3.self_attn.v_proj.weight", "blk.3.attn_v.weight"}}).empty());
+}
+
 TEST_CASE("recipe changes group by tensor kind and change, with their layers", "[recipe]") {
     const std::vector<RecipeChange> changes = {{"blk.0.attn_v.weight", "Q6_K", "Q5_K"},
                                                {"blk.1.ffn_down.weight", "Q6_K", "Q4_K"},

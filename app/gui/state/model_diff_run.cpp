@@ -18,7 +18,7 @@ Result<ModelDiffRun> run_model_diff(ModelDiffRun run, JobContext* job) {
     run.base_b = recipe_b.base;
     run.command_a = llama_quantize_command(recipe_a);
     run.command_b = llama_quantize_command(recipe_b);
-    run.recipe_changes = recipe_difference(recipe_a, recipe_b);
+    run.recipe_changes = recipe_difference(recipe_a, recipe_b, renamed_pairs(run.diff));
     run.recipe_groups = group_recipe_changes(run.recipe_changes);
     return run;
 }

@@ -140,6 +140,13 @@ std::string tensor_shape_text(const TensorChange& c) {
     return a + "\xE2\x86\x92" + b;
 }
 
+std::map<std::string, std::string> renamed_pairs(const ModelDiff& diff) {
+    std::map<std::string, std::string> out;
+    for (const TensorChange& c : diff.tensors)
+        if (c.renamed && !c.name_a.empty() && !c.name_b.empty()) out.emplace(c.name_b, c.name_a);
+    return out;
+}
+
 Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions& options, JobContext* job) {
     ModelDiff d;
     diff_metadata(a, b, d);

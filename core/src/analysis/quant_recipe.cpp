@@ -252,7 +252,7 @@ std::string llama_quantize_command(const QuantRecipe& r, const std::string& inpu
     return line;
 }
 
-std::vector<RecipeChange> recipe_difference(const QuantRecipe& a, const QuantRecipe& b) {
+std::vector<RecipeChange> recipe_difference(const QuantRecipe& a, const QuantRecipe& b, const std::map<std::string, std::string>& b_to_a) {
     auto types = [](const QuantRecipe& r) {
         std::vector<std::pair<std::string, std::string>> out;
         for (const RecipeLayerRow& row : r.layers)
@@ -261,7 +261,10 @@ std::vector<RecipeChange> recipe_difference(const QuantRecipe& a, const QuantRec
         for (const RecipeCell& c : r.other) out.push_back({c.tensor, c.type});
         return out;
     };
-    const auto ta = types(a), tb = types(b);
+    const auto ta = types(a);
+    auto tb = types(b);
+    for (auto& [name, type] : tb)
+        if (auto renamed = b_to_a.find(name); renamed != b_to_a.end()) name = renamed->second;
     std::map<std::string, std::string> in_b(tb.begin(), tb.end());
     std::set<std::string> in_a;
     std::vector<RecipeChange> changes;

@@ -27,6 +27,7 @@
 //    else "A→B" (shapes bracketed, GGUF order ne as ModelDiff holds them: "[64, 64]→[64, 128]").
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,6 +85,9 @@ enum class DiffSide { a, b };
 std::string metadata_side_text(const MetadataChange& change, DiffSide side);
 std::string tensor_type_text(const TensorChange& change);
 std::string tensor_shape_text(const TensorChange& change);
+
+// The tensors the diff paired under different names, B's name to A's (for recipe_difference).
+std::map<std::string, std::string> renamed_pairs(const ModelDiff& diff);
 
 Result<ModelDiff> diff_models(const Model& a, const Model& b, const DiffOptions& options = {}, JobContext* job = nullptr);
 

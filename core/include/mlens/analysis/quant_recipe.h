@@ -38,7 +38,10 @@
 //    layer without the kind, a gap in the layer numbers or another type ends a run. short_kind
 //    drops a kind's ".weight" ending ("attn_q.weight" -> "attn_q"); other kinds stay whole.
 //  - recipe_difference lists the tensors present in both recipes whose types differ, in the first
-//    recipe's order, then tensors present in only one (type "" on the missing side).
+//    recipe's order, then tensors present in only one (type "" on the missing side). Tensors pair
+//    by name, B's names first taken through `b_to_a` (the renames a diff paired, B's name to A's:
+//    renamed_pairs, model_diff.h), so that a tensor diff and the recipe difference of the same two
+//    models pair the same tensors; a pair is listed under A's name.
 //  - group_recipe_changes folds those changes into one group per tensor kind and change
 //    (from → to), in the order first seen: a tensor with a block number (layer_of) counts under
 //    the part of its name after that number ("attn_v.weight") with its layer listed; any other
@@ -48,6 +51,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -112,7 +116,8 @@ struct RecipeChange {
     std::string tensor;
     std::string from, to;  // "" where the tensor is missing
 };
-std::vector<RecipeChange> recipe_difference(const QuantRecipe& a, const QuantRecipe& b);
+std::vector<RecipeChange> recipe_difference(const QuantRecipe& a, const QuantRecipe& b,
+                                            const std::map<std::string, std::string>& b_to_a = {});
 
 struct RecipeChangeGroup {
     std::string kind;  // "attn_v.weight", or a whole name outside the layers
