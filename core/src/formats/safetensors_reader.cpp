@@ -67,6 +67,7 @@ bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file, co
         model.partial = true;
         return false;
     };
+    auto fail_with = [&](const Error& e) { return fail(e.code, e.field, e.offset, e.message); };
 
     const uint64_t size = source->size();
     if (size < kLengthBytes)
@@ -74,10 +75,7 @@ bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file, co
                     "the file has " + std::to_string(size) + " bytes; the header length alone needs 8");
     uint8_t prefix[kLengthBytes];
     // A read the source refused (a remote file past the download limit) is its reason, never a length.
-    if (!source->read(0, kLengthBytes, prefix)) {
-        const Error e = source_read_error(*source, "header", 0, "cannot read the header length");
-        return fail(e.code, e.field, e.offset, e.message);
-    }
+    if (!source->read(0, kLengthBytes, prefix)) return fail_with(source_read_error(*source, "header", 0, "cannot read the header length"));
     const uint64_t n = load_u64_le(prefix);
     if (n > limits.max_header_bytes)
         return fail(ErrorCode::HeaderTooLarge, "header", 0,
@@ -93,10 +91,8 @@ bool read_safetensors_into(Model& model, ByteSourcePtr source, uint32_t file, co
     Result<JsonTextInfo> parsed = JsonTextInfo{};
     {
         std::string text(n, '\0');  // n <= max_header_bytes and <= the file size
-        if (!source->read(kLengthBytes, n, text.data())) {
-            const Error e = source_read_error(*source, "header", kLengthBytes, "cannot read the header");
-            return fail(e.code, e.field, e.offset, e.message);
-        }
+        if (!source->read(kLengthBytes, n, text.data()))
+            return fail_with(source_read_error(*source, "header", kLengthBytes, "cannot read the header"));
         SafetensorsHeaderHandler handler(text, kLengthBytes, source, file, limits);
         parsed = parse_strict_json(text, kLengthBytes, handler, JsonLimits{limits.max_json_depth}, job);
         append(model.metadata, std::move(handler.metadata));

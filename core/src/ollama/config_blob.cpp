@@ -2,6 +2,8 @@
 // places the schema knows (two string lists, draft, rootfs); anything else nested is skipped.
 #include "mlens/ollama/config_blob.h"
 
+#include <algorithm>
+#include <iterator>
 #include <vector>
 
 #include "mlens/formats/strict_json.h"
@@ -27,10 +29,12 @@ public:
         return nested(t, "an object");
     }
     bool begin_array(const JsonToken& t) override {
-        if (top() == Frame::root && (m_key == "model_families" || m_key == "capabilities")) {
-            m_list = m_key == "model_families" ? &m_config.model_families : &m_config.capabilities;
-            return push(Frame::list);
-        }
+        if (top() == Frame::root)
+            for (const auto& f : kConfigListFields)
+                if (m_key == f.key) {
+                    m_list = &(m_config.*f.member);
+                    return push(Frame::list);
+                }
         if (top() == Frame::rootfs && m_key == "diff_ids") {
             m_list = &m_config.rootfs_diff_ids;
             return push(Frame::list);
@@ -60,8 +64,9 @@ public:
 
     bool unsigned_value(uint64_t v, const JsonToken& t) override {
         if (top() == Frame::skip) return true;
-        if (top() == Frame::root && m_key == "context_length") return m_config.context_length = v, true;
-        if (top() == Frame::root && m_key == "embedding_length") return m_config.embedding_length = v, true;
+        if (top() == Frame::root)
+            for (const auto& f : kConfigNumberFields)
+                if (m_key == f.key) return m_config.*f.member = v, true;
         return top() == Frame::list || known_key() ? wrong(t, "a number") : true;
     }
 
@@ -101,20 +106,11 @@ private:
     std::string* string_field() {
         ModelConfig& c = m_config;
         if (top() == Frame::root) {
-            std::pair<const char*, std::string*> fields[] = {
-                {"model_format", &c.model_format}, {"model_family", &c.model_family}, {"model_type", &c.model_type},
-                {"file_type", &c.file_type},       {"renderer", &c.renderer},         {"parser", &c.parser},
-                {"requires", &c.requires_version}, {"remote_host", &c.remote_host},   {"remote_model", &c.remote_model},
-                {"base_name", &c.base_name},       {"architecture", &c.architecture}, {"os", &c.os}};
-            for (auto& [name, ptr] : fields)
-                if (m_key == name) return ptr;
+            for (const auto& f : kConfigTextFields)
+                if (m_key == f.key) return &(c.*f.member);
         } else if (top() == Frame::draft) {
-            std::pair<const char*, std::string*> fields[] = {{"model_format", &c.draft->model_format},
-                                                             {"architecture", &c.draft->architecture},
-                                                             {"tensor_prefix", &c.draft->tensor_prefix},
-                                                             {"config", &c.draft->config}};
-            for (auto& [name, ptr] : fields)
-                if (m_key == name) return ptr;
+            for (const auto& f : kConfigDraftFields)
+                if (m_key == f.key) return &(*c.draft.*f.member);
         } else if (top() == Frame::rootfs && m_key == "type") {
             return &c.rootfs_type;
         }
@@ -123,17 +119,13 @@ private:
 
     // Known fields whose type is not what string_field/unsigned_value accept.
     bool known_key() const {
-        if (top() == Frame::root) {
-            static const char* const kKnown[] = {"model_format",     "model_family", "model_type",     "file_type",    "renderer",
-                                                 "parser",           "requires",     "remote_host",    "remote_model", "base_name",
-                                                 "architecture",     "os",           "model_families", "capabilities", "context_length",
-                                                 "embedding_length", "draft",        "rootfs"};
-            for (const char* k : kKnown)
-                if (m_key == k) return true;
-            return false;
-        }
-        if (top() == Frame::draft)
-            return m_key == "model_format" || m_key == "architecture" || m_key == "tensor_prefix" || m_key == "config";
+        auto listed = [&](const auto& table) {
+            return std::any_of(std::begin(table), std::end(table), [&](const auto& f) { return m_key == f.key; });
+        };
+        if (top() == Frame::root)
+            return listed(kConfigTextFields) || listed(kConfigListFields) || listed(kConfigNumberFields) || m_key == "draft" ||
+                m_key == "rootfs";
+        if (top() == Frame::draft) return listed(kConfigDraftFields);
         if (top() == Frame::rootfs) return m_key == "type" || m_key == "diff_ids";
         return false;
     }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "mlens/io/checked_math.h"
 #include "mlens/ollama/blob_hash.h"
@@ -79,13 +78,22 @@ Status check_blob(const RegistryManifest& registry, const ManifestLayer& layer, 
     return ok_status();
 }
 
-// What verifying fetches: each blob (digest and size) once, however many layers name it, and no
-// layer whose digest is not sha256 (never fetched). nullopt past 2^64 bytes.
-std::optional<uint64_t> bytes_to_fetch(const std::vector<const ManifestLayer*>& layers) {
-    std::set<std::pair<std::string, uint64_t>> counted;
+// For each layer, the index of the first layer that names the same blob (digest and size): its
+// own index when no layer before it does. A blob several layers name is fetched once.
+std::vector<size_t> first_naming(const std::vector<const ManifestLayer*>& layers) {
+    std::map<std::pair<std::string, uint64_t>, size_t> first;
+    std::vector<size_t> out;
+    for (size_t i = 0; i < layers.size(); ++i)
+        out.push_back(first.emplace(std::make_pair(layers[i]->digest, layers[i]->size), i).first->second);
+    return out;
+}
+
+// What verifying fetches: each blob once, and no layer whose digest is not sha256 (never
+// fetched). nullopt past 2^64 bytes.
+std::optional<uint64_t> bytes_to_fetch(const std::vector<const ManifestLayer*>& layers, const std::vector<size_t>& first) {
     std::optional<uint64_t> total = 0;
-    for (const ManifestLayer* layer : layers)
-        if (layer->blob && counted.emplace(layer->digest, layer->size).second && total) total = checked_add(*total, layer->size);
+    for (size_t i = 0; i < layers.size(); ++i)
+        if (first[i] == i && layers[i]->blob && total) total = checked_add(*total, layers[i]->size);
     return total;
 }
 
@@ -111,7 +119,8 @@ Result<RegistryVerification> verify_registry_model(const RegistryReference& refe
     std::vector<const ManifestLayer*> layers;
     if (registry->manifest.has_config) layers.push_back(&registry->manifest.config);
     for (const ManifestLayer& layer : registry->manifest.layers) layers.push_back(&layer);
-    const std::optional<uint64_t> total = bytes_to_fetch(layers);
+    const std::vector<size_t> first = first_naming(layers);
+    const std::optional<uint64_t> total = bytes_to_fetch(layers, first);
     const uint64_t left = download_budget_left();
     if (!total || *total > left)
         return Error{ErrorCode::E_DOWNLOAD_LIMIT, "", std::nullopt,
@@ -123,19 +132,16 @@ Result<RegistryVerification> verify_registry_model(const RegistryReference& refe
     out.repository = registry->repository;
     out.manifest_digest = registry->digest;
     TransferBatch blobs("blob");
-    // The blobs checked, by digest and size: one that several layers name is fetched once.
-    std::map<std::pair<std::string, uint64_t>, size_t> checked;
-    for (const ManifestLayer* layer : layers) {
+    for (size_t i = 0; i < layers.size(); ++i) {
+        const ManifestLayer* layer = layers[i];
         RegistryBlobCheck check{layer->field, layer->media_type, layer->digest, layer->size, "", ok_status()};
-        const auto seen = checked.find({layer->digest, layer->size});
-        if (seen != checked.end()) {
-            check.actual = out.blobs[seen->second].actual;
-            check.result = answer_for(out.blobs[seen->second], layer->field);
+        if (first[i] != i) {
+            check.actual = out.blobs[first[i]].actual;
+            check.result = answer_for(out.blobs[first[i]], layer->field);
         } else if (const std::optional<Error> skipped = blobs.skipped()) {
             check.result = *skipped;
         } else {
             check.result = check_blob(*registry, *layer, out.bytes_hashed, *total, job, check);
-            checked.emplace(std::make_pair(layer->digest, layer->size), out.blobs.size());
             if (!check.actual.empty()) out.bytes_hashed += layer->size;
         }
         if (!check.result) {

@@ -51,6 +51,43 @@ struct ModelConfig {
     std::string format() const { return model_format.empty() ? "gguf" : model_format; }
 };
 
+// The config's fields, each named once: its key in the blob (and in `mlens show --json`'s
+// config), what it is for a reader (the label config_fields.h lists it by: what the field is, then
+// the key in parentheses where the two differ), and where ModelConfig keeps it. The parser, the
+// views and the JSON all walk these tables, in this order.
+template <class T, class Owner = ModelConfig>
+struct ConfigMember {
+    const char* key;
+    const char* label;
+    T Owner::*member;
+};
+
+inline constexpr ConfigMember<std::string> kConfigTextFields[] = {
+    {"model_format", "format (model_format)", &ModelConfig::model_format},
+    {"model_family", "family (model_family)", &ModelConfig::model_family},
+    {"model_type", "parameter size (model_type)", &ModelConfig::model_type},
+    {"file_type", "quantization (file_type)", &ModelConfig::file_type},
+    {"renderer", "renderer", &ModelConfig::renderer},
+    {"parser", "parser", &ModelConfig::parser},
+    {"requires", "needs Ollama (requires)", &ModelConfig::requires_version},
+    {"remote_host", "remote host (remote_host)", &ModelConfig::remote_host},
+    {"remote_model", "remote model (remote_model)", &ModelConfig::remote_model},
+    {"base_name", "base model (base_name)", &ModelConfig::base_name},
+    {"architecture", "CPU architecture (architecture)", &ModelConfig::architecture},
+    {"os", "operating system (os)", &ModelConfig::os}};
+inline constexpr ConfigMember<ConfigList> kConfigListFields[] = {
+    {"model_families", "families (model_families)", &ModelConfig::model_families},
+    {"capabilities", "capabilities", &ModelConfig::capabilities}};
+inline constexpr ConfigMember<std::optional<uint64_t>> kConfigNumberFields[] = {
+    {"context_length", "context length (context_length)", &ModelConfig::context_length},
+    {"embedding_length", "embedding length (embedding_length)", &ModelConfig::embedding_length}};
+// A draft's parts; the label is what precedes the part's value in the draft's one-line text.
+inline constexpr ConfigMember<std::string, ModelConfig::Draft> kConfigDraftFields[] = {
+    {"model_format", "", &ModelConfig::Draft::model_format},
+    {"architecture", "", &ModelConfig::Draft::architecture},
+    {"tensor_prefix", "prefix ", &ModelConfig::Draft::tensor_prefix},
+    {"config", "config ", &ModelConfig::Draft::config}};
+
 Result<ModelConfig> parse_model_config(std::string_view text, uint64_t base = 0);
 
 }  // namespace mlens
