@@ -77,8 +77,10 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         }
         // The region errors are listed above; the others only by check.
         if (unlisted_errors) std::cout << plural(unlisted_errors, "reader error") << ": mlens check lists them\n";
-        std::cout << escape_for_display(shown_path(args->path)) << ": " << (exit_code ? "broken" : "ok") << " (" << plural(errors, "error")
-                  << ", " << plural(report->count(FindingSeverity::warning), "warning") << ", "
+        // A broken verdict with no finding of its own says what broke it: the reader's errors.
+        std::cout << escape_for_display(shown_path(args->path)) << ": " << (exit_code ? "broken" : "ok") << " ("
+                  << (unlisted_errors ? plural(unlisted_errors, "reader error") + "; " : std::string()) << plural(errors, "error") << ", "
+                  << plural(report->count(FindingSeverity::warning), "warning") << ", "
                   << plural(report->count(FindingSeverity::info), "note") << "; " << report->tensors_scanned << " of "
                   << plural(report->tensors, "tensor") << summary.present_files_text()
                   << (report->tensors_scanned_in_part ? " (" + std::to_string(report->tensors_scanned_in_part) + " in part)"

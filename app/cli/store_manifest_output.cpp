@@ -45,31 +45,17 @@ nlohmann::json config_json(const ModelConfig& c) {
         return items;
     };
     auto number = [](const std::optional<uint64_t>& n) { return n ? nlohmann::json(*n) : nlohmann::json(nullptr); };
-    nlohmann::json j = {{"model_format", text(c.model_format)},
-                        {"model_family", text(c.model_family)},
-                        {"model_type", text(c.model_type)},
-                        {"file_type", text(c.file_type)},
-                        {"renderer", text(c.renderer)},
-                        {"parser", text(c.parser)},
-                        {"requires", text(c.requires_version)},
-                        {"remote_host", text(c.remote_host)},
-                        {"remote_model", text(c.remote_model)},
-                        {"base_name", text(c.base_name)},
-                        {"architecture", text(c.architecture)},
-                        {"os", text(c.os)},
-                        {"model_families", list(c.model_families)},
-                        {"model_families_count", c.model_families.count},
-                        {"capabilities", list(c.capabilities)},
-                        {"capabilities_count", c.capabilities.count},
-                        {"context_length", number(c.context_length)},
-                        {"embedding_length", number(c.embedding_length)},
-                        {"draft", nullptr},
-                        {"rootfs", nullptr}};
-    if (c.draft)
-        j["draft"] = {{"model_format", text(c.draft->model_format)},
-                      {"architecture", text(c.draft->architecture)},
-                      {"tensor_prefix", text(c.draft->tensor_prefix)},
-                      {"config", text(c.draft->config)}};
+    nlohmann::json j = {{"draft", nullptr}, {"rootfs", nullptr}};
+    for (const auto& f : kConfigTextFields) j[f.key] = text(c.*f.member);
+    for (const auto& f : kConfigListFields) {
+        j[f.key] = list(c.*f.member);
+        j[std::string(f.key) + "_count"] = (c.*f.member).count;
+    }
+    for (const auto& f : kConfigNumberFields) j[f.key] = number(c.*f.member);
+    if (c.draft) {
+        j["draft"] = nlohmann::json::object();
+        for (const auto& f : kConfigDraftFields) j["draft"][f.key] = text(*c.draft.*f.member);
+    }
     if (c.has_rootfs)
         j["rootfs"] = {{"type", text(c.rootfs_type)}, {"diff_ids", list(c.rootfs_diff_ids)}, {"diff_ids_count", c.rootfs_diff_ids.count}};
     return j;
@@ -268,7 +254,8 @@ void print_summary(const ModelName& name, const StoredManifest& sm, const StoreM
         {"quantization", sum.quantization.empty() ? "-" : escape_for_display(sum.quantization, 60)},
         {"context length", sum.context_length ? std::to_string(*sum.context_length) : "-"},
         {"capabilities", caps.empty() ? "-" : caps},
-        {"size", m.total_size() ? human_bytes(*m.total_size()) + " (" + std::to_string(*m.total_size()) + " bytes)" : "unknown"}};
+        {"size",
+         m.total_size() ? human_bytes(*m.total_size()) + " (" + std::to_string(*m.total_size()) + " bytes, all layers)" : "unknown"}};
     if (!sum.template_text.empty()) rows.push_back({"template", head_line(LayerKind::template_text, sum.template_text)});
     if (!sum.system_text.empty()) rows.push_back({"system", head_line(LayerKind::system, sum.system_text)});
     for (const std::string& license : sum.licenses) rows.push_back({"license", head_line(LayerKind::license, license)});

@@ -72,7 +72,7 @@ void store_summary_view(const StoreModelSummary& s, std::optional<uint64_t> size
         if (i) ImGui::SameLine();
         ui::text_colored(palette().accent, escape_for_display(s.capabilities[i], 40));
     }
-    fact("Size", size ? human_bytes(*size) : "");
+    fact("Size", size ? human_bytes(*size) + " (all layers)" : "");
     if (!s.template_text.empty()) text_head("Template", LayerKind::template_text, s.template_text, fonts);
     if (!s.system_text.empty()) text_head("System", LayerKind::system, s.system_text, fonts);
     for (const std::string& license : s.licenses) text_head("License", LayerKind::license, license, fonts);
