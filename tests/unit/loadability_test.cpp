@@ -365,8 +365,10 @@ TEST_CASE("loadability: a split model's keys are checked against its parts' name
          },
          "split.tensors.count", "corrupted model: " + std::to_string(n + 1) + " tensors expected but " + std::to_string(n) + " found",
          "corrupted model"},
-        {"no-count", [](Model& m) { remove_metadata(m, "split.count"); }, "split.count",
-         "the file is named as part 1 of 2 but has no split.count: llama.cpp reads it alone, without the tensors of the other parts", "?"},
+        {"no-tensor-count", [](Model& m) { remove_metadata(m, "split.tensors.count"); }, "split.tensors.count",
+         "key not found in model: split.tensors.count", "key not found in model: split.tensors.count"},
+        {"count-type", [](Model& m) { set_metadata(m, "split.count", Value::of_u32(2)); }, "split.count",
+         "key split.count has wrong type u32 but expected type u16", "key split.count has wrong type u32 but expected type u16"},
         {"first-idx", [&](Model& m) { set_metadata(m, "split.no", u16(1)); }, "split.no",
          "illegal split file idx: 1 (file: ", "illegal split file idx"},
     };
@@ -389,6 +391,55 @@ TEST_CASE("loadability: a split model's keys are checked against its parts' name
         CHECK_FALSE(run->as_is.loaded);
         if (c.said != "?") CHECK(run->as_is.said.find(c.said) != std::string::npos);
         CHECK(run->agrees);
+    }
+    // A tensor name in two parts: each part alone is fine, the model is not.
+    {
+        const std::string sub = dir.file("duplicated");
+        std::filesystem::create_directories(sub);
+        const std::string twice = whole->tensors[0].name;
+        const std::string first = test::write_split_gguf(*whole, sub, "tiny", 2, false, [&](Model& m, uint16_t no) {
+            if (no == 1) m.tensors.back().name = twice;
+        });
+        const Loadability l = assess_file(first);
+        REQUIRE(l.reasons.size() == 1);
+        CHECK(l.reasons[0].problem == LoadProblem::split_mismatch);
+        CHECK(l.reasons[0].text == "invalid model: tensor '" + twice + "' is duplicated");
+        auto run = dry_run_load(first, l);
+        REQUIRE(run);
+        INFO(run->as_is.said);
+        CHECK(run->as_is.said.find("is duplicated") != std::string::npos);
+        CHECK(run->agrees);
+    }
+    // No split.count in a part named as the first of two: llama.cpp reads that file alone, which
+    // lacks the other part's tensors; named so beside nothing, a whole model loads.
+    {
+        const std::string sub = dir.file("no-count");
+        std::filesystem::create_directories(sub);
+        const std::string first = test::write_split_gguf(*whole, sub, "tiny", 2, false, [](Model& m, uint16_t no) {
+            if (no == 0) remove_metadata(m, "split.count");
+        });
+        const Loadability l = assess_file(first);
+        CHECK(l.verdict == LoadVerdict::does_not_load);
+        REQUIRE(!l.reasons.empty());
+        CHECK(l.reasons[0].problem == LoadProblem::missing_tensor);
+        REQUIRE(!l.warnings.empty());
+        CHECK(l.warnings[0].problem == LoadProblem::split_mismatch);
+        CHECK(l.warnings[0].text ==
+              "the file is named as part 1 of 2 but has no split.count: llama.cpp reads it alone, and the other parts beside it are not "
+              "read");
+        auto run = dry_run_load(first, l);
+        REQUIRE(run);
+        CHECK(run->agrees);
+        const std::string named = dir.file("w-00001-of-00002.gguf");
+        write_demo_variant(named, [](Model&) {});
+        const Loadability alone = assess_file(named);
+        CHECK(alone.verdict == LoadVerdict::loads);
+        REQUIRE(!alone.warnings.empty());
+        CHECK(alone.warnings[0].problem == LoadProblem::split_mismatch);
+        auto loaded = dry_run_load(named, alone);
+        REQUIRE(loaded);
+        CHECK(loaded->as_is.loaded);
+        CHECK(loaded->agrees);
     }
     // A file not named as a part whose keys say it is one: llama.cpp looks for its parts by a name it does not have.
     const std::string single = dir.file("single.gguf");

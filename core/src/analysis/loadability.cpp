@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include <gguf.h>
@@ -433,45 +434,67 @@ Model rewritten_model(const Model& model, const compat::SidePlan& plan) {
     return out;
 }
 
-// The first part's split keys against its name and the parts, in the order llama.cpp's loader
-// checks them (the contract); nullopt when they agree.
-std::optional<LoadReason> split_keys_reason(const Model& model) {
-    if (model.files.empty()) return std::nullopt;
-    const std::string& first = model.files[0].path;
-    const std::string fix = "llama-gguf-split writes the split keys and names the parts: split the model again with it";
-    auto reason = [&](std::string key, std::string text) {
-        return LoadReason{LoadProblem::split_mismatch, LoadSubject::key, std::move(key), std::nullopt, std::move(text), fix};
-    };
-    const uint64_t count = model.get_uint("split.count").value_or(0);
-    if (count <= 1) {
-        if (model.files.size() <= 1) return std::nullopt;
-        return reason("split.count",
-                      "the file is named as part 1 of " + std::to_string(model.files.size()) + " but " +
-                          (model.find("split.count") ? "split.count is " + std::to_string(count) : std::string("has no split.count")) +
-                          ": llama.cpp reads it alone, without the tensors of the other parts");
-    }
-    const std::optional<uint64_t> no = model.get_uint("split.no");
-    if (!no) return reason("split.no", "key not found in model: split.no");
-    if (*no != 0)
-        return reason("split.no",
-                      "illegal split file idx: " + std::to_string(*no) + " (file: " + escape_for_display(first) +
-                          "), model must be loaded with the first split");
-    char postfix[64];
-    std::snprintf(postfix, sizeof postfix, "-%05d-of-%05llu.gguf", 1, static_cast<unsigned long long>(count));
-    if (first.size() <= std::strlen(postfix) || !first.ends_with(postfix))
-        return reason("split.count",
-                      "invalid split file name: " + escape_for_display(first) + " (split.count " + std::to_string(count) +
-                          " asks for a name ending in " + postfix + ")");
-    const std::optional<uint64_t> declared = model.get_uint("split.tensors.count");
-    if (declared && model.missing_files().empty() && *declared != model.tensors.size())
-        return reason(
-            "split.tensors.count",
-            "corrupted model: " + std::to_string(*declared) + " tensors expected but " + std::to_string(model.tensors.size()) + " found");
+// What to do about split keys that do not fit the parts.
+constexpr const char* kSplitFix = "llama-gguf-split writes the split keys and names the parts: split the model again with it";
+
+// The split keys' types, as llama.cpp reads them: split.count and split.no UINT16,
+// split.tensors.count INT32; another type is refused.
+std::optional<LoadReason> split_key_type_reason(const Model& model) {
+    for (const auto& [key, type] : {std::pair{"split.count", ValueType::u16}, std::pair{"split.no", ValueType::u16},
+                                    std::pair{"split.tensors.count", ValueType::i32}})
+        if (const MetadataEntry* e = model.find(key); e && e->value.type != type)
+            return LoadReason{LoadProblem::split_mismatch,
+                              LoadSubject::key,
+                              key,
+                              std::nullopt,
+                              std::string("key ") + key + " has wrong type " + gguf_type_name(static_cast<gguf_type>(e->value.type)) +
+                                  " but expected type " + gguf_type_name(static_cast<gguf_type>(type)),
+                              kSplitFix};
     return std::nullopt;
 }
 
-// What stops llama.cpp before it reads a split model's header: given by a later part, or with
-// parts missing (the contract). Empty for a whole model given by its first part.
+LoadReason split_reason(std::string key, std::string text) {
+    return LoadReason{LoadProblem::split_mismatch, LoadSubject::key, std::move(key), std::nullopt, std::move(text), kSplitFix};
+}
+
+// The first part's split keys against its name, checked before llama.cpp looks for the other parts.
+std::optional<LoadReason> split_first_part_reason(const Model& model, uint64_t count) {
+    const std::string& first = model.files[0].path;
+    const std::optional<uint64_t> no = model.get_uint("split.no");
+    if (!no) return split_reason("split.no", "key not found in model: split.no");
+    if (*no != 0)
+        return split_reason("split.no",
+                            "illegal split file idx: " + std::to_string(*no) + " (file: " + escape_for_display(first) +
+                                "), model must be loaded with the first split");
+    char postfix[64];
+    std::snprintf(postfix, sizeof postfix, "-%05d-of-%05llu.gguf", 1, static_cast<unsigned long long>(count));
+    if (first.size() <= std::strlen(postfix) || !first.ends_with(postfix))
+        return split_reason("split.count",
+                            "invalid split file name: " + escape_for_display(first) + " (split.count " + std::to_string(count) +
+                                " asks for a name ending in " + postfix + ")");
+    return std::nullopt;
+}
+
+// The parts read against each other and split.tensors.count, checked after every part is read.
+std::optional<LoadReason> split_parts_reason(const Model& model) {
+    // A name in two parts (each part's own are the reader's E_DUPLICATE_TENSOR).
+    std::set<std::string_view> seen;
+    for (const TensorInfo& t : model.tensors)
+        if (!seen.insert(t.name).second) return split_reason("split.count", "invalid model: tensor '" + t.name + "' is duplicated");
+    const MetadataEntry* declared = model.find("split.tensors.count");
+    if (!declared) return split_reason("split.tensors.count", "key not found in model: split.tensors.count");
+    const int64_t expected = declared->value.scalar.as_int();
+    if (expected != static_cast<int64_t>(model.tensors.size()))
+        return split_reason(
+            "split.tensors.count",
+            "corrupted model: " + std::to_string(expected) + " tensors expected but " + std::to_string(model.tensors.size()) + " found");
+    return std::nullopt;
+}
+
+// What stops llama.cpp before it reads a split model's header: given by a later part, split keys
+// of the wrong type or against the first part's name, parts missing, parts that do not add up
+// (the contract). Empty for a model whose split.count is absent or 1 (llama.cpp reads its first
+// file alone: assess_loadability judges that file).
 std::vector<LoadReason> split_reasons(const Model& model) {
     std::vector<LoadReason> out;
     if (model.opened_file > 0 && model.opened_file < model.files.size()) {
@@ -482,9 +505,11 @@ std::vector<LoadReason> split_reasons(const Model& model) {
                        "give llama.cpp the first part, " + escape_for_display(model.files[0].path)});
         return out;
     }
-    // A model of one file that could not be read (a store's GGUF blob) is no split model: its
-    // reader's error says why (damaged_header).
-    for (uint32_t file : model.files.size() > 1 ? model.missing_files() : std::vector<uint32_t>{}) {
+    if (std::optional<LoadReason> r = split_key_type_reason(model)) return {std::move(*r)};
+    const uint64_t count = model.get_uint("split.count").value_or(0);
+    if (count <= 1 || model.files.empty()) return out;
+    if (std::optional<LoadReason> r = split_first_part_reason(model, count)) return {std::move(*r)};
+    for (uint32_t file : model.missing_files()) {
         const auto said = std::find_if(model.diagnostics.begin(), model.diagnostics.end(),
                                        [&](const Diagnostic& d) { return d.code == ErrorCode::E_SPLIT_MISSING && d.file == file; });
         std::string text = said != model.diagnostics.end() ? said->message
@@ -494,8 +519,23 @@ std::vector<LoadReason> split_reasons(const Model& model) {
                        "put every part of the split model beside the first: llama.cpp reads them all"});
     }
     if (out.empty())
-        if (std::optional<LoadReason> keys = split_keys_reason(model)) out.push_back(std::move(*keys));
+        if (std::optional<LoadReason> r = split_parts_reason(model)) out.push_back(std::move(*r));
     return out;
+}
+
+// The first file of a model joined from parts by their names, alone: what llama.cpp reads when
+// the first part's split.count is absent or 1.
+Model first_file_alone(const Model& model) {
+    Model alone;
+    alone.format = model.format;
+    alone.files = {model.files[0]};
+    alone.metadata = model.metadata;
+    for (const TensorInfo& t : model.tensors)
+        if (t.file == 0) alone.tensors.push_back(t);
+    for (const Diagnostic& d : model.diagnostics)
+        if (d.file == 0 && d.code != ErrorCode::E_SPLIT_MISSING) alone.diagnostics.push_back(d);
+    alone.partial = model.partial && alone.error_count() > 0;
+    return alone;
 }
 
 // A key, else a tensor name, the file gives twice (the reader's diagnostic, at the second):
@@ -505,21 +545,17 @@ std::optional<LoadReason> duplicate_name(const Model& model) {
         for (const Diagnostic& d : model.diagnostics) {
             if (d.code != code) continue;
             const bool key = code == ErrorCode::E_DUPLICATE_KEY;
-            std::string name = d.field;
-            if (key) {
-                for (const MetadataEntry& e : model.metadata)
-                    if (e.file == d.file && d.offset == e.key_range.offset) name = e.key;
-            } else {
-                for (const TensorInfo& t : model.tensors)
-                    if (t.file == d.file && d.offset == t.info_range.offset) name = t.name;
-            }
+            // The reader says it as "\"NAME\" appears more than once", NAME escaped for display:
+            // the name of a key or tensor of any part, whose metadata may not be kept.
+            const size_t open = d.message.find('"'), close = d.message.rfind("\" appears");
+            const std::string name = open == 0 && close != std::string::npos && close > open ? d.message.substr(1, close - 1) : d.field;
+            const std::string part = model.files.size() > 1 ? " in part " + std::to_string(d.file + 1) : std::string();
             return LoadReason{LoadProblem::duplicate_name,
                               key ? LoadSubject::key : LoadSubject::tensor,
                               name,
                               d.offset,
-                              std::string(key ? "key '" : "tensor '") + name +
-                                  "' appears more than once: llama.cpp refuses the file (\"duplicate " + (key ? "key" : "tensor name") +
-                                  "\")",
+                              std::string(key ? "key '" : "tensor '") + name + "' appears more than once" + part +
+                                  ": llama.cpp refuses the file (\"duplicate " + (key ? "key" : "tensor name") + "\")",
                               "the writer gave the name twice: write the file again, keeping one of them"};
         }
     return std::nullopt;
@@ -641,6 +677,19 @@ std::string Loadability::label() const {
 
 Loadability assess_loadability(const Model& model) {
     if (model.format != Format::gguf) return not_gguf(model);
+    // Parts joined by their names while the first says it is no split model: llama.cpp reads that
+    // file alone, and the others are not read.
+    if (model.files.size() > 1 && model.opened_file == 0 && !split_key_type_reason(model) &&
+        model.get_uint("split.count").value_or(0) <= 1) {
+        Loadability alone = assess_loadability(first_file_alone(model));
+        alone.warnings.insert(alone.warnings.begin(),
+                              {LoadProblem::split_mismatch, LoadSubject::key, "split.count", std::nullopt,
+                               "the file is named as part 1 of " + std::to_string(model.files.size()) + " but " +
+                                   (model.find("split.count") ? std::string("its split.count is 1") : std::string("has no split.count")) +
+                                   ": llama.cpp reads it alone, and the other parts beside it are not read",
+                               kSplitFix});
+        return alone;
+    }
     Loadability l;
     l.reasons = split_reasons(model);
     if (!l.reasons.empty()) {

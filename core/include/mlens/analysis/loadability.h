@@ -11,13 +11,19 @@
 //    a split model from its first part only ("model must be loaded with the first split"); one
 //    later_split_part reason whose fix names the first part. A split GGUF with parts missing does
 //    not load: one missing_split_part reason per part that could not be read. The split keys of
-//    the first part as llama.cpp's loader reads them (split_mismatch, its words): with split.count
-//    above 1, split.no absent ("key not found in model: split.no") or not 0 ("illegal split file
-//    idx"), a first part not named "-00001-of-<split.count, 5 digits>.gguf" ("invalid split file
-//    name"), split.tensors.count other than the tensors of the parts ("corrupted model: N tensors
-//    expected but M found", when every part is present); parts joined by their names while
-//    split.count is absent or 1 (llama.cpp reads the first part alone). The first such problem is
-//    the one reason. Nothing else is checked after a split reason.
+//    the first part as llama.cpp's loader reads them (split_mismatch, its words), the first
+//    problem the one reason, in its order: a split key of another type than split.count and
+//    split.no UINT16, split.tensors.count INT32 ("key split.count has wrong type u32 but expected
+//    type u16"); with split.count above 1, split.no absent ("key not found in model: split.no")
+//    or not 0 ("illegal split file idx"), a first part not named "-00001-of-<split.count, 5
+//    digits>.gguf" ("invalid split file name"); then the parts missing (above); then, every part
+//    read, a tensor name in two parts ("invalid model: tensor 'X' is duplicated"), and
+//    split.tensors.count absent or other than the parts' tensors ("corrupted model: N tensors
+//    expected but M found", N as the INT32 reads). Nothing else is checked after a split reason.
+//    Parts joined by their names while the first part's split.count is absent or 1: llama.cpp
+//    reads the first file alone, so that file alone is judged, with a split_mismatch warning
+//    saying the other parts are not read. Not checked: the later parts' own split.no (their
+//    metadata is not kept; llama.cpp says "invalid split file idx ... expected K").
 //  - A GGUF whose header did not parse to its end (Model::partial) does not load: one
 //    damaged_header reason with the reader's first error.
 //  - A GGUF is checked the way llama.cpp's loader proceeds, each problem one reason:
