@@ -2,10 +2,15 @@
 // matrix can stand behind is a warning; llama-quantize's mixes and fallbacks never are.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <string>
+
+#include <ggml.h>
 
 #include "loadability_fixtures.h"
 #include "mlens/formats/gguf_reader.h"
+#include "mlens/formats/gguf_writer.h"
+#include "model_parts.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -19,6 +24,30 @@ std::vector<Diagnostic> label_warnings(const std::string& demo, uint32_t file_ty
     const std::string path = dir.file("labelled.gguf");
     write_demo_variant(path, [&](Model& m) { set_metadata(m, "general.file_type", Value::of_u32(file_type)); }, demo);
     auto model = open_gguf(path);
+    REQUIRE(model);
+    std::vector<Diagnostic> out;
+    for (const Diagnostic& d : model->diagnostics)
+        if (d.code == ErrorCode::W_FILE_TYPE_LABEL) out.push_back(d);
+    return out;
+}
+
+// A model labelled Q3_K_M (12) with 8 matrices: `wide` of them 256 values wide and Q4_K (as a mix
+// bumps them), the others 64 wide and Q5_0 (llama-quantize's fallback for Q3_K). Its warnings.
+std::vector<Diagnostic> mixed_width_warnings(size_t wide) {
+    TempDir dir;
+    Model m;
+    m.format = Format::gguf;
+    add_metadata(m, "general.architecture", Value::of_string("llama"));
+    add_metadata(m, "general.file_type", Value::of_u32(12));
+    for (size_t i = 0; i < 8; ++i)
+        m.tensors.push_back(i < wide ? tensor_info("w" + std::to_string(i), GGML_TYPE_Q4_K, {256, 2})
+                                     : tensor_info("n" + std::to_string(i), GGML_TYPE_Q5_0, {64, 2}));
+    auto zeros = [](size_t, uint64_t, uint64_t length, void* dst) -> Status {
+        std::memset(dst, 0, length);
+        return ok_status();
+    };
+    REQUIRE(write_gguf(m, dir.file("mixed.gguf"), nullptr, zeros).ok());
+    auto model = open_gguf(dir.file("mixed.gguf"));
     REQUIRE(model);
     std::vector<Diagnostic> out;
     for (const Diagnostic& d : model->diagnostics)
@@ -57,6 +86,11 @@ TEST_CASE("a file type label its matrices can stand behind draws no warning", "[
     CHECK(label_warnings("tiny-llama-q8_0.gguf", 0).empty());
     // MXFP4_MOE is about the experts' matrices: a dense model's are all Q8_0 under it.
     CHECK(label_warnings("tiny-llama-q8_0.gguf", 38).empty());
+    // A Q3_K_M mix over a model whose only rows of whole 256-value blocks are ffn_down's: the mix
+    // bumps those to Q4_K and the rest fall back, so no matrix is Q3_K; a minority that could be
+    // is no evidence against the label. Most matrices that could be Q3_K and none that is, is.
+    CHECK(mixed_width_warnings(2).empty());
+    CHECK(mixed_width_warnings(6).size() == 1);
     // A label no ggml type stands for (GUESSED, a removed ftype) is not checked.
     CHECK(label_warnings("tiny-llama-q8_0.gguf", 1024).empty());
     CHECK(label_warnings("tiny-llama-q8_0.gguf", 5).empty());

@@ -9,11 +9,14 @@
 // quantization, and nothing checks it against the tensors. Decision: the label is called wrong
 // only when it cannot be the tensors' ftype: no matrix (a tensor of two or more dimensions, not
 // F32, not quantized per tensor) holds the ftype's base type (the ggml type whose ftype names
-// include it, ggml_type_table.h: Q4_K for Q4_K_M, IQ3_S for IQ3_XS), while some matrix could hold
-// it (its rows a whole number of that type's blocks). llama-quantize gives the base type to the
-// matrices whose rows allow it and falls back to another type (Q5_0 for Q4_K, Q8_0 for Q6_K,
-// IQ4_NL for the IQ types) only where they do not, so its mixes, its fallbacks and a model too
-// narrow for the base type's blocks never draw the warning. MXFP4_MOE gives MXFP4 to the
+// include it, ggml_type_table.h: Q4_K for Q4_K_M, IQ3_S for IQ3_XS), while at least half of the
+// matrices could hold it (their rows a whole number of that type's blocks). llama-quantize gives
+// the base type to the matrices whose rows allow it, bumps a few kinds to a wider type in its
+// mixes (ffn_down, attn_v, output), and falls back to another type (Q5_0 for Q4_K, Q8_0 for
+// Q6_K, IQ4_NL for the IQ types) where the rows do not allow it: a model whose only wide matrices
+// are the bumped ones (Qwen2.5-0.5B's 896-wide rows beside its 4864-wide ffn_down, under Q3_K_M)
+// holds no matrix of the base type, so fewer than half that could is never called wrong. Its
+// mixes, its fallbacks and a model too narrow for the base type's blocks draw no warning. MXFP4_MOE gives MXFP4 to the
 // experts' matrices only (names with "_exps"; Q8_0 to the rest): only those are counted, so a
 // dense model quantized with it (all Q8_0) draws none. F32, removed ftypes and GUESSED are not
 // checked. A split part read alone is checked on its own matrices.
