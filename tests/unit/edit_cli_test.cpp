@@ -404,7 +404,8 @@ TEST_CASE("a split model's part is edited as part of the whole model, and its sp
     test::CliRun renamed = test::run_mlens({"edit", first, "-o", dir.file("out.gguf"), "--set", "general.name=tiny split"});
     INFO(renamed.out << renamed.err);
     CHECK(renamed.exit_status == 0);
-    CHECK(contains(renamed.out, "the split model, with this part edited: loads in llama.cpp"));
+    CHECK(contains(renamed.out, "the output loads in llama.cpp"));
+    CHECK(contains(renamed.out, "(as a part of its split model)"));
 }
 
 TEST_CASE("a file named as an Ollama blob is never edited in place, wherever its folder is mounted", "[edit][cli][ollama]") {

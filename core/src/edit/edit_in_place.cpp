@@ -35,6 +35,8 @@ constexpr uint64_t kUndoHeaderBytes = kUndoFieldBytes + kUndoChecksumBytes;
 
 std::atomic<InPlaceStepHook> g_step_hook{nullptr};
 
+constexpr const char* kEditInstead = "write a copy with -o";
+
 void step_done(InPlaceStep step) {
     if (InPlaceStepHook hook = g_step_hook.load()) hook(step);
 }
@@ -127,8 +129,8 @@ Result<UniqueFd> open_for_writing(const std::string& path, uint64_t expected_siz
 // The file an edit or an undo writes in place, opened, locked and checked before any byte is
 // written (the refusals of the contract that do not depend on the plan): not inside an Ollama
 // store, not named as a blob, a regular file of `expected_size` with one name. `doing` names the
-// operation in the messages ("an edit in place", "an undo").
-Status refuse_store_file(const std::string& path, OutputGuard& guard, const char* doing) {
+// operation in the messages ("an edit in place", "an undo") and `instead` what to do instead.
+Status refuse_store_file(const std::string& path, OutputGuard& guard, const char* doing, const char* instead) {
     guard.add_input(path);
     if (Status s = guard.check_folder(parent_of(path), path); !s) return s;
     // A blob reached without its store around it (the blobs folder mounted elsewhere, say) is
@@ -137,21 +139,22 @@ Status refuse_store_file(const std::string& path, OutputGuard& guard, const char
         return failure(ErrorCode::E_OUTPUT_IN_STORE,
                        escape_for_display(path) +
                            " is named as an Ollama store's blob (sha256-DIGEST): its name is the digest of its bytes, which " + doing +
-                           " would change; write a copy with -o. Nothing was written");
+                           " would change; " + instead + ". Nothing was written");
     return ok_status();
 }
 
-Result<UniqueFd> open_in_place(const std::string& path, uint64_t expected_size, OutputGuard& guard, const char* doing) {
-    if (Status s = refuse_store_file(path, guard, doing); !s) return s.error();
+Result<UniqueFd> open_in_place(const std::string& path, uint64_t expected_size, OutputGuard& guard, const char* doing,
+                               const char* instead) {
+    if (Status s = refuse_store_file(path, guard, doing, instead); !s) return s.error();
     auto fd = open_for_writing(path, expected_size);
     if (!fd) return fd.error();
     struct stat st {};
     if (::fstat(fd->get(), &st) != 0) return errno_failure("cannot stat", path);
     if (st.st_nlink > 1)
-        return failure(
-            ErrorCode::E_HARD_LINKED,
-            escape_for_display(path) + " has " + std::to_string(st.st_nlink) + " names (hard links): " + doing +
-                " would change the file under every one of them (an Ollama store's blob, say); write a copy with -o. Nothing was written");
+        return failure(ErrorCode::E_HARD_LINKED,
+                       escape_for_display(path) + " has " + std::to_string(st.st_nlink) + " names (hard links): " + doing +
+                           " would change the file under every one of them (an Ollama store's blob, say); " + instead +
+                           ". Nothing was written");
     return fd;
 }
 
@@ -257,11 +260,11 @@ Result<InPlaceOutcome> edit_in_place(const Model& model, const EditPlan& plan, J
     OutputGuard guard;
     if (!plan.fits_in_place) {
         // The store and blob refusals come first: they hold whether or not the edit fits.
-        if (Status s = refuse_store_file(path, guard, "an edit in place"); !s) return s.error();
+        if (Status s = refuse_store_file(path, guard, "an edit in place", kEditInstead); !s) return s.error();
         return no_fit(plan);
     }
     const std::string undo_path = undo_path_for(path);
-    auto fd = open_in_place(path, plan.old_file_bytes, guard, "an edit in place");
+    auto fd = open_in_place(path, plan.old_file_bytes, guard, "an edit in place", kEditInstead);
     if (!fd) return fd.error();
     // Checked under the lock: an edit that finished meanwhile left its undo file.
     struct stat undo_st {};
@@ -360,7 +363,8 @@ Result<UndoOutcome> undo_edit(const std::string& path) {
     if (undo_checksum(head, spans.data(), span) != std::string(reinterpret_cast<const char*>(head) + kUndoFieldBytes, kUndoChecksumBytes))
         return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(undo_path) + " is damaged: its checksum does not match; nothing restored");
     OutputGuard guard;
-    auto fd = open_in_place(path, file_bytes, guard, "an undo");
+    auto fd = open_in_place(path, file_bytes, guard, "an undo",
+                            "copy the file and its .mlens-undo file to a name of their own and undo the copy");
     if (!fd) {
         if (fd.error().code == ErrorCode::E_FILE_CHANGED)
             return failure(ErrorCode::E_UNDO_MISMATCH, escape_for_display(path) + " is not the size the undo file records; nothing restored");

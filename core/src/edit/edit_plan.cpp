@@ -28,9 +28,10 @@ Status check_editable(const Model& model) {
             "a split GGUF is edited one part at a time, each part's own header opened on its own (the first part holds the "
             "metadata)");
     const SourceFile& f = model.files[0];
+    // Errors first: a file that was not read (a store's missing blob) has no version to speak of.
+    if (model.partial || model.error_count() > 0) return refuse("the file has errors; run `mlens check` for details");
     if (f.big_endian) return refuse("a big-endian GGUF cannot be edited");
     if (f.version != 2 && f.version != 3) return refuse("GGUF v" + std::to_string(f.version) + " cannot be edited (v2 and v3 can)");
-    if (model.partial || model.error_count() > 0) return refuse("the file has errors; run `mlens check` for details");
     if (!f.data_start_known() || f.data_start < f.header_bytes || f.source->size() < f.data_start)
         return refuse("the file's data section was not located");
     return ok_status();

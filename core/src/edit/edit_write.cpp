@@ -260,7 +260,7 @@ std::string EditVerification::first_problem() const {
 
 std::string EditVerification::load_summary() const {
     const std::string verdict = output_loads ? output_loads->summary() : std::string();
-    if (split_part && !verdict.empty()) return "the split model, with this part edited: " + verdict;
+    if (split_part && !verdict.empty()) return verdict + " (as a part of its split model)";
     if (!llama_output) return verdict;
     return llama_output->loaded ? verdict + "; llama.cpp's own dry run loaded it" : "is refused by llama.cpp's own dry run: " + llama_output->said;
 }

@@ -28,7 +28,7 @@ Error unlocated_data_error(const TensorInfo& t) {
 
 std::string format_and_version(Format f, uint32_t version) {
     std::string text = format_name(f);
-    if (f == Format::gguf) text += " v" + std::to_string(version);
+    if (f == Format::gguf && version != 0) text += " v" + std::to_string(version);  // 0: no file of it was read
     return text;
 }
 

@@ -90,7 +90,7 @@ struct EditVerification {
 
     // The output's static verdict ("loads in llama.cpp 0.5.0 ..."), with what llama.cpp's dry run
     // said when it was asked (its words when it refused); "" for a file with none (safetensors).
-    // For a split part: "the split model, with this part edited: " and the whole model's verdict.
+    // For a split part: the whole model's verdict, then " (as a part of its split model)".
     std::string load_summary() const;
     // Runs the dry runs above when `check` is set and the input's static verdict is loads as it
     // is; `output_path` holds the output as it will be placed.

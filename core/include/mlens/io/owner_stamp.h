@@ -53,7 +53,7 @@ enum class TempKind { writer_file, previous_file, load_folder, export_folder };
 struct TempName {
     TempKind kind = TempKind::writer_file;
     std::string target;  // the name of the file the temporary belongs to ("" for load folders)
-    std::string stamp;  // "<pid>-<start>"
+    std::string stamp;  // "<pid>-<start>-<space>" (or an older version's "<pid>-<start>")
 };
 
 std::string owner_stamp();

@@ -32,7 +32,8 @@ namespace mlens {
 
 enum class Format { gguf, safetensors, unknown };
 const char* format_name(Format f);
-// The format with its version where the format has one: "GGUF v3"; "safetensors" (unversioned).
+// The format with its version where the format has one: "GGUF v3"; "safetensors" (unversioned);
+// "GGUF" for version 0, a GGUF none of whose files was read (a store's missing blob).
 std::string format_and_version(Format f, uint32_t version);
 
 struct ByteRange {
