@@ -52,6 +52,31 @@ TEST_CASE("a GGUF cut inside its tensor data is summarized once, first", "[trunc
     CHECK(again.diagnostics.size() == 3);
 }
 
+TEST_CASE("a whole file whose offsets place a tensor past its end is said to be no cut file", "[truncation]") {
+    TempDir dir;
+    // a, b, c of 64 bytes each, c placed at 192 instead of 128: the file holds the 192 bytes the
+    // three need as ggml packs them, and c's offset reaches 64 bytes past its end.
+    GgufBuilder b;
+    b.header(3, 0);
+    b.tensor_info("a", {16}, 0, 0).tensor_info("b", {16}, 0, 64).tensor_info("c", {16}, 0, 192);
+    b.pad_to(32);
+    b.f32_run(48);
+    write_whole_file(dir.file("offsets.gguf"), b.bytes);
+    auto m = open_model(dir.file("offsets.gguf"));
+    REQUIRE(m.ok());
+    CHECK(m->diagnostics[0].to_line() ==
+          "error: GGUF E_TRUNCATED_DATA data offset=320: file ends at 320 of 384 bytes: 64 bytes of tensor data missing; 1 of 3 tensors "
+          "affected (not a cut file: the 320 bytes its header and tensors need, as ggml packs them, are all there; the header's "
+          "offsets place tensors past its end)");
+    // A file cut short says nothing more.
+    std::vector<uint8_t> cut = three_tensor_gguf();
+    cut.resize(224);
+    write_whole_file(dir.file("cut.gguf"), cut);
+    auto c = open_model(dir.file("cut.gguf"));
+    REQUIRE(c.ok());
+    CHECK(c->diagnostics[0].message.find("not a cut file") == std::string::npos);
+}
+
 TEST_CASE("a cut file is listed as its summary with the cut tensors under it, by name in natural order", "[truncation]") {
     TempDir dir;
     std::vector<uint8_t> bytes = three_tensor_gguf({"blk.1.w", "blk.10.w", "blk.9.w"});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,23 @@ uint64_t covered_bytes(std::vector<std::pair<uint64_t, uint64_t>> ranges) {
         reached = std::max(reached, end);
     }
     return total;
+}
+
+// The end of the tensor data of GGUF file `file` as ggml packs it (gguf.cpp): each tensor's bytes
+// padded to the alignment, in tensor-info order, from the data start; the last one's padding may
+// be left out. nullopt for another format or a tensor of unknown size.
+std::optional<uint64_t> packed_end(const Model& model, uint32_t file) {
+    if (model.format != Format::gguf) return std::nullopt;
+    const SourceFile& f = model.files[file];
+    uint64_t next = f.data_start, end = f.data_start;  // where the next tensor would start; the last one's end
+    for (const TensorInfo& t : model.tensors) {
+        if (t.file != file) continue;
+        if (!t.n_bytes) return std::nullopt;
+        const uint64_t padding = f.alignment > 1 && *t.n_bytes % f.alignment ? f.alignment - *t.n_bytes % f.alignment : 0;
+        end = checked_add(next, *t.n_bytes).value_or(UINT64_MAX);
+        next = checked_add(end, padding).value_or(UINT64_MAX);
+    }
+    return end;
 }
 
 bool is_truncation_summary(const Diagnostic& d) { return d.code == ErrorCode::E_TRUNCATED_DATA && d.field == "data"; }
@@ -73,6 +91,11 @@ void mark_missing_data(Model& model) {
         std::string message = "file ends at " + std::to_string(f.size) + " of " + std::to_string(f.wanted) +
             " bytes: " + std::to_string(covered_bytes(f.missing)) + " bytes of tensor data missing; " + std::to_string(f.affected) +
             " of " + std::to_string(f.tensors) + " tensors affected";
+        // A file that holds every byte its tensors need is not cut short: its offsets are wrong.
+        if (const std::optional<uint64_t> packed = packed_end(model, static_cast<uint32_t>(i)); packed && *packed <= f.size)
+            message += " (not a cut file: the " + std::to_string(*packed) +
+                " bytes its header and tensors need, as ggml packs them, are all there; the header's offsets place tensors past "
+                "its end)";
         if (model.files.size() > 1)
             message = escape_for_display(std::filesystem::path(model.files[i].path).filename().string(), 80) + ": " + message;
         summaries.push_back({Severity::error, format_name(model.format), ErrorCode::E_TRUNCATED_DATA, "data", f.size, std::move(message),

@@ -10,8 +10,13 @@
 //    order): format as the model's, code E_TRUNCATED_DATA, field "data", offset = the file size X,
 //    message "file ends at X of Y bytes: Z bytes of tensor data missing; K of N tensors affected"
 //    (Y: the furthest tensor end; Z: the bytes of [X, Y) that some tensor claims; K, N: tensors of
-//    that file), prefixed with the file's name when the model has several files. The readers'
-//    per-tensor errors stay after it.
+//    that file), prefixed with the file's name when the model has several files. A GGUF file that
+//    holds every byte its tensors need as ggml packs them (each tensor padded to the alignment,
+//    in tensor-info order, from the data start; the last padding optional) is no cut file: its
+//    header's offsets are wrong, and the message adds " (not a cut file: the P bytes its header
+//    and tensors need, as ggml packs them, are all there; the header's offsets place tensors past
+//    its end)". The
+//    readers' per-tensor errors stay after it.
 //  - Calling it again changes nothing.
 //
 // Contract of listed_diagnostics(model), the one order every list of a model's diagnostics takes
