@@ -410,6 +410,26 @@ TEST_CASE("loadability: a split model's keys are checked against its parts' name
         CHECK(run->as_is.said.find("is duplicated") != std::string::npos);
         CHECK(run->agrees);
     }
+    // A later part that does not say it is the part its place is.
+    for (const bool absent : {false, true}) {
+        const std::string sub = dir.file(absent ? "no-idx" : "wrong-idx");
+        std::filesystem::create_directories(sub);
+        const std::string first = test::write_split_gguf(*whole, sub, "tiny", 2, false, [&](Model& m, uint16_t no) {
+            if (no == 1 && absent) remove_metadata(m, "split.no");
+            if (no == 1 && !absent) set_metadata(m, "split.no", u16(5));
+        });
+        const Loadability l = assess_file(first);
+        REQUIRE(l.reasons.size() == 1);
+        CHECK(l.reasons[0].problem == LoadProblem::split_mismatch);
+        const std::string second = sub + "/tiny-00002-of-00002.gguf";
+        CHECK(l.reasons[0].text ==
+              (absent ? "missing key split.no in GGUF split " + second : "invalid split file idx: 5 (file: " + second + "), expected 1"));
+        auto run = dry_run_load(first, l);
+        REQUIRE(run);
+        INFO(run->as_is.said);
+        CHECK(run->as_is.said.find(absent ? "missing key split.no" : "invalid split file idx: 5") != std::string::npos);
+        CHECK(run->agrees);
+    }
     // No split.count in a part named as the first of two: llama.cpp reads that file alone, which
     // lacks the other part's tensors; named so beside nothing, a whole model loads.
     {

@@ -477,6 +477,20 @@ std::optional<LoadReason> split_first_part_reason(const Model& model, uint64_t c
 
 // The parts read against each other and split.tensors.count, checked after every part is read.
 std::optional<LoadReason> split_parts_reason(const Model& model) {
+    // Each later part says it is the part its place is (gguf_get_val_u16 asserts the type).
+    for (uint32_t k = 1; k < model.files.size(); ++k) {
+        const SourceFile& part = model.files[k];
+        const std::string path = escape_for_display(part.path);
+        if (!part.own_split_no) return split_reason("split.no", "missing key split.no in GGUF split " + path);
+        if (part.own_split_no->type != ValueType::u16)
+            return split_reason("split.no",
+                                "split.no of " + path + " is " + gguf_type_name(static_cast<gguf_type>(part.own_split_no->type)) +
+                                    ", not u16: llama.cpp aborts on it (GGML_ASSERT in gguf_get_val_u16)");
+        if (part.own_split_no->scalar.as_uint() != k)
+            return split_reason("split.no",
+                                "invalid split file idx: " + std::to_string(part.own_split_no->scalar.as_uint()) + " (file: " + path +
+                                    "), expected " + std::to_string(k));
+    }
     // A name in two parts (each part's own are the reader's E_DUPLICATE_TENSOR).
     std::set<std::string_view> seen;
     for (const TensorInfo& t : model.tensors)

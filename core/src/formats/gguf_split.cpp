@@ -82,10 +82,14 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
             }
             source = *opened;
         }
-        // Shards after the first contribute tensors and diagnostics, not metadata.
+        // Shards after the first contribute tensors and diagnostics, not metadata: only their own
+        // split.no, which says which part each is.
         Model part;
         bool ok = read_gguf_into(part, source, 0, limits, job);
+        const MetadataEntry* own_no = n > 1 ? part.find("split.no") : nullptr;
+        std::optional<Value> own_split_no = own_no ? std::optional<Value>(own_no->value) : std::nullopt;
         whole.take_part(part, file);
+        whole.files[file].own_split_no = std::move(own_split_no);
         if (n == 1) whole.metadata = std::move(part.metadata);
         if (!ok) { whole.partial = true; }
         if (job_cancelled(job)) break;

@@ -17,13 +17,14 @@
 //    type u16"); with split.count above 1, split.no absent ("key not found in model: split.no")
 //    or not 0 ("illegal split file idx"), a first part not named "-00001-of-<split.count, 5
 //    digits>.gguf" ("invalid split file name"); then the parts missing (above); then, every part
-//    read, a tensor name in two parts ("invalid model: tensor 'X' is duplicated"), and
+//    read, a later part whose own split.no is absent ("missing key split.no in GGUF split P"), not
+//    UINT16 (llama.cpp's gguf_get_val_u16 asserts) or not its place ("invalid split file idx: N
+//    (file: P), expected K"), a tensor name in two parts ("invalid model: tensor 'X' is duplicated"), and
 //    split.tensors.count absent or other than the parts' tensors ("corrupted model: N tensors
 //    expected but M found", N as the INT32 reads). Nothing else is checked after a split reason.
 //    Parts joined by their names while the first part's split.count is absent or 1: llama.cpp
 //    reads the first file alone, so that file alone is judged, with a split_mismatch warning
-//    saying the other parts are not read. Not checked: the later parts' own split.no (their
-//    metadata is not kept; llama.cpp says "invalid split file idx ... expected K").
+//    saying the other parts are not read.
 //  - A GGUF whose header did not parse to its end (Model::partial) does not load: one
 //    damaged_header reason with the reader's first error.
 //  - A GGUF is checked the way llama.cpp's loader proceeds, each problem one reason:

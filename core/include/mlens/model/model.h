@@ -60,6 +60,9 @@ struct SourceFile {
     uint64_t alignment = 32;  // GGUF data alignment
     uint64_t data_start = 0;  // absolute offset of the tensor data section; 0 while not known
     uint64_t header_bytes = 0;  // bytes of header + metadata + tensor infos (before padding)
+    // A split model's later part: its own split.no as the part has it (nullopt: it has none),
+    // which llama.cpp checks against the part's place; the model's metadata is the first part's.
+    std::optional<Value> own_split_no;
 
     // The data section starts after the tensor-info list: a file cut inside that list never says
     // where (its tensors are DataPresence::unknown).
