@@ -18,15 +18,17 @@
 //   analyze   compute_stats_and_histogram(256 bins) on THREADS threads; "codes" after the type
 //             says that statistics count each group's codes (float_source.h: code groups) and
 //             decode nothing, "steps" that they bin each code times its group's step (scaled
-//             groups), "offset" that they bin each code times its group's step plus its offset
-//             (offset groups), "values" that they decode
+//             groups), "tables" that they count each code once per distinct step over the whole
+//             tensor and bin each step's codes once (scaled groups whose steps repeat: Q8_0),
+//             "offset" that they bin each code times its group's step plus its offset (offset
+//             groups), "values" that they decode
 //   by values for a type with code or scaled groups, the same statistics taken from decoded
 //             values (the view without its groups), as they were before those routes
 // They run in turn, fifteen rounds; prints the best of each in G values/s and the ratios of decode
 // and analyze to each reference, then a "statistics" line: analyze against "ggml whole" (for MLX,
 // ggml whole of the same-layout type, then our single-threaded decode) on both clocks of the same
 // rounds, on THREADS threads by the wall clock and per core by CPU time. For a route that bins
-// every value (steps, offset, values), a "floor" line: the statistics' counting alone, one
+// or counts every value (steps, tables, offset, values), a "floor" line: the statistics' counting alone, one
 // increment per value into their 4,096 fine bins (timed on one core, the bins found beforehand),
 // and the most that counting alone would let such a route reach against ggml whole on THREADS
 // threads.
@@ -64,6 +66,7 @@
 #include "mlens/quant/tensor_view.h"
 #include "mlens/util/parallel.h"
 #include "model_fixture.h"
+#include "step_table_stats.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -165,7 +168,10 @@ private:
 const char* route_of(const FloatSource& v) {
     if (v.offset_groups().length != 0) return "offset";
     if (v.code_groups().codes != 0) return "codes";
-    if (v.scaled_groups() != 0) return "steps";
+    if (v.scaled_groups() != 0) {
+        auto tables = count_step_tables(v, nullptr, 0, 0.0, 1.0);
+        return tables.ok() && *tables ? "tables" : "steps";
+    }
     return "values";
 }
 
@@ -213,7 +219,8 @@ std::vector<uint16_t> fine_slots(const std::vector<float>& values) {
 // interleaved copies of 16-bit counters (slot_copies.h), added up before they could overflow,
 // written out as the AVX-512 tallies increment them (SlotCopies::reserve, then inline
 // increments); SlotCopies::add, the plain loops' route, runs slower. A pass that bins every value
-// (the steps, offset and values routes) does at least this.
+// (the steps, offset and values routes) does at least this; the tables route makes as many
+// increments, into 256 counters a step.
 void count_slots_only(const std::vector<uint16_t>& slots) {
     constexpr size_t kSlots = 4098, kFlushAfter = 4 * 60000;
     std::vector<uint16_t> copies(4 * kSlots, 0);

@@ -10,6 +10,7 @@
 #include "mlens/util/parallel_job.h"
 #include "scaled_group_stats.h"
 #include "slot_copies.h"
+#include "step_table_stats.h"
 #include "util/finite_floats.h"
 #include "util/ordered_parts.h"
 #include "util/thread_scratch.h"
@@ -388,6 +389,14 @@ struct HistogramBins {
     }
 };
 
+// The step tables (step_table_stats.h) of a source with scaled groups, unless an observer wants
+// decoded values; nullopt for any other source, and where the tables decline it.
+Result<std::optional<StepTables>> step_tables_for(const FloatSource& src, const ValueObserver* observer, JobContext* job,
+                                                  unsigned threads) {
+    if (src.scaled_groups() == 0 || observer) return std::optional<StepTables>{};
+    return count_step_tables(src, job, threads, 0.0, 1.0);
+}
+
 // compute_stats, plus a histogram of `histogram_bins` bins over [min, max] (at least one).
 // Sources with stored codes count them in one pass; sources with code groups (unless an observer
 // wants decoded values) find their range from codes, then count each group's codes, summing and
@@ -421,6 +430,12 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         } else if (Status s = summarize_source(src, job, threads, 0.5, all, observer); !s) {
             return s.error();
         }
+    } else if (auto tables = step_tables_for(src, observer, job, threads); !tables) {
+        return tables.error();
+    } else if (*tables) {
+        const ValueBounds r = step_table_range(**tables);
+        const HistogramBins bins(r.min, r.max, histogram_bins);
+        if (Status s = summarize_step_tables(**tables, bins.fine, job, threads, all, counts); !s) return s.error();
     } else {
         auto range = source_range(src, job, threads, kRangeProgress);
         if (!range) return range.error();

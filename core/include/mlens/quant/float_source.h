@@ -44,7 +44,8 @@
 // to float, then that plus offset rounded to float, being what read() gives for that value, bit
 // for bit (a NaN may differ in its payload). Statistics take them as they take scaled groups.
 //
-// Routes (stats.h), decided per type by decode_bench: Q8_0 and Q6_K are scaled groups; Q5_K and
+// Routes (stats.h), decided per type by decode_bench: Q8_0 and Q6_K are scaled groups (Q8_0's
+// half-float steps, which repeat, counted in tables of step and code); Q5_K and
 // MLX affine int8 offset groups (each value binned from its code, one pass); Q4_0, Q4_1, Q5_0,
 // Q5_1, IQ4_NL, Q4_K, IQ4_XS and MLX affine int4 code groups (each group's codes counted, then
 // each distinct code tallied once: 16 entries for 32 values for the 4-bit types). A source that

@@ -10,8 +10,11 @@
 //    from its codes and scales, then counts each group's codes in one pass, summing and binning
 //    each distinct value of a group once, weighted by its count (code_group_stats.h); it decodes
 //    values instead when a range end is NaN or infinite. A source with scaled groups
-//    (float_source.h) and a quick range bins each value from its code and step in that one pass
-//    instead of decoding it (scaled_group_stats.h). Every route gives the same figures. NaN and ±Inf are counted and excluded from every other figure. Sums and
+//    (float_source.h) whose steps are half floats that repeat (Q8_0) counts each code once per
+//    distinct step over the whole source, in one read, and takes its range, bins and sums from
+//    those tables (step_table_stats.h); one whose steps do not, with a quick range, bins each value
+//    from its code and step in one pass after that range instead of decoding it
+//    (scaled_group_stats.h). Every route gives the same figures. NaN and ±Inf are counted and excluded from every other figure. Sums and
 //    central moments are in double: each chunk's about its own mean, merged pairwise (Pébay), so
 //    the last bits depend on the order of the chunks. +Inf and -Inf are also counted apart.
 //  - A source with no finite value has no min, max, mean, std, mean |x|, kurtosis or
