@@ -75,6 +75,10 @@ TEST_CASE("a whole file whose offsets place a tensor past its end is said to be 
     auto c = open_model(dir.file("cut.gguf"));
     REQUIRE(c.ok());
     CHECK(c->diagnostics[0].message.find("not a cut file") == std::string::npos);
+    // The one answer the views take.
+    CHECK(offsets_past_end(*m, 0));
+    CHECK_FALSE(offsets_past_end(*c, 0));
+    CHECK_FALSE(offsets_past_end(*c, 1));  // no such file
 }
 
 TEST_CASE("a cut file is listed as its summary with the cut tensors under it, by name in natural order", "[truncation]") {

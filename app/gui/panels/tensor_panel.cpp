@@ -10,6 +10,7 @@
 #include "mlens/analysis/tensor_table_export.h"
 #include "mlens/io/safe_file_writer.h"
 #include "mlens/model/shape_text.h"
+#include "mlens/model/truncation.h"
 #include "mlens/text/escape.h"
 #include "mlens/text/number_format.h"
 #include "mlens/text/plural.h"
@@ -309,14 +310,25 @@ void TensorPanel::draw_totals(const Document& doc) {
         stored + " \xC2\xB7 " + human_count(t.elements) + " parameters \xC2\xB7 " + human_bytes(t.bytes) + " \xC2\xB7 " +
         bpw_text(t.bits_per_weight()) + " bits/weight";
     ui::text_dim(line);
+    const Model& model = *doc.model();
     auto count_of = [&](DataPresence p) {
         return static_cast<uint64_t>(
-            std::count_if(doc.model()->tensors.begin(), doc.model()->tensors.end(), [p](const TensorInfo& x) { return x.presence == p; }));
+            std::count_if(model.tensors.begin(), model.tensors.end(), [p](const TensorInfo& x) { return x.presence == p; }));
     };
+    // Tensors whose data lies past the end of their file: a file cut short, or offsets that point
+    // past the end of a file that holds all its data (truncation.h).
+    uint64_t cut = 0, misplaced = 0;
+    for (const TensorInfo& x : model.tensors)
+        if (x.presence == DataPresence::partial || x.presence == DataPresence::missing)
+            ++(offsets_past_end(model, x.file) ? misplaced : cut);
     auto tensors_text = [](uint64_t n) { return counted_as(ui::with_separators(n), n, "tensor"); };
-    if (const uint64_t cut = count_of(DataPresence::partial) + count_of(DataPresence::missing); cut > 0) {
+    if (cut > 0) {
         ImGui::SameLine();
         ui::text_colored(palette().error, "\xC2\xB7 " + tensors_text(cut) + " missing data (the file is cut short)");
+    }
+    if (misplaced > 0) {
+        ImGui::SameLine();
+        ui::text_colored(palette().error, "\xC2\xB7 " + tensors_text(misplaced) + " placed past the file's end (wrong offsets)");
     }
     if (const uint64_t unknown = count_of(DataPresence::unknown); unknown > 0) {
         ImGui::SameLine();

@@ -92,8 +92,8 @@ void mark_missing_data(Model& model) {
             " bytes: " + std::to_string(covered_bytes(f.missing)) + " bytes of tensor data missing; " + std::to_string(f.affected) +
             " of " + std::to_string(f.tensors) + " tensors affected";
         // A file that holds every byte its tensors need is not cut short: its offsets are wrong.
-        if (const std::optional<uint64_t> packed = packed_end(model, static_cast<uint32_t>(i)); packed && *packed <= f.size)
-            message += " (not a cut file: the " + std::to_string(*packed) +
+        if (offsets_past_end(model, static_cast<uint32_t>(i)))
+            message += " (not a cut file: the " + std::to_string(*packed_end(model, static_cast<uint32_t>(i))) +
                 " bytes its header and tensors need, as ggml packs them, are all there; the header's offsets place tensors past "
                 "its end)";
         if (model.files.size() > 1)
@@ -117,6 +117,12 @@ std::vector<ListedDiagnostic> listed_diagnostics(const Model& model) {
         out.push_back({i, is_truncation_summary(d) ? cut_tensors(model, d.file) : std::vector<size_t>()});
     }
     return out;
+}
+
+bool offsets_past_end(const Model& model, uint32_t file) {
+    if (file >= model.files.size() || !model.files[file].source) return false;
+    const std::optional<uint64_t> packed = packed_end(model, file);
+    return packed && *packed <= model.files[file].source->size();
 }
 
 std::string cut_tensor_text(const Model& model, size_t tensor) {

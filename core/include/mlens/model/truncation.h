@@ -29,6 +29,9 @@
 //    blk.2 before blk.10).
 // cut_tensor_text(model, t) says how much of tensor t is there: "N of M bytes present" (N is 0
 // when its data starts at or past the file's end).
+// offsets_past_end(model, file): whether GGUF file `file` holds every byte its tensors need as
+// ggml packs them (above), so that tensor data past its end comes of wrong offsets, not of a cut:
+// the one answer the summary's "not a cut file" and every view's word for such data give.
 #pragma once
 
 #include <string>
@@ -47,5 +50,6 @@ struct ListedDiagnostic {
 
 std::vector<ListedDiagnostic> listed_diagnostics(const Model& model);
 std::string cut_tensor_text(const Model& model, size_t tensor);
+bool offsets_past_end(const Model& model, uint32_t file);
 
 }  // namespace mlens
