@@ -129,7 +129,10 @@ TEST_CASE("A4 the format comes from the content, never from the file name", "[gg
 
 TEST_CASE("A4 a missing shard is reported without an offset", "[gguf][malformed][cli]") {
     TempDir dir;
-    write_whole_file(dir.file("m-00001-of-00002.gguf"), t1_bytes());
+    write_whole_file(dir.file("m-00001-of-00002.gguf"), t1_plus_kvs(2, [](GgufBuilder& b) {
+                         b.kv("split.no", ValueType::u16).u16(0);
+                         b.kv("split.count", ValueType::u16).u16(2);
+                     }));
     CliRun run = run_mlens({"check", dir.file("m-00001-of-00002.gguf")});
     CHECK(run.exit_status == 1);
     require_diagnostic_lines(run);

@@ -190,6 +190,39 @@ TEST_CASE("G58 shard paths come from the opened file's name, never from metadata
     CHECK(first_error(*m)->message.find("max_split_count=1024") != std::string::npos);
 }
 
+TEST_CASE("G58 a file named as the first shard whose keys say it is no split model is read alone, as llama.cpp reads it",
+          "[gguf][malformed]") {
+    TempDir dir;
+    // Shard 2 is beside it, yet not joined: llama.cpp's loader reads split.count from the file.
+    write_whole_file(dir.file("x-00002-of-00002.gguf"), t1_bytes());
+    for (const std::optional<uint16_t> count : {std::optional<uint16_t>{}, std::optional<uint16_t>{1}, std::optional<uint16_t>{0}}) {
+        write_whole_file(dir.file("x-00001-of-00002.gguf"), t1_plus_kvs(count ? 1 : 0, [&](GgufBuilder& b) {
+                             if (count) b.kv("split.count", ValueType::u16).u16(*count);
+                         }));
+        auto m = open_gguf(dir.file("x-00001-of-00002.gguf"));
+        REQUIRE(m.ok());
+        CHECK(m->files.size() == 1);
+        CHECK(find_diagnostic(*m, "E_SPLIT_MISSING") == nullptr);
+        // A split.count of 0 is also outside 1..1024 (G58 a).
+        require_accepted(
+            *m,
+            count == 0 ? std::vector<std::string>{"W_SPLIT_METADATA", "W_SPLIT_METADATA"} : std::vector<std::string>{"W_SPLIT_METADATA"});
+        const Diagnostic* said = find_diagnostic(*m, "W_SPLIT_METADATA");
+        CHECK(said->message ==
+              std::string("named as part 1 of 2 but ") +
+                  (count ? "its split.count is " + std::to_string(*count) : std::string("has no split.count")) +
+                  ": read alone, as llama.cpp reads it; the files named beside it are not joined");
+    }
+    // A split.count of 2 joins the shard beside it.
+    write_whole_file(dir.file("x-00001-of-00002.gguf"), t1_plus_kvs(2, [](GgufBuilder& b) {
+                         b.kv("split.no", ValueType::u16).u16(0);
+                         b.kv("split.count", ValueType::u16).u16(2);
+                     }));
+    auto joined = open_gguf(dir.file("x-00001-of-00002.gguf"));
+    REQUIRE(joined.ok());
+    CHECK(joined->files.size() == 2);
+}
+
 TEST_CASE("G58 (d) a Jinja payload in the chat template is inert text", "[gguf][malformed]") {
     const std::string payload =
         "{% for c in ().__class__.__base__.__subclasses__() %}{% if c.__name__ == 'catch_warnings' %}"

@@ -139,7 +139,10 @@ TEST_CASE("a safetensors file cut short marks its tensors and keeps the reader's
 
 TEST_CASE("a cut shard of a split GGUF is named in its summary", "[truncation]") {
     TempDir dir;
-    write_whole_file(dir.file("m-00001-of-00002.gguf"), t1_bytes());
+    write_whole_file(dir.file("m-00001-of-00002.gguf"), t1_plus_kvs(2, [](GgufBuilder& b) {
+                         b.kv("split.no", ValueType::u16).u16(0);
+                         b.kv("split.count", ValueType::u16).u16(2);
+                     }));
     std::vector<uint8_t> second = three_tensor_gguf();
     second.resize(128);  // the header only: every tensor of shard 2 is gone
     write_whole_file(dir.file("m-00002-of-00002.gguf"), second);

@@ -9,6 +9,7 @@
 
 #include <gguf.h>
 
+#include "formats/gguf_split.h"
 #include "mlens/compat/load_rewrite.h"
 #include "mlens/formats/llama_asserts.h"
 #include "mlens/formats/llama_requirements.h"
@@ -539,19 +540,6 @@ std::vector<LoadReason> split_reasons(const Model& model) {
 
 // The first file of a model joined from parts by their names, alone: what llama.cpp reads when
 // the first part's split.count is absent or 1.
-Model first_file_alone(const Model& model) {
-    Model alone;
-    alone.format = model.format;
-    alone.files = {model.files[0]};
-    alone.metadata = model.metadata;
-    for (const TensorInfo& t : model.tensors)
-        if (t.file == 0) alone.tensors.push_back(t);
-    for (const Diagnostic& d : model.diagnostics)
-        if (d.file == 0 && d.code != ErrorCode::E_SPLIT_MISSING) alone.diagnostics.push_back(d);
-    alone.partial = model.partial && alone.error_count() > 0;
-    return alone;
-}
-
 // A key, else a tensor name, the file gives twice (the reader's diagnostic, at the second):
 // gguf_init refuses the file at the first. The reason names the key or the tensor.
 std::optional<LoadReason> duplicate_name(const Model& model) {
@@ -689,21 +677,10 @@ std::string Loadability::label() const {
     return std::string("no: ") + (reasons.empty() ? "unknown" : load_problem_name(reasons.front().problem));
 }
 
-Loadability assess_loadability(const Model& model) {
-    if (model.format != Format::gguf) return not_gguf(model);
-    // Parts joined by their names while the first says it is no split model: llama.cpp reads that
-    // file alone, and the others are not read.
-    if (model.files.size() > 1 && model.opened_file == 0 && !split_key_type_reason(model) &&
-        model.get_uint("split.count").value_or(0) <= 1) {
-        Loadability alone = assess_loadability(first_file_alone(model));
-        alone.warnings.insert(alone.warnings.begin(),
-                              {LoadProblem::split_mismatch, LoadSubject::key, "split.count", std::nullopt,
-                               "the file is named as part 1 of " + std::to_string(model.files.size()) + " but " +
-                                   (model.find("split.count") ? std::string("its split.count is 1") : std::string("has no split.count")) +
-                                   ": llama.cpp reads it alone, and the other parts beside it are not read",
-                               kSplitFix});
-        return alone;
-    }
+namespace {
+
+// The verdict on a GGUF model as read.
+Loadability assess_as_read(const Model& model) {
     Loadability l;
     l.reasons = split_reasons(model);
     if (!l.reasons.empty()) {
@@ -737,6 +714,25 @@ Loadability assess_loadability(const Model& model) {
     l.warnings = std::move(after_warnings);
     for (LoadReason& r : l.reasons)
         r.fix = "Ollama's shim rewrites this when Ollama loads it; `mlens export-upstream FILE OUT.gguf` writes the rewritten file for llama.cpp";
+    return l;
+}
+
+}  // namespace
+
+Loadability assess_loadability(const Model& model) {
+    if (model.format != Format::gguf) return not_gguf(model);
+    Loadability l = assess_as_read(model);
+    // A file named as the first part that says it is no split model: the reader read it alone, as
+    // llama.cpp does (gguf_split.h); the parts beside it are not read.
+    const std::optional<SplitName> name = model.files.size() == 1 ? parse_split_name(model.files[0].path) : std::nullopt;
+    if (name && name->number == 1 && name->count > 1 && says_no_split(model))
+        l.warnings.insert(l.warnings.begin(),
+                          {LoadProblem::split_mismatch, LoadSubject::key, "split.count", std::nullopt,
+                           "the file is named as part 1 of " + std::to_string(name->count) + " but " +
+                               (model.find("split.count") ? "its split.count is " + std::to_string(*model.get_uint("split.count"))
+                                                          : std::string("has no split.count")) +
+                               ": llama.cpp reads it alone, and the other parts beside it are not read",
+                           kSplitFix});
     return l;
 }
 

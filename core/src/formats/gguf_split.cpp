@@ -31,6 +31,8 @@ std::optional<uint32_t> five_digits(std::string_view d) {
 
 }  // namespace
 
+bool says_no_split(const Model& model) { return !model.find("split.count") || model.get_uint("split.count").value_or(2) <= 1; }
+
 std::optional<SplitName> parse_split_name(const std::string& path) {
     // "<stem>-NNNNN-of-MMMMM.gguf": a fixed 20-character tail after the stem.
     constexpr size_t kTail = 20;
@@ -53,6 +55,17 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
                                      0});
         model.partial = true;
         return false;
+    }
+    if (split->number == 1 && says_no_split(model)) {
+        const MetadataEntry* count = model.find("split.count");
+        model.diagnostics.push_back({Severity::warning, "GGUF", ErrorCode::W_SPLIT_METADATA, "split.count",
+                                     count ? std::optional<uint64_t>(count->key_range.offset) : std::nullopt,
+                                     "named as part 1 of " + std::to_string(split->count) + " but " +
+                                         (count ? std::string("its split.count is ") + std::to_string(*model.get_uint("split.count"))
+                                                : std::string("has no split.count")) +
+                                         ": read alone, as llama.cpp reads it; the files named beside it are not joined",
+                                     0});
+        return true;
     }
     Model whole;
     whole.format = Format::gguf;

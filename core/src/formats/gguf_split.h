@@ -5,6 +5,11 @@
 // shard k as file k-1; metadata is shard 1's, tensors are all shards' in shard order. A missing
 // shard is an error (E_SPLIT_MISSING) and leaves the Model partial. The shard count is capped by
 // GgufLimits::max_split_count.
+//
+// Decision: a file named as shard 1 whose keys say it is no split model (says_no_split: no
+// split.count, or an integer one of at most 1) is read alone, as llama.cpp's loader reads it, with
+// a W_SPLIT_METADATA warning on split.count: the files named beside it are not joined. A
+// split.count of another type still joins them (the loader refuses its type).
 #pragma once
 
 #include <optional>
@@ -24,6 +29,9 @@ struct SplitName {
 };
 
 std::optional<SplitName> parse_split_name(const std::string& path);
+
+// The first shard's keys say it is no split model: no split.count, or an integer one below 2.
+bool says_no_split(const Model& model);
 
 // `model` holds the opened file as file 0. When its name marks it as a shard, replaces the Model
 // by the whole split model. Returns false when a shard failed to parse.
