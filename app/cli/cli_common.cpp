@@ -10,13 +10,14 @@
 
 #include "mlens/infer/worker_session.h"
 #include "mlens/model/summary.h"
+#include "mlens/model/truncation.h"
 #include "mlens/remote/remote_source.h"
 #include "mlens/remote/source_opener.h"
 #include "mlens/text/display_width.h"
 #include "mlens/text/escape.h"
-#include "mlens/text/text_table.h"
 #include "mlens/text/nearest_name.h"
 #include "mlens/text/number_format.h"
+#include "mlens/text/text_table.h"
 #include "terminal_output.h"
 
 namespace mlens::cli {
@@ -79,7 +80,7 @@ std::optional<Model> open_or_report(const Target& target, bool report_errors, Sp
         fail(target.text, model.error());
         return std::nullopt;
     }
-    const size_t errors = model->error_count();
+    const size_t errors = listed_error_count(*model);
     if (report_errors && errors > 0) {
         for (const Diagnostic& d : model->diagnostics)
             if (d.severity == Severity::error) {

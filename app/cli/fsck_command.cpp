@@ -48,8 +48,8 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         const size_t errors = report->count(FindingSeverity::error);
         // Reader errors that are not about tensor regions (a cut header, a bad key) stop fsck from
         // seeing the whole file: they fail it too, and `mlens check` lists them.
-        size_t reader_errors = 0, unlisted_errors = 0;
-        for (const Diagnostic& d : model->diagnostics) reader_errors += d.severity == Severity::error;
+        const size_t reader_errors = listed_error_count(*model);
+        size_t unlisted_errors = 0;
         for (const ListedDiagnostic& listed : listed_diagnostics(*model)) {
             const Diagnostic& d = model->diagnostics[listed.diagnostic];
             unlisted_errors += d.severity == Severity::error && !is_region_diagnostic(d.code);
@@ -72,8 +72,7 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
             return;
         }
         for (const Finding& f : report->findings) {
-            const bool cut_tensor = f.code == ErrorCode::E_TRUNCATED_DATA && f.tensor_index;
-            std::cout << (cut_tensor ? "  " : "") << finding_line(f) << "\n";  // a cut tensor sits under its summary
+            std::cout << (is_cut_tensor_row(f) ? "  " : "") << finding_line(f) << "\n";  // a cut tensor sits under its summary
         }
         // The region errors are listed above; the others only by check.
         if (unlisted_errors) std::cout << plural(unlisted_errors, "reader error") << ": mlens check lists them\n";

@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include "mlens/model/truncation.h"
 #include "mlens/text/escape.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
@@ -16,7 +17,7 @@ std::string failure_headline(const Document& doc) {
 }
 
 std::string error_banner_text(const Model& model) {
-    const size_t errors = model.error_count();
+    const size_t errors = listed_error_count(model);
     if (errors == 0) return {};
     std::string text = std::to_string(errors) + (errors == 1 ? " error" : " errors");
     for (const Diagnostic& d : model.diagnostics)

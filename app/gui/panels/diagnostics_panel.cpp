@@ -47,7 +47,7 @@ void DiagnosticsPanel::refresh(const Model& m) {
 
 std::string DiagnosticsPanel::badge(const Document& doc) const {
     if (!doc.is_model() || doc.model()->diagnostics.empty()) return {};
-    return std::to_string(doc.model()->diagnostics.size());
+    return std::to_string(listed_diagnostics(*doc.model()).size());  // the rows the panel lists
 }
 
 void DiagnosticsPanel::draw(PanelContext& ctx) {
@@ -70,7 +70,7 @@ void DiagnosticsPanel::draw(PanelContext& ctx) {
     ui::search_box("filter", "filter code, field, message (Ctrl+F)", m_filter, 320, focus);
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, palette().error);
-    ImGui::Checkbox(("Errors (" + std::to_string(m.error_count()) + ")").c_str(), &m_show_errors);
+    ImGui::Checkbox(("Errors (" + std::to_string(listed_error_count(m)) + ")").c_str(), &m_show_errors);
     ImGui::PopStyleColor();
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, palette().warning);

@@ -24,12 +24,9 @@ std::string finding_subject(const Finding& f) {
     return f.field.empty() ? f.tensor : f.tensor + " " + f.field;
 }
 
-// A tensor a truncation cut: listed under the truncation summary (fsck.h).
-bool is_cut_tensor(const Finding& f) { return f.code == ErrorCode::E_TRUNCATED_DATA && f.tensor_index.has_value(); }
-
 // A finding about one whole tensor offers its values in Weights; a cut tensor's are not all there.
 bool has_weights_button(const Finding& f, const Document& doc) {
-    return f.tensor_index && !is_cut_tensor(f) && *f.tensor_index < doc.model()->tensors.size();
+    return f.tensor_index && !is_cut_tensor_row(f) && *f.tensor_index < doc.model()->tensors.size();
 }
 
 std::string where_text(const Finding& f) {
@@ -167,7 +164,7 @@ void HealthPanel::draw_table(PanelContext& ctx) {
     std::vector<std::string> codes, names, wheres, counts;
     for (const Finding& f : r.findings) {
         codes.emplace_back(code_name(f.code));
-        names.push_back((is_cut_tensor(f) ? "\xE2\x94\x94 " : "") + finding_subject(f));
+        names.push_back((is_cut_tensor_row(f) ? "\xE2\x94\x94 " : "") + finding_subject(f));
         wheres.push_back(where_text(f));
         counts.push_back(ui::with_separators(f.count));
     }

@@ -126,7 +126,7 @@ void tokenizer_section(Document& doc) {
 
 void diagnostics_section(Document& doc) {
     const Model& m = *doc.model();
-    size_t warnings = m.warning_count(), errors = m.error_count();
+    size_t warnings = m.warning_count(), errors = listed_error_count(m);
     ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_OpenOnArrow |
         (m.diagnostics.empty() ? ImGuiTreeNodeFlags_Leaf : ImGuiTreeNodeFlags_DefaultOpen);
     bool open = ImGui::TreeNodeEx("Diagnostics###diagnostics", flags);

@@ -268,8 +268,11 @@ const char* finding_severity_name(FindingSeverity s) {
     return name_of(kNames, s, "error");
 }
 
+bool is_cut_tensor_row(const Finding& f) { return f.code == ErrorCode::E_TRUNCATED_DATA && f.tensor_index.has_value(); }
+
 size_t FsckReport::count(FindingSeverity s) const {
-    return static_cast<size_t>(std::count_if(findings.begin(), findings.end(), [s](const Finding& f) { return f.severity == s; }));
+    return static_cast<size_t>(
+        std::count_if(findings.begin(), findings.end(), [s](const Finding& f) { return f.severity == s && !is_cut_tensor_row(f); }));
 }
 
 Result<FsckReport> fsck_model(const Model& model, JobContext* job, unsigned threads) {

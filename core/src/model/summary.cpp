@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlens/model/truncation.h"
 #include "mlens/text/escape.h"
 
 namespace mlens {
@@ -117,7 +118,7 @@ ModelSummary summarize(const Model& model, const std::vector<LogicalTensor>& ten
     if (s.missing_files > 0) s.declared_tensor_count = model.get_uint("split.tensors.count");
     if (s.parameters > 0 && !s.totals_overflow)
         s.bits_per_weight = static_cast<double>(s.tensor_bytes) * 8.0 / static_cast<double>(s.parameters);
-    s.errors = model.error_count();
+    s.errors = listed_error_count(model);
     s.warnings = model.warning_count();
     return s;
 }

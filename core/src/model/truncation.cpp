@@ -125,6 +125,12 @@ bool offsets_past_end(const Model& model, uint32_t file) {
     return packed && *packed <= model.files[file].source->size();
 }
 
+size_t listed_error_count(const Model& model) {
+    size_t n = 0;
+    for (const ListedDiagnostic& listed : listed_diagnostics(model)) n += model.diagnostics[listed.diagnostic].severity == Severity::error;
+    return n;
+}
+
 std::string cut_tensor_text(const Model& model, size_t tensor) {
     const TensorInfo& t = model.tensors[tensor];
     const uint64_t size = t.file < model.files.size() && model.files[t.file].source ? model.files[t.file].source->size() : 0;

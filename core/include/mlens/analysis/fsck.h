@@ -33,6 +33,8 @@
 //    code, severity, field and offset; a truncation summary is followed by one E_TRUNCATED_DATA
 //    error per tensor it cut (tensor and index set, offset at its data, message "cut: " and
 //    cut_tensor_text), by name in natural order, in place of the readers' out-of-bounds rows.
+//    Such a row (is_cut_tensor_row) is a detail of its summary, listed under it: count() leaves it
+//    out, so that fsck's error count is check's, which lists the cut tensors under the summary too.
 //    Every tensor wholly inside its file is scanned, and of a cut tensor of one entry and one
 //    expert the whole rows present (counted in tensors_scanned and tensors_scanned_in_part; they
 //    get no all-zero, zero-column or duplicate verdict), so a cut file has the bytes that exist
@@ -94,8 +96,12 @@ struct FsckReport {
     uint64_t tensors_scanned_in_part = 0;  // of tensors_scanned: cut tensors of which the whole rows present were
     uint64_t values_scanned = 0;
     uint64_t bytes_scanned = 0;  // stored bytes read
+    // Findings of severity s, the cut-tensor rows under a truncation summary left out.
     size_t count(FindingSeverity s) const;
 };
+
+// A tensor a truncation cut, listed under the truncation summary (the contract above).
+bool is_cut_tensor_row(const Finding& f);
 
 // Whether fsck copies a reader diagnostic of this code as a region finding (overlap, out of the
 // file, truncated, misaligned).

@@ -42,7 +42,7 @@ struct ModelSummary {
     // Files of a split model that could not be read: their tensors are in none of the figures.
     uint32_t missing_files = 0;
     std::optional<uint64_t> declared_tensor_count;  // split.tensors.count, while files are missing
-    size_t errors = 0;
+    size_t errors = 0;  // as listed (truncation.h: listed_error_count)
     size_t warnings = 0;
 
     // " in the 2 of 3 files present" while files are missing, else empty: what every figure of a

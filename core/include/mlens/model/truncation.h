@@ -27,6 +27,8 @@
 //  - A truncation summary (field "data") carries `cut`: the tensors of its file that
 //    mark_missing_data marked partial or missing, by name in natural order (natural_order.h:
 //    blk.2 before blk.10).
+// listed_error_count(model): the errors among listed_diagnostics, the one count of a model's
+// errors that check and fsck say (a summary stands for the out-of-bounds rows it leaves out).
 // cut_tensor_text(model, t) says how much of tensor t is there: "N of M bytes present" (N is 0
 // when its data starts at or past the file's end).
 // offsets_past_end(model, file): whether GGUF file `file` holds every byte its tensors need as
@@ -49,6 +51,7 @@ struct ListedDiagnostic {
 };
 
 std::vector<ListedDiagnostic> listed_diagnostics(const Model& model);
+size_t listed_error_count(const Model& model);
 std::string cut_tensor_text(const Model& model, size_t tensor);
 bool offsets_past_end(const Model& model, uint32_t file);
 
