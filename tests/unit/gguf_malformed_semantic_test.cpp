@@ -14,6 +14,7 @@
 #include "mlens/formats/ggml_types.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/gguf_writer.h"
+#include "mlens/io/byte_source.h"
 #include "mlens/model/value_format.h"
 #include "test_paths.h"
 
@@ -183,7 +184,10 @@ TEST_CASE("G58 shard paths come from the opened file's name, never from metadata
     CHECK(m->files.size() == 1);
     CHECK(find_diagnostic(*m, "E_SPLIT_MISSING") == nullptr);
 
-    write_whole_file(dir.file("x-00001-of-02000.gguf"), t1_bytes());
+    write_whole_file(dir.file("x-00001-of-02000.gguf"), t1_plus_kvs(2, [](GgufBuilder& b) {
+                         b.kv("split.no", ValueType::u16).u16(0);
+                         b.kv("split.count", ValueType::u16).u16(2000);
+                     }));
     m = open_gguf(dir.file("x-00001-of-02000.gguf"));
     REQUIRE(m.ok());
     require_error(*m, "E_LIMIT", "split", std::nullopt);
@@ -213,6 +217,22 @@ TEST_CASE("G58 a file named as the first shard whose keys say it is no split mod
                   (count ? "its split.count is " + std::to_string(*count) : std::string("has no split.count")) +
                   ": read alone, as llama.cpp reads it; the files named beside it are not joined");
     }
+    // Named as the second part, or as the first of 2000 (past the shard-count cap), it is read
+    // alone as well: the opened file's keys decide, and neither edit verification nor the cap
+    // takes it for a part.
+    write_whole_file(dir.file("y-00001-of-02000.gguf"), t1_bytes());
+    for (const char* name : {"x-00002-of-00002.gguf", "y-00001-of-02000.gguf"}) {
+        INFO(name);
+        auto m = open_gguf(dir.file(name));
+        REQUIRE(m.ok());
+        CHECK(m->files.size() == 1);
+        require_accepted(*m, {"W_SPLIT_METADATA"});
+        auto source = open_file(dir.file(name));
+        REQUIRE(source.ok());
+        CHECK_FALSE(read_split_model_with_part(*source, dir.file(name)));
+    }
+    CHECK(find_diagnostic(*open_gguf(dir.file("x-00002-of-00002.gguf")), "W_SPLIT_METADATA")->message ==
+          "named as part 2 of 2 but has no split.count: read alone, as llama.cpp reads it; the files named beside it are not joined");
     // A split.count of 2 joins the shard beside it.
     write_whole_file(dir.file("x-00001-of-00002.gguf"), t1_plus_kvs(2, [](GgufBuilder& b) {
                          b.kv("split.no", ValueType::u16).u16(0);

@@ -722,17 +722,15 @@ Loadability assess_as_read(const Model& model) {
 Loadability assess_loadability(const Model& model) {
     if (model.format != Format::gguf) return not_gguf(model);
     Loadability l = assess_as_read(model);
-    // A file named as the first part that says it is no split model: the reader read it alone, as
+    // A file named as a part that says it is no split model: the reader read it alone, as
     // llama.cpp does (gguf_split.h); the parts beside it are not read.
     const std::optional<SplitName> name = model.files.size() == 1 ? parse_split_name(model.files[0].path) : std::nullopt;
-    if (name && name->number == 1 && name->count > 1 && says_no_split(model))
-        l.warnings.insert(l.warnings.begin(),
-                          {LoadProblem::split_mismatch, LoadSubject::key, "split.count", std::nullopt,
-                           "the file is named as part 1 of " + std::to_string(name->count) + " but " +
-                               (model.find("split.count") ? "its split.count is " + std::to_string(*model.get_uint("split.count"))
-                                                          : std::string("has no split.count")) +
-                               ": llama.cpp reads it alone, and the other parts beside it are not read",
-                           kSplitFix});
+    if (name && name->count > 1 && says_no_split(model))
+        l.warnings.insert(
+            l.warnings.begin(),
+            {LoadProblem::split_mismatch, LoadSubject::key, "split.count", std::nullopt,
+             "the file is " + no_split_text(model, *name) + ": llama.cpp reads it alone, and the other parts beside it are not read",
+             kSplitFix});
     return l;
 }
 

@@ -715,6 +715,7 @@ std::optional<Model> read_split_model_with_part(ByteSourcePtr part, const std::s
     Model model;
     if (read_gguf_into(model, std::move(part), 0, limits, job) && open_split_siblings(model, part_path, limits, job))
         check_gguf_semantics(model, limits);
+    if (model.files.size() == 1) return std::nullopt;  // read alone: no part of a split model
     // The part stands where part_path is, whatever its source is named (a temporary, an overlay).
     if (name->number - 1 < model.files.size()) model.files[name->number - 1].path = part_path;
     model.opened_file = 0;

@@ -33,6 +33,12 @@ std::optional<uint32_t> five_digits(std::string_view d) {
 
 bool says_no_split(const Model& model) { return !model.find("split.count") || model.get_uint("split.count").value_or(2) <= 1; }
 
+std::string no_split_text(const Model& model, const SplitName& name) {
+    const MetadataEntry* count = model.find("split.count");
+    return "named as part " + std::to_string(name.number) + " of " + std::to_string(name.count) + " but " +
+        (count ? "its split.count is " + count->value.scalar.to_string() : std::string("has no split.count"));
+}
+
 std::optional<SplitName> parse_split_name(const std::string& path) {
     // "<stem>-NNNNN-of-MMMMM.gguf": a fixed 20-character tail after the stem.
     constexpr size_t kTail = 20;
@@ -48,6 +54,16 @@ std::optional<SplitName> parse_split_name(const std::string& path) {
 bool open_split_siblings(Model& model, const std::string& path, const GgufLimits& limits, JobContext* job) {
     auto split = parse_split_name(path);
     if (!split || split->count == 1) return true;
+    // The opened file's own keys decide, as llama.cpp's loader reads them: a file that says it is
+    // no split model is read alone, whatever part its name gives it.
+    if (says_no_split(model)) {
+        const MetadataEntry* count = model.find("split.count");
+        model.diagnostics.push_back(
+            {Severity::warning, "GGUF", ErrorCode::W_SPLIT_METADATA, "split.count",
+             count ? std::optional<uint64_t>(count->key_range.offset) : std::nullopt,
+             no_split_text(model, *split) + ": read alone, as llama.cpp reads it; the files named beside it are not joined", 0});
+        return true;
+    }
     if (split->count > limits.max_split_count) {
         model.diagnostics.push_back({Severity::error, "GGUF", ErrorCode::E_LIMIT, "split", std::nullopt,
                                      "split into " + std::to_string(split->count) +
@@ -55,17 +71,6 @@ bool open_split_siblings(Model& model, const std::string& path, const GgufLimits
                                      0});
         model.partial = true;
         return false;
-    }
-    if (split->number == 1 && says_no_split(model)) {
-        const MetadataEntry* count = model.find("split.count");
-        model.diagnostics.push_back({Severity::warning, "GGUF", ErrorCode::W_SPLIT_METADATA, "split.count",
-                                     count ? std::optional<uint64_t>(count->key_range.offset) : std::nullopt,
-                                     "named as part 1 of " + std::to_string(split->count) + " but " +
-                                         (count ? std::string("its split.count is ") + std::to_string(*model.get_uint("split.count"))
-                                                : std::string("has no split.count")) +
-                                         ": read alone, as llama.cpp reads it; the files named beside it are not joined",
-                                     0});
-        return true;
     }
     Model whole;
     whole.format = Format::gguf;

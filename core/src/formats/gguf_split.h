@@ -6,10 +6,11 @@
 // shard is an error (E_SPLIT_MISSING) and leaves the Model partial. The shard count is capped by
 // GgufLimits::max_split_count.
 //
-// Decision: a file named as shard 1 whose keys say it is no split model (says_no_split: no
-// split.count, or an integer one of at most 1) is read alone, as llama.cpp's loader reads it, with
-// a W_SPLIT_METADATA warning on split.count: the files named beside it are not joined. A
-// split.count of another type still joins them (the loader refuses its type).
+// Decision: a file named as a shard whose own keys say it is no split model (says_no_split: no
+// split.count, or an integer one of at most 1) is read alone, whatever part its name gives it, as
+// llama.cpp's loader reads it (the opened file's split.count decides), with a W_SPLIT_METADATA
+// warning on split.count: the files named beside it are not joined, and the shard-count cap does
+// not apply. A split.count of another type still joins them (the loader refuses its type).
 #pragma once
 
 #include <optional>
@@ -30,8 +31,10 @@ struct SplitName {
 
 std::optional<SplitName> parse_split_name(const std::string& path);
 
-// The first shard's keys say it is no split model: no split.count, or an integer one below 2.
+// A file's keys say it is no split model: no split.count, or an integer one below 2.
 bool says_no_split(const Model& model);
+// "named as part N of M but has no split.count" (or "but its split.count is X", as stored).
+std::string no_split_text(const Model& model, const SplitName& name);
 
 // `model` holds the opened file as file 0. When its name marks it as a shard, replaces the Model
 // by the whole split model. Returns false when a shard failed to parse.

@@ -7,6 +7,9 @@
 //  - A model that is not a GGUF (a safetensors file or folder, an Ollama tensor-blob model) does
 //    not load: llama.cpp reads only GGUF. The reason names the config.json class and whether the
 //    pinned convert_hf_to_gguf.py registers it (the fix: convert it with that script).
+//  - A file named as a part of a split whose own keys say it is no split model (no split.count,
+//    or one of at most 1) was read alone, as llama.cpp reads it (gguf_split.h): it is judged as
+//    read, with a split_mismatch warning that the files beside it are not read.
 //  - A split GGUF opened by a part other than its first does not load as given: llama.cpp loads
 //    a split model from its first part only ("model must be loaded with the first split"); one
 //    later_split_part reason whose fix names the first part. A split GGUF with parts missing does

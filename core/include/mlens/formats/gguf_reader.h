@@ -25,7 +25,8 @@
 //    not the canonical packed order is a warning (W_NONCANONICAL_LAYOUT), as llama.cpp refuses it.
 //  - Split models: open_gguf on a file named "<stem>-0000N-of-0000M.gguf" opens all M shards
 //    (paths derived from the opened file's own name only, never from metadata) as one Model
-//    whose metadata is shard 1's and whose tensors are all shards' in order.
+//    whose metadata is shard 1's and whose tensors are all shards' in order, unless the opened
+//    file's own keys say it is no split model: it is then read alone (gguf_split.h).
 #pragma once
 
 #include <optional>
@@ -55,7 +56,8 @@ Model read_gguf_with_siblings(ByteSourcePtr source, const GgufLimits& limits = {
 
 // The split model a part belongs to, as llama.cpp loads it from its first part: `part` read in
 // place of the file at `part_path`, the other parts read from beside part_path, opened_file 0.
-// nullopt when part_path is not named as a part of a split model ("-0000N-of-0000M.gguf").
+// nullopt when part_path is not named as a part of a split model ("-0000N-of-0000M.gguf"), or
+// when `part` is read alone (its keys say it is no split model, gguf_split.h).
 std::optional<Model> read_split_model_with_part(ByteSourcePtr part, const std::string& part_path, const GgufLimits& limits = {},
                                                 JobContext* job = nullptr);
 
