@@ -166,6 +166,19 @@ TEST_CASE("step tables give way where a step is no half float, is not finite, or
         steps.resize(256);
         CHECK(tables_of(StepGroups(32, cycled(steps, 8192)), 2));
     }
+    SECTION("steps so mixed that a chunk has fewer than 8 groups a step, on one thread or two") {
+        // 2^25 values may take 4,096 steps, but 4,000 of them in every chunk of 16,384 groups
+        // leave about 4 groups a step; 1,000 leave 16.
+        std::vector<float> steps(4000);
+        for (uint64_t g = 0; g < steps.size(); ++g) steps[g] = ggml_fp16_to_fp32(static_cast<ggml_fp16_t>(0x2000 + g));
+        for (unsigned threads : {1u, 2u}) {
+            CHECK_FALSE(tables_of(StepGroups(32, cycled(steps, 1u << 20)), threads));
+            steps.resize(1000);
+            CHECK(tables_of(StepGroups(32, cycled(steps, 1u << 20)), threads));
+            steps.resize(4000);
+            for (uint64_t g = 1000; g < steps.size(); ++g) steps[g] = ggml_fp16_to_fp32(static_cast<ggml_fp16_t>(0x2000 + g));
+        }
+    }
 }
 
 TEST_CASE("Q8_0 tensors written by ggml's quantizer take the step tables where their scales repeat, Q6_K never", "[stats][step_tables]") {

@@ -318,9 +318,12 @@ void TensorPanel::draw_totals(const Document& doc) {
     // Tensors whose data lies past the end of their file: a file cut short, or offsets that point
     // past the end of a file that holds all its data (truncation.h).
     uint64_t cut = 0, misplaced = 0;
-    for (const TensorInfo& x : model.tensors)
-        if (x.presence == DataPresence::partial || x.presence == DataPresence::missing)
-            ++(offsets_past_end(model, x.file) ? misplaced : cut);
+    std::vector<int8_t> past_end(model.files.size(), -1);  // per file, asked once a frame
+    for (const TensorInfo& x : model.tensors) {
+        if (x.presence != DataPresence::partial && x.presence != DataPresence::missing) continue;
+        if (x.file < past_end.size() && past_end[x.file] < 0) past_end[x.file] = offsets_past_end(model, x.file) ? 1 : 0;
+        ++(x.file < past_end.size() && past_end[x.file] == 1 ? misplaced : cut);
+    }
     auto tensors_text = [](uint64_t n) { return counted_as(ui::with_separators(n), n, "tensor"); };
     if (cut > 0) {
         ImGui::SameLine();

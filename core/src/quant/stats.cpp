@@ -45,6 +45,10 @@ constexpr uint32_t kPercentileBins = 4096;
 // L2 while its range is found), and the share of a job's progress that finding the range takes.
 constexpr uint64_t kRangeChunk = 1u << 17;
 constexpr double kRangeProgress = 0.1;
+// The share of a job's progress that counting step tables takes (step_table_stats.h): the tables'
+// bins and sums take the rest. A source whose tables give way starts its route's progress anew,
+// most often at its first chunk.
+constexpr double kTablesProgress = 0.9;
 
 // A chunk's values with NaN and ±Inf moved out (counted), so the loops below see finite values only.
 struct FiniteValues {
@@ -394,7 +398,7 @@ struct HistogramBins {
 Result<std::optional<StepTables>> step_tables_for(const FloatSource& src, const ValueObserver* observer, JobContext* job,
                                                   unsigned threads) {
     if (src.scaled_groups() == 0 || observer) return std::optional<StepTables>{};
-    return count_step_tables(src, job, threads, 0.0, 1.0);
+    return count_step_tables(src, job, threads, 0.0, kTablesProgress);
 }
 
 // compute_stats, plus a histogram of `histogram_bins` bins over [min, max] (at least one).
@@ -435,7 +439,7 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     } else if (*tables) {
         const ValueBounds r = step_table_range(**tables);
         const HistogramBins bins(r.min, r.max, histogram_bins);
-        if (Status s = summarize_step_tables(**tables, bins.fine, job, threads, all, counts); !s) return s.error();
+        if (Status s = summarize_step_tables(**tables, bins.fine, job, threads, kTablesProgress, 1.0, all, counts); !s) return s.error();
     } else {
         auto range = source_range(src, job, threads, kRangeProgress);
         if (!range) return range.error();

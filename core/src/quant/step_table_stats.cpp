@@ -24,11 +24,14 @@ constexpr uint32_t kCodes = StepTables::kCodes;
 constexpr uint32_t kKeys = 1u << 16;
 // Values per chunk: a chunk's codes (a byte each), steps and visiting order stay in L2.
 constexpr uint64_t kChunkTarget = 1u << 19;
-// Table entries (steps times codes) allowed whatever the source's size, the values each further
-// entry must stand for (see the contract), and the most allowed: 32 MiB of counters a thread.
+// Table entries (distinct steps times codes) allowed whatever the source's size, the values each
+// further entry must stand for (see the contract), and the most allowed: 8 MiB of counters.
 constexpr uint64_t kFreeEntries = 1u << 16;
-constexpr uint64_t kValuesPerEntry = 8;
-constexpr uint64_t kMostEntries = 1u << 22;
+constexpr uint64_t kValuesPerEntry = 32;
+constexpr uint64_t kMostEntries = 1u << 20;
+// The groups a step must have in a chunk, on average, for its counters' trip to L1 to pay
+// (decode_bench, perf: shorter runs of one step counted slower than binning each value).
+constexpr uint64_t kGroupsPerRun = 8;
 // Groups ahead of the one counted whose codes are fetched into L1.
 constexpr uint32_t kPrefetchAhead = 8;
 // Steps a thread's tables have room for before they grow.
@@ -110,17 +113,26 @@ template <uint32_t kLength>
     }
 }
 
+// The distinct steps of the whole source, met by any thread: the one count the tables' budget is
+// checked against, whatever thread counted which chunk.
+struct SeenSteps {
+    std::vector<std::atomic<uint8_t>> seen = std::vector<std::atomic<uint8_t>>(kKeys);
+    std::atomic<uint64_t> count{0};
+};
+
 // Counts the codes of one chunk's `groups` groups of `length` into `tables`, a step at a time;
-// false, counting nothing, when the chunk's new steps would take the tables past `allowed`
-// entries.
-bool count_chunk(ChunkScratch& s, uint64_t groups, uint32_t length, uint64_t allowed, ThreadTables& tables) {
+// false, counting nothing, when the chunk's steps take the source's distinct steps past
+// `allowed` entries, or when its steps are so many that each has fewer than kGroupsPerRun groups
+// (a chunk of fewer groups counted as a whole one of 32-value groups).
+bool count_chunk(ChunkScratch& s, uint64_t groups, uint32_t length, uint64_t allowed, SeenSteps& steps, ThreadTables& tables) {
     s.order.resize(groups);
     s.distinct.clear();
     for (uint64_t g = 0; g < groups; ++g)
         if (s.per_key[s.key[g]]++ == 0) s.distinct.push_back(s.key[g]);
-    uint64_t steps = tables.keys.size();
-    for (uint16_t k : s.distinct) steps += tables.row_of[k] < 0 ? 1 : 0;
-    if (steps * kCodes > allowed) {
+    for (uint16_t k : s.distinct)
+        if (steps.seen[k].exchange(1, std::memory_order_relaxed) == 0) steps.count.fetch_add(1, std::memory_order_relaxed);
+    const bool short_runs = s.distinct.size() * kGroupsPerRun > std::max<uint64_t>(groups, kChunkTarget / 128);
+    if (short_runs || steps.count.load(std::memory_order_relaxed) * kCodes > allowed) {
         for (uint16_t k : s.distinct) s.per_key[k] = 0;
         return false;
     }
@@ -213,6 +225,7 @@ Result<std::optional<StepTables>> count_step_tables(const FloatSource& src, JobC
     }
     const uint64_t chunk = src.chunk_length(kChunkTarget), allowed = std::clamp(size / kValuesPerEntry, kFreeEntries, kMostEntries);
     std::atomic<bool> declined{false};
+    SeenSteps seen;
     std::mutex m;
     std::map<std::thread::id, size_t> thread_index;
     std::vector<std::unique_ptr<ThreadTables>> per_thread;
@@ -237,7 +250,7 @@ Result<std::optional<StepTables>> count_step_tables(const FloatSource& src, JobC
                                       return ok_status();
                                   }
                                   try {
-                                      if (!count_chunk(s, groups, length, allowed, *tables)) declined = true;
+                                      if (!count_chunk(s, groups, length, allowed, seen, *tables)) declined = true;
                                   } catch (...) {
                                       // A table that could not grow: the counters start from zero next time.
                                       std::fill(s.per_key.begin(), s.per_key.end(), 0u);
@@ -267,31 +280,33 @@ ValueBounds step_table_range(const StepTables& tables) {
     return r;
 }
 
-Status summarize_step_tables(const StepTables& tables, const Binning& binning, JobContext* job, unsigned threads, ValueSummary<double>& all,
-                             std::vector<uint64_t>& total) {
+Status summarize_step_tables(const StepTables& tables, const Binning& binning, JobContext* job, unsigned threads, double progress_from,
+                             double progress_to, ValueSummary<double>& all, std::vector<uint64_t>& total) {
     total.assign(binning.slots(), 0);
     const double centre = (binning.lo + binning.hi) / 2;
     const uint64_t steps = tables.steps.size();
     std::mutex m;
     OrderedParts<ValueSummary<double>> parts;
-    Status run = parallel_job((steps + kStepsPerPart - 1) / kStepsPerPart, threads, job, [&](uint64_t p) -> Status {
-        std::vector<uint64_t>& local = thread_scratch<std::vector<uint64_t>>([] {});
-        local.assign(binning.slots(), 0);
-        CentredSums sums;
-        float value[kCodes];
-        uint32_t slot[kCodes];
-        for (uint64_t s = p * kStepsPerPart; s < std::min(steps, (p + 1) * kStepsPerPart); ++s) {
-            const uint64_t* count = tables.counts.data() + s * kCodes;
-            for (uint32_t c = 0; c < kCodes; ++c) value[c] = step_value(tables.steps[s], c);
-            binning.bin_slots(value, kCodes, slot);
-            for (uint32_t c = 0; c < kCodes; ++c) local[slot[c]] += count[c];
-            tally_row(value, count, centre, sums);
-        }
-        parts.put(p, sums.summary(centre));
-        std::lock_guard lock(m);
-        for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
-        return ok_status();
-    });
+    Status run = parallel_job((steps + kStepsPerPart - 1) / kStepsPerPart, threads, job,
+                              [&](uint64_t p) -> Status {
+                                  std::vector<uint64_t>& local = thread_scratch<std::vector<uint64_t>>([] {});
+                                  local.assign(binning.slots(), 0);
+                                  CentredSums sums;
+                                  float value[kCodes];
+                                  uint32_t slot[kCodes];
+                                  for (uint64_t s = p * kStepsPerPart; s < std::min(steps, (p + 1) * kStepsPerPart); ++s) {
+                                      const uint64_t* count = tables.counts.data() + s * kCodes;
+                                      for (uint32_t c = 0; c < kCodes; ++c) value[c] = step_value(tables.steps[s], c);
+                                      binning.bin_slots(value, kCodes, slot);
+                                      for (uint32_t c = 0; c < kCodes; ++c) local[slot[c]] += count[c];
+                                      tally_row(value, count, centre, sums);
+                                  }
+                                  parts.put(p, sums.summary(centre));
+                                  std::lock_guard lock(m);
+                                  for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
+                                  return ok_status();
+                              },
+                              progress_from, progress_to);
     parts.merge_into(all);
     return run;
 }
