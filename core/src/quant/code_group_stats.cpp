@@ -10,8 +10,8 @@
 #include "binning_avx512.h"
 #include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
+#include "pass_totals.h"
 #include "util/finite_floats.h"
-#include "util/ordered_parts.h"
 #include "util/thread_scratch.h"
 #include "util/vector_loop.h"
 
@@ -315,8 +315,7 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
                              double progress_to, ValueSummary<double>& all, std::vector<uint64_t>& total) {
     const CodeGroups shape = src.code_groups();
     total.assign(binning.slots(), 0);
-    std::mutex m;
-    OrderedParts<ValueSummary<double>> parts;
+    PassTotals totals(total);
     const BinSlots bin(binning);
     const double centre = (binning.lo + binning.hi) / 2;
     Status run = for_each_group_chunk(src, job, threads, progress_from, progress_to, [&](GroupChunk& g) {
@@ -330,9 +329,7 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
                                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
         if (avx512 && shape.codes % 16 == 0) {
             tally_groups_avx512(g.value.data(), g.count.data(), g.groups * shape.codes / 16, bin, centre, sums, counts);
-            parts.put(g.first, sums.summary(centre));
-            std::lock_guard lock(m);
-            for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
+            totals.hand_in(g.first, sums.summary(centre), local);
             return;
         }
 #endif
@@ -344,11 +341,9 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
             tally_batch(g.value.data() + at, times, len, bin, centre, sums, slot);
             for (uint64_t i = 0; i < len; ++i) counts[slot[i]] += times[i];
         }
-        parts.put(g.first, sums.summary(centre));
-        std::lock_guard lock(m);
-        for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
+        totals.hand_in(g.first, sums.summary(centre), local);
     });
-    parts.merge_into(all);
+    totals.merge_into(all);
     return run;
 }
 

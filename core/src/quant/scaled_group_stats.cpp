@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 
 #include "binning_avx512.h"
 #include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
+#include "pass_totals.h"
 #include "slot_copies.h"
-#include "util/ordered_parts.h"
 #include "util/thread_scratch.h"
 #include "util/vector_loop.h"
 
@@ -187,13 +186,12 @@ Status summarize_scaled_groups(const FloatSource& src, const Binning& binning, J
     const uint32_t length = scaled ? src.scaled_groups() : src.offset_groups().length;
     const uint64_t size = src.size(), chunk = src.chunk_length(kChunkTarget);
     total.assign(binning.slots(), 0);
-    std::mutex m;
+    PassTotals totals(total);
     const BinSlots bin(binning);
     const double centre = (binning.lo + binning.hi) / 2;
 #if defined(__x86_64__) && defined(__GNUC__)
     vectors = vectors && avx512_usable();
 #endif
-    OrderedParts<ValueSummary<double>> parts;
     Status run = parallel_job((size + chunk - 1) / chunk, threads, job,
                         [&](uint64_t c) -> Status {
                             std::vector<uint8_t>& code = thread_scratch<std::vector<uint8_t>>([] {});
@@ -217,13 +215,11 @@ Status summarize_scaled_groups(const FloatSource& src, const Binning& binning, J
                             tally_chunk(code.data(), step.data(), scaled ? nullptr : offset.data(), count, length, scaled, vectors, bin, centre,
                                         sums, copies, local.data());
                             copies.flush(local.data());
-                            parts.put(first, sums.summary(centre));
-                            std::lock_guard lock(m);
-                            for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
+                            totals.hand_in(first, sums.summary(centre), local);
                             return ok_status();
                         },
                         progress_from, progress_to);
-    parts.merge_into(all);
+    totals.merge_into(all);
     return run;
 }
 

@@ -8,6 +8,7 @@
 #include "binning.h"
 #include "code_group_stats.h"
 #include "mlens/util/parallel_job.h"
+#include "pass_totals.h"
 #include "scaled_group_stats.h"
 #include "slot_copies.h"
 #include "step_table_stats.h"
@@ -361,8 +362,7 @@ Result<std::optional<ValueBounds>> source_range(const FloatSource& src, JobConte
 Status summarize_and_count(const FloatSource& src, const Binning& binning, JobContext* job, unsigned threads, double progress_from,
                            ChunkSummary& all, std::vector<uint64_t>& total, const ValueObserver* observer) {
     total.assign(binning.slots(), 0);
-    std::mutex m;
-    OrderedParts<ChunkSummary> parts;
+    PassTotals totals(total);
     Status s = for_each_chunk(
         src, job, threads, progress_from, 1.0,
         [&](uint64_t first, const float* v, uint64_t n) {
@@ -370,14 +370,13 @@ Status summarize_and_count(const FloatSource& src, const Binning& binning, JobCo
             std::vector<float>& scratch = thread_scratch<std::vector<float>>([] {});
             std::vector<uint32_t>& local = thread_scratch<std::vector<uint32_t>>([] {});
             FiniteValues finite;
-            parts.put(first, summarize_chunk(v, n, scratch, finite));
+            const ChunkSummary summary = summarize_chunk(v, n, scratch, finite);
             local.assign(binning.slots(), 0);
             count_slots(binning, finite.values, finite.count, local.data());
-            std::lock_guard lock(m);
-            for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
+            totals.hand_in(first, summary, local);
         },
         observer);
-    parts.merge_into(all);
+    totals.merge_into(all);
     return s;
 }
 

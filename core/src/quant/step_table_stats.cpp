@@ -11,7 +11,7 @@
 
 #include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
-#include "util/ordered_parts.h"
+#include "pass_totals.h"
 #include "util/thread_scratch.h"
 #include "util/vector_loop.h"
 
@@ -285,8 +285,7 @@ Status summarize_step_tables(const StepTables& tables, const Binning& binning, J
     total.assign(binning.slots(), 0);
     const double centre = (binning.lo + binning.hi) / 2;
     const uint64_t steps = tables.steps.size();
-    std::mutex m;
-    OrderedParts<ValueSummary<double>> parts;
+    PassTotals totals(total);
     Status run = parallel_job((steps + kStepsPerPart - 1) / kStepsPerPart, threads, job,
                               [&](uint64_t p) -> Status {
                                   std::vector<uint64_t>& local = thread_scratch<std::vector<uint64_t>>([] {});
@@ -301,13 +300,11 @@ Status summarize_step_tables(const StepTables& tables, const Binning& binning, J
                                       for (uint32_t c = 0; c < kCodes; ++c) local[slot[c]] += count[c];
                                       tally_row(value, count, centre, sums);
                                   }
-                                  parts.put(p, sums.summary(centre));
-                                  std::lock_guard lock(m);
-                                  for (size_t i = 0; i < local.size(); ++i) total[i] += local[i];
+                                  totals.hand_in(p, sums.summary(centre), local);
                                   return ok_status();
                               },
                               progress_from, progress_to);
-    parts.merge_into(all);
+    totals.merge_into(all);
     return run;
 }
 
