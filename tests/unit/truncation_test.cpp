@@ -25,6 +25,11 @@ std::vector<uint8_t> three_tensor_gguf(const std::vector<std::string>& names = {
     return b.bytes;
 }
 
+// The model's first diagnostic is its truncation summary.
+bool is_summary_first(const Model& m) {
+    return !m.diagnostics.empty() && m.diagnostics[0].code == ErrorCode::E_TRUNCATED_DATA && m.diagnostics[0].field == "data";
+}
+
 }  // namespace
 
 TEST_CASE("a GGUF cut inside its tensor data is summarized once, first", "[truncation]") {
@@ -79,6 +84,32 @@ TEST_CASE("a whole file whose offsets place a tensor past its end is said to be 
     CHECK(offsets_past_end(*m, 0));
     CHECK_FALSE(offsets_past_end(*c, 0));
     CHECK_FALSE(offsets_past_end(*c, 1));  // no such file
+}
+
+TEST_CASE("a tensor the summary does not cover keeps its out-of-bounds row in lists and in the error count", "[truncation]") {
+    TempDir dir;
+    // a and b F32[16] at 0 and 64; u of a type ggml does not know (size unknown) placed at 4096,
+    // far past the end; the file cut inside b. The summary covers b, not u.
+    GgufBuilder b;
+    b.header(3, 0);
+    b.tensor_info("a", {16}, 0, 0).tensor_info("u", {16}, 99, 4096).tensor_info("b", {16}, 0, 64);
+    b.pad_to(32);
+    b.f32_run(32);
+    b.bytes.resize(b.bytes.size() - 32);
+    write_whole_file(dir.file("unknown.gguf"), b.bytes);
+    auto m = open_model(dir.file("unknown.gguf"));
+    REQUIRE(m.ok());
+    REQUIRE(is_summary_first(*m));
+    CHECK(m->tensors[1].presence == DataPresence::complete);  // its size, and so its end, is unknown
+    CHECK(m->tensors[2].presence == DataPresence::partial);
+    std::vector<std::string> listed;
+    for (const ListedDiagnostic& l : listed_diagnostics(*m))
+        if (m->diagnostics[l.diagnostic].severity == Severity::error)
+            listed.push_back(std::string(code_name(m->diagnostics[l.diagnostic].code)) + " " + m->diagnostics[l.diagnostic].field);
+    CHECK(listed == std::vector<std::string>{"E_TRUNCATED_DATA data", "E_TENSOR_OUT_OF_BOUNDS tensors[1]"});
+    CHECK(listed_error_count(*m) == 2);
+    CHECK(m->error_count() == 3);  // b's own out-of-bounds row, which the summary stands for
+    CHECK(listed_count(*m) == listed_diagnostics(*m).size());
 }
 
 TEST_CASE("a cut file is listed as its summary with the cut tensors under it, by name in natural order", "[truncation]") {

@@ -47,7 +47,7 @@ void DiagnosticsPanel::refresh(const Model& m) {
 
 std::string DiagnosticsPanel::badge(const Document& doc) const {
     if (!doc.is_model() || doc.model()->diagnostics.empty()) return {};
-    return std::to_string(listed_diagnostics(*doc.model()).size());  // the rows the panel lists
+    return std::to_string(listed_count(*doc.model()));  // the rows the panel lists
 }
 
 void DiagnosticsPanel::draw(PanelContext& ctx) {

@@ -9,6 +9,7 @@
 
 #include "mlens/analysis/fsck_json.h"
 #include "mlens/text/escape.h"
+#include "mlens/text/plural.h"
 #include "panels/panel_links.h"
 #include "theme.h"
 #include "widgets/table_cell.h"
@@ -142,7 +143,14 @@ void HealthPanel::draw(PanelContext& ctx) {
         return;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, palette().error);
-    ImGui::Checkbox(("Errors (" + std::to_string(r.count(FindingSeverity::error)) + ")").c_str(), &m_show_errors);
+    // The cut tensors are rows under their truncation summary, shown and hidden with the errors.
+    const auto cut_rows = std::count_if(r.findings.begin(), r.findings.end(), is_cut_tensor_row);
+    ImGui::Checkbox(
+        ("Errors (" + std::to_string(r.count(FindingSeverity::error)) +
+         (cut_rows ? ", " + counted_as(std::to_string(cut_rows), static_cast<uint64_t>(cut_rows), "cut tensor") : std::string()) +
+         ")###errors")
+            .c_str(),
+        &m_show_errors);
     ImGui::PopStyleColor();
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, palette().warning);

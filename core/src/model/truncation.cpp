@@ -1,6 +1,7 @@
 #include "mlens/model/truncation.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <utility>
@@ -105,30 +106,61 @@ void mark_missing_data(Model& model) {
                              std::make_move_iterator(summaries.end()));
 }
 
-std::vector<ListedDiagnostic> listed_diagnostics(const Model& model) {
-    std::vector<bool> summarized(model.files.size());
+namespace {
+
+// The reader rows a truncation summary stands for: each E_TENSOR_OUT_OF_BOUNDS row ("tensors[i]",
+// i among its file's tensors) whose tensor the summary of its file marked partial or missing. A
+// row about a tensor the summary does not cover (one of unknown size) stays listed.
+std::vector<bool> explained_rows(const Model& model) {
+    std::vector<bool> explained(model.diagnostics.size(), false), summarized(model.files.size(), false);
+    bool any = false;
     for (const Diagnostic& d : model.diagnostics)
-        if (is_truncation_summary(d) && d.file < summarized.size()) summarized[d.file] = true;
+        if (is_truncation_summary(d) && d.file < summarized.size()) any = summarized[d.file] = true;
+    if (!any) return explained;
+    std::vector<std::vector<size_t>> of_file(model.files.size());  // each file's tensors, in its order
+    for (size_t t = 0; t < model.tensors.size(); ++t)
+        if (model.tensors[t].file < of_file.size()) of_file[model.tensors[t].file].push_back(t);
+    for (size_t i = 0; i < model.diagnostics.size(); ++i) {
+        const Diagnostic& d = model.diagnostics[i];
+        if (d.code != ErrorCode::E_TENSOR_OUT_OF_BOUNDS || d.file >= summarized.size() || !summarized[d.file]) continue;
+        if (!d.field.starts_with("tensors[")) continue;
+        const size_t k = static_cast<size_t>(std::strtoull(d.field.c_str() + 8, nullptr, 10));
+        if (k >= of_file[d.file].size()) continue;
+        const DataPresence p = model.tensors[of_file[d.file][k]].presence;
+        explained[i] = p == DataPresence::partial || p == DataPresence::missing;
+    }
+    return explained;
+}
+
+}  // namespace
+
+std::vector<ListedDiagnostic> listed_diagnostics(const Model& model) {
+    const std::vector<bool> explained = explained_rows(model);
     std::vector<ListedDiagnostic> out;
     for (size_t i = 0; i < model.diagnostics.size(); ++i) {
         const Diagnostic& d = model.diagnostics[i];
-        const bool explained = d.code == ErrorCode::E_TENSOR_OUT_OF_BOUNDS && d.file < summarized.size() && summarized[d.file];
-        if (explained) continue;
+        if (explained[i]) continue;
         out.push_back({i, is_truncation_summary(d) ? cut_tensors(model, d.file) : std::vector<size_t>()});
     }
     return out;
+}
+
+size_t listed_count(const Model& model) {
+    const std::vector<bool> explained = explained_rows(model);
+    return static_cast<size_t>(std::count(explained.begin(), explained.end(), false));
+}
+
+size_t listed_error_count(const Model& model) {
+    const std::vector<bool> explained = explained_rows(model);
+    size_t n = 0;
+    for (size_t i = 0; i < model.diagnostics.size(); ++i) n += !explained[i] && model.diagnostics[i].severity == Severity::error;
+    return n;
 }
 
 bool offsets_past_end(const Model& model, uint32_t file) {
     if (file >= model.files.size() || !model.files[file].source) return false;
     const std::optional<uint64_t> packed = packed_end(model, file);
     return packed && *packed <= model.files[file].source->size();
-}
-
-size_t listed_error_count(const Model& model) {
-    size_t n = 0;
-    for (const ListedDiagnostic& listed : listed_diagnostics(model)) n += model.diagnostics[listed.diagnostic].severity == Severity::error;
-    return n;
 }
 
 std::string cut_tensor_text(const Model& model, size_t tensor) {

@@ -22,13 +22,19 @@
 // Contract of listed_diagnostics(model), the one order every list of a model's diagnostics takes
 // (mlens check, mlens fsck and the Health panel through fsck.h, the Diagnostics panel):
 //  - Each diagnostic once, in the model's order (a truncation summary first, as above), except a
-//    reader's E_TENSOR_OUT_OF_BOUNDS about a file that has an E_TRUNCATED_DATA summary: the
-//    summary says it once, so such rows are left out (JSON output keeps every diagnostic).
+//    reader's E_TENSOR_OUT_OF_BOUNDS row ("tensors[i]") about a tensor the E_TRUNCATED_DATA
+//    summary of its file marked partial or missing: the summary says it once, so such rows are
+//    left out (JSON output keeps every diagnostic). A row about a tensor the summary does not
+//    cover (one of unknown size placed past the end) stays listed. Decision: safetensors' own
+//    error that the data ends past the file (MetadataIncompleteBuffer) stays listed beside the
+//    summary: it is the format's rule that the header's offsets cover the data exactly, a reader
+//    error of its own, so a cut safetensors file counts two errors where a cut GGUF counts one.
 //  - A truncation summary (field "data") carries `cut`: the tensors of its file that
 //    mark_missing_data marked partial or missing, by name in natural order (natural_order.h:
 //    blk.2 before blk.10).
 // listed_error_count(model): the errors among listed_diagnostics, the one count of a model's
-// errors that check and fsck say (a summary stands for the out-of-bounds rows it leaves out).
+// errors that check and fsck say (a summary stands for the out-of-bounds rows it leaves out);
+// listed_count(model) the diagnostics listed. Both without building the cut lists.
 // cut_tensor_text(model, t) says how much of tensor t is there: "N of M bytes present" (N is 0
 // when its data starts at or past the file's end).
 // offsets_past_end(model, file): whether GGUF file `file` holds every byte its tensors need as
@@ -52,6 +58,7 @@ struct ListedDiagnostic {
 
 std::vector<ListedDiagnostic> listed_diagnostics(const Model& model);
 size_t listed_error_count(const Model& model);
+size_t listed_count(const Model& model);
 std::string cut_tensor_text(const Model& model, size_t tensor);
 bool offsets_past_end(const Model& model, uint32_t file);
 
