@@ -48,10 +48,11 @@ void add_fsck_command(CLI::App& app, int& exit_code) {
         const size_t errors = report->count(FindingSeverity::error);
         // Reader errors that are not about tensor regions (a cut header, a bad key) stop fsck from
         // seeing the whole file: they fail it too, and `mlens check` lists them.
-        const size_t reader_errors = listed_error_count(*model);
-        size_t unlisted_errors = 0;
+        // Both as listed (truncation.h), from one listing.
+        size_t reader_errors = 0, unlisted_errors = 0;
         for (const ListedDiagnostic& listed : listed_diagnostics(*model)) {
             const Diagnostic& d = model->diagnostics[listed.diagnostic];
+            reader_errors += d.severity == Severity::error;
             unlisted_errors += d.severity == Severity::error && !is_region_diagnostic(d.code);
         }
         exit_code = errors || reader_errors ? kExitBroken : kExitOk;
