@@ -147,6 +147,7 @@ void add_stats(CLI::App& app, int& exit_code) {
             CliJob progress("statistics");
             TensorReportOptions options;
             options.on_step = [&](TensorReportStep step) {
+                if (step == TensorReportStep::row_series) progress.step("row series");
                 if (step == TensorReportStep::block_scales) progress.step("block scales");
                 if (step == TensorReportStep::series_statistics) progress.step("series");
             };

@@ -1,13 +1,11 @@
-// TensorReport takes the row series in the statistics' decoding pass and gives the same figures as
-// the separate analyses; the statistics pass hands every value to its observer once, on whole
-// units; a side plan counts its edits by kind.
+// TensorReport gives the same figures as the separate analyses, the row series summed in 16 lanes;
+// a side plan counts its edits by kind.
 #include <catch2/catch.hpp>
 
 #include <ggml.h>
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <utility>
 
 #include "build_paths.h"
@@ -25,18 +23,22 @@ using namespace mlens;
 
 namespace {
 
-// sqrt(mean x²) over the finite values of values[first, first + n), summed in order in double, and
-// their largest |x|: the row series' definition.
+// sqrt(mean x²) over the finite values of values[first, first + n), in double, value i's square
+// added to lane i % 16 and the lanes added in order, and their largest |x|: the row series'
+// definition.
 std::pair<float, float> rms_and_absmax(const std::vector<float>& values, uint64_t first, uint64_t n) {
-    double squares = 0;
+    double lane[16] = {};
     float absmax = 0;
     uint64_t finite = 0;
-    for (uint64_t i = first; i < first + n; ++i) {
-        if (!std::isfinite(values[i])) continue;
-        squares += static_cast<double>(values[i]) * values[i];
-        absmax = std::max(absmax, std::fabs(values[i]));
+    for (uint64_t i = 0; i < n; ++i) {
+        const float x = values[first + i];
+        if (!std::isfinite(x)) continue;
+        lane[i % 16] += static_cast<double>(x) * x;
+        absmax = std::max(absmax, std::fabs(x));
         ++finite;
     }
+    double squares = 0;
+    for (double l : lane) squares += l;
     return {static_cast<float>(std::sqrt(squares / static_cast<double>(finite))), absmax};
 }
 
@@ -60,17 +62,6 @@ void check_same_stats(const TensorStats& a, const TensorStats& b) {
     CHECK(a.kurtosis == b.kurtosis);
 }
 
-// The same figures where the moments may differ in their last bits: a report that takes the
-// row series decodes values for them, where the statistics alone of a Q8_0 or Q6_K tensor bin
-// each code times its step (scaled groups) and sum in another order.
-void check_same_stats_to_rounding(const TensorStats& a, const TensorStats& b) {
-    check_same_counts(a, b);
-    CHECK(a.mean == Approx(b.mean).margin(1e-12));
-    CHECK(a.std == Approx(b.std));
-    CHECK(a.mean_abs == Approx(b.mean_abs));
-    CHECK(a.kurtosis == Approx(b.kurtosis).margin(1e-9));
-}
-
 // Each row of 256 values scaled by its index, so every row's RMS differs.
 std::vector<float> scaled_rows(uint64_t rows, uint64_t length) {
     std::vector<float> v = test::test_signal(rows * length, 3);
@@ -82,9 +73,8 @@ std::vector<float> scaled_rows(uint64_t rows, uint64_t length) {
 
 TEST_CASE("tensor_report gives the statistics, block scales and row series of the separate analyses", "[tensor-report]") {
     test::TempDir dir;
-    // 48 rows of 256: one chunk, so the statistics of F16 (which counts its codes either way) are
-    // bit for bit those of compute_stats; Q8_0 and Q6_K decode for the row series, where
-    // compute_stats bins their codes times steps: equal to the last bits of the moments.
+    // 48 rows of 256: the statistics are compute_stats' own, bit for bit, on every route (Q8_0's
+    // step tables, Q6_K's scaled groups, F16's codes).
     const std::vector<float> values = scaled_rows(48, 256);
     test::write_fixture_model(dir.file("r.gguf"),
                               {{"q8_0", GGML_TYPE_Q8_0, {256, 48}, values},
@@ -104,16 +94,13 @@ TEST_CASE("tensor_report gives the statistics, block scales and row series of th
         auto report = tensor_report(*view, options);
         REQUIRE(report.ok());
         CHECK(steps ==
-              std::vector<TensorReportStep>{TensorReportStep::statistics, TensorReportStep::block_scales,
+              std::vector<TensorReportStep>{TensorReportStep::statistics, TensorReportStep::row_series, TensorReportStep::block_scales,
                                             TensorReportStep::series_statistics});
         REQUIRE(report->stats);
-        if (std::string(name) == "f16")
-            check_same_stats(*report->stats, *compute_stats(*view));
-        else
-            check_same_stats_to_rounding(*report->stats, *compute_stats(*view));
+        check_same_stats(*report->stats, *compute_stats(*view));
         CHECK(report->histogram.counts.empty());
 
-        // Rows: each entry is one row, its RMS and max |x| summed in order as row_series sums them.
+        // Rows: each entry is one row, its RMS and max |x| summed as row_series sums them.
         REQUIRE(report->rows.size() == 2);
         CHECK(report->rows[0].name == "row_rms");
         CHECK(report->rows[1].name == "row_absmax");
@@ -170,7 +157,7 @@ TEST_CASE("tensor_report with histograms, without statistics, and cancelled", "[
     REQUIRE(report.ok());
     auto both = compute_stats_and_histogram(*view, 64);
     REQUIRE(both.ok());
-    check_same_stats_to_rounding(*report->stats, both->stats);
+    check_same_stats(report->stats.value(), both->stats);
     CHECK(report->histogram.counts == both->histogram.counts);
     CHECK(report->histogram.lo == both->histogram.lo);
     CHECK(report->histogram.hi == both->histogram.hi);
@@ -183,7 +170,7 @@ TEST_CASE("tensor_report with histograms, without statistics, and cancelled", "[
     CHECK(report->rows[0].histogram.total() == 48);
     CHECK(report->block_scales[0].histogram.total() == 384);
 
-    // Without statistics the rows are read on their own; without scales and rows, nothing else is.
+    // Without statistics the rows are read alone; without scales and rows, nothing else is.
     options.statistics = false;
     std::vector<TensorReportStep> steps;
     options.on_step = [&](TensorReportStep s) { steps.push_back(s); };
@@ -232,47 +219,6 @@ TEST_CASE("tensor_report's rows over several chunks and one row longer than a ch
     CHECK(long_row->rows[0].stats.count == 1);
     CHECK(long_row->rows[0].stats.min == Approx(std::sqrt((199999 * 4.0 + 49.0) / 200000)));
     CHECK(long_row->rows[1].stats.min == 7.0);
-}
-
-TEST_CASE("the statistics pass hands every value to its observer once, in chunks of whole units", "[stats]") {
-    test::TempDir dir;
-    // 300 rows of 256: more than one decoding chunk. Q8_0 has a quick range, F32 is summed then
-    // binned, F16 counts codes.
-    const std::vector<float> values = scaled_rows(300, 256);
-    test::write_fixture_model(dir.file("r.gguf"),
-                              {{"q8_0", GGML_TYPE_Q8_0, {256, 300}, values},
-                               {"f32", GGML_TYPE_F32, {256, 300}, values},
-                               {"f16", GGML_TYPE_F16, {256, 300}, values}});
-    auto model = open_gguf(dir.file("r.gguf"));
-    REQUIRE(model.ok());
-    for (const char* name : {"q8_0", "f32", "f16"}) {
-        INFO(name);
-        auto view = TensorView::open(*model, name);
-        REQUIRE(view.ok());
-        auto decoded = read_all(*view);
-        REQUIRE(decoded.ok());
-        std::mutex m;
-        std::vector<std::pair<uint64_t, uint64_t>> chunks;
-        bool same_values = true;
-        ValueObserver observer;
-        observer.unit = 768;
-        observer.see = [&](uint64_t first, const float* v, uint64_t n) {
-            std::lock_guard lock(m);
-            chunks.emplace_back(first, n);
-            same_values = same_values && std::equal(v, v + n, decoded->begin() + static_cast<std::ptrdiff_t>(first));
-        };
-        auto both = compute_stats_and_histogram(*view, 16, nullptr, 2, &observer);
-        REQUIRE(both.ok());
-        CHECK(same_values);
-        std::sort(chunks.begin(), chunks.end());
-        uint64_t next = 0;
-        for (const auto& [first, n] : chunks) {
-            CHECK(first == next);
-            CHECK(first % 768 == 0);
-            next = first + n;
-        }
-        CHECK(next == 300 * 256);
-    }
 }
 
 TEST_CASE("a side plan counts its edits by kind, data ops under data_op", "[compat]") {

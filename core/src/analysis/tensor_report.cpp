@@ -38,22 +38,14 @@ Result<TensorReport> tensor_report(const TensorView& view, const TensorReportOpt
     std::vector<ScaleSeries> rows;
     if (options.statistics) {
         announce(options, TensorReportStep::statistics, job);
-        std::optional<RowSeriesBuilder> builder;
-        ValueObserver observer;
-        if (options.row_series) {
-            builder.emplace(view.size(), view.row_length());
-            observer.unit = builder->entry_values();
-            observer.see = [&](uint64_t first, const float* values, uint64_t count) { builder->add(first, values, count); };
-        }
         // compute_stats is compute_stats_and_histogram with one bin, the histogram left out.
-        Result<StatsAndHistogram> both =
-            compute_stats_and_histogram(view, options.bins == 0 ? 1 : options.bins, job, 0, builder ? &observer : nullptr);
+        Result<StatsAndHistogram> both = compute_stats_and_histogram(view, options.bins == 0 ? 1 : options.bins, job);
         if (!both) return both.error();
         report.stats = both->stats;
         if (options.bins != 0) report.histogram = std::move(both->histogram);
-        if (builder) rows = builder->take();
-    } else if (options.row_series) {
-        announce(options, TensorReportStep::statistics, job);
+    }
+    if (options.row_series) {
+        announce(options, TensorReportStep::row_series, job);
         Result<std::vector<ScaleSeries>> read = row_series(view, job);
         if (!read) return read.error();
         rows = std::move(read).value();

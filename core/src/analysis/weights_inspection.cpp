@@ -148,20 +148,20 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     options.bins = rq.want_stats && !rq.range ? ranged.bins : 0;
     options.block_scales = options.row_series = rq.want_scales;
     options.series_bins = ranged.bins;
-    // The report's three steps, in order, are the first three stages.
+    // The report's four steps, in order, are the first four stages.
     options.on_step = [&](TensorReportStep step) { out.stage = static_cast<int>(step); };
     Result<TensorReport> report = tensor_report(*view, options, job);
     if (!report) return stop(report.error());
     if (rq.want_scales) out.scales = summarize_scales(*view, ranged.bins, *report);
     out.stats = report->stats;
     const TensorStats* stats = report->stats ? &*report->stats : rq.known_stats ? &*rq.known_stats : nullptr;
-    out.stage = 3;
+    out.stage = 4;
     job_report(job, 0);
     Result<RangedHistogram> histogram = ranged_histogram(*view, ranged, stats, options.bins ? &report->histogram : nullptr, job);
     if (!histogram) return stop(histogram.error());
     out.histogram = std::move(histogram->histogram);
     out.range_used = histogram->range;
-    out.stage = 4;
+    out.stage = 5;
     job_report(job, 0);
 
     // The first columns of each row, read row by row: a row may be far longer than what is shown.
@@ -176,7 +176,7 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
         values.resize(std::min<uint64_t>(values.size(), columns));
         out.first_values.push_back(std::move(values));
     }
-    out.stage = 5;
+    out.stage = 6;
     job_report(job, 0);
     if (rq.other || rq.requant_type) {
         if (rq.other)

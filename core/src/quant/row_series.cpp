@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
 
 #include "mlens/util/analysis_memory.h"
 #include "mlens/util/parallel_job.h"
+#include "util/finite_floats.h"
 #include "util/thread_scratch.h"
+#include "util/vector_loop.h"
 
 namespace mlens {
 
@@ -15,19 +19,67 @@ namespace {
 // Values read at a time: whole entries up to this many, or pieces of a longer entry.
 constexpr uint64_t kReadTarget = 1u << 16;
 
+// The two series of a tensor's values, handed over in ranges from several threads at once, each
+// value once: an entry handed over whole in one add() is summed there; the pieces of an entry
+// split across calls are summed apart and added together. take() gives the series once every
+// value was added.
+class RowSeriesBuilder {
+public:
+    // `size` values in rows of `row_length` (0 is taken as 1).
+    RowSeriesBuilder(uint64_t size, uint64_t row_length);
+    uint64_t entry_values() const { return m_entry_values; }
+    uint64_t entries() const { return m_entries; }
+    void add(uint64_t first, const float* values, uint64_t count);
+    std::vector<ScaleSeries> take();
+
+private:
+    struct Sums {
+        double squares = 0;
+        float absmax = 0;
+        uint64_t finite = 0;
+        uint64_t seen = 0;  // values added, finite or not
+        void merge(const Sums& o);
+        // Of n values: value i's square added to lane i % kLanes, the lanes then added in lane
+        // order.
+        static constexpr uint32_t kLanes = 16;
+        static Sums sums_of(const float* v, uint64_t n);
+    };
+    uint64_t entry_end(uint64_t entry) const;
+    void finish(uint64_t entry, const Sums& sums);
+    void merge_piece(uint64_t entry, uint64_t whole, const Sums& piece);  // under the lock
+
+    uint64_t m_size = 0, m_entry_values = 1, m_entries = 0;
+    std::vector<float> m_rms, m_absmax;
+    std::mutex m_mutex;
+    std::unordered_map<uint64_t, Sums> m_partial;  // entries seen in part so far
+};
+
 }  // namespace
 
-RowSeriesBuilder::Sums RowSeriesBuilder::Sums::sums_of(const float* v, uint64_t n) {
-    double squares = 0;
-    float absmax = 0;
-    uint64_t finite = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-        if (!std::isfinite(v[i])) continue;
-        squares += static_cast<double>(v[i]) * v[i];
-        absmax = std::max(absmax, std::fabs(v[i]));
-        ++finite;
+// Value i goes to lane i % kLanes; the lanes' sums are added in lane order at the end. Each lane
+// is one lane of a vector, so the compiler vectorizes the loop without reordering a sum.
+MLENS_VECTOR_LOOP RowSeriesBuilder::Sums RowSeriesBuilder::Sums::sums_of(const float* v, uint64_t n) {
+    double squares[kLanes] = {};
+    float absmax[kLanes] = {};
+    uint64_t finite[kLanes] = {};
+    auto take = [&](uint32_t lane, float x) {
+        const bool counted = finite_bits(x);
+        const float kept = counted ? x : 0.0f;
+        squares[lane] += static_cast<double>(kept) * kept;
+        absmax[lane] = std::max(absmax[lane], std::fabs(kept));
+        finite[lane] += counted;
+    };
+    uint64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        for (uint32_t lane = 0; lane < kLanes; ++lane) take(lane, v[i + lane]);
+    for (uint32_t lane = 0; i + lane < n; ++lane) take(lane, v[i + lane]);
+    Sums sums{0, 0, 0, n};
+    for (uint32_t lane = 0; lane < kLanes; ++lane) {
+        sums.squares += squares[lane];
+        sums.absmax = std::max(sums.absmax, absmax[lane]);
+        sums.finite += finite[lane];
     }
-    return {squares, absmax, finite, n};
+    return sums;
 }
 
 void RowSeriesBuilder::Sums::merge(const Sums& o) {

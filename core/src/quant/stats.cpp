@@ -149,53 +149,32 @@ Status for_each_range(uint64_t total, uint64_t chunk, JobContext* job, unsigned 
                         progress_from, progress_to);
 }
 
-// `chunk` shortened to a multiple of the observer's unit, when that keeps it whole and aligned.
-uint64_t observed_chunk(uint64_t chunk, uint64_t granularity, const ValueObserver* observer) {
-    if (!observer || observer->unit == 0 || observer->unit > chunk || observer->unit % std::max<uint64_t>(granularity, 1) != 0)
-        return chunk;
-    return chunk / observer->unit * observer->unit;
-}
-
-// Runs fn(first, values, count) over the source's decoded values in chunks (aligned on the
-// observer's unit when it has one).
+// Runs fn(first, values, count) over the source's decoded values in chunks.
 Status for_each_chunk(const FloatSource& src, JobContext* job, unsigned threads, double progress_from, double progress_to,
-                      const std::function<void(uint64_t, const float*, uint64_t)>& fn, const ValueObserver* observer = nullptr) {
-    const uint64_t chunk = observed_chunk(src.chunk_length(kChunkTarget), src.granularity(), observer);
-    return for_each_range(src.size(), chunk, job, threads, progress_from, progress_to, [&](uint64_t first, uint64_t count) {
-        std::vector<float>& values = thread_scratch<std::vector<float>>([] {});
-        values.resize(count);
-        if (Status s = src.read(first, count, values.data()); !s) return s;
-        fn(first, values.data(), count);
-        return ok_status();
-    });
+                      const std::function<void(uint64_t, const float*, uint64_t)>& fn) {
+    return for_each_range(src.size(), src.chunk_length(kChunkTarget), job, threads, progress_from, progress_to,
+                          [&](uint64_t first, uint64_t count) {
+                              std::vector<float>& values = thread_scratch<std::vector<float>>([] {});
+                              values.resize(count);
+                              if (Status s = src.read(first, count, values.data()); !s) return s;
+                              fn(first, values.data(), count);
+                              return ok_status();
+                          });
 }
 
 // How often each stored code occurs in the source (code_values.size() entries), counted into two
-// interleaved copies per chunk as in count_slots; the observer sees each chunk's values, decoded
-// as the chunk is counted.
+// interleaved copies per chunk as in count_slots.
 Status count_codes(const FloatSource& src, size_t codes, JobContext* job, unsigned threads, double progress_to,
-                   std::vector<uint64_t>& total, const ValueObserver* observer) {
+                   std::vector<uint64_t>& total) {
     total.assign(codes, 0);
     std::mutex m;
     const uint64_t per_thread = src.size() / (2 * std::max(threads, 1u)) + 1;
-    const uint64_t chunk = observed_chunk(std::clamp(per_thread, kCodeChunkMin, kCodeChunkMax), src.granularity(), observer);
+    const uint64_t chunk = std::clamp(per_thread, kCodeChunkMin, kCodeChunkMax);
     return for_each_range(src.size(), chunk, job, threads, 0.0, progress_to, [&](uint64_t first, uint64_t count) {
         std::vector<uint16_t>& code = thread_scratch<std::vector<uint16_t>>([] {});
         std::vector<uint32_t>& local = thread_scratch<std::vector<uint32_t>>([] {});
         code.resize(count);
         if (Status s = src.read_codes(first, count, code.data()); !s) return s;
-        if (observer) {
-            // Decoded a cache-sized piece at a time, on whole units: F16 and BF16 decode faster
-            // than a table lookup per code.
-            const uint64_t piece = observed_chunk(src.chunk_length(kChunkTarget), src.granularity(), observer);
-            std::vector<float>& values = thread_scratch<std::vector<float>>([] {});
-            values.resize(std::min(piece, count));
-            for (uint64_t at = 0; at < count; at += piece) {
-                const uint64_t n = std::min(piece, count - at);
-                if (Status s = src.read(first + at, n, values.data()); !s) return s;
-                observer->see(first + at, values.data(), n);
-            }
-        }
         local.assign(2 * codes, 0);
         uint32_t* a = local.data();
         uint32_t* b = a + codes;
@@ -317,18 +296,13 @@ ChunkSummary summarize_chunk(const float* v, uint64_t n, std::vector<float>& scr
 }
 
 // First pass without a known range: extremes, counts and moments of every value.
-Status summarize_source(const FloatSource& src, JobContext* job, unsigned threads, double progress_to, ChunkSummary& all,
-                        const ValueObserver* observer) {
+Status summarize_source(const FloatSource& src, JobContext* job, unsigned threads, double progress_to, ChunkSummary& all) {
     OrderedParts<ChunkSummary> parts;
-    Status s = for_each_chunk(
-        src, job, threads, 0.0, progress_to,
-        [&](uint64_t first, const float* v, uint64_t n) {
-            if (observer) observer->see(first, v, n);
-            std::vector<float>& scratch = thread_scratch<std::vector<float>>([] {});
-            FiniteValues finite;
-            parts.put(first, summarize_chunk(v, n, scratch, finite));
-        },
-        observer);
+    Status s = for_each_chunk(src, job, threads, 0.0, progress_to, [&](uint64_t first, const float* v, uint64_t n) {
+        std::vector<float>& scratch = thread_scratch<std::vector<float>>([] {});
+        FiniteValues finite;
+        parts.put(first, summarize_chunk(v, n, scratch, finite));
+    });
     parts.merge_into(all);
     return s;
 }
@@ -360,22 +334,18 @@ Result<std::optional<ValueBounds>> source_range(const FloatSource& src, JobConte
 // One pass over a source whose range is known: the first pass's figures and the counts in
 // `binning`'s slots together, each chunk decoded once.
 Status summarize_and_count(const FloatSource& src, const Binning& binning, JobContext* job, unsigned threads, double progress_from,
-                           ChunkSummary& all, std::vector<uint64_t>& total, const ValueObserver* observer) {
+                           ChunkSummary& all, std::vector<uint64_t>& total) {
     total.assign(binning.slots(), 0);
     PassTotals totals(total);
-    Status s = for_each_chunk(
-        src, job, threads, progress_from, 1.0,
-        [&](uint64_t first, const float* v, uint64_t n) {
-            if (observer) observer->see(first, v, n);
-            std::vector<float>& scratch = thread_scratch<std::vector<float>>([] {});
-            std::vector<uint32_t>& local = thread_scratch<std::vector<uint32_t>>([] {});
-            FiniteValues finite;
-            const ChunkSummary summary = summarize_chunk(v, n, scratch, finite);
-            local.assign(binning.slots(), 0);
-            count_slots(binning, finite.values, finite.count, local.data());
-            totals.hand_in(first, summary, local);
-        },
-        observer);
+    Status s = for_each_chunk(src, job, threads, progress_from, 1.0, [&](uint64_t first, const float* v, uint64_t n) {
+        std::vector<float>& scratch = thread_scratch<std::vector<float>>([] {});
+        std::vector<uint32_t>& local = thread_scratch<std::vector<uint32_t>>([] {});
+        FiniteValues finite;
+        const ChunkSummary summary = summarize_chunk(v, n, scratch, finite);
+        local.assign(binning.slots(), 0);
+        count_slots(binning, finite.values, finite.count, local.data());
+        totals.hand_in(first, summary, local);
+    });
     totals.merge_into(all);
     return s;
 }
@@ -392,25 +362,22 @@ struct HistogramBins {
     }
 };
 
-// The step tables (step_table_stats.h) of a source with scaled groups, unless an observer wants
-// decoded values; nullopt for any other source, and where the tables decline it.
-Result<std::optional<StepTables>> step_tables_for(const FloatSource& src, const ValueObserver* observer, JobContext* job,
-                                                  unsigned threads) {
-    if (src.scaled_groups() == 0 || observer) return std::optional<StepTables>{};
+// The step tables (step_table_stats.h) of a source with scaled groups; nullopt for any other
+// source, and where the tables decline it.
+Result<std::optional<StepTables>> step_tables_for(const FloatSource& src, JobContext* job, unsigned threads) {
+    if (src.scaled_groups() == 0) return std::optional<StepTables>{};
     return count_step_tables(src, job, threads, 0.0, kTablesProgress);
 }
 
 // compute_stats, plus a histogram of `histogram_bins` bins over [min, max] (at least one).
-// Sources with stored codes count them in one pass; sources with code groups (unless an observer
-// wants decoded values) find their range from codes, then count each group's codes, summing and
+// Sources with stored codes count them in one pass; sources with code groups find their range from codes, then count each group's codes, summing and
 // binning its distinct values (code_group_stats.h); sources with a quick range sum and bin in one
 // pass (from codes, steps and offsets for sources with scaled or offset groups,
 // scaled_group_stats.h, which a source with offset groups takes over its code groups), checked
 // against the range found (counted again over the decoded extremes if they differ);
 // any other source, and any whose bins do not settle in one (binning.h), is summed, then binned,
-// in two passes. The observer sees the first pass.
-Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_bins, JobContext* job, unsigned threads,
-                                     const ValueObserver* observer) {
+// in two passes.
+Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_bins, JobContext* job, unsigned threads) {
     StatsAndHistogram out;
     TensorStats& st = out.stats;
     st.count = src.size();
@@ -418,9 +385,9 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     std::vector<uint64_t> code_count, counts;
     ChunkSummary all;
     if (!code_value.empty()) {
-        if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count, observer); !s) return s.error();
+        if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count); !s) return s.error();
         all = summarize_codes(code_value, code_count);
-    } else if (src.code_groups().codes != 0 && src.offset_groups().length == 0 && !observer) {
+    } else if (src.code_groups().codes != 0 && src.offset_groups().length == 0) {
         // The quick range where the source has one (it reads less), else the codes' range.
         auto range = source_range(src, job, threads, kRangeProgress);
         if (range && !*range) range = code_group_range(src, job, threads, 0.0, kRangeProgress);
@@ -430,10 +397,10 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         if (bins && bins->fine.settles_in_one) {
             if (Status s = summarize_code_groups(src, bins->fine, job, threads, kRangeProgress, 1.0, all, counts); !s) return s.error();
             if (all.min != (*range)->min || all.max != (*range)->max) counts.clear();
-        } else if (Status s = summarize_source(src, job, threads, 0.5, all, observer); !s) {
+        } else if (Status s = summarize_source(src, job, threads, 0.5, all); !s) {
             return s.error();
         }
-    } else if (auto tables = step_tables_for(src, observer, job, threads); !tables) {
+    } else if (auto tables = step_tables_for(src, job, threads); !tables) {
         return tables.error();
     } else if (*tables) {
         const ValueBounds r = step_table_range(**tables);
@@ -444,14 +411,14 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         if (!range) return range.error();
         if (*range) {
             const HistogramBins bins((*range)->min, (*range)->max, histogram_bins);
-            if ((src.scaled_groups() != 0 || src.offset_groups().length != 0) && !observer && bins.fine.settles_in_one) {
+            if ((src.scaled_groups() != 0 || src.offset_groups().length != 0) && bins.fine.settles_in_one) {
                 if (Status s = summarize_scaled_groups(src, bins.fine, job, threads, kRangeProgress, 1.0, all, counts); !s)
                     return s.error();
-            } else if (Status s = summarize_and_count(src, bins.fine, job, threads, kRangeProgress, all, counts, observer); !s) {
+            } else if (Status s = summarize_and_count(src, bins.fine, job, threads, kRangeProgress, all, counts); !s) {
                 return s.error();
             }
             if (all.nan + all.inf != 0 || all.min != (*range)->min || all.max != (*range)->max) counts.clear();
-        } else if (Status s = summarize_source(src, job, threads, 0.5, all, observer); !s) {
+        } else if (Status s = summarize_source(src, job, threads, 0.5, all); !s) {
             return s.error();
         }
     }
@@ -525,7 +492,7 @@ Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::
                                     unsigned threads) {
     if (bins == 0) return Error{ErrorCode::E_RANGE, "bins", std::nullopt, "at least one bin is needed"};
     if (!range) {
-        Result<StatsAndHistogram> r = stats_pass(src, bins, job, threads, nullptr);
+        Result<StatsAndHistogram> r = stats_pass(src, bins, job, threads);
         if (!r) return r.error();
         return r->histogram;
     }
@@ -535,7 +502,7 @@ Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::
     std::vector<uint64_t> counts;
     if (const std::vector<float> code_value = src.code_values(); !code_value.empty()) {
         std::vector<uint64_t> code_count;
-        if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count, nullptr); !s) return s.error();
+        if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count); !s) return s.error();
         counts = bin_codes(binning, code_value, code_count);
     } else if (Status s = count_source(src, binning, false, job, threads, 0.0, counts); !s)
         return s.error();
@@ -543,17 +510,16 @@ Result<Histogram> compute_histogram(const FloatSource& src, uint32_t bins, std::
 }
 
 Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job, unsigned threads) {
-    Result<StatsAndHistogram> r = stats_pass(source, 1, job, threads, nullptr);
+    Result<StatsAndHistogram> r = stats_pass(source, 1, job, threads);
     if (!r) return r.error();
     if (source.wide_kind() != WideKind::none)
         if (Status s = apply_wide_figures(source, r->stats, job, threads); !s) return s.error();
     return r->stats;
 }
 
-Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins, JobContext* job, unsigned threads,
-                                                      const ValueObserver* observer) {
+Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins, JobContext* job, unsigned threads) {
     if (bins == 0) return Error{ErrorCode::E_RANGE, "bins", std::nullopt, "at least one bin is needed"};
-    Result<StatsAndHistogram> r = stats_pass(source, bins, job, threads, observer);
+    Result<StatsAndHistogram> r = stats_pass(source, bins, job, threads);
     if (r && source.wide_kind() != WideKind::none)
         if (Status s = apply_wide_figures(source, r->stats, job, threads); !s) return s.error();
     return r;

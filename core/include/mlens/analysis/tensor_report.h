@@ -3,11 +3,14 @@
 // `mlens stats` and the GUI's Weights panel call.
 //
 // Contract:
-//  - tensor_report(view, options, job) reads the view (a tensor or one expert slice) in the
-//    statistics' decoding pass (stats.h) and takes the row series (row_series.h) in that same
-//    pass, through RowSeriesBuilder as the pass's observer: the tensor is decoded once for both.
-//    The block scales (block_scales.h) come from their own read of the scale fields. With
-//    `statistics` off the row series are read by row_series alone.
+//  - tensor_report(view, options, job) reads the view (a tensor or one expert slice) for the
+//    statistics (stats.h), then again for the row series (row_series.h), then the block scales
+//    (block_scales.h) from their own read of the scale fields.
+//    Decision (measured on 16M-value Q4_0, Q4_K, Q5_K, Q8_0 and F16 tensors, 2 threads): the
+//    statistics of a block-quantized tensor count codes without decoding a value (2.1-3.1 G
+//    values/s) and row series alone run at 2.8-5.1 G/s; handing decoded values to the row series
+//    from the statistics' pass held every type to decoding (0.47-1.03 G/s for both), where the
+//    two passes apart take 1.2-1.7 G/s. The second read comes from the page cache.
 //  - statistics: compute_stats' figures when `bins` is 0; else compute_stats_and_histogram's
 //    figures and its histogram of `bins` bins over [min, max] (percentiles from bins * 2^k fine
 //    bins: see stats.h).
@@ -17,9 +20,9 @@
 //  - A block-scale failure does not fail the report: it is kept in `block_scales_error` with no
 //    block-scale series (E_UNSUPPORTED_TYPE: the type stores no block scales this decodes). Any
 //    other failure (a read error, E_CANCELLED) fails the report.
-//  - on_step, when set, is called on the calling thread before each step: statistics (with the
-//    row series), block scales, their and the rows' statistics; a step not asked for is not
-//    announced. Progress (job) starts again at 0 in each step.
+//  - on_step, when set, is called on the calling thread before each step: statistics, row series,
+//    block scales, their and the rows' statistics; a step not asked for is not announced.
+//    Progress (job) starts again at 0 in each step.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +38,7 @@
 
 namespace mlens {
 
-enum class TensorReportStep { statistics = 0, block_scales = 1, series_statistics = 2 };
+enum class TensorReportStep { statistics = 0, row_series = 1, block_scales = 2, series_statistics = 3 };
 
 struct TensorReportOptions {
     bool statistics = true;

@@ -15,7 +15,7 @@
 //    that one; first values; compare. It stops at
 //    the first failure with an escaped message in `error` (or `compare_error` / `scales->note`
 //    for the comparison and the block scales, whose failure leaves the rest valid). `stage`
-//    counts finished steps for the progress bar (statistics with the row series, decoding the
+//    counts finished steps for the progress bar (statistics, the row series, decoding the
 //    block scales, the series' statistics, histogram, first values, compare; a step not asked
 //    for counts as finished; progress = (stage + job progress) / kWeightsStages); cancellation
 //    ends it with `cancelled` set.
@@ -64,7 +64,7 @@
 
 namespace mlens {
 
-constexpr int kWeightsStages = 6;
+constexpr int kWeightsStages = 7;
 
 struct WeightsRequest {
     std::shared_ptr<const Model> model;

@@ -6,7 +6,7 @@
 //    (max-min)/4096). A source with stored codes counts them in one pass instead; a source with
 //    a quick range (float_source.h) finds [min, max] from its codes and scales first, then sums
 //    and bins in one decoding pass, and counts again only when the decoded extremes differ from
-//    that range. A source with code groups (float_source.h) and no observer finds that range
+//    that range. A source with code groups (float_source.h) finds that range
 //    from its codes and scales, then counts each group's codes in one pass, summing and binning
 //    each distinct value of a group once, weighted by its count (code_group_stats.h); it decodes
 //    values instead when a range end is NaN or infinite. A source with scaled groups
@@ -36,20 +36,11 @@
 //    same passes. Its percentiles come from bins * 2^k fine
 //    bins (the least such count >= 4096, whose bins add up exactly to the requested ones), so
 //    for bin counts that do not divide 4096 they may differ from compute_stats' by one bin.
-//  - An observer given to compute_stats_and_histogram sees every value of the source exactly once,
-//    as decoded by the statistics' first pass (a source with stored codes, whose codes are counted
-//    undecoded: decoded in that pass for it), in chunks (first, values, count) handed to it from
-//    several threads at once, in no set order.
-//    Chunks start and end on multiples of its `unit` when unit is at most the chunk length and a
-//    multiple of the source's granularity (the last chunk ends at size()), so a consumer summing
-//    per unit sees each unit whole, in order. Values never pass through it twice: a second pass
-//    (counting over the decoded extremes, wide values) does not call it.
 //  - Both honour JobContext cancel (E_CANCELLED) and report progress.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,15 +89,9 @@ struct StatsAndHistogram {
     Histogram histogram;
 };
 
-// Another summary taken in the statistics' decoding pass (see the contract above).
-struct ValueObserver {
-    uint64_t unit = 1;
-    std::function<void(uint64_t first, const float* values, uint64_t count)> see;
-};
-
 Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job = nullptr, unsigned threads = 0);
 Result<StatsAndHistogram> compute_stats_and_histogram(const FloatSource& source, uint32_t bins, JobContext* job = nullptr,
-                                                      unsigned threads = 0, const ValueObserver* observer = nullptr);
+                                                      unsigned threads = 0);
 Result<Histogram> compute_histogram(const FloatSource& source, uint32_t bins, std::optional<std::pair<double, double>> range = std::nullopt,
                                     JobContext* job = nullptr, unsigned threads = 0);
 
