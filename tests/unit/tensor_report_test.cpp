@@ -219,6 +219,27 @@ TEST_CASE("tensor_report's rows over several chunks and one row longer than a ch
     CHECK(long_row->rows[0].stats.count == 1);
     CHECK(long_row->rows[0].stats.min == Approx(std::sqrt((199999 * 4.0 + 49.0) / 200000)));
     CHECK(long_row->rows[1].stats.min == 7.0);
+    // The long row is read in pieces of 65,536 values on several threads: its sum is each piece's,
+    // added in the pieces' order, the same bits on every run.
+    std::vector<float> noisy = test::test_signal(200000, 4);
+    test::write_fixture_model(dir.file("n.gguf"), {{"line", GGML_TYPE_F32, {200000}, noisy}});
+    auto noisy_model = open_gguf(dir.file("n.gguf"));
+    REQUIRE(noisy_model.ok());
+    double squares = 0;
+    for (uint64_t at = 0; at < noisy.size(); at += 65536) {
+        double lane[16] = {};
+        for (uint64_t i = 0; i < std::min<uint64_t>(65536, noisy.size() - at); ++i)
+            lane[i % 16] += static_cast<double>(noisy[at + i]) * noisy[at + i];
+        double piece = 0;
+        for (double l : lane) piece += l;
+        squares += piece;
+    }
+    const auto want = static_cast<float>(std::sqrt(squares / 200000.0));
+    for (int run = 0; run < 20; ++run) {
+        auto rows = row_series(*TensorView::open(*noisy_model, "line"), nullptr, 1 + run % 3);
+        REQUIRE(rows.ok());
+        CHECK((*rows)[0].values == std::vector<float>{want});
+    }
 }
 
 TEST_CASE("a side plan counts its edits by kind, data ops under data_op", "[compat]") {

@@ -19,14 +19,11 @@
 // code-group pass in vectors as it goes; each was measured faster that way than the other.
 // For binnings that settle in one, and callers compiled with MLENS_AVX512_TARGET, whose features
 // they need; x86-64 with GCC only. Including it turns off GCC's uninitialized-value warnings for
-// the rest of the file: GCC 12's AVX-512 intrinsics start their results from
-// _mm512_undefined_*(), which those warnings take for a read of an uninitialized variable.
+// the rest of the file (util/avx512_intrinsics.h).
 #pragma once
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "util/avx512_intrinsics.h"
 
 #include "binning.h"
 

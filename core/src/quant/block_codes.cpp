@@ -2,13 +2,7 @@
 
 #include <cstring>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-// GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which its
-// uninitialized-value warnings take for a read of an uninitialized variable.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "util/avx512_intrinsics.h"
 
 #include "block_fields.h"
 #include "k_quant_scales.h"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -21,8 +22,8 @@ constexpr uint64_t kReadTarget = 1u << 16;
 
 // The two series of a tensor's values, handed over in ranges from several threads at once, each
 // value once: an entry handed over whole in one add() is summed there; the pieces of an entry
-// split across calls are summed apart and added together. take() gives the series once every
-// value was added.
+// split across calls are summed apart and added together in the order of their places in the
+// entry, whichever finished first. take() gives the series once every value was added.
 class RowSeriesBuilder {
 public:
     // `size` values in rows of `row_length` (0 is taken as 1).
@@ -46,12 +47,19 @@ private:
     };
     uint64_t entry_end(uint64_t entry) const;
     void finish(uint64_t entry, const Sums& sums);
-    void merge_piece(uint64_t entry, uint64_t whole, const Sums& piece);  // under the lock
+    void merge_piece(uint64_t entry, uint64_t whole, uint64_t begin, const Sums& piece);  // under the lock
 
     uint64_t m_size = 0, m_entry_values = 1, m_entries = 0;
     std::vector<float> m_rms, m_absmax;
     std::mutex m_mutex;
-    std::unordered_map<uint64_t, Sums> m_partial;  // entries seen in part so far
+    // An entry seen in part so far: the sums of its pieces from its start up to `next`, in order,
+    // and the pieces past a gap, by where each begins (a few: threads take pieces in order).
+    struct Partial {
+        Sums sums;
+        uint64_t next = 0;
+        std::map<uint64_t, Sums> waiting;
+    };
+    std::unordered_map<uint64_t, Partial> m_partial;
 };
 
 }  // namespace
@@ -120,20 +128,26 @@ void RowSeriesBuilder::add(uint64_t first, const float* values, uint64_t count) 
             finish(entry, sums);
             continue;
         }
-        merge_piece(entry, whole, sums);
+        merge_piece(entry, whole, begin, sums);
     }
 }
 
 // Kept out of add(): with the lock and the map inlined there, GCC spilled the loop's running
 // maximum to the stack, doubling its time.
-void RowSeriesBuilder::merge_piece(uint64_t entry, uint64_t whole, const Sums& piece) {
+void RowSeriesBuilder::merge_piece(uint64_t entry, uint64_t whole, uint64_t begin, const Sums& piece) {
     std::lock_guard lock(m_mutex);
-    Sums& partial = m_partial[entry];
-    partial.merge(piece);
-    if (partial.seen == whole) {
-        finish(entry, partial);
-        m_partial.erase(entry);
+    auto [it, added] = m_partial.try_emplace(entry);
+    Partial& partial = it->second;
+    if (added) partial.next = entry * m_entry_values;
+    partial.waiting.emplace(begin, piece);
+    for (auto first = partial.waiting.begin(); first != partial.waiting.end() && first->first == partial.next;
+         first = partial.waiting.erase(first)) {
+        partial.sums.merge(first->second);
+        partial.next += first->second.seen;
     }
+    if (partial.sums.seen != whole) return;
+    finish(entry, partial.sums);
+    m_partial.erase(it);
 }
 
 std::vector<ScaleSeries> RowSeriesBuilder::take() {

@@ -12,14 +12,11 @@
 // it bounds so; bounds() is nullopt when a value added was NaN or infinite or when nothing was
 // added, else the least and greatest. For callers compiled with MLENS_EXTREMES_TARGET; x86-64
 // with GCC only. Including it turns off GCC's uninitialized-value warnings for the rest of the
-// file: GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*(), which those
-// warnings take for a read of an uninitialized variable.
+// file (util/avx512_intrinsics.h).
 #pragma once
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "util/avx512_intrinsics.h"
 
 #include <cmath>
 #include <optional>

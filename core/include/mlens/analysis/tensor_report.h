@@ -7,10 +7,12 @@
 //    statistics (stats.h), then again for the row series (row_series.h), then the block scales
 //    (block_scales.h) from their own read of the scale fields.
 //    Decision (measured on 16M-value Q4_0, Q4_K, Q5_K, Q8_0 and F16 tensors, 2 threads): the
-//    statistics of a block-quantized tensor count codes without decoding a value (2.1-3.1 G
-//    values/s) and row series alone run at 2.8-5.1 G/s; handing decoded values to the row series
-//    from the statistics' pass held every type to decoding (0.47-1.03 G/s for both), where the
-//    two passes apart take 1.2-1.7 G/s. The second read comes from the page cache.
+//    statistics take their code-domain routes (2.1-3.1 G values/s: stats.h) and the row series
+//    alone run at 2.8-5.1 G/s; handing decoded values to the row series from the statistics'
+//    pass held every type to decoding (0.47-1.03 G/s for both), where the two passes apart take
+//    1.2-1.7 G/s. The price is one more read of the tensor: a local one comes from the page cache
+//    when the tensor fits in memory; a remote tensor larger than remote_source.h holds is read
+//    again from the disk range cache, or fetched again where that cache cannot keep it.
 //  - statistics: compute_stats' figures when `bins` is 0; else compute_stats_and_histogram's
 //    figures and its histogram of `bins` bins over [min, max] (percentiles from bins * 2^k fine
 //    bins: see stats.h).

@@ -48,8 +48,10 @@
 // half-float steps, which repeat, counted in tables of step and code); Q5_K and
 // MLX affine int8 offset groups (each value binned from its code, one pass); Q4_0, Q4_1, Q5_0,
 // Q5_1, IQ4_NL, Q4_K, IQ4_XS and MLX affine int4 code groups (each group's codes counted, then
-// each distinct code tallied once: 16 entries for 32 values for the 4-bit types). A source that
-// offers offset groups may offer code groups too (Q5_K): statistics take the offset groups.
+// added to the row of its value table where the tables repeat, as Q4_0's, Q5_0's and IQ4_NL's
+// do, else each distinct code tallied once: 16 entries for 32 values for the 4-bit types). A
+// source that offers offset groups may offer code groups too (Q5_K): statistics take the offset
+// groups.
 //
 // Wide values: a source whose values float cannot hold exactly (32- and 64-bit integers, F64)
 // says so in wide_kind() and gives them from read_wide() (same alignment as read()) as long

@@ -12,7 +12,7 @@
 //  - Sums of squares in double: value i of an entry (or of a piece of one) is added to lane
 //    i % 16, the lanes then added in lane order, on every CPU alike. Entries are read in chunks
 //    of whole entries, an entry longer than a chunk in pieces spread over the threads, whose sums
-//    are added as the pieces finish (the last bits of such an entry's RMS may vary between runs),
+//    are added in the pieces' order, so the figures are the same on every run and thread count,
 //    on `threads` threads (0: all cores); honours JobContext cancel (E_CANCELLED) and reports
 //    progress.
 #pragma once
