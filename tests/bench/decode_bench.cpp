@@ -20,8 +20,6 @@
 //             decode nothing, "steps" that they bin each code times its group's step (scaled
 //             groups), "tables" that they count each code once per distinct step over the whole
 //             tensor and bin each step's codes once (scaled groups whose steps repeat: Q8_0),
-//             or each group's codes once per distinct value table and bin each table's values
-//             once (code groups whose tables repeat: Q4_0, Q5_0, IQ4_NL),
 //             "offset" that they bin each code times its group's step plus its offset (offset
 //             groups), "values" that they decode
 //   by values for a type with code or scaled groups, the same statistics taken from decoded
@@ -30,7 +28,7 @@
 // and analyze to each reference, then a "statistics" line: analyze against "ggml whole" (for MLX,
 // ggml whole of the same-layout type, then our single-threaded decode) on both clocks of the same
 // rounds, on THREADS threads by the wall clock and per core by CPU time. For a route that bins
-// or counts every value (steps, offset, values, and the step tables of scaled groups), a "floor" line: the statistics' counting alone, one
+// or counts every value (steps, tables, offset, values), a "floor" line: the statistics' counting alone, one
 // increment per value into their 4,096 fine bins (timed on one core, the bins found beforehand),
 // and the most that counting alone would let such a route reach against ggml whole on THREADS
 // threads.
@@ -59,7 +57,6 @@
 #include <string>
 #include <vector>
 
-#include "group_table_stats.h"
 #include "mlens/analysis/tensor_compare.h"
 #include "mlens/formats/gguf_reader.h"
 #include "mlens/formats/safetensors_reader.h"
@@ -170,10 +167,7 @@ private:
 // The statistics' route for a source (float_source.h: the first of these that it offers).
 const char* route_of(const FloatSource& v) {
     if (v.offset_groups().length != 0) return "offset";
-    if (v.code_groups().codes != 0) {
-        auto tables = count_group_tables(v, nullptr, 0, 0.0, 1.0);
-        return tables.ok() && *tables ? "tables" : "codes";
-    }
+    if (v.code_groups().codes != 0) return "codes";
     if (v.scaled_groups() != 0) {
         auto tables = count_step_tables(v, nullptr, 0, 0.0, 1.0);
         return tables.ok() && *tables ? "tables" : "steps";
@@ -320,7 +314,7 @@ int main(int argc, char** argv) {
         const double t_ref = t[0].chosen(), t_decode = t[2].chosen();
         report(ggml_type_name(type), route, n, t_ref, t[1].chosen(), t_decode, t[3].chosen(), codes ? t[4].chosen() : 0);
         report_statistics(n, threads, t[1], t[3]);
-        if (view->code_groups().codes == 0) {
+        if (std::strcmp(route, "codes") != 0) {
             const std::vector<uint16_t> slots = fine_slots(whole_out);
             const auto floor = best_s({[&] { count_slots_only(slots); }});
             report_floor(n, threads, t[1], floor[0]);
@@ -402,7 +396,7 @@ int main(int argc, char** argv) {
                codes ? t[3].chosen() : 0);
         report_statistics(n, threads, t[4], t[2], bits == 4 ? "ggml Q4_1 whole" : "ggml Q8_0 whole");
         report_statistics(n, threads, t[0], t[2], "our decode");
-        if (view->code_groups().codes == 0) {
+        if (std::strcmp(route, "codes") != 0) {
             const std::vector<uint16_t> slots = fine_slots(whole_out);
             const auto floor = best_s({[&] { count_slots_only(slots); }});
             report_floor(n, threads, t[4], floor[0]);

@@ -683,6 +683,20 @@ TEST_CASE("MLX affine int4 groups are code groups - int8 and global-scaled ones 
         require_code_values_decode(*view);
         require_grouped_statistics(*view);
     }
+    // Groups of 256 values and more: a code may fill a group, more than a group's counts (bytes)
+    // hold, so they are decoded. The first group here is one value throughout.
+    std::vector<float> flat = values;
+    std::fill(flat.begin(), flat.begin() + 512, 0.5f);
+    for (uint64_t group : {256u, 512u}) {
+        INFO(group);
+        const Model wide = mlx_affine_blob(4, group, 24, 512, flat);
+        auto view = TensorView::open(wide, "w");
+        REQUIRE(view.ok());
+        CHECK(view->code_groups().codes == 0);
+        std::vector<float> decoded(view->size());
+        REQUIRE(view->read(0, decoded.size(), decoded.data()).ok());
+        for (unsigned threads : {1u, 2u}) require_same_figures(*view, decoded, 256, threads);
+    }
     const Model m = mlx_affine_blob(8, 64, 96, 128, values);
     auto view = TensorView::open(m, "w");
     REQUIRE(view.ok());

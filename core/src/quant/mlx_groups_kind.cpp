@@ -166,8 +166,10 @@ Result<std::optional<ValueBounds>> MlxGroupsKind::quick_range(uint64_t first, ui
     return mlx_affine_range(m_bits, m_block, g->packed, g->scales, g->biases, groups);
 }
 
+// Groups of more than 255 values are not code groups: one code may fill such a group, more times
+// than the statistics' per-group counts (bytes) hold.
 CodeGroups MlxGroupsKind::code_groups() const {
-    if (static_cast<MlxMode>(m_mode) != MlxMode::affine || m_bits != 4 || m_global || m_block < 16) return {};
+    if (static_cast<MlxMode>(m_mode) != MlxMode::affine || m_bits != 4 || m_global || m_block < 16 || m_block > 255) return {};
     return {16, static_cast<uint32_t>(m_block)};
 }
 

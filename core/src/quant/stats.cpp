@@ -7,7 +7,6 @@
 
 #include "binning.h"
 #include "code_group_stats.h"
-#include "group_table_stats.h"
 #include "mlens/util/parallel_job.h"
 #include "pass_totals.h"
 #include "scaled_group_stats.h"
@@ -371,8 +370,7 @@ Result<std::optional<StepTables>> step_tables_for(const FloatSource& src, JobCon
 }
 
 // compute_stats, plus a histogram of `histogram_bins` bins over [min, max] (at least one).
-// Sources with stored codes count them in one pass; sources with code groups whose tables repeat
-// count their codes in tables (group_table_stats.h); other sources with code groups find their range from codes, then count each group's codes, summing and
+// Sources with stored codes count them in one pass; sources with code groups find their range from codes, then count each group's codes, summing and
 // binning its distinct values (code_group_stats.h); sources with a quick range sum and bin in one
 // pass (from codes, steps and offsets for sources with scaled or offset groups,
 // scaled_group_stats.h, which a source with offset groups takes over its code groups), checked
@@ -389,12 +387,6 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     if (!code_value.empty()) {
         if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count); !s) return s.error();
         all = summarize_codes(code_value, code_count);
-    } else if (auto tables = count_group_tables(src, job, threads, 0.0, kTablesProgress); !tables) {
-        return tables.error();
-    } else if (*tables) {
-        const ValueBounds r = group_table_range(**tables);
-        const HistogramBins bins(r.min, r.max, histogram_bins);
-        if (Status s = summarize_group_tables(**tables, bins.fine, job, threads, kTablesProgress, 1.0, all, counts); !s) return s.error();
     } else if (src.code_groups().codes != 0 && src.offset_groups().length == 0) {
         // The quick range where the source has one (it reads less), else the codes' range.
         auto range = source_range(src, job, threads, kRangeProgress);

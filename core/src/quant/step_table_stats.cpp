@@ -7,14 +7,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
 #include "pass_totals.h"
-#include "util/per_thread_objects.h"
 #include "util/thread_scratch.h"
 #include "util/vector_loop.h"
-#include "weighted_values.h"
 
 namespace mlens {
 
@@ -184,6 +183,29 @@ StepTables merged(const std::vector<std::unique_ptr<ThreadTables>>& per_thread) 
 // The value of `code` (a byte read as signed) times `step`, as read() computes it.
 inline float step_value(float step, uint32_t code) { return step * static_cast<float>(static_cast<int8_t>(code)); }
 
+// Adds one step's row (value[c] of count[c] values each) to `sums`, about `centre`.
+MLENS_VECTOR_LOOP void tally_row(const float* value, const uint64_t* count, double centre, CentredSums& sums) {
+    double total = 0, zeros = 0, a = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+#pragma omp simd reduction(+ : total, zeros, a, s1, s2, s3, s4)
+    for (uint32_t c = 0; c < kCodes; ++c) {
+        const double k = static_cast<double>(count[c]), x = value[c], d = x - centre, kd = k * d, kd2 = kd * d;
+        total += k;
+        zeros += x == 0.0 ? k : 0.0;
+        a += k * std::fabs(x);
+        s1 += kd;
+        s2 += kd2;
+        s3 += kd2 * d;
+        s4 += kd2 * d * d;
+    }
+    CentredSums row{total, zeros, a, s1, s2, s3, s4, INFINITY, -INFINITY};
+    for (uint32_t c = 0; c < kCodes; ++c)
+        if (count[c] != 0) {
+            row.lo = std::min(row.lo, value[c]);
+            row.hi = std::max(row.hi, value[c]);
+        }
+    sums.add(row);
+}
+
 }  // namespace
 
 Result<std::optional<StepTables>> count_step_tables(const FloatSource& src, JobContext* job, unsigned threads, double progress_from,
@@ -204,11 +226,19 @@ Result<std::optional<StepTables>> count_step_tables(const FloatSource& src, JobC
     const uint64_t chunk = src.chunk_length(kChunkTarget), allowed = std::clamp(size / kValuesPerEntry, kFreeEntries, kMostEntries);
     std::atomic<bool> declined{false};
     SeenSteps seen;
-    PerThreadObjects<ThreadTables> per_thread;
+    std::mutex m;
+    std::map<std::thread::id, size_t> thread_index;
+    std::vector<std::unique_ptr<ThreadTables>> per_thread;
     Status run = parallel_job((size + chunk - 1) / chunk, threads, job,
                               [&](uint64_t c) -> Status {
                                   if (declined.load(std::memory_order_relaxed)) return ok_status();
-                                  ThreadTables* tables = &per_thread.mine([&] { return std::make_unique<ThreadTables>(); });
+                                  ThreadTables* tables = nullptr;
+                                  {
+                                      std::lock_guard lock(m);
+                                      auto [it, added] = thread_index.emplace(std::this_thread::get_id(), per_thread.size());
+                                      if (added) per_thread.push_back(std::make_unique<ThreadTables>());
+                                      tables = per_thread[it->second].get();
+                                  }
                                   ChunkScratch& s = thread_scratch<ChunkScratch>([] {});
                                   const uint64_t first = c * chunk, count = std::min(chunk, size - first), groups = count / length;
                                   s.code.resize(count);
@@ -231,7 +261,7 @@ Result<std::optional<StepTables>> count_step_tables(const FloatSource& src, JobC
                               progress_from, progress_to);
     if (!run) return run.error();
     if (declined) return std::optional<StepTables>{};
-    return std::optional<StepTables>{merged(per_thread.all())};
+    return std::optional<StepTables>{merged(per_thread)};
 }
 
 ValueBounds step_table_range(const StepTables& tables) {
@@ -268,7 +298,7 @@ Status summarize_step_tables(const StepTables& tables, const Binning& binning, J
                                       for (uint32_t c = 0; c < kCodes; ++c) value[c] = step_value(tables.steps[s], c);
                                       binning.bin_slots(value, kCodes, slot);
                                       for (uint32_t c = 0; c < kCodes; ++c) local[slot[c]] += count[c];
-                                      tally_weighted_values(value, count, kCodes, centre, sums);
+                                      tally_row(value, count, centre, sums);
                                   }
                                   totals.hand_in(p, sums.summary(centre), local);
                                   return ok_status();

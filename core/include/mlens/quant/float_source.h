@@ -19,7 +19,7 @@
 //
 // Code groups: a source whose values come, group after group of `length` values, from a code
 // below `codes` and the group's scales (block-quantized types of 4- and 5-bit codes) gives
-// code_groups() ({0, 0} for every other source; codes <= length, length a divisor of
+// code_groups() ({0, 0} for every other source; codes <= length <= 255, length a divisor of
 // granularity()) and read_code_groups(): for the whole groups of a range (read()'s alignment),
 // each group's `length` codes (in any order within the group) and its `codes` values, value c
 // being what read() gives for code c in that group, bit for bit (a NaN may differ in its payload), and
@@ -48,10 +48,8 @@
 // half-float steps, which repeat, counted in tables of step and code); Q5_K and
 // MLX affine int8 offset groups (each value binned from its code, one pass); Q4_0, Q4_1, Q5_0,
 // Q5_1, IQ4_NL, Q4_K, IQ4_XS and MLX affine int4 code groups (each group's codes counted, then
-// added to the row of its value table where the tables repeat, as Q4_0's, Q5_0's and IQ4_NL's
-// do, else each distinct code tallied once: 16 entries for 32 values for the 4-bit types). A
-// source that offers offset groups may offer code groups too (Q5_K): statistics take the offset
-// groups.
+// each distinct code tallied once: 16 entries for 32 values for the 4-bit types). A source that
+// offers offset groups may offer code groups too (Q5_K): statistics take the offset groups.
 //
 // Wide values: a source whose values float cannot hold exactly (32- and 64-bit integers, F64)
 // says so in wide_kind() and gives them from read_wide() (same alignment as read()) as long

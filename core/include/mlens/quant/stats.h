@@ -6,10 +6,8 @@
 //    (max-min)/4096). A source with stored codes counts them in one pass instead; a source with
 //    a quick range (float_source.h) finds [min, max] from its codes and scales first, then sums
 //    and bins in one decoding pass, and counts again only when the decoded extremes differ from
-//    that range. A source with code groups (float_source.h) whose value tables repeat (Q4_0,
-//    Q5_0, IQ4_NL) counts each group's codes once per distinct table over the whole source, in one
-//    read, and takes its range, bins and sums from those tables (group_table_stats.h); any other
-//    source with code groups finds that range from its codes and scales, then counts each group's codes in one pass, summing and binning
+//    that range. A source with code groups (float_source.h) finds that range
+//    from its codes and scales, then counts each group's codes in one pass, summing and binning
 //    each distinct value of a group once, weighted by its count (code_group_stats.h); it decodes
 //    values instead when a range end is NaN or infinite. A source with scaled groups
 //    (float_source.h) whose steps are half floats that repeat (Q8_0) counts each code once per
