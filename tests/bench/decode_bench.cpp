@@ -1,4 +1,4 @@
-// decode_bench [N_VALUES] [THREADS] [--keep PATH] [--only TYPE] [--cpu]
+// decode_bench [N_VALUES] [THREADS] [--keep PATH] [--only TYPE] [--cpu] [--gaussian]
 //
 // N_VALUES (default 16Mi) must be a multiple of the 4,096-value row; the process exits 1 when a
 // check of the results fails (a decoded NaN, a histogram or count that misses a value).
@@ -41,7 +41,11 @@
 // run to profile. --cpu times the main columns by the CPU time of the whole process (every
 // thread's) instead of the wall clock: on a machine that other work keeps busy, a run then still
 // measures how much work each route does (its ratios are per core: a route on THREADS threads
-// would take 1/THREADS of its CPU time on idle cores).
+// would take 1/THREADS of its CPU time on idle cores). The values are a sum of sines
+// (test_signal), whose blocks take few distinct scales (778 Q8_0 steps in 16M values);
+// --gaussian takes weights like a model's instead, Gaussian with a scale per 4,096-value row
+// between 0.01 and 0.03 and one value in 5,000 twenty times further out, whose scales rarely
+// repeat: routes that count per distinct scale show there what real weights give them.
 #include <ggml.h>
 #include <time.h>
 
@@ -54,6 +58,7 @@
 #include <fstream>
 #include <functional>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -250,6 +255,20 @@ void report_floor(uint64_t n, unsigned threads, const Timing& whole, const Timin
                 static_cast<double>(n) / counting.cpu / 1e9, whole.cpu * threads / counting.cpu, threads);
 }
 
+// n weights in rows of `row`: Gaussian, each row with its own scale in [0.01, 0.03), one value
+// in 5,000 twenty times further out (--gaussian).
+std::vector<float> gaussian_weights(uint64_t n, uint64_t row) {
+    std::mt19937_64 rng(7);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> w(n);
+    float scale = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        if (i % row == 0) scale = 0.02f * (0.5f + static_cast<float>(rng() % 1000) / 1000.0f);
+        w[i] = normal(rng) * scale * (rng() % 5000 == 0 ? 20.0f : 1.0f);
+    }
+    return w;
+}
+
 void analyze(const FloatSource& v, unsigned threads) {
     auto r = compute_stats_and_histogram(v, 256, nullptr, threads);
     sink += r->histogram.total() == v.size() ? 0 : 1;
@@ -260,6 +279,7 @@ void analyze(const FloatSource& v, unsigned threads) {
 int main(int argc, char** argv) {
     std::vector<std::string> args;
     std::string keep, only;
+    bool gaussian = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
             keep = argv[++i];
@@ -267,6 +287,8 @@ int main(int argc, char** argv) {
             only = argv[++i];
         else if (std::strcmp(argv[i], "--cpu") == 0)
             g_cpu_time = true;
+        else if (std::strcmp(argv[i], "--gaussian") == 0)
+            gaussian = true;
         else
             args.emplace_back(argv[i]);
     }
@@ -280,7 +302,7 @@ int main(int argc, char** argv) {
     std::printf("%llu values per tensor, %u threads, %s\n", static_cast<unsigned long long>(n), threads,
                 g_cpu_time ? "CPU time of all threads" : "wall clock");
     test::TempDir dir;
-    const std::vector<float> values = test::test_signal(n, 7);
+    const std::vector<float> values = gaussian ? gaussian_weights(n, row) : test::test_signal(n, 7);
     std::vector<ggml_type> types = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_K,
                                     GGML_TYPE_Q5_K, GGML_TYPE_IQ4_XS, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0, GGML_TYPE_BF16,   GGML_TYPE_F16};
     if (!only.empty()) {

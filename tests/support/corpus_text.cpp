@@ -70,7 +70,7 @@ ShellRun run_llama_tool(const std::string& command, const std::string& marker) {
     ShellRun run;
     for (int attempt = 0; attempt < 20; ++attempt) {
         run = run_shell(command);
-        if (run.exit_status != 0 || run.output.find(marker) != std::string::npos) break;
+        if (run.output.find(marker) != std::string::npos) break;
     }
     return run;
 }
