@@ -15,14 +15,28 @@ using namespace mlens::test;
 namespace {
 
 // Three F32[16] tensors a, b, c (64 bytes each) at data offsets 0, 64, 128; data from byte 128 to 320.
-std::vector<uint8_t> three_tensor_gguf(const std::vector<std::string>& names = {"a", "b", "c"}) {
+// One [16] tensor of a three-tensor GGUF: its name, ggml type and data offset.
+struct Placed {
+    std::string name;
+    uint32_t type = 0;
+    uint64_t offset = 0;
+};
+
+// A GGUF of three [16] tensors placed as given (by default F32 a, b, c packed at 0, 64, 128: a
+// 128-byte header), followed by `floats` F32 values of data.
+std::vector<uint8_t> placed_gguf(const std::vector<Placed>& t, uint64_t floats = 48) {
     GgufBuilder b;
     b.header(3, 0);
-    b.tensor_info(names[0], {16}, 0, 0).tensor_info(names[1], {16}, 0, 64).tensor_info(names[2], {16}, 0, 128);
+    for (const Placed& p : t) b.tensor_info(p.name, {16}, p.type, p.offset);
     b.pad_to(32);
-    REQUIRE(b.size() == (names[0] == "a" ? 128u : b.size()));
-    b.f32_run(48);
+    b.f32_run(floats);
     return b.bytes;
+}
+
+std::vector<uint8_t> three_tensor_gguf(const std::vector<std::string>& names = {"a", "b", "c"}) {
+    std::vector<uint8_t> bytes = placed_gguf({{names[0], 0, 0}, {names[1], 0, 64}, {names[2], 0, 128}});
+    REQUIRE(bytes.size() == (names[0] == "a" ? 128u + 192u : bytes.size()));
+    return bytes;
 }
 
 // The model's first diagnostic is its truncation summary.
@@ -61,12 +75,7 @@ TEST_CASE("a whole file whose offsets place a tensor past its end is said to be 
     TempDir dir;
     // a, b, c of 64 bytes each, c placed at 192 instead of 128: the file holds the 192 bytes the
     // three need as ggml packs them, and c's offset reaches 64 bytes past its end.
-    GgufBuilder b;
-    b.header(3, 0);
-    b.tensor_info("a", {16}, 0, 0).tensor_info("b", {16}, 0, 64).tensor_info("c", {16}, 0, 192);
-    b.pad_to(32);
-    b.f32_run(48);
-    write_whole_file(dir.file("offsets.gguf"), b.bytes);
+    write_whole_file(dir.file("offsets.gguf"), placed_gguf({{"a", 0, 0}, {"b", 0, 64}, {"c", 0, 192}}));
     auto m = open_model(dir.file("offsets.gguf"));
     REQUIRE(m.ok());
     CHECK(m->diagnostics[0].to_line() ==
@@ -90,13 +99,9 @@ TEST_CASE("a tensor the summary does not cover keeps its out-of-bounds row in li
     TempDir dir;
     // a and b F32[16] at 0 and 64; u of a type ggml does not know (size unknown) placed at 4096,
     // far past the end; the file cut inside b. The summary covers b, not u.
-    GgufBuilder b;
-    b.header(3, 0);
-    b.tensor_info("a", {16}, 0, 0).tensor_info("u", {16}, 99, 4096).tensor_info("b", {16}, 0, 64);
-    b.pad_to(32);
-    b.f32_run(32);
-    b.bytes.resize(b.bytes.size() - 32);
-    write_whole_file(dir.file("unknown.gguf"), b.bytes);
+    std::vector<uint8_t> bytes = placed_gguf({{"a", 0, 0}, {"u", 99, 4096}, {"b", 0, 64}}, 32);
+    bytes.resize(bytes.size() - 32);
+    write_whole_file(dir.file("unknown.gguf"), bytes);
     auto m = open_model(dir.file("unknown.gguf"));
     REQUIRE(m.ok());
     REQUIRE(is_summary_first(*m));
