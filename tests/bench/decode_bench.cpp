@@ -15,13 +15,13 @@
 //             tensor-sized buffer, as a program that dequantizes a tensor calls it (the buffers
 //             are allocated once, before timing)
 //   decode    TensorView::read over the same chunks on THREADS threads (default 2)
-//   analyze   compute_stats_and_histogram(256 bins) on THREADS threads; "codes" after the type
-//             says that statistics count each group's codes (float_source.h: code groups) and
-//             decode nothing, "steps" that they bin each code times its group's step (scaled
-//             groups), "tables" that they count each code once per distinct step over the whole
-//             tensor and bin each step's codes once (scaled groups whose steps repeat: Q8_0),
-//             "offset" that they bin each code times its group's step plus its offset (offset
-//             groups), "values" that they decode
+//   analyze   compute_stats_and_histogram(256 bins) on THREADS threads; after the type, the route
+//             the statistics took (stats.h, StatsRoute): "code groups" counts each group's codes
+//             and decodes nothing, "scaled groups" bins each code times its group's step, "step
+//             tables" counts each code once per distinct step over the whole tensor and bins each
+//             step's codes once (scaled groups whose steps repeat: Q8_0), "offset groups" bins
+//             each code times its group's step plus its offset, "stored codes" counts each
+//             stored code (F16, BF16), "decoded" decodes
 //   by values for a type with code or scaled groups, the same statistics taken from decoded
 //             values (the view without its groups), as they were before those routes
 // They run in turn, fifteen rounds; prints the best of each in G values/s and the ratios of decode
@@ -71,7 +71,6 @@
 #include "mlens/quant/tensor_view.h"
 #include "mlens/util/parallel.h"
 #include "model_fixture.h"
-#include "step_table_stats.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -169,23 +168,21 @@ private:
     const TensorView& m_view;
 };
 
-// The statistics' route for a source (float_source.h: the first of these that it offers).
-const char* route_of(const FloatSource& v) {
-    if (v.offset_groups().length != 0) return "offset";
-    if (v.code_groups().codes != 0) return "codes";
-    if (v.scaled_groups() != 0) {
-        auto tables = count_step_tables(v, nullptr, 0, 0.0, 1.0);
-        return tables.ok() && *tables ? "tables" : "steps";
-    }
-    return "values";
+// The route the statistics take over a source (stats.h), from one untimed run.
+StatsRoute route_of(const FloatSource& v, unsigned threads) {
+    auto r = compute_stats_and_histogram(v, 256, nullptr, threads);
+    return r ? r->route : StatsRoute::decoded;
 }
+
+// Routes that reach values through groups, which the "by values" line compares with decoding.
+bool through_groups(StatsRoute route) { return route != StatsRoute::decoded && route != StatsRoute::stored_codes; }
 
 // Times in seconds; t_whole <= 0 when there is no whole-tensor reference, t_values <= 0 when
 // statistics did not count codes.
-void report(const char* name, const char* route, uint64_t n, double t_ref, double t_whole, double t_decode, double t_analyze,
+void report(const char* name, StatsRoute route, uint64_t n, double t_ref, double t_whole, double t_decode, double t_analyze,
             double t_values) {
     auto gps = [n](double t) { return static_cast<double>(n) / t / 1e9; };
-    std::printf("%-8s %-6s ref %6.3f G/s", name, route, gps(t_ref));
+    std::printf("%-8s %-13s ref %6.3f G/s", name, stats_route_name(route), gps(t_ref));
     if (t_whole > 0) std::printf(" (whole tensor %6.3f)", gps(t_whole));
     std::printf("   decode %6.3f G/s (%.2fx", gps(t_decode), t_ref / t_decode);
     if (t_whole > 0) std::printf(", %.2fx whole", t_whole / t_decode);
@@ -325,8 +322,8 @@ int main(int argc, char** argv) {
         std::vector<uint8_t> whole_bytes;
         std::vector<float> whole_out;
         ggml_decode_whole(*view, whole_bytes, whole_out);  // allocates and faults the buffers in
-        const char* route = route_of(*view);
-        const bool codes = std::strcmp(route, "values") != 0;
+        const StatsRoute route = route_of(*view, threads);
+        const bool codes = through_groups(route);
         const WithoutCodeGroups by_values(*view);
         const auto t = best_s({[&] { ggml_decode(*view); }, [&] { ggml_decode_whole(*view, whole_bytes, whole_out); },
                                [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); },
@@ -336,7 +333,7 @@ int main(int argc, char** argv) {
         const double t_ref = t[0].chosen(), t_decode = t[2].chosen();
         report(ggml_type_name(type), route, n, t_ref, t[1].chosen(), t_decode, t[3].chosen(), codes ? t[4].chosen() : 0);
         report_statistics(n, threads, t[1], t[3]);
-        if (std::strcmp(route, "codes") != 0) {
+        if (route != StatsRoute::code_groups) {
             const std::vector<uint16_t> slots = fine_slots(whole_out);
             const auto floor = best_s({[&] { count_slots_only(slots); }});
             report_floor(n, threads, t[1], floor[0]);
@@ -406,8 +403,8 @@ int main(int argc, char** argv) {
         describe_tensor_blobs(*model);
         auto view = TensorView::open(*model, "w");
         const WithoutCodeGroups by_values(*view);
-        const char* route = route_of(*view);
-        const bool codes = std::strcmp(route, "values") != 0;
+        const StatsRoute route = route_of(*view, threads);
+        const bool codes = through_groups(route);
         const auto t =
             best_s({[&] { decode_parallel(*view, 1); }, [&] { decode_parallel(*view, threads); }, [&] { analyze(*view, threads); },
                     [&] {
@@ -418,7 +415,7 @@ int main(int argc, char** argv) {
                codes ? t[3].chosen() : 0);
         report_statistics(n, threads, t[4], t[2], bits == 4 ? "ggml Q4_1 whole" : "ggml Q8_0 whole");
         report_statistics(n, threads, t[0], t[2], "our decode");
-        if (std::strcmp(route, "codes") != 0) {
+        if (route != StatsRoute::code_groups) {
             const std::vector<uint16_t> slots = fine_slots(whole_out);
             const auto floor = best_s({[&] { count_slots_only(slots); }});
             report_floor(n, threads, t[4], floor[0]);

@@ -269,3 +269,53 @@ TEST_CASE("a side plan counts its edits by kind, data ops under data_op", "[comp
     CHECK(gemma3.text.counts() == EditCounts{6, 3, 0, 0, 23, 0, 0});
     CHECK(gemma3.clip.counts() == EditCounts{13, 1, 0, 19, 0, 2, 2});
 }
+
+TEST_CASE("tensor_report's statistics take each type's own route, decoding no value where codes suffice", "[tensor-report][stats]") {
+    test::TempDir dir;
+    const uint64_t length = 256, rows = 64;
+    const std::vector<float> values = test::test_signal(length * rows, 5);
+    // Q8_0 whose every block has the same greatest |x| (one step: step tables), and Q8_0 whose
+    // every block has its own (512 steps, past the tables' 256 for 16,384 values: scaled groups).
+    float peak = 0;
+    for (float v : values) peak = std::max(peak, std::fabs(v));
+    std::vector<float> one_step = values, many_steps = values;
+    for (uint64_t b = 0; b < values.size() / 32; ++b) {
+        one_step[b * 32] = peak;
+        for (uint64_t i = 0; i < 32; ++i) many_steps[b * 32 + i] *= std::exp2(static_cast<float>(b) / 100.0f);
+    }
+    const std::vector<std::pair<test::FixtureTensor, StatsRoute>> cases = {
+        {{"q4_0", GGML_TYPE_Q4_0, {length, rows}, values}, StatsRoute::code_groups},
+        {{"q5_0", GGML_TYPE_Q5_0, {length, rows}, values}, StatsRoute::code_groups},
+        {{"iq4_xs", GGML_TYPE_IQ4_XS, {length, rows}, values}, StatsRoute::code_groups},
+        {{"q4_k", GGML_TYPE_Q4_K, {length, rows}, values}, StatsRoute::code_groups},
+        {{"q5_k", GGML_TYPE_Q5_K, {length, rows}, values}, StatsRoute::offset_groups},
+        {{"q6_k", GGML_TYPE_Q6_K, {length, rows}, values}, StatsRoute::scaled_groups},
+        {{"q8_0_one_step", GGML_TYPE_Q8_0, {length, rows}, one_step}, StatsRoute::step_tables},
+        {{"q8_0_many_steps", GGML_TYPE_Q8_0, {length, rows}, many_steps}, StatsRoute::scaled_groups},
+        {{"f16", GGML_TYPE_F16, {length, rows}, values}, StatsRoute::stored_codes},
+        {{"bf16", GGML_TYPE_BF16, {length, rows}, values}, StatsRoute::stored_codes},
+        {{"f32", GGML_TYPE_F32, {length, rows}, values}, StatsRoute::decoded},
+    };
+    std::vector<test::FixtureTensor> tensors;
+    for (const auto& c : cases) tensors.push_back(c.first);
+    test::write_fixture_model(dir.file("routes.gguf"), tensors);
+    auto model = open_gguf(dir.file("routes.gguf"));
+    REQUIRE(model.ok());
+    for (const auto& [tensor, route] : cases) {
+        INFO(tensor.name);
+        auto view = TensorView::open(*model, tensor.name);
+        REQUIRE(view.ok());
+        TensorReportOptions options;
+        options.bins = 256;
+        options.block_scales = options.row_series = false;
+        auto report = tensor_report(*view, options);
+        REQUIRE(report.ok());
+        REQUIRE(report->stats_route);
+        CHECK(stats_route_name(*report->stats_route) == std::string(stats_route_name(route)));
+        auto direct = compute_stats_and_histogram(*view, 256);
+        REQUIRE(direct.ok());
+        CHECK(direct->route == route);
+        check_same_stats(*report->stats, direct->stats);
+        CHECK(report->histogram.counts == direct->histogram.counts);
+    }
+}

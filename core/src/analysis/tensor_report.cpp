@@ -42,6 +42,7 @@ Result<TensorReport> tensor_report(const TensorView& view, const TensorReportOpt
         Result<StatsAndHistogram> both = compute_stats_and_histogram(view, options.bins == 0 ? 1 : options.bins, job);
         if (!both) return both.error();
         report.stats = both->stats;
+        report.stats_route = both->route;
         if (options.bins != 0) report.histogram = std::move(both->histogram);
     }
     if (options.row_series) {

@@ -387,6 +387,7 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     if (!code_value.empty()) {
         if (Status s = count_codes(src, code_value.size(), job, threads, 1.0, code_count); !s) return s.error();
         all = summarize_codes(code_value, code_count);
+        out.route = StatsRoute::stored_codes;
     } else if (src.code_groups().codes != 0 && src.offset_groups().length == 0) {
         // The quick range where the source has one (it reads less), else the codes' range.
         auto range = source_range(src, job, threads, kRangeProgress);
@@ -396,6 +397,7 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         if (*range) bins.emplace((*range)->min, (*range)->max, histogram_bins);
         if (bins && bins->fine.settles_in_one) {
             if (Status s = summarize_code_groups(src, bins->fine, job, threads, kRangeProgress, 1.0, all, counts); !s) return s.error();
+            out.route = StatsRoute::code_groups;
             if (all.min != (*range)->min || all.max != (*range)->max) counts.clear();
         } else if (Status s = summarize_source(src, job, threads, 0.5, all); !s) {
             return s.error();
@@ -406,6 +408,7 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
         const ValueBounds r = step_table_range(**tables);
         const HistogramBins bins(r.min, r.max, histogram_bins);
         if (Status s = summarize_step_tables(**tables, bins.fine, job, threads, kTablesProgress, 1.0, all, counts); !s) return s.error();
+        out.route = StatsRoute::step_tables;
     } else {
         auto range = source_range(src, job, threads, kRangeProgress);
         if (!range) return range.error();
@@ -414,6 +417,7 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
             if ((src.scaled_groups() != 0 || src.offset_groups().length != 0) && bins.fine.settles_in_one) {
                 if (Status s = summarize_scaled_groups(src, bins.fine, job, threads, kRangeProgress, 1.0, all, counts); !s)
                     return s.error();
+                out.route = src.scaled_groups() != 0 ? StatsRoute::scaled_groups : StatsRoute::offset_groups;
             } else if (Status s = summarize_and_count(src, bins.fine, job, threads, kRangeProgress, all, counts); !s) {
                 return s.error();
             }
@@ -448,8 +452,10 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
     // Counts in the fine bins, unless the one-pass count above has them.
     if (!code_value.empty())
         counts = bin_codes(bins.fine, code_value, code_count);
-    else if (counts.empty())
+    else if (counts.empty()) {
         if (Status s = count_source(src, bins.fine, all.nan + all.inf == 0, job, threads, 0.5, counts); !s) return s.error();
+        out.route = StatsRoute::decoded;
+    }
     out.histogram = coarsen(bins.user, counts, bins.shift);
     const double width = (st.max - st.min) / bins.fine.bins;
     st.percentile_within = width / 2;
@@ -480,6 +486,24 @@ std::string wide_integer_text(WideInteger v) {
     } while (m != 0);
     if (v < 0) digits.push_back('-');
     return {digits.rbegin(), digits.rend()};
+}
+
+const char* stats_route_name(StatsRoute route) {
+    switch (route) {
+        case StatsRoute::stored_codes:
+            return "stored codes";
+        case StatsRoute::code_groups:
+            return "code groups";
+        case StatsRoute::step_tables:
+            return "step tables";
+        case StatsRoute::scaled_groups:
+            return "scaled groups";
+        case StatsRoute::offset_groups:
+            return "offset groups";
+        case StatsRoute::decoded:
+            break;
+    }
+    return "decoded";
 }
 
 uint64_t Histogram::total() const {

@@ -15,7 +15,7 @@
 //    again from the disk range cache, or fetched again where that cache cannot keep it.
 //  - statistics: compute_stats' figures when `bins` is 0; else compute_stats_and_histogram's
 //    figures and its histogram of `bins` bins over [min, max] (percentiles from bins * 2^k fine
-//    bins: see stats.h).
+//    bins: see stats.h); and the route they took.
 //  - Series (block scales, then rows): per series its statistics as compute_stats gives them when
 //    `series_bins` is 0, else compute_stats_and_histogram's with a histogram of `series_bins`
 //    bins over [min, max].
@@ -63,6 +63,7 @@ struct SeriesSummary {
 
 struct TensorReport {
     std::optional<TensorStats> stats;  // when asked
+    std::optional<StatsRoute> stats_route;  // the route the statistics took (stats.h), when asked
     Histogram histogram;  // when asked with bins
     std::vector<SeriesSummary> block_scales;
     std::optional<Error> block_scales_error;

@@ -36,6 +36,9 @@
 //    same passes. Its percentiles come from bins * 2^k fine
 //    bins (the least such count >= 4096, whose bins add up exactly to the requested ones), so
 //    for bin counts that do not divide 4096 they may differ from compute_stats' by one bin.
+//  - compute_stats_and_histogram also says which route its statistics took (StatsRoute): the
+//    route of the pass that summed and binned the values; `decoded` when that pass decoded them,
+//    or when a range the pass disagreed with had its counts taken again from decoded values.
 //  - Both honour JobContext cancel (E_CANCELLED) and report progress.
 #pragma once
 
@@ -84,9 +87,17 @@ struct Histogram {
     uint64_t total() const;
 };
 
+// How the statistics reached the values (the routes of the contract above): counting stored codes
+// once each, counting each group's codes, step tables, binning each value from its code, step
+// (and offset) without decoding it, or decoding.
+enum class StatsRoute { stored_codes, code_groups, step_tables, scaled_groups, offset_groups, decoded };
+// "stored codes", "code groups", "step tables", "scaled groups", "offset groups", "decoded".
+const char* stats_route_name(StatsRoute route);
+
 struct StatsAndHistogram {
     TensorStats stats;
     Histogram histogram;
+    StatsRoute route = StatsRoute::decoded;
 };
 
 Result<TensorStats> compute_stats(const FloatSource& source, JobContext* job = nullptr, unsigned threads = 0);
