@@ -190,4 +190,18 @@ TEST_CASE("a cut shard of a split GGUF is named in its summary", "[truncation]")
           "m-00002-of-00002.gguf: file ends at 128 of 320 bytes: 192 bytes of tensor data missing; 3 of 3 tensors affected");
     CHECK(m->tensors[0].presence == DataPresence::complete);
     CHECK(m->tensors[1].presence == DataPresence::missing);
+    // Shard 2's out-of-bounds rows name each tensor by its place in the shard (tensors[0..2]) and
+    // by its index in the model (1..3); the summary stands for all three.
+    std::vector<uint64_t> named;
+    for (const Diagnostic& d : m->diagnostics)
+        if (d.code == ErrorCode::E_TENSOR_OUT_OF_BOUNDS) {
+            REQUIRE(d.tensor);
+            CHECK(d.field == "tensors[" + std::to_string(*d.tensor - 1) + "]");
+            CHECK(m->tensors[*d.tensor].file == 1);
+            named.push_back(*d.tensor);
+        }
+    CHECK(named == std::vector<uint64_t>{1, 2, 3});
+    CHECK(listed_error_count(*m) == 1);
+    REQUIRE(listed_diagnostics(*m).size() == 1);
+    CHECK(listed_diagnostics(*m)[0].cut == std::vector<size_t>{1, 2, 3});
 }

@@ -1,6 +1,7 @@
 #include "gguf_layout_checks.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,9 @@ struct Span {
 
 std::string tensor_field(size_t i, const char* suffix = "") { return "tensors[" + std::to_string(i) + "]" + suffix; }
 
-void add(Model& m, uint32_t file, Severity s, ErrorCode code, std::string field, uint64_t offset, std::string msg) {
-    m.diagnostics.push_back({s, "GGUF", code, std::move(field), offset, std::move(msg), file});
+void add(Model& m, uint32_t file, Severity s, ErrorCode code, std::string field, uint64_t offset, std::string msg,
+         std::optional<uint64_t> tensor = std::nullopt) {
+    m.diagnostics.push_back({s, "GGUF", code, std::move(field), offset, std::move(msg), file, tensor});
 }
 
 void check_padding(const GgufLayoutContext& ctx, uint64_t data_start) {
@@ -52,7 +54,8 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
         if (!absolute) {
             add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OFFSET, tensor_field(i, ".offset"), offset_field,
                 "offset " + std::to_string(t.relative_offset) + " from the data section at " + std::to_string(data_start) +
-                    " does not fit in 64 bits");
+                    " does not fit in 64 bits",
+                k);
             t.data_offset = file_size;
             layout_known = false;
             continue;
@@ -60,13 +63,13 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
         t.data_offset = *absolute;
         if (t.relative_offset % ctx.alignment != 0)
             add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_MISALIGNED, tensor_field(i, ".offset"), offset_field,
-                "offset " + std::to_string(t.relative_offset) + " is not a multiple of the alignment " + std::to_string(ctx.alignment));
+                "offset " + std::to_string(t.relative_offset) + " is not a multiple of the alignment " + std::to_string(ctx.alignment), k);
         if (!t.n_bytes) {
             // Unknown size: at least a non-empty tensor cannot start at or past the end of the file.
             layout_known = false;
             if (t.n_elements > 0 && t.data_offset >= file_size)
                 add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OUT_OF_BOUNDS, tensor_field(i), offset_field,
-                    "data starts at " + std::to_string(t.data_offset) + ", not before the file size " + std::to_string(file_size));
+                    "data starts at " + std::to_string(t.data_offset) + ", not before the file size " + std::to_string(file_size), k);
             continue;
         }
         auto end = checked_add(t.data_offset, *t.n_bytes);
@@ -74,7 +77,8 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
         if (*t.n_bytes > 0 && (!end || *end > file_size)) {
             add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OUT_OF_BOUNDS, tensor_field(i), offset_field,
                 "data range [" + std::to_string(t.data_offset) + ", " + (end ? std::to_string(*end) : std::string("overflow")) +
-                    ") exceeds file size " + std::to_string(file_size));
+                    ") exceeds file size " + std::to_string(file_size),
+                k);
             layout_known = false;
             continue;
         }
@@ -96,7 +100,8 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
             add(m, ctx.file, Severity::error, ErrorCode::E_TENSOR_OVERLAP, tensor_field(later.index),
                 m.tensors[ctx.first_tensor + later.index].info_range.end() - 8,
                 "data range [" + std::to_string(later.begin) + ", " + std::to_string(later.end) + ") overlaps tensors[" +
-                    std::to_string(other.index) + "] at [" + std::to_string(other.begin) + ", " + std::to_string(other.end) + ")");
+                    std::to_string(other.index) + "] at [" + std::to_string(other.begin) + ", " + std::to_string(other.end) + ")",
+                ctx.first_tensor + later.index);
         }
         if (spans[s].end > spans[furthest].end) furthest = s;
     }
@@ -109,7 +114,8 @@ bool check_gguf_layout(const GgufLayoutContext& ctx) {
             add(m, ctx.file, Severity::warning, ErrorCode::W_NONCANONICAL_LAYOUT, tensor_field(k - ctx.first_tensor, ".offset"),
                 t.info_range.end() - 8,
                 "offset " + std::to_string(t.relative_offset) + " where the packed layout puts " + std::to_string(expected) +
-                    " (valid, but llama.cpp refuses it)");
+                    " (valid, but llama.cpp refuses it)",
+                k);
             break;
         }
         auto next = checked_add(expected, *t.n_bytes);

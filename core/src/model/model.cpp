@@ -165,8 +165,10 @@ bool QuantLayout::unpack_shape(const std::vector<uint64_t>& packed_ne) {
 
 void Model::take_part(Model& part, uint32_t file) {
     files[file] = std::move(part.files[0]);
+    const uint64_t first_tensor = tensors.size();
     for (Diagnostic& d : part.diagnostics) {
         d.file = file;
+        if (d.tensor) *d.tensor += first_tensor;
         diagnostics.push_back(std::move(d));
     }
     for (TensorInfo& t : part.tensors) {

@@ -1,7 +1,6 @@
 #include "mlens/model/truncation.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <utility>
@@ -108,25 +107,20 @@ void mark_missing_data(Model& model) {
 
 namespace {
 
-// The reader rows a truncation summary stands for: each E_TENSOR_OUT_OF_BOUNDS row ("tensors[i]",
-// i among its file's tensors) whose tensor the summary of its file marked partial or missing. A
-// row about a tensor the summary does not cover (one of unknown size) stays listed.
+// The reader rows a truncation summary stands for: each E_TENSOR_OUT_OF_BOUNDS row whose tensor
+// (Diagnostic::tensor) the summary of its file marked partial or missing. A row about a tensor
+// the summary does not cover (one of unknown size) stays listed.
 std::vector<bool> explained_rows(const Model& model) {
     std::vector<bool> explained(model.diagnostics.size(), false), summarized(model.files.size(), false);
     bool any = false;
     for (const Diagnostic& d : model.diagnostics)
         if (is_truncation_summary(d) && d.file < summarized.size()) any = summarized[d.file] = true;
     if (!any) return explained;
-    std::vector<std::vector<size_t>> of_file(model.files.size());  // each file's tensors, in its order
-    for (size_t t = 0; t < model.tensors.size(); ++t)
-        if (model.tensors[t].file < of_file.size()) of_file[model.tensors[t].file].push_back(t);
     for (size_t i = 0; i < model.diagnostics.size(); ++i) {
         const Diagnostic& d = model.diagnostics[i];
         if (d.code != ErrorCode::E_TENSOR_OUT_OF_BOUNDS || d.file >= summarized.size() || !summarized[d.file]) continue;
-        if (!d.field.starts_with("tensors[")) continue;
-        const size_t k = static_cast<size_t>(std::strtoull(d.field.c_str() + 8, nullptr, 10));
-        if (k >= of_file[d.file].size()) continue;
-        const DataPresence p = model.tensors[of_file[d.file][k]].presence;
+        if (!d.tensor || *d.tensor >= model.tensors.size() || model.tensors[*d.tensor].file != d.file) continue;
+        const DataPresence p = model.tensors[*d.tensor].presence;
         explained[i] = p == DataPresence::partial || p == DataPresence::missing;
     }
     return explained;

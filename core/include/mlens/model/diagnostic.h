@@ -4,7 +4,9 @@
 // would refuse it for that reason); warnings are valid-but-unusual or not loadable by the pinned
 // llama.cpp (malformed-inputs.md C9). The code is one of the names in malformed-inputs.md A3
 // (E_* / W_*). offset is absolute in the file named by `file` (index into Model::files).
-// Messages are already escaped for display.
+// Messages are already escaped for display. A diagnostic about one tensor names it by its index
+// in Model::tensors (`tensor`) beside its field ("tensors[i]", i among its file's tensors), so
+// that nothing reads the index back out of the text.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +27,8 @@ struct Diagnostic {
     std::optional<uint64_t> offset;
     std::string message;
     uint32_t file = 0;
+    // The tensor it is about (index into Model::tensors), where it is about one.
+    std::optional<uint64_t> tensor = std::nullopt;
 
     // "error: GGUF E_CODE field offset=N: message" — the line `mlens check` prints.
     std::string to_line() const;
