@@ -22,13 +22,14 @@
 //             step's codes once (scaled groups whose steps repeat: Q8_0), "offset groups" bins
 //             each code times its group's step plus its offset, "stored codes" counts each
 //             stored code (F16, BF16), "decoded" decodes
-//   by values for a type with code or scaled groups, the same statistics taken from decoded
-//             values (the view without its groups), as they were before those routes
+//   by values for a tensor whose statistics went through its groups (code groups, step tables,
+//             scaled or offset groups), the same statistics taken from decoded values (the view
+//             without its groups), as they were before those routes
 // They run in turn, fifteen rounds; prints the best of each in G values/s and the ratios of decode
 // and analyze to each reference, then a "statistics" line: analyze against "ggml whole" (for MLX,
 // ggml whole of the same-layout type, then our single-threaded decode) on both clocks of the same
 // rounds, on THREADS threads by the wall clock and per core by CPU time. For a route that bins
-// or counts every value (steps, tables, offset, values), a "floor" line: the statistics' counting alone, one
+// or counts every value (every route but code groups), a "floor" line: the statistics' counting alone, one
 // increment per value into their 4,096 fine bins (timed on one core, the bins found beforehand),
 // and the most that counting alone would let such a route reach against ggml whole on THREADS
 // threads.
@@ -54,6 +55,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -168,17 +170,22 @@ private:
     const TensorView& m_view;
 };
 
-// The route the statistics take over a source (stats.h), from one untimed run.
+// The route the statistics take over a source (stats.h), from one untimed run; a failed run ends
+// the benchmark.
 StatsRoute route_of(const FloatSource& v, unsigned threads) {
     auto r = compute_stats_and_histogram(v, 256, nullptr, threads);
-    return r ? r->route : StatsRoute::decoded;
+    if (!r) {
+        std::fprintf(stderr, "statistics failed: %s\n", r.error().message.c_str());
+        std::exit(1);
+    }
+    return r->route;
 }
 
 // Routes that reach values through groups, which the "by values" line compares with decoding.
 bool through_groups(StatsRoute route) { return route != StatsRoute::decoded && route != StatsRoute::stored_codes; }
 
 // Times in seconds; t_whole <= 0 when there is no whole-tensor reference, t_values <= 0 when
-// statistics did not count codes.
+// statistics did not go through groups.
 void report(const char* name, StatsRoute route, uint64_t n, double t_ref, double t_whole, double t_decode, double t_analyze,
             double t_values) {
     auto gps = [n](double t) { return static_cast<double>(n) / t / 1e9; };
@@ -221,8 +228,8 @@ std::vector<uint16_t> fine_slots(const std::vector<float>& values) {
 // interleaved copies of 16-bit counters (slot_copies.h), added up before they could overflow,
 // written out as the AVX-512 tallies increment them (SlotCopies::reserve, then inline
 // increments); SlotCopies::add, the plain loops' route, runs slower. A pass that bins every value
-// (the steps, offset and values routes) does at least this; the tables route makes as many
-// increments, into 256 counters a step.
+// (scaled groups, offset groups, decoded) does at least this; step tables make as many
+// increments, into 256 counters a step, and stored codes one into a counter a code.
 void count_slots_only(const std::vector<uint16_t>& slots) {
     constexpr size_t kSlots = 4098, kFlushAfter = 4 * 60000;
     std::vector<uint16_t> copies(4 * kSlots, 0);

@@ -27,6 +27,7 @@
 #include "mlens/quant/tensor_view.h"
 #include "model_fixture.h"
 #include "numpy_histogram.h"
+#include "read_counting_source.h"
 #include "safetensors_builder.h"
 #include "scaled_group_stats.h"
 #include "stats_agreement.h"
@@ -231,8 +232,12 @@ TEST_CASE("a block whose scale is infinite or NaN has no quick range", "[stats]"
         const auto [lo, hi] = std::minmax_element(values.begin() + ne0, values.end());
         CHECK((*later)->min == *lo);
         CHECK((*later)->max == *hi);
-        // Statistics still count the NaN and infinite values and agree with the decoded ones.
+        // Statistics still count the NaN and infinite values and agree with the decoded ones,
+        // which they decode.
         for (unsigned threads : {1u, 2u}) require_same_figures(*view, 256, threads);
+        auto stats = compute_stats_and_histogram(*view, 256);
+        REQUIRE(stats.ok());
+        CHECK(stats->route == StatsRoute::decoded);
     }
 }
 
@@ -334,39 +339,6 @@ TEST_CASE("a quick range that disagrees with the decoded values is counted again
 }
 
 namespace {
-
-// A tensor view that counts its decoded reads, so a test can see that statistics took the
-// code-group route and decoded nothing.
-class ReadCountingSource final : public FloatSource {
-public:
-    explicit ReadCountingSource(const TensorView& view) : m_view(view) {}
-    uint64_t size() const override { return m_view.size(); }
-    uint64_t granularity() const override { return m_view.granularity(); }
-    Status read(uint64_t first, uint64_t count, float* out) const override {
-        m_reads += 1;
-        return m_view.read(first, count, out);
-    }
-    Result<std::optional<ValueBounds>> quick_range(uint64_t first, uint64_t count) const override {
-        return m_view.quick_range(first, count);
-    }
-    CodeGroups code_groups() const override { return m_view.code_groups(); }
-    Status read_code_groups(uint64_t first, uint64_t count, uint8_t* codes, float* values) const override {
-        return m_view.read_code_groups(first, count, codes, values);
-    }
-    uint32_t scaled_groups() const override { return m_view.scaled_groups(); }
-    Status read_scaled_groups(uint64_t first, uint64_t count, int8_t* codes, float* steps) const override {
-        return m_view.read_scaled_groups(first, count, codes, steps);
-    }
-    OffsetGroups offset_groups() const override { return m_view.offset_groups(); }
-    Status read_offset_groups(uint64_t first, uint64_t count, uint8_t* codes, float* steps, float* offsets) const override {
-        return m_view.read_offset_groups(first, count, codes, steps, offsets);
-    }
-    uint64_t reads() const { return m_reads; }
-
-private:
-    const TensorView& m_view;
-    mutable std::atomic<uint64_t> m_reads{0};
-};
 
 // Every value equals, bit for bit, its group's value of its code (codes come in value order); a
 // NaN is any NaN.
@@ -494,7 +466,7 @@ TEST_CASE("statistics equal those of the decoded values on every block type of s
         const auto span = finite ? static_cast<uint32_t>(std::min(*hi - *lo, 4096.0f)) : 16u;
         for (uint32_t bins : {1u, std::max(span, 1u), 256u})
             for (unsigned threads : {1u, 2u}) require_same_figures(*view, values, bins, threads);
-        const ReadCountingSource counted(*view);
+        const test::ReadCountingSource counted(*view);
         auto s = compute_stats_and_histogram(counted, 256, nullptr, 2);
         REQUIRE(s.ok());
         CHECK((counted.reads() == 0) == finite);  // decoded only when a scale is not finite
@@ -661,7 +633,7 @@ namespace {
 // decode nothing.
 void require_grouped_statistics(const TensorView& view) {
     for (uint32_t bins : {1u, 256u}) require_same_figures(view, bins, 2);
-    const ReadCountingSource counted(view);
+    const test::ReadCountingSource counted(view);
     REQUIRE(compute_stats(counted).ok());
     CHECK(counted.reads() == 0);
 }

@@ -17,6 +17,7 @@
 #include "mlens/quant/stats.h"
 #include "mlens/quant/tensor_view.h"
 #include "model_fixture.h"
+#include "read_counting_source.h"
 #include "test_paths.h"
 
 using namespace mlens;
@@ -270,7 +271,7 @@ TEST_CASE("a side plan counts its edits by kind, data ops under data_op", "[comp
     CHECK(gemma3.clip.counts() == EditCounts{13, 1, 0, 19, 0, 2, 2});
 }
 
-TEST_CASE("tensor_report's statistics take each type's own route, decoding no value where codes suffice", "[tensor-report][stats]") {
+TEST_CASE("tensor_report's statistics take each type's own route, decoding no value but on the decoded route", "[tensor-report][stats]") {
     test::TempDir dir;
     const uint64_t length = 256, rows = 64;
     const std::vector<float> values = test::test_signal(length * rows, 5);
@@ -312,9 +313,12 @@ TEST_CASE("tensor_report's statistics take each type's own route, decoding no va
         REQUIRE(report.ok());
         REQUIRE(report->stats_route);
         CHECK(stats_route_name(*report->stats_route) == std::string(stats_route_name(route)));
-        auto direct = compute_stats_and_histogram(*view, 256);
+        // The same route through a source that counts decoded reads: none but where it decodes.
+        const test::ReadCountingSource counted(*view);
+        auto direct = compute_stats_and_histogram(counted, 256);
         REQUIRE(direct.ok());
         CHECK(direct->route == route);
+        CHECK((counted.reads() == 0) == (route != StatsRoute::decoded));
         check_same_stats(*report->stats, direct->stats);
         CHECK(report->histogram.counts == direct->histogram.counts);
     }

@@ -558,6 +558,7 @@ private:
             Model m = kind == LayerKind::model ? read_gguf(*source, {}, m_job) : read_safetensors(*source, {}, m_job);
             for (Diagnostic& d : m.diagnostics) {
                 if (safetensors_bytes && d.severity == Severity::error) d.message += "; the blob holds safetensors bytes, not GGUF";
+                d.tensor.reset();  // an index into `m`, which ends here (and the cache keeps no index)
                 out.push_back(std::move(d));
             }
             return out;

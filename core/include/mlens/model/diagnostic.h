@@ -4,9 +4,11 @@
 // would refuse it for that reason); warnings are valid-but-unusual or not loadable by the pinned
 // llama.cpp (malformed-inputs.md C9). The code is one of the names in malformed-inputs.md A3
 // (E_* / W_*). offset is absolute in the file named by `file` (index into Model::files).
-// Messages are already escaped for display. A diagnostic about one tensor names it by its index
-// in Model::tensors (`tensor`) beside its field ("tensors[i]", i among its file's tensors), so
-// that nothing reads the index back out of the text.
+// Messages are already escaped for display. The GGUF layout checks' rows about one tensor (its
+// offset, alignment, bounds, overlap, packed layout) also name it by its index in Model::tensors
+// (`tensor`) beside their field ("tensors[i]", i among its file's tensors), so that nothing reads
+// the index back out of the text. The index holds in the Model the reader filled (and the one a
+// split model's shard joins); JSON does not keep it.
 #pragma once
 
 #include <cstdint>

@@ -38,7 +38,8 @@
 //    for bin counts that do not divide 4096 they may differ from compute_stats' by one bin.
 //  - compute_stats_and_histogram also says which route its statistics took (StatsRoute): the
 //    route of the pass that summed and binned the values; `decoded` when that pass decoded them,
-//    or when a range the pass disagreed with had its counts taken again from decoded values.
+//    or when its counts were taken again from decoded values (a range the pass disagreed with, or
+//    a NaN or infinity it met).
 //  - Both honour JobContext cancel (E_CANCELLED) and report progress.
 #pragma once
 
