@@ -243,11 +243,13 @@ constexpr uint64_t kCountTile = 1024;
 // in double with fused multiply-adds, 16 entries a vector, and adds their counts to their slots
 // one at a time, in turn to four copies of the counters (`copies`: 4 * slots, zero on entry), so
 // that a group's runs of codes in one slot do not wait on each other's additions. An entry no
-// group uses costs neither (a third to a half of them in 4-bit groups of 32 values). Kept in
-// registers instead, the compiler takes each lane out with a vector extract before its
-// increment, which costs four times as much on AMD's Zen 4 (measured: 14.5 against 3.5 ms per 8M
-// Q4_K values, one core); every entry summed and counted to one copy, the additions and sums were
-// a third more on Intel's Sapphire Rapids (2.99 against 2.2 ms per 4M Q4_K values, one core).
+// group uses costs neither (on Gaussian weights, a fifth of a 4-bit group's 16 codes and two
+// fifths of a 5-bit group's 32). Kept in registers instead, the compiler takes each lane out with
+// a vector extract before its increment, which costs four times as much on AMD's Zen 4 (measured:
+// 14.5 against 3.5 ms per 8M Q4_K values, one core). Every entry summed and counted to one copy
+// instead: on Intel's Sapphire Rapids, one core, 4M Gaussian values, runs taken in turn, 3.49
+// against 3.13 ms (Q4_0), 3.29 against 3.10 (Q4_K), 6.57 against 5.56 (Q5_0). Keeping the range
+// of slots counted (to add and clear only those) cost more than it saved.
 MLENS_AVX512_TARGET void tally_groups_avx512(const float* value, const uint8_t* count, uint64_t sixteens, const BinSlots& bin,
                                              double centre, CentredSums& sums, uint32_t slots, uint32_t* copies, uint32_t* slot_counts) {
     const __m512 zero = _mm512_setzero_ps();
