@@ -680,13 +680,14 @@ TEST_CASE("MLX affine int4 groups are code groups - int8 and global-scaled ones 
 
 TEST_CASE("the range of the block types read in vectors equals the decoded extremes for any run of blocks", "[stats][code_groups]") {
     // Q4_0, Q4_1, IQ4_NL, Q5_0, Q5_1 and Q8_0 find their range sixteen blocks at a time, Q4_K and
-    // Q5_K two at a time, where the CPU has AVX-512: runs of every length around that, over quantized and
-    // random code bytes, fifth bits and K-quant scales and mins, with negated scales and offsets, blocks of one
-    // code (the least and the greatest), and a NaN d.
+    // Q5_K two at a time, Q6_K one at a time, where the CPU has AVX-512: runs of every length around that,
+    // over quantized and random code bytes, fifth bits, K-quant scales and mins and Q6_K's signed
+    // sub-block scales, with negated scales and offsets, blocks of one code (the least and the
+    // greatest), and a NaN d.
     test::TempDir dir;
     const uint64_t ne0 = 1024;  // 64 blocks of each type
-    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0,
-                               GGML_TYPE_Q5_1, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q8_0};
+    const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
+                               GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_Q8_0};
     std::vector<test::FixtureTensor> tensors;
     for (ggml_type t : types) {
         const uint64_t rows = 64 * ggml_blck_size(t) / ne0;
@@ -702,17 +703,20 @@ TEST_CASE("the range of the block types read in vectors equals the decoded extre
             const uint32_t bb = t.type.block_bytes;
             const uint64_t blocks = t.n_elements / t.type.block_size, at = t.data_offset;
             const auto fields = ggml_type_row(t.type.id)->scales();
-            const uint32_t codes_from = fields.back().offset + 2;  // fifth bits (Q5), K scales, then nibbles
+            // Fifth bits (Q5), K scales, then nibbles, after the scale fields; Q6_K's nibbles, pairs
+            // and sub-block scales before its d.
+            const bool q6_k = t.type.id == GGML_TYPE_Q6_K;
+            const uint32_t codes_from = q6_k ? 0 : fields.back().offset + 2, random_to = q6_k ? 208 : bb, codes_to = q6_k ? 192 : bb;
             for (uint64_t b = 0; b < blocks; ++b) {
                 uint8_t* block = bytes.data() + at + b * bb;
                 // A third of the blocks random; the others keep their quantized codes, whose least
                 // and greatest differ from one 32-value group to the next.
-                for (uint32_t i = codes_from; i < bb && b % 3 == 0; ++i) {
+                for (uint32_t i = codes_from; i < random_to && b % 3 == 0; ++i) {
                     state = state * 6364136223846793005ull + 1442695040888963407ull;
                     block[i] = static_cast<uint8_t>(state >> 56);
                 }
-                if (b % 9 == 4) std::memset(block + codes_from, 0x00, bb - codes_from);  // every code 0
-                if (b % 9 == 5) std::memset(block + codes_from, 0xFF, bb - codes_from);  // every code the greatest
+                if (b % 9 == 4) std::memset(block + codes_from, 0x00, codes_to - codes_from);  // every code 0
+                if (b % 9 == 5) std::memset(block + codes_from, 0xFF, codes_to - codes_from);  // every code the greatest
             }
             set_halves(bytes, at, blocks, bb, fields[0].offset, 0x3C00, 11, 1000);  // d = 1
             for (uint64_t b = 2; b < blocks; b += 3) bytes[at + b * bb + fields[0].offset + 1] ^= 0x80;  // d negated
@@ -751,6 +755,19 @@ TEST_CASE("the range of the block types read in vectors equals the decoded extre
                     CHECK((*r)->min == *lo);
                     CHECK((*r)->max == *hi);
                 }
+            // Every block alone, so that each one's extremes count, not only the run's.
+            for (uint64_t b = 0; b < values.size() / block; ++b) {
+                INFO("block " << b);
+                auto r = view->quick_range(block * b, block);
+                REQUIRE(r.ok());
+                const auto from = values.begin() + static_cast<int64_t>(block * b);
+                const auto to = from + static_cast<int64_t>(block);
+                REQUIRE(r->has_value() == std::all_of(from, to, [](float x) { return std::isfinite(x); }));
+                if (!r->has_value()) continue;
+                const auto [lo, hi] = std::minmax_element(from, to);
+                CHECK((*r)->min == *lo);
+                CHECK((*r)->max == *hi);
+            }
             if (!with_nan)
                 for (unsigned threads : {1u, 2u}) require_same_figures(*view, values, 256, threads);
         }

@@ -9,6 +9,7 @@
 #include "k_quant_range.h"
 #include "k_quant_scales.h"
 #include "mlens/formats/ggml_type_table.h"
+#include "q6_k_range.h"
 #include "q8_0_range.h"
 #include "small_block_range.h"
 #include "util/finite_floats.h"
@@ -222,6 +223,7 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_k_quant(const uint8_t* bytes,
 // (64 nibble bytes ql, 32 pair bytes qh, 8 scales), value l + 32k (l < 32, k < 4) takes the low
 // (k < 2) or high nibble of ql[l + 32 (k % 2)] and bits 2k, 2k + 1 of qh[l], with scale l / 16 + 2k.
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q6_k(const uint8_t* bytes, uint64_t blocks) {
+    if (q6_k_range_available()) return q6_k_range(bytes, blocks);
     const float* d = half_field(bytes, blocks, 210, 208);
     Groups& g = Groups::for_thread(16 * blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
