@@ -4,6 +4,7 @@
 
 #include "block_fields.h"
 #include "mlens/formats/ggml_type_table.h"
+#include "q6_k_codes_avx512.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -25,7 +26,7 @@ void q8_0_groups(const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* st
 // sub-block scales and d. In each half (64 nibble bytes, 32 pair bytes, 8 scales), value l + 32k
 // (q6_k_code) has scale l / 16 + 2k: group 8 * half + 2k + l / 16 holds values 32k + l of the
 // half, 16 at a time, whose 32 codes are contiguous here.
-MLENS_VECTOR_LOOP void q6_k_groups(const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* steps) {
+MLENS_VECTOR_LOOP void q6_k_groups_plainly(const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* steps) {
     const float* d = half_field(bytes, blocks, 210, 208);
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * 210;
@@ -42,6 +43,35 @@ MLENS_VECTOR_LOOP void q6_k_groups(const uint8_t* bytes, uint64_t blocks, int8_t
             for (int g = 0; g < 8; ++g) steps[16 * b + 8 * half + g] = d[b] * static_cast<float>(sc[g]);
         }
     }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same with AVX-512: each half block's codes in two vectors (q6_k_half_codes), a block's 16
+// steps in one.
+__attribute__((target("avx512f,avx512bw,f16c"))) void q6_k_groups_avx512(const uint8_t* bytes, uint64_t blocks, int8_t* codes,
+                                                                         float* steps) {
+    const __m512i bias = _mm512_set1_epi8(32);
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * 210;
+        for (int half = 0; half < 2; ++half)
+            for (int upper = 0; upper < 2; ++upper)
+                _mm512_storeu_si512(codes + (16 * b + 8 * half) * 16 + 64 * upper,
+                                    _mm512_sub_epi8(q6_k_half_codes(block + 64 * half, block + 128 + 32 * half, upper != 0), bias));
+        uint16_t d16 = 0;
+        std::memcpy(&d16, block + 208, 2);
+        const __m512 d = _mm512_cvtph_ps(_mm256_set1_epi16(static_cast<short>(d16)));
+        const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 192));
+        _mm512_storeu_ps(steps + 16 * b, _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(sc))));
+    }
+}
+#endif
+
+void q6_k_groups(const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* steps) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    if (avx512) return q6_k_groups_avx512(bytes, blocks, codes, steps);
+#endif
+    q6_k_groups_plainly(bytes, blocks, codes, steps);
 }
 
 }  // namespace

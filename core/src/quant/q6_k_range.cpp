@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "q6_k_codes_avx512.h"
 #include "vector_extremes.h"
 
 namespace mlens {
@@ -12,21 +13,10 @@ namespace {
 
 constexpr uint32_t kBlockBytes = 210;
 
-// Of one half of a block (64 nibble bytes at `ql`, 32 bytes of two-bit pairs at `qh`), its
-// sub-blocks 0 to 3 (`upper` false: the low nibbles, with bits 0-1 of each pair byte for nibble
-// bytes 0-31 and bits 2-3 for 32-63) or 4 to 7 (the high nibbles, with bits 4-5 and 6-7), one per
-// 128-bit lane, folded by fold_lane_ends: each lane's least code and the complement (63 - code) of
-// its greatest.
+// Of one half of a block (at `ql` and `qh`), its sub-blocks 0 to 3 or 4 to 7 (q6_k_half_codes),
+// folded by fold_lane_ends: each one's least code and the complement (63 - code) of its greatest.
 MLENS_EXTREMES_TARGET inline __m512i half_ends(const uint8_t* ql, const uint8_t* qh, bool upper) {
-    const __m512i q = _mm512_loadu_si512(ql);
-    const __m512i pairs = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh)));
-    const __m512i nibble = _mm512_set1_epi8(15), fifth_and_sixth = _mm512_set1_epi8(0x30);
-    // Shifts by 16-bit lane (bytes 0-31, then 32-63) that bring each code's two bits to bits 4-5;
-    // what crosses from the neighbouring byte lands outside them.
-    const __m512i by = _mm512_inserti64x4(_mm512_set1_epi16(upper ? 0 : 4), _mm256_set1_epi16(2), 1);
-    const __m512i low = upper ? _mm512_and_si512(_mm512_srli_epi16(q, 4), nibble) : _mm512_and_si512(q, nibble);
-    const __m512i high = upper ? _mm512_srlv_epi16(pairs, by) : _mm512_sllv_epi16(pairs, by);
-    const __m512i code = _mm512_or_si512(low, _mm512_and_si512(high, fifth_and_sixth));
+    const __m512i code = q6_k_half_codes(ql, qh, upper);
     return fold_lane_ends(code, _mm512_sub_epi8(_mm512_set1_epi8(63), code));
 }
 
