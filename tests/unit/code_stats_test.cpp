@@ -679,15 +679,15 @@ TEST_CASE("MLX affine int4 groups are code groups - int8 and global-scaled ones 
 }
 
 TEST_CASE("the range of the block types read in vectors equals the decoded extremes for any run of blocks", "[stats][code_groups]") {
-    // Q4_0, Q4_1, IQ4_NL, Q5_0, Q5_1 and Q8_0 find their range sixteen blocks at a time, Q4_K and
-    // Q5_K two at a time, Q6_K one at a time, where the CPU has AVX-512: runs of every length around that,
-    // over quantized and random code bytes, fifth bits, K-quant scales and mins and Q6_K's signed
-    // sub-block scales, with negated scales and offsets, blocks of one code (the least and the
-    // greatest), and a NaN d.
+    // Q4_0, Q4_1, IQ4_NL, Q5_0, Q5_1 and Q8_0 find their range sixteen blocks at a time, Q4_K, Q5_K
+    // and IQ4_XS two at a time, Q6_K one at a time, where the CPU has AVX-512: runs of every length
+    // around that, over quantized and random code bytes, fifth bits, K-quant scales and mins, IQ4_XS's
+    // 6-bit scales and Q6_K's signed sub-block scales, with negated scales and offsets, blocks of one
+    // code (the least and the greatest), and a NaN d.
     test::TempDir dir;
     const uint64_t ne0 = 1024;  // 64 blocks of each type
     const ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
-                               GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_Q8_0};
+                               GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_IQ4_XS, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0};
     std::vector<test::FixtureTensor> tensors;
     for (ggml_type t : types) {
         const uint64_t rows = 64 * ggml_blck_size(t) / ne0;
@@ -703,8 +703,8 @@ TEST_CASE("the range of the block types read in vectors equals the decoded extre
             const uint32_t bb = t.type.block_bytes;
             const uint64_t blocks = t.n_elements / t.type.block_size, at = t.data_offset;
             const auto fields = ggml_type_row(t.type.id)->scales();
-            // Fifth bits (Q5), K scales, then nibbles, after the scale fields; Q6_K's nibbles, pairs
-            // and sub-block scales before its d.
+            // Fifth bits (Q5), K or IQ4_XS scales, then nibbles, after the scale fields; Q6_K's
+            // nibbles, pairs and sub-block scales before its d.
             const bool q6_k = t.type.id == GGML_TYPE_Q6_K;
             const uint32_t codes_from = q6_k ? 0 : fields.back().offset + 2, random_to = q6_k ? 208 : bb, codes_to = q6_k ? 192 : bb;
             for (uint64_t b = 0; b < blocks; ++b) {

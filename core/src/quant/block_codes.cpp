@@ -41,6 +41,20 @@ bool small_blocks_vectorized() {
     return avx512;
 }
 
+// The 16 nibble bytes at `q` as 32 codes in value order: the low nibbles, then the high.
+MLENS_CODES_TARGET inline __m256i split_nibbles(const uint8_t* q) {
+    const __m128i nibble = _mm_set1_epi8(15);
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_and_si128(v, nibble)), _mm_and_si128(_mm_srli_epi16(v, 4), nibble), 1);
+}
+
+// ggml's kvalues_iq4nl as floats, code c in lane c.
+MLENS_CODES_TARGET inline __m512 iq4_table() {
+    alignas(16) int8_t table[16];
+    std::memcpy(table, kIq4Values, sizeof table);
+    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(table))));
+}
+
 // small_blocks and q5_blocks with AVX-512, one block per step: the 16 nibble bytes at kCodesAt
 // split into 32 codes in one 256-bit vector (with kFifthAt >= 0, the 32-bit field there adds bit 4
 // to code j where its bit j is set), and the block's kCodes code values computed 16 at a time from
@@ -49,20 +63,14 @@ template <uint32_t kBytes, uint32_t kCodesAt, int kFifthAt, SmallDecode kDecode,
 MLENS_CODES_TARGET void small_blocks_avx512(const uint8_t* bytes, uint64_t blocks, const float* d, const float* m, uint8_t* codes,
                                             float* values) {
     constexpr uint32_t kCodes = kFifthAt >= 0 ? 32 : 16;
-    const __m128i nibble = _mm_set1_epi8(15);
     const __m256i bit4 = _mm256_set1_epi8(16);
-    alignas(16) int8_t table[16];
-    std::memcpy(table, kIq4Values, sizeof table);
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m512 low_factor = kDecode == SmallDecode::iq4
-        ? _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(table))))
-        : _mm512_cvtepi32_ps(_mm512_sub_epi32(iota, _mm512_set1_epi32(kBias)));
+    const __m512 low_factor =
+        kDecode == SmallDecode::iq4 ? iq4_table() : _mm512_cvtepi32_ps(_mm512_sub_epi32(iota, _mm512_set1_epi32(kBias)));
     const __m512 high_factor = _mm512_cvtepi32_ps(_mm512_sub_epi32(iota, _mm512_set1_epi32(kBias - 16)));
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * kBytes;
-        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + kCodesAt));
-        __m256i c =
-            _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_and_si128(q, nibble)), _mm_and_si128(_mm_srli_epi16(q, 4), nibble), 1);
+        __m256i c = split_nibbles(block + kCodesAt);
         if constexpr (kFifthAt >= 0) {
             uint32_t high = 0;
             std::memcpy(&high, block + kFifthAt, 4);  // as ggml reads it
@@ -228,15 +236,37 @@ MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uin
 
 // IQ4_XS: d, 16-bit high scale bits, 4 bytes of low scale bits, 128 bytes of codes; sub-block i
 // (16 bytes of nibble pairs) decodes (d * (ls - 32)) * table[q].
-MLENS_VECTOR_LOOP void iq4_xs_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
-    const float* d = half_field(bytes, blocks, 136, 0);
+inline int iq4_xs_scale(const uint8_t* block, int i) {
+    const auto high = static_cast<uint16_t>(block[2] | block[3] << 8);
+    return ((block[4 + i / 2] >> 4 * (i % 2)) & 0xF) | (((high >> 2 * i) & 3) << 4);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same with AVX-512, a sub-block per step: its codes split as small_blocks_avx512 splits a
+// block's, its 16 code values the table times its step.
+MLENS_CODES_TARGET void iq4_xs_blocks_avx512(const uint8_t* bytes, uint64_t blocks, const float* d, uint8_t* codes, float* values) {
+    const __m512 table = iq4_table();
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * 136;
-        const auto high = static_cast<uint16_t>(block[2] | block[3] << 8);
         for (int i = 0; i < 8; ++i) {
-            const int ls = ((block[4 + i / 2] >> 4 * (i % 2)) & 0xF) | (((high >> 2 * i) & 3) << 4);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(codes + (8 * b + i) * kGroup), split_nibbles(block + 8 + 16 * i));
+            const float dl = d[b] * static_cast<float>(iq4_xs_scale(block, i) - 32);
+            _mm512_storeu_ps(values + (8 * b + i) * 16, _mm512_mul_ps(table, _mm512_set1_ps(dl)));
+        }
+    }
+}
+#endif
+
+MLENS_VECTOR_LOOP void iq4_xs_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
+    const float* d = half_field(bytes, blocks, 136, 0);
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (small_blocks_vectorized()) return iq4_xs_blocks_avx512(bytes, blocks, d, codes, values);
+#endif
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * 136;
+        for (int i = 0; i < 8; ++i) {
             nibble_codes(block + 8 + 16 * i, codes + (8 * b + i) * kGroup);
-            const float dl = d[b] * static_cast<float>(ls - 32);
+            const float dl = d[b] * static_cast<float>(iq4_xs_scale(block, i) - 32);
             float* v = values + (8 * b + i) * 16;
             for (int c = 0; c < 16; ++c) v[c] = dl * static_cast<float>(kIq4Values[c]);
         }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "block_fields.h"
+#include "iq4_xs_range.h"
 #include "k_quant_range.h"
 #include "k_quant_scales.h"
 #include "mlens/formats/ggml_type_table.h"
@@ -250,6 +251,7 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_q6_k(const uint8_t* bytes, ui
 // IQ4_XS: 136-byte blocks of d, 16-bit high scale bits, 4 bytes of low scale bits, 128 bytes of
 // codes; sub-block i (16 bytes, both nibbles) decodes d * (ls - 32) * table[q].
 MLENS_VECTOR_LOOP std::optional<ValueBounds> range_iq4_xs(const uint8_t* bytes, uint64_t blocks) {
+    if (iq4_xs_range_available()) return iq4_xs_range(bytes, blocks);
     const float* d = half_field(bytes, blocks, 136, 0);
     Groups& g = Groups::for_thread(8 * blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
