@@ -39,17 +39,21 @@ MLENS_EXTREMES_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byt
         const auto lanes = static_cast<__mmask16>(n == 16 ? 0xFFFF : (1u << n) - 1);
         // Per pair of blocks, bytes 0 and 2 of its eight: the first block's least and complemented
         // greatest; bytes 4 and 6 the second's. Lanes past the last block stay zero (masked out).
-        alignas(64) uint8_t folded[64] = {};
         alignas(32) uint16_t d16[16] = {};
+        for (uint64_t i = 0; i < n; ++i) std::memcpy(&d16[i], p + i * kBlockBytes, 2);
+        const __m512 d = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(d16)));
+        // Each block's values lie between those of codes -128 and 127: sixteen blocks that all lie
+        // within the extremes seen change nothing, and their codes are not read.
+        const __m512 none = _mm512_mul_ps(d, _mm512_set1_ps(-128.0f)), all = _mm512_mul_ps(d, _mm512_set1_ps(127.0f));
+        if (extremes.covers(lanes, _mm512_min_ps(none, all), _mm512_max_ps(none, all))) continue;
+        alignas(64) uint8_t folded[64] = {};
         for (uint64_t i = 0; i < n; i += 2)
             _mm_storel_epi64(reinterpret_cast<__m128i*>(folded + 4 * i), _mm512_cvtepi64_epi8(fold_two(p + i * kBlockBytes, n - i)));
-        for (uint64_t i = 0; i < n; ++i) std::memcpy(&d16[i], p + i * kBlockBytes, 2);
         // 16-bit lane 2k is block k's least code, lane 2k + 1 its complemented greatest.
         const __m512i words = _mm512_and_si512(_mm512_load_si512(folded), _mm512_set1_epi16(0xFF));
         const __m512i pairs = _mm512_permutexvar_epi16(_mm512_load_si512(kDeinterleave), words);
         const __m512i least = _mm512_sub_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(pairs)), _mm512_set1_epi32(128));
         const __m512i greatest = _mm512_sub_epi32(_mm512_set1_epi32(127), _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(pairs, 1)));
-        const __m512 d = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(d16)));
         extremes.add(lanes, _mm512_mul_ps(_mm512_cvtepi32_ps(least), d), _mm512_mul_ps(_mm512_cvtepi32_ps(greatest), d));
     }
     return extremes.bounds();

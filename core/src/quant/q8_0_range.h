@@ -1,5 +1,7 @@
 // Exact extremes of Q8_0 blocks with AVX-512: sixteen blocks at a time, each block's least and
-// greatest code folded in vectors and the sixteen blocks' end values computed in one. Internal to
+// greatest code folded in vectors and the sixteen blocks' end values computed in one; sixteen
+// blocks whose values at codes -128 and 127 (between which all of their values lie) are within
+// the extremes already seen are not read further. Internal to
 // core/quant; block_range.cpp calls it where the CPU has AVX-512 and reads block by block
 // otherwise.
 //
