@@ -755,19 +755,22 @@ TEST_CASE("the range of the block types read in vectors equals the decoded extre
                     CHECK((*r)->min == *lo);
                     CHECK((*r)->max == *hi);
                 }
-            // Every block alone, so that each one's extremes count, not only the run's.
-            for (uint64_t b = 0; b < values.size() / block; ++b) {
-                INFO("block " << b);
-                auto r = view->quick_range(block * b, block);
-                REQUIRE(r.ok());
-                const auto from = values.begin() + static_cast<int64_t>(block * b);
-                const auto to = from + static_cast<int64_t>(block);
-                REQUIRE(r->has_value() == std::all_of(from, to, [](float x) { return std::isfinite(x); }));
-                if (!r->has_value()) continue;
-                const auto [lo, hi] = std::minmax_element(from, to);
-                CHECK((*r)->min == *lo);
-                CHECK((*r)->max == *hi);
-            }
+            // Every block alone, every aligned pair and every aligned sixteen (the steps the
+            // readers take), so that each block's extremes count in every place a reader puts it,
+            // not only in runs whose extremes one large block (block 11, d = 1) holds.
+            for (uint64_t span : {1u, 2u, 16u})
+                for (uint64_t b = 0; b + span <= values.size() / block; b += span) {
+                    INFO("blocks " << b << " to " << b + span);
+                    auto r = view->quick_range(block * b, block * span);
+                    REQUIRE(r.ok());
+                    const auto from = values.begin() + static_cast<int64_t>(block * b);
+                    const auto to = from + static_cast<int64_t>(block * span);
+                    REQUIRE(r->has_value() == std::all_of(from, to, [](float x) { return std::isfinite(x); }));
+                    if (!r->has_value()) continue;
+                    const auto [lo, hi] = std::minmax_element(from, to);
+                    CHECK((*r)->min == *lo);
+                    CHECK((*r)->max == *hi);
+                }
             if (!with_nan)
                 for (unsigned threads : {1u, 2u}) require_same_figures(*view, values, 256, threads);
         }

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "util/avx512_intrinsics.h"
+#include "block_fields_avx512.h"
 
 #include "block_fields.h"
 #include "k_quant_scales.h"
@@ -46,13 +46,6 @@ MLENS_CODES_TARGET inline __m256i split_nibbles(const uint8_t* q) {
     const __m128i nibble = _mm_set1_epi8(15);
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
     return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_and_si128(v, nibble)), _mm_and_si128(_mm_srli_epi16(v, 4), nibble), 1);
-}
-
-// ggml's kvalues_iq4nl as floats, code c in lane c.
-MLENS_CODES_TARGET inline __m512 iq4_table() {
-    alignas(16) int8_t table[16];
-    std::memcpy(table, kIq4Values, sizeof table);
-    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(table))));
 }
 
 // small_blocks and q5_blocks with AVX-512, one block per step: the 16 nibble bytes at kCodesAt
@@ -236,11 +229,6 @@ MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uin
 
 // IQ4_XS: d, 16-bit high scale bits, 4 bytes of low scale bits, 128 bytes of codes; sub-block i
 // (16 bytes of nibble pairs) decodes (d * (ls - 32)) * table[q].
-inline int iq4_xs_scale(const uint8_t* block, int i) {
-    const auto high = static_cast<uint16_t>(block[2] | block[3] << 8);
-    return ((block[4 + i / 2] >> 4 * (i % 2)) & 0xF) | (((high >> 2 * i) & 3) << 4);
-}
-
 #if defined(__x86_64__) && defined(__GNUC__)
 // The same with AVX-512, a sub-block per step: its codes split as small_blocks_avx512 splits a
 // block's, its 16 code values the table times its step.

@@ -22,6 +22,14 @@ namespace mlens {
 // ggml's IQ4_NL / IQ4_XS value table (increasing).
 inline constexpr int8_t kIq4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
 
+// The 6-bit scale ls of sub-block i (< 8) of the IQ4_XS block at `block`: its low four bits the
+// nibble i % 2 of low-scale byte 4 + i / 2, its high two bits bits 2i, 2i + 1 of the 16-bit high
+// scale bits at byte 2; the sub-block's step is d * (ls - 32).
+[[gnu::always_inline]] inline int iq4_xs_scale(const uint8_t* block, int i) {
+    const auto high = static_cast<uint16_t>(block[2] | block[3] << 8);
+    return ((block[4 + i / 2] >> 4 * (i % 2)) & 0xF) | (((high >> 2 * i) & 3) << 4);
+}
+
 [[gnu::always_inline]] inline uint8_t q6_k_code(const uint8_t* ql, const uint8_t* qh, int l, int k) {
     return static_cast<uint8_t>(((ql[l + 32 * (k % 2)] >> (4 * (k / 2))) & 15) | (((qh[l] >> (2 * k)) & 3) << 4));
 }

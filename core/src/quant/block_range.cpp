@@ -256,9 +256,8 @@ MLENS_VECTOR_LOOP std::optional<ValueBounds> range_iq4_xs(const uint8_t* bytes, 
     Groups& g = Groups::for_thread(8 * blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * 136;
-        const uint16_t high = static_cast<uint16_t>(block[2] | block[3] << 8);
         for (int i = 0; i < 8; ++i) {
-            const int ls = ((block[4 + i / 2] >> 4 * (i % 2)) & 0xF) | (((high >> 2 * i) & 3) << 4);
+            const int ls = iq4_xs_scale(block, i);
             const NibbleExtremes e = nibble_extremes<16>(block + 8 + 16 * i);
             const int least = std::min(e.low_min, e.high_min), greatest = std::max(e.low_max, e.high_max);
             g.set(8 * b + i, d[b], ls - 32, 0.0f, 0, kIq4Values[least], kIq4Values[greatest]);

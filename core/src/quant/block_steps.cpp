@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "block_fields.h"
+#include "block_fields_avx512.h"
 #include "mlens/formats/ggml_type_table.h"
-#include "q6_k_codes_avx512.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -47,9 +47,8 @@ MLENS_VECTOR_LOOP void q6_k_groups_plainly(const uint8_t* bytes, uint64_t blocks
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // The same with AVX-512: each half block's codes in two vectors (q6_k_half_codes), a block's 16
-// steps in one.
-__attribute__((target("avx512f,avx512bw,f16c"))) void q6_k_groups_avx512(const uint8_t* bytes, uint64_t blocks, int8_t* codes,
-                                                                         float* steps) {
+// steps in one (q6_k_steps).
+MLENS_FIELDS_TARGET void q6_k_groups_avx512(const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* steps) {
     const __m512i bias = _mm512_set1_epi8(32);
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * 210;
@@ -57,11 +56,7 @@ __attribute__((target("avx512f,avx512bw,f16c"))) void q6_k_groups_avx512(const u
             for (int upper = 0; upper < 2; ++upper)
                 _mm512_storeu_si512(codes + (16 * b + 8 * half) * 16 + 64 * upper,
                                     _mm512_sub_epi8(q6_k_half_codes(block + 64 * half, block + 128 + 32 * half, upper != 0), bias));
-        uint16_t d16 = 0;
-        std::memcpy(&d16, block + 208, 2);
-        const __m512 d = _mm512_cvtph_ps(_mm256_set1_epi16(static_cast<short>(d16)));
-        const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 192));
-        _mm512_storeu_ps(steps + 16 * b, _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(sc))));
+        _mm512_storeu_ps(steps + 16 * b, q6_k_steps(block));
     }
 }
 #endif

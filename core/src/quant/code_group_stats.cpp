@@ -233,7 +233,8 @@ MLENS_VECTOR_LOOP void tally_batch(const float* value, const uint8_t* count, uin
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// Entries whose slots and counts the AVX-512 pass keeps before it adds them to the counters.
+// Entries the AVX-512 pass packs into its tile (slots, counts and values) before it sums and
+// counts them: the tile is taken once it holds this many or more (at most 15 more).
 constexpr uint64_t kCountTile = 1024;
 
 // tally_batch and the bin counts with AVX-512, 16 entries (all or half of a group's codes) per

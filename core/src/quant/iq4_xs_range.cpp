@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "block_fields.h"
+#include "block_fields_avx512.h"
 #include "vector_extremes.h"
 
 namespace mlens {
@@ -24,9 +24,7 @@ MLENS_EXTREMES_TARGET inline __m512i quarter_ends(const uint8_t* q) {
 
 MLENS_EXTREMES_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* bytes, uint64_t blocks) {
     VectorExtremes extremes;
-    alignas(16) int8_t table_bytes[16];
-    std::memcpy(table_bytes, kIq4Values, sizeof table_bytes);
-    const __m512 table = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(table_bytes))));
+    const __m512 table = iq4_table();
     // Lane i of each block's eight: the shifts that bring ls_i's low and high bits down.
     const __m512i low_shift = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
     const __m512i high_shift = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14);

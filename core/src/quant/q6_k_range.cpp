@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "q6_k_codes_avx512.h"
+#include "block_fields_avx512.h"
 #include "vector_extremes.h"
 
 namespace mlens {
@@ -24,11 +24,7 @@ MLENS_EXTREMES_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byt
     VectorExtremes extremes;
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * kBlockBytes;
-        uint16_t d16 = 0;
-        std::memcpy(&d16, block + 208, 2);
-        const __m512 d = _mm512_cvtph_ps(_mm256_set1_epi16(static_cast<short>(d16)));
-        const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 192));
-        const __m512 step = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(scales)));
+        const __m512 step = q6_k_steps(block);
         // Each sub-block's values lie between those of codes 0 and 63: a block all of whose
         // sub-blocks lie within the extremes seen changes nothing, and its codes are not read.
         const __m512 none = _mm512_mul_ps(step, _mm512_set1_ps(-32.0f)), all = _mm512_mul_ps(step, _mm512_set1_ps(31.0f));

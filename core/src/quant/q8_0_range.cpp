@@ -37,8 +37,6 @@ MLENS_EXTREMES_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byt
         const uint64_t n = blocks - b < 16 ? blocks - b : 16;
         const uint8_t* p = bytes + b * kBlockBytes;
         const auto lanes = static_cast<__mmask16>(n == 16 ? 0xFFFF : (1u << n) - 1);
-        // Per pair of blocks, bytes 0 and 2 of its eight: the first block's least and complemented
-        // greatest; bytes 4 and 6 the second's. Lanes past the last block stay zero (masked out).
         alignas(32) uint16_t d16[16] = {};
         for (uint64_t i = 0; i < n; ++i) std::memcpy(&d16[i], p + i * kBlockBytes, 2);
         const __m512 d = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(d16)));
@@ -46,6 +44,8 @@ MLENS_EXTREMES_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byt
         // within the extremes seen change nothing, and their codes are not read.
         const __m512 none = _mm512_mul_ps(d, _mm512_set1_ps(-128.0f)), all = _mm512_mul_ps(d, _mm512_set1_ps(127.0f));
         if (extremes.covers(lanes, _mm512_min_ps(none, all), _mm512_max_ps(none, all))) continue;
+        // Per pair of blocks, bytes 0 and 2 of its eight: the first block's least and complemented
+        // greatest; bytes 4 and 6 the second's. Lanes past the last block stay zero (masked out).
         alignas(64) uint8_t folded[64] = {};
         for (uint64_t i = 0; i < n; i += 2)
             _mm_storel_epi64(reinterpret_cast<__m128i*>(folded + 4 * i), _mm512_cvtepi64_epi8(fold_two(p + i * kBlockBytes, n - i)));

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "block_fields.h"
+#include "block_fields_avx512.h"
 #include "vector_extremes.h"
 
 namespace mlens {
@@ -52,9 +52,7 @@ MLENS_SMALL_RANGE_TARGET inline __m512 code_values(__m512i code, __m512 d, __m51
 MLENS_SMALL_RANGE_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* bytes, uint64_t blocks, const SmallBlockLayout& s) {
     const int top_code = s.fifth ? 31 : 15;
     const __m512i top = _mm512_set1_epi8(static_cast<char>(top_code));
-    alignas(16) int8_t iq4[16];
-    std::memcpy(iq4, kIq4Values, sizeof iq4);
-    const __m512 table = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(iq4))));
+    const __m512 table = iq4_table();
     VectorExtremes extremes;
     // Lanes past the last block stay zero (masked out below).
     alignas(32) uint8_t folded[32] = {};

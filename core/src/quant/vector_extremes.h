@@ -1,6 +1,6 @@
 // The least and greatest codes of groups and of values computed sixteen at a time with AVX-512,
 // for the range readers that compute each group's end values in vectors (small_block_range.cpp,
-// k_quant_range.cpp). Internal to core/quant.
+// k_quant_range.cpp, q8_0_range.cpp, iq4_xs_range.cpp, q6_k_range.cpp). Internal to core/quant.
 //
 // Contract: fold_lane_ends(least, most) takes, in each 128-bit lane, 16 bytes of one group's codes
 // (`least`) and of the complements of its codes (`most`, top - code) and gives that lane's least
