@@ -7,6 +7,7 @@
 #include "block_fields.h"
 #include "k_quant_scales.h"
 #include "mlens/formats/ggml_type_table.h"
+#include "util/cpu_features.h"
 #include "util/vector_loop.h"
 
 namespace mlens {
@@ -36,8 +37,8 @@ enum class SmallDecode { biased, offset, iq4 };
 #define MLENS_CODES_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
 
 bool small_blocks_vectorized() {
-    static const bool avx512 =
-        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    static const bool avx512 = vector_paths_allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl");
     return avx512;
 }
 

@@ -11,6 +11,7 @@
 #include "centred_sums.h"
 #include "mlens/util/parallel_job.h"
 #include "pass_totals.h"
+#include "util/cpu_features.h"
 #include "util/finite_floats.h"
 #include "util/thread_scratch.h"
 #include "util/vector_loop.h"
@@ -141,7 +142,7 @@ void add_pieces(const uint8_t* piece, uint64_t groups, uint32_t per_group, uint3
 void count_group_codes(const CodeGroups& shape, GroupChunk& g) {
     g.count.resize(g.groups * shape.codes);
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+    static const bool avx2 = vector_paths_allowed() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
     static const bool avx512 = avx2 && __builtin_cpu_supports("avx512bw");
     static const bool gfni = avx512 && __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("gfni");
     if (gfni && shape.length % 32 == 0 && (shape.codes == 16 || shape.codes == 32)) {
@@ -355,8 +356,8 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
         uint32_t* counts = local.data();
         CentredSums sums;
 #if defined(__x86_64__) && defined(__GNUC__)
-        static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+        static const bool avx512 = vector_paths_allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
         if (avx512 && shape.codes % 16 == 0) {
             std::vector<uint32_t>& copies = thread_scratch<std::vector<uint32_t>>([] {});
             copies.assign(4 * static_cast<size_t>(binning.slots()), 0);

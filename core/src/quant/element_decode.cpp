@@ -13,6 +13,7 @@
 #include "mlens/formats/ggml_type_table.h"
 #include "mlens/formats/safetensors_dtype.h"
 #include "mlens/quant/minifloat.h"
+#include "util/cpu_features.h"
 
 namespace mlens {
 
@@ -59,7 +60,7 @@ bool cpu_has_f16c() {
 
 void half_to_float(const uint8_t* in, uint64_t count, float* out) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const bool f16c = cpu_has_f16c();
+    static const bool f16c = vector_paths_allowed() && cpu_has_f16c();
     if (f16c) return half_to_float_f16c(in, count, out);
 #endif
     ggml_fp16_to_fp32_row(reinterpret_cast<const ggml_fp16_t*>(in), out, static_cast<int64_t>(count));

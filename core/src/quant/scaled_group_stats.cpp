@@ -8,6 +8,7 @@
 #include "mlens/util/parallel_job.h"
 #include "pass_totals.h"
 #include "slot_copies.h"
+#include "util/cpu_features.h"
 #include "util/thread_scratch.h"
 #include "util/vector_loop.h"
 
@@ -149,7 +150,7 @@ MLENS_AVX512_TARGET void tally_avx512(const uint8_t* code, const float* step, co
 }
 
 bool avx512_usable() {
-    static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+    static const bool avx512 = vector_paths_allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
     return avx512;
 }

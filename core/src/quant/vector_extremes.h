@@ -22,6 +22,7 @@
 #include <optional>
 
 #include "mlens/quant/float_source.h"
+#include "util/cpu_features.h"
 
 #define MLENS_EXTREMES_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,f16c")))
 
@@ -30,7 +31,7 @@ namespace mlens {
 // Whether this CPU runs code compiled with MLENS_EXTREMES_TARGET. F16C is not asked for: every
 // CPU with AVX-512F has it, and clang's __builtin_cpu_supports does not know the name.
 inline bool extremes_target_supported() {
-    static const bool supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+    static const bool supported = vector_paths_allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
     return supported;
 }

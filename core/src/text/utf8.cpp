@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "util/cpu_features.h"
+
 namespace mlens {
 
 size_t utf8_decode(std::string_view s, uint32_t& cp) {
@@ -286,8 +288,8 @@ bool utf8_valid_scalar(const uint8_t* data, size_t size) {
 }  // namespace
 
 bool utf8_valid(const uint8_t* data, size_t size) {
-    static const bool avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
-    static const bool avx2 = __builtin_cpu_supports("avx2");
+    static const bool avx512 = vector_paths_allowed() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+    static const bool avx2 = vector_paths_allowed() && __builtin_cpu_supports("avx2");
     if (size < kVectorMinBytes) return utf8_valid_scalar(data, size);
     if (avx512) return utf8_valid_avx512(data, size);
     if (avx2) return utf8_valid_avx2(data, size);
