@@ -36,12 +36,6 @@ enum class SmallDecode { biased, offset, iq4 };
 #if defined(__x86_64__) && defined(__GNUC__)
 #define MLENS_CODES_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
 
-bool small_blocks_vectorized() {
-    static const bool avx512 = vector_paths_allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl");
-    return avx512;
-}
-
 // The 16 nibble bytes at `q` as 32 codes in value order: the low nibbles, then the high.
 MLENS_CODES_TARGET inline __m256i split_nibbles(const uint8_t* q) {
     const __m128i nibble = _mm_set1_epi8(15);
@@ -92,7 +86,7 @@ MLENS_VECTOR_LOOP void small_blocks(const uint8_t* bytes, uint64_t blocks, uint8
     const float* m = kDecode == SmallDecode::offset ? half_field(bytes, blocks, kBytes, 2, 1) : nullptr;
 #if defined(__x86_64__) && defined(__GNUC__)
     constexpr int kBias = kDecode == SmallDecode::biased ? 8 : 0;
-    if (small_blocks_vectorized()) return small_blocks_avx512<kBytes, kCodesAt, -1, kDecode, kBias>(bytes, blocks, d, m, codes, values);
+    if (avx512_paths_allowed()) return small_blocks_avx512<kBytes, kCodesAt, -1, kDecode, kBias>(bytes, blocks, d, m, codes, values);
 #endif
     for (uint64_t b = 0; b < blocks; ++b) {
         nibble_codes(bytes + b * kBytes + kCodesAt, codes + b * kGroup);
@@ -117,8 +111,7 @@ MLENS_VECTOR_LOOP void q5_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t*
 #if defined(__x86_64__) && defined(__GNUC__)
     constexpr SmallDecode kDecode = kOffset ? SmallDecode::offset : SmallDecode::biased;
     constexpr int kFifthAt = static_cast<int>(kHigh), kBias = kOffset ? 0 : 16;
-    if (small_blocks_vectorized())
-        return small_blocks_avx512<kBytes, kHigh + 4, kFifthAt, kDecode, kBias>(bytes, blocks, d, m, codes, values);
+    if (avx512_paths_allowed()) return small_blocks_avx512<kBytes, kHigh + 4, kFifthAt, kDecode, kBias>(bytes, blocks, d, m, codes, values);
 #endif
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * kBytes;
@@ -195,7 +188,7 @@ MLENS_VECTOR_LOOP void k_quant_blocks(const uint8_t* bytes, uint64_t blocks, uin
     const float* d = half_field(bytes, blocks, kBytes, 0, 0);
     const float* dmin = half_field(bytes, blocks, kBytes, 2, 1);
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (small_blocks_vectorized()) return k_quant_blocks_avx512<kFifth>(bytes, blocks, d, dmin, codes, values, steps, offsets);
+    if (avx512_paths_allowed()) return k_quant_blocks_avx512<kFifth>(bytes, blocks, d, dmin, codes, values, steps, offsets);
 #endif
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * kBytes;
@@ -249,7 +242,7 @@ MLENS_CODES_TARGET void iq4_xs_blocks_avx512(const uint8_t* bytes, uint64_t bloc
 MLENS_VECTOR_LOOP void iq4_xs_blocks(const uint8_t* bytes, uint64_t blocks, uint8_t* codes, float* values) {
     const float* d = half_field(bytes, blocks, 136, 0);
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (small_blocks_vectorized()) return iq4_xs_blocks_avx512(bytes, blocks, d, codes, values);
+    if (avx512_paths_allowed()) return iq4_xs_blocks_avx512(bytes, blocks, d, codes, values);
 #endif
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * 136;

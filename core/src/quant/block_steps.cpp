@@ -64,8 +64,7 @@ MLENS_FIELDS_TARGET void q6_k_groups_avx512(const uint8_t* bytes, uint64_t block
 
 void q6_k_groups(const uint8_t* bytes, uint64_t blocks, int8_t* codes, float* steps) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const bool avx512 = vector_paths_allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-    if (avx512) return q6_k_groups_avx512(bytes, blocks, codes, steps);
+    if (avx512_paths_allowed()) return q6_k_groups_avx512(bytes, blocks, codes, steps);
 #endif
     q6_k_groups_plainly(bytes, blocks, codes, steps);
 }

@@ -356,9 +356,7 @@ Status summarize_code_groups(const FloatSource& src, const Binning& binning, Job
         uint32_t* counts = local.data();
         CentredSums sums;
 #if defined(__x86_64__) && defined(__GNUC__)
-        static const bool avx512 = vector_paths_allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-        if (avx512 && shape.codes % 16 == 0) {
+        if (avx512_paths_allowed() && shape.codes % 16 == 0) {
             std::vector<uint32_t>& copies = thread_scratch<std::vector<uint32_t>>([] {});
             copies.assign(4 * static_cast<size_t>(binning.slots()), 0);
             tally_groups_avx512(g.value.data(), g.count.data(), g.groups * shape.codes / 16, bin, centre, sums, binning.slots(),

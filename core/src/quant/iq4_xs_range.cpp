@@ -55,7 +55,7 @@ MLENS_EXTREMES_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byt
         // are not read.
         const __m512 none = _mm512_mul_ps(step, _mm512_set1_ps(static_cast<float>(kIq4Values[0])));
         const __m512 all = _mm512_mul_ps(step, _mm512_set1_ps(static_cast<float>(kIq4Values[15])));
-        if (extremes.covers(lanes, _mm512_min_ps(none, all), _mm512_max_ps(none, all))) continue;
+        if (extremes.covers_span(lanes, none, all)) continue;
         // Sub-block j's least code in byte 2j, its complemented greatest in byte 2j + 1.
         alignas(32) uint8_t folded[32];
         for (int i = 0; i < 2; ++i)

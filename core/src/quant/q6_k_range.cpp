@@ -28,7 +28,7 @@ MLENS_EXTREMES_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byt
         // Each sub-block's values lie between those of codes 0 and 63: a block all of whose
         // sub-blocks lie within the extremes seen changes nothing, and its codes are not read.
         const __m512 none = _mm512_mul_ps(step, _mm512_set1_ps(-32.0f)), all = _mm512_mul_ps(step, _mm512_set1_ps(31.0f));
-        if (extremes.covers(0xFFFF, _mm512_min_ps(none, all), _mm512_max_ps(none, all))) continue;
+        if (extremes.covers_span(0xFFFF, none, all)) continue;
         // Sub-block j's least code in byte 2j, its complemented greatest in byte 2j + 1.
         alignas(32) uint8_t folded[32];
         for (int half = 0; half < 2; ++half)

@@ -43,7 +43,7 @@ MLENS_EXTREMES_TARGET std::optional<ValueBounds> range_avx512(const uint8_t* byt
         // Each block's values lie between those of codes -128 and 127: sixteen blocks that all lie
         // within the extremes seen change nothing, and their codes are not read.
         const __m512 none = _mm512_mul_ps(d, _mm512_set1_ps(-128.0f)), all = _mm512_mul_ps(d, _mm512_set1_ps(127.0f));
-        if (extremes.covers(lanes, _mm512_min_ps(none, all), _mm512_max_ps(none, all))) continue;
+        if (extremes.covers_span(lanes, none, all)) continue;
         // Per pair of blocks, bytes 0 and 2 of its eight: the first block's least and complemented
         // greatest; bytes 4 and 6 the second's. Lanes past the last block stay zero (masked out).
         alignas(64) uint8_t folded[64] = {};

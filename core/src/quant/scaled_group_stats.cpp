@@ -149,11 +149,6 @@ MLENS_AVX512_TARGET void tally_avx512(const uint8_t* code, const float* step, co
               _mm512_reduce_min_ps(lo), _mm512_reduce_max_ps(hi)});
 }
 
-bool avx512_usable() {
-    static const bool avx512 = vector_paths_allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-    return avx512;
-}
 #endif
 
 // Tallies one chunk of groups read from the source into `sums` and `counts`.
@@ -191,7 +186,7 @@ Status summarize_scaled_groups(const FloatSource& src, const Binning& binning, J
     const BinSlots bin(binning);
     const double centre = (binning.lo + binning.hi) / 2;
 #if defined(__x86_64__) && defined(__GNUC__)
-    vectors = vectors && avx512_usable();
+    vectors = vectors && avx512_paths_allowed();
 #endif
     Status run = parallel_job((size + chunk - 1) / chunk, threads, job,
                         [&](uint64_t c) -> Status {

@@ -9,7 +9,8 @@
 // selects into the least and greatest seen and notes whether any of them is NaN or infinite;
 // covers(lanes, lower, upper) is whether every selected lane's [lower, upper] lies within the
 // least and greatest seen (never for a NaN bound), so that a reader may skip groups whose values
-// it bounds so; bounds() is nullopt when a value added was NaN or infinite or when nothing was
+// it bounds so, and covers_span(lanes, a, z) the same for values between a and z either way
+// round; bounds() is nullopt when a value added was NaN or infinite or when nothing was
 // added, else the least and greatest. For callers compiled with MLENS_EXTREMES_TARGET; x86-64
 // with GCC only. Including it turns off GCC's uninitialized-value warnings for the rest of the
 // file (util/avx512_intrinsics.h).
@@ -30,11 +31,7 @@ namespace mlens {
 
 // Whether this CPU runs code compiled with MLENS_EXTREMES_TARGET. F16C is not asked for: every
 // CPU with AVX-512F has it, and clang's __builtin_cpu_supports does not know the name.
-inline bool extremes_target_supported() {
-    static const bool supported = vector_paths_allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-    return supported;
-}
+inline bool extremes_target_supported() { return avx512_paths_allowed(); }
 
 [[gnu::always_inline]] MLENS_EXTREMES_TARGET inline __m512i fold_lane_ends(__m512i least, __m512i most) {
     least = _mm512_min_epu8(least, _mm512_bsrli_epi128(least, 8));
@@ -62,6 +59,12 @@ struct VectorExtremes {
         any = any || lanes != 0;
         least = _mm512_reduce_min_ps(lo);
         greatest = _mm512_reduce_max_ps(hi);
+    }
+
+    // Whether every selected lane's values, which lie between `a` and `z` (either way round), are
+    // within the extremes seen.
+    [[gnu::always_inline]] MLENS_EXTREMES_TARGET bool covers_span(__mmask16 lanes, __m512 a, __m512 z) const {
+        return covers(lanes, _mm512_min_ps(a, z), _mm512_max_ps(a, z));
     }
 
     [[gnu::always_inline]] MLENS_EXTREMES_TARGET bool covers(__mmask16 lanes, __m512 lower, __m512 upper) const {

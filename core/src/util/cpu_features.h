@@ -16,4 +16,8 @@ namespace mlens {
 
 bool vector_paths_allowed();
 
+// Whether AVX-512 F, BW, DQ and VL paths may run: the CPU has them (and with them F16C and FMA)
+// and vector_paths_allowed(). False off x86-64 with GCC.
+bool avx512_paths_allowed();
+
 }  // namespace mlens
