@@ -4,6 +4,8 @@
 //   series is a sample of one block in k) and of the per-row RMS and max |x| (row_series.h,
 //   "rows"; entries of several rows each on a tensor of very many rows), all from tensor_report.h. JSON echoes "name",
 //   "type", "shape" with its "shape_order" (model_json.h) and "expert" (null without --expert);
+//   "route" names how the statistics reached the values (stats.h: "code groups", "decoded", ...),
+//   the text's "route" row the same with what it read (stats_route_summary, tensor_report.h);
 //   a figure with no finite value to take it from is null ("none" in text); integer tensors give
 //   min and max as exact integers; +Inf and -Inf are counted apart ("pos_inf", "neg_inf").
 // mlens hist PATH TENSOR [--bins N] [--range-mode auto|full|p999|symmetric] [--range LO HI] [--csv OUT]
@@ -169,6 +171,7 @@ void add_stats(CLI::App& app, int& exit_code) {
                                   {"shape_order", shape_order_name(shape_order(model->format))},
                                   {"expert", *expert >= 0 ? nlohmann::json(*expert) : nlohmann::json(nullptr)}};
             out.update(stats_json(s));
+            out["route"] = stats_route_name(*report->stats_route);
             out["block_scales"] = series_json(report->block_scales);
             out["rows"] = series_json(report->rows);
             print_json_result(out);
@@ -178,7 +181,8 @@ void add_stats(CLI::App& app, int& exit_code) {
         std::vector<std::vector<std::string>> rows = {
             {"tensor", escape_for_display(*tensor)},
             {"type", view->type_name()},
-            {shape_header("shape", shape_order(model->format)), shape_text(view->shape(), ShapeStyle::bracketed, shape_order(model->format))},
+            {shape_header("shape", shape_order(model->format)),
+             shape_text(view->shape(), ShapeStyle::bracketed, shape_order(model->format))},
             {"count", std::to_string(s.count)},
             {"min", min},
             {"max", max},
@@ -187,7 +191,8 @@ void add_stats(CLI::App& app, int& exit_code) {
             {"mean |x|", figure_text(s, s.mean_abs)},
             {"zeros", std::to_string(s.zeros)},
             {"nan / +inf / -inf", std::to_string(s.nan) + " / " + std::to_string(s.pos_inf) + " / " + std::to_string(s.neg_inf)},
-            {"kurtosis", figure_text(s, s.kurtosis)}};
+            {"kurtosis", figure_text(s, s.kurtosis)},
+            {"route", std::string(stats_route_name(*report->stats_route)) + ": " + stats_route_summary(*report->stats_route)}};
         if (s.finite) rows.push_back({"percentiles", "each within \xC2\xB1" + number_text(s.percentile_within) + " of the exact one"});
         for (size_t i = 0; i < s.percentiles.size(); ++i)
             rows.push_back({"p" + number_text(TensorStats::kPercentiles[i]), figure_text(s, s.percentiles[i])});

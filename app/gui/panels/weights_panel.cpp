@@ -335,7 +335,7 @@ void WeightsPanel::draw(PanelContext& ctx) {
     if (m_stats_width <= 0) m_stats_width = std::min({std::max(2 * pair_width + ImGui::GetStyle().ScrollbarSize, avail * 0.36f), 460.0f, avail * 0.5f});
     m_stats_width = std::clamp(m_stats_width, std::min(pair_width, avail * 0.3f), std::max(avail * 0.7f, 1.0f));
     ImGui::BeginChild("weights_stats", ImVec2(m_stats_width, 0), false);
-    if (r.stats) weights_stats_table(*r.stats);
+    if (r.stats) weights_stats_table(*r.stats, r.stats_route);
     if (r.compared || !r.compare_error.empty()) {
         ImGui::Spacing();
         weights_compare_table(r, m_compare_title);

@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include "mlens/analysis/tensor_report.h"
 #include "theme.h"
 #include "widgets/ui.h"
 
@@ -110,7 +111,7 @@ void common_stats_rows(const TensorStats& s, bool always_non_finite) {
 
 }  // namespace
 
-void weights_stats_table(const TensorStats& s) {
+void weights_stats_table(const TensorStats& s, std::optional<StatsRoute> route) {
     if (!begin_pair_table("stats", "kurtosis")) return;
     common_stats_rows(s, true);
     pair_row({"mean |x|", figure_text(s, s.mean_abs)}, {"kurtosis", figure_text(s, s.kurtosis)});
@@ -123,6 +124,9 @@ void weights_stats_table(const TensorStats& s) {
     pair_row({percentile_label(n / 2).c_str(), figure_text(s, s.percentiles[n / 2])},
              {"exact to", s.finite ? "\xC2\xB1" + figure_text(s, s.percentile_within) : "none"});
     ImGui::EndTable();
+    if (!route) return;
+    ui::text_dim(std::string("route: ") + stats_route_name(*route));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", stats_route_summary(*route));
 }
 
 void weights_brief_stats_table(const char* id, const TensorStats& s) {

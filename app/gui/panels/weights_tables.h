@@ -2,12 +2,15 @@
 // short statistics of one block-scale series.
 #pragma once
 
+#include <optional>
+
 #include "fonts.h"
 #include "mlens/analysis/weights_inspection.h"
 
 namespace mlens {
 
-void weights_stats_table(const TensorStats& s);
+// The statistics, then the route they took (stats.h) in one dim line, what it read in its tooltip.
+void weights_stats_table(const TensorStats& s, std::optional<StatsRoute> route);
 // count, zeros, min, max, mean, std in pairs (NaN and ±Inf only when there are any).
 // `id` names the table.
 void weights_brief_stats_table(const char* id, const TensorStats& s);

@@ -70,4 +70,22 @@ Result<TensorReport> tensor_report(const TensorView& view, const TensorReportOpt
     return report;
 }
 
+const char* stats_route_summary(StatsRoute route) {
+    switch (route) {
+        case StatsRoute::stored_codes:
+            return "each stored code counted, each distinct value summed and binned once; nothing decoded";
+        case StatsRoute::code_groups:
+            return "each group's codes counted, each distinct value binned once; nothing decoded";
+        case StatsRoute::step_tables:
+            return "codes counted once per distinct step over the tensor, each step's values binned once; nothing decoded";
+        case StatsRoute::scaled_groups:
+            return "each value binned from its code and its group's step; nothing decoded into memory";
+        case StatsRoute::offset_groups:
+            return "each value binned from its code, its group's step and offset; nothing decoded into memory";
+        case StatsRoute::decoded:
+            break;
+    }
+    return "values read as floats (decoded where stored otherwise), then summed and binned";
+}
+
 }  // namespace mlens

@@ -154,6 +154,7 @@ void analyze_weights(const WeightsRequest& rq, WeightsResult& out, JobContext* j
     if (!report) return stop(report.error());
     if (rq.want_scales) out.scales = summarize_scales(*view, ranged.bins, *report);
     out.stats = report->stats;
+    out.stats_route = report->stats_route;
     const TensorStats* stats = report->stats ? &*report->stats : rq.known_stats ? &*rq.known_stats : nullptr;
     out.stage = 4;
     job_report(job, 0);

@@ -72,4 +72,8 @@ struct TensorReport {
 
 Result<TensorReport> tensor_report(const TensorView& view, const TensorReportOptions& options, JobContext* job = nullptr);
 
+// What a route read and what it skipped, in words for `mlens stats` and the Weights panel:
+// "each group's codes counted, each distinct value binned once; nothing decoded".
+const char* stats_route_summary(StatsRoute route);
+
 }  // namespace mlens

@@ -93,6 +93,7 @@ struct WeightsResult {
     bool cancelled = false;
     std::string error;
     std::optional<TensorStats> stats;
+    std::optional<StatsRoute> stats_route;  // how the statistics reached the values, with stats
     Histogram histogram;
     HistogramRange range_used;  // how the histogram's range was chosen
     uint64_t row_length = 0;
