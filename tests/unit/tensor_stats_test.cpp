@@ -302,3 +302,47 @@ TEST_CASE("comparison names the worst quantization blocks with their row and col
     CHECK(plain->block_length == 0);
     CHECK(plain->worst_blocks.empty());
 }
+
+TEST_CASE("a zero min or max is +0 on every route, whichever signs of zero the tensor holds", "[stats]") {
+    test::TempDir dir;
+    const uint64_t n = 4096;
+    // -0 first, then +0 and positive values; and the same mirrored, so that zero is the max.
+    std::vector<float> up(n), down(n), negative_zeros(n, -0.0f);
+    for (uint64_t i = 0; i < n; ++i) up[i] = i % 3 == 0 ? (i % 2 == 0 ? -0.0f : 0.0f) : static_cast<float>(i % 97) / 97.0f;
+    for (uint64_t i = 0; i < n; ++i) down[i] = -up[i];
+    std::vector<test::FixtureTensor> tensors;
+    for (auto [type, name] : {std::pair{GGML_TYPE_F32, "f32"},
+                              {GGML_TYPE_F16, "f16"},
+                              {GGML_TYPE_BF16, "bf16"},
+                              {GGML_TYPE_Q4_0, "q4_0"},
+                              {GGML_TYPE_Q8_0, "q8_0"}}) {
+        tensors.push_back({std::string(name) + "_up", static_cast<uint32_t>(type), {n}, up});
+        tensors.push_back({std::string(name) + "_down", static_cast<uint32_t>(type), {n}, down});
+        tensors.push_back({std::string(name) + "_negative_zeros", static_cast<uint32_t>(type), {n}, negative_zeros});
+    }
+    test::write_fixture_model(dir.file("z.gguf"), tensors);
+    auto model = open_gguf(dir.file("z.gguf"));
+    REQUIRE(model.ok());
+    bool held_negative_zero_min = false;
+    for (const auto& t : tensors) {
+        INFO(t.name);
+        auto view = TensorView::open(*model, t.name);
+        REQUIRE(view.ok());
+        std::vector<float> decoded(n);
+        REQUIRE(view->read(0, n, decoded.data()).ok());
+        const float least = *std::min_element(decoded.begin(), decoded.end());
+        // Q4_0 stores -0 where its negative step (the value of greatest magnitude is positive) meets code 8.
+        if (t.name == "q4_0_up")
+            held_negative_zero_min =
+                std::count_if(decoded.begin(), decoded.end(), [](float x) { return x == 0 && std::signbit(x); }) > 0 && least == 0;
+        for (unsigned threads : {1u, 2u}) {
+            auto s = compute_stats_and_histogram(*view, 16, nullptr, threads);
+            REQUIRE(s.ok());
+            const double zero_end = t.name.ends_with("_down") ? s->stats.max : s->stats.min;
+            CHECK(zero_end == 0);
+            CHECK_FALSE(std::signbit(zero_end));
+            if (t.name.ends_with("_negative_zeros")) CHECK_FALSE(std::signbit(s->stats.max));
+        }
+    }
+    CHECK(held_negative_zero_min);
+}

@@ -426,6 +426,11 @@ Result<StatsAndHistogram> stats_pass(const FloatSource& src, uint32_t histogram_
             return s.error();
         }
     }
+    // Decision: a zero extreme is +0. Which of -0 and +0 a minimum or maximum keeps depends on the
+    // order a route compares them in (Q4_0 stores -0 wherever a negative step meets code 8), so
+    // the sign would differ between routes, thread counts and tools; adding +0 clears it alone.
+    all.min += 0.0;
+    all.max += 0.0;
     const Moments& mo = all.moments;
     st.finite = mo.n;
     st.nan = all.nan;

@@ -99,8 +99,8 @@ Status apply_wide_figures(const FloatSource& src, TensorStats& st, JobContext* j
     }
     const long double n = static_cast<long double>(mo.n);
     if (integer) st.integer_extremes = IntegerExtremes{static_cast<WideInteger>(all.min), static_cast<WideInteger>(all.max)};
-    st.min = static_cast<double>(all.min);
-    st.max = static_cast<double>(all.max);
+    st.min = static_cast<double>(all.min) + 0.0;  // a zero extreme is +0 (stats.cpp)
+    st.max = static_cast<double>(all.max) + 0.0;
     st.mean = static_cast<double>(integer ? static_cast<long double>(all.integer_sum) / n : mo.mean);
     st.mean_abs = static_cast<double>(all.sum_abs / n);
     const long double var = mo.m2 / n;

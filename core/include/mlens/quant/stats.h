@@ -18,7 +18,8 @@
 //    central moments are in double: each chunk's about its own mean, merged pairwise (Pébay), so
 //    the last bits depend on the order of the chunks. +Inf and -Inf are also counted apart.
 //  - A source with no finite value has no min, max, mean, std, mean |x|, kurtosis or
-//    percentiles: they are NaN (say "none"), never 0.
+//    percentiles: they are NaN (say "none"), never 0. A zero min or max is +0, whichever signs of
+//    zero the source holds.
 //  - A source with wide values (float_source.h: I32, I64, U32, U64, F64 tensors) takes every
 //    count and figure but the percentiles from them, not from their float roundings (one more
 //    pass, wide_stats.h): integer_extremes holds an integer source's min and max exactly (min and
