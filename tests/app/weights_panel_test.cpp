@@ -218,6 +218,8 @@ TEST_CASE("the Weights panel follows the selection, re-bins on zoom and compares
     h.settle();
     CHECK(h.panel.result()->histogram.counts == std::vector<uint64_t>{2, 2, 2, 2, 2, 2, 2, 2});
     CHECK_FALSE(h.panel.result()->compared);
+    const std::optional<StatsRoute> route = h.panel.result()->stats_route;
+    REQUIRE(route);
 
     // Dragging over [0, 2] on the plot re-bins that range with the same bin count and keeps the
     // statistics of the whole tensor.
@@ -229,6 +231,7 @@ TEST_CASE("the Weights panel follows the selection, re-bins on zoom and compares
     CHECK(zoomed->histogram.counts.size() == 8);
     CHECK(zoomed->histogram.total() == 16);
     CHECK(zoomed->stats->min == -3.75);
+    CHECK(zoomed->stats_route == route);  // kept with the statistics, not taken again
 
     h.panel.compare_with(h.b->id);
     h.settle();

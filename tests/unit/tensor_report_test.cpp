@@ -319,9 +319,9 @@ TEST_CASE("tensor_report's statistics take each type's own route, decoding no va
         REQUIRE(direct.ok());
         CHECK(direct->route == route);
         CHECK((counted.reads() == 0) == (route != StatsRoute::decoded));
-        // What `mlens stats` and the Weights panel say of the route agrees: nothing decoded where
-        // no value was.
-        CHECK((std::string(stats_route_summary(route)).find("nothing decoded") != std::string::npos) == (counted.reads() == 0));
+        // What `mlens stats` and the Weights panel say of the route agrees: no value decoded where
+        // none was read.
+        CHECK((std::string(stats_route_summary(route)).find("no value decoded") != std::string::npos) == (counted.reads() == 0));
         check_same_stats(*report->stats, direct->stats);
         CHECK(report->histogram.counts == direct->histogram.counts);
     }

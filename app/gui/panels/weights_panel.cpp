@@ -75,7 +75,10 @@ void WeightsPanel::poll() {
     }
     std::shared_ptr<WeightsResult> done = std::move(*taken).value();
     // A histogram-only result keeps the statistics it was asked to reuse.
-    if (!done->stats && m_result && m_result->stats) done->stats = m_result->stats;
+    if (!done->stats && m_result && m_result->stats) {
+        done->stats = m_result->stats;
+        done->stats_route = m_result->stats_route;
+    }
     if (!done->scales && m_result && m_result->scales) done->scales = m_result->scales;
     m_result = std::move(done);
 }

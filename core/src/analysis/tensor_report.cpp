@@ -73,19 +73,22 @@ Result<TensorReport> tensor_report(const TensorView& view, const TensorReportOpt
 const char* stats_route_summary(StatsRoute route) {
     switch (route) {
         case StatsRoute::stored_codes:
-            return "each stored code counted, each distinct value summed and binned once; nothing decoded";
+            return "each stored code counted, each distinct code decoded, summed and binned once; no value decoded into a buffer";
         case StatsRoute::code_groups:
-            return "each group's codes counted, each distinct value binned once; nothing decoded";
+            return "each group's codes counted, each of its distinct values summed and binned once by its count; no value decoded into a "
+                   "buffer";
         case StatsRoute::step_tables:
-            return "codes counted once per distinct step over the tensor, each step's values binned once; nothing decoded";
+            return "codes counted once per distinct step over the tensor, each step's values summed and binned once; no value decoded into "
+                   "a "
+                   "buffer";
         case StatsRoute::scaled_groups:
-            return "each value binned from its code and its group's step; nothing decoded into memory";
+            return "each value summed and binned from its code and its group's step; no value decoded into a buffer";
         case StatsRoute::offset_groups:
-            return "each value binned from its code, its group's step and offset; nothing decoded into memory";
+            return "each value summed and binned from its code, its group's step and offset; no value decoded into a buffer";
         case StatsRoute::decoded:
             break;
     }
-    return "values read as floats (decoded where stored otherwise), then summed and binned";
+    return "values read as floats (decoded where stored otherwise) and binned";
 }
 
 }  // namespace mlens

@@ -72,8 +72,9 @@ struct TensorReport {
 
 Result<TensorReport> tensor_report(const TensorView& view, const TensorReportOptions& options, JobContext* job = nullptr);
 
-// What a route read and what it skipped, in words for `mlens stats` and the Weights panel:
-// "each group's codes counted, each distinct value binned once; nothing decoded".
+// What a route read and what it skipped, in words for `mlens stats` and the Weights panel. Every
+// route but `decoded` ends "no value decoded into a buffer"; `decoded` speaks of the bins alone,
+// since its sums may come from the codes of a pass whose counts were taken again (stats.h).
 const char* stats_route_summary(StatsRoute route);
 
 }  // namespace mlens
