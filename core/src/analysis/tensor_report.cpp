@@ -78,9 +78,7 @@ const char* stats_route_summary(StatsRoute route) {
             return "each group's codes counted, each of its distinct values summed and binned once by its count; no value decoded into a "
                    "buffer";
         case StatsRoute::step_tables:
-            return "codes counted once per distinct step over the tensor, each step's values summed and binned once; no value decoded into "
-                   "a "
-                   "buffer";
+            return "codes counted once per distinct step, each step's values summed and binned once; no value decoded into a buffer";
         case StatsRoute::scaled_groups:
             return "each value summed and binned from its code and its group's step; no value decoded into a buffer";
         case StatsRoute::offset_groups:
